@@ -1,0 +1,167 @@
+"""Configuration, read once: `rmh.toml` (in the vault root, or $RMH_CONFIG) and the environment.
+
+This is the only module of rmh that reads environment variables. Every section is a frozen
+dataclass; unknown keys in `rmh.toml` are an error (a typo must not silently do nothing).
+
+Precedence for each value: explicit argument > environment variable > rmh.toml > default.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+
+class ConfigError(Exception):
+    """The configuration is invalid (bad TOML, unknown key, wrong type, no vault)."""
+
+
+@dataclass(frozen=True)
+class SearchSection:
+    """Retrieval: fusion weights per signal, the RRF constant, default k."""
+
+    k: int = 10
+    rrf_k: int = 60
+    weights: Mapping[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RerankSection:
+    """The optional ONNX cross-encoder: a folder holding model.onnx and tokenizer.json."""
+
+    model_dir: str = ""
+    top_n: int = 15
+    keep: int = 10
+
+
+@dataclass(frozen=True)
+class LlmSection:
+    """The sub-LLM behind rlm_call: any OpenAI-compatible chat-completions endpoint."""
+
+    base_url: str = ""
+    api_key: str = field(default="", repr=False)  # never printed: it stays on the trusted side
+    model: str = ""
+    timeout_s: float = 60.0
+    max_retries: int = 2
+    calls_per_exec: int = 15
+    in_flight: int = 5
+    slice_max_chars: int = 60_000
+    max_tokens: int = 1024
+    temperature: float = 0.0
+    retry_backoff_s: float = 0.5  # wait before retry n: retry_backoff_s * 2**(n-1), capped at 8 s
+
+
+@dataclass(frozen=True)
+class SandboxSection:
+    """The REPL worker's limits."""
+
+    deadline_s: float = 30.0
+    memory_mb: int = 1024
+    output_cap: int = 65_536
+    unsafe_no_sandbox: bool = False
+
+
+@dataclass(frozen=True)
+class Config:
+    """Everything rmh reads from outside, in one frozen value."""
+
+    vault: Path | None
+    search: SearchSection = field(default_factory=SearchSection)
+    rerank: RerankSection = field(default_factory=RerankSection)
+    llm: LlmSection = field(default_factory=LlmSection)
+    sandbox: SandboxSection = field(default_factory=SandboxSection)
+
+    def require_vault(self) -> Path:
+        """The vault folder, or a ConfigError saying how to name one."""
+        if self.vault is None:
+            raise ConfigError("no vault given: pass --vault PATH or set RMH_VAULT")
+        return self.vault
+
+
+_SECTIONS: dict[str, type[Any]] = {
+    "search": SearchSection,
+    "rerank": RerankSection,
+    "llm": LlmSection,
+    "sandbox": SandboxSection,
+}
+
+# Environment variable -> (section, key). Documented in README.md.
+_ENV: dict[str, tuple[str, str]] = {
+    "OPENAI_BASE_URL": ("llm", "base_url"),
+    "OPENAI_API_KEY": ("llm", "api_key"),
+    "RMH_MODEL": ("llm", "model"),
+    "RMH_RERANK_MODEL": ("rerank", "model_dir"),
+}
+
+
+def _section(name: str, cls: type[Any], raw: Mapping[str, Any]) -> Any:
+    known = {f.name: f for f in fields(cls)}
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key not in known:
+            raise ConfigError(f"rmh.toml: unknown key [{name}].{key}")
+        default = getattr(cls(), key)
+        if isinstance(default, bool):
+            ok = isinstance(value, bool)
+        elif isinstance(default, float):
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+            value = float(value) if ok else value
+        elif isinstance(default, int):
+            ok = isinstance(value, int) and not isinstance(value, bool)
+        elif isinstance(default, str):
+            ok = isinstance(value, str)
+        elif isinstance(default, Mapping):
+            ok = isinstance(value, Mapping)
+            value = dict(value) if ok else value
+        else:
+            ok = True
+        if not ok:
+            raise ConfigError(f"rmh.toml: [{name}].{key} has the wrong type")
+        values[key] = value
+    return cls(**values)
+
+
+def load(
+    vault: str | Path | None = None,
+    env: Mapping[str, str] | None = None,
+    config_file: str | Path | None = None,
+) -> Config:
+    """Read the configuration once.
+
+    `vault` is the --vault argument (None: $RMH_VAULT). `env` defaults to os.environ.
+    `config_file` overrides $RMH_CONFIG and the vault's own rmh.toml.
+    """
+    environ = os.environ if env is None else env
+    vault_str = str(vault) if vault is not None else environ.get("RMH_VAULT", "")
+    vault_path = Path(vault_str).expanduser().absolute() if vault_str else None
+
+    path: Path | None = None
+    if config_file is not None:
+        path = Path(config_file)
+    elif environ.get("RMH_CONFIG"):
+        path = Path(environ["RMH_CONFIG"])
+    elif vault_path is not None and (vault_path / "rmh.toml").is_file():
+        path = vault_path / "rmh.toml"
+
+    raw: dict[str, Any] = {}
+    if path is not None:
+        try:
+            raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise ConfigError(f"cannot read {path}: {exc}") from exc
+    for key in raw:
+        if key not in _SECTIONS:
+            raise ConfigError(f"rmh.toml: unknown section [{key}]")
+
+    merged: dict[str, dict[str, Any]] = {
+        name: dict(raw.get(name, {})) for name in _SECTIONS
+    }
+    for var, (section, key) in _ENV.items():
+        if environ.get(var):
+            merged[section][key] = environ[var]
+    built = {name: _section(name, cls, merged[name]) for name, cls in _SECTIONS.items()}
+    return Config(vault=vault_path, **built)

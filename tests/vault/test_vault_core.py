@@ -1,0 +1,168 @@
+"""The Vault facade over real files and a real SQLite index."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from vault import NotAVault, NoteExists, NoteNotFound, PathRefused, Vault
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Vault:
+    v = Vault.init(tmp_path / "v")
+    v.write("people/Alice.md", "---\naliases: [Al]\n---\nAlice owns [[Billing]] and [[Ghost]].\n")
+    v.write("Billing", "# Billing\nCharges customers. Owner [[Alice]]. See [the auth](Auth.md).\n")
+    v.write("Auth.md", "Tokens for [[Billing#Charges|billing]].\n")
+    return v
+
+
+def files(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".rmh" not in p.relative_to(root).parts
+    }
+
+
+def test_write_read_and_resolve(vault: Vault) -> None:
+    rec = vault.read("Alice")
+    assert rec.note == "people/Alice.md"
+    assert rec.aliases == ("Al",)
+    assert vault.resolve("al") == rec.id
+    assert vault.resolve("people/alice") == rec.id
+    assert [(ln.target, ln.resolved) for ln in rec.links] == [
+        ("Billing", "Billing.md"),
+        ("Ghost", None),
+    ]
+
+
+def test_backlinks_neighbors_and_search(vault: Vault) -> None:
+    assert vault.backlinks("Billing") == ["Auth.md", "people/Alice.md"]
+    assert vault.neighbors("Alice", hops=1) == ["Billing.md"]
+    assert vault.neighbors("Alice", hops=2) == ["Billing.md", "Auth.md"]
+    hits = vault.search("customers charges").hits
+    assert hits[0].note == "Billing.md"
+    assert "bm25" in hits[0].receipt["signals"]
+
+
+def test_external_edit_is_seen_by_next_query(vault: Vault) -> None:
+    assert all(h.score > 0 for h in vault.search("zebra").hits) and not any(
+        h.note == "Auth.md" for h in vault.search("zebra").hits
+    )
+    (vault.root / "Auth.md").write_text("A zebra guards the tokens.\n", encoding="utf-8")
+    assert vault.search("zebra").hits[0].note == "Auth.md"
+
+
+def test_rename_outside_rmh_keeps_id(vault: Vault) -> None:
+    before = vault.resolve("Auth")
+    os.rename(vault.root / "Auth.md", vault.root / "Security.md")
+    report = vault.sync()
+    assert report.renamed == [("Auth.md", "Security.md")]
+    assert vault.resolve("Security") == before
+
+
+def test_move_keeps_id_and_rewrites_links(vault: Vault) -> None:
+    before = vault.resolve("Billing")
+    res = vault.move("Billing", "finance/Billing Service")
+    assert res.note == "finance/Billing Service.md"
+    assert vault.resolve("Billing Service") == before
+    assert sorted(res.rewritten) == ["Auth.md", "people/Alice.md"]
+    assert "[[Billing Service#Charges|billing]]" in vault.read("Auth").text
+    assert "[[Billing Service]]" in vault.read("Alice").text
+    # The moved note's own link to Auth is relative markdown; it is resolved from its new place.
+    assert vault.backlinks("Billing Service") == ["Auth.md", "people/Alice.md"]
+
+
+def test_move_refuses_overwrite(vault: Vault) -> None:
+    with pytest.raises(NoteExists):
+        vault.move("Auth", "Billing")
+
+
+def test_delete_moves_to_trash(vault: Vault) -> None:
+    trashed = vault.delete("Auth")
+    assert (vault.root / ".rmh" / "trash").exists()
+    assert trashed
+    with pytest.raises(NoteNotFound):
+        vault.read("Auth")
+    assert [h.note for h in vault.search("tokens").hits] == []
+
+
+def test_path_attacks_write_nothing(vault: Vault) -> None:
+    before = files(vault.root)
+    outside = vault.root.parent / "escaped.md"
+    for bad in ("../escaped", "/etc/passwd", "a\x00b", "x/../../escaped", ".rmh/evil", "a\nb"):
+        with pytest.raises(PathRefused):
+            vault.write(bad, "pwned")
+    assert files(vault.root) == before
+    assert not outside.exists()
+
+
+def test_binary_and_non_utf8_are_skipped_not_fatal(vault: Vault) -> None:
+    (vault.root / "blob.md").write_bytes(b"\x00\x01\x02binary")
+    (vault.root / "latin.md").write_bytes("caf\xe9".encode("latin-1"))
+    report = vault.sync()
+    assert sorted(report.skipped) == ["blob.md", "latin.md"]
+    assert vault.search("customers").hits[0].note == "Billing.md"
+    doctor = vault.doctor()
+    assert {s["path"] for s in doctor["skipped"]} == {"blob.md", "latin.md"}
+
+
+def test_broken_yaml_is_indexed_as_body_and_never_rewritten(vault: Vault) -> None:
+    raw = "---\ntitle: [unclosed\n---\nThe walrus note.\n"
+    (vault.root / "broken.md").write_text(raw, encoding="utf-8")
+    assert vault.search("walrus").hits[0].note == "broken.md"
+    errors = vault.doctor()["parse_errors"]
+    assert [e["note"] for e in errors] == ["broken.md"]
+    assert (vault.root / "broken.md").read_text(encoding="utf-8") == raw
+
+
+def test_transient_read_failure_never_deletes_rows(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A test double for an I/O fault (EIO): as root, permissions cannot make a file unreadable.
+    note_id = vault.resolve("Auth")
+    (vault.root / "Auth.md").write_text("changed text\n", encoding="utf-8")
+    real = vault.store.read_text
+
+    def flaky(path: str) -> str:
+        if path == "Auth.md":
+            raise OSError(5, "Input/output error")
+        return real(path)
+
+    monkeypatch.setattr(vault.store, "read_text", flaky)
+    report = vault.sync()
+    assert report.errors and report.removed == []
+    assert vault.resolve("Auth") == note_id
+    monkeypatch.undo()
+    assert vault.search("changed").hits[0].note == "Auth.md"
+
+
+def test_noop_sync_changes_nothing(vault: Vault) -> None:
+    gen = vault.sync().generation
+    report = vault.sync()
+    assert not report.changed and report.generation == gen
+
+
+def test_dangling_and_orphans_in_doctor(vault: Vault) -> None:
+    vault.write("Lonely", "nobody links here")
+    doc = vault.doctor()
+    assert {"note": "people/Alice.md", "target": "Ghost"} in doc["dangling_links"]
+    assert doc["orphans"] == ["Lonely.md"]
+
+
+def test_not_a_vault(tmp_path: Path) -> None:
+    with pytest.raises(NotAVault):
+        Vault.open(tmp_path)
+    with pytest.raises(NotAVault):
+        Vault.open(tmp_path / "missing")
+
+
+def test_reopen_keeps_ids(vault: Vault) -> None:
+    ids = {p: vault.resolve(p) for p in ("Alice", "Billing", "Auth")}
+    root = vault.root
+    vault.close()
+    with Vault.open(root) as again:
+        assert {p: again.resolve(p) for p in ids} == ids

@@ -1,0 +1,400 @@
+"""The Vault facade: the only writer of vault files, and the one door to the index.
+
+Every read and search first reconciles the index with the folder (cheap when nothing changed),
+so an edit made in Obsidian is seen by the next call. Writes go through the store's atomic
+write and are indexed before the call returns. Usage facts go to a `UsageRecorder` (learning).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections import deque
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from .corpus import Corpus
+from .errors import AmbiguousNote, NotAVault, NoteExists, NoteNotFound
+from .hits import SearchResult
+from .index import Index, NoteRow
+from .links import Resolver, strip_md
+from .note import Link, rewrite_links
+from .records import LinkInfo, MoveResult, NoteRecord
+from .search import SearchEngine, SearchParams
+from .store import Store
+from .sync import SyncReport, sync
+from .usage import NullUsage, UsageRecorder, examination_probability
+
+STATE_DIR = ".rmh"
+INDEX_FILE = "index.sqlite"
+
+
+class Vault:
+    """One open vault: folder, index, search engine and usage recorder."""
+
+    def __init__(
+        self,
+        store: Store,
+        index: Index,
+        engine: SearchEngine,
+        usage: UsageRecorder,
+        auto_sync: bool = True,
+    ) -> None:
+        self.store = store
+        self.index = index
+        self.engine = engine
+        self.usage = usage
+        self.auto_sync = auto_sync
+        self._corpus: Corpus | None = None
+        self._resolver: Resolver | None = None
+        self._links: dict[int, list[tuple[Any, int | None]]] = {}
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    @classmethod
+    def init(cls, root: Path, **kwargs: Any) -> Vault:
+        """Make `root` a vault (creating the folder and `.rmh/`) and open it."""
+        root.mkdir(parents=True, exist_ok=True)
+        (root / STATE_DIR).mkdir(exist_ok=True)
+        return cls.open(root, **kwargs)
+
+    @classmethod
+    def open(
+        cls,
+        root: Path,
+        *,
+        engine: SearchEngine | None = None,
+        usage: UsageRecorder | None = None,
+        auto_sync: bool = True,
+    ) -> Vault:
+        """Open an initialised vault (one with a `.rmh/` folder); NotAVault otherwise."""
+        if not root.is_dir():
+            raise NotAVault(str(root), "no such folder")
+        if not (root / STATE_DIR).is_dir():
+            raise NotAVault(str(root), "no .rmh folder; run `rmh init` first")
+        store = Store(root)
+        store.clean_stale_temps()
+        index = Index.open(store.root / STATE_DIR / INDEX_FILE)
+        return cls(
+            store,
+            index,
+            engine if engine is not None else SearchEngine(SearchParams()),
+            usage if usage is not None else NullUsage(),
+            auto_sync,
+        )
+
+    @property
+    def root(self) -> Path:
+        return self.store.root
+
+    def close(self) -> None:
+        self.index.close()
+
+    def __enter__(self) -> Vault:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- index --------------------------------------------------------------------------------
+
+    def sync(self) -> SyncReport:
+        """Reconcile the index with the folder now."""
+        report = sync(self.store, self.index)
+        self._invalidate_if(report)
+        return report
+
+    def _fresh(self) -> None:
+        if self.auto_sync:
+            self.sync()
+
+    def _invalidate_if(self, report: SyncReport) -> None:
+        if self._corpus is not None and report.generation != self._corpus.generation:
+            self._corpus = None
+
+    def corpus(self) -> Corpus:
+        """The snapshot every signal reads (rebuilt only when the index generation changes)."""
+        if self._corpus is None or self._corpus.generation != self.index.generation():
+            self._build()
+        assert self._corpus is not None
+        archived = tuple(bool(a) for a in self.usage.archived(self._corpus.ids))
+        if archived != self._corpus.archived:
+            self._corpus = replace(self._corpus, archived=archived)
+        return self._corpus
+
+    def _build(self) -> None:
+        generation = self.index.generation()
+        rows = self.index.notes()
+        links = self.index.links()
+        resolver = Resolver.build({r.id: r.path for r in rows}, {r.id: r.aliases for r in rows})
+        pos = {r.id: i for i, r in enumerate(rows)}
+        edges: set[tuple[int, int]] = set()
+        resolved: dict[int, list[tuple[Any, int | None]]] = {}
+        for r in rows:
+            out = resolved.setdefault(r.id, [])
+            for ln in links.get(r.id, []):
+                dst = resolver.resolve(ln, r.path)
+                out.append((ln, dst))
+                if dst is not None and dst != r.id:
+                    edges.add((pos[r.id], pos[dst]))
+        self._resolver = resolver
+        self._links = resolved
+        self._corpus = Corpus(
+            generation=generation,
+            ids=tuple(r.id for r in rows),
+            paths=tuple(r.path for r in rows),
+            titles=tuple(r.title for r in rows),
+            aliases=tuple(r.aliases for r in rows),
+            bodies=tuple(r.body for r in rows),
+            frontmatter=tuple(r.frontmatter for r in rows),
+            content_hashes=tuple(r.content_hash for r in rows),
+            edges=tuple(sorted(edges)),
+            archived=tuple(False for _ in rows),
+        )
+
+    def resolver(self) -> Resolver:
+        self.corpus()
+        assert self._resolver is not None
+        return self._resolver
+
+    # -- names ----------------------------------------------------------------------------------
+
+    def resolve(self, note: str) -> int:
+        """A vault-relative path (with or without `.md`) or a title/alias -> stable note id."""
+        self._fresh()
+        return self._resolve(note)
+
+    def _resolve(self, note: str) -> int:
+        if not isinstance(note, str) or not note.strip():
+            raise NoteNotFound(str(note))
+        res = self.resolver()
+        key = strip_md(note.strip().lstrip("/")).casefold()
+        if key in res.by_key:
+            return res.by_key[key]
+        if "/" not in key:
+            paths = res.by_name.get(key, ())
+            if len(paths) == 1:
+                return res.path_id[paths[0]]
+            if len(paths) > 1:
+                raise AmbiguousNote(note, list(paths))
+            ids = res.by_alias.get(key, ())
+            if len(ids) == 1:
+                return ids[0]
+            if len(ids) > 1:
+                raise AmbiguousNote(note, sorted(res.id_path[i] for i in ids))
+        raise NoteNotFound(note)
+
+    def path_of(self, note_id: int) -> str:
+        return self.resolver().id_path[note_id]
+
+    def _new_path(self, note: str) -> str:
+        path = note.strip()
+        if not path.lower().endswith(".md"):
+            path += ".md"
+        return self.store.check(path, write=True)
+
+    def _row(self, note_id: int) -> NoteRow:
+        row = self.index.note(note_id)
+        if row is None:
+            raise NoteNotFound(str(note_id))
+        return row
+
+    # -- reading --------------------------------------------------------------------------------
+
+    def read(self, note: str, *, session: str | None = None) -> NoteRecord:
+        """The note's current text and parsed parts."""
+        self._fresh()
+        note_id = self._resolve(note)
+        record = self._record(note_id)
+        self.usage.on_read(session, note_id)
+        return record
+
+    def _record(self, note_id: int) -> NoteRecord:
+        row = self._row(note_id)
+        text = self.store.read_text(row.path)
+        return NoteRecord(
+            id=row.id,
+            note=row.path,
+            title=row.title,
+            text=text,
+            body=row.body,
+            frontmatter=row.frontmatter,
+            frontmatter_error=row.frontmatter_error,
+            tags=row.tags,
+            aliases=row.aliases,
+            links=tuple(self._link_infos(note_id)),
+        )
+
+    def _link_infos(self, note_id: int) -> list[LinkInfo]:
+        self.corpus()
+        res = self.resolver()
+        return [
+            LinkInfo(
+                target=ln.target,
+                resolved=res.id_path[dst] if dst is not None else None,
+                embed=ln.embed,
+                heading=ln.heading,
+                kind=ln.kind,
+            )
+            for ln, dst in self._links.get(note_id, [])
+        ]
+
+    def links(self, note: str) -> list[LinkInfo]:
+        """Outgoing links of a note in text order, each resolved or dangling."""
+        self._fresh()
+        return self._link_infos(self._resolve(note))
+
+    def backlinks(self, note: str) -> list[str]:
+        """Paths of the notes linking to `note`, sorted."""
+        self._fresh()
+        target = self._resolve(note)
+        corpus = self.corpus()
+        t = corpus.position(target)
+        return sorted({corpus.paths[a] for a, b in corpus.edges if b == t})
+
+    def neighbors(self, note: str, hops: int = 1) -> list[str]:
+        """Notes within `hops` links (either direction), nearest first, then by path."""
+        self._fresh()
+        start = self.corpus().position(self._resolve(note))
+        corpus = self.corpus()
+        adj: dict[int, set[int]] = {}
+        for a, b in corpus.edges:
+            adj.setdefault(a, set()).add(b)
+            adj.setdefault(b, set()).add(a)
+        dist = {start: 0}
+        queue = deque([start])
+        while queue:
+            cur = queue.popleft()
+            if dist[cur] >= hops:
+                continue
+            for nxt in sorted(adj.get(cur, ())):
+                if nxt not in dist:
+                    dist[nxt] = dist[cur] + 1
+                    queue.append(nxt)
+        found = [(d, corpus.paths[p]) for p, d in dist.items() if p != start]
+        return [path for _, path in sorted(found)]
+
+    # -- search ---------------------------------------------------------------------------------
+
+    def search(self, query: str, k: int = 10, *, session: str | None = None) -> SearchResult:
+        """Hybrid search; every hit carries its receipt. Logged as a retrieved event."""
+        self._fresh()
+        corpus = self.corpus()
+        ids = corpus.ids
+        result = self.engine.search(
+            corpus,
+            query,
+            k,
+            warmth=self.usage.warmth(ids),
+            prior=self.usage.prior(ids),
+            cooccurrence=self.usage.cooccurrence(ids),
+        )
+        shown = [(h.id, rank, examination_probability(rank)) for rank, h in enumerate(result.hits)]
+        self.usage.on_search(session, query, shown)
+        return result
+
+    # -- writing --------------------------------------------------------------------------------
+
+    def write(self, note: str, content: str, *, session: str | None = None) -> NoteRecord:
+        """Create or replace a note atomically; it is indexed before this returns."""
+        self._fresh()
+        try:
+            note_id: int | None = self._resolve(note)
+        except NoteNotFound:
+            note_id = None
+        path = self.path_of(note_id) if note_id is not None else self._new_path(note)
+        self.store.write_text(path, content)
+        self._invalidate_if(sync(self.store, self.index, only=[path]))
+        new_id = self.resolver().path_id.get(path)
+        if new_id is None:  # written but not indexable (e.g. the store refused it as text)
+            raise NoteNotFound(path)
+        record = self._record(new_id)
+        linked = sorted({dst for _, dst in self._links.get(new_id, []) if dst is not None})
+        self.usage.on_write(session, new_id, note_id is None, linked)
+        return record
+
+    def delete(self, note: str) -> str:
+        """Move a note to `.rmh/trash/` (never a hard delete); returns its trash path."""
+        self._fresh()
+        note_id = self._resolve(note)
+        path = self.path_of(note_id)
+        trashed = self.store.trash(path)
+        self._invalidate_if(sync(self.store, self.index, only=[path]))
+        self.usage.on_delete(note_id)
+        return trashed
+
+    def move(self, old: str, new: str) -> MoveResult:
+        """Rename a note, keeping its id, and rewrite every link to it as Obsidian does."""
+        self._fresh()
+        note_id = self._resolve(old)
+        old_path = self.path_of(note_id)
+        new_path = self._new_path(new)
+        if new_path == old_path:
+            return MoveResult(new_path, old_path, ())
+        if self.store.stat(new_path) is not None:
+            raise NoteExists(new_path)
+        before = self.resolver()
+        referrers = sorted(
+            {src for src, links in self._links.items() for _, dst in links if dst == note_id}
+            - {note_id}
+        )
+        self.store.move(old_path, new_path)
+        self._invalidate_if(sync(self.store, self.index, only=[old_path, new_path]))
+        after = self.resolver()
+        rewritten: list[str] = []
+        for src in referrers:
+            src_path = after.id_path[src]
+            text = self.store.read_text(src_path)
+            new_text = rewrite_links(
+                text, _retarget(before, src_path, note_id, after.link_text(note_id), new_path)
+            )
+            if new_text != text:
+                self.store.write_text(src_path, new_text)
+                rewritten.append(src_path)
+        if rewritten:
+            self._invalidate_if(sync(self.store, self.index, only=rewritten))
+        return MoveResult(new_path, old_path, tuple(rewritten))
+
+    # -- health ----------------------------------------------------------------------------------
+
+    def doctor(self) -> dict[str, Any]:
+        """Dangling links, parse errors, orphans, skipped files, counts."""
+        report = self.sync()
+        corpus = self.corpus()
+        res = self.resolver()
+        dangling = sorted(
+            (res.id_path[src], ln.target)
+            for src, links in self._links.items()
+            for ln, dst in links
+            if dst is None
+        )
+        touched = {a for a, _ in corpus.edges} | {b for _, b in corpus.edges}
+        orphans = [corpus.paths[i] for i in range(len(corpus)) if i not in touched]
+        errors = sorted(
+            (r.path, r.frontmatter_error) for r in self.index.notes() if r.frontmatter_error
+        )
+        return {
+            "counts": self.index.counts(),
+            "generation": report.generation,
+            "dangling_links": [{"note": n, "target": t} for n, t in dangling],
+            "parse_errors": [{"note": n, "error": e} for n, e in errors],
+            "orphans": orphans,
+            "skipped": [{"path": p, "reason": r} for p, r in sorted(report.skipped.items())],
+            "sync_errors": report.errors,
+        }
+
+
+def _retarget(before: Resolver, src_path: str, note_id: int, wiki_text: str, new_path: str) -> Any:
+    """A rewrite callback: links that meant `note_id` before the move get its new name."""
+
+    def rewrite(link: Link) -> str | None:
+        if link.kind == "markdown":
+            if before.resolve_markdown(link.target, src_path) != note_id:
+                return None
+            rel = posixpath.relpath(new_path, posixpath.dirname(src_path) or ".")
+            return rel.replace(" ", "%20")
+        if not link.target or before.resolve_wiki(link.target, src_path) != note_id:
+            return None
+        return wiki_text
+
+    return rewrite

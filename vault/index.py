@@ -1,0 +1,363 @@
+"""The derived SQLite index at VAULT/.rmh/index.sqlite; the only module that runs SQL on it.
+
+Numbered migrations run in one transaction each (PRAGMA user_version records the last one).
+The database runs in WAL mode with a busy timeout, so Obsidian-side readers, the CLI and a
+server can share it. Every row is derivable from the folder except the stable note ids, which
+survive renames (the move API updates the path in place; sync matches renamed files by hash).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .errors import VaultError
+
+BUSY_TIMEOUT_MS = 5000
+
+MIGRATIONS: tuple[str, ...] = (
+    # 1: notes, their raw links, skipped files, meta.
+    """
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE notes (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        path TEXT NOT NULL UNIQUE,
+        title TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        mtime_ns INTEGER NOT NULL,
+        inode INTEGER NOT NULL,
+        content_hash TEXT NOT NULL,
+        frontmatter TEXT NOT NULL,
+        frontmatter_error TEXT,
+        aliases TEXT NOT NULL,
+        tags TEXT NOT NULL,
+        body TEXT NOT NULL
+    );
+    CREATE INDEX notes_hash ON notes(content_hash);
+    CREATE TABLE links (
+        src INTEGER NOT NULL REFERENCES notes(id) ON DELETE CASCADE,
+        ord INTEGER NOT NULL,
+        target TEXT NOT NULL,
+        heading TEXT,
+        block TEXT,
+        alias TEXT,
+        embed INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        PRIMARY KEY (src, ord)
+    );
+    CREATE TABLE skipped (path TEXT PRIMARY KEY, reason TEXT NOT NULL);
+    INSERT INTO meta(key, value) VALUES ('generation', '0');
+    """,
+    # 2: embedding cache keyed by model fingerprint and chunk-text hash.
+    """
+    CREATE TABLE embeddings (
+        model TEXT NOT NULL,
+        key TEXT NOT NULL,
+        dim INTEGER NOT NULL,
+        vec BLOB NOT NULL,
+        PRIMARY KEY (model, key)
+    );
+    """,
+)
+
+
+class IndexUnusable(VaultError):
+    """The index file is unusable (corrupt, or a newer schema than this rmh knows)."""
+
+    code_name = "index_unusable"
+
+
+@dataclass(frozen=True)
+class LinkRow:
+    """One link as written in a note (resolution happens over the whole vault, in links.py)."""
+
+    target: str
+    heading: str | None
+    block: str | None
+    alias: str | None
+    embed: bool
+    kind: str
+
+
+@dataclass(frozen=True)
+class NoteRow:
+    """One indexed note."""
+
+    id: int
+    path: str
+    title: str
+    size: int
+    mtime_ns: int
+    inode: int
+    content_hash: str
+    frontmatter: dict[str, Any]
+    frontmatter_error: str | None
+    aliases: tuple[str, ...]
+    tags: tuple[str, ...]
+    body: str
+
+
+@dataclass(frozen=True)
+class StatRow:
+    """What sync compares against the folder to decide whether a file changed."""
+
+    id: int
+    path: str
+    size: int
+    mtime_ns: int
+    inode: int
+    content_hash: str
+
+
+_NOTE_COLS = (
+    "id, path, title, size, mtime_ns, inode, content_hash, frontmatter, frontmatter_error, "
+    "aliases, tags, body"
+)
+
+
+def _note_row(r: Sequence[Any]) -> NoteRow:
+    return NoteRow(
+        id=r[0],
+        path=r[1],
+        title=r[2],
+        size=r[3],
+        mtime_ns=r[4],
+        inode=r[5],
+        content_hash=r[6],
+        frontmatter=json.loads(r[7]),
+        frontmatter_error=r[8],
+        aliases=tuple(json.loads(r[9])),
+        tags=tuple(json.loads(r[10])),
+        body=r[11],
+    )
+
+
+class Index:
+    """A connection to one vault's index database."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+        self._local_writes = 0
+        self._stats: tuple[tuple[int, int], dict[str, StatRow]] | None = None
+
+    @classmethod
+    def open(cls, path: Path) -> Index:
+        """Open (creating and migrating as needed) the index at `path`."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(
+            str(path),
+            timeout=BUSY_TIMEOUT_MS / 1000,
+            isolation_level=None,
+            check_same_thread=False,
+        )
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute("PRAGMA foreign_keys = ON")
+            _migrate(conn)
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise IndexUnusable(f"cannot open index {path.name}: {exc}") from exc
+        return cls(conn)
+
+    def close(self) -> None:
+        self._conn.close()
+
+    @contextmanager
+    def atomic(self) -> Iterator[None]:
+        """One write transaction (BEGIN IMMEDIATE ... COMMIT, rolled back on error)."""
+        self._conn.execute("BEGIN IMMEDIATE")
+        self._local_writes += 1
+        try:
+            yield
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        self._conn.execute("COMMIT")
+
+    # -- generation ---------------------------------------------------------------------
+
+    def generation(self) -> int:
+        row = self._conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        return int(row[0])
+
+    def bump_generation(self) -> int:
+        """Mark the index as changed (call inside atomic()); returns the new generation."""
+        self._conn.execute(
+            "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'"
+        )
+        return self.generation()
+
+    # -- notes ----------------------------------------------------------------------------
+
+    def stats(self) -> dict[str, StatRow]:
+        """Every note's stat fingerprint, by path (a copy; callers may mutate it).
+
+        Cached between calls: `PRAGMA data_version` changes when another connection commits,
+        and this connection counts its own write transactions.
+        """
+        version = (int(self._conn.execute("PRAGMA data_version").fetchone()[0]),
+                   self._local_writes)
+        if self._stats is None or self._stats[0] != version:
+            rows = self._conn.execute(
+                "SELECT id, path, size, mtime_ns, inode, content_hash FROM notes"
+            ).fetchall()
+            self._stats = (version, {r[1]: StatRow(*r) for r in rows})
+        return dict(self._stats[1])
+
+    def insert_note(self, row: NoteRow, links: Sequence[LinkRow]) -> int:
+        """Insert a new note (row.id ignored) and its links; returns the new stable id."""
+        cur = self._conn.execute(
+            "INSERT INTO notes(path, title, size, mtime_ns, inode, content_hash, frontmatter,"
+            " frontmatter_error, aliases, tags, body) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            _note_values(row),
+        )
+        note_id = int(cur.lastrowid or 0)
+        self._set_links(note_id, links)
+        return note_id
+
+    def update_note(self, row: NoteRow, links: Sequence[LinkRow]) -> None:
+        """Replace every field of note `row.id` (path included) and its links."""
+        self._conn.execute(
+            "UPDATE notes SET path=?, title=?, size=?, mtime_ns=?, inode=?, content_hash=?,"
+            " frontmatter=?, frontmatter_error=?, aliases=?, tags=?, body=? WHERE id=?",
+            (*_note_values(row), row.id),
+        )
+        self._set_links(row.id, links)
+
+    def update_stat(self, note_id: int, size: int, mtime_ns: int, inode: int) -> None:
+        """Record a new stat for a file whose content did not change."""
+        self._conn.execute(
+            "UPDATE notes SET size=?, mtime_ns=?, inode=? WHERE id=?",
+            (size, mtime_ns, inode, note_id),
+        )
+
+    def delete_note(self, note_id: int) -> None:
+        self._conn.execute("DELETE FROM notes WHERE id = ?", (note_id,))
+
+    def _set_links(self, note_id: int, links: Sequence[LinkRow]) -> None:
+        self._conn.execute("DELETE FROM links WHERE src = ?", (note_id,))
+        self._conn.executemany(
+            "INSERT INTO links(src, ord, target, heading, block, alias, embed, kind)"
+            " VALUES (?,?,?,?,?,?,?,?)",
+            [
+                (note_id, i, ln.target, ln.heading, ln.block, ln.alias, int(ln.embed), ln.kind)
+                for i, ln in enumerate(links)
+            ],
+        )
+
+    def notes(self) -> list[NoteRow]:
+        """Every note, by ascending id."""
+        rows = self._conn.execute(f"SELECT {_NOTE_COLS} FROM notes ORDER BY id").fetchall()
+        return [_note_row(r) for r in rows]
+
+    def note(self, note_id: int) -> NoteRow | None:
+        r = self._conn.execute(f"SELECT {_NOTE_COLS} FROM notes WHERE id = ?", (note_id,))
+        row = r.fetchone()
+        return _note_row(row) if row else None
+
+    def links(self) -> dict[int, list[LinkRow]]:
+        """Every note's links in text order, by source id."""
+        out: dict[int, list[LinkRow]] = {}
+        for src, target, heading, block, alias, embed, kind in self._conn.execute(
+            "SELECT src, target, heading, block, alias, embed, kind FROM links ORDER BY src, ord"
+        ):
+            out.setdefault(src, []).append(
+                LinkRow(target, heading, block, alias, bool(embed), kind)
+            )
+        return out
+
+    # -- skipped files ----------------------------------------------------------------------
+
+    def set_skipped(self, skipped: Mapping[str, str]) -> None:
+        self._conn.execute("DELETE FROM skipped")
+        self._conn.executemany(
+            "INSERT INTO skipped(path, reason) VALUES (?, ?)", sorted(skipped.items())
+        )
+
+    def skipped(self) -> dict[str, str]:
+        rows = self._conn.execute("SELECT path, reason FROM skipped ORDER BY path").fetchall()
+        return {p: r for p, r in rows}
+
+    # -- embeddings cache --------------------------------------------------------------------
+
+    def get_embeddings(
+        self, model_fp: str, keys: Sequence[str]
+    ) -> dict[str, npt.NDArray[np.float32]]:
+        """Cached float32 vectors for the keys present (keys: sha256 of the chunk text)."""
+        out: dict[str, npt.NDArray[np.float32]] = {}
+        unique = sorted(set(keys))
+        for start in range(0, len(unique), 500):
+            part = unique[start : start + 500]
+            marks = ",".join("?" * len(part))
+            for key, dim, blob in self._conn.execute(
+                f"SELECT key, dim, vec FROM embeddings WHERE model = ? AND key IN ({marks})",
+                (model_fp, *part),
+            ):
+                vec = np.frombuffer(blob, dtype=np.float32)
+                if vec.shape == (dim,):
+                    out[key] = vec
+        return out
+
+    def put_embeddings(self, model_fp: str, items: Mapping[str, npt.NDArray[np.float32]]) -> None:
+        """Store vectors (float32) for chunk keys under a model fingerprint."""
+        with self.atomic():
+            self._conn.executemany(
+                "INSERT OR REPLACE INTO embeddings(model, key, dim, vec) VALUES (?,?,?,?)",
+                [
+                    (model_fp, k, int(v.shape[0]), np.ascontiguousarray(v, np.float32).tobytes())
+                    for k, v in sorted(items.items())
+                ],
+            )
+
+    def counts(self) -> dict[str, int]:
+        """Row counts for status reports."""
+        q = self._conn.execute
+        return {
+            "notes": int(q("SELECT COUNT(*) FROM notes").fetchone()[0]),
+            "links": int(q("SELECT COUNT(*) FROM links").fetchone()[0]),
+            "skipped": int(q("SELECT COUNT(*) FROM skipped").fetchone()[0]),
+            "embeddings": int(q("SELECT COUNT(*) FROM embeddings").fetchone()[0]),
+        }
+
+
+def _note_values(row: NoteRow) -> tuple[Any, ...]:
+    return (
+        row.path,
+        row.title,
+        row.size,
+        row.mtime_ns,
+        row.inode,
+        row.content_hash,
+        json.dumps(row.frontmatter, ensure_ascii=False),
+        row.frontmatter_error,
+        json.dumps(list(row.aliases), ensure_ascii=False),
+        json.dumps(list(row.tags), ensure_ascii=False),
+        row.body,
+    )
+
+
+def _migrate(conn: sqlite3.Connection) -> None:
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    if version > len(MIGRATIONS):
+        raise IndexUnusable(f"index schema {version} is newer than this rmh ({len(MIGRATIONS)})")
+    for number in range(version, len(MIGRATIONS)):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in MIGRATIONS[number].split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {number + 1}")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")

@@ -1,0 +1,67 @@
+"""Plain values the Vault facade returns for notes and links (JSON-safe via to_json)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class LinkInfo:
+    """One link of a note: as written, and what it resolves to (None when dangling)."""
+
+    target: str
+    resolved: str | None
+    embed: bool = False
+    heading: str | None = None
+    kind: str = "wiki"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "target": self.target,
+            "resolved": self.resolved,
+            "embed": self.embed,
+            "heading": self.heading,
+            "kind": self.kind,
+        }
+
+
+@dataclass(frozen=True)
+class NoteRecord:
+    """One note as read: its whole text and what was parsed from it."""
+
+    id: int
+    note: str
+    title: str
+    text: str
+    body: str
+    frontmatter: dict[str, Any] = field(default_factory=dict)
+    frontmatter_error: str | None = None
+    tags: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
+    links: tuple[LinkInfo, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "note": self.note,
+            "title": self.title,
+            "text": self.text,
+            "frontmatter": self.frontmatter,
+            "frontmatter_error": self.frontmatter_error,
+            "tags": list(self.tags),
+            "aliases": list(self.aliases),
+            "links": [ln.to_json() for ln in self.links],
+        }
+
+
+@dataclass(frozen=True)
+class MoveResult:
+    """Where a note went and which other notes had their links rewritten."""
+
+    note: str
+    old: str
+    rewritten: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"note": self.note, "old": self.old, "rewritten": list(self.rewritten)}

@@ -1,0 +1,431 @@
+"""The vault folder: contained paths, scan, read, atomic write, trash, move.
+
+- Paths are vault-relative posix text, checked by `Store.check` and contained by
+  `Store.resolve` (realpath + commonpath). Dot components are refused for reads too:
+  dot-folders (`.obsidian/`, `.git/`, `.rmh/` with the index) are not notes.
+- Writes are atomic (temp in the same folder, fsync, `os.replace`, fsync the folder): a kill at
+  any moment leaves the old or the new bytes; `clean_stale_temps` removes leftover temps.
+- Text is UTF-8 without newline translation; a leading BOM stays in the text as U+FEFF, so
+  `write_text(p, read_text(p))` reproduces the file byte for byte.
+- `trash` and `move` never overwrite; nothing is hard-deleted. Limit: a local user swapping a
+  folder for a symlink between check and use can redirect a write (reads use O_NOFOLLOW).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import itertools
+import os
+import re
+import stat as st
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from .errors import NotAVault, NoteExists, NoteNotFound, NotText, PathRefused, QuotaExceeded
+
+MAX_NOTE_BYTES = 8 * 1024 * 1024
+MAX_COMPONENT_BYTES = 255
+MAX_PATH_BYTES = 1024
+TRASH_DIR = ".rmh/trash"
+MAX_TRASH_COPIES = 10_000
+BINARY_PROBE_BYTES = 8 * 1024
+
+# Look-alikes of "/", "\", "." would display a traversal or hidden name meaning something
+# else; bidi controls and the BOM reorder or hide how a path reads.
+_BAD_CHARS = (
+    (re.compile("[\x00-\x1f\x7f-\x9f]"), "control"),
+    (
+        re.compile(
+            "[\u2215\u2044\uff0f\u29f8\u2024\u2025\ufe52\uff0e\uff3c\ufe68\u29f5\u2216\u29f9]"
+        ),
+        "look-alike",
+    ),
+    (re.compile("[\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]"), "bidi"),
+)
+_DRIVE = re.compile(r"^[A-Za-z]:")
+_TEMP = re.compile(r"^\..+\.rmh-tmp-(\d+)-\d+$")
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+_LINK_UNSUPPORTED = (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK)
+_temp_counter = itertools.count()
+_inflight: set[str] = set()  # temps being written by this process (any Store instance)
+
+
+@dataclass(frozen=True)
+class FileStat:
+    """One note file: vault-relative posix path, size in bytes, mtime (ns), inode."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    inode: int
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A file or folder the scan did not list, and why."""
+
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Scan:
+    """Result of `Store.scan`: both tuples sorted by path."""
+
+    files: tuple[FileStat, ...]
+    skipped: tuple[Skipped, ...]
+
+
+def _path_problem(path: str) -> str | None:
+    """Why a whole path is refused (before it is split into components), or None."""
+    if not path:
+        return "empty path"
+    try:
+        size = len(path.encode("utf-8"))
+    except UnicodeEncodeError:
+        return "not valid unicode"
+    if size > MAX_PATH_BYTES:
+        return f"path longer than {MAX_PATH_BYTES} bytes"
+    for rx, what in _BAD_CHARS:
+        m = rx.search(path)
+        if m:
+            return f"{what} character U+{ord(m.group()):04X}"
+    if "\\" in path:
+        return "backslash"
+    if path.startswith("/"):
+        return "absolute path"
+    return "drive letter" if _DRIVE.match(path) else None
+
+
+@lru_cache(maxsize=65536)
+def _component_problem(comp: str) -> str | None:
+    """Why one component is refused, or None. Cached: folder names repeat in scans."""
+    if comp == "..":
+        return "parent component '..'"
+    if comp.startswith("."):
+        return "hidden component (reserved)"
+    if len(comp.encode("utf-8")) > MAX_COMPONENT_BYTES:
+        return f"component longer than {MAX_COMPONENT_BYTES} bytes"
+    norm = unicodedata.normalize("NFKC", comp)
+    if "/" in norm or "\\" in norm:
+        return "look-alike slash (NFKC)"
+    return "look-alike dot (NFKC)" if norm.startswith(".") else None
+
+
+def _inside(root: str, real: str) -> bool:
+    return os.path.commonpath([root, real]) == root
+
+
+def _is_md(name: str) -> bool:
+    return name.lower().endswith(".md")
+
+
+def _err(exc: OSError) -> str:
+    return errno.errorcode.get(exc.errno or 0, type(exc).__name__)
+
+
+def _fsync_dir(*folders: str) -> None:
+    for folder in dict.fromkeys(folders):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+class Store:
+    """The vault folder. `root` is the realpath of an existing directory (else NotAVault)."""
+
+    def __init__(self, root: Path) -> None:
+        real = os.path.realpath(root)
+        if not os.path.isdir(real):
+            raise NotAVault(str(root), "not a directory" if os.path.exists(real) else "missing")
+        self.root = Path(real)
+        self._root = real
+
+    def check(self, path: str, *, write: bool = False) -> str:
+        """Validate a vault-relative path; return it normalised ("a/b.md": no "./", no "//").
+
+        PathRefused(path, reason) for: empty; absolute ("/", drive "C:"); backslashes; a ".."
+        component; hidden components (".x", reserved); NUL and control characters (C0, DEL,
+        C1); bidi controls and BOM; look-alike slashes and dots (U+2215, U+2044, U+FF0F,
+        U+29F8, U+2024, U+FF0E, ... or a component whose NFKC form holds a slash or starts
+        with a dot); lone surrogates; components over 255 UTF-8 bytes, paths over 1024. With
+        `write`, the name must end in ".md" (any case).
+        """
+        problem = _path_problem(path)
+        parts = [p for p in path.split("/") if p not in ("", ".")]
+        if not problem and not parts:
+            problem = "empty path"
+        for comp in parts:
+            problem = problem or _component_problem(comp)
+        if not problem and write and not _is_md(parts[-1]):
+            problem = "not a .md note name"
+        if problem:
+            raise PathRefused(path, problem)
+        return "/".join(parts)
+
+    def resolve(self, path: str, *, write: bool = False) -> Path:
+        """`check`, join to root, and require the realpath to stay inside the vault."""
+        real = os.path.realpath(os.path.join(self._root, self.check(path, write=write)))
+        if not _inside(self._root, real):
+            raise PathRefused(path, "symlink leaves the vault")
+        return Path(real)
+
+    def _entry(self, path: str, *, write: bool = False) -> tuple[str, str]:
+        """(checked path, directory entry) for renames: the parent is resolved, the final name
+        is not followed (a link is moved, not its target); escaping links are refused."""
+        rel = self.check(path, write=write)
+        self.resolve(rel)
+        parent, name = os.path.split(os.path.join(self._root, rel))
+        return rel, os.path.join(os.path.realpath(parent), name)
+
+    def _existing(self, path: str) -> tuple[str, str]:
+        """`_entry` of an existing non-folder: NoteNotFound, PathRefused("is a folder")."""
+        rel, entry = self._entry(path)
+        if not os.path.lexists(entry):
+            raise NoteNotFound(path)
+        if os.path.isdir(entry) and not os.path.islink(entry):
+            raise PathRefused(path, "is a folder")
+        return rel, entry
+
+    def _makedirs(self, path: str, folder: str) -> None:
+        """Create `folder` unless its realpath leaves the vault."""
+        if not _inside(self._root, os.path.realpath(folder)):
+            raise PathRefused(path, "symlink leaves the vault")
+        try:
+            os.makedirs(folder, exist_ok=True)
+        except (FileExistsError, NotADirectoryError) as exc:
+            raise PathRefused(path, "a parent folder is a file") from exc
+
+    def _walk(self) -> tuple[list[tuple[str, os.DirEntry[str]]], list[Skipped]]:
+        """Entries of every non-hidden folder, by name; folder symlinks are never followed."""
+        out: list[tuple[str, os.DirEntry[str]]] = []
+        skipped: list[Skipped] = []
+        stack = [""]
+        while stack:
+            rel_dir = stack.pop()
+            try:
+                with os.scandir(os.path.join(self._root, rel_dir)) as it:
+                    entries = sorted(it, key=lambda e: e.name)
+            except OSError as exc:
+                skipped.append(Skipped(rel_dir or ".", f"unreadable folder ({_err(exc)})"))
+                continue
+            subdirs: list[str] = []
+            for entry in entries:
+                rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+                out.append((rel, entry))
+                if not entry.name.startswith(".") and entry.is_dir(follow_symlinks=False):
+                    subdirs.append(rel)
+            stack.extend(reversed(subdirs))
+        return out, skipped
+
+    def scan(self) -> Scan:
+        """Every *.md file (any case) outside hidden files and folders; content is not read.
+
+        Symlinks (to *.md or folders) are never followed; `skipped` reports them ("symlink
+        outside vault", "symlink loop", "broken symlink", "symlink inside vault (not
+        followed)": the target is scanned at its own path), unreadable folders, non-regular
+        files, names `check` refuses, and files over MAX_NOTE_BYTES."""
+        files: list[FileStat] = []
+        walked, skipped = self._walk()
+        for rel, entry in walked:
+            if entry.name.startswith("."):
+                continue
+            try:
+                if entry.is_symlink():
+                    if _is_md(entry.name) or os.path.isdir(entry.path):
+                        skipped.append(Skipped(rel, self._symlink_reason(entry.path)))
+                    continue
+                if not _is_md(entry.name) or entry.is_dir(follow_symlinks=False):
+                    continue
+                info = entry.stat(follow_symlinks=False)
+                self.check(rel)
+            except OSError as exc:
+                skipped.append(Skipped(rel, f"unreadable ({_err(exc)})"))
+            except PathRefused as exc:
+                skipped.append(Skipped(rel, f"refused name: {exc.reason}"))
+            else:
+                if not st.S_ISREG(info.st_mode):
+                    skipped.append(Skipped(rel, "not a regular file"))
+                elif info.st_size > MAX_NOTE_BYTES:
+                    skipped.append(Skipped(rel, f"larger than {MAX_NOTE_BYTES} bytes"))
+                else:
+                    files.append(FileStat(rel, info.st_size, info.st_mtime_ns, info.st_ino))
+        files.sort(key=lambda f: f.path)
+        skipped.sort(key=lambda s: (s.path, s.reason))
+        return Scan(tuple(files), tuple(skipped))
+
+    def _symlink_reason(self, link: str) -> str:
+        if not _inside(self._root, os.path.realpath(link)):
+            return "symlink outside vault"
+        try:
+            os.stat(link)
+        except OSError as exc:
+            return "symlink loop" if exc.errno == errno.ELOOP else "broken symlink"
+        return "symlink inside vault (not followed)"
+
+    def stat(self, path: str) -> FileStat | None:
+        """FileStat of the regular file at `path`; None when missing or not a file."""
+        rel = self.check(path)
+        try:
+            info = os.stat(self.resolve(rel))
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        ok = st.S_ISREG(info.st_mode)
+        return FileStat(rel, info.st_size, info.st_mtime_ns, info.st_ino) if ok else None
+
+    def read_bytes(self, path: str) -> bytes:
+        """The file's bytes. NoteNotFound, NotText("not a regular file"), QuotaExceeded."""
+        real = self.resolve(path)
+        try:
+            fd = os.open(real, os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
+        except (FileNotFoundError, NotADirectoryError) as exc:
+            raise NoteNotFound(path) from exc
+        except OSError as exc:
+            if exc.errno != errno.ELOOP:
+                raise
+            raise PathRefused(path, "symlink loop or symlink swapped in") from exc
+        if not st.S_ISREG(os.fstat(fd).st_mode):  # FIFOs opened non-blocking never hang
+            os.close(fd)
+            raise NotText(path, "not a regular file")
+        with os.fdopen(fd, "rb") as fh:
+            data = fh.read(MAX_NOTE_BYTES + 1)
+        if len(data) > MAX_NOTE_BYTES:
+            raise QuotaExceeded(f"note size of {path}", MAX_NOTE_BYTES)
+        return data
+
+    def read_text(self, path: str) -> str:
+        """UTF-8 text, no newline translation, a leading BOM kept as U+FEFF. NotText "binary"
+        (a NUL byte in the first 8 KiB) or "not utf-8" (a decode error)."""
+        data = self.read_bytes(path)
+        if b"\x00" in data[:BINARY_PROBE_BYTES]:
+            raise NotText(path, "binary")
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise NotText(path, "not utf-8") from exc
+
+    def write_text(self, path: str, text: str, *, create_only: bool = False) -> FileStat:
+        """Atomically replace (or create) a .md note with `text` as UTF-8; returns its FileStat.
+
+        Creates missing parent folders; keeps an existing file's permission bits. With
+        `create_only`, NoteExists when present (atomic: the temp is hard-linked into place).
+        QuotaExceeded over MAX_NOTE_BYTES; NotText when `text` holds lone surrogates.
+        """
+        rel = self.check(path, write=True)
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise NotText(path, "not utf-8 encodable") from exc
+        if len(data) > MAX_NOTE_BYTES:
+            raise QuotaExceeded(f"note size of {rel}", MAX_NOTE_BYTES)
+        target = str(self.resolve(rel, write=True))
+        folder, name = os.path.split(target)
+        self._makedirs(path, folder)
+        old = os.stat(target) if os.path.exists(target) else None
+        if old is not None and (create_only or st.S_ISDIR(old.st_mode)):
+            raise NoteExists(rel) if create_only else PathRefused(path, "is a folder")
+        short = name.encode("utf-8")[:200].decode("utf-8", "ignore")  # temp name <= 255 bytes
+        tmp = os.path.join(folder, f".{short}.rmh-tmp-{os.getpid()}-{next(_temp_counter)}")
+        _inflight.add(tmp)
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW)
+            with os.fdopen(fd, "wb") as fh:
+                if old is not None:
+                    os.fchmod(fh.fileno(), st.S_IMODE(old.st_mode))
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+                info = os.fstat(fh.fileno())
+            if create_only:
+                _place_no_clobber(tmp, target, rel, keep_src=True)
+            else:
+                os.replace(tmp, target)
+            _fsync_dir(folder)
+        finally:
+            _inflight.discard(tmp)
+            if os.path.lexists(tmp):
+                os.unlink(tmp)
+        return FileStat(rel, info.st_size, info.st_mtime_ns, info.st_ino)
+
+    def trash(self, path: str) -> str:
+        """Move a note into `.rmh/trash/<path>`, never overwriting: " (1)", " (2)"... go before
+        the suffix when taken. Returns the path relative to TRASH_DIR."""
+        rel, src = self._existing(path)
+        stem, suffix = os.path.splitext(rel)
+        self._makedirs(path, os.path.dirname(os.path.join(self._root, TRASH_DIR, rel)))
+        for n in range(MAX_TRASH_COPIES):
+            cand = rel if n == 0 else f"{stem} ({n}){suffix}"
+            dst = os.path.join(self._root, TRASH_DIR, cand)
+            try:
+                _place_no_clobber(src, dst, cand)
+            except NoteExists:
+                continue
+            _fsync_dir(os.path.dirname(dst), os.path.dirname(src))
+            return cand
+        raise QuotaExceeded(f"trash copies of {rel}", MAX_TRASH_COPIES)
+
+    def move(self, old: str, new: str) -> None:
+        """Rename a note. NoteNotFound if `old` is missing; NoteExists if `new` exists (a
+        case-only rename of one file on a case-insensitive file system is allowed). Creates
+        `new`'s parent folders. Links in other notes are not touched here."""
+        old_rel, src = self._existing(old)
+        new_rel, dst = self._entry(new, write=True)
+        if old_rel == new_rel:
+            return
+        self._makedirs(new, os.path.dirname(dst))
+        if not os.path.lexists(dst):
+            _place_no_clobber(src, dst, new_rel)
+        elif os.path.islink(src) or os.path.islink(dst) or not os.path.samefile(src, dst):
+            raise NoteExists(new_rel)
+        else:
+            os.rename(src, dst)  # one file, two spellings: a case-insensitive file system
+        _fsync_dir(os.path.dirname(dst), os.path.dirname(src))
+
+    def clean_stale_temps(self) -> list[str]:
+        """Remove ".<name>.rmh-tmp-<pid>-<n>" leftovers of interrupted writes; returns the
+        removed vault-relative paths, sorted. Temps of this process's in-flight writes and of
+        other live processes are kept (a concurrent writer is never sabotaged)."""
+        removed: list[str] = []
+        for rel, entry in self._walk()[0]:
+            m = _TEMP.match(entry.name)
+            if not m or entry.path in _inflight or entry.is_dir(follow_symlinks=False):
+                continue
+            pid = int(m.group(1))
+            if pid != os.getpid() and _alive(pid):
+                continue
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(entry.path)
+                removed.append(rel)
+        return sorted(removed)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, owned by someone else
+        pass
+    return True
+
+
+def _place_no_clobber(src: str, dst: str, rel: str, *, keep_src: bool = False) -> None:
+    """Put `src` at `dst`, never replacing `dst` (NoteExists): an atomic hard link, then unlink
+    `src` unless `keep_src`; where links are unsupported, check then rename."""
+    try:
+        os.link(src, dst, follow_symlinks=False)
+    except FileExistsError as exc:
+        raise NoteExists(rel) from exc
+    except OSError as exc:
+        if exc.errno not in _LINK_UNSUPPORTED:
+            raise
+        if os.path.lexists(dst):
+            raise NoteExists(rel) from exc
+        return os.rename(src, dst)
+    if not keep_src:
+        os.unlink(src)

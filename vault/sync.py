@@ -1,0 +1,183 @@
+"""Folder -> index reconciliation.
+
+Incremental: a file whose (size, mtime_ns, inode) match the index is not read at all; a file
+whose stat changed is read and hashed, and re-parsed only when its content hash changed. A new
+file whose hash equals that of a note that disappeared in the same pass is the same note,
+renamed outside rmh: it keeps its stable id. A file that cannot be read for a transient reason
+(an I/O error, a permission change) keeps its row: only a file that is really gone is removed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from .errors import NoteNotFound, NotText, QuotaExceeded
+from .index import Index, LinkRow, NoteRow, StatRow
+from .links import title_of
+from .note import parse
+from .store import FileStat, Store
+
+
+@dataclass
+class SyncReport:
+    """What one sync changed. Lists are sorted by path."""
+
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    renamed: list[tuple[str, str]] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    generation: int = 0
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.added or self.updated or self.removed or self.renamed)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "added": self.added,
+            "updated": self.updated,
+            "removed": self.removed,
+            "renamed": [list(p) for p in self.renamed],
+            "skipped": self.skipped,
+            "errors": self.errors,
+            "generation": self.generation,
+        }
+
+
+def content_hash(text: str) -> str:
+    """sha256 hex of a note's UTF-8 text."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def note_row(note_id: int, st: FileStat, text: str) -> tuple[NoteRow, list[LinkRow]]:
+    """Parse one note's text into its index row and raw links."""
+    parsed = parse(text)
+    row = NoteRow(
+        id=note_id,
+        path=st.path,
+        title=title_of(st.path),
+        size=st.size,
+        mtime_ns=st.mtime_ns,
+        inode=st.inode,
+        content_hash=content_hash(text),
+        frontmatter=dict(parsed.frontmatter),
+        frontmatter_error=parsed.frontmatter_error,
+        aliases=tuple(parsed.aliases),
+        tags=tuple(parsed.tags),
+        body=parsed.body,
+    )
+    links = [
+        LinkRow(ln.target, ln.heading, ln.block, ln.alias, ln.embed, ln.kind) for ln in parsed.links
+    ]
+    return row, links
+
+
+def _read(store: Store, st: FileStat, report: SyncReport) -> str | None:
+    """Read a note's text; None (with the reason recorded) when it is not a readable note."""
+    try:
+        return store.read_text(st.path)
+    except (NotText, QuotaExceeded) as exc:
+        report.skipped[st.path] = str(exc)
+    except NoteNotFound:
+        report.errors.append(f"{st.path}: vanished during sync")
+    except OSError as exc:
+        report.errors.append(f"{st.path}: {exc.strerror or exc}")
+    return None
+
+
+def _same_stat(a: StatRow, b: FileStat) -> bool:
+    return a.size == b.size and a.mtime_ns == b.mtime_ns and a.inode == b.inode
+
+
+def sync(store: Store, index: Index, only: Iterable[str] | None = None) -> SyncReport:
+    """Reconcile the index with the folder; with `only`, just those paths (after a write)."""
+    report = SyncReport()
+    known = index.stats()
+    if only is None:
+        scan = store.scan()
+        files = {f.path: f for f in scan.files}
+        for s in scan.skipped:
+            report.skipped[s.path] = s.reason
+        blocked = [s.path for s in scan.skipped]  # unreadable folders: never delete below them
+        gone = {
+            p
+            for p in known
+            if p not in files and not any(p == b or p.startswith(b + "/") for b in blocked)
+        }
+    else:
+        files = {}
+        gone = set()
+        for path in only:
+            st = store.stat(path)
+            if st is None:
+                if path in known:
+                    gone.add(path)
+            else:
+                files[path] = st
+
+    changes: list[tuple[str, NoteRow, list[LinkRow]]] = []  # ("insert"|"update"|"stat", ...)
+    new_texts: dict[str, tuple[FileStat, str]] = {}
+    for path in sorted(files):
+        st = files[path]
+        old = known.get(path)
+        if old is not None and _same_stat(old, st):
+            continue
+        text = _read(store, st, report)
+        if text is None:
+            if path in report.skipped and old is not None:
+                gone.add(path)  # the note became binary or oversized: it is no longer a note
+            continue
+        if old is None:
+            new_texts[path] = (st, text)
+            continue
+        row, links = note_row(old.id, st, text)
+        if row.content_hash == old.content_hash:
+            changes.append(("stat", row, links))
+        else:
+            changes.append(("update", row, links))
+            report.updated.append(path)
+
+    # Renames outside rmh: a vanished note and a new file with the same content hash.
+    vanished_by_hash: dict[str, list[StatRow]] = {}
+    for path in sorted(gone):
+        vanished_by_hash.setdefault(known[path].content_hash, []).append(known[path])
+    for path in sorted(new_texts):
+        st, text = new_texts[path]
+        digest = content_hash(text)
+        pool = vanished_by_hash.get(digest)
+        if pool:
+            old = pool.pop(0)
+            gone.discard(old.path)
+            row, links = note_row(old.id, st, text)
+            changes.append(("update", row, links))
+            report.renamed.append((old.path, path))
+        else:
+            row, links = note_row(0, st, text)
+            changes.append(("insert", row, links))
+            report.added.append(path)
+    report.removed = sorted(gone)
+
+    skipped_changed = only is None and report.skipped != index.skipped()
+    if changes or gone or skipped_changed:
+        with index.atomic():
+            for path in report.removed:
+                index.delete_note(known[path].id)
+            for kind, row, links in changes:
+                if kind == "insert":
+                    index.insert_note(row, links)
+                elif kind == "update":
+                    index.update_note(row, links)
+                else:
+                    index.update_stat(row.id, row.size, row.mtime_ns, row.inode)
+            if skipped_changed:
+                index.set_skipped(report.skipped)
+            if report.changed:
+                index.bump_generation()
+    report.generation = index.generation()
+    report.updated.sort()
+    report.renamed.sort()
+    return report

@@ -1,0 +1,38 @@
+"""Word tokens for every lexical signal (BM25, conjunctive code, extractive answers).
+
+`tokenize` is the one tokenizer of rmh: NFKC-normalised, case-folded, Unicode `\\w+` runs,
+with underscores treated as separators. It is deterministic and locale-free.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+# A small fixed English stop-word list (function words only). Content terms are what remains.
+STOPWORDS: frozenset[str] = frozenset(
+    """
+    a about above after again against all am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each few for from further
+    had has have having he her here hers herself him himself his how i if in into is it its
+    itself just me more most my myself no nor not now of off on once only or other our ours
+    ourselves out over own same she should so some such than that the their theirs them
+    themselves then there these they this those through to too under until up very was we were
+    what when where which while who whom why will with would you your yours yourself yourselves
+    s t d ll m re ve don didn doesn isn wasn weren hasn haven hadn won wouldn shouldn couldn
+    also get got just like really yeah oh ok okay um uh
+    """.split()
+)
+
+
+def tokenize(text: str) -> list[str]:
+    """Lowercase word tokens of `text` (NFKC, casefold, Unicode letters and digits)."""
+    return _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
+
+
+def content_terms(tokens: Iterable[str]) -> list[str]:
+    """The tokens that are not stop words, in order (duplicates kept)."""
+    return [t for t in tokens if t not in STOPWORDS]
