@@ -24,6 +24,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "harness.commands.bench",
     "harness.commands.learn",
     "harness.commands.serve",
+    "harness.commands.repl",
+    "harness.commands.ingest",
 )
 
 

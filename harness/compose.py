@@ -1,31 +1,53 @@
-"""The composition root: build a Vault (engine, encoder, reranker, learning) from a Config."""
+"""The composition root: build a Vault (engine, encoder, reranker, learning) from a Config.
+
+This is where the wall clock enters rmh: learning receives `time.time` here, so everything
+inside `vault` stays a pure function of its inputs.
+"""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
-from vault import MiniLmEncoder, OnnxCrossEncoder, SearchEngine, SearchParams, Vault
+from vault import (
+    LEDGER_FILE,
+    Ledger,
+    MiniLmEncoder,
+    OnnxCrossEncoder,
+    SearchEngine,
+    SearchParams,
+    Vault,
+)
 
 from .config import Config
 
 
 def search_params(cfg: Config) -> SearchParams:
     """SearchParams from the [search] and [rerank] sections of rmh.toml."""
-    base = SearchParams()
-    weights = dict(base.weights)
-    weights.update(cfg.search.weights)
     return SearchParams(
-        weights=weights,
+        weights=dict(cfg.search.weights),
         rrf_k=cfg.search.rrf_k,
         rerank_top_n=cfg.rerank.top_n,
         rerank_keep=cfg.rerank.keep,
     )
 
 
-def open_vault(cfg: Config, *, dense: bool = True, create: bool = False) -> Vault:
+def open_ledger(vault: Vault) -> Ledger:
+    """The vault's learned-state ledger, on the wall clock, reading the vault's link graph."""
+    ledger = Ledger.open(vault.root / ".rmh" / LEDGER_FILE, clock=time.time)
+    ledger.attach_corpus(vault.corpus)
+    return ledger
+
+
+def open_vault(
+    cfg: Config, *, dense: bool = True, create: bool = False, learning: bool = True
+) -> Vault:
     """Open (or with `create`, initialise) the configured vault with its full search engine.
 
-    `dense=False` skips loading the ONNX embedder (lexical, graph and conjunctive signals only).
+    `dense=False` skips loading the ONNX embedder (lexical, graph and conjunctive signals only);
+    `learning=False` leaves usage unrecorded (the ranking is then the learning-free one).
     """
     root: Path = cfg.require_vault()
     vault = Vault.init(root) if create else Vault.open(root)
@@ -34,4 +56,21 @@ def open_vault(cfg: Config, *, dense: bool = True, create: bool = False) -> Vaul
     vault.engine = SearchEngine(
         search_params(cfg), encoder=encoder, reranker=reranker, cache=vault.index
     )
+    if learning:
+        vault.usage = open_ledger(vault)
     return vault
+
+
+class LedgerSessions:
+    """Session hooks for the server: start and end sessions in the learning ledger."""
+
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
+
+    def start(self, session: str) -> Mapping[str, Any]:
+        recovered = self.ledger.start_session(session, time.time())
+        return {"recovered_sessions": recovered}
+
+    def end(self, session: str) -> Mapping[str, Any]:
+        applied = self.ledger.end_session(session, time.time())
+        return {"rewards_applied": applied}

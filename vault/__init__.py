@@ -3,6 +3,15 @@
 Import from here (`from vault import Vault, Hit`), never from the modules inside.
 """
 
+from .conversation import (
+    CONVERSATION_FORMATS,
+    ConversationFormatError,
+    IngestReport,
+    build_context,
+    ingest_conversations,
+    load_conversations,
+    next_in_vault,
+)
 from .core import Vault
 from .corpus import Corpus
 from .encoders import EmbeddingCache, Encoder, MemoryEmbeddingCache, MiniLmEncoder
@@ -29,16 +38,19 @@ from .text import content_terms, tokenize
 from .usage import NullUsage, UsageRecorder
 
 __all__ = [
+    "CONVERSATION_FORMATS",
     "DEFAULT_WEIGHTS",
     "LEARNING_VERSION",
     "LEDGER_FILE",
     "SIGNALS",
     "AmbiguousNote",
+    "ConversationFormatError",
     "Corpus",
     "CrossEncoder",
     "EmbeddingCache",
     "Encoder",
     "Hit",
+    "IngestReport",
     "LearningParams",
     "Ledger",
     "LedgerError",
@@ -64,8 +76,12 @@ __all__ = [
     "UsageRecorder",
     "Vault",
     "VaultError",
+    "build_context",
     "content_terms",
     "fuse",
+    "ingest_conversations",
+    "load_conversations",
+    "next_in_vault",
     "order",
     "ranks",
     "tokenize",

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import posixpath
 from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from .corpus import Corpus
-from .errors import AmbiguousNote, NotAVault, NoteExists, NoteNotFound
+from .errors import AmbiguousNote, NotAVault, NoteExists, NoteNotFound, VaultError
 from .hits import SearchResult
 from .index import Index, NoteRow
 from .links import Resolver, strip_md
@@ -45,6 +47,7 @@ class Vault:
         self.engine = engine
         self.usage = usage
         self.auto_sync = auto_sync
+        self._batch = 0
         self._corpus: Corpus | None = None
         self._resolver: Resolver | None = None
         self._links: dict[int, list[tuple[Any, int | None]]] = {}
@@ -88,6 +91,7 @@ class Vault:
         return self.store.root
 
     def close(self) -> None:
+        self.usage.close()
         self.index.close()
 
     def __enter__(self) -> Vault:
@@ -101,20 +105,41 @@ class Vault:
     def sync(self) -> SyncReport:
         """Reconcile the index with the folder now."""
         report = sync(self.store, self.index)
-        self._invalidate_if(report)
+        self._after_sync(report)
         return report
 
     def _fresh(self) -> None:
-        if self.auto_sync:
+        if self.auto_sync and not self._batch:
             self.sync()
 
-    def _invalidate_if(self, report: SyncReport) -> None:
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Many writes at once (ingest): one folder sync at the start, no snapshot rebuild
+        per write. Inside, names resolve against the snapshot taken when the batch began
+        (plus exact paths), and each write's links resolve against it too."""
+        self._fresh()
+        self.corpus()
+        self._batch += 1
+        try:
+            yield
+        finally:
+            self._batch -= 1
+            if not self._batch:
+                self._corpus = None
+
+    def _after_sync(self, report: SyncReport) -> None:
+        # A note gone from the folder (deleted here or in Obsidian) is gone from learning too.
+        for note_id in report.removed_ids:
+            self.usage.on_delete(note_id)
+        if self._batch:
+            return
         if self._corpus is not None and report.generation != self._corpus.generation:
             self._corpus = None
 
     def corpus(self) -> Corpus:
         """The snapshot every signal reads (rebuilt only when the index generation changes)."""
-        if self._corpus is None or self._corpus.generation != self.index.generation():
+        stale = self._corpus is None or self._corpus.generation != self.index.generation()
+        if self._corpus is None or (stale and not self._batch):
             self._build()
         assert self._corpus is not None
         archived = tuple(bool(a) for a in self.usage.archived(self._corpus.ids))
@@ -171,6 +196,14 @@ class Vault:
         key = strip_md(note.strip().lstrip("/")).casefold()
         if key in res.by_key:
             return res.by_key[key]
+        if self._batch:  # a note written earlier in this batch, named by its exact path
+            try:
+                found = self.index.note_id(self.store.check(note.strip()))
+                found = found or self.index.note_id(self.store.check(note.strip() + ".md"))
+            except VaultError:
+                found = None
+            if found is not None:
+                return found
         if "/" not in key:
             paths = res.by_name.get(key, ())
             if len(paths) == 1:
@@ -185,7 +218,8 @@ class Vault:
         raise NoteNotFound(note)
 
     def path_of(self, note_id: int) -> str:
-        return self.resolver().id_path[note_id]
+        path = self.resolver().id_path.get(note_id)
+        return path if path is not None else self._row(note_id).path
 
     def _new_path(self, note: str) -> str:
         path = note.strip()
@@ -225,9 +259,16 @@ class Vault:
             links=tuple(self._link_infos(note_id)),
         )
 
+    def _resolved_links(self, note_id: int) -> list[tuple[Any, int | None]]:
+        if not self._batch:
+            self.corpus()
+            return self._links.get(note_id, [])
+        res, path = self.resolver(), self._row(note_id).path
+        return [(ln, res.resolve(ln, path)) for ln in self.index.links_of(note_id)]
+
     def _link_infos(self, note_id: int) -> list[LinkInfo]:
-        self.corpus()
         res = self.resolver()
+        resolved = self._resolved_links(note_id)
         return [
             LinkInfo(
                 target=ln.target,
@@ -236,7 +277,7 @@ class Vault:
                 heading=ln.heading,
                 kind=ln.kind,
             )
-            for ln, dst in self._links.get(note_id, [])
+            for ln, dst in resolved
         ]
 
     def links(self, note: str) -> list[LinkInfo]:
@@ -304,12 +345,12 @@ class Vault:
             note_id = None
         path = self.path_of(note_id) if note_id is not None else self._new_path(note)
         self.store.write_text(path, content)
-        self._invalidate_if(sync(self.store, self.index, only=[path]))
-        new_id = self.resolver().path_id.get(path)
+        self._after_sync(sync(self.store, self.index, only=[path]))
+        new_id = self.index.note_id(path)
         if new_id is None:  # written but not indexable (e.g. the store refused it as text)
             raise NoteNotFound(path)
         record = self._record(new_id)
-        linked = sorted({dst for _, dst in self._links.get(new_id, []) if dst is not None})
+        linked = sorted({dst for _, dst in self._resolved_links(new_id) if dst is not None})
         self.usage.on_write(session, new_id, note_id is None, linked)
         return record
 
@@ -319,8 +360,7 @@ class Vault:
         note_id = self._resolve(note)
         path = self.path_of(note_id)
         trashed = self.store.trash(path)
-        self._invalidate_if(sync(self.store, self.index, only=[path]))
-        self.usage.on_delete(note_id)
+        self._after_sync(sync(self.store, self.index, only=[path]))  # reports the removal
         return trashed
 
     def move(self, old: str, new: str) -> MoveResult:
@@ -339,7 +379,7 @@ class Vault:
             - {note_id}
         )
         self.store.move(old_path, new_path)
-        self._invalidate_if(sync(self.store, self.index, only=[old_path, new_path]))
+        self._after_sync(sync(self.store, self.index, only=[old_path, new_path]))
         after = self.resolver()
         rewritten: list[str] = []
         for src in referrers:
@@ -352,7 +392,7 @@ class Vault:
                 self.store.write_text(src_path, new_text)
                 rewritten.append(src_path)
         if rewritten:
-            self._invalidate_if(sync(self.store, self.index, only=rewritten))
+            self._after_sync(sync(self.store, self.index, only=rewritten))
         return MoveResult(new_path, old_path, tuple(rewritten))
 
     # -- health ----------------------------------------------------------------------------------

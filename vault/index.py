@@ -214,6 +214,14 @@ class Index:
             self._stats = (version, {r[1]: StatRow(*r) for r in rows})
         return dict(self._stats[1])
 
+    def stat_of(self, path: str) -> StatRow | None:
+        """One note's stat fingerprint (no full-table read: used after single writes)."""
+        row = self._conn.execute(
+            "SELECT id, path, size, mtime_ns, inode, content_hash FROM notes WHERE path = ?",
+            (path,),
+        ).fetchone()
+        return StatRow(*row) if row else None
+
     def insert_note(self, row: NoteRow, links: Sequence[LinkRow]) -> int:
         """Insert a new note (row.id ignored) and its links; returns the new stable id."""
         cur = self._conn.execute(
@@ -264,6 +272,22 @@ class Index:
         r = self._conn.execute(f"SELECT {_NOTE_COLS} FROM notes WHERE id = ?", (note_id,))
         row = r.fetchone()
         return _note_row(row) if row else None
+
+    def note_id(self, path: str) -> int | None:
+        """The stable id of the note at `path`, or None."""
+        row = self._conn.execute("SELECT id FROM notes WHERE path = ?", (path,)).fetchone()
+        return int(row[0]) if row else None
+
+    def links_of(self, note_id: int) -> list[LinkRow]:
+        """One note's links in text order."""
+        return [
+            LinkRow(target, heading, block, alias, bool(embed), kind)
+            for target, heading, block, alias, embed, kind in self._conn.execute(
+                "SELECT target, heading, block, alias, embed, kind FROM links"
+                " WHERE src = ? ORDER BY ord",
+                (note_id,),
+            )
+        ]
 
     def links(self) -> dict[int, list[LinkRow]]:
         """Every note's links in text order, by source id."""

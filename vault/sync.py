@@ -27,6 +27,7 @@ class SyncReport:
     added: list[str] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+    removed_ids: list[int] = field(default_factory=list)
     renamed: list[tuple[str, str]] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
@@ -96,8 +97,8 @@ def _same_stat(a: StatRow, b: FileStat) -> bool:
 def sync(store: Store, index: Index, only: Iterable[str] | None = None) -> SyncReport:
     """Reconcile the index with the folder; with `only`, just those paths (after a write)."""
     report = SyncReport()
-    known = index.stats()
     if only is None:
+        known = index.stats()
         scan = store.scan()
         files = {f.path: f for f in scan.files}
         for s in scan.skipped:
@@ -109,6 +110,12 @@ def sync(store: Store, index: Index, only: Iterable[str] | None = None) -> SyncR
             if p not in files and not any(p == b or p.startswith(b + "/") for b in blocked)
         }
     else:
+        only = list(only)
+        known = {}
+        for path in only:
+            stat_row = index.stat_of(path)
+            if stat_row is not None:
+                known[path] = stat_row
         files = {}
         gone = set()
         for path in only:
@@ -160,6 +167,7 @@ def sync(store: Store, index: Index, only: Iterable[str] | None = None) -> SyncR
             changes.append(("insert", row, links))
             report.added.append(path)
     report.removed = sorted(gone)
+    report.removed_ids = [known[p].id for p in report.removed]
 
     skipped_changed = only is None and report.skipped != index.skipped()
     if changes or gone or skipped_changed:

@@ -49,6 +49,10 @@ class UsageRecorder(Protocol):
         """Notes taken out of default ranking by a (reversible) forgetting rule."""
         ...
 
+    def close(self) -> None:
+        """Release the recorder's resources (called by `Vault.close`)."""
+        ...
+
 
 class NullUsage:
     """Learning switched off: records nothing, warms nothing, archives nothing."""
@@ -80,6 +84,9 @@ class NullUsage:
 
     def archived(self, ids: Sequence[int]) -> npt.NDArray[np.bool_]:
         return np.zeros(len(ids), dtype=np.bool_)
+
+    def close(self) -> None:
+        return None
 
 
 def examination_probability(rank: int) -> float:

@@ -4,12 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from vault import Vault
+from sandbox import probe
+from vault import Ledger, Vault
+
+from .learn import learning_health
 
 
 def doctor_report(v: Vault) -> dict[str, Any]:
-    """Everything `rmh doctor` reports, JSON-safe."""
+    """Everything `rmh doctor` reports, JSON-safe: vault, sandbox tiers, learning."""
     report: dict[str, Any] = {"vault": v.doctor()}
+    tiers = probe()
+    report["sandbox"] = tiers.to_json()
+    if isinstance(v.usage, Ledger):
+        report["learning"] = learning_health(v, v.usage)
     return report
 
 

@@ -1,0 +1,80 @@
+"""`rmh ask QUESTION`: the recursive query loop from the command line.
+
+Uses the same loop, broker and bounds as `ask()` in the REPL: the configured model when
+[llm].model / RMH_MODEL is set, else the offline extractive reasoner (labelled [extractive]).
+Exit code 0 when the loop ran (resolved or not), 1 when the LLM failed or the vault is missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from harness.ask import AskResult, ask
+from harness.compose import open_vault
+from harness.config import load
+from harness.llm import Broker, RlmError
+from harness.tools import VaultOps, VaultThread
+
+from .output import emit, fail
+
+
+def human(result: AskResult, status: dict[str, Any]) -> str:
+    """The answer first, then how it was found."""
+    usage = result.usage
+    tokens = usage.get("tokens", {})
+    lines = [
+        result.answer or "(no answer)",
+        "",
+        f"resolved: {'yes' if result.resolved else 'no'} (stop: {result.stop});"
+        f" provider: {status['provider']} {status['model']}",
+        "notes:",
+        *(f"  - {note}" for note in result.notes),
+        "trace:",
+    ]
+    for step in result.trace:
+        line = (f"  pass {step['pass']}: {step['query']!r}: {len(step['new_notes'])} new,"
+                f" {len(step['via_links'])} via links")
+        if "resolved" in step:
+            line += f"; resolved {'yes' if step['resolved'] else 'no'}"
+        if step.get("sub_questions"):
+            line += "; sub-questions: " + "; ".join(step["sub_questions"])
+        lines.append(line)
+    lines.append(f"usage: {usage.get('calls', 0)} calls, {usage.get('cache_hits', 0)} cache hits,"
+                 f" {tokens.get('prompt', 0)}+{tokens.get('completion', 0)} tokens")
+    return "\n".join(lines)
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    cfg = load(vault=args.vault)
+    vault = open_vault(cfg, dense=not args.no_dense)
+    thread = VaultThread()
+    try:
+        ops = VaultOps(vault, thread, lambda: None)
+        with Broker.from_config(cfg.llm) as broker:
+            try:
+                result = ask(args.question, ops, broker, broker.new_budget(), k=args.k)
+            except RlmError as exc:
+                fail(f"{type(exc).__name__}: {exc}")
+            status = broker.status()
+    finally:
+        thread.call(vault.close)
+        thread.close()
+    doc = {**result.to_json(), "provider": {k: status[k] for k in ("provider", "model", "reason")}}
+    emit(args, doc, human(result, status))
+    return 0
+
+
+def register(sub: Any) -> None:
+    """Add `ask` to the `rmh` parser."""
+    p = sub.add_parser(
+        "ask",
+        help="answer a question from the vault with the recursive query loop",
+        description="Retrieve, follow links, answer; when unresolved, search again from new "
+        "entry points until resolved, nothing new is found, or the rlm budget is spent.",
+    )
+    p.add_argument("question", help="the question")
+    p.add_argument("-k", type=int, default=5, help="hits per retrieval pass (default 5)")
+    p.add_argument("--no-dense", action="store_true", help="skip the ONNX embedder")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.set_defaults(func=cmd_ask)

@@ -1,0 +1,107 @@
+"""`rmh bench locomo|longmemeval --data FILE`: retrieval benchmarks through rmh's SearchEngine.
+
+Each conversation (LoCoMo) or question haystack (LongMemEval) becomes an in-memory vault
+Corpus (bench/datasets.py) and every question is one query to the same `SearchEngine` the
+Vault facade uses. Chunk and query embeddings persist in bench/out/embeddings.sqlite (or
+--cache FILE), so a second run embeds nothing. Progress goes to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from bench import (
+    LOCOMO_CATEGORIES,
+    QueryMemoEncoder,
+    SqliteEmbeddingCache,
+    default_cache_path,
+    load_locomo,
+    load_longmemeval,
+    locomo_excluded,
+    params_json,
+    render,
+    run,
+    summarize,
+)
+from vault import MiniLmEncoder, OnnxCrossEncoder, SearchEngine, SearchParams
+
+from .output import fail
+
+SETUP = ("in-memory Corpus per conversation/haystack, scored by the SearchEngine the Vault uses; "
+         "baselines from the same pass")
+
+
+def _weights(text: str | None) -> dict[str, float]:
+    if not text:
+        return {}
+    out: dict[str, float] = {}
+    for part in text.split(","):
+        name, _, val = part.partition("=")
+        try:
+            out[name.strip()] = float(val)
+        except ValueError:
+            fail(f"bad --weights entry {part!r} (want name=number)")
+    return out
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    data = Path(args.data)
+    if not data.is_file():
+        fail(f"no such data file: {data}")
+    cache = SqliteEmbeddingCache(Path(args.cache) if args.cache else default_cache_path())
+    encoder = QueryMemoEncoder(MiniLmEncoder(threads=args.threads), cache)
+    reranker = OnnxCrossEncoder.load(args.rerank) if args.rerank else None
+    params = SearchParams(weights=_weights(args.weights), normalize=args.normalize)
+    engine = SearchEngine(params, encoder=encoder, reranker=reranker, cache=cache)
+    excluded: dict[str, int] = {}
+    if args.benchmark == "locomo":
+        haystacks = load_locomo(data)
+        excluded = locomo_excluded(data)
+        headline, names, title = "recall@10", LOCOMO_CATEGORIES, "LoCoMo (turn level)"
+    else:
+        haystacks = load_longmemeval(data, args.granularity, excluded)
+        headline, names = "recall_all@5", None
+        title = f"LongMemEval-S ({args.granularity} level)"
+    print(f"rmh bench {args.benchmark}: {data}", file=sys.stderr)
+    rows, timing = run(haystacks, engine, limit=args.limit, ablate=args.ablate)
+    cache.close()
+    report: dict[str, Any] = {
+        "title": title,
+        "benchmark": args.benchmark,
+        "data": str(data),
+        "granularity": args.granularity if args.benchmark == "longmemeval" else "turn",
+        "setup": SETUP,
+        "questions": len(rows.categories),
+        "excluded": excluded,
+        "params": params_json(params),
+        "rerank": "skipped: no model" if reranker is None else "ran",
+        "timing": timing,
+        **summarize(rows, headline, names),
+    }
+    if args.json:
+        print(json.dumps(report, sort_keys=True))
+    else:
+        print(render(report, headline))
+    return 0
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("bench", help="retrieval benchmarks (LoCoMo, LongMemEval-S)")
+    p.add_argument("benchmark", choices=("locomo", "longmemeval"))
+    p.add_argument("--data", required=True, metavar="FILE", help="the benchmark's JSON file")
+    p.add_argument("--granularity", choices=("session", "turn"), default="session",
+                   help="LongMemEval document unit (default: session)")
+    p.add_argument("--limit", type=int, default=None, metavar="N", help="first N questions")
+    p.add_argument("--ablate", action="store_true", help="also run without each signal")
+    p.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    p.add_argument("--weights", metavar="S=W,...", help="override fusion weights")
+    p.add_argument("--normalize", choices=("max", "none"), default="max")
+    p.add_argument("--rerank", metavar="DIR",
+                   help="cross-encoder folder (model.onnx, tokenizer.json)")
+    p.add_argument("--cache", metavar="FILE", help="embedding cache (default bench/out/)")
+    p.add_argument("--threads", type=int, default=1, help="onnxruntime intra-op threads")
+    p.set_defaults(func=cmd_bench)

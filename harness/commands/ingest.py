@@ -1,0 +1,81 @@
+"""Conversation commands: `rmh ingest FILE` and `rmh context QUERY --budget N`."""
+
+from __future__ import annotations
+
+import argparse
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from harness.compose import open_vault
+from harness.config import ConfigError, load
+from vault import (
+    CONVERSATION_FORMATS,
+    Vault,
+    build_context,
+    ingest_conversations,
+    load_conversations,
+)
+
+from .output import emit, fail
+
+
+def _vault(args: argparse.Namespace, *, dense: bool) -> Vault:
+    try:
+        return open_vault(load(vault=args.vault), dense=dense)
+    except ConfigError as exc:
+        fail(str(exc))
+
+
+def _day(text: str | None) -> date | None:
+    if text is None:
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        fail(f"not an ISO date: {text!r}")
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    try:
+        text = Path(args.file).read_text(encoding="utf-8")
+    except OSError as exc:
+        fail(f"cannot read {args.file}: {exc.strerror}")
+    convs = load_conversations(text, args.format)
+    with _vault(args, dense=False) as v:
+        report = ingest_conversations(v, convs)
+    emit(args, report.to_json(),
+         f"ingested {len(report.conversations)} conversation(s): {report.turns} turns, "
+         f"{report.sessions} sessions, {report.entities} entities; "
+         f"{len(report.written)} notes written, {report.unchanged} unchanged")
+    return 0
+
+
+def cmd_context(args: argparse.Namespace) -> int:
+    if args.budget <= 0:
+        fail("--budget must be positive")
+    with _vault(args, dense=not args.no_dense) as v:
+        ctx = build_context(v, args.query, args.budget, conversation=args.conversation,
+                            date_from=_day(args.date_from), date_to=_day(args.date_to))
+    emit(args, ctx.to_json(), ctx.text or "(no matching turns)")
+    return 0
+
+
+def register(sub: Any) -> None:
+    """Add the conversation commands to the `rmh` parser."""
+    p: argparse.ArgumentParser = sub.add_parser(
+        "ingest", help="turn a conversation file into notes (turns, sessions, entities)")
+    p.add_argument("file", help="JSON: rmh-conversation/1, LoCoMo or LongMemEval")
+    p.add_argument("--format", choices=CONVERSATION_FORMATS, default="auto")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.set_defaults(func=cmd_ingest)
+    c: argparse.ArgumentParser = sub.add_parser(
+        "context", help="budgeted, dated, speaker-labelled context for a question")
+    c.add_argument("query")
+    c.add_argument("--budget", type=int, default=600, help="word budget (default 600)")
+    c.add_argument("--conversation", default=None, help="only this conversation id")
+    c.add_argument("--from", dest="date_from", default=None, help="ISO date, inclusive")
+    c.add_argument("--to", dest="date_to", default=None, help="ISO date, inclusive")
+    c.add_argument("--no-dense", action="store_true", help="skip the ONNX embedder")
+    c.add_argument("--json", action="store_true", help="print one JSON document")
+    c.set_defaults(func=cmd_context)

@@ -1,0 +1,148 @@
+"""`rmh exec` (run one cell against the vault) and `rmh repl` (an interactive loop for people).
+
+Both run code in the sandboxed worker with the vault functions as globals; the vault itself
+is only ever touched by this (trusted) process. `rmh exec` reads the cell from -c or stdin and
+prints its output, value and error; with --json, one document (`ExecResult.to_json()`).
+Exit code: 0 when the cell succeeded, 1 when it raised or was stopped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from harness.compose import open_vault
+from harness.config import Config, load
+from harness.conversation_tools import conversation_functions
+from harness.llm import Broker
+from harness.rlm_tools import RlmTools
+from harness.tools import VaultOps, VaultThread, build_functions, vault_functions
+from sandbox import ExecResult, Sandbox, SandboxConfig, SandboxError
+
+from .output import fail
+
+_PROMPT, _MORE = ">>> ", "... "
+
+
+class _Cell:
+    """The sandbox, the vault and the sub-LLM tools of one CLI run; closes all three."""
+
+    def __init__(self, sandbox: Sandbox, vault: Any, rlm: RlmTools) -> None:
+        self.sandbox, self.vault, self.rlm = sandbox, vault, rlm
+
+    @property
+    def tier(self) -> str:
+        return self.sandbox.tier
+
+    def exec(self, code: str) -> ExecResult:
+        self.rlm.begin_exec()  # 15 sub-calls per top-level exec
+        return self.sandbox.exec(code)
+
+    def close(self) -> None:
+        self.sandbox.close()
+        self.rlm.broker.close()
+        self.vault.close()
+
+
+def _sandbox(cfg: Config, args: argparse.Namespace) -> _Cell:
+    vault = open_vault(cfg, dense=not args.no_dense)
+    ops = VaultOps(vault, VaultThread(), lambda: None)
+    rlm = RlmTools(Broker.from_config(cfg.llm))
+    sec = cfg.sandbox
+    config = SandboxConfig(deadline_s=args.deadline or sec.deadline_s, memory_mb=sec.memory_mb,
+                           output_cap=sec.output_cap,
+                           unsafe_no_sandbox=sec.unsafe_no_sandbox or args.unsafe_no_sandbox)
+    try:
+        functions = build_functions(
+            vault_functions(ops), conversation_functions(ops), rlm.functions(ops)
+        )
+        return _Cell(Sandbox(config, functions), vault, rlm)
+    except SandboxError as exc:
+        rlm.broker.close()
+        vault.close()
+        fail(str(exc))
+
+
+def _print_human(result: ExecResult) -> None:
+    sys.stdout.write(result.stdout)
+    sys.stderr.write(result.stderr)
+    if result.value is not None:
+        print(result.value)
+    if result.truncated:
+        print("[output truncated]", file=sys.stderr)
+    if result.error is not None:
+        print(result.error.traceback or f"{result.error.type}: {result.error.message}",
+              file=sys.stderr, end="" if result.error.traceback.endswith("\n") else "\n")
+    if result.state_lost:
+        print("[the worker was restarted: variables were lost]", file=sys.stderr)
+    sys.stdout.flush()
+
+
+def cmd_exec(args: argparse.Namespace) -> int:
+    code = args.code if args.code is not None else sys.stdin.read()
+    cell = _sandbox(load(vault=args.vault), args)
+    try:
+        result = cell.exec(code)
+    finally:
+        cell.close()
+    if args.json:
+        print(json.dumps(result.to_json(), ensure_ascii=False, sort_keys=True))
+    else:
+        _print_human(result)
+    return 0 if result.ok else 1
+
+
+def _read_cell() -> str | None:
+    """One cell: a line, or a block continued until an empty line (like the Python REPL)."""
+    try:
+        first = input(_PROMPT)
+    except EOFError:
+        return None
+    lines = [first]
+    if first.rstrip().endswith(":") or first.startswith(("@", "class ", "def ")):
+        while True:
+            try:
+                line = input(_MORE)
+            except EOFError:
+                break
+            if not line.strip():
+                break
+            lines.append(line)
+    return "\n".join(lines)
+
+
+def cmd_repl(args: argparse.Namespace) -> int:
+    session = _sandbox(load(vault=args.vault), args)
+    print(f"rmh repl ({session.tier}); help() lists the vault functions; Ctrl-D quits",
+          file=sys.stderr)
+    try:
+        while (cell := _read_cell()) is not None:
+            if cell.strip():
+                try:
+                    _print_human(session.exec(cell))
+                except KeyboardInterrupt:
+                    print("\n[interrupted]", file=sys.stderr)
+    finally:
+        session.close()
+    return 0
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--unsafe-no-sandbox", action="store_true",
+                   help="run even where no sandbox tier works (rlimits only: NOT isolated)")
+    p.add_argument("--deadline", type=float, default=None, metavar="S",
+                   help="wall-clock limit per cell in seconds (default: [sandbox] deadline_s)")
+    p.add_argument("--no-dense", action="store_true", help="do not load the embedding model")
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("exec", help="run one Python cell in the sandbox against the vault")
+    p.add_argument("-c", dest="code", metavar="CODE", help="the cell (default: read stdin)")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    _common(p)
+    p.set_defaults(func=cmd_exec)
+    p = sub.add_parser("repl", help="an interactive sandboxed Python loop over the vault")
+    _common(p)
+    p.set_defaults(func=cmd_repl)

@@ -1,0 +1,99 @@
+"""`rmh serve`: the vault over JSON-RPC 2.0 and MCP on stdin/stdout, for one agent.
+
+Nothing but protocol frames reaches stdout: before anything else runs, the real stdout is
+duplicated to a private descriptor for the frames, and fd 1 and `sys.stdout` are pointed at
+stderr, so a stray print (ours, a library's, a C extension's, a child process's) lands in the
+log. Logs go to stderr. Exit code 0 after end of input or SIGTERM (session-end work flushed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections.abc import Mapping
+from functools import partial
+
+import anyio
+
+from harness.compose import LedgerSessions, open_vault
+from harness.config import Config, ConfigError, load
+from harness.llm import Broker
+from harness.mcp import mcp_methods
+from harness.methods import Harness, Repl, map_exception, method_table
+from harness.rlm_tools import RlmTools
+from harness.server import StdioServer
+from rpc import DEFAULT_MAX_FRAME, Dispatcher
+from sandbox import HostFunction, Sandbox, SandboxConfig
+from vault import Ledger
+
+
+def protect_stdout() -> int:
+    """Reserve the real stdout for frames; return its new descriptor."""
+    sys.stdout.flush()
+    proto = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return proto
+
+
+def sandbox_factory(cfg: Config) -> partial[Repl]:
+    """Build the REPL from [sandbox] in rmh.toml when first needed."""
+    section = cfg.sandbox
+    sb_config = SandboxConfig(
+        deadline_s=section.deadline_s,
+        memory_mb=section.memory_mb,
+        output_cap=section.output_cap,
+        unsafe_no_sandbox=section.unsafe_no_sandbox,
+    )
+
+    def make(config: SandboxConfig, functions: Mapping[str, HostFunction]) -> Repl:
+        return Sandbox(config, functions)
+
+    return partial(make, sb_config)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    proto_fd = protect_stdout()
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=getattr(logging, str(args.log_level).upper(), logging.WARNING),
+        format="rmh %(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        cfg = load(vault=args.vault)
+    except ConfigError as exc:
+        print(f"rmh: {exc}", file=sys.stderr)
+        return 1
+    vault = open_vault(cfg, dense=not args.no_dense)
+    broker = Broker.from_config(cfg.llm)
+    hooks = LedgerSessions(vault.usage) if isinstance(vault.usage, Ledger) else None
+    harness = Harness(
+        cfg, vault, repl_factory=sandbox_factory(cfg), rlm=RlmTools(broker), hooks=hooks
+    )
+    methods = {**method_table(harness), **mcp_methods(harness)}
+    dispatcher = Dispatcher(methods, map_exception=map_exception, max_frame=args.max_frame)
+    server = StdioServer(dispatcher, on_shutdown=harness.shutdown, max_frame=args.max_frame)
+    try:
+        anyio.run(server.run, 0, proto_fd)
+    finally:
+        broker.close()
+    os.close(proto_fd)
+    return 0
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "serve",
+        help="serve the vault to one agent: JSON-RPC 2.0 and MCP over stdin/stdout",
+        description="Serve the vault over newline-delimited JSON-RPC 2.0 (and MCP) on "
+        "stdin/stdout. Nothing but protocol is written to stdout; logs go to stderr.",
+    )
+    p.add_argument("--no-dense", action="store_true",
+                   help="skip the ONNX embedder (keyword, graph and conjunctive signals only)")
+    p.add_argument("--max-frame", type=int, default=DEFAULT_MAX_FRAME, metavar="BYTES",
+                   help="largest accepted or sent frame (default 8 MiB)")
+    p.add_argument("--log-level", default="warning",
+                   choices=["debug", "info", "warning", "error"], help="stderr log level")
+    p.set_defaults(func=cmd_serve)

@@ -1,0 +1,189 @@
+"""The offline sub-reasoner: answer a question from a slice by extracting its best sentences.
+
+With no LLM endpoint configured, `rlm_call` still returns a useful, deterministic value: the
+sentences of the slice that best match the question, in the order the slice gives them, behind
+the label `[extractive]` so no caller mistakes them for a model's answer. When no sentence
+shares a content term with the question the answer is `[extractive] NOT FOUND`, the same
+sentinel the LLM prompt asks a model to use.
+
+Scoring is Okapi BM25 with each sentence of the slice as a document (Robertson & Zaragoza,
+"The Probabilistic Relevance Framework: BM25 and Beyond", 2009):
+
+    idf(t)  = ln((N - n_t + 0.5) / (n_t + 0.5) + 1)
+    s(q, d) = sum_{t in q} idf(t) * f(t,d) * (k1 + 1) / (f(t,d) + k1 * (1 - b + b * |d| / avgdl))
+
+with k1 = 1.2, b = 0.75, terms from the vault's tokenizer (`vault.tokenize`, stop words removed)
+and a light suffix folding so "meetings" matches "meeting". An answer-type prior multiplies a
+positive score by ANSWER_TYPE_BOOST when the sentence holds what the question asks for (a date
+or number for when/how many, a capitalised name for who). Ties break by sentence position.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from typing import cast
+
+import vault as _vault
+
+LABEL = "[extractive]"
+NOT_FOUND = "NOT FOUND"
+K1 = 1.2
+B = 0.75
+MAX_SENTENCES = 3
+MIN_TOKENS = 3  # shorter lines (headings, labels) are context, never an answer
+# Lines a rendered slice adds about a note (harness/ask.py render_note): context, not answers.
+_METADATA = re.compile(r"^(?:source|date):\s", re.IGNORECASE)
+RELATIVE_FLOOR = 0.3  # keep a sentence only if it scores >= 30% of the best one
+ANSWER_TYPE_BOOST = 1.25
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
+_LINE_MARKUP = re.compile(r"^\s*(?:[#>]+|[-*+]|\d+[.)])\s+")
+_NUMBER = re.compile(r"\d")
+_MONTHS = frozenset(
+    (
+        "january", "february", "march", "april", "may", "june", "july", "august",
+        "september", "october", "november", "december", "monday", "tuesday", "wednesday",
+        "thursday", "friday", "saturday", "sunday", "yesterday", "today", "tomorrow",
+    )
+)
+_NAME = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z]+")
+
+
+# Used only when the vault package does not export content_terms (it does; see vault/text.py).
+_FALLBACK_STOP = frozenset(
+    _WORD.findall(
+        "a an and are as at be by did do does for from had has have how i in is it its of on "
+        "or she he that the their they this to was were what when where which who why will "
+        "with you"
+    )
+)
+
+
+def _fallback_tokenize(text: str) -> list[str]:
+    return _WORD.findall(text.casefold())
+
+
+def _fallback_content_terms(tokens: list[str]) -> list[str]:
+    return [t for t in tokens if t not in _FALLBACK_STOP]
+
+
+# The vault's tokenizer when the package exports it; the same regex otherwise.
+_tokenize = cast(
+    Callable[[str], list[str]], getattr(_vault, "tokenize", None) or _fallback_tokenize
+)
+_content_terms = cast(
+    Callable[[list[str]], list[str]],
+    getattr(_vault, "content_terms", None) or _fallback_content_terms,
+)
+
+
+def _fold(term: str) -> str:
+    """Fold common English suffixes so inflections meet (deliberately crude, deterministic)."""
+    for suffix in ("ing", "ies", "es", "ed", "s"):
+        if len(term) > len(suffix) + 3 and term.endswith(suffix):
+            return term[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    return term
+
+
+def terms(text: str) -> list[str]:
+    """Content terms of `text`: tokens minus stop words, suffix-folded, in order."""
+    return [_fold(t) for t in _content_terms(_tokenize(text))]
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of `text`: each non-empty line, split after . ! ? before a capital or digit.
+
+    Markdown line markup (headings, bullets, quotes, numbered items) is stripped.
+    """
+    out: list[str] = []
+    for line in text.splitlines():
+        line = _LINE_MARKUP.sub("", line).strip()
+        if not line:
+            continue
+        out.extend(part.strip() for part in _SENTENCE_END.split(line) if part.strip())
+    return out
+
+
+def bm25_scores(docs: Sequence[Sequence[str]], query: Iterable[str]) -> list[float]:
+    """BM25 score of each tokenised doc for the query terms (formula in the module doc)."""
+    n = len(docs)
+    if n == 0:
+        return []
+    avgdl = sum(len(d) for d in docs) / n or 1.0
+    df: Counter[str] = Counter()
+    for d in docs:
+        df.update(set(d))
+    q_terms = list(dict.fromkeys(query))  # dedupe, keep first-appearance order
+    scores: list[float] = []
+    for d in docs:
+        tf = Counter(d)
+        norm = K1 * (1.0 - B + B * len(d) / avgdl)
+        s = 0.0
+        for t in q_terms:
+            f = tf.get(t, 0)
+            if f:
+                idf = math.log((n - df[t] + 0.5) / (df[t] + 0.5) + 1.0)
+                s += idf * f * (K1 + 1.0) / (f + norm)
+        scores.append(s)
+    return scores
+
+
+def _answer_type_ok(question: str, sentence: str) -> bool:
+    q = question.casefold()
+    if q.startswith("when") or "what date" in q or "what year" in q or "how long" in q:
+        low = set(_fallback_tokenize(sentence))
+        return bool(_NUMBER.search(sentence)) or bool(low & _MONTHS)
+    if "how many" in q or "how much" in q:
+        return bool(_NUMBER.search(sentence))
+    if q.startswith("who") or "whom" in q:
+        return bool(_NAME.search(sentence))
+    return False
+
+
+def rank_sentences(slice_text: str, question: str) -> list[tuple[int, float, str]]:
+    """(position, score, sentence) for every sentence with a positive score, best first."""
+    sentences = split_sentences(slice_text)
+    scores = bm25_scores([terms(s) for s in sentences], terms(question))
+    ranked = []
+    for i, (score, sentence) in enumerate(zip(scores, sentences, strict=True)):
+        if score <= 0.0 or len(_fallback_tokenize(sentence)) < MIN_TOKENS:
+            continue
+        if _METADATA.match(sentence):
+            continue
+        if _answer_type_ok(question, sentence):
+            score *= ANSWER_TYPE_BOOST
+        ranked.append((i, score, sentence))
+    ranked.sort(key=lambda r: (-r[1], r[0]))
+    return ranked
+
+
+def extract_answer(slice_text: str, question: str, *, max_words: int | None = None) -> str:
+    """The labelled extractive answer: up to MAX_SENTENCES best sentences, in slice order.
+
+    Deterministic: the same slice and question always give the same string. With `max_words`
+    the answer body is cut to that many words (an ellipsis marks the cut).
+    """
+    ranked = rank_sentences(slice_text, question)
+    if not ranked:
+        return f"{LABEL} {NOT_FOUND}"
+    best = ranked[0][1]
+    kept = [r for r in ranked[:MAX_SENTENCES] if r[1] >= RELATIVE_FLOOR * best]
+    kept.sort(key=lambda r: r[0])
+    body = " ".join(r[2] if r[2][-1] in ".!?…" else r[2] + "." for r in kept)
+    if max_words is not None:
+        words = body.split()
+        if len(words) > max_words:
+            body = " ".join(words[: max(1, max_words)]) + " …"
+    return f"{LABEL} {body}"
+
+
+def is_not_found(answer: str) -> bool:
+    """True when an answer (extractive or model) is the NOT FOUND sentinel."""
+    text = answer.strip()
+    if text.startswith(LABEL):
+        text = text[len(LABEL) :].strip()
+    return text.rstrip(".").upper() == NOT_FOUND

@@ -1,0 +1,365 @@
+"""The LLM broker behind `rlm_call`: bounded depth-1 sub-calls, on the trusted side only.
+
+A sub-call is one system turn (prompts/rlm_system.md) and one user turn (prompts/rlm_user.md,
+which fences the slice as data) sent to an OpenAI-compatible chat-completions endpoint, with no
+tools, no REPL and no way to call back: its answer is a string, returned as data. With no model
+configured the `extractive` provider answers deterministically from the slice instead.
+
+Every bound is enforced here, before a request leaves the process:
+- calls per top-level exec (`ExecBudget`, one per exec; every attempt counts, retries
+  included, cache hits do not), RlmBudgetExceeded past it;
+- calls in flight (an anyio.CapacityLimiter shared by the whole session);
+- depth 1: a call made while a sub-call is being served is refused (RlmDepthExceeded);
+- a per-attempt timeout (RlmTimeout) and a fixed number of retries with exponential back-off
+  (the SDK's own retries are off, so each one is counted);
+- the slice size (RlmSliceTooLarge);
+- a session ledger of calls, tokens and outcomes, and a cache keyed by
+  sha256(provider, model, messages, parameters).
+
+Threading: the broker owns its event loop (an anyio BlockingPortal on a private thread), so its
+sync methods `call`/`batch`/`run` can be used from any thread: the sandbox's exec thread, an
+anyio worker thread, or the CLI. The API key lives only in the provider object here; it is
+never part of a prompt, a status, an error message or anything sent to the worker.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import hashlib
+import json
+import threading
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import anyio.from_thread
+
+from .config import LlmSection
+from .llm_provider import ExtractiveProvider, OpenAIProvider
+from .llm_types import (
+    LlmUnavailable,
+    Provider,
+    RlmBudgetExceeded,
+    RlmDepthExceeded,
+    RlmError,
+    RlmSliceTooLarge,
+    RlmTimeout,
+    SubAnswer,
+    SubRequest,
+    TransientError,
+    build_request,
+)
+
+__all__ = [
+    "Broker",
+    "ExecBudget",
+    "LedgerEntry",
+    "LlmUnavailable",
+    "RlmBudgetExceeded",
+    "RlmDepthExceeded",
+    "RlmError",
+    "RlmSliceTooLarge",
+    "RlmTimeout",
+    "SubAnswer",
+    "SubRequest",
+    "build_request",
+]
+
+CACHE_MAX = 4096
+LEDGER_MAX = 10_000
+BACKOFF_CAP_S = 8.0
+
+# True while this task is serving a sub-call; any call made in that context is refused.
+_SERVING: contextvars.ContextVar[bool] = contextvars.ContextVar("rmh_llm_serving", default=False)
+
+
+class ExecBudget:
+    """The counters of one top-level exec. Thread-safe; `report()` is JSON-safe."""
+
+    def __init__(self, limit: int, exec_id: int, provider: str) -> None:
+        self.limit = limit
+        self.exec_id = exec_id
+        self.provider = provider
+        self.calls = 0
+        self.retries = 0
+        self.cache_hits = 0
+        self.prompt_tokens = 0
+        self.completion_tokens = 0
+        self._lock = threading.Lock()
+
+    def take(self) -> None:
+        """Count one attempt, or raise RlmBudgetExceeded if the budget is spent."""
+        with self._lock:
+            if self.calls >= self.limit:
+                raise RlmBudgetExceeded(
+                    f"rlm budget spent: {self.limit} sub-calls per exec (retries count)"
+                )
+            self.calls += 1
+
+    @property
+    def remaining(self) -> int:
+        with self._lock:
+            return self.limit - self.calls
+
+    def add(
+        self, *, retries: int = 0, cache_hits: int = 0, answer: SubAnswer | None = None
+    ) -> None:
+        with self._lock:
+            self.retries += retries
+            self.cache_hits += cache_hits
+            if answer is not None:
+                self.prompt_tokens += answer.prompt_tokens
+                self.completion_tokens += answer.completion_tokens
+
+    def report(self) -> dict[str, Any]:
+        with self._lock:
+            return {
+                "provider": self.provider,
+                "calls": self.calls,
+                "limit": self.limit,
+                "retries": self.retries,
+                "cache_hits": self.cache_hits,
+                "tokens": {"prompt": self.prompt_tokens, "completion": self.completion_tokens},
+            }
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    """One attempt (or cache hit) in the session ledger."""
+
+    exec_id: int
+    key: str  # first 16 hex digits of the cache key
+    outcome: str  # ok | cached | timeout | transient | unavailable
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class Broker:
+    """Bounded sub-calls for one session. Use as a context manager, or call close()."""
+
+    def __init__(self, provider: Provider, limits: LlmSection, *, reason: str = "") -> None:
+        self.provider = provider
+        self.limits = limits
+        self.reason = reason
+        self.ledger: deque[LedgerEntry] = deque(maxlen=LEDGER_MAX)
+        self._cache: dict[str, SubAnswer] = {}
+        self._lock = threading.Lock()
+        self._execs = 0
+        self._limiter: anyio.CapacityLimiter | None = None
+        self._portal: anyio.from_thread.BlockingPortal | None = None
+        self._thread: threading.Thread | None = None
+        self._loop_thread = -1
+        self._closed = False
+
+    @classmethod
+    def from_config(cls, section: LlmSection) -> Broker:
+        """An OpenAI-compatible provider when a model is configured, else the extractive one."""
+        if section.model:
+            return cls(OpenAIProvider(section), section)
+        reason = "no model configured ([llm].model or RMH_MODEL)"
+        return cls(ExtractiveProvider(), section, reason=reason)
+
+    # -- accounting -----------------------------------------------------------------------
+    def new_budget(self) -> ExecBudget:
+        """A fresh budget for one top-level exec."""
+        with self._lock:
+            self._execs += 1
+            return ExecBudget(self.limits.calls_per_exec, self._execs, self.provider.name)
+
+    def totals(self) -> dict[str, int]:
+        """Session totals from the ledger."""
+        with self._lock:
+            entries = list(self.ledger)
+        return {
+            "execs": self._execs,
+            "attempts": sum(e.outcome != "cached" for e in entries),
+            "answered": sum(e.outcome == "ok" for e in entries),
+            "cache_hits": sum(e.outcome == "cached" for e in entries),
+            "prompt_tokens": sum(e.prompt_tokens for e in entries),
+            "completion_tokens": sum(e.completion_tokens for e in entries),
+        }
+
+    def status(self) -> dict[str, Any]:
+        """Which provider is active and why, the limits and the session totals (no key)."""
+        lim = self.limits
+        return {
+            "provider": self.provider.name,
+            "model": self.provider.model,
+            "endpoint": getattr(self.provider, "endpoint", ""),
+            "reason": self.reason,
+            "limits": {
+                "calls_per_exec": lim.calls_per_exec, "in_flight": lim.in_flight, "depth": 1,
+                "timeout_s": lim.timeout_s, "max_retries": lim.max_retries,
+                "slice_max_chars": lim.slice_max_chars, "max_tokens": lim.max_tokens,
+            },
+            "session": self.totals(),
+        }
+
+    def _record(self, entry: LedgerEntry) -> None:
+        with self._lock:
+            self.ledger.append(entry)
+
+    # -- async core (runs on the broker's loop) --------------------------------------------
+    async def arun(self, request: SubRequest, budget: ExecBudget) -> str:
+        """Answer one request within the bounds; the text, or a typed RlmError."""
+        if _SERVING.get():
+            raise RlmDepthExceeded("sub-calls cannot make calls: rlm depth is 1")
+        if len(request.slice_text) > self.limits.slice_max_chars:
+            raise RlmSliceTooLarge(
+                f"slice has {len(request.slice_text)} characters; the cap is "
+                f"{self.limits.slice_max_chars} (pass a smaller slice)"
+            )
+        key = self._key(request)
+        if self._limiter is None:
+            self._limiter = anyio.CapacityLimiter(self.limits.in_flight)
+        async with self._limiter:
+            cached = self._cache.get(key)
+            if cached is not None:
+                budget.add(cache_hits=1)
+                self._record(LedgerEntry(budget.exec_id, key[:16], "cached"))
+                return cached.text
+            answer = await self._attempts(request, budget, key)
+        self._cache[key] = answer
+        if len(self._cache) > CACHE_MAX:
+            self._cache.pop(next(iter(self._cache)))
+        return answer.text
+
+    async def _attempts(self, request: SubRequest, budget: ExecBudget, key: str) -> SubAnswer:
+        last: RlmError | None = None
+        for attempt in range(self.limits.max_retries + 1):
+            if attempt:
+                budget.add(retries=1)
+                backoff = self.limits.retry_backoff_s * 2 ** (attempt - 1)
+                await anyio.sleep(min(BACKOFF_CAP_S, backoff))
+            try:
+                budget.take()
+            except RlmBudgetExceeded as exc:
+                raise exc from last
+            token = _SERVING.set(True)
+            try:
+                with anyio.fail_after(self.limits.timeout_s):
+                    answer = await self.provider.complete(request)
+            except TimeoutError as exc:
+                self._record(LedgerEntry(budget.exec_id, key[:16], "timeout"))
+                last = RlmTimeout(
+                    f"no answer within {self.limits.timeout_s:g} s (attempt {attempt + 1})"
+                )
+                last.__cause__ = exc
+                continue
+            except TransientError as exc:
+                self._record(LedgerEntry(budget.exec_id, key[:16], "transient"))
+                last = LlmUnavailable(f"{exc} (attempt {attempt + 1})")
+                continue
+            except RlmError:
+                self._record(LedgerEntry(budget.exec_id, key[:16], "unavailable"))
+                raise
+            finally:
+                _SERVING.reset(token)
+            budget.add(answer=answer)
+            self._record(LedgerEntry(budget.exec_id, key[:16], "ok",
+                                     answer.prompt_tokens, answer.completion_tokens))
+            return answer
+        assert last is not None  # the loop runs at least once
+        raise last
+
+    async def abatch(self, requests: Sequence[SubRequest], budget: ExecBudget) -> list[str]:
+        """Answers in input order; at most `in_flight` at once. The first failure (in input
+        order) is raised after all finish; the answers that did arrive are cached, so running
+        the same batch again costs only the failed calls."""
+        results: list[str | Exception] = ["" for _ in requests]
+
+        async def one(i: int, request: SubRequest) -> None:
+            try:
+                results[i] = await self.arun(request, budget)
+            except Exception as exc:  # re-raised below, in input order
+                results[i] = exc
+
+        async with anyio.create_task_group() as tg:
+            for i, request in enumerate(requests):
+                tg.start_soon(one, i, request)
+        out: list[str] = []
+        for r in results:
+            if isinstance(r, Exception):
+                raise r
+            out.append(r)
+        return out
+
+    def _key(self, request: SubRequest) -> str:
+        material = {
+            "provider": self.provider.name,
+            "model": self.provider.model,
+            "messages": request.messages(),
+            "max_tokens": self.limits.max_tokens,
+            "temperature": self.limits.temperature,
+            "max_words": request.max_words,
+        }
+        blob = json.dumps(material, sort_keys=True, ensure_ascii=False).encode("utf-8")
+        return hashlib.sha256(blob).hexdigest()
+
+    # -- sync facade (any thread except the broker's own loop) -----------------------------
+    def _enter(self) -> anyio.from_thread.BlockingPortal:
+        if _SERVING.get() or threading.get_ident() == self._loop_thread:
+            raise RlmDepthExceeded("sub-calls cannot make calls: rlm depth is 1")
+        with self._lock:
+            if self._closed:
+                raise LlmUnavailable("the broker is closed")
+            if self._portal is None:
+                self._portal, self._thread = _start_loop()
+                self._loop_thread = self._portal.call(threading.get_ident)
+            return self._portal
+
+    def run(self, request: SubRequest, budget: ExecBudget) -> str:
+        """Blocking `arun`."""
+        return self._enter().call(self.arun, request, budget)
+
+    def call(
+        self, slice_text: str, question: str, budget: ExecBudget, max_words: int | None = None
+    ) -> str:
+        """Blocking rlm_call on a rendered slice."""
+        return self.run(build_request(slice_text, question, max_words), budget)
+
+    def batch(
+        self, pairs: Sequence[tuple[str, str]], budget: ExecBudget, max_words: int | None = None
+    ) -> list[str]:
+        """Blocking rlm_batch on rendered slices: answers in input order."""
+        requests = [build_request(s, q, max_words) for s, q in pairs]
+        return self._enter().call(self.abatch, requests, budget)
+
+    def close(self) -> None:
+        """Close the provider's connections and stop the broker's loop (idempotent)."""
+        with self._lock:
+            portal, thread, self._closed = self._portal, self._thread, True
+            self._portal, self._thread = None, None
+        if portal is not None and thread is not None:
+            try:
+                portal.call(self.provider.aclose)
+            finally:
+                portal.call(portal.stop, True)
+                thread.join(timeout=10)
+
+    def __enter__(self) -> Broker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _start_loop() -> tuple[anyio.from_thread.BlockingPortal, threading.Thread]:
+    """The broker's event loop on a DAEMON thread (anyio's start_blocking_portal uses a
+    non-daemon one, which would hang interpreter exit if a broker were never closed)."""
+    ready = threading.Event()
+    box: list[anyio.from_thread.BlockingPortal] = []
+
+    async def main() -> None:
+        async with anyio.from_thread.BlockingPortal() as portal:
+            box.append(portal)
+            ready.set()
+            await portal.sleep_until_stopped()
+
+    thread = threading.Thread(target=anyio.run, args=(main,), name="rmh-llm", daemon=True)
+    thread.start()
+    if not ready.wait(timeout=30) or not box:
+        raise LlmUnavailable("the broker's event loop did not start")
+    return box[0], thread

@@ -1,0 +1,90 @@
+"""The two sub-call backends: the offline extractive reasoner and any OpenAI-compatible
+chat-completions endpoint (through `openai.AsyncOpenAI`).
+
+Providers answer one request and classify failures; retries, timeouts, budgets and caching are
+the broker's (harness/llm.py). A provider raises TimeoutError (retryable, counted as a timeout),
+TransientError (retryable: connection errors, HTTP 408/409/429/5xx) or LlmUnavailable (final).
+"""
+
+from __future__ import annotations
+
+import openai
+
+from .config import LlmSection
+from .extractive import extract_answer
+from .llm_types import LlmUnavailable, SubAnswer, SubRequest, TransientError
+
+
+class ExtractiveProvider:
+    """The offline default: deterministic extractive answers (harness/extractive.py)."""
+
+    name = "extractive"
+    model = "extractive-bm25"
+
+    async def complete(self, request: SubRequest) -> SubAnswer:
+        return SubAnswer(extract_answer(request.slice_text, request.question,
+                                        max_words=request.max_words))
+
+    async def aclose(self) -> None:
+        return None
+
+
+class OpenAIProvider:
+    """Any OpenAI-compatible chat-completions endpoint, through `openai.AsyncOpenAI`."""
+
+    name = "openai"
+
+    def __init__(self, section: LlmSection) -> None:
+        self.model = section.model
+        self.endpoint = section.base_url or "https://api.openai.com/v1"
+        self._key = section.api_key
+        self._section = section
+        self._client: openai.AsyncOpenAI | None = None
+
+    def _scrub(self, text: str) -> str:
+        if self._key:
+            text = text.replace(self._key, "***")
+        return text[:300]
+
+    async def complete(self, request: SubRequest) -> SubAnswer:
+        if self._client is None:  # created on the broker's loop, the only one that uses it
+            self._client = openai.AsyncOpenAI(
+                api_key=self._key or "sk-no-key",  # local servers need a non-empty value
+                base_url=self.endpoint,
+                timeout=self._section.timeout_s,
+                max_retries=0,  # retries are ours, so each one is counted
+            )
+        try:
+            resp = await self._client.chat.completions.create(
+                model=self.model,
+                messages=request.messages(),
+                max_tokens=self._section.max_tokens,
+                temperature=self._section.temperature,
+                stream=False,
+            )
+        except openai.APITimeoutError as exc:
+            raise TimeoutError("the endpoint did not answer in time") from exc
+        except openai.APIConnectionError as exc:
+            raise TransientError(f"cannot reach {self.endpoint}") from exc
+        except openai.APIStatusError as exc:
+            status = exc.status_code
+            if status in (408, 409, 429) or status >= 500:
+                raise TransientError(f"HTTP {status} from the endpoint") from exc
+            if status in (401, 403):  # never echo the body: it may quote part of the key
+                raise LlmUnavailable(f"HTTP {status}: authentication refused") from exc
+            raise LlmUnavailable(f"HTTP {status}: {self._scrub(exc.message)}") from exc
+        except openai.OpenAIError as exc:
+            raise LlmUnavailable(self._scrub(str(exc))) from exc
+        text = resp.choices[0].message.content if resp.choices else None
+        if not text or not text.strip():
+            raise LlmUnavailable("the model returned no text")
+        usage = resp.usage
+        return SubAnswer(
+            text.strip(),
+            usage.prompt_tokens if usage else 0,
+            usage.completion_tokens if usage else 0,
+        )
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()

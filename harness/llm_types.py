@@ -1,0 +1,111 @@
+"""The vocabulary of the LLM broker: its typed errors, a sub-call request and answer, and
+the Provider protocol every backend implements (harness/llm_provider.py has the two we ship).
+
+The prompt of a sub-call comes from prompts/rlm_system.md and prompts/rlm_user.md; the user
+turn fences the slice between two lines tagged with the slice's own sha256 prefix, so the
+slice cannot forge the closing fence (it would have to contain its own hash).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from string import Template
+from typing import Protocol
+
+from openai.types.chat import ChatCompletionMessageParam
+
+import prompts
+
+
+class RlmError(Exception):
+    """Base of the broker's errors; the REPL sees each as an exception of its class name.
+
+    `code_name` and `data()` let the JSON-RPC boundary (harness.methods.map_exception) map it
+    to its application code ("llm_error" -32030, "budget_exceeded" -32031).
+    """
+
+    code_name = "llm_error"
+
+    def data(self) -> dict[str, object]:
+        """JSON-safe fields: the error's class name and its message (never the key)."""
+        return {"type": type(self).__name__, "reason": str(self)}
+
+
+class RlmBudgetExceeded(RlmError):
+    """The exec's call budget is spent (every attempt counts, retries included)."""
+
+    code_name = "budget_exceeded"
+
+
+class RlmTimeout(RlmError):
+    """The sub-call did not answer within the per-call timeout, after all retries."""
+
+
+class LlmUnavailable(RlmError):
+    """The endpoint refused, failed or is unreachable, after all retries."""
+
+
+class RlmDepthExceeded(RlmError):
+    """A call was attempted while serving a sub-call: depth is 1."""
+
+
+class RlmSliceTooLarge(RlmError):
+    """The slice is longer than the configured cap (slice_max_chars)."""
+
+
+class TransientError(Exception):
+    """A provider failure worth retrying (connection error, HTTP 408/409/429/5xx)."""
+
+
+@dataclass(frozen=True)
+class SubRequest:
+    """One sub-call: the two turns sent to a model, plus the raw slice and question."""
+
+    system: str
+    user: str
+    slice_text: str = ""
+    question: str = ""
+    max_words: int | None = None
+
+    def messages(self) -> list[ChatCompletionMessageParam]:
+        return [
+            {"role": "system", "content": self.system},
+            {"role": "user", "content": self.user},
+        ]
+
+
+@dataclass(frozen=True)
+class SubAnswer:
+    """A provider's answer text and its token usage (0 where the provider has none)."""
+
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+def build_request(slice_text: str, question: str, max_words: int | None = None) -> SubRequest:
+    """The rlm_call request: the slice fenced by a tag derived from its own sha256.
+
+    The slice cannot forge the closing fence: it would have to contain its own hash.
+    """
+    fence = hashlib.sha256(slice_text.encode("utf-8")).hexdigest()[:16]
+    rule = f"Answer in at most {max_words} words." if max_words else ""
+    user = Template(prompts.load("rlm_user")).substitute(
+        fence=fence, slice=slice_text, question=question.strip(), length_rule=rule
+    )
+    return SubRequest(prompts.load("rlm_system"), user, slice_text, question, max_words)
+
+
+class Provider(Protocol):
+    """Something that answers a SubRequest; raises TimeoutError, _Transient or RlmError."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def model(self) -> str: ...
+
+    async def complete(self, request: SubRequest) -> SubAnswer: ...
+
+    async def aclose(self) -> None: ...

@@ -1,0 +1,121 @@
+"""Parsing one frame into JSON-RPC 2.0 requests, and building response objects.
+
+Spec-exact where jsonrpcserver's schema validation is not: each element of a batch is
+validated on its own (a batch of non-objects gets one error per element), an empty batch gets
+one error (not an array), `"jsonrpc"` must be exactly `"2.0"`, `id` must be a string, a number
+or null (booleans, arrays and objects are invalid), `params` an array or an object. The id of
+an invalid request is echoed when it has a valid type, else null. NaN/Infinity literals are a
+parse error; so is nesting deeper than the interpreter can decode (answered, never a crash).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import INVALID_REQUEST, PARSE_ERROR, RpcError, spec_error
+
+NO_ID: Any = object()  # sentinel: a notification has no id member at all
+
+
+@dataclass(frozen=True)
+class Request:
+    """A well-formed request object. `id is NO_ID` for a notification."""
+
+    method: str
+    params: list[Any] | dict[str, Any]
+    id: Any = NO_ID
+
+    @property
+    def is_notification(self) -> bool:
+        return self.id is NO_ID
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """An element that is not a valid request: it is answered with `error`, id `id`."""
+
+    error: RpcError
+    id: Any = None
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A frame: its items (requests and invalid elements), and whether it was a batch.
+
+    `error` is set instead when the frame as a whole is answered with one error (parse error,
+    empty batch, a non-container top level)."""
+
+    items: tuple[Request | Invalid, ...] = ()
+    is_batch: bool = False
+    error: RpcError | None = None
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def valid_id(value: Any) -> bool:
+    """An id may be a string, a number or null (never a boolean, array or object)."""
+    return value is None or (isinstance(value, (str, int, float)) and not isinstance(value, bool))
+
+
+def id_key(value: Any) -> str:
+    """A hashable, type-preserving key for an id (so 1 and "1" never collide)."""
+    return json.dumps(value, allow_nan=True, sort_keys=True)
+
+
+def _bad(reason: str, rid: Any = None) -> Invalid:
+    return Invalid(spec_error(INVALID_REQUEST, {"reason": reason}), rid)
+
+
+def parse_item(obj: Any) -> Request | Invalid:
+    """Validate one element (the whole frame, or one element of a batch)."""
+    if not isinstance(obj, dict):
+        return _bad("not an object")
+    has_id = "id" in obj
+    rid = obj.get("id")
+    echo = rid if has_id and valid_id(rid) else None
+    if obj.get("jsonrpc") != "2.0":
+        return _bad('jsonrpc must be "2.0"', echo)
+    method = obj.get("method")
+    if not isinstance(method, str):
+        return _bad("method must be a string", echo)
+    if has_id and not valid_id(rid):
+        return _bad("id must be a string, number or null")
+    params = obj.get("params", {})
+    if not isinstance(params, (list, dict)):
+        return _bad("params must be array or object", echo)
+    if "result" in obj or "error" in obj:
+        return _bad("a response is not a request", echo)
+    return Request(method, params, rid if has_id else NO_ID)
+
+
+def parse_frame(raw: bytes) -> Parsed:
+    """Decode and validate one frame (no newline). Never raises."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return Parsed(error=spec_error(PARSE_ERROR, {"reason": "invalid UTF-8"}))
+    try:
+        obj = json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:
+        return Parsed(error=spec_error(PARSE_ERROR, {"reason": "nesting too deep"}))
+    except ValueError:  # JSONDecodeError, NaN/Infinity, integers too long to convert
+        return Parsed(error=spec_error(PARSE_ERROR, {"reason": "invalid JSON"}))
+    if isinstance(obj, list):
+        if not obj:
+            return Parsed(error=spec_error(INVALID_REQUEST, {"reason": "empty batch"}))
+        return Parsed(items=tuple(parse_item(o) for o in obj), is_batch=True)
+    return Parsed(items=(parse_item(obj),))
+
+
+def success(rid: Any, result: Any) -> dict[str, Any]:
+    """A success response object."""
+    return {"jsonrpc": "2.0", "result": result, "id": rid}
+
+
+def failure(rid: Any, error: RpcError) -> dict[str, Any]:
+    """An error response object (`rid` None when the id could not be determined)."""
+    return {"jsonrpc": "2.0", "error": error.to_json(), "id": rid}

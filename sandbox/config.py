@@ -1,0 +1,51 @@
+"""The sandbox's limits and tier choice, as one frozen value (read by harness/config.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# Isolation tiers, strongest first. The first three are real sandboxes; the last runs only
+# when the operator passed --unsafe-no-sandbox.
+TIER_BWRAP = "bwrap+seccomp"
+TIER_LANDLOCK = "landlock+seccomp"
+TIER_SECCOMP = "seccomp"
+TIER_UNSAFE = "rlimits-only(unsafe)"
+TIERS: tuple[str, ...] = (TIER_BWRAP, TIER_LANDLOCK, TIER_SECCOMP, TIER_UNSAFE)
+
+
+class SandboxError(Exception):
+    """The sandbox cannot run code: no usable tier, a spawn that failed, a closed sandbox."""
+
+
+@dataclass(frozen=True)
+class SandboxConfig:
+    """Limits for one worker. Sizes in bytes unless the name says MB.
+
+    `tier`: "auto" picks the strongest available tier; naming a tier forces it (SandboxError
+    if it is unavailable). `lint`: run the AST courtesy check before sending a cell.
+    `max_calls`: host-function calls allowed per exec (then HostCallLimit in the worker).
+    `cpu_s`: RLIMIT_CPU over the worker's whole life, a backstop behind the wall-clock deadline.
+    """
+
+    deadline_s: float = 30.0
+    memory_mb: int = 1024
+    output_cap: int = 65_536
+    unsafe_no_sandbox: bool = False
+    max_frame: int = 8 << 20
+    scratch_mb: int = 64
+    open_files: int = 256
+    cpu_s: int = 3600
+    max_calls: int = 10_000
+    start_timeout_s: float = 10.0
+    lint: bool = True
+    tier: str = "auto"
+
+    def __post_init__(self) -> None:
+        if self.deadline_s <= 0 or self.start_timeout_s <= 0:
+            raise ValueError("deadline_s and start_timeout_s must be positive")
+        if min(self.memory_mb, self.output_cap, self.max_frame, self.scratch_mb) <= 0:
+            raise ValueError("sizes must be positive")
+        if self.memory_mb < 64:
+            raise ValueError("memory_mb below 64 cannot start an interpreter")
+        if self.tier != "auto" and self.tier not in TIERS:
+            raise ValueError(f"unknown tier {self.tier!r}; choose one of {TIERS}")

@@ -1,0 +1,265 @@
+"""The trusted supervisor of one untrusted worker: `Sandbox.exec(code) -> ExecResult`.
+
+One exec at a time (a lock); `cancel()` may come from any thread. During an exec the host
+multiplexes the worker's channel, stdout and stderr with select(2) until the result frame, the
+deadline, or the worker's death. Every frame is checked (size, JSON, exact keys, types, exec id,
+known function); any violation kills the worker's process group, respawns it, and the exec
+reports `ProtocolViolation` with `state_lost=True`. Output is kept up to `output_cap` bytes
+per stream, the rest is read and dropped (so the worker never blocks on a full pipe).
+"""
+
+from __future__ import annotations
+
+import os
+import selectors
+import threading
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from . import channel, launch, lint
+from .config import TIER_UNSAFE, SandboxConfig, SandboxError
+from .functions import HostFunction, describe, invoke
+from .probe import choose_tier
+from .result import ErrorInfo, ExecResult
+from .seccomp_policy import compile_bpf
+from .session import Capture, Outcome, check_frame
+
+
+class Sandbox:
+    """A persistent sandboxed Python namespace with host functions as globals."""
+
+    def __init__(self, config: SandboxConfig, functions: Mapping[str, HostFunction]) -> None:
+        self.config = config
+        self.tier: str = choose_tier(config)
+        self._functions = dict(functions)
+        self._bpf = None if self.tier == TIER_UNSAFE else compile_bpf()
+        self._exec_lock = threading.Lock()
+        self._state_lock = threading.Lock()
+        self._proc: launch.WorkerProcess | None = None
+        self._running = False
+        self._cancelled = False
+        self._closed = False
+        self._exec_id = 0
+        self.guards: tuple[str, ...] = ()
+        self._spawn()
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def _spawn(self) -> None:
+        proc = launch.spawn(self.tier, self.config)
+        deadline = time.monotonic() + self.config.start_timeout_s
+        init = {"t": "init", "plan": launch.guard_plan(self.tier, self.config, self._bpf),
+                "functions": describe(self._functions),
+                "caps": {"frame": self.config.max_frame, "value": self.config.output_cap}}
+        try:
+            channel.send(proc.to_worker, init, deadline)
+            frame = self._await_ready(proc, deadline)
+        except (channel.ProtocolViolation, channel.WriteTimeout, OSError, SandboxError) as exc:
+            err = _drain(proc.stderr, 4000)
+            proc.close()
+            raise SandboxError(f"worker failed to start ({self.tier}): {exc}; {err}") from exc
+        guards = tuple(str(g) for g in frame["guards"])
+        if self.tier != TIER_UNSAFE and "seccomp" not in guards:
+            proc.close()
+            raise SandboxError(f"worker started without seccomp: {guards}")
+        self.guards = guards
+        with self._state_lock:
+            self._proc = proc
+
+    def _await_ready(self, proc: launch.WorkerProcess, deadline: float) -> dict[str, Any]:
+        reader = channel.FrameReader(self.config.max_frame)
+        while (remaining := deadline - time.monotonic()) > 0:
+            sel_r, _, _ = _select([proc.from_worker], remaining)
+            if not sel_r:
+                continue
+            data = os.read(proc.from_worker, 65536)
+            if not data:
+                proc.proc.wait()
+                raise SandboxError(f"worker {proc.describe_exit()}")
+            frames = reader.feed(data)
+            if frames:
+                frame = frames[0]
+                if (len(frames) != 1 or reader.pending or frame.get("t") != "ready"
+                        or not isinstance(frame.get("guards"), list)):
+                    raise channel.ProtocolViolation("bad ready frame")
+                return frame
+        raise SandboxError(f"worker not ready within {self.config.start_timeout_s} s")
+
+    def _replace(self) -> None:
+        with self._state_lock:
+            proc, self._proc = self._proc, None
+        if proc is not None:
+            proc.close()
+        if not self._closed:
+            self._spawn()
+
+    def reset(self) -> None:
+        """Empty the namespace by replacing the worker (also ends any threads it left)."""
+        with self._exec_lock:
+            self._replace()
+
+    def close(self) -> None:
+        """Kill the worker; the sandbox cannot be used afterwards."""
+        with self._exec_lock:
+            self._closed = True
+            self._replace()
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def cancel(self) -> bool:
+        """Kill the running exec (from another thread). False when nothing is running."""
+        with self._state_lock:
+            if not self._running or self._proc is None:
+                return False
+            self._cancelled = True
+            self._proc.kill()
+        return True
+
+    # -- exec --------------------------------------------------------------------------------
+
+    def exec(self, code: str, *, deadline_s: float | None = None) -> ExecResult:
+        """Run one cell; blocking. Never raises for anything user code does."""
+        start = time.monotonic()
+        limit = self.config.deadline_s if deadline_s is None else deadline_s
+        with self._exec_lock:
+            if self._closed:
+                raise SandboxError("the sandbox is closed")
+            if self.config.lint and (issues := lint.check(code)):
+                error = ErrorInfo("LintError", "\n".join(str(i) for i in issues))
+                return self._result(Outcome(error=error), Capture(0), Capture(0), start, False)
+            lost = False
+            if self._proc is None or _readable(self._proc.from_worker):
+                self._replace()  # died idle or spoke out of turn
+                lost = True
+            assert self._proc is not None
+            proc = self._proc
+            self._exec_id += 1
+            out, err = Capture(self.config.output_cap), Capture(self.config.output_cap)
+            with self._state_lock:
+                self._running, self._cancelled = True, False
+            try:
+                outcome = self._run(proc, code, start + limit, limit, out, err)
+            finally:
+                with self._state_lock:
+                    self._running = False
+            if outcome.kill:
+                self._replace()
+                lost = True
+            return self._result(outcome, out, err, start, lost)
+
+    def _result(self, outcome: Outcome, out: Capture, err: Capture, start: float,
+                lost: bool) -> ExecResult:
+        ok = outcome.error is None
+        return ExecResult(ok, out.text(), err.text(), outcome.value, outcome.error,
+                          time.monotonic() - start, out.truncated, err.truncated, lost,
+                          self.tier, dict(outcome.calls))
+
+    def _run(self, proc: launch.WorkerProcess, code: str, deadline: float, limit: float,
+             out: Capture, err: Capture) -> Outcome:
+        sinks = {proc.stdout: out, proc.stderr: err}
+        outcome = self._loop(proc, code, deadline, limit, sinks)
+        if outcome.kill:
+            proc.kill()
+        for fd, sink in sinks.items():
+            for _ in range(64):  # what was written before the result (or the kill) is in the pipe
+                data = _read(fd)
+                if not data:
+                    break
+                sink.add(data)
+        return outcome
+
+    def _loop(self, proc: launch.WorkerProcess, code: str, deadline: float, limit: float,
+              sinks: dict[int, Capture]) -> Outcome:
+        outcome = Outcome()
+        reader = channel.FrameReader(self.config.max_frame)
+        sel = selectors.DefaultSelector()
+        for fd in (proc.from_worker, proc.stdout, proc.stderr):
+            sel.register(fd, selectors.EVENT_READ)
+        try:
+            channel.send(proc.to_worker, {"t": "exec", "id": self._exec_id, "code": code},
+                         deadline)
+            while outcome.result is None:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return outcome.fail("DeadlineExceeded", f"the cell ran past its {limit:g} s "
+                                        "deadline; the worker was killed and restarted")
+                for key, _ in sel.select(remaining):
+                    fd = int(key.fd)
+                    data = _read(fd)
+                    if fd in sinks:
+                        if data == b"":
+                            sel.unregister(fd)
+                        elif data:
+                            sinks[fd].add(data)
+                    elif not data:
+                        return self._died(proc, outcome)
+                    else:
+                        for frame in reader.feed(data):
+                            self._handle(proc, frame, outcome, deadline)
+                        if outcome.result is not None and reader.pending:
+                            raise channel.ProtocolViolation("bytes after the result frame")
+        except channel.ProtocolViolation as exc:
+            return outcome.fail("ProtocolViolation", f"{exc}; the worker was killed and restarted")
+        except channel.WriteTimeout:
+            return outcome.fail("DeadlineExceeded", f"the cell ran past its {limit:g} s deadline")
+        except OSError:  # EPIPE: the worker died while we were writing
+            return self._died(proc, outcome)
+        finally:
+            sel.close()
+        return outcome.finish()
+
+    def _died(self, proc: launch.WorkerProcess, outcome: Outcome) -> Outcome:
+        proc.proc.wait()
+        if self._cancelled:
+            return outcome.fail("Cancelled", "the cell was cancelled; the worker was restarted")
+        return outcome.fail("WorkerCrashed", f"the worker {proc.describe_exit()}; "
+                            "it was restarted and its state lost")
+
+    def _handle(self, proc: launch.WorkerProcess, frame: dict[str, Any], outcome: Outcome,
+                deadline: float) -> None:
+        if outcome.result is not None:
+            raise channel.ProtocolViolation("frame after the result")
+        kind = check_frame(frame, self._exec_id, self._functions)
+        if kind == "result":
+            outcome.result = frame
+            return
+        name = str(frame["fn"])
+        outcome.calls[name] = outcome.calls.get(name, 0) + 1
+        if sum(outcome.calls.values()) > self.config.max_calls:
+            reply: dict[str, Any] = {
+                "t": "reply", "ok": False, "type": "HostCallLimit",
+                "message": f"more than {self.config.max_calls} host calls in one cell"}
+        else:
+            reply = invoke(self._functions[name], frame["args"], frame["kwargs"],
+                           self.config.max_frame - 64)
+        channel.send(proc.to_worker, reply, deadline)
+
+
+def _select(fds: list[int], timeout: float) -> tuple[list[int], list[int], list[int]]:
+    import select
+
+    return select.select(fds, [], [], timeout)
+
+
+def _readable(fd: int) -> bool:
+    return bool(_select([fd], 0)[0])
+
+
+def _read(fd: int) -> bytes | None:
+    """Up to 64 KiB; b"" at EOF; None when nothing is available now."""
+    try:
+        return os.read(fd, 65536)
+    except BlockingIOError:
+        return None
+
+
+def _drain(fd: int, cap: int) -> str:
+    chunks = b""
+    while len(chunks) < cap and (data := _read(fd)):
+        chunks += data
+    return chunks[:cap].decode("utf-8", "replace").strip()

@@ -1,0 +1,106 @@
+"""Start-up probe: which isolation tiers work on this machine (reported by `rmh doctor`)."""
+
+from __future__ import annotations
+
+import functools
+import shutil
+import subprocess
+from dataclasses import dataclass
+from typing import Any
+
+from . import launch, worker_guard
+from .config import (
+    TIER_BWRAP,
+    TIER_LANDLOCK,
+    TIER_SECCOMP,
+    TIER_UNSAFE,
+    SandboxConfig,
+    SandboxError,
+)
+from .seccomp_policy import compile_bpf
+
+
+@dataclass(frozen=True)
+class TierReport:
+    """What works here: each mechanism with the reason when it does not, and the tiers."""
+
+    bwrap: bool
+    bwrap_detail: str
+    seccomp: bool
+    seccomp_detail: str
+    landlock_abi: int
+    available: tuple[str, ...]
+
+    @property
+    def best(self) -> str | None:
+        return self.available[0] if self.available else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "bwrap": self.bwrap, "bwrap_detail": self.bwrap_detail,
+            "seccomp": self.seccomp, "seccomp_detail": self.seccomp_detail,
+            "landlock_abi": self.landlock_abi, "available": list(self.available),
+            "best": self.best,
+        }
+
+
+def _probe_seccomp() -> tuple[bool, str]:
+    try:
+        program = compile_bpf()
+    except (ImportError, OSError, AttributeError) as exc:
+        return False, f"pyseccomp/libseccomp unusable: {exc}"
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            if "Seccomp:" not in status.read():
+                return False, "kernel without seccomp"
+    except OSError:
+        pass
+    return True, f"deny list of {len(program) // 8} BPF instructions"
+
+
+def _probe_bwrap() -> tuple[bool, str]:
+    if shutil.which("bwrap") is None:
+        return False, "bwrap not installed (apt-get install bubblewrap)"
+    try:
+        argv = [*launch.bwrap_argv(SandboxConfig()), "-c", "pass"]
+        run = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=10,
+                             env={}, check=False)
+    except (OSError, subprocess.TimeoutExpired, SandboxError) as exc:
+        return False, f"bwrap failed to start: {exc}"
+    if run.returncode != 0:
+        return False, f"bwrap failed: {run.stderr.decode(errors='replace').strip()[:300]}"
+    return True, "user, pid, net, ipc, uts, mount namespaces; uid 65534; no capabilities"
+
+
+@functools.cache
+def probe() -> TierReport:
+    """Test each mechanism once per process (about 0.1 s) and list the usable tiers."""
+    seccomp, seccomp_detail = _probe_seccomp()
+    bwrap, bwrap_detail = _probe_bwrap()
+    abi = worker_guard.landlock_abi()
+    tiers: list[str] = []
+    if bwrap and seccomp:
+        tiers.append(TIER_BWRAP)
+    if abi >= 1 and seccomp:
+        tiers.append(TIER_LANDLOCK)
+    if seccomp:
+        tiers.append(TIER_SECCOMP)
+    return TierReport(bwrap, bwrap_detail, seccomp, seccomp_detail, abi, tuple(tiers))
+
+
+def choose_tier(config: SandboxConfig) -> str:
+    """The tier `config` asks for, or the strongest available; SandboxError when refusing."""
+    report = probe()
+    if config.tier == TIER_UNSAFE or (config.tier == "auto" and not report.available):
+        if not config.unsafe_no_sandbox:
+            raise SandboxError(
+                "no sandbox tier works here (need seccomp, or bubblewrap, or Landlock): "
+                f"bwrap: {report.bwrap_detail}; seccomp: {report.seccomp_detail}; "
+                f"landlock ABI {report.landlock_abi}. Refusing to run code; pass "
+                "--unsafe-no-sandbox to run it with rlimits only")
+        return TIER_UNSAFE
+    if config.tier == "auto":
+        return report.available[0]
+    if config.tier not in report.available:
+        raise SandboxError(f"tier {config.tier} is not available here: {report.to_json()}")
+    return config.tier

@@ -1,0 +1,185 @@
+"""Kernel guards the worker installs on itself before it runs any user code (stdlib only).
+
+This file runs inside the sandbox (it is bound read-only next to `worker.py`) and is also
+imported by the host's probe for `landlock_abi()`. It must import nothing but the standard
+library. Order of installation, each step irreversible for the process:
+
+1. rlimits (address space, CPU, open files, file size, no core dumps); SIGXFSZ ignored so an
+   over-long write fails with EFBIG instead of killing the cell;
+2. capabilities dropped (bounding, ambient, effective, permitted, inheritable), which matters
+   when the worker runs as root without a user namespace (the Landlock tier);
+3. `PR_SET_NO_NEW_PRIVS`;
+4. Landlock (file-system allowlist, no TCP, signal and abstract-socket scoping where the ABI has
+   them);
+5. seccomp: the BPF deny list compiled by the host (`seccomp_policy.py`) and loaded with
+   `prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER)`. Loading it from here means the worker does not
+   need libseccomp, only `ctypes`.
+
+References: landlock(7), seccomp(2), capabilities(7), prctl(2).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import resource
+import signal
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+_PR_SET_PDEATHSIG = 1
+_PR_SET_NO_NEW_PRIVS = 38
+_PR_SET_SECCOMP = 22
+_PR_CAPBSET_DROP = 24
+_PR_CAP_AMBIENT = 47
+_PR_CAP_AMBIENT_CLEAR_ALL = 4
+_SECCOMP_MODE_FILTER = 2
+_SYS_CAPSET = {"x86_64": 126, "aarch64": 91}
+_SYS_LANDLOCK_CREATE_RULESET = 444
+_SYS_LANDLOCK_ADD_RULE = 445
+_SYS_LANDLOCK_RESTRICT_SELF = 446
+_LANDLOCK_CREATE_RULESET_VERSION = 1
+_LANDLOCK_RULE_PATH_BENEATH = 1
+
+# Landlock file-system rights, by the ABI that introduced them.
+_FS_EXECUTE, _FS_WRITE_FILE, _FS_READ_FILE, _FS_READ_DIR = 1, 2, 4, 8
+_FS_ABI1 = (1 << 13) - 1
+_FS_REFER, _FS_TRUNCATE, _FS_IOCTL_DEV = 1 << 13, 1 << 14, 1 << 15
+_NET_BIND_TCP, _NET_CONNECT_TCP = 1, 2
+_SCOPE_ABSTRACT_UNIX_SOCKET, _SCOPE_SIGNAL = 1, 2
+
+
+class GuardError(Exception):
+    """A guard the tier requires could not be installed; the worker must not run code."""
+
+
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _check(result: int, what: str) -> int:
+    if result < 0:
+        err = ctypes.get_errno()
+        raise GuardError(f"{what} failed: {os.strerror(err)} (errno {err})")
+    return result
+
+
+def landlock_abi() -> int:
+    """The running kernel's Landlock ABI version, or 0 when Landlock is unavailable."""
+    libc = _libc()
+    libc.syscall.restype = ctypes.c_long
+    version = int(
+        libc.syscall(_SYS_LANDLOCK_CREATE_RULESET, None, 0, _LANDLOCK_CREATE_RULESET_VERSION)
+    )
+    return max(version, 0)
+
+
+def set_rlimits(limits: Mapping[str, int]) -> None:
+    """Lower soft and hard limits (names: AS, CPU, NOFILE, FSIZE, CORE, NPROC, STACK)."""
+    for name, value in limits.items():
+        which = getattr(resource, f"RLIMIT_{name}")
+        resource.setrlimit(which, (value, value))
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+
+def drop_capabilities() -> None:
+    """Empty every capability set of this process (a no-op for an unprivileged process)."""
+    libc = _libc()
+    for cap in range(64):
+        libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0)  # EINVAL past the last cap; EPERM if none
+    libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
+    data = (ctypes.c_uint32 * 6)()  # two cap_user_data_t structs, all zero
+    number = _SYS_CAPSET.get(os.uname().machine)
+    if number is None:
+        raise GuardError(f"capset: unknown machine {os.uname().machine}")
+    _check(libc.syscall(number, header, data), "capset")
+
+
+def no_new_privs() -> None:
+    """Set PR_SET_NO_NEW_PRIVS (required by unprivileged seccomp and Landlock)."""
+    _check(_libc().prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(NO_NEW_PRIVS)")
+
+
+class _RulesetAttr(ctypes.Structure):
+    _fields_ = [("fs", ctypes.c_uint64), ("net", ctypes.c_uint64), ("scoped", ctypes.c_uint64)]
+
+
+class _PathBeneath(ctypes.Structure):
+    _pack_ = 1
+    _fields_ = [("allowed", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+def landlock_restrict(read_paths: Sequence[str]) -> int:
+    """Allow only reading/executing beneath `read_paths`; deny every other file access, TCP
+    bind/connect (ABI >= 4), signals and abstract Unix sockets outside the domain (ABI >= 6).
+    Returns the ABI used."""
+    abi = landlock_abi()
+    if abi < 1:
+        raise GuardError("Landlock is not available")
+    fs = _FS_ABI1 | (_FS_REFER if abi >= 2 else 0) | (_FS_TRUNCATE if abi >= 3 else 0)
+    fs |= _FS_IOCTL_DEV if abi >= 5 else 0
+    attr = _RulesetAttr(fs, (_NET_BIND_TCP | _NET_CONNECT_TCP) if abi >= 4 else 0, 0)
+    if abi >= 6:
+        attr.scoped = _SCOPE_ABSTRACT_UNIX_SOCKET | _SCOPE_SIGNAL
+    size = 8 if abi < 4 else (16 if abi < 6 else 24)
+    libc = _libc()
+    libc.syscall.restype = ctypes.c_long
+    ruleset = _check(
+        int(libc.syscall(_SYS_LANDLOCK_CREATE_RULESET, ctypes.byref(attr), size, 0)),
+        "landlock_create_ruleset",
+    )
+    try:
+        for path in read_paths:
+            fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+            try:
+                is_dir = os.path.isdir(path)
+                allowed = _FS_EXECUTE | _FS_READ_FILE | (_FS_READ_DIR if is_dir else 0)
+                rule = _PathBeneath(allowed, fd)
+                _check(
+                    int(libc.syscall(_SYS_LANDLOCK_ADD_RULE, ruleset,
+                                     _LANDLOCK_RULE_PATH_BENEATH, ctypes.byref(rule), 0)),
+                    f"landlock_add_rule({path})",
+                )
+            finally:
+                os.close(fd)
+        _check(int(libc.syscall(_SYS_LANDLOCK_RESTRICT_SELF, ruleset, 0)), "restrict_self")
+    finally:
+        os.close(ruleset)
+    return abi
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def load_seccomp(bpf: bytes) -> None:
+    """Load a classic-BPF seccomp program (8-byte `sock_filter` instructions)."""
+    if not bpf or len(bpf) % 8:
+        raise GuardError("seccomp program has a bad length")
+    buf = ctypes.create_string_buffer(bpf, len(bpf))
+    prog = _SockFprog(len(bpf) // 8, ctypes.cast(buf, ctypes.c_void_p))
+    libc = _libc()
+    _check(libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0),
+           "prctl(SET_SECCOMP)")
+
+
+def install(plan: Mapping[str, Any]) -> list[str]:
+    """Install the guards named by the host's plan; return the names of those installed."""
+    done: list[str] = []
+    _libc().prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # die with the supervisor
+    set_rlimits(plan.get("rlimits", {}))
+    done.append("rlimits")
+    if plan.get("drop_caps"):
+        drop_capabilities()
+        done.append("caps")
+    no_new_privs()
+    landlock = plan.get("landlock")
+    if landlock is not None:
+        abi = landlock_restrict(list(landlock))
+        done.append(f"landlock-abi{abi}")
+    bpf_hex = plan.get("seccomp")
+    if bpf_hex:
+        load_seccomp(bytes.fromhex(bpf_hex))
+        done.append("seccomp")
+    return done

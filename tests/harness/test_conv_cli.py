@@ -1,0 +1,42 @@
+"""`rmh ingest` and `rmh context` end to end through the real CLI entry point."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+
+CONV = {"format": "rmh-conversation/1", "id": "ab", "sessions": [
+    {"id": "s1", "date": "2024-05-01T10:00", "turns": [
+        {"speaker": "Alice", "text": "I started a pottery class."},
+        {"speaker": "Bob", "text": "My teacher Carla runs the pottery class."}]},
+    {"id": "s2", "date": "2024-05-09T09:00", "turns": [
+        {"speaker": "Bob", "text": "Last month I sold my bike."}]}]}
+
+
+def test_ingest_then_context(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    vault, conv = tmp_path / "v", tmp_path / "c.json"
+    conv.write_text(json.dumps(CONV), encoding="utf-8")
+    assert main(["--vault", str(vault), "init"]) == 0
+    capsys.readouterr()
+    assert main(["--vault", str(vault), "ingest", str(conv), "--json"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert first["turns"] == 3 and first["written"] > 0
+    assert main(["--vault", str(vault), "ingest", str(conv), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["written"] == 0
+    assert main(["--vault", str(vault), "context", "sold bike", "--budget", "15",
+                 "--no-dense", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["lines"][-1]["turn"] == "s2:1" and doc["words"] <= 15
+    assert "(Last month = 2024-04-01..2024-04-30)" in doc["text"]
+
+
+def test_bad_file_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("{nope", encoding="utf-8")
+    assert main(["--vault", str(tmp_path / "v"), "init"]) == 0
+    assert main(["--vault", str(tmp_path / "v"), "ingest", str(bad)]) == 1
+    assert "not a conversation" in capsys.readouterr().err

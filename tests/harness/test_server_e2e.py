@@ -1,0 +1,218 @@
+"""An end-to-end session against `rmh serve` as a real subprocess, raw JSON-RPC on its pipes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.slow
+
+
+def make_vault(root: Path) -> Path:
+    (root / ".rmh").mkdir(parents=True)
+    (root / "people").mkdir()
+    (root / "people" / "Caroline.md").write_text(
+        "---\naliases: [Caro]\n---\nCaroline likes hiking and works on [[Project Atlas]].\n",
+        encoding="utf-8",
+    )
+    (root / "Project Atlas.md").write_text(
+        "Project Atlas is the auth rewrite, due on Monday. Owner: [[Caroline]].\n",
+        encoding="utf-8",
+    )
+    (root / "Lunch.md").write_text("Lunch on Tuesday with Bob at the noodle bar.\n", "utf-8")
+    return root
+
+
+class Server:
+    """`python -m harness serve` with line-oriented access to its stdout."""
+
+    def __init__(self, vault: Path, tmp: Path, *extra: str) -> None:
+        env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")}
+        env["PYTHONPATH"] = str(REPO)
+        self.stderr_path = tmp / "stderr.log"
+        self._stderr = self.stderr_path.open("wb")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "harness", "--vault", str(vault), "serve", "--no-dense",
+             "--log-level", "info", *extra],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
+            cwd=REPO, env=env,
+        )
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.stdin, self.stdout = self.proc.stdin, self.proc.stdout
+        self.lines: list[bytes] = []  # every byte the server wrote to stdout
+
+    def send_raw(self, data: bytes) -> None:
+        self.stdin.write(data)
+        self.stdin.flush()
+
+    def send(self, method: str, params: Any = None, rid: Any = None) -> None:
+        msg: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            msg["params"] = params
+        if rid is not None:
+            msg["id"] = rid
+        self.send_raw(json.dumps(msg).encode() + b"\n")
+
+    def recv(self) -> Any:
+        line = self.stdout.readline()
+        assert line, f"server closed stdout; stderr:\n{self.stderr_path.read_text()}"
+        self.lines.append(line)
+        return json.loads(line)
+
+    def call(self, method: str, params: Any = None, rid: Any = 1) -> Any:
+        self.send(method, params, rid)
+        out = self.recv()
+        assert out["id"] == rid
+        return out
+
+    def finish(self) -> int:
+        self.stdin.close()
+        rest = self.stdout.read()
+        self.lines += rest.splitlines(keepends=True)
+        code = self.proc.wait(timeout=60)
+        self._stderr.close()
+        return code
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Any:
+    srv = Server(make_vault(tmp_path / "vault"), tmp_path)
+    yield srv
+    if srv.proc.poll() is None:
+        srv.proc.kill()
+        srv.proc.wait()
+
+
+def test_full_session(server: Server, tmp_path: Path) -> None:
+    st = server.call("status")["result"]
+    assert st["index"]["notes"] == 3 and st["version"] and "isolation_tier" in st
+    assert st["llm"]["provider"] in ("none", "openai-compatible")
+    sid = server.call("session.start", {})["result"]["session"]
+
+    hits = server.call("vault.search", {"query": "auth rewrite Monday", "k": 2})["result"]
+    assert hits["hits"][0]["note"] == "Project Atlas.md" and len(hits["hits"]) <= 2
+    note = server.call("vault.read", {"note": "Caro"})["result"]
+    assert note["note"] == "people/Caroline.md" and "hiking" in note["text"]
+    wrote = server.call("vault.write", {"note": "inbox/Idea", "content": "See [[Lunch]]."})
+    assert wrote["result"]["note"] == "inbox/Idea.md"
+    links = server.call("vault.links", {"note": "inbox/Idea.md"})["result"]
+    assert links[0]["resolved"] == "Lunch.md"
+    assert server.call("vault.backlinks", {"note": "Lunch"})["result"] == ["inbox/Idea.md"]
+    assert "people/Caroline.md" in server.call("vault.neighbors", {"note": "Project Atlas"})[
+        "result"]
+    moved = server.call("vault.move", {"note": "Lunch", "new": "food/Lunch.md"})["result"]
+    assert moved["note"] == "food/Lunch.md" and moved["old"] == "Lunch.md"
+    gone = server.call("vault.delete", {"note": "inbox/Idea.md"})["result"]
+    assert gone["trash"]
+
+    # errors: bad params name the parameter; domain errors use the application table
+    bad = server.call("vault.search", {"query": "x", "k": "ten"})["error"]
+    assert bad["code"] == -32602 and bad["data"]["param"] == "k"
+    missing = server.call("vault.search", {})["error"]
+    assert missing["code"] == -32602 and missing["data"]["param"] == "query"
+    nf = server.call("vault.read", {"note": "Nobody"})["error"]
+    assert nf["code"] == -32003 and nf["data"] == {"kind": "note_not_found", "note": "Nobody"}
+    assert server.call("vault.nope")["error"]["code"] == -32601
+
+    ended = server.call("session.end")["result"]
+    assert ended["session"] == sid
+    assert server.call("session.end")["error"]["code"] == -32041
+    assert server.finish() == 0
+    for line in server.lines:  # nothing but protocol on stdout
+        msg = json.loads(line)
+        assert msg["jsonrpc"] == "2.0" and "id" in msg
+    assert (tmp_path / "vault" / "food" / "Lunch.md").exists()
+
+
+def test_repl_exec_with_host_functions(server: Server) -> None:
+    out = server.call("repl.exec", {"code": "print('to stdout?')\nhits = search('hiking')\n"
+                                             "hits[0]['note']"})["result"]
+    assert out["ok"], out
+    assert out["stdout"] == "to stdout?\n" and out["value"] == "'people/Caroline.md'"
+    doc = server.call("repl.exec", {"code": "help(neighbors)"}, rid=2)["result"]
+    assert "hops" in doc["stdout"]
+    err = server.call("repl.exec", {"code": "read('Nobody')"}, rid=3)["result"]
+    assert not err["ok"] and err["error"]["type"] == "NoteNotFound"
+    kept = server.call("repl.exec", {"code": "hits[0]['title']"}, rid=4)["result"]
+    assert kept["value"] == "'Caroline'"  # the namespace persists between execs
+    server.call("repl.reset", rid=5)
+    lost = server.call("repl.exec", {"code": "hits"}, rid=6)["result"]
+    assert lost["error"]["type"] == "NameError"
+    assert server.finish() == 0
+    assert all(json.loads(line)["id"] is not None for line in server.lines)
+
+
+def test_cancel_running_exec_while_ping_answers(server: Server) -> None:
+    server.send("repl.exec", {"code": "import time\nwhile True: time.sleep(0.01)"}, "loop")
+    assert server.call("ping", rid="p")["result"] == {}  # answered while the exec runs
+    assert server.call("vault.search", {"query": "noodle"}, rid="s")["result"]["hits"]
+    server.send("$/cancelRequest", {"id": "loop"})
+    out = server.recv()
+    assert out["id"] == "loop" and out["error"]["code"] == -32800
+    again = server.call("repl.exec", {"code": "1 + 1"}, rid="after")["result"]
+    assert again["value"] == "2"
+    assert server.finish() == 0
+
+
+def test_duplicate_id_and_garbage_on_the_wire(server: Server) -> None:
+    server.send("repl.exec", {"code": "import time\ntime.sleep(30)"}, 7)
+    server.send("ping", None, 7)
+    dup = server.recv()
+    assert dup["id"] == 7 and dup["error"]["data"]["reason"] == "duplicate id in flight"
+    server.send_raw(b"\xff\xfe garbage\n")
+    assert server.recv()["error"]["code"] == -32700
+    server.send_raw(b'{"jsonrpc": "1.0", "method": "ping", "id": 8}\n')
+    assert server.recv()["error"]["code"] == -32600
+    server.send("notifications/cancelled", {"requestId": 7})
+    assert server.call("ping", rid=9)["result"] == {}
+    assert server.finish() == 0
+
+
+def test_sigterm_flushes_session_end_and_exits_cleanly(server: Server) -> None:
+    server.call("session.start", {"session": "term-test"})
+    server.send("repl.exec", {"code": "import time\ntime.sleep(60)"}, "long")
+    assert server.call("ping", rid="p")["result"] == {}
+    server.proc.send_signal(signal.SIGTERM)
+    out = server.recv()
+    assert out["id"] == "long" and out["error"]["data"]["kind"] == "server_shutting_down"
+    assert server.proc.wait(timeout=60) == 0
+    assert "session term-test ended" in server.stderr_path.read_text()
+
+
+def test_100_mb_line_is_refused_in_bounded_memory(server: Server) -> None:
+    chunk = b"x" * (1 << 20)
+    done = threading.Event()
+    assert server.call("ping", rid=0)["result"] == {}
+    before_kb = _vm(server.proc.pid, "VmRSS")
+
+    def flood() -> None:
+        for _ in range(100):
+            server.send_raw(chunk)
+        server.send_raw(b"\n")
+        done.set()
+
+    writer = threading.Thread(target=flood)
+    writer.start()
+    first = server.recv()
+    assert first["id"] is None and first["error"]["data"]["reason"] == "frame too large"
+    writer.join(timeout=120)
+    assert done.is_set()
+    assert server.call("ping", rid=1)["result"] == {}
+    peak_kb = _vm(server.proc.pid, "VmHWM")
+    assert peak_kb - before_kb < 48 * 1024, f"RSS {before_kb} kB -> peak {peak_kb} kB"
+    assert server.finish() == 0
+
+
+def _vm(pid: int, field: str) -> int:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(next(ln for ln in status.splitlines() if ln.startswith(field)).split()[1])

@@ -1,0 +1,235 @@
+"""The stdio loop over real pipes: concurrency, ids, cancellation, oversize lines, end of input.
+
+Methods here are protocol fixtures (block until released, echo), not stand-ins for rmh parts;
+ordering is forced with events, never with timing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager, suppress
+from typing import Any
+
+import anyio
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from harness.server import StdioServer
+from rpc import Dispatcher
+
+
+class Conn:
+    """The client end: write frames, read answers one line at a time."""
+
+    def __init__(self, write_fd: int, read_fd: int) -> None:
+        self.write_fd, self.read_fd = write_fd, read_fd
+        self._buf = b""
+
+    async def send_raw(self, data: bytes) -> None:
+        def write() -> None:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self.write_fd, view):]
+        await anyio.to_thread.run_sync(write)
+
+    async def send(self, message: Any) -> None:
+        await self.send_raw(json.dumps(message).encode() + b"\n")
+
+    async def recv(self) -> Any:
+        while b"\n" not in self._buf:
+            chunk = await anyio.to_thread.run_sync(os.read, self.read_fd, 65536)
+            if not chunk:
+                raise EOFError
+            self._buf += chunk
+        line, self._buf = self._buf.split(b"\n", 1)
+        return json.loads(line)
+
+    def close_input(self) -> None:
+        os.close(self.write_fd)
+
+
+class Fixture:
+    def __init__(self) -> None:
+        self.release = anyio.Event()
+        self.started = anyio.Event()
+        self.cancelled = 0
+        self.shutdown_at: int | None = None
+
+    def methods(self) -> dict[str, Callable[..., Any]]:
+        async def block() -> str:
+            self.started.set()
+            try:
+                await self.release.wait()
+            except anyio.get_cancelled_exc_class():
+                self.cancelled += 1
+                raise
+            return "released"
+
+        async def echo(value: Any = None) -> Any:
+            return value
+
+        async def ping() -> dict[str, Any]:
+            return {}
+
+        return {"block": block, "echo": echo, "ping": ping}
+
+
+@asynccontextmanager
+async def serving(fx: Fixture, max_frame: int = 8 * 1024 * 1024) -> AsyncIterator[Conn]:
+    in_r, in_w = os.pipe()
+    out_r, out_w = os.pipe()
+    shutdowns: list[int] = []
+
+    async def on_shutdown() -> None:
+        shutdowns.append(1)
+
+    server = StdioServer(Dispatcher(fx.methods(), max_frame=max_frame),
+                         on_shutdown=on_shutdown, max_frame=max_frame)
+    conn = Conn(in_w, out_r)
+    try:
+        async with anyio.create_task_group() as tg:
+            async def run() -> None:
+                await server.run(in_r, out_w, handle_signals=False)
+                os.close(out_w)
+
+            tg.start_soon(run)
+            yield conn
+    finally:
+        fx.shutdown_at = len(shutdowns)
+        for fd in (in_r, out_r):
+            with suppress(OSError):
+                os.close(fd)
+
+
+def run_session(body: Callable[[Fixture, Conn], Any], **kw: Any) -> Fixture:
+    fx = Fixture()
+
+    async def main() -> None:
+        async with serving(fx, **kw) as conn:
+            await body(fx, conn)
+            conn.close_input()
+            with anyio.fail_after(30):
+                while True:
+                    try:
+                        await conn.recv()
+                    except EOFError:
+                        break
+
+    anyio.run(main)
+    return fx
+
+
+def test_slow_request_never_blocks_ping_and_ids_are_kept() -> None:
+    async def body(fx: Fixture, c: Conn) -> None:
+        await c.send({"jsonrpc": "2.0", "method": "block", "id": "slow"})
+        await fx.started.wait()
+        await c.send({"jsonrpc": "2.0", "method": "ping", "id": 2})
+        assert await c.recv() == {"jsonrpc": "2.0", "result": {}, "id": 2}
+        fx.release.set()
+        assert await c.recv() == {"jsonrpc": "2.0", "result": "released", "id": "slow"}
+
+    fx = run_session(body)
+    assert fx.shutdown_at == 1
+
+
+def test_duplicate_in_flight_id_is_refused_and_first_survives() -> None:
+    async def body(fx: Fixture, c: Conn) -> None:
+        await c.send({"jsonrpc": "2.0", "method": "block", "id": 1})
+        await fx.started.wait()
+        await c.send({"jsonrpc": "2.0", "method": "echo", "params": ["x"], "id": 1})
+        dup = await c.recv()
+        assert dup["id"] == 1 and dup["error"]["code"] == -32600
+        assert dup["error"]["data"]["reason"] == "duplicate id in flight"
+        await c.send({"jsonrpc": "2.0", "method": "echo", "params": ["y"], "id": "1"})
+        assert (await c.recv())["result"] == "y"  # "1" is not 1
+        fx.release.set()
+        assert await c.recv() == {"jsonrpc": "2.0", "result": "released", "id": 1}
+        # once answered, the id may be used again
+        await c.send({"jsonrpc": "2.0", "method": "echo", "params": ["z"], "id": 1})
+        assert (await c.recv())["result"] == "z"
+
+    run_session(body)
+
+
+def test_cancel_request_answers_request_cancelled() -> None:
+    async def body(fx: Fixture, c: Conn) -> None:
+        await c.send({"jsonrpc": "2.0", "method": "block", "id": 5})
+        await fx.started.wait()
+        await c.send({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 5}})
+        out = await c.recv()
+        assert out["id"] == 5 and out["error"]["code"] == -32800
+        assert fx.cancelled == 1
+
+    run_session(body)
+
+
+def test_mcp_cancelled_notification_cancels_without_answer() -> None:
+    async def body(fx: Fixture, c: Conn) -> None:
+        await c.send({"jsonrpc": "2.0", "method": "block", "id": 6})
+        await fx.started.wait()
+        await c.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                      "params": {"requestId": 6, "reason": "user"}})
+        await c.send({"jsonrpc": "2.0", "method": "echo", "params": ["after"], "id": 7})
+        assert await c.recv() == {"jsonrpc": "2.0", "result": "after", "id": 7}
+        assert fx.cancelled == 1
+
+    run_session(body)
+
+
+def test_oversize_line_is_answered_once_then_stream_resyncs() -> None:
+    async def body(fx: Fixture, c: Conn) -> None:
+        await c.send_raw(b'{"jsonrpc":"2.0","method":"echo","params":["' + b"x" * 5000)
+        first = await c.recv()
+        assert first["id"] is None and first["error"]["data"]["reason"] == "frame too large"
+        await c.send_raw(b"x" * 5000 + b'"],"id":1}\n')
+        await c.send({"jsonrpc": "2.0", "method": "echo", "params": ["ok"], "id": 2})
+        assert await c.recv() == {"jsonrpc": "2.0", "result": "ok", "id": 2}
+
+    run_session(body, max_frame=1024)
+
+
+def test_end_of_input_waits_for_running_requests_then_shuts_down() -> None:
+    fx = Fixture()
+    answers: list[Any] = []
+
+    async def main() -> None:
+        async with serving(fx) as c:
+            await c.send({"jsonrpc": "2.0", "method": "block", "id": 1})
+            await fx.started.wait()
+            c.close_input()
+            fx.release.set()
+            while True:
+                try:
+                    answers.append(await c.recv())
+                except EOFError:
+                    break
+
+    anyio.run(main)
+    assert answers == [{"jsonrpc": "2.0", "result": "released", "id": 1}]
+    assert fx.shutdown_at == 1
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.binary(max_size=300) | st.sampled_from([
+    b'{"jsonrpc":"2.0","method":"echo","params":[1],"id":1}',
+    b'[{"jsonrpc":"2.0","method":"echo","id":2},{"jsonrpc":"2.0","method":"ping"}]',
+    b'{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":[]}}',
+    b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":7}',
+    b"[]", b"[[[[", b"\xc3\x28",
+]), max_size=12))
+def test_fuzzed_streams_never_kill_the_server(frames: list[bytes]) -> None:
+    async def body(fx: Fixture, c: Conn) -> None:
+        await c.send_raw(b"\n".join(frames) + b"\n")
+        await c.send({"jsonrpc": "2.0", "method": "ping", "id": "alive?"})
+        while True:  # every answer is well-formed; the final ping is answered
+            out = await c.recv()
+            items = out if isinstance(out, list) else [out]
+            for r in items:
+                assert r["jsonrpc"] == "2.0" and "id" in r and (("result" in r) != ("error" in r))
+            if isinstance(out, dict) and out.get("id") == "alive?":
+                assert out["result"] == {}
+                return
+
+    run_session(body, max_frame=256)

@@ -1,0 +1,79 @@
+"""`rmh serve` with everything wired: learning sessions, conversations, the recursive ask."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .test_server_e2e import Server, make_vault
+
+pytestmark = pytest.mark.slow
+
+CONVERSATION = {
+    "format": "rmh-conversation/1",
+    "id": "ab",
+    "sessions": [
+        {
+            "id": "s1",
+            "date": "2023-05-01T10:00",
+            "turns": [
+                {"speaker": "Alice", "text": "I took a pottery class with Carla."},
+                {"speaker": "Bob", "text": "Carla taught me too, she is great."},
+            ],
+        },
+        {
+            "id": "s2",
+            "date": "2023-05-09T09:00",
+            "turns": [{"speaker": "Bob", "text": "Last month I sold my bike."}],
+        },
+    ],
+}
+
+
+def test_learning_sessions_conversations_and_ask(tmp_path: Path) -> None:
+    srv = Server(make_vault(tmp_path / "v"), tmp_path)
+    try:
+        started = srv.call("session.start", {"session": "s-1"}, rid=1)["result"]
+        assert started["session"] == "s-1"
+        hits = srv.call("vault.search", {"query": "auth rewrite", "k": 3}, rid=2)["result"]
+        top = hits["hits"][0]["note"]
+        assert top == "Project Atlas.md"
+        srv.call("vault.write", {"note": "Plan", "content": "Next: [[Project Atlas]]."}, rid=3)
+        ended = srv.call("session.end", None, rid=4)["result"]
+        assert ended["session"] == "s-1" and ended["rewards_applied"] is True
+
+        status = srv.call("status", None, rid=5)["result"]
+        assert status["llm"]["provider"] == "extractive"
+
+        report = srv.call("vault.ingest", {"conversation": CONVERSATION}, rid=6)["result"]
+        assert report["turns"] == 3
+        again = srv.call("vault.ingest", {"conversation": CONVERSATION}, rid=7)["result"]
+        assert again["written"] == 0 and again["unchanged"] == report["written"]
+
+        ctx = srv.call("vault.context", {"query": "when did Bob sell the bike",
+                                         "budget_words": 80}, rid=8)["result"]
+        assert "bike" in ctx["text"] and "2023-04" in ctx["text"]
+
+        bad = srv.call("vault.context", {"query": "x", "budget_words": 0}, rid=9)
+        assert bad["error"]["code"] == -32602 and bad["error"]["data"]["param"] == "budget_words"
+
+        answer = srv.call("vault.ask", {"question": "Who owns Project Atlas?"}, rid=10)
+        assert "Caroline" in answer["result"]["answer"]
+
+        cell = srv.call("repl.exec", {"code": "context('pottery class', 50)['text']"}, rid=11)
+        assert "pottery" in cell["result"]["value"]
+        assert cell["result"]["rlm"]["calls"] == 0
+    finally:
+        assert srv.finish() == 0
+
+    # The session's citation reached learned.sqlite: Q of the cited note rose above 0.5.
+    from vault import Ledger, Vault
+
+    with Vault.open(tmp_path / "v") as v:
+        ledger = Ledger.open(v.root / ".rmh" / "learned.sqlite", clock=lambda: 0.0)
+        try:
+            note_id = v.resolve("Project Atlas")
+            assert ledger.state.notes[note_id].q > 0.5
+        finally:
+            ledger.close()

@@ -1,0 +1,47 @@
+"""Shared builders for the retrieval tests: an in-memory Corpus from plain note tuples."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from vault.corpus import Corpus
+
+
+def make_corpus(
+    notes: Sequence[tuple[str, str]],
+    edges: Sequence[tuple[int, int]] = (),
+    *,
+    aliases: Sequence[Sequence[str]] | None = None,
+    archived: Sequence[bool] | None = None,
+    generation: int = 1,
+) -> Corpus:
+    """Notes given as (title, body); ids 1..n; paths "<title>.md"."""
+    n = len(notes)
+    return Corpus(
+        generation=generation,
+        ids=tuple(range(1, n + 1)),
+        paths=tuple(f"{t}.md" for t, _ in notes),
+        titles=tuple(t for t, _ in notes),
+        aliases=tuple(tuple(a) for a in aliases) if aliases else tuple(() for _ in notes),
+        bodies=tuple(b for _, b in notes),
+        frontmatter=tuple({} for _ in notes),
+        content_hashes=tuple("" for _ in notes),
+        edges=tuple(sorted({(a, b) for a, b in edges})),
+        archived=tuple(archived) if archived else tuple(False for _ in notes),
+    )
+
+
+DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday")
+SERVICES = ("auth", "billing", "search", "payments", "gateway")
+FAULTS = ("outage", "latency", "corruption", "timeouts", "crash")
+
+
+def incident_reports() -> list[tuple[str, str]]:
+    """engram's 125 near-duplicate incident reports (title, body)."""
+    out = []
+    for d in DAYS:
+        for s in SERVICES:
+            for f in FAULTS:
+                out.append((f"report {d} {s} {f}",
+                            f"On {d} the {s} service suffered {f} during the rollout."))
+    return out

@@ -1,0 +1,50 @@
+"""Entity normalisation and extraction rules."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from vault.conversation.entities import extract, name_lexicon, normalise, supplied
+
+
+def test_the_vase_and_vase_share_a_row_my_vase_by_two_speakers_do_not() -> None:
+    assert normalise("the vase") == normalise("vase") == normalise("The Vases") == "vase"
+    assert normalise("my vase", speaker="Alice") != normalise("my vase", speaker="Bob")
+    assert normalise("my vase", speaker="Alice") == normalise("Alice's vase") == "alice's vase"
+    assert normalise("your vase", speaker="Bob", addressee="Alice") == "alice's vase"
+    assert normalise("the") == ""
+
+
+def test_extraction_kinds_and_order() -> None:
+    lex = name_lexicon(["I met Carla at the pottery class."], ["Alice", "Bob"])
+    got = extract(
+        "Hey! Carla sold 3 bowls for $40 yesterday at the Riverside Market.",
+        speaker="Alice", addressee="Bob", lexicon=lex, anchor=date(2024, 5, 9),
+        speakers=["Alice", "Bob"],
+    )
+    assert [(e.key, e.kind) for e in got] == [
+        ("2024-05-08", "date"),
+        ("carla", "name"),
+        ("riverside market", "thing"),
+        ("3", "number"),
+        ("$40", "number"),
+    ]  # "Hey" is sentence-initial and unknown: not a name
+
+
+def test_sentence_initial_word_is_a_name_only_when_known() -> None:
+    assert [e.key for e in extract("Dana called.", speaker="A")] == []
+    lex = name_lexicon(["I saw Dana."])
+    assert [e.key for e in extract("Dana called.", speaker="A", lexicon=lex)] == ["dana"]
+
+
+def test_speaker_names_are_speaker_rows_and_supplied_entities_normalise() -> None:
+    got = extract("I told Bob about it.", speaker="Alice", speakers=["Alice", "Bob"])
+    assert [(e.key, e.kind) for e in got] == [("bob", "speaker")]
+    sup = supplied(["the vase", "my bike", "Carla"], speaker="Bob", speakers=["Alice", "Bob"])
+    assert [(e.key, e.kind) for e in sup] == [
+        ("vase", "thing"), ("bob's bike", "thing"), ("carla", "name")
+    ]
+
+
+def test_vague_nouns_are_not_rows() -> None:
+    assert extract("It was a lot of fun, the time flew.", speaker="A") == ()

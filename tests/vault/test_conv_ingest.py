@@ -1,0 +1,56 @@
+"""Ingest into a real vault, re-ingest no-op, context and what-came-next over the notes."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+from tests.vault.test_conv_ndm_golden import ndm_conversation
+from vault import Vault, build_context, ingest_conversations, next_in_vault
+
+
+def test_ingest_writes_turn_session_entity_notes_and_reingest_is_a_no_op(tmp_path: Path) -> None:
+    with Vault.init(tmp_path / "v") as v:
+        first = ingest_conversations(v, ndm_conversation())
+        assert (first.turns, first.sessions, first.unchanged) == (5, 1, 0)
+        assert len(first.written) == 5 + 1 + first.entities
+        turn = v.read("conversations/ndm/S1/ndm t3")
+        fm = turn.frontmatter
+        assert (fm["tier"], fm["speaker"], fm["tick"], fm["session"]) == ("L0", "Bob", 3, "S1")
+        assert fm["dates"] == [{"expr": "Last month", "start": "2024-04-01", "end": "2024-04-30"}]
+        assert "conversations/ndm/entities/bob's bike" in " ".join(fm["entities"])
+        she = v.read("conversations/ndm/S1/ndm t4").frontmatter["references"][0]
+        assert (she["expr"], she["status"], she["entity"]) == ("she", "resolved", "carla")
+        assert v.read("conversations/ndm/ndm S1").frontmatter["tier"] == "L1"
+        carla = v.read("conversations/ndm/entities/carla")
+        assert carla.frontmatter["mentions"] == 2 and "ndm t2" in carla.body
+        before = {p: p.stat().st_mtime_ns for p in (tmp_path / "v").rglob("*.md")}
+        again = ingest_conversations(v, ndm_conversation())
+        assert again.written == () and again.unchanged == len(first.written)
+        after = {p: p.stat().st_mtime_ns for p in (tmp_path / "v").rglob("*.md")}
+        assert after == before
+
+
+def test_context_keeps_the_best_turn_and_the_one_before_in_date_order(tmp_path: Path) -> None:
+    with Vault.init(tmp_path / "v") as v:
+        ingest_conversations(v, ndm_conversation())
+        ctx = build_context(v, "When was Alice's vase praised?", 20)
+        turns = [ln.item.turn_id for ln in ctx.lines]
+        assert turns == ["t1", "t2"]
+        assert [ln.reason for ln in ctx.lines] == ["before", "hit"]
+        assert ctx.text.splitlines()[1] == "[2024-05-08 18:00] Alice: Carla praised my vase."
+        assert ctx.words <= 20
+        small = build_context(v, "When was Alice's vase praised?", 8)
+        assert [ln.item.turn_id for ln in small.lines] == ["t2"]  # the turn before is cut first
+        doc = ctx.to_json()
+        assert doc["words"] == ctx.words and doc["lines"][1]["turn"] == "t2"
+        april = build_context(v, "bike", 50, date_from=date(2024, 4, 1), date_to=date(2024, 4, 30))
+        assert [ln.item.turn_id for ln in april.lines] == ["t3"]
+
+
+def test_what_came_next_returns_the_following_events(tmp_path: Path) -> None:
+    with Vault.init(tmp_path / "v") as v:
+        ingest_conversations(v, ndm_conversation())
+        nxt = next_in_vault(v, "Carla runs the pottery class teacher", 2)
+        assert nxt.anchor is not None and nxt.anchor.turn_id == "t1"
+        assert [it.turn_id for it in nxt.following] == ["t2", "t3"]

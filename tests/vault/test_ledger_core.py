@@ -1,0 +1,211 @@
+"""The ledger over a real learned.sqlite: durability, sessions, replay, forgetting, health."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vault import LEDGER_FILE, LearningParams, Ledger
+from vault.learning import SECONDS_PER_DAY
+from vault.ledger import fold
+
+
+class Clock:
+    def __init__(self, t: float = 1_000_000.0) -> None:
+        self.t = t
+
+    def __call__(self) -> float:
+        return self.t
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def path(tmp_path: Path) -> Path:
+    return tmp_path / LEDGER_FILE
+
+
+def shown(*ids: int) -> list[tuple[int, int, float]]:
+    return [(n, r, 1.0 / np.log2(r + 2)) for r, n in enumerate(ids)]
+
+
+def test_each_event_is_committed_before_the_call_returns(path: Path, clock: Clock) -> None:
+    led = Ledger.open(path, clock=clock)
+    led.on_search("s", "who owns billing", shown(1, 2))
+    other = sqlite3.connect(path)  # a second connection sees it: it is committed
+    assert other.execute("SELECT kind, session FROM events").fetchall() == [("search", "s")]
+    assert other.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        other.execute("UPDATE events SET kind='x'")
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        other.execute("DELETE FROM events")
+    other.close()
+    led.close()
+
+
+def test_citation_raises_q_and_passing_over_lowers_it(path: Path, clock: Clock) -> None:
+    led = Ledger.open(path, clock=clock)
+    led.start_session("s", clock.t)
+    led.on_search("s", "q", shown(10, 11, 12))
+    led.on_write("s", 99, True, [11])
+    assert led.prior([11])[0] == 0.0  # nothing applied before session end
+    assert led.end_session("s", clock.t + 5)
+    q = {n: led.state.notes[n].q for n in (10, 11, 12)}
+    assert q[11] == pytest.approx(0.55)
+    assert q[10] < 0.5 and q[12] < 0.5
+    assert led.prior([11, 10, 404]).tolist() == pytest.approx([0.1, 2 * (q[10] - 0.5), 0.0])
+    events = led.event_counts()
+    assert not led.end_session("s", clock.t + 9)  # twice: nothing changes
+    assert led.event_counts() == events and led.state.notes[11].q == q[11]
+    assert not led.end_session("never-started", clock.t)
+    led.close()
+
+
+def test_dead_session_is_recovered_at_next_start(path: Path, clock: Clock) -> None:
+    led = Ledger.open(path, clock=clock)
+    led.start_session("dead", clock.t)
+    led.on_search("dead", "q", shown(1, 2))
+    led.on_read("dead", 2)
+    led.close()  # the process "dies": no end event
+    later = clock.t + 3600
+    led = Ledger.open(path, clock=clock)
+    assert led.state.open_events["dead"][-1].kind == "read"
+    assert led.start_session("live", later) == ["dead"]
+    assert led.state.sessions["dead"].recovered
+    assert led.state.notes[1].q < 0.5  # passed over while 2 was read
+    assert led.health([1, 2], later)["sessions"] == {"open": 1, "ended": 0, "recovered": 1}
+    assert led.start_session("other", later + 1) == []  # "live" is not stale yet
+    led.close()
+
+
+def workload(led: Ledger, clock: Clock, seed: int, sessions: int = 12) -> None:
+    rng = random.Random(seed)
+    led.set_links([(rng.randrange(30), rng.randrange(30)) for _ in range(40)])
+    for s in range(sessions):
+        sid = f"s{s}"
+        led.start_session(sid, clock.t)
+        for _ in range(rng.randrange(1, 5)):
+            clock.t += rng.uniform(1, 3 * SECONDS_PER_DAY)
+            ids = rng.sample(range(30), 8)
+            led.on_search(sid if rng.random() < 0.9 else None, "q", shown(*ids))
+            for n in ids[: rng.randrange(0, 3)]:
+                led.on_read(sid, n)
+            if rng.random() < 0.5:
+                led.on_write(sid, rng.randrange(30, 40), rng.random() < 0.5, ids[2:4])
+        if rng.random() < 0.2:
+            led.on_delete(rng.randrange(30))
+        if rng.random() < 0.2:
+            led.archive(rng.randrange(30), clock.t)
+        if rng.random() < 0.8:  # some sessions die and are recovered later
+            led.end_session(sid, clock.t)
+        clock.t += 2 * 3600
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_replay_equals_live_state_exactly(path: Path, clock: Clock, seed: int) -> None:
+    led = Ledger.open(path, clock=clock)
+    workload(led, clock, seed)
+    live = led.state
+    assert led.replay() == live  # bit-identical floats, same keys
+    assert fold(led.events(), led.params) == live
+    led.close()
+    reopened = Ledger.open(path, clock=clock)
+    assert reopened.state == live  # the derived tables hold exactly the live state
+    assert reopened.rebuild() == live
+    assert reopened.health(range(40), clock.t)["missing_rows"] == 0
+    reopened.close()
+
+
+def test_params_change_rebuilds_state_from_events(path: Path, clock: Clock) -> None:
+    led = Ledger.open(path, clock=clock)
+    workload(led, clock, 7, sessions=4)
+    led.close()
+    params = LearningParams(alpha=0.3)
+    led = Ledger.open(path, clock=clock, params=params)
+    assert led.state == fold(led.events(), params)
+    led.close()
+
+
+def test_two_connections_see_each_others_writes(path: Path, clock: Clock) -> None:
+    a = Ledger.open(path, clock=clock)
+    b = Ledger.open(path, clock=clock)
+    a.start_session("s", clock.t)
+    a.on_search("s", "q", shown(1, 2))
+    a.on_read("s", 1)
+    assert b.end_session("s", clock.t)  # b reloads the state a committed
+    assert a.state.notes[2].q < 0.5  # and a sees b's end
+    assert a.replay() == a.state == b.state
+    a.close()
+    b.close()
+
+
+def test_delete_prune_and_missing_rows(path: Path, clock: Clock) -> None:
+    led = Ledger.open(path, clock=clock)
+    led.on_search(None, "q", shown(1, 2, 3))
+    led.on_delete(2)
+    assert 2 not in led.state.notes and all(2 not in k for k in led.state.pairs)
+    assert led.health([1, 3], clock.t)["missing_rows"] == 0
+    assert led.health([1], clock.t)["missing_rows"] > 0  # 3 vanished from the index
+    assert led.prune_missing([1], clock.t) == [3]
+    assert led.health([1], clock.t)["missing_rows"] == 0
+    assert led.replay() == led.state
+    led.close()
+
+
+def test_archive_and_restore_are_reversible_flags(path: Path, clock: Clock) -> None:
+    led = Ledger.open(path, clock=clock)
+    assert not led.restore(5, clock.t)
+    led.archive(5, clock.t, "rule")
+    assert led.archived([4, 5]).tolist() == [False, True]
+    assert led.restore(5, clock.t + 1)
+    assert led.archived([4, 5]).tolist() == [False, False]
+    assert led.event_counts() == {"archive": 1, "restore": 1}
+    led.close()
+
+
+def test_warmth_spreads_and_decays(path: Path, clock: Clock) -> None:
+    led = Ledger.open(path, clock=clock)
+    led.set_links([(1, 2), (2, 3), (3, 4)])
+    led.on_read(None, 1)
+    w = led.warmth([1, 2, 3, 4])
+    assert w.tolist() == pytest.approx([0.05, 0.05, 0.05, 0.0])  # 1, 0.6, 0.36: all capped
+    clock.t += 7 * SECONDS_PER_DAY
+    later = led.warmth([1, 2, 3, 4])
+    assert all(later[:3] < w[:3]) and later[3] == 0.0
+    led.close()
+
+
+def test_cooccurrence_positions_and_hubs(path: Path, clock: Clock) -> None:
+    params = LearningParams(cooc_scale=1.0, hub_min_searches=3, hub_share=0.5)
+    led = Ledger.open(path, clock=clock, params=params)
+    led.on_search(None, "a", shown(1, 2))
+    led.on_search(None, "b", shown(3, 4))
+    edges = led.cooccurrence([4, 3, 2, 1])  # positions in the given id order
+    assert [(a, b) for a, b, _ in edges] == [(1, 0), (3, 2)]
+    assert [w for _, _, w in edges] == pytest.approx([1.0, 1.0])
+    led.on_search(None, "c", shown(1, 5))
+    led.on_search(None, "d", shown(1, 6))  # 1 is now in 3 of 4 searches: a hub
+    assert all(0 not in (a, b) for a, b, _ in led.cooccurrence([1, 2, 3, 4, 5, 6]))
+    led.close()
+
+
+def test_health_pearson_golden_and_newer_schema_refused(path: Path, clock: Clock) -> None:
+    from vault import LedgerError
+    from vault.learning_health import pearson
+
+    assert pearson([1.0, 2.0, 3.0], [2.0, 4.0, 6.0]) == pytest.approx(1.0)
+    assert pearson([1.0, 2.0, 3.0], [3.0, 2.0, 1.0]) == pytest.approx(-1.0)
+    assert pearson([1.0, 1.0], [0.0, 5.0]) is None and pearson([1.0], [1.0]) is None
+    Ledger.open(path, clock=clock).close()
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA user_version=99")
+    conn.close()
+    with pytest.raises(LedgerError, match="newer"):
+        Ledger.open(path, clock=clock)

@@ -1,0 +1,516 @@
+"""vault.note: frontmatter, links, tags, headings, and byte-preserving edits of one note."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from vault.errors import VaultError
+from vault.note import (
+    Link,
+    NoteFormatError,
+    parse,
+    render,
+    rewrite_links,
+    update_frontmatter,
+)
+
+
+def only_link(text: str) -> Link:
+    links = parse(text).links
+    assert len(links) == 1, links
+    return links[0]
+
+
+# -- links -----------------------------------------------------------------------------------------
+
+LINK_FORMS: list[tuple[str, tuple[str, str | None, str | None, str | None, bool, str]]] = [
+    ("[[Target]]", ("Target", None, None, None, False, "wiki")),
+    ("[[Target|shown]]", ("Target", None, None, "shown", False, "wiki")),
+    ("[[Target#Heading]]", ("Target", "Heading", None, None, False, "wiki")),
+    ("[[Target#Heading|shown]]", ("Target", "Heading", None, "shown", False, "wiki")),
+    ("[[Target#^blk-1]]", ("Target", None, "blk-1", None, False, "wiki")),
+    ("[[Target#^blk|shown]]", ("Target", None, "blk", "shown", False, "wiki")),
+    ("![[Target]]", ("Target", None, None, None, True, "wiki")),
+    ("![[pic.png|100]]", ("pic.png", None, None, "100", True, "wiki")),
+    ("[[Target.md]]", ("Target", None, None, None, False, "wiki")),
+    ("[[Folder/Sub/Target]]", ("Folder/Sub/Target", None, None, None, False, "wiki")),
+    ("[[#Local heading]]", ("", "Local heading", None, None, False, "wiki")),
+    ("[[#^blk]]", ("", None, "blk", None, False, "wiki")),
+    ("[[ Spaced ]]", ("Spaced", None, None, None, False, "wiki")),
+    ("[[H#One#Two]]", ("H", "One#Two", None, None, False, "wiki")),
+    ("| [[Target\\|shown]] |", ("Target", None, None, "shown", False, "wiki")),
+    ("[[Ünïcode Nöte]]", ("Ünïcode Nöte", None, None, None, False, "wiki")),
+    ("[text](Target.md)", ("Target", None, None, "text", False, "markdown")),
+    ("[text](path/to/Target.md)", ("path/to/Target", None, None, "text", False, "markdown")),
+    ("[t](../up/Target.md)", ("../up/Target", None, None, "t", False, "markdown")),
+    ("[t](My%20Note.md)", ("My Note", None, None, "t", False, "markdown")),
+    ("[t](<My Note.md>)", ("My Note", None, None, "t", False, "markdown")),
+    ("[t](<My Note.md#Sec>)", ("My Note", "Sec", None, "t", False, "markdown")),
+    ("[t](Note.md#^b1)", ("Note", None, "b1", "t", False, "markdown")),
+    ('[t](Note.md "a title")', ("Note", None, None, "t", False, "markdown")),
+    ("[](Note.md)", ("Note", None, None, None, False, "markdown")),
+    ("![](Note.md)", ("Note", None, None, None, True, "markdown")),
+    ("[t](Note.MD)", ("Note", None, None, "t", False, "markdown")),
+]
+
+
+@pytest.mark.parametrize(("syntax", "expected"), LINK_FORMS)
+def test_every_link_form(syntax: str, expected: tuple[Any, ...]) -> None:
+    text = f"before {syntax} after\n"
+    link = only_link(text)
+    got = (link.target, link.heading, link.block, link.alias, link.embed, link.kind)
+    assert got == expected
+    written = text[link.start : link.end]
+    assert written == syntax.strip("| ")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[site](http://example.com/a.md)",
+        "[site](https://example.com)",
+        "[mail](mailto:a@b.md)",
+        "[app](obsidian://open?vault=x)",
+        "[proto](//host/a.md)",
+        "[img](pic.png)",
+        "[doc](file.pdf)",
+        "[anchor](#heading)",
+        "[[]]",
+        "[[ ]]",
+        "[[|alias only]]",
+        "[[T\nT]]",
+        "[t](.md)",
+        "plain [brackets] and (parens)",
+    ],
+)
+def test_not_links(text: str) -> None:
+    assert parse(text).links == ()
+
+
+def test_links_in_text_order_with_offsets() -> None:
+    text = "a [[One]] b [two](Two.md) c ![[Three]] d [[One]]"
+    links = parse(text).links
+    assert [ln.target for ln in links] == ["One", "Two", "Three", "One"]
+    assert [text[ln.start : ln.end] for ln in links] == [
+        "[[One]]",
+        "[two](Two.md)",
+        "![[Three]]",
+        "[[One]]",
+    ]
+
+
+def test_frontmatter_links_are_included_with_offsets_into_the_text() -> None:
+    text = '---\nrelated: "[[X]]"\nlist:\n  - "[[Y|y]]"\n# not [[Comment]]\n---\n[[Z]]\n'
+    note = parse(text)
+    assert [ln.target for ln in note.links] == ["X", "Y", "Z"]
+    assert [text[ln.start : ln.end] for ln in note.links] == ["[[X]]", "[[Y|y]]", "[[Z]]"]
+    assert note.links[1].alias == "y"
+
+
+def test_frontmatter_link_offsets_count_characters_with_crlf_and_non_ascii() -> None:
+    text = "---\r\ntitle: ééé 😀\r\nrel: [\"[[Ä]]\", '[[B|b]]']\r\n---\r\nx [[C]]"
+    links = parse(text).links
+    assert [text[ln.start : ln.end] for ln in links] == ["[[Ä]]", "[[B|b]]", "[[C]]"]
+
+
+# -- code and comments -----------------------------------------------------------------------------
+
+EXCLUDED = [
+    "```\n[[Fenced]] #fenced\n```\n",
+    "```python\n[[Fenced]]\n```\n",
+    "~~~\n[[Tilde]]\n~~~\n",
+    "````\n```\n[[Inner]]\n```\n````\n",  # a shorter fence does not close a longer one
+    "```\n~~~\n[[Mixed]]\n```\n",  # a tilde line does not close a backtick fence
+    "```\n[[Unclosed]] to the end\n",
+    "   ```\n[[Indented fence]]\n   ```\n",
+    "> ```\n> [[Quoted fence]]\n> ```\n",
+    "`[[Inline]]` `#inline`",
+    "``[[Double ` tick]]``",
+    "```[[three ticks inline]]```",
+    "<!-- [[Html comment]] #c -->",
+    "<!--\n[[Multi line]]\n-->",
+    "%% [[Obsidian comment]] #c %%",
+    "%%\n[[Block comment]]\n%%",
+    "%% [[Unclosed comment]] to the end",
+]
+
+
+@pytest.mark.parametrize("snippet", EXCLUDED)
+def test_code_and_comments_hide_links_and_tags(snippet: str) -> None:
+    note = parse(f"[[Before]] #before\n{snippet}")
+    assert [ln.target for ln in note.links] == ["Before"]
+    assert note.tags == ("before",)
+
+
+def test_text_after_a_closed_fence_or_span_is_scanned() -> None:
+    text = "```\n[[No]]\n```\n[[Yes1]]\n`[[No]]` [[Yes2]] ``a`b`` [[Yes3]] <!-- x --> [[Yes4]]"
+    assert [ln.target for ln in parse(text).links] == ["Yes1", "Yes2", "Yes3", "Yes4"]
+
+
+def test_unmatched_backtick_does_not_hide_the_rest() -> None:
+    assert [ln.target for ln in parse("a ` b [[Seen]] #seen").links] == ["Seen"]
+    assert parse("a ` b [[Seen]] #seen").tags == ("seen",)
+    assert [ln.target for ln in parse("``a` [[Seen]]").links] == ["Seen"]
+
+
+def test_inline_code_does_not_cross_a_blank_line() -> None:
+    assert [ln.target for ln in parse("`open\n\n[[Seen]] `").links] == ["Seen"]
+
+
+def test_backtick_fence_info_string_with_backtick_is_not_a_fence() -> None:
+    assert [ln.target for ln in parse("``` a`b\n[[Seen]]\n").links] == ["Seen"]
+
+
+# -- tags and headings -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "tags"),
+    [
+        ("#tag", ("tag",)),
+        ("a #tag b", ("tag",)),
+        ("#nested/tag/deep", ("nested/tag/deep",)),
+        ("#tag-with_dash", ("tag-with_dash",)),
+        ("#ünïcode #日本語", ("ünïcode", "日本語")),
+        ("#tag, #other.", ("tag", "other")),
+        ("# Heading\n## Sub", ()),
+        ("#123 #2024", ()),
+        ("#123abc #y2024", ("123abc", "y2024")),
+        ("http://x.org/#frag https://y/a#b", ()),
+        ("a#b word#tag", ()),
+        ("[[Note#heading]]", ()),
+        ("[t](Note.md#frag)", ()),
+        ("#Tag #tag #TAG", ("Tag",)),
+        ("\t#tab\n#line", ("tab", "line")),
+        ("## Title #intitle", ("intitle",)),
+    ],
+)
+def test_inline_tags(text: str, tags: tuple[str, ...]) -> None:
+    assert parse(text).tags == tags
+
+
+@pytest.mark.parametrize(
+    ("fm", "tags"),
+    [
+        ("tags: [a, '#b', nested/c]", ("a", "b", "nested/c")),
+        ("tags:\n  - a\n  - b", ("a", "b")),
+        ("tags: a, b c", ("a", "b", "c")),
+        ("tags: single", ("single",)),
+        ("tags: 2024", ("2024",)),
+        ("tags:", ()),
+        ("tag: old", ("old",)),
+        ("tags: [A, a, B]", ("A", "B")),
+    ],
+)
+def test_frontmatter_tags(fm: str, tags: tuple[str, ...]) -> None:
+    assert parse(f"---\n{fm}\n---\nbody\n").tags == tags
+
+
+def test_tags_order_of_first_appearance_deduplicated_case_insensitively() -> None:
+    note = parse("---\ntags: [Zeta, alpha]\n---\n#beta #ALPHA #zeta #gamma\n")
+    assert note.tags == ("Zeta", "alpha", "beta", "gamma")
+
+
+@pytest.mark.parametrize(
+    ("fm", "aliases"),
+    [
+        ("aliases: [Bob, Bobby]", ("Bob", "Bobby")),
+        ("aliases:\n  - Bob\n  - 'Robert, Jr'", ("Bob", "Robert, Jr")),
+        ("aliases: Bob, Bobby", ("Bob", "Bobby")),
+        ("alias: Bob", ("Bob",)),
+        ("aliases: [Bob, Bob, null]", ("Bob",)),
+        ("aliases:", ()),
+    ],
+)
+def test_aliases(fm: str, aliases: tuple[str, ...]) -> None:
+    assert parse(f"---\n{fm}\n---\n").aliases == aliases
+
+
+def test_headings() -> None:
+    text = "# One\nx\n## Two ##\n   ### Three\n    #### indented\n#nospace\n```\n# Fenced\n```\n"
+    assert parse(text).headings == ("One", "Two", "Three")
+
+
+# -- frontmatter -----------------------------------------------------------------------------------
+
+
+def test_frontmatter_keys_values_and_order() -> None:
+    text = "---\nzeta: 1\nalpha: two\ndate: 2024-01-02\nwhen: 2024-01-02T10:00:00Z\nx: 1.5\n---\nB"
+    note = parse(text)
+    assert list(note.frontmatter) == ["zeta", "alpha", "date", "when", "x"]
+    assert note.frontmatter["date"] == "2024-01-02"  # kept as the source string
+    assert note.frontmatter["when"] == "2024-01-02T10:00:00Z"
+    assert note.frontmatter["x"] == 1.5
+    assert note.body == "B" and note.text[note.body_start :] == "B"
+
+
+def test_yaml_oddities_are_json_safe() -> None:
+    text = "---\n1: int key\nnull: n\nnan: .nan\nbin: !!binary aGk=\ns: !!set {a, b}\n---\n"
+    fm = parse(text).frontmatter
+    assert fm == {"1": "int key", "null": "n", "nan": ".nan", "bin": "aGk=", "s": ["a", "b"]}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "no frontmatter\n---\na: 1\n---\n",
+        " ---\na: 1\n---\n",
+        "---\na: 1\n",  # never closed
+        "--- \na: 1\n---\n",
+        "----\na: 1\n----\n",
+    ],
+)
+def test_no_frontmatter_block(text: str) -> None:
+    note = parse(text)
+    assert note.frontmatter == {} and note.frontmatter_error is None
+    assert note.body == text and note.body_start == 0
+
+
+def test_dots_close_the_block_and_empty_block_is_empty() -> None:
+    assert parse("---\na: 1\n...\nbody").frontmatter == {"a": 1}
+    assert parse("---\na: 1\n...\nbody").body == "body"
+    empty = parse("---\n---\nbody")
+    assert (empty.frontmatter, empty.frontmatter_error, empty.body) == ({}, None, "body")
+
+
+@pytest.mark.parametrize(
+    "yaml_text",
+    [
+        "a: [unclosed",
+        "a: 1\n  b: 2",
+        "- a list\n- not a map",
+        "just a string",
+        "a: *undefined",
+        "a: &x [*x]",  # recursive alias
+        "\t- tab",
+        "[" * 2000,
+    ],
+)
+def test_broken_yaml_is_recorded_and_the_note_is_never_rewritten(yaml_text: str) -> None:
+    text = f"---\n{yaml_text}\n---\nBody with [[Link]] #tag\n"
+    note = parse(text)
+    assert note.frontmatter_error
+    assert note.frontmatter == {}
+    assert note.body == text and note.body_start == 0
+    assert [ln.target for ln in note.links] == ["Link"]
+    with pytest.raises(NoteFormatError) as info:
+        update_frontmatter(text, {"a": 1})
+    assert isinstance(info.value, VaultError)
+    assert info.value.data()["reason"]
+
+
+def test_alias_bomb_is_refused_not_expanded() -> None:
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 8)]
+    note = parse("---\n" + "\n".join(lines) + "\n---\n")
+    assert note.frontmatter_error and "too large" in note.frontmatter_error
+
+
+def test_crlf_note() -> None:
+    text = "---\r\ntitle: T\r\ntags: [a]\r\n---\r\n# Head\r\n[[L]] #b\r\n"
+    note = parse(text)
+    assert note.frontmatter == {"title": "T", "tags": ["a"]}
+    assert note.body == "# Head\r\n[[L]] #b\r\n"
+    assert note.headings == ("Head",) and note.tags == ("a", "b")
+    out = update_frontmatter(text, {"title": "New", "added": 1})
+    assert out == "---\r\ntitle: New\r\ntags: [a]\r\nadded: 1\r\n---\r\n# Head\r\n[[L]] #b\r\n"
+
+
+# -- render ----------------------------------------------------------------------------------------
+
+
+def test_render() -> None:
+    assert render(None, "body") == "body"
+    assert render({}, "body") == "body"
+    assert render({"b": 1, "a": [1, "x"]}, "body") == "---\nb: 1\na:\n- 1\n- x\n---\nbody"
+    assert render({"d": "2024-01-02"}, "") == "---\nd: 2024-01-02\n---\n"
+
+
+def test_render_protects_a_body_that_looks_like_frontmatter() -> None:
+    body = "---\nnot: frontmatter\n---\ntext"
+    note = parse(render(None, body))
+    assert note.frontmatter == {} and note.body == body
+
+
+def test_render_round_trips_characters_pyyaml_mishandles() -> None:
+    for fm in ({"\x85": None}, {"k": "a\n---\nb"}, {"k": "line\n...\n"}, {"": "\u2028"}):
+        note = parse(render(fm, "b"))
+        assert note.frontmatter == fm and note.body == "b"
+
+
+def test_render_refuses_values_that_do_not_round_trip() -> None:
+    with pytest.raises(NoteFormatError):
+        render({"x": float("nan")}, "")
+    with pytest.raises(NoteFormatError):
+        render({"x": object()}, "")
+
+
+# -- update_frontmatter ----------------------------------------------------------------------------
+
+MESSY = (
+    "---\n"
+    "# leading comment\n"
+    'title:   "Quoted  Title"   # trailing comment\n'
+    "date: 2024-01-02\n"
+    "tags:\n"
+    "  - one\n"
+    "  - two\n"
+    "\n"
+    "# between\n"
+    "nested:\n"
+    "  deep: {a: 1,   b: 2}\n"
+    "text: |\n"
+    "  line one\n"
+    "  # not a comment\n"
+    "zzz: 'last'\n"
+    "---\n"
+    "Body [[Link]]\n"
+)
+
+
+def test_update_with_no_changes_or_same_values_returns_text_unchanged() -> None:
+    assert update_frontmatter(MESSY, {}) == MESSY
+    assert update_frontmatter(MESSY, {"title": "Quoted  Title", "missing": None}) == MESSY
+    assert update_frontmatter("plain body", {"gone": None}) == "plain body"
+
+
+def test_update_replaces_only_the_changed_entry() -> None:
+    out = update_frontmatter(MESSY, {"tags": ["x"]})
+    assert out == MESSY.replace("tags:\n  - one\n  - two\n", "tags:\n- x\n")
+    out = update_frontmatter(MESSY, {"text": "new"})
+    assert out == MESSY.replace("text: |\n  line one\n  # not a comment\n", "text: new\n")
+    out = update_frontmatter(MESSY, {"title": "T"})
+    assert out == MESSY.replace('title:   "Quoted  Title"   # trailing comment\n', "title: T\n")
+
+
+def test_update_deletes_appends_and_keeps_unknown_keys_in_order() -> None:
+    out = update_frontmatter(MESSY, {"date": None, "new": {"k": [1, 2]}, "zzz": "z"})
+    expected = MESSY.replace("date: 2024-01-02\n", "").replace(
+        "zzz: 'last'\n", "zzz: z\nnew:\n  k:\n  - 1\n  - 2\n"
+    )
+    assert out == expected
+    note = parse(out)
+    assert list(note.frontmatter) == ["title", "tags", "nested", "text", "zzz", "new"]
+    assert note.frontmatter["new"] == {"k": [1, 2]}
+    assert note.body == "Body [[Link]]\n"
+
+
+def test_update_keeps_comments_between_entries() -> None:
+    out = update_frontmatter(MESSY, {"tags": None})
+    assert "\n\n# between\nnested:" in out and "tags" not in parse(out).frontmatter
+
+
+def test_update_creates_a_block_when_there_is_none() -> None:
+    assert update_frontmatter("body\n", {"a": 1}) == "---\na: 1\n---\nbody\n"
+    assert update_frontmatter("body\r\nmore", {"a": 1}) == "---\r\na: 1\r\n---\r\nbody\r\nmore"
+    assert update_frontmatter("", {"a": "2024-01-02"}) == "---\na: 2024-01-02\n---\n"
+    unclosed = "---\nnot closed\n"
+    out = update_frontmatter(unclosed, {"a": 1})
+    assert parse(out).frontmatter == {"a": 1} and parse(out).body == unclosed
+
+
+def test_update_fills_an_empty_block() -> None:
+    assert update_frontmatter("---\n---\nb", {"a": True}) == "---\na: true\n---\nb"
+    assert update_frontmatter("---\na: 1\n---\nb", {"a": None}) == "---\n---\nb"
+
+
+def test_update_indented_block_keeps_its_indentation() -> None:
+    text = "---\n  a: 1\n  b: 2\n---\n"
+    assert update_frontmatter(text, {"a": 5, "c": 3}) == "---\n  a: 5\n  b: 2\n  c: 3\n---\n"
+
+
+def test_update_duplicate_key_keeps_first_position() -> None:
+    text = "---\na: 1\nb: 2\na: 3\n---\n"
+    out = update_frontmatter(text, {"a": 9})
+    assert out == "---\na: 9\nb: 2\n---\n"
+
+
+def test_update_falls_back_to_a_full_dump_when_lines_cannot_be_edited() -> None:
+    flow = "---\n{a: 1, b: 2}\n---\nbody"
+    assert update_frontmatter(flow, {"b": 3}) == "---\na: 1\nb: 3\n---\nbody"
+    anchored = "---\na: &x 1\nb: *x\n---\nbody"
+    out = update_frontmatter(anchored, {"a": 2})
+    assert parse(out).frontmatter == {"a": 2, "b": 1} and parse(out).body == "body"
+
+
+def test_update_dates_and_tuples_are_stored_as_plain_values() -> None:
+    import datetime
+
+    out = update_frontmatter("", {"d": datetime.date(2024, 5, 6), "t": (1, 2)})
+    assert parse(out).frontmatter == {"d": "2024-05-06", "t": [1, 2]}
+
+
+def test_update_refuses_values_that_cannot_round_trip() -> None:
+    with pytest.raises(NoteFormatError):
+        update_frontmatter(MESSY, {"x": float("inf")})
+    with pytest.raises(NoteFormatError):
+        update_frontmatter(MESSY, {"x": {1, 2}})
+
+
+# -- rewrite_links ---------------------------------------------------------------------------------
+
+REWRITES = [
+    ("[[Old]]", "[[New Name]]"),
+    ("[[Old|shown]]", "[[New Name|shown]]"),
+    ("[[Old#Heading|shown]]", "[[New Name#Heading|shown]]"),
+    ("[[Old#^blk]]", "[[New Name#^blk]]"),
+    ("![[Old]]", "![[New Name]]"),
+    ("[[Old.md]]", "[[New Name.md]]"),
+    ("[[ Old ]]", "[[ New Name ]]"),
+    ("| [[Old\\|a]] |", "| [[New Name\\|a]] |"),
+    ("[text](Old.md)", "[text](New%20Name.md)"),
+    ("[text](Old.md#Sec 'title')", "[text](New%20Name.md#Sec 'title')"),
+    ("![](Old.md)", "![](New%20Name.md)"),
+    ("[text](<Old.md>)", "[text](<New Name.md>)"),
+    ("[text](<Old.md#^b>)", "[text](<New Name.md#^b>)"),
+]
+
+
+@pytest.mark.parametrize(("before", "after"), REWRITES)
+def test_rewrite_preserves_syntax(before: str, after: str) -> None:
+    text = f"x {before} y\r\n"
+    out = rewrite_links(text, lambda link: "New Name" if link.target == "Old" else None)
+    assert out == f"x {after} y\r\n"
+
+
+def test_rewrite_only_touches_chosen_links_and_skips_code() -> None:
+    text = (
+        '---\nrel: "[[Old]]"\nother: "[[Keep]]"\n---\n'
+        "[[Old]] [[Keep]] `[[Old]]`\n```\n[[Old]]\n```\n%% [[Old]] %% [[#Old]]\n"
+    )
+    seen: list[str] = []
+
+    def retarget(link: Link) -> str | None:
+        seen.append(link.target)
+        return "folder/New" if link.target == "Old" else None
+
+    out = rewrite_links(text, retarget)
+    assert seen == ["Old", "Keep", "Old", "Keep", ""]
+    assert out == text.replace('rel: "[[Old]]"', 'rel: "[[folder/New]]"').replace(
+        "\n[[Old]] [[Keep]]", "\n[[folder/New]] [[Keep]]"
+    )
+    assert parse(out).frontmatter["rel"] == "[[folder/New]]"
+
+
+def test_rewrite_same_note_link_gains_a_target() -> None:
+    assert rewrite_links("[[#H|a]]", lambda link: "Other") == "[[Other#H|a]]"
+
+
+def test_rewrite_encodes_markdown_destinations() -> None:
+    out = rewrite_links("[t](a.md)", lambda link: "dir/50% (draft)")
+    assert out == "[t](dir/50%25%20%28draft%29.md)"
+    assert only_link(out).target == "dir/50% (draft)"
+
+
+def test_rewrite_refuses_targets_that_break_the_syntax() -> None:
+    for bad in ("a]]b", "a|b", "a#b", "a\nb"):
+
+        def to_bad(link: Link, bad: str = bad) -> str:
+            return bad
+
+        with pytest.raises(NoteFormatError):
+            rewrite_links("[[Old]]", to_bad)
+    with pytest.raises(NoteFormatError):
+        rewrite_links("[t](<Old.md>)", lambda link: "a>b")

@@ -1,0 +1,96 @@
+"""Split a note into chunks that fit the encoder window, along headings and paragraphs.
+
+Contract: `chunk_note(title, body, count, max_tokens)` returns a non-empty tuple of strings
+whose token counts (by `count`, special tokens included) are each <= `max_tokens`, unless a
+single word is longer than the window (then the encoder truncates it). Order follows the text.
+
+Method: the body is cut into sections at markdown headings (`#`..`######`), each section into
+paragraphs at blank lines; consecutive paragraphs of one section are packed greedily while they
+fit. A paragraph that alone is too long is split at sentence ends, then at word boundaries.
+Every chunk is prefixed with the note title (and the section heading when there is one) so a
+chunk carries its context. The title counts against the window.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+TokenCounter = Callable[[str], int]
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.*\S)\s*$")
+_BLANK = re.compile(r"\n\s*\n")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
+def _sections(body: str) -> list[tuple[str, str]]:
+    """(heading text or "", section body) pairs, in order; fenced code is not scanned."""
+    out: list[tuple[str, list[str]]] = [("", [])]
+    fenced = False
+    for line in body.splitlines():
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        m = None if fenced else _HEADING.match(line)
+        if m:
+            out.append((m.group(2), []))
+        else:
+            out[-1][1].append(line)
+    return [(h, "\n".join(lines).strip()) for h, lines in out if h or "\n".join(lines).strip()]
+
+
+def _split_long(text: str, budget: int, count: TokenCounter) -> list[str]:
+    """Split one over-long paragraph at sentence ends, then words, into pieces <= budget."""
+    units = _SENTENCE.split(text)
+    if len(units) == 1:
+        units = text.split()
+    pieces: list[str] = []
+    cur = ""
+    for unit in units:
+        if len(units) > 1 and " " in unit and count(unit) > budget:
+            if cur:
+                pieces.append(cur)
+            cur = ""
+            pieces.extend(_split_long(unit, budget, count))
+            continue
+        cand = f"{cur} {unit}".strip()
+        if count(cand) <= budget:
+            cur = cand
+        else:
+            if cur:
+                pieces.append(cur)
+            cur = unit
+    if cur:
+        pieces.append(cur)
+    return pieces or [text]
+
+
+def chunk_note(
+    title: str, body: str, count: TokenCounter, max_tokens: int = 256
+) -> tuple[str, ...]:
+    """The chunks one note is embedded as (see the module docstring for the contract)."""
+    whole = f"{title}\n{body}".strip()
+    if count(whole) <= max_tokens:
+        return (whole or title,)
+    chunks: list[str] = []
+    for heading, text in _sections(body):
+        prefix = f"{title}\n{heading}".strip() if heading else title
+        budget = max(8, max_tokens - count(prefix))
+        cur = ""
+        paragraphs = [p.strip() for p in _BLANK.split(text) if p.strip()] or [""]
+        for para in paragraphs:
+            cand = f"{cur}\n\n{para}".strip()
+            if count(cand) <= budget:
+                cur = cand
+                continue
+            if cur:
+                chunks.append(f"{prefix}\n{cur}")
+                cur = ""
+            if count(para) <= budget:
+                cur = para
+            else:
+                pieces = _split_long(para, budget, count)
+                chunks.extend(f"{prefix}\n{p}" for p in pieces[:-1])
+                cur = pieces[-1]
+        if cur or heading:
+            chunks.append(f"{prefix}\n{cur}".strip())
+    return tuple(chunks) or (whole,)

@@ -1,0 +1,211 @@
+"""Two clocks per event: a tick (its order) and a date anchor (when it was said).
+
+NDM (seed 000, step 4): "If Bob says on 9 May, 'Last month I sold my bike', the event gets the
+newest tick but its date anchor is 9 May, so 'last month' means April." `resolve(text, anchor)`
+turns the relative expressions of one turn into absolute, inclusive date ranges computed from
+the turn's own date, never from the clock.
+
+Conventions (fixed, so every answer is reproducible):
+- weeks are ISO weeks (Monday..Sunday); "last week" is the whole previous ISO week, "this
+  weekend" the Saturday and Sunday of the anchor's ISO week, "last weekend" those of the
+  previous ISO week;
+- "last Friday" is the latest Friday strictly before the anchor (1..7 days back); "next
+  Friday" the first strictly after (1..7 days on); "this Friday" the one in the anchor's week;
+- "N days/weeks ago" is one day (anchor − N·1 or N·7 days); "N months/years ago" is that whole
+  month/year; "a couple of" = 2, "a few" = 3, "a"/"an" = 1;
+- absolute dates ("8 May 2023", "May 8, 2023", "2023-05-08", "May 2023", "in 2022") resolve to
+  themselves.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+_NUMBER_WORDS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "a couple of": 2,
+    "a few": 3,
+}
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
+_NUM = (
+    r"(?P<n>\d{1,3}|a couple of|a few|an|a|one|two|three|four|five|six|seven|eight|nine|ten|"
+    r"eleven|twelve)"
+)
+_MON = "(?P<mon>" + "|".join(_MONTHS) + r"|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)"
+_PATTERN = re.compile(
+    r"\b(?:"
+    r"(?P<iso>(?P<iy>\d{4})-(?P<im>\d{2})-(?P<id>\d{2}))"
+    r"|(?P<dmy>(?P<d1>\d{1,2})(?:st|nd|rd|th)?\s+"
+    + _MON.replace("mon>", "m1>")
+    + r",?\s+(?P<y1>\d{4}))"
+    r"|(?P<mdy>"
+    + _MON.replace("mon>", "m2>")
+    + r"\s+(?P<d2>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<y2>\d{4}))"
+    r"|(?P<my>" + _MON.replace("mon>", "m3>") + r",?\s+(?P<y3>\d{4}))"
+    r"|(?P<dby>the\s+day\s+before\s+yesterday)"
+    r"|(?P<dat>the\s+day\s+after\s+tomorrow)"
+    r"|(?P<simple>yesterday|today|tonight|tomorrow|last\s+night)"
+    r"|(?P<ago>" + _NUM + r"\s+(?P<unit>day|week|month|year)s?\s+ago)"
+    r"|(?P<inn>in\s+" + _NUM.replace("<n>", "<n2>") + r"\s+(?P<unit2>day|week|month|year)s?)"
+    r"|(?P<rel>(?P<which>last|this\s+past|this|next)\s+(?P<span>weekend|week|month|year|"
+    + "|".join(_WEEKDAYS)
+    + r"))"
+    r"|(?P<year>in\s+(?P<y4>(?:19|20)\d{2}))"
+    r")\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class TimeRef:
+    """One resolved expression: the text as written and the inclusive range it names."""
+
+    expr: str
+    start: date
+    end: date
+    granularity: str  # "day" | "week" | "month" | "year"
+
+    @property
+    def label(self) -> str:
+        """ISO day, "YYYY-MM", "YYYY", or "start..end" for weeks."""
+        if self.granularity == "day":
+            return self.start.isoformat()
+        if self.granularity == "month":
+            return self.start.isoformat()[:7]
+        if self.granularity == "year":
+            return str(self.start.year)
+        return f"{self.start.isoformat()}..{self.end.isoformat()}"
+
+    def overlaps(self, lo: date, hi: date) -> bool:
+        return self.start <= hi and lo <= self.end
+
+
+def month_range(year: int, month: int) -> tuple[date, date]:
+    """First and last day of a month."""
+    first = date(year, month, 1)
+    nxt = date(year + (month == 12), month % 12 + 1, 1)
+    return first, nxt - timedelta(days=1)
+
+
+def shift_month(d: date, n: int) -> tuple[int, int]:
+    """(year, month) of the month n months after d's month (n may be negative)."""
+    index = d.year * 12 + (d.month - 1) + n
+    return index // 12, index % 12 + 1
+
+
+def _week_start(d: date) -> date:
+    return d - timedelta(days=d.weekday())
+
+
+def _month_number(name: str) -> int:
+    name = name.lower()
+    return next(i + 1 for i, m in enumerate(_MONTHS) if m.startswith(name[:3]))
+
+
+def _count(word: str) -> int:
+    word = " ".join(word.lower().split())
+    return int(word) if word.isdigit() else _NUMBER_WORDS[word]
+
+
+def _offset(anchor: date, n: int, unit: str, expr: str) -> TimeRef:
+    """anchor shifted by n units (n < 0: the past)."""
+    if unit in ("day", "week"):
+        d = anchor + timedelta(days=n * (7 if unit == "week" else 1))
+        return TimeRef(expr, d, d, "day")
+    if unit == "month":
+        first, last = month_range(*shift_month(anchor, n))
+        return TimeRef(expr, first, last, "month")
+    y = anchor.year + n
+    return TimeRef(expr, date(y, 1, 1), date(y, 12, 31), "year")
+
+
+def _relative(expr: str, which: str, span: str, anchor: date) -> TimeRef:
+    step = {"last": -1, "this past": -1, "this": 0, "next": 1}[" ".join(which.lower().split())]
+    span = span.lower()
+    if span in _WEEKDAYS:
+        wd = _WEEKDAYS.index(span)
+        if step < 0:
+            back = (anchor.weekday() - wd) % 7 or 7
+            d = anchor - timedelta(days=back)
+        elif step > 0:
+            d = anchor + timedelta(days=(wd - anchor.weekday()) % 7 or 7)
+        else:
+            d = _week_start(anchor) + timedelta(days=wd)
+        return TimeRef(expr, d, d, "day")
+    if span in ("week", "weekend"):
+        monday = _week_start(anchor) + timedelta(days=7 * step)
+        if span == "weekend":
+            return TimeRef(expr, monday + timedelta(days=5), monday + timedelta(days=6), "week")
+        return TimeRef(expr, monday, monday + timedelta(days=6), "week")
+    return _offset(anchor, step, span, expr)
+
+
+def resolve(text: str, anchor: date) -> tuple[TimeRef, ...]:
+    """Every date expression in `text`, resolved against `anchor`, in text order.
+
+    Matches never overlap; unknown calendar dates (31 February) are skipped.
+    """
+    out: list[TimeRef] = []
+    for m in _PATTERN.finditer(text):
+        expr = m.group(0)
+        g = m.groupdict()
+        try:
+            if g["iso"]:
+                d = date(int(g["iy"]), int(g["im"]), int(g["id"]))
+                out.append(TimeRef(expr, d, d, "day"))
+            elif g["dmy"] or g["mdy"]:
+                day = int(g["d1"] or g["d2"])
+                d = date(int(g["y1"] or g["y2"]), _month_number(g["m1"] or g["m2"]), day)
+                out.append(TimeRef(expr, d, d, "day"))
+            elif g["my"]:
+                first, last = month_range(int(g["y3"]), _month_number(g["m3"]))
+                out.append(TimeRef(expr, first, last, "month"))
+            elif g["dby"]:
+                out.append(_offset(anchor, -2, "day", expr))
+            elif g["dat"]:
+                out.append(_offset(anchor, 2, "day", expr))
+            elif g["simple"]:
+                word = " ".join(g["simple"].lower().split())
+                n = {"yesterday": -1, "last night": -1, "today": 0, "tonight": 0, "tomorrow": 1}
+                out.append(_offset(anchor, n[word], "day", expr))
+            elif g["ago"]:
+                out.append(_offset(anchor, -_count(g["n"]), g["unit"].lower(), expr))
+            elif g["inn"]:
+                out.append(_offset(anchor, _count(g["n2"]), g["unit2"].lower(), expr))
+            elif g["rel"]:
+                out.append(_relative(expr, g["which"], g["span"], anchor))
+            elif g["year"]:
+                y = int(g["y4"])
+                out.append(TimeRef(expr, date(y, 1, 1), date(y, 12, 31), "year"))
+        except (ValueError, OverflowError):
+            continue
+    return tuple(out)

@@ -1,0 +1,368 @@
+"""Budgeted context for a model (NDM seed 000, step 6), with zero LLM tokens.
+
+"When a question arrives, the engine scores every event and shows the model only the best
+ones, in date order, within a word budget ... keep the top events; add the turn just before
+each kept event; sort by date, label who said each line, and cut the lowest scores first if
+over budget."
+
+Score of event t for query q (each term in [0, 1] before its weight):
+
+    s(t) = lex(t) / max lex + W_ENTITY · ent(t) + W_TIME · time(t) + W_SPEAKER · spk(t)
+           + W_OMEGA · Ω(t)
+
+- lex: a lexical score (BM25 from the vault's search, or any vector aligned with the events);
+- ent: Σ idf(e) over the non-speaker entity rows of t whose words all occur in q, divided by
+  Σ idf(e) over every entity row matched by q; idf(e) = ln(1 + N / df(e));
+- time: 1 when q asks about time ("when", "what year", "how long ago", ...) and t carries an
+  anchored date expression, or when a date written in q overlaps t's date or its expressions;
+- spk: 1 when q names t's speaker (a speaker is a hub: small weight);
+- Ω: DMF survival (weight 0 by default: adopted only if the benchmark says so).
+Only events with lex > 0 or ent > 0 are candidates. Lines are taken in score order (ties: tick)
+together with the turn before each (same session), skipping what no longer fits; the result is
+sorted by (date, tick). A line is "[YYYY-MM-DD HH:MM] Speaker: text", followed by
+"(expr = absolute date; ...)" when the turn has anchored expressions; budget counts its words.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..text import tokenize
+from .clocks import resolve
+from .events import Event
+
+if TYPE_CHECKING:
+    from ..core import Vault
+
+W_ENTITY = 0.5
+W_TIME = 0.3
+W_SPEAKER = 0.1
+W_OMEGA = 0.0
+_FAR = date(9000, 1, 1)
+_ASKS_TIME = re.compile(
+    r"\b(when|what (?:date|year|month|day|time)|which (?:year|month|day)|how long|"
+    r"how many (?:days|weeks|months|years)|since when)\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class Item:
+    """What context needs of one event (built from an Event or from a turn note)."""
+
+    tick: int
+    conversation: str
+    session: str
+    turn_id: str
+    speaker: str
+    when: datetime
+    text: str
+    entities: tuple[str, ...]  # non-speaker row keys
+    dates: tuple[tuple[str, date, date], ...]  # (expr, start, end) anchored expressions
+    omega: float = 0.0
+    note: str = ""
+
+    def render(self, *, labels: bool = True) -> str:
+        """The line shown to the model."""
+        if not labels:
+            return f"{self.speaker}: {self.text}"
+        line = f"[{self.when:%Y-%m-%d %H:%M}] {self.speaker}: {self.text}"
+        if self.dates:
+            line += " (" + "; ".join(f"{e} = {_label(s, t)}" for e, s, t in self.dates) + ")"
+        return line
+
+
+def item_of(event: Event, note: str = "") -> Item:
+    """The context view of an Event."""
+    return Item(
+        event.tick,
+        event.conversation,
+        event.session,
+        event.turn_id,
+        event.speaker,
+        event.when,
+        event.text,
+        event.non_speaker_keys(),
+        tuple((r.expr, r.start, r.end) for r in event.time_refs),
+        event.survival.omega,
+        note,
+    )
+
+
+def _label(start: date, end: date) -> str:
+    return start.isoformat() if start == end else f"{start.isoformat()}..{end.isoformat()}"
+
+
+@dataclass(frozen=True)
+class Weights:
+    """The fixed weights of the score (module docstring)."""
+
+    entity: float = W_ENTITY
+    time: float = W_TIME
+    speaker: float = W_SPEAKER
+    omega: float = W_OMEGA
+    before: bool = True
+    labels: bool = True
+
+
+@dataclass(frozen=True)
+class Line:
+    """One chosen line: the event, its score, and why it is there ("hit" or "before")."""
+
+    item: Item
+    score: float
+    reason: str
+    text: str
+
+    @property
+    def words(self) -> int:
+        return len(self.text.split())
+
+
+@dataclass(frozen=True)
+class Context:
+    """The assembled context: lines in date order and what they cost."""
+
+    query: str
+    budget_words: int
+    lines: tuple[Line, ...]
+    candidates: int
+    receipt: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def words(self) -> int:
+        return sum(line.words for line in self.lines)
+
+    @property
+    def text(self) -> str:
+        return "\n".join(line.text for line in self.lines)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "budget_words": self.budget_words,
+            "words": self.words,
+            "candidates": self.candidates,
+            "text": self.text,
+            "lines": [
+                {
+                    "note": ln.item.note,
+                    "turn": ln.item.turn_id,
+                    "speaker": ln.item.speaker,
+                    "date": ln.item.when.isoformat(),
+                    "tick": ln.item.tick,
+                    "score": round(ln.score, 6),
+                    "reason": ln.reason,
+                }
+                for ln in self.lines
+            ],
+            "receipt": dict(self.receipt),
+        }
+
+
+def in_range(item: Item, lo: date | None, hi: date | None) -> bool:
+    """The event's date, or one of its anchored expressions, falls in [lo, hi]."""
+    lo_ = lo or date.min
+    hi_ = hi or date.max
+    if lo_ <= item.when.date() <= hi_:
+        return True
+    return any(s <= hi_ and lo_ <= e for _, s, e in item.dates)
+
+
+@dataclass(frozen=True)
+class EventIndex:
+    """What scoring needs from a fixed list of items, computed once (df, key words, flags)."""
+
+    items: tuple[Item, ...]
+    df: dict[str, int]
+    key_words: dict[str, tuple[str, ...]]
+    by_first_word: dict[str, tuple[str, ...]]
+    entity_sets: tuple[frozenset[str], ...]
+    speaker_words: tuple[frozenset[str], ...]
+    has_dates: npt.NDArray[np.bool_]
+    omega: npt.NDArray[np.float64]
+
+    @classmethod
+    def build(cls, items: Sequence[Item]) -> EventIndex:
+        df: dict[str, int] = {}
+        sets = tuple(frozenset(it.entities) for it in items)
+        for ks in sets:
+            for k in ks:
+                df[k] = df.get(k, 0) + 1
+        words = {k: tuple(tokenize(k)) for k in sorted(df)}
+        first: dict[str, list[str]] = {}
+        for k, w in words.items():
+            if w:
+                first.setdefault(w[0], []).append(k)
+        return cls(
+            tuple(items), df, words, {w: tuple(ks) for w, ks in first.items()}, sets,
+            tuple(frozenset(tokenize(it.speaker)) for it in items),
+            np.asarray([bool(it.dates) for it in items], dtype=bool),
+            np.asarray([it.omega for it in items], dtype=np.float64),
+        )
+
+
+@dataclass(frozen=True)
+class Parts:
+    """The score terms of every item for one query (each in [0, 1])."""
+
+    lex: npt.NDArray[np.float64]
+    ent: npt.NDArray[np.float64]
+    time: npt.NDArray[np.float64]
+    speaker: npt.NDArray[np.float64]
+    omega: npt.NDArray[np.float64]
+
+    def combine(self, weights: Weights) -> npt.NDArray[np.float64]:
+        """s(t) (module docstring); 0 for items that are not candidates."""
+        s = (self.lex + weights.entity * self.ent + weights.time * self.time
+             + weights.speaker * self.speaker + weights.omega * self.omega)
+        return np.where((self.lex > 0) | (self.ent > 0), s, 0.0)
+
+
+def score_parts(index: EventIndex, query: str, lexical: npt.ArrayLike) -> Parts:
+    """The terms of s(t) for every item of `index`."""
+    items = index.items
+    n = len(items)
+    lex = np.asarray(lexical, dtype=np.float64).reshape(-1)
+    if lex.shape[0] != n:
+        raise ValueError(f"lexical has {lex.shape[0]} scores for {n} items")
+    top = float(lex.max()) if n else 0.0
+    lex = lex / top if top > 0 else np.zeros(n)
+    qtok = set(tokenize(query))
+    matched = sorted(
+        k for w in qtok for k in index.by_first_word.get(w, ())
+        if all(x in qtok for x in index.key_words[k])
+    )
+    idf = {k: math.log(1.0 + n / index.df[k]) for k in matched}
+    total = sum(idf.values())
+    ent = np.zeros(n)
+    if total > 0:
+        for i, ks in enumerate(index.entity_sets):
+            if ks:
+                ent[i] = sum(v for k, v in idf.items() if k in ks) / total
+    # Only dates written absolutely in q count: relative ones resolve near the far anchor.
+    absolute = [r for r in resolve(query, _FAR) if r.end.year < _FAR.year - 100]
+    tim = index.has_dates.astype(np.float64) if _ASKS_TIME.search(query) else np.zeros(n)
+    if absolute:
+        hit = [any(in_range(it, r.start, r.end) for r in absolute) for it in items]
+        tim = np.maximum(tim, np.asarray(hit, dtype=np.float64))
+    spk = np.asarray([1.0 if w and w <= qtok else 0.0 for w in index.speaker_words])
+    return Parts(lex, ent, tim, spk, index.omega)
+
+
+def score_items(
+    items: Sequence[Item], query: str, lexical: npt.ArrayLike, weights: Weights = Weights()
+) -> npt.NDArray[np.float64]:
+    """s(t) for every item (module docstring); 0 for non-candidates."""
+    return score_parts(EventIndex.build(items), query, lexical).combine(weights)
+
+
+def assemble(
+    items: Sequence[Item],
+    scores: npt.ArrayLike,
+    query: str,
+    budget_words: int,
+    weights: Weights = Weights(),
+    allowed: Sequence[bool] | None = None,
+) -> Context:
+    """Best lines first (each with the turn before it) until the budget is spent; date order.
+
+    `allowed` (a date filter) also bars a turn from entering as the turn before."""
+    sc = np.asarray(scores, dtype=np.float64)
+    order = sorted((i for i in range(len(items)) if sc[i] > 0), key=lambda i: (-sc[i], i))
+    pos = {(it.conversation, it.tick): i for i, it in enumerate(items)}
+    chosen: dict[int, Line] = {}
+    used = 0
+    for i in order:
+        if used >= budget_words:
+            break
+        if i in chosen:
+            continue
+        it = items[i]
+        unit = [(i, "hit")]
+        j = pos.get((it.conversation, it.tick - 1))
+        if (weights.before and j is not None and j not in chosen
+                and items[j].session == it.session and (allowed is None or allowed[j])):
+            unit.insert(0, (j, "before"))
+        lines = [
+            Line(items[k], float(sc[i]), why, items[k].render(labels=weights.labels))
+            for k, why in unit
+        ]
+        cost = sum(ln.words for ln in lines)
+        if used + cost > budget_words and len(lines) == 2:
+            lines, cost = lines[1:], lines[1].words  # the turn before is cut first
+        if used + cost > budget_words:
+            continue
+        for (k, _), ln in zip(unit[-len(lines) :], lines, strict=True):
+            chosen[k] = ln
+        used += cost
+    ordered = sorted(chosen.items(), key=lambda kv: (kv[1].item.when, kv[1].item.tick, kv[0]))
+    return Context(
+        query,
+        budget_words,
+        tuple(ln for _, ln in ordered),
+        len(order),
+        {"weights": weights.__dict__.copy(), "words": used},
+    )
+
+
+def context_from_items(
+    items: Sequence[Item] | EventIndex,
+    query: str,
+    budget_words: int,
+    lexical: npt.ArrayLike | Parts,
+    *,
+    weights: Weights = Weights(),
+    date_from: date | None = None,
+    date_to: date | None = None,
+) -> Context:
+    """Score (or reuse precomputed `Parts`), filter by date range (if given), assemble."""
+    index = items if isinstance(items, EventIndex) else EventIndex.build(items)
+    parts = lexical if isinstance(lexical, Parts) else score_parts(index, query, lexical)
+    sc = parts.combine(weights)
+    keep: list[bool] | None = None
+    if date_from is not None or date_to is not None:
+        keep = [in_range(it, date_from, date_to) for it in index.items]
+        sc = np.where(np.asarray(keep, dtype=bool), sc, 0.0)
+    return assemble(index.items, sc, query, budget_words, weights, keep)
+
+
+def build_context(
+    vault: Vault,
+    query: str,
+    budget_words: int,
+    *,
+    conversation: str | None = None,
+    date_from: date | None = None,
+    date_to: date | None = None,
+    weights: Weights = Weights(),
+    k: int | None = None,
+) -> Context:
+    """Context over the vault's turn notes (tier L0), lexical scores from `vault.search`.
+
+    The top `k` hits (default max(50, budget_words // 5)) give lex; every other turn has
+    lex 0 and can still enter through its entity rows.
+    """
+    from .layout import items_from_corpus  # layout imports this module
+
+    items = items_from_corpus(vault.corpus(), conversation)
+    index = EventIndex.build(items)
+    pos = {it.note: i for i, it in enumerate(items)}
+    lex = np.zeros(len(items))
+    hits = vault.search(query, k or max(50, budget_words // 5)).hits
+    for h in hits:
+        i = pos.get(h.note)
+        if i is not None:
+            lex[i] = max(lex[i], h.score)
+    ctx = context_from_items(index, query, budget_words, lex, weights=weights,
+                             date_from=date_from, date_to=date_to)
+    receipt = dict(ctx.receipt, turns=len(items), search_hits=len(hits))
+    return Context(ctx.query, ctx.budget_words, ctx.lines, ctx.candidates, receipt)

@@ -1,0 +1,223 @@
+"""Deterministic entity extraction and normalisation (the rows of NDM's incidence matrix).
+
+NDM (seed 000, step 1): "Names are normalised before they become rows, so 'the vase' and
+'vase' share a row, while 'my vase' said by Alice and 'my vase' said by Bob do not."
+
+Kinds: "name" (capitalised words; a sentence-initial word only when the conversation's name
+lexicon knows it), "thing" (the words after a determiner or possessive: "the pottery class"),
+"date" (a resolved expression from `clocks`, keyed by its absolute label), "number".
+Normalisation (`normalise`): NFKC + casefold, determiners dropped, last word singularised;
+possessives are keyed by their owner: "my X" -> "<speaker>'s x", "your X" -> "<addressee>'s x",
+"Alice's X" -> "alice's x". Same text, speaker and lexicon -> same entities, in text order.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date
+
+from ..text import STOPWORDS
+from .clocks import resolve
+
+KINDS: tuple[str, ...] = ("speaker", "name", "thing", "date", "number")
+DETERMINERS = frozenset("the a an my our your his her their its".split())
+_OWN = frozenset({"my", "our"})
+# Nouns too vague to be a row on their own ("a lot", "the time").
+STOP_NOUNS = frozenset(
+    """lot lots bit thing things stuff time times way ways day days week weeks month months year
+    years one ones kind sort couple few while moment minute minutes hour hours today tonight
+    morning evening night weekend same other others""".split()
+)
+_TITLE_STOP = (
+    frozenset(
+        """i hey hi hello wow oh ok okay yes no yeah thanks thank sure great awesome well so and but
+    also haha lol omg congrats congratulations please sorry cool nice good amazing""".split()
+    )
+    | STOPWORDS
+)
+_WEEKDAY_MONTH = frozenset(
+    """monday tuesday wednesday thursday friday saturday sunday january february march april may
+    june july august september october november december""".split()
+)
+_TOKEN = re.compile(r"[^\W_](?:[\w'’\-]*[^\W_])?|[.!?;:,\"()\[\]&/]")
+_POSSESSIVE = re.compile(r"^(.+?)['’]s$")
+_NUMBER = re.compile(r"(?<![\w.])\$?\d+(?:[.,]\d+)?%?(?!\w|[.,]\d)")
+
+
+@dataclass(frozen=True)
+class Entity:
+    """One row of B: its normalised key, the text as first written, and its kind."""
+
+    key: str
+    text: str
+    kind: str
+
+
+def _fold(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().replace("’", "'").split())
+
+
+def singular(word: str) -> str:
+    """A plain English singular for the last word of a key ("kids" -> "kid", "class" stays)."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith(("sses", "shes", "ches", "xes")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is", "'s")):
+        return word[:-1]
+    return word
+
+
+def normalise(phrase: str, *, speaker: str = "", addressee: str = "") -> str:
+    """The row key of a phrase: see the module docstring. "" when nothing is left."""
+    words = [w.strip('.,!?;:"()[]') for w in _fold(phrase).split()]
+    words = [w for w in words if w]
+    owner = ""
+    if words and words[0] in _OWN and speaker:
+        owner, words = _fold(speaker), words[1:]
+    elif words and words[0] == "your" and addressee:
+        owner, words = _fold(addressee), words[1:]
+    elif words and words[0] in DETERMINERS:
+        words = words[1:]
+    if len(words) >= 2 and not owner:
+        m = _POSSESSIVE.match(words[0])
+        if m:
+            owner, words = m.group(1), words[1:]
+    if not words:
+        return ""
+    words[-1] = singular(words[-1])
+    core = " ".join(words)
+    return f"{owner}'s {core}" if owner else core
+
+
+def name_lexicon(texts: Iterable[str], speakers: Iterable[str] = ()) -> frozenset[str]:
+    """Casefolded capitalised words seen mid-sentence anywhere, plus the speakers' names.
+
+    A sentence-initial capitalised word counts as a name only if this lexicon holds it.
+    """
+    names = {_fold(s) for s in speakers}
+    for text in texts:
+        prev = "."
+        for tok in _TOKEN.findall(text):
+            base = _POSSESSIVE.sub(r"\1", tok)
+            if base[:1].isupper() and prev not in '.!?"' and _fold(base) not in _TITLE_STOP:
+                names.add(_fold(base))
+            prev = tok
+    return frozenset(names)
+
+
+def _is_name_word(tok: str, initial: bool, lexicon: frozenset[str]) -> bool:
+    base = _POSSESSIVE.sub(r"\1", tok)
+    folded = _fold(base)
+    if not base[:1].isupper() or folded in _TITLE_STOP or folded in _WEEKDAY_MONTH:
+        return False
+    return folded in lexicon or not initial
+
+
+def extract(
+    text: str,
+    *,
+    speaker: str,
+    addressee: str = "",
+    lexicon: frozenset[str] = frozenset(),
+    anchor: date | None = None,
+    speakers: Sequence[str] = (),
+) -> tuple[Entity, ...]:
+    """The entities of one turn, deduplicated by key, in order of first appearance.
+
+    `anchor` (the turn's date) enables date entities; `speakers` marks names that are
+    speakers (kind "speaker": hubs that collisions ignore).
+    """
+    found: list[Entity] = []
+    spoken = {_fold(s) for s in speakers}
+    rest = text
+    if anchor is not None:
+        for ref in resolve(text, anchor):
+            found.append(Entity(ref.label, ref.expr, "date"))
+            rest = rest.replace(ref.expr, " , ", 1)
+    toks = _TOKEN.findall(rest)
+    i = 0
+    prev = "."
+    while i < len(toks):
+        tok = toks[i]
+        initial = prev in '.!?"('
+        low = _fold(tok)
+        if _is_name_word(tok, initial, lexicon):
+            j = i
+            parts: list[str] = []
+            while j < len(toks) and _is_name_word(toks[j], initial and j == i, lexicon):
+                parts.append(toks[j])
+                if _POSSESSIVE.match(toks[j]):
+                    break
+                j += 1
+            name = " ".join(_POSSESSIVE.sub(r"\1", p) for p in parts)
+            key = _fold(name)
+            found.append(Entity(key, name, "speaker" if key in spoken else "name"))
+            if _POSSESSIVE.match(parts[-1]):
+                phrase = _phrase(toks, i + len(parts))
+                if phrase:
+                    full = f"{key}'s {' '.join(phrase)}"
+                    found.append(Entity(normalise(full), f"{name}'s {' '.join(phrase)}", "thing"))
+            i += len(parts)
+            prev = parts[-1]
+            continue
+        if low in DETERMINERS:
+            phrase = _phrase(toks, i + 1)
+            if phrase:
+                written = f"{tok} {' '.join(phrase)}"
+                key = normalise(written, speaker=speaker, addressee=addressee)
+                if key:
+                    found.append(Entity(key, written, "thing"))
+                # Capitalised words inside the phrase are still read as names.
+                i += 1
+                prev = tok
+                continue
+        i += 1
+        prev = tok
+    for m in _NUMBER.finditer(rest):
+        found.append(Entity(m.group(0).replace(",", ""), m.group(0), "number"))
+    return dedupe(found)
+
+
+def _phrase(toks: Sequence[str], start: int) -> list[str]:
+    """Up to three content words from `start`; [] if the head is a vague noun."""
+    words: list[str] = []
+    lower_seen = False
+    for tok in toks[start : start + 3]:
+        low = _fold(tok)
+        if not tok[:1].isalpha() or low in STOPWORDS or low in _WEEKDAY_MONTH:
+            break
+        if tok[:1].isupper() and lower_seen:  # "my teacher Carla": the name ends the phrase
+            break
+        lower_seen = lower_seen or tok[:1].islower()
+        words.append(low)
+        if low in STOP_NOUNS:  # "the time flew": a vague noun ends the phrase
+            break
+    while words and words[-1] in STOP_NOUNS:
+        words.pop()
+    return words
+
+
+def dedupe(entities: Iterable[Entity]) -> tuple[Entity, ...]:
+    """First occurrence of each key wins; order of first appearance kept."""
+    seen: dict[str, Entity] = {}
+    for e in entities:
+        if e.key and e.key not in seen:
+            seen[e.key] = e
+    return tuple(seen.values())
+
+
+def supplied(
+    names: Sequence[str], *, speaker: str, addressee: str = "", speakers: Sequence[str] = ()
+) -> tuple[Entity, ...]:
+    """Entities given by the caller for a turn, normalised by the same rules."""
+    spoken = {_fold(s) for s in speakers}
+    out = []
+    for n in names:
+        key = normalise(n, speaker=speaker, addressee=addressee)
+        kind = "speaker" if key in spoken else ("name" if n.strip()[:1].isupper() else "thing")
+        out.append(Entity(key, n, kind))
+    return dedupe(out)

@@ -1,0 +1,234 @@
+"""Conversation files -> `Conversation` values: LoCoMo, LongMemEval and rmh's simple JSON format.
+
+The simple format (``"format": "rmh-conversation/1"``) is the one to write by hand::
+
+    {"format": "rmh-conversation/1",
+     "id": "alice-bob",                       # optional; default "conversation"
+     "sessions": [
+       {"id": "s1",                           # optional; default "S1", "S2", ...
+        "date": "2024-05-01T10:00",          # ISO date or datetime; the session's date
+        "turns": [
+          {"speaker": "Alice", "text": "I started a pottery class.",
+           "id": "t0",                        # optional; default "<session>:<n>"
+           "date": "2024-05-01T10:05",       # optional; default the session's date
+           "role": "user",                    # optional: user | assistant | system
+           "entities": ["pottery class"]}]}]}  # optional; replaces automatic extraction
+
+A file may also hold a list of such objects. LoCoMo (a list of samples with `conversation`,
+`session_N`, `session_N_date_time`) and LongMemEval (a list of items with `haystack_sessions`,
+`haystack_dates`, `haystack_session_ids`) are read as they are published. Every parser is a
+pure function of the decoded JSON; dates are data, never the clock.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from ..errors import VaultError
+
+FORMATS: tuple[str, ...] = ("auto", "simple", "locomo", "longmemeval")
+SIMPLE_TAG = "rmh-conversation/1"
+
+
+class ConversationFormatError(VaultError):
+    """The file is not a conversation in the named (or any recognised) format."""
+
+    code_name = "conversation_format"
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"not a conversation: {reason}")
+        self.reason = reason
+
+    def data(self) -> dict[str, object]:
+        return {"reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One utterance. `entities` is None unless the caller supplied them."""
+
+    turn_id: str
+    speaker: str
+    text: str
+    when: datetime
+    role: str = "user"
+    entities: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Session:
+    """Turns said in one sitting, in order, with the session's date."""
+
+    session_id: str
+    when: datetime
+    turns: tuple[Turn, ...]
+
+
+@dataclass(frozen=True)
+class Conversation:
+    """Sessions in order; `speakers` in order of first appearance."""
+
+    conversation_id: str
+    sessions: tuple[Session, ...]
+
+    @property
+    def speakers(self) -> tuple[str, ...]:
+        seen: dict[str, None] = {}
+        for s in self.sessions:
+            for t in s.turns:
+                seen.setdefault(t.speaker, None)
+        return tuple(seen)
+
+    def turns(self) -> tuple[Turn, ...]:
+        return tuple(t for s in self.sessions for t in s.turns)
+
+
+_MONTHS = {
+    m: i + 1
+    for i, m in enumerate(
+        "january february march april may june july august september october november "
+        "december".split()
+    )
+}
+_LOCOMO_DATE = re.compile(
+    r"^\s*(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$", re.I
+)
+_LME_DATE = re.compile(r"^\s*(\d{4})/(\d{2})/(\d{2})(?:\s*\(\w+\))?\s*(\d{1,2}):(\d{2})\s*$")
+
+
+def parse_date(text: str) -> datetime:
+    """ISO ("2024-05-01", "2024-05-01T10:00"), LoCoMo ("1:56 pm on 8 May, 2023") or
+    LongMemEval ("2023/05/20 (Sat) 10:44") -> naive datetime; ConversationFormatError otherwise."""
+    m = _LOCOMO_DATE.match(text)
+    if m:
+        hour, minute, ampm, day, month, year = m.groups()
+        h = int(hour) % 12 + (12 if ampm.lower() == "pm" else 0)
+        mon = _MONTHS.get(month.lower())
+        if mon is None:
+            raise ConversationFormatError(f"unknown month in date {text!r}")
+        return datetime(int(year), mon, int(day), h, int(minute))
+    m = _LME_DATE.match(text)
+    if m:
+        y, mo, d, h, mi = (int(g) for g in m.groups())
+        return datetime(y, mo, d, h, mi)
+    try:
+        return datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise ConversationFormatError(f"unreadable date {text!r}") from None
+
+
+def _str(obj: Mapping[str, Any], key: str, where: str) -> str:
+    value = obj.get(key)
+    if not isinstance(value, str):
+        raise ConversationFormatError(f"{where}: {key!r} must be a string")
+    return value
+
+
+def parse_simple(obj: Mapping[str, Any]) -> Conversation:
+    """One object in the simple format (see the module docstring)."""
+    cid = str(obj.get("id", "conversation"))
+    raw_sessions = obj.get("sessions")
+    if not isinstance(raw_sessions, list):
+        raise ConversationFormatError("simple format: 'sessions' must be a list")
+    sessions: list[Session] = []
+    for i, s in enumerate(raw_sessions, start=1):
+        if not isinstance(s, Mapping):
+            raise ConversationFormatError(f"session {i} is not an object")
+        sid = str(s.get("id", f"S{i}"))
+        when = parse_date(_str(s, "date", f"session {sid}"))
+        turns: list[Turn] = []
+        for j, t in enumerate(s.get("turns", []), start=1):
+            if not isinstance(t, Mapping):
+                raise ConversationFormatError(f"session {sid} turn {j} is not an object")
+            ents = t.get("entities")
+            turns.append(
+                Turn(
+                    turn_id=str(t.get("id", f"{sid}:{j}")),
+                    speaker=_str(t, "speaker", f"turn {sid}:{j}"),
+                    text=_str(t, "text", f"turn {sid}:{j}"),
+                    when=parse_date(t["date"]) if isinstance(t.get("date"), str) else when,
+                    role=str(t.get("role", "user")),
+                    entities=tuple(str(e) for e in ents) if isinstance(ents, list) else None,
+                )
+            )
+        sessions.append(Session(sid, when, tuple(turns)))
+    return Conversation(cid, tuple(sessions))
+
+
+def parse_locomo(obj: Mapping[str, Any]) -> Conversation:
+    """One LoCoMo sample: `conversation` holds `session_N` turn lists and their date strings.
+
+    Turns keep LoCoMo's `dia_id` ("D1:3") as their id, so evidence ids match turn ids. Image
+    captions (`blip_caption`) are appended to the text as "[shares a photo: ...]".
+    """
+    conv = obj.get("conversation")
+    if not isinstance(conv, Mapping):
+        raise ConversationFormatError("locomo: missing 'conversation'")
+    numbers = sorted(int(k.split("_")[1]) for k in conv if re.fullmatch(r"session_\d+", k))
+    sessions: list[Session] = []
+    for n in numbers:
+        when = parse_date(_str(conv, f"session_{n}_date_time", "locomo"))
+        turns: list[Turn] = []
+        for j, t in enumerate(conv[f"session_{n}"], start=1):
+            text = str(t.get("text", ""))
+            caption = t.get("blip_caption")
+            if isinstance(caption, str) and caption:
+                text = f"{text} [shares a photo: {caption}]"
+            turns.append(Turn(str(t.get("dia_id", f"D{n}:{j}")), str(t["speaker"]), text, when))
+        sessions.append(Session(f"S{n}", when, tuple(turns)))
+    return Conversation(str(obj.get("sample_id", "locomo")), tuple(sessions))
+
+
+def parse_longmemeval(obj: Mapping[str, Any]) -> Conversation:
+    """One LongMemEval item: its haystack sessions become sessions, speakers user/assistant."""
+    raw = obj.get("haystack_sessions")
+    dates = obj.get("haystack_dates")
+    if not isinstance(raw, list) or not isinstance(dates, list) or len(raw) != len(dates):
+        raise ConversationFormatError("longmemeval: haystack_sessions/haystack_dates mismatch")
+    ids = obj.get("haystack_session_ids") or [f"S{i}" for i in range(1, len(raw) + 1)]
+    sessions: list[Session] = []
+    for sid, date_text, turns_raw in zip(ids, dates, raw, strict=True):
+        when = parse_date(str(date_text))
+        turns = tuple(
+            Turn(f"{sid}:{j}", str(t["role"]), str(t["content"]), when, role=str(t["role"]))
+            for j, t in enumerate(turns_raw, start=1)
+        )
+        sessions.append(Session(str(sid), when, turns))
+    return Conversation(str(obj.get("question_id", "longmemeval")), tuple(sessions))
+
+
+def detect(obj: Any) -> str:
+    """Which format a decoded JSON value is in ("simple", "locomo" or "longmemeval")."""
+    first = obj[0] if isinstance(obj, list) and obj else obj
+    if isinstance(first, Mapping):
+        if first.get("format") == SIMPLE_TAG or "sessions" in first:
+            return "simple"
+        if "conversation" in first:
+            return "locomo"
+        if "haystack_sessions" in first:
+            return "longmemeval"
+    raise ConversationFormatError("format not recognised (simple, locomo, longmemeval)")
+
+
+def load(text: str, fmt: str = "auto") -> tuple[Conversation, ...]:
+    """Decode `text` (JSON) as conversations in format `fmt` ("auto" detects it)."""
+    if fmt not in FORMATS:
+        raise ConversationFormatError(f"unknown format {fmt!r}; one of {', '.join(FORMATS)}")
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConversationFormatError(f"invalid JSON ({exc.msg} at line {exc.lineno})") from None
+    kind = detect(obj) if fmt == "auto" else fmt
+    items: Sequence[Any] = obj if isinstance(obj, list) else [obj]
+    parser = {"simple": parse_simple, "locomo": parse_locomo, "longmemeval": parse_longmemeval}
+    out: list[Conversation] = []
+    for item in items:
+        if not isinstance(item, Mapping):
+            raise ConversationFormatError("every item must be a JSON object")
+        out.append(parser[kind](item))
+    return tuple(out)

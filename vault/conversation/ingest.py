@@ -1,0 +1,159 @@
+"""Conversation -> notes through `Vault.write` (see `layout` for paths and frontmatter).
+
+One note per turn (L0: speaker, date, tick, session, entities, anchored dates, counted
+references, DMF Ω, previous/next links), one per session (L1: a deterministic extractive
+summary = the session's top turns by Ω, ties by tick, shown in tick order; min(5, ⌈n/5⌉) of
+them), one per entity row (kind, mentions, first and last seen, its trajectory and its
+strongest Adamic–Adar ties). Numbers get no note of their own.
+
+Re-ingesting the same conversation is a no-op: a note is written only when its rendered text
+differs from the file (compared by the sha256 the index keeps), so nothing changes on disk.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..note import render
+from .events import Event, build_events, incidence
+from .formats import Conversation
+from .layout import entity_path, link, session_path, turn_path
+
+if TYPE_CHECKING:
+    from ..core import Vault
+
+SUMMARY_MAX = 5
+TRAJECTORY_MAX = 50
+TIES_MAX = 5
+
+
+@dataclass(frozen=True)
+class IngestReport:
+    """What one ingest did: counts, and the notes written or left unchanged."""
+
+    conversations: tuple[str, ...]
+    turns: int
+    sessions: int
+    entities: int
+    written: tuple[str, ...]
+    unchanged: int
+    notes: tuple[str, ...] = field(default=(), repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "conversations": list(self.conversations), "turns": self.turns,
+            "sessions": self.sessions, "entities": self.entities,
+            "written": len(self.written), "unchanged": self.unchanged,
+            "written_notes": list(self.written[:50]),
+        }
+
+
+def _turn_note(ev: Event, prev: Event | None, nxt: Event | None,
+               ent_paths: dict[str, str]) -> tuple[str, str]:
+    path = turn_path(ev.conversation, ev.session, ev.turn_id)
+    keys = [e for e in ev.entities if e.kind != "speaker"]
+    fm: dict[str, Any] = {
+        "tier": "L0", "conversation": ev.conversation, "session": ev.session,
+        "turn": ev.turn_id, "speaker": ev.speaker, "role": ev.role,
+        "date": ev.when.isoformat(), "tick": ev.tick,
+        "speaker_note": link(ent_paths[ev.entities[0].key], ev.speaker),
+        "entities": [link(ent_paths[e.key], e.key) for e in keys if e.key in ent_paths],
+        "entity_keys": [e.key for e in keys],
+        "dates": [{"expr": r.expr, "start": r.start.isoformat(), "end": r.end.isoformat()}
+                  for r in ev.time_refs],
+        "references": [r.to_json() for r in ev.references],
+        "omega": round(ev.survival.omega, 4),
+    }
+    for name, other in (("previous", prev), ("next", nxt)):
+        if other is not None:
+            fm[name] = link(turn_path(other.conversation, other.session, other.turn_id),
+                            other.turn_id)
+    return path, render(fm, f"{ev.speaker}: {ev.text}\n")
+
+
+def _session_note(session: str, evs: Sequence[Event]) -> tuple[str, str]:
+    first = evs[0]
+    n_keep = min(SUMMARY_MAX, math.ceil(len(evs) / 5))
+    best = sorted(evs, key=lambda e: (-e.survival.omega, e.tick))[:n_keep]
+    summary = sorted(best, key=lambda e: e.tick)
+    tlink = {e.tick: link(turn_path(e.conversation, e.session, e.turn_id), e.turn_id) for e in evs}
+    speakers = sorted({e.speaker for e in evs})
+    fm = {
+        "tier": "L1", "conversation": first.conversation, "session": session,
+        "date": first.when.isoformat(), "speakers": speakers, "turns": len(evs),
+        "first_tick": first.tick, "last_tick": evs[-1].tick,
+    }
+    lines = [f"# Session {session} ({first.when:%Y-%m-%d})", "", "## Summary (extractive)", ""]
+    lines += [f"- {tlink[e.tick]} **{e.speaker}**: {e.text}" for e in summary]
+    lines += ["", "## Turns", ""] + [f"- {tlink[e.tick]}" for e in evs]
+    return session_path(first.conversation, session), render(fm, "\n".join(lines) + "\n")
+
+
+def notes_for(conv: Conversation) -> list[tuple[str, str]]:
+    """Every (path, text) the conversation becomes, in a fixed order."""
+    events = build_events(conv)
+    cid = conv.conversation_id
+    inc = incidence(events)
+    ent_paths = {k: entity_path(cid, k) for k, kind in zip(inc.keys, inc.kinds, strict=True)
+                 if kind != "number"}
+    out: list[tuple[str, str]] = []
+    for i, ev in enumerate(events):
+        prev = events[i - 1] if i > 0 else None
+        nxt = events[i + 1] if i + 1 < len(events) else None
+        out.append(_turn_note(ev, prev, nxt, ent_paths))
+    for s in conv.sessions:
+        evs = [e for e in events if e.session == s.session_id]
+        if evs:
+            out.append(_session_note(s.session_id, evs))
+    aa = inc.adamic_adar()
+    for row, (key, kind) in enumerate(zip(inc.keys, inc.kinds, strict=True)):
+        if kind == "number":
+            continue
+        ticks = inc.trajectory(key)
+        r = aa.getrow(row).tocoo()
+        ties = sorted(((inc.keys[int(j)], float(v)) for j, v in zip(r.col, r.data, strict=True)
+                       if inc.kinds[int(j)] != "number"), key=lambda p: (-p[1], p[0]))[:TIES_MAX]
+        fm = {
+            "tier": "entity", "conversation": cid, "key": key, "kind": kind,
+            "mentions": len(ticks), "first_seen": events[ticks[0]].when.isoformat(),
+            "last_seen": events[ticks[-1]].when.isoformat(),
+        }
+        body = [f"# {key}", "", f"Mentioned in {len(ticks)} turn(s).", "", "## Trajectory", ""]
+        body += [
+            f"- {events[t].when:%Y-%m-%d} "
+            + link(turn_path(cid, events[t].session, events[t].turn_id), events[t].turn_id)
+            for t in ticks[:TRAJECTORY_MAX]
+        ]
+        if ties:
+            body += ["", "## Tied to (Adamic–Adar)", ""]
+            body += [f"- {link(ent_paths[k], k)} ({v:.3f})" for k, v in ties]
+        out.append((ent_paths[key], render(fm, "\n".join(body) + "\n")))
+    return out
+
+
+def ingest(vault: Vault, conversations: Conversation | Sequence[Conversation]) -> IngestReport:
+    """Write the notes of one or more conversations; unchanged notes are not rewritten."""
+    convs = [conversations] if isinstance(conversations, Conversation) else list(conversations)
+    corpus = vault.corpus()
+    stored = dict(zip(corpus.paths, corpus.content_hashes, strict=True))
+    written: list[str] = []
+    paths: list[str] = []
+    unchanged = turns = sessions = entities = 0
+    with vault.batch():
+        for conv in convs:
+            for path, text in notes_for(conv):
+                paths.append(path)
+                if stored.get(path) == hashlib.sha256(text.encode("utf-8")).hexdigest():
+                    unchanged += 1
+                else:
+                    vault.write(path, text)
+                    written.append(path)
+            turns += len(conv.turns())
+            sessions += sum(1 for s in conv.sessions if s.turns)
+    entities = sum(1 for p in paths if "/entities/" in p)
+    return IngestReport(tuple(c.conversation_id for c in convs), turns, sessions, entities,
+                        tuple(written), unchanged, tuple(paths))

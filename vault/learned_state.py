@@ -1,0 +1,222 @@
+"""Learned state as a fold over the event log: `apply(state, event, params)` is the only writer.
+
+The state is an accumulator: `apply` updates it in place and returns the keys it touched, so
+the ledger can write exactly those rows in the event's own transaction. It reads no clock (the
+event carries its time) and depends on no dict or set order (every loop runs over sorted keys),
+so folding the same events always yields bit-identical numbers: `replay == live`.
+
+Event kinds and payloads (`Event.data`):
+    start   {}                                  a session begins
+    end     {"recovered": bool}                 rewards applied (once) and the session closed
+    search  {"shown": [[id, rank, p]...], "spread": [[id, boost]...]}
+    read    {"spread": [...]}                   note = the note read
+    write   {"created": bool, "linked": [ids], "spread": [...]}   note = the note written
+    delete  {}                                  note = the deleted note: its rows are removed
+    prune   {"notes": [ids]}                    notes missing from the index: rows removed
+    archive {"reason": str} / restore {}        reversible forgetting flags
+`spread` is the spreading-activation boost computed from the link graph at the time of the
+event (vault/activation.py); logging it makes replay independent of later graph changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .learning import LearningParams, accumulate, decayed, q_update
+from .rewards import SOURCES, Event, session_rewards
+
+__all__ = [
+    "SOURCES",
+    "Event",
+    "LearnedState",
+    "NoteState",
+    "Pair",
+    "SessionState",
+    "Touched",
+    "apply",
+]
+
+
+@dataclass
+class NoteState:
+    """Everything learned about one note."""
+
+    q: float
+    q_updates: int = 0
+    activation: float = 0.0
+    as_of: float = 0.0
+    accesses: int = 0
+    sessions: int = 0
+    shown: int = 0  # impressions (exposure)
+    seen: int = 0  # searches with the note among the co-occurrence top
+    recalled: int = 0  # ended sessions that used the note after retrieving it
+    archived_at: float | None = None
+
+
+@dataclass
+class Pair:
+    """Co-occurrence of notes a < b: searches showing both among the top, and the last time."""
+
+    count: int
+    last_t: float
+
+
+@dataclass
+class SessionState:
+    started: float
+    last_t: float
+    ended: float | None = None
+    recovered: bool = False
+
+
+@dataclass
+class LearnedState:
+    notes: dict[int, NoteState] = field(default_factory=dict)
+    pairs: dict[tuple[int, int], Pair] = field(default_factory=dict)
+    note_sessions: set[tuple[int, str]] = field(default_factory=set)
+    sessions: dict[str, SessionState] = field(default_factory=dict)
+    open_events: dict[str, list[Event]] = field(default_factory=dict)
+    rewards: dict[str, tuple[int, float]] = field(default_factory=dict)  # source -> (n, sum)
+    gone: set[int] = field(default_factory=set)  # deleted/pruned notes (tombstones)
+    searches: int = 0
+    last_seq: int = 0
+
+
+@dataclass
+class Touched:
+    """Keys whose rows changed; a key absent from the state afterwards means delete its row."""
+
+    notes: set[int] = field(default_factory=set)
+    pairs: set[tuple[int, int]] = field(default_factory=set)
+    note_sessions: set[tuple[int, str]] = field(default_factory=set)
+    sessions: set[str] = field(default_factory=set)
+    sources: set[str] = field(default_factory=set)
+    gone: set[int] = field(default_factory=set)
+
+
+def _note(state: LearnedState, note: int, params: LearningParams, touched: Touched) -> NoteState:
+    if note in state.gone:  # an id seen again is a live note again (ids may be reused)
+        state.gone.discard(note)
+        touched.gone.add(note)
+    touched.notes.add(note)
+    ns = state.notes.get(note)
+    if ns is None:
+        ns = state.notes[note] = NoteState(q=params.q0)
+    return ns
+
+
+def _activate(
+    state: LearnedState, ev: Event, params: LearningParams, touched: Touched, seeds: list[int]
+) -> None:
+    for note in sorted(set(seeds)):
+        ns = _note(state, note, params, touched)
+        ns.activation = decayed(ns.activation, ev.t - ns.as_of, ns.accesses, ns.sessions, params)
+        ns.as_of = max(ns.as_of, ev.t)
+        ns.accesses += 1
+        if ev.session is not None and (note, ev.session) not in state.note_sessions:
+            state.note_sessions.add((note, ev.session))
+            touched.note_sessions.add((note, ev.session))
+            ns.sessions += 1
+    for note, boost in ev.data.get("spread", []):
+        ns = _note(state, int(note), params, touched)
+        old = decayed(ns.activation, ev.t - ns.as_of, ns.accesses, ns.sessions, params)
+        ns.activation = accumulate(old, float(boost))
+        ns.as_of = max(ns.as_of, ev.t)
+
+
+def _search(state: LearnedState, ev: Event, params: LearningParams, touched: Touched) -> None:
+    shown = sorted((int(r), int(i)) for i, r, _ in ev.data.get("shown", []))
+    for _, note in shown:
+        _note(state, note, params, touched).shown += 1
+    top = sorted({note for rank, note in shown if rank < params.cooc_top})
+    state.searches += 1
+    for note in top:
+        state.notes[note].seen += 1
+    for i, a in enumerate(top):
+        for b in top[i + 1 :]:
+            pair = state.pairs.get((a, b))
+            if pair is None:
+                state.pairs[(a, b)] = Pair(1, ev.t)
+            else:
+                pair.count += 1
+                pair.last_t = max(pair.last_t, ev.t)
+            touched.pairs.add((a, b))
+    _activate(
+        state, ev, params, touched, [note for rank, note in shown if rank < params.activation_top]
+    )
+
+
+def _forget(state: LearnedState, notes: list[int], touched: Touched) -> None:
+    drop = set(notes)
+    for note in sorted(drop):
+        state.notes.pop(note, None)
+        state.gone.add(note)
+        touched.notes.add(note)
+        touched.gone.add(note)
+    for key in sorted(k for k in state.pairs if k[0] in drop or k[1] in drop):
+        del state.pairs[key]
+        touched.pairs.add(key)
+    for ns_key in sorted(k for k in state.note_sessions if k[0] in drop):
+        state.note_sessions.discard(ns_key)
+        touched.note_sessions.add(ns_key)
+
+
+def _end(state: LearnedState, ev: Event, params: LearningParams, touched: Touched) -> None:
+    session = ev.session
+    if session is None or session not in state.sessions or state.sessions[session].ended:
+        return  # unknown or already ended: applying twice changes nothing
+    events = state.open_events.pop(session, [])
+    outcome = session_rewards(
+        events, lambda n: state.notes[n].recalled if n in state.notes else 0, params
+    )
+    for note in sorted(outcome.rewards):
+        if note in state.gone:
+            continue
+        by_source = outcome.rewards[note]
+        ns = _note(state, note, params, touched)
+        for source in sorted(by_source):
+            n, total = state.rewards.get(source, (0, 0.0))
+            state.rewards[source] = (n + 1, total + by_source[source])
+            touched.sources.add(source)
+        before = ns.q
+        ns.q = q_update(ns.q, sum(by_source[s] for s in sorted(by_source)), params)
+        ns.q_updates += int(ns.q != before)
+    for note in sorted(outcome.used - state.gone):
+        _note(state, note, params, touched).recalled += 1
+    info = state.sessions[session]
+    info.ended = ev.t
+    info.recovered = bool(ev.data.get("recovered", False))
+
+
+def apply(state: LearnedState, ev: Event, params: LearningParams) -> Touched:
+    """Fold one event into the state (in place); returns the keys whose rows changed."""
+    touched = Touched()
+    state.last_seq = max(state.last_seq, ev.seq)
+    s = ev.session
+    if s is not None and ev.kind not in ("end",):
+        info = state.sessions.get(s)
+        if info is None:
+            state.sessions[s] = SessionState(started=ev.t, last_t=ev.t)
+            state.open_events[s] = []
+        else:
+            info.last_t = max(info.last_t, ev.t)
+        touched.sessions.add(s)
+        if state.sessions[s].ended is None and ev.kind != "start":
+            state.open_events[s].append(ev)
+    if ev.kind == "end":
+        if s is not None:
+            touched.sessions.add(s)
+        _end(state, ev, params, touched)
+    elif ev.kind == "search":
+        _search(state, ev, params, touched)
+    elif ev.kind in ("read", "write") and ev.note is not None:
+        _activate(state, ev, params, touched, [ev.note])
+    elif ev.kind == "delete" and ev.note is not None:
+        _forget(state, [ev.note], touched)
+    elif ev.kind == "prune":
+        _forget(state, [int(n) for n in ev.data.get("notes", [])], touched)
+    elif ev.kind == "archive" and ev.note is not None:
+        _note(state, ev.note, params, touched).archived_at = ev.t
+    elif ev.kind == "restore" and ev.note is not None and ev.note in state.notes:
+        _note(state, ev.note, params, touched).archived_at = None
+    return touched

@@ -1,0 +1,180 @@
+"""Learning from use: the formulas, as pure functions of explicit arguments (DESIGN.md §5).
+
+Every constant lives in `LearningParams` (frozen; configurable; `LEARNING_VERSION` names the
+formula set, stored in learned.sqlite so a state computed by other formulas is never mixed in).
+Nothing here reads a clock: times are seconds passed in by the caller.
+
+Formulas (the seed: Ori-Mnemos, "Computation is the missing bedrock of agentic memory"):
+
+- Q-value, per note, start q0 = 0.5, applied once per session at session end:
+      Q <- Q + alpha * (r - Q),   alpha = 0.1,  r in [-1, 1];  r == 0 leaves Q unchanged
+  (Ori's audit: zero rewards pulled every exposed note towards 0, so exposure and Q ran
+  inverted). Q stays in [-1, 1] because it is a convex combination of values in [-1, 1].
+- Rewards per (session, note), summed over sources and clipped to [-1, 1]:
+      cite    +1.0                 a later write in the session links to the retrieved note
+      update  +0.5                 the retrieved note itself is rewritten in the session
+      create  +0.6 / log2(rank+2) a note is created after this one was retrieved and read
+      recall  +0.4 / times         the note is used again, `times` earlier sessions used it
+      unused  -nu * max(p, 1/c)    shown at rank < top_n, never used, while another hit of the
+                                   same search was used (the agent engaged with that list)
+  `p` is the logged probability that the hit was examined at its rank (position-based model,
+  Joachims et al. 2017; the facade logs 1/log2(rank+2)). The negative reward is the evidence
+  of rejection divided by the clipped inverse-propensity weight w = min(c, 1/p): non-use at a
+  rank the agent probably never looked at is weak evidence, and the clip c bounds how little
+  it can count. Being ranked alone is never rewarded.
+- Prior used in ranking: prior = clip(lambda * (Q - q0), -1, 1); the search engine multiplies
+  the fused score by (1 + prior_scale * prior).
+- Co-occurrence (notes among the top `cooc_top` hits of one search): with N searches, n_i
+  searches showing i, n_ij showing both, p = n / N,
+      npmi = ln(p_ij / (p_i p_j)) / (-ln p_ij)            (Bouma 2009; 1 when p_ij = 1)
+      w = max(0, npmi * min(1, (n_ij/100)^0.75) * trust * exp(-days / (30 (1 + 0.2 ln(1+n_ij)))))
+  every factor lies in [0, 1] (trust is validated), so w lies in [0, 1].
+- Decay of activation (usage-aware Ebbinghaus), per day:
+      rate = 0.1 / (1 + 0.2 ln(1+accesses) + 0.3 ln(1+sessions)),  a(t) = a0 exp(-rate days)
+  Half-lives this gives: 6.9 d (never accessed), 9.3 d (1 access, 1 session), 16.1 d
+  (20 accesses over 10 sessions); the seed's "7 / 14 / 28 days" overstate the longer ones.
+- Accumulation of activation: a <- 1 - (1 - a_decayed)(1 - boost), boost <= cap (0.05).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+LEARNING_VERSION = 1
+SECONDS_PER_DAY = 86_400.0
+
+
+@dataclass(frozen=True)
+class LearningParams:
+    """Every constant of learning and forgetting (DESIGN.md §5); see the module docstring."""
+
+    q0: float = 0.5
+    alpha: float = 0.1
+    reward_cite: float = 1.0
+    reward_update: float = 0.5
+    reward_create: float = 0.6
+    reward_recall: float = 0.4
+    unused_penalty: float = 0.1  # nu
+    ips_clip: float = 10.0  # c: the largest inverse-propensity weight
+    unused_top_n: int = 5
+    prior_lambda: float = 2.0
+    cooc_top: int = 5
+    cooc_scale: float = 100.0
+    cooc_power: float = 0.75
+    cooc_days: float = 30.0
+    cooc_count_slow: float = 0.2
+    cooc_trust: float = 1.0
+    cooc_min_weight: float = 0.01
+    hub_share: float = 0.25  # a note in more than this share of searches is a hub...
+    hub_min_searches: int = 20  # ...once there have been at least this many searches
+    damping: float = 0.6
+    max_hops: int = 2
+    activation_cap: float = 0.05
+    activation_top: int = 10
+    spread_max_degree: int = 50  # a note with more links is a hub: activation stops there
+    decay_base: float = 0.1
+    decay_access: float = 0.2
+    decay_session: float = 0.3
+    stale_session_s: float = 1800.0
+
+    def __post_init__(self) -> None:
+        checks = {
+            "alpha": 0.0 < self.alpha <= 1.0,
+            "q0": -1.0 <= self.q0 <= 1.0,
+            "cooc_trust": 0.0 <= self.cooc_trust <= 1.0,
+            "activation_cap": 0.0 <= self.activation_cap <= 1.0,
+            "damping": 0.0 <= self.damping <= 1.0,
+            "ips_clip": self.ips_clip >= 1.0,
+            "decay_base": self.decay_base >= 0.0,
+            "cooc_scale": self.cooc_scale > 0.0,
+        }
+        bad = sorted(name for name, ok in checks.items() if not ok)
+        if bad:
+            raise ValueError(f"LearningParams out of range: {', '.join(bad)}")
+
+
+def clip(x: float, lo: float, hi: float) -> float:
+    """x limited to [lo, hi]."""
+    return lo if x < lo else hi if x > hi else x
+
+
+def q_update(q: float, reward: float, params: LearningParams) -> float:
+    """Q + alpha (r - Q) with r clipped to [-1, 1]; a reward of exactly 0 changes nothing."""
+    r = clip(reward, -1.0, 1.0)
+    if r == 0.0:
+        return q
+    return clip(q + params.alpha * (r - q), -1.0, 1.0)
+
+
+def q_prior(q: float, params: LearningParams) -> float:
+    """The bounded ranking prior clip(lambda (Q - q0), -1, 1)."""
+    return clip(params.prior_lambda * (q - params.q0), -1.0, 1.0)
+
+
+def create_reward(rank: int, params: LearningParams) -> float:
+    """0.6 / log2(rank + 2): credit for seeding a new note, discounted by the seed's rank."""
+    return params.reward_create / math.log2(rank + 2)
+
+
+def recall_reward(times: int, params: LearningParams) -> float:
+    """0.4 / times for a note used again after `times` (>= 1) earlier sessions used it."""
+    return params.reward_recall / times if times >= 1 else 0.0
+
+
+def unused_reward(propensity: float, params: LearningParams) -> float:
+    """-nu / min(c, 1/p) = -nu * max(p, 1/c): rejection evidence over the clipped IPS weight."""
+    p = clip(propensity, 0.0, 1.0)
+    weight = params.ips_clip if p <= 0.0 else min(params.ips_clip, 1.0 / p)
+    return -params.unused_penalty / weight
+
+
+def npmi(n_ij: int, n_i: int, n_j: int, n: int) -> float:
+    """Normalised pointwise mutual information in [-1, 1] (Bouma 2009); 0 when undefined."""
+    if n <= 0 or n_ij <= 0 or n_i <= 0 or n_j <= 0:
+        return 0.0
+    p_ij, p_i, p_j = n_ij / n, n_i / n, n_j / n
+    if p_ij >= 1.0:
+        return 1.0
+    return clip(math.log(p_ij / (p_i * p_j)) / -math.log(p_ij), -1.0, 1.0)
+
+
+def edge_weight(
+    n_ij: int, n_i: int, n_j: int, n: int, days: float, params: LearningParams
+) -> float:
+    """The bounded co-occurrence edge weight in [0, 1] (module docstring)."""
+    if n_ij <= 0:
+        return 0.0
+    freq = min(1.0, (n_ij / params.cooc_scale) ** params.cooc_power)
+    tau = params.cooc_days * (1.0 + params.cooc_count_slow * math.log1p(n_ij))
+    fade = math.exp(-max(0.0, days) / tau)
+    w = npmi(n_ij, n_i, n_j, n) * freq * params.cooc_trust * fade
+    return clip(w, 0.0, 1.0)
+
+
+def decay_rate(accesses: int, sessions: int, params: LearningParams) -> float:
+    """Per-day decay rate 0.1 / (1 + 0.2 ln(1+accesses) + 0.3 ln(1+sessions))."""
+    slow = 1.0 + params.decay_access * math.log1p(max(0, accesses))
+    slow += params.decay_session * math.log1p(max(0, sessions))
+    return params.decay_base / slow
+
+
+def decayed(
+    value: float, age_s: float, accesses: int, sessions: int, params: LearningParams
+) -> float:
+    """a0 exp(-rate days); age <= 0 returns a0 unchanged (no growth backwards in time)."""
+    if age_s <= 0.0 or value == 0.0:
+        return value
+    days = age_s / SECONDS_PER_DAY
+    return value * math.exp(-decay_rate(accesses, sessions, params) * days)
+
+
+def accumulate(old: float, boost: float) -> float:
+    """Probabilistic OR 1 - (1 - old)(1 - boost): stays in [0, 1], never exceeds 1."""
+    a, b = clip(old, 0.0, 1.0), clip(boost, 0.0, 1.0)
+    return clip(1.0 - (1.0 - a) * (1.0 - b), 0.0, 1.0)
+
+
+def utility(rank: int) -> float:
+    """The known-scale utility of a retrieved hit: 1 / (rank + 1), in (0, 1]."""
+    return 1.0 / (rank + 1)

@@ -1,0 +1,95 @@
+"""The learning audit for `rmh doctor`: is learning running, pointing the right way, bounded?
+
+Each number answers one failure the seed's own audits found (Ori-Mnemos): rewards that never
+fire (counts by source, forward citations), learning that runs inverted (Pearson correlation
+of exposure with Q, and of use rate = sessions that used the note / impressions with Q, over
+exposed notes). Read them together: a negative exposure-Q correlation with a clearly positive
+use-rate-Q correlation means the ranker often shows notes nobody uses and learning demotes
+them (intended); a use-rate-Q correlation near zero or negative means learning is inverted
+(Ori's audit: exposure-Q -0.537); unbounded or dead co-occurrence (edge weight
+distribution); and state keyed by something that drifted (rows naming notes missing from
+the index; must be zero).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from .learned_state import LearnedState
+from .learning import LEARNING_VERSION
+
+
+def pearson(xs: Sequence[float], ys: Sequence[float]) -> float | None:
+    """Pearson's r, or None with fewer than 2 points or a constant variable."""
+    if len(xs) < 2:
+        return None
+    x = np.asarray(xs, dtype=np.float64)
+    y = np.asarray(ys, dtype=np.float64)
+    dx, dy = x - x.mean(), y - y.mean()
+    den = float(np.sqrt((dx * dx).sum() * (dy * dy).sum()))
+    return None if den == 0.0 else float((dx * dy).sum() / den)
+
+
+def distribution(values: Sequence[float]) -> dict[str, Any]:
+    """Count, min, quartiles, p90, max and a 10-bin histogram over [0, 1]."""
+    if not values:
+        return {"count": 0}
+    v = np.sort(np.asarray(values, dtype=np.float64))
+    hist, _ = np.histogram(v, bins=10, range=(0.0, 1.0))
+    return {
+        "count": len(values),
+        "min": float(v[0]),
+        "p25": float(np.quantile(v, 0.25)),
+        "p50": float(np.quantile(v, 0.5)),
+        "p90": float(np.quantile(v, 0.9)),
+        "max": float(v[-1]),
+        "histogram_0_1": [int(h) for h in hist],
+    }
+
+
+def health(
+    state: LearnedState,
+    event_counts: Mapping[str, int],
+    edges: Sequence[tuple[int, int, float]],
+    existing_ids: Iterable[int],
+) -> dict[str, Any]:
+    """The audit as one JSON-safe dict (see module docstring)."""
+    alive = set(existing_ids)
+    notes = state.notes
+    missing_notes = sorted(n for n in notes if n not in alive)
+    missing_pairs = sum(1 for a, b in state.pairs if a not in alive or b not in alive)
+    missing_sessions = sum(1 for n, _ in state.note_sessions if n not in alive)
+    exposed = sorted(n for n in notes if notes[n].shown > 0)
+    qs = [notes[n].q for n in sorted(notes)]
+    sessions = state.sessions.values()
+    return {
+        "version": LEARNING_VERSION,
+        "events": dict(sorted(event_counts.items())),
+        "sessions": {
+            "open": sum(1 for s in sessions if s.ended is None),
+            "ended": sum(1 for s in sessions if s.ended is not None and not s.recovered),
+            "recovered": sum(1 for s in sessions if s.recovered),
+        },
+        "rewards": {k: {"n": n, "sum": round(t, 6)} for k, (n, t) in sorted(state.rewards.items())},
+        "forward_citations": state.rewards.get("cite", (0, 0.0))[0],
+        "exposure_q_pearson": pearson(
+            [float(notes[n].shown) for n in exposed], [notes[n].q for n in exposed]
+        ),
+        "use_rate_q_pearson": pearson(
+            [notes[n].recalled / notes[n].shown for n in exposed], [notes[n].q for n in exposed]
+        ),
+        "q": {
+            "notes": len(qs),
+            "updated": sum(1 for n in notes.values() if n.q_updates > 0),
+            "min": min(qs) if qs else None,
+            "max": max(qs) if qs else None,
+            "mean": float(np.mean(qs)) if qs else None,
+        },
+        "edges": {"pairs": len(state.pairs), "weights": distribution([w for _, _, w in edges])},
+        "archived": sum(1 for n in notes.values() if n.archived_at is not None),
+        "missing_rows": len(missing_notes) + missing_pairs + missing_sessions,
+        "missing_notes": missing_notes[:20],
+    }

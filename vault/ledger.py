@@ -1,0 +1,372 @@
+"""`VAULT/.rmh/learned.sqlite`: the append-only event log and the learned state derived from it.
+
+The only module that runs SQL on learned.sqlite. It implements the facade's `UsageRecorder`:
+every call appends one event and writes the rows that event changed (vault/learned_state.py)
+in ONE transaction, committed before the call returns. Durability: WAL journal with
+synchronous=FULL, so each commit fsyncs the WAL (an acknowledged event survives kill -9 and
+power loss); SQLite's default auto-checkpoint (1000 pages) bounds the WAL, and `close()`
+checkpoints. Triggers make the events table append-only.
+
+Time: the ledger reads no clock of its own. Protocol calls (which carry no time) ask the
+injected `clock()`; session start/end take `now` explicitly. The harness passes time.time.
+If the stored LEARNING_VERSION or LearningParams differ from the current ones, the derived
+state is rebuilt from the events on open, so stored numbers always match `replay()`.
+Writes and reloads are serialised by a lock; the readers (warmth, prior, ...) expect the
+facade's single caller thread. Another process writing the same file is noticed through
+`PRAGMA data_version` and the state is reloaded before the next call.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from . import ledger_sql as sql
+from .activation import spread, undirected
+from .corpus import Corpus
+from .errors import VaultError
+from .learned_state import Event, LearnedState, apply
+from .learning import (
+    LEARNING_VERSION,
+    SECONDS_PER_DAY,
+    LearningParams,
+    decayed,
+    edge_weight,
+    q_prior,
+    utility,
+)
+from .learning_health import health
+
+LEDGER_FILE = "learned.sqlite"
+QUERY_CHARS = 500  # how much of a query text is kept in the log
+
+
+class LedgerError(VaultError):
+    """learned.sqlite cannot be used (written by a newer schema, or not a ledger)."""
+
+    code_name = "ledger_error"
+
+
+def fold(events: Iterable[Event], params: LearningParams) -> LearnedState:
+    """The learned state that these events produce, from nothing (the definition of replay)."""
+    state = LearnedState()
+    for ev in events:
+        apply(state, ev, params)
+    return state
+
+
+class Ledger:
+    """Event log + derived learned state for one vault (see module docstring)."""
+
+    def __init__(
+        self, conn: sqlite3.Connection, clock: Callable[[], float], params: LearningParams
+    ) -> None:
+        self._conn = conn
+        self._lock = threading.RLock()  # writes and reloads; reads assume one caller thread
+        self.clock = clock
+        self.params = params
+        self._adj: dict[int, list[int]] = {}
+        self._corpus: Callable[[], Corpus] | None = None
+        self._generation = -1
+        self._edges: tuple[tuple[int, float], list[tuple[int, int, float]]] | None = None
+        self._version = -1
+        self._state = LearnedState()
+        self._sync_state(force=True)
+
+    @property
+    def state(self) -> LearnedState:
+        """The live learned state (reloaded first if another connection committed)."""
+        self._sync_state()
+        return self._state
+
+    @classmethod
+    def open(
+        cls, path: Path, *, clock: Callable[[], float], params: LearningParams | None = None
+    ) -> Ledger:
+        """Open (creating if needed) the ledger file; rebuilds derived state if params changed."""
+        params = params or LearningParams()
+        conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+        try:
+            sql.migrate(conn)
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise LedgerError(f"{path.name}: {exc}") from exc
+        stamp = json.dumps({"version": LEARNING_VERSION, "params": asdict(params)}, sort_keys=True)
+        ledger = cls(conn, clock, params)
+        if sql.get_meta(conn, "stamp") != stamp:
+            ledger.rebuild(stamp)
+        return ledger
+
+    def close(self) -> None:
+        try:
+            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            self._conn.close()
+
+    # -- state loading and writing -------------------------------------------------------------
+
+    def _sync_state(self, force: bool = False) -> None:
+        with self._lock:
+            version = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+            if force or version != self._version:
+                self._state = sql.load_state(self._conn)
+                self._version = version
+
+    def _append(
+        self, events: Sequence[tuple[float, str, str | None, int | None, dict[str, Any]]]
+    ) -> None:
+        """Append events and their derived rows in one committed transaction."""
+        with self._lock:
+            self._append_locked(events)
+
+    def _append_locked(
+        self, events: Sequence[tuple[float, str, str | None, int | None, dict[str, Any]]]
+    ) -> None:
+        conn = self._conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            self._sync_state()
+            for when, kind, session, note, data in events:
+                t = float(when)
+                seq = sql.insert_event(conn, t, kind, session, note, data)
+                ev = Event(seq, t, kind, session, note, json.loads(json.dumps(data)))
+                touched = apply(self._state, ev, self.params)
+                sql.write_rows(conn, self._state, touched)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            self._sync_state(force=True)
+            raise
+        self._version = int(conn.execute("PRAGMA data_version").fetchone()[0])
+
+    # -- sessions ---------------------------------------------------------------------------
+
+    def start_session(self, session_id: str, now: float) -> list[str]:
+        """Begin a session; first close (recover) open sessions idle for `stale_session_s`.
+
+        Returns the ids of the recovered sessions. Starting a known session changes nothing.
+        """
+        self._sync_state()
+        cutoff = now - self.params.stale_session_s
+        stale = sorted(
+            s
+            for s, info in self._state.sessions.items()
+            if info.ended is None and info.last_t <= cutoff and s != session_id
+        )
+        batch: list[tuple[float, str, str | None, int | None, dict[str, Any]]] = [
+            (now, "end", s, None, {"recovered": True}) for s in stale
+        ]
+        if session_id not in self._state.sessions:
+            batch.append((now, "start", session_id, None, {}))
+        if batch:
+            self._append(batch)
+        return stale
+
+    def end_session(self, session_id: str, now: float) -> bool:
+        """Apply the session's rewards in one transaction; False when unknown or already ended."""
+        self._sync_state()
+        info = self._state.sessions.get(session_id)
+        if info is None or info.ended is not None:
+            return False
+        self._append([(now, "end", session_id, None, {"recovered": False})])
+        return True
+
+    def recover(self, now: float) -> list[str]:
+        """Close every open session idle for `stale_session_s` (what start_session does first)."""
+        self._sync_state()
+        cutoff = now - self.params.stale_session_s
+        stale = sorted(
+            s
+            for s, info in self._state.sessions.items()
+            if info.ended is None and info.last_t <= cutoff
+        )
+        if stale:
+            self._append([(now, "end", s, None, {"recovered": True}) for s in stale])
+        return stale
+
+    # -- UsageRecorder: facts in -----------------------------------------------------------------
+
+    def set_links(self, edges: Iterable[tuple[int, int]]) -> None:
+        """The current wiki-link graph as (src id, dst id) pairs, for spreading activation."""
+        self._adj = undirected(sorted(set(edges)))
+
+    def attach_corpus(self, corpus: Callable[[], Corpus]) -> None:
+        """Read the link graph from the facade's corpus (e.g. `vault.corpus`) when spreading.
+
+        The adjacency is rebuilt only when the corpus generation changes.
+        """
+        self._corpus = corpus
+
+    def _spread(self, seeds: list[tuple[int, float]]) -> list[list[float]]:
+        if self._corpus is not None:
+            c = self._corpus()
+            if c.generation != self._generation:
+                self.set_links((c.ids[a], c.ids[b]) for a, b in c.edges)
+                self._generation = c.generation
+        return [[n, b] for n, b in spread(seeds, self._adj, self.params)]
+
+    def on_search(
+        self, session: str | None, query: str, shown: Sequence[tuple[int, int, float]]
+    ) -> None:
+        rows = [[int(i), int(r), float(p)] for i, r, p in shown]
+        seeds = [
+            (int(i), utility(int(r))) for i, r, _ in shown if int(r) < self.params.activation_top
+        ]
+        data = {"query": query[:QUERY_CHARS], "shown": rows, "spread": self._spread(seeds)}
+        self._append([(self.clock(), "search", session, None, data)])
+
+    def on_read(self, session: str | None, note_id: int) -> None:
+        data = {"spread": self._spread([(note_id, 1.0)])}
+        self._append([(self.clock(), "read", session, note_id, data)])
+
+    def on_write(
+        self, session: str | None, note_id: int, created: bool, linked_ids: Sequence[int]
+    ) -> None:
+        data = {
+            "created": bool(created),
+            "linked": sorted({int(i) for i in linked_ids}),
+            "spread": self._spread([(note_id, 1.0)]),
+        }
+        self._append([(self.clock(), "write", session, note_id, data)])
+
+    def on_delete(self, note_id: int) -> None:
+        self._append([(self.clock(), "delete", None, note_id, {})])
+
+    def archive(self, note_id: int, now: float, reason: str = "manual") -> None:
+        """Take a note out of default ranking (reversible; its file is untouched)."""
+        self._append([(now, "archive", None, note_id, {"reason": reason})])
+
+    def restore(self, note_id: int, now: float) -> bool:
+        """Bring an archived note back; False when it was not archived."""
+        self._sync_state()
+        ns = self._state.notes.get(note_id)
+        if ns is None or ns.archived_at is None:
+            return False
+        self._append([(now, "restore", None, note_id, {})])
+        return True
+
+    def prune_missing(self, existing_ids: Iterable[int], now: float) -> list[int]:
+        """Forget learned rows of notes no longer in the index; returns the ids pruned."""
+        self._sync_state()
+        alive = set(existing_ids)
+        named = set(self._state.notes) | {n for pair in self._state.pairs for n in pair}
+        missing = sorted(named - alive)
+        if missing:
+            self._append([(now, "prune", None, None, {"notes": missing})])
+        return missing
+
+    # -- UsageRecorder: state out ----------------------------------------------------------------
+
+    def warmth(self, ids: Sequence[int]) -> npt.NDArray[np.float64]:
+        self._sync_state()
+        now = self.clock()
+        out = np.zeros(len(ids), dtype=np.float64)
+        for k, note in enumerate(ids):
+            ns = self._state.notes.get(note)
+            if ns is not None and ns.activation > 0.0:
+                out[k] = decayed(
+                    ns.activation, now - ns.as_of, ns.accesses, ns.sessions, self.params
+                )
+        return out
+
+    def prior(self, ids: Sequence[int]) -> npt.NDArray[np.float64]:
+        self._sync_state()
+        out = np.zeros(len(ids), dtype=np.float64)
+        for k, note in enumerate(ids):
+            ns = self._state.notes.get(note)
+            if ns is not None:
+                out[k] = q_prior(ns.q, self.params)
+        return out
+
+    def _hub(self, note: int) -> bool:
+        n = self._state.searches
+        seen = self._state.notes[note].seen if note in self._state.notes else 0
+        return n >= self.params.hub_min_searches and seen > self.params.hub_share * n
+
+    def edges(self, now: float) -> list[tuple[int, int, float]]:
+        """Every co-occurrence edge (id a < id b, weight) above the minimum, hubs excluded.
+
+        Cached per (state version, now): the weights are a pure function of both.
+        """
+        self._sync_state()
+        key = (self._state.last_seq, now)
+        if self._edges is not None and self._edges[0] == key:
+            return self._edges[1]
+        st, p = self._state, self.params
+        out = []
+        for a, b in sorted(st.pairs):
+            if self._hub(a) or self._hub(b) or a not in st.notes or b not in st.notes:
+                continue
+            pair = st.pairs[(a, b)]
+            w = edge_weight(
+                pair.count,
+                st.notes[a].seen,
+                st.notes[b].seen,
+                st.searches,
+                (now - pair.last_t) / SECONDS_PER_DAY,
+                p,
+            )
+            if w >= p.cooc_min_weight:
+                out.append((a, b, w))
+        self._edges = (key, out)
+        return out
+
+    def cooccurrence(self, ids: Sequence[int]) -> list[tuple[int, int, float]]:
+        self._sync_state()
+        pos = {note: k for k, note in enumerate(ids)}
+        out = [
+            (pos[a], pos[b], w)
+            for a, b, w in self.edges(self.clock())
+            if a in pos and b in pos and not self._archived(a) and not self._archived(b)
+        ]
+        return sorted(out)
+
+    def _archived(self, note: int) -> bool:
+        ns = self._state.notes.get(note)
+        return ns is not None and ns.archived_at is not None
+
+    def archived(self, ids: Sequence[int]) -> npt.NDArray[np.bool_]:
+        self._sync_state()
+        return np.array([self._archived(n) for n in ids], dtype=np.bool_)
+
+    # -- replay and audit --------------------------------------------------------------------------
+
+    def events(self) -> Iterator[Event]:
+        """Every event in log order."""
+        return sql.iter_events(self._conn)
+
+    def replay(self) -> LearnedState:
+        """The state rebuilt from the events alone (nothing is written)."""
+        return fold(self.events(), self.params)
+
+    def rebuild(self, stamp: str | None = None) -> LearnedState:
+        """Rewrite every derived row from the events (one transaction); returns the new state."""
+        conn = self._conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            state = fold(sql.iter_events(conn), self.params)
+            sql.replace_state(conn, state)
+            if stamp is not None:
+                sql.set_meta(conn, "stamp", stamp)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        self._sync_state(force=True)
+        return self._state
+
+    def event_counts(self) -> dict[str, int]:
+        return sql.event_counts(self._conn)
+
+    def health(self, existing_ids: Iterable[int], now: float) -> dict[str, Any]:
+        """The learning audit (vault/learning_health.py) against the index's live note ids."""
+        self._sync_state()
+        return health(self._state, self.event_counts(), self.edges(now), existing_ids)

@@ -1,0 +1,219 @@
+"""The SQL of learned.sqlite: schema migrations, event rows, and derived-state rows.
+
+Used only by vault/ledger.py (which owns the transactions). Derived tables mirror
+`LearnedState` one row per key, so loading them gives back exactly the state that wrote them
+(SQLite REAL is an IEEE double: floats round-trip bit for bit).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from typing import Any
+
+from .learned_state import Event, LearnedState, NoteState, Pair, SessionState, Touched
+
+SCHEMA_VERSION = 1
+
+_MIGRATIONS: tuple[str, ...] = (
+    """
+    CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE events(
+        seq INTEGER PRIMARY KEY AUTOINCREMENT, t REAL NOT NULL, kind TEXT NOT NULL,
+        session TEXT, note INTEGER, data TEXT NOT NULL);
+    CREATE INDEX events_session ON events(session, seq);
+    CREATE TRIGGER events_no_update BEFORE UPDATE ON events
+        BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
+    CREATE TRIGGER events_no_delete BEFORE DELETE ON events
+        BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
+    CREATE TABLE note(
+        id INTEGER PRIMARY KEY, q REAL NOT NULL, q_updates INTEGER NOT NULL,
+        activation REAL NOT NULL, as_of REAL NOT NULL, accesses INTEGER NOT NULL,
+        sessions INTEGER NOT NULL, shown INTEGER NOT NULL, seen INTEGER NOT NULL,
+        recalled INTEGER NOT NULL, archived_at REAL);
+    CREATE TABLE pair(a INTEGER NOT NULL, b INTEGER NOT NULL, count INTEGER NOT NULL,
+        last_t REAL NOT NULL, PRIMARY KEY(a, b)) WITHOUT ROWID;
+    CREATE TABLE note_session(note INTEGER NOT NULL, session TEXT NOT NULL,
+        PRIMARY KEY(note, session)) WITHOUT ROWID;
+    CREATE TABLE session(id TEXT PRIMARY KEY, started REAL NOT NULL, last_t REAL NOT NULL,
+        ended REAL, recovered INTEGER NOT NULL);
+    CREATE TABLE reward(source TEXT PRIMARY KEY, n INTEGER NOT NULL, total REAL NOT NULL);
+    CREATE TABLE gone(note INTEGER PRIMARY KEY);
+    """,
+)
+
+_NOTE_COLS = (
+    "q",
+    "q_updates",
+    "activation",
+    "as_of",
+    "accesses",
+    "sessions",
+    "shown",
+    "seen",
+    "recalled",
+    "archived_at",
+)
+
+
+def migrate(conn: sqlite3.Connection) -> None:
+    """WAL + synchronous=FULL, then apply numbered migrations (user_version)."""
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=FULL")
+    conn.execute("PRAGMA busy_timeout=10000")
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    if version > SCHEMA_VERSION:
+        raise sqlite3.DatabaseError(f"schema {version} is newer than {SCHEMA_VERSION}")
+    for number in range(version, SCHEMA_VERSION):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _MIGRATIONS[number].split(";\n"):
+                if statement.strip():
+                    conn.execute(statement)
+            conn.execute(f"PRAGMA user_version={number + 1}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+
+def get_meta(conn: sqlite3.Connection, key: str) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def set_meta(conn: sqlite3.Connection, key: str, value: str) -> None:
+    conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
+
+
+def insert_event(
+    conn: sqlite3.Connection,
+    t: float,
+    kind: str,
+    session: str | None,
+    note: int | None,
+    data: dict[str, Any],
+) -> int:
+    cur = conn.execute(
+        "INSERT INTO events(t, kind, session, note, data) VALUES (?, ?, ?, ?, ?)",
+        (t, kind, session, note, json.dumps(data, sort_keys=True, separators=(",", ":"))),
+    )
+    return int(cur.lastrowid or 0)
+
+
+def _event(row: tuple[Any, ...]) -> Event:
+    seq, t, kind, session, note, data = row
+    return Event(
+        int(seq),
+        float(t),
+        str(kind),
+        session,
+        None if note is None else int(note),
+        json.loads(data),
+    )
+
+
+def iter_events(conn: sqlite3.Connection, since: int = 0) -> Iterator[Event]:
+    cur = conn.execute(
+        "SELECT seq, t, kind, session, note, data FROM events WHERE seq > ? ORDER BY seq", (since,)
+    )
+    for row in cur:
+        yield _event(row)
+
+
+def event_counts(conn: sqlite3.Connection) -> dict[str, int]:
+    rows = conn.execute("SELECT kind, COUNT(*) FROM events GROUP BY kind ORDER BY kind")
+    return {str(k): int(n) for k, n in rows}
+
+
+def load_state(conn: sqlite3.Connection) -> LearnedState:
+    """The derived state as stored (open sessions' events are re-read from the log)."""
+    st = LearnedState()
+    for row in conn.execute(f"SELECT id, {', '.join(_NOTE_COLS)} FROM note ORDER BY id"):
+        st.notes[int(row[0])] = NoteState(*row[1:])
+    for a, b, count, last_t in conn.execute("SELECT a, b, count, last_t FROM pair ORDER BY a, b"):
+        st.pairs[(int(a), int(b))] = Pair(int(count), float(last_t))
+    for note, session in conn.execute("SELECT note, session FROM note_session"):
+        st.note_sessions.add((int(note), str(session)))
+    for sid, started, last_t, ended, recovered in conn.execute(
+        "SELECT id, started, last_t, ended, recovered FROM session ORDER BY id"
+    ):
+        st.sessions[str(sid)] = SessionState(
+            float(started), float(last_t), None if ended is None else float(ended), bool(recovered)
+        )
+    for source, n, total in conn.execute("SELECT source, n, total FROM reward ORDER BY source"):
+        st.rewards[str(source)] = (int(n), float(total))
+    st.gone = {int(r[0]) for r in conn.execute("SELECT note FROM gone")}
+    st.searches = int(get_meta(conn, "searches") or 0)
+    st.last_seq = int(get_meta(conn, "last_seq") or 0)
+    for sid in sorted(s for s, info in st.sessions.items() if info.ended is None):
+        st.open_events[sid] = [
+            _event(r)
+            for r in conn.execute(
+                "SELECT seq, t, kind, session, note, data FROM events WHERE session=? "
+                "AND kind NOT IN ('start', 'end') AND seq <= ? ORDER BY seq",
+                (sid, st.last_seq),
+            )
+        ]
+    return st
+
+
+def write_rows(conn: sqlite3.Connection, st: LearnedState, touched: Touched) -> None:
+    """Upsert (or delete, when the key is gone from the state) every touched row."""
+    for note in sorted(touched.notes):
+        ns = st.notes.get(note)
+        if ns is None:
+            conn.execute("DELETE FROM note WHERE id=?", (note,))
+        else:
+            conn.execute(
+                f"INSERT OR REPLACE INTO note(id, {', '.join(_NOTE_COLS)}) "
+                f"VALUES (?{', ?' * len(_NOTE_COLS)})",
+                (note, *(getattr(ns, c) for c in _NOTE_COLS)),
+            )
+    for a, b in sorted(touched.pairs):
+        pair = st.pairs.get((a, b))
+        if pair is None:
+            conn.execute("DELETE FROM pair WHERE a=? AND b=?", (a, b))
+        else:
+            conn.execute(
+                "INSERT OR REPLACE INTO pair(a, b, count, last_t) VALUES (?, ?, ?, ?)",
+                (a, b, pair.count, pair.last_t),
+            )
+    for note, session in sorted(touched.note_sessions):
+        if (note, session) in st.note_sessions:
+            conn.execute("INSERT OR IGNORE INTO note_session VALUES (?, ?)", (note, session))
+        else:
+            conn.execute("DELETE FROM note_session WHERE note=? AND session=?", (note, session))
+    for sid in sorted(touched.sessions):
+        info = st.sessions.get(sid)
+        if info is not None:
+            conn.execute(
+                "INSERT OR REPLACE INTO session VALUES (?, ?, ?, ?, ?)",
+                (sid, info.started, info.last_t, info.ended, int(info.recovered)),
+            )
+    for source in sorted(touched.sources):
+        n, total = st.rewards[source]
+        conn.execute("INSERT OR REPLACE INTO reward VALUES (?, ?, ?)", (source, n, total))
+    for note in sorted(touched.gone):
+        if note in st.gone:
+            conn.execute("INSERT OR IGNORE INTO gone VALUES (?)", (note,))
+        else:
+            conn.execute("DELETE FROM gone WHERE note=?", (note,))
+    set_meta(conn, "searches", str(st.searches))
+    set_meta(conn, "last_seq", str(st.last_seq))
+
+
+def replace_state(conn: sqlite3.Connection, st: LearnedState) -> None:
+    """Delete every derived row and write `st` in full (inside the caller's transaction)."""
+    for table in ("note", "pair", "note_session", "session", "reward", "gone"):
+        conn.execute(f"DELETE FROM {table}")
+    touched = Touched(
+        notes=set(st.notes),
+        pairs=set(st.pairs),
+        note_sessions=set(st.note_sessions),
+        sessions=set(st.sessions),
+        sources=set(st.rewards),
+        gone=set(st.gone),
+    )
+    write_rows(conn, st, touched)

@@ -1,0 +1,276 @@
+"""Scan Obsidian markdown for links, tags and headings, skipping code and comments.
+
+Contract: `scan_body(text)` never raises. It ignores everything inside fenced code blocks
+(``` or ~~~, length >= 3, closed by a fence of the same character at least as long, or the end
+of the text), inline code spans (a run of n backticks closed by the next run of exactly n
+backticks in the same paragraph), HTML comments `<!-- -->` and Obsidian comments `%% %%` (an
+unclosed comment runs to the end). A link, tag or heading that overlaps any of these is dropped.
+
+Recognised forms follow Obsidian:
+- wiki-links `[[T]]`, `[[T|alias]]`, `[[T#Heading]]`, `[[T#^block]]`, `[[#Heading]]`, `![[T]]`,
+  `[[T.md]]` (".md" stripped), `[[T\\|alias]]` (the table escape);
+- markdown links `[text](path/T.md)`, `[text](<path with spaces.md>)`, `![](T.md)`, with %-decoding
+  and an optional `#fragment`; external URLs (any `scheme:` or `//host`) and paths that do not end
+  in ".md" are not links;
+- tags `#tag`, `#nested/tag`, `#a-b_c`, Unicode word characters; the `#` must start the line or
+  follow whitespace, and the tag must hold at least one non-digit;
+- ATX headings `# Title` (up to 3 leading spaces, closing `#`s removed). Setext headings and
+  indented code blocks are not recognised.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from dataclasses import dataclass, replace
+from typing import Literal
+from urllib.parse import unquote
+
+Span = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Link:
+    """One link as written. Offsets are into the full note text; `start` includes the `!`."""
+
+    target: str
+    heading: str | None
+    block: str | None
+    alias: str | None
+    embed: bool
+    kind: Literal["wiki", "markdown"]
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class LinkSite:
+    """A link plus where its note part sits in the text, for rewriting it in place."""
+
+    link: Link
+    target_start: int  # the note part as written (".md" included, whitespace excluded)
+    target_end: int
+    md_suffix: bool  # the written note part ends with ".md"
+    angle: bool  # markdown destination written as <...>
+
+
+@dataclass(frozen=True)
+class BodyScan:
+    sites: tuple[LinkSite, ...]
+    tags: tuple[str, ...]  # in text order, "#" removed, not deduplicated
+    headings: tuple[str, ...]
+
+
+_FENCE_OPEN = re.compile(r"(?:[ \t]*>)*[ \t]*(`{3,}|~{3,})(.*)")
+_FENCE_CLOSE = re.compile(r"(?:[ \t]*>)*[ \t]*(`{3,}|~{3,})[ \t]*")
+_INLINE_START = re.compile(r"`+|<!--|%%")
+_BACKTICKS = re.compile(r"`+")
+_BLANK_LINE = re.compile(r"\n[ \t]*\r?\n")
+WIKI = re.compile(r"(!?)\[\[([^\[\]\n]+)\]\]")
+_MARKDOWN = re.compile(
+    r"(!?)\[([^\[\]\n]*)\]\([ \t]*(?:<([^<>\n]*)>|([^\s()<>]+))"
+    r"(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'))?[ \t]*\)"
+)
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:|//")
+_TAG = re.compile(r"(?<!\S)#([\w/-]+)")
+_NOT_A_TAG = re.compile(r"[\d/_-]+")
+_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*\r?$", re.MULTILINE)
+
+
+def _fenced_spans(text: str) -> list[Span]:
+    """Fenced code blocks as (start, end) spans, whole lines, fences included."""
+    if "```" not in text and "~~~" not in text:
+        return []
+    spans: list[Span] = []
+    fence_char, fence_len, fence_start = "", 0, 0
+    pos = 0
+    for line in text.split("\n"):
+        end = pos + len(line)
+        content = line[:-1] if line.endswith("\r") else line
+        if not fence_char:
+            m = _FENCE_OPEN.fullmatch(content)
+            # A backtick fence's info string may not contain backticks (CommonMark 4.5).
+            if m and not (m.group(1)[0] == "`" and "`" in m.group(2)):
+                fence_char, fence_len, fence_start = m.group(1)[0], len(m.group(1)), pos
+        else:
+            m = _FENCE_CLOSE.fullmatch(content)
+            if m and m.group(1)[0] == fence_char and len(m.group(1)) >= fence_len:
+                spans.append((fence_start, end))
+                fence_char = ""
+        pos = end + 1
+    if fence_char:
+        spans.append((fence_start, len(text)))
+    return spans
+
+
+def _code_span_end(text: str, start: int, run: int, limit: int, blanks: list[int]) -> int:
+    """End of the inline code span opened by `run` backticks ending at `start`, or -1.
+
+    `blanks` holds the sorted starts of blank lines: a code span does not cross a paragraph.
+    """
+    i = bisect_left(blanks, start)
+    stop = min(limit, blanks[i]) if i < len(blanks) else limit
+    for m in _BACKTICKS.finditer(text, start, stop):
+        if m.end() - m.start() == run:
+            return m.end()
+    return -1
+
+
+def excluded_spans(text: str) -> list[Span]:
+    """Sorted, merged spans of code and comments, where nothing is a link, tag or heading."""
+    fences = _fenced_spans(text)
+    spans = list(fences)
+    n, fi, pos = len(text), 0, 0
+    blanks: list[int] | None = None
+    while (m := _INLINE_START.search(text, pos)) is not None:
+        s = m.start()
+        while fi < len(fences) and fences[fi][1] <= s:
+            fi += 1
+        if fi < len(fences) and fences[fi][0] <= s:
+            pos = fences[fi][1]
+            continue
+        tok = m.group()
+        if tok == "<!--":
+            e = text.find("-->", m.end())
+            end = n if e < 0 else e + 3
+        elif tok == "%%":
+            e = text.find("%%", m.end())
+            end = n if e < 0 else e + 2
+        else:
+            if s > 0 and text[s - 1] == "\\":  # an escaped backtick is literal
+                pos = s + 1
+                continue
+            limit = fences[fi][0] if fi < len(fences) else n
+            if blanks is None:
+                blanks = [b.start() for b in _BLANK_LINE.finditer(text)]
+            end = _code_span_end(text, m.end(), len(tok), limit, blanks)
+            if end < 0:  # unmatched run: literal backticks
+                pos = m.end()
+                continue
+        spans.append((s, end))
+        pos = end
+    spans.sort()
+    merged: list[Span] = []
+    for a, b in spans:
+        if merged and a <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], b))
+        else:
+            merged.append((a, b))
+    return merged
+
+
+def _overlaps(spans: list[Span], starts: list[int], a: int, b: int) -> bool:
+    i = bisect_left(starts, b) - 1
+    return i >= 0 and spans[i][1] > a
+
+
+def wiki_site(inner: str, start: int, end: int, inner_start: int, embed: bool) -> LinkSite | None:
+    """Interpret the text between `[[` and `]]`; None when it names nothing."""
+    head, bar, alias = inner.partition("|")
+    if bar and head.endswith("\\"):  # `[[T\|a]]` inside a table
+        head = head[:-1]
+    note, hash_, sub = head.partition("#")
+    lead = len(note) - len(note.lstrip())
+    raw = note.strip()
+    md_suffix = raw.lower().endswith(".md")
+    target = raw[:-3] if md_suffix else raw
+    heading = block = None
+    sub = sub.strip()
+    if hash_ and sub.startswith("^"):
+        block = sub[1:] or None
+    elif hash_:
+        heading = sub or None
+    if not target and heading is None and block is None:
+        return None
+    t0 = inner_start + lead
+    link = Link(target, heading, block, alias if bar else None, embed, "wiki", start, end)
+    return LinkSite(link, t0, t0 + len(raw), md_suffix, False)
+
+
+def scan_wiki(text: str, lo: int, hi: int) -> list[LinkSite]:
+    """Wiki-links in text[lo:hi] with no code or comment exclusion (frontmatter values)."""
+    out = []
+    for m in WIKI.finditer(text, lo, hi):
+        site = wiki_site(m.group(2), m.start(), m.end(), m.start(2), bool(m.group(1)))
+        if site is not None:
+            out.append(site)
+    return out
+
+
+def _markdown_site(m: re.Match[str]) -> LinkSite | None:
+    angle = m.group(3) is not None
+    dest = m.group(3) if angle else m.group(4)
+    dest_start = m.start(3) if angle else m.start(4)
+    raw_path, hash_, frag = dest.partition("#")
+    if _SCHEME.match(raw_path.lstrip()):
+        return None
+    path = unquote(raw_path.strip())
+    if not path.lower().endswith(".md") or len(path) == 3:
+        return None
+    frag = unquote(frag).strip()
+    heading = block = None
+    if hash_ and frag.startswith("^"):
+        block = frag[1:] or None
+    elif hash_:
+        heading = frag or None
+    lead = len(raw_path) - len(raw_path.lstrip())
+    t0 = dest_start + lead
+    text = m.group(2)
+    link = Link(
+        path[:-3], heading, block, text or None, bool(m.group(1)), "markdown", m.start(), m.end()
+    )
+    return LinkSite(link, t0, t0 + len(raw_path.strip()), True, angle)
+
+
+def scan_body(text: str, offset: int = 0) -> BodyScan:
+    """Links, tags and headings of a note body; offsets are shifted by `offset`."""
+    spans = excluded_spans(text)
+    starts = [a for a, _ in spans]
+    sites: list[LinkSite] = []
+    for m in WIKI.finditer(text):
+        if not _overlaps(spans, starts, m.start(), m.end()):
+            site = wiki_site(m.group(2), m.start(), m.end(), m.start(2), bool(m.group(1)))
+            if site is not None:
+                sites.append(site)
+    if "](" in text:
+        for m in _MARKDOWN.finditer(text):
+            if not _overlaps(spans, starts, m.start(), m.end()):
+                site = _markdown_site(m)
+                if site is not None:
+                    sites.append(site)
+    sites.sort(key=lambda s: (s.link.start, s.link.end))
+    kept: list[LinkSite] = []
+    for site in sites:  # a wiki-link and a markdown link never share characters
+        if not kept or site.link.start >= kept[-1].link.end:
+            kept.append(site)
+    link_spans = [(s.link.start, s.link.end) for s in kept]
+    link_starts = [a for a, _ in link_spans]
+    tags = []
+    for m in _TAG.finditer(text):
+        tag = m.group(1)
+        if _NOT_A_TAG.fullmatch(tag):  # Obsidian needs a non-numerical character
+            continue
+        if _overlaps(spans, starts, m.start(), m.end()):
+            continue
+        if not _overlaps(link_spans, link_starts, m.start(), m.end()):
+            tags.append(tag)
+    headings = []
+    if "#" in text:
+        for m in _HEADING.finditer(text):
+            title = (m.group(1) or "").strip()
+            if title and not _overlaps(spans, starts, m.start(), m.start() + 1):
+                headings.append(title)
+    return BodyScan(tuple(_shift(s, offset) for s in kept), tuple(tags), tuple(headings))
+
+
+def _shift(site: LinkSite, offset: int) -> LinkSite:
+    if offset == 0:
+        return site
+    ln = site.link
+    link = replace(ln, start=ln.start + offset, end=ln.end + offset)
+    return replace(
+        site,
+        link=link,
+        target_start=site.target_start + offset,
+        target_end=site.target_end + offset,
+    )

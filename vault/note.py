@@ -1,0 +1,189 @@
+"""One Obsidian note: parse it, render it, edit its frontmatter or links without touching the rest.
+
+Contracts:
+- `parse(text)` never raises. A note has frontmatter only when it starts with a `---` line and
+  has a closing `---`/`...` line (see vault/frontmatter.py). Broken YAML leaves the note indexable:
+  `frontmatter_error` holds the message, `frontmatter` is `{}` and the whole text is the body.
+- `render(fm, body)` is the inverse: `parse(render(fm, body))` gives `fm` and `body` back for
+  JSON-like `fm` (finite floats).
+- `update_frontmatter` and `rewrite_links` change only the bytes they must: the changed keys'
+  lines, or the note part of the rewritten links. Line endings (CRLF) are kept.
+- Links are found by vault/markdown_scan.py (code and comments skipped) in the body, and as
+  wiki-links inside frontmatter string values (`related: "[[X]]"`), all in text order.
+- Tags: frontmatter `tags`/`tag` (a list, or a string split on commas and whitespace) then inline
+  `#tags`, "#" removed, in order of first appearance, deduplicated case-insensitively (first
+  spelling kept). Aliases: frontmatter `aliases`/`alias` (a list, or a string split on commas).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .frontmatter import NoteFormatError, dump, find_block, load, update
+from .markdown_scan import Link, LinkSite, scan_body, scan_wiki
+
+__all__ = [
+    "Link",
+    "Note",
+    "NoteFormatError",
+    "parse",
+    "render",
+    "rewrite_links",
+    "update_frontmatter",
+]
+
+_TAG_SPLIT = re.compile(r"[,\s]+")
+_COMMA = re.compile(",")
+_URL_UNSAFE = re.compile(r"[%\s()<>#\[\]]")
+_FM_OPENER = re.compile(r"---\r?(?:\n|$)")
+
+
+@dataclass(frozen=True)
+class Note:
+    """A parsed note. `text` is the file text, untouched; offsets index into it."""
+
+    text: str
+    frontmatter: dict[str, Any]
+    frontmatter_error: str | None
+    body: str
+    body_start: int
+    links: tuple[Link, ...]
+    tags: tuple[str, ...]
+    aliases: tuple[str, ...]
+    headings: tuple[str, ...]
+
+
+def _items(value: object, split: re.Pattern[str]) -> list[str]:
+    """String items of a list-or-string property; nested mappings/lists and nulls skipped."""
+    if isinstance(value, str):
+        raw: list[object] = list(split.split(value))
+    elif isinstance(value, list):
+        raw = [v for v in value if v is not None and not isinstance(v, dict | list)]
+    elif value is None or isinstance(value, dict):
+        raw = []
+    else:
+        raw = [value]
+    out = []
+    for v in raw:
+        s = (v if isinstance(v, str) else str(v).lower() if isinstance(v, bool) else str(v)).strip()
+        if s:
+            out.append(s)
+    return out
+
+
+def _dedupe(items: list[str], fold: bool) -> tuple[str, ...]:
+    seen: set[str] = set()
+    out = []
+    for item in items:
+        key = item.casefold() if fold else item
+        if key not in seen:
+            seen.add(key)
+            out.append(item)
+    return tuple(out)
+
+
+def _scan(text: str) -> tuple[Note, list[LinkSite]]:
+    fm: dict[str, Any] = {}
+    error: str | None = None
+    body_start = 0
+    sites: list[LinkSite] = []
+    block = find_block(text)
+    if block is not None:
+        try:
+            loaded = load(text[block.yaml_start : block.yaml_end])
+        except NoteFormatError as exc:
+            error = exc.reason
+        else:
+            fm, body_start = loaded.data, block.body_start
+            for a, b in loaded.value_spans:
+                sites.extend(scan_wiki(text, block.yaml_start + a, block.yaml_start + b))
+    body = text[body_start:]
+    scanned = scan_body(body, body_start)
+    sites.extend(scanned.sites)
+    tag_items: list[str] = []
+    alias_items: list[str] = []
+    for key in ("tags", "tag"):
+        tag_items.extend(t.lstrip("#") for t in _items(fm.get(key), _TAG_SPLIT))
+    for key in ("aliases", "alias"):
+        alias_items.extend(_items(fm.get(key), _COMMA))
+    tag_items.extend(scanned.tags)
+    note = Note(
+        text=text,
+        frontmatter=fm,
+        frontmatter_error=error,
+        body=body,
+        body_start=body_start,
+        links=tuple(s.link for s in sites),
+        tags=_dedupe([t for t in tag_items if t], fold=True),
+        aliases=_dedupe(alias_items, fold=False),
+        headings=scanned.headings,
+    )
+    return note, sites
+
+
+def parse(text: str) -> Note:
+    """Parse a note's text; never raises."""
+    return _scan(text)[0]
+
+
+def render(frontmatter: Mapping[str, Any] | None, body: str) -> str:
+    """New note text: a `---` block with `frontmatter` (none when empty) followed by `body`.
+
+    With no frontmatter and a body that itself opens with a `---` line, an empty block is written
+    first so that the body cannot be mistaken for frontmatter.
+    """
+    if frontmatter:
+        return "---\n" + dump(frontmatter) + "---\n" + body
+    if _FM_OPENER.match(body):
+        return "---\n---\n" + body
+    return body
+
+
+def update_frontmatter(text: str, changes: Mapping[str, Any | None]) -> str:
+    """Set top-level keys (None deletes), every other byte kept; see frontmatter.update.
+
+    Raises NoteFormatError (a VaultError) when the existing YAML is broken: never rewrites it.
+    """
+    return update(text, changes)
+
+
+def _encode_path(path: str) -> str:
+    return _URL_UNSAFE.sub(lambda m: "".join(f"%{b:02X}" for b in m.group().encode()), path)
+
+
+def _format_target(site: LinkSite, new: str) -> str:
+    if "\n" in new or "\r" in new:
+        raise NoteFormatError(f"link target contains a line break: {new!r}")
+    if site.link.kind == "wiki":
+        if any(c in new for c in "[]|#"):
+            raise NoteFormatError(f"wiki-link target cannot contain [ ] | #: {new!r}")
+        return new + ".md" if site.md_suffix and not new.lower().endswith(".md") else new
+    path = new if new.lower().endswith(".md") else new + ".md"
+    if site.angle:
+        if "<" in path or ">" in path:
+            raise NoteFormatError(f"link target cannot contain < or >: {new!r}")
+        return path
+    return _encode_path(path)
+
+
+def rewrite_links(text: str, rewrite: Callable[[Link], str | None]) -> str:
+    """Replace the note part of each link with `rewrite(link)` (None keeps it).
+
+    Everything else stays: "!", "#heading", "#^block", "|alias", markdown link text and title,
+    `<...>` brackets, a written ".md" suffix of a wiki-link. Markdown destinations are
+    %-encoded where needed (space, %, parentheses, <, >, #, brackets).
+    """
+    out: list[str] = []
+    pos = 0
+    for site in _scan(text)[1]:
+        new = rewrite(site.link)
+        if new is None or new == site.link.target:
+            continue
+        out.append(text[pos : site.target_start])
+        out.append(_format_target(site, new))
+        pos = site.target_end
+    out.append(text[pos:])
+    return "".join(out)

@@ -1,0 +1,333 @@
+"""The retrieval pipeline: signals -> weighted RRF -> Q prior -> cross-encoder -> hits.
+
+Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skipped: why"):
+1. first-stage signals over every note: bm25, dense (needs an encoder), conjunctive;
+2. graph: personalized PageRank seeded by the notes named in the query and the top bm25/dense
+   hits, over wiki-links plus learned co-occurrence edges;
+3. warmth: the caller's activation vector (skipped when all zero);
+4. fusion (vault/fusion.py): fused(d) = sum_s w_s v_s(d) / (k + rank_s(d) + 1);
+5. prior: final(d) = fused(d) * (1 + PRIOR_SCALE * clip(Q(d), -1, 1)), so a learned prior can
+   move a note by at most +-PRIOR_SCALE of its own fused score and never rescue a note that no
+   signal found (skipped when all zero);
+6. rerank: the top `rerank_top_n` by final score are re-ordered by the cross-encoder and the
+   best `rerank_keep` of them come first; the rest follow in final-score order.
+Archived notes (corpus.archived or the caller's mask) are excluded unless
+`include_archived`; notes whose final score is 0 (no signal found them) are never hits. Derived structures (BM25, conjunctive, names, links, embeddings) are built
+once per `corpus.generation` and reused. A signal with weight 0 is not computed (ablation).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from scipy import sparse
+
+from .corpus import Corpus
+from .encoders import EmbeddingCache, Encoder, Progress
+from .fusion import RRF_K, Fusion, fuse, order
+from .hits import Hit, SearchResult
+from .rerank import CrossEncoder, rerank_order
+from .signals.bm25 import Bm25Index
+from .signals.conjunctive import ConjunctiveIndex
+from .signals.dense import DenseIndex
+from .signals.graph import (
+    ALPHA,
+    BETA,
+    TOP_SEEDS,
+    NameIndex,
+    Walk,
+    adjacency,
+    pagerank,
+    seed_vector,
+)
+from .signals.warmth import warmth_scores
+
+F64 = npt.NDArray[np.float64]
+
+SIGNALS = ("bm25", "dense", "conjunctive", "graph", "warmth")
+# Defaults measured on LoCoMo and LongMemEval-S (BENCHMARKS.md); configurable in rmh.toml.
+DEFAULT_WEIGHTS: Mapping[str, float] = {
+    "bm25": 1.0,
+    "dense": 1.0,
+    "conjunctive": 1.0,
+    "graph": 0.5,
+    "warmth": 0.3,
+}
+PRIOR_SCALE = 0.2
+RERANK_CHARS = 4000  # passage text handed to the cross-encoder (its tokenizer truncates too)
+
+
+@dataclass(frozen=True)
+class SearchParams:
+    """Ranking configuration (from rmh.toml [search] and [rerank]); weights merge defaults."""
+
+    weights: Mapping[str, float] = field(default_factory=dict)
+    rrf_k: int = RRF_K
+    rerank_top_n: int = 15
+    rerank_keep: int = 10
+    normalize: str = "max"
+    alpha: float = ALPHA
+    beta: float = BETA
+    top_seeds: int = TOP_SEEDS
+    prior_scale: float = PRIOR_SCALE
+    max_tokens: int = 256
+    include_archived: bool = False
+
+    def weight(self, signal: str) -> float:
+        if signal in self.weights:
+            return float(self.weights[signal])
+        return DEFAULT_WEIGHTS.get(signal, 1.0)
+
+
+@dataclass
+class _Derived:
+    generation: int
+    n: int
+    bm25: Bm25Index
+    conj: ConjunctiveIndex
+    names: NameIndex
+    links: sparse.csr_matrix
+    walk: Walk
+    dense: DenseIndex | None = None
+
+
+@dataclass(frozen=True)
+class Scored:
+    """Everything one query computed: raw signals, fusion, final scores, eligibility, stages."""
+
+    signals: Mapping[str, F64]
+    fusion: Fusion
+    final: F64
+    eligible: npt.NDArray[np.bool_]
+    stages: dict[str, str]
+
+
+class SearchEngine:
+    """Hybrid search over a Corpus (see module docstring)."""
+
+    def __init__(
+        self,
+        params: SearchParams | None = None,
+        *,
+        encoder: Encoder | None = None,
+        reranker: CrossEncoder | None = None,
+        cache: EmbeddingCache | None = None,
+    ) -> None:
+        self.params = params or SearchParams()
+        self.encoder = encoder
+        self.reranker = reranker
+        self.cache = cache
+        self._derived: _Derived | None = None
+
+    @classmethod
+    def lexical(cls, params: SearchParams | None = None) -> SearchEngine:
+        """An engine with no models (bm25, conjunctive, graph, warmth only)."""
+        return cls(params)
+
+    def with_params(self, params: SearchParams) -> SearchEngine:
+        """A sibling engine with other params sharing this one's models and derived structures
+        (ablations; valid because the derived structures do not depend on the params except
+        `max_tokens`, which must be equal)."""
+        if params.max_tokens != self.params.max_tokens:
+            raise ValueError("with_params cannot change max_tokens")
+        other = SearchEngine(params, encoder=self.encoder, reranker=self.reranker, cache=self.cache)
+        other._derived = self._derived
+        return other
+
+    # -- derived structures ---------------------------------------------------------------------
+
+    def prepare(self, corpus: Corpus, progress: Progress | None = None) -> dict[str, Any]:
+        """Build (or reuse) every derived structure for `corpus` now, embedding what is not
+        cached; `progress(done, total, what)` reports embedding. Returns counts (JSON-safe)."""
+        view = self._view(corpus, progress)
+        return {
+            "generation": corpus.generation,
+            "notes": len(corpus),
+            "chunks": 0 if view.dense is None else int(view.dense.matrix.shape[0]),
+            "dense": "skipped: no encoder" if view.dense is None else "ready",
+        }
+
+    def _view(self, corpus: Corpus, progress: Progress | None = None) -> _Derived:
+        d = self._derived
+        if d is None or d.generation != corpus.generation or d.n != len(corpus):
+            d = _Derived(
+                generation=corpus.generation,
+                n=len(corpus),
+                bm25=Bm25Index.build(corpus),
+                conj=ConjunctiveIndex.build(corpus),
+                names=NameIndex.build(corpus),
+                links=adjacency(len(corpus), corpus.edges),
+                walk=Walk.build(adjacency(len(corpus), corpus.edges)),
+            )
+            self._derived = d
+        if self.encoder is not None and (
+            d.dense is None or d.dense.fingerprint != self.encoder.fingerprint
+        ):
+            d.dense = DenseIndex.build(
+                corpus, self.encoder, self.cache, self.params.max_tokens, progress
+            )
+        return d
+
+    # -- scoring --------------------------------------------------------------------------------
+
+    def score(
+        self,
+        corpus: Corpus,
+        query: str,
+        *,
+        warmth: npt.ArrayLike | None = None,
+        prior: npt.ArrayLike | None = None,
+        cooccurrence: Sequence[tuple[int, int, float]] = (),
+        archived: npt.ArrayLike | None = None,
+    ) -> Scored:
+        """Compute every stage but the cross-encoder for all notes of `corpus`."""
+        p = self.params
+        n = len(corpus)
+        view = self._view(corpus)
+        stages: dict[str, str] = {}
+        sig: dict[str, F64] = {}
+
+        def wanted(name: str) -> bool:
+            if p.weight(name) == 0:
+                stages[name] = "skipped: weight 0"
+                return False
+            return True
+
+        if wanted("bm25"):
+            sig["bm25"] = view.bm25.score(query)
+            stages["bm25"] = "ran"
+        if wanted("dense"):
+            if view.dense is None or self.encoder is None:
+                stages["dense"] = "skipped: no encoder"
+            else:
+                qvec = self.encoder.encode([query])[0]
+                sig["dense"] = view.dense.score_vector(qvec)
+                stages["dense"] = "ran"
+        if wanted("conjunctive"):
+            sig["conjunctive"] = view.conj.score(query)
+            stages["conjunctive"] = "ran"
+        if wanted("graph"):
+            stages["graph"], graph = self._graph(view, query, sig, cooccurrence)
+            if graph is not None:
+                sig["graph"] = graph
+        if wanted("warmth"):
+            w = warmth_scores(warmth, n)
+            if w is None:
+                stages["warmth"] = "skipped: zero"
+            else:
+                sig["warmth"] = w
+                stages["warmth"] = "ran"
+
+        fusion = fuse(sig, {s: p.weight(s) for s in sig}, p.rrf_k, p.normalize)
+        stages["fusion"] = f"ran (k={p.rrf_k}, normalize={p.normalize})"
+        final = fusion.fused.copy()
+        q = np.zeros(n) if prior is None else np.asarray(prior, dtype=np.float64).ravel()
+        if q.shape != (n,):
+            raise ValueError(f"prior has {q.shape[0]} entries for {n} notes")
+        if q.any() and p.prior_scale > 0:
+            final = final * (1.0 + p.prior_scale * np.clip(q, -1.0, 1.0))
+            stages["prior"] = f"ran (scale {p.prior_scale})"
+        else:
+            stages["prior"] = "skipped: zero"
+        eligible = np.ones(n, dtype=np.bool_)
+        if not p.include_archived:
+            eligible &= ~np.asarray(corpus.archived, dtype=np.bool_).reshape(n)
+            if archived is not None:
+                eligible &= ~np.asarray(archived, dtype=np.bool_).reshape(n)
+        return Scored(sig, fusion, final, eligible, stages)
+
+    def _graph(
+        self,
+        view: _Derived,
+        query: str,
+        sig: Mapping[str, F64],
+        cooccurrence: Sequence[tuple[int, int, float]],
+    ) -> tuple[str, F64 | None]:
+        adj, walk = view.links, view.walk
+        if cooccurrence:
+            adj = adj + adjacency(view.n, (), cooccurrence, self.params.beta)
+            walk = Walk.build(adj)
+        if adj.nnz == 0:
+            return "skipped: no links", None
+        named = view.names.named_in(query)
+        first = [sig[s] for s in ("bm25", "dense") if s in sig]
+        seeds = seed_vector(view.n, named, first, self.params.top_seeds)
+        if not seeds.any():
+            return "skipped: no seeds", None
+        r, iters = pagerank(walk, seeds, self.params.alpha)
+        seeded = int(np.count_nonzero(seeds))
+        return f"ran ({len(named)} named, {seeded} seeds, {iters} iterations)", r
+
+    # -- the full pipeline ----------------------------------------------------------------------
+
+    def search(
+        self,
+        corpus: Corpus,
+        query: str,
+        k: int = 10,
+        *,
+        warmth: npt.ArrayLike | None = None,
+        prior: npt.ArrayLike | None = None,
+        cooccurrence: Sequence[tuple[int, int, float]] = (),
+        archived: npt.ArrayLike | None = None,
+    ) -> SearchResult:
+        """Top `k` eligible notes with receipts (module docstring for the stages)."""
+        if len(corpus) == 0 or k <= 0:
+            return SearchResult(query, (), {"search": "skipped: empty corpus" if k > 0 else "k=0"})
+        s = self.score(
+            corpus,
+            query,
+            warmth=warmth,
+            prior=prior,
+            cooccurrence=cooccurrence,
+            archived=archived,
+        )
+        # A note no signal found (final score 0) is not a hit, however few hits there are.
+        ranked = [int(i) for i in order(s.final) if s.eligible[i] and s.final[i] > 0]
+        rer: dict[int, float] = {}
+        p = self.params
+        if self.reranker is None:
+            s.stages["rerank"] = "skipped: no model"
+        elif not ranked:
+            s.stages["rerank"] = "skipped: no candidates"
+        else:
+            head = ranked[: p.rerank_top_n]
+            passages = [f"{corpus.titles[i]}\n{corpus.bodies[i]}"[:RERANK_CHARS] for i in head]
+            scores = self.reranker.score(query, passages)
+            rer = {i: float(scores[j]) for j, i in enumerate(head)}
+            new_head = rerank_order(head, scores, s.final)
+            kept = new_head[: p.rerank_keep]
+            ranked = kept + [i for i in ranked if i not in set(kept)]
+            s.stages["rerank"] = f"ran (top {len(head)}, keep {len(kept)})"
+        hits = tuple(self._hit(corpus, s, i, rer.get(i)) for i in ranked[:k])
+        return SearchResult(query, hits, dict(s.stages))
+
+    @staticmethod
+    def _hit(corpus: Corpus, s: Scored, i: int, rerank: float | None) -> Hit:
+        signals: dict[str, Any] = {}
+        for name in sorted(s.signals):
+            raw = float(s.signals[name][i])
+            signals[name] = {
+                "raw": raw,
+                "rank": int(s.fusion.ranks[name][i]) if raw > 0 else None,
+                "contribution": float(s.fusion.contributions[name][i]),
+            }
+        fused = float(s.fusion.fused[i])
+        receipt: dict[str, Any] = {
+            "signals": signals,
+            "fused": fused,
+            "prior": float(s.final[i]) - fused,
+            "rerank": rerank,
+            "stages": dict(s.stages),
+        }
+        return Hit(
+            id=corpus.ids[i],
+            note=corpus.paths[i],
+            title=corpus.titles[i],
+            score=float(s.final[i]),
+            receipt=receipt,
+        )

@@ -1,0 +1,69 @@
+"""Dense signal: cosine similarity between the query embedding and each note's best chunk.
+
+    dense(d, q) = max_{c in chunks(d)} <e(c), e(q)>
+
+with e(.) the encoder's L2-normalised embedding, so the inner product is the cosine and the
+raw score lies in [-1, 1]. All chunks of all notes form one float32 matrix (rows grouped by
+note, in position order); scoring is one matrix-vector product followed by a segmented max
+(`np.maximum.reduceat`). Chunk embeddings come through the `EmbeddingCache`, keyed by the
+sha256 of the chunk text, so unchanged text is never embedded twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from ..chunking import chunk_note
+from ..corpus import Corpus
+from ..encoders import EmbeddingCache, Encoder, Progress, encode_cached
+
+
+@dataclass(frozen=True)
+class DenseIndex:
+    """Chunk embeddings of a corpus: `matrix[starts[i]:starts[i+1]]` are note i's chunks."""
+
+    matrix: npt.NDArray[np.float32]  # (n_chunks, dim), unit rows
+    starts: npt.NDArray[np.int64]  # (n_docs,), first chunk row of each note
+    fingerprint: str
+
+    @property
+    def n_docs(self) -> int:
+        return int(self.starts.shape[0])
+
+    @classmethod
+    def build(
+        cls,
+        corpus: Corpus,
+        encoder: Encoder,
+        cache: EmbeddingCache | None,
+        max_tokens: int = 256,
+        progress: Progress | None = None,
+    ) -> DenseIndex:
+        """Chunk every note (title + body) and embed the chunks, reading/filling `cache`."""
+        texts: list[str] = []
+        starts = np.zeros(len(corpus), dtype=np.int64)
+        for i in range(len(corpus)):
+            starts[i] = len(texts)
+            texts.extend(
+                chunk_note(corpus.titles[i], corpus.bodies[i], encoder.count_tokens, max_tokens)
+            )
+        matrix = encode_cached(encoder, texts, cache, progress)
+        return cls(matrix=matrix, starts=starts, fingerprint=encoder.fingerprint)
+
+    def score_vector(self, qvec: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
+        """Best-chunk cosine per note for a unit query vector (zeros for an empty corpus)."""
+        if self.n_docs == 0:
+            return np.zeros(0, dtype=np.float64)
+        sims = self.matrix @ qvec.astype(np.float32)
+        return np.maximum.reduceat(sims, self.starts).astype(np.float64)
+
+
+def dense_scores(index: DenseIndex, encoder: Encoder, query: str) -> npt.NDArray[np.float64]:
+    """Embed `query` and score every note (the query is never cached: it is one call)."""
+    if encoder.fingerprint != index.fingerprint:
+        raise ValueError("dense index was built with a different encoder")
+    qvec = encoder.encode([query])[0]
+    return index.score_vector(qvec)
