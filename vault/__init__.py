@@ -5,8 +5,10 @@ Import from here (`from vault import Vault, Hit`), never from the modules inside
 
 from .conversation import (
     CONVERSATION_FORMATS,
+    ArchiveDecision,
     ConversationFormatError,
     IngestReport,
+    archive_decisions,
     build_context,
     ingest_conversations,
     load_conversations,
@@ -44,6 +46,7 @@ __all__ = [
     "LEDGER_FILE",
     "SIGNALS",
     "AmbiguousNote",
+    "ArchiveDecision",
     "ConversationFormatError",
     "Corpus",
     "CrossEncoder",
@@ -76,6 +79,7 @@ __all__ = [
     "UsageRecorder",
     "Vault",
     "VaultError",
+    "archive_decisions",
     "build_context",
     "content_terms",
     "fuse",

@@ -9,6 +9,12 @@ paragraphs at blank lines; consecutive paragraphs of one section are packed gree
 fit. A paragraph that alone is too long is split at sentence ends, then at word boundaries.
 Every chunk is prefixed with the note title (and the section heading when there is one) so a
 chunk carries its context. The title counts against the window.
+
+What the encoder reads is prose: wiki-link markup is reduced to the words a reader sees
+(`[[Target|shown]]` -> "shown", `[[Target#Heading]]` -> "Target", `![[x]]` -> "x"), and a
+title that is only an identifier (no token of two or more letters, e.g. "D1-3", "2024-05-01")
+is left out, since it carries no meaning for a sentence encoder and only dilutes short notes
+(measured on LoCoMo in BENCHMARKS.md). Lexical signals still index the raw title and body.
 """
 
 from __future__ import annotations
@@ -21,6 +27,18 @@ TokenCounter = Callable[[str], int]
 _HEADING = re.compile(r"^(#{1,6})\s+(.*\S)\s*$")
 _BLANK = re.compile(r"\n\s*\n")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_LINK = re.compile(r"!?\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]")
+_WORD = re.compile(r"[^\W\d_]{2,}")
+
+
+def plain_links(text: str) -> str:
+    """Wiki-links replaced by their shown text (alias if given, else the target name)."""
+    return _LINK.sub(lambda m: (m.group(2) or m.group(1)).strip(), text)
+
+
+def informative_title(title: str) -> str:
+    """`title` if it has a word of two or more letters, else "" (an identifier)."""
+    return title if _WORD.search(title) else ""
 
 
 def _sections(body: str) -> list[tuple[str, str]]:
@@ -68,6 +86,7 @@ def chunk_note(
     title: str, body: str, count: TokenCounter, max_tokens: int = 256
 ) -> tuple[str, ...]:
     """The chunks one note is embedded as (see the module docstring for the contract)."""
+    title, body = informative_title(title), plain_links(body)
     whole = f"{title}\n{body}".strip()
     if count(whole) <= max_tokens:
         return (whole or title,)

@@ -70,6 +70,7 @@ class Ledger:
         self, conn: sqlite3.Connection, clock: Callable[[], float], params: LearningParams
     ) -> None:
         self._conn = conn
+        self._closed = False
         self._lock = threading.RLock()  # writes and reloads; reads assume one caller thread
         self.clock = clock
         self.params = params
@@ -106,6 +107,10 @@ class Ledger:
         return ledger
 
     def close(self) -> None:
+        """Checkpoint and close; closing twice is harmless (the Vault closes its recorder)."""
+        if self._closed:
+            return
+        self._closed = True
         try:
             self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         finally:

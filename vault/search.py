@@ -6,7 +6,11 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
    hits, over wiki-links plus learned co-occurrence edges;
 3. warmth: the caller's activation vector (skipped when all zero);
 4. fusion (vault/fusion.py): fused(d) = sum_s w_s v_s(d) / (k + rank_s(d) + 1);
-5. prior: final(d) = fused(d) * (1 + PRIOR_SCALE * clip(Q(d), -1, 1)), so a learned prior can
+4b. context: ctx(d) = fused(d) + w_context * max_{n linked to d, eligible} fused(n), so a note
+   next to a strong hit (the reply before or after a turn, a note linking the answer) rises
+   with it; one hop, the best neighbour only, so a hub gains at most w_context times its best
+   neighbour (skipped with weight 0 or no links; measured in BENCHMARKS.md);
+5. prior: final(d) = ctx(d) * (1 + PRIOR_SCALE * clip(Q(d), -1, 1)), so a learned prior can
    move a note by at most +-PRIOR_SCALE of its own fused score and never rescue a note that no
    signal found (skipped when all zero);
 6. rerank: the top `rerank_top_n` by final score are re-ordered by the cross-encoder and the
@@ -41,6 +45,7 @@ from .signals.graph import (
     NameIndex,
     Walk,
     adjacency,
+    neighbor_max,
     pagerank,
     seed_vector,
 )
@@ -49,6 +54,7 @@ from .signals.warmth import warmth_scores
 F64 = npt.NDArray[np.float64]
 
 SIGNALS = ("bm25", "dense", "conjunctive", "graph", "warmth")
+# "context" is not a signal but the weight of the post-fusion neighbour stage (4b).
 # Defaults measured on LoCoMo and LongMemEval-S (BENCHMARKS.md); configurable in rmh.toml.
 DEFAULT_WEIGHTS: Mapping[str, float] = {
     "bm25": 1.0,
@@ -56,6 +62,7 @@ DEFAULT_WEIGHTS: Mapping[str, float] = {
     "conjunctive": 1.0,
     "graph": 0.5,
     "warmth": 0.3,
+    "context": 0.5,
 }
 PRIOR_SCALE = 0.2
 RERANK_CHARS = 4000  # passage text handed to the cross-encoder (its tokenizer truncates too)
@@ -101,6 +108,7 @@ class Scored:
 
     signals: Mapping[str, F64]
     fusion: Fusion
+    context: F64
     final: F64
     eligible: npt.NDArray[np.bool_]
     stages: dict[str, str]
@@ -224,7 +232,21 @@ class SearchEngine:
 
         fusion = fuse(sig, {s: p.weight(s) for s in sig}, p.rrf_k, p.normalize)
         stages["fusion"] = f"ran (k={p.rrf_k}, normalize={p.normalize})"
-        final = fusion.fused.copy()
+        eligible = np.ones(n, dtype=np.bool_)
+        if not p.include_archived:
+            eligible &= ~np.asarray(corpus.archived, dtype=np.bool_).reshape(n)
+            if archived is not None:
+                eligible &= ~np.asarray(archived, dtype=np.bool_).reshape(n)
+        context = np.zeros(n, dtype=np.float64)
+        gamma = p.weight("context")
+        if gamma == 0:
+            stages["context"] = "skipped: weight 0"
+        elif view.links.nnz == 0:
+            stages["context"] = "skipped: no links"
+        else:
+            context = gamma * neighbor_max(view.links, fusion.fused, eligible)
+            stages["context"] = f"ran (weight {gamma})"
+        final = fusion.fused + context
         q = np.zeros(n) if prior is None else np.asarray(prior, dtype=np.float64).ravel()
         if q.shape != (n,):
             raise ValueError(f"prior has {q.shape[0]} entries for {n} notes")
@@ -233,12 +255,7 @@ class SearchEngine:
             stages["prior"] = f"ran (scale {p.prior_scale})"
         else:
             stages["prior"] = "skipped: zero"
-        eligible = np.ones(n, dtype=np.bool_)
-        if not p.include_archived:
-            eligible &= ~np.asarray(corpus.archived, dtype=np.bool_).reshape(n)
-            if archived is not None:
-                eligible &= ~np.asarray(archived, dtype=np.bool_).reshape(n)
-        return Scored(sig, fusion, final, eligible, stages)
+        return Scored(sig, fusion, context, final, eligible, stages)
 
     def _graph(
         self,
@@ -317,10 +334,12 @@ class SearchEngine:
                 "contribution": float(s.fusion.contributions[name][i]),
             }
         fused = float(s.fusion.fused[i])
+        context = float(s.context[i])
         receipt: dict[str, Any] = {
             "signals": signals,
             "fused": fused,
-            "prior": float(s.final[i]) - fused,
+            "context": context,
+            "prior": float(s.final[i]) - (fused + context),
             "rerank": rerank,
             "stages": dict(s.stages),
         }

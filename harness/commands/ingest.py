@@ -46,7 +46,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         report = ingest_conversations(v, convs)
     emit(args, report.to_json(),
          f"ingested {len(report.conversations)} conversation(s): {report.turns} turns, "
-         f"{report.sessions} sessions, {report.entities} entities; "
+         f"{report.sessions} sessions, {report.entities} entities, {report.facts} facts "
+         f"({report.rules} promoted to L3 rules); "
          f"{len(report.written)} notes written, {report.unchanged} unchanged")
     return 0
 
@@ -64,7 +65,7 @@ def cmd_context(args: argparse.Namespace) -> int:
 def register(sub: Any) -> None:
     """Add the conversation commands to the `rmh` parser."""
     p: argparse.ArgumentParser = sub.add_parser(
-        "ingest", help="turn a conversation file into notes (turns, sessions, entities)")
+        "ingest", help="turn a conversation file into notes (turns, sessions, entities, facts)")
     p.add_argument("file", help="JSON: rmh-conversation/1, LoCoMo or LongMemEval")
     p.add_argument("--format", choices=CONVERSATION_FORMATS, default="auto")
     p.add_argument("--json", action="store_true", help="print one JSON document")

@@ -96,7 +96,8 @@ def test_locomo_json_report(tmp_path: Path) -> None:
     assert doc["excluded"] == {"no_resolvable_evidence": 1}
     methods = doc["methods"]
     assert isinstance(methods, dict) and set(methods) == {
-        "bm25", "dense", "rrf", "full", "-bm25", "-dense", "-conjunctive", "-graph"}
+        "bm25", "dense", "rrf", "full", "-bm25", "-dense", "-conjunctive", "-graph",
+        "-context"}
     for vals in methods.values():
         assert all(0.0 <= v <= 1.0 for v in vals.values())
         assert vals["recall@10"] == 1.0  # 5 turns: everything is in the top 10

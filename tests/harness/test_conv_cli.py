@@ -40,3 +40,39 @@ def test_bad_file_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixt
     assert main(["--vault", str(tmp_path / "v"), "init"]) == 0
     assert main(["--vault", str(tmp_path / "v"), "ingest", str(bad)]) == 1
     assert "not a conversation" in capsys.readouterr().err
+
+
+TABS = {"format": "rmh-conversation/1", "id": "sarah", "sessions": [
+    {"id": "s1", "date": "2024-01-02T09:00", "turns": [
+        {"speaker": "Sarah", "text": "I live in Paris. I prefer tabs."}]},
+    {"id": "s2", "date": "2024-02-20T09:00", "turns": [
+        {"speaker": "Sarah", "text": "I moved to Rome."}]}]}
+
+
+def test_lifecycle_reports_then_archives_through_the_ledger(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    vault, conv = tmp_path / "v", tmp_path / "c.json"
+    conv.write_text(json.dumps(TABS), encoding="utf-8")
+    assert main(["--vault", str(vault), "init"]) == 0
+    assert main(["--vault", str(vault), "ingest", str(conv)]) == 0
+    capsys.readouterr()
+    paris = "conversations/sarah/facts/sarah lives in paris.md"
+    base = ["--vault", str(vault), "lifecycle", "--today", "2025-06-01"]
+    ledger = vault / ".rmh" / "learned.sqlite"
+    existed = ledger.exists()
+    assert main([*base, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [d["note"] for d in doc["decisions"]] == [paris]
+    assert doc["archived"] == 0 and doc["decisions"][0]["already_archived"] is False
+    assert ledger.exists() == existed  # a report writes nothing
+    assert main([*base, "--apply", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["archived"] == 1
+    assert (vault / paris).is_file()  # archived, never deleted
+    assert main(base) == 0
+    out = capsys.readouterr().out
+    assert f"= [lifecycle] {paris}" in out and "0 note(s) to archive" in out
+    assert main(["--vault", str(vault), "restore", paris]) == 0
+    assert "restored" in capsys.readouterr().out
+    assert main([*base, "--today", "2024-06-01", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["decisions"] == []
+    assert main([*base, "--today", "June"]) == 1

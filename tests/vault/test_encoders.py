@@ -8,7 +8,7 @@ from functools import cache
 import numpy as np
 import numpy.typing as npt
 
-from vault.chunking import chunk_note
+from vault.chunking import chunk_note, informative_title, plain_links
 from vault.encoders import MemoryEmbeddingCache, MiniLmEncoder, encode_cached, mean_pool
 from vault.signals.dense import DenseIndex, dense_scores
 
@@ -117,3 +117,13 @@ def test_dense_best_chunk_matches_brute_force() -> None:
         assert abs(scores[i] - float(np.max(rows @ q))) < 1e-6
     assert idx.matrix.shape[0] > 3  # the long note was chunked
     assert scores[0] > scores[1] and scores[2] > scores[1]
+
+
+def test_embedded_text_is_prose() -> None:
+    assert plain_links("[[Caroline]]: see ![[p.png]], [[A#h|that]] and [[B#sec]]") == (
+        "Caroline: see p.png, that and B")
+    assert informative_title("D1-3") == "" and informative_title("2024-05-01") == ""
+    assert informative_title("Session 3") == "Session 3"
+    count = encoder().count_tokens
+    assert chunk_note("D1-3", "[[Caroline]]: hello", count) == ("Caroline: hello",)
+    assert chunk_note("Auth", "[[Bob|he]] fixed it", count) == ("Auth\nhe fixed it",)

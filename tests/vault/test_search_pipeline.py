@@ -44,7 +44,8 @@ def test_lexical_engine_stages_and_receipts() -> None:
     assert set(r["signals"]) == {"bm25", "conjunctive", "graph"}
     assert r["signals"]["bm25"]["rank"] == 0 and r["signals"]["bm25"]["raw"] > 0
     total = sum(s["contribution"] for s in r["signals"].values())
-    assert abs(total - r["fused"]) < 1e-12 and r["fused"] == res.hits[0].score
+    assert abs(total - r["fused"]) < 1e-12
+    assert r["fused"] + r["context"] == res.hits[0].score and r["prior"] == 0
     assert all(h.title != "Old" for h in res.hits)  # archived never ranked by default
     json.dumps(res.to_json())  # receipts are JSON-safe
 

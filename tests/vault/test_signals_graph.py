@@ -7,7 +7,14 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vault.signals.graph import ALPHA, NameIndex, adjacency, pagerank, seed_vector
+from vault.signals.graph import (
+    ALPHA,
+    NameIndex,
+    adjacency,
+    neighbor_max,
+    pagerank,
+    seed_vector,
+)
 
 from .retrieval_fixtures import make_corpus
 
@@ -96,3 +103,28 @@ def test_named_notes_and_seed_vector() -> None:
     s = seed_vector(3, [0], [bm25], top=2)
     # named: +1 on Caroline; bm25 top 2 are positions 1 (rank 0) and 2 (rank 1).
     assert s.tolist() == [1.0, 1.0, 0.5]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(1, 10),
+    raw_edges=st.lists(st.tuples(st.integers(0, 9), st.integers(0, 9)), max_size=25),
+    scores=st.lists(st.floats(-1, 5, allow_nan=False), min_size=10, max_size=10),
+    mask=st.lists(st.booleans(), min_size=10, max_size=10),
+)
+def test_neighbor_max_matches_loop(n: int, raw_edges: list[tuple[int, int]],
+                                   scores: list[float], mask: list[bool]) -> None:
+    edges = [(a % n, b % n) for a, b in raw_edges]
+    s, el = np.array(scores[:n]), np.array(mask[:n])
+    got = neighbor_max(adjacency(n, edges), s, el)
+    for d in range(n):
+        nbrs = {b for a, b in edges if a == d} | {a for a, b in edges if b == d}
+        want = max([0.0] + [float(s[x]) for x in nbrs - {d} if el[x]])
+        assert got[d] == want
+
+
+def test_neighbor_max_hand_case() -> None:
+    adj = adjacency(4, [(0, 1), (1, 2)])
+    s = np.array([0.3, 0.1, 0.9, 0.8])
+    out = neighbor_max(adj, s, np.array([True, True, False, True]))
+    assert out.tolist() == [0.1, 0.3, 0.1, 0.0]  # node 2 is ineligible: lends nothing

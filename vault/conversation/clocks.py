@@ -84,6 +84,8 @@ _PATTERN = re.compile(
     re.IGNORECASE,
 )
 
+DATE_EXPRESSIONS = _PATTERN  # what `resolve` recognises (statements strip these from clauses)
+
 
 @dataclass(frozen=True)
 class TimeRef:

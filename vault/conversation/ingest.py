@@ -4,7 +4,9 @@ One note per turn (L0: speaker, date, tick, session, entities, anchored dates, c
 references, DMF Ω, previous/next links), one per session (L1: a deterministic extractive
 summary = the session's top turns by Ω, ties by tick, shown in tick order; min(5, ⌈n/5⌉) of
 them), one per entity row (kind, mentions, first and last seen, its trajectory and its
-strongest Adamic–Adar ties). Numbers get no note of their own.
+strongest Adamic–Adar ties, and the typed relations its facts state), one per L2 fact or L3
+rule (`facts`, `fact_notes`: preferences, facts, relations and commitments found by pattern in
+the users' turns, confirmed by repetition, conflicts side by side). Numbers get no note.
 
 Re-ingesting the same conversation is a no-op: a note is written only when its rendered text
 differs from the file (compared by the sha256 the index keeps), so nothing changes on disk.
@@ -20,8 +22,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..note import render
 from .events import Event, build_events, incidence
+from .fact_notes import entity_relation_fields, fact_notes
+from .facts import build_facts
 from .formats import Conversation
 from .layout import entity_path, link, session_path, turn_path
+from .lifecycle import promotable
 
 if TYPE_CHECKING:
     from ..core import Vault
@@ -42,11 +47,14 @@ class IngestReport:
     written: tuple[str, ...]
     unchanged: int
     notes: tuple[str, ...] = field(default=(), repr=False)
+    facts: int = 0
+    rules: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {
             "conversations": list(self.conversations), "turns": self.turns,
-            "sessions": self.sessions, "entities": self.entities,
+            "sessions": self.sessions, "entities": self.entities, "facts": self.facts,
+            "rules": self.rules,
             "written": len(self.written), "unchanged": self.unchanged,
             "written_notes": list(self.written[:50]),
         }
@@ -95,6 +103,11 @@ def _session_note(session: str, evs: Sequence[Event]) -> tuple[str, str]:
 
 def notes_for(conv: Conversation) -> list[tuple[str, str]]:
     """Every (path, text) the conversation becomes, in a fixed order."""
+    return _build(conv)[0]
+
+
+def _build(conv: Conversation) -> tuple[list[tuple[str, str]], int]:
+    """The notes and how many of the facts are L3 rules."""
     events = build_events(conv)
     cid = conv.conversation_id
     inc = incidence(events)
@@ -109,6 +122,7 @@ def notes_for(conv: Conversation) -> list[tuple[str, str]]:
         evs = [e for e in events if e.session == s.session_id]
         if evs:
             out.append(_session_note(s.session_id, evs))
+    records = build_facts(events)
     aa = inc.adamic_adar()
     for row, (key, kind) in enumerate(zip(inc.keys, inc.kinds, strict=True)):
         if kind == "number":
@@ -121,6 +135,7 @@ def notes_for(conv: Conversation) -> list[tuple[str, str]]:
             "tier": "entity", "conversation": cid, "key": key, "kind": kind,
             "mentions": len(ticks), "first_seen": events[ticks[0]].when.isoformat(),
             "last_seen": events[ticks[-1]].when.isoformat(),
+            **entity_relation_fields(records, key, ent_paths),
         }
         body = [f"# {key}", "", f"Mentioned in {len(ticks)} turn(s).", "", "## Trajectory", ""]
         body += [
@@ -132,7 +147,8 @@ def notes_for(conv: Conversation) -> list[tuple[str, str]]:
             body += ["", "## Tied to (Adamic–Adar)", ""]
             body += [f"- {link(ent_paths[k], k)} ({v:.3f})" for k, v in ties]
         out.append((ent_paths[key], render(fm, "\n".join(body) + "\n")))
-    return out
+    rules = sum(1 for r in records if promotable(r.fact))
+    return out + fact_notes(cid, records, ent_paths), rules
 
 
 def ingest(vault: Vault, conversations: Conversation | Sequence[Conversation]) -> IngestReport:
@@ -142,10 +158,12 @@ def ingest(vault: Vault, conversations: Conversation | Sequence[Conversation]) -
     stored = dict(zip(corpus.paths, corpus.content_hashes, strict=True))
     written: list[str] = []
     paths: list[str] = []
-    unchanged = turns = sessions = entities = 0
+    unchanged = turns = sessions = entities = rules = 0
     with vault.batch():
         for conv in convs:
-            for path, text in notes_for(conv):
+            notes, n_rules = _build(conv)
+            rules += n_rules
+            for path, text in notes:
                 paths.append(path)
                 if stored.get(path) == hashlib.sha256(text.encode("utf-8")).hexdigest():
                     unchanged += 1
@@ -155,5 +173,6 @@ def ingest(vault: Vault, conversations: Conversation | Sequence[Conversation]) -
             turns += len(conv.turns())
             sessions += sum(1 for s in conv.sessions if s.turns)
     entities = sum(1 for p in paths if "/entities/" in p)
+    facts = [p for p in paths if "/facts/" in p]
     return IngestReport(tuple(c.conversation_id for c in convs), turns, sessions, entities,
-                        tuple(written), unchanged, tuple(paths))
+                        tuple(written), unchanged, tuple(paths), len(facts), rules)

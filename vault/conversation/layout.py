@@ -6,6 +6,7 @@ Layout, per conversation `cid` (names slugged: characters outside letters, digit
     conversations/<cid>/<cid> <session>.md                  L1 session note
     conversations/<cid>/<session>/<cid> <turn>.md           L0 turn note (one per turn)
     conversations/<cid>/entities/<key>.md                   one per entity row
+    conversations/<cid>/facts/<sentence>.md                 L2 fact / L3 rule (see fact_notes)
 
 Turn frontmatter: tier "L0", conversation, session, turn, speaker, role, date (ISO), tick,
 entities (wiki-links), dates ([{expr, start, end}]), references, omega, previous/next
@@ -44,10 +45,19 @@ def entity_path(cid: str, key: str) -> str:
     return f"{ROOT}/{slug(cid)}/entities/{slug(key)}.md"
 
 
+def fact_path(cid: str, title: str) -> str:
+    return f"{ROOT}/{slug(cid)}/facts/{slug(title)}.md"
+
+
 def link(path: str, label: str) -> str:
     """A path wiki-link ("[[folder/Note|label]]"), unambiguous across conversations."""
     target = path[:-3] if path.endswith(".md") else path
     return f"[[{target}|{label.replace('|', '-').replace(']', ')')}]]"
+
+
+def as_date(value: Any) -> date | None:
+    """A frontmatter date (YAML date, datetime or ISO text) as a date; None if it is not one."""
+    return _date(value)
 
 
 def _date(value: Any) -> date | None:

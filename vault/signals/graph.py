@@ -150,3 +150,24 @@ def seed_vector(
             if scores[i] > 0:
                 s[i] += 1.0 / (rank + 1)
     return s
+
+
+def neighbor_max(adj: sparse.csr_matrix, scores: F64, eligible: npt.NDArray[np.bool_]) -> F64:
+    """out[d] = max of `scores` over d's eligible link neighbours (0 when it has none).
+
+    One pass over the CSR structure: the neighbour values are gathered in row order and
+    reduced per row with `np.maximum.reduceat` (rows without neighbours are left at 0).
+    Archived (ineligible) neighbours do not count, so a structural hub lends no score.
+    """
+    csr = adj.tocsr()
+    n = int(csr.shape[0])
+    out = np.zeros(n, dtype=np.float64)
+    if csr.nnz == 0:
+        return out
+    vals = np.where(eligible[csr.indices], scores[csr.indices], 0.0)
+    starts = csr.indptr[:-1]
+    has = np.diff(csr.indptr) > 0
+    red = np.maximum.reduceat(vals, starts[has])
+    out[has] = np.maximum(red, 0.0)
+    return out
+

@@ -1,0 +1,94 @@
+"""`rmh lifecycle [--apply] [--json] [--today DATE]`: archive stale conversation memory, reversibly.
+
+The decisions come from `vault.archive_decisions` (DMF survival for turn notes, the 4D archive
+rule for L2 fact notes). Without --apply nothing is written (not even the ledger file). With
+--apply each decision is recorded as an archive event in the learning ledger
+(VAULT/.rmh/learned.sqlite): the note leaves default search but its file stays where it is;
+`rmh restore NOTE` brings it back. Nothing is ever deleted. The wall clock is read here only
+to default --today and to timestamp the ledger events.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections import Counter
+from datetime import date
+from typing import Any
+
+from harness.compose import open_ledger
+from harness.config import ConfigError, load
+from vault import LEDGER_FILE, ArchiveDecision, Vault, archive_decisions
+
+from .output import emit, fail
+
+
+def _today(text: str | None) -> date:
+    if text is None:
+        return date.today()
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        fail(f"not an ISO date: {text!r}")
+
+
+def plan(vault: Vault, today: date, *, apply: bool,
+         now: float | None = None) -> tuple[list[ArchiveDecision], list[bool], int]:
+    """The decisions, whether each note was already archived in the ledger, and how many
+    were archived now (0 unless `apply`)."""
+    decisions = list(archive_decisions(vault.corpus(), today))
+    if not apply and not (vault.root / ".rmh" / LEDGER_FILE).exists():
+        return decisions, [False] * len(decisions), 0
+    ledger = open_ledger(vault)
+    try:
+        already = [bool(a) for a in ledger.archived([d.id for d in decisions])]
+        done = 0
+        if apply:
+            stamp = time.time() if now is None else now
+            for d, was in zip(decisions, already, strict=True):
+                if not was:
+                    ledger.archive(d.id, stamp, f"{d.rule}: {d.reason}")
+                    done += 1
+    finally:
+        ledger.close()
+    return decisions, already, done
+
+
+def cmd_lifecycle(args: argparse.Namespace) -> int:
+    today = _today(args.today)
+    try:
+        root = load(vault=args.vault).require_vault()
+    except ConfigError as exc:
+        fail(str(exc))
+    with Vault.open(root) as v:
+        decisions, already, done = plan(v, today, apply=args.apply)
+    rules = Counter(d.rule for d in decisions)
+    doc: dict[str, Any] = {
+        "today": today.isoformat(), "apply": args.apply, "archived": done,
+        "by_rule": dict(sorted(rules.items())),
+        "decisions": [{**d.to_json(), "already_archived": a}
+                      for d, a in zip(decisions, already, strict=True)],
+    }
+    lines = [f"{'=' if a else '-'} [{d.rule}] {d.note}: {d.reason}"
+             for d, a in zip(decisions, already, strict=True)]
+    pending = sum(1 for a in already if not a)
+    if args.apply:
+        lines.append(f"archived {done} note(s) as of {today} (reversible: rmh restore NOTE)")
+    else:
+        lines.append(f"{pending} note(s) to archive as of {today}, "
+                     f"{len(decisions) - pending} already archived; nothing changed"
+                     + (", run with --apply" if pending else ""))
+    emit(args, doc, "\n".join(lines))
+    return 0
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `lifecycle` to the `rmh` parser."""
+    p = sub.add_parser(
+        "lifecycle", help="archive stale conversation notes (DMF survival, 4D rule); reversible")
+    p.add_argument("--apply", action="store_true",
+                   help="record the archive decisions in the learning ledger (default: report)")
+    p.add_argument("--today", default=None, help="ISO date the rules are judged at (default: "
+                   "today's date)")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.set_defaults(func=cmd_lifecycle)

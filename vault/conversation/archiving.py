@@ -1,0 +1,99 @@
+"""Which conversation notes to archive (reversibly), and why: DMF survival + the 4D rule.
+
+Two rules, both read from the notes' own frontmatter (a pure function of the corpus and
+`today`; no wall clock):
+
+- **dmf** (seed 001), L0 turn notes: Δn = (last tick of the conversation) − (the turn's tick)
+  newer interactions; archive when Ω_eff(Δn) = Ω · 2^(−Δn / H(Ω)) < `survival.ARCHIVE_BELOW`.
+  A turn that is the evidence of a fact not itself archived is kept (the fact cites it).
+- **lifecycle** (seed 002), L2 fact notes: archive when older than 365 days (today −
+  last_confirmed) AND confidence < 0.6 AND fewer than 2 confirmations
+  (`lifecycle.archivable`). L3 rules, L1 sessions and entity notes are never proposed.
+
+Notes the corpus already marks archived are skipped. Archiving itself is the caller's business
+(the harness records it in the learning ledger); nothing here writes or deletes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from ..corpus import Corpus
+from . import survival
+from .facts import fact_from_frontmatter
+from .lifecycle import ARCHIVE_CONFIDENCE, ARCHIVE_CONFIRMATIONS, ARCHIVE_DAYS, archivable
+
+RULES: tuple[str, ...] = ("lifecycle", "dmf")
+
+
+@dataclass(frozen=True)
+class ArchiveDecision:
+    """Archive note `note` (stable id `id`) because of `rule`; `reason` says with what numbers."""
+
+    note: str
+    id: int
+    rule: str
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"note": self.note, "id": self.id, "rule": self.rule, "reason": self.reason}
+
+
+def _link_target(value: object) -> str | None:
+    text = str(value).strip()
+    if not (text.startswith("[[") and text.endswith("]]")):
+        return None
+    target = text[2:-2].split("|", 1)[0].split("#", 1)[0].strip()
+    return target + ".md" if target and not target.endswith(".md") else target or None
+
+
+def _turn(fm: Mapping[str, Any]) -> tuple[str, int, float] | None:
+    tick, omega = fm.get("tick"), fm.get("omega")
+    if fm.get("tier") != "L0" or not isinstance(tick, int) or isinstance(tick, bool):
+        return None
+    if not isinstance(omega, (int, float)):
+        return None
+    return str(fm.get("conversation", "")), tick, float(omega)
+
+
+def archive_decisions(corpus: Corpus, today: date) -> tuple[ArchiveDecision, ...]:
+    """Every note to archive as of `today`, sorted by (rule order, path)."""
+    decisions: list[ArchiveDecision] = []
+    cited: set[str] = set()
+    for i in range(len(corpus.ids)):
+        fm = corpus.frontmatter[i]
+        fact = fact_from_frontmatter(fm)
+        if fact is None:
+            continue
+        if fact.tier == "L2" and archivable(fact, today):
+            if not corpus.archived[i]:
+                age = (today - fact.last_confirmed).days
+                decisions.append(ArchiveDecision(
+                    corpus.paths[i], corpus.ids[i], "lifecycle",
+                    f"last confirmed {age} days ago (> {ARCHIVE_DAYS}), confidence "
+                    f"{fact.confidence:.3f} < {ARCHIVE_CONFIDENCE}, {fact.confirmations} "
+                    f"confirmation(s) < {ARCHIVE_CONFIRMATIONS}"))
+            continue
+        sources = fm.get("sources")
+        for s in sources if isinstance(sources, list) else []:
+            target = _link_target(s)
+            if target is not None:
+                cited.add(target)
+    turns = [(i, t) for i in range(len(corpus.ids)) if (t := _turn(corpus.frontmatter[i]))]
+    last: dict[str, int] = {}
+    for _, (conv, tick, _omega) in turns:
+        last[conv] = max(last.get(conv, tick), tick)
+    for i, (conv, tick, omega) in turns:
+        newer = last[conv] - tick
+        if corpus.archived[i] or corpus.paths[i] in cited:
+            continue
+        if survival.archivable(omega, newer):
+            decisions.append(ArchiveDecision(
+                corpus.paths[i], corpus.ids[i], "dmf",
+                f"Ω_eff = {survival.effective(omega, newer):.4f} < {survival.ARCHIVE_BELOW} "
+                f"(Ω = {omega:.4f}, {newer} newer interactions, half-life "
+                f"{survival.half_life(omega):.0f})"))
+    return tuple(sorted(decisions, key=lambda d: (RULES.index(d.rule), d.note, d.id)))
