@@ -14,8 +14,11 @@ import json
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+import anyio
+
 from rpc import AsyncMethod, RpcError, invalid_params
 
+from . import conversation_tools as conv
 from .methods import Harness, map_exception, version
 from .tools import MAX_HOPS, MAX_K, BadArgument
 
@@ -29,9 +32,13 @@ This server is your long-term memory: an Obsidian vault of markdown notes linked
 - Save what is worth remembering with `write` (one idea per note, a clear title, and
   [[links]] to related notes so the graph can use them). Notes are addressed by vault path
   ("folder/Note.md") or by title.
+- For a question about past conversations, `context` gives a short, dated, speaker-labelled
+  excerpt within a word budget; `ask` runs the recursive query loop and returns an answer with
+  the notes it used.
 - For multi-step work use `exec`: it runs Python in a sandboxed REPL whose globals include
-  search, read, write, links, backlinks and neighbors (help(name) explains each); variables
-  persist between calls. Print what you want to see.
+  search, read, write, links, backlinks, neighbors, context, what_came_next, ask and
+  rlm_call(slice, question) (a bounded sub-model call: 15 per exec); help(name) explains each;
+  variables persist between calls. Print what you want to see.
 """
 
 _NOTE = {"type": "string", "description": "vault-relative path ('folder/Note.md') or a title"}
@@ -67,6 +74,18 @@ TOOLS: tuple[dict[str, Any], ...] = (
      "inputSchema": _schema({"note": _NOTE, "hops": {"type": "integer", "minimum": 1,
                                                      "maximum": MAX_HOPS, "default": 1}},
                             ("note",))},
+    {"name": "context", "description": "Budgeted, dated, speaker-labelled context from "
+     "conversation notes for a question (no LLM).",
+     "inputSchema": _schema({"query": {"type": "string"},
+                             "budget_words": {"type": "integer", "minimum": 1, "default": 600},
+                             "date_from": {"type": "string", "description": "ISO date"},
+                             "date_to": {"type": "string", "description": "ISO date"}},
+                            ("query",))},
+    {"name": "ask", "description": "Answer a question with the recursive query loop: retrieve, "
+     "follow links, ask sub-questions; returns the answer, the notes used and the trace.",
+     "inputSchema": _schema({"question": {"type": "string"},
+                             "k": {"type": "integer", "minimum": 1, "maximum": 20, "default": 5}},
+                            ("question",))},
     {"name": "exec", "description": "Run Python in the sandboxed REPL (vault functions are "
      "globals; state persists). Returns output, the last value and any error.",
      "inputSchema": _schema({"code": {"type": "string"}}, ("code",))},
@@ -96,6 +115,10 @@ def mcp_methods(h: Harness) -> dict[str, AsyncMethod]:
         "backlinks": lambda a: run(ops.backlinks, a.get("note")),
         "neighbors": lambda a: run(ops.neighbors, a.get("note"),
                                                         a.get("hops", 1)),
+        "context": lambda a: anyio.to_thread.run_sync(
+            lambda: conv.context(ops, a.get("query"), a.get("budget_words", 600), None,
+                                 a.get("date_from"), a.get("date_to"))),
+        "ask": lambda a: h.ask(a.get("question"), a.get("k", 5)),
         "exec": lambda a: h.exec(a.get("code")),
     }
     schemas = {t["name"]: t["inputSchema"] for t in TOOLS}

@@ -23,7 +23,7 @@ from .links import Resolver, strip_md
 from .note import Link, rewrite_links
 from .records import LinkInfo, MoveResult, NoteRecord
 from .search import SearchEngine, SearchParams
-from .store import Store
+from .store import TRASH_DIR, Store
 from .sync import SyncReport, sync
 from .usage import NullUsage, UsageRecorder, examination_probability
 
@@ -355,13 +355,14 @@ class Vault:
         return record
 
     def delete(self, note: str) -> str:
-        """Move a note to `.rmh/trash/` (never a hard delete); returns its trash path."""
+        """Move a note to `.rmh/trash/` (never a hard delete); returns its vault-relative trash
+        path (`.rmh/trash/...`)."""
         self._fresh()
         note_id = self._resolve(note)
         path = self.path_of(note_id)
         trashed = self.store.trash(path)
         self._after_sync(sync(self.store, self.index, only=[path]))  # reports the removal
-        return trashed
+        return f"{TRASH_DIR}/{trashed}"
 
     def move(self, old: str, new: str) -> MoveResult:
         """Rename a note, keeping its id, and rewrite every link to it as Obsidian does."""

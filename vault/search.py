@@ -16,8 +16,9 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
 6. rerank: the top `rerank_top_n` by final score are re-ordered by the cross-encoder and the
    best `rerank_keep` of them come first; the rest follow in final-score order.
 Archived notes (corpus.archived or the caller's mask) are excluded unless
-`include_archived`; notes whose final score is 0 (no signal found them) are never hits. Derived structures (BM25, conjunctive, names, links, embeddings) are built
-once per `corpus.generation` and reused. A signal with weight 0 is not computed (ablation).
+`include_archived`; notes whose final score is 0 (no signal found them) are never hits.
+Derived structures (BM25, conjunctive, names, links, embeddings) are built once per
+`corpus.generation` and reused. A signal with weight 0 is not computed (ablation).
 """
 
 from __future__ import annotations

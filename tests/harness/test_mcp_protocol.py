@@ -104,3 +104,16 @@ def test_session_lifecycle_and_status(harness: Harness) -> None:
     status = rpc(harness, "status", {})["result"]
     assert status["index"]["notes"] == 2 and status["session"] == again["session"]
     assert "api_key" not in json.dumps(status)
+
+
+def test_context_and_ask_tools(harness: Harness) -> None:
+    # Without a broker the ask tool is a tool failure the model can read, not a protocol error.
+    out = rpc(harness, "tools/call", {"name": "ask", "arguments": {"question": "Beta?"}})
+    assert out["result"]["isError"] is True
+    ctx = rpc(harness, "tools/call", {"name": "context",
+                                      "arguments": {"query": "Beta", "budget_words": 50}})
+    assert ctx["result"]["isError"] is False
+    assert ctx["result"]["structuredContent"]["budget_words"] == 50
+    bad = rpc(harness, "tools/call", {"name": "context",
+                                      "arguments": {"query": "Beta", "budget_words": 0}})
+    assert bad["result"]["isError"] is True and "budget_words" in bad["result"]["content"][0]["text"]

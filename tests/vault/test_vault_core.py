@@ -82,9 +82,11 @@ def test_move_refuses_overwrite(vault: Vault) -> None:
 
 
 def test_delete_moves_to_trash(vault: Vault) -> None:
+    text = (vault.root / "Auth.md").read_bytes()
     trashed = vault.delete("Auth")
-    assert (vault.root / ".rmh" / "trash").exists()
-    assert trashed
+    assert trashed == ".rmh/trash/Auth.md"
+    assert (vault.root / trashed).read_bytes() == text
+    assert not (vault.root / "Auth.md").exists()
     with pytest.raises(NoteNotFound):
         vault.read("Auth")
     assert [h.note for h in vault.search("tokens").hits] == []
