@@ -304,10 +304,13 @@ class SearchEngine:
             cooccurrence=cooccurrence,
             archived=archived,
         )
-        # A note no signal found (final score 0) is not a hit, however few hits there are.
-        ranked = [int(i) for i in order(s.final) if s.eligible[i] and s.final[i] > 0]
-        rer: dict[int, float] = {}
         p = self.params
+        # A note no signal found (final score 0) is not a hit, however few hits there are.
+        # Only the head can be shown or reranked, so only it is materialised.
+        idx = order(s.final)
+        idx = idx[s.eligible[idx] & (s.final[idx] > 0)]
+        ranked = [int(i) for i in idx[: max(k, p.rerank_top_n if self.reranker else 0)]]
+        rer: dict[int, float] = {}
         if self.reranker is None:
             s.stages["rerank"] = "skipped: no model"
         elif not ranked:
@@ -319,7 +322,8 @@ class SearchEngine:
             rer = {i: float(scores[j]) for j, i in enumerate(head)}
             new_head = rerank_order(head, scores, s.final)
             kept = new_head[: p.rerank_keep]
-            ranked = kept + [i for i in ranked if i not in set(kept)]
+            kept_set = set(kept)
+            ranked = kept + [i for i in ranked if i not in kept_set]
             s.stages["rerank"] = f"ran (top {len(head)}, keep {len(kept)})"
         hits = tuple(self._hit(corpus, s, i, rer.get(i)) for i in ranked[:k])
         return SearchResult(query, hits, dict(s.stages))
