@@ -26,6 +26,7 @@ from .search import SearchEngine, SearchParams
 from .store import TRASH_DIR, Store
 from .sync import SyncReport, sync
 from .usage import NullUsage, UsageRecorder, examination_probability
+from .watch import Watcher
 
 STATE_DIR = ".rmh"
 INDEX_FILE = "index.sqlite"
@@ -41,13 +42,16 @@ class Vault:
         engine: SearchEngine,
         usage: UsageRecorder,
         auto_sync: bool = True,
+        watcher: Watcher | None = None,
     ) -> None:
         self.store = store
+        self.watcher = watcher
         self.index = index
         self.engine = engine
         self.usage = usage
         self.auto_sync = auto_sync
         self._batch = 0
+        self._rescan = False
         self._corpus: Corpus | None = None
         self._resolver: Resolver | None = None
         self._links: dict[int, list[tuple[Any, int | None]]] = {}
@@ -69,8 +73,12 @@ class Vault:
         engine: SearchEngine | None = None,
         usage: UsageRecorder | None = None,
         auto_sync: bool = True,
+        watch: bool = True,
     ) -> Vault:
-        """Open an initialised vault (one with a `.rmh/` folder); NotAVault otherwise."""
+        """Open an initialised vault (one with a `.rmh/` folder); NotAVault otherwise.
+
+        With `auto_sync`, every call first brings the index up to date with the folder; with
+        `watch` as well (Linux), change notification replaces the full scan per call."""
         if not root.is_dir():
             raise NotAVault(str(root), "no such folder")
         if not (root / STATE_DIR).is_dir():
@@ -78,19 +86,27 @@ class Vault:
         store = Store(root)
         store.clean_stale_temps()
         index = Index.open(store.root / STATE_DIR / INDEX_FILE)
-        return cls(
+        # Watch before the first sync, so nothing changed in between goes unseen.
+        watcher = Watcher.start(store) if auto_sync and watch else None
+        vault = cls(
             store,
             index,
             engine if engine is not None else SearchEngine(SearchParams()),
             usage if usage is not None else NullUsage(),
             auto_sync,
+            watcher,
         )
+        if watcher is not None:
+            vault.sync()
+        return vault
 
     @property
     def root(self) -> Path:
         return self.store.root
 
     def close(self) -> None:
+        if self.watcher is not None:
+            self.watcher.close()
         self.usage.close()
         self.index.close()
 
@@ -106,11 +122,23 @@ class Vault:
         """Reconcile the index with the folder now."""
         report = sync(self.store, self.index)
         self._after_sync(report)
+        self._rescan = bool(report.errors)
         return report
 
     def _fresh(self) -> None:
-        if self.auto_sync and not self._batch:
+        if not self.auto_sync or self._batch:
+            return
+        changed = self.watcher.drain() if self.watcher is not None else None
+        if changed is None or self._rescan:
             self.sync()
+        elif changed:
+            try:
+                report = sync(self.store, self.index, only=sorted(changed))
+            except VaultError:  # a name the store refuses: let the full scan report it
+                self.sync()
+                return
+            self._after_sync(report)
+            self._rescan = bool(report.errors)  # a failed read is retried by a full scan
 
     @contextmanager
     def batch(self) -> Iterator[None]:

@@ -223,6 +223,13 @@ class Store:
             stack.extend(reversed(subdirs))
         return out, skipped
 
+    def folders(self) -> list[str]:
+        """Every folder `scan` descends into ("" is the vault root), by path."""
+        walked, _ = self._walk()
+        inner = [rel for rel, e in walked
+                 if not e.name.startswith(".") and e.is_dir(follow_symlinks=False)]
+        return ["", *sorted(inner)]
+
     def scan(self) -> Scan:
         """Every *.md file (any case) outside hidden files and folders; content is not read.
 
