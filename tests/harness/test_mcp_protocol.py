@@ -116,4 +116,5 @@ def test_context_and_ask_tools(harness: Harness) -> None:
     assert ctx["result"]["structuredContent"]["budget_words"] == 50
     bad = rpc(harness, "tools/call", {"name": "context",
                                       "arguments": {"query": "Beta", "budget_words": 0}})
-    assert bad["result"]["isError"] is True and "budget_words" in bad["result"]["content"][0]["text"]
+    assert bad["result"]["isError"] is True
+    assert "budget_words" in bad["result"]["content"][0]["text"]
