@@ -13,8 +13,9 @@ Then, at the simulated time of the last session, held-out questions are searched
 logged) with and without learned state: MRR@10 of the first evidence note, with a paired
 bootstrap 95 % interval of the difference (questions resampled in pairs). Ablations switch on
 one learned input at a time. The search pipeline is the retrieval helper's `SearchEngine`
-without models (bm25, conjunctive, graph, warmth: no dense encoder, no reranker), so the
-numbers are comparable to the lexical rows of BENCHMARKS.md.
+without models (bm25, conjunctive, graph: no dense encoder, no reranker; warmth and the Q
+prior re-rank what those found), so the numbers are comparable to the lexical rows of
+BENCHMARKS.md.
 
 Run:  python -m bench.bench_learning [--json out.json]
 """

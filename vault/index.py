@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .errors import VaultError
+from .migrations import migrate
 
 BUSY_TIMEOUT_MS = 5000
 
@@ -163,7 +164,7 @@ class Index:
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute("PRAGMA foreign_keys = ON")
-            _migrate(conn)
+            migrate(conn, MIGRATIONS)
         except sqlite3.DatabaseError as exc:
             conn.close()
             raise IndexUnusable(f"cannot open index {path.name}: {exc}") from exc
@@ -369,19 +370,3 @@ def _note_values(row: NoteRow) -> tuple[Any, ...]:
         row.body,
     )
 
-
-def _migrate(conn: sqlite3.Connection) -> None:
-    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-    if version > len(MIGRATIONS):
-        raise IndexUnusable(f"index schema {version} is newer than this rmh ({len(MIGRATIONS)})")
-    for number in range(version, len(MIGRATIONS)):
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            for statement in MIGRATIONS[number].split(";"):
-                if statement.strip():
-                    conn.execute(statement)
-            conn.execute(f"PRAGMA user_version = {number + 1}")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")

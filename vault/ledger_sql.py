@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .learned_state import Event, LearnedState, NoteState, Pair, SessionState, Touched
+from .migrations import migrate as apply_migrations
 
 SCHEMA_VERSION = 1
 
@@ -62,21 +63,7 @@ def migrate(conn: sqlite3.Connection) -> None:
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=FULL")
     conn.execute("PRAGMA busy_timeout=10000")
-    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-    if version > SCHEMA_VERSION:
-        raise sqlite3.DatabaseError(f"schema {version} is newer than {SCHEMA_VERSION}")
-    for number in range(version, SCHEMA_VERSION):
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            for statement in _MIGRATIONS[number].split(";\n"):
-                if statement.strip():
-                    conn.execute(statement)
-            conn.execute(f"PRAGMA user_version={number + 1}")
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-
+    apply_migrations(conn, _MIGRATIONS)
 
 def get_meta(conn: sqlite3.Connection, key: str) -> str | None:
     row = conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()

@@ -1,22 +1,32 @@
-"""The retrieval pipeline: signals -> weighted RRF -> Q prior -> cross-encoder -> hits.
+"""The retrieval pipeline: signals -> weighted RRF -> context -> warmth, prior -> rerank -> hits.
 
 Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skipped: why"):
 1. first-stage signals over every note: bm25, dense (needs an encoder), conjunctive;
 2. graph: personalized PageRank seeded by the notes named in the query and the top bm25/dense
    hits, over wiki-links plus learned co-occurrence edges;
-3. warmth: the caller's activation vector (skipped when all zero);
-4. fusion (vault/fusion.py): fused(d) = sum_s w_s v_s(d) / (k + rank_s(d) + 1);
-4b. context: ctx(d) = fused(d) + w_context * max_{n linked to d, eligible} fused(n), so a note
+3. fusion (vault/fusion.py) of the query-dependent signals above:
+   fused(d) = sum_s w_s v_s(d) / (k + rank_s(d) + 1);
+4. context: ctx(d) = fused(d) + w_context * max_{n linked to d, eligible} fused(n), so a note
    next to a strong hit (the reply before or after a turn, a note linking the answer) rises
    with it; one hop, the best neighbour only, so a hub gains at most w_context times its best
    neighbour (skipped with weight 0 or no links; measured in BENCHMARKS.md);
-5. prior: final(d) = ctx(d) * (1 + PRIOR_SCALE * clip(Q(d), -1, 1)), so a learned prior can
-   move a note by at most +-PRIOR_SCALE of its own fused score and never rescue a note that no
-   signal found (skipped when all zero);
+5. warmth and prior, the two query-independent learned inputs, as bounded multiplicative
+   document priors (P(d | q) proportional to P(q | d) P(d); Kraaij, Westerveld & Hiemstra 2002):
+       warm(d)  = ctx(d) * (1 + w_warmth * a(d)),            a(d) = clip(warmth(d), 0, 1)
+       final(d) = warm(d) * (1 + PRIOR_SCALE * clip(Q(d), -1, 1))
+   Warmth (decayed spreading activation, vault/activation.py) is a re-ranking signal, not a
+   retrieval one: a note that no query-dependent stage found has ctx(d) = 0 and stays at 0, so
+   the set of hits never depends on warmth or Q; a found note moves up by at most w_warmth
+   (default 0.3) and up or down by at most PRIOR_SCALE (0.2) of its own score. (Warmth used
+   to be a fused signal of its own; every warm note then entered every ranking, which cost
+   held-out MRR in bench/bench_learning.py.) Each is skipped when its vector is all zero or
+   its weight/scale is 0;
 6. rerank: the top `rerank_top_n` by final score are re-ordered by the cross-encoder and the
    best `rerank_keep` of them come first; the rest follow in final-score order.
 Archived notes (corpus.archived or the caller's mask) are excluded unless
 `include_archived`; notes whose final score is 0 (no signal found them) are never hits.
+Receipt: score = fused + context + warmth + prior, where "warmth" = ctx(d) w_warmth a(d) and
+"prior" = final(d) - warm(d) are the amounts those stages added; "warmth_raw" = a(d).
 Derived structures (BM25, conjunctive, names, links, embeddings) are built once per
 `corpus.generation` and reused. A signal with weight 0 is not computed (ablation).
 """
@@ -54,8 +64,9 @@ from .signals.warmth import warmth_scores
 
 F64 = npt.NDArray[np.float64]
 
-SIGNALS = ("bm25", "dense", "conjunctive", "graph", "warmth")
-# "context" is not a signal but the weight of the post-fusion neighbour stage (4b).
+SIGNALS = ("bm25", "dense", "conjunctive", "graph")  # the fused, query-dependent signals
+# "context" and "warmth" are not fused signals but the weights of post-fusion stages 4 and 5
+# (the neighbour share and the multiplicative warmth scale).
 # Defaults measured on LoCoMo and LongMemEval-S (BENCHMARKS.md); configurable in rmh.toml.
 DEFAULT_WEIGHTS: Mapping[str, float] = {
     "bm25": 1.0,
@@ -110,6 +121,8 @@ class Scored:
     signals: Mapping[str, F64]
     fusion: Fusion
     context: F64
+    warmth: F64  # a(d), the clipped activation that scaled ctx (zeros when skipped)
+    warm: F64  # ctx(d) * (1 + w_warmth * a(d)), before the Q prior
     final: F64
     eligible: npt.NDArray[np.bool_]
     stages: dict[str, str]
@@ -134,7 +147,7 @@ class SearchEngine:
 
     @classmethod
     def lexical(cls, params: SearchParams | None = None) -> SearchEngine:
-        """An engine with no models (bm25, conjunctive, graph, warmth only)."""
+        """An engine with no models (bm25, conjunctive, graph; warmth and prior re-rank)."""
         return cls(params)
 
     def with_params(self, params: SearchParams) -> SearchEngine:
@@ -223,14 +236,6 @@ class SearchEngine:
             stages["graph"], graph = self._graph(view, query, sig, cooccurrence)
             if graph is not None:
                 sig["graph"] = graph
-        if wanted("warmth"):
-            w = warmth_scores(warmth, n)
-            if w is None:
-                stages["warmth"] = "skipped: zero"
-            else:
-                sig["warmth"] = w
-                stages["warmth"] = "ran"
-
         fusion = fuse(sig, {s: p.weight(s) for s in sig}, p.rrf_k, p.normalize)
         stages["fusion"] = f"ran (k={p.rrf_k}, normalize={p.normalize})"
         eligible = np.ones(n, dtype=np.bool_)
@@ -247,7 +252,20 @@ class SearchEngine:
         else:
             context = gamma * neighbor_max(view.links, fusion.fused, eligible)
             stages["context"] = f"ran (weight {gamma})"
-        final = fusion.fused + context
+        ctx = fusion.fused + context
+        a = np.zeros(n, dtype=np.float64)
+        warm = ctx
+        if wanted("warmth"):
+            w = warmth_scores(warmth, n)
+            if w is None:
+                stages["warmth"] = "skipped: zero"
+            elif p.weight("warmth") < 0:
+                raise ValueError("the warmth weight is a boost scale and must be >= 0")
+            else:
+                a = w
+                warm = ctx * (1.0 + p.weight("warmth") * a)
+                stages["warmth"] = f"ran (scale {p.weight('warmth')})"
+        final = warm
         q = np.zeros(n) if prior is None else np.asarray(prior, dtype=np.float64).ravel()
         if q.shape != (n,):
             raise ValueError(f"prior has {q.shape[0]} entries for {n} notes")
@@ -256,7 +274,7 @@ class SearchEngine:
             stages["prior"] = f"ran (scale {p.prior_scale})"
         else:
             stages["prior"] = "skipped: zero"
-        return Scored(sig, fusion, context, final, eligible, stages)
+        return Scored(sig, fusion, context, a, warm, final, eligible, stages)
 
     def _graph(
         self,
@@ -340,11 +358,14 @@ class SearchEngine:
             }
         fused = float(s.fusion.fused[i])
         context = float(s.context[i])
+        warm = float(s.warm[i])
         receipt: dict[str, Any] = {
             "signals": signals,
             "fused": fused,
             "context": context,
-            "prior": float(s.final[i]) - (fused + context),
+            "warmth_raw": float(s.warmth[i]),
+            "warmth": warm - (fused + context),
+            "prior": float(s.final[i]) - warm,
             "rerank": rerank,
             "stages": dict(s.stages),
         }

@@ -13,23 +13,13 @@ from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.types import CallToolResult, TextContent
 
+from .test_server_e2e import make_vault
+
 REPO = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.slow
 
 
-def make_vault(root: Path) -> Path:
-    (root / ".rmh").mkdir(parents=True)
-    (root / "people").mkdir()
-    (root / "people" / "Caroline.md").write_text(
-        "---\naliases: [Caro]\n---\nCaroline likes hiking and works on [[Project Atlas]].\n",
-        encoding="utf-8",
-    )
-    (root / "Project Atlas.md").write_text(
-        "Project Atlas is the auth rewrite, due on Monday. Owner: [[Caroline]].\n",
-        encoding="utf-8",
-    )
-    return root
 
 
 def text(result: CallToolResult) -> str:

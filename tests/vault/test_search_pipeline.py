@@ -46,6 +46,7 @@ def test_lexical_engine_stages_and_receipts() -> None:
     total = sum(s["contribution"] for s in r["signals"].values())
     assert abs(total - r["fused"]) < 1e-12
     assert r["fused"] + r["context"] == res.hits[0].score and r["prior"] == 0
+    assert r["warmth"] == 0 and r["warmth_raw"] == 0
     assert all(h.title != "Old" for h in res.hits)  # archived never ranked by default
     json.dumps(res.to_json())  # receipts are JSON-safe
 
@@ -76,17 +77,55 @@ def test_conjunctive_separates_days() -> None:
 def test_weight_zero_skips_and_warmth_and_prior_enter() -> None:
     c = corpus()
     eng = SearchEngine(SearchParams(weights={"graph": 0.0}))
-    res = eng.search(c, "auth rollout", k=5, warmth=np.array([0, 0, 0, 0, 1.0, 0]))
-    assert res.stages["graph"] == "skipped: weight 0"
-    assert res.stages["warmth"] == "ran"
-    assert res.hits[0].title == "Auth latency"  # warmth breaks the Monday/Tuesday tie
     base = eng.search(c, "auth rollout", k=5)
+    assert [h.title for h in base.hits] == ["Auth latency", "Auth outage"]  # a near tie
+    res = eng.search(c, "auth rollout", k=5, warmth=np.array([0, 0, 0, 0.5, 0, 0]))
+    assert res.stages["graph"] == "skipped: weight 0"
+    assert res.stages["warmth"] == "ran (scale 0.3)"
+    assert res.hits[0].title == "Auth outage"  # the warm found note moves up
     prior = np.array([0, 0, 0, 5.0, -5.0, 0])  # clipped to [-1, 1]
     res = eng.search(c, "auth rollout", k=5, prior=prior)
     fused = {h.title: h.receipt["fused"] for h in base.hits}
     for h in res.hits:
         assert abs(h.receipt["prior"]) <= 0.2 * fused[h.title] + 1e-15
     assert res.stages["prior"].startswith("ran")
+
+
+def test_warm_note_no_query_signal_found_is_not_a_hit() -> None:
+    c = corpus()
+    eng = SearchEngine.lexical()
+    hot = np.ones(6)  # every note as warm as it can be
+    assert eng.search(c, "zebra", warmth=hot).hits == ()
+    q = "painted sunrise"
+    cold = [h.title for h in eng.search(c, q, k=10).hits]
+    warm = eng.search(c, q, k=10, warmth=np.array([1.0, 1.0, 0, 1.0, 1.0, 1.0]))
+    assert warm.stages["warmth"].startswith("ran")
+    assert sorted(h.title for h in warm.hits) == sorted(cold)  # the hit set is unchanged
+    assert "Auth outage" not in cold
+
+
+def test_warm_found_note_moves_up_by_a_bounded_boost() -> None:
+    c = corpus()
+    eng = SearchEngine(SearchParams(weights={"graph": 0.0}))
+    q = "auth rollout Monday"
+    base = {h.title: h for h in eng.search(c, q, k=5).hits}
+    assert list(base)[:2] == ["Auth outage", "Auth latency"]
+    a = np.array([0, 0, 0, 0, 0.8, 0])
+    res = eng.search(c, q, k=5, warmth=a)
+    hits = {h.title: h for h in res.hits}
+    lat = hits["Auth latency"]
+    assert lat.receipt["warmth_raw"] == 0.8
+    assert lat.score == pytest.approx(base["Auth latency"].score * (1 + 0.3 * 0.8))
+    assert lat.receipt["warmth"] == pytest.approx(0.3 * 0.8 * base["Auth latency"].score)
+    assert hits["Auth outage"].score == base["Auth outage"].score  # cold notes keep their score
+    for h in res.hits:
+        r = h.receipt
+        assert r["fused"] + r["context"] + r["warmth"] + r["prior"] == pytest.approx(h.score)
+    # bounded: even full warmth (x1.3) does not lift a note over a much stronger match (x1.7)
+    full = eng.search(c, q, k=5, warmth=np.array([0, 0, 0, 0, 1.0, 0]))
+    assert [h.title for h in full.hits][:2] == ["Auth outage", "Auth latency"]
+    with pytest.raises(ValueError):
+        SearchEngine(SearchParams(weights={"warmth": -1.0})).search(c, "auth", warmth=a)
 
 
 def test_derived_structures_cached_per_generation() -> None:

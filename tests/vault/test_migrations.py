@@ -1,0 +1,44 @@
+"""Schema migrations: one transaction each; a newer file is refused; a failure changes nothing."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from vault.index import Index, IndexUnusable
+from vault.migrations import SchemaTooNew, migrate
+
+
+def test_migrations_apply_in_order_and_only_once(tmp_path: Path) -> None:
+    conn = sqlite3.connect(tmp_path / "x.sqlite", isolation_level=None)
+    steps = ("CREATE TABLE a (x);", "CREATE TABLE b (y); CREATE TRIGGER t AFTER INSERT ON b "
+             "BEGIN INSERT INTO a VALUES (NEW.y); END;")
+    migrate(conn, steps)
+    migrate(conn, steps)  # already at version 2: nothing runs twice
+    conn.execute("INSERT INTO b VALUES (7)")
+    assert conn.execute("SELECT x FROM a").fetchall() == [(7,)]
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+
+
+def test_a_failing_migration_leaves_the_old_version(tmp_path: Path) -> None:
+    conn = sqlite3.connect(tmp_path / "x.sqlite", isolation_level=None)
+    migrate(conn, ("CREATE TABLE a (x);",))
+    with pytest.raises(sqlite3.OperationalError):
+        migrate(conn, ("CREATE TABLE a (x);", "CREATE TABLE c (z); CREATE TABLE a (x);"))
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert tables == {"a"}  # table c was rolled back with the failed step
+
+
+def test_newer_files_are_refused(tmp_path: Path) -> None:
+    path = tmp_path / "index.sqlite"
+    Index.open(path).close()
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA user_version = 99")
+    conn.close()
+    with pytest.raises(IndexUnusable):
+        Index.open(path)
+    with pytest.raises(SchemaTooNew):
+        migrate(sqlite3.connect(path), ("x",))
