@@ -7,7 +7,6 @@ write and are indexed before the call returns. Usage facts go to a `UsageRecorde
 
 from __future__ import annotations
 
-import posixpath
 from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,8 +18,8 @@ from .corpus import Corpus
 from .errors import AmbiguousNote, NotAVault, NoteExists, NoteNotFound, VaultError
 from .hits import SearchResult
 from .index import Index, NoteRow
-from .links import Resolver, strip_md
-from .note import Link, rewrite_links
+from .links import Resolver, retarget, strip_md
+from .note import rewrite_links
 from .records import LinkInfo, MoveResult, NoteRecord
 from .search import SearchEngine, SearchParams
 from .store import TRASH_DIR, Store
@@ -415,7 +414,7 @@ class Vault:
             src_path = after.id_path[src]
             text = self.store.read_text(src_path)
             new_text = rewrite_links(
-                text, _retarget(before, src_path, note_id, after.link_text(note_id), new_path)
+                text, retarget(before, src_path, note_id, after.link_text(note_id), new_path)
             )
             if new_text != text:
                 self.store.write_text(src_path, new_text)
@@ -452,18 +451,3 @@ class Vault:
             "sync_errors": report.errors,
         }
 
-
-def _retarget(before: Resolver, src_path: str, note_id: int, wiki_text: str, new_path: str) -> Any:
-    """A rewrite callback: links that meant `note_id` before the move get its new name."""
-
-    def rewrite(link: Link) -> str | None:
-        if link.kind == "markdown":
-            if before.resolve_markdown(link.target, src_path) != note_id:
-                return None
-            rel = posixpath.relpath(new_path, posixpath.dirname(src_path) or ".")
-            return rel.replace(" ", "%20")
-        if not link.target or before.resolve_wiki(link.target, src_path) != note_id:
-            return None
-        return wiki_text
-
-    return rewrite

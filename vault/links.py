@@ -14,10 +14,11 @@ Unresolved links are kept as dangling (resolved = None).
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .index import LinkRow
+from .note import Link
 
 
 def strip_md(path: str) -> str:
@@ -120,3 +121,22 @@ class Resolver:
         if len(self.by_name.get(title.casefold(), ())) == 1:
             return title
         return strip_md(path)
+
+
+def retarget(
+    before: Resolver, src_path: str, note_id: int, wiki_text: str, new_path: str
+) -> Callable[[Link], str | None]:
+    """A `rewrite_links` callback for a move: every link in note `src_path` that meant
+    `note_id` before the move gets its new name (`wiki_text` for wiki-links, the relative path
+    for markdown links; `rewrite_links` does the %-encoding); other links stay as written."""
+
+    def rewrite(link: Link) -> str | None:
+        if link.kind == "markdown":
+            if before.resolve_markdown(link.target, src_path) != note_id:
+                return None
+            return posixpath.relpath(new_path, posixpath.dirname(src_path) or ".")
+        if not link.target or before.resolve_wiki(link.target, src_path) != note_id:
+            return None
+        return wiki_text
+
+    return rewrite

@@ -60,7 +60,8 @@ def _progress(done: int, total: int, what: str) -> None:
 
 def cmd_search(args: argparse.Namespace) -> int:
     with _cfg_vault(args, dense=not args.no_dense) as v:
-        result = v.search(args.query, k=args.k)
+        k = args.k if args.k is not None else load(vault=args.vault).search.k
+        result = v.search(args.query, k=k)
         if args.json:
             print(json.dumps(result.to_json(receipt=True), ensure_ascii=False, sort_keys=True))
             return 0
@@ -69,10 +70,26 @@ def cmd_search(args: argparse.Namespace) -> int:
         for rank, hit in enumerate(result.hits, 1):
             print(f"{rank:>2}. {hit.score:.6f}  {hit.note}")
             if args.explain:
-                print("    " + json.dumps(hit.receipt, sort_keys=True))
+                print(_explain(hit.receipt))
         if args.explain:
-            print("stages: " + json.dumps(result.stages, sort_keys=True))
+            print("stages:")
+            for stage, what in sorted(result.stages.items()):
+                print(f"    {stage}: {what}")
     return 0
+
+
+def _explain(receipt: dict[str, Any]) -> str:
+    """A receipt as two indented lines: each signal's raw score and rank, then the stages."""
+    parts = []
+    for name, sig in sorted(receipt.get("signals", {}).items()):
+        rank = "-" if sig.get("rank") is None else f"#{sig['rank'] + 1}"
+        parts.append(f"{name} {sig.get('raw', 0.0):.3f} ({rank})")
+    tail = [f"fused {receipt.get('fused', 0.0):.4f}"]
+    for key in ("context", "prior", "rerank"):
+        value = receipt.get(key)
+        if isinstance(value, float) and value:
+            tail.append(f"{key} {value:+.4f}" if key != "rerank" else f"rerank {value:.3f}")
+    return "    " + "  ".join(parts) + "\n    " + "  ".join(tail)
 
 
 def cmd_read(args: argparse.Namespace) -> int:
@@ -163,7 +180,8 @@ def register(sub: Any) -> None:
     p.add_argument("--no-dense", action="store_true", help="skip the ONNX embedder")
     p = add("search", cmd_search, "hybrid search over the vault")
     p.add_argument("query")
-    p.add_argument("-k", type=int, default=10, help="number of hits (default 10)")
+    p.add_argument("-k", type=int, default=None,
+                   help="number of hits (default: [search] k in rmh.toml, else 10)")
     p.add_argument("--explain", action="store_true", help="print each hit's receipt")
     p.add_argument("--no-dense", action="store_true", help="skip the ONNX embedder")
     p = add("read", cmd_read, "print a note (path or title)")

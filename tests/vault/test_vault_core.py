@@ -168,3 +168,15 @@ def test_reopen_keeps_ids(vault: Vault) -> None:
     vault.close()
     with Vault.open(root) as again:
         assert {p: again.resolve(p) for p in ids} == ids
+
+
+def test_move_rewrites_markdown_links_once_encoded(tmp_path: Path) -> None:
+    v = Vault.init(tmp_path / "m")
+    v.write("a/Note.md",
+            "see [t](../Target%20One.md), [[Target One]] and [x](<../Target One.md>)\n")
+    v.write("Target One.md", "t\n")
+    v.move("Target One", "sub/Target Two")
+    assert v.read("a/Note").text == (
+        "see [t](../sub/Target%20Two.md), [[Target Two]] and [x](<../sub/Target Two.md>)\n"
+    )
+    assert {ln.resolved for ln in v.links("a/Note")} == {"sub/Target Two.md"}
