@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -77,3 +78,18 @@ def test_learning_sessions_conversations_and_ask(tmp_path: Path) -> None:
             assert ledger.state.notes[note_id].q > 0.5
         finally:
             ledger.close()
+
+
+def test_end_of_input_during_a_runaway_exec(tmp_path: Path) -> None:
+    """Escape-suite case 24 through `rmh serve`: stdin closes while a cell loops forever. The
+    cell is killed at its deadline, answered, the vault is intact, and the server exits 0."""
+    root = make_vault(tmp_path / "v")
+    before = {p.name: p.read_bytes() for p in root.glob("*.md")}
+    srv = Server(root, tmp_path)
+    srv.send("repl.exec", {"code": "while True:\n    pass", "deadline_s": 2}, rid=1)
+    assert srv.finish() == 0
+    answers = [json.loads(line) for line in srv.lines]
+    assert [a["id"] for a in answers] == [1]
+    result = answers[0]["result"]
+    assert result["ok"] is False and result["state_lost"] is True
+    assert {p.name: p.read_bytes() for p in root.glob("*.md")} == before
