@@ -36,7 +36,15 @@ import numpy as np
 
 from bench.datasets import Haystack, Question, load_locomo
 from bench.metrics import paired_bootstrap
-from vault import LEARNING_VERSION, Corpus, LearningParams, Ledger, SearchEngine
+from vault import (
+    DEFAULT_WEIGHTS,
+    LEARNING_VERSION,
+    Corpus,
+    LearningParams,
+    Ledger,
+    SearchEngine,
+    SearchParams,
+)
 from vault.usage import examination_probability
 
 DATA = Path("/work/shared/data/locomo/locomo10.json")
@@ -82,7 +90,7 @@ def simulate(hay: Haystack, args: argparse.Namespace, params: LearningParams, tm
     qs = list(hay.questions)
     rng.shuffle(qs)
     train, held = qs[: len(qs) // 2], qs[len(qs) // 2:]
-    engine = SearchEngine.lexical()
+    engine = SearchEngine.lexical(SearchParams(weights={"warmth": args.warmth_weight}))
     clock = Clock()
     ledger = Ledger.open(tmp / f"{hay.name}.sqlite", clock=clock, params=params)
     ledger.attach_corpus(lambda: corpus)
@@ -137,6 +145,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--conversations", type=int, default=10)
     ap.add_argument("--prior-lambda", type=float, default=LearningParams().prior_lambda)
     ap.add_argument("--unused-penalty", type=float, default=LearningParams().unused_penalty)
+    ap.add_argument("--warmth-weight", type=float, default=DEFAULT_WEIGHTS["warmth"],
+                    help="the search warmth boost scale w_warmth (vault/search.py stage 5)")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
     params = LearningParams(prior_lambda=args.prior_lambda, unused_penalty=args.unused_penalty)
@@ -155,6 +165,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "params": asdict(params),
         "setup": {"repeats": args.repeats, "per_session": args.per_session, "seed": args.seed,
                   "conversations": [r["name"] for r in runs], "engine": "SearchEngine.lexical()",
+                  "warmth_weight": args.warmth_weight,
                   "held_out": len(before),
                   "train": sum(len(r["before_train"]) for r in runs)},
         "held_out_mrr_before": float(np.mean(before)),
