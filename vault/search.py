@@ -6,10 +6,16 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
    hits, over wiki-links plus learned co-occurrence edges;
 3. fusion (vault/fusion.py) of the query-dependent signals above:
    fused(d) = sum_s w_s v_s(d) / (k + rank_s(d) + 1);
-4. context: ctx(d) = fused(d) + w_context * max_{n linked to d, eligible} fused(n), so a note
-   next to a strong hit (the reply before or after a turn, a note linking the answer) rises
-   with it; one hop, the best neighbour only, so a hub gains at most w_context times its best
-   neighbour (skipped with weight 0 or no links; measured in BENCHMARKS.md);
+4. context: with N(x)(d) = max_{n linked to d, eligible} x(n) and g = w_context,
+       ctx(d) = fused(d) + g N(fused)(d) + g^2 N(N(fused))(d),
+   so a note next to a strong hit (the reply before or after a turn, a note linking the
+   answer) rises with it, and a note two links away rises by a further, geometrically
+   decayed share (the best two-hop path; N(N(.)) includes d's own score returned through a
+   neighbour, so a note with a link also keeps g^2 of its own). Best neighbour only, so a hub
+   gains at most (g + g^2) times the best score near it. Paths never run through ineligible
+   (archived) notes: they lend nothing at either hop. Skipped with weight 0 or no links;
+   measured in BENCHMARKS.md (two hops at g = 0.4 beat one hop at 0.5 on LoCoMo and on
+   LongMemEval turn level; session level has no links between sessions);
 5. warmth and prior, the two query-independent learned inputs, as bounded multiplicative
    document priors (P(d | q) proportional to P(q | d) P(d); Kraaij, Westerveld & Hiemstra 2002):
        warm(d)  = ctx(d) * (1 + w_warmth * a(d)),            a(d) = clip(warmth(d), 0, 1)
@@ -17,10 +23,11 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
    Warmth (decayed spreading activation, vault/activation.py) is a re-ranking signal, not a
    retrieval one: a note that no query-dependent stage found has ctx(d) = 0 and stays at 0, so
    the set of hits never depends on warmth or Q; a found note moves up by at most w_warmth
-   (default 0.3) and up or down by at most PRIOR_SCALE (0.2) of its own score. (Warmth used
+   (default 0.1) and up or down by at most PRIOR_SCALE (0.2) of its own score. (Warmth used
    to be a fused signal of its own; every warm note then entered every ranking, which cost
-   held-out MRR in bench/bench_learning.py.) Each is skipped when its vector is all zero or
-   its weight/scale is 0;
+   held-out MRR in bench/bench_learning.py. As a boost it still does not help held-out
+   questions there: 0.3 cost -0.006 MRR, 0.1 is neutral, hence the default.) Each is skipped
+   when its vector is all zero or its weight/scale is 0;
 6. rerank: the top `rerank_top_n` by final score are re-ordered by the cross-encoder and the
    best `rerank_keep` of them come first; the rest follow in final-score order.
 Archived notes (corpus.archived or the caller's mask) are excluded unless
@@ -73,8 +80,8 @@ DEFAULT_WEIGHTS: Mapping[str, float] = {
     "dense": 1.0,
     "conjunctive": 1.0,
     "graph": 0.5,
-    "warmth": 0.3,
-    "context": 0.5,
+    "warmth": 0.1,  # measured: 0.3 and 1.0 lowered held-out MRR (BENCHMARKS.md, learning)
+    "context": 0.4,
 }
 PRIOR_SCALE = 0.2
 RERANK_CHARS = 4000  # passage text handed to the cross-encoder (its tokenizer truncates too)
@@ -250,8 +257,10 @@ class SearchEngine:
         elif view.links.nnz == 0:
             stages["context"] = "skipped: no links"
         else:
-            context = gamma * neighbor_max(view.links, fusion.fused, eligible)
-            stages["context"] = f"ran (weight {gamma})"
+            hop1 = neighbor_max(view.links, fusion.fused, eligible)
+            hop2 = neighbor_max(view.links, hop1, eligible)
+            context = gamma * hop1 + gamma * gamma * hop2
+            stages["context"] = f"ran (weight {gamma}, two hops)"
         ctx = fusion.fused + context
         a = np.zeros(n, dtype=np.float64)
         warm = ctx

@@ -69,6 +69,26 @@ def test_notes_no_signal_found_are_not_hits() -> None:
     assert len(hits) < 5  # the notes without "painted"/"sunrise" (and unlinked) are not hits
 
 
+def test_context_two_hops_by_hand() -> None:
+    # A chain a - b - c - d plus an archived hub h linked to a and d. Only "a" matches.
+    notes = [("a", "zebra stripes"), ("b", "one"), ("c", "two"), ("d", "three"), ("h", "hub")]
+    c = make_corpus(notes, [(1, 0), (2, 1), (3, 2), (4, 0), (4, 3)],
+                    archived=[False] * 4 + [True])
+    eng = SearchEngine.lexical(SearchParams(weights={"graph": 0.0}))
+    s = eng.score(c, "zebra")
+    f, g = s.fusion.fused, 0.4
+    assert f[0] > 0 and not f[1:].any()
+    # ctx = f + g N(f) + g^2 N(N(f)); the archived hub lends at neither hop, so "d" (two
+    # hops from a through the hub, three along the chain) gets nothing. The hub itself
+    # receives (a neighbour of a) but, archived, is never a hit.
+    want = np.array([g * g * f[0], g * f[0], g * g * f[0], 0.0, g * f[0]])
+    np.testing.assert_allclose(s.context, want, rtol=1e-12, atol=0)
+    assert s.stages["context"] == "ran (weight 0.4, two hops)"
+    hits = eng.search(c, "zebra", k=5).hits
+    assert [h.title for h in hits] == ["a", "b", "c"]
+    assert all(h.receipt["fused"] + h.receipt["context"] == h.score for h in hits)
+
+
 def test_conjunctive_separates_days() -> None:
     res = SearchEngine.lexical().search(corpus(), "auth problem on Tuesday", k=2)
     assert res.hits[0].title == "Auth latency"
@@ -76,7 +96,7 @@ def test_conjunctive_separates_days() -> None:
 
 def test_weight_zero_skips_and_warmth_and_prior_enter() -> None:
     c = corpus()
-    eng = SearchEngine(SearchParams(weights={"graph": 0.0}))
+    eng = SearchEngine(SearchParams(weights={"graph": 0.0, "warmth": 0.3}))
     base = eng.search(c, "auth rollout", k=5)
     assert [h.title for h in base.hits] == ["Auth latency", "Auth outage"]  # a near tie
     res = eng.search(c, "auth rollout", k=5, warmth=np.array([0, 0, 0, 0.5, 0, 0]))
@@ -93,7 +113,7 @@ def test_weight_zero_skips_and_warmth_and_prior_enter() -> None:
 
 def test_warm_note_no_query_signal_found_is_not_a_hit() -> None:
     c = corpus()
-    eng = SearchEngine.lexical()
+    eng = SearchEngine(SearchParams(weights={"warmth": 1.0}))
     hot = np.ones(6)  # every note as warm as it can be
     assert eng.search(c, "zebra", warmth=hot).hits == ()
     q = "painted sunrise"
@@ -106,7 +126,7 @@ def test_warm_note_no_query_signal_found_is_not_a_hit() -> None:
 
 def test_warm_found_note_moves_up_by_a_bounded_boost() -> None:
     c = corpus()
-    eng = SearchEngine(SearchParams(weights={"graph": 0.0}))
+    eng = SearchEngine(SearchParams(weights={"graph": 0.0, "warmth": 0.3}))
     q = "auth rollout Monday"
     base = {h.title: h for h in eng.search(c, q, k=5).hits}
     assert list(base)[:2] == ["Auth outage", "Auth latency"]
