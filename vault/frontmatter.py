@@ -102,12 +102,17 @@ class Loaded:
     value_spans: tuple[tuple[int, int], ...]  # source spans of scalar values holding "[["
 
 
+BOM = "\ufeff"
+
+
 def find_block(text: str) -> Block | None:
-    """The frontmatter block of `text`, or None when it has none."""
-    if text.startswith("---\n"):
-        start, newline = 4, "\n"
-    elif text.startswith("---\r\n"):
-        start, newline = 5, "\r\n"
+    """The frontmatter block of `text`, or None when it has none. A leading byte-order mark
+    (which the store keeps, so files round-trip byte for byte) does not hide the block."""
+    skip = 1 if text.startswith(BOM) else 0
+    if text.startswith("---\n", skip):
+        start, newline = skip + 4, "\n"
+    elif text.startswith("---\r\n", skip):
+        start, newline = skip + 5, "\r\n"
     else:
         return None
     m = _CLOSE.search(text, start)
@@ -331,7 +336,8 @@ def update(text: str, changes: Mapping[str, Any]) -> str:
             return text
         eol = text.find("\n")
         nl = "\r\n" if eol > 0 and text[eol - 1] == "\r" else "\n"
-        return "---" + nl + dump(new).replace("\n", nl) + "---" + nl + text
+        bom = BOM if text.startswith(BOM) else ""
+        return bom + "---" + nl + dump(new).replace("\n", nl) + "---" + nl + text[len(bom):]
     yaml_text = text[block.yaml_start : block.yaml_end]
     loaded = load(yaml_text)
     current = loaded.data

@@ -514,3 +514,13 @@ def test_rewrite_refuses_targets_that_break_the_syntax() -> None:
             rewrite_links("[[Old]]", to_bad)
     with pytest.raises(NoteFormatError):
         rewrite_links("[t](<Old.md>)", lambda link: "a>b")
+
+
+def test_a_leading_byte_order_mark_does_not_hide_frontmatter() -> None:
+    # The store keeps a UTF-8 BOM in the text (files round-trip byte for byte).
+    text = "\ufeff---\ntitle: x\n---\nbody [[L]]\n"
+    note = parse(text)
+    assert note.frontmatter == {"title": "x"} and note.body == "body [[L]]\n"
+    assert [text[ln.start : ln.end] for ln in note.links] == ["[[L]]"]
+    assert update_frontmatter(text, {"a": 1}) == "\ufeff---\ntitle: x\na: 1\n---\nbody [[L]]\n"
+    assert update_frontmatter("\ufeffplain\n", {"a": 1}) == "\ufeff---\na: 1\n---\nplain\n"
