@@ -10,27 +10,19 @@ from pathlib import Path
 from typing import Any
 
 from harness.compose import open_vault
-from harness.config import ConfigError, load
+from harness.config import load
 from vault import Vault
 
-from .output import emit, fail
+from .output import emit
 
 
 def _cfg_vault(args: argparse.Namespace, *, dense: bool = True) -> Vault:
-    try:
-        return open_vault(load(vault=args.vault), dense=dense)
-    except ConfigError as exc:
-        fail(str(exc))
-        raise  # unreachable: fail() raises
+    """The configured vault (a ConfigError reaches `rmh`'s main: one line, exit 1)."""
+    return open_vault(load(vault=args.vault), dense=dense)
 
 
 def cmd_init(args: argparse.Namespace) -> int:
-    try:
-        cfg = load(vault=args.vault)
-        root = cfg.require_vault()
-    except ConfigError as exc:
-        fail(str(exc))
-    with Vault.init(root) as v:
+    with Vault.init(load(vault=args.vault).require_vault()) as v:
         report = v.sync()
         emit(args, {"vault": str(v.root), "notes": v.index.counts()["notes"],
                     "sync": report.to_json()},
