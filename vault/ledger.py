@@ -36,14 +36,13 @@ from .errors import VaultError
 from .learned_state import Event, LearnedState, apply
 from .learning import (
     LEARNING_VERSION,
-    SECONDS_PER_DAY,
     LearningParams,
     decayed,
-    edge_weight,
     q_prior,
     utility,
 )
 from .learning_health import health
+from .pair_table import PairTable
 
 LEDGER_FILE = "learned.sqlite"
 QUERY_CHARS = 500  # how much of a query text is kept in the log
@@ -80,6 +79,7 @@ class Ledger:
         self._edges: tuple[tuple[int, float], list[tuple[int, int, float]]] | None = None
         self._version = -1
         self._state = LearnedState()
+        self._pairs = PairTable()
         self._sync_state(force=True)
 
     @property
@@ -124,6 +124,7 @@ class Ledger:
             if force or version != self._version:
                 self._state = sql.load_state(self._conn)
                 self._version = version
+                self._pairs.invalidate()
 
     def _append(
         self, events: Sequence[tuple[float, str, str | None, int | None, dict[str, Any]]]
@@ -144,6 +145,7 @@ class Ledger:
                 seq = sql.insert_event(conn, t, kind, session, note, data)
                 ev = Event(seq, t, kind, session, note, json.loads(json.dumps(data)))
                 touched = apply(self._state, ev, self.params)
+                self._pairs.mark(touched.pairs)
                 sql.write_rows(conn, self._state, touched)
             conn.execute("COMMIT")
         except BaseException:
@@ -305,22 +307,7 @@ class Ledger:
         key = (self._state.last_seq, now)
         if self._edges is not None and self._edges[0] == key:
             return self._edges[1]
-        st, p = self._state, self.params
-        out = []
-        for a, b in sorted(st.pairs):
-            if self._hub(a) or self._hub(b) or a not in st.notes or b not in st.notes:
-                continue
-            pair = st.pairs[(a, b)]
-            w = edge_weight(
-                pair.count,
-                st.notes[a].seen,
-                st.notes[b].seen,
-                st.searches,
-                (now - pair.last_t) / SECONDS_PER_DAY,
-                p,
-            )
-            if w >= p.cooc_min_weight:
-                out.append((a, b, w))
+        out = self._pairs.edges(self._state, now, self.params, self._hub)
         self._edges = (key, out)
         return out
 

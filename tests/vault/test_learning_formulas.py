@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from vault import learning
 from vault.activation import hops_from, spread, undirected
 from vault.learning import (
     SECONDS_PER_DAY,
@@ -164,3 +166,29 @@ def test_params_are_validated() -> None:
         LearningParams(cooc_trust=1.5)
     with pytest.raises(ValueError, match="alpha"):
         LearningParams(alpha=0.0)
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 500), st.integers(0, 800), st.integers(0, 800),
+            st.floats(-5.0, 400.0, allow_nan=False),
+        ),
+        min_size=1, max_size=30,
+    ),
+    st.integers(0, 1000),
+)
+def test_edge_weights_vectorised_equals_the_scalar_formula(
+    rows: list[tuple[int, int, int, float]], n: int
+) -> None:
+    params = LearningParams()
+    got = learning.edge_weights(
+        np.array([r[0] for r in rows], dtype=np.float64),
+        np.array([r[1] for r in rows], dtype=np.float64),
+        np.array([r[2] for r in rows], dtype=np.float64),
+        n,
+        np.array([r[3] for r in rows], dtype=np.float64),
+        params,
+    )
+    want = [learning.edge_weight(a, b, c, n, d, params) for a, b, c, d in rows]
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)

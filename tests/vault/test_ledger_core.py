@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from vault import LEDGER_FILE, LearningParams, Ledger
-from vault.learning import SECONDS_PER_DAY
+from vault.learning import SECONDS_PER_DAY, edge_weight
 from vault.ledger import fold
 
 
@@ -209,3 +209,38 @@ def test_health_pearson_golden_and_newer_schema_refused(path: Path, clock: Clock
     conn.close()
     with pytest.raises(LedgerError, match="newer"):
         Ledger.open(path, clock=clock)
+
+
+def slow_edges(led: Ledger, now: float) -> list[tuple[int, int, float]]:
+    """The co-occurrence edges weighed from scratch, one pair at a time (the obvious twin)."""
+    st, p = led.state, led.params
+    out = []
+    for a, b in sorted(st.pairs):
+        if a not in st.notes or b not in st.notes:
+            continue
+        if any(st.searches >= p.hub_min_searches and st.notes[x].seen > p.hub_share * st.searches
+               for x in (a, b)):
+            continue
+        pair = st.pairs[(a, b)]
+        w = edge_weight(pair.count, st.notes[a].seen, st.notes[b].seen, st.searches,
+                        (now - pair.last_t) / SECONDS_PER_DAY, p)
+        if w >= p.cooc_min_weight:
+            out.append((a, b, w))
+    return out
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_incremental_edges_equal_edges_weighed_from_scratch(
+    path: Path, clock: Clock, seed: int
+) -> None:
+    led = Ledger.open(path, clock=clock)
+    for round_ in range(4):  # the pair table is updated between rounds, rebuilt on reopen
+        workload(led, clock, seed * 10 + round_, sessions=4)
+        got, want = led.edges(clock.t), slow_edges(led, clock.t)
+        assert [(a, b) for a, b, _ in got] == [(a, b) for a, b, _ in want]
+        np.testing.assert_allclose([w for *_, w in got], [w for *_, w in want], rtol=1e-12)
+        assert got
+    led.close()
+    again = Ledger.open(path, clock=clock)
+    assert [(a, b) for a, b, _ in again.edges(clock.t)] == [(a, b) for a, b, _ in want]
+    again.close()
