@@ -313,11 +313,12 @@ class Ledger:
 
     def cooccurrence(self, ids: Sequence[int]) -> list[tuple[int, int, float]]:
         self._sync_state()
-        pos = {note: k for k, note in enumerate(ids)}
+        archived = {n for n, ns in self._state.notes.items() if ns.archived_at is not None}
+        pos = {note: k for k, note in enumerate(ids) if note not in archived}
         out = [
             (pos[a], pos[b], w)
             for a, b, w in self.edges(self.clock())
-            if a in pos and b in pos and not self._archived(a) and not self._archived(b)
+            if a in pos and b in pos
         ]
         return sorted(out)
 
