@@ -16,9 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .learned_state import LearnedState
-from .learning import LearningParams, edge_weights
-
-SECONDS_PER_DAY = 86_400.0
+from .learning import SECONDS_PER_DAY, LearningParams, edge_weights
 
 
 class PairTable:

@@ -7,24 +7,15 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from harness.compose import open_vault
-from harness.config import ConfigError, load
 from vault import (
     CONVERSATION_FORMATS,
-    Vault,
     build_context,
     ingest_conversations,
     load_conversations,
 )
 
+from .notes import configured_vault
 from .output import emit, fail
-
-
-def _vault(args: argparse.Namespace, *, dense: bool) -> Vault:
-    try:
-        return open_vault(load(vault=args.vault), dense=dense)
-    except ConfigError as exc:
-        fail(str(exc))
 
 
 def _day(text: str | None) -> date | None:
@@ -42,7 +33,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     except OSError as exc:
         fail(f"cannot read {args.file}: {exc.strerror}")
     convs = load_conversations(text, args.format)
-    with _vault(args, dense=False) as v:
+    with configured_vault(args, dense=False) as v:
         report = ingest_conversations(v, convs)
     emit(args, report.to_json(),
          f"ingested {len(report.conversations)} conversation(s): {report.turns} turns, "
@@ -55,7 +46,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 def cmd_context(args: argparse.Namespace) -> int:
     if args.budget <= 0:
         fail("--budget must be positive")
-    with _vault(args, dense=not args.no_dense) as v:
+    with configured_vault(args, dense=not args.no_dense) as v:
         ctx = build_context(v, args.query, args.budget, conversation=args.conversation,
                             date_from=_day(args.date_from), date_to=_day(args.date_to))
     emit(args, ctx.to_json(), ctx.text or "(no matching turns)")

@@ -16,7 +16,7 @@ from vault import Vault
 from .output import emit
 
 
-def _cfg_vault(args: argparse.Namespace, *, dense: bool = True) -> Vault:
+def configured_vault(args: argparse.Namespace, *, dense: bool = True) -> Vault:
     """The configured vault (a ConfigError reaches `rmh`'s main: one line, exit 1)."""
     return open_vault(load(vault=args.vault), dense=dense)
 
@@ -31,7 +31,7 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    with _cfg_vault(args, dense=not args.no_dense) as v:
+    with configured_vault(args, dense=not args.no_dense) as v:
         report = v.sync()
         prepared = v.engine.prepare(v.corpus(), progress=None if args.json else _progress)
         counts = v.index.counts()
@@ -51,7 +51,7 @@ def _progress(done: int, total: int, what: str) -> None:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    with _cfg_vault(args, dense=not args.no_dense) as v:
+    with configured_vault(args, dense=not args.no_dense) as v:
         k = args.k if args.k is not None else load(vault=args.vault).search.k
         result = v.search(args.query, k=k)
         if args.json:
@@ -85,7 +85,7 @@ def _explain(receipt: dict[str, Any]) -> str:
 
 
 def cmd_read(args: argparse.Namespace) -> int:
-    with _cfg_vault(args, dense=False) as v:
+    with configured_vault(args, dense=False) as v:
         rec = v.read(args.note)
         if args.json:
             print(json.dumps(rec.to_json(), ensure_ascii=False, sort_keys=True))
@@ -96,14 +96,14 @@ def cmd_read(args: argparse.Namespace) -> int:
 
 def cmd_write(args: argparse.Namespace) -> int:
     content = sys.stdin.buffer.read().decode("utf-8", errors="strict")
-    with _cfg_vault(args, dense=False) as v:
+    with configured_vault(args, dense=False) as v:
         rec = v.write(args.note, content)
         emit(args, {"note": rec.note, "id": rec.id}, f"wrote {rec.note}")
     return 0
 
 
 def cmd_move(args: argparse.Namespace) -> int:
-    with _cfg_vault(args, dense=False) as v:
+    with configured_vault(args, dense=False) as v:
         res = v.move(args.old, args.new)
         emit(args, res.to_json(),
              f"moved {res.old} -> {res.note}; rewrote links in {len(res.rewritten)} notes")
@@ -111,14 +111,14 @@ def cmd_move(args: argparse.Namespace) -> int:
 
 
 def cmd_delete(args: argparse.Namespace) -> int:
-    with _cfg_vault(args, dense=False) as v:
+    with configured_vault(args, dense=False) as v:
         trashed = v.delete(args.note)
         emit(args, {"trash": trashed}, f"moved to {trashed}")
     return 0
 
 
 def cmd_links(args: argparse.Namespace) -> int:
-    with _cfg_vault(args, dense=False) as v:
+    with configured_vault(args, dense=False) as v:
         links = v.links(args.note)
         emit(args, {"links": [ln.to_json() for ln in links]},
              "\n".join(f"{ln.target} -> {ln.resolved or '(dangling)'}" for ln in links))
@@ -126,7 +126,7 @@ def cmd_links(args: argparse.Namespace) -> int:
 
 
 def cmd_backlinks(args: argparse.Namespace) -> int:
-    with _cfg_vault(args, dense=False) as v:
+    with configured_vault(args, dense=False) as v:
         back = v.backlinks(args.note)
         emit(args, {"backlinks": back}, "\n".join(back))
     return 0
@@ -135,7 +135,7 @@ def cmd_backlinks(args: argparse.Namespace) -> int:
 def cmd_doctor(args: argparse.Namespace) -> int:
     from .health import doctor_report, print_doctor
 
-    with _cfg_vault(args, dense=False) as v:
+    with configured_vault(args, dense=False) as v:
         report: dict[str, Any] = doctor_report(v)
         if args.json:
             print(json.dumps(report, ensure_ascii=False, sort_keys=True))
