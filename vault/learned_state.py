@@ -22,7 +22,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .learning import LearningParams, accumulate, decayed, q_update
+import numpy as np
+
+from .learning import SECONDS_PER_DAY, LearningParams, accumulate, decayed, pair_strength, q_update
 from .rewards import SOURCES, Event, session_rewards
 
 __all__ = [
@@ -37,7 +39,7 @@ __all__ = [
 ]
 
 
-@dataclass
+@dataclass(slots=True)
 class NoteState:
     """Everything learned about one note."""
 
@@ -53,7 +55,7 @@ class NoteState:
     archived_at: float | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class Pair:
     """Co-occurrence of notes a < b: searches showing both among the top, and the last time."""
 
@@ -141,9 +143,27 @@ def _search(state: LearnedState, ev: Event, params: LearningParams, touched: Tou
                 pair.count += 1
                 pair.last_t = max(pair.last_t, ev.t)
             touched.pairs.add((a, b))
+    _evict_pairs(state, ev.t, params, touched)
     _activate(
         state, ev, params, touched, [note for rank, note in shown if rank < params.activation_top]
     )
+
+
+def _evict_pairs(
+    state: LearnedState, t: float, params: LearningParams, touched: Touched
+) -> None:
+    """Past 1.25 x capacity, forget the weakest pairs down to capacity (vault/learning.py)."""
+    cap = params.cooc_capacity
+    if len(state.pairs) <= cap + cap // 4:
+        return
+    keys = sorted(state.pairs)
+    count = np.array([state.pairs[k].count for k in keys], dtype=np.float64)
+    last = np.array([state.pairs[k].last_t for k in keys], dtype=np.float64)
+    strength = pair_strength(count, (t - last) / SECONDS_PER_DAY, params)
+    weakest = np.argsort(strength, kind="stable")[: len(keys) - cap]  # keys sorted: ties (a, b)
+    for i in sorted(weakest.tolist()):
+        del state.pairs[keys[i]]
+        touched.pairs.add(keys[i])
 
 
 def _forget(state: LearnedState, notes: list[int], touched: Touched) -> None:

@@ -29,6 +29,12 @@ Formulas (the seed: Ori-Mnemos, "Computation is the missing bedrock of agentic m
       npmi = ln(p_ij / (p_i p_j)) / (-ln p_ij)            (Bouma 2009; 1 when p_ij = 1)
       w = max(0, npmi * min(1, (n_ij/100)^0.75) * trust * exp(-days / (30 (1 + 0.2 ln(1+n_ij)))))
   every factor lies in [0, 1] (trust is validated), so w lies in [0, 1].
+- Bounded co-occurrence memory: ranking weighs every stored pair on every query, so the store
+  is capped. Once it holds more than 1.25 * `cooc_capacity` pairs, the weakest are forgotten
+  down to the capacity, weakest first by their strength at the event's time t, the largest
+  weight they could still have (npmi at its maximum 1):
+      strength = min(1, (n_ij/100)^0.75) * exp(-days / (30 (1 + 0.2 ln(1+n_ij))))
+  ties by (a, b). A forgotten pair that recurs starts again from count 1.
 - Decay of activation (usage-aware Ebbinghaus), per day:
       rate = 0.1 / (1 + 0.2 ln(1+accesses) + 0.3 ln(1+sessions)),  a(t) = a0 exp(-rate days)
   Half-lives this gives: 6.9 d (never accessed), 9.3 d (1 access, 1 session), 16.1 d
@@ -69,6 +75,7 @@ class LearningParams:
     cooc_count_slow: float = 0.2
     cooc_trust: float = 1.0
     cooc_min_weight: float = 0.01
+    cooc_capacity: int = 20_000  # pairs kept; past 1.25x this the weakest are forgotten
     hub_share: float = 0.25  # a note in more than this share of searches is a hub...
     hub_min_searches: int = 20  # ...once there have been at least this many searches
     damping: float = 0.6
@@ -91,6 +98,7 @@ class LearningParams:
             "ips_clip": self.ips_clip >= 1.0,
             "decay_base": self.decay_base >= 0.0,
             "cooc_scale": self.cooc_scale > 0.0,
+            "cooc_capacity": self.cooc_capacity >= 1,
         }
         bad = sorted(name for name, ok in checks.items() if not ok)
         if bad:
@@ -184,6 +192,16 @@ def edge_weights(
     fade = np.exp(-np.maximum(0.0, days) / tau)
     w = np.clip(npmi_ * freq * params.cooc_trust * fade, 0.0, 1.0)
     return np.where(n_ij > 0, w, 0.0)
+
+
+def pair_strength(
+    n_ij: npt.NDArray[np.float64], days: npt.NDArray[np.float64], params: LearningParams
+) -> npt.NDArray[np.float64]:
+    """The largest weight each pair could have now (`edge_weights` with npmi = 1, trust = 1)."""
+    n = np.maximum(np.asarray(n_ij, dtype=np.float64), 0.0)
+    freq = np.minimum(1.0, (n / params.cooc_scale) ** params.cooc_power)
+    tau = params.cooc_days * (1.0 + params.cooc_count_slow * np.log1p(n))
+    return freq * np.exp(-np.maximum(0.0, np.asarray(days, dtype=np.float64)) / tau)
 
 
 def decay_rate(accesses: int, sessions: int, params: LearningParams) -> float:

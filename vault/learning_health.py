@@ -53,7 +53,7 @@ def distribution(values: Sequence[float]) -> dict[str, Any]:
 def health(
     state: LearnedState,
     event_counts: Mapping[str, int],
-    edges: Sequence[tuple[int, int, float]],
+    edge_weights: Sequence[float],
     existing_ids: Iterable[int],
 ) -> dict[str, Any]:
     """The audit as one JSON-safe dict (see module docstring)."""
@@ -88,7 +88,7 @@ def health(
             "max": max(qs) if qs else None,
             "mean": float(np.mean(qs)) if qs else None,
         },
-        "edges": {"pairs": len(state.pairs), "weights": distribution([w for _, _, w in edges])},
+        "edges": {"pairs": len(state.pairs), "weights": distribution(edge_weights)},
         "archived": sum(1 for n in notes.values() if n.archived_at is not None),
         "missing_rows": len(missing_notes) + missing_pairs + missing_sessions,
         "missing_notes": missing_notes[:20],

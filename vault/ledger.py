@@ -32,6 +32,7 @@ import numpy.typing as npt
 from . import ledger_sql as sql
 from .activation import spread, undirected
 from .corpus import Corpus
+from .edges import WeightedEdges
 from .errors import VaultError
 from .learned_state import Event, LearnedState, apply
 from .learning import (
@@ -76,7 +77,7 @@ class Ledger:
         self._adj: dict[int, list[int]] = {}
         self._corpus: Callable[[], Corpus] | None = None
         self._generation = -1
-        self._edges: tuple[tuple[int, float], list[tuple[int, int, float]]] | None = None
+        self._edges: tuple[tuple[int, float], WeightedEdges] | None = None
         self._version = -1
         self._state = LearnedState()
         self._pairs = PairTable()
@@ -145,7 +146,7 @@ class Ledger:
                 seq = sql.insert_event(conn, t, kind, session, note, data)
                 ev = Event(seq, t, kind, session, note, json.loads(json.dumps(data)))
                 touched = apply(self._state, ev, self.params)
-                self._pairs.mark(touched.pairs)
+                self._pairs.mark(touched.pairs, touched.notes)
                 sql.write_rows(conn, self._state, touched)
             conn.execute("COMMIT")
         except BaseException:
@@ -293,12 +294,7 @@ class Ledger:
                 out[k] = q_prior(ns.q, self.params)
         return out
 
-    def _hub(self, note: int) -> bool:
-        n = self._state.searches
-        seen = self._state.notes[note].seen if note in self._state.notes else 0
-        return n >= self.params.hub_min_searches and seen > self.params.hub_share * n
-
-    def edges(self, now: float) -> list[tuple[int, int, float]]:
+    def edges(self, now: float) -> WeightedEdges:
         """Every co-occurrence edge (id a < id b, weight) above the minimum, hubs excluded.
 
         Cached per (state version, now): the weights are a pure function of both.
@@ -307,20 +303,14 @@ class Ledger:
         key = (self._state.last_seq, now)
         if self._edges is not None and self._edges[0] == key:
             return self._edges[1]
-        out = self._pairs.edges(self._state, now, self.params, self._hub)
+        out = self._pairs.edges(self._state, now, self.params)
         self._edges = (key, out)
         return out
 
-    def cooccurrence(self, ids: Sequence[int]) -> list[tuple[int, int, float]]:
+    def cooccurrence(self, ids: Sequence[int]) -> WeightedEdges:
         self._sync_state()
-        archived = {n for n, ns in self._state.notes.items() if ns.archived_at is not None}
-        pos = {note: k for k, note in enumerate(ids) if note not in archived}
-        out = [
-            (pos[a], pos[b], w)
-            for a, b, w in self.edges(self.clock())
-            if a in pos and b in pos
-        ]
-        return sorted(out)
+        archived = [n for n, ns in self._state.notes.items() if ns.archived_at is not None]
+        return self.edges(self.clock()).to_positions(ids, archived)
 
     def _archived(self, note: int) -> bool:
         ns = self._state.notes.get(note)
@@ -362,4 +352,4 @@ class Ledger:
     def health(self, existing_ids: Iterable[int], now: float) -> dict[str, Any]:
         """The learning audit (vault/learning_health.py) against the index's live note ids."""
         self._sync_state()
-        return health(self._state, self.event_counts(), self.edges(now), existing_ids)
+        return health(self._state, self.event_counts(), self.edges(now).w.tolist(), existing_ids)

@@ -40,7 +40,7 @@ Derived structures (BM25, conjunctive, names, links, embeddings) are built once 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,6 +49,7 @@ import numpy.typing as npt
 from scipy import sparse
 
 from .corpus import Corpus
+from .edges import WeightedEdges
 from .encoders import EmbeddingCache, Encoder, Progress
 from .fusion import RRF_K, Fusion, fuse, order
 from .hits import Hit, SearchResult
@@ -183,14 +184,15 @@ class SearchEngine:
     def _view(self, corpus: Corpus, progress: Progress | None = None) -> _Derived:
         d = self._derived
         if d is None or d.generation != corpus.generation or d.n != len(corpus):
+            links = adjacency(len(corpus), corpus.edges)
             d = _Derived(
                 generation=corpus.generation,
                 n=len(corpus),
                 bm25=Bm25Index.build(corpus),
                 conj=ConjunctiveIndex.build(corpus),
                 names=NameIndex.build(corpus),
-                links=adjacency(len(corpus), corpus.edges),
-                walk=Walk.build(adjacency(len(corpus), corpus.edges)),
+                links=links,
+                walk=Walk.build(links),
             )
             self._derived = d
         if self.encoder is not None and (
@@ -210,7 +212,7 @@ class SearchEngine:
         *,
         warmth: npt.ArrayLike | None = None,
         prior: npt.ArrayLike | None = None,
-        cooccurrence: Sequence[tuple[int, int, float]] = (),
+        cooccurrence: WeightedEdges | None = None,
         archived: npt.ArrayLike | None = None,
     ) -> Scored:
         """Compute every stage but the cross-encoder for all notes of `corpus`."""
@@ -290,10 +292,10 @@ class SearchEngine:
         view: _Derived,
         query: str,
         sig: Mapping[str, F64],
-        cooccurrence: Sequence[tuple[int, int, float]],
+        cooccurrence: WeightedEdges | None,
     ) -> tuple[str, F64 | None]:
         adj, walk = view.links, view.walk
-        if cooccurrence:
+        if cooccurrence is not None and len(cooccurrence):
             adj = adj + adjacency(view.n, (), cooccurrence, self.params.beta)
             walk = Walk.build(adj)
         if adj.nnz == 0:
@@ -317,7 +319,7 @@ class SearchEngine:
         *,
         warmth: npt.ArrayLike | None = None,
         prior: npt.ArrayLike | None = None,
-        cooccurrence: Sequence[tuple[int, int, float]] = (),
+        cooccurrence: WeightedEdges | None = None,
         archived: npt.ArrayLike | None = None,
     ) -> SearchResult:
         """Top `k` eligible notes with receipts (module docstring for the stages)."""

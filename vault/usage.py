@@ -15,6 +15,8 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from .edges import WeightedEdges
+
 
 class UsageRecorder(Protocol):
     """Receives usage facts from the facade. Each call must be durable before it returns."""
@@ -41,8 +43,8 @@ class UsageRecorder(Protocol):
         """Bounded Q prior per note id, added after fusion (0 when nothing learned)."""
         ...
 
-    def cooccurrence(self, ids: Sequence[int]) -> list[tuple[int, int, float]]:
-        """Learned co-occurrence edges (position a, position b, weight in [0, 1])."""
+    def cooccurrence(self, ids: Sequence[int]) -> WeightedEdges:
+        """Learned co-occurrence edges between positions in `ids` (weights in [0, 1])."""
         ...
 
     def archived(self, ids: Sequence[int]) -> npt.NDArray[np.bool_]:
@@ -79,8 +81,8 @@ class NullUsage:
     def prior(self, ids: Sequence[int]) -> npt.NDArray[np.float64]:
         return np.zeros(len(ids), dtype=np.float64)
 
-    def cooccurrence(self, ids: Sequence[int]) -> list[tuple[int, int, float]]:
-        return []
+    def cooccurrence(self, ids: Sequence[int]) -> WeightedEdges:
+        return WeightedEdges.empty()
 
     def archived(self, ids: Sequence[int]) -> npt.NDArray[np.bool_]:
         return np.zeros(len(ids), dtype=np.bool_)

@@ -187,12 +187,12 @@ def test_cooccurrence_positions_and_hubs(path: Path, clock: Clock) -> None:
     led = Ledger.open(path, clock=clock, params=params)
     led.on_search(None, "a", shown(1, 2))
     led.on_search(None, "b", shown(3, 4))
-    edges = led.cooccurrence([4, 3, 2, 1])  # positions in the given id order
-    assert [(a, b) for a, b, _ in edges] == [(1, 0), (3, 2)]
+    edges = led.cooccurrence([4, 3, 2, 1]).triples()  # positions in the given id order
+    assert [(a, b) for a, b, _ in edges] == [(0, 1), (2, 3)]  # undirected, oriented a < b
     assert [w for _, _, w in edges] == pytest.approx([1.0, 1.0])
     led.on_search(None, "c", shown(1, 5))
     led.on_search(None, "d", shown(1, 6))  # 1 is now in 3 of 4 searches: a hub
-    assert all(0 not in (a, b) for a, b, _ in led.cooccurrence([1, 2, 3, 4, 5, 6]))
+    assert all(0 not in (a, b) for a, b, _ in led.cooccurrence([1, 2, 3, 4, 5, 6]).triples())
     led.close()
 
 
@@ -236,11 +236,40 @@ def test_incremental_edges_equal_edges_weighed_from_scratch(
     led = Ledger.open(path, clock=clock)
     for round_ in range(4):  # the pair table is updated between rounds, rebuilt on reopen
         workload(led, clock, seed * 10 + round_, sessions=4)
-        got, want = led.edges(clock.t), slow_edges(led, clock.t)
+        got, want = led.edges(clock.t).triples(), slow_edges(led, clock.t)
         assert [(a, b) for a, b, _ in got] == [(a, b) for a, b, _ in want]
         np.testing.assert_allclose([w for *_, w in got], [w for *_, w in want], rtol=1e-12)
         assert got
     led.close()
     again = Ledger.open(path, clock=clock)
-    assert [(a, b) for a, b, _ in again.edges(clock.t)] == [(a, b) for a, b, _ in want]
+    assert [(a, b) for a, b, _ in again.edges(clock.t).triples()] == [(a, b) for a, b, _ in want]
     again.close()
+
+
+def test_pair_store_is_bounded_and_forgets_the_weakest_first(path: Path, clock: Clock) -> None:
+    params = LearningParams(cooc_capacity=12)
+    led = Ledger.open(path, clock=clock, params=params)
+    for r in range(6):  # pairs of 1-2-3 recur; the others are seen once, older ones first
+        clock.t += SECONDS_PER_DAY
+        led.on_search(None, "q", shown(1, 2, 3, 10 + 2 * r, 11 + 2 * r))
+        assert len(led.state.pairs) <= 12 + 12 // 4
+        got, want = led.edges(clock.t).triples(), slow_edges(led, clock.t)
+        assert [(a, b) for a, b, _ in got] == [(a, b) for a, b, _ in want]
+    assert {(1, 2), (1, 3), (2, 3)} <= set(led.state.pairs)  # strongest kept
+    assert (10, 11) not in led.state.pairs  # oldest once-seen pair forgotten
+    assert led.replay() == led.state
+    led.close()
+    reopened = Ledger.open(path, clock=clock, params=params)
+    assert reopened.state == fold(reopened.events(), params)
+    assert set(reopened.state.pairs) == set(fold(reopened.events(), params).pairs)
+    reopened.close()
+
+
+def test_pair_strength_is_the_weight_bound() -> None:
+    from vault.learning import edge_weight, pair_strength
+
+    p = LearningParams()
+    for count, days in ((1, 0.0), (5, 10.0), (300, 90.0)):
+        bound = float(pair_strength(np.array([float(count)]), np.array([days]), p)[0])
+        # the best case for the weight: both notes seen only in these searches (npmi = 1)
+        assert edge_weight(count, count, count, count * 10, days, p) <= bound + 1e-12

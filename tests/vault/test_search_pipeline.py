@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from vault.corpus import Corpus
+from vault.edges import WeightedEdges
 from vault.search import SearchEngine, SearchParams
 
 from .retrieval_fixtures import make_corpus
@@ -163,7 +164,7 @@ def test_cooccurrence_edges_reach_the_graph() -> None:
     c = make_corpus([("A", "alpha topic"), ("B", "unrelated words"), ("C", "more filler")])
     eng = SearchEngine.lexical()
     assert eng.search(c, "alpha").stages["graph"] == "skipped: no links"
-    res = eng.search(c, "alpha", cooccurrence=[(0, 1, 1.0)])
+    res = eng.search(c, "alpha", cooccurrence=WeightedEdges.of([(0, 1, 1.0)]))
     assert res.stages["graph"].startswith("ran")
     assert [h.title for h in res.hits[:2]] == ["A", "B"]
 

@@ -7,6 +7,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from vault.edges import WeightedEdges
 from vault.signals.graph import (
     ALPHA,
     NameIndex,
@@ -84,7 +85,7 @@ def test_matches_networkx() -> None:
 
 
 def test_cooccurrence_edges_weighted_by_beta() -> None:
-    adj = adjacency(3, [(0, 1)], [(1, 2, 0.5)], beta=0.4)
+    adj = adjacency(3, [(0, 1)], WeightedEdges.of([(1, 2, 0.5)]), beta=0.4)
     assert adj[0, 1] == 1.0 and adj[1, 0] == 1.0
     assert abs(adj[1, 2] - 0.2) < 1e-12 and abs(adj[2, 1] - 0.2) < 1e-12
     assert adj[0, 2] == 0.0

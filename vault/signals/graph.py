@@ -25,6 +25,7 @@ import numpy.typing as npt
 from scipy import sparse
 
 from ..corpus import Corpus
+from ..edges import WeightedEdges
 from ..text import tokenize
 
 ALPHA = 0.85
@@ -41,23 +42,23 @@ F64 = npt.NDArray[np.float64]
 def adjacency(
     n: int,
     edges: Sequence[tuple[int, int]],
-    extra: Sequence[tuple[int, int, float]] = (),
+    extra: WeightedEdges | None = None,
     beta: float = BETA,
 ) -> sparse.csr_matrix:
     """Symmetric adjacency: 1 per linked pair (either direction), + beta * w per extra edge."""
-    rows: list[int] = []
-    cols: list[int] = []
-    vals: list[float] = []
-    for a, b in sorted({(min(a, b), max(a, b)) for a, b in edges if a != b}):
-        rows += [a, b]
-        cols += [b, a]
-        vals += [1.0, 1.0]
-    for a, b, w in extra:
-        if a != b and w > 0:
-            rows += [a, b]
-            cols += [b, a]
-            vals += [beta * w, beta * w]
-    m = sparse.coo_matrix((vals, (rows, cols)), shape=(n, n), dtype=np.float64).tocsr()
+    links = sorted({(min(a, b), max(a, b)) for a, b in edges if a != b})
+    la = np.array([a for a, _ in links], dtype=np.int64)
+    lb = np.array([b for _, b in links], dtype=np.int64)
+    lw = np.ones(len(links), dtype=np.float64)
+    if extra is not None and len(extra):
+        positive = extra.w > 0
+        la = np.concatenate([la, extra.a[positive]])
+        lb = np.concatenate([lb, extra.b[positive]])
+        lw = np.concatenate([lw, beta * extra.w[positive]])
+    rows, cols = np.concatenate([la, lb]), np.concatenate([lb, la])
+    m = sparse.coo_matrix(
+        (np.concatenate([lw, lw]), (rows, cols)), shape=(n, n), dtype=np.float64
+    ).tocsr()
     m.sum_duplicates()
     return m
 
