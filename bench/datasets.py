@@ -3,10 +3,13 @@ haystack, plus the questions asked of it with their evidence (as note positions)
 
 Vault shape (what `rmh ingest` of a conversation would write): one note per turn (LoCoMo;
 LongMemEval at --granularity turn) or per session (LongMemEval --granularity session), with
-speaker and date in frontmatter and a `[[Speaker]]` link in the body; each turn also links the
-previous turn of its session (the reply thread). Speaker notes are hubs of the link graph and
-are marked archived, so they shape PageRank but are never ranked (evaluation is over turns or
-sessions only, as both benchmarks define it).
+speaker and date in frontmatter and a `[[Speaker]]` link in the body; a LoCoMo turn also links
+the previous turn of its session (the turn it replies to). LongMemEval turn documents are user
+turns only (official protocol), so the turn a user turn replies to, the assistant's, is not in
+the vault: user turns are not linked to each other (an earlier version linked consecutive user
+turns as if one replied to the other; BENCHMARKS.md gives both). Speaker notes are hubs of the
+link graph and are marked archived, so they shape PageRank but are never ranked (evaluation is
+over turns or sessions only, as both benchmarks define it).
 
 LoCoMo (Maharana et al. 2024): categories 1-4 (5 = adversarial, excluded); evidence = dialog
 ids ("D1:3"); an image turn's BLIP caption is part of its text, as in the released data.
@@ -173,15 +176,11 @@ def load_longmemeval(
                 if answer and any(t.get("has_answer") for _, t in user_turns):
                     evidence.add(pos)
                 continue
-            prev: int | None = None
             for j, t in user_turns:
                 pos = b.add(f"sessions/s{si}/t{j + 1}.md", f"Session {si} turn {j + 1}",
                             f"[[User]]: {t.get('content', '')}",
                             {"speaker": "user", "date": str(date), "session": si})
                 b.link(pos, user)
-                if prev is not None:
-                    b.link(pos, prev)
-                prev = pos
                 if answer and t.get("has_answer"):
                     evidence.add(pos)
         if not evidence:

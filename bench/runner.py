@@ -26,7 +26,7 @@ from .datasets import Haystack
 from .metrics import mean_metrics, paired_bootstrap, question_metrics
 
 BASELINES = ("bm25", "dense", "rrf")
-ABLATE = ("bm25", "dense", "conjunctive", "graph", "context")
+ABLATE = ("bm25", "dense", "conjunctive", "graph", "context", "named")
 DEPTH = 10
 LOCOMO_CATEGORIES = {"1": "multi-hop", "2": "temporal", "3": "open-domain", "4": "single-hop"}
 

@@ -15,6 +15,14 @@ What the encoder reads is prose: wiki-link markup is reduced to the words a read
 title that is only an identifier (no token of two or more letters, e.g. "D1-3", "2024-05-01")
 is left out, since it carries no meaning for a sentence encoder and only dilutes short notes
 (measured on LoCoMo in BENCHMARKS.md). Lexical signals still index the raw title and body.
+
+Dialogue turns (a note whose frontmatter names a `speaker`, as `rmh ingest` and the benchmark
+vaults write them) that fit one window are also embedded sentence by sentence, every sentence
+prefixed with its speaker ("Alice: ..."), and score by their best unit. Finer retrieval units
+raise dense recall (Chen et al. 2023, "Dense X Retrieval: What Retrieval Granularity Should We
+Use?"), but only with their context attached: on LoCoMo, bare sentences scored recall@10 0.300
+against 0.448 for whole turns, and speaker-prefixed sentences 0.571 (BENCHMARKS.md). Notes
+without a speaker keep one unit per window, so ordinary vaults pay nothing extra.
 """
 
 from __future__ import annotations
@@ -82,14 +90,30 @@ def _split_long(text: str, budget: int, count: TokenCounter) -> list[str]:
     return pieces or [text]
 
 
+def speaker_sentences(title: str, body: str, speaker: str) -> list[str]:
+    """One unit per sentence of a dialogue turn, each carrying its context: "title\nSpeaker:
+    sentence" (the body's own leading "Speaker: " label is not repeated). Empty when the turn
+    has fewer than two sentences (the whole turn is then the only unit)."""
+    text = body.strip()
+    if text[: len(speaker) + 1].casefold() == f"{speaker}:".casefold():
+        text = text[len(speaker) + 1 :].strip()
+    sentences = [s.strip() for s in _SENTENCE.split(text) if s.strip()]
+    if len(sentences) < 2:
+        return []
+    return [f"{title}\n{speaker}: {s}".strip() for s in sentences]
+
+
 def chunk_note(
-    title: str, body: str, count: TokenCounter, max_tokens: int = 256
+    title: str, body: str, count: TokenCounter, max_tokens: int = 256, speaker: str = ""
 ) -> tuple[str, ...]:
     """The chunks one note is embedded as (see the module docstring for the contract)."""
     title, body = informative_title(title), plain_links(body)
     whole = f"{title}\n{body}".strip()
     if count(whole) <= max_tokens:
-        return (whole or title,)
+        units = [whole or title]
+        if speaker:
+            units += [u for u in speaker_sentences(title, body, speaker) if u not in units]
+        return tuple(dict.fromkeys(units))
     chunks: list[str] = []
     for heading, text in _sections(body):
         prefix = f"{title}\n{heading}".strip() if heading else title

@@ -77,7 +77,7 @@ def _explain(receipt: dict[str, Any]) -> str:
         rank = "-" if sig.get("rank") is None else f"#{sig['rank'] + 1}"
         parts.append(f"{name} {sig.get('raw', 0.0):.3f} ({rank})")
     tail = [f"fused {receipt.get('fused', 0.0):.4f}"]
-    for key in ("context", "warmth", "prior", "rerank"):
+    for key in ("context", "named", "warmth", "prior", "rerank"):
         value = receipt.get(key)
         if isinstance(value, float) and value:
             tail.append(f"{key} {value:+.4f}" if key != "rerank" else f"rerank {value:.3f}")

@@ -97,7 +97,7 @@ def test_locomo_json_report(tmp_path: Path) -> None:
     methods = doc["methods"]
     assert isinstance(methods, dict) and set(methods) == {
         "bm25", "dense", "rrf", "full", "-bm25", "-dense", "-conjunctive", "-graph",
-        "-context"}
+        "-context", "-named"}
     for vals in methods.values():
         assert all(0.0 <= v <= 1.0 for v in vals.values())
         assert vals["recall@10"] == 1.0  # 5 turns: everything is in the top 10
@@ -132,3 +132,19 @@ def test_metrics_hand_case() -> None:
     ci = paired_bootstrap([1, 1, 0, 1], [0, 1, 0, 0])
     assert ci["mean"] == 0.5 and ci["lo"] <= 0.5 <= ci["hi"]
     assert paired_bootstrap([1, 1, 0, 1], [0, 1, 0, 0]) == ci  # fixed seed
+
+
+def test_benchmark_vault_shapes(tmp_path: Path) -> None:
+    from bench.datasets import load_locomo, load_longmemeval
+
+    (tmp_path / "l.json").write_text(json.dumps(LOCOMO))
+    (tmp_path / "m.json").write_text(json.dumps(LME))
+    conv = next(load_locomo(tmp_path / "l.json")).corpus
+    hubs = {i for i, a in enumerate(conv.archived) if a}
+    replies = {e for e in conv.edges if not set(e) & hubs}
+    assert replies == {(2, 0), (4, 2), (6, 5)}  # each turn links the turn it replies to
+    assert all(conv.frontmatter[i]["speaker"] for i in range(len(conv)) if i not in hubs)
+    turns = next(load_longmemeval(tmp_path / "m.json", "turn", {})).corpus
+    hub = {i for i, a in enumerate(turns.archived) if a}
+    # user turns reply to assistant turns, which are not documents: only the hub links them
+    assert hub and all(set(e) & hub for e in turns.edges)

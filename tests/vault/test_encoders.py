@@ -127,3 +127,38 @@ def test_embedded_text_is_prose() -> None:
     count = encoder().count_tokens
     assert chunk_note("D1-3", "[[Caroline]]: hello", count) == ("Caroline: hello",)
     assert chunk_note("Auth", "[[Bob|he]] fixed it", count) == ("Auth\nhe fixed it",)
+
+
+def test_dialogue_turns_are_also_embedded_sentence_by_sentence_with_their_speaker() -> None:
+    count = encoder().count_tokens
+    body = "[[Nate]]: Way to go! I just got a new dog, this is Max! [shares a photo: a dog]"
+    assert chunk_note("D12-3", body, count, speaker="Nate") == (
+        "Nate: Way to go! I just got a new dog, this is Max! [shares a photo: a dog]",
+        "Nate: Way to go!",
+        "Nate: I just got a new dog, this is Max!",
+        "Nate: [shares a photo: a dog]",
+    )
+    # one sentence: the whole turn is the only unit; no speaker: no sentence units
+    assert chunk_note("D1-1", "[[Nate]]: Hi there.", count, speaker="Nate") == ("Nate: Hi there.",)
+    assert chunk_note("Note", "One. Two.", count) == ("Note\nOne. Two.",)
+    # the speaker label is matched case-insensitively and not repeated; the title is kept
+    assert chunk_note("Session 2 turn 1", "[[User]]: I moved. It rained.", count,
+                      speaker="user") == ("Session 2 turn 1\nUser: I moved. It rained.",
+                                          "Session 2 turn 1\nuser: I moved.",
+                                          "Session 2 turn 1\nuser: It rained.")
+    long_turn = "Budget talk. " * 200  # over the window: paragraph chunks only
+    assert chunk_note("t", long_turn, count, speaker="Ann") == chunk_note("t", long_turn, count)
+
+
+def test_dense_index_reads_the_speaker_from_frontmatter() -> None:
+    from dataclasses import replace
+
+    text = "[[Ann]]: The weather is lovely today. He drove to the stadium."
+    plain = make_corpus([("D1-1", text)])
+    turn = replace(plain, frontmatter=({"speaker": "Ann"},))
+    assert DenseIndex.build(plain, encoder(), MemoryEmbeddingCache()).matrix.shape[0] == 1
+    idx = DenseIndex.build(turn, encoder(), MemoryEmbeddingCache())
+    assert idx.matrix.shape[0] == 3  # the whole turn and its two sentences
+    q = "Ann: He drove to the stadium."
+    whole = float(idx.matrix[0] @ encoder().encode([q])[0])
+    assert dense_scores(idx, encoder(), q)[0] > whole + 0.05  # the sentence unit wins

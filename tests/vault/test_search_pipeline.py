@@ -46,7 +46,10 @@ def test_lexical_engine_stages_and_receipts() -> None:
     assert r["signals"]["bm25"]["rank"] == 0 and r["signals"]["bm25"]["raw"] > 0
     total = sum(s["contribution"] for s in r["signals"].values())
     assert abs(total - r["fused"]) < 1e-12
-    assert r["fused"] + r["context"] == res.hits[0].score and r["prior"] == 0
+    assert res.stages["named"] == "ran (2 named, 3 linked, scale 0.5)"
+    assert r["named"] == pytest.approx(0.5 * (r["fused"] + r["context"]))  # linked to Caroline
+    assert r["fused"] + r["context"] + r["named"] == pytest.approx(res.hits[0].score)
+    assert r["prior"] == 0
     assert r["warmth"] == 0 and r["warmth_raw"] == 0
     assert all(h.title != "Old" for h in res.hits)  # archived never ranked by default
     json.dumps(res.to_json())  # receipts are JSON-safe
@@ -75,7 +78,7 @@ def test_context_two_hops_by_hand() -> None:
     notes = [("a", "zebra stripes"), ("b", "one"), ("c", "two"), ("d", "three"), ("h", "hub")]
     c = make_corpus(notes, [(1, 0), (2, 1), (3, 2), (4, 0), (4, 3)],
                     archived=[False] * 4 + [True])
-    eng = SearchEngine.lexical(SearchParams(weights={"graph": 0.0}))
+    eng = SearchEngine.lexical(SearchParams(weights={"graph": 0.0, "context": 0.4}))
     s = eng.score(c, "zebra")
     f, g = s.fusion.fused, 0.4
     assert f[0] > 0 and not f[1:].any()
@@ -97,7 +100,7 @@ def test_conjunctive_separates_days() -> None:
 
 def test_weight_zero_skips_and_warmth_and_prior_enter() -> None:
     c = corpus()
-    eng = SearchEngine(SearchParams(weights={"graph": 0.0, "warmth": 0.3}))
+    eng = SearchEngine(SearchParams(weights={"graph": 0.0, "warmth": 0.3, "bm25": 1.0}))
     base = eng.search(c, "auth rollout", k=5)
     assert [h.title for h in base.hits] == ["Auth latency", "Auth outage"]  # a near tie
     res = eng.search(c, "auth rollout", k=5, warmth=np.array([0, 0, 0, 0.5, 0, 0]))
@@ -127,7 +130,7 @@ def test_warm_note_no_query_signal_found_is_not_a_hit() -> None:
 
 def test_warm_found_note_moves_up_by_a_bounded_boost() -> None:
     c = corpus()
-    eng = SearchEngine(SearchParams(weights={"graph": 0.0, "warmth": 0.3}))
+    eng = SearchEngine(SearchParams(weights={"graph": 0.0, "warmth": 0.3, "bm25": 1.0}))
     q = "auth rollout Monday"
     base = {h.title: h for h in eng.search(c, q, k=5).hits}
     assert list(base)[:2] == ["Auth outage", "Auth latency"]
@@ -200,3 +203,27 @@ def test_byte_identical_under_two_hash_seeds() -> None:
         outs.append(run.stdout)
     assert outs[0] == outs[1]
     assert outs[0].count(b'"dense": {') >= 10  # the dense stage ran inside
+
+
+def test_named_stage_lifts_named_notes_and_their_links_only() -> None:
+    notes = [
+        ("Alice", "Alice leads the platform team."),
+        ("Standup 1", "[[Alice]] said the deploy pipeline is flaky."),
+        ("Standup 2", "Bob said the deploy pipeline is flaky."),
+        ("Lunch", "Nothing about deploys here, just noodles."),
+    ]
+    c = make_corpus(notes, [(1, 0)])
+    on = SearchEngine.lexical().score(c, "what did Alice say about the deploy pipeline")
+    off = SearchEngine.lexical(SearchParams(weights={"named": 0.0})).score(
+        c, "what did Alice say about the deploy pipeline"
+    )
+    assert on.stages["named"] == "ran (1 named, 2 linked, scale 0.5)"
+    assert off.stages["named"] == "skipped: weight 0"
+    lifted = on.final / np.where(off.final > 0, off.final, 1.0)
+    np.testing.assert_allclose(lifted[[0, 1]], 1.5)  # Alice and the note linking her
+    np.testing.assert_allclose(lifted[[2]], 1.0)  # Bob's identical sentence is not lifted
+    assert on.final[3] == off.final[3]
+    none = SearchEngine.lexical().score(c, "deploy pipeline")
+    assert none.stages["named"] == "skipped: nothing named"
+    with pytest.raises(ValueError, match="boost scale"):
+        SearchEngine.lexical(SearchParams(weights={"named": -1.0})).score(c, "Alice")

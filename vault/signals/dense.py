@@ -47,8 +47,15 @@ class DenseIndex:
         starts = np.zeros(len(corpus), dtype=np.int64)
         for i in range(len(corpus)):
             starts[i] = len(texts)
+            speaker = corpus.frontmatter[i].get("speaker")
             texts.extend(
-                chunk_note(corpus.titles[i], corpus.bodies[i], encoder.count_tokens, max_tokens)
+                chunk_note(
+                    corpus.titles[i],
+                    corpus.bodies[i],
+                    encoder.count_tokens,
+                    max_tokens,
+                    speaker.strip() if isinstance(speaker, str) else "",
+                )
             )
         matrix = encode_cached(encoder, texts, cache, progress)
         return cls(matrix=matrix, starts=starts, fingerprint=encoder.fingerprint)
