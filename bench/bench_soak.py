@@ -1,9 +1,10 @@
 """Soak test of `rmh serve`: many searches and execs over one connection.
 
-Measures, on one long-lived server process: RSS after warm-up vs at the end (growth must stay
-<= 10 %), and p50/p95 latency of the first and last windows of searches and execs (p95 must be
-stable: last window's p95 within 1.5x the first's + 2 ms). Requests are sent one at a time, so
-latency is the full round trip through the pipe.
+Measures, on one long-lived server process: RSS after warm-up vs at the end, of the server and
+of its whole process tree (sandbox worker included); each must grow <= 10 %. And p50/p95
+latency of the first and last windows of searches and execs (p95 must be stable: last
+window's p95 within 1.5x the first's + 2 ms). Requests are sent one at a time, so latency is
+the full round trip through the pipe.
 
     python bench/bench_soak.py [--searches 10000] [--execs 1000] [--notes 300] [--dense]
 
@@ -43,6 +44,26 @@ def rss_kb(pid: int) -> int:
         if line.startswith("VmRSS"):
             return int(line.split()[1])
     return 0
+
+
+def tree_rss_kb(pid: int) -> int:
+    """RSS of `pid` and all its descendants (the sandbox worker runs under the server)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    total, todo = 0, [pid]
+    while todo:
+        cur = todo.pop()
+        try:
+            total += rss_kb(cur)
+        except OSError:
+            continue
+        todo.extend(children.get(cur, []))
+    return total
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -98,6 +119,7 @@ def main() -> int:
         for _ in range(20):
             call("repl.exec", {"code": "x = search('auth')\nlen(x)"})
         rss_start = rss_kb(proc.pid)
+        tree_start = tree_rss_kb(proc.pid)
         t_start = time.perf_counter()
         search_t: list[float] = []
         exec_t: list[float] = []
@@ -111,6 +133,7 @@ def main() -> int:
             exec_t.append(call("repl.exec", {"code": "1 + 1"}))
         wall = time.perf_counter() - t_start
         rss_end = rss_kb(proc.pid)
+        tree_end = tree_rss_kb(proc.pid)
         proc.stdin.close()
         exit_code = proc.wait(timeout=60)
     w_s = max(1, len(search_t) // 10)
@@ -124,9 +147,11 @@ def main() -> int:
         "searches": len(search_t), "execs": len(exec_t), "notes": args.notes,
         "dense": args.dense, "wall_s": round(wall, 1), "exit_code": exit_code,
         "rss_start_kb": rss_start, "rss_end_kb": rss_end, "rss_growth": round(growth, 4),
+        "tree_rss_start_kb": tree_start, "tree_rss_end_kb": tree_end,
+        "tree_rss_growth": round((tree_end - tree_start) / tree_start, 4),
         "search": {"all": window(search_t), "first_10pct": first_s, "last_10pct": last_s},
         "exec": {"all": window(exec_t), "first_10pct": first_e, "last_10pct": last_e},
-        "ok": growth <= 0.10 and stable and exit_code == 0,
+        "ok": growth <= 0.10 and tree_end <= 1.10 * tree_start and stable and exit_code == 0,
     }
     print(json.dumps(report, indent=1))
     return 0 if report["ok"] else 1

@@ -136,13 +136,14 @@ def _search(state: LearnedState, ev: Event, params: LearningParams, touched: Tou
         state.notes[note].seen += 1
     for i, a in enumerate(top):
         for b in top[i + 1 :]:
-            pair = state.pairs.get((a, b))
+            key = (a, b)  # one tuple shared by the state, `touched` and the pair table
+            pair = state.pairs.get(key)
             if pair is None:
-                state.pairs[(a, b)] = Pair(1, ev.t)
+                state.pairs[key] = Pair(1, ev.t)
             else:
                 pair.count += 1
                 pair.last_t = max(pair.last_t, ev.t)
-            touched.pairs.add((a, b))
+            touched.pairs.add(key)
     _evict_pairs(state, ev.t, params, touched)
     _activate(
         state, ev, params, touched, [note for rank, note in shown if rank < params.activation_top]
