@@ -11,12 +11,8 @@ import json
 import statistics
 import time
 
+from bench.bench_soak import percentile
 from sandbox import HostFunction, Sandbox, SandboxConfig, probe
-
-
-def _pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def run(tier: str, n: int) -> dict[str, object]:
@@ -44,7 +40,7 @@ def run(tier: str, n: int) -> dict[str, object]:
     return {
         "tier": tier,
         "warm_p50_ms": round(statistics.median(warm) * 1e3, 3),
-        "warm_p95_ms": round(_pct(warm, 0.95) * 1e3, 3),
+        "warm_p95_ms": round(percentile(warm, 0.95) * 1e3, 3),
         "cold_start_p50_ms": round(statistics.median(cold) * 1e3, 1),
         "host_call_mean_ms": round(per_call * 1e3, 4),
     }

@@ -23,10 +23,9 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
-from typing import cast
+from collections.abc import Iterable, Sequence
 
-import vault as _vault
+from vault import content_terms, tokenize
 
 LABEL = "[extractive]"
 NOT_FOUND = "NOT FOUND"
@@ -53,32 +52,9 @@ _MONTHS = frozenset(
 _NAME = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z]+")
 
 
-# Used only when the vault package does not export content_terms (it does; see vault/text.py).
-_FALLBACK_STOP = frozenset(
-    _WORD.findall(
-        "a an and are as at be by did do does for from had has have how i in is it its of on "
-        "or she he that the their they this to was were what when where which who why will "
-        "with you"
-    )
-)
-
-
-def _fallback_tokenize(text: str) -> list[str]:
+def _words(text: str) -> list[str]:
+    """Case-folded word runs of `text`, stop words kept (answer-type and length checks)."""
     return _WORD.findall(text.casefold())
-
-
-def _fallback_content_terms(tokens: list[str]) -> list[str]:
-    return [t for t in tokens if t not in _FALLBACK_STOP]
-
-
-# The vault's tokenizer when the package exports it; the same regex otherwise.
-_tokenize = cast(
-    Callable[[str], list[str]], getattr(_vault, "tokenize", None) or _fallback_tokenize
-)
-_content_terms = cast(
-    Callable[[list[str]], list[str]],
-    getattr(_vault, "content_terms", None) or _fallback_content_terms,
-)
 
 
 def _fold(term: str) -> str:
@@ -91,7 +67,7 @@ def _fold(term: str) -> str:
 
 def terms(text: str) -> list[str]:
     """Content terms of `text`: tokens minus stop words, suffix-folded, in order."""
-    return [_fold(t) for t in _content_terms(_tokenize(text))]
+    return [_fold(t) for t in content_terms(tokenize(text))]
 
 
 def split_sentences(text: str) -> list[str]:
@@ -135,7 +111,7 @@ def bm25_scores(docs: Sequence[Sequence[str]], query: Iterable[str]) -> list[flo
 def _answer_type_ok(question: str, sentence: str) -> bool:
     q = question.casefold()
     if q.startswith("when") or "what date" in q or "what year" in q or "how long" in q:
-        low = set(_fallback_tokenize(sentence))
+        low = set(_words(sentence))
         return bool(_NUMBER.search(sentence)) or bool(low & _MONTHS)
     if "how many" in q or "how much" in q:
         return bool(_NUMBER.search(sentence))
@@ -150,7 +126,7 @@ def rank_sentences(slice_text: str, question: str) -> list[tuple[int, float, str
     scores = bm25_scores([terms(s) for s in sentences], terms(question))
     ranked = []
     for i, (score, sentence) in enumerate(zip(scores, sentences, strict=True)):
-        if score <= 0.0 or len(_fallback_tokenize(sentence)) < MIN_TOKENS:
+        if score <= 0.0 or len(_words(sentence)) < MIN_TOKENS:
             continue
         if _METADATA.match(sentence):
             continue

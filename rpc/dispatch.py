@@ -30,6 +30,7 @@ from .errors import (
     METHOD_NOT_FOUND,
     RpcError,
     application_error,
+    invalid_params,
     spec_error,
 )
 from .framing import DEFAULT_MAX_FRAME, encode
@@ -72,9 +73,7 @@ def _error_from_result(code: int, message: str, data: Any, method: str) -> RpcEr
         return spec_error(METHOD_NOT_FOUND, {"method": method[:200]})
     if code == INVALID_PARAMS and isinstance(data, str):  # from signature binding
         found = _PARAM_NAME.search(data)
-        param = found.group(1) if found else "params"
-        detail = {"param": param, "reason": data}
-        return RpcError(INVALID_PARAMS, f"Invalid params: {param}", detail)
+        return invalid_params(found.group(1) if found else "params", data)
     if code == INTERNAL_ERROR:
         return spec_error(INTERNAL_ERROR)
     return RpcError(code, message, None if data is NODATA else data)

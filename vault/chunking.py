@@ -61,7 +61,8 @@ def _sections(body: str) -> list[tuple[str, str]]:
             out.append((m.group(2), []))
         else:
             out[-1][1].append(line)
-    return [(h, "\n".join(lines).strip()) for h, lines in out if h or "\n".join(lines).strip()]
+    joined = [(h, "\n".join(lines).strip()) for h, lines in out]
+    return [(h, text) for h, text in joined if h or text]
 
 
 def _split_long(text: str, budget: int, count: TokenCounter) -> list[str]:

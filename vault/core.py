@@ -17,7 +17,7 @@ from typing import Any
 from .corpus import Corpus
 from .errors import AmbiguousNote, NotAVault, NoteExists, NoteNotFound, VaultError
 from .hits import SearchResult
-from .index import Index, NoteRow
+from .index import Index, LinkRow, NoteRow
 from .links import Resolver, retarget, strip_md
 from .note import rewrite_links
 from .records import LinkInfo, MoveResult, NoteRecord
@@ -53,7 +53,7 @@ class Vault:
         self._rescan = False
         self._corpus: Corpus | None = None
         self._resolver: Resolver | None = None
-        self._links: dict[int, list[tuple[Any, int | None]]] = {}
+        self._links: dict[int, list[tuple[LinkRow, int | None]]] = {}
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -164,14 +164,20 @@ class Vault:
             self._corpus = None
 
     def corpus(self) -> Corpus:
-        """The snapshot every signal reads (rebuilt only when the index generation changes)."""
+        """The snapshot every signal reads (rebuilt only when the index generation changes),
+        with the usage recorder's current archive flags."""
+        corpus = self._snapshot()
+        archived = tuple(bool(a) for a in self.usage.archived(corpus.ids))
+        if archived != corpus.archived:
+            self._corpus = corpus = replace(corpus, archived=archived)
+        return corpus
+
+    def _snapshot(self) -> Corpus:
+        """The current snapshot, names and links (archive flags as last set by `corpus`)."""
         stale = self._corpus is None or self._corpus.generation != self.index.generation()
         if self._corpus is None or (stale and not self._batch):
             self._build()
         assert self._corpus is not None
-        archived = tuple(bool(a) for a in self.usage.archived(self._corpus.ids))
-        if archived != self._corpus.archived:
-            self._corpus = replace(self._corpus, archived=archived)
         return self._corpus
 
     def _build(self) -> None:
@@ -181,7 +187,7 @@ class Vault:
         resolver = Resolver.build({r.id: r.path for r in rows}, {r.id: r.aliases for r in rows})
         pos = {r.id: i for i, r in enumerate(rows)}
         edges: set[tuple[int, int]] = set()
-        resolved: dict[int, list[tuple[Any, int | None]]] = {}
+        resolved: dict[int, list[tuple[LinkRow, int | None]]] = {}
         for r in rows:
             out = resolved.setdefault(r.id, [])
             for ln in links.get(r.id, []):
@@ -205,7 +211,7 @@ class Vault:
         )
 
     def resolver(self) -> Resolver:
-        self.corpus()
+        self._snapshot()
         assert self._resolver is not None
         return self._resolver
 
@@ -286,9 +292,9 @@ class Vault:
             links=tuple(self._link_infos(note_id)),
         )
 
-    def _resolved_links(self, note_id: int) -> list[tuple[Any, int | None]]:
+    def _resolved_links(self, note_id: int) -> list[tuple[LinkRow, int | None]]:
         if not self._batch:
-            self.corpus()
+            self._snapshot()
             return self._links.get(note_id, [])
         res, path = self.resolver(), self._row(note_id).path
         return [(ln, res.resolve(ln, path)) for ln in self.index.links_of(note_id)]
@@ -316,15 +322,16 @@ class Vault:
         """Paths of the notes linking to `note`, sorted."""
         self._fresh()
         target = self._resolve(note)
-        corpus = self.corpus()
+        corpus = self._snapshot()
         t = corpus.position(target)
         return sorted({corpus.paths[a] for a, b in corpus.edges if b == t})
 
     def neighbors(self, note: str, hops: int = 1) -> list[str]:
         """Notes within `hops` links (either direction), nearest first, then by path."""
         self._fresh()
-        start = self.corpus().position(self._resolve(note))
-        corpus = self.corpus()
+        note_id = self._resolve(note)
+        corpus = self._snapshot()
+        start = corpus.position(note_id)
         adj: dict[int, set[int]] = {}
         for a, b in corpus.edges:
             adj.setdefault(a, set()).add(b)

@@ -102,6 +102,19 @@ def _dist_file(dist_name: str, rel: str) -> Path:
     raise ModelUnavailable(rel, f"not found in distribution {dist_name!r}")
 
 
+def cpu_session(model_bytes: bytes, threads: int) -> Any:
+    """An onnxruntime CPU session with `threads` intra-op threads, one inter-op, quiet logs.
+
+    Raises onnxruntime's own (untyped) errors; callers wrap them in ModelUnavailable."""
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    opts.log_severity_level = 3
+    return ort.InferenceSession(model_bytes, sess_options=opts, providers=["CPUExecutionProvider"])
+
+
 def mean_pool(hidden: np.ndarray, mask: np.ndarray) -> F32Matrix:
     """Mean of token vectors over real tokens, then L2 normalisation.
 
@@ -127,7 +140,6 @@ class MiniLmEncoder:
         max_tokens: int = MAX_TOKENS,
         batch_size: int = BATCH_SIZE,
     ) -> None:
-        import onnxruntime as ort
         from tokenizers import Tokenizer
 
         model = model_path or _dist_file(MODEL_DIST, MODEL_FILE)
@@ -135,7 +147,7 @@ class MiniLmEncoder:
         try:
             model_bytes = model.read_bytes()
             tokenizer = Tokenizer.from_file(str(tok_file))
-        except (OSError, Exception) as exc:  # tokenizers raises plain Exception on bad JSON
+        except Exception as exc:  # OSError, or tokenizers' plain Exception on bad JSON
             raise ModelUnavailable(str(model.name), str(exc)) from exc
         # The shipped tokenizer pads and truncates to a fixed 128; reset both.
         tokenizer.no_padding()
@@ -143,14 +155,8 @@ class MiniLmEncoder:
         self._counter: Any = Tokenizer.from_str(tokenizer.to_str())  # untruncated, unpadded
         tokenizer.enable_truncation(max_length=max_tokens)
         tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # pad to longest in the batch
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads
-        opts.inter_op_num_threads = 1
-        opts.log_severity_level = 3
         try:
-            self._session: Any = ort.InferenceSession(
-                model_bytes, sess_options=opts, providers=["CPUExecutionProvider"]
-            )
+            self._session = cpu_session(model_bytes, threads)
         except Exception as exc:  # onnxruntime raises its own untyped errors
             raise ModelUnavailable(str(model.name), str(exc)) from exc
         self._inputs = {i.name for i in self._session.get_inputs()}

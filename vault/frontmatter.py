@@ -357,8 +357,9 @@ def update(text: str, changes: Mapping[str, Any]) -> str:
             expected[k] = v
     body = text[block.body_start :]
     head, tail = text[: block.yaml_start], text[block.yaml_end :]
-    whole = dump(expected).replace("\n", block.newline)
-    for new_yaml in (_edit(yaml_text, loaded.root, todo, block.newline), whole):
-        if new_yaml is not None and _reads_back(head + new_yaml + tail, expected, body):
-            return head + new_yaml + tail
-    raise NoteFormatError("the new values would not read back unchanged from YAML")
+    new_yaml = _edit(yaml_text, loaded.root, todo, block.newline)
+    if new_yaml is None or not _reads_back(head + new_yaml + tail, expected, body):
+        new_yaml = dump(expected).replace("\n", block.newline)  # only when the edit failed
+        if not _reads_back(head + new_yaml + tail, expected, body):
+            raise NoteFormatError("the new values would not read back unchanged from YAML")
+    return head + new_yaml + tail

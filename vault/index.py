@@ -118,10 +118,13 @@ class StatRow:
     content_hash: str
 
 
-_NOTE_COLS = (
-    "id, path, title, size, mtime_ns, inode, content_hash, frontmatter, frontmatter_error, "
-    "aliases, tags, body"
+# The columns `_note_values` fills, in its order; `id` is assigned by SQLite.
+_NOTE_FIELDS = tuple(
+    "path title size mtime_ns inode content_hash frontmatter frontmatter_error aliases tags body"
+    .split()
 )
+_NOTE_COLS = "id, " + ", ".join(_NOTE_FIELDS)
+_STAT_COLS = "id, path, size, mtime_ns, inode, content_hash"
 
 
 def _note_row(r: Sequence[Any]) -> NoteRow:
@@ -209,25 +212,21 @@ class Index:
         version = (int(self._conn.execute("PRAGMA data_version").fetchone()[0]),
                    self._local_writes)
         if self._stats is None or self._stats[0] != version:
-            rows = self._conn.execute(
-                "SELECT id, path, size, mtime_ns, inode, content_hash FROM notes"
-            ).fetchall()
+            rows = self._conn.execute(f"SELECT {_STAT_COLS} FROM notes").fetchall()
             self._stats = (version, {r[1]: StatRow(*r) for r in rows})
         return dict(self._stats[1])
 
     def stat_of(self, path: str) -> StatRow | None:
         """One note's stat fingerprint (no full-table read: used after single writes)."""
-        row = self._conn.execute(
-            "SELECT id, path, size, mtime_ns, inode, content_hash FROM notes WHERE path = ?",
-            (path,),
-        ).fetchone()
+        query = f"SELECT {_STAT_COLS} FROM notes WHERE path = ?"
+        row = self._conn.execute(query, (path,)).fetchone()
         return StatRow(*row) if row else None
 
     def insert_note(self, row: NoteRow, links: Sequence[LinkRow]) -> int:
         """Insert a new note (row.id ignored) and its links; returns the new stable id."""
         cur = self._conn.execute(
-            "INSERT INTO notes(path, title, size, mtime_ns, inode, content_hash, frontmatter,"
-            " frontmatter_error, aliases, tags, body) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            f"INSERT INTO notes({', '.join(_NOTE_FIELDS)})"
+            f" VALUES ({','.join('?' * len(_NOTE_FIELDS))})",
             _note_values(row),
         )
         note_id = int(cur.lastrowid or 0)
@@ -237,8 +236,7 @@ class Index:
     def update_note(self, row: NoteRow, links: Sequence[LinkRow]) -> None:
         """Replace every field of note `row.id` (path included) and its links."""
         self._conn.execute(
-            "UPDATE notes SET path=?, title=?, size=?, mtime_ns=?, inode=?, content_hash=?,"
-            " frontmatter=?, frontmatter_error=?, aliases=?, tags=?, body=? WHERE id=?",
+            f"UPDATE notes SET {', '.join(f + '=?' for f in _NOTE_FIELDS)} WHERE id=?",
             (*_note_values(row), row.id),
         )
         self._set_links(row.id, links)

@@ -112,8 +112,7 @@ def _activate(
 ) -> None:
     for note in sorted(set(seeds)):
         ns = _note(state, note, params, touched)
-        ns.activation = decayed(ns.activation, ev.t - ns.as_of, ns.accesses, ns.sessions, params)
-        ns.as_of = max(ns.as_of, ev.t)
+        _decay_to(ns, ev.t, params)
         ns.accesses += 1
         if ev.session is not None and (note, ev.session) not in state.note_sessions:
             state.note_sessions.add((note, ev.session))
@@ -121,13 +120,18 @@ def _activate(
             ns.sessions += 1
     for note, boost in ev.data.get("spread", []):
         ns = _note(state, int(note), params, touched)
-        old = decayed(ns.activation, ev.t - ns.as_of, ns.accesses, ns.sessions, params)
-        ns.activation = accumulate(old, float(boost))
-        ns.as_of = max(ns.as_of, ev.t)
+        _decay_to(ns, ev.t, params)
+        ns.activation = accumulate(ns.activation, float(boost))
+
+
+def _decay_to(ns: NoteState, t: float, params: LearningParams) -> None:
+    """Decay the stored activation to time t (never backwards) and stamp it as of then."""
+    ns.activation = decayed(ns.activation, t - ns.as_of, ns.accesses, ns.sessions, params)
+    ns.as_of = max(ns.as_of, t)
 
 
 def _search(state: LearnedState, ev: Event, params: LearningParams, touched: Touched) -> None:
-    shown = sorted((int(r), int(i)) for i, r, _ in ev.data.get("shown", []))
+    shown = sorted((rank, note) for note, rank, _ in ev.shown())
     for _, note in shown:
         _note(state, note, params, touched).shown += 1
     top = sorted({note for rank, note in shown if rank < params.cooc_top})
@@ -214,7 +218,7 @@ def apply(state: LearnedState, ev: Event, params: LearningParams) -> Touched:
     touched = Touched()
     state.last_seq = max(state.last_seq, ev.seq)
     s = ev.session
-    if s is not None and ev.kind not in ("end",):
+    if s is not None and ev.kind != "end":
         info = state.sessions.get(s)
         if info is None:
             state.sessions[s] = SessionState(started=ev.t, last_t=ev.t)

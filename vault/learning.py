@@ -187,21 +187,27 @@ def edge_weights(
         raw = np.log(p_ij / (p_i * p_j)) / -np.log(p_ij)
     npmi_ = np.where(p_ij >= 1.0, 1.0, np.clip(raw, -1.0, 1.0))
     npmi_ = np.where(valid, npmi_, 0.0)
-    freq = np.minimum(1.0, (np.maximum(n_ij, 0.0) / params.cooc_scale) ** params.cooc_power)
-    tau = params.cooc_days * (1.0 + params.cooc_count_slow * np.log1p(np.maximum(n_ij, 0.0)))
-    fade = np.exp(-np.maximum(0.0, days) / tau)
+    freq, fade = _freq_fade(n_ij, days, params)
     w = np.clip(npmi_ * freq * params.cooc_trust * fade, 0.0, 1.0)
     return np.where(n_ij > 0, w, 0.0)
+
+
+def _freq_fade(
+    n_ij: npt.NDArray[np.float64], days: npt.NDArray[np.float64], params: LearningParams
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """The count factor min(1, (n_ij/100)^0.75) and the recency factor exp(-days / tau)."""
+    n = np.maximum(np.asarray(n_ij, dtype=np.float64), 0.0)
+    freq = np.minimum(1.0, (n / params.cooc_scale) ** params.cooc_power)
+    tau = params.cooc_days * (1.0 + params.cooc_count_slow * np.log1p(n))
+    return freq, np.exp(-np.maximum(0.0, np.asarray(days, dtype=np.float64)) / tau)
 
 
 def pair_strength(
     n_ij: npt.NDArray[np.float64], days: npt.NDArray[np.float64], params: LearningParams
 ) -> npt.NDArray[np.float64]:
     """The largest weight each pair could have now (`edge_weights` with npmi = 1, trust = 1)."""
-    n = np.maximum(np.asarray(n_ij, dtype=np.float64), 0.0)
-    freq = np.minimum(1.0, (n / params.cooc_scale) ** params.cooc_power)
-    tau = params.cooc_days * (1.0 + params.cooc_count_slow * np.log1p(n))
-    return freq * np.exp(-np.maximum(0.0, np.asarray(days, dtype=np.float64)) / tau)
+    freq, fade = _freq_fade(n_ij, days, params)
+    return freq * fade
 
 
 def decay_rate(accesses: int, sessions: int, params: LearningParams) -> float:

@@ -34,7 +34,7 @@ from .activation import spread, undirected
 from .corpus import Corpus
 from .edges import WeightedEdges
 from .errors import VaultError
-from .learned_state import Event, LearnedState, apply
+from .learned_state import Event, LearnedState, NoteState, apply
 from .learning import (
     LEARNING_VERSION,
     LearningParams,
@@ -130,30 +130,29 @@ class Ledger:
     def _append(
         self, events: Sequence[tuple[float, str, str | None, int | None, dict[str, Any]]]
     ) -> None:
-        """Append events and their derived rows in one committed transaction."""
-        with self._lock:
-            self._append_locked(events)
+        """Append events and their derived rows in one committed transaction.
 
-    def _append_locked(
-        self, events: Sequence[tuple[float, str, str | None, int | None, dict[str, Any]]]
-    ) -> None:
-        conn = self._conn
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            self._sync_state()
-            for when, kind, session, note, data in events:
-                t = float(when)
-                seq = sql.insert_event(conn, t, kind, session, note, data)
-                ev = Event(seq, t, kind, session, note, json.loads(json.dumps(data)))
-                touched = apply(self._state, ev, self.params)
-                self._pairs.mark(touched.pairs, touched.notes)
-                sql.write_rows(conn, self._state, touched)
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            self._sync_state(force=True)
-            raise
-        self._version = int(conn.execute("PRAGMA data_version").fetchone()[0])
+        The state is synced inside the write lock, so it is current when the events fold in;
+        this connection's own COMMIT leaves `PRAGMA data_version` unchanged, so the version
+        recorded there stays valid (asking again after COMMIT could hide another writer's).
+        """
+        with self._lock:
+            conn = self._conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._sync_state()
+                for when, kind, session, note, data in events:
+                    t = float(when)
+                    seq = sql.insert_event(conn, t, kind, session, note, data)
+                    ev = Event(seq, t, kind, session, note, json.loads(json.dumps(data)))
+                    touched = apply(self._state, ev, self.params)
+                    self._pairs.mark(touched.pairs, touched.notes)
+                    sql.write_rows(conn, self._state, touched)
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                self._sync_state(force=True)
+                raise
 
     # -- sessions ---------------------------------------------------------------------------
 
@@ -162,13 +161,7 @@ class Ledger:
 
         Returns the ids of the recovered sessions. Starting a known session changes nothing.
         """
-        self._sync_state()
-        cutoff = now - self.params.stale_session_s
-        stale = sorted(
-            s
-            for s, info in self._state.sessions.items()
-            if info.ended is None and info.last_t <= cutoff and s != session_id
-        )
+        stale = self._stale_sessions(now, keep=session_id)
         batch: list[tuple[float, str, str | None, int | None, dict[str, Any]]] = [
             (now, "end", s, None, {"recovered": True}) for s in stale
         ]
@@ -189,16 +182,20 @@ class Ledger:
 
     def recover(self, now: float) -> list[str]:
         """Close every open session idle for `stale_session_s` (what start_session does first)."""
-        self._sync_state()
-        cutoff = now - self.params.stale_session_s
-        stale = sorted(
-            s
-            for s, info in self._state.sessions.items()
-            if info.ended is None and info.last_t <= cutoff
-        )
+        stale = self._stale_sessions(now)
         if stale:
             self._append([(now, "end", s, None, {"recovered": True}) for s in stale])
         return stale
+
+    def _stale_sessions(self, now: float, keep: str | None = None) -> list[str]:
+        """Open sessions (other than `keep`) idle for at least `stale_session_s`, sorted."""
+        self._sync_state()
+        cutoff = now - self.params.stale_session_s
+        return sorted(
+            s
+            for s, info in self._state.sessions.items()
+            if info.ended is None and info.last_t <= cutoff and s != keep
+        )
 
     # -- UsageRecorder: facts in -----------------------------------------------------------------
 
@@ -273,33 +270,41 @@ class Ledger:
 
     # -- UsageRecorder: state out ----------------------------------------------------------------
 
-    def warmth(self, ids: Sequence[int]) -> npt.NDArray[np.float64]:
+    def _per_note(
+        self, ids: Sequence[int], value: Callable[[NoteState], float], dtype: type[Any]
+    ) -> npt.NDArray[Any]:
+        """value(note state) per id; 0 (False) for an id with no learned state."""
         self._sync_state()
-        now = self.clock()
-        out = np.zeros(len(ids), dtype=np.float64)
+        notes = self._state.notes
+        out = np.zeros(len(ids), dtype=dtype)
         for k, note in enumerate(ids):
-            ns = self._state.notes.get(note)
-            if ns is not None and ns.activation > 0.0:
-                out[k] = decayed(
-                    ns.activation, now - ns.as_of, ns.accesses, ns.sessions, self.params
-                )
+            ns = notes.get(note)
+            if ns is not None:
+                out[k] = value(ns)
         return out
+
+    def warmth(self, ids: Sequence[int]) -> npt.NDArray[np.float64]:
+        now, p = self.clock(), self.params
+
+        def warm(ns: NoteState) -> float:
+            return decayed(ns.activation, now - ns.as_of, ns.accesses, ns.sessions, p)
+
+        return self._per_note(ids, warm, np.float64)
 
     def prior(self, ids: Sequence[int]) -> npt.NDArray[np.float64]:
-        self._sync_state()
-        out = np.zeros(len(ids), dtype=np.float64)
-        for k, note in enumerate(ids):
-            ns = self._state.notes.get(note)
-            if ns is not None:
-                out[k] = q_prior(ns.q, self.params)
-        return out
+        return self._per_note(ids, lambda ns: q_prior(ns.q, self.params), np.float64)
+
+    def archived(self, ids: Sequence[int]) -> npt.NDArray[np.bool_]:
+        return self._per_note(ids, lambda ns: ns.archived_at is not None, np.bool_)
 
     def edges(self, now: float) -> WeightedEdges:
-        """Every co-occurrence edge (id a < id b, weight) above the minimum, hubs excluded.
-
-        Cached per (state version, now): the weights are a pure function of both.
-        """
+        """Every co-occurrence edge (id a < id b, weight) above the minimum, hubs excluded."""
         self._sync_state()
+        return self._edges_at(now)
+
+    def _edges_at(self, now: float) -> WeightedEdges:
+        """`edges` on the state as synced; cached per (state version, now), as the weights
+        are a pure function of both."""
         key = (self._state.last_seq, now)
         if self._edges is not None and self._edges[0] == key:
             return self._edges[1]
@@ -310,15 +315,7 @@ class Ledger:
     def cooccurrence(self, ids: Sequence[int]) -> WeightedEdges:
         self._sync_state()
         archived = [n for n, ns in self._state.notes.items() if ns.archived_at is not None]
-        return self.edges(self.clock()).to_positions(ids, archived)
-
-    def _archived(self, note: int) -> bool:
-        ns = self._state.notes.get(note)
-        return ns is not None and ns.archived_at is not None
-
-    def archived(self, ids: Sequence[int]) -> npt.NDArray[np.bool_]:
-        self._sync_state()
-        return np.array([self._archived(n) for n in ids], dtype=np.bool_)
+        return self._edges_at(self.clock()).to_positions(ids, archived)
 
     # -- replay and audit --------------------------------------------------------------------------
 
@@ -352,4 +349,5 @@ class Ledger:
     def health(self, existing_ids: Iterable[int], now: float) -> dict[str, Any]:
         """The learning audit (vault/learning_health.py) against the index's live note ids."""
         self._sync_state()
-        return health(self._state, self.event_counts(), self.edges(now).w.tolist(), existing_ids)
+        edges = self._edges_at(now).w.tolist()
+        return health(self._state, self.event_counts(), edges, existing_ids)

@@ -56,6 +56,7 @@ _NOTE_COLS = (
     "recalled",
     "archived_at",
 )
+_EVENT_COLS = "seq, t, kind, session, note, data"
 
 
 def migrate(conn: sqlite3.Connection) -> None:
@@ -64,6 +65,7 @@ def migrate(conn: sqlite3.Connection) -> None:
     conn.execute("PRAGMA synchronous=FULL")
     conn.execute("PRAGMA busy_timeout=10000")
     apply_migrations(conn, _MIGRATIONS)
+
 
 def get_meta(conn: sqlite3.Connection, key: str) -> str | None:
     row = conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
@@ -102,9 +104,7 @@ def _event(row: tuple[Any, ...]) -> Event:
 
 
 def iter_events(conn: sqlite3.Connection, since: int = 0) -> Iterator[Event]:
-    cur = conn.execute(
-        "SELECT seq, t, kind, session, note, data FROM events WHERE seq > ? ORDER BY seq", (since,)
-    )
+    cur = conn.execute(f"SELECT {_EVENT_COLS} FROM events WHERE seq > ? ORDER BY seq", (since,))
     for row in cur:
         yield _event(row)
 
@@ -138,7 +138,7 @@ def load_state(conn: sqlite3.Connection) -> LearnedState:
         st.open_events[sid] = [
             _event(r)
             for r in conn.execute(
-                "SELECT seq, t, kind, session, note, data FROM events WHERE session=? "
+                f"SELECT {_EVENT_COLS} FROM events WHERE session=? "
                 "AND kind NOT IN ('start', 'end') AND seq <= ? ORDER BY seq",
                 (sid, st.last_seq),
             )

@@ -188,7 +188,8 @@ def wiki_site(inner: str, start: int, end: int, inner_start: int, embed: bool) -
 
 
 def scan_wiki(text: str, lo: int, hi: int) -> list[LinkSite]:
-    """Wiki-links in text[lo:hi] with no code or comment exclusion (frontmatter values)."""
+    """Wiki-links in text[lo:hi], code and comments not excluded (frontmatter values; scan_body
+    filters them)."""
     out = []
     for m in WIKI.finditer(text, lo, hi):
         site = wiki_site(m.group(2), m.start(), m.end(), m.start(2), bool(m.group(1)))
@@ -226,12 +227,11 @@ def scan_body(text: str, offset: int = 0) -> BodyScan:
     """Links, tags and headings of a note body; offsets are shifted by `offset`."""
     spans = excluded_spans(text)
     starts = [a for a, _ in spans]
-    sites: list[LinkSite] = []
-    for m in WIKI.finditer(text):
-        if not _overlaps(spans, starts, m.start(), m.end()):
-            site = wiki_site(m.group(2), m.start(), m.end(), m.start(2), bool(m.group(1)))
-            if site is not None:
-                sites.append(site)
+    sites = [
+        s
+        for s in scan_wiki(text, 0, len(text))
+        if not _overlaps(spans, starts, s.link.start, s.link.end)
+    ]
     if "](" in text:
         for m in _MARKDOWN.finditer(text):
             if not _overlaps(spans, starts, m.start(), m.end()):

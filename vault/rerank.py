@@ -19,6 +19,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from .encoders import cpu_session
 from .errors import ModelUnavailable
 
 MAX_TOKENS = 512
@@ -36,9 +37,8 @@ class CrossEncoder(Protocol):
 
 def sigmoid(x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """Numerically stable logistic function 1 / (1 + e^-x)."""
-    out: npt.NDArray[np.float64] = np.where(
-        x >= 0, 1.0 / (1.0 + np.exp(-np.abs(x))), np.exp(-np.abs(x)) / (1.0 + np.exp(-np.abs(x)))
-    )
+    e = np.exp(-np.abs(x))  # in (0, 1]: never overflows
+    out: npt.NDArray[np.float64] = np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
     return out
 
 
@@ -56,7 +56,6 @@ class OnnxCrossEncoder:
         cls, model_dir: str | Path, *, threads: int = 1, max_tokens: int = MAX_TOKENS
     ) -> OnnxCrossEncoder:
         """Load the folder's model and tokenizer; ModelUnavailable when either is unusable."""
-        import onnxruntime as ort
         from tokenizers import Tokenizer
 
         folder = Path(model_dir)
@@ -70,13 +69,7 @@ class OnnxCrossEncoder:
             tokenizer.no_padding()
             tokenizer.enable_truncation(max_length=max_tokens)
             tokenizer.enable_padding(pad_id=tokenizer.token_to_id("[PAD]") or 0)
-            opts = ort.SessionOptions()
-            opts.intra_op_num_threads = threads
-            opts.inter_op_num_threads = 1
-            opts.log_severity_level = 3
-            session = ort.InferenceSession(
-                model_bytes, sess_options=opts, providers=["CPUExecutionProvider"]
-            )
+            session = cpu_session(model_bytes, threads)
         except Exception as exc:  # tokenizers/onnxruntime raise untyped errors
             raise ModelUnavailable("cross-encoder", str(exc)) from exc
         names = {i.name for i in session.get_inputs()}

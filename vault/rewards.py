@@ -34,9 +34,9 @@ class Event:
     note: int | None
     data: Mapping[str, Any]
 
-
-def _shown(event: Event) -> list[tuple[int, int, float]]:
-    return [(int(i), int(r), float(p)) for i, r, p in event.data.get("shown", [])]
+    def shown(self) -> list[tuple[int, int, float]]:
+        """A search's hits as (note, rank, propensity); empty for other kinds."""
+        return [(int(i), int(r), float(p)) for i, r, p in self.data.get("shown", [])]
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ def session_rewards(
     created_from: dict[int, int] = {}  # note -> rank credited
     for ev in events:
         if ev.kind == "search":
-            shown = _shown(ev)
+            shown = ev.shown()
             searches.append(shown)
             for note, rank, p in shown:
                 if note not in best or rank < best[note][0]:

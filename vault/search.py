@@ -63,7 +63,7 @@ from .hits import Hit, SearchResult
 from .rerank import CrossEncoder, rerank_order
 from .signals.bm25 import Bm25Index
 from .signals.conjunctive import ConjunctiveIndex
-from .signals.dense import DenseIndex
+from .signals.dense import DenseIndex, dense_scores
 from .signals.graph import (
     ALPHA,
     BETA,
@@ -76,6 +76,7 @@ from .signals.graph import (
     seed_vector,
 )
 from .signals.warmth import warmth_scores
+from .text import tokenize
 
 F64 = npt.NDArray[np.float64]
 
@@ -228,6 +229,8 @@ class SearchEngine:
         p = self.params
         n = len(corpus)
         view = self._view(corpus)
+        tokens = tokenize(query)
+        named = view.names.named_in_tokens(tokens)  # PageRank seeds and the named stage
         stages: dict[str, str] = {}
         sig: dict[str, F64] = {}
 
@@ -238,20 +241,19 @@ class SearchEngine:
             return True
 
         if wanted("bm25"):
-            sig["bm25"] = view.bm25.score(query)
+            sig["bm25"] = view.bm25.score_tokens(tokens)
             stages["bm25"] = "ran"
         if wanted("dense"):
             if view.dense is None or self.encoder is None:
                 stages["dense"] = "skipped: no encoder"
             else:
-                qvec = self.encoder.encode([query])[0]
-                sig["dense"] = view.dense.score_vector(qvec)
+                sig["dense"] = dense_scores(view.dense, self.encoder, query)
                 stages["dense"] = "ran"
         if wanted("conjunctive"):
-            sig["conjunctive"] = view.conj.score(query)
+            sig["conjunctive"] = view.conj.score_tokens(tokens)
             stages["conjunctive"] = "ran"
         if wanted("graph"):
-            stages["graph"], graph = self._graph(view, query, sig, cooccurrence)
+            stages["graph"], graph = self._graph(view, named, sig, cooccurrence)
             if graph is not None:
                 sig["graph"] = graph
         fusion = fuse(sig, {s: p.weight(s) for s in sig}, p.rrf_k, p.normalize)
@@ -261,23 +263,11 @@ class SearchEngine:
             eligible &= ~np.asarray(corpus.archived, dtype=np.bool_).reshape(n)
             if archived is not None:
                 eligible &= ~np.asarray(archived, dtype=np.bool_).reshape(n)
-        context = np.zeros(n, dtype=np.float64)
-        gamma = p.weight("context")
-        if gamma == 0:
-            stages["context"] = "skipped: weight 0"
-        elif view.links.nnz == 0:
-            stages["context"] = "skipped: no links"
-        else:
-            hop1 = neighbor_max(view.links, fusion.fused, eligible)
-            hop2 = neighbor_max(view.links, hop1, eligible)
-            context = gamma * hop1 + gamma * gamma * hop2
-            stages["context"] = f"ran (weight {gamma}, two hops)"
+        stages["context"], context = self._context(view, fusion.fused, eligible)
         ctx = fusion.fused + context
-        stages["named"], lifted = self._named(view, query, ctx, eligible)
-        named_gain = lifted - ctx
-        ctx = lifted
+        stages["named"], lifted = self._named(view, named, ctx, eligible)
         a = np.zeros(n, dtype=np.float64)
-        warm = ctx
+        warm = lifted
         if wanted("warmth"):
             w = warmth_scores(warmth, n)
             if w is None:
@@ -286,7 +276,7 @@ class SearchEngine:
                 raise ValueError("the warmth weight is a boost scale and must be >= 0")
             else:
                 a = w
-                warm = ctx * (1.0 + p.weight("warmth") * a)
+                warm = lifted * (1.0 + p.weight("warmth") * a)
                 stages["warmth"] = f"ran (scale {p.weight('warmth')})"
         final = warm
         q = np.zeros(n) if prior is None else np.asarray(prior, dtype=np.float64).ravel()
@@ -297,10 +287,23 @@ class SearchEngine:
             stages["prior"] = f"ran (scale {p.prior_scale})"
         else:
             stages["prior"] = "skipped: zero"
-        return Scored(sig, fusion, context, named_gain, a, warm, final, eligible, stages)
+        return Scored(sig, fusion, context, lifted - ctx, a, warm, final, eligible, stages)
+
+    def _context(
+        self, view: _Derived, fused: F64, eligible: npt.NDArray[np.bool_]
+    ) -> tuple[str, F64]:
+        """Stage 4 (module docstring): g N(fused) + g^2 N(N(fused)), the context added."""
+        gamma = self.params.weight("context")
+        if gamma == 0:
+            return "skipped: weight 0", np.zeros(view.n, dtype=np.float64)
+        if view.links.nnz == 0:
+            return "skipped: no links", np.zeros(view.n, dtype=np.float64)
+        hop1 = neighbor_max(view.links, fused, eligible)
+        hop2 = neighbor_max(view.links, hop1, eligible)
+        return f"ran (weight {gamma}, two hops)", gamma * hop1 + gamma * gamma * hop2
 
     def _named(
-        self, view: _Derived, query: str, ctx: F64, eligible: npt.NDArray[np.bool_]
+        self, view: _Derived, named: list[int], ctx: F64, eligible: npt.NDArray[np.bool_]
     ) -> tuple[str, F64]:
         """Stage 5 (module docstring): lift named notes and the notes linked to them."""
         eta = self.params.weight("named")
@@ -308,14 +311,11 @@ class SearchEngine:
             return "skipped: weight 0", ctx
         if eta < 0:
             raise ValueError("the named weight is a boost scale and must be >= 0")
-        named = view.names.named_in(query)
         if not named:
             return "skipped: nothing named", ctx
         linked = np.zeros(view.n, dtype=np.bool_)
         linked[named] = True
-        for i in named:
-            start, end = view.links.indptr[i], view.links.indptr[i + 1]
-            linked[view.links.indices[start:end]] = True
+        linked[view.links[named].indices] = True  # their link neighbours
         linked &= eligible
         if not linked.any():
             return f"skipped: {len(named)} named, none linked", ctx
@@ -327,17 +327,17 @@ class SearchEngine:
     def _graph(
         self,
         view: _Derived,
-        query: str,
+        named: list[int],
         sig: Mapping[str, F64],
         cooccurrence: WeightedEdges | None,
     ) -> tuple[str, F64 | None]:
+        """Stage 2 (module docstring): PageRank over links plus co-occurrence, or None."""
         adj, walk = view.links, view.walk
         if cooccurrence is not None and len(cooccurrence):
             adj = adj + adjacency(view.n, (), cooccurrence, self.params.beta)
             walk = Walk.build(adj)
         if adj.nnz == 0:
             return "skipped: no links", None
-        named = view.names.named_in(query)
         first = [sig[s] for s in ("bm25", "dense") if s in sig]
         seeds = seed_vector(view.n, named, first, self.params.top_seeds)
         if not seeds.any():

@@ -119,6 +119,11 @@ def _inside(root: str, real: str) -> bool:
     return os.path.commonpath([root, real]) == root
 
 
+def _descends(entry: os.DirEntry[str]) -> bool:
+    """Whether the scan walks into `entry`: a real, non-hidden folder (links not followed)."""
+    return not entry.name.startswith(".") and entry.is_dir(follow_symlinks=False)
+
+
 def _is_md(name: str) -> bool:
     return name.lower().endswith(".md")
 
@@ -218,17 +223,14 @@ class Store:
             for entry in entries:
                 rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
                 out.append((rel, entry))
-                if not entry.name.startswith(".") and entry.is_dir(follow_symlinks=False):
+                if _descends(entry):
                     subdirs.append(rel)
             stack.extend(reversed(subdirs))
         return out, skipped
 
     def folders(self) -> list[str]:
         """Every folder `scan` descends into ("" is the vault root), by path."""
-        walked, _ = self._walk()
-        inner = [rel for rel, e in walked
-                 if not e.name.startswith(".") and e.is_dir(follow_symlinks=False)]
-        return ["", *sorted(inner)]
+        return ["", *sorted(rel for rel, entry in self._walk()[0] if _descends(entry))]
 
     def scan(self) -> Scan:
         """Every *.md file (any case) outside hidden files and folders; content is not read.

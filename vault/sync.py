@@ -54,8 +54,10 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def note_row(note_id: int, st: FileStat, text: str) -> tuple[NoteRow, list[LinkRow]]:
-    """Parse one note's text into its index row and raw links."""
+def note_row(
+    note_id: int, st: FileStat, text: str, digest: str
+) -> tuple[NoteRow, list[LinkRow]]:
+    """Parse one note's text (whose `content_hash` is `digest`) into its row and raw links."""
     parsed = parse(text)
     row = NoteRow(
         id=note_id,
@@ -64,7 +66,7 @@ def note_row(note_id: int, st: FileStat, text: str) -> tuple[NoteRow, list[LinkR
         size=st.size,
         mtime_ns=st.mtime_ns,
         inode=st.inode,
-        content_hash=content_hash(text),
+        content_hash=digest,
         frontmatter=dict(parsed.frontmatter),
         frontmatter_error=parsed.frontmatter_error,
         aliases=tuple(parsed.aliases),
@@ -110,23 +112,19 @@ def sync(store: Store, index: Index, only: Iterable[str] | None = None) -> SyncR
             if p not in files and not any(p == b or p.startswith(b + "/") for b in blocked)
         }
     else:
-        only = list(only)
-        known = {}
+        known, files, gone = {}, {}, set()
         for path in only:
             stat_row = index.stat_of(path)
             if stat_row is not None:
                 known[path] = stat_row
-        files = {}
-        gone = set()
-        for path in only:
             st = store.stat(path)
-            if st is None:
-                if path in known:
-                    gone.add(path)
-            else:
+            if st is not None:
                 files[path] = st
+            elif stat_row is not None:
+                gone.add(path)
 
-    changes: list[tuple[str, NoteRow, list[LinkRow]]] = []  # ("insert"|"update"|"stat", ...)
+    changes: list[tuple[bool, NoteRow, list[LinkRow]]] = []  # (is a new note, row, links)
+    restats: list[tuple[int, FileStat]] = []  # touched but unchanged content: no re-parse
     new_texts: dict[str, tuple[FileStat, str]] = {}
     for path in sorted(files):
         st = files[path]
@@ -141,11 +139,11 @@ def sync(store: Store, index: Index, only: Iterable[str] | None = None) -> SyncR
         if old is None:
             new_texts[path] = (st, text)
             continue
-        row, links = note_row(old.id, st, text)
-        if row.content_hash == old.content_hash:
-            changes.append(("stat", row, links))
+        digest = content_hash(text)
+        if digest == old.content_hash:
+            restats.append((old.id, st))
         else:
-            changes.append(("update", row, links))
+            changes.append((False, *note_row(old.id, st, text, digest)))
             report.updated.append(path)
 
     # Renames outside rmh: a vanished note and a new file with the same content hash.
@@ -159,28 +157,26 @@ def sync(store: Store, index: Index, only: Iterable[str] | None = None) -> SyncR
         if pool:
             old = pool.pop(0)
             gone.discard(old.path)
-            row, links = note_row(old.id, st, text)
-            changes.append(("update", row, links))
+            changes.append((False, *note_row(old.id, st, text, digest)))
             report.renamed.append((old.path, path))
         else:
-            row, links = note_row(0, st, text)
-            changes.append(("insert", row, links))
+            changes.append((True, *note_row(0, st, text, digest)))
             report.added.append(path)
     report.removed = sorted(gone)
     report.removed_ids = [known[p].id for p in report.removed]
 
     skipped_changed = only is None and report.skipped != index.skipped()
-    if changes or gone or skipped_changed:
+    if changes or restats or gone or skipped_changed:
         with index.atomic():
             for path in report.removed:
                 index.delete_note(known[path].id)
-            for kind, row, links in changes:
-                if kind == "insert":
+            for note_id, st in restats:
+                index.update_stat(note_id, st.size, st.mtime_ns, st.inode)
+            for is_new, row, links in changes:
+                if is_new:
                     index.insert_note(row, links)
-                elif kind == "update":
-                    index.update_note(row, links)
                 else:
-                    index.update_stat(row.id, row.size, row.mtime_ns, row.inode)
+                    index.update_note(row, links)
             if skipped_changed:
                 index.set_skipped(report.skipped)
             if report.changed:

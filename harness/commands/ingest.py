@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -15,16 +14,7 @@ from vault import (
 )
 
 from .notes import configured_vault
-from .output import emit, fail
-
-
-def _day(text: str | None) -> date | None:
-    if text is None:
-        return None
-    try:
-        return date.fromisoformat(text)
-    except ValueError:
-        fail(f"not an ISO date: {text!r}")
+from .output import emit, fail, iso_date
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
@@ -48,7 +38,7 @@ def cmd_context(args: argparse.Namespace) -> int:
         fail("--budget must be positive")
     with configured_vault(args, dense=not args.no_dense) as v:
         ctx = build_context(v, args.query, args.budget, conversation=args.conversation,
-                            date_from=_day(args.date_from), date_to=_day(args.date_to))
+                            date_from=iso_date(args.date_from), date_to=iso_date(args.date_to))
     emit(args, ctx.to_json(), ctx.text or "(no matching turns)")
     return 0
 

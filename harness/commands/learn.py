@@ -12,10 +12,10 @@ import time
 from typing import Any
 
 from harness.compose import open_ledger
-from harness.config import ConfigError, load
 from vault import Ledger, Vault
 
-from .output import emit, fail
+from .notes import plain_vault
+from .output import emit
 
 
 def learning_health(vault: Vault, ledger: Ledger, now: float | None = None) -> dict[str, Any]:
@@ -26,16 +26,8 @@ def learning_health(vault: Vault, ledger: Ledger, now: float | None = None) -> d
     return report
 
 
-def _open(args: argparse.Namespace) -> Vault:
-    try:
-        root = load(vault=args.vault).require_vault()
-    except ConfigError as exc:
-        fail(str(exc))
-    return Vault.open(root)
-
-
 def cmd_replay(args: argparse.Namespace) -> int:
-    with _open(args) as v:
+    with plain_vault(args) as v:
         ledger = open_ledger(v)
         try:
             stored = ledger.state
@@ -56,7 +48,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def _flag(args: argparse.Namespace, archive: bool) -> int:
-    with _open(args) as v:
+    with plain_vault(args) as v:
         note_id = v.resolve(args.note)
         path = v.path_of(note_id)
         ledger = open_ledger(v)
@@ -83,7 +75,7 @@ def cmd_restore(args: argparse.Namespace) -> int:
 
 
 def cmd_learning(args: argparse.Namespace) -> int:
-    with _open(args) as v:
+    with plain_vault(args) as v:
         ledger = open_ledger(v)
         try:
             report = learning_health(v, ledger)

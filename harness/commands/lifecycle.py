@@ -17,19 +17,10 @@ from datetime import date
 from typing import Any
 
 from harness.compose import open_ledger
-from harness.config import ConfigError, load
 from vault import LEDGER_FILE, ArchiveDecision, Vault, archive_decisions
 
-from .output import emit, fail
-
-
-def _today(text: str | None) -> date:
-    if text is None:
-        return date.today()
-    try:
-        return date.fromisoformat(text)
-    except ValueError:
-        fail(f"not an ISO date: {text!r}")
+from .notes import plain_vault
+from .output import emit, iso_date
 
 
 def plan(vault: Vault, today: date, *, apply: bool,
@@ -55,12 +46,8 @@ def plan(vault: Vault, today: date, *, apply: bool,
 
 
 def cmd_lifecycle(args: argparse.Namespace) -> int:
-    today = _today(args.today)
-    try:
-        root = load(vault=args.vault).require_vault()
-    except ConfigError as exc:
-        fail(str(exc))
-    with Vault.open(root) as v:
+    today = iso_date(args.today) or date.today()
+    with plain_vault(args) as v:
         decisions, already, done = plan(v, today, apply=args.apply)
     rules = Counter(d.rule for d in decisions)
     doc: dict[str, Any] = {

@@ -21,6 +21,12 @@ def configured_vault(args: argparse.Namespace, *, dense: bool = True) -> Vault:
     return open_vault(load(vault=args.vault), dense=dense)
 
 
+def plain_vault(args: argparse.Namespace) -> Vault:
+    """The configured vault as `Vault.open` gives it: no configured engine, no ledger attached
+    (for commands that open the learning ledger themselves)."""
+    return Vault.open(load(vault=args.vault).require_vault())
+
+
 def cmd_init(args: argparse.Namespace) -> int:
     with Vault.init(load(vault=args.vault).require_vault()) as v:
         report = v.sync()
@@ -51,8 +57,9 @@ def _progress(done: int, total: int, what: str) -> None:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    with configured_vault(args, dense=not args.no_dense) as v:
-        k = args.k if args.k is not None else load(vault=args.vault).search.k
+    cfg = load(vault=args.vault)
+    with open_vault(cfg, dense=not args.no_dense) as v:
+        k = args.k if args.k is not None else cfg.search.k
         result = v.search(args.query, k=k)
         if args.json:
             print(json.dumps(result.to_json(receipt=True), ensure_ascii=False, sort_keys=True))

@@ -1,9 +1,11 @@
-"""Output helpers shared by every command: one JSON document or human text; clean failures."""
+"""Output helpers shared by every command: one JSON document or human text; clean failures
+(including a bad date argument)."""
 
 from __future__ import annotations
 
 import argparse
 import json
+from datetime import date
 from typing import Any, NoReturn
 
 
@@ -21,3 +23,13 @@ def emit(args: argparse.Namespace, doc: Any, human: str) -> None:
 
 def fail(message: str) -> NoReturn:
     raise CommandFailed(message)
+
+
+def iso_date(text: str | None) -> date | None:
+    """A YYYY-MM-DD argument (None stays None); anything else fails the command."""
+    if text is None:
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        fail(f"not an ISO date: {text!r}")

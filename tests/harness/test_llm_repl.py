@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -38,10 +39,18 @@ def vault(tmp_path: Path) -> Iterator[tuple[Vault, VaultOps]]:
     thread.close()
 
 
-def repl(ops: VaultOps, rlm: RlmTools) -> Sandbox:
-    # lint off: it is a courtesy, not a boundary, and these cells poke at os on purpose
-    functions = build_functions(vault_functions(ops), rlm.functions(ops))
-    return Sandbox(SandboxConfig(lint=False), functions)
+@contextmanager
+def rlm_repl(ops: VaultOps, section: LlmSection) -> Iterator[tuple[RlmTools, Sandbox]]:
+    """A broker from `section`, its RlmTools and a sandbox with the vault and LLM functions."""
+    with Broker.from_config(section) as broker:
+        rlm = RlmTools(broker)
+        # lint off: it is a courtesy, not a boundary, and these cells poke at os on purpose
+        functions = build_functions(vault_functions(ops), rlm.functions(ops))
+        sb = Sandbox(SandboxConfig(lint=False), functions)
+        try:
+            yield rlm, sb
+        finally:
+            sb.close()
 
 
 def run(sb: Sandbox, code: str) -> Any:
@@ -54,12 +63,9 @@ def run(sb: Sandbox, code: str) -> Any:
 
 def test_rlm_functions_offline(vault: tuple[Vault, VaultOps]) -> None:
     _, ops = vault
-    with Broker.from_config(LlmSection()) as broker:
-        rlm = RlmTools(broker)
-        sb = repl(ops, rlm)
-        try:
-            rlm.begin_exec()
-            value = run(sb, """
+    with rlm_repl(ops, LlmSection()) as (rlm, sb):
+        rlm.begin_exec()
+        value = run(sb, """
 hits = search("Alice Berlin", k=2)
 out = {
   "text": rlm_call("Alice moved to Berlin in March 2021. Bob plays cello.", "When did Alice move?"),
@@ -71,8 +77,6 @@ out = {
 }
 out
 """)
-        finally:
-            sb.close()
     assert value["text"] == "[extractive] Alice moved to Berlin in March 2021."
     assert value["note"] == "[extractive] Bob plays the cello."
     assert value["hits"] == "[extractive] Alice moved to Berlin …"
@@ -83,12 +87,9 @@ out
 
 def test_errors_reach_the_repl_as_typed_exceptions(vault: tuple[Vault, VaultOps]) -> None:
     _, ops = vault
-    with Broker.from_config(LlmSection(slice_max_chars=500)) as broker:
-        rlm = RlmTools(broker)
-        sb = repl(ops, rlm)
-        try:
-            rlm.begin_exec()
-            value = run(sb, """
+    with rlm_repl(ops, LlmSection(slice_max_chars=500)) as (rlm, sb):
+        rlm.begin_exec()
+        value = run(sb, """
 caught = []
 for i in range(16):
     try:
@@ -103,10 +104,8 @@ for bad in (lambda: rlm_call("x" * 501, "q"), lambda: rlm_call(42, "q"),
         caught.append([type(exc).__name__, str(exc)])
 caught
 """)
-            rlm.begin_exec()  # the next exec gets a fresh budget
-            again = run(sb, 'rlm_call("Alice moved to Berlin.", "Where did Alice move? (16)")')
-        finally:
-            sb.close()
+        rlm.begin_exec()  # the next exec gets a fresh budget
+        again = run(sb, 'rlm_call("Alice moved to Berlin.", "Where did Alice move? (16)")')
     names = [name for name, _ in value]
     assert names == ["RlmBudgetExceeded", "RlmSliceTooLarge", "TypeError", "NoteNotFound",
                      "TypeError"]
@@ -124,12 +123,9 @@ def test_key_never_reaches_the_worker(
         monkeypatch.setenv("RMH_MODEL", "stub-model")
         section = load(vault=tmp_path / "vault").llm
         assert section.api_key == KEY
-        with Broker.from_config(section) as broker:
-            rlm = RlmTools(broker)
-            sb = repl(ops, rlm)
-            try:
-                rlm.begin_exec()
-                result = sb.exec("""
+        with rlm_repl(ops, section) as (rlm, sb):
+            rlm.begin_exec()
+            result = sb.exec("""
 import os, sys, gc
 marker = "s" + "k-"  # the key's prefix, spelled so the cell's own text does not contain it
 strings = set()
@@ -156,8 +152,6 @@ out = {
 print(repr(out))
 out
 """)
-            finally:
-                sb.close()
         assert result.ok, result.error
         value = ast.literal_eval(result.value or "")
         assert value["answer"] == "answer to Where did Alice move?"  # the call went through
@@ -212,13 +206,8 @@ def test_a_budget_belongs_to_its_own_tools() -> None:
 
 def test_ask_in_the_repl(vault: tuple[Vault, VaultOps]) -> None:
     _, ops = vault
-    with Broker.from_config(LlmSection()) as broker:
-        rlm = RlmTools(broker)
-        sb = repl(ops, rlm)
-        try:
-            value = run(sb, 'ask("Which instrument, the cello or piano, does Bob play?", k=1)')
-        finally:
-            sb.close()
+    with rlm_repl(ops, LlmSection()) as (_, sb):
+        value = run(sb, 'ask("Which instrument, the cello or piano, does Bob play?", k=1)')
     assert value["notes"][0] == "people/Bob.md"
     assert value["answer"] == "[extractive] Bob plays the cello."
     assert value["resolved"] is False and "piano" in value["trace"][0]["missing_terms"]

@@ -64,6 +64,16 @@ def test_rename_outside_rmh_keeps_id(vault: Vault) -> None:
     assert vault.resolve("Security") == before
 
 
+def test_touched_but_unchanged_note_only_gets_its_new_stat(vault: Vault) -> None:
+    generation = vault.sync().generation
+    path = vault.root / "Auth.md"
+    os.utime(path, ns=(1_000_000_000, 1_000_000_000))
+    report = vault.sync()
+    assert not report.changed and report.generation == generation
+    stat = vault.index.stat_of("Auth.md")
+    assert stat is not None and stat.mtime_ns == 1_000_000_000
+
+
 def test_move_keeps_id_and_rewrites_links(vault: Vault) -> None:
     before = vault.resolve("Billing")
     res = vault.move("Billing", "finance/Billing Service")

@@ -24,7 +24,13 @@ from typing import Any
 from ..corpus import Corpus
 from . import survival
 from .facts import fact_from_frontmatter
-from .lifecycle import ARCHIVE_CONFIDENCE, ARCHIVE_CONFIRMATIONS, ARCHIVE_DAYS, archivable
+from .lifecycle import (
+    ARCHIVE_CONFIDENCE,
+    ARCHIVE_CONFIRMATIONS,
+    ARCHIVE_DAYS,
+    archivable,
+    link_target,
+)
 
 RULES: tuple[str, ...] = ("lifecycle", "dmf")
 
@@ -40,14 +46,6 @@ class ArchiveDecision:
 
     def to_json(self) -> dict[str, Any]:
         return {"note": self.note, "id": self.id, "rule": self.rule, "reason": self.reason}
-
-
-def _link_target(value: object) -> str | None:
-    text = str(value).strip()
-    if not (text.startswith("[[") and text.endswith("]]")):
-        return None
-    target = text[2:-2].split("|", 1)[0].split("#", 1)[0].strip()
-    return target + ".md" if target and not target.endswith(".md") else target or None
 
 
 def _turn(fm: Mapping[str, Any]) -> tuple[str, int, float] | None:
@@ -79,9 +77,9 @@ def archive_decisions(corpus: Corpus, today: date) -> tuple[ArchiveDecision, ...
             continue
         sources = fm.get("sources")
         for s in sources if isinstance(sources, list) else []:
-            target = _link_target(s)
-            if target is not None:
-                cited.add(target)
+            target = link_target(s)
+            if target:
+                cited.add(target if target.endswith(".md") else target + ".md")
     turns = [(i, t) for i in range(len(corpus.ids)) if (t := _turn(corpus.frontmatter[i]))]
     last: dict[str, int] = {}
     for _, (conv, tick, _omega) in turns:

@@ -41,8 +41,8 @@ _NUMBER_WORDS = {
     "a couple of": 2,
     "a few": 3,
 }
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_MONTHS = (
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+MONTHS = (
     "january",
     "february",
     "march",
@@ -60,7 +60,7 @@ _NUM = (
     r"(?P<n>\d{1,3}|a couple of|a few|an|a|one|two|three|four|five|six|seven|eight|nine|ten|"
     r"eleven|twelve)"
 )
-_MON = "(?P<mon>" + "|".join(_MONTHS) + r"|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)"
+_MON = "(?P<mon>" + "|".join(MONTHS) + r"|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)"
 _PATTERN = re.compile(
     r"\b(?:"
     r"(?P<iso>(?P<iy>\d{4})-(?P<im>\d{2})-(?P<id>\d{2}))"
@@ -77,7 +77,7 @@ _PATTERN = re.compile(
     r"|(?P<ago>" + _NUM + r"\s+(?P<unit>day|week|month|year)s?\s+ago)"
     r"|(?P<inn>in\s+" + _NUM.replace("<n>", "<n2>") + r"\s+(?P<unit2>day|week|month|year)s?)"
     r"|(?P<rel>(?P<which>last|this\s+past|this|next)\s+(?P<span>weekend|week|month|year|"
-    + "|".join(_WEEKDAYS)
+    + "|".join(WEEKDAYS)
     + r"))"
     r"|(?P<year>in\s+(?P<y4>(?:19|20)\d{2}))"
     r")\b",
@@ -107,9 +107,6 @@ class TimeRef:
             return str(self.start.year)
         return f"{self.start.isoformat()}..{self.end.isoformat()}"
 
-    def overlaps(self, lo: date, hi: date) -> bool:
-        return self.start <= hi and lo <= self.end
-
 
 def month_range(year: int, month: int) -> tuple[date, date]:
     """First and last day of a month."""
@@ -130,7 +127,7 @@ def _week_start(d: date) -> date:
 
 def _month_number(name: str) -> int:
     name = name.lower()
-    return next(i + 1 for i, m in enumerate(_MONTHS) if m.startswith(name[:3]))
+    return next(i + 1 for i, m in enumerate(MONTHS) if m.startswith(name[:3]))
 
 
 def _count(word: str) -> int:
@@ -153,8 +150,8 @@ def _offset(anchor: date, n: int, unit: str, expr: str) -> TimeRef:
 def _relative(expr: str, which: str, span: str, anchor: date) -> TimeRef:
     step = {"last": -1, "this past": -1, "this": 0, "next": 1}[" ".join(which.lower().split())]
     span = span.lower()
-    if span in _WEEKDAYS:
-        wd = _WEEKDAYS.index(span)
+    if span in WEEKDAYS:
+        wd = WEEKDAYS.index(span)
         if step < 0:
             back = (anchor.weekday() - wd) % 7 or 7
             d = anchor - timedelta(days=back)

@@ -258,13 +258,6 @@ def score_parts(index: EventIndex, query: str, lexical: npt.ArrayLike) -> Parts:
     return Parts(lex, ent, tim, spk, index.omega)
 
 
-def score_items(
-    items: Sequence[Item], query: str, lexical: npt.ArrayLike, weights: Weights = Weights()
-) -> npt.NDArray[np.float64]:
-    """s(t) for every item (module docstring); 0 for non-candidates."""
-    return score_parts(EventIndex.build(items), query, lexical).combine(weights)
-
-
 def assemble(
     items: Sequence[Item],
     scores: npt.ArrayLike,
@@ -351,18 +344,26 @@ def build_context(
     The top `k` hits (default max(50, budget_words // 5)) give lex; every other turn has
     lex 0 and can still enter through its entity rows.
     """
+    items, lex, n_hits = vault_turns(vault, query, k or max(50, budget_words // 5), conversation)
+    ctx = context_from_items(items, query, budget_words, lex, weights=weights,
+                             date_from=date_from, date_to=date_to)
+    receipt = dict(ctx.receipt, turns=len(items), search_hits=n_hits)
+    return Context(ctx.query, ctx.budget_words, ctx.lines, ctx.candidates, receipt)
+
+
+def vault_turns(
+    vault: Vault, query: str, k: int, conversation: str | None = None
+) -> tuple[tuple[Item, ...], npt.NDArray[np.float64], int]:
+    """The vault's turn notes, their lex (best `vault.search` score of the top `k` hits; 0 for
+    a turn not hit) and how many hits the search returned."""
     from .layout import items_from_corpus  # layout imports this module
 
     items = items_from_corpus(vault.corpus(), conversation)
-    index = EventIndex.build(items)
     pos = {it.note: i for i, it in enumerate(items)}
     lex = np.zeros(len(items))
-    hits = vault.search(query, k or max(50, budget_words // 5)).hits
+    hits = vault.search(query, k).hits
     for h in hits:
         i = pos.get(h.note)
         if i is not None:
             lex[i] = max(lex[i], h.score)
-    ctx = context_from_items(index, query, budget_words, lex, weights=weights,
-                             date_from=date_from, date_to=date_to)
-    receipt = dict(ctx.receipt, turns=len(items), search_hits=len(hits))
-    return Context(ctx.query, ctx.budget_words, ctx.lines, ctx.candidates, receipt)
+    return items, lex, len(hits)

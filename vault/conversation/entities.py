@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from ..text import STOPWORDS
-from .clocks import resolve
+from .clocks import MONTHS, WEEKDAYS, TimeRef, resolve
 
 KINDS: tuple[str, ...] = ("speaker", "name", "thing", "date", "number")
 DETERMINERS = frozenset("the a an my our your his her their its".split())
@@ -38,10 +38,7 @@ _TITLE_STOP = (
     )
     | STOPWORDS
 )
-_WEEKDAY_MONTH = frozenset(
-    """monday tuesday wednesday thursday friday saturday sunday january february march april may
-    june july august september october november december""".split()
-)
+_WEEKDAY_MONTH = frozenset(WEEKDAYS + MONTHS)
 _TOKEN = re.compile(r"[^\W_](?:[\w'’\-]*[^\W_])?|[.!?;:,\"()\[\]&/]")
 _POSSESSIVE = re.compile(r"^(.+?)['’]s$")
 _NUMBER = re.compile(r"(?<![\w.])\$?\d+(?:[.,]\d+)?%?(?!\w|[.,]\d)")
@@ -125,19 +122,22 @@ def extract(
     lexicon: frozenset[str] = frozenset(),
     anchor: date | None = None,
     speakers: Sequence[str] = (),
+    refs: Sequence[TimeRef] | None = None,
 ) -> tuple[Entity, ...]:
     """The entities of one turn, deduplicated by key, in order of first appearance.
 
-    `anchor` (the turn's date) enables date entities; `speakers` marks names that are
-    speakers (kind "speaker": hubs that collisions ignore).
+    `anchor` (the turn's date) enables date entities; `refs` passes the turn's expressions
+    already resolved against it (`clocks.resolve(text, anchor)`), so they are not resolved
+    twice. `speakers` marks names that are speakers (kind "speaker": hubs that collisions
+    ignore).
     """
-    found: list[Entity] = []
+    if refs is None:
+        refs = resolve(text, anchor) if anchor is not None else ()
+    found = list(date_entities(refs))
     spoken = {_fold(s) for s in speakers}
     rest = text
-    if anchor is not None:
-        for ref in resolve(text, anchor):
-            found.append(Entity(ref.label, ref.expr, "date"))
-            rest = rest.replace(ref.expr, " , ", 1)
+    for ref in refs:
+        rest = rest.replace(ref.expr, " , ", 1)
     toks = _TOKEN.findall(rest)
     i = 0
     prev = "."
@@ -199,6 +199,11 @@ def _phrase(toks: Sequence[str], start: int) -> list[str]:
     while words and words[-1] in STOP_NOUNS:
         words.pop()
     return words
+
+
+def date_entities(refs: Iterable[TimeRef]) -> tuple[Entity, ...]:
+    """One "date" entity per resolved expression, keyed by its absolute label."""
+    return tuple(Entity(r.label, r.expr, "date") for r in refs)
 
 
 def dedupe(entities: Iterable[Entity]) -> tuple[Entity, ...]:

@@ -14,7 +14,15 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from .clocks import TimeRef, resolve
-from .entities import Entity, dedupe, extract, name_lexicon, normalise, supplied
+from .entities import (
+    Entity,
+    date_entities,
+    dedupe,
+    extract,
+    name_lexicon,
+    normalise,
+    supplied,
+)
 from .formats import Conversation
 from .incidence import Incidence
 from .references import Reference, resolve_references
@@ -37,10 +45,6 @@ class Event:
     time_refs: tuple[TimeRef, ...]
     references: tuple[Reference, ...]
     survival: Survival
-
-    @property
-    def words(self) -> int:
-        return len(self.text.split())
 
     def non_speaker_keys(self) -> tuple[str, ...]:
         return tuple(e.key for e in self.entities if e.kind != "speaker")
@@ -71,8 +75,7 @@ def build_events(conv: Conversation) -> tuple[Event, ...]:
             if turn.entities is not None:
                 found = supplied(
                     turn.entities, speaker=turn.speaker, addressee=addressee, speakers=speakers
-                )
-                found = found + tuple(Entity(r.label, r.expr, "date") for r in refs)
+                ) + date_entities(refs)
             else:
                 found = extract(
                     turn.text,
@@ -81,6 +84,7 @@ def build_events(conv: Conversation) -> tuple[Event, ...]:
                     lexicon=lexicon,
                     anchor=anchor,
                     speakers=speakers,
+                    refs=refs,
                 )
             entities = dedupe((own, *found))
             references = resolve_references(turn.text, history)

@@ -30,6 +30,7 @@ from datetime import datetime
 from typing import Any
 
 from ..errors import VaultError
+from .clocks import MONTHS
 
 FORMATS: tuple[str, ...] = ("auto", "simple", "locomo", "longmemeval")
 SIMPLE_TAG = "rmh-conversation/1"
@@ -88,13 +89,7 @@ class Conversation:
         return tuple(t for s in self.sessions for t in s.turns)
 
 
-_MONTHS = {
-    m: i + 1
-    for i, m in enumerate(
-        "january february march april may june july august september october november "
-        "december".split()
-    )
-}
+_MONTHS = {m: i + 1 for i, m in enumerate(MONTHS)}
 _LOCOMO_DATE = re.compile(
     r"^\s*(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$", re.I
 )

@@ -14,13 +14,13 @@ differs from the file (compared by the sha256 the index keeps), so nothing chang
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..note import render
+from ..sync import content_hash
 from .events import Event, build_events, incidence
 from .fact_notes import entity_relation_fields, fact_notes
 from .facts import build_facts
@@ -165,7 +165,7 @@ def ingest(vault: Vault, conversations: Conversation | Sequence[Conversation]) -
             rules += n_rules
             for path, text in notes:
                 paths.append(path)
-                if stored.get(path) == hashlib.sha256(text.encode("utf-8")).hexdigest():
+                if stored.get(path) == content_hash(text):
                     unchanged += 1
                 else:
                     vault.write(path, text)

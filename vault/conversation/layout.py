@@ -57,10 +57,6 @@ def link(path: str, label: str) -> str:
 
 def as_date(value: Any) -> date | None:
     """A frontmatter date (YAML date, datetime or ISO text) as a date; None if it is not one."""
-    return _date(value)
-
-
-def _date(value: Any) -> date | None:
     if isinstance(value, datetime):
         return value.date()
     if isinstance(value, date):
@@ -84,13 +80,11 @@ def item_from_note(path: str, fm: Mapping[str, Any], body: str) -> Item | None:
     text = body.strip()
     if text.startswith(f"{speaker}: "):
         text = text[len(speaker) + 2:]
-    keys = []
-    for e in fm.get("entity_keys", []) or []:
-        keys.append(str(e))
+    keys = [str(e) for e in fm.get("entity_keys", []) or []]
     dates: list[tuple[str, date, date]] = []
     for d in fm.get("dates", []) or []:
         if isinstance(d, Mapping):
-            s, e = _date(d.get("start")), _date(d.get("end"))
+            s, e = as_date(d.get("start")), as_date(d.get("end"))
             if s is not None and e is not None:
                 dates.append((str(d.get("expr", "")), s, e))
     omega = fm.get("omega", 0.0)

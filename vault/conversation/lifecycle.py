@@ -188,6 +188,15 @@ def relation_fields(
     return {t: sorted(by_type[t]) for t in RELATIONS if t in by_type}
 
 
+def link_target(value: object) -> str:
+    """The note a frontmatter wiki-link value names ("[[T]]", "[[T|alias]]", "[[T#h]]" -> "T");
+    "" when the value is not a wiki-link."""
+    text = str(value).strip()
+    if not (text.startswith("[[") and text.endswith("]]")):
+        return ""
+    return text[2:-2].split("|", 1)[0].split("#", 1)[0].strip()
+
+
 def parse_relation_fields(source: str, frontmatter: Mapping[str, Any]) -> tuple[Relation, ...]:
     """The typed relations a note's frontmatter declares (values "[[Target]]" or "[[T|alias]]")."""
     out: list[Relation] = []
@@ -195,9 +204,7 @@ def parse_relation_fields(source: str, frontmatter: Mapping[str, Any]) -> tuple[
         raw = frontmatter.get(t)
         values = raw if isinstance(raw, list) else [raw] if isinstance(raw, str) else []
         for v in values:
-            text = str(v).strip()
-            if text.startswith("[[") and text.endswith("]]"):
-                target = text[2:-2].split("|", 1)[0].split("#", 1)[0].strip()
-                if target:
-                    out.append(Relation(t, source, target))
+            target = link_target(v)
+            if target:
+                out.append(Relation(t, source, target))
     return tuple(sorted(out, key=lambda r: (RELATIONS.index(r.type), r.target)))

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from .context import EventIndex, Item, Weights, score_parts
+from .context import EventIndex, Item, Weights, score_parts, vault_turns
 
 if TYPE_CHECKING:
     from ..core import Vault
@@ -61,12 +61,5 @@ def what_came_next(items: Sequence[Item], query: str, lexical: npt.ArrayLike, n:
 def next_in_vault(vault: Vault, query: str, n: int = 3, *, conversation: str | None = None,
                   same_session: bool = False) -> Next:
     """`what_came_next` over the vault's turn notes, lex from `vault.search`."""
-    from .layout import items_from_corpus
-
-    items = items_from_corpus(vault.corpus(), conversation)
-    pos = {it.note: i for i, it in enumerate(items)}
-    lex = np.zeros(len(items))
-    for h in vault.search(query, 50).hits:
-        if h.note in pos:
-            lex[pos[h.note]] = max(lex[pos[h.note]], h.score)
+    items, lex, _ = vault_turns(vault, query, 50, conversation)
     return what_came_next(items, query, lex, n, same_session)

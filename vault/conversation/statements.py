@@ -254,7 +254,6 @@ def _statement(name: str, m: re.Match[str], clause: str, speaker: str, addressee
             return None
         return Statement(subject, rel, value, "relation", rel, subj == "i", clause)
     return Statement(me, "commitment", value, "commitment", None, True, clause)
-    return None
 
 
 def extract_statements(

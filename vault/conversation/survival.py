@@ -99,7 +99,8 @@ def features(
     text: str, entities: Sequence[Entity], time_refs: Sequence[TimeRef], role: str = "user"
 ) -> dict[str, float]:
     """The feature vector x of one turn (keys in FEATURES order)."""
-    toks = tokenize(text.replace("’", "'"))
+    plain = text.replace("’", "'")
+    toks = tokenize(plain)
     content = content_terms(toks)
     density = (len(set(content)) / len(toks)) * min(1.0, len(content) / 8) if toks else 0.0
     asks = "?" in text
@@ -107,8 +108,8 @@ def features(
     return {
         "density": density,
         "question": 1.0 if asks else 0.0,
-        "commitment": 1.0 if _COMMIT.search(text.replace("’", "'")) else 0.0,
-        "preference": 1.0 if _PREFER.search(text.replace("’", "'")) else 0.0,
+        "commitment": 1.0 if _COMMIT.search(plain) else 0.0,
+        "preference": 1.0 if _PREFER.search(plain) else 0.0,
         "dates": min(1.0, len(time_refs) / 2),
         "names": min(1.0, names / 3),
         "provenance": PROVENANCE.get(role, 1.0),

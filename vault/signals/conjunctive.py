@@ -44,10 +44,15 @@ def units(terms: Sequence[str], window: int = WINDOW) -> set[str]:
     return out
 
 
+def token_codes(tokens: Sequence[str], window: int = WINDOW) -> npt.NDArray[np.uint32]:
+    """Sorted unique hashed units of a tokenized text."""
+    hashed = sorted({unit_hash(u) for u in units(content_terms(tokens), window)})
+    return np.asarray(hashed, dtype=np.uint32)
+
+
 def text_codes(text: str, window: int = WINDOW) -> npt.NDArray[np.uint32]:
     """Sorted unique hashed units of a text."""
-    hashed = sorted({unit_hash(u) for u in units(content_terms(tokenize(text)), window)})
-    return np.asarray(hashed, dtype=np.uint32)
+    return token_codes(tokenize(text), window)
 
 
 @dataclass(frozen=True)
@@ -86,7 +91,11 @@ class ConjunctiveIndex:
 
     def score(self, query: str) -> npt.NDArray[np.float64]:
         """IDF-cosine of the query's units against every note (units unseen in notes drop)."""
-        q = text_codes(query)
+        return self.score_tokens(tokenize(query))
+
+    def score_tokens(self, query_tokens: Sequence[str]) -> npt.NDArray[np.float64]:
+        """`score` for an already tokenized query."""
+        q = token_codes(query_tokens)
         if self.n_docs == 0 or q.size == 0 or self.vocab.size == 0:
             return np.zeros(self.n_docs, dtype=np.float64)
         pos = np.searchsorted(self.vocab, q)

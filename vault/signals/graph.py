@@ -26,6 +26,7 @@ from scipy import sparse
 
 from ..corpus import Corpus
 from ..edges import WeightedEdges
+from ..fusion import order
 from ..text import tokenize
 
 ALPHA = 0.85
@@ -127,7 +128,10 @@ class NameIndex:
 
     def named_in(self, query: str) -> list[int]:
         """Positions of notes whose title or alias occurs as a token run in the query."""
-        toks = tokenize(query)
+        return self.named_in_tokens(tokenize(query))
+
+    def named_in_tokens(self, toks: Sequence[str]) -> list[int]:
+        """`named_in` for an already tokenized query."""
         found: set[int] = set()
         for i in range(len(toks)):
             for j in range(i + 1, min(len(toks), i + MAX_NAME_TOKENS) + 1):
@@ -146,8 +150,7 @@ def seed_vector(
     for i in named:
         s[i] += NAMED_WEIGHT
     for scores in first_stage:
-        order = np.argsort(-scores, kind="stable")[:top]
-        for rank, i in enumerate(order):
+        for rank, i in enumerate(order(scores)[:top]):
             if scores[i] > 0:
                 s[i] += 1.0 / (rank + 1)
     return s
