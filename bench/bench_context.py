@@ -43,8 +43,8 @@ from vault.conversation.context import (
 )
 from vault.conversation.events import build_events
 from vault.conversation.formats import load
-from vault.signals.bm25 import Bm25Index
-from vault.text import tokenize
+from vault.retrieval.signals.bm25 import Bm25Index
+from vault.retrieval.text import tokenize
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 DEFAULT_DATA = "/work/shared/data/locomo/locomo10.json"

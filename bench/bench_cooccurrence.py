@@ -17,11 +17,11 @@ import time
 
 import numpy as np
 
-from vault.edges import WeightedEdges
-from vault.learned_state import LearnedState, NoteState, Pair
-from vault.learning import LearningParams
-from vault.pair_table import PairTable
-from vault.signals.graph import adjacency
+from vault.learning.edges import WeightedEdges
+from vault.learning.formulas import LearningParams
+from vault.learning.pair_table import PairTable
+from vault.learning.state import LearnedState, NoteState, Pair
+from vault.retrieval.signals.graph import adjacency
 
 NOW = 1_800_000_000.0
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from bench.gen_vault import TOPICS, generate
 from vault import Vault
-from vault.signals.bm25 import Bm25Index
+from vault.retrieval.signals.bm25 import Bm25Index
 
 
 def pct(xs: list[float], p: float) -> float:

@@ -45,7 +45,7 @@ from vault import (
     SearchEngine,
     SearchParams,
 )
-from vault.usage import examination_probability
+from vault.learning.usage import examination_probability
 
 DATA = Path("/work/shared/data/locomo/locomo10.json")
 DAY = 86_400.0

@@ -15,8 +15,6 @@ from .conversation import (
     next_in_vault,
 )
 from .core import Vault
-from .corpus import Corpus
-from .encoders import EmbeddingCache, Encoder, MemoryEmbeddingCache, MiniLmEncoder
 from .errors import (
     AmbiguousNote,
     ModelUnavailable,
@@ -28,16 +26,18 @@ from .errors import (
     QuotaExceeded,
     VaultError,
 )
-from .fusion import fuse, order, ranks
-from .hits import Hit, SearchResult
-from .learning import LEARNING_VERSION, LearningParams
-from .ledger import LEDGER_FILE, Ledger, LedgerError
-from .records import LinkInfo, MoveResult, NoteRecord
-from .rerank import CrossEncoder, OnnxCrossEncoder
-from .search import DEFAULT_WEIGHTS, SIGNALS, Scored, SearchEngine, SearchParams
-from .sync import SyncReport
-from .text import content_terms, tokenize
-from .usage import NullUsage, UsageRecorder
+from .learning.formulas import LEARNING_VERSION, LearningParams
+from .learning.ledger import LEDGER_FILE, Ledger, LedgerError
+from .learning.usage import NullUsage, UsageRecorder
+from .notes.records import LinkInfo, MoveResult, NoteRecord
+from .retrieval.encoders import EmbeddingCache, Encoder, MemoryEmbeddingCache, MiniLmEncoder
+from .retrieval.fusion import fuse, order, ranks
+from .retrieval.hits import Hit, SearchResult
+from .retrieval.pipeline import DEFAULT_WEIGHTS, SIGNALS, Scored, SearchEngine, SearchParams
+from .retrieval.rerank import CrossEncoder, OnnxCrossEncoder
+from .retrieval.text import content_terms, tokenize
+from .storage.corpus import Corpus
+from .storage.sync import SyncReport
 
 __all__ = [
     "CONVERSATION_FORMATS",

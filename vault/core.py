@@ -14,18 +14,18 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from .corpus import Corpus
 from .errors import AmbiguousNote, NotAVault, NoteExists, NoteNotFound, VaultError
-from .hits import SearchResult
-from .index import Index, LinkRow, NoteRow
-from .links import Resolver, retarget, strip_md
-from .note import rewrite_links
-from .records import LinkInfo, MoveResult, NoteRecord
-from .search import SearchEngine, SearchParams
-from .store import TRASH_DIR, Store
-from .sync import SyncReport, sync
-from .usage import NullUsage, UsageRecorder, examination_probability
-from .watch import Watcher
+from .learning.usage import NullUsage, UsageRecorder, examination_probability
+from .notes.links import Resolver, retarget, strip_md
+from .notes.note import rewrite_links
+from .notes.records import LinkInfo, MoveResult, NoteRecord
+from .retrieval.hits import SearchResult
+from .retrieval.pipeline import SearchEngine, SearchParams
+from .storage.corpus import Corpus
+from .storage.index import Index, LinkRow, NoteRow
+from .storage.store import TRASH_DIR, Store
+from .storage.sync import SyncReport, sync
+from .storage.watch import Watcher
 
 STATE_DIR = ".rmh"
 INDEX_FILE = "index.sqlite"

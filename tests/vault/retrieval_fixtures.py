@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from vault.corpus import Corpus
+from vault.storage.corpus import Corpus
 
 
 def make_corpus(

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rank_bm25 import BM25Okapi
 
-from vault.signals.bm25 import K1, B, Bm25Index, field_tokens
+from vault.retrieval.signals.bm25 import K1, B, Bm25Index, field_tokens
 
 
 class LuceneIdfOkapi(BM25Okapi):  # type: ignore[misc]

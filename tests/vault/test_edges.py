@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from vault.edges import WeightedEdges
+from vault.learning.edges import WeightedEdges
 
 
 def test_build_orients_sorts_and_drops_self_loops() -> None:

@@ -8,9 +8,9 @@ from functools import cache
 import numpy as np
 import numpy.typing as npt
 
-from vault.chunking import chunk_note, informative_title, plain_links
-from vault.encoders import MemoryEmbeddingCache, MiniLmEncoder, encode_cached, mean_pool
-from vault.signals.dense import DenseIndex, dense_scores
+from vault.retrieval.chunking import chunk_note, informative_title, plain_links
+from vault.retrieval.encoders import MemoryEmbeddingCache, MiniLmEncoder, encode_cached, mean_pool
+from vault.retrieval.signals.dense import DenseIndex, dense_scores
 
 from .retrieval_fixtures import make_corpus
 

@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vault.fusion import fuse, order, ranks
+from vault.retrieval.fusion import fuse, order, ranks
 
 
 def dict_rrf(signals: dict[str, list[float]], weights: dict[str, float], k: int,

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from vault import learning
-from vault.activation import hops_from, spread, undirected
-from vault.learning import (
+from vault.learning import formulas as learning
+from vault.learning.activation import hops_from, spread, undirected
+from vault.learning.formulas import (
     SECONDS_PER_DAY,
     LearningParams,
     accumulate,

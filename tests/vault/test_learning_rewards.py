@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from vault.learned_state import LearnedState, apply
-from vault.learning import LearningParams
-from vault.rewards import Event, session_rewards
+from vault.learning.formulas import LearningParams
+from vault.learning.rewards import Event, session_rewards
+from vault.learning.state import LearnedState, apply
 
 P = LearningParams()
 

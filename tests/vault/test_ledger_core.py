@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from vault import LEDGER_FILE, LearningParams, Ledger
-from vault.learning import SECONDS_PER_DAY, edge_weight
-from vault.ledger import fold
+from vault.learning.formulas import SECONDS_PER_DAY, edge_weight
+from vault.learning.ledger import fold
 
 
 class Clock:
@@ -198,7 +198,7 @@ def test_cooccurrence_positions_and_hubs(path: Path, clock: Clock) -> None:
 
 def test_health_pearson_golden_and_newer_schema_refused(path: Path, clock: Clock) -> None:
     from vault import LedgerError
-    from vault.learning_health import pearson
+    from vault.learning.health import pearson
 
     assert pearson([1.0, 2.0, 3.0], [2.0, 4.0, 6.0]) == pytest.approx(1.0)
     assert pearson([1.0, 2.0, 3.0], [3.0, 2.0, 1.0]) == pytest.approx(-1.0)
@@ -266,7 +266,7 @@ def test_pair_store_is_bounded_and_forgets_the_weakest_first(path: Path, clock: 
 
 
 def test_pair_strength_is_the_weight_bound() -> None:
-    from vault.learning import edge_weight, pair_strength
+    from vault.learning.formulas import edge_weight, pair_strength
 
     p = LearningParams()
     for count, days in ((1, 0.0), (5, 10.0), (300, 90.0)):

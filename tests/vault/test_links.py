@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from vault.index import LinkRow
-from vault.links import Resolver
+from vault.notes.links import Resolver
+from vault.storage.index import LinkRow
 
 PATHS = {
     1: "Alice.md",

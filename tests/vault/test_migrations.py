@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from vault.index import Index, IndexUnusable
-from vault.migrations import SchemaTooNew, migrate
+from vault.storage.index import Index, IndexUnusable
+from vault.storage.migrations import SchemaTooNew, migrate
 
 
 def test_migrations_apply_in_order_and_only_once(tmp_path: Path) -> None:

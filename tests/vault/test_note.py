@@ -1,4 +1,4 @@
-"""vault.note: frontmatter, links, tags, headings, and byte-preserving edits of one note."""
+"""vault.notes.note: frontmatter, links, tags, headings, and byte-preserving edits of one note."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from vault.errors import VaultError
-from vault.note import (
+from vault.notes.note import (
     Link,
     NoteFormatError,
     parse,

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from vault.note import parse, render, rewrite_links, update_frontmatter
+from vault.notes.note import parse, render, rewrite_links, update_frontmatter
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 # Each example of these dumps YAML and loads it back a few times (pure-Python emitter).

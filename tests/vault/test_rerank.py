@@ -11,8 +11,8 @@ from onnx import TensorProto, helper
 from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
 
 from vault.errors import ModelUnavailable
-from vault.rerank import OnnxCrossEncoder, sigmoid
-from vault.search import SearchEngine, SearchParams
+from vault.retrieval.pipeline import SearchEngine, SearchParams
+from vault.retrieval.rerank import OnnxCrossEncoder, sigmoid
 
 from .retrieval_fixtures import make_corpus
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vault.corpus import Corpus
-from vault.edges import WeightedEdges
-from vault.search import SearchEngine, SearchParams
+from vault.learning.edges import WeightedEdges
+from vault.retrieval.pipeline import SearchEngine, SearchParams
+from vault.storage.corpus import Corpus
 
 from .retrieval_fixtures import make_corpus
 
@@ -181,8 +181,8 @@ SCRIPT = """
 import json, sys
 sys.path.insert(0, {root!r})
 sys.path.insert(0, {tests!r})
-from vault.encoders import MiniLmEncoder
-from vault.search import SearchEngine
+from vault.retrieval.encoders import MiniLmEncoder
+from vault.retrieval.pipeline import SearchEngine
 from retrieval_fixtures import incident_reports, make_corpus
 c = make_corpus(incident_reports()[:40], [(i, (i * 7) % 40) for i in range(40)])
 eng = SearchEngine(encoder=MiniLmEncoder())

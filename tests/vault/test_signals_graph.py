@@ -7,8 +7,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vault.edges import WeightedEdges
-from vault.signals.graph import (
+from vault.learning.edges import WeightedEdges
+from vault.retrieval.signals.graph import (
     ALPHA,
     NameIndex,
     adjacency,

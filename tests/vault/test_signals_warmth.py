@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vault.signals.warmth import warmth_scores
+from vault.retrieval.signals.warmth import warmth_scores
 
 
 def test_zero_or_absent_is_skipped() -> None:

@@ -1,4 +1,4 @@
-"""vault.store: contained paths, scan, read, atomic write, trash, move (real files)."""
+"""vault.storage.store: contained paths, scan, read, atomic write, trash, move (real files)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from vault.errors import NotAVault, NoteExists, NoteNotFound, NotText, PathRefused, QuotaExceeded
-from vault.store import MAX_NOTE_BYTES, TRASH_DIR, FileStat, Skipped, Store
+from vault.storage.store import MAX_NOTE_BYTES, TRASH_DIR, FileStat, Skipped, Store
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -243,9 +243,9 @@ def test_scan_reports_unreadable_folder(env: tuple[Store, Path, Path]) -> None:
     (locked / "n.md").write_text("n")
     locked.chmod(0)
     try:
-        code = (  # a bare `vault` package: vault.store alone, without numpy/scipy start-up
+        code = (  # a bare `vault` package: vault.storage.store alone, without numpy/scipy start-up
             "import sys, types; pkg = types.ModuleType('vault'); pkg.__path__ = [sys.argv[2]];"
-            "sys.modules['vault'] = pkg; from vault.store import Store;"
+            "sys.modules['vault'] = pkg; from vault.storage.store import Store;"
             "s = Store(sys.argv[1]).scan();"
             "print([f.path for f in s.files]); print([(k.path, k.reason) for k in s.skipped])"
         )

@@ -1,4 +1,4 @@
-"""vault.store durability: SIGKILL of a writing process leaves old or new bytes, never torn."""
+"""vault.storage.store durability: SIGKILL mid-write leaves old or new bytes, never torn."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from vault.store import Store
+from vault.storage.store import Store
 
 REPO = Path(__file__).resolve().parents[2]
 KILLS = 20
@@ -19,12 +19,12 @@ SIZE = 3 * 1024 * 1024
 # The writer alternates two known contents of a few MB forever; it says "ready" once the
 # first write is complete, so every kill lands while the file has a known value.
 # The package root (vault/__init__) pulls in numpy/scipy (~1 s a start); the child binds a bare
-# `vault` package to the real folder so `vault.store` imports alone: 20 starts stay fast.
+# `vault` package to the real folder so `vault.storage.store` imports alone: 20 starts stay fast.
 WRITER = """
 import sys, types
 from pathlib import Path
 pkg = types.ModuleType("vault"); pkg.__path__ = [sys.argv[3]]; sys.modules["vault"] = pkg
-from vault.store import Store
+from vault.storage.store import Store
 store = Store(Path(sys.argv[1]))
 size = int(sys.argv[2])
 contents = ["A" * size, "b\\n" * (size // 2 + 7)]

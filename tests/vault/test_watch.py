@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from vault import Vault
-from vault.store import Scan
+from vault.storage.store import Scan
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux")
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from ..corpus import Corpus
+from ..storage.corpus import Corpus
 from . import survival
 from .facts import fact_from_frontmatter
 from .lifecycle import (

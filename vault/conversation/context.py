@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from ..text import tokenize
+from ..retrieval.text import tokenize
 from .clocks import resolve
 from .events import Event
 

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from ..text import STOPWORDS
+from ..retrieval.text import STOPWORDS
 from .clocks import MONTHS, WEEKDAYS, TimeRef, resolve
 
 KINDS: tuple[str, ...] = ("speaker", "name", "thing", "date", "number")

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..note import render
+from ..notes.note import render
 from .facts import FactRecord, conflict_groups, latest
 from .layout import fact_path, link
 from .lifecycle import (

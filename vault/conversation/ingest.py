@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..note import render
-from ..sync import content_hash
+from ..notes.note import render
+from ..storage.sync import content_hash
 from .events import Event, build_events, incidence
 from .fact_notes import entity_relation_fields, fact_notes
 from .facts import build_facts

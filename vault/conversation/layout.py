@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from datetime import date, datetime
 from typing import Any
 
-from ..corpus import Corpus
+from ..storage.corpus import Corpus
 from .context import Item
 
 ROOT = "conversations"

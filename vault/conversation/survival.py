@@ -34,7 +34,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..text import content_terms, tokenize
+from ..retrieval.text import content_terms, tokenize
 from .clocks import TimeRef
 from .entities import Entity
 

@@ -17,7 +17,7 @@ import posixpath
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from .index import LinkRow
+from ..storage.index import LinkRow
 from .note import Link
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .learning import (
+from .formulas import (
     LearningParams,
     create_reward,
     recall_reward,

@@ -13,10 +13,10 @@ import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .errors import NoteNotFound, NotText, QuotaExceeded
+from ..errors import NoteNotFound, NotText, QuotaExceeded
+from ..notes.links import title_of
+from ..notes.note import parse
 from .index import Index, LinkRow, NoteRow, StatRow
-from .links import title_of
-from .note import parse
 from .store import FileStat, Store
 
 

@@ -19,8 +19,8 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from ..errors import ModelUnavailable
 from .encoders import cpu_session
-from .errors import ModelUnavailable
 
 MAX_TOKENS = 512
 BATCH_SIZE = 16

@@ -29,21 +29,21 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..errors import VaultError
+from ..storage.corpus import Corpus
 from . import ledger_sql as sql
 from .activation import spread, undirected
-from .corpus import Corpus
 from .edges import WeightedEdges
-from .errors import VaultError
-from .learned_state import Event, LearnedState, NoteState, apply
-from .learning import (
+from .formulas import (
     LEARNING_VERSION,
     LearningParams,
     decayed,
     q_prior,
     utility,
 )
-from .learning_health import health
+from .health import health
 from .pair_table import PairTable
+from .state import Event, LearnedState, NoteState, apply
 
 LEDGER_FILE = "learned.sqlite"
 QUERY_CHARS = 500  # how much of a query text is kept in the log

@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import sparse
 
-from ..corpus import Corpus
+from ...storage.corpus import Corpus
 from ..text import tokenize
 
 K1 = 1.2

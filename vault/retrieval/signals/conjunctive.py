@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import sparse
 
-from ..corpus import Corpus
+from ...storage.corpus import Corpus
 from ..text import content_terms, tokenize
 
 WINDOW = 4  # pairs of content terms fewer than WINDOW positions apart

@@ -12,8 +12,8 @@ import sqlite3
 from collections.abc import Iterator
 from typing import Any
 
-from .learned_state import Event, LearnedState, NoteState, Pair, SessionState, Touched
-from .migrations import migrate as apply_migrations
+from ..storage.migrations import migrate as apply_migrations
+from .state import Event, LearnedState, NoteState, Pair, SessionState, Touched
 
 SCHEMA_VERSION = 1
 

@@ -22,7 +22,7 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from .errors import VaultError
+from ..errors import VaultError
 
 MAX_DEPTH = 64
 MAX_NODES = 100_000

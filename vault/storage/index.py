@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .errors import VaultError
+from ..errors import VaultError
 from .migrations import migrate
 
 BUSY_TIMEOUT_MS = 5000

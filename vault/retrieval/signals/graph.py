@@ -24,8 +24,8 @@ import numpy as np
 import numpy.typing as npt
 from scipy import sparse
 
-from ..corpus import Corpus
-from ..edges import WeightedEdges
+from ...learning.edges import WeightedEdges
+from ...storage.corpus import Corpus
 from ..fusion import order
 from ..text import tokenize
 

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from ...storage.corpus import Corpus
 from ..chunking import chunk_note
-from ..corpus import Corpus
 from ..encoders import EmbeddingCache, Encoder, Progress, encode_cached
 
 

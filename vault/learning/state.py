@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .learning import SECONDS_PER_DAY, LearningParams, accumulate, decayed, pair_strength, q_update
+from .formulas import SECONDS_PER_DAY, LearningParams, accumulate, decayed, pair_strength, q_update
 from .rewards import SOURCES, Event, session_rewards
 
 __all__ = [

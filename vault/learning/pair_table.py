@@ -18,8 +18,8 @@ import numpy as np
 import numpy.typing as npt
 
 from .edges import WeightedEdges
-from .learned_state import LearnedState
-from .learning import SECONDS_PER_DAY, LearningParams, edge_weights
+from .formulas import SECONDS_PER_DAY, LearningParams, edge_weights
+from .state import LearnedState
 
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]

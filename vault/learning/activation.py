@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Mapping, Sequence
 
-from .learning import LearningParams, clip
+from .formulas import LearningParams, clip
 
 Adjacency = Mapping[int, Sequence[int]]
 

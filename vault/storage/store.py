@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from .errors import NotAVault, NoteExists, NoteNotFound, NotText, PathRefused, QuotaExceeded
+from ..errors import NotAVault, NoteExists, NoteNotFound, NotText, PathRefused, QuotaExceeded
 
 MAX_NOTE_BYTES = 8 * 1024 * 1024
 MAX_COMPONENT_BYTES = 255

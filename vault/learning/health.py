@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from .learned_state import LearnedState
-from .learning import LEARNING_VERSION
+from .formulas import LEARNING_VERSION
+from .state import LearnedState
 
 
 def pearson(xs: Sequence[float], ys: Sequence[float]) -> float | None:

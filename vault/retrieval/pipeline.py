@@ -55,8 +55,8 @@ import numpy as np
 import numpy.typing as npt
 from scipy import sparse
 
-from .corpus import Corpus
-from .edges import WeightedEdges
+from ..learning.edges import WeightedEdges
+from ..storage.corpus import Corpus
 from .encoders import EmbeddingCache, Encoder, Progress
 from .fusion import RRF_K, Fusion, fuse, order
 from .hits import Hit, SearchResult
