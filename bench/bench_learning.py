@@ -44,10 +44,10 @@ from vault import (
     Ledger,
     SearchEngine,
     SearchParams,
+    examination_probability,
 )
-from vault.learning.usage import examination_probability
 
-DATA = Path("/work/shared/data/locomo/locomo10.json")
+DATA = Path("../shared/data/locomo/locomo10.json")  # relative to the repository root
 DAY = 86_400.0
 START = 1_700_000_000.0
 ANSWER_IDS = 10_000_000  # ids of the simulated answer notes (not in the corpus)
@@ -93,7 +93,6 @@ def simulate(hay: Haystack, args: argparse.Namespace, params: LearningParams, tm
     engine = SearchEngine.lexical(SearchParams(weights={"warmth": args.warmth_weight}))
     clock = Clock()
     ledger = Ledger.open(tmp / f"{hay.name}.sqlite", clock=clock, params=params)
-    ledger.attach_corpus(lambda: corpus)
     before_train = [reciprocal_rank(positions(engine, corpus, q, None), q.evidence) for q in train]
     before_held = [reciprocal_rank(positions(engine, corpus, q, None), q.evidence) for q in held]
     empty = [positions(engine, corpus, q, ledger) for q in held]
@@ -110,13 +109,13 @@ def simulate(hay: Haystack, args: argparse.Namespace, params: LearningParams, tm
         for q in schedule[start:start + args.per_session]:
             ranking = positions(engine, corpus, q, ledger)
             shown = [(corpus.ids[p], r, examination_probability(r)) for r, p in enumerate(ranking)]
-            ledger.on_search(sid, q.text, shown)
+            ledger.on_search(sid, q.text, shown, corpus.graph)
             found = [corpus.ids[p] for p in ranking if p in q.evidence]
             for note in found:
-                ledger.on_read(sid, note)
+                ledger.on_read(sid, note, corpus.graph)
             if found:
                 answer += 1
-                ledger.on_write(sid, answer, True, found)
+                ledger.on_write(sid, answer, True, found, corpus.graph)
             clock.t += 600.0
         ledger.end_session(sid, clock.t)
         clock.t += DAY

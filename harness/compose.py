@@ -35,10 +35,8 @@ def search_params(cfg: Config) -> SearchParams:
 
 
 def open_ledger(vault: Vault) -> Ledger:
-    """The vault's learned-state ledger, on the wall clock, reading the vault's link graph."""
-    ledger = Ledger.open(vault.root / ".rmh" / LEDGER_FILE, clock=time.time)
-    ledger.attach_corpus(vault.corpus)
-    return ledger
+    """The vault's learned-state ledger, on the wall clock."""
+    return Ledger.open(vault.root / ".rmh" / LEDGER_FILE, clock=time.time)
 
 
 def open_vault(

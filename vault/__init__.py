@@ -28,7 +28,7 @@ from .errors import (
 )
 from .learning.formulas import LEARNING_VERSION, LearningParams
 from .learning.ledger import LEDGER_FILE, Ledger, LedgerError
-from .learning.usage import NullUsage, UsageRecorder
+from .learning.usage import Learned, NullUsage, UsageRecorder, examination_probability
 from .notes.records import LinkInfo, MoveResult, NoteRecord
 from .retrieval.encoders import EmbeddingCache, Encoder, MemoryEmbeddingCache, MiniLmEncoder
 from .retrieval.fusion import fuse, order, ranks
@@ -54,6 +54,7 @@ __all__ = [
     "Encoder",
     "Hit",
     "IngestReport",
+    "Learned",
     "LearningParams",
     "Ledger",
     "LedgerError",
@@ -82,6 +83,7 @@ __all__ = [
     "archive_decisions",
     "build_context",
     "content_terms",
+    "examination_probability",
     "fuse",
     "ingest_conversations",
     "load_conversations",

@@ -7,22 +7,24 @@ write and are indexed before the call returns. Usage facts go to a `UsageRecorde
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from .errors import AmbiguousNote, NotAVault, NoteExists, NoteNotFound, VaultError
+from .errors import NotAVault, NoteExists, NoteNotFound, VaultError
 from .learning.usage import NullUsage, UsageRecorder, examination_probability
-from .notes.links import Resolver, retarget, strip_md
+from .notes.links import Resolver, retarget
 from .notes.note import rewrite_links
 from .notes.records import LinkInfo, MoveResult, NoteRecord
 from .retrieval.hits import SearchResult
 from .retrieval.pipeline import SearchEngine, SearchParams
 from .storage.corpus import Corpus
+from .storage.doctor import doctor_report
 from .storage.index import Index, LinkRow, NoteRow
+from .storage.linkgraph import hops_from
+from .storage.snapshot import Snapshot, build_snapshot
 from .storage.store import TRASH_DIR, Store
 from .storage.sync import SyncReport, sync
 from .storage.watch import Watcher
@@ -51,9 +53,8 @@ class Vault:
         self.auto_sync = auto_sync
         self._batch = 0
         self._rescan = False
-        self._corpus: Corpus | None = None
-        self._resolver: Resolver | None = None
-        self._links: dict[int, list[tuple[LinkRow, int | None]]] = {}
+        self._snap: Snapshot | None = None
+        self._corpus: Corpus | None = None  # the snapshot's corpus with current archive flags
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -152,7 +153,7 @@ class Vault:
         finally:
             self._batch -= 1
             if not self._batch:
-                self._corpus = None
+                self._snap = self._corpus = None
 
     def _after_sync(self, report: SyncReport) -> None:
         # A note gone from the folder (deleted here or in Obsidian) is gone from learning too.
@@ -160,60 +161,30 @@ class Vault:
             self.usage.on_delete(note_id)
         if self._batch:
             return
-        if self._corpus is not None and report.generation != self._corpus.generation:
-            self._corpus = None
+        if self._snap is not None and report.generation != self._snap.corpus.generation:
+            self._snap = self._corpus = None
 
     def corpus(self) -> Corpus:
         """The snapshot every signal reads (rebuilt only when the index generation changes),
         with the usage recorder's current archive flags."""
-        corpus = self._snapshot()
+        snap = self._snapshot()
+        corpus = self._corpus if self._corpus is not None else snap.corpus
         archived = tuple(bool(a) for a in self.usage.archived(corpus.ids))
         if archived != corpus.archived:
-            self._corpus = corpus = replace(corpus, archived=archived)
+            corpus = replace(corpus, archived=archived)
+        self._corpus = corpus
         return corpus
 
-    def _snapshot(self) -> Corpus:
-        """The current snapshot, names and links (archive flags as last set by `corpus`)."""
-        stale = self._corpus is None or self._corpus.generation != self.index.generation()
-        if self._corpus is None or (stale and not self._batch):
-            self._build()
-        assert self._corpus is not None
-        return self._corpus
-
-    def _build(self) -> None:
-        generation = self.index.generation()
-        rows = self.index.notes()
-        links = self.index.links()
-        resolver = Resolver.build({r.id: r.path for r in rows}, {r.id: r.aliases for r in rows})
-        pos = {r.id: i for i, r in enumerate(rows)}
-        edges: set[tuple[int, int]] = set()
-        resolved: dict[int, list[tuple[LinkRow, int | None]]] = {}
-        for r in rows:
-            out = resolved.setdefault(r.id, [])
-            for ln in links.get(r.id, []):
-                dst = resolver.resolve(ln, r.path)
-                out.append((ln, dst))
-                if dst is not None and dst != r.id:
-                    edges.add((pos[r.id], pos[dst]))
-        self._resolver = resolver
-        self._links = resolved
-        self._corpus = Corpus(
-            generation=generation,
-            ids=tuple(r.id for r in rows),
-            paths=tuple(r.path for r in rows),
-            titles=tuple(r.title for r in rows),
-            aliases=tuple(r.aliases for r in rows),
-            bodies=tuple(r.body for r in rows),
-            frontmatter=tuple(r.frontmatter for r in rows),
-            content_hashes=tuple(r.content_hash for r in rows),
-            edges=tuple(sorted(edges)),
-            archived=tuple(False for _ in rows),
-        )
+    def _snapshot(self) -> Snapshot:
+        """The current snapshot (inside a batch: the one taken when the batch began)."""
+        stale = self._snap is None or self._snap.corpus.generation != self.index.generation()
+        if self._snap is None or (stale and not self._batch):
+            self._snap = build_snapshot(self.index)
+            self._corpus = None
+        return self._snap
 
     def resolver(self) -> Resolver:
-        self._snapshot()
-        assert self._resolver is not None
-        return self._resolver
+        return self._snapshot().resolver
 
     # -- names ----------------------------------------------------------------------------------
 
@@ -226,29 +197,17 @@ class Vault:
         if not isinstance(note, str) or not note.strip():
             raise NoteNotFound(str(note))
         res = self.resolver()
-        key = strip_md(note.strip().lstrip("/")).casefold()
-        if key in res.by_key:
-            return res.by_key[key]
-        if self._batch:  # a note written earlier in this batch, named by its exact path
+        found = res.by_path(note)
+        if found is None and self._batch:  # written earlier in this batch: its exact path
             try:
                 found = self.index.note_id(self.store.check(note.strip()))
                 found = found or self.index.note_id(self.store.check(note.strip() + ".md"))
             except VaultError:
                 found = None
-            if found is not None:
-                return found
-        if "/" not in key:
-            paths = res.by_name.get(key, ())
-            if len(paths) == 1:
-                return res.path_id[paths[0]]
-            if len(paths) > 1:
-                raise AmbiguousNote(note, list(paths))
-            ids = res.by_alias.get(key, ())
-            if len(ids) == 1:
-                return ids[0]
-            if len(ids) > 1:
-                raise AmbiguousNote(note, sorted(res.id_path[i] for i in ids))
-        raise NoteNotFound(note)
+        found = found if found is not None else res.by_title(note)
+        if found is None:
+            raise NoteNotFound(note)
+        return found
 
     def path_of(self, note_id: int) -> str:
         path = self.resolver().id_path.get(note_id)
@@ -273,7 +232,7 @@ class Vault:
         self._fresh()
         note_id = self._resolve(note)
         record = self._record(note_id)
-        self.usage.on_read(session, note_id)
+        self.usage.on_read(session, note_id, self._snapshot().corpus.graph)
         return record
 
     def _record(self, note_id: int) -> NoteRecord:
@@ -294,8 +253,7 @@ class Vault:
 
     def _resolved_links(self, note_id: int) -> list[tuple[LinkRow, int | None]]:
         if not self._batch:
-            self._snapshot()
-            return self._links.get(note_id, [])
+            return list(self._snapshot().links.get(note_id, []))
         res, path = self.resolver(), self._row(note_id).path
         return [(ln, res.resolve(ln, path)) for ln in self.index.links_of(note_id)]
 
@@ -322,7 +280,7 @@ class Vault:
         """Paths of the notes linking to `note`, sorted."""
         self._fresh()
         target = self._resolve(note)
-        corpus = self._snapshot()
+        corpus = self._snapshot().corpus
         t = corpus.position(target)
         return sorted({corpus.paths[a] for a, b in corpus.edges if b == t})
 
@@ -330,24 +288,10 @@ class Vault:
         """Notes within `hops` links (either direction), nearest first, then by path."""
         self._fresh()
         note_id = self._resolve(note)
-        corpus = self._snapshot()
-        start = corpus.position(note_id)
-        adj: dict[int, set[int]] = {}
-        for a, b in corpus.edges:
-            adj.setdefault(a, set()).add(b)
-            adj.setdefault(b, set()).add(a)
-        dist = {start: 0}
-        queue = deque([start])
-        while queue:
-            cur = queue.popleft()
-            if dist[cur] >= hops:
-                continue
-            for nxt in sorted(adj.get(cur, ())):
-                if nxt not in dist:
-                    dist[nxt] = dist[cur] + 1
-                    queue.append(nxt)
-        found = [(d, corpus.paths[p]) for p, d in dist.items() if p != start]
-        return [path for _, path in sorted(found)]
+        snap = self._snapshot()
+        dist = hops_from(note_id, snap.corpus.graph, hops)
+        paths = snap.resolver.id_path
+        return [path for _, path in sorted((d, paths[n]) for n, d in dist.items() if n != note_id)]
 
     # -- search ---------------------------------------------------------------------------------
 
@@ -355,17 +299,17 @@ class Vault:
         """Hybrid search; every hit carries its receipt. Logged as a retrieved event."""
         self._fresh()
         corpus = self.corpus()
-        ids = corpus.ids
+        learned = self.usage.learned(corpus.ids)
         result = self.engine.search(
             corpus,
             query,
             k,
-            warmth=self.usage.warmth(ids),
-            prior=self.usage.prior(ids),
-            cooccurrence=self.usage.cooccurrence(ids),
+            warmth=learned.warmth,
+            prior=learned.prior,
+            cooccurrence=learned.cooccurrence,
         )
         shown = [(h.id, rank, examination_probability(rank)) for rank, h in enumerate(result.hits)]
-        self.usage.on_search(session, query, shown)
+        self.usage.on_search(session, query, shown, self._snapshot().corpus.graph)
         return result
 
     # -- writing --------------------------------------------------------------------------------
@@ -385,7 +329,7 @@ class Vault:
             raise NoteNotFound(path)
         record = self._record(new_id)
         linked = sorted({dst for _, dst in self._resolved_links(new_id) if dst is not None})
-        self.usage.on_write(session, new_id, note_id is None, linked)
+        self.usage.on_write(session, new_id, note_id is None, linked, self._snapshot().corpus.graph)
         return record
 
     def delete(self, note: str) -> str:
@@ -409,10 +353,7 @@ class Vault:
         if self.store.stat(new_path) is not None:
             raise NoteExists(new_path)
         before = self.resolver()
-        referrers = sorted(
-            {src for src, links in self._links.items() for _, dst in links if dst == note_id}
-            - {note_id}
-        )
+        referrers = self._snapshot().referrers(note_id)
         self.store.move(old_path, new_path)
         self._after_sync(sync(self.store, self.index, only=[old_path, new_path]))
         after = self.resolver()
@@ -433,28 +374,7 @@ class Vault:
     # -- health ----------------------------------------------------------------------------------
 
     def doctor(self) -> dict[str, Any]:
-        """Dangling links, parse errors, orphans, skipped files, counts."""
+        """Dangling links, parse errors, orphans, skipped files, counts (`storage.doctor`)."""
         report = self.sync()
-        corpus = self.corpus()
-        res = self.resolver()
-        dangling = sorted(
-            (res.id_path[src], ln.target)
-            for src, links in self._links.items()
-            for ln, dst in links
-            if dst is None
-        )
-        touched = {a for a, _ in corpus.edges} | {b for _, b in corpus.edges}
-        orphans = [corpus.paths[i] for i in range(len(corpus)) if i not in touched]
-        errors = sorted(
-            (r.path, r.frontmatter_error) for r in self.index.notes() if r.frontmatter_error
-        )
-        return {
-            "counts": self.index.counts(),
-            "generation": report.generation,
-            "dangling_links": [{"note": n, "target": t} for n, t in dangling],
-            "parse_errors": [{"note": n, "error": e} for n, e in errors],
-            "orphans": orphans,
-            "skipped": [{"path": p, "reason": r} for p, r in sorted(report.skipped.items())],
-            "sync_errors": report.errors,
-        }
-
+        self.corpus()
+        return doctor_report(report, self._snapshot(), self.index)

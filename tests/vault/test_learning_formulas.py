@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from vault.learning import formulas as learning
-from vault.learning.activation import hops_from, spread, undirected
+from vault.learning.activation import spread
 from vault.learning.formulas import (
     SECONDS_PER_DAY,
     LearningParams,
@@ -25,6 +25,7 @@ from vault.learning.formulas import (
     recall_reward,
     unused_reward,
 )
+from vault.storage.linkgraph import hops_from, undirected
 
 P = LearningParams()
 unit = st.floats(0.0, 1.0, allow_nan=False)

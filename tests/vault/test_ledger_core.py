@@ -12,6 +12,7 @@ import pytest
 from vault import LEDGER_FILE, LearningParams, Ledger
 from vault.learning.formulas import SECONDS_PER_DAY, edge_weight
 from vault.learning.ledger import fold
+from vault.storage.linkgraph import undirected
 
 
 class Clock:
@@ -87,18 +88,18 @@ def test_dead_session_is_recovered_at_next_start(path: Path, clock: Clock) -> No
 
 def workload(led: Ledger, clock: Clock, seed: int, sessions: int = 12) -> None:
     rng = random.Random(seed)
-    led.set_links([(rng.randrange(30), rng.randrange(30)) for _ in range(40)])
+    graph = undirected([(rng.randrange(30), rng.randrange(30)) for _ in range(40)])
     for s in range(sessions):
         sid = f"s{s}"
         led.start_session(sid, clock.t)
         for _ in range(rng.randrange(1, 5)):
             clock.t += rng.uniform(1, 3 * SECONDS_PER_DAY)
             ids = rng.sample(range(30), 8)
-            led.on_search(sid if rng.random() < 0.9 else None, "q", shown(*ids))
+            led.on_search(sid if rng.random() < 0.9 else None, "q", shown(*ids), graph)
             for n in ids[: rng.randrange(0, 3)]:
-                led.on_read(sid, n)
+                led.on_read(sid, n, graph)
             if rng.random() < 0.5:
-                led.on_write(sid, rng.randrange(30, 40), rng.random() < 0.5, ids[2:4])
+                led.on_write(sid, rng.randrange(30, 40), rng.random() < 0.5, ids[2:4], graph)
         if rng.random() < 0.2:
             led.on_delete(rng.randrange(30))
         if rng.random() < 0.2:
@@ -172,8 +173,7 @@ def test_archive_and_restore_are_reversible_flags(path: Path, clock: Clock) -> N
 
 def test_warmth_spreads_and_decays(path: Path, clock: Clock) -> None:
     led = Ledger.open(path, clock=clock)
-    led.set_links([(1, 2), (2, 3), (3, 4)])
-    led.on_read(None, 1)
+    led.on_read(None, 1, undirected([(1, 2), (2, 3), (3, 4)]))
     w = led.warmth([1, 2, 3, 4])
     assert w.tolist() == pytest.approx([0.05, 0.05, 0.05, 0.0])  # 1, 0.6, 0.36: all capped
     clock.t += 7 * SECONDS_PER_DAY

@@ -27,7 +27,6 @@ def open_learning(root: Path, clock: Clock) -> tuple[Vault, Ledger]:
     (root / ".rmh").mkdir(parents=True, exist_ok=True)
     ledger = Ledger.open(root / ".rmh" / LEDGER_FILE, clock=clock)
     vault = Vault.open(root, usage=ledger)
-    ledger.attach_corpus(vault.corpus)
     return vault, ledger
 
 

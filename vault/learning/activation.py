@@ -15,34 +15,10 @@ The result is a list sorted by note id, so the log and every replay see the same
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
+from ..storage.linkgraph import Adjacency, hops_from
 from .formulas import LearningParams, clip
-
-Adjacency = Mapping[int, Sequence[int]]
-
-
-def hops_from(
-    seed: int, adjacency: Adjacency, max_hops: int, max_degree: int = 0
-) -> dict[int, int]:
-    """Hop distance from `seed` to every note within `max_hops` (BFS, neighbours by id).
-
-    A hub (more than `max_degree` links, when max_degree > 0) is reached but not crossed:
-    activation through a note linked to everything would warm everything equally.
-    """
-    dist = {seed: 0}
-    queue = deque([seed])
-    while queue:
-        cur = queue.popleft()
-        links = adjacency.get(cur, ())
-        if dist[cur] >= max_hops or 0 < max_degree < len(links):
-            continue
-        for nxt in sorted(links):
-            if nxt not in dist:
-                dist[nxt] = dist[cur] + 1
-                queue.append(nxt)
-    return dist
 
 
 def spread(
@@ -69,14 +45,3 @@ def spread(
         if boost > 0.0:
             out.append((note, boost))
     return out
-
-
-def undirected(edges: Sequence[tuple[int, int]]) -> dict[int, list[int]]:
-    """Adjacency lists (sorted, deduplicated, no self loops) from directed (src, dst) id pairs."""
-    adj: dict[int, set[int]] = {}
-    for a, b in edges:
-        if a == b:
-            continue
-        adj.setdefault(a, set()).add(b)
-        adj.setdefault(b, set()).add(a)
-    return {k: sorted(v) for k, v in sorted(adj.items())}

@@ -1,7 +1,7 @@
 """`VAULT/.rmh/learned.sqlite`: the append-only event log and the learned state derived from it.
 
 The only module that runs SQL on learned.sqlite. It implements the facade's `UsageRecorder`:
-every call appends one event and writes the rows that event changed (vault/learned_state.py)
+every call appends one event and writes the rows that event changed (learning/state.py)
 in ONE transaction, committed before the call returns. Durability: WAL journal with
 synchronous=FULL, so each commit fsyncs the WAL (an acknowledged event survives kill -9 and
 power loss); SQLite's default auto-checkpoint (1000 pages) bounds the WAL, and `close()`
@@ -30,9 +30,9 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import VaultError
-from ..storage.corpus import Corpus
+from ..storage.linkgraph import Adjacency
 from . import ledger_sql as sql
-from .activation import spread, undirected
+from .activation import spread
 from .edges import WeightedEdges
 from .formulas import (
     LEARNING_VERSION,
@@ -44,6 +44,7 @@ from .formulas import (
 from .health import health
 from .pair_table import PairTable
 from .state import Event, LearnedState, NoteState, apply
+from .usage import NO_LINKS, Learned
 
 LEDGER_FILE = "learned.sqlite"
 QUERY_CHARS = 500  # how much of a query text is kept in the log
@@ -74,9 +75,6 @@ class Ledger:
         self._lock = threading.RLock()  # writes and reloads; reads assume one caller thread
         self.clock = clock
         self.params = params
-        self._adj: dict[int, list[int]] = {}
-        self._corpus: Callable[[], Corpus] | None = None
-        self._generation = -1
         self._edges: tuple[tuple[int, float], WeightedEdges] | None = None
         self._version = -1
         self._state = LearnedState()
@@ -199,46 +197,39 @@ class Ledger:
 
     # -- UsageRecorder: facts in -----------------------------------------------------------------
 
-    def set_links(self, edges: Iterable[tuple[int, int]]) -> None:
-        """The current wiki-link graph as (src id, dst id) pairs, for spreading activation."""
-        self._adj = undirected(sorted(set(edges)))
-
-    def attach_corpus(self, corpus: Callable[[], Corpus]) -> None:
-        """Read the link graph from the facade's corpus (e.g. `vault.corpus`) when spreading.
-
-        The adjacency is rebuilt only when the corpus generation changes.
-        """
-        self._corpus = corpus
-
-    def _spread(self, seeds: list[tuple[int, float]]) -> list[list[float]]:
-        if self._corpus is not None:
-            c = self._corpus()
-            if c.generation != self._generation:
-                self.set_links((c.ids[a], c.ids[b]) for a, b in c.edges)
-                self._generation = c.generation
-        return [[n, b] for n, b in spread(seeds, self._adj, self.params)]
+    def _spread(self, seeds: list[tuple[int, float]], graph: Adjacency) -> list[list[float]]:
+        return [[n, b] for n, b in spread(seeds, graph, self.params)]
 
     def on_search(
-        self, session: str | None, query: str, shown: Sequence[tuple[int, int, float]]
+        self,
+        session: str | None,
+        query: str,
+        shown: Sequence[tuple[int, int, float]],
+        graph: Adjacency = NO_LINKS,
     ) -> None:
         rows = [[int(i), int(r), float(p)] for i, r, p in shown]
         seeds = [
             (int(i), utility(int(r))) for i, r, _ in shown if int(r) < self.params.activation_top
         ]
-        data = {"query": query[:QUERY_CHARS], "shown": rows, "spread": self._spread(seeds)}
+        data = {"query": query[:QUERY_CHARS], "shown": rows, "spread": self._spread(seeds, graph)}
         self._append([(self.clock(), "search", session, None, data)])
 
-    def on_read(self, session: str | None, note_id: int) -> None:
-        data = {"spread": self._spread([(note_id, 1.0)])}
+    def on_read(self, session: str | None, note_id: int, graph: Adjacency = NO_LINKS) -> None:
+        data = {"spread": self._spread([(note_id, 1.0)], graph)}
         self._append([(self.clock(), "read", session, note_id, data)])
 
     def on_write(
-        self, session: str | None, note_id: int, created: bool, linked_ids: Sequence[int]
+        self,
+        session: str | None,
+        note_id: int,
+        created: bool,
+        linked_ids: Sequence[int],
+        graph: Adjacency = NO_LINKS,
     ) -> None:
         data = {
             "created": bool(created),
             "linked": sorted({int(i) for i in linked_ids}),
-            "spread": self._spread([(note_id, 1.0)]),
+            "spread": self._spread([(note_id, 1.0)], graph),
         }
         self._append([(self.clock(), "write", session, note_id, data)])
 
@@ -311,6 +302,9 @@ class Ledger:
         out = self._pairs.edges(self._state, now, self.params)
         self._edges = (key, out)
         return out
+
+    def learned(self, ids: Sequence[int]) -> Learned:
+        return Learned(self.warmth(ids), self.prior(ids), self.cooccurrence(ids))
 
     def cooccurrence(self, ids: Sequence[int]) -> WeightedEdges:
         self._sync_state()

@@ -1,8 +1,8 @@
 """The seam between the Vault facade and learning: what the facade reports, what it reads back.
 
 The facade calls a `UsageRecorder` after each search, read and write so learning can log events
-(keyed by stable note ids); it asks a `UsageState` for per-note warmth (activation) and a
-bounded Q prior when it ranks. `NullUsage` is the recorder used when learning is off: it records
+(keyed by stable note ids); it asks for the `Learned` vectors (warmth, Q prior, co-occurrence)
+when it ranks. `NullUsage` is the recorder used when learning is off: it records
 nothing and returns zeros, so ranking is exactly the learning-free ranking.
 """
 
@@ -10,41 +10,66 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
 
+from ..storage.linkgraph import Adjacency
 from .edges import WeightedEdges
+
+NO_LINKS: Adjacency = MappingProxyType({})
+
+
+@dataclass(frozen=True)
+class Learned:
+    """What one search reads of learning, aligned with the corpus ids it was asked for."""
+
+    warmth: npt.NDArray[np.float64]  # activation boost per note, in [0, 1]
+    prior: npt.NDArray[np.float64]  # bounded Q prior per note, added after fusion
+    cooccurrence: WeightedEdges  # learned edges between positions, weights in [0, 1]
+
+    @classmethod
+    def none(cls, n: int) -> Learned:
+        """Nothing learned about `n` notes: zeros and no edges."""
+        zeros = np.zeros(n, dtype=np.float64)
+        return cls(zeros, zeros.copy(), WeightedEdges.empty())
 
 
 class UsageRecorder(Protocol):
-    """Receives usage facts from the facade. Each call must be durable before it returns."""
+    """Receives usage facts from the facade. Each call must be durable before it returns.
+
+    The facade passes what learning needs with each fact — the link graph by note id
+    (`graph`) for spreading activation — so learning never calls back into the facade."""
 
     def on_search(
-        self, session: str | None, query: str, shown: Sequence[tuple[int, int, float]]
+        self,
+        session: str | None,
+        query: str,
+        shown: Sequence[tuple[int, int, float]],
+        graph: Adjacency = NO_LINKS,
     ) -> None:
         """`shown` is (note id, rank from 0, probability of being shown at that rank)."""
 
-    def on_read(self, session: str | None, note_id: int) -> None: ...
+    def on_read(self, session: str | None, note_id: int, graph: Adjacency = NO_LINKS) -> None:
+        ...
 
     def on_write(
-        self, session: str | None, note_id: int, created: bool, linked_ids: Sequence[int]
+        self,
+        session: str | None,
+        note_id: int,
+        created: bool,
+        linked_ids: Sequence[int],
+        graph: Adjacency = NO_LINKS,
     ) -> None:
         """`linked_ids`: the resolved wiki-link targets of the new text (for citations)."""
 
     def on_delete(self, note_id: int) -> None: ...
 
-    def warmth(self, ids: Sequence[int]) -> npt.NDArray[np.float64]:
-        """Current activation boost per note id, in [0, 1] (0 when nothing learned)."""
-        ...
-
-    def prior(self, ids: Sequence[int]) -> npt.NDArray[np.float64]:
-        """Bounded Q prior per note id, added after fusion (0 when nothing learned)."""
-        ...
-
-    def cooccurrence(self, ids: Sequence[int]) -> WeightedEdges:
-        """Learned co-occurrence edges between positions in `ids` (weights in [0, 1])."""
+    def learned(self, ids: Sequence[int]) -> Learned:
+        """Warmth, Q prior and co-occurrence edges for the notes `ids` (in that order)."""
         ...
 
     def archived(self, ids: Sequence[int]) -> npt.NDArray[np.bool_]:
@@ -60,29 +85,32 @@ class NullUsage:
     """Learning switched off: records nothing, warms nothing, archives nothing."""
 
     def on_search(
-        self, session: str | None, query: str, shown: Sequence[tuple[int, int, float]]
+        self,
+        session: str | None,
+        query: str,
+        shown: Sequence[tuple[int, int, float]],
+        graph: Adjacency = NO_LINKS,
     ) -> None:
         return None
 
-    def on_read(self, session: str | None, note_id: int) -> None:
+    def on_read(self, session: str | None, note_id: int, graph: Adjacency = NO_LINKS) -> None:
         return None
 
     def on_write(
-        self, session: str | None, note_id: int, created: bool, linked_ids: Sequence[int]
+        self,
+        session: str | None,
+        note_id: int,
+        created: bool,
+        linked_ids: Sequence[int],
+        graph: Adjacency = NO_LINKS,
     ) -> None:
         return None
 
     def on_delete(self, note_id: int) -> None:
         return None
 
-    def warmth(self, ids: Sequence[int]) -> npt.NDArray[np.float64]:
-        return np.zeros(len(ids), dtype=np.float64)
-
-    def prior(self, ids: Sequence[int]) -> npt.NDArray[np.float64]:
-        return np.zeros(len(ids), dtype=np.float64)
-
-    def cooccurrence(self, ids: Sequence[int]) -> WeightedEdges:
-        return WeightedEdges.empty()
+    def learned(self, ids: Sequence[int]) -> Learned:
+        return Learned.none(len(ids))
 
     def archived(self, ids: Sequence[int]) -> npt.NDArray[np.bool_]:
         return np.zeros(len(ids), dtype=np.bool_)

@@ -17,6 +17,7 @@ import posixpath
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from ..errors import AmbiguousNote
 from ..storage.index import LinkRow
 from .note import Link
 
@@ -113,6 +114,27 @@ class Resolver:
         if not link.target:
             return self.path_id.get(source)
         return self.resolve_wiki(link.target, source)
+
+    def by_path(self, note: str) -> int | None:
+        """The id of the note at vault path `note` (case-insensitive, `.md` optional)."""
+        return self.by_key.get(strip_md(note.strip().lstrip("/")).casefold())
+
+    def by_title(self, note: str) -> int | None:
+        """The id of the one note whose file name, else alias, is `note` (a bare name).
+
+        None when nothing matches or `note` has a folder; AmbiguousNote when several do."""
+        key = strip_md(note.strip().lstrip("/")).casefold()
+        if "/" in key:
+            return None
+        paths = self.by_name.get(key, ())
+        if len(paths) > 1:
+            raise AmbiguousNote(note, list(paths))
+        if paths:
+            return self.path_id[paths[0]]
+        ids = self.by_alias.get(key, ())
+        if len(ids) > 1:
+            raise AmbiguousNote(note, sorted(self.id_path[i] for i in ids))
+        return ids[0] if ids else None
 
     def link_text(self, note_id: int) -> str:
         """The shortest target that uniquely names a note (what a rewritten link uses)."""

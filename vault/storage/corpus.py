@@ -10,7 +10,10 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
+
+from .linkgraph import undirected
 
 
 @dataclass(frozen=True)
@@ -30,6 +33,11 @@ class Corpus:
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    @cached_property
+    def graph(self) -> dict[int, list[int]]:
+        """The undirected link graph by note id (what `neighbors` and activation walk)."""
+        return undirected([(self.ids[a], self.ids[b]) for a, b in self.edges])
 
     def position(self, note_id: int) -> int:
         """Position of a note id; KeyError when the id is not in this corpus."""
