@@ -47,7 +47,7 @@ from vault.retrieval.signals.bm25 import Bm25Index
 from vault.retrieval.text import tokenize
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
-DEFAULT_DATA = "/work/shared/data/locomo/locomo10.json"
+DEFAULT_DATA = "../shared/data/locomo/locomo10.json"  # relative to the repository root
 
 
 def plain(items: Sequence[Item], lex: npt.NDArray[np.float64], budget: int) -> tuple[set[str], int]:

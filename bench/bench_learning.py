@@ -145,7 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--prior-lambda", type=float, default=LearningParams().prior_lambda)
     ap.add_argument("--unused-penalty", type=float, default=LearningParams().unused_penalty)
     ap.add_argument("--warmth-weight", type=float, default=DEFAULT_WEIGHTS["warmth"],
-                    help="the search warmth boost scale w_warmth (vault/search.py stage 5)")
+                    help="the search warmth boost scale w_warmth (pipeline stage 6)")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
     params = LearningParams(prior_lambda=args.prior_lambda, unused_penalty=args.unused_penalty)

@@ -6,7 +6,6 @@ Import from here (`from vault import Vault, Hit`), never from the modules inside
 from .conversation import (
     CONVERSATION_FORMATS,
     ArchiveDecision,
-    ConversationFormatError,
     IngestReport,
     archive_decisions,
     build_context,
@@ -17,23 +16,28 @@ from .conversation import (
 from .core import Vault
 from .errors import (
     AmbiguousNote,
+    ConversationFormatError,
+    IndexUnusable,
+    LedgerError,
     ModelUnavailable,
     NotAVault,
     NoteExists,
+    NoteFormatError,
     NoteNotFound,
     NotText,
     PathRefused,
     QuotaExceeded,
+    SchemaTooNew,
     VaultError,
 )
 from .learning.formulas import LEARNING_VERSION, LearningParams
-from .learning.ledger import LEDGER_FILE, Ledger, LedgerError
+from .learning.ledger import LEDGER_FILE, Ledger
 from .learning.usage import Learned, NullUsage, UsageRecorder, examination_probability
 from .notes.records import LinkInfo, MoveResult, NoteRecord
 from .retrieval.encoders import EmbeddingCache, Encoder, MemoryEmbeddingCache, MiniLmEncoder
 from .retrieval.fusion import fuse, order, ranks
-from .retrieval.hits import Hit, SearchResult
-from .retrieval.pipeline import DEFAULT_WEIGHTS, SIGNALS, Scored, SearchEngine, SearchParams
+from .retrieval.hits import Hit, Scored, SearchResult
+from .retrieval.pipeline import DEFAULT_WEIGHTS, SIGNALS, SearchEngine, SearchParams
 from .retrieval.rerank import CrossEncoder, OnnxCrossEncoder
 from .retrieval.text import content_terms, tokenize
 from .storage.corpus import Corpus
@@ -53,6 +57,7 @@ __all__ = [
     "EmbeddingCache",
     "Encoder",
     "Hit",
+    "IndexUnusable",
     "IngestReport",
     "Learned",
     "LearningParams",
@@ -66,12 +71,14 @@ __all__ = [
     "NotAVault",
     "NotText",
     "NoteExists",
+    "NoteFormatError",
     "NoteNotFound",
     "NoteRecord",
     "NullUsage",
     "OnnxCrossEncoder",
     "PathRefused",
     "QuotaExceeded",
+    "SchemaTooNew",
     "Scored",
     "SearchEngine",
     "SearchParams",

@@ -1,11 +1,32 @@
-"""Typed errors of the vault package.
+"""Typed errors of the vault package: every exception the vault raises is defined here.
 
 One base class (`VaultError`); each subclass names one condition and carries its fields, so
-the JSON-RPC boundary (harness) can map it to an application code with structured data.
-Expected outcomes (no hits, a dangling link) are values, never exceptions.
+the boundary (harness/errors.py) can map it to a JSON-RPC application code, an MCP tool error
+and a REPL exception with structured data. Expected outcomes (no hits, a dangling link) are
+values, never exceptions. The tree:
+
+    VaultError
+    ├── NotAVault               the folder is missing or has no .rmh/
+    ├── PathRefused             traversal, absolute path, control characters, symlink escape
+    ├── NoteNotFound            no note matches a path or title
+    ├── AmbiguousNote           a title matches several notes
+    ├── NoteExists              a move or create would overwrite a note
+    ├── NotText                 binary or invalid UTF-8
+    ├── NoteFormatError         frontmatter that cannot be read or safely edited
+    ├── QuotaExceeded           a size or count limit was hit
+    ├── ModelUnavailable        an ONNX model cannot be loaded
+    ├── IndexUnusable           index.sqlite is corrupt or from a newer rmh
+    ├── LedgerError             learned.sqlite cannot be used
+    └── ConversationFormatError not a conversation in a known format
+
+    sqlite3.DatabaseError
+    └── SchemaTooNew            a SQLite file's schema is newer than this rmh (wrapped into
+                                IndexUnusable / LedgerError by their openers)
 """
 
 from __future__ import annotations
+
+import sqlite3
 
 
 class VaultError(Exception):
@@ -126,3 +147,50 @@ class ModelUnavailable(VaultError):
 
     def data(self) -> dict[str, object]:
         return {"what": self.what, "reason": self.reason}
+
+
+class NoteFormatError(VaultError):
+    """A note's frontmatter cannot be read or safely edited; the note is left as it was."""
+
+    code_name = "note_format"
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"frontmatter: {reason}")
+        self.reason = reason
+
+    def data(self) -> dict[str, object]:
+        return {"reason": self.reason[:500]}
+
+
+class IndexUnusable(VaultError):
+    """The index file is unusable (corrupt, or a newer schema than this rmh knows)."""
+
+    code_name = "index_unusable"
+
+
+class LedgerError(VaultError):
+    """learned.sqlite cannot be used (written by a newer schema, or not a ledger)."""
+
+    code_name = "ledger_error"
+
+
+class ConversationFormatError(VaultError):
+    """The file is not a conversation in the named (or any recognised) format."""
+
+    code_name = "conversation_format"
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"not a conversation: {reason}")
+        self.reason = reason
+
+    def data(self) -> dict[str, object]:
+        return {"reason": self.reason}
+
+
+class SchemaTooNew(sqlite3.DatabaseError):
+    """The file was written by a newer rmh (its user_version is past our last migration)."""
+
+    def __init__(self, version: int, known: int) -> None:
+        super().__init__(f"schema {version} is newer than this rmh ({known})")
+        self.version = version
+        self.known = known

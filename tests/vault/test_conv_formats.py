@@ -7,7 +7,8 @@ from datetime import datetime
 
 import pytest
 
-from vault.conversation.formats import ConversationFormatError, load, parse_date
+from vault import ConversationFormatError
+from vault.conversation.formats import load, parse_date
 
 SIMPLE = {
     "format": "rmh-conversation/1",

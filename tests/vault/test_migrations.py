@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from vault.storage.index import Index, IndexUnusable
-from vault.storage.migrations import SchemaTooNew, migrate
+from vault.errors import IndexUnusable, SchemaTooNew
+from vault.storage.index import Index
+from vault.storage.migrations import migrate
 
 
 def test_migrations_apply_in_order_and_only_once(tmp_path: Path) -> None:

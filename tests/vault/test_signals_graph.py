@@ -8,14 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vault.learning.edges import WeightedEdges
-from vault.retrieval.signals.graph import (
-    ALPHA,
-    NameIndex,
-    adjacency,
-    neighbor_max,
-    pagerank,
-    seed_vector,
-)
+from vault.retrieval.names import NameIndex
+from vault.retrieval.signals.graph import ALPHA, adjacency, pagerank, seed_vector
+from vault.retrieval.stages import neighbor_max
 
 from .retrieval_fixtures import make_corpus
 

@@ -7,7 +7,7 @@ Public entry points (re-exported by `vault`): `load_conversations`, `ingest_conv
 from .archiving import ArchiveDecision, archive_decisions
 from .context import Context, build_context
 from .formats import FORMATS as CONVERSATION_FORMATS
-from .formats import Conversation, ConversationFormatError
+from .formats import Conversation
 from .formats import load as load_conversations
 from .ingest import IngestReport
 from .ingest import ingest as ingest_conversations
@@ -18,7 +18,6 @@ __all__ = [
     "ArchiveDecision",
     "Context",
     "Conversation",
-    "ConversationFormatError",
     "IngestReport",
     "Next",
     "archive_decisions",

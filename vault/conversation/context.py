@@ -29,7 +29,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -37,7 +37,8 @@ import numpy.typing as npt
 
 from ..retrieval.text import tokenize
 from .clocks import resolve
-from .events import Event
+from .items import Item
+from .layout import items_from_corpus
 
 if TYPE_CHECKING:
     from ..core import Vault
@@ -52,53 +53,6 @@ _ASKS_TIME = re.compile(
     r"how many (?:days|weeks|months|years)|since when)\b",
     re.I,
 )
-
-
-@dataclass(frozen=True)
-class Item:
-    """What context needs of one event (built from an Event or from a turn note)."""
-
-    tick: int
-    conversation: str
-    session: str
-    turn_id: str
-    speaker: str
-    when: datetime
-    text: str
-    entities: tuple[str, ...]  # non-speaker row keys
-    dates: tuple[tuple[str, date, date], ...]  # (expr, start, end) anchored expressions
-    omega: float = 0.0
-    note: str = ""
-
-    def render(self, *, labels: bool = True) -> str:
-        """The line shown to the model."""
-        if not labels:
-            return f"{self.speaker}: {self.text}"
-        line = f"[{self.when:%Y-%m-%d %H:%M}] {self.speaker}: {self.text}"
-        if self.dates:
-            line += " (" + "; ".join(f"{e} = {_label(s, t)}" for e, s, t in self.dates) + ")"
-        return line
-
-
-def item_of(event: Event, note: str = "") -> Item:
-    """The context view of an Event."""
-    return Item(
-        event.tick,
-        event.conversation,
-        event.session,
-        event.turn_id,
-        event.speaker,
-        event.when,
-        event.text,
-        event.non_speaker_keys(),
-        tuple((r.expr, r.start, r.end) for r in event.time_refs),
-        event.survival.omega,
-        note,
-    )
-
-
-def _label(start: date, end: date) -> str:
-    return start.isoformat() if start == end else f"{start.isoformat()}..{end.isoformat()}"
 
 
 @dataclass(frozen=True)
@@ -356,8 +310,6 @@ def vault_turns(
 ) -> tuple[tuple[Item, ...], npt.NDArray[np.float64], int]:
     """The vault's turn notes, their lex (best `vault.search` score of the top `k` hits; 0 for
     a turn not hit) and how many hits the search returned."""
-    from .layout import items_from_corpus  # layout imports this module
-
     items = items_from_corpus(vault.corpus(), conversation)
     pos = {it.note: i for i, it in enumerate(items)}
     lex = np.zeros(len(items))

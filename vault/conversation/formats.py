@@ -29,24 +29,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from ..errors import VaultError
+from ..errors import ConversationFormatError
 from .clocks import MONTHS
 
 FORMATS: tuple[str, ...] = ("auto", "simple", "locomo", "longmemeval")
 SIMPLE_TAG = "rmh-conversation/1"
-
-
-class ConversationFormatError(VaultError):
-    """The file is not a conversation in the named (or any recognised) format."""
-
-    code_name = "conversation_format"
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(f"not a conversation: {reason}")
-        self.reason = reason
-
-    def data(self) -> dict[str, object]:
-        return {"reason": self.reason}
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from datetime import date, datetime
 from typing import Any
 
 from ..storage.corpus import Corpus
-from .context import Item
+from .items import Item
 
 ROOT = "conversations"
 _UNSAFE = re.compile(r"[^\w '._-]+")

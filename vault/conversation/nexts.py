@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from .context import EventIndex, Item, Weights, score_parts, vault_turns
+from .context import EventIndex, Weights, score_parts, vault_turns
+from .items import Item
 
 if TYPE_CHECKING:
     from ..core import Vault

@@ -9,7 +9,7 @@ within `max_hops` (2) its hop distance k from s, and
 
 so one query adds at most `cap` to any note, whatever the number of seeds or paths. Hubs
 (notes with more than `spread_max_degree` links) receive activation but do not pass it on.
-The stored activation then accumulates as 1 - (1 - a_decayed)(1 - boost) (vault/learning.py).
+The stored activation then accumulates as 1 - (1 - a_decayed)(1 - boost) (formulas.py).
 The result is a list sorted by note id, so the log and every replay see the same order.
 """
 

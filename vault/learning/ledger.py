@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import VaultError
+from ..errors import LedgerError
 from ..storage.linkgraph import Adjacency
 from . import ledger_sql as sql
 from .activation import spread
@@ -48,12 +48,6 @@ from .usage import NO_LINKS, Learned
 
 LEDGER_FILE = "learned.sqlite"
 QUERY_CHARS = 500  # how much of a query text is kept in the log
-
-
-class LedgerError(VaultError):
-    """learned.sqlite cannot be used (written by a newer schema, or not a ledger)."""
-
-    code_name = "ledger_error"
 
 
 def fold(events: Iterable[Event], params: LearningParams) -> LearnedState:
@@ -341,7 +335,7 @@ class Ledger:
         return sql.event_counts(self._conn)
 
     def health(self, existing_ids: Iterable[int], now: float) -> dict[str, Any]:
-        """The learning audit (vault/learning_health.py) against the index's live note ids."""
+        """The learning audit (vault/learning/health.py) against the index's live note ids."""
         self._sync_state()
         edges = self._edges_at(now).w.tolist()
         return health(self._state, self.event_counts(), edges, existing_ids)

@@ -1,6 +1,6 @@
 """The SQL of learned.sqlite: schema migrations, event rows, and derived-state rows.
 
-Used only by vault/ledger.py (which owns the transactions). Derived tables mirror
+Used only by vault/learning/ledger.py (which owns the transactions). Derived tables mirror
 `LearnedState` one row per key, so loading them gives back exactly the state that wrote them
 (SQLite REAL is an IEEE double: floats round-trip bit for bit).
 """

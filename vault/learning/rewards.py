@@ -4,7 +4,7 @@ A pure function of the session's events (in log order) and how many earlier sess
 note. Only notes that were retrieved in the session can earn anything; a note earns a positive
 reward for what the agent did with it after retrieving it (cite, update, create-from, recall)
 and a small negative reward when it was shown near the top and passed over while the agent used
-another hit of the same search. The reward table and its reasons are in vault/learning.py.
+another hit of the same search. The reward table and its reasons are in vault/learning/formulas.py.
 """
 
 from __future__ import annotations

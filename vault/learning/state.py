@@ -15,7 +15,7 @@ Event kinds and payloads (`Event.data`):
     prune   {"notes": [ids]}                    notes missing from the index: rows removed
     archive {"reason": str} / restore {}        reversible forgetting flags
 `spread` is the spreading-activation boost computed from the link graph at the time of the
-event (vault/activation.py); logging it makes replay independent of later graph changes.
+event (vault/learning/activation.py); logging it makes replay independent of later graph changes.
 """
 
 from __future__ import annotations
@@ -157,7 +157,7 @@ def _search(state: LearnedState, ev: Event, params: LearningParams, touched: Tou
 def _evict_pairs(
     state: LearnedState, t: float, params: LearningParams, touched: Touched
 ) -> None:
-    """Past 1.25 x capacity, forget the weakest pairs down to capacity (vault/learning.py)."""
+    """Past 1.25 x capacity, forget the weakest pairs down to capacity (vault/learning/formulas.py)."""
     cap = params.cooc_capacity
     if len(state.pairs) <= cap + cap // 4:
         return

@@ -22,25 +22,12 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from ..errors import VaultError
+from ..errors import NoteFormatError
 
 MAX_DEPTH = 64
 MAX_NODES = 100_000
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 _CLOSE = re.compile(r"^(?:---|\.\.\.)\r?$", re.MULTILINE)
-
-
-class NoteFormatError(VaultError):
-    """A note's frontmatter cannot be read or safely edited; the note is left as it was."""
-
-    code_name = "note_format"
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(f"frontmatter: {reason}")
-        self.reason = reason
-
-    def data(self) -> dict[str, object]:
-        return {"reason": self.reason[:500]}
 
 
 def _without_timestamps(

@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..storage.corpus import Corpus
+from .fusion import Fusion
+
+F64 = npt.NDArray[np.float64]
 
 
 @dataclass(frozen=True)
@@ -47,3 +56,52 @@ class SearchResult:
             "hits": [h.to_json(receipt=receipt) for h in self.hits],
             "stages": dict(self.stages),
         }
+
+
+@dataclass(frozen=True)
+class Scored:
+    """Everything one query computed: raw signals, fusion, final scores, eligibility, stages."""
+
+    signals: Mapping[str, F64]
+    fusion: Fusion
+    context: F64
+    named: F64  # the amount the named stage added: named(d) - ctx(d)
+    warmth: F64  # a(d), the clipped activation that scaled named(d) (zeros when skipped)
+    warm: F64  # named(d) * (1 + w_warmth * a(d)), before the Q prior
+    final: F64
+    eligible: npt.NDArray[np.bool_]
+    stages: dict[str, str]
+
+
+def hit_of(corpus: Corpus, s: Scored, i: int, rerank: float | None) -> Hit:
+    """The hit at corpus position `i` with its receipt (pipeline docstring: the receipt)."""
+    signals: dict[str, Any] = {}
+    for name in sorted(s.signals):
+        raw = float(s.signals[name][i])
+        signals[name] = {
+            "raw": raw,
+            "rank": int(s.fusion.ranks[name][i]) if raw > 0 else None,
+            "contribution": float(s.fusion.contributions[name][i]),
+        }
+    fused = float(s.fusion.fused[i])
+    context = float(s.context[i])
+    named = float(s.named[i])
+    warm = float(s.warm[i])
+    receipt: dict[str, Any] = {
+        "signals": signals,
+        "fused": fused,
+        "context": context,
+        "named": named,
+        "warmth_raw": float(s.warmth[i]),
+        "warmth": warm - (fused + context + named),
+        "prior": float(s.final[i]) - warm,
+        "rerank": rerank,
+        "stages": dict(s.stages),
+    }
+    return Hit(
+        id=corpus.ids[i],
+        note=corpus.paths[i],
+        title=corpus.titles[i],
+        score=float(s.final[i]),
+        receipt=receipt,
+    )

@@ -4,7 +4,7 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
 1. first-stage signals over every note: bm25, dense (needs an encoder), conjunctive;
 2. graph: personalized PageRank seeded by the notes named in the query and the top bm25/dense
    hits, over wiki-links plus learned co-occurrence edges;
-3. fusion (vault/fusion.py) of the query-dependent signals above:
+3. fusion (fusion.py) of the query-dependent signals above:
    fused(d) = sum_s w_s v_s(d) / (k + rank_s(d) + 1);
 4. context: with N(x)(d) = max_{n linked to d, eligible} x(n) and g = w_context,
        ctx(d) = fused(d) + g N(fused)(d) + g^2 N(N(fused))(d),
@@ -26,7 +26,7 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
    document priors (P(d | q) proportional to P(q | d) P(d); Kraaij, Westerveld & Hiemstra 2002):
        warm(d)  = named(d) * (1 + w_warmth * a(d)),          a(d) = clip(warmth(d), 0, 1)
        final(d) = warm(d) * (1 + PRIOR_SCALE * clip(Q(d), -1, 1))
-   Warmth (decayed spreading activation, vault/activation.py) is a re-ranking signal, not a
+   Warmth (decayed spreading activation, learning/activation.py) is a re-ranking signal, not a
    retrieval one: a note that no query-dependent stage found has named(d) = 0 and stays 0, so
    the set of hits never depends on warmth or Q; a found note moves up by at most w_warmth
    (default 0.1) and up or down by at most PRIOR_SCALE (0.2) of its own score. (Warmth used
@@ -58,24 +58,16 @@ from scipy import sparse
 from ..learning.edges import WeightedEdges
 from ..storage.corpus import Corpus
 from .encoders import EmbeddingCache, Encoder, Progress
-from .fusion import RRF_K, Fusion, fuse, order
-from .hits import Hit, SearchResult
+from .fusion import RRF_K, fuse, order
+from .hits import Scored, SearchResult, hit_of
+from .names import NameIndex
 from .rerank import CrossEncoder, rerank_order
 from .signals.bm25 import Bm25Index
 from .signals.conjunctive import ConjunctiveIndex
 from .signals.dense import DenseIndex, dense_scores
-from .signals.graph import (
-    ALPHA,
-    BETA,
-    TOP_SEEDS,
-    NameIndex,
-    Walk,
-    adjacency,
-    neighbor_max,
-    pagerank,
-    seed_vector,
-)
+from .signals.graph import ALPHA, BETA, TOP_SEEDS, Walk, adjacency, pagerank, seed_vector
 from .signals.warmth import warmth_scores
+from .stages import context_stage, named_stage
 from .text import tokenize
 
 F64 = npt.NDArray[np.float64]
@@ -129,21 +121,6 @@ class _Derived:
     links: sparse.csr_matrix
     walk: Walk
     dense: DenseIndex | None = None
-
-
-@dataclass(frozen=True)
-class Scored:
-    """Everything one query computed: raw signals, fusion, final scores, eligibility, stages."""
-
-    signals: Mapping[str, F64]
-    fusion: Fusion
-    context: F64
-    named: F64  # the amount the named stage added: named(d) - ctx(d)
-    warmth: F64  # a(d), the clipped activation that scaled named(d) (zeros when skipped)
-    warm: F64  # named(d) * (1 + w_warmth * a(d)), before the Q prior
-    final: F64
-    eligible: npt.NDArray[np.bool_]
-    stages: dict[str, str]
 
 
 class SearchEngine:
@@ -263,9 +240,10 @@ class SearchEngine:
             eligible &= ~np.asarray(corpus.archived, dtype=np.bool_).reshape(n)
             if archived is not None:
                 eligible &= ~np.asarray(archived, dtype=np.bool_).reshape(n)
-        stages["context"], context = self._context(view, fusion.fused, eligible)
+        stages["context"], context = context_stage(view.links, fusion.fused, eligible,
+                                                   p.weight("context"))
         ctx = fusion.fused + context
-        stages["named"], lifted = self._named(view, named, ctx, eligible)
+        stages["named"], lifted = named_stage(view.links, named, ctx, eligible, p.weight("named"))
         a = np.zeros(n, dtype=np.float64)
         warm = lifted
         if wanted("warmth"):
@@ -288,41 +266,6 @@ class SearchEngine:
         else:
             stages["prior"] = "skipped: zero"
         return Scored(sig, fusion, context, lifted - ctx, a, warm, final, eligible, stages)
-
-    def _context(
-        self, view: _Derived, fused: F64, eligible: npt.NDArray[np.bool_]
-    ) -> tuple[str, F64]:
-        """Stage 4 (module docstring): g N(fused) + g^2 N(N(fused)), the context added."""
-        gamma = self.params.weight("context")
-        if gamma == 0:
-            return "skipped: weight 0", np.zeros(view.n, dtype=np.float64)
-        if view.links.nnz == 0:
-            return "skipped: no links", np.zeros(view.n, dtype=np.float64)
-        hop1 = neighbor_max(view.links, fused, eligible)
-        hop2 = neighbor_max(view.links, hop1, eligible)
-        return f"ran (weight {gamma}, two hops)", gamma * hop1 + gamma * gamma * hop2
-
-    def _named(
-        self, view: _Derived, named: list[int], ctx: F64, eligible: npt.NDArray[np.bool_]
-    ) -> tuple[str, F64]:
-        """Stage 5 (module docstring): lift named notes and the notes linked to them."""
-        eta = self.params.weight("named")
-        if eta == 0:
-            return "skipped: weight 0", ctx
-        if eta < 0:
-            raise ValueError("the named weight is a boost scale and must be >= 0")
-        if not named:
-            return "skipped: nothing named", ctx
-        linked = np.zeros(view.n, dtype=np.bool_)
-        linked[named] = True
-        linked[view.links[named].indices] = True  # their link neighbours
-        linked &= eligible
-        if not linked.any():
-            return f"skipped: {len(named)} named, none linked", ctx
-        return (
-            f"ran ({len(named)} named, {int(linked.sum())} linked, scale {eta})",
-            ctx * (1.0 + eta * linked),
-        )
 
     def _graph(
         self,
@@ -391,38 +334,5 @@ class SearchEngine:
             kept_set = set(kept)
             ranked = kept + [i for i in ranked if i not in kept_set]
             s.stages["rerank"] = f"ran (top {len(head)}, keep {len(kept)})"
-        hits = tuple(self._hit(corpus, s, i, rer.get(i)) for i in ranked[:k])
+        hits = tuple(hit_of(corpus, s, i, rer.get(i)) for i in ranked[:k])
         return SearchResult(query, hits, dict(s.stages))
-
-    @staticmethod
-    def _hit(corpus: Corpus, s: Scored, i: int, rerank: float | None) -> Hit:
-        signals: dict[str, Any] = {}
-        for name in sorted(s.signals):
-            raw = float(s.signals[name][i])
-            signals[name] = {
-                "raw": raw,
-                "rank": int(s.fusion.ranks[name][i]) if raw > 0 else None,
-                "contribution": float(s.fusion.contributions[name][i]),
-            }
-        fused = float(s.fusion.fused[i])
-        context = float(s.context[i])
-        named = float(s.named[i])
-        warm = float(s.warm[i])
-        receipt: dict[str, Any] = {
-            "signals": signals,
-            "fused": fused,
-            "context": context,
-            "named": named,
-            "warmth_raw": float(s.warmth[i]),
-            "warmth": warm - (fused + context + named),
-            "prior": float(s.final[i]) - warm,
-            "rerank": rerank,
-            "stages": dict(s.stages),
-        }
-        return Hit(
-            id=corpus.ids[i],
-            note=corpus.paths[i],
-            title=corpus.titles[i],
-            score=float(s.final[i]),
-            receipt=receipt,
-        )

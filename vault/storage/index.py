@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import VaultError
+from ..errors import IndexUnusable
 from .migrations import migrate
 
 BUSY_TIMEOUT_MS = 5000
@@ -68,12 +68,6 @@ MIGRATIONS: tuple[str, ...] = (
     );
     """,
 )
-
-
-class IndexUnusable(VaultError):
-    """The index file is unusable (corrupt, or a newer schema than this rmh knows)."""
-
-    code_name = "index_unusable"
 
 
 @dataclass(frozen=True)

@@ -10,14 +10,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
-
-class SchemaTooNew(sqlite3.DatabaseError):
-    """The file was written by a newer rmh (its user_version is past our last migration)."""
-
-    def __init__(self, version: int, known: int) -> None:
-        super().__init__(f"schema {version} is newer than this rmh ({known})")
-        self.version = version
-        self.known = known
+from ..errors import SchemaTooNew
 
 
 def migrate(conn: sqlite3.Connection, migrations: Sequence[str]) -> None:

@@ -17,7 +17,7 @@ signal (BM25, dense) with weight 1/(rank + 1); then s is normalised to sum 1.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,9 +25,7 @@ import numpy.typing as npt
 from scipy import sparse
 
 from ...learning.edges import WeightedEdges
-from ...storage.corpus import Corpus
 from ..fusion import order
-from ..text import tokenize
 
 ALPHA = 0.85
 TOL = 1e-9  # L1 change between iterations; ranks are stable far above this
@@ -35,7 +33,6 @@ MAX_ITER = 200
 BETA = 0.5  # weight of a learned co-occurrence edge relative to a wiki-link
 NAMED_WEIGHT = 1.0
 TOP_SEEDS = 5
-MAX_NAME_TOKENS = 8
 
 F64 = npt.NDArray[np.float64]
 
@@ -110,35 +107,6 @@ def pagerank(
     return r, max_iter
 
 
-@dataclass(frozen=True)
-class NameIndex:
-    """Token sequences of titles and aliases -> positions of the notes they name."""
-
-    names: Mapping[tuple[str, ...], tuple[int, ...]]
-
-    @classmethod
-    def build(cls, corpus: Corpus) -> NameIndex:
-        acc: dict[tuple[str, ...], set[int]] = {}
-        for i in range(len(corpus)):
-            for name in (corpus.titles[i], *corpus.aliases[i]):
-                toks = tuple(tokenize(name))
-                if 0 < len(toks) <= MAX_NAME_TOKENS:
-                    acc.setdefault(toks, set()).add(i)
-        return cls({k: tuple(sorted(v)) for k, v in acc.items()})
-
-    def named_in(self, query: str) -> list[int]:
-        """Positions of notes whose title or alias occurs as a token run in the query."""
-        return self.named_in_tokens(tokenize(query))
-
-    def named_in_tokens(self, toks: Sequence[str]) -> list[int]:
-        """`named_in` for an already tokenized query."""
-        found: set[int] = set()
-        for i in range(len(toks)):
-            for j in range(i + 1, min(len(toks), i + MAX_NAME_TOKENS) + 1):
-                found.update(self.names.get(tuple(toks[i:j]), ()))
-        return sorted(found)
-
-
 def seed_vector(
     n: int, named: Sequence[int], first_stage: Sequence[F64], top: int = TOP_SEEDS
 ) -> F64:
@@ -154,24 +122,3 @@ def seed_vector(
             if scores[i] > 0:
                 s[i] += 1.0 / (rank + 1)
     return s
-
-
-def neighbor_max(adj: sparse.csr_matrix, scores: F64, eligible: npt.NDArray[np.bool_]) -> F64:
-    """out[d] = max of `scores` over d's eligible link neighbours (0 when it has none).
-
-    One pass over the CSR structure: the neighbour values are gathered in row order and
-    reduced per row with `np.maximum.reduceat` (rows without neighbours are left at 0).
-    Archived (ineligible) neighbours do not count, so a structural hub lends no score.
-    """
-    csr = adj.tocsr()
-    n = int(csr.shape[0])
-    out = np.zeros(n, dtype=np.float64)
-    if csr.nnz == 0:
-        return out
-    vals = np.where(eligible[csr.indices], scores[csr.indices], 0.0)
-    starts = csr.indptr[:-1]
-    has = np.diff(csr.indptr) > 0
-    red = np.maximum.reduceat(vals, starts[has])
-    out[has] = np.maximum(red, 0.0)
-    return out
-

@@ -1,0 +1,59 @@
+"""The context view of one event: what depiction and what-came-next read of a turn.
+
+An `Item` is built from an ingested `Event` (`item_of`) or from a turn note in the vault
+(`layout.item_from_note`), so conversation context works on both alike.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+
+from .events import Event
+
+
+@dataclass(frozen=True)
+class Item:
+    """What context needs of one event (built from an Event or from a turn note)."""
+
+    tick: int
+    conversation: str
+    session: str
+    turn_id: str
+    speaker: str
+    when: datetime
+    text: str
+    entities: tuple[str, ...]  # non-speaker row keys
+    dates: tuple[tuple[str, date, date], ...]  # (expr, start, end) anchored expressions
+    omega: float = 0.0
+    note: str = ""
+
+    def render(self, *, labels: bool = True) -> str:
+        """The line shown to the model."""
+        if not labels:
+            return f"{self.speaker}: {self.text}"
+        line = f"[{self.when:%Y-%m-%d %H:%M}] {self.speaker}: {self.text}"
+        if self.dates:
+            line += " (" + "; ".join(f"{e} = {_label(s, t)}" for e, s, t in self.dates) + ")"
+        return line
+
+
+def item_of(event: Event, note: str = "") -> Item:
+    """The context view of an Event."""
+    return Item(
+        event.tick,
+        event.conversation,
+        event.session,
+        event.turn_id,
+        event.speaker,
+        event.when,
+        event.text,
+        event.non_speaker_keys(),
+        tuple((r.expr, r.start, r.end) for r in event.time_refs),
+        event.survival.omega,
+        note,
+    )
+
+
+def _label(start: date, end: date) -> str:
+    return start.isoformat() if start == end else f"{start.isoformat()}..{end.isoformat()}"
