@@ -157,7 +157,7 @@ def _search(state: LearnedState, ev: Event, params: LearningParams, touched: Tou
 def _evict_pairs(
     state: LearnedState, t: float, params: LearningParams, touched: Touched
 ) -> None:
-    """Past 1.25 x capacity, forget the weakest pairs down to capacity (vault/learning/formulas.py)."""
+    """Past 1.25 x capacity, forget the weakest pairs down to capacity (formulas.py)."""
     cap = params.cooc_capacity
     if len(state.pairs) <= cap + cap // 4:
         return
