@@ -2,13 +2,13 @@
 
 Contracts:
 - `parse(text)` never raises. A note has frontmatter only when it starts with a `---` line and
-  has a closing `---`/`...` line (see vault/notes/frontmatter.py). Broken YAML leaves the note indexable:
+  has a closing `---`/`...` line (see frontmatter.py). Broken YAML leaves the note indexable:
   `frontmatter_error` holds the message, `frontmatter` is `{}` and the whole text is the body.
 - `render(fm, body)` is the inverse: `parse(render(fm, body))` gives `fm` and `body` back for
   JSON-like `fm` (finite floats).
 - `update_frontmatter` and `rewrite_links` change only the bytes they must: the changed keys'
   lines, or the note part of the rewritten links. Line endings (CRLF) are kept.
-- Links are found by vault/notes/markdown_scan.py (code and comments skipped) in the body, and as
+- Links are found by markdown_scan.py (code and comments skipped) in the body, and as
   wiki-links inside frontmatter string values (`related: "[[X]]"`), all in text order.
 - Tags: frontmatter `tags`/`tag` (a list, or a string split on commas and whitespace) then inline
   `#tags`, "#" removed, in order of first appearance, deduplicated case-insensitively (first
