@@ -1,9 +1,9 @@
 """Warmth: the caller-supplied activation of each note (spreading activation, recency).
 
-Learning (vault/learning/formulas.py, via the facade's `UsageRecorder.learned`) owns the state; this
+Learning (vault/learning/, via the facade's `UsageRecorder.learned`) owns the state; this
 module only validates and aligns it: a(d) = warmth(d) clipped to [0, 1], one value per corpus
-position. The pipeline (vault/retrieval/pipeline.py, stage 6) uses it as a re-ranking boost, never as a
-retrieval signal: warm(d) = named(d) * (1 + w_warmth * a(d)), so a warm note that no
+position. The pipeline (retrieval/pipeline.py, stage 6) uses it as a re-ranking boost, never as
+a retrieval signal: warm(d) = named(d) * (1 + w_warmth * a(d)), so a warm note that no
 query-dependent stage found (named(d) = 0) is not a hit. An all-zero vector means "nothing
 learned yet" and the pipeline skips the stage so the ranking equals the learning-free ranking.
 """
