@@ -13,20 +13,21 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from .errors import NotAVault, NoteExists, NoteNotFound, VaultError
+from .errors import NotAVault, NoteExists, NoteNotFound
 from .learning.usage import NullUsage, UsageRecorder, examination_probability
 from .notes.links import Resolver, retarget
 from .notes.note import rewrite_links
-from .notes.records import LinkInfo, MoveResult, NoteRecord
+from .notes.records import LinkInfo, MoveResult, NoteRecord, link_infos, record_of
 from .retrieval.hits import SearchResult
 from .retrieval.pipeline import SearchEngine, SearchParams
 from .storage.corpus import Corpus
 from .storage.doctor import doctor_report
-from .storage.index import Index, LinkRow, NoteRow
+from .storage.index import Index, NoteRow
 from .storage.linkgraph import hops_from
-from .storage.snapshot import Snapshot, build_snapshot
+from .storage.live import LiveIndex
+from .storage.snapshot import Snapshot
 from .storage.store import TRASH_DIR, Store
-from .storage.sync import SyncReport, sync
+from .storage.sync import SyncReport
 from .storage.watch import Watcher
 
 STATE_DIR = ".rmh"
@@ -50,11 +51,10 @@ class Vault:
         self.index = index
         self.engine = engine
         self.usage = usage
-        self.auto_sync = auto_sync
-        self._batch = 0
-        self._rescan = False
-        self._snap: Snapshot | None = None
-        self._corpus: Corpus | None = None  # the snapshot's corpus with current archive flags
+        # A note gone from the folder (deleted here or in Obsidian) is gone from learning too.
+        self.live = LiveIndex(store, index, watcher, lambda note_id: usage.on_delete(note_id),
+                              auto_sync)
+        self._corpus: tuple[Snapshot, Corpus] | None = None  # with current archive flags
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -105,10 +105,8 @@ class Vault:
         return self.store.root
 
     def close(self) -> None:
-        if self.watcher is not None:
-            self.watcher.close()
         self.usage.close()
-        self.index.close()
+        self.live.close()
 
     def __enter__(self) -> Vault:
         return self
@@ -120,68 +118,30 @@ class Vault:
 
     def sync(self) -> SyncReport:
         """Reconcile the index with the folder now."""
-        report = sync(self.store, self.index)
-        self._after_sync(report)
-        self._rescan = bool(report.errors)
-        return report
-
-    def _fresh(self) -> None:
-        if not self.auto_sync or self._batch:
-            return
-        changed = self.watcher.drain() if self.watcher is not None else None
-        if changed is None or self._rescan:
-            self.sync()
-        elif changed:
-            try:
-                report = sync(self.store, self.index, only=sorted(changed))
-            except VaultError:  # a name the store refuses: let the full scan report it
-                self.sync()
-                return
-            self._after_sync(report)
-            self._rescan = bool(report.errors)  # a failed read is retried by a full scan
+        return self.live.sync()
 
     @contextmanager
     def batch(self) -> Iterator[None]:
         """Many writes at once (ingest): one folder sync at the start, no snapshot rebuild
         per write. Inside, names resolve against the snapshot taken when the batch began
         (plus exact paths), and each write's links resolve against it too."""
-        self._fresh()
-        self.corpus()
-        self._batch += 1
-        try:
+        with self.live.batch():
+            self.corpus()
             yield
-        finally:
-            self._batch -= 1
-            if not self._batch:
-                self._snap = self._corpus = None
-
-    def _after_sync(self, report: SyncReport) -> None:
-        # A note gone from the folder (deleted here or in Obsidian) is gone from learning too.
-        for note_id in report.removed_ids:
-            self.usage.on_delete(note_id)
-        if self._batch:
-            return
-        if self._snap is not None and report.generation != self._snap.corpus.generation:
-            self._snap = self._corpus = None
 
     def corpus(self) -> Corpus:
         """The snapshot every signal reads (rebuilt only when the index generation changes),
         with the usage recorder's current archive flags."""
         snap = self._snapshot()
-        corpus = self._corpus if self._corpus is not None else snap.corpus
+        corpus = self._corpus[1] if self._corpus and self._corpus[0] is snap else snap.corpus
         archived = tuple(bool(a) for a in self.usage.archived(corpus.ids))
         if archived != corpus.archived:
             corpus = replace(corpus, archived=archived)
-        self._corpus = corpus
+        self._corpus = (snap, corpus)
         return corpus
 
     def _snapshot(self) -> Snapshot:
-        """The current snapshot (inside a batch: the one taken when the batch began)."""
-        stale = self._snap is None or self._snap.corpus.generation != self.index.generation()
-        if self._snap is None or (stale and not self._batch):
-            self._snap = build_snapshot(self.index)
-            self._corpus = None
-        return self._snap
+        return self.live.snapshot()
 
     def resolver(self) -> Resolver:
         return self._snapshot().resolver
@@ -190,24 +150,11 @@ class Vault:
 
     def resolve(self, note: str) -> int:
         """A vault-relative path (with or without `.md`) or a title/alias -> stable note id."""
-        self._fresh()
+        self.live.fresh()
         return self._resolve(note)
 
     def _resolve(self, note: str) -> int:
-        if not isinstance(note, str) or not note.strip():
-            raise NoteNotFound(str(note))
-        res = self.resolver()
-        found = res.by_path(note)
-        if found is None and self._batch:  # written earlier in this batch: its exact path
-            try:
-                found = self.index.note_id(self.store.check(note.strip()))
-                found = found or self.index.note_id(self.store.check(note.strip() + ".md"))
-            except VaultError:
-                found = None
-        found = found if found is not None else res.by_title(note)
-        if found is None:
-            raise NoteNotFound(note)
-        return found
+        return self.live.resolve(note)
 
     def path_of(self, note_id: int) -> str:
         path = self.resolver().id_path.get(note_id)
@@ -229,7 +176,7 @@ class Vault:
 
     def read(self, note: str, *, session: str | None = None) -> NoteRecord:
         """The note's current text and parsed parts."""
-        self._fresh()
+        self.live.fresh()
         note_id = self._resolve(note)
         record = self._record(note_id)
         self.usage.on_read(session, note_id, self._snapshot().corpus.graph)
@@ -237,48 +184,19 @@ class Vault:
 
     def _record(self, note_id: int) -> NoteRecord:
         row = self._row(note_id)
-        text = self.store.read_text(row.path)
-        return NoteRecord(
-            id=row.id,
-            note=row.path,
-            title=row.title,
-            text=text,
-            body=row.body,
-            frontmatter=row.frontmatter,
-            frontmatter_error=row.frontmatter_error,
-            tags=row.tags,
-            aliases=row.aliases,
-            links=tuple(self._link_infos(note_id)),
-        )
-
-    def _resolved_links(self, note_id: int) -> list[tuple[LinkRow, int | None]]:
-        if not self._batch:
-            return list(self._snapshot().links.get(note_id, []))
-        res, path = self.resolver(), self._row(note_id).path
-        return [(ln, res.resolve(ln, path)) for ln in self.index.links_of(note_id)]
+        return record_of(row, self.store.read_text(row.path), self._link_infos(note_id))
 
     def _link_infos(self, note_id: int) -> list[LinkInfo]:
-        res = self.resolver()
-        resolved = self._resolved_links(note_id)
-        return [
-            LinkInfo(
-                target=ln.target,
-                resolved=res.id_path[dst] if dst is not None else None,
-                embed=ln.embed,
-                heading=ln.heading,
-                kind=ln.kind,
-            )
-            for ln, dst in resolved
-        ]
+        return link_infos(self.live.links_of(note_id), self.resolver().id_path)
 
     def links(self, note: str) -> list[LinkInfo]:
         """Outgoing links of a note in text order, each resolved or dangling."""
-        self._fresh()
+        self.live.fresh()
         return self._link_infos(self._resolve(note))
 
     def backlinks(self, note: str) -> list[str]:
         """Paths of the notes linking to `note`, sorted."""
-        self._fresh()
+        self.live.fresh()
         target = self._resolve(note)
         corpus = self._snapshot().corpus
         t = corpus.position(target)
@@ -286,7 +204,7 @@ class Vault:
 
     def neighbors(self, note: str, hops: int = 1) -> list[str]:
         """Notes within `hops` links (either direction), nearest first, then by path."""
-        self._fresh()
+        self.live.fresh()
         note_id = self._resolve(note)
         snap = self._snapshot()
         dist = hops_from(note_id, snap.corpus.graph, hops)
@@ -297,7 +215,7 @@ class Vault:
 
     def search(self, query: str, k: int = 10, *, session: str | None = None) -> SearchResult:
         """Hybrid search; every hit carries its receipt. Logged as a retrieved event."""
-        self._fresh()
+        self.live.fresh()
         corpus = self.corpus()
         learned = self.usage.learned(corpus.ids)
         result = self.engine.search(
@@ -316,35 +234,35 @@ class Vault:
 
     def write(self, note: str, content: str, *, session: str | None = None) -> NoteRecord:
         """Create or replace a note atomically; it is indexed before this returns."""
-        self._fresh()
+        self.live.fresh()
         try:
             note_id: int | None = self._resolve(note)
         except NoteNotFound:
             note_id = None
         path = self.path_of(note_id) if note_id is not None else self._new_path(note)
         self.store.write_text(path, content)
-        self._after_sync(sync(self.store, self.index, only=[path]))
+        self.live.sync_paths([path])
         new_id = self.index.note_id(path)
         if new_id is None:  # written but not indexable (e.g. the store refused it as text)
             raise NoteNotFound(path)
         record = self._record(new_id)
-        linked = sorted({dst for _, dst in self._resolved_links(new_id) if dst is not None})
+        linked = sorted({dst for _, dst in self.live.links_of(new_id) if dst is not None})
         self.usage.on_write(session, new_id, note_id is None, linked, self._snapshot().corpus.graph)
         return record
 
     def delete(self, note: str) -> str:
         """Move a note to `.rmh/trash/` (never a hard delete); returns its vault-relative trash
         path (`.rmh/trash/...`)."""
-        self._fresh()
+        self.live.fresh()
         note_id = self._resolve(note)
         path = self.path_of(note_id)
         trashed = self.store.trash(path)
-        self._after_sync(sync(self.store, self.index, only=[path]))  # reports the removal
+        self.live.sync_paths([path])  # reports the removal
         return f"{TRASH_DIR}/{trashed}"
 
     def move(self, old: str, new: str) -> MoveResult:
         """Rename a note, keeping its id, and rewrite every link to it as Obsidian does."""
-        self._fresh()
+        self.live.fresh()
         note_id = self._resolve(old)
         old_path = self.path_of(note_id)
         new_path = self._new_path(new)
@@ -355,7 +273,7 @@ class Vault:
         before = self.resolver()
         referrers = self._snapshot().referrers(note_id)
         self.store.move(old_path, new_path)
-        self._after_sync(sync(self.store, self.index, only=[old_path, new_path]))
+        self.live.sync_paths([old_path, new_path])
         after = self.resolver()
         rewritten: list[str] = []
         for src in referrers:
@@ -368,7 +286,7 @@ class Vault:
                 self.store.write_text(src_path, new_text)
                 rewritten.append(src_path)
         if rewritten:
-            self._after_sync(sync(self.store, self.index, only=rewritten))
+            self.live.sync_paths(rewritten)
         return MoveResult(new_path, old_path, tuple(rewritten))
 
     # -- health ----------------------------------------------------------------------------------

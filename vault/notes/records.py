@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from ..storage.index import LinkRow, NoteRow
 
 
 @dataclass(frozen=True)
@@ -65,3 +68,35 @@ class MoveResult:
 
     def to_json(self) -> dict[str, Any]:
         return {"note": self.note, "old": self.old, "rewritten": list(self.rewritten)}
+
+
+def link_infos(
+    resolved: Sequence[tuple[LinkRow, int | None]], id_path: Mapping[int, str]
+) -> list[LinkInfo]:
+    """Stored links with their resolved ids as the values the facade returns."""
+    return [
+        LinkInfo(
+            target=ln.target,
+            resolved=id_path[dst] if dst is not None else None,
+            embed=ln.embed,
+            heading=ln.heading,
+            kind=ln.kind,
+        )
+        for ln, dst in resolved
+    ]
+
+
+def record_of(row: NoteRow, text: str, links: Sequence[LinkInfo]) -> NoteRecord:
+    """A note's index row, its current text and its links as one record."""
+    return NoteRecord(
+        id=row.id,
+        note=row.path,
+        title=row.title,
+        text=text,
+        body=row.body,
+        frontmatter=row.frontmatter,
+        frontmatter_error=row.frontmatter_error,
+        tags=row.tags,
+        aliases=row.aliases,
+        links=tuple(links),
+    )

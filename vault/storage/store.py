@@ -19,33 +19,17 @@ import itertools
 import os
 import re
 import stat as st
-import unicodedata
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 from ..errors import NotAVault, NoteExists, NoteNotFound, NotText, PathRefused, QuotaExceeded
+from .paths import component_problem, path_problem
 
 MAX_NOTE_BYTES = 8 * 1024 * 1024
-MAX_COMPONENT_BYTES = 255
-MAX_PATH_BYTES = 1024
 TRASH_DIR = ".rmh/trash"
 MAX_TRASH_COPIES = 10_000
 BINARY_PROBE_BYTES = 8 * 1024
 
-# Look-alikes of "/", "\", "." would display a traversal or hidden name meaning something
-# else; bidi controls and the BOM reorder or hide how a path reads.
-_BAD_CHARS = (
-    (re.compile("[\x00-\x1f\x7f-\x9f]"), "control"),
-    (
-        re.compile(
-            "[\u2215\u2044\uff0f\u29f8\u2024\u2025\ufe52\uff0e\uff3c\ufe68\u29f5\u2216\u29f9]"
-        ),
-        "look-alike",
-    ),
-    (re.compile("[\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]"), "bidi"),
-)
-_DRIVE = re.compile(r"^[A-Za-z]:")
 _TEMP = re.compile(r"^\..+\.rmh-tmp-(\d+)-\d+$")
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 _LINK_UNSUPPORTED = (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK)
@@ -77,42 +61,6 @@ class Scan:
 
     files: tuple[FileStat, ...]
     skipped: tuple[Skipped, ...]
-
-
-def _path_problem(path: str) -> str | None:
-    """Why a whole path is refused (before it is split into components), or None."""
-    if not path:
-        return "empty path"
-    try:
-        size = len(path.encode("utf-8"))
-    except UnicodeEncodeError:
-        return "not valid unicode"
-    if size > MAX_PATH_BYTES:
-        return f"path longer than {MAX_PATH_BYTES} bytes"
-    for rx, what in _BAD_CHARS:
-        m = rx.search(path)
-        if m:
-            return f"{what} character U+{ord(m.group()):04X}"
-    if "\\" in path:
-        return "backslash"
-    if path.startswith("/"):
-        return "absolute path"
-    return "drive letter" if _DRIVE.match(path) else None
-
-
-@lru_cache(maxsize=65536)
-def _component_problem(comp: str) -> str | None:
-    """Why one component is refused, or None. Cached: folder names repeat in scans."""
-    if comp == "..":
-        return "parent component '..'"
-    if comp.startswith("."):
-        return "hidden component (reserved)"
-    if len(comp.encode("utf-8")) > MAX_COMPONENT_BYTES:
-        return f"component longer than {MAX_COMPONENT_BYTES} bytes"
-    norm = unicodedata.normalize("NFKC", comp)
-    if "/" in norm or "\\" in norm:
-        return "look-alike slash (NFKC)"
-    return "look-alike dot (NFKC)" if norm.startswith(".") else None
 
 
 def _inside(root: str, real: str) -> bool:
@@ -161,12 +109,12 @@ class Store:
         with a dot); lone surrogates; components over 255 UTF-8 bytes, paths over 1024. With
         `write`, the name must end in ".md" (any case).
         """
-        problem = _path_problem(path)
+        problem = path_problem(path)
         parts = [p for p in path.split("/") if p not in ("", ".")]
         if not problem and not parts:
             problem = "empty path"
         for comp in parts:
-            problem = problem or _component_problem(comp)
+            problem = problem or component_problem(comp)
         if not problem and write and not _is_md(parts[-1]):
             problem = "not a .md note name"
         if problem:

@@ -1,0 +1,137 @@
+"""The index kept in step with the folder, and the snapshot of its current generation.
+
+Contract: with `auto_sync`, `fresh()` (called by the facade before every read, search and
+write) reconciles the index with the folder — through the watcher's changed paths when one
+runs and the last sync had no errors, else by a full scan — so an edit made in Obsidian is
+seen by the next call. `snapshot()` is rebuilt only when the index generation changes. Inside
+`batch()` nothing is re-synced and the snapshot taken when the batch began is kept (ingest of
+many notes pays for one sync and one snapshot). Every note id a sync finds removed is passed
+to `on_removed` (learning forgets it), inside a batch too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+
+from ..errors import NoteNotFound, VaultError
+from .index import Index, LinkRow
+from .snapshot import Snapshot, build_snapshot
+from .store import Store
+from .sync import SyncReport, sync
+from .watch import Watcher
+
+
+class LiveIndex:
+    """One folder's index, its watcher and its current snapshot (module docstring)."""
+
+    def __init__(
+        self,
+        store: Store,
+        index: Index,
+        watcher: Watcher | None,
+        on_removed: Callable[[int], None],
+        auto_sync: bool = True,
+    ) -> None:
+        self.store = store
+        self.index = index
+        self.watcher = watcher
+        self.auto_sync = auto_sync
+        self._on_removed = on_removed
+        self._batch = 0
+        self._rescan = False
+        self._snap: Snapshot | None = None
+
+    @property
+    def in_batch(self) -> bool:
+        return self._batch > 0
+
+    def sync(self) -> SyncReport:
+        """Reconcile the whole index with the folder now."""
+        report = sync(self.store, self.index)
+        self._after(report)
+        self._rescan = bool(report.errors)
+        return report
+
+    def sync_paths(self, paths: Iterable[str]) -> None:
+        """Re-index just these vault-relative paths (after a write, move or delete here)."""
+        self._after(sync(self.store, self.index, only=list(paths)))
+
+    def fresh(self) -> None:
+        """Bring the index up to date before a call (no-op inside a batch or without auto_sync)."""
+        if not self.auto_sync or self._batch:
+            return
+        changed = self.watcher.drain() if self.watcher is not None else None
+        if changed is None or self._rescan:
+            self.sync()
+        elif changed:
+            try:
+                report = sync(self.store, self.index, only=sorted(changed))
+            except VaultError:  # a name the store refuses: let the full scan report it
+                self.sync()
+                return
+            self._after(report)
+            self._rescan = bool(report.errors)  # a failed read is retried by a full scan
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """One sync at the start, then the snapshot of that moment until the batch ends."""
+        self.fresh()
+        self.snapshot()
+        self._batch += 1
+        try:
+            yield
+        finally:
+            self._batch -= 1
+            if not self._batch:
+                self._snap = None
+
+    def snapshot(self) -> Snapshot:
+        """The current snapshot (inside a batch: the one taken when the batch began)."""
+        stale = self._snap is None or self._snap.corpus.generation != self.index.generation()
+        if self._snap is None or (stale and not self._batch):
+            self._snap = build_snapshot(self.index)
+        return self._snap
+
+    def resolve(self, note: str) -> int:
+        """A vault path (`.md` optional) or a title/alias -> note id (NoteNotFound, Ambiguous)."""
+        if not isinstance(note, str) or not note.strip():
+            raise NoteNotFound(str(note))
+        res = self.snapshot().resolver
+        found = res.by_path(note)
+        if found is None and self._batch:  # written earlier in this batch: its exact path
+            try:
+                found = self.index.note_id(self.store.check(note.strip()))
+                found = found or self.index.note_id(self.store.check(note.strip() + ".md"))
+            except VaultError:
+                found = None
+        found = found if found is not None else res.by_title(note)
+        if found is None:
+            raise NoteNotFound(note)
+        return found
+
+    def links_of(self, note_id: int) -> list[tuple[LinkRow, int | None]]:
+        """A note's links in text order, each with the id it resolves to (None: dangling).
+
+        Inside a batch a note written since the snapshot is read from the index and resolved
+        against the batch's snapshot."""
+        snap = self.snapshot()
+        if not self._batch:
+            return list(snap.links.get(note_id, []))
+        row = self.index.note(note_id)
+        if row is None:
+            return []
+        return [(ln, snap.resolver.resolve(ln, row.path)) for ln in self.index.links_of(note_id)]
+
+    def _after(self, report: SyncReport) -> None:
+        for note_id in report.removed_ids:
+            self._on_removed(note_id)
+        if self._batch:
+            return
+        if self._snap is not None and report.generation != self._snap.corpus.generation:
+            self._snap = None
+
+    def close(self) -> None:
+        if self.watcher is not None:
+            self.watcher.close()
+        self.index.close()

@@ -1,0 +1,66 @@
+"""Which vault-relative paths the store accepts: the checks, one reason string each.
+
+A path is refused when it is empty, not valid Unicode, longer than `MAX_PATH_BYTES`, absolute,
+has a drive letter or a backslash, or contains a control, bidi or look-alike character; a
+component is refused when it is `..`, hidden (a dot-name: `.obsidian/`, `.git/`, `.rmh/` are
+not notes), longer than `MAX_COMPONENT_BYTES`, or becomes a slash or a leading dot under NFKC.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+MAX_COMPONENT_BYTES = 255
+MAX_PATH_BYTES = 1024
+
+# Look-alikes of "/", "\", "." would display a traversal or hidden name meaning something
+# else; bidi controls and the BOM reorder or hide how a path reads.
+_BAD_CHARS = (
+    (re.compile("[\x00-\x1f\x7f-\x9f]"), "control"),
+    (
+        re.compile(
+            "[\u2215\u2044\uff0f\u29f8\u2024\u2025\ufe52\uff0e\uff3c\ufe68\u29f5\u2216\u29f9]"
+        ),
+        "look-alike",
+    ),
+    (re.compile("[\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]"), "bidi"),
+)
+_DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+def path_problem(path: str) -> str | None:
+    """Why a whole path is refused (before it is split into components), or None."""
+    if not path:
+        return "empty path"
+    try:
+        size = len(path.encode("utf-8"))
+    except UnicodeEncodeError:
+        return "not valid unicode"
+    if size > MAX_PATH_BYTES:
+        return f"path longer than {MAX_PATH_BYTES} bytes"
+    for rx, what in _BAD_CHARS:
+        m = rx.search(path)
+        if m:
+            return f"{what} character U+{ord(m.group()):04X}"
+    if "\\" in path:
+        return "backslash"
+    if path.startswith("/"):
+        return "absolute path"
+    return "drive letter" if _DRIVE.match(path) else None
+
+
+@lru_cache(maxsize=65536)
+def component_problem(comp: str) -> str | None:
+    """Why one component is refused, or None. Cached: folder names repeat in scans."""
+    if comp == "..":
+        return "parent component '..'"
+    if comp.startswith("."):
+        return "hidden component (reserved)"
+    if len(comp.encode("utf-8")) > MAX_COMPONENT_BYTES:
+        return f"component longer than {MAX_COMPONENT_BYTES} bytes"
+    norm = unicodedata.normalize("NFKC", comp)
+    if "/" in norm or "\\" in norm:
+        return "look-alike slash (NFKC)"
+    return "look-alike dot (NFKC)" if norm.startswith(".") else None
