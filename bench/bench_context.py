@@ -33,18 +33,18 @@ import numpy.typing as npt
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from vault.conversation.context import (
+from vault import (
+    Bm25Index,
     EventIndex,
-    Item,
-    Weights,
+    build_events,
     context_from_items,
     item_of,
     score_parts,
+    tokenize,
 )
-from vault.conversation.events import build_events
-from vault.conversation.formats import load
-from vault.retrieval.signals.bm25 import Bm25Index
-from vault.retrieval.text import tokenize
+from vault import ContextItem as Item
+from vault import ContextWeights as Weights
+from vault import load_conversations as load
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 DEFAULT_DATA = "../shared/data/locomo/locomo10.json"  # relative to the repository root

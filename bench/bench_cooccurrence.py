@@ -17,11 +17,8 @@ import time
 
 import numpy as np
 
-from vault.learning.edges import WeightedEdges
-from vault.learning.formulas import LearningParams
-from vault.learning.pair_table import PairTable
-from vault.learning.state import LearnedState, NoteState, Pair
-from vault.retrieval.signals.graph import adjacency
+from vault import LearnedState, LearningParams, NoteState, Pair, PairTable, WeightedEdges
+from vault import link_adjacency as adjacency
 
 NOW = 1_800_000_000.0
 

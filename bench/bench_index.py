@@ -18,8 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.gen_vault import TOPICS, generate
-from vault import Vault
-from vault.retrieval.signals.bm25 import Bm25Index
+from vault import Bm25Index, Vault
 
 
 def pct(xs: list[float], p: float) -> float:

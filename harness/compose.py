@@ -21,7 +21,7 @@ from vault import (
     Vault,
 )
 
-from .config import Config
+from .config import Config, load
 
 
 def search_params(cfg: Config) -> SearchParams:
@@ -72,3 +72,9 @@ class LedgerSessions:
     def end(self, session: str) -> Mapping[str, Any]:
         applied = self.ledger.end_session(session, time.time())
         return {"rewards_applied": applied}
+
+
+def plain_vault(vault: str | None) -> Vault:
+    """The configured vault as `Vault.open` gives it: no configured engine, no ledger attached
+    (for commands that open the learning ledger themselves)."""
+    return Vault.open(load(vault=vault).require_vault())

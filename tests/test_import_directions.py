@@ -1,50 +1,131 @@
-"""DESIGN.md §3: harness -> {vault, sandbox, rpc}; sandbox -> {rpc}; vault and rpc -> nothing of
-ours; other packages import only a package's root, never its internals."""
+"""DESIGN.md §3: harness -> {vault, sandbox, rpc, bench}; sandbox -> {rpc}; vault and rpc ->
+nothing of ours; bench -> the public roots of vault, rpc and sandbox; other packages import only a package's root, never its
+internals; and no import cycle anywhere, between modules of any package (bench included)."""
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-OURS = ("vault", "harness", "rpc", "sandbox", "prompts")
+OURS = ("vault", "harness", "rpc", "sandbox", "prompts", "bench")
 ALLOWED: dict[str, set[str]] = {
-    "harness": {"vault", "sandbox", "rpc", "prompts"},
+    "harness": {"vault", "sandbox", "rpc", "prompts", "bench"},  # `rmh bench` runs bench/
     "sandbox": {"rpc"},
     "vault": set(),
     "rpc": set(),
     "prompts": set(),
+    "bench": {"vault", "rpc", "sandbox"},
 }
 
 
-def imports(path: Path) -> list[str]:
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def imported(path: Path) -> Iterator[tuple[str, tuple[str, ...]]]:
+    """(absolute module, names imported from it) for every import in the file, at any depth
+    (function-level and TYPE_CHECKING imports count: a cycle is a cycle)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    names: list[str] = []
+    pkg = module_name(path).split(".") if path.is_relative_to(ROOT) else [path.stem]
+    if path.name != "__init__.py":
+        pkg = pkg[:-1]
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            names.extend(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.append(node.module)
-    return names
+            for alias in node.names:
+                yield alias.name, ()
+        elif isinstance(node, ast.ImportFrom):
+            names = tuple(a.name for a in node.names)
+            if node.level == 0:
+                yield node.module or "", names
+            else:
+                base = pkg[: len(pkg) - (node.level - 1)]
+                yield ".".join([*base, *([node.module] if node.module else [])]), names
+
+
+def imports(path: Path) -> list[str]:
+    return [name for name, _ in imported(path)]
+
+
+def sources() -> list[Path]:
+    return sorted(p for pkg in OURS for p in (ROOT / pkg).rglob("*.py"))
+
+
+def graph() -> dict[str, set[str]]:
+    """Module -> the modules of ours it imports (`from pkg import mod` names a module too)."""
+    mods = {module_name(p): p for p in sources()}
+    edges: dict[str, set[str]] = {m: set() for m in mods}
+    for mod, path in mods.items():
+        for target, names in imported(path):
+            found = {f"{target}.{n}" for n in names if f"{target}.{n}" in mods}
+            if target in mods and (not names or len(found) < len(names)):
+                found.add(target)
+            edges[mod] |= found - {mod}
+    return edges
+
+
+def cycles(edges: Mapping[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan 1972), sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(edges.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return sorted(out)
 
 
 def test_import_directions() -> None:
     violations: list[str] = []
-    for pkg in OURS:
-        for path in sorted((ROOT / pkg).rglob("*.py")):
-            rel = path.relative_to(ROOT).as_posix()
-            for name in imports(path):
-                top = name.split(".")[0]
-                if top not in OURS or top == pkg:
-                    continue
-                if top not in ALLOWED[pkg]:
-                    violations.append(f"{rel}: {pkg} must not import {name}")
-                elif "." in name:
-                    violations.append(f"{rel}: imports internals {name}; use `from {top} import`")
+    for path in sources():
+        rel = path.relative_to(ROOT).as_posix()
+        pkg = rel.split("/")[0]
+        for name in imports(path):
+            top = name.split(".")[0]
+            if top not in OURS or top == pkg:
+                continue
+            if top not in ALLOWED[pkg]:
+                violations.append(f"{rel}: {pkg} must not import {name}")
+            elif "." in name:
+                violations.append(f"{rel}: imports internals {name}; use `from {top} import`")
     assert violations == []
 
 
-def test_the_check_sees_violations(tmp_path: Path) -> None:
+def test_no_import_cycles() -> None:
+    assert cycles(graph()) == []
+
+
+def test_the_checks_see_violations(tmp_path: Path) -> None:
     bad = tmp_path / "x.py"
     bad.write_text("import harness.cli\nfrom vault.core import Vault\n", encoding="utf-8")
     assert imports(bad) == ["harness.cli", "vault.core"]
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []

@@ -11,10 +11,9 @@ import json
 import time
 from typing import Any
 
-from harness.compose import open_ledger
+from harness.compose import open_ledger, plain_vault
 from vault import Ledger, Vault
 
-from .notes import plain_vault
 from .output import emit
 
 
@@ -27,7 +26,7 @@ def learning_health(vault: Vault, ledger: Ledger, now: float | None = None) -> d
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    with plain_vault(args) as v:
+    with plain_vault(args.vault) as v:
         ledger = open_ledger(v)
         try:
             stored = ledger.state
@@ -48,7 +47,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def _flag(args: argparse.Namespace, archive: bool) -> int:
-    with plain_vault(args) as v:
+    with plain_vault(args.vault) as v:
         note_id = v.resolve(args.note)
         path = v.path_of(note_id)
         ledger = open_ledger(v)
@@ -75,7 +74,7 @@ def cmd_restore(args: argparse.Namespace) -> int:
 
 
 def cmd_learning(args: argparse.Namespace) -> int:
-    with plain_vault(args) as v:
+    with plain_vault(args.vault) as v:
         ledger = open_ledger(v)
         try:
             report = learning_health(v, ledger)

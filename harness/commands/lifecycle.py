@@ -16,10 +16,9 @@ from collections import Counter
 from datetime import date
 from typing import Any
 
-from harness.compose import open_ledger
+from harness.compose import open_ledger, plain_vault
 from vault import LEDGER_FILE, ArchiveDecision, Vault, archive_decisions
 
-from .notes import plain_vault
 from .output import emit, iso_date
 
 
@@ -47,7 +46,7 @@ def plan(vault: Vault, today: date, *, apply: bool,
 
 def cmd_lifecycle(args: argparse.Namespace) -> int:
     today = iso_date(args.today) or date.today()
-    with plain_vault(args) as v:
+    with plain_vault(args.vault) as v:
         decisions, already, done = plan(v, today, apply=args.apply)
     rules = Counter(d.rule for d in decisions)
     doc: dict[str, Any] = {

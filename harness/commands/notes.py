@@ -21,12 +21,6 @@ def configured_vault(args: argparse.Namespace, *, dense: bool = True) -> Vault:
     return open_vault(load(vault=args.vault), dense=dense)
 
 
-def plain_vault(args: argparse.Namespace) -> Vault:
-    """The configured vault as `Vault.open` gives it: no configured engine, no ledger attached
-    (for commands that open the learning ledger themselves)."""
-    return Vault.open(load(vault=args.vault).require_vault())
-
-
 def cmd_init(args: argparse.Namespace) -> int:
     with Vault.init(load(vault=args.vault).require_vault()) as v:
         report = v.sync()
