@@ -1,9 +1,12 @@
-"""JSON-RPC 2.0 over newline-delimited JSON: framing, spec-exact parsing, dispatch, error codes.
+"""JSON-RPC 2.0 over newline-delimited JSON: framing, spec-exact parsing, dispatch, the server.
 
-Pure protocol: imports nothing else of rmh. The stdio loop lives in `harness.server`.
+Pure protocol: imports nothing else of rmh. `Dispatcher.dispatch` is the one frame -> frame
+function; `StdioServer` is the stdio loop around it. The composition root supplies only the
+method table, its exception map, its control methods and an `on_shutdown` hook.
 """
 
-from .dispatch import AsyncMethod, Dispatcher, ExceptionMapper
+from .calls import AsyncMethod, ExceptionMapper
+from .dispatch import CANCEL_METHODS, Dispatcher
 from .errors import (
     APPLICATION_CODES,
     INTERNAL_ERROR,
@@ -17,11 +20,14 @@ from .errors import (
     invalid_params,
     spec_error,
 )
+from .flight import InFlight, id_key
 from .framing import DEFAULT_MAX_FRAME, Frame, FrameTooLarge, LineSplitter, encode
-from .messages import NO_ID, Invalid, Parsed, Request, failure, id_key, parse_frame, success
+from .messages import NO_ID, Invalid, Parsed, Request, failure, parse_frame, success
+from .server import ShutdownHook, StdioServer
 
 __all__ = [
     "APPLICATION_CODES",
+    "CANCEL_METHODS",
     "DEFAULT_MAX_FRAME",
     "INTERNAL_ERROR",
     "INVALID_PARAMS",
@@ -35,11 +41,14 @@ __all__ = [
     "ExceptionMapper",
     "Frame",
     "FrameTooLarge",
+    "InFlight",
     "Invalid",
     "LineSplitter",
     "Parsed",
     "Request",
     "RpcError",
+    "ShutdownHook",
+    "StdioServer",
     "application_error",
     "encode",
     "failure",

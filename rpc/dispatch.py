@@ -1,148 +1,177 @@
-"""Dispatch of validated requests to async methods, through jsonrpcserver, made spec-exact.
+"""The one dispatch path: one frame in, its answer frame out (or None: deliberately nothing).
 
-jsonrpcserver does the method lookup, the binding of `params` to the method's signature
-(-32601, -32602) and the call. Around it this module adds what the spec and a safe server need:
-the per-element frame handling of `rpc.messages`, notifications never answered, concurrent
-batch elements (anyio), and errors that never leak: an unexpected exception is logged (stderr)
-and answered as a bare -32603 with no text; a domain exception is turned into an application
-error by the `map_exception` hook the composition root supplies (rpc knows no domain types).
-Responses larger than the frame cap, or not JSON-serialisable, become errors for their id.
+`Dispatcher.dispatch(raw, flight)` is what `rmh serve` calls for every frame it reads and
+what the JSON-RPC 2.0 spec tests call directly. It does no I/O; its only state is the
+`InFlight` registry it is given (a fresh one by default, which makes it a pure function of
+the frame apart from the methods it calls). Contract:
+- a frame that is not JSON, not UTF-8, or an empty batch is answered with one error, id null;
+- each element of a batch is validated and answered on its own (`rpc.messages`); elements run
+  concurrently and the batch answer keeps their order; notifications are never answered, and
+  a frame of only notifications gets None;
+- a request whose id is already in flight (in an earlier frame, or earlier in the same batch)
+  is refused with -32600 echoing the id, reason "duplicate id in flight"; the first one runs;
+- `$/cancelRequest {"id"}` cancels a request in flight, which is answered -32800 (a request
+  form of it gets result null); MCP `notifications/cancelled {"requestId"}` cancels one that
+  is then not answered, as MCP asks; after `InFlight.close()` requests are answered -32091;
+- ordinary methods wait for a slot of `flight`; `control` methods (cheap: `ping`, `status`)
+  and unknown methods never wait, so they are answered ahead of queued work;
+- method errors follow `rpc.calls`; the answer frame is at most `max_frame` bytes: the
+  largest responses of an oversize answer become `response_too_large` errors for their ids
+  until it fits, and a result that is not JSON becomes -32603 for its id.
 """
 
 from __future__ import annotations
 
-import inspect
 import logging
-import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 import anyio
-from jsonrpcserver.async_dispatcher import dispatch_request
-from jsonrpcserver.request import Request as JrsRequest
-from jsonrpcserver.result import Success
-from jsonrpcserver.sentinels import NOCONTEXT, NODATA, NOID
-from oslash.either import Right  # type: ignore[import-untyped]
+import anyio.lowlevel
 
+from .calls import AsyncMethod, ExceptionMapper, call_method, no_mapping
 from .errors import (
     INTERNAL_ERROR,
-    INVALID_PARAMS,
-    METHOD_NOT_FOUND,
+    INVALID_REQUEST,
+    REQUEST_CANCELLED,
     RpcError,
     application_error,
-    invalid_params,
     spec_error,
 )
+from .flight import InFlight, Running
 from .framing import DEFAULT_MAX_FRAME, encode
 from .messages import Invalid, Request, failure, parse_frame, success
 
 log = logging.getLogger("rpc")
 
-AsyncMethod = Callable[..., Awaitable[Any]]
-ExceptionMapper = Callable[[Exception], RpcError | None]
-
-_PARAM_NAME = re.compile(r"'([^']{1,100})'")
-
-
-def _no_mapping(exc: Exception) -> RpcError | None:
-    return None
-
-
-def _wrap(name: str, fn: AsyncMethod, map_exception: ExceptionMapper) -> Callable[..., Any]:
-    """Adapt a plain async method (returns a JSON value) to jsonrpcserver's Result protocol."""
-
-    async def method(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return Success(await fn(*args, **kwargs))
-        except RpcError:
-            raise
-        except Exception as exc:
-            mapped = map_exception(exc)
-            if mapped is not None:
-                raise mapped from exc
-            log.exception("method %s failed", name)
-            raise spec_error(INTERNAL_ERROR) from exc
-
-    method.__signature__ = inspect.signature(fn)  # type: ignore[attr-defined]
-    return method
-
-
-def _error_from_result(code: int, message: str, data: Any, method: str) -> RpcError:
-    """Normalise a jsonrpcserver error result (never pass its exception text through)."""
-    if code == METHOD_NOT_FOUND:
-        return spec_error(METHOD_NOT_FOUND, {"method": method[:200]})
-    if code == INVALID_PARAMS and isinstance(data, str):  # from signature binding
-        found = _PARAM_NAME.search(data)
-        return invalid_params(found.group(1) if found else "params", data)
-    if code == INTERNAL_ERROR:
-        return spec_error(INTERNAL_ERROR)
-    return RpcError(code, message, None if data is NODATA else data)
+CANCEL_METHODS = frozenset({"$/cancelRequest", "notifications/cancelled"})
 
 
 class Dispatcher:
-    """Calls methods for requests; pure apart from the methods themselves."""
+    """A method table with its exception map, control methods and answer cap."""
 
     def __init__(
         self,
         methods: Mapping[str, AsyncMethod],
         *,
-        map_exception: ExceptionMapper = _no_mapping,
+        map_exception: ExceptionMapper = no_mapping,
         max_frame: int = DEFAULT_MAX_FRAME,
+        control: Collection[str] = (),
     ) -> None:
         self.max_frame = max_frame
-        self._methods = {n: _wrap(n, f, map_exception) for n, f in methods.items()}
+        self.control = frozenset(control)
+        self._methods = dict(methods)
+        self._map_exception = map_exception
 
-    def has_method(self, name: str) -> bool:
-        return name in self._methods
-
-    async def call(self, request: Request) -> dict[str, Any] | None:
-        """Run one request; its response object, or None for a notification."""
-        rid = NOID if request.is_notification else request.id
-        jrs = JrsRequest(request.method, request.params, rid)
-        _, result = await dispatch_request(self._methods, NOCONTEXT, jrs)
-        if request.is_notification:
-            return None
-        if isinstance(result, Right):
-            return success(request.id, result._value.result)
-        err = result._error
-        error = _error_from_result(err.code, err.message, err.data, request.method)
-        return failure(request.id, error)
-
-    def render(self, response: dict[str, Any] | list[dict[str, Any]]) -> bytes:
-        """Encode a response (or batch) as one frame; oversize or unencodable -> an error."""
-        try:
-            frame = encode(response)
-        except (TypeError, ValueError):
-            log.exception("response not JSON-serialisable")
-            frame = b""
-            error: RpcError = spec_error(INTERNAL_ERROR)
-        else:
-            if len(frame) <= self.max_frame:
-                return frame
-            error = application_error("response_too_large", {"limit": self.max_frame})
-        if isinstance(response, list):
-            return encode([failure(r.get("id"), error) for r in response])
-        return encode(failure(response.get("id"), error))
-
-    async def dispatch(self, raw: bytes) -> bytes | None:
-        """One whole frame in, its answer frame out (None: nothing to answer).
-
-        Batch elements run concurrently; the batch answer keeps their order."""
+    async def dispatch(self, raw: bytes, flight: InFlight | None = None) -> bytes | None:
+        """One whole frame (no newline) in, its answer frame out; None: nothing to answer."""
         parsed = parse_frame(raw)
         if parsed.error is not None:
             return encode(failure(None, parsed.error))
+        flight = InFlight() if flight is None else flight
         results: list[dict[str, Any] | None] = [None] * len(parsed.items)
-
-        async def run(i: int, item: Request | Invalid) -> None:
+        jobs: list[tuple[int, Request, Running]] = []
+        # Every id is claimed here, in order, before anything awaits: no race, no reordering.
+        for i, item in enumerate(parsed.items):
             if isinstance(item, Invalid):
                 results[i] = failure(item.id, item.error)
+            elif item.method in CANCEL_METHODS:
+                _cancel(flight, item)
+                if not item.is_notification:
+                    results[i] = success(item.id, None)
+            elif item.is_notification:
+                jobs.append((i, item, flight.track_notification()))
             else:
-                results[i] = await self.call(item)
+                entry = flight.claim(item.id)
+                if entry is None:
+                    reason = {"reason": "duplicate id in flight"}
+                    results[i] = failure(item.id, spec_error(INVALID_REQUEST, reason))
+                else:
+                    jobs.append((i, item, entry))
+
+        async def job(i: int, request: Request, entry: Running) -> None:
+            results[i] = await self._run(request, entry, flight)
 
         async with anyio.create_task_group() as tg:
-            for i, item in enumerate(parsed.items):
-                tg.start_soon(run, i, item)
+            for i, request, entry in jobs:
+                tg.start_soon(job, i, request, entry)
         answered = [r for r in results if r is not None]
         if not answered:
             return None
-        return self.render(answered if parsed.is_batch else answered[0])
+        return self.render(answered, batch=parsed.is_batch)
+
+    async def _run(
+        self, request: Request, entry: Running, flight: InFlight
+    ) -> dict[str, Any] | None:
+        """Run one request under its own cancel scope; its response (None: no answer)."""
+        try:
+            with entry.scope:
+                await anyio.lowlevel.checkpoint()  # honours a cancel from before the start
+                if request.method in self.control or request.method not in self._methods:
+                    return await self._answer(request)
+                async with flight.slot():
+                    return await self._answer(request)
+            if request.is_notification:
+                return None
+            if entry.shutting_down:
+                return failure(request.id, application_error("server_shutting_down"))
+            if entry.answer_cancel:
+                return failure(request.id, spec_error(REQUEST_CANCELLED))
+            return None
+        finally:
+            flight.release(entry)
+
+    async def _answer(self, request: Request) -> dict[str, Any] | None:
+        try:
+            result = await call_method(
+                self._methods, request.method, request.params, self._map_exception
+            )
+        except RpcError as error:
+            return None if request.is_notification else failure(request.id, error)
+        return None if request.is_notification else success(request.id, result)
+
+    def render(self, responses: list[dict[str, Any]], *, batch: bool) -> bytes:
+        """Encode responses as one frame of at most `max_frame` bytes (see module doc).
+
+        A response over the cap becomes a `response_too_large` error for its id; in a batch,
+        the largest responses are replaced so until the array fits. Should even the errors not
+        fit (a huge batch of tiny requests), the answer is one such error with id null. (An
+        error itself is sent whatever the cap: it is small, and a cap below a few hundred
+        bytes is only ever a test's.)"""
+        frames = [_encode_one(r) for r in responses]
+        too_large = application_error("response_too_large", {"limit": self.max_frame})
+
+        def refuse(i: int) -> bytes:
+            return encode(failure(responses[i].get("id"), too_large))
+
+        frames = [refuse(i) if len(f) > self.max_frame else f for i, f in enumerate(frames)]
+        if not batch:
+            return frames[0]
+        # the array: each frame without its newline, the commas, two brackets, one newline
+        total = sum(len(f) - 1 for f in frames) + len(frames) + 1
+        for i in sorted(range(len(frames)), key=lambda i: (-len(frames[i]), i)):
+            if total <= self.max_frame:
+                break
+            smaller = refuse(i)
+            if len(smaller) < len(frames[i]):
+                total += len(smaller) - len(frames[i])
+                frames[i] = smaller
+        if total > self.max_frame:
+            return encode(failure(None, too_large))
+        return b"[" + b",".join(f[:-1] for f in frames) + b"]\n"
+
+
+def _cancel(flight: InFlight, request: Request) -> None:
+    params = request.params if isinstance(request.params, dict) else {}
+    mcp = request.method == "notifications/cancelled"
+    flight.cancel(params.get("requestId" if mcp else "id"), answer=not mcp)
+
+
+def _encode_one(response: dict[str, Any]) -> bytes:
+    """One response as a frame; a result that is not JSON becomes -32603 for its id."""
+    try:
+        return encode(response)
+    except (TypeError, ValueError, RecursionError):
+        log.exception("response not JSON-serialisable")
+        # ids are validated on the way in (finite numbers, strings, null): this one encodes
+        return encode(failure(response.get("id"), spec_error(INTERNAL_ERROR)))

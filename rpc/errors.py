@@ -13,8 +13,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from jsonrpcserver import JsonRpcError
-
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
@@ -60,11 +58,13 @@ APPLICATION_CODES: Mapping[str, tuple[int, str]] = {
 APPLICATION_FALLBACK: tuple[int, str] = (-32099, "Application error")
 
 
-class RpcError(JsonRpcError):
-    """An error response to send: code, message and JSON-safe `data` (no host paths)."""
+class RpcError(Exception):
+    """An error response to send: code, message and JSON-safe `data` (no host paths).
+
+    A method may raise it to answer with exactly this error."""
 
     def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(code, message, data)
+        super().__init__(code, message)
         self.code: int = code
         self.message: str = message
         self.data: Any = data

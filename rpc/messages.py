@@ -1,16 +1,18 @@
 """Parsing one frame into JSON-RPC 2.0 requests, and building response objects.
 
-Spec-exact where jsonrpcserver's schema validation is not: each element of a batch is
-validated on its own (a batch of non-objects gets one error per element), an empty batch gets
-one error (not an array), `"jsonrpc"` must be exactly `"2.0"`, `id` must be a string, a number
-or null (booleans, arrays and objects are invalid), `params` an array or an object. The id of
-an invalid request is echoed when it has a valid type, else null. NaN/Infinity literals are a
+Spec-exact: each element of a batch is validated on its own (a batch of non-objects gets one
+error per element), an empty batch gets one error (not an array), `"jsonrpc"` must be exactly
+`"2.0"`, `id` must be a string, a finite number or null (booleans, arrays, objects and a number
+such as `1e400` that only decodes to infinity are invalid: such an element is answered -32600
+with id null, and its batch siblings are answered as usual), `params` an array or an object.
+The id of an invalid request is echoed when it is valid, else null. NaN/Infinity literals are a
 parse error; so is nesting deeper than the interpreter can decode (answered, never a crash).
 """
 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,13 +59,13 @@ def _reject_constant(name: str) -> Any:
 
 
 def valid_id(value: Any) -> bool:
-    """An id may be a string, a number or null (never a boolean, array or object)."""
-    return value is None or (isinstance(value, (str, int, float)) and not isinstance(value, bool))
+    """An id may be a string, a finite number or null (never a boolean, array or object).
 
-
-def id_key(value: Any) -> str:
-    """A hashable, type-preserving key for an id (so 1 and "1" never collide)."""
-    return json.dumps(value, allow_nan=True, sort_keys=True)
+    A JSON number too large for a float (`1e400`) decodes to infinity, which no JSON encoder
+    can echo: it is refused here, so it can never poison the encoding of a whole batch."""
+    if value is None or isinstance(value, (str, int)):
+        return not isinstance(value, bool)
+    return isinstance(value, float) and math.isfinite(value)
 
 
 def _bad(reason: str, rid: Any = None) -> Invalid:
@@ -83,7 +85,7 @@ def parse_item(obj: Any) -> Request | Invalid:
     if not isinstance(method, str):
         return _bad("method must be a string", echo)
     if has_id and not valid_id(rid):
-        return _bad("id must be a string, number or null")
+        return _bad("id must be a string, finite number or null")
     params = obj.get("params", {})
     if not isinstance(params, (list, dict)):
         return _bad("params must be array or object", echo)

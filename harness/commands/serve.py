@@ -23,10 +23,12 @@ from harness.llm import Broker
 from harness.mcp import mcp_methods
 from harness.methods import Harness, Repl, map_exception, method_table
 from harness.rlm_tools import RlmTools
-from harness.server import StdioServer
-from rpc import DEFAULT_MAX_FRAME, Dispatcher
+from rpc import DEFAULT_MAX_FRAME, Dispatcher, StdioServer
 from sandbox import HostFunction, Sandbox, SandboxConfig
 from vault import Ledger
+
+# Cheap methods answered without waiting for a slot, ahead of queued work.
+CONTROL_METHODS = ("ping", "status")
 
 
 def protect_stdout() -> int:
@@ -73,8 +75,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
         cfg, vault, repl_factory=sandbox_factory(cfg), rlm=RlmTools(broker), hooks=hooks
     )
     methods = {**method_table(harness), **mcp_methods(harness)}
-    dispatcher = Dispatcher(methods, map_exception=map_exception, max_frame=args.max_frame)
-    server = StdioServer(dispatcher, on_shutdown=harness.shutdown, max_frame=args.max_frame)
+    dispatcher = Dispatcher(methods, map_exception=map_exception, max_frame=args.max_frame,
+                            control=CONTROL_METHODS)
+    server = StdioServer(dispatcher, on_shutdown=harness.shutdown,
+                         max_in_flight=args.max_in_flight)
     try:
         anyio.run(server.run, 0, proto_fd)
     finally:
@@ -94,6 +98,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="skip the ONNX embedder (keyword, graph and conjunctive signals only)")
     p.add_argument("--max-frame", type=int, default=DEFAULT_MAX_FRAME, metavar="BYTES",
                    help="largest accepted or sent frame (default 8 MiB)")
+    p.add_argument("--max-in-flight", type=int, default=64, metavar="N",
+                   help="most requests running at once; more wait, while ping and status "
+                   "are still answered (default 64)")
     p.add_argument("--log-level", default="warning",
                    choices=["debug", "info", "warning", "error"], help="stderr log level")
     p.set_defaults(func=cmd_serve)

@@ -1,4 +1,5 @@
-"""The stdio loop over real pipes: concurrency, ids, cancellation, oversize lines, end of input.
+"""`rpc.StdioServer` over real pipes: concurrency, ids, cancellation, oversize lines, slots,
+control methods ahead of queued work, the answer cap, end of input.
 
 Methods here are protocol fixtures (block until released, echo), not stand-ins for rmh parts;
 ordering is forced with events, never with timing.
@@ -16,8 +17,7 @@ import anyio
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness.server import StdioServer
-from rpc import Dispatcher
+from rpc import Dispatcher, StdioServer
 
 
 class Conn:
@@ -54,17 +54,21 @@ class Fixture:
     def __init__(self) -> None:
         self.release = anyio.Event()
         self.started = anyio.Event()
+        self.running = 0  # `block` calls now running (holding a slot)
         self.cancelled = 0
         self.shutdown_at: int | None = None
 
     def methods(self) -> dict[str, Callable[..., Any]]:
         async def block() -> str:
             self.started.set()
+            self.running += 1
             try:
                 await self.release.wait()
             except anyio.get_cancelled_exc_class():
                 self.cancelled += 1
                 raise
+            finally:
+                self.running -= 1
             return "released"
 
         async def echo(value: Any = None) -> Any:
@@ -73,11 +77,15 @@ class Fixture:
         async def ping() -> dict[str, Any]:
             return {}
 
-        return {"block": block, "echo": echo, "ping": ping}
+        async def repeat(text: str, times: int) -> str:
+            return text * times
+
+        return {"block": block, "echo": echo, "ping": ping, "repeat": repeat}
 
 
 @asynccontextmanager
-async def serving(fx: Fixture, max_frame: int = 8 * 1024 * 1024) -> AsyncIterator[Conn]:
+async def serving(fx: Fixture, max_frame: int = 8 * 1024 * 1024,
+                  max_in_flight: int = 64) -> AsyncIterator[Conn]:
     in_r, in_w = os.pipe()
     out_r, out_w = os.pipe()
     shutdowns: list[int] = []
@@ -85,8 +93,8 @@ async def serving(fx: Fixture, max_frame: int = 8 * 1024 * 1024) -> AsyncIterato
     async def on_shutdown() -> None:
         shutdowns.append(1)
 
-    server = StdioServer(Dispatcher(fx.methods(), max_frame=max_frame),
-                         on_shutdown=on_shutdown, max_frame=max_frame)
+    dispatcher = Dispatcher(fx.methods(), max_frame=max_frame, control=("ping",))
+    server = StdioServer(dispatcher, on_shutdown=on_shutdown, max_in_flight=max_in_flight)
     conn = Conn(in_w, out_r)
     try:
         async with anyio.create_task_group() as tg:
@@ -233,3 +241,66 @@ def test_fuzzed_streams_never_kill_the_server(frames: list[bytes]) -> None:
                 return
 
     run_session(body, max_frame=256)
+
+
+def test_ping_is_answered_while_every_slot_is_busy_and_work_is_queued() -> None:
+    """Control methods never wait for a slot: with max_in_flight slow requests running and
+    more queued behind them, ping is still answered at once (it used to wait behind them)."""
+    async def body(fx: Fixture, c: Conn) -> None:
+        for i in range(5):  # 2 run, 3 wait for a slot
+            await c.send({"jsonrpc": "2.0", "method": "block", "id": f"slow{i}"})
+        with anyio.fail_after(10):
+            while fx.running < 2:
+                await anyio.sleep(0.005)
+        await c.send({"jsonrpc": "2.0", "method": "ping", "id": "p"})
+        with anyio.fail_after(10):
+            assert await c.recv() == {"jsonrpc": "2.0", "result": {}, "id": "p"}
+        assert fx.running == 2  # the slots were honoured: the queued three still wait
+        await c.send({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": "slow4"}})
+        queued = await c.recv()  # a request waiting for a slot can be cancelled too
+        assert queued["id"] == "slow4" and queued["error"]["code"] == -32800
+        fx.release.set()
+        done = sorted([(await c.recv())["id"] for _ in range(4)])
+        assert done == ["slow0", "slow1", "slow2", "slow3"]
+
+    run_session(body, max_in_flight=2)
+
+
+def test_repeated_id_in_one_batch_is_refused_on_the_served_path() -> None:
+    async def body(fx: Fixture, c: Conn) -> None:
+        await c.send([{"jsonrpc": "2.0", "method": "echo", "params": ["a"], "id": 1},
+                      {"jsonrpc": "2.0", "method": "echo", "params": ["b"], "id": 1}])
+        first, second = await c.recv()
+        assert first == {"jsonrpc": "2.0", "result": "a", "id": 1}
+        assert second["id"] == 1 and second["error"]["code"] == -32600
+        assert second["error"]["data"]["reason"] == "duplicate id in flight"
+
+    run_session(body)
+
+
+def test_infinite_id_never_silences_its_batch_on_the_served_path() -> None:
+    async def body(fx: Fixture, c: Conn) -> None:
+        await c.send_raw(b'[{"jsonrpc":"2.0","method":"echo","params":[1],"id":1e400},'
+                         b'{"jsonrpc":"2.0","method":"echo","params":[2],"id":2}]\n')
+        bad, good = await c.recv()
+        assert bad["id"] is None and bad["error"]["code"] == -32600
+        assert good == {"jsonrpc": "2.0", "result": 2, "id": 2}
+        await c.send_raw(b'{"jsonrpc":"2.0","method":"echo","id":-1e400}\n')
+        alone = await c.recv()
+        assert alone["id"] is None and alone["error"]["code"] == -32600
+
+    run_session(body)
+
+
+def test_the_server_sends_nothing_over_the_frame_cap() -> None:
+    async def body(fx: Fixture, c: Conn) -> None:
+        await c.send({"jsonrpc": "2.0", "method": "repeat", "params": ["x", 2000], "id": 3})
+        out = await c.recv()
+        assert out["id"] == 3 and out["error"]["data"]["kind"] == "response_too_large"
+        await c.send([{"jsonrpc": "2.0", "method": "repeat", "params": ["y", 500], "id": 4},
+                      {"jsonrpc": "2.0", "method": "repeat", "params": ["z", 600], "id": 5}])
+        first, second = await c.recv()  # only what does not fit is refused
+        assert first["result"] == "y" * 500
+        assert second["id"] == 5 and second["error"]["data"]["kind"] == "response_too_large"
+
+    run_session(body, max_frame=1024)

@@ -1,0 +1,109 @@
+"""The requests of one connection that are in flight: ids, cancellation, slots, shutdown.
+
+An `InFlight` is the only state the dispatch function keeps between frames; the server owns
+one per connection, and a fresh one (the default) makes dispatch a pure frame -> frame
+function. Contract:
+- `claim(id)` registers a request id before anything awaits, so a second request with an id
+  already in flight (in an earlier frame or earlier in the same batch) is refused at once;
+  `1` and `"1"` are different ids. The id is free again once its request is answered.
+- `cancel(id)` cancels that request's scope; `close()` (shutdown) cancels every running
+  request and every one that arrives later, each marked `shutting_down`.
+- `slot()` bounds how many ordinary methods run at once (`max_running`; None: unbounded).
+  Control methods never take a slot, so they are answered while every slot is busy.
+Entries are created inside the event loop (they hold an anyio cancel scope); the registry
+itself may be created outside it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+
+
+def id_key(value: Any) -> str:
+    """A hashable, type-preserving key for an id (so 1 and "1" never collide)."""
+    return json.dumps(value, allow_nan=True, sort_keys=True)
+
+
+@dataclass(eq=False)
+class Running:
+    """One request in flight: its cancel scope and how a cancellation is answered."""
+
+    key: str | None = None  # None for a notification (it has no id to cancel by)
+    scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
+    answer_cancel: bool = True  # False: cancelled by MCP, which wants no answer
+    shutting_down: bool = False
+
+
+class InFlight:
+    """Registry of one connection's running requests (see the module docstring)."""
+
+    def __init__(self, max_running: int | None = None) -> None:
+        if max_running is not None and max_running < 1:
+            raise ValueError("max_running must be positive")
+        self.max_running = max_running
+        self._by_id: dict[str, Running] = {}
+        self._active: set[Running] = set()  # every entry, notifications too
+        self._slots = None if max_running is None else anyio.Semaphore(max_running)
+        self.closing = False
+
+    def claim(self, rid: Any) -> Running | None:
+        """An entry for a request with id `rid`; None when that id is already in flight."""
+        key = id_key(rid)
+        if key in self._by_id:
+            return None
+        entry = self._track(Running(key=key))
+        self._by_id[key] = entry
+        return entry
+
+    def track_notification(self) -> Running:
+        """An entry for a notification (cancelled only by shutdown)."""
+        return self._track(Running())
+
+    def _track(self, entry: Running) -> Running:
+        self._active.add(entry)
+        if self.closing:
+            entry.shutting_down = True
+            entry.scope.cancel()
+        return entry
+
+    def release(self, entry: Running) -> None:
+        """The request is answered (or dropped): forget it, free its id."""
+        self._active.discard(entry)
+        if entry.key is not None and self._by_id.get(entry.key) is entry:
+            del self._by_id[entry.key]
+
+    def cancel(self, rid: Any, *, answer: bool) -> bool:
+        """Cancel the request with id `rid`; `answer`: reply -32800 (False: no reply)."""
+        entry = self._by_id.get(id_key(rid))
+        if entry is None:
+            return False
+        entry.answer_cancel = answer
+        entry.scope.cancel()
+        return True
+
+    def close(self) -> None:
+        """Shutdown: cancel everything running now and everything claimed from now on."""
+        self.closing = True
+        for entry in list(self._active):
+            entry.shutting_down = True
+            entry.scope.cancel()
+
+    @property
+    def running(self) -> int:
+        """Requests and notifications in flight (answered ones excluded)."""
+        return len(self._active)
+
+    @asynccontextmanager
+    async def slot(self) -> AsyncIterator[None]:
+        """Hold one of `max_running` slots while an ordinary method runs."""
+        if self._slots is None:
+            yield
+            return
+        async with self._slots:
+            yield

@@ -1,0 +1,195 @@
+"""The stdio server: NDJSON frames in, `Dispatcher.dispatch` for each, answer frames out.
+
+Contract:
+- Frames are read from `in_fd` by a daemon thread (so a blocked read never holds up exit) and
+  split by `LineSplitter` (bounded memory; an over-long line is answered once, id null, and
+  skipped to the next newline).
+- Every frame is handled in its own anyio task by the one dispatch path, with this
+  connection's `InFlight` (duplicate ids, cancellation, shutdown): the server adds no protocol
+  of its own. At most `max_in_flight` ordinary methods run at once; requests beyond that wait
+  inside dispatch for a slot while reading goes on, so control methods (`ping`, `status`,
+  cancellation) are answered while every slot is busy. Reading stops (back-pressure) only
+  while more than `max_pending_frames` frames, or `max_pending_bytes` bytes of them, are
+  waiting or running.
+- Answers are written whole, one frame each, under a lock, to `out_fd` (the real stdout;
+  `rmh serve` points fd 1 and `sys.stdout` at stderr so nothing else reaches it). Every frame
+  gets an answer or, for notifications, deliberately none; a bug while handling a frame is
+  logged and answered -32603 with id null, never fatal.
+- End of input: stop reading, let running requests finish and answer (within
+  `drain_timeout_s`), then `on_shutdown`. SIGTERM/SIGINT: cancel running requests (answered
+  -32091 "shutting down"), then the same `on_shutdown`. A closed output pipe is treated as
+  end of input.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import threading
+from collections.abc import Awaitable, Callable
+
+import anyio
+import anyio.abc
+from anyio.lowlevel import EventLoopToken, current_token
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+
+from .dispatch import Dispatcher
+from .errors import INTERNAL_ERROR, INVALID_REQUEST, spec_error
+from .flight import InFlight
+from .framing import FrameTooLarge, LineSplitter, encode
+from .messages import failure
+
+log = logging.getLogger("rpc.server")
+
+READ_CHUNK = 65_536
+ShutdownHook = Callable[[], Awaitable[None]]
+
+
+async def _nothing() -> None:
+    return None
+
+
+def _reader(fd: int, send: MemoryObjectSendStream[bytes], token: EventLoopToken) -> None:
+    """Daemon thread: forward raw chunks; b"" marks end of input."""
+    try:
+        while True:
+            try:
+                chunk = os.read(fd, READ_CHUNK)
+            except InterruptedError:
+                continue
+            except OSError:
+                chunk = b""
+            anyio.from_thread.run(send.send, chunk, token=token)
+            if not chunk:
+                return
+    except Exception:  # the loop has finished (RunFinishedError, closed stream): just stop
+        return
+
+
+class StdioServer:
+    """Serves one connection (one agent) over a pair of file descriptors."""
+
+    def __init__(
+        self,
+        dispatcher: Dispatcher,
+        *,
+        on_shutdown: ShutdownHook = _nothing,
+        max_in_flight: int = 64,
+        max_pending_frames: int = 1024,
+        max_pending_bytes: int | None = None,
+        drain_timeout_s: float = 120.0,
+    ) -> None:
+        self.dispatcher = dispatcher
+        self.on_shutdown = on_shutdown
+        self.max_frame = dispatcher.max_frame  # one cap, both directions
+        self.max_pending_frames = max_pending_frames
+        self.max_pending_bytes = (
+            4 * self.max_frame if max_pending_bytes is None else max_pending_bytes
+        )
+        self.drain_timeout_s = drain_timeout_s
+        self.flight = InFlight(max_in_flight)
+        self._pending = 0  # frames being handled (their answer not yet written)
+        self._pending_bytes = 0
+        self._room = anyio.Event()
+        self._write_lock = anyio.Lock()
+        self._out_fd = -1
+        self._output_broken = False
+
+    # -- output ---------------------------------------------------------------------------
+
+    def _write_all(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            n = os.write(self._out_fd, view)
+            view = view[n:]
+
+    async def send(self, frame: bytes) -> None:
+        """Write one whole frame (frames never interleave)."""
+        async with self._write_lock:
+            if self._output_broken:
+                return
+            try:
+                await anyio.to_thread.run_sync(self._write_all, frame)
+            except OSError:  # BrokenPipe: the client is gone
+                self._output_broken = True
+                log.warning("output closed; stopping")
+
+    # -- frames ---------------------------------------------------------------------------
+
+    async def _handle(self, raw: bytes) -> None:
+        try:
+            try:
+                out = await self.dispatcher.dispatch(raw, self.flight)
+            except Exception:  # a bug must cost one answer, never the server
+                log.exception("frame handling failed")
+                out = encode(failure(None, spec_error(INTERNAL_ERROR)))
+            if out is not None:
+                await self.send(out)
+        finally:
+            self._pending -= 1
+            self._pending_bytes -= len(raw)
+            self._room.set()
+
+    async def _admit(self, size: int) -> None:
+        """Back-pressure: wait until the frame fits the pending bounds (one always fits)."""
+        while self._pending and (
+            self._pending >= self.max_pending_frames
+            or self._pending_bytes + size > self.max_pending_bytes
+        ):
+            self._room = anyio.Event()
+            await self._room.wait()
+        self._pending += 1
+        self._pending_bytes += size
+
+    async def _frames(
+        self, chunks: MemoryObjectReceiveStream[bytes], tg: anyio.abc.TaskGroup
+    ) -> None:
+        splitter = LineSplitter(self.max_frame)
+        async for chunk in chunks:
+            frames = splitter.feed(chunk) if chunk else splitter.close()
+            for frame in frames:
+                if isinstance(frame, FrameTooLarge):
+                    reason = {"reason": "frame too large", "limit": frame.limit}
+                    await self.send(encode(failure(None, spec_error(INVALID_REQUEST, reason))))
+                    continue
+                await self._admit(len(frame))
+                tg.start_soon(self._handle, frame)
+            if not chunk or self._output_broken:
+                return
+
+    # -- the loop -------------------------------------------------------------------------
+
+    async def _watch_signals(self, reading: anyio.CancelScope) -> None:
+        with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+            async for signum in signals:
+                log.info("signal %d: shutting down", signum)
+                self.flight.close()
+                reading.cancel()
+
+    async def run(self, in_fd: int, out_fd: int, *, handle_signals: bool = True) -> None:
+        """Serve until end of input or a signal, then shut down cleanly."""
+        self._out_fd = out_fd
+        send, receive = anyio.create_memory_object_stream[bytes](16)
+        thread = threading.Thread(
+            target=_reader, args=(in_fd, send, current_token()), daemon=True, name="rpc-stdin"
+        )
+        reading = anyio.CancelScope()
+        async with anyio.create_task_group() as control:
+            if handle_signals:
+                control.start_soon(self._watch_signals, reading)
+            async with anyio.create_task_group() as requests:
+                thread.start()
+                with reading:
+                    await self._frames(receive, requests)
+                # end of input (or a signal): let running requests finish, within a bound
+                with anyio.move_on_after(self.drain_timeout_s):
+                    while self._pending:
+                        self._room = anyio.Event()
+                        await self._room.wait()
+                self.flight.close()
+            control.cancel_scope.cancel()
+        with anyio.CancelScope(shield=True):
+            await self.on_shutdown()
+        send.close()
+        receive.close()
