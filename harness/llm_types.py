@@ -21,7 +21,7 @@ import prompts
 class RlmError(Exception):
     """Base of the broker's errors; the REPL sees each as an exception of its class name.
 
-    `code_name` and `data()` let the JSON-RPC boundary (harness.methods.map_exception) map it
+    `code_name` and `data()` let the boundary error map (harness.errors) map it
     to its application code ("llm_error" -32030, "budget_exceeded" -32031).
     """
 

@@ -1,12 +1,11 @@
-"""The JSON-RPC method table: thin adapters over `VaultOps`, the sandbox and sessions.
+"""The connection (`Harness`) and the JSON-RPC methods derived from the operation table.
 
 One `Harness` per connection holds the open vault, the vault thread, the REPL (started on
-first use) and the open session. `method_table(h)` maps method names to async functions whose
-parameters are the JSON-RPC `params` by name (`query`, `k`, `note`, `content`, `code`, ...).
-`map_exception` is the boundary mapping: a bad argument -> -32602 naming it; any typed domain
-error that carries `code_name` and `data()` (every `VaultError`, sandbox and LLM errors) -> its
-application code from `rpc.APPLICATION_CODES`, with its structured data; anything else is an
-internal error whose text never leaves the process.
+first use) and the open session; it is the context of the table's "control" operations
+(exec, reset, sessions, status). `method_table(h)` has one method per operation with a
+JSON-RPC name (harness.operations), taking the operation's parameters by name or position and
+checking them (harness.validate), plus `ping`. Exceptions are mapped to JSON-RPC errors by
+harness.errors.map_exception, the dispatcher's hook (re-exported here for the wiring).
 """
 
 from __future__ import annotations
@@ -20,18 +19,19 @@ from typing import Any, Protocol
 
 import anyio
 
-from rpc import AsyncMethod, RpcError, application_error, invalid_params
-from sandbox import HostFunction, SandboxError, probe
+from rpc import AsyncMethod
+from sandbox import HostFunction, probe
 from vault import Vault
 
-from . import conversation_tools as conv
 from .config import Config
+from .errors import Refused
+from .errors import map_exception as map_exception
+from .operations import OPERATIONS, Bound, Env
 from .rlm_tools import RlmTools
-from .tools import BadArgument, VaultOps, VaultThread, build_functions, int_arg, vault_functions
+from .tools import VaultOps, VaultThread, build_functions, conversation_functions, vault_functions
+from .validate import signature
 
 log = logging.getLogger("rmh.methods")
-
-MAX_CODE = 1_000_000  # characters of code in one exec
 
 
 class Repl(Protocol):
@@ -82,22 +82,8 @@ def to_json(value: Any) -> Any:
     return value
 
 
-def map_exception(exc: Exception) -> RpcError | None:
-    """The boundary mapping of expected failures to JSON-RPC errors (None: internal error)."""
-    if isinstance(exc, BadArgument):
-        return invalid_params(exc.param, exc.reason)
-    if isinstance(exc, SandboxError):
-        return application_error("sandbox_error", {"reason": str(exc)[:300]})
-    code_name = getattr(exc, "code_name", None)
-    data_fn = getattr(exc, "data", None)
-    if isinstance(code_name, str) and callable(data_fn):
-        data = data_fn()
-        return application_error(code_name, data if isinstance(data, Mapping) else None)
-    return None
-
-
 class Harness:
-    """The state of one connection and the operations every surface calls."""
+    """The state of one connection; the context of the table's control operations."""
 
     def __init__(
         self,
@@ -113,6 +99,7 @@ class Harness:
         self.vault = vault
         self.thread = VaultThread()
         self.ops = VaultOps(vault, self.thread, lambda: self.session)
+        self.env = Env(self.ops, rlm)
         self.hooks: SessionHooks = hooks if hooks is not None else NullHooks()
         self.session: str | None = None
         self._repl_factory = repl_factory
@@ -128,22 +115,23 @@ class Harness:
     def _ensure_repl(self) -> Repl:
         if self._repl is None:
             if self._repl_factory is None:
-                raise application_error("sandbox_refused", {"reason": "no sandbox configured"})
+                raise Refused("sandbox_refused", "no sandbox configured")
             parts = [
                 vault_functions(self.ops),
-                conv.conversation_functions(self.ops),
+                conversation_functions(self.ops),
                 *(part(self.ops) for part in self._extra),
             ]
             self._repl = self._repl_factory(build_functions(*parts))
         return self._repl
 
-    async def exec(self, code: Any, deadline_s: Any = None) -> Any:
-        src = code if isinstance(code, str) else None
-        if src is None:
-            raise BadArgument("code", "must be a string")
-        if len(src) > MAX_CODE:
-            raise BadArgument("code", f"longer than {MAX_CODE} characters")
-        limit = None if deadline_s is None else float(int_arg("deadline_s", deadline_s, 1, 3600))
+    def bound(self) -> list[Bound]:
+        """Every operation of the table with its context on this connection."""
+        return [Bound(op, self if op.part == "control" else self.env, self.thread)
+                for op in OPERATIONS]
+
+    async def exec(self, code: str, deadline_s: int | None = None) -> Any:
+        """Run a cell (`repl.exec`); arguments checked by the operation table."""
+        limit = None if deadline_s is None else float(deadline_s)
         async with self._exec_lock:
             repl = await anyio.to_thread.run_sync(self._ensure_repl)
             rlm = self.rlm
@@ -151,7 +139,7 @@ class Harness:
             def run() -> tuple[Any, dict[str, Any] | None]:
                 # The sub-LLM budget lives in this thread's context: one per top-level exec.
                 budget = rlm.begin_exec() if rlm is not None else None
-                result = repl.exec(src, deadline_s=limit)
+                result = repl.exec(code, deadline_s=limit)
                 return result, budget.report() if budget is not None else None
 
             try:
@@ -164,16 +152,6 @@ class Harness:
             out["rlm"] = usage
         return out
 
-    async def ask(self, question: Any, k: Any = 5) -> Any:
-        """The recursive query loop (`vault.ask`)."""
-        rlm = self.rlm
-        if rlm is None:
-            raise application_error("llm_error", {"reason": "no broker configured"})
-        if not isinstance(question, str) or not question.strip() or len(question) > 10_000:
-            raise BadArgument("question", "must be a non-empty string of at most 10000 characters")
-        top = int_arg("k", k, 1, 20)
-        return await anyio.to_thread.run_sync(lambda: rlm.ask(question, top, self.ops))
-
     async def reset(self) -> dict[str, Any]:
         async with self._exec_lock:
             if self._repl is not None:
@@ -182,11 +160,8 @@ class Harness:
 
     # -- sessions ------------------------------------------------------------------------
 
-    async def session_start(self, session: Any = None) -> dict[str, Any]:
-        if session is not None:
-            sid = text_or_bad("session", session)
-        else:
-            sid = "s-" + uuid.uuid4().hex[:16]
+    async def session_start(self, session: str | None = None) -> dict[str, Any]:
+        sid = session if session is not None else "s-" + uuid.uuid4().hex[:16]
         out: dict[str, Any] = {}
         if self.session is not None:
             out["ended"] = await self.session_end()
@@ -198,7 +173,7 @@ class Harness:
     async def session_end(self) -> dict[str, Any]:
         sid = self.session
         if sid is None:
-            raise application_error("no_session", {"reason": "call session.start first"})
+            raise Refused("no_session", "call session.start first")
         self.session = None
         with anyio.CancelScope(shield=True):  # session-end work is never half done
             ended = await self.thread.acall(self.hooks.end, sid)
@@ -258,77 +233,24 @@ class Harness:
         self.thread.close()
 
 
-def text_or_bad(param: str, value: Any) -> str:
-    if not isinstance(value, str) or not value.strip() or len(value) > 200:
-        raise BadArgument(param, "must be a non-empty string of at most 200 characters")
-    return value
+def rpc_method(bound: Bound) -> AsyncMethod:
+    """One operation as a JSON-RPC method: params by name or position, checked, then run."""
+    op = bound.op
+
+    async def method(*args: Any, **kwargs: Any) -> Any:
+        return await bound.acall(op.arguments(args, kwargs))
+
+    method.__name__ = method.__qualname__ = op.name
+    method.__signature__ = signature(op.params)  # type: ignore[attr-defined]
+    return method
+
+
+async def ping(**_ignored: Any) -> dict[str, Any]:
+    """Liveness (JSON-RPC and MCP): protocol, not an operation; any params are ignored."""
+    return {}
 
 
 def method_table(h: Harness) -> dict[str, AsyncMethod]:
-    """JSON-RPC method name -> async adapter. Parameter names are the protocol."""
-    ops, run = h.ops, h.thread.acall
-
-    async def search(query: Any, k: Any = 10) -> Any:
-        return await run(ops.search, query, k)
-
-    async def read(note: Any) -> Any:
-        return await run(ops.read, note)
-
-    async def write(note: Any, content: Any) -> Any:
-        return await run(ops.write, note, content)
-
-    async def move(note: Any, new: Any) -> Any:
-        return await run(ops.move, note, new)
-
-    async def delete(note: Any) -> Any:
-        return await run(ops.delete, note)
-
-    async def links(note: Any) -> Any:
-        return await run(ops.links, note)
-
-    async def backlinks(note: Any) -> Any:
-        return await run(ops.backlinks, note)
-
-    async def neighbors(note: Any, hops: Any = 1) -> Any:
-        return await run(ops.neighbors, note, hops)
-
-    async def exec_(code: Any, deadline_s: Any = None) -> Any:
-        return await h.exec(code, deadline_s)
-
-    async def session_start(session: Any = None) -> Any:
-        return await h.session_start(session)
-
-    async def ping(**_ignored: Any) -> dict[str, Any]:
-        return {}
-
-    async def ask(question: Any, k: Any = 5) -> Any:
-        return await h.ask(question, k)
-
-    async def context(query: Any, budget_words: Any = 600, conversation: Any = None,
-                      date_from: Any = None, date_to: Any = None) -> Any:
-        return await anyio.to_thread.run_sync(
-            lambda: conv.context(ops, query, budget_words, conversation, date_from, date_to)
-        )
-
-    async def ingest(conversation: Any, format: Any = "auto") -> Any:
-        return await anyio.to_thread.run_sync(lambda: conv.ingest(ops, conversation, format))
-
-    return {
-        "vault.search": search,
-        "vault.read": read,
-        "vault.write": write,
-        "vault.move": move,
-        "vault.delete": delete,
-        "vault.links": links,
-        "vault.backlinks": backlinks,
-        "vault.neighbors": neighbors,
-        "vault.ask": ask,
-        "vault.context": context,
-        "vault.ingest": ingest,
-        "repl.exec": exec_,
-        "repl.reset": h.reset,
-        "session.start": session_start,
-        "session.end": h.session_end,
-        "status": h.status,
-        "ping": ping,
-    }
+    """JSON-RPC method name -> async method, for every operation with a JSON-RPC name."""
+    table = {b.op.rpc: rpc_method(b) for b in h.bound() if b.op.rpc is not None}
+    return {**table, "ping": ping}

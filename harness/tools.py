@@ -1,62 +1,34 @@
-"""The vault operations every surface shares, and the REPL's host-function table built on them.
+"""The vault operations every surface shares, and the REPL's host functions derived from them.
 
-`VaultOps` is the one place where arguments from outside (JSON-RPC params, MCP tool arguments,
-REPL calls) are validated and turned into Vault facade calls; each returns a JSON-safe value.
-All facade calls run on one dedicated thread (`VaultThread`): the facade and its SQLite
-connection are used by one thread at a time, in arrival order, whichever surface called.
+`VaultOps` turns checked arguments (harness.validate, through the operation table) into Vault
+facade calls; each returns a JSON-safe value. All facade calls run on one dedicated thread
+(`VaultThread`): the facade and its SQLite connection are used by one thread at a time, in
+arrival order, whichever surface called.
 
-The REPL table is assembled from parts so later capabilities add a part, not an edit:
-`build_functions(vault_functions(ops), llm_functions(broker), ...)`. Each host function's
-docstring is what `help(name)` shows inside the REPL.
+The REPL table is derived from harness.operations, one part at a time, so later capabilities
+add a part, not an edit: `build_functions(vault_functions(ops), conversation_functions(ops),
+rlm.functions(ops))`. Each function checks its arguments like every other surface, maps
+failures through harness.errors.to_repl, and presents the signature and help text its
+declaration generates (`help(name)` shows "name(signature)", the summary, then the details).
 """
 
 from __future__ import annotations
 
 import concurrent.futures
-import functools
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 import anyio
 
-from sandbox import HostFunction, HostFunctionError
-from vault import Vault, VaultError
+from sandbox import HostFunction
+from vault import Vault
+
+from .errors import to_repl
+from .operations import OPERATIONS, Bound, Env, Operation, Part
+from .validate import signature, signature_text
 
 T = TypeVar("T")
-
-MAX_K = 100
-MAX_HOPS = 3
-MAX_TEXT = 4 * 1024 * 1024  # characters of note content accepted in one write
-
-
-class BadArgument(ValueError):
-    """An argument from outside is missing or has the wrong type/range; names the parameter."""
-
-    def __init__(self, param: str, reason: str) -> None:
-        super().__init__(f"{param}: {reason}")
-        self.param = param
-        self.reason = reason
-
-
-def text_arg(param: str, value: Any, *, max_len: int = 10_000, empty: bool = False) -> str:
-    """A string parameter, bounded in length."""
-    if not isinstance(value, str):
-        raise BadArgument(param, "must be a string")
-    if not empty and not value.strip():
-        raise BadArgument(param, "must not be empty")
-    if len(value) > max_len:
-        raise BadArgument(param, f"longer than {max_len} characters")
-    return value
-
-
-def int_arg(param: str, value: Any, lo: int, hi: int) -> int:
-    """An integer parameter in [lo, hi] (booleans are not integers)."""
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise BadArgument(param, "must be an integer")
-    if not lo <= value <= hi:
-        raise BadArgument(param, f"must be between {lo} and {hi}")
-    return value
 
 
 class VaultThread:
@@ -90,11 +62,11 @@ class VaultThread:
 
 
 class VaultOps:
-    """Validated, JSON-in/JSON-out vault operations for one connection.
+    """JSON-out vault operations for one connection, on the vault thread.
 
-    `session()` returns the open session id (or None) so usage is attributed to it.
-    Methods are blocking (they wait for the vault thread); async callers use `VaultThread`
-    through `harness.methods`.
+    Arguments are already checked (the operation table's parameters); internal callers such as
+    the ask loop pass values they built. `session()` returns the open session id (or None) so
+    usage is attributed to it. Methods are blocking and safe from any thread.
     """
 
     def __init__(self, vault: Vault, thread: VaultThread, session: Callable[[], str | None]):
@@ -102,125 +74,72 @@ class VaultOps:
         self.thread = thread
         self.session = session
 
-    def search(self, query: Any, k: Any = 10) -> dict[str, Any]:
-        q = text_arg("query", query)
-        n = int_arg("k", k, 1, MAX_K)
+    def search(self, query: str, k: int = 10) -> dict[str, Any]:
         sid = self.session()
-        return self.thread.call(lambda: self.vault.search(q, n, session=sid).to_json())
+        return self.thread.call(lambda: self.vault.search(query, k, session=sid).to_json())
 
-    def read(self, note: Any) -> dict[str, Any]:
-        name = text_arg("note", note, max_len=1_000)
+    def read(self, note: str) -> dict[str, Any]:
         sid = self.session()
-        return self.thread.call(lambda: self.vault.read(name, session=sid).to_json())
+        return self.thread.call(lambda: self.vault.read(note, session=sid).to_json())
 
-    def write(self, note: Any, content: Any) -> dict[str, Any]:
-        name = text_arg("note", note, max_len=1_000)
-        text = text_arg("content", content, max_len=MAX_TEXT, empty=True)
+    def write(self, note: str, content: str) -> dict[str, Any]:
         sid = self.session()
-        record = self.thread.call(lambda: self.vault.write(name, text, session=sid))
+        record = self.thread.call(lambda: self.vault.write(note, content, session=sid))
         return {"note": record.note, "id": record.id, "title": record.title}
 
-    def move(self, note: Any, new: Any) -> dict[str, Any]:
-        old = text_arg("note", note, max_len=1_000)
-        dest = text_arg("new", new, max_len=1_000)
-        return self.thread.call(lambda: self.vault.move(old, dest).to_json())
+    def move(self, note: str, new: str) -> dict[str, Any]:
+        return self.thread.call(lambda: self.vault.move(note, new).to_json())
 
-    def delete(self, note: Any) -> dict[str, Any]:
-        name = text_arg("note", note, max_len=1_000)
-        trash = self.thread.call(lambda: self.vault.delete(name))
-        return {"note": name, "trash": trash}
+    def delete(self, note: str) -> dict[str, Any]:
+        trash = self.thread.call(lambda: self.vault.delete(note))
+        return {"note": note, "trash": trash}
 
-    def links(self, note: Any) -> list[dict[str, Any]]:
-        name = text_arg("note", note, max_len=1_000)
-        return self.thread.call(lambda: [ln.to_json() for ln in self.vault.links(name)])
+    def links(self, note: str) -> list[dict[str, Any]]:
+        return self.thread.call(lambda: [ln.to_json() for ln in self.vault.links(note)])
 
-    def backlinks(self, note: Any) -> list[str]:
-        name = text_arg("note", note, max_len=1_000)
-        return self.thread.call(lambda: list(self.vault.backlinks(name)))
+    def backlinks(self, note: str) -> list[str]:
+        return self.thread.call(lambda: list(self.vault.backlinks(note)))
 
-    def neighbors(self, note: Any, hops: Any = 1) -> list[str]:
-        name = text_arg("note", note, max_len=1_000)
-        n = int_arg("hops", hops, 1, MAX_HOPS)
-        return self.thread.call(lambda: list(self.vault.neighbors(name, n)))
+    def neighbors(self, note: str, hops: int = 1) -> list[str]:
+        return self.thread.call(lambda: list(self.vault.neighbors(note, hops)))
+
+
+def help_doc(op: Operation) -> str:
+    """The REPL help of `op` after its signature line: the summary, then the details."""
+    return f"{op.summary}\n\n{op.doc}" if op.doc else op.summary
+
+
+def host_function(op: Operation, env: Env) -> HostFunction:
+    """`op` as a REPL host function: checked arguments, the REPL projection, typed errors."""
+    bound = Bound(op, env, env.ops.thread)
+    name = op.repl or op.name
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            value = bound.call(op.arguments(args, kwargs))
+        except Exception as exc:
+            raise to_repl(exc, name) from exc
+        return op.repl_view(value) if op.repl_view is not None else value
+
+    call.__name__ = call.__qualname__ = name
+    call.__signature__ = signature(op.params)  # type: ignore[attr-defined]
+    return HostFunction(call, help_doc(op), signature_text(op.params, op.returns))
+
+
+def repl_functions(env: Env, part: Part) -> dict[str, HostFunction]:
+    """The REPL functions of one part of the table."""
+    return {op.repl: host_function(op, env) for op in OPERATIONS
+            if op.part == part and op.repl is not None}
 
 
 def vault_functions(ops: VaultOps) -> dict[str, HostFunction]:
     """The vault part of the REPL globals."""
-
-    def search(query: str, k: int = 10) -> list[dict[str, Any]]:
-        """search(query, k=10) -> list of hits, best first.
-
-        Hybrid retrieval over the vault (keywords, meaning, links). Each hit is a dict:
-        {"note": path, "title": ..., "score": ..., "id": ...}. Pass a hit's "note" to read().
-        """
-        hits: list[dict[str, Any]] = ops.search(query, k)["hits"]
-        return [{key: h[key] for key in ("note", "title", "score", "id")} for h in hits]
-
-    def read(note: str) -> dict[str, Any]:
-        """read(note) -> dict with "note", "title", "text", "frontmatter", "tags", "links".
-
-        `note` is a vault-relative path ("folder/Note.md" or "folder/Note") or a title/alias.
-        Raises an error when no note, or more than one, matches.
-        """
-        return ops.read(note)
-
-    def write(note: str, content: str) -> dict[str, Any]:
-        """write(note, content) -> {"note", "id", "title"}: create or replace a note.
-
-        `content` is the whole markdown text (frontmatter included); ".md" is appended to the
-        path when missing. Link other notes with [[Title]] so the graph can use them.
-        """
-        return ops.write(note, content)
-
-    def links(note: str) -> list[dict[str, Any]]:
-        """links(note) -> the note's outgoing links: {"target", "resolved", "embed", ...}.
-
-        "resolved" is the path the link points to, or None for a dangling link.
-        """
-        return ops.links(note)
-
-    def backlinks(note: str) -> list[str]:
-        """backlinks(note) -> paths of the notes that link to this note."""
-        return ops.backlinks(note)
-
-    def neighbors(note: str, hops: int = 1) -> list[str]:
-        """neighbors(note, hops=1) -> paths within `hops` links (either direction).
-
-        Nearest first; `hops` is 1 to 3.
-        """
-        return ops.neighbors(note, hops)
-
-    sigs = {
-        "search": "search(query: str, k: int = 10) -> list[dict]",
-        "read": "read(note: str) -> dict",
-        "write": "write(note: str, content: str) -> dict",
-        "links": "links(note: str) -> list[dict]",
-        "backlinks": "backlinks(note: str) -> list[str]",
-        "neighbors": "neighbors(note: str, hops: int = 1) -> list[str]",
-    }
-    return {
-        fn.__name__: HostFunction(typed_errors(fn), fn.__doc__ or "", sigs[fn.__name__])
-        for fn in (search, read, write, links, backlinks, neighbors)
-    }
+    return repl_functions(Env(ops), "vault")
 
 
-def typed_errors(fn: Callable[..., T]) -> Callable[..., T]:
-    """Re-raise expected failures as typed exceptions in the REPL (`NoteNotFound(...)`).
-
-    A bad argument becomes `ValueError`; a vault error keeps its class name and its message
-    (which names notes, never host paths). Anything else stays a generic host error.
-    """
-
-    @functools.wraps(fn)
-    def call(*args: Any, **kwargs: Any) -> T:
-        try:
-            return fn(*args, **kwargs)
-        except BadArgument as exc:
-            raise HostFunctionError("ValueError", str(exc)) from exc
-        except VaultError as exc:
-            raise HostFunctionError(type(exc).__name__, str(exc)) from exc
-
-    return call
+def conversation_functions(ops: VaultOps) -> dict[str, HostFunction]:
+    """The conversation part of the REPL globals (context, what_came_next)."""
+    return repl_functions(Env(ops), "conversation")
 
 
 def build_functions(*parts: Mapping[str, HostFunction]) -> dict[str, HostFunction]:

@@ -15,10 +15,15 @@ from typing import Any
 
 from harness.compose import open_vault
 from harness.config import Config, load
-from harness.conversation_tools import conversation_functions
 from harness.llm import Broker
 from harness.rlm_tools import RlmTools
-from harness.tools import VaultOps, VaultThread, build_functions, vault_functions
+from harness.tools import (
+    VaultOps,
+    VaultThread,
+    build_functions,
+    conversation_functions,
+    vault_functions,
+)
 from sandbox import ExecResult, Sandbox, SandboxConfig, SandboxError
 
 from .output import fail

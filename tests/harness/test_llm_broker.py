@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from harness.config import LlmSection
+from harness.errors import map_exception
 from harness.llm import (
     Broker,
     LlmUnavailable,
@@ -21,7 +22,6 @@ from harness.llm import (
     RlmTimeout,
     build_request,
 )
-from harness.methods import map_exception
 
 from .llm_stub_endpoint import ChatEndpoint, Reply, echo_question
 

@@ -11,8 +11,9 @@ import anyio
 import pytest
 
 from harness.config import load
+from harness.errors import map_exception
 from harness.mcp import PROTOCOL_VERSIONS, TOOLS, mcp_methods
-from harness.methods import Harness, map_exception, method_table
+from harness.methods import Harness, method_table
 from harness.tools import build_functions, vault_functions
 from rpc import Dispatcher
 from vault import Vault
@@ -90,7 +91,9 @@ def test_repl_functions_have_docs_and_unique_names(harness: Harness) -> None:
     table = vault_functions(harness.ops)
     assert set(table) == {"search", "read", "write", "links", "backlinks", "neighbors"}
     for name, fn in table.items():
-        assert fn.doc.startswith(name + "(") and name in fn.signature
+        shown = f"{name}{fn.signature}\n\n{fn.doc}"  # what help(name) shows in the worker
+        assert shown.startswith(name + "(") and fn.signature.startswith("(")
+        assert fn.doc and name + "(" not in fn.doc.splitlines()[0]
     with pytest.raises(ValueError, match="defined twice"):
         build_functions(table, {"search": table["search"]})
 

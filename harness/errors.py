@@ -1,0 +1,141 @@
+"""The harness's own errors, and the one map from any exception to each surface's error.
+
+    HarnessError
+     ├── BadArgument(param, reason)  an argument from outside: missing, mistyped, out of range
+     ├── BadShape(reason)            a REPL value of the wrong shape (a slice, a list of pairs)
+     └── Refused(code_name, reason)  cannot run here: no sandbox, no broker, no open session
+
+Every exception an operation raises is first classified (`classify`), then rendered for the
+surface that called it; this module is the only place that does either:
+
+    class        JSON-RPC error (`to_rpc`)        MCP tool result (`to_mcp`)      REPL (`to_repl`)
+    bad argument -32602 naming the parameter      isError, "bad argument p: r"    ValueError("p: r")
+    bad shape    -32602 ("params")                isError, the error object       TypeError(reason)
+    domain       its application code + data      isError, the error object       its class, message
+    internal     -32603, no text                  isError, -32603, no text        HostError, no text
+
+"Domain" is any exception with a `code_name` string and a `data()` mapping (every VaultError,
+RlmError and Refused) and the sandbox's SandboxError ("sandbox_error", its reason cut to 300
+characters). An MCP error result carries the JSON-RPC error object as `structuredContent`. An
+internal error is logged here with its traceback and never shows its text to a client.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from rpc import INTERNAL_ERROR, RpcError, application_error, invalid_params, spec_error
+from sandbox import HostFunctionError, SandboxError
+
+log = logging.getLogger("rmh.errors")
+
+Kind = Literal["bad_argument", "bad_shape", "domain", "internal"]
+SANDBOX_REASON_MAX = 300
+
+
+class HarnessError(Exception):
+    """Base of the harness's own errors."""
+
+
+class BadArgument(HarnessError):
+    """An argument from outside is missing or has the wrong type/range; names the parameter."""
+
+    def __init__(self, param: str, reason: str) -> None:
+        super().__init__(f"{param}: {reason}")
+        self.param = param
+        self.reason = reason
+
+
+class BadShape(HarnessError):
+    """A REPL value whose shape the operation cannot use (a slice, a list of pairs)."""
+
+
+class Refused(HarnessError):
+    """The operation cannot run in this server's configuration or state (`code_name` says why)."""
+
+    def __init__(self, code_name: str, reason: str) -> None:
+        super().__init__(reason)
+        self.code_name = code_name
+        self.reason = reason
+
+    def data(self) -> dict[str, object]:
+        return {"reason": self.reason}
+
+
+def classify(exc: BaseException) -> Kind:
+    """Which row of the module's table `exc` falls in."""
+    if isinstance(exc, BadArgument):
+        return "bad_argument"
+    if isinstance(exc, BadShape):
+        return "bad_shape"
+    if isinstance(exc, SandboxError):
+        return "domain"
+    if isinstance(getattr(exc, "code_name", None), str) and callable(getattr(exc, "data", None)):
+        return "domain"
+    return "internal"
+
+
+def _domain(exc: BaseException) -> RpcError:
+    if isinstance(exc, SandboxError):
+        return application_error("sandbox_error", {"reason": str(exc)[:SANDBOX_REASON_MAX]})
+    code_name, data_fn = getattr(exc, "code_name", None), getattr(exc, "data", None)
+    data = data_fn() if callable(data_fn) else None
+    return application_error(str(code_name), data if isinstance(data, Mapping) else None)
+
+
+def to_rpc(exc: BaseException) -> RpcError:
+    """The JSON-RPC error for `exc` (internal errors: a bare -32603)."""
+    kind = classify(exc)
+    if isinstance(exc, BadArgument):
+        return invalid_params(exc.param, exc.reason)
+    if kind == "bad_shape":
+        return invalid_params("params", str(exc))
+    if kind == "domain":
+        return _domain(exc)
+    return spec_error(INTERNAL_ERROR)
+
+
+def map_exception(exc: Exception) -> RpcError | None:
+    """The dispatcher's hook: `to_rpc`, or None for an internal error (the dispatcher logs it
+    with its method name and answers a bare -32603)."""
+    return None if classify(exc) == "internal" else to_rpc(exc)
+
+
+def tool_result(value: Any, *, is_error: bool = False) -> dict[str, Any]:
+    """An MCP `tools/call` result: the value as text, and as `structuredContent` when it is
+    an object (a list is wrapped as {"items": [...]})."""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=1)
+    out: dict[str, Any] = {"content": [{"type": "text", "text": text}], "isError": is_error}
+    if isinstance(value, dict):
+        out["structuredContent"] = value
+    elif isinstance(value, list):
+        out["structuredContent"] = {"items": value}
+    return out
+
+
+def to_mcp(exc: BaseException, tool: str = "?") -> dict[str, Any]:
+    """The MCP tool error result for `exc`: isError, the error object as structured content."""
+    if classify(exc) == "internal":
+        log.error("tool %s failed", tool, exc_info=exc)
+    error = to_rpc(exc).to_json()
+    out = tool_result(error, is_error=True)
+    if isinstance(exc, BadArgument):  # the short form a model reads best
+        out["content"] = [{"type": "text", "text": f"bad argument {exc.param}: {exc.reason}"}]
+    return out
+
+
+def to_repl(exc: BaseException, function: str = "?") -> HostFunctionError:
+    """The exception user code sees in the REPL for `exc` (raised there by the worker)."""
+    kind = classify(exc)
+    if kind == "bad_argument":
+        return HostFunctionError("ValueError", str(exc))
+    if kind == "bad_shape":
+        return HostFunctionError("TypeError", str(exc))
+    if kind == "domain":
+        return HostFunctionError(type(exc).__name__, str(exc)[:SANDBOX_REASON_MAX]
+                                 if isinstance(exc, SandboxError) else str(exc))
+    log.error("host function %s failed", function, exc_info=exc)
+    return HostFunctionError("HostError", f"host function failed ({type(exc).__name__})")

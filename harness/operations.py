@@ -1,0 +1,239 @@
+"""The operation table: every operation rmh offers, declared once.
+
+An `Operation` says its name, parameters (harness.validate.Param: kinds, defaults, bounds), a
+one-line summary, its effect (read-only, destructive, idempotent), the names it has on each
+surface that offers it (JSON-RPC method, MCP tool, REPL function) and its implementation. The
+surfaces are derived from `OPERATIONS` and nothing else: harness.methods (JSON-RPC),
+harness.mcp (tools and their inputSchema) and harness.tools (REPL host functions and help).
+
+`run(ctx, **arguments)` receives checked arguments. Its context depends on the part: the
+"vault", "conversation" and "llm" parts take an `Env`; the "control" part takes the
+connection (harness.methods.Harness). `runs` says where it runs when called from the event
+loop: "vault" on the vault thread, in arrival order; "thread" on a worker thread (it waits on
+the LLM); "loop" it is a coroutine. REPL calls are already off the loop and call `run` directly.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+import anyio
+
+from . import conversation_tools as conv
+from .errors import Refused
+from .validate import Param, bind
+
+if TYPE_CHECKING:
+    from .rlm_tools import RlmTools
+    from .tools import VaultOps, VaultThread
+
+Part = Literal["vault", "conversation", "llm", "control"]
+Runs = Literal["vault", "thread", "loop"]
+
+MAX_K = 100
+MAX_HOPS = 3
+MAX_QUERY = 10_000
+MAX_NOTE_NAME = 1_000
+MAX_TEXT = 4 * 1024 * 1024  # characters of note content accepted in one write
+MAX_QUESTION = 4_000
+MAX_CODE = 1_000_000  # characters of code in one exec
+MAX_BUDGET_WORDS = 20_000
+MAX_CONVERSATION_CHARS = 64 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One operation and everything a surface needs to offer it."""
+
+    name: str
+    part: Part
+    summary: str  # one line: the MCP description and the first line of the REPL help
+    params: tuple[Param, ...]
+    run: Callable[..., Any]
+    runs: Runs = "vault"
+    read_only: bool = True
+    destructive: bool = False
+    idempotent: bool = True
+    rpc: str | None = None  # JSON-RPC method name ("vault.search")
+    mcp: str | None = None  # MCP tool name ("search")
+    repl: str | None = None  # REPL function name ("search")
+    returns: str = "dict"  # the REPL signature's return annotation
+    doc: str = ""  # the REPL help after the summary
+    repl_view: Callable[[Any], Any] | None = None  # the REPL's projection of the result
+    reports_failure: bool = False  # the result is a value whose "error" says it failed (exec)
+
+    def arguments(self, args: Sequence[Any], kwargs: Mapping[str, Any]) -> dict[str, Any]:
+        """Checked arguments for `run` (harness.validate.bind)."""
+        return bind(self.params, args, kwargs)
+
+
+@dataclass(frozen=True)
+class Env:
+    """What the vault, conversation and llm parts run against: the connection's vault
+    operations and, when a broker is configured, its LLM tools."""
+
+    ops: VaultOps
+    rlm: RlmTools | None = None
+
+
+@dataclass(frozen=True)
+class Bound:
+    """An operation with its context, callable from the event loop or from a REPL thread."""
+
+    op: Operation
+    ctx: object
+    thread: VaultThread
+
+    async def acall(self, arguments: Mapping[str, Any]) -> Any:
+        """Run from the event loop, where `op.runs` says (checked `arguments`)."""
+        if self.op.runs == "loop":
+            return await self.op.run(self.ctx, **arguments)
+        job = functools.partial(self.op.run, self.ctx, **arguments)
+        if self.op.runs == "vault":
+            return await self.thread.acall(job)
+        return await anyio.to_thread.run_sync(job)
+
+    def call(self, arguments: Mapping[str, Any]) -> Any:
+        """Run in the calling thread (a REPL call; never for a "loop" operation)."""
+        return self.op.run(self.ctx, **arguments)
+
+
+def _rlm(env: Env) -> RlmTools:
+    if env.rlm is None:
+        raise Refused("llm_error", "no broker configured")
+    return env.rlm
+
+
+def _hit_summaries(result: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{key: h[key] for key in ("note", "title", "score", "id")} for h in result["hits"]]
+
+
+_NOTE = Param("note", "string", "vault-relative path ('folder/Note.md') or a title",
+              max_length=MAX_NOTE_NAME)
+_QUERY = Param("query", "string", "what to look for", max_length=MAX_QUERY)
+_QUESTION = Param("question", "string", "the question", max_length=MAX_QUESTION)
+_MAX_WORDS = Param("max_words", "integer", "longest answer in words", default=None,
+                   minimum=1, maximum=2_000, keyword_only=True)
+
+CONTEXT_DOC = """Built by counting: the best-scoring turns and the turn before each, sorted by date,
+each line labelled with speaker and date, lowest scores cut first to fit the word budget.
+Returns {"text", "lines", ...}. Dates are ISO strings ("2023-05-08") that filter turns."""
+
+ASK_DOC = """Search, follow links, answer; when unresolved, search again from new entry points
+(missing terms, new names) until resolved, nothing new is found, or the budget is spent.
+Returns {"answer", "resolved", "notes", "trace", "stop", "usage"}. Uses the same per-exec
+budget as rlm_call (one call per pass)."""
+
+RLM_CALL_DOC = """slice: text; a note (its path or title, or a read() result); or a list of notes or
+search() hits (each shown with title, date and source). The sub-model sees only the slice and
+the question: no tools, no REPL, no rlm_call (depth 1). "NOT FOUND" means the slice lacks the
+answer. Offline (no model configured) answers are extracted sentences labelled [extractive].
+Bounds: 15 calls per exec (retries count, identical repeated calls are cached and free),
+5 in flight. Raises RlmBudgetExceeded, RlmTimeout, LlmUnavailable, RlmSliceTooLarge."""
+
+RLM_BATCH_DOC = """If any call fails, the first failure (in input order) is raised after all finish;
+the answers that did arrive are cached, so re-running the same batch costs only the failed
+calls."""
+
+
+OPERATIONS: tuple[Operation, ...] = (
+    Operation("search", "vault", "Search the vault; hits best first with their paths.",
+              (_QUERY, Param("k", "integer", "how many hits", 10, 1, MAX_K)),
+              lambda env, query, k: env.ops.search(query, k),
+              rpc="vault.search", mcp="search", repl="search", returns="list[dict]",
+              doc="Hybrid retrieval (keywords, meaning, links). In the REPL each hit is\n"
+                  '{"note": path, "title", "score", "id"}; pass a hit\'s "note" to read().',
+              repl_view=_hit_summaries),
+    Operation("read", "vault", "Read one note: text, frontmatter, tags and links.", (_NOTE,),
+              lambda env, note: env.ops.read(note),
+              rpc="vault.read", mcp="read", repl="read",
+              doc='Returns {"note", "title", "text", "frontmatter", "tags", "links"}. `note` is a\n'
+                  'path ("folder/Note.md" or "folder/Note") or a title/alias; raises\n'
+                  "NoteNotFound or AmbiguousNote when no note, or more than one, matches."),
+    Operation("write", "vault", "Create or replace a note with the given markdown.",
+              (_NOTE, Param("content", "string", "the whole markdown text",
+                              max_length=MAX_TEXT, blank_ok=True)),
+              lambda env, note, content: env.ops.write(note, content),
+              read_only=False, destructive=True, rpc="vault.write", mcp="write", repl="write",
+              doc='Returns {"note", "id", "title"}. `content` includes the frontmatter; ".md"\n'
+                  "is appended when missing. Link notes with [[Title]] so the graph uses them."),
+    Operation("move", "vault", "Rename/move a note; links to it are rewritten.",
+              (_NOTE, Param("new", "string", "the new vault path", max_length=MAX_NOTE_NAME)),
+              lambda env, note, new: env.ops.move(note, new),
+              read_only=False, destructive=True, idempotent=False, rpc="vault.move", mcp="move"),
+    Operation("delete", "vault", "Move a note to the vault's trash (recoverable).", (_NOTE,),
+              lambda env, note: env.ops.delete(note),
+              read_only=False, destructive=True, idempotent=False,
+              rpc="vault.delete", mcp="delete"),
+    Operation("links", "vault", "Outgoing links of a note and where they resolve.", (_NOTE,),
+              lambda env, note: env.ops.links(note),
+              rpc="vault.links", mcp="links", repl="links", returns="list[dict]",
+              doc='Each link is {"target", "resolved", "embed", ...}; "resolved" is the path it\n'
+                  "points to, or None for a dangling link."),
+    Operation("backlinks", "vault", "Notes that link to a note.", (_NOTE,),
+              lambda env, note: env.ops.backlinks(note),
+              rpc="vault.backlinks", mcp="backlinks", repl="backlinks", returns="list[str]"),
+    Operation("neighbors", "vault", "Notes within a few links of a note, nearest first.",
+              (_NOTE, Param("hops", "integer", "links to follow, either direction", 1, 1,
+                              MAX_HOPS)),
+              lambda env, note, hops: env.ops.neighbors(note, hops),
+              rpc="vault.neighbors", mcp="neighbors", repl="neighbors", returns="list[str]"),
+    Operation("context", "conversation", "Budgeted, dated, speaker-labelled context from "
+              "conversation notes for a question (no LLM).",
+              (_QUERY, Param("budget_words", "integer", "word budget", 600, 1, MAX_BUDGET_WORDS),
+               Param("conversation", "string", "only this conversation id", None,
+                     max_length=200),
+               Param("date_from", "date", "ISO date", None, max_length=40),
+               Param("date_to", "date", "ISO date", None, max_length=40)),
+              lambda env, **a: conv.context(env.ops, **a),
+              rpc="vault.context", mcp="context", repl="context", doc=CONTEXT_DOC),
+    Operation("what_came_next", "conversation",
+              "The events that followed the event best matching the query.",
+              (_QUERY, Param("n", "integer", "how many events", 3, 1, 50)),
+              lambda env, query, n: conv.what_came_next(env.ops, query, n), repl="what_came_next"),
+    Operation("ingest", "conversation", "Ingest a conversation (LoCoMo, LongMemEval, simple).",
+              (Param("conversation", "json", "the conversation: JSON text or object",
+                     max_length=MAX_CONVERSATION_CHARS),
+               Param("format", "string", "auto, simple, locomo or longmemeval", "auto",
+                     max_length=40)),
+              lambda env, conversation, format: conv.ingest(env.ops, conversation, format),
+              read_only=False, rpc="vault.ingest"),
+    Operation("ask", "llm", "Answer a question with the recursive query loop: retrieve, follow "
+              "links, ask sub-questions; returns the answer, the notes used and the trace.",
+              (_QUESTION, Param("k", "integer", "hits per retrieval pass", 5, 1, 20)),
+              lambda env, question, k: _rlm(env).ask(question, k, env.ops), runs="thread",
+              rpc="vault.ask", mcp="ask", repl="ask", doc=ASK_DOC),
+    Operation("rlm_call", "llm", "Ask a fresh sub-model ONE question about ONE slice; returns "
+              "its answer as text.", (Param("slice", "any"), _QUESTION, _MAX_WORDS),
+              lambda env, slice, question, max_words: _rlm(env).rlm_call(
+                  slice, question, max_words, env.ops),
+              runs="thread", repl="rlm_call", returns="str", doc=RLM_CALL_DOC),
+    Operation("rlm_batch", "llm", "rlm_call over many [slice, question] pairs, at most 5 at "
+              "once; answers in input order.", (Param("pairs", "any"), _MAX_WORDS),
+              lambda env, pairs, max_words: _rlm(env).rlm_batch(pairs, max_words, env.ops),
+              runs="thread", repl="rlm_batch", returns="list[str]", doc=RLM_BATCH_DOC),
+    Operation("rlm_usage", "llm", "This exec's sub-call usage (calls, retries, cache hits, "
+              "tokens) and the session's.", (), lambda env: _rlm(env).usage(),
+              runs="thread", repl="rlm_usage"),
+    Operation("exec", "control", "Run Python in the sandboxed REPL (vault functions are "
+              "globals; state persists). Returns output, the last value and any error.",
+              (Param("code", "string", "Python source", max_length=MAX_CODE, blank_ok=True),
+               Param("deadline_s", "integer", "wall-clock limit in seconds", None, 1, 3600)),
+              lambda h, code, deadline_s: h.exec(code, deadline_s), runs="loop",
+              read_only=False, destructive=True, idempotent=False, rpc="repl.exec", mcp="exec",
+              reports_failure=True),
+    Operation("reset", "control", "Forget the REPL's variables.", (), lambda h: h.reset(),
+              runs="loop", read_only=False, rpc="repl.reset"),
+    Operation("session_start", "control", "Open a session (ending the open one).",
+              (Param("session", "string", "the session id", None, max_length=200),),
+              lambda h, session: h.session_start(session), runs="loop", read_only=False,
+              idempotent=False, rpc="session.start"),
+    Operation("session_end", "control", "End the open session; learning runs.", (),
+              lambda h: h.session_end(), runs="loop", read_only=False, idempotent=False,
+              rpc="session.end"),
+    Operation("status", "control", "Version, index, isolation tier, stages, LLM, session.", (),
+              lambda h: h.status(), runs="loop", rpc="status"),
+)
