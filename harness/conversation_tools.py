@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from vault import build_context, ingest_conversations, load_conversations, next_in_vault
 
 if TYPE_CHECKING:
-    from .tools import VaultOps
+    from .vault_ops import VaultOps
 
 
 def context(

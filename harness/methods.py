@@ -28,8 +28,9 @@ from .errors import Refused
 from .errors import map_exception as map_exception
 from .operations import OPERATIONS, Bound, Env
 from .rlm_tools import RlmTools
-from .tools import VaultOps, VaultThread, build_functions, conversation_functions, vault_functions
+from .tools import build_functions, conversation_functions, vault_functions
 from .validate import signature
+from .vault_ops import VaultOps, VaultThread
 
 log = logging.getLogger("rmh.methods")
 

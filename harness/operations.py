@@ -18,17 +18,14 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 import anyio
 
 from . import conversation_tools as conv
 from .errors import Refused
 from .validate import Param, bind
-
-if TYPE_CHECKING:
-    from .rlm_tools import RlmTools
-    from .tools import VaultOps, VaultThread
+from .vault_ops import VaultOps, VaultThread
 
 Part = Literal["vault", "conversation", "llm", "control"]
 Runs = Literal["vault", "thread", "loop"]
@@ -70,13 +67,23 @@ class Operation:
         return bind(self.params, args, kwargs)
 
 
+class LlmTools(Protocol):
+    """What the llm part calls (harness.rlm_tools.RlmTools is the implementation)."""
+
+    def ask(self, question: str, k: int, library: VaultOps) -> dict[str, Any]: ...
+    def rlm_call(self, slice: Any, question: str, max_words: int | None,
+                 library: VaultOps) -> str: ...
+    def rlm_batch(self, pairs: Any, max_words: int | None, library: VaultOps) -> list[str]: ...
+    def usage(self) -> dict[str, Any]: ...
+
+
 @dataclass(frozen=True)
 class Env:
     """What the vault, conversation and llm parts run against: the connection's vault
     operations and, when a broker is configured, its LLM tools."""
 
     ops: VaultOps
-    rlm: RlmTools | None = None
+    rlm: LlmTools | None = None
 
 
 @dataclass(frozen=True)
@@ -101,7 +108,7 @@ class Bound:
         return self.op.run(self.ctx, **arguments)
 
 
-def _rlm(env: Env) -> RlmTools:
+def _rlm(env: Env) -> LlmTools:
     if env.rlm is None:
         raise Refused("llm_error", "no broker configured")
     return env.rlm

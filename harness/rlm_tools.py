@@ -31,7 +31,8 @@ from .ask import Library, ask, render_note, render_notes
 from .errors import BadShape
 from .llm import Broker, ExecBudget
 from .operations import MAX_QUESTION, Env
-from .tools import VaultOps, repl_functions
+from .tools import repl_functions
+from .vault_ops import VaultOps
 
 MAX_PAIRS = 64
 MAX_SLICE_ITEMS = 50

@@ -1,9 +1,4 @@
-"""The vault operations every surface shares, and the REPL's host functions derived from them.
-
-`VaultOps` turns checked arguments (harness.validate, through the operation table) into Vault
-facade calls; each returns a JSON-safe value. All facade calls run on one dedicated thread
-(`VaultThread`): the facade and its SQLite connection are used by one thread at a time, in
-arrival order, whichever surface called.
+"""The REPL's host functions, derived from the operation table (harness.operations).
 
 The REPL table is derived from harness.operations, one part at a time, so later capabilities
 add a part, not an edit: `build_functions(vault_functions(ops), conversation_functions(ops),
@@ -14,94 +9,15 @@ declaration generates (`help(name)` shows "name(signature)", the summary, then t
 
 from __future__ import annotations
 
-import concurrent.futures
-import threading
-from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
-
-import anyio
+from collections.abc import Mapping
+from typing import Any
 
 from sandbox import HostFunction
-from vault import Vault
 
 from .errors import to_repl
 from .operations import OPERATIONS, Bound, Env, Operation, Part
 from .validate import signature, signature_text
-
-T = TypeVar("T")
-
-
-class VaultThread:
-    """A single worker thread that runs every Vault call, in submission order."""
-
-    def __init__(self) -> None:
-        self._ident: int | None = None
-        self._pool = concurrent.futures.ThreadPoolExecutor(
-            1, thread_name_prefix="rmh-vault", initializer=self._mark
-        )
-
-    def _mark(self) -> None:
-        self._ident = threading.get_ident()
-
-    def call(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run `fn(*args)` on the vault thread and wait (inline when already on it)."""
-        if threading.get_ident() == self._ident:
-            return fn(*args)
-        return self._pool.submit(fn, *args).result()
-
-    async def acall(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run `fn(*args)` on the vault thread without blocking the event loop.
-
-        The job is queued before the first await, so requests' vault calls run in the order
-        the requests started."""
-        future = self._pool.submit(fn, *args)
-        return await anyio.to_thread.run_sync(future.result, abandon_on_cancel=True)
-
-    def close(self) -> None:
-        self._pool.shutdown(wait=True)
-
-
-class VaultOps:
-    """JSON-out vault operations for one connection, on the vault thread.
-
-    Arguments are already checked (the operation table's parameters); internal callers such as
-    the ask loop pass values they built. `session()` returns the open session id (or None) so
-    usage is attributed to it. Methods are blocking and safe from any thread.
-    """
-
-    def __init__(self, vault: Vault, thread: VaultThread, session: Callable[[], str | None]):
-        self.vault = vault
-        self.thread = thread
-        self.session = session
-
-    def search(self, query: str, k: int = 10) -> dict[str, Any]:
-        sid = self.session()
-        return self.thread.call(lambda: self.vault.search(query, k, session=sid).to_json())
-
-    def read(self, note: str) -> dict[str, Any]:
-        sid = self.session()
-        return self.thread.call(lambda: self.vault.read(note, session=sid).to_json())
-
-    def write(self, note: str, content: str) -> dict[str, Any]:
-        sid = self.session()
-        record = self.thread.call(lambda: self.vault.write(note, content, session=sid))
-        return {"note": record.note, "id": record.id, "title": record.title}
-
-    def move(self, note: str, new: str) -> dict[str, Any]:
-        return self.thread.call(lambda: self.vault.move(note, new).to_json())
-
-    def delete(self, note: str) -> dict[str, Any]:
-        trash = self.thread.call(lambda: self.vault.delete(note))
-        return {"note": note, "trash": trash}
-
-    def links(self, note: str) -> list[dict[str, Any]]:
-        return self.thread.call(lambda: [ln.to_json() for ln in self.vault.links(note)])
-
-    def backlinks(self, note: str) -> list[str]:
-        return self.thread.call(lambda: list(self.vault.backlinks(note)))
-
-    def neighbors(self, note: str, hops: int = 1) -> list[str]:
-        return self.thread.call(lambda: list(self.vault.neighbors(note, hops)))
+from .vault_ops import VaultOps
 
 
 def help_doc(op: Operation) -> str:

@@ -1,6 +1,7 @@
 """DESIGN.md §3: harness -> {vault, sandbox, rpc, bench}; sandbox -> {rpc}; vault and rpc ->
-nothing of ours; bench -> the public roots of vault, rpc and sandbox; other packages import only a package's root, never its
-internals; and no import cycle anywhere, between modules of any package (bench included)."""
+nothing of ours; bench -> the public roots of vault, rpc and sandbox; other packages import
+only a package's root, never its internals; and no import cycle anywhere, between modules of
+any package (bench included)."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ from harness.ask import AskResult, ask
 from harness.compose import open_vault
 from harness.config import load
 from harness.llm import Broker, RlmError
-from harness.tools import VaultOps, VaultThread
+from harness.vault_ops import VaultOps, VaultThread
 
 from .output import emit, fail
 

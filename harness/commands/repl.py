@@ -17,13 +17,8 @@ from harness.compose import open_vault
 from harness.config import Config, load
 from harness.llm import Broker
 from harness.rlm_tools import RlmTools
-from harness.tools import (
-    VaultOps,
-    VaultThread,
-    build_functions,
-    conversation_functions,
-    vault_functions,
-)
+from harness.tools import build_functions, conversation_functions, vault_functions
+from harness.vault_ops import VaultOps, VaultThread
 from sandbox import ExecResult, Sandbox, SandboxConfig, SandboxError
 
 from .output import fail

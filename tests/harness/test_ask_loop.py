@@ -11,7 +11,7 @@ import pytest
 from harness.ask import ask, render_note, render_notes
 from harness.config import LlmSection
 from harness.llm import Broker
-from harness.tools import VaultOps, VaultThread
+from harness.vault_ops import VaultOps, VaultThread
 from vault import Vault
 
 from .llm_stub_endpoint import ChatEndpoint, Reply

@@ -15,7 +15,8 @@ from harness.config import LlmSection, load
 from harness.llm import Broker
 from harness.methods import Harness, Repl
 from harness.rlm_tools import RlmTools
-from harness.tools import VaultOps, VaultThread, build_functions, vault_functions
+from harness.tools import build_functions, vault_functions
+from harness.vault_ops import VaultOps, VaultThread
 from sandbox import HostFunction, Sandbox, SandboxConfig
 from vault import Vault
 
