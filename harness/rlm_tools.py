@@ -22,7 +22,7 @@ import contextvars
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from sandbox import HostFunction, HostFunctionError
+from sandbox import HostFunction, HostFunctionError, current_exec
 from vault import AmbiguousNote, VaultError
 
 from .ask import Library, ask, render_note, render_notes
@@ -64,11 +64,15 @@ class RlmTools:
         return budget
 
     def budget(self) -> ExecBudget:
-        """The current exec's budget (created on first use in this context)."""
+        """The current exec's budget (created on first use in this context), bound to the
+        running sandbox exec's deadline when called from one (sub-calls and their retries
+        are clipped to it; see harness/llm.py)."""
         current = _EXEC_BUDGET.get()
-        if current is None or current[0] is not self:
-            return self.begin_exec()
-        return current[1]
+        budget = self.begin_exec() if current is None or current[0] is not self else current[1]
+        running = current_exec()
+        if running is not None:
+            budget.deadline = running.deadline
+        return budget
 
     # -- slices ----------------------------------------------------------------------------
     def _record(self, item: Any, library: Library | None) -> Mapping[str, Any]:
@@ -192,8 +196,10 @@ Bounds: 15 calls per exec (retries count, identical repeated calls are cached an
 5 in flight. Raises RlmBudgetExceeded, RlmTimeout, LlmUnavailable, RlmSliceTooLarge."""
 
 RLM_BATCH_DOC = """rlm_call over many [slice, question] pairs, at most 5 at once; answers in input
-order. If any call fails, the first failure (in input order) is raised after all finish; the
-answers that did arrive are cached, so re-running the same batch costs only the failed calls."""
+order. A batch needing more uncached calls than this exec has left raises RlmBudgetExceeded
+before anything is sent; one still running at the cell's deadline raises RlmTimeout. If any
+call fails, the first failure (in input order) is raised after all finish; the answers that
+did arrive are cached, so re-running the same batch costs only the failed calls."""
 
 ASK_DOC = """The recursive query loop: search, follow links, answer; when unresolved, search
 again from new entry points (missing terms, new names) until resolved, nothing new is found,
