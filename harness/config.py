@@ -57,12 +57,19 @@ class LlmSection:
 
 @dataclass(frozen=True)
 class SandboxSection:
-    """The REPL worker's limits."""
+    """The REPL worker's limits. `tier`: auto | bwrap | landlock | seccomp (sandbox.TIER_NAMES).
+    Write budgets for host functions called from the REPL (harness/write_quota.py): bytes and
+    distinct notes written, per exec and per session."""
 
     deadline_s: float = 30.0
     memory_mb: int = 1024
     output_cap: int = 65_536
     unsafe_no_sandbox: bool = False
+    tier: str = "auto"
+    write_bytes_per_exec: int = 8 << 20
+    notes_per_exec: int = 200
+    write_bytes_per_session: int = 64 << 20
+    notes_per_session: int = 2_000
 
 
 @dataclass(frozen=True)

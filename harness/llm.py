@@ -12,6 +12,11 @@ Every bound is enforced here, before a request leaves the process:
 - depth 1: a call made while a sub-call is being served is refused (RlmDepthExceeded);
 - a per-attempt timeout (RlmTimeout) and a fixed number of retries with exponential back-off
   (the SDK's own retries are off, so each one is counted);
+- the exec's deadline (`ExecBudget.deadline`, time.monotonic): every attempt's timeout and
+  every back-off is clipped to the time left, no attempt starts once it is spent, and a batch
+  is cancelled when it runs out (RlmTimeout);
+- a batch needing more uncached calls than the budget has left is refused before anything is
+  sent (RlmBudgetExceeded);
 - the slice size (RlmSliceTooLarge);
 - a session ledger of calls, tokens and outcomes, and a cache keyed by
   sha256(provider, model, messages, parameters).
@@ -27,7 +32,9 @@ from __future__ import annotations
 import contextvars
 import hashlib
 import json
+import math
 import threading
+import time
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -87,7 +94,12 @@ class ExecBudget:
         self.cache_hits = 0
         self.prompt_tokens = 0
         self.completion_tokens = 0
+        self.deadline = math.inf  # time.monotonic() by which the exec must be answered
         self._lock = threading.Lock()
+
+    def time_left(self) -> float:
+        """Seconds to the exec's deadline (infinity when none is bound)."""
+        return self.deadline - time.monotonic()
 
     def take(self) -> None:
         """Count one attempt, or raise RlmBudgetExceeded if the budget is spent."""
@@ -230,21 +242,27 @@ class Broker:
         last: RlmError | None = None
         for attempt in range(self.limits.max_retries + 1):
             if attempt:
+                backoff = min(BACKOFF_CAP_S, self.limits.retry_backoff_s * 2 ** (attempt - 1))
+                if backoff >= budget.time_left():
+                    break  # no time for another attempt: report the last failure
                 budget.add(retries=1)
-                backoff = self.limits.retry_backoff_s * 2 ** (attempt - 1)
-                await anyio.sleep(min(BACKOFF_CAP_S, backoff))
+                await anyio.sleep(backoff)
+            timeout = min(self.limits.timeout_s, budget.time_left())
+            if timeout <= 0:
+                break
             try:
                 budget.take()
             except RlmBudgetExceeded as exc:
                 raise exc from last
             token = _SERVING.set(True)
             try:
-                with anyio.fail_after(self.limits.timeout_s):
+                with anyio.fail_after(timeout):
                     answer = await self.provider.complete(request)
             except TimeoutError as exc:
                 self._record(LedgerEntry(budget.exec_id, key[:16], "timeout"))
                 last = RlmTimeout(
-                    f"no answer within {self.limits.timeout_s:g} s (attempt {attempt + 1})"
+                    f"no answer within {timeout:g} s (attempt {attempt + 1}"
+                    f"{'' if timeout == self.limits.timeout_s else ', clipped to the deadline'})"
                 )
                 last.__cause__ = exc
                 continue
@@ -261,13 +279,20 @@ class Broker:
             self._record(LedgerEntry(budget.exec_id, key[:16], "ok",
                                      answer.prompt_tokens, answer.completion_tokens))
             return answer
-        assert last is not None  # the loop runs at least once
+        if last is None:
+            raise RlmTimeout("the exec's deadline is spent: no sub-call was sent")
         raise last
 
     async def abatch(self, requests: Sequence[SubRequest], budget: ExecBudget) -> list[str]:
         """Answers in input order; at most `in_flight` at once. The first failure (in input
         order) is raised after all finish; the answers that did arrive are cached, so running
         the same batch again costs only the failed calls."""
+        uncached = {k for k in map(self._key, requests) if k not in self._cache}
+        if len(uncached) > budget.remaining:
+            raise RlmBudgetExceeded(
+                f"the batch needs {len(uncached)} sub-calls; this exec has {budget.remaining} "
+                f"of {budget.limit} left (nothing was sent)"
+            )
         results: list[str | Exception] = ["" for _ in requests]
 
         async def one(i: int, request: SubRequest) -> None:
@@ -276,9 +301,13 @@ class Broker:
             except Exception as exc:  # re-raised below, in input order
                 results[i] = exc
 
-        async with anyio.create_task_group() as tg:
-            for i, request in enumerate(requests):
-                tg.start_soon(one, i, request)
+        left = budget.time_left()
+        with anyio.move_on_after(None if math.isinf(left) else left) as scope:
+            async with anyio.create_task_group() as tg:
+                for i, request in enumerate(requests):
+                    tg.start_soon(one, i, request)
+        if scope.cancelled_caught:
+            raise RlmTimeout("the exec's deadline passed during the batch; unsent calls dropped")
         out: list[str] = []
         for r in results:
             if isinstance(r, Exception):

@@ -24,7 +24,7 @@ import contextvars
 from collections.abc import Mapping
 from typing import Any
 
-from sandbox import HostFunction
+from sandbox import HostFunction, current_exec
 from vault import AmbiguousNote, VaultError
 
 from .ask import Library, ask, render_note, render_notes
@@ -59,11 +59,15 @@ class RlmTools:
         return budget
 
     def budget(self) -> ExecBudget:
-        """The current exec's budget (created on first use in this context)."""
+        """The current exec's budget (created on first use in this context), bound to the
+        running sandbox exec's deadline when called from one (sub-calls and their retries
+        are clipped to it; see harness/llm.py)."""
         current = _EXEC_BUDGET.get()
-        if current is None or current[0] is not self:
-            return self.begin_exec()
-        return current[1]
+        budget = self.begin_exec() if current is None or current[0] is not self else current[1]
+        running = current_exec()
+        if running is not None:
+            budget.deadline = running.deadline
+        return budget
 
     # -- slices ----------------------------------------------------------------------------
     def _record(self, item: Any, library: Library) -> Mapping[str, Any]:

@@ -1,32 +1,39 @@
 """The sandboxed REPL: a trusted host supervising one untrusted worker process.
 
 Public API: `Sandbox`, `SandboxConfig`, `HostFunction`, `HostFunctionError`, `ExecResult`,
-`ErrorInfo`, `SandboxError`, `probe`, `TierReport`, the tier names, and `lint_check`.
+`ErrorInfo`, `SandboxError`, `probe`, `TierReport`, the tier names, `tier_limits` (what a
+tier does not guarantee), `lint_check`, and `current_exec`/`exec_time_left` (the running exec's
+deadline, for host functions).
 """
 
 from .config import (
     TIER_BWRAP,
     TIER_LANDLOCK,
+    TIER_NAMES,
     TIER_SECCOMP,
     TIER_UNSAFE,
     TIERS,
     SandboxConfig,
     SandboxError,
 )
+from .context import ExecContext, current_exec, exec_time_left
 from .functions import HostFunction, HostFunctionError
 from .host import Sandbox
 from .lint import LintIssue
 from .lint import check as lint_check
-from .probe import TierReport, probe
+from .probe import TierReport, choose_tier, probe
 from .result import ErrorInfo, ExecResult
+from .tiers import tier_limits
 
 __all__ = [
     "TIERS",
     "TIER_BWRAP",
     "TIER_LANDLOCK",
+    "TIER_NAMES",
     "TIER_SECCOMP",
     "TIER_UNSAFE",
     "ErrorInfo",
+    "ExecContext",
     "ExecResult",
     "HostFunction",
     "HostFunctionError",
@@ -35,6 +42,10 @@ __all__ = [
     "SandboxConfig",
     "SandboxError",
     "TierReport",
+    "choose_tier",
+    "current_exec",
+    "exec_time_left",
     "lint_check",
     "probe",
+    "tier_limits",
 ]

@@ -11,6 +11,9 @@ TIER_LANDLOCK = "landlock+seccomp"
 TIER_SECCOMP = "seccomp"
 TIER_UNSAFE = "rlimits-only(unsafe)"
 TIERS: tuple[str, ...] = (TIER_BWRAP, TIER_LANDLOCK, TIER_SECCOMP, TIER_UNSAFE)
+# The short names `[sandbox] tier` and `--tier` accept.
+TIER_NAMES: dict[str, str] = {"auto": "auto", "bwrap": TIER_BWRAP, "landlock": TIER_LANDLOCK,
+                              "seccomp": TIER_SECCOMP}
 
 
 class SandboxError(Exception):
@@ -21,8 +24,11 @@ class SandboxError(Exception):
 class SandboxConfig:
     """Limits for one worker. Sizes in bytes unless the name says MB.
 
-    `tier`: "auto" picks the strongest available tier; naming a tier forces it (SandboxError
-    if it is unavailable). `lint`: run the AST courtesy check before sending a cell.
+    `tier`: "auto" picks the strongest available tier; naming a tier (a full name from TIERS or
+    a short one from TIER_NAMES) forces it (SandboxError if it is unavailable).
+    `secret_configured`: the supervisor holds a secret (an API key); tiers that cannot keep
+    the worker away from it are then refused (see `tiers.py`).
+    `lint`: run the AST courtesy check before sending a cell.
     `max_calls`: host-function calls allowed per exec (then HostCallLimit in the worker).
     `cpu_s`: RLIMIT_CPU over the worker's whole life, a backstop behind the wall-clock deadline.
     """
@@ -39,6 +45,7 @@ class SandboxConfig:
     start_timeout_s: float = 10.0
     lint: bool = True
     tier: str = "auto"
+    secret_configured: bool = False
 
     def __post_init__(self) -> None:
         if self.deadline_s <= 0 or self.start_timeout_s <= 0:
@@ -47,5 +54,7 @@ class SandboxConfig:
             raise ValueError("sizes must be positive")
         if self.memory_mb < 64:
             raise ValueError("memory_mb below 64 cannot start an interpreter")
-        if self.tier != "auto" and self.tier not in TIERS:
-            raise ValueError(f"unknown tier {self.tier!r}; choose one of {TIERS}")
+        tier = TIER_NAMES.get(self.tier, self.tier)
+        if tier != "auto" and tier not in TIERS:
+            raise ValueError(f"unknown tier {self.tier!r}; choose one of {sorted(TIER_NAMES)}")
+        object.__setattr__(self, "tier", tier)  # normalised to the full name

@@ -17,8 +17,8 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from . import channel, launch, lint
-from .config import TIER_UNSAFE, SandboxConfig, SandboxError
+from . import channel, context, launch, lint
+from .config import TIER_BWRAP, TIER_UNSAFE, SandboxConfig, SandboxError
 from .functions import HostFunction, describe, invoke
 from .probe import choose_tier
 from .result import ErrorInfo, ExecResult
@@ -33,7 +33,6 @@ class Sandbox:
         self.config = config
         self.tier: str = choose_tier(config)
         self._functions = dict(functions)
-        self._bpf = None if self.tier == TIER_UNSAFE else compile_bpf()
         self._exec_lock = threading.Lock()
         self._state_lock = threading.Lock()
         self._proc: launch.WorkerProcess | None = None
@@ -47,14 +46,25 @@ class Sandbox:
     # -- lifecycle ---------------------------------------------------------------------------
 
     def _spawn(self) -> None:
+        """Start a worker: it says hello with its own pid (before any user code exists, so it
+        is still ours), the host compiles the seccomp allowlist for that pid and sends the
+        plan, the worker installs its guards and answers ready."""
         proc = launch.spawn(self.tier, self.config)
         deadline = time.monotonic() + self.config.start_timeout_s
-        init = {"t": "init", "plan": launch.guard_plan(self.tier, self.config, self._bpf),
-                "functions": describe(self._functions),
-                "caps": {"frame": self.config.max_frame, "value": self.config.output_cap}}
+        reader = channel.FrameReader(self.config.max_frame)
         try:
+            pid = self._await(proc, reader, deadline, "hello").get("pid")
+            if (not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0
+                    or (self.tier != TIER_BWRAP and pid != proc.proc.pid)):
+                raise channel.ProtocolViolation(f"bad hello frame (pid {pid!r})")
+            bpf = None if self.tier == TIER_UNSAFE else compile_bpf(pid)
+            init = {"t": "init", "plan": launch.guard_plan(self.tier, self.config, bpf),
+                    "functions": describe(self._functions),
+                    "caps": {"frame": self.config.max_frame, "value": self.config.output_cap}}
             channel.send(proc.to_worker, init, deadline)
-            frame = self._await_ready(proc, deadline)
+            frame = self._await(proc, reader, deadline, "ready")
+            if not isinstance(frame.get("guards"), list):
+                raise channel.ProtocolViolation("bad ready frame")
         except (channel.ProtocolViolation, channel.WriteTimeout, OSError, SandboxError) as exc:
             err = _drain(proc.stderr, 4000)
             proc.close()
@@ -67,8 +77,8 @@ class Sandbox:
         with self._state_lock:
             self._proc = proc
 
-    def _await_ready(self, proc: launch.WorkerProcess, deadline: float) -> dict[str, Any]:
-        reader = channel.FrameReader(self.config.max_frame)
+    def _await(self, proc: launch.WorkerProcess, reader: channel.FrameReader, deadline: float,
+               kind: str) -> dict[str, Any]:
         while (remaining := deadline - time.monotonic()) > 0:
             sel_r, _, _ = _select([proc.from_worker], remaining)
             if not sel_r:
@@ -80,11 +90,10 @@ class Sandbox:
             frames = reader.feed(data)
             if frames:
                 frame = frames[0]
-                if (len(frames) != 1 or reader.pending or frame.get("t") != "ready"
-                        or not isinstance(frame.get("guards"), list)):
-                    raise channel.ProtocolViolation("bad ready frame")
+                if len(frames) != 1 or reader.pending or frame.get("t") != kind:
+                    raise channel.ProtocolViolation(f"bad {kind} frame")
                 return frame
-        raise SandboxError(f"worker not ready within {self.config.start_timeout_s} s")
+        raise SandboxError(f"worker sent no {kind} frame within {self.config.start_timeout_s} s")
 
     def _replace(self) -> None:
         with self._state_lock:
@@ -143,7 +152,8 @@ class Sandbox:
             with self._state_lock:
                 self._running, self._cancelled = True, False
             try:
-                outcome = self._run(proc, code, start + limit, limit, out, err)
+                with context.running(start + limit):  # host functions see the deadline
+                    outcome = self._run(proc, code, start + limit, limit, out, err)
             finally:
                 with self._state_lock:
                     self._running = False
@@ -224,7 +234,7 @@ class Sandbox:
                 deadline: float) -> None:
         if outcome.result is not None:
             raise channel.ProtocolViolation("frame after the result")
-        kind = check_frame(frame, self._exec_id, self._functions)
+        kind = check_frame(frame, self._exec_id, self._functions, self.config.output_cap)
         if kind == "result":
             outcome.result = frame
             return

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -17,7 +18,8 @@ from .config import (
     SandboxConfig,
     SandboxError,
 )
-from .seccomp_policy import compile_bpf
+from .seccomp_policy import allowed_names, compile_bpf
+from .tiers import make_supervisor_non_dumpable, refusal
 
 
 @dataclass(frozen=True)
@@ -46,7 +48,7 @@ class TierReport:
 
 def _probe_seccomp() -> tuple[bool, str]:
     try:
-        program = compile_bpf()
+        program = compile_bpf(os.getpid())
     except (ImportError, OSError, AttributeError) as exc:
         return False, f"pyseccomp/libseccomp unusable: {exc}"
     try:
@@ -55,7 +57,8 @@ def _probe_seccomp() -> tuple[bool, str]:
                 return False, "kernel without seccomp"
     except OSError:
         pass
-    return True, f"deny list of {len(program) // 8} BPF instructions"
+    return True, (f"allowlist of {len(set(allowed_names()))} syscalls, "
+                  f"{len(program) // 8} BPF instructions")
 
 
 def _probe_bwrap() -> tuple[bool, str]:
@@ -89,8 +92,10 @@ def probe() -> TierReport:
 
 
 def choose_tier(config: SandboxConfig) -> str:
-    """The tier `config` asks for, or the strongest available; SandboxError when refusing."""
+    """The tier `config` asks for, or the strongest available that `tiers.refusal` allows;
+    SandboxError when refusing (the message says why)."""
     report = probe()
+    non_dumpable = make_supervisor_non_dumpable()
     if config.tier == TIER_UNSAFE or (config.tier == "auto" and not report.available):
         if not config.unsafe_no_sandbox:
             raise SandboxError(
@@ -100,7 +105,13 @@ def choose_tier(config: SandboxConfig) -> str:
                 "--unsafe-no-sandbox to run it with rlimits only")
         return TIER_UNSAFE
     if config.tier == "auto":
-        return report.available[0]
+        reasons = {t: refusal(t, config, non_dumpable) for t in report.available}
+        allowed = [t for t, reason in reasons.items() if reason is None]
+        if not allowed:
+            raise SandboxError(f"refusing every available tier: {reasons}")
+        return allowed[0]
     if config.tier not in report.available:
         raise SandboxError(f"tier {config.tier} is not available here: {report.to_json()}")
+    if (reason := refusal(config.tier, config, non_dumpable)) is not None:
+        raise SandboxError(f"refusing tier {config.tier}: {reason}")
     return config.tier

@@ -14,6 +14,7 @@ _CALL = {"t": str, "id": int, "fn": str, "args": list, "kwargs": dict}
 _RESULT = {"t": str, "id": int, "ok": bool, "value": (str, type(None)),
            "error": (dict, type(None)), "threads": int}
 _ERROR = {"type": str, "message": str, "traceback": str}
+TYPE_CAP = 200  # the worker cuts an exception's class name to this many characters
 
 
 class Capture:
@@ -80,8 +81,13 @@ def _check_keys(frame: Mapping[str, Any], schema: Mapping[str, Any], what: str) 
             raise ProtocolViolation(f"{what} frame: {key} has the wrong type")
 
 
-def check_frame(frame: Mapping[str, Any], exec_id: int, functions: Mapping[str, Any]) -> str:
-    """Validate a frame received during exec `exec_id`; return its kind ("call"/"result")."""
+def check_frame(frame: Mapping[str, Any], exec_id: int, functions: Mapping[str, Any],
+                value_cap: int) -> str:
+    """Validate a frame received during exec `exec_id`; return its kind ("call"/"result").
+
+    The caps the honest worker applies are enforced here again, on what the host receives
+    (the worker is hostile): a result's value, message and traceback at most `value_cap`
+    characters each, an error type at most `TYPE_CAP`."""
     kind = frame.get("t")
     if kind == "call":
         _check_keys(frame, _CALL, "call")
@@ -91,8 +97,14 @@ def check_frame(frame: Mapping[str, Any], exec_id: int, functions: Mapping[str, 
             raise ProtocolViolation("call frame: keyword names must be strings")
     elif kind == "result":
         _check_keys(frame, _RESULT, "result")
+        texts = [frame["value"] or ""]
         if frame["error"] is not None:
             _check_keys(frame["error"], _ERROR, "error")
+            texts += [frame["error"]["message"], frame["error"]["traceback"]]
+            if len(frame["error"]["type"]) > TYPE_CAP:
+                raise ProtocolViolation("result frame: error type over its cap")
+        if max(len(t) for t in texts) > value_cap:
+            raise ProtocolViolation(f"result frame: a text over the {value_cap}-character cap")
     else:
         raise ProtocolViolation(f"unexpected frame type {str(kind)[:40]!r}")
     if frame["id"] != exec_id:

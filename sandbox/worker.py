@@ -5,6 +5,7 @@ sandbox). Everything here is in-process with user code, so nothing here is a bou
 code can rewrite this module, forge frames or exit. The host treats every frame as hostile.
 
 Protocol (4-byte big-endian length, then UTF-8 JSON; see `channel.py` for the host side):
+worker -> host  {"t":"hello","pid":n}  (first, before any guard: the pid as the worker sees it)
 host -> worker  {"t":"init","plan":{...},"functions":{name:{"doc","signature"}},"caps":{...}}
                 {"t":"exec","id":n,"code":s} | {"t":"reply","ok":b,...}
 worker -> host  {"t":"ready","guards":[...]} | {"t":"call","id":n,"fn":s,"args":[],"kwargs":{}}
@@ -173,6 +174,7 @@ def _flush() -> None:
 def main(argv: list[str]) -> int:
     in_fd, out_fd = int(argv[1]), int(argv[2])
     channel = _Channel(in_fd, out_fd, 8 << 20)
+    channel.send({"t": "hello", "pid": os.getpid()})  # seccomp's kill/tgkill checks need it
     init = channel.recv()
     channel.max_frame = int(init.get("caps", {}).get("frame", 8 << 20))
     guards = worker_guard.install(init["plan"])

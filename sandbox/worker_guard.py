@@ -11,9 +11,9 @@ library. Order of installation, each step irreversible for the process:
 3. `PR_SET_NO_NEW_PRIVS`;
 4. Landlock (file-system allowlist, no TCP, signal and abstract-socket scoping where the ABI has
    them);
-5. seccomp: the BPF deny list compiled by the host (`seccomp_policy.py`) and loaded with
-   `prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER)`. Loading it from here means the worker does not
-   need libseccomp, only `ctypes`.
+5. seccomp: the BPF allowlist compiled by the host for this worker's pid (`seccomp_policy.py`)
+   and loaded with `prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER)`. Loading it from here means
+   the worker does not need libseccomp, only `ctypes`.
 
 References: landlock(7), seccomp(2), capabilities(7), prctl(2).
 """

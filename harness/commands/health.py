@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sandbox import probe
+from harness.config import ConfigError, load
+from sandbox import SandboxConfig, SandboxError, choose_tier, probe, tier_limits
 from vault import Ledger, Vault
 
 from .learn import learning_health
@@ -14,10 +15,27 @@ def doctor_report(v: Vault) -> dict[str, Any]:
     """Everything `rmh doctor` reports, JSON-safe: vault, sandbox tiers, learning."""
     report: dict[str, Any] = {"vault": v.doctor()}
     tiers = probe()
-    report["sandbox"] = tiers.to_json()
+    report["sandbox"] = {**tiers.to_json(), **sandbox_choice(v)}
     if isinstance(v.usage, Ledger):
         report["learning"] = learning_health(v, v.usage)
     return report
+
+
+def sandbox_choice(v: Vault) -> dict[str, Any]:
+    """The tier `rmh serve`/`rmh exec` would run with this vault's configuration, what that
+    tier does not guarantee, and the limits of every available tier."""
+    try:
+        cfg = load(vault=v.root)
+        section = cfg.sandbox
+        config = SandboxConfig(tier=section.tier, unsafe_no_sandbox=section.unsafe_no_sandbox,
+                               secret_configured=bool(cfg.llm.api_key))
+        tier: str | None = choose_tier(config)
+        refused = ""
+    except (ConfigError, SandboxError, ValueError) as exc:
+        tier, refused = None, str(exc)
+    return {"runs": tier, "refused": refused,
+            "does_not_guarantee": list(tier_limits(tier)) if tier else [],
+            "tier_limits": {t: list(tier_limits(t)) for t in probe().available}}
 
 
 def print_doctor(report: dict[str, Any]) -> None:

@@ -19,9 +19,10 @@ from harness.llm import Broker
 from harness.rlm_tools import RlmTools
 from harness.tools import build_functions, conversation_functions, vault_functions
 from harness.vault_ops import VaultOps, VaultThread
-from sandbox import ExecResult, Sandbox, SandboxConfig, SandboxError
+from sandbox import TIER_NAMES, ExecResult, Sandbox, SandboxError
 
 from .output import fail
+from .serve import sandbox_config, write_quota
 
 _PROMPT, _MORE = ">>> ", "... "
 
@@ -50,14 +51,12 @@ def _sandbox(cfg: Config, args: argparse.Namespace) -> _Cell:
     vault = open_vault(cfg, dense=not args.no_dense)
     ops = VaultOps(vault, VaultThread(), lambda: None)
     rlm = RlmTools(Broker.from_config(cfg.llm))
-    sec = cfg.sandbox
-    config = SandboxConfig(deadline_s=args.deadline or sec.deadline_s, memory_mb=sec.memory_mb,
-                           output_cap=sec.output_cap,
-                           unsafe_no_sandbox=sec.unsafe_no_sandbox or args.unsafe_no_sandbox)
+    config = sandbox_config(cfg, tier=args.tier, deadline_s=args.deadline,
+                            unsafe=args.unsafe_no_sandbox)
     try:
-        functions = build_functions(
+        functions = write_quota(cfg).wrap(build_functions(
             vault_functions(ops), conversation_functions(ops), rlm.functions(ops)
-        )
+        ))
         return _Cell(Sandbox(config, functions), vault, rlm)
     except SandboxError as exc:
         rlm.broker.close()
@@ -135,6 +134,8 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--deadline", type=float, default=None, metavar="S",
                    help="wall-clock limit per cell in seconds (default: [sandbox] deadline_s)")
     p.add_argument("--no-dense", action="store_true", help="do not load the embedding model")
+    p.add_argument("--tier", choices=sorted(TIER_NAMES), default=None,
+                   help="sandbox tier (default: [sandbox] tier, else auto)")
 
 
 def register(sub: Any) -> None:

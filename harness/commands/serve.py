@@ -23,8 +23,9 @@ from harness.llm import Broker
 from harness.mcp import mcp_methods
 from harness.methods import Harness, Repl, map_exception, method_table
 from harness.rlm_tools import RlmTools
+from harness.write_quota import WriteLimits, WriteQuota
 from rpc import DEFAULT_MAX_FRAME, Dispatcher, StdioServer
-from sandbox import HostFunction, Sandbox, SandboxConfig
+from sandbox import TIER_NAMES, HostFunction, Sandbox, SandboxConfig
 from vault import Ledger
 
 # Cheap methods answered without waiting for a slot, ahead of queued work.
@@ -40,18 +41,34 @@ def protect_stdout() -> int:
     return proto
 
 
-def sandbox_factory(cfg: Config) -> partial[Repl]:
-    """Build the REPL from [sandbox] in rmh.toml when first needed."""
+def sandbox_config(cfg: Config, *, tier: str | None = None, deadline_s: float | None = None,
+                   unsafe: bool = False) -> SandboxConfig:
+    """[sandbox] of rmh.toml, overridden by --tier/--deadline/--unsafe-no-sandbox."""
     section = cfg.sandbox
-    sb_config = SandboxConfig(
-        deadline_s=section.deadline_s,
+    return SandboxConfig(
+        deadline_s=deadline_s or section.deadline_s,
         memory_mb=section.memory_mb,
         output_cap=section.output_cap,
-        unsafe_no_sandbox=section.unsafe_no_sandbox,
+        unsafe_no_sandbox=section.unsafe_no_sandbox or unsafe,
+        tier=tier or section.tier,
+        secret_configured=bool(cfg.llm.api_key),
     )
 
+
+def write_quota(cfg: Config) -> WriteQuota:
+    """The REPL session's write budget from [sandbox] (harness/write_quota.py)."""
+    s = cfg.sandbox
+    return WriteQuota(WriteLimits(s.write_bytes_per_exec, s.notes_per_exec,
+                                  s.write_bytes_per_session, s.notes_per_session))
+
+
+def sandbox_factory(cfg: Config, tier: str | None = None) -> partial[Repl]:
+    """Build the REPL from [sandbox] in rmh.toml when first needed; its vault writes are
+    charged to a fresh write quota per REPL (one per connection)."""
+    sb_config = sandbox_config(cfg, tier=tier)
+
     def make(config: SandboxConfig, functions: Mapping[str, HostFunction]) -> Repl:
-        return Sandbox(config, functions)
+        return Sandbox(config, write_quota(cfg).wrap(functions))
 
     return partial(make, sb_config)
 
@@ -72,7 +89,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     broker = Broker.from_config(cfg.llm)
     hooks = LedgerSessions(vault.usage) if isinstance(vault.usage, Ledger) else None
     harness = Harness(
-        cfg, vault, repl_factory=sandbox_factory(cfg), rlm=RlmTools(broker), hooks=hooks
+        cfg, vault, repl_factory=sandbox_factory(cfg, args.tier), rlm=RlmTools(broker), hooks=hooks
     )
     methods = {**method_table(harness), **mcp_methods(harness)}
     dispatcher = Dispatcher(methods, map_exception=map_exception, max_frame=args.max_frame,
@@ -101,6 +118,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--max-in-flight", type=int, default=64, metavar="N",
                    help="most requests running at once; more wait, while ping and status "
                    "are still answered (default 64)")
+    p.add_argument("--tier", choices=sorted(TIER_NAMES), default=None,
+                   help="sandbox tier for exec (default: [sandbox] tier, else auto)")
     p.add_argument("--log-level", default="warning",
                    choices=["debug", "info", "warning", "error"], help="stderr log level")
     p.set_defaults(func=cmd_serve)

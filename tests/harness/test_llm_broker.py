@@ -96,8 +96,10 @@ def test_batch_keeps_order_and_never_exceeds_five_in_flight() -> None:
 def test_batch_over_budget_raises_and_caches_what_arrived(endpoint: ChatEndpoint) -> None:
     with Broker.from_config(limits(endpoint, calls_per_exec=4)) as broker:
         pairs = [("s", f"q{i}") for i in range(6)]
-        with pytest.raises(RlmBudgetExceeded):
+        with pytest.raises(RlmBudgetExceeded):  # refused before sending (escape case 28)
             broker.batch(pairs, broker.new_budget())
+        assert endpoint.count == 0
+        assert broker.batch(pairs[:4], broker.new_budget()) == [f"answer to q{i}" for i in range(4)]
         assert endpoint.count == 4
         budget = broker.new_budget()
         assert broker.batch(pairs, budget) == [f"answer to q{i}" for i in range(6)]

@@ -115,3 +115,30 @@ def test_closed_sandbox_raises() -> None:
     sb.close()
     with pytest.raises(SandboxError):
         sb.exec("1")
+
+
+def test_allowlist_never_allows_what_acts_on_other_processes() -> None:
+    from sandbox.seccomp_policy import NEVER, allowed_names
+
+    allowed = set(allowed_names())
+    assert not allowed & set(NEVER), allowed & set(NEVER)
+    for name in ("prlimit64", "kill", "tgkill", "fcntl", "ioctl", "clone"):
+        assert name in allowed  # present, but only with the argument checks
+    assert "tkill" not in allowed and "pidfd_send_signal" not in allowed
+
+
+def test_tier_choice_refuses_seccomp_while_a_secret_is_configured() -> None:
+    from sandbox import TIER_SECCOMP, tier_limits
+
+    if TIER_SECCOMP not in probe().available:
+        pytest.skip("the seccomp tier is not available here")
+    with pytest.raises(SandboxError, match="does not confine the file system"):
+        Sandbox(SandboxConfig(tier="seccomp", secret_configured=True), {})
+    with Sandbox(SandboxConfig(tier="seccomp", memory_mb=256), {}) as sb:
+        assert sb.tier == TIER_SECCOMP and sb.exec("1").ok
+    assert any("file-system" in line for line in tier_limits(TIER_SECCOMP))
+    with Sandbox(SandboxConfig(memory_mb=256, secret_configured=True), {}) as sb:
+        assert sb.tier != TIER_SECCOMP
+    import ctypes
+
+    assert ctypes.CDLL(None).prctl(3, 0, 0, 0, 0) == 0  # PR_GET_DUMPABLE: non-dumpable now

@@ -1,0 +1,102 @@
+"""Write budgets for the REPL: bytes written and notes touched by host functions, per exec and
+per session (escape suite cases 12 and 30: 100,000 writes in a loop, thousands of notes).
+
+`WriteQuota.wrap(functions)` returns the host-function table with every vault-writing function
+(`WRITERS`: its note and content parameters) charged before it runs: the content's UTF-8 size
+counts as bytes, a note name not yet written in the exec (or the session) counts as one note;
+rewriting a note only costs bytes. A call that would pass a limit raises `vault.QuotaExceeded`
+in the worker and writes nothing. Only calls that succeeded are counted. The exec boundary is
+the sandbox's own (`sandbox.current_exec().serial`), so no caller has to reset anything; calls
+made outside an exec are charged to the session only.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from sandbox import HostFunction, HostFunctionError, current_exec
+from vault import QuotaExceeded
+
+# Host function name -> (index of the note argument, index of the content argument).
+WRITERS: dict[str, tuple[int, int]] = {"write": (0, 1)}
+_PARAMS: dict[str, tuple[str, str]] = {"write": ("note", "content")}
+
+
+@dataclass(frozen=True)
+class WriteLimits:
+    """Caps; defaults 8 MiB / 200 notes per exec, 64 MiB / 2,000 notes per session."""
+
+    exec_bytes: int = 8 << 20
+    exec_notes: int = 200
+    session_bytes: int = 64 << 20
+    session_notes: int = 2_000
+
+
+@dataclass
+class _Tally:
+    bytes: int = 0
+    notes: set[str] = field(default_factory=set)
+
+
+class WriteQuota:
+    """The counters of one REPL session (one sandbox)."""
+
+    def __init__(self, limits: WriteLimits) -> None:
+        self.limits = limits
+        self.session = _Tally()
+        self.exec = _Tally()
+        self._exec_serial = -1
+        self._lock = threading.Lock()
+
+    def _charge(self, note: str, size: int, commit: bool) -> None:
+        lim = self.limits
+        with self._lock:
+            ctx = current_exec()
+            if ctx is not None and ctx.serial != self._exec_serial:
+                self._exec_serial, self.exec = ctx.serial, _Tally()
+            tallies = [(self.session, lim.session_bytes, lim.session_notes, "session")]
+            if ctx is not None:
+                tallies.append((self.exec, lim.exec_bytes, lim.exec_notes, "exec"))
+            for tally, max_bytes, max_notes, scope in tallies:
+                if commit:
+                    tally.bytes += size
+                    tally.notes.add(note)
+                elif tally.bytes + size > max_bytes:
+                    raise QuotaExceeded(f"bytes written per {scope}", max_bytes)
+                elif note not in tally.notes and len(tally.notes) >= max_notes:
+                    raise QuotaExceeded(f"notes written per {scope}", max_notes)
+
+    def report(self) -> dict[str, int]:
+        with self._lock:
+            return {"exec_bytes": self.exec.bytes, "exec_notes": len(self.exec.notes),
+                    "session_bytes": self.session.bytes, "session_notes": len(self.session.notes)}
+
+    def _guard(self, name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        note_at, content_at = WRITERS[name]
+        note_kw, content_kw = _PARAMS[name]
+
+        @functools.wraps(fn)  # keeps the signature the host checks calls against
+        def call(*args: Any, **kwargs: Any) -> Any:
+            note = args[note_at] if len(args) > note_at else kwargs.get(note_kw)
+            content = args[content_at] if len(args) > content_at else kwargs.get(content_kw)
+            key = note.strip().lower() if isinstance(note, str) else repr(note)[:100]
+            size = len(content.encode("utf-8", "surrogatepass")) if isinstance(content, str) \
+                else 0
+            try:
+                self._charge(key, size, commit=False)
+            except QuotaExceeded as exc:
+                raise HostFunctionError(type(exc).__name__, str(exc)) from exc
+            result = fn(*args, **kwargs)
+            self._charge(key, size, commit=True)
+            return result
+
+        return call
+
+    def wrap(self, functions: Mapping[str, HostFunction]) -> dict[str, HostFunction]:
+        """`functions` with every writer in `WRITERS` charged against this quota."""
+        return {name: replace(f, fn=self._guard(name, f.fn)) if name in WRITERS else f
+                for name, f in functions.items()}

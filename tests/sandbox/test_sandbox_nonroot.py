@@ -1,0 +1,67 @@
+"""The /proc and pid findings as an unprivileged supervisor (escape suite case 27 asks for a
+supervisor "without capabilities, not only as root"). As root, this re-runs a focused subset of
+the escape suite as a test user through `runuser`; it skips, saying why, when it cannot create
+the user or the user cannot run this interpreter and checkout."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+USER = "rmhtest"
+NESTED = "RMH_SANDBOX_NONROOT_RUN"
+SUBSET = ["tests/sandbox/test_sandbox_escape_pids.py", "tests/sandbox/test_sandbox_escape_os.py",
+          "-k", "case10 or case15 or case26 or case27"]
+
+
+def _ensure_user() -> str | None:
+    """None when USER exists (created here if needed), else why it cannot."""
+    if subprocess.run(["id", "-u", USER], capture_output=True, check=False).returncode == 0:
+        return None
+    if shutil.which("useradd") is None:
+        return "useradd is not installed"
+    made = subprocess.run(["useradd", "--system", "--no-create-home", "--shell",
+                           "/usr/sbin/nologin", USER], capture_output=True, text=True,
+                          check=False)
+    return None if made.returncode == 0 else f"useradd failed: {made.stderr.strip()[:200]}"
+
+
+def test_escape_findings_as_an_unprivileged_user() -> None:
+    if os.environ.get(NESTED):
+        pytest.skip("already the nested unprivileged run")
+    if os.geteuid() != 0:
+        pytest.skip("not root: the whole suite already runs unprivileged")
+    if shutil.which("runuser") is None:
+        pytest.skip("runuser is not installed (util-linux)")
+    if (why := _ensure_user()) is not None:
+        pytest.skip(f"cannot create the test user {USER}: {why}")
+    home = Path(tempfile.mkdtemp(prefix="rmh-nonroot-"))  # pytest's own tmp is root-only
+    try:
+        os.chown(home, int(subprocess.check_output(["id", "-u", USER])), -1)
+        _run_subset(home)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def _run_subset(tmp_path: Path) -> None:
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(ROOT),
+           "HOME": str(tmp_path), "PYTHONDONTWRITEBYTECODE": "1", NESTED: "1"}
+    base = ["runuser", "-u", USER, "--", sys.executable]
+    probe = subprocess.run([*base, "-c", "import sandbox, pytest, vault"], cwd=ROOT, env=env,
+                           capture_output=True, text=True, check=False)
+    if probe.returncode != 0:
+        pytest.skip(f"{USER} cannot run this interpreter and checkout (a parent folder "
+                    f"without o+x?): {probe.stderr.strip()[-300:]}")
+    run = subprocess.run([*base, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          f"--basetemp={tmp_path / 'pytest'}", *SUBSET], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=600, check=False)
+    tail = (run.stdout + run.stderr)[-3000:]
+    assert run.returncode == 0, tail
+    assert " passed" in run.stdout and " failed" not in run.stdout, tail
