@@ -12,7 +12,7 @@ from vault.retrieval.chunking import chunk_note, informative_title, plain_links
 from vault.retrieval.encoders import MemoryEmbeddingCache, MiniLmEncoder, encode_cached, mean_pool
 from vault.retrieval.signals.dense import DenseIndex, dense_scores
 
-from .retrieval_fixtures import make_corpus
+from ..retrieval_fixtures import make_corpus
 
 
 @cache

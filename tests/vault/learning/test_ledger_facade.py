@@ -13,7 +13,7 @@ import pytest
 
 from vault import LEDGER_FILE, Ledger, Vault
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 class Clock:

@@ -9,7 +9,7 @@ import numpy as np
 from vault.retrieval.signals.conjunctive import ConjunctiveIndex, unit_hash, units
 from vault.retrieval.text import content_terms, tokenize
 
-from .retrieval_fixtures import DAYS, SERVICES, incident_reports
+from ..retrieval_fixtures import DAYS, SERVICES, incident_reports
 
 
 def test_units_are_terms_and_near_pairs() -> None:

@@ -12,7 +12,7 @@ from vault.retrieval.names import NameIndex
 from vault.retrieval.signals.graph import ALPHA, adjacency, pagerank, seed_vector
 from vault.retrieval.stages import neighbor_max
 
-from .retrieval_fixtures import make_corpus
+from ..retrieval_fixtures import make_corpus
 
 
 def dict_ppr(n: int, edges: list[tuple[int, int]], seeds: dict[int, float],

@@ -14,7 +14,7 @@ import pytest
 from vault.errors import NotAVault, NoteExists, NoteNotFound, NotText, PathRefused, QuotaExceeded
 from vault.storage.store import MAX_NOTE_BYTES, TRASH_DIR, FileStat, Skipped, Store
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def tree(top: Path) -> dict[str, str]:

@@ -15,7 +15,7 @@ from vault.learning.edges import WeightedEdges
 from vault.retrieval.pipeline import SearchEngine, SearchParams
 from vault.storage.corpus import Corpus
 
-from .retrieval_fixtures import make_corpus
+from ..retrieval_fixtures import make_corpus
 
 NOTES = [
     ("Caroline", "Caroline is a counsellor."),
@@ -193,8 +193,8 @@ for q in ("auth outage on Monday", "What went wrong with billing?", "rollout"):
 
 @pytest.mark.slow
 def test_byte_identical_under_two_hash_seeds() -> None:
-    root = str(Path(__file__).resolve().parents[2])
-    code = SCRIPT.format(root=root, tests=str(Path(__file__).resolve().parent))
+    root = str(Path(__file__).resolve().parents[3])
+    code = SCRIPT.format(root=root, tests=str(Path(__file__).resolve().parents[1]))
     outs = []
     for seed in ("1", "4242"):
         env = {**os.environ, "PYTHONHASHSEED": seed}

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from vault.storage.store import Store
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 KILLS = 20
 SIZE = 3 * 1024 * 1024
 

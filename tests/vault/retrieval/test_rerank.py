@@ -14,7 +14,7 @@ from vault.errors import ModelUnavailable
 from vault.retrieval.pipeline import SearchEngine, SearchParams
 from vault.retrieval.rerank import OnnxCrossEncoder, sigmoid
 
-from .retrieval_fixtures import make_corpus
+from ..retrieval_fixtures import make_corpus
 
 VOCAB = {"[PAD]": 0, "[UNK]": 1, "[CLS]": 2, "[SEP]": 3, "apple": 4, "banana": 5, "fruit": 6,
          "car": 7, "red": 8}
