@@ -7,7 +7,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
-from tests.vault.test_conv_facts import TABS
+from tests.vault.conversation.test_conv_facts import TABS
 from vault import Corpus, Vault, archive_decisions, ingest_conversations
 from vault.conversation import survival
 

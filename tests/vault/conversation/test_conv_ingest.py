@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
-from tests.vault.test_conv_ndm_golden import ndm_conversation
+from tests.vault.conversation.test_conv_ndm_golden import ndm_conversation
 from vault import Vault, build_context, ingest_conversations, next_in_vault
 
 
