@@ -1,1 +1,1 @@
-"""notes"""
+"""One note: parsing (frontmatter, markdown scan), link resolution and rewriting, records."""

@@ -44,6 +44,15 @@ def test_hand_case_two_nodes() -> None:
     assert abs(r[1] - 0.85 * r0) < 1e-9
 
 
+def test_hand_case_path_of_three_uniform_seeds() -> None:
+    # Path 0-1-2, s = (1/3, 1/3, 1/3), alpha = 0.85, no dangling nodes. By symmetry r0 = r2:
+    #   r0 = 0.05 + 0.85 * r1 / 2,   r1 = 0.05 + 0.85 * (r0 + r2) = 0.05 + 1.7 r0
+    #   => 0.2775 r0 = 0.07125  =>  r0 = r2 = 19/74,  r1 = 18/37  (sum 1).
+    # The undirected walk gives the middle node the mass of its degree, damped toward s.
+    r, _ = pagerank(adjacency(3, [(0, 1), (1, 2)]), np.ones(3), tol=1e-14, max_iter=2000)
+    assert np.allclose(r, [19 / 74, 18 / 37, 19 / 74], atol=1e-10)
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     n=st.integers(2, 12),
