@@ -10,7 +10,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import pytest
 
@@ -18,6 +18,7 @@ from harness.config import LlmSection
 from harness.llm import Broker
 from harness.llm_provider import OpenAIProvider
 from harness.rlm_tools import RlmTools
+from harness.vault_ops import VaultOps, VaultThread
 from harness.write_quota import WriteLimits, WriteQuota
 from sandbox import HostFunction, HostFunctionError, Sandbox, SandboxConfig, probe
 from vault import Vault, VaultError
@@ -66,19 +67,19 @@ def silent() -> Iterator[SilentEndpoint]:
     endpoint.close()
 
 
-def _rlm_sandbox(tier: str, url: str, calls: int) -> tuple[Sandbox, Broker]:
+def _rlm_sandbox(tier: str, url: str, calls: int, root: Path) -> tuple[Sandbox, Broker]:
     section = LlmSection(base_url=url, api_key="sk-test", model="stub", timeout_s=5.0,
                          max_retries=2, calls_per_exec=calls, retry_backoff_s=0.1)
     broker = Broker(OpenAIProvider(section), section)
     rlm = RlmTools(broker)
     config = SandboxConfig(deadline_s=30, memory_mb=384, lint=False, tier=tier)
-    no_vault = cast(Any, None)  # text slices never reach the vault
-    return Sandbox(config, rlm.functions(no_vault)), broker
+    ops = VaultOps(Vault.init(root / "v", watch=False), VaultThread(), lambda: None)
+    return Sandbox(config, rlm.functions(ops)), broker
 
 
 def test_case28_rlm_call_to_a_silent_endpoint_ends_at_the_deadline(
-        tier: str, silent: SilentEndpoint) -> None:
-    sb, broker = _rlm_sandbox(tier, silent.url, 15)
+        tier: str, silent: SilentEndpoint, tmp_path: Path) -> None:
+    sb, broker = _rlm_sandbox(tier, silent.url, 15, tmp_path)
     try:
         res = sb.exec("rlm_call('some text', 'what?')", deadline_s=2.0)
         assert res.error is not None and res.error.type in ("RlmTimeout", "DeadlineExceeded")
@@ -91,8 +92,9 @@ def test_case28_rlm_call_to_a_silent_endpoint_ends_at_the_deadline(
         broker.close()
 
 
-def test_case28_large_batch_stops_at_the_deadline(tier: str, silent: SilentEndpoint) -> None:
-    sb, broker = _rlm_sandbox(tier, silent.url, 200)
+def test_case28_large_batch_stops_at_the_deadline(tier: str, silent: SilentEndpoint,
+                                                  tmp_path: Path) -> None:
+    sb, broker = _rlm_sandbox(tier, silent.url, 200, tmp_path)
     try:
         cell = "rlm_batch([(f'text {i}', f'question {i}?') for i in range(64)])"
         res = sb.exec(cell, deadline_s=2.0)
@@ -104,9 +106,9 @@ def test_case28_large_batch_stops_at_the_deadline(tier: str, silent: SilentEndpo
         broker.close()
 
 
-def test_batch_over_the_budget_is_refused_before_sending(tier: str,
-                                                         silent: SilentEndpoint) -> None:
-    sb, broker = _rlm_sandbox(tier, silent.url, 15)
+def test_batch_over_the_budget_is_refused_before_sending(tier: str, silent: SilentEndpoint,
+                                                         tmp_path: Path) -> None:
+    sb, broker = _rlm_sandbox(tier, silent.url, 15, tmp_path)
     try:
         cell = "rlm_batch([(f'text {i}', f'question {i}?') for i in range(16)])"
         res = sb.exec(cell, deadline_s=10.0)
