@@ -34,6 +34,7 @@ from ..storage.linkgraph import Adjacency
 from . import ledger_sql as sql
 from .activation import spread
 from .edges import WeightedEdges
+from .explain import note_history
 from .formulas import (
     LEARNING_VERSION,
     LearningParams,
@@ -355,6 +356,10 @@ class Ledger:
         if until is not None:
             events = (ev for ev in events if ev.seq <= until)
         return fold(events, self.params)
+
+    def note_history(self, note_id: int) -> dict[str, Any]:
+        """One note's Q, prior, events and rewards, replayed from the log (learning/explain.py)."""
+        return note_history(self.events(), note_id, self.params)
 
     def state_as_of(self, t: float) -> LearnedState:
         """The state replayed from the events logged at times <= t (nothing is written)."""
