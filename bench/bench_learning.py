@@ -161,7 +161,7 @@ def run_conversation(hay: Haystack, args: argparse.Namespace, tmp: Path) -> dict
     trained = set().union(*(q.evidence for q in train)) if train else set()
     related = [q for q in held if q.evidence & trained]
     unrelated = [q for q in held if not q.evidence & trained]
-    schedule: list[tuple[int, Question]] = []
+    schedule: list[Question] = []
     for _ in range(args.repeats):
         order = train[:]
         rng.shuffle(order)
