@@ -224,7 +224,8 @@ class Vault:
         result = with_basis(self.engine.search(
             corpus, query, k, warmth=learned.warmth, prior=learned.prior,
             cooccurrence=learned.cooccurrence,
-        ), {"generation": corpus.generation, "learned_seq": learned.seq, "clock": learned.clock})
+        ), {"generation": corpus.generation, "learned_seq": learned.seq,  # no state: no clock
+            "clock": learned.clock if learned.seq else None})
         if learn and as_of is None:
             shown = [(h.id, r, examination_probability(r)) for r, h in enumerate(result.hits)]
             self.usage.on_search(session, query, shown, self._snapshot().corpus.graph)
