@@ -1,154 +1,216 @@
-"""Does learning from use help? A replayed usage simulation on LoCoMo (DESIGN.md §5, issue 7).
+"""Does learning from use help where agents are? LoCoMo through a real `rmh serve` and the
+official MCP SDK client (issue 13; the idealised in-process simulation it replaces cited every
+evidence note and never went through a server).
 
-Per conversation (one in-memory vault of turn notes, bench/datasets.py), questions of
-categories 1-4 are split at random (fixed seed) into a training half and a held-out half.
-Simulated agents work through the training questions in sessions (`--per-session` questions a
-session, one session a simulated day, every training question asked `--repeats` times in
-different sessions). For each question the agent searches (k = 10, with the live learned
-warmth, Q prior and co-occurrence edges), reads the evidence notes it finds in the hits, and
-writes an answer note that cites them with [[links]]; the session then ends and rewards apply.
-All of it goes through a real `Ledger` (learned.sqlite on disk, every event committed).
+Per conversation (bench/datasets.py, written to a real vault folder: one note per turn with
+speaker/date frontmatter and [[links]] to the speaker and the previous turn), questions of
+categories 1-4 are shuffled (fixed seed) and split in half: training and held-out. Held-out
+questions are *related* when they share an evidence turn with some training question (the
+same information need, worded differently) and *unrelated* otherwise.
 
-Then, at the simulated time of the last session, held-out questions are searched (nothing
-logged) with and without learned state: MRR@10 of the first evidence note, with a paired
-bootstrap 95 % interval of the difference (questions resampled in pairs). Ablations switch on
-one learned input at a time. The search pipeline is the retrieval helper's `SearchEngine`
-without models (bm25, conjunctive, graph: no dense encoder, no reranker; warmth and the Q
-prior re-rank what those found), so the numbers are comparable to the lexical rows of
-BENCHMARKS.md.
+Training: simulated agents work through the training questions, `--per-session` per session,
+every question `--repeats` times in different sessions. A session is one MCP connection: a
+fresh `rmh serve --no-dense` subprocess driven by `mcp.ClientSession` over stdio, with no
+session call (the connection is the session; it ends at EOF). Per question the agent calls
+the `search` tool (k = 10), `read`s the hits it uses (the evidence turns among them), and
+`write`s an answer note that links only some of them (each with probability `--link-p`, at
+least one). Nothing is simulated inside the server: its wall clock, its ledger, its rewards.
 
-Run:  python -m bench.bench_learning [--json out.json]
+Evaluation, in one more MCP connection after training: each held-out question is searched
+with `learn: false` (live learned state, nothing recorded) and with `as_of: 0` (the state
+replayed from no events: the learning-free ranking of the same vault, answer notes included).
+MRR@10 of the first evidence turn, paired bootstrap 95 % intervals (10,000 draws) of
+on - off for related and unrelated questions. Then `rmh learning --json` gives
+`exposure_q_pearson` and `replay_matches`, and `rmh replay --check` that every stored learned
+number equals its replay.
+
+Run:  python -m bench.bench_learning --conversations 2 --json out.json
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+import anyio
 import numpy as np
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.types import CallToolResult, TextContent
 
 from bench.datasets import Haystack, Question, load_locomo
 from bench.metrics import paired_bootstrap
-from vault import (
-    DEFAULT_WEIGHTS,
-    LEARNING_VERSION,
-    Corpus,
-    LearningParams,
-    Ledger,
-    SearchEngine,
-    SearchParams,
-    examination_probability,
-)
+from vault import LEARNING_VERSION, LearningParams
 
-DATA = Path("../shared/data/locomo/locomo10.json")  # relative to the repository root
-DAY = 86_400.0
-START = 1_700_000_000.0
-ANSWER_IDS = 10_000_000  # ids of the simulated answer notes (not in the corpus)
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO / ".." / "shared" / "data" / "locomo" / "locomo10.json"
 
 
-def reciprocal_rank(ranking: Sequence[int], evidence: frozenset[int]) -> float:
-    for rank, pos in enumerate(ranking[:10]):
-        if pos in evidence:
+def write_vault(hay: Haystack, root: Path) -> dict[int, str]:
+    """The haystack as markdown files; returns corpus position -> vault path."""
+    c = hay.corpus
+    (root / ".rmh").mkdir(parents=True)
+    links: dict[int, list[int]] = {}
+    for a, b in c.edges:
+        links.setdefault(a, []).append(b)
+    for pos, path in enumerate(c.paths):
+        front = "".join(f"{k}: {json.dumps(v)}\n" for k, v in sorted(c.frontmatter[pos].items()))
+        body = c.bodies[pos]
+        extra = [c.titles[b] for b in sorted(links.get(pos, []))
+                 if f"[[{c.titles[b]}]]" not in body]
+        if extra:
+            body += "\n\n" + " ".join(f"[[{t}]]" for t in extra)
+        target = root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(f"---\n{front}---\n{body}\n", encoding="utf-8")
+    return dict(enumerate(c.paths))
+
+
+def rmh(root: Path, *args: str) -> Any:
+    env = {k: v for k, v in os.environ.items() if k not in ("RMH_VAULT", "RMH_CONFIG")}
+    env["PYTHONPATH"] = str(REPO)
+    out = subprocess.run([sys.executable, "-m", "harness", "--vault", str(root), *args, "--json"],
+                         capture_output=True, text=True, env=env, cwd=REPO, timeout=600,
+                         check=False)
+    if out.returncode not in (0, 1):
+        raise RuntimeError(out.stderr)
+    return json.loads(out.stdout)
+
+
+def server(root: Path) -> StdioServerParameters:
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")}
+    env["PYTHONPATH"] = str(REPO)
+    return StdioServerParameters(command=sys.executable, cwd=str(REPO), env=env,
+                                 args=["-m", "harness", "--vault", str(root), "serve",
+                                       "--no-dense"])
+
+
+def payload(result: CallToolResult) -> Any:
+    block = result.content[0]
+    assert isinstance(block, TextContent)
+    if result.is_error:
+        raise RuntimeError(block.text)
+    return json.loads(block.text)
+
+
+def rr(paths: Sequence[str], evidence: set[str]) -> float:
+    for rank, p in enumerate(paths[:10]):
+        if p in evidence:
             return 1.0 / (rank + 1)
     return 0.0
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.t = START
+async def train_session(root: Path, work: list[tuple[int, Question]], where: dict[int, str],
+                        rng: random.Random, link_p: float) -> dict[str, int]:
+    counts = {"searches": 0, "reads": 0, "writes": 0}
+    async with stdio_client(server(root)) as (rx, tx), ClientSession(rx, tx) as s:
+        await s.initialize()
+        for n, q in work:
+            hits = payload(await s.call_tool("search", {"query": q.text, "k": 10}))["hits"]
+            counts["searches"] += 1
+            evidence = {where[p] for p in q.evidence}
+            used = [h["note"] for h in hits if h["note"] in evidence]
+            for note in used:
+                payload(await s.call_tool("read", {"note": note}))
+                counts["reads"] += 1
+            if used:
+                linked = [u for u in used if rng.random() < link_p] or used[:1]
+                text = f"Q: {q.text}\n\nFrom " + ", ".join(
+                    f"[[{u.removesuffix('.md')}]]" for u in linked) + ".\n"
+                payload(await s.call_tool("write", {"note": f"answers/a{n}.md", "content": text}))
+                counts["writes"] += 1
+    return counts
 
-    def __call__(self) -> float:
-        return self.t
+
+async def evaluate(root: Path, questions: list[Question], where: dict[int, str]
+                   ) -> tuple[list[float], list[float]]:
+    on: list[float] = []
+    off: list[float] = []
+    async with stdio_client(server(root)) as (rx, tx), ClientSession(rx, tx) as s:
+        await s.initialize()
+        for q in questions:
+            evidence = {where[p] for p in q.evidence}
+            live = payload(await s.call_tool("search", {"query": q.text, "k": 10,
+                                                        "learn": False}))
+            none = payload(await s.call_tool("search", {"query": q.text, "k": 10,
+                                                        "as_of": 0.0}))
+            on.append(rr([h["note"] for h in live["hits"]], evidence))
+            off.append(rr([h["note"] for h in none["hits"]], evidence))
+    return on, off
 
 
-def positions(engine: SearchEngine, corpus: Corpus, q: Question, ledger: Ledger | None,
-              use: frozenset[str] = frozenset({"warmth", "prior", "cooc"})) -> list[int]:
-    ids = corpus.ids
-    kw: dict[str, Any] = {}
-    if ledger is not None:
-        if "warmth" in use:
-            kw["warmth"] = ledger.warmth(ids)
-        if "prior" in use:
-            kw["prior"] = ledger.prior(ids)
-        if "cooc" in use:
-            kw["cooccurrence"] = ledger.cooccurrence(ids)
-    hits = engine.search(corpus, q.text, 10, **kw).hits
-    return [corpus.position(h.id) for h in hits]
-
-
-def simulate(hay: Haystack, args: argparse.Namespace, params: LearningParams, tmp: Path
-             ) -> dict[str, Any]:
-    corpus = hay.corpus
+def run_conversation(hay: Haystack, args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
+    root = tmp / hay.name
+    where = write_vault(hay, root)
+    rmh(root, "init")
     rng = random.Random(f"{args.seed}:{hay.name}")
     qs = list(hay.questions)
     rng.shuffle(qs)
     train, held = qs[: len(qs) // 2], qs[len(qs) // 2:]
-    engine = SearchEngine.lexical(SearchParams(weights={"warmth": args.warmth_weight}))
-    clock = Clock()
-    ledger = Ledger.open(tmp / f"{hay.name}.sqlite", clock=clock, params=params)
-    before_train = [reciprocal_rank(positions(engine, corpus, q, None), q.evidence) for q in train]
-    before_held = [reciprocal_rank(positions(engine, corpus, q, None), q.evidence) for q in held]
-    empty = [positions(engine, corpus, q, ledger) for q in held]
-    assert empty == [positions(engine, corpus, q, None) for q in held], "empty state moved ranks"
-    schedule = []
+    if args.max_train:
+        train = train[: args.max_train]
+    trained = set().union(*(q.evidence for q in train)) if train else set()
+    related = [q for q in held if q.evidence & trained]
+    unrelated = [q for q in held if not q.evidence & trained]
+    schedule: list[Question] = []
     for _ in range(args.repeats):
         order = train[:]
         rng.shuffle(order)
         schedule.extend(order)
-    answer = ANSWER_IDS
-    for s, start in enumerate(range(0, len(schedule), args.per_session)):
-        sid = f"{hay.name}-s{s}"
-        ledger.start_session(sid, clock.t)
-        for q in schedule[start:start + args.per_session]:
-            ranking = positions(engine, corpus, q, ledger)
-            shown = [(corpus.ids[p], r, examination_probability(r)) for r, p in enumerate(ranking)]
-            ledger.on_search(sid, q.text, shown, corpus.graph)
-            found = [corpus.ids[p] for p in ranking if p in q.evidence]
-            for note in found:
-                ledger.on_read(sid, note, corpus.graph)
-            if found:
-                answer += 1
-                ledger.on_write(sid, answer, True, found, corpus.graph)
-            clock.t += 600.0
-        ledger.end_session(sid, clock.t)
-        clock.t += DAY
-    after: dict[str, list[float]] = {}
-    for name, use in (("all", {"warmth", "prior", "cooc"}), ("prior", {"prior"}),
-                      ("warmth", {"warmth"}), ("cooc", {"cooc"})):
-        after[name] = [reciprocal_rank(positions(engine, corpus, q, ledger, frozenset(use)),
-                                       q.evidence) for q in held]
-    after_train = [reciprocal_rank(positions(engine, corpus, q, ledger), q.evidence)
-                   for q in train]
-    # the simulated answer notes exist in the agent's vault, not in the benchmark corpus
-    health = ledger.health([*corpus.ids, *range(ANSWER_IDS + 1, answer + 1)], clock.t)
-    ledger.close()
-    return {"name": hay.name, "before_held": before_held, "after_held": after,
-            "before_train": before_train, "after_train": after_train, "health": health,
-            "searches": len(schedule)}
+    numbered = list(enumerate(schedule))
+    counts = {"searches": 0, "reads": 0, "writes": 0, "sessions": 0}
+    t0 = time.time()
+    for start in range(0, len(numbered), args.per_session):
+        got = anyio.run(train_session, root, numbered[start:start + args.per_session], where,
+                        rng, args.link_p)
+        for key, value in got.items():
+            counts[key] += value
+        counts["sessions"] += 1
+    train_s = time.time() - t0
+    rel_on, rel_off = anyio.run(evaluate, root, related, where)
+    unr_on, unr_off = anyio.run(evaluate, root, unrelated, where)
+    audit = rmh(root, "learning")
+    replay = rmh(root, "replay", "--check")
+    print(f"{hay.name}: {counts} in {train_s:.0f} s; related {len(related)}, "
+          f"unrelated {len(unrelated)}", file=sys.stderr)
+    return {"name": hay.name, "counts": counts, "train_s": round(train_s, 1),
+            "related": (rel_on, rel_off), "unrelated": (unr_on, unr_off),
+            "exposure_q_pearson": audit["exposure_q_pearson"],
+            "use_rate_q_pearson": audit["use_rate_q_pearson"],
+            "rewards": audit["rewards"], "sessions": audit["sessions"],
+            "replay_matches": bool(audit["replay_matches"]) and bool(replay["matched"]),
+            "missing_rows": audit["missing_rows"]}
+
+
+def summary(runs: list[dict[str, Any]], key: str) -> dict[str, Any]:
+    on = [x for r in runs for x in r[key][0]]
+    off = [x for r in runs for x in r[key][1]]
+    return {"n": len(on), "mrr_on": float(np.mean(on)) if on else None,
+            "mrr_off": float(np.mean(off)) if off else None,
+            "delta": paired_bootstrap(on, off, draws=10_000)}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--data", type=Path, default=DATA)
+    ap.add_argument("--first", type=int, default=0, help="skip this many conversations")
+    ap.add_argument("--conversations", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--per-session", type=int, default=5)
+    ap.add_argument("--max-train", type=int, default=0, help="cap training questions (0: all)")
+    ap.add_argument("--link-p", type=float, default=0.5)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--first", type=int, default=0, help="skip this many conversations")
-    ap.add_argument("--conversations", type=int, default=10)
-    ap.add_argument("--prior-lambda", type=float, default=LearningParams().prior_lambda)
-    ap.add_argument("--unused-penalty", type=float, default=LearningParams().unused_penalty)
-    ap.add_argument("--warmth-weight", type=float, default=DEFAULT_WEIGHTS["warmth"],
-                    help="the search warmth boost scale w_warmth (pipeline stage 6)")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
-    params = LearningParams(prior_lambda=args.prior_lambda, unused_penalty=args.unused_penalty)
     runs = []
     with tempfile.TemporaryDirectory() as tmp:
         for i, hay in enumerate(load_locomo(args.data)):
@@ -156,36 +218,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                 continue
             if i >= args.first + args.conversations:
                 break
-            runs.append(simulate(hay, args, params, Path(tmp)))
-            print(f"{hay.name}: {runs[-1]['searches']} searches", file=sys.stderr)
-    before = [x for r in runs for x in r["before_held"]]
-    report: dict[str, Any] = {
+            runs.append(run_conversation(hay, args, Path(tmp)))
+    report = {
         "learning_version": LEARNING_VERSION,
-        "params": asdict(params),
-        "setup": {"repeats": args.repeats, "per_session": args.per_session, "seed": args.seed,
-                  "conversations": [r["name"] for r in runs], "engine": "SearchEngine.lexical()",
-                  "warmth_weight": args.warmth_weight,
-                  "held_out": len(before),
-                  "train": sum(len(r["before_train"]) for r in runs)},
-        "held_out_mrr_before": float(np.mean(before)),
-    }
-    for name in ("all", "prior", "warmth", "cooc"):
-        after = [x for r in runs for x in r["after_held"][name]]
-        report[f"held_out_mrr_after_{name}"] = float(np.mean(after))
-        report[f"held_out_delta_{name}"] = paired_bootstrap(after, before, draws=10_000)
-    tb = [x for r in runs for x in r["before_train"]]
-    ta = [x for r in runs for x in r["after_train"]]
-    report["train_mrr_before"] = float(np.mean(tb))
-    report["train_mrr_after"] = float(np.mean(ta))
-    report["train_delta"] = paired_bootstrap(ta, tb, draws=10_000)
-    pear = [r["health"]["exposure_q_pearson"] for r in runs]
-    report["health"] = {
-        "exposure_q_pearson": [None if p is None else round(p, 3) for p in pear],
-        "use_rate_q_pearson": [None if r["health"]["use_rate_q_pearson"] is None
-                               else round(r["health"]["use_rate_q_pearson"], 3) for r in runs],
-        "missing_rows": sum(r["health"]["missing_rows"] for r in runs),
-        "forward_citations": sum(r["health"]["forward_citations"] for r in runs),
-        "edge_weight_p50": [r["health"]["edges"]["weights"].get("p50") for r in runs],
+        "params": LearningParams().__dict__,
+        "setup": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
+        "conversations": [r["name"] for r in runs],
+        "related": summary(runs, "related"),
+        "unrelated": summary(runs, "unrelated"),
+        "per_conversation": [{k: r[k] for k in ("name", "counts", "train_s",
+                                                 "exposure_q_pearson", "use_rate_q_pearson",
+                                                 "sessions", "rewards", "replay_matches",
+                                                 "missing_rows")} for r in runs],
+        "replay_matches": all(r["replay_matches"] for r in runs),
     }
     text = json.dumps(report, indent=2, sort_keys=True)
     if args.json is not None:

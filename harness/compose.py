@@ -13,11 +13,13 @@ from typing import Any
 
 from vault import (
     LEDGER_FILE,
+    SESSIONS_DIR,
     Ledger,
     MiniLmEncoder,
     OnnxCrossEncoder,
     SearchEngine,
     SearchParams,
+    SessionLocks,
     Vault,
 )
 
@@ -60,17 +62,31 @@ def open_vault(
 
 
 class LedgerSessions:
-    """Session hooks for the server: start and end sessions in the learning ledger."""
+    """Session hooks for the server: start and end sessions in the learning ledger.
 
-    def __init__(self, ledger: Ledger) -> None:
+    Liveness (issue 13): each session this process serves holds its lock file under
+    VAULT/.rmh/sessions/ (vault SessionLocks) until it ends or the process dies; an open
+    session in the ledger whose lock nobody holds is dead and is recovered (its rewards
+    applied) at the next `recover()` or session start, at once, with no idle timer."""
+
+    def __init__(self, ledger: Ledger, root: Path) -> None:
         self.ledger = ledger
+        self.locks = SessionLocks(root / ".rmh" / SESSIONS_DIR)
+
+    def recover(self) -> list[str]:
+        """End every dead open session now (the server calls this as it starts)."""
+        return self.ledger.recover(time.time(), alive=self.locks.alive)
 
     def start(self, session: str) -> Mapping[str, Any]:
-        recovered = self.ledger.start_session(session, time.time())
+        self.locks.hold(session)
+        recovered = self.ledger.start_session(session, time.time(), alive=self.locks.alive)
         return {"recovered_sessions": recovered}
 
     def end(self, session: str) -> Mapping[str, Any]:
-        applied = self.ledger.end_session(session, time.time())
+        try:
+            applied = self.ledger.end_session(session, time.time())
+        finally:
+            self.locks.release(session)
         return {"rewards_applied": applied}
 
 

@@ -1,11 +1,16 @@
 """The connection (`Harness`) and the JSON-RPC methods derived from the operation table.
 
 One `Harness` per connection holds the open vault, the vault thread, the REPL (started on
-first use) and the open session; it is the context of the table's "control" operations
-(exec, reset, sessions, status). `method_table(h)` has one method per operation with a
-JSON-RPC name (harness.operations), taking the operation's parameters by name or position and
-checking them (harness.validate), plus `ping`. Exceptions are mapped to JSON-RPC errors by
-harness.errors.map_exception, the dispatcher's hook (re-exported here for the wiring).
+first use) and the open session. Every connection is a session (issue 13): unless the client
+opened one with `session.start`, the first operation that records usage (a learning search,
+a read, a write, on any surface: JSON-RPC, MCP tools, REPL host functions) opens an implicit
+one, "c-<hex>"; it ends at `session.end`, end of input, SIGTERM or MCP shutdown (the server's
+`on_shutdown` runs `shutdown`), and the next recording operation opens a new one. The
+Harness is the context of the table's "control" operations (exec, reset, sessions, status).
+`method_table(h)` has one method per operation with a JSON-RPC name (harness.operations),
+taking the operation's parameters by name or position and checking them (harness.validate),
+plus `ping`. Exceptions are mapped to JSON-RPC errors by harness.errors.map_exception, the
+dispatcher's hook (re-exported here for the wiring).
 """
 
 from __future__ import annotations
@@ -99,10 +104,11 @@ class Harness:
         self.config = config
         self.vault = vault
         self.thread = VaultThread()
-        self.ops = VaultOps(vault, self.thread, lambda: self.session)
+        self.ops = VaultOps(vault, self.thread, self.use_session)
         self.env = Env(self.ops, rlm)
         self.hooks: SessionHooks = hooks if hooks is not None else NullHooks()
         self.session: str | None = None
+        self.implicit = False  # the open session was opened by use, not by session.start
         self._repl_factory = repl_factory
         self.rlm = rlm
         self._extra = (*extra_functions, rlm.functions) if rlm is not None else extra_functions
@@ -161,12 +167,26 @@ class Harness:
 
     # -- sessions ------------------------------------------------------------------------
 
+    def use_session(self) -> str | None:
+        """The open session for a recording operation, opening the connection's implicit
+        session first when there is none (any thread: it runs on the vault thread, where
+        every vault call is serialised, so two callers never open two sessions)."""
+        return self.thread.call(self._use_session)
+
+    def _use_session(self) -> str | None:
+        if self.session is None and not self._closed:
+            sid = "c-" + uuid.uuid4().hex[:16]
+            self.hooks.start(sid)
+            self.session, self.implicit = sid, True
+            log.info("implicit session %s started", sid)
+        return self.session
+
     async def session_start(self, session: str | None = None) -> dict[str, Any]:
         sid = session if session is not None else "s-" + uuid.uuid4().hex[:16]
         out: dict[str, Any] = {}
         if self.session is not None:
             out["ended"] = await self.session_end()
-        self.session = sid
+        self.session, self.implicit = sid, False
         started = await self.thread.acall(self.hooks.start, sid)
         out.update({"session": sid, **dict(started)})
         return out
@@ -208,6 +228,7 @@ class Harness:
             "stages": self._stages(),
             "llm": llm_status,
             "session": self.session,
+            "session_implicit": self.implicit if self.session is not None else None,
         }
 
     def _stages(self) -> dict[str, bool]:

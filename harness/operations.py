@@ -150,8 +150,12 @@ calls."""
 
 OPERATIONS: tuple[Operation, ...] = (
     Operation("search", "vault", "Search the vault; hits best first with their paths.",
-              (_QUERY, Param("k", "integer", "how many hits", 10, 1, MAX_K)),
-              lambda env, query, k: env.ops.search(query, k),
+              (_QUERY, Param("k", "integer", "how many hits", 10, 1, MAX_K),
+               Param("as_of", "number", "rank with the learned state as it was at this Unix "
+                     "time (replayed; records nothing)", None, keyword_only=True),
+               Param("learn", "boolean", "false: record nothing (a read-only search)", True,
+                     keyword_only=True)),
+              lambda env, query, k, as_of, learn: env.ops.search(query, k, as_of, learn),
               rpc="vault.search", mcp="search", repl="search", returns="list[dict]",
               doc="Hybrid retrieval (keywords, meaning, links). In the REPL each hit is\n"
                   '{"note": path, "title", "score", "id"}; pass a hit\'s "note" to read().',

@@ -11,13 +11,16 @@ derives everything a surface needs, so the surfaces cannot disagree:
 Kinds: "string" (a str, not blank unless `blank_ok`, at most `max_length` characters);
 "integer" (an int, never a bool, within [minimum, maximum]); "date" (an ISO date string, given
 to the operation as a `datetime.date`); "json" (JSON text or an object/array, JSON text at
-most `max_length` characters); "any" (passed as given: the operation checks its shape).
+most `max_length` characters); "number" (an int or a finite float, never a bool, within
+[minimum, maximum]); "boolean" (true or false); "any" (passed as given: the operation checks
+its shape).
 A parameter whose default is None also accepts an explicit None.
 """
 
 from __future__ import annotations
 
 import inspect
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -25,7 +28,7 @@ from typing import Any, Literal
 
 from .errors import BadArgument
 
-Kind = Literal["string", "integer", "date", "json", "any"]
+Kind = Literal["string", "integer", "number", "boolean", "date", "json", "any"]
 
 
 class _Required:
@@ -35,9 +38,11 @@ class _Required:
 
 REQUIRED: Any = _Required()  # the default of a parameter that must be given
 
-_PY_TYPE: Mapping[Kind, str] = {"string": "str", "integer": "int", "date": "str",
+_PY_TYPE: Mapping[Kind, str] = {"string": "str", "integer": "int", "number": "float",
+                                "boolean": "bool", "date": "str",
                                 "json": "str | dict | list", "any": ""}
-_JSON_TYPE: Mapping[Kind, Any] = {"string": "string", "integer": "integer", "date": "string",
+_JSON_TYPE: Mapping[Kind, Any] = {"string": "string", "integer": "integer", "number": "number",
+                                  "boolean": "boolean", "date": "string",
                                   "json": ["string", "object", "array"]}
 
 
@@ -72,6 +77,18 @@ class Param:
             hi = self.maximum if self.maximum is not None else value
             if not lo <= value <= hi:
                 raise BadArgument(self.name, _range(self.minimum, self.maximum))
+            return value
+        if self.kind == "number":
+            if not isinstance(value, int | float) or isinstance(value, bool) \
+                    or not math.isfinite(value):
+                raise BadArgument(self.name, "must be a finite number")
+            if (self.minimum is not None and value < self.minimum) or (
+                    self.maximum is not None and value > self.maximum):
+                raise BadArgument(self.name, _range(self.minimum, self.maximum))
+            return float(value)
+        if self.kind == "boolean":
+            if not isinstance(value, bool):
+                raise BadArgument(self.name, "must be true or false")
             return value
         if self.kind == "json" and isinstance(value, dict | list):
             return value

@@ -63,9 +63,13 @@ class VaultOps:
         self.thread = thread
         self.session = session
 
-    def search(self, query: str, k: int = 10) -> dict[str, Any]:
-        sid = self.session()
-        return self.thread.call(lambda: self.vault.search(query, k, session=sid).to_json())
+    def search(self, query: str, k: int = 10, as_of: float | None = None,
+               learn: bool = True) -> dict[str, Any]:
+        """A search; with `learn` False or `as_of` it records nothing (and opens no session)."""
+        records = learn and as_of is None
+        sid = self.session() if records else None
+        return self.thread.call(lambda: self.vault.search(
+            query, k, session=sid, as_of=as_of, learn=learn).to_json())
 
     def read(self, note: str) -> dict[str, Any]:
         sid = self.session()

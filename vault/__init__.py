@@ -42,6 +42,7 @@ from .errors import (
 from .learning.edges import WeightedEdges
 from .learning.formulas import LEARNING_VERSION, LearningParams
 from .learning.ledger import LEDGER_FILE, Ledger
+from .learning.liveness import SESSIONS_DIR, SessionLocks
 from .learning.pair_table import PairTable
 from .learning.state import LearnedState, NoteState, Pair
 from .learning.usage import Learned, NullUsage, UsageRecorder, examination_probability
@@ -62,6 +63,7 @@ __all__ = [
     "DEFAULT_WEIGHTS",
     "LEARNING_VERSION",
     "LEDGER_FILE",
+    "SESSIONS_DIR",
     "SIGNALS",
     "AmbiguousNote",
     "ArchiveDecision",
@@ -105,6 +107,7 @@ __all__ = [
     "SearchEngine",
     "SearchParams",
     "SearchResult",
+    "SessionLocks",
     "SyncReport",
     "UsageRecorder",
     "Vault",

@@ -18,7 +18,7 @@ from .learning.usage import NullUsage, UsageRecorder, examination_probability
 from .notes.links import Resolver, retarget
 from .notes.note import rewrite_links
 from .notes.records import LinkInfo, MoveResult, NoteRecord, link_infos, record_of
-from .retrieval.hits import SearchResult
+from .retrieval.hits import SearchResult, with_basis
 from .retrieval.pipeline import SearchEngine, SearchParams
 from .storage.corpus import Corpus
 from .storage.doctor import doctor_report
@@ -213,21 +213,22 @@ class Vault:
 
     # -- search ---------------------------------------------------------------------------------
 
-    def search(self, query: str, k: int = 10, *, session: str | None = None) -> SearchResult:
-        """Hybrid search; every hit carries its receipt. Logged as a retrieved event."""
+    def search(self, query: str, k: int = 10, *, session: str | None = None,
+               as_of: float | None = None, learn: bool = True) -> SearchResult:
+        """Hybrid search; hits carry receipts naming their `basis` (index generation, learned
+        event seq, clock). Logged as a retrieved event unless `learn` is False or `as_of` is
+        given (then ranked on the learned state replayed up to that time: reproducible)."""
         self.live.fresh()
         corpus = self.corpus()
-        learned = self.usage.learned(corpus.ids)
-        result = self.engine.search(
-            corpus,
-            query,
-            k,
-            warmth=learned.warmth,
-            prior=learned.prior,
+        learned = self.usage.learned(corpus.ids, as_of)
+        result = with_basis(self.engine.search(
+            corpus, query, k, warmth=learned.warmth, prior=learned.prior,
             cooccurrence=learned.cooccurrence,
-        )
-        shown = [(h.id, rank, examination_probability(rank)) for rank, h in enumerate(result.hits)]
-        self.usage.on_search(session, query, shown, self._snapshot().corpus.graph)
+        ), {"generation": corpus.generation, "learned_seq": learned.seq,  # no state: no clock
+            "clock": learned.clock if learned.seq else None})
+        if learn and as_of is None:
+            shown = [(h.id, r, examination_probability(r)) for r, h in enumerate(result.hits)]
+            self.usage.on_search(session, query, shown, self._snapshot().corpus.graph)
         return result
 
     # -- writing --------------------------------------------------------------------------------

@@ -7,12 +7,13 @@ is VAULT/.rmh/learned.sqlite; the wall clock is read here (the harness), never i
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import time
 from typing import Any
 
 from harness.compose import open_ledger, plain_vault
-from vault import Ledger, Vault
+from vault import LearnedState, Ledger, Vault
 
 from .output import emit
 
@@ -25,10 +26,27 @@ def learning_health(vault: Vault, ledger: Ledger, now: float | None = None) -> d
     return report
 
 
+def state_digest(state: LearnedState) -> str:
+    """sha256 of the state's repr: equal digests mean bit-identical learned numbers."""
+    return hashlib.sha256(repr(state).encode("utf-8")).hexdigest()[:16]
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
     with plain_vault(args.vault) as v:
         ledger = open_ledger(v)
         try:
+            if args.until is not None:  # the state at a point of the log: shown, never stored
+                at = ledger.replay(until=args.until)
+                live = set(v.corpus().ids)
+                doc = {"until": args.until, "last_seq": at.last_seq, "notes": len(at.notes),
+                       "pairs": len(at.pairs), "sessions": len(at.sessions),
+                       "searches": at.searches, "digest": state_digest(at),
+                       "q": {v.path_of(n) if n in live else str(n): at.notes[n].q
+                             for n in sorted(at.notes) if at.notes[n].q != 0.0}}
+                emit(args, doc, f"state at seq {at.last_seq}: {doc['notes']} notes, "
+                                f"{doc['pairs']} pairs, {doc['sessions']} sessions, "
+                                f"digest {doc['digest']}")
+                return 0
             stored = ledger.state
             rebuilt = ledger.replay()
             same = rebuilt == stored
@@ -36,7 +54,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
                 ledger.rebuild()
             doc = {"events": sum(ledger.event_counts().values()), "matched": same,
                    "notes": len(rebuilt.notes), "pairs": len(rebuilt.pairs),
-                   "rewritten": not args.check}
+                   "rewritten": not args.check, "digest": state_digest(rebuilt)}
         finally:
             ledger.close()
     verb = "checked" if args.check else "rebuilt"
@@ -77,6 +95,11 @@ def cmd_learning(args: argparse.Namespace) -> int:
     with plain_vault(args.vault) as v:
         ledger = open_ledger(v)
         try:
+            if args.note is not None:
+                note_id = v.resolve(args.note)
+                doc = {"note": v.path_of(note_id), **ledger.note_history(note_id)}
+                emit(args, doc, _story(doc))
+                return 0
             report = learning_health(v, ledger)
         finally:
             ledger.close()
@@ -84,10 +107,44 @@ def cmd_learning(args: argparse.Namespace) -> int:
     return 0 if report["missing_rows"] == 0 and report["replay_matches"] else 1
 
 
+def _story(doc: dict[str, Any]) -> str:
+    """`rmh learning NOTE` for people: Q and prior, then rewards and events, oldest first."""
+    st = doc["state"] or {}
+    lines = [f"{doc['note']} (id {doc['id']}): Q {doc['q']:+.4f}  prior {doc['prior']:+.4f}  "
+             f"shown {st.get('shown', 0)}  accesses {st.get('accesses', 0)}  "
+             f"sessions used {st.get('recalled', 0)}",
+             f"rewards ({len(doc['rewards'])} sessions):"]
+    for r in doc["rewards"]:
+        parts = "  ".join(f"{k} {x:+.4f}" for k, x in sorted(r["rewards"].items()))
+        lines.append(f"  seq {r['seq']:>6}  {r['session']}  {parts}  "
+                     f"Q {r['q_before']:+.4f} -> {r['q_after']:+.4f}"
+                     + ("  (recovered)" if r["recovered"] else ""))
+    lines.append(f"events ({doc['events_total']}):")
+    for e in doc["events"]:
+        what = {"search": f"shown at rank {e.get('rank')}: {str(e.get('query', ''))[:60]!r}",
+                "linked_from": f"linked from note {e.get('from')}"}.get(e["kind"], e["kind"])
+        lines.append(f"  seq {e['seq']:>6}  {e['session'] or '-'}  {what}")
+    return "\n".join(lines)
+
+
+def cmd_end_session(args: argparse.Namespace) -> int:
+    with plain_vault(args.vault) as v:
+        ledger = open_ledger(v)
+        try:
+            applied = ledger.end_session(args.session, time.time())
+        finally:
+            ledger.close()
+    emit(args, {"session": args.session, "rewards_applied": applied},
+         f"ended {args.session}" if applied else f"{args.session}: not open")
+    return 0
+
+
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add replay, archive, restore and learning to the `rmh` parser."""
     p = sub.add_parser("replay", help="rebuild every learned number from the event log")
     p.add_argument("--check", action="store_true", help="only compare; write nothing")
+    p.add_argument("--until", type=int, default=None, metavar="SEQ",
+                   help="show the state as it was right after event SEQ (writes nothing)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_replay)
     p = sub.add_parser("archive", help="take a note out of default search (reversible)")
@@ -99,6 +156,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("note")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_restore)
-    p = sub.add_parser("learning", help="audit learned state (the learning part of doctor)")
+    p = sub.add_parser("learning", help="audit learned state (the learning part of doctor); "
+                       "with NOTE, that note's Q, events and rewards")
+    p.add_argument("note", nargs="?", default=None)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_learning)
+    p = sub.add_parser("end-session", help="end a session the CLI's --session opened: "
+                       "its rewards apply")
+    p.add_argument("session")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_end_session)

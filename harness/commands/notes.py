@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ from harness.compose import open_vault
 from harness.config import load
 from vault import Vault
 
-from .output import emit
+from .output import CommandFailed, emit
 
 
 def configured_vault(args: argparse.Namespace, *, dense: bool = True) -> Vault:
@@ -54,7 +55,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     cfg = load(vault=args.vault)
     with open_vault(cfg, dense=not args.no_dense) as v:
         k = args.k if args.k is not None else cfg.search.k
-        result = v.search(args.query, k=k)
+        result = v.search(args.query, k=k, session=args.session,
+                          as_of=parse_time(args.as_of), learn=not args.no_learn)
         if args.json:
             print(json.dumps(result.to_json(receipt=True), ensure_ascii=False, sort_keys=True))
             return 0
@@ -65,10 +67,28 @@ def cmd_search(args: argparse.Namespace) -> int:
             if args.explain:
                 print(_explain(hit.receipt))
         if args.explain:
+            print("basis: " + json.dumps(result.basis, sort_keys=True))
             print("stages:")
             for stage, what in sorted(result.stages.items()):
                 print(f"    {stage}: {what}")
     return 0
+
+
+def parse_time(text: str | None) -> float | None:
+    """--as-of: Unix seconds ("1733011200.5") or an ISO 8601 time ("2024-12-01T00:00:00Z")."""
+    if text is None:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    try:
+        stamp = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise CommandFailed(f"--as-of {text!r}: not Unix seconds or an ISO time") from exc
+    if stamp.tzinfo is None:
+        stamp = stamp.replace(tzinfo=UTC)
+    return stamp.timestamp()
 
 
 def _explain(receipt: dict[str, Any]) -> str:
@@ -87,7 +107,7 @@ def _explain(receipt: dict[str, Any]) -> str:
 
 def cmd_read(args: argparse.Namespace) -> int:
     with configured_vault(args, dense=False) as v:
-        rec = v.read(args.note)
+        rec = v.read(args.note, session=args.session)
         if args.json:
             print(json.dumps(rec.to_json(), ensure_ascii=False, sort_keys=True))
         else:
@@ -98,7 +118,7 @@ def cmd_read(args: argparse.Namespace) -> int:
 def cmd_write(args: argparse.Namespace) -> int:
     content = sys.stdin.buffer.read().decode("utf-8", errors="strict")
     with configured_vault(args, dense=False) as v:
-        rec = v.write(args.note, content)
+        rec = v.write(args.note, content, session=args.session)
         emit(args, {"note": rec.note, "id": rec.id}, f"wrote {rec.note}")
     return 0
 
@@ -176,11 +196,19 @@ def register(sub: Any) -> None:
     p.add_argument("-k", type=int, default=None,
                    help="number of hits (default: [search] k in rmh.toml, else 10)")
     p.add_argument("--explain", action="store_true", help="print each hit's receipt")
+    p.add_argument("--as-of", default=None, metavar="TIME",
+                   help="rank with the learned state as it was at TIME (Unix seconds or ISO "
+                   "8601; replayed from the log) and record nothing")
+    p.add_argument("--no-learn", action="store_true", help="record nothing (no usage event)")
     p.add_argument("--no-dense", action="store_true", help="skip the ONNX embedder")
     p = add("read", cmd_read, "print a note (path or title)")
     p.add_argument("note")
     p = add("write", cmd_write, "create or replace a note with the text on stdin")
     p.add_argument("note")
+    for name in ("search", "read", "write"):  # CLI use counts within a named session
+        sub.choices[name].add_argument(
+            "--session", default=None, metavar="ID",
+            help="attribute this use to session ID (learning; `rmh end-session ID` ends it)")
     p = add("move", cmd_move, "rename a note and rewrite the links to it")
     p.add_argument("old")
     p.add_argument("new")

@@ -118,7 +118,10 @@ def test_help_text_is_a_clean_signature_and_docstring(
     repl_table: dict[str, HostFunction]
 ) -> None:
     assert repl_table["read"].signature == "(note: str) -> dict"
-    assert repl_table["search"].signature == "(query: str, k: int = 10) -> list[dict]"
+    # issue 13 added as_of / learn to search (keyword-only, so positional calls are unchanged)
+    assert repl_table["search"].signature == (
+        "(query: str, k: int = 10, *, as_of: float | None = None, learn: bool = True)"
+        " -> list[dict]")
     assert repl_table["rlm_call"].signature == (
         "(slice, question: str, *, max_words: int | None = None) -> str")
     for op in on("repl"):

@@ -68,14 +68,15 @@ def test_learning_sessions_conversations_and_ask(tmp_path: Path) -> None:
     finally:
         assert srv.finish() == 0
 
-    # The session's citation reached learned.sqlite: Q of the cited note rose above 0.5.
+    # The session's citation reached learned.sqlite: Q of the cited note rose above 0 (issue 13:
+    # Q starts at the neutral 0; it was "above 0.5" when Q started at 0.5).
     from vault import Ledger, Vault
 
     with Vault.open(tmp_path / "v") as v:
         ledger = Ledger.open(v.root / ".rmh" / "learned.sqlite", clock=lambda: 0.0)
         try:
             note_id = v.resolve("Project Atlas")
-            assert ledger.state.notes[note_id].q > 0.5
+            assert ledger.state.notes[note_id].q > 0.0
         finally:
             ledger.close()
 

@@ -4,10 +4,13 @@ For each seed note s with utility u_s in [0, 1] (a hit's utility is 1/(rank+1); 
 write has utility 1), breadth-first search over the undirected link graph gives each note v
 within `max_hops` (2) its hop distance k from s, and
 
-    boost_s(v) = u_s * damping^k                      (damping 0.6; k = 0 is the seed itself)
+    boost_s(v) = cap * u_s * damping^k                (damping 0.6; k = 0 is the seed itself)
     boost(v)   = min(cap, 1 - prod_s (1 - boost_s(v)))  (probabilistic OR over seeds; cap 0.05)
 
-so one query adds at most `cap` to any note, whatever the number of seeds or paths. Hubs
+so one query adds at most `cap` to any note, whatever the number of seeds or paths, and the
+damping always acts: a neighbour gets 0.6 of its seed's boost, a second-hop note 0.36. (The
+seed's boost = u_s * damping^k with cap 0.05 left damping inert for any seed with u_s >= 0.14:
+every note within two hops got the full cap.) Hubs
 (notes with more than `spread_max_degree` links) receive activation but do not pass it on.
 The stored activation then accumulates as 1 - (1 - a_decayed)(1 - boost) (formulas.py).
 The result is a list sorted by note id, so the log and every replay see the same order.
@@ -36,7 +39,7 @@ def spread(
         for note, k in hops_from(
             seed, adjacency, params.max_hops, params.spread_max_degree
         ).items():
-            b = u * params.damping**k
+            b = params.activation_cap * u * params.damping**k
             if b > 0.0:
                 miss[note] = miss.get(note, 1.0) * (1.0 - b)
     out = []

@@ -6,24 +6,36 @@ Nothing here reads a clock: times are seconds passed in by the caller.
 
 Formulas (the seed: Ori-Mnemos, "Computation is the missing bedrock of agentic memory"):
 
-- Q-value, per note, start q0 = 0.5, applied once per session at session end:
-      Q <- Q + alpha * (r - Q),   alpha = 0.1,  r in [-1, 1];  r == 0 leaves Q unchanged
-  (Ori's audit: zero rewards pulled every exposed note towards 0, so exposure and Q ran
-  inverted). Q stays in [-1, 1] because it is a convex combination of values in [-1, 1].
-- Rewards per (session, note), summed over sources and clipped to [-1, 1]:
+- Q-value, per note: the running estimate of the note's usefulness when shown, on [-1, 1]
+  with 0 = neutral. A note never shown or used has Q = 0 (q0). Once per session, at its end,
+  the session's reward r (below) moves Q towards the sign of the evidence, by its strength:
+      Q <- Q + alpha * |r| * (sgn(r) - Q),   alpha = 0.1,  r clipped to [-1, 1]
+  This is the seed's bandit rule Q <- Q + alpha (target - Q) with the target +1 (use) or -1
+  (neglect) and the step scaled by |r|, so
+      r > 0 never lowers Q, r < 0 never raises it, r = 0 changes nothing,
+      Q stays in [-1, 1] (a convex combination of Q and +-1),
+  and over many sessions Q tends to E[r] / E[|r|]: the net share of evidence for use. (The
+  first version started at q0 = 0.5 and moved towards r itself, so every reward below the
+  current Q -- re-recall 0.4 / times, create below rank 0 -- LOWERED the Q of notes in use:
+  exposure/Q Pearson -0.54 on a real session log, the inversion Ori-Mnemos' audits describe.)
+- Rewards per (session, note), summed over sources and clipped to [-1, 1]; only a note that
+  was retrieved (shown by a search) in the session can earn anything:
       cite    +1.0                 a later write in the session links to the retrieved note
-      update  +0.5                 the retrieved note itself is rewritten in the session
+      update  +0.5                 the retrieved note itself is rewritten (written or edited)
       create  +0.6 / log2(rank+2) a note is created after this one was retrieved and read
+      read    +0.2                 the note is read after being shown (the commonest sign)
       recall  +0.4 / times         the note is used again, `times` earlier sessions used it
       unused  -nu * max(p, 1/c)    shown at rank < top_n, never used, while another hit of the
                                    same search was used (the agent engaged with that list)
-  `p` is the logged probability that the hit was examined at its rank (position-based model,
-  Joachims et al. 2017; the facade logs 1/log2(rank+2)). The negative reward is the evidence
-  of rejection divided by the clipped inverse-propensity weight w = min(c, 1/p): non-use at a
-  rank the agent probably never looked at is weak evidence, and the clip c bounds how little
-  it can count. Being ranked alone is never rewarded.
-- Prior used in ranking: prior = clip(lambda * (Q - q0), -1, 1); the search engine multiplies
-  the fused score by (1 + prior_scale * prior).
+  Every sign of use is > 0 and neglect is < 0, so a note used in a session earns r > 0 and
+  a note shown and never used earns r <= 0. `p` is the logged probability that the hit was
+  examined at its rank (position-based model, Joachims et al. 2017; the facade logs
+  1/log2(rank+2)). The negative reward is the evidence of rejection divided by the clipped
+  inverse-propensity weight w = min(c, 1/p): a miss at rank 0 (p = 1, -0.1) costs more than a
+  miss at rank 4 (p = 0.39, -0.039), and the clip c bounds how little a miss can count. Being
+  ranked alone is never rewarded.
+- Prior used in ranking: prior = clip(lambda * Q, -1, 1) (0 for a neutral or unknown note);
+  the search engine multiplies the fused score by (1 + prior_scale * prior).
 - Co-occurrence (notes among the top `cooc_top` hits of one search): with N searches, n_i
   searches showing i, n_ij showing both, p = n / N,
       npmi = ln(p_ij / (p_i p_j)) / (-ln p_ij)            (Bouma 2009; 1 when p_ij = 1)
@@ -37,8 +49,12 @@ Formulas (the seed: Ori-Mnemos, "Computation is the missing bedrock of agentic m
   ties by (a, b). A forgotten pair that recurs starts again from count 1.
 - Decay of activation (usage-aware Ebbinghaus), per day:
       rate = 0.1 / (1 + 0.2 ln(1+accesses) + 0.3 ln(1+sessions)),  a(t) = a0 exp(-rate days)
-  Half-lives this gives: 6.9 d (never accessed), 9.3 d (1 access, 1 session), 16.1 d
+  Half-lives ln 2 / rate this gives (the contract; `half_life_days` computes them): 6.9 d
+  (never accessed), 9.3 d (1 access, 1 session), 12.3 d (5 accesses over 3 sessions), 16.1 d
   (20 accesses over 10 sessions); the seed's "7 / 14 / 28 days" overstate the longer ones.
+- Spreading activation (activation.py): boost_s(v) = cap * u_s * damping^k at hop k <= 2 from
+  seed s, u_s in [0, 1], so hop 1 gets 0.6 and hop 2 0.36 of what the seed gets whatever u_s
+  (the first version's u_s * damping^k hit the 0.05 cap at every hop for any u_s >= 0.14).
 - Accumulation of activation: a <- 1 - (1 - a_decayed)(1 - boost), boost <= cap (0.05).
 """
 
@@ -50,7 +66,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-LEARNING_VERSION = 1
+LEARNING_VERSION = 2  # 2: signed Q (start 0, moves towards sgn r), read reward, damped spread
 SECONDS_PER_DAY = 86_400.0
 
 
@@ -58,11 +74,12 @@ SECONDS_PER_DAY = 86_400.0
 class LearningParams:
     """Every constant of learning and forgetting (DESIGN.md §5); see the module docstring."""
 
-    q0: float = 0.5
+    q0: float = 0.0  # the neutral point: where every Q starts
     alpha: float = 0.1
     reward_cite: float = 1.0
     reward_update: float = 0.5
     reward_create: float = 0.6
+    reward_read: float = 0.2
     reward_recall: float = 0.4
     unused_penalty: float = 0.1  # nu
     ips_clip: float = 10.0  # c: the largest inverse-propensity weight
@@ -111,16 +128,19 @@ def clip(x: float, lo: float, hi: float) -> float:
 
 
 def q_update(q: float, reward: float, params: LearningParams) -> float:
-    """Q + alpha (r - Q) with r clipped to [-1, 1]; a reward of exactly 0 changes nothing."""
+    """Q + alpha |r| (sgn(r) - Q), r clipped to [-1, 1]: towards +1 on use, -1 on neglect.
+
+    A reward of exactly 0 (or NaN) changes nothing; the result stays in [-1, 1]."""
     r = clip(reward, -1.0, 1.0)
-    if r == 0.0:
+    if not r or r != r:
         return q
-    return clip(q + params.alpha * (r - q), -1.0, 1.0)
+    target = 1.0 if r > 0.0 else -1.0
+    return clip(q + params.alpha * abs(r) * (target - q), -1.0, 1.0)
 
 
 def q_prior(q: float, params: LearningParams) -> float:
-    """The bounded ranking prior clip(lambda (Q - q0), -1, 1)."""
-    return clip(params.prior_lambda * (q - params.q0), -1.0, 1.0)
+    """The bounded ranking prior clip(lambda Q, -1, 1): 0 for a neutral note."""
+    return clip(params.prior_lambda * q, -1.0, 1.0)
 
 
 def create_reward(rank: int, params: LearningParams) -> float:
@@ -131,6 +151,12 @@ def create_reward(rank: int, params: LearningParams) -> float:
 def recall_reward(times: int, params: LearningParams) -> float:
     """0.4 / times for a note used again after `times` (>= 1) earlier sessions used it."""
     return params.reward_recall / times if times >= 1 else 0.0
+
+
+def half_life_days(accesses: int, sessions: int, params: LearningParams) -> float:
+    """ln 2 / decay_rate: the days activation takes to halve (inf when nothing decays)."""
+    rate = decay_rate(accesses, sessions, params)
+    return math.inf if rate <= 0.0 else math.log(2.0) / rate
 
 
 def unused_reward(propensity: float, params: LearningParams) -> float:

@@ -34,6 +34,7 @@ from ..storage.linkgraph import Adjacency
 from . import ledger_sql as sql
 from .activation import spread
 from .edges import WeightedEdges
+from .explain import note_history
 from .formulas import (
     LEARNING_VERSION,
     LearningParams,
@@ -48,6 +49,22 @@ from .usage import NO_LINKS, Learned
 
 LEDGER_FILE = "learned.sqlite"
 QUERY_CHARS = 500  # how much of a query text is kept in the log
+
+
+def learned_of(
+    state: LearnedState, ids: Sequence[int], now: float, params: LearningParams
+) -> Learned:
+    """The `Learned` vectors of a (replayed) state at time `now`: a pure function of both."""
+    warmth = np.zeros(len(ids), dtype=np.float64)
+    prior = np.zeros(len(ids), dtype=np.float64)
+    for k, note in enumerate(ids):
+        ns = state.notes.get(note)
+        if ns is not None:
+            warmth[k] = decayed(ns.activation, now - ns.as_of, ns.accesses, ns.sessions, params)
+            prior[k] = q_prior(ns.q, params)
+    archived = [n for n, ns in state.notes.items() if ns.archived_at is not None]
+    edges = PairTable().edges(state, now, params).to_positions(ids, archived)
+    return Learned(warmth, prior, edges, seq=state.last_seq, clock=now)
 
 
 def fold(events: Iterable[Event], params: LearningParams) -> LearnedState:
@@ -148,12 +165,16 @@ class Ledger:
 
     # -- sessions ---------------------------------------------------------------------------
 
-    def start_session(self, session_id: str, now: float) -> list[str]:
-        """Begin a session; first close (recover) open sessions idle for `stale_session_s`.
+    def start_session(
+        self, session_id: str, now: float, alive: Callable[[str], bool] | None = None
+    ) -> list[str]:
+        """Begin a session; first close (recover) the dead open sessions.
 
+        Dead means `not alive(id)` when a liveness test is given (the server's: a lock held
+        by the live process, vault/learning/liveness.py), else idle for `stale_session_s`.
         Returns the ids of the recovered sessions. Starting a known session changes nothing.
         """
-        stale = self._stale_sessions(now, keep=session_id)
+        stale = self._stale_sessions(now, keep=session_id, alive=alive)
         batch: list[tuple[float, str, str | None, int | None, dict[str, Any]]] = [
             (now, "end", s, None, {"recovered": True}) for s in stale
         ]
@@ -172,22 +193,24 @@ class Ledger:
         self._append([(now, "end", session_id, None, {"recovered": False})])
         return True
 
-    def recover(self, now: float) -> list[str]:
-        """Close every open session idle for `stale_session_s` (what start_session does first)."""
-        stale = self._stale_sessions(now)
+    def recover(self, now: float, alive: Callable[[str], bool] | None = None) -> list[str]:
+        """Close every dead open session (what start_session does first)."""
+        stale = self._stale_sessions(now, alive=alive)
         if stale:
             self._append([(now, "end", s, None, {"recovered": True}) for s in stale])
         return stale
 
-    def _stale_sessions(self, now: float, keep: str | None = None) -> list[str]:
-        """Open sessions (other than `keep`) idle for at least `stale_session_s`, sorted."""
+    def _stale_sessions(
+        self, now: float, keep: str | None = None, alive: Callable[[str], bool] | None = None
+    ) -> list[str]:
+        """Open sessions (other than `keep`) that are dead, sorted (see `start_session`)."""
         self._sync_state()
         cutoff = now - self.params.stale_session_s
-        return sorted(
-            s
-            for s, info in self._state.sessions.items()
-            if info.ended is None and info.last_t <= cutoff and s != keep
-        )
+        open_ = sorted(s for s, info in self._state.sessions.items()
+                       if info.ended is None and s != keep)
+        if alive is not None:
+            return [s for s in open_ if not alive(s)]
+        return [s for s in open_ if self._state.sessions[s].last_t <= cutoff]
 
     # -- UsageRecorder: facts in -----------------------------------------------------------------
 
@@ -268,11 +291,12 @@ class Ledger:
                 out[k] = value(ns)
         return out
 
-    def warmth(self, ids: Sequence[int]) -> npt.NDArray[np.float64]:
-        now, p = self.clock(), self.params
+    def warmth(self, ids: Sequence[int], now: float | None = None) -> npt.NDArray[np.float64]:
+        """Decayed activation per id at `now` (default: the clock)."""
+        t, p = self.clock() if now is None else now, self.params
 
         def warm(ns: NoteState) -> float:
-            return decayed(ns.activation, now - ns.as_of, ns.accesses, ns.sessions, p)
+            return decayed(ns.activation, t - ns.as_of, ns.accesses, ns.sessions, p)
 
         return self._per_note(ids, warm, np.float64)
 
@@ -297,13 +321,27 @@ class Ledger:
         self._edges = (key, out)
         return out
 
-    def learned(self, ids: Sequence[int]) -> Learned:
-        return Learned(self.warmth(ids), self.prior(ids), self.cooccurrence(ids))
+    def learned(self, ids: Sequence[int], as_of: float | None = None) -> Learned:
+        """Warmth, prior and edges for `ids`, all at ONE time, with the basis they used.
 
-    def cooccurrence(self, ids: Sequence[int]) -> WeightedEdges:
+        Live (`as_of` None): the current state at the clock read once. With `as_of`: the state
+        replayed from the events with t <= as_of (`state_as_of`), evaluated at t = as_of, so
+        the same log and the same `as_of` give bit-identical vectors whenever they are asked."""
+        if as_of is not None:
+            return learned_of(self.state_as_of(as_of), ids, float(as_of), self.params)
+        now = self.clock()
+        with self._lock:
+            self._sync_state()
+            return Learned(self.warmth(ids, now), self.prior(ids), self._cooc(ids, now),
+                           seq=self._state.last_seq, clock=now)
+
+    def cooccurrence(self, ids: Sequence[int], now: float | None = None) -> WeightedEdges:
         self._sync_state()
+        return self._cooc(ids, self.clock() if now is None else now)
+
+    def _cooc(self, ids: Sequence[int], now: float) -> WeightedEdges:
         archived = [n for n, ns in self._state.notes.items() if ns.archived_at is not None]
-        return self._edges_at(self.clock()).to_positions(ids, archived)
+        return self._edges_at(now).to_positions(ids, archived)
 
     # -- replay and audit --------------------------------------------------------------------------
 
@@ -311,9 +349,21 @@ class Ledger:
         """Every event in log order."""
         return sql.iter_events(self._conn)
 
-    def replay(self) -> LearnedState:
-        """The state rebuilt from the events alone (nothing is written)."""
-        return fold(self.events(), self.params)
+    def replay(self, until: int | None = None) -> LearnedState:
+        """The state rebuilt from the events alone (nothing is written); with `until`, from
+        the events with seq <= until (the state as it was right after that event)."""
+        events = self.events()
+        if until is not None:
+            events = (ev for ev in events if ev.seq <= until)
+        return fold(events, self.params)
+
+    def note_history(self, note_id: int) -> dict[str, Any]:
+        """One note's Q, prior, events and rewards, replayed from the log (learning/explain.py)."""
+        return note_history(self.events(), note_id, self.params)
+
+    def state_as_of(self, t: float) -> LearnedState:
+        """The state replayed from the events logged at times <= t (nothing is written)."""
+        return fold((ev for ev in self.events() if ev.t <= t), self.params)
 
     def rebuild(self, stamp: str | None = None) -> LearnedState:
         """Rewrite every derived row from the events (one transaction); returns the new state."""

@@ -2,9 +2,17 @@
 
 A pure function of the session's events (in log order) and how many earlier sessions used each
 note. Only notes that were retrieved in the session can earn anything; a note earns a positive
-reward for what the agent did with it after retrieving it (cite, update, create-from, recall)
-and a small negative reward when it was shown near the top and passed over while the agent used
-another hit of the same search. The reward table and its reasons are in vault/learning/formulas.py.
+reward for what the agent did with it after retrieving it (cite, update, create-from, read,
+recall) and a small negative reward when it was shown near the top and passed over while the
+agent used another hit of the same search. The reward table and its reasons are in
+vault/learning/formulas.py.
+Every positive source is > 0 and `unused` < 0, so (with the signed Q update) use never lowers
+Q and neglect never raises it.
+
+What counts as use, whatever surface the call came through (JSON-RPC, MCP, REPL, CLI with a
+session): a `read` event of the note; a `write` event whose resolved links name it (cite); a
+`write` event of the note itself (update: any write path of the facade, replace or edit, logs
+one); a `write` event creating a note after the note was read (create).
 """
 
 from __future__ import annotations
@@ -20,7 +28,7 @@ from .formulas import (
     unused_reward,
 )
 
-SOURCES = ("cite", "update", "create", "recall", "unused")
+SOURCES = ("cite", "update", "create", "read", "recall", "unused")
 
 
 @dataclass(frozen=True)
@@ -96,6 +104,8 @@ def session_rewards(
             add(note, "update", params.reward_update)
         if note in created_from:
             add(note, "create", create_reward(created_from[note], params))
+        if note in read:
+            add(note, "read", params.reward_read)
         add(note, "recall", recall_reward(times_used(note), params))
     passed: dict[int, float] = {}  # note -> strongest rejection evidence (max propensity)
     for shown in searches:

@@ -94,6 +94,7 @@ class Touched:
     sessions: set[str] = field(default_factory=set)
     sources: set[str] = field(default_factory=set)
     gone: set[int] = field(default_factory=set)
+    rewarded: dict[int, dict[str, float]] = field(default_factory=dict)  # end: note -> rewards
 
 
 def _note(state: LearnedState, note: int, params: LearningParams, touched: Touched) -> NoteState:
@@ -199,6 +200,7 @@ def _end(state: LearnedState, ev: Event, params: LearningParams, touched: Touche
             continue
         by_source = outcome.rewards[note]
         ns = _note(state, note, params, touched)
+        touched.rewarded[note] = dict(sorted(by_source.items()))
         for source in sorted(by_source):
             n, total = state.rewards.get(source, (0, 0.0))
             state.rewards[source] = (n + 1, total + by_source[source])

@@ -30,12 +30,14 @@ class Learned:
     warmth: npt.NDArray[np.float64]  # activation boost per note, in [0, 1]
     prior: npt.NDArray[np.float64]  # bounded Q prior per note, added after fusion
     cooccurrence: WeightedEdges  # learned edges between positions, weights in [0, 1]
+    seq: int = 0  # the last event of the log folded into this state (0: none)
+    clock: float = 0.0  # the time the warmth and edges were evaluated at
 
     @classmethod
-    def none(cls, n: int) -> Learned:
+    def none(cls, n: int, clock: float = 0.0) -> Learned:
         """Nothing learned about `n` notes: zeros and no edges."""
         zeros = np.zeros(n, dtype=np.float64)
-        return cls(zeros, zeros.copy(), WeightedEdges.empty())
+        return cls(zeros, zeros.copy(), WeightedEdges.empty(), clock=clock)
 
 
 class UsageRecorder(Protocol):
@@ -68,8 +70,9 @@ class UsageRecorder(Protocol):
 
     def on_delete(self, note_id: int) -> None: ...
 
-    def learned(self, ids: Sequence[int]) -> Learned:
-        """Warmth, Q prior and co-occurrence edges for the notes `ids` (in that order)."""
+    def learned(self, ids: Sequence[int], as_of: float | None = None) -> Learned:
+        """Warmth, Q prior and co-occurrence edges for the notes `ids` (in that order): live,
+        or with `as_of` the state replayed from the events logged up to that time."""
         ...
 
     def archived(self, ids: Sequence[int]) -> npt.NDArray[np.bool_]:
@@ -109,8 +112,8 @@ class NullUsage:
     def on_delete(self, note_id: int) -> None:
         return None
 
-    def learned(self, ids: Sequence[int]) -> Learned:
-        return Learned.none(len(ids))
+    def learned(self, ids: Sequence[int], as_of: float | None = None) -> Learned:
+        return Learned.none(len(ids), 0.0 if as_of is None else float(as_of))
 
     def archived(self, ids: Sequence[int]) -> npt.NDArray[np.bool_]:
         return np.zeros(len(ids), dtype=np.bool_)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -49,13 +49,24 @@ class SearchResult:
     query: str
     hits: tuple[Hit, ...]
     stages: dict[str, str] = field(default_factory=dict)
+    # what the ranking used: {"generation", "learned_seq", "clock"} (the facade fills it in)
+    basis: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self, *, receipt: bool = True) -> dict[str, Any]:
-        return {
+        out = {
             "query": self.query,
             "hits": [h.to_json(receipt=receipt) for h in self.hits],
             "stages": dict(self.stages),
         }
+        if self.basis:
+            out["basis"] = dict(self.basis)
+        return out
+
+
+def with_basis(result: SearchResult, basis: dict[str, Any]) -> SearchResult:
+    """The result with its basis recorded on it and in every hit's receipt."""
+    hits = tuple(replace(h, receipt={**h.receipt, "basis": dict(basis)}) for h in result.hits)
+    return replace(result, hits=hits, basis=dict(basis))
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,8 @@ def test_golden_session() -> None:
     out = session_rewards(events, lambda n: 2 if n == 1 else 0, P)
     assert out.used == {1, 3}
     assert out.rewards == {
-        1: pytest.approx({"create": 0.6, "recall": 0.2}),  # read then a note created; 0.4/2
+        # read then a note created; 0.4/2; read after shown +0.2 (issue 13)
+        1: pytest.approx({"create": 0.6, "read": 0.2, "recall": 0.2}),
         3: {"cite": 1.0},  # linked from a later write
         2: pytest.approx({"unused": -0.063}),  # rank 1 < 5, passed over: -0.1 * 0.63
     }  # note 4 (rank 6) is beyond unused_top_n: no reward either way
@@ -53,10 +54,10 @@ def test_fold_applies_rewards_once_at_end() -> None:
     for e in [ev(1, "start"), ev(2, "search", shown=SHOWN, spread=[[1, 0.05]]),
               ev(3, "write", 9, created=False, linked=[1])]:
         apply(state, e, P)
-    assert state.notes[1].q == 0.5  # nothing before the end
+    assert state.notes[1].q == 0.0  # nothing before the end (issue 13: Q starts at 0, not 0.5)
     apply(state, ev(4, "end"), P)
-    assert state.notes[1].q == pytest.approx(0.55)
-    assert state.notes[2].q == pytest.approx(0.5 + 0.1 * (-0.063 - 0.5))
+    assert state.notes[1].q == pytest.approx(0.1)  # 0.1 * 1.0 * (1 - 0)
+    assert state.notes[2].q == pytest.approx(0.1 * 0.063 * (-1 - 0))
     snapshot = repr(state)
     apply(state, ev(5, "end"), P)  # a second end changes nothing
     assert repr(state) == snapshot.replace("last_seq=4", "last_seq=5")

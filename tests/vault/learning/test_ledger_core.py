@@ -59,9 +59,9 @@ def test_citation_raises_q_and_passing_over_lowers_it(path: Path, clock: Clock) 
     assert led.prior([11])[0] == 0.0  # nothing applied before session end
     assert led.end_session("s", clock.t + 5)
     q = {n: led.state.notes[n].q for n in (10, 11, 12)}
-    assert q[11] == pytest.approx(0.55)
-    assert q[10] < 0.5 and q[12] < 0.5
-    assert led.prior([11, 10, 404]).tolist() == pytest.approx([0.1, 2 * (q[10] - 0.5), 0.0])
+    assert q[11] == pytest.approx(0.1)  # issue 13: from 0 towards +1 (was 0.55 from 0.5)
+    assert q[10] < 0.0 and q[12] < 0.0 and q[10] < q[12]  # a rank-0 miss costs more
+    assert led.prior([11, 10, 404]).tolist() == pytest.approx([0.2, 2 * q[10], 0.0])
     events = led.event_counts()
     assert not led.end_session("s", clock.t + 9)  # twice: nothing changes
     assert led.event_counts() == events and led.state.notes[11].q == q[11]
@@ -80,7 +80,8 @@ def test_dead_session_is_recovered_at_next_start(path: Path, clock: Clock) -> No
     assert led.state.open_events["dead"][-1].kind == "read"
     assert led.start_session("live", later) == ["dead"]
     assert led.state.sessions["dead"].recovered
-    assert led.state.notes[1].q < 0.5  # passed over while 2 was read
+    assert led.state.notes[1].q < 0.0  # passed over while 2 was read (issue 13: 0 neutral)
+    assert led.state.notes[2].q > 0.0  # read after being shown
     assert led.health([1, 2], later)["sessions"] == {"open": 1, "ended": 0, "recovered": 1}
     assert led.start_session("other", later + 1) == []  # "live" is not stale yet
     led.close()
@@ -141,7 +142,7 @@ def test_two_connections_see_each_others_writes(path: Path, clock: Clock) -> Non
     a.on_search("s", "q", shown(1, 2))
     a.on_read("s", 1)
     assert b.end_session("s", clock.t)  # b reloads the state a committed
-    assert a.state.notes[2].q < 0.5  # and a sees b's end
+    assert a.state.notes[2].q < 0.0  # and a sees b's end (issue 13: 0 is neutral)
     assert a.replay() == a.state == b.state
     a.close()
     b.close()
@@ -175,7 +176,8 @@ def test_warmth_spreads_and_decays(path: Path, clock: Clock) -> None:
     led = Ledger.open(path, clock=clock)
     led.on_read(None, 1, undirected([(1, 2), (2, 3), (3, 4)]))
     w = led.warmth([1, 2, 3, 4])
-    assert w.tolist() == pytest.approx([0.05, 0.05, 0.05, 0.0])  # 1, 0.6, 0.36: all capped
+    # issue 13: cap * 1, 0.6, 0.36 (was 0.05 at every hop: damping inert under the cap)
+    assert w.tolist() == pytest.approx([0.05, 0.03, 0.018, 0.0])
     clock.t += 7 * SECONDS_PER_DAY
     later = led.warmth([1, 2, 3, 4])
     assert all(later[:3] < w[:3]) and later[3] == 0.0
