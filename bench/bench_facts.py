@@ -33,10 +33,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from vault import build_events
+from vault import build_events, build_facts, extract_statements
+from vault import fact_sentence as sentence
 from vault import load_conversations as load
-from vault.conversation.facts import build_facts, sentence
-from vault.conversation.statements import extract_statements
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_DATA = "../shared/data/locomo/locomo10.json"  # relative to the repository root

@@ -29,8 +29,11 @@ from .conversation import (
 from .conversation.context import EventIndex, context_from_items, score_parts
 from .conversation.context import Weights as ContextWeights
 from .conversation.events import build_events
+from .conversation.facts import build_facts
+from .conversation.facts import sentence as fact_sentence
 from .conversation.items import Item as ContextItem
 from .conversation.items import item_of
+from .conversation.statements import extract_statements
 from .core import Vault
 from .errors import (
     AmbiguousNote,
@@ -125,12 +128,15 @@ __all__ = [
     "archive_decisions",
     "build_context",
     "build_events",
+    "build_facts",
     "content_terms",
     "context_from_items",
     "conversation_from_corpus",
     "conversation_stability",
     "demoted_text",
     "examination_probability",
+    "extract_statements",
+    "fact_sentence",
     "fuse",
     "ingest_conversations",
     "item_of",
