@@ -8,7 +8,10 @@ turns of the question's conversation, in memory; no vault, no model):
 - ndm: `vault.conversation.context` (entity rows, anchored dates, the turn before each hit,
   date order, "[date] Speaker: text (expr = date)" labels, which count against the budget);
 - ablations: ndm without the time term (dates not used to score), ndm with the DMF Ω prior
-  (weight 0.2), ndm without the turn before.
+  (weight 0.2), ndm without the turn before; and the two constants of the depiction rule
+  (issue 16) moved either way: LEX_STRONG (the share of the best lexical score that connects
+  a turn on its own, default 0.25) and BEFORE_SHARE (the priority of the turn before a kept
+  event, as a share of the event's score, default 0.5). `--variants` picks a subset.
 
 Evidence recall = |evidence ∩ turns shown| / |evidence|, averaged per category (LoCoMo:
 1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial). Words are counted as
@@ -77,6 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--data", default=DEFAULT_DATA)
     ap.add_argument("--budgets", type=int, nargs="+", default=[300, 600, 1200])
     ap.add_argument("--json", default="")
+    ap.add_argument("--variants", nargs="*", default=[], help="only these (plain always runs)")
     args = ap.parse_args(argv)
     raw = json.loads(Path(args.data).read_text(encoding="utf-8"))
     convs = load(json.dumps(raw), "locomo")
@@ -86,7 +90,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "ndm-no-time": Weights(time=0.0),
         "ndm+omega": Weights(omega=0.2),
         "ndm-no-before": Weights(before=False),
+        "ndm-lex-0.15": Weights(lex_strong=0.15),
+        "ndm-lex-0.5": Weights(lex_strong=0.5),
+        "ndm-before-0.25": Weights(before_share=0.25),
+        "ndm-before-1.0": Weights(before_share=1.0),
     }
+    if args.variants:
+        variants = {k: v for k, v in variants.items() if k in args.variants or k == "plain"}
     # acc[variant][budget][category] = [recall sum, n, words sum]
     acc: dict[str, dict[int, dict[int, list[float]]]] = {
         v: {b: {} for b in args.budgets} for v in variants

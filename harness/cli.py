@@ -26,6 +26,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "harness.commands.serve",
     "harness.commands.repl",
     "harness.commands.ingest",
+    "harness.commands.conversation",
     "harness.commands.lifecycle",
 )
 

@@ -9,19 +9,31 @@ measure them on their own (BM25, the pair table, the conversation context scorer
 
 from .conversation import (
     CONVERSATION_FORMATS,
+    STABILITY_MODES,
     ArchiveDecision,
     IngestReport,
+    Stability,
+    WorkingDecision,
     archive_decisions,
     build_context,
+    conversation_from_corpus,
+    conversation_stability,
+    demoted_text,
     ingest_conversations,
     load_conversations,
     next_in_vault,
+    session_end,
+    working_note,
+    working_path,
 )
 from .conversation.context import EventIndex, context_from_items, score_parts
 from .conversation.context import Weights as ContextWeights
 from .conversation.events import build_events
+from .conversation.facts import build_facts
+from .conversation.facts import sentence as fact_sentence
 from .conversation.items import Item as ContextItem
 from .conversation.items import item_of
+from .conversation.statements import extract_statements
 from .core import Vault
 from .errors import (
     AmbiguousNote,
@@ -65,6 +77,7 @@ __all__ = [
     "LEDGER_FILE",
     "SESSIONS_DIR",
     "SIGNALS",
+    "STABILITY_MODES",
     "AmbiguousNote",
     "ArchiveDecision",
     "Bm25Index",
@@ -108,17 +121,25 @@ __all__ = [
     "SearchParams",
     "SearchResult",
     "SessionLocks",
+    "Stability",
     "SyncReport",
     "UsageRecorder",
     "Vault",
     "VaultError",
     "WeightedEdges",
+    "WorkingDecision",
     "archive_decisions",
     "build_context",
     "build_events",
+    "build_facts",
     "content_terms",
     "context_from_items",
+    "conversation_from_corpus",
+    "conversation_stability",
+    "demoted_text",
     "examination_probability",
+    "extract_statements",
+    "fact_sentence",
     "fuse",
     "ingest_conversations",
     "item_of",
@@ -128,5 +149,8 @@ __all__ = [
     "order",
     "ranks",
     "score_parts",
+    "session_end",
     "tokenize",
+    "working_note",
+    "working_path",
 ]

@@ -1,7 +1,9 @@
 """Conversation memory: chats become dated events and entities in the vault (NDM, DMF, 4D).
 
 Public entry points (re-exported by `vault`): `load_conversations`, `ingest_conversations`,
-`build_context`, `next_in_vault`, `archive_decisions`.
+`build_context`, `next_in_vault`, `archive_decisions`, `conversation_stability` (with
+`conversation_from_corpus`), and the working partition (`working_note`, `working_path`,
+`session_end`, `demoted_text`).
 """
 
 from .archiving import ArchiveDecision, archive_decisions
@@ -12,17 +14,30 @@ from .formats import load as load_conversations
 from .ingest import IngestReport
 from .ingest import ingest as ingest_conversations
 from .nexts import Next, next_in_vault
+from .stability import MODES as STABILITY_MODES
+from .stability import Stability, conversation_from_corpus
+from .stability import stability as conversation_stability
+from .working import WorkingDecision, demoted_text, session_end, working_note, working_path
 
 __all__ = [
     "CONVERSATION_FORMATS",
+    "STABILITY_MODES",
     "ArchiveDecision",
     "Context",
     "Conversation",
     "IngestReport",
     "Next",
+    "Stability",
+    "WorkingDecision",
     "archive_decisions",
     "build_context",
+    "conversation_from_corpus",
+    "conversation_stability",
+    "demoted_text",
     "ingest_conversations",
     "load_conversations",
     "next_in_vault",
+    "session_end",
+    "working_note",
+    "working_path",
 ]

@@ -5,22 +5,29 @@ ones, in date order, within a word budget ... keep the top events; add the turn 
 each kept event; sort by date, label who said each line, and cut the lowest scores first if
 over budget."
 
-Score of event t for query q (each term in [0, 1] before its weight):
+Score of event t for query q. Relevance comes only from what t shares with q; the other terms
+multiply it (a date or a speaker never makes an unconnected turn relevant):
 
-    s(t) = lex(t) / max lex + W_ENTITY · ent(t) + W_TIME · time(t) + W_SPEAKER · spk(t)
-           + W_OMEGA · Ω(t)
+    rel(t) = lex(t) + W_ENTITY · ent(t)     when ent(t) > 0 or lex(t) >= LEX_STRONG
+           = 0                              otherwise
+    s(t)   = rel(t) · (1 + W_TIME · time(t)) · (1 + W_SPEAKER · spk(t)) · (1 + W_OMEGA · Ω(t))
 
-- lex: a lexical score (BM25 from the vault's search, or any vector aligned with the events);
+- lex: a lexical (or fused lexical+dense) score, divided by its maximum over the events, so in
+  [0, 1]; only a strong one (>= LEX_STRONG of the best) connects on its own;
 - ent: Σ idf(e) over the non-speaker entity rows of t whose words all occur in q, divided by
-  Σ idf(e) over every entity row matched by q; idf(e) = ln(1 + N / df(e));
+  Σ idf(e) over every entity row matched by q; idf(e) = ln(1 + N / df(e)); speakers are hubs
+  and never count;
 - time: 1 when q asks about time ("when", "what year", "how long ago", ...) and t carries an
   anchored date expression, or when a date written in q overlaps t's date or its expressions;
-- spk: 1 when q names t's speaker (a speaker is a hub: small weight);
+- spk: 1 when q names t's speaker;
 - Ω: DMF survival (weight 0 by default: adopted only if the benchmark says so).
-Only events with lex > 0 or ent > 0 are candidates. Lines are taken in score order (ties: tick)
-together with the turn before each (same session), skipping what no longer fits; the result is
-sorted by (date, tick). A line is "[YYYY-MM-DD HH:MM] Speaker: text", followed by
-"(expr = absolute date; ...)" when the turn has anchored expressions; budget counts its words.
+
+Depiction (NDM seed, step 6): the events with s > 0 in score order (ties: tick) are the top
+events; each brings the turn just before it (same session) as a line whose priority is
+BEFORE_SHARE · s(hit) (or its own score when higher). Lines are kept in priority order while
+they fit the budget, so the lowest are cut first; the result is sorted by (date, tick). A line
+is "[YYYY-MM-DD HH:MM] Speaker: text", followed by "(expr = absolute date; ...)" when the turn
+has anchored expressions; budget counts its words.
 """
 
 from __future__ import annotations
@@ -47,6 +54,8 @@ W_ENTITY = 0.5
 W_TIME = 0.3
 W_SPEAKER = 0.1
 W_OMEGA = 0.0
+LEX_STRONG = 0.25
+BEFORE_SHARE = 0.5
 _FAR = date(9000, 1, 1)
 _ASKS_TIME = re.compile(
     r"\b(when|what (?:date|year|month|day|time)|which (?:year|month|day)|how long|"
@@ -65,6 +74,8 @@ class Weights:
     omega: float = W_OMEGA
     before: bool = True
     labels: bool = True
+    lex_strong: float = LEX_STRONG
+    before_share: float = BEFORE_SHARE
 
 
 @dataclass(frozen=True)
@@ -175,10 +186,12 @@ class Parts:
     omega: npt.NDArray[np.float64]
 
     def combine(self, weights: Weights) -> npt.NDArray[np.float64]:
-        """s(t) (module docstring); 0 for items that are not candidates."""
-        s = (self.lex + weights.entity * self.ent + weights.time * self.time
-             + weights.speaker * self.speaker + weights.omega * self.omega)
-        return np.where((self.lex > 0) | (self.ent > 0), s, 0.0)
+        """s(t) (module docstring); 0 for events that share nothing with the question."""
+        connected = (self.ent > 0) | ((self.lex > 0) & (self.lex >= weights.lex_strong))
+        rel = np.where(connected, self.lex + weights.entity * self.ent, 0.0)
+        return np.asarray(rel * (1.0 + weights.time * self.time)
+                          * (1.0 + weights.speaker * self.speaker)
+                          * (1.0 + weights.omega * self.omega), dtype=np.float64)
 
 
 def score_parts(index: EventIndex, query: str, lexical: npt.ArrayLike) -> Parts:
@@ -220,37 +233,38 @@ def assemble(
     weights: Weights = Weights(),
     allowed: Sequence[bool] | None = None,
 ) -> Context:
-    """Best lines first (each with the turn before it) until the budget is spent; date order.
+    """The top events and the turn before each, lowest priority cut first; date order.
 
     `allowed` (a date filter) also bars a turn from entering as the turn before."""
     sc = np.asarray(scores, dtype=np.float64)
     order = sorted((i for i in range(len(items)) if sc[i] > 0), key=lambda i: (-sc[i], i))
-    pos = {(it.conversation, it.tick): i for i, it in enumerate(items)}
+    pos = {(it.conversation, it.tick): i for i, it in enumerate(items) if it.kind == "turn"}
+    # priority and reason of every candidate line: hits, then the turns before them
+    prio: dict[int, tuple[float, str, float]] = {i: (float(sc[i]), "hit", float(sc[i]))
+                                                 for i in order}
+    if weights.before:
+        for i in order:
+            it = items[i]
+            j = pos.get((it.conversation, it.tick - 1)) if it.kind == "turn" else None
+            if (j is None or items[j].session != it.session
+                    or (allowed is not None and not allowed[j])):
+                continue
+            p = weights.before_share * float(sc[i])
+            if j not in prio or prio[j][0] < p:
+                prio[j] = (p, "before", float(sc[i]))
+    ranked = sorted(prio, key=lambda k: (-prio[k][0], items[k].tick, k))
     chosen: dict[int, Line] = {}
     used = 0
-    for i in order:
+    for k in ranked:
         if used >= budget_words:
             break
-        if i in chosen:
+        p, why, hit = prio[k]
+        line = Line(items[k], hit if why == "before" else p, why,
+                    items[k].render(labels=weights.labels))
+        if used + line.words > budget_words:
             continue
-        it = items[i]
-        unit = [(i, "hit")]
-        j = pos.get((it.conversation, it.tick - 1))
-        if (weights.before and j is not None and j not in chosen
-                and items[j].session == it.session and (allowed is None or allowed[j])):
-            unit.insert(0, (j, "before"))
-        lines = [
-            Line(items[k], float(sc[i]), why, items[k].render(labels=weights.labels))
-            for k, why in unit
-        ]
-        cost = sum(ln.words for ln in lines)
-        if used + cost > budget_words and len(lines) == 2:
-            lines, cost = lines[1:], lines[1].words  # the turn before is cut first
-        if used + cost > budget_words:
-            continue
-        for (k, _), ln in zip(unit[-len(lines) :], lines, strict=True):
-            chosen[k] = ln
-        used += cost
+        chosen[k] = line
+        used += line.words
     ordered = sorted(chosen.items(), key=lambda kv: (kv[1].item.when, kv[1].item.tick, kv[0]))
     return Context(
         query,

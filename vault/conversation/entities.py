@@ -3,12 +3,24 @@
 NDM (seed 000, step 1): "Names are normalised before they become rows, so 'the vase' and
 'vase' share a row, while 'my vase' said by Alice and 'my vase' said by Bob do not."
 
-Kinds: "name" (capitalised words; a sentence-initial word only when the conversation's name
-lexicon knows it), "thing" (the words after a determiner or possessive: "the pottery class"),
-"date" (a resolved expression from `clocks`, keyed by its absolute label), "number".
-Normalisation (`normalise`): NFKC + casefold, determiners dropped, last word singularised;
-possessives are keyed by their owner: "my X" -> "<speaker>'s x", "your X" -> "<addressee>'s x",
-"Alice's X" -> "alice's x". Same text, speaker and lexicon -> same entities, in text order.
+Kinds: "name" (capitalised words in any position, see below), "thing" (the words after a
+determiner or possessive: "the pottery class"; every possessive phrase, "Alice's vase", is a
+thing, never a person), "date" (a resolved expression from `clocks`, keyed by its absolute
+label), "number".
+
+A capitalised word is a name when it stands mid-sentence, or, at the start of a sentence, when
+the conversation gives evidence (`name_lexicon`): the same word capitalised mid-sentence
+elsewhere, a speaker's name, a supplied entity, or a word that is not a common word
+(`common_words.COMMON`, stop words, weekdays, months) and is never written in lower case in
+the conversation ("Carla is my teacher." with no "carla" anywhere). A sentence-initial
+capitalised word followed by a mid-sentence one ("Riverside Market opened") starts a name run
+unless it is a common word.
+
+Normalisation (`normalise`): NFKC + casefold, determiners dropped, last word singularised
+unless it was written capitalised with no determiner (a plural proper name stays: "Payments"
+-> "payments"; "The Vases" -> "vase");
+possessives are keyed by their owner: "my X" -> "<speaker>'s x", "your X" -> "<addressee>'s
+x", "Alice's X" -> "alice's x". Same text, speaker and lexicon -> same entities, in text order.
 """
 
 from __future__ import annotations
@@ -21,6 +33,7 @@ from datetime import date
 
 from ..retrieval.text import STOPWORDS
 from .clocks import MONTHS, WEEKDAYS, TimeRef, resolve
+from .common_words import COMMON
 
 KINDS: tuple[str, ...] = ("speaker", "name", "thing", "date", "number")
 DETERMINERS = frozenset("the a an my our your his her their its".split())
@@ -70,6 +83,12 @@ def singular(word: str) -> str:
 
 def normalise(phrase: str, *, speaker: str = "", addressee: str = "") -> str:
     """The row key of a phrase: see the module docstring. "" when nothing is left."""
+    written = [w.strip('.,!?;:"()[]') for w in phrase.split()]
+    written = [w for w in written if w]
+    # A capitalised last word with no determiner before it is a proper name ("Payments");
+    # "The Vases" is a title-cased common noun.
+    proper = (bool(written) and written[-1][:1].isupper()
+              and _fold(written[0]) not in DETERMINERS)
     words = [w.strip('.,!?;:"()[]') for w in _fold(phrase).split()]
     words = [w for w in words if w]
     owner = ""
@@ -85,25 +104,44 @@ def normalise(phrase: str, *, speaker: str = "", addressee: str = "") -> str:
             owner, words = m.group(1), words[1:]
     if not words:
         return ""
-    words[-1] = singular(words[-1])
+    if not proper:
+        words[-1] = singular(words[-1])
     core = " ".join(words)
     return f"{owner}'s {core}" if owner else core
 
 
-def name_lexicon(texts: Iterable[str], speakers: Iterable[str] = ()) -> frozenset[str]:
-    """Casefolded capitalised words seen mid-sentence anywhere, plus the speakers' names.
+def name_lexicon(
+    texts: Iterable[str], speakers: Iterable[str] = (), names: Iterable[str] = ()
+) -> frozenset[str]:
+    """Casefolded words that the conversation shows to be names (module docstring).
 
-    A sentence-initial capitalised word counts as a name only if this lexicon holds it.
+    Speakers' names and the words of supplied capitalised `names`; capitalised words seen
+    mid-sentence; capitalised sentence-initial words that are not common words and never
+    appear in lower case in `texts`. A sentence-initial word counts as a name only if this
+    lexicon holds it (or it starts a title-case run).
     """
-    names = {_fold(s) for s in speakers}
+    found = {_fold(s) for s in speakers}
+    for n in names:
+        for w in n.split():
+            w = _POSSESSIVE.sub(r"\1", w.strip('.,!?;:"()[]'))
+            if w[:1].isupper() and _fold(w) not in _TITLE_STOP:
+                found.add(_fold(w))
+    lower: set[str] = set()
+    initial: set[str] = set()
     for text in texts:
         prev = "."
         for tok in _TOKEN.findall(text):
             base = _POSSESSIVE.sub(r"\1", tok)
-            if base[:1].isupper() and prev not in '.!?"' and _fold(base) not in _TITLE_STOP:
-                names.add(_fold(base))
+            folded = _fold(base)
+            if base[:1].islower():
+                lower.add(folded)
+            elif base[:1].isupper() and folded not in _TITLE_STOP and folded not in _WEEKDAY_MONTH:
+                if prev not in '.!?"':
+                    found.add(folded)
+                elif "'" not in folded and folded not in COMMON:
+                    initial.add(folded)
             prev = tok
-    return frozenset(names)
+    return frozenset(found | (initial - lower))
 
 
 def _is_name_word(tok: str, initial: bool, lexicon: frozenset[str]) -> bool:
@@ -145,10 +183,14 @@ def extract(
         tok = toks[i]
         initial = prev in '.!?"('
         low = _fold(tok)
-        if _is_name_word(tok, initial, lexicon):
+        run = (initial and not _is_name_word(tok, True, lexicon) and i + 1 < len(toks)
+               and _starts_run(tok) and _is_name_word(toks[i + 1], False, lexicon))
+        if run or _is_name_word(tok, initial, lexicon):
             j = i
             parts: list[str] = []
-            while j < len(toks) and _is_name_word(toks[j], initial and j == i, lexicon):
+            while j < len(toks) and (
+                (run and j == i) or _is_name_word(toks[j], initial and j == i, lexicon)
+            ):
                 parts.append(toks[j])
                 if _POSSESSIVE.match(toks[j]):
                     break
@@ -180,6 +222,14 @@ def extract(
     for m in _NUMBER.finditer(rest):
         found.append(Entity(m.group(0).replace(",", ""), m.group(0), "number"))
     return dedupe(found)
+
+
+def _starts_run(tok: str) -> bool:
+    """A sentence-initial capitalised word that may open a title-case run."""
+    base = _POSSESSIVE.sub(r"\1", tok)
+    folded = _fold(base)
+    return (base[:1].isupper() and "'" not in folded and folded not in _TITLE_STOP
+            and folded not in COMMON and folded not in _WEEKDAY_MONTH)
 
 
 def _phrase(toks: Sequence[str], start: int) -> list[str]:
@@ -223,6 +273,11 @@ def supplied(
     out = []
     for n in names:
         key = normalise(n, speaker=speaker, addressee=addressee)
-        kind = "speaker" if key in spoken else ("name" if n.strip()[:1].isupper() else "thing")
+        if key in spoken:
+            kind = "speaker"
+        elif "'s " in key or not n.strip()[:1].isupper():
+            kind = "thing"  # "Alice's vase" is a thing owned by a person, never a person
+        else:
+            kind = "name"
         out.append(Entity(key, n, kind))
     return dedupe(out)

@@ -61,7 +61,8 @@ def build_events(conv: Conversation) -> tuple[Event, ...]:
     """Every turn of `conv` as an Event, in tick order."""
     speakers = conv.speakers
     turns = conv.turns()
-    lexicon = name_lexicon((t.text for t in turns), speakers)
+    given = [n for t in turns for n in (t.entities or ())]
+    lexicon = name_lexicon((t.text for t in turns), speakers, given)
     events: list[Event] = []
     history: list[tuple[int, tuple[Entity, ...]]] = []
     previous = ""

@@ -11,8 +11,10 @@ fact book keyed by (subject, key, value), so a repeated statement confirms the s
   a first-person fact reads 0.7, 0.91, 0.973 after 1, 2, 3 confirmations: three sightings in
   three sessions over >= 30 days promote it to L3 (`lifecycle.promotable`); a commitment needs
   five;
-- a turn confirms a fact at most once; first observed / last confirmed are the turns' anchored
-  dates (the conversation's clock, never the wall clock);
+- a session confirms a fact at most once (saying it again in the same sitting is not new
+  evidence: the repeats are listed as evidence but do not raise the confidence or the count);
+  first observed / last confirmed are the turns' anchored dates (the conversation's clock,
+  never the wall clock);
 - for a single-valued key (`statements.functional`: lives_in, works_at, reports_to,
   opinion:X, favourite:T, some roles) a different value is a conflict: both facts are kept side
   by side with sources, dates and confidences, and the value said later discounts the other,
@@ -103,17 +105,23 @@ def build_facts(events: Sequence[Event]) -> tuple[FactRecord, ...]:
     book: tuple[Fact, ...] = ()
     first: dict[tuple[str, str, str], Statement] = {}
     evidence: dict[tuple[str, str, str], list[Evidence]] = {}
+    seen: set[tuple[str, tuple[str, str, str]]] = set()  # (session, triple) already counted
     for ev in sorted(events, key=lambda e: e.tick):
         if ev.role != "user":
             continue
-        seen: set[tuple[str, str, str]] = set()
+        in_turn: set[tuple[str, str, str]] = set()
         for st in extract_statements(ev.text, ev.speaker, speakers):
             triple = (st.subject, st.key, st.value)
-            if triple in seen:
+            if triple in in_turn:
                 continue
-            seen.add(triple)
-            c_obs = observation_confidence(st)
+            in_turn.add(triple)
             path = turn_path(ev.conversation, ev.session, ev.turn_id)
+            if (ev.session, triple) in seen:
+                evidence[triple].append(
+                    Evidence(ev.when.date(), ev.tick, ev.session, ev.turn_id, path))
+                continue
+            seen.add((ev.session, triple))
+            c_obs = observation_confidence(st)
             if functional(st.key):
                 book = tuple(
                     replace(f, confidence=f.confidence * (1.0 - c_obs))

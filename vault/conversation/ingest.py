@@ -6,7 +6,9 @@ summary = the session's top turns by Ω, ties by tick, shown in tick order; min(
 them), one per entity row (kind, mentions, first and last seen, its trajectory and its
 strongest Adamic–Adar ties, and the typed relations its facts state), one per L2 fact or L3
 rule (`facts`, `fact_notes`: preferences, facts, relations and commitments found by pattern in
-the users' turns, confirmed by repetition, conflicts side by side). Numbers get no note.
+the users' turns, confirmed by repetition, conflicts side by side), one per episode (tier
+"episodic": goal, steps tried, outcome, lesson by fixed patterns, `episodes`,
+`episode_notes`). Numbers get no note.
 
 Re-ingesting the same conversation is a no-op: a note is written only when its rendered text
 differs from the file (compared by the sha256 the index keeps), so nothing changes on disk.
@@ -21,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..notes.note import render
 from ..storage.sync import content_hash
+from .episode_notes import episode_notes
+from .episodes import find_episodes
 from .events import Event, build_events, incidence
 from .fact_notes import entity_relation_fields, fact_notes
 from .facts import build_facts
@@ -49,12 +53,13 @@ class IngestReport:
     notes: tuple[str, ...] = field(default=(), repr=False)
     facts: int = 0
     rules: int = 0
+    episodes: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {
             "conversations": list(self.conversations), "turns": self.turns,
             "sessions": self.sessions, "entities": self.entities, "facts": self.facts,
-            "rules": self.rules,
+            "rules": self.rules, "episodes": self.episodes,
             "written": len(self.written), "unchanged": self.unchanged,
             "written_notes": list(self.written[:50]),
         }
@@ -148,7 +153,8 @@ def _build(conv: Conversation) -> tuple[list[tuple[str, str]], int]:
             body += [f"- {link(ent_paths[k], k)} ({v:.3f})" for k, v in ties]
         out.append((ent_paths[key], render(fm, "\n".join(body) + "\n")))
     rules = sum(1 for r in records if promotable(r.fact))
-    return out + fact_notes(cid, records, ent_paths), rules
+    episodes = episode_notes(find_episodes(events), events)
+    return out + fact_notes(cid, records, ent_paths) + episodes, rules
 
 
 def ingest(vault: Vault, conversations: Conversation | Sequence[Conversation]) -> IngestReport:
@@ -174,5 +180,6 @@ def ingest(vault: Vault, conversations: Conversation | Sequence[Conversation]) -
             sessions += sum(1 for s in conv.sessions if s.turns)
     entities = sum(1 for p in paths if "/entities/" in p)
     facts = [p for p in paths if "/facts/" in p]
+    episodes = sum(1 for p in paths if "/episodes/" in p)
     return IngestReport(tuple(c.conversation_id for c in convs), turns, sessions, entities,
-                        tuple(written), unchanged, tuple(paths), len(facts), rules)
+                        tuple(written), unchanged, tuple(paths), len(facts), rules, episodes)

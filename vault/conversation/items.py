@@ -27,12 +27,14 @@ class Item:
     dates: tuple[tuple[str, date, date], ...]  # (expr, start, end) anchored expressions
     omega: float = 0.0
     note: str = ""
+    kind: str = "turn"  # "turn" (L0) | "episode" (episodic) | "working" (live scratch)
 
     def render(self, *, labels: bool = True) -> str:
         """The line shown to the model."""
+        who = self.speaker if self.kind == "turn" else f"{self.kind.capitalize()} ({self.speaker})"
         if not labels:
-            return f"{self.speaker}: {self.text}"
-        line = f"[{self.when:%Y-%m-%d %H:%M}] {self.speaker}: {self.text}"
+            return f"{who}: {self.text}"
+        line = f"[{self.when:%Y-%m-%d %H:%M}] {who}: {self.text}"
         if self.dates:
             line += " (" + "; ".join(f"{e} = {_label(s, t)}" for e, s, t in self.dates) + ")"
         return line

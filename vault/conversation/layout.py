@@ -7,10 +7,14 @@ Layout, per conversation `cid` (names slugged: characters outside letters, digit
     conversations/<cid>/<session>/<cid> <turn>.md           L0 turn note (one per turn)
     conversations/<cid>/entities/<key>.md                   one per entity row
     conversations/<cid>/facts/<sentence>.md                 L2 fact / L3 rule (see fact_notes)
+    conversations/<cid>/episodes/<cid> <session> episode <n>.md   episodic (episode_notes)
+    conversations/<cid>/working/<session>/<title>.md        working memory (working)
 
 Turn frontmatter: tier "L0", conversation, session, turn, speaker, role, date (ISO), tick,
 entities (wiki-links), dates ([{expr, start, end}]), references, omega, previous/next
-(wiki-links). The body is "Speaker: text". `items_from_corpus` reads them back for context.
+(wiki-links). The body is "Speaker: text". `items_from_corpus` reads them back for context,
+together with episode notes (kind "episode": tick = the episode's last turn, text = its
+summary) and live working notes (kind "working": tick -1, text = the body).
 """
 
 from __future__ import annotations
@@ -67,8 +71,32 @@ def as_date(value: Any) -> date | None:
         return None
 
 
+def _memory_item(path: str, fm: Mapping[str, Any], body: str) -> Item | None:
+    """An episode or working note as an Item; None if it is not readable."""
+    try:
+        when = datetime.fromisoformat(str(fm["date"]))
+    except (KeyError, TypeError, ValueError):
+        return None
+    tier = fm.get("tier")
+    text = body.strip()
+    if tier == "episodic":
+        _, _, summary = text.partition("## Summary")
+        text = summary.strip() or str(fm.get("goal", ""))
+        last = fm.get("last_tick")
+        tick = last if isinstance(last, int) and not isinstance(last, bool) else -1
+    else:
+        tick = -1
+    keys = [str(e) for e in fm.get("entity_keys", []) or []]
+    kind = "episode" if tier == "episodic" else "working"
+    return Item(tick, str(fm.get("conversation", "")), str(fm.get("session", "")),
+                path.rsplit("/", 1)[-1].removesuffix(".md"), "patterns" if kind == "episode"
+                else "scratch", when, " ".join(text.split()), tuple(keys), (), 0.0, path, kind)
+
+
 def item_from_note(path: str, fm: Mapping[str, Any], body: str) -> Item | None:
-    """The context view of a turn note; None if the note is not a readable turn."""
+    """The context view of a turn, episode or working note; None if it is none of those."""
+    if fm.get("tier") in ("episodic", "working"):
+        return _memory_item(path, fm, body)
     if fm.get("tier") != "L0":
         return None
     try:

@@ -4,7 +4,8 @@ No model is asked. A turn is cut into sentences (questions are skipped: they sta
 sentences into clauses (at , ; : and dashes); date expressions are removed first ("I moved to
 Rome last month" states where, `clocks` states when). In each clause the first pattern that
 matches wins (table below, in order); a clause hedged before the match ("if", "unless",
-"maybe", "might", "wish", "hope", "would", "should", "could", "whether") states nothing.
+"maybe", "perhaps", "probably", "might", "wish", "hope", "would", "should", "could",
+"whether") states nothing.
 
 =========================================  ===============  ==========  ======================
 pattern (first person: subject = speaker)  key              kind        typed relation
@@ -31,7 +32,10 @@ Objects are cut at the first clause word ("and", "but", "because", "which", ...)
 fillers ("now", "too", "a lot", ...) are dropped, and an object that is a pronoun, empty, or
 longer than MAX_OBJECT_WORDS words is refused (precision over recall). Values are normalised
 like entity rows (`entities.normalise`: casefold, determiners dropped, "my X" -> "alice's x"),
-commitments only casefolded. Same text and speakers -> same statements, in text order.
+commitments only casefolded. A commitment loses leading and trailing adverbs ("definitely",
+"always", "just", ...) and must keep two words ("I'll always cherish" states nothing); a social
+formula ("I'll let you know", "keep you posted", "do my best", "give it a try", ...) is no
+commitment. Same text and speakers -> same statements, in text order.
 """
 
 from __future__ import annotations
@@ -70,7 +74,17 @@ _COPULAS = frozenset("is are was were am be been has had".split())
 _NOT_A = frozenset("bit little lot tad huge big great".split())
 _RELATIVE = frozenset("what which whatever whom".split())
 _REFUSED_ACTS = frozenset("not never be say admit tell have".split())
-_HEDGES = frozenset("if unless maybe might wish hope would should could whether".split())
+_HEDGES = frozenset(
+    "if unless maybe perhaps probably might wish hope would should could whether".split())
+# Social formulas that promise nothing about the speaker's life (issue 16: read in the
+# LoCoMo fact sample, where they were a third of all commitments; the list is generic chat).
+_PLEASANTRY = re.compile(
+    r"^(?:let you know|keep you (?:posted|updated|in the loop)|(?:do|try) my best|"
+    r"give (?:it|this|that|these) a (?:try|go|shot)|check (?:it|this|that) out|"
+    r"(?:stay|get|keep) in touch|catch up|hit you up|reach out|keep my fingers crossed|"
+    r"keep (?:that|it|this) in mind|make sure to keep you)\b")
+_COMMIT_ADVERBS = frozenset(
+    "always definitely surely certainly just really totally also soon".split())
 _FILLERS = (
     "a lot", "so much", "very much", "these days", "right now", "as well", "now", "too",
     "lately", "anymore", "though", "soon", "again", "also", "already", "really", "a bit",
@@ -176,9 +190,14 @@ def _object(raw: str, limit: int, commitment: bool = False) -> str | None:
     words = text.split()
     if not commitment and words and words[0] == "to":
         words = words[1:]
-    if commitment:  # "keep working at it" -> "keep working"
-        while len(words) > 1 and (words[-1] in _PRONOUNS or words[-1] in _PREPOSITIONS):
+    if commitment:  # "keep working at it" -> "keep working"; "a mug just" -> "a mug"
+        while len(words) > 1 and (words[-1] in _PRONOUNS or words[-1] in _PREPOSITIONS
+                                  or words[-1] in _COMMIT_ADVERBS):
             words = words[:-1]
+        while words and words[0] in _COMMIT_ADVERBS:  # "definitely keep" -> "keep"
+            words = words[1:]
+        if _PLEASANTRY.match(" ".join(words)):
+            return None
     if not words or len(words) > limit or words[0] in _PRONOUNS or words[-1] in _PREPOSITIONS:
         return None
     if words[0] in _COPULAS:

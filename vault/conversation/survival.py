@@ -14,7 +14,10 @@ preference     "I like/love/prefer/hate/enjoy", "my favourite", ...           +1
 dates          min(1, resolved date expressions / 2)                         +1.0
 names          min(1, named entities / 3)                                    +0.8
 provenance     who said it: user 1.0, assistant 0.4, system/tool 0.0         +0.6
-filler         at most 3 content terms and no question ("haha thanks!")      −1.5
+statement      the turn states a fact, relation, preference or commitment    +1.2
+               (`statements.extract_statements` finds one: "I live in Paris.")
+filler         at most 3 content terms, no question, no statement            −1.5
+               ("haha thanks!")
 bias b                                                                       −1.5
 =============  ===========================================================  ======
 
@@ -25,6 +28,10 @@ fitted to LoCoMo or LongMemEval. Interaction-count decay (DMF's Ω_eff(Δn), no 
 
 so a strong memory (Ω = 0.9, H = 460) outlives a weak one (Ω = 0.2, H = 180). A turn whose
 Ω_eff falls below ARCHIVE_BELOW is a candidate for reversible archiving.
+
+The "statement" feature (issue 16) exists because short factual turns were scored as filler:
+"I live in Paris." has two content terms, so it read Ω = 0.10 without it; with it Ω ≈ 0.69.
+Its weight equals the preference and commitment weights (not fitted).
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ from dataclasses import dataclass
 from ..retrieval.text import content_terms, tokenize
 from .clocks import TimeRef
 from .entities import Entity
+from .statements import extract_statements
 
 FEATURES: tuple[str, ...] = (
     "density",
@@ -46,6 +54,7 @@ FEATURES: tuple[str, ...] = (
     "dates",
     "names",
     "provenance",
+    "statement",
     "filler",
 )
 WEIGHTS: dict[str, float] = {
@@ -56,6 +65,7 @@ WEIGHTS: dict[str, float] = {
     "dates": 1.0,
     "names": 0.8,
     "provenance": 0.6,
+    "statement": 1.2,
     "filler": -1.5,
 }
 BIAS = -1.5
@@ -105,6 +115,7 @@ def features(
     density = (len(set(content)) / len(toks)) * min(1.0, len(content) / 8) if toks else 0.0
     asks = "?" in text
     names = sum(1 for e in entities if e.kind == "name")
+    states = bool(extract_statements(plain, "speaker"))
     return {
         "density": density,
         "question": 1.0 if asks else 0.0,
@@ -113,7 +124,8 @@ def features(
         "dates": min(1.0, len(time_refs) / 2),
         "names": min(1.0, names / 3),
         "provenance": PROVENANCE.get(role, 1.0),
-        "filler": 1.0 if len(content) <= 3 and not asks else 0.0,
+        "statement": 1.0 if states else 0.0,
+        "filler": 1.0 if len(content) <= 3 and not asks and not states else 0.0,
     }
 
 

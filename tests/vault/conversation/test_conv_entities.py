@@ -48,3 +48,28 @@ def test_speaker_names_are_speaker_rows_and_supplied_entities_normalise() -> Non
 
 def test_vague_nouns_are_not_rows() -> None:
     assert extract("It was a lot of fun, the time flew.", speaker="A") == ()
+
+
+def test_sentence_initial_names_are_found_by_conversation_evidence() -> None:
+    texts = ["Carla is my teacher at the pottery class.", "Carla praised the vase you made."]
+    lex = name_lexicon(texts, ["Alice", "Bob"])
+    assert "carla" in lex and "pottery" not in lex
+    got = extract(texts[0], speaker="Bob", lexicon=lex)
+    assert (got[0].key, got[0].kind) == ("carla", "name")
+    # a common opener, or a word the conversation also writes in lower case, is not a name
+    lex2 = name_lexicon(["Thanks a lot.", "Pottery is fun.", "I love pottery."])
+    assert "thanks" not in lex2 and "pottery" not in lex2
+    # a title-case run after the sentence start
+    run = extract("Riverside Market opened.", speaker="A")
+    assert [(e.key, e.kind) for e in run] == [("riverside market", "name")]
+
+
+def test_plural_proper_names_stay_and_possessives_are_things() -> None:
+    assert normalise("Payments") == "payments" and normalise("the payments") == "payment"
+    sup = supplied(["Alice's vase", "Payments", "Backend Team"], speaker="Bob",
+                   speakers=["Alice", "Bob"])
+    assert [(e.key, e.kind) for e in sup] == [
+        ("alice's vase", "thing"), ("payments", "name"), ("backend team", "name")
+    ]
+    lex = name_lexicon([], names=["Payments"])
+    assert "payments" in lex

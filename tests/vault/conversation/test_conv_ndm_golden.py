@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from datetime import date, datetime
+from pathlib import Path
 
+import pytest
+
+from vault import Bm25Index, tokenize
+from vault.conversation.context import EventIndex, Parts, Weights, context_from_items, score_parts
 from vault.conversation.events import Event, build_events, incidence
 from vault.conversation.formats import Conversation, Session, Turn
 from vault.conversation.incidence import collision_pairs, jaccard
+from vault.conversation.items import Item, item_of
 
 ALICE, BOB = "Alice", "Bob"
 
@@ -23,6 +32,25 @@ def ndm_conversation(fifth: bool = True) -> Conversation:
             Turn("t4", ALICE, "She said it was my best work.", datetime(2024, 5, 10, 12, 0))
         )
     return Conversation("ndm", (Session("S1", datetime(2024, 5, 1, 10, 0), tuple(turns)),))
+
+
+def seed_dialogue(fifth: bool = True, supplied: bool = False) -> Conversation:
+    """The seed's dialogue as issue 16 quotes it: Carla only ever stands sentence-initially."""
+    rows: list[tuple[str, str, str, datetime, list[str]]] = [
+        ("t0", ALICE, "I started a pottery class and made a vase.", datetime(2024, 5, 1, 10, 0),
+         ["pottery class", "vase"]),
+        ("t1", BOB, "Carla is my teacher at the pottery class.", datetime(2024, 5, 1, 10, 5),
+         ["Carla", "my teacher", "pottery class"]),
+        ("t2", BOB, "Carla praised the vase you made, Alice.", datetime(2024, 5, 8, 18, 0),
+         ["Carla", "Alice's vase", "Alice"]),
+        ("t3", BOB, "Last month I sold my bike.", datetime(2024, 5, 9, 9, 0), ["my bike"]),
+    ]
+    if fifth:
+        rows.append(("t4", ALICE, "She said it was my best work.", datetime(2024, 5, 10, 12, 0),
+                     ["my best work"]))
+    turns = tuple(Turn(i, sp, text, when, entities=tuple(ents) if supplied else None)
+                  for i, sp, text, when, ents in rows)
+    return Conversation("seed", (Session("S1", turns[0].when, turns),))
 
 
 def keys(event: Event) -> set[str]:
@@ -95,3 +123,103 @@ def test_jaccard_of_name_drift_is_one_half() -> None:
 
 def test_events_are_deterministic() -> None:
     assert build_events(ndm_conversation()) == build_events(ndm_conversation())
+
+
+SEED_QUESTION = "When was Alice's vase praised?"
+SEED_LINES = [
+    "[2024-05-01 10:00] Alice: I started a pottery class and made a vase.",
+    "[2024-05-01 10:05] Bob: Carla is my teacher at the pottery class.",
+    "[2024-05-08 18:00] Bob: Carla praised the vase you made, Alice.",
+]
+
+
+def test_carla_is_found_although_she_only_opens_sentences() -> None:
+    ev = build_events(seed_dialogue())
+    assert [(e.key, e.kind) for e in ev[1].entities if e.key == "carla"] == [("carla", "name")]
+    assert "carla" in keys(ev[2])
+    inc = incidence(build_events(seed_dialogue(fifth=False)))
+    assert inc.trajectory("carla") == (1, 2)
+    assert inc.components() == ((0, 1, 2), (3,))  # the bike connects to nothing
+
+
+@pytest.mark.parametrize("supplied", [False, True])
+def test_she_is_carla_only_when_she_is_the_one_candidate(supplied: bool) -> None:
+    ev = build_events(seed_dialogue(supplied=supplied))
+    she = next(r for r in ev[4].references if r.expr == "she")
+    # "Alice's vase" (supplied) is a thing, not a person: Carla stays the only candidate
+    assert (she.status, she.entity, she.candidates) == ("resolved", "carla", ("carla",))
+    kinds = {e.key: e.kind for e in ev[2].entities}
+    assert kinds["carla"] == "name" and kinds.get("alice's vase", "thing") == "thing"
+    s = seed_dialogue(supplied=supplied).sessions[0]
+    two = (*s.turns[:3], Turn("t3", BOB, "I think Dana liked it too.", s.turns[3].when,
+                              entities=("Dana",) if supplied else None), s.turns[4])
+    ev2 = build_events(Conversation("x", (Session("S1", s.when, two),)))
+    she2 = next(r for r in ev2[4].references if r.expr == "she")
+    assert she2.status == "open" and she2.candidates == ("carla", "dana")
+
+
+def seed_context(budget: int) -> list[str]:
+    items = [item_of(e) for e in build_events(seed_dialogue(fifth=False))]
+    lex = Bm25Index.from_documents([tokenize(it.text) for it in items]).score(SEED_QUESTION)
+    return context_from_items(items, SEED_QUESTION, budget, lex).text.splitlines()
+
+
+def test_seed_depiction_is_exactly_three_lines_at_any_budget_that_fits_them() -> None:
+    fits = sum(len(line.split()) for line in SEED_LINES)
+    for budget in (fits, fits + 1, 60, 100, 1000):
+        assert seed_context(budget) == SEED_LINES
+    # the bike sale asks "when"-worthy dates but shares nothing with the question: never shown
+    assert not any("bike" in line for b in (5, 10, 20, fits, 1000) for line in seed_context(b))
+    # over budget, the lowest priority goes first: the turn before t2 (priority 0.5 s(t2))
+    assert seed_context(fits - 1) == [SEED_LINES[0], SEED_LINES[2]]
+    assert seed_context(len(SEED_LINES[2].split())) == [SEED_LINES[2]]
+
+
+def test_context_score_formula_by_hand_on_three_events() -> None:
+    """s(t) = rel(t)·(1 + 0.3·time)·(1 + 0.1·spk), rel = lex + 0.5·ent if connected."""
+    when = datetime(2024, 5, 1, 9, 0)
+    d = (("in May", date(2024, 5, 1), date(2024, 5, 31)),)
+    items = [
+        Item(0, "c", "S1", "e0", "Kim", when, "The vase is done.", ("vase",), ()),
+        Item(1, "c", "S1", "e1", "Lee", when, "The kiln cracked the vase.", ("vase", "kiln"), d),
+        Item(2, "c", "S1", "e2", "Lee", when, "I sold my bike.", ("bike",), d),
+    ]
+    q = "when did kim fire the vase in the kiln"
+    parts = score_parts(EventIndex.build(items), q, [2.0, 4.0, 0.8])
+    # lex / max = 0.5, 1, 0.2; idf(vase) = ln(1 + 3/2), idf(kiln) = ln(1 + 3/1), their sum
+    # ln 10, so ent(e0) = log10(2.5), ent(e1) = 1, ent(e2) = 0 (bike is not in q)
+    assert parts.lex.tolist() == pytest.approx([0.5, 1.0, 0.2])
+    assert parts.ent.tolist() == pytest.approx([0.3979400087, 1.0, 0.0])
+    assert parts.time.tolist() == [0.0, 1.0, 1.0] and parts.speaker.tolist() == [1.0, 0.0, 0.0]
+    s = parts.combine(Weights())
+    # e0: (0.5 + 0.5·log10 2.5)·1.1 = 0.7688670; e1: (1 + 0.5)·1.3 = 1.95;
+    # e2: lex 0.2 < LEX_STRONG 0.25 and no shared entity -> 0 although it has a date
+    assert s.tolist() == pytest.approx([0.55 * (1 + 0.3979400087), 1.95, 0.0])
+    assert isinstance(parts, Parts)
+
+
+_SNAPSHOT = """
+import json
+from tests.vault.conversation.test_conv_ndm_golden import seed_dialogue, ndm_conversation
+from tests.vault.conversation.test_conv_ndm_golden import seed_context, SEED_QUESTION
+from vault.conversation.events import build_events, incidence
+for conv in (seed_dialogue(), seed_dialogue(supplied=True), ndm_conversation()):
+    ev = build_events(conv)
+    print(repr(ev))
+    inc = incidence(ev)
+    print(inc.keys, inc.kinds, inc.collisions(), inc.components())
+    print(json.dumps([[k, v] for k, v in inc.ties("carla")]))
+print(seed_context(100))
+"""
+
+
+def test_extraction_is_byte_identical_under_two_hash_seeds() -> None:
+    """Set and dict order must never leak: two interpreters, two PYTHONHASHSEEDs, same bytes."""
+    root = Path(__file__).resolve().parents[3]
+    outs = []
+    for seed in ("0", "4242"):
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(root)}
+        done = subprocess.run([sys.executable, "-c", _SNAPSHOT], cwd=root, env=env,
+                              capture_output=True, check=True, timeout=120)
+        outs.append(done.stdout)
+    assert outs[0] == outs[1] and len(outs[0]) > 1000

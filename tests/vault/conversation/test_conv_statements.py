@@ -94,3 +94,13 @@ def test_extraction_is_deterministic_and_total(text: str) -> None:
     first = extract_statements(text, "Alice", SPEAKERS)
     assert first == extract_statements(text, "Alice", SPEAKERS)
     assert all(s.subject and s.value and s.key for s in first)
+
+
+def test_social_formulas_and_bare_adverb_verbs_are_no_commitments() -> None:
+    """Issue 16: the LoCoMo fact sample read these as wrong or empty commitments."""
+    for said in ("I'll let you know!", "I'll keep you posted.", "I'll do my best!",
+                 "I'll always cherish.", "I'll definitely keep that in mind.",
+                 "Perhaps I'll invite you to help with my game."):
+        assert extract_statements(said, "Alice") == (), said
+    (mug,) = extract_statements("I'll give you a mug just like this one!", "Alice")
+    assert mug.value == "give you a mug"

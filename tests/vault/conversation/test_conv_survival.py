@@ -31,7 +31,8 @@ def omega(text: str, role: str = "user") -> float:
 def test_formula_matches_hand_computation() -> None:
     x = features("haha thanks!", (), (), "user")
     assert x == {"density": pytest.approx(2 / 2 * 2 / 8), "question": 0.0, "commitment": 0.0,
-                 "preference": 0.0, "dates": 0.0, "names": 0.0, "provenance": 1.0, "filler": 1.0}
+                 "preference": 0.0, "dates": 0.0, "names": 0.0, "provenance": 1.0, "statement": 0.0,
+                 "filler": 1.0}
     z = BIAS + WEIGHTS["density"] * 0.25 + WEIGHTS["provenance"] + WEIGHTS["filler"]
     expected = 1 / (1 + math.exp(-z))
     assert score("haha thanks!", (), (), "user").omega == pytest.approx(expected)
@@ -56,3 +57,13 @@ def test_decay_counts_interactions_not_time() -> None:
 
 def test_logistic_is_stable() -> None:
     assert logistic(-1000.0) == 0.0 and logistic(1000.0) == 1.0 and logistic(0.0) == 0.5
+
+
+def test_first_person_facts_outscore_filler_seed_examples() -> None:
+    """Issue 16: "I live in Paris." read as filler (Ω = 0.10); the 4D seed's statements too."""
+    paris = omega("I live in Paris.")
+    assert paris > 0.5 and paris > omega("Haha, thanks!") + 0.4
+    x = features("I live in Paris.", (), (), "user")
+    assert (x["statement"], x["filler"]) == (1.0, 0.0)
+    assert omega("My team uses tabs rather than spaces.") > omega("That's cool.") + 0.3
+    assert omega("I also dislike verbose error messages.") > omega("Okay, noted.") + 0.3

@@ -1,0 +1,148 @@
+"""`rmh conversation ...`: stability of extraction, and the working partition's session end.
+
+- ``rmh conversation stability ID [--mode supplied|normalisation] [--file F] [--json]``:
+  the Jaccard index of two extraction runs' collision sets and the pairs that differ
+  (`vault.conversation_stability`). The conversation comes from the vault's turn notes, or
+  from ``--file`` (needed for ``supplied``: entity lists live in the file, not in notes).
+- ``rmh conversation note ID SESSION TITLE TEXT [--date D] [--confirmed]``: write a working
+  (scratch) note for a live session.
+- ``rmh conversation end-session ID SESSION [--apply] [--json]``: promote the session's cited
+  or confirmed working notes (a frontmatter rewrite, same path and id) and archive the rest in
+  the learning ledger. Without --apply it only reports. Reversible: ``rmh conversation demote
+  NOTE`` and ``rmh restore NOTE``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from harness.compose import open_ledger, plain_vault
+from vault import (
+    CONVERSATION_FORMATS,
+    LEDGER_FILE,
+    STABILITY_MODES,
+    conversation_from_corpus,
+    conversation_stability,
+    demoted_text,
+    load_conversations,
+    session_end,
+    working_note,
+    working_path,
+)
+
+from .output import emit, fail
+
+
+def cmd_stability(args: argparse.Namespace) -> int:
+    if args.file:
+        try:
+            text = Path(args.file).read_text(encoding="utf-8")
+        except OSError as exc:
+            fail(f"cannot read {args.file}: {exc.strerror}")
+        convs = [c for c in load_conversations(text, args.format)
+                 if c.conversation_id == args.id]
+        if not convs:
+            fail(f"{args.file} holds no conversation {args.id!r}")
+        conv = convs[0]
+    else:
+        with plain_vault(args.vault) as v:
+            conv = conversation_from_corpus(v.corpus(), args.id)
+    mode = args.mode or ("supplied" if any(t.entities is not None for t in conv.turns())
+                         else "normalisation")
+    st = conversation_stability(conv, mode)
+    lines = [f"conversation {st.conversation}: A = {st.runs[0]}, B = {st.runs[1]}",
+             f"collision pairs: A {st.pairs[0]}, B {st.pairs[1]}, both {st.common}",
+             f"Jaccard J = {st.jaccard:.4f}"]
+    for d in st.differing:
+        lines.append(f"  only {d.run}: {d.turns[0]} - {d.turns[1]} "
+                     f"(ticks {d.i}-{d.j}) shared: {', '.join(d.shared)}")
+    emit(args, st.to_json(), "\n".join(lines))
+    return 0
+
+
+def cmd_note(args: argparse.Namespace) -> int:
+    when = datetime.fromisoformat(args.date) if args.date else datetime.now().replace(
+        microsecond=0)
+    path = working_path(args.id, args.session, args.title)
+    with plain_vault(args.vault) as v:
+        v.write(path, working_note(args.id, args.session, args.text, when, args.confirmed))
+    emit(args, {"note": path}, f"working note {path}")
+    return 0
+
+
+def cmd_end_session(args: argparse.Namespace) -> int:
+    with plain_vault(args.vault) as v:
+        decisions = list(session_end(v.corpus(), args.id, args.session))
+        done = 0
+        if decisions and (args.apply or (v.root / ".rmh" / LEDGER_FILE).exists()):
+            ledger = open_ledger(v)
+            try:  # notes the ledger already archived are out of working memory already
+                gone = ledger.archived([d.id for d in decisions])
+                decisions = [d for d, g in zip(decisions, gone, strict=True) if not g]
+                for d in decisions if args.apply else []:
+                    if d.action == "promote":
+                        v.write(d.note, d.text)
+                    else:
+                        ledger.archive(d.id, time.time(), f"working: {d.reason}")
+                    done += 1
+            finally:
+                ledger.close()
+    doc: dict[str, Any] = {"conversation": args.id, "session": args.session,
+                           "apply": args.apply, "done": done,
+                           "decisions": [d.to_json() for d in decisions]}
+    lines = [f"- [{d.action}] {d.note}: {d.reason}" for d in decisions]
+    lines.append(f"{done} working note(s) promoted or archived (reversible: rmh conversation "
+                 "demote NOTE, rmh restore NOTE)" if args.apply else
+                 f"{len(decisions)} working note(s) to decide; nothing changed"
+                 + (", run with --apply" if decisions else ""))
+    emit(args, doc, "\n".join(lines))
+    return 0
+
+
+def cmd_demote(args: argparse.Namespace) -> int:
+    with plain_vault(args.vault) as v:
+        rec = v.read(args.note)
+        text = demoted_text(rec.frontmatter, rec.body)
+        if text is None:
+            fail(f"{rec.note} was not promoted from working memory")
+        v.write(rec.note, text)
+    emit(args, {"note": rec.note, "tier": "working"}, f"{rec.note} is a working note again")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `conversation` and its sub-commands to the `rmh` parser."""
+    p = sub.add_parser("conversation", help="conversation memory: stability, working notes")
+    cs = p.add_subparsers(dest="conversation_command", metavar="SUBCOMMAND")
+    cs.required = True
+    s = cs.add_parser("stability", help="Jaccard of two extraction runs' collision sets")
+    s.add_argument("id", help="conversation id")
+    s.add_argument("--mode", choices=STABILITY_MODES, default=None,
+                   help="supplied (file's entity lists vs automatic) or normalisation "
+                   "(default: supplied when the conversation has lists, else normalisation)")
+    s.add_argument("--file", default=None, help="read the conversation from this file")
+    s.add_argument("--format", choices=CONVERSATION_FORMATS, default="auto")
+    s.add_argument("--json", action="store_true", help="print one JSON document")
+    s.set_defaults(func=cmd_stability)
+    n = cs.add_parser("note", help="write a working (scratch) note for a live session")
+    for name in ("id", "session", "title", "text"):
+        n.add_argument(name)
+    n.add_argument("--date", default=None, help="ISO datetime (default: now)")
+    n.add_argument("--confirmed", action="store_true", help="mark it confirmed")
+    n.add_argument("--json", action="store_true", help="print one JSON document")
+    n.set_defaults(func=cmd_note)
+    e = cs.add_parser("end-session", help="promote cited/confirmed working notes, archive "
+                      "the rest (reversible)")
+    e.add_argument("id")
+    e.add_argument("session")
+    e.add_argument("--apply", action="store_true", help="do it (default: report)")
+    e.add_argument("--json", action="store_true", help="print one JSON document")
+    e.set_defaults(func=cmd_end_session)
+    d = cs.add_parser("demote", help="turn a promoted working note back into a working note")
+    d.add_argument("note")
+    d.add_argument("--json", action="store_true", help="print one JSON document")
+    d.set_defaults(func=cmd_demote)

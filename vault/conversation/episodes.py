@@ -1,0 +1,153 @@
+"""Episodic memory (4D seed, "Past tasks -> Episodic memory"): a task, what was tried, the
+outcome and the lesson, found in a session's turns by fixed patterns (no model).
+
+"In the implementation, episodic memory captures the task, approach, outcome, and lesson
+rather than storing only the topic." An episode is task-shaped: it opens on a *goal* turn and
+closes on an *outcome* turn of the same session, at most WINDOW turns later. Patterns (tested
+on the casefolded turn, curly quotes straightened; the first pattern of each part that matches
+names the label):
+
+=========  ==========================================================================
+part       patterns
+=========  ==========================================================================
+goal       "I'm trying to", "I need to", "I want to", "how do/can I", "help me", "I'm
+           getting (a|an) ... error", "I'm stuck", "I have a problem/issue", "... isn't
+           working", "I can't get"
+step       every turn between the goal and the outcome (what was said or tried), marked
+           "tried" when it matches "I tried", "I've tried", "try", "I added", "I changed",
+           "I ran", "I installed", "I switched", "I updated", "I removed", "you could",
+           "make sure", "is missing"
+outcome    success: "that fixed it", "it worked", "that worked", "works now", "it's working",
+           "solved", "fixed it", "finally got"; failure: "didn't work", "did not work", "still
+           failing", "still broken", "still getting", "no luck", "gave up", "didn't help"
+lesson     "lesson", "next time", "turns out", "the trick is/was", "I learned", "I realised",
+           "note to self", "takeaway", "from now on", "in future" (the outcome turn or up to
+           LESSON_AFTER turns after it)
+=========  ==========================================================================
+
+A goal with no outcome in its window is no episode (precision first). Episodes do not
+overlap: the next search starts after the outcome (or lesson). Same events -> same episodes.
+Every part keeps the tick of its turn, so the episode note links to the turns it came from.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .events import Event
+
+WINDOW = 12
+LESSON_AFTER = 2
+
+
+def _rx(*alts: str) -> re.Pattern[str]:
+    return re.compile(r"\b(?:" + "|".join(alts) + r")\b")
+
+
+GOAL = _rx(r"i'?m trying to", r"i am trying to", r"i need to", r"i want to", r"how (?:do|can) i",
+           r"help me", r"i'?m getting (?:an?|this|the) [\w\s-]{0,30}error", r"i'?m stuck",
+           r"i have (?:a|an) (?:problem|issue)", r"(?:isn't|is not|doesn't|won't) work(?:ing)?",
+           r"i can'?t get")
+TRIED = _rx(r"i tried", r"i'?ve tried", r"try", r"i added", r"i changed", r"i ran",
+            r"i installed", r"i switched", r"i updated", r"i removed", r"you could",
+            r"make sure", r"is missing")
+SUCCESS = _rx(r"that fixed it", r"it worked", r"that worked", r"works now", r"it'?s working",
+              r"solved", r"fixed it", r"finally got")
+FAILURE = _rx(r"didn'?t work", r"did not work", r"still failing", r"still broken",
+              r"still getting", r"no luck", r"gave up", r"didn'?t help")
+LESSON = _rx(r"lesson", r"next time", r"turns out", r"the trick (?:is|was)", r"i learned",
+             r"i reali[sz]ed", r"note to self", r"takeaway", r"from now on", r"in future")
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.replace("’", "'").replace("‘", "'").casefold().split())
+
+
+@dataclass(frozen=True)
+class Part:
+    """One labelled part of an episode: which turn (tick), who said it, what, which label."""
+
+    tick: int
+    speaker: str
+    text: str
+    label: str  # "goal" | "step" | "tried" | "success" | "failure" | "lesson"
+
+
+@dataclass(frozen=True)
+class Episode:
+    """A task-shaped exchange of one session."""
+
+    conversation: str
+    session: str
+    goal: Part
+    steps: tuple[Part, ...]
+    outcome: Part
+    lesson: Part | None
+
+    @property
+    def ticks(self) -> tuple[int, ...]:
+        last = self.lesson.tick if self.lesson else self.outcome.tick
+        return tuple(range(self.goal.tick, last + 1))
+
+    @property
+    def succeeded(self) -> bool:
+        return self.outcome.label == "success"
+
+    def summary(self) -> str:
+        """One line: "Goal: ... Tried: ... Outcome (success): ... Lesson: ..."."""
+        out = f"Goal: {self.goal.text}"
+        tried = [p.text for p in self.steps if p.label == "tried"] or [p.text for p in self.steps]
+        if tried:
+            out += " Tried: " + " / ".join(tried)
+        out += f" Outcome ({self.outcome.label}): {self.outcome.text}"
+        if self.lesson:
+            out += f" Lesson: {self.lesson.text}"
+        return out
+
+
+def _outcome(text: str) -> str | None:
+    if FAILURE.search(text):
+        return "failure"
+    if SUCCESS.search(text):
+        return "success"
+    return None
+
+
+def find_episodes(events: Sequence[Event]) -> tuple[Episode, ...]:
+    """Every episode of `events` (one conversation, tick order), in tick order."""
+    evs = sorted(events, key=lambda e: e.tick)
+    pos = {e.tick: n for n, e in enumerate(evs)}
+    out: list[Episode] = []
+    i = 0
+    while i < len(evs):
+        g = evs[i]
+        if g.role != "user" or not GOAL.search(_fold(g.text)):
+            i += 1
+            continue
+        end = None
+        for j in range(i + 1, min(len(evs), i + 1 + WINDOW)):
+            if evs[j].session != g.session:
+                break
+            label = _outcome(_fold(evs[j].text))
+            if label is not None:
+                end = (j, label)
+                break
+        if end is None:
+            i += 1
+            continue
+        j, label = end
+        steps = tuple(Part(e.tick, e.speaker, e.text,
+                           "tried" if TRIED.search(_fold(e.text)) else "step")
+                      for e in evs[i + 1 : j])
+        lesson = None
+        for k in range(j, min(len(evs), j + 1 + LESSON_AFTER)):
+            if evs[k].session == g.session and LESSON.search(_fold(evs[k].text)):
+                lesson = Part(evs[k].tick, evs[k].speaker, evs[k].text, "lesson")
+                break
+        outcome = Part(evs[j].tick, evs[j].speaker, evs[j].text, label)
+        out.append(Episode(g.conversation, g.session, Part(g.tick, g.speaker, g.text, "goal"),
+                           steps, outcome, lesson))
+        i = pos[lesson.tick if lesson else outcome.tick] + 1
+    return tuple(out)
