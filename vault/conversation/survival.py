@@ -1,5 +1,8 @@
 """DMF survival score (seed 001): how much an interaction deserves to be kept.
 
+Source: "DMF: A Deterministic Memory Framework for Conversational AI Agents", arXiv:2606.03463
+(2026), its survival score Ω and interaction-count decay Ω_eff(Δn).
+
     Ω = σ(w·x + b),   σ(z) = 1 / (1 + e^(−z))
 
 over deterministic features x of one turn, each in [0, 1]:
