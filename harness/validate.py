@@ -8,7 +8,8 @@ derives everything a surface needs, so the surfaces cannot disagree:
 - `signature(params)` and `signature_text(params, returns)`: the Python signature a JSON-RPC
   method and a REPL function present (the text is what `help(name)` shows after the name).
 
-Kinds: "string" (a str, not blank unless `blank_ok`, at most `max_length` characters);
+Kinds: "string" (a str, not blank unless `blank_ok`, at most `max_length` characters, one of
+`choices` when given); "boolean" (a bool, never an int);
 "integer" (an int, never a bool, within [minimum, maximum]); "date" (an ISO date string, given
 to the operation as a `datetime.date`); "json" (JSON text or an object/array, JSON text at
 most `max_length` characters); "any" (passed as given: the operation checks its shape).
@@ -25,7 +26,7 @@ from typing import Any, Literal
 
 from .errors import BadArgument
 
-Kind = Literal["string", "integer", "date", "json", "any"]
+Kind = Literal["string", "integer", "boolean", "date", "json", "any"]
 
 
 class _Required:
@@ -35,9 +36,10 @@ class _Required:
 
 REQUIRED: Any = _Required()  # the default of a parameter that must be given
 
-_PY_TYPE: Mapping[Kind, str] = {"string": "str", "integer": "int", "date": "str",
-                                "json": "str | dict | list", "any": ""}
-_JSON_TYPE: Mapping[Kind, Any] = {"string": "string", "integer": "integer", "date": "string",
+_PY_TYPE: Mapping[Kind, str] = {"string": "str", "integer": "int", "boolean": "bool",
+                                "date": "str", "json": "str | dict | list", "any": ""}
+_JSON_TYPE: Mapping[Kind, Any] = {"string": "string", "integer": "integer",
+                                  "boolean": "boolean", "date": "string",
                                   "json": ["string", "object", "array"]}
 
 
@@ -54,6 +56,7 @@ class Param:
     max_length: int | None = None
     blank_ok: bool = False
     keyword_only: bool = False  # REPL: after `*` (never bound by position)
+    choices: tuple[str, ...] | None = None  # the allowed values of a "string"
 
     @property
     def required(self) -> bool:
@@ -73,6 +76,10 @@ class Param:
             if not lo <= value <= hi:
                 raise BadArgument(self.name, _range(self.minimum, self.maximum))
             return value
+        if self.kind == "boolean":
+            if not isinstance(value, bool):
+                raise BadArgument(self.name, "must be true or false")
+            return value
         if self.kind == "json" and isinstance(value, dict | list):
             return value
         if not isinstance(value, str):
@@ -87,6 +94,8 @@ class Param:
                 return date.fromisoformat(value)
             except ValueError as exc:
                 raise BadArgument(self.name, "must be an ISO date (YYYY-MM-DD)") from exc
+        if self.choices is not None and value not in self.choices:
+            raise BadArgument(self.name, f"must be one of {', '.join(self.choices)}")
         return value
 
     def schema(self) -> dict[str, Any]:
@@ -98,6 +107,8 @@ class Param:
             out["description"] = self.description
         if self.kind == "date":
             out["format"] = "date"
+        if self.choices is not None:
+            out["enum"] = list(self.choices)
         if self.kind in ("string", "date") and not self.blank_ok:
             out["minLength"] = 1
         if self.max_length is not None and self.kind in ("string", "date"):
