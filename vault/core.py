@@ -293,7 +293,7 @@ class Vault:
     # -- health ----------------------------------------------------------------------------------
 
     def doctor(self) -> dict[str, Any]:
-        """Dangling links, parse errors, orphans, skipped files, counts (`storage.doctor`)."""
+        """Dangling links, missing attachments, parse errors, orphans, skipped files, counts."""
         report = self.sync()
         self.corpus()
-        return doctor_report(report, self._snapshot(), self.index)
+        return doctor_report(report, self._snapshot(), self.index, self.store.attachments())

@@ -142,7 +142,7 @@ class EditRefused(VaultError):
         self.found = found
 
     def data(self) -> dict[str, object]:
-        return {"kind": self.kind, "reason": self.reason[:300], "expected": self.expected,
+        return {"edit": self.kind, "reason": self.reason[:300], "expected": self.expected,
                 "found": self.found}
 
 

@@ -163,3 +163,50 @@ def test_same_search_same_bytes_under_two_hash_seeds(tmp_path: Path) -> None:
     b = rmh("--vault", str(twin), *query, seed="4242")
     assert a.returncode == 0 and a.stdout == b.stdout
     assert json.loads(a.stdout)["hits"]
+
+
+HEAVY = ("openai", "scipy", "onnxruntime", "tokenizers", "vault.conversation", "sandbox",
+         "harness.mcp", "tqdm")
+
+
+def loaded_after(*argv: str) -> set[str]:
+    """The heavy modules in sys.modules after `rmh ARGV` ran in a fresh interpreter."""
+    code = ("import sys\nfrom harness.cli import main\ntry:\n    main(sys.argv[1:])\n"
+            "except SystemExit:\n    pass\n"
+            f"print(sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r} "
+            f"or m in {HEAVY!r}), file=sys.stderr)")
+    env = {k: v for k, v in os.environ.items() if k not in ("RMH_VAULT", "RMH_CONFIG")}
+    env["PYTHONPATH"] = str(ROOT)
+    r = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True,
+                       env=env, cwd=ROOT, timeout=120)
+    return set(json.loads(r.stderr.strip().splitlines()[-1].replace("'", '"')))
+
+
+def test_start_up_imports_only_what_the_command_uses(tmp_path: Path) -> None:
+    assert loaded_after("--help") == set()
+    assert loaded_after("--version") == set()
+    root = make_vault(tmp_path)
+    assert loaded_after("--vault", str(root), "read", "Billing") == set()
+
+
+def test_init_embeds_everything_and_search_says_when_it_must(tmp_path: Path) -> None:
+    root = tmp_path / "fresh"
+    root.mkdir()
+    (root / "A.md").write_text("Alpha owns the billing service.\n", encoding="utf-8")
+    (root / "B.md").write_text("Beta rotates certificates.\n", encoding="utf-8")
+    r = rmh("--vault", str(root), "init", "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["prepared"]["dense"] == "ready" and doc["prepared"]["chunks"] >= 2
+    assert "\r" not in r.stderr  # no carriage-return frames off a terminal
+    r = rmh("--vault", str(root), "search", "billing")
+    assert r.returncode == 0 and "no embeddings yet" not in r.stderr  # nothing left to embed
+    (root / "C.md").write_text("Gamma is new.\n", encoding="utf-8")
+    r = rmh("--vault", str(root), "search", "gamma")
+    assert r.returncode == 0 and "no embeddings yet" in r.stderr and "rmh index" in r.stderr
+    assert "C.md" in r.stdout
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    (bare / "A.md").write_text("Alpha.\n", encoding="utf-8")
+    r = rmh("--vault", str(bare), "init", "--no-dense", "--json")
+    assert json.loads(r.stdout)["prepared"]["dense"] == "skipped: no encoder"
