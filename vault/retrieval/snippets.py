@@ -3,7 +3,8 @@
 A search hit carries a snippet so an agent can judge it without reading the note. The choice
 is deterministic and lexical (no model):
 1. the body is made readable on one line per passage: wiki-links show their alias or target
-   (`[[Auth Service|auth]]` -> "auth"), heading markers and runs of white space collapse;
+   (`[[Auth Service|auth]]` -> "auth"), runs of white space collapse; heading lines are
+   left out (they mostly repeat the title) unless the note has nothing else;
 2. it is cut into passages: sentences (ending in . ! ?) within lines;
 3. each passage scores (distinct query content terms it contains, query content-term
    occurrences); the best score wins, the earliest passage on a tie (a total order);
@@ -31,7 +32,7 @@ ELLIPSIS = "…"
 
 _WIKI = re.compile(r"!?\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]")
 _MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+", re.MULTILINE)
+_HEADING = re.compile(r"^\s{0,3}#{1,6}(?:\s+|$)")
 _SENTENCE = re.compile(r"[^.!?]*(?:[.!?]+(?=\s|$)|$)")
 _SPACE = re.compile(r"\s+")
 
@@ -40,14 +41,17 @@ def readable(body: str) -> list[str]:
     """The body's passages, in order: link markup shown as text, one sentence each."""
     text = _WIKI.sub(lambda m: (m.group(2) or m.group(1)).strip(), body)
     text = _MD_LINK.sub(lambda m: m.group(1), text)
-    text = _HEADING.sub("", text)
     passages: list[str] = []
+    headings: list[str] = []
     for line in text.splitlines():
+        if _HEADING.match(line):  # a heading usually repeats the title: a passage of last resort
+            headings.append(_SPACE.sub(" ", _HEADING.sub("", line)).strip())
+            continue
         for match in _SENTENCE.finditer(line):
             sentence = _SPACE.sub(" ", match.group(0)).strip()
             if sentence:
                 passages.append(sentence)
-    return passages
+    return passages or [h for h in headings if h]
 
 
 def _score(passage: str, terms: frozenset[str]) -> tuple[int, int]:
