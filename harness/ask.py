@@ -116,6 +116,19 @@ class AskResult:
         }
 
 
+TRACE_KEYS = ("pass", "query", "hits", "new_notes", "via_links", "answer", "resolved",
+              "missing_terms", "sub_questions")
+
+
+def trace_step(pass_no: int, query: str, hits: list[str], new_notes: list[str],
+               via_links: list[str]) -> dict[str, Any]:
+    """One pass's trace entry. Every entry has exactly TRACE_KEYS: what a pass did not get to
+    is None ("answer", "resolved": the pass stopped before answering) or [] (the lists)."""
+    return {"pass": pass_no, "query": query, "hits": hits, "new_notes": new_notes,
+            "via_links": via_links, "answer": None, "resolved": None, "missing_terms": [],
+            "sub_questions": []}
+
+
 def missing_terms(question: str, texts: Sequence[str]) -> list[str]:
     """Content terms of the question (suffix-folded) that occur in none of the texts."""
     present: set[str] = set()
@@ -179,8 +192,7 @@ def ask(
                 if other not in records and other not in new_hits and other not in linked:
                     linked.append(other)
         linked = linked[:MAX_LINKED]
-        step: dict[str, Any] = {"pass": pass_no, "query": query, "hits": hits,
-                                "new_notes": new_hits, "via_links": linked}
+        step = trace_step(pass_no, query, hits, new_hits, linked)
         trace.append(step)
         if not new_hits and not linked:
             stop = "no new notes"

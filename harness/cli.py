@@ -11,28 +11,28 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import Any
 
-from vault import VaultError
-
+from .commands.catalog import COMMANDS, modules
 from .commands.output import CommandFailed
 from .config import ConfigError
 
 # Command modules, in help order. Each adds its own sub-commands.
-COMMAND_MODULES: tuple[str, ...] = (
-    "harness.commands.notes",
-    "harness.commands.ask",
-    "harness.commands.bench",
-    "harness.commands.learn",
-    "harness.commands.serve",
-    "harness.commands.repl",
-    "harness.commands.ingest",
-    "harness.commands.conversation",
-    "harness.commands.lifecycle",
-)
+COMMAND_MODULES: tuple[str, ...] = modules()
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Build the full parser with every registered command."""
+def version() -> str:
+    """The installed rmh version (the distribution's metadata; 0.1.0 from a bare checkout)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("rmh")
+    except metadata.PackageNotFoundError:
+        return "0.1.0"
+
+
+def _base_parser() -> tuple[argparse.ArgumentParser, Any]:
+    """The global options and an empty sub-command table."""
     parser = argparse.ArgumentParser(
         prog="rmh",
         description="rmh, the recursive memory harness: an Obsidian vault as an agent's memory.",
@@ -42,22 +42,65 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="the vault folder (default: $RMH_VAULT; there is no other fallback)",
     )
+    parser.add_argument("--version", action="version", version=f"rmh {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for name in COMMAND_MODULES:
+    return parser, sub
+
+
+def build_parser(select: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser. With `select` (command modules), only those modules are imported and
+    register their commands; every other catalogued command is listed with its help
+    (harness.commands.catalog). Without it, every module registers its commands."""
+    parser, sub = _base_parser()
+    for name in modules() if select is None else select:
         importlib.import_module(name).register(sub)
+    if select is not None:
+        for command, (_, helptext) in COMMANDS.items():
+            if command not in sub.choices:
+                sub.add_parser(command, help=helptext, description=helptext)
     return parser
+
+
+def command_of(argv: Sequence[str]) -> str | None:
+    """The command named in `argv`: the first word after the global options."""
+    words = list(argv)
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word == "--vault":
+            i += 2
+            continue
+        if word.startswith("-"):
+            i += 1
+            continue
+        return word
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `rmh` console script and `python -m harness`."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    command = command_of(words)
+    if command is None:  # `rmh`, `rmh --help`, `rmh --version`: no command module
+        select: tuple[str, ...] | None = ()
+    elif command in COMMANDS:  # only the module of the command that runs
+        select = (COMMANDS[command][0],)
+    else:  # not catalogued (a typo, or a command added without a row): every module
+        select = None
+    args = build_parser(select).parse_args(words)
     try:
         code: int = args.func(args)
     except BrokenPipeError:
         return 1
-    except (CommandFailed, ConfigError, VaultError, OSError) as exc:
+    except (CommandFailed, ConfigError, OSError) as exc:
+        print(f"rmh: {exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:
+        from vault import VaultError
+
+        if not isinstance(exc, VaultError):
+            raise
         print(f"rmh: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -6,6 +6,7 @@ inside `vault` stays a pure function of its inputs.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -41,6 +42,13 @@ def open_ledger(vault: Vault) -> Ledger:
     return Ledger.open(vault.root / ".rmh" / LEDGER_FILE, clock=time.time)
 
 
+@functools.cache
+def shared_encoder() -> MiniLmEncoder:
+    """The process's one embedder: loaded on the first open that wants dense retrieval; its
+    onnxruntime session is created on its first encode (a dense stage that runs)."""
+    return MiniLmEncoder()
+
+
 def open_vault(
     cfg: Config, *, dense: bool = True, create: bool = False, learning: bool = True
 ) -> Vault:
@@ -51,7 +59,7 @@ def open_vault(
     """
     root: Path = cfg.require_vault()
     vault = Vault.init(root) if create else Vault.open(root)
-    encoder = MiniLmEncoder() if dense else None
+    encoder = shared_encoder() if dense else None
     reranker = OnnxCrossEncoder.load(Path(cfg.rerank.model_dir)) if cfg.rerank.model_dir else None
     vault.engine = SearchEngine(
         search_params(cfg), encoder=encoder, reranker=reranker, cache=vault.index

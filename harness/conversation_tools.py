@@ -3,6 +3,8 @@
 Thin adapters over `vault.build_context`, `vault.next_in_vault` and
 `vault.ingest_conversations`, used by the operation table (harness.operations), which declares
 and checks their parameters. Every vault call runs on the vault thread, like `VaultOps`.
+The conversation package (and the scipy it needs) is imported on first use, not when the
+server starts, so the first MCP response does not wait for it.
 """
 
 from __future__ import annotations
@@ -10,8 +12,6 @@ from __future__ import annotations
 import json
 from datetime import date
 from typing import TYPE_CHECKING, Any
-
-from vault import build_context, ingest_conversations, load_conversations, next_in_vault
 
 if TYPE_CHECKING:
     from .vault_ops import VaultOps
@@ -26,6 +26,8 @@ def context(
     date_to: date | None = None,
 ) -> dict[str, Any]:
     """Budgeted, dated, speaker-labelled context for `query` (no LLM tokens spent)."""
+    from vault import build_context
+
     return ops.thread.call(
         lambda: build_context(
             ops.vault, query, budget_words, conversation=conversation, date_from=date_from,
@@ -36,12 +38,16 @@ def context(
 
 def what_came_next(ops: VaultOps, query: str, n: int = 3) -> dict[str, Any]:
     """The events that followed the event best matching `query`."""
+    from vault import next_in_vault
+
     return ops.thread.call(lambda: next_in_vault(ops.vault, query, n).to_json())
 
 
 def ingest(ops: VaultOps, conversation: str | dict[str, Any] | list[Any],
            format: str = "auto") -> dict[str, Any]:
     """Ingest a conversation given as JSON text or a JSON object (LoCoMo, LongMemEval, simple)."""
+    from vault import ingest_conversations, load_conversations
+
     text = conversation if isinstance(conversation, str) else json.dumps(
         conversation, ensure_ascii=False)
     convs = load_conversations(text, format)

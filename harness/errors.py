@@ -105,9 +105,11 @@ def map_exception(exc: Exception) -> RpcError | None:
 
 
 def tool_result(value: Any, *, is_error: bool = False) -> dict[str, Any]:
-    """An MCP `tools/call` result: the value as text, and as `structuredContent` when it is
-    an object (a list is wrapped as {"items": [...]})."""
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=1)
+    """An MCP `tools/call` result: the value as compact JSON text (no indentation: every
+    character costs the model context), and as `structuredContent` when it is an object (a
+    list is wrapped as {"items": [...]})."""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False,
+                                                           separators=(",", ":"))
     out: dict[str, Any] = {"content": [{"type": "text", "text": text}], "isError": is_error}
     if isinstance(value, dict):
         out["structuredContent"] = value

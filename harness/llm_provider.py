@@ -8,11 +8,14 @@ TransientError (retryable: connection errors, HTTP 408/409/429/5xx) or LlmUnavai
 
 from __future__ import annotations
 
-import openai
+from typing import TYPE_CHECKING
 
 from .config import LlmSection
 from .extractive import extract_answer
 from .llm_types import LlmUnavailable, SubAnswer, SubRequest, TransientError
+
+if TYPE_CHECKING:
+    import openai
 
 
 class ExtractiveProvider:
@@ -47,6 +50,8 @@ class OpenAIProvider:
         return text[:300]
 
     async def complete(self, request: SubRequest) -> SubAnswer:
+        import openai  # about 0.5-2 s to import: only when a model is really called
+
         if self._client is None:  # created on the broker's loop, the only one that uses it
             self._client = openai.AsyncOpenAI(
                 api_key=self._key or "sk-no-key",  # local servers need a non-empty value

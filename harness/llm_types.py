@@ -11,11 +11,12 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from string import Template
-from typing import Protocol
-
-from openai.types.chat import ChatCompletionMessageParam
+from typing import TYPE_CHECKING, Protocol
 
 import prompts
+
+if TYPE_CHECKING:  # the openai package costs seconds to import; only its types are needed here
+    from openai.types.chat import ChatCompletionMessageParam
 
 
 class RlmError(Exception):

@@ -20,7 +20,7 @@ from rpc import AsyncMethod, RpcError, invalid_params
 from .errors import BadArgument, to_mcp, tool_result
 from .methods import Harness, version
 from .operations import OPERATIONS, Operation
-from .validate import json_schema
+from .validate import json_schema, signature_text
 
 PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")  # newest first
 
@@ -29,9 +29,14 @@ This server is your long-term memory: an Obsidian vault of markdown notes linked
 - Before answering from memory, `search` it (hybrid keyword + meaning + link retrieval); then
   `read` the notes that look relevant. Follow `links`, `backlinks` and `neighbors` to gather
   context around a note.
+- Each search hit has a short snippet of its best passage; `read` a note for all of it
+  (explain=true adds each hit's score receipt).
 - Save what is worth remembering with `write` (one idea per note, a clear title, and
   [[links]] to related notes so the graph can use them). Notes are addressed by vault path
-  ("folder/Note.md") or by title.
+  ("folder/Note.md") or by title. Change part of a note with `edit` (append, prepend, a
+  heading's section, find-and-replace). To replace or edit a note a person may be editing,
+  pass the `hash` that `read` returned as expected_hash: a changed file is then refused
+  (edit_conflict) instead of overwritten; `write` of an existing note needs overwrite=true.
 - For a question about past conversations, `context` gives a short, dated, speaker-labelled
   excerpt within a word budget; `ask` runs the recursive query loop and returns an answer with
   the notes it used.
@@ -42,15 +47,33 @@ This server is your long-term memory: an Obsidian vault of markdown notes linked
 """
 
 
+def repl_globals() -> str:
+    """The REPL's vault globals, one line each ("name(signature): summary"), from the table."""
+    lines = [f"- {op.repl}{signature_text(op.params, op.returns)}: {op.summary}"
+             for op in OPERATIONS if op.repl is not None]
+    return "\n".join([*lines, "- help(): lists these; help(name) shows one in full"])
+
+
+def description(op: Operation) -> str:
+    """The tool description: the summary, and for exec the globals its code can call."""
+    if op.name != "exec":
+        return op.summary
+    return f"{op.summary}\nGlobals:\n{repl_globals()}"
+
+
 def tool(op: Operation) -> dict[str, Any]:
-    """The MCP tool description of an operation."""
-    return {
+    """The MCP tool description of an operation: its input and output schemas and its effect
+    as annotations (MCP "ToolAnnotations")."""
+    out: dict[str, Any] = {
         "name": op.mcp,
-        "description": op.summary,
+        "description": description(op),
         "inputSchema": json_schema(op.params),
         "annotations": {"readOnlyHint": op.read_only, "destructiveHint": op.destructive,
                         "idempotentHint": op.idempotent},
     }
+    if op.output is not None:
+        out["outputSchema"] = op.output
+    return out
 
 
 TOOLS: tuple[dict[str, Any], ...] = tuple(tool(op) for op in OPERATIONS if op.mcp is not None)

@@ -22,8 +22,12 @@ from typing import Any, Literal, Protocol
 
 import anyio
 
+from vault import EDIT_KINDS, Edit
+
 from . import conversation_tools as conv
+from . import schemas as out
 from .errors import Refused
+from .schemas import Schema
 from .validate import Param, bind
 from .vault_ops import VaultOps, VaultThread
 
@@ -61,6 +65,7 @@ class Operation:
     doc: str = ""  # the REPL help after the summary
     repl_view: Callable[[Any], Any] | None = None  # the REPL's projection of the result
     reports_failure: bool = False  # the result is a value whose "error" says it failed (exec)
+    output: Schema | None = None  # JSON Schema of the result (MCP outputSchema; harness.schemas)
 
     def arguments(self, args: Sequence[Any], kwargs: Mapping[str, Any]) -> dict[str, Any]:
         """Checked arguments for `run` (harness.validate.bind)."""
@@ -114,14 +119,22 @@ def _rlm(env: Env) -> LlmTools:
     return env.rlm
 
 
-def _hit_summaries(result: dict[str, Any]) -> list[dict[str, Any]]:
-    return [{key: h[key] for key in ("note", "title", "score", "id")} for h in result["hits"]]
+def _hits(result: dict[str, Any]) -> list[dict[str, Any]]:
+    return list(result["hits"])
+
+
+def _edit(env: Env, note: str, kind: Any, text: str, heading: str | None, find: str | None,
+          expected_count: int, expected_hash: str | None) -> dict[str, Any]:
+    change = Edit(kind, text, heading=heading, find=find, expected_count=expected_count)
+    return env.ops.edit(note, change, expected_hash)
 
 
 _NOTE = Param("note", "string", "vault-relative path ('folder/Note.md') or a title",
               max_length=MAX_NOTE_NAME)
 _QUERY = Param("query", "string", "what to look for", max_length=MAX_QUERY)
 _QUESTION = Param("question", "string", "the question", max_length=MAX_QUESTION)
+_HASH = Param("expected_hash", "string", "the `hash` read returned: refuse if the file changed "
+               "since", None, max_length=64)
 _MAX_WORDS = Param("max_words", "integer", "longest answer in words", default=None,
                    minimum=1, maximum=2_000, keyword_only=True)
 
@@ -149,51 +162,89 @@ calls."""
 
 
 OPERATIONS: tuple[Operation, ...] = (
-    Operation("search", "vault", "Search the vault; hits best first with their paths.",
+    Operation("search", "vault", "Search the vault; hits best first, each with a snippet of "
+              "its best-matching passage.",
               (_QUERY, Param("k", "integer", "how many hits", 10, 1, MAX_K),
+               Param("explain", "boolean", "add each hit's score receipt and the stage report",
+                     False),
                Param("as_of", "number", "rank with the learned state as it was at this Unix "
                      "time (replayed; records nothing)", None, keyword_only=True),
                Param("learn", "boolean", "false: record nothing (a read-only search)", True,
                      keyword_only=True)),
-              lambda env, query, k, as_of, learn: env.ops.search(query, k, as_of, learn),
+              lambda env, query, k, explain, as_of, learn: env.ops.search(
+                  query, k, explain, as_of, learn),
               rpc="vault.search", mcp="search", repl="search", returns="list[dict]",
-              doc="Hybrid retrieval (keywords, meaning, links). In the REPL each hit is\n"
-                  '{"note": path, "title", "score", "id"}; pass a hit\'s "note" to read().',
-              repl_view=_hit_summaries),
+              doc="Hybrid retrieval (keywords, meaning, links). Each hit is {\"note\": path,\n"
+                  '"title", "score", "id", "snippet"} plus "date"/"speaker" when the note has\n'
+                  'them, and "receipt" with explain=True; pass a hit\'s "note" to read().',
+              repl_view=_hits, output=out.SEARCH),
     Operation("read", "vault", "Read one note: text, frontmatter, tags and links.", (_NOTE,),
               lambda env, note: env.ops.read(note),
               rpc="vault.read", mcp="read", repl="read",
-              doc='Returns {"note", "title", "text", "frontmatter", "tags", "links"}. `note` is a\n'
-                  'path ("folder/Note.md" or "folder/Note") or a title/alias; raises\n'
-                  "NoteNotFound or AmbiguousNote when no note, or more than one, matches."),
-    Operation("write", "vault", "Create or replace a note with the given markdown.",
+              doc='Returns {"note", "title", "hash", "text", "frontmatter", "tags", "links"}.\n'
+                  '`note` is a path ("folder/Note.md" or "folder/Note") or a title/alias; raises\n'
+                  "NoteNotFound or AmbiguousNote when no note, or more than one, matches.\n"
+                  '"hash" (sha256 of the file) is what write/edit take as expected_hash.',
+              output=out.NOTE),
+    Operation("write", "vault", "Create a note with the given markdown (replace one only with "
+              "overwrite=true or its expected_hash).",
               (_NOTE, Param("content", "string", "the whole markdown text",
-                              max_length=MAX_TEXT, blank_ok=True)),
-              lambda env, note, content: env.ops.write(note, content),
+                              max_length=MAX_TEXT, blank_ok=True),
+               Param("overwrite", "boolean", "replace the note if it exists", False), _HASH),
+              lambda env, note, content, overwrite, expected_hash: env.ops.write(
+                  note, content, overwrite, expected_hash),
               read_only=False, destructive=True, rpc="vault.write", mcp="write", repl="write",
-              doc='Returns {"note", "id", "title"}. `content` includes the frontmatter; ".md"\n'
-                  "is appended when missing. Link notes with [[Title]] so the graph uses them."),
+              doc='Returns {"note", "id", "title", "hash"}. `content` includes the frontmatter;\n'
+                  '".md" is appended when missing. Link notes with [[Title]] so the graph uses\n'
+                  "them. An existing note raises NoteExists unless overwrite=True or\n"
+                  "expected_hash is the hash read returned; a note changed since that read\n"
+                  "raises EditConflict (its data has current_hash) and nothing is written.",
+              output=out.WRITTEN),
+    Operation("edit", "vault", "Change part of a note: append, prepend, replace a heading's "
+              "section, or find-and-replace; the rest of the file is kept byte for byte.",
+              (_NOTE, Param("kind", "string", "append, prepend, section or replace",
+                            max_length=20, choices=EDIT_KINDS),
+               Param("text", "string", "the text to add, or the replacement", "",
+                     max_length=MAX_TEXT, blank_ok=True),
+               Param("heading", "string", "section: the heading ('Plans' or '## Plans')", None,
+                     max_length=MAX_NOTE_NAME),
+               Param("find", "string", "replace: the exact text to find", None,
+                     max_length=MAX_TEXT, blank_ok=True),
+               Param("expected_count", "integer", "replace: how many occurrences there must "
+                     "be", 1, 1, 100_000), _HASH),
+              _edit, read_only=False, destructive=True, idempotent=False, rpc="vault.edit",
+              mcp="edit", repl="edit",
+              doc='Returns {"note", "id", "title", "hash"}. prepend inserts after the\n'
+                  "frontmatter; section replaces the lines under the heading up to the next\n"
+                  "heading of the same or a higher level; replace refuses (EditRefused) unless\n"
+                  "`find` occurs exactly expected_count times. With expected_hash (the hash\n"
+                  "read returned) a note changed since raises EditConflict; nothing is written.",
+              output=out.WRITTEN),
     Operation("move", "vault", "Rename/move a note; links to it are rewritten.",
               (_NOTE, Param("new", "string", "the new vault path", max_length=MAX_NOTE_NAME)),
               lambda env, note, new: env.ops.move(note, new),
-              read_only=False, destructive=True, idempotent=False, rpc="vault.move", mcp="move"),
+              read_only=False, destructive=True, idempotent=False, rpc="vault.move", mcp="move",
+              output=out.MOVED),
     Operation("delete", "vault", "Move a note to the vault's trash (recoverable).", (_NOTE,),
               lambda env, note: env.ops.delete(note),
               read_only=False, destructive=True, idempotent=False,
-              rpc="vault.delete", mcp="delete"),
+              rpc="vault.delete", mcp="delete", output=out.DELETED),
     Operation("links", "vault", "Outgoing links of a note and where they resolve.", (_NOTE,),
               lambda env, note: env.ops.links(note),
               rpc="vault.links", mcp="links", repl="links", returns="list[dict]",
               doc='Each link is {"target", "resolved", "embed", ...}; "resolved" is the path it\n'
-                  "points to, or None for a dangling link."),
+                  "points to, or None for a dangling link.",
+              output=out.items_of(out.LINK)),
     Operation("backlinks", "vault", "Notes that link to a note.", (_NOTE,),
               lambda env, note: env.ops.backlinks(note),
-              rpc="vault.backlinks", mcp="backlinks", repl="backlinks", returns="list[str]"),
+              rpc="vault.backlinks", mcp="backlinks", repl="backlinks", returns="list[str]",
+              output=out.items_of(out.STR)),
     Operation("neighbors", "vault", "Notes within a few links of a note, nearest first.",
               (_NOTE, Param("hops", "integer", "links to follow, either direction", 1, 1,
                               MAX_HOPS)),
               lambda env, note, hops: env.ops.neighbors(note, hops),
-              rpc="vault.neighbors", mcp="neighbors", repl="neighbors", returns="list[str]"),
+              rpc="vault.neighbors", mcp="neighbors", repl="neighbors", returns="list[str]",
+              output=out.items_of(out.STR)),
     Operation("context", "conversation", "Budgeted, dated, speaker-labelled context from "
               "conversation notes for a question (no LLM).",
               (_QUERY, Param("budget_words", "integer", "word budget", 600, 1, MAX_BUDGET_WORDS),
@@ -202,7 +253,8 @@ OPERATIONS: tuple[Operation, ...] = (
                Param("date_from", "date", "ISO date", None, max_length=40),
                Param("date_to", "date", "ISO date", None, max_length=40)),
               lambda env, **a: conv.context(env.ops, **a),
-              rpc="vault.context", mcp="context", repl="context", doc=CONTEXT_DOC),
+              rpc="vault.context", mcp="context", repl="context", doc=CONTEXT_DOC,
+              output=out.CONTEXT),
     Operation("what_came_next", "conversation",
               "The events that followed the event best matching the query.",
               (_QUERY, Param("n", "integer", "how many events", 3, 1, 50)),
@@ -218,7 +270,7 @@ OPERATIONS: tuple[Operation, ...] = (
               "links, ask sub-questions; returns the answer, the notes used and the trace.",
               (_QUESTION, Param("k", "integer", "hits per retrieval pass", 5, 1, 20)),
               lambda env, question, k: _rlm(env).ask(question, k, env.ops), runs="thread",
-              rpc="vault.ask", mcp="ask", repl="ask", doc=ASK_DOC),
+              rpc="vault.ask", mcp="ask", repl="ask", doc=ASK_DOC, output=out.ASK),
     Operation("rlm_call", "llm", "Ask a fresh sub-model ONE question about ONE slice; returns "
               "its answer as text.", (Param("slice", "any"), _QUESTION, _MAX_WORDS),
               lambda env, slice, question, max_words: _rlm(env).rlm_call(
@@ -237,7 +289,7 @@ OPERATIONS: tuple[Operation, ...] = (
                Param("deadline_s", "integer", "wall-clock limit in seconds", None, 1, 3600)),
               lambda h, code, deadline_s: h.exec(code, deadline_s), runs="loop",
               read_only=False, destructive=True, idempotent=False, rpc="repl.exec", mcp="exec",
-              reports_failure=True),
+              reports_failure=True, output=out.EXEC),
     Operation("reset", "control", "Forget the REPL's variables.", (), lambda h: h.reset(),
               runs="loop", read_only=False, rpc="repl.reset"),
     Operation("session_start", "control", "Open a session (ending the open one).",

@@ -8,7 +8,8 @@ derives everything a surface needs, so the surfaces cannot disagree:
 - `signature(params)` and `signature_text(params, returns)`: the Python signature a JSON-RPC
   method and a REPL function present (the text is what `help(name)` shows after the name).
 
-Kinds: "string" (a str, not blank unless `blank_ok`, at most `max_length` characters);
+Kinds: "string" (a str, not blank unless `blank_ok`, at most `max_length` characters, one of
+`choices` when given); "boolean" (a bool, never an int);
 "integer" (an int, never a bool, within [minimum, maximum]); "date" (an ISO date string, given
 to the operation as a `datetime.date`); "json" (JSON text or an object/array, JSON text at
 most `max_length` characters); "number" (an int or a finite float, never a bool, within
@@ -59,6 +60,7 @@ class Param:
     max_length: int | None = None
     blank_ok: bool = False
     keyword_only: bool = False  # REPL: after `*` (never bound by position)
+    choices: tuple[str, ...] | None = None  # the allowed values of a "string"
 
     @property
     def required(self) -> bool:
@@ -104,6 +106,8 @@ class Param:
                 return date.fromisoformat(value)
             except ValueError as exc:
                 raise BadArgument(self.name, "must be an ISO date (YYYY-MM-DD)") from exc
+        if self.choices is not None and value not in self.choices:
+            raise BadArgument(self.name, f"must be one of {', '.join(self.choices)}")
         return value
 
     def schema(self) -> dict[str, Any]:
@@ -115,6 +119,8 @@ class Param:
             out["description"] = self.description
         if self.kind == "date":
             out["format"] = "date"
+        if self.choices is not None:
+            out["enum"] = list(self.choices)
         if self.kind in ("string", "date") and not self.blank_ok:
             out["minLength"] = 1
         if self.max_length is not None and self.kind in ("string", "date"):

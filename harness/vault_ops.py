@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import anyio
 
-from vault import Vault
+from vault import Edit, NoteRecord, Vault
 
 T = TypeVar("T")
 
@@ -50,6 +50,11 @@ class VaultThread:
         self._pool.shutdown(wait=True)
 
 
+def written(record: NoteRecord) -> dict[str, Any]:
+    """What a write or edit returns: where the note is and the hash of its new bytes."""
+    return {"note": record.note, "id": record.id, "title": record.title, "hash": record.hash}
+
+
 class VaultOps:
     """JSON-out vault operations for one connection, on the vault thread.
 
@@ -63,22 +68,35 @@ class VaultOps:
         self.thread = thread
         self.session = session
 
-    def search(self, query: str, k: int = 10, as_of: float | None = None,
-               learn: bool = True) -> dict[str, Any]:
-        """A search; with `learn` False or `as_of` it records nothing (and opens no session)."""
+    def search(self, query: str, k: int = 10, explain: bool = False,
+               as_of: float | None = None, learn: bool = True) -> dict[str, Any]:
+        """Compact hits (note, title, score, id, snippet, date/speaker); receipts and the stage
+        report only with `explain`. With `learn` False or `as_of` it records nothing (and opens
+        no session)."""
         records = learn and as_of is None
         sid = self.session() if records else None
         return self.thread.call(lambda: self.vault.search(
-            query, k, session=sid, as_of=as_of, learn=learn).to_json())
+            query, k, session=sid, as_of=as_of, learn=learn).to_json(receipt=explain))
 
     def read(self, note: str) -> dict[str, Any]:
         sid = self.session()
         return self.thread.call(lambda: self.vault.read(note, session=sid).to_json())
 
-    def write(self, note: str, content: str) -> dict[str, Any]:
+    def write(self, note: str, content: str, overwrite: bool = False,
+              expected_hash: str | None = None) -> dict[str, Any]:
+        """Create a note; replace one only with `overwrite` or the `expected_hash` it was
+        read with (EditConflict when the file changed since)."""
         sid = self.session()
-        record = self.thread.call(lambda: self.vault.write(note, content, session=sid))
-        return {"note": record.note, "id": record.id, "title": record.title}
+        record = self.thread.call(lambda: self.vault.write(
+            note, content, session=sid, overwrite=overwrite, expected_hash=expected_hash))
+        return written(record)
+
+    def edit(self, note: str, change: Edit, expected_hash: str | None = None) -> dict[str, Any]:
+        """Apply one edit to a note (vault.Edit), guarded by `expected_hash` when given."""
+        sid = self.session()
+        record = self.thread.call(lambda: self.vault.edit(
+            note, change, session=sid, expected_hash=expected_hash))
+        return written(record)
 
     def move(self, note: str, new: str) -> dict[str, Any]:
         return self.thread.call(lambda: self.vault.move(note, new).to_json())

@@ -21,9 +21,10 @@ from typing import Any
 from sandbox import HostFunction, HostFunctionError, current_exec
 from vault import QuotaExceeded
 
-# Host function name -> (index of the note argument, index of the content argument).
-WRITERS: dict[str, tuple[int, int]] = {"write": (0, 1)}
-_PARAMS: dict[str, tuple[str, str]] = {"write": ("note", "content")}
+# Host function name -> (index of the note argument, index of the content argument). An edit
+# is charged the size of its new text (what it adds), as a write is charged its content.
+WRITERS: dict[str, tuple[int, int]] = {"write": (0, 1), "edit": (0, 2)}
+_PARAMS: dict[str, tuple[str, str]] = {"write": ("note", "content"), "edit": ("note", "text")}
 
 
 @dataclass(frozen=True)

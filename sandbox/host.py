@@ -15,6 +15,7 @@ import selectors
 import threading
 import time
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from . import channel, context, launch, lint
@@ -138,8 +139,9 @@ class Sandbox:
         with self._exec_lock:
             if self._closed:
                 raise SandboxError("the sandbox is closed")
-            if self.config.lint and (issues := lint.check(code)):
-                error = ErrorInfo("LintError", "\n".join(str(i) for i in issues))
+            issues = lint.check(code) if self.config.lint else []
+            if refused := [i for i in issues if i.severity == "refuse"]:
+                error = ErrorInfo("LintError", "\n".join(str(i) for i in refused))
                 return self._result(Outcome(error=error), Capture(0), Capture(0), start, False)
             lost = False
             if self._proc is None or _readable(self._proc.from_worker):
@@ -160,7 +162,9 @@ class Sandbox:
             if outcome.kill:
                 self._replace()
                 lost = True
-            return self._result(outcome, out, err, start, lost)
+            result = self._result(outcome, out, err, start, lost)
+            warned = lint.warning_text(issues)
+            return replace(result, stderr=warned + result.stderr) if warned else result
 
     def _result(self, outcome: Outcome, out: Capture, err: Capture, start: float,
                 lost: bool) -> ExecResult:

@@ -114,6 +114,29 @@ class Worker:
         call.__doc__ = f"{name}{signature}\n\n{meta.get('doc', '')}"
         return call
 
+    def help(self, *args: Any) -> None:
+        """help(): the host functions, one line each; help(f) or help("f") for a host
+        function: its signature line and its doc, once (pydoc would print a generic
+        "(*args, **kwargs)" signature line above them); anything else: pydoc."""
+        if not args:
+            width = max((len(n) for n in self.functions), default=0)
+            print("Vault functions (help(name) for one in full):")
+            for fn, info in sorted(self.functions.items()):
+                first = (info.get("doc", "").strip().splitlines() or [""])[0]
+                print(f"  {fn.ljust(width)}  {first}")
+            return
+        target = args[0]
+        name = target if isinstance(target, str) else getattr(target, "__name__", None)
+        if (isinstance(name, str) and name in self.functions
+                and (isinstance(target, str) or self.ns.get(name) is target)):
+            meta = self.functions[name]
+            print(f"{name}{meta.get('signature', '(*args, **kwargs)')}\n\n"
+                  f"{meta.get('doc', '')}".rstrip())
+            return
+        import pydoc
+
+        pydoc.help(*args)
+
     def _safe_repr(self, value: Any) -> str:
         try:
             text = repr(value)
@@ -186,7 +209,7 @@ def main(argv: list[str]) -> int:
     worker = Worker(channel, dict(init.get("caps", {})))
     worker.functions = dict(init.get("functions", {}))
     worker.fresh_namespace()
-    setattr(builtins, "help", _help)  # noqa: B010 (no site module: help is ours)
+    setattr(builtins, "help", worker.help)  # noqa: B010 (no site module: help is ours)
     os.environ.clear()  # PWD from bwrap, LC_CTYPE from locale coercion: user code sees none
     channel.send({"t": "ready", "guards": guards})
     while True:
@@ -197,12 +220,6 @@ def main(argv: list[str]) -> int:
         kind = frame.get("t")
         if kind == "exec":
             channel.send(worker.run(int(frame["id"]), str(frame["code"])))
-
-
-def _help(*args: Any) -> None:
-    import pydoc
-
-    pydoc.help(*args)
 
 
 if __name__ == "__main__":

@@ -5,74 +5,268 @@ Import from here (`from vault import Vault, Hit`), never from the modules inside
 stages, rerank), `learning/` (event log and learned state), `conversation/` (NDM, DMF, 4D).
 Besides the facade and its values, a few building blocks are public because the benchmarks
 measure them on their own (BM25, the pair table, the conversation context scorer).
+
+Names are loaded on first use (PEP 562 `__getattr__`), so `from vault import VaultError` does
+not pay for numpy, scipy and the conversation package: the CLI starts fast, and a command
+imports only what it touches.
 """
 
-from .conversation import (
-    CONVERSATION_FORMATS,
-    STABILITY_MODES,
-    ArchiveDecision,
-    IngestReport,
-    Stability,
-    WorkingDecision,
-    archive_decisions,
-    build_context,
-    conversation_from_corpus,
-    conversation_stability,
-    demoted_text,
-    ingest_conversations,
-    load_conversations,
-    next_in_vault,
-    session_end,
-    working_note,
-    working_path,
-)
-from .conversation.context import EventIndex, context_from_items, score_parts
-from .conversation.context import Weights as ContextWeights
-from .conversation.events import build_events
-from .conversation.facts import build_facts
-from .conversation.facts import sentence as fact_sentence
-from .conversation.items import Item as ContextItem
-from .conversation.items import item_of
-from .conversation.statements import extract_statements
-from .core import Vault
-from .errors import (
-    AmbiguousNote,
-    ConversationFormatError,
-    IndexUnusable,
-    LedgerError,
-    ModelUnavailable,
-    NotAVault,
-    NoteExists,
-    NoteFormatError,
-    NoteNotFound,
-    NotText,
-    PathRefused,
-    QuotaExceeded,
-    SchemaTooNew,
-    VaultError,
-)
-from .learning.edges import WeightedEdges
-from .learning.formulas import LEARNING_VERSION, LearningParams
-from .learning.ledger import LEDGER_FILE, Ledger
-from .learning.liveness import SESSIONS_DIR, SessionLocks
-from .learning.pair_table import PairTable
-from .learning.state import LearnedState, NoteState, Pair
-from .learning.usage import Learned, NullUsage, UsageRecorder, examination_probability
-from .notes.records import LinkInfo, MoveResult, NoteRecord
-from .retrieval.encoders import EmbeddingCache, Encoder, MemoryEmbeddingCache, MiniLmEncoder
-from .retrieval.fusion import fuse, order, ranks
-from .retrieval.hits import Hit, Scored, SearchResult
-from .retrieval.pipeline import DEFAULT_WEIGHTS, SIGNALS, SearchEngine, SearchParams
-from .retrieval.rerank import CrossEncoder, OnnxCrossEncoder
-from .retrieval.signals.bm25 import Bm25Index
-from .retrieval.signals.graph import adjacency as link_adjacency
-from .retrieval.text import content_terms, tokenize
-from .storage.corpus import Corpus
-from .storage.sync import SyncReport
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .conversation import (
+        CONVERSATION_FORMATS,
+        STABILITY_MODES,
+        ArchiveDecision,
+        IngestReport,
+        Stability,
+        WorkingDecision,
+        archive_decisions,
+        build_context,
+        conversation_from_corpus,
+        conversation_stability,
+        demoted_text,
+        ingest_conversations,
+        load_conversations,
+        next_in_vault,
+        session_end,
+        working_note,
+        working_path,
+    )
+    from .conversation.context import (
+        EventIndex,
+        context_from_items,
+        score_parts,
+    )
+    from .conversation.context import Weights as ContextWeights
+    from .conversation.events import (
+        build_events,
+    )
+    from .conversation.facts import (
+        build_facts,
+    )
+    from .conversation.facts import sentence as fact_sentence
+    from .conversation.items import Item as ContextItem
+    from .conversation.items import (
+        item_of,
+    )
+    from .conversation.statements import (
+        extract_statements,
+    )
+    from .core import (
+        Vault,
+    )
+    from .errors import (
+        AmbiguousNote,
+        ConversationFormatError,
+        EditConflict,
+        EditRefused,
+        IndexUnusable,
+        LedgerError,
+        ModelUnavailable,
+        NotAVault,
+        NoteExists,
+        NoteFormatError,
+        NoteNotFound,
+        NotText,
+        PathRefused,
+        QuotaExceeded,
+        SchemaTooNew,
+        VaultError,
+    )
+    from .learning.edges import (
+        WeightedEdges,
+    )
+    from .learning.formulas import (
+        LEARNING_VERSION,
+        LearningParams,
+    )
+    from .learning.ledger import (
+        LEDGER_FILE,
+        Ledger,
+    )
+    from .learning.liveness import (
+        SESSIONS_DIR,
+        SessionLocks,
+    )
+    from .learning.pair_table import (
+        PairTable,
+    )
+    from .learning.state import (
+        LearnedState,
+        NoteState,
+        Pair,
+    )
+    from .learning.usage import (
+        Learned,
+        NullUsage,
+        UsageRecorder,
+        examination_probability,
+    )
+    from .notes.edits import (
+        EDIT_KINDS,
+        Edit,
+        content_hash,
+    )
+    from .notes.records import (
+        LinkInfo,
+        MoveResult,
+        NoteRecord,
+    )
+    from .retrieval.encoders import (
+        EmbeddingCache,
+        Encoder,
+        MemoryEmbeddingCache,
+        MiniLmEncoder,
+    )
+    from .retrieval.fusion import (
+        fuse,
+        order,
+        ranks,
+    )
+    from .retrieval.hits import (
+        Hit,
+        Scored,
+        SearchResult,
+    )
+    from .retrieval.pipeline import (
+        DEFAULT_WEIGHTS,
+        SIGNALS,
+        SearchEngine,
+        SearchParams,
+    )
+    from .retrieval.rerank import (
+        CrossEncoder,
+        OnnxCrossEncoder,
+    )
+    from .retrieval.signals.bm25 import (
+        Bm25Index,
+    )
+    from .retrieval.signals.graph import adjacency as link_adjacency
+    from .retrieval.text import (
+        content_terms,
+        tokenize,
+    )
+    from .storage.corpus import (
+        Corpus,
+    )
+    from .storage.sync import (
+        SyncReport,
+    )
+
+_LAZY: dict[str, tuple[str, str]] = {  # public name -> (module, attribute)
+    "AmbiguousNote": (".errors", "AmbiguousNote"),
+    "ArchiveDecision": (".conversation", "ArchiveDecision"),
+    "Bm25Index": (".retrieval.signals.bm25", "Bm25Index"),
+    "CONVERSATION_FORMATS": (".conversation", "CONVERSATION_FORMATS"),
+    "ContextItem": (".conversation.items", "Item"),
+    "ContextWeights": (".conversation.context", "Weights"),
+    "ConversationFormatError": (".errors", "ConversationFormatError"),
+    "Corpus": (".storage.corpus", "Corpus"),
+    "CrossEncoder": (".retrieval.rerank", "CrossEncoder"),
+    "DEFAULT_WEIGHTS": (".retrieval.pipeline", "DEFAULT_WEIGHTS"),
+    "EDIT_KINDS": (".notes.edits", "EDIT_KINDS"),
+    "Edit": (".notes.edits", "Edit"),
+    "EditConflict": (".errors", "EditConflict"),
+    "EditRefused": (".errors", "EditRefused"),
+    "EmbeddingCache": (".retrieval.encoders", "EmbeddingCache"),
+    "Encoder": (".retrieval.encoders", "Encoder"),
+    "EventIndex": (".conversation.context", "EventIndex"),
+    "Hit": (".retrieval.hits", "Hit"),
+    "IndexUnusable": (".errors", "IndexUnusable"),
+    "IngestReport": (".conversation", "IngestReport"),
+    "LEARNING_VERSION": (".learning.formulas", "LEARNING_VERSION"),
+    "LEDGER_FILE": (".learning.ledger", "LEDGER_FILE"),
+    "Learned": (".learning.usage", "Learned"),
+    "LearnedState": (".learning.state", "LearnedState"),
+    "LearningParams": (".learning.formulas", "LearningParams"),
+    "Ledger": (".learning.ledger", "Ledger"),
+    "LedgerError": (".errors", "LedgerError"),
+    "LinkInfo": (".notes.records", "LinkInfo"),
+    "MemoryEmbeddingCache": (".retrieval.encoders", "MemoryEmbeddingCache"),
+    "MiniLmEncoder": (".retrieval.encoders", "MiniLmEncoder"),
+    "ModelUnavailable": (".errors", "ModelUnavailable"),
+    "MoveResult": (".notes.records", "MoveResult"),
+    "NotAVault": (".errors", "NotAVault"),
+    "NotText": (".errors", "NotText"),
+    "NoteExists": (".errors", "NoteExists"),
+    "NoteFormatError": (".errors", "NoteFormatError"),
+    "NoteNotFound": (".errors", "NoteNotFound"),
+    "NoteRecord": (".notes.records", "NoteRecord"),
+    "NoteState": (".learning.state", "NoteState"),
+    "NullUsage": (".learning.usage", "NullUsage"),
+    "OnnxCrossEncoder": (".retrieval.rerank", "OnnxCrossEncoder"),
+    "Pair": (".learning.state", "Pair"),
+    "PairTable": (".learning.pair_table", "PairTable"),
+    "PathRefused": (".errors", "PathRefused"),
+    "QuotaExceeded": (".errors", "QuotaExceeded"),
+    "SESSIONS_DIR": (".learning.liveness", "SESSIONS_DIR"),
+    "SIGNALS": (".retrieval.pipeline", "SIGNALS"),
+    "STABILITY_MODES": (".conversation", "STABILITY_MODES"),
+    "SchemaTooNew": (".errors", "SchemaTooNew"),
+    "Scored": (".retrieval.hits", "Scored"),
+    "SearchEngine": (".retrieval.pipeline", "SearchEngine"),
+    "SearchParams": (".retrieval.pipeline", "SearchParams"),
+    "SearchResult": (".retrieval.hits", "SearchResult"),
+    "SessionLocks": (".learning.liveness", "SessionLocks"),
+    "Stability": (".conversation", "Stability"),
+    "SyncReport": (".storage.sync", "SyncReport"),
+    "UsageRecorder": (".learning.usage", "UsageRecorder"),
+    "Vault": (".core", "Vault"),
+    "VaultError": (".errors", "VaultError"),
+    "WeightedEdges": (".learning.edges", "WeightedEdges"),
+    "WorkingDecision": (".conversation", "WorkingDecision"),
+    "archive_decisions": (".conversation", "archive_decisions"),
+    "build_context": (".conversation", "build_context"),
+    "build_events": (".conversation.events", "build_events"),
+    "build_facts": (".conversation.facts", "build_facts"),
+    "content_hash": (".notes.edits", "content_hash"),
+    "content_terms": (".retrieval.text", "content_terms"),
+    "context_from_items": (".conversation.context", "context_from_items"),
+    "conversation_from_corpus": (".conversation", "conversation_from_corpus"),
+    "conversation_stability": (".conversation", "conversation_stability"),
+    "demoted_text": (".conversation", "demoted_text"),
+    "examination_probability": (".learning.usage", "examination_probability"),
+    "extract_statements": (".conversation.statements", "extract_statements"),
+    "fact_sentence": (".conversation.facts", "sentence"),
+    "fuse": (".retrieval.fusion", "fuse"),
+    "ingest_conversations": (".conversation", "ingest_conversations"),
+    "item_of": (".conversation.items", "item_of"),
+    "link_adjacency": (".retrieval.signals.graph", "adjacency"),
+    "load_conversations": (".conversation", "load_conversations"),
+    "next_in_vault": (".conversation", "next_in_vault"),
+    "order": (".retrieval.fusion", "order"),
+    "ranks": (".retrieval.fusion", "ranks"),
+    "score_parts": (".conversation.context", "score_parts"),
+    "session_end": (".conversation", "session_end"),
+    "tokenize": (".retrieval.text", "tokenize"),
+    "working_note": (".conversation", "working_note"),
+    "working_path": (".conversation", "working_path"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Load a public name on first use and keep it in the module (later lookups are plain)."""
+    try:
+        module, attr = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'vault' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module, __name__), attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "CONVERSATION_FORMATS",
     "DEFAULT_WEIGHTS",
+    "EDIT_KINDS",
     "LEARNING_VERSION",
     "LEDGER_FILE",
     "SESSIONS_DIR",
@@ -86,6 +280,9 @@ __all__ = [
     "ConversationFormatError",
     "Corpus",
     "CrossEncoder",
+    "Edit",
+    "EditConflict",
+    "EditRefused",
     "EmbeddingCache",
     "Encoder",
     "EventIndex",
@@ -132,6 +329,7 @@ __all__ = [
     "build_context",
     "build_events",
     "build_facts",
+    "content_hash",
     "content_terms",
     "context_from_items",
     "conversation_from_corpus",

@@ -15,13 +15,16 @@ from typing import Any
 
 from .errors import NotAVault, NoteExists, NoteNotFound
 from .learning.usage import NullUsage, UsageRecorder, examination_probability
+from .notes import edits
 from .notes.links import Resolver, retarget
 from .notes.note import rewrite_links
 from .notes.records import LinkInfo, MoveResult, NoteRecord, link_infos, record_of
 from .retrieval.hits import SearchResult, with_basis
 from .retrieval.pipeline import SearchEngine, SearchParams
+from .retrieval.snippets import with_snippets
 from .storage.corpus import Corpus
 from .storage.doctor import doctor_report
+from .storage.guard import check_read, check_write
 from .storage.index import Index, NoteRow
 from .storage.linkgraph import hops_from
 from .storage.live import LiveIndex
@@ -88,14 +91,8 @@ class Vault:
         index = Index.open(store.root / STATE_DIR / INDEX_FILE)
         # Watch before the first sync, so nothing changed in between goes unseen.
         watcher = Watcher.start(store) if auto_sync and watch else None
-        vault = cls(
-            store,
-            index,
-            engine if engine is not None else SearchEngine(SearchParams()),
-            usage if usage is not None else NullUsage(),
-            auto_sync,
-            watcher,
-        )
+        vault = cls(store, index, engine if engine is not None else SearchEngine(SearchParams()),
+                    usage if usage is not None else NullUsage(), auto_sync, watcher)
         if watcher is not None:
             vault.sync()
         return vault
@@ -162,13 +159,10 @@ class Vault:
 
     def _new_path(self, note: str) -> str:
         path = note.strip()
-        if not path.lower().endswith(".md"):
-            path += ".md"
-        return self.store.check(path, write=True)
+        return self.store.check(path if path.lower().endswith(".md") else f"{path}.md", write=True)
 
     def _row(self, note_id: int) -> NoteRow:
-        row = self.index.note(note_id)
-        if row is None:
+        if (row := self.index.note(note_id)) is None:
             raise NoteNotFound(str(note_id))
         return row
 
@@ -197,9 +191,8 @@ class Vault:
     def backlinks(self, note: str) -> list[str]:
         """Paths of the notes linking to `note`, sorted."""
         self.live.fresh()
-        target = self._resolve(note)
         corpus = self._snapshot().corpus
-        t = corpus.position(target)
+        t = corpus.position(self._resolve(note))
         return sorted({corpus.paths[a] for a, b in corpus.edges if b == t})
 
     def neighbors(self, note: str, hops: int = 1) -> list[str]:
@@ -215,9 +208,9 @@ class Vault:
 
     def search(self, query: str, k: int = 10, *, session: str | None = None,
                as_of: float | None = None, learn: bool = True) -> SearchResult:
-        """Hybrid search; hits carry receipts naming their `basis` (index generation, learned
-        event seq, clock). Logged as a retrieved event unless `learn` is False or `as_of` is
-        given (then ranked on the learned state replayed up to that time: reproducible)."""
+        """Hybrid search; hits carry snippets and receipts naming their `basis` (index
+        generation, learned event seq, clock). Logged as a retrieved event unless `learn` is
+        False or `as_of` is given (then ranked on the learned state replayed up to that time)."""
         self.live.fresh()
         corpus = self.corpus()
         learned = self.usage.learned(corpus.ids, as_of)
@@ -226,6 +219,7 @@ class Vault:
             cooccurrence=learned.cooccurrence,
         ), {"generation": corpus.generation, "learned_seq": learned.seq,  # no state: no clock
             "clock": learned.clock if learned.seq else None})
+        result = with_snippets(result, corpus)
         if learn and as_of is None:
             shown = [(h.id, r, examination_probability(r)) for r, h in enumerate(result.hits)]
             self.usage.on_search(session, query, shown, self._snapshot().corpus.graph)
@@ -233,15 +227,20 @@ class Vault:
 
     # -- writing --------------------------------------------------------------------------------
 
-    def write(self, note: str, content: str, *, session: str | None = None) -> NoteRecord:
-        """Create or replace a note atomically; it is indexed before this returns."""
+    def write(self, note: str, content: str, *, session: str | None = None,
+              overwrite: bool = True, expected_hash: str | None = None) -> NoteRecord:
+        """Create or replace a note atomically; it is indexed before this returns. Without
+        `overwrite` an existing note is refused (NoteExists); with `expected_hash` a file
+        whose bytes changed since that read is refused (EditConflict; storage.guard)."""
         self.live.fresh()
         try:
             note_id: int | None = self._resolve(note)
         except NoteNotFound:
             note_id = None
         path = self.path_of(note_id) if note_id is not None else self._new_path(note)
-        self.store.write_text(path, content)
+        check_write(self.store, path, exists=note_id is not None, overwrite=overwrite,
+                    expected_hash=expected_hash)
+        self.store.write_text(path, content, create_only=note_id is None and not overwrite)
         self.live.sync_paths([path])
         new_id = self.index.note_id(path)
         if new_id is None:  # written but not indexable (e.g. the store refused it as text)
@@ -251,12 +250,21 @@ class Vault:
         self.usage.on_write(session, new_id, note_id is None, linked, self._snapshot().corpus.graph)
         return record
 
+    def edit(self, note: str, change: edits.Edit, *, session: str | None = None,
+             expected_hash: str | None = None) -> NoteRecord:
+        """Apply one edit (notes.edits: every byte outside its span kept), guarded like
+        `write`, always against the bytes the edit was computed from."""
+        self.live.fresh()
+        path = self.path_of(self._resolve(note))
+        text = self.store.read_text(path)
+        current = check_read(path, text, expected_hash)
+        return self.write(path, edits.apply(text, change), session=session, expected_hash=current)
+
     def delete(self, note: str) -> str:
         """Move a note to `.rmh/trash/` (never a hard delete); returns its vault-relative trash
         path (`.rmh/trash/...`)."""
         self.live.fresh()
-        note_id = self._resolve(note)
-        path = self.path_of(note_id)
+        path = self.path_of(self._resolve(note))
         trashed = self.store.trash(path)
         self.live.sync_paths([path])  # reports the removal
         return f"{TRASH_DIR}/{trashed}"
@@ -280,9 +288,8 @@ class Vault:
         for src in referrers:
             src_path = after.id_path[src]
             text = self.store.read_text(src_path)
-            new_text = rewrite_links(
-                text, retarget(before, src_path, note_id, after.link_text(note_id), new_path)
-            )
+            new_text = rewrite_links(text, retarget(before, src_path, note_id,
+                                                    after.link_text(note_id), new_path))
             if new_text != text:
                 self.store.write_text(src_path, new_text)
                 rewritten.append(src_path)
@@ -293,7 +300,7 @@ class Vault:
     # -- health ----------------------------------------------------------------------------------
 
     def doctor(self) -> dict[str, Any]:
-        """Dangling links, parse errors, orphans, skipped files, counts (`storage.doctor`)."""
+        """Dangling links, missing attachments, parse errors, orphans, skipped files, counts."""
         report = self.sync()
         self.corpus()
-        return doctor_report(report, self._snapshot(), self.index)
+        return doctor_report(report, self._snapshot(), self.index, self.store.attachments())

@@ -11,6 +11,8 @@ values, never exceptions. The tree:
     ├── NoteNotFound            no note matches a path or title
     ├── AmbiguousNote           a title matches several notes
     ├── NoteExists              a move or create would overwrite a note
+    ├── EditConflict            the file changed since it was read (expected_hash differs)
+    ├── EditRefused             an edit cannot apply as asked (no such heading, wrong count)
     ├── NotText                 binary or invalid UTF-8
     ├── NoteFormatError         frontmatter that cannot be read or safely edited
     ├── QuotaExceeded           a size or count limit was hit
@@ -105,6 +107,43 @@ class NoteExists(VaultError):
 
     def data(self) -> dict[str, object]:
         return {"path": self.path}
+
+
+class EditConflict(VaultError):
+    """A write or edit named the hash of the text it read, and the file now holds other bytes
+    (changed in Obsidian, by another agent...). Nothing was written; `current` is the hash of
+    what is there now (None when the note is gone), so the caller can re-read and retry."""
+
+    code_name = "edit_conflict"
+
+    def __init__(self, path: str, expected: str, current: str | None) -> None:
+        super().__init__(f"{path!r} changed since it was read (expected hash {expected[:12]}, "
+                         f"now {current[:12] if current else 'missing'}); read it again")
+        self.path = path
+        self.expected = expected
+        self.current = current
+
+    def data(self) -> dict[str, object]:
+        return {"path": self.path, "expected_hash": self.expected, "current_hash": self.current}
+
+
+class EditRefused(VaultError):
+    """An edit cannot apply as asked: no such heading (or several), `find` occurring another
+    number of times than expected, an unknown kind. Nothing was written."""
+
+    code_name = "edit_refused"
+
+    def __init__(self, kind: str, reason: str, *, expected: int | None = None,
+                 found: int | None = None) -> None:
+        super().__init__(f"edit ({kind}) refused: {reason}")
+        self.kind = kind
+        self.reason = reason
+        self.expected = expected
+        self.found = found
+
+    def data(self) -> dict[str, object]:
+        return {"edit": self.kind, "reason": self.reason[:300], "expected": self.expected,
+                "found": self.found}
 
 
 class NotText(VaultError):

@@ -45,7 +45,8 @@ def print_doctor(report: dict[str, Any]) -> None:
     print(f"notes {counts['notes']}, links {counts['links']}, skipped {counts['skipped']}, "
           f"embeddings {counts['embeddings']} (index generation {vault['generation']})")
     for key, label in (
-        ("dangling_links", "dangling links"),
+        ("dangling_links", "dangling note links"),
+        ("missing_attachments", "missing attachments"),
         ("parse_errors", "parse errors"),
         ("orphans", "orphans"),
         ("skipped", "skipped files"),

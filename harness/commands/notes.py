@@ -1,5 +1,5 @@
-"""Vault commands: init, index, search, read, write, move, delete, links, backlinks, doctor,
-demo."""
+"""Vault commands: init, index, search, read, write, edit, move, delete, links, backlinks,
+doctor, demo."""
 
 from __future__ import annotations
 
@@ -12,9 +12,10 @@ from typing import Any
 
 from harness.compose import open_vault
 from harness.config import load
-from vault import Vault
+from vault import EDIT_KINDS, Edit, Vault
 
 from .output import CommandFailed, emit
+from .progress import Progress
 
 
 def configured_vault(args: argparse.Namespace, *, dense: bool = True) -> Vault:
@@ -23,18 +24,24 @@ def configured_vault(args: argparse.Namespace, *, dense: bool = True) -> Vault:
 
 
 def cmd_init(args: argparse.Namespace) -> int:
-    with Vault.init(load(vault=args.vault).require_vault()) as v:
+    """Make the folder a vault and index it fully: the notes, and their embeddings unless
+    --no-dense (so the first search pays for nothing)."""
+    cfg = load(vault=args.vault)
+    with open_vault(cfg, dense=not args.no_dense, create=True, learning=False) as v:
         report = v.sync()
-        emit(args, {"vault": str(v.root), "notes": v.index.counts()["notes"],
-                    "sync": report.to_json()},
-             f"initialised {v.root} ({v.index.counts()['notes']} notes)")
+        prepared = v.engine.prepare(v.corpus(), progress=Progress())
+        notes = v.index.counts()["notes"]
+        emit(args, {"vault": str(v.root), "notes": notes, "sync": report.to_json(),
+                    "prepared": prepared},
+             f"initialised {v.root} ({notes} notes, {prepared['chunks']} chunks embedded"
+             f"{'' if v.engine.encoder is not None else '; dense skipped'})")
     return 0
 
 
 def cmd_index(args: argparse.Namespace) -> int:
     with configured_vault(args, dense=not args.no_dense) as v:
         report = v.sync()
-        prepared = v.engine.prepare(v.corpus(), progress=None if args.json else _progress)
+        prepared = v.engine.prepare(v.corpus(), progress=Progress())
         counts = v.index.counts()
         emit(args, {"sync": report.to_json(), "counts": counts, "prepared": prepared},
              f"indexed {counts['notes']} notes (+{len(report.added)} ~{len(report.updated)} "
@@ -43,27 +50,46 @@ def cmd_index(args: argparse.Namespace) -> int:
     return 0
 
 
-def _progress(done: int, total: int, what: str) -> None:
-    width = 30
-    filled = width * done // max(total, 1)
-    end = "\n" if done >= total else ""
-    print(f"\r{what} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}", end=end,
-          file=sys.stderr, flush=True)
+MISSING_EMBEDDINGS = ("rmh: some notes have no embeddings yet; embedding them now (run "
+                      "`rmh index` to fill them ahead of time, or pass --no-dense)")
+
+
+def query_text(value: str) -> str:
+    """argparse type of a query: not empty (a usage error, exit 2)."""
+    if not value.strip():
+        raise argparse.ArgumentTypeError("the query must not be empty")
+    return value
+
+
+def positive_int(value: str) -> int:
+    """argparse type of -k: an integer of at least 1 (a usage error, exit 2)."""
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {value!r}") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return number
 
 
 def cmd_search(args: argparse.Namespace) -> int:
     cfg = load(vault=args.vault)
     with open_vault(cfg, dense=not args.no_dense) as v:
         k = args.k if args.k is not None else cfg.search.k
+        if v.engine.encoder is not None:  # embed what is missing now, saying so on stderr
+            v.engine.prepare(v.corpus(), progress=Progress(announce=MISSING_EMBEDDINGS))
         result = v.search(args.query, k=k, session=args.session,
                           as_of=parse_time(args.as_of), learn=not args.no_learn)
         if args.json:
-            print(json.dumps(result.to_json(receipt=True), ensure_ascii=False, sort_keys=True))
+            print(json.dumps(result.to_json(receipt=args.explain), ensure_ascii=False,
+                             sort_keys=True))
             return 0
         if not result.hits:
             print("no hits")
         for rank, hit in enumerate(result.hits, 1):
             print(f"{rank:>2}. {hit.score:.6f}  {hit.note}")
+            if hit.snippet:
+                print(f"    {hit.snippet}")
             if args.explain:
                 print(_explain(hit.receipt))
         if args.explain:
@@ -118,8 +144,22 @@ def cmd_read(args: argparse.Namespace) -> int:
 def cmd_write(args: argparse.Namespace) -> int:
     content = sys.stdin.buffer.read().decode("utf-8", errors="strict")
     with configured_vault(args, dense=False) as v:
-        rec = v.write(args.note, content, session=args.session)
-        emit(args, {"note": rec.note, "id": rec.id}, f"wrote {rec.note}")
+        rec = v.write(args.note, content, session=args.session, overwrite=args.overwrite,
+                      expected_hash=args.expected_hash)
+        emit(args, {"note": rec.note, "id": rec.id, "hash": rec.hash}, f"wrote {rec.note}")
+    return 0
+
+
+def cmd_edit(args: argparse.Namespace) -> int:
+    text = args.text if args.text is not None else (
+        "" if args.kind == "replace" and args.find is None else
+        sys.stdin.buffer.read().decode("utf-8", errors="strict"))
+    change = Edit(args.kind, text, heading=args.heading, find=args.find,
+                  expected_count=args.count)
+    with configured_vault(args, dense=False) as v:
+        rec = v.edit(args.note, change, session=args.session, expected_hash=args.expected_hash)
+        emit(args, {"note": rec.note, "id": rec.id, "hash": rec.hash},
+             f"edited {rec.note} ({args.kind})")
     return 0
 
 
@@ -188,14 +228,17 @@ def register(sub: Any) -> None:
         p.set_defaults(func=func)
         return p
 
-    add("init", cmd_init, "make a folder an rmh vault and index it")
+    p = add("init", cmd_init, "make a folder an rmh vault and index it")
+    p.add_argument("--no-dense", action="store_true",
+                   help="skip embeddings (the ONNX embedder); `rmh index` fills them later")
     p = add("index", cmd_index, "bring the index up to date (embeddings included)")
     p.add_argument("--no-dense", action="store_true", help="skip the ONNX embedder")
     p = add("search", cmd_search, "hybrid search over the vault")
-    p.add_argument("query")
-    p.add_argument("-k", type=int, default=None,
+    p.add_argument("query", type=query_text)
+    p.add_argument("-k", type=positive_int, default=None,
                    help="number of hits (default: [search] k in rmh.toml, else 10)")
-    p.add_argument("--explain", action="store_true", help="print each hit's receipt")
+    p.add_argument("--explain", action="store_true",
+                   help="print each hit's receipt (with --json: receipts and stages)")
     p.add_argument("--as-of", default=None, metavar="TIME",
                    help="rank with the learned state as it was at TIME (Unix seconds or ISO "
                    "8601; replayed from the log) and record nothing")
@@ -203,9 +246,25 @@ def register(sub: Any) -> None:
     p.add_argument("--no-dense", action="store_true", help="skip the ONNX embedder")
     p = add("read", cmd_read, "print a note (path or title)")
     p.add_argument("note")
-    p = add("write", cmd_write, "create or replace a note with the text on stdin")
+    p = add("write", cmd_write,
+            "create a note (or replace one: --overwrite) with the text on stdin")
     p.add_argument("note")
-    for name in ("search", "read", "write"):  # CLI use counts within a named session
+    p.add_argument("--overwrite", action="store_true", help="replace the note if it exists")
+    p.add_argument("--expected-hash", metavar="SHA256", default=None,
+                   help="refuse unless the file still has this hash (`read --json` gives it)")
+    p = add("edit", cmd_edit,
+            "change part of a note: append, prepend, a section, find-and-replace")
+    p.add_argument("note")
+    p.add_argument("kind", choices=EDIT_KINDS)
+    p.add_argument("--text", default=None,
+                   help="the new text (default: stdin; for replace, empty when --find only)")
+    p.add_argument("--heading", default=None, help="section: the heading ('## Plans')")
+    p.add_argument("--find", default=None, help="replace: the exact text to find")
+    p.add_argument("--count", type=positive_int, default=1,
+                   help="replace: how many occurrences there must be (default 1)")
+    p.add_argument("--expected-hash", metavar="SHA256", default=None,
+                   help="refuse unless the file still has this hash (`read --json` gives it)")
+    for name in ("search", "read", "write", "edit"):  # CLI use counts within a named session
         sub.choices[name].add_argument(
             "--session", default=None, metavar="ID",
             help="attribute this use to session ID (learning; `rmh end-session ID` ends it)")

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from harness.ask import ask, render_note, render_notes
+from harness.ask import TRACE_KEYS, ask, render_note, render_notes
 from harness.config import LlmSection
 from harness.llm import Broker
 from harness.vault_ops import VaultOps, VaultThread
@@ -53,7 +53,8 @@ def test_offline_loop_follows_links_and_recurses(library: VaultOps) -> None:
     assert "Dana founded it in 1999." in result.answer
     assert result.answer.startswith("[extractive]")
     assert result.notes[:2] == ("people/Alice.md", "orgs/Acme.md")
-    assert result.usage["calls"] == len([s for s in steps if "answer" in s])
+    assert result.usage["calls"] == len([s for s in steps if s["answer"] is not None])
+    assert all(tuple(s) == TRACE_KEYS for s in steps)  # one schema for every entry
 
 
 def test_unresolved_pass_enters_from_a_new_point_until_nothing_new(library: VaultOps) -> None:
@@ -66,7 +67,7 @@ def test_unresolved_pass_enters_from_a_new_point_until_nothing_new(library: Vaul
     assert second["query"] in first["sub_questions"]  # a sub-question ran its own pass
     assert second["new_notes"] and not set(second["new_notes"]) & set(first["new_notes"])
     assert result.stop == "no new notes"
-    assert last["new_notes"] == [] and last["via_links"] == [] and "answer" not in last
+    assert last["new_notes"] == [] and last["via_links"] == [] and last["answer"] is None
     assert "Lisbon" in result.answer
     assert result.usage["calls"] == len(steps) - 1
 

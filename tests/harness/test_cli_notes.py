@@ -58,7 +58,69 @@ def test_search_json_shape(tmp_path: Path) -> None:
     assert r.stdout.count("\n") == 1
     top = doc["hits"][0]
     assert top["note"] == "Billing.md" and top["title"] == "Billing"
-    assert isinstance(top["score"], float) and "receipt" in top
+    assert isinstance(top["score"], float) and "receipt" not in top  # compact by default
+    assert "customers" in top["snippet"] and "stages" not in doc
+    r = rmh("--vault", str(root), "search", "customers billing", "--json", "--no-dense",
+            "--explain")
+    explained = json.loads(r.stdout)
+    assert "receipt" in explained["hits"][0] and "stages" in explained
+
+
+def test_empty_query_and_k_0_are_usage_errors(tmp_path: Path) -> None:
+    root = make_vault(tmp_path)
+    for args in (("search", ""), ("search", "   "), ("search", "x", "-k", "0"),
+                 ("search", "x", "-k", "-3")):
+        r = rmh("--vault", str(root), *args, "--no-dense")
+        assert r.returncode == 2, (args, r.stderr)
+        assert "error" in r.stderr and r.stdout == ""
+
+
+def test_version_help_and_completion() -> None:
+    version = rmh("--version")
+    assert version.returncode == 0 and version.stdout.startswith("rmh ")
+    listing = rmh("--help").stdout
+    for command in ("init", "search", "edit", "serve", "completion", "replay"):
+        assert f"    {command} " in listing
+    for shell, marker in (("bash", "complete -o filenames -F _rmh rmh"),
+                          ("zsh", "#compdef rmh"), ("fish", "complete -c rmh")):
+        r = rmh("completion", shell)
+        assert r.returncode == 0 and marker in r.stdout
+        assert "search" in r.stdout and "explain" in r.stdout and "expected-hash" in r.stdout
+    assert rmh("completion", "tcsh").returncode == 2
+
+
+def test_bash_completion_completes_commands_and_options() -> None:
+    bash = shutil.which("bash")
+    if bash is None:
+        return
+    script = rmh("completion", "bash").stdout
+    probe = script + (
+        "COMP_WORDS=(rmh --vault v se); COMP_CWORD=3; _rmh; echo \"${COMPREPLY[*]}\"\n"
+        "COMP_WORDS=(rmh search --ex); COMP_CWORD=2; _rmh; echo \"${COMPREPLY[*]}\"\n")
+    out = subprocess.run([bash, "--norc", "-c", probe], capture_output=True, text=True,
+                         timeout=30)
+    first, second = out.stdout.splitlines()[:2]
+    assert "search" in first.split() and "serve" in first.split()
+    assert second.split() == ["--explain"]
+
+
+def test_write_refuses_an_existing_note_and_edit_keeps_the_rest(tmp_path: Path) -> None:
+    root = make_vault(tmp_path)
+    v = ("--vault", str(root))
+    before = (root / "Billing.md").read_bytes()
+    r = rmh(*v, "write", "Billing", stdin="replaced")
+    assert r.returncode == 1 and "already exists" in r.stderr
+    assert (root / "Billing.md").read_bytes() == before
+    digest = json.loads(rmh(*v, "read", "Billing", "--json").stdout)["hash"]
+    (root / "Billing.md").write_bytes(before + b"Edited in Obsidian.\n")
+    r = rmh(*v, "edit", "Billing", "append", "--text", "agent line\n", "--expected-hash", digest)
+    assert r.returncode == 1 and "changed since it was read" in r.stderr
+    assert (root / "Billing.md").read_bytes() == before + b"Edited in Obsidian.\n"
+    r = rmh(*v, "edit", "Billing", "append", "--text", "agent line\n", "--json")
+    assert r.returncode == 0, r.stderr
+    assert (root / "Billing.md").read_bytes() == before + b"Edited in Obsidian.\nagent line\n"
+    r = rmh(*v, "write", "Billing", "--overwrite", stdin="replaced")
+    assert r.returncode == 0 and (root / "Billing.md").read_text() == "replaced"
 
 
 def test_env_var_names_the_vault(tmp_path: Path) -> None:
@@ -101,3 +163,50 @@ def test_same_search_same_bytes_under_two_hash_seeds(tmp_path: Path) -> None:
     b = rmh("--vault", str(twin), *query, seed="4242")
     assert a.returncode == 0 and a.stdout == b.stdout
     assert json.loads(a.stdout)["hits"]
+
+
+HEAVY = ("openai", "scipy", "onnxruntime", "tokenizers", "vault.conversation", "sandbox",
+         "harness.mcp", "tqdm")
+
+
+def loaded_after(*argv: str) -> set[str]:
+    """The heavy modules in sys.modules after `rmh ARGV` ran in a fresh interpreter."""
+    code = ("import sys\nfrom harness.cli import main\ntry:\n    main(sys.argv[1:])\n"
+            "except SystemExit:\n    pass\n"
+            f"print(sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r} "
+            f"or m in {HEAVY!r}), file=sys.stderr)")
+    env = {k: v for k, v in os.environ.items() if k not in ("RMH_VAULT", "RMH_CONFIG")}
+    env["PYTHONPATH"] = str(ROOT)
+    r = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True,
+                       env=env, cwd=ROOT, timeout=120)
+    return set(json.loads(r.stderr.strip().splitlines()[-1].replace("'", '"')))
+
+
+def test_start_up_imports_only_what_the_command_uses(tmp_path: Path) -> None:
+    assert loaded_after("--help") == set()
+    assert loaded_after("--version") == set()
+    root = make_vault(tmp_path)
+    assert loaded_after("--vault", str(root), "read", "Billing") == set()
+
+
+def test_init_embeds_everything_and_search_says_when_it_must(tmp_path: Path) -> None:
+    root = tmp_path / "fresh"
+    root.mkdir()
+    (root / "A.md").write_text("Alpha owns the billing service.\n", encoding="utf-8")
+    (root / "B.md").write_text("Beta rotates certificates.\n", encoding="utf-8")
+    r = rmh("--vault", str(root), "init", "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["prepared"]["dense"] == "ready" and doc["prepared"]["chunks"] >= 2
+    assert "\r" not in r.stderr  # no carriage-return frames off a terminal
+    r = rmh("--vault", str(root), "search", "billing")
+    assert r.returncode == 0 and "no embeddings yet" not in r.stderr  # nothing left to embed
+    (root / "C.md").write_text("Gamma is new.\n", encoding="utf-8")
+    r = rmh("--vault", str(root), "search", "gamma")
+    assert r.returncode == 0 and "no embeddings yet" in r.stderr and "rmh index" in r.stderr
+    assert "C.md" in r.stdout
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    (bare / "A.md").write_text("Alpha.\n", encoding="utf-8")
+    r = rmh("--vault", str(bare), "init", "--no-dense", "--json")
+    assert json.loads(r.stdout)["prepared"]["dense"] == "skipped: no encoder"

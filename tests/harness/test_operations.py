@@ -118,10 +118,10 @@ def test_help_text_is_a_clean_signature_and_docstring(
     repl_table: dict[str, HostFunction]
 ) -> None:
     assert repl_table["read"].signature == "(note: str) -> dict"
-    # issue 13 added as_of / learn to search (keyword-only, so positional calls are unchanged)
+    # issue 14 added explain; issue 13 as_of / learn (keyword-only: positional calls unchanged)
     assert repl_table["search"].signature == (
-        "(query: str, k: int = 10, *, as_of: float | None = None, learn: bool = True)"
-        " -> list[dict]")
+        "(query: str, k: int = 10, explain: bool = False, *, as_of: float | None = None, "
+        "learn: bool = True) -> list[dict]")
     assert repl_table["rlm_call"].signature == (
         "(slice, question: str, *, max_words: int | None = None) -> str")
     for op in on("repl"):
@@ -149,8 +149,10 @@ def bad_values(p: Param) -> list[Any]:
         out: list[Any] = ["1", True]
         out += [p.minimum - 1] if p.minimum is not None else []
         return out + ([p.maximum + 1] if p.maximum is not None else [])
+    if p.kind == "boolean":
+        return ["true", 1]
     if p.kind in ("string", "date"):
-        out = [3]
+        out = [3] + (["nope"] if p.choices is not None else [])
         out += [] if p.blank_ok else [""]
         return out + ([" " + "x" * p.max_length] if p.max_length is not None else [])
     return []
@@ -158,7 +160,8 @@ def bad_values(p: Param) -> list[Any]:
 
 def minimal(op: Operation) -> dict[str, Any]:
     samples = {"string": "Alpha", "integer": 1, "date": "2024-01-01", "json": "{}", "any": "x"}
-    return {p.name: samples[p.kind] for p in op.params if p.required}
+    return {p.name: p.choices[0] if p.choices else samples[p.kind]
+            for p in op.params if p.required}
 
 
 @pytest.mark.parametrize("op", on("mcp"), ids=lambda op: op.name)
@@ -201,4 +204,6 @@ def test_repl_search_keeps_its_projection(harness: Harness) -> None:
     full = rpc(harness, "vault.search", {"query": "Beta", "k": 2})["result"]["hits"]
     short = vault_functions(harness.ops)["search"].fn("Beta", k=2)
     assert [h["note"] for h in short] == [h["note"] for h in full]
-    assert all(set(h) == {"note", "title", "score", "id"} for h in short)
+    assert short == full  # compact on every surface: the REPL shows what JSON-RPC returns
+    assert all(set(h) == {"note", "title", "score", "id", "snippet"} for h in short)
+    assert all("Beta" in h["snippet"] for h in short[:1])

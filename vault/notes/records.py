@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..storage.index import LinkRow, NoteRow
+from .edits import content_hash
 
 
 @dataclass(frozen=True)
@@ -43,12 +44,14 @@ class NoteRecord:
     tags: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
     links: tuple[LinkInfo, ...] = ()
+    hash: str = ""  # sha256 hex of the file's bytes (write/edit `expected_hash`)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "note": self.note,
             "title": self.title,
+            "hash": self.hash,
             "text": self.text,
             "frontmatter": self.frontmatter,
             "frontmatter_error": self.frontmatter_error,
@@ -99,4 +102,5 @@ def record_of(row: NoteRow, text: str, links: Sequence[LinkInfo]) -> NoteRecord:
         tags=row.tags,
         aliases=row.aliases,
         links=tuple(links),
+        hash=content_hash(text.encode("utf-8")),
     )

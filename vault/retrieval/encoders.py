@@ -155,11 +155,11 @@ class MiniLmEncoder:
         self._counter: Any = Tokenizer.from_str(tokenizer.to_str())  # untruncated, unpadded
         tokenizer.enable_truncation(max_length=max_tokens)
         tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # pad to longest in the batch
-        try:
-            self._session = cpu_session(model_bytes, threads)
-        except Exception as exc:  # onnxruntime raises its own untyped errors
-            raise ModelUnavailable(str(model.name), str(exc)) from exc
-        self._inputs = {i.name for i in self._session.get_inputs()}
+        # The onnxruntime session (about a second to create) waits for the first encode, so
+        # opening a vault, chunking and fingerprinting never pay for it.
+        self._model_name, self._model_bytes, self._threads = str(model.name), model_bytes, threads
+        self._session: Any = None
+        self._inputs: set[str] = set()
         self._tokenizer = tokenizer
         self._max_tokens = max_tokens
         self._batch = batch_size
@@ -179,6 +179,17 @@ class MiniLmEncoder:
         # Counted without truncation so chunking sees the true length.
         return len(self._counter.encode(text).ids)
 
+    def _run(self, feeds: dict[str, Any]) -> Any:
+        if self._session is None:
+            try:
+                self._session = cpu_session(self._model_bytes, self._threads)
+            except Exception as exc:  # onnxruntime raises its own untyped errors
+                raise ModelUnavailable(self._model_name, str(exc)) from exc
+            self._inputs = {i.name for i in self._session.get_inputs()}
+        if "token_type_ids" in self._inputs:
+            feeds["token_type_ids"] = np.zeros_like(feeds["input_ids"])
+        return self._session.run(None, feeds)[0]
+
     def encode(self, texts: Sequence[str]) -> F32Matrix:
         out = np.zeros((len(texts), DIM), dtype=np.float32)
         for start in range(0, len(texts), self._batch):
@@ -186,10 +197,7 @@ class MiniLmEncoder:
             encs = self._tokenizer.encode_batch(batch)
             ids = np.array([e.ids for e in encs], dtype=np.int64)
             mask = np.array([e.attention_mask for e in encs], dtype=np.int64)
-            feeds = {"input_ids": ids, "attention_mask": mask}
-            if "token_type_ids" in self._inputs:
-                feeds["token_type_ids"] = np.zeros_like(ids)
-            hidden = self._session.run(None, feeds)[0]
+            hidden = self._run({"input_ids": ids, "attention_mask": mask})
             out[start : start + len(batch)] = mean_pool(hidden, mask)
         return out
 

@@ -21,6 +21,8 @@ class Hit:
 
     `note` is the vault-relative path, `id` the stable note id. `receipt` explains the score:
     per-signal raw score and rank, fused score, rerank and Q contributions (JSON-safe).
+    `snippet` is the passage that best matches the query and `facts` the note's "date" and
+    "speaker" from its frontmatter (retrieval.snippets; filled in by the facade's search).
     """
 
     id: int
@@ -28,15 +30,20 @@ class Hit:
     title: str
     score: float
     receipt: dict[str, Any] = field(default_factory=dict)
+    snippet: str = ""
+    facts: dict[str, str] = field(default_factory=dict)
 
-    def to_json(self, *, receipt: bool = True) -> dict[str, Any]:
-        """JSON-safe form used by the CLI and the JSON-RPC methods."""
+    def to_json(self, *, receipt: bool = False) -> dict[str, Any]:
+        """JSON-safe form of every surface: compact (note, title, score, id, snippet and any
+        date/speaker) by default; the receipt only when asked (`explain`)."""
         out: dict[str, Any] = {
             "note": self.note,
             "title": self.title,
             "score": self.score,
             "id": self.id,
+            "snippet": self.snippet,
         }
+        out.update(sorted(self.facts.items()))
         if receipt:
             out["receipt"] = self.receipt
         return out
@@ -52,12 +59,14 @@ class SearchResult:
     # what the ranking used: {"generation", "learned_seq", "clock"} (the facade fills it in)
     basis: dict[str, Any] = field(default_factory=dict)
 
-    def to_json(self, *, receipt: bool = True) -> dict[str, Any]:
-        out = {
+    def to_json(self, *, receipt: bool = False) -> dict[str, Any]:
+        """{"query", "hits", "basis"}; with `receipt` each hit's receipt and the stage report."""
+        out: dict[str, Any] = {
             "query": self.query,
             "hits": [h.to_json(receipt=receipt) for h in self.hits],
-            "stages": dict(self.stages),
         }
+        if receipt:
+            out["stages"] = dict(self.stages)
         if self.basis:
             out["basis"] = dict(self.basis)
         return out

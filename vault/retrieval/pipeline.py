@@ -49,11 +49,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy import sparse
 
 from ..learning.edges import WeightedEdges
 from ..storage.corpus import Corpus
@@ -69,6 +68,9 @@ from .signals.graph import ALPHA, BETA, TOP_SEEDS, Walk, adjacency, pagerank, se
 from .signals.warmth import warmth_scores
 from .stages import context_stage, named_stage
 from .text import tokenize
+
+if TYPE_CHECKING:  # scipy is imported where a matrix is built (CLI start-up)
+    from scipy import sparse
 
 F64 = npt.NDArray[np.float64]
 

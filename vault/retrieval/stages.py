@@ -11,9 +11,13 @@ Each stage returns (its stage report, its output); the report is "ran (...)" or 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import numpy.typing as npt
-from scipy import sparse
+
+if TYPE_CHECKING:  # scipy is imported where a matrix is built (CLI start-up)
+    from scipy import sparse
 
 F64 = npt.NDArray[np.float64]
 Mask = npt.NDArray[np.bool_]

@@ -180,6 +180,13 @@ class Store:
         """Every folder `scan` descends into ("" is the vault root), by path."""
         return ["", *sorted(rel for rel, entry in self._walk()[0] if _descends(entry))]
 
+    def attachments(self) -> list[str]:
+        """Vault paths of the regular files that are not notes (images, PDFs, canvases...),
+        outside hidden folders and never through a symlink; sorted."""
+        return sorted(rel for rel, entry in self._walk()[0]
+                      if not entry.name.startswith(".") and not _is_md(entry.name)
+                      and entry.is_file(follow_symlinks=False))
+
     def scan(self) -> Scan:
         """Every *.md file (any case) outside hidden files and folders; content is not read.
 

@@ -187,7 +187,7 @@ from retrieval_fixtures import incident_reports, make_corpus
 c = make_corpus(incident_reports()[:40], [(i, (i * 7) % 40) for i in range(40)])
 eng = SearchEngine(encoder=MiniLmEncoder())
 for q in ("auth outage on Monday", "What went wrong with billing?", "rollout"):
-    print(json.dumps(eng.search(c, q, k=10).to_json(), sort_keys=True))
+    print(json.dumps(eng.search(c, q, k=10).to_json(receipt=True), sort_keys=True))
 """
 
 

@@ -19,13 +19,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
-from scipy import sparse
 
 from ...storage.corpus import Corpus
 from ..text import tokenize
+
+if TYPE_CHECKING:  # scipy is imported where a matrix is built (CLI start-up)
+    from scipy import sparse
 
 K1 = 1.2
 B = 0.75
@@ -84,6 +87,8 @@ class Bm25Index:
                 cols.append(j)
         n = len(docs)
         shape = (n, len(vocab))
+        from scipy import sparse
+
         tf = sparse.coo_matrix(
             (np.ones(len(rows), dtype=np.float64), (rows, cols)), shape=shape
         ).tocsr()

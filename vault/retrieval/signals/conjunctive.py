@@ -17,13 +17,16 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
-from scipy import sparse
 
 from ...storage.corpus import Corpus
 from ..text import content_terms, tokenize
+
+if TYPE_CHECKING:  # scipy is imported where a matrix is built (CLI start-up)
+    from scipy import sparse
 
 WINDOW = 4  # pairs of content terms fewer than WINDOW positions apart
 
@@ -86,6 +89,8 @@ class ConjunctiveIndex:
         row_of = np.repeat(np.arange(n), np.diff(indptr))
         norms = np.sqrt(np.bincount(row_of, weights=data * data, minlength=n))
         data = data / np.where(norms > 0, norms, 1.0)[row_of]
+        from scipy import sparse
+
         matrix = sparse.csr_matrix((data, cols.ravel(), indptr), shape=(n, len(vocab))).tocsc()
         return cls(vocab=vocab.astype(np.uint32), idf=idf, matrix=matrix, n_docs=n)
 

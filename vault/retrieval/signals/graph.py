@@ -19,13 +19,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
-from scipy import sparse
 
 from ...learning.edges import WeightedEdges
 from ..fusion import order
+
+if TYPE_CHECKING:  # scipy is imported where a matrix is built (CLI start-up)
+    from scipy import sparse
 
 ALPHA = 0.85
 TOL = 1e-9  # L1 change between iterations; ranks are stable far above this
@@ -54,6 +57,8 @@ def adjacency(
         lb = np.concatenate([lb, extra.b[positive]])
         lw = np.concatenate([lw, beta * extra.w[positive]])
     rows, cols = np.concatenate([la, lb]), np.concatenate([lb, la])
+    from scipy import sparse
+
     m = sparse.coo_matrix(
         (np.concatenate([lw, lw]), (rows, cols)), shape=(n, n), dtype=np.float64
     ).tocsr()
@@ -73,6 +78,8 @@ class Walk:
         deg = np.asarray(adj.sum(axis=0), dtype=np.float64).ravel()
         is_dangling = deg == 0
         inv = np.where(is_dangling, 0.0, 1.0 / np.where(is_dangling, 1.0, deg))
+        from scipy import sparse
+
         matrix = (adj @ sparse.diags(inv)).tocsr()
         return cls(matrix, np.flatnonzero(is_dangling).astype(np.int64))
 

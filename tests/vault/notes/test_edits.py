@@ -1,0 +1,108 @@
+"""Edits touch one span: every character outside it is kept (hypothesis), and refusals are
+typed. vault.notes.edits."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vault import Edit, EditRefused
+from vault.notes.edits import apply, body_start, headings
+
+LINE = st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\r\n"),
+               max_size=30)
+NEWLINE = st.sampled_from(["\n", "\r\n"])
+
+
+@st.composite
+def notes(draw: st.DrawFn) -> str:
+    """Markdown with optional frontmatter and BOM, headings, fences and odd line endings."""
+    parts: list[str] = []
+    if draw(st.booleans()):
+        parts.append("\ufeff")
+    if draw(st.booleans()):
+        nl = draw(NEWLINE)
+        parts.append(f"---{nl}title: x{nl}---{nl}")
+    for _ in range(draw(st.integers(0, 8))):
+        kind = draw(st.sampled_from(["text", "heading", "fence"]))
+        nl = draw(NEWLINE)
+        if kind == "heading":
+            parts.append("#" * draw(st.integers(1, 3)) + " " + draw(st.sampled_from(
+                ["Plans", "Log", "Notes"])) + nl)
+        elif kind == "fence":
+            parts.append(f"```{nl}# not a heading{nl}```{nl}")
+        else:
+            parts.append(draw(LINE) + nl)
+    if draw(st.booleans()):
+        parts.append(draw(LINE))  # a last line without a newline
+    return "".join(parts)
+
+
+@settings(max_examples=300, deadline=None)
+@given(notes(), LINE)
+def test_append_keeps_every_byte_before(text: str, added: str) -> None:
+    out = apply(text, Edit("append", added))
+    assert out.startswith(text) and out.endswith(added)
+    assert len(out) - len(text) - len(added) in (0, 1)
+
+
+@settings(max_examples=300, deadline=None)
+@given(notes(), LINE)
+def test_prepend_keeps_frontmatter_and_body(text: str, added: str) -> None:
+    at = body_start(text)
+    out = apply(text, Edit("prepend", added))
+    assert out == text[:at] + added + text[at:]
+
+
+@settings(max_examples=300, deadline=None)
+@given(notes(), LINE)
+def test_section_replaces_only_its_lines(text: str, new: str) -> None:
+    heads = [h for h in headings(text, body_start(text)) if h[3] == "Plans"]
+    if len(heads) != 1:
+        with pytest.raises(EditRefused):
+            apply(text, Edit("section", new, heading="Plans"))
+        return
+    _, hi, level, _ = heads[0]
+    out = apply(text, Edit("section", new, heading="Plans"))
+    assert out.startswith(text[: hi])  # the heading and everything before it
+    later = [h[0] for h in headings(text, hi) if h[2] <= level]
+    end = later[0] if later else len(text)
+    assert out.endswith(text[end:])  # the next section onwards
+    assert new in out[hi:len(out) - (len(text) - end)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(notes(), st.sampled_from(["Plans", "x", "a", "#"]), LINE)
+def test_replace_changes_exactly_the_occurrences(text: str, find: str, new: str) -> None:
+    count = text.count(find)
+    if count == 0:
+        with pytest.raises(EditRefused):
+            apply(text, Edit("replace", new, find=find, expected_count=None))
+        return
+    with pytest.raises(EditRefused) as refused:
+        apply(text, Edit("replace", new, find=find, expected_count=count + 1))
+    assert refused.value.found == count and refused.value.expected == count + 1
+    out = apply(text, Edit("replace", new, find=find, expected_count=count))
+    assert out == new.join(text.split(find))
+
+
+def test_section_examples() -> None:
+    text = "# T\nintro\n## Plans\nold\n### Sub\nsub\n## Log\nkept\r\n"
+    assert apply(text, Edit("section", "new\n", heading="## Plans")) == (
+        "# T\nintro\n## Plans\nnew\n## Log\nkept\r\n")
+    assert apply(text, Edit("section", "x", heading="Sub")) == (
+        "# T\nintro\n## Plans\nold\n### Sub\nx\n## Log\nkept\r\n")
+    assert apply("## Plans", Edit("section", "a\n", heading="Plans")) == "## Plans\na\n"
+    with pytest.raises(EditRefused, match="0 headings"):
+        apply(text, Edit("section", "x", heading="### Plans"))
+    fenced = "```\n## Plans\n```\n## Plans\nold\n"
+    assert apply(fenced, Edit("section", "n\n", heading="Plans")) == (
+        "```\n## Plans\n```\n## Plans\nn\n")
+
+
+def test_prepend_goes_after_frontmatter() -> None:
+    assert apply("---\na: 1\n---\nbody\n", Edit("prepend", "top\n")) == (
+        "---\na: 1\n---\ntop\nbody\n")
+    assert apply("\ufeffbody", Edit("prepend", "top ")) == "\ufefftop body"
+    assert apply("body", Edit("append", "more")) == "body\nmore"

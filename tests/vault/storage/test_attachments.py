@@ -1,0 +1,39 @@
+"""Doctor tells missing attachments from dangling note links, and resolves attachment links to
+files that exist as Obsidian does (storage.attachments)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from vault import Vault
+from vault.storage.attachments import is_attachment, resolves
+
+
+def test_what_is_an_attachment() -> None:
+    assert is_attachment("diagram.png") and is_attachment("files/Report.PDF")
+    assert is_attachment("board.canvas") and is_attachment("img.png#page=2")
+    assert not is_attachment("Some Note") and not is_attachment("Release 1.2")
+    assert not is_attachment("Note.md") and not is_attachment("Note.md#Heading")
+
+
+def test_resolution_like_obsidian() -> None:
+    files = ["assets/Diagram.png", "notes/local.pdf"]
+    assert resolves("diagram.png", "x/Note.md", files)  # by file name anywhere
+    assert resolves("assets/diagram.png", "Note.md", files)  # vault path
+    assert resolves("local.pdf", "notes/Note.md", files)  # next to the note
+    assert resolves("../notes/local.pdf", "other/Note.md", files)  # relative
+    assert not resolves("missing.png", "Note.md", files)
+
+
+def test_doctor_reports_attachments_apart(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    (root / "assets").mkdir(parents=True)
+    (root / "assets" / "diagram.png").write_bytes(b"\x89PNG")
+    (root / "A.md").write_text("![[diagram.png]] ![[gone.png]] [[Ghost]] "
+                               "![[assets/diagram.png]] [[B]]\n", encoding="utf-8")
+    (root / "B.md").write_text("b\n", encoding="utf-8")
+    with Vault.init(root) as v:
+        doc = v.doctor()
+    assert doc["dangling_links"] == [{"note": "A.md", "target": "Ghost"}]
+    assert doc["missing_attachments"] == [{"note": "A.md", "target": "gone.png"}]
+    assert doc["attachment_links"] == 2

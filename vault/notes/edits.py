@@ -1,0 +1,135 @@
+"""Edits of a note's text that touch one span and nothing else (pure functions on text).
+
+An `Edit` says what to change; `apply(text, edit)` returns the new text. The contract, which
+the property tests check: every character outside the edited span is kept as it was, so a
+person's edits elsewhere in the note (whitespace, line endings, frontmatter) survive.
+
+    append        text added at the end; a newline first when the note does not end in one
+    prepend       text inserted at the start of the body: after the frontmatter block when
+                  there is one (a leading BOM stays first), else at the very start
+    section       the body of the section under a heading (ATX "#" .. "######", outside
+                  fenced code) is replaced: from the line after the heading up to the next
+                  heading of the same or a higher level (or the end). `heading` is its text
+                  ("Plans" or "## Plans"); exactly one heading must match. A replacement that
+                  does not end in a newline gets one when another heading follows
+    replace       every occurrence of `find` becomes `text`; with `expected_count`, the edit
+                  is refused unless there are exactly that many occurrences (one by default)
+
+Refusals raise vault.errors.EditRefused with the reason and its counts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from ..errors import EditRefused
+from .frontmatter import BOM, find_block
+
+EditKind = Literal["append", "prepend", "section", "replace"]
+EDIT_KINDS: tuple[EditKind, ...] = ("append", "prepend", "section", "replace")
+
+_HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*")
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One edit: its kind, the new text, and what locates the span (see the module doc)."""
+
+    kind: EditKind
+    text: str = ""
+    heading: str | None = None
+    find: str | None = None
+    expected_count: int | None = 1
+
+
+def content_hash(data: bytes) -> str:
+    """sha256 hex of a file's bytes: the `hash` a read returns and `expected_hash` checks."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def _lines(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, line without its newline) for every line of `text`."""
+    out: list[tuple[int, int, str]] = []
+    pos = 0
+    for line in text.splitlines(keepends=True):
+        bare = line.rstrip("\r\n")
+        out.append((pos, pos + len(line), bare))
+        pos += len(line)
+    return out
+
+
+def headings(text: str, start: int = 0) -> list[tuple[int, int, int, str]]:
+    """(line start, line end, level, heading text) of the ATX headings at or after `start`,
+    skipping fenced code blocks."""
+    found: list[tuple[int, int, int, str]] = []
+    fence: str | None = None
+    for lo, hi, line in _lines(text):
+        if lo < start:
+            continue
+        m = _FENCE.match(line)
+        if fence is not None:
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) \
+                    and not line[m.end():].strip():
+                fence = None
+            continue
+        if m:
+            fence = m.group(1)
+            continue
+        h = _HEADING.fullmatch(line)
+        if h:
+            found.append((lo, hi, len(h.group(1)), (h.group(2) or "").strip()))
+    return found
+
+
+def body_start(text: str) -> int:
+    """Where the body starts: after the frontmatter block, else after a BOM, else 0."""
+    block = find_block(text)
+    if block is not None:
+        return block.body_start
+    return 1 if text.startswith(BOM) else 0
+
+
+def _section(text: str, heading: str, replacement: str) -> str:
+    wanted = heading.strip().lstrip("#").strip()
+    level_given = len(heading.strip()) - len(heading.strip().lstrip("#"))
+    all_heads = headings(text, body_start(text))
+    matches = [i for i, h in enumerate(all_heads)
+               if h[3] == wanted and (level_given == 0 or h[2] == level_given)]
+    if len(matches) != 1:
+        raise EditRefused("section", f"heading {wanted!r} matches {len(matches)} headings",
+                          expected=1, found=len(matches))
+    i = matches[0]
+    _, head_end, level, _ = all_heads[i]
+    end = next((h[0] for h in all_heads[i + 1:] if h[2] <= level), len(text))
+    if end < len(text) and replacement and not replacement.endswith("\n"):
+        replacement += "\n"
+    if head_end == len(text) and not text.endswith("\n") and replacement:
+        replacement = "\n" + replacement  # the heading was the last line, without a newline
+    return text[:head_end] + replacement + text[end:]
+
+
+def apply(text: str, edit: Edit) -> str:
+    """The note's text after `edit`; EditRefused when the edit cannot apply as asked."""
+    if edit.kind == "append":
+        sep = "\n" if text and not text.endswith("\n") and edit.text else ""
+        return text + sep + edit.text
+    if edit.kind == "prepend":
+        at = body_start(text)
+        return text[:at] + edit.text + text[at:]
+    if edit.kind == "section":
+        if not edit.heading or not edit.heading.strip().lstrip("#").strip():
+            raise EditRefused("section", "a heading is required")
+        return _section(text, edit.heading, edit.text)
+    if edit.kind == "replace":
+        if not edit.find:
+            raise EditRefused("replace", "`find` must be a non-empty string")
+        count = text.count(edit.find)
+        if count == 0 or (edit.expected_count is not None and count != edit.expected_count):
+            raise EditRefused("replace", f"{edit.find[:80]!r} occurs {count} times",
+                              expected=edit.expected_count, found=count)
+        return text.replace(edit.find, edit.text)
+    raise EditRefused(str(edit.kind), f"unknown edit kind; one of {', '.join(EDIT_KINDS)}")

@@ -1,0 +1,129 @@
+"""Snippets: the short passage of a note that best matches a query, and the note's date/speaker.
+
+A search hit carries a snippet so an agent can judge it without reading the note. The choice
+is deterministic and lexical (no model):
+1. the body is made readable on one line per passage: wiki-links show their alias or target
+   (`[[Auth Service|auth]]` -> "auth"), runs of white space collapse; heading lines are
+   left out (they mostly repeat the title) unless the note has nothing else;
+2. it is cut into passages: sentences (ending in . ! ?) within lines;
+3. each passage scores (distinct query content terms it contains, query content-term
+   occurrences); the best score wins, the earliest passage on a tie (a total order);
+   with no query term anywhere, the first passage (the note's lead) is used;
+4. the window starts at the winning passage and takes following passages, then preceding
+   ones, while it fits in `max_chars`; a passage longer than `max_chars` is cut around its
+   first matching term at word boundaries. A cut side is marked with "…".
+The same body and query always give the same snippet (no dict/set order, no randomness).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import replace
+from datetime import date, datetime
+from typing import Any
+
+from ..storage.corpus import Corpus
+from .hits import SearchResult
+from .text import content_terms, tokenize
+
+SNIPPET_CHARS = 200  # most characters of a snippet, "…" marks included
+ELLIPSIS = "…"
+
+_WIKI = re.compile(r"!?\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]")
+_MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}(?:\s+|$)")
+_SENTENCE = re.compile(r"[^.!?]*(?:[.!?]+(?=\s|$)|$)")
+_SPACE = re.compile(r"\s+")
+
+
+def readable(body: str) -> list[str]:
+    """The body's passages, in order: link markup shown as text, one sentence each."""
+    text = _WIKI.sub(lambda m: (m.group(2) or m.group(1)).strip(), body)
+    text = _MD_LINK.sub(lambda m: m.group(1), text)
+    passages: list[str] = []
+    headings: list[str] = []
+    for line in text.splitlines():
+        if _HEADING.match(line):  # a heading usually repeats the title: a passage of last resort
+            headings.append(_SPACE.sub(" ", _HEADING.sub("", line)).strip())
+            continue
+        for match in _SENTENCE.finditer(line):
+            sentence = _SPACE.sub(" ", match.group(0)).strip()
+            if sentence:
+                passages.append(sentence)
+    return passages or [h for h in headings if h]
+
+
+def _score(passage: str, terms: frozenset[str]) -> tuple[int, int]:
+    tokens = tokenize(passage)
+    return len(terms.intersection(tokens)), sum(1 for t in tokens if t in terms)
+
+
+def _cut(passage: str, terms: frozenset[str], max_chars: int) -> str:
+    """`passage` cut to `max_chars` around its first matching term, at word boundaries."""
+    lowered = passage.casefold()
+    positions = [lowered.find(t) for t in sorted(terms) if lowered.find(t) >= 0]
+    focus = min(positions) if positions else 0
+    budget = max_chars - 2 * len(ELLIPSIS)
+    start = max(0, min(focus - budget // 3, len(passage) - budget))
+    if start > 0:
+        space = passage.find(" ", start)
+        start = space + 1 if 0 <= space < focus else start
+    end = start + budget
+    if end < len(passage):
+        space = passage.rfind(" ", start, end)
+        end = space if space > start else end
+    head = ELLIPSIS if start > 0 else ""
+    tail = ELLIPSIS if end < len(passage) else ""
+    return head + passage[start:end].strip() + tail
+
+
+def snippet(body: str, query: str, max_chars: int = SNIPPET_CHARS) -> str:
+    """The passage of `body` that best matches `query`, at most `max_chars` characters."""
+    passages = readable(body)
+    if not passages:
+        return ""
+    terms = frozenset(content_terms(tokenize(query))) or frozenset(tokenize(query))
+    scores = [_score(p, terms) for p in passages]
+    best = max(range(len(passages)), key=lambda i: (scores[i], -i))
+    if len(passages[best]) > max_chars:
+        return _cut(passages[best], terms, max_chars)
+    lo, hi = best, best + 1
+    length = len(passages[best])
+    while hi < len(passages) and length + 1 + len(passages[hi]) <= max_chars - len(ELLIPSIS):
+        length += 1 + len(passages[hi])
+        hi += 1
+    while lo > 0 and length + 1 + len(passages[lo - 1]) <= max_chars - 2 * len(ELLIPSIS):
+        length += 1 + len(passages[lo - 1])
+        lo -= 1
+    text = " ".join(passages[lo:hi])
+    return (ELLIPSIS if lo > 0 else "") + text + (ELLIPSIS if hi < len(passages) else "")
+
+
+def _plain(value: Any) -> str | None:
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    if isinstance(value, str | int | float) and not isinstance(value, bool):
+        text = str(value).strip()
+        return text[:100] or None
+    return None
+
+
+def note_facts(frontmatter: Mapping[str, Any]) -> dict[str, str]:
+    """The note's "date" and "speaker" from its frontmatter, when present, as short strings."""
+    out: dict[str, str] = {}
+    for key in ("date", "speaker"):
+        value = _plain(frontmatter.get(key))
+        if value is not None:
+            out[key] = value
+    return out
+
+
+def with_snippets(result: SearchResult, corpus: Corpus) -> SearchResult:
+    """`result` with each hit's snippet (for the result's query) and date/speaker filled in."""
+    hits = []
+    for hit in result.hits:
+        i = corpus.position(hit.id)
+        hits.append(replace(hit, snippet=snippet(corpus.bodies[i], result.query),
+                            facts=note_facts(corpus.frontmatter[i])))
+    return replace(result, hits=tuple(hits))
