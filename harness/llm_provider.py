@@ -38,6 +38,9 @@ class OpenAIProvider:
     name = "openai"
 
     def __init__(self, section: LlmSection) -> None:
+        # Imported here, not per call: the first import costs 0.5-2 s and must never eat into
+        # a sub-call's timeout. Only a configured model pays it (the offline default does not).
+        import openai  # noqa: F401
         self.model = section.model
         self.endpoint = section.base_url or "https://api.openai.com/v1"
         self._key = section.api_key
@@ -50,7 +53,7 @@ class OpenAIProvider:
         return text[:300]
 
     async def complete(self, request: SubRequest) -> SubAnswer:
-        import openai  # about 0.5-2 s to import: only when a model is really called
+        import openai  # already imported by __init__: a dictionary lookup
 
         if self._client is None:  # created on the broker's loop, the only one that uses it
             self._client = openai.AsyncOpenAI(

@@ -16,8 +16,7 @@ from typing import Any
 from .errors import NotAVault, NoteExists, NoteNotFound
 from .learning.usage import NullUsage, UsageRecorder, examination_probability
 from .notes import edits
-from .notes.links import Resolver, retarget
-from .notes.note import rewrite_links
+from .notes.links import Resolver, relink
 from .notes.records import LinkInfo, MoveResult, NoteRecord, link_infos, record_of
 from .retrieval.hits import SearchResult, with_basis
 from .retrieval.pipeline import SearchEngine, SearchParams
@@ -283,16 +282,8 @@ class Vault:
         referrers = self._snapshot().referrers(note_id)
         self.store.move(old_path, new_path)
         self.live.sync_paths([old_path, new_path])
-        after = self.resolver()
-        rewritten: list[str] = []
-        for src in referrers:
-            src_path = after.id_path[src]
-            text = self.store.read_text(src_path)
-            new_text = rewrite_links(text, retarget(before, src_path, note_id,
-                                                    after.link_text(note_id), new_path))
-            if new_text != text:
-                self.store.write_text(src_path, new_text)
-                rewritten.append(src_path)
+        rewritten = relink(self.store.read_text, self.store.write_text, referrers, note_id,
+                           before, self.resolver(), new_path)
         if rewritten:
             self.live.sync_paths(rewritten)
         return MoveResult(new_path, old_path, tuple(rewritten))

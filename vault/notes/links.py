@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from ..errors import AmbiguousNote
 from ..storage.index import LinkRow
-from .note import Link
+from .note import Link, rewrite_links
 
 
 def strip_md(path: str) -> str:
@@ -162,3 +162,28 @@ def retarget(
         return wiki_text
 
     return rewrite
+
+
+def relink(
+    read: Callable[[str], str],
+    write: Callable[[str, str], object],
+    referrers: Sequence[int],
+    note_id: int,
+    before: Resolver,
+    after: Resolver,
+    new_path: str,
+) -> list[str]:
+    """After note `note_id` moved to `new_path`, rewrite the links to it in each referrer (by
+    id, resolved with `before`, the names as they were) as Obsidian does; returns the paths of
+    the notes whose text changed, in `referrers` order. Other bytes are kept (rewrite_links)."""
+    rewritten: list[str] = []
+    for src in referrers:
+        src_path = after.id_path[src]
+        text = read(src_path)
+        new_text = rewrite_links(
+            text, retarget(before, src_path, note_id, after.link_text(note_id), new_path)
+        )
+        if new_text != text:
+            write(src_path, new_text)
+            rewritten.append(src_path)
+    return rewritten
