@@ -44,6 +44,7 @@ APPLICATION_CODES: Mapping[str, tuple[int, str]] = {
     "index_unusable": (-32010, "Index unusable"),
     "conversation_format": (-32011, "Conversation format error"),
     "ledger_error": (-32012, "Learning ledger error"),
+    "note_skipped": (-32013, "Note skipped by the index"),
     "sandbox_error": (-32020, "Sandbox error"),
     "sandbox_refused": (-32021, "Sandbox refused to run code"),
     "exec_busy": (-32022, "Another exec is running"),

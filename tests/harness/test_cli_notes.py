@@ -101,3 +101,11 @@ def test_same_search_same_bytes_under_two_hash_seeds(tmp_path: Path) -> None:
     b = rmh("--vault", str(twin), *query, seed="4242")
     assert a.returncode == 0 and a.stdout == b.stdout
     assert json.loads(a.stdout)["hits"]
+
+
+def test_read_of_a_skipped_file_says_why(tmp_path: Path) -> None:
+    root = make_vault(tmp_path)
+    (root / "blob.md").write_bytes(b"\x00\x01")
+    r = rmh("--vault", str(root), "read", "blob.md")
+    assert r.returncode != 0 and "skipped" in r.stderr and "binary" in r.stderr, r.stderr
+    assert "not found" not in r.stderr
