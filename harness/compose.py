@@ -32,6 +32,7 @@ def search_params(cfg: Config) -> SearchParams:
     return SearchParams(
         weights=dict(cfg.search.weights),
         rrf_k=cfg.search.rrf_k,
+        max_note_units=cfg.search.max_note_units,
         rerank_top_n=cfg.rerank.top_n,
         rerank_keep=cfg.rerank.keep,
     )

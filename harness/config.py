@@ -22,10 +22,12 @@ class ConfigError(Exception):
 
 @dataclass(frozen=True)
 class SearchSection:
-    """Retrieval: fusion weights per signal, the RRF constant, default k."""
+    """Retrieval: fusion weights per signal, the RRF constant, default k, and the dense units
+    (chunks) embedded per note (0 = no cap; vault.SearchParams.max_note_units)."""
 
     k: int = 10
     rrf_k: int = 60
+    max_note_units: int = 64
     weights: Mapping[str, float] = field(default_factory=dict)
 
 

@@ -46,6 +46,7 @@ APPLICATION_CODES: Mapping[str, tuple[int, str]] = {
     "ledger_error": (-32012, "Learning ledger error"),
     "edit_conflict": (-32013, "Note changed since it was read"),
     "edit_refused": (-32014, "Edit cannot apply"),
+    "note_skipped": (-32015, "Note skipped by the index"),
     "sandbox_error": (-32020, "Sandbox error"),
     "sandbox_refused": (-32021, "Sandbox refused to run code"),
     "exec_busy": (-32022, "Another exec is running"),

@@ -243,7 +243,7 @@ class Vault:
         self.live.sync_paths([path])
         new_id = self.index.note_id(path)
         if new_id is None:  # written but not indexable (e.g. the store refused it as text)
-            raise NoteNotFound(path)
+            raise self.live.not_found(path)
         record = self._record(new_id)
         linked = sorted({dst for _, dst in self.live.links_of(new_id) if dst is not None})
         self.usage.on_write(session, new_id, note_id is None, linked, self._snapshot().corpus.graph)

@@ -9,6 +9,7 @@ values, never exceptions. The tree:
     ├── NotAVault               the folder is missing or has no .rmh/
     ├── PathRefused             traversal, absolute path, control characters, symlink escape
     ├── NoteNotFound            no note matches a path or title
+    │   └── NoteSkipped         the path is a file the index skipped (binary, too large...)
     ├── AmbiguousNote           a title matches several notes
     ├── NoteExists              a move or create would overwrite a note
     ├── EditConflict            the file changed since it was read (expected_hash differs)
@@ -80,6 +81,23 @@ class NoteNotFound(VaultError):
 
     def data(self) -> dict[str, object]:
         return {"note": self.note[:200]}
+
+
+class NoteSkipped(NoteNotFound):
+    """The path names a file the index skipped, with the scan's reason ("binary", "not utf-8",
+    a size quota, a refused name...). A NoteNotFound, so code that creates a missing note
+    still treats it as absent."""
+
+    code_name = "note_skipped"
+
+    def __init__(self, note: str, path: str, reason: str) -> None:
+        super().__init__(note)
+        self.args = (f"note skipped by the index: {path!r} ({reason})",)
+        self.path = path
+        self.reason = reason
+
+    def data(self) -> dict[str, object]:
+        return {"note": self.note[:200], "path": self.path[:200], "reason": self.reason[:200]}
 
 
 class AmbiguousNote(VaultError):

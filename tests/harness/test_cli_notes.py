@@ -210,3 +210,11 @@ def test_init_embeds_everything_and_search_says_when_it_must(tmp_path: Path) -> 
     (bare / "A.md").write_text("Alpha.\n", encoding="utf-8")
     r = rmh("--vault", str(bare), "init", "--no-dense", "--json")
     assert json.loads(r.stdout)["prepared"]["dense"] == "skipped: no encoder"
+
+
+def test_read_of_a_skipped_file_says_why(tmp_path: Path) -> None:
+    root = make_vault(tmp_path)
+    (root / "blob.md").write_bytes(b"\x00\x01")
+    r = rmh("--vault", str(root), "read", "blob.md")
+    assert r.returncode != 0 and "skipped" in r.stderr and "binary" in r.stderr, r.stderr
+    assert "not found" not in r.stderr

@@ -26,7 +26,7 @@ from harness.methods import Harness, Repl, method_table
 from harness.tools import vault_functions
 from rpc import Dispatcher
 from sandbox import HostFunction, HostFunctionError, SandboxError
-from vault import NoteNotFound, Vault
+from vault import NoteNotFound, NoteSkipped, Vault
 
 SECRET = "/home/someone/secret-token-123"
 
@@ -56,6 +56,7 @@ def rpc(h: Harness, method: str, params: Any) -> Any:
 
 CASES: list[tuple[Exception, str, int, str]] = [
     (NoteNotFound("Gamma"), "domain", -32003, "NoteNotFound"),
+    (NoteSkipped("b", "b.md", "binary"), "domain", -32015, "NoteSkipped"),
     (BadArgument("k", "must be between 1 and 100"), "bad_argument", -32602, "ValueError"),
     (BadShape("slice must be text"), "bad_shape", -32602, "TypeError"),
     (SandboxError("no sandbox tier works here"), "domain", -32020, "SandboxError"),
@@ -123,3 +124,11 @@ def test_unexpected_exception_leaks_no_text(harness: Harness,
         vault_functions(harness.ops)["read"].fn("Alpha")
     assert caught.value.type_name == "HostError"
     assert SECRET not in json.dumps([out, tool, caught.value.message])
+
+
+def test_skipped_file_on_the_rpc_surface(harness: Harness) -> None:
+    (harness.vault.root / "blob.md").write_bytes(b"\x00\x01")
+    harness.vault.live.sync()
+    err = rpc(harness, "vault.read", {"note": "blob.md"})["error"]
+    assert err["code"] == -32015 and err["data"]["kind"] == "note_skipped"
+    assert err["data"]["path"] == "blob.md" and "binary" in err["data"]["reason"]

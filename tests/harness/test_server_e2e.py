@@ -36,9 +36,11 @@ def make_vault(root: Path) -> Path:
 class Server:
     """`python -m harness serve` with line-oriented access to its stdout."""
 
-    def __init__(self, vault: Path, tmp: Path, *extra: str) -> None:
+    def __init__(self, vault: Path, tmp: Path, *extra: str,
+                 env_extra: dict[str, str] | None = None) -> None:
         env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")}
         env["PYTHONPATH"] = str(REPO)
+        env.update(env_extra or {})
         self.stderr_path = tmp / "stderr.log"
         self._stderr = self.stderr_path.open("wb")
         self.proc = subprocess.Popen(

@@ -1,7 +1,8 @@
 """The /proc and pid findings as an unprivileged supervisor (escape suite case 27 asks for a
 supervisor "without capabilities, not only as root"). As root, this re-runs a focused subset of
 the escape suite as a test user through `runuser`; it skips, saying why, when it cannot create
-the user or the user cannot run this interpreter and checkout."""
+the user or the user cannot run this interpreter and checkout, except under
+RMH_REQUIRE_NONROOT=1 (set by .ci/run, which prepares the user), where a skip is a failure."""
 
 from __future__ import annotations
 
@@ -11,12 +12,14 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 USER = "rmhtest"
 NESTED = "RMH_SANDBOX_NONROOT_RUN"
+REQUIRE = "RMH_REQUIRE_NONROOT"
 SUBSET = ["tests/sandbox/test_sandbox_escape_pids.py", "tests/sandbox/test_sandbox_escape_os.py",
           "-k", "case10 or case15 or case26 or case27"]
 
@@ -33,15 +36,22 @@ def _ensure_user() -> str | None:
     return None if made.returncode == 0 else f"useradd failed: {made.stderr.strip()[:200]}"
 
 
+def _cannot(reason: str) -> NoReturn:
+    """Skip, saying why; fail instead where the run is required (CI)."""
+    if os.environ.get(REQUIRE) == "1":
+        pytest.fail(f"the non-root run is required ({REQUIRE}=1) but cannot run: {reason}")
+    pytest.skip(reason)
+
+
 def test_escape_findings_as_an_unprivileged_user() -> None:
     if os.environ.get(NESTED):
         pytest.skip("already the nested unprivileged run")
     if os.geteuid() != 0:
         pytest.skip("not root: the whole suite already runs unprivileged")
     if shutil.which("runuser") is None:
-        pytest.skip("runuser is not installed (util-linux)")
+        _cannot("runuser is not installed (util-linux)")
     if (why := _ensure_user()) is not None:
-        pytest.skip(f"cannot create the test user {USER}: {why}")
+        _cannot(f"cannot create the test user {USER}: {why}")
     home = Path(tempfile.mkdtemp(prefix="rmh-nonroot-"))  # pytest's own tmp is root-only
     try:
         os.chown(home, int(subprocess.check_output(["id", "-u", USER])), -1)
@@ -57,7 +67,7 @@ def _run_subset(tmp_path: Path) -> None:
     probe = subprocess.run([*base, "-c", "import sandbox, pytest, vault"], cwd=ROOT, env=env,
                            capture_output=True, text=True, check=False)
     if probe.returncode != 0:
-        pytest.skip(f"{USER} cannot run this interpreter and checkout (a parent folder "
+        _cannot(f"{USER} cannot run this interpreter and checkout (a parent folder "
                     f"without o+x?): {probe.stderr.strip()[-300:]}")
     run = subprocess.run([*base, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                           f"--basetemp={tmp_path / 'pytest'}", *SUBSET], cwd=ROOT, env=env,

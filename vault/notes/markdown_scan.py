@@ -74,7 +74,9 @@ _MARKDOWN = re.compile(
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:|//")
 _TAG = re.compile(r"(?<!\S)#([\w/-]+)")
 _NOT_A_TAG = re.compile(r"[\d/_-]+")
-_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*\r?$", re.MULTILINE)
+# The heading line; the title and its optional closing `#`s are cut in `_heading_title` (a lazy
+# `(.*?)(?:[ \t]+#+)?` backtracked quadratically on a long line of spaces).
+_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t][^\n]*)?$", re.MULTILINE)
 
 
 def _fenced_spans(text: str) -> list[Span]:
@@ -257,10 +259,24 @@ def scan_body(text: str, offset: int = 0) -> BodyScan:
     headings = []
     if "#" in text:
         for m in _HEADING.finditer(text):
-            title = (m.group(1) or "").strip()
+            title = _heading_title(m.group())
             if title and not _overlaps(spans, starts, m.start(), m.start() + 1):
                 headings.append(title)
     return BodyScan(tuple(_shift(s, offset) for s in kept), tuple(tags), tuple(headings))
+
+
+def _heading_title(line: str) -> str:
+    """The title of an ATX heading line as `^ {0,3}#{1,6}(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*\r?$`
+    would cut it (an optional final CR, trailing blanks, then one closing run of `#`s after a
+    blank are dropped), stripped; computed from the ends, so linear in the line."""
+    u = line.lstrip(" ").lstrip("#")
+    if u.endswith("\r"):
+        u = u[:-1]
+    v = u.rstrip(" \t").lstrip(" \t")
+    s = v.rstrip("#")
+    if len(s) < len(v) and s[-1:] in (" ", "\t"):
+        v = s
+    return v.strip()
 
 
 def _shift(site: LinkSite, offset: int) -> LinkSite:

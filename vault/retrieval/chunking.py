@@ -28,14 +28,21 @@ without a speaker keep one unit per window, so ordinary vaults pay nothing extra
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from itertools import islice
 
 TokenCounter = Callable[[str], int]
+# Characters per token of budget above which text is split without being counted: no
+# WordPiece token of the shipped vocabulary spans more (a word over 100 characters is one
+# [UNK]), and ordinary prose runs 4-6 characters a token.
+CHARS_PER_TOKEN = 32
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*\S)\s*$")
 _BLANK = re.compile(r"\n\s*\n")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
-_LINK = re.compile(r"!?\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]")
+# No class admits "[" or a newline (as markdown_scan.WIKI), so a failed match scans at most to
+# the next "[": linear on any input ("[[" * n was quadratic with `[^\]|#]*`).
+_LINK = re.compile(r"!?\[\[([^\[\]\n|#]*)(?:#[^\[\]\n|]*)?(?:\|([^\[\]\n]*))?\]\]")
 _WORD = re.compile(r"[^\W\d_]{2,}")
 
 
@@ -65,30 +72,88 @@ def _sections(body: str) -> list[tuple[str, str]]:
     return [(h, text) for h, text in joined if h or text]
 
 
-def _split_long(text: str, budget: int, count: TokenCounter) -> list[str]:
+class _Count:
+    """Token counts of the pieces chunking packs, each piece counted once.
+
+    A packed candidate's count is estimated as the sum of its parts' counts minus the special
+    tokens (`count("")`) they share; that is exact for a WordPiece counter, since the joining
+    whitespace is never a token, and it makes packing linear in the text instead of
+    re-tokenising the growing candidate for every word. Text longer than
+    `CHARS_PER_TOKEN` characters per token of budget is taken not to fit without being counted,
+    so no single call tokenises more than a window's worth of characters. Every emitted chunk is
+    still counted in full (`exact`), so the contract holds for any counter.
+    """
+
+    def __init__(self, count: TokenCounter, budget: int) -> None:
+        self.count, self.budget = count, budget
+        self.base = count("")
+        self.max_chars = budget * CHARS_PER_TOKEN
+        self._words: dict[str, int] = {}
+
+    def of(self, text: str) -> int:
+        """Tokens of `text`, or budget + 1 (does not fit) for text over the character bound.
+        Words are memoised (a long note repeats its words; each call crosses into Rust)."""
+        if len(text) > self.max_chars:
+            return self.budget + 1
+        if len(text) > 32:
+            return self.count(text)
+        n = self._words.get(text)
+        if n is None:
+            n = self._words[text] = self.count(text)
+        return n
+
+    def joined(self, a: int, b: int, chars: int) -> int:
+        """Estimated tokens of two pieces of `a` and `b` tokens joined by whitespace."""
+        return self.budget + 1 if chars > self.max_chars else a + b - self.base
+
+    def exact(self, piece: str) -> Iterator[str]:
+        """`piece`, or its word-wise exact split when the estimate was off (a counter that is
+        not additive over whitespace); a piece is at most `max_chars` long, so this is bounded."""
+        if " " not in piece or self.count(piece) <= self.budget:
+            yield piece
+            return
+        cur = ""
+        for word in piece.split():
+            cand = f"{cur} {word}".strip()
+            if self.count(cand) <= self.budget:
+                cur = cand
+            else:
+                if cur:
+                    yield cur
+                cur = word
+        if cur:
+            yield cur
+
+
+def _split_long(text: str, c: _Count) -> Iterator[str]:
     """Split one over-long paragraph at sentence ends, then words, into pieces <= budget."""
     units = _SENTENCE.split(text)
     if len(units) == 1:
         units = text.split()
-    pieces: list[str] = []
-    cur = ""
+    cur, cur_n, emitted = "", 0, False
     for unit in units:
-        if len(units) > 1 and " " in unit and count(unit) > budget:
+        n = c.of(unit)
+        if len(units) > 1 and " " in unit and n > c.budget:
             if cur:
-                pieces.append(cur)
-            cur = ""
-            pieces.extend(_split_long(unit, budget, count))
+                yield from c.exact(cur)
+                emitted = True
+            cur, cur_n = "", 0
+            for piece in _split_long(unit, c):
+                emitted = True
+                yield piece
             continue
-        cand = f"{cur} {unit}".strip()
-        if count(cand) <= budget:
-            cur = cand
+        cand_n = c.joined(cur_n, n, len(cur) + 1 + len(unit)) if cur else n
+        if cand_n <= c.budget:
+            cur, cur_n = f"{cur} {unit}".strip(), cand_n
         else:
             if cur:
-                pieces.append(cur)
-            cur = unit
+                yield from c.exact(cur)
+                emitted = True
+            cur, cur_n = unit, n
     if cur:
-        pieces.append(cur)
-    return pieces or [text]
+        yield from c.exact(cur)
+    elif not emitted:
+        yield text
 
 
 def speaker_sentences(title: str, body: str, speaker: str) -> list[str]:
@@ -105,36 +170,63 @@ def speaker_sentences(title: str, body: str, speaker: str) -> list[str]:
 
 
 def chunk_note(
-    title: str, body: str, count: TokenCounter, max_tokens: int = 256, speaker: str = ""
+    title: str,
+    body: str,
+    count: TokenCounter,
+    max_tokens: int = 256,
+    speaker: str = "",
+    max_units: int = 0,
 ) -> tuple[str, ...]:
-    """The chunks one note is embedded as (see the module docstring for the contract)."""
+    """The chunks one note is embedded as (see the module docstring for the contract); with
+    `max_units` > 0, only the first `max_units` of them (chunking stops there, so a huge note
+    costs no more than its first units). Linear in the size of the note."""
+    chunks = _chunks(title, body, count, max_tokens, speaker)
+    if max_units > 0:
+        return tuple(islice(chunks, max_units))
+    return tuple(chunks)
+
+
+def _chunks(
+    title: str, body: str, count: TokenCounter, max_tokens: int, speaker: str
+) -> Iterator[str]:
     title, body = informative_title(title), plain_links(body)
     whole = f"{title}\n{body}".strip()
-    if count(whole) <= max_tokens:
+    if _Count(count, max_tokens).of(whole) <= max_tokens:
         units = [whole or title]
         if speaker:
             units += [u for u in speaker_sentences(title, body, speaker) if u not in units]
-        return tuple(dict.fromkeys(units))
-    chunks: list[str] = []
+        yield from dict.fromkeys(units)
+        return
+    produced = False
     for heading, text in _sections(body):
         prefix = f"{title}\n{heading}".strip() if heading else title
-        budget = max(8, max_tokens - count(prefix))
-        cur = ""
+        c = _Count(count, max(8, max_tokens - count(prefix)))
+        cur, cur_n = "", 0
         paragraphs = [p.strip() for p in _BLANK.split(text) if p.strip()] or [""]
         for para in paragraphs:
-            cand = f"{cur}\n\n{para}".strip()
-            if count(cand) <= budget:
-                cur = cand
+            n = c.of(para)
+            cand_n = c.joined(cur_n, n, len(cur) + 2 + len(para)) if cur else n
+            if cand_n <= c.budget:
+                cur, cur_n = f"{cur}\n\n{para}".strip(), cand_n
                 continue
             if cur:
-                chunks.append(f"{prefix}\n{cur}")
-                cur = ""
-            if count(para) <= budget:
-                cur = para
+                produced = True
+                yield from (f"{prefix}\n{p}" for p in c.exact(cur))
+                cur, cur_n = "", 0
+            if n <= c.budget:
+                cur, cur_n = para, n
             else:
-                pieces = _split_long(para, budget, count)
-                chunks.extend(f"{prefix}\n{p}" for p in pieces[:-1])
-                cur = pieces[-1]
+                last = None  # pieces but the last are chunks; the last packs on
+                for piece in _split_long(para, c):
+                    if last is not None:
+                        produced = True
+                        yield f"{prefix}\n{last}"
+                    last = piece
+                cur = last or ""
+                cur_n = c.of(cur)
         if cur or heading:
-            chunks.append(f"{prefix}\n{cur}".strip())
-    return tuple(chunks) or (whole,)
+            produced = True
+            for p in c.exact(cur) if cur else [""]:
+                yield f"{prefix}\n{p}".strip()
+    if not produced:
+        yield whole

@@ -105,6 +105,10 @@ class SearchParams:
     top_seeds: int = TOP_SEEDS
     prior_scale: float = PRIOR_SCALE
     max_tokens: int = 256
+    # Dense units (chunks) embedded per note: the first 64 windows (~16k tokens, ~60 KB of
+    # prose) is far above any note of the benchmark vaults and bounds what one huge note costs
+    # the encoder (bench/bench_bad_input.py). 0 = no cap.
+    max_note_units: int = 64
     include_archived: bool = False
 
     def weight(self, signal: str) -> float:
@@ -150,9 +154,11 @@ class SearchEngine:
     def with_params(self, params: SearchParams) -> SearchEngine:
         """A sibling engine with other params sharing this one's models and derived structures
         (ablations; valid because the derived structures do not depend on the params except
-        `max_tokens`, which must be equal)."""
-        if params.max_tokens != self.params.max_tokens:
-            raise ValueError("with_params cannot change max_tokens")
+        `max_tokens` and `max_note_units`, which must be equal)."""
+        if (params.max_tokens, params.max_note_units) != (
+            self.params.max_tokens, self.params.max_note_units
+        ):
+            raise ValueError("with_params cannot change max_tokens or max_note_units")
         other = SearchEngine(params, encoder=self.encoder, reranker=self.reranker, cache=self.cache)
         other._derived = self._derived
         return other
@@ -168,6 +174,7 @@ class SearchEngine:
             "notes": len(corpus),
             "chunks": 0 if view.dense is None else int(view.dense.matrix.shape[0]),
             "dense": "skipped: no encoder" if view.dense is None else "ready",
+            "capped_notes": 0 if view.dense is None else view.dense.capped,
         }
 
     def _view(self, corpus: Corpus, progress: Progress | None = None) -> _Derived:
@@ -188,7 +195,8 @@ class SearchEngine:
             d.dense is None or d.dense.fingerprint != self.encoder.fingerprint
         ):
             d.dense = DenseIndex.build(
-                corpus, self.encoder, self.cache, self.params.max_tokens, progress
+                corpus, self.encoder, self.cache, self.params.max_tokens, progress,
+                self.params.max_note_units,
             )
         return d
 

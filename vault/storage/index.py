@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -301,9 +301,24 @@ class Index:
             "INSERT INTO skipped(path, reason) VALUES (?, ?)", sorted(skipped.items())
         )
 
+    def set_skipped_paths(self, paths: Iterable[str], skipped: Mapping[str, str]) -> None:
+        """Replace the skipped rows of just `paths` (a partial sync): those in `skipped` get
+        their reason, the others are no longer skipped."""
+        for path in sorted(set(paths)):
+            self._conn.execute("DELETE FROM skipped WHERE path = ?", (path,))
+            if path in skipped:
+                self._conn.execute(
+                    "INSERT INTO skipped(path, reason) VALUES (?, ?)", (path, skipped[path])
+                )
+
     def skipped(self) -> dict[str, str]:
         rows = self._conn.execute("SELECT path, reason FROM skipped ORDER BY path").fetchall()
         return {p: r for p, r in rows}
+
+    def skipped_reason(self, path: str) -> str | None:
+        """Why the last sync skipped the file at `path`, or None when it did not."""
+        row = self._conn.execute("SELECT reason FROM skipped WHERE path = ?", (path,)).fetchone()
+        return None if row is None else str(row[0])
 
     # -- embeddings cache --------------------------------------------------------------------
 

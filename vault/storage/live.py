@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 
-from ..errors import NoteNotFound, VaultError
+from ..errors import NoteNotFound, NoteSkipped, VaultError
 from .index import Index, LinkRow
 from .snapshot import Snapshot, build_snapshot
 from .store import Store
@@ -107,8 +107,18 @@ class LiveIndex:
                 found = None
         found = found if found is not None else res.by_title(note)
         if found is None:
-            raise NoteNotFound(note)
+            raise self.not_found(note)
         return found
+
+    def not_found(self, note: str) -> NoteNotFound:
+        """NoteSkipped with the index's reason when `note` (`.md` optional) is a skipped file,
+        else NoteNotFound."""
+        raw = note.strip()
+        for path in (raw, raw + ".md"):
+            reason = self.index.skipped_reason(path)
+            if reason is not None:
+                return NoteSkipped(note, path, reason)
+        return NoteNotFound(note)
 
     def links_of(self, note_id: int) -> list[tuple[LinkRow, int | None]]:
         """A note's links in text order, each with the id it resolves to (None: dangling).

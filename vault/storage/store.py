@@ -29,6 +29,7 @@ MAX_NOTE_BYTES = 8 * 1024 * 1024
 TRASH_DIR = ".rmh/trash"
 MAX_TRASH_COPIES = 10_000
 BINARY_PROBE_BYTES = 8 * 1024
+NOTE_MODE = 0o666  # new notes: rw for all, less the process umask
 
 _TEMP = re.compile(r"^\..+\.rmh-tmp-(\d+)-\d+$")
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -276,7 +277,8 @@ class Store:
     def write_text(self, path: str, text: str, *, create_only: bool = False) -> FileStat:
         """Atomically replace (or create) a .md note with `text` as UTF-8; returns its FileStat.
 
-        Creates missing parent folders; keeps an existing file's permission bits. With
+        Creates missing parent folders; keeps an existing file's permission bits, and creates a
+        new one with NOTE_MODE less the umask (0644 under umask 022). With
         `create_only`, NoteExists when present (atomic: the temp is hard-linked into place).
         QuotaExceeded over MAX_NOTE_BYTES; NotText when `text` holds lone surrogates.
         """
@@ -297,7 +299,9 @@ class Store:
         tmp = os.path.join(folder, f".{short}.rmh-tmp-{os.getpid()}-{next(_temp_counter)}")
         _inflight.add(tmp)
         try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW)
+            # 0o666 & ~umask (0644 under the usual 022), as any editor creates a text file;
+            # os.open's default of 0o777 made every new note executable.
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, NOTE_MODE)
             with os.fdopen(fd, "wb") as fh:
                 if old is not None:
                     os.fchmod(fh.fileno(), st.S_IMODE(old.st_mode))

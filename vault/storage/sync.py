@@ -99,6 +99,7 @@ def _same_stat(a: StatRow, b: FileStat) -> bool:
 def sync(store: Store, index: Index, only: Iterable[str] | None = None) -> SyncReport:
     """Reconcile the index with the folder; with `only`, just those paths (after a write)."""
     report = SyncReport()
+    only = None if only is None else sorted(set(only))
     if only is None:
         known = index.stats()
         scan = store.scan()
@@ -166,7 +167,11 @@ def sync(store: Store, index: Index, only: Iterable[str] | None = None) -> SyncR
     report.removed_ids = [known[p].id for p in report.removed]
 
     skipped_changed = only is None and report.skipped != index.skipped()
-    if changes or restats or gone or skipped_changed:
+    only_paths = [] if only is None else only
+    partial_skips = any(  # a partial sync keeps the skipped rows of its paths current
+        index.skipped_reason(p) != report.skipped.get(p) for p in only_paths
+    )
+    if changes or restats or gone or skipped_changed or partial_skips:
         with index.atomic():
             for path in report.removed:
                 index.delete_note(known[path].id)
@@ -179,6 +184,8 @@ def sync(store: Store, index: Index, only: Iterable[str] | None = None) -> SyncR
                     index.update_note(row, links)
             if skipped_changed:
                 index.set_skipped(report.skipped)
+            if partial_skips:
+                index.set_skipped_paths(only_paths, report.skipped)
             if report.changed:
                 index.bump_generation()
     report.generation = index.generation()

@@ -376,3 +376,18 @@ def test_clean_stale_temps(env: tuple[Store, Path, Path]) -> None:
     for rel in keep:
         assert (vault / rel).exists()
     assert store.clean_stale_temps() == []
+
+
+@pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_new_notes_are_not_executable_and_honour_the_umask(
+    env: tuple[Store, Path, Path], umask: int, mode: int
+) -> None:
+    store, vault, _ = env
+    old = os.umask(umask)
+    try:
+        store.write_text("fresh/new.md", "text")
+        store.write_text("fresh/made.md", "x", create_only=True)
+    finally:
+        os.umask(old)
+    for name in ("new.md", "made.md"):
+        assert os.stat(vault / "fresh" / name).st_mode & 0o7777 == mode

@@ -28,6 +28,7 @@ class DenseIndex:
     matrix: npt.NDArray[np.float32]  # (n_chunks, dim), unit rows
     starts: npt.NDArray[np.int64]  # (n_docs,), first chunk row of each note
     fingerprint: str
+    capped: int = 0  # notes whose chunks were cut at `max_units`
 
     @property
     def n_docs(self) -> int:
@@ -41,24 +42,31 @@ class DenseIndex:
         cache: EmbeddingCache | None,
         max_tokens: int = 256,
         progress: Progress | None = None,
+        max_units: int = 0,
     ) -> DenseIndex:
-        """Chunk every note (title + body) and embed the chunks, reading/filling `cache`."""
+        """Chunk every note (title + body) and embed the chunks, reading/filling `cache`.
+        With `max_units` > 0 a note contributes at most its first `max_units` chunks, so one
+        huge note costs at most that many encoder calls (it stays findable by the lexical
+        signals over its whole text, and densely by its first units)."""
         texts: list[str] = []
         starts = np.zeros(len(corpus), dtype=np.int64)
+        capped = 0
         for i in range(len(corpus)):
             starts[i] = len(texts)
             speaker = corpus.frontmatter[i].get("speaker")
-            texts.extend(
-                chunk_note(
-                    corpus.titles[i],
-                    corpus.bodies[i],
-                    encoder.count_tokens,
-                    max_tokens,
-                    speaker.strip() if isinstance(speaker, str) else "",
-                )
+            chunks = chunk_note(
+                corpus.titles[i],
+                corpus.bodies[i],
+                encoder.count_tokens,
+                max_tokens,
+                speaker.strip() if isinstance(speaker, str) else "",
+                max_units + 1 if max_units > 0 else 0,  # one more tells a cut note apart
             )
+            if 0 < max_units < len(chunks):
+                chunks, capped = chunks[:max_units], capped + 1
+            texts.extend(chunks)
         matrix = encode_cached(encoder, texts, cache, progress)
-        return cls(matrix=matrix, starts=starts, fingerprint=encoder.fingerprint)
+        return cls(matrix=matrix, starts=starts, fingerprint=encoder.fingerprint, capped=capped)
 
     def score_vector(self, qvec: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
         """Best-chunk cosine per note for a unit query vector (zeros for an empty corpus)."""
