@@ -119,11 +119,11 @@ def test_as_of_searches_are_byte_identical_and_no_learn_records_nothing(tmp_path
     shutil.copytree(vault, copy)
     events = json.loads(rmh(vault, "learning", "--json").stdout)["events"]
     as_of = str(time.time())
-    first = rmh(vault, "search", "auth rewrite Caroline", "--as-of", as_of, "--json")
+    first = rmh(vault, "search", "auth rewrite Caroline", "--as-of", as_of, "--json", "--explain")
     assert first.returncode == 0, first.stderr
     time.sleep(1.5)
     second = rmh(copy, "search", "auth rewrite Caroline", "--as-of", as_of, "--no-learn",
-                 "--json")
+                 "--json", "--explain")
     assert first.stdout == second.stdout  # byte for byte, another copy, later
     basis = json.loads(first.stdout)["basis"]
     assert basis["clock"] == float(as_of) and basis["learned_seq"] > 0
