@@ -22,6 +22,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "harness.commands.notes",
     "harness.commands.ask",
     "harness.commands.bench",
+    "harness.commands.bench_ask",
     "harness.commands.learn",
     "harness.commands.serve",
     "harness.commands.repl",

@@ -67,7 +67,7 @@ from .signals.conjunctive import ConjunctiveIndex
 from .signals.dense import DenseIndex, dense_scores
 from .signals.graph import ALPHA, BETA, TOP_SEEDS, Walk, adjacency, pagerank, seed_vector
 from .signals.warmth import warmth_scores
-from .stages import context_stage, named_stage
+from .stages import context_stage, named_stage, protect_stage
 from .text import tokenize
 
 F64 = npt.NDArray[np.float64]
@@ -84,6 +84,7 @@ DEFAULT_WEIGHTS: Mapping[str, float] = {
     "warmth": 0.1,  # measured: 0.3 and 1.0 lowered held-out MRR (BENCHMARKS.md, learning)
     "context": 0.6,
     "named": 0.5,
+    "protect": 1.0,  # stage 5b ratio R (stages.py); 0 = off
 }
 PRIOR_SCALE = 0.2
 RERANK_CHARS = 4000  # passage text handed to the cross-encoder (its tokenizer truncates too)
@@ -244,6 +245,17 @@ class SearchEngine:
                                                    p.weight("context"))
         ctx = fusion.fused + context
         stages["named"], lifted = named_stage(view.links, named, ctx, eligible, p.weight("named"))
+        own = fusion.fused.copy()
+        if named and p.weight("named") > 0:
+            own[named] *= 1.0 + p.weight("named")
+        protectors = np.zeros(n, dtype=np.bool_)
+        protectors[named] = True
+        stages["protect"], held = protect_stage(fusion.fused, own, lifted,
+                                                protectors & eligible, p.weight("protect"),
+                                                order(fusion.fused))
+        # the receipt books a hold against the lent context first, then the named lift
+        context = context - np.minimum(lifted - held, context)
+        ctx, lifted = fusion.fused + context, held
         a = np.zeros(n, dtype=np.float64)
         warm = lifted
         if wanted("warmth"):
