@@ -24,10 +24,13 @@ when every term group is covered by one of the RESOLVE_TOP most valuable notes (
 also the answer is not NOT FOUND) ("resolved"). Else: no query left, MAX_PASSES passes, or the
 exec's rlm budget spent.
 
-Answer set: the `budget` most valuable notes (ties: discovery order), each with its pass and
-query, so it compares with search(question, k=budget) at equal size. Without a broker (the
-benchmarks) no sub-call is made and the notes are the same as offline. Trace entries have one
-fixed schema (`TraceEntry`); a pass's answer, resolution and sub-questions sit on its last entry.
+Answer set: the best budget // 2 pass-1 hits are always kept (a single search's head is not
+traded for recursion); the other slots go to the most valuable remaining notes, pass-1 hits or
+notes found by recursion with value >= FLOOR; ordered by value (ties: discovery order), each
+with its pass and query, so it compares with search(question, k=budget) at equal size.
+Without a broker (the benchmarks) no sub-call is made and the notes are the same as offline.
+Trace entries have one fixed schema (`TraceEntry`); a pass's answer, resolution and
+sub-questions sit on its last entry.
 Constants tuned on bench/knowledge.py, seed 15 (BENCHMARKS.md).
 """
 
@@ -73,6 +76,7 @@ class LoopParams:
     links: bool = True  # value the link neighbours of relevant notes
     bridges: bool = True  # sub-queries from bridge entities
     uncovered: bool = True  # the sub-query of the groups no note covers
+    keep_first: int | None = None  # pass-1 hits always kept (None: budget // 2)
 
 
 class Library(Protocol):
@@ -136,6 +140,13 @@ class _Query:
     parent: str | None
     gap: tuple[Group, ...]
     weight: float
+    entity: str = ""  # the bridge entity (origin "bridge")
+
+
+def _names(record: Mapping[str, Any], entity: str) -> bool:
+    """Whether the note is the entity's own note: its title or an alias is the entity."""
+    names = [str(record.get("title") or ""), *(str(a) for a in record.get("aliases") or [])]
+    return entity.casefold() in {n.casefold() for n in names}
 
 
 def _entry(pass_no: int, q: _Query) -> TraceEntry:
@@ -155,6 +166,7 @@ class _Gathered:
         self.terms: dict[str, frozenset[str]] = {}
         self.best: dict[str, Found] = {}
         self.spread: set[str] = set()
+        self.direct: list[str] = []  # pass-1 hits, search order
 
     def read(self, note: str) -> frozenset[str]:
         if note not in self.records:
@@ -174,6 +186,19 @@ class _Gathered:
     def gap(self, note: str) -> tuple[Group, ...]:
         have = self.read(note)
         return tuple(g for g in self.groups if not g.terms <= have)
+
+    def answer_set(self, budget: int) -> list[Found]:
+        """The `keep` best pass-1 hits, then the best of the rest that reach the floor (or are
+        pass-1 hits) up to `budget`, ordered by value (module docstring)."""
+        keep = self.p.keep_first if self.p.keep_first is not None else budget // 2
+        fixed = set(self.direct)
+        first = [f for f in self.ranked() if f.note in fixed][:keep]
+        chosen = {f.note for f in first}
+        rest = [f for f in self.ranked() if f.note not in chosen
+                and (f.note in fixed or f.value >= self.p.floor)]
+        out = first + rest[: max(0, budget - len(first))]
+        order = {f.note: i for i, f in enumerate(self.ranked())}
+        return sorted(out, key=lambda f: order[f.note])
 
     def ranked(self) -> list[Found]:
         order = {n: i for i, n in enumerate(self.best)}
@@ -201,9 +226,13 @@ def _run_query(g: _Gathered, q: _Query, pass_no: int, k: int, entry: TraceEntry)
         entry["hits"].append(note)
         if note not in g.best:
             entry["new_notes"].append(note)
+        if q.origin == "question" and note not in g.direct:
+            g.direct.append(note)
         rel = score / top if top > 0 else 0.0
         value = rel if q.origin == "question" else (
             g.p.decay * q.weight * gain(q.gap, g.read(note)) * rel)
+        if q.origin == "bridge" and not _names(g.records[note], q.entity):
+            value = 0.0  # a bridge query finds the note of its entity, not its namesakes
         g.read(note)
         if g.offer(note, value, pass_no, q.text):
             rose.append(note)
@@ -243,7 +272,7 @@ def _next_queries(g: _Gathered, question: str, rose: Sequence[str], asked: set[s
         for name in bridge_names(g.records[parent], question, known)[:NAMES_PER_NOTE]:
             pri = value * len(gap) / max(1, len(g.groups))
             scored.append((pri, len(scored), _Query(f"{name} {words}", "bridge", parent, gap,
-                                                    value)))
+                                                    value, name)))
     missing = g.missing()
     if missing and g.p.uncovered:
         text = " ".join(grp.surface for grp in missing)
@@ -302,7 +331,7 @@ def ask(question: str, library: Library, broker: Broker | None = None,
         if not rose:
             stop = "no new notes"
             break
-        top = g.ranked()[:budget]
+        top = g.answer_set(budget)
         missing = g.missing()
         last["missing_terms"] = [grp.surface for grp in missing]
         if broker is not None and calls is not None:
@@ -335,5 +364,5 @@ def ask(question: str, library: Library, broker: Broker | None = None,
         last["sub_questions"] = [q.text for q in queue]
     usage = calls.report() if calls is not None else {}
     return AskResult(question=question, answer=answer, resolved=resolved,
-                     found=tuple(g.ranked()[:budget]), trace=tuple(trace), stop=stop,
+                     found=tuple(g.answer_set(budget)), trace=tuple(trace), stop=stop,
                      usage=usage)

@@ -34,6 +34,7 @@ ABLATIONS: dict[str, LoopParams] = {
     "ask-bridge": LoopParams(bridges=False),
     "ask-uncovered": LoopParams(uncovered=False),
     "ask-1pass": LoopParams(max_passes=1),
+    "ask-keep0": LoopParams(keep_first=0),
 }
 PAIRS = (("ask", "full", "recall@10"), ("ask", "full", "recall_all@10"),
          ("full", "rrf", "recall_all@2"), ("full", "rrf", "recall@10"),

@@ -22,6 +22,13 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
    an entity-scoped prior: on LoCoMo, 96 % of the evidence turns of questions that name one
    speaker are that speaker's, against 72 % of the top 10 without this stage. Multiplicative,
    so only notes another stage found can rise; skipped when nothing is named or w_named = 0;
+5b. protect (stages.protect_stage, ratio R = w_protect): no note rises past a named, eligible
+   note whose own fused score is R times its own on the strength of its neighbourhood alone,
+       out(d) = min(named(d), max(own(d), min{named(h) : h named, fused(h) >= R fused(d),
+                                              fused(h) > fused(d)})),
+   own(d) = fused(d) (1 + w_named [d named]); the receipt books the hold against "context"
+   first, then "named". Measured on bench/knowledge.py comparison questions (BENCHMARKS.md);
+   a no-op on LoCoMo and LongMemEval, whose named notes are archived speaker hubs;
 6. warmth and prior, the two query-independent learned inputs, as bounded multiplicative
    document priors (P(d | q) proportional to P(q | d) P(d); Kraaij, Westerveld & Hiemstra 2002):
        warm(d)  = named(d) * (1 + w_warmth * a(d)),          a(d) = clip(warmth(d), 0, 1)
