@@ -20,9 +20,17 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from bench import QueryMemoEncoder, SqliteEmbeddingCache, default_cache_path, load_locomo
-from bench.ask_runner import Asker, render, run, summarize
-from bench.knowledge import generate
+from bench import (
+    Asker,
+    QueryMemoEncoder,
+    SqliteEmbeddingCache,
+    default_cache_path,
+    load_locomo,
+    render_ask,
+    run_ask,
+    summarize_ask,
+)
+from bench import generate_knowledge as generate
 from vault import Corpus, MiniLmEncoder, SearchEngine, SearchParams
 
 from ..ask import LoopParams, ask
@@ -86,14 +94,14 @@ def cmd_bench_ask(args: argparse.Namespace) -> int:
     print(f"rmh bench-ask {args.benchmark}", file=sys.stderr)
     askers = {name: asker(engine, p) for name, p in ABLATIONS.items()
               if args.ablate or name == "ask"}
-    result = run(haystacks, engine, searches=variants(engine), askers=askers, limit=args.limit)
+    result = run_ask(haystacks, engine, searches=variants(engine), askers=askers, limit=args.limit)
     if cache is not None:
         cache.close()
-    report: dict[str, Any] = {"title": title, **summarize(result, PAIRS)}
+    report: dict[str, Any] = {"title": title, **summarize_ask(result, PAIRS)}
     if args.json:
         print(json.dumps(report, sort_keys=True))
     else:
-        print(render(report))
+        print(render_ask(report))
     return 0
 
 

@@ -131,7 +131,7 @@ def test_render_notes_stays_within_the_cap() -> None:
 # -- the loop's contracts on the linked knowledge vault (bench/knowledge.py, real engine) ------
 
 def knowledge() -> tuple[Any, Any]:
-    from bench.knowledge import generate
+    from bench import generate_knowledge as generate
     from harness.corpus_library import CorpusLibrary
     from vault import SearchEngine
 
