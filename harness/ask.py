@@ -1,20 +1,37 @@
-"""The recursive query loop behind `ask(question)`: retrieve, spread along links, answer, recurse.
+"""The recursive query loop behind `ask(question, budget=10)`: passes that earn their keep.
 
-One pass: search the vault for the pass's query (k hits), spread one hop along wiki-links from
-the best new hits, read every note not seen before, and answer the ORIGINAL question with one
-sub-call over all notes gathered so far. A model's answer is resolved unless it is NOT FOUND;
-an extractive answer (which answers whenever any term overlaps) is resolved only when, also,
-every content term of the question occurs in some gathered note. An unresolved pass forms
-sub-questions that enter the graph from new points, each queued for its own pass:
-- with a model: prompts/ask_subquestions.md asks it for up to MAX_SUBQUESTIONS search queries;
-- offline (or if that call fails): deterministically, the question's terms missing from every
-  gathered note (one query), then capitalised names in the answer that are not yet a note.
-The loop stops when the answer is resolved, a pass finds no new notes, no query is left,
-MAX_PASSES passes ran, or the exec's rlm budget is spent (each pass costs one sub-call, plus
-one for model-made sub-questions).
+Value. Every gathered note d has a value in [0, 1]. Pass 1 searches the question (k hits):
+value(d) = score(d) / score(top hit). A note found from a parent note p, through p's links or
+a sub-query built from p's bridge entities, is worth
+    value(d) = DECAY * value(p) * gain(d | gap(p)) * score(d) / score(top hit of that query),
+gap(p) = the question's term groups p does not cover (harness/ask_evidence.py; the link
+case has no search score and takes 1 for the last factor). A note reached several ways keeps
+its best value and the pass and query that gave it.
 
-Vault access goes through a `Library` (harness.tools.VaultOps satisfies it), so the loop runs
-on whatever thread calls it while the vault itself stays on its own thread.
+One pass runs its queries (pass 1: the question), each a search followed by one hop along the
+links of its best hits (SPREAD_FROM, up to MAX_LINKED neighbours read each). Sub-queries for
+the next pass come from what was found, deterministically, best parent first: for each of the
+pass's new relevant notes p with a gap, "<bridge entity> <gap words>" for up to
+NAMES_PER_NOTE bridge entities of p; then the groups no gathered note covers, as one query
+(weight UNCOVERED_WEIGHT in place of value(p)). With a model configured,
+prompts/ask_subquestions.md may add up to MAX_SUBQUESTIONS (run first; one extra sub-call).
+At most QUERIES_PER_PASS run per pass; a query asked before is not asked again.
+
+Stop rule. A pass whose queries add (or raise) no note to value >= FLOOR ends the loop
+("no new notes"), before its answer call: nothing new was learned. After each other pass the
+ORIGINAL question is answered over the answer set with one sub-call, and the pass is resolved
+when every term group is covered by one of the RESOLVE_TOP most valuable notes (with a model,
+also the answer is not NOT FOUND) ("resolved"). Else: no query left, MAX_PASSES passes, or the
+exec's rlm budget spent.
+
+Answer set: the best budget // 2 pass-1 hits are always kept (a single search's head is not
+traded for recursion); the other slots go to the most valuable remaining notes, pass-1 hits or
+notes found by recursion with value >= FLOOR; ordered by value (ties: discovery order), each
+with its pass and query, so it compares with search(question, k=budget) at equal size.
+Without a broker (the benchmarks) no sub-call is made and the notes are the same as offline.
+Trace entries have one fixed schema (`TraceEntry`); a pass's answer, resolution and
+sub-questions sit on its last entry.
+Constants tuned on bench/knowledge.py, seed 15 (BENCHMARKS.md).
 """
 
 from __future__ import annotations
@@ -24,20 +41,42 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from string import Template
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict
 
 import prompts
 
-from .extractive import is_not_found, terms
+from .ask_evidence import Group, bridge_names, covered, gain, note_terms, term_groups
+from .ask_render import render_note, render_notes
+from .extractive import is_not_found
 from .llm import Broker, ExecBudget, RlmBudgetExceeded, RlmError, SubRequest
 
-MAX_PASSES = 4
+__all__ = ["AskResult", "Found", "Library", "LoopParams", "TraceEntry", "ask", "render_note",
+           "render_notes"]
+
+MAX_PASSES = 3
+QUERIES_PER_PASS = 4
 MAX_SUBQUESTIONS = 3
-MAX_LINKED = 6  # notes added along links per pass
-SPREAD_FROM = 3  # new hits whose neighbours are followed
-DATE_KEYS = ("date", "created", "updated")
-_NAME = re.compile(r"\b[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*")
-_FRONTMATTER = re.compile(r"\A---\r?\n.*?\r?\n---\r?\n?", re.DOTALL)
+NAMES_PER_NOTE = 3
+SPREAD_FROM = 3
+MAX_LINKED = 12
+FLOOR = 0.3
+DECAY = 0.9
+RESOLVE_TOP = 3
+UNCOVERED_WEIGHT = 0.5
+
+
+@dataclass(frozen=True)
+class LoopParams:
+    """The loop's knobs (defaults: the module constants); the benchmarks ablate with them."""
+
+    max_passes: int = MAX_PASSES
+    floor: float = FLOOR
+    decay: float = DECAY
+    resolve_top: int = RESOLVE_TOP
+    links: bool = True  # value the link neighbours of relevant notes
+    bridges: bool = True  # sub-queries from bridge entities
+    uncovered: bool = True  # the sub-query of the groups no note covers
+    keep_first: int | None = None  # pass-1 hits always kept (None: budget // 2)
 
 
 class Library(Protocol):
@@ -50,110 +89,202 @@ class Library(Protocol):
     def neighbors(self, note: Any, hops: Any = 1) -> list[str]: ...
 
 
-def render_note(record: Mapping[str, Any], *, max_chars: int | None = None) -> str:
-    """A note as slice text: title heading, source and date lines, then the body.
-
-    `record` is a read() result ({"note","title","text","frontmatter"}) or any dict with
-    "text" or "body"; frontmatter is dropped from the text (its date and source are shown).
-    """
-    fm = record.get("frontmatter") or {}
-    fm = fm if isinstance(fm, Mapping) else {}
-    title = str(record.get("title") or record.get("note") or "untitled")
-    lines = [f"## {title}"]
-    source = str(record.get("note") or "")
-    if fm.get("source"):
-        source = f"{source} ({fm['source']})" if source else str(fm["source"])
-    if source:
-        lines.append(f"source: {source}")
-    date = next((str(fm[k]) for k in DATE_KEYS if fm.get(k)), str(record.get("date") or ""))
-    if date:
-        lines.append(f"date: {date}")
-    body = str(record.get("body") or record.get("text") or "")
-    body = _FRONTMATTER.sub("", body, count=1).strip()
-    if max_chars is not None and len(body) > max_chars:
-        body = body[: max(0, max_chars)].rstrip() + " …[truncated]"
-    return "\n".join(lines) + "\n\n" + body
+TraceEntry = TypedDict("TraceEntry", {
+    "pass": int, "query": str, "origin": str, "parent": str | None, "hits": list[str],
+    "new_notes": list[str], "via_links": list[str], "answer": str | None,
+    "resolved": bool | None, "missing_terms": list[str], "sub_questions": list[str],
+})
 
 
-def render_notes(records: Sequence[Mapping[str, Any]], max_chars: int) -> str:
-    """Several notes in order, separated by blank lines, within `max_chars` in total.
+@dataclass(frozen=True)
+class Found:
+    """One note of the answer set: its value, the pass and the query that found it."""
 
-    Every note gets an equal share of the budget; a note shorter than its share passes the
-    rest on to the notes after it.
-    """
-    parts: list[str] = []
-    left = max_chars
-    for i, record in enumerate(records):
-        share = left // (len(records) - i) - 2
-        head = render_note({**record, "text": "", "body": ""})
-        part = render_note(record, max_chars=max(0, share - len(head) - 16))
-        parts.append(part)
-        left -= len(part) + 2
-    return "\n\n".join(parts)[:max_chars]
+    note: str
+    value: float
+    pass_no: int
+    query: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"note": self.note, "value": self.value, "pass": self.pass_no,
+                "query": self.query}
 
 
 @dataclass(frozen=True)
 class AskResult:
-    """The answer, the notes used (discovery order), the per-pass trace and why it stopped."""
+    """The answer, the answer set (best first), the per-search trace and why it stopped."""
 
     question: str
     answer: str
     resolved: bool
-    notes: tuple[str, ...]
-    trace: tuple[Mapping[str, Any], ...]
+    found: tuple[Found, ...]
+    trace: tuple[TraceEntry, ...]
     stop: str
     usage: Mapping[str, Any] = field(default_factory=dict)
 
+    @property
+    def notes(self) -> tuple[str, ...]:
+        return tuple(f.note for f in self.found)
+
     def to_json(self) -> dict[str, Any]:
-        return {
-            "question": self.question,
-            "answer": self.answer,
-            "resolved": self.resolved,
-            "notes": list(self.notes),
-            "trace": [dict(t) for t in self.trace],
-            "stop": self.stop,
-            "usage": dict(self.usage),
-        }
+        return {"question": self.question, "answer": self.answer, "resolved": self.resolved,
+                "notes": list(self.notes), "found": [f.to_json() for f in self.found],
+                "trace": [dict(t) for t in self.trace], "stop": self.stop,
+                "usage": dict(self.usage)}
 
 
-TRACE_KEYS = ("pass", "query", "hits", "new_notes", "via_links", "answer", "resolved",
-              "missing_terms", "sub_questions")
+@dataclass(frozen=True)
+class _Query:
+    text: str
+    origin: str  # question | bridge | uncovered | model
+    parent: str | None
+    gap: tuple[Group, ...]
+    weight: float
+    entity: str = ""  # the bridge entity (origin "bridge")
 
 
-def trace_step(pass_no: int, query: str, hits: list[str], new_notes: list[str],
-               via_links: list[str]) -> dict[str, Any]:
-    """One pass's trace entry. Every entry has exactly TRACE_KEYS: what a pass did not get to
-    is None ("answer", "resolved": the pass stopped before answering) or [] (the lists)."""
-    return {"pass": pass_no, "query": query, "hits": hits, "new_notes": new_notes,
-            "via_links": via_links, "answer": None, "resolved": None, "missing_terms": [],
-            "sub_questions": []}
+def _names(record: Mapping[str, Any], entity: str) -> bool:
+    """Whether the note is the entity's own note: its title or an alias is the entity."""
+    names = [str(record.get("title") or ""), *(str(a) for a in record.get("aliases") or [])]
+    return entity.casefold() in {n.casefold() for n in names}
 
 
-def missing_terms(question: str, texts: Sequence[str]) -> list[str]:
-    """Content terms of the question (suffix-folded) that occur in none of the texts."""
-    present: set[str] = set()
-    for text in texts:
-        present.update(terms(text))
-    return [t for t in dict.fromkeys(terms(question)) if t not in present]
+def _entry(pass_no: int, q: _Query) -> TraceEntry:
+    return {"pass": pass_no, "query": q.text, "origin": q.origin, "parent": q.parent,
+            "hits": [], "new_notes": [], "via_links": [], "answer": None, "resolved": None,
+            "missing_terms": [], "sub_questions": []}
 
 
-def deterministic_subquestions(
-    question: str, answer: str, titles: Sequence[str], missing: Sequence[str]
-) -> list[str]:
-    """Offline sub-questions: the missing terms as one query, then new names in the answer."""
-    out: list[str] = []
-    if missing:
-        out.append(" ".join(missing))
-    if not is_not_found(answer):
-        known = {t.casefold() for t in titles}
-        asked = question.casefold()
-        for found in _NAME.findall(answer):
-            name = re.sub(r"['’]s$", "", found)
-            if not terms(name) or name.casefold() in known or name.casefold() in asked:
-                continue  # stop words only ("She", "The"), or already a note / in the question
-            if name not in out:
-                out.append(name)
-    return out[:MAX_SUBQUESTIONS]
+class _Gathered:
+    """Notes read so far, their terms and best values (module docstring)."""
+
+    def __init__(self, library: Library, groups: list[Group], params: LoopParams) -> None:
+        self.library = library
+        self.p = params
+        self.groups = groups
+        self.records: dict[str, Mapping[str, Any]] = {}
+        self.terms: dict[str, frozenset[str]] = {}
+        self.best: dict[str, Found] = {}
+        self.spread: set[str] = set()
+        self.direct: list[str] = []  # pass-1 hits, search order
+
+    def read(self, note: str) -> frozenset[str]:
+        if note not in self.records:
+            self.records[note] = self.library.read(note)
+            self.terms[note] = note_terms(self.records[note])
+        return self.terms[note]
+
+    def offer(self, note: str, value: float, pass_no: int, query: str) -> bool:
+        """Keep the better value; True when the note rose to value >= FLOOR by it."""
+        old = self.best.get(note)
+        if old is not None and old.value >= value:
+            return False
+        self.best[note] = Found(note, value, pass_no, query)
+        floor = self.p.floor
+        return value >= floor and (old is None or old.value < floor or value > old.value)
+
+    def gap(self, note: str) -> tuple[Group, ...]:
+        have = self.read(note)
+        return tuple(g for g in self.groups if not g.terms <= have)
+
+    def answer_set(self, budget: int) -> list[Found]:
+        """The `keep` best pass-1 hits, then the best of the rest that reach the floor (or are
+        pass-1 hits) up to `budget`, ordered by value (module docstring)."""
+        keep = self.p.keep_first if self.p.keep_first is not None else budget // 2
+        fixed = set(self.direct)
+        first = [f for f in self.ranked() if f.note in fixed][:keep]
+        chosen = {f.note for f in first}
+        rest = [f for f in self.ranked() if f.note not in chosen
+                and (f.note in fixed or f.value >= self.p.floor)]
+        out = first + rest[: max(0, budget - len(first))]
+        order = {f.note: i for i, f in enumerate(self.ranked())}
+        return sorted(out, key=lambda f: order[f.note])
+
+    def ranked(self) -> list[Found]:
+        order = {n: i for i, n in enumerate(self.best)}
+        return sorted(self.best.values(), key=lambda f: (-f.value, order[f.note]))
+
+    def missing(self) -> list[Group]:
+        have: frozenset[str] = frozenset().union(
+            *(self.terms[f.note] for f in self.best.values() if f.value >= self.p.floor))
+        return [g for g in self.groups if not g.terms <= have]
+
+    def resolved(self) -> bool:
+        have: frozenset[str] = frozenset().union(
+            *(self.terms[f.note] for f in self.ranked()[: self.p.resolve_top]
+              if f.value >= self.p.floor))
+        return len(covered(self.groups, have)) == len(self.groups)
+
+
+def _run_query(g: _Gathered, q: _Query, pass_no: int, k: int, entry: TraceEntry) -> list[str]:
+    """Search one query, value its hits, spread from its best ones; the notes that rose."""
+    hits = [(str(h["note"]), float(h.get("score") or 0.0))
+            for h in g.library.search(q.text, k)["hits"]]
+    top = max((s for _, s in hits), default=0.0)
+    rose: list[str] = []
+    for note, score in hits:
+        entry["hits"].append(note)
+        if note not in g.best:
+            entry["new_notes"].append(note)
+        if q.origin == "question" and note not in g.direct:
+            g.direct.append(note)
+        rel = score / top if top > 0 else 0.0
+        value = rel if q.origin == "question" else (
+            g.p.decay * q.weight * gain(q.gap, g.read(note)) * rel)
+        if q.origin == "bridge" and not _names(g.records[note], q.entity):
+            value = 0.0  # a bridge query finds the note of its entity, not its namesakes
+        g.read(note)
+        if g.offer(note, value, pass_no, q.text):
+            rose.append(note)
+    parents = [n for n, _ in hits if n in g.best and g.best[n].value >= g.p.floor
+               and n not in g.spread][:SPREAD_FROM] if g.p.links else []
+    for parent in parents:
+        g.spread.add(parent)
+        gap, weight = g.gap(parent), g.best[parent].value
+        if not gap:
+            continue
+        for other in g.library.neighbors(parent, 1)[:MAX_LINKED]:
+            other = str(other)
+            value = g.p.decay * weight * gain(gap, g.read(other))
+            if value <= 0:
+                continue
+            if other not in g.best and other not in entry["via_links"]:
+                entry["via_links"].append(other)
+            if g.offer(other, value, pass_no, f"link from {parent}"):
+                rose.append(other)
+    return rose
+
+
+def _next_queries(g: _Gathered, question: str, rose: Sequence[str], asked: set[str],
+                  model: Sequence[str]) -> list[_Query]:
+    """The next pass's queries (module docstring), best first, unasked, at most QUERIES_PER_PASS."""
+    known = {str(r.get("title") or "").casefold() for r in g.records.values()}
+    scored: list[tuple[float, int, _Query]] = []
+    for i, text in enumerate(model):
+        scored.append((2.0, i, _Query(text, "model", None, tuple(g.groups), 1.0)))
+    parents = sorted(dict.fromkeys(rose), key=lambda n: (-g.best[n].value, n))[:SPREAD_FROM]
+    parents = parents if g.p.bridges else []
+    for parent in parents:
+        gap, value = g.gap(parent), g.best[parent].value
+        if not gap:
+            continue
+        words = " ".join(grp.surface for grp in gap)
+        for name in bridge_names(g.records[parent], question, known)[:NAMES_PER_NOTE]:
+            pri = value * len(gap) / max(1, len(g.groups))
+            scored.append((pri, len(scored), _Query(f"{name} {words}", "bridge", parent, gap,
+                                                    value, name)))
+    missing = g.missing()
+    if missing and g.p.uncovered:
+        text = " ".join(grp.surface for grp in missing)
+        pri = UNCOVERED_WEIGHT * len(missing) / max(1, len(g.groups))
+        scored.append((pri, len(scored), _Query(text, "uncovered", None, tuple(missing),
+                                                UNCOVERED_WEIGHT)))
+    out: list[_Query] = []
+    for _, _, q in sorted(scored, key=lambda t: (-t[0], t[1])):
+        if q.text.casefold() not in asked and len(out) < QUERIES_PER_PASS:
+            asked.add(q.text.casefold())
+            out.append(q)
+    return out
 
 
 def model_subquestions(
@@ -170,71 +301,68 @@ def model_subquestions(
     return [q for q in queries if q and q.upper() != "NONE"][:MAX_SUBQUESTIONS]
 
 
-def ask(
-    question: str, library: Library, broker: Broker, budget: ExecBudget, *, k: int = 5
-) -> AskResult:
-    """Run the loop (module doc) and return the answer, notes used and trace."""
-    records: dict[str, Mapping[str, Any]] = {}
-    queue: list[str] = [question]
+def ask(question: str, library: Library, broker: Broker | None = None,
+        calls: ExecBudget | None = None, *, budget: int = 10, k: int | None = None,
+        params: LoopParams | None = None) -> AskResult:
+    """Run the loop (module doc): at most `budget` notes; `k` hits per search (default budget).
+
+    `calls` is the exec's rlm budget (one answer sub-call per pass, one more for model-made
+    sub-questions); with `broker` None the loop only retrieves (answer "").
+    """
+    if budget < 1:
+        raise ValueError("budget must be >= 1")
+    depth = budget if k is None else k
+    p = params or LoopParams()
+    g = _Gathered(library, term_groups(question), p)
+    queue = [_Query(question, "question", None, tuple(g.groups), 1.0)]
     asked = {question.casefold()}
-    trace: list[dict[str, Any]] = []
+    trace: list[TraceEntry] = []
     answer, resolved, stop = "", False, "max passes"
-    for pass_no in range(1, MAX_PASSES + 1):
+    model = broker is not None and broker.provider.name != "extractive"
+    for pass_no in range(1, p.max_passes + 1):
         if not queue:
             stop = "no sub-questions left"
             break
-        query = queue.pop(0)
-        hits = [str(h["note"]) for h in library.search(query, k)["hits"]]
-        new_hits = [n for n in hits if n not in records]
-        linked: list[str] = []
-        for note in new_hits[:SPREAD_FROM]:
-            for other in library.neighbors(note, 1):
-                if other not in records and other not in new_hits and other not in linked:
-                    linked.append(other)
-        linked = linked[:MAX_LINKED]
-        step = trace_step(pass_no, query, hits, new_hits, linked)
-        trace.append(step)
-        if not new_hits and not linked:
+        rose: list[str] = []
+        for q in queue:
+            trace.append(_entry(pass_no, q))
+            rose += _run_query(g, q, pass_no, depth, trace[-1])
+        last = trace[-1]
+        if not rose:
             stop = "no new notes"
             break
-        for note in new_hits + linked:
-            records[note] = library.read(note)
-        slice_text = render_notes(list(records.values()), broker.limits.slice_max_chars)
-        try:
-            answer = broker.call(slice_text, question, budget)
-        except RlmBudgetExceeded:
-            stop = "budget spent"
-            break
-        texts = [str(r.get("title", "")) + "\n" + str(r.get("text", "")) for r in records.values()]
-        missing = missing_terms(question, texts)
-        offline = broker.provider.name == "extractive"
-        resolved = not is_not_found(answer) and not (offline and missing)
-        step.update(answer=answer, resolved=resolved, missing_terms=missing)
+        top = g.answer_set(budget)
+        missing = g.missing()
+        last["missing_terms"] = [grp.surface for grp in missing]
+        if broker is not None and calls is not None:
+            slice_text = render_notes([g.records[f.note] for f in top],
+                                      broker.limits.slice_max_chars)
+            try:
+                answer = broker.call(slice_text, question, calls)
+            except RlmBudgetExceeded:
+                stop = "budget spent"
+                break
+            last["answer"] = answer
+        resolved = g.resolved() and not (model and is_not_found(answer))
+        last["resolved"] = resolved
         if resolved:
             stop = "resolved"
             break
-        titles = [str(r.get("title", "")) for r in records.values()]
+        if pass_no == p.max_passes:
+            break
         subs: list[str] = []
-        if not offline:
+        if model and broker is not None and calls is not None:
+            titles = [str(g.records[f.note].get("title", "")) for f in top]
             try:
-                subs = model_subquestions(broker, budget, question, answer, titles)
+                subs = model_subquestions(broker, calls, question, answer, titles)
             except RlmBudgetExceeded:
                 stop = "budget spent"
                 break
             except RlmError:
                 subs = []
-        if not subs:
-            subs = deterministic_subquestions(question, answer, titles, missing)
-        subs = [s for s in subs if s.casefold() not in asked]
-        asked.update(s.casefold() for s in subs)
-        queue.extend(subs)
-        step["sub_questions"] = subs
-    return AskResult(
-        question=question,
-        answer=answer,
-        resolved=resolved,
-        notes=tuple(records),
-        trace=tuple(trace),
-        stop=stop,
-        usage=budget.report(),
-    )
+        queue = _next_queries(g, question, rose, asked, subs)
+        last["sub_questions"] = [q.text for q in queue]
+    usage = calls.report() if calls is not None else {}
+    return AskResult(question=question, answer=answer, resolved=resolved,
+                     found=tuple(g.answer_set(budget)), trace=tuple(trace), stop=stop,
+                     usage=usage)

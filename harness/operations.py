@@ -40,6 +40,7 @@ MAX_QUERY = 10_000
 MAX_NOTE_NAME = 1_000
 MAX_TEXT = 4 * 1024 * 1024  # characters of note content accepted in one write
 MAX_QUESTION = 4_000
+MAX_ASK_BUDGET = 50  # notes in ask's answer set
 MAX_CODE = 1_000_000  # characters of code in one exec
 MAX_BUDGET_WORDS = 20_000
 MAX_CONVERSATION_CHARS = 64 * 1024 * 1024
@@ -75,7 +76,7 @@ class Operation:
 class LlmTools(Protocol):
     """What the llm part calls (harness.rlm_tools.RlmTools is the implementation)."""
 
-    def ask(self, question: str, k: int, library: VaultOps) -> dict[str, Any]: ...
+    def ask(self, question: str, budget: int, library: VaultOps) -> dict[str, Any]: ...
     def rlm_call(self, slice: Any, question: str, max_words: int | None,
                  library: VaultOps) -> str: ...
     def rlm_batch(self, pairs: Any, max_words: int | None, library: VaultOps) -> list[str]: ...
@@ -142,10 +143,12 @@ CONTEXT_DOC = """Built by counting: the best-scoring turns and the turn before e
 each line labelled with speaker and date, lowest scores cut first to fit the word budget.
 Returns {"text", "lines", ...}. Dates are ISO strings ("2023-05-08") that filter turns."""
 
-ASK_DOC = """Search, follow links, answer; when unresolved, search again from new entry points
-(missing terms, new names) until resolved, nothing new is found, or the budget is spent.
-Returns {"answer", "resolved", "notes", "trace", "stop", "usage"}. Uses the same per-exec
-budget as rlm_call (one call per pass)."""
+ASK_DOC = """Search, follow links, answer; when unresolved, search again from what was found
+(bridge entities the notes name, their links, the question's uncovered terms) until resolved,
+a pass finds nothing new above the relevance floor, or the rlm budget is spent. Returns
+{"answer", "resolved", "notes" (at most `budget`, best first), "found" (each note's value,
+pass and query), "trace", "stop", "usage"}; `k` is an alias of `budget`. Uses the same
+per-exec budget as rlm_call (one call per pass)."""
 
 RLM_CALL_DOC = """slice: text; a note (its path or title, or a read() result); or a list of notes or
 search() hits (each shown with title, date and source). The sub-model sees only the slice and
@@ -268,8 +271,12 @@ OPERATIONS: tuple[Operation, ...] = (
               read_only=False, rpc="vault.ingest"),
     Operation("ask", "llm", "Answer a question with the recursive query loop: retrieve, follow "
               "links, ask sub-questions; returns the answer, the notes used and the trace.",
-              (_QUESTION, Param("k", "integer", "hits per retrieval pass", 5, 1, 20)),
-              lambda env, question, k: _rlm(env).ask(question, k, env.ops), runs="thread",
+              (_QUESTION, Param("budget", "integer", "most notes in the answer set", 10, 1,
+                                MAX_ASK_BUDGET),
+               Param("k", "integer", "alias of budget (older clients)", None, 1,
+                     MAX_ASK_BUDGET)),
+              lambda env, question, budget, k: _rlm(env).ask(
+                  question, budget if k is None else k, env.ops), runs="thread",
               rpc="vault.ask", mcp="ask", repl="ask", doc=ASK_DOC, output=out.ASK),
     Operation("rlm_call", "llm", "Ask a fresh sub-model ONE question about ONE slice; returns "
               "its answer as text.", (Param("slice", "any"), _QUESTION, _MAX_WORDS),

@@ -27,7 +27,8 @@ from typing import Any
 from sandbox import HostFunction, current_exec
 from vault import AmbiguousNote, VaultError
 
-from .ask import Library, ask, render_note, render_notes
+from .ask import Library, ask
+from .ask_render import render_note, render_notes
 from .errors import BadShape
 from .llm import Broker, ExecBudget
 from .operations import MAX_QUESTION, Env
@@ -119,8 +120,8 @@ class RlmTools:
             rendered.append((self.slice_text(pair[0], library), _question(pair[1])))
         return self.broker.batch(rendered, self.budget(), max_words)
 
-    def ask(self, question: str, k: int, library: Library) -> dict[str, Any]:
-        return ask(question, library, self.broker, self.budget(), k=k).to_json()
+    def ask(self, question: str, budget: int, library: Library) -> dict[str, Any]:
+        return ask(question, library, self.broker, self.budget(), budget=budget).to_json()
 
     def usage(self) -> dict[str, Any]:
         return {"exec": self.budget().report(), "session": self.broker.totals(),

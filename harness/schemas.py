@@ -49,8 +49,9 @@ MOVED = obj({"note": STR, "old": STR, "rewritten": array(STR)})
 DELETED = obj({"note": STR, "trash": STR})
 CONTEXT = obj({"query": STR, "budget_words": INT, "words": INT, "text": STR,
                "lines": array(OBJ)})
-ASK = obj({"answer": STR, "resolved": BOOL, "notes": array(STR), "trace": array(OBJ),
-           "stop": STR, "usage": OBJ})
+FOUND = obj({"note": STR, "value": NUM, "pass": INT, "query": STR})
+ASK = obj({"question": STR, "answer": STR, "resolved": BOOL, "notes": array(STR),
+           "found": array(FOUND), "trace": array(OBJ), "stop": STR, "usage": OBJ})
 EXEC = obj({"ok": BOOL, "stdout": STR, "stderr": STR, "value": OPT_STR,
             "error": {"type": ["object", "null"]}, "duration_s": NUM, "truncated": BOOL,
             "state_lost": BOOL, "tier": STR, "calls": OBJ})

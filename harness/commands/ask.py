@@ -29,13 +29,13 @@ def human(result: AskResult, status: dict[str, Any]) -> str:
         f"resolved: {'yes' if result.resolved else 'no'} (stop: {result.stop});"
         f" provider: {status['provider']} {status['model']}",
         "notes:",
-        *(f"  - {note}" for note in result.notes),
+        *(f"  - {f.note} (pass {f.pass_no}, {f.query!r})" for f in result.found),
         "trace:",
     ]
     for step in result.trace:
         line = (f"  pass {step['pass']}: {step['query']!r}: {len(step['new_notes'])} new,"
                 f" {len(step['via_links'])} via links")
-        if "resolved" in step:
+        if step["resolved"] is not None:
             line += f"; resolved {'yes' if step['resolved'] else 'no'}"
         if step.get("sub_questions"):
             line += "; sub-questions: " + "; ".join(step["sub_questions"])
@@ -53,7 +53,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
         ops = VaultOps(vault, thread, lambda: None)
         with Broker.from_config(cfg.llm) as broker:
             try:
-                result = ask(args.question, ops, broker, broker.new_budget(), k=args.k)
+                result = ask(args.question, ops, broker, broker.new_budget(),
+                             budget=args.budget, k=args.k)
             except RlmError as exc:
                 fail(f"{type(exc).__name__}: {exc}")
             status = broker.status()
@@ -74,7 +75,10 @@ def register(sub: Any) -> None:
         "entry points until resolved, nothing new is found, or the rlm budget is spent.",
     )
     p.add_argument("question", help="the question")
-    p.add_argument("-k", type=int, default=5, help="hits per retrieval pass (default 5)")
+    p.add_argument("--budget", type=int, default=10,
+                   help="most notes in the answer set (default 10)")
+    p.add_argument("-k", type=int, default=None,
+                   help="hits per retrieval pass (default: the budget)")
     p.add_argument("--no-dense", action="store_true", help="skip the ONNX embedder")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(func=cmd_ask)

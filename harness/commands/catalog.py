@@ -28,6 +28,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "ask": ("harness.commands.ask",
             "answer a question from the vault with the recursive query loop"),
     "bench": ("harness.commands.bench", "retrieval benchmarks (LoCoMo, LongMemEval-S)"),
+    "bench-ask": ("harness.commands.bench_ask",
+                  "ask at a 10-note budget against search (benchmarks)"),
     "replay": ("harness.commands.learn", "rebuild every learned number from the event log"),
     "archive": ("harness.commands.learn", "take a note out of default search (reversible)"),
     "restore": ("harness.commands.learn", "bring an archived note back into search"),

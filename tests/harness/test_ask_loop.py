@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from harness.ask import TRACE_KEYS, ask, render_note, render_notes
+from harness.ask import ask, render_note, render_notes
 from harness.config import LlmSection
 from harness.llm import Broker
 from harness.vault_ops import VaultOps, VaultThread
@@ -54,7 +54,6 @@ def test_offline_loop_follows_links_and_recurses(library: VaultOps) -> None:
     assert result.answer.startswith("[extractive]")
     assert result.notes[:2] == ("people/Alice.md", "orgs/Acme.md")
     assert result.usage["calls"] == len([s for s in steps if s["answer"] is not None])
-    assert all(tuple(s) == TRACE_KEYS for s in steps)  # one schema for every entry
 
 
 def test_unresolved_pass_enters_from_a_new_point_until_nothing_new(library: VaultOps) -> None:
@@ -67,9 +66,11 @@ def test_unresolved_pass_enters_from_a_new_point_until_nothing_new(library: Vaul
     assert second["query"] in first["sub_questions"]  # a sub-question ran its own pass
     assert second["new_notes"] and not set(second["new_notes"]) & set(first["new_notes"])
     assert result.stop == "no new notes"
+    # one trace schema (fixed keys): the stopping pass made no answer call
     assert last["new_notes"] == [] and last["via_links"] == [] and last["answer"] is None
     assert "Lisbon" in result.answer
-    assert result.usage["calls"] == len(steps) - 1
+    assert result.usage["calls"] == len([s for s in steps if s["answer"] is not None])
+    assert result.usage["calls"] == len({s["pass"] for s in steps}) - 1
 
 
 def test_same_inputs_same_result(library: VaultOps) -> None:
@@ -101,10 +102,14 @@ def test_model_writes_the_sub_questions(library: VaultOps) -> None:
         result = ask("Where was the person born who founded Acme?", library, broker,
                      broker.new_budget(), k=1)
     steps = passes(result)
-    assert steps[0]["answer"] == "NOT FOUND" and steps[0]["sub_questions"] == ["Dana"]
-    assert steps[1]["query"] == "Dana" and "people/Dana.md" in steps[1]["new_notes"]
+    # the model's sub-questions run first, the deterministic ones after them (same budget)
+    assert steps[0]["answer"] == "NOT FOUND" and steps[0]["sub_questions"][0] == "Dana"
+    assert steps[1]["query"] == "Dana" and steps[1]["origin"] == "model"
+    assert "people/Dana.md" in steps[1]["new_notes"]
     assert result.answer == "Dana was born in Lisbon."
-    assert ep.count == result.usage["calls"] == 3  # answer, sub-questions, answer
+    answered = len([s for s in steps if s["answer"] is not None])
+    asked_model = len([s for s in steps if s["sub_questions"] and s["answer"] is not None])
+    assert ep.count == result.usage["calls"] == answered + asked_model
 
 
 def test_render_note_shows_title_source_and_date() -> None:
@@ -121,3 +126,97 @@ def test_render_notes_stays_within_the_cap() -> None:
     text = render_notes(records, 2_000)
     assert len(text) <= 2_000
     assert all(f"## n{i}" in text for i in range(7))  # every note keeps its heading
+
+
+# -- the loop's contracts on the linked knowledge vault (bench/knowledge.py, real engine) ------
+
+def knowledge() -> tuple[Any, Any]:
+    from bench import generate_knowledge as generate
+    from harness.corpus_library import CorpusLibrary
+    from vault import SearchEngine
+
+    hay = generate(15, bridge=24, comparison=12)
+    return hay, CorpusLibrary(hay.corpus, SearchEngine.lexical())
+
+
+def test_answer_set_is_bounded_ordered_and_receipted() -> None:
+    from harness.ask import FLOOR, LoopParams
+
+    hay, lib = knowledge()
+    for q in hay.questions[::4]:
+        for budget in (1, 3, 10):
+            result = ask(q.text, lib, budget=budget)
+            found = result.found
+            assert 1 <= len(found) <= budget and len(result.notes) == len(found)
+            assert [f.value for f in found] == sorted((f.value for f in found), reverse=True)
+            queries = {s["query"] for s in result.trace}
+            passes_run = {s["pass"] for s in result.trace}
+            for f in found:
+                assert f.pass_no in passes_run
+                assert f.query in queries or f.query.startswith("link from ")
+            # pass 1 is search(question, k=budget): its best hit leads the answer set
+            assert found[0].note == lib.search(q.text, budget)["hits"][0]["note"]
+            assert found[0].value == 1.0 and FLOOR < 1.0
+    with pytest.raises(ValueError):
+        ask("anything", lib, budget=0)
+    one = ask(hay.questions[0].text, lib, params=LoopParams(max_passes=1))
+    assert {s["pass"] for s in one.trace} == {1}
+
+
+def test_stop_rule_no_new_notes_and_resolved_means_covered() -> None:
+    from harness.ask import FLOOR, RESOLVE_TOP
+    from harness.ask_evidence import note_terms, term_groups
+
+    hay, lib = knowledge()
+    stops = set()
+    for q in hay.questions:
+        result = ask(q.text, lib)
+        stops.add(result.stop)
+        last_pass = result.trace[-1]["pass"]
+        if result.stop == "no new notes":
+            # the last pass added (or raised) nothing above the floor and made no answer call
+            assert not [f for f in result.found if f.pass_no == last_pass and f.value >= FLOOR]
+            assert all(s["answer"] is None for s in result.trace if s["pass"] == last_pass)
+        if result.resolved:
+            have: frozenset[str] = frozenset().union(
+                *(note_terms(lib.read(f.note)) for f in result.found[:RESOLVE_TOP]))
+            assert all(g.terms <= have for g in term_groups(q.text))
+        for step in result.trace:  # one schema for every entry
+            assert set(step) == {"pass", "query", "origin", "parent", "hits", "new_notes",
+                                 "via_links", "answer", "resolved", "missing_terms",
+                                 "sub_questions"}
+    assert "no new notes" in stops
+
+
+def test_sub_queries_come_from_what_was_found() -> None:
+    hay, lib = knowledge()
+    gained = 0
+    for q in [q for q in hay.questions if q.category == "bridge"]:
+        result = ask(q.text, lib)
+        search = {h["note"] for h in lib.search(q.text, 10)["hits"]}
+        got = {lib.position(n) for n in result.notes}
+        plain = {lib.position(n) for n in search}
+        for step in result.trace[1:]:
+            assert step["origin"] in {"bridge", "uncovered"} and step["query"] != q.text
+            if step["origin"] == "bridge":
+                assert step["parent"] is not None and step["pass"] > 1
+        gained += len(q.evidence & got) - len(q.evidence & plain)
+    assert gained > 0  # the bridge notes a single search misses
+
+
+def test_same_answer_set_under_another_hash_seed(tmp_path: Path) -> None:
+    import json
+    import os
+    import subprocess
+    import sys
+
+    code = ("import json\nfrom tests.harness.test_ask_loop import knowledge\n"
+            "from harness.ask import ask\nhay, lib = knowledge()\n"
+            "print(json.dumps([ask(q.text, lib).to_json() for q in hay.questions[:12]]))")
+    outs = []
+    for seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True, check=True, cwd=str(Path(__file__).parents[2]))
+        outs.append(json.loads(run.stdout))
+    assert outs[0] == outs[1]

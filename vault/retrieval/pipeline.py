@@ -22,6 +22,13 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
    an entity-scoped prior: on LoCoMo, 96 % of the evidence turns of questions that name one
    speaker are that speaker's, against 72 % of the top 10 without this stage. Multiplicative,
    so only notes another stage found can rise; skipped when nothing is named or w_named = 0;
+5b. protect (stages.protect_stage, ratio R = w_protect): no note rises past a named, eligible
+   note whose own fused score is R times its own on the strength of its neighbourhood alone,
+       out(d) = min(named(d), max(own(d), min{named(h) : h named, fused(h) >= R fused(d),
+                                              fused(h) > fused(d)})),
+   own(d) = fused(d) (1 + w_named [d named]); the receipt books the hold against "context"
+   first, then "named". Measured on bench/knowledge.py comparison questions (BENCHMARKS.md);
+   a no-op on LoCoMo and LongMemEval, whose named notes are archived speaker hubs;
 6. warmth and prior, the two query-independent learned inputs, as bounded multiplicative
    document priors (P(d | q) proportional to P(q | d) P(d); Kraaij, Westerveld & Hiemstra 2002):
        warm(d)  = named(d) * (1 + w_warmth * a(d)),          a(d) = clip(warmth(d), 0, 1)
@@ -66,7 +73,7 @@ from .signals.conjunctive import ConjunctiveIndex
 from .signals.dense import DenseIndex, dense_scores
 from .signals.graph import ALPHA, BETA, TOP_SEEDS, Walk, adjacency, pagerank, seed_vector
 from .signals.warmth import warmth_scores
-from .stages import context_stage, named_stage
+from .stages import context_stage, named_stage, protect_stage
 from .text import tokenize
 
 if TYPE_CHECKING:  # scipy is imported where a matrix is built (CLI start-up)
@@ -86,6 +93,7 @@ DEFAULT_WEIGHTS: Mapping[str, float] = {
     "warmth": 0.1,  # measured: 0.3 and 1.0 lowered held-out MRR (BENCHMARKS.md, learning)
     "context": 0.6,
     "named": 0.5,
+    "protect": 1.0,  # stage 5b ratio R (stages.py); 0 = off
 }
 PRIOR_SCALE = 0.2
 RERANK_CHARS = 4000  # passage text handed to the cross-encoder (its tokenizer truncates too)
@@ -254,6 +262,17 @@ class SearchEngine:
                                                    p.weight("context"))
         ctx = fusion.fused + context
         stages["named"], lifted = named_stage(view.links, named, ctx, eligible, p.weight("named"))
+        own = fusion.fused.copy()
+        if named and p.weight("named") > 0:
+            own[named] *= 1.0 + p.weight("named")
+        protectors = np.zeros(n, dtype=np.bool_)
+        protectors[named] = True
+        stages["protect"], held = protect_stage(fusion.fused, own, lifted,
+                                                protectors & eligible, p.weight("protect"),
+                                                order(fusion.fused))
+        # the receipt books a hold against the lent context first, then the named lift
+        context = context - np.minimum(lifted - held, context)
+        ctx, lifted = fusion.fused + context, held
         a = np.zeros(n, dtype=np.float64)
         warm = lifted
         if wanted("warmth"):

@@ -78,7 +78,9 @@ def test_context_two_hops_by_hand() -> None:
     notes = [("a", "zebra stripes"), ("b", "one"), ("c", "two"), ("d", "three"), ("h", "hub")]
     c = make_corpus(notes, [(1, 0), (2, 1), (3, 2), (4, 0), (4, 3)],
                     archived=[False] * 4 + [True])
-    eng = SearchEngine.lexical(SearchParams(weights={"graph": 0.0, "context": 0.4}))
+    # the unprotected lending (protect 0); stage 5b is checked in test_link_stages.py
+    eng = SearchEngine.lexical(SearchParams(weights={"graph": 0.0, "context": 0.4,
+                                                     "protect": 0.0}))
     s = eng.score(c, "zebra")
     f, g = s.fusion.fused, 0.4
     assert f[0] > 0 and not f[1:].any()

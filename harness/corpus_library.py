@@ -1,0 +1,40 @@
+"""An in-memory `Library` (harness/ask.py) over a Corpus and a SearchEngine, for benchmarks.
+
+search -> the engine's top k (final scores), read -> title, body and frontmatter by path,
+neighbors -> the eligible (not archived) link neighbours by path, sorted. What `rmh bench
+knowledge` and `rmh bench locomo --ask` run the ask loop against, without a vault on disk.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from vault import Corpus, SearchEngine
+
+
+class CorpusLibrary:
+    """The three Library calls over one corpus (paths are the note names)."""
+
+    def __init__(self, corpus: Corpus, engine: SearchEngine) -> None:
+        self.corpus = corpus
+        self.engine = engine
+        self._pos = {p: i for i, p in enumerate(corpus.paths)}
+
+    def search(self, query: Any, k: Any = 10) -> dict[str, Any]:
+        res = self.engine.search(self.corpus, str(query), int(k))
+        return {"hits": [{"note": h.note, "score": h.score} for h in res.hits]}
+
+    def read(self, note: Any) -> dict[str, Any]:
+        i = self._pos[str(note)]
+        c = self.corpus
+        return {"note": c.paths[i], "title": c.titles[i], "text": c.bodies[i],
+                "frontmatter": dict(c.frontmatter[i]), "aliases": list(c.aliases[i])}
+
+    def neighbors(self, note: Any, hops: Any = 1) -> list[str]:
+        c = self.corpus
+        nid = c.ids[self._pos[str(note)]]
+        out = [c.position(j) for j in c.graph.get(nid, [])]
+        return sorted(c.paths[j] for j in out if not c.archived[j])
+
+    def position(self, note: str) -> int:
+        return self._pos[note]
