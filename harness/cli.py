@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -78,6 +79,19 @@ def command_of(argv: Sequence[str]) -> str | None:
     return None
 
 
+def _failed(args: argparse.Namespace, exc: Exception) -> int:
+    """An operational error: one line on stderr, exit 1; under --json also one JSON document
+    on stdout (`{"error": {"kind", "message", ...data}}`), so a script always gets JSON."""
+    print(f"rmh: {exc}", file=sys.stderr)
+    if getattr(args, "json", False):
+        data = getattr(exc, "data", None)
+        fields = data() if callable(data) else {}
+        kind = getattr(exc, "code_name", type(exc).__name__)
+        print(json.dumps({"error": {"kind": kind, "message": str(exc)[:500], **fields}},
+                         ensure_ascii=False, sort_keys=True))
+    return 1
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `rmh` console script and `python -m harness`."""
     words = sys.argv[1:] if argv is None else list(argv)
@@ -94,15 +108,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return 1
     except (CommandFailed, ConfigError, OSError) as exc:
-        print(f"rmh: {exc}", file=sys.stderr)
-        return 1
+        return _failed(args, exc)
     except Exception as exc:
         from vault import VaultError
 
         if not isinstance(exc, VaultError):
             raise
-        print(f"rmh: {exc}", file=sys.stderr)
-        return 1
+        return _failed(args, exc)
     except KeyboardInterrupt:
         print("rmh: interrupted", file=sys.stderr)
         return 1

@@ -218,3 +218,11 @@ def test_read_of_a_skipped_file_says_why(tmp_path: Path) -> None:
     r = rmh("--vault", str(root), "read", "blob.md")
     assert r.returncode != 0 and "skipped" in r.stderr and "binary" in r.stderr, r.stderr
     assert "not found" not in r.stderr
+
+
+def test_json_failures_are_one_json_document_too(tmp_path: Path) -> None:
+    root = make_vault(tmp_path)
+    r = rmh("--vault", str(root), "read", "nothere", "--json")
+    assert r.returncode == 1 and r.stderr.startswith("rmh: ")
+    doc = json.loads(r.stdout)
+    assert doc["error"]["kind"] == "note_not_found" and doc["error"]["note"] == "nothere"

@@ -33,7 +33,9 @@ ELLIPSIS = "…"
 _WIKI = re.compile(r"!?\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]")
 _MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}(?:\s+|$)")
-_SENTENCE = re.compile(r"[^.!?]*(?:[.!?]+(?=\s|$)|$)")
+# A sentence ends at . ! ? followed by white space or the end of the line; a dot inside a
+# token ("1.2", "example.com", "diagram.png") does not end it.
+_SENTENCE = re.compile(r".*?(?:[.!?]+(?=\s|$)|$)")
 _SPACE = re.compile(r"\s+")
 
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vault import Vault
-from vault.retrieval.snippets import SNIPPET_CHARS, note_facts, snippet
+from vault.retrieval.snippets import SNIPPET_CHARS, note_facts, readable, snippet
 
 
 def test_the_best_sentence_wins_and_ties_go_to_the_earliest() -> None:
@@ -55,3 +55,14 @@ def test_search_hits_carry_snippet_and_facts(tmp_path: Path) -> None:
                              "id": hit.id, "snippet": hit.snippet, "date": "2023-05-08",
                              "speaker": "Caroline"}
     assert "receipt" in hit.to_json(receipt=True)
+
+
+def test_a_dot_inside_a_token_does_not_end_a_sentence() -> None:
+    # Found by a new-user review: "version 1.2" once left the snippet "2 on Monday."
+    assert readable("We upgraded the billing service to version 1.2 on Monday.") == [
+        "We upgraded the billing service to version 1.2 on Monday."]
+    assert readable("See example.com for the billing docs. Then ask Bob!") == [
+        "See example.com for the billing docs.", "Then ask Bob!"]
+    assert readable("Diagram: ![[missing.png]] and more") == ["Diagram: missing.png and more"]
+    body = "We upgraded the billing service to version 1.2 on Monday."
+    assert snippet(body, "billing upgrade") == body
