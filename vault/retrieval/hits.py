@@ -60,15 +60,16 @@ class SearchResult:
     basis: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self, *, receipt: bool = False) -> dict[str, Any]:
-        """{"query", "hits", "basis"}; with `receipt` each hit's receipt and the stage report."""
+        """{"query", "hits"}; with `receipt` each hit's receipt, the stage report and the
+        basis (index generation, learned event seq, clock) that re-runs the search."""
         out: dict[str, Any] = {
             "query": self.query,
             "hits": [h.to_json(receipt=receipt) for h in self.hits],
         }
-        if receipt:
+        if receipt:  # the explanation: stages, and the basis a re-run needs (receipts too)
             out["stages"] = dict(self.stages)
-        if self.basis:
-            out["basis"] = dict(self.basis)
+            if self.basis:
+                out["basis"] = dict(self.basis)
         return out
 
 
