@@ -102,8 +102,13 @@ class VaultOps:
         return self.thread.call(lambda: self.vault.move(note, new).to_json())
 
     def delete(self, note: str) -> dict[str, Any]:
-        trash = self.thread.call(lambda: self.vault.delete(note))
-        return {"note": note, "trash": trash}
+        """{"note": the deleted note's path (as write and move return it), "trash": where it is}."""
+
+        def run() -> dict[str, Any]:
+            path = self.vault.path_of(self.vault.resolve(note))
+            return {"note": path, "trash": self.vault.delete(path)}
+
+        return self.thread.call(run)
 
     def links(self, note: str) -> list[dict[str, Any]]:
         return self.thread.call(lambda: [ln.to_json() for ln in self.vault.links(note)])

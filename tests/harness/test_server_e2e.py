@@ -114,8 +114,8 @@ def test_full_session(server: Server, tmp_path: Path) -> None:
         "result"]
     moved = server.call("vault.move", {"note": "Lunch", "new": "food/Lunch.md"})["result"]
     assert moved["note"] == "food/Lunch.md" and moved["old"] == "Lunch.md"
-    gone = server.call("vault.delete", {"note": "inbox/Idea.md"})["result"]
-    assert gone["trash"]
+    gone = server.call("vault.delete", {"note": "inbox/idea"})["result"]  # named loosely
+    assert gone["trash"] and gone["note"] == "inbox/Idea.md"  # answered with its real path
 
     # errors: bad params name the parameter; domain errors use the application table
     bad = server.call("vault.search", {"query": "x", "k": "ten"})["error"]
