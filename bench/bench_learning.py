@@ -151,6 +151,8 @@ async def evaluate(root: Path, questions: list[Question], where: dict[int, str]
 def run_conversation(hay: Haystack, args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     root = tmp / hay.name
     where = write_vault(hay, root)
+    if args.config is not None:  # e.g. [search] weights, to see which learned input moves MRR
+        (root / "rmh.toml").write_text(args.config.read_text(encoding="utf-8"), encoding="utf-8")
     rmh(root, "init")
     rng = random.Random(f"{args.seed}:{hay.name}")
     qs = list(hay.questions)
@@ -210,6 +212,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--link-p", type=float, default=0.5)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--config", type=Path, default=None,
+                    help="an rmh.toml copied into every benchmark vault (ablations)")
     args = ap.parse_args(argv)
     runs = []
     with tempfile.TemporaryDirectory() as tmp:
