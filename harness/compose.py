@@ -33,6 +33,7 @@ def search_params(cfg: Config) -> SearchParams:
         weights=dict(cfg.search.weights),
         rrf_k=cfg.search.rrf_k,
         max_note_units=cfg.search.max_note_units,
+        beta=cfg.search.cooccurrence,
         rerank_top_n=cfg.rerank.top_n,
         rerank_keep=cfg.rerank.keep,
     )

@@ -22,12 +22,14 @@ class ConfigError(Exception):
 
 @dataclass(frozen=True)
 class SearchSection:
-    """Retrieval: fusion weights per signal, the RRF constant, default k, and the dense units
-    (chunks) embedded per note (0 = no cap; vault.SearchParams.max_note_units)."""
+    """Retrieval: fusion weights per signal, the RRF constant, default k, the dense units
+    (chunks) embedded per note (0 = no cap; vault.SearchParams.max_note_units) and the weight
+    of learned co-occurrence edges next to wiki-links in PageRank (vault.SearchParams.beta)."""
 
     k: int = 10
     rrf_k: int = 60
     max_note_units: int = 64
+    cooccurrence: float = 0.5  # vault.SearchParams().beta; tests/harness/test_config_search.py
     weights: Mapping[str, float] = field(default_factory=dict)
 
 
