@@ -29,7 +29,7 @@ class SearchSection:
     k: int = 10
     rrf_k: int = 60
     max_note_units: int = 64
-    cooccurrence: float = 0.5  # vault.SearchParams().beta; tests/harness/test_config_search.py
+    cooccurrence: float = 0.0  # vault.SearchParams().beta; tests/harness/test_config_search.py
     weights: Mapping[str, float] = field(default_factory=dict)
 
 

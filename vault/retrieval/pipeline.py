@@ -90,7 +90,7 @@ DEFAULT_WEIGHTS: Mapping[str, float] = {
     "dense": 1.0,
     "conjunctive": 1.0,
     "graph": 0.5,
-    "warmth": 0.1,  # measured: 0.3 and 1.0 lowered held-out MRR (BENCHMARKS.md, learning)
+    "warmth": 0.0,  # off: measured through rmh serve, warmth cost unrelated MRR (BENCHMARKS.md)
     "context": 0.6,
     "named": 0.5,
     "protect": 1.0,  # stage 5b ratio R (stages.py); 0 = off

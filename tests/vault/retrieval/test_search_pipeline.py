@@ -34,7 +34,9 @@ def corpus(generation: int = 1) -> Corpus:
 
 def test_lexical_engine_stages_and_receipts() -> None:
     c = corpus()
-    res = SearchEngine.lexical().search(c, "When did Caroline go to the support group?", k=3)
+    warm_on = SearchParams(weights={"warmth": 0.1})  # warmth is off by default; on, it is zero
+    res = SearchEngine.lexical(warm_on).search(c, "When did Caroline go to the support group?",
+                                               k=3)
     assert res.hits[0].title == "Support group"
     assert res.stages["dense"] == "skipped: no encoder"
     assert res.stages["warmth"] == "skipped: zero"
@@ -167,7 +169,7 @@ def test_derived_structures_cached_per_generation() -> None:
 
 def test_cooccurrence_edges_reach_the_graph() -> None:
     c = make_corpus([("A", "alpha topic"), ("B", "unrelated words"), ("C", "more filler")])
-    eng = SearchEngine.lexical()
+    eng = SearchEngine.lexical(SearchParams(beta=0.5))  # co-occurrence is off by default
     assert eng.search(c, "alpha").stages["graph"] == "skipped: no links"
     res = eng.search(c, "alpha", cooccurrence=WeightedEdges.of([(0, 1, 1.0)]))
     assert res.stages["graph"].startswith("ran")

@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # scipy is imported where a matrix is built (CLI start-up)
 ALPHA = 0.85
 TOL = 1e-9  # L1 change between iterations; ranks are stable far above this
 MAX_ITER = 200
-BETA = 0.5  # weight of a learned co-occurrence edge relative to a wiki-link
+BETA = 0.0  # learned co-occurrence edges in PageRank: off by default (BENCHMARKS.md, learning)
 NAMED_WEIGHT = 1.0
 TOP_SEEDS = 5
 
