@@ -3,32 +3,16 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 
-from harness.config import load
 from harness.errors import map_exception
 from harness.mcp import PROTOCOL_VERSIONS, TOOLS, mcp_methods
 from harness.methods import Harness, method_table
 from harness.tools import build_functions, vault_functions
 from rpc import Dispatcher
-from vault import Vault
-
-
-@pytest.fixture
-def harness(tmp_path: Path) -> Iterator[Harness]:
-    root = tmp_path / "v"
-    root.mkdir()
-    (root / "Alpha.md").write_text("Alpha links to [[Beta]].\n", encoding="utf-8")
-    (root / "Beta.md").write_text("Beta is here.\n", encoding="utf-8")
-    vault = Vault.init(root)
-    h = Harness(load(vault=root, env={}), vault)
-    yield h
-    anyio.run(h.shutdown)
 
 
 def rpc(h: Harness, method: str, params: Any, rid: Any = 1) -> Any:

@@ -5,13 +5,12 @@ from __future__ import annotations
 import inspect
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 
-from harness.config import LlmSection, load
+from harness.config import LlmSection
 from harness.errors import map_exception
 from harness.llm import Broker
 from harness.mcp import TOOLS, mcp_methods
@@ -22,19 +21,6 @@ from harness.tools import build_functions, conversation_functions, vault_functio
 from harness.validate import REQUIRED, Param, signature_text
 from rpc import Dispatcher
 from sandbox import HostFunction, Sandbox, SandboxConfig
-from vault import Vault
-
-
-@pytest.fixture
-def harness(tmp_path: Path) -> Iterator[Harness]:
-    root = tmp_path / "v"
-    root.mkdir()
-    (root / "Alpha.md").write_text("Alpha links to [[Beta]].\n", encoding="utf-8")
-    (root / "Beta.md").write_text("Beta is here.\n", encoding="utf-8")
-    vault = Vault.init(root)
-    h = Harness(load(vault=root, env={}), vault)
-    yield h
-    anyio.run(h.shutdown)
 
 
 @pytest.fixture
