@@ -17,6 +17,22 @@ from .linkgraph import undirected
 
 
 @dataclass(frozen=True)
+class CorpusDelta:
+    """How a corpus differs from the one of an earlier generation, when only in place.
+
+    Positions below `base_len` are the same notes (same ids) as in generation
+    `base_generation`; the notes at `changed` (ascending positions < base_len) have new
+    content; positions from `base_len` on are notes added since (their ids are above every
+    earlier id). A sync that removed or renamed a note yields no delta: consumers rebuild.
+    Derived structures (retrieval/pipeline.py) update themselves from a delta instead of
+    rebuilding, so an edit costs what the changed notes cost, not what the vault costs."""
+
+    base_generation: int
+    base_len: int
+    changed: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class Corpus:
     """All notes of one index generation, aligned by position."""
 
@@ -30,6 +46,7 @@ class Corpus:
     content_hashes: tuple[str, ...]
     edges: tuple[tuple[int, int], ...]
     archived: tuple[bool, ...]
+    delta: CorpusDelta | None = None  # set by an incremental snapshot (storage/snapshot.py)
 
     def __len__(self) -> int:
         return len(self.ids)

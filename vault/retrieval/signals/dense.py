@@ -11,6 +11,7 @@ sha256 of the chunk text, so unchanged text is never embedded twice.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -48,23 +49,7 @@ class DenseIndex:
         With `max_units` > 0 a note contributes at most its first `max_units` chunks, so one
         huge note costs at most that many encoder calls (it stays findable by the lexical
         signals over its whole text, and densely by its first units)."""
-        texts: list[str] = []
-        starts = np.zeros(len(corpus), dtype=np.int64)
-        capped = 0
-        for i in range(len(corpus)):
-            starts[i] = len(texts)
-            speaker = corpus.frontmatter[i].get("speaker")
-            chunks = chunk_note(
-                corpus.titles[i],
-                corpus.bodies[i],
-                encoder.count_tokens,
-                max_tokens,
-                speaker.strip() if isinstance(speaker, str) else "",
-                max_units + 1 if max_units > 0 else 0,  # one more tells a cut note apart
-            )
-            if 0 < max_units < len(chunks):
-                chunks, capped = chunks[:max_units], capped + 1
-            texts.extend(chunks)
+        texts, starts, capped = corpus_chunks(corpus, encoder.count_tokens, max_tokens, max_units)
         matrix = encode_cached(encoder, texts, cache, progress)
         return cls(matrix=matrix, starts=starts, fingerprint=encoder.fingerprint, capped=capped)
 
@@ -74,6 +59,32 @@ class DenseIndex:
             return np.zeros(0, dtype=np.float64)
         sims = self.matrix @ qvec.astype(np.float32)
         return np.maximum.reduceat(sims, self.starts).astype(np.float64)
+
+
+def corpus_chunks(
+    corpus: Corpus, count_tokens: Callable[[str], int], max_tokens: int = 256, max_units: int = 0
+) -> tuple[list[str], npt.NDArray[np.int64], int]:
+    """The dense units of every note, in position order: (chunk texts, first row of each
+    note, notes cut at `max_units`). What `DenseIndex.build` embeds and `rmh index` (local or
+    on Ray) must find in the cache."""
+    texts: list[str] = []
+    starts = np.zeros(len(corpus), dtype=np.int64)
+    capped = 0
+    for i in range(len(corpus)):
+        starts[i] = len(texts)
+        speaker = corpus.frontmatter[i].get("speaker")
+        chunks = chunk_note(
+            corpus.titles[i],
+            corpus.bodies[i],
+            count_tokens,
+            max_tokens,
+            speaker.strip() if isinstance(speaker, str) else "",
+            max_units + 1 if max_units > 0 else 0,  # one more tells a cut note apart
+        )
+        if 0 < max_units < len(chunks):
+            chunks, capped = chunks[:max_units], capped + 1
+        texts.extend(chunks)
+    return texts, starts, capped
 
 
 def dense_scores(index: DenseIndex, encoder: Encoder, query: str) -> npt.NDArray[np.float64]:
