@@ -6,7 +6,8 @@ For signals s with raw score vectors raw_s (aligned with corpus positions) and w
 
 (Cormack, Clarke & Buettcher 2009 for RRF; the raw-score factor makes it score-weighted).
 rank_s orders the notes by raw_s descending, ties broken by position (= ascending note id).
-Only notes with raw_s(d) > 0 contribute. v_s is the raw score itself (`normalize="none"`) or
+Only notes with raw_s(d) > 0 contribute, and only they are ranked (O(p log p) for p of
+them). v_s is the raw score itself (`normalize="none"`) or
 the raw score divided by the signal's maximum for this query (`normalize="max"`, the default):
 raw scales differ by orders of magnitude (BM25 ~ 1..30, cosines in [-1, 1], PageRank mass
 ~ 1e-4..1e-1), and max-normalisation makes every signal's best note count v = 1, so w_s alone
@@ -43,6 +44,33 @@ def ranks(scores: F64) -> I64:
     return r
 
 
+def positive_ranks(scores: F64) -> I64:
+    """rank[d] as in `ranks` for every d with scores[d] > 0 (they come first in that order);
+    -1 elsewhere. Costs O(p log p) for p positive scores, not O(n log n)."""
+    x = np.asarray(scores, dtype=np.float64)
+    pos = np.flatnonzero(x > 0)
+    o = pos[np.argsort(-x[pos], kind="stable")]  # pos ascends: ties by position
+    r = np.full(x.shape[0], -1, dtype=np.int64)
+    r[o] = np.arange(o.shape[0], dtype=np.int64)
+    return r
+
+
+def top(scores: F64, m: int, keep: npt.NDArray[np.bool_] | None = None) -> I64:
+    """The first `m` positions of `order(scores)` among those with `keep` (default: all) and a
+    positive score: exact, in O(n + m log m) (a partition, then a sort of the head and ties)."""
+    x = np.asarray(scores, dtype=np.float64)
+    ok = x > 0 if keep is None else (x > 0) & keep
+    cand = np.flatnonzero(ok)
+    if m <= 0:
+        return np.zeros(0, dtype=np.int64)
+    if cand.size > m:
+        vals = x[cand]
+        kth = np.partition(vals, cand.size - m)[cand.size - m]  # the m-th largest
+        cand = cand[vals >= kth]  # the head and every tie with its last value
+    out: I64 = cand[np.argsort(-x[cand], kind="stable")][:m].astype(np.int64)
+    return out
+
+
 @dataclass(frozen=True)
 class Fusion:
     """The fused vector and, per signal, the ranks and the values that entered the sum."""
@@ -69,11 +97,13 @@ def fuse(
         raw = np.asarray(signals[name], dtype=np.float64)
         if raw.shape != (n,):
             raise ValueError(f"signal {name!r} has shape {raw.shape}, expected ({n},)")
-        r = ranks(raw)
-        v = np.where(raw > 0, raw, 0.0)
-        if normalize == "max" and n and v.max() > 0:
+        r = positive_ranks(raw)
+        pos = np.flatnonzero(r >= 0)
+        v = raw[pos]
+        if normalize == "max" and pos.size:
             v = v / v.max()
-        c = weights.get(name, 1.0) * v / (k + r + 1.0)
+        c = np.zeros(n, dtype=np.float64)
+        c[pos] = weights.get(name, 1.0) * v / (k + r[pos] + 1.0)
         fused += c
         all_ranks[name] = r
         contribs[name] = c

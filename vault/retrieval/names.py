@@ -26,11 +26,31 @@ class NameIndex:
     def build(cls, corpus: Corpus) -> NameIndex:
         acc: dict[tuple[str, ...], set[int]] = {}
         for i in range(len(corpus)):
-            for name in (corpus.titles[i], *corpus.aliases[i]):
-                toks = tuple(tokenize(name))
-                if 0 < len(toks) <= MAX_NAME_TOKENS:
-                    acc.setdefault(toks, set()).add(i)
+            for toks in _names(corpus, i):
+                acc.setdefault(toks, set()).add(i)
         return cls({k: tuple(sorted(v)) for k, v in acc.items()})
+
+    def updated(self, old: Corpus, new: Corpus, positions: Sequence[int]) -> NameIndex:
+        """The index for `new`, where only `positions` differ from `old` (or are new)."""
+        gone: dict[tuple[str, ...], set[int]] = {}
+        came: dict[tuple[str, ...], set[int]] = {}
+        for p in positions:
+            before = _names(old, p) if p < len(old) else set()
+            after = _names(new, p)
+            for toks in before - after:
+                gone.setdefault(toks, set()).add(p)
+            for toks in after - before:
+                came.setdefault(toks, set()).add(p)
+        if not gone and not came:
+            return self
+        names = dict(self.names)
+        for toks in sorted(set(gone) | set(came)):
+            ids = (set(names.get(toks, ())) - gone.get(toks, set())) | came.get(toks, set())
+            if ids:
+                names[toks] = tuple(sorted(ids))
+            else:
+                names.pop(toks, None)
+        return NameIndex(names)
 
     def named_in(self, query: str) -> list[int]:
         """Positions of notes whose title or alias occurs as a token run in the query."""
@@ -43,3 +63,13 @@ class NameIndex:
             for j in range(i + 1, min(len(toks), i + MAX_NAME_TOKENS) + 1):
                 found.update(self.names.get(tuple(toks[i:j]), ()))
         return sorted(found)
+
+
+def _names(corpus: Corpus, i: int) -> set[tuple[str, ...]]:
+    """The token runs that name the note at position `i`."""
+    out = set()
+    for name in (corpus.titles[i], *corpus.aliases[i]):
+        toks = tuple(tokenize(name))
+        if 0 < len(toks) <= MAX_NAME_TOKENS:
+            out.add(toks)
+    return out

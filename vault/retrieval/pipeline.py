@@ -56,28 +56,32 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from ..learning.edges import WeightedEdges
 from ..storage.corpus import Corpus
+from .derived import Derived, build_derived, update_derived
 from .encoders import EmbeddingCache, Encoder, Progress
-from .fusion import RRF_K, fuse, order
+from .fusion import RRF_K, fuse, top
 from .hits import Scored, SearchResult, hit_of
-from .names import NameIndex
 from .rerank import CrossEncoder, rerank_order
-from .signals.bm25 import Bm25Index
-from .signals.conjunctive import ConjunctiveIndex
 from .signals.dense import DenseIndex, dense_scores
-from .signals.graph import ALPHA, BETA, TOP_SEEDS, Walk, adjacency, pagerank, seed_vector
+from .signals.graph import (
+    ALPHA,
+    BETA,
+    PUSH_ABOVE,
+    TOP_SEEDS,
+    Walk,
+    adjacency,
+    pagerank,
+    seed_vector,
+)
 from .signals.warmth import warmth_scores
 from .stages import context_stage, named_stage, protect_stage
 from .text import tokenize
-
-if TYPE_CHECKING:  # scipy is imported where a matrix is built (CLI start-up)
-    from scipy import sparse
 
 F64 = npt.NDArray[np.float64]
 
@@ -111,6 +115,7 @@ class SearchParams:
     alpha: float = ALPHA
     beta: float = BETA
     top_seeds: int = TOP_SEEDS
+    push_above: int = PUSH_ABOVE  # notes from which PageRank is pushed, not iterated (0: never)
     prior_scale: float = PRIOR_SCALE
     max_tokens: int = 256
     # Dense units (chunks) embedded per note: the first 64 windows (~16k tokens, ~60 KB of
@@ -123,18 +128,6 @@ class SearchParams:
         if signal in self.weights:
             return float(self.weights[signal])
         return DEFAULT_WEIGHTS.get(signal, 1.0)
-
-
-@dataclass
-class _Derived:
-    generation: int
-    n: int
-    bm25: Bm25Index
-    conj: ConjunctiveIndex
-    names: NameIndex
-    links: sparse.csr_matrix
-    walk: Walk
-    dense: DenseIndex | None = None
 
 
 class SearchEngine:
@@ -152,7 +145,7 @@ class SearchEngine:
         self.encoder = encoder
         self.reranker = reranker
         self.cache = cache
-        self._derived: _Derived | None = None
+        self._derived: Derived | None = None
 
     @classmethod
     def lexical(cls, params: SearchParams | None = None) -> SearchEngine:
@@ -185,27 +178,19 @@ class SearchEngine:
             "capped_notes": 0 if view.dense is None else view.dense.capped,
         }
 
-    def _view(self, corpus: Corpus, progress: Progress | None = None) -> _Derived:
+    def _view(self, corpus: Corpus, progress: Progress | None = None) -> Derived:
         d = self._derived
         if d is None or d.generation != corpus.generation or d.n != len(corpus):
-            links = adjacency(len(corpus), corpus.edges)
-            d = _Derived(
-                generation=corpus.generation,
-                n=len(corpus),
-                bm25=Bm25Index.build(corpus),
-                conj=ConjunctiveIndex.build(corpus),
-                names=NameIndex.build(corpus),
-                links=links,
-                walk=Walk.build(links),
-            )
+            d = (update_derived(d, corpus) if d is not None else None) or build_derived(corpus)
             self._derived = d
         if self.encoder is not None and (
-            d.dense is None or d.dense.fingerprint != self.encoder.fingerprint
+            d.dense is None or d.dense.fingerprint != self.encoder.fingerprint or d.changed
         ):
             d.dense = DenseIndex.build(
                 corpus, self.encoder, self.cache, self.params.max_tokens, progress,
                 self.params.max_note_units,
             )
+            d.changed = ()
         return d
 
     # -- scoring --------------------------------------------------------------------------------
@@ -269,7 +254,7 @@ class SearchEngine:
         protectors[named] = True
         stages["protect"], held = protect_stage(fusion.fused, own, lifted,
                                                 protectors & eligible, p.weight("protect"),
-                                                order(fusion.fused))
+                                                top(fusion.fused, n))
         # the receipt books a hold against the lent context first, then the named lift
         context = context - np.minimum(lifted - held, context)
         ctx, lifted = fusion.fused + context, held
@@ -298,14 +283,14 @@ class SearchEngine:
 
     def _graph(
         self,
-        view: _Derived,
+        view: Derived,
         named: list[int],
         sig: Mapping[str, F64],
         cooccurrence: WeightedEdges | None,
     ) -> tuple[str, F64 | None]:
         """Stage 2 (module docstring): PageRank over links plus co-occurrence, or None."""
         adj, walk = view.links, view.walk
-        if cooccurrence is not None and len(cooccurrence):
+        if cooccurrence is not None and len(cooccurrence) and self.params.beta > 0:
             adj = adj + adjacency(view.n, (), cooccurrence, self.params.beta)
             walk = Walk.build(adj)
         if adj.nnz == 0:
@@ -314,7 +299,7 @@ class SearchEngine:
         seeds = seed_vector(view.n, named, first, self.params.top_seeds)
         if not seeds.any():
             return "skipped: no seeds", None
-        r, iters = pagerank(walk, seeds, self.params.alpha)
+        r, iters = pagerank(walk, seeds, self.params.alpha, push_above=self.params.push_above)
         seeded = int(np.count_nonzero(seeds))
         return f"ran ({len(named)} named, {seeded} seeds, {iters} iterations)", r
 
@@ -345,9 +330,8 @@ class SearchEngine:
         p = self.params
         # A note no signal found (final score 0) is not a hit, however few hits there are.
         # Only the head can be shown or reranked, so only it is materialised.
-        idx = order(s.final)
-        idx = idx[s.eligible[idx] & (s.final[idx] > 0)]
-        ranked = [int(i) for i in idx[: max(k, p.rerank_top_n if self.reranker else 0)]]
+        idx = top(s.final, max(k, p.rerank_top_n if self.reranker else 0), s.eligible)
+        ranked = [int(i) for i in idx]
         rer: dict[int, float] = {}
         if self.reranker is None:
             s.stages["rerank"] = "skipped: no model"

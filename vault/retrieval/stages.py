@@ -39,20 +39,18 @@ Index = npt.NDArray[np.int64]
 def neighbor_max(adj: sparse.csr_matrix, scores: F64, eligible: npt.NDArray[np.bool_]) -> F64:
     """out[d] = max of `scores` over d's eligible link neighbours (0 when it has none).
 
-    One pass over the CSR structure: the neighbour values are gathered in row order and
-    reduced per row with `np.maximum.reduceat` (rows without neighbours are left at 0).
-    Archived (ineligible) neighbours do not count, so a structural hub lends no score.
+    `adj` is symmetric (links count in either direction), so the neighbours of d that lend
+    are exactly the eligible notes with a positive score that have d among their neighbours:
+    only their rows are read and scattered (`np.maximum.at`), O(their links), not O(all
+    links). Archived (ineligible) neighbours do not count, so a structural hub lends no score.
     """
     csr = adj.tocsr()
-    n = int(csr.shape[0])
-    out = np.zeros(n, dtype=np.float64)
-    if csr.nnz == 0:
+    out = np.zeros(int(csr.shape[0]), dtype=np.float64)
+    src = np.flatnonzero((scores > 0) & eligible)
+    if csr.nnz == 0 or src.size == 0:
         return out
-    vals = np.where(eligible[csr.indices], scores[csr.indices], 0.0)
-    starts = csr.indptr[:-1]
-    has = np.diff(csr.indptr) > 0
-    red = np.maximum.reduceat(vals, starts[has])
-    out[has] = np.maximum(red, 0.0)
+    sub = csr[src]
+    np.maximum.at(out, sub.indices, np.repeat(scores[src], np.diff(sub.indptr)))
     return out
 
 
@@ -94,7 +92,8 @@ def protect_stage(fused: F64, own: F64, lifted: F64, protectors: Mask, ratio: fl
                   ranked: Index) -> tuple[str, F64]:
     """Stage 5b: hold each lifted note below every protector R times stronger on its own
     evidence. `protectors` are the direct hits that hold others down (the pipeline: eligible
-    named notes); `ranked` is the order by fused score, best first (fusion.order).
+    named notes); `ranked` is the order by fused score of the notes with a positive fused
+    score, best first (fusion.top): notes found by nothing sort after them and lend nothing.
     """
     if ratio == 0:
         return "skipped: weight 0", lifted
@@ -102,14 +101,20 @@ def protect_stage(fused: F64, own: F64, lifted: F64, protectors: Mask, ratio: fl
         return "skipped: no protected notes", lifted
     if ratio < 1:
         raise ValueError("the protect ratio must be >= 1 (or 0: off)")
+    if ranked.size == 0:
+        return f"ran (ratio {ratio}, 0 held)", lifted
     f_sorted = fused[ranked]
     guard = np.where(protectors[ranked], lifted[ranked], np.inf)
-    prefix = np.minimum.accumulate(guard) if guard.size else guard
+    prefix = np.minimum.accumulate(guard)
+    # only a note lifted above its own evidence can be held
+    idx = np.flatnonzero(lifted > own)
+    fd = fused[idx]
     # m(d) = how many notes have fused >= R fused(d) (f_sorted is descending)
     # and fused > fused(d), so a note found by nothing is held below every note found)
-    m = np.minimum(np.searchsorted(-f_sorted, -ratio * fused, side="right"),
-                   np.searchsorted(-f_sorted, -fused, side="left"))
+    m = np.minimum(np.searchsorted(-f_sorted, -ratio * fd, side="right"),
+                   np.searchsorted(-f_sorted, -fd, side="left"))
     ceiling = np.where(m > 0, prefix[np.maximum(m - 1, 0)], np.inf)
-    out = np.minimum(lifted, np.maximum(own, np.nextafter(ceiling, -np.inf)))
+    out = lifted.copy()
+    out[idx] = np.minimum(lifted[idx], np.maximum(own[idx], np.nextafter(ceiling, -np.inf)))
     held = int(np.count_nonzero(out < lifted))
     return f"ran (ratio {ratio}, {held} held)", out

@@ -23,13 +23,48 @@ class CorpusDelta:
     Positions below `base_len` are the same notes (same ids) as in generation
     `base_generation`; the notes at `changed` (ascending positions < base_len) have new
     content; positions from `base_len` on are notes added since (their ids are above every
-    earlier id). A sync that removed or renamed a note yields no delta: consumers rebuild.
+    earlier id). `relinked` (ascending) are the positions whose outgoing resolved links may
+    differ (the changed notes, and notes whose links now resolve elsewhere because a name
+    came or went); new notes are always relinked. `earlier` is the delta of the base corpus,
+    so a consumer that last saw any generation in the chain can catch up (`changed_since`).
+    A sync that removed or renamed a note yields no delta: consumers rebuild.
     Derived structures (retrieval/pipeline.py) update themselves from a delta instead of
     rebuilding, so an edit costs what the changed notes cost, not what the vault costs."""
 
     base_generation: int
     base_len: int
     changed: tuple[int, ...]
+    relinked: tuple[int, ...] = ()
+    earlier: CorpusDelta | None = None
+
+    def changes_since(self, generation: int, length: int, total: int
+                      ) -> tuple[list[int], list[int]] | None:
+        """(changed or added positions, relinked or added positions) between the corpus of
+        `generation` (with `length` notes) and this delta's corpus (with `total` notes);
+        None when that generation is not in the chain."""
+        changed, relinked = set(self.changed), set(self.relinked)
+        changed.update(range(self.base_len, total))
+        relinked.update(range(self.base_len, total))
+        if (self.base_generation, self.base_len) != (generation, length):
+            if self.earlier is None:
+                return None
+            older = self.earlier.changes_since(generation, length, self.base_len)
+            if older is None:
+                return None
+            changed.update(older[0])
+            relinked.update(older[1])
+        return sorted(changed), sorted(relinked)
+
+
+MAX_CHAIN = 32  # deltas kept in a chain (older consumers rebuild)
+
+
+def chain_depth(delta: CorpusDelta | None) -> int:
+    """Links in a delta chain."""
+    depth = 0
+    while delta is not None:
+        depth, delta = depth + 1, delta.earlier
+    return depth
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vault.retrieval.fusion import fuse, order, ranks
+from vault.retrieval.fusion import fuse, order, positive_ranks, ranks, top
 
 
 def dict_rrf(signals: dict[str, list[float]], weights: dict[str, float], k: int,
@@ -29,7 +29,7 @@ def dict_rrf(signals: dict[str, list[float]], weights: dict[str, float], k: int,
 def test_hand_case() -> None:
     f = fuse({"a": np.array([2.0, 1.0, 0.0])}, {"a": 0.5}, k=60, normalize="none")
     assert np.allclose(f.fused, [0.5 * 2 / 61, 0.5 * 1 / 62, 0.0])
-    assert f.ranks["a"].tolist() == [0, 1, 2]
+    assert f.ranks["a"].tolist() == [0, 1, -1]  # only positive scores are ranked
 
 
 scores = st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.5, -1.0]), min_size=1, max_size=12)
@@ -58,3 +58,17 @@ def test_order_is_total_with_position_tie_break(a: list[float]) -> None:
 
 def test_nan_sorts_last() -> None:
     assert order(np.array([np.nan, 1.0, 0.0])).tolist() == [1, 2, 0]
+
+
+@settings(max_examples=200, deadline=None)
+@given(a=scores, m=st.integers(0, 14), masked=st.lists(st.booleans(), min_size=12, max_size=12))
+def test_top_and_positive_ranks_agree_with_the_full_order(a: list[float], m: int,
+                                                         masked: list[bool]) -> None:
+    x = np.array(a)
+    keep = np.array(masked[: len(a)])
+    full = [i for i in order(x).tolist() if x[i] > 0 and keep[i]]
+    assert top(x, m, keep).tolist() == full[:m]
+    r = positive_ranks(x)
+    rr = ranks(x)
+    assert all(r[i] == rr[i] for i in range(len(a)) if x[i] > 0)
+    assert all(r[i] == -1 for i in range(len(a)) if x[i] <= 0)

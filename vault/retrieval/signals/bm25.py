@@ -11,30 +11,37 @@ with k1 = 1.2, b = 0.75. Fields are combined by term-frequency weighting: the do
 title's tokens three times, the aliases' (and frontmatter `description`) twice and the body once,
 so f and |d| count weighted occurrences. This equals `rank_bm25.BM25Okapi` over that repeated
 token list with its idf replaced by the formula above (checked to 1e-6 in the tests). Query
-terms count with multiplicity, as BM25Okapi does. All documents are scored by one sparse
-matrix-vector product over precomputed per-term weights.
+terms count with multiplicity, as BM25Okapi does.
+
+The index stores raw term frequencies (signals/postings.py: a base plus a delta) and the
+document lengths, never the weights: idf, avgdl and the length norm are computed at query time
+for the query terms' postings only, so replacing one note (`updated`) changes df, |d| and the
+total length in O(that note) and the scores stay exactly those of a fresh build of the new
+corpus (the same expression over the same numbers, terms summed in term order).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
 from ...storage.corpus import Corpus
 from ..text import tokenize
-
-if TYPE_CHECKING:  # scipy is imported where a matrix is built (CLI start-up)
-    from scipy import sparse
+from .postings import Postings
 
 K1 = 1.2
 B = 0.75
 TITLE_WEIGHT = 3
 ALIAS_WEIGHT = 2
 BODY_WEIGHT = 1
+
+F64 = npt.NDArray[np.float64]
+I64 = npt.NDArray[np.int64]
+Doc = Sequence[str]
 
 
 def field_tokens(title: str, aliases: Sequence[str], description: str, body: str) -> list[str]:
@@ -43,29 +50,30 @@ def field_tokens(title: str, aliases: Sequence[str], description: str, body: str
     return tokenize(title) * TITLE_WEIGHT + side * ALIAS_WEIGHT + tokenize(body) * BODY_WEIGHT
 
 
-def corpus_documents(corpus: Corpus) -> list[list[str]]:
-    """Weighted token lists for every note of a corpus, by position."""
-    docs = []
-    for i in range(len(corpus)):
-        desc = corpus.frontmatter[i].get("description", "")
-        docs.append(
-            field_tokens(
-                corpus.titles[i],
-                corpus.aliases[i],
-                desc if isinstance(desc, str) else "",
-                corpus.bodies[i],
-            )
-        )
-    return docs
+def note_document(corpus: Corpus, i: int) -> list[str]:
+    """The weighted token list of the note at position `i`."""
+    desc = corpus.frontmatter[i].get("description", "")
+    return field_tokens(corpus.titles[i], corpus.aliases[i],
+                        desc if isinstance(desc, str) else "", corpus.bodies[i])
+
+
+def corpus_documents(corpus: Corpus) -> Iterator[list[str]]:
+    """Weighted token lists for every note of a corpus, by position (streamed)."""
+    return (note_document(corpus, i) for i in range(len(corpus)))
 
 
 @dataclass(frozen=True)
 class Bm25Index:
-    """Precomputed BM25 term weights: `weights[d, j]` is the score term j adds to document d."""
+    """Term frequencies, document frequencies and lengths of every document (module docstring)."""
 
-    vocabulary: dict[str, int]
-    weights: sparse.csc_matrix
+    vocabulary: Mapping[str, int]
+    postings: Postings  # values = f(t, d)
+    df: I64  # documents containing each term id, now
+    lengths: F64  # |d| (weighted tokens) by position
+    total: int  # sum of |d|
     n_docs: int
+    k1: float = K1
+    b: float = B
 
     @classmethod
     def build(cls, corpus: Corpus) -> Bm25Index:
@@ -73,52 +81,86 @@ class Bm25Index:
         return cls.from_documents(corpus_documents(corpus))
 
     @classmethod
-    def from_documents(
-        cls, docs: Sequence[Sequence[str]], k1: float = K1, b: float = B
-    ) -> Bm25Index:
-        """Index pre-tokenized documents (position = row)."""
+    def from_documents(cls, docs: Iterable[Doc], k1: float = K1, b: float = B) -> Bm25Index:
+        """Index tokenized documents (position = row); term ids in first-seen order."""
         vocab: dict[str, int] = {}
-        rows: list[int] = []
-        cols: list[int] = []
-        for d, doc in enumerate(docs):
-            for tok in doc:
-                j = vocab.setdefault(tok, len(vocab))
-                rows.append(d)
-                cols.append(j)
-        n = len(docs)
-        shape = (n, len(vocab))
+        ids: list[npt.NDArray[np.int32]] = []
+        lengths: list[int] = []
+        for doc in docs:
+            ids.append(np.fromiter((vocab.setdefault(t, len(vocab)) for t in doc),
+                                   dtype=np.int32, count=len(doc)))
+            lengths.append(len(doc))
+        n, v = len(lengths), len(vocab)
+        lens = np.asarray(lengths, dtype=np.int64)
+        cols = np.concatenate(ids) if ids else np.zeros(0, np.int32)
+        rows = np.repeat(np.arange(n, dtype=np.int32), lens)
+        del ids
         from scipy import sparse
 
-        tf = sparse.coo_matrix(
-            (np.ones(len(rows), dtype=np.float64), (rows, cols)), shape=shape
-        ).tocsr()
+        tf = sparse.csc_matrix((np.ones(cols.size, np.float32), (rows, cols)), shape=(n, v))
         tf.sum_duplicates()
-        lengths = np.asarray([len(doc) for doc in docs], dtype=np.float64)
-        avgdl = float(lengths.mean()) if n else 0.0
-        df = np.bincount(tf.indices, minlength=len(vocab)).astype(np.float64)
-        idf = np.log((n - df + 0.5) / (df + 0.5) + 1.0)
-        # Per-entry weight: idf_j * f (k1 + 1) / (f + k1 (1 - b + b |d| / avgdl)).
-        norm = k1 * (1.0 - b + b * lengths / avgdl) if avgdl > 0 else np.full(n, k1)
-        row_of_entry = np.repeat(np.arange(n), np.diff(tf.indptr))
-        f = tf.data
-        data = idf[tf.indices] * f * (k1 + 1.0) / (f + norm[row_of_entry])
-        weights = sparse.csr_matrix((data, tf.indices, tf.indptr), shape=shape).tocsc()
-        return cls(vocabulary=vocab, weights=weights, n_docs=n)
+        postings = Postings.from_csc(tf.indptr, tf.indices, tf.data, n)
+        df = np.diff(tf.indptr).astype(np.int64)
+        return cls(vocab, postings, df, lens.astype(np.float64), int(lens.sum()), n, k1, b)
 
-    def score_tokens(self, query_tokens: Sequence[str]) -> npt.NDArray[np.float64]:
+    @property
+    def delta_docs(self) -> int:
+        """Documents held in the delta since the last full build."""
+        return len(self.postings.delta_docs)
+
+    def updated(self, changes: Mapping[int, tuple[Doc | None, Doc]], n_docs: int) -> Bm25Index:
+        """The index with each position's document replaced: `changes[p] = (old, new)`, `old`
+        being what this index holds for p (None: p is new, p >= self.n_docs)."""
+        vocab: Mapping[str, int] = self.vocabulary
+        fresh = sorted({t for _, new in changes.values() for t in new if t not in vocab})
+        if fresh:
+            grown = dict(vocab)
+            for t in fresh:
+                grown[t] = len(grown)
+            vocab = grown
+        df = np.zeros(len(vocab), dtype=np.int64)
+        df[: self.df.shape[0]] = self.df
+        lengths = np.zeros(n_docs, dtype=np.float64)
+        lengths[: self.n_docs] = self.lengths[:n_docs]
+        total = self.total
+        docs: dict[int, tuple[I64, F64]] = {}
+        for p, (old, new) in sorted(changes.items()):
+            if old is None and p < self.n_docs:
+                raise ValueError(f"position {p} is indexed: its old document is needed")
+            if old is not None:
+                df[[vocab[t] for t in set(old)]] -= 1
+                total -= len(old)
+            counts = Counter(new)
+            ids = np.asarray([vocab[t] for t in counts], dtype=np.int64)
+            vals = np.asarray(list(counts.values()), dtype=np.float64)
+            order = np.argsort(ids)
+            docs[p] = (ids[order], vals[order])
+            df[ids] += 1
+            lengths[p] = len(new)
+            total += len(new)
+        return Bm25Index(vocab, self.postings.replace(docs), df, lengths, total, n_docs,
+                         self.k1, self.b)
+
+    def score_tokens(self, query_tokens: Sequence[str]) -> F64:
         """BM25 score of every document for a tokenized query (multiplicity counts)."""
-        counts: dict[int, int] = {}
-        for tok in query_tokens:
-            j = self.vocabulary.get(tok)
-            if j is not None:
-                counts[j] = counts.get(j, 0) + 1
-        if not counts or self.n_docs == 0:
-            return np.zeros(self.n_docs, dtype=np.float64)
-        cols = sorted(counts)
-        q = np.asarray([counts[j] for j in cols], dtype=np.float64)
-        sub = self.weights[:, cols]
-        return np.asarray(sub @ q, dtype=np.float64).ravel()
+        n = self.n_docs
+        y = np.zeros(n, dtype=np.float64)
+        counts = Counter(t for t in query_tokens if t in self.vocabulary)
+        if not counts or n == 0:
+            return y
+        avgdl = self.total / n
+        k1, b = self.k1, self.b
+        for term in sorted(counts):  # term order, not id order: ids depend on history
+            j = self.vocabulary[term]
+            rows, f = self.postings.column(j)
+            if rows.size == 0:
+                continue
+            df = float(self.df[j])
+            idf = float(np.log(np.asarray([(n - df + 0.5) / (df + 0.5) + 1.0]))[0])
+            norm = k1 * (1.0 - b + b * self.lengths[rows] / avgdl) if avgdl > 0 else k1
+            y[rows] += idf * f * (k1 + 1.0) / (f + norm) * float(counts[term])
+        return y
 
-    def score(self, query: str) -> npt.NDArray[np.float64]:
+    def score(self, query: str) -> F64:
         """BM25 score of every document for a query string."""
         return self.score_tokens(tokenize(query))

@@ -1,0 +1,129 @@
+"""What the pipeline derives from a corpus once per generation, built whole or updated in place.
+
+`build_derived(corpus)` indexes every note: BM25, the conjunctive code, the name index, the
+link adjacency and its walk. `update_derived(d, corpus)` brings those of an earlier
+generation up to date when `corpus.delta` reaches back to it (storage/corpus.py): each
+structure changes by what the changed notes change (signals/postings.py), so an edit to one
+note of a million costs milliseconds, and every score equals a fresh build's bit for bit
+(tests/vault/retrieval/test_incremental_*.py). It returns None when the delta does not reach
+back, or when the delta has grown past compaction (postings.needs_compaction): the caller
+rebuilds, which folds the delta into a new base.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..storage.corpus import Corpus
+from .names import NameIndex
+from .signals.bm25 import Bm25Index, note_document
+from .signals.conjunctive import ConjunctiveIndex, note_text
+from .signals.dense import DenseIndex
+from .signals.graph import Walk, adjacency
+from .signals.postings import needs_compaction
+
+if TYPE_CHECKING:  # scipy is imported where a matrix is built (CLI start-up)
+    from scipy import sparse
+
+Edges = Sequence[tuple[int, int]]
+
+
+@dataclass
+class Derived:
+    """The structures of one corpus generation (`dense` is filled when an encoder is set)."""
+
+    corpus: Corpus
+    bm25: Bm25Index
+    conj: ConjunctiveIndex
+    names: NameIndex
+    links: sparse.csr_matrix
+    walk: Walk
+    dense: DenseIndex | None = None
+    changed: tuple[int, ...] = ()  # positions changed since the corpus `dense` was built for
+
+    @property
+    def generation(self) -> int:
+        return self.corpus.generation
+
+    @property
+    def n(self) -> int:
+        return len(self.corpus)
+
+
+def build_derived(corpus: Corpus) -> Derived:
+    """Every structure from scratch."""
+    links = adjacency(len(corpus), corpus.edges)
+    return Derived(corpus, Bm25Index.build(corpus), ConjunctiveIndex.build(corpus),
+                   NameIndex.build(corpus), links, Walk.build(links))
+
+
+def update_derived(d: Derived, corpus: Corpus) -> Derived | None:
+    """`d` brought up to `corpus` through its delta, or None (rebuild; module docstring)."""
+    delta = corpus.delta
+    if delta is None:
+        return None
+    since = delta.changes_since(d.generation, d.n, len(corpus))
+    if since is None:
+        return None
+    changed, relinked = since
+    if needs_compaction(d.bm25.delta_docs + len(changed), len(corpus)):
+        return None
+    old, n = d.corpus, len(corpus)
+    bm25 = d.bm25.updated(
+        {p: (note_document(old, p) if p < d.n else None, note_document(corpus, p))
+         for p in changed}, n)
+    conj = d.conj.updated({p: note_text(corpus, p) for p in changed}, n)
+    names = d.names.updated(old, corpus, changed)
+    links = relink(d.links, old.edges, corpus.edges, relinked, n)
+    walk = d.walk if links is d.links else Walk.build(links)
+    return replace(d, corpus=corpus, bm25=bm25, conj=conj, names=names, links=links,
+                   walk=walk, changed=tuple(sorted(set(d.changed) | set(changed))))
+
+
+def _out(edges: Edges, p: int) -> set[int]:
+    lo, hi = bisect_left(edges, (p, -1)), bisect_left(edges, (p + 1, -1))
+    return {b for _, b in edges[lo:hi]}
+
+
+def _has(edges: Edges, a: int, b: int) -> bool:
+    i = bisect_left(edges, (a, b))
+    return i < len(edges) and edges[i] == (a, b)
+
+
+def relink(adj: sparse.csr_matrix, old: Edges, new: Edges, relinked: Sequence[int], n: int
+           ) -> sparse.csr_matrix:
+    """The symmetric adjacency of `new` edges (n nodes) from that of `old`, given the sources
+    whose out-links may differ (`relinked`, new nodes included); equal to adjacency(n, new)."""
+    old_n = int(adj.shape[0])
+    pairs: set[tuple[int, int]] = set()
+    for p in relinked:
+        before = _out(old, p) if p < old_n else set()
+        for t in before ^ _out(new, p):
+            pairs.add((min(p, t), max(p, t)))
+    rows: list[int] = []
+    vals: list[float] = []
+    cols: list[int] = []
+    for a, b in sorted(pairs):
+        was = b < old_n and (_has(old, a, b) or _has(old, b, a))
+        now = _has(new, a, b) or _has(new, b, a)
+        if was != now:
+            w = 1.0 if now else -1.0
+            rows += [a, b]
+            cols += [b, a]
+            vals += [w, w]
+    if not rows and n == old_n:
+        return adj
+    from scipy import sparse
+
+    grown = adj.copy().tocsr()
+    grown.resize((n, n))
+    change = sparse.csr_matrix((np.asarray(vals), (rows, cols)), shape=(n, n))
+    out = (grown + change).tocsr()
+    out.eliminate_zeros()
+    out.sort_indices()
+    return out

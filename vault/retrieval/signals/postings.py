@@ -1,0 +1,115 @@
+"""Inverted lists in two parts: an immutable base and a small sorted delta (a log-structured
+merge in the sense of O'Neil et al. 1996, "The Log-Structured Merge-Tree"; Lucene's segments).
+
+The base is a CSC-like layout built once: for column (term or unit) c, `rows[ptr[c]:ptr[c+1]]`
+are the documents (corpus positions) containing it, with `vals` beside them. A document
+changed since the base was built is `stale` there; its current entries live in the delta,
+three arrays sorted by (column, row). `column(c)` returns the current entries of one column,
+base rows first and then delta rows, each part in ascending row order, so every score built
+from it is the same whatever mix of base and delta holds the entries... as long as rows are
+distinct, which they are: a stale base row is dropped, and a row is in the delta at most once.
+
+Replacing a document's entries (`replace`) costs O(delta + its entries): the delta arrays are
+re-sorted; nothing of the base is copied but the stale mask. Compaction (a new base) is the
+owner's call (signals/bm25.py, signals/conjunctive.py), when the delta outgrows `COMPACT_*`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+I32 = npt.NDArray[np.int32]
+I64 = npt.NDArray[np.int64]
+F32 = npt.NDArray[np.float32]
+Mask = npt.NDArray[np.bool_]
+
+COMPACT_MIN = 2_000  # a delta of at most this many documents never forces compaction
+COMPACT_FRACTION = 0.05  # ... nor one under this fraction of the corpus
+
+
+def needs_compaction(delta_docs: int, n_docs: int) -> bool:
+    """Whether a delta of `delta_docs` documents over `n_docs` should become a new base."""
+    return delta_docs > max(COMPACT_MIN, int(COMPACT_FRACTION * n_docs))
+
+
+@dataclass(frozen=True)
+class Postings:
+    """Base inverted lists + sorted delta entries (module docstring)."""
+
+    ptr: I64  # (n_base_columns + 1,)
+    rows: I32  # base rows, grouped by column, ascending within a column
+    vals: F32 | None  # base values beside `rows` (None: all 1)
+    stale: Mask  # (n_base_rows,): base rows superseded by the delta
+    d_cols: I64  # delta entries sorted by (column, row)
+    d_rows: I64
+    d_vals: F32
+    delta_docs: frozenset[int]  # rows whose entries are in the delta
+
+    @classmethod
+    def build(cls, rows: I64, cols: I64, n_rows: int, n_cols: int) -> Postings:
+        """Binary base lists (every value 1) from (row, column) entries given in ascending
+        row order; (row, column) pairs must be unique."""
+        order = np.argsort(cols, kind="stable")  # keeps rows ascending within a column
+        counts = np.bincount(cols, minlength=n_cols) if cols.size else np.zeros(n_cols, np.int64)
+        ptr = np.zeros(n_cols + 1, dtype=np.int64)
+        np.cumsum(counts, out=ptr[1:])
+        return cls(ptr, rows[order].astype(np.int32), None, np.zeros(n_rows, dtype=np.bool_),
+                   np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float32),
+                   frozenset())
+
+    @classmethod
+    def from_csc(cls, indptr: npt.NDArray[np.integer], indices: npt.NDArray[np.integer],
+                 data: npt.NDArray[np.floating], n_rows: int) -> Postings:
+        """Base lists from a canonical CSC matrix's arrays (rows sorted within columns)."""
+        return cls(np.asarray(indptr, np.int64), np.asarray(indices, np.int32),
+                   np.asarray(data, np.float32), np.zeros(n_rows, dtype=np.bool_),
+                   np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float32),
+                   frozenset())
+
+    @property
+    def n_base_columns(self) -> int:
+        return int(self.ptr.shape[0]) - 1
+
+    def column(self, c: int) -> tuple[I64, npt.NDArray[np.float64]]:
+        """(rows, values) of column `c` now: live base rows, then delta rows."""
+        parts_r: list[npt.NDArray[np.integer]] = []
+        parts_v: list[npt.NDArray[np.floating]] = []
+        if c < self.n_base_columns:
+            lo, hi = int(self.ptr[c]), int(self.ptr[c + 1])
+            r = self.rows[lo:hi]
+            keep = ~self.stale[r]
+            parts_r.append(r[keep])
+            vals = self.vals[lo:hi] if self.vals is not None else np.ones(hi - lo, np.float32)
+            parts_v.append(vals[keep])
+        if self.d_cols.size:
+            lo, hi = np.searchsorted(self.d_cols, [c, c + 1])
+            parts_r.append(self.d_rows[lo:hi])
+            parts_v.append(self.d_vals[lo:hi])
+        if not parts_r:
+            return np.zeros(0, np.int64), np.zeros(0, np.float64)
+        return (np.concatenate(parts_r).astype(np.int64),
+                np.concatenate(parts_v).astype(np.float64))
+
+    def replace(self, docs: Mapping[int, tuple[I64, npt.NDArray[np.floating]]]) -> Postings:
+        """A copy where each row in `docs` has exactly the given (columns, values) entries."""
+        if not docs:
+            return self
+        changed = np.asarray(sorted(docs), dtype=np.int64)
+        keep = ~np.isin(self.d_rows, changed)
+        new_c = [self.d_cols[keep]] + [np.asarray(docs[r][0], np.int64) for r in sorted(docs)]
+        new_r = [self.d_rows[keep]] + [np.full(len(docs[r][0]), r, np.int64)
+                                       for r in sorted(docs)]
+        new_v = [self.d_vals[keep]] + [np.asarray(docs[r][1], np.float32) for r in sorted(docs)]
+        cols, rows, vals = np.concatenate(new_c), np.concatenate(new_r), np.concatenate(new_v)
+        order = np.lexsort((rows, cols))
+        stale = self.stale
+        base_changed = changed[changed < stale.shape[0]]
+        if base_changed.size and not stale[base_changed].all():
+            stale = stale.copy()
+            stale[base_changed] = True
+        return Postings(self.ptr, self.rows, self.vals, stale, cols[order], rows[order],
+                        vals[order], self.delta_docs | frozenset(int(r) for r in changed))
