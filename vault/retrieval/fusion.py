@@ -44,12 +44,35 @@ def ranks(scores: F64) -> I64:
     return r
 
 
+def stable_order(x: F64) -> I64:
+    """`order(x)` for finite x: numpy's fast unstable argsort, then each run of equal values
+    re-sorted by position (one sort of packed (run, position) integer keys over the tied
+    entries only). numpy's stable argsort of 10^6 floats is 2-5x slower."""
+    n = int(x.shape[0])
+    o = np.argsort(-x).astype(np.int64)
+    if n < 2 or n >= 1 << 32:
+        return o if n < 2 else np.argsort(-x, kind="stable").astype(np.int64)
+    v = x[o]
+    eq = v[1:] == v[:-1]
+    if not eq.any():
+        return o
+    tied = np.zeros(n, dtype=np.bool_)
+    tied[1:] |= eq
+    tied[:-1] |= eq
+    run = np.cumsum(np.concatenate(([True], ~eq))).astype(np.uint64)
+    idx = np.flatnonzero(tied)
+    key = (run[idx] << np.uint64(32)) | o[idx].astype(np.uint64)
+    key.sort()
+    o[idx] = (key & np.uint64(0xFFFFFFFF)).astype(np.int64)
+    return o
+
+
 def positive_ranks(scores: F64) -> I64:
     """rank[d] as in `ranks` for every d with scores[d] > 0 (they come first in that order);
     -1 elsewhere. Costs O(p log p) for p positive scores, not O(n log n)."""
     x = np.asarray(scores, dtype=np.float64)
     pos = np.flatnonzero(x > 0)
-    o = pos[np.argsort(-x[pos], kind="stable")]  # pos ascends: ties by position
+    o = pos[stable_order(x[pos])]  # pos ascends: ties by position
     r = np.full(x.shape[0], -1, dtype=np.int64)
     r[o] = np.arange(o.shape[0], dtype=np.int64)
     return r
@@ -67,7 +90,7 @@ def top(scores: F64, m: int, keep: npt.NDArray[np.bool_] | None = None) -> I64:
         vals = x[cand]
         kth = np.partition(vals, cand.size - m)[cand.size - m]  # the m-th largest
         cand = cand[vals >= kth]  # the head and every tie with its last value
-    out: I64 = cand[np.argsort(-x[cand], kind="stable")][:m].astype(np.int64)
+    out: I64 = cand[stable_order(x[cand])][:m].astype(np.int64)
     return out
 
 

@@ -106,8 +106,8 @@ def protect_stage(fused: F64, own: F64, lifted: F64, protectors: Mask, ratio: fl
     f_sorted = fused[ranked]
     guard = np.where(protectors[ranked], lifted[ranked], np.inf)
     prefix = np.minimum.accumulate(guard)
-    # only a note lifted above its own evidence can be held
-    idx = np.flatnonzero(lifted > own)
+    # only a note lifted above its own evidence and above the weakest guard can be held
+    idx = np.flatnonzero(lifted > np.maximum(own, np.nextafter(prefix[-1], -np.inf)))
     fd = fused[idx]
     # m(d) = how many notes have fused >= R fused(d) (f_sorted is descending)
     # and fused > fused(d), so a note found by nothing is held below every note found)

@@ -85,3 +85,19 @@ def test_postings_replace_keeps_the_base_and_drops_stale_rows() -> None:
     assert sorted(new.column(1)[0].tolist()) == [0, 1]
     assert base.column(0)[0].tolist() == [0, 2]  # the old one is unchanged
     assert new.rows is base.rows  # nothing of the base copied
+
+
+def test_block_hashing_equals_one_text_at_a_time() -> None:
+    from vault.retrieval.signals import conjunctive
+
+    rng = random.Random(3)
+    texts = [text(rng) for _ in range(50)] + ["", "auth auth auth", "the of"]
+    old = conjunctive.BLOCK
+    conjunctive.BLOCK = 7  # several blocks, one partial
+    try:
+        flat, counts = conjunctive.many_codes(texts)
+    finally:
+        conjunctive.BLOCK = old
+    one = [conjunctive.text_codes(t) for t in texts]
+    assert counts.tolist() == [len(c) for c in one]
+    assert np.array_equal(flat, np.concatenate(one))
