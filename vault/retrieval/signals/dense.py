@@ -37,7 +37,7 @@ import numpy.typing as npt
 from ...storage.corpus import Corpus
 from ..chunking import chunk_note
 from ..encoders import EmbeddingCache, Encoder, Progress, encode_cached
-from .ivf import F32, I32, I64, IvfParams, IvfStore, assign, quantize, sample_rows
+from .ivf import F32, I32, I64, IvfParams, IvfStore, quantize, sample_rows
 
 Bools = npt.NDArray[np.bool_]
 ENCODE_BLOCK = 65536  # chunks embedded and quantised at a time by an approximate build
@@ -178,7 +178,7 @@ class DenseIndex:
         rows = np.concatenate((self.delta.matrix[keep], vecs))[order]
         lists = self.delta.lists  # empty on the exact layout
         if self.ivf is not None:
-            lists = np.concatenate((lists[keep], assign(vecs, self.ivf.centroids)))[order]
+            lists = np.concatenate((lists[keep], self.ivf.lists_of(vecs)))[order]
         delta = Rows.of(rows, row_note[order], lists)
         stale = self.stale.copy()
         stale[fresh[fresh < stale.shape[0]]] = True

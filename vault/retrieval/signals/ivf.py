@@ -2,9 +2,11 @@
 
 Coarse quantiser (Jégou, Douze & Schmid 2011, "Product quantization for nearest neighbor
 search", §4, IVF): k centroids c_1..c_k from spherical k-means (Dhillon & Modha 2001) on a
-fixed, evenly spaced sample of the rows; every row x goes to the list of
-argmax_l <c_l, x>. A query q scans the `nprobe` lists whose centroids score highest and
-scores every row there exactly against its stored vector.
+fixed, evenly spaced sample of the rows, centred on the sample mean mu (sentence embeddings
+share a common direction that would otherwise pull most rows into a few huge lists; since
+<q, x> = <q, x - mu> + <q, mu>, centring changes no ranking); every row x goes to the list
+argmax_l <c_l, x - mu>. A query q scans the `nprobe` lists with the highest <c_l, q> and
+scores every row there against its stored vector.
 
 Rows are stored as int8 with one float32 scale per row (symmetric per-row quantisation):
 
@@ -65,12 +67,18 @@ def sample_rows(n: int, m: int) -> I64:
     return np.unique(np.linspace(0, n - 1, m).round().astype(np.int64))
 
 
-def assign(rows: F32 | I8, centroids: F32) -> I32:
-    """Nearest centroid (largest inner product, lowest index on ties) of every row."""
+def assign(rows: F32 | I8, centroids: F32, mean: F32 | None = None,
+           scale: F32 | None = None) -> I32:
+    """Nearest centroid (largest <c, x - mean>, lowest index on ties) of every row; with
+    `scale`, `rows` are int8 codes of x / scale."""
     out = np.empty(rows.shape[0], dtype=np.int32)
     ct = np.ascontiguousarray(centroids.T)
     for s in range(0, rows.shape[0], BLOCK):
-        block = rows[s : s + BLOCK].astype(np.float32, copy=False)
+        block = rows[s : s + BLOCK].astype(np.float32)
+        if scale is not None:
+            block *= scale[s : s + BLOCK, None]
+        if mean is not None:
+            block -= mean
         out[s : s + BLOCK] = np.argmax(block @ ct, axis=1)
     return out
 
@@ -103,6 +111,7 @@ class IvfStore:
     is the note position row r belongs to."""
 
     centroids: F32  # (k, dim), unit rows
+    mean: F32  # (dim,) the training sample's mean
     offsets: I64  # (k + 1,)
     codes: I8  # (rows, dim)
     scale: F32  # (rows,)
@@ -114,20 +123,25 @@ class IvfStore:
 
     @property
     def nbytes(self) -> int:
-        return sum(a.nbytes for a in (self.centroids, self.offsets, self.codes, self.scale,
-                                      self.note))
+        arrays = (self.centroids, self.mean, self.offsets, self.codes, self.scale, self.note)
+        return sum(a.nbytes for a in arrays)
 
     @classmethod
     def train(cls, codes: I8, scale: F32, note: I32, sample: F32, params: IvfParams) -> IvfStore:
         """Centroids from `sample` (float rows), every row assigned, rows sorted by list
         (stably, so a list keeps the given row order)."""
         k = params.lists(codes.shape[0])
-        cents = kmeans(sample, min(k, sample.shape[0]), params.train_iters)
-        labels = assign(codes, cents)
+        mean = sample.mean(axis=0).astype(np.float32)
+        cents = kmeans(_unit(sample - mean), min(k, sample.shape[0]), params.train_iters)
+        labels = assign(codes, cents, mean, scale)
         order = np.argsort(labels, kind="stable")
         offsets = np.zeros(cents.shape[0] + 1, dtype=np.int64)
         offsets[1:] = np.cumsum(np.bincount(labels, minlength=cents.shape[0]))
-        return cls(cents, offsets, codes[order], scale[order], note[order])
+        return cls(cents, mean, offsets, codes[order], scale[order], note[order])
+
+    def lists_of(self, rows: F32) -> I32:
+        """The list each new float row joins (the nearest existing centroid)."""
+        return assign(rows, self.centroids, self.mean)
 
     def probe(self, qvec: F32, nprobe: int) -> I32:
         """The `nprobe` lists whose centroids score highest for `qvec` (ties: lower list)."""
