@@ -1,0 +1,131 @@
+"""The approximate dense layout: int8 IVF, deterministic, recall against exact search."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from bench.synthetic_encoder import SyntheticEncoder
+from vault.retrieval.signals.dense import DenseIndex, DenseParams
+from vault.retrieval.signals.ivf import IvfParams, assign, kmeans, quantize, sample_rows
+from vault.storage.corpus import Corpus, CorpusDelta
+
+from ..retrieval_fixtures import make_corpus
+
+TOPICS = 24
+
+
+def clustered(n: int, seed: int = 0) -> Corpus:
+    """Notes about one of TOPICS topics each: mostly topic words, some shared words."""
+    rng = np.random.default_rng(seed)
+    common = [f"common{j}" for j in range(40)]
+    notes = []
+    for i in range(n):
+        t = i % TOPICS
+        own = [f"t{t}w{j}" for j in range(12)]
+        words = list(rng.choice(own, 8)) + list(rng.choice(common, 3))
+        notes.append((f"note {i}", " ".join(words)))
+    return make_corpus(notes)
+
+
+def topic_queries(enc: SyntheticEncoder, n: int, seed: int = 1) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return enc.encode([" ".join(rng.choice([f"t{i % TOPICS}w{j}" for j in range(12)], 4))
+                       for i in range(n)])
+
+
+def top10(scores: np.ndarray) -> set[int]:
+    order = np.lexsort((np.arange(scores.shape[0]), -scores))
+    return {int(i) for i in order[:10] if scores[i] > 0}
+
+
+def approx(above: int = 100, nprobe: int = 4) -> DenseParams:
+    return DenseParams(approx_above=above, ivf=IvfParams(nprobe=nprobe, train_per_list=16))
+
+
+def test_quantize_golden_and_error_bound() -> None:
+    codes, scale = quantize(np.array([[0.5, -0.25, 0.0], [0.0, 0.0, 0.0]], np.float32))
+    assert codes.tolist() == [[127, -64, 0], [0, 0, 0]]  # -63.5 rounds half to even
+    assert scale.tolist() == [np.float32(0.5) / np.float32(127), 1.0]
+    enc = SyntheticEncoder()
+    x = enc.encode([f"w{i} w{i + 1} w{i * 7}" for i in range(200)])
+    c, s = quantize(x)
+    q = x[3]
+    assert np.abs((c.astype(np.float32) @ q) * s - x @ q).max() < 5e-3
+
+
+def test_kmeans_finds_two_obvious_clusters() -> None:
+    a, b = np.array([1.0, 0.0], np.float32), np.array([0.0, 1.0], np.float32)
+    jitter = np.array([[0.0, 0.05], [0.05, 0.0], [0.0, 0.0]], np.float32)
+    pts = np.concatenate([a + jitter, b + jitter])
+    pts /= np.linalg.norm(pts, axis=1, keepdims=True)
+    cents = kmeans(pts.astype(np.float32), 2, 5)
+    assert assign(pts.astype(np.float32), cents).tolist() == [0, 0, 0, 1, 1, 1]
+    assert sample_rows(10, 4).tolist() == [0, 3, 6, 9] and sample_rows(3, 9).tolist() == [0, 1, 2]
+
+
+def test_threshold_switch() -> None:
+    corpus, enc = clustered(240), SyntheticEncoder()
+    assert DenseIndex.build(corpus, enc, None, params=DenseParams(approx_above=0)).ivf is None
+    assert DenseIndex.build(corpus, enc, None, params=approx(above=240)).ivf is None
+    idx = DenseIndex.build(corpus, enc, None, params=approx(above=239))
+    assert idx.ivf is not None and idx.matrix.shape[0] == 0 and idx.n_chunks == 240
+    assert idx.ivf.centroids.shape[0] == round(np.sqrt(240))
+    # an exact index that grows past the threshold turns approximate at its compaction
+    small = DenseIndex.build(corpus, enc, None, params=approx(above=250))
+    more = make_corpus([*zip(corpus.titles, corpus.bodies, strict=True),
+                        *[(f"new {i}", "t1w1 t1w2 fresh words") for i in range(30)]])
+    more = replace(more, generation=2, delta=CorpusDelta(1, 240, ()))
+    grown = small.updated(more, enc, None)
+    assert grown.ivf is not None and grown.n_chunks == 270 and grown.delta.matrix.shape[0] == 0
+
+
+def test_two_builds_are_byte_identical() -> None:
+    corpus, enc = clustered(300), SyntheticEncoder()
+    one = DenseIndex.build(corpus, enc, None, params=approx())
+    two = DenseIndex.build(corpus, SyntheticEncoder(), None, params=approx())
+    assert one.ivf is not None and two.ivf is not None
+    for name in ("centroids", "offsets", "codes", "scale", "note"):
+        assert getattr(one.ivf, name).tobytes() == getattr(two.ivf, name).tobytes(), name
+    for q in topic_queries(enc, 5):
+        assert one.score_vector(q).tobytes() == two.score_vector(q).tobytes()
+
+
+def test_recall_against_exact_search_on_a_clustered_set() -> None:
+    corpus, enc = clustered(480), SyntheticEncoder()
+    exact = DenseIndex.build(corpus, enc, None, params=DenseParams(approx_above=0))
+    few = DenseIndex.build(corpus, enc, None, params=approx(nprobe=6))
+    every = DenseIndex.build(corpus, enc, None, params=approx(nprobe=10_000))
+    rec_few, rec_all = [], []
+    for q in topic_queries(enc, 40):
+        truth = top10(exact.score_vector(q))
+        rec_few.append(len(truth & top10(few.score_vector(q))) / len(truth))
+        rec_all.append(len(truth & top10(every.score_vector(q))) / len(truth))
+        scores = few.score_vector(q)
+        hit = scores != 0
+        assert 0 < hit.sum() < 480  # only the probed lists' notes are scored
+        assert np.abs(scores[hit] - exact.score_vector(q)[hit]).max() < 5e-3
+    assert np.mean(rec_all) >= 0.99  # every list probed: int8 rounding only
+    assert np.mean(rec_few) >= 0.9
+
+
+def test_updates_on_the_approximate_layout() -> None:
+    corpus, enc = clustered(300), SyntheticEncoder()
+    idx = DenseIndex.build(corpus, enc, None, params=approx(nprobe=10_000))
+    old_text = corpus.bodies[7]
+    bodies = list(corpus.bodies)
+    bodies[7] = "zebra quartz lantern harbor"
+    nxt = make_corpus([*zip(corpus.titles, bodies, strict=True), ("extra", "quartz zebra")])
+    nxt = replace(nxt, generation=2, delta=CorpusDelta(1, 300, (7,)))
+    up = idx.updated(nxt, enc, None)
+    assert up.ivf is idx.ivf and up.delta.matrix.shape[0] == 2  # no compaction yet
+    s_new = up.score_vector(enc.encode(["zebra quartz lantern harbor"])[0])
+    assert int(np.argmax(s_new)) == 7 and s_new[300] > 0.3
+    s_old = up.score_vector(enc.encode([f"note 7\n{old_text}"])[0])
+    assert s_old[7] < 0.5  # the old chunk is masked, not scored
+    fresh = DenseIndex.build(nxt, enc, None, params=approx(nprobe=10_000))
+    assert top10(s_new) == top10(fresh.score_vector(enc.encode(["zebra quartz lantern harbor"])[0]))
+    compacted = up._compacted()
+    assert compacted.ivf is not None and compacted.ivf.rows == 301 and not compacted.stale.any()
+    assert int(np.argmax(compacted.score_vector(enc.encode(["zebra quartz"])[0]))) in (7, 300)

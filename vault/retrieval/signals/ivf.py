@@ -1,0 +1,162 @@
+"""An inverted-file (IVF) index over int8 chunk vectors: the approximate dense path.
+
+Coarse quantiser (Jégou, Douze & Schmid 2011, "Product quantization for nearest neighbor
+search", §4, IVF): k centroids c_1..c_k from spherical k-means (Dhillon & Modha 2001) on a
+fixed, evenly spaced sample of the rows, centred on the sample mean mu (sentence embeddings
+share a common direction that would otherwise pull most rows into a few huge lists; since
+<q, x> = <q, x - mu> + <q, mu>, centring changes no ranking); every row x goes to the list
+argmax_l <c_l, x - mu>. A query q scans the `nprobe` lists with the highest <c_l, q> and
+scores every row there against its stored vector.
+
+Rows are stored as int8 with one float32 scale per row (symmetric per-row quantisation):
+
+    s(x) = max_j |x_j| / 127,  code(x) = round(x / s(x)),  <q, x> ~= s(x) * <q, code(x)>
+
+a quarter of the float32 bytes; for unit vectors of dim 384 the score error is ~1e-3 (below
+the gaps that decide a top 10, measured in bench/bench_dense_scale.py).
+
+Determinism: no random numbers; initial centroids are evenly spaced sample rows, a fixed
+number of Lloyd iterations, ties to the lowest index (np.argmax, stable sorts), an empty
+cluster keeps its previous centroid. Same rows in the same order on the same BLAS build give
+the same bytes. Sums and products go through BLAS, whose rounding differs between CPU kernels
+and thread counts, so bytes across machines may differ (the index is never persisted).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+F32 = npt.NDArray[np.float32]
+I8 = npt.NDArray[np.int8]
+I32 = npt.NDArray[np.int32]
+I64 = npt.NDArray[np.int64]
+
+BLOCK = 16384  # rows per matrix product when assigning (bounds the temporary)
+
+
+@dataclass(frozen=True)
+class IvfParams:
+    """Shape of the coarse quantiser and of a query's scan (defaults from
+    bench/bench_dense_scale.py, BENCHMARKS.md)."""
+
+    nprobe: int = 32  # lists scanned per query
+    lists_per_sqrt: float = 1.0  # k = lists_per_sqrt * sqrt(rows)
+    train_per_list: int = 32  # sample rows per list for k-means (capped at all rows)
+    train_iters: int = 8  # Lloyd iterations
+
+    def lists(self, rows: int) -> int:
+        return max(1, min(rows, round(self.lists_per_sqrt * math.sqrt(rows))))
+
+
+def quantize(rows: F32) -> tuple[I8, F32]:
+    """Per-row symmetric int8 codes and scales (a zero row gets scale 1 and zero codes)."""
+    peak = np.abs(rows).max(axis=1) if rows.shape[0] else np.zeros(0, np.float32)
+    scale = np.where(peak > 0, peak / np.float32(127.0), np.float32(1.0)).astype(np.float32)
+    codes = np.clip(np.rint(rows / scale[:, None]), -127, 127).astype(np.int8)
+    return codes, scale
+
+
+def sample_rows(n: int, m: int) -> I64:
+    """`m` evenly spaced row numbers out of `n` (all of them when m >= n), ascending."""
+    if m >= n:
+        return np.arange(n, dtype=np.int64)
+    return np.unique(np.linspace(0, n - 1, m).round().astype(np.int64))
+
+
+def assign(rows: F32 | I8, centroids: F32, mean: F32 | None = None,
+           scale: F32 | None = None) -> I32:
+    """Nearest centroid (largest <c, x - mean>, lowest index on ties) of every row; with
+    `scale`, `rows` are int8 codes of x / scale."""
+    out = np.empty(rows.shape[0], dtype=np.int32)
+    ct = np.ascontiguousarray(centroids.T)
+    for s in range(0, rows.shape[0], BLOCK):
+        block = rows[s : s + BLOCK].astype(np.float32)
+        if scale is not None:
+            block *= scale[s : s + BLOCK, None]
+        if mean is not None:
+            block -= mean
+        out[s : s + BLOCK] = np.argmax(block @ ct, axis=1)
+    return out
+
+
+def kmeans(sample: F32, k: int, iters: int) -> F32:
+    """Spherical k-means: unit centroids maximising sum_i max_l <c_l, x_i> (Lloyd steps)."""
+    init = np.linspace(0, sample.shape[0] - 1, k).round().astype(np.int64)
+    cents = _unit(sample[init].astype(np.float32))
+    for _ in range(iters):
+        labels = assign(sample, cents)
+        counts = np.bincount(labels, minlength=k)
+        order = np.argsort(labels, kind="stable")
+        firsts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+        full = counts > 0
+        sums = np.add.reduceat(sample[order], firsts[full], axis=0)
+        cents = cents.copy()
+        cents[full] = _unit(sums.astype(np.float32))
+    return cents
+
+
+def _unit(rows: F32) -> F32:
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    out: F32 = (rows / np.clip(norms, 1e-12, None)).astype(np.float32)
+    return out
+
+
+@dataclass(frozen=True)
+class IvfStore:
+    """Quantised rows grouped by list: list l is rows `offsets[l]:offsets[l+1]`; `note[r]`
+    is the note position row r belongs to."""
+
+    centroids: F32  # (k, dim), unit rows
+    mean: F32  # (dim,) the training sample's mean
+    offsets: I64  # (k + 1,)
+    codes: I8  # (rows, dim)
+    scale: F32  # (rows,)
+    note: I32  # (rows,)
+
+    @property
+    def rows(self) -> int:
+        return int(self.codes.shape[0])
+
+    @property
+    def nbytes(self) -> int:
+        arrays = (self.centroids, self.mean, self.offsets, self.codes, self.scale, self.note)
+        return sum(a.nbytes for a in arrays)
+
+    @classmethod
+    def train(cls, codes: I8, scale: F32, note: I32, sample: F32, params: IvfParams) -> IvfStore:
+        """Centroids from `sample` (float rows), every row assigned, rows sorted by list
+        (stably, so a list keeps the given row order)."""
+        k = params.lists(codes.shape[0])
+        mean = sample.mean(axis=0).astype(np.float32)
+        cents = kmeans(_unit(sample - mean), min(k, sample.shape[0]), params.train_iters)
+        labels = assign(codes, cents, mean, scale)
+        order = np.argsort(labels, kind="stable")
+        offsets = np.zeros(cents.shape[0] + 1, dtype=np.int64)
+        offsets[1:] = np.cumsum(np.bincount(labels, minlength=cents.shape[0]))
+        return cls(cents, mean, offsets, codes[order], scale[order], note[order])
+
+    def lists_of(self, rows: F32) -> I32:
+        """The list each new float row joins (the nearest existing centroid)."""
+        return assign(rows, self.centroids, self.mean)
+
+    def probe(self, qvec: F32, nprobe: int) -> I32:
+        """The `nprobe` lists whose centroids score highest for `qvec` (ties: lower list)."""
+        sims = self.centroids @ qvec
+        top = np.argsort(-sims, kind="stable")[: max(1, nprobe)]
+        return top.astype(np.int32)
+
+    def scan(self, qvec: F32, lists: I32) -> tuple[I32, F32]:
+        """(note, score) of every row in `lists`: s(x) * <q, code(x)>."""
+        parts = [np.arange(self.offsets[j], self.offsets[j + 1]) for j in lists.tolist()]
+        rows = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+        sims = (self.codes[rows].astype(np.float32) @ qvec) * self.scale[rows]
+        return self.note[rows], sims.astype(np.float32)
+
+    def decoded(self, rows: I64) -> F32:
+        """Float vectors of `rows` (codes times scale)."""
+        out: F32 = self.codes[rows].astype(np.float32) * self.scale[rows, None]
+        return out
