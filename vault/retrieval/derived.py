@@ -43,8 +43,7 @@ class Derived:
     names: NameIndex
     links: sparse.csr_matrix
     walk: Walk
-    dense: DenseIndex | None = None
-    changed: tuple[int, ...] = ()  # positions changed since the corpus `dense` was built for
+    dense: DenseIndex | None = None  # of its own generation: DenseIndex.updated catches up
 
     @property
     def generation(self) -> int:
@@ -82,7 +81,7 @@ def update_derived(d: Derived, corpus: Corpus) -> Derived | None:
     links = relink(d.links, old.edges, corpus.edges, relinked, n)
     walk = d.walk if links is d.links else Walk.build(links)
     return replace(d, corpus=corpus, bm25=bm25, conj=conj, names=names, links=links,
-                   walk=walk, changed=tuple(sorted(set(d.changed) | set(changed))))
+                   walk=walk)
 
 
 def _out(edges: Edges, p: int) -> set[int]:

@@ -68,7 +68,7 @@ from .encoders import EmbeddingCache, Encoder, Progress
 from .fusion import RRF_K, fuse, top
 from .hits import Scored, SearchResult, hit_of
 from .rerank import CrossEncoder, rerank_order
-from .signals.dense import DenseIndex, dense_scores
+from .signals.dense import DenseIndex, DenseParams, dense_scores
 from .signals.graph import (
     ALPHA,
     BETA,
@@ -122,6 +122,7 @@ class SearchParams:
     # prose) is far above any note of the benchmark vaults and bounds what one huge note costs
     # the encoder (bench/bench_bad_input.py). 0 = no cap.
     max_note_units: int = 64
+    dense: DenseParams = field(default_factory=DenseParams)  # layout: exact or IVF, compaction
     include_archived: bool = False
 
     def weight(self, signal: str) -> float:
@@ -173,7 +174,7 @@ class SearchEngine:
         return {
             "generation": corpus.generation,
             "notes": len(corpus),
-            "chunks": 0 if view.dense is None else int(view.dense.matrix.shape[0]),
+            "chunks": 0 if view.dense is None else view.dense.n_chunks,
             "dense": "skipped: no encoder" if view.dense is None else "ready",
             "capped_notes": 0 if view.dense is None else view.dense.capped,
         }
@@ -181,16 +182,19 @@ class SearchEngine:
     def _view(self, corpus: Corpus, progress: Progress | None = None) -> Derived:
         d = self._derived
         if d is None or d.generation != corpus.generation or d.n != len(corpus):
-            d = (update_derived(d, corpus) if d is not None else None) or build_derived(corpus)
-            self._derived = d
-        if self.encoder is not None and (
-            d.dense is None or d.dense.fingerprint != self.encoder.fingerprint or d.changed
-        ):
-            d.dense = DenseIndex.build(
-                corpus, self.encoder, self.cache, self.params.max_tokens, progress,
-                self.params.max_note_units,
-            )
-            d.changed = ()
+            updated = update_derived(d, corpus) if d is not None else None
+            if updated is None:
+                updated = build_derived(corpus)
+                updated.dense = None if d is None else d.dense  # it catches up by itself
+            d = self._derived = updated
+        if self.encoder is not None:
+            p = self.params
+            if d.dense is None or d.dense.fingerprint != self.encoder.fingerprint:
+                d.dense = DenseIndex.build(corpus, self.encoder, self.cache, p.max_tokens,
+                                           progress, p.max_note_units, p.dense)
+            elif d.dense.generation != corpus.generation:
+                d.dense = d.dense.updated(corpus, self.encoder, self.cache, p.max_tokens,
+                                          progress, p.max_note_units)
         return d
 
     # -- scoring --------------------------------------------------------------------------------

@@ -28,9 +28,9 @@ units. So scores after any sequence of updates equal those of a fresh build, bit
 from __future__ import annotations
 
 import hashlib
-from functools import lru_cache
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt

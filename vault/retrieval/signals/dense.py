@@ -156,16 +156,17 @@ class DenseIndex:
         progress: Progress | None = None,
         max_units: int = 0,
     ) -> DenseIndex:
-        """This index for `corpus`: from its delta when that delta starts at this index's
-        generation (only changed and appended notes are chunked and embedded), else a build."""
+        """This index for `corpus`: from its delta chain when the chain reaches back to this
+        index's generation (only changed and appended notes are chunked and embedded), else a
+        build."""
         d = corpus.delta
-        if (d is None or d.base_generation != self.generation or d.base_len != self.n_docs
-                or encoder.fingerprint != self.fingerprint
+        since = None if d is None else d.changes_since(self.generation, self.n_docs,
+                                                       len(corpus))
+        if (since is None or encoder.fingerprint != self.fingerprint
                 or (max_tokens, max_units) != self.shape):
             return DenseIndex.build(corpus, encoder, cache, max_tokens, progress, max_units,
                                     self.params)
-        fresh = np.array(sorted(set(d.changed)) + list(range(d.base_len, len(corpus))),
-                         dtype=np.int64)
+        fresh = np.array(since[0], dtype=np.int64)
         if fresh.size == 0:
             return replace(self, generation=corpus.generation)
         texts, counts, cut_fresh = _note_chunks(corpus, fresh, encoder.count_tokens,
