@@ -15,6 +15,8 @@ from typing import Any
 from vault import (
     LEDGER_FILE,
     SESSIONS_DIR,
+    DenseParams,
+    IvfParams,
     Ledger,
     MiniLmEncoder,
     OnnxCrossEncoder,
@@ -34,6 +36,9 @@ def search_params(cfg: Config) -> SearchParams:
         rrf_k=cfg.search.rrf_k,
         max_note_units=cfg.search.max_note_units,
         beta=cfg.search.cooccurrence,
+        push_above=cfg.search.push_above,
+        dense=DenseParams(approx_above=cfg.search.dense_approx_above,
+                          ivf=IvfParams(nprobe=cfg.search.dense_nprobe)),
         rerank_top_n=cfg.rerank.top_n,
         rerank_keep=cfg.rerank.keep,
     )

@@ -146,7 +146,13 @@ if TYPE_CHECKING:
     from .retrieval.signals.bm25 import (
         Bm25Index,
     )
+    from .retrieval.signals.dense import (
+        DenseParams,
+    )
     from .retrieval.signals.graph import adjacency as link_adjacency
+    from .retrieval.signals.ivf import (
+        IvfParams,
+    )
     from .retrieval.text import (
         content_terms,
         tokenize,
@@ -211,6 +217,8 @@ _LAZY: dict[str, tuple[str, str]] = {  # public name -> (module, attribute)
     "SchemaTooNew": (".errors", "SchemaTooNew"),
     "Scored": (".retrieval.hits", "Scored"),
     "SearchEngine": (".retrieval.pipeline", "SearchEngine"),
+    "DenseParams": (".retrieval.signals.dense", "DenseParams"),
+    "IvfParams": (".retrieval.signals.ivf", "IvfParams"),
     "SearchParams": (".retrieval.pipeline", "SearchParams"),
     "SearchResult": (".retrieval.hits", "SearchResult"),
     "SessionLocks": (".learning.liveness", "SessionLocks"),
@@ -282,6 +290,7 @@ __all__ = [
     "ConversationFormatError",
     "Corpus",
     "CrossEncoder",
+    "DenseParams",
     "Edit",
     "EditConflict",
     "EditRefused",
@@ -291,6 +300,7 @@ __all__ = [
     "Hit",
     "IndexUnusable",
     "IngestReport",
+    "IvfParams",
     "Learned",
     "LearnedState",
     "LearningParams",

@@ -13,6 +13,18 @@ def test_defaults_are_the_engines() -> None:
     section, params = SearchSection(), SearchParams()
     assert section.cooccurrence == params.beta
     assert section.rrf_k == params.rrf_k and section.max_note_units == params.max_note_units
+    assert section.push_above == params.push_above
+    assert section.dense_approx_above == params.dense.approx_above
+    assert section.dense_nprobe == params.dense.ivf.nprobe
+
+
+def test_scale_switches_are_configurable(tmp_path: Path) -> None:
+    (tmp_path / "rmh.toml").write_text(
+        "[search]\npush_above = 0\ndense_approx_above = 1000\ndense_nprobe = 8\n",
+        encoding="utf-8")
+    params = search_params(load(vault=str(tmp_path), env={}))
+    assert params.push_above == 0
+    assert params.dense.approx_above == 1000 and params.dense.ivf.nprobe == 8
 
 
 def test_cooccurrence_weight_is_configurable(tmp_path: Path) -> None:
