@@ -122,6 +122,7 @@ if TYPE_CHECKING:
         Encoder,
         MemoryEmbeddingCache,
         MiniLmEncoder,
+        embedding_key,
     )
     from .retrieval.fusion import (
         fuse,
@@ -145,6 +146,9 @@ if TYPE_CHECKING:
     )
     from .retrieval.signals.bm25 import (
         Bm25Index,
+    )
+    from .retrieval.signals.dense import (
+        corpus_chunks,
     )
     from .retrieval.signals.graph import adjacency as link_adjacency
     from .retrieval.text import (
@@ -230,7 +234,9 @@ _LAZY: dict[str, tuple[str, str]] = {  # public name -> (module, attribute)
     "context_from_items": (".conversation.context", "context_from_items"),
     "conversation_from_corpus": (".conversation", "conversation_from_corpus"),
     "conversation_stability": (".conversation", "conversation_stability"),
+    "corpus_chunks": (".retrieval.signals.dense", "corpus_chunks"),
     "demoted_text": (".conversation", "demoted_text"),
+    "embedding_key": (".retrieval.encoders", "embedding_key"),
     "examination_probability": (".learning.usage", "examination_probability"),
     "extract_statements": (".conversation.statements", "extract_statements"),
     "fact_sentence": (".conversation.facts", "sentence"),
@@ -337,7 +343,9 @@ __all__ = [
     "context_from_items",
     "conversation_from_corpus",
     "conversation_stability",
+    "corpus_chunks",
     "demoted_text",
+    "embedding_key",
     "examination_probability",
     "extract_statements",
     "fact_sentence",
