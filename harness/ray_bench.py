@@ -35,7 +35,7 @@ from vault import (
 )
 
 from .commands.output import CommandFailed
-from .ray_jobs import cluster, ray_module
+from .ray_jobs import cluster, ray_module, worker_error
 
 
 @dataclass(frozen=True)
@@ -110,7 +110,11 @@ def run_on_ray(
                                     seed)] = i
             ready, _ = ray.wait(list(pending), num_returns=1)
             i = pending.pop(ready[0])
-            rows, lat, fresh, theirs = ray.get(ready[0])
+            try:
+                rows, lat, fresh, theirs = ray.get(ready[0])
+            except ray.exceptions.RayError as exc:
+                raise CommandFailed(f"haystack {i + 1} failed on Ray: {worker_error(exc)}"
+                                    ) from exc
             if theirs != encoder.fingerprint:
                 raise CommandFailed(
                     f"a Ray worker's embedder differs from this one ({theirs[:12]} vs "

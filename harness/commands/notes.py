@@ -247,9 +247,9 @@ def register(sub: Any) -> None:
     p = add("index", cmd_index, "bring the index up to date (embeddings included)")
     p.add_argument("--no-dense", action="store_true", help="skip the ONNX embedder")
     p.add_argument("--ray", default=None, metavar="ADDRESS",
-                   help="embed the missing chunks on a Ray cluster first: 'local' (a cluster "
-                   "in this process), 'auto' (RAY_ADDRESS or this machine's) or "
-                   "ray://HOST:10001; needs `pip install 'rmh[ray]'`")
+                   help="embed the missing chunks on a Ray cluster first: 'local' (a new "
+                   "one on this machine, for this run), 'auto' (RAY_ADDRESS, else the one "
+                   "`ray start` runs here) or ray://HOST:10001; needs `pip install 'rmh[ray]'`")
     p.add_argument("--ray-workers", type=positive_int, default=None, metavar="N",
                    help="embedding actors on Ray (default: the cluster's CPUs; 'local': "
                    "this machine's cores)")

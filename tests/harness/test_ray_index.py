@@ -37,7 +37,7 @@ def ray_cluster() -> Iterator[Any]:
         if os.environ.get(REQUIRE) == "1":
             pytest.fail(f"the Ray tests are required ({REQUIRE}=1) but ray is missing: {exc}")
         pytest.skip("the ray extra is not installed (pip install -e '.[ray]')")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield ray
     ray.shutdown()
 
