@@ -59,12 +59,13 @@ def cluster(address: str, workers: int | None) -> Iterator[int]:
     ray = ray_module()
     started = not ray.is_initialized()
     if started:
-        quiet = {"include_dashboard": False, "logging_level": "warning", "log_to_driver": False}
+        quiet = {"logging_level": "warning", "log_to_driver": False}
         try:
             if address == LOCAL:
                 # "local" to Ray too: a new cluster, never one RAY_ADDRESS or a `ray start`
                 # on this machine points at
-                ray.init(address=LOCAL, num_cpus=workers or os.cpu_count() or 1, **quiet)
+                ray.init(address=LOCAL, num_cpus=workers or os.cpu_count() or 1,
+                         include_dashboard=False, **quiet)
             else:
                 ray.init(address=address, **quiet)
         except (ConnectionError, RuntimeError, ValueError) as exc:
