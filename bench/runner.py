@@ -62,9 +62,16 @@ class QueryMemoEncoder:
 
 
 @dataclass
-class _Rows:
+class Rows:
+    """Per-question metric rows by method, and each question's category, in question order."""
+
     per_method: dict[str, list[dict[str, float]]]
     categories: list[str]
+
+    def extend(self, other: Rows) -> None:
+        for method, rows in other.per_method.items():
+            self.per_method[method].extend(rows)
+        self.categories.extend(other.categories)
 
 
 def _top(scores: npt.NDArray[np.float64], eligible: npt.NDArray[np.bool_]) -> list[int]:
@@ -83,6 +90,68 @@ def _plain_rrf(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64],
     return out
 
 
+def methods_of(ablate: bool) -> list[str]:
+    return [*BASELINES, "full"] + ([f"-{s}" for s in ABLATE] if ablate else [])
+
+
+def quotas(haystacks: Sequence[Haystack], limit: int | None) -> list[int]:
+    """How many of each haystack's questions a run asks: all, or the first `limit` overall."""
+    out: list[int] = []
+    left = limit
+    for hay in haystacks:
+        take = len(hay.questions) if left is None else min(len(hay.questions), left)
+        out.append(take)
+        left = None if left is None else left - take
+    return out
+
+
+def score_haystack(
+    hay: Haystack, engine: SearchEngine, quota: int, ablate: bool = False
+) -> tuple[Rows, list[float]]:
+    """The metric rows of the first `quota` questions of one haystack, and the latencies of
+    all but the first query (which also builds the haystack's index)."""
+    methods = methods_of(ablate)
+    rows = Rows({m: [] for m in methods}, [])
+    lat: list[float] = []
+    siblings = {}
+    for qi, q in enumerate(hay.questions[:quota]):
+        t = time.perf_counter()
+        s = engine.score(hay.corpus, q.text)
+        if qi > 0:
+            lat.append(time.perf_counter() - t)
+        el = s.eligible
+        rank = {
+            "bm25": _top(s.signals["bm25"], el),
+            "dense": _top(s.signals["dense"], el),
+            "rrf": _top(_plain_rrf(s.signals["bm25"], s.signals["dense"], el,
+                                   engine.params.rrf_k), el),
+        }
+        if engine.reranker is not None:
+            res = engine.search(hay.corpus, q.text, DEPTH)
+            rank["full"] = [hay.corpus.position(h.id) for h in res.hits]
+        else:
+            rank["full"] = _top(s.final, el)
+        if ablate:
+            for sig in ABLATE:
+                if sig not in siblings:
+                    w = {**engine.params.weights, sig: 0.0}
+                    siblings[sig] = engine.with_params(replace(engine.params, weights=w))
+                a = siblings[sig].score(hay.corpus, q.text)
+                rank[f"-{sig}"] = _top(a.final, a.eligible)
+        for m in methods:
+            rows.per_method[m].append(question_metrics(rank[m], q.evidence))
+        rows.categories.append(q.category)
+    return rows, lat
+
+
+def timing_of(seconds: float, lat: Sequence[float]) -> dict[str, float]:
+    return {
+        "seconds": seconds,
+        "query_p50_ms": float(np.percentile(lat, 50) * 1000) if lat else 0.0,
+        "query_p95_ms": float(np.percentile(lat, 95) * 1000) if lat else 0.0,
+    }
+
+
 def run(
     haystacks: Iterable[Haystack],
     engine: SearchEngine,
@@ -90,62 +159,30 @@ def run(
     limit: int | None = None,
     ablate: bool = False,
     progress: TextIO | None = sys.stderr,
-) -> tuple[_Rows, dict[str, float]]:
+) -> tuple[Rows, dict[str, float]]:
     """Score every question; returns per-question metric rows per method and timings."""
-    methods = [*BASELINES, "full"] + ([f"-{s}" for s in ABLATE] if ablate else [])
-    rows = _Rows({m: [] for m in methods}, [])
+    rows = Rows({m: [] for m in methods_of(ablate)}, [])
     t0 = time.perf_counter()
     lat: list[float] = []
     done = 0
     for hi, hay in enumerate(haystacks):
         if limit is not None and done >= limit:
             break
-        siblings = {}
-        for qi, q in enumerate(hay.questions):
-            if limit is not None and done >= limit:
-                break
-            t = time.perf_counter()
-            s = engine.score(hay.corpus, q.text)
-            if qi > 0:  # the first query of a haystack also builds its index
-                lat.append(time.perf_counter() - t)
-            el = s.eligible
-            rank = {
-                "bm25": _top(s.signals["bm25"], el),
-                "dense": _top(s.signals["dense"], el),
-                "rrf": _top(_plain_rrf(s.signals["bm25"], s.signals["dense"], el,
-                                       engine.params.rrf_k), el),
-            }
-            if engine.reranker is not None:
-                res = engine.search(hay.corpus, q.text, DEPTH)
-                rank["full"] = [hay.corpus.position(h.id) for h in res.hits]
-            else:
-                rank["full"] = _top(s.final, el)
-            if ablate:
-                for sig in ABLATE:
-                    if sig not in siblings:
-                        w = {**engine.params.weights, sig: 0.0}
-                        siblings[sig] = engine.with_params(replace(engine.params, weights=w))
-                    a = siblings[sig].score(hay.corpus, q.text)
-                    rank[f"-{sig}"] = _top(a.final, a.eligible)
-            for m in methods:
-                rows.per_method[m].append(question_metrics(rank[m], q.evidence))
-            rows.categories.append(q.category)
-            done += 1
+        quota = quotas([hay], None if limit is None else limit - done)[0]
+        part, part_lat = score_haystack(hay, engine, quota, ablate)
+        rows.extend(part)
+        lat.extend(part_lat)
+        done += quota
         if progress is not None:
             full = np.mean([r["recall@10"] for r in rows.per_method["full"]]) if done else 0.0
             print(f"\r  haystack {hi + 1}: {done} questions, full recall@10 {full:.3f}, "
                   f"{time.perf_counter() - t0:.0f}s", end="", file=progress, flush=True)
     if progress is not None:
         print(file=progress)
-    timing = {
-        "seconds": time.perf_counter() - t0,
-        "query_p50_ms": float(np.percentile(lat, 50) * 1000) if lat else 0.0,
-        "query_p95_ms": float(np.percentile(lat, 95) * 1000) if lat else 0.0,
-    }
-    return rows, timing
+    return rows, timing_of(time.perf_counter() - t0, lat)
 
 
-def summarize(rows: _Rows, headline: str, category_names: Mapping[str, str] | None = None
+def summarize(rows: Rows, headline: str, category_names: Mapping[str, str] | None = None
               ) -> dict[str, Any]:
     """methods / by_category / ci / ablation, as `rmh bench --json` prints them."""
     methods = {m: mean_metrics(r) for m, r in rows.per_method.items()}

@@ -46,3 +46,15 @@ def test_runtime_dependencies_are_used_and_test_only_ones_are_dev() -> None:
     assert "landlock" not in shipped and "jsonrpcserver" not in shipped
     assert "rank_bm25" not in shipped and "rank-bm25" in dev
     assert "rank_bm25" in _imports("tests")
+
+
+def test_ray_is_an_optional_extra_outside_the_core() -> None:
+    """Ray (issue 17) stays out of the runtime dependencies and out of vault/: only the
+    harness modules behind `--ray` reach it, and only when the flag is given."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
+    assert "ray" not in _names(project["dependencies"])
+    assert _names(project["optional-dependencies"]["ray"]) == ["ray"]
+    assert "ray" not in _imports("vault") and "pyarrow" not in _imports("vault")
+    for path in (ROOT / "harness").rglob("*.py"):
+        text = path.read_text("utf-8")
+        assert "import ray" not in text and "from ray" not in text, path  # lazily, by name

@@ -122,6 +122,7 @@ if TYPE_CHECKING:
         Encoder,
         MemoryEmbeddingCache,
         MiniLmEncoder,
+        embedding_key,
     )
     from .retrieval.fusion import (
         fuse,
@@ -148,6 +149,7 @@ if TYPE_CHECKING:
     )
     from .retrieval.signals.dense import (
         DenseParams,
+        corpus_chunks,
     )
     from .retrieval.signals.graph import adjacency as link_adjacency
     from .retrieval.signals.ivf import (
@@ -238,7 +240,9 @@ _LAZY: dict[str, tuple[str, str]] = {  # public name -> (module, attribute)
     "context_from_items": (".conversation.context", "context_from_items"),
     "conversation_from_corpus": (".conversation", "conversation_from_corpus"),
     "conversation_stability": (".conversation", "conversation_stability"),
+    "corpus_chunks": (".retrieval.signals.dense", "corpus_chunks"),
     "demoted_text": (".conversation", "demoted_text"),
+    "embedding_key": (".retrieval.encoders", "embedding_key"),
     "examination_probability": (".learning.usage", "examination_probability"),
     "extract_statements": (".conversation.statements", "extract_statements"),
     "fact_sentence": (".conversation.facts", "sentence"),
@@ -347,7 +351,9 @@ __all__ = [
     "context_from_items",
     "conversation_from_corpus",
     "conversation_stability",
+    "corpus_chunks",
     "demoted_text",
+    "embedding_key",
     "examination_probability",
     "extract_statements",
     "fact_sentence",

@@ -29,6 +29,7 @@ from bench import (
 )
 from vault import MiniLmEncoder, OnnxCrossEncoder, SearchEngine, SearchParams
 
+from .notes import positive_int
 from .output import fail
 
 SETUP = ("in-memory Corpus per conversation/haystack, scored by the SearchEngine the Vault uses; "
@@ -67,7 +68,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
         headline, names = "recall_all@5", None
         title = f"LongMemEval-S ({args.granularity} level)"
     print(f"rmh bench {args.benchmark}: {data}", file=sys.stderr)
-    rows, timing = run(haystacks, engine, limit=args.limit, ablate=args.ablate)
+    if args.ray is not None:  # the haystacks as Ray tasks (harness/ray_bench.py)
+        from harness.ray_bench import BenchSpec, run_on_ray
+
+        spec = BenchSpec(params, threads=args.threads, rerank=args.rerank, ablate=args.ablate)
+        rows, timing = run_on_ray(list(haystacks), spec, encoder, cache, args.ray,
+                                  args.ray_workers, limit=args.limit)
+    else:
+        rows, timing = run(haystacks, engine, limit=args.limit, ablate=args.ablate)
     cache.close()
     report: dict[str, Any] = {
         "title": title,
@@ -104,4 +112,9 @@ def register(sub: Any) -> None:
                    help="cross-encoder folder (model.onnx, tokenizer.json)")
     p.add_argument("--cache", metavar="FILE", help="embedding cache (default bench/out/)")
     p.add_argument("--threads", type=int, default=1, help="onnxruntime intra-op threads")
+    p.add_argument("--ray", default=None, metavar="ADDRESS",
+                   help="run the haystacks as Ray tasks: 'local', 'auto' or ray://HOST:10001 "
+                   "(needs `pip install 'rmh[ray]'`); the report is the local one but timing")
+    p.add_argument("--ray-workers", type=positive_int, default=None, metavar="N",
+                   help="haystacks at a time on Ray (default: the cluster's CPUs)")
     p.set_defaults(func=cmd_bench)

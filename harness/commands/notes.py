@@ -39,14 +39,27 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
+    """Sync and embed; with --ray the missing embeddings are made on a Ray cluster first
+    (harness/ray_jobs.py), so the local embedding step finds everything cached."""
+    if args.ray is not None and args.no_dense:
+        raise CommandFailed("--ray embeds chunks; it cannot go with --no-dense")
     with configured_vault(args, dense=not args.no_dense) as v:
         report = v.sync()
-        prepared = v.engine.prepare(v.corpus(), progress=Progress())
-        counts = v.index.counts()
-        emit(args, {"sync": report.to_json(), "counts": counts, "prepared": prepared},
+        doc: dict[str, Any] = {"sync": report.to_json()}
+        encoder, cache = v.engine.encoder, v.engine.cache
+        if args.ray is not None and encoder is not None and cache is not None:
+            from harness.ray_jobs import index_on_ray
+
+            params = (v.engine.params.max_tokens, v.engine.params.max_note_units)
+            doc["ray"] = index_on_ray(v.corpus(), encoder, cache, params, args.ray,
+                                      args.ray_workers, Progress())
+        doc["prepared"] = v.engine.prepare(v.corpus(), progress=Progress())
+        counts = doc["counts"] = v.index.counts()
+        on_ray = f"; {doc['ray']['embedded']} chunks embedded on Ray" if "ray" in doc else ""
+        emit(args, doc,
              f"indexed {counts['notes']} notes (+{len(report.added)} ~{len(report.updated)} "
              f"-{len(report.removed)} renamed {len(report.renamed)}); "
-             f"skipped {len(report.skipped)}")
+             f"skipped {len(report.skipped)}{on_ray}")
     return 0
 
 
@@ -233,6 +246,13 @@ def register(sub: Any) -> None:
                    help="skip embeddings (the ONNX embedder); `rmh index` fills them later")
     p = add("index", cmd_index, "bring the index up to date (embeddings included)")
     p.add_argument("--no-dense", action="store_true", help="skip the ONNX embedder")
+    p.add_argument("--ray", default=None, metavar="ADDRESS",
+                   help="embed the missing chunks on a Ray cluster first: 'local' (a new "
+                   "one on this machine, for this run), 'auto' (RAY_ADDRESS, else the one "
+                   "`ray start` runs here) or ray://HOST:10001; needs `pip install 'rmh[ray]'`")
+    p.add_argument("--ray-workers", type=positive_int, default=None, metavar="N",
+                   help="embedding actors on Ray (default: the cluster's CPUs; 'local': "
+                   "this machine's cores)")
     p = add("search", cmd_search, "hybrid search over the vault")
     p.add_argument("query", type=query_text)
     p.add_argument("-k", type=positive_int, default=None,
