@@ -7,6 +7,7 @@ inside `vault` stays a pure function of its inputs.
 from __future__ import annotations
 
 import functools
+import logging
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -15,16 +16,21 @@ from typing import Any
 from vault import (
     LEDGER_FILE,
     SESSIONS_DIR,
+    EmbeddingCache,
     Ledger,
     MiniLmEncoder,
     OnnxCrossEncoder,
     SearchEngine,
     SearchParams,
     SessionLocks,
+    SharedEmbeddingCache,
+    TieredEmbeddingCache,
     Vault,
 )
 
 from .config import Config, load
+
+log = logging.getLogger("rmh.embed")
 
 
 def search_params(cfg: Config) -> SearchParams:
@@ -51,6 +57,22 @@ def shared_encoder() -> MiniLmEncoder:
     return MiniLmEncoder()
 
 
+@functools.cache
+def shared_embedding_cache(path: str) -> SharedEmbeddingCache:
+    """The process's one handle on the user-level embedding cache at `path` (it opens a
+    connection per operation, so holding it costs nothing); its first failure is logged once
+    (stderr when logging is not configured) and turns it off."""
+    return SharedEmbeddingCache(Path(path), on_error=log.warning)
+
+
+def embedding_cache(cfg: Config, vault: Vault) -> EmbeddingCache:
+    """Where the vault's chunk embeddings are read and written: its own index, then (unless
+    [embed] shared_cache is "") the user-level cache shared by every vault."""
+    if not cfg.embed.shared_cache:
+        return vault.index
+    return TieredEmbeddingCache(vault.index, shared_embedding_cache(cfg.embed.shared_cache))
+
+
 def open_vault(
     cfg: Config, *, dense: bool = True, create: bool = False, learning: bool = True
 ) -> Vault:
@@ -64,7 +86,7 @@ def open_vault(
     encoder = shared_encoder() if dense else None
     reranker = OnnxCrossEncoder.load(Path(cfg.rerank.model_dir)) if cfg.rerank.model_dir else None
     vault.engine = SearchEngine(
-        search_params(cfg), encoder=encoder, reranker=reranker, cache=vault.index
+        search_params(cfg), encoder=encoder, reranker=reranker, cache=embedding_cache(cfg, vault)
     )
     if learning:
         vault.usage = open_ledger(vault)

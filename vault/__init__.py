@@ -154,6 +154,10 @@ if TYPE_CHECKING:
     from .storage.corpus import (
         Corpus,
     )
+    from .storage.embeddings import (
+        SharedEmbeddingCache,
+        TieredEmbeddingCache,
+    )
     from .storage.sync import (
         SyncReport,
     )
@@ -214,8 +218,10 @@ _LAZY: dict[str, tuple[str, str]] = {  # public name -> (module, attribute)
     "SearchParams": (".retrieval.pipeline", "SearchParams"),
     "SearchResult": (".retrieval.hits", "SearchResult"),
     "SessionLocks": (".learning.liveness", "SessionLocks"),
+    "SharedEmbeddingCache": (".storage.embeddings", "SharedEmbeddingCache"),
     "Stability": (".conversation", "Stability"),
     "SyncReport": (".storage.sync", "SyncReport"),
+    "TieredEmbeddingCache": (".storage.embeddings", "TieredEmbeddingCache"),
     "UsageRecorder": (".learning.usage", "UsageRecorder"),
     "Vault": (".core", "Vault"),
     "VaultError": (".errors", "VaultError"),
@@ -321,8 +327,10 @@ __all__ = [
     "SearchParams",
     "SearchResult",
     "SessionLocks",
+    "SharedEmbeddingCache",
     "Stability",
     "SyncReport",
+    "TieredEmbeddingCache",
     "UsageRecorder",
     "Vault",
     "VaultError",
