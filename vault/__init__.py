@@ -146,6 +146,9 @@ if TYPE_CHECKING:
     from .retrieval.signals.bm25 import (
         Bm25Index,
     )
+    from .retrieval.signals.dense import (
+        corpus_chunks,
+    )
     from .retrieval.signals.graph import adjacency as link_adjacency
     from .retrieval.text import (
         content_terms,
@@ -234,6 +237,7 @@ _LAZY: dict[str, tuple[str, str]] = {  # public name -> (module, attribute)
     "content_hash": (".notes.edits", "content_hash"),
     "content_terms": (".retrieval.text", "content_terms"),
     "context_from_items": (".conversation.context", "context_from_items"),
+    "corpus_chunks": (".retrieval.signals.dense", "corpus_chunks"),
     "conversation_from_corpus": (".conversation", "conversation_from_corpus"),
     "conversation_stability": (".conversation", "conversation_stability"),
     "demoted_text": (".conversation", "demoted_text"),
@@ -343,6 +347,7 @@ __all__ = [
     "content_hash",
     "content_terms",
     "context_from_items",
+    "corpus_chunks",
     "conversation_from_corpus",
     "conversation_stability",
     "demoted_text",
