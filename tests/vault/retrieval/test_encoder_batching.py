@@ -147,13 +147,13 @@ class RecordingEncoder:
         return encoder().encode(texts)
 
 
-def test_encode_cached_hands_over_missing_texts_by_length_then_key() -> None:
+def test_encode_cached_hands_over_missing_texts_by_characters_then_key() -> None:
     texts = [*LONG, TARGET, *SHORT, *same_length_texts(3)]
     one, two = RecordingEncoder(), RecordingEncoder()
     a = encode_cached(one, texts, MemoryEmbeddingCache())
     b = encode_cached(two, texts[::-1], MemoryEmbeddingCache())
     assert one.calls == two.calls  # the caller's order does not change what is embedded how
     handed = [t for call in one.calls for t in call]
-    want = sorted(set(texts), key=lambda t: (encoder().count_tokens(t), embedding_key(t)))
+    want = sorted(set(texts), key=lambda t: (len(t), embedding_key(t)))
     assert handed == want
     assert np.array_equal(a, b[::-1])
