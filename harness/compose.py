@@ -7,6 +7,7 @@ inside `vault` stays a pure function of its inputs.
 from __future__ import annotations
 
 import functools
+import logging
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -16,6 +17,7 @@ from vault import (
     LEDGER_FILE,
     SESSIONS_DIR,
     DenseParams,
+    EmbeddingCache,
     IvfParams,
     Ledger,
     MiniLmEncoder,
@@ -23,10 +25,14 @@ from vault import (
     SearchEngine,
     SearchParams,
     SessionLocks,
+    SharedEmbeddingCache,
+    TieredEmbeddingCache,
     Vault,
 )
 
 from .config import Config, load
+
+log = logging.getLogger("rmh.embed")
 
 
 def search_params(cfg: Config) -> SearchParams:
@@ -56,6 +62,22 @@ def shared_encoder() -> MiniLmEncoder:
     return MiniLmEncoder()
 
 
+@functools.cache
+def shared_embedding_cache(path: str) -> SharedEmbeddingCache:
+    """The process's one handle on the user-level embedding cache at `path` (it opens a
+    connection per operation, so holding it costs nothing); its first failure is logged once
+    (stderr when logging is not configured) and turns it off."""
+    return SharedEmbeddingCache(Path(path), on_error=log.warning)
+
+
+def embedding_cache(cfg: Config, vault: Vault) -> EmbeddingCache:
+    """Where the vault's chunk embeddings are read and written: its own index, then (unless
+    [embed] shared_cache is "") the user-level cache shared by every vault."""
+    if not cfg.embed.shared_cache:
+        return vault.index
+    return TieredEmbeddingCache(vault.index, shared_embedding_cache(cfg.embed.shared_cache))
+
+
 def open_vault(
     cfg: Config, *, dense: bool = True, create: bool = False, learning: bool = True
 ) -> Vault:
@@ -69,7 +91,7 @@ def open_vault(
     encoder = shared_encoder() if dense else None
     reranker = OnnxCrossEncoder.load(Path(cfg.rerank.model_dir)) if cfg.rerank.model_dir else None
     vault.engine = SearchEngine(
-        search_params(cfg), encoder=encoder, reranker=reranker, cache=vault.index
+        search_params(cfg), encoder=encoder, reranker=reranker, cache=embedding_cache(cfg, vault)
     )
     if learning:
         vault.usage = open_ledger(vault)

@@ -83,6 +83,17 @@ class SandboxSection:
 
 
 @dataclass(frozen=True)
+class EmbedSection:
+    """Embedding: `shared_cache` is the user-level embedding cache file shared by every vault
+    (vault.SharedEmbeddingCache), consulted after a vault's own cache and filled with it.
+    `load` defaults it to $XDG_CACHE_HOME/rmh/embeddings.sqlite (else
+    ~/.cache/rmh/embeddings.sqlite); $RMH_EMBED_CACHE overrides; "" turns it off (also the
+    default when neither XDG_CACHE_HOME nor HOME is set)."""
+
+    shared_cache: str = ""
+
+
+@dataclass(frozen=True)
 class Config:
     """Everything rmh reads from outside, in one frozen value."""
 
@@ -91,6 +102,7 @@ class Config:
     rerank: RerankSection = field(default_factory=RerankSection)
     llm: LlmSection = field(default_factory=LlmSection)
     sandbox: SandboxSection = field(default_factory=SandboxSection)
+    embed: EmbedSection = field(default_factory=EmbedSection)
 
     def require_vault(self) -> Path:
         """The vault folder, or a ConfigError saying how to name one."""
@@ -104,6 +116,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "rerank": RerankSection,
     "llm": LlmSection,
     "sandbox": SandboxSection,
+    "embed": EmbedSection,
 }
 
 # Environment variable -> (section, key). Documented in README.md.
@@ -113,6 +126,28 @@ _ENV: dict[str, tuple[str, str]] = {
     "RMH_MODEL": ("llm", "model"),
     "RMH_RERANK_MODEL": ("rerank", "model_dir"),
 }
+# Set even to "" (which turns the shared cache off), these override rmh.toml.
+_ENV_EVEN_EMPTY: dict[str, tuple[str, str]] = {
+    "RMH_EMBED_CACHE": ("embed", "shared_cache"),
+}
+
+
+def default_shared_cache(environ: Mapping[str, str]) -> str:
+    """$XDG_CACHE_HOME/rmh/embeddings.sqlite, else $HOME/.cache/rmh/embeddings.sqlite, else ""
+    (off). Read from `environ` only, so `load(env={})` never reaches the real home."""
+    if environ.get("XDG_CACHE_HOME"):
+        return str(Path(environ["XDG_CACHE_HOME"]) / "rmh" / "embeddings.sqlite")
+    if environ.get("HOME"):
+        return str(Path(environ["HOME"]) / ".cache" / "rmh" / "embeddings.sqlite")
+    return ""
+
+
+def _expand_home(value: str, environ: Mapping[str, str]) -> str:
+    """A leading `~/` replaced by $HOME from `environ` (left as it is without one)."""
+    if value == "~" or value.startswith("~/"):
+        home = environ.get("HOME", "")
+        return home + value[1:] if home else value
+    return value
 
 
 def _section(name: str, cls: type[Any], raw: Mapping[str, Any]) -> Any:
@@ -180,5 +215,13 @@ def load(
     for var, (section, key) in _ENV.items():
         if environ.get(var):
             merged[section][key] = environ[var]
+    for var, (section, key) in _ENV_EVEN_EMPTY.items():
+        if var in environ:
+            merged[section][key] = environ[var]
+    embed = merged["embed"]
+    if "shared_cache" not in embed:
+        embed["shared_cache"] = default_shared_cache(environ)
+    elif isinstance(embed["shared_cache"], str):
+        embed["shared_cache"] = _expand_home(embed["shared_cache"], environ)
     built = {name: _section(name, cls, merged[name]) for name, cls in _SECTIONS.items()}
     return Config(vault=vault_path, **built)

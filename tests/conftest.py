@@ -3,14 +3,29 @@
 Under CI (`CI=true`, as `.ci/run` is started) hypothesis runs derandomized: the same examples on
 every run, so a landing never depends on luck. Locally it explores with fresh random seeds,
 which is how new edge cases get found (and then pinned as plain tests).
+
+No test writes to the real home: the user-level embedding cache (harness/config.py [embed]
+shared_cache) is pointed at a file in the test's own tmp folder through $RMH_EMBED_CACHE, and
+$XDG_CACHE_HOME at a folder beside it; subprocesses inherit both (tests that build a child's
+environment from scratch pass them on).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from pathlib import Path
 
+import pytest
 from hypothesis import settings
 
 settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
 if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
     settings.load_profile("ci")
+
+
+@pytest.fixture(autouse=True)
+def _no_real_home_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv("RMH_EMBED_CACHE", str(tmp_path / "rmh-cache" / "embeddings.sqlite"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+    yield

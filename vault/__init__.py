@@ -162,6 +162,10 @@ if TYPE_CHECKING:
     from .storage.corpus import (
         Corpus,
     )
+    from .storage.embeddings import (
+        SharedEmbeddingCache,
+        TieredEmbeddingCache,
+    )
     from .storage.sync import (
         SyncReport,
     )
@@ -224,8 +228,10 @@ _LAZY: dict[str, tuple[str, str]] = {  # public name -> (module, attribute)
     "SearchParams": (".retrieval.pipeline", "SearchParams"),
     "SearchResult": (".retrieval.hits", "SearchResult"),
     "SessionLocks": (".learning.liveness", "SessionLocks"),
+    "SharedEmbeddingCache": (".storage.embeddings", "SharedEmbeddingCache"),
     "Stability": (".conversation", "Stability"),
     "SyncReport": (".storage.sync", "SyncReport"),
+    "TieredEmbeddingCache": (".storage.embeddings", "TieredEmbeddingCache"),
     "UsageRecorder": (".learning.usage", "UsageRecorder"),
     "Vault": (".core", "Vault"),
     "VaultError": (".errors", "VaultError"),
@@ -238,9 +244,9 @@ _LAZY: dict[str, tuple[str, str]] = {  # public name -> (module, attribute)
     "content_hash": (".notes.edits", "content_hash"),
     "content_terms": (".retrieval.text", "content_terms"),
     "context_from_items": (".conversation.context", "context_from_items"),
+    "corpus_chunks": (".retrieval.signals.dense", "corpus_chunks"),
     "conversation_from_corpus": (".conversation", "conversation_from_corpus"),
     "conversation_stability": (".conversation", "conversation_stability"),
-    "corpus_chunks": (".retrieval.signals.dense", "corpus_chunks"),
     "demoted_text": (".conversation", "demoted_text"),
     "embedding_key": (".retrieval.encoders", "embedding_key"),
     "examination_probability": (".learning.usage", "examination_probability"),
@@ -335,8 +341,10 @@ __all__ = [
     "SearchParams",
     "SearchResult",
     "SessionLocks",
+    "SharedEmbeddingCache",
     "Stability",
     "SyncReport",
+    "TieredEmbeddingCache",
     "UsageRecorder",
     "Vault",
     "VaultError",

@@ -13,7 +13,7 @@ from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.types import CallToolResult, TextContent
 
-from .test_server_e2e import make_vault
+from .test_server_e2e import CHILD_ENV, make_vault
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -29,7 +29,7 @@ def text(result: CallToolResult) -> str:
 
 
 def server_params(vault: Path) -> StdioServerParameters:
-    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")}
+    env = {k: v for k, v in os.environ.items() if k in CHILD_ENV}
     env["PYTHONPATH"] = str(REPO)
     return StdioServerParameters(
         command=sys.executable,

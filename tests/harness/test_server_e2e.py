@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+# the test-isolated cache paths (tests/conftest.py) travel with the child
+CHILD_ENV = ("PATH", "HOME", "LANG", "TMPDIR", "RMH_EMBED_CACHE", "XDG_CACHE_HOME")
 
 pytestmark = pytest.mark.slow
 
@@ -38,7 +40,7 @@ class Server:
 
     def __init__(self, vault: Path, tmp: Path, *extra: str,
                  env_extra: dict[str, str] | None = None) -> None:
-        env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")}
+        env = {k: v for k, v in os.environ.items() if k in CHILD_ENV}
         env["PYTHONPATH"] = str(REPO)
         env.update(env_extra or {})
         self.stderr_path = tmp / "stderr.log"

@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import IndexUnusable
+from .embeddings import insert_embeddings, select_embeddings
 from .migrations import migrate
 
 BUSY_TIMEOUT_MS = 5000
@@ -326,30 +327,12 @@ class Index:
         self, model_fp: str, keys: Sequence[str]
     ) -> dict[str, npt.NDArray[np.float32]]:
         """Cached float32 vectors for the keys present (keys: sha256 of the chunk text)."""
-        out: dict[str, npt.NDArray[np.float32]] = {}
-        unique = sorted(set(keys))
-        for start in range(0, len(unique), 500):
-            part = unique[start : start + 500]
-            marks = ",".join("?" * len(part))
-            for key, dim, blob in self._conn.execute(
-                f"SELECT key, dim, vec FROM embeddings WHERE model = ? AND key IN ({marks})",
-                (model_fp, *part),
-            ):
-                vec = np.frombuffer(blob, dtype=np.float32)
-                if vec.shape == (dim,):
-                    out[key] = vec
-        return out
+        return select_embeddings(self._conn, model_fp, keys)
 
     def put_embeddings(self, model_fp: str, items: Mapping[str, npt.NDArray[np.float32]]) -> None:
         """Store vectors (float32) for chunk keys under a model fingerprint."""
         with self.atomic():
-            self._conn.executemany(
-                "INSERT OR REPLACE INTO embeddings(model, key, dim, vec) VALUES (?,?,?,?)",
-                [
-                    (model_fp, k, int(v.shape[0]), np.ascontiguousarray(v, np.float32).tobytes())
-                    for k, v in sorted(items.items())
-                ],
-            )
+            insert_embeddings(self._conn, model_fp, items)
 
     def counts(self) -> dict[str, int]:
         """Row counts for status reports."""

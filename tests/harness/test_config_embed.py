@@ -1,0 +1,66 @@
+"""[embed] shared_cache: where the user-level embedding cache lives (default under
+$XDG_CACHE_HOME or ~/.cache), $RMH_EMBED_CACHE over rmh.toml, "" turns it off; open_vault
+wires it behind the vault's own cache."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.compose import embedding_cache, open_vault
+from harness.config import ConfigError, EmbedSection, load
+from vault import SharedEmbeddingCache, TieredEmbeddingCache, Vault
+
+
+def test_default_is_under_xdg_cache_home_then_home() -> None:
+    assert load(env={"XDG_CACHE_HOME": "/x/cache", "HOME": "/h"}).embed.shared_cache == (
+        "/x/cache/rmh/embeddings.sqlite")
+    assert load(env={"HOME": "/h"}).embed.shared_cache == "/h/.cache/rmh/embeddings.sqlite"
+    # no home in the environment given: off (load never looks past the mapping it is given)
+    assert load(env={}).embed.shared_cache == ""
+    assert EmbedSection().shared_cache == ""
+
+
+def test_rmh_toml_names_it_and_the_environment_overrides(tmp_path: Path) -> None:
+    (tmp_path / "rmh.toml").write_text('[embed]\nshared_cache = "~/team/emb.sqlite"\n',
+                                       encoding="utf-8")
+    env = {"HOME": "/h", "XDG_CACHE_HOME": "/x"}
+    assert load(vault=tmp_path, env=env).embed.shared_cache == "/h/team/emb.sqlite"
+    over = {**env, "RMH_EMBED_CACHE": "/elsewhere/e.sqlite"}
+    assert load(vault=tmp_path, env=over).embed.shared_cache == "/elsewhere/e.sqlite"
+    assert load(vault=tmp_path, env={**env, "RMH_EMBED_CACHE": ""}).embed.shared_cache == ""
+
+
+def test_empty_string_in_rmh_toml_turns_it_off(tmp_path: Path) -> None:
+    (tmp_path / "rmh.toml").write_text('[embed]\nshared_cache = ""\n', encoding="utf-8")
+    assert load(vault=tmp_path, env={"HOME": "/h"}).embed.shared_cache == ""
+
+
+@pytest.mark.parametrize("text", ['[embed]\nshared = "x"\n', "[embed]\nshared_cache = 3\n"])
+def test_bad_keys_are_errors(tmp_path: Path, text: str) -> None:
+    (tmp_path / "rmh.toml").write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError):
+        load(vault=tmp_path, env={})
+
+
+def test_the_test_suite_never_points_at_the_real_home() -> None:
+    # tests/conftest.py: the process environment names a per-test file
+    path = load().embed.shared_cache
+    assert path and "rmh-cache" in path and not path.startswith(str(Path.home() / ".cache"))
+
+
+def test_open_vault_puts_the_shared_cache_behind_the_vaults_own(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    root.mkdir()
+    Vault.init(root).close()
+    shared = tmp_path / "shared.sqlite"
+    cfg = load(vault=root, env={"RMH_EMBED_CACHE": str(shared)})
+    with open_vault(cfg, dense=False) as v:
+        cache = v.engine.cache
+        assert isinstance(cache, TieredEmbeddingCache) and cache.local is v.index
+        assert isinstance(cache.shared, SharedEmbeddingCache) and cache.shared.path == shared
+        assert embedding_cache(cfg, v).shared is cache.shared  # type: ignore[attr-defined]
+    off = load(vault=root, env={"RMH_EMBED_CACHE": ""})
+    with open_vault(off, dense=False) as v:
+        assert v.engine.cache is v.index
