@@ -176,7 +176,8 @@ class SearchEngine:
             "generation": corpus.generation,
             "notes": len(corpus),
             "chunks": 0 if view.dense is None else view.dense.n_chunks,
-            "dense": "skipped: no encoder" if view.dense is None else "ready",
+            "dense": "skipped: no encoder" if view.dense is None
+            else "ready (" + ("int8 IVF" if view.dense.ivf is not None else "exact") + ")",
             "capped_notes": 0 if view.dense is None else view.dense.capped,
         }
 
