@@ -18,9 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from bench.bench_dense_scale import top10
-from vault.retrieval.signals.dense import DenseIndex, DenseParams
-from vault.retrieval.signals.ivf import IvfParams
-from vault.storage.corpus import Corpus
+from vault import Corpus, DenseIndex, DenseParams, IvfParams
 
 
 class TableEncoder:

@@ -21,9 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from bench.synthetic_encoder import SyntheticEncoder
-from vault.retrieval.signals.dense import DenseIndex, DenseParams
-from vault.retrieval.signals.ivf import IvfParams
-from vault.storage.corpus import Corpus, CorpusDelta
+from vault import Corpus, CorpusDelta, DenseIndex, DenseParams, IvfParams
 
 TOPICS, TOPIC_WORDS, COMMON = 2000, 12, 5000
 WINDOW = 24  # words per chunk

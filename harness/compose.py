@@ -40,6 +40,7 @@ def search_params(cfg: Config) -> SearchParams:
     return SearchParams(
         weights=dict(cfg.search.weights),
         rrf_k=cfg.search.rrf_k,
+        rrf_depth=cfg.search.rrf_depth,
         max_note_units=cfg.search.max_note_units,
         beta=cfg.search.cooccurrence,
         push_above=cfg.search.push_above,

@@ -25,7 +25,8 @@ class SearchSection:
     """Retrieval: fusion weights per signal, the RRF constant, default k, the dense units
     (chunks) embedded per note (0 = no cap; vault.SearchParams.max_note_units), the weight
     of learned co-occurrence edges next to wiki-links in PageRank (vault.SearchParams.beta),
-    and the scale switches: notes from which PageRank is pushed (`push_above`), chunks above
+    and the scale switches: notes ranked per signal in fusion (`rrf_depth`), notes from
+    which PageRank is pushed (`push_above`), chunks above
     which the dense index is an int8 IVF (`dense_approx_above`) and the lists it scans per
     query (`dense_nprobe`); 0 turns either switch off (docs/scale.md, BENCHMARKS.md)."""
 
@@ -33,6 +34,7 @@ class SearchSection:
     rrf_k: int = 60
     max_note_units: int = 64
     cooccurrence: float = 0.0  # vault.SearchParams().beta; tests/harness/test_config_search.py
+    rrf_depth: int = 1000
     push_above: int = 50_000
     dense_approx_above: int = 200_000
     dense_nprobe: int = 32

@@ -148,6 +148,7 @@ if TYPE_CHECKING:
         Bm25Index,
     )
     from .retrieval.signals.dense import (
+        DenseIndex,
         DenseParams,
         corpus_chunks,
     )
@@ -161,6 +162,7 @@ if TYPE_CHECKING:
     )
     from .storage.corpus import (
         Corpus,
+        CorpusDelta,
     )
     from .storage.embeddings import (
         SharedEmbeddingCache,
@@ -224,6 +226,8 @@ _LAZY: dict[str, tuple[str, str]] = {  # public name -> (module, attribute)
     "Scored": (".retrieval.hits", "Scored"),
     "SearchEngine": (".retrieval.pipeline", "SearchEngine"),
     "DenseParams": (".retrieval.signals.dense", "DenseParams"),
+    "DenseIndex": (".retrieval.signals.dense", "DenseIndex"),
+    "CorpusDelta": (".storage.corpus", "CorpusDelta"),
     "IvfParams": (".retrieval.signals.ivf", "IvfParams"),
     "SearchParams": (".retrieval.pipeline", "SearchParams"),
     "SearchResult": (".retrieval.hits", "SearchResult"),
@@ -299,7 +303,9 @@ __all__ = [
     "ContextWeights",
     "ConversationFormatError",
     "Corpus",
+    "CorpusDelta",
     "CrossEncoder",
+    "DenseIndex",
     "DenseParams",
     "Edit",
     "EditConflict",

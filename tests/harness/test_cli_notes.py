@@ -197,7 +197,7 @@ def test_init_embeds_everything_and_search_says_when_it_must(tmp_path: Path) -> 
     r = rmh("--vault", str(root), "init", "--json")
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
-    assert doc["prepared"]["dense"] == "ready" and doc["prepared"]["chunks"] >= 2
+    assert doc["prepared"]["dense"] == "ready (exact)" and doc["prepared"]["chunks"] >= 2
     assert "\r" not in r.stderr  # no carriage-return frames off a terminal
     r = rmh("--vault", str(root), "search", "billing")
     assert r.returncode == 0 and "no embeddings yet" not in r.stderr  # nothing left to embed

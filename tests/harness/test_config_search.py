@@ -13,7 +13,7 @@ def test_defaults_are_the_engines() -> None:
     section, params = SearchSection(), SearchParams()
     assert section.cooccurrence == params.beta
     assert section.rrf_k == params.rrf_k and section.max_note_units == params.max_note_units
-    assert section.push_above == params.push_above
+    assert section.push_above == params.push_above and section.rrf_depth == params.rrf_depth
     assert section.dense_approx_above == params.dense.approx_above
     assert section.dense_nprobe == params.dense.ivf.nprobe
 

@@ -76,7 +76,8 @@ def update_derived(d: Derived, corpus: Corpus) -> Derived | None:
     bm25 = d.bm25.updated(
         {p: (note_document(old, p) if p < d.n else None, note_document(corpus, p))
          for p in changed}, n)
-    conj = d.conj.updated({p: note_text(corpus, p) for p in changed}, n)
+    conj = d.conj.updated(
+        {p: (note_text(old, p) if p < d.n else None, note_text(corpus, p)) for p in changed}, n)
     names = d.names.updated(old, corpus, changed)
     links = relink(d.links, old.edges, corpus.edges, relinked, n)
     walk = d.walk if links is d.links else Walk.build(links)

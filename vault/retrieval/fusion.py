@@ -7,7 +7,11 @@ For signals s with raw score vectors raw_s (aligned with corpus positions) and w
 (Cormack, Clarke & Buettcher 2009 for RRF; the raw-score factor makes it score-weighted).
 rank_s orders the notes by raw_s descending, ties broken by position (= ascending note id).
 Only notes with raw_s(d) > 0 contribute, and only they are ranked (O(p log p) for p of
-them). v_s is the raw score itself (`normalize="none"`) or
+them); with a depth D > 0 only each signal's first D notes do (a partition, O(n + D log D)),
+as RRF was defined over each system's top 1,000 (Cormack et al. 2009). The default depth,
+1,000, is above the size of every benchmark haystack, so it changes nothing there; at 10^6
+notes a common query term gives BM25 a positive score for most notes, and ranking them all
+cost ~0.1 s per signal (BENCHMARKS.md, scale). v_s is the raw score itself (`normalize="none"`) or
 the raw score divided by the signal's maximum for this query (`normalize="max"`, the default):
 raw scales differ by orders of magnitude (BM25 ~ 1..30, cosines in [-1, 1], PageRank mass
 ~ 1e-4..1e-1), and max-normalisation makes every signal's best note count v = 1, so w_s alone
@@ -24,6 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 RRF_K = 60
+RRF_DEPTH = 1000  # notes ranked per signal (module docstring)
 
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
@@ -108,8 +113,10 @@ def fuse(
     weights: Mapping[str, float],
     k: int = RRF_K,
     normalize: str = "max",
+    depth: int = 0,
 ) -> Fusion:
-    """Score-weighted RRF (module docstring). Signals without a weight get weight 1.0."""
+    """Score-weighted RRF (module docstring). Signals without a weight get weight 1.0; with
+    `depth` > 0 only each signal's first `depth` notes are ranked and contribute."""
     if normalize not in ("max", "none"):
         raise ValueError(f"unknown normalisation {normalize!r}")
     n = len(next(iter(signals.values()))) if signals else 0
@@ -120,7 +127,12 @@ def fuse(
         raw = np.asarray(signals[name], dtype=np.float64)
         if raw.shape != (n,):
             raise ValueError(f"signal {name!r} has shape {raw.shape}, expected ({n},)")
-        r = positive_ranks(raw)
+        if depth > 0:
+            head = top(raw, depth)
+            r = np.full(n, -1, dtype=np.int64)
+            r[head] = np.arange(head.shape[0], dtype=np.int64)
+        else:
+            r = positive_ranks(raw)
         pos = np.flatnonzero(r >= 0)
         v = raw[pos]
         if normalize == "max" and pos.size:

@@ -65,7 +65,7 @@ from ..learning.edges import WeightedEdges
 from ..storage.corpus import Corpus
 from .derived import Derived, build_derived, update_derived
 from .encoders import EmbeddingCache, Encoder, Progress
-from .fusion import RRF_K, fuse, top
+from .fusion import RRF_DEPTH, RRF_K, fuse, top
 from .hits import Scored, SearchResult, hit_of
 from .rerank import CrossEncoder, rerank_order
 from .signals.dense import DenseIndex, DenseParams, dense_scores
@@ -109,6 +109,7 @@ class SearchParams:
 
     weights: Mapping[str, float] = field(default_factory=dict)
     rrf_k: int = RRF_K
+    rrf_depth: int = RRF_DEPTH  # notes ranked per signal in fusion (0 = all)
     rerank_top_n: int = 15
     rerank_keep: int = 10
     normalize: str = "max"
@@ -175,7 +176,8 @@ class SearchEngine:
             "generation": corpus.generation,
             "notes": len(corpus),
             "chunks": 0 if view.dense is None else view.dense.n_chunks,
-            "dense": "skipped: no encoder" if view.dense is None else "ready",
+            "dense": "skipped: no encoder" if view.dense is None
+            else "ready (" + ("int8 IVF" if view.dense.ivf is not None else "exact") + ")",
             "capped_notes": 0 if view.dense is None else view.dense.capped,
         }
 
@@ -240,8 +242,8 @@ class SearchEngine:
             stages["graph"], graph = self._graph(view, named, sig, cooccurrence)
             if graph is not None:
                 sig["graph"] = graph
-        fusion = fuse(sig, {s: p.weight(s) for s in sig}, p.rrf_k, p.normalize)
-        stages["fusion"] = f"ran (k={p.rrf_k}, normalize={p.normalize})"
+        fusion = fuse(sig, {s: p.weight(s) for s in sig}, p.rrf_k, p.normalize, p.rrf_depth)
+        stages["fusion"] = f"ran (k={p.rrf_k}, normalize={p.normalize}, depth={p.rrf_depth})"
         eligible = np.ones(n, dtype=np.bool_)
         if not p.include_archived:
             eligible &= ~np.asarray(corpus.archived, dtype=np.bool_).reshape(n)

@@ -72,3 +72,15 @@ def test_top_and_positive_ranks_agree_with_the_full_order(a: list[float], m: int
     rr = ranks(x)
     assert all(r[i] == rr[i] for i in range(len(a)) if x[i] > 0)
     assert all(r[i] == -1 for i in range(len(a)) if x[i] <= 0)
+
+
+def test_depth_ranks_only_each_signals_head() -> None:
+    raw = {"a": np.array([0.1, 0.9, 0.5, 0.0, 0.7]), "b": np.array([0.3, 0.0, 0.2, 0.4, 0.1])}
+    full = fuse(raw, {}, k=60)
+    cut = fuse(raw, {}, k=60, depth=2)
+    for name in raw:
+        head = order(raw[name])[:2]
+        assert np.array_equal(cut.contributions[name][head], full.contributions[name][head])
+        rest = np.setdiff1d(np.arange(5), head)
+        assert not cut.contributions[name][rest].any()
+        assert (cut.ranks[name][rest] == -1).all()

@@ -64,14 +64,16 @@ def test_conjunctive_updates_equal_a_fresh_build(seed: int, n0: int, steps: int)
     idx = ConjunctiveIndex.from_texts(docs)
     for change in seq:
         n = max(len(docs), max(change) + 1)
-        idx = idx.updated(change, n)
+        idx = idx.updated({p: (docs[p] if p < len(docs) else None, t)
+                           for p, t in change.items()}, n)
         docs = docs + [""] * (n - len(docs))
         for p, t in change.items():
             docs[p] = t
     fresh = ConjunctiveIndex.from_texts(docs)
     for q in QUERIES:
         assert np.array_equal(idx.score(q), fresh.score(q)), q
-    assert np.array_equal(idx.s1, fresh.s1) and np.array_equal(idx.m, fresh.m)
+    assert np.array_equal(idx.s1, fresh.s1) and np.array_equal(idx.s2, fresh.s2)
+    assert np.array_equal(idx.m, fresh.m)
 
 
 def test_postings_replace_keeps_the_base_and_drops_stale_rows() -> None:

@@ -22,6 +22,7 @@ corpus (the same expression over the same numbers, terms summed in term order).
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -84,17 +85,15 @@ class Bm25Index:
     def from_documents(cls, docs: Iterable[Doc], k1: float = K1, b: float = B) -> Bm25Index:
         """Index tokenized documents (position = row); term ids in first-seen order."""
         vocab: dict[str, int] = {}
-        ids: list[npt.NDArray[np.int32]] = []
-        lengths: list[int] = []
+        ids = array("i")  # 4 bytes a token (a list of ints would take ~36)
+        lengths = array("q")
         for doc in docs:
-            ids.append(np.fromiter((vocab.setdefault(t, len(vocab)) for t in doc),
-                                   dtype=np.int32, count=len(doc)))
+            ids.extend(vocab.setdefault(t, len(vocab)) for t in doc)
             lengths.append(len(doc))
         n, v = len(lengths), len(vocab)
-        lens = np.asarray(lengths, dtype=np.int64)
-        cols = np.concatenate(ids) if ids else np.zeros(0, np.int32)
+        lens = np.frombuffer(lengths, dtype=np.int64) if n else np.zeros(0, np.int64)
+        cols = np.frombuffer(ids, dtype=np.int32) if len(ids) else np.zeros(0, np.int32)
         rows = np.repeat(np.arange(n, dtype=np.int32), lens)
-        del ids
         from scipy import sparse
 
         tf = sparse.csc_matrix((np.ones(cols.size, np.float32), (rows, cols)), shape=(n, v))

@@ -13,23 +13,24 @@ containing unit u, idf(u) = ln((N + 1) / (n_u + 1)) + 1, computed as c - l_u wit
 c = ln(N + 1) + 1 and l_u = ln(n_u + 1). A note is the binary unit vector x_d[u] = idf(u),
 L2-normalised; the query likewise. The score is the cosine conj(d, q) = <x_d, x_q>, in [0, 1].
 
-Incremental and exact: the index keeps which units each note has (signals/postings.py, a base
-plus a delta, and the same lists by note), n_u, and per note m_d = |units(d)|,
-S1_d = sum_u l_u and S2_d = sum_u l_u^2, so that
+Incremental and exact: the index keeps which notes hold each unit (signals/postings.py, a base
+plus a delta), n_u, and per note m_d = |units(d)|, S1_d = sum_u l_u and S2_d = sum_u l_u^2 (in
+fixed point, so sums are exact in any order), so that
 
     ||x_d||^2 = sum_u (c - l_u)^2 = m_d c^2 - 2 c S1_d + S2_d
 
 is computed at query time for the notes in the query units' postings only. A new N changes c
-alone; replacing a note (`updated`) changes n_u for the units it gained or lost, and S1, S2
-are recomputed (same order, same arithmetic as a fresh build) for the notes holding those
-units. So scores after any sequence of updates equal those of a fresh build, bit for bit.
+alone; replacing a note (`updated`) changes n_u for the units it gained or lost, and the notes
+holding those units get the change of l_u added to S1, S2: O(their postings), and the integer
+sums equal a fresh build's. So scores after any sequence of updates equal those of a fresh
+build, bit for bit.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import numpy as np
@@ -146,31 +147,41 @@ def note_text(corpus: Corpus, i: int) -> str:
     return " ".join([corpus.titles[i], *corpus.aliases[i], corpus.bodies[i]])
 
 
-def _sums(l_entries: F64, ptr: I64) -> tuple[F64, F64]:
-    """(sum l, sum l^2) per segment ptr[i]:ptr[i+1] (0 for empty segments)."""
-    n = int(ptr.shape[0]) - 1
-    s1, s2 = np.zeros(n), np.zeros(n)
-    has = np.diff(ptr) > 0
-    if has.any():
-        s1[has] = np.add.reduceat(l_entries, ptr[:-1][has])
-        s2[has] = np.add.reduceat(l_entries * l_entries, ptr[:-1][has])
-    return s1, s2
+L_SCALE = float(1 << 32)  # fixed-point scale of l_u in S1
+L2_SCALE = float(1 << 24)  # ... and of l_u^2 in S2 (both sums stay far below 2^53)
+
+
+def _lq(df: npt.NDArray[np.integer]) -> I64:
+    """l_u = ln(n_u + 1) in fixed point (rounded to 2^-32)."""
+    out: I64 = np.rint(np.log(np.asarray(df, np.float64) + 1.0) * L_SCALE).astype(np.int64)
+    return out
+
+
+def _l2q(df: npt.NDArray[np.integer]) -> I64:
+    """l_u^2 in fixed point (rounded to 2^-24)."""
+    lu = np.log(np.asarray(df, np.float64) + 1.0)
+    out: I64 = np.rint(lu * lu * L2_SCALE).astype(np.int64)
+    return out
+
+
+ENTRY_BLOCK = 1 << 24  # unit entries handled at a time by a build
 
 
 @dataclass(frozen=True)
 class ConjunctiveIndex:
-    """Hashed units of every note, their document frequencies and the norm sums."""
+    """Hashed units of every note, their document frequencies and the norm sums.
+
+    S1 and S2 are sums of fixed-point integers (l_u to 2^-32, l_u^2 to 2^-24), so they are
+    exact and independent of the order of additions: an update adds the change of l_u to
+    every note holding a unit whose n_u changed, and the result is the fresh build's."""
 
     vocab: U32  # unit hashes, column id -> hash (the base's sorted, later ones appended)
     columns: Mapping[int, int]  # hashes appended since the base build -> column id
     postings: Postings  # column -> notes holding the unit
-    row_ptr: I64  # base notes' column ids: row_cols[row_ptr[d]:row_ptr[d+1]], by hash
-    row_cols: npt.NDArray[np.integer]
-    delta_cols: Mapping[int, I64]  # notes replaced since the base build -> their column ids
     df: I64  # n_u by column id
     m: I64  # units per note
-    s1: F64
-    s2: F64
+    s1: I64  # sum of l_u (fixed point) per note
+    s2: I64  # sum of l_u^2 (fixed point) per note
     n_docs: int
 
     @classmethod
@@ -184,21 +195,24 @@ class ConjunctiveIndex:
         n = int(counts.shape[0])
         vocab = np.unique(flat)
         cols = np.empty(flat.shape[0], dtype=np.int32)
-        for lo in range(0, flat.shape[0], 1 << 24):  # int32 columns without an int64 copy
-            cols[lo : lo + (1 << 24)] = np.searchsorted(vocab, flat[lo : lo + (1 << 24)])
+        for lo in range(0, flat.shape[0], ENTRY_BLOCK):  # int32 columns, no int64 copy
+            cols[lo : lo + ENTRY_BLOCK] = np.searchsorted(vocab, flat[lo : lo + ENTRY_BLOCK])
         del flat
-        row_ptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(counts, out=row_ptr[1:])
-        rows = np.repeat(np.arange(n, dtype=np.int64), counts)
+        rows = np.repeat(np.arange(n, dtype=np.int32), counts)
         df = np.bincount(cols, minlength=vocab.size).astype(np.int64)
-        postings = Postings.build(rows, cols.astype(np.int64), n, int(vocab.size))
-        s1, s2 = _sums(np.log(df[cols] + 1.0), row_ptr)
-        return cls(vocab.astype(np.uint32), {}, postings, row_ptr, cols, {}, df, counts,
-                   s1, s2, n)
+        lq, l2q = _lq(df), _l2q(df)
+        s1 = np.zeros(n, dtype=np.int64)
+        s2 = np.zeros(n, dtype=np.int64)
+        for lo in range(0, cols.shape[0], ENTRY_BLOCK):
+            r, c = rows[lo : lo + ENTRY_BLOCK], cols[lo : lo + ENTRY_BLOCK]
+            np.add.at(s1, r, lq[c])
+            np.add.at(s2, r, l2q[c])
+        postings = Postings.build(rows, cols, n, int(vocab.size))
+        return cls(vocab.astype(np.uint32), {}, postings, df, counts, s1, s2, n)
 
     @property
     def delta_docs(self) -> int:
-        return len(self.delta_cols)
+        return len(self.postings.delta_docs)
 
     def _column(self, code: int) -> int | None:
         base = int(self.postings.n_base_columns)
@@ -208,72 +222,59 @@ class ConjunctiveIndex:
                 return pos
         return self.columns.get(code)
 
-    def _note_cols(self, d: int) -> I64:
-        got = self.delta_cols.get(d)
-        if got is not None:
-            return got
-        return self.row_cols[self.row_ptr[d]:self.row_ptr[d + 1]].astype(np.int64)
+    def updated(self, changes: Mapping[int, tuple[str | None, str]], n_docs: int
+                ) -> ConjunctiveIndex:
+        """The index with the note at each position p replaced: `changes[p] = (old text or
+        None for a new note, new text)`, `old` being what this index holds for p."""
+        olds = {p: text_codes(o) for p, (o, _) in changes.items() if o is not None}
+        news = {p: text_codes(t) for p, (_, t) in sorted(changes.items())}
+        columns = dict(self.columns)
+        added: list[int] = []
+        for c in sorted({int(c) for cs in news.values() for c in cs}):
+            if self._column(c) is None:
+                columns[c] = int(self.vocab.size) + len(added)
+                added.append(c)
+        vocab = (np.concatenate([self.vocab, np.asarray(added, dtype=np.uint32)])
+                 if added else self.vocab)
+        probe = replace(self, vocab=vocab, columns=columns)
 
-    def updated(self, changes: Mapping[int, str], n_docs: int) -> ConjunctiveIndex:
-        """The index with the note at each position p replaced by the text `changes[p]`
-        (p >= self.n_docs: a new note)."""
-        vocab, columns = self.vocab, dict(self.columns)
-        new_codes = {p: text_codes(t) for p, t in sorted(changes.items())}
-        unseen = sorted({int(c) for cs in new_codes.values() for c in cs
-                         if self._column(int(c)) is None})
-        if unseen:
-            for c in unseen:
-                columns[c] = int(vocab.size) + len(columns) - len(self.columns)
-            vocab = np.concatenate([vocab, np.asarray(unseen, dtype=np.uint32)])
+        def cols_of(codes: U32) -> I64:
+            found = [probe._column(int(c)) for c in codes]
+            return np.asarray([c for c in found if c is not None], dtype=np.int64)
+
         df = np.zeros(vocab.size, dtype=np.int64)
         df[: self.df.shape[0]] = self.df
         m = np.zeros(n_docs, dtype=np.int64)
         m[: self.n_docs] = self.m[:n_docs]
-        probe = ConjunctiveIndex(vocab, columns, self.postings, self.row_ptr, self.row_cols,
-                                 self.delta_cols, df, m, self.s1, self.s2, n_docs)
-        delta_cols = dict(self.delta_cols)
         docs: dict[int, tuple[I64, F64]] = {}
-        touched: set[int] = set()
-        for p, codes in new_codes.items():
+        for p, codes in news.items():
             if p < self.n_docs:
-                old = self._note_cols(p)
-                df[old] -= 1
-                touched.update(int(c) for c in old)
-            cols = np.asarray([probe._column(int(c)) for c in codes], dtype=np.int64)
+                if p not in olds:
+                    raise ValueError(f"position {p} is indexed: its old text is needed")
+                df[cols_of(olds[p])] -= 1
+            cols = cols_of(codes)
             df[cols] += 1
-            touched.update(int(c) for c in cols)
             m[p] = cols.size
-            delta_cols[p] = cols
             docs[p] = (cols, np.zeros(cols.size))
         postings = self.postings.replace(docs)
-        changed = sorted(c for c in touched if df[c] != (self.df[c] if c < self.df.shape[0]
-                                                          else 0))
-        out = ConjunctiveIndex(vocab, columns, postings, self.row_ptr, self.row_cols,
-                               delta_cols, df, m, self.s1, self.s2, n_docs)
-        return out._renormed(changed, sorted(new_codes))
-
-    def _renormed(self, changed_cols: Sequence[int], changed_docs: Sequence[int]
-                  ) -> ConjunctiveIndex:
-        """Recompute S1, S2 for every note holding a unit whose n_u changed, and for the
-        changed notes themselves (same order and arithmetic as `from_texts`)."""
-        hit: set[int] = set(changed_docs)
-        for c in changed_cols:
-            hit.update(int(r) for r in self.postings.column(c)[0])
-        docs = np.asarray(sorted(hit), dtype=np.int64)
-        s1 = np.zeros(self.n_docs)
-        s2 = np.zeros(self.n_docs)
-        s1[: self.s1.shape[0]] = self.s1[: self.n_docs]
-        s2[: self.s2.shape[0]] = self.s2[: self.n_docs]
-        if docs.size:
-            parts = [self._note_cols(int(d)) for d in docs]
-            ptr = np.zeros(docs.size + 1, dtype=np.int64)
-            np.cumsum([len(x) for x in parts], out=ptr[1:])
-            cols = np.concatenate(parts)
-            a, b = _sums(np.log(self.df[cols] + 1.0), ptr)
-            s1[docs], s2[docs] = a, b
-        return ConjunctiveIndex(self.vocab, self.columns, self.postings, self.row_ptr,
-                                self.row_cols, self.delta_cols, self.df, self.m, s1, s2,
-                                self.n_docs)
+        old_df = np.zeros(vocab.size, dtype=np.int64)
+        old_df[: self.df.shape[0]] = self.df
+        moved = np.flatnonzero(df != old_df)
+        s1 = np.zeros(n_docs, dtype=np.int64)
+        s2 = np.zeros(n_docs, dtype=np.int64)
+        s1[: self.n_docs], s2[: self.n_docs] = self.s1[:n_docs], self.s2[:n_docs]
+        changed = np.asarray(sorted(news), dtype=np.int64)
+        d1, d2 = _lq(df[moved]) - _lq(old_df[moved]), _l2q(df[moved]) - _l2q(old_df[moved])
+        for j, c in enumerate(moved.tolist()):
+            rows = postings.column(c)[0]
+            rows = rows[~np.isin(rows, changed)]
+            s1[rows] += d1[j]
+            s2[rows] += d2[j]
+        lq, l2q = _lq(df), _l2q(df)
+        for p in news:
+            cols = docs[p][0]
+            s1[p], s2[p] = int(lq[cols].sum()), int(l2q[cols].sum())
+        return ConjunctiveIndex(vocab, columns, postings, df, m, s1, s2, n_docs)
 
     def score(self, query: str) -> F64:
         """IDF-cosine of the query's units against every note (units unseen in notes drop)."""
@@ -293,6 +294,7 @@ class ConjunctiveIndex:
         w = idf / np.linalg.norm(idf)
         for j, c in enumerate(cols):  # hash order (token_codes is sorted)
             rows = self.postings.column(c)[0]
-            norm = np.sqrt(self.m[rows] * (c0 * c0) - 2.0 * c0 * self.s1[rows] + self.s2[rows])
+            norm = np.sqrt(self.m[rows] * (c0 * c0) - 2.0 * c0 * (self.s1[rows] / L_SCALE)
+                           + self.s2[rows] / L2_SCALE)
             y[rows] += idf[j] / norm * w[j]
         return y

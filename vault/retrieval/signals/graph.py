@@ -46,7 +46,7 @@ BETA = 0.0  # learned co-occurrence edges in PageRank: off by default (BENCHMARK
 NAMED_WEIGHT = 1.0
 TOP_SEEDS = 5
 PUSH_ABOVE = 50_000  # nodes from which pagerank() pushes instead of iterating
-PUSH_EPS = 1e-6
+PUSH_EPS = 1e-5
 
 F64 = npt.NDArray[np.float64]
 

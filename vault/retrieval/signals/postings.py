@@ -50,7 +50,8 @@ class Postings:
     delta_docs: frozenset[int]  # rows whose entries are in the delta
 
     @classmethod
-    def build(cls, rows: I64, cols: I64, n_rows: int, n_cols: int) -> Postings:
+    def build(cls, rows: npt.NDArray[np.integer], cols: npt.NDArray[np.integer], n_rows: int,
+              n_cols: int) -> Postings:
         """Binary base lists (every value 1) from (row, column) entries given in ascending
         row order; (row, column) pairs must be unique."""
         order = np.argsort(cols, kind="stable")  # keeps rows ascending within a column

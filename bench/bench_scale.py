@@ -1,0 +1,141 @@
+"""Search end to end at scale (issue 17): 10^5 or 10^6 notes through the Vault facade.
+
+    python -m bench.bench_scale --notes 1000000 [--queries 200] [--edits 5] [--keep DIR]
+
+Generates the turns vault (bench/gen_scale.py) unless kept, indexes it through `Vault.init`
+and `Vault.sync` (auto_sync off: every sync is the one timed), builds every retrieval
+structure, then measures through `Vault.search` (the facade: snapshot check, learned vectors,
+every signal, fusion, stages, receipts, snippets; learning on, as in real use):
+
+- query latency p50/p95 over `--queries` questions made from random notes (3-5 of a note's
+  words, sometimes its speaker's name), and the recall@10 of that note (a sanity check of the
+  synthetic set, not a quality claim);
+- edit -> visible: `Vault.write` of an existing note with a new word, then the next search
+  for that word; the time until the result holds the note, and whether it does;
+- no-op sync without the watcher, and the process's peak RSS (VmHWM).
+
+The dense signal is REAL code over SYNTHETIC vectors: bench/synthetic_encoder.py stands in for
+MiniLM (embedding 10^6 notes with MiniLM takes days on two cores; BENCHMARKS.md, encoding), so
+the numbers measure the search path, not embedding quality. Lexical signals, links, PageRank,
+fusion and the stages are the product's own, on the generated text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bench.gen_scale import generate
+from bench.synthetic_encoder import SyntheticEncoder
+from vault import SearchEngine, SearchParams, Vault
+
+
+def _status_kb(field: str) -> int:
+    with open("/proc/self/status", encoding="ascii") as fh:
+        for line in fh:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+def _pct(xs: list[float]) -> dict[str, float]:
+    a = np.asarray(xs) * 1000
+    return {"p50_ms": round(float(np.percentile(a, 50)), 1),
+            "p95_ms": round(float(np.percentile(a, 95)), 1),
+            "max_ms": round(float(a.max()), 1)}
+
+
+def _questions(v: Vault, count: int, seed: int) -> list[tuple[str, int]]:
+    """(question, id of the note it was made from), from random notes with a body."""
+    corpus = v.corpus()
+    rng = np.random.default_rng(seed)
+    out: list[tuple[str, int]] = []
+    while len(out) < count:
+        i = int(rng.integers(0, len(corpus)))
+        words = [w.strip(".,") for w in corpus.bodies[i].split() if "[[" not in w]
+        words = [w for w in words if len(w) > 3]
+        if len(words) < 5:
+            continue
+        picked = [words[int(j)] for j in sorted(rng.choice(len(words), 4, replace=False))]
+        speaker = corpus.frontmatter[i].get("speaker")
+        if isinstance(speaker, str) and rng.random() < 0.5:
+            picked.append(speaker)
+        out.append((" ".join(picked), corpus.ids[i]))
+    return out
+
+
+def run(n: int, keep: Path | None, queries: int, edits: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = (keep if keep is not None else Path(tmp)) / str(n)
+        t0 = time.perf_counter()
+        if not (root / "turns").is_dir():
+            generate(root, n)
+        gen_s = time.perf_counter() - t0
+        engine = SearchEngine(SearchParams(), encoder=SyntheticEncoder(), cache=None)
+        with Vault.init(root, auto_sync=False, engine=engine) as v:
+            t0 = time.perf_counter()
+            v.sync()
+            index_s = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            prepared = v.engine.prepare(v.corpus())
+            prepare_s = time.perf_counter() - t0
+            rss_ready = _status_kb("VmRSS")
+            qs = _questions(v, queries, seed=11)
+            v.search("warm up")
+            lat, found = [], 0
+            for q, note_id in qs:
+                t0 = time.perf_counter()
+                res = v.search(q)
+                lat.append(time.perf_counter() - t0)
+                found += any(h.id == note_id for h in res.hits)
+            corpus = v.corpus()
+            visible, edit_s = 0, []
+            for j in range(edits):
+                path = corpus.paths[(j * 7919 + 13) % len(corpus)]
+                word = f"zebrafish{j}quartz"
+                text = v.store.read_text(path) + f"\nthe {word} note\n"
+                t0 = time.perf_counter()
+                v.write(path, text)
+                res = v.search(word)
+                edit_s.append(time.perf_counter() - t0)
+                visible += any(h.note == path for h in res.hits)
+            noop = []
+            for _ in range(3):
+                t0 = time.perf_counter()
+                v.sync()
+                noop.append(time.perf_counter() - t0)
+            return {
+                "notes": n, "chunks": prepared["chunks"], "dense": prepared["dense"],
+                "generate_s": round(gen_s, 1), "full_index_s": round(index_s, 1),
+                "prepare_s": round(prepare_s, 1), "search": _pct(lat),
+                "recall_at_10_of_source_note": round(found / len(qs), 3),
+                "edit_to_visible_s": {"median": round(statistics.median(edit_s), 3),
+                                      "max": round(max(edit_s), 3)},
+                "edits_visible": f"{visible}/{edits}",
+                "noop_sync_p50_s": round(statistics.median(noop), 3),
+                "rss_ready_mb": round(rss_ready / 1024), "peak_rss_mb":
+                    round(_status_kb("VmHWM") / 1024),
+                "encoder": engine.encoder.fingerprint if engine.encoder else None,
+            }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--notes", type=int, action="append")
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--edits", type=int, default=5)
+    parser.add_argument("--keep", type=Path, help="folder to create/reuse vaults under")
+    args = parser.parse_args()
+    for n in args.notes or [100_000]:
+        print(json.dumps(run(n, args.keep, args.queries, args.edits)), flush=True)
+
+
+if __name__ == "__main__":
+    main()
