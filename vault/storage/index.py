@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -70,9 +70,10 @@ MIGRATIONS: tuple[str, ...] = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LinkRow:
-    """One link as written in a note (resolution happens over the whole vault, in links.py)."""
+    """One link as written in a note (resolution happens over the whole vault, in links.py).
+    Slotted: a snapshot holds one per link (millions at 10^6 notes)."""
 
     target: str
     heading: str | None
@@ -82,7 +83,7 @@ class LinkRow:
     kind: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class NoteRow:
     """One indexed note."""
 
@@ -100,9 +101,9 @@ class NoteRow:
     body: str
 
 
-@dataclass(frozen=True)
-class StatRow:
-    """What sync compares against the folder to decide whether a file changed."""
+class StatRow(NamedTuple):
+    """What sync compares against the folder to decide whether a file changed (a named
+    tuple: the index holds one per note)."""
 
     id: int
     path: str
@@ -182,6 +183,19 @@ class Index:
             raise
         self._conn.execute("COMMIT")
 
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """One read transaction: every read inside sees the same committed state (nested in
+        `atomic` or another `reading`, it is that transaction)."""
+        if self._conn.in_transaction:
+            yield
+            return
+        self._conn.execute("BEGIN")
+        try:
+            yield
+        finally:
+            self._conn.execute("COMMIT")
+
     # -- generation ---------------------------------------------------------------------
 
     def generation(self) -> int:
@@ -260,6 +274,18 @@ class Index:
         """Every note, by ascending id."""
         rows = self._conn.execute(f"SELECT {_NOTE_COLS} FROM notes ORDER BY id").fetchall()
         return [_note_row(r) for r in rows]
+
+    def notes_of(self, ids: Sequence[int]) -> dict[int, NoteRow]:
+        """The rows of these note ids (those that exist), by id."""
+        out: dict[int, NoteRow] = {}
+        unique = sorted(set(ids))
+        for start in range(0, len(unique), 500):
+            part = unique[start : start + 500]
+            for r in self._conn.execute(
+                f"SELECT {_NOTE_COLS} FROM notes WHERE id IN ({','.join('?' * len(part))})", part
+            ):
+                out[r[0]] = _note_row(r)
+        return out
 
     def note(self, note_id: int) -> NoteRow | None:
         r = self._conn.execute(f"SELECT {_NOTE_COLS} FROM notes WHERE id = ?", (note_id,))

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from ..notes.links import Resolver
 from .corpus import Corpus
 from .index import Index, LinkRow
+from .link_targets import LinkTargets, link_keys
 
 ResolvedLinks = Mapping[int, list[tuple[LinkRow, int | None]]]
 
@@ -26,6 +27,7 @@ class Snapshot:
     corpus: Corpus
     resolver: Resolver
     links: ResolvedLinks  # note id -> its links in text order, each with its resolved id
+    targets: LinkTargets  # name key -> ids of the notes linking to that name (a superset)
 
     def referrers(self, note_id: int) -> list[int]:
         """Ids of the other notes with a link that resolves to `note_id`, ascending."""
@@ -47,9 +49,10 @@ class Snapshot:
 
 def build_snapshot(index: Index) -> Snapshot:
     """The snapshot of the index as it is now (archive flags all False; the facade sets them)."""
-    generation = index.generation()
-    rows = index.notes()
-    links = index.links()
+    with index.reading():
+        generation = index.generation()
+        rows = index.notes()
+        links = index.links()
     resolver = Resolver.build({r.id: r.path for r in rows}, {r.id: r.aliases for r in rows})
     pos = {r.id: i for i, r in enumerate(rows)}
     edges: set[tuple[int, int]] = set()
@@ -73,4 +76,7 @@ def build_snapshot(index: Index) -> Snapshot:
         edges=tuple(sorted(edges)),
         archived=tuple(False for _ in rows),
     )
-    return Snapshot(corpus, resolver, resolved)
+    targets = LinkTargets.build(
+        (key, r.id) for r in rows for ln in links.get(r.id, ()) for key in link_keys(ln, r.path)
+    )
+    return Snapshot(corpus, resolver, resolved, targets)

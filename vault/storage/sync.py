@@ -102,7 +102,7 @@ def sync(store: Store, index: Index, only: Iterable[str] | None = None) -> SyncR
     only = None if only is None else sorted(set(only))
     if only is None:
         known = index.stats()
-        scan = store.scan()
+        scan = store.scan(checked=known)
         files = {f.path: f for f in scan.files}
         for s in scan.skipped:
             report.skipped[s.path] = s.reason
