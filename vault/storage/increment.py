@@ -8,7 +8,8 @@ plus `corpus.delta`, so an edit costs what the changed notes cost, not what the 
   earlier id, so they append (checked: otherwise None and the caller rebuilds);
 - names: an added note's file name and aliases, or an updated note's changed aliases, may
   change what other notes' links resolve to; those notes are found through
-  `Snapshot.targets` and re-resolved (their text is unchanged: not in `delta.changed`);
+  `Snapshot.targets`, their raw links read from the index and re-resolved (their text is
+  unchanged: not in `delta.changed`, but their edges may change);
 - edges stay the sorted tuple: each re-resolved source's slice is replaced; the undirected
   `graph`, when the previous corpus had built it, is patched for the pairs that changed.
 
@@ -26,7 +27,7 @@ from ..notes.links import Resolver, strip_md, title_of
 from .corpus import Corpus, CorpusDelta
 from .index import Index, NoteRow
 from .link_targets import alias_key, link_keys, note_keys
-from .snapshot import Snapshot
+from .snapshot import IndexLinks, Snapshot
 
 
 def advance(prev: Snapshot, index: Index, paths: Sequence[str]) -> Snapshot | None:
@@ -55,16 +56,16 @@ def advance(prev: Snapshot, index: Index, paths: Sequence[str]) -> Snapshot | No
     resolver, names = _names(prev.resolver, c, rows, updated, added, pos)
     corpus = _corpus(c, rows, updated, added, pos, generation)
     sources = set(rows) | (prev.targets.sources_of(names) if names else set())
-    resolved = dict(prev.links)
     sources &= resolver.id_path.keys()  # targets may name a note gone since (a superset)
-    for s in sorted(sources):
-        lns = links[s] if s in links else [ln for ln, _ in prev.links.get(s, [])]
-        resolved[s] = [(ln, resolver.resolve(ln, resolver.id_path[s])) for ln in lns]
-    out_edges = {
-        corpus.position(s): sorted({corpus.position(d) for _, d in resolved[s]
-                                    if d is not None and d != s})
-        for s in sources
-    }
+    out_edges: dict[int, list[int]] = {}
+    with index.reading():
+        if index.generation() != generation:
+            return None  # another writer since the rows were read: rebuild
+        for s in sorted(sources):
+            lns = links[s] if s in links else index.links_of(s)  # unchanged note: same links
+            dsts = {resolver.resolve(ln, resolver.id_path[s]) for ln in lns}
+            out_edges[corpus.position(s)] = sorted(
+                corpus.position(d) for d in dsts if d is not None and d != s)
     edges = _splice(c.edges, out_edges)
     corpus = replace(corpus, edges=edges)
     if "graph" in c.__dict__:  # cached_property: patch it rather than rebuild it lazily
@@ -72,7 +73,7 @@ def advance(prev: Snapshot, index: Index, paths: Sequence[str]) -> Snapshot | No
     targets = prev.targets.plus(
         (key, i) for i in sorted(rows) for ln in links[i] for key in link_keys(ln, rows[i].path)
     )
-    return Snapshot(corpus, resolver, resolved, targets)
+    return Snapshot(corpus, resolver, IndexLinks(index, resolver), targets)
 
 
 def _corpus(c: Corpus, rows: dict[int, NoteRow], updated: list[int], added: list[int],

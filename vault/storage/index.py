@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -122,6 +123,28 @@ _NOTE_COLS = "id, " + ", ".join(_NOTE_FIELDS)
 _STAT_COLS = "id, path, size, mtime_ns, inode, content_hash"
 
 
+_SHORT = 64  # strings up to this length that repeat across notes are shared (interned)
+
+
+def _shared(value: Any) -> Any:
+    return sys.intern(value) if type(value) is str and len(value) <= _SHORT else value
+
+
+def _frontmatter(text: str) -> dict[str, Any]:
+    """Decoded frontmatter with its keys and short top-level string values interned: at 10^6
+    notes the same keys ("speaker", "date") and values (a speaker's name) repeat a million
+    times, and one copy each saves about a tenth of a snapshot."""
+    if text == "{}":
+        return {}
+    return {sys.intern(k): _shared(v) for k, v in json.loads(text).items()}
+
+
+def _link_row(target: str, heading: str | None, block: str | None, alias: str | None,
+              embed: int, kind: str) -> LinkRow:
+    """A stored link; its target and kind interned (hubs are linked thousands of times)."""
+    return LinkRow(_shared(target), heading, block, alias, bool(embed), sys.intern(kind))
+
+
 def _note_row(r: Sequence[Any]) -> NoteRow:
     return NoteRow(
         id=r[0],
@@ -131,7 +154,7 @@ def _note_row(r: Sequence[Any]) -> NoteRow:
         mtime_ns=r[4],
         inode=r[5],
         content_hash=r[6],
-        frontmatter=json.loads(r[7]),
+        frontmatter=_frontmatter(r[7]),
         frontmatter_error=r[8],
         aliases=tuple(json.loads(r[9])),
         tags=tuple(json.loads(r[10])),
@@ -300,8 +323,8 @@ class Index:
     def links_of(self, note_id: int) -> list[LinkRow]:
         """One note's links in text order."""
         return [
-            LinkRow(target, heading, block, alias, bool(embed), kind)
-            for target, heading, block, alias, embed, kind in self._conn.execute(
+            _link_row(*r)
+            for r in self._conn.execute(
                 "SELECT target, heading, block, alias, embed, kind FROM links"
                 " WHERE src = ? ORDER BY ord",
                 (note_id,),
@@ -311,12 +334,10 @@ class Index:
     def links(self) -> dict[int, list[LinkRow]]:
         """Every note's links in text order, by source id."""
         out: dict[int, list[LinkRow]] = {}
-        for src, target, heading, block, alias, embed, kind in self._conn.execute(
+        for src, *rest in self._conn.execute(
             "SELECT src, target, heading, block, alias, embed, kind FROM links ORDER BY src, ord"
         ):
-            out.setdefault(src, []).append(
-                LinkRow(target, heading, block, alias, bool(embed), kind)
-            )
+            out.setdefault(src, []).append(_link_row(*rest))
         return out
 
     # -- skipped files ----------------------------------------------------------------------

@@ -144,7 +144,7 @@ class LiveIndex:
         against the batch's snapshot."""
         snap = self.snapshot()
         if not self._batch:
-            return list(snap.links.get(note_id, []))
+            return snap.links.get(note_id, [])
         row = self.index.note(note_id)
         if row is None:
             return []
