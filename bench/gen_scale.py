@@ -10,12 +10,13 @@ conversation turn as a note, with a small set of entity notes (people, topics) a
   session), and 0-2 topic entities (Zipf-like: low entity numbers are bigger hubs);
 - at most 1,000 files per folder; sessions are runs of 5-40 consecutive turns.
 
-Profile at 10^6 notes (printed by `--stats`): about 330 bytes and 2.9 links per note.
+Profile at 10^6 notes (printed by `--stats`): 385 bytes and 2.94 links per note on average;
+1,000 folders of 1,000 turns plus 20 entity folders.
 
     python -m bench.gen_scale OUT_DIR --notes 1000000 [--seed 7] [--stats]
 
-Words come from numpy's PCG64 in bulk and files are written with os.open/os.write, so 10^6
-notes take a few minutes on the shared machine (mostly file system time).
+Words come from numpy's PCG64 in bulk and files are written with os.open/os.write: 10^6 notes
+took 169 s on the shared 2-core machine under load (10^5: 4.4 s).
 """
 
 from __future__ import annotations
