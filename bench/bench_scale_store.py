@@ -25,14 +25,12 @@ import os
 import statistics
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any, cast
 
 from bench.gen_scale import generate
-from vault import Vault
-from vault.retrieval.hits import Hit, SearchResult
-from vault.retrieval.pipeline import SearchEngine
-from vault.storage.corpus import Corpus
+from vault import Corpus, Hit, SearchEngine, SearchResult, Vault
 
 
 class FixedEngine:
@@ -64,6 +62,16 @@ def _next(v: Vault) -> None:
     assert v.live.snapshot().corpus.graph is not None
 
 
+def _write_next(v: Vault, path: str, text: str) -> None:
+    v.write(path, text)
+    _next(v)
+
+
+def _sync_next(v: Vault) -> None:
+    v.sync()
+    _next(v)
+
+
 def run(n: int, keep: Path | None, edits: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         root = (keep if keep is not None else Path(tmp)) / str(n)
@@ -86,15 +94,16 @@ def run(n: int, keep: Path | None, edits: int) -> dict[str, Any]:
             for j in range(edits):
                 path = paths[(j * 7919) % len(paths)]
                 text = v.store.read_text(path)
-                api.append(_timed(lambda: (v.write(path, text + f"\napi edit {j}\n"), _next(v))))
+                edited = text + f"\napi edit {j}\n"
+                api.append(_timed(partial(_write_next, v, path, edited)))
                 deltas += v.live.snapshot().corpus.delta is not None
                 other = paths[(j * 104729 + 1) % len(paths)]
                 (root / other).write_text(v.store.read_text(other) + f"\ndisk edit {j}\n")
-                disk.append(_timed(lambda: (v.sync(), _next(v))))
+                disk.append(_timed(partial(_sync_next, v)))
                 deltas += v.live.snapshot().corpus.delta is not None
                 new = f"new/n{j:05d}.md"
                 body = f"a new turn {j} [[t{j:07d}]] [[{paths[0][:-3]}]]\n"
-                add.append(_timed(lambda: (v.write(new, body), _next(v))))
+                add.append(_timed(partial(_write_next, v, new, body)))
                 deltas += v.live.snapshot().corpus.delta is not None
             search = sorted(_timed(lambda: v.search("budget review", learn=True))
                             for _ in range(50))

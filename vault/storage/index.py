@@ -295,8 +295,19 @@ class Index:
 
     def notes(self) -> list[NoteRow]:
         """Every note, by ascending id."""
-        rows = self._conn.execute(f"SELECT {_NOTE_COLS} FROM notes ORDER BY id").fetchall()
-        return [_note_row(r) for r in rows]
+        return list(self.iter_notes())
+
+    def iter_notes(self) -> Iterator[NoteRow]:
+        """Every note, by ascending id, one row at a time (consume it inside `reading()`)."""
+        for r in self._conn.execute(f"SELECT {_NOTE_COLS} FROM notes ORDER BY id"):
+            yield _note_row(r)
+
+    def iter_links(self) -> Iterator[tuple[int, LinkRow]]:
+        """(source id, link) of every link, by source id then text order, one at a time."""
+        for src, *rest in self._conn.execute(
+            "SELECT src, target, heading, block, alias, embed, kind FROM links ORDER BY src, ord"
+        ):
+            yield src, _link_row(*rest)
 
     def notes_of(self, ids: Sequence[int]) -> dict[int, NoteRow]:
         """The rows of these note ids (those that exist), by id."""

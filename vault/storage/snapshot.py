@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from ..notes.links import Resolver
 from .corpus import Corpus
@@ -82,32 +83,50 @@ class Snapshot:
 
 
 def build_snapshot(index: Index) -> Snapshot:
-    """The snapshot of the index as it is now (archive flags all False; the facade sets them)."""
+    """The snapshot of the index as it is now (archive flags all False; the facade sets them).
+
+    Streams: note rows go straight into the corpus columns, then links one at a time into
+    edges and name keys (no row objects or link lists kept: at 10^6 notes they doubled the
+    peak). Links come by source id, which is position order, so the edges come out sorted."""
+    cols: dict[str, list[Any]] = {name: [] for name in _COLUMNS}
     with index.reading():
         generation = index.generation()
-        rows = index.notes()
-        links = index.links()
-    resolver = Resolver.build({r.id: r.path for r in rows}, {r.id: r.aliases for r in rows})
-    pos = {r.id: i for i, r in enumerate(rows)}
-    edges: set[tuple[int, int]] = set()
-    for r in rows:
-        for ln in links.get(r.id, []):
-            dst = resolver.resolve(ln, r.path)
-            if dst is not None and dst != r.id:
-                edges.add((pos[r.id], pos[dst]))
+        for r in index.iter_notes():
+            for name, attr in _COLUMNS.items():
+                cols[name].append(getattr(r, attr))
+        ids, paths = cols["ids"], cols["paths"]
+        resolver = Resolver.build(dict(zip(ids, paths, strict=True)),
+                                  dict(zip(ids, cols["aliases"], strict=True)))
+        pos = {note_id: i for i, note_id in enumerate(ids)}
+        edges: list[tuple[int, int]] = []
+        keys: list[tuple[str, int]] = []
+        src, src_path = -1, ""
+        dsts: set[int] = set()
+        for note_id, ln in index.iter_links():
+            if note_id != src:
+                edges.extend((pos[src], d) for d in sorted(dsts))
+                src, src_path, dsts = note_id, resolver.id_path[note_id], set()
+            dst = resolver.resolve(ln, src_path)
+            if dst is not None and dst != src:
+                dsts.add(pos[dst])
+            keys.extend((key, src) for key in link_keys(ln, src_path))
+        edges.extend((pos[src], d) for d in sorted(dsts))
     corpus = Corpus(
         generation=generation,
-        ids=tuple(r.id for r in rows),
-        paths=tuple(r.path for r in rows),
-        titles=tuple(r.title for r in rows),
-        aliases=tuple(r.aliases for r in rows),
-        bodies=tuple(r.body for r in rows),
-        frontmatter=tuple(r.frontmatter for r in rows),
-        content_hashes=tuple(r.content_hash for r in rows),
-        edges=tuple(sorted(edges)),
-        archived=tuple(False for _ in rows),
+        ids=tuple(ids),
+        paths=tuple(paths),
+        titles=tuple(cols["titles"]),
+        aliases=tuple(cols["aliases"]),
+        bodies=tuple(cols["bodies"]),
+        frontmatter=tuple(cols["frontmatter"]),
+        content_hashes=tuple(cols["content_hashes"]),
+        edges=tuple(edges),
+        archived=(False,) * len(ids),
     )
-    targets = LinkTargets.build(
-        (key, r.id) for r in rows for ln in links.get(r.id, ()) for key in link_keys(ln, r.path)
-    )
-    return Snapshot(corpus, resolver, IndexLinks(index, resolver), targets)
+    return Snapshot(corpus, resolver, IndexLinks(index, resolver), LinkTargets.build(keys))
+
+
+_COLUMNS = {  # Corpus field -> NoteRow attribute
+    "ids": "id", "paths": "path", "titles": "title", "aliases": "aliases", "bodies": "body",
+    "frontmatter": "frontmatter", "content_hashes": "content_hash",
+}
