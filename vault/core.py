@@ -13,6 +13,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from .errors import NotAVault, NoteExists, NoteNotFound
 from .learning.usage import NullUsage, UsageRecorder, examination_probability
 from .notes import edits
@@ -56,7 +59,9 @@ class Vault:
         # A note gone from the folder (deleted here or in Obsidian) is gone from learning too.
         self.live = LiveIndex(store, index, watcher, lambda note_id: usage.on_delete(note_id),
                               auto_sync)
-        self._corpus: tuple[Snapshot, Corpus] | None = None  # with current archive flags
+        # The snapshot, its archived positions and the corpus with those flags (per search
+        # this costs O(archived notes), not O(notes): checked in bench/bench_scale_store.py).
+        self._corpus: tuple[Snapshot, npt.NDArray[np.intp], Corpus] | None = None
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -129,11 +134,17 @@ class Vault:
         """The snapshot every signal reads (rebuilt only when the index generation changes),
         with the usage recorder's current archive flags."""
         snap = self._snapshot()
-        corpus = self._corpus[1] if self._corpus and self._corpus[0] is snap else snap.corpus
-        archived = tuple(bool(a) for a in self.usage.archived(corpus.ids))
-        if archived != corpus.archived:
-            corpus = replace(corpus, archived=archived)
-        self._corpus = (snap, corpus)
+        hot = np.flatnonzero(self.usage.archived(snap.corpus.ids))  # archived positions
+        cached = self._corpus
+        if cached is not None and cached[0] is snap and np.array_equal(cached[1], hot):
+            return cached[2]  # same generation, same flags: no per-note work per search
+        corpus = snap.corpus
+        if hot.size:
+            archived = [False] * len(corpus)
+            for k in hot.tolist():
+                archived[k] = True
+            corpus = replace(corpus, archived=tuple(archived))
+        self._corpus = (snap, hot, corpus)
         return corpus
 
     def _snapshot(self) -> Snapshot:

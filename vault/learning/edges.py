@@ -67,7 +67,7 @@ class WeightedEdges:
         return list(zip(self.a.tolist(), self.b.tolist(), self.w.tolist(), strict=True))
 
     def to_positions(
-        self, ids: Sequence[int], excluded: Iterable[int] = ()
+        self, ids: Sequence[int] | npt.NDArray[np.int64], excluded: Iterable[int] = ()
     ) -> WeightedEdges:
         """Re-key from note ids to positions in `ids` (any order); edges touching an id not in
         `ids`, or in `excluded`, are dropped."""

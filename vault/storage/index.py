@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -71,9 +72,10 @@ MIGRATIONS: tuple[str, ...] = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LinkRow:
-    """One link as written in a note (resolution happens over the whole vault, in links.py)."""
+    """One link as written in a note (resolution happens over the whole vault, in links.py).
+    Slotted: a snapshot holds one per link (millions at 10^6 notes)."""
 
     target: str
     heading: str | None
@@ -83,7 +85,7 @@ class LinkRow:
     kind: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class NoteRow:
     """One indexed note."""
 
@@ -101,9 +103,9 @@ class NoteRow:
     body: str
 
 
-@dataclass(frozen=True)
-class StatRow:
-    """What sync compares against the folder to decide whether a file changed."""
+class StatRow(NamedTuple):
+    """What sync compares against the folder to decide whether a file changed (a named
+    tuple: the index holds one per note)."""
 
     id: int
     path: str
@@ -122,6 +124,28 @@ _NOTE_COLS = "id, " + ", ".join(_NOTE_FIELDS)
 _STAT_COLS = "id, path, size, mtime_ns, inode, content_hash"
 
 
+_SHORT = 64  # strings up to this length that repeat across notes are shared (interned)
+
+
+def _shared(value: Any) -> Any:
+    return sys.intern(value) if type(value) is str and len(value) <= _SHORT else value
+
+
+def _frontmatter(text: str) -> dict[str, Any]:
+    """Decoded frontmatter with its keys and short top-level string values interned: at 10^6
+    notes the same keys ("speaker", "date") and values (a speaker's name) repeat a million
+    times, and one copy each saves about a tenth of a snapshot."""
+    if text == "{}":
+        return {}
+    return {sys.intern(k): _shared(v) for k, v in json.loads(text).items()}
+
+
+def _link_row(target: str, heading: str | None, block: str | None, alias: str | None,
+              embed: int, kind: str) -> LinkRow:
+    """A stored link; its target and kind interned (hubs are linked thousands of times)."""
+    return LinkRow(_shared(target), heading, block, alias, bool(embed), sys.intern(kind))
+
+
 def _note_row(r: Sequence[Any]) -> NoteRow:
     return NoteRow(
         id=r[0],
@@ -131,7 +155,7 @@ def _note_row(r: Sequence[Any]) -> NoteRow:
         mtime_ns=r[4],
         inode=r[5],
         content_hash=r[6],
-        frontmatter=json.loads(r[7]),
+        frontmatter=_frontmatter(r[7]),
         frontmatter_error=r[8],
         aliases=tuple(json.loads(r[9])),
         tags=tuple(json.loads(r[10])),
@@ -182,6 +206,19 @@ class Index:
             self._conn.execute("ROLLBACK")
             raise
         self._conn.execute("COMMIT")
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """One read transaction: every read inside sees the same committed state (nested in
+        `atomic` or another `reading`, it is that transaction)."""
+        if self._conn.in_transaction:
+            yield
+            return
+        self._conn.execute("BEGIN")
+        try:
+            yield
+        finally:
+            self._conn.execute("COMMIT")
 
     # -- generation ---------------------------------------------------------------------
 
@@ -259,8 +296,31 @@ class Index:
 
     def notes(self) -> list[NoteRow]:
         """Every note, by ascending id."""
-        rows = self._conn.execute(f"SELECT {_NOTE_COLS} FROM notes ORDER BY id").fetchall()
-        return [_note_row(r) for r in rows]
+        return list(self.iter_notes())
+
+    def iter_notes(self) -> Iterator[NoteRow]:
+        """Every note, by ascending id, one row at a time (consume it inside `reading()`)."""
+        for r in self._conn.execute(f"SELECT {_NOTE_COLS} FROM notes ORDER BY id"):
+            yield _note_row(r)
+
+    def iter_links(self) -> Iterator[tuple[int, LinkRow]]:
+        """(source id, link) of every link, by source id then text order, one at a time."""
+        for src, *rest in self._conn.execute(
+            "SELECT src, target, heading, block, alias, embed, kind FROM links ORDER BY src, ord"
+        ):
+            yield src, _link_row(*rest)
+
+    def notes_of(self, ids: Sequence[int]) -> dict[int, NoteRow]:
+        """The rows of these note ids (those that exist), by id."""
+        out: dict[int, NoteRow] = {}
+        unique = sorted(set(ids))
+        for start in range(0, len(unique), 500):
+            part = unique[start : start + 500]
+            for r in self._conn.execute(
+                f"SELECT {_NOTE_COLS} FROM notes WHERE id IN ({','.join('?' * len(part))})", part
+            ):
+                out[r[0]] = _note_row(r)
+        return out
 
     def note(self, note_id: int) -> NoteRow | None:
         r = self._conn.execute(f"SELECT {_NOTE_COLS} FROM notes WHERE id = ?", (note_id,))
@@ -275,8 +335,8 @@ class Index:
     def links_of(self, note_id: int) -> list[LinkRow]:
         """One note's links in text order."""
         return [
-            LinkRow(target, heading, block, alias, bool(embed), kind)
-            for target, heading, block, alias, embed, kind in self._conn.execute(
+            _link_row(*r)
+            for r in self._conn.execute(
                 "SELECT target, heading, block, alias, embed, kind FROM links"
                 " WHERE src = ? ORDER BY ord",
                 (note_id,),
@@ -286,12 +346,10 @@ class Index:
     def links(self) -> dict[int, list[LinkRow]]:
         """Every note's links in text order, by source id."""
         out: dict[int, list[LinkRow]] = {}
-        for src, target, heading, block, alias, embed, kind in self._conn.execute(
+        for src, *rest in self._conn.execute(
             "SELECT src, target, heading, block, alias, embed, kind FROM links ORDER BY src, ord"
         ):
-            out.setdefault(src, []).append(
-                LinkRow(target, heading, block, alias, bool(embed), kind)
-            )
+            out.setdefault(src, []).append(_link_row(*rest))
         return out
 
     # -- skipped files ----------------------------------------------------------------------

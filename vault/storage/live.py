@@ -3,7 +3,11 @@
 Contract: with `auto_sync`, `fresh()` (called by the facade before every read, search and
 write) reconciles the index with the folder — through the watcher's changed paths when one
 runs and the last sync had no errors, else by a full scan — so an edit made in Obsidian is
-seen by the next call. `snapshot()` is rebuilt only when the index generation changes. Inside
+seen by the next call. `snapshot()` changes only when the index generation changes: when every
+change since the last snapshot came through this object's syncs and only added or updated
+notes, it is advanced from the last one (storage/increment.py: the cost of the changed notes,
+with `corpus.delta` set); after a removal, a rename or another process's write it is rebuilt
+from every row (`delta` None). Inside
 `batch()` nothing is re-synced and the snapshot taken when the batch began is kept (ingest of
 many notes pays for one sync and one snapshot). Every note id a sync finds removed is passed
 to `on_removed` (learning forgets it), inside a batch too.
@@ -15,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 
 from ..errors import NoteNotFound, NoteSkipped, VaultError
+from .increment import advance
 from .index import Index, LinkRow
 from .snapshot import Snapshot, build_snapshot
 from .store import Store
@@ -41,6 +46,10 @@ class LiveIndex:
         self._batch = 0
         self._rescan = False
         self._snap: Snapshot | None = None
+        # Paths added or updated since `_snap`, valid while every generation since was ours
+        # (`_seen` is the last one accounted for); None: rebuild from every row.
+        self._pending: list[str] | None = []
+        self._seen: int | None = None
 
     @property
     def in_batch(self) -> bool:
@@ -82,15 +91,23 @@ class LiveIndex:
         try:
             yield
         finally:
-            self._batch -= 1
-            if not self._batch:
-                self._snap = None
+            self._batch -= 1  # the next snapshot() advances over the batch's writes
 
     def snapshot(self) -> Snapshot:
         """The current snapshot (inside a batch: the one taken when the batch began)."""
-        stale = self._snap is None or self._snap.corpus.generation != self.index.generation()
-        if self._snap is None or (stale and not self._batch):
-            self._snap = build_snapshot(self.index)
+        if self._snap is not None and (self._batch or self._snap.corpus.generation
+                                       == self.index.generation()):
+            return self._snap
+        snap = None
+        gen = self.index.generation()
+        prev, pending = self._snap, self._pending
+        if prev is not None and pending is not None and gen == self._seen \
+                and len(set(pending)) <= max(1000, len(prev.corpus) // 4):
+            snap = advance(prev, self.index, pending)
+            if snap is not None and snap.corpus.generation != gen:  # a write slipped in
+                snap = None
+        self._snap = snap if snap is not None else build_snapshot(self.index)
+        self._pending, self._seen = [], self._snap.corpus.generation
         return self._snap
 
     def resolve(self, note: str) -> int:
@@ -127,7 +144,7 @@ class LiveIndex:
         against the batch's snapshot."""
         snap = self.snapshot()
         if not self._batch:
-            return list(snap.links.get(note_id, []))
+            return snap.links.get(note_id, [])
         row = self.index.note(note_id)
         if row is None:
             return []
@@ -136,10 +153,14 @@ class LiveIndex:
     def _after(self, report: SyncReport) -> None:
         for note_id in report.removed_ids:
             self._on_removed(note_id)
-        if self._batch:
+        if not report.changed:
             return
-        if self._snap is not None and report.generation != self._snap.corpus.generation:
-            self._snap = None
+        if (self._pending is None or report.removed or report.renamed or self._seen is None
+                or report.generation != self._seen + 1):  # not only ours, or not in place
+            self._pending = None
+        else:
+            self._pending.extend(report.added + report.updated)
+        self._seen = report.generation
 
     def close(self) -> None:
         if self.watcher is not None:

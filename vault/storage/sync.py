@@ -102,7 +102,7 @@ def sync(store: Store, index: Index, only: Iterable[str] | None = None) -> SyncR
     only = None if only is None else sorted(set(only))
     if only is None:
         known = index.stats()
-        scan = store.scan()
+        scan = store.scan(checked=known)
         files = {f.path: f for f in scan.files}
         for s in scan.skipped:
             report.skipped[s.path] = s.reason
@@ -152,7 +152,7 @@ def sync(store: Store, index: Index, only: Iterable[str] | None = None) -> SyncR
     for path in sorted(gone):
         vanished_by_hash.setdefault(known[path].content_hash, []).append(known[path])
     for path in sorted(new_texts):
-        st, text = new_texts[path]
+        st, text = new_texts.pop(path)  # parsed rows replace the texts (memory at 10^6 notes)
         digest = content_hash(text)
         pool = vanished_by_hash.get(digest)
         if pool:

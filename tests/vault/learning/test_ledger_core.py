@@ -275,3 +275,25 @@ def test_pair_strength_is_the_weight_bound() -> None:
         bound = float(pair_strength(np.array([float(count)]), np.array([days]), p)[0])
         # the best case for the weight: both notes seen only in these searches (npmi = 1)
         assert edge_weight(count, count, count, count * 10, days, p) <= bound + 1e-12
+
+
+def test_per_note_vectors_over_a_large_ascending_corpus_match_the_dense_loop(
+    path: Path, clock: Clock
+) -> None:
+    """The sparse lookup (few learned notes, ascending ids) gives the dense loop's vectors."""
+    led = Ledger.open(path, clock=clock)
+    led.start_session("s", clock.t)
+    led.on_search("s", "q", shown(30, 7, 500, 41))
+    led.on_read("s", 7)
+    led.archive(41, clock.t)
+    assert led.end_session("s", clock.t + 5)
+    ids = tuple(i for i in range(1, 700) if i != 30)  # ascending; 30 is learned, not in it
+    scrambled = ids[::-1]  # not ascending: the dense loop
+    assert len(led.state.notes) * 4 < len(ids)
+    for name in ("warmth", "prior", "archived"):
+        sparse = getattr(led, name)(ids)
+        dense = getattr(led, name)(scrambled)[::-1]
+        assert sparse.tolist() == dense.tolist(), name
+    assert np.flatnonzero(led.archived(ids)).tolist() == [ids.index(41)]
+    assert np.count_nonzero(led.prior(ids)) >= 2 and np.count_nonzero(led.warmth(ids)) >= 2
+    led.close()

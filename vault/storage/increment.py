@@ -1,0 +1,181 @@
+"""The next snapshot from the previous one, when a sync only added or updated notes.
+
+`advance(prev, index, paths)` re-reads just the rows at `paths` and returns the snapshot
+`build_snapshot(index)` would return, field by field (tests/vault/storage/test_increment.py),
+plus `corpus.delta`, so an edit costs what the changed notes cost, not what the vault costs:
+
+- an updated note keeps its position (same id, same path); added notes have ids above every
+  earlier id, so they append (checked: otherwise None and the caller rebuilds);
+- names: an added note's file name and aliases, or an updated note's changed aliases, may
+  change what other notes' links resolve to; those notes are found through
+  `Snapshot.targets`, their raw links read from the index and re-resolved (their text is
+  unchanged: not in `delta.changed`, but their edges may change);
+- edges stay the sorted tuple: each re-resolved source's slice is replaced; the undirected
+  `graph`, when the previous corpus had built it, is patched for the pairs that changed.
+
+It returns None (rebuild) when a path is gone or renamed, or an id is not where expected.
+"""
+
+from __future__ import annotations
+
+import itertools
+from bisect import bisect_left, insort
+from collections.abc import Sequence
+from dataclasses import replace
+
+from ..notes.links import Resolver, strip_md, title_of
+from .corpus import Corpus, CorpusDelta
+from .index import Index, NoteRow
+from .link_targets import alias_key, link_keys, note_keys
+from .snapshot import IndexLinks, Snapshot
+
+
+def advance(prev: Snapshot, index: Index, paths: Sequence[str]) -> Snapshot | None:
+    """The snapshot after notes at `paths` were added or updated (module docstring)."""
+    c = prev.corpus
+    with index.reading():
+        generation = index.generation()
+        ids = [index.note_id(p) for p in sorted(set(paths))]
+        if any(i is None for i in ids):
+            return None
+        rows = index.notes_of([i for i in ids if i is not None])
+        links = {i: index.links_of(i) for i in rows}
+    last = c.ids[-1] if c.ids else 0
+    added = sorted(i for i in rows if i > last)
+    updated = sorted(i for i in rows if i <= last)
+    pos: dict[int, int] = {}
+    for i in updated:
+        try:
+            pos[i] = c.position(i)
+        except KeyError:
+            return None
+        if c.paths[pos[i]] != rows[i].path:
+            return None
+    for k, i in enumerate(added):
+        pos[i] = len(c) + k
+    resolver, names = _names(prev.resolver, c, rows, updated, added, pos)
+    corpus = _corpus(c, rows, updated, added, pos, generation)
+    sources = set(rows) | (prev.targets.sources_of(names) if names else set())
+    sources &= resolver.id_path.keys()  # targets may name a note gone since (a superset)
+    out_edges: dict[int, list[int]] = {}
+    with index.reading():
+        if index.generation() != generation:
+            return None  # another writer since the rows were read: rebuild
+        for s in sorted(sources):
+            lns = links[s] if s in links else index.links_of(s)  # unchanged note: same links
+            dsts = {resolver.resolve(ln, resolver.id_path[s]) for ln in lns}
+            out_edges[corpus.position(s)] = sorted(
+                corpus.position(d) for d in dsts if d is not None and d != s)
+    edges = _splice(c.edges, out_edges)
+    corpus = replace(corpus, edges=edges)
+    if "graph" in c.__dict__:  # cached_property: patch it rather than rebuild it lazily
+        corpus.__dict__["graph"] = _patched_graph(c, corpus, out_edges)
+    targets = prev.targets.plus(
+        (key, i) for i in sorted(rows) for ln in links[i] for key in link_keys(ln, rows[i].path)
+    )
+    return Snapshot(corpus, resolver, IndexLinks(index, resolver), targets)
+
+
+def _corpus(c: Corpus, rows: dict[int, NoteRow], updated: list[int], added: list[int],
+            pos: dict[int, int], generation: int) -> Corpus:
+    fields = {
+        "ids": "id", "paths": "path", "titles": "title", "aliases": "aliases",
+        "bodies": "body", "frontmatter": "frontmatter", "content_hashes": "content_hash",
+    }
+    new: dict[str, tuple[object, ...]] = {}
+    for name, attr in fields.items():
+        values = list(getattr(c, name))
+        for i in updated:
+            values[pos[i]] = getattr(rows[i], attr)
+        values.extend(getattr(rows[i], attr) for i in added)
+        new[name] = tuple(values)
+    delta = CorpusDelta(c.generation, len(c), tuple(pos[i] for i in updated))
+    return replace(c, generation=generation, archived=c.archived + (False,) * len(added),
+                   delta=delta, **new)  # type: ignore[arg-type]
+
+
+def _names(r: Resolver, c: Corpus, rows: dict[int, NoteRow], updated: list[int],
+           added: list[int], pos: dict[int, int]) -> tuple[Resolver, set[str]]:
+    """The resolver with the new names, and the keys of every name added or dropped."""
+    by_key, by_name, by_alias = dict(r.by_key), dict(r.by_name), dict(r.by_alias)
+    path_id, id_path = dict(r.path_id), dict(r.id_path)
+    keys: set[str] = set()
+
+    def set_aliases(note_id: int, old: Sequence[str], new: Sequence[str]) -> None:
+        for a in dict.fromkeys(x.strip().casefold() for x in old):
+            left = tuple(i for i in by_alias.get(a, ()) if i != note_id)
+            if left:
+                by_alias[a] = left
+            else:
+                by_alias.pop(a, None)
+        for a in dict.fromkeys(x.strip().casefold() for x in new):
+            ids = list(by_alias.get(a, ()))
+            if note_id not in ids:
+                insort(ids, note_id)
+            by_alias[a] = tuple(ids)
+        keys.update(alias_key(x) for x in (*old, *new))
+
+    for i in updated:
+        if tuple(rows[i].aliases) != tuple(c.aliases[pos[i]]):
+            set_aliases(i, c.aliases[pos[i]], rows[i].aliases)
+    for i in added:
+        path = rows[i].path
+        by_key[strip_md(path).casefold()] = i  # the highest id wins, as in Resolver.build
+        name = title_of(path).casefold()
+        by_name[name] = tuple(sorted((*by_name.get(name, ()), path)))
+        path_id[path], id_path[i] = i, path
+        set_aliases(i, (), rows[i].aliases)
+        keys.update(note_keys(path, ()))
+    return Resolver(by_key, by_name, by_alias, path_id, id_path), keys
+
+
+def _splice(edges: tuple[tuple[int, int], ...],
+            out_edges: dict[int, list[int]]) -> tuple[tuple[int, int], ...]:
+    """`edges` with the slice of each source position in `out_edges` replaced (sorted)."""
+    parts: list[Sequence[tuple[int, int]]] = []
+    at = 0
+    for p in sorted(out_edges):
+        lo = bisect_left(edges, (p,), at)
+        hi = bisect_left(edges, (p + 1,), lo)
+        parts.append(edges[at:lo])
+        parts.append([(p, d) for d in out_edges[p]])
+        at = hi
+    parts.append(edges[at:])
+    return tuple(itertools.chain.from_iterable(parts))
+
+
+def _out(edges: tuple[tuple[int, int], ...], p: int) -> list[int]:
+    lo = bisect_left(edges, (p,))
+    hi = bisect_left(edges, (p + 1,), lo)
+    return [d for _, d in edges[lo:hi]]
+
+
+def _patched_graph(old: Corpus, new: Corpus,
+                   out_edges: dict[int, list[int]]) -> dict[int, list[int]]:
+    """`new.graph` from `old.graph`: only pairs with a re-resolved source can change. Equal
+    to `undirected(new edges)` as a mapping (a node new to the graph is inserted last;
+    readers look nodes up by id and never depend on the key order)."""
+    graph = dict(old.graph)
+    pairs = {
+        (min(s, d), max(s, d))
+        for s, dsts in out_edges.items()
+        for d in itertools.chain(dsts, _out(old.edges, s) if s < len(old) else ())
+        if d != s
+    }
+    for a, b in sorted(pairs):
+        ia, ib = new.ids[a], new.ids[b]
+        now = b in _out(new.edges, a) or a in _out(new.edges, b)
+        was = ib in graph.get(ia, ())
+        if now == was:
+            continue
+        for x, y in ((ia, ib), (ib, ia)):
+            adj = list(graph.get(x, ()))
+            if now:
+                insort(adj, y)
+            else:
+                adj.remove(y)
+            if adj:
+                graph[x] = adj
+            else:
+                del graph[x]
+    return graph

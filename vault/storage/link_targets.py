@@ -1,0 +1,91 @@
+"""Which notes' links a name could concern: the reverse map an incremental snapshot needs.
+
+When a note is added or its aliases change, links written in *other* notes may resolve
+differently (a dangling `[[Foo]]` finds the new `Foo.md`; a bare name gains a second
+candidate). Every way `Resolver` matches a link to a note compares the last path component
+of the link's target with the note's file name or one of its aliases (casefolded, `.md`
+dropped), so `name_key` of both sides is equal whenever a link can mean a note.
+
+`LinkTargets` maps hash(name_key) -> source note id as two sorted int64 arrays (about 16
+bytes per link, against hundreds for a dict of lists). It is a superset on purpose: a hash
+collision or a pair left from a note's older text only makes the snapshot re-resolve a note
+whose links did not change, which gives the same result; nothing is ever missed.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from ..notes.links import strip_md
+from .index import LinkRow
+
+
+def name_key(name: str) -> str:
+    """The last component of a wiki target, note path or alias, casefolded, `.md` dropped."""
+    return posixpath.basename(strip_md(name.strip()).casefold())
+
+
+def alias_key(alias: str) -> str:
+    """An alias's key (aliases match whole, so `.md` is not dropped: `strip_md` happens on
+    the link side only)."""
+    return posixpath.basename(alias.strip().casefold())
+
+
+def link_keys(link: LinkRow, source: str) -> list[str]:
+    """The keys of the names `link` (written in note `source`) could resolve to."""
+    if link.kind == "markdown":
+        rel = posixpath.normpath(posixpath.join(posixpath.dirname(source), link.target))
+        root = posixpath.normpath(link.target.lstrip("/"))
+        return [posixpath.basename(strip_md(c).casefold()) for c in (rel, root)]
+    return [name_key(link.target)] if link.target else []
+
+
+def note_keys(path: str, aliases: Sequence[str]) -> list[str]:
+    """The keys under which note `path` with `aliases` can be named by a link."""
+    return [posixpath.basename(strip_md(path).casefold()), *(alias_key(a) for a in aliases)]
+
+
+def _hashes(keys: Iterable[str]) -> npt.NDArray[np.int64]:
+    return np.fromiter((hash(k) for k in keys), dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class LinkTargets:
+    """hash(key) -> source id pairs, sorted by hash; a superset (module doc)."""
+
+    hashes: npt.NDArray[np.int64]
+    sources: npt.NDArray[np.int64]
+
+    @classmethod
+    def build(cls, pairs: Iterable[tuple[str, int]]) -> LinkTargets:
+        keys: list[str] = []
+        srcs: list[int] = []
+        for key, src in pairs:
+            keys.append(key)
+            srcs.append(src)
+        h, s = _hashes(keys), np.asarray(srcs, dtype=np.int64)
+        order = np.lexsort((s, h))
+        return cls(h[order], s[order])
+
+    def sources_of(self, keys: Iterable[str]) -> set[int]:
+        """Ids of every note with a link whose key may be one of `keys`."""
+        out: set[int] = set()
+        for h in set(hash(k) for k in keys):
+            lo = int(np.searchsorted(self.hashes, h, side="left"))
+            hi = int(np.searchsorted(self.hashes, h, side="right"))
+            out.update(int(x) for x in self.sources[lo:hi])
+        return out
+
+    def plus(self, pairs: Iterable[tuple[str, int]]) -> LinkTargets:
+        """These pairs added (old pairs stay: the superset only grows until a full rebuild)."""
+        extra = LinkTargets.build(pairs)
+        if not len(extra.hashes):
+            return self
+        at = np.searchsorted(self.hashes, extra.hashes, side="right")
+        return LinkTargets(np.insert(self.hashes, at, extra.hashes),
+                           np.insert(self.sources, at, extra.sources))
