@@ -10,6 +10,9 @@ plus `corpus.delta`, so an edit costs what the changed notes cost, not what the 
   change what other notes' links resolve to; those notes are found through
   `Snapshot.targets`, their raw links read from the index and re-resolved (their text is
   unchanged: not in `delta.changed`, but their edges may change);
+- `delta.relinked` names every source whose edges were recomputed, and `delta.earlier` chains
+  the previous snapshot's delta (up to `MAX_CHAIN`), so the retrieval structures of any
+  generation in the chain catch up (retrieval/derived.py);
 - edges stay the sorted tuple: each re-resolved source's slice is replaced; the undirected
   `graph`, when the previous corpus had built it, is patched for the pairs that changed.
 
@@ -24,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ..notes.links import Resolver, strip_md, title_of
-from .corpus import Corpus, CorpusDelta
+from .corpus import MAX_CHAIN, Corpus, CorpusDelta, chain_depth
 from .index import Index, NoteRow
 from .link_targets import alias_key, link_keys, note_keys
 from .snapshot import IndexLinks, Snapshot
@@ -67,7 +70,10 @@ def advance(prev: Snapshot, index: Index, paths: Sequence[str]) -> Snapshot | No
             out_edges[corpus.position(s)] = sorted(
                 corpus.position(d) for d in dsts if d is not None and d != s)
     edges = _splice(c.edges, out_edges)
-    corpus = replace(corpus, edges=edges)
+    assert corpus.delta is not None
+    earlier = c.delta if chain_depth(c.delta) < MAX_CHAIN else None  # consumers catch up
+    delta = replace(corpus.delta, relinked=tuple(sorted(out_edges)), earlier=earlier)
+    corpus = replace(corpus, edges=edges, delta=delta)
     if "graph" in c.__dict__:  # cached_property: patch it rather than rebuild it lazily
         corpus.__dict__["graph"] = _patched_graph(c, corpus, out_edges)
     targets = prev.targets.plus(
