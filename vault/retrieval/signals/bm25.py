@@ -26,6 +26,7 @@ from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt
@@ -140,6 +141,17 @@ class Bm25Index:
         return Bm25Index(vocab, self.postings.replace(docs), df, lengths, total, n_docs,
                          self.k1, self.b)
 
+    @cached_property
+    def _norms(self) -> F64:
+        """k1 (1 - b + b |d| / avgdl) of every document, once per index state (elementwise,
+        so the same numbers as computing it per posting)."""
+        n, k1, b = self.n_docs, self.k1, self.b
+        avgdl = self.total / n if n else 0.0
+        if avgdl <= 0:
+            return np.full(n, k1)
+        out: F64 = k1 * (1.0 - b + b * self.lengths / avgdl)
+        return out
+
     def score_tokens(self, query_tokens: Sequence[str]) -> F64:
         """BM25 score of every document for a tokenized query (multiplicity counts)."""
         n = self.n_docs
@@ -147,8 +159,7 @@ class Bm25Index:
         counts = Counter(t for t in query_tokens if t in self.vocabulary)
         if not counts or n == 0:
             return y
-        avgdl = self.total / n
-        k1, b = self.k1, self.b
+        k1 = self.k1
         for term in sorted(counts):  # term order, not id order: ids depend on history
             j = self.vocabulary[term]
             rows, f = self.postings.column(j)
@@ -156,7 +167,7 @@ class Bm25Index:
                 continue
             df = float(self.df[j])
             idf = float(np.log(np.asarray([(n - df + 0.5) / (df + 0.5) + 1.0]))[0])
-            norm = k1 * (1.0 - b + b * self.lengths[rows] / avgdl) if avgdl > 0 else k1
+            norm = self._norms[rows]
             y[rows] += idf * f * (k1 + 1.0) / (f + norm) * float(counts[term])
         return y
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 import numpy.typing as npt
@@ -289,12 +289,24 @@ class ConjunctiveIndex:
                 if c is not None and self.df[c] > 0]
         if not cols:
             return y
-        c0 = float(np.log(np.asarray([self.n_docs + 1.0]))[0]) + 1.0
+        c0 = self._c0
         idf = c0 - np.log(self.df[np.asarray(cols)] + 1.0)
         w = idf / np.linalg.norm(idf)
+        norms = self._norms
         for j, c in enumerate(cols):  # hash order (token_codes is sorted)
             rows = self.postings.column(c)[0]
-            norm = np.sqrt(self.m[rows] * (c0 * c0) - 2.0 * c0 * (self.s1[rows] / L_SCALE)
-                           + self.s2[rows] / L2_SCALE)
-            y[rows] += idf[j] / norm * w[j]
+            y[rows] += idf[j] / norms[rows] * w[j]
         return y
+
+    @property
+    def _c0(self) -> float:
+        return float(np.log(np.asarray([self.n_docs + 1.0]))[0]) + 1.0
+
+    @cached_property
+    def _norms(self) -> F64:
+        """||x_d|| of every note, once per index state (elementwise: the same numbers as
+        computing it per posting)."""
+        c0 = self._c0
+        out: F64 = np.sqrt(self.m * (c0 * c0) - 2.0 * c0 * (self.s1 / L_SCALE)
+                           + self.s2 / L2_SCALE)
+        return out
