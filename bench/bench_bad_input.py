@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from bench.gen_vault import TOPICS, generate
+from bench.report import print_table
 from vault import MemoryEmbeddingCache, MiniLmEncoder, SearchEngine, SearchParams, Vault
 
 
@@ -92,12 +93,7 @@ def main() -> None:
     enc = MiniLmEncoder(threads=1)
     caps = [SearchParams().max_note_units] + ([0] if args.uncapped else [])
     rows = [run(args.links, args.notes, args.queries, cap, enc) for cap in caps]
-    keys = list(rows[0])
-    print("| " + " | ".join(keys) + " |")
-    print("|" + "---|" * len(keys))
-    for r in rows:
-        print("| " + " | ".join(f"{r[k]:.3f}" if isinstance(r[k], float) else str(r[k])
-                                for k in keys) + " |")
+    print_table(rows)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.gen_vault import TOPICS, generate
+from bench.report import print_table
 from vault import Bm25Index, Vault
 
 
@@ -73,12 +74,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     args = parser.parse_args()
     rows = [run(n, args.queries) for n in (args.notes or [10_000])]
-    keys = list(rows[0])
-    print("| " + " | ".join(keys) + " |")
-    print("|" + "---|" * len(keys))
-    for r in rows:
-        print("| " + " | ".join(f"{r[k]:.3f}" if isinstance(r[k], float) else str(r[k])
-                                for k in keys) + " |")
+    print_table(rows)
 
 
 if __name__ == "__main__":

@@ -33,23 +33,9 @@ from typing import Any
 import numpy as np
 
 from bench.gen_scale import generate
+from bench.report import latency_ms, status_kb
 from bench.synthetic_encoder import SyntheticEncoder
 from vault import SearchEngine, SearchParams, Vault
-
-
-def _status_kb(field: str) -> int:
-    with open("/proc/self/status", encoding="ascii") as fh:
-        for line in fh:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    return 0
-
-
-def _pct(xs: list[float]) -> dict[str, float]:
-    a = np.asarray(xs) * 1000
-    return {"p50_ms": round(float(np.percentile(a, 50)), 1),
-            "p95_ms": round(float(np.percentile(a, 95)), 1),
-            "max_ms": round(float(a.max()), 1)}
 
 
 def _questions(v: Vault, count: int, seed: int) -> list[tuple[str, int]]:
@@ -86,7 +72,7 @@ def run(n: int, keep: Path | None, queries: int, edits: int) -> dict[str, Any]:
             t0 = time.perf_counter()
             prepared = v.engine.prepare(v.corpus())
             prepare_s = time.perf_counter() - t0
-            rss_ready = _status_kb("VmRSS")
+            rss_ready = status_kb("VmRSS")
             qs = _questions(v, queries, seed=11)
             v.search("warm up")
             lat, found = [], 0
@@ -114,14 +100,16 @@ def run(n: int, keep: Path | None, queries: int, edits: int) -> dict[str, Any]:
             return {
                 "notes": n, "chunks": prepared["chunks"], "dense": prepared["dense"],
                 "generate_s": round(gen_s, 1), "full_index_s": round(index_s, 1),
-                "prepare_s": round(prepare_s, 1), "search": _pct(lat),
+                "prepare_s": round(prepare_s, 1), "search": latency_ms(lat, 1),
                 "recall_at_10_of_source_note": round(found / len(qs), 3),
                 "edit_to_visible_s": {"median": round(statistics.median(edit_s), 3),
                                       "max": round(max(edit_s), 3)},
                 "edits_visible": f"{visible}/{edits}",
                 "noop_sync_p50_s": round(statistics.median(noop), 3),
+                "derived_array_mb": {k: round(b / 2**20, 1)
+                                     for k, b in prepared["array_bytes"].items()},
                 "rss_ready_mb": round(rss_ready / 1024), "peak_rss_mb":
-                    round(_status_kb("VmHWM") / 1024),
+                    round(status_kb("VmHWM") / 1024),
                 "encoder": engine.encoder.fingerprint if engine.encoder else None,
             }
 

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from bench.gen_scale import generate
+from bench.report import print_table, status_kb
 from vault import Corpus, Hit, SearchEngine, SearchResult, Vault
 
 
@@ -40,14 +41,6 @@ class FixedEngine:
         hits = tuple(Hit(corpus.ids[p], corpus.paths[p], corpus.titles[p], 1.0)
                      for p in range(len(corpus) - 1, max(-1, len(corpus) - 1 - k), -1))
         return SearchResult(query, hits, {"engine": "fixed (benchmark)"})
-
-
-def _status_kb(field: str) -> int:
-    with open("/proc/self/status", encoding="ascii") as fh:
-        for line in fh:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    return 0
 
 
 def _timed(fn: Any) -> float:
@@ -83,11 +76,11 @@ def run(n: int, keep: Path | None, edits: int) -> dict[str, Any]:
         engine = cast(SearchEngine, FixedEngine())
         with Vault.init(root, auto_sync=False, engine=engine) as v:
             index_s = _timed(v.sync)
-            rss0 = _status_kb("VmRSS")
+            rss0 = status_kb("VmRSS")
             snap_s = _timed(v.corpus)
-            rss1 = _status_kb("VmRSS")
+            rss1 = status_kb("VmRSS")
             graph_s = _timed(lambda: v.live.snapshot().corpus.graph)
-            rss2 = _status_kb("VmRSS")
+            rss2 = status_kb("VmRSS")
             noop = sorted(_timed(v.sync) for _ in range(5))
             paths = v.live.snapshot().corpus.paths
             api, disk, add, deltas = [], [], [], 0
@@ -122,7 +115,7 @@ def run(n: int, keep: Path | None, edits: int) -> dict[str, Any]:
                 "search_overhead_p50_ms": 1000 * statistics.median(search),
                 "snapshot_rss_mb": (rss1 - rss0) / 1024,
                 "graph_rss_mb": (rss2 - rss1) / 1024,
-                "peak_rss_mb": _status_kb("VmHWM") / 1024,
+                "peak_rss_mb": status_kb("VmHWM") / 1024,
             }
 
 
@@ -136,12 +129,7 @@ def main() -> None:
         args.keep.mkdir(parents=True, exist_ok=True)
     print(f"cpus: {os.cpu_count()}; engine: fixed (ranking excluded: storage and facade only)")
     rows = [run(n, args.keep, args.edits) for n in (args.notes or [100_000])]
-    keys = list(rows[0])
-    print("| " + " | ".join(keys) + " |")
-    print("|" + "---|" * len(keys))
-    for r in rows:
-        print("| " + " | ".join(f"{r[k]:.3f}" if isinstance(r[k], float) else str(r[k])
-                                for k in keys) + " |", flush=True)
+    print_table(rows)
 
 
 if __name__ == "__main__":

@@ -18,13 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from bench.gen_vault import DAYS, TOPICS, generate
+from bench.report import latency_ms
 from vault import MiniLmEncoder, SearchEngine, SearchParams, Vault
-
-
-def _pct(xs: list[float]) -> dict[str, float]:
-    a = np.asarray(xs) * 1000
-    return {"p50_ms": float(np.percentile(a, 50)), "p95_ms": float(np.percentile(a, 95)),
-            "max_ms": float(a.max())}
 
 
 def run(root: Path, n: int, queries: int) -> dict[str, object]:
@@ -50,7 +45,7 @@ def run(root: Path, n: int, queries: int) -> dict[str, object]:
             v.engine.search(corpus, q)
             engine.append(time.perf_counter() - t0)
     return {"notes": len(corpus), "chunks": prepared["chunks"], "prepare_s": prepare_s,
-            "vault_search": _pct(facade), "engine_search": _pct(engine)}
+            "vault_search": latency_ms(facade), "engine_search": latency_ms(engine)}
 
 
 def main() -> None:

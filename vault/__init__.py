@@ -152,7 +152,9 @@ if TYPE_CHECKING:
         DenseParams,
         corpus_chunks,
     )
+    from .retrieval.signals.graph import Walk, pagerank
     from .retrieval.signals.graph import adjacency as link_adjacency
+    from .retrieval.signals.graph import push as pagerank_push
     from .retrieval.signals.ivf import (
         IvfParams,
     )
@@ -227,6 +229,9 @@ _LAZY: dict[str, tuple[str, str]] = {  # public name -> (module, attribute)
     "SearchEngine": (".retrieval.pipeline", "SearchEngine"),
     "DenseParams": (".retrieval.signals.dense", "DenseParams"),
     "DenseIndex": (".retrieval.signals.dense", "DenseIndex"),
+    "Walk": (".retrieval.signals.graph", "Walk"),
+    "pagerank": (".retrieval.signals.graph", "pagerank"),
+    "pagerank_push": (".retrieval.signals.graph", "push"),
     "CorpusDelta": (".storage.corpus", "CorpusDelta"),
     "IvfParams": (".retrieval.signals.ivf", "IvfParams"),
     "SearchParams": (".retrieval.pipeline", "SearchParams"),
@@ -354,6 +359,7 @@ __all__ = [
     "UsageRecorder",
     "Vault",
     "VaultError",
+    "Walk",
     "WeightedEdges",
     "WorkingDecision",
     "archive_decisions",
@@ -378,6 +384,8 @@ __all__ = [
     "load_conversations",
     "next_in_vault",
     "order",
+    "pagerank",
+    "pagerank_push",
     "ranks",
     "score_parts",
     "session_end",

@@ -13,10 +13,12 @@ from harness.config import ConfigError, EmbedSection, load
 from vault import SharedEmbeddingCache, TieredEmbeddingCache, Vault
 
 
-def test_default_is_under_xdg_cache_home_then_home() -> None:
-    assert load(env={"XDG_CACHE_HOME": "/x/cache", "HOME": "/h"}).embed.shared_cache == (
-        "/x/cache/rmh/embeddings.sqlite")
-    assert load(env={"HOME": "/h"}).embed.shared_cache == "/h/.cache/rmh/embeddings.sqlite"
+def test_default_is_under_xdg_cache_home_then_home(tmp_path: Path) -> None:
+    xdg, home = str(tmp_path / "x" / "cache"), str(tmp_path / "h")
+    assert load(env={"XDG_CACHE_HOME": xdg, "HOME": home}).embed.shared_cache == (
+        str(Path(xdg) / "rmh" / "embeddings.sqlite"))
+    assert load(env={"HOME": home}).embed.shared_cache == str(
+        Path(home) / ".cache" / "rmh" / "embeddings.sqlite")
     # no home in the environment given: off (load never looks past the mapping it is given)
     assert load(env={}).embed.shared_cache == ""
     assert EmbedSection().shared_cache == ""
@@ -25,16 +27,17 @@ def test_default_is_under_xdg_cache_home_then_home() -> None:
 def test_rmh_toml_names_it_and_the_environment_overrides(tmp_path: Path) -> None:
     (tmp_path / "rmh.toml").write_text('[embed]\nshared_cache = "~/team/emb.sqlite"\n',
                                        encoding="utf-8")
-    env = {"HOME": "/h", "XDG_CACHE_HOME": "/x"}
-    assert load(vault=tmp_path, env=env).embed.shared_cache == "/h/team/emb.sqlite"
-    over = {**env, "RMH_EMBED_CACHE": "/elsewhere/e.sqlite"}
-    assert load(vault=tmp_path, env=over).embed.shared_cache == "/elsewhere/e.sqlite"
+    home, elsewhere = tmp_path / "h", str(tmp_path / "elsewhere" / "e.sqlite")
+    env = {"HOME": str(home), "XDG_CACHE_HOME": str(tmp_path / "x")}
+    assert load(vault=tmp_path, env=env).embed.shared_cache == str(home / "team" / "emb.sqlite")
+    over = {**env, "RMH_EMBED_CACHE": elsewhere}
+    assert load(vault=tmp_path, env=over).embed.shared_cache == elsewhere
     assert load(vault=tmp_path, env={**env, "RMH_EMBED_CACHE": ""}).embed.shared_cache == ""
 
 
 def test_empty_string_in_rmh_toml_turns_it_off(tmp_path: Path) -> None:
     (tmp_path / "rmh.toml").write_text('[embed]\nshared_cache = ""\n', encoding="utf-8")
-    assert load(vault=tmp_path, env={"HOME": "/h"}).embed.shared_cache == ""
+    assert load(vault=tmp_path, env={"HOME": str(tmp_path / "h")}).embed.shared_cache == ""
 
 
 @pytest.mark.parametrize("text", ['[embed]\nshared = "x"\n', "[embed]\nshared_cache = 3\n"])

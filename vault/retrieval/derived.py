@@ -12,8 +12,9 @@ rebuilds, which folds the delta into a new base.
 
 from __future__ import annotations
 
+import dataclasses
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -52,6 +53,21 @@ class Derived:
     @property
     def n(self) -> int:
         return len(self.corpus)
+
+
+def array_bytes(obj: object) -> int:
+    """Bytes of the numpy arrays (sparse matrices included) reachable through dataclass
+    fields and mapping values of `obj` (dicts' own overhead and Python strings not counted)."""
+    if isinstance(obj, np.ndarray):
+        return int(obj.nbytes)
+    if all(hasattr(obj, a) for a in ("data", "indices", "indptr")):
+        return sum(array_bytes(getattr(obj, a)) for a in ("data", "indices", "indptr"))
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return sum(array_bytes(getattr(obj, f.name)) for f in dataclasses.fields(obj)
+                   if f.name != "corpus")
+    if isinstance(obj, Mapping):
+        return sum(array_bytes(v) for v in obj.values() if isinstance(v, np.ndarray))
+    return 0
 
 
 def build_derived(corpus: Corpus) -> Derived:

@@ -36,9 +36,7 @@ I64 = npt.NDArray[np.int64]
 
 def order(scores: F64) -> I64:
     """Positions sorted by score descending, ties by position ascending (a total order)."""
-    clean = np.nan_to_num(np.asarray(scores, dtype=np.float64), nan=-np.inf)
-    out: I64 = np.argsort(-clean, kind="stable").astype(np.int64)
-    return out
+    return stable_order(np.nan_to_num(np.asarray(scores, dtype=np.float64), nan=-np.inf))
 
 
 def ranks(scores: F64) -> I64:

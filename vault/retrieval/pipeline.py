@@ -63,7 +63,7 @@ import numpy.typing as npt
 
 from ..learning.edges import WeightedEdges
 from ..storage.corpus import Corpus
-from .derived import Derived, build_derived, update_derived
+from .derived import Derived, array_bytes, build_derived, update_derived
 from .encoders import EmbeddingCache, Encoder, Progress
 from .fusion import RRF_DEPTH, RRF_K, fuse, top
 from .hits import Scored, SearchResult, hit_of
@@ -179,6 +179,8 @@ class SearchEngine:
             "dense": "skipped: no encoder" if view.dense is None
             else "ready (" + ("int8 IVF" if view.dense.ivf is not None else "exact") + ")",
             "capped_notes": 0 if view.dense is None else view.dense.capped,
+            "array_bytes": {name: array_bytes(getattr(view, name))
+                            for name in ("bm25", "conj", "names", "links", "walk", "dense")},
         }
 
     def _view(self, corpus: Corpus, progress: Progress | None = None) -> Derived:

@@ -242,8 +242,9 @@ class ConjunctiveIndex:
             found = [probe._column(int(c)) for c in codes]
             return np.asarray([c for c in found if c is not None], dtype=np.int64)
 
-        df = np.zeros(vocab.size, dtype=np.int64)
-        df[: self.df.shape[0]] = self.df
+        old_df = np.zeros(vocab.size, dtype=np.int64)
+        old_df[: self.df.shape[0]] = self.df
+        df = old_df.copy()
         m = np.zeros(n_docs, dtype=np.int64)
         m[: self.n_docs] = self.m[:n_docs]
         docs: dict[int, tuple[I64, F64]] = {}
@@ -257,8 +258,6 @@ class ConjunctiveIndex:
             m[p] = cols.size
             docs[p] = (cols, np.zeros(cols.size))
         postings = self.postings.replace(docs)
-        old_df = np.zeros(vocab.size, dtype=np.int64)
-        old_df[: self.df.shape[0]] = self.df
         moved = np.flatnonzero(df != old_df)
         s1 = np.zeros(n_docs, dtype=np.int64)
         s2 = np.zeros(n_docs, dtype=np.int64)
