@@ -1,21 +1,31 @@
 """The recursive query loop behind `ask(question, budget=10)`: passes that earn their keep.
 
-Value. Every gathered note d has a value in [0, 1]. Pass 1 searches the question (k hits):
+Value. Pass 1 searches the question, POOL * k hits deep (its hits are the candidate pool):
 value(d) = score(d) / score(top hit). A note found from a parent note p, through p's links or
 a sub-query built from p's bridge entities, is worth
     value(d) = DECAY * value(p) * gain(d | gap(p)) * score(d) / score(top hit of that query),
 gap(p) = the question's term groups p does not cover (harness/ask_evidence.py; the link
 case has no search score and takes 1 for the last factor). A note reached several ways keeps
-its best value and the pass and query that gave it.
+its best such value and the pass and query that gave it; feedback evidence adds to it.
 
-One pass runs its queries (pass 1: the question), each a search followed by one hop along the
-links of its best hits (SPREAD_FROM, up to MAX_LINKED neighbours read each). Sub-queries for
-the next pass come from what was found, deterministically, best parent first: for each of the
-pass's new relevant notes p with a gap, "<bridge entity> <gap words>" for up to
-NAMES_PER_NOTE bridge entities of p; then the groups no gathered note covers, as one query
-(weight UNCOVERED_WEIGHT in place of value(p)). With a model configured,
-prompts/ask_subquestions.md may add up to MAX_SUBQUESTIONS (run first; one extra sub-call).
-At most QUERIES_PER_PASS run per pass; a query asked before is not asked again.
+Relevance feedback (pass 1). For each of the FEEDBACK_FROM best pass-1 hits p, the query
+"<question> <the FEEDBACK_TERMS words of p rarest in the vault>" (words the question lacks,
+held by at least one other note; rarity = the index's document frequency): pseudo-relevance
+feedback (Rocchio 1971; RM3, Abdul-Jaleel et al. 2004) per feedback note, so that each query
+follows one aspect of what was found. Each of its k hits adds
+    FEEDBACK_WEIGHT * value(p) * score(d) / score(top hit of that query)
+to the note's value: evidence adds up (CombSUM, Fox & Shaw 1994), so a note the question
+ranked deep that several aspects find again overtakes one only the question found.
+
+One pass runs its queries (pass 1: the question, then its feedback queries), each a search
+followed by one hop along the links of its best hits (SPREAD_FROM, up to MAX_LINKED
+neighbours read each; not from feedback queries). Sub-queries for the next pass come from
+what was found, deterministically, best parent first: for each of the pass's new relevant
+notes p with a gap, "<bridge entity> <gap words>" for up to NAMES_PER_NOTE bridge entities of
+p; then the groups no gathered note covers, as one query (weight UNCOVERED_WEIGHT in place of
+value(p)). With a model configured, prompts/ask_subquestions.md may add up to
+MAX_SUBQUESTIONS (run first; one extra sub-call). At most QUERIES_PER_PASS run per pass; a
+query asked before is not asked again.
 
 Stop rule. A pass whose queries add (or raise) no note to value >= FLOOR ends the loop
 ("no new notes"), before its answer call: nothing new was learned. After each other pass the
@@ -24,14 +34,15 @@ when every term group is covered by one of the RESOLVE_TOP most valuable notes (
 also the answer is not NOT FOUND) ("resolved"). Else: no query left, MAX_PASSES passes, or the
 exec's rlm budget spent.
 
-Answer set: the best budget // 2 pass-1 hits are always kept (a single search's head is not
-traded for recursion); the other slots go to the most valuable remaining notes, pass-1 hits or
-notes found by recursion with value >= FLOOR; ordered by value (ties: discovery order), each
-with its pass and query, so it compares with search(question, k=budget) at equal size.
-Without a broker (the benchmarks) no sub-call is made and the notes are the same as offline.
-Trace entries have one fixed schema (`TraceEntry`); a pass's answer, resolution and
-sub-questions sit on its last entry.
-Constants tuned on bench/knowledge.py, seed 15 (BENCHMARKS.md).
+Answer set: the search's head, its first budget // KEEP_PER hits in its order, leads (a
+single search's best hits are not traded for recursion); the other slots go to the most
+valuable remaining notes, pass-1 hits or notes found by recursion with value >= FLOOR, by
+value (ties: discovery order), each with its pass and query, so it compares with
+search(question, k=budget) at equal size. Without a broker (the benchmarks) no sub-call is
+made and the notes are the same as offline. Trace entries have one fixed schema
+(`TraceEntry`); a pass's answer, resolution and sub-questions sit on its last entry.
+Constants: BENCHMARKS.md says which were set on which data (bench/knowledge.py seed 15 and
+the first five LoCoMo conversations).
 """
 
 from __future__ import annotations
@@ -44,8 +55,9 @@ from string import Template
 from typing import Any, Protocol, TypedDict
 
 import prompts
+from vault import content_terms, tokenize
 
-from .ask_evidence import Group, bridge_names, covered, gain, note_terms, term_groups
+from .ask_evidence import Group, body_of, bridge_names, covered, gain, note_terms, term_groups
 from .ask_render import render_note, render_notes
 from .extractive import is_not_found
 from .llm import Broker, ExecBudget, RlmBudgetExceeded, RlmError, SubRequest
@@ -63,6 +75,11 @@ FLOOR = 0.3
 DECAY = 0.9
 RESOLVE_TOP = 3
 UNCOVERED_WEIGHT = 0.5
+POOL = 3
+FEEDBACK_FROM = 3
+FEEDBACK_TERMS = 3
+FEEDBACK_WEIGHT = 0.5
+KEEP_PER = 5  # the search's first budget // KEEP_PER hits lead the answer set, in its order
 
 
 @dataclass(frozen=True)
@@ -76,7 +93,9 @@ class LoopParams:
     links: bool = True  # value the link neighbours of relevant notes
     bridges: bool = True  # sub-queries from bridge entities
     uncovered: bool = True  # the sub-query of the groups no note covers
-    keep_first: int | None = None  # pass-1 hits always kept (None: budget // 2)
+    feedback: bool = True  # pass 1's relevance-feedback round
+    pool: int = POOL  # pass 1 searches the question pool * k deep
+    keep_first: int | None = None  # search's head kept first (None: budget // KEEP_PER)
 
 
 class Library(Protocol):
@@ -87,6 +106,8 @@ class Library(Protocol):
     def read(self, note: Any) -> dict[str, Any]: ...
 
     def neighbors(self, note: Any, hops: Any = 1) -> list[str]: ...
+
+    def document_frequency(self, tokens: Any) -> list[int]: ...
 
 
 TraceEntry = TypedDict("TraceEntry", {
@@ -136,7 +157,7 @@ class AskResult:
 @dataclass(frozen=True)
 class _Query:
     text: str
-    origin: str  # question | bridge | uncovered | model
+    origin: str  # question | feedback | bridge | uncovered | model
     parent: str | None
     gap: tuple[Group, ...]
     weight: float
@@ -164,7 +185,9 @@ class _Gathered:
         self.groups = groups
         self.records: dict[str, Mapping[str, Any]] = {}
         self.terms: dict[str, frozenset[str]] = {}
-        self.best: dict[str, Found] = {}
+        self.best: dict[str, Found] = {}  # value = base (best route) + extra (feedback)
+        self.base: dict[str, float] = {}
+        self.extra: dict[str, float] = {}
         self.spread: set[str] = set()
         self.direct: list[str] = []  # pass-1 hits, search order
 
@@ -175,10 +198,25 @@ class _Gathered:
         return self.terms[note]
 
     def offer(self, note: str, value: float, pass_no: int, query: str) -> bool:
-        """Keep the better value; True when the note rose to value >= FLOOR by it."""
-        old = self.best.get(note)
-        if old is not None and old.value >= value:
+        """A route's value: the best route counts (its pass and query are the receipt);
+        True when the note rose to value >= FLOOR by it."""
+        if self.base.get(note, -1.0) >= value:
             return False
+        self.base[note] = value
+        return self._set(note, pass_no, query)
+
+    def add(self, note: str, amount: float, pass_no: int, query: str) -> bool:
+        """Feedback evidence adds to the note's value (CombSUM); the receipt stays the best
+        route's (or this query's, for a note only feedback found)."""
+        if amount <= 0:
+            return False
+        self.extra[note] = self.extra.get(note, 0.0) + amount
+        old = self.best.get(note)
+        return self._set(note, old.pass_no if old else pass_no, old.query if old else query)
+
+    def _set(self, note: str, pass_no: int, query: str) -> bool:
+        old = self.best.get(note)
+        value = self.base.get(note, 0.0) + self.extra.get(note, 0.0)
         self.best[note] = Found(note, value, pass_no, query)
         floor = self.p.floor
         return value >= floor and (old is None or old.value < floor or value > old.value)
@@ -188,17 +226,15 @@ class _Gathered:
         return tuple(g for g in self.groups if not g.terms <= have)
 
     def answer_set(self, budget: int) -> list[Found]:
-        """The `keep` best pass-1 hits, then the best of the rest that reach the floor (or are
-        pass-1 hits) up to `budget`, ordered by value (module docstring)."""
-        keep = self.p.keep_first if self.p.keep_first is not None else budget // 2
+        """The search's head (its first `keep` hits, in its order), then the most valuable
+        of the rest that reach the floor (or are pass-1 hits), up to `budget` (module doc)."""
+        keep = self.p.keep_first if self.p.keep_first is not None else max(1, budget // KEEP_PER)
         fixed = set(self.direct)
-        first = [f for f in self.ranked() if f.note in fixed][:keep]
+        first = [self.best[n] for n in self.direct[:min(keep, budget)]]
         chosen = {f.note for f in first}
         rest = [f for f in self.ranked() if f.note not in chosen
                 and (f.note in fixed or f.value >= self.p.floor)]
-        out = first + rest[: max(0, budget - len(first))]
-        order = {f.note: i for i, f in enumerate(self.ranked())}
-        return sorted(out, key=lambda f: order[f.note])
+        return first + rest[: max(0, budget - len(first))]
 
     def ranked(self) -> list[Found]:
         order = {n: i for i, n in enumerate(self.best)}
@@ -229,15 +265,19 @@ def _run_query(g: _Gathered, q: _Query, pass_no: int, k: int, entry: TraceEntry)
         if q.origin == "question" and note not in g.direct:
             g.direct.append(note)
         rel = score / top if top > 0 else 0.0
+        g.read(note)
+        if q.origin == "feedback":
+            if g.add(note, FEEDBACK_WEIGHT * q.weight * rel, pass_no, q.text):
+                rose.append(note)
+            continue
         value = rel if q.origin == "question" else (
             g.p.decay * q.weight * gain(q.gap, g.read(note)) * rel)
         if q.origin == "bridge" and not _names(g.records[note], q.entity):
             value = 0.0  # a bridge query finds the note of its entity, not its namesakes
-        g.read(note)
         if g.offer(note, value, pass_no, q.text):
             rose.append(note)
     parents = [n for n, _ in hits if n in g.best and g.best[n].value >= g.p.floor
-               and n not in g.spread][:SPREAD_FROM] if g.p.links else []
+               and n not in g.spread][:SPREAD_FROM] if g.p.links and q.origin != "feedback" else []
     for parent in parents:
         g.spread.add(parent)
         gap, weight = g.gap(parent), g.best[parent].value
@@ -253,6 +293,30 @@ def _run_query(g: _Gathered, q: _Query, pass_no: int, k: int, entry: TraceEntry)
             if g.offer(other, value, pass_no, f"link from {parent}"):
                 rose.append(other)
     return rose
+
+
+def _feedback_queries(g: _Gathered, question: str, asked: set[str]) -> list[_Query]:
+    """Pass 1's feedback round (module docstring): one query per best pass-1 hit, the
+    question plus the hit's FEEDBACK_TERMS rarest words that the question lacks and that some
+    other note holds (a word only the hit holds cannot find another note)."""
+    own = set(tokenize(question))
+    out: list[_Query] = []
+    for parent in g.direct[:FEEDBACK_FROM]:
+        value = g.best[parent].value
+        if value < g.p.floor:
+            continue
+        words = list(dict.fromkeys(t for t in content_terms(tokenize(body_of(g.records[parent])))
+                                   if t not in own and not t.isdigit()))
+        df = g.library.document_frequency(words)
+        rare = sorted((n, i) for i, n in enumerate(df) if n > 1)[:FEEDBACK_TERMS]
+        if not rare:
+            continue
+        text = f"{question} {' '.join(words[i] for _, i in sorted(rare, key=lambda r: r[1]))}"
+        if text.casefold() in asked:
+            continue
+        asked.add(text.casefold())
+        out.append(_Query(text, "feedback", parent, tuple(g.groups), value))
+    return out
 
 
 def _next_queries(g: _Gathered, question: str, rose: Sequence[str], asked: set[str],
@@ -326,7 +390,12 @@ def ask(question: str, library: Library, broker: Broker | None = None,
         rose: list[str] = []
         for q in queue:
             trace.append(_entry(pass_no, q))
-            rose += _run_query(g, q, pass_no, depth, trace[-1])
+            rose += _run_query(g, q, pass_no, depth * p.pool if q.origin == "question" else depth,
+                               trace[-1])
+        if pass_no == 1 and p.feedback:
+            for q in _feedback_queries(g, question, asked):
+                trace.append(_entry(pass_no, q))
+                rose += _run_query(g, q, pass_no, depth, trace[-1])
         last = trace[-1]
         if not rose:
             stop = "no new notes"

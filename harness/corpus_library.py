@@ -1,7 +1,8 @@
 """An in-memory `Library` (harness/ask.py) over a Corpus and a SearchEngine, for benchmarks.
 
 search -> the engine's top k (final scores), read -> title, body and frontmatter by path,
-neighbors -> the eligible (not archived) link neighbours by path, sorted. What `rmh bench
+neighbors -> the eligible (not archived) link neighbours by path, sorted, document_frequency
+-> the engine's n_t per token. What `rmh bench
 knowledge` and `rmh bench locomo --ask` run the ask loop against, without a vault on disk.
 """
 
@@ -13,7 +14,7 @@ from vault import Corpus, SearchEngine
 
 
 class CorpusLibrary:
-    """The three Library calls over one corpus (paths are the note names)."""
+    """The four Library calls over one corpus (paths are the note names)."""
 
     def __init__(self, corpus: Corpus, engine: SearchEngine) -> None:
         self.corpus = corpus
@@ -35,6 +36,9 @@ class CorpusLibrary:
         nid = c.ids[self._pos[str(note)]]
         out = [c.position(j) for j in c.graph.get(nid, [])]
         return sorted(c.paths[j] for j in out if not c.archived[j])
+
+    def document_frequency(self, tokens: Any) -> list[int]:
+        return self.engine.document_frequency(self.corpus, [str(t) for t in tokens])
 
     def position(self, note: str) -> int:
         return self._pos[note]

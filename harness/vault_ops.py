@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import anyio
@@ -118,3 +118,7 @@ class VaultOps:
 
     def neighbors(self, note: str, hops: int = 1) -> list[str]:
         return self.thread.call(lambda: list(self.vault.neighbors(note, hops)))
+
+    def document_frequency(self, tokens: Sequence[str]) -> list[int]:
+        """How many notes hold each token (the search index's n_t; the ask loop's rarity)."""
+        return self.thread.call(lambda: self.vault.document_frequency(list(tokens)))

@@ -7,7 +7,7 @@ write and are indexed before the call returns. Usage facts go to a `UsageRecorde
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -215,6 +215,11 @@ class Vault:
         return [path for _, path in sorted((d, paths[n]) for n, d in dist.items() if n != note_id)]
 
     # -- search ---------------------------------------------------------------------------------
+
+    def document_frequency(self, tokens: Sequence[str]) -> list[int]:
+        """How many notes hold each token (`vault.tokenize` tokens; the search index's n_t)."""
+        self.live.fresh()
+        return self.engine.document_frequency(self.corpus(), tokens)
 
     def search(self, query: str, k: int = 10, *, session: str | None = None,
                as_of: float | None = None, learn: bool = True) -> SearchResult:

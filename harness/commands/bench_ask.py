@@ -1,14 +1,19 @@
 """`rmh bench-ask knowledge|locomo`: the ask loop against search at a 10-note budget.
 
-    rmh bench-ask knowledge [--seed 15] [--dense] [--json]
+    rmh bench-ask knowledge [--seed 15] [--dense] [--ablate [NAMES]] [--json]
     rmh bench-ask locomo --data FILE [--cache FILE] [--json]
+    rmh bench-ask longmemeval --data FILE [--granularity session|turn] [--cache FILE]
 
 knowledge: the generated vault of linked entity notes (bench/knowledge.py); the lexical
 engine unless --dense (then MiniLM, embeddings in --cache). locomo: the LoCoMo turn vaults
-(bench/datasets.py) with the dense engine. Methods, all from one scoring pass per question
+(bench/datasets.py) with the dense engine. longmemeval: one haystack per LongMemEval-S question
+(official retrieval protocol, abstention questions excluded), dense engine, categories = the
+question types (multi-session is the multi-hop one). Methods, all from one scoring pass per question
 (bench/ask_runner.py): bm25, dense, rrf, full (= search(question, k=10)), the link-stage
 variants full-context-named and full-raw-lend (the old uncapped lending), and `ask` with its
-ablations (ask-links, ask-bridge, ask-uncovered: that part off; ask-1pass: one pass only).
+ablations (ask-links, ask-bridge, ask-uncovered, ask-feedback: that part off; ask-pool1: pass 1
+searched k deep, not POOL * k; ask-nofb-pool1: both, the loop as it was before the feedback
+round; ask-1pass: one pass only; ask-keep0 / ask-keep5: 0 / 5 search hits kept first).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from bench import (
     SqliteEmbeddingCache,
     default_cache_path,
     load_locomo,
+    load_longmemeval,
     render_ask,
     run_ask,
     summarize_ask,
@@ -41,8 +47,12 @@ ABLATIONS: dict[str, LoopParams] = {
     "ask-links": LoopParams(links=False),
     "ask-bridge": LoopParams(bridges=False),
     "ask-uncovered": LoopParams(uncovered=False),
+    "ask-feedback": LoopParams(feedback=False),
+    "ask-pool1": LoopParams(pool=1),
+    "ask-nofb-pool1": LoopParams(feedback=False, pool=1),
     "ask-1pass": LoopParams(max_passes=1),
     "ask-keep0": LoopParams(keep_first=0),
+    "ask-keep5": LoopParams(keep_first=5),
 }
 PAIRS = (("ask", "full", "recall@10"), ("ask", "full", "recall_all@10"),
          ("full", "rrf", "recall_all@2"), ("full", "rrf", "recall@10"),
@@ -85,15 +95,23 @@ def cmd_bench_ask(args: argparse.Namespace) -> int:
         engine = SearchEngine(SearchParams(), encoder=encoder, cache=cache)
         if args.benchmark == "knowledge":
             haystacks, title = [generate(args.seed)], f"knowledge notes (seed {args.seed}), dense"
-        else:
-            if not args.data:
-                print("locomo needs --data FILE", file=sys.stderr)
-                return 2
+        elif not args.data:
+            print(f"{args.benchmark} needs --data FILE", file=sys.stderr)
+            return 2
+        elif args.benchmark == "locomo":
             haystacks = list(load_locomo(Path(args.data)))
             title = "LoCoMo (turn level), dense engine"
+        else:
+            haystacks = list(load_longmemeval(Path(args.data), args.granularity, {}))
+            title = f"LongMemEval-S ({args.granularity} level), dense engine"
     print(f"rmh bench-ask {args.benchmark}", file=sys.stderr)
+    chosen = set(args.ablate.split(",")) if args.ablate else set()
+    unknown = chosen - set(ABLATIONS) - {"all"}
+    if unknown:
+        print(f"unknown ablation(s): {', '.join(sorted(unknown))}", file=sys.stderr)
+        return 2
     askers = {name: asker(engine, p) for name, p in ABLATIONS.items()
-              if args.ablate or name == "ask"}
+              if name == "ask" or "all" in chosen or name in chosen}
     result = run_ask(haystacks, engine, searches=variants(engine), askers=askers, limit=args.limit)
     if cache is not None:
         cache.close()
@@ -107,11 +125,15 @@ def cmd_bench_ask(args: argparse.Namespace) -> int:
 
 def register(sub: Any) -> None:
     p = sub.add_parser("bench-ask", help="ask at a 10-note budget against search (benchmarks)")
-    p.add_argument("benchmark", choices=("knowledge", "locomo"))
-    p.add_argument("--data", metavar="FILE", help="LoCoMo JSON (locomo only)")
+    p.add_argument("benchmark", choices=("knowledge", "locomo", "longmemeval"))
+    p.add_argument("--data", metavar="FILE", help="LoCoMo or LongMemEval JSON")
+    p.add_argument("--granularity", choices=("session", "turn"), default="session",
+                   help="longmemeval: one note per session (default) or per user turn")
     p.add_argument("--seed", type=int, default=15, help="knowledge generator seed")
     p.add_argument("--dense", action="store_true", help="knowledge: MiniLM too (slower)")
-    p.add_argument("--ablate", action="store_true", help="also the loop's ablations")
+    p.add_argument("--ablate", nargs="?", const="all", default="", metavar="NAMES",
+                   help="also the loop's ablations (all, or a comma list: "
+                   + ", ".join(n for n in ABLATIONS if n != "ask") + ")")
     p.add_argument("--limit", type=int, default=None, metavar="N", help="first N questions")
     p.add_argument("--cache", metavar="FILE", help="embedding cache (default bench/out/)")
     p.add_argument("--threads", type=int, default=1, help="onnxruntime intra-op threads")

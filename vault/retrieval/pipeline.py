@@ -54,7 +54,7 @@ Derived structures (BM25, conjunctive, names, links, embeddings) are built once 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -182,6 +182,11 @@ class SearchEngine:
             "array_bytes": {name: array_bytes(getattr(view, name))
                             for name in ("bm25", "conj", "names", "links", "walk", "dense")},
         }
+
+    def document_frequency(self, corpus: Corpus, tokens: Sequence[str]) -> list[int]:
+        """How many notes of `corpus` hold each token (`vault.tokenize` tokens; the BM25
+        index's n_t, every note counted, archived ones too)."""
+        return self._view(corpus).bm25.frequency(tokens)
 
     def _view(self, corpus: Corpus, progress: Progress | None = None) -> Derived:
         d = self._derived

@@ -174,3 +174,7 @@ class Bm25Index:
     def score(self, query: str) -> F64:
         """BM25 score of every document for a query string."""
         return self.score_tokens(tokenize(query))
+
+    def frequency(self, tokens: Sequence[str]) -> list[int]:
+        """n_t, the documents containing each token (0 for a token no document holds)."""
+        return [int(self.df[self.vocabulary[t]]) if t in self.vocabulary else 0 for t in tokens]
