@@ -38,7 +38,8 @@ def test_offline_ask_json(vault: Path, capsys: pytest.CaptureFixture[str],
     assert doc["provider"]["provider"] == "extractive"
     assert doc["answer"].startswith("[extractive]") and "Dana founded it." in doc["answer"]
     assert doc["notes"] == ["people/Alice.md", "orgs/Acme.md"]
-    assert doc["trace"][0]["via_links"] == ["orgs/Acme.md"]
+    first = doc["trace"][0]  # pass 1 searches 3 * k deep: Acme is a hit or a link of one
+    assert "orgs/Acme.md" in first["hits"] + first["via_links"]
 
 
 def test_ask_uses_the_configured_endpoint(vault: Path, capsys: pytest.CaptureFixture[str],

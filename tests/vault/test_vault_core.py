@@ -48,6 +48,13 @@ def test_backlinks_neighbors_and_search(vault: Vault) -> None:
     assert "bm25" in hits[0].receipt["signals"]
 
 
+def test_document_frequency_counts_notes_and_follows_edits(vault: Vault) -> None:
+    # "billing": Billing's title and body, Alice's link, Auth's link label; "owner": Billing only
+    assert vault.document_frequency(["billing", "owner", "zebra"]) == [3, 1, 0]
+    (vault.root / "Auth.md").write_text("A zebra guards the tokens.\n", encoding="utf-8")
+    assert vault.document_frequency(["billing", "zebra"]) == [2, 1]
+
+
 def test_external_edit_is_seen_by_next_query(vault: Vault) -> None:
     assert all(h.score > 0 for h in vault.search("zebra").hits) and not any(
         h.note == "Auth.md" for h in vault.search("zebra").hits

@@ -55,3 +55,10 @@ def test_unknown_terms_and_empty_corpus_score_zero() -> None:
     assert idx.score_tokens(["zzz"]).tolist() == [0.0]
     empty = Bm25Index.from_documents([])
     assert empty.score_tokens(["a"]).shape == (0,)
+
+
+def test_frequency_is_the_document_count_of_each_token() -> None:
+    idx = Bm25Index.from_documents([["a", "b", "b"], ["b", "c"], ["c"]])
+    assert idx.frequency(["b", "c", "a", "zzz", "b"]) == [2, 2, 1, 0, 2]
+    grown = idx.updated({1: (["b", "c"], ["a"])}, 3)  # note 1 now holds only "a"
+    assert grown.frequency(["a", "b", "c"]) == [2, 1, 1]
