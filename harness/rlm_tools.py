@@ -33,7 +33,7 @@ from .errors import BadShape
 from .llm import Broker, ExecBudget
 from .operations import MAX_QUESTION, Env
 from .tools import repl_functions
-from .vault_ops import VaultOps
+from .vault_ops import QuietOps, VaultOps
 
 MAX_PAIRS = 64
 MAX_SLICE_ITEMS = 50
@@ -120,8 +120,12 @@ class RlmTools:
             rendered.append((self.slice_text(pair[0], library), _question(pair[1])))
         return self.broker.batch(rendered, self.budget(), max_words)
 
-    def ask(self, question: str, budget: int, library: Library) -> dict[str, Any]:
-        return ask(question, library, self.broker, self.budget(), budget=budget).to_json()
+    def ask(self, question: str, budget: int, library: VaultOps) -> dict[str, Any]:
+        """The loop over the quiet vault (its inner searches and reads teach nothing); the
+        answer set is logged once, as shown for the question."""
+        result = ask(question, QuietOps(library), self.broker, self.budget(), budget=budget)
+        library.shown(question, result.notes)
+        return result.to_json()
 
     def usage(self) -> dict[str, Any]:
         return {"exec": self.budget().report(), "session": self.broker.totals(),

@@ -78,9 +78,14 @@ class VaultOps:
         return self.thread.call(lambda: self.vault.search(
             query, k, session=sid, as_of=as_of, learn=learn).to_json(receipt=explain))
 
-    def read(self, note: str) -> dict[str, Any]:
+    def read(self, note: str, learn: bool = True) -> dict[str, Any]:
+        sid = self.session() if learn else None
+        return self.thread.call(lambda: self.vault.read(note, session=sid, learn=learn).to_json())
+
+    def shown(self, query: str, notes: Sequence[str]) -> None:
+        """Log `notes` as shown for `query` (Vault.shown), in the open session."""
         sid = self.session()
-        return self.thread.call(lambda: self.vault.read(note, session=sid).to_json())
+        self.thread.call(lambda: self.vault.shown(query, list(notes), session=sid))
 
     def write(self, note: str, content: str, overwrite: bool = False,
               expected_hash: str | None = None) -> dict[str, Any]:
@@ -122,3 +127,24 @@ class VaultOps:
     def document_frequency(self, tokens: Sequence[str]) -> list[int]:
         """How many notes hold each token (the search index's n_t; the ask loop's rarity)."""
         return self.thread.call(lambda: self.vault.document_frequency(list(tokens)))
+
+
+class QuietOps:
+    """The vault as the ask loop sees it: its inner searches and reads teach nothing, since
+    the agent never saw them; the loop's answer set is logged once, as one retrieval of the
+    question by the caller (`VaultOps.shown`)."""
+
+    def __init__(self, ops: VaultOps) -> None:
+        self.ops = ops
+
+    def search(self, query: Any, k: Any = 10) -> dict[str, Any]:
+        return self.ops.search(str(query), int(k), learn=False)
+
+    def read(self, note: Any) -> dict[str, Any]:
+        return self.ops.read(str(note), learn=False)
+
+    def neighbors(self, note: Any, hops: Any = 1) -> list[str]:
+        return self.ops.neighbors(str(note), int(hops))
+
+    def document_frequency(self, tokens: Any) -> list[int]:
+        return self.ops.document_frequency([str(t) for t in tokens])

@@ -178,12 +178,14 @@ class Vault:
 
     # -- reading --------------------------------------------------------------------------------
 
-    def read(self, note: str, *, session: str | None = None) -> NoteRecord:
-        """The note's current text and parsed parts."""
+    def read(self, note: str, *, session: str | None = None, learn: bool = True) -> NoteRecord:
+        """The note's current text and parsed parts; logged as a read unless `learn` is False
+        (a tool reading on the agent's behalf, such as the ask loop's inner reads)."""
         self.live.fresh()
         note_id = self._resolve(note)
         record = self._record(note_id)
-        self.usage.on_read(session, note_id, self._snapshot().corpus.graph)
+        if learn:
+            self.usage.on_read(session, note_id, self._snapshot().corpus.graph)
         return record
 
     def _record(self, note_id: int) -> NoteRecord:
@@ -215,6 +217,14 @@ class Vault:
         return [path for _, path in sorted((d, paths[n]) for n, d in dist.items() if n != note_id)]
 
     # -- search ---------------------------------------------------------------------------------
+
+    def shown(self, query: str, notes: Sequence[str], *, session: str | None = None) -> None:
+        """Log `notes`, in this order, as shown for `query`: what `search` logs for its hits,
+        for a result put together elsewhere (the ask loop's answer set)."""
+        self.live.fresh()
+        ids = [self._resolve(n) for n in notes]
+        shown = [(i, r, examination_probability(r)) for r, i in enumerate(ids)]
+        self.usage.on_search(session, query, shown, self._snapshot().corpus.graph)
 
     def document_frequency(self, tokens: Sequence[str]) -> list[int]:
         """How many notes hold each token (`vault.tokenize` tokens; the search index's n_t)."""

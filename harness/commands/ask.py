@@ -14,7 +14,7 @@ from harness.ask import AskResult, ask
 from harness.compose import open_vault
 from harness.config import load
 from harness.llm import Broker, RlmError
-from harness.vault_ops import VaultOps, VaultThread
+from harness.vault_ops import QuietOps, VaultOps, VaultThread
 
 from .output import emit, fail
 
@@ -53,8 +53,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
         ops = VaultOps(vault, thread, lambda: None)
         with Broker.from_config(cfg.llm) as broker:
             try:
-                result = ask(args.question, ops, broker, broker.new_budget(),
+                result = ask(args.question, QuietOps(ops), broker, broker.new_budget(),
                              budget=args.budget, k=args.k)
+                ops.shown(args.question, result.notes)
             except RlmError as exc:
                 fail(f"{type(exc).__name__}: {exc}")
             status = broker.status()

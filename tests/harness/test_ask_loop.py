@@ -294,3 +294,34 @@ def test_feedback_round_on_a_real_vault(library: VaultOps) -> None:
     assert library.document_frequency(["acme", "nosuchword"])[1] == 0
     assert library.document_frequency(["acme"])[0] >= 2  # Alice's link and Acme's own note
     assert "orgs/Acme.md" in result.notes
+
+
+def test_ask_teaches_only_what_it_returns(tmp_path: Path) -> None:
+    """Through RlmTools (the REPL's and MCP's ask), on a real ledger: the loop's inner
+    searches and reads are not logged; its answer set is logged once, as shown for the
+    question, in the open session."""
+    from harness.compose import open_ledger
+    from harness.rlm_tools import RlmTools
+
+    vault = Vault.init(tmp_path / "vault")
+    for path, text in NOTES.items():
+        vault.write(path, text)
+    ledger = open_ledger(vault)
+    vault.usage = ledger
+    before = len(list(ledger.events()))
+    thread = VaultThread()
+    try:
+        ops = VaultOps(vault, thread, lambda: "s1")
+        with Broker.from_config(LlmSection()) as broker:
+            tools = RlmTools(broker)
+            tools.begin_exec()
+            result = tools.ask("Who founded the company where Alice works?", 10, ops)
+        new = list(ledger.events())[before:]
+        assert len(result["trace"]) > 1  # several inner searches ran
+        assert [ev.kind for ev in new] == ["search"]
+        assert new[0].session == "s1"
+        ids = [row[0] for row in new[0].data["shown"]]
+        assert ids == [vault.resolve(n) for n in result["notes"]]
+    finally:
+        thread.call(vault.close)
+        thread.close()
