@@ -22,6 +22,7 @@ import numpy.typing as npt
 
 from ..errors import IndexUnusable
 from .embeddings import insert_embeddings, select_embeddings
+from .folders import FolderDigest, expected_digests
 from .migrations import migrate
 
 BUSY_TIMEOUT_MS = 5000
@@ -169,7 +170,8 @@ class Index:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self._conn = conn
         self._local_writes = 0
-        self._stats: tuple[tuple[int, int], dict[str, StatRow]] | None = None
+        self._stats: tuple[tuple[int, int], dict[str, StatRow],
+                           dict[str, FolderDigest]] | None = None
 
     @classmethod
     def open(cls, path: Path) -> Index:
@@ -236,7 +238,13 @@ class Index:
     # -- notes ----------------------------------------------------------------------------
 
     def stats(self) -> dict[str, StatRow]:
-        """Every note's stat fingerprint, by path (a copy; callers may mutate it).
+        """Every note's stat fingerprint, by path (a copy; callers may mutate it)."""
+        return dict(self.stat_folders()[0])
+
+    def stat_folders(self) -> tuple[Mapping[str, StatRow], Mapping[str, FolderDigest]]:
+        """Every note's stat fingerprint by path (read only), and per folder the digest of
+        its notes' stats with their paths (storage/folders.py: what sync compares a folder's
+        listing with).
 
         Cached between calls: `PRAGMA data_version` changes when another connection commits,
         and this connection counts its own write transactions.
@@ -245,8 +253,9 @@ class Index:
                    self._local_writes)
         if self._stats is None or self._stats[0] != version:
             rows = self._conn.execute(f"SELECT {_STAT_COLS} FROM notes").fetchall()
-            self._stats = (version, {r[1]: StatRow(*r) for r in rows})
-        return dict(self._stats[1])
+            self._stats = (version, {r[1]: StatRow(*r) for r in rows},
+                           expected_digests(r[1:5] for r in rows))
+        return self._stats[1], self._stats[2]
 
     def stat_of(self, path: str) -> StatRow | None:
         """One note's stat fingerprint (no full-table read: used after single writes)."""
