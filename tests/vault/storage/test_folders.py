@@ -121,14 +121,18 @@ def test_sync_sees_every_stat_change_and_reports_like_one_process(
     assert sync(store, index, workers=workers).to_json() == {**first.to_json(), "added": [],
                                                               "generation": 1}
     for what, change in _edits(root):
-        gen = index.generation()
+        gen, cache = index.generation(), index._stats
         change()
         report = sync(store, index, workers=workers)
+        assert index._stats is cache, what  # patched by the commit, not read again
         assert report.changed or what.startswith("mtime") or what.startswith("inode"), what
         assert index.generation() == gen + report.changed, what
         rows = {p: (r.size, r.mtime_ns, r.inode) for p, r in index.stats().items()}
         now = {f.path: (f.size, f.mtime_ns, f.inode) for f in store.scan().files}
         assert rows == now, what  # the index holds every stat the folder has
+        fresh = Index.open(tmp_path / "index.sqlite")  # the cache, patched by each commit,
+        assert index.stat_folders() == fresh.stat_folders(), what  # equals a fresh load
+        fresh.close()
         assert not sync(store, index, workers=workers).changed, what
 
 
