@@ -20,6 +20,7 @@ import errno
 import hashlib
 import os
 import stat as st
+import time
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
@@ -103,6 +104,36 @@ def symlink_reason(root: str, link: str) -> str:
     return "symlink inside vault (not followed)"
 
 
+# (root, folder) -> (device, inode, ctime_ns, names in order) of a folder listed earlier by this
+# process. Adding, removing or renaming an entry changes a folder's ctime (POSIX; and unlike
+# mtime, ctime cannot be set back by utime), so while it is unchanged the names are too and
+# the directory need not be read again; every name is still stat'ed, so an edit is seen as
+# before. A listing is kept only when its folder's ctime was already SETTLED_NS old when it
+# was read, so a change in the same file-system clock tick as the listing cannot hide behind
+# an equal ctime (git's "racily clean" rule). The clock decides only whether to read the
+# directory again, never what a listing holds.
+_listed: dict[tuple[str, str], tuple[int, int, int, list[str]]] = {}
+SETTLED_NS = 2_000_000_000
+_clock = time.time_ns
+
+
+def _names(fd: int, key: tuple[str, str]) -> list[str]:
+    """The names in the open folder `fd`, sorted (from `_listed` when the
+    folder's ctime says they are unchanged)."""
+    info = os.fstat(fd)
+    seen = _listed.get(key)
+    if seen is not None and seen[:3] == (info.st_dev, info.st_ino, info.st_ctime_ns):
+        return seen[3]
+    now = _clock()
+    names = os.listdir(fd)
+    names.sort()
+    if info.st_ctime_ns < now - SETTLED_NS:
+        _listed[key] = (info.st_dev, info.st_ino, info.st_ctime_ns, names)
+    else:
+        _listed.pop(key, None)
+    return names
+
+
 def list_folder(root: str, folder: str, expected: bytes | None
                 ) -> tuple[Listing, list[str]]:
     """One folder's `Listing` (compared against `expected`) and its sub-folders, by name.
@@ -111,7 +142,7 @@ def list_folder(root: str, folder: str, expected: bytes | None
     fd = -1
     try:
         fd = os.open(os.path.join(root, folder), _DIR_FLAGS)
-        entries = os.listdir(fd)
+        entries = _names(fd, (root, folder))
     except OSError as exc:
         if fd >= 0:
             os.close(fd)
@@ -126,7 +157,6 @@ def list_folder(root: str, folder: str, expected: bytes | None
     lstat, is_reg, is_dir, is_link = os.lstat, st.S_ISREG, st.S_ISDIR, st.S_ISLNK
     add_name, add_size, add_mtime, add_inode = (names.append, sizes.append, mtimes.append,
                                                 inodes.append)
-    entries.sort()
     try:
         for name in entries:  # the hot loop of a no-op sync: one lstat, nothing else per note
             if name.startswith("."):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -149,3 +150,43 @@ def test_a_worker_that_cannot_start_leaves_the_work_here(
     monkeypatch.setattr(scan_pool, "_Worker", NoExec)
     assert store.listings(workers=2) == one
     assert scan_pool._workers == []
+
+
+def test_a_settled_folder_is_not_read_again_and_every_change_still_shows(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "v"
+    store = _vault(root)
+    index = Index.open(tmp_path / "index.sqlite")
+    monkeypatch.setattr(folders, "_listed", {})
+    real_clock, real_listdir = folders._clock, os.listdir
+    monkeypatch.setattr(folders, "_clock", lambda: real_clock() + 10 * folders.SETTLED_NS)
+    reads: list[int] = []
+
+    def listdir(fd: int) -> list[str]:
+        reads.append(fd)
+        return real_listdir(fd)
+
+    monkeypatch.setattr(os, "listdir", listdir)
+    sync(store, index, workers=1)
+    folders_n = len(reads)
+    sync(store, index, workers=1)
+    assert len(reads) == folders_n  # every folder settled: none read again, all stat'ed
+    for what, change in _edits(root):
+        time.sleep(0.05)  # past the file-system clock tick of the last listing
+        before = len(reads)
+        change()
+        sync(store, index, workers=1)
+        assert len(reads) - before <= 3, what  # only the folders whose entries changed
+        rows = {p: (r.size, r.mtime_ns, r.inode) for p, r in index.stats().items()}
+        cached = {f.path: (f.size, f.mtime_ns, f.inode) for f in store.scan().files}
+        folders._listed.clear()
+        truth = {f.path: (f.size, f.mtime_ns, f.inode) for f in store.scan().files}
+        assert rows == cached == truth, what
+
+
+def test_a_folder_changed_as_it_is_listed_is_read_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = _vault(tmp_path / "v")
+    monkeypatch.setattr(folders, "_listed", {})
+    store.listings()
+    assert folders._listed == {}  # ctimes of just now are not settled: nothing kept
