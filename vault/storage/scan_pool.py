@@ -30,6 +30,8 @@ SPLIT_FACTOR = 8  # sub-trees per worker before they are handed out (balance)
 
 class _Worker:
     def __init__(self) -> None:
+        if not sys.executable:  # an embedded interpreter: nothing to start
+            raise OSError("no python executable")
         top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (top, env.get("PYTHONPATH")) if p)

@@ -190,3 +190,13 @@ def test_a_folder_changed_as_it_is_listed_is_read_again(
     monkeypatch.setattr(folders, "_listed", {})
     store.listings()
     assert folders._listed == {}  # ctimes of just now are not settled: nothing kept
+
+
+def test_dead_workers_are_replaced(tmp_path: Path) -> None:
+    store = _vault(tmp_path / "v")
+    one = store.listings(workers=2)
+    for worker in scan_pool._workers:
+        worker.proc.kill()
+        worker.proc.wait()
+    assert store.listings(workers=2) == one
+    assert all(w.proc.poll() is None for w in scan_pool._workers)
