@@ -61,7 +61,9 @@ _lock = threading.Lock()
 
 def _pool(n: int) -> list[_Worker | None]:
     """`n` running workers (started as needed); None where one could not be started."""
-    _workers[:] = [w for w in _workers if w.proc.poll() is None]
+    for dead in [w for w in _workers if w.proc.poll() is not None]:
+        dead.close()  # its pipes
+        _workers.remove(dead)
     while len(_workers) < n:
         try:
             _workers.append(_Worker())
