@@ -140,6 +140,7 @@ def _parallel(root: str, tops: list[str], digests: dict[str, bytes],
             try:
                 out.extend(worker.receive())
             except (OSError, EOFError, pickle.UnpicklingError):
+                worker.proc.kill()  # out of step with its pipe: replaced next time
                 local.extend(job)  # this process does that share
         if local:
             out.extend(walk(root, sorted(local), digests))
