@@ -8,6 +8,8 @@ the same digest from the index's rows, so a folder whose digest equals the index
 note added, removed or changed by stat, and sync looks at none of its files one by one
 (`Listing.same`; the listing then carries no names). `walk` lists whole sub-trees; it is
 what a worker process runs (storage/scan_pool.py), and it imports only the standard library.
+A folder whose ctime is unchanged since this process last listed it is not read again, only
+its entries stat'ed (`_names`).
 
 Skip reasons are those of `Store.scan`; an entry flagged `check` (a non-regular or oversized
 `*.md`) is reported under its reason only if `Store.check` accepts its name (the caller
