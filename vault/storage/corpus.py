@@ -1,14 +1,16 @@
 """The read-only snapshot of the index that every retrieval signal reads.
 
 A `Corpus` is built by the facade from the SQLite index whenever the index generation changes.
-Position `i` in every tuple describes the same note; `ids` ascend, so every order derived from
-positions is a total order by note id.
+Position `i` in every column describes the same note; `ids` ascend, so every order derived
+from positions is a total order by note id. A column is a tuple, or after an in-place edit a
+`storage.overlay.Column` sharing the previous generation's tuple (reads the same: index,
+slice, iterate, compare; storage/increment.py), so an edit does not copy 10^6 rows.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -72,14 +74,14 @@ class Corpus:
     """All notes of one index generation, aligned by position."""
 
     generation: int
-    ids: tuple[int, ...]
-    paths: tuple[str, ...]
-    titles: tuple[str, ...]
-    aliases: tuple[tuple[str, ...], ...]
-    bodies: tuple[str, ...]
-    frontmatter: tuple[Mapping[str, Any], ...]
-    content_hashes: tuple[str, ...]
-    edges: tuple[tuple[int, int], ...]
+    ids: Sequence[int]
+    paths: Sequence[str]
+    titles: Sequence[str]
+    aliases: Sequence[tuple[str, ...]]
+    bodies: Sequence[str]
+    frontmatter: Sequence[Mapping[str, Any]]
+    content_hashes: Sequence[str]
+    edges: Sequence[tuple[int, int]]  # sorted (source position, target position) pairs
     archived: tuple[bool, ...]
     delta: CorpusDelta | None = None  # set by an incremental snapshot (storage/snapshot.py)
 
@@ -87,7 +89,7 @@ class Corpus:
         return len(self.ids)
 
     @cached_property
-    def graph(self) -> dict[int, list[int]]:
+    def graph(self) -> Mapping[int, list[int]]:
         """The undirected link graph by note id (what `neighbors` and activation walk)."""
         return undirected([(self.ids[a], self.ids[b]) for a, b in self.edges])
 

@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import itertools
 from bisect import bisect_left, insort
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from ..notes.links import Resolver, strip_md, title_of
 from .corpus import MAX_CHAIN, Corpus, CorpusDelta, chain_depth
 from .index import Index, NoteRow
 from .link_targets import alias_key, link_keys, note_keys
+from .overlay import Column, Patch
 from .snapshot import IndexLinks, Snapshot
 
 
@@ -84,27 +85,31 @@ def advance(prev: Snapshot, index: Index, paths: Sequence[str]) -> Snapshot | No
 
 def _corpus(c: Corpus, rows: dict[int, NoteRow], updated: list[int], added: list[int],
             pos: dict[int, int], generation: int) -> Corpus:
+    """The corpus with the updated rows overlaid and the added rows appended: each column
+    shares the last one's storage (storage/overlay.py); ids, paths and titles of updated
+    notes are unchanged (same id, same path), so those columns are the same objects."""
     fields = {
         "ids": "id", "paths": "path", "titles": "title", "aliases": "aliases",
         "bodies": "body", "frontmatter": "frontmatter", "content_hashes": "content_hash",
     }
-    new: dict[str, tuple[object, ...]] = {}
+    new: dict[str, Sequence[object]] = {}
     for name, attr in fields.items():
-        values = list(getattr(c, name))
-        for i in updated:
-            values[pos[i]] = getattr(rows[i], attr)
-        values.extend(getattr(rows[i], attr) for i in added)
-        new[name] = tuple(values)
+        changes = {} if name in _BY_PATH else {pos[i]: getattr(rows[i], attr) for i in updated}
+        new[name] = Column.of(getattr(c, name), changes, [getattr(rows[i], attr) for i in added])
     delta = CorpusDelta(c.generation, len(c), tuple(pos[i] for i in updated))
-    return replace(c, generation=generation, archived=c.archived + (False,) * len(added),
-                   delta=delta, **new)  # type: ignore[arg-type]
+    archived = c.archived + (False,) * len(added) if added else c.archived
+    return replace(c, generation=generation, archived=archived, delta=delta,
+                   **new)  # type: ignore[arg-type]
+
+
+_BY_PATH = frozenset({"ids", "paths", "titles"})  # the same for an updated note (checked)
 
 
 def _names(r: Resolver, c: Corpus, rows: dict[int, NoteRow], updated: list[int],
            added: list[int], pos: dict[int, int]) -> tuple[Resolver, set[str]]:
     """The resolver with the new names, and the keys of every name added or dropped."""
-    by_key, by_name, by_alias = dict(r.by_key), dict(r.by_name), dict(r.by_alias)
-    path_id, id_path = dict(r.path_id), dict(r.id_path)
+    by_key, by_name, by_alias = Patch(r.by_key), Patch(r.by_name), Patch(r.by_alias)
+    path_id, id_path = Patch(r.path_id), Patch(r.id_path)
     keys: set[str] = set()
 
     def set_aliases(note_id: int, old: Sequence[str], new: Sequence[str]) -> None:
@@ -132,36 +137,49 @@ def _names(r: Resolver, c: Corpus, rows: dict[int, NoteRow], updated: list[int],
         path_id[path], id_path[i] = i, path
         set_aliases(i, (), rows[i].aliases)
         keys.update(note_keys(path, ()))
-    return Resolver(by_key, by_name, by_alias, path_id, id_path), keys
+    return Resolver(by_key.frozen(r.by_key), by_name.frozen(r.by_name),
+                    by_alias.frozen(r.by_alias), path_id.frozen(r.path_id),
+                    id_path.frozen(r.id_path)), keys
 
 
-def _splice(edges: tuple[tuple[int, int], ...],
-            out_edges: dict[int, list[int]]) -> tuple[tuple[int, int], ...]:
-    """`edges` with the slice of each source position in `out_edges` replaced (sorted)."""
+def _splice(edges: Sequence[tuple[int, int]],
+            out_edges: dict[int, list[int]]) -> Sequence[tuple[int, int]]:
+    """`edges` with the slice of each source position in `out_edges` replaced (sorted).
+    Sources whose edges are unchanged are left alone; when only new notes (positions past
+    every old source) have edges, they are appended to a `Column` sharing the old edges;
+    only a changed old source costs a copy of every edge."""
+    changed = {p: d for p, d in out_edges.items() if _out(edges, p) != d}
+    if not changed:
+        return edges
+    first = min(changed)
+    if not len(edges) or edges[-1][0] < first:  # past every old source: append
+        return Column.of(edges, {}, [(p, d) for p in sorted(changed) for d in changed[p]])
+    flat = tuple(edges) if isinstance(edges, Column) else edges
     parts: list[Sequence[tuple[int, int]]] = []
     at = 0
-    for p in sorted(out_edges):
-        lo = bisect_left(edges, (p,), at)
-        hi = bisect_left(edges, (p + 1,), lo)
-        parts.append(edges[at:lo])
-        parts.append([(p, d) for d in out_edges[p]])
+    for p in sorted(changed):
+        lo = bisect_left(flat, (p,), at)
+        hi = bisect_left(flat, (p + 1,), lo)
+        parts.append(flat[at:lo])
+        parts.append([(p, d) for d in changed[p]])
         at = hi
-    parts.append(edges[at:])
+    parts.append(flat[at:])
     return tuple(itertools.chain.from_iterable(parts))
 
 
-def _out(edges: tuple[tuple[int, int], ...], p: int) -> list[int]:
+def _out(edges: Sequence[tuple[int, int]], p: int) -> list[int]:
     lo = bisect_left(edges, (p,))
     hi = bisect_left(edges, (p + 1,), lo)
     return [d for _, d in edges[lo:hi]]
 
 
 def _patched_graph(old: Corpus, new: Corpus,
-                   out_edges: dict[int, list[int]]) -> dict[int, list[int]]:
+                   out_edges: dict[int, list[int]]) -> Mapping[int, list[int]]:
     """`new.graph` from `old.graph`: only pairs with a re-resolved source can change. Equal
     to `undirected(new edges)` as a mapping (a node new to the graph is inserted last;
     readers look nodes up by id and never depend on the key order)."""
-    graph = dict(old.graph)
+    base = old.graph
+    graph: Patch[int, list[int]] = Patch(base)
     pairs = {
         (min(s, d), max(s, d))
         for s, dsts in out_edges.items()
@@ -183,5 +201,5 @@ def _patched_graph(old: Corpus, new: Corpus,
             if adj:
                 graph[x] = adj
             else:
-                del graph[x]
-    return graph
+                graph.pop(x)
+    return graph.frozen(base)

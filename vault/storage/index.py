@@ -15,14 +15,17 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from ..errors import IndexUnusable
 from .embeddings import insert_embeddings, select_embeddings
+from .folders import FolderDigest
 from .migrations import migrate
+from .stat_cache import StatCache
+from .stat_cache import StatRow as StatRow  # re-exported: sync and tests import it here
 
 BUSY_TIMEOUT_MS = 5000
 
@@ -103,18 +106,6 @@ class NoteRow:
     body: str
 
 
-class StatRow(NamedTuple):
-    """What sync compares against the folder to decide whether a file changed (a named
-    tuple: the index holds one per note)."""
-
-    id: int
-    path: str
-    size: int
-    mtime_ns: int
-    inode: int
-    content_hash: str
-
-
 # The columns `_note_values` fills, in its order; `id` is assigned by SQLite.
 _NOTE_FIELDS = tuple(
     "path title size mtime_ns inode content_hash frontmatter frontmatter_error aliases tags body"
@@ -168,8 +159,8 @@ class Index:
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self._conn = conn
-        self._local_writes = 0
-        self._stats: tuple[tuple[int, int], dict[str, StatRow]] | None = None
+        self._stats: StatCache | None = None
+        self._touched: tuple[set[int], set[str]] | None = None  # ids, old paths (atomic)
 
     @classmethod
     def open(cls, path: Path) -> Index:
@@ -199,13 +190,41 @@ class Index:
     def atomic(self) -> Iterator[None]:
         """One write transaction (BEGIN IMMEDIATE ... COMMIT, rolled back on error)."""
         self._conn.execute("BEGIN IMMEDIATE")
-        self._local_writes += 1
+        self._touched = (set(), set())
         try:
             yield
         except BaseException:
+            self._touched = None
             self._conn.execute("ROLLBACK")
             raise
+        ids, gone = self._touched
+        self._touched = None
         self._conn.execute("COMMIT")
+        if (ids or gone) and self._stats is not None:
+            self._stats.patch(gone, self._stat_rows(ids))
+
+    def _touch(self, note_id: int, moved: bool = True) -> None:
+        """Record a note this transaction writes (its old path too when it may move), for
+        the stat cache (storage/stat_cache.py); outside `atomic` the cache is dropped."""
+        if self._touched is None:
+            self._stats = None
+            return
+        self._touched[0].add(note_id)
+        if moved:
+            row = self._conn.execute("SELECT path FROM notes WHERE id = ?", (note_id,))
+            old = row.fetchone()
+            if old is not None:
+                self._touched[1].add(old[0])
+
+    def _stat_rows(self, ids: Iterable[int]) -> list[Sequence[Any]]:
+        out: list[Sequence[Any]] = []
+        unique = sorted(set(ids))
+        for start in range(0, len(unique), 500):
+            part = unique[start : start + 500]
+            out.extend(self._conn.execute(
+                f"SELECT {_STAT_COLS} FROM notes WHERE id IN ({','.join('?' * len(part))})",
+                part))
+        return out
 
     @contextmanager
     def reading(self) -> Iterator[None]:
@@ -236,17 +255,19 @@ class Index:
     # -- notes ----------------------------------------------------------------------------
 
     def stats(self) -> dict[str, StatRow]:
-        """Every note's stat fingerprint, by path (a copy; callers may mutate it).
+        """Every note's stat fingerprint, by path (a copy; callers may mutate it)."""
+        return dict(self.stat_folders()[0])
 
-        Cached between calls: `PRAGMA data_version` changes when another connection commits,
-        and this connection counts its own write transactions.
-        """
-        version = (int(self._conn.execute("PRAGMA data_version").fetchone()[0]),
-                   self._local_writes)
-        if self._stats is None or self._stats[0] != version:
-            rows = self._conn.execute(f"SELECT {_STAT_COLS} FROM notes").fetchall()
-            self._stats = (version, {r[1]: StatRow(*r) for r in rows})
-        return dict(self._stats[1])
+    def stat_folders(self) -> tuple[Mapping[str, StatRow], Mapping[str, FolderDigest]]:
+        """Every note's stat fingerprint by path (read only), and per folder the digest of
+        its notes' stats with their paths (storage/folders.py: what sync compares a folder's
+        listing with). Cached (storage/stat_cache.py): reloaded when another connection has
+        committed (`PRAGMA data_version`), patched by this connection's own commits."""
+        version = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+        if self._stats is None or self._stats.version != version:
+            self._stats = StatCache(version, self._conn.execute(
+                f"SELECT {_STAT_COLS} FROM notes").fetchall())
+        return self._stats.rows, self._stats.folders
 
     def stat_of(self, path: str) -> StatRow | None:
         """One note's stat fingerprint (no full-table read: used after single writes)."""
@@ -262,11 +283,13 @@ class Index:
             _note_values(row),
         )
         note_id = int(cur.lastrowid or 0)
+        self._touch(note_id, moved=False)
         self._set_links(note_id, links)
         return note_id
 
     def update_note(self, row: NoteRow, links: Sequence[LinkRow]) -> None:
         """Replace every field of note `row.id` (path included) and its links."""
+        self._touch(row.id)
         self._conn.execute(
             f"UPDATE notes SET {', '.join(f + '=?' for f in _NOTE_FIELDS)} WHERE id=?",
             (*_note_values(row), row.id),
@@ -275,12 +298,14 @@ class Index:
 
     def update_stat(self, note_id: int, size: int, mtime_ns: int, inode: int) -> None:
         """Record a new stat for a file whose content did not change."""
+        self._touch(note_id, moved=False)
         self._conn.execute(
             "UPDATE notes SET size=?, mtime_ns=?, inode=? WHERE id=?",
             (size, mtime_ns, inode, note_id),
         )
 
     def delete_note(self, note_id: int) -> None:
+        self._touch(note_id)
         self._conn.execute("DELETE FROM notes WHERE id = ?", (note_id,))
 
     def _set_links(self, note_id: int, links: Sequence[LinkRow]) -> None:

@@ -19,15 +19,17 @@ import itertools
 import os
 import re
 import stat as st
-from collections.abc import Container, Iterator
+from collections.abc import Container, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
 from ..errors import NotAVault, NoteExists, NoteNotFound, NotText, PathRefused, QuotaExceeded
+from .folders import MAX_NOTE_BYTES as MAX_NOTE_BYTES  # re-exported: the store's limit
+from .folders import FolderDigest, Listing, walk
 from .paths import component_problem, path_problem
+from .scan_pool import list_tree
 
-MAX_NOTE_BYTES = 8 * 1024 * 1024
 TRASH_DIR = ".rmh/trash"
 MAX_TRASH_COPIES = 10_000
 BINARY_PROBE_BYTES = 8 * 1024
@@ -205,6 +207,44 @@ class Store:
                       if not entry.name.startswith(".") and not _is_md(entry.name)
                       and entry.is_file(follow_symlinks=False))
 
+    def listings(self, expected: Mapping[str, FolderDigest] | None = None,
+                 workers: int = 1) -> list[Listing]:
+        """Every folder's `Listing` (storage/folders.py), sorted by folder: compared against
+        `expected` digests (`folders.expected_digests`), split over `workers` processes when
+        more than one (storage/scan_pool.py; the same listings either way)."""
+        expected = expected or {}
+        if workers > 1:
+            return list_tree(self._root, expected, workers)
+        digests = {folder: d for folder, (d, _) in expected.items()}
+        return sorted(walk(self._root, [""], digests), key=lambda listing: listing.folder)
+
+    def notes_in(self, listing: Listing, checked: Container[str] = ()
+                 ) -> tuple[list[FileStat], list[Skipped]]:
+        """The notes a listing names (none when it is `same`) and what it skips; names not
+        in `checked` are checked (refused: skipped with the reason)."""
+        files: list[FileStat] = []
+        skipped: list[Skipped] = []
+        prefix = f"{listing.folder}/" if listing.folder else ""
+        for name, size, mtime_ns, inode in zip(listing.names, listing.sizes, listing.mtimes,
+                                               listing.inodes, strict=True):
+            rel = prefix + name
+            problem = None if rel in checked else self._refused(rel)
+            if problem is None:
+                files.append(FileStat(rel, size, mtime_ns, inode))
+            else:
+                skipped.append(Skipped(rel, problem))
+        for skip in listing.skipped:
+            problem = self._refused(skip.path) if skip.check and skip.path not in checked else None
+            skipped.append(Skipped(skip.path, problem or skip.reason))
+        return files, skipped
+
+    def _refused(self, rel: str) -> str | None:
+        try:
+            self.check(rel)
+        except PathRefused as exc:
+            return f"refused name: {exc.reason}"
+        return None
+
     def scan(self, checked: Container[str] = ()) -> Scan:
         """Every *.md file (any case) outside hidden files and folders; content is not read.
 
@@ -213,50 +253,17 @@ class Store:
         followed)": the target is scanned at its own path), unreadable folders, non-regular
         files, names `check` refuses, and files over MAX_NOTE_BYTES. Paths in `checked` (the
         index's: `check` accepted them when they were indexed, and it is a pure function of
-        the text) are not checked again: at 10^6 notes that is half of a no-op sync."""
+        the text) are not checked again. Sync itself reads `listings` against the index's
+        digests, so unchanged folders cost their stat calls only (storage/sync.py)."""
         files: list[FileStat] = []
         skipped: list[Skipped] = []
-        append, is_reg, is_link, is_dir = files.append, st.S_ISREG, st.S_ISLNK, st.S_ISDIR
-        for rel, entry in self._walk(skipped):
-            name = entry.name
-            if name.startswith("."):
-                continue
-            if not name.lower().endswith(".md"):  # not a note: only a folder link is reported
-                if entry.is_symlink() and os.path.isdir(self._abs(rel)):
-                    skipped.append(Skipped(rel, self._symlink_reason(self._abs(rel))))
-                continue
-            try:  # one fstatat per note; its mode says link, folder or file
-                info = entry.stat(follow_symlinks=False)
-                if is_link(info.st_mode):
-                    skipped.append(Skipped(rel, self._symlink_reason(self._abs(rel))))
-                    continue
-                if is_dir(info.st_mode):
-                    continue
-                if rel not in checked:
-                    self.check(rel)
-            except OSError as exc:
-                skipped.append(Skipped(rel, f"unreadable ({_err(exc)})"))
-            except PathRefused as exc:
-                skipped.append(Skipped(rel, f"refused name: {exc.reason}"))
-            else:
-                if not is_reg(info.st_mode):
-                    skipped.append(Skipped(rel, "not a regular file"))
-                elif info.st_size > MAX_NOTE_BYTES:
-                    skipped.append(Skipped(rel, f"larger than {MAX_NOTE_BYTES} bytes"))
-                else:
-                    append(FileStat(rel, info.st_size, info.st_mtime_ns, info.st_ino))
+        for listing in self.listings():
+            notes, skips = self.notes_in(listing, checked)
+            files.extend(notes)
+            skipped.extend(skips)
         files.sort()  # by path: paths are unique, so the other fields never decide
         skipped.sort(key=lambda s: (s.path, s.reason))
         return Scan(tuple(files), tuple(skipped))
-
-    def _symlink_reason(self, link: str) -> str:
-        if not _inside(self._root, os.path.realpath(link)):
-            return "symlink outside vault"
-        try:
-            os.stat(link)
-        except OSError as exc:
-            return "symlink loop" if exc.errno == errno.ELOOP else "broken symlink"
-        return "symlink inside vault (not followed)"
 
     def stat(self, path: str) -> FileStat | None:
         """FileStat of the regular file at `path`; None when missing or not a file."""

@@ -10,7 +10,8 @@ renamed outside rmh: it keeps its stable id. A file that cannot be read for a tr
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ..errors import NoteNotFound, NotText, QuotaExceeded
@@ -96,28 +97,59 @@ def _same_stat(a: StatRow, b: FileStat) -> bool:
     return a.size == b.size and a.mtime_ns == b.mtime_ns and a.inode == b.inode
 
 
-def sync(store: Store, index: Index, only: Iterable[str] | None = None) -> SyncReport:
-    """Reconcile the index with the folder; with `only`, just those paths (after a write)."""
+PARALLEL_SCAN_ABOVE = 50_000  # indexed notes from which the scan is split over processes
+MAX_SCAN_WORKERS = 4
+
+
+def scan_workers(notes: int) -> int:
+    """Processes a full scan uses for an index of `notes` notes (1: this one only)."""
+    if notes < PARALLEL_SCAN_ABOVE:
+        return 1
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, min(MAX_SCAN_WORKERS, cpus or 1))
+
+
+def sync(store: Store, index: Index, only: Iterable[str] | None = None,
+         workers: int | None = None) -> SyncReport:
+    """Reconcile the index with the folder; with `only`, just those paths (after a write).
+
+    A full sync compares each folder's listing with the digest of the index's rows there
+    (storage/folders.py): the files of a folder whose digest matches are not looked at one by
+    one. `workers` (default `scan_workers`) splits the scan over processes; the report is the
+    same whatever the split."""
     report = SyncReport()
     only = None if only is None else sorted(set(only))
+    known: Mapping[str, StatRow]
+    files: dict[str, FileStat]
     if only is None:
-        known = index.stats()
-        scan = store.scan(checked=known)
-        files = {f.path: f for f in scan.files}
-        for s in scan.skipped:
+        known, folders = index.stat_folders()
+        listings = store.listings(folders, scan_workers(len(known)) if workers is None
+                                  else workers)
+        files, skipped, looked = {}, [], []
+        for listing in listings:
+            notes, skips = store.notes_in(listing, known)
+            files.update((f.path, f) for f in notes)
+            skipped.extend(skips)
+            if not listing.same:
+                looked.append(listing.folder)
+        for s in sorted(skipped, key=lambda s: (s.path, s.reason)):
             report.skipped[s.path] = s.reason
-        blocked = [s.path for s in scan.skipped]  # unreadable folders: never delete below them
+        blocked = [s.path for s in skipped]  # unreadable folders: never delete below them
+        listed = {listing.folder for listing in listings}
+        candidates = [p for f in (*looked, *(f for f in folders if f not in listed))
+                      if f in folders for p in folders[f][1]]  # a same folder loses none
         gone = {
             p
-            for p in known
+            for p in candidates
             if p not in files and not any(p == b or p.startswith(b + "/") for b in blocked)
         }
     else:
-        known, files, gone = {}, {}, set()
+        rows: dict[str, StatRow] = {}
+        known, files, gone = rows, {}, set()
         for path in only:
             stat_row = index.stat_of(path)
             if stat_row is not None:
-                known[path] = stat_row
+                rows[path] = stat_row
             st = store.stat(path)
             if st is not None:
                 files[path] = st

@@ -5,13 +5,13 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-from collections.abc import Container
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from vault import Vault
-from vault.storage.store import Scan
+from vault.storage.folders import Listing
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux")
 
@@ -27,13 +27,13 @@ def vault(tmp_path: Path) -> Vault:
 
 def forbid_scan(vault: Vault, monkeypatch: pytest.MonkeyPatch) -> list[int]:
     scans: list[int] = []
-    real = vault.store.scan
+    real = vault.store.listings
 
-    def counted(checked: Container[str] = ()) -> Scan:
+    def counted(*args: Any, **kwargs: Any) -> list[Listing]:
         scans.append(1)
-        return real(checked)
+        return real(*args, **kwargs)
 
-    monkeypatch.setattr(vault.store, "scan", counted)
+    monkeypatch.setattr(vault.store, "listings", counted)
     return scans
 
 

@@ -1,0 +1,210 @@
+"""The folder scan, one folder at a time: what each folder holds, and a digest to compare.
+
+`list_folder` lists one folder through a directory descriptor (one `fstatat` per entry, no
+path walk from the root) and returns a `Listing`: the names of its regular `*.md` notes in
+name order with (size, mtime_ns, inode) each, the entries it skips and why, and its
+sub-folders. `digest` hashes a folder's notes and their stats; `expected_digests` computes
+the same digest from the index's rows, so a folder whose digest equals the index's has no
+note added, removed or changed by stat, and sync looks at none of its files one by one
+(`Listing.same`; the listing then carries no names). `walk` lists whole sub-trees; it is
+what a worker process runs (storage/scan_pool.py), and it imports only the standard library.
+A folder whose ctime is unchanged since this process last listed it is not read again, only
+its entries stat'ed (`_names`).
+
+Skip reasons are those of `Store.scan`; an entry flagged `check` (a non-regular or oversized
+`*.md`) is reported under its reason only if `Store.check` accepts its name (the caller
+checks: a refused name is reported as such, as the scan always did).
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import stat as st
+import time
+from array import array
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, NamedTuple
+
+MAX_NOTE_BYTES = 8 * 1024 * 1024  # store.MAX_NOTE_BYTES (store.py imports it from here)
+
+# `name.lower().endswith(".md")` without a copy of the name: no other code point lowercases
+# to ".", "m" or "d" (checked over all of Unicode in tests/vault/storage/test_folders.py).
+_MD = (".md", ".mD", ".Md", ".MD")
+_DIR_FLAGS = (os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
+              | getattr(os, "O_CLOEXEC", 0))
+
+
+class Skip(NamedTuple):
+    """An entry the scan does not list as a note: its path, the reason, and whether the
+    reason holds only once `Store.check` accepted the name."""
+
+    path: str
+    reason: str
+    check: bool
+
+
+class Listing(NamedTuple):
+    """One folder (vault-relative, "" = the root). `readable` False: it could not be listed
+    (its skip says why; nothing below it was seen). `same`: its notes' digest equals the
+    expected one; then `names` and the stat columns are empty."""
+
+    folder: str
+    readable: bool
+    same: bool
+    names: tuple[str, ...]
+    sizes: tuple[int, ...]
+    mtimes: tuple[int, ...]
+    inodes: tuple[int, ...]
+    skipped: tuple[Skip, ...]
+
+
+def digest(names: Iterable[str], sizes: Iterable[int], mtimes: Iterable[int],
+           inodes: Iterable[int]) -> bytes:
+    """blake2b of a folder's note names (in name order) and their stats."""
+    h = hashlib.blake2b(digest_size=16)
+    h.update("/".join(names).encode("utf-8", "surrogateescape"))  # "/" is in no name
+    h.update(array("q", sizes).tobytes())
+    h.update(array("q", mtimes).tobytes())
+    h.update(array("Q", inodes).tobytes())
+    return h.digest()
+
+
+FolderDigest = tuple[bytes, tuple[str, ...]]  # a folder's digest, and its note paths by name
+
+
+def expected_digests(rows: Iterable[Sequence[Any]]) -> dict[str, FolderDigest]:
+    """folder -> (digest, its note paths in name order) from indexed (path, size, mtime_ns,
+    inode) rows; the digest is the one `list_folder` computes when nothing changed."""
+    by_folder: dict[str, list[tuple[str, str, int, int, int]]] = {}
+    for path, size, mtime_ns, inode in rows:
+        folder, _, name = path.rpartition("/")
+        by_folder.setdefault(folder, []).append((name, path, size, mtime_ns, inode))
+    out: dict[str, FolderDigest] = {}
+    for folder in sorted(by_folder):
+        notes = sorted(by_folder[folder])  # names are unique in a folder
+        out[folder] = (digest([n[0] for n in notes], [n[2] for n in notes],
+                              [n[3] for n in notes], [n[4] for n in notes]),
+                       tuple(n[1] for n in notes))
+    return out
+
+
+def _err(exc: OSError) -> str:
+    return errno.errorcode.get(exc.errno or 0, type(exc).__name__)
+
+
+def symlink_reason(root: str, link: str) -> str:
+    """Why a symlink is not followed: where it points, or that it is broken or a loop."""
+    real = os.path.realpath(link)
+    if os.path.commonpath([root, real]) != root:
+        return "symlink outside vault"
+    try:
+        os.stat(link)
+    except OSError as exc:
+        return "symlink loop" if exc.errno == errno.ELOOP else "broken symlink"
+    return "symlink inside vault (not followed)"
+
+
+# (root, folder) -> (device, inode, ctime_ns, names in order) of a folder listed earlier by this
+# process. Adding, removing or renaming an entry changes a folder's ctime (POSIX; and unlike
+# mtime, ctime cannot be set back by utime), so while it is unchanged the names are too and
+# the directory need not be read again; every name is still stat'ed, so an edit is seen as
+# before. A listing is kept only when its folder's ctime was already SETTLED_NS old when it
+# was read, so a change in the same file-system clock tick as the listing cannot hide behind
+# an equal ctime (git's "racily clean" rule). The clock decides only whether to read the
+# directory again, never what a listing holds.
+_listed: dict[tuple[str, str], tuple[int, int, int, list[str]]] = {}
+SETTLED_NS = 2_000_000_000
+_clock = time.time_ns
+
+
+def _names(fd: int, key: tuple[str, str]) -> list[str]:
+    """The names in the open folder `fd`, sorted (from `_listed` when the
+    folder's ctime says they are unchanged)."""
+    info = os.fstat(fd)
+    seen = _listed.get(key)
+    if seen is not None and seen[:3] == (info.st_dev, info.st_ino, info.st_ctime_ns):
+        return seen[3]
+    now = _clock()
+    names = os.listdir(fd)
+    names.sort()
+    if info.st_ctime_ns < now - SETTLED_NS:
+        _listed[key] = (info.st_dev, info.st_ino, info.st_ctime_ns, names)
+    else:
+        _listed.pop(key, None)
+    return names
+
+
+def list_folder(root: str, folder: str, expected: bytes | None
+                ) -> tuple[Listing, list[str]]:
+    """One folder's `Listing` (compared against `expected`) and its sub-folders, by name.
+    Hidden entries are skipped silently; folder symlinks are never followed."""
+    prefix = f"{folder}/" if folder else ""
+    fd = -1
+    try:
+        fd = os.open(os.path.join(root, folder), _DIR_FLAGS)
+        entries = _names(fd, (root, folder))
+    except OSError as exc:
+        if fd >= 0:
+            os.close(fd)
+        skip = Skip(folder or ".", f"unreadable folder ({_err(exc)})", False)
+        return Listing(folder, False, False, (), (), (), (), (skip,)), []
+    names: list[str] = []
+    sizes: list[int] = []
+    mtimes: list[int] = []
+    inodes: list[int] = []
+    skipped: list[Skip] = []
+    subdirs: list[str] = []
+    lstat, is_reg, is_dir, is_link = os.lstat, st.S_ISREG, st.S_ISDIR, st.S_ISLNK
+    add_name, add_size, add_mtime, add_inode = (names.append, sizes.append, mtimes.append,
+                                                inodes.append)
+    try:
+        for name in entries:  # the hot loop of a no-op sync: one lstat, nothing else per note
+            if name.startswith("."):
+                continue
+            try:
+                info = lstat(name, dir_fd=fd)
+            except OSError as exc:
+                if name.endswith(_MD):
+                    skipped.append(Skip(prefix + name, f"unreadable ({_err(exc)})", False))
+                continue
+            mode = info.st_mode
+            if is_reg(mode):
+                if not name.endswith(_MD):
+                    continue
+                if info.st_size > MAX_NOTE_BYTES:
+                    skipped.append(Skip(prefix + name, f"larger than {MAX_NOTE_BYTES} bytes",
+                                        True))
+                    continue
+                add_name(name)
+                add_size(info.st_size)
+                add_mtime(info.st_mtime_ns)
+                add_inode(info.st_ino)
+            elif is_dir(mode):
+                subdirs.append(prefix + name)
+            elif is_link(mode):
+                link = os.path.join(root, prefix + name)
+                if name.endswith(_MD) or os.path.isdir(link):
+                    skipped.append(Skip(prefix + name, symlink_reason(root, link), False))
+            elif name.endswith(_MD):
+                skipped.append(Skip(prefix + name, "not a regular file", True))
+    finally:
+        os.close(fd)
+    if expected is not None and digest(names, sizes, mtimes, inodes) == expected:
+        return Listing(folder, True, True, (), (), (), (), tuple(skipped)), subdirs
+    return Listing(folder, True, False, tuple(names), tuple(sizes), tuple(mtimes),
+                   tuple(inodes), tuple(skipped)), subdirs
+
+
+def walk(root: str, tops: list[str], expected: Mapping[str, bytes]) -> list[Listing]:
+    """The listings of the sub-trees at `tops` (each top and every folder below it)."""
+    out: list[Listing] = []
+    stack = list(reversed(tops))
+    while stack:
+        folder = stack.pop()
+        listing, subdirs = list_folder(root, folder, expected.get(folder))
+        out.append(listing)
+        stack.extend(reversed(subdirs))
+    return out
+
