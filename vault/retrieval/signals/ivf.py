@@ -150,11 +150,19 @@ class IvfStore:
         return top.astype(np.int32)
 
     def scan(self, qvec: F32, lists: I32) -> tuple[I32, F32]:
-        """(note, score) of every row in `lists`: s(x) * <q, code(x)>."""
-        parts = [np.arange(self.offsets[j], self.offsets[j + 1]) for j in lists.tolist()]
-        rows = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-        sims = (self.codes[rows].astype(np.float32) @ qvec) * self.scale[rows]
-        return self.note[rows], sims.astype(np.float32)
+        """(note, score) of every row in `lists`: s(x) * <q, code(x)>. A list at a time (its
+        rows are contiguous: views, no gather), so the float32 copy of its codes stays in
+        cache; a gather of all probed rows at once cost twice as much (BENCHMARKS.md, scale)."""
+        notes: list[I32] = []
+        sims: list[F32] = []
+        for j in lists.tolist():
+            lo, hi = int(self.offsets[j]), int(self.offsets[j + 1])
+            if hi > lo:
+                notes.append(self.note[lo:hi])
+                sims.append((self.codes[lo:hi].astype(np.float32) @ qvec) * self.scale[lo:hi])
+        if not notes:
+            return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.float32)
+        return np.concatenate(notes), np.concatenate(sims).astype(np.float32)
 
     def decoded(self, rows: I64) -> F32:
         """Float vectors of `rows` (codes times scale)."""
