@@ -293,8 +293,11 @@ class ConjunctiveIndex:
         w = idf / np.linalg.norm(idf)
         norms = self._norms
         for j, c in enumerate(cols):  # hash order (token_codes is sorted)
-            rows = self.postings.column(c)[0]
-            y[rows] += idf[j] / norms[rows] * w[j]
+            rows = self.postings.entries(c)[0]
+            v = norms[rows]
+            np.divide(idf[j], v, out=v)  # idf / norm * w, in place: the same numbers
+            v *= w[j]
+            np.add.at(y, rows, v)  # rows are distinct: the same as y[rows] += v
         return y
 
     @property

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt
@@ -74,6 +75,29 @@ class Postings:
     @property
     def n_base_columns(self) -> int:
         return int(self.ptr.shape[0]) - 1
+
+    @cached_property
+    def any_stale(self) -> bool:
+        """Whether any base row is superseded (if not, a base column is read as it is)."""
+        return bool(self.stale.any())
+
+    def entries(self, c: int) -> tuple[npt.NDArray[np.integer], F32]:
+        """`column(c)` in the stored dtypes (int32 rows and float32 values when the column
+        is all base: views, no copy when nothing is stale), for the scoring loops."""
+        base = c < self.n_base_columns
+        lo_d = hi_d = 0
+        if self.d_cols.size:
+            lo_d, hi_d = (int(x) for x in np.searchsorted(self.d_cols, [c, c + 1]))
+        if base and hi_d == lo_d:
+            lo, hi = int(self.ptr[c]), int(self.ptr[c + 1])
+            r = self.rows[lo:hi]
+            v = self.vals[lo:hi] if self.vals is not None else np.ones(hi - lo, np.float32)
+            if self.any_stale:
+                keep = ~self.stale[r]
+                return r[keep], v[keep]
+            return r, v
+        rows, vals = self.column(c)
+        return rows, vals.astype(np.float32)
 
     def column(self, c: int) -> tuple[I64, npt.NDArray[np.float64]]:
         """(rows, values) of column `c` now: live base rows, then delta rows."""
