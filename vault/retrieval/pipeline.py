@@ -252,7 +252,7 @@ class SearchEngine:
             if archived is not None:
                 eligible &= ~np.asarray(archived, dtype=np.bool_).reshape(n)
         stages["context"], context = context_stage(view.links, fusion.fused, eligible,
-                                                   p.weight("context"))
+                                                   p.weight("context"), fusion.support)
         ctx = fusion.fused + context
         stages["named"], lifted = named_stage(view.links, named, ctx, eligible, p.weight("named"))
         own = fusion.fused.copy()
