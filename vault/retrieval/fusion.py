@@ -47,6 +47,15 @@ def ranks(scores: F64) -> I64:
     return r
 
 
+def distinct(a: npt.NDArray[np.integer]) -> I64:
+    """Sorted distinct values as int64: a sort and a mask (numpy 2's np.unique hashes, and
+    cost ~20 ms on the 10^5 positions of a query's neighbourhood at 10^5 notes)."""
+    x = np.sort(a.astype(np.int64))
+    if x.size:
+        x = x[np.concatenate(([True], x[1:] != x[:-1]))]
+    return x
+
+
 def stable_order(x: F64) -> I64:
     """`order(x)` for finite x: numpy's fast unstable argsort, then each run of equal values
     re-sorted by position (one sort of packed (run, position) integer keys over the tied
@@ -175,6 +184,5 @@ def fuse(
         touched.append(pos)
         all_ranks[name] = r
         contribs[name] = c
-    support = np.unique(np.concatenate(touched)) if touched else np.zeros(0, np.int64)
-    return Fusion(fused=fused, ranks=all_ranks, contributions=contribs,
-                  support=support.astype(np.int64))
+    support = distinct(np.concatenate(touched)) if touched else np.zeros(0, np.int64)
+    return Fusion(fused=fused, ranks=all_ranks, contributions=contribs, support=support)

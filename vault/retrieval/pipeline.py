@@ -65,7 +65,7 @@ from ..learning.edges import WeightedEdges
 from ..storage.corpus import Corpus
 from .derived import Derived, array_bytes, build_derived, update_derived
 from .encoders import EmbeddingCache, Encoder, Progress
-from .fusion import RRF_DEPTH, RRF_K, fuse, top
+from .fusion import RRF_DEPTH, RRF_K, Fusion, fuse, stable_order, top
 from .hits import Scored, SearchResult, hit_of
 from .rerank import CrossEncoder, rerank_order
 from .signals.dense import DenseIndex, DenseParams, dense_scores
@@ -130,6 +130,16 @@ class SearchParams:
         if signal in self.weights:
             return float(self.weights[signal])
         return DEFAULT_WEIGHTS.get(signal, 1.0)
+
+
+def _by_fused(fusion: Fusion) -> npt.NDArray[np.int64]:
+    """`top(fusion.fused, n)`: the notes with a positive fused score, best first, looked for
+    in the fusion's support when it has one (every positive score is there)."""
+    if fusion.support is None:
+        return top(fusion.fused, int(fusion.fused.shape[0]))
+    cand = fusion.support[fusion.fused[fusion.support] > 0]
+    out: npt.NDArray[np.int64] = cand[stable_order(fusion.fused[cand])].astype(np.int64)
+    return out
 
 
 class SearchEngine:
@@ -262,7 +272,7 @@ class SearchEngine:
         protectors[named] = True
         stages["protect"], held = protect_stage(fusion.fused, own, lifted,
                                                 protectors & eligible, p.weight("protect"),
-                                                top(fusion.fused, n))
+                                                _by_fused(fusion))
         # the receipt books a hold against the lent context first, then the named lift
         context = context - np.minimum(lifted - held, context)
         ctx, lifted = fusion.fused + context, held

@@ -35,6 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ...learning.edges import WeightedEdges
+from ..fusion import distinct
 from ..fusion import top as first
 
 if TYPE_CHECKING:  # scipy is imported where a matrix is built (CLI start-up)
@@ -180,17 +181,9 @@ def push(w: Walk, s: F64, alpha: float = ALPHA, eps: float = PUSH_EPS) -> tuple[
         if lost > 0:  # dangling nodes return their share to the seeds
             q[seeds] += lost * s[seeds]
             touched.append(seeds)
-        cand = _distinct(np.concatenate(touched))
+        cand = distinct(np.concatenate(touched))
         active = cand[q[cand] > eps * unit[cand]]
     return p, rounds
-
-
-def _distinct(a: npt.NDArray[np.integer]) -> npt.NDArray[np.int64]:
-    """Sorted distinct values (a sort and a mask: faster here than np.unique's hashing)."""
-    x = np.sort(a.astype(np.int64))
-    if x.size:
-        x = x[np.concatenate(([True], x[1:] != x[:-1]))]
-    return x
 
 
 def seed_vector(
