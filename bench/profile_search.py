@@ -53,9 +53,10 @@ STAGES: tuple[tuple[str, Any, str], ...] = (
 
 def facade_stages(v: Vault) -> tuple[tuple[str, Any, str], ...]:
     """The facade's own steps around the engine, on this vault's objects: the freshness
-    check, reading the learned vectors, and learning from the shown hits."""
-    return (("fresh", v.live, "fresh"), ("learned", v.usage, "learned"),
-            ("learn", v.usage, "on_search"))
+    check, the corpus with its archive flags, reading the learned vectors, and learning from
+    the shown hits."""
+    return (("fresh", v.live, "fresh"), ("corpus", v, "corpus"),
+            ("learned", v.usage, "learned"), ("learn", v.usage, "on_search"))
 
 
 @contextmanager
