@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -26,6 +27,7 @@ import numpy.typing as npt
 I32 = npt.NDArray[np.int32]
 I64 = npt.NDArray[np.int64]
 F32 = npt.NDArray[np.float32]
+Vals = npt.NDArray[Any]  # float32, or uint8/uint16 for whole counts (from_csc)
 Mask = npt.NDArray[np.bool_]
 
 COMPACT_MIN = 2_000  # a delta of at most this many documents never forces compaction
@@ -43,7 +45,7 @@ class Postings:
 
     ptr: I64  # (n_base_columns + 1,)
     rows: I32  # base rows, grouped by column, ascending within a column
-    vals: F32 | None  # base values beside `rows` (None: all 1)
+    vals: Vals | None  # base values beside `rows` (None: all 1; float32 or small counts)
     stale: Mask  # (n_base_rows,): base rows superseded by the delta
     d_cols: I64  # delta entries sorted by (column, row)
     d_rows: I64
@@ -82,9 +84,11 @@ class Postings:
     @classmethod
     def from_csc(cls, indptr: npt.NDArray[np.integer], indices: npt.NDArray[np.integer],
                  data: npt.NDArray[np.floating], n_rows: int) -> Postings:
-        """Base lists from a canonical CSC matrix's arrays (rows sorted within columns)."""
+        """Base lists from a canonical CSC matrix's arrays (rows sorted within columns).
+        Values that are all whole numbers below 2^16 are kept as uint8 or uint16 (a term
+        frequency is a count: exact in either, and 1-2 bytes a posting instead of 4)."""
         return cls(np.asarray(indptr, np.int64), np.asarray(indices, np.int32),
-                   np.asarray(data, np.float32), np.zeros(n_rows, dtype=np.bool_),
+                   _narrow(np.asarray(data)), np.zeros(n_rows, dtype=np.bool_),
                    np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float32),
                    frozenset())
 
@@ -97,8 +101,8 @@ class Postings:
         """Whether any base row is superseded (if not, a base column is read as it is)."""
         return bool(self.stale.any())
 
-    def entries(self, c: int) -> tuple[npt.NDArray[np.integer], F32]:
-        """`column(c)` in the stored dtypes (int32 rows and float32 values when the column
+    def entries(self, c: int) -> tuple[npt.NDArray[np.integer], Vals]:
+        """`column(c)` in the stored dtypes (int32 rows and the base's values when the column
         is all base: views, no copy when nothing is stale), for the scoring loops."""
         base = c < self.n_base_columns
         lo_d = hi_d = 0
@@ -154,3 +158,15 @@ class Postings:
             stale[base_changed] = True
         return Postings(self.ptr, self.rows, self.vals, stale, cols[order], rows[order],
                         vals[order], self.delta_docs | frozenset(int(r) for r in changed))
+
+
+def _narrow(data: npt.NDArray[Any]) -> Vals:
+    """`data` as uint8 or uint16 when every value is a whole number that fits, else float32."""
+    if data.size == 0:
+        return data.astype(np.float32)
+    for kind in (np.uint8, np.uint16):
+        top = float(np.iinfo(kind).max)
+        if float(data.min()) >= 0 and float(data.max()) <= top and bool(
+                (np.floor(data) == data).all()):
+            return data.astype(kind)
+    return data.astype(np.float32)
