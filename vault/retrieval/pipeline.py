@@ -65,7 +65,7 @@ from ..learning.edges import WeightedEdges
 from ..storage.corpus import Corpus
 from .derived import Derived, array_bytes, build_derived, update_derived
 from .encoders import EmbeddingCache, Encoder, Progress
-from .fusion import RRF_DEPTH, RRF_K, fuse, top
+from .fusion import RRF_DEPTH, RRF_K, Fusion, fuse, stable_order, top
 from .hits import Scored, SearchResult, hit_of
 from .rerank import CrossEncoder, rerank_order
 from .signals.dense import DenseIndex, DenseParams, dense_scores
@@ -132,6 +132,16 @@ class SearchParams:
         return DEFAULT_WEIGHTS.get(signal, 1.0)
 
 
+def _by_fused(fusion: Fusion) -> npt.NDArray[np.int64]:
+    """`top(fusion.fused, n)`: the notes with a positive fused score, best first, looked for
+    in the fusion's support when it has one (every positive score is there)."""
+    if fusion.support is None:
+        return top(fusion.fused, int(fusion.fused.shape[0]))
+    cand = fusion.support[fusion.fused[fusion.support] > 0]
+    out: npt.NDArray[np.int64] = cand[stable_order(fusion.fused[cand])].astype(np.int64)
+    return out
+
+
 class SearchEngine:
     """Hybrid search over a Corpus (see module docstring)."""
 
@@ -148,6 +158,7 @@ class SearchEngine:
         self.reranker = reranker
         self.cache = cache
         self._derived: Derived | None = None
+        self._archived: tuple[tuple[bool, ...], npt.NDArray[np.bool_]] | None = None
 
     @classmethod
     def lexical(cls, params: SearchParams | None = None) -> SearchEngine:
@@ -253,11 +264,11 @@ class SearchEngine:
         stages["fusion"] = f"ran (k={p.rrf_k}, normalize={p.normalize}, depth={p.rrf_depth})"
         eligible = np.ones(n, dtype=np.bool_)
         if not p.include_archived:
-            eligible &= ~np.asarray(corpus.archived, dtype=np.bool_).reshape(n)
+            eligible &= ~self._archived_mask(corpus)
             if archived is not None:
                 eligible &= ~np.asarray(archived, dtype=np.bool_).reshape(n)
         stages["context"], context = context_stage(view.links, fusion.fused, eligible,
-                                                   p.weight("context"))
+                                                   p.weight("context"), fusion.support)
         ctx = fusion.fused + context
         stages["named"], lifted = named_stage(view.links, named, ctx, eligible, p.weight("named"))
         own = fusion.fused.copy()
@@ -267,7 +278,7 @@ class SearchEngine:
         protectors[named] = True
         stages["protect"], held = protect_stage(fusion.fused, own, lifted,
                                                 protectors & eligible, p.weight("protect"),
-                                                top(fusion.fused, n))
+                                                _by_fused(fusion))
         # the receipt books a hold against the lent context first, then the named lift
         context = context - np.minimum(lifted - held, context)
         ctx, lifted = fusion.fused + context, held
@@ -293,6 +304,18 @@ class SearchEngine:
         else:
             stages["prior"] = "skipped: zero"
         return Scored(sig, fusion, context, lifted - ctx, a, warm, final, eligible, stages)
+
+    def _archived_mask(self, corpus: Corpus) -> npt.NDArray[np.bool_]:
+        """`corpus.archived` as an array, converted once per tuple (the tuple is immutable, so
+        the same object holds the same flags): converting 10^6 Python bools cost ~50 ms a
+        query at 10^6 notes."""
+        flags, cached = corpus.archived, self._archived
+        if cached is not None and cached[0] is flags:
+            return cached[1]
+        mask = np.asarray(flags, dtype=np.bool_).reshape(len(corpus))
+        mask.flags.writeable = False
+        self._archived = (flags, mask)
+        return mask
 
     def _graph(
         self,

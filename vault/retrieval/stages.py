@@ -44,27 +44,49 @@ def neighbor_max(adj: sparse.csr_matrix, scores: F64, eligible: npt.NDArray[np.b
     only their rows are read and scattered (`np.maximum.at`), O(their links), not O(all
     links). Archived (ineligible) neighbours do not count, so a structural hub lends no score.
     """
-    csr = adj.tocsr()
-    out = np.zeros(int(csr.shape[0]), dtype=np.float64)
-    src = np.flatnonzero((scores > 0) & eligible)
+    return _neighbor_max(adj.tocsr(), scores, eligible, None)[0]
+
+
+def _neighbor_max(csr: sparse.csr_matrix, scores: F64, eligible: Mask, support: Index | None
+                  ) -> tuple[F64, Index]:
+    """`neighbor_max` and the ascending positions where it may be positive (the lenders'
+    neighbours). `support`, when given, holds every position where `scores` is positive, so
+    the lenders are found among those, not by a pass over all n."""
+    n = int(csr.shape[0])
+    out = np.zeros(n, dtype=np.float64)
+    if support is None:
+        src = np.flatnonzero((scores > 0) & eligible)
+    else:
+        src = support[(scores[support] > 0) & eligible[support]]
     if csr.nnz == 0 or src.size == 0:
-        return out
-    sub = csr[src]
-    np.maximum.at(out, sub.indices, np.repeat(scores[src], np.diff(sub.indptr)))
-    return out
+        return out, np.zeros(0, dtype=np.int64)
+    sub = csr[src]  # scipy copies whole rows (a hub's thousands of links at once)
+    nbr = sub.indices
+    np.maximum.at(out, nbr, np.repeat(scores[src], np.diff(sub.indptr)))
+    mark = np.zeros(n, dtype=np.bool_)  # a byte per note: cheaper than sorting the hubs' lists
+    mark[nbr] = True
+    return out, np.flatnonzero(mark)
 
 
-def context_stage(links: sparse.csr_matrix, fused: F64, eligible: Mask, gamma: float
-                  ) -> tuple[str, F64]:
-    """Stage 4: g N(fused) + g^2 N(N(fused)), the context added to `fused`."""
+def context_stage(links: sparse.csr_matrix, fused: F64, eligible: Mask, gamma: float,
+                  support: Index | None = None) -> tuple[str, F64]:
+    """Stage 4: g N(fused) + g^2 N(N(fused)), the context added to `fused`; `support` (the
+    positions where `fused` may be positive, ascending), when known, spares passes over n."""
     n = int(links.shape[0])
     if gamma == 0:
         return "skipped: weight 0", np.zeros(n, dtype=np.float64)
     if links.nnz == 0:
         return "skipped: no links", np.zeros(n, dtype=np.float64)
-    hop1 = neighbor_max(links, fused, eligible)
-    hop2 = neighbor_max(links, hop1, eligible)
-    return f"ran (weight {gamma}, two hops)", gamma * hop1 + gamma * gamma * hop2
+    csr = links.tocsr()
+    hop1, near = _neighbor_max(csr, fused, eligible, support)
+    hop2, far = _neighbor_max(csr, hop1, eligible, near)
+    out = np.zeros(n, dtype=np.float64)
+    mark = np.zeros(n, dtype=np.bool_)
+    mark[near] = True
+    mark[far] = True
+    both = np.flatnonzero(mark)  # outside it hop1 = hop2 = 0, and so is the sum
+    out[both] = gamma * hop1[both] + gamma * gamma * hop2[both]
+    return f"ran (weight {gamma}, two hops)", out
 
 
 def named_stage(links: sparse.csr_matrix, named: list[int], ctx: F64, eligible: Mask, eta: float

@@ -84,3 +84,42 @@ def test_depth_ranks_only_each_signals_head() -> None:
         rest = np.setdiff1d(np.arange(5), head)
         assert not cut.contributions[name][rest].any()
         assert (cut.ranks[name][rest] == -1).all()
+
+
+def _reference_top(x: np.ndarray, m: int, keep: np.ndarray | None = None) -> list[int]:
+    ok = x > 0 if keep is None else (x > 0) & keep
+    return [i for i in np.argsort(-x, kind="stable").tolist() if ok[i]][:m]
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**16), m=st.sampled_from([1, 5, 10, 100]),
+       levels=st.integers(1, 50), zeros=st.floats(0.0, 0.99))
+def test_top_of_many_scores_cut_at_a_sampled_floor_is_exact(seed: int, m: int, levels: int,
+                                                            zeros: float) -> None:
+    # n far above 32 m * 8, so top() first cuts at a sampled floor; few levels make ties
+    rng = np.random.default_rng(seed)
+    n = 40_000
+    x = rng.integers(0, levels, n).astype(np.float64) / levels
+    x[rng.random(n) < zeros] = 0.0
+    keep = rng.random(n) < 0.8
+    assert top(x, m).tolist() == _reference_top(x, m)
+    assert top(x, m, keep).tolist() == _reference_top(x, m, keep)
+
+
+def test_top_drops_a_floor_too_few_scores_reach() -> None:
+    # the strided sample sees only the large values: the floor it gives is reached by fewer
+    # than m scores, so top() falls back to every positive score
+    n, m = 100_000, 100
+    x = np.full(n, 0.001)
+    stride = n // (32 * m)
+    x[::stride] = 1.0 + np.arange(x[::stride].size)  # distinct large values at the samples
+    assert top(x, m).tolist() == _reference_top(x, m)
+
+
+def test_fusion_support_holds_every_positive_fused_score() -> None:
+    rng = np.random.default_rng(4)
+    raw = {s: np.where(rng.random(5000) < 0.3, rng.random(5000), 0.0) for s in "abc"}
+    for depth in (0, 50):
+        f = fuse(raw, {}, k=60, depth=depth)
+        assert f.support is not None
+        assert np.array_equal(f.support, np.flatnonzero(f.fused > 0))

@@ -103,3 +103,13 @@ def test_block_hashing_equals_one_text_at_a_time() -> None:
     one = [conjunctive.text_codes(t) for t in texts]
     assert counts.tolist() == [len(c) for c in one]
     assert np.array_equal(flat, np.concatenate(one))
+
+
+def test_postings_keep_whole_counts_in_the_narrowest_exact_dtype() -> None:
+    ptr = np.asarray([0, 2, 3])
+    rows = np.asarray([0, 1, 1])
+    for data, kind in (([1.0, 3.0, 255.0], np.uint8), ([1.0, 300.0, 2.0], np.uint16),
+                       ([1.0, 70000.0, 2.0], np.float32), ([1.0, 0.5, 2.0], np.float32)):
+        p = Postings.from_csc(ptr, rows, np.asarray(data, np.float32), 2)
+        assert p.vals is not None and p.vals.dtype == kind
+        assert p.column(0)[1].tolist() == data[:2] and p.entries(1)[1].tolist() == data[2:]

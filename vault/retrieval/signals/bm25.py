@@ -162,13 +162,24 @@ class Bm25Index:
         k1 = self.k1
         for term in sorted(counts):  # term order, not id order: ids depend on history
             j = self.vocabulary[term]
-            rows, f = self.postings.column(j)
+            rows, f32 = self.postings.entries(j)
             if rows.size == 0:
                 continue
             df = float(self.df[j])
             idf = float(np.log(np.asarray([(n - df + 0.5) / (df + 0.5) + 1.0]))[0])
-            norm = self._norms[rows]
-            y[rows] += idf * f * (k1 + 1.0) / (f + norm) * float(counts[term])
+            # idf * f * (k1 + 1) / (f + norm) * count, one IEEE operation at a time in that
+            # order and in place (a * b = b * a and a + b = b + a exactly; * 1.0 is the
+            # identity): the same numbers as the expression, with fewer temporaries
+            f = f32.astype(np.float64)
+            den = self._norms[rows]
+            den += f
+            v = f
+            v *= idf
+            v *= k1 + 1.0
+            v /= den
+            if counts[term] != 1:
+                v *= float(counts[term])
+            np.add.at(y, rows, v)  # rows are distinct: the same as y[rows] += v
         return y
 
     def score(self, query: str) -> F64:

@@ -198,16 +198,21 @@ class ConjunctiveIndex:
         for lo in range(0, flat.shape[0], ENTRY_BLOCK):  # int32 columns, no int64 copy
             cols[lo : lo + ENTRY_BLOCK] = np.searchsorted(vocab, flat[lo : lo + ENTRY_BLOCK])
         del flat
-        rows = np.repeat(np.arange(n, dtype=np.int32), counts)
         df = np.bincount(cols, minlength=vocab.size).astype(np.int64)
         lq, l2q = _lq(df), _l2q(df)
         s1 = np.zeros(n, dtype=np.int64)
         s2 = np.zeros(n, dtype=np.int64)
-        for lo in range(0, cols.shape[0], ENTRY_BLOCK):
-            r, c = rows[lo : lo + ENTRY_BLOCK], cols[lo : lo + ENTRY_BLOCK]
+        ends = np.cumsum(counts)
+        for lo in range(0, cols.shape[0], ENTRY_BLOCK):  # the rows of a block, not of all
+            hi = min(lo + ENTRY_BLOCK, cols.shape[0])
+            first, last = np.searchsorted(ends, [lo, hi - 1], side="right")
+            span = np.minimum(ends[first : last + 1], hi) - np.maximum(
+                ends[first : last + 1] - counts[first : last + 1], lo)
+            r = np.repeat(np.arange(first, last + 1, dtype=np.int32), span)
+            c = cols[lo:hi]
             np.add.at(s1, r, lq[c])
             np.add.at(s2, r, l2q[c])
-        postings = Postings.build(rows, cols, n, int(vocab.size))
+        postings = Postings.from_row_counts(counts, cols, int(vocab.size))
         return cls(vocab.astype(np.uint32), {}, postings, df, counts, s1, s2, n)
 
     @property
@@ -293,8 +298,11 @@ class ConjunctiveIndex:
         w = idf / np.linalg.norm(idf)
         norms = self._norms
         for j, c in enumerate(cols):  # hash order (token_codes is sorted)
-            rows = self.postings.column(c)[0]
-            y[rows] += idf[j] / norms[rows] * w[j]
+            rows = self.postings.entries(c)[0]
+            v = norms[rows]
+            np.divide(idf[j], v, out=v)  # idf / norm * w, in place: the same numbers
+            v *= w[j]
+            np.add.at(y, rows, v)  # rows are distinct: the same as y[rows] += v
         return y
 
     @property

@@ -242,14 +242,18 @@ class DenseIndex:
     def _approx_scores(self, ivf: IvfStore, q: F32) -> npt.NDArray[np.float64]:
         lists = ivf.probe(q, self.params.ivf.nprobe)
         notes, sims = ivf.scan(q, lists)
-        live = ~self.stale[notes]
-        best = np.full(self.n_docs, -np.inf)
-        np.maximum.at(best, notes[live], sims[live])
+        if self.stale.any():
+            live = ~self.stale[notes]
+            notes, sims = notes[live], sims[live]
         sel = np.isin(self.delta.lists, lists)
         if sel.any():
-            dsims = np.vecdot(self.delta.matrix[sel], q)
-            np.maximum.at(best, self.delta.row_notes()[sel], dsims)
-        return np.where(np.isfinite(best), best, 0.0)
+            notes = np.concatenate((notes, self.delta.row_notes()[sel].astype(np.int32)))
+            sims = np.concatenate((sims, np.vecdot(self.delta.matrix[sel], q)))
+        # the best scanned row per note, 0 for notes with none (only scanned entries touched)
+        best = np.zeros(self.n_docs, dtype=np.float64)
+        best[notes] = -np.inf
+        np.maximum.at(best, notes, sims)
+        return best
 
 
 def _ivf_build(texts: Sequence[str], note: I32, encoder: Encoder, cache: EmbeddingCache | None,

@@ -36,6 +36,7 @@ I32 = npt.NDArray[np.int32]
 I64 = npt.NDArray[np.int64]
 
 BLOCK = 16384  # rows per matrix product when assigning (bounds the temporary)
+SCAN_BLOCK = 512  # rows per matrix-vector product in a query's scan (768 KB of float32)
 
 
 @dataclass(frozen=True)
@@ -150,11 +151,23 @@ class IvfStore:
         return top.astype(np.int32)
 
     def scan(self, qvec: F32, lists: I32) -> tuple[I32, F32]:
-        """(note, score) of every row in `lists`: s(x) * <q, code(x)>."""
-        parts = [np.arange(self.offsets[j], self.offsets[j + 1]) for j in lists.tolist()]
-        rows = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-        sims = (self.codes[rows].astype(np.float32) @ qvec) * self.scale[rows]
-        return self.note[rows], sims.astype(np.float32)
+        """(note, score) of every row in `lists`: s(x) * <q, code(x)>. `SCAN_BLOCK` rows of a
+        list at a time (a list's rows are contiguous: views, no gather), so the float32 copy
+        of the codes stays small and in cache; a gather of all probed rows at once, or a
+        float32 copy of a whole list of the uneven lists at 10^6 notes, cost 8-10x as much
+        (BENCHMARKS.md, scale)."""
+        notes: list[I32] = []
+        sims: list[F32] = []
+        for j in lists.tolist():
+            lo, hi = int(self.offsets[j]), int(self.offsets[j + 1])
+            if hi > lo:
+                notes.append(self.note[lo:hi])
+            for s in range(lo, hi, SCAN_BLOCK):
+                e = min(hi, s + SCAN_BLOCK)
+                sims.append((self.codes[s:e].astype(np.float32) @ qvec) * self.scale[s:e])
+        if not notes:
+            return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.float32)
+        return np.concatenate(notes), np.concatenate(sims).astype(np.float32)
 
     def decoded(self, rows: I64) -> F32:
         """Float vectors of `rows` (codes times scale)."""

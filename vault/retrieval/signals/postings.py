@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -25,6 +27,7 @@ import numpy.typing as npt
 I32 = npt.NDArray[np.int32]
 I64 = npt.NDArray[np.int64]
 F32 = npt.NDArray[np.float32]
+Vals = npt.NDArray[Any]  # float32, or uint8/uint16 for whole counts (from_csc)
 Mask = npt.NDArray[np.bool_]
 
 COMPACT_MIN = 2_000  # a delta of at most this many documents never forces compaction
@@ -42,7 +45,7 @@ class Postings:
 
     ptr: I64  # (n_base_columns + 1,)
     rows: I32  # base rows, grouped by column, ascending within a column
-    vals: F32 | None  # base values beside `rows` (None: all 1)
+    vals: Vals | None  # base values beside `rows` (None: all 1; float32 or small counts)
     stale: Mask  # (n_base_rows,): base rows superseded by the delta
     d_cols: I64  # delta entries sorted by (column, row)
     d_rows: I64
@@ -54,26 +57,67 @@ class Postings:
               n_cols: int) -> Postings:
         """Binary base lists (every value 1) from (row, column) entries given in ascending
         row order; (row, column) pairs must be unique."""
-        order = np.argsort(cols, kind="stable")  # keeps rows ascending within a column
-        counts = np.bincount(cols, minlength=n_cols) if cols.size else np.zeros(n_cols, np.int64)
-        ptr = np.zeros(n_cols + 1, dtype=np.int64)
-        np.cumsum(counts, out=ptr[1:])
-        return cls(ptr, rows[order].astype(np.int32), None, np.zeros(n_rows, dtype=np.bool_),
-                   np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float32),
-                   frozenset())
+        per_row = np.bincount(rows, minlength=n_rows) if rows.size else np.zeros(n_rows, np.int64)
+        return cls.from_row_counts(per_row, cols, n_cols)
+
+    @classmethod
+    def from_row_counts(cls, per_row: npt.NDArray[np.integer], cols: npt.NDArray[np.integer],
+                        n_cols: int) -> Postings:
+        """`build` from the entries' columns grouped by row (row r has the next `per_row[r]`)
+        without the rows themselves: a counting-sort transpose (scipy's CSR to CSC, stable,
+        so rows stay ascending within a column) with 4-byte indices, where an argsort of the
+        columns needed an 8-byte permutation of every entry (1 GB at 10^6 notes)."""
+        from scipy import sparse
+
+        n_rows = int(per_row.shape[0])
+        indptr = np.zeros(n_rows + 1, dtype=np.int64)
+        np.cumsum(per_row, out=indptr[1:])
+        idx = np.int32 if cols.size < 2**31 and n_cols < 2**31 else np.int64
+        csr = sparse.csr_matrix((np.ones(cols.size, dtype=np.bool_), cols.astype(idx, copy=False),
+                                 indptr.astype(idx)), shape=(n_rows, n_cols))
+        csc = csr.tocsc()
+        del csr
+        return cls(csc.indptr.astype(np.int64), csc.indices.astype(np.int32, copy=False), None,
+                   np.zeros(n_rows, dtype=np.bool_), np.zeros(0, np.int64),
+                   np.zeros(0, np.int64), np.zeros(0, np.float32), frozenset())
 
     @classmethod
     def from_csc(cls, indptr: npt.NDArray[np.integer], indices: npt.NDArray[np.integer],
                  data: npt.NDArray[np.floating], n_rows: int) -> Postings:
-        """Base lists from a canonical CSC matrix's arrays (rows sorted within columns)."""
+        """Base lists from a canonical CSC matrix's arrays (rows sorted within columns).
+        Values that are all whole numbers below 2^16 are kept as uint8 or uint16 (a term
+        frequency is a count: exact in either, and 1-2 bytes a posting instead of 4)."""
         return cls(np.asarray(indptr, np.int64), np.asarray(indices, np.int32),
-                   np.asarray(data, np.float32), np.zeros(n_rows, dtype=np.bool_),
+                   _narrow(np.asarray(data)), np.zeros(n_rows, dtype=np.bool_),
                    np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float32),
                    frozenset())
 
     @property
     def n_base_columns(self) -> int:
         return int(self.ptr.shape[0]) - 1
+
+    @cached_property
+    def any_stale(self) -> bool:
+        """Whether any base row is superseded (if not, a base column is read as it is)."""
+        return bool(self.stale.any())
+
+    def entries(self, c: int) -> tuple[npt.NDArray[np.integer], Vals]:
+        """`column(c)` in the stored dtypes (int32 rows and the base's values when the column
+        is all base: views, no copy when nothing is stale), for the scoring loops."""
+        base = c < self.n_base_columns
+        lo_d = hi_d = 0
+        if self.d_cols.size:
+            lo_d, hi_d = (int(x) for x in np.searchsorted(self.d_cols, [c, c + 1]))
+        if base and hi_d == lo_d:
+            lo, hi = int(self.ptr[c]), int(self.ptr[c + 1])
+            r = self.rows[lo:hi]
+            v = self.vals[lo:hi] if self.vals is not None else np.ones(hi - lo, np.float32)
+            if self.any_stale:
+                keep = ~self.stale[r]
+                return r[keep], v[keep]
+            return r, v
+        rows, vals = self.column(c)
+        return rows, vals.astype(np.float32)
 
     def column(self, c: int) -> tuple[I64, npt.NDArray[np.float64]]:
         """(rows, values) of column `c` now: live base rows, then delta rows."""
@@ -114,3 +158,15 @@ class Postings:
             stale[base_changed] = True
         return Postings(self.ptr, self.rows, self.vals, stale, cols[order], rows[order],
                         vals[order], self.delta_docs | frozenset(int(r) for r in changed))
+
+
+def _narrow(data: npt.NDArray[Any]) -> Vals:
+    """`data` as uint8 or uint16 when every value is a whole number that fits, else float32."""
+    if data.size == 0:
+        return data.astype(np.float32)
+    for kind in (np.uint8, np.uint16):
+        top = float(np.iinfo(kind).max)
+        if float(data.min()) >= 0 and float(data.max()) <= top and bool(
+                (np.floor(data) == data).all()):
+            return data.astype(kind)
+    return data.astype(np.float32)

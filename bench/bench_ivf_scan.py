@@ -1,0 +1,77 @@
+"""A query's IVF scan at 10^6-note size: `IvfStore.scan` against gathering every probed row.
+
+    python -m bench.bench_ivf_scan [--rows 2960000] [--lists 1720] [--queries 20]
+
+Random int8 codes (the row and list counts of bench_scale's 10^6 vault: 2.96 M chunks,
+sqrt(rows) lists) with Pareto-distributed list sizes (the synthetic vectors' lists are
+uneven: at 10^5 the largest is 7x the mean), 32 probed lists a query. Prints milliseconds per
+query for the scan (SCAN_BLOCK rows at a time), the gather of all probed rows into one float32
+copy (the scan before session 5), and one float32 copy per whole list; and whether the scores
+agree to 1e-5 of the largest score (BLAS rounding differs with the block shape, so not bit for bit).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from vault import DenseIndex
+
+IvfStore = sys.modules[DenseIndex.__module__].IvfStore  # the dense layout's store (not public)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rows", type=int, default=2_960_000)
+    parser.add_argument("--lists", type=int, default=1720)
+    parser.add_argument("--queries", type=int, default=20)
+    args = parser.parse_args()
+    rng = np.random.default_rng(0)
+    rows, k, dim = args.rows, args.lists, 384
+    sizes = rng.pareto(1.5, k) + 1
+    sizes = (sizes / sizes.sum() * rows).astype(np.int64)
+    sizes[-1] += rows - sizes.sum()
+    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    store = IvfStore(np.zeros((k, dim), np.float32), np.zeros(dim, np.float32), offsets,
+                     rng.integers(-127, 128, (rows, dim), dtype=np.int8),
+                     rng.random(rows).astype(np.float32), np.arange(rows, dtype=np.int32))
+    probes = [np.sort(rng.choice(k, 32, replace=False)).astype(np.int32)
+              for _ in range(args.queries)]
+    qs = [rng.standard_normal(dim).astype(np.float32) for _ in probes]
+
+    def gather(q: np.ndarray, lists: np.ndarray) -> np.ndarray:
+        at = np.concatenate([np.arange(offsets[j], offsets[j + 1]) for j in lists.tolist()])
+        out: np.ndarray = (store.codes[at].astype(np.float32) @ q) * store.scale[at]
+        return out
+
+    def whole_lists(q: np.ndarray, lists: np.ndarray) -> np.ndarray:
+        parts = [(store.codes[offsets[j]:offsets[j + 1]].astype(np.float32) @ q)
+                 * store.scale[offsets[j]:offsets[j + 1]] for j in lists.tolist()]
+        return np.concatenate(parts)
+
+    def scan(q: np.ndarray, lists: np.ndarray) -> np.ndarray:
+        out: np.ndarray = store.scan(q, lists)[1]
+        return out
+
+    ways: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+        "scan": scan, "gather_all": gather, "whole_lists": whole_lists}
+    for _ in range(2):  # the second round is the one printed (warm)
+        ms: dict[str, float] = {}
+        for name, fn in ways.items():
+            t0 = time.perf_counter()
+            for q, lists in zip(qs, probes, strict=True):
+                fn(q, lists)
+            ms[name] = round((time.perf_counter() - t0) / len(qs) * 1000, 2)
+    rows_probed = float(np.mean([sizes[p].sum() for p in probes]))
+    pairs = [(scan(q, p), gather(q, p)) for q, p in zip(qs, probes, strict=True)]
+    agree = all(float(np.abs(a - b).max()) <= 1e-5 * float(np.abs(b).max()) for a, b in pairs)
+    print({"rows": rows, "lists": k, "rows_probed_mean": round(rows_probed),
+           "ms_per_query": ms, "scores_agree": agree})
+
+
+if __name__ == "__main__":
+    main()
