@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -30,13 +29,12 @@ from bench.bench_scale import _questions
 from bench.gen_scale import generate
 from bench.report import status_kb
 from bench.synthetic_encoder import SyntheticEncoder
-from vault import Bm25Index, SearchEngine, SearchParams, Vault
+from vault import Bm25Index, SearchEngine, SearchParams, Vault, core
+from vault.retrieval import pipeline
+from vault.retrieval.signals.conjunctive import ConjunctiveIndex
 
-# The modules whose names the engine and the facade call through, reached from the public
-# classes (bench imports only vault's root; a profiler has to rebind what they look up).
-pipeline = sys.modules[SearchEngine.__module__]
-core = sys.modules[Vault.__module__]
-ConjunctiveIndex = sys.modules[pipeline.build_derived.__module__].ConjunctiveIndex
+# The modules whose names the engine and the facade call through: a profiler rebinds what
+# they look up, so it names vault's internals (a white-box tool: tests/test_import_directions.py).
 
 # (stage name, owner object, attribute): the names the pipeline and the facade call through
 STAGES: tuple[tuple[str, Any, str], ...] = (

@@ -19,6 +19,9 @@ ALLOWED: dict[str, set[str]] = {
     "prompts": set(),
     "bench": {"vault", "rpc", "sandbox"},
 }
+# White-box tools, named one by one: a profiler rebinds the stage functions the pipeline calls
+# and an IVF microbenchmark drives the dense layout's store; both must name vault's internals.
+WHITE_BOX = {"bench/profile_search.py", "bench/bench_ivf_scan.py"}
 
 
 def module_name(path: Path) -> str:
@@ -115,7 +118,7 @@ def test_import_directions() -> None:
                 continue
             if top not in ALLOWED[pkg]:
                 violations.append(f"{rel}: {pkg} must not import {name}")
-            elif "." in name:
+            elif "." in name and rel not in WHITE_BOX:
                 violations.append(f"{rel}: imports internals {name}; use `from {top} import`")
     assert violations == []
 
