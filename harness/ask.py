@@ -47,67 +47,35 @@ the first five LoCoMo conversations).
 
 from __future__ import annotations
 
-import hashlib
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from string import Template
-from typing import Any, Protocol, TypedDict
+from typing import Any, TypedDict
 
-import prompts
-from vault import content_terms, tokenize
-
-from .ask_evidence import Group, body_of, bridge_names, covered, gain, note_terms, term_groups
+from .ask_evidence import gain, term_groups
+from .ask_queries import feedback_queries, model_subquestions, next_queries
 from .ask_render import render_note, render_notes
+from .ask_state import (
+    FEEDBACK_FROM,
+    FEEDBACK_TERMS,
+    FEEDBACK_WEIGHT,
+    FLOOR,
+    KEEP_PER,
+    MAX_LINKED,
+    POOL,
+    RESOLVE_TOP,
+    SPREAD_FROM,
+    Found,
+    Gathered,
+    Library,
+    LoopParams,
+    Query,
+)
 from .extractive import is_not_found
-from .llm import Broker, ExecBudget, RlmBudgetExceeded, RlmError, SubRequest
+from .llm import Broker, ExecBudget, RlmBudgetExceeded, RlmError
 
-__all__ = ["AskResult", "Found", "Library", "LoopParams", "TraceEntry", "ask", "render_note",
-           "render_notes"]
-
-MAX_PASSES = 3
-QUERIES_PER_PASS = 4
-MAX_SUBQUESTIONS = 3
-NAMES_PER_NOTE = 3
-SPREAD_FROM = 3
-MAX_LINKED = 12
-FLOOR = 0.3
-DECAY = 0.9
-RESOLVE_TOP = 3
-UNCOVERED_WEIGHT = 0.5
-POOL = 3
-FEEDBACK_FROM = 3
-FEEDBACK_TERMS = 3
-FEEDBACK_WEIGHT = 0.5
-KEEP_PER = 5  # the search's first budget // KEEP_PER hits lead the answer set, in its order
-
-
-@dataclass(frozen=True)
-class LoopParams:
-    """The loop's knobs (defaults: the module constants); the benchmarks ablate with them."""
-
-    max_passes: int = MAX_PASSES
-    floor: float = FLOOR
-    decay: float = DECAY
-    resolve_top: int = RESOLVE_TOP
-    links: bool = True  # value the link neighbours of relevant notes
-    bridges: bool = True  # sub-queries from bridge entities
-    uncovered: bool = True  # the sub-query of the groups no note covers
-    feedback: bool = True  # pass 1's relevance-feedback round
-    pool: int = POOL  # pass 1 searches the question pool * k deep
-    keep_first: int | None = None  # search's head kept first (None: budget // KEEP_PER)
-
-
-class Library(Protocol):
-    """The vault operations the loop needs, JSON in and out (as harness.tools.VaultOps)."""
-
-    def search(self, query: Any, k: Any = 10) -> dict[str, Any]: ...
-
-    def read(self, note: Any) -> dict[str, Any]: ...
-
-    def neighbors(self, note: Any, hops: Any = 1) -> list[str]: ...
-
-    def document_frequency(self, tokens: Any) -> list[int]: ...
+__all__ = ["FEEDBACK_FROM", "FEEDBACK_TERMS", "FEEDBACK_WEIGHT", "FLOOR", "KEEP_PER", "POOL",
+           "RESOLVE_TOP", "AskResult", "Found", "Library", "LoopParams", "TraceEntry", "ask",
+           "render_note", "render_notes"]
 
 
 TraceEntry = TypedDict("TraceEntry", {
@@ -115,20 +83,6 @@ TraceEntry = TypedDict("TraceEntry", {
     "new_notes": list[str], "via_links": list[str], "answer": str | None,
     "resolved": bool | None, "missing_terms": list[str], "sub_questions": list[str],
 })
-
-
-@dataclass(frozen=True)
-class Found:
-    """One note of the answer set: its value, the pass and the query that found it."""
-
-    note: str
-    value: float
-    pass_no: int
-    query: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {"note": self.note, "value": self.value, "pass": self.pass_no,
-                "query": self.query}
 
 
 @dataclass(frozen=True)
@@ -154,105 +108,19 @@ class AskResult:
                 "usage": dict(self.usage)}
 
 
-@dataclass(frozen=True)
-class _Query:
-    text: str
-    origin: str  # question | feedback | bridge | uncovered | model
-    parent: str | None
-    gap: tuple[Group, ...]
-    weight: float
-    entity: str = ""  # the bridge entity (origin "bridge")
-
-
 def _names(record: Mapping[str, Any], entity: str) -> bool:
     """Whether the note is the entity's own note: its title or an alias is the entity."""
     names = [str(record.get("title") or ""), *(str(a) for a in record.get("aliases") or [])]
     return entity.casefold() in {n.casefold() for n in names}
 
 
-def _entry(pass_no: int, q: _Query) -> TraceEntry:
+def _entry(pass_no: int, q: Query) -> TraceEntry:
     return {"pass": pass_no, "query": q.text, "origin": q.origin, "parent": q.parent,
             "hits": [], "new_notes": [], "via_links": [], "answer": None, "resolved": None,
             "missing_terms": [], "sub_questions": []}
 
 
-class _Gathered:
-    """Notes read so far, their terms and best values (module docstring)."""
-
-    def __init__(self, library: Library, groups: list[Group], params: LoopParams) -> None:
-        self.library = library
-        self.p = params
-        self.groups = groups
-        self.records: dict[str, Mapping[str, Any]] = {}
-        self.terms: dict[str, frozenset[str]] = {}
-        self.best: dict[str, Found] = {}  # value = base (best route) + extra (feedback)
-        self.base: dict[str, float] = {}
-        self.extra: dict[str, float] = {}
-        self.spread: set[str] = set()
-        self.direct: list[str] = []  # pass-1 hits, search order
-
-    def read(self, note: str) -> frozenset[str]:
-        if note not in self.records:
-            self.records[note] = self.library.read(note)
-            self.terms[note] = note_terms(self.records[note])
-        return self.terms[note]
-
-    def offer(self, note: str, value: float, pass_no: int, query: str) -> bool:
-        """A route's value: the best route counts (its pass and query are the receipt);
-        True when the note rose to value >= FLOOR by it."""
-        if self.base.get(note, -1.0) >= value:
-            return False
-        self.base[note] = value
-        return self._set(note, pass_no, query)
-
-    def add(self, note: str, amount: float, pass_no: int, query: str) -> bool:
-        """Feedback evidence adds to the note's value (CombSUM); the receipt stays the best
-        route's (or this query's, for a note only feedback found)."""
-        if amount <= 0:
-            return False
-        self.extra[note] = self.extra.get(note, 0.0) + amount
-        old = self.best.get(note)
-        return self._set(note, old.pass_no if old else pass_no, old.query if old else query)
-
-    def _set(self, note: str, pass_no: int, query: str) -> bool:
-        old = self.best.get(note)
-        value = self.base.get(note, 0.0) + self.extra.get(note, 0.0)
-        self.best[note] = Found(note, value, pass_no, query)
-        floor = self.p.floor
-        return value >= floor and (old is None or old.value < floor or value > old.value)
-
-    def gap(self, note: str) -> tuple[Group, ...]:
-        have = self.read(note)
-        return tuple(g for g in self.groups if not g.terms <= have)
-
-    def answer_set(self, budget: int) -> list[Found]:
-        """The search's head (its first `keep` hits, in its order), then the most valuable
-        of the rest that reach the floor (or are pass-1 hits), up to `budget` (module doc)."""
-        keep = self.p.keep_first if self.p.keep_first is not None else max(1, budget // KEEP_PER)
-        fixed = set(self.direct)
-        first = [self.best[n] for n in self.direct[:min(keep, budget)]]
-        chosen = {f.note for f in first}
-        rest = [f for f in self.ranked() if f.note not in chosen
-                and (f.note in fixed or f.value >= self.p.floor)]
-        return first + rest[: max(0, budget - len(first))]
-
-    def ranked(self) -> list[Found]:
-        order = {n: i for i, n in enumerate(self.best)}
-        return sorted(self.best.values(), key=lambda f: (-f.value, order[f.note]))
-
-    def missing(self) -> list[Group]:
-        have: frozenset[str] = frozenset().union(
-            *(self.terms[f.note] for f in self.best.values() if f.value >= self.p.floor))
-        return [g for g in self.groups if not g.terms <= have]
-
-    def resolved(self) -> bool:
-        have: frozenset[str] = frozenset().union(
-            *(self.terms[f.note] for f in self.ranked()[: self.p.resolve_top]
-              if f.value >= self.p.floor))
-        return len(covered(self.groups, have)) == len(self.groups)
-
-
-def _run_query(g: _Gathered, q: _Query, pass_no: int, k: int, entry: TraceEntry) -> list[str]:
+def _run_query(g: Gathered, q: Query, pass_no: int, k: int, entry: TraceEntry) -> list[str]:
     """Search one query, value its hits, spread from its best ones; the notes that rose."""
     hits = [(str(h["note"]), float(h.get("score") or 0.0))
             for h in g.library.search(q.text, k)["hits"]]
@@ -295,76 +163,6 @@ def _run_query(g: _Gathered, q: _Query, pass_no: int, k: int, entry: TraceEntry)
     return rose
 
 
-def _feedback_queries(g: _Gathered, question: str, asked: set[str]) -> list[_Query]:
-    """Pass 1's feedback round (module docstring): one query per best pass-1 hit, the
-    question plus the hit's FEEDBACK_TERMS rarest words that the question lacks and that some
-    other note holds (a word only the hit holds cannot find another note)."""
-    own = set(tokenize(question))
-    out: list[_Query] = []
-    for parent in g.direct[:FEEDBACK_FROM]:
-        value = g.best[parent].value
-        if value < g.p.floor:
-            continue
-        words = list(dict.fromkeys(t for t in content_terms(tokenize(body_of(g.records[parent])))
-                                   if t not in own and not t.isdigit()))
-        df = g.library.document_frequency(words)
-        rare = sorted((n, i) for i, n in enumerate(df) if n > 1)[:FEEDBACK_TERMS]
-        if not rare:
-            continue
-        text = f"{question} {' '.join(words[i] for _, i in sorted(rare, key=lambda r: r[1]))}"
-        if text.casefold() in asked:
-            continue
-        asked.add(text.casefold())
-        out.append(_Query(text, "feedback", parent, tuple(g.groups), value))
-    return out
-
-
-def _next_queries(g: _Gathered, question: str, rose: Sequence[str], asked: set[str],
-                  model: Sequence[str]) -> list[_Query]:
-    """The next pass's queries (module docstring), best first, unasked, at most QUERIES_PER_PASS."""
-    known = {str(r.get("title") or "").casefold() for r in g.records.values()}
-    scored: list[tuple[float, int, _Query]] = []
-    for i, text in enumerate(model):
-        scored.append((2.0, i, _Query(text, "model", None, tuple(g.groups), 1.0)))
-    parents = sorted(dict.fromkeys(rose), key=lambda n: (-g.best[n].value, n))[:SPREAD_FROM]
-    parents = parents if g.p.bridges else []
-    for parent in parents:
-        gap, value = g.gap(parent), g.best[parent].value
-        if not gap:
-            continue
-        words = " ".join(grp.surface for grp in gap)
-        for name in bridge_names(g.records[parent], question, known)[:NAMES_PER_NOTE]:
-            pri = value * len(gap) / max(1, len(g.groups))
-            scored.append((pri, len(scored), _Query(f"{name} {words}", "bridge", parent, gap,
-                                                    value, name)))
-    missing = g.missing()
-    if missing and g.p.uncovered:
-        text = " ".join(grp.surface for grp in missing)
-        pri = UNCOVERED_WEIGHT * len(missing) / max(1, len(g.groups))
-        scored.append((pri, len(scored), _Query(text, "uncovered", None, tuple(missing),
-                                                UNCOVERED_WEIGHT)))
-    out: list[_Query] = []
-    for _, _, q in sorted(scored, key=lambda t: (-t[0], t[1])):
-        if q.text.casefold() not in asked and len(out) < QUERIES_PER_PASS:
-            asked.add(q.text.casefold())
-            out.append(q)
-    return out
-
-
-def model_subquestions(
-    broker: Broker, budget: ExecBudget, question: str, answer: str, titles: Sequence[str]
-) -> list[str]:
-    """Sub-questions written by the model (prompts/ask_subquestions.md); [] for NONE."""
-    listing = "\n".join(f"- {t}" for t in titles)
-    user = Template(prompts.load("ask_subquestions")).substitute(
-        question=question, answer=answer, titles=listing, limit=MAX_SUBQUESTIONS,
-        fence=hashlib.sha256(listing.encode("utf-8")).hexdigest()[:16],
-    )
-    reply = broker.run(SubRequest(prompts.load("rlm_system"), user), budget)
-    queries = [re.sub(r"^\s*(?:[-*•]|\d+[.)])\s*", "", ln).strip() for ln in reply.splitlines()]
-    return [q for q in queries if q and q.upper() != "NONE"][:MAX_SUBQUESTIONS]
-
-
 def ask(question: str, library: Library, broker: Broker | None = None,
         calls: ExecBudget | None = None, *, budget: int = 10, k: int | None = None,
         params: LoopParams | None = None) -> AskResult:
@@ -377,8 +175,8 @@ def ask(question: str, library: Library, broker: Broker | None = None,
         raise ValueError("budget must be >= 1")
     depth = budget if k is None else k
     p = params or LoopParams()
-    g = _Gathered(library, term_groups(question), p)
-    queue = [_Query(question, "question", None, tuple(g.groups), 1.0)]
+    g = Gathered(library, term_groups(question), p)
+    queue = [Query(question, "question", None, tuple(g.groups), 1.0)]
     asked = {question.casefold()}
     trace: list[TraceEntry] = []
     answer, resolved, stop = "", False, "max passes"
@@ -393,7 +191,7 @@ def ask(question: str, library: Library, broker: Broker | None = None,
             rose += _run_query(g, q, pass_no, depth * p.pool if q.origin == "question" else depth,
                                trace[-1])
         if pass_no == 1 and p.feedback:
-            for q in _feedback_queries(g, question, asked):
+            for q in feedback_queries(g, question, asked):
                 trace.append(_entry(pass_no, q))
                 rose += _run_query(g, q, pass_no, depth, trace[-1])
         last = trace[-1]
@@ -429,7 +227,7 @@ def ask(question: str, library: Library, broker: Broker | None = None,
                 break
             except RlmError:
                 subs = []
-        queue = _next_queries(g, question, rose, asked, subs)
+        queue = next_queries(g, question, rose, asked, subs)
         last["sub_questions"] = [q.text for q in queue]
     usage = calls.report() if calls is not None else {}
     return AskResult(question=question, answer=answer, resolved=resolved,
