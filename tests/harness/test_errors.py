@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,8 @@ from rpc import Dispatcher
 from sandbox import HostFunction, HostFunctionError, SandboxError
 from vault import NoteNotFound, NoteSkipped, Vault
 
-SECRET = "/home/someone/secret-token-123"
+# A host path that must never reach a client (built here: no machine's path in the repository).
+SECRET = str(Path(tempfile.gettempdir()) / "someone" / "secret-token-123")
 
 
 def no_tier(functions: Mapping[str, HostFunction]) -> Repl:
