@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any, TypeVar, overload
 
 T = TypeVar("T")
@@ -100,16 +101,14 @@ class Column(Sequence[T]):
         return f"Column({tuple(self)!r})"
 
 
-class Overlay(Mapping[K, V]):
-    """`base` with the keys in `changes` set (new keys after the base's, in their order) and
-    the keys in `removed` gone (read only)."""
+class _Layered(Mapping[K, V]):
+    """A base mapping that is never written, under changed keys and removed keys: the lookup
+    `Overlay` and `Patch` share."""
 
-    __slots__ = ("_base", "_changes", "_len", "_removed")
-
-    def __init__(self, base: Mapping[K, V], changes: dict[K, V], removed: frozenset[K]) -> None:
-        self._base, self._changes, self._removed = base, changes, removed
-        self._len = (len(base) - sum(1 for k in removed if k in base)
-                     + sum(1 for k in changes if k not in base))
+    __slots__ = ()
+    _base: Mapping[K, V]
+    _changes: dict[K, V]
+    _removed: AbstractSet[K]
 
     def __getitem__(self, key: K) -> V:
         if key in self._changes:
@@ -120,6 +119,18 @@ class Overlay(Mapping[K, V]):
 
     def __contains__(self, key: object) -> bool:
         return key in self._changes or (key not in self._removed and key in self._base)
+
+
+class Overlay(_Layered[K, V]):
+    """`base` with the keys in `changes` set (new keys after the base's, in their order) and
+    the keys in `removed` gone (read only)."""
+
+    __slots__ = ("_base", "_changes", "_len", "_removed")
+
+    def __init__(self, base: Mapping[K, V], changes: dict[K, V], removed: frozenset[K]) -> None:
+        self._base, self._changes, self._removed = base, changes, removed
+        self._len = (len(base) - sum(1 for k in removed if k in base)
+                     + sum(1 for k in changes if k not in base))
 
     def __iter__(self) -> Iterator[K]:
         removed, changes = self._removed, self._changes
@@ -133,7 +144,7 @@ class Overlay(Mapping[K, V]):
         return f"Overlay({dict(self)!r})"
 
 
-class Patch(Mapping[K, V]):
+class Patch(_Layered[K, V]):
     """A mapping being edited over a base that is never written: what `Overlay` records."""
 
     def __init__(self, base: Mapping[K, V]) -> None:
@@ -142,15 +153,9 @@ class Patch(Mapping[K, V]):
             self._changes: dict[K, V] = dict(base._changes)
             self._removed: set[K] = set(base._removed)
         else:
-            self._base, self._changes, self._removed = base, {}, set()
+            self._base, self._changes = base, {}
+            self._removed = set()
         self._touched = False
-
-    def __getitem__(self, key: K) -> V:
-        if key in self._changes:
-            return self._changes[key]
-        if key in self._removed:
-            raise KeyError(key)
-        return self._base[key]
 
     def __iter__(self) -> Iterator[K]:
         return iter(self.frozen())
