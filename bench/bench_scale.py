@@ -27,6 +27,9 @@ import json
 import statistics
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -57,61 +60,82 @@ def _questions(v: Vault, count: int, seed: int) -> list[tuple[str, int]]:
     return out
 
 
-def run(n: int, keep: Path | None, queries: int, edits: int) -> dict[str, Any]:
+@dataclass
+class Ready:
+    """A scale vault with every retrieval structure built: what each scale bench starts from."""
+
+    vault: Vault
+    engine: SearchEngine
+    prepared: dict[str, Any]
+    questions: list[tuple[str, int]]
+    timing: dict[str, float]  # generate_s, full_index_s, prepare_s
+    rss_ready_kb: int
+
+
+@contextmanager
+def ready_vault(n: int, keep: Path | None, queries: int) -> Iterator[Ready]:
+    """Generate the turns vault unless kept (under `keep`/N), index it (auto_sync off), build
+    every structure, make `queries` questions (seed 11) and warm up with one search."""
     with tempfile.TemporaryDirectory() as tmp:
         root = (keep if keep is not None else Path(tmp)) / str(n)
         t0 = time.perf_counter()
         if not (root / "turns").is_dir():
             generate(root, n)
-        gen_s = time.perf_counter() - t0
+        timing = {"generate_s": time.perf_counter() - t0}
         engine = SearchEngine(SearchParams(), encoder=SyntheticEncoder(), cache=None)
         with Vault.init(root, auto_sync=False, engine=engine) as v:
             t0 = time.perf_counter()
             v.sync()
-            index_s = time.perf_counter() - t0
+            timing["full_index_s"] = time.perf_counter() - t0
             t0 = time.perf_counter()
             prepared = v.engine.prepare(v.corpus())
-            prepare_s = time.perf_counter() - t0
+            timing["prepare_s"] = time.perf_counter() - t0
             rss_ready = status_kb("VmRSS")
             qs = _questions(v, queries, seed=11)
             v.search("warm up")
-            lat, found = [], 0
-            for q, note_id in qs:
-                t0 = time.perf_counter()
-                res = v.search(q)
-                lat.append(time.perf_counter() - t0)
-                found += any(h.id == note_id for h in res.hits)
-            corpus = v.corpus()
-            visible, edit_s = 0, []
-            for j in range(edits):
-                path = corpus.paths[(j * 7919 + 13) % len(corpus)]
-                word = f"zebrafish{j}quartz"
-                text = v.store.read_text(path) + f"\nthe {word} note\n"
-                t0 = time.perf_counter()
-                v.write(path, text)
-                res = v.search(word)
-                edit_s.append(time.perf_counter() - t0)
-                visible += any(h.note == path for h in res.hits)
-            noop = []
-            for _ in range(3):
-                t0 = time.perf_counter()
-                v.sync()
-                noop.append(time.perf_counter() - t0)
-            return {
-                "notes": n, "chunks": prepared["chunks"], "dense": prepared["dense"],
-                "generate_s": round(gen_s, 1), "full_index_s": round(index_s, 1),
-                "prepare_s": round(prepare_s, 1), "search": latency_ms(lat, 1),
-                "recall_at_10_of_source_note": round(found / len(qs), 3),
-                "edit_to_visible_s": {"median": round(statistics.median(edit_s), 3),
-                                      "max": round(max(edit_s), 3)},
-                "edits_visible": f"{visible}/{edits}",
-                "noop_sync_p50_s": round(statistics.median(noop), 3),
-                "derived_array_mb": {k: round(b / 2**20, 1)
-                                     for k, b in prepared["array_bytes"].items()},
-                "rss_ready_mb": round(rss_ready / 1024), "peak_rss_mb":
-                    round(status_kb("VmHWM") / 1024),
-                "encoder": engine.encoder.fingerprint if engine.encoder else None,
-            }
+            yield Ready(v, engine, prepared, qs, timing, rss_ready)
+
+
+def run(n: int, keep: Path | None, queries: int, edits: int) -> dict[str, Any]:
+    with ready_vault(n, keep, queries) as ready:
+        v, engine, prepared, qs = ready.vault, ready.engine, ready.prepared, ready.questions
+        lat, found = [], 0
+        for q, note_id in qs:
+            t0 = time.perf_counter()
+            res = v.search(q)
+            lat.append(time.perf_counter() - t0)
+            found += any(h.id == note_id for h in res.hits)
+        corpus = v.corpus()
+        visible, edit_s = 0, []
+        for j in range(edits):
+            path = corpus.paths[(j * 7919 + 13) % len(corpus)]
+            word = f"zebrafish{j}quartz"
+            text = v.store.read_text(path) + f"\nthe {word} note\n"
+            t0 = time.perf_counter()
+            v.write(path, text)
+            res = v.search(word)
+            edit_s.append(time.perf_counter() - t0)
+            visible += any(h.note == path for h in res.hits)
+        noop = []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            v.sync()
+            noop.append(time.perf_counter() - t0)
+        return {
+            "notes": n, "chunks": prepared["chunks"], "dense": prepared["dense"],
+            **{k: round(x, 1) for k, x in ready.timing.items()},
+            "search": latency_ms(lat, 1),
+            "recall_at_10_of_source_note": round(found / len(qs), 3),
+            "edit_to_visible_s": {"median": round(statistics.median(edit_s), 3),
+                                  "max": round(max(edit_s), 3)},
+            "edits_visible": f"{visible}/{edits}",
+            "noop_sync_p50_s": round(statistics.median(noop), 3),
+            "derived_array_mb": {k: round(b / 2**20, 1)
+                                 for k, b in prepared["array_bytes"].items()},
+            "rss_ready_mb": round(ready.rss_ready_kb / 1024), "peak_rss_mb":
+                round(status_kb("VmHWM") / 1024),
+            "encoder": engine.encoder.fingerprint if engine.encoder else None,
+        }
 
 
 def main() -> None:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -25,11 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from bench.bench_scale import _questions
-from bench.gen_scale import generate
+from bench.bench_scale import ready_vault
 from bench.report import status_kb
-from bench.synthetic_encoder import SyntheticEncoder
-from vault import Bm25Index, SearchEngine, SearchParams, Vault, core
+from vault import Bm25Index, Vault, core
 from vault.retrieval import pipeline
 from vault.retrieval.signals.conjunctive import ConjunctiveIndex
 
@@ -91,32 +88,22 @@ def timed_stages(spent: dict[str, list[float]], stages: tuple[tuple[str, Any, st
 
 
 def profile(n: int, keep: Path | None, queries: int) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory() as tmp:
-        root = (keep if keep is not None else Path(tmp)) / str(n)
-        if not (root / "turns").is_dir():
-            generate(root, n)
-        engine = SearchEngine(SearchParams(), encoder=SyntheticEncoder(), cache=None)
-        with Vault.init(root, auto_sync=False, engine=engine) as v:
-            v.sync()
-            t0 = time.perf_counter()
-            prepared = v.engine.prepare(v.corpus())
-            prepare_s = time.perf_counter() - t0
-            rss_ready = status_kb("VmRSS")
-            qs = _questions(v, queries, seed=11)
-            v.search("warm up")
-            stages_all = STAGES + facade_stages(v)
-            spent: dict[str, list[float]] = {name: [] for name, _, _ in stages_all}
-            total: list[float] = []
-            with timed_stages(spent, stages_all):
-                for q, _ in qs:
-                    before = {k: len(x) for k, x in spent.items()}  # one entry per query
-                    t0 = time.perf_counter()
-                    v.search(q)
-                    total.append(time.perf_counter() - t0)
-                    for k, x in spent.items():  # one number per query and stage
-                        got = x[before[k]:]
-                        del x[before[k]:]
-                        x.append(sum(got))
+    with ready_vault(n, keep, queries) as ready:
+        v, prepared, qs = ready.vault, ready.prepared, ready.questions
+        prepare_s, rss_ready = ready.timing["prepare_s"], ready.rss_ready_kb
+        stages_all = STAGES + facade_stages(v)
+        spent: dict[str, list[float]] = {name: [] for name, _, _ in stages_all}
+        total: list[float] = []
+        with timed_stages(spent, stages_all):
+            for q, _ in qs:
+                before = {k: len(x) for k, x in spent.items()}  # one entry per query
+                t0 = time.perf_counter()
+                v.search(q)
+                total.append(time.perf_counter() - t0)
+                for k, x in spent.items():  # one number per query and stage
+                    got = x[before[k]:]
+                    del x[before[k]:]
+                    x.append(sum(got))
     mean_total = float(np.mean(total))
     stages: dict[str, dict[str, float]] = {}
     covered = np.zeros(len(total))
