@@ -133,13 +133,13 @@ def _run_query(g: Gathered, q: Query, pass_no: int, k: int, entry: TraceEntry) -
         if q.origin == "question" and note not in g.direct:
             g.direct.append(note)
         rel = score / top if top > 0 else 0.0
-        g.read(note)
+        have = g.read(note)
         if q.origin == "feedback":
             if g.add(note, FEEDBACK_WEIGHT * q.weight * rel, pass_no, q.text):
                 rose.append(note)
             continue
         value = rel if q.origin == "question" else (
-            g.p.decay * q.weight * gain(q.gap, g.read(note)) * rel)
+            g.p.decay * q.weight * gain(q.gap, have) * rel)
         if q.origin == "bridge" and not _names(g.records[note], q.entity):
             value = 0.0  # a bridge query finds the note of its entity, not its namesakes
         if g.offer(note, value, pass_no, q.text):

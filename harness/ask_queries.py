@@ -33,22 +33,22 @@ def feedback_queries(g: Gathered, question: str, asked: set[str]) -> list[Query]
     question plus the hit's FEEDBACK_TERMS rarest words that the question lacks and that some
     other note holds (a word only the hit holds cannot find another note)."""
     own = set(tokenize(question))
+    parents = [p for p in g.direct[:FEEDBACK_FROM] if g.best[p].value >= g.p.floor]
+    words = {p: list(dict.fromkeys(t for t in content_terms(tokenize(body_of(g.records[p])))
+                                   if t not in own and not t.isdigit())) for p in parents}
+    every = list(dict.fromkeys(w for p in parents for w in words[p]))
+    df = dict(zip(every, g.library.document_frequency(every), strict=True)) if every else {}
     out: list[Query] = []
-    for parent in g.direct[:FEEDBACK_FROM]:
-        value = g.best[parent].value
-        if value < g.p.floor:
-            continue
-        words = list(dict.fromkeys(t for t in content_terms(tokenize(body_of(g.records[parent])))
-                                   if t not in own and not t.isdigit()))
-        df = g.library.document_frequency(words)
-        rare = sorted((n, i) for i, n in enumerate(df) if n > 1)[:FEEDBACK_TERMS]
+    for parent in parents:
+        mine = words[parent]
+        rare = sorted((df[w], i) for i, w in enumerate(mine) if df[w] > 1)[:FEEDBACK_TERMS]
         if not rare:
             continue
-        text = f"{question} {' '.join(words[i] for _, i in sorted(rare, key=lambda r: r[1]))}"
+        text = f"{question} {' '.join(mine[i] for _, i in sorted(rare, key=lambda r: r[1]))}"
         if text.casefold() in asked:
             continue
         asked.add(text.casefold())
-        out.append(Query(text, "feedback", parent, tuple(g.groups), value))
+        out.append(Query(text, "feedback", parent, tuple(g.groups), g.best[parent].value))
     return out
 
 
