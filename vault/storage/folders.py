@@ -9,7 +9,9 @@ note added, removed or changed by stat, and sync looks at none of its files one 
 (`Listing.same`; the listing then carries no names). `walk` lists whole sub-trees; it is
 what a worker process runs (storage/scan_pool.py), and it imports only the standard library.
 A folder whose ctime is unchanged since this process last listed it is not read again, only
-its entries stat'ed (`_names`).
+its entries stat'ed (`_entries`); entries named like notes are stat'ed by a lean loop that
+falls back to the full rules for the folder when one of them is not a plain note
+(`_stat_notes`, `_classify`).
 
 Skip reasons are those of `Store.scan`; an entry flagged `check` (a non-regular or oversized
 `*.md`) is reported under its reason only if `Store.check` accepts its name (the caller
@@ -106,91 +108,139 @@ def symlink_reason(root: str, link: str) -> str:
     return "symlink inside vault (not followed)"
 
 
-# (root, folder) -> (device, inode, ctime_ns, names in order) of a folder listed earlier by this
-# process. Adding, removing or renaming an entry changes a folder's ctime (POSIX; and unlike
-# mtime, ctime cannot be set back by utime), so while it is unchanged the names are too and
-# the directory need not be read again; every name is still stat'ed, so an edit is seen as
-# before. A listing is kept only when its folder's ctime was already SETTLED_NS old when it
-# was read, so a change in the same file-system clock tick as the listing cannot hide behind
-# an equal ctime (git's "racily clean" rule). The clock decides only whether to read the
-# directory again, never what a listing holds.
-_listed: dict[tuple[str, str], tuple[int, int, int, list[str]]] = {}
+# (root, folder) -> (device, inode, ctime_ns, note names, other names) of a folder listed
+# earlier by this process (`_entries`). Adding, removing or renaming an entry changes a
+# folder's ctime (POSIX; and unlike mtime, ctime cannot be set back by utime), so while it is
+# unchanged the names are too and the directory need not be read again; every name is still
+# stat'ed, so an edit is seen as before. A listing is kept only when its folder's ctime was
+# already SETTLED_NS old when it was read, so a change in the same file-system clock tick as
+# the listing cannot hide behind an equal ctime (git's "racily clean" rule). The clock decides
+# only whether to read the directory again, never what a listing holds.
+_listed: dict[tuple[str, str], tuple[int, int, int, list[str], list[str]]] = {}
 SETTLED_NS = 2_000_000_000
 _clock = time.time_ns
 
 
-def _names(fd: int, key: tuple[str, str]) -> list[str]:
-    """The names in the open folder `fd`, sorted (from `_listed` when the
-    folder's ctime says they are unchanged)."""
+def _entries(fd: int, key: tuple[str, str]) -> tuple[list[str], list[str]]:
+    """The open folder `fd`'s visible entries, each list sorted: those named like a note
+    (`*.md`) and the others (hidden entries are in neither). From `_listed` when the
+    folder's ctime says they are unchanged; callers must not change the lists."""
     info = os.fstat(fd)
     seen = _listed.get(key)
     if seen is not None and seen[:3] == (info.st_dev, info.st_ino, info.st_ctime_ns):
-        return seen[3]
+        return seen[3], seen[4]
     now = _clock()
     names = os.listdir(fd)
     names.sort()
+    notes = [n for n in names if n.endswith(_MD) and not n.startswith(".")]
+    others = [n for n in names if not n.endswith(_MD) and not n.startswith(".")]
     if info.st_ctime_ns < now - SETTLED_NS:
-        _listed[key] = (info.st_dev, info.st_ino, info.st_ctime_ns, names)
+        _listed[key] = (info.st_dev, info.st_ino, info.st_ctime_ns, notes, others)
     else:
         _listed.pop(key, None)
-    return names
+    return notes, others
+
+
+def _stat_notes(fd: int, names: list[str]) -> tuple[list[int], list[int], list[int]] | None:
+    """(sizes, mtimes, inodes) of `names` in the open folder `fd` when every one is a regular
+    file of at most MAX_NOTE_BYTES; None when one is not or cannot be stat'ed (the caller
+    then lists the folder by `_classify`'s full rules). The hot loop of a no-op sync: one
+    lstat per note, three appends, and a mode check only when the mode differs from the
+    last regular one seen."""
+    sizes: list[int] = []
+    mtimes: list[int] = []
+    inodes: list[int] = []
+    lstat, is_reg = os.lstat, st.S_ISREG
+    add_size, add_mtime, add_inode = sizes.append, mtimes.append, inodes.append
+    regular = -1  # the last mode seen to be a regular file's
+    try:
+        for name in names:
+            info = lstat(name, dir_fd=fd)
+            if info.st_mode != regular:
+                if not is_reg(info.st_mode):
+                    return None
+                regular = info.st_mode
+            add_size(info.st_size)
+            add_mtime(info.st_mtime_ns)
+            add_inode(info.st_ino)
+    except OSError:
+        return None
+    if sizes and max(sizes) > MAX_NOTE_BYTES:
+        return None
+    return sizes, mtimes, inodes
+
+
+class _Entries(NamedTuple):
+    names: list[str]
+    sizes: list[int]
+    mtimes: list[int]
+    inodes: list[int]
+    skipped: list[Skip]
+    subdirs: list[str]
+
+
+def _classify(root: str, prefix: str, fd: int, entries: list[str]) -> _Entries:
+    """Visible `entries` of the open folder `fd` by the full rules: notes with their stats,
+    what is skipped and why, sub-folders."""
+    out = _Entries([], [], [], [], [], [])
+    names, sizes, mtimes, inodes, skipped, subdirs = out
+    lstat, is_reg, is_dir, is_link = os.lstat, st.S_ISREG, st.S_ISDIR, st.S_ISLNK
+    for name in entries:
+        try:
+            info = lstat(name, dir_fd=fd)
+        except OSError as exc:
+            if name.endswith(_MD):
+                skipped.append(Skip(prefix + name, f"unreadable ({_err(exc)})", False))
+            continue
+        mode = info.st_mode
+        if is_reg(mode):
+            if not name.endswith(_MD):
+                continue
+            if info.st_size > MAX_NOTE_BYTES:
+                skipped.append(Skip(prefix + name, f"larger than {MAX_NOTE_BYTES} bytes", True))
+                continue
+            names.append(name)
+            sizes.append(info.st_size)
+            mtimes.append(info.st_mtime_ns)
+            inodes.append(info.st_ino)
+        elif is_dir(mode):
+            subdirs.append(prefix + name)
+        elif is_link(mode):
+            link = os.path.join(root, prefix + name)
+            if name.endswith(_MD) or os.path.isdir(link):
+                skipped.append(Skip(prefix + name, symlink_reason(root, link), False))
+        elif name.endswith(_MD):
+            skipped.append(Skip(prefix + name, "not a regular file", True))
+    return out
 
 
 def list_folder(root: str, folder: str, expected: bytes | None
                 ) -> tuple[Listing, list[str]]:
     """One folder's `Listing` (compared against `expected`) and its sub-folders, by name.
-    Hidden entries are skipped silently; folder symlinks are never followed."""
+    Hidden entries are skipped silently; folder symlinks are never followed. When every
+    entry named like a note is a plain note (the usual case) those are only stat'ed
+    (`_stat_notes`) and the full rules see the other entries; else they see every entry:
+    the listing is the same either way."""
     prefix = f"{folder}/" if folder else ""
     fd = -1
     try:
         fd = os.open(os.path.join(root, folder), _DIR_FLAGS)
-        entries = _names(fd, (root, folder))
+        notes, others = _entries(fd, (root, folder))
     except OSError as exc:
         if fd >= 0:
             os.close(fd)
         skip = Skip(folder or ".", f"unreadable folder ({_err(exc)})", False)
         return Listing(folder, False, False, (), (), (), (), (skip,)), []
-    names: list[str] = []
-    sizes: list[int] = []
-    mtimes: list[int] = []
-    inodes: list[int] = []
-    skipped: list[Skip] = []
-    subdirs: list[str] = []
-    lstat, is_reg, is_dir, is_link = os.lstat, st.S_ISREG, st.S_ISDIR, st.S_ISLNK
-    add_name, add_size, add_mtime, add_inode = (names.append, sizes.append, mtimes.append,
-                                                inodes.append)
     try:
-        for name in entries:  # the hot loop of a no-op sync: one lstat, nothing else per note
-            if name.startswith("."):
-                continue
-            try:
-                info = lstat(name, dir_fd=fd)
-            except OSError as exc:
-                if name.endswith(_MD):
-                    skipped.append(Skip(prefix + name, f"unreadable ({_err(exc)})", False))
-                continue
-            mode = info.st_mode
-            if is_reg(mode):
-                if not name.endswith(_MD):
-                    continue
-                if info.st_size > MAX_NOTE_BYTES:
-                    skipped.append(Skip(prefix + name, f"larger than {MAX_NOTE_BYTES} bytes",
-                                        True))
-                    continue
-                add_name(name)
-                add_size(info.st_size)
-                add_mtime(info.st_mtime_ns)
-                add_inode(info.st_ino)
-            elif is_dir(mode):
-                subdirs.append(prefix + name)
-            elif is_link(mode):
-                link = os.path.join(root, prefix + name)
-                if name.endswith(_MD) or os.path.isdir(link):
-                    skipped.append(Skip(prefix + name, symlink_reason(root, link), False))
-            elif name.endswith(_MD):
-                skipped.append(Skip(prefix + name, "not a regular file", True))
+        stats = _stat_notes(fd, notes)
+        if stats is None:
+            found = _classify(root, prefix, fd, sorted([*notes, *others]))
+        else:
+            rest = _classify(root, prefix, fd, others)  # no entry named like a note
+            found = _Entries(notes, *stats, rest.skipped, rest.subdirs)
     finally:
         os.close(fd)
+    names, sizes, mtimes, inodes, skipped, subdirs = found
     if expected is not None and digest(names, sizes, mtimes, inodes) == expected:
         return Listing(folder, True, True, (), (), (), (), tuple(skipped)), subdirs
     return Listing(folder, True, False, tuple(names), tuple(sizes), tuple(mtimes),

@@ -200,3 +200,58 @@ def test_dead_workers_are_replaced(tmp_path: Path) -> None:
         worker.proc.wait()
     assert store.listings(workers=2) == one
     assert all(w.proc.poll() is None for w in scan_pool._workers)
+
+
+
+def _lean(folder: Path, names: list[str]) -> tuple[list[int], list[int], list[int]] | None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        return folders._stat_notes(fd, names)
+    finally:
+        os.close(fd)
+
+
+def test_the_lean_path_takes_plain_notes_only(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    _vault(root)
+    n0 = (root / "f01" / "n0.md").stat()
+    assert _lean(root / "f01", ["n0.md"]) == ([n0.st_size], [n0.st_mtime_ns], [n0.st_ino])
+    for folder, odd in [("f06", "big.md"), ("f08", "fifo.md"), ("f09", "alias.md"),
+                        ("f11", "folder.md"), ("f01", "gone.md")]:
+        assert _lean(root / folder, ["n0.md", odd]) is None, odd  # the full rules decide
+
+
+def test_every_folder_lists_as_the_full_rules_list_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "v"
+    _vault(root)
+    os.chmod(root / "f02" / "n1.md", 0)  # stat'able still: a note (reading it is sync's job)
+    walked = folders.walk(str(root), [""], {})
+    assert [x.folder for x in walked if x.names == ("n0.md",)]  # plain folders are there
+    monkeypatch.setattr(folders, "_stat_notes", lambda fd, names: None)
+    folders._listed.clear()
+    assert folders.walk(str(root), [""], {}) == walked
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_note_turning_odd_in_a_settled_folder_is_seen(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: int) -> None:
+    """Growing past the size limit in place leaves the folder's ctime alone: the lean path
+    must still hand the note to the full rules, and take it back once it shrinks."""
+    root = tmp_path / "v"
+    store = _vault(root)
+    index = Index.open(tmp_path / "index.sqlite")
+    monkeypatch.setattr(folders, "_listed", {})
+    monkeypatch.setattr(folders, "SETTLED_NS", -10 * 10**9)  # every listing here is kept
+    sync(store, index, workers=workers)
+    assert not sync(store, index, workers=workers).changed
+    with (root / "f01" / "n0.md").open("r+b") as f:  # in place: the folder's ctime stays
+        f.truncate(MAX_NOTE_BYTES + 1)
+    report = sync(store, index, workers=workers)
+    assert report.skipped["f01/n0.md"] == f"larger than {MAX_NOTE_BYTES} bytes"
+    with (root / "f01" / "n0.md").open("r+b") as f:
+        f.truncate(0)
+        f.write(b"small again\n")
+    report = sync(store, index, workers=workers)
+    assert report.updated == ["f01/n0.md"] and "f01/n0.md" not in report.skipped
+    assert not sync(store, index, workers=workers).changed

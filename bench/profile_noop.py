@@ -1,0 +1,138 @@
+"""Where a no-op sync's time goes (issue 17): this process against the scan workers, and the
+kernel's share of one `lstat`.
+
+    python -m bench.profile_noop --vault DIR [--syncs 5] [--sample 50000]
+
+Opens an indexed vault (`Vault.init`, auto_sync off; a sync that finds nothing changed
+writes nothing, and the index file's size and mtime are checked unchanged at the end), runs
+the catch-up sync, then `--syncs` no-op syncs: for each the wall time, this process's CPU,
+and each scan worker's user and system CPU (Linux /proc; the workers are children). Then the
+dentry check: CPU per `lstat` over `--sample` of the vault's notes (in folder order, through
+a folder descriptor, as the scan does) against as many files created just now in a temp
+folder. A new dentry sits at the head of its hash chain in the kernel's dentry cache; the
+vault's, created long before, sit behind every dentry made since, so when the cache's hash
+table is small for the number of cached dentries (a kernel booted with a small
+`dhash_entries`, see /proc/cmdline) the vault's stats cost more: the scan's floor is then the
+machine's, not the code's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from bench.report import print_table
+from vault import Vault
+
+
+def _children_cpu() -> dict[int, tuple[float, float]]:
+    """(user, system) CPU seconds of each live child process, by pid (empty off Linux)."""
+    out: dict[int, tuple[float, float]] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for task in Path("/proc/self/task").glob("*/children"):
+        for pid in task.read_text().split():
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            out[int(pid)] = (int(fields[11]) / tick, int(fields[12]) / tick)
+    return out
+
+
+def _noop(v: Vault) -> dict[str, float | str | bool]:
+    before, t0, c0 = _children_cpu(), time.perf_counter(), time.process_time()
+    report = v.sync()
+    wall, cpu, after = time.perf_counter() - t0, time.process_time() - c0, _children_cpu()
+    workers = sorted((u - before.get(p, (0.0, 0.0))[0], s - before.get(p, (0.0, 0.0))[1])
+                     for p, (u, s) in after.items())
+    busiest = max((u + s for u, s in workers), default=0.0)
+    return {"wall_s": wall, "main_cpu_s": cpu, "critical_cpu_s": cpu + busiest,
+            "workers_user_sys_s": " ".join(f"{u:.2f}/{s:.2f}" for u, s in workers),
+            "changed": report.changed, "load1": os.getloadavg()[0]}
+
+
+def _lstat_us(folders: list[tuple[str, list[str]]]) -> float:
+    """CPU microseconds per lstat over the names of each folder, through its descriptor."""
+    count, c0 = 0, time.process_time()
+    for folder, names in folders:
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            for name in names:
+                os.lstat(name, dir_fd=fd)
+        finally:
+            os.close(fd)
+        count += len(names)
+    return (time.process_time() - c0) / max(1, count) * 1e6
+
+
+def _sample(root: Path, n: int) -> list[tuple[str, list[str]]]:
+    out: list[tuple[str, list[str]]] = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        names = sorted(f for f in files if f.endswith(".md"))[:n]
+        if names:
+            out.append((folder, names))
+            n -= len(names)
+        if n <= 0:
+            break
+    return out
+
+
+def dentry_check(root: Path, n: int, reps: int = 5) -> dict[str, object]:
+    """Median CPU per lstat: the vault's notes against files made just now."""
+    old = _sample(root, n)
+    with tempfile.TemporaryDirectory() as tmp:
+        new: list[tuple[str, list[str]]] = []
+        for _, names in old:
+            fresh = os.path.join(tmp, str(len(new)))
+            os.mkdir(fresh)
+            for name in names:
+                with open(os.path.join(fresh, name), "w") as f:
+                    f.write("x\n")
+            new.append((fresh, names))
+        vault_us, fresh_us = [], []
+        for _ in range(reps):  # interleaved: the same load for both
+            vault_us.append(_lstat_us(old))
+            fresh_us.append(_lstat_us(new))
+    return {"files": sum(len(names) for _, names in old),
+            "vault_lstat_us": statistics.median(vault_us),
+            "fresh_lstat_us": statistics.median(fresh_us),
+            "ratio": statistics.median(vault_us) / statistics.median(fresh_us)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--vault", type=Path, required=True, help="an indexed vault")
+    parser.add_argument("--syncs", type=int, default=5)
+    parser.add_argument("--sample", type=int, default=50_000)
+    args = parser.parse_args()
+    index = args.vault / ".rmh" / "index.sqlite"
+    before = index.stat()
+    with Vault.init(args.vault, auto_sync=False) as v:
+        t0 = time.perf_counter()
+        v.sync()
+        print(f"cpus: {os.cpu_count()}; catch-up sync {time.perf_counter() - t0:.1f} s")
+        rows = [_noop(v) for _ in range(args.syncs)]
+    print_table(rows)
+    walls = [float(r["wall_s"]) for r in rows]
+    critical = [float(r["critical_cpu_s"]) for r in rows]
+    print(f"no-op sync p50: wall {statistics.median(walls):.3f} s, critical-path CPU "
+          f"{statistics.median(critical):.3f} s")
+    after = index.stat()
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns), \
+        "the index changed: not a no-op"
+    print_table([dentry_check(args.vault, args.sample)])
+    cmdline = Path("/proc/cmdline")
+    hashes = [w for w in (cmdline.read_text().split() if cmdline.exists() else [])
+              if w.startswith(("dhash_entries=", "ihash_entries="))]
+    dentries = Path("/proc/sys/fs/dentry-state")
+    cached = dentries.read_text().split()[0] if dentries.exists() else "?"
+    print(f"kernel: {' '.join(hashes) or 'default hash sizes'}; dentries cached: {cached}")
+
+
+if __name__ == "__main__":
+    main()
