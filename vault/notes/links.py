@@ -39,13 +39,22 @@ def path_key(path: str) -> str:
 
 
 def name_key(path: str) -> str:
-    """What a note is found under by its file name: its title, casefolded."""
-    return title_of(path).casefold()
+    """What a note is found under by its file name: its title, casefolded (the last
+    component of its `path_key`: casefolding makes no `/`, and `.md` is the title's)."""
+    return _last(path_key(path))
+
+
+def _last(path: str) -> str:
+    """`posixpath.basename` without its overhead (hot: once or twice a resolved link)."""
+    return path[path.rfind("/") + 1:]
 
 
 def alias_keys(aliases: Sequence[str]) -> list[str]:
     """What a note is found under by its aliases (whole, stripped, casefolded)."""
     return [a.strip().casefold() for a in aliases]
+
+
+SHORT = 8  # notes sharing a file name that `_exact` scans rather than look the path key up
 
 
 @dataclass(frozen=True, eq=False)
@@ -104,9 +113,11 @@ class Resolver:
     # -- lookups (positions; every candidate checked against the columns) ---------------------
 
     def _key_position(self, key: str) -> int | None:
-        paths = self.paths
-        found = [p for p in self.keys.positions(key) if path_key(paths[p]) == key]
-        return max(found) if found else None  # `A.md` and `a.md`: the highest id
+        paths, found = self.paths, None
+        for p in self.keys.positions(key):  # `A.md` and `a.md`: the highest id
+            if (found is None or p > found) and path_key(paths[p]) == key:
+                found = p
+        return found
 
     def _key_id(self, key: str) -> int | None:
         p = self._key_position(key)
@@ -114,9 +125,7 @@ class Resolver:
 
     def _name_positions(self, name: str) -> list[int]:
         """Positions of the notes with file name `name`, by path in code-point order."""
-        paths = self.paths
-        found = [p for p in set(self.names.positions(name)) if name_key(paths[p]) == name]
-        return sorted(found, key=lambda p: paths[p])
+        return [p for p, _ in self._named(name)]
 
     def _alias_ids(self, key: str) -> tuple[int, ...]:
         aliases = self.aliases
@@ -158,38 +167,64 @@ class Resolver:
 
     # -- resolution -----------------------------------------------------------------------------
 
-    def _candidates(self, target: str) -> list[int]:
-        key = path_key(target.strip().lstrip("/"))
+    def _named(self, name: str) -> list[tuple[int, str]]:
+        """(position, path key) of the notes with file name `name`, by path (code points)."""
+        paths, found = self.paths, []
+        for p in self.names.positions(name):
+            key = path_key(paths[p])
+            if _last(key) == name:
+                found.append((p, key))
+        if len(found) > 1:
+            found.sort(key=lambda e: paths[e[0]])
+        return found
+
+    def _exact(self, key: str, named: list[tuple[int, str]]) -> int | None:
+        """`_key_position(key)` given `named`, the notes named `basename(key)`: every note
+        with that path key is among them (name_key), so a short list answers it."""
+        if len(named) > SHORT:
+            return self._key_position(key)
+        hits = [p for p, k in named if k == key]
+        return max(hits) if hits else None
+
+    def _candidates(self, key: str, named: list[tuple[int, str]]) -> list[int]:
         if not key:
             return []
-        at = self._key_position(key)
+        at = self._exact(key, named)
         if at is not None:
             return [at]
         paths, tail = self.paths, "/" + key
-        found = [p for p in self._name_positions(posixpath.basename(key))
-                 if ("/" + path_key(paths[p])).endswith(tail)]
-        return sorted(found, key=lambda p: (paths[p].count("/"), len(paths[p]), paths[p]))
+        found = [p for p, k in named if ("/" + k).endswith(tail)]
+        if len(found) > 1:
+            found.sort(key=lambda p: (paths[p].count("/"), len(paths[p]), paths[p]))
+        return found
 
     def candidates(self, target: str) -> list[str]:
         """Every note path a wiki target could mean, best first (rule 2's order, no folder)."""
-        return [self.paths[p] for p in self._candidates(target)]
+        key = path_key(target.strip().lstrip("/"))
+        return [self.paths[p] for p in self._candidates(key, self._named(_last(key)))]
 
     def resolve_wiki(self, target: str, source: str | None = None) -> int | None:
-        """The note id a `[[target]]` written in note `source` points to, or None."""
-        if source is not None and posixpath.dirname(source):
-            local = posixpath.join(posixpath.dirname(source), strip_md(target.strip()))
-            note_id = self._key_id(local.casefold())
-            if note_id is not None:
-                return note_id
-        found = self._candidates(target)
+        """The note id a `[[target]]` written in note `source` points to, or None. One lookup
+        of the target's file name serves the three rules' path lookups (`_exact`)."""
+        bare = target.strip()
+        key = path_key(bare.lstrip("/"))
+        name = _last(key)
+        named = self._named(name)
+        folder = posixpath.dirname(source) if source is not None else ""
+        if folder:
+            local = posixpath.join(folder, strip_md(bare)).casefold()
+            at = (self._exact(local, named) if _last(local) == name
+                  else self._key_position(local))
+            if at is not None:
+                return self.ids[at]
+        found = self._candidates(key, named)
         if found:
-            if source is not None and len(found) > 1:
-                folder = posixpath.dirname(source)
+            if len(found) > 1 and source is not None:
                 same = [p for p in found if posixpath.dirname(self.paths[p]) == folder]
                 if same:
                     return self.ids[same[0]]
             return self.ids[found[0]]
-        ids = self._alias_ids(strip_md(target.strip()).casefold())
+        ids = self._alias_ids(strip_md(bare).casefold())
         return ids[0] if len(ids) == 1 else None
 
     def resolve_markdown(self, target: str, source: str) -> int | None:

@@ -57,7 +57,7 @@ class KeyIndex:
         """A table of (key, position) entries (a position may be filed under several keys)."""
         words = [(key_hash(key), pos) for key, pos in entries]
         size = 8
-        while size < len(words) * 3 // 2 + 1:  # load <= 2/3: a miss probes ~2-3 slots
+        while size < len(words) * 2:  # load <= 1/2: a lookup probes ~2 slots
             size *= 2
         table = array("q", [EMPTY]) * size
         mask = size - 1
@@ -79,12 +79,12 @@ class KeyIndex:
     def positions(self, key: str) -> list[int]:
         """Every position filed under a hash like `key`'s (unsorted; may repeat)."""
         h = key_hash(key)
-        table, mask, tag = self._table, self._mask, h >> 32
-        slot = h & mask
-        out = []
-        while (word := table[slot]) != EMPTY:
-            if word >> 32 == tag:
-                out.append(word & _LOW)
+        table, mask = self._table, self._mask
+        lo = (h >> 32) << 32  # the words of this high half: lo + position
+        hi, slot, out = lo + _LOW, h & mask, []
+        while (word := table[slot]) != -1:  # EMPTY (a literal: the hottest loop of a build)
+            if lo <= word < hi:
+                out.append(word - lo)
             slot = (slot + 1) & mask
         if self._extra:
             out.extend(self._extra.get(h, ()))

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 import pytest
 
 from vault.errors import AmbiguousNote
-from vault.notes import name_index
+from vault.notes import links, name_index
 from vault.notes.links import Resolver
 from vault.storage.index import LinkRow
 
@@ -143,3 +143,24 @@ def test_an_empty_resolver_finds_nothing() -> None:
     r = Resolver.build({}, {})
     assert r.resolve_wiki("Foo") is None and r.by_path("Foo") is None
     assert r.by_title("Foo") is None and dict(r.by_key) == {} and dict(r.id_path) == {}
+
+
+def test_many_notes_sharing_a_file_name() -> None:
+    """Past `SHORT` same-named notes the path lookups go through the key table instead."""
+    folders = [f"{a}{b}/" for a in ("", "p/", "P/", "q/") for b in ("x", "y", "X", "z y")]
+    paths = {k + 1: f"{f}{name}" for k, (f, name) in enumerate(
+        (f, n) for f in ["", *folders] for n in ("index.md", "Index.MD", "other.md"))}
+    paths = {i: p for i, p in paths.items() if not (i % 5 == 0 and p.endswith("other.md"))}
+    assert len([p for p in paths.values() if p.lower().endswith("index.md")]) > links.SHORT
+    queries = ["index", "INDEX.md", "x/index", "p/x/index", "P/X/Index", "z y/index", "/index",
+               "other", "q/other", "nope/index"]
+    sources = ["p/x/a.md", "P/x/b.md", "z y/c.md", "q/z y/d.md", "e.md"]
+    check_same(Resolver.build(paths, {}), DictResolver.build(paths, {}), queries, sources)
+
+
+@pytest.mark.parametrize("path", ["a/.md", ".md", "x.md.md", "dir.md/x", "Σ.MD", "ΣΑΣ/ΟΣ.md",
+                                  "ﬁle/Straße.Md", "a b/ǅ x.md", "noext"])
+def test_a_file_name_key_is_the_last_part_of_the_path_key(path: str) -> None:
+    """What `_exact` relies on: a note's name key is the last component of its path key."""
+    assert links.name_key(path) == links.title_of(path).casefold()
+    assert links.name_key(path) == links.path_key(path).rsplit("/", 1)[-1]
