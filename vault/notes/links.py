@@ -213,8 +213,11 @@ class Resolver:
         folder = posixpath.dirname(source) if source is not None else ""
         if folder:
             local = posixpath.join(folder, strip_md(bare)).casefold()
-            at = (self._exact(local, named) if _last(local) == name
-                  else self._key_position(local))
+            if _last(local) == name and len(named) <= SHORT:  # `_exact`, inlined: hot
+                hits = [p for p, k in named if k == local]
+                at = max(hits) if hits else None
+            else:
+                at = self._key_position(local)
             if at is not None:
                 return self.ids[at]
         found = self._candidates(key, named)

@@ -34,9 +34,7 @@ FOLD_SHARE = 16  # extra entries above len(table) // FOLD_SHARE (and MIN_FOLD) f
 MIN_FOLD = 1024
 
 
-def key_hash(key: str) -> int:
-    """The hash a key is filed under (module doc)."""
-    return hash(key)
+key_hash: Callable[[str], int] = hash  # what a key is filed under (module doc)
 
 
 def must_fold(extra: int, base: int) -> bool:
