@@ -100,8 +100,8 @@ class Resolver:
         and the entries added to their `extra`, until they must fold into a rebuild."""
         added = range(len(self.paths), len(paths))
         named = [(k, p) for p in (*realiased, *added) for k in alias_keys(aliases[p])]
-        if (must_fold(self.keys.extra + len(added), len(self.keys))
-                or must_fold(self.alias_index.extra + len(named), len(self.keys))):
+        if (must_fold(self.keys.extra + len(added), len(self.paths))
+                or must_fold(self.alias_index.extra + len(named), len(self.paths))):
             return Resolver.over(ids, paths, aliases)
         return Resolver(  # an old alias's entry stays: the check against `aliases` drops it
             ids, paths, aliases,
