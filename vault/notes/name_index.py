@@ -25,6 +25,8 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TypeVar
 
+import numpy as np
+
 K = TypeVar("K")
 V = TypeVar("V")
 
@@ -53,18 +55,16 @@ class KeyIndex:
     @classmethod
     def build(cls, entries: Iterable[tuple[str, int]]) -> KeyIndex:
         """A table of (key, position) entries (a position may be filed under several keys)."""
-        words = [(key_hash(key), pos) for key, pos in entries]
+        hashes, positions = array("q"), array("q")
+        for key, pos in entries:
+            hashes.append(key_hash(key))
+            positions.append(pos)
+        n = len(hashes)
         size = 8
-        while size < len(words) * 2:  # load <= 1/2: a lookup probes ~2 slots
+        while size < n * 2:  # load <= 1/2: a lookup probes ~2 slots
             size *= 2
-        table = array("q", [EMPTY]) * size
-        mask = size - 1
-        for h, pos in words:
-            slot = h & mask
-            while table[slot] != EMPTY:
-                slot = (slot + 1) & mask
-            table[slot] = ((h >> 32) << 32) | pos
-        return cls(table, len(words), {})
+        return cls(_placed(hashes, positions, size), n, {})
+
 
     def __len__(self) -> int:
         """Entries in the table and in `extra`."""
@@ -101,6 +101,28 @@ class KeyIndex:
     def nbytes(self) -> int:
         """Bytes of the table (what it costs beyond the columns it indexes)."""
         return self._table.itemsize * len(self._table)
+
+
+def _placed(hashes: array[int], positions: array[int], size: int) -> array[int]:
+    """The linear-probing table of these entries, placed in rounds (numpy): in round k every
+    entry still out tries its home slot + k, the first of several wanting one slot gets it.
+    Each slot an entry passed was taken when it did, so a probe from home finds it."""
+    table = np.full(size, EMPTY, dtype=np.int64)
+    if len(hashes):
+        h = np.frombuffer(hashes, dtype=np.int64)
+        words = (h & ~_LOW) | np.frombuffer(positions, dtype=np.int64)  # high half, position
+        home, out, k = h & (size - 1), np.arange(len(h)), 0
+        while out.size:
+            slots = (home[out] + k) & (size - 1)
+            free = table[slots] == EMPTY
+            taken, first = np.unique(slots[free], return_index=True)
+            table[taken] = words[out[free][first]]
+            keep = np.ones(out.size, dtype=bool)
+            keep[np.flatnonzero(free)[first]] = False
+            out, k = out[keep], k + 1
+    placed = array("q")
+    placed.frombytes(table.tobytes())
+    return placed
 
 
 class Lookup(Mapping[K, V]):
