@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from ..errors import AmbiguousNote
 from ..storage.index import LinkRow
+from .name_index import IdPaths, KeyIndex, Lookup, must_fold
 from .note import Link, rewrite_links
 
 
@@ -32,68 +33,201 @@ def title_of(path: str) -> str:
     return strip_md(posixpath.basename(path))
 
 
-@dataclass(frozen=True)
-class Resolver:
-    """Name tables for one set of note paths (and aliases)."""
+def path_key(path: str) -> str:
+    """What a note is found under by its path: casefolded, `.md` dropped."""
+    return strip_md(path).casefold()
 
-    by_key: Mapping[str, int]  # casefolded path without .md -> id
-    by_name: Mapping[str, tuple[str, ...]]  # casefolded title -> paths
-    by_alias: Mapping[str, tuple[int, ...]]  # casefolded alias -> ids
-    path_id: Mapping[str, int]
-    id_path: Mapping[int, str]
+
+def name_key(path: str) -> str:
+    """What a note is found under by its file name: its title, casefolded (the last
+    component of its `path_key`: casefolding makes no `/`, and `.md` is the title's)."""
+    return _last(path_key(path))
+
+
+def _last(path: str) -> str:
+    """`posixpath.basename` without its overhead (hot: once or twice a resolved link)."""
+    return path[path.rfind("/") + 1:]
+
+
+def alias_keys(aliases: Sequence[str]) -> list[str]:
+    """What a note is found under by its aliases (whole, stripped, casefolded)."""
+    return [a.strip().casefold() for a in aliases]
+
+
+SHORT = 8  # notes sharing a file name that `_exact` scans rather than look the path key up
+
+
+@dataclass(frozen=True, eq=False)
+class Resolver:
+    """Name tables for one set of notes: the ascending `ids`, `paths` and `aliases` columns
+    (the corpus's own, shared, not copied) and three `KeyIndex` tables over their positions
+    (path key, file name, alias), each candidate checked against the columns (name_index.py).
+
+    `by_key`, `by_name`, `by_alias`, `path_id` and `id_path` read as the dicts they were
+    (casefolded path without .md -> id, the highest id of several; casefolded title -> paths,
+    sorted; casefolded alias -> ids, ascending; path <-> id)."""
+
+    ids: Sequence[int]
+    paths: Sequence[str]
+    aliases: Sequence[Sequence[str]]
+    keys: KeyIndex  # path_key -> positions
+    names: KeyIndex  # name_key -> positions
+    alias_index: KeyIndex  # alias key -> positions
+
+    @classmethod
+    def over(cls, ids: Sequence[int], paths: Sequence[str],
+             aliases: Sequence[Sequence[str]]) -> Resolver:
+        """The resolver over aligned columns (`ids` ascending), which it keeps, not copies."""
+        return cls(
+            ids, paths, aliases,
+            KeyIndex.build((path_key(p), i) for i, p in enumerate(paths)),
+            KeyIndex.build((name_key(p), i) for i, p in enumerate(paths)),
+            KeyIndex.build((k, i) for i, a in enumerate(aliases) for k in alias_keys(a)),
+        )
 
     @classmethod
     def build(cls, paths: Mapping[int, str], aliases: Mapping[int, Sequence[str]]) -> Resolver:
-        by_key: dict[str, int] = {}
-        by_name: dict[str, list[str]] = {}
-        by_alias: dict[str, list[int]] = {}
-        for note_id in sorted(paths):
-            path = paths[note_id]
-            by_key[strip_md(path).casefold()] = note_id
-            by_name.setdefault(title_of(path).casefold(), []).append(path)
-            for alias in aliases.get(note_id, ()):
-                ids = by_alias.setdefault(alias.strip().casefold(), [])
-                if note_id not in ids:
-                    ids.append(note_id)
-        return cls(
-            by_key=by_key,
-            by_name={k: tuple(sorted(v)) for k, v in by_name.items()},
-            by_alias={k: tuple(v) for k, v in by_alias.items()},
-            path_id={p: i for i, p in paths.items()},
-            id_path=dict(paths),
+        """The resolver of id -> path and id -> aliases mappings (tests and tools)."""
+        ids = tuple(sorted(paths))
+        return cls.over(ids, tuple(paths[i] for i in ids),
+                        tuple(tuple(aliases.get(i, ())) for i in ids))
+
+    def plus(self, ids: Sequence[int], paths: Sequence[str], aliases: Sequence[Sequence[str]],
+             realiased: Sequence[int]) -> Resolver:
+        """The resolver over columns that extend this one's: positions from `len(self.paths)`
+        on are added notes, those at `realiased` have new aliases, every other position is the
+        same note with the same path. O(added + realiased), amortised: the tables are shared
+        and the entries added to their `extra`, until they must fold into a rebuild."""
+        added = range(len(self.paths), len(paths))
+        named = [(k, p) for p in (*realiased, *added) for k in alias_keys(aliases[p])]
+        if (must_fold(self.keys.extra + len(added), len(self.paths))
+                or must_fold(self.alias_index.extra + len(named), len(self.paths))):
+            return Resolver.over(ids, paths, aliases)
+        return Resolver(  # an old alias's entry stays: the check against `aliases` drops it
+            ids, paths, aliases,
+            self.keys.plus((path_key(paths[p]), p) for p in added),
+            self.names.plus((name_key(paths[p]), p) for p in added),
+            self.alias_index.plus(named),
         )
+
+    # -- lookups (positions; every candidate checked against the columns) ---------------------
+
+    def _key_position(self, key: str) -> int | None:
+        paths, found = self.paths, None
+        for p in self.keys.positions(key):  # `A.md` and `a.md`: the highest id
+            if (found is None or p > found) and path_key(paths[p]) == key:
+                found = p
+        return found
+
+    def _key_id(self, key: str) -> int | None:
+        p = self._key_position(key)
+        return None if p is None else self.ids[p]
+
+    def _name_positions(self, name: str) -> list[int]:
+        """Positions of the notes with file name `name`, by path in code-point order."""
+        return [p for p, _ in self._named(name)]
+
+    def _alias_ids(self, key: str) -> tuple[int, ...]:
+        aliases = self.aliases
+        found = {p for p in self.alias_index.positions(key) if key in alias_keys(aliases[p])}
+        return tuple(self.ids[p] for p in sorted(found))
+
+    def _path_id(self, path: str) -> int | None:
+        paths = self.paths
+        for p in self.keys.positions(path_key(path)):
+            if paths[p] == path:
+                return self.ids[p]
+        return None
+
+    @property
+    def by_key(self) -> Mapping[str, int]:
+        return Lookup(self._key_id, lambda: (path_key(p) for p in self.paths))
+
+    @property
+    def by_name(self) -> Mapping[str, tuple[str, ...]]:
+        return Lookup(lambda n: tuple(self.paths[p] for p in self._name_positions(n)) or None,
+                      lambda: (name_key(p) for p in self.paths))
+
+    @property
+    def by_alias(self) -> Mapping[str, tuple[int, ...]]:
+        return Lookup(lambda k: self._alias_ids(k) or None,
+                      lambda: (k for a in self.aliases for k in alias_keys(a)))
+
+    @property
+    def path_id(self) -> Mapping[str, int]:
+        return Lookup(self._path_id, lambda: self.paths)
+
+    @property
+    def id_path(self) -> Mapping[int, str]:
+        return IdPaths(self.ids, self.paths)
+
+    def nbytes(self) -> int:
+        """Bytes of the tables (beyond the shared columns)."""
+        return self.keys.nbytes() + self.names.nbytes() + self.alias_index.nbytes()
+
+    # -- resolution -----------------------------------------------------------------------------
+
+    def _named(self, name: str) -> list[tuple[int, str]]:
+        """(position, path key) of the notes with file name `name`, by path (code points)."""
+        paths, found = self.paths, []
+        for p in self.names.positions(name):
+            key = path_key(paths[p])
+            if _last(key) == name:
+                found.append((p, key))
+        if len(found) > 1:
+            found.sort(key=lambda e: paths[e[0]])
+        return found
+
+    def _exact(self, key: str, named: list[tuple[int, str]]) -> int | None:
+        """`_key_position(key)` given `named`, the notes named `basename(key)`: every note
+        with that path key is among them (name_key), so a short list answers it."""
+        if len(named) > SHORT:
+            return self._key_position(key)
+        hits = [p for p, k in named if k == key]
+        return max(hits) if hits else None
+
+    def _candidates(self, key: str, named: list[tuple[int, str]]) -> list[int]:
+        if not key:
+            return []
+        at = self._exact(key, named)
+        if at is not None:
+            return [at]
+        paths, tail = self.paths, "/" + key
+        found = [p for p, k in named if ("/" + k).endswith(tail)]
+        if len(found) > 1:
+            found.sort(key=lambda p: (paths[p].count("/"), len(paths[p]), paths[p]))
+        return found
 
     def candidates(self, target: str) -> list[str]:
         """Every note path a wiki target could mean, best first (rule 2's order, no folder)."""
-        key = strip_md(target.strip().lstrip("/")).casefold()
-        if not key:
-            return []
-        if key in self.by_key:
-            return [self.id_path[self.by_key[key]]]
-        name = posixpath.basename(key)
-        found = [
-            p
-            for p in self.by_name.get(name, ())
-            if ("/" + strip_md(p).casefold()).endswith("/" + key)
-        ]
-        return sorted(found, key=lambda p: (p.count("/"), len(p), p))
+        key = path_key(target.strip().lstrip("/"))
+        return [self.paths[p] for p in self._candidates(key, self._named(_last(key)))]
 
     def resolve_wiki(self, target: str, source: str | None = None) -> int | None:
-        """The note id a `[[target]]` written in note `source` points to, or None."""
-        if source is not None and posixpath.dirname(source):
-            local = posixpath.join(posixpath.dirname(source), strip_md(target.strip()))
-            note_id = self.by_key.get(local.casefold())
-            if note_id is not None:
-                return note_id
-        found = self.candidates(target)
+        """The note id a `[[target]]` written in note `source` points to, or None. One lookup
+        of the target's file name serves the three rules' path lookups (`_exact`)."""
+        bare = target.strip()
+        key = path_key(bare.lstrip("/"))
+        name = _last(key)
+        named = self._named(name)
+        folder = posixpath.dirname(source) if source is not None else ""
+        if folder:
+            local = posixpath.join(folder, strip_md(bare)).casefold()
+            if _last(local) == name and len(named) <= SHORT:  # `_exact`, inlined: hot
+                hits = [p for p, k in named if k == local]
+                at = max(hits) if hits else None
+            else:
+                at = self._key_position(local)
+            if at is not None:
+                return self.ids[at]
+        found = self._candidates(key, named)
         if found:
-            if source is not None and len(found) > 1:
-                folder = posixpath.dirname(source)
-                same = [p for p in found if posixpath.dirname(p) == folder]
+            if len(found) > 1 and source is not None:
+                same = [p for p in found if posixpath.dirname(self.paths[p]) == folder]
                 if same:
-                    return self.path_id[same[0]]
-            return self.path_id[found[0]]
-        ids = self.by_alias.get(strip_md(target.strip()).casefold(), ())
+                    return self.ids[same[0]]
+            return self.ids[found[0]]
+        ids = self._alias_ids(strip_md(bare).casefold())
         return ids[0] if len(ids) == 1 else None
 
     def resolve_markdown(self, target: str, source: str) -> int | None:
@@ -102,7 +236,7 @@ class Resolver:
         for cand in (rel, posixpath.normpath(target.lstrip("/"))):
             if cand.startswith(".."):
                 continue
-            note_id = self.by_key.get(strip_md(cand).casefold())
+            note_id = self._key_id(strip_md(cand).casefold())
             if note_id is not None:
                 return note_id
         return None
@@ -112,12 +246,12 @@ class Resolver:
         if link.kind == "markdown":
             return self.resolve_markdown(link.target, source)
         if not link.target:
-            return self.path_id.get(source)
+            return self._path_id(source)
         return self.resolve_wiki(link.target, source)
 
     def by_path(self, note: str) -> int | None:
         """The id of the note at vault path `note` (case-insensitive, `.md` optional)."""
-        return self.by_key.get(strip_md(note.strip().lstrip("/")).casefold())
+        return self._key_id(path_key(note.strip().lstrip("/")))
 
     def by_title(self, note: str) -> int | None:
         """The id of the one note whose file name, else alias, is `note` (a bare name).
@@ -126,12 +260,12 @@ class Resolver:
         key = strip_md(note.strip().lstrip("/")).casefold()
         if "/" in key:
             return None
-        paths = self.by_name.get(key, ())
-        if len(paths) > 1:
-            raise AmbiguousNote(note, list(paths))
-        if paths:
-            return self.path_id[paths[0]]
-        ids = self.by_alias.get(key, ())
+        found = self._name_positions(key)
+        if len(found) > 1:
+            raise AmbiguousNote(note, [self.paths[p] for p in found])
+        if found:
+            return self.ids[found[0]]
+        ids = self._alias_ids(key)
         if len(ids) > 1:
             raise AmbiguousNote(note, sorted(self.id_path[i] for i in ids))
         return ids[0] if ids else None
@@ -140,7 +274,7 @@ class Resolver:
         """The shortest target that uniquely names a note (what a rewritten link uses)."""
         path = self.id_path[note_id]
         title = title_of(path)
-        if len(self.by_name.get(title.casefold(), ())) == 1:
+        if len(self._name_positions(title.casefold())) == 1:
             return title
         return strip_md(path)
 

@@ -26,7 +26,7 @@ from bisect import bisect_left, insort
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from ..notes.links import Resolver, strip_md, title_of
+from ..notes.links import Resolver
 from .corpus import MAX_CHAIN, Corpus, CorpusDelta, chain_depth
 from .index import Index, NoteRow
 from .link_targets import alias_key, link_keys, note_keys
@@ -57,10 +57,10 @@ def advance(prev: Snapshot, index: Index, paths: Sequence[str]) -> Snapshot | No
             return None
     for k, i in enumerate(added):
         pos[i] = len(c) + k
-    resolver, names = _names(prev.resolver, c, rows, updated, added, pos)
     corpus = _corpus(c, rows, updated, added, pos, generation)
+    resolver, names = _names(prev.resolver, c, corpus, rows, updated, added, pos)
     sources = set(rows) | (prev.targets.sources_of(names) if names else set())
-    sources &= resolver.id_path.keys()  # targets may name a note gone since (a superset)
+    sources = {s for s in sources if s in resolver.id_path}  # targets: a superset
     out_edges: dict[int, list[int]] = {}
     with index.reading():
         if index.generation() != generation:
@@ -105,41 +105,17 @@ def _corpus(c: Corpus, rows: dict[int, NoteRow], updated: list[int], added: list
 _BY_PATH = frozenset({"ids", "paths", "titles"})  # the same for an updated note (checked)
 
 
-def _names(r: Resolver, c: Corpus, rows: dict[int, NoteRow], updated: list[int],
+def _names(r: Resolver, c: Corpus, new: Corpus, rows: dict[int, NoteRow], updated: list[int],
            added: list[int], pos: dict[int, int]) -> tuple[Resolver, set[str]]:
-    """The resolver with the new names, and the keys of every name added or dropped."""
-    by_key, by_name, by_alias = Patch(r.by_key), Patch(r.by_name), Patch(r.by_alias)
-    path_id, id_path = Patch(r.path_id), Patch(r.id_path)
+    """The resolver over the new corpus's columns, and the keys of every name added or
+    dropped (an updated note keeps its path: only its aliases can change its names)."""
     keys: set[str] = set()
-
-    def set_aliases(note_id: int, old: Sequence[str], new: Sequence[str]) -> None:
-        for a in dict.fromkeys(x.strip().casefold() for x in old):
-            left = tuple(i for i in by_alias.get(a, ()) if i != note_id)
-            if left:
-                by_alias[a] = left
-            else:
-                by_alias.pop(a, None)
-        for a in dict.fromkeys(x.strip().casefold() for x in new):
-            ids = list(by_alias.get(a, ()))
-            if note_id not in ids:
-                insort(ids, note_id)
-            by_alias[a] = tuple(ids)
-        keys.update(alias_key(x) for x in (*old, *new))
-
-    for i in updated:
-        if tuple(rows[i].aliases) != tuple(c.aliases[pos[i]]):
-            set_aliases(i, c.aliases[pos[i]], rows[i].aliases)
+    realiased = [pos[i] for i in updated if tuple(rows[i].aliases) != tuple(c.aliases[pos[i]])]
+    for p in realiased:
+        keys.update(alias_key(x) for x in (*c.aliases[p], *new.aliases[p]))
     for i in added:
-        path = rows[i].path
-        by_key[strip_md(path).casefold()] = i  # the highest id wins, as in Resolver.build
-        name = title_of(path).casefold()
-        by_name[name] = tuple(sorted((*by_name.get(name, ()), path)))
-        path_id[path], id_path[i] = i, path
-        set_aliases(i, (), rows[i].aliases)
-        keys.update(note_keys(path, ()))
-    return Resolver(by_key.frozen(r.by_key), by_name.frozen(r.by_name),
-                    by_alias.frozen(r.by_alias), path_id.frozen(r.path_id),
-                    id_path.frozen(r.id_path)), keys
+        keys.update(note_keys(rows[i].path, rows[i].aliases))
+    return r.plus(new.ids, new.paths, new.aliases, realiased), keys
 
 
 def _splice(edges: Sequence[tuple[int, int]],

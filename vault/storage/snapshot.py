@@ -15,6 +15,7 @@ would.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -94,36 +95,35 @@ def build_snapshot(index: Index) -> Snapshot:
         for r in index.iter_notes():
             for name, attr in _COLUMNS.items():
                 cols[name].append(getattr(r, attr))
-        ids, paths = cols["ids"], cols["paths"]
-        resolver = Resolver.build(dict(zip(ids, paths, strict=True)),
-                                  dict(zip(ids, cols["aliases"], strict=True)))
-        pos = {note_id: i for i, note_id in enumerate(ids)}
+        ids, paths, aliases = (tuple(cols.pop(k)) for k in ("ids", "paths", "aliases"))
+        resolver = Resolver.over(ids, paths, aliases)  # shares the corpus's columns
         edges: list[tuple[int, int]] = []
-        keys: list[tuple[str, int]] = []
-        src, src_path = -1, ""
+        keys = LinkTargets.builder()
+        src, at, src_path = -1, -1, ""
         dsts: set[int] = set()
         for note_id, ln in index.iter_links():
             if note_id != src:
-                edges.extend((pos[src], d) for d in sorted(dsts))
-                src, src_path, dsts = note_id, resolver.id_path[note_id], set()
+                edges.extend((at, d) for d in sorted(dsts))
+                src, at, dsts = note_id, bisect_left(ids, note_id), set()
+                src_path = paths[at]
             dst = resolver.resolve(ln, src_path)
             if dst is not None and dst != src:
-                dsts.add(pos[dst])
-            keys.extend((key, src) for key in link_keys(ln, src_path))
-        edges.extend((pos[src], d) for d in sorted(dsts))
+                dsts.add(bisect_left(ids, dst))
+            keys.add(link_keys(ln, src_path), src)
+        edges.extend((at, d) for d in sorted(dsts))
     corpus = Corpus(
         generation=generation,
-        ids=tuple(ids),
-        paths=tuple(paths),
+        ids=ids,
+        paths=paths,
         titles=tuple(cols["titles"]),
-        aliases=tuple(cols["aliases"]),
+        aliases=aliases,
         bodies=tuple(cols["bodies"]),
         frontmatter=tuple(cols["frontmatter"]),
         content_hashes=tuple(cols["content_hashes"]),
         edges=tuple(edges),
         archived=(False,) * len(ids),
     )
-    return Snapshot(corpus, resolver, IndexLinks(index, resolver), LinkTargets.build(keys))
+    return Snapshot(corpus, resolver, IndexLinks(index, resolver), keys.build())
 
 
 _COLUMNS = {  # Corpus field -> NoteRow attribute

@@ -1,0 +1,173 @@
+"""Compact string-key tables for the resolver: key -> positions, checked against the strings.
+
+At 10^6 notes the resolver's dicts (casefolded path, title and alias -> ids, path <-> id) cost
+~600 MiB, mostly their own copies of the key strings. A `KeyIndex` keeps no strings: it is an
+open-addressing table of 64-bit words, each the high half of the key's hash and a position,
+and a lookup returns every position filed under a hash whose high half matches. That is a
+superset: the caller checks each candidate against the real string (read from the corpus
+columns it shares), so a collision costs one comparison, never a wrong answer. The table is
+probed in Python over an `array` (no per-lookup numpy overhead): a lookup costs about what a
+dict lookup does, at 8-16 bytes an entry instead of a dict entry plus its key string.
+
+A later generation adds entries (`plus`) without touching the table an earlier snapshot still
+reads: they go to a small `extra` dict keyed by the full hash, which the owner folds into a
+rebuilt table once it outgrows `must_fold` (amortised O(added), like storage/overlay.py).
+
+`key_hash` is Python's str hash: stable within a process, which is all an in-memory table
+needs. It decides only where an entry is filed, never an answer or an order (callers sort
+what they find), so results do not depend on it (tests force collisions by replacing it).
+"""
+
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_left
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import TypeVar
+
+import numpy as np
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+EMPTY = -1  # no entry (high half -1 with position 2^32 - 1, which no note has)
+_LOW = 0xFFFFFFFF
+FOLD_SHARE = 16  # extra entries above len(table) // FOLD_SHARE (and MIN_FOLD) fold in
+MIN_FOLD = 1024
+
+
+key_hash: Callable[[str], int] = hash  # what a key is filed under (module doc)
+
+
+def must_fold(extra: int, base: int) -> bool:
+    """Whether `extra` entries added over a table of `base` entries should be rebuilt in."""
+    return extra > max(MIN_FOLD, base // FOLD_SHARE)
+
+
+class KeyIndex:
+    """hash(key) -> positions, a superset (module doc); read only."""
+
+    __slots__ = ("_extra", "_mask", "_n", "_table")
+
+    def __init__(self, table: array[int], n: int, extra: dict[int, tuple[int, ...]]) -> None:
+        self._table, self._mask, self._n, self._extra = table, len(table) - 1, n, extra
+
+    @classmethod
+    def build(cls, entries: Iterable[tuple[str, int]]) -> KeyIndex:
+        """A table of (key, position) entries (a position may be filed under several keys)."""
+        hashes, positions = array("q"), array("q")
+        for key, pos in entries:
+            hashes.append(key_hash(key))
+            positions.append(pos)
+        n = len(hashes)
+        size = 8
+        while size < n * 2:  # load <= 1/2: a lookup probes ~2 slots
+            size *= 2
+        return cls(_placed(hashes, positions, size), n, {})
+
+
+    def __len__(self) -> int:
+        """Entries in the table and in `extra`."""
+        return self._n + self.extra
+
+    @property
+    def extra(self) -> int:
+        return sum(len(v) for v in self._extra.values())
+
+    def positions(self, key: str) -> list[int]:
+        """Every position filed under a hash like `key`'s (unsorted; may repeat)."""
+        h = key_hash(key)
+        table, mask = self._table, self._mask
+        lo = (h >> 32) << 32  # the words of this high half: lo + position
+        hi, slot, out = lo + _LOW, h & mask, []
+        while (word := table[slot]) != -1:  # EMPTY (a literal: the hottest loop of a build)
+            if lo <= word < hi:
+                out.append(word - lo)
+            slot = (slot + 1) & mask
+        if self._extra:
+            out.extend(self._extra.get(h, ()))
+        return out
+
+    def plus(self, entries: Iterable[tuple[str, int]]) -> KeyIndex:
+        """These entries added (the table is shared with this one, `extra` copied)."""
+        extra: dict[int, tuple[int, ...]] = {}
+        for key, pos in entries:
+            h = key_hash(key)
+            extra[h] = (*extra.get(h, self._extra.get(h, ())), pos)
+        if not extra:
+            return self
+        return KeyIndex(self._table, self._n, {**self._extra, **extra})
+
+    def nbytes(self) -> int:
+        """Bytes of the table (what it costs beyond the columns it indexes)."""
+        return self._table.itemsize * len(self._table)
+
+
+def _placed(hashes: array[int], positions: array[int], size: int) -> array[int]:
+    """The linear-probing table of these entries, placed in rounds (numpy): in round k every
+    entry still out tries its home slot + k, the first of several wanting one slot gets it.
+    Each slot an entry passed was taken when it did, so a probe from home finds it."""
+    table = np.full(size, EMPTY, dtype=np.int64)
+    if len(hashes):
+        h = np.frombuffer(hashes, dtype=np.int64)
+        words = (h & ~_LOW) | np.frombuffer(positions, dtype=np.int64)  # high half, position
+        home, out, k = h & (size - 1), np.arange(len(h)), 0
+        while out.size:
+            slots = (home[out] + k) & (size - 1)
+            free = table[slots] == EMPTY
+            taken, first = np.unique(slots[free], return_index=True)
+            table[taken] = words[out[free][first]]
+            keep = np.ones(out.size, dtype=bool)
+            keep[np.flatnonzero(free)[first]] = False
+            out, k = out[keep], k + 1
+    placed = array("q")
+    placed.frombytes(table.tobytes())
+    return placed
+
+
+class Lookup(Mapping[K, V]):
+    """A read-only mapping given by a lookup (None: absent) and a way to list its keys. Keys
+    may repeat in the listing (the first counts); iterating or sizing costs a pass over all
+    of them, for tests and tools: the resolver itself only looks up."""
+
+    __slots__ = ("_get", "_keys")
+
+    def __init__(self, get: Callable[[K], V | None], keys: Callable[[], Iterable[K]]) -> None:
+        self._get, self._keys = get, keys
+
+    def __getitem__(self, key: K) -> V:
+        value = self._get(key)
+        if value is None:
+            raise KeyError(key)
+        return value
+
+    def __iter__(self) -> Iterator[K]:
+        return iter(dict.fromkeys(self._keys()))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+class IdPaths(Mapping[int, str]):
+    """Note id -> path over the ascending `ids` column and its `paths` column (no table)."""
+
+    __slots__ = ("_ids", "_paths")
+
+    def __init__(self, ids: Sequence[int], paths: Sequence[str]) -> None:
+        self._ids, self._paths = ids, paths
+
+    def __getitem__(self, note_id: int) -> str:
+        ids = self._ids
+        i = bisect_left(ids, note_id)
+        if i == len(ids) or ids[i] != note_id:
+            raise KeyError(note_id)
+        return self._paths[i]
+
+    def __contains__(self, note_id: object) -> bool:
+        return isinstance(note_id, int) and self.get(note_id) is not None
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._ids)
+
+    def __len__(self) -> int:
+        return len(self._ids)
