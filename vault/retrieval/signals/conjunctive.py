@@ -29,6 +29,7 @@ build, bit for bit.
 from __future__ import annotations
 
 import hashlib
+from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
@@ -98,7 +99,8 @@ def token_codes(tokens: Sequence[str], window: int = WINDOW) -> U32:
     return np.unique(np.concatenate(parts))
 
 
-BLOCK = 65_536  # notes hashed per vectorised block in `many_codes`
+BLOCK = 16_384  # notes hashed per vectorised block in `many_codes` (bounds its temporaries)
+ENTRY_BLOCK = 1 << 22  # unit entries handled at a time by a build (int64 temporaries: 32 MB)
 
 
 def many_codes(texts: Iterable[str], window: int = WINDOW) -> tuple[U32, I64]:
@@ -106,11 +108,11 @@ def many_codes(texts: Iterable[str], window: int = WINDOW) -> tuple[U32, I64]:
     Vectorised over blocks of texts (a Python loop remains only to tokenize)."""
     out: list[U32] = []
     counts: list[I64] = []
-    flat: list[int] = []
+    flat = array("I")  # 4 bytes a term hash (a list of ints would take ~40)
     lens: list[int] = []
 
     def flush() -> None:
-        h = np.asarray(flat, dtype=np.uint32)
+        h = np.frombuffer(flat, dtype=np.uint32).copy() if flat else np.zeros(0, np.uint32)
         note = np.repeat(np.arange(len(lens), dtype=np.uint64), lens)
         keys = [(note << np.uint64(32)) | h.astype(np.uint64)]
         for k in range(1, window):
@@ -121,7 +123,7 @@ def many_codes(texts: Iterable[str], window: int = WINDOW) -> tuple[U32, I64]:
         out.append((u & np.uint64(0xFFFFFFFF)).astype(np.uint32))
         counts.append(np.bincount((u >> np.uint64(32)).astype(np.int64),
                                   minlength=len(lens)).astype(np.int64))
-        flat.clear()
+        del flat[:]
         lens.clear()
 
     for text in texts:
@@ -134,7 +136,39 @@ def many_codes(texts: Iterable[str], window: int = WINDOW) -> tuple[U32, I64]:
         flush()
     if not out:
         return np.zeros(0, dtype=np.uint32), np.zeros(0, dtype=np.int64)
-    return np.concatenate(out), np.concatenate(counts)
+    return _joined(out), np.concatenate(counts)
+
+
+def _joined(parts: list[U32]) -> U32:
+    """np.concatenate(parts), emptying `parts` as it copies (one block beside the result, not
+    every block)."""
+    joined = np.empty(sum(int(p.shape[0]) for p in parts), dtype=np.uint32)
+    at = 0
+    for j in range(len(parts)):
+        part, parts[j] = parts[j], np.zeros(0, np.uint32)
+        joined[at : at + part.shape[0]] = part
+        at += int(part.shape[0])
+    parts.clear()
+    return joined
+
+
+BUCKET_BITS = 4  # `distinct` handles the codes 2^(32 - BUCKET_BITS) values at a time
+
+
+def distinct(flat: U32) -> tuple[U32, I64]:
+    """np.unique(flat, return_counts=True) with a sort of 1/2^BUCKET_BITS of the codes at a
+    time (the buckets of their top bits, in order) instead of a sorted copy of all of them."""
+    shift = np.uint32(32 - BUCKET_BITS)
+    codes: list[U32] = []
+    counts: list[I64] = []
+    for j in range(1 << BUCKET_BITS):
+        part = np.concatenate([np.zeros(0, np.uint32)] + [
+            block[(block >> shift) == j] for block in
+            (flat[lo : lo + ENTRY_BLOCK] for lo in range(0, flat.shape[0], ENTRY_BLOCK))])
+        u, c = np.unique(part, return_counts=True)
+        codes.append(u.astype(np.uint32))
+        counts.append(c.astype(np.int64))
+    return np.concatenate(codes), np.concatenate(counts)
 
 
 def text_codes(text: str, window: int = WINDOW) -> U32:
@@ -164,7 +198,6 @@ def _l2q(df: npt.NDArray[np.integer]) -> I64:
     return out
 
 
-ENTRY_BLOCK = 1 << 24  # unit entries handled at a time by a build
 
 
 @dataclass(frozen=True)
@@ -193,12 +226,11 @@ class ConjunctiveIndex:
     def from_texts(cls, texts: Iterable[str]) -> ConjunctiveIndex:
         flat, counts = many_codes(texts)
         n = int(counts.shape[0])
-        vocab = np.unique(flat)
-        cols = np.empty(flat.shape[0], dtype=np.int32)
-        for lo in range(0, flat.shape[0], ENTRY_BLOCK):  # int32 columns, no int64 copy
+        vocab, df = distinct(flat)  # a note holds a unit once: its count is n_u
+        cols = flat.view(np.int32)  # int32 columns written over the codes they replace
+        for lo in range(0, flat.shape[0], ENTRY_BLOCK):
             cols[lo : lo + ENTRY_BLOCK] = np.searchsorted(vocab, flat[lo : lo + ENTRY_BLOCK])
         del flat
-        df = np.bincount(cols, minlength=vocab.size).astype(np.int64)
         lq, l2q = _lq(df), _l2q(df)
         s1 = np.zeros(n, dtype=np.int64)
         s2 = np.zeros(n, dtype=np.int64)
