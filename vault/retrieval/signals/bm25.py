@@ -94,10 +94,14 @@ class Bm25Index:
         n, v = len(lengths), len(vocab)
         lens = np.frombuffer(lengths, dtype=np.int64) if n else np.zeros(0, np.int64)
         cols = np.frombuffer(ids, dtype=np.int32) if len(ids) else np.zeros(0, np.int32)
-        rows = np.repeat(np.arange(n, dtype=np.int32), lens)
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(lens, out=indptr[1:])
         from scipy import sparse
 
-        tf = sparse.csc_matrix((np.ones(cols.size, np.float32), (rows, cols)), shape=(n, v))
+        # rows given by the lengths (CSR, no per-token row array), counted in int32 (exact),
+        # transposed to CSC, then duplicates summed in place: the canonical term frequencies
+        tf = sparse.csr_matrix((np.ones(cols.size, np.int32), cols, indptr), shape=(n, v)).tocsc()
+        del ids, cols
         tf.sum_duplicates()
         postings = Postings.from_csc(tf.indptr, tf.indices, tf.data, n)
         df = np.diff(tf.indptr).astype(np.int64)
