@@ -40,7 +40,8 @@ from ..encoders import EmbeddingCache, Encoder, Progress, encode_cached
 from .ivf import F32, I32, I64, IvfParams, IvfStore, quantize, sample_rows
 
 Bools = npt.NDArray[np.bool_]
-ENCODE_BLOCK = 65536  # chunks embedded and quantised at a time by an approximate build
+ENCODE_BLOCK = 16384  # chunks embedded and quantised at a time by an approximate build
+# (its float32 rows, their cache lookup and quantisation: ~80 MB of temporaries at dim 384)
 
 
 @dataclass(frozen=True)

@@ -58,8 +58,10 @@ def quantize(rows: F32) -> tuple[I8, F32]:
     """Per-row symmetric int8 codes and scales (a zero row gets scale 1 and zero codes)."""
     peak = np.abs(rows).max(axis=1) if rows.shape[0] else np.zeros(0, np.float32)
     scale = np.where(peak > 0, peak / np.float32(127.0), np.float32(1.0)).astype(np.float32)
-    codes = np.clip(np.rint(rows / scale[:, None]), -127, 127).astype(np.int8)
-    return codes, scale
+    q = rows / scale[:, None]  # one float temporary, rounded and clipped in place
+    np.rint(q, out=q)
+    np.clip(q, -127, 127, out=q)
+    return q.astype(np.int8), scale
 
 
 def sample_rows(n: int, m: int) -> I64:
