@@ -7,17 +7,28 @@ share none are nearly orthogonal, and identical bags of words still differ a lit
 
     e(t) = normalise( u / |u| + NOISE * v(t) ),   u = sum_{w in words(t)} g(w)
 
-with words(t) the lower-cased whitespace tokens, g(w) ~ N(0, I/dim) drawn from a generator
-seeded by blake2b(w) (a random projection of the bag of words, so <e(a), e(b)> tracks the
-cosine of the word-count vectors; Johnson & Lindenstrauss 1984), and v(t) the sum of two rows
-of a fixed Gaussian table picked by blake2b(t). Deterministic: the vector of a text depends on
-the text alone, never on the batch. `count_tokens` counts whitespace words.
+with words(t) the lower-cased whitespace tokens and v(t) the sum of two rows of a fixed
+Gaussian table picked by blake2b(t). The word vectors are feature-hashed (Weinberger et al.
+2009, "Feature Hashing for Large Scale Multitask Learning"): a fixed table G of WORD_ROWS
+rows drawn from N(0, I/dim), and
+
+    g(w) = (1 / sqrt(K)) * sum_{k < K} s_k(w) G[h_k(w)]
+
+with the K rows h_k(w) and signs s_k(w) read from blake2b(w). When the K rows are distinct,
+g(w) is exactly N(0, I/dim); two words share a row with probability about K^2 / WORD_ROWS,
+and even then the random signs keep E<g(a), g(b)> = 0. So the g(w) behave as independent
+Gaussians and u is a random projection of the bag of words: <e(a), e(b)> tracks the cosine
+of the word-count vectors (Johnson & Lindenstrauss 1984). The memory is the two fixed tables
+(~100 MB, the size of MiniLM's weights), whatever the vocabulary. Deterministic: the vector
+of a text depends on the text alone, never on the batch. `count_tokens` counts whitespace
+words.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
@@ -28,6 +39,8 @@ F32 = npt.NDArray[np.float32]
 DIM = 384
 NOISE = 0.15  # weight of the per-text component against the unit bag-of-words part
 TABLE_ROWS = 4096  # rows of the per-text noise table
+WORD_ROWS = 1 << 16  # rows of the hashed word table (96 MiB of float32 at dim 384)
+K = 4  # table rows summed per word
 
 
 def _seed(data: str, person: bytes) -> int:
@@ -35,59 +48,63 @@ def _seed(data: str, person: bytes) -> int:
                                           person=person).digest(), "little")
 
 
+@lru_cache(maxsize=1 << 16)
+def _word_digest(word: str) -> bytes:
+    """4 * K bytes of blake2b(word): K little-endian uint32, row = x % WORD_ROWS and sign =
+    the top bit (memoised: a text's words repeat, a vault's common words most)."""
+    return hashlib.blake2b(word.encode("utf-8"), digest_size=4 * K,
+                           person=b"rmh-synth-hash").digest()
+
+
+def _unit_rows(rng: np.random.Generator, rows: int, dim: int) -> F32:
+    table = rng.standard_normal((rows, dim)).astype(np.float32)
+    out: F32 = table / np.linalg.norm(table, axis=1, keepdims=True)
+    return out
+
+
 class SyntheticEncoder:
     """Deterministic unit vectors from text (module docstring); the `Encoder` protocol."""
 
     def __init__(self, dim: int = DIM) -> None:
         self._dim = dim
-        self._vocab: dict[str, int] = {}
-        self._table = np.zeros((1024, dim), dtype=np.float32)
-        rng = np.random.default_rng(_seed("noise-table", b"rmh-synth-noise"))
-        noise = rng.standard_normal((TABLE_ROWS, dim)).astype(np.float32)
-        self._noise = noise / np.linalg.norm(noise, axis=1, keepdims=True)
+        rng = np.random.default_rng(_seed("word-table", b"rmh-synth-word"))
+        self._words = np.empty((WORD_ROWS, dim), dtype=np.float32)
+        for s in range(0, WORD_ROWS, 4096):  # float64 draws a block at a time
+            self._words[s : s + 4096] = rng.standard_normal((4096, dim))
+        self._words *= np.float32(1.0 / np.sqrt(dim * K))
+        self._noise = _unit_rows(np.random.default_rng(_seed("noise-table", b"rmh-synth-noise")),
+                                 TABLE_ROWS, dim)
 
     @property
     def fingerprint(self) -> str:
-        return f"synthetic:blake2b-bag-of-words:noise={NOISE}:dim={self._dim}"
+        return (f"synthetic:hashed-bag-of-words:rows={WORD_ROWS}:k={K}:noise={NOISE}"
+                f":dim={self._dim}")
 
     @property
     def dim(self) -> int:
         return self._dim
 
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the encoder's tables (fixed: independent of the texts seen)."""
+        return int(self._words.nbytes + self._noise.nbytes)
+
     def count_tokens(self, text: str) -> int:
         return len(text.split())
 
-    def _ids(self, words: list[str]) -> npt.NDArray[np.int64]:
-        new = sorted(set(words).difference(self._vocab))
-        if new:
-            need = len(self._vocab) + len(new)
-            if need > self._table.shape[0]:
-                grown = np.zeros((max(need, 2 * self._table.shape[0]), self._dim), np.float32)
-                grown[: len(self._vocab)] = self._table[: len(self._vocab)]
-                self._table = grown
-            scale = np.float32(1.0 / np.sqrt(self._dim))
-            for w in new:
-                row = np.random.default_rng(_seed(w, b"rmh-synth-word")).standard_normal(
-                    self._dim)
-                self._table[len(self._vocab)] = row.astype(np.float32) * scale
-                self._vocab[w] = len(self._vocab)
-        vocab = self._vocab
-        return np.fromiter((vocab[w] for w in words), dtype=np.int64, count=len(words))
-
     def encode(self, texts: Sequence[str]) -> F32:
         """(len(texts), dim) float32 unit rows; a text with no words gets a zero row."""
-        words: list[str] = []
+        digests: list[bytes] = []
         indptr = np.zeros(len(texts) + 1, dtype=np.int64)
         for i, t in enumerate(texts):
             toks = t.lower().split()
-            words.extend(toks)
-            indptr[i + 1] = indptr[i] + len(toks)
-        ids = self._ids(words)
-        counts = sparse.csr_matrix(
-            (np.ones(ids.shape[0], np.float32), ids, indptr),
-            shape=(len(texts), self._table.shape[0]),
-        )
-        bag = np.asarray(counts @ self._table, dtype=np.float32)
+            digests.extend(_word_digest(w) for w in toks)
+            indptr[i + 1] = indptr[i] + K * len(toks)
+        x = np.frombuffer(b"".join(digests), dtype="<u4")
+        rows = (x % np.uint32(WORD_ROWS)).astype(np.int32)
+        signs = np.where(x >> np.uint32(31), np.float32(-1.0), np.float32(1.0))
+        counts = sparse.csr_matrix((signs, rows, indptr), shape=(len(texts), WORD_ROWS))
+        bag = np.asarray(counts @ self._words, dtype=np.float32)
         norms = np.linalg.norm(bag, axis=1, keepdims=True)
         bag /= np.clip(norms, 1e-12, None)
         seeds = np.array([_seed(t, b"rmh-synth-text") for t in texts], dtype=np.uint64)

@@ -3,37 +3,67 @@
 A note is named when the token sequence of its title or one of its aliases (1 to
 `MAX_NAME_TOKENS` tokens, tokenized as every lexical signal is) occurs contiguously in the
 query's tokens. Used by the PageRank seeds (signals/graph.py) and the named stage (stages.py).
+
+Kept compact (a million notes have a million names): a name is the string of its tokens joined
+by spaces (a token never holds one, so the join is one-to-one) and its notes a plain int when
+there is one, a sorted tuple otherwise; about half the bytes of a tuple of tokens to a tuple.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from ..storage.corpus import Corpus
 from .text import tokenize
 
 MAX_NAME_TOKENS = 8
 
+Positions = int | tuple[int, ...]  # one note's position, or several, ascending
+
+
+def _as_tuple(p: Positions) -> tuple[int, ...]:
+    return (p,) if isinstance(p, int) else p
+
+
+def _packed(ids: set[int]) -> Positions:
+    ordered = tuple(sorted(ids))
+    return ordered[0] if len(ordered) == 1 else ordered
+
 
 @dataclass(frozen=True)
 class NameIndex:
-    """Token sequences of titles and aliases -> positions of the notes they name."""
+    """Titles and aliases (tokens joined by spaces) -> positions of the notes they name."""
 
-    names: Mapping[tuple[str, ...], tuple[int, ...]]
+    names: Mapping[str, Positions]
 
     @classmethod
     def build(cls, corpus: Corpus) -> NameIndex:
-        acc: dict[tuple[str, ...], set[int]] = {}
+        acc: dict[str, Positions | list[int]] = {}
         for i in range(len(corpus)):
-            for toks in _names(corpus, i):
-                acc.setdefault(toks, set()).add(i)
-        return cls({k: tuple(sorted(v)) for k, v in acc.items()})
+            for name in sorted(_names(corpus, i)):
+                had = acc.get(name)
+                if had is None:
+                    acc[name] = i
+                elif isinstance(had, int):
+                    acc[name] = [had, i]  # i ascends
+                elif isinstance(had, list):
+                    had.append(i)
+        for name, ids in acc.items():  # lists to tuples in place (no second dict)
+            if isinstance(ids, list):
+                acc[name] = tuple(ids)
+        return cls(cast(dict[str, Positions], acc))
+
+    def positions(self, name: str) -> tuple[int, ...]:
+        """The notes named `name` (tokens joined by spaces), ascending."""
+        found = self.names.get(name)
+        return () if found is None else _as_tuple(found)
 
     def updated(self, old: Corpus, new: Corpus, positions: Sequence[int]) -> NameIndex:
         """The index for `new`, where only `positions` differ from `old` (or are new)."""
-        gone: dict[tuple[str, ...], set[int]] = {}
-        came: dict[tuple[str, ...], set[int]] = {}
+        gone: dict[str, set[int]] = {}
+        came: dict[str, set[int]] = {}
         for p in positions:
             before = _names(old, p) if p < len(old) else set()
             after = _names(new, p)
@@ -45,9 +75,9 @@ class NameIndex:
             return self
         names = dict(self.names)
         for toks in sorted(set(gone) | set(came)):
-            ids = (set(names.get(toks, ())) - gone.get(toks, set())) | came.get(toks, set())
+            ids = (set(self.positions(toks)) - gone.get(toks, set())) | came.get(toks, set())
             if ids:
-                names[toks] = tuple(sorted(ids))
+                names[toks] = _packed(ids)
             else:
                 names.pop(toks, None)
         return NameIndex(names)
@@ -61,15 +91,17 @@ class NameIndex:
         found: set[int] = set()
         for i in range(len(toks)):
             for j in range(i + 1, min(len(toks), i + MAX_NAME_TOKENS) + 1):
-                found.update(self.names.get(tuple(toks[i:j]), ()))
+                hit = self.names.get(" ".join(toks[i:j]))
+                if hit is not None:
+                    found.update(_as_tuple(hit))
         return sorted(found)
 
 
-def _names(corpus: Corpus, i: int) -> set[tuple[str, ...]]:
-    """The token runs that name the note at position `i`."""
+def _names(corpus: Corpus, i: int) -> set[str]:
+    """The token runs that name the note at position `i`, each joined by spaces."""
     out = set()
     for name in (corpus.titles[i], *corpus.aliases[i]):
-        toks = tuple(tokenize(name))
+        toks = tokenize(name)
         if 0 < len(toks) <= MAX_NAME_TOKENS:
-            out.add(toks)
+            out.add(" ".join(toks))
     return out

@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+import pytest
 
 from bench.synthetic_encoder import SyntheticEncoder
+from vault.retrieval.signals import dense
 from vault.retrieval.signals.dense import DenseIndex, DenseParams
 from vault.retrieval.signals.ivf import IvfParams, assign, kmeans, quantize, sample_rows
 from vault.storage.corpus import Corpus, CorpusDelta
@@ -129,3 +131,13 @@ def test_updates_on_the_approximate_layout() -> None:
     compacted = up._compacted()
     assert compacted.ivf is not None and compacted.ivf.rows == 301 and not compacted.stale.any()
     assert int(np.argmax(compacted.score_vector(enc.encode(["zebra quartz"])[0]))) in (7, 300)
+
+
+def test_the_encode_block_changes_no_byte(monkeypatch: pytest.MonkeyPatch) -> None:
+    corpus, enc = clustered(300), SyntheticEncoder()
+    whole = DenseIndex.build(corpus, enc, None, params=approx())
+    monkeypatch.setattr(dense, "ENCODE_BLOCK", 7)  # many blocks, packed texts included
+    small = DenseIndex.build(corpus, enc, None, params=approx())
+    assert whole.ivf is not None and small.ivf is not None
+    for name in ("centroids", "mean", "offsets", "codes", "scale", "note"):
+        assert getattr(whole.ivf, name).tobytes() == getattr(small.ivf, name).tobytes(), name

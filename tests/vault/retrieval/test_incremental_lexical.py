@@ -90,17 +90,17 @@ def test_postings_replace_keeps_the_base_and_drops_stale_rows() -> None:
 
 
 def test_block_hashing_equals_one_text_at_a_time() -> None:
-    from vault.retrieval.signals import conjunctive
+    from vault.retrieval.signals import unit_codes
 
     rng = random.Random(3)
     texts = [text(rng) for _ in range(50)] + ["", "auth auth auth", "the of"]
-    old = conjunctive.BLOCK
-    conjunctive.BLOCK = 7  # several blocks, one partial
+    old = unit_codes.BLOCK
+    unit_codes.BLOCK = 7  # several blocks, one partial
     try:
-        flat, counts = conjunctive.many_codes(texts)
+        flat, counts = unit_codes.many_codes(texts)
     finally:
-        conjunctive.BLOCK = old
-    one = [conjunctive.text_codes(t) for t in texts]
+        unit_codes.BLOCK = old
+    one = [unit_codes.text_codes(t) for t in texts]
     assert counts.tolist() == [len(c) for c in one]
     assert np.array_equal(flat, np.concatenate(one))
 

@@ -6,7 +6,8 @@ import math
 
 import numpy as np
 
-from vault.retrieval.signals.conjunctive import ConjunctiveIndex, unit_hash, units
+from vault.retrieval.signals.conjunctive import ConjunctiveIndex
+from vault.retrieval.signals.unit_codes import unit_hash, units
 from vault.retrieval.text import content_terms, tokenize
 
 from ..retrieval_fixtures import DAYS, SERVICES, incident_reports

@@ -9,7 +9,15 @@ from hypothesis import strategies as st
 
 from vault.learning.edges import WeightedEdges
 from vault.retrieval.names import NameIndex
-from vault.retrieval.signals.graph import ALPHA, Walk, adjacency, pagerank, push, seed_vector
+from vault.retrieval.signals.graph import (
+    ALPHA,
+    Walk,
+    _linked_pairs,
+    adjacency,
+    pagerank,
+    push,
+    seed_vector,
+)
 from vault.retrieval.stages import context_stage, neighbor_max
 
 from ..retrieval_fixtures import make_corpus
@@ -195,3 +203,13 @@ def test_push_gives_the_bytes_of_the_first_push() -> None:
         s[rng.integers(0, n, 4 + trial)] = rng.random(4 + trial)
         s /= s.sum()
         assert np.array_equal(push(walk, s)[0], _push_by_slicing(walk, s))
+
+
+def test_linked_pairs_are_the_sorted_distinct_unordered_pairs() -> None:
+    rng = np.random.default_rng(8)
+    for n in (1, 7, 300):
+        edges = tuple(sorted({(int(a), int(b)) for a, b in rng.integers(0, n, (4 * n, 2))}))
+        la, lb = _linked_pairs(edges)
+        want = sorted({(min(a, b), max(a, b)) for a, b in edges if a != b})
+        assert list(zip(la.tolist(), lb.tolist(), strict=True)) == want
+    assert _linked_pairs(())[0].shape == (0,)

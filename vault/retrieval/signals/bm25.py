@@ -34,6 +34,7 @@ import numpy.typing as npt
 from ...storage.corpus import Corpus
 from ..text import tokenize
 from .postings import Postings
+from .vocabulary import Vocabulary
 
 K1 = 1.2
 B = 0.75
@@ -68,7 +69,7 @@ def corpus_documents(corpus: Corpus) -> Iterator[list[str]]:
 class Bm25Index:
     """Term frequencies, document frequencies and lengths of every document (module docstring)."""
 
-    vocabulary: Mapping[str, int]
+    vocabulary: Vocabulary
     postings: Postings  # values = f(t, d)
     df: I64  # documents containing each term id, now
     lengths: F64  # |d| (weighted tokens) by position
@@ -94,14 +95,19 @@ class Bm25Index:
         n, v = len(lengths), len(vocab)
         lens = np.frombuffer(lengths, dtype=np.int64) if n else np.zeros(0, np.int64)
         cols = np.frombuffer(ids, dtype=np.int32) if len(ids) else np.zeros(0, np.int32)
-        rows = np.repeat(np.arange(n, dtype=np.int32), lens)
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(lens, out=indptr[1:])
         from scipy import sparse
 
-        tf = sparse.csc_matrix((np.ones(cols.size, np.float32), (rows, cols)), shape=(n, v))
+        # rows given by the lengths (CSR, no per-token row array), counted in int32 (exact),
+        # transposed to CSC, then duplicates summed in place: the canonical term frequencies
+        tf = sparse.csr_matrix((np.ones(cols.size, np.int32), cols, indptr), shape=(n, v)).tocsc()
+        del ids, cols
         tf.sum_duplicates()
         postings = Postings.from_csc(tf.indptr, tf.indices, tf.data, n)
         df = np.diff(tf.indptr).astype(np.int64)
-        return cls(vocab, postings, df, lens.astype(np.float64), int(lens.sum()), n, k1, b)
+        return cls(Vocabulary.of(vocab), postings, df, lens.astype(np.float64), int(lens.sum()),
+                   n, k1, b)
 
     @property
     def delta_docs(self) -> int:
@@ -111,13 +117,9 @@ class Bm25Index:
     def updated(self, changes: Mapping[int, tuple[Doc | None, Doc]], n_docs: int) -> Bm25Index:
         """The index with each position's document replaced: `changes[p] = (old, new)`, `old`
         being what this index holds for p (None: p is new, p >= self.n_docs)."""
-        vocab: Mapping[str, int] = self.vocabulary
-        fresh = sorted({t for _, new in changes.values() for t in new if t not in vocab})
-        if fresh:
-            grown = dict(vocab)
-            for t in fresh:
-                grown[t] = len(grown)
-            vocab = grown
+        fresh = sorted({t for _, new in changes.values() for t in new
+                        if t not in self.vocabulary})
+        vocab = self.vocabulary.with_terms(fresh)
         df = np.zeros(len(vocab), dtype=np.int64)
         df[: self.df.shape[0]] = self.df
         lengths = np.zeros(n_docs, dtype=np.float64)

@@ -1,11 +1,7 @@
 """Conjunctive signal: engram's binding code (terms and near pairs of terms), IDF-cosine.
 
-Units of a text are its content terms t_i (tokens minus stop words, in order) and every
-unordered pair {t_i, t_j} with 0 < j - i < 4 (the unordered-window feature of Metzler & Croft's
-sequential dependence model, 2005). Each term is hashed with blake2b to a 32-bit address
-(stable across processes, unlike Python's `hash`) and each pair to a 32-bit mix of its two
-term addresses (`pair_hash`, vectorised: hashing every pair with blake2b cost 3 us a pair,
-10 minutes for a million notes), so "auth on Monday" and "auth on Tuesday" are different
+Units of a text are its content terms and the unordered pairs of near terms, hashed to 32-bit
+codes (signals/unit_codes.py), so "auth on Monday" and "auth on Tuesday" are different
 addresses however similar their embeddings are.
 
 Weighting (engram's frozen choice, "IDF-cosine"): with N notes and n_u the number of notes
@@ -28,118 +24,21 @@ build, bit for bit.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import cached_property, lru_cache
+from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt
 
 from ...storage.corpus import Corpus
-from ..text import content_terms, tokenize
+from ..text import tokenize
 from .postings import Postings
-
-WINDOW = 4  # pairs of content terms fewer than WINDOW positions apart
+from .unit_codes import ENTRY_BLOCK, distinct, many_codes, text_codes, token_codes
 
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
 U32 = npt.NDArray[np.uint32]
-
-
-def unit_hash(unit: str) -> int:
-    """Stable 32-bit address of a unit (blake2b, 4-byte digest, big endian)."""
-    return int.from_bytes(hashlib.blake2b(unit.encode("utf-8"), digest_size=4).digest(), "big")
-
-
-def units(terms: Sequence[str], window: int = WINDOW) -> set[str]:
-    """Terms and unordered pairs of terms fewer than `window` apart ("a\\x00b", a <= b): the
-    units as strings (a reference for the tests; the index hashes them in `token_codes`)."""
-    out = set(terms)
-    for i, a in enumerate(terms):
-        for b in terms[i + 1 : i + window]:
-            if a != b:
-                lo, hi = (a, b) if a < b else (b, a)
-                out.add(f"{lo}\x00{hi}")
-    return out
-
-
-@lru_cache(maxsize=1 << 20)
-def term_hash(term: str) -> int:
-    """`unit_hash` of a term, memoised (a vault's vocabulary is small next to its text)."""
-    return unit_hash(term)
-
-
-def pair_hash(a: npt.NDArray[np.uint32], b: npt.NDArray[np.uint32]) -> U32:
-    """32-bit addresses of the unordered pairs {a_i, b_i} of term addresses: splitmix64's
-    finaliser (Steele, Lea & Flood 2014) over (min << 32 | max), high half. Vectorised, and
-    symmetric, so a pair has one address whichever term comes first."""
-    lo = np.minimum(a, b).astype(np.uint64)
-    hi = np.maximum(a, b).astype(np.uint64)
-    x = (lo << np.uint64(32)) | hi
-    x ^= x >> np.uint64(30)
-    x *= np.uint64(0xBF58476D1CE4E5B9)
-    x ^= x >> np.uint64(27)
-    x *= np.uint64(0x94D049BB133111EB)
-    x ^= x >> np.uint64(31)
-    return (x >> np.uint64(32)).astype(np.uint32)
-
-
-def token_codes(tokens: Sequence[str], window: int = WINDOW) -> U32:
-    """Sorted unique hashed units of a tokenized text: the terms' blake2b addresses and the
-    `pair_hash` of every pair of distinct terms fewer than `window` apart."""
-    terms = content_terms(tokens)
-    h = np.fromiter((term_hash(t) for t in terms), dtype=np.uint32, count=len(terms))
-    parts = [h]
-    for k in range(1, window):
-        a, b = h[:-k], h[k:]
-        keep = a != b
-        parts.append(pair_hash(a[keep], b[keep]))
-    return np.unique(np.concatenate(parts))
-
-
-BLOCK = 65_536  # notes hashed per vectorised block in `many_codes`
-
-
-def many_codes(texts: Iterable[str], window: int = WINDOW) -> tuple[U32, I64]:
-    """`text_codes` of every text at once: (the codes concatenated, how many per text).
-    Vectorised over blocks of texts (a Python loop remains only to tokenize)."""
-    out: list[U32] = []
-    counts: list[I64] = []
-    flat: list[int] = []
-    lens: list[int] = []
-
-    def flush() -> None:
-        h = np.asarray(flat, dtype=np.uint32)
-        note = np.repeat(np.arange(len(lens), dtype=np.uint64), lens)
-        keys = [(note << np.uint64(32)) | h.astype(np.uint64)]
-        for k in range(1, window):
-            keep = (note[:-k] == note[k:]) & (h[:-k] != h[k:])
-            keys.append((note[:-k][keep] << np.uint64(32))
-                        | pair_hash(h[:-k][keep], h[k:][keep]).astype(np.uint64))
-        u = np.unique(np.concatenate(keys))  # by note, then by code
-        out.append((u & np.uint64(0xFFFFFFFF)).astype(np.uint32))
-        counts.append(np.bincount((u >> np.uint64(32)).astype(np.int64),
-                                  minlength=len(lens)).astype(np.int64))
-        flat.clear()
-        lens.clear()
-
-    for text in texts:
-        terms = content_terms(tokenize(text))
-        flat.extend(term_hash(t) for t in terms)
-        lens.append(len(terms))
-        if len(lens) == BLOCK:
-            flush()
-    if lens:
-        flush()
-    if not out:
-        return np.zeros(0, dtype=np.uint32), np.zeros(0, dtype=np.int64)
-    return np.concatenate(out), np.concatenate(counts)
-
-
-def text_codes(text: str, window: int = WINDOW) -> U32:
-    """Sorted unique hashed units of a text."""
-    return token_codes(tokenize(text), window)
 
 
 def note_text(corpus: Corpus, i: int) -> str:
@@ -164,7 +63,6 @@ def _l2q(df: npt.NDArray[np.integer]) -> I64:
     return out
 
 
-ENTRY_BLOCK = 1 << 24  # unit entries handled at a time by a build
 
 
 @dataclass(frozen=True)
@@ -193,12 +91,11 @@ class ConjunctiveIndex:
     def from_texts(cls, texts: Iterable[str]) -> ConjunctiveIndex:
         flat, counts = many_codes(texts)
         n = int(counts.shape[0])
-        vocab = np.unique(flat)
-        cols = np.empty(flat.shape[0], dtype=np.int32)
-        for lo in range(0, flat.shape[0], ENTRY_BLOCK):  # int32 columns, no int64 copy
+        vocab, df = distinct(flat)  # a note holds a unit once: its count is n_u
+        cols = flat.view(np.int32)  # int32 columns written over the codes they replace
+        for lo in range(0, flat.shape[0], ENTRY_BLOCK):
             cols[lo : lo + ENTRY_BLOCK] = np.searchsorted(vocab, flat[lo : lo + ENTRY_BLOCK])
         del flat
-        df = np.bincount(cols, minlength=vocab.size).astype(np.int64)
         lq, l2q = _lq(df), _l2q(df)
         s1 = np.zeros(n, dtype=np.int64)
         s2 = np.zeros(n, dtype=np.int64)

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -37,10 +38,13 @@ import numpy.typing as npt
 from ...storage.corpus import Corpus
 from ..chunking import chunk_note
 from ..encoders import EmbeddingCache, Encoder, Progress, encode_cached
+from ..packed_texts import PackedTexts
 from .ivf import F32, I32, I64, IvfParams, IvfStore, quantize, sample_rows
 
 Bools = npt.NDArray[np.bool_]
-ENCODE_BLOCK = 65536  # chunks embedded and quantised at a time by an approximate build
+Texts = TypeVar("Texts", list[str], PackedTexts)
+ENCODE_BLOCK = 16384  # chunks embedded and quantised at a time by an approximate build
+# (its float32 rows, their cache lookup and quantisation: ~80 MB of temporaries at dim 384)
 
 
 @dataclass(frozen=True)
@@ -134,7 +138,7 @@ class DenseIndex:
         p = params or DenseParams()
         every = np.arange(len(corpus), dtype=np.int64)
         texts, counts, cut = _note_chunks(corpus, every, encoder.count_tokens, max_tokens,
-                                          max_units)
+                                          max_units, PackedTexts(ENCODE_BLOCK))
         starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
         dim, ivf = encoder.dim, None
         if 0 < p.approx_above < len(texts):
@@ -170,7 +174,7 @@ class DenseIndex:
         if fresh.size == 0:
             return replace(self, generation=corpus.generation)
         texts, counts, cut_fresh = _note_chunks(corpus, fresh, encoder.count_tokens,
-                                                max_tokens, max_units)
+                                                max_tokens, max_units, [])
         vecs = encode_cached(encoder, texts, cache, progress)
         old = self.delta.row_notes()
         keep = ~np.isin(old, fresh)
@@ -284,11 +288,10 @@ def _ivf_of(matrix: F32, note: I32, params: IvfParams) -> IvfStore:
 
 def _note_chunks(
     corpus: Corpus, positions: I64, count_tokens: Callable[[str], int], max_tokens: int,
-    max_units: int,
-) -> tuple[list[str], I64, Bools]:
-    """Chunk texts of the notes at `positions` (in that order), chunks per note, and which
-    notes were cut at `max_units`."""
-    texts: list[str] = []
+    max_units: int, texts: Texts,
+) -> tuple[Texts, I64, Bools]:
+    """Chunk texts of the notes at `positions` (in that order, appended to `texts`: a list,
+    or a build's `PackedTexts`), chunks per note, and which notes were cut at `max_units`."""
     counts = np.zeros(positions.shape[0], dtype=np.int64)
     cut = np.zeros(positions.shape[0], dtype=np.bool_)
     for j, i in enumerate(positions.tolist()):
@@ -315,7 +318,7 @@ def corpus_chunks(
     note, notes cut at `max_units`). What `DenseIndex.build` embeds and `rmh index` (local or
     on Ray) must find in the cache."""
     every = np.arange(len(corpus), dtype=np.int64)
-    texts, counts, cut = _note_chunks(corpus, every, count_tokens, max_tokens, max_units)
+    texts, counts, cut = _note_chunks(corpus, every, count_tokens, max_tokens, max_units, [])
     starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)[: len(corpus)]
     return texts, starts, int(cut.sum())
 

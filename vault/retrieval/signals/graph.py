@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import chain
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -53,6 +54,19 @@ PUSH_EPS = 1e-5
 F64 = npt.NDArray[np.float64]
 
 
+def _linked_pairs(edges: Sequence[tuple[int, int]]) -> tuple[npt.NDArray[np.int64],
+                                                              npt.NDArray[np.int64]]:
+    """The distinct unordered pairs {a, b}, a != b, of `edges` as (min, max) columns sorted
+    by (min, max): sorted({(min(a, b), max(a, b))}) in arrays (a set of 2-tuples costs
+    ~150 bytes a link, 400 MB at 10^6 notes; this 16 bytes plus a sort)."""
+    flat = np.fromiter(chain.from_iterable(edges), dtype=np.int64, count=2 * len(edges))
+    a, b = flat[0::2], flat[1::2]
+    keep = a != b
+    lo, hi = np.minimum(a[keep], b[keep]), np.maximum(a[keep], b[keep])
+    key = np.unique((lo << np.int64(32)) | hi)  # positions are below 2^31
+    return key >> np.int64(32), key & np.int64(0xFFFFFFFF)
+
+
 def adjacency(
     n: int,
     edges: Sequence[tuple[int, int]],
@@ -60,10 +74,8 @@ def adjacency(
     beta: float = BETA,
 ) -> sparse.csr_matrix:
     """Symmetric adjacency: 1 per linked pair (either direction), + beta * w per extra edge."""
-    links = sorted({(min(a, b), max(a, b)) for a, b in edges if a != b})
-    la = np.array([a for a, _ in links], dtype=np.int64)
-    lb = np.array([b for _, b in links], dtype=np.int64)
-    lw = np.ones(len(links), dtype=np.float64)
+    la, lb = _linked_pairs(edges)
+    lw = np.ones(la.shape[0], dtype=np.float64)
     if extra is not None and len(extra):
         positive = extra.w > 0
         la = np.concatenate([la, extra.a[positive]])

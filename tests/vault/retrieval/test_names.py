@@ -1,0 +1,63 @@
+"""NameIndex: names found as token runs, compact entries, and updates equal to a fresh build."""
+
+from __future__ import annotations
+
+import random
+
+from vault.retrieval.names import MAX_NAME_TOKENS, NameIndex
+from vault.retrieval.text import tokenize
+
+from ..retrieval_fixtures import make_corpus
+
+WORDS = ("Ada", "Lovelace", "auth", "Service", "Monday", "plan", "the", "x_y")
+
+
+def reference(titles: list[str], aliases: list[list[str]], query: str) -> list[int]:
+    """The plain definition: a title or alias whose tokens occur contiguously in the query's."""
+    q = tokenize(query)
+    found = set()
+    for i, names in enumerate(zip(titles, aliases, strict=True)):
+        for name in (names[0], *names[1]):
+            toks = tokenize(name)
+            if 0 < len(toks) <= MAX_NAME_TOKENS and any(
+                    q[s : s + len(toks)] == toks for s in range(len(q))):
+                found.add(i)
+    return sorted(found)
+
+
+def random_names(rng: random.Random, n: int) -> tuple[list[str], list[list[str]]]:
+    def name() -> str:
+        return " ".join(rng.choice(WORDS) for _ in range(rng.randrange(1, 4)))
+
+    return ([name() for _ in range(n)],
+            [[name() for _ in range(rng.randrange(0, 3))] for _ in range(n)])
+
+
+def test_named_in_matches_the_definition_and_shared_names_keep_every_note() -> None:
+    rng = random.Random(1)
+    titles, aliases = random_names(rng, 80)
+    titles[:3] = ["Ada Lovelace"] * 3  # one name, three notes
+    index = NameIndex.build(make_corpus([(t, "") for t in titles], aliases=aliases))
+    assert index.positions("ada lovelace")[:3] == (0, 1, 2)
+    assert all(isinstance(v, int) or len(v) > 1 for v in index.names.values())
+    for _ in range(60):
+        query = " ".join(rng.choice(WORDS) for _ in range(rng.randrange(0, 9)))
+        assert index.named_in(query) == reference(titles, aliases, query)
+
+
+def test_updated_equals_a_fresh_build() -> None:
+    rng = random.Random(2)
+    titles, aliases = random_names(rng, 60)
+    old = make_corpus([(t, "") for t in titles], aliases=aliases)
+    index = NameIndex.build(old)
+    for step in range(5):
+        changed = [*sorted(rng.sample(range(len(titles)), 8)), len(titles)]
+        new_titles, new_aliases = random_names(rng, len(titles) + 1)
+        titles = [new_titles[i] if i in changed else t for i, t in enumerate(titles)]
+        titles.append(new_titles[-1])
+        aliases = [new_aliases[i] if i in changed else a for i, a in enumerate(aliases)]
+        aliases.append(new_aliases[-1])
+        new = make_corpus([(t, "") for t in titles], aliases=aliases, generation=step + 2)
+        index = index.updated(old, new, changed)
+        assert dict(index.names) == dict(NameIndex.build(new).names)
+        old = new
