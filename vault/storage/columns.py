@@ -1,0 +1,247 @@
+"""Compact read-only columns: strings in one buffer, edges and adjacency in integer arrays.
+
+At 10^6 notes a tuple of strings costs 8 bytes a slot plus 49 bytes of object header per
+string, and a tuple of (source, target) pairs about 70 bytes a link. These columns read as
+the tuples they stand for (same length, items, slices, iteration, equality) and hold the
+data packed: `Strings` keeps the UTF-8 of every item in one `bytes` with int64 offsets
+(an item is decoded when read), `Edges` keeps two int32 arrays (`src`, `dst`) that array
+consumers take as they are (retrieval/signals/graph.py `adjacency`), and `Graph` is the
+undirected adjacency by note id in CSR form (same neighbours, same order as
+`linkgraph.undirected`).
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, overload
+
+import numpy as np
+import numpy.typing as npt
+
+
+def _same(a: Sequence[Any], other: object) -> bool | Any:
+    if not isinstance(other, Sequence) or isinstance(other, (str, bytes)):
+        return NotImplemented
+    return len(a) == len(other) and all(x == y for x, y in zip(a, other, strict=True))
+
+
+class Strings(Sequence[str]):
+    """A tuple of str packed as UTF-8 (surrogates passed through) with int64 offsets."""
+
+    __slots__ = ("_buf", "_off")
+
+    def __init__(self, items: Iterable[str] = ()) -> None:
+        buf = bytearray()
+        off = array("q", [0])
+        for s in items:
+            buf += s.encode("utf-8", "surrogatepass")
+            off.append(len(buf))
+        self._buf = bytes(buf)
+        self._off: npt.NDArray[np.int64] = np.frombuffer(off, dtype=np.int64)
+
+    def __len__(self) -> int:
+        return len(self._off) - 1
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> tuple[str, ...]: ...
+
+    def __getitem__(self, i: int | slice) -> str | tuple[str, ...]:
+        if isinstance(i, slice):
+            return tuple(self[k] for k in range(*i.indices(len(self))))
+        n = len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError(i)
+        lo, hi = self._off[i : i + 2].tolist()
+        return self._buf[lo:hi].decode("utf-8", "surrogatepass")
+
+    def __iter__(self) -> Iterator[str]:
+        buf, off = self._buf, self._off.tolist()
+        return (buf[off[k] : off[k + 1]].decode("utf-8", "surrogatepass")
+                for k in range(len(off) - 1))
+
+    def __eq__(self, other: object) -> bool:
+        return _same(self, other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Strings({tuple(self)!r})"
+
+
+class Edges(Sequence[tuple[int, int]]):
+    """Sorted (source position, target position) pairs as two int32 arrays (read only)."""
+
+    __slots__ = ("dst", "src")
+
+    def __init__(self, src: npt.ArrayLike, dst: npt.ArrayLike) -> None:
+        self.src: npt.NDArray[np.int32] = np.ascontiguousarray(src, dtype=np.int32)
+        self.dst: npt.NDArray[np.int32] = np.ascontiguousarray(dst, dtype=np.int32)
+        if self.src.shape != self.dst.shape:
+            raise ValueError("src and dst differ in length")
+
+    @classmethod
+    def of(cls, pairs: Iterable[tuple[int, int]]) -> Edges:
+        src, dst = array("i"), array("i")
+        for a, b in pairs:
+            src.append(a)
+            dst.append(b)
+        return cls(np.frombuffer(src, dtype=np.int32), np.frombuffer(dst, dtype=np.int32))
+
+    def __len__(self) -> int:
+        return len(self.src)
+
+    @overload
+    def __getitem__(self, i: int) -> tuple[int, int]: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> tuple[tuple[int, int], ...]: ...
+
+    def __getitem__(self, i: int | slice) -> tuple[int, int] | tuple[tuple[int, int], ...]:
+        if isinstance(i, slice):
+            return tuple(zip(self.src[i].tolist(), self.dst[i].tolist(), strict=True))
+        return int(self.src[i]), int(self.dst[i])
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        return zip(self.src.tolist(), self.dst.tolist(), strict=True)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Edges):
+            return bool(np.array_equal(self.src, other.src)
+                        and np.array_equal(self.dst, other.dst))
+        return _same(self, other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def span(self, p: int) -> tuple[int, int]:
+        """The index range of source position `p`'s pairs."""
+        lo, hi = np.searchsorted(self.src, [p, p + 1], side="left").tolist()
+        return int(lo), int(hi)
+
+    def out(self, p: int) -> list[int]:
+        """Target positions of source `p`, ascending."""
+        lo, hi = self.span(p)
+        return self.dst[lo:hi].tolist()  # type: ignore[no-any-return]
+
+    def __repr__(self) -> str:
+        return f"Edges({tuple(self)!r})"
+
+
+def as_edges(edges: Sequence[tuple[int, int]]) -> Edges:
+    """`edges` as an `Edges` (itself when it is one)."""
+    return edges if isinstance(edges, Edges) else Edges.of(edges)
+
+
+class Graph(Mapping[int, list[int]]):
+    """Note id -> its neighbours' ids (ascending, no self loops), for every id with one; keys
+    ascend. Built from position edges and the ids column: equal to
+    `linkgraph.undirected([(ids[a], ids[b]) for a, b in edges])`."""
+
+    __slots__ = ("_ids", "_keys", "_nbr", "_ptr")
+
+    def __init__(self, ids: Sequence[int], edges: Sequence[tuple[int, int]]) -> None:
+        e = as_edges(edges)
+        idv = np.asarray(ids, dtype=np.int64)
+        keep = e.src != e.dst
+        a, b = e.src[keep], e.dst[keep]
+        x = np.concatenate([a, b]).astype(np.int64)
+        y = np.concatenate([b, a]).astype(np.int64)
+        n = max(len(idv), 1)
+        key = np.unique(x * n + y)  # positions ascend with ids: sorted by (id, neighbour id)
+        x, y = key // n, key % n
+        nodes, starts = np.unique(x, return_index=True)
+        self._ids = idv
+        self._keys: npt.NDArray[np.int64] = idv[nodes]
+        self._ptr = np.append(starts, len(x)).astype(np.int64)
+        self._nbr = y.astype(np.int32)
+
+    def _at(self, note_id: object) -> int:
+        """The key index of `note_id`, or -1."""
+        if not isinstance(note_id, int) or not -(2**63) <= note_id < 2**63:
+            return -1
+        keys = self._keys
+        k = int(np.searchsorted(keys, note_id))
+        return k if k < len(keys) and int(keys[k]) == note_id else -1
+
+    def __getitem__(self, note_id: int) -> list[int]:
+        k = self._at(note_id)
+        if k < 0:
+            raise KeyError(note_id)
+        lo, hi = self._ptr[k : k + 2].tolist()
+        return self._ids[self._nbr[lo:hi]].tolist()  # type: ignore[no-any-return]
+
+    def __contains__(self, note_id: object) -> bool:
+        return self._at(note_id) >= 0
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._keys.tolist())
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __repr__(self) -> str:
+        return f"Graph({dict(self)!r})"
+
+
+class Digests(Sequence[str]):
+    """A tuple of lowercase 64-digit hex strings (sha256 digests) packed as 32 bytes each."""
+
+    __slots__ = ("_raw",)
+
+    def __init__(self, raw: bytes) -> None:
+        self._raw = raw
+
+    def __len__(self) -> int:
+        return len(self._raw) // 32
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> tuple[str, ...]: ...
+
+    def __getitem__(self, i: int | slice) -> str | tuple[str, ...]:
+        if isinstance(i, slice):
+            return tuple(self[k] for k in range(*i.indices(len(self))))
+        n = len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError(i)
+        return self._raw[32 * i : 32 * i + 32].hex()
+
+    def __iter__(self) -> Iterator[str]:
+        raw = self._raw
+        return (raw[k : k + 32].hex() for k in range(0, len(raw), 32))
+
+    def __eq__(self, other: object) -> bool:
+        return _same(self, other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Digests({tuple(self)!r})"
+
+
+def hex_column(items: Iterable[str]) -> Sequence[str]:
+    """`items` as `Digests` when every one is a lowercase 64-digit hex string (it reads back
+    the same), else as `Strings`."""
+    raw = bytearray()
+    kept: list[str] = []
+    for s in items:
+        if not kept:
+            try:
+                b = bytes.fromhex(s) if len(s) == 64 else b""
+            except ValueError:
+                b = b""
+            if len(b) == 32 and b.hex() == s:
+                raw += b
+                continue
+            kept.extend(Digests(bytes(raw)))
+        kept.append(s)
+    return Strings(kept) if kept else Digests(bytes(raw))
