@@ -74,6 +74,9 @@ class Strings(Sequence[str]):
         return f"Strings({tuple(self)!r})"
 
 
+_BLOCK = 1 << 16  # pairs turned into Python ints at a time when iterating
+
+
 class Edges(Sequence[tuple[int, int]]):
     """Sorted (source position, target position) pairs as two int32 arrays (read only)."""
 
@@ -108,7 +111,14 @@ class Edges(Sequence[tuple[int, int]]):
         return int(self.src[i]), int(self.dst[i])
 
     def __iter__(self) -> Iterator[tuple[int, int]]:
-        return zip(self.src.tolist(), self.dst.tolist(), strict=True)
+        src, dst = self.src, self.dst
+        for lo in range(0, len(src), _BLOCK):  # blocks: no 10^6-int lists at once
+            yield from zip(src[lo : lo + _BLOCK].tolist(), dst[lo : lo + _BLOCK].tolist(),
+                           strict=True)
+
+    def sources_of(self, target: int) -> list[int]:
+        """Source positions of the pairs to `target`, ascending."""
+        return self.src[self.dst == target].tolist()  # type: ignore[no-any-return]
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Edges):

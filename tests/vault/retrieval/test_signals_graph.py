@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import random
+
 import networkx as nx
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -11,6 +14,7 @@ from vault.learning.edges import WeightedEdges
 from vault.retrieval.names import NameIndex
 from vault.retrieval.signals.graph import ALPHA, Walk, adjacency, pagerank, push, seed_vector
 from vault.retrieval.stages import context_stage, neighbor_max
+from vault.storage.columns import Edges
 
 from ..retrieval_fixtures import make_corpus
 
@@ -195,3 +199,13 @@ def test_push_gives_the_bytes_of_the_first_push() -> None:
         s[rng.integers(0, n, 4 + trial)] = rng.random(4 + trial)
         s /= s.sum()
         assert np.array_equal(push(walk, s)[0], _push_by_slicing(walk, s))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_adjacency_from_edge_arrays_equals_adjacency_from_pairs(seed: int) -> None:
+    rng = random.Random(seed)
+    pairs = sorted({(rng.randrange(40), rng.randrange(40)) for _ in range(150)})
+    a, b = adjacency(45, pairs), adjacency(45, Edges.of(pairs))
+    for x, y in ((a.indptr, b.indptr), (a.indices, b.indices), (a.data, b.data)):
+        assert x.dtype == y.dtype and x.tolist() == y.tolist()
+    assert adjacency(5, Edges.of([])).nnz == 0

@@ -35,6 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ...learning.edges import WeightedEdges
+from ...storage.columns import Edges
 from ..fusion import distinct
 from ..fusion import top as first
 
@@ -60,10 +61,8 @@ def adjacency(
     beta: float = BETA,
 ) -> sparse.csr_matrix:
     """Symmetric adjacency: 1 per linked pair (either direction), + beta * w per extra edge."""
-    links = sorted({(min(a, b), max(a, b)) for a, b in edges if a != b})
-    la = np.array([a for a, _ in links], dtype=np.int64)
-    lb = np.array([b for _, b in links], dtype=np.int64)
-    lw = np.ones(len(links), dtype=np.float64)
+    la, lb = _pairs(n, edges)
+    lw = np.ones(len(la), dtype=np.float64)
     if extra is not None and len(extra):
         positive = extra.w > 0
         la = np.concatenate([la, extra.a[positive]])
@@ -77,6 +76,21 @@ def adjacency(
     ).tocsr()
     m.sum_duplicates()
     return m
+
+
+def _pairs(n: int, edges: Sequence[tuple[int, int]]
+           ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The linked pairs (a < b), sorted and unique: from the arrays of `Edges` (no tuples at
+    10^6 notes), else from the pairs."""
+    if isinstance(edges, Edges):
+        keep = edges.src != edges.dst
+        a, b = edges.src[keep].astype(np.int64), edges.dst[keep].astype(np.int64)
+        m = max(n, int(a.max()) + 1 if len(a) else 1, int(b.max()) + 1 if len(b) else 1)
+        key = np.unique(np.minimum(a, b) * m + np.maximum(a, b))
+        return key // m, key % m
+    links = sorted({(min(a, b), max(a, b)) for a, b in edges if a != b})
+    return (np.array([a for a, _ in links], dtype=np.int64),
+            np.array([b for _, b in links], dtype=np.int64))
 
 
 @dataclass(frozen=True)
