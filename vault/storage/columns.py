@@ -27,18 +27,24 @@ def _same(a: Sequence[Any], other: object) -> bool | Any:
 
 
 class Strings(Sequence[str]):
-    """A tuple of str packed as UTF-8 (surrogates passed through) with int64 offsets."""
+    """A tuple of str packed as UTF-8 with int64 offsets (lone surrogates pass through)."""
 
-    __slots__ = ("_buf", "_off")
+    __slots__ = ("_buf", "_errors", "_off")
 
     def __init__(self, items: Iterable[str] = ()) -> None:
         buf = bytearray()
         off = array("q", [0])
+        errors = "strict"
         for s in items:
-            buf += s.encode("utf-8", "surrogatepass")
+            try:
+                buf += s.encode()
+            except UnicodeEncodeError:
+                buf += s.encode("utf-8", "surrogatepass")
+                errors = "surrogatepass"
             off.append(len(buf))
         self._buf = bytes(buf)
-        self._off: npt.NDArray[np.int64] = np.frombuffer(off, dtype=np.int64)
+        self._off = off  # an array, not numpy: reading two offsets is the hot path
+        self._errors = errors
 
     def __len__(self) -> int:
         return len(self._off) - 1
@@ -50,20 +56,18 @@ class Strings(Sequence[str]):
     def __getitem__(self, i: slice) -> tuple[str, ...]: ...
 
     def __getitem__(self, i: int | slice) -> str | tuple[str, ...]:
+        if i.__class__ is int and i >= 0:
+            off = self._off  # off[i + 1] raises IndexError past the end
+            return self._buf[off[i] : off[i + 1]].decode("utf-8", self._errors)
         if isinstance(i, slice):
             return tuple(self[k] for k in range(*i.indices(len(self))))
-        n = len(self)
-        if i < 0:
-            i += n
-        if not 0 <= i < n:
+        if not -len(self) <= i < 0:
             raise IndexError(i)
-        lo, hi = self._off[i : i + 2].tolist()
-        return self._buf[lo:hi].decode("utf-8", "surrogatepass")
+        return self[i + len(self)]
 
     def __iter__(self) -> Iterator[str]:
-        buf, off = self._buf, self._off.tolist()
-        return (buf[off[k] : off[k + 1]].decode("utf-8", "surrogatepass")
-                for k in range(len(off) - 1))
+        buf, off, errors = self._buf, self._off, self._errors
+        return (buf[off[k] : off[k + 1]].decode("utf-8", errors) for k in range(len(off) - 1))
 
     def __eq__(self, other: object) -> bool:
         return _same(self, other)
@@ -255,3 +259,15 @@ def hex_column(items: Iterable[str]) -> Sequence[str]:
             kept.extend(Digests(bytes(raw)))
         kept.append(s)
     return Strings(kept) if kept else Digests(bytes(raw))
+
+
+PACKED = (Strings, Digests)  # immutable packed columns an overlay may share as its base
+
+
+def repacked(base: Sequence[Any], rows: Iterable[Any]) -> Sequence[Any]:
+    """`rows` packed as `base` is (`Strings`, `Digests`), else a tuple."""
+    if isinstance(base, Strings):
+        return Strings(rows)
+    if isinstance(base, Digests):
+        return hex_column(rows)
+    return tuple(rows)

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..notes.links import Resolver
-from .columns import Edges
+from .columns import Edges, Strings, hex_column
 from .corpus import Corpus
 from .index import Index, LinkRow
 from .link_targets import LinkTargets, link_keys
@@ -104,7 +104,8 @@ def build_snapshot(index: Index) -> Snapshot:
         resolver = Resolver.build(dict(zip(ids, paths, strict=True)),
                                   dict(zip(ids, cols["aliases"], strict=True)))
         src_ids, dst_ids = array("q"), array("q")  # resolved links by id: positions below
-        keys: list[tuple[str, int]] = []
+        keys: list[str] = []  # name keys of the links, and their sources (no pair tuples)
+        key_srcs = array("q")
         src, src_path = -1, ""
         dsts: set[int] = set()
         for note_id, ln in index.iter_links():
@@ -114,7 +115,9 @@ def build_snapshot(index: Index) -> Snapshot:
             dst = resolver.resolve(ln, src_path)
             if dst is not None and dst != src:
                 dsts.add(dst)
-            keys.extend((key, src) for key in link_keys(ln, src_path))
+            for key in link_keys(ln, src_path):
+                keys.append(key)
+                key_srcs.append(src)
         _flush(src, dsts, src_ids, dst_ids)
     id_array = np.asarray(ids, dtype=np.int64)  # ascending: an id's position by search
     edges = Edges(np.searchsorted(id_array, np.frombuffer(src_ids, dtype=np.int64)),
@@ -124,15 +127,16 @@ def build_snapshot(index: Index) -> Snapshot:
         generation=generation,
         ids=tuple(ids),
         paths=tuple(paths),
-        titles=tuple(cols["titles"]),
+        titles=Strings(cols["titles"]),
         aliases=tuple(cols["aliases"]),
         bodies=tuple(cols["bodies"]),
         frontmatter=tuple(cols["frontmatter"]),
-        content_hashes=tuple(cols["content_hashes"]),
+        content_hashes=hex_column(cols["content_hashes"]),
         edges=edges,
         archived=(False,) * len(ids),
     )
-    return Snapshot(corpus, resolver, IndexLinks(index, resolver), LinkTargets.build(keys))
+    targets = LinkTargets.build(zip(keys, key_srcs, strict=True))
+    return Snapshot(corpus, resolver, IndexLinks(index, resolver), targets)
 
 
 def _flush(src: int, dsts: set[int], src_ids: array[int], dst_ids: array[int]) -> None:

@@ -126,3 +126,23 @@ def test_edge_sources_of_a_target_and_iteration_in_blocks(monkeypatch: pytest.Mo
     assert list(edges) == list(plain)
     for t in range(-1, 21):
         assert edges.sources_of(t) == [a for a, b in plain if b == t]
+
+
+@pytest.mark.parametrize("fold", [False, True])
+def test_an_overlay_column_shares_a_packed_base_and_folds_into_one(
+        fold: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    from vault.storage import overlay
+    from vault.storage.overlay import Column
+
+    if fold:
+        monkeypatch.setattr(overlay, "MIN_COMPACT", 2)
+    hexes = [hashlib.sha256(bytes([i])).hexdigest() for i in range(12)]
+    for base, new in ((Strings(f"t{i}" for i in range(12)), "changed"),
+                      (hex_column(hexes), hashlib.sha256(b"x").hexdigest())):
+        plain = list(base)
+        col = Column.of(base, {3: new, 0: new}, [new, new])
+        plain[3] = plain[0] = new
+        plain += [new, new]
+        _same_seq(col, tuple(plain))
+        assert isinstance(col, type(base) if fold else Column)  # folded: packed again
+        assert Column.of(base, {}, []) is base
