@@ -26,6 +26,9 @@ def _same(a: Sequence[Any], other: object) -> bool | Any:
     return len(a) == len(other) and all(x == y for x, y in zip(a, other, strict=True))
 
 
+_BLOCK = 1 << 16  # items turned into Python objects at a time when iterating
+
+
 class Strings(Sequence[str]):
     """A tuple of str packed as UTF-8 with int64 offsets (lone surrogates pass through)."""
 
@@ -66,8 +69,20 @@ class Strings(Sequence[str]):
         return self[i + len(self)]
 
     def __iter__(self) -> Iterator[str]:
-        buf, off, errors = self._buf, self._off, self._errors
-        return (buf[off[k] : off[k + 1]].decode("utf-8", errors) for k in range(len(off) - 1))
+        for lo in range(0, len(self), _BLOCK):
+            yield from self.run(lo, min(lo + _BLOCK, len(self)))
+
+    def run(self, lo: int, hi: int) -> list[str]:
+        """Items lo..hi (0 <= lo <= hi <= len) decoded at once (ASCII: one decode, then
+        slices of it)."""
+        off = self._off
+        a = off[lo]
+        chunk = self._buf[a : off[hi]]
+        if chunk.isascii():
+            text = chunk.decode("ascii")
+            return [text[off[k] - a : off[k + 1] - a] for k in range(lo, hi)]
+        return [chunk[off[k] - a : off[k + 1] - a].decode("utf-8", self._errors)
+                for k in range(lo, hi)]
 
     def __eq__(self, other: object) -> bool:
         return _same(self, other)
@@ -76,9 +91,6 @@ class Strings(Sequence[str]):
 
     def __repr__(self) -> str:
         return f"Strings({tuple(self)!r})"
-
-
-_BLOCK = 1 << 16  # pairs turned into Python ints at a time when iterating
 
 
 class Edges(Sequence[tuple[int, int]]):

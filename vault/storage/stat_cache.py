@@ -20,12 +20,13 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any, NamedTuple, overload
 
 import numpy as np
 
 from .columns import Strings, hex_column
-from .folders import FolderDigest, digest, expected_digests
+from .folders import FolderDigest, digest
 
 FOLD_SHARE = 16  # patched rows above len // FOLD_SHARE (and FOLD_MIN) fold into new columns
 FOLD_MIN = 1024
@@ -81,6 +82,16 @@ class _Table:
         keyed = np.fromiter((hash(p) for p in self.paths), dtype=np.int64, count=len(paths))
         self._order = np.argsort(keyed, kind="stable").astype(np.int32)
         self._keys = keyed[self._order]
+        self.spans: dict[str, tuple[int, int]] = {}  # folder -> its row range
+        lo, last = 0, ""
+        for k, p in enumerate(self.paths):
+            folder = _folder(p)
+            if k and folder != last:
+                self.spans[last] = (lo, k)
+                lo = k
+            last = folder
+        if len(self):
+            self.spans[last] = (lo, len(self))
 
     def __len__(self) -> int:
         return len(self.paths)
@@ -89,7 +100,7 @@ class _Table:
         """The row of `path`, or -1."""
         h = hash(path)
         keys = self._keys
-        k = int(np.searchsorted(keys, h))
+        k = int(keys.searchsorted(h))
         while k < len(keys) and int(keys[k]) == h:
             row = int(self._order[k])
             if self.paths[row] == path:
@@ -104,22 +115,28 @@ class _Table:
     def folders(self, digests: Mapping[str, bytes] | None = None) -> dict[str, FolderDigest]:
         """folder -> (digest, its rows' paths), the digests computed here unless given."""
         out: dict[str, FolderDigest] = {}
-        n, paths = len(self), self.paths
-        lo = 0
-        while lo < n:
-            folder = _folder(paths[lo])
-            hi = lo + 1
-            while hi < n and _folder(paths[hi]) == folder:
-                hi += 1
+        for folder, (lo, hi) in self.spans.items():
             if digests is not None:
                 d = digests[folder]
             else:
-                d = digest([paths[k].rpartition("/")[2] for k in range(lo, hi)],
+                d = digest([p.rpartition("/")[2] for p in self.paths.run(lo, hi)],
                            self.sizes[lo:hi].tolist(), self.mtimes[lo:hi].tolist(),
                            self.inodes[lo:hi].tolist())
-            out[folder] = (d, _Span(paths, lo, hi))
-            lo = hi
+            out[folder] = (d, _Span(self.paths, lo, hi))
         return out
+
+    def entries(self, folder: str, hidden: AbstractSet[str]) -> list[_Entry]:
+        """(name, path, size, mtime_ns, inode) of the folder's rows not in `hidden`."""
+        lo, hi = self.spans.get(folder, (0, 0))
+        paths = self.paths
+        return [(p.rpartition("/")[2], p, size, mtime, inode)
+                for p, size, mtime, inode in zip(
+                    paths.run(lo, hi), self.sizes[lo:hi].tolist(),
+                    self.mtimes[lo:hi].tolist(), self.inodes[lo:hi].tolist(), strict=True)
+                if p not in hidden]
+
+
+_Entry = tuple[str, str, int, int, int]
 
 
 class _Span(Sequence[str]):
@@ -132,6 +149,9 @@ class _Span(Sequence[str]):
 
     def __len__(self) -> int:
         return self._hi - self._lo
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._paths.run(self._lo, self._hi))
 
     @overload
     def __getitem__(self, i: int) -> str: ...
@@ -206,31 +226,41 @@ class StatCache:
         self._table = _Table(rows)
         self._extra: dict[str, StatRow] = {}  # rows patched in since the columns were built
         self._hidden: set[str] = set()  # column rows removed or replaced by `_extra`
+        self._by_folder: dict[str, set[str]] = {}  # folder -> its paths in `_extra`
         self.rows: Mapping[str, StatRow] = _Rows(self)
         self.folders: dict[str, FolderDigest] = self._table.folders()
 
     def patch(self, gone: Iterable[str], current: Iterable[Sequence[Any]]) -> None:
         """Paths no longer (or no longer at that path) in the index, and the current stat
-        rows of every note a committed transaction touched."""
-        rows, table = self.rows, self._table
-        touched: dict[str, set[str]] = {}  # folder -> its paths that came (or stayed)
+        rows of every note a committed transaction touched; the touched folders' digests
+        are computed again from their rows (columns by range, and the patched layer)."""
+        rows, table, extra = self.rows, self._table, self._extra
+        touched: set[str] = set()
         for path in gone:
             if path in rows:
-                self._extra.pop(path, None)
+                if extra.pop(path, None) is not None:
+                    self._by_folder[_folder(path)].discard(path)
                 if table.find(path) >= 0:
                     self._hidden.add(path)
-                touched.setdefault(_folder(path), set())
+                touched.add(_folder(path))
         for r in current:
             row = StatRow(*r)
-            self._extra[row.path] = row
+            extra[row.path] = row
             if table.find(row.path) >= 0:
                 self._hidden.add(row.path)
-            touched.setdefault(_folder(row.path), set()).add(row.path)
-        for folder, paths in sorted(touched.items()):
-            paths.update(p for p in self.folders.pop(folder, (b"", ()))[1] if p in rows)
-            self.folders.update(expected_digests(
-                (rows[p].path, rows[p].size, rows[p].mtime_ns, rows[p].inode) for p in paths))
-        if len(self._extra) + len(self._hidden) > max(FOLD_MIN, len(table) // FOLD_SHARE):
+            touched.add(_folder(row.path))
+            self._by_folder.setdefault(_folder(row.path), set()).add(row.path)
+        for folder in sorted(touched):
+            self.folders.pop(folder, None)
+            notes = table.entries(folder, self._hidden)
+            notes.extend((p.rpartition("/")[2], p, extra[p].size, extra[p].mtime_ns,
+                          extra[p].inode) for p in self._by_folder.get(folder, ()))
+            if notes:
+                notes.sort()  # names are unique in a folder
+                self.folders[folder] = (digest([n[0] for n in notes], [n[2] for n in notes],
+                                               [n[3] for n in notes], [n[4] for n in notes]),
+                                        tuple(n[1] for n in notes))
+        if len(extra) + len(self._hidden) > max(FOLD_MIN, len(table) // FOLD_SHARE):
             self._fold()
 
     def _fold(self) -> None:
@@ -239,5 +269,5 @@ class StatCache:
         merged = [table.row(k) for k, p in enumerate(table.paths) if p not in hidden]
         merged.extend(self._extra.values())
         self._table = _Table(merged)
-        self._extra, self._hidden = {}, set()
+        self._extra, self._hidden, self._by_folder = {}, set(), {}
         self.folders = self._table.folders({f: d for f, (d, _) in self.folders.items()})

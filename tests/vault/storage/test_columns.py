@@ -43,6 +43,17 @@ def test_strings_read_as_their_tuple() -> None:
     _same_seq(Strings(), ())
 
 
+def test_strings_decode_runs_at_once_ascii_or_not(monkeypatch: pytest.MonkeyPatch) -> None:
+    from vault.storage import columns
+
+    monkeypatch.setattr(columns, "_BLOCK", 3)
+    for items in (tuple(f"p{k}" for k in range(10)), ("a", "é", "", "b", "日本", "c", "d")):
+        col = Strings(items)
+        assert list(col) == list(items)
+        assert all(col.run(lo, hi) == list(items[lo:hi])
+                   for lo in range(len(items) + 1) for hi in range(lo, len(items) + 1))
+
+
 def test_hex_digests_pack_and_anything_else_stays_strings() -> None:
     hexes = tuple(hashlib.sha256(bytes([i])).hexdigest() for i in range(20))
     packed = hex_column(hexes)

@@ -26,15 +26,17 @@ def _plain(rows: list[StatRow]) -> tuple[dict[str, StatRow], dict[str, FolderDig
     return by_path, expected_digests((r.path, r.size, r.mtime_ns, r.inode) for r in rows)
 
 
-@pytest.mark.parametrize("odd", [False, True])
-def test_columns_read_as_the_dict_of_rows_and_the_folder_digests(odd: bool) -> None:
-    rows = [_row(i, p, odd=odd and i == 3) for i, p in enumerate(PATHS, 1)]
+@pytest.mark.parametrize(("odd", "nul"), [(False, False), (True, False), (False, True)])
+def test_columns_read_as_the_dict_of_rows_and_the_folder_digests(odd: bool, nul: bool) -> None:
+    paths = [*PATHS, "b\0/x.md", "b/\0.md"] if nul else PATHS  # NUL: never indexed; still sorted
+    rows = [_row(i, p, odd=odd and i == 3) for i, p in enumerate(paths, 1)]
     cache = StatCache(7, reversed(rows))
     by_path, folders = _plain(rows)
     assert dict(cache.rows) == by_path and len(cache.rows) == len(rows)
     assert cache.folders == folders
     assert list(cache.folders) == sorted(folders)
-    assert cache.folders["b"][1] == ("b/a.md", "b/c.md") and cache.folders["b"][1][-1] == "b/c.md"
+    assert cache.folders["b/c"][1] == ("b/c/a.md", "b/c/d.md")
+    assert cache.folders["b"][1][-1] == "b/c.md" and len(cache.folders["b"][1]) == 2 + nul
     assert cache.rows["b/c/d.md"] == by_path["b/c/d.md"]
     assert "b/c/x.md" not in cache.rows and cache.rows.get("nope.md") is None
     assert cache.rows.get(3) is None  # type: ignore[call-overload]
