@@ -13,6 +13,7 @@ undirected adjacency by note id in CSR form (same neighbours, same order as
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, overload
 
@@ -166,49 +167,62 @@ def as_edges(edges: Sequence[tuple[int, int]]) -> Edges:
 class Graph(Mapping[int, list[int]]):
     """Note id -> its neighbours' ids (ascending, no self loops), for every id with one; keys
     ascend. Built from position edges and the ids column: equal to
-    `linkgraph.undirected([(ids[a], ids[b]) for a, b in edges])`."""
+    `linkgraph.undirected([(ids[a], ids[b]) for a, b in edges])`. CSR by position in plain
+    arrays (a read is a bisect of the ids tuple and two array reads: breadth-first search
+    runs near the speed of a dict of lists); the ids are the corpus's own tuple, shared."""
 
-    __slots__ = ("_ids", "_keys", "_nbr", "_ptr")
+    __slots__ = ("_ids", "_len", "_nbr", "_ptr")
 
     def __init__(self, ids: Sequence[int], edges: Sequence[tuple[int, int]]) -> None:
         e = as_edges(edges)
-        idv = np.asarray(ids, dtype=np.int64)
+        self._ids = ids if isinstance(ids, tuple) else tuple(ids)
+        n = len(self._ids)
         keep = e.src != e.dst
         a, b = e.src[keep], e.dst[keep]
         x = np.concatenate([a, b]).astype(np.int64)
         y = np.concatenate([b, a]).astype(np.int64)
-        n = max(len(idv), 1)
-        key = np.unique(x * n + y)  # positions ascend with ids: sorted by (id, neighbour id)
-        x, y = key // n, key % n
-        nodes, starts = np.unique(x, return_index=True)
-        self._ids = idv
-        self._keys: npt.NDArray[np.int64] = idv[nodes]
-        self._ptr = np.append(starts, len(x)).astype(np.int64)
-        self._nbr = y.astype(np.int32)
+        key = np.unique(x * max(n, 1) + y)  # positions ascend with ids: by (id, neighbour id)
+        x, y = key // max(n, 1), key % max(n, 1)
+        ptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(x, minlength=n), out=ptr[1:])
+        self._ptr = array("q", ptr.tobytes())
+        self._nbr = array("i", y.astype(np.int32).tobytes())
+        self._len = len(np.unique(x))
 
     def _at(self, note_id: object) -> int:
-        """The key index of `note_id`, or -1."""
-        if not isinstance(note_id, int) or not -(2**63) <= note_id < 2**63:
+        """The position of `note_id` when it has a neighbour, or -1."""
+        if not isinstance(note_id, int):
             return -1
-        keys = self._keys
-        k = int(np.searchsorted(keys, note_id))
-        return k if k < len(keys) and int(keys[k]) == note_id else -1
+        ids = self._ids
+        p = bisect_left(ids, note_id)
+        if p == len(ids) or ids[p] != note_id or self._ptr[p] == self._ptr[p + 1]:
+            return -1
+        return p
 
     def __getitem__(self, note_id: int) -> list[int]:
-        k = self._at(note_id)
-        if k < 0:
+        p = self._at(note_id)
+        if p < 0:
             raise KeyError(note_id)
-        lo, hi = self._ptr[k : k + 2].tolist()
-        return self._ids[self._nbr[lo:hi]].tolist()  # type: ignore[no-any-return]
+        ids = self._ids
+        return [ids[j] for j in self._nbr[self._ptr[p] : self._ptr[p + 1]]]
+
+    def get(self, note_id: int, default: Any = None) -> Any:  # the BFS's call: one layer
+        ids, ptr = self._ids, self._ptr
+        p = bisect_left(ids, note_id) if isinstance(note_id, int) else len(ids)
+        if p == len(ids) or ids[p] != note_id:
+            return default
+        lo, hi = ptr[p], ptr[p + 1]
+        return [ids[j] for j in self._nbr[lo:hi]] if lo != hi else default
 
     def __contains__(self, note_id: object) -> bool:
         return self._at(note_id) >= 0
 
     def __iter__(self) -> Iterator[int]:
-        return iter(self._keys.tolist())
+        ptr, ids = self._ptr, self._ids
+        return (ids[p] for p in range(len(ids)) if ptr[p] != ptr[p + 1])
 
     def __len__(self) -> int:
-        return len(self._keys)
+        return self._len
 
     def __repr__(self) -> str:
         return f"Graph({dict(self)!r})"
