@@ -24,6 +24,7 @@ from .notes.records import LinkInfo, MoveResult, NoteRecord, link_infos, record_
 from .retrieval.hits import SearchResult, with_basis
 from .retrieval.pipeline import SearchEngine, SearchParams
 from .retrieval.snippets import with_snippets
+from .storage.columns import Edges
 from .storage.corpus import Corpus
 from .storage.doctor import doctor_report
 from .storage.guard import check_read, check_write
@@ -205,7 +206,10 @@ class Vault:
         self.live.fresh()
         corpus = self._snapshot().corpus
         t = corpus.position(self._resolve(note))
-        return sorted({corpus.paths[a] for a, b in corpus.edges if b == t})
+        edges = corpus.edges
+        sources = (edges.sources_of(t) if isinstance(edges, Edges)
+                   else [a for a, b in edges if b == t])
+        return sorted({corpus.paths[a] for a in sources})
 
     def neighbors(self, note: str, hops: int = 1) -> list[str]:
         """Notes within `hops` links (either direction), nearest first, then by path."""

@@ -73,7 +73,7 @@ def digest(names: Iterable[str], sizes: Iterable[int], mtimes: Iterable[int],
     return h.digest()
 
 
-FolderDigest = tuple[bytes, tuple[str, ...]]  # a folder's digest, and its note paths by name
+FolderDigest = tuple[bytes, Sequence[str]]  # a folder's digest, and its note paths by name
 
 
 def expected_digests(rows: Iterable[Sequence[Any]]) -> dict[str, FolderDigest]:

@@ -13,8 +13,9 @@ plus `corpus.delta`, so an edit costs what the changed notes cost, not what the 
 - `delta.relinked` names every source whose edges were recomputed, and `delta.earlier` chains
   the previous snapshot's delta (up to `MAX_CHAIN`), so the retrieval structures of any
   generation in the chain catch up (retrieval/derived.py);
-- edges stay the sorted tuple: each re-resolved source's slice is replaced; the undirected
-  `graph`, when the previous corpus had built it, is patched for the pairs that changed.
+- edges stay sorted `Edges` arrays: each re-resolved source's slice is replaced; the
+  undirected `graph`, when the previous corpus had built it, is patched for the pairs that
+  changed (an overlay over the last CSR graph, built again once the changes would fold).
 
 It returns None (rebuild) when a path is gone or renamed, or an id is not where expected.
 """
@@ -26,11 +27,15 @@ from bisect import bisect_left, insort
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
+import numpy as np
+import numpy.typing as npt
+
 from ..notes.links import Resolver
+from .columns import Edges, Graph, as_edges
 from .corpus import MAX_CHAIN, Corpus, CorpusDelta, chain_depth
 from .index import Index, NoteRow
 from .link_targets import alias_key, link_keys, note_keys
-from .overlay import Column, Patch
+from .overlay import Column, Patch, _folds
 from .snapshot import IndexLinks, Snapshot
 
 
@@ -120,30 +125,29 @@ def _names(r: Resolver, c: Corpus, new: Corpus, rows: dict[int, NoteRow], update
 
 def _splice(edges: Sequence[tuple[int, int]],
             out_edges: dict[int, list[int]]) -> Sequence[tuple[int, int]]:
-    """`edges` with the slice of each source position in `out_edges` replaced (sorted).
-    Sources whose edges are unchanged are left alone; when only new notes (positions past
-    every old source) have edges, they are appended to a `Column` sharing the old edges;
-    only a changed old source costs a copy of every edge."""
+    """`edges` with the slice of each source position in `out_edges` replaced (sorted), as
+    `Edges`: the same object when no source's targets changed, else new arrays cut from the
+    old ones (a copy of two int32 arrays: milliseconds at 10^6 notes)."""
     changed = {p: d for p, d in out_edges.items() if _out(edges, p) != d}
     if not changed:
         return edges
-    first = min(changed)
-    if not len(edges) or edges[-1][0] < first:  # past every old source: append
-        return Column.of(edges, {}, [(p, d) for p in sorted(changed) for d in changed[p]])
-    flat = tuple(edges) if isinstance(edges, Column) else edges
-    parts: list[Sequence[tuple[int, int]]] = []
+    old = as_edges(edges)
+    srcs: list[npt.NDArray[np.int32]] = []
+    dsts: list[npt.NDArray[np.int32]] = []
     at = 0
     for p in sorted(changed):
-        lo = bisect_left(flat, (p,), at)
-        hi = bisect_left(flat, (p + 1,), lo)
-        parts.append(flat[at:lo])
-        parts.append([(p, d) for d in changed[p]])
-        at = hi
-    parts.append(flat[at:])
-    return tuple(itertools.chain.from_iterable(parts))
+        lo, hi = old.span(p)
+        srcs += [old.src[at:lo], np.full(len(changed[p]), p, dtype=np.int32)]
+        dsts += [old.dst[at:lo], np.asarray(changed[p], dtype=np.int32)]
+        at = max(at, hi)
+    srcs.append(old.src[at:])
+    dsts.append(old.dst[at:])
+    return Edges(np.concatenate(srcs), np.concatenate(dsts))
 
 
 def _out(edges: Sequence[tuple[int, int]], p: int) -> list[int]:
+    if isinstance(edges, Edges):
+        return edges.out(p)
     lo = bisect_left(edges, (p,))
     hi = bisect_left(edges, (p + 1,), lo)
     return [d for _, d in edges[lo:hi]]
@@ -178,4 +182,6 @@ def _patched_graph(old: Corpus, new: Corpus,
                 graph[x] = adj
             else:
                 graph.pop(x)
+    if _folds(len(graph._changes) + len(graph._removed), len(base)):
+        return Graph(new.ids, new.edges)  # many changes: build it again rather than fold
     return graph.frozen(base)

@@ -266,7 +266,7 @@ class Index:
         version = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
         if self._stats is None or self._stats.version != version:
             self._stats = StatCache(version, self._conn.execute(
-                f"SELECT {_STAT_COLS} FROM notes").fetchall())
+                f"SELECT {_STAT_COLS} FROM notes"))
         return self._stats.rows, self._stats.folders
 
     def stat_of(self, path: str) -> StatRow | None:

@@ -37,8 +37,10 @@ def hops_from(
     queue = deque([seed])
     while queue:
         cur = queue.popleft()
+        if dist[cur] >= max_hops:
+            continue  # before the read: a packed graph builds the list it returns
         links = adjacency.get(cur, ())
-        if dist[cur] >= max_hops or 0 < max_degree < len(links):
+        if 0 < max_degree < len(links):
             continue
         for nxt in sorted(links):
             if nxt not in dist:

@@ -17,6 +17,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Any, TypeVar, overload
 
+from .columns import PACKED, repacked
+
 T = TypeVar("T")
 K = TypeVar("K")
 V = TypeVar("V")
@@ -34,19 +36,21 @@ class Column(Sequence[T]):
 
     __slots__ = ("_base", "_n", "_patch", "_tail")
 
-    def __init__(self, base: tuple[T, ...], patch: dict[int, T], tail: tuple[T, ...]) -> None:
+    def __init__(self, base: Sequence[T], patch: dict[int, T], tail: tuple[T, ...]) -> None:
         self._base, self._patch, self._tail, self._n = base, patch, tail, len(base)
 
     @staticmethod
     def of(prev: Sequence[T], changes: Mapping[int, T], added: Sequence[T]) -> Sequence[T]:
-        """`prev` (a tuple or a Column) with rows changed and rows appended: the same object
-        when nothing changed, a plain tuple once the changes fold in."""
+        """`prev` (a tuple, a packed column of storage/columns.py, or a Column) with rows
+        changed and rows appended: the same object when nothing changed, a plain tuple (or a
+        column packed as the base was) once the changes fold in."""
         if not changes and not added:
             return prev
         if isinstance(prev, Column):
             base, patch, tail = prev._base, dict(prev._patch), list(prev._tail)
         else:
-            base, patch, tail = tuple(prev), {}, []
+            base, patch, tail = (prev if isinstance(prev, (tuple, *PACKED)) else tuple(prev),
+                                 {}, [])
         n = len(base)
         for i, value in changes.items():
             if i < n:
@@ -59,7 +63,7 @@ class Column(Sequence[T]):
             for i, value in patch.items():
                 rows[i] = value
             rows.extend(tail)
-            return tuple(rows)
+            return repacked(base, rows)
         return Column(base, patch, tuple(tail))
 
     def __len__(self) -> int:

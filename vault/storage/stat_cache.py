@@ -6,19 +6,35 @@ the scan itself, so the cache is loaded once per state of the database written b
 (`PRAGMA data_version`), and this connection's own committed writes patch it: the rows of
 the notes a transaction touched are re-read by id, and only their folders' digests are
 computed again (`patch`), so the next no-op sync after an edit costs what a no-op sync costs.
+
+The rows are columns (a dict of 10^6 named tuples was most of a sync's memory): paths
+sorted by (folder, name) in one packed buffer, ids and stats as int64 arrays, content
+hashes as 32-byte digests, and a sorted array of path hashes to find a path's row. So a
+folder's notes are one row range, and `folders` maps a folder to (digest, that range read
+as its paths). A commit's rows go to a small layer over the columns (`_extra` and
+`_hidden`), folded into new columns once it holds `_folds` rows; the folders' digests are
+kept across a fold, only their ranges move.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any, NamedTuple
+from array import array
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from typing import Any, NamedTuple, overload
 
-from .folders import expected_digests
+import numpy as np
+
+from .columns import Strings, hex_column
+from .folders import FolderDigest, digest
+
+FOLD_SHARE = 16  # patched rows above len // FOLD_SHARE (and FOLD_MIN) fold into new columns
+FOLD_MIN = 1024
 
 
 class StatRow(NamedTuple):
-    """What sync compares against the folder to decide whether a file changed (a named
-    tuple: the index holds one per note)."""
+    """What sync compares against the folder to decide whether a file changed (one per
+    note, made when a row is read)."""
 
     id: int
     path: str
@@ -32,28 +48,226 @@ def _folder(path: str) -> str:
     return path.rpartition("/")[0]
 
 
+def _order_key(path: str) -> str:
+    """A key whose order is that of (folder, name): no indexed path holds a NUL (the store
+    refuses control characters), so NUL sorts a folder before its sub-folders' rows."""
+    folder, _, name = path.rpartition("/")
+    return f"{folder}\0{name}"
+
+
+class _Table:
+    """Stat rows as columns sorted by (folder, name), and a path -> row lookup."""
+
+    def __init__(self, rows: Iterable[Sequence[Any]]) -> None:
+        paths: list[str] = []
+        nums = array("q")
+        hashes: list[str] = []
+        for r in rows:
+            paths.append(r[1])
+            nums.extend((r[0], r[2], r[3], r[4]))
+            hashes.append(r[5])
+        if any("\0" in p for p in paths):
+            order = sorted(range(len(paths)), key=lambda k: paths[k].rpartition("/")[::2])
+        else:
+            order = sorted(range(len(paths)), key=lambda k: _order_key(paths[k]))
+        perm = np.asarray(order, dtype=np.int64)
+        del order
+        cols = np.frombuffer(nums, dtype=np.int64).reshape(-1, 4)[perm]
+        self.ids, self.sizes, self.mtimes, self.inodes = (
+            np.ascontiguousarray(cols[:, j]) for j in range(4))
+        del cols, nums
+        self.paths = Strings(paths[k] for k in perm.tolist())
+        self.hashes = hex_column(hashes[k] for k in perm.tolist())
+        del hashes
+        keyed = np.fromiter((hash(p) for p in self.paths), dtype=np.int64, count=len(paths))
+        self._order = np.argsort(keyed, kind="stable").astype(np.int32)
+        self._keys = keyed[self._order]
+        self.spans: dict[str, tuple[int, int]] = {}  # folder -> its row range
+        lo, last = 0, ""
+        for k, p in enumerate(self.paths):
+            folder = _folder(p)
+            if k and folder != last:
+                self.spans[last] = (lo, k)
+                lo = k
+            last = folder
+        if len(self):
+            self.spans[last] = (lo, len(self))
+
+    def __len__(self) -> int:
+        return len(self.paths)
+
+    def find(self, path: str) -> int:
+        """The row of `path`, or -1."""
+        h = hash(path)
+        keys = self._keys
+        k = int(keys.searchsorted(h))
+        while k < len(keys) and int(keys[k]) == h:
+            row = int(self._order[k])
+            if self.paths[row] == path:
+                return row
+            k += 1
+        return -1
+
+    def row(self, k: int) -> StatRow:
+        return StatRow(int(self.ids[k]), self.paths[k], int(self.sizes[k]),
+                       int(self.mtimes[k]), int(self.inodes[k]), self.hashes[k])
+
+    def folders(self, digests: Mapping[str, bytes] | None = None) -> dict[str, FolderDigest]:
+        """folder -> (digest, its rows' paths), the digests computed here unless given."""
+        out: dict[str, FolderDigest] = {}
+        for folder, (lo, hi) in self.spans.items():
+            if digests is not None:
+                d = digests[folder]
+            else:
+                d = digest([p.rpartition("/")[2] for p in self.paths.run(lo, hi)],
+                           self.sizes[lo:hi].tolist(), self.mtimes[lo:hi].tolist(),
+                           self.inodes[lo:hi].tolist())
+            out[folder] = (d, _Span(self.paths, lo, hi))
+        return out
+
+    def entries(self, folder: str, hidden: AbstractSet[str]) -> list[_Entry]:
+        """(name, path, size, mtime_ns, inode) of the folder's rows not in `hidden`."""
+        lo, hi = self.spans.get(folder, (0, 0))
+        paths = self.paths
+        return [(p.rpartition("/")[2], p, size, mtime, inode)
+                for p, size, mtime, inode in zip(
+                    paths.run(lo, hi), self.sizes[lo:hi].tolist(),
+                    self.mtimes[lo:hi].tolist(), self.inodes[lo:hi].tolist(), strict=True)
+                if p not in hidden]
+
+
+_Entry = tuple[str, str, int, int, int]
+
+
+class _Span(Sequence[str]):
+    """Rows lo..hi of a packed path column, read as a tuple of paths."""
+
+    __slots__ = ("_hi", "_lo", "_paths")
+
+    def __init__(self, paths: Strings, lo: int, hi: int) -> None:
+        self._paths, self._lo, self._hi = paths, lo, hi
+
+    def __len__(self) -> int:
+        return self._hi - self._lo
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._paths.run(self._lo, self._hi))
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> tuple[str, ...]: ...
+
+    def __getitem__(self, i: int | slice) -> str | tuple[str, ...]:
+        if isinstance(i, slice):
+            return tuple(self[k] for k in range(*i.indices(len(self))))
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        return self._paths[self._lo + i]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, (str, bytes)):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"_Span({tuple(self)!r})"
+
+
+class _Rows(Mapping[str, StatRow]):
+    """path -> StatRow of a cache: its columns under its layer of patched rows."""
+
+    __slots__ = ("_cache",)
+
+    def __init__(self, cache: StatCache) -> None:
+        self._cache = cache
+
+    def __getitem__(self, path: str) -> StatRow:
+        c = self._cache
+        row = c._extra.get(path)
+        if row is not None:
+            return row
+        if path in c._hidden:
+            raise KeyError(path)
+        k = c._table.find(path) if isinstance(path, str) else -1
+        if k < 0:
+            raise KeyError(path)
+        return c._table.row(k)
+
+    def __contains__(self, path: object) -> bool:
+        c = self._cache
+        if path in c._extra:
+            return True
+        if not isinstance(path, str) or path in c._hidden:
+            return False
+        return c._table.find(path) >= 0
+
+    def __iter__(self) -> Iterator[str]:
+        c = self._cache
+        hidden = c._hidden
+        yield from (p for p in c._table.paths if p not in hidden)
+        yield from list(c._extra)
+
+    def __len__(self) -> int:
+        c = self._cache
+        return len(c._table) - len(c._hidden) + len(c._extra)
+
+
 class StatCache:
     """`rows` (path -> StatRow) and `folders` (folder -> digest and paths) of one state."""
 
     def __init__(self, version: int, rows: Iterable[Sequence[Any]]) -> None:
         self.version = version
-        self.rows = {r[1]: StatRow(*r) for r in rows}
-        self.folders = expected_digests((r.path, r.size, r.mtime_ns, r.inode)
-                                        for r in self.rows.values())
+        self._table = _Table(rows)
+        self._extra: dict[str, StatRow] = {}  # rows patched in since the columns were built
+        self._hidden: set[str] = set()  # column rows removed or replaced by `_extra`
+        self._by_folder: dict[str, set[str]] = {}  # folder -> its paths in `_extra`
+        self.rows: Mapping[str, StatRow] = _Rows(self)
+        self.folders: dict[str, FolderDigest] = self._table.folders()
 
     def patch(self, gone: Iterable[str], current: Iterable[Sequence[Any]]) -> None:
         """Paths no longer (or no longer at that path) in the index, and the current stat
-        rows of every note a committed transaction touched."""
-        rows = self.rows
-        touched: dict[str, set[str]] = {}  # folder -> its paths that came (or stayed)
+        rows of every note a committed transaction touched; the touched folders' digests
+        are computed again from their rows (columns by range, and the patched layer)."""
+        rows, table, extra = self.rows, self._table, self._extra
+        touched: set[str] = set()
         for path in gone:
-            if rows.pop(path, None) is not None:
-                touched.setdefault(_folder(path), set())
+            if path in rows:
+                if extra.pop(path, None) is not None:
+                    self._by_folder[_folder(path)].discard(path)
+                if table.find(path) >= 0:
+                    self._hidden.add(path)
+                touched.add(_folder(path))
         for r in current:
             row = StatRow(*r)
-            rows[row.path] = row
-            touched.setdefault(_folder(row.path), set()).add(row.path)
-        for folder, paths in sorted(touched.items()):
-            paths.update(p for p in self.folders.pop(folder, (b"", ()))[1] if p in rows)
-            self.folders.update(expected_digests(
-                (rows[p].path, rows[p].size, rows[p].mtime_ns, rows[p].inode) for p in paths))
+            extra[row.path] = row
+            if table.find(row.path) >= 0:
+                self._hidden.add(row.path)
+            touched.add(_folder(row.path))
+            self._by_folder.setdefault(_folder(row.path), set()).add(row.path)
+        for folder in sorted(touched):
+            self.folders.pop(folder, None)
+            notes = table.entries(folder, self._hidden)
+            notes.extend((p.rpartition("/")[2], p, extra[p].size, extra[p].mtime_ns,
+                          extra[p].inode) for p in self._by_folder.get(folder, ()))
+            if notes:
+                notes.sort()  # names are unique in a folder
+                self.folders[folder] = (digest([n[0] for n in notes], [n[2] for n in notes],
+                                               [n[3] for n in notes], [n[4] for n in notes]),
+                                        tuple(n[1] for n in notes))
+        if len(extra) + len(self._hidden) > max(FOLD_MIN, len(table) // FOLD_SHARE):
+            self._fold()
+
+    def _fold(self) -> None:
+        """The patched rows folded into new columns (digests kept, ranges moved)."""
+        table, hidden = self._table, self._hidden
+        merged = [table.row(k) for k, p in enumerate(table.paths) if p not in hidden]
+        merged.extend(self._extra.values())
+        self._table = _Table(merged)
+        self._extra, self._hidden, self._by_folder = {}, set(), {}
+        self.folders = self._table.folders({f: d for f, (d, _) in self.folders.items()})

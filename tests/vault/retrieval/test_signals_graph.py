@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import random
+
 import networkx as nx
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,6 +22,7 @@ from vault.retrieval.signals.graph import (
     seed_vector,
 )
 from vault.retrieval.stages import context_stage, neighbor_max
+from vault.storage.columns import Edges
 
 from ..retrieval_fixtures import make_corpus
 
@@ -213,3 +217,13 @@ def test_linked_pairs_are_the_sorted_distinct_unordered_pairs() -> None:
         want = sorted({(min(a, b), max(a, b)) for a, b in edges if a != b})
         assert list(zip(la.tolist(), lb.tolist(), strict=True)) == want
     assert _linked_pairs(())[0].shape == (0,)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_adjacency_from_edge_arrays_equals_adjacency_from_pairs(seed: int) -> None:
+    rng = random.Random(seed)
+    pairs = sorted({(rng.randrange(40), rng.randrange(40)) for _ in range(150)})
+    a, b = adjacency(45, pairs), adjacency(45, Edges.of(pairs))
+    for x, y in ((a.indptr, b.indptr), (a.indices, b.indices), (a.data, b.data)):
+        assert x.dtype == y.dtype and x.tolist() == y.tolist()
+    assert adjacency(5, Edges.of([])).nnz == 0

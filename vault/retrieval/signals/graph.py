@@ -36,6 +36,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ...learning.edges import WeightedEdges
+from ...storage.columns import Edges
 from ..fusion import distinct
 from ..fusion import top as first
 
@@ -59,8 +60,11 @@ def _linked_pairs(edges: Sequence[tuple[int, int]]) -> tuple[npt.NDArray[np.int6
     """The distinct unordered pairs {a, b}, a != b, of `edges` as (min, max) columns sorted
     by (min, max): sorted({(min(a, b), max(a, b))}) in arrays (a set of 2-tuples costs
     ~150 bytes a link, 400 MB at 10^6 notes; this 16 bytes plus a sort)."""
-    flat = np.fromiter(chain.from_iterable(edges), dtype=np.int64, count=2 * len(edges))
-    a, b = flat[0::2], flat[1::2]
+    if isinstance(edges, Edges):  # the corpus's own arrays: no tuples at all
+        a, b = edges.src.astype(np.int64), edges.dst.astype(np.int64)
+    else:
+        flat = np.fromiter(chain.from_iterable(edges), dtype=np.int64, count=2 * len(edges))
+        a, b = flat[0::2], flat[1::2]
     keep = a != b
     lo, hi = np.minimum(a[keep], b[keep]), np.maximum(a[keep], b[keep])
     key = np.unique((lo << np.int64(32)) | hi)  # positions are below 2^31

@@ -1,0 +1,68 @@
+"""vault.storage.stat_cache: the columnar stat rows read as the dict of named tuples they
+replace, and patching (with and without a fold into new columns) equals a fresh load."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from vault.storage import stat_cache
+from vault.storage.folders import FolderDigest, expected_digests
+from vault.storage.stat_cache import StatCache, StatRow
+
+
+def _row(i: int, path: str, size: int = 0, odd: bool = False) -> StatRow:
+    h = "not-hex" if odd else hashlib.sha256(path.encode() + bytes([size % 256])).hexdigest()
+    return StatRow(i, path, size or 10 + i, 1_000 + 7 * i, 50_000 + i, h)
+
+
+PATHS = ["a.md", "b/c.md", "b.md", "b/a.md", "b/c/d.md", "ba/x.md", "é/ü.md", "b-c/z.md",
+         "b/c/a.md", "zz.md"]
+
+
+def _plain(rows: list[StatRow]) -> tuple[dict[str, StatRow], dict[str, FolderDigest]]:
+    by_path = {r.path: r for r in rows}
+    return by_path, expected_digests((r.path, r.size, r.mtime_ns, r.inode) for r in rows)
+
+
+@pytest.mark.parametrize(("odd", "nul"), [(False, False), (True, False), (False, True)])
+def test_columns_read_as_the_dict_of_rows_and_the_folder_digests(odd: bool, nul: bool) -> None:
+    paths = [*PATHS, "b\0/x.md", "b/\0.md"] if nul else PATHS  # NUL: never indexed; still sorted
+    rows = [_row(i, p, odd=odd and i == 3) for i, p in enumerate(paths, 1)]
+    cache = StatCache(7, reversed(rows))
+    by_path, folders = _plain(rows)
+    assert dict(cache.rows) == by_path and len(cache.rows) == len(rows)
+    assert cache.folders == folders
+    assert list(cache.folders) == sorted(folders)
+    assert cache.folders["b/c"][1] == ("b/c/a.md", "b/c/d.md")
+    assert cache.folders["b"][1][-1] == "b/c.md" and len(cache.folders["b"][1]) == 2 + nul
+    assert cache.rows["b/c/d.md"] == by_path["b/c/d.md"]
+    assert "b/c/x.md" not in cache.rows and cache.rows.get("nope.md") is None
+    assert cache.rows.get(3) is None  # type: ignore[call-overload]
+
+
+@pytest.mark.parametrize("fold_min", [1024, 2])
+def test_patches_equal_a_fresh_load(fold_min: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stat_cache, "FOLD_MIN", fold_min)
+    rows = {p: _row(i, p) for i, p in enumerate(PATHS, 1)}
+    cache = StatCache(1, rows.values())
+    steps: list[tuple[list[str], list[StatRow]]] = [
+        ([], [_row(1, "a.md", size=99)]),  # changed stat
+        (["b/c/d.md", "b/c/a.md"], []),  # a whole folder gone
+        (["zz.md"], [_row(10, "new/zz.md")]),  # renamed into a new folder
+        ([], [_row(11, "b/b.md"), _row(12, "q.md")]),  # added
+        (["missing.md"], [_row(12, "q.md", size=5)]),  # gone path never indexed; changed again
+        (["b/b.md"], [_row(11, "b/c/d.md")]),
+    ]
+    for gone, current in steps:
+        for p in gone:
+            rows.pop(p, None)
+        rows.update((r.path, r) for r in current)
+        cache.patch(gone, current)
+        by_path, folders = _plain(list(rows.values()))
+        assert dict(cache.rows) == by_path and len(cache.rows) == len(by_path)
+        assert cache.folders == folders
+        assert all(p in cache.rows for p in by_path)
+        assert not any(p in cache.rows for p in {*PATHS, "missing.md"} - by_path.keys())
+    assert (cache._extra == {}) == (fold_min == 2)  # a small threshold folded the layer in

@@ -1,0 +1,299 @@
+"""Compact read-only columns: strings in one buffer, edges and adjacency in integer arrays.
+
+At 10^6 notes a tuple of strings costs 8 bytes a slot plus 49 bytes of object header per
+string, and a tuple of (source, target) pairs about 70 bytes a link. These columns read as
+the tuples they stand for (same length, items, slices, iteration, equality) and hold the
+data packed: `Strings` keeps the UTF-8 of every item in one `bytes` with int64 offsets
+(an item is decoded when read), `Edges` keeps two int32 arrays (`src`, `dst`) that array
+consumers take as they are (retrieval/signals/graph.py `adjacency`), and `Graph` is the
+undirected adjacency by note id in CSR form (same neighbours, same order as
+`linkgraph.undirected`).
+"""
+
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, overload
+
+import numpy as np
+import numpy.typing as npt
+
+
+def _same(a: Sequence[Any], other: object) -> bool | Any:
+    if not isinstance(other, Sequence) or isinstance(other, (str, bytes)):
+        return NotImplemented
+    return len(a) == len(other) and all(x == y for x, y in zip(a, other, strict=True))
+
+
+_BLOCK = 1 << 16  # items turned into Python objects at a time when iterating
+
+
+class Strings(Sequence[str]):
+    """A tuple of str packed as UTF-8 with int64 offsets (lone surrogates pass through)."""
+
+    __slots__ = ("_buf", "_errors", "_off")
+
+    def __init__(self, items: Iterable[str] = ()) -> None:
+        buf = bytearray()
+        off = array("q", [0])
+        errors = "strict"
+        for s in items:
+            try:
+                buf += s.encode()
+            except UnicodeEncodeError:
+                buf += s.encode("utf-8", "surrogatepass")
+                errors = "surrogatepass"
+            off.append(len(buf))
+        self._buf = bytes(buf)
+        self._off = off  # an array, not numpy: reading two offsets is the hot path
+        self._errors = errors
+
+    def __len__(self) -> int:
+        return len(self._off) - 1
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> tuple[str, ...]: ...
+
+    def __getitem__(self, i: int | slice) -> str | tuple[str, ...]:
+        if i.__class__ is int and i >= 0:
+            off = self._off  # off[i + 1] raises IndexError past the end
+            return self._buf[off[i] : off[i + 1]].decode("utf-8", self._errors)
+        if isinstance(i, slice):
+            return tuple(self[k] for k in range(*i.indices(len(self))))
+        if not -len(self) <= i < 0:
+            raise IndexError(i)
+        return self[i + len(self)]
+
+    def __iter__(self) -> Iterator[str]:
+        for lo in range(0, len(self), _BLOCK):
+            yield from self.run(lo, min(lo + _BLOCK, len(self)))
+
+    def run(self, lo: int, hi: int) -> list[str]:
+        """Items lo..hi (0 <= lo <= hi <= len) decoded at once (ASCII: one decode, then
+        slices of it)."""
+        off = self._off
+        a = off[lo]
+        chunk = self._buf[a : off[hi]]
+        if chunk.isascii():
+            text = chunk.decode("ascii")
+            return [text[off[k] - a : off[k + 1] - a] for k in range(lo, hi)]
+        return [chunk[off[k] - a : off[k + 1] - a].decode("utf-8", self._errors)
+                for k in range(lo, hi)]
+
+    def __eq__(self, other: object) -> bool:
+        return _same(self, other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Strings({tuple(self)!r})"
+
+
+class Edges(Sequence[tuple[int, int]]):
+    """Sorted (source position, target position) pairs as two int32 arrays (read only)."""
+
+    __slots__ = ("dst", "src")
+
+    def __init__(self, src: npt.ArrayLike, dst: npt.ArrayLike) -> None:
+        self.src: npt.NDArray[np.int32] = np.ascontiguousarray(src, dtype=np.int32)
+        self.dst: npt.NDArray[np.int32] = np.ascontiguousarray(dst, dtype=np.int32)
+        if self.src.shape != self.dst.shape:
+            raise ValueError("src and dst differ in length")
+
+    @classmethod
+    def of(cls, pairs: Iterable[tuple[int, int]]) -> Edges:
+        src, dst = array("i"), array("i")
+        for a, b in pairs:
+            src.append(a)
+            dst.append(b)
+        return cls(np.frombuffer(src, dtype=np.int32), np.frombuffer(dst, dtype=np.int32))
+
+    def __len__(self) -> int:
+        return len(self.src)
+
+    @overload
+    def __getitem__(self, i: int) -> tuple[int, int]: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> tuple[tuple[int, int], ...]: ...
+
+    def __getitem__(self, i: int | slice) -> tuple[int, int] | tuple[tuple[int, int], ...]:
+        if isinstance(i, slice):
+            return tuple(zip(self.src[i].tolist(), self.dst[i].tolist(), strict=True))
+        return int(self.src[i]), int(self.dst[i])
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        src, dst = self.src, self.dst
+        for lo in range(0, len(src), _BLOCK):  # blocks: no 10^6-int lists at once
+            yield from zip(src[lo : lo + _BLOCK].tolist(), dst[lo : lo + _BLOCK].tolist(),
+                           strict=True)
+
+    def sources_of(self, target: int) -> list[int]:
+        """Source positions of the pairs to `target`, ascending."""
+        return self.src[self.dst == target].tolist()  # type: ignore[no-any-return]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Edges):
+            return bool(np.array_equal(self.src, other.src)
+                        and np.array_equal(self.dst, other.dst))
+        return _same(self, other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def span(self, p: int) -> tuple[int, int]:
+        """The index range of source position `p`'s pairs."""
+        lo, hi = np.searchsorted(self.src, [p, p + 1], side="left").tolist()
+        return int(lo), int(hi)
+
+    def out(self, p: int) -> list[int]:
+        """Target positions of source `p`, ascending."""
+        lo, hi = self.span(p)
+        return self.dst[lo:hi].tolist()  # type: ignore[no-any-return]
+
+    def __repr__(self) -> str:
+        return f"Edges({tuple(self)!r})"
+
+
+def as_edges(edges: Sequence[tuple[int, int]]) -> Edges:
+    """`edges` as an `Edges` (itself when it is one)."""
+    return edges if isinstance(edges, Edges) else Edges.of(edges)
+
+
+class Graph(Mapping[int, list[int]]):
+    """Note id -> its neighbours' ids (ascending, no self loops), for every id with one; keys
+    ascend. Built from position edges and the ids column: equal to
+    `linkgraph.undirected([(ids[a], ids[b]) for a, b in edges])`. CSR by position in plain
+    arrays (a read is a bisect of the ids tuple and two array reads: breadth-first search
+    runs near the speed of a dict of lists); the ids are the corpus's own tuple, shared."""
+
+    __slots__ = ("_ids", "_len", "_nbr", "_ptr")
+
+    def __init__(self, ids: Sequence[int], edges: Sequence[tuple[int, int]]) -> None:
+        e = as_edges(edges)
+        self._ids = ids if isinstance(ids, tuple) else tuple(ids)
+        n = len(self._ids)
+        keep = e.src != e.dst
+        a, b = e.src[keep], e.dst[keep]
+        x = np.concatenate([a, b]).astype(np.int64)
+        y = np.concatenate([b, a]).astype(np.int64)
+        key = np.unique(x * max(n, 1) + y)  # positions ascend with ids: by (id, neighbour id)
+        x, y = key // max(n, 1), key % max(n, 1)
+        ptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(x, minlength=n), out=ptr[1:])
+        self._ptr = array("q", ptr.tobytes())
+        self._nbr = array("i", y.astype(np.int32).tobytes())
+        self._len = len(np.unique(x))
+
+    def _at(self, note_id: object) -> int:
+        """The position of `note_id` when it has a neighbour, or -1."""
+        if not isinstance(note_id, int):
+            return -1
+        ids = self._ids
+        p = bisect_left(ids, note_id)
+        if p == len(ids) or ids[p] != note_id or self._ptr[p] == self._ptr[p + 1]:
+            return -1
+        return p
+
+    def __getitem__(self, note_id: int) -> list[int]:
+        p = self._at(note_id)
+        if p < 0:
+            raise KeyError(note_id)
+        ids = self._ids
+        return [ids[j] for j in self._nbr[self._ptr[p] : self._ptr[p + 1]]]
+
+    def get(self, note_id: int, default: Any = None) -> Any:  # the BFS's call: one layer
+        ids, ptr = self._ids, self._ptr
+        p = bisect_left(ids, note_id) if isinstance(note_id, int) else len(ids)
+        if p == len(ids) or ids[p] != note_id:
+            return default
+        lo, hi = ptr[p], ptr[p + 1]
+        return [ids[j] for j in self._nbr[lo:hi]] if lo != hi else default
+
+    def __contains__(self, note_id: object) -> bool:
+        return self._at(note_id) >= 0
+
+    def __iter__(self) -> Iterator[int]:
+        ptr, ids = self._ptr, self._ids
+        return (ids[p] for p in range(len(ids)) if ptr[p] != ptr[p + 1])
+
+    def __len__(self) -> int:
+        return self._len
+
+    def __repr__(self) -> str:
+        return f"Graph({dict(self)!r})"
+
+
+class Digests(Sequence[str]):
+    """A tuple of lowercase 64-digit hex strings (sha256 digests) packed as 32 bytes each."""
+
+    __slots__ = ("_raw",)
+
+    def __init__(self, raw: bytes) -> None:
+        self._raw = raw
+
+    def __len__(self) -> int:
+        return len(self._raw) // 32
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> tuple[str, ...]: ...
+
+    def __getitem__(self, i: int | slice) -> str | tuple[str, ...]:
+        if isinstance(i, slice):
+            return tuple(self[k] for k in range(*i.indices(len(self))))
+        n = len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError(i)
+        return self._raw[32 * i : 32 * i + 32].hex()
+
+    def __iter__(self) -> Iterator[str]:
+        raw = self._raw
+        return (raw[k : k + 32].hex() for k in range(0, len(raw), 32))
+
+    def __eq__(self, other: object) -> bool:
+        return _same(self, other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Digests({tuple(self)!r})"
+
+
+def hex_column(items: Iterable[str]) -> Sequence[str]:
+    """`items` as `Digests` when every one is a lowercase 64-digit hex string (it reads back
+    the same), else as `Strings`."""
+    raw = bytearray()
+    kept: list[str] = []
+    for s in items:
+        if not kept:
+            try:
+                b = bytes.fromhex(s) if len(s) == 64 else b""
+            except ValueError:
+                b = b""
+            if len(b) == 32 and b.hex() == s:
+                raw += b
+                continue
+            kept.extend(Digests(bytes(raw)))
+        kept.append(s)
+    return Strings(kept) if kept else Digests(bytes(raw))
+
+
+PACKED = (Strings, Digests)  # immutable packed columns an overlay may share as its base
+
+
+def repacked(base: Sequence[Any], rows: Iterable[Any]) -> Sequence[Any]:
+    """`rows` packed as `base` is (`Strings`, `Digests`), else a tuple."""
+    if isinstance(base, Strings):
+        return Strings(rows)
+    if isinstance(base, Digests):
+        return hex_column(rows)
+    return tuple(rows)
