@@ -38,3 +38,19 @@ def test_empty() -> None:
     v = Vocabulary.of({})
     assert len(v) == 0 and list(v) == [] and "a" not in v
     assert dict(v.with_terms(["a"])) == {"a": 0}
+
+
+def test_an_edit_shares_the_block_heads_instead_of_recomputing_them(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    v = Vocabulary.of({f"t{i:05d}": i for i in range(1000)})
+    calls: list[int] = []
+    block = Vocabulary._block
+
+    def counted(self: Vocabulary, b: int) -> list[str]:
+        calls.append(b)
+        return block(self, b)
+
+    monkeypatch.setattr(Vocabulary, "_block", counted)
+    grown = v.with_terms(["zzz"]).with_terms(["zzzz"])
+    assert grown.heads is v.heads and calls == []  # O(new terms) an edit, not O(vocabulary)
+    assert grown["zzz"] == 1000 and grown["zzzz"] == 1001 and grown["t00420"] == 420

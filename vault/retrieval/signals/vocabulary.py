@@ -31,10 +31,14 @@ class Vocabulary(Mapping[str, int]):
     offsets: npt.NDArray[np.int64]  # (V + 1,): where the i-th sorted term starts
     ids: npt.NDArray[np.int32]  # id of the i-th sorted term
     extra: Mapping[str, int] = field(default_factory=dict)  # terms added since the base
-    _heads: list[str] = field(init=False, repr=False, compare=False)  # every STRIDE-th term
+    # every STRIDE-th term: computed from the base when not given; an edit's copy shares it
+    # (recomputing it is O(terms): ~0.3 s an edit at 10^6 notes)
+    heads: tuple[str, ...] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_heads", [self._block(b)[0] for b in range(self._blocks)])
+        if self.heads is None:
+            object.__setattr__(self, "heads",
+                               tuple(self._block(b)[0] for b in range(self._blocks)))
 
     @property
     def _blocks(self) -> int:
@@ -61,10 +65,10 @@ class Vocabulary(Mapping[str, int]):
         extra = dict(self.extra)
         for t in fresh:
             extra[t] = len(self.ids) + len(extra)
-        return replace(self, extra=extra)
+        return replace(self, extra=extra, heads=self.heads)
 
     def _find(self, term: str) -> int | None:
-        b = bisect_right(self._heads, term) - 1
+        b = bisect_right(self.heads or (), term) - 1
         if b >= 0:
             block = self._block(b)
             j = bisect_left(block, term)
