@@ -171,10 +171,9 @@ class ConjunctiveIndex:
             rows = rows[~np.isin(rows, changed)]
             s1[rows] += d1[j]
             s2[rows] += d2[j]
-        lq, l2q = _lq(df), _l2q(df)
-        for p in news:
-            cols = docs[p][0]
-            s1[p], s2[p] = int(lq[cols].sum()), int(l2q[cols].sum())
+        for p in news:  # l_u of the changed notes' units only (over every unit: ~0.5 s at 10^6)
+            held = df[docs[p][0]]
+            s1[p], s2[p] = int(_lq(held).sum()), int(_l2q(held).sum())
         return ConjunctiveIndex(vocab, columns, postings, df, m, s1, s2, n_docs)
 
     def score(self, query: str) -> F64:
