@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from bench.gen_scale import generate
-from bench.report import print_table, status_kb
+from bench.report import children_cpu, print_table, status_kb
 from vault import Corpus, Hit, SearchEngine, SearchResult, Vault
 
 
@@ -44,30 +44,16 @@ class FixedEngine:
         return SearchResult(query, hits, {"engine": "fixed (benchmark)"})
 
 
-def _children_cpu() -> dict[int, float]:
-    """CPU seconds (user + system) of each live child process (Linux /proc; the scan's
-    worker processes are children), by pid; empty elsewhere."""
-    out: dict[int, float] = {}
-    tick = os.sysconf("SC_CLK_TCK")
-    for task in Path("/proc/self/task").glob("*/children"):
-        for pid in task.read_text().split():
-            try:
-                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            out[int(pid)] = (int(fields[11]) + int(fields[12])) / tick
-    return out
-
-
 def _noop_sync(v: Vault) -> tuple[float, float]:
     """(wall seconds, critical-path CPU seconds) of one no-op sync: this process's CPU plus
     the busiest worker's, what the wall time would be on idle cores (the 2 cores here are
     shared, so the wall time alone says more about the load than about the scan)."""
-    before, c0, t0 = _children_cpu(), time.process_time(), time.perf_counter()
+    before, c0, t0 = children_cpu(), time.process_time(), time.perf_counter()
     v.sync()
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    after = _children_cpu()
-    return wall, cpu + max((after[p] - before.get(p, 0.0) for p in after), default=0.0)
+    after = children_cpu()
+    return wall, cpu + max((sum(after[p]) - sum(before.get(p, (0.0, 0.0))) for p in after),
+                           default=0.0)
 
 
 def _timed(fn: Any) -> float:

@@ -25,28 +25,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.report import print_table
+from bench.report import children_cpu, print_table
 from vault import Vault
 
 
-def _children_cpu() -> dict[int, tuple[float, float]]:
-    """(user, system) CPU seconds of each live child process, by pid (empty off Linux)."""
-    out: dict[int, tuple[float, float]] = {}
-    tick = os.sysconf("SC_CLK_TCK")
-    for task in Path("/proc/self/task").glob("*/children"):
-        for pid in task.read_text().split():
-            try:
-                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            out[int(pid)] = (int(fields[11]) / tick, int(fields[12]) / tick)
-    return out
-
-
 def _noop(v: Vault) -> dict[str, float | str | bool]:
-    before, t0, c0 = _children_cpu(), time.perf_counter(), time.process_time()
+    before, t0, c0 = children_cpu(), time.perf_counter(), time.process_time()
     report = v.sync()
-    wall, cpu, after = time.perf_counter() - t0, time.process_time() - c0, _children_cpu()
+    wall, cpu, after = time.perf_counter() - t0, time.process_time() - c0, children_cpu()
     workers = sorted((u - before.get(p, (0.0, 0.0))[0], s - before.get(p, (0.0, 0.0))[1])
                      for p, (u, s) in after.items())
     busiest = max((u + s for u, s in workers), default=0.0)

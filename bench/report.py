@@ -1,8 +1,11 @@
-"""What the benchmark scripts print: latency percentiles, process memory, markdown tables."""
+"""What the benchmark scripts print: latency percentiles, process memory and CPU, markdown
+tables."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -22,6 +25,21 @@ def status_kb(field: str) -> int:
             if line.startswith(field + ":"):
                 return int(line.split()[1])
     return 0
+
+
+def children_cpu() -> dict[int, tuple[float, float]]:
+    """(user, system) CPU seconds of each live child process, by pid (Linux /proc: the scan's
+    worker processes are children); empty elsewhere."""
+    out: dict[int, tuple[float, float]] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for task in Path("/proc/self/task").glob("*/children"):
+        for pid in task.read_text().split():
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            out[int(pid)] = (int(fields[11]) / tick, int(fields[12]) / tick)
+    return out
 
 
 def print_table(rows: Sequence[Mapping[str, object]]) -> None:

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 from ..errors import AmbiguousNote
 from ..storage.index import LinkRow
-from .name_index import IdPaths, KeyIndex, Lookup, must_fold
+from ..storage.overlay import folds
+from .name_index import IdPaths, KeyIndex, Lookup
 from .note import Link, rewrite_links
 
 
@@ -100,8 +101,8 @@ class Resolver:
         and the entries added to their `extra`, until they must fold into a rebuild."""
         added = range(len(self.paths), len(paths))
         named = [(k, p) for p in (*realiased, *added) for k in alias_keys(aliases[p])]
-        if (must_fold(self.keys.extra + len(added), len(self.paths))
-                or must_fold(self.alias_index.extra + len(named), len(self.paths))):
+        if (folds(self.keys.extra + len(added), len(self.paths))
+                or folds(self.alias_index.extra + len(named), len(self.paths))):
             return Resolver.over(ids, paths, aliases)
         return Resolver(  # an old alias's entry stays: the check against `aliases` drops it
             ids, paths, aliases,

@@ -11,7 +11,7 @@ dict lookup does, at 8-16 bytes an entry instead of a dict entry plus its key st
 
 A later generation adds entries (`plus`) without touching the table an earlier snapshot still
 reads: they go to a small `extra` dict keyed by the full hash, which the owner folds into a
-rebuilt table once it outgrows `must_fold` (amortised O(added), like storage/overlay.py).
+rebuilt table by storage/overlay.py's rule (`folds`: amortised O(added)).
 
 `key_hash` is Python's str hash: stable within a process, which is all an in-memory table
 needs. It decides only where an entry is filed, never an answer or an order (callers sort
@@ -32,16 +32,9 @@ V = TypeVar("V")
 
 EMPTY = -1  # no entry (high half -1 with position 2^32 - 1, which no note has)
 _LOW = 0xFFFFFFFF
-FOLD_SHARE = 16  # extra entries above len(table) // FOLD_SHARE (and MIN_FOLD) fold in
-MIN_FOLD = 1024
 
 
 key_hash: Callable[[str], int] = hash  # what a key is filed under (module doc)
-
-
-def must_fold(extra: int, base: int) -> bool:
-    """Whether `extra` entries added over a table of `base` entries should be rebuilt in."""
-    return extra > max(MIN_FOLD, base // FOLD_SHARE)
 
 
 class KeyIndex:

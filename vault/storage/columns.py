@@ -7,7 +7,8 @@ data packed: `Strings` keeps the UTF-8 of every item in one `bytes` with int64 o
 (an item is decoded when read), `Edges` keeps two int32 arrays (`src`, `dst`) that array
 consumers take as they are (retrieval/signals/graph.py `adjacency`), and `Graph` is the
 undirected adjacency by note id in CSR form (same neighbours, same order as
-`linkgraph.undirected`).
+`linkgraph.undirected`). `ReadOnly` is what every such column (here, in overlay.py and in
+stat_cache.py) shares: indexing, equality with any sequence, no hash, the repr.
 """
 
 from __future__ import annotations
@@ -15,22 +16,55 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any, overload
+from typing import Any, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
 
-
-def _same(a: Sequence[Any], other: object) -> bool | Any:
-    if not isinstance(other, Sequence) or isinstance(other, (str, bytes)):
-        return NotImplemented
-    return len(a) == len(other) and all(x == y for x, y in zip(a, other, strict=True))
-
+T = TypeVar("T")
 
 _BLOCK = 1 << 16  # items turned into Python objects at a time when iterating
 
 
-class Strings(Sequence[str]):
+class ReadOnly(Sequence[T]):
+    """What every read-only column here and in overlay.py / stat_cache.py shares: it reads
+    as the tuple it stands for. A subclass gives `__len__` and `_item(i)` for 0 <= i < len
+    (or its own `__getitem__`, for a faster path); indexing (negative, slices, bounds),
+    equality with any sequence, no hash and the repr come from here."""
+
+    __slots__ = ()
+
+    def _item(self, i: int) -> T:
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, i: int) -> T: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> tuple[T, ...]: ...
+
+    def __getitem__(self, i: int | slice) -> T | tuple[T, ...]:
+        if isinstance(i, slice):
+            return tuple(self[k] for k in range(*i.indices(len(self))))
+        n = len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError(i)
+        return self._item(i)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, (str, bytes)):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({tuple(self)!r})"
+
+
+class Strings(ReadOnly[str]):
     """A tuple of str packed as UTF-8 with int64 offsets (lone surrogates pass through)."""
 
     __slots__ = ("_buf", "_errors", "_off")
@@ -85,16 +119,9 @@ class Strings(Sequence[str]):
         return [chunk[off[k] - a : off[k + 1] - a].decode("utf-8", self._errors)
                 for k in range(lo, hi)]
 
-    def __eq__(self, other: object) -> bool:
-        return _same(self, other)
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"Strings({tuple(self)!r})"
 
 
-class Edges(Sequence[tuple[int, int]]):
+class Edges(ReadOnly[tuple[int, int]]):
     """Sorted (source position, target position) pairs as two int32 arrays (read only)."""
 
     __slots__ = ("dst", "src")
@@ -141,9 +168,7 @@ class Edges(Sequence[tuple[int, int]]):
         if isinstance(other, Edges):
             return bool(np.array_equal(self.src, other.src)
                         and np.array_equal(self.dst, other.dst))
-        return _same(self, other)
-
-    __hash__ = None  # type: ignore[assignment]
+        return super().__eq__(other)
 
     def span(self, p: int) -> tuple[int, int]:
         """The index range of source position `p`'s pairs."""
@@ -154,9 +179,6 @@ class Edges(Sequence[tuple[int, int]]):
         """Target positions of source `p`, ascending."""
         lo, hi = self.span(p)
         return self.dst[lo:hi].tolist()  # type: ignore[no-any-return]
-
-    def __repr__(self) -> str:
-        return f"Edges({tuple(self)!r})"
 
 
 def as_edges(edges: Sequence[tuple[int, int]]) -> Edges:
@@ -228,7 +250,7 @@ class Graph(Mapping[int, list[int]]):
         return f"Graph({dict(self)!r})"
 
 
-class Digests(Sequence[str]):
+class Digests(ReadOnly[str]):
     """A tuple of lowercase 64-digit hex strings (sha256 digests) packed as 32 bytes each."""
 
     __slots__ = ("_raw",)
@@ -239,33 +261,12 @@ class Digests(Sequence[str]):
     def __len__(self) -> int:
         return len(self._raw) // 32
 
-    @overload
-    def __getitem__(self, i: int) -> str: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> tuple[str, ...]: ...
-
-    def __getitem__(self, i: int | slice) -> str | tuple[str, ...]:
-        if isinstance(i, slice):
-            return tuple(self[k] for k in range(*i.indices(len(self))))
-        n = len(self)
-        if i < 0:
-            i += n
-        if not 0 <= i < n:
-            raise IndexError(i)
+    def _item(self, i: int) -> str:
         return self._raw[32 * i : 32 * i + 32].hex()
 
     def __iter__(self) -> Iterator[str]:
         raw = self._raw
         return (raw[k : k + 32].hex() for k in range(0, len(raw), 32))
-
-    def __eq__(self, other: object) -> bool:
-        return _same(self, other)
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"Digests({tuple(self)!r})"
 
 
 def hex_column(items: Iterable[str]) -> Sequence[str]:

@@ -35,7 +35,7 @@ from .columns import Edges, Graph, as_edges
 from .corpus import MAX_CHAIN, Corpus, CorpusDelta, chain_depth
 from .index import Index, NoteRow
 from .link_targets import alias_key, link_keys, note_keys
-from .overlay import Column, Patch, _folds
+from .overlay import Column, Patch, folds
 from .snapshot import IndexLinks, Snapshot
 
 
@@ -182,6 +182,6 @@ def _patched_graph(old: Corpus, new: Corpus,
                 graph[x] = adj
             else:
                 graph.pop(x)
-    if _folds(len(graph._changes) + len(graph._removed), len(base)):
+    if folds(len(graph._changes) + len(graph._removed), len(base)):
         return Graph(new.ids, new.edges)  # many changes: build it again rather than fold
     return graph.frozen(base)

@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Any, TypeVar, overload
 
-from .columns import PACKED, repacked
+from .columns import PACKED, ReadOnly, repacked
 
 T = TypeVar("T")
 K = TypeVar("K")
@@ -27,11 +27,13 @@ COMPACT_SHARE = 16  # changes above len(base) // COMPACT_SHARE (and MIN_COMPACT)
 MIN_COMPACT = 1024
 
 
-def _folds(changes: int, base: int) -> bool:
+def folds(changes: int, base: int) -> bool:
+    """Whether `changes` layered over `base` rows should fold into a new base (the one
+    amortised rule of this room's layered structures: overlays, stat cache, graph)."""
     return changes > max(MIN_COMPACT, base // COMPACT_SHARE)
 
 
-class Column(Sequence[T]):
+class Column(ReadOnly[T]):
     """`base` with the rows at `patch` replaced and `tail` appended (read only)."""
 
     __slots__ = ("_base", "_n", "_patch", "_tail")
@@ -58,7 +60,7 @@ class Column(Sequence[T]):
             else:
                 tail[i - n] = value
         tail.extend(added)
-        if _folds(len(patch) + len(tail), n):
+        if folds(len(patch) + len(tail), n):
             rows = list(base)
             for i, value in patch.items():
                 rows[i] = value
@@ -93,16 +95,6 @@ class Column(Sequence[T]):
         patch = self._patch
         return itertools.chain((patch.get(i, v) for i, v in enumerate(self._base)),
                                self._tail)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence) or isinstance(other, (str, bytes)):
-            return NotImplemented
-        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"Column({tuple(self)!r})"
 
 
 class _Layered(Mapping[K, V]):
@@ -186,7 +178,7 @@ class Patch(_Layered[K, V]):
         if not self._touched and original is not None:
             return original
         base, changes, removed = self._base, self._changes, frozenset(self._removed)
-        if _folds(len(changes) + len(removed), len(base)):
+        if folds(len(changes) + len(removed), len(base)):
             merged = {k: changes.get(k, v) for k, v in base.items() if k not in removed}
             merged.update((k, v) for k, v in changes.items() if k not in base)
             return merged

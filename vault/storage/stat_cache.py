@@ -9,10 +9,10 @@ computed again (`patch`), so the next no-op sync after an edit costs what a no-o
 
 The rows are columns (a dict of 10^6 named tuples was most of a sync's memory): paths
 sorted by (folder, name) in one packed buffer, ids and stats as int64 arrays, content
-hashes as 32-byte digests, and a sorted array of path hashes to find a path's row. So a
+hashes as 32-byte digests, and a `KeyIndex` (notes/name_index.py) to find a path's row. So a
 folder's notes are one row range, and `folders` maps a folder to (digest, that range read
 as its paths). A commit's rows go to a small layer over the columns (`_extra` and
-`_hidden`), folded into new columns once it holds `_folds` rows; the folders' digests are
+`_hidden`), folded into new columns by overlay.py's rule (`folds`); the folders' digests are
 kept across a fold, only their ranges move.
 """
 
@@ -21,15 +21,14 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from typing import Any, NamedTuple, overload
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from .columns import Strings, hex_column
+from ..notes.name_index import KeyIndex
+from .columns import ReadOnly, Strings, hex_column
 from .folders import FolderDigest, digest
-
-FOLD_SHARE = 16  # patched rows above len // FOLD_SHARE (and FOLD_MIN) fold into new columns
-FOLD_MIN = 1024
+from .overlay import folds
 
 
 class StatRow(NamedTuple):
@@ -79,9 +78,7 @@ class _Table:
         self.paths = Strings(paths[k] for k in perm.tolist())
         self.hashes = hex_column(hashes[k] for k in perm.tolist())
         del hashes
-        keyed = np.fromiter((hash(p) for p in self.paths), dtype=np.int64, count=len(paths))
-        self._order = np.argsort(keyed, kind="stable").astype(np.int32)
-        self._keys = keyed[self._order]
+        self._rows = KeyIndex.build((p, k) for k, p in enumerate(self.paths))  # path -> row
         self.spans: dict[str, tuple[int, int]] = {}  # folder -> its row range
         lo, last = 0, ""
         for k, p in enumerate(self.paths):
@@ -98,15 +95,8 @@ class _Table:
 
     def find(self, path: str) -> int:
         """The row of `path`, or -1."""
-        h = hash(path)
-        keys = self._keys
-        k = int(keys.searchsorted(h))
-        while k < len(keys) and int(keys[k]) == h:
-            row = int(self._order[k])
-            if self.paths[row] == path:
-                return row
-            k += 1
-        return -1
+        paths = self.paths
+        return next((k for k in self._rows.positions(path) if paths[k] == path), -1)
 
     def row(self, k: int) -> StatRow:
         return StatRow(int(self.ids[k]), self.paths[k], int(self.sizes[k]),
@@ -139,7 +129,7 @@ class _Table:
 _Entry = tuple[str, str, int, int, int]
 
 
-class _Span(Sequence[str]):
+class _Span(ReadOnly[str]):
     """Rows lo..hi of a packed path column, read as a tuple of paths."""
 
     __slots__ = ("_hi", "_lo", "_paths")
@@ -153,30 +143,8 @@ class _Span(Sequence[str]):
     def __iter__(self) -> Iterator[str]:
         return iter(self._paths.run(self._lo, self._hi))
 
-    @overload
-    def __getitem__(self, i: int) -> str: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> tuple[str, ...]: ...
-
-    def __getitem__(self, i: int | slice) -> str | tuple[str, ...]:
-        if isinstance(i, slice):
-            return tuple(self[k] for k in range(*i.indices(len(self))))
-        if i < 0:
-            i += len(self)
-        if not 0 <= i < len(self):
-            raise IndexError(i)
+    def _item(self, i: int) -> str:
         return self._paths[self._lo + i]
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence) or isinstance(other, (str, bytes)):
-            return NotImplemented
-        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"_Span({tuple(self)!r})"
 
 
 class _Rows(Mapping[str, StatRow]):
@@ -260,7 +228,7 @@ class StatCache:
                 self.folders[folder] = (digest([n[0] for n in notes], [n[2] for n in notes],
                                                [n[3] for n in notes], [n[4] for n in notes]),
                                         tuple(n[1] for n in notes))
-        if len(extra) + len(self._hidden) > max(FOLD_MIN, len(table) // FOLD_SHARE):
+        if folds(len(extra) + len(self._hidden), len(table)):
             self._fold()
 
     def _fold(self) -> None:

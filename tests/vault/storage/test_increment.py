@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from vault.notes import name_index
 from vault.storage import overlay
 from vault.storage.index import Index
 from vault.storage.live import LiveIndex
@@ -57,7 +56,6 @@ def test_random_adds_and_edits_advance_like_a_rebuild(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int, fold: bool) -> None:
     if fold:  # overlaid columns, mappings and name tables fold into plain ones every few changes
         monkeypatch.setattr(overlay, "MIN_COMPACT", 2)
-        monkeypatch.setattr(name_index, "MIN_FOLD", 2)
     rng = random.Random(seed)
     store = Store(tmp_path)
     index = Index.open(tmp_path / ".rmh" / "index.sqlite")
