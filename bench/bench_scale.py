@@ -73,16 +73,20 @@ class Ready:
 
 
 @contextmanager
-def ready_vault(n: int, keep: Path | None, queries: int) -> Iterator[Ready]:
+def ready_vault(n: int, keep: Path | None, queries: int, codes_on_disk: bool = True
+                ) -> Iterator[Ready]:
     """Generate the turns vault unless kept (under `keep`/N), index it (auto_sync off), build
-    every structure, make `queries` questions (seed 11) and warm up with one search."""
+    every structure, make `queries` questions (seed 11) and warm up with one search. The
+    dense IVF keeps its codes in VAULT/.rmh as `rmh serve` does, unless `codes_on_disk` is
+    False (in memory)."""
     with tempfile.TemporaryDirectory() as tmp:
         root = (keep if keep is not None else Path(tmp)) / str(n)
         t0 = time.perf_counter()
         if not (root / "turns").is_dir():
             generate(root, n)
         timing = {"generate_s": time.perf_counter() - t0}
-        engine = SearchEngine(SearchParams(), encoder=SyntheticEncoder(), cache=None)
+        engine = SearchEngine(SearchParams(), encoder=SyntheticEncoder(), cache=None,
+                              scratch=str(root / ".rmh") if codes_on_disk else None)
         with Vault.init(root, auto_sync=False, engine=engine) as v:
             t0 = time.perf_counter()
             v.sync()
@@ -96,8 +100,9 @@ def ready_vault(n: int, keep: Path | None, queries: int) -> Iterator[Ready]:
             yield Ready(v, engine, prepared, qs, timing, rss_ready)
 
 
-def run(n: int, keep: Path | None, queries: int, edits: int) -> dict[str, Any]:
-    with ready_vault(n, keep, queries) as ready:
+def run(n: int, keep: Path | None, queries: int, edits: int, codes_on_disk: bool = True
+        ) -> dict[str, Any]:
+    with ready_vault(n, keep, queries, codes_on_disk) as ready:
         v, engine, prepared, qs = ready.vault, ready.engine, ready.prepared, ready.questions
         lat, found = [], 0
         for q, note_id in qs:
@@ -132,8 +137,11 @@ def run(n: int, keep: Path | None, queries: int, edits: int) -> dict[str, Any]:
             "noop_sync_p50_s": round(statistics.median(noop), 3),
             "derived_array_mb": {k: round(b / 2**20, 1)
                                  for k, b in prepared["array_bytes"].items()},
+            "dense_codes_on_disk_mb": round(prepared["disk_bytes"]["dense"] / 2**20, 1),
             "rss_ready_mb": round(ready.rss_ready_kb / 1024), "peak_rss_mb":
                 round(status_kb("VmHWM") / 1024),
+            "rss_end_anon_file_mb": [round(status_kb("RssAnon") / 1024),
+                                     round(status_kb("RssFile") / 1024)],
             "encoder": engine.encoder.fingerprint if engine.encoder else None,
         }
 
@@ -144,9 +152,12 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--edits", type=int, default=5)
     parser.add_argument("--keep", type=Path, help="folder to create/reuse vaults under")
+    parser.add_argument("--codes-in-memory", action="store_true",
+                        help="keep the dense IVF's codes in memory (default: in VAULT/.rmh)")
     args = parser.parse_args()
     for n in args.notes or [100_000]:
-        print(json.dumps(run(n, args.keep, args.queries, args.edits)), flush=True)
+        print(json.dumps(run(n, args.keep, args.queries, args.edits,
+                             not args.codes_in_memory)), flush=True)
 
 
 if __name__ == "__main__":

@@ -92,7 +92,8 @@ def open_vault(
     encoder = shared_encoder() if dense else None
     reranker = OnnxCrossEncoder.load(Path(cfg.rerank.model_dir)) if cfg.rerank.model_dir else None
     vault.engine = SearchEngine(
-        search_params(cfg), encoder=encoder, reranker=reranker, cache=embedding_cache(cfg, vault)
+        search_params(cfg), encoder=encoder, reranker=reranker, cache=embedding_cache(cfg, vault),
+        scratch=str(root / ".rmh"),  # the dense IVF's codes, above approx_above chunks
     )
     if learning:
         vault.usage = open_ledger(vault)

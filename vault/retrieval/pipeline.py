@@ -132,6 +132,12 @@ class SearchParams:
         return DEFAULT_WEIGHTS.get(signal, 1.0)
 
 
+def _layout(dense: DenseIndex) -> str:
+    if dense.ivf is None:
+        return "exact"
+    return "int8 IVF" + (", codes on disk" if dense.ivf.disk_bytes else "")
+
+
 def _by_fused(fusion: Fusion) -> npt.NDArray[np.int64]:
     """`top(fusion.fused, n)`: the notes with a positive fused score, best first, looked for
     in the fusion's support when it has one (every positive score is there)."""
@@ -152,11 +158,15 @@ class SearchEngine:
         encoder: Encoder | None = None,
         reranker: CrossEncoder | None = None,
         cache: EmbeddingCache | None = None,
+        scratch: str | None = None,
     ) -> None:
+        """`scratch`: a folder on disk where the dense IVF keeps its int8 codes (an unlinked
+        file, storage/row_file.py) instead of memory; None keeps them in memory."""
         self.params = params or SearchParams()
         self.encoder = encoder
         self.reranker = reranker
         self.cache = cache
+        self.scratch = scratch
         self._derived: Derived | None = None
         self._archived: tuple[tuple[bool, ...], npt.NDArray[np.bool_]] | None = None
 
@@ -173,7 +183,8 @@ class SearchEngine:
             self.params.max_tokens, self.params.max_note_units
         ):
             raise ValueError("with_params cannot change max_tokens or max_note_units")
-        other = SearchEngine(params, encoder=self.encoder, reranker=self.reranker, cache=self.cache)
+        other = SearchEngine(params, encoder=self.encoder, reranker=self.reranker, cache=self.cache,
+                             scratch=self.scratch)
         other._derived = self._derived
         return other
 
@@ -188,10 +199,12 @@ class SearchEngine:
             "notes": len(corpus),
             "chunks": 0 if view.dense is None else view.dense.n_chunks,
             "dense": "skipped: no encoder" if view.dense is None
-            else "ready (" + ("int8 IVF" if view.dense.ivf is not None else "exact") + ")",
+            else "ready (" + _layout(view.dense) + ")",
             "capped_notes": 0 if view.dense is None else view.dense.capped,
             "array_bytes": {name: array_bytes(getattr(view, name))
                             for name in ("bm25", "conj", "names", "links", "walk", "dense")},
+            "disk_bytes": {"dense": 0 if view.dense is None or view.dense.ivf is None
+                           else view.dense.ivf.disk_bytes},
         }
 
     def document_frequency(self, corpus: Corpus, tokens: Sequence[str]) -> list[int]:
@@ -211,7 +224,7 @@ class SearchEngine:
             p = self.params
             if d.dense is None or d.dense.fingerprint != self.encoder.fingerprint:
                 d.dense = DenseIndex.build(corpus, self.encoder, self.cache, p.max_tokens,
-                                           progress, p.max_note_units, p.dense)
+                                           progress, p.max_note_units, p.dense, self.scratch)
             elif d.dense.generation != corpus.generation:
                 d.dense = d.dense.updated(corpus, self.encoder, self.cache, p.max_tokens,
                                           progress, p.max_note_units)

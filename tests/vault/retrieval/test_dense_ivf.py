@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,8 +12,16 @@ import pytest
 from bench.synthetic_encoder import SyntheticEncoder
 from vault.retrieval.signals import dense
 from vault.retrieval.signals.dense import DenseIndex, DenseParams
-from vault.retrieval.signals.ivf import IvfParams, assign, kmeans, quantize, sample_rows
+from vault.retrieval.signals.ivf import (
+    IvfParams,
+    MemoryCodes,
+    assign,
+    kmeans,
+    quantize,
+    sample_rows,
+)
 from vault.storage.corpus import Corpus, CorpusDelta
+from vault.storage.row_file import RowFile
 
 from ..retrieval_fixtures import make_corpus
 
@@ -40,6 +50,15 @@ def topic_queries(enc: SyntheticEncoder, n: int, seed: int = 1) -> np.ndarray:
 def top10(scores: np.ndarray) -> set[int]:
     order = np.lexsort((np.arange(scores.shape[0]), -scores))
     return {int(i) for i in order[:10] if scores[i] > 0}
+
+
+def ivf_bytes(idx: DenseIndex, name: str) -> bytes:
+    """The bytes of one of the IVF's arrays (the codes read back wherever they are kept)."""
+    assert idx.ivf is not None
+    if name == "codes":
+        return idx.ivf.codes.span(0, idx.ivf.rows).tobytes()
+    arr: np.ndarray = getattr(idx.ivf, name)
+    return arr.tobytes()
 
 
 def approx(above: int = 100, nprobe: int = 4) -> DenseParams:
@@ -89,7 +108,7 @@ def test_two_builds_are_byte_identical() -> None:
     two = DenseIndex.build(corpus, SyntheticEncoder(), None, params=approx())
     assert one.ivf is not None and two.ivf is not None
     for name in ("centroids", "offsets", "codes", "scale", "note"):
-        assert getattr(one.ivf, name).tobytes() == getattr(two.ivf, name).tobytes(), name
+        assert ivf_bytes(one, name) == ivf_bytes(two, name), name
     for q in topic_queries(enc, 5):
         assert one.score_vector(q).tobytes() == two.score_vector(q).tobytes()
 
@@ -140,4 +159,38 @@ def test_the_encode_block_changes_no_byte(monkeypatch: pytest.MonkeyPatch) -> No
     small = DenseIndex.build(corpus, enc, None, params=approx())
     assert whole.ivf is not None and small.ivf is not None
     for name in ("centroids", "mean", "offsets", "codes", "scale", "note"):
-        assert getattr(whole.ivf, name).tobytes() == getattr(small.ivf, name).tobytes(), name
+        assert ivf_bytes(whole, name) == ivf_bytes(small, name), name
+
+
+def test_codes_on_disk_give_the_same_bytes_through_updates_and_compaction(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The codes in a scratch file (an unlinked file: the folder stays empty) score exactly as
+    the codes in memory: after a build, an update and a compaction."""
+    monkeypatch.setattr(dense, "ENCODE_BLOCK", 37)  # many blocks through the file
+    corpus, enc = clustered(300), SyntheticEncoder()
+    mem = DenseIndex.build(corpus, enc, None, params=approx())
+    disk = DenseIndex.build(corpus, enc, None, params=approx(), scratch=str(tmp_path))
+    assert disk.ivf is not None and isinstance(disk.ivf.codes, RowFile)
+    assert disk.ivf.disk_bytes == 300 * enc.dim and os.listdir(tmp_path) == []
+    assert mem.ivf is not None and mem.nbytes - disk.nbytes == 300 * enc.dim
+    bodies = list(corpus.bodies)
+    bodies[7] = "zebra quartz lantern harbor"
+    nxt = make_corpus([*zip(corpus.titles, bodies, strict=True), ("extra", "quartz zebra")])
+    nxt = replace(nxt, generation=2, delta=CorpusDelta(1, 300, (7,)))
+    pairs = [(mem, disk), (mem.updated(nxt, enc, None), disk.updated(nxt, enc, None))]
+    pairs.append((pairs[1][0]._compacted(), pairs[1][1]._compacted()))
+    assert isinstance(pairs[2][1].ivf.codes, RowFile)  # type: ignore[union-attr]
+    for a, b in pairs:
+        for name in ("centroids", "mean", "offsets", "codes", "scale", "note"):
+            assert ivf_bytes(a, name) == ivf_bytes(b, name), name
+        for q in [*topic_queries(enc, 5), enc.encode(["zebra quartz"])[0]]:
+            assert a.score_vector(q).tobytes() == b.score_vector(q).tobytes()
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_scratch_folder_that_cannot_hold_files_keeps_the_codes_in_memory(
+        tmp_path: Path) -> None:
+    corpus, enc = clustered(300), SyntheticEncoder()
+    idx = DenseIndex.build(corpus, enc, None, params=approx(), scratch=str(tmp_path / "gone"))
+    assert idx.ivf is not None and isinstance(idx.ivf.codes, MemoryCodes)
+    assert idx.ivf.disk_bytes == 0

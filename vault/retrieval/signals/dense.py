@@ -36,10 +36,11 @@ import numpy as np
 import numpy.typing as npt
 
 from ...storage.corpus import Corpus
+from ...storage.row_file import RowFile
 from ..chunking import chunk_note
 from ..encoders import EmbeddingCache, Encoder, Progress, encode_cached
 from ..packed_texts import PackedTexts
-from .ivf import F32, I32, I64, IvfParams, IvfStore, quantize, sample_rows
+from .ivf import F32, I32, I64, Codes, IvfParams, IvfStore, MemoryCodes, quantize, sample_rows
 
 Bools = npt.NDArray[np.bool_]
 Texts = TypeVar("Texts", list[str], PackedTexts)
@@ -99,6 +100,7 @@ class DenseIndex:
     generation: int
     shape: tuple[int, int]  # (max_tokens, max_units) the chunks were cut with
     params: DenseParams
+    scratch: str | None = None  # where the IVF's codes go on disk (None: in memory)
 
     @property
     def n_docs(self) -> int:
@@ -130,11 +132,14 @@ class DenseIndex:
         progress: Progress | None = None,
         max_units: int = 0,
         params: DenseParams | None = None,
+        scratch: str | None = None,
     ) -> DenseIndex:
         """Chunk every note (title + body) and embed the chunks, reading/filling `cache`.
         With `max_units` > 0 a note contributes at most its first `max_units` chunks, so one
         huge note costs at most that many encoder calls (it stays findable by the lexical
-        signals over its whole text, and densely by its first units)."""
+        signals over its whole text, and densely by its first units). With `scratch` (a
+        folder) an approximate index keeps its codes in a file there (ivf.py), or in memory
+        when the file cannot be made."""
         p = params or DenseParams()
         every = np.arange(len(corpus), dtype=np.int64)
         texts, counts, cut = _note_chunks(corpus, every, encoder.count_tokens, max_tokens,
@@ -143,13 +148,13 @@ class DenseIndex:
         dim, ivf = encoder.dim, None
         if 0 < p.approx_above < len(texts):
             note = np.repeat(every, counts).astype(np.int32)
-            ivf = _ivf_build(texts, note, encoder, cache, progress, p.ivf)
+            ivf = _ivf_build(texts, note, encoder, cache, progress, p.ivf, scratch)
             matrix = np.zeros((0, dim), dtype=np.float32)
         else:
             matrix = encode_cached(encoder, texts, cache, progress)
         return cls(matrix, starts[: len(corpus)], encoder.fingerprint, int(cut.sum()), cut,
                    np.zeros(len(corpus), np.bool_), _no_rows(dim), ivf, corpus.generation,
-                   (max_tokens, max_units), p)
+                   (max_tokens, max_units), p, scratch)
 
     def updated(
         self,
@@ -169,7 +174,7 @@ class DenseIndex:
         if (since is None or encoder.fingerprint != self.fingerprint
                 or (max_tokens, max_units) != self.shape):
             return DenseIndex.build(corpus, encoder, cache, max_tokens, progress, max_units,
-                                    self.params)
+                                    self.params, self.scratch)
         fresh = np.array(since[0], dtype=np.int64)
         if fresh.size == 0:
             return replace(self, generation=corpus.generation)
@@ -207,11 +212,11 @@ class DenseIndex:
         if self.ivf is not None:
             live = ~self.stale[self.ivf.note]
             dcodes, dscale = quantize(self.delta.matrix)
-            codes = np.concatenate((self.ivf.codes[live], dcodes))
+            codes = _live_codes(self.ivf.codes, live, dcodes, self.scratch)
             scale = np.concatenate((self.ivf.scale[live], dscale))
             note = np.concatenate((self.ivf.note[live], delta_note.astype(np.int32)))
-            pick = sample_rows(codes.shape[0], p.ivf.train_per_list * p.ivf.lists(len(codes)))
-            sample = codes[pick].astype(np.float32) * scale[pick, None]
+            pick = sample_rows(len(note), p.ivf.train_per_list * p.ivf.lists(len(note)))
+            sample = codes.take(pick).astype(np.float32) * scale[pick, None]
             ivf: IvfStore | None = IvfStore.train(codes, scale, note, sample, p.ivf)
             matrix, counts = np.zeros((0, dim), np.float32), np.bincount(note, minlength=n)
         else:
@@ -222,7 +227,7 @@ class DenseIndex:
             matrix = np.concatenate((self.matrix[live], self.delta.matrix))[order]
             counts, ivf = np.bincount(row_note, minlength=n), None
             if 0 < p.approx_above < matrix.shape[0]:
-                ivf = _ivf_of(matrix, row_note[order].astype(np.int32), p.ivf)
+                ivf = _ivf_of(matrix, row_note[order].astype(np.int32), p.ivf, self.scratch)
                 matrix = np.zeros((0, dim), np.float32)
         starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)[:n]
         return replace(self, matrix=matrix, starts=starts, stale=np.zeros(n, np.bool_),
@@ -260,19 +265,44 @@ class DenseIndex:
         return best
 
 
+def _codes(rows: int, dim: int, scratch: str | None) -> Codes:
+    """Room for `rows` int8 rows: a file in `scratch` when one is named and can be made,
+    else memory (the same bytes either way)."""
+    if scratch is not None:
+        try:
+            return RowFile(scratch, rows, dim, np.int8)
+        except OSError:
+            pass  # no room or no folder: memory, as without a scratch folder
+    return MemoryCodes.empty(rows, dim)
+
+
+def _live_codes(base: Codes, live: Bools, extra: npt.NDArray[np.int8], scratch: str | None
+                ) -> Codes:
+    """The `live` rows of `base` followed by `extra`, a block at a time."""
+    out = _codes(int(live.sum()) + extra.shape[0], base.shape[1], scratch)
+    at = 0
+    for s in range(0, base.shape[0], ENCODE_BLOCK):
+        rows = base.span(s, s + ENCODE_BLOCK)[live[s : s + ENCODE_BLOCK]]
+        out.put(at, rows)
+        at += rows.shape[0]
+    out.put(at, extra)
+    return out
+
+
 def _ivf_build(texts: Sequence[str], note: I32, encoder: Encoder, cache: EmbeddingCache | None,
-               progress: Progress | None, params: IvfParams) -> IvfStore:
+               progress: Progress | None, params: IvfParams, scratch: str | None) -> IvfStore:
     """Embed `texts` a block at a time into int8 rows (never the whole float32 matrix),
     keeping the k-means sample rows in float32, then train."""
     n = len(texts)
-    codes = np.empty((n, encoder.dim), dtype=np.int8)
+    codes = _codes(n, encoder.dim, scratch)
     scale = np.empty(n, dtype=np.float32)
     pick = sample_rows(n, params.train_per_list * params.lists(n))
     sample = np.empty((pick.shape[0], encoder.dim), dtype=np.float32)
     for s in range(0, n, ENCODE_BLOCK):
         e = min(n, s + ENCODE_BLOCK)
         vecs = encode_cached(encoder, texts[s:e], cache)
-        codes[s:e], scale[s:e] = quantize(vecs)
+        block, scale[s:e] = quantize(vecs)
+        codes.put(s, block)
         lo, hi = np.searchsorted(pick, [s, e])
         sample[lo:hi] = vecs[pick[lo:hi] - s]
         if progress is not None:
@@ -280,8 +310,13 @@ def _ivf_build(texts: Sequence[str], note: I32, encoder: Encoder, cache: Embeddi
     return IvfStore.train(codes, scale, note, sample, params)
 
 
-def _ivf_of(matrix: F32, note: I32, params: IvfParams) -> IvfStore:
-    codes, scale = quantize(matrix)
+def _ivf_of(matrix: F32, note: I32, params: IvfParams, scratch: str | None) -> IvfStore:
+    quantized, scale = quantize(matrix)
+    codes: Codes = MemoryCodes(quantized)
+    if scratch is not None:
+        codes = _codes(matrix.shape[0], matrix.shape[1], scratch)
+        codes.put(0, quantized)
+        del quantized
     pick = sample_rows(matrix.shape[0], params.train_per_list * params.lists(matrix.shape[0]))
     return IvfStore.train(codes, scale, note, matrix[pick], params)
 

@@ -15,6 +15,13 @@ Rows are stored as int8 with one float32 scale per row (symmetric per-row quanti
 a quarter of the float32 bytes; for unit vectors of dim 384 the score error is ~1e-3 (below
 the gaps that decide a top 10, measured in bench/bench_dense_scale.py).
 
+Where the codes live (`Codes`): in memory (`MemoryCodes`, an int8 array reordered in place)
+or, when the engine names a scratch folder, on disk (`storage/row_file.RowFile`: an unlinked
+file). On disk, a query reads only its `nprobe` lists (contiguous runs of
+rows, ~21 MB at 10^6 notes) through a shared mapping, unmapped after the scan, so the process
+does not hold the 1.1 GiB of codes; the page cache keeps them while memory allows. Both give the
+same bytes out.
+
 Determinism: no random numbers; initial centroids are evenly spaced sample rows, a fixed
 number of Lloyd iterations, ties to the lowest index (np.argmax, stable sorts), an empty
 cluster keeps its previous centroid. Same rows in the same order on the same BLAS build give
@@ -25,7 +32,9 @@ and thread counts, so bytes across machines may differ (the index is never persi
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -54,6 +63,66 @@ class IvfParams:
         return max(1, min(rows, round(self.lists_per_sqrt * math.sqrt(rows))))
 
 
+class Codes(Protocol):
+    """The IVF's int8 rows, wherever they are kept (module docstring)."""
+
+    @property
+    def shape(self) -> tuple[int, int]: ...
+
+    def span(self, lo: int, hi: int) -> npt.NDArray[np.generic]:
+        """Rows lo:hi (a view or a new array: callers only read it)."""
+        ...
+
+    def take(self, rows: I64) -> npt.NDArray[np.generic]:
+        """The rows at `rows`, as a new array."""
+        ...
+
+    def blocks(self, lo: int, hi: int, size: int) -> Iterator[npt.NDArray[np.generic]]:
+        """Rows lo:hi, `size` at a time, each valid until the next (a query's scan)."""
+        ...
+
+    def put(self, at: int, block: npt.NDArray[np.generic]) -> None:
+        """Write `block` as rows at, at + 1, ... (before the store is trained)."""
+        ...
+
+    def permuted(self, order: I64) -> Codes:
+        """Rows reordered so that row p is row order[p]; this store is given up."""
+        ...
+
+
+@dataclass(frozen=True)
+class MemoryCodes:
+    """Codes in one int8 array (counted by `derived.array_bytes`)."""
+
+    array: I8
+
+    @classmethod
+    def empty(cls, rows: int, dim: int) -> MemoryCodes:
+        return cls(np.empty((rows, dim), dtype=np.int8))
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (int(self.array.shape[0]), int(self.array.shape[1]))
+
+    def span(self, lo: int, hi: int) -> I8:
+        return self.array[lo:hi]
+
+    def take(self, rows: I64) -> I8:
+        out: I8 = self.array[rows]
+        return out
+
+    def blocks(self, lo: int, hi: int, size: int) -> Iterator[I8]:
+        for s in range(lo, min(hi, self.array.shape[0]), size):
+            yield self.array[s : min(hi, s + size)]
+
+    def put(self, at: int, block: npt.NDArray[np.generic]) -> None:
+        self.array[at : at + block.shape[0]] = block
+
+    def permuted(self, order: I64) -> MemoryCodes:
+        permute_rows(self.array, order)
+        return self
+
+
 def quantize(rows: F32) -> tuple[I8, F32]:
     """Per-row symmetric int8 codes and scales (a zero row gets scale 1 and zero codes)."""
     peak = np.abs(rows).max(axis=1) if rows.shape[0] else np.zeros(0, np.float32)
@@ -71,14 +140,16 @@ def sample_rows(n: int, m: int) -> I64:
     return np.unique(np.linspace(0, n - 1, m).round().astype(np.int64))
 
 
-def assign(rows: F32 | I8, centroids: F32, mean: F32 | None = None,
+def assign(rows: F32 | I8 | Codes, centroids: F32, mean: F32 | None = None,
            scale: F32 | None = None) -> I32:
     """Nearest centroid (largest <c, x - mean>, lowest index on ties) of every row; with
-    `scale`, `rows` are int8 codes of x / scale."""
+    `scale`, `rows` are int8 codes of x / scale (an array, or a `Codes` read a block at a
+    time)."""
     out = np.empty(rows.shape[0], dtype=np.int32)
     ct = np.ascontiguousarray(centroids.T)
     for s in range(0, rows.shape[0], BLOCK):
-        block = rows[s : s + BLOCK].astype(np.float32)
+        part = rows[s : s + BLOCK] if isinstance(rows, np.ndarray) else rows.span(s, s + BLOCK)
+        block = part.astype(np.float32)
         if scale is not None:
             block *= scale[s : s + BLOCK, None]
         if mean is not None:
@@ -145,7 +216,7 @@ class IvfStore:
     centroids: F32  # (k, dim), unit rows
     mean: F32  # (dim,) the training sample's mean
     offsets: I64  # (k + 1,)
-    codes: I8  # (rows, dim)
+    codes: Codes  # (rows, dim) int8
     scale: F32  # (rows,)
     note: I32  # (rows,)
 
@@ -155,14 +226,21 @@ class IvfStore:
 
     @property
     def nbytes(self) -> int:
-        arrays = (self.centroids, self.mean, self.offsets, self.codes, self.scale, self.note)
-        return sum(a.nbytes for a in arrays)
+        """Bytes held in memory (codes kept on disk not counted: `disk_bytes`)."""
+        arrays = (self.centroids, self.mean, self.offsets, self.scale, self.note)
+        held = self.codes.array.nbytes if isinstance(self.codes, MemoryCodes) else 0
+        return sum(a.nbytes for a in arrays) + held
+
+    @property
+    def disk_bytes(self) -> int:
+        return 0 if isinstance(self.codes, MemoryCodes) else self.rows * int(self.codes.shape[1])
 
     @classmethod
-    def train(cls, codes: I8, scale: F32, note: I32, sample: F32, params: IvfParams) -> IvfStore:
+    def train(cls, codes: Codes, scale: F32, note: I32, sample: F32, params: IvfParams
+              ) -> IvfStore:
         """Centroids from `sample` (float rows), every row assigned, rows sorted by list
-        (stably, so a list keeps the given row order). `codes` is reordered in place and
-        kept (no copy): the caller hands it over."""
+        (stably, so a list keeps the given row order). `codes` is reordered (in place in
+        memory, into a new file on disk) and kept: the caller hands it over."""
         k = params.lists(codes.shape[0])
         mean = sample.mean(axis=0).astype(np.float32)
         cents = kmeans(_unit(sample - mean), min(k, sample.shape[0]), params.train_iters)
@@ -170,8 +248,7 @@ class IvfStore:
         order = np.argsort(labels, kind="stable")
         offsets = np.zeros(cents.shape[0] + 1, dtype=np.int64)
         offsets[1:] = np.cumsum(np.bincount(labels, minlength=cents.shape[0]))
-        permute_rows(codes, order)
-        return cls(cents, mean, offsets, codes, scale[order], note[order])
+        return cls(cents, mean, offsets, codes.permuted(order), scale[order], note[order])
 
     def lists_of(self, rows: F32) -> I32:
         """The list each new float row joins (the nearest existing centroid)."""
@@ -184,25 +261,23 @@ class IvfStore:
         return top.astype(np.int32)
 
     def scan(self, qvec: F32, lists: I32) -> tuple[I32, F32]:
-        """(note, score) of every row in `lists`: s(x) * <q, code(x)>. `SCAN_BLOCK` rows of a
-        list at a time (a list's rows are contiguous: views, no gather), so the float32 copy
-        of the codes stays small and in cache; a gather of all probed rows at once, or a
-        float32 copy of a whole list of the uneven lists at 10^6 notes, cost 8-10x as much
-        (BENCHMARKS.md, scale)."""
+        """(note, score) of every row in `lists`: s(x) * <q, code(x)>. A list's rows are
+        contiguous (views in memory or of the file's mapping: no gather); `SCAN_BLOCK` rows of
+        a list at a time, so the float32 copy of the codes stays small and in cache; a
+        gather of all probed rows at once, or a float32 copy of a whole list of the uneven
+        lists at 10^6 notes, cost 8-10x as much (BENCHMARKS.md, scale)."""
         notes: list[I32] = []
         sims: list[F32] = []
         for j in lists.tolist():
             lo, hi = int(self.offsets[j]), int(self.offsets[j + 1])
-            if hi > lo:
-                notes.append(self.note[lo:hi])
-            for s in range(lo, hi, SCAN_BLOCK):
-                e = min(hi, s + SCAN_BLOCK)
-                sims.append((self.codes[s:e].astype(np.float32) @ qvec) * self.scale[s:e])
+            if hi == lo:
+                continue
+            notes.append(self.note[lo:hi])
+            at = lo
+            for part in self.codes.blocks(lo, hi, SCAN_BLOCK):
+                end = at + part.shape[0]
+                sims.append((part.astype(np.float32) @ qvec) * self.scale[at:end])
+                at = end
         if not notes:
             return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.float32)
         return np.concatenate(notes), np.concatenate(sims).astype(np.float32)
-
-    def decoded(self, rows: I64) -> F32:
-        """Float vectors of `rows` (codes times scale)."""
-        out: F32 = self.codes[rows].astype(np.float32) * self.scale[rows, None]
-        return out
