@@ -136,13 +136,51 @@ def top(scores: F64, m: int, keep: npt.NDArray[np.bool_] | None = None) -> I64:
 
 
 @dataclass(frozen=True)
+class Head:
+    """One signal's part of a fusion: the notes it ranked (`pos`, ascending), their ranks and
+    what each added to the fused score; every other note has rank -1 and adds 0."""
+
+    pos: I64
+    rank: I64
+    contribution: F64
+
+    def at(self, i: int) -> tuple[int, float]:
+        """(rank, contribution) of note position `i`."""
+        j = int(np.searchsorted(self.pos, i))
+        if j < self.pos.shape[0] and int(self.pos[j]) == i:
+            return int(self.rank[j]), float(self.contribution[j])
+        return -1, 0.0
+
+
+@dataclass(frozen=True)
 class Fusion:
-    """The fused vector and, per signal, the ranks and the values that entered the sum."""
+    """The fused vector and, per signal, the ranks and the values that entered the sum (as
+    `Head`s: a query at 10^6 notes ranks ~1,000 notes a signal, and eight n-length arrays a
+    query cost ~9 ms to allocate and fill)."""
 
     fused: F64
-    ranks: Mapping[str, I64]
-    contributions: Mapping[str, F64]
+    heads: Mapping[str, Head]
     support: I64 | None = None  # ascending positions where `fused` may be positive, if known
+
+    @property
+    def ranks(self) -> dict[str, I64]:
+        """Per signal, the rank of every note (-1: not ranked), as n-length arrays."""
+        out: dict[str, I64] = {}
+        for name, h in self.heads.items():
+            r = np.full(self.fused.shape[0], -1, dtype=np.int64)
+            r[h.pos] = h.rank
+            out[name] = r
+        return out
+
+    @property
+    def contributions(self) -> dict[str, F64]:
+        """Per signal, what every note added to the fused score, as n-length arrays."""
+        out: dict[str, F64] = {}
+        for name, h in self.heads.items():
+            c = np.zeros(self.fused.shape[0], dtype=np.float64)
+            c[h.pos] = h.contribution
+            out[name] = c
+        return out
 
 
 def fuse(
@@ -158,8 +196,7 @@ def fuse(
         raise ValueError(f"unknown normalisation {normalize!r}")
     n = len(next(iter(signals.values()))) if signals else 0
     fused = np.zeros(n, dtype=np.float64)
-    all_ranks: dict[str, I64] = {}
-    contribs: dict[str, F64] = {}
+    heads: dict[str, Head] = {}
     touched: list[I64] = []
     for name in sorted(signals):
         raw = np.asarray(signals[name], dtype=np.float64)
@@ -169,8 +206,6 @@ def fuse(
             head = top(raw, depth)
             at = np.argsort(head, kind="stable")  # the head by position: r[pos[j]] = at[j]
             pos, rank = head[at], at.astype(np.int64)
-            r = np.full(n, -1, dtype=np.int64)
-            r[head] = np.arange(head.shape[0], dtype=np.int64)
         else:
             r = positive_ranks(raw)
             pos = np.flatnonzero(r >= 0)
@@ -178,11 +213,9 @@ def fuse(
         v = raw[pos]
         if normalize == "max" and pos.size:
             v = v / v.max()
-        c = np.zeros(n, dtype=np.float64)
-        c[pos] = weights.get(name, 1.0) * v / (k + rank + 1.0)
-        fused[pos] += c[pos]  # c is 0 elsewhere: the same sums as fused += c
+        c = weights.get(name, 1.0) * v / (k + rank + 1.0)
+        fused[pos] += c  # 0 elsewhere: the same sums as adding an n-length vector
         touched.append(pos)
-        all_ranks[name] = r
-        contribs[name] = c
+        heads[name] = Head(pos, rank, c)
     support = distinct(np.concatenate(touched)) if touched else np.zeros(0, np.int64)
-    return Fusion(fused=fused, ranks=all_ranks, contributions=contribs, support=support)
+    return Fusion(fused=fused, heads=heads, support=support)

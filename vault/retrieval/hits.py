@@ -99,10 +99,11 @@ def hit_of(corpus: Corpus, s: Scored, i: int, rerank: float | None) -> Hit:
     signals: dict[str, Any] = {}
     for name in sorted(s.signals):
         raw = float(s.signals[name][i])
+        rank, contribution = s.fusion.heads[name].at(i)
         signals[name] = {
             "raw": raw,
-            "rank": int(s.fusion.ranks[name][i]) if raw > 0 else None,
-            "contribution": float(s.fusion.contributions[name][i]),
+            "rank": rank if raw > 0 else None,
+            "contribution": contribution,
         }
     fused = float(s.fusion.fused[i])
     context = float(s.context[i])

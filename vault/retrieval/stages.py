@@ -34,6 +34,7 @@ if TYPE_CHECKING:  # scipy is imported where a matrix is built (CLI start-up)
 F64 = npt.NDArray[np.float64]
 Mask = npt.NDArray[np.bool_]
 Index = npt.NDArray[np.int64]
+DENSE_SHARE = 8  # context sums whole vectors once its entries exceed 1/8 of the notes (speed only)
 
 
 def neighbor_max(adj: sparse.csr_matrix, scores: F64, eligible: npt.NDArray[np.bool_]) -> F64:
@@ -52,6 +53,17 @@ def _neighbor_max(csr: sparse.csr_matrix, scores: F64, eligible: Mask, support: 
     """`neighbor_max` and the ascending positions where it may be positive (the lenders'
     neighbours). `support`, when given, holds every position where `scores` is positive, so
     the lenders are found among those, not by a pass over all n."""
+    out, nbr = _lend(csr, scores, eligible, support)
+    if nbr.size == 0:
+        return out, np.zeros(0, dtype=np.int64)
+    mark = np.zeros(out.shape[0], dtype=np.bool_)  # a byte per note: cheaper than a sort
+    mark[nbr] = True
+    return out, np.flatnonzero(mark)
+
+
+def _lend(csr: sparse.csr_matrix, scores: F64, eligible: Mask, support: Index | None
+          ) -> tuple[F64, npt.NDArray[np.integer]]:
+    """`neighbor_max` and the neighbour entries it was scattered to (repeats included)."""
     n = int(csr.shape[0])
     out = np.zeros(n, dtype=np.float64)
     if support is None:
@@ -63,9 +75,7 @@ def _neighbor_max(csr: sparse.csr_matrix, scores: F64, eligible: Mask, support: 
     sub = csr[src]  # scipy copies whole rows (a hub's thousands of links at once)
     nbr = sub.indices
     np.maximum.at(out, nbr, np.repeat(scores[src], np.diff(sub.indptr)))
-    mark = np.zeros(n, dtype=np.bool_)  # a byte per note: cheaper than sorting the hubs' lists
-    mark[nbr] = True
-    return out, np.flatnonzero(mark)
+    return out, nbr
 
 
 def context_stage(links: sparse.csr_matrix, fused: F64, eligible: Mask, gamma: float,
@@ -79,7 +89,14 @@ def context_stage(links: sparse.csr_matrix, fused: F64, eligible: Mask, gamma: f
         return "skipped: no links", np.zeros(n, dtype=np.float64)
     csr = links.tocsr()
     hop1, near = _neighbor_max(csr, fused, eligible, support)
-    hop2, far = _neighbor_max(csr, hop1, eligible, near)
+    hop2, far = _lend(csr, hop1, eligible, near)
+    if (near.shape[0] + far.shape[0]) * DENSE_SHARE >= n:
+        # many notes reached (a hub lends to its thousands of neighbours): whole-vector
+        # arithmetic, the same numbers (0 where hop1 = hop2 = 0) without the gathers
+        out = gamma * hop1
+        hop2 *= gamma * gamma
+        out += hop2
+        return f"ran (weight {gamma}, two hops)", out
     out = np.zeros(n, dtype=np.float64)
     mark = np.zeros(n, dtype=np.bool_)
     mark[near] = True

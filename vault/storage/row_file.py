@@ -19,6 +19,7 @@ OSError (EIO); nothing here retries a failing disk.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import mmap
 import os
@@ -65,10 +66,8 @@ class RowFile:
         from `blocks` still held elsewhere keeps the mapping until it is dropped."""
         self._view = np.zeros((0, self.width), self.dtype)
         if self._map is not None:
-            try:
+            with contextlib.suppress(BufferError):  # a view still held: unmapped when dropped
                 self._map.close()
-            except BufferError:  # a caller still holds a view: unmapped when it is dropped
-                pass
         self._file.close()
 
     def put(self, at: int, block: npt.NDArray[np.generic]) -> None:

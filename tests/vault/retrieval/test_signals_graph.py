@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vault.learning.edges import WeightedEdges
+from vault.retrieval import stages
 from vault.retrieval.names import NameIndex
 from vault.retrieval.signals.graph import (
     ALPHA,
@@ -163,11 +164,17 @@ def test_context_from_the_fused_support_equals_the_full_pass(
     hop1 = neighbor_max(adj, fused, el)
     want = 0.6 * hop1 + 0.6 * 0.6 * neighbor_max(adj, hop1, el)
     support = np.flatnonzero(fused > 0)
-    for given_support in (None, support):
-        report, got = context_stage(adj, fused, el, 0.6, given_support)
-        assert report.startswith("ran") or adj.nnz == 0
-        if adj.nnz:
-            assert np.array_equal(got, want)
+    saved = stages.DENSE_SHARE
+    try:
+        for share in (0, 10**9):  # the gathered sum and the whole-vector one
+            stages.DENSE_SHARE = share
+            for given_support in (None, support):
+                report, got = context_stage(adj, fused, el, 0.6, given_support)
+                assert report.startswith("ran") or adj.nnz == 0
+                if adj.nnz:
+                    assert got.tobytes() == want.tobytes()
+    finally:
+        stages.DENSE_SHARE = saved
 
 
 def _push_by_slicing(w: Walk, s: np.ndarray, alpha: float = ALPHA, eps: float = 1e-5

@@ -258,10 +258,12 @@ class DenseIndex:
         if sel.any():
             notes = np.concatenate((notes, self.delta.row_notes()[sel].astype(np.int32)))
             sims = np.concatenate((sims, np.vecdot(self.delta.matrix[sel], q)))
-        # the best scanned row per note, 0 for notes with none (only scanned entries touched)
+        # the best scanned row per note, 0 for notes with none (only scanned entries touched);
+        # float64 values, as `best` holds: ufunc.at casting each one was ~30x slower (10 ms a
+        # query at 10^6 notes), and the cast is exact
         best = np.zeros(self.n_docs, dtype=np.float64)
         best[notes] = -np.inf
-        np.maximum.at(best, notes, sims)
+        np.maximum.at(best, notes, sims.astype(np.float64))
         return best
 
 
