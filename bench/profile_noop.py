@@ -1,7 +1,7 @@
 """Where a no-op sync's time goes (issue 17): this process against the scan workers, and the
 kernel's share of one `lstat`.
 
-    python -m bench.profile_noop --vault DIR [--syncs 5] [--sample 50000]
+    python -m bench.profile_noop --vault DIR [--syncs 5] [--sample 50000] [--throttle F]
 
 Opens an indexed vault (`Vault.init`, auto_sync off; a sync that finds nothing changed
 writes nothing, and the index file's size and mtime are checked unchanged at the end), runs
@@ -14,14 +14,20 @@ vault's, created long before, sit behind every dentry made since, so when the ca
 table is small for the number of cached dentries (a kernel booted with a small
 `dhash_entries`, see /proc/cmdline) the vault's stats cost more: the scan's floor is then the
 machine's, not the code's.
+
+`--throttle F` stands in for a worker whose core is shared: one scan worker (the lowest pid)
+is stopped for F of every 20 ms (SIGSTOP / SIGCONT) during the no-op syncs, so a static split
+waits on it and a dynamic one hands its jobs to the other worker.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import signal
 import statistics
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -39,6 +45,18 @@ def _noop(v: Vault) -> dict[str, float | str | bool]:
     return {"wall_s": wall, "main_cpu_s": cpu, "critical_cpu_s": cpu + busiest,
             "workers_user_sys_s": " ".join(f"{u:.2f}/{s:.2f}" for u, s in workers),
             "changed": report.changed, "load1": os.getloadavg()[0]}
+
+
+def _throttle(pid: int, share: float, done: threading.Event) -> None:
+    """Stop `pid` for `share` of every 20 ms until `done`; it is left running."""
+    try:
+        while not done.is_set():
+            os.kill(pid, signal.SIGSTOP)
+            time.sleep(0.02 * share)
+            os.kill(pid, signal.SIGCONT)
+            time.sleep(0.02 * (1 - share))
+    finally:
+        os.kill(pid, signal.SIGCONT)
 
 
 def _lstat_us(folders: list[tuple[str, list[str]]]) -> float:
@@ -95,6 +113,8 @@ def main() -> None:
     parser.add_argument("--vault", type=Path, required=True, help="an indexed vault")
     parser.add_argument("--syncs", type=int, default=5)
     parser.add_argument("--sample", type=int, default=50_000)
+    parser.add_argument("--throttle", type=float, default=0.0,
+                        help="stop one scan worker for this share of the time (0: never)")
     args = parser.parse_args()
     index = args.vault / ".rmh" / "index.sqlite"
     before = index.stat()
@@ -102,7 +122,17 @@ def main() -> None:
         t0 = time.perf_counter()
         v.sync()
         print(f"cpus: {os.cpu_count()}; catch-up sync {time.perf_counter() - t0:.1f} s")
-        rows = [_noop(v) for _ in range(args.syncs)]
+        done = threading.Event()
+        throttled = threading.Thread(target=_throttle, args=(min(children_cpu()), args.throttle,
+                                                              done)) if args.throttle else None
+        if throttled is not None:
+            throttled.start()
+        try:
+            rows = [_noop(v) for _ in range(args.syncs)]
+        finally:
+            done.set()
+            if throttled is not None:
+                throttled.join()
     print_table(rows)
     walls = [float(r["wall_s"]) for r in rows]
     critical = [float(r["critical_cpu_s"]) for r in rows]

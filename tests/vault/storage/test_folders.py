@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
@@ -51,8 +53,10 @@ def _vault(root: Path, folders_n: int = 24) -> Store:
     return Store(root)
 
 
-def test_split_listings_equal_the_one_process_listings(tmp_path: Path) -> None:
+def test_split_listings_equal_the_one_process_listings(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     store = _vault(tmp_path / "v")
+    monkeypatch.setattr(scan_pool, "SPLIT_FACTOR", 4)  # the 24 folders are enough sub-trees
     one = store.listings()
     assert [x.folder for x in one] == sorted(x.folder for x in one)
     for workers in (2, 3):
@@ -66,6 +70,178 @@ def test_split_listings_equal_the_one_process_listings(tmp_path: Path) -> None:
         "f09/alias.md": "symlink inside vault (not followed)",
         "f10/out": "symlink outside vault",
     }
+
+
+def _wide(root: Path) -> tuple[Store, Mapping[str, folders.FolderDigest]]:
+    """The oddities vault plus 3 x 40 folders of uneven sizes below two levels, indexed."""
+    store = _vault(root)
+    for group in ("a", "b", "c"):
+        for k in range(40):
+            sub = root / "wide" / group / f"d{k:02d}"
+            sub.mkdir(parents=True)
+            for j in range(k % 7 + 1):
+                (sub / f"n{j}.md").write_text(f"{group} {k} {j}\n")
+    index = Index.open(root.parent / "index.sqlite")
+    sync(store, index, workers=1)
+    return store, index.stat_folders()[1]
+
+
+Hook = Callable[[scan_pool._Worker, int], None]  # (worker, its jobs sent before this one)
+
+
+class _Sends:
+    """Records every job sent to a worker (worker pid, tops); `before` and `after` run around
+    each real send."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, before: Hook = lambda w, n: None,
+                 after: Hook = lambda w, n: None) -> None:
+        self.sent: list[tuple[int, tuple[str, ...]]] = []
+        real = scan_pool._Worker.send
+
+        def send(worker: scan_pool._Worker, job: tuple[str, list[str], dict[str, bytes]]
+                 ) -> None:
+            n = self.per_worker().get(worker.proc.pid, 0)
+            before(worker, n)
+            self.sent.append((worker.proc.pid, tuple(job[1])))
+            real(worker, job)
+            after(worker, n)
+
+        monkeypatch.setattr(scan_pool._Worker, "send", send)
+
+    def per_worker(self) -> dict[int, int]:
+        out: dict[int, int] = {}
+        for pid, _ in self.sent:
+            out[pid] = out.get(pid, 0) + 1
+        return out
+
+
+def test_many_jobs_over_two_workers_list_as_one_worker_and_the_walk(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store, expected = _wide(tmp_path / "v")
+    digests = {f: d for f, (d, _) in expected.items()}
+    walked = sorted(folders.walk(str(tmp_path / "v"), [""], digests), key=lambda x: x.folder)
+    assert store.listings(expected, 1) == walked
+    sends = _Sends(monkeypatch)
+    for _ in range(2):  # the second time with the workers' directory caches warm
+        assert store.listings(expected, 2) == walked
+    per_worker = sends.per_worker()
+    assert len(per_worker) == 2, per_worker  # both workers answered
+    assert len(sends.sent) >= 2 * 16  # many jobs per worker, each sub-trees in folder order
+    assert all(list(tops) == sorted(tops) for _, tops in sends.sent)
+    tops = [t for _, job in sends.sent[:len(sends.sent) // 2] for t in job]
+    assert sorted(tops) == sorted(set(tops))  # each sub-tree in one job per call
+
+
+def test_jobs_cut_the_sub_trees_in_folder_order_with_their_own_digests(
+        tmp_path: Path) -> None:
+    _, expected = _wide(tmp_path / "v")
+    tops = [f"wide/{g}/d{k:02d}" for g in "cba" for k in range(40)] + ["f01", "f05"]
+    cut = scan_pool.jobs(tops, expected, 10)
+    assert 1 < len(cut) <= 10
+    assert [t for run, _ in cut for t in run] == sorted(tops)
+    for run, digests in cut:
+        below = {f for f in expected if any(f == t or f.startswith(t + "/") for t in run)}
+        assert digests == {f: expected[f][0] for f in below}
+    weights = [sum(len(expected[f][1]) + (f in run) for f in d) for run, d in cut]
+    assert max(weights) <= 2 * sum(weights) / len(cut) + 7  # about equal: one top at most over
+    assert scan_pool.jobs(tops, expected, 1) == [(sorted(tops), {f: expected[f][0] for f
+                                                  in expected if f.startswith(("wide/", "f01",
+                                                                               "f05"))})]
+
+
+def test_the_queue_serves_own_shares_first_then_the_longest_from_its_end() -> None:
+    queue = scan_pool._Queue(10, 3)  # shares: 0-2, 3-5, 6-9
+    assert [queue.take(0) for _ in range(3)] == [0, 1, 2]
+    assert queue.take(0) == 9  # own share done: the last of the longest (slot 2's)
+    assert queue.take(0) == 5  # slots 1 and 2 tie at 3 left: the lowest slot's
+    assert [queue.take(2) for _ in range(4)] == [6, 7, 8, 4]
+    assert [queue.take(1) for _ in range(2)] == [3, None]
+
+
+def test_a_stalled_worker_leaves_the_other_jobs_to_the_other_worker(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store, expected = _wide(tmp_path / "v")
+    one = store.listings(expected, 1)
+    store.listings(expected, 2)  # both workers started
+    first = scan_pool._workers[0]
+    cut: list[int] = []
+    real_jobs = scan_pool.jobs
+
+    def jobs(tops: list[str], exp: Mapping[str, folders.FolderDigest], count: int
+             ) -> list[scan_pool.Job]:
+        out = real_jobs(tops, exp, count)
+        cut.append(len(out))
+        return out
+
+    def stall(worker: scan_pool._Worker, n: int) -> None:
+        if worker is first and n == 0:  # its first job waits until every other one is sent
+            os.kill(first.proc.pid, signal.SIGSTOP)
+            threading.Thread(target=resume, daemon=True).start()
+
+    def resume() -> None:
+        while len(sends.sent) < cut[0]:
+            time.sleep(0.01)
+        os.kill(first.proc.pid, signal.SIGCONT)
+
+    monkeypatch.setattr(scan_pool, "jobs", jobs)
+    sends = _Sends(monkeypatch, before=stall)
+    assert store.listings(expected, 2) == one
+    assert cut[0] > 8 and len(sends.sent) == cut[0]
+    assert sends.per_worker()[first.proc.pid] == 1  # the other worker took all the others
+
+
+def test_a_worker_dying_mid_way_leaves_its_jobs_here(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store, expected = _wide(tmp_path / "v")
+    one = store.listings(expected, 1)
+    store.listings(expected, 2)
+    victim = scan_pool._workers[1]
+
+    def stop(worker: scan_pool._Worker, n: int) -> None:
+        if worker is victim and n == 1:  # its second job: it will not have read it
+            os.kill(worker.proc.pid, signal.SIGSTOP)
+
+    def die(worker: scan_pool._Worker, n: int) -> None:
+        if worker is victim and n == 1:  # the job sent: it dies without answering
+            worker.proc.kill()
+            worker.proc.wait()
+
+    here: list[list[str]] = []
+    real_walk = folders.walk
+
+    def walk(root: str, tops: list[str], exp: Mapping[str, bytes]) -> list[folders.Listing]:
+        here.append(tops)
+        return real_walk(root, tops, exp)
+
+    monkeypatch.setattr(scan_pool, "walk", walk)  # what the slots walk here
+    sends = _Sends(monkeypatch, before=stop, after=die)
+    assert store.listings(expected, 2) == one
+    assert victim.proc.poll() is not None
+    assert sends.per_worker()[victim.proc.pid] == 2  # nothing more sent to it
+    lost = [list(tops) for pid, tops in sends.sent if pid == victim.proc.pid][1]
+    assert here[0] == lost  # the job it did not answer: walked here, then the slot's next
+    assert store.listings(expected, 2) == one  # and it is replaced
+    assert victim not in scan_pool._workers and len(scan_pool._workers) >= 2
+    assert all(w.proc.poll() is None for w in scan_pool._workers)
+
+
+def test_one_of_two_workers_that_cannot_start_leaves_its_share_here(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store, expected = _wide(tmp_path / "v")
+    one = store.listings(expected, 1)
+    scan_pool.close_workers()
+    real = scan_pool._Worker
+    made: list[scan_pool._Worker] = []
+
+    def one_only() -> scan_pool._Worker:
+        if made:
+            raise OSError("exec refused")
+        made.append(real())
+        return made[0]
+
+    monkeypatch.setattr(scan_pool, "_Worker", one_only)
+    assert store.listings(expected, 2) == one
+    assert scan_pool._workers == made
 
 
 def test_a_folder_matching_its_digest_lists_no_names(tmp_path: Path) -> None:
