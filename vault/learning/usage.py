@@ -35,9 +35,11 @@ class Learned:
 
     @classmethod
     def none(cls, n: int, clock: float = 0.0) -> Learned:
-        """Nothing learned about `n` notes: zeros and no edges."""
+        """Nothing learned about `n` notes: zeros (one read-only array for both) and no
+        edges."""
         zeros = np.zeros(n, dtype=np.float64)
-        return cls(zeros, zeros.copy(), WeightedEdges.empty(), clock=clock)
+        zeros.flags.writeable = False
+        return cls(zeros, zeros, WeightedEdges.empty(), clock=clock)
 
 
 class UsageRecorder(Protocol):

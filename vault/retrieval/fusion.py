@@ -189,21 +189,23 @@ def fuse(
     k: int = RRF_K,
     normalize: str = "max",
     depth: int = 0,
+    heads: Mapping[str, I64] | None = None,
 ) -> Fusion:
     """Score-weighted RRF (module docstring). Signals without a weight get weight 1.0; with
-    `depth` > 0 only each signal's first `depth` notes are ranked and contribute."""
+    `depth` > 0 only each signal's first `depth` notes are ranked and contribute; `heads`
+    may give a signal's `top(raw, depth)`, computed already."""
     if normalize not in ("max", "none"):
         raise ValueError(f"unknown normalisation {normalize!r}")
     n = len(next(iter(signals.values()))) if signals else 0
     fused = np.zeros(n, dtype=np.float64)
-    heads: dict[str, Head] = {}
+    parts: dict[str, Head] = {}
     touched: list[I64] = []
     for name in sorted(signals):
         raw = np.asarray(signals[name], dtype=np.float64)
         if raw.shape != (n,):
             raise ValueError(f"signal {name!r} has shape {raw.shape}, expected ({n},)")
         if depth > 0:
-            head = top(raw, depth)
+            head = heads[name] if heads is not None and name in heads else top(raw, depth)
             at = np.argsort(head, kind="stable")  # the head by position: r[pos[j]] = at[j]
             pos, rank = head[at], at.astype(np.int64)
         else:
@@ -216,6 +218,6 @@ def fuse(
         c = weights.get(name, 1.0) * v / (k + rank + 1.0)
         fused[pos] += c  # 0 elsewhere: the same sums as adding an n-length vector
         touched.append(pos)
-        heads[name] = Head(pos, rank, c)
+        parts[name] = Head(pos, rank, c)
     support = distinct(np.concatenate(touched)) if touched else np.zeros(0, np.int64)
-    return Fusion(fused=fused, heads=heads, support=support)
+    return Fusion(fused=fused, heads=parts, support=support)

@@ -189,17 +189,21 @@ def push(w: Walk, s: F64, alpha: float = ALPHA, eps: float = PUSH_EPS) -> tuple[
 
 
 def seed_vector(
-    n: int, named: Sequence[int], first_stage: Sequence[F64], top: int = TOP_SEEDS
+    n: int, named: Sequence[int], first_stage: Sequence[F64], top: int = TOP_SEEDS,
+    heads: Sequence[npt.NDArray[np.int64] | None] = (),
 ) -> F64:
     """Unnormalised seeds: NAMED_WEIGHT per named note + 1/(rank+1) for each signal's top hits.
 
     A signal's hit counts only when its score is positive; ties break by position (= note id).
+    `heads[j]`, when given, is `first(first_stage[j], m)` for some m >= `top` (the fusion's
+    head: its first `top` are this signal's, by the total order), so it is not sorted again.
     """
     s = np.zeros(n, dtype=np.float64)
     for i in named:
         s[i] += NAMED_WEIGHT
-    for scores in first_stage:
-        for rank, i in enumerate(first(scores, top)):
+    for j, scores in enumerate(first_stage):
+        head = heads[j] if j < len(heads) else None
+        for rank, i in enumerate((first(scores, top) if head is None else head[:top]).tolist()):
             if scores[i] > 0:
                 s[i] += 1.0 / (rank + 1)
     return s
