@@ -39,15 +39,15 @@ class Server:
     """`python -m harness serve` with line-oriented access to its stdout."""
 
     def __init__(self, vault: Path, tmp: Path, *extra: str,
-                 env_extra: dict[str, str] | None = None) -> None:
+                 env_extra: dict[str, str] | None = None, dense: bool = False) -> None:
         env = {k: v for k, v in os.environ.items() if k in CHILD_ENV}
         env["PYTHONPATH"] = str(REPO)
         env.update(env_extra or {})
         self.stderr_path = tmp / "stderr.log"
         self._stderr = self.stderr_path.open("wb")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "harness", "--vault", str(vault), "serve", "--no-dense",
-             "--log-level", "info", *extra],
+            [sys.executable, "-m", "harness", "--vault", str(vault), "serve",
+             *([] if dense else ["--no-dense"]), "--log-level", "info", *extra],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
             cwd=REPO, env=env,
         )
@@ -95,6 +95,33 @@ def server(tmp_path: Path) -> Any:
     if srv.proc.poll() is None:
         srv.proc.kill()
         srv.proc.wait()
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="reads /proc/PID/fd")
+def test_dense_ivf_codes_live_in_a_nameless_file_in_the_vault_state(tmp_path: Path) -> None:
+    """Above dense_approx_above chunks the served vault's IVF keeps its codes in a file in
+    .rmh/ that has no name: the server holds it open, no one sees it, it goes with the server;
+    searches and an edit find the right notes through it (the real MiniLM encoder)."""
+    vault = make_vault(tmp_path / "vault")
+    (vault / "rmh.toml").write_text("[search]\ndense_approx_above = 2\n", encoding="utf-8")
+    state = vault / ".rmh"
+    srv = Server(vault, tmp_path, dense=True)
+    try:
+        hits = srv.call("vault.search", {"query": "the auth rewrite", "k": 3})["result"]
+        assert hits["hits"][0]["note"] == "Project Atlas.md"
+        why = srv.call("vault.search", {"query": "noodle bar lunch", "k": 1, "explain": True})
+        assert why["result"]["hits"][0]["note"] == "Lunch.md"
+        held = [os.readlink(f) for f in Path(f"/proc/{srv.proc.pid}/fd").iterdir()
+                if f.is_symlink()]
+        codes = [t for t in held if t.startswith(str(state) + "/") and t.endswith("(deleted)")]
+        assert codes, held  # the codes file, open and nameless
+        assert not any(p.name.startswith("tmp") for p in state.iterdir())
+        srv.call("vault.write", {"note": "Kayak", "content": "Kayaking on the fjord at dawn."})
+        after = srv.call("vault.search", {"query": "kayak fjord", "k": 1})["result"]
+        assert after["hits"][0]["note"] == "Kayak.md"
+    finally:
+        assert srv.finish() == 0
+    assert not any(p.name.startswith("tmp") for p in state.iterdir())
 
 
 def test_full_session(server: Server, tmp_path: Path) -> None:
