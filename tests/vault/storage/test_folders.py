@@ -409,6 +409,22 @@ def test_every_folder_lists_as_the_full_rules_list_it(
     assert folders.walk(str(root), [""], {}) == walked
 
 
+def test_names_the_file_system_cannot_decode_are_stat_ed_by_their_bytes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lean loop stats the names as the file system's bytes: a name that is not UTF-8
+    (read back with surrogate escapes) is found, with the stats the full rules give it."""
+    folder = tmp_path / "odd"
+    folder.mkdir()
+    (folder / "a.md").write_text("plain", encoding="utf-8")
+    with open(os.fsencode(folder) + b"/b\xff\xfe.md", "wb") as fh:
+        fh.write(b"not utf-8 named")
+    monkeypatch.setattr(folders, "_listed", {})
+    lean, _ = folders.list_folder(str(tmp_path), "odd", None)
+    assert lean.names == ("a.md", os.fsdecode(b"b\xff\xfe.md")) and lean.sizes == (5, 15)
+    monkeypatch.setattr(folders, "_stat_notes", lambda fd, names: None)
+    assert folders.list_folder(str(tmp_path), "odd", None)[0] == lean
+
+
 @pytest.mark.parametrize("workers", [1, 2])
 def test_a_note_turning_odd_in_a_settled_folder_is_seen(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: int) -> None:
