@@ -13,8 +13,11 @@ yields read-only views of a shared mapping of the file, with no copy, and unmaps
 from this process when the iteration ends (`madvise(MADV_DONTNEED)`; the page cache keeps
 them): a query's scan. So the process's RSS holds only the rows being read; the kernel's
 page cache holds the rest while memory allows (reclaimable: under memory pressure a read
-goes to the disk instead). Rows are written with `pwrite`. A short read or write raises
-OSError (EIO); nothing here retries a failing disk.
+goes to the disk instead). Rows are written with `pwrite`. The file's blocks are allocated
+when it is made (`posix_fallocate`), so a full disk is an OSError (ENOSPC) then, not later.
+A short read or write raises OSError (EIO); nothing here retries a failing disk. A disk that
+fails under the mapping while `blocks` is read is SIGBUS, as for any memory-mapped file, not
+an OSError.
 """
 
 from __future__ import annotations
@@ -34,6 +37,19 @@ I64 = npt.NDArray[np.int64]
 SCATTER_BLOCK = 131_072  # rows read per step of `permuted` (48 MiB of int8 at width 384)
 
 
+def _reserve(fd: int, size: int) -> None:
+    """Give the file `size` bytes with its blocks allocated now, so a full disk fails here
+    (ENOSPC, where the caller can keep the rows in memory instead), not at a later write;
+    a file system without fallocate gets a sparse file (ftruncate)."""
+    os.ftruncate(fd, size)
+    if size and hasattr(os, "posix_fallocate"):
+        try:
+            os.posix_fallocate(fd, 0, size)
+        except OSError as exc:
+            if exc.errno not in (errno.EOPNOTSUPP, errno.EINVAL, errno.ENOSYS):
+                raise
+
+
 class RowFile:
     """`rows` rows of `width` items of `dtype` (zero until written), on disk."""
 
@@ -43,7 +59,7 @@ class RowFile:
         self.row_bytes = width * self.dtype.itemsize
         self._file = tempfile.TemporaryFile(dir=folder)  # noqa: SIM115 (held, closed by close)
         try:
-            os.ftruncate(self._file.fileno(), rows * self.row_bytes)
+            _reserve(self._file.fileno(), rows * self.row_bytes)
             self._map = (mmap.mmap(self._file.fileno(), rows * self.row_bytes,
                                    prot=mmap.PROT_READ) if rows * self.row_bytes else None)
         except OSError:

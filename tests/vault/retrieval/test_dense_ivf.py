@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 import os
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -194,3 +197,30 @@ def test_a_scratch_folder_that_cannot_hold_files_keeps_the_codes_in_memory(
     idx = DenseIndex.build(corpus, enc, None, params=approx(), scratch=str(tmp_path / "gone"))
     assert idx.ivf is not None and isinstance(idx.ivf.codes, MemoryCodes)
     assert idx.ivf.disk_bytes == 0
+
+
+def test_no_room_on_disk_keeps_the_codes_in_memory_with_the_same_bytes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A scratch disk that is full when the codes file is made, or when its sorted copy is
+    made (the build's second file), leaves the codes in memory: the same bytes."""
+    corpus, enc = clustered(300), SyntheticEncoder()
+    mem = DenseIndex.build(corpus, enc, None, params=approx())
+    made = []
+    real = RowFile.__init__
+
+    def fill_after(k: int) -> Callable[..., None]:
+        def init(self: RowFile, *args: Any, **kwargs: Any) -> None:
+            made.append(1)
+            if len(made) > k:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            real(self, *args, **kwargs)
+        return init
+
+    for k in (0, 1):  # full at once; full once the first file is written
+        made.clear()
+        monkeypatch.setattr(RowFile, "__init__", fill_after(k))
+        idx = DenseIndex.build(corpus, enc, None, params=approx(), scratch=str(tmp_path))
+        assert idx.ivf is not None and isinstance(idx.ivf.codes, MemoryCodes), k
+        for name in ("centroids", "mean", "offsets", "codes", "scale", "note"):
+            assert ivf_bytes(idx, name) == ivf_bytes(mem, name), (k, name)
+    assert os.listdir(tmp_path) == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import subprocess
@@ -132,3 +133,24 @@ def test_blocks_are_views_whose_pages_leave_the_rss_after_the_scan(tmp_path: Pat
         assert rss_file_kb() - before < 2_000  # and unmapped after
         g.close()
     assert os.listdir(tmp_path) == []
+
+
+def test_a_full_disk_fails_when_the_file_is_made_not_at_a_later_write(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The blocks are allocated up front: ENOSPC from fallocate is an OSError of the
+    constructor (where the dense index falls back to memory), and no file is left."""
+    def full(fd: int, offset: int, size: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "posix_fallocate", full, raising=False)
+    with pytest.raises(OSError) as err:
+        RowFile(tmp_path, 1000, 384)
+    assert err.value.errno == errno.ENOSPC and os.listdir(tmp_path) == []
+
+
+@pytest.mark.skipif(not hasattr(os, "posix_fallocate"), reason="no fallocate here")
+def test_the_blocks_are_allocated_when_the_file_is_made(tmp_path: Path) -> None:
+    f = RowFile(tmp_path, 4096, 1024)  # 4 MiB of zeros, allocated, not sparse
+    fd = f._file.fileno()
+    assert os.fstat(fd).st_blocks * 512 >= 4096 * 1024
+    f.close()

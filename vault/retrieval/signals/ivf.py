@@ -248,7 +248,12 @@ class IvfStore:
         order = np.argsort(labels, kind="stable")
         offsets = np.zeros(cents.shape[0] + 1, dtype=np.int64)
         offsets[1:] = np.cumsum(np.bincount(labels, minlength=cents.shape[0]))
-        return cls(cents, mean, offsets, codes.permuted(order), scale[order], note[order])
+        try:
+            placed = codes.permuted(order)
+        except OSError:  # no room for the sorted copy on disk: sort the codes in memory
+            placed = MemoryCodes(np.asarray(codes.span(0, codes.shape[0]), dtype=np.int8))
+            placed = placed.permuted(order)
+        return cls(cents, mean, offsets, placed, scale[order], note[order])
 
     def lists_of(self, rows: F32) -> I32:
         """The list each new float row joins (the nearest existing centroid)."""
