@@ -13,6 +13,7 @@ stat_cache.py) shares: indexing, equality with any sequence, no hash, the repr.
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -29,13 +30,15 @@ _BLOCK = 1 << 16  # items turned into Python objects at a time when iterating
 class ReadOnly(Sequence[T]):
     """What every read-only column here and in overlay.py / stat_cache.py shares: it reads
     as the tuple it stands for. A subclass gives `__len__` and `_item(i)` for 0 <= i < len
-    (or its own `__getitem__`, for a faster path); indexing (negative, slices, bounds),
-    equality with any sequence, no hash and the repr come from here."""
+    (and may answer the common case, a non-negative int, before calling this `__getitem__`);
+    indexing (negative, slices, bounds), equality with any sequence, no hash and the repr
+    come from here."""
 
     __slots__ = ()
 
+    @abstractmethod
     def _item(self, i: int) -> T:
-        raise NotImplementedError
+        """Item `i`, for 0 <= i < len(self)."""
 
     @overload
     def __getitem__(self, i: int) -> T: ...
@@ -94,14 +97,14 @@ class Strings(ReadOnly[str]):
     def __getitem__(self, i: slice) -> tuple[str, ...]: ...
 
     def __getitem__(self, i: int | slice) -> str | tuple[str, ...]:
-        if i.__class__ is int and i >= 0:
+        if i.__class__ is int and i >= 0:  # the hot path: no bounds check of our own
             off = self._off  # off[i + 1] raises IndexError past the end
             return self._buf[off[i] : off[i + 1]].decode("utf-8", self._errors)
-        if isinstance(i, slice):
-            return tuple(self[k] for k in range(*i.indices(len(self))))
-        if not -len(self) <= i < 0:
-            raise IndexError(i)
-        return self[i + len(self)]
+        return super().__getitem__(i)
+
+    def _item(self, i: int) -> str:
+        off = self._off
+        return self._buf[off[i] : off[i + 1]].decode("utf-8", self._errors)
 
     def __iter__(self) -> Iterator[str]:
         for lo in range(0, len(self), _BLOCK):
@@ -150,8 +153,11 @@ class Edges(ReadOnly[tuple[int, int]]):
     def __getitem__(self, i: slice) -> tuple[tuple[int, int], ...]: ...
 
     def __getitem__(self, i: int | slice) -> tuple[int, int] | tuple[tuple[int, int], ...]:
-        if isinstance(i, slice):
+        if isinstance(i, slice):  # one numpy slice, not an item at a time
             return tuple(zip(self.src[i].tolist(), self.dst[i].tolist(), strict=True))
+        return super().__getitem__(i)
+
+    def _item(self, i: int) -> tuple[int, int]:
         return int(self.src[i]), int(self.dst[i])
 
     def __iter__(self) -> Iterator[tuple[int, int]]:

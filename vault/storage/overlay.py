@@ -78,16 +78,16 @@ class Column(ReadOnly[T]):
     def __getitem__(self, i: slice) -> tuple[T, ...]: ...
 
     def __getitem__(self, i: int | slice) -> T | tuple[T, ...]:
-        if isinstance(i, slice):
-            return tuple(self[k] for k in range(*i.indices(len(self))))
-        if i < 0:
-            i += len(self)
-        if i < self._n:
-            if i < 0:
-                raise IndexError(i)
+        if i.__class__ is int and 0 <= i < self._n:  # the hot path: a base row
             patch = self._patch
             return patch[i] if i in patch else self._base[i]
-        return self._tail[i - self._n]  # IndexError past the end
+        return super().__getitem__(i)
+
+    def _item(self, i: int) -> T:
+        if i < self._n:
+            patch = self._patch
+            return patch[i] if i in patch else self._base[i]
+        return self._tail[i - self._n]
 
     def __iter__(self) -> Iterator[T]:
         if not self._patch:

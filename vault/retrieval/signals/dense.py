@@ -267,15 +267,20 @@ class DenseIndex:
         return best
 
 
+def _row_file(rows: int, dim: int, scratch: str | None) -> RowFile | None:
+    """A file in `scratch` for `rows` int8 rows, or None (no folder named, or no room or no
+    folder there: then memory, the same bytes)."""
+    if scratch is None:
+        return None
+    try:
+        return RowFile(scratch, rows, dim, np.int8)
+    except OSError:
+        return None
+
+
 def _codes(rows: int, dim: int, scratch: str | None) -> Codes:
-    """Room for `rows` int8 rows: a file in `scratch` when one is named and can be made,
-    else memory (the same bytes either way)."""
-    if scratch is not None:
-        try:
-            return RowFile(scratch, rows, dim, np.int8)
-        except OSError:
-            pass  # no room or no folder: memory, as without a scratch folder
-    return MemoryCodes.empty(rows, dim)
+    """Room for `rows` int8 rows: a file in `scratch` when it can be made, else memory."""
+    return _row_file(rows, dim, scratch) or MemoryCodes.empty(rows, dim)
 
 
 def _live_codes(base: Codes, live: Bools, extra: npt.NDArray[np.int8], scratch: str | None
@@ -315,9 +320,10 @@ def _ivf_build(texts: Sequence[str], note: I32, encoder: Encoder, cache: Embeddi
 def _ivf_of(matrix: F32, note: I32, params: IvfParams, scratch: str | None) -> IvfStore:
     quantized, scale = quantize(matrix)
     codes: Codes = MemoryCodes(quantized)
-    if scratch is not None:
-        codes = _codes(matrix.shape[0], matrix.shape[1], scratch)
-        codes.put(0, quantized)
+    spill = _row_file(matrix.shape[0], matrix.shape[1], scratch)
+    if spill is not None:  # the codes go to the file; the array is dropped (no second copy)
+        spill.put(0, quantized)
+        codes = spill
         del quantized
     pick = sample_rows(matrix.shape[0], params.train_per_list * params.lists(matrix.shape[0]))
     return IvfStore.train(codes, scale, note, matrix[pick], params)
