@@ -15,6 +15,11 @@ table is small for the number of cached dentries (a kernel booted with a small
 `dhash_entries`, see /proc/cmdline) the vault's stats cost more: the scan's floor is then the
 machine's, not the code's.
 
+The scan's stat loop is C when vault/storage/_stat_loop.c was built (printed first; run with
+RMH_NO_NATIVE=1 for the os.lstat loop: the scan workers inherit the environment); the dentry
+check then also gives the C loop's CPU per file on the vault's notes. A white-box bench: it
+reads `vault.storage.folders` for that.
+
 `--throttle F` stands in for a worker whose core is shared: one scan worker (the lowest pid)
 is stopped for F of every 20 ms (SIGSTOP / SIGCONT) during the no-op syncs, so a static split
 waits on it and a dynamic one hands its jobs to the other worker.
@@ -33,6 +38,7 @@ from pathlib import Path
 
 from bench.report import children_cpu, print_table
 from vault import Vault
+from vault.storage import folders as scan_folders
 
 
 def _noop(v: Vault) -> dict[str, float | str | bool]:
@@ -73,6 +79,22 @@ def _lstat_us(folders: list[tuple[str, list[str]]]) -> float:
     return (time.process_time() - c0) / max(1, count) * 1e6
 
 
+def _c_loop_us(folders: list[tuple[str, list[str]]]) -> float:
+    """CPU microseconds per file of the scan's C loop over the same names (as bytes)."""
+    loop = scan_folders._native
+    assert loop is not None
+    encoded = [(folder, [os.fsencode(n) for n in names]) for folder, names in folders]
+    count, c0 = 0, time.process_time()
+    for folder, names in encoded:
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            loop(fd, names, scan_folders.MAX_NOTE_BYTES)
+        finally:
+            os.close(fd)
+        count += len(names)
+    return (time.process_time() - c0) / max(1, count) * 1e6
+
+
 def _sample(root: Path, n: int) -> list[tuple[str, list[str]]]:
     out: list[tuple[str, list[str]]] = []
     for folder, dirs, files in os.walk(root):
@@ -98,14 +120,20 @@ def dentry_check(root: Path, n: int, reps: int = 5) -> dict[str, object]:
                 with open(os.path.join(fresh, name), "w") as f:
                     f.write("x\n")
             new.append((fresh, names))
-        vault_us, fresh_us = [], []
-        for _ in range(reps):  # interleaved: the same load for both
+        vault_us, fresh_us, c_us = [], [], []
+        for _ in range(reps):  # interleaved: the same load for all
             vault_us.append(_lstat_us(old))
             fresh_us.append(_lstat_us(new))
-    return {"files": sum(len(names) for _, names in old),
-            "vault_lstat_us": statistics.median(vault_us),
-            "fresh_lstat_us": statistics.median(fresh_us),
-            "ratio": statistics.median(vault_us) / statistics.median(fresh_us)}
+            if scan_folders.NATIVE:
+                c_us.append(_c_loop_us(old))
+    out: dict[str, object] = {
+        "files": sum(len(names) for _, names in old),
+        "vault_lstat_us": statistics.median(vault_us),
+        "fresh_lstat_us": statistics.median(fresh_us),
+        "ratio": statistics.median(vault_us) / statistics.median(fresh_us)}
+    if c_us:
+        out["vault_c_loop_us"] = statistics.median(c_us)
+    return out
 
 
 def main() -> None:
@@ -118,10 +146,12 @@ def main() -> None:
     args = parser.parse_args()
     index = args.vault / ".rmh" / "index.sqlite"
     before = index.stat()
+    loop = "C (vault/storage/_stat_loop.c)" if scan_folders.NATIVE else "os.lstat"
     with Vault.init(args.vault, auto_sync=False) as v:
         t0 = time.perf_counter()
         v.sync()
-        print(f"cpus: {os.cpu_count()}; catch-up sync {time.perf_counter() - t0:.1f} s")
+        print(f"cpus: {os.cpu_count()}; stat loop: {loop}; catch-up sync "
+              f"{time.perf_counter() - t0:.1f} s")
         done = threading.Event()
         throttled = threading.Thread(target=_throttle, args=(min(children_cpu()), args.throttle,
                                                               done)) if args.throttle else None

@@ -226,3 +226,22 @@ def test_json_failures_are_one_json_document_too(tmp_path: Path) -> None:
     assert r.returncode == 1 and r.stderr.startswith("rmh: ")
     doc = json.loads(r.stdout)
     assert doc["error"]["kind"] == "note_not_found" and doc["error"]["note"] == "nothere"
+
+
+def test_a_note_dated_after_2262_is_indexed_and_found(tmp_path: Path) -> None:
+    """An mtime past what int64 nanoseconds hold (`touch -d 2300-01-01`, a file out of an odd
+    archive) stopped init, index and every search with an OverflowError; now it is a note."""
+    root = make_vault(tmp_path)
+    late = 10_413_792_000 * 10**9  # 2300-01-01
+    os.utime(root / "Billing.md", ns=(late, late))
+    (root / "Future.md").write_text("Quarterly invoices for the moon base.\n")
+    os.utime(root / "Future.md", ns=(late, late))
+    assert rmh("--vault", str(root), "index", "--no-dense").returncode == 0
+    for query, note in [("moon base invoices", "Future.md"), ("customers", "Billing.md")]:
+        r = rmh("--vault", str(root), "search", query, "--json", "--no-dense")
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout)["hits"][0]["note"] == note
+    with (root / "Future.md").open("a") as fh:  # an edit moves the mtime back to now
+        fh.write("And the lunar payroll.\n")
+    r = rmh("--vault", str(root), "search", "lunar payroll", "--json", "--no-dense")
+    assert r.returncode == 0 and json.loads(r.stdout)["hits"][0]["note"] == "Future.md"

@@ -11,7 +11,14 @@ what a worker process runs (storage/scan_pool.py), and it imports only the stand
 A folder whose ctime is unchanged since this process last listed it is not read again, only
 its entries stat'ed (`_entries`); entries named like notes are stat'ed by a lean loop that
 falls back to the full rules for the folder when one of them is not a plain note
-(`_stat_notes`, `_classify`).
+(`_stat_notes`, `_classify`). That loop is C when vault/storage/_stat_loop.c was built at
+install (`NATIVE`; the build is optional and RMH_NO_NATIVE=1 turns it off): os.lstat's
+stat_result costs as much as the system call, so at 10^6 notes the C loop takes about 40 % off
+a no-op sync (BENCHMARKS.md). Both loops give the same bytes (`_packed`).
+
+mtimes and inodes are kept as signed 64-bit integers (`wrap64`): SQLite's INTEGER holds no
+more, and a file dated after 2262 (`touch -d 2300-01-01`) or an inode above 2^63 would
+otherwise stop every sync with an OverflowError.
 
 Skip reasons are those of `Store.scan`; an entry flagged `check` (a non-regular or oversized
 `*.md`) is reported under its reason only if `Store.check` accepts its name (the caller
@@ -24,9 +31,10 @@ import errno
 import hashlib
 import os
 import stat as st
+import sys
 import time
 from array import array
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 MAX_NOTE_BYTES = 8 * 1024 * 1024  # store.MAX_NOTE_BYTES (store.py imports it from here)
@@ -62,15 +70,44 @@ class Listing(NamedTuple):
     skipped: tuple[Skip, ...]
 
 
-def digest(names: Iterable[str], sizes: Iterable[int], mtimes: Iterable[int],
-           inodes: Iterable[int]) -> bytes:
-    """blake2b of a folder's note names (in name order) and their stats."""
+_I64 = 1 << 63
+
+
+def wrap64(value: int) -> int:
+    """`value` as a signed 64-bit integer (two's complement: mod 2^64), what SQLite's INTEGER
+    and an array("q") hold; values already in range are returned as they are."""
+    return value if -_I64 <= value < _I64 else (value + _I64) % (1 << 64) - _I64
+
+
+def _packed(sizes: Sequence[int], mtimes: Sequence[int], inodes: Sequence[int]) -> bytes:
+    """The stat columns as native int64s, sizes then mtimes then inodes (what the C loop
+    returns); mtimes and inodes out of range are wrapped (`wrap64`)."""
+    out = array("q", sizes)
+    for column in (mtimes, inodes):
+        if column and (max(column) >= _I64 or min(column) < -_I64):
+            column = [wrap64(v) for v in column]
+        out.extend(column)
+    return out.tobytes()
+
+
+def _unpacked(packed: bytes, n: int) -> tuple[list[int], list[int], list[int]]:
+    values = array("q")
+    values.frombytes(packed)
+    column = values.tolist()
+    return column[:n], column[n:2 * n], column[2 * n:]
+
+
+def _digest(names: Sequence[str], packed: bytes) -> bytes:
     h = hashlib.blake2b(digest_size=16)
     h.update("/".join(names).encode("utf-8", "surrogateescape"))  # "/" is in no name
-    h.update(array("q", sizes).tobytes())
-    h.update(array("q", mtimes).tobytes())
-    h.update(array("Q", inodes).tobytes())
+    h.update(packed)
     return h.digest()
+
+
+def digest(names: Sequence[str], sizes: Sequence[int], mtimes: Sequence[int],
+           inodes: Sequence[int]) -> bytes:
+    """blake2b of a folder's note names (in name order) and their stats (`_packed`)."""
+    return _digest(names, _packed(sizes, mtimes, inodes))
 
 
 FolderDigest = tuple[bytes, Sequence[str]]  # a folder's digest, and its note paths by name
@@ -145,13 +182,33 @@ def _entries(fd: int, key: tuple[str, str]) -> tuple[list[str], list[str], list[
     return notes, others, encoded
 
 
-def _stat_notes(fd: int, names: list[bytes] | list[str]
-                ) -> tuple[list[int], list[int], list[int]] | None:
-    """(sizes, mtimes, inodes) of `names` in the open folder `fd` when every one is a regular
-    file of at most MAX_NOTE_BYTES; None when one is not or cannot be stat'ed (the caller
-    then lists the folder by `_classify`'s full rules). The hot loop of a no-op sync: one
-    lstat per note, three appends, and a mode check only when the mode differs from the
-    last regular one seen."""
+def _native_loop() -> Callable[[int, list[bytes], int], bytes | None] | None:
+    if os.environ.get("RMH_NO_NATIVE") or sys.platform == "win32":
+        return None
+    try:
+        from ._stat_loop import regular_stats
+    except ImportError:  # not built (no compiler at install): os.lstat does it
+        return None
+    return regular_stats
+
+
+_native = _native_loop()
+NATIVE = _native is not None  # the stat loop is the C one (module docstring)
+
+
+def _stat_notes(fd: int, names: list[bytes]) -> bytes | None:
+    """The sizes, mtimes and inodes of `names` in the open folder `fd` (`_packed`) when every
+    one is a regular file of at most MAX_NOTE_BYTES; None when one is not or cannot be
+    stat'ed (the caller then lists the folder by `_classify`'s full rules). The hot loop of a
+    no-op sync: the C loop when built, else `_stat_notes_py`."""
+    if _native is not None:
+        return _native(fd, names, MAX_NOTE_BYTES)
+    return _stat_notes_py(fd, names)
+
+
+def _stat_notes_py(fd: int, names: list[bytes]) -> bytes | None:
+    """`_stat_notes` in Python: one lstat per note, three appends, and a mode check only when
+    the mode differs from the last regular one seen."""
     sizes: list[int] = []
     mtimes: list[int] = []
     inodes: list[int] = []
@@ -172,7 +229,7 @@ def _stat_notes(fd: int, names: list[bytes] | list[str]
         return None
     if sizes and max(sizes) > MAX_NOTE_BYTES:
         return None
-    return sizes, mtimes, inodes
+    return _packed(sizes, mtimes, inodes)
 
 
 class _Entries(NamedTuple):
@@ -206,8 +263,8 @@ def _classify(root: str, prefix: str, fd: int, entries: list[str]) -> _Entries:
                 continue
             names.append(name)
             sizes.append(info.st_size)
-            mtimes.append(info.st_mtime_ns)
-            inodes.append(info.st_ino)
+            mtimes.append(wrap64(info.st_mtime_ns))
+            inodes.append(wrap64(info.st_ino))
         elif is_dir(mode):
             subdirs.append(prefix + name)
         elif is_link(mode):
@@ -237,17 +294,19 @@ def list_folder(root: str, folder: str, expected: bytes | None
         skip = Skip(folder or ".", f"unreadable folder ({_err(exc)})", False)
         return Listing(folder, False, False, (), (), (), (), (skip,)), []
     try:
-        stats = _stat_notes(fd, encoded)
-        if stats is None:
+        packed = _stat_notes(fd, encoded)
+        if packed is None:
             found = _classify(root, prefix, fd, sorted([*notes, *others]))
+            names, skipped, subdirs = found.names, found.skipped, found.subdirs
+            packed = _packed(found.sizes, found.mtimes, found.inodes)
         else:
             rest = _classify(root, prefix, fd, others)  # no entry named like a note
-            found = _Entries(notes, *stats, rest.skipped, rest.subdirs)
+            names, skipped, subdirs = notes, rest.skipped, rest.subdirs
     finally:
         os.close(fd)
-    names, sizes, mtimes, inodes, skipped, subdirs = found
-    if expected is not None and digest(names, sizes, mtimes, inodes) == expected:
+    if expected is not None and _digest(names, packed) == expected:
         return Listing(folder, True, True, (), (), (), (), tuple(skipped)), subdirs
+    sizes, mtimes, inodes = _unpacked(packed, len(names))
     return Listing(folder, True, False, tuple(names), tuple(sizes), tuple(mtimes),
                    tuple(inodes), tuple(skipped)), subdirs
 

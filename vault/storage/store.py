@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 from ..errors import NotAVault, NoteExists, NoteNotFound, NotText, PathRefused, QuotaExceeded
 from .folders import MAX_NOTE_BYTES as MAX_NOTE_BYTES  # re-exported: the store's limit
-from .folders import FolderDigest, Listing, walk
+from .folders import FolderDigest, Listing, walk, wrap64
 from .paths import component_problem, path_problem
 from .scan_pool import list_tree
 
@@ -272,8 +272,9 @@ class Store:
             info = os.stat(self.resolve(rel))
         except (FileNotFoundError, NotADirectoryError):
             return None
-        ok = st.S_ISREG(info.st_mode)
-        return FileStat(rel, info.st_size, info.st_mtime_ns, info.st_ino) if ok else None
+        if not st.S_ISREG(info.st_mode):
+            return None
+        return FileStat(rel, info.st_size, wrap64(info.st_mtime_ns), wrap64(info.st_ino))
 
     def read_bytes(self, path: str) -> bytes:
         """The file's bytes. NoteNotFound, NotText("not a regular file"), QuotaExceeded."""
@@ -350,7 +351,7 @@ class Store:
             _inflight.discard(tmp)
             if os.path.lexists(tmp):
                 os.unlink(tmp)
-        return FileStat(rel, info.st_size, info.st_mtime_ns, info.st_ino)
+        return FileStat(rel, info.st_size, wrap64(info.st_mtime_ns), wrap64(info.st_ino))
 
     def trash(self, path: str) -> str:
         """Move a note into `.rmh/trash/<path>`, never overwriting: " (1)", " (2)"... go before

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -379,22 +380,86 @@ def test_dead_workers_are_replaced(tmp_path: Path) -> None:
 
 
 
-def _lean(folder: Path, names: list[str]) -> tuple[list[int], list[int], list[int]] | None:
+def _lean(folder: Path, names: list[str], loop: Callable[[int, list[bytes]], bytes | None]
+          = folders._stat_notes) -> tuple[list[int], list[int], list[int]] | None:
     fd = os.open(folder, os.O_RDONLY)
     try:
-        return folders._stat_notes(fd, names)
+        packed = loop(fd, [os.fsencode(n) for n in names])
     finally:
         os.close(fd)
+    return None if packed is None else folders._unpacked(packed, len(names))
 
 
-def test_the_lean_path_takes_plain_notes_only(tmp_path: Path) -> None:
+def _native_required() -> None:
+    """Skip without the C loop, unless CI said it must be there (RMH_REQUIRE_NATIVE)."""
+    if not folders.NATIVE:
+        if os.environ.get("RMH_REQUIRE_NATIVE"):
+            pytest.fail("vault/storage/_stat_loop.c was not built (RMH_REQUIRE_NATIVE is set)")
+        pytest.skip("the C stat loop was not built here")
+
+
+def _both_loops(fd: int, names: list[bytes]) -> bytes | None:
+    """The C loop's answer, checked equal to the Python loop's."""
+    assert folders._native is not None
+    native = folders._native(fd, names, MAX_NOTE_BYTES)
+    assert native == folders._stat_notes_py(fd, names)
+    return native
+
+
+@pytest.mark.parametrize("loop", [folders._stat_notes, folders._stat_notes_py])
+def test_the_lean_path_takes_plain_notes_only(
+        tmp_path: Path, loop: Callable[[int, list[bytes]], bytes | None]) -> None:
     root = tmp_path / "v"
     _vault(root)
     n0 = (root / "f01" / "n0.md").stat()
-    assert _lean(root / "f01", ["n0.md"]) == ([n0.st_size], [n0.st_mtime_ns], [n0.st_ino])
+    assert _lean(root / "f01", ["n0.md"], loop) == ([n0.st_size], [n0.st_mtime_ns],
+                                                     [n0.st_ino])
     for folder, odd in [("f06", "big.md"), ("f08", "fifo.md"), ("f09", "alias.md"),
                         ("f11", "folder.md"), ("f01", "gone.md")]:
-        assert _lean(root / folder, ["n0.md", odd]) is None, odd  # the full rules decide
+        assert _lean(root / folder, ["n0.md", odd], loop) is None, odd  # the full rules decide
+    assert _lean(root / "f01", [], loop) == ([], [], [])
+
+
+def test_the_c_loop_gives_the_python_loop_s_bytes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Same packed stats from both loops on every folder (plain, odd, empty, a name that is
+    not UTF-8, an mtime past 2262), so the digests and listings are the same whichever ran."""
+    _native_required()
+    root = tmp_path / "v"
+    _vault(root)
+    (root / "empty").mkdir()
+    with open(os.fsencode(root / "f01") + b"/b\xff\xfe.md", "wb") as fh:
+        fh.write(b"not utf-8 named")
+    late = 10_413_792_000 * 10**9 + 123  # 2300-01-01, past int64 nanoseconds
+    os.utime(root / "f02" / "n0.md", ns=(late, late))
+    monkeypatch.setattr(folders, "_listed", {})
+    monkeypatch.setattr(folders, "_stat_notes", _both_loops)
+    walked = folders.walk(str(root), [""], {})
+    monkeypatch.undo()
+    monkeypatch.setattr(folders, "_native", None)  # the Python loop alone
+    monkeypatch.setattr(folders, "_listed", {})
+    assert folders.walk(str(root), [""], {}) == walked
+    f02 = next(x for x in walked if x.folder == "f02")
+    assert f02.mtimes[0] == folders.wrap64(late) < 0
+
+
+def test_wrap64_keeps_int64_values_and_wraps_the_rest() -> None:
+    top, bottom = 2**63 - 1, -2**63
+    for value in (0, 1, -1, top, bottom, 1_700_000_000_000_000_000):
+        assert folders.wrap64(value) == value
+    assert folders.wrap64(top + 1) == bottom and folders.wrap64(bottom - 1) == top
+    assert folders.wrap64(2**64 - 1) == -1 and folders.wrap64(2**64 + 5) == 5
+    # a wrapped value packs to the same bytes an unsigned 64-bit one has
+    assert folders._packed([0], [0], [2**64 - 1]) == folders._packed([0], [0], [-1])
+
+
+def test_rmh_no_native_turns_the_c_loop_off(tmp_path: Path) -> None:
+    """RMH_NO_NATIVE=1 in the environment (the scan workers inherit it) selects os.lstat."""
+    code = "from vault.storage import folders; print(folders.NATIVE)"
+    env = {**os.environ, "RMH_NO_NATIVE": "1"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True, cwd=Path(__file__).parents[3])
+    assert out.stdout.strip() == "False"
 
 
 def test_every_folder_lists_as_the_full_rules_list_it(
