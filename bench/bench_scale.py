@@ -1,6 +1,7 @@
 """Search end to end at scale (issue 17): 10^5 or 10^6 notes through the Vault facade.
 
-    python -m bench.bench_scale --notes 1000000 [--queries 200] [--edits 5] [--keep DIR]
+    python -m bench.bench_scale --notes 1000000 [--queries 200] [--edits 5] [--renames 0]
+                                [--keep DIR]
 
 Generates the turns vault (bench/gen_scale.py) unless kept, indexes it through `Vault.init`
 and `Vault.sync` (auto_sync off: every sync is the one timed), builds every retrieval
@@ -12,6 +13,10 @@ every signal, fusion, stages, receipts, snippets; learning on, as in real use):
   synthetic set, not a quality claim);
 - edit -> visible: `Vault.write` of an existing note with a new word, then the next search
   for that word; the time until the result holds the note, and whether it does;
+- rename -> visible (`--renames`): `Vault.move` of an existing note to `renamed/WORD` (its
+  links rewritten in the notes that link to it), then the next search for WORD; the time
+  until the result holds the note at its new path; each note is moved back afterwards (not
+  timed), so a kept vault keeps its layout;
 - no-op sync without the watcher, and the process's peak RSS (VmHWM).
 
 The dense signal is REAL code over SYNTHETIC vectors: bench/synthetic_encoder.py stands in for
@@ -100,8 +105,8 @@ def ready_vault(n: int, keep: Path | None, queries: int, codes_on_disk: bool = T
             yield Ready(v, engine, prepared, qs, timing, rss_ready)
 
 
-def run(n: int, keep: Path | None, queries: int, edits: int, codes_on_disk: bool = True
-        ) -> dict[str, Any]:
+def run(n: int, keep: Path | None, queries: int, edits: int, codes_on_disk: bool = True,
+        renames: int = 0) -> dict[str, Any]:
     with ready_vault(n, keep, queries, codes_on_disk) as ready:
         v, engine, prepared, qs = ready.vault, ready.engine, ready.prepared, ready.questions
         lat, found = [], 0
@@ -121,6 +126,16 @@ def run(n: int, keep: Path | None, queries: int, edits: int, codes_on_disk: bool
             res = v.search(word)
             edit_s.append(time.perf_counter() - t0)
             visible += any(h.note == path for h in res.hits)
+        moved, rename_s = 0, []
+        for j in range(renames):
+            path = corpus.paths[(j * 104729 + 71) % len(corpus)]
+            word = f"okapi{j}lantern"
+            t0 = time.perf_counter()
+            new = v.move(path, f"renamed/{word}").note
+            res = v.search(word)
+            rename_s.append(time.perf_counter() - t0)
+            moved += any(h.note == new for h in res.hits)
+            v.move(new, path)
         noop = []
         for _ in range(3):
             t0 = time.perf_counter()
@@ -134,6 +149,9 @@ def run(n: int, keep: Path | None, queries: int, edits: int, codes_on_disk: bool
             "edit_to_visible_s": {"median": round(statistics.median(edit_s), 3),
                                   "max": round(max(edit_s), 3)},
             "edits_visible": f"{visible}/{edits}",
+            **({"rename_to_visible_s": {"median": round(statistics.median(rename_s), 3),
+                                        "max": round(max(rename_s), 3)},
+                "renames_visible": f"{moved}/{renames}"} if renames else {}),
             "noop_sync_p50_s": round(statistics.median(noop), 3),
             "derived_array_mb": {k: round(b / 2**20, 1)
                                  for k, b in prepared["array_bytes"].items()},
@@ -151,13 +169,14 @@ def main() -> None:
     parser.add_argument("--notes", type=int, action="append")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--edits", type=int, default=5)
+    parser.add_argument("--renames", type=int, default=0)
     parser.add_argument("--keep", type=Path, help="folder to create/reuse vaults under")
     parser.add_argument("--codes-in-memory", action="store_true",
                         help="keep the dense IVF's codes in memory (default: in VAULT/.rmh)")
     args = parser.parse_args()
     for n in args.notes or [100_000]:
         print(json.dumps(run(n, args.keep, args.queries, args.edits,
-                             not args.codes_in_memory)), flush=True)
+                             not args.codes_in_memory, args.renames)), flush=True)
 
 
 if __name__ == "__main__":

@@ -225,6 +225,7 @@ class Harness:
             "isolation_tier": tier or "none (code execution refused)",
             "repl_started": self._repl is not None,
             "index": stats,
+            "changes": self.vault.change_detection(),
             "stages": self._stages(),
             "llm": llm_status,
             "session": self.session,

@@ -27,6 +27,7 @@ from .retrieval.snippets import with_snippets
 from .storage.columns import Edges
 from .storage.corpus import Corpus
 from .storage.doctor import doctor_report
+from .storage.folders import NATIVE as NATIVE_STAT_LOOP
 from .storage.guard import check_read, check_write
 from .storage.index import Index, NoteRow
 from .storage.linkgraph import hops_from
@@ -319,6 +320,14 @@ class Vault:
         return MoveResult(new_path, old_path, tuple(rewritten))
 
     # -- health ----------------------------------------------------------------------------------
+
+    def change_detection(self) -> dict[str, Any]:
+        """How calls see edits made outside rmh: `watcher` (Linux inotify: only the paths it
+        reports are synced) or not (every call stats every note), `auto_sync`, and the stat
+        loop of a full sync: "c" (vault/storage/_stat_loop.c, built at install) or "python"
+        (os.lstat: no compiler at install, or RMH_NO_NATIVE set; ~1.7x slower at 10^6 notes)."""
+        return {"auto_sync": self.live.auto_sync, "watcher": self.watcher is not None,
+                "stat_loop": "c" if NATIVE_STAT_LOOP else "python"}
 
     def doctor(self) -> dict[str, Any]:
         """Dangling links, missing attachments, parse errors, orphans, skipped files, counts."""

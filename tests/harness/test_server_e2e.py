@@ -127,6 +127,7 @@ def test_dense_ivf_codes_live_in_a_nameless_file_in_the_vault_state(tmp_path: Pa
 def test_full_session(server: Server, tmp_path: Path) -> None:
     st = server.call("status")["result"]
     assert st["index"]["notes"] == 3 and st["version"] and "isolation_tier" in st
+    assert st["changes"]["auto_sync"] is True and st["changes"]["stat_loop"] in ("c", "python")
     assert st["llm"]["provider"] == "extractive"  # no endpoint configured: offline answers
     sid = server.call("session.start", {})["result"]["session"]
 

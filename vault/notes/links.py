@@ -94,20 +94,22 @@ class Resolver:
                         tuple(tuple(aliases.get(i, ())) for i in ids))
 
     def plus(self, ids: Sequence[int], paths: Sequence[str], aliases: Sequence[Sequence[str]],
-             realiased: Sequence[int]) -> Resolver:
+             realiased: Sequence[int], renamed: Sequence[int] = ()) -> Resolver:
         """The resolver over columns that extend this one's: positions from `len(self.paths)`
-        on are added notes, those at `realiased` have new aliases, every other position is the
-        same note with the same path. O(added + realiased), amortised: the tables are shared
-        and the entries added to their `extra`, until they must fold into a rebuild."""
+        on are added notes, those at `realiased` have new aliases, those at `renamed` new
+        paths (same id), every other position is the same note with the same path.
+        O(added + realiased + renamed), amortised: the tables are shared and the entries
+        added to their `extra`, until they must fold into a rebuild."""
         added = range(len(self.paths), len(paths))
         named = [(k, p) for p in (*realiased, *added) for k in alias_keys(aliases[p])]
-        if (folds(self.keys.extra + len(added), len(self.paths))
+        placed = [*renamed, *added]
+        if (folds(self.keys.extra + len(placed), len(self.paths))
                 or folds(self.alias_index.extra + len(named), len(self.paths))):
             return Resolver.over(ids, paths, aliases)
-        return Resolver(  # an old alias's entry stays: the check against `aliases` drops it
-            ids, paths, aliases,
-            self.keys.plus((path_key(paths[p]), p) for p in added),
-            self.names.plus((name_key(paths[p]), p) for p in added),
+        return Resolver(  # an old path's or alias's entry stays: the check against the
+            ids, paths, aliases,  # columns drops it (a position may repeat: `_named`)
+            self.keys.plus((path_key(paths[p]), p) for p in placed),
+            self.names.plus((name_key(paths[p]), p) for p in placed),
             self.alias_index.plus(named),
         )
 
@@ -175,8 +177,8 @@ class Resolver:
             key = path_key(paths[p])
             if _last(key) == name:
                 found.append((p, key))
-        if len(found) > 1:
-            found.sort(key=lambda e: paths[e[0]])
+        if len(found) > 1:  # a renamed note's position may be filed twice (`plus`)
+            found = sorted(set(found), key=lambda e: paths[e[0]])
         return found
 
     def _exact(self, key: str, named: list[tuple[int, str]]) -> int | None:

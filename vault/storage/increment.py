@@ -1,15 +1,17 @@
-"""The next snapshot from the previous one, when a sync only added or updated notes.
+"""The next snapshot from the previous one, when a sync only added, updated or renamed notes.
 
 `advance(prev, index, paths)` re-reads just the rows at `paths` and returns the snapshot
 `build_snapshot(index)` would return, field by field (tests/vault/storage/test_increment.py),
 plus `corpus.delta`, so an edit costs what the changed notes cost, not what the vault costs:
 
-- an updated note keeps its position (same id, same path); added notes have ids above every
-  earlier id, so they append (checked: otherwise None and the caller rebuilds);
-- names: an added note's file name and aliases, or an updated note's changed aliases, may
-  change what other notes' links resolve to; those notes are found through
-  `Snapshot.targets`, their raw links read from the index and re-resolved (their text is
-  unchanged: not in `delta.changed`, but their edges may change);
+- an updated note keeps its position (same id); a renamed one (a new path for the same id:
+  `Vault.move`, or a file moved outside rmh that sync matched by content) is an updated
+  note whose path and title changed too; added notes have ids above every earlier id, so
+  they append (checked: otherwise None and the caller rebuilds);
+- names: an added note's file name and aliases, an updated note's changed aliases, or a
+  renamed note's old and new path, may change what other notes' links resolve to; those
+  notes are found through `Snapshot.targets`, their raw links read from the index and
+  re-resolved (their text is unchanged: not in `delta.changed`, but their edges may change);
 - `delta.relinked` names every source whose edges were recomputed, and `delta.earlier` chains
   the previous snapshot's delta (up to `MAX_CHAIN`), so the retrieval structures of any
   generation in the chain catch up (retrieval/derived.py);
@@ -17,7 +19,8 @@ plus `corpus.delta`, so an edit costs what the changed notes cost, not what the 
   undirected `graph`, when the previous corpus had built it, is patched for the pairs that
   changed (an overlay over the last CSR graph, built again once the changes would fold).
 
-It returns None (rebuild) when a path is gone or renamed, or an id is not where expected.
+It returns None (rebuild) when a note is gone or an id is not where expected. A removal
+shifts every later position, so it is not done in place (README, Known limits).
 """
 
 from __future__ import annotations
@@ -44,10 +47,10 @@ def advance(prev: Snapshot, index: Index, paths: Sequence[str]) -> Snapshot | No
     c = prev.corpus
     with index.reading():
         generation = index.generation()
-        ids = [index.note_id(p) for p in sorted(set(paths))]
-        if any(i is None for i in ids):
-            return None
-        rows = index.notes_of([i for i in ids if i is not None])
+        # a path with no note now was renamed again since (its later path is in `paths`
+        # too); the caller resets `paths` on a removal or another writer's generation
+        ids = [i for i in map(index.note_id, sorted(set(paths))) if i is not None]
+        rows = index.notes_of(ids)
         links = {i: index.links_of(i) for i in rows}
     last = c.ids[-1] if c.ids else 0
     added = sorted(i for i in rows if i > last)
@@ -58,12 +61,11 @@ def advance(prev: Snapshot, index: Index, paths: Sequence[str]) -> Snapshot | No
             pos[i] = c.position(i)
         except KeyError:
             return None
-        if c.paths[pos[i]] != rows[i].path:
-            return None
+    renamed = [i for i in updated if c.paths[pos[i]] != rows[i].path]
     for k, i in enumerate(added):
         pos[i] = len(c) + k
-    corpus = _corpus(c, rows, updated, added, pos, generation)
-    resolver, names = _names(prev.resolver, c, corpus, rows, updated, added, pos)
+    corpus = _corpus(c, rows, updated, added, renamed, pos, generation)
+    resolver, names = _names(prev.resolver, c, corpus, rows, updated, added, renamed, pos)
     sources = set(rows) | (prev.targets.sources_of(names) if names else set())
     sources = {s for s in sources if s in resolver.id_path}  # targets: a superset
     out_edges: dict[int, list[int]] = {}
@@ -89,17 +91,19 @@ def advance(prev: Snapshot, index: Index, paths: Sequence[str]) -> Snapshot | No
 
 
 def _corpus(c: Corpus, rows: dict[int, NoteRow], updated: list[int], added: list[int],
-            pos: dict[int, int], generation: int) -> Corpus:
+            renamed: list[int], pos: dict[int, int], generation: int) -> Corpus:
     """The corpus with the updated rows overlaid and the added rows appended: each column
-    shares the last one's storage (storage/overlay.py); ids, paths and titles of updated
-    notes are unchanged (same id, same path), so those columns are the same objects."""
+    shares the last one's storage (storage/overlay.py); ids are unchanged, and paths and
+    titles change only for `renamed` notes, so without a rename those columns are the same
+    objects."""
     fields = {
         "ids": "id", "paths": "path", "titles": "title", "aliases": "aliases",
         "bodies": "body", "frontmatter": "frontmatter", "content_hashes": "content_hash",
     }
     new: dict[str, Sequence[object]] = {}
     for name, attr in fields.items():
-        changes = {} if name in _BY_PATH else {pos[i]: getattr(rows[i], attr) for i in updated}
+        changes = {pos[i]: getattr(rows[i], attr)
+                   for i in (renamed if name in _BY_PATH else updated)}
         new[name] = Column.of(getattr(c, name), changes, [getattr(rows[i], attr) for i in added])
     delta = CorpusDelta(c.generation, len(c), tuple(pos[i] for i in updated))
     archived = c.archived + (False,) * len(added) if added else c.archived
@@ -107,20 +111,26 @@ def _corpus(c: Corpus, rows: dict[int, NoteRow], updated: list[int], added: list
                    **new)  # type: ignore[arg-type]
 
 
-_BY_PATH = frozenset({"ids", "paths", "titles"})  # the same for an updated note (checked)
+_BY_PATH = frozenset({"ids", "paths", "titles"})  # the same for an updated note not renamed
 
 
 def _names(r: Resolver, c: Corpus, new: Corpus, rows: dict[int, NoteRow], updated: list[int],
-           added: list[int], pos: dict[int, int]) -> tuple[Resolver, set[str]]:
+           added: list[int], renamed: list[int], pos: dict[int, int]
+           ) -> tuple[Resolver, set[str]]:
     """The resolver over the new corpus's columns, and the keys of every name added or
-    dropped (an updated note keeps its path: only its aliases can change its names)."""
+    dropped (an updated note changes its names by its aliases, a renamed one by its path
+    as well: the old path's keys and the new one's)."""
     keys: set[str] = set()
     realiased = [pos[i] for i in updated if tuple(rows[i].aliases) != tuple(c.aliases[pos[i]])]
     for p in realiased:
         keys.update(alias_key(x) for x in (*c.aliases[p], *new.aliases[p]))
+    for i in renamed:
+        keys.update(note_keys(c.paths[pos[i]], c.aliases[pos[i]]))
+        keys.update(note_keys(rows[i].path, rows[i].aliases))
     for i in added:
         keys.update(note_keys(rows[i].path, rows[i].aliases))
-    return r.plus(new.ids, new.paths, new.aliases, realiased), keys
+    moved = [pos[i] for i in renamed]
+    return r.plus(new.ids, new.paths, new.aliases, realiased, moved), keys
 
 
 def _splice(edges: Sequence[tuple[int, int]],

@@ -6,7 +6,8 @@ runs and the last sync had no errors, else by a full scan — so an edit made in
 seen by the next call. `snapshot()` changes only when the index generation changes: when every
 change since the last snapshot came through this object's syncs and only added or updated
 notes, it is advanced from the last one (storage/increment.py: the cost of the changed notes,
-with `corpus.delta` set); after a removal, a rename or another process's write it is rebuilt
+with `corpus.delta` set; a rename is an update at the new path); after a removal or
+another process's write it is rebuilt
 from every row (`delta` None). Inside
 `batch()` nothing is re-synced and the snapshot taken when the batch began is kept (ingest of
 many notes pays for one sync and one snapshot). Every note id a sync finds removed is passed
@@ -155,11 +156,11 @@ class LiveIndex:
             self._on_removed(note_id)
         if not report.changed:
             return
-        if (self._pending is None or report.removed or report.renamed or self._seen is None
+        if (self._pending is None or report.removed or self._seen is None
                 or report.generation != self._seen + 1):  # not only ours, or not in place
             self._pending = None
-        else:
-            self._pending.extend(report.added + report.updated)
+        else:  # a renamed note is an update at its new path (storage/increment.py)
+            self._pending.extend(report.added + report.updated + [n for _, n in report.renamed])
         self._seen = report.generation
 
     def close(self) -> None:

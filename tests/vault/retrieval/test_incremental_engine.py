@@ -42,3 +42,32 @@ def test_edits_between_searches_update_in_place_and_equal_a_fresh_engine(
         for q in queries:
             assert got[q] == ranking(fresh, v, q), q
         assert got["zebra billing"][0][0] == v.resolve("n4")
+
+
+def test_renames_update_in_place_and_equal_a_fresh_engine(tmp_path: Path) -> None:
+    """A rename through the facade (`Vault.move`, which rewrites the links to the note) and
+    one on disk (sync matches it by content) reach the ranking through the delta: the engine's
+    structures are updated, not rebuilt, and rank as a fresh engine on the same corpus."""
+    params = SearchParams(push_above=10)  # exercise the pushed PageRank too
+    engine = SearchEngine(params, encoder=SyntheticEncoder(), cache=None)
+    with Vault.init(tmp_path, engine=engine) as v:
+        for i in range(30):
+            v.write(f"n{i}.md", note(i))
+        v.search("auth outage")
+        base = engine._derived
+        assert base is not None and base.dense is not None
+        moved = v.move("n7", "archive/Zebra handbook")
+        assert moved.rewritten  # the notes that linked to n7 now link to the new path
+        (tmp_path / "n12.md").rename(tmp_path / "Quokka log.md")
+        assert v.sync().renamed == [("n12.md", "Quokka log.md")]
+        queries = ("zebra handbook", "quokka log", "auth outage", "Note 7 billing")
+        got = {q: ranking(engine, v, q) for q in queries}
+        now = engine._derived
+        assert now is not None and now.corpus.delta is not None
+        assert now.bm25.delta_docs > base.bm25.delta_docs  # updated, not rebuilt
+        assert now.dense is not None and now.dense.base_rows == base.dense.base_rows
+        fresh = SearchEngine(params, encoder=SyntheticEncoder(), cache=None)
+        for q in queries:
+            assert got[q] == ranking(fresh, v, q), q
+        assert got["zebra handbook"][0][0] == v.resolve("archive/Zebra handbook")
+        assert got["quokka log"][0][0] == v.resolve("Quokka log")
