@@ -1,7 +1,7 @@
 """Search end to end at scale (issue 17): 10^5 or 10^6 notes through the Vault facade.
 
     python -m bench.bench_scale --notes 1000000 [--queries 200] [--edits 5] [--renames 0]
-                                [--keep DIR]
+                                [--removals 0] [--keep DIR]
 
 Generates the turns vault (bench/gen_scale.py) unless kept, indexes it through `Vault.init`
 and `Vault.sync` (auto_sync off: every sync is the one timed), builds every retrieval
@@ -17,6 +17,12 @@ every signal, fusion, stages, receipts, snippets; learning on, as in real use):
   links rewritten in the notes that link to it), then the next search for WORD; the time
   until the result holds the note at its new path; each note is moved back afterwards (not
   timed), so a kept vault keeps its layout;
+- removal -> gone (`--removals`): `Vault.delete` of an existing note, then the next search
+  for the first words of its text; the time until that search returns, and whether the note
+  is absent from it. A removal is not done in place (README, Known limits): this measures
+  the rebuild, and its peak RSS is that of the old and the new structures together, so a
+  run with removals does not measure the peak of the others. Each note is written back
+  afterwards (a new id; not timed);
 - no-op sync without the watcher, and the process's peak RSS (VmHWM).
 
 The dense signal is REAL code over SYNTHETIC vectors: bench/synthetic_encoder.py stands in for
@@ -106,7 +112,7 @@ def ready_vault(n: int, keep: Path | None, queries: int, codes_on_disk: bool = T
 
 
 def run(n: int, keep: Path | None, queries: int, edits: int, codes_on_disk: bool = True,
-        renames: int = 0) -> dict[str, Any]:
+        renames: int = 0, removals: int = 0) -> dict[str, Any]:
     with ready_vault(n, keep, queries, codes_on_disk) as ready:
         v, engine, prepared, qs = ready.vault, ready.engine, ready.prepared, ready.questions
         lat, found = [], 0
@@ -136,6 +142,17 @@ def run(n: int, keep: Path | None, queries: int, edits: int, codes_on_disk: bool
             rename_s.append(time.perf_counter() - t0)
             moved += any(h.note == new for h in res.hits)
             v.move(new, path)
+        absent, removal_s = 0, []
+        for j in range(removals):
+            path = corpus.paths[(j * 15485863 + 101) % len(corpus)]
+            text = v.store.read_text(path)
+            query = " ".join(w for w in text.split() if w.isalpha())[:60]
+            t0 = time.perf_counter()
+            v.delete(path)
+            res = v.search(query)
+            removal_s.append(time.perf_counter() - t0)
+            absent += all(h.note != path for h in res.hits)
+            v.write(path, text)
         noop = []
         for _ in range(3):
             t0 = time.perf_counter()
@@ -152,6 +169,9 @@ def run(n: int, keep: Path | None, queries: int, edits: int, codes_on_disk: bool
             **({"rename_to_visible_s": {"median": round(statistics.median(rename_s), 3),
                                         "max": round(max(rename_s), 3)},
                 "renames_visible": f"{moved}/{renames}"} if renames else {}),
+            **({"removal_to_gone_s": {"median": round(statistics.median(removal_s), 3),
+                                      "max": round(max(removal_s), 3)},
+                "removals_gone": f"{absent}/{removals}"} if removals else {}),
             "noop_sync_p50_s": round(statistics.median(noop), 3),
             "derived_array_mb": {k: round(b / 2**20, 1)
                                  for k, b in prepared["array_bytes"].items()},
@@ -170,13 +190,15 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--edits", type=int, default=5)
     parser.add_argument("--renames", type=int, default=0)
+    parser.add_argument("--removals", type=int, default=0)
     parser.add_argument("--keep", type=Path, help="folder to create/reuse vaults under")
     parser.add_argument("--codes-in-memory", action="store_true",
                         help="keep the dense IVF's codes in memory (default: in VAULT/.rmh)")
     args = parser.parse_args()
     for n in args.notes or [100_000]:
         print(json.dumps(run(n, args.keep, args.queries, args.edits,
-                             not args.codes_in_memory, args.renames)), flush=True)
+                             not args.codes_in_memory, args.renames, args.removals)),
+              flush=True)
 
 
 if __name__ == "__main__":

@@ -69,11 +69,16 @@ class Snapshot:
     targets: LinkTargets  # name key -> ids of the notes linking to that name (a superset)
 
     def referrers(self, note_id: int) -> list[int]:
-        """Ids of the other notes with a link that resolves to `note_id`, ascending."""
-        return sorted(
-            {src for src, links in self.links.every() for _, dst in links if dst == note_id}
-            - {note_id}
-        )
+        """Ids of the other notes with a link that resolves to `note_id`, ascending: the
+        sources of its in-edges (the edges are the resolved links less self-links), one pass
+        over the edge arrays; reading and resolving every link of the vault took minutes per
+        `Vault.move` at 10^6 notes."""
+        c = self.corpus
+        t = c.position(note_id)
+        edges = c.edges
+        sources = (edges.sources_of(t) if isinstance(edges, Edges)
+                   else [a for a, b in edges if b == t])
+        return sorted({c.ids[a] for a in sources} - {note_id})
 
     def dangling(self) -> list[tuple[str, str]]:
         """(source path, link target) of every link that resolves to no note, sorted."""

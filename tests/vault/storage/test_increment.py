@@ -101,6 +101,10 @@ def test_random_adds_and_edits_advance_like_a_rebuild(
         snap = live.snapshot()
         full = build_snapshot(index)
         _same(snap, full)
+        for note_id in snap.corpus.ids:  # from the edges, as a scan of every link gives them
+            assert snap.referrers(note_id) == sorted(
+                {s for s, links in full.links.every() for _, d in links if d == note_id}
+                - {note_id})
         in_place = report is not None and not report.removed
         if in_place and report is not None and report.changed:
             delta = snap.corpus.delta
