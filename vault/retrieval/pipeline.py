@@ -217,8 +217,13 @@ class SearchEngine:
         if d is None or d.generation != corpus.generation or d.n != len(corpus):
             updated = update_derived(d, corpus) if d is not None else None
             if updated is None:
+                # A rebuild (a removal, compaction, another writer): the old structures and
+                # the corpus they hold go first, so the peak is one set of them, not two (at
+                # 10^6 notes 5.7 GB with both alive; BENCHMARKS.md, session 8).
+                dense = None if d is None else d.dense  # it catches up by itself
+                d = self._derived = None
                 updated = build_derived(corpus)
-                updated.dense = None if d is None else d.dense  # it catches up by itself
+                updated.dense = dense
             d = self._derived = updated
         if self.encoder is not None:
             p = self.params

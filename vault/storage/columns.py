@@ -177,8 +177,11 @@ class Edges(ReadOnly[tuple[int, int]]):
         return super().__eq__(other)
 
     def span(self, p: int) -> tuple[int, int]:
-        """The index range of source position `p`'s pairs."""
-        lo, hi = np.searchsorted(self.src, [p, p + 1], side="left").tolist()
+        """The index range of source position `p`'s pairs. The needles are int32 like
+        `src`: Python ints made numpy cast all of `src` to int64 first, ~3 ms a call at 10^6
+        notes, paid per re-resolved source on every edit (BENCHMARKS.md, session 8)."""
+        bounds = np.array((p, p + 1), dtype=np.int32)
+        lo, hi = np.searchsorted(self.src, bounds, side="left").tolist()
         return int(lo), int(hi)
 
     def out(self, p: int) -> list[int]:

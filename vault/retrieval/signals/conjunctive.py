@@ -141,8 +141,21 @@ class ConjunctiveIndex:
         probe = replace(self, vocab=vocab, columns=columns)
 
         def cols_of(codes: U32) -> I64:
-            found = [probe._column(int(c)) for c in codes]
-            return np.asarray([c for c in found if c is not None], dtype=np.int64)
+            """`probe._column` of each code, in order, the unknown ones dropped: the base
+            columns by one vectorised search (a call per code was 8 us: 0.17 s of a rename
+            that rewrites 73 notes at 10^5), the columns added since from their dict."""
+            codes = np.asarray(codes, dtype=np.uint32)
+            out = np.full(codes.size, -1, dtype=np.int64)
+            base = int(probe.postings.n_base_columns)
+            if base and codes.size:
+                at = np.searchsorted(probe.vocab[:base], codes)
+                hit = at < base
+                hit[hit] = probe.vocab[at[hit]] == codes[hit]
+                out[hit] = at[hit]
+            for k in np.flatnonzero(out < 0).tolist():
+                col = probe.columns.get(int(codes[k]))
+                out[k] = -1 if col is None else col
+            return out[out >= 0]
 
         old_df = np.zeros(vocab.size, dtype=np.int64)
         old_df[: self.df.shape[0]] = self.df
