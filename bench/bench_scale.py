@@ -20,9 +20,8 @@ every signal, fusion, stages, receipts, snippets; learning on, as in real use):
 - removal -> gone (`--removals`): `Vault.delete` of an existing note, then the next search
   for the first words of its text; the time until that search returns, and whether the note
   is absent from it. A removal is not done in place (README, Known limits): this measures
-  the rebuild, and its peak RSS is that of the old and the new structures together, so a
-  run with removals does not measure the peak of the others. Each note is written back
-  afterwards (a new id; not timed);
+  the rebuild, and a run with removals reports the rebuild's peak RSS, not that of the
+  other measurements. Each note is written back afterwards (a new id; not timed);
 - no-op sync without the watcher, and the process's peak RSS (VmHWM).
 
 The dense signal is REAL code over SYNTHETIC vectors: bench/synthetic_encoder.py stands in for
@@ -121,10 +120,14 @@ def run(n: int, keep: Path | None, queries: int, edits: int, codes_on_disk: bool
             res = v.search(q)
             lat.append(time.perf_counter() - t0)
             found += any(h.id == note_id for h in res.hits)
-        corpus = v.corpus()
+        corpus = v.corpus()  # the notes to change, picked before any change; the corpus is
+        n_notes = len(corpus)  # not held after, so a rebuild's peak is the product's own
+        edit_paths = [corpus.paths[(j * 7919 + 13) % n_notes] for j in range(edits)]
+        rename_paths = [corpus.paths[(j * 104729 + 71) % n_notes] for j in range(renames)]
+        removal_paths = [corpus.paths[(j * 15485863 + 101) % n_notes] for j in range(removals)]
+        del corpus
         visible, edit_s = 0, []
-        for j in range(edits):
-            path = corpus.paths[(j * 7919 + 13) % len(corpus)]
+        for j, path in enumerate(edit_paths):
             word = f"zebrafish{j}quartz"
             text = v.store.read_text(path) + f"\nthe {word} note\n"
             t0 = time.perf_counter()
@@ -133,8 +136,7 @@ def run(n: int, keep: Path | None, queries: int, edits: int, codes_on_disk: bool
             edit_s.append(time.perf_counter() - t0)
             visible += any(h.note == path for h in res.hits)
         moved, rename_s = 0, []
-        for j in range(renames):
-            path = corpus.paths[(j * 104729 + 71) % len(corpus)]
+        for j, path in enumerate(rename_paths):
             word = f"okapi{j}lantern"
             t0 = time.perf_counter()
             new = v.move(path, f"renamed/{word}").note
@@ -143,8 +145,7 @@ def run(n: int, keep: Path | None, queries: int, edits: int, codes_on_disk: bool
             moved += any(h.note == new for h in res.hits)
             v.move(new, path)
         absent, removal_s = 0, []
-        for j in range(removals):
-            path = corpus.paths[(j * 15485863 + 101) % len(corpus)]
+        for path in removal_paths:
             text = v.store.read_text(path)
             query = " ".join(w for w in text.split() if w.isalpha())[:60]
             t0 = time.perf_counter()

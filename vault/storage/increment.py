@@ -102,8 +102,8 @@ def _corpus(c: Corpus, rows: dict[int, NoteRow], updated: list[int], added: list
     }
     new: dict[str, Sequence[object]] = {}
     for name, attr in fields.items():
-        changes = {pos[i]: getattr(rows[i], attr)
-                   for i in (renamed if name in _BY_PATH else updated)}
+        changes = {} if name == "ids" else {pos[i]: getattr(rows[i], attr)
+                                             for i in (renamed if name in _BY_PATH else updated)}
         new[name] = Column.of(getattr(c, name), changes, [getattr(rows[i], attr) for i in added])
     delta = CorpusDelta(c.generation, len(c), tuple(pos[i] for i in updated))
     archived = c.archived + (False,) * len(added) if added else c.archived
