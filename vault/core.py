@@ -19,7 +19,8 @@ import numpy.typing as npt
 from .errors import NotAVault, NoteExists, NoteNotFound
 from .learning.usage import NullUsage, UsageRecorder, examination_probability
 from .notes import edits
-from .notes.links import Resolver, relink
+from .notes.links import Resolver, follow, relink
+from .notes.note import rewrite_links
 from .notes.records import LinkInfo, MoveResult, NoteRecord, link_infos, record_of
 from .retrieval.hits import SearchResult, with_basis
 from .retrieval.pipeline import SearchEngine, SearchParams
@@ -64,6 +65,13 @@ class Vault:
         # The snapshot, its archived positions and the corpus with those flags (per search
         # this costs O(archived notes), not O(notes): checked in bench/bench_scale_store.py).
         self._corpus: tuple[Snapshot, npt.NDArray[np.intp], Corpus] | None = None
+        self.live.on_rebuild = self._forget
+
+    def _forget(self) -> None:
+        """The snapshot is about to be rebuilt from every row: drop what was derived from the
+        last one first, so the two are not in memory together (storage/live.py)."""
+        self._corpus = None
+        self.engine.forget()
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -263,10 +271,7 @@ class Vault:
         `overwrite` an existing note is refused (NoteExists); with `expected_hash` a file
         whose bytes changed since that read is refused (EditConflict; storage.guard)."""
         self.live.fresh()
-        try:
-            note_id: int | None = self._resolve(note)
-        except NoteNotFound:
-            note_id = None
+        note_id = self._write_target(note)
         path = self.path_of(note_id) if note_id is not None else self._new_path(note)
         check_write(self.store, path, exists=note_id is not None, overwrite=overwrite,
                     expected_hash=expected_hash)
@@ -279,6 +284,17 @@ class Vault:
         linked = sorted({dst for _, dst in self.live.links_of(new_id) if dst is not None})
         self.usage.on_write(session, new_id, note_id is None, linked, self._snapshot().corpus.graph)
         return record
+
+    def _write_target(self, note: str) -> int | None:
+        """The note a write replaces: a name ending in `.md` is a file path, that file only
+        (writing `Sib.md` must not replace `sub/Sib.md` because its title is Sib); any other
+        name resolves as everywhere (path, else title or alias). None: a new note."""
+        if not note.strip().lower().endswith(".md"):
+            try:
+                return self._resolve(note)
+            except NoteNotFound:
+                return None
+        return self.index.note_id(self._new_path(note))
 
     def edit(self, note: str, change: edits.Edit, *, session: str | None = None,
              expected_hash: str | None = None) -> NoteRecord:
@@ -313,8 +329,14 @@ class Vault:
         referrers = self._snapshot().referrers(note_id)
         self.store.move(old_path, new_path)
         self.live.sync_paths([old_path, new_path])
+        after = self.resolver()
         rewritten = relink(self.store.read_text, self.store.write_text, referrers, note_id,
-                           before, self.resolver(), new_path)
+                           before, after, new_path)
+        text = self.store.read_text(new_path)  # its own links, as seen from its new folder
+        followed = rewrite_links(text, follow(before, after, old_path, new_path))
+        if followed != text:
+            self.store.write_text(new_path, followed)
+            rewritten = [*rewritten, new_path]  # last: the moved note itself
         if rewritten:
             self.live.sync_paths(rewritten)
         return MoveResult(new_path, old_path, tuple(rewritten))

@@ -39,6 +39,18 @@ def test_write_read_and_resolve(vault: Vault) -> None:
     ]
 
 
+def test_a_write_to_a_md_path_replaces_that_file_only(vault: Vault) -> None:
+    """`Alice.md` names the file at the root, not people/Alice.md (title Alice): writing it
+    creates that file and leaves the other as it was; a bare title still finds the note."""
+    before = (vault.root / "people" / "Alice.md").read_bytes()
+    rec = vault.write("Alice.md", "Another Alice.\n", overwrite=True)
+    assert rec.note == "Alice.md" and rec.id != vault.resolve("people/Alice")
+    assert (vault.root / "people" / "Alice.md").read_bytes() == before
+    with pytest.raises(NoteExists):
+        vault.write("Alice.md", "again\n", overwrite=False)
+    assert vault.write("Billing", "Billing, rewritten.\n").note == "Billing.md"
+
+
 def test_backlinks_neighbors_and_search(vault: Vault) -> None:
     assert vault.backlinks("Billing") == ["Auth.md", "people/Alice.md"]
     assert vault.neighbors("Alice", hops=1) == ["Billing.md"]
@@ -91,6 +103,30 @@ def test_move_keeps_id_and_rewrites_links(vault: Vault) -> None:
     assert "[[Billing Service]]" in vault.read("Alice").text
     # The moved note's own link to Auth is relative markdown; it is resolved from its new place.
     assert vault.backlinks("Billing Service") == ["Auth.md", "people/Alice.md"]
+
+
+def test_a_moved_note_s_own_relative_links_follow_it(vault: Vault) -> None:
+    """Moved from people/ to team/, a note's `[x](Carol.md)` (people/Carol.md) would dangle:
+    it becomes `../people/Carol.md`; a link still meaning the same note from there, a wiki
+    link by name and its link to itself are kept or follow as well; a rename within the
+    folder changes no byte of the note."""
+    vault.write("people/Carol.md", "Carol.\n")
+    vault.write("people/Bob.md", "[c](Carol.md) [[Carol]] [a](Auth.md) [me](Bob.md)\n")
+    bob = vault.resolve("people/Bob")
+    res = vault.move("people/Bob", "team/Dave")
+    assert res.rewritten[-1] == "team/Dave.md"
+    assert vault.read("team/Dave").text == (
+        "[c](../people/Carol.md) [[Carol]] [a](Auth.md) [me](Dave.md)\n")
+    carol, auth = vault.resolve("people/Carol"), vault.resolve("Auth")
+    assert [ln.resolved for ln in vault.read("team/Dave").links] == [
+        "people/Carol.md", "people/Carol.md", "Auth.md", "team/Dave.md"]
+    assert vault.resolve("team/Dave") == bob and carol != auth
+    text = vault.read("team/Dave").text
+    vault.move("team/Dave", "team/Eve")  # the same folder: only the link to itself changes
+    assert vault.read("team/Eve").text == text.replace("[me](Dave.md)", "[me](Eve.md)")
+    res = vault.move("people/Carol", "people/Caroline")
+    assert "people/Caroline.md" not in res.rewritten and res.rewritten == ("team/Eve.md",)
+    assert vault.read("people/Caroline").text == "Carol.\n"
 
 
 def test_move_refuses_overwrite(vault: Vault) -> None:
@@ -197,3 +233,30 @@ def test_move_rewrites_markdown_links_once_encoded(tmp_path: Path) -> None:
         "see [t](../sub/Target%20Two.md), [[Target Two]] and [x](<../sub/Target Two.md>)\n"
     )
     assert {ln.resolved for ln in v.links("a/Note")} == {"sub/Target Two.md"}
+
+
+def test_a_rebuild_lets_go_of_the_last_generation_first(
+        vault: Vault, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a removal the snapshot is built from every row; by then the facade's corpus and
+    the engine's derived structures of the last generation are gone (memory: one set, not
+    two), and the next search builds them again, as a fresh engine ranks."""
+    from vault.storage import live
+
+    assert vault.search("customers").hits and vault.engine._derived is not None
+    seen: list[tuple[object, object]] = []
+    real = live.build_snapshot
+
+    def watched(index: object) -> object:
+        seen.append((vault.engine._derived, vault._corpus))
+        return real(index)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(live, "build_snapshot", watched)
+    vault.write("Extra.md", "customers extra\n")  # an add: advanced in place, no rebuild
+    assert vault.search("customers").hits and seen == []
+    vault.delete("Auth")
+    hits = vault.search("customers").hits
+    assert seen == [(None, None)] and vault.engine._derived is not None
+    fresh = Vault.open(vault.root, watch=False)
+    assert [(h.id, h.score) for h in fresh.search("customers").hits] == [
+        (h.id, h.score) for h in hits]
+    fresh.close()

@@ -301,6 +301,31 @@ def retarget(
     return rewrite
 
 
+def follow(before: Resolver, after: Resolver, old_path: str,
+           new_path: str) -> Callable[[Link], str | None]:
+    """A `rewrite_links` callback for the moved note itself: each of its links that meant a
+    note when written at `old_path` (resolved with `before`) but would not mean it from
+    `new_path` (with `after`) gets that note's name as seen from there: the relative path for
+    a markdown link (`[a](Alice.md)` moved from people/ to team/ -> `../people/Alice.md`), the
+    shortest unique name for a wiki-link. Links that still mean the same note stay as
+    written, so a rename within a folder changes no byte of the note."""
+
+    def rewrite(link: Link) -> str | None:
+        if link.kind == "markdown":
+            meant = before.resolve_markdown(link.target, old_path)
+            if meant is None or after.resolve_markdown(link.target, new_path) == meant:
+                return None
+            return posixpath.relpath(after.id_path[meant], posixpath.dirname(new_path) or ".")
+        if not link.target:
+            return None
+        meant = before.resolve_wiki(link.target, old_path)
+        if meant is None or after.resolve_wiki(link.target, new_path) == meant:
+            return None
+        return after.link_text(meant)
+
+    return rewrite
+
+
 def relink(
     read: Callable[[str], str],
     write: Callable[[str, str], object],

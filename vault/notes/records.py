@@ -63,7 +63,8 @@ class NoteRecord:
 
 @dataclass(frozen=True)
 class MoveResult:
-    """Where a note went and which other notes had their links rewritten."""
+    """Where a note went and which notes had their links rewritten (the notes linking to it;
+    last, the moved note itself when links of its own had to follow it to its new folder)."""
 
     note: str
     old: str

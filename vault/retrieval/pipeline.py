@@ -190,6 +190,14 @@ class SearchEngine:
 
     # -- derived structures ---------------------------------------------------------------------
 
+    def forget(self) -> None:
+        """Drop the derived structures; the next search builds them for its corpus. The
+        facade calls it when the snapshot is rebuilt from every row (a removal, another
+        writer): nothing of the old generation would be reused, and holding it while the
+        new snapshot is built put a removal at 10^6 notes over 4.5 GB (BENCHMARKS.md)."""
+        self._derived = None
+        self._archived = None
+
     def prepare(self, corpus: Corpus, progress: Progress | None = None) -> dict[str, Any]:
         """Build (or reuse) every derived structure for `corpus` now, embedding what is not
         cached; `progress(done, total, what)` reports embedding. Returns counts (JSON-safe)."""

@@ -21,6 +21,7 @@
 
 #include <fcntl.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #ifdef __APPLE__
@@ -34,6 +35,7 @@
 static PyObject *
 regular_stats(PyObject *module, PyObject *args)
 {
+    (void)module;
     int fd;
     PyObject *names;
     long long max_size;
@@ -43,6 +45,10 @@ regular_stats(PyObject *module, PyObject *args)
     if (owned == NULL)
         return NULL;
     Py_ssize_t n = PyTuple_GET_SIZE(owned);
+    if (n > PY_SSIZE_T_MAX / (Py_ssize_t)(3 * sizeof(int64_t))) {
+        Py_DECREF(owned);
+        return PyErr_NoMemory();
+    }
     const char **paths = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(char *));
     if (paths == NULL) {
         Py_DECREF(owned);
@@ -57,6 +63,12 @@ regular_stats(PyObject *module, PyObject *args)
             return NULL;
         }
         paths[i] = PyBytes_AS_STRING(item);
+        if (strlen(paths[i]) != (size_t)PyBytes_GET_SIZE(item)) {  /* as os.lstat says */
+            PyMem_Free(paths);
+            Py_DECREF(owned);
+            PyErr_SetString(PyExc_ValueError, "regular_stats: embedded null byte");
+            return NULL;
+        }
     }
     PyObject *out = PyBytes_FromStringAndSize(NULL, 3 * n * (Py_ssize_t)sizeof(int64_t));
     if (out == NULL) {
@@ -103,6 +115,7 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_stat_loop",
     "The no-op sync's stat loop in C (see vault/storage/folders.py).", -1, methods,
+    NULL, NULL, NULL, NULL,
 };
 
 PyMODINIT_FUNC

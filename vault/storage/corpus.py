@@ -31,7 +31,8 @@ class CorpusDelta:
     differ (the changed notes, and notes whose links now resolve elsewhere because a name
     came or went); new notes are always relinked. `earlier` is the delta of the base corpus,
     so a consumer that last saw any generation in the chain can catch up (`changed_since`).
-    A sync that removed or renamed a note yields no delta: consumers rebuild.
+    A renamed note is a changed one (same position, new path and title); a sync that
+    removed a note yields no delta: consumers rebuild.
     Derived structures (retrieval/pipeline.py) update themselves from a delta instead of
     rebuilding, so an edit costs what the changed notes cost, not what the vault costs."""
 

@@ -183,7 +183,7 @@ def _entries(fd: int, key: tuple[str, str]) -> tuple[list[str], list[str], list[
 
 
 def _native_loop() -> Callable[[int, list[bytes], int], bytes | None] | None:
-    if os.environ.get("RMH_NO_NATIVE") or sys.platform == "win32":
+    if os.environ.get("RMH_NO_NATIVE", "") not in ("", "0") or sys.platform == "win32":
         return None
     try:
         from ._stat_loop import regular_stats

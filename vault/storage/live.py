@@ -51,6 +51,9 @@ class LiveIndex:
         # (`_seen` is the last one accounted for); None: rebuild from every row.
         self._pending: list[str] | None = []
         self._seen: int | None = None
+        # Called before a snapshot is built from every row, so its owner can let go of what it
+        # derived from the last one first (the facade: its corpus and the engine's structures).
+        self.on_rebuild: Callable[[], None] | None = None
 
     @property
     def in_batch(self) -> bool:
@@ -107,7 +110,12 @@ class LiveIndex:
             snap = advance(prev, self.index, pending)
             if snap is not None and snap.corpus.generation != gen:  # a write slipped in
                 snap = None
-        self._snap = snap if snap is not None else build_snapshot(self.index)
+        if snap is None:
+            self._snap = prev = None  # the old snapshot is not held while the new is built
+            if self.on_rebuild is not None:
+                self.on_rebuild()
+            snap = build_snapshot(self.index)
+        self._snap = snap
         self._pending, self._seen = [], self._snap.corpus.generation
         return self._snap
 

@@ -454,12 +454,15 @@ def test_wrap64_keeps_int64_values_and_wraps_the_rest() -> None:
 
 
 def test_rmh_no_native_turns_the_c_loop_off(tmp_path: Path) -> None:
-    """RMH_NO_NATIVE=1 in the environment (the scan workers inherit it) selects os.lstat."""
+    """RMH_NO_NATIVE=1 in the environment (the scan workers inherit it) selects os.lstat;
+    "0" or "" leave the C loop on where it was built."""
+    _native_required()
     code = "from vault.storage import folders; print(folders.NATIVE)"
-    env = {**os.environ, "RMH_NO_NATIVE": "1"}
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                         text=True, check=True, cwd=Path(__file__).parents[3])
-    assert out.stdout.strip() == "False"
+    for value, native in (("1", "False"), ("yes", "False"), ("0", "True"), ("", "True")):
+        env = {**os.environ, "RMH_NO_NATIVE": value}
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True, check=True, cwd=Path(__file__).parents[3])
+        assert out.stdout.strip() == native, value
 
 
 def test_every_folder_lists_as_the_full_rules_list_it(
