@@ -241,14 +241,15 @@ def test_a_rebuild_lets_go_of_the_last_generation_first(
     the engine's derived structures of the last generation are gone (memory: one set, not
     two), and the next search builds them again, as a fresh engine ranks."""
     from vault.storage import live
+    from vault.storage.index import Index
+    from vault.storage.snapshot import Snapshot, build_snapshot
 
     assert vault.search("customers").hits and vault.engine._derived is not None
     seen: list[tuple[object, object]] = []
-    real = live.build_snapshot
 
-    def watched(index: object) -> object:
+    def watched(index: Index) -> Snapshot:
         seen.append((vault.engine._derived, vault._corpus))
-        return real(index)  # type: ignore[arg-type]
+        return build_snapshot(index)
 
     monkeypatch.setattr(live, "build_snapshot", watched)
     vault.write("Extra.md", "customers extra\n")  # an add: advanced in place, no rebuild
