@@ -110,6 +110,10 @@ def ready_vault(n: int, keep: Path | None, queries: int, codes_on_disk: bool = T
             yield Ready(v, engine, prepared, qs, timing, rss_ready)
 
 
+def _median_max(seconds: list[float]) -> dict[str, float]:
+    return {"median": round(statistics.median(seconds), 3), "max": round(max(seconds), 3)}
+
+
 def run(n: int, keep: Path | None, queries: int, edits: int, codes_on_disk: bool = True,
         renames: int = 0, removals: int = 0) -> dict[str, Any]:
     with ready_vault(n, keep, queries, codes_on_disk) as ready:
@@ -164,14 +168,11 @@ def run(n: int, keep: Path | None, queries: int, edits: int, codes_on_disk: bool
             **{k: round(x, 1) for k, x in ready.timing.items()},
             "search": latency_ms(lat, 1),
             "recall_at_10_of_source_note": round(found / len(qs), 3),
-            "edit_to_visible_s": {"median": round(statistics.median(edit_s), 3),
-                                  "max": round(max(edit_s), 3)},
+            "edit_to_visible_s": _median_max(edit_s),
             "edits_visible": f"{visible}/{edits}",
-            **({"rename_to_visible_s": {"median": round(statistics.median(rename_s), 3),
-                                        "max": round(max(rename_s), 3)},
+            **({"rename_to_visible_s": _median_max(rename_s),
                 "renames_visible": f"{moved}/{renames}"} if renames else {}),
-            **({"removal_to_gone_s": {"median": round(statistics.median(removal_s), 3),
-                                      "max": round(max(removal_s), 3)},
+            **({"removal_to_gone_s": _median_max(removal_s),
                 "removals_gone": f"{absent}/{removals}"} if removals else {}),
             "noop_sync_p50_s": round(statistics.median(noop), 3),
             "derived_array_mb": {k: round(b / 2**20, 1)

@@ -34,7 +34,9 @@ import statistics
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from bench.report import children_cpu, print_table
 from vault import Vault
@@ -65,34 +67,38 @@ def _throttle(pid: int, share: float, done: threading.Event) -> None:
         os.kill(pid, signal.SIGCONT)
 
 
-def _lstat_us(folders: list[tuple[str, list[str]]]) -> float:
-    """CPU microseconds per lstat over the names of each folder, through its descriptor."""
+Name = TypeVar("Name", str, bytes)
+
+
+def _per_file_us(folders: list[tuple[str, list[Name]]],
+                 stat_folder: Callable[[int, list[Name]], object]) -> float:
+    """CPU microseconds per file of `stat_folder(fd, names)` over each folder's names,
+    through its descriptor."""
     count, c0 = 0, time.process_time()
     for folder, names in folders:
         fd = os.open(folder, os.O_RDONLY)
         try:
-            for name in names:
-                os.lstat(name, dir_fd=fd)
+            stat_folder(fd, names)
         finally:
             os.close(fd)
         count += len(names)
     return (time.process_time() - c0) / max(1, count) * 1e6
+
+
+def _lstat_us(folders: list[tuple[str, list[str]]]) -> float:
+    """One `os.lstat` per name."""
+    def each(fd: int, names: list[str]) -> None:
+        for name in names:
+            os.lstat(name, dir_fd=fd)
+    return _per_file_us(folders, each)
 
 
 def _c_loop_us(folders: list[tuple[str, list[str]]]) -> float:
-    """CPU microseconds per file of the scan's C loop over the same names (as bytes)."""
+    """The scan's C loop over the same names (as bytes, encoded before the clock starts)."""
     loop = scan_folders._native
     assert loop is not None
     encoded = [(folder, [os.fsencode(n) for n in names]) for folder, names in folders]
-    count, c0 = 0, time.process_time()
-    for folder, names in encoded:
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            loop(fd, names, scan_folders.MAX_NOTE_BYTES)
-        finally:
-            os.close(fd)
-        count += len(names)
-    return (time.process_time() - c0) / max(1, count) * 1e6
+    return _per_file_us(encoded, lambda fd, names: loop(fd, names, scan_folders.MAX_NOTE_BYTES))
 
 
 def _sample(root: Path, n: int) -> list[tuple[str, list[str]]]:

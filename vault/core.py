@@ -19,13 +19,11 @@ import numpy.typing as npt
 from .errors import NotAVault, NoteExists, NoteNotFound
 from .learning.usage import NullUsage, UsageRecorder, examination_probability
 from .notes import edits
-from .notes.links import Resolver, follow, relink
-from .notes.note import rewrite_links
+from .notes.links import Resolver, relink
 from .notes.records import LinkInfo, MoveResult, NoteRecord, link_infos, record_of
 from .retrieval.hits import SearchResult, with_basis
 from .retrieval.pipeline import SearchEngine, SearchParams
 from .retrieval.snippets import with_snippets
-from .storage.columns import Edges
 from .storage.corpus import Corpus
 from .storage.doctor import doctor_report
 from .storage.folders import NATIVE as NATIVE_STAT_LOOP
@@ -213,12 +211,8 @@ class Vault:
     def backlinks(self, note: str) -> list[str]:
         """Paths of the notes linking to `note`, sorted."""
         self.live.fresh()
-        corpus = self._snapshot().corpus
-        t = corpus.position(self._resolve(note))
-        edges = corpus.edges
-        sources = (edges.sources_of(t) if isinstance(edges, Edges)
-                   else [a for a, b in edges if b == t])
-        return sorted({corpus.paths[a] for a in sources})
+        snap = self._snapshot()
+        return sorted(snap.resolver.id_path[i] for i in snap.referrers(self._resolve(note)))
 
     def neighbors(self, note: str, hops: int = 1) -> list[str]:
         """Notes within `hops` links (either direction), nearest first, then by path."""
@@ -329,14 +323,8 @@ class Vault:
         referrers = self._snapshot().referrers(note_id)
         self.store.move(old_path, new_path)
         self.live.sync_paths([old_path, new_path])
-        after = self.resolver()
         rewritten = relink(self.store.read_text, self.store.write_text, referrers, note_id,
-                           before, after, new_path)
-        text = self.store.read_text(new_path)  # its own links, as seen from its new folder
-        followed = rewrite_links(text, follow(before, after, old_path, new_path))
-        if followed != text:
-            self.store.write_text(new_path, followed)
-            rewritten = [*rewritten, new_path]  # last: the moved note itself
+                           before, self.resolver(), old_path, new_path)
         if rewritten:
             self.live.sync_paths(rewritten)
         return MoveResult(new_path, old_path, tuple(rewritten))

@@ -333,19 +333,22 @@ def relink(
     note_id: int,
     before: Resolver,
     after: Resolver,
+    old_path: str,
     new_path: str,
 ) -> list[str]:
-    """After note `note_id` moved to `new_path`, rewrite the links to it in each referrer (by
-    id, resolved with `before`, the names as they were) as Obsidian does; returns the paths of
-    the notes whose text changed, in `referrers` order. Other bytes are kept (rewrite_links)."""
+    """After note `note_id` moved from `old_path` to `new_path`, rewrite the links to it in
+    each referrer (by id, resolved with `before`, the names as they were) as Obsidian does,
+    then the moved note's own links that must follow it (`follow`); returns the paths of the
+    notes whose text changed, in `referrers` order, the moved note last. Other bytes are
+    kept (rewrite_links)."""
     rewritten: list[str] = []
-    for src in referrers:
-        src_path = after.id_path[src]
-        text = read(src_path)
-        new_text = rewrite_links(
-            text, retarget(before, src_path, note_id, after.link_text(note_id), new_path)
-        )
+    edits = [(after.id_path[src],
+              retarget(before, after.id_path[src], note_id, after.link_text(note_id), new_path))
+             for src in referrers]
+    for path, rewrite in [*edits, (new_path, follow(before, after, old_path, new_path))]:
+        text = read(path)
+        new_text = rewrite_links(text, rewrite)
         if new_text != text:
-            write(src_path, new_text)
-            rewritten.append(src_path)
+            write(path, new_text)
+            rewritten.append(path)
     return rewritten

@@ -102,8 +102,8 @@ def _corpus(c: Corpus, rows: dict[int, NoteRow], updated: list[int], added: list
     }
     new: dict[str, Sequence[object]] = {}
     for name, attr in fields.items():
-        changes = {} if name == "ids" else {pos[i]: getattr(rows[i], attr)
-                                             for i in (renamed if name in _BY_PATH else updated)}
+        touched = () if name == "ids" else renamed if name in _BY_PATH else updated
+        changes = {pos[i]: getattr(rows[i], attr) for i in touched}
         new[name] = Column.of(getattr(c, name), changes, [getattr(rows[i], attr) for i in added])
     delta = CorpusDelta(c.generation, len(c), tuple(pos[i] for i in updated))
     archived = c.archived + (False,) * len(added) if added else c.archived
@@ -111,7 +111,7 @@ def _corpus(c: Corpus, rows: dict[int, NoteRow], updated: list[int], added: list
                    **new)  # type: ignore[arg-type]
 
 
-_BY_PATH = frozenset({"ids", "paths", "titles"})  # the same for an updated note not renamed
+_BY_PATH = frozenset({"paths", "titles"})  # the same for an updated note not renamed
 
 
 def _names(r: Resolver, c: Corpus, new: Corpus, rows: dict[int, NoteRow], updated: list[int],

@@ -3,6 +3,8 @@ as a fresh engine on the same corpus (lexical, links, PageRank, dense over synth
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from bench.synthetic_encoder import SyntheticEncoder
@@ -20,14 +22,21 @@ def ranking(engine: SearchEngine, v: Vault, query: str) -> list[tuple[int, float
     return [(h.id, h.score) for h in engine.search(v.corpus(), query, 10).hits]
 
 
+@contextmanager
+def _searched_vault(root: Path, engine: SearchEngine) -> Iterator[Vault]:
+    """30 linked notes, searched once: the engine's structures are built."""
+    with Vault.init(root, engine=engine) as v:
+        for i in range(30):
+            v.write(f"n{i}.md", note(i))
+        v.search("auth outage")
+        yield v
+
+
 def test_edits_between_searches_update_in_place_and_equal_a_fresh_engine(
         tmp_path: Path) -> None:
     params = SearchParams(push_above=10)  # exercise the pushed PageRank too
     engine = SearchEngine(params, encoder=SyntheticEncoder(), cache=None)
-    with Vault.init(tmp_path, engine=engine) as v:
-        for i in range(30):
-            v.write(f"n{i}.md", note(i))
-        v.search("auth outage")
+    with _searched_vault(tmp_path, engine) as v:
         base = engine._derived
         assert base is not None
         # two changes before the next search: the engine catches up through the delta chain
@@ -50,10 +59,7 @@ def test_renames_update_in_place_and_equal_a_fresh_engine(tmp_path: Path) -> Non
     structures are updated, not rebuilt, and rank as a fresh engine on the same corpus."""
     params = SearchParams(push_above=10)  # exercise the pushed PageRank too
     engine = SearchEngine(params, encoder=SyntheticEncoder(), cache=None)
-    with Vault.init(tmp_path, engine=engine) as v:
-        for i in range(30):
-            v.write(f"n{i}.md", note(i))
-        v.search("auth outage")
+    with _searched_vault(tmp_path, engine) as v:
         base = engine._derived
         assert base is not None and base.dense is not None
         moved = v.move("n7", "archive/Zebra handbook")
