@@ -25,7 +25,7 @@ from . import channel, context, launch, lint
 from .cancel import CancelToken
 from .config import TIER_BWRAP, TIER_UNSAFE, SandboxConfig, SandboxError
 from .functions import HostFunction, describe, invoke
-from .hostcalls import HostCalls
+from .hostcalls import Abandoned, HostCalls
 from .probe import choose_tier
 from .result import ErrorInfo, ExecResult
 from .seccomp_policy import compile_bpf
@@ -251,14 +251,12 @@ class Sandbox:
                             raise channel.ProtocolViolation("bytes after the result frame")
         except channel.ProtocolViolation as exc:
             return outcome.fail("ProtocolViolation", f"{exc}; the worker was killed and restarted")
-        except _Abandoned as exc:
+        except Abandoned as exc:
             if self._cancelled:
-                return outcome.fail("Cancelled", f"the cell was cancelled while the host "
-                                    f"function {exc.name} was running (abandoned: its result "
-                                    "is discarded); the worker was restarted")
+                return outcome.fail("Cancelled", f"the cell was cancelled {exc.describe()}; "
+                                    "the worker was restarted")
             return outcome.fail("DeadlineExceeded", f"the cell ran past its {limit:g} s deadline "
-                                f"while the host function {exc.name} was running (abandoned: "
-                                "its result is discarded); the worker was killed and restarted")
+                                f"{exc.describe()}; the worker was killed and restarted")
         except channel.WriteTimeout:
             return outcome.fail("DeadlineExceeded", f"the cell ran past its {limit:g} s deadline")
         except OSError:  # EPIPE: the worker died while we were writing
@@ -291,20 +289,9 @@ class Sandbox:
         else:
             function, args, kwargs = self._functions[name], frame["args"], frame["kwargs"]
             cap = self.config.max_frame - 64
-            answer = self._calls.run(name, lambda: invoke(function, args, kwargs, cap), ctx,
-                                     deadline, self._wake, lambda: self._cancelled)
-            if answer is None:
-                raise _Abandoned(name)
-            reply = answer
+            reply = self._calls.run(name, lambda: invoke(function, args, kwargs, cap), ctx,
+                                    deadline, self._wake, lambda: self._cancelled)
         channel.send(proc.to_worker, reply, deadline)
-
-
-class _Abandoned(Exception):
-    """The cell's deadline or a cancel came while the host function `name` was running."""
-
-    def __init__(self, name: str) -> None:
-        super().__init__(name)
-        self.name = name
 
 
 def _select(fds: list[int], timeout: float) -> tuple[list[int], list[int], list[int]]:

@@ -31,6 +31,23 @@ from typing import Any
 Job = tuple[contextvars.Context, Callable[[], dict[str, Any]], "Future[dict[str, Any]]"]
 
 
+class Abandoned(Exception):
+    """The deadline or a cancel came first: `name` was abandoned while it ran, or (`blocker`
+    set) never started because `blocker`, abandoned by an earlier cell, was still running."""
+
+    def __init__(self, name: str, blocker: str | None = None) -> None:
+        super().__init__(name)
+        self.name = name
+        self.blocker = blocker
+
+    def describe(self) -> str:
+        if self.blocker is None:
+            return (f"while the host function {self.name} was running (abandoned: its result "
+                    "is discarded)")
+        return (f"while the host function {self.name} waited for {self.blocker}, abandoned by "
+                f"an earlier cell and still running ({self.name} never ran)")
+
+
 class HostCalls:
     """The host-call thread of one sandbox (started on first use, a daemon: an abandoned call
     never holds up the process's exit)."""
@@ -48,14 +65,12 @@ class HostCalls:
         return self._name if current is not None and not current.done() else None
 
     def run(self, name: str, call: Callable[[], dict[str, Any]], ctx: contextvars.Context,
-            deadline: float, wake: threading.Event, stop: Callable[[], bool]
-            ) -> dict[str, Any] | None:
-        """`call()`'s reply, or None when the deadline passed or `stop()` became true first
-        (the call is then abandoned, or never started when an earlier one was still running).
-        `wake` is set by whoever makes `stop()` true."""
-        previous = self._current
+            deadline: float, wake: threading.Event, stop: Callable[[], bool]) -> dict[str, Any]:
+        """`call()`'s reply; `Abandoned` when the deadline passed or `stop()` became true
+        first. `wake` is set by whoever makes `stop()` true."""
+        previous, blocker = self._current, self._name
         if previous is not None and not _wait(previous, deadline, wake, stop):
-            return None
+            raise Abandoned(name, blocker)
         future: Future[dict[str, Any]] = Future()
         self._current, self._name = future, name
         if self._thread is None:
@@ -64,7 +79,7 @@ class HostCalls:
             self._thread.start()
         self._jobs.put((ctx, call, future))
         if not _wait(future, deadline, wake, stop):
-            return None
+            raise Abandoned(name)
         return future.result()
 
     def close(self) -> None:
