@@ -1,9 +1,9 @@
 """The sandboxed REPL: a trusted host supervising one untrusted worker process.
 
 Public API: `Sandbox`, `SandboxConfig`, `HostFunction`, `HostFunctionError`, `ExecResult`,
-`ErrorInfo`, `SandboxError`, `CancelToken` (cancel one exec, even before it starts), `probe`, `TierReport`, the tier names, `tier_limits` (what a
-tier does not guarantee), `lint_check`, and `current_exec`/`exec_time_left` (the running exec's
-deadline, for host functions).
+`ErrorInfo`, `SandboxError`, `CancelToken` (cancel one exec, even before it starts), `probe`,
+`TierReport`, the tier names, `tier_limits` (what a tier does not guarantee), `lint_check`,
+and `current_exec`/`exec_time_left` (the running exec's deadline, for host functions).
 """
 
 from .cancel import CancelToken

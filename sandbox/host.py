@@ -4,10 +4,11 @@ One exec at a time (a lock); `cancel()` may come from any thread, and a `CancelT
 `exec` cancels that exec even before it starts (sandbox/cancel.py). During an exec the host
 multiplexes the worker's channel, stdout and stderr with select(2) until the result frame, the
 deadline, or the worker's death. Host functions run on the sandbox's host-call thread
-(sandbox/hostcalls.py): the cell still ends at its deadline, or at a cancel, while one runs. Every frame is checked (size, JSON, exact keys, types, exec id,
-known function); any violation kills the worker's process group, respawns it, and the exec
-reports `ProtocolViolation` with `state_lost=True`. Output is kept up to `output_cap` bytes
-per stream, the rest is read and dropped (so the worker never blocks on a full pipe).
+(sandbox/hostcalls.py): the cell still ends at its deadline, or at a cancel, while one runs.
+Every frame is checked (size, JSON, exact keys, types, exec id, known function); any
+violation kills the worker's process group, respawns it, and the exec reports
+`ProtocolViolation` with `state_lost=True`. Output is kept up to `output_cap` bytes per
+stream, the rest is read and dropped (so the worker never blocks on a full pipe).
 """
 
 from __future__ import annotations

@@ -2,10 +2,11 @@
 CPU burner processes loading every core, 20 rounds of `$/cancelRequest` for a running exec
 are each answered -32800, no round finishes normally, and each cancelled cell really stopped:
 the ordinary exec sent after it is answered long before the cell's 120 s deadline (a cancel
-that only answered -32800 while the cell ran on would hold the REPL until then). Rounds alternate the two races: a
-cancel sent right behind its exec (it may arrive before the exec has started: it must still
-stop it), and a cancel sent once the cell has shown it runs (polled: the cell writes a note
-through the vault API) while the cell keeps the vault thread busy with searches."""
+that only answered -32800 while the cell ran on would hold the REPL until then). Rounds
+alternate the two races: a cancel sent right behind its exec (it may arrive before the exec
+has started: it must still stop it), and a cancel sent once the cell has shown it runs
+(polled: the cell writes a note through the vault API) while the cell keeps the vault thread
+busy with searches."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -35,9 +36,9 @@ def burners() -> Iterator[None]:
         proc.wait()
 
 
-def _poll(condition: object, timeout_s: float = 120.0) -> None:
+def _poll(condition: Callable[[], bool], timeout_s: float = 120.0) -> None:
     end = time.monotonic() + timeout_s
-    while not condition():  # type: ignore[operator]
+    while not condition():
         assert time.monotonic() < end, "the cell never showed it runs"
         time.sleep(0.02)
 
@@ -56,7 +57,7 @@ def test_every_cancel_is_honoured_under_load(tmp_path: Path, burners: None) -> N
                 code = (f"write('started{i}', 'x')\n"
                         "while True: search('noodle bar', learn=False)")
                 srv.send("repl.exec", {"code": code, "deadline_s": 120}, rid)
-                _poll(lambda: (root / f"started{i}.md").exists())
+                _poll((root / f"started{i}.md").exists)
             sent = time.monotonic()
             srv.send("$/cancelRequest", {"id": rid})
             answer = srv.recv()
@@ -70,8 +71,8 @@ def test_every_cancel_is_honoured_under_load(tmp_path: Path, burners: None) -> N
         after = srv.call("repl.exec", {"code": "1 + 1"}, rid="after")["result"]
         assert after["value"] == "2", after
     finally:
-        code = srv.finish()
-    assert code == 0
+        exit_code = srv.finish()
+    assert exit_code == 0
     # the cell would otherwise run to its 120 s deadline; the bound is generous for a loaded
     # machine (BENCHMARKS: the measured latencies)
     assert max(latencies) < 30, latencies

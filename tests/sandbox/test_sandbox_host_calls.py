@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -61,7 +60,7 @@ def gate() -> Iterator[tuple[Sandbox, Gate]]:
     sb.close()
 
 
-def _poll(condition: Any, timeout_s: float = 60.0) -> None:
+def _poll(condition: Callable[[], bool], timeout_s: float = 60.0) -> None:
     end = time.monotonic() + timeout_s
     while not condition():
         assert time.monotonic() < end, "condition never held"

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vault import Edit, EditRefused
+from vault import EDIT_KINDS, Edit, EditRefused
 from vault.notes.edits import apply, body_start, headings, size_after
 
 LINE = st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\r\n"),
@@ -110,7 +110,7 @@ def test_prepend_goes_after_frontmatter() -> None:
 
 @st.composite
 def edits(draw: st.DrawFn) -> Edit:
-    kind = draw(st.sampled_from(["append", "prepend", "section", "replace"]))
+    kind = draw(st.sampled_from(EDIT_KINDS))
     text = draw(st.text(st.characters(exclude_categories=["Cs"]), max_size=40))
     heading = draw(st.sampled_from(["Plans", "## Log", "Notes", "", "#"]))
     find = draw(st.sampled_from(["Plans", "x", "a", "\n", "é", ""]))
