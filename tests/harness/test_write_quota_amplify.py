@@ -1,7 +1,8 @@
 """Host functions are charged by what they produce (issue 26 item 4): an edit that multiplies
 its text (`replace` of a one-character `find`, `expected_count` times) is charged the note's
-size after the edit, computed before any text is built, through `rmh exec` and `rmh serve`,
-and the supervisor's memory does not grow by the size it refused to build."""
+size after the edit, computed before any text is built, through `rmh exec` and `rmh serve`
+(REPL and JSON-RPC), and the supervisor's memory does not grow by the size it refused to
+build (before the change: +573 MiB peak RSS, bench/bench_amplify.py)."""
 
 from __future__ import annotations
 
@@ -96,8 +97,13 @@ def test_amplifying_edit_through_rmh_serve_builds_nothing(tmp_path: Path) -> Non
         assert warm["ok"], warm
         before_kb = _vm(srv.proc.pid, "VmHWM")
         out = srv.call("repl.exec", {"code": CELL, "deadline_s": 60}, rid="amp")["result"]
+        # the JSON-RPC surface has no write quota, but the same note cap, checked first
+        direct = srv.call("vault.edit", {"note": "Big", "kind": "replace", "find": "x",
+                                         "text": "y" * 300_000, "expected_count": 1000},
+                          rid="rpc")
         peak_kb = _vm(srv.proc.pid, "VmHWM")
         assert out["ok"] and out["value"] == "['QuotaExceeded', 'QuotaExceeded']", out
+        assert direct["error"]["data"]["kind"] == "quota_exceeded", direct
         # the old path built a 300-million-character string (+320-550 MiB); 50 MiB is generous
         assert peak_kb - before_kb < 50 * 1024, f"peak RSS {before_kb} kB -> {peak_kb} kB"
         assert (tmp_path / "v" / "Big.md").read_text("utf-8") == BIG
