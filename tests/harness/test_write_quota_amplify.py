@@ -109,3 +109,24 @@ def test_amplifying_edit_through_rmh_serve_builds_nothing(tmp_path: Path) -> Non
         assert (tmp_path / "v" / "Big.md").read_text("utf-8") == BIG
     finally:
         assert srv.finish() == 0
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/status").is_file(), reason="reads /proc/PID/status")
+def test_a_slice_naming_a_huge_note_fifty_times_holds_one_copy(tmp_path: Path) -> None:
+    root = _vault(tmp_path / "v")
+    (root / "Huge.md").write_text("lorem ipsum dolor. " * 400_000, "utf-8")  # 7.6 MB
+    srv = Server(root, tmp_path)
+    try:
+        warm = srv.call("repl.exec", {"code": "len(read('Huge')['text'])", "deadline_s": 60},
+                        rid="warm")["result"]
+        assert warm["value"] == "7600000", warm
+        before_kb = _vm(srv.proc.pid, "VmHWM")
+        out = srv.call("repl.exec", {"code": "len(rlm_call(['Huge'] * 50, 'What is it?'))",
+                                     "deadline_s": 120}, rid="slice")["result"]
+        peak_kb = _vm(srv.proc.pid, "VmHWM")
+        assert out["ok"], out
+        # 50 whole records would be 50 x (text + body) of 7.6 MB each: hundreds of MiB
+        assert peak_kb - before_kb < 100 * 1024, f"peak RSS {before_kb} kB -> {peak_kb} kB"
+    finally:
+        assert srv.finish() == 0
