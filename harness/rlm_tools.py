@@ -1,10 +1,10 @@
 """The REPL's LLM functions: rlm_call, rlm_batch, ask, rlm_usage (sandbox host functions).
 
 They are declared in the operation table (harness.operations: parameters, help, the "llm"
-part) and implemented here. They run on the trusted side, in the thread that runs the exec,
-and reach the model only through the Broker (harness/llm.py), which owns the key and every
-bound. Failures reach user code through harness.errors.to_repl as exceptions of the broker's
-class names (RlmBudgetExceeded, RlmTimeout, LlmUnavailable, RlmDepthExceeded,
+part) and implemented here. They run on the trusted side (the sandbox's host-call thread, in
+the exec's context) and reach the model only through the Broker (harness/llm.py), which owns
+the key and every bound. Failures reach user code through harness.errors.to_repl as exceptions
+of the broker's class names (RlmBudgetExceeded, RlmTimeout, LlmUnavailable, RlmDepthExceeded,
 RlmSliceTooLarge), of the vault's (NoteNotFound, AmbiguousNote), or TypeError for a slice of
 the wrong shape (BadShape); never as strings that look like answers.
 
