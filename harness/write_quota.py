@@ -27,13 +27,19 @@ from typing import Any
 from sandbox import HostFunction, HostFunctionError, current_exec
 from vault import QuotaExceeded
 
+from .operations import OPERATIONS
 from .vault_ops import write_ticket
 
-# Host function name -> (index of the note argument, index of the content argument). The
-# content's size is only the first check (no write produces less than it adds); the charge is
-# the note's size after the write, reported through the ticket.
-WRITERS: dict[str, tuple[int, int]] = {"write": (0, 1), "edit": (0, 2)}
-_PARAMS: dict[str, tuple[str, str]] = {"write": ("note", "content"), "edit": ("note", "text")}
+# REPL function -> (its note parameter, its content parameter), read from the operations'
+# declared effects (`Operation.writes`). The content's size is only the first check (no write
+# produces less than it adds); the charge is the note's size after the write (the ticket).
+_PARAMS: dict[str, tuple[str, str]] = {op.repl: op.writes for op in OPERATIONS
+                                       if op.repl is not None and op.writes is not None}
+# ... and the positions of those parameters, for positional calls.
+WRITERS: dict[str, tuple[int, int]] = {
+    op.repl: ([p.name for p in op.params].index(op.writes[0]),
+              [p.name for p in op.params].index(op.writes[1]))
+    for op in OPERATIONS if op.repl is not None and op.writes is not None}
 
 
 @dataclass(frozen=True)
