@@ -17,6 +17,10 @@ from .llm_types import LlmUnavailable, SubAnswer, SubRequest, TransientError
 if TYPE_CHECKING:
     import openai
 
+# The longest answer text a sub-call returns (max_tokens bounds a well-behaved model; this
+# bounds what an endpoint that ignores it can put into the REPL).
+MAX_ANSWER_CHARS = 64 * 1024
+
 
 class ExtractiveProvider:
     """The offline default: deterministic extractive answers (harness/extractive.py)."""
@@ -88,7 +92,7 @@ class OpenAIProvider:
             raise LlmUnavailable("the model returned no text")
         usage = resp.usage
         return SubAnswer(
-            text.strip(),
+            text.strip()[:MAX_ANSWER_CHARS],
             usage.prompt_tokens if usage else 0,
             usage.completion_tokens if usage else 0,
         )

@@ -25,7 +25,7 @@ from typing import Any, Protocol
 import anyio
 
 from rpc import AsyncMethod
-from sandbox import HostFunction, probe
+from sandbox import CancelToken, HostFunction, probe
 from vault import Vault
 
 from .config import Config
@@ -45,8 +45,8 @@ class Repl(Protocol):
 
     @property
     def tier(self) -> str: ...
-    def exec(self, code: str, *, deadline_s: float | None = None) -> Any: ...
-    def cancel(self) -> object: ...
+    def exec(self, code: str, *, deadline_s: float | None = None,
+             cancel: CancelToken | None = None) -> Any: ...
     def reset(self) -> None: ...
     def close(self) -> None: ...
 
@@ -137,8 +137,22 @@ class Harness:
                 for op in OPERATIONS]
 
     async def exec(self, code: str, deadline_s: int | None = None) -> Any:
-        """Run a cell (`repl.exec`); arguments checked by the operation table."""
+        """Run a cell (`repl.exec`); arguments checked by the operation table.
+
+        A cancel of this request (`$/cancelRequest`) cancels this cell through its own token,
+        whenever it comes: while the cell waits for the REPL, before it starts (it then never
+        runs), or while it runs (its worker is killed, even during a host call). The request
+        is answered at once; the thread left behind returns as soon as the sandbox has
+        stopped the cell."""
         limit = None if deadline_s is None else float(deadline_s)
+        token = CancelToken()
+        try:
+            return await self._exec(code, limit, token)
+        except anyio.get_cancelled_exc_class():
+            token.cancel()  # before or during the run: never lost (sandbox/cancel.py)
+            raise
+
+    async def _exec(self, code: str, limit: float | None, token: CancelToken) -> Any:
         async with self._exec_lock:
             repl = await anyio.to_thread.run_sync(self._ensure_repl)
             rlm = self.rlm
@@ -146,14 +160,10 @@ class Harness:
             def run() -> tuple[Any, dict[str, Any] | None]:
                 # The sub-LLM budget lives in this thread's context: one per top-level exec.
                 budget = rlm.begin_exec() if rlm is not None else None
-                result = repl.exec(code, deadline_s=limit)
+                result = repl.exec(code, deadline_s=limit, cancel=token)
                 return result, budget.report() if budget is not None else None
 
-            try:
-                result, usage = await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
-            except anyio.get_cancelled_exc_class():
-                repl.cancel()  # kills the running code; the abandoned thread then returns
-                raise
+            result, usage = await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
         out = to_json(result)
         if usage is not None and isinstance(out, dict):
             out["rlm"] = usage

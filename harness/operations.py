@@ -67,6 +67,9 @@ class Operation:
     repl_view: Callable[[Any], Any] | None = None  # the REPL's projection of the result
     reports_failure: bool = False  # the result is a value whose "error" says it failed (exec)
     output: Schema | None = None  # JSON Schema of the result (MCP outputSchema; harness.schemas)
+    # The effect on the vault: (the parameter naming the note written, the parameter holding
+    # what is written into it); the REPL's write quota reads it (harness.write_quota).
+    writes: tuple[str, str] | None = None
 
     def arguments(self, args: Sequence[Any], kwargs: Mapping[str, Any]) -> dict[str, Any]:
         """Checked arguments for `run` (harness.validate.bind)."""
@@ -197,6 +200,7 @@ OPERATIONS: tuple[Operation, ...] = (
               lambda env, note, content, overwrite, expected_hash: env.ops.write(
                   note, content, overwrite, expected_hash),
               read_only=False, destructive=True, rpc="vault.write", mcp="write", repl="write",
+              writes=("note", "content"),
               doc='Returns {"note", "id", "title", "hash"}. `content` includes the frontmatter;\n'
                   '".md" is appended when missing. Link notes with [[Title]] so the graph uses\n'
                   "them. An existing note raises NoteExists unless overwrite=True or\n"
@@ -216,6 +220,7 @@ OPERATIONS: tuple[Operation, ...] = (
                Param("expected_count", "integer", "replace: how many occurrences there must "
                      "be", 1, 1, 100_000), _HASH),
               _edit, read_only=False, destructive=True, idempotent=False, rpc="vault.edit",
+              writes=("note", "text"),
               mcp="edit", repl="edit",
               doc='Returns {"note", "id", "title", "hash"}. prepend inserts after the\n'
                   "frontmatter; section replaces the lines under the heading up to the next\n"

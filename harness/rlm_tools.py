@@ -1,10 +1,10 @@
 """The REPL's LLM functions: rlm_call, rlm_batch, ask, rlm_usage (sandbox host functions).
 
 They are declared in the operation table (harness.operations: parameters, help, the "llm"
-part) and implemented here. They run on the trusted side, in the thread that runs the exec,
-and reach the model only through the Broker (harness/llm.py), which owns the key and every
-bound. Failures reach user code through harness.errors.to_repl as exceptions of the broker's
-class names (RlmBudgetExceeded, RlmTimeout, LlmUnavailable, RlmDepthExceeded,
+part) and implemented here. They run on the trusted side (the sandbox's host-call thread, in
+the exec's context) and reach the model only through the Broker (harness/llm.py), which owns
+the key and every bound. Failures reach user code through harness.errors.to_repl as exceptions
+of the broker's class names (RlmBudgetExceeded, RlmTimeout, LlmUnavailable, RlmDepthExceeded,
 RlmSliceTooLarge), of the vault's (NoteNotFound, AmbiguousNote), or TypeError for a slice of
 the wrong shape (BadShape); never as strings that look like answers.
 
@@ -72,15 +72,22 @@ class RlmTools:
 
     # -- slices ----------------------------------------------------------------------------
     def _record(self, item: Any, library: Library) -> Mapping[str, Any]:
+        """The note an item names, its text cut to what a slice can show (a list of 50 names
+        of an 8 MiB note must not hold 50 copies of it while the slice is built)."""
         if isinstance(item, Mapping):
             if item.get("text") or item.get("body"):
                 return item
             if isinstance(item.get("note"), str):
-                return library.read(item["note"])
+                return self._clip(library.read(item["note"]))
             raise BadShape("a note dict needs 'text'/'body', or 'note' naming a vault note")
         if isinstance(item, str):
-            return library.read(item)
+            return self._clip(library.read(item))
         raise BadShape(f"cannot use a {type(item).__name__} as a note")
+
+    def _clip(self, record: Mapping[str, Any]) -> Mapping[str, Any]:
+        keep = 2 * self.broker.limits.slice_max_chars  # frontmatter is dropped after this
+        return {**record, **{key: record[key][:keep] for key in ("text", "body")
+                             if isinstance(record.get(key), str)}}
 
     def slice_text(self, value: Any, library: Library) -> str:
         """Render a slice value (module doc) to the text the sub-model sees."""

@@ -9,15 +9,22 @@ arrival order, whichever surface called.
 from __future__ import annotations
 
 import concurrent.futures
+import contextvars
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import anyio
 
-from vault import Edit, NoteRecord, Vault
+from vault import Edit, NoteRecord, QuotaExceeded, Vault
 
 T = TypeVar("T")
+
+# The most items a links/backlinks/neighbors result may hold (a hub's lists are refused with
+# QuotaExceeded before they are built, rather than built and refused at the frame cap).
+MAX_RESULT_ITEMS = 10_000
 
 
 class VaultThread:
@@ -48,6 +55,32 @@ class VaultThread:
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)
+
+
+@dataclass
+class WriteTicket:
+    """A write budget handed to the vault writes of one call (harness/write_quota.py):
+    `limit` is the most bytes the note may hold after the write (what the quota has left);
+    the write sets `size` to the note's size after it (what the quota then charges). A write
+    over `limit` is refused before any new text is built."""
+
+    limit: int
+    size: int | None = None
+
+
+_TICKET: contextvars.ContextVar[WriteTicket | None] = contextvars.ContextVar(
+    "rmh_write_ticket", default=None)
+
+
+@contextmanager
+def write_ticket(limit: int) -> Iterator[WriteTicket]:
+    """Bind the writes made in this context (this thread) to a ticket of `limit` bytes."""
+    ticket = WriteTicket(limit)
+    token = _TICKET.set(ticket)
+    try:
+        yield ticket
+    finally:
+        _TICKET.reset(token)
 
 
 def written(record: NoteRecord) -> dict[str, Any]:
@@ -91,16 +124,30 @@ class VaultOps:
               expected_hash: str | None = None) -> dict[str, Any]:
         """Create a note; replace one only with `overwrite` or the `expected_hash` it was
         read with (EditConflict when the file changed since)."""
+        ticket = _TICKET.get()
+        if ticket is not None:
+            size = len(content.encode("utf-8", "surrogatepass"))
+            if size > ticket.limit:
+                raise QuotaExceeded(f"bytes written: the note would be {size} bytes",
+                                    ticket.limit)
         sid = self.session()
         record = self.thread.call(lambda: self.vault.write(
             note, content, session=sid, overwrite=overwrite, expected_hash=expected_hash))
+        if ticket is not None:
+            ticket.size = record.size
         return written(record)
 
     def edit(self, note: str, change: Edit, expected_hash: str | None = None) -> dict[str, Any]:
-        """Apply one edit to a note (vault.Edit), guarded by `expected_hash` when given."""
+        """Apply one edit to a note (vault.Edit), guarded by `expected_hash` when given; under
+        a write ticket, refused (QuotaExceeded) before the new text is built when the note
+        would be larger than the ticket allows."""
+        ticket = _TICKET.get()
+        limit = None if ticket is None else ticket.limit
         sid = self.session()
         record = self.thread.call(lambda: self.vault.edit(
-            note, change, session=sid, expected_hash=expected_hash))
+            note, change, session=sid, expected_hash=expected_hash, max_bytes=limit))
+        if ticket is not None:
+            ticket.size = record.size
         return written(record)
 
     def move(self, note: str, new: str) -> dict[str, Any]:
@@ -116,13 +163,15 @@ class VaultOps:
         return self.thread.call(run)
 
     def links(self, note: str) -> list[dict[str, Any]]:
-        return self.thread.call(lambda: [ln.to_json() for ln in self.vault.links(note)])
+        return self.thread.call(lambda: [ln.to_json() for ln in self.vault.links(
+            note, limit=MAX_RESULT_ITEMS)])
 
     def backlinks(self, note: str) -> list[str]:
-        return self.thread.call(lambda: list(self.vault.backlinks(note)))
+        return self.thread.call(lambda: list(self.vault.backlinks(note, limit=MAX_RESULT_ITEMS)))
 
     def neighbors(self, note: str, hops: int = 1) -> list[str]:
-        return self.thread.call(lambda: list(self.vault.neighbors(note, hops)))
+        return self.thread.call(lambda: list(self.vault.neighbors(
+            note, hops, limit=MAX_RESULT_ITEMS)))
 
     def document_frequency(self, tokens: Sequence[str]) -> list[int]:
         """How many notes hold each token (the search index's n_t; the ask loop's rarity)."""

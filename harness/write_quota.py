@@ -2,10 +2,16 @@
 per session (escape suite cases 12 and 30: 100,000 writes in a loop, thousands of notes).
 
 `WriteQuota.wrap(functions)` returns the host-function table with every vault-writing function
-(`WRITERS`: its note and content parameters) charged before it runs: the content's UTF-8 size
-counts as bytes, a note name not yet written in the exec (or the session) counts as one note;
-rewriting a note only costs bytes. A call that would pass a limit raises `vault.QuotaExceeded`
-in the worker and writes nothing. Only calls that succeeded are counted. The exec boundary is
+(`WRITERS`: its note and content parameters) charged by what it produces: the note's UTF-8
+size AFTER the write counts as bytes (a write: its content; an edit: the whole note as it
+will be, so `replace` of a short `find` by a long text, `expected_count` times, is charged
+count x text), and a note name not yet written in the exec (or the session) counts as one
+note. The bytes left are handed to the write as a `WriteTicket` (harness/vault_ops.py): the
+vault computes the note's size after an edit arithmetically and refuses it, before any new
+text is built, when it would pass what is left (or the vault's MAX_NOTE_BYTES). A call that
+would pass a limit raises `vault.QuotaExceeded` in the worker and writes nothing. Only calls
+that succeeded are counted (a writer that does not report its size through the ticket is
+charged its content argument). The exec boundary is
 the sandbox's own (`sandbox.current_exec().serial`), so no caller has to reset anything; calls
 made outside an exec are charged to the session only.
 """
@@ -21,10 +27,19 @@ from typing import Any
 from sandbox import HostFunction, HostFunctionError, current_exec
 from vault import QuotaExceeded
 
-# Host function name -> (index of the note argument, index of the content argument). An edit
-# is charged the size of its new text (what it adds), as a write is charged its content.
-WRITERS: dict[str, tuple[int, int]] = {"write": (0, 1), "edit": (0, 2)}
-_PARAMS: dict[str, tuple[str, str]] = {"write": ("note", "content"), "edit": ("note", "text")}
+from .operations import OPERATIONS
+from .vault_ops import write_ticket
+
+# REPL function -> (its note parameter, its content parameter), read from the operations'
+# declared effects (`Operation.writes`). The content's size is only the first check (no write
+# produces less than it adds); the charge is the note's size after the write (the ticket).
+_PARAMS: dict[str, tuple[str, str]] = {op.repl: op.writes for op in OPERATIONS
+                                       if op.repl is not None and op.writes is not None}
+# ... and the positions of those parameters, for positional calls.
+WRITERS: dict[str, tuple[int, int]] = {
+    op.repl: ([p.name for p in op.params].index(op.writes[0]),
+              [p.name for p in op.params].index(op.writes[1]))
+    for op in OPERATIONS if op.repl is not None and op.writes is not None}
 
 
 @dataclass(frozen=True)
@@ -53,8 +68,11 @@ class WriteQuota:
         self._exec_serial = -1
         self._lock = threading.Lock()
 
-    def _charge(self, note: str, size: int, commit: bool) -> None:
+    def _charge(self, note: str, size: int, commit: bool) -> int:
+        """Commit `size` bytes for `note`, or check that they fit and return the bytes left
+        (the smallest of the exec's and the session's)."""
         lim = self.limits
+        left = lim.session_bytes
         with self._lock:
             ctx = current_exec()
             if ctx is not None and ctx.serial != self._exec_serial:
@@ -70,6 +88,8 @@ class WriteQuota:
                     raise QuotaExceeded(f"bytes written per {scope}", max_bytes)
                 elif note not in tally.notes and len(tally.notes) >= max_notes:
                     raise QuotaExceeded(f"notes written per {scope}", max_notes)
+                left = min(left, max_bytes - tally.bytes)
+        return left
 
     def report(self) -> dict[str, int]:
         with self._lock:
@@ -88,11 +108,12 @@ class WriteQuota:
             size = len(content.encode("utf-8", "surrogatepass")) if isinstance(content, str) \
                 else 0
             try:
-                self._charge(key, size, commit=False)
+                left = self._charge(key, size, commit=False)
             except QuotaExceeded as exc:
                 raise HostFunctionError(type(exc).__name__, str(exc)) from exc
-            result = fn(*args, **kwargs)
-            self._charge(key, size, commit=True)
+            with write_ticket(left) as ticket:
+                result = fn(*args, **kwargs)
+            self._charge(key, size if ticket.size is None else ticket.size, commit=True)
             return result
 
         return call

@@ -1,11 +1,12 @@
 """The sandboxed REPL: a trusted host supervising one untrusted worker process.
 
 Public API: `Sandbox`, `SandboxConfig`, `HostFunction`, `HostFunctionError`, `ExecResult`,
-`ErrorInfo`, `SandboxError`, `probe`, `TierReport`, the tier names, `tier_limits` (what a
-tier does not guarantee), `lint_check`, and `current_exec`/`exec_time_left` (the running exec's
-deadline, for host functions).
+`ErrorInfo`, `SandboxError`, `CancelToken` (cancel one exec, even before it starts), `probe`,
+`TierReport`, the tier names, `tier_limits` (what a tier does not guarantee), `lint_check`,
+and `current_exec`/`exec_time_left` (the running exec's deadline, for host functions).
 """
 
+from .cancel import CancelToken
 from .config import (
     TIER_BWRAP,
     TIER_LANDLOCK,
@@ -32,6 +33,7 @@ __all__ = [
     "TIER_NAMES",
     "TIER_SECCOMP",
     "TIER_UNSAFE",
+    "CancelToken",
     "ErrorInfo",
     "ExecContext",
     "ExecResult",

@@ -1,7 +1,8 @@
 """The exec that is running now, as host functions see it: its serial number and deadline.
 
-Host functions run in the thread that called `Sandbox.exec` (see `functions.py`), so the host
-loop publishes the exec in a context variable for the duration of the exec. Callers on the
+Host functions run on the sandbox's host-call thread, each in a copy of the context of the
+exec that called it (see `hostcalls.py`), so the host loop publishes the exec in a context
+variable for the duration of the exec. Callers on the
 trusted side use it to bind their own work to the cell's deadline (LLM timeouts and retries,
 batches) and to key per-exec budgets (write quotas) without any coupling to the sandbox's
 internals. Outside an exec `current_exec()` is None.

@@ -1,7 +1,8 @@
 """Host functions: the only way user code reaches the vault or the LLM.
 
 A call arrives from the worker as JSON (already schema-checked by the host loop); the function
-runs in the supervisor thread that called `Sandbox.exec`. Its result must be JSON-able. A
+runs on the sandbox's host-call thread, in the context of the exec that called it
+(sandbox/hostcalls.py: abandoned at the cell's deadline or cancel). Its result must be JSON-able. A
 `HostFunctionError` becomes an exception of the class it names in the worker (`NoteNotFound`,
 `RlmBudgetExceeded`); any other exception becomes a generic `HostError` with a safe message
 (the exception's class name only: a message might carry host paths or secrets).

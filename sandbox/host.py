@@ -1,15 +1,19 @@
 """The trusted supervisor of one untrusted worker: `Sandbox.exec(code) -> ExecResult`.
 
-One exec at a time (a lock); `cancel()` may come from any thread. During an exec the host
+One exec at a time (a lock); `cancel()` may come from any thread, and a `CancelToken` given to
+`exec` cancels that exec even before it starts (sandbox/cancel.py). During an exec the host
 multiplexes the worker's channel, stdout and stderr with select(2) until the result frame, the
-deadline, or the worker's death. Every frame is checked (size, JSON, exact keys, types, exec id,
-known function); any violation kills the worker's process group, respawns it, and the exec
-reports `ProtocolViolation` with `state_lost=True`. Output is kept up to `output_cap` bytes
-per stream, the rest is read and dropped (so the worker never blocks on a full pipe).
+deadline, or the worker's death. Host functions run on the sandbox's host-call thread
+(sandbox/hostcalls.py): the cell still ends at its deadline, or at a cancel, while one runs.
+Every frame is checked (size, JSON, exact keys, types, exec id, known function); any
+violation kills the worker's process group, respawns it, and the exec reports
+`ProtocolViolation` with `state_lost=True`. Output is kept up to `output_cap` bytes per
+stream, the rest is read and dropped (so the worker never blocks on a full pipe).
 """
 
 from __future__ import annotations
 
+import contextvars
 import os
 import selectors
 import threading
@@ -19,8 +23,10 @@ from dataclasses import replace
 from typing import Any
 
 from . import channel, context, launch, lint
+from .cancel import CancelToken
 from .config import TIER_BWRAP, TIER_UNSAFE, SandboxConfig, SandboxError
 from .functions import HostFunction, describe, invoke
+from .hostcalls import Abandoned, HostCalls
 from .probe import choose_tier
 from .result import ErrorInfo, ExecResult
 from .seccomp_policy import compile_bpf
@@ -41,6 +47,8 @@ class Sandbox:
         self._cancelled = False
         self._closed = False
         self._exec_id = 0
+        self._calls = HostCalls()
+        self._wake = threading.Event()  # set by a cancel: a wait for a host call ends
         self.guards: tuple[str, ...] = ()
         self._spawn()
 
@@ -114,6 +122,13 @@ class Sandbox:
         with self._exec_lock:
             self._closed = True
             self._replace()
+            self._calls.close()
+
+    @property
+    def host_busy(self) -> str | None:
+        """The host function a past cell abandoned at its deadline or cancel that is still
+        running (its result will be discarded), else None."""
+        return self._calls.busy
 
     def __enter__(self) -> Sandbox:
         return self
@@ -122,18 +137,26 @@ class Sandbox:
         self.close()
 
     def cancel(self) -> bool:
-        """Kill the running exec (from another thread). False when nothing is running."""
+        """Kill the running exec (from another thread). False when nothing is running.
+        An exec that has not started yet is not affected: give it a `CancelToken`."""
+        return self._cancel(None)
+
+    def _cancel(self, exec_id: int | None) -> bool:
         with self._state_lock:
-            if not self._running or self._proc is None:
+            if not self._running or self._proc is None or exec_id not in (None, self._exec_id):
                 return False
             self._cancelled = True
             self._proc.kill()
+            self._wake.set()
         return True
 
     # -- exec --------------------------------------------------------------------------------
 
-    def exec(self, code: str, *, deadline_s: float | None = None) -> ExecResult:
-        """Run one cell; blocking. Never raises for anything user code does."""
+    def exec(self, code: str, *, deadline_s: float | None = None,
+             cancel: CancelToken | None = None) -> ExecResult:
+        """Run one cell; blocking. Never raises for anything user code does. With `cancel`,
+        the cell ends as `Cancelled` once the token is cancelled, whenever that happens
+        (before the cell started, it never runs)."""
         start = time.monotonic()
         limit = self.config.deadline_s if deadline_s is None else deadline_s
         with self._exec_lock:
@@ -149,14 +172,24 @@ class Sandbox:
                 lost = True
             assert self._proc is not None
             proc = self._proc
-            self._exec_id += 1
             out, err = Capture(self.config.output_cap), Capture(self.config.output_cap)
             with self._state_lock:
+                self._exec_id += 1
                 self._running, self._cancelled = True, False
+                self._wake.clear()
+            exec_id = self._exec_id
+            if cancel is not None and not cancel.attach(lambda: self._cancel(exec_id)):
+                with self._state_lock:
+                    self._running = False
+                error = ErrorInfo("Cancelled", "the cell was cancelled before it started")
+                return self._result(Outcome(error=error), out, err, start, lost)
             try:
                 with context.running(start + limit):  # host functions see the deadline
-                    outcome = self._run(proc, code, start + limit, limit, out, err)
+                    ctx = contextvars.copy_context()  # the exec's context, for its host calls
+                    outcome = self._run(proc, code, start + limit, limit, out, err, ctx)
             finally:
+                if cancel is not None:
+                    cancel.detach()
                 with self._state_lock:
                     self._running = False
             if outcome.kill:
@@ -174,9 +207,9 @@ class Sandbox:
                           self.tier, dict(outcome.calls))
 
     def _run(self, proc: launch.WorkerProcess, code: str, deadline: float, limit: float,
-             out: Capture, err: Capture) -> Outcome:
+             out: Capture, err: Capture, ctx: contextvars.Context) -> Outcome:
         sinks = {proc.stdout: out, proc.stderr: err}
-        outcome = self._loop(proc, code, deadline, limit, sinks)
+        outcome = self._loop(proc, code, deadline, limit, sinks, ctx)
         if outcome.kill:
             proc.kill()
         for fd, sink in sinks.items():
@@ -188,7 +221,7 @@ class Sandbox:
         return outcome
 
     def _loop(self, proc: launch.WorkerProcess, code: str, deadline: float, limit: float,
-              sinks: dict[int, Capture]) -> Outcome:
+              sinks: dict[int, Capture], ctx: contextvars.Context) -> Outcome:
         outcome = Outcome()
         reader = channel.FrameReader(self.config.max_frame)
         sel = selectors.DefaultSelector()
@@ -214,11 +247,17 @@ class Sandbox:
                         return self._died(proc, outcome)
                     else:
                         for frame in reader.feed(data):
-                            self._handle(proc, frame, outcome, deadline)
+                            self._handle(proc, frame, outcome, deadline, ctx)
                         if outcome.result is not None and reader.pending:
                             raise channel.ProtocolViolation("bytes after the result frame")
         except channel.ProtocolViolation as exc:
             return outcome.fail("ProtocolViolation", f"{exc}; the worker was killed and restarted")
+        except Abandoned as exc:
+            if self._cancelled:
+                return outcome.fail("Cancelled", f"the cell was cancelled {exc.describe()}; "
+                                    "the worker was restarted")
+            return outcome.fail("DeadlineExceeded", f"the cell ran past its {limit:g} s deadline "
+                                f"{exc.describe()}; the worker was killed and restarted")
         except channel.WriteTimeout:
             return outcome.fail("DeadlineExceeded", f"the cell ran past its {limit:g} s deadline")
         except OSError:  # EPIPE: the worker died while we were writing
@@ -235,7 +274,7 @@ class Sandbox:
                             "it was restarted and its state lost")
 
     def _handle(self, proc: launch.WorkerProcess, frame: dict[str, Any], outcome: Outcome,
-                deadline: float) -> None:
+                deadline: float, ctx: contextvars.Context) -> None:
         if outcome.result is not None:
             raise channel.ProtocolViolation("frame after the result")
         kind = check_frame(frame, self._exec_id, self._functions, self.config.output_cap)
@@ -249,8 +288,10 @@ class Sandbox:
                 "t": "reply", "ok": False, "type": "HostCallLimit",
                 "message": f"more than {self.config.max_calls} host calls in one cell"}
         else:
-            reply = invoke(self._functions[name], frame["args"], frame["kwargs"],
-                           self.config.max_frame - 64)
+            function, args, kwargs = self._functions[name], frame["args"], frame["kwargs"]
+            cap = self.config.max_frame - 64
+            reply = self._calls.run(name, lambda: invoke(function, args, kwargs, cap), ctx,
+                                    deadline, self._wake, lambda: self._cancelled)
         channel.send(proc.to_worker, reply, deadline)
 
 

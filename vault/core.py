@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .errors import NotAVault, NoteExists, NoteNotFound
+from .errors import NotAVault, NoteExists, NoteNotFound, QuotaExceeded
 from .learning.usage import NullUsage, UsageRecorder, examination_probability
 from .notes import edits
 from .notes.links import Resolver, relink
@@ -32,7 +32,7 @@ from .storage.index import Index, NoteRow
 from .storage.linkgraph import hops_from
 from .storage.live import LiveIndex
 from .storage.snapshot import Snapshot
-from .storage.store import TRASH_DIR, Store
+from .storage.store import MAX_NOTE_BYTES, TRASH_DIR, Store
 from .storage.sync import SyncReport
 from .storage.watch import Watcher
 
@@ -203,23 +203,30 @@ class Vault:
     def _link_infos(self, note_id: int) -> list[LinkInfo]:
         return link_infos(self.live.links_of(note_id), self.resolver().id_path)
 
-    def links(self, note: str) -> list[LinkInfo]:
-        """Outgoing links of a note in text order, each resolved or dangling."""
+    def links(self, note: str, *, limit: int | None = None) -> list[LinkInfo]:
+        """Outgoing links of a note in text order, each resolved or dangling; more than
+        `limit` of them is QuotaExceeded, raised before any is rendered."""
         self.live.fresh()
-        return self._link_infos(self._resolve(note))
+        note_id = self._resolve(note)
+        _within(len(self.live.links_of(note_id)), limit, "links")
+        return self._link_infos(note_id)
 
-    def backlinks(self, note: str) -> list[str]:
-        """Paths of the notes linking to `note`, sorted."""
+    def backlinks(self, note: str, *, limit: int | None = None) -> list[str]:
+        """Paths of the notes linking to `note`, sorted (more than `limit`: QuotaExceeded)."""
         self.live.fresh()
         snap = self._snapshot()
-        return sorted(snap.resolver.id_path[i] for i in snap.referrers(self._resolve(note)))
+        referrers = snap.referrers(self._resolve(note))
+        _within(len(referrers), limit, "backlinks")
+        return sorted(snap.resolver.id_path[i] for i in referrers)
 
-    def neighbors(self, note: str, hops: int = 1) -> list[str]:
-        """Notes within `hops` links (either direction), nearest first, then by path."""
+    def neighbors(self, note: str, hops: int = 1, *, limit: int | None = None) -> list[str]:
+        """Notes within `hops` links (either direction), nearest first, then by path (more
+        than `limit`: QuotaExceeded)."""
         self.live.fresh()
         note_id = self._resolve(note)
         snap = self._snapshot()
         dist = hops_from(note_id, snap.corpus.graph, hops)
+        _within(len(dist) - 1, limit, "neighbors")
         paths = snap.resolver.id_path
         return [path for _, path in sorted((d, paths[n]) for n, d in dist.items() if n != note_id)]
 
@@ -291,13 +298,22 @@ class Vault:
         return self.index.note_id(self._new_path(note))
 
     def edit(self, note: str, change: edits.Edit, *, session: str | None = None,
-             expected_hash: str | None = None) -> NoteRecord:
+             expected_hash: str | None = None, max_bytes: int | None = None) -> NoteRecord:
         """Apply one edit (notes.edits: every byte outside its span kept), guarded like
-        `write`, always against the bytes the edit was computed from."""
+        `write`, always against the bytes the edit was computed from. The note's size after
+        the edit is computed first (`edits.size_after`, no text built): over MAX_NOTE_BYTES,
+        or over `max_bytes` (a caller's write quota), it is QuotaExceeded and nothing is built
+        or written."""
         self.live.fresh()
         path = self.path_of(self._resolve(note))
         text = self.store.read_text(path)
         current = check_read(path, text, expected_hash)
+        size = edits.size_after(text, change)
+        if size > MAX_NOTE_BYTES:
+            raise QuotaExceeded(f"note size after the edit ({size} bytes)", MAX_NOTE_BYTES)
+        if max_bytes is not None and size > max_bytes:
+            raise QuotaExceeded(f"bytes written: the note would be {size} bytes after the edit",
+                                max_bytes)
         return self.write(path, edits.apply(text, change), session=session, expected_hash=current)
 
     def delete(self, note: str) -> str:
@@ -344,3 +360,10 @@ class Vault:
         report = self.sync()
         self.corpus()
         return doctor_report(report, self._snapshot(), self.index, self.store.attachments())
+
+
+def _within(count: int, limit: int | None, what: str) -> None:
+    """QuotaExceeded when a result of `count` items would pass `limit` (checked before the
+    items are built)."""
+    if limit is not None and count > limit:
+        raise QuotaExceeded(f"{what} in one result ({count}; ask for less)", limit)

@@ -4,12 +4,18 @@ Both run code in the sandboxed worker with the vault functions as globals; the v
 is only ever touched by this (trusted) process. `rmh exec` reads the cell from -c or stdin and
 prints its output, value and error; with --json, one document (`ExecResult.to_json()`).
 Exit code: 0 when the cell succeeded, 1 when it raised or was stopped.
+
+A cell that reached its deadline while a host function was running (a search building the
+index) is answered at the deadline; the host call is abandoned (sandbox/hostcalls.py). The
+command then exits at once rather than wait for it: the vault is not closed under it, and
+whatever it had not committed to the index is rolled back by SQLite (as after a kill).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any
 
@@ -45,6 +51,15 @@ class _Cell:
         self.sandbox.close()
         self.rlm.broker.close()
         self.vault.close()
+
+    def exit_if_abandoned(self, code: int) -> None:
+        """When a host call abandoned at a deadline still runs, leave now (module doc)."""
+        if self.sandbox.host_busy is None:
+            return
+        sys.stdout.flush()
+        sys.stderr.flush()
+        self.sandbox.close()
+        os._exit(code)
 
 
 def _sandbox(cfg: Config, args: argparse.Namespace) -> _Cell:
@@ -84,12 +99,15 @@ def cmd_exec(args: argparse.Namespace) -> int:
     cell = _sandbox(load(vault=args.vault), args)
     try:
         result = cell.exec(code)
-    finally:
+    except BaseException:
         cell.close()
+        raise
     if args.json:
         print(json.dumps(result.to_json(), ensure_ascii=False, sort_keys=True))
     else:
         _print_human(result)
+    cell.exit_if_abandoned(0 if result.ok else 1)
+    cell.close()
     return 0 if result.ok else 1
 
 
@@ -124,6 +142,7 @@ def cmd_repl(args: argparse.Namespace) -> int:
                 except KeyboardInterrupt:
                     print("\n[interrupted]", file=sys.stderr)
     finally:
+        session.exit_if_abandoned(0)
         session.close()
     return 0
 

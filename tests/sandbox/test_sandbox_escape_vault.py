@@ -38,7 +38,7 @@ def test_case12_vault_api_path_attacks(host: Host) -> None:
     except HostError as exc:
         out["loop"] = type(exc).__name__
     out
-    """, vault_may_change=True)
+    """, vault_may_change=True, deadline_s=120)  # ~60 indexed writes: slow on a loaded machine
     assert res.ok and res.value is not None, res.to_json()
     assert "'OK'" not in res.value, res.value
     assert "'loop': 'HostCallLimit'" in res.value and "PathRefused" in res.value

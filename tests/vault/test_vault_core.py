@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from vault import NotAVault, NoteExists, NoteNotFound, PathRefused, Vault
+from vault import Edit, NotAVault, NoteExists, NoteNotFound, PathRefused, QuotaExceeded, Vault
 
 
 @pytest.fixture
@@ -261,3 +261,29 @@ def test_a_rebuild_lets_go_of_the_last_generation_first(
     assert [(h.id, h.score) for h in fresh.search("customers").hits] == [
         (h.id, h.score) for h in hits]
     fresh.close()
+
+
+def test_result_limits_refuse_before_building(vault: Vault) -> None:
+    vault.write("Hub", "[[Alice]] [[Billing]] [[Auth]]\n")
+    vault.write("Other", "[[Billing]]\n")
+    assert len(vault.links("Hub", limit=3)) == 3
+    with pytest.raises(QuotaExceeded) as too_many:
+        vault.links("Hub", limit=2)
+    assert too_many.value.limit == 2
+    assert len(vault.backlinks("Billing", limit=10)) >= 3
+    with pytest.raises(QuotaExceeded):
+        vault.backlinks("Billing", limit=1)
+    with pytest.raises(QuotaExceeded):
+        vault.neighbors("Billing", 2, limit=1)
+
+
+def test_edit_over_the_note_cap_or_a_limit_is_refused_unwritten(vault: Vault) -> None:
+    vault.write("Big", "x" * 1000)
+    before = vault.read("Big").hash
+    with pytest.raises(QuotaExceeded):  # 300 million characters: never built
+        vault.edit("Big", Edit("replace", "y" * 300_000, find="x", expected_count=1000))
+    with pytest.raises(QuotaExceeded) as limited:
+        vault.edit("Big", Edit("append", "z" * 10), max_bytes=1005)
+    assert limited.value.limit == 1005
+    assert vault.read("Big").hash == before
+    assert vault.edit("Big", Edit("append", "z" * 5), max_bytes=1006).size == 1006

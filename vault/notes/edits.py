@@ -16,6 +16,10 @@ person's edits elsewhere in the note (whitespace, line endings, frontmatter) sur
                   is refused unless there are exactly that many occurrences (one by default)
 
 Refusals raise vault.errors.EditRefused with the reason and its counts.
+
+`size_after(text, edit)` is the UTF-8 size of `apply(text, edit)` computed without building
+it (a replace of a short `find` by a long text, `expected_count` times, would otherwise build
+a string of count x len(text) first), so a size limit is checked before any text is made.
 """
 
 from __future__ import annotations
@@ -93,7 +97,8 @@ def body_start(text: str) -> int:
     return 1 if text.startswith(BOM) else 0
 
 
-def _section(text: str, heading: str, replacement: str) -> str:
+def _section_span(text: str, heading: str, replacement: str) -> tuple[int, int, str]:
+    """(end of the heading line, end of its section, the replacement as inserted)."""
     wanted = heading.strip().lstrip("#").strip()
     level_given = len(heading.strip()) - len(heading.strip().lstrip("#"))
     all_heads = headings(text, body_start(text))
@@ -109,11 +114,55 @@ def _section(text: str, heading: str, replacement: str) -> str:
         replacement += "\n"
     if head_end == len(text) and not text.endswith("\n") and replacement:
         replacement = "\n" + replacement  # the heading was the last line, without a newline
-    return text[:head_end] + replacement + text[end:]
+    return head_end, end, replacement
+
+
+def _check(edit: Edit) -> None:
+    """EditRefused for an edit that needs a locator it lacks, or of an unknown kind."""
+    if edit.kind == "section" and (not edit.heading
+                                   or not edit.heading.strip().lstrip("#").strip()):
+        raise EditRefused("section", "a heading is required")
+    if edit.kind == "replace" and not edit.find:
+        raise EditRefused("replace", "`find` must be a non-empty string")
+    if edit.kind not in EDIT_KINDS:
+        raise EditRefused(str(edit.kind), f"unknown edit kind; one of {', '.join(EDIT_KINDS)}")
+
+
+def _replace_count(text: str, edit: Edit) -> int:
+    assert edit.find
+    count = text.count(edit.find)
+    if count == 0 or (edit.expected_count is not None and count != edit.expected_count):
+        raise EditRefused("replace", f"{edit.find[:80]!r} occurs {count} times",
+                          expected=edit.expected_count, found=count)
+    return count
+
+
+def _utf8(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def size_after(text: str, edit: Edit) -> int:
+    """The UTF-8 size in bytes of `apply(text, edit)`, computed arithmetically (no new text is
+    built); EditRefused exactly when `apply` would refuse."""
+    _check(edit)
+    size = _utf8(text)
+    if edit.kind == "append":
+        sep = text and not text.endswith("\n") and edit.text
+        return size + (1 if sep else 0) + _utf8(edit.text)
+    if edit.kind == "prepend":
+        return size + _utf8(edit.text)
+    if edit.kind == "section":
+        assert edit.heading
+        head_end, end, replacement = _section_span(text, edit.heading, edit.text)
+        return size - _utf8(text[head_end:end]) + _utf8(replacement)
+    assert edit.find
+    # non-overlapping occurrences, as str.replace finds them; UTF-8 keeps each one whole
+    return size + _replace_count(text, edit) * (_utf8(edit.text) - _utf8(edit.find))
 
 
 def apply(text: str, edit: Edit) -> str:
     """The note's text after `edit`; EditRefused when the edit cannot apply as asked."""
+    _check(edit)
     if edit.kind == "append":
         sep = "\n" if text and not text.endswith("\n") and edit.text else ""
         return text + sep + edit.text
@@ -121,15 +170,9 @@ def apply(text: str, edit: Edit) -> str:
         at = body_start(text)
         return text[:at] + edit.text + text[at:]
     if edit.kind == "section":
-        if not edit.heading or not edit.heading.strip().lstrip("#").strip():
-            raise EditRefused("section", "a heading is required")
-        return _section(text, edit.heading, edit.text)
-    if edit.kind == "replace":
-        if not edit.find:
-            raise EditRefused("replace", "`find` must be a non-empty string")
-        count = text.count(edit.find)
-        if count == 0 or (edit.expected_count is not None and count != edit.expected_count):
-            raise EditRefused("replace", f"{edit.find[:80]!r} occurs {count} times",
-                              expected=edit.expected_count, found=count)
-        return text.replace(edit.find, edit.text)
-    raise EditRefused(str(edit.kind), f"unknown edit kind; one of {', '.join(EDIT_KINDS)}")
+        assert edit.heading
+        head_end, end, replacement = _section_span(text, edit.heading, edit.text)
+        return text[:head_end] + replacement + text[end:]
+    assert edit.find
+    _replace_count(text, edit)
+    return text.replace(edit.find, edit.text)

@@ -45,6 +45,7 @@ class NoteRecord:
     aliases: tuple[str, ...] = ()
     links: tuple[LinkInfo, ...] = ()
     hash: str = ""  # sha256 hex of the file's bytes (write/edit `expected_hash`)
+    size: int = 0  # the file's size in bytes (what a write of this text costs)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -92,6 +93,7 @@ def link_infos(
 
 def record_of(row: NoteRow, text: str, links: Sequence[LinkInfo]) -> NoteRecord:
     """A note's index row, its current text and its links as one record."""
+    data = text.encode("utf-8")
     return NoteRecord(
         id=row.id,
         note=row.path,
@@ -103,5 +105,6 @@ def record_of(row: NoteRow, text: str, links: Sequence[LinkInfo]) -> NoteRecord:
         tags=row.tags,
         aliases=row.aliases,
         links=tuple(links),
-        hash=content_hash(text.encode("utf-8")),
+        hash=content_hash(data),
+        size=len(data),
     )

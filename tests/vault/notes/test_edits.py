@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vault import Edit, EditRefused
-from vault.notes.edits import apply, body_start, headings
+from vault import EDIT_KINDS, Edit, EditRefused
+from vault.notes.edits import apply, body_start, headings, size_after
 
 LINE = st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\r\n"),
                max_size=30)
@@ -106,3 +106,32 @@ def test_prepend_goes_after_frontmatter() -> None:
         "---\na: 1\n---\ntop\nbody\n")
     assert apply("\ufeffbody", Edit("prepend", "top ")) == "\ufefftop body"
     assert apply("body", Edit("append", "more")) == "body\nmore"
+
+
+@st.composite
+def edits(draw: st.DrawFn) -> Edit:
+    kind = draw(st.sampled_from(EDIT_KINDS))
+    text = draw(st.text(st.characters(exclude_categories=["Cs"]), max_size=40))
+    heading = draw(st.sampled_from(["Plans", "## Log", "Notes", "", "#"]))
+    find = draw(st.sampled_from(["Plans", "x", "a", "\n", "é", ""]))
+    count = draw(st.sampled_from([None, 1, 2, 3]))
+    return Edit(kind, text, heading=heading, find=find, expected_count=count)
+
+
+@settings(max_examples=500, deadline=None)
+@given(notes(), edits())
+def test_size_after_is_the_size_apply_produces(text: str, edit: Edit) -> None:
+    """The size is computed without building the text, and refuses exactly when apply does."""
+    try:
+        expected = len(apply(text, edit).encode("utf-8"))
+    except EditRefused:
+        with pytest.raises(EditRefused):
+            size_after(text, edit)
+        return
+    assert size_after(text, edit) == expected
+
+
+def test_size_after_of_an_amplifying_replace_builds_nothing() -> None:
+    text = "x" * 1000
+    edit = Edit("replace", "y" * 300_000, find="x", expected_count=1000)
+    assert size_after(text, edit) == 300_000_000  # computed, not built
