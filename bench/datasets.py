@@ -150,13 +150,16 @@ def locomo_excluded(path: Path) -> dict[str, int]:
 
 
 def load_longmemeval(
-    path: Path, granularity: str, excluded: dict[str, int]
+    path: Path, granularity: str, excluded: dict[str, int], abstention: bool = False
 ) -> Iterator[Haystack]:
-    """One haystack per question (its own session history); `excluded` counts the dropped."""
+    """One haystack per question (its own session history); `excluded` counts the dropped.
+    With `abstention`, the `_abs` questions (whose answer is in no session) are kept, with
+    category "abstention" and no evidence (bench/bench_abstain.py)."""
     data = json.loads(path.read_text(encoding="utf-8"))
     for qi, item in enumerate(data):
         qid = str(item["question_id"])
-        if qid.endswith("_abs"):
+        abstains = qid.endswith("_abs")
+        if abstains and not abstention:
             excluded["abstention"] = excluded.get("abstention", 0) + 1
             continue
         b = _Builder(generation=2_000_000 + qi)
@@ -183,6 +186,10 @@ def load_longmemeval(
                 b.link(pos, user)
                 if answer and t.get("has_answer"):
                     evidence.add(pos)
+        if abstains:
+            q = Question(qid, str(item["question"]), "abstention", frozenset())
+            yield Haystack(qid, b.corpus(), (q,))
+            continue
         if not evidence:
             excluded["no_user_evidence"] = excluded.get("no_user_evidence", 0) + 1
             continue

@@ -82,7 +82,11 @@ TraceEntry = TypedDict("TraceEntry", {
     "pass": int, "query": str, "origin": str, "parent": str | None, "hits": list[str],
     "new_notes": list[str], "via_links": list[str], "answer": str | None,
     "resolved": bool | None, "missing_terms": list[str], "sub_questions": list[str],
+    "relevant": bool,
 })
+# The answer when the question's own search finds nothing relevant (retrieval/relevance.py):
+# no notes are gathered and no sub-call is made.
+NOTHING_RELEVANT = "Nothing in memory is relevant to this question."
 
 
 @dataclass(frozen=True)
@@ -117,13 +121,16 @@ def _names(record: Mapping[str, Any], entity: str) -> bool:
 def _entry(pass_no: int, q: Query) -> TraceEntry:
     return {"pass": pass_no, "query": q.text, "origin": q.origin, "parent": q.parent,
             "hits": [], "new_notes": [], "via_links": [], "answer": None, "resolved": None,
-            "missing_terms": [], "sub_questions": []}
+            "missing_terms": [], "sub_questions": [], "relevant": True}
 
 
 def _run_query(g: Gathered, q: Query, pass_no: int, k: int, entry: TraceEntry) -> list[str]:
     """Search one query, value its hits, spread from its best ones; the notes that rose."""
-    hits = [(str(h["note"]), float(h.get("score") or 0.0))
-            for h in g.library.search(q.text, k)["hits"]]
+    result = g.library.search(q.text, k)
+    if q.origin == "question" and result.get("relevant") is False:
+        entry["relevant"] = False  # nothing about the question: gather nothing
+        return []
+    hits = [(str(h["note"]), float(h.get("score") or 0.0)) for h in result["hits"]]
     top = max((s for _, s in hits), default=0.0)
     rose: list[str] = []
     for note, score in hits:
@@ -195,6 +202,9 @@ def ask(question: str, library: Library, broker: Broker | None = None,
                 trace.append(_entry(pass_no, q))
                 rose += _run_query(g, q, pass_no, depth, trace[-1])
         last = trace[-1]
+        if not trace[0]["relevant"]:
+            answer, stop = (NOTHING_RELEVANT if broker is not None else ""), "nothing relevant"
+            break
         if not rose:
             stop = "no new notes"
             break

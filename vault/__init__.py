@@ -140,6 +140,9 @@ if TYPE_CHECKING:
         SearchEngine,
         SearchParams,
     )
+    from .retrieval.relevance import Relevance
+    from .retrieval.relevance import constants as relevance_constants
+    from .retrieval.relevance import judge as judge_relevance
     from .retrieval.rerank import (
         CrossEncoder,
         OnnxCrossEncoder,
@@ -236,6 +239,9 @@ _LAZY: dict[str, tuple[str, str]] = {  # public name -> (module, attribute)
     "IvfParams": (".retrieval.signals.ivf", "IvfParams"),
     "SearchParams": (".retrieval.pipeline", "SearchParams"),
     "SearchResult": (".retrieval.hits", "SearchResult"),
+    "Relevance": (".retrieval.relevance", "Relevance"),
+    "judge_relevance": (".retrieval.relevance", "judge"),
+    "relevance_constants": (".retrieval.relevance", "constants"),
     "SessionLocks": (".learning.liveness", "SessionLocks"),
     "SharedEmbeddingCache": (".storage.embeddings", "SharedEmbeddingCache"),
     "Stability": (".conversation", "Stability"),
@@ -346,6 +352,7 @@ __all__ = [
     "PairTable",
     "PathRefused",
     "QuotaExceeded",
+    "Relevance",
     "SchemaTooNew",
     "Scored",
     "SearchEngine",
@@ -380,6 +387,7 @@ __all__ = [
     "fuse",
     "ingest_conversations",
     "item_of",
+    "judge_relevance",
     "link_adjacency",
     "load_conversations",
     "next_in_vault",
@@ -387,6 +395,7 @@ __all__ = [
     "pagerank",
     "pagerank_push",
     "ranks",
+    "relevance_constants",
     "score_parts",
     "session_end",
     "tokenize",

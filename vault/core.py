@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from . import erasure
 from .errors import NotAVault, NoteExists, NoteNotFound, QuotaExceeded
 from .learning.usage import NullUsage, UsageRecorder, examination_probability
 from .notes import edits
@@ -26,6 +27,7 @@ from .retrieval.pipeline import SearchEngine, SearchParams
 from .retrieval.snippets import with_snippets
 from .storage.corpus import Corpus
 from .storage.doctor import doctor_report
+from .storage.erase import ErasurePlan
 from .storage.folders import NATIVE as NATIVE_STAT_LOOP
 from .storage.guard import check_read, check_write
 from .storage.index import Index, NoteRow
@@ -344,6 +346,23 @@ class Vault:
         if rewritten:
             self.live.sync_paths(rewritten)
         return MoveResult(new_path, old_path, tuple(rewritten))
+
+    # -- erasure ---------------------------------------------------------------------------------
+
+    def forget_plan(self, notes: Sequence[str] = (), subject: str = "") -> ErasurePlan:
+        """What `forget` would erase: the notes named, and every note naming `subject`."""
+        self.live.fresh()
+        p = self.engine.params
+        return erasure.plan(self.store, self.index, {self._resolve(n) for n in notes},
+                            subject.strip(), self.engine.encoder, p.max_tokens,
+                            p.max_note_units)
+
+    def forget(self, todo: ErasurePlan, extra_files: Sequence[Path] = ()) -> erasure.Erased:
+        """Erase for good what `todo` names from the folder, the trash, the index, the
+        embedding caches and the learned log, vacuum, and prove it by scanning every file of
+        the vault and `extra_files` (the shared embedding cache) for the erased strings."""
+        return erasure.execute(self.store, self.index, self.engine.cache, self.usage, todo,
+                               self.live.sync_paths, extra_files)
 
     # -- health ----------------------------------------------------------------------------------
 

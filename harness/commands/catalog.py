@@ -21,6 +21,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "edit": (NOTES, "change part of a note: append, prepend, a section, find-and-replace"),
     "move": (NOTES, "rename a note and rewrite the links to it"),
     "delete": (NOTES, "move a note to .rmh/trash/"),
+    "forget": ("harness.commands.forget", "erase notes for good, with proof (not reversible)"),
     "links": (NOTES, "a note's outgoing links"),
     "backlinks": (NOTES, "the notes linking to a note"),
     "doctor": (NOTES, "health report: links, parse errors, orphans, sandbox, learning"),

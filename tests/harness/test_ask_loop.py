@@ -191,8 +191,9 @@ def test_stop_rule_no_new_notes_and_resolved_means_covered() -> None:
         for step in result.trace:  # one schema for every entry
             assert set(step) == {"pass", "query", "origin", "parent", "hits", "new_notes",
                                  "via_links", "answer", "resolved", "missing_terms",
-                                 "sub_questions"}
+                                 "sub_questions", "relevant"}
     assert "no new notes" in stops
+    assert "nothing relevant" not in stops  # every question here has its notes
 
 
 def test_sub_queries_come_from_what_was_found() -> None:

@@ -44,6 +44,7 @@ from .formulas import (
 )
 from .health import health
 from .pair_table import PairTable
+from .redact import rewrite_log
 from .state import Event, LearnedState, NoteState, apply
 from .usage import NO_LINKS, Learned
 
@@ -397,6 +398,25 @@ class Ledger:
             raise
         self._sync_state(force=True)
         return self._state
+
+    def redact(self, ids: Sequence[int], needles: Sequence[str]) -> dict[str, int]:
+        """Erasure: rewrite the log without the erased payloads (learning/redact.py), rebuild
+        every derived row from what remains (one transaction), then vacuum the file and
+        truncate its WAL so no freed page keeps the erased text."""
+        with self._lock:
+            conn = self._conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                done = rewrite_log(conn, list(sql.iter_events(conn)), ids, needles,
+                                   self.clock())
+                sql.replace_state(conn, fold(sql.iter_events(conn), self.params))
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            self._sync_state(force=True)
+            sql.vacuum(conn)
+        return done.to_json()
 
     def event_counts(self) -> dict[str, int]:
         return sql.event_counts(self._conn)

@@ -67,6 +67,13 @@ def migrate(conn: sqlite3.Connection) -> None:
     apply_migrations(conn, _MIGRATIONS)
 
 
+def vacuum(conn: sqlite3.Connection) -> None:
+    """Rewrite the file without free pages, then empty the WAL (erasure: freed pages and old
+    WAL frames would otherwise keep deleted text)."""
+    conn.execute("VACUUM")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
 def get_meta(conn: sqlite3.Connection, key: str) -> str | None:
     row = conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
     return None if row is None else str(row[0])

@@ -72,6 +72,11 @@ class UsageRecorder(Protocol):
 
     def on_delete(self, note_id: int) -> None: ...
 
+    def redact(self, ids: Sequence[int], needles: Sequence[str]) -> dict[str, int]:
+        """Erasure (`Vault.forget`): remove every trace of the notes `ids` and of the strings
+        `needles` from what the recorder keeps; returns counts for the report."""
+        ...
+
     def learned(self, ids: Sequence[int], as_of: float | None = None) -> Learned:
         """Warmth, Q prior and co-occurrence edges for the notes `ids` (in that order): live,
         or with `as_of` the state replayed from the events logged up to that time."""
@@ -113,6 +118,9 @@ class NullUsage:
 
     def on_delete(self, note_id: int) -> None:
         return None
+
+    def redact(self, ids: Sequence[int], needles: Sequence[str]) -> dict[str, int]:
+        return {}
 
     def learned(self, ids: Sequence[int], as_of: float | None = None) -> Learned:
         return Learned.none(len(ids), 0.0 if as_of is None else float(as_of))

@@ -11,6 +11,7 @@ import numpy.typing as npt
 
 from ..storage.corpus import Corpus
 from .fusion import Fusion
+from .relevance import Relevance
 
 F64 = npt.NDArray[np.float64]
 
@@ -58,6 +59,13 @@ class SearchResult:
     stages: dict[str, str] = field(default_factory=dict)
     # what the ranking used: {"generation", "learned_seq", "clock"} (the facade fills it in)
     basis: dict[str, Any] = field(default_factory=dict)
+    # whether anything relevant was found (retrieval/relevance.py); None: not judged
+    relevance: Relevance | None = None
+
+    @property
+    def relevant(self) -> bool:
+        """False when the search judged that nothing in the vault is about the query."""
+        return self.relevance is None or self.relevance.relevant
 
     def to_json(self, *, receipt: bool = False) -> dict[str, Any]:
         """{"query", "hits"}; with `receipt` each hit's receipt, the stage report and the
@@ -66,8 +74,12 @@ class SearchResult:
             "query": self.query,
             "hits": [h.to_json(receipt=receipt) for h in self.hits],
         }
+        if self.relevance is not None:
+            out["relevant"] = self.relevance.relevant
         if receipt:  # the explanation: stages, and the basis a re-run needs (receipts too)
             out["stages"] = dict(self.stages)
+            if self.relevance is not None:
+                out["relevance"] = self.relevance.to_json()
             if self.basis:
                 out["basis"] = dict(self.basis)
         return out

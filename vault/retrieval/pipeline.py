@@ -67,6 +67,7 @@ from .derived import Derived, array_bytes, build_derived, update_derived
 from .encoders import EmbeddingCache, Encoder, Progress
 from .fusion import RRF_DEPTH, RRF_K, Fusion, fuse, stable_order, top
 from .hits import Scored, SearchResult, hit_of
+from .relevance import NOTHING, TOP, Relevance, coverage, judge, query_terms
 from .rerank import CrossEncoder, rerank_order
 from .signals.dense import DenseIndex, DenseParams, dense_scores
 from .signals.graph import (
@@ -388,7 +389,8 @@ class SearchEngine:
     ) -> SearchResult:
         """Top `k` eligible notes with receipts (module docstring for the stages)."""
         if len(corpus) == 0 or k <= 0:
-            return SearchResult(query, (), {"search": "skipped: empty corpus" if k > 0 else "k=0"})
+            return SearchResult(query, (), {"search": "skipped: empty corpus" if k > 0 else "k=0"},
+                                relevance=NOTHING if k > 0 else None)
         s = self.score(
             corpus,
             query,
@@ -418,4 +420,17 @@ class SearchEngine:
             ranked = kept + [i for i in ranked if i not in kept_set]
             s.stages["rerank"] = f"ran (top {len(head)}, keep {len(kept)})"
         hits = tuple(hit_of(corpus, s, i, rer.get(i)) for i in ranked[:k])
-        return SearchResult(query, hits, dict(s.stages))
+        return SearchResult(query, hits, dict(s.stages),
+                            relevance=self._relevance(corpus, query, s, ranked[:TOP]))
+
+    def _relevance(self, corpus: Corpus, query: str, s: Scored, head: list[int]) -> Relevance:
+        """Whether anything relevant was found (retrieval/relevance.py)."""
+        if not head:
+            return NOTHING
+        terms = query_terms(query)
+        dense = s.signals.get("dense")
+        best = float(np.max(dense, where=s.eligible, initial=0.0)) if dense is not None \
+            else None
+        cover = coverage(terms, self.document_frequency(corpus, terms), len(corpus),
+                         [f"{corpus.titles[i]}\n{corpus.bodies[i]}" for i in head])
+        return judge(best, cover)

@@ -85,6 +85,23 @@ def insert_embeddings(
     )
 
 
+def delete_embeddings(conn: sqlite3.Connection, keys: Sequence[str]) -> int:
+    """Delete the rows of `keys` under every model (inside the caller's transaction)."""
+    unique, gone = sorted(set(keys)), 0
+    for i in range(0, len(unique), BATCH):
+        part = unique[i:i + BATCH]
+        cur = conn.execute(f"DELETE FROM embeddings WHERE key IN ({','.join('?' * len(part))})",
+                           part)
+        gone += max(cur.rowcount, 0)
+    return gone
+
+
+def vacuum(conn: sqlite3.Connection) -> None:
+    """Rewrite the file without free pages and empty its WAL (see learning/redact.py)."""
+    conn.execute("VACUUM")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
 class SharedEmbeddingCache:
     """The user-level cache file, shared by every vault (and process) of one user.
 
@@ -140,6 +157,26 @@ class SharedEmbeddingCache:
                     conn.close()
             except (sqlite3.Error, OSError) as exc:
                 self._fail(exc)
+
+    def forget_embeddings(self, keys: Sequence[str]) -> int:
+        """Erasure; unlike a miss or a failed put, a failure here is raised (sqlite3.Error or
+        OSError), since the caller must not report the keys gone. A missing file holds none."""
+        if not keys or not self.path.exists():
+            return 0
+        with self._lock:
+            conn = self._connect()
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    gone = delete_embeddings(conn, keys)
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+                conn.execute("COMMIT")
+                vacuum(conn)
+                return gone
+            finally:
+                conn.close()
 
     def _connect(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import IndexUnusable
-from .embeddings import insert_embeddings, select_embeddings
+from .embeddings import delete_embeddings, insert_embeddings, select_embeddings, vacuum
 from .folders import FolderDigest
 from .migrations import migrate
 from .stat_cache import StatCache
@@ -416,6 +416,17 @@ class Index:
         """Store vectors (float32) for chunk keys under a model fingerprint."""
         with self.atomic():
             insert_embeddings(self._conn, model_fp, items)
+
+    def forget_embeddings(self, keys: Sequence[str]) -> int:
+        """Erasure: drop the vectors of `keys` under every model (the rows only; `vacuum`
+        then frees the pages)."""
+        with self.atomic():
+            return delete_embeddings(self._conn, keys)
+
+    def vacuum(self) -> None:
+        """Rewrite the file without free pages and empty its WAL, so no deleted row's text
+        survives in a freed page or an old WAL frame (erasure)."""
+        vacuum(self._conn)
 
     def counts(self) -> dict[str, int]:
         """Row counts for status reports."""

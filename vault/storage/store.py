@@ -370,6 +370,16 @@ class Store:
             return cand
         raise QuotaExceeded(f"trash copies of {rel}", MAX_TRASH_COPIES)
 
+    def erase(self, path: str) -> None:
+        """Remove a note for good (erasure; `trash` is the reversible delete). A note already
+        gone is no error: a second erasure finishes an interrupted first one."""
+        try:
+            _, src = self._existing(path)
+        except NoteNotFound:
+            return
+        os.unlink(src)
+        _fsync_dir(os.path.dirname(src))
+
     def move(self, old: str, new: str) -> None:
         """Rename a note. NoteNotFound if `old` is missing; NoteExists if `new` exists (a
         case-only rename of one file on a case-insensitive file system is allowed). Creates

@@ -28,9 +28,9 @@ those trained at the last build or compaction, on that base's rows in its row or
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -338,20 +338,25 @@ def _note_chunks(
     counts = np.zeros(positions.shape[0], dtype=np.int64)
     cut = np.zeros(positions.shape[0], dtype=np.bool_)
     for j, i in enumerate(positions.tolist()):
-        speaker = corpus.frontmatter[i].get("speaker")
-        chunks = chunk_note(
-            corpus.titles[i],
-            corpus.bodies[i],
-            count_tokens,
-            max_tokens,
-            speaker.strip() if isinstance(speaker, str) else "",
-            max_units + 1 if max_units > 0 else 0,  # one more tells a cut note apart
-        )
-        if 0 < max_units < len(chunks):
-            chunks, cut[j] = chunks[:max_units], True
+        chunks, cut[j] = note_chunks(corpus.titles[i], corpus.bodies[i],
+                                     corpus.frontmatter[i], count_tokens, max_tokens, max_units)
         texts.extend(chunks)
         counts[j] = len(chunks)
     return texts, counts, cut
+
+
+def note_chunks(title: str, body: str, frontmatter: Mapping[str, Any],
+                count_tokens: Callable[[str], int], max_tokens: int, max_units: int
+                ) -> tuple[tuple[str, ...], bool]:
+    """The chunks one note is embedded as, and whether they were cut at `max_units` (the
+    one definition the index and erasure's embedding keys share)."""
+    speaker = frontmatter.get("speaker")
+    chunks = chunk_note(title, body, count_tokens, max_tokens,
+                        speaker.strip() if isinstance(speaker, str) else "",
+                        max_units + 1 if max_units > 0 else 0)  # one more tells a cut note
+    if 0 < max_units < len(chunks):
+        return chunks[:max_units], True
+    return chunks, False
 
 
 def corpus_chunks(

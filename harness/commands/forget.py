@@ -1,0 +1,52 @@
+"""`rmh forget`: erasure with proof (vault/erasure.py), the operator's command.
+
+Unlike `rmh delete` (reversible: the note goes to `.rmh/trash/`), `forget` removes the text
+for good from the folder, the trash, the index, the embedding caches (the vault's and the
+shared one) and the learned event log, vacuums the SQLite files, and ends with a proof: every
+file rmh owns scanned for the erased strings (`0 occurrences in N files`). It exits 1 when the
+proof finds anything. `--dry-run` shows what would go and changes nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ..compose import open_vault
+from ..config import load
+from .output import CommandFailed, emit
+
+
+def cmd_forget(args: argparse.Namespace) -> int:
+    if not args.notes and not (args.subject or "").strip():
+        raise CommandFailed("name at least one NOTE or a --subject")
+    cfg = load(vault=args.vault)
+    with open_vault(cfg) as v:
+        todo = v.forget_plan(args.notes, args.subject or "")
+        if args.dry_run:
+            lines = [f"would erase {len(todo.notes)} notes, {len(todo.trash)} trash copies, "
+                     f"{len(todo.chunk_keys)} embedding keys, and their learned events:",
+                     *(f"  {p}" for p in todo.notes), *(f"  trash: {t}" for t in todo.trash)]
+            emit(args, {"dry_run": True, **todo.to_json()}, "\n".join(lines))
+            return 0
+        shared = [Path(cfg.embed.shared_cache).expanduser()] if cfg.embed.shared_cache else []
+        done = v.forget(todo, shared)
+    emit(args, done.to_json(),
+         f"erased {len(todo.notes)} notes and {len(todo.trash)} trash copies "
+         f"({done.embeddings} embeddings, {done.learning.get('events_dropped', 0)} events "
+         f"dropped, {done.learning.get('events_rewritten', 0)} rewritten); proof: "
+         f"{done.proof.summary()}")
+    if done.proof.occurrences:
+        raise CommandFailed(f"erasure incomplete: {done.proof.summary()}")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("forget", help="erase notes for good, with proof (not reversible)",
+                       description=__doc__)
+    p.add_argument("notes", nargs="*", metavar="NOTE", help="notes to erase (path or title)")
+    p.add_argument("--subject", metavar="TEXT",
+                   help="also erase every note naming TEXT (case-insensitive)")
+    p.add_argument("--dry-run", action="store_true", help="show what would go; change nothing")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.set_defaults(func=cmd_forget)

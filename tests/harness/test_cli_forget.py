@@ -1,0 +1,135 @@
+"""`rmh forget` as a user runs it: after erasure, a byte search of the vault folder, every file
+under `.rmh/` and the shared embedding cache finds none of the erased text (issue 32)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SECRET = "Zephyr-Orchid-7731"
+LINE = "The vault combination for the Orchid archive is kept in the blue binder."
+
+
+def rmh(*args: str, env: dict[str, str], stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "harness", *args], input=stdin,
+                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+
+
+def _env(tmp: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("RMH_VAULT", "RMH_CONFIG")}
+    env.update({"PYTHONPATH": str(ROOT), "RMH_EMBED_CACHE": str(tmp / "shared.sqlite"),
+                "HOME": str(tmp)})
+    return env
+
+
+def _vault(tmp: Path) -> Path:
+    root = tmp / "vault"
+    (root / "people").mkdir(parents=True)
+    (root / "people" / "Zed.md").write_text(
+        f"# Zed\nZed's badge is {SECRET}.\n{LINE}\nZed works on [[Nimbus]].\n")
+    (root / "diary.md").write_text(f"Met the owner of {SECRET} at lunch.\nA quiet day.\n")
+    (root / "Nimbus.md").write_text("Nimbus is the storage project. Owner: [[Zed]].\n")
+    (root / "keep.md").write_text("Groceries: apples, bread, and tea for the week.\n")
+    return root
+
+
+def _occurrences(files: list[Path], needle: str) -> dict[str, int]:
+    low = needle.casefold().encode()
+    found = {}
+    for f in files:
+        data = f.read_bytes().decode("utf-8", "surrogateescape").casefold().encode(
+            "utf-8", "surrogateescape")
+        if low in data or low in str(f).casefold().encode():
+            found[str(f)] = data.count(low)
+    return found
+
+
+def _all_files(root: Path, tmp: Path) -> list[Path]:
+    files = [p for p in root.rglob("*") if p.is_file()]
+    return files + [p for p in tmp.glob("shared.sqlite*") if p.is_file()]
+
+
+def _digest(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def _serve_session(root: Path, env: dict[str, str], query: str) -> None:
+    """One learning session through `rmh serve`: the query (naming the secret), a read."""
+    frames = [{"jsonrpc": "2.0", "id": 1, "method": "session.start", "params": {"session": "s1"}},
+              {"jsonrpc": "2.0", "id": 2, "method": "vault.search",
+               "params": {"query": query, "k": 3}},
+              {"jsonrpc": "2.0", "id": 3, "method": "vault.read", "params": {"note": "Zed"}},
+              {"jsonrpc": "2.0", "id": 4, "method": "session.end", "params": {}}]
+    out = subprocess.run([sys.executable, "-m", "harness", "--vault", str(root), "serve"],
+                         input="".join(json.dumps(f) + "\n" for f in frames), text=True,
+                         capture_output=True, env=env, cwd=ROOT, timeout=300)
+    replies = [json.loads(line) for line in out.stdout.splitlines()]
+    assert all("result" in r for r in replies), replies
+
+
+def test_forget_subject_leaves_no_trace_anywhere(tmp_path: Path) -> None:
+    env = _env(tmp_path)
+    root = _vault(tmp_path)
+    assert rmh("--vault", str(root), "init", env=env).returncode == 0
+    _serve_session(root, env, f"who has badge {SECRET}")
+    assert rmh("--vault", str(root), "delete", "diary", env=env).returncode == 0
+    before = _occurrences(_all_files(root, tmp_path), SECRET)
+    assert any("trash" in f for f in before) and any("learned" in f for f in before), before
+
+    dry = rmh("--vault", str(root), "forget", "--subject", SECRET.upper(), "--dry-run",
+              "--json", env=env)
+    assert dry.returncode == 0, dry.stderr
+    plan = json.loads(dry.stdout)
+    assert plan["notes"] == ["people/Zed.md"] and plan["trash"] == ["diary.md"]
+    assert _occurrences(_all_files(root, tmp_path), SECRET) == before  # nothing changed
+
+    r = rmh("--vault", str(root), "forget", "--subject", SECRET.upper(), "--json", env=env)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["proof"]["occurrences"] == 0 and doc["proof"]["files"] >= 3
+    assert doc["embeddings_removed"] > 0 and doc["learning"]["events_dropped"] > 0
+    files = _all_files(root, tmp_path)
+    assert _occurrences(files, SECRET) == {}
+    assert _occurrences(files, LINE) == {}
+    assert not (root / "people" / "Zed.md").exists()
+    assert (root / "keep.md").exists() and (root / "Nimbus.md").exists()
+    # Every command still works, and the learned state is a replay of the rewritten log.
+    assert rmh("--vault", str(root), "replay", "--check", env=env).returncode == 0
+    hits = json.loads(rmh("--vault", str(root), "search", "badge owner", "--json",
+                          env=env).stdout)["hits"]
+    assert all(h["note"] != "people/Zed.md" for h in hits)
+    doctor = rmh("--vault", str(root), "doctor", "--json", env=env)
+    assert doctor.returncode == 0, doctor.stderr
+
+
+def test_forget_one_note_keeps_the_rest(tmp_path: Path) -> None:
+    env = _env(tmp_path)
+    root = _vault(tmp_path)
+    assert rmh("--vault", str(root), "init", "--no-dense", env=env).returncode == 0
+    keep_before = (root / "diary.md").read_bytes()
+    r = rmh("--vault", str(root), "forget", "Zed", env=env)
+    assert r.returncode == 0, r.stderr
+    assert "0 occurrences in" in r.stdout
+    assert not (root / "people" / "Zed.md").exists()
+    assert (root / "diary.md").read_bytes() == keep_before  # names the secret, not erased
+    assert _occurrences(_all_files(root, tmp_path), LINE) == {}
+
+
+def test_forget_dry_run_and_bad_arguments_change_nothing(tmp_path: Path) -> None:
+    env = _env(tmp_path)
+    root = _vault(tmp_path)
+    assert rmh("--vault", str(root), "init", "--no-dense", env=env).returncode == 0
+    before = _digest(root)
+    assert rmh("--vault", str(root), "forget", env=env).returncode == 1
+    assert rmh("--vault", str(root), "forget", "no-such-note", env=env).returncode == 1
+    assert rmh("--vault", str(root), "forget", "--subject", SECRET, "--dry-run",
+               env=env).returncode == 0
+    after = _digest(root)
+    assert {k: v for k, v in after.items() if "sqlite" not in k} == \
+        {k: v for k, v in before.items() if "sqlite" not in k}

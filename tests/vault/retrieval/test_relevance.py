@@ -1,0 +1,51 @@
+"""Retrieval that can decline (retrieval/relevance.py): the evidence by hand, the decision's
+monotonicity, and the judgement carried by every search result."""
+
+from __future__ import annotations
+
+import math
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from vault import SearchEngine, SearchParams
+from vault.retrieval import relevance as rel
+
+from ..retrieval_fixtures import make_corpus
+
+
+def test_coverage_by_hand() -> None:
+    n = 10
+    terms, dfs = ["tungsten", "melting", "point"], [0, 2, 5]
+    w = [rel.idf(df, n) for df in dfs]
+    got = rel.coverage(terms, dfs, n, ["the melting point of ice", "tungsten point"])
+    assert math.isclose(got, max(w[1] + w[2], w[0] + w[2]) / sum(w))
+    assert rel.coverage([], [], n, ["x"]) == 0.0
+    assert rel.coverage(terms, dfs, n, []) == 0.0
+
+
+@given(st.floats(0, 1), st.floats(0, 1), st.floats(0, 0.5), st.floats(0, 0.5))
+def test_more_evidence_never_turns_relevant_into_not(dense: float, cover: float,
+                                                     dd: float, dc: float) -> None:
+    a, b = rel.judge(dense, cover), rel.judge(min(1.0, dense + dd), min(1.0, cover + dc))
+    assert b.probability >= a.probability
+    assert not (a.relevant and not b.relevant)
+    lex_a, lex_b = rel.judge(None, cover), rel.judge(None, min(1.0, cover + dc))
+    assert lex_b.probability >= lex_a.probability
+
+
+def test_every_search_says_whether_it_found_anything() -> None:
+    corpus = make_corpus([("Billing", "Billing charges customers every month."),
+                          ("Alice", "Alice owns the billing service and reviews invoices."),
+                          ("Lunch", "Lunch on Tuesday with Bob at the noodle bar.")])
+    engine = SearchEngine.lexical(SearchParams())
+    found = engine.search(corpus, "who owns the billing service", 5)
+    assert found.relevance is not None and found.relevant
+    assert found.to_json()["relevant"] is True
+    assert "relevance" in found.to_json(receipt=True)
+    absent = engine.search(corpus, "melting point of tungsten", 5)
+    assert absent.relevance is not None and not absent.relevant
+    assert absent.to_json()["relevant"] is False
+    assert absent.to_json(receipt=True)["relevance"]["gap"] < 0
+    empty = engine.search(make_corpus([]), "anything", 5)
+    assert empty.relevant is False

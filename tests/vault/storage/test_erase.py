@@ -1,0 +1,61 @@
+"""Erasure's storage half: distinctive lines, trash copies, and the proof scan (against a
+plain in-memory count, across block boundaries)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vault.storage import erase
+
+
+def test_distinctive_lines_skip_short_and_shared_lines() -> None:
+    text = "## Notes\nThe badge number is kept in the blue binder.\nShared template line here.\n"
+    lines = erase.distinctive_lines(text, ["a note with SHARED TEMPLATE LINE HERE. inside"])
+    assert lines == ["The badge number is kept in the blue binder."]
+
+
+def test_trash_copies_match_the_path_its_numbered_copies_and_the_subject(tmp_path: Path) -> None:
+    trash = tmp_path / "trash"
+    (trash / "people").mkdir(parents=True)
+    (trash / "people" / "Zed.md").write_text("x")
+    (trash / "people" / "Zed (1).md").write_text("y")
+    (trash / "people" / "Zedd.md").write_text("no")
+    (trash / "other.md").write_text("mentions ORCHID here")
+    (trash / "plain.md").write_text("nothing")
+    got = erase.trash_copies(trash, ["people/Zed.md"], "orchid")
+    assert got == ["other.md", "people/Zed (1).md", "people/Zed.md"]
+    assert erase.trash_copies(tmp_path / "missing", ["a.md"], "x") == []
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(alphabet="abAB ß\u00e9x", max_size=300), st.sampled_from(["ab", "aBa", "é x", "b"]),
+       st.integers(min_value=2, max_value=7))
+def test_scan_counts_like_a_plain_search_across_blocks(tmp_path_factory: pytest.TempPathFactory,
+                                                       text: str, needle: str, block: int
+                                                       ) -> None:
+    folder = tmp_path_factory.mktemp("q")  # no letter of the needles in the path
+    f = folder / "1"
+    f.write_bytes(text.encode())
+    mp = pytest.MonkeyPatch()
+    mp.setattr(erase, "BLOCK", block)
+    try:
+        proof = erase.scan([f], [needle])
+    finally:
+        mp.undo()
+    folded, low = text.casefold().encode(), needle.casefold().encode()
+    expected = sum(1 for i in range(len(folded)) if folded.startswith(low, i))
+    if all(ord(c) < 128 for c in text):  # byte blocks may split a multi-byte character
+        assert proof.occurrences == expected
+    assert proof.files == 1
+
+
+def test_scan_finds_names_and_skips_missing_files(tmp_path: Path) -> None:
+    named = tmp_path / "Orchid-notes.txt"
+    named.write_bytes(b"\xff\xfe binary ORCHID \x00")
+    proof = erase.scan([named, tmp_path / "gone"], ["orchid"])
+    assert proof.files == 1 and proof.found == {str(named): 2}
+    assert "2 occurrences in 1 files" in proof.summary()

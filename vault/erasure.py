@@ -1,0 +1,112 @@
+"""`Vault.forget`: erase notes (or everything naming a subject) from all that rmh keeps, and
+prove it (storage/erase.py says what counts as a trace and how the proof scans).
+
+Order of work, chosen so a crash part-way leaves nothing that a second `forget` of the same
+arguments would not finish: the files go first (the folder and the trash: the source of
+truth), then the index follows the folder (its rows), then the embedding keys of the erased
+chunks (the vault's cache and the shared one), then the learned event log is rewritten
+(learning/redact.py), then both SQLite files are vacuumed, then the proof is taken.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .learning.usage import UsageRecorder
+from .retrieval.encoders import EmbeddingCache, Encoder, embedding_key
+from .retrieval.signals.dense import note_chunks
+from .storage.embeddings import SharedEmbeddingCache, TieredEmbeddingCache
+from .storage.erase import (
+    ErasurePlan,
+    Proof,
+    distinctive_lines,
+    names,
+    owned_files,
+    scan,
+    trash_copies,
+)
+from .storage.index import Index, NoteRow
+from .storage.store import TRASH_DIR, Store
+
+
+@dataclass(frozen=True)
+class Erased:
+    """What `Vault.forget` did, with its proof."""
+
+    plan: ErasurePlan
+    embeddings: int  # cache rows removed (the vault's and the shared cache's)
+    learning: dict[str, int]  # events dropped and rewritten
+    proof: Proof
+
+    def to_json(self) -> dict[str, Any]:
+        return {"erased": self.plan.to_json(), "embeddings_removed": self.embeddings,
+                "learning": self.learning, "proof": self.proof.to_json()}
+
+
+def _text(row: NoteRow) -> str:
+    return "\n".join((row.path, row.title, *row.aliases, *row.tags, row.body))
+
+
+def plan(store: Store, index: Index, ids: set[int], subject: str, encoder: Encoder | None,
+         max_tokens: int, max_units: int) -> ErasurePlan:
+    """The erasure of the notes `ids` and of every note naming `subject` (nothing changes)."""
+    rows = index.notes()
+    if subject:
+        ids = ids | {r.id for r in rows if names(_text(r), subject)}
+    erased = sorted((r for r in rows if r.id in ids), key=lambda r: r.path)
+    surviving = [_text(r) for r in rows if r.id not in ids]
+    needles: list[str] = [subject] if subject else []
+    keys: list[str] = []
+    for row in erased:
+        needles.append(row.path)
+        needles += distinctive_lines(row.body, surviving)
+        if encoder is not None:
+            chunks, _ = note_chunks(row.title, row.body, row.frontmatter, encoder.count_tokens,
+                                    max_tokens, max_units)
+            keys += [embedding_key(c) for c in chunks]
+    paths = [r.path for r in erased]
+    trash = trash_copies(store.root / TRASH_DIR, paths, subject)
+    return ErasurePlan(tuple(paths), tuple(r.id for r in erased), tuple(trash),
+                       tuple(dict.fromkeys(needles)), tuple(sorted(set(keys))))
+
+
+def execute(store: Store, index: Index, cache: EmbeddingCache | None, usage: UsageRecorder,
+            todo: ErasurePlan, sync: Any, extra_files: Sequence[Path]) -> Erased:
+    """Carry out `todo` (see the module docstring for the order); `sync(paths)` brings the
+    index in line with the folder for the removed paths."""
+    for path in todo.notes:
+        store.erase(path)
+    trash_root = store.root / TRASH_DIR
+    for rel in todo.trash:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(trash_root / rel)
+        _prune_empty(trash_root, (trash_root / rel).parent)
+    sync(list(todo.notes))
+    keys = list(todo.chunk_keys)
+    removed = index.forget_embeddings(keys)
+    if isinstance(cache, TieredEmbeddingCache) and isinstance(cache.shared,
+                                                             SharedEmbeddingCache):
+        removed += cache.shared.forget_embeddings(keys)
+    learning = usage.redact(list(todo.ids), list(todo.needles))
+    index.vacuum()
+    proof = scan(owned_files(store.root, _with_sidecars(extra_files)), todo.needles)
+    return Erased(todo, removed, learning, proof)
+
+
+def _with_sidecars(files: Sequence[Path]) -> list[Path]:
+    return [p for f in files for p in (f, Path(f"{f}-wal"), Path(f"{f}-journal"))]
+
+
+def _prune_empty(top: Path, folder: Path) -> None:
+    """Remove the now-empty folders from `folder` up to (not including) `top`."""
+    while folder != top and top in folder.parents:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+        folder = folder.parent

@@ -1,0 +1,113 @@
+"""Erasure in the event log: rewrite the append-only log without the erased payloads.
+
+The log is append-only for every writer but this one (its triggers refuse UPDATE and DELETE).
+Erasure (`rmh forget`) is the one sanctioned rewrite: inside one transaction the triggers are
+dropped, the log is rewritten, the triggers are made again, a `redact` event is appended (it
+records counts only, never what was erased), and every derived row is rebuilt from the
+rewritten log, so the learned state stays exactly a replay of the log that remains.
+
+What a rewrite removes, for erased note ids E and erased strings S (case-insensitive):
+- every event about a note in E (`note` in E: reads, writes, deletes, archives of it);
+- from the others, every mention of a note in E: the `shown` rows of a search, the `linked`
+  ids of a write, the `spread` boosts, the `notes` of a prune;
+- a search's `query` that names a string of S (it becomes "", the ranks stay);
+- a session id that names a string of S is replaced by a digest-free placeholder
+  ("redacted-<seq of its first event>"), so sessions stay distinct.
+Events keep their `seq` and time: an audit of what remains still lines up with the seqs it
+cited.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .state import Event
+
+_TRIGGERS = (
+    "CREATE TRIGGER events_no_update BEFORE UPDATE ON events "
+    "BEGIN SELECT RAISE(ABORT, 'events are append-only'); END",
+    "CREATE TRIGGER events_no_delete BEFORE DELETE ON events "
+    "BEGIN SELECT RAISE(ABORT, 'events are append-only'); END",
+)
+
+
+@dataclass(frozen=True)
+class Redaction:
+    """What a rewrite did to the log."""
+
+    dropped: int  # events removed (about an erased note)
+    rewritten: int  # events kept with a payload changed
+
+    def to_json(self) -> dict[str, int]:
+        return {"events_dropped": self.dropped, "events_rewritten": self.rewritten}
+
+
+def _names(text: str, needles: Sequence[str]) -> bool:
+    folded = text.casefold()
+    return any(n.casefold() in folded for n in needles if n)
+
+
+def _without(rows: Any, ids: frozenset[int]) -> Any:
+    """A list of ids or of [id, ...] rows, less those whose id is erased."""
+    if not isinstance(rows, list):
+        return rows
+    out = []
+    for row in rows:
+        head = row[0] if isinstance(row, list) and row else row
+        if isinstance(head, int) and head in ids:
+            continue
+        out.append(row)
+    return out
+
+
+def redact_event(ev: Event, ids: frozenset[int], needles: Sequence[str],
+                 sessions: dict[str, str]) -> Event | None:
+    """The event as the rewritten log keeps it, or None when it goes."""
+    if ev.note is not None and ev.note in ids:
+        return None
+    data = dict(ev.data)
+    for key in ("shown", "linked", "spread", "notes"):
+        if key in data:
+            data[key] = _without(data[key], ids)
+    if isinstance(data.get("query"), str) and _names(data["query"], needles):
+        data["query"] = ""
+    session = ev.session
+    if session is not None and _names(session, needles):
+        session = sessions.setdefault(session, f"redacted-{ev.seq}")
+    return Event(ev.seq, ev.t, ev.kind, session, ev.note, data)
+
+
+def rewrite_log(conn: sqlite3.Connection, events: Iterable[Event], ids: Iterable[int],
+                needles: Sequence[str], now: float) -> Redaction:
+    """Rewrite the `events` table of `conn` (inside the caller's transaction) and append the
+    `redact` event; the caller rebuilds the derived rows afterwards."""
+    erased = frozenset(int(i) for i in ids)
+    sessions: dict[str, str] = {}
+    kept: list[Event] = []
+    dropped = rewritten = 0
+    for ev in events:
+        new = redact_event(ev, erased, needles, sessions)
+        if new is None:
+            dropped += 1
+            continue
+        if new != ev:
+            rewritten += 1
+        kept.append(new)
+    conn.execute("DROP TRIGGER IF EXISTS events_no_update")
+    conn.execute("DROP TRIGGER IF EXISTS events_no_delete")
+    conn.execute("DELETE FROM events")
+    conn.executemany(
+        "INSERT INTO events(seq, t, kind, session, note, data) VALUES (?, ?, ?, ?, ?, ?)",
+        [(ev.seq, ev.t, ev.kind, ev.session, ev.note,
+          json.dumps(ev.data, sort_keys=True, separators=(",", ":"))) for ev in kept])
+    for trigger in _TRIGGERS:
+        conn.execute(trigger)
+    done = Redaction(dropped, rewritten)
+    conn.execute("INSERT INTO events(t, kind, session, note, data) VALUES (?, 'redact', NULL, "
+                 "NULL, ?)", (float(now), json.dumps(done.to_json(), sort_keys=True,
+                                                      separators=(",", ":"))))
+    return done

@@ -1,0 +1,104 @@
+"""Whether a search found anything relevant at all: a calibrated floor under the top hits.
+
+Fused scores rank notes against each other; they say nothing about whether the best note is
+about the query (a vault with nothing on the topic still has a best note). This stage judges
+the query's result as a whole from two pieces of evidence that do not depend on the fusion
+weights, so it holds when fusion changes:
+
+- `dense`: the best cosine any eligible note's best chunk reaches, cos(e(q), e(c)) of the
+  dense signal (sentence encoders put unrelated texts near 0.0-0.3 and paraphrases above);
+- `coverage`: the share of the query's content terms, weighted by their inverse document
+  frequency over the vault (BM25's idf, Robertson & Zaragoza 2009), that the best-covered of
+  the top `TOP` hits contains: Σ_{t∈q, t∈d} idf(t) / Σ_{t∈q} idf(t). A query term the vault
+  never uses has the largest idf, so "the melting point of tungsten" against a vault without
+  "tungsten" covers little even when "point" matches.
+
+P(relevant) = σ(b₀ + b₁·dense + b₂·coverage) (logistic calibration in the manner of Platt
+1999), or σ(b₀ + b₂·coverage) when the dense signal did not run; `relevant` is P ≥ the floor.
+The coefficients and floors are fitted by `bench/bench_abstain.py` (see BENCHMARKS.md,
+"Retrieval that can decline", for the files they were fitted on and the held-out numbers);
+the floor is chosen to decline at most ~2 % of answerable training questions, so declining is
+the exception. Nothing here is random or order-dependent.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .text import content_terms, tokenize
+
+TOP = 3  # hits whose text is checked for the query's terms
+
+# (b0, b_dense, b_coverage) and the floors, fitted by `python -m bench.bench_abstain --fit`
+# on its fitting half only (LoCoMo conversations 0-4, even LongMemEval oracle questions, even
+# written absent-topic queries; 834 queries), floors set to keep 98 % of the answerable ones.
+DENSE_MODEL = (-5.753, 12.707, 7.94)
+DENSE_FLOOR = 0.199
+LEXICAL_MODEL = (-1.851, 0.0, 12.064)
+LEXICAL_FLOOR = 0.157
+
+
+@dataclass(frozen=True)
+class Relevance:
+    """The judgement on one search: `relevant`, the calibrated probability and the floor it
+    was held against, and the evidence (JSON-safe)."""
+
+    relevant: bool
+    probability: float
+    floor: float
+    evidence: dict[str, float | None]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"relevant": self.relevant, "probability": round(self.probability, 4),
+                "floor": self.floor, "gap": round(self.probability - self.floor, 4),
+                "evidence": {k: None if v is None else round(v, 4)
+                             for k, v in sorted(self.evidence.items())}}
+
+
+NOTHING = Relevance(False, 0.0, DENSE_FLOOR, {"dense": None, "coverage": 0.0})
+
+
+def idf(df: int, n_docs: int) -> float:
+    """BM25's idf, ln((N − n + 0.5)/(n + 0.5) + 1): positive for every n ≤ N."""
+    return math.log((n_docs - df + 0.5) / (df + 0.5) + 1.0)
+
+
+def coverage(terms: Sequence[str], dfs: Sequence[int], n_docs: int,
+             texts: Sequence[str]) -> float:
+    """The idf-weighted share of `terms` (distinct, with their document frequencies `dfs`)
+    found in the best-covered of `texts`; 0.0 without terms or texts."""
+    weights = [idf(df, n_docs) for df in dfs]
+    total = sum(weights)
+    if total <= 0 or not texts:
+        return 0.0
+    best = 0.0
+    for text in texts:
+        present = set(tokenize(text))
+        best = max(best, sum(w for t, w in zip(terms, weights, strict=True) if t in present))
+    return best / total
+
+
+def query_terms(query: str) -> list[str]:
+    """The query's distinct content terms, in order of first use."""
+    return list(dict.fromkeys(content_terms(tokenize(query))))
+
+
+def constants() -> dict[str, Any]:
+    """The fitted constants in force (for reports)."""
+    return {"DENSE_MODEL": list(DENSE_MODEL), "DENSE_FLOOR": DENSE_FLOOR,
+            "LEXICAL_MODEL": list(LEXICAL_MODEL), "LEXICAL_FLOOR": LEXICAL_FLOOR, "TOP": TOP}
+
+
+def judge(dense: float | None, cover: float) -> Relevance:
+    """The calibrated decision from the evidence (module docstring)."""
+    if dense is None:
+        b0, _, b2 = LEXICAL_MODEL
+        z, floor = b0 + b2 * cover, LEXICAL_FLOOR
+    else:
+        b0, b1, b2 = DENSE_MODEL
+        z, floor = b0 + b1 * dense + b2 * cover, DENSE_FLOOR
+    p = 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+    return Relevance(p >= floor, p, floor, {"dense": dense, "coverage": cover})

@@ -1,0 +1,170 @@
+"""Erasure with proof, the storage half: what to erase, the trash copies, and the proof scan.
+
+`rmh forget` removes a note's text from everything rmh keeps (the folder, `.rmh/trash/`, the
+index's rows and embedding keys, the learned event log: see `Vault.forget`), vacuums the
+SQLite files so freed pages keep nothing, and ends with a proof: every file rmh owns is read
+byte for byte and searched for the erased strings (`scan`). Erasure is a hard delete, unlike
+`delete`, which is reversible by design.
+
+What counts as the erased strings ("needles"): the subject given with `--subject` (every note
+whose path, title, frontmatter or body names it, case-insensitively, is erased), and for each
+erased note its vault-relative path and every line of its text of at least `LINE_MIN`
+characters that no surviving note contains (a line shared with a note that stays, such as a
+template heading, is that note's text, not a trace). The scan compares case-folded bytes, so
+"Alice" finds "ALICE"; it reads each file in blocks with an overlap of the longest needle, so
+a match across a block boundary is found.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+LINE_MIN = 20  # characters: shorter lines ("## Notes", "- [ ] todo") are too common to prove
+BLOCK = 1 << 20
+
+
+@dataclass(frozen=True)
+class ErasurePlan:
+    """What `Vault.forget` removes (and, with `--dry-run`, only shows)."""
+
+    notes: tuple[str, ...]  # vault-relative paths of the notes erased
+    ids: tuple[int, ...]  # their index ids (keys of the learned state)
+    trash: tuple[str, ...]  # entries of .rmh/trash/ erased (relative to it)
+    needles: tuple[str, ...]  # the strings the proof scans for
+    chunk_keys: tuple[str, ...]  # embedding-cache keys of their chunks
+
+    def to_json(self) -> dict[str, Any]:
+        return {"notes": list(self.notes), "ids": list(self.ids), "trash": list(self.trash),
+                "needles": len(self.needles), "embedding_keys": len(self.chunk_keys)}
+
+
+@dataclass(frozen=True)
+class Proof:
+    """The scan after erasure: files read, and where an erased string was still found."""
+
+    files: int
+    found: dict[str, int] = field(default_factory=dict)  # file -> occurrences
+
+    @property
+    def occurrences(self) -> int:
+        return sum(self.found.values())
+
+    def to_json(self) -> dict[str, Any]:
+        return {"files": self.files, "occurrences": self.occurrences,
+                "found": dict(sorted(self.found.items()))}
+
+    def summary(self) -> str:
+        where = "" if not self.found else ": " + ", ".join(sorted(self.found))
+        return f"{self.occurrences} occurrences in {self.files} files{where}"
+
+
+def names(text: str, subject: str) -> bool:
+    """Whether `text` names `subject` (case-insensitive; an empty subject names nothing)."""
+    return bool(subject) and subject.casefold() in text.casefold()
+
+
+def distinctive_lines(text: str, surviving: Iterable[str]) -> list[str]:
+    """Lines of `text` (stripped, at least LINE_MIN characters) found in no surviving text,
+    in order of first appearance, once each."""
+    lines = list(dict.fromkeys(ln.strip() for ln in text.splitlines()
+                               if len(ln.strip()) >= LINE_MIN))
+    if not lines:
+        return []
+    shared: set[str] = set()
+    for other in surviving:
+        folded = other.casefold()
+        shared.update(ln for ln in lines if ln.casefold() in folded)
+    return [ln for ln in lines if ln not in shared]
+
+
+def trash_copies(trash_root: Path, paths: Sequence[str], subject: str) -> list[str]:
+    """Entries of the trash (relative to it, sorted) that are copies of `paths` (the same
+    path, or the " (n)" copies `Store.trash` makes) or whose bytes name `subject`."""
+    if not trash_root.is_dir():
+        return []
+    wanted = set(paths)
+    stems = {os.path.splitext(p) for p in paths}
+    out: list[str] = []
+    for file in sorted(_files(trash_root)):
+        rel = file.relative_to(trash_root).as_posix()
+        stem, suffix = os.path.splitext(rel)
+        base = stem.rsplit(" (", 1)[0] if stem.endswith(")") else stem
+        if rel in wanted or (base, suffix) in stems or (
+                subject and _contains(file, [subject.casefold().encode()])):
+            out.append(rel)
+    return out
+
+
+def scan(files: Iterable[Path], needles: Sequence[str]) -> Proof:
+    """Read every file (missing ones skipped) and count the needles' case-folded occurrences
+    in its bytes and in its path."""
+    folded = [n.casefold().encode("utf-8") for n in dict.fromkeys(needles) if n]
+    count, found = 0, {}
+    for file in sorted(set(files)):
+        try:
+            hits = _count(file, folded)
+        except OSError:
+            continue
+        count += 1
+        hits += sum(str(file).casefold().count(n.decode("utf-8", "surrogateescape"))
+                    for n in folded)  # a name that keeps the text is a trace too
+        if hits:
+            found[str(file)] = hits
+    return Proof(count, found)
+
+
+def owned_files(root: Path, extra: Iterable[Path] = ()) -> list[Path]:
+    """Every regular file in the vault folder (notes, attachments, `.rmh/` and the trash
+    included) and the `extra` files that exist (the shared embedding cache and its WAL)."""
+    out = list(_files(root))
+    out += [p for p in extra if p.is_file()]
+    return out
+
+
+def _files(root: Path) -> Iterator[Path]:
+    for folder, dirs, files in os.walk(root):
+        dirs.sort()
+        for name in sorted(files):
+            path = Path(folder) / name
+            if path.is_file() and not path.is_symlink():
+                yield path
+
+
+def _contains(file: Path, needles: Sequence[bytes]) -> bool:
+    try:
+        return _count(file, needles, first=True) > 0
+    except OSError:
+        return False
+
+
+def _count(file: Path, needles: Sequence[bytes], first: bool = False) -> int:
+    """Occurrences of `needles` in the file's case-folded bytes, block by block with an
+    overlap of the longest needle minus one byte, so nothing is counted twice or missed."""
+    if not needles:
+        return 0
+    keep = max(map(len, needles)) - 1
+    total, tail = 0, b""
+    with open(file, "rb") as fh:
+        while block := fh.read(BLOCK):
+            text = tail + _fold(block)
+            for needle in needles:
+                # Count the matches that end inside the new bytes only (the tail was counted).
+                start = 0
+                while (i := text.find(needle, start)) >= 0:
+                    if i + len(needle) > len(tail):
+                        total += 1
+                        if first:
+                            return total
+                    start = i + 1
+            tail = text[-keep:] if keep > 0 else b""
+    return total
+
+
+def _fold(data: bytes) -> bytes:
+    """Case-fold bytes: UTF-8 text folded as text, anything undecodable kept as is."""
+    return data.decode("utf-8", errors="surrogateescape").casefold().encode(
+        "utf-8", errors="surrogateescape")
