@@ -2,8 +2,9 @@
 
 Public API: `Sandbox`, `SandboxConfig`, `HostFunction`, `HostFunctionError`, `ExecResult`,
 `ErrorInfo`, `SandboxError`, `probe`, `TierReport`, the tier names, `tier_limits` (what a
-tier does not guarantee), `lint_check`, and `current_exec`/`exec_time_left` (the running exec's
-deadline, for host functions).
+tier does not guarantee), `identity_limits` (who the worker runs as, what that leaves open),
+`kill_all_workers` (for the supervisor's exit paths), `lint_check`, and
+`current_exec`/`exec_time_left` (the running exec's deadline, for host functions).
 """
 
 from .config import (
@@ -19,11 +20,12 @@ from .config import (
 from .context import ExecContext, current_exec, exec_time_left
 from .functions import HostFunction, HostFunctionError
 from .host import Sandbox
+from .launch import kill_all_workers
 from .lint import LintIssue
 from .lint import check as lint_check
 from .probe import TierReport, choose_tier, probe
 from .result import ErrorInfo, ExecResult
-from .tiers import tier_limits
+from .tiers import identity_limits, tier_limits
 
 __all__ = [
     "TIERS",
@@ -45,6 +47,8 @@ __all__ = [
     "choose_tier",
     "current_exec",
     "exec_time_left",
+    "identity_limits",
+    "kill_all_workers",
     "lint_check",
     "probe",
     "tier_limits",

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
+from types import FrameType
 from typing import Any
 
 from harness.compose import open_vault
@@ -79,7 +81,19 @@ def _print_human(result: ExecResult) -> None:
     sys.stdout.flush()
 
 
+def _exit_on_sigterm() -> None:
+    """SIGTERM ends the run through the `finally` that closes the sandbox (its worker's
+    process group is killed), as Ctrl-C does; the worker also dies by PR_SET_PDEATHSIG if
+    this process is killed outright."""
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, handler)
+
+
 def cmd_exec(args: argparse.Namespace) -> int:
+    _exit_on_sigterm()
     code = args.code if args.code is not None else sys.stdin.read()
     cell = _sandbox(load(vault=args.vault), args)
     try:
@@ -113,6 +127,7 @@ def _read_cell() -> str | None:
 
 
 def cmd_repl(args: argparse.Namespace) -> int:
+    _exit_on_sigterm()
     session = _sandbox(load(vault=args.vault), args)
     print(f"rmh repl ({session.tier}); help() lists the vault functions; Ctrl-D quits",
           file=sys.stderr)

@@ -52,6 +52,8 @@ def sandbox_config(cfg: Config, *, tier: str | None = None, deadline_s: float | 
         unsafe_no_sandbox=section.unsafe_no_sandbox or unsafe,
         tier=tier or section.tier,
         secret_configured=bool(cfg.llm.api_key),
+        worker_user=section.worker_user,
+        max_tasks=section.max_tasks,
     )
 
 
