@@ -89,7 +89,7 @@ ALLOWED: dict[str, str] = {
     "renameat2": "os.replace on newer glibc",
     "brk": "malloc (bounded by RLIMIT_AS)",
     "mmap": "malloc, ctypes, extension modules (bounded by RLIMIT_AS)",
-    "munmap": "free",
+    "munmap": "free() of large blocks and of thread stacks",
     "mremap": "realloc of large blocks",
     "mprotect": "the dynamic loader, thread stacks' guard pages",
     "madvise": "free of large blocks (MADV_DONTNEED)",

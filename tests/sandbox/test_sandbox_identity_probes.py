@@ -188,8 +188,39 @@ def wait_for(predicate: Any, timeout: float) -> bool:
     return bool(predicate())
 
 
+def descendants(pid: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            ppid = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def check_identity(pids: list[int]) -> None:
+    """As root: no process of the sandbox (bwrap's included) has uid or gid 0 or any
+    supplementary group, in the kernel's view (/proc/PID/status)."""
+    if os.geteuid() != 0:
+        return
+    for pid in pids:
+        fields = dict(line.split(":", 1) for line in
+                      Path(f"/proc/{pid}/status").read_text().splitlines() if ":" in line)
+        ids = [int(x) for x in (fields["Uid"] + fields["Gid"]).split()]
+        assert 0 not in ids and fields["Groups"].split() == [], (pid, fields["Uid"])
+
+
 def kill_supervisor_and_watch(supervisor: subprocess.Popen[bytes], mark: str) -> None:
     assert wait_for(lambda: processes_named(mark), 120), "the cell never started"
+    sandboxed = descendants(supervisor.pid)
+    assert set(processes_named(mark)) <= set(sandboxed), "the marked worker is not ours"
+    check_identity(sandboxed)
     os.kill(supervisor.pid, signal.SIGKILL)
     supervisor.wait()
     assert wait_for(lambda: not processes_named(mark), 30), \
