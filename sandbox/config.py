@@ -59,6 +59,9 @@ class SandboxConfig:
             raise ValueError("deadline_s and start_timeout_s must be positive")
         if min(self.memory_mb, self.output_cap, self.max_frame, self.scratch_mb) <= 0:
             raise ValueError("sizes must be positive")
+        from .identity import resolve
+
+        resolve(self.worker_user)  # ValueError for a root, unknown or malformed worker_user
         if self.max_tasks < 2:
             raise ValueError("max_tasks below 2 cannot start a worker")
         if self.memory_mb < 64:

@@ -16,7 +16,7 @@ from types import FrameType
 from typing import Any
 
 from harness.compose import open_vault
-from harness.config import Config, load
+from harness.config import Config, ConfigError, load
 from harness.llm import Broker
 from harness.rlm_tools import RlmTools
 from harness.tools import build_functions, conversation_functions, vault_functions
@@ -50,11 +50,14 @@ class _Cell:
 
 
 def _sandbox(cfg: Config, args: argparse.Namespace) -> _Cell:
+    try:
+        config = sandbox_config(cfg, tier=args.tier, deadline_s=args.deadline,
+                                unsafe=args.unsafe_no_sandbox)
+    except ConfigError as exc:
+        fail(str(exc))
     vault = open_vault(cfg, dense=not args.no_dense)
     ops = VaultOps(vault, VaultThread(), lambda: None)
     rlm = RlmTools(Broker.from_config(cfg.llm))
-    config = sandbox_config(cfg, tier=args.tier, deadline_s=args.deadline,
-                            unsafe=args.unsafe_no_sandbox)
     try:
         functions = write_quota(cfg).wrap(build_functions(
             vault_functions(ops), conversation_functions(ops), rlm.functions(ops)

@@ -103,3 +103,20 @@ def test_naming_seccomp_warns_and_doctor_says_who_runs(tmp_path: Path) -> None:
     assert ("supervisor is root" in who) == (os.geteuid() == 0), who
     assert set(sandbox["tier_limits"]) == set(probe().available)
     assert all(who in " ".join(lines) for lines in sandbox["tier_limits"].values())
+
+
+@pytest.mark.skipif(TIER_LANDLOCK not in probe().available, reason="no Landlock tier here")
+def test_rmh_toml_sets_the_task_cap_and_worker_user(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    assert _rmh("init", vault=vault).returncode == 0
+    (vault / "rmh.toml").write_text('[sandbox]\nmax_tasks = 64\nworker_user = "4321:4321"\n')
+    cell = ("run = exec\nrun('''import threading\nn = 0\nstop = threading.Event()\n"
+            "ts = []\ntry:\n    for _ in range(500):\n        t = threading.Thread("
+            "target=stop.wait)\n        t.start()\n        ts.append(t)\nexcept RuntimeError:\n"
+            "    pass\nstop.set()\nfor t in ts:\n    t.join()\nn = len(ts)''')\nn")
+    out = _rmh("exec", "--no-dense", "--tier", "landlock", "--json", "-c", cell, vault=vault)
+    result = json.loads(out.stdout)
+    assert result["ok"] and 50 <= int(result["value"]) < 64, (result, out.stderr)
+    (vault / "rmh.toml").write_text('[sandbox]\nworker_user = "0:0"\n')
+    refused = _rmh("exec", "--no-dense", "-c", "1", vault=vault)
+    assert refused.returncode != 0 and "uid or gid 0" in refused.stderr, refused.stderr
