@@ -118,9 +118,9 @@ def reach_imports_by_descriptor() -> None:
     now, so imports keep working after a drop to a uid without search rights on the
     directories above the interpreter (a process may always use its own /proc/self/fd)."""
     paths: list[str] = []
-    for entry in sys.path:
-        if os.path.isdir(entry):
-            fd = os.open(entry, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+    for entry in sys.path:  # directories, and a zip of the standard library where there is one
+        if os.path.exists(entry):
+            fd = os.open(entry, os.O_PATH | os.O_CLOEXEC)
             paths.append(f"/proc/self/fd/{fd}")
     sys.path[:] = paths
     sys.path_importer_cache.clear()

@@ -3,8 +3,9 @@ machine runs (run as root here and, by tests/sandbox/test_sandbox_nonroot.py, ag
 unprivileged user). Each probe is checked on the host, not by the cell's own report: the
 mode, owner and times of a copy of /bin/true and of a folder outside the vault, of VAULT/.rmh
 and of /dev/full; the nice value of a bystander process of the same user and of this test
-process; the bystander's secret never in any output; and the worker's life after its
-supervisor is SIGKILLed, although the cell tried to clear PR_SET_PDEATHSIG. The cells reach
+process; the bystander's secret never in any output; the kernel's uids and groups of
+every sandbox process (as root: none is 0); and the worker's life after its supervisor is
+SIGKILLed or SIGTERMed, although the cell tried to clear PR_SET_PDEATHSIG. The cells reach
 the worker past the courtesy lint (`run = exec; run(source)`), which is not a boundary.
 """
 
@@ -216,19 +217,21 @@ def check_identity(pids: list[int]) -> None:
         assert 0 not in ids and fields["Groups"].split() == [], (pid, fields["Uid"])
 
 
-def kill_supervisor_and_watch(supervisor: subprocess.Popen[bytes], mark: str) -> None:
+def kill_supervisor_and_watch(supervisor: subprocess.Popen[bytes], mark: str,
+                              how: int = signal.SIGKILL) -> None:
     assert wait_for(lambda: processes_named(mark), 120), "the cell never started"
     sandboxed = descendants(supervisor.pid)
     assert set(processes_named(mark)) <= set(sandboxed), "the marked worker is not ours"
     check_identity(sandboxed)
-    os.kill(supervisor.pid, signal.SIGKILL)
-    supervisor.wait()
+    os.kill(supervisor.pid, how)
+    supervisor.wait(timeout=60)
     assert wait_for(lambda: not processes_named(mark), 30), \
         f"the worker outlived its supervisor: {processes_named(mark)}"
 
 
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM])
 @pytest.mark.parametrize("tier", tiers())
-def test_worker_dies_with_a_killed_exec(tier: str, tmp_path: Path) -> None:
+def test_worker_dies_with_a_killed_exec(tier: str, how: int, tmp_path: Path) -> None:
     vault = make_vault(tmp_path / "vault")
     mark = "rmhpd" + secrets.token_hex(5)
     code = lint_bypass(_PDEATH.replace("@MARK@", repr(mark.encode())) + "\nout = cleared")
@@ -237,7 +240,7 @@ def test_worker_dies_with_a_killed_exec(tier: str, tmp_path: Path) -> None:
          TIER_FLAGS[tier], "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         cwd=ROOT, env=child_env())
     try:
-        kill_supervisor_and_watch(proc, mark)
+        kill_supervisor_and_watch(proc, mark, how)
     finally:
         for pid in processes_named(mark):
             os.kill(pid, signal.SIGKILL)
