@@ -99,7 +99,8 @@ def identity_limits(worker_user: str) -> tuple[str, ...]:
         return (f"worker_user is invalid: {exc}",)
     if ident is not None:
         return (f"supervisor is root: the worker runs as {ident.source} with no supplementary "
-                "groups on every tier; it owns nothing outside its scratch",)
+                "groups on every tier, so it owns no host file (on the seccomp tier only: "
+                "files it creates in world-writable folders such as /tmp are its own)",)
     if user_namespaces():
         return ("supervisor is unprivileged: the worker keeps this user's kernel uid, in its "
                 "own user namespace (no capability or ptrace right over this user's other "
