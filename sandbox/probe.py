@@ -36,7 +36,8 @@ class TierReport:
 
     @property
     def best(self) -> str | None:
-        return self.available[0] if self.available else None
+        """The strongest available tier "auto" may pick (never the seccomp-only tier)."""
+        return next((t for t in self.available if t != TIER_SECCOMP), None)
 
     def to_json(self) -> dict[str, Any]:
         return {
