@@ -71,7 +71,9 @@ class LlmSection:
 class SandboxSection:
     """The REPL worker's limits. `tier`: auto | bwrap | landlock | seccomp (sandbox.TIER_NAMES).
     Write budgets for host functions called from the REPL (harness/write_quota.py): bytes and
-    distinct notes written, per exec and per session."""
+    distinct notes written, per exec and per session. `worker_user`: who untrusted code runs
+    as when rmh runs as root: "auto" (user rmh-sandbox if it exists, else uid/gid 65534), a
+    user name, or "UID:GID" (never 0). `max_tasks`: threads one worker may run at once."""
 
     deadline_s: float = 30.0
     memory_mb: int = 1024
@@ -82,6 +84,8 @@ class SandboxSection:
     notes_per_exec: int = 200
     write_bytes_per_session: int = 64 << 20
     notes_per_session: int = 2_000
+    worker_user: str = "auto"
+    max_tasks: int = 1024
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,10 @@
 
 Public API: `Sandbox`, `SandboxConfig`, `HostFunction`, `HostFunctionError`, `ExecResult`,
 `ErrorInfo`, `SandboxError`, `CancelToken` (cancel one exec, even before it starts), `probe`,
-`TierReport`, the tier names, `tier_limits` (what a tier does not guarantee), `lint_check`,
-and `current_exec`/`exec_time_left` (the running exec's deadline, for host functions).
+`TierReport`, the tier names, `tier_limits` (what a
+tier does not guarantee), `identity_limits` (who the worker runs as, what that leaves open),
+`kill_all_workers` (for the supervisor's exit paths), `lint_check`, and
+`current_exec`/`exec_time_left` (the running exec's deadline, for host functions).
 """
 
 from .cancel import CancelToken
@@ -20,11 +22,12 @@ from .config import (
 from .context import ExecContext, current_exec, exec_time_left
 from .functions import HostFunction, HostFunctionError
 from .host import Sandbox
+from .launch import kill_all_workers
 from .lint import LintIssue
 from .lint import check as lint_check
 from .probe import TierReport, choose_tier, probe
 from .result import ErrorInfo, ExecResult
-from .tiers import tier_limits
+from .tiers import identity_limits, tier_limits
 
 __all__ = [
     "TIERS",
@@ -47,6 +50,8 @@ __all__ = [
     "choose_tier",
     "current_exec",
     "exec_time_left",
+    "identity_limits",
+    "kill_all_workers",
     "lint_check",
     "probe",
     "tier_limits",

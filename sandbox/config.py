@@ -31,6 +31,11 @@ class SandboxConfig:
     `lint`: run the AST courtesy check before sending a cell.
     `max_calls`: host-function calls allowed per exec (then HostCallLimit in the worker).
     `cpu_s`: RLIMIT_CPU over the worker's whole life, a backstop behind the wall-clock deadline.
+    `worker_user`: who untrusted code runs as when the supervisor is root (see `identity.py`):
+    "auto" (the user `rmh-sandbox` if it exists, else uid/gid 65534), a user name, or
+    "UID:GID"; never uid or gid 0.
+    `max_tasks`: threads (tasks) one worker may have at once (RLIMIT_NPROC, counted in the
+    worker's own user namespace where it has one).
     """
 
     deadline_s: float = 30.0
@@ -46,12 +51,19 @@ class SandboxConfig:
     lint: bool = True
     tier: str = "auto"
     secret_configured: bool = False
+    worker_user: str = "auto"
+    max_tasks: int = 1024
 
     def __post_init__(self) -> None:
         if self.deadline_s <= 0 or self.start_timeout_s <= 0:
             raise ValueError("deadline_s and start_timeout_s must be positive")
         if min(self.memory_mb, self.output_cap, self.max_frame, self.scratch_mb) <= 0:
             raise ValueError("sizes must be positive")
+        from .identity import resolve
+
+        resolve(self.worker_user)  # ValueError for a root, unknown or malformed worker_user
+        if self.max_tasks < 2:
+            raise ValueError("max_tasks below 2 cannot start a worker")
         if self.memory_mb < 64:
             raise ValueError("memory_mb below 64 cannot start an interpreter")
         tier = TIER_NAMES.get(self.tier, self.tier)

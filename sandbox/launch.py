@@ -6,21 +6,37 @@ starve threads under RLIMIT_AS), stdin /dev/null, stdout/stderr on pipes the hos
 no inherited descriptor but the two channel pipes. It leads its own session and process group
 so one SIGKILL to the group ends it (bwrap adds --die-with-parent and a PID namespace, so the
 sandboxed interpreter dies with the outer bwrap process).
+
+The worker dies with its supervisor: it sets PR_SET_PDEATHSIG itself after its last credential
+change (worker_guard), the filter refuses any change of it, and every live worker's process
+group is SIGKILLed on the supervisor's way out (`kill_all_workers`: atexit here, and the
+SIGTERM/SIGINT handling of `rmh serve` and `rmh exec`).
+
+Identity (identity.py): as root, bwrap itself runs as the dedicated uid with no
+supplementary groups, so the uid its user namespace maps is not root; it gets the trees it
+binds read-only as descriptors opened here (`--ro-bind-fd`), so that uid needs no search
+right on their ancestors. /dev is a small read-only tmpfs holding only null, zero, random
+and urandom (bwrap 0.8 cannot bind a device read-only: a read-only bind is also nodev, so
+these four are device binds; the worker's uid owns none of them, and the filter refuses
+chmod and utime); /tmp is the only writable mount, of `scratch_mb`; there is no /dev/shm.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import signal
 import subprocess
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .config import TIER_BWRAP, TIER_LANDLOCK, TIER_UNSAFE, SandboxConfig, SandboxError
+from .identity import WorkerIdentity, user_namespaces, worker_identity
 
 _HERE = Path(__file__).resolve().parent
 WORKER_FILES = ("worker.py", "worker_guard.py")
@@ -28,6 +44,7 @@ _INSIDE_PYTHON = "/opt/python"
 _INSIDE_WORKER = "/opt/rmh"
 _LIB_DIRS = ("/usr/lib", "/usr/lib64", "/usr/lib32", "/lib", "/lib64", "/lib32")
 _MB = 1 << 20
+_DEVICES = ("/dev/null", "/dev/zero", "/dev/random", "/dev/urandom")
 # bwrap --die-with-parent (PR_SET_PDEATHSIG) fires when the *thread* that forked it exits, and
 # exec() runs in short-lived server threads: so every worker is forked by this one long-lived
 # thread, which ends only with the supervisor process.
@@ -41,40 +58,85 @@ def interpreter() -> tuple[Path, Path]:
     return exe, prefix
 
 
-def bwrap_argv(config: SandboxConfig) -> list[str]:
-    """bwrap command line up to and including the interpreter's flags (`-I -S -B`)."""
+@dataclass(frozen=True)
+class Command:
+    """A worker's command line, the descriptors it must inherit besides the channel, and the
+    identity to start it as (None: the supervisor's own)."""
+
+    argv: list[str]
+    fds: tuple[int, ...]
+    identity: WorkerIdentity | None
+
+    def close(self) -> None:
+        for fd in self.fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+    def popen_identity(self) -> dict[str, Any]:
+        """Popen's user/group/extra_groups for `identity` (no supplementary groups)."""
+        if self.identity is None:
+            return {}
+        return {"user": self.identity.uid, "group": self.identity.gid, "extra_groups": []}
+
+
+def bwrap_command(config: SandboxConfig) -> Command:
+    """bwrap command line up to and including the interpreter's flags (`-I -S -B`); the
+    read-only trees are bound from descriptors opened here (closed by `Command.close`)."""
     exe, prefix = interpreter()
     if not exe.is_relative_to(prefix):
         raise SandboxError(f"interpreter {exe} is outside its prefix {prefix}")
-    argv = ["bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL",
-            "--uid", "65534", "--gid", "65534", "--die-with-parent", "--new-session",
-            "--clearenv", "--setenv", "MALLOC_ARENA_MAX", "2",
-            "--ro-bind", str(prefix), _INSIDE_PYTHON]
-    site = Path(f"lib/python{sys.version_info[0]}.{sys.version_info[1]}/site-packages")
-    if (prefix / site).is_dir():  # hide the base interpreter's third-party packages
-        argv += ["--tmpfs", f"{_INSIDE_PYTHON}/{site}"]
-    for lib in _LIB_DIRS:
-        if os.path.islink(lib):
-            argv += ["--symlink", os.readlink(lib), lib]
-        elif os.path.isdir(lib):
-            argv += ["--ro-bind", lib, lib]
-    for name in WORKER_FILES:
-        argv += ["--ro-bind", str(_HERE / name), f"{_INSIDE_WORKER}/{name}"]
-    argv += ["--dev", "/dev", "--size", str(config.scratch_mb * _MB), "--tmpfs", "/tmp",
-             "--chdir", "/tmp", f"{_INSIDE_PYTHON}/{exe.relative_to(prefix)}", "-I", "-S", "-B"]
-    return argv
+    fds: list[int] = []
+
+    def ro_bind(source: str, dest: str) -> list[str]:
+        fds.append(os.open(source, os.O_PATH | os.O_CLOEXEC))
+        return ["--ro-bind-fd", str(fds[-1]), dest]
+
+    try:
+        argv = ["bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop",
+                "ALL", "--uid", "65534", "--gid", "65534", "--die-with-parent", "--new-session",
+                "--clearenv", "--setenv", "MALLOC_ARENA_MAX", "2",
+                *ro_bind(str(prefix), _INSIDE_PYTHON)]
+        site = Path(f"lib/python{sys.version_info[0]}.{sys.version_info[1]}/site-packages")
+        if (prefix / site).is_dir():  # hide the base interpreter's third-party packages
+            argv += ["--tmpfs", f"{_INSIDE_PYTHON}/{site}", "--remount-ro",
+                     f"{_INSIDE_PYTHON}/{site}"]
+        for lib in _LIB_DIRS:
+            if os.path.islink(lib):
+                argv += ["--symlink", os.readlink(lib), lib]
+            elif os.path.isdir(lib):
+                argv += ro_bind(lib, lib)
+        for name in WORKER_FILES:
+            argv += ro_bind(str(_HERE / name), f"{_INSIDE_WORKER}/{name}")
+        argv += ["--size", str(64 << 10), "--tmpfs", "/dev"]
+        for dev in _DEVICES:
+            if os.path.exists(dev):
+                argv += ["--dev-bind", dev, dev]
+        argv += ["--remount-ro", "/dev", "--size", str(config.scratch_mb * _MB), "--tmpfs",
+                 "/tmp", "--chdir", "/tmp",
+                 f"{_INSIDE_PYTHON}/{exe.relative_to(prefix)}", "-I", "-S", "-B"]
+    except OSError as exc:
+        for fd in fds:
+            os.close(fd)
+        raise SandboxError(f"cannot open a tree to bind into bwrap: {exc}") from exc
+    return Command(argv, tuple(fds), worker_identity(config.worker_user))
 
 
 def guard_plan(tier: str, config: SandboxConfig, seccomp_bpf: bytes | None) -> dict[str, Any]:
     """What the worker installs on itself before user code (see worker_guard.install)."""
     rlimits = {"AS": config.memory_mb * _MB, "CPU": config.cpu_s,
                "NOFILE": config.open_files, "FSIZE": config.scratch_mb * _MB, "CORE": 0}
-    plan: dict[str, Any] = {"rlimits": rlimits, "drop_caps": tier != TIER_UNSAFE}
+    plan: dict[str, Any] = {"rlimits": rlimits, "drop_caps": tier != TIER_UNSAFE,
+                            "max_tasks": config.max_tasks}
     if tier == TIER_LANDLOCK:
         _, prefix = interpreter()
         paths = {str(prefix)} | {os.path.realpath(p) for p in _LIB_DIRS if os.path.isdir(p)}
         paths |= {str(_HERE / name) for name in WORKER_FILES}
         plan["landlock"] = sorted(paths)
+    if tier not in (TIER_BWRAP, TIER_UNSAFE):  # bwrap: its user namespace and uid already
+        identity = worker_identity(config.worker_user)
+        if identity is not None:
+            plan["identity"] = [identity.uid, identity.gid]
+        plan["userns"] = user_namespaces()
     if tier != TIER_UNSAFE and seccomp_bpf is not None:
         plan["seccomp"] = seccomp_bpf.hex()
     return plan
@@ -100,6 +162,8 @@ class WorkerProcess:
         """Kill, reap, and close the host's descriptors."""
         self.kill()
         self.proc.wait()
+        with _LIVE_LOCK:
+            _LIVE.pop(self.proc.pid, None)
         for fd in (self.to_worker, self.from_worker, self.stdout, self.stderr):
             with contextlib.suppress(OSError):
                 os.close(fd)
@@ -113,29 +177,55 @@ class WorkerProcess:
         return f"exited with status {code}"
 
 
+def _popen(argv: list[str], out: int, err: int, fds: tuple[int, ...],
+           identity: dict[str, Any]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                            pass_fds=fds, env={"MALLOC_ARENA_MAX": "2"}, cwd="/",
+                            start_new_session=True, **identity)
+
+
 def spawn(tier: str, config: SandboxConfig) -> WorkerProcess:
     """Start a worker for `tier`; the caller sends it the init frame next."""
     exe, _ = interpreter()
+    if tier == TIER_BWRAP:
+        command = bwrap_command(config)
+        command.argv.append(f"{_INSIDE_WORKER}/worker.py")
+    else:  # Landlock/seccomp: started as the supervisor, the worker drops its own identity
+        command = Command([str(exe), "-I", "-S", "-B", str(_HERE / "worker.py")], (), None)
     to_r, to_w = os.pipe()
     from_r, from_w = os.pipe()
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
-    if tier == TIER_BWRAP:
-        argv = [*bwrap_argv(config), f"{_INSIDE_WORKER}/worker.py"]
-    else:
-        argv = [str(exe), "-I", "-S", "-B", str(_HERE / "worker.py")]
-    argv += [str(to_r), str(from_w)]
+    argv = [*command.argv, str(to_r), str(from_w)]
     try:
-        proc = _SPAWNER.submit(
-            subprocess.Popen, argv, stdin=subprocess.DEVNULL, stdout=out_w, stderr=err_w,
-            pass_fds=(to_r, from_w), env={"MALLOC_ARENA_MAX": "2"}, cwd="/",
-            start_new_session=True).result()
-    except OSError as exc:
+        proc = _SPAWNER.submit(_popen, argv, out_w, err_w, (to_r, from_w, *command.fds),
+                               command.popen_identity()).result()
+    except (OSError, subprocess.SubprocessError) as exc:
         for fd in (to_r, to_w, from_r, from_w, out_r, out_w, err_r, err_w):
             os.close(fd)
         raise SandboxError(f"cannot start the worker: {exc}") from exc
+    finally:
+        command.close()
+    with _LIVE_LOCK:
+        _LIVE[proc.pid] = proc
     for fd in (to_r, from_w, out_w, err_w):
         os.close(fd)
     for fd in (to_w, from_r, out_r, err_r):
         os.set_blocking(fd, False)
     return WorkerProcess(proc, to_w, from_r, out_r, err_r)
+
+
+_LIVE: dict[int, subprocess.Popen[bytes]] = {}  # every worker spawned and not yet closed
+_LIVE_LOCK = threading.Lock()
+
+
+def kill_all_workers() -> None:
+    """SIGKILL the process group of every live worker (the supervisor is on its way out).
+    Safe from a signal handler and at exit: no waiting, never signals anything else."""
+    for pid, proc in list(_LIVE.items()):
+        if proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pid, signal.SIGKILL)
+
+
+atexit.register(kill_all_workers)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import logging
 import os
 import shutil
 import subprocess
@@ -19,7 +20,7 @@ from .config import (
     SandboxError,
 )
 from .seccomp_policy import allowed_names, compile_bpf
-from .tiers import make_supervisor_non_dumpable, refusal
+from .tiers import make_supervisor_non_dumpable, refusal, tier_limits
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,8 @@ class TierReport:
 
     @property
     def best(self) -> str | None:
-        return self.available[0] if self.available else None
+        """The strongest available tier "auto" may pick (never the seccomp-only tier)."""
+        return next((t for t in self.available if t != TIER_SECCOMP), None)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -61,25 +63,39 @@ def _probe_seccomp() -> tuple[bool, str]:
                   f"{len(program) // 8} BPF instructions")
 
 
-def _probe_bwrap() -> tuple[bool, str]:
+def _probe_bwrap(config: SandboxConfig) -> tuple[bool, str]:
     if shutil.which("bwrap") is None:
         return False, "bwrap not installed (apt-get install bubblewrap)"
     try:
-        argv = [*launch.bwrap_argv(SandboxConfig()), "-c", "pass"]
-        run = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=10,
-                             env={}, check=False)
-    except (OSError, subprocess.TimeoutExpired, SandboxError) as exc:
+        command = launch.bwrap_command(config)
+    except (SandboxError, ValueError) as exc:
+        return False, f"bwrap cannot be set up: {exc}"
+    try:
+        run = subprocess.run([*command.argv, "-c", "pass"], stdin=subprocess.DEVNULL,
+                             capture_output=True, timeout=10, env={}, check=False,
+                             pass_fds=command.fds, **command.popen_identity())
+    except (OSError, subprocess.SubprocessError) as exc:
         return False, f"bwrap failed to start: {exc}"
+    finally:
+        command.close()
     if run.returncode != 0:
         return False, f"bwrap failed: {run.stderr.decode(errors='replace').strip()[:300]}"
-    return True, "user, pid, net, ipc, uts, mount namespaces; uid 65534; no capabilities"
+    who = (f"started as {command.identity.source}" if command.identity is not None
+           else "started as this user")
+    return True, (f"user, pid, net, ipc, uts, mount namespaces; uid 65534 inside, {who}; "
+                  "no capabilities")
+
+
+def probe(worker_user: str = "auto") -> TierReport:
+    """Test each mechanism once per process and worker identity (about 0.1 s) and list the
+    usable tiers, strongest first."""
+    return _probe(worker_user)
 
 
 @functools.cache
-def probe() -> TierReport:
-    """Test each mechanism once per process (about 0.1 s) and list the usable tiers."""
+def _probe(worker_user: str) -> TierReport:
     seccomp, seccomp_detail = _probe_seccomp()
-    bwrap, bwrap_detail = _probe_bwrap()
+    bwrap, bwrap_detail = _probe_bwrap(SandboxConfig(worker_user=worker_user))
     abi = worker_guard.landlock_abi()
     tiers: list[str] = []
     if bwrap and seccomp:
@@ -91,21 +107,27 @@ def probe() -> TierReport:
     return TierReport(bwrap, bwrap_detail, seccomp, seccomp_detail, abi, tuple(tiers))
 
 
-def choose_tier(config: SandboxConfig) -> str:
+def choose_tier(config: SandboxConfig, *, warn: bool = True) -> str:
     """The tier `config` asks for, or the strongest available that `tiers.refusal` allows;
-    SandboxError when refusing (the message says why)."""
-    report = probe()
+    SandboxError when refusing (the message says why). "auto" never picks the seccomp-only
+    tier (it confines no file system): only naming it does, and then, unless `warn` is
+    False, a warning on stderr (the "rmh.sandbox" logger) says what it does not hold."""
+    report = probe(config.worker_user)
     non_dumpable = make_supervisor_non_dumpable()
-    if config.tier == TIER_UNSAFE or (config.tier == "auto" and not report.available):
+    strong = [t for t in report.available if t != TIER_SECCOMP]
+    if config.tier == TIER_UNSAFE or (config.tier == "auto" and not strong):
         if not config.unsafe_no_sandbox:
+            seccomp_only = (" The seccomp-only tier works here but confines no file system: "
+                            "it runs only when named (--tier seccomp, [sandbox] tier)."
+                            if TIER_SECCOMP in report.available else "")
             raise SandboxError(
-                "no sandbox tier works here (need seccomp, or bubblewrap, or Landlock): "
-                f"bwrap: {report.bwrap_detail}; seccomp: {report.seccomp_detail}; "
-                f"landlock ABI {report.landlock_abi}. Refusing to run code; pass "
-                "--unsafe-no-sandbox to run it with rlimits only")
+                "no sandbox tier that confines the file system works here (need bubblewrap "
+                f"or Landlock, with seccomp): bwrap: {report.bwrap_detail}; seccomp: "
+                f"{report.seccomp_detail}; landlock ABI {report.landlock_abi}.{seccomp_only} "
+                "Refusing to run code; pass --unsafe-no-sandbox to run it with rlimits only")
         return TIER_UNSAFE
     if config.tier == "auto":
-        reasons = {t: refusal(t, config, non_dumpable) for t in report.available}
+        reasons = {t: refusal(t, config, non_dumpable) for t in strong}
         allowed = [t for t, reason in reasons.items() if reason is None]
         if not allowed:
             raise SandboxError(f"refusing every available tier: {reasons}")
@@ -114,4 +136,8 @@ def choose_tier(config: SandboxConfig) -> str:
         raise SandboxError(f"tier {config.tier} is not available here: {report.to_json()}")
     if (reason := refusal(config.tier, config, non_dumpable)) is not None:
         raise SandboxError(f"refusing tier {config.tier}: {reason}")
+    if config.tier == TIER_SECCOMP and warn:
+        logging.getLogger("rmh.sandbox").warning(
+            "sandbox tier %s (named, never chosen by auto) does not hold: %s", TIER_SECCOMP,
+            "; ".join(tier_limits(TIER_SECCOMP)))
     return config.tier

@@ -5,15 +5,21 @@ filters (runsc/fsgofer/filter): allow what an unprivileged interpreter needs, re
 Default action ERRNO(EPERM), so anything unlisted is a clean Python `PermissionError`; a
 syscall from another ABI (i386 `int 0x80`, x32) kills the process. Derived empirically:
 `strace -f` over the worker running tests/sandbox (interpreter start-up after the filter, the
-host-function stubs, threads, the stdlib modules the cells import), then trimmed to the
-groups below; the whole suite runs with this filter on every tier.
+host-function stubs, threads, the stdlib modules the cells import), then trimmed to what the
+REPL needs: each allowed syscall has one line below saying why. Nothing changes a file's
+metadata (no chmod, chown, utime*, xattr: Landlock has no hook for those), takes a lock
+(flock, F_SETLK*: the vault's lock file must never wait on a worker) or acts on any process
+but the worker; the whole suite runs with this filter on every tier.
 
 Arguments are constrained where the kernel lets a filter see them (seccomp(2) sees only
 register values, never memory, so a pid is checked but a path is not):
 - signals only to the worker itself: kill(pid) with pid == own pid (not 0 or -1: a process group
   is not "itself"); tgkill(tgid, ...) with tgid == own pid; tkill, rt_sigqueueinfo, pidfd_* none;
 - resource limits only on itself: prlimit64(pid == 0) (setrlimit/getrlimit act on the caller);
-  setpriority/getpriority(who == 0); sched_getaffinity/sched_setaffinity(pid == 0);
+  setpriority/getpriority(PRIO_PROCESS, who == 0) (PRIO_USER with who 0 is every process of
+  the uid); sched_getaffinity/sched_setaffinity(pid == 0);
+- prctl only with the options in `PRCTL_OPTIONS` (never PR_SET_PDEATHSIG: the worker dies
+  with its supervisor; never PR_SET_DUMPABLE or PR_SET_SECCOMP);
 - fcntl only with the commands in `FCNTL_COMMANDS` (no F_SETOWN, F_SETOWN_EX, F_SETSIG,
   F_SETLEASE, F_NOTIFY: no SIGIO aimed at another process); ioctl only with `IOCTL_REQUESTS`
   (no FIOSETOWN/SIOCSPGRP, no TIOCSTI);
@@ -35,50 +41,142 @@ CLONE_THREAD = 0x00010000
 # CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET (clone(2)).
 CLONE_NEW_ANY = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 \
     | 0x40000000
+PRIO_PROCESS = 0
 
-# Allowed without argument checks, grouped by what the interpreter uses them for.
-ALLOWED: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("file descriptors", ("read", "write", "readv", "writev", "pread64", "pwrite64", "preadv",
-                          "pwritev", "preadv2", "pwritev2", "close", "close_range", "dup",
-                          "dup2", "dup3", "pipe", "pipe2", "lseek", "sendfile",
-                          "copy_file_range", "splice", "tee", "fsync", "fdatasync", "flock",
-                          "ftruncate", "fallocate", "fadvise64")),
-    ("paths (Landlock or bwrap confine them)", (
-        "open", "openat", "openat2", "creat", "stat", "fstat", "lstat", "newfstatat", "statx",
-        "statfs", "fstatfs", "access", "faccessat", "faccessat2", "readlink", "readlinkat",
-        "getdents", "getdents64", "getcwd", "chdir", "fchdir", "mkdir", "mkdirat", "rmdir",
-        "unlink", "unlinkat", "rename", "renameat", "renameat2", "symlink", "symlinkat",
-        "link", "linkat", "truncate", "chmod", "fchmod", "fchmodat", "umask", "utimensat",
-        "utimes", "getxattr", "lgetxattr", "fgetxattr", "listxattr", "llistxattr",
-        "flistxattr")),
-    ("memory (bounded by RLIMIT_AS)", ("brk", "mmap", "munmap", "mremap", "mprotect",
-                                       "madvise", "msync", "mincore", "membarrier")),
-    ("threads and waiting", ("futex", "futex_waitv", "set_robust_list", "get_robust_list",
-                             "set_tid_address", "rseq", "sched_yield", "exit", "exit_group",
-                             "restart_syscall", "select", "pselect6", "poll", "ppoll",
-                             "epoll_create", "epoll_create1", "epoll_ctl", "epoll_wait",
-                             "epoll_pwait", "epoll_pwait2", "eventfd", "eventfd2",
-                             "wait4", "waitid", "sched_getparam", "sched_getscheduler",
-                             "sched_get_priority_max", "sched_get_priority_min")),
-    ("own signals", ("rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "rt_sigpending",
-                     "rt_sigsuspend", "rt_sigtimedwait", "sigaltstack", "pause", "alarm",
-                     "getitimer", "setitimer", "signalfd", "signalfd4")),
-    ("time", ("clock_gettime", "clock_getres", "clock_nanosleep", "nanosleep", "gettimeofday",
-              "time", "times", "timerfd_create", "timerfd_settime", "timerfd_gettime")),
-    ("identity and limits of itself", (
-        "getpid", "gettid", "getppid", "getuid", "geteuid", "getgid", "getegid", "getgroups",
-        "getresuid", "getresgid", "getpgrp", "getpgid", "getsid", "getrusage", "getrlimit",
-        "setrlimit", "uname", "sysinfo", "getrandom", "getcpu", "capget", "arch_prctl",
-        "prctl")),
-)
+# Allowed without argument checks: syscall -> why the REPL needs it (one line each).
+ALLOWED: dict[str, str] = {
+    "read": "the channel, pipes and files it may open",
+    "write": "the channel, stdout/stderr, scratch files",
+    "readv": "buffered reads of the stdlib",
+    "writev": "buffered writes of the stdlib",
+    "pread64": "zipimport and os.pread on open files",
+    "pwrite64": "os.pwrite on scratch files",
+    "close": "closing its own descriptors",
+    "close_range": "os.closerange",
+    "dup": "io and os.dup on its own descriptors",
+    "dup2": "os.dup2 on its own descriptors",
+    "dup3": "os.dup2(inheritable=False)",
+    "pipe": "os.pipe from libcs without pipe2",
+    "pipe2": "os.pipe (threads talking to each other)",
+    "lseek": "file.seek / tell",
+    "sendfile": "shutil.copyfile between scratch files",
+    "fsync": "os.fsync of scratch files",
+    "fdatasync": "os.fdatasync of scratch files",
+    "ftruncate": "file.truncate on a scratch file it opened for writing",
+    "openat": "open() (Landlock or bwrap confine the paths; glibc's open is openat)",
+    "open": "open() from libcs that still call the legacy syscall",
+    "stat": "os.stat from libcs that still call the legacy syscall",
+    "lstat": "os.lstat from libcs that still call the legacy syscall",
+    "access": "os.access (glibc calls access(2) where the architecture has it)",
+    "newfstatat": "os.stat / lstat (glibc's stat)",
+    "fstat": "os.fstat, io's buffer sizing",
+    "statx": "os.stat on newer glibc",
+    "faccessat": "os.access",
+    "faccessat2": "os.access on newer glibc",
+    "readlink": "os.path.realpath, os.readlink",
+    "readlinkat": "os.readlink(dir_fd=)",
+    "getdents64": "os.listdir / scandir",
+    "getcwd": "os.getcwd",
+    "chdir": "os.chdir (its working directory only)",
+    "fchdir": "os.chdir(fd)",
+    "mkdir": "tempfile.mkdtemp in scratch",
+    "mkdirat": "os.mkdir(dir_fd=)",
+    "rmdir": "shutil.rmtree in scratch",
+    "unlink": "os.remove in scratch",
+    "unlinkat": "os.remove(dir_fd=), shutil.rmtree",
+    "rename": "os.rename in scratch",
+    "renameat": "os.rename(src_dir_fd=)",
+    "renameat2": "os.replace on newer glibc",
+    "brk": "malloc (bounded by RLIMIT_AS)",
+    "mmap": "malloc, ctypes, extension modules (bounded by RLIMIT_AS)",
+    "munmap": "free() of large blocks and of thread stacks",
+    "mremap": "realloc of large blocks",
+    "mprotect": "the dynamic loader, thread stacks' guard pages",
+    "madvise": "free of large blocks (MADV_DONTNEED)",
+    "futex": "locks, conditions, joins",
+    "set_robust_list": "thread start (glibc)",
+    "set_tid_address": "thread start (glibc)",
+    "rseq": "thread start (glibc >= 2.35)",
+    "sched_yield": "lock back-off",
+    "exit": "a thread ends",
+    "exit_group": "the worker ends",
+    "restart_syscall": "a sleep interrupted by a signal resumes",
+    "select": "select.select",
+    "pselect6": "select.select on newer glibc",
+    "poll": "select.poll",
+    "ppoll": "select.poll on newer glibc",
+    "epoll_create1": "selectors.DefaultSelector",
+    "epoll_ctl": "selectors.DefaultSelector",
+    "epoll_wait": "selectors.DefaultSelector",
+    "epoll_pwait": "selectors.DefaultSelector on newer glibc",
+    "rt_sigaction": "signal.signal (its own handlers)",
+    "rt_sigprocmask": "signal.pthread_sigmask, thread start",
+    "rt_sigreturn": "return from its own signal handlers",
+    "rt_sigpending": "signal.sigpending",
+    "rt_sigsuspend": "signal.pause on newer glibc",
+    "rt_sigtimedwait": "signal.sigwait / sigtimedwait",
+    "sigaltstack": "faulthandler-style stacks",
+    "pause": "signal.pause",
+    "alarm": "signal.alarm (its own SIGALRM)",
+    "getitimer": "signal.getitimer",
+    "setitimer": "signal.setitimer (its own timers)",
+    "clock_gettime": "time.time / monotonic",
+    "clock_getres": "time.get_clock_info",
+    "clock_nanosleep": "time.sleep",
+    "nanosleep": "time.sleep on older glibc",
+    "gettimeofday": "time.time on older glibc",
+    "time": "time(2) from C code",
+    "times": "os.times",
+    "getpid": "os.getpid",
+    "gettid": "threading.get_native_id",
+    "getppid": "os.getppid (the worker checks its supervisor is alive)",
+    "getuid": "os.getuid",
+    "geteuid": "os.geteuid",
+    "getgid": "os.getgid",
+    "getegid": "os.getegid",
+    "getgroups": "os.getgroups",
+    "getresuid": "os.getresuid",
+    "getresgid": "os.getresgid",
+    "getpgrp": "os.getpgrp",
+    "getpgid": "os.getpgid",
+    "getsid": "os.getsid",
+    "getrusage": "resource.getrusage",
+    "getrlimit": "resource.getrlimit",
+    "setrlimit": "resource.setrlimit of itself (lowering; raising needs a capability)",
+    "uname": "platform, os.uname",
+    "sysinfo": "os.sysconf('SC_PHYS_PAGES') through glibc",
+    "getrandom": "os.urandom, random, hash seeds",
+    "getcpu": "sched_getcpu from C code",
+    "arch_prctl": "glibc's thread-local storage and CET set-up",
+}
 
-# fcntl(2) commands the stdlib uses: F_DUPFD, F_GETFD, F_SETFD, F_GETFL, F_SETFL, F_GETLK,
-# F_SETLK, F_SETLKW, F_GETOWN, F_GETSIG, F_OFD_GETLK/SETLK/SETLKW, F_GETLEASE,
-# F_DUPFD_CLOEXEC, F_SETPIPE_SZ, F_GETPIPE_SZ, F_ADD_SEALS, F_GET_SEALS.
-FCNTL_COMMANDS = (0, 1, 2, 3, 4, 5, 6, 7, 9, 11, 36, 37, 38, 1025, 1030, 1031, 1032, 1033,
-                  1034)
+# Allowed only with the argument checks of `compile_bpf`: syscall -> why, and the check.
+FILTERED: dict[str, str] = {
+    "kill": "os.kill of itself only (pid == own pid)",
+    "tgkill": "signals to its own threads only (tgid == own pid)",
+    "prlimit64": "resource.prlimit of itself only (pid == 0)",
+    "getpriority": "os.getpriority of itself only (PRIO_PROCESS, who == 0)",
+    "setpriority": "os.setpriority of itself only (PRIO_PROCESS, who == 0)",
+    "sched_getaffinity": "os.sched_getaffinity / cpu_count of itself only (pid == 0)",
+    "sched_setaffinity": "os.sched_setaffinity of itself only (pid == 0)",
+    "fcntl": "the commands in FCNTL_COMMANDS only",
+    "ioctl": "the requests in IOCTL_REQUESTS only",
+    "clone": "threads only (CLONE_THREAD, no CLONE_NEW* flag)",
+    "prctl": "the options in PRCTL_OPTIONS only",
+}
+
+# fcntl(2) commands: F_DUPFD, F_GETFD, F_SETFD, F_GETFL, F_SETFL, F_DUPFD_CLOEXEC, F_GETPIPE_SZ.
+# No lock command (F_SETLK, F_SETLKW, F_OFD_SETLK*; flock(2) is not allowed either): a
+# worker must never hold a lock a vault file or its advisory lock file could wait on. No
+# F_SETOWN/F_SETSIG/F_SETLEASE/F_NOTIFY: no SIGIO aimed at another process.
+FCNTL_COMMANDS = (0, 1, 2, 3, 4, 1030, 1032)
 # ioctl(2) requests: TCGETS (isatty), TIOCGWINSZ, FIONREAD, FIONBIO, FIOCLEX, FIONCLEX.
 IOCTL_REQUESTS = (0x5401, 0x5413, 0x541B, 0x5421, 0x5451, 0x5450)
+# prctl(2) options: PR_GET_PDEATHSIG, PR_GET_DUMPABLE, PR_SET_NAME / PR_GET_NAME (thread
+# names), PR_GET_SECCOMP, PR_CAPBSET_READ, PR_GET_NO_NEW_PRIVS, PR_SET_VMA (glibc names its
+# anonymous mappings). Never PR_SET_PDEATHSIG (the worker must die with its supervisor),
+# PR_SET_DUMPABLE, PR_SET_SECCOMP, PR_SET_PTRACER, PR_SET_CHILD_SUBREAPER, PR_SET_MM, ...
+PRCTL_OPTIONS = (2, 3, 15, 16, 21, 23, 39, 0x53564D41)
 
 # Never allowed, named so the tests can check the allowlist does not drift into them.
 NEVER: tuple[str, ...] = (
@@ -96,14 +194,19 @@ NEVER: tuple[str, ...] = (
     "ioprio_set", "sched_setscheduler", "sched_setparam", "sched_setattr", "setpgid",
     "setsid", "setuid", "setgid", "setreuid", "setresuid", "setgroups", "capset",
     "inotify_init1", "fanotify_mark", "mbind", "set_mempolicy",
+    # metadata of files: Landlock has no hook for it, and the worker owns nothing it needs
+    # to change (a chmod or utime of a host file, or chmod 000 of VAULT/.rmh, was an escape)
+    "chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "fchown", "lchown", "fchownat",
+    "utime", "utimes", "utimensat", "futimesat", "setxattr", "lsetxattr", "fsetxattr",
+    "removexattr", "lremovexattr", "fremovexattr", "mknod", "mknodat",
+    # locks a vault file or its advisory lock file could wait on; another task's state
+    "flock", "get_robust_list", "mincore", "link", "linkat",
 )
 
 
 def allowed_names() -> tuple[str, ...]:
     """Every syscall the worker may make (unconditionally or with checked arguments)."""
-    conditional = ("kill", "tgkill", "prlimit64", "getpriority", "setpriority",
-                   "sched_getaffinity", "sched_setaffinity", "fcntl", "ioctl", "clone")
-    return (*tuple(n for _, names in ALLOWED for n in names), *conditional)
+    return (*ALLOWED, *FILTERED)
 
 
 def denied_names() -> tuple[str, ...]:
@@ -127,20 +230,21 @@ def compile_bpf(pid: int) -> bytes:
         with contextlib.suppress(OSError, ValueError):  # not a syscall of this architecture
             filt.add_rule(allow, name, *args)
 
-    for _, names in ALLOWED:
-        for name in names:
-            rule(name)
+    for name in ALLOWED:
+        rule(name)
     rule("kill", sc.Arg(0, sc.EQ, pid))
     rule("prlimit64", sc.Arg(0, sc.EQ, 0))
     rule("tgkill", sc.Arg(0, sc.EQ, pid))
-    for name in ("getpriority", "setpriority"):
-        rule(name, sc.Arg(1, sc.EQ, 0))
+    for name in ("getpriority", "setpriority"):  # PRIO_USER/PGRP with who 0: many processes
+        rule(name, sc.Arg(0, sc.EQ, PRIO_PROCESS), sc.Arg(1, sc.EQ, 0))
     for name in ("sched_getaffinity", "sched_setaffinity"):
         rule(name, sc.Arg(0, sc.EQ, 0))
     for cmd in FCNTL_COMMANDS:
         rule("fcntl", sc.Arg(1, sc.EQ, cmd))
     for request in IOCTL_REQUESTS:
         rule("ioctl", sc.Arg(1, sc.MASKED_EQ, 0xFFFFFFFF, request))
+    for option in PRCTL_OPTIONS:
+        rule("prctl", sc.Arg(0, sc.EQ, option))
     rule("clone", sc.Arg(0, sc.MASKED_EQ, CLONE_THREAD | CLONE_NEW_ANY, CLONE_THREAD))
     filt.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
     with tempfile.TemporaryFile() as out:

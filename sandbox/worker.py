@@ -196,11 +196,12 @@ def _flush() -> None:
 
 def main(argv: list[str]) -> int:
     in_fd, out_fd = int(argv[1]), int(argv[2])
+    parent = os.getppid()  # the supervisor (bwrap's init inside bwrap); checked by the guards
     channel = _Channel(in_fd, out_fd, 8 << 20)
     channel.send({"t": "hello", "pid": os.getpid()})  # seccomp's kill/tgkill checks need it
     init = channel.recv()
     channel.max_frame = int(init.get("caps", {}).get("frame", 8 << 20))
-    guards = worker_guard.install(init["plan"])
+    guards = worker_guard.install(init["plan"], parent)
     for fd, name in ((1, "stdout"), (2, "stderr")):
         stream = io.TextIOWrapper(io.FileIO(fd, "w", closefd=False), encoding="utf-8",
                                   errors="backslashreplace", write_through=True)

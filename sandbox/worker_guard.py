@@ -6,16 +6,26 @@ library. Order of installation, each step irreversible for the process:
 
 1. rlimits (address space, CPU, open files, file size, no core dumps); SIGXFSZ ignored so an
    over-long write fails with EFBIG instead of killing the cell;
-2. capabilities dropped (bounding, ambient, effective, permitted, inheritable), which matters
-   when the worker runs as root without a user namespace (the Landlock tier);
-3. `PR_SET_NO_NEW_PRIVS`;
-4. Landlock (file-system allowlist, no TCP, signal and abstract-socket scoping where the ABI has
+2. the Landlock ruleset is built (its paths opened while they can still be reached);
+3. identity (supervisor root, Landlock and seccomp tiers): the import path is re-pointed at
+   /proc/self/fd/N of directories opened now, then setgroups([]), setresgid, setresuid to the
+   dedicated uid/gid, so untrusted code never runs as the supervisor's uid and needs no
+   search right on the interpreter's ancestors (a 0700 /root);
+4. its own user namespace (unshare(CLONE_NEWUSER), while single-threaded), where asked:
+   no capability over the user's other processes, and RLIMIT_NPROC then counts only its tasks;
+5. RLIMIT_NPROC (the task cap), set inside that namespace;
+6. capabilities dropped (bounding, ambient, effective, permitted, inheritable), which matters
+   when the worker runs as root without a user namespace, or has just made one;
+7. PR_SET_PDEATHSIG(SIGKILL), after every credential change (each one clears it), then
+   getppid() checked: if the supervisor already died, the worker exits;
+8. `PR_SET_NO_NEW_PRIVS`;
+9. Landlock (file-system allowlist, no TCP, signal and abstract-socket scoping where the ABI has
    them);
-5. seccomp: the BPF allowlist compiled by the host for this worker's pid (`seccomp_policy.py`)
+10. seccomp: the BPF allowlist compiled by the host for this worker's pid (`seccomp_policy.py`)
    and loaded with `prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER)`. Loading it from here means
-   the worker does not need libseccomp, only `ctypes`.
+   the worker does not need libseccomp, only `ctypes`; the filter refuses PR_SET_PDEATHSIG.
 
-References: landlock(7), seccomp(2), capabilities(7), prctl(2).
+References: landlock(7), seccomp(2), capabilities(7), prctl(2), user_namespaces(7).
 """
 
 from __future__ import annotations
@@ -24,6 +34,7 @@ import ctypes
 import os
 import resource
 import signal
+import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -34,6 +45,7 @@ _PR_CAPBSET_DROP = 24
 _PR_CAP_AMBIENT = 47
 _PR_CAP_AMBIENT_CLEAR_ALL = 4
 _SECCOMP_MODE_FILTER = 2
+_CLONE_NEWUSER = 0x10000000
 _SYS_CAPSET = {"x86_64": 126, "aarch64": 91}
 _SYS_LANDLOCK_CREATE_RULESET = 444
 _SYS_LANDLOCK_ADD_RULE = 445
@@ -82,18 +94,61 @@ def set_rlimits(limits: Mapping[str, int]) -> None:
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 
 
-def drop_capabilities() -> None:
-    """Empty every capability set of this process (a no-op for an unprivileged process)."""
+def drop_bounding_set() -> None:
+    """Empty the bounding and ambient sets (needs CAP_SETPCAP; a no-op without it)."""
     libc = _libc()
     for cap in range(64):
         libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0)  # EINVAL past the last cap; EPERM if none
     libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+
+
+def drop_capabilities() -> None:
+    """Empty every capability set of this process (a no-op for an unprivileged process)."""
+    drop_bounding_set()
     header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
     data = (ctypes.c_uint32 * 6)()  # two cap_user_data_t structs, all zero
     number = _SYS_CAPSET.get(os.uname().machine)
     if number is None:
         raise GuardError(f"capset: unknown machine {os.uname().machine}")
-    _check(libc.syscall(number, header, data), "capset")
+    _check(_libc().syscall(number, header, data), "capset")
+
+
+def reach_imports_by_descriptor() -> None:
+    """Point every import directory on sys.path at /proc/self/fd/N of a descriptor opened
+    now, so imports keep working after a drop to a uid without search rights on the
+    directories above the interpreter (a process may always use its own /proc/self/fd)."""
+    paths: list[str] = []
+    for entry in sys.path:  # directories, and a zip of the standard library where there is one
+        if os.path.exists(entry):
+            fd = os.open(entry, os.O_PATH | os.O_CLOEXEC)
+            paths.append(f"/proc/self/fd/{fd}")
+    sys.path[:] = paths
+    sys.path_importer_cache.clear()
+
+
+def drop_identity(uid: int, gid: int) -> None:
+    """No supplementary groups, then gid, then uid (real, effective, saved); checked."""
+    if uid <= 0 or gid <= 0:
+        raise GuardError("refusing to 'drop' to uid or gid 0")
+    drop_bounding_set()  # while CAP_SETPCAP is still held
+    os.setgroups([])
+    os.setresgid(gid, gid, gid)
+    os.setresuid(uid, uid, uid)
+    if os.getresuid() != (uid, uid, uid) or os.getresgid() != (gid, gid, gid) \
+            or os.getgroups():
+        raise GuardError("the identity drop did not take effect")
+
+
+def own_user_namespace() -> bool:
+    """unshare(CLONE_NEWUSER) (single-threaded only); False when the kernel refuses."""
+    return int(_libc().unshare(_CLONE_NEWUSER)) == 0
+
+
+def die_with_parent(parent: int) -> None:
+    """PR_SET_PDEATHSIG(SIGKILL); if the parent is already gone, exit now."""
+    _check(_libc().prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "prctl(PDEATHSIG)")
+    if os.getppid() != parent:
+        os._exit(0)
 
 
 def no_new_privs() -> None:
@@ -110,10 +165,10 @@ class _PathBeneath(ctypes.Structure):
     _fields_ = [("allowed", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
 
 
-def landlock_restrict(read_paths: Sequence[str]) -> int:
-    """Allow only reading/executing beneath `read_paths`; deny every other file access, TCP
-    bind/connect (ABI >= 4), signals and abstract Unix sockets outside the domain (ABI >= 6).
-    Returns the ABI used."""
+def landlock_ruleset(read_paths: Sequence[str]) -> tuple[int, int]:
+    """(ruleset fd, ABI) allowing only reading/executing beneath `read_paths`, and denying
+    every other file access, TCP bind/connect (ABI >= 4), signals and abstract Unix sockets
+    outside the domain (ABI >= 6); enforced by `landlock_enforce`."""
     abi = landlock_abi()
     if abi < 1:
         raise GuardError("Landlock is not available")
@@ -143,10 +198,20 @@ def landlock_restrict(read_paths: Sequence[str]) -> int:
                 )
             finally:
                 os.close(fd)
+    except BaseException:
+        os.close(ruleset)
+        raise
+    return ruleset, abi
+
+
+def landlock_enforce(ruleset: int) -> None:
+    """landlock_restrict_self(ruleset) (needs no_new_privs), then close the ruleset."""
+    libc = _libc()
+    libc.syscall.restype = ctypes.c_long
+    try:
         _check(int(libc.syscall(_SYS_LANDLOCK_RESTRICT_SELF, ruleset, 0)), "restrict_self")
     finally:
         os.close(ruleset)
-    return abi
 
 
 class _SockFprog(ctypes.Structure):
@@ -164,19 +229,33 @@ def load_seccomp(bpf: bytes) -> None:
            "prctl(SET_SECCOMP)")
 
 
-def install(plan: Mapping[str, Any]) -> list[str]:
-    """Install the guards named by the host's plan; return the names of those installed."""
+def install(plan: Mapping[str, Any], parent: int) -> list[str]:
+    """Install the guards named by the host's plan, in the order of this module's docstring;
+    `parent` is the pid this process saw as its parent when it started. Returns the names of
+    those installed."""
     done: list[str] = []
-    _libc().prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # die with the supervisor
     set_rlimits(plan.get("rlimits", {}))
     done.append("rlimits")
+    landlock = plan.get("landlock")
+    ruleset, abi = landlock_ruleset(list(landlock)) if landlock is not None else (-1, 0)
+    identity = plan.get("identity")
+    if identity is not None:
+        reach_imports_by_descriptor()
+        drop_identity(int(identity[0]), int(identity[1]))
+        done.append(f"uid{identity[0]}")
+    if plan.get("userns") and own_user_namespace():
+        done.append("userns")
+    if plan.get("max_tasks"):
+        set_rlimits({"NPROC": int(plan["max_tasks"])})
+        done.append("nproc")
     if plan.get("drop_caps"):
         drop_capabilities()
         done.append("caps")
+    die_with_parent(parent)
+    done.append("pdeathsig")
     no_new_privs()
-    landlock = plan.get("landlock")
-    if landlock is not None:
-        abi = landlock_restrict(list(landlock))
+    if ruleset >= 0:
+        landlock_enforce(ruleset)
         done.append(f"landlock-abi{abi}")
     bpf_hex = plan.get("seccomp")
     if bpf_hex:

@@ -5,7 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from harness.config import ConfigError, load
-from sandbox import SandboxConfig, SandboxError, choose_tier, probe, tier_limits
+from sandbox import (
+    SandboxConfig,
+    SandboxError,
+    choose_tier,
+    identity_limits,
+    probe,
+    tier_limits,
+)
 from vault import Ledger, Vault
 
 from .learn import learning_health
@@ -22,20 +29,27 @@ def doctor_report(v: Vault) -> dict[str, Any]:
 
 
 def sandbox_choice(v: Vault) -> dict[str, Any]:
-    """The tier `rmh serve`/`rmh exec` would run with this vault's configuration, what that
-    tier does not guarantee, and the limits of every available tier."""
+    """The tier `rmh serve`/`rmh exec` would run with this vault's configuration, who the
+    worker runs as, and what remains open on every available tier for the current user (the
+    tier's own limits plus those of the worker's identity). "auto" never picks the
+    seccomp-only tier; it is listed when it works, for `--tier seccomp`."""
+    worker_user = "auto"
     try:
         cfg = load(vault=v.root)
         section = cfg.sandbox
+        worker_user = section.worker_user
         config = SandboxConfig(tier=section.tier, unsafe_no_sandbox=section.unsafe_no_sandbox,
-                               secret_configured=bool(cfg.llm.api_key))
-        tier: str | None = choose_tier(config)
+                               secret_configured=bool(cfg.llm.api_key),
+                               worker_user=worker_user, max_tasks=section.max_tasks)
+        tier: str | None = choose_tier(config, warn=False)
         refused = ""
     except (ConfigError, SandboxError, ValueError) as exc:
         tier, refused = None, str(exc)
-    return {"runs": tier, "refused": refused,
-            "does_not_guarantee": list(tier_limits(tier)) if tier else [],
-            "tier_limits": {t: list(tier_limits(t)) for t in probe().available}}
+    identity = list(identity_limits(worker_user))
+    return {"runs": tier, "refused": refused, "worker_identity": identity,
+            "does_not_guarantee": [*tier_limits(tier), *identity] if tier else [],
+            "tier_limits": {t: [*tier_limits(t), *identity]
+                            for t in probe(worker_user).available}}
 
 
 def print_doctor(report: dict[str, Any]) -> None:

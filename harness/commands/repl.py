@@ -16,11 +16,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
+from types import FrameType
 from typing import Any
 
 from harness.compose import open_vault
-from harness.config import Config, load
+from harness.config import Config, ConfigError, load
 from harness.llm import Broker
 from harness.rlm_tools import RlmTools
 from harness.tools import build_functions, conversation_functions, vault_functions
@@ -63,11 +65,14 @@ class _Cell:
 
 
 def _sandbox(cfg: Config, args: argparse.Namespace) -> _Cell:
+    try:
+        config = sandbox_config(cfg, tier=args.tier, deadline_s=args.deadline,
+                                unsafe=args.unsafe_no_sandbox)
+    except ConfigError as exc:
+        fail(str(exc))
     vault = open_vault(cfg, dense=not args.no_dense)
     ops = VaultOps(vault, VaultThread(), lambda: None)
     rlm = RlmTools(Broker.from_config(cfg.llm))
-    config = sandbox_config(cfg, tier=args.tier, deadline_s=args.deadline,
-                            unsafe=args.unsafe_no_sandbox)
     try:
         functions = write_quota(cfg).wrap(build_functions(
             vault_functions(ops), conversation_functions(ops), rlm.functions(ops)
@@ -94,7 +99,19 @@ def _print_human(result: ExecResult) -> None:
     sys.stdout.flush()
 
 
+def _exit_on_sigterm() -> None:
+    """SIGTERM ends the run through the `finally` that closes the sandbox (its worker's
+    process group is killed), as Ctrl-C does; the worker also dies by PR_SET_PDEATHSIG if
+    this process is killed outright."""
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, handler)
+
+
 def cmd_exec(args: argparse.Namespace) -> int:
+    _exit_on_sigterm()
     code = args.code if args.code is not None else sys.stdin.read()
     cell = _sandbox(load(vault=args.vault), args)
     try:
@@ -131,6 +148,7 @@ def _read_cell() -> str | None:
 
 
 def cmd_repl(args: argparse.Namespace) -> int:
+    _exit_on_sigterm()
     session = _sandbox(load(vault=args.vault), args)
     print(f"rmh repl ({session.tier}); help() lists the vault functions; Ctrl-D quits",
           file=sys.stderr)

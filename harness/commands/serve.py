@@ -18,7 +18,7 @@ from functools import partial
 import anyio
 
 from harness.compose import LedgerSessions, open_vault
-from harness.config import Config, ConfigError, load
+from harness.config import Config, ConfigError, SandboxSection, load
 from harness.llm import Broker
 from harness.mcp import mcp_methods
 from harness.methods import Harness, Repl, map_exception, method_table
@@ -43,15 +43,26 @@ def protect_stdout() -> int:
 
 def sandbox_config(cfg: Config, *, tier: str | None = None, deadline_s: float | None = None,
                    unsafe: bool = False) -> SandboxConfig:
-    """[sandbox] of rmh.toml, overridden by --tier/--deadline/--unsafe-no-sandbox."""
+    """[sandbox] of rmh.toml, overridden by --tier/--deadline/--unsafe-no-sandbox; a
+    ConfigError names a value the sandbox refuses (a root worker_user, an unknown tier)."""
     section = cfg.sandbox
+    try:
+        return _sandbox_config(section, tier, deadline_s, unsafe, bool(cfg.llm.api_key))
+    except ValueError as exc:
+        raise ConfigError(f"[sandbox]: {exc}") from None
+
+
+def _sandbox_config(section: SandboxSection, tier: str | None, deadline_s: float | None,
+                    unsafe: bool, secret: bool) -> SandboxConfig:
     return SandboxConfig(
         deadline_s=deadline_s or section.deadline_s,
         memory_mb=section.memory_mb,
         output_cap=section.output_cap,
         unsafe_no_sandbox=section.unsafe_no_sandbox or unsafe,
         tier=tier or section.tier,
-        secret_configured=bool(cfg.llm.api_key),
+        secret_configured=secret,
+        worker_user=section.worker_user,
+        max_tasks=section.max_tasks,
     )
 
 
@@ -82,6 +93,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     )
     try:
         cfg = load(vault=args.vault)
+        repl_factory = sandbox_factory(cfg, args.tier)
     except ConfigError as exc:
         print(f"rmh: {exc}", file=sys.stderr)
         return 1
@@ -93,7 +105,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         if recovered:
             logging.getLogger("rmh.serve").info("recovered dead sessions %s", recovered)
     harness = Harness(
-        cfg, vault, repl_factory=sandbox_factory(cfg, args.tier), rlm=RlmTools(broker), hooks=hooks
+        cfg, vault, repl_factory=repl_factory, rlm=RlmTools(broker), hooks=hooks
     )
     methods = {**method_table(harness), **mcp_methods(harness)}
     dispatcher = Dispatcher(methods, map_exception=map_exception, max_frame=args.max_frame,

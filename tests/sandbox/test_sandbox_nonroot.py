@@ -21,7 +21,9 @@ USER = "rmhtest"
 NESTED = "RMH_SANDBOX_NONROOT_RUN"
 REQUIRE = "RMH_REQUIRE_NONROOT"
 SUBSET = ["tests/sandbox/test_sandbox_escape_pids.py", "tests/sandbox/test_sandbox_escape_os.py",
-          "-k", "case10 or case15 or case26 or case27"]
+          "tests/sandbox/test_sandbox_identity_probes.py",
+          "tests/sandbox/test_sandbox_outside_limits.py",
+          "-k", "case10 or case15 or case26 or case27 or probes or dies or threads or mounts"]
 
 
 def _ensure_user() -> str | None:

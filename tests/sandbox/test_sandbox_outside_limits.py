@@ -1,0 +1,81 @@
+"""Resources bounded from outside the worker (issue 26, item 3): the task cap (RLIMIT_NPROC,
+1,024 by default, counted in the worker's own user namespace) and the size of every writable
+mount. Per real tier, lint off, the escape suite's invariants checked by `run_attack`."""
+
+from __future__ import annotations
+
+import ast
+import os
+
+from sandbox import TIER_BWRAP, TIER_SECCOMP, SandboxConfig
+
+from .conftest import Host, run_attack
+
+_THREADS = """
+import threading
+threading.stack_size(32768)
+stop = threading.Event()
+threads, error = [], None
+try:
+    for _ in range(5000):
+        t = threading.Thread(target=stop.wait)
+        t.start()
+        threads.append(t)
+except BaseException as exc:
+    error = type(exc).__name__
+stop.set()
+for t in threads:
+    t.join()
+(len(threads), error)
+"""
+
+
+def test_a_cell_starting_5000_threads_stops_near_the_task_cap(host: Host) -> None:
+    cap = SandboxConfig().max_tasks
+    assert host.sb.config.max_tasks == cap == 1024
+    res = run_attack(host, _THREADS, deadline_s=60)
+    assert res.ok, res.to_json()
+    started, error = ast.literal_eval(str(res.value))
+    assert error == "RuntimeError", res.value  # "can't start new thread"
+    assert cap - 8 <= started < cap, started  # the main thread (and bwrap's init) count too
+    assert "nproc" in host.sb.guards
+
+
+_FILL = """
+import os
+def fill(path, total=160 << 20):
+    written = 0
+    try:
+        with open(path, "wb") as f:
+            chunk = b"x" * (1 << 20)
+            while written < total:
+                written += f.write(chunk)
+                f.flush()
+        return (written, None)
+    except OSError as exc:
+        return (written, type(exc).__name__)
+    finally:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+{name: fill(path) for name, path in (("shm", "/dev/shm/rmh-fill"), ("dev", "/dev/rmh-fill"),
+                                     ("tmp", "/tmp/rmh-fill-@ESCNAME@"))}
+"""
+
+
+def test_writable_mounts_stop_at_the_scratch_limit(host: Host) -> None:
+    scratch = host.sb.config.scratch_mb << 20
+    shm_before = set(os.listdir("/dev/shm"))
+    cell = _FILL.replace("@ESCNAME@", os.path.basename(host.marker))
+    res = run_attack(host, cell, deadline_s=60)
+    assert res.ok, res.to_json()
+    filled = ast.literal_eval(str(res.value))
+    for name, (written, error) in filled.items():
+        assert written <= scratch and error is not None, (name, filled)
+    if host.tier == TIER_BWRAP:  # no /dev/shm; /dev read-only; /tmp the sized scratch
+        assert filled["shm"] == (0, "FileNotFoundError"), filled
+        assert filled["dev"] == (0, "OSError"), filled
+        assert filled["tmp"][1] in ("OSError", "FileTooLarge"), filled
+    if host.tier != TIER_SECCOMP:
+        assert set(os.listdir("/dev/shm")) == shm_before
