@@ -39,7 +39,6 @@ from .formulas import (
     LEARNING_VERSION,
     LearningParams,
     decayed,
-    q_prior,
     utility,
 )
 from .health import health
@@ -61,7 +60,7 @@ def learned_of(
         ns = state.notes.get(note)
         if ns is not None:
             warmth[k] = decayed(ns.activation, now - ns.as_of, ns.accesses, ns.sessions, params)
-            prior[k] = q_prior(ns.q, params)
+            prior[k] = ns.q
     archived = [n for n, ns in state.notes.items() if ns.archived_at is not None]
     edges = PairTable().edges(state, now, params).to_positions(ids, archived)
     return Learned(warmth, prior, edges, seq=state.last_seq, clock=now)
@@ -318,7 +317,7 @@ class Ledger:
         return self._per_note(ids, warm, np.float64)
 
     def prior(self, ids: Sequence[int]) -> npt.NDArray[np.float64]:
-        return self._per_note(ids, lambda ns: q_prior(ns.q, self.params), np.float64)
+        return self._per_note(ids, lambda ns: ns.q, np.float64)
 
     def archived(self, ids: Sequence[int]) -> npt.NDArray[np.bool_]:
         return self._per_note(ids, lambda ns: ns.archived_at is not None, np.bool_)

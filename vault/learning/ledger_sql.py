@@ -15,7 +15,7 @@ from typing import Any
 from ..storage.migrations import migrate as apply_migrations
 from .state import Event, LearnedState, NoteState, Pair, SessionState, Touched
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _MIGRATIONS: tuple[str, ...] = (
     """
@@ -42,6 +42,11 @@ _MIGRATIONS: tuple[str, ...] = (
     CREATE TABLE reward(source TEXT PRIMARY KEY, n INTEGER NOT NULL, total REAL NOT NULL);
     CREATE TABLE gone(note INTEGER PRIMARY KEY);
     """,
+    # 2 (LEARNING_VERSION 3): the Beta-PBM evidence per note (vault/learning/evidence.py)
+    """
+    ALTER TABLE note ADD COLUMN used REAL NOT NULL DEFAULT 0;
+    ALTER TABLE note ADD COLUMN skipped REAL NOT NULL DEFAULT 0;
+    """,
 )
 
 _NOTE_COLS = (
@@ -55,6 +60,8 @@ _NOTE_COLS = (
     "seen",
     "recalled",
     "archived_at",
+    "used",
+    "skipped",
 )
 _EVENT_COLS = "seq, t, kind, session, note, data"
 

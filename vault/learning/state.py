@@ -6,8 +6,8 @@ event carries its time) and depends on no dict or set order (every loop runs ove
 so folding the same events always yields bit-identical numbers: `replay == live`.
 
 Event kinds and payloads (`Event.data`):
-    start   {}                                  a session begins
-    end     {"recovered": bool}                 rewards applied (once) and the session closed
+    start   {"pid": int, "pid_start": int, "lock": bool}   (optional) the serving process
+    end     {"recovered": bool, "answered": [ids]}         evidence applied (once), closed
     search  {"shown": [[id, rank, p]...], "spread": [[id, boost]...]}
     read    {"spread": [...]}                   note = the note read
     write   {"created": bool, "linked": [ids], "spread": [...]}   note = the note written
@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .formulas import SECONDS_PER_DAY, LearningParams, accumulate, decayed, pair_strength, q_update
+from .evidence import score, skip_weight, use_weight
+from .formulas import SECONDS_PER_DAY, LearningParams, accumulate, decayed, pair_strength
 from .rewards import SOURCES, Event, session_rewards
 
 __all__ = [
@@ -43,8 +44,8 @@ __all__ = [
 class NoteState:
     """Everything learned about one note."""
 
-    q: float
-    q_updates: int = 0
+    q: float  # the learned score in [-neg_scale, 1] (evidence.py); 0 = neutral
+    q_updates: int = 0  # ended sessions that changed q
     activation: float = 0.0
     as_of: float = 0.0
     accesses: int = 0
@@ -53,6 +54,8 @@ class NoteState:
     seen: int = 0  # searches with the note among the co-occurrence top
     recalled: int = 0  # ended sessions that used the note after retrieving it
     archived_at: float | None = None
+    used: float = 0.0  # S: summed success weight (evidence.py)
+    skipped: float = 0.0  # F: summed examined-and-not-used weight
 
 
 @dataclass(slots=True)
@@ -104,7 +107,7 @@ def _note(state: LearnedState, note: int, params: LearningParams, touched: Touch
     touched.notes.add(note)
     ns = state.notes.get(note)
     if ns is None:
-        ns = state.notes[note] = NoteState(q=params.q0)
+        ns = state.notes[note] = NoteState(q=0.0)
     return ns
 
 
@@ -193,20 +196,27 @@ def _end(state: LearnedState, ev: Event, params: LearningParams, touched: Touche
         return  # unknown or already ended: applying twice changes nothing
     events = state.open_events.pop(session, [])
     outcome = session_rewards(
-        events, lambda n: state.notes[n].recalled if n in state.notes else 0, params
+        events, lambda n: state.notes[n].recalled if n in state.notes else 0, params,
+        answered=[int(n) for n in ev.data.get("answered", [])],
     )
-    for note in sorted(outcome.rewards):
+    for note in sorted(set(outcome.signals) | set(outcome.passed)):
         if note in state.gone:
             continue
-        by_source = outcome.rewards[note]
         ns = _note(state, note, params, touched)
+        by_source = dict(outcome.signals.get(note, {}))
+        if note in outcome.passed:
+            f = skip_weight(outcome.passed[note], ns.used, ns.skipped, params)
+            by_source["skipped"] = -f
+            ns.skipped += f
+        else:
+            ns.used += use_weight(sum(by_source[s] for s in sorted(by_source)), params)
         touched.rewarded[note] = dict(sorted(by_source.items()))
         for source in sorted(by_source):
             n, total = state.rewards.get(source, (0, 0.0))
             state.rewards[source] = (n + 1, total + by_source[source])
             touched.sources.add(source)
         before = ns.q
-        ns.q = q_update(ns.q, sum(by_source[s] for s in sorted(by_source)), params)
+        ns.q = score(ns.used, ns.skipped, params)
         ns.q_updates += int(ns.q != before)
     for note in sorted(outcome.used - state.gone):
         _note(state, note, params, touched).recalled += 1

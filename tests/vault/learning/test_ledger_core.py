@@ -59,9 +59,9 @@ def test_citation_raises_q_and_passing_over_lowers_it(path: Path, clock: Clock) 
     assert led.prior([11])[0] == 0.0  # nothing applied before session end
     assert led.end_session("s", clock.t + 5)
     q = {n: led.state.notes[n].q for n in (10, 11, 12)}
-    assert q[11] == pytest.approx(0.1)  # issue 13: from 0 towards +1 (was 0.55 from 0.5)
+    assert q[11] == pytest.approx(1 / 3)  # issue 31: one cite, Beta(0.5 + 1, 1.5): m = 0.5
     assert q[10] < 0.0 and q[12] < 0.0 and q[10] < q[12]  # a rank-0 miss costs more
-    assert led.prior([11, 10, 404]).tolist() == pytest.approx([0.2, 2 * q[10], 0.0])
+    assert led.prior([11, 10, 404]).tolist() == pytest.approx([1 / 3, q[10], 0.0])
     events = led.event_counts()
     assert not led.end_session("s", clock.t + 9)  # twice: nothing changes
     assert led.event_counts() == events and led.state.notes[11].q == q[11]
@@ -129,7 +129,7 @@ def test_params_change_rebuilds_state_from_events(path: Path, clock: Clock) -> N
     led = Ledger.open(path, clock=clock)
     workload(led, clock, 7, sessions=4)
     led.close()
-    params = LearningParams(alpha=0.3)
+    params = LearningParams(use_mean=0.3)
     led = Ledger.open(path, clock=clock, params=params)
     assert led.state == fold(led.events(), params)
     led.close()
