@@ -12,7 +12,8 @@ import json
 import time
 from typing import Any
 
-from harness.compose import open_ledger, plain_vault
+from harness.compose import open_ledger, plain_vault, search_params
+from harness.config import load
 from vault import LearnedState, Ledger, Vault
 
 from .output import emit
@@ -98,6 +99,12 @@ def cmd_learning(args: argparse.Namespace) -> int:
             if args.note is not None:
                 note_id = v.resolve(args.note)
                 doc = {"note": v.path_of(note_id), **ledger.note_history(note_id)}
+                scale = search_params(load(vault=args.vault)).prior_scale
+                doc["prior_scale"] = scale
+                doc["multiplier"] = 1.0 + scale * doc["prior"]
+                for r in doc["rewards"]:
+                    r["multiplier_before"] = 1.0 + scale * r["q_before"]
+                    r["multiplier_after"] = 1.0 + scale * r["q_after"]
                 emit(args, doc, _story(doc))
                 return 0
             report = learning_health(v, ledger)
@@ -108,16 +115,20 @@ def cmd_learning(args: argparse.Namespace) -> int:
 
 
 def _story(doc: dict[str, Any]) -> str:
-    """`rmh learning NOTE` for people: Q and prior, then rewards and events, oldest first."""
+    """`rmh learning NOTE` for people: the factor learning applies to the note's score, its
+    evidence, then each session's evidence and events, oldest first."""
     st = doc["state"] or {}
-    lines = [f"{doc['note']} (id {doc['id']}): Q {doc['q']:+.4f}  prior {doc['prior']:+.4f}  "
+    lines = [f"{doc['note']} (id {doc['id']}): score x{doc['multiplier']:.4f} in every search "
+             f"(q {doc['q']:+.4f} x prior_scale {doc['prior_scale']})",
+             f"  evidence: used {doc['used']:.2f}, examined and skipped {doc['skipped']:.2f}; "
+             f"use rate {doc['use_rate']:.3f} (prior {doc['use_mean']:.2f})  "
              f"shown {st.get('shown', 0)}  accesses {st.get('accesses', 0)}  "
              f"sessions used {st.get('recalled', 0)}",
-             f"rewards ({len(doc['rewards'])} sessions):"]
+             f"evidence by session ({len(doc['rewards'])} sessions):"]
     for r in doc["rewards"]:
         parts = "  ".join(f"{k} {x:+.4f}" for k, x in sorted(r["rewards"].items()))
         lines.append(f"  seq {r['seq']:>6}  {r['session']}  {parts}  "
-                     f"Q {r['q_before']:+.4f} -> {r['q_after']:+.4f}"
+                     f"x{r['multiplier_before']:.4f} -> x{r['multiplier_after']:.4f}"
                      + ("  (recovered)" if r["recovered"] else ""))
     lines.append(f"events ({doc['events_total']}):")
     for e in doc["events"]:

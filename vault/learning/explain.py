@@ -62,6 +62,7 @@ def note_history(
         "skipped": 0.0 if ns is None else ns.skipped,
         "use_rate": posterior_mean(*((0.0, 0.0) if ns is None else (ns.used, ns.skipped)),
                                    params),
+        "use_mean": params.use_mean,
         "events": mentions[-limit:],
         "events_total": len(mentions),
         "rewards": rewards[-limit:],

@@ -13,10 +13,10 @@ rewrite some of them) is folded with `apply`; after every session end:
 
 from __future__ import annotations
 
+import itertools
 import random
 from typing import Any
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -106,7 +106,7 @@ def test_used_in_every_session_rises_and_passed_over_falls() -> None:
             apply(state, Event(seq, float(seq), kind, sid, note, data), P)
         trace.append(state.notes[7].q)
     assert trace == sorted(trace) and len(set(trace)) == 5 and trace[0] > 0.3
-    steps = [b - a for a, b in zip(trace, trace[1:], strict=False)]
+    steps = [b - a for a, b in itertools.pairwise(trace)]
     assert steps == sorted(steps, reverse=True) and trace[-1] > 0.6
     q0, q1, q4 = (state.notes[n].q for n in (10, 11, 13))
     assert -P.neg_scale <= q0 < q1 < q4 < 0.0
