@@ -12,7 +12,7 @@ import json
 import time
 from typing import Any
 
-from harness.compose import open_ledger, plain_vault, search_params
+from harness.compose import liveness, open_ledger, plain_vault, search_params
 from harness.config import load
 from vault import LearnedState, Ledger, Vault
 
@@ -20,11 +20,37 @@ from .output import emit
 
 
 def learning_health(vault: Vault, ledger: Ledger, now: float | None = None) -> dict[str, Any]:
-    """The learning section of `rmh doctor`: reward counts, forward citations, Pearson(exposure,
-    Q), edge weight distribution, rows naming missing notes (must be 0), replay consistency."""
+    """The learning section of `rmh doctor`: evidence counts, forward citations, Pearson(exposure,
+    Q), edge weight distribution, rows naming missing notes (must be 0), replay consistency,
+    open sessions with their liveness, recovered sessions, and warnings."""
     report = ledger.health(vault.corpus().ids, time.time() if now is None else now)
     report["replay_matches"] = ledger.replay() == ledger.state
+    alive = liveness(ledger, vault.root)
+    verdicts = {s: alive(s) for s in report["open_sessions"]}
+    report["open_sessions"] = [
+        {"session": s, "alive": {True: "yes", False: "dead", None: "unknown (no process "
+                                 "recorded; recovered after the idle timeout)"}[v],
+         **{k: x for k, x in ledger.session_owner(s).items() if k in ("pid", "pid_start")}}
+        for s, v in sorted(verdicts.items())]
+    report["warnings"] = learning_warnings(report, dead=[s for s, v in verdicts.items()
+                                                         if v is False])
     return report
+
+
+def learning_warnings(report: dict[str, Any], dead: list[str]) -> list[str]:
+    """What in the learning audit needs a person's attention (empty when nothing)."""
+    out = []
+    r = report.get("exposure_q_pearson")
+    if isinstance(r, float) and r < 0.0:
+        out.append(f"exposure/Q correlation is negative ({r:+.3f}): notes shown more often "
+                   "are learned as less useful; check the use signals reach learning")
+    if dead:
+        out.append(f"dead sessions still open: {', '.join(sorted(dead))}")
+    if report.get("missing_rows"):
+        out.append(f"{report['missing_rows']} learned rows name notes missing from the index")
+    if not report.get("replay_matches", True):
+        out.append("stored learned state differs from its replay: run `rmh replay`")
+    return out
 
 
 def state_digest(state: LearnedState) -> str:

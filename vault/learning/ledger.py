@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -166,51 +166,81 @@ class Ledger:
     # -- sessions ---------------------------------------------------------------------------
 
     def start_session(
-        self, session_id: str, now: float, alive: Callable[[str], bool] | None = None
+        self,
+        session_id: str,
+        now: float,
+        alive: Callable[[str], bool | None] | None = None,
+        owner: Mapping[str, Any] | None = None,
     ) -> list[str]:
         """Begin a session; first close (recover) the dead open sessions.
 
-        Dead means `not alive(id)` when a liveness test is given (the server's: a lock held
-        by the live process, vault/learning/liveness.py), else idle for `stale_session_s`.
-        Returns the ids of the recovered sessions. Starting a known session changes nothing.
+        `owner` (the serving process: pid, its start time, whether it holds the session's lock;
+        vault/learning/liveness.py) is recorded in the start event. Dead means
+        `alive(id) is False` when a liveness test is given (the harness's: a lock held by the
+        live process), else, and when the test answers None (no owner recorded), idle for
+        `stale_session_s`. Returns the ids of the recovered sessions. Starting a known session
+        changes nothing.
         """
         stale = self._stale_sessions(now, keep=session_id, alive=alive)
         batch: list[tuple[float, str, str | None, int | None, dict[str, Any]]] = [
             (now, "end", s, None, {"recovered": True}) for s in stale
         ]
         if session_id not in self._state.sessions:
-            batch.append((now, "start", session_id, None, {}))
+            batch.append((now, "start", session_id, None, dict(owner or {})))
         if batch:
             self._append(batch)
         return stale
 
-    def end_session(self, session_id: str, now: float) -> bool:
-        """Apply the session's rewards in one transaction; False when unknown or already ended."""
+    def end_session(self, session_id: str, now: float, answered: Sequence[int] = ()) -> bool:
+        """Apply the session's evidence in one transaction; False when unknown or already
+        ended. `answered`: the retrieved notes the agent's answer used (vault/learning/answer.py).
+        """
         self._sync_state()
         info = self._state.sessions.get(session_id)
         if info is None or info.ended is not None:
             return False
-        self._append([(now, "end", session_id, None, {"recovered": False})])
+        data: dict[str, Any] = {"recovered": False}
+        if answered:
+            data["answered"] = sorted({int(n) for n in answered})
+        self._append([(now, "end", session_id, None, data)])
         return True
 
-    def recover(self, now: float, alive: Callable[[str], bool] | None = None) -> list[str]:
+    def recover(self, now: float, alive: Callable[[str], bool | None] | None = None
+                ) -> list[str]:
         """Close every dead open session (what start_session does first)."""
         stale = self._stale_sessions(now, alive=alive)
         if stale:
             self._append([(now, "end", s, None, {"recovered": True}) for s in stale])
         return stale
 
+    def open_sessions(self) -> list[str]:
+        """The ids of the sessions started and not ended, sorted."""
+        self._sync_state()
+        return sorted(s for s, info in self._state.sessions.items() if info.ended is None)
+
+    def session_owner(self, session_id: str) -> dict[str, Any]:
+        """What the session's start event recorded about its process ({} if nothing)."""
+        return sql.start_data(self._conn, session_id)
+
+    def session_events(self, session_id: str) -> list[Event]:
+        """The events of an open session so far (what its end will fold); [] when not open."""
+        self._sync_state()
+        return list(self._state.open_events.get(session_id, []))
+
     def _stale_sessions(
-        self, now: float, keep: str | None = None, alive: Callable[[str], bool] | None = None
+        self, now: float, keep: str | None = None,
+        alive: Callable[[str], bool | None] | None = None,
     ) -> list[str]:
         """Open sessions (other than `keep`) that are dead, sorted (see `start_session`)."""
-        self._sync_state()
         cutoff = now - self.params.stale_session_s
-        open_ = sorted(s for s, info in self._state.sessions.items()
-                       if info.ended is None and s != keep)
-        if alive is not None:
-            return [s for s in open_ if not alive(s)]
-        return [s for s in open_ if self._state.sessions[s].last_t <= cutoff]
+        out = []
+        for s in self.open_sessions():
+            if s == keep:
+                continue
+            verdict = None if alive is None else alive(s)
+            if verdict is False or (verdict is None and self._state.sessions[s].last_t <= cutoff):
+                out.append(s)
+        return out
 
     # -- UsageRecorder: facts in -----------------------------------------------------------------
 

@@ -116,6 +116,13 @@ def iter_events(conn: sqlite3.Connection, since: int = 0) -> Iterator[Event]:
         yield _event(row)
 
 
+def start_data(conn: sqlite3.Connection, session: str) -> dict[str, Any]:
+    """The payload of a session's start event ({} when it has none)."""
+    row = conn.execute("SELECT data FROM events WHERE session=? AND kind='start' "
+                       "ORDER BY seq LIMIT 1", (session,)).fetchone()
+    return {} if row is None else dict(json.loads(row[0]))
+
+
 def event_counts(conn: sqlite3.Connection) -> dict[str, int]:
     rows = conn.execute("SELECT kind, COUNT(*) FROM events GROUP BY kind ORDER BY kind")
     return {str(k): int(n) for k, n in rows}
