@@ -35,43 +35,17 @@ from . import ledger_sql as sql
 from .activation import spread
 from .edges import WeightedEdges
 from .explain import note_history
-from .formulas import (
-    LEARNING_VERSION,
-    LearningParams,
-    decayed,
-    utility,
-)
+from .formulas import LEARNING_VERSION, LearningParams, decayed, utility
 from .health import health
 from .pair_table import PairTable
+from .replay import fold, learned_of
 from .state import Event, LearnedState, NoteState, apply
 from .usage import NO_LINKS, Learned
 
+__all__ = ["LEDGER_FILE", "Ledger", "fold", "learned_of"]
+
 LEDGER_FILE = "learned.sqlite"
 QUERY_CHARS = 500  # how much of a query text is kept in the log
-
-
-def learned_of(
-    state: LearnedState, ids: Sequence[int], now: float, params: LearningParams
-) -> Learned:
-    """The `Learned` vectors of a (replayed) state at time `now`: a pure function of both."""
-    warmth = np.zeros(len(ids), dtype=np.float64)
-    prior = np.zeros(len(ids), dtype=np.float64)
-    for k, note in enumerate(ids):
-        ns = state.notes.get(note)
-        if ns is not None:
-            warmth[k] = decayed(ns.activation, now - ns.as_of, ns.accesses, ns.sessions, params)
-            prior[k] = ns.q
-    archived = [n for n, ns in state.notes.items() if ns.archived_at is not None]
-    edges = PairTable().edges(state, now, params).to_positions(ids, archived)
-    return Learned(warmth, prior, edges, seq=state.last_seq, clock=now)
-
-
-def fold(events: Iterable[Event], params: LearningParams) -> LearnedState:
-    """The learned state that these events produce, from nothing (the definition of replay)."""
-    state = LearnedState()
-    for ev in events:
-        apply(state, ev, params)
-    return state
 
 
 class Ledger:
@@ -172,15 +146,9 @@ class Ledger:
         alive: Callable[[str], bool | None] | None = None,
         owner: Mapping[str, Any] | None = None,
     ) -> list[str]:
-        """Begin a session; first close (recover) the dead open sessions.
-
-        `owner` (the serving process: pid, its start time, whether it holds the session's lock;
-        vault/learning/liveness.py) is recorded in the start event. Dead means
-        `alive(id) is False` when a liveness test is given (the harness's: a lock held by the
-        live process), else, and when the test answers None (no owner recorded), idle for
-        `stale_session_s`. Returns the ids of the recovered sessions. Starting a known session
-        changes nothing.
-        """
+        """Begin a session (recording its `owner` process, liveness.py) after recovering the
+        dead open sessions: `alive(id) is False`, or idle for `stale_session_s` when there is
+        no test or it answers None. Returns the recovered ids; a known session is kept."""
         stale = self._stale_sessions(now, keep=session_id, alive=alive)
         batch: list[tuple[float, str, str | None, int | None, dict[str, Any]]] = [
             (now, "end", s, None, {"recovered": True}) for s in stale
@@ -192,9 +160,8 @@ class Ledger:
         return stale
 
     def end_session(self, session_id: str, now: float, answered: Sequence[int] = ()) -> bool:
-        """Apply the session's evidence in one transaction; False when unknown or already
-        ended. `answered`: the retrieved notes the agent's answer used (vault/learning/answer.py).
-        """
+        """Apply the session's evidence (`answered`: the notes the agent's answer used,
+        answer.py) in one transaction; False when unknown or already ended."""
         self._sync_state()
         info = self._state.sessions.get(session_id)
         if info is None or info.ended is not None:
@@ -205,8 +172,7 @@ class Ledger:
         self._append([(now, "end", session_id, None, data)])
         return True
 
-    def recover(self, now: float, alive: Callable[[str], bool | None] | None = None
-                ) -> list[str]:
+    def recover(self, now: float, alive: Callable[[str], bool | None] | None = None) -> list[str]:
         """Close every dead open session (what start_session does first)."""
         stale = self._stale_sessions(now, alive=alive)
         if stale:
@@ -227,20 +193,13 @@ class Ledger:
         self._sync_state()
         return list(self._state.open_events.get(session_id, []))
 
-    def _stale_sessions(
-        self, now: float, keep: str | None = None,
-        alive: Callable[[str], bool | None] | None = None,
-    ) -> list[str]:
+    def _stale_sessions(self, now: float, keep: str | None = None,
+                        alive: Callable[[str], bool | None] | None = None) -> list[str]:
         """Open sessions (other than `keep`) that are dead, sorted (see `start_session`)."""
-        cutoff = now - self.params.stale_session_s
-        out = []
-        for s in self.open_sessions():
-            if s == keep:
-                continue
-            verdict = None if alive is None else alive(s)
-            if verdict is False or (verdict is None and self._state.sessions[s].last_t <= cutoff):
-                out.append(s)
-        return out
+        idle = now - self.params.stale_session_s
+        verdicts = {s: None if alive is None else alive(s) for s in self.open_sessions()}
+        return [s for s, v in verdicts.items() if s != keep and (
+            v is False or (v is None and self._state.sessions[s].last_t <= idle))]
 
     # -- UsageRecorder: facts in -----------------------------------------------------------------
 
