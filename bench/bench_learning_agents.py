@@ -48,7 +48,7 @@ from bench.knowledge import generate
 from bench.metrics import paired_bootstrap
 from harness.compose import open_vault
 from harness.config import load
-from vault import LEARNING_VERSION, Ledger, LearningParams, Vault, answer_uses
+from vault import LEARNING_VERSION, LearningParams, Ledger, Vault, answer_uses
 
 AGENTS = ("reads", "cites", "noisy", "answers")
 PARAPHRASES: tuple[tuple[str, str], ...] = (

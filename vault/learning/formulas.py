@@ -72,6 +72,7 @@ class LearningParams:
     weight_recall: float = 0.5
     unused_top_n: int = 5  # a miss below this rank is no evidence
     answer_min_terms: int = 2  # distinctive terms an answer must share with a note
+    terms_cap: int = 64  # query terms kept per note and bag (topic.py)
     cooc_top: int = 5
     cooc_scale: float = 100.0
     cooc_power: float = 0.75

@@ -38,8 +38,9 @@ from .explain import note_history
 from .formulas import LEARNING_VERSION, LearningParams, decayed, utility
 from .health import health
 from .pair_table import PairTable
-from .replay import fold, learned_of
+from .replay import fold, learned_of, prior_of
 from .state import Event, LearnedState, NoteState, apply
+from .topic import query_terms
 from .usage import NO_LINKS, Learned
 
 __all__ = ["LEDGER_FILE", "Ledger", "fold", "learned_of"]
@@ -305,8 +306,10 @@ class Ledger:
 
         return self._per_note(ids, warm, np.float64)
 
-    def prior(self, ids: Sequence[int]) -> npt.NDArray[np.float64]:
-        return self._per_note(ids, lambda ns: ns.q, np.float64)
+    def prior(self, ids: Sequence[int], query: str | None = None) -> npt.NDArray[np.float64]:
+        """The learned score per id, gated by `query` (topic.py); ungated without one."""
+        terms = None if query is None else query_terms(query)
+        return self._per_note(ids, lambda ns: prior_of(ns, self._state, terms), np.float64)
 
     def archived(self, ids: Sequence[int]) -> npt.NDArray[np.bool_]:
         return self._per_note(ids, lambda ns: ns.archived_at is not None, np.bool_)
@@ -326,18 +329,18 @@ class Ledger:
         self._edges = (key, out)
         return out
 
-    def learned(self, ids: Sequence[int], as_of: float | None = None) -> Learned:
-        """Warmth, prior and edges for `ids`, all at ONE time, with the basis they used.
-
-        Live (`as_of` None): the current state at the clock read once. With `as_of`: the state
-        replayed from the events with t <= as_of (`state_as_of`), evaluated at t = as_of, so
-        the same log and the same `as_of` give bit-identical vectors whenever they are asked."""
+    def learned(self, ids: Sequence[int], as_of: float | None = None,
+                query: str | None = None) -> Learned:
+        """Warmth, prior (gated by `query`, topic.py) and edges for `ids`, all at ONE time,
+        with the basis they used. Live (`as_of` None): the current state at the clock read
+        once. With `as_of`: the state replayed from the events with t <= as_of, evaluated at
+        t = as_of, so the same log, `as_of` and query give bit-identical vectors."""
         if as_of is not None:
-            return learned_of(self.state_as_of(as_of), ids, float(as_of), self.params)
+            return learned_of(self.state_as_of(as_of), ids, float(as_of), self.params, query)
         now = self.clock()
         with self._lock:
             self._sync_state()
-            return Learned(self.warmth(ids, now), self.prior(ids), self._cooc(ids, now),
+            return Learned(self.warmth(ids, now), self.prior(ids, query), self._cooc(ids, now),
                            seq=self._state.last_seq, clock=now)
 
     def cooccurrence(self, ids: Sequence[int], now: float | None = None) -> WeightedEdges:

@@ -46,6 +46,8 @@ _MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE note ADD COLUMN used REAL NOT NULL DEFAULT 0;
     ALTER TABLE note ADD COLUMN skipped REAL NOT NULL DEFAULT 0;
+    ALTER TABLE note ADD COLUMN terms TEXT NOT NULL DEFAULT '{}';
+    CREATE TABLE qterm(term TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
     """,
 )
 
@@ -131,8 +133,11 @@ def event_counts(conn: sqlite3.Connection) -> dict[str, int]:
 def load_state(conn: sqlite3.Connection) -> LearnedState:
     """The derived state as stored (open sessions' events are re-read from the log)."""
     st = LearnedState()
-    for row in conn.execute(f"SELECT id, {', '.join(_NOTE_COLS)} FROM note ORDER BY id"):
-        st.notes[int(row[0])] = NoteState(*row[1:])
+    for row in conn.execute(f"SELECT id, {', '.join(_NOTE_COLS)}, terms FROM note ORDER BY id"):
+        terms = json.loads(row[-1])
+        ns = st.notes[int(row[0])] = NoteState(*row[1:-1])
+        ns.use_terms, ns.skip_terms = dict(terms.get("u", {})), dict(terms.get("s", {}))
+    st.query_df = {str(t): int(n) for t, n in conn.execute("SELECT term, n FROM qterm")}
     for a, b, count, last_t in conn.execute("SELECT a, b, count, last_t FROM pair ORDER BY a, b"):
         st.pairs[(int(a), int(b))] = Pair(int(count), float(last_t))
     for note, session in conn.execute("SELECT note, session FROM note_session"):
@@ -167,10 +172,11 @@ def write_rows(conn: sqlite3.Connection, st: LearnedState, touched: Touched) -> 
         if ns is None:
             conn.execute("DELETE FROM note WHERE id=?", (note,))
         else:
+            terms = json.dumps({"s": ns.skip_terms, "u": ns.use_terms}, sort_keys=True)
             conn.execute(
-                f"INSERT OR REPLACE INTO note(id, {', '.join(_NOTE_COLS)}) "
-                f"VALUES (?{', ?' * len(_NOTE_COLS)})",
-                (note, *(getattr(ns, c) for c in _NOTE_COLS)),
+                f"INSERT OR REPLACE INTO note(id, {', '.join(_NOTE_COLS)}, terms) "
+                f"VALUES (?{', ?' * len(_NOTE_COLS)}, ?)",
+                (note, *(getattr(ns, c) for c in _NOTE_COLS), terms),
             )
     for a, b in sorted(touched.pairs):
         pair = st.pairs.get((a, b))
@@ -201,13 +207,15 @@ def write_rows(conn: sqlite3.Connection, st: LearnedState, touched: Touched) -> 
             conn.execute("INSERT OR IGNORE INTO gone VALUES (?)", (note,))
         else:
             conn.execute("DELETE FROM gone WHERE note=?", (note,))
+    for term in sorted(touched.terms):
+        conn.execute("INSERT OR REPLACE INTO qterm VALUES (?, ?)", (term, st.query_df[term]))
     set_meta(conn, "searches", str(st.searches))
     set_meta(conn, "last_seq", str(st.last_seq))
 
 
 def replace_state(conn: sqlite3.Connection, st: LearnedState) -> None:
     """Delete every derived row and write `st` in full (inside the caller's transaction)."""
-    for table in ("note", "pair", "note_session", "session", "reward", "gone"):
+    for table in ("note", "pair", "note_session", "session", "reward", "gone", "qterm"):
         conn.execute(f"DELETE FROM {table}")
     touched = Touched(
         notes=set(st.notes),
@@ -216,5 +224,6 @@ def replace_state(conn: sqlite3.Connection, st: LearnedState) -> None:
         sessions=set(st.sessions),
         sources=set(st.rewards),
         gone=set(st.gone),
+        terms=set(st.query_df),
     )
     write_rows(conn, st, touched)

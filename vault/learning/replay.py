@@ -11,21 +11,34 @@ import numpy as np
 
 from .formulas import LearningParams, decayed
 from .pair_table import PairTable
-from .state import Event, LearnedState, apply
+from .state import Event, LearnedState, NoteState, apply
+from .topic import gate, query_terms
 from .usage import Learned
 
 
+def prior_of(ns: NoteState, state: LearnedState, terms: Sequence[str] | None) -> float:
+    """The note's learned score as it acts on a query with content terms `terms`: q times the
+    gate of the bag its sign came from (topic.py); q itself when no query is given."""
+    if terms is None or ns.q == 0.0:
+        return ns.q
+    bag = ns.use_terms if ns.q > 0.0 else ns.skip_terms
+    return ns.q * gate(terms, bag, state.query_df, state.searches)
+
+
 def learned_of(
-    state: LearnedState, ids: Sequence[int], now: float, params: LearningParams
+    state: LearnedState, ids: Sequence[int], now: float, params: LearningParams,
+    query: str | None = None,
 ) -> Learned:
-    """The `Learned` vectors of a (replayed) state at time `now`: a pure function of both."""
+    """The `Learned` vectors of a (replayed) state at time `now` for `query` (its prior gated
+    by topic.py; ungated without one): a pure function of its arguments."""
+    terms = None if query is None else query_terms(query)
     warmth = np.zeros(len(ids), dtype=np.float64)
     prior = np.zeros(len(ids), dtype=np.float64)
     for k, note in enumerate(ids):
         ns = state.notes.get(note)
         if ns is not None:
             warmth[k] = decayed(ns.activation, now - ns.as_of, ns.accesses, ns.sessions, params)
-            prior[k] = ns.q
+            prior[k] = prior_of(ns, state, terms)
     archived = [n for n, ns in state.notes.items() if ns.archived_at is not None]
     edges = PairTable().edges(state, now, params).to_positions(ids, archived)
     return Learned(warmth, prior, edges, seq=state.last_seq, clock=now)

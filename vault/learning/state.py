@@ -27,6 +27,7 @@ import numpy as np
 from .evidence import score, skip_weight, use_weight
 from .formulas import SECONDS_PER_DAY, LearningParams, accumulate, decayed, pair_strength
 from .rewards import SOURCES, Event, session_rewards
+from .topic import add_terms, query_terms
 
 __all__ = [
     "SOURCES",
@@ -56,6 +57,8 @@ class NoteState:
     archived_at: float | None = None
     used: float = 0.0  # S: summed success weight (evidence.py)
     skipped: float = 0.0  # F: summed examined-and-not-used weight
+    use_terms: dict[str, int] = field(default_factory=dict)  # topic.py: what it was used for
+    skip_terms: dict[str, int] = field(default_factory=dict)  # ...and passed over for
 
 
 @dataclass(slots=True)
@@ -85,6 +88,7 @@ class LearnedState:
     gone: set[int] = field(default_factory=set)  # deleted/pruned notes (tombstones)
     searches: int = 0
     last_seq: int = 0
+    query_df: dict[str, int] = field(default_factory=dict)  # term -> searches holding it
 
 
 @dataclass
@@ -97,6 +101,7 @@ class Touched:
     sessions: set[str] = field(default_factory=set)
     sources: set[str] = field(default_factory=set)
     gone: set[int] = field(default_factory=set)
+    terms: set[str] = field(default_factory=set)  # query_df keys
     rewarded: dict[int, dict[str, float]] = field(default_factory=dict)  # end: note -> rewards
 
 
@@ -140,6 +145,9 @@ def _search(state: LearnedState, ev: Event, params: LearningParams, touched: Tou
         _note(state, note, params, touched).shown += 1
     top = sorted({note for rank, note in shown if rank < params.cooc_top})
     state.searches += 1
+    for term in query_terms(str(ev.data.get("query", ""))):
+        state.query_df[term] = state.query_df.get(term, 0) + 1
+        touched.terms.add(term)
     for note in top:
         state.notes[note].seen += 1
     for i, a in enumerate(top):
@@ -199,17 +207,24 @@ def _end(state: LearnedState, ev: Event, params: LearningParams, touched: Touche
         events, lambda n: state.notes[n].recalled if n in state.notes else 0, params,
         answered=[int(n) for n in ev.data.get("answered", [])],
     )
+    asked: dict[int, list[str]] = {}  # note -> the queries of the searches that showed it
+    for e in events:
+        for note, _, _ in e.shown() if e.kind == "search" else []:
+            asked.setdefault(note, []).append(str(e.data.get("query", "")))
     for note in sorted(set(outcome.signals) | set(outcome.passed)):
         if note in state.gone:
             continue
         ns = _note(state, note, params, touched)
         by_source = dict(outcome.signals.get(note, {}))
+        about = sorted({t for q in asked.get(note, []) for t in query_terms(q)})
         if note in outcome.passed:
             f = skip_weight(outcome.passed[note], ns.used, ns.skipped, params)
             by_source["skipped"] = -f
             ns.skipped += f
+            add_terms(ns.skip_terms, about, params.terms_cap)
         else:
             ns.used += use_weight(sum(by_source[s] for s in sorted(by_source)), params)
+            add_terms(ns.use_terms, about, params.terms_cap)
         touched.rewarded[note] = dict(sorted(by_source.items()))
         for source in sorted(by_source):
             n, total = state.rewards.get(source, (0, 0.0))

@@ -1,0 +1,57 @@
+"""What a note's learned score is about: the terms of the queries it was used (or skipped) for.
+
+A note's learned score (evidence.py) says how useful it was when examined; it was examined for
+particular queries. Applied to every query alike, a note read for "when was Ravi Lindqvist's
+employer founded" would be lifted for a question about two other organisations that merely
+share its list (measured: unrelated held-out MRR -0.066 on the knowledge workload). So the
+score acts on a query in proportion to how much of that query its evidence was about:
+
+    gate(Q, d) = sum_{t in T(Q) & B_d} idf(t) / sum_{t in T(Q), df(t) > 0} idf(t)   in [0, 1]
+    idf(t)     = ln(1 + N / df(t))
+
+T(Q): the query's content terms (`tokenize`, stop words removed, each once); B_d: the terms of
+the queries whose searches showed d in sessions that used it (`use` bag; the `skip` bag for
+sessions that passed it over, which gates a negative score); N: the number of logged searches
+and df(t): how many of them held t. Terms no logged query ever held are left out of the
+denominator, so the words a paraphrase adds do not dilute it, and a term every query holds
+("born", "founded") weighs little. No shared term (a question about other things): gate 0,
+the note's score has no effect. Each bag keeps its `terms_cap` most frequent terms (ties by
+term), so the state stays bounded. Pure and deterministic: no clock, sorted iteration.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+
+from ..retrieval.text import STOPWORDS, tokenize
+
+
+def query_terms(text: str) -> list[str]:
+    """The distinct content terms of a query, sorted."""
+    return sorted({t for t in tokenize(text) if t not in STOPWORDS})
+
+
+def add_terms(bag: dict[str, int], terms: Iterable[str], cap: int) -> None:
+    """Count `terms` into `bag` (in place), then keep its `cap` most frequent (ties by term)."""
+    for t in sorted(set(terms)):
+        bag[t] = bag.get(t, 0) + 1
+    if len(bag) > cap:
+        keep = sorted(bag.items(), key=lambda kv: (-kv[1], kv[0]))[:cap]
+        bag.clear()
+        bag.update(sorted(keep))
+
+
+def gate(terms: Iterable[str], bag: Mapping[str, int], df: Mapping[str, int],
+         searches: int) -> float:
+    """The share of the query (by idf) that the note's evidence was about (module docstring)."""
+    total = hit = 0.0
+    for t in sorted(set(terms)):
+        n = df.get(t, 0)
+        if n <= 0:
+            continue
+        w = math.log1p(max(searches, n) / n)
+        total += w
+        if t in bag:
+            hit += w
+    return 0.0 if total <= 0.0 else min(1.0, hit / total)
