@@ -15,8 +15,8 @@ sessions that passed it over, which gates a negative score); N: the number of lo
 and df(t): how many of them held t. Terms no logged query ever held are left out of the
 denominator, so the words a paraphrase adds do not dilute it, and a term every query holds
 ("born", "founded") weighs little. No shared term (a question about other things): gate 0,
-the note's score has no effect. Each bag keeps its `terms_cap` most frequent terms (ties by
-term), so the state stays bounded. Pure and deterministic: no clock, sorted iteration.
+the note's score has no effect. Each bag keeps its `terms_cap` most frequent terms (ties: the
+newest, then by term), so the state stays bounded. Pure and deterministic: no clock, sorted iteration.
 """
 
 from __future__ import annotations
@@ -33,11 +33,13 @@ def query_terms(text: str) -> list[str]:
 
 
 def add_terms(bag: dict[str, int], terms: Iterable[str], cap: int) -> None:
-    """Count `terms` into `bag` (in place), then keep its `cap` most frequent (ties by term)."""
-    for t in sorted(set(terms)):
+    """Count `terms` into `bag` (in place), then keep its `cap` most frequent; among equal
+    counts the terms just added win (so a new topic can enter a full bag), then by term."""
+    new = set(terms)
+    for t in sorted(new):
         bag[t] = bag.get(t, 0) + 1
     if len(bag) > cap:
-        keep = sorted(bag.items(), key=lambda kv: (-kv[1], kv[0]))[:cap]
+        keep = sorted(bag.items(), key=lambda kv: (-kv[1], kv[0] not in new, kv[0]))[:cap]
         bag.clear()
         bag.update(sorted(keep))
 
