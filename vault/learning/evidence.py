@@ -27,9 +27,11 @@ Posterior: Beta(a0 + S, b0 + F) with S, F the summed weights; mean m = (a0 + S) 
 Score used in ranking (`q`, on [-neg_scale, 1], exactly 0 with no evidence):
     q = (m - mu0) / (1 - mu0)               when m >= mu0 (use above the prior rate)
     q = neg_scale * (m - mu0) / mu0         when m <  mu0 (neg_scale = 0.25)
-The search engine multiplies a note's fused score by (1 + PRIOR_SCALE q), PRIOR_SCALE = 0.2
-(vault/retrieval/pipeline.py), so the effect is bounded: x1.2 at most up, x0.95 at most down.
-Worked values (defaults; `multiplier` computes them):
+The search engine multiplies a note's fused score by (1 + PRIOR_SCALE q g), PRIOR_SCALE = 0.2
+(vault/retrieval/pipeline.py) and g in [0, 1] the topic gate (topic.py: 1 on a query wholly
+about what the evidence was about, 0 on a query about other things), so the effect is
+bounded: x1.2 at most up, x0.95 at most down. Worked values at g = 1 (defaults; `multiplier`
+computes them):
     no evidence                              q = 0       x1.000
     one session read                         q = +0.333  x1.067
     one session read and cited (S = 2)       q = +0.500  x1.100

@@ -21,7 +21,8 @@ Formulas (the seed: Ori-Mnemos, "Computation is the missing bedrock of agentic m
   never evidence. (v2 moved Q by at most 0.1 a session, Q <- Q + 0.1 |r| (sgn r - Q): one
   read changed the score by x1.008 and moved no ranking; v1 started at 0.5 and inverted.)
 - Prior used in ranking: the score q of evidence.py, in [-neg_scale, 1], 0 for a note with
-  no evidence; the search engine multiplies the fused score by (1 + prior_scale * q).
+  no evidence, times the topic gate g(query, note) in [0, 1] of topic.py (the share of the
+  query its evidence was about); the engine multiplies the fused score by (1 + prior_scale q g).
 - Co-occurrence (notes among the top `cooc_top` hits of one search): with N searches, n_i
   searches showing i, n_ij showing both, p = n / N,
       npmi = ln(p_ij / (p_i p_j)) / (-ln p_ij)            (Bouma 2009; 1 when p_ij = 1)
