@@ -3,8 +3,9 @@ asked in other words (issue 31; the second workload beside bench/bench_learning.
 
 The vault: bench/knowledge.py's linked notes (people, organisations, places, works, and
 meeting notes that name several of them), written to a real folder; the real Vault facade,
-search engine (no dense model) and learned.sqlite ledger, sessions started and ended through
-the ledger as `rmh serve` does (in process: no RPC layer, so many sessions fit in minutes).
+search engine (default SearchParams, no dense model) and learned.sqlite ledger, sessions
+started and ended through the ledger as `rmh serve` does (in process: no RPC layer, so many
+sessions fit in minutes).
 
 Questions (written before any learning constant was looked at, and not changed since): the
 generator's bridge and comparison questions, shuffled with a fixed seed; the first `--train`
@@ -46,9 +47,16 @@ from bench.bench_learning import write_vault
 from bench.datasets import Question
 from bench.knowledge import generate
 from bench.metrics import paired_bootstrap
-from harness.compose import open_vault
-from harness.config import load
-from vault import LEARNING_VERSION, LearningParams, Ledger, Vault, answer_uses
+from vault import (
+    LEARNING_VERSION,
+    LEDGER_FILE,
+    LearningParams,
+    Ledger,
+    SearchEngine,
+    SearchParams,
+    Vault,
+    answer_uses,
+)
 
 AGENTS = ("reads", "cites", "noisy", "answers")
 PARAPHRASES: tuple[tuple[str, str], ...] = (
@@ -162,12 +170,11 @@ def run_agent(agent: str, args: argparse.Namespace, tmp: Path) -> dict[str, Any]
     trained = set().union(*(q.evidence for q in training))
     related = training
     unrelated = [q for q in qs[args.train:] if not q.evidence & trained][:args.unrelated]
-    cfg = load(vault=str(root))
     t0 = time.time()
     counts = {"searches": 0, "reads": 0, "writes": 0, "answer_used": 0, "sessions": 0}
-    with open_vault(cfg, dense=False, create=True) as v:
-        ledger = v.usage
-        assert isinstance(ledger, Ledger)
+    with Vault.init(root) as v:  # what `rmh serve --no-dense` builds with the default config
+        v.engine = SearchEngine(SearchParams(), scratch=str(root / ".rmh"))
+        ledger = v.usage = Ledger.open(root / ".rmh" / LEDGER_FILE, clock=time.time)
         order = random.Random(f"{args.seed}:{agent}")
         schedule: list[Question] = []
         for _ in range(args.repeats):
