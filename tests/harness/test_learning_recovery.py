@@ -24,7 +24,7 @@ def _killed_session(vault: Path, tmp: Path) -> str:
     srv = Server(vault, tmp)
     srv.call("vault.search", {"query": "auth rewrite", "k": 3})
     srv.call("vault.read", {"note": "Project Atlas"}, rid=2)
-    session = srv.call("status", rid=3)["result"]["session"]
+    session = str(srv.call("status", rid=3)["result"]["session"])
     srv.proc.send_signal(signal.SIGKILL)
     srv.proc.wait(timeout=30)
     return session

@@ -38,9 +38,8 @@ from .explain import note_history
 from .formulas import LEARNING_VERSION, LearningParams, decayed, utility
 from .health import health
 from .pair_table import PairTable
-from .replay import fold, learned_of, prior_of
+from .replay import fold, learned_of, prior_of, query_weights
 from .state import Event, LearnedState, NoteState, apply
-from .topic import query_terms
 from .usage import NO_LINKS, Learned
 
 __all__ = ["LEDGER_FILE", "Ledger", "fold", "learned_of"]
@@ -308,8 +307,9 @@ class Ledger:
 
     def prior(self, ids: Sequence[int], query: str | None = None) -> npt.NDArray[np.float64]:
         """The learned score per id, gated by `query` (topic.py); ungated without one."""
-        terms = None if query is None else query_terms(query)
-        return self._per_note(ids, lambda ns: prior_of(ns, self._state, terms), np.float64)
+        self._sync_state()  # the query log's weights and the notes from one state
+        weighted = query_weights(self._state, query)
+        return self._per_note(ids, lambda ns: prior_of(ns, weighted), np.float64)
 
     def archived(self, ids: Sequence[int]) -> npt.NDArray[np.bool_]:
         return self._per_note(ids, lambda ns: ns.archived_at is not None, np.bool_)

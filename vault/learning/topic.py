@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 from ..retrieval.text import STOPWORDS, tokenize
 
@@ -54,16 +54,26 @@ def add_terms(bag: dict[str, int], terms: Iterable[str], cap: int) -> None:
         bag.update(sorted(keep))
 
 
+def weights(terms: Iterable[str], df: Mapping[str, int], searches: int
+            ) -> list[tuple[str, float]]:
+    """(phrase, idf) for the query's phrases that some logged query held, sorted: computed
+    once per query, then `gate_of` per note."""
+    out = []
+    for t in sorted(set(terms)):
+        n = df.get(t, 0)
+        if n > 0:
+            out.append((t, math.log1p(max(searches, n) / n)))
+    return out
+
+
+def gate_of(weighted: Sequence[tuple[str, float]], bag: Mapping[str, int]) -> float:
+    """The gate from a query's `weights` and a note's bag."""
+    total = sum(w for _, w in weighted)
+    hit = sum(w for t, w in weighted if t in bag)
+    return 0.0 if total <= 0.0 else min(1.0, hit / total)
+
+
 def gate(terms: Iterable[str], bag: Mapping[str, int], df: Mapping[str, int],
          searches: int) -> float:
     """The share of the query (by idf) that the note's evidence was about (module docstring)."""
-    total = hit = 0.0
-    for t in sorted(set(terms)):
-        n = df.get(t, 0)
-        if n <= 0:
-            continue
-        w = math.log1p(max(searches, n) / n)
-        total += w
-        if t in bag:
-            hit += w
-    return 0.0 if total <= 0.0 else min(1.0, hit / total)
+    return gate_of(weights(terms, df, searches), bag)

@@ -118,8 +118,9 @@ def test_exposure_in_unused_lists_costs_nothing() -> None:
     state = LearnedState()
     for s in range(50):
         shown = [[n, r, examination_probability(r)] for r, n in enumerate([1, 2, 3])]
-        for k, (kind, data) in enumerate((("start", {}), ("search", {"shown": shown}),
-                                          ("end", {"recovered": False}))):
+        steps: list[tuple[str, dict[str, Any]]] = [
+            ("start", {}), ("search", {"shown": shown}), ("end", {"recovered": False})]
+        for k, (kind, data) in enumerate(steps):
             apply(state, Event(3 * s + k + 1, float(s), kind, f"s{s}", None, data), P)
     assert all(state.notes[n].q == 0.0 and state.notes[n].shown == 50 for n in (1, 2, 3))
 
