@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ from vault import (
     SharedEmbeddingCache,
     TieredEmbeddingCache,
     Vault,
+    answer_uses,
 )
 
 from .config import Config, load
@@ -51,9 +52,29 @@ def search_params(cfg: Config) -> SearchParams:
     )
 
 
-def open_ledger(vault: Vault) -> Ledger:
-    """The vault's learned-state ledger, on the wall clock."""
-    return Ledger.open(vault.root / ".rmh" / LEDGER_FILE, clock=time.time)
+def open_ledger(vault: Vault, *, recover: bool = True) -> Ledger:
+    """The vault's learned-state ledger, on the wall clock. Every process that opens it (the
+    server, the CLI's search, learning, doctor...) first recovers the dead sessions: those
+    whose serving process is gone (issue 31; `liveness`), and those with no recorded process
+    idle for longer than `stale_session_s`."""
+    ledger = Ledger.open(vault.root / ".rmh" / LEDGER_FILE, clock=time.time)
+    if recover:
+        try:
+            recovered = ledger.recover(time.time(), alive=liveness(ledger, vault.root))
+        except BaseException:
+            ledger.close()
+            raise
+        if recovered:
+            logging.getLogger("rmh.learning").info("recovered dead sessions %s", recovered)
+    return ledger
+
+
+def liveness(ledger: Ledger, root: Path, locks: SessionLocks | None = None
+             ) -> Callable[[str], bool | None]:
+    """Is an open session alive? True / False from the process and lock its start event
+    recorded (vault SessionLocks.verdict), None when it recorded none."""
+    held = locks if locks is not None else SessionLocks(root / ".rmh" / SESSIONS_DIR)
+    return lambda session: held.verdict(session, ledger.session_owner(session))
 
 
 @functools.cache
@@ -108,25 +129,55 @@ class LedgerSessions:
     session in the ledger whose lock nobody holds is dead and is recovered (its rewards
     applied) at the next `recover()` or session start, at once, with no idle timer."""
 
-    def __init__(self, ledger: Ledger, root: Path) -> None:
+    def __init__(self, ledger: Ledger, root: Path,
+                 texts: Callable[[Sequence[int]], Mapping[int, str]] | None = None) -> None:
         self.ledger = ledger
         self.locks = SessionLocks(root / ".rmh" / SESSIONS_DIR)
+        self.alive = liveness(ledger, root, self.locks)
+        self.texts = texts if texts is not None else (lambda ids: {})
 
     def recover(self) -> list[str]:
         """End every dead open session now (the server calls this as it starts)."""
-        return self.ledger.recover(time.time(), alive=self.locks.alive)
+        return self.ledger.recover(time.time(), alive=self.alive)
 
     def start(self, session: str) -> Mapping[str, Any]:
         self.locks.hold(session)
-        recovered = self.ledger.start_session(session, time.time(), alive=self.locks.alive)
+        recovered = self.ledger.start_session(session, time.time(), alive=self.alive,
+                                              owner=self.locks.owner())
         return {"recovered_sessions": recovered}
 
-    def end(self, session: str) -> Mapping[str, Any]:
+    def end(self, session: str, answer: str | None = None) -> Mapping[str, Any]:
+        """End the session: its evidence applies; `answer`, the agent's answer text, counts the
+        retrieved notes whose distinctive terms it uses as used (vault answer_uses)."""
         try:
-            applied = self.ledger.end_session(session, time.time())
+            answered = self._answered(session, answer) if answer else []
+            applied = self.ledger.end_session(session, time.time(), answered=answered)
         finally:
             self.locks.release(session)
-        return {"rewards_applied": applied}
+        return {"rewards_applied": applied, "answer_used": len(answered)}
+
+    def _answered(self, session: str, answer: str) -> list[int]:
+        shown = sorted({n for ev in self.ledger.session_events(session) for n, _, _ in ev.shown()})
+        texts = self.texts(shown)
+        return answer_uses(answer, texts, self.ledger.params.answer_min_terms)
+
+
+def note_texts(vault: Vault) -> Callable[[Sequence[int]], Mapping[int, str]]:
+    """Title and body of notes by id, from the vault's current corpus (ids it no longer
+    holds are left out): what session.end's answer is matched against."""
+
+    def texts(ids: Sequence[int]) -> Mapping[int, str]:
+        corpus = vault.corpus()
+        out: dict[int, str] = {}
+        for note in ids:
+            try:
+                pos = corpus.position(note)
+            except KeyError:
+                continue
+            out[note] = f"{corpus.titles[pos]}\n{corpus.bodies[pos]}"
+        return out
+
+    return texts
 
 
 def plain_vault(vault: str | None) -> Vault:

@@ -59,7 +59,7 @@ class SessionHooks(Protocol):
     """Session work done by learning; both run on the vault thread and return JSON-safe data."""
 
     def start(self, session: str) -> Mapping[str, Any]: ...
-    def end(self, session: str) -> Mapping[str, Any]: ...
+    def end(self, session: str, answer: str | None = None) -> Mapping[str, Any]: ...
 
 
 class NullHooks:
@@ -68,7 +68,7 @@ class NullHooks:
     def start(self, session: str) -> Mapping[str, Any]:
         return {}
 
-    def end(self, session: str) -> Mapping[str, Any]:
+    def end(self, session: str, answer: str | None = None) -> Mapping[str, Any]:
         return {}
 
 
@@ -201,13 +201,13 @@ class Harness:
         out.update({"session": sid, **dict(started)})
         return out
 
-    async def session_end(self) -> dict[str, Any]:
+    async def session_end(self, answer: str | None = None) -> dict[str, Any]:
         sid = self.session
         if sid is None:
             raise Refused("no_session", "call session.start first")
         self.session = None
         with anyio.CancelScope(shield=True):  # session-end work is never half done
-            ended = await self.thread.acall(self.hooks.end, sid)
+            ended = await self.thread.acall(self.hooks.end, sid, answer)
         log.info("session %s ended", sid)
         return {"session": sid, **dict(ended)}
 

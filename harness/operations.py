@@ -42,6 +42,7 @@ MAX_TEXT = 4 * 1024 * 1024  # characters of note content accepted in one write
 MAX_QUESTION = 4_000
 MAX_ASK_BUDGET = 50  # notes in ask's answer set
 MAX_CODE = 1_000_000  # characters of code in one exec
+MAX_ANSWER = 200_000  # characters of an answer given to session.end
 MAX_BUDGET_WORDS = 20_000
 MAX_CONVERSATION_CHARS = 64 * 1024 * 1024
 
@@ -308,9 +309,13 @@ OPERATIONS: tuple[Operation, ...] = (
               (Param("session", "string", "the session id", None, max_length=200),),
               lambda h, session: h.session_start(session), runs="loop", read_only=False,
               idempotent=False, rpc="session.start"),
-    Operation("session_end", "control", "End the open session; learning runs.", (),
-              lambda h: h.session_end(), runs="loop", read_only=False, idempotent=False,
-              rpc="session.end"),
+    Operation("session_end", "control", "End the open session; learning runs. `answer`: the "
+              "agent's answer text; the retrieved notes whose distinctive terms it uses count "
+              "as used.",
+              (Param("answer", "string", "the agent's answer (optional)", None,
+                     max_length=MAX_ANSWER, blank_ok=True),),
+              lambda h, answer: h.session_end(answer), runs="loop", read_only=False,
+              idempotent=False, rpc="session.end"),
     Operation("status", "control", "Version, index, isolation tier, stages, LLM, session.", (),
               lambda h: h.status(), runs="loop", rpc="status"),
 )

@@ -78,6 +78,9 @@ if TYPE_CHECKING:
         SchemaTooNew,
         VaultError,
     )
+    from .learning.answer import (
+        answer_uses,
+    )
     from .learning.edges import (
         WeightedEdges,
     )
@@ -204,6 +207,7 @@ _LAZY: dict[str, tuple[str, str]] = {  # public name -> (module, attribute)
     "LearnedState": (".learning.state", "LearnedState"),
     "LearningParams": (".learning.formulas", "LearningParams"),
     "Ledger": (".learning.ledger", "Ledger"),
+    "answer_uses": (".learning.answer", "answer_uses"),
     "LedgerError": (".errors", "LedgerError"),
     "LinkInfo": (".notes.records", "LinkInfo"),
     "MemoryEmbeddingCache": (".retrieval.encoders", "MemoryEmbeddingCache"),
@@ -369,6 +373,7 @@ __all__ = [
     "Walk",
     "WeightedEdges",
     "WorkingDecision",
+    "answer_uses",
     "archive_decisions",
     "build_context",
     "build_events",

@@ -254,7 +254,7 @@ class Vault:
         False or `as_of` is given (then ranked on the learned state replayed up to that time)."""
         self.live.fresh()
         corpus = self.corpus()
-        learned = self.usage.learned(corpus.ids, as_of)
+        learned = self.usage.learned(corpus.ids, as_of, query=query)
         result = with_basis(self.engine.search(
             corpus, query, k, warmth=learned.warmth, prior=learned.prior,
             cooccurrence=learned.cooccurrence,

@@ -72,6 +72,8 @@ def print_doctor(report: dict[str, Any]) -> None:
             print(f"  {item}")
         if len(items) > 20:
             print(f"  ... {len(items) - 20} more")
+    for warning in report.get("learning", {}).get("warnings", []):
+        print(f"WARNING (learning): {warning}")
     for section in sorted(k for k in report if k != "vault"):
         print(f"{section}:")
         body = report[section]

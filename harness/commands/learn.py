@@ -12,18 +12,45 @@ import json
 import time
 from typing import Any
 
-from harness.compose import open_ledger, plain_vault
+from harness.compose import liveness, open_ledger, plain_vault, search_params
+from harness.config import load
 from vault import LearnedState, Ledger, Vault
 
 from .output import emit
 
 
 def learning_health(vault: Vault, ledger: Ledger, now: float | None = None) -> dict[str, Any]:
-    """The learning section of `rmh doctor`: reward counts, forward citations, Pearson(exposure,
-    Q), edge weight distribution, rows naming missing notes (must be 0), replay consistency."""
+    """The learning section of `rmh doctor`: evidence counts, forward citations, Pearson(exposure,
+    Q), edge weight distribution, rows naming missing notes (must be 0), replay consistency,
+    open sessions with their liveness, recovered sessions, and warnings."""
     report = ledger.health(vault.corpus().ids, time.time() if now is None else now)
     report["replay_matches"] = ledger.replay() == ledger.state
+    alive = liveness(ledger, vault.root)
+    verdicts = {s: alive(s) for s in report["open_sessions"]}
+    report["open_sessions"] = [
+        {"session": s, "alive": {True: "yes", False: "dead", None: "unknown (no process "
+                                 "recorded; recovered after the idle timeout)"}[v],
+         **{k: x for k, x in ledger.session_owner(s).items() if k in ("pid", "pid_start")}}
+        for s, v in sorted(verdicts.items())]
+    report["warnings"] = learning_warnings(report, dead=[s for s, v in verdicts.items()
+                                                         if v is False])
     return report
+
+
+def learning_warnings(report: dict[str, Any], dead: list[str]) -> list[str]:
+    """What in the learning audit needs a person's attention (empty when nothing)."""
+    out = []
+    r = report.get("exposure_q_pearson")
+    if isinstance(r, float) and r < 0.0:
+        out.append(f"exposure/Q correlation is negative ({r:+.3f}): notes shown more often "
+                   "are learned as less useful; check the use signals reach learning")
+    if dead:
+        out.append(f"dead sessions still open: {', '.join(sorted(dead))}")
+    if report.get("missing_rows"):
+        out.append(f"{report['missing_rows']} learned rows name notes missing from the index")
+    if not report.get("replay_matches", True):
+        out.append("stored learned state differs from its replay: run `rmh replay`")
+    return out
 
 
 def state_digest(state: LearnedState) -> str:
@@ -98,6 +125,12 @@ def cmd_learning(args: argparse.Namespace) -> int:
             if args.note is not None:
                 note_id = v.resolve(args.note)
                 doc = {"note": v.path_of(note_id), **ledger.note_history(note_id)}
+                scale = search_params(load(vault=args.vault)).prior_scale
+                doc["prior_scale"] = scale
+                doc["multiplier"] = 1.0 + scale * doc["prior"]
+                for r in doc["rewards"]:
+                    r["multiplier_before"] = 1.0 + scale * r["q_before"]
+                    r["multiplier_after"] = 1.0 + scale * r["q_after"]
                 emit(args, doc, _story(doc))
                 return 0
             report = learning_health(v, ledger)
@@ -108,16 +141,25 @@ def cmd_learning(args: argparse.Namespace) -> int:
 
 
 def _story(doc: dict[str, Any]) -> str:
-    """`rmh learning NOTE` for people: Q and prior, then rewards and events, oldest first."""
+    """`rmh learning NOTE` for people: the factor learning applies to the note's score, its
+    evidence, then each session's evidence and events, oldest first."""
     st = doc["state"] or {}
-    lines = [f"{doc['note']} (id {doc['id']}): Q {doc['q']:+.4f}  prior {doc['prior']:+.4f}  "
+    bag = st.get("use_terms" if doc["q"] >= 0 else "skip_terms", {})
+    about = ", ".join(t for t, _ in sorted(bag.items(), key=lambda kv: (-kv[1], kv[0]))[:8])
+    lines = [f"{doc['note']} (id {doc['id']}): score x{doc['multiplier']:.4f} on a query wholly "
+             f"about what it was {'used' if doc['q'] >= 0 else 'skipped'} for, less on others, "
+             f"x1 on a query about other things (q {doc['q']:+.4f} x prior_scale "
+             f"{doc['prior_scale']})",
+             f"  about: {about or '-'}",
+             f"  evidence: used {doc['used']:.2f}, examined and skipped {doc['skipped']:.2f}; "
+             f"use rate {doc['use_rate']:.3f} (prior {doc['use_mean']:.2f})  "
              f"shown {st.get('shown', 0)}  accesses {st.get('accesses', 0)}  "
              f"sessions used {st.get('recalled', 0)}",
-             f"rewards ({len(doc['rewards'])} sessions):"]
+             f"evidence by session ({len(doc['rewards'])} sessions):"]
     for r in doc["rewards"]:
         parts = "  ".join(f"{k} {x:+.4f}" for k, x in sorted(r["rewards"].items()))
         lines.append(f"  seq {r['seq']:>6}  {r['session']}  {parts}  "
-                     f"Q {r['q_before']:+.4f} -> {r['q_after']:+.4f}"
+                     f"x{r['multiplier_before']:.4f} -> x{r['multiplier_after']:.4f}"
                      + ("  (recovered)" if r["recovered"] else ""))
     lines.append(f"events ({doc['events_total']}):")
     for e in doc["events"]:

@@ -139,7 +139,12 @@ def _explain(receipt: dict[str, Any]) -> str:
     tail = [f"fused {receipt.get('fused', 0.0):.4f}"]
     for key in ("context", "named", "warmth", "prior", "rerank"):
         value = receipt.get(key)
-        if isinstance(value, float) and value:
+        if key == "prior" and isinstance(value, float) and value:
+            base = receipt.get("fused", 0.0) + receipt.get("context", 0.0) + \
+                receipt.get("named", 0.0) + receipt.get("warmth", 0.0)
+            tail.append(f"prior x{receipt.get('prior_factor', 1.0):.3f} "
+                        f"({value:+.4f} on {base:.4f})")
+        elif isinstance(value, float) and value:
             tail.append(f"{key} {value:+.4f}" if key != "rerank" else f"rerank {value:.3f}")
     return "    " + "  ".join(parts) + "\n    " + "  ".join(tail)
 

@@ -17,7 +17,7 @@ from functools import partial
 
 import anyio
 
-from harness.compose import LedgerSessions, open_vault
+from harness.compose import LedgerSessions, note_texts, open_vault
 from harness.config import Config, ConfigError, SandboxSection, load
 from harness.llm import Broker
 from harness.mcp import mcp_methods
@@ -99,7 +99,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return 1
     vault = open_vault(cfg, dense=not args.no_dense)
     broker = Broker.from_config(cfg.llm)
-    hooks = LedgerSessions(vault.usage, vault.root) if isinstance(vault.usage, Ledger) else None
+    hooks = (LedgerSessions(vault.usage, vault.root, texts=note_texts(vault))
+             if isinstance(vault.usage, Ledger) else None)
     if hooks is not None:
         recovered = hooks.recover()  # sessions whose process died (kill -9): rewards now
         if recovered:

@@ -12,7 +12,8 @@ from collections.abc import Iterable
 from dataclasses import asdict
 from typing import Any
 
-from .formulas import LearningParams, q_prior
+from .evidence import posterior_mean
+from .formulas import LearningParams
 from .state import Event, LearnedState, apply
 
 
@@ -40,7 +41,7 @@ def note_history(
     mentions: list[dict[str, Any]] = []
     rewards: list[dict[str, Any]] = []
     for ev in events:
-        before = state.notes[note].q if note in state.notes else params.q0
+        before = state.notes[note].q if note in state.notes else 0.0
         touched = apply(state, ev, params)
         m = _mention(ev, note)
         if m is not None:
@@ -55,8 +56,13 @@ def note_history(
     return {
         "id": note,
         "state": None if ns is None else asdict(ns),
-        "q": params.q0 if ns is None else ns.q,
-        "prior": 0.0 if ns is None else q_prior(ns.q, params),
+        "q": 0.0 if ns is None else ns.q,
+        "prior": 0.0 if ns is None else ns.q,
+        "used": 0.0 if ns is None else ns.used,
+        "skipped": 0.0 if ns is None else ns.skipped,
+        "use_rate": posterior_mean(*((0.0, 0.0) if ns is None else (ns.used, ns.skipped)),
+                                   params),
+        "use_mean": params.use_mean,
         "events": mentions[-limit:],
         "events_total": len(mentions),
         "rewards": rewards[-limit:],

@@ -6,36 +6,23 @@ Nothing here reads a clock: times are seconds passed in by the caller.
 
 Formulas (the seed: Ori-Mnemos, "Computation is the missing bedrock of agentic memory"):
 
-- Q-value, per note: the running estimate of the note's usefulness when shown, on [-1, 1]
-  with 0 = neutral. A note never shown or used has Q = 0 (q0). Once per session, at its end,
-  the session's reward r (below) moves Q towards the sign of the evidence, by its strength:
-      Q <- Q + alpha * |r| * (sgn(r) - Q),   alpha = 0.1,  r clipped to [-1, 1]
-  This is the seed's bandit rule Q <- Q + alpha (target - Q) with the target +1 (use) or -1
-  (neglect) and the step scaled by |r|, so
-      r > 0 never lowers Q, r < 0 never raises it, r = 0 changes nothing,
-      Q stays in [-1, 1] (a convex combination of Q and +-1),
-  and over many sessions Q tends to E[r] / E[|r|]: the net share of evidence for use. (The
-  first version started at q0 = 0.5 and moved towards r itself, so every reward below the
-  current Q -- re-recall 0.4 / times, create below rank 0 -- LOWERED the Q of notes in use:
-  exposure/Q Pearson -0.54 on a real session log, the inversion Ori-Mnemos' audits describe.)
-- Rewards per (session, note), summed over sources and clipped to [-1, 1]; only a note that
-  was retrieved (shown by a search) in the session can earn anything:
-      cite    +1.0                 a later write in the session links to the retrieved note
-      update  +0.5                 the retrieved note itself is rewritten (written or edited)
-      create  +0.6 / log2(rank+2) a note is created after this one was retrieved and read
-      read    +0.2                 the note is read after being shown (the commonest sign)
-      recall  +0.4 / times         the note is used again, `times` earlier sessions used it
-      unused  -nu * max(p, 1/c)    shown at rank < top_n, never used, while another hit of the
-                                   same search was used (the agent engaged with that list)
-  Every sign of use is > 0 and neglect is < 0, so a note used in a session earns r > 0 and
-  a note shown and never used earns r <= 0. `p` is the logged probability that the hit was
-  examined at its rank (position-based model, Joachims et al. 2017; the facade logs
-  1/log2(rank+2)). The negative reward is the evidence of rejection divided by the clipped
-  inverse-propensity weight w = min(c, 1/p): a miss at rank 0 (p = 1, -0.1) costs more than a
-  miss at rank 4 (p = 0.39, -0.039), and the clip c bounds how little a miss can count. Being
-  ranked alone is never rewarded.
-- Prior used in ranking: prior = clip(lambda * Q, -1, 1) (0 for a neutral or unknown note);
-  the search engine multiplies the fused score by (1 + prior_scale * prior).
+- Learned usefulness, per note (v3, issue 31): a Beta-Bernoulli posterior of "used when
+  examined" under the position-based click model, with the evidence and the bounded score
+  the ranking uses written out in vault/learning/evidence.py. Use signals per (session, note),
+  only for a note retrieved (shown by a search) in the session (vault/learning/rewards.py):
+      read    1.0                  the note is read after being shown (the commonest sign)
+      cite    1.0                  a later write in the session links to the retrieved note
+      update  0.5                  the retrieved note itself is rewritten (written or edited)
+      create  1.0 / log2(rank+2)  a note is created after this one was retrieved and read
+      answer  1.0                  the agent's answer (session.end) uses its distinctive terms
+      recall  0.5 / times          used again (re-found), `times` earlier sessions used it
+  summed and capped at `use_cap` (2) as the session's success weight; "skipped" is the
+  examined-and-not-used weight e (1 - t) / (1 - e t) (evidence.py). Being ranked alone is
+  never evidence. (v2 moved Q by at most 0.1 a session, Q <- Q + 0.1 |r| (sgn r - Q): one
+  read changed the score by x1.008 and moved no ranking; v1 started at 0.5 and inverted.)
+- Prior used in ranking: the score q of evidence.py, in [-neg_scale, 1], 0 for a note with
+  no evidence, times the topic gate g(query, note) in [0, 1] of topic.py (the share of the
+  query its evidence was about); the engine multiplies the fused score by (1 + prior_scale q g).
 - Co-occurrence (notes among the top `cooc_top` hits of one search): with N searches, n_i
   searches showing i, n_ij showing both, p = n / N,
       npmi = ln(p_ij / (p_i p_j)) / (-ln p_ij)            (Bouma 2009; 1 when p_ij = 1)
@@ -66,7 +53,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-LEARNING_VERSION = 2  # 2: signed Q (start 0, moves towards sgn r), read reward, damped spread
+LEARNING_VERSION = 3  # 3: Beta-PBM posterior of use (evidence.py); 2: signed Q, damped spread
 SECONDS_PER_DAY = 86_400.0
 
 
@@ -74,17 +61,19 @@ SECONDS_PER_DAY = 86_400.0
 class LearningParams:
     """Every constant of learning and forgetting (DESIGN.md §5); see the module docstring."""
 
-    q0: float = 0.0  # the neutral point: where every Q starts
-    alpha: float = 0.1
-    reward_cite: float = 1.0
-    reward_update: float = 0.5
-    reward_create: float = 0.6
-    reward_read: float = 0.2
-    reward_recall: float = 0.4
-    unused_penalty: float = 0.1  # nu
-    ips_clip: float = 10.0  # c: the largest inverse-propensity weight
-    unused_top_n: int = 5
-    prior_lambda: float = 2.0
+    use_mean: float = 0.25  # mu0: the prior probability that an examined hit is used
+    use_strength: float = 2.0  # n0 = a0 + b0: the prior's weight in pseudo-sessions
+    use_cap: float = 2.0  # the largest success weight one session gives a note
+    neg_scale: float = 0.25  # the downward score is this share of the upward one
+    weight_read: float = 1.0
+    weight_cite: float = 1.0
+    weight_update: float = 0.5
+    weight_create: float = 1.0
+    weight_answer: float = 1.0
+    weight_recall: float = 0.5
+    unused_top_n: int = 5  # a miss below this rank is no evidence
+    answer_min_terms: int = 2  # distinctive terms an answer must share with a note
+    terms_cap: int = 64  # query terms kept per note and bag (topic.py)
     cooc_top: int = 5
     cooc_scale: float = 100.0
     cooc_power: float = 0.75
@@ -107,12 +96,13 @@ class LearningParams:
 
     def __post_init__(self) -> None:
         checks = {
-            "alpha": 0.0 < self.alpha <= 1.0,
-            "q0": -1.0 <= self.q0 <= 1.0,
+            "use_mean": 0.0 < self.use_mean < 1.0,
+            "use_strength": self.use_strength > 0.0,
+            "use_cap": self.use_cap > 0.0,
+            "neg_scale": 0.0 <= self.neg_scale <= 1.0,
             "cooc_trust": 0.0 <= self.cooc_trust <= 1.0,
             "activation_cap": 0.0 <= self.activation_cap <= 1.0,
             "damping": 0.0 <= self.damping <= 1.0,
-            "ips_clip": self.ips_clip >= 1.0,
             "decay_base": self.decay_base >= 0.0,
             "cooc_scale": self.cooc_scale > 0.0,
             "cooc_capacity": self.cooc_capacity >= 1,
@@ -127,43 +117,20 @@ def clip(x: float, lo: float, hi: float) -> float:
     return lo if x < lo else hi if x > hi else x
 
 
-def q_update(q: float, reward: float, params: LearningParams) -> float:
-    """Q + alpha |r| (sgn(r) - Q), r clipped to [-1, 1]: towards +1 on use, -1 on neglect.
-
-    A reward of exactly 0 (or NaN) changes nothing; the result stays in [-1, 1]."""
-    r = clip(reward, -1.0, 1.0)
-    if not r or r != r:
-        return q
-    target = 1.0 if r > 0.0 else -1.0
-    return clip(q + params.alpha * abs(r) * (target - q), -1.0, 1.0)
+def create_weight(rank: int, params: LearningParams) -> float:
+    """1.0 / log2(rank + 2): use credited for seeding a new note, discounted by its rank."""
+    return params.weight_create / math.log2(rank + 2)
 
 
-def q_prior(q: float, params: LearningParams) -> float:
-    """The bounded ranking prior clip(lambda Q, -1, 1): 0 for a neutral note."""
-    return clip(params.prior_lambda * q, -1.0, 1.0)
-
-
-def create_reward(rank: int, params: LearningParams) -> float:
-    """0.6 / log2(rank + 2): credit for seeding a new note, discounted by the seed's rank."""
-    return params.reward_create / math.log2(rank + 2)
-
-
-def recall_reward(times: int, params: LearningParams) -> float:
-    """0.4 / times for a note used again after `times` (>= 1) earlier sessions used it."""
-    return params.reward_recall / times if times >= 1 else 0.0
+def recall_weight(times: int, params: LearningParams) -> float:
+    """0.5 / times for a note used again after `times` (>= 1) earlier sessions used it."""
+    return params.weight_recall / times if times >= 1 else 0.0
 
 
 def half_life_days(accesses: int, sessions: int, params: LearningParams) -> float:
     """ln 2 / decay_rate: the days activation takes to halve (inf when nothing decays)."""
     rate = decay_rate(accesses, sessions, params)
     return math.inf if rate <= 0.0 else math.log(2.0) / rate
-
-
-def unused_reward(propensity: float, params: LearningParams) -> float:
-    """-nu / min(c, 1/p) = -nu * max(p, 1/c): rejection evidence over the clipped IPS weight."""
-    p = clip(propensity, 0.0, 1.0)
-    weight = params.ips_clip if p <= 0.0 else min(params.ips_clip, 1.0 / p)
-    return -params.unused_penalty / weight
 
 
 def npmi(n_ij: int, n_i: int, n_j: int, n: int) -> float:

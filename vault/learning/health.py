@@ -50,6 +50,14 @@ def distribution(values: Sequence[float]) -> dict[str, Any]:
     }
 
 
+def _latest(state: LearnedState, recovered: bool, limit: int = 20) -> list[dict[str, Any]]:
+    """The last `limit` ended sessions that were (or were not) recovered, newest first."""
+    rows = sorted(((info.ended or 0.0, sid) for sid, info in state.sessions.items()
+                   if info.ended is not None and info.recovered == recovered), reverse=True)
+    return [{"session": sid, "ended": t, "started": state.sessions[sid].started}
+            for t, sid in rows[:limit]]
+
+
 def health(
     state: LearnedState,
     event_counts: Mapping[str, int],
@@ -73,6 +81,8 @@ def health(
             "ended": sum(1 for s in sessions if s.ended is not None and not s.recovered),
             "recovered": sum(1 for s in sessions if s.recovered),
         },
+        "recovered_sessions": _latest(state, recovered=True),
+        "open_sessions": sorted(s for s, info in state.sessions.items() if info.ended is None),
         "rewards": {k: {"n": n, "sum": round(t, 6)} for k, (n, t) in sorted(state.rewards.items())},
         "forward_citations": state.rewards.get("cite", (0, 0.0))[0],
         "exposure_q_pearson": pearson(

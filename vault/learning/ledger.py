@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -35,45 +35,18 @@ from . import ledger_sql as sql
 from .activation import spread
 from .edges import WeightedEdges
 from .explain import note_history
-from .formulas import (
-    LEARNING_VERSION,
-    LearningParams,
-    decayed,
-    q_prior,
-    utility,
-)
+from .formulas import LEARNING_VERSION, LearningParams, decayed, utility
 from .health import health
 from .pair_table import PairTable
-from .redact import rewrite_log
+from .redact import redact_ledger
+from .replay import fold, learned_of, prior_of, query_weights
 from .state import Event, LearnedState, NoteState, apply
 from .usage import NO_LINKS, Learned
 
+__all__ = ["LEDGER_FILE", "Ledger", "fold", "learned_of"]
+
 LEDGER_FILE = "learned.sqlite"
 QUERY_CHARS = 500  # how much of a query text is kept in the log
-
-
-def learned_of(
-    state: LearnedState, ids: Sequence[int], now: float, params: LearningParams
-) -> Learned:
-    """The `Learned` vectors of a (replayed) state at time `now`: a pure function of both."""
-    warmth = np.zeros(len(ids), dtype=np.float64)
-    prior = np.zeros(len(ids), dtype=np.float64)
-    for k, note in enumerate(ids):
-        ns = state.notes.get(note)
-        if ns is not None:
-            warmth[k] = decayed(ns.activation, now - ns.as_of, ns.accesses, ns.sessions, params)
-            prior[k] = q_prior(ns.q, params)
-    archived = [n for n, ns in state.notes.items() if ns.archived_at is not None]
-    edges = PairTable().edges(state, now, params).to_positions(ids, archived)
-    return Learned(warmth, prior, edges, seq=state.last_seq, clock=now)
-
-
-def fold(events: Iterable[Event], params: LearningParams) -> LearnedState:
-    """The learned state that these events produce, from nothing (the definition of replay)."""
-    state = LearnedState()
-    for ev in events:
-        apply(state, ev, params)
-    return state
 
 
 class Ledger:
@@ -168,51 +141,66 @@ class Ledger:
     # -- sessions ---------------------------------------------------------------------------
 
     def start_session(
-        self, session_id: str, now: float, alive: Callable[[str], bool] | None = None
+        self,
+        session_id: str,
+        now: float,
+        alive: Callable[[str], bool | None] | None = None,
+        owner: Mapping[str, Any] | None = None,
     ) -> list[str]:
-        """Begin a session; first close (recover) the dead open sessions.
-
-        Dead means `not alive(id)` when a liveness test is given (the server's: a lock held
-        by the live process, vault/learning/liveness.py), else idle for `stale_session_s`.
-        Returns the ids of the recovered sessions. Starting a known session changes nothing.
-        """
+        """Begin a session (recording its `owner` process, liveness.py) after recovering the
+        dead open sessions: `alive(id) is False`, or idle for `stale_session_s` when there is
+        no test or it answers None. Returns the recovered ids; a known session is kept."""
         stale = self._stale_sessions(now, keep=session_id, alive=alive)
         batch: list[tuple[float, str, str | None, int | None, dict[str, Any]]] = [
             (now, "end", s, None, {"recovered": True}) for s in stale
         ]
         if session_id not in self._state.sessions:
-            batch.append((now, "start", session_id, None, {}))
+            batch.append((now, "start", session_id, None, dict(owner or {})))
         if batch:
             self._append(batch)
         return stale
 
-    def end_session(self, session_id: str, now: float) -> bool:
-        """Apply the session's rewards in one transaction; False when unknown or already ended."""
+    def end_session(self, session_id: str, now: float, answered: Sequence[int] = ()) -> bool:
+        """Apply the session's evidence (`answered`: the notes the agent's answer used,
+        answer.py) in one transaction; False when unknown or already ended."""
         self._sync_state()
         info = self._state.sessions.get(session_id)
         if info is None or info.ended is not None:
             return False
-        self._append([(now, "end", session_id, None, {"recovered": False})])
+        data: dict[str, Any] = {"recovered": False}
+        if answered:
+            data["answered"] = sorted({int(n) for n in answered})
+        self._append([(now, "end", session_id, None, data)])
         return True
 
-    def recover(self, now: float, alive: Callable[[str], bool] | None = None) -> list[str]:
+    def recover(self, now: float, alive: Callable[[str], bool | None] | None = None) -> list[str]:
         """Close every dead open session (what start_session does first)."""
         stale = self._stale_sessions(now, alive=alive)
         if stale:
             self._append([(now, "end", s, None, {"recovered": True}) for s in stale])
         return stale
 
-    def _stale_sessions(
-        self, now: float, keep: str | None = None, alive: Callable[[str], bool] | None = None
-    ) -> list[str]:
-        """Open sessions (other than `keep`) that are dead, sorted (see `start_session`)."""
+    def open_sessions(self) -> list[str]:
+        """The ids of the sessions started and not ended, sorted."""
         self._sync_state()
-        cutoff = now - self.params.stale_session_s
-        open_ = sorted(s for s, info in self._state.sessions.items()
-                       if info.ended is None and s != keep)
-        if alive is not None:
-            return [s for s in open_ if not alive(s)]
-        return [s for s in open_ if self._state.sessions[s].last_t <= cutoff]
+        return sorted(s for s, info in self._state.sessions.items() if info.ended is None)
+
+    def session_owner(self, session_id: str) -> dict[str, Any]:
+        """What the session's start event recorded about its process ({} if nothing)."""
+        return sql.start_data(self._conn, session_id)
+
+    def session_events(self, session_id: str) -> list[Event]:
+        """The events of an open session so far (what its end will fold); [] when not open."""
+        self._sync_state()
+        return list(self._state.open_events.get(session_id, []))
+
+    def _stale_sessions(self, now: float, keep: str | None = None,
+                        alive: Callable[[str], bool | None] | None = None) -> list[str]:
+        """Open sessions (other than `keep`) that are dead, sorted (see `start_session`)."""
+        idle = now - self.params.stale_session_s
+        verdicts = {s: None if alive is None else alive(s) for s in self.open_sessions()}
+        return [s for s, v in verdicts.items() if s != keep and (
+            v is False or (v is None and self._state.sessions[s].last_t <= idle))]
 
     # -- UsageRecorder: facts in -----------------------------------------------------------------
 
@@ -318,8 +306,11 @@ class Ledger:
 
         return self._per_note(ids, warm, np.float64)
 
-    def prior(self, ids: Sequence[int]) -> npt.NDArray[np.float64]:
-        return self._per_note(ids, lambda ns: q_prior(ns.q, self.params), np.float64)
+    def prior(self, ids: Sequence[int], query: str | None = None) -> npt.NDArray[np.float64]:
+        """The learned score per id, gated by `query` (topic.py); ungated without one."""
+        self._sync_state()  # the query log's weights and the notes from one state
+        weighted = query_weights(self._state, query)
+        return self._per_note(ids, lambda ns: prior_of(ns, weighted), np.float64)
 
     def archived(self, ids: Sequence[int]) -> npt.NDArray[np.bool_]:
         return self._per_note(ids, lambda ns: ns.archived_at is not None, np.bool_)
@@ -339,18 +330,18 @@ class Ledger:
         self._edges = (key, out)
         return out
 
-    def learned(self, ids: Sequence[int], as_of: float | None = None) -> Learned:
-        """Warmth, prior and edges for `ids`, all at ONE time, with the basis they used.
-
-        Live (`as_of` None): the current state at the clock read once. With `as_of`: the state
-        replayed from the events with t <= as_of (`state_as_of`), evaluated at t = as_of, so
-        the same log and the same `as_of` give bit-identical vectors whenever they are asked."""
+    def learned(self, ids: Sequence[int], as_of: float | None = None,
+                query: str | None = None) -> Learned:
+        """Warmth, prior (gated by `query`, topic.py) and edges for `ids`, all at ONE time,
+        with the basis they used. Live (`as_of` None): the current state at the clock read
+        once. With `as_of`: the state replayed from the events with t <= as_of, evaluated at
+        t = as_of, so the same log, `as_of` and query give bit-identical vectors."""
         if as_of is not None:
-            return learned_of(self.state_as_of(as_of), ids, float(as_of), self.params)
+            return learned_of(self.state_as_of(as_of), ids, float(as_of), self.params, query)
         now = self.clock()
         with self._lock:
             self._sync_state()
-            return Learned(self.warmth(ids, now), self.prior(ids), self._cooc(ids, now),
+            return Learned(self.warmth(ids, now), self.prior(ids, query), self._cooc(ids, now),
                            seq=self._state.last_seq, clock=now)
 
     def cooccurrence(self, ids: Sequence[int], now: float | None = None) -> WeightedEdges:
@@ -400,22 +391,11 @@ class Ledger:
         return self._state
 
     def redact(self, ids: Sequence[int], needles: Sequence[str]) -> dict[str, int]:
-        """Erasure: rewrite the log without the erased payloads (learning/redact.py), rebuild
-        every derived row from what remains (one transaction), then vacuum the file and
-        truncate its WAL so no freed page keeps the erased text."""
+        """Erasure: the log rewritten without the erased payloads and every derived row
+        rebuilt from it, the file vacuumed (learning/redact.py)."""
         with self._lock:
-            conn = self._conn
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                done = rewrite_log(conn, list(sql.iter_events(conn)), ids, needles,
-                                   self.clock())
-                sql.replace_state(conn, fold(sql.iter_events(conn), self.params))
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
+            done = redact_ledger(self._conn, ids, needles, self.clock(), self.params)
             self._sync_state(force=True)
-            sql.vacuum(conn)
         return done.to_json()
 
     def event_counts(self) -> dict[str, int]:

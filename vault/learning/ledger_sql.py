@@ -15,7 +15,7 @@ from typing import Any
 from ..storage.migrations import migrate as apply_migrations
 from .state import Event, LearnedState, NoteState, Pair, SessionState, Touched
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _MIGRATIONS: tuple[str, ...] = (
     """
@@ -42,6 +42,13 @@ _MIGRATIONS: tuple[str, ...] = (
     CREATE TABLE reward(source TEXT PRIMARY KEY, n INTEGER NOT NULL, total REAL NOT NULL);
     CREATE TABLE gone(note INTEGER PRIMARY KEY);
     """,
+    # 2 (LEARNING_VERSION 3): the Beta-PBM evidence per note (vault/learning/evidence.py)
+    """
+    ALTER TABLE note ADD COLUMN used REAL NOT NULL DEFAULT 0;
+    ALTER TABLE note ADD COLUMN skipped REAL NOT NULL DEFAULT 0;
+    ALTER TABLE note ADD COLUMN terms TEXT NOT NULL DEFAULT '{}';
+    CREATE TABLE qterm(term TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+    """,
 )
 
 _NOTE_COLS = (
@@ -55,6 +62,8 @@ _NOTE_COLS = (
     "seen",
     "recalled",
     "archived_at",
+    "used",
+    "skipped",
 )
 _EVENT_COLS = "seq, t, kind, session, note, data"
 
@@ -116,6 +125,13 @@ def iter_events(conn: sqlite3.Connection, since: int = 0) -> Iterator[Event]:
         yield _event(row)
 
 
+def start_data(conn: sqlite3.Connection, session: str) -> dict[str, Any]:
+    """The payload of a session's start event ({} when it has none)."""
+    row = conn.execute("SELECT data FROM events WHERE session=? AND kind='start' "
+                       "ORDER BY seq LIMIT 1", (session,)).fetchone()
+    return {} if row is None else dict(json.loads(row[0]))
+
+
 def event_counts(conn: sqlite3.Connection) -> dict[str, int]:
     rows = conn.execute("SELECT kind, COUNT(*) FROM events GROUP BY kind ORDER BY kind")
     return {str(k): int(n) for k, n in rows}
@@ -124,8 +140,11 @@ def event_counts(conn: sqlite3.Connection) -> dict[str, int]:
 def load_state(conn: sqlite3.Connection) -> LearnedState:
     """The derived state as stored (open sessions' events are re-read from the log)."""
     st = LearnedState()
-    for row in conn.execute(f"SELECT id, {', '.join(_NOTE_COLS)} FROM note ORDER BY id"):
-        st.notes[int(row[0])] = NoteState(*row[1:])
+    for row in conn.execute(f"SELECT id, {', '.join(_NOTE_COLS)}, terms FROM note ORDER BY id"):
+        terms = json.loads(row[-1])
+        ns = st.notes[int(row[0])] = NoteState(*row[1:-1])
+        ns.use_terms, ns.skip_terms = dict(terms.get("u", {})), dict(terms.get("s", {}))
+    st.query_df = {str(t): int(n) for t, n in conn.execute("SELECT term, n FROM qterm")}
     for a, b, count, last_t in conn.execute("SELECT a, b, count, last_t FROM pair ORDER BY a, b"):
         st.pairs[(int(a), int(b))] = Pair(int(count), float(last_t))
     for note, session in conn.execute("SELECT note, session FROM note_session"):
@@ -160,10 +179,11 @@ def write_rows(conn: sqlite3.Connection, st: LearnedState, touched: Touched) -> 
         if ns is None:
             conn.execute("DELETE FROM note WHERE id=?", (note,))
         else:
+            terms = json.dumps({"s": ns.skip_terms, "u": ns.use_terms}, sort_keys=True)
             conn.execute(
-                f"INSERT OR REPLACE INTO note(id, {', '.join(_NOTE_COLS)}) "
-                f"VALUES (?{', ?' * len(_NOTE_COLS)})",
-                (note, *(getattr(ns, c) for c in _NOTE_COLS)),
+                f"INSERT OR REPLACE INTO note(id, {', '.join(_NOTE_COLS)}, terms) "
+                f"VALUES (?{', ?' * len(_NOTE_COLS)}, ?)",
+                (note, *(getattr(ns, c) for c in _NOTE_COLS), terms),
             )
     for a, b in sorted(touched.pairs):
         pair = st.pairs.get((a, b))
@@ -194,13 +214,15 @@ def write_rows(conn: sqlite3.Connection, st: LearnedState, touched: Touched) -> 
             conn.execute("INSERT OR IGNORE INTO gone VALUES (?)", (note,))
         else:
             conn.execute("DELETE FROM gone WHERE note=?", (note,))
+    for term in sorted(touched.terms):
+        conn.execute("INSERT OR REPLACE INTO qterm VALUES (?, ?)", (term, st.query_df[term]))
     set_meta(conn, "searches", str(st.searches))
     set_meta(conn, "last_seq", str(st.last_seq))
 
 
 def replace_state(conn: sqlite3.Connection, st: LearnedState) -> None:
     """Delete every derived row and write `st` in full (inside the caller's transaction)."""
-    for table in ("note", "pair", "note_session", "session", "reward", "gone"):
+    for table in ("note", "pair", "note_session", "session", "reward", "gone", "qterm"):
         conn.execute(f"DELETE FROM {table}")
     touched = Touched(
         notes=set(st.notes),
@@ -209,5 +231,6 @@ def replace_state(conn: sqlite3.Connection, st: LearnedState) -> None:
         sessions=set(st.sessions),
         sources=set(st.rewards),
         gone=set(st.gone),
+        terms=set(st.query_df),
     )
     write_rows(conn, st, touched)

@@ -7,6 +7,14 @@ the next session start anywhere can tell a dead session from a live one without 
 an idle timer. `alive(id)` is True for a session this object holds, and for one whose lock
 another open file holds (another process, or another `SessionLocks` in this one); a session
 with no lock file, or whose lock can be taken, is dead. Linux/macOS (flock); no clock is read.
+
+Which sessions have an owner (issue 31): the process that starts a session records
+`owner()` -- its pid, the pid's start time from /proc/PID/stat (so a reused pid is not
+mistaken for it) and `"lock": true` -- in the session's start event. `verdict(id, owner)` is
+then True (alive), False (dead: its lock is free, or its process is gone or is another process
+with the same pid) or None for a session with no owner (one the CLI opened with --session:
+only an idle timer can tell). Every rmh process that opens the ledger recovers the dead ones
+(harness/compose.py), the CLI included.
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 SESSIONS_DIR = "sessions"
@@ -22,6 +31,34 @@ SESSIONS_DIR = "sessions"
 def lock_name(session: str) -> str:
     """The lock file's name for a session id (any string: hashed, so always a safe name)."""
     return hashlib.sha256(session.encode("utf-8")).hexdigest()[:32] + ".lock"
+
+
+def process_start(pid: int) -> int | None:
+    """The start time of process `pid` (field 22 of /proc/PID/stat, clock ticks after boot),
+    or None when there is no such process or no /proc."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read().decode("ascii", "replace")
+    except OSError:
+        return None
+    fields = stat[stat.rfind(")") + 2:].split()  # the name may hold spaces and parentheses
+    try:
+        return int(fields[19])
+    except (IndexError, ValueError):
+        return None
+
+
+def process_alive(pid: int, start: int | None) -> bool:
+    """Whether process `pid` exists and (when `start` is known and /proc readable) is the one
+    that started at `start`."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # exists, owned by another user
+    now = process_start(pid)
+    return start is None or now is None or now == start
 
 
 class SessionLocks:
@@ -77,6 +114,24 @@ class SessionLocks:
             os.close(fd)
         path.unlink(missing_ok=True)  # a dead session's leftover file
         return False
+
+    def owner(self) -> dict[str, object]:
+        """What a session start records about the process that serves it (module docstring)."""
+        pid = os.getpid()
+        return {"pid": pid, "pid_start": process_start(pid), "lock": True}
+
+    def verdict(self, session: str, owner: Mapping[str, object] | None) -> bool | None:
+        """Alive (True), dead (False), or unknown (None: no owner recorded)."""
+        if not owner or not owner.get("lock"):
+            return None
+        if session in self._held:
+            return True
+        pid, start = owner.get("pid"), owner.get("pid_start")
+        held = self.alive(session)  # also removes a dead session's leftover file
+        if isinstance(pid, int) and not process_alive(pid, start if isinstance(start, int)
+                                                      else None):
+            return False  # gone, or its pid reused: a lock still held is a stray child's
+        return held
 
     def close(self) -> None:
         """Release every held lock."""

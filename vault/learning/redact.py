@@ -25,6 +25,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from . import ledger_sql as sql
+from .formulas import LearningParams
+from .replay import fold
 from .state import Event
 
 _TRIGGERS = (
@@ -70,7 +73,7 @@ def redact_event(ev: Event, ids: frozenset[int], needles: Sequence[str],
     if ev.note is not None and ev.note in ids:
         return None
     data = dict(ev.data)
-    for key in ("shown", "linked", "spread", "notes"):
+    for key in ("shown", "linked", "spread", "notes", "answered"):
         if key in data:
             data[key] = _without(data[key], ids)
     if isinstance(data.get("query"), str) and _names(data["query"], needles):
@@ -110,4 +113,21 @@ def rewrite_log(conn: sqlite3.Connection, events: Iterable[Event], ids: Iterable
     conn.execute("INSERT INTO events(t, kind, session, note, data) VALUES (?, 'redact', NULL, "
                  "NULL, ?)", (float(now), json.dumps(done.to_json(), sort_keys=True,
                                                       separators=(",", ":"))))
+    return done
+
+
+def redact_ledger(conn: sqlite3.Connection, ids: Sequence[int], needles: Sequence[str],
+                  now: float, params: LearningParams) -> Redaction:
+    """The whole erasure of one ledger file: the rewrite and the rebuild of every derived row
+    from what remains in one transaction, then VACUUM and a truncated WAL so no freed page or
+    old frame keeps the erased text. The caller reloads its in-memory state afterwards."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        done = rewrite_log(conn, list(sql.iter_events(conn)), ids, needles, now)
+        sql.replace_state(conn, fold(sql.iter_events(conn), params))
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    sql.vacuum(conn)
     return done

@@ -1,18 +1,21 @@
-"""Session rewards: what one finished session's events say about each retrieved note.
+"""Session evidence: what one finished session's events say about each retrieved note.
 
-A pure function of the session's events (in log order) and how many earlier sessions used each
-note. Only notes that were retrieved in the session can earn anything; a note earns a positive
-reward for what the agent did with it after retrieving it (cite, update, create-from, read,
-recall) and a small negative reward when it was shown near the top and passed over while the
-agent used another hit of the same search. The reward table and its reasons are in
-vault/learning/formulas.py.
-Every positive source is > 0 and `unused` < 0, so (with the signed Q update) use never lowers
-Q and neglect never raises it.
-
-What counts as use, whatever surface the call came through (JSON-RPC, MCP, REPL, CLI with a
-session): a `read` event of the note; a `write` event whose resolved links name it (cite); a
-`write` event of the note itself (update: any write path of the facade, replace or edit, logs
-one); a `write` event creating a note after the note was read (create).
+A pure function of the session's events (in log order), the end event's payload and how many
+earlier sessions used each note. Only notes that were retrieved in the session can earn
+anything. What counts as use, whatever surface the call came through (JSON-RPC, MCP, REPL,
+CLI with a session), each a signal with its weight (formulas.py; summed per session and capped
+by evidence.py):
+- read: a `read` event of the note after a search showed it;
+- cite: a `write` event whose resolved links name it;
+- update: a `write` event of the note itself (any write path of the facade logs one);
+- create: a `write` event creating a note after the note was read;
+- answer: the end event's `answered` ids: notes whose distinctive terms the agent's answer
+  (given to session.end) uses (vault/learning/answer.py decides, at the session's end);
+- recall: a used note that earlier sessions used too (re-found in a later session).
+A note shown at rank < unused_top_n in a list the agent engaged with (it used another hit of
+that same search) and used nowhere in the session was passed over: `passed[note]` is the
+largest examination probability it was shown with, which evidence.py turns into the
+examined-and-not-used weight.
 """
 
 from __future__ import annotations
@@ -21,14 +24,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .formulas import (
-    LearningParams,
-    create_reward,
-    recall_reward,
-    unused_reward,
-)
+from .formulas import LearningParams, create_weight, recall_weight
 
-SOURCES = ("cite", "update", "create", "read", "recall", "unused")
+SOURCES = ("answer", "cite", "create", "read", "recall", "skipped", "update")
 
 
 @dataclass(frozen=True)
@@ -49,9 +47,11 @@ class Event:
 
 @dataclass(frozen=True)
 class Outcome:
-    """What one session earned: rewards[note][source], and the notes used after retrieval."""
+    """One session's evidence: use signals[note][source] (each > 0), the notes passed over
+    (note -> largest examination probability shown with), and the notes used."""
 
-    rewards: Mapping[int, Mapping[str, float]]
+    signals: Mapping[int, Mapping[str, float]]
+    passed: Mapping[int, float]
     used: frozenset[int]
 
 
@@ -59,13 +59,15 @@ def session_rewards(
     events: Sequence[Event],
     times_used: Callable[[int], int],
     params: LearningParams,
+    answered: Sequence[int] = (),
 ) -> Outcome:
-    """Per note, per source, the reward this session earned (sources in `SOURCES`).
+    """Per note, the session's use signals and pass-overs (module docstring).
 
     `times_used(note)` is the number of earlier ended sessions in which the note was used
-    after retrieval (for the re-recall reward 0.4 / times).
+    after retrieval (for the recall signal 0.5 / times); `answered` the notes the agent's
+    answer used (the end event's payload).
     """
-    best: dict[int, tuple[int, float]] = {}  # note -> (best rank, its propensity)
+    best: dict[int, int] = {}  # note -> best rank
     searches: list[list[tuple[int, int, float]]] = []
     read: set[int] = set()
     cited: set[int] = set()
@@ -75,9 +77,9 @@ def session_rewards(
         if ev.kind == "search":
             shown = ev.shown()
             searches.append(shown)
-            for note, rank, p in shown:
-                if note not in best or rank < best[note][0]:
-                    best[note] = (rank, p)
+            for note, rank, _ in shown:
+                if note not in best or rank < best[note]:
+                    best[note] = rank
         elif ev.kind == "read" and ev.note is not None and ev.note in best:
             read.add(ev.note)
         elif ev.kind == "write" and ev.note is not None:
@@ -87,33 +89,34 @@ def session_rewards(
             if ev.data.get("created"):
                 for note in sorted(read):
                     if note != ev.note and note not in created_from:
-                        created_from[note] = best[note][0]
+                        created_from[note] = best[note]
             elif ev.note in best:
                 updated.add(ev.note)
-    used = read | cited | updated | set(created_from)
+    answer = {int(n) for n in answered if int(n) in best}
+    used = read | cited | updated | set(created_from) | answer
     out: dict[int, dict[str, float]] = {}
 
     def add(note: int, source: str, value: float) -> None:
-        if value != 0.0:
+        if value > 0.0:
             out.setdefault(note, {})[source] = value
 
     for note in sorted(used):
         if note in cited:
-            add(note, "cite", params.reward_cite)
+            add(note, "cite", params.weight_cite)
         if note in updated:
-            add(note, "update", params.reward_update)
+            add(note, "update", params.weight_update)
         if note in created_from:
-            add(note, "create", create_reward(created_from[note], params))
+            add(note, "create", create_weight(created_from[note], params))
         if note in read:
-            add(note, "read", params.reward_read)
-        add(note, "recall", recall_reward(times_used(note), params))
-    passed: dict[int, float] = {}  # note -> strongest rejection evidence (max propensity)
+            add(note, "read", params.weight_read)
+        if note in answer:
+            add(note, "answer", params.weight_answer)
+        add(note, "recall", recall_weight(times_used(note), params))
+    passed: dict[int, float] = {}  # note -> strongest examination evidence (max propensity)
     for shown in searches:
         if not any(note in used for note, _, _ in shown):
             continue
         for note, rank, p in shown:
             if rank < params.unused_top_n and note not in used:
                 passed[note] = max(passed.get(note, 0.0), p)
-    for note in sorted(passed):
-        add(note, "unused", unused_reward(passed[note], params))
-    return Outcome(out, frozenset(used))
+    return Outcome(out, dict(sorted(passed.items())), frozenset(used))

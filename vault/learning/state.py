@@ -6,8 +6,8 @@ event carries its time) and depends on no dict or set order (every loop runs ove
 so folding the same events always yields bit-identical numbers: `replay == live`.
 
 Event kinds and payloads (`Event.data`):
-    start   {}                                  a session begins
-    end     {"recovered": bool}                 rewards applied (once) and the session closed
+    start   {"pid": int, "pid_start": int, "lock": bool}   (optional) the serving process
+    end     {"recovered": bool, "answered": [ids]}         evidence applied (once), closed
     search  {"shown": [[id, rank, p]...], "spread": [[id, boost]...]}
     read    {"spread": [...]}                   note = the note read
     write   {"created": bool, "linked": [ids], "spread": [...]}   note = the note written
@@ -24,8 +24,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .formulas import SECONDS_PER_DAY, LearningParams, accumulate, decayed, pair_strength, q_update
+from .evidence import score, skip_weight, use_weight
+from .formulas import SECONDS_PER_DAY, LearningParams, accumulate, decayed, pair_strength
 from .rewards import SOURCES, Event, session_rewards
+from .topic import add_terms, query_terms
 
 __all__ = [
     "SOURCES",
@@ -43,8 +45,8 @@ __all__ = [
 class NoteState:
     """Everything learned about one note."""
 
-    q: float
-    q_updates: int = 0
+    q: float  # the learned score in [-neg_scale, 1] (evidence.py); 0 = neutral
+    q_updates: int = 0  # ended sessions that changed q
     activation: float = 0.0
     as_of: float = 0.0
     accesses: int = 0
@@ -53,6 +55,10 @@ class NoteState:
     seen: int = 0  # searches with the note among the co-occurrence top
     recalled: int = 0  # ended sessions that used the note after retrieving it
     archived_at: float | None = None
+    used: float = 0.0  # S: summed success weight (evidence.py)
+    skipped: float = 0.0  # F: summed examined-and-not-used weight
+    use_terms: dict[str, int] = field(default_factory=dict)  # topic.py: what it was used for
+    skip_terms: dict[str, int] = field(default_factory=dict)  # ...and passed over for
 
 
 @dataclass(slots=True)
@@ -82,6 +88,7 @@ class LearnedState:
     gone: set[int] = field(default_factory=set)  # deleted/pruned notes (tombstones)
     searches: int = 0
     last_seq: int = 0
+    query_df: dict[str, int] = field(default_factory=dict)  # term -> searches holding it
 
 
 @dataclass
@@ -94,6 +101,7 @@ class Touched:
     sessions: set[str] = field(default_factory=set)
     sources: set[str] = field(default_factory=set)
     gone: set[int] = field(default_factory=set)
+    terms: set[str] = field(default_factory=set)  # query_df keys
     rewarded: dict[int, dict[str, float]] = field(default_factory=dict)  # end: note -> rewards
 
 
@@ -104,7 +112,7 @@ def _note(state: LearnedState, note: int, params: LearningParams, touched: Touch
     touched.notes.add(note)
     ns = state.notes.get(note)
     if ns is None:
-        ns = state.notes[note] = NoteState(q=params.q0)
+        ns = state.notes[note] = NoteState(q=0.0)
     return ns
 
 
@@ -137,6 +145,9 @@ def _search(state: LearnedState, ev: Event, params: LearningParams, touched: Tou
         _note(state, note, params, touched).shown += 1
     top = sorted({note for rank, note in shown if rank < params.cooc_top})
     state.searches += 1
+    for term in query_terms(str(ev.data.get("query", ""))):
+        state.query_df[term] = state.query_df.get(term, 0) + 1
+        touched.terms.add(term)
     for note in top:
         state.notes[note].seen += 1
     for i, a in enumerate(top):
@@ -193,20 +204,34 @@ def _end(state: LearnedState, ev: Event, params: LearningParams, touched: Touche
         return  # unknown or already ended: applying twice changes nothing
     events = state.open_events.pop(session, [])
     outcome = session_rewards(
-        events, lambda n: state.notes[n].recalled if n in state.notes else 0, params
+        events, lambda n: state.notes[n].recalled if n in state.notes else 0, params,
+        answered=[int(n) for n in ev.data.get("answered", [])],
     )
-    for note in sorted(outcome.rewards):
+    asked: dict[int, list[str]] = {}  # note -> the queries of the searches that showed it
+    for e in events:
+        for note, _, _ in e.shown() if e.kind == "search" else []:
+            asked.setdefault(note, []).append(str(e.data.get("query", "")))
+    for note in sorted(set(outcome.signals) | set(outcome.passed)):
         if note in state.gone:
             continue
-        by_source = outcome.rewards[note]
         ns = _note(state, note, params, touched)
+        by_source = dict(outcome.signals.get(note, {}))
+        about = sorted({t for q in asked.get(note, []) for t in query_terms(q)})
+        if note in outcome.passed:
+            f = skip_weight(outcome.passed[note], ns.used, ns.skipped, params)
+            by_source["skipped"] = -f
+            ns.skipped += f
+            add_terms(ns.skip_terms, about, params.terms_cap)
+        else:
+            ns.used += use_weight(sum(by_source[s] for s in sorted(by_source)), params)
+            add_terms(ns.use_terms, about, params.terms_cap)
         touched.rewarded[note] = dict(sorted(by_source.items()))
         for source in sorted(by_source):
             n, total = state.rewards.get(source, (0, 0.0))
             state.rewards[source] = (n + 1, total + by_source[source])
             touched.sources.add(source)
         before = ns.q
-        ns.q = q_update(ns.q, sum(by_source[s] for s in sorted(by_source)), params)
+        ns.q = score(ns.used, ns.skipped, params)
         ns.q_updates += int(ns.q != before)
     for note in sorted(outcome.used - state.gone):
         _note(state, note, params, touched).recalled += 1

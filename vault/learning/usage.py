@@ -77,9 +77,11 @@ class UsageRecorder(Protocol):
         `needles` from what the recorder keeps; returns counts for the report."""
         ...
 
-    def learned(self, ids: Sequence[int], as_of: float | None = None) -> Learned:
-        """Warmth, Q prior and co-occurrence edges for the notes `ids` (in that order): live,
-        or with `as_of` the state replayed from the events logged up to that time."""
+    def learned(self, ids: Sequence[int], as_of: float | None = None,
+                query: str | None = None) -> Learned:
+        """Warmth, learned prior (for `query`: gated by what each note's evidence was about)
+        and co-occurrence edges for the notes `ids` (in that order): live, or with `as_of` the
+        state replayed from the events logged up to that time."""
         ...
 
     def archived(self, ids: Sequence[int]) -> npt.NDArray[np.bool_]:
@@ -122,7 +124,8 @@ class NullUsage:
     def redact(self, ids: Sequence[int], needles: Sequence[str]) -> dict[str, int]:
         return {}
 
-    def learned(self, ids: Sequence[int], as_of: float | None = None) -> Learned:
+    def learned(self, ids: Sequence[int], as_of: float | None = None,
+                query: str | None = None) -> Learned:
         return Learned.none(len(ids), 0.0 if as_of is None else float(as_of))
 
     def archived(self, ids: Sequence[int]) -> npt.NDArray[np.bool_]:

@@ -15,16 +15,13 @@ from vault.learning.formulas import (
     SECONDS_PER_DAY,
     LearningParams,
     accumulate,
-    create_reward,
+    create_weight,
     decay_rate,
     decayed,
     edge_weight,
     half_life_days,
     npmi,
-    q_prior,
-    q_update,
-    recall_reward,
-    unused_reward,
+    recall_weight,
 )
 from vault.storage.linkgraph import hops_from, undirected
 
@@ -35,36 +32,12 @@ signed = st.floats(-1.0, 1.0, allow_nan=False)
 
 # -- golden cases (worked by hand) --------------------------------------------------------------
 
-def test_q_update_golden() -> None:
-    # issue 13: Q <- Q + alpha |r| (sgn r - Q), start 0 (the old rule Q + alpha (r - Q) from
-    # 0.5 lowered the Q of notes in use; its golden values 0.55 / 0.44 no longer hold)
-    assert q_update(0.0, 1.0, P) == pytest.approx(0.1)  # 0 + 0.1 * 1 * (1 - 0)
-    assert q_update(0.5, 1.0, P) == pytest.approx(0.55)  # 0.5 + 0.1 (1 - 0.5)
-    assert q_update(0.0, -0.1, P) == pytest.approx(-0.01)  # 0.1 * 0.1 * (-1 - 0)
-    assert q_update(0.5, -0.1, P) == pytest.approx(0.485)  # 0.5 + 0.01 (-1 - 0.5)
-    assert q_update(0.5, 7.0, P) == pytest.approx(0.55)  # reward clipped to 1
-    assert q_update(0.8, 0.2, P) == pytest.approx(0.804)  # a small reward still raises Q
-    assert q_update(0.3, 0.0, P) == 0.3  # zero reward: no update at all
-
-
-def test_reward_table_golden() -> None:
-    assert create_reward(0, P) == pytest.approx(0.6)  # 0.6 / log2(2)
-    assert create_reward(2, P) == pytest.approx(0.3)  # 0.6 / log2(4)
-    assert recall_reward(1, P) == pytest.approx(0.4)
-    assert recall_reward(4, P) == pytest.approx(0.1)
-    assert recall_reward(0, P) == 0.0
-    # unused: -nu * max(p, 1/c): rank 0 (p = 1) -> -0.1; p = 0.5 -> -0.05; p tiny -> -0.01
-    assert unused_reward(1.0, P) == pytest.approx(-0.1)
-    assert unused_reward(0.5, P) == pytest.approx(-0.05)
-    assert unused_reward(0.001, P) == pytest.approx(-0.01)
-    assert unused_reward(0.0, P) == pytest.approx(-0.01)
-
-
-def test_prior_golden() -> None:
-    assert q_prior(0.0, P) == 0.0  # issue 13: 0 is neutral (was q_prior(0.5) == 0)
-    assert q_prior(0.25, P) == pytest.approx(0.5)  # 2 * 0.25
-    assert q_prior(-0.1, P) == pytest.approx(-0.2)
-    assert q_prior(-1.0, P) == -1.0  # clipped
+def test_use_weight_table_golden() -> None:
+    assert create_weight(0, P) == pytest.approx(1.0)  # 1.0 / log2(2)
+    assert create_weight(2, P) == pytest.approx(0.5)  # 1.0 / log2(4)
+    assert recall_weight(1, P) == pytest.approx(0.5)
+    assert recall_weight(4, P) == pytest.approx(0.125)
+    assert recall_weight(0, P) == 0.0
 
 
 def test_npmi_and_edge_weight_golden() -> None:
@@ -118,31 +91,6 @@ def test_accumulate_golden() -> None:
 
 # -- invariants ---------------------------------------------------------------------------------
 
-@given(st.lists(st.floats(-5.0, 5.0, allow_nan=False), max_size=60), signed)
-def test_q_stays_in_bounds(rewards: list[float], q0: float) -> None:
-    q = q0
-    for r in rewards:
-        q = q_update(q, r, P)
-        assert -1.0 <= q <= 1.0
-
-
-@given(signed)
-def test_zero_reward_never_shrinks_q(q: float) -> None:
-    assert q_update(q, 0.0, P) == q
-
-
-@given(signed, st.floats(-1.0, 1.0, allow_nan=False))
-def test_q_moves_towards_the_sign_of_the_reward(q: float, r: float) -> None:
-    # issue 13: between the old Q and sgn(r) (was: between the old Q and r)
-    after = q_update(q, r, P)
-    target = 1.0 if r > 0 else -1.0 if r < 0 else q
-    assert min(q, target) - 1e-12 <= after <= max(q, target) + 1e-12
-    if r > 0:
-        assert after >= q
-    if r < 0:
-        assert after <= q
-
-
 @given(unit, st.floats(0.0, 1e8), st.floats(0.0, 1e8), st.integers(0, 10_000),
        st.integers(0, 1000))
 def test_decay_monotone_and_identity_at_zero(a0: float, t1: float, t2: float, acc: int,
@@ -188,8 +136,10 @@ def test_accumulation_bounded_and_monotone(a: float, boosts: list[float]) -> Non
 def test_params_are_validated() -> None:
     with pytest.raises(ValueError, match="cooc_trust"):
         LearningParams(cooc_trust=1.5)
-    with pytest.raises(ValueError, match="alpha"):
-        LearningParams(alpha=0.0)
+    with pytest.raises(ValueError, match="use_mean"):
+        LearningParams(use_mean=1.0)
+    with pytest.raises(ValueError, match="neg_scale"):
+        LearningParams(neg_scale=-0.1)
 
 
 @given(

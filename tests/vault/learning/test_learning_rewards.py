@@ -28,37 +28,47 @@ def test_golden_session() -> None:
     ]
     out = session_rewards(events, lambda n: 2 if n == 1 else 0, P)
     assert out.used == {1, 3}
-    assert out.rewards == {
-        # read then a note created; 0.4/2; read after shown +0.2 (issue 13)
-        1: pytest.approx({"create": 0.6, "read": 0.2, "recall": 0.2}),
+    assert out.signals == {
+        # read then a note created (1/log2 2); re-found: 0.5/2; read after shown 1.0
+        1: pytest.approx({"create": 1.0, "read": 1.0, "recall": 0.25}),
         3: {"cite": 1.0},  # linked from a later write
-        2: pytest.approx({"unused": -0.063}),  # rank 1 < 5, passed over: -0.1 * 0.63
-    }  # note 4 (rank 6) is beyond unused_top_n: no reward either way
+    }
+    assert out.passed == {2: 0.63}  # rank 1 < 5, passed over in a list the agent used
+    # note 4 (rank 6) is beyond unused_top_n: no evidence either way
 
 
-def test_no_negative_when_the_agent_used_nothing() -> None:
+def test_no_evidence_when_the_agent_used_nothing() -> None:
     out = session_rewards([ev(1, "search", shown=SHOWN)], lambda n: 0, P)
-    assert out.rewards == {} and out.used == frozenset()
+    assert out.signals == {} and out.passed == {} and out.used == frozenset()
 
 
 def test_update_of_retrieved_note_and_unretrieved_notes_earn_nothing() -> None:
     events = [ev(1, "search", shown=SHOWN), ev(2, "write", 2, created=False, linked=[77]),
               ev(3, "read", 55)]
     out = session_rewards(events, lambda n: 0, P)
-    assert out.rewards[2] == {"update": 0.5}
-    assert 77 not in out.rewards and 55 not in out.rewards  # never retrieved
+    assert out.signals[2] == {"update": 0.5}
+    assert 77 not in out.signals and 55 not in out.signals  # never retrieved
 
 
-def test_fold_applies_rewards_once_at_end() -> None:
+def test_answer_counts_as_use_only_for_retrieved_notes() -> None:
+    out = session_rewards([ev(1, "search", shown=SHOWN)], lambda n: 0, P, answered=[3, 42])
+    assert out.signals == {3: {"answer": 1.0}} and out.used == {3}
+    assert set(out.passed) == {1, 2}  # the agent used note 3 of that list
+
+
+def test_fold_applies_evidence_once_at_end() -> None:
     state = LearnedState()
     for e in [ev(1, "start"), ev(2, "search", shown=SHOWN, spread=[[1, 0.05]]),
               ev(3, "write", 9, created=False, linked=[1])]:
         apply(state, e, P)
-    assert state.notes[1].q == 0.0  # nothing before the end (issue 13: Q starts at 0, not 0.5)
+    assert state.notes[1].q == 0.0  # nothing before the end
     apply(state, ev(4, "end"), P)
-    assert state.notes[1].q == pytest.approx(0.1)  # 0.1 * 1.0 * (1 - 0)
-    assert state.notes[2].q == pytest.approx(0.1 * 0.063 * (-1 - 0))
+    assert (state.notes[1].used, state.notes[1].skipped) == (1.0, 0.0)
+    assert state.notes[1].q == pytest.approx(1 / 3)  # m = 1.5 / 3: (0.5 - 0.25) / 0.75
+    f2 = 0.63 * 0.75 / (1 - 0.63 * 0.25)  # the PBM E-step at rank 1
+    assert state.notes[2].skipped == pytest.approx(f2)
+    assert state.notes[2].q == pytest.approx(0.25 * (0.5 / (2 + f2) - 0.25) / 0.25)
     snapshot = repr(state)
     apply(state, ev(5, "end"), P)  # a second end changes nothing
     assert repr(state) == snapshot.replace("last_seq=4", "last_seq=5")
-    assert state.rewards == {"cite": (1, 1.0), "unused": pytest.approx((2, -0.113))}
+    assert state.rewards["cite"] == (1, 1.0) and state.rewards["skipped"][0] == 2  # notes 2 and 3

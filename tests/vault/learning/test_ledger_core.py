@@ -59,9 +59,9 @@ def test_citation_raises_q_and_passing_over_lowers_it(path: Path, clock: Clock) 
     assert led.prior([11])[0] == 0.0  # nothing applied before session end
     assert led.end_session("s", clock.t + 5)
     q = {n: led.state.notes[n].q for n in (10, 11, 12)}
-    assert q[11] == pytest.approx(0.1)  # issue 13: from 0 towards +1 (was 0.55 from 0.5)
+    assert q[11] == pytest.approx(1 / 3)  # issue 31: one cite, Beta(0.5 + 1, 1.5): m = 0.5
     assert q[10] < 0.0 and q[12] < 0.0 and q[10] < q[12]  # a rank-0 miss costs more
-    assert led.prior([11, 10, 404]).tolist() == pytest.approx([0.2, 2 * q[10], 0.0])
+    assert led.prior([11, 10, 404]).tolist() == pytest.approx([1 / 3, q[10], 0.0])
     events = led.event_counts()
     assert not led.end_session("s", clock.t + 9)  # twice: nothing changes
     assert led.event_counts() == events and led.state.notes[11].q == q[11]
@@ -92,7 +92,8 @@ def workload(led: Ledger, clock: Clock, seed: int, sessions: int = 12) -> None:
     graph = undirected([(rng.randrange(30), rng.randrange(30)) for _ in range(40)])
     for s in range(sessions):
         sid = f"s{s}"
-        led.start_session(sid, clock.t)
+        owner = {"pid": 4242, "pid_start": s, "lock": True} if rng.random() < 0.5 else None
+        led.start_session(sid, clock.t, owner=owner)
         for _ in range(rng.randrange(1, 5)):
             clock.t += rng.uniform(1, 3 * SECONDS_PER_DAY)
             ids = rng.sample(range(30), 8)
@@ -106,8 +107,31 @@ def workload(led: Ledger, clock: Clock, seed: int, sessions: int = 12) -> None:
         if rng.random() < 0.2:
             led.archive(rng.randrange(30), clock.t)
         if rng.random() < 0.8:  # some sessions die and are recovered later
-            led.end_session(sid, clock.t)
+            answered = rng.sample(range(30), rng.randrange(0, 3))  # the answer used (issue 31)
+            led.end_session(sid, clock.t, answered=answered)
         clock.t += 2 * 3600
+
+
+def test_a_version_2_ledger_is_migrated_and_rebuilt_from_its_events(path: Path,
+                                                                     clock: Clock) -> None:
+    """A learned.sqlite written by LEARNING_VERSION 2 (schema 1, no evidence columns, its Q
+    rows) opens migrated, with every derived row rebuilt from the events by the v3 model."""
+    led = Ledger.open(path, clock=clock)
+    workload(led, clock, 5, sessions=6)
+    events = list(led.events())
+    led.close()
+    conn = sqlite3.connect(path)
+    conn.executescript("CREATE TABLE note2 AS SELECT id, q, q_updates, activation, as_of, "
+                       "accesses, sessions, shown, seen, recalled, archived_at FROM note; "
+                       "DROP TABLE note; DROP TABLE qterm; ALTER TABLE note2 RENAME TO note; "
+                       "UPDATE note SET q = 0.123; PRAGMA user_version = 1; "
+                       "UPDATE meta SET value = '{\"version\": 2}' WHERE key = 'stamp';")
+    conn.close()
+    led = Ledger.open(path, clock=clock)
+    assert list(led.events()) == events  # the log is untouched
+    assert led.state == fold(events, led.params) == led.replay()
+    assert any(ns.used > 0 for ns in led.state.notes.values())
+    led.close()
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -129,7 +153,7 @@ def test_params_change_rebuilds_state_from_events(path: Path, clock: Clock) -> N
     led = Ledger.open(path, clock=clock)
     workload(led, clock, 7, sessions=4)
     led.close()
-    params = LearningParams(alpha=0.3)
+    params = LearningParams(use_mean=0.3)
     led = Ledger.open(path, clock=clock, params=params)
     assert led.state == fold(led.events(), params)
     led.close()

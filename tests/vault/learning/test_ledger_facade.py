@@ -46,8 +46,8 @@ def test_search_cite_end_raises_q_and_survives_rename(tmp_path: Path) -> None:
     v.write("Answer.md", "Billing is monthly, per [[Billing]].\n", session="s1")
     assert led.end_session("s1", clock.t + 60)
     q = led.state.notes[billing].q
-    # issue 13: Q starts at 0 (was q > 0.5 from 0.5); cite + read + create, clipped to r = 1
-    assert q > 0.0 and q == pytest.approx(0.1)
+    # issue 31: cite + read + create, capped at 2 uses: Beta(0.5 + 2, 1.5), m = 0.625
+    assert q > 0.0 and q == pytest.approx(0.5)
     assert led.warmth([v.resolve("Auth")])[0] > 0.0  # spread over the wiki-link
     result = v.search("billing customers")
     assert result.hits[0].note == "Billing.md"

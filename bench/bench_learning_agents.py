@@ -1,0 +1,228 @@
+"""Does learning from use help every agent? A knowledge vault, four agents, held-out questions
+asked in other words (issue 31; the second workload beside bench/bench_learning.py).
+
+The vault: bench/knowledge.py's linked notes (people, organisations, places, works, and
+meeting notes that name several of them), written to a real folder; the real Vault facade,
+search engine (default SearchParams, no dense model) and learned.sqlite ledger, sessions
+started and ended through the ledger as `rmh serve` does (in process: no RPC layer, so many
+sessions fit in minutes).
+
+Questions (written before any learning constant was looked at, and not changed since): the
+generator's bridge and comparison questions, shuffled with a fixed seed; the first `--train`
+are the training questions. Held-out questions are all asked in other words (`paraphrase`):
+*related* = every training question reworded (the same notes answer it), *unrelated* = the
+other questions whose evidence shares no note with any training question, reworded too.
+
+Agents, per training question (`--per-session` questions a session, each `--repeats` times in
+different sessions): search k = 10, then
+- reads:   read the evidence notes among the hits, nothing else;
+- cites:   read them and write an answer note that links them;
+- noisy:   read the top 3 hits, whatever they are;
+- answers: read nothing; end the session with an answer text naming the evidence notes'
+           facts (session.end's `answer`; vault answer_uses decides what it used).
+Evaluation: each held-out question searched with `learn=False` (live learned state) and with
+`as_of=0` (the learning-free ranking of the same vault): MRR@10 of the first evidence note and
+recall@5 of the evidence, paired bootstrap 95 % intervals (10,000 draws) of on - off; then the
+exposure/Q Pearson of the audit and whether the stored state equals its replay.
+
+Run:  python -m bench.bench_learning_agents --json out.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bench.bench_learning import write_vault
+from bench.datasets import Question
+from bench.knowledge import generate
+from bench.metrics import paired_bootstrap
+from vault import (
+    LEARNING_VERSION,
+    LEDGER_FILE,
+    LearningParams,
+    Ledger,
+    SearchEngine,
+    SearchParams,
+    Vault,
+    answer_uses,
+)
+
+AGENTS = ("reads", "cites", "noisy", "answers")
+PARAPHRASES: tuple[tuple[str, str], ...] = (
+    (r"In which year was the organisation that (.+) works for founded\?",
+     "When was {0}'s employer established?"),
+    (r"What is the population of the town where (.+) was born\?",
+     "How many people live in the birthplace of {0}?"),
+    (r"In which year was the author of (.+) born\?",
+     "When was the writer of {0} born?"),
+    (r"In which year was the publisher of (.+) founded\?",
+     "When was the company that published {0} set up?"),
+    (r"Who was born earlier, (.+) or (.+)\?", "Is {0} older than {1}?"),
+    (r"Which was published first, (.+) or (.+)\?", "Did {0} come out before {1}?"),
+    (r"Which organisation was founded earlier, (.+) or (.+)\?",
+     "Was {0} set up before {1}?"),
+)
+
+
+def paraphrase(text: str) -> str:
+    """The question in other words (fixed templates; every generated question matches one)."""
+    for pattern, template in PARAPHRASES:
+        m = re.fullmatch(pattern, text)
+        if m:
+            return template.format(*m.groups())
+    raise ValueError(f"no paraphrase for {text!r}")
+
+
+def rr(paths: Sequence[str], evidence: set[str]) -> float:
+    return next((1.0 / (r + 1) for r, p in enumerate(paths[:10]) if p in evidence), 0.0)
+
+
+def recall5(paths: Sequence[str], evidence: set[str]) -> float:
+    return len(set(paths[:5]) & evidence) / len(evidence)
+
+
+def answer_text(v: Vault, evidence: list[str]) -> str:
+    """What an agent that knew the answer would write: the evidence notes' first sentence."""
+    parts = []
+    for note in evidence:
+        body = v.read(note, learn=False).text.split("\n---\n")[-1].strip()
+        parts.append(body.split(". ")[0])
+    return "From what I found: " + "; ".join(parts) + "."
+
+
+def train(v: Vault, ledger: Ledger, agent: str, work: list[tuple[int, Question]],
+          where: dict[int, str], sid: str) -> dict[str, int]:
+    counts = {"searches": 0, "reads": 0, "writes": 0, "answer_used": 0}
+    ledger.start_session(sid, time.time(), owner={"bench": agent})
+    answers: list[str] = []
+    for n, q in work:
+        hits = [h.note for h in v.search(q.text, k=10, session=sid).hits]
+        counts["searches"] += 1
+        evidence = {where[p] for p in q.evidence}
+        found = [h for h in hits if h in evidence]
+        if agent == "noisy":
+            found = hits[:3]
+        if agent == "answers":
+            if found:
+                answers.append(answer_text(v, found))
+            continue
+        for note in found:
+            v.read(note, session=sid)
+            counts["reads"] += 1
+        if agent == "cites" and found:
+            links = ", ".join(f"[[{f.removesuffix('.md')}]]" for f in found)
+            v.write(f"answers/a{n}.md", f"Q: {q.text}\n\nFrom {links}.\n", session=sid)
+            counts["writes"] += 1
+    answered: list[int] = []
+    if answers:
+        events = ledger.session_events(sid)
+        shown = sorted({i for ev in events for i, _, _ in ev.shown()})
+        corpus = v.corpus()
+        texts = {i: f"{corpus.titles[corpus.position(i)]}\n{corpus.bodies[corpus.position(i)]}"
+                 for i in shown}
+        answered = answer_uses(" ".join(answers), texts, ledger.params.answer_min_terms)
+        counts["answer_used"] = len(answered)
+    ledger.end_session(sid, time.time(), answered=answered)
+    return counts
+
+
+def evaluate(v: Vault, questions: list[Question], where: dict[int, str]) -> dict[str, list[float]]:
+    out: dict[str, list[float]] = {"mrr_on": [], "mrr_off": [], "r5_on": [], "r5_off": []}
+    for q in questions:
+        evidence = {where[p] for p in q.evidence}
+        text = paraphrase(q.text)
+        live = [h.note for h in v.search(text, k=10, learn=False).hits]
+        none = [h.note for h in v.search(text, k=10, as_of=0.0).hits]
+        out["mrr_on"].append(rr(live, evidence))
+        out["mrr_off"].append(rr(none, evidence))
+        out["r5_on"].append(recall5(live, evidence))
+        out["r5_off"].append(recall5(none, evidence))
+    return out
+
+
+def summary(m: dict[str, list[float]]) -> dict[str, Any]:
+    return {"n": len(m["mrr_on"]),
+            "mrr_off": float(np.mean(m["mrr_off"])) if m["mrr_off"] else None,
+            "mrr_lift": paired_bootstrap(m["mrr_on"], m["mrr_off"], draws=10_000),
+            "recall5_off": float(np.mean(m["r5_off"])) if m["r5_off"] else None,
+            "recall5_lift": paired_bootstrap(m["r5_on"], m["r5_off"], draws=10_000)}
+
+
+def run_agent(agent: str, args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
+    hay = generate(args.vault_seed)
+    root = tmp / agent
+    where = write_vault(hay, root)
+    rng = random.Random(f"{args.seed}:questions")
+    qs = list(hay.questions)
+    rng.shuffle(qs)
+    training = qs[:args.train]
+    trained = set().union(*(q.evidence for q in training))
+    related = training
+    unrelated = [q for q in qs[args.train:] if not q.evidence & trained][:args.unrelated]
+    t0 = time.time()
+    counts = {"searches": 0, "reads": 0, "writes": 0, "answer_used": 0, "sessions": 0}
+    with Vault.init(root) as v:  # what `rmh serve --no-dense` builds with the default config
+        v.engine = SearchEngine(SearchParams(), scratch=str(root / ".rmh"))
+        ledger = v.usage = Ledger.open(root / ".rmh" / LEDGER_FILE, clock=time.time)
+        order = random.Random(f"{args.seed}:{agent}")
+        schedule: list[Question] = []
+        for _ in range(args.repeats):
+            batch = training[:]
+            order.shuffle(batch)
+            schedule.extend(batch)
+        numbered = list(enumerate(schedule))
+        for start in range(0, len(numbered), args.per_session):
+            got = train(v, ledger, agent, numbered[start:start + args.per_session], where,
+                        f"{agent}-{start}")
+            for key, value in got.items():
+                counts[key] += value
+            counts["sessions"] += 1
+        train_s = time.time() - t0
+        rel, unr = evaluate(v, related, where), evaluate(v, unrelated, where)
+        audit = ledger.health(v.corpus().ids, time.time())
+        replay = ledger.replay() == ledger.state
+    print(f"{agent}: {counts} in {train_s:.0f} s; related {len(related)}, unrelated "
+          f"{len(unrelated)}", file=sys.stderr)
+    return {"agent": agent, "counts": counts, "train_s": round(train_s, 1),
+            "related": summary(rel), "unrelated": summary(unr),
+            "exposure_q_pearson": audit["exposure_q_pearson"],
+            "use_rate_q_pearson": audit["use_rate_q_pearson"], "q": audit["q"],
+            "rewards": audit["rewards"], "replay_matches": replay}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--agents", default=",".join(AGENTS))
+    ap.add_argument("--vault-seed", type=int, default=31)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--train", type=int, default=60)
+    ap.add_argument("--unrelated", type=int, default=80)
+    ap.add_argument("--repeats", type=int, default=2)
+    ap.add_argument("--per-session", type=int, default=4)
+    ap.add_argument("--json", type=Path, default=None)
+    args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        runs = [run_agent(a, args, Path(tmp)) for a in args.agents.split(",")]
+    report = {"learning_version": LEARNING_VERSION, "params": LearningParams().__dict__,
+              "setup": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
+              "agents": runs, "replay_matches": all(r["replay_matches"] for r in runs)}
+    text = json.dumps(report, indent=2, sort_keys=True)
+    if args.json is not None:
+        args.json.write_text(text + "\n", encoding="utf-8")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,106 @@
+"""Issue 31 through real processes: a session of a `rmh serve` killed with kill -9 is recovered
+by the next rmh process that opens the ledger, a CLI command included; a live server's session
+never is; `doctor` lists the recovered session; `session.end` with the agent's answer counts
+the retrieved notes the answer uses."""
+
+from __future__ import annotations
+
+import json
+import signal
+from pathlib import Path
+
+import pytest
+
+from harness.commands.learn import learning_warnings
+
+from .test_learning_sessions import learning, rmh
+from .test_server_e2e import Server, make_vault
+
+pytestmark = pytest.mark.slow
+
+
+def _killed_session(vault: Path, tmp: Path) -> str:
+    """A server that searched and read, then kill -9: its session id."""
+    srv = Server(vault, tmp)
+    srv.call("vault.search", {"query": "auth rewrite", "k": 3})
+    srv.call("vault.read", {"note": "Project Atlas"}, rid=2)
+    session = str(srv.call("status", rid=3)["result"]["session"])
+    srv.proc.send_signal(signal.SIGKILL)
+    srv.proc.wait(timeout=30)
+    return session
+
+
+@pytest.mark.parametrize("command", [("learning", "--json"), ("doctor", "--json"),
+                                     ("search", "hiking", "--no-dense", "--json")])
+def test_a_cli_command_recovers_a_killed_server_session(tmp_path: Path,
+                                                        command: tuple[str, ...]) -> None:
+    vault = make_vault(tmp_path / "vault")
+    session = _killed_session(vault, tmp_path)
+    out = rmh(vault, *command)  # no server started since the kill
+    assert out.returncode == 0, out.stderr
+    doc = learning(vault, "Project Atlas")
+    rewards = doc["rewards"]
+    assert isinstance(rewards, list) and len(rewards) == 1
+    assert rewards[0]["session"] == session and rewards[0]["recovered"] is True
+    assert rewards[0]["rewards"]["read"] == 1.0 and isinstance(doc["q"], float) and doc["q"] > 0
+    audit = json.loads(rmh(vault, "doctor", "--json").stdout)["learning"]
+    assert audit["sessions"]["recovered"] == 1 and audit["open_sessions"] == []
+    assert [r["session"] for r in audit["recovered_sessions"]] == [session]
+    assert audit["replay_matches"] is True
+    assert not list((vault / ".rmh" / "sessions").glob("*.lock"))
+
+
+def test_the_cli_never_recovers_a_live_server_session(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path / "vault")
+    srv = Server(vault, tmp_path)
+    srv.call("vault.search", {"query": "auth rewrite", "k": 3})
+    session = srv.call("status", rid=2)["result"]["session"]
+    audit = json.loads(rmh(vault, "doctor", "--json").stdout)["learning"]
+    assert [s["session"] for s in audit["open_sessions"]] == [session]
+    assert audit["open_sessions"][0]["alive"] == "yes"
+    assert audit["open_sessions"][0]["pid"] == srv.proc.pid
+    assert audit["sessions"]["recovered"] == 0
+    srv.call("vault.read", {"note": "Project Atlas"}, rid=3)  # the session goes on
+    assert srv.finish() == 0
+    doc = learning(vault, "Project Atlas")
+    rewards = doc["rewards"]
+    assert isinstance(rewards, list) and len(rewards) == 1 and not rewards[0]["recovered"]
+
+
+def test_a_cli_session_is_left_to_the_idle_timer(tmp_path: Path) -> None:
+    """`rmh search --session` records no process: another CLI command must not end it."""
+    vault = make_vault(tmp_path / "vault")
+    assert rmh(vault, "search", "auth rewrite", "--session", "cli-1", "--no-dense").returncode == 0
+    assert rmh(vault, "read", "Project Atlas", "--session", "cli-1").returncode == 0
+    audit = json.loads(rmh(vault, "learning", "--json").stdout)
+    assert audit["sessions"] == {"open": 1, "ended": 0, "recovered": 0}
+    assert audit["open_sessions"][0]["alive"].startswith("unknown")
+    assert rmh(vault, "end-session", "cli-1").returncode == 0
+    doc = learning(vault, "Project Atlas")
+    assert isinstance(doc["rewards"], list) and not doc["rewards"][0]["recovered"]
+
+
+def test_session_end_with_the_answer_counts_the_notes_it_uses(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path / "vault")
+    srv = Server(vault, tmp_path)
+    srv.call("session.start", {"session": "ans"})
+    hits = srv.call("vault.search", {"query": "Monday Tuesday", "k": 5}, rid=2)["result"]["hits"]
+    assert {"Project Atlas.md", "Lunch.md"} <= {h["note"] for h in hits}
+    bad = srv.call("session.end", {"answer": 7}, rid=3)
+    assert bad["error"]["data"]["param"] == "answer"  # a typed error; the session stays open
+    ended = srv.call("session.end", {"answer": "The auth rewrite is due on Monday."}, rid=4)
+    assert ended["result"]["rewards_applied"] is True and ended["result"]["answer_used"] == 1
+    assert srv.finish() == 0
+    atlas, lunch = learning(vault, "Project Atlas"), learning(vault, "Lunch")
+    assert atlas["rewards"][0]["rewards"] == {"answer": 1.0}  # type: ignore[index]
+    assert isinstance(atlas["q"], float) and atlas["q"] > 0
+    assert isinstance(lunch["q"], float) and lunch["q"] <= 0  # shown, not used by the answer
+    audit = json.loads(rmh(vault, "replay", "--check", "--json").stdout)
+    assert audit["matched"] is True
+
+
+def test_doctor_warns_on_a_negative_exposure_q_correlation() -> None:
+    report = {"exposure_q_pearson": -0.25, "missing_rows": 0, "replay_matches": True}
+    warnings = learning_warnings(report, dead=["s-1"])
+    assert len(warnings) == 2 and "negative (-0.250)" in warnings[0] and "s-1" in warnings[1]
+    assert learning_warnings({"exposure_q_pearson": 0.1, "missing_rows": 0}, dead=[]) == []

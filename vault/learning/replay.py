@@ -1,0 +1,57 @@
+"""Replay: the learned state a sequence of events produces, and the vectors ranking reads of it.
+
+Pure functions of their arguments (the definition `replay == live` is checked against).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from .formulas import LearningParams, decayed
+from .pair_table import PairTable
+from .state import Event, LearnedState, NoteState, apply
+from .topic import gate_of, query_terms, weights
+from .usage import Learned
+
+
+def prior_of(ns: NoteState, weighted: Sequence[tuple[str, float]] | None) -> float:
+    """The note's learned score as it acts on a query whose phrase weights are `weighted`
+    (topic.py `weights`): q times the gate of the bag its sign came from; q itself when no
+    query is given."""
+    if weighted is None or ns.q == 0.0:
+        return ns.q
+    return ns.q * gate_of(weighted, ns.use_terms if ns.q > 0.0 else ns.skip_terms)
+
+
+def query_weights(state: LearnedState, query: str | None) -> list[tuple[str, float]] | None:
+    """The query's phrase weights against the state's query log (None without a query)."""
+    return None if query is None else weights(query_terms(query), state.query_df, state.searches)
+
+
+def learned_of(
+    state: LearnedState, ids: Sequence[int], now: float, params: LearningParams,
+    query: str | None = None,
+) -> Learned:
+    """The `Learned` vectors of a (replayed) state at time `now` for `query` (its prior gated
+    by topic.py; ungated without one): a pure function of its arguments."""
+    weighted = query_weights(state, query)
+    warmth = np.zeros(len(ids), dtype=np.float64)
+    prior = np.zeros(len(ids), dtype=np.float64)
+    for k, note in enumerate(ids):
+        ns = state.notes.get(note)
+        if ns is not None:
+            warmth[k] = decayed(ns.activation, now - ns.as_of, ns.accesses, ns.sessions, params)
+            prior[k] = prior_of(ns, weighted)
+    archived = [n for n, ns in state.notes.items() if ns.archived_at is not None]
+    edges = PairTable().edges(state, now, params).to_positions(ids, archived)
+    return Learned(warmth, prior, edges, seq=state.last_seq, clock=now)
+
+
+def fold(events: Iterable[Event], params: LearningParams) -> LearnedState:
+    """The learned state that these events produce, from nothing (the definition of replay)."""
+    state = LearnedState()
+    for ev in events:
+        apply(state, ev, params)
+    return state
