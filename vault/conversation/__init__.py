@@ -1,8 +1,8 @@
 """Conversation memory: chats become dated events and entities in the vault (NDM, DMF, 4D).
 
-Public entry points (re-exported by `vault`): `load_conversations` (`load_transcript`: agent transcripts too, with the lines skipped),
-`ingest_conversations`,
-`build_context`, `next_in_vault`, `archive_decisions`, `conversation_stability` (with
+Public entry points (re-exported by `vault`): `load_conversations` (`load_transcript`:
+agent transcripts too, with the lines skipped), `ingest_conversations`, `build_context`,
+`next_in_vault`, `archive_decisions`, `conversation_stability` (with
 `conversation_from_corpus`), and the working partition (`working_note`, `working_path`,
 `session_end`, `demoted_text`).
 """

@@ -32,6 +32,7 @@ are read as UTC and kept naive. Same bytes -> same conversation.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
@@ -83,10 +84,8 @@ def timestamp(value: Any) -> datetime:
 def tool_line(name: str, args: Any) -> str:
     """One line for a tool call: "[tool NAME: most telling argument]" (cut to 80 chars)."""
     if isinstance(args, str):
-        try:
+        with contextlib.suppress(json.JSONDecodeError):
             args = json.loads(args)
-        except json.JSONDecodeError:
-            pass
     arg = ""
     if isinstance(args, Mapping):
         for key in _TOOL_KEYS:
