@@ -24,6 +24,7 @@ What a turn is: a user turn is what the user typed (tool results the client send
 user speaks again: its text, and each tool call summarised on one line ("[tool Bash: git
 status]"); thinking and reasoning are left out. Speakers are "user" and "assistant"; one
 transcript is one conversation with one session, both named by the client's session id.
+Memory that rmh's hooks injected (``<rmh-memory>...</rmh-memory>``) is cut out of every turn.
 
 A line that is not JSON, not an object, or a user/assistant line without its message or time
 is reported (`Loaded.problems`: "line N: why") and skipped whole, never half-read. Timestamps
@@ -49,6 +50,8 @@ CHAT_EPOCH = datetime(1970, 1, 1)
 _TOOL_KEYS = ("command", "cmd", "file_path", "path", "pattern", "query", "url", "note",
               "description", "prompt")
 _INJECTED = re.compile(r"^\s*<([\w-]+)>.*</\1>\s*$", re.S)
+# What rmh's own hooks injected (harness/hooks_memory.py) is not the user speaking.
+_RMH_MEMORY = re.compile(r"<rmh-memory>.*?</rmh-memory>", re.S)
 
 
 @dataclass(frozen=True)
@@ -175,7 +178,8 @@ def _conversation(cid: str, pieces: Sequence[_Piece]) -> Conversation:
 
 
 def _text(parts: Sequence[str]) -> str:
-    return "\n".join(s.strip() for s in parts if s.strip())
+    parts = [_RMH_MEMORY.sub("", s).strip() for s in parts]
+    return "\n".join(s for s in parts if s)
 
 
 def parse_claude_code(text: str, default_id: str = "claude-code") -> Loaded:
