@@ -103,6 +103,8 @@ def refresh(vault: Vault) -> dict[str, int]:
                 speaker = str(fm.get("speaker", ""))
                 if tier == "L0" and body.startswith(f"{speaker}: "):
                     body = body[len(speaker) + 2:]
+                if tier == "episodic":  # the episode's one-paragraph summary
+                    body = body.partition("## Summary")[2].strip() or body
                 conn.execute("DELETE FROM notes WHERE id = ? OR path = ?", (row.id, row.path))
                 conn.execute("DELETE FROM fts WHERE rowid = ?", (row.id,))
                 conn.execute(

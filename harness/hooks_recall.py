@@ -44,6 +44,8 @@ def passage(body: str, terms: set[str], words: int = PASSAGE_WORDS) -> str:
 def _line(row: Row, terms: set[str]) -> str:
     if row.tier == "L0":
         return f"- {row.path}: [{row.date}] {row.speaker}: {' '.join(row.body.split())}"
+    if row.tier == "episodic":  # goal, tried, outcome, lesson: the whole summary
+        return f"- {row.path} [{row.date}]: {' '.join(row.body.split())}"
     return f"- {row.path} [{row.date}]: {passage(row.body, terms)}"
 
 
