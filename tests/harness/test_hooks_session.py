@@ -57,7 +57,7 @@ def test_a_session_is_captured_and_recalled_in_the_next(vault: Path, tmp_path: P
     base = {"session_id": SESSION, "transcript_path": str(transcript), "cwd": str(tmp_path)}
     start = hook(vault, "session-start", {**base, "hook_event_name": "SessionStart"})
     assert start.stdout == "" or "rmh-memory" in start.stdout
-    lines = claude_lines(CI_TASK + [("assistant", "I noted it in [[Build notes]].", ())],
+    lines = claude_lines([*CI_TASK, ("assistant", "I noted it in [[Build notes]].", ())],
                          SESSION)
     transcript.write_text("\n".join(lines[:6]) + "\n", encoding="utf-8")
     hook(vault, "pre-compact", {**base, "hook_event_name": "PreCompact", "trigger": "auto"})
