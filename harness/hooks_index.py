@@ -183,3 +183,29 @@ def take_shown(root: Path, session: str) -> list[tuple[str, list[str]]]:
             out.append((str(doc.get("prompt", "")), [str(n) for n in doc["notes"]]))
     path.unlink()
     return out
+
+
+USED_FILE = "used.json"
+USED_MAX = 50
+
+
+def remember_used(root: Path, notes: list[str]) -> None:
+    """Put `notes` first in the list of notes used lately (most recent first, at most
+    USED_MAX), which the session-start brief reads."""
+    path = root / ".rmh" / JOURNAL_DIR / USED_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    old = used_lately(root)
+    new = list(dict.fromkeys([*notes, *old]))[:USED_MAX]
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(new, ensure_ascii=False), encoding="utf-8")
+    tmp.replace(path)
+
+
+def used_lately(root: Path) -> list[str]:
+    """The notes used lately (`remember_used`), most recent first."""
+    path = root / ".rmh" / JOURNAL_DIR / USED_FILE
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return []
+    return [str(n) for n in doc] if isinstance(doc, list) else []

@@ -1,11 +1,9 @@
-"""What the hooks do with the vault: a session brief, memory for a prompt, capture at the end.
+"""What the hooks do with the vault open: memory for a prompt (engine mode), capture at the end.
 
-- `brief` (session start): the notes used most lately (learned warmth, highest first) and
-  the notes most related to the working folder (a search for its name), within a word
-  budget.
-- `prompt_memory` (each prompt): `vault.build_context` for the prompt (conversation turns and
-  passages of ordinary notes, dated), kept only where a line holds at least `min_share` of
-  the prompt's search terms (the floor under which nothing is relevant: a line that shares
+- `prompt_memory` (each prompt, with `[hooks] engine = true`; by default the prompt hook
+  uses `hooks_recall.recall` on the hooks' own index instead): `vault.build_context` for
+  the prompt (conversation turns and passages of ordinary notes, dated), kept only where
+  a line holds at least `min_share` of the prompt's search terms (the floor under which nothing is relevant: a line that shares
   one common word with a long prompt is not memory for it), and never the current session's
   own turns; each line names its note; fenced as data. The notes shown are logged as shown
   in the client session's learning session, so reading them later counts as use.
@@ -34,32 +32,8 @@ from vault import (
 
 from .hooks import cap_words, fence
 
-USED_MAX = 5
-RELATED_MAX = 5
 _CITED = (re.compile(r"\[\[([^\]|#]+)"), re.compile(r"(?<![\w/.-])((?:[\w .-]+/)*[\w .-]+\.md)\b"),
           re.compile(r"\[tool [^\]:]*read[^\]:]*: ([^\]]+)\]"))
-
-
-def brief(vault: Vault, cwd: str, words: int) -> str:
-    """The session-start brief (module docstring); "" when the vault has nothing to say."""
-    corpus = vault.corpus()
-    lines: list[str] = []
-    if len(corpus):
-        warmth = vault.usage.learned(corpus.ids).warmth
-        order = sorted((i for i in range(len(corpus)) if warmth[i] > 0),
-                       key=lambda i: (-float(warmth[i]), corpus.paths[i]))[:USED_MAX]
-        if order:
-            lines.append("Used lately: " + "; ".join(corpus.paths[i] for i in order))
-    folder = Path(cwd).name if cwd else ""
-    terms = set(tokenize(folder))
-    if terms:
-        hits = vault.search(" ".join(sorted(terms)), RELATED_MAX, learn=False).hits
-        related = [h for h in hits if terms & set(tokenize(f"{h.note} {h.snippet}"))]
-        if related:
-            lines.append(f"Related to {folder}:")
-            lines += [f"- {h.note}: {' '.join(h.snippet.split())}" for h in related]
-    lines = cap_words(lines, words)
-    return fence(lines, "Memory brief") if lines else ""
 
 
 def prompt_memory(vault: Vault, prompt: str, words: int, *, k: int, min_share: float,

@@ -18,7 +18,7 @@ from pathlib import Path
 from vault import tokenize
 
 from .hooks import cap_words, fence
-from .hooks_index import Row, by_path, search
+from .hooks_index import Row, by_path, search, used_lately
 
 PASSAGE_WORDS = 50
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -75,3 +75,27 @@ def recall(root: Path, prompt: str, words: int, *, k: int, min_share: float,
     if not lines:
         return "", []
     return fence(lines, "Memory for this prompt"), [r.path for r in chosen[: len(lines)]]
+
+
+USED_SHOWN = 5
+RELATED_SHOWN = 5
+
+
+def brief(root: Path, cwd: str, words: int) -> str:
+    """The session-start brief: the notes used lately (cited or read in earlier hook
+    sessions, most recent first) and the notes most related to the working folder's name
+    (the hooks' index; each must hold one of its words); "" when there is neither."""
+    lines: list[str] = []
+    used = [n for n in used_lately(root) if by_path(root, n) is not None][:USED_SHOWN]
+    if used:
+        lines.append("Used lately: " + "; ".join(used))
+    folder = Path(cwd).name if cwd else ""
+    terms = set(tokenize(folder.replace("-", " ").replace("_", " ")))
+    raw = [w for w in re.findall(r"[^\W_]+", folder.casefold()) if tokenize(w)]
+    related = [r for r in search(root, raw, RELATED_SHOWN * 2)
+               if terms & set(tokenize(f"{r.path} {r.title} {r.body}"))][:RELATED_SHOWN]
+    if related:
+        lines.append(f"Related to {folder}:")
+        lines += [_line(r, terms) for r in related]
+    lines = cap_words(lines, words)
+    return fence(lines, "Memory brief") if lines else ""

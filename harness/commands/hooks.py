@@ -59,6 +59,12 @@ def _run_hook(args: argparse.Namespace, data: HookInput) -> str:
     h = cfg.hooks
     root = cfg.require_vault()
     session = session_key(client, data.session_id)
+    from harness.hooks_index import index_path
+
+    if args.event == "session-start" and index_path(root).exists():  # no vault opened
+        from harness.hooks_recall import brief
+
+        return brief(root, data.cwd, h.start_words)
     if args.event == "prompt" and not h.engine:  # the fast path: no vault opened
         from harness.hooks_index import journal_shown
         from harness.hooks_recall import recall
@@ -69,29 +75,34 @@ def _run_hook(args: argparse.Namespace, data: HookInput) -> str:
             journal_shown(root, session, data.prompt, notes)
         return text
     from harness.compose import open_vault
-    from harness.hooks_index import refresh, take_shown
-    from harness.hooks_memory import brief, capture, end_only, prompt_memory
+    from harness.hooks_index import refresh, remember_used, take_shown
+    from harness.hooks_memory import capture, end_only, prompt_memory
+    from harness.hooks_recall import brief
 
     with open_vault(cfg, dense=h.dense) as v:
         if args.event == "prompt":
             return prompt_memory(v, data.prompt, h.prompt_words, k=h.k,
                                  min_share=h.min_term_share, session=session,
                                  own_conversation=data.session_id)
-        if args.event == "session-start":
+        if args.event == "session-start":  # the first time: build the hooks' index
             refresh(v)
-            return brief(v, data.cwd, h.start_words)
+            return brief(root, data.cwd, h.start_words)
         # Codex's Stop ends a turn, not the session: capture, but keep the session open.
         end = args.event == "session-end" and client.name != "codex"
+        used: list[str] = []
         if end:
             for prompt, notes in take_shown(root, session):
                 v.shown(prompt, [n for n in notes if v.index.note_id(n) is not None],
                         session=session)
         if client.reads_transcript and data.transcript_path:
             doc = capture(v, data.transcript_path, data.session_id, session, end=end)
+            used = list(doc.get("used", []))
             print(f"rmh hook {args.event}: {doc['turns']} turns, {doc['written']} notes "
                   f"written, {doc['skipped_lines']} lines skipped", file=sys.stderr)
         elif end:
             end_only(v, session)
+        if used:
+            remember_used(root, used)
         refresh(v)
         return ""
 
