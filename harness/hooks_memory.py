@@ -3,10 +3,10 @@
 - `prompt_memory` (each prompt, with `[hooks] engine = true`; by default the prompt hook
   uses `hooks_recall.recall` on the hooks' own index instead): `vault.build_context` for
   the prompt (conversation turns and passages of ordinary notes, dated), kept only where
-  a line holds at least `min_share` of the prompt's search terms (the floor under which nothing is relevant: a line that shares
-  one common word with a long prompt is not memory for it), and never the current session's
-  own turns; each line names its note; fenced as data. The notes shown are logged as shown
-  in the client session's learning session, so reading them later counts as use.
+  a line holds at least `min_share` of the prompt's search terms (the floor under which
+  nothing is relevant), never the current session's own turns; each line names its note;
+  fenced as data. The notes shown are logged as shown in the client session's learning
+  session, so reading them later counts as use.
 - `capture` (session end, before compaction): the transcript ingested as a conversation
   (incremental and idempotent: an unchanged transcript writes nothing, a grown one adds its
   new turns), and with `end` the notes the agent read or cited in it (a `[[link]]`, a
