@@ -8,7 +8,8 @@ on the casefolded turn, curly quotes straightened; the first pattern of each par
 names the label):
 
 =========  ==========================================================================
-part       patterns (goal also: "keeps failing", "is broken")
+part       patterns (goal also: "keeps failing", "is broken", "won't build", "returns
+           ... errors")
 =========  ==========================================================================
 goal       "I'm trying to", "I need to", "I want to", "how do/can I", "help me", "I'm
            getting (a|an) ... error", "I'm stuck", "I have a problem/issue", "... isn't
@@ -54,7 +55,8 @@ GOAL = _rx(r"i'?m trying to", r"i am trying to", r"i need to", r"i want to", r"h
            r"help me", r"i'?m getting (?:an?|this|the) [\w\s-]{0,30}error", r"i'?m stuck",
            r"i have (?:a|an) (?:problem|issue)", r"(?:isn't|is not|doesn't|won't) work(?:ing)?",
            r"i can'?t get", r"keeps? (?:failing|crashing|breaking)",
-           r"(?:is|are) (?:failing|broken|crashing)")
+           r"(?:is|are) (?:failing|broken|crashing)", r"won'?t (?:build|start|run|compile)",
+           r"(?:getting|returns?|throws?|shows?|seeing) (?:an? )?[\w\s-]{0,20}errors?")
 TRIED = _rx(r"i tried", r"i'?ve tried", r"try", r"i added", r"i changed", r"i ran",
             r"i installed", r"i switched", r"i updated", r"i removed", r"you could",
             r"make sure", r"is missing")

@@ -9,8 +9,12 @@ success lemma counts when it reports a result, not an intent or an activity:
 - not after an intent or modal word in the clause ("to", "trying", "need", "want", "should",
   "will", "would", "could", "might", "can", "if", "hope", "let's", "please", "how"):
   "get the build to pass" is the goal, not its outcome;
-- "work" not followed by an activity preposition ("working on the parser", "I work at");
-  "help" only right after "that", "it", "this", "which" ("that helped");
+- not a clause-opening base form ("Fix the seed as well.": an instruction);
+- "work" not followed by an activity preposition after a person ("I'm working on the
+  parser", "I work at"; "that worked for all three files" is a result);
+  "helped" only right after "that", "it", "this", "which" ("that helped"); "work" only as
+  "works"/"worked" or "it's working" (the noun "hard work" and "thinking of working with"
+  report nothing), unless negated ("doesn't work");
 - negated by "not", "n't", "never", "no longer", "still not" in the three words before it,
   it is a failure ("didn't work", "doesn't pass", "still not fixed").
 
@@ -44,12 +48,15 @@ SUCCESS = frozenset({"work", "fix", "pass", "solve", "resolve", "succeed", "help
 # "help" reports a result only after "that/it/this/which" ("that helped"); unnegated
 # elsewhere it is an act ("I helped my friend move").
 _RESULT_SUBJECTS = frozenset({"that", "it", "this", "which"})
+_STATE = frozenset({"it's", "is", "are", "now", "that's", "everything's"})
 FAILURE = frozenset({"fail", "break", "crash"})
 _INTENT = frozenset("""to trying try need needs want wants wanted should will would could might
     can if hope let's lets please how whether unless until may must shall""".split())
 _NEGATION = frozenset({"not", "never", "no", "cannot", "nothing"})
+_PERSONS = frozenset("""i we you they he she i'm we're you're they're he's she's am are is
+    was were been i've we've""".split())
 _ACTIVITY = frozenset("on at for with in out through hard late from as".split())
-_FAILED_PHRASES = re.compile(r"\b(?:no luck|gave up|give up|same error|still (?:getting|seeing)"
+_FAILED_PHRASES = re.compile(r"\b(?:no luck|gave up|same error|still (?:getting|seeing)"
                              r"|no dice|didn'?t go|went wrong)\b")
 _WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
 
@@ -81,11 +88,18 @@ def clause_outcome(clause: str) -> str | None:
         before = words[max(0, i - 3):i]
         if _INTENT & set(words[:i]):
             continue
-        if lemma == "work" and i + 1 < len(words) and words[i + 1] in _ACTIVITY:
+        if i == 0 and w == lemma:  # "Fix the seed as well.": an instruction, not a result
+            continue
+        if (lemma == "work" and i + 1 < len(words) and words[i + 1] in _ACTIVITY
+                and _PERSONS & set(before)):  # "I work at", "I haven't worked with"
             continue
         negated = any(b in _NEGATION or b.endswith("n't") for b in before)
-        if lemma == "help" and not negated and not (before and before[-1] in _RESULT_SUBJECTS):
+        if lemma == "help" and not negated and not (
+                w == "helped" and before and before[-1] in _RESULT_SUBJECTS):
             continue
+        if lemma == "work" and not negated and (w == "work" or (
+                w == "working" and not (before and before[-1] in _STATE))):
+            continue  # "hard work", "thinking of working with": no result
         if lemma in SUCCESS:
             found = "failure" if negated else "success"
         elif not negated:
