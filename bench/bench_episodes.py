@@ -22,9 +22,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from vault import build_events
+from vault import build_events, find_episodes
 from vault import load_conversations as load
-from vault.conversation.episodes import find_episodes
 
 HERE = Path(__file__).resolve().parent
 

@@ -38,7 +38,8 @@ class _Version(argparse.Action):
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
                  values: Any, option_string: str | None = None) -> None:
-        parser.exit(message=f"rmh {version()}\n")
+        print(f"rmh {version()}")
+        parser.exit()
 
 
 def _base_parser() -> tuple[argparse.ArgumentParser, Any]:

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
         score_parts,
     )
     from .conversation.context import Weights as ContextWeights
+    from .conversation.episodes import find_episodes
     from .conversation.events import (
         build_events,
     )
@@ -252,6 +253,7 @@ _LAZY: dict[str, tuple[str, str]] = {  # public name -> (module, attribute)
     "archive_decisions": (".conversation", "archive_decisions"),
     "build_context": (".conversation", "build_context"),
     "build_events": (".conversation.events", "build_events"),
+    "find_episodes": (".conversation.episodes", "find_episodes"),
     "build_facts": (".conversation.facts", "build_facts"),
     "content_hash": (".notes.edits", "content_hash"),
     "content_terms": (".retrieval.text", "content_terms"),
@@ -382,6 +384,7 @@ __all__ = [
     "examination_probability",
     "extract_statements",
     "fact_sentence",
+    "find_episodes",
     "fuse",
     "ingest_conversations",
     "item_of",
