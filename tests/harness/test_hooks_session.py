@@ -139,3 +139,14 @@ def test_install_and_uninstall_change_only_rmhs_entries(vault: Path, tmp_path: P
     broken.write_text("[1, 2]", encoding="utf-8")
     out = rmh(vault, "hooks", "install", "gemini", "--project", str(project))
     assert out.returncode == 1 and broken.read_text(encoding="utf-8") == "[1, 2]"
+
+
+def test_engine_mode_recalls_through_the_full_search(vault: Path, tmp_path: Path) -> None:
+    transcript = tmp_path / f"{SESSION}.jsonl"
+    transcript.write_text("\n".join(claude_lines(CI_TASK, SESSION)) + "\n", encoding="utf-8")
+    hook(vault, "session-end", {"session_id": SESSION, "transcript_path": str(transcript)})
+    (vault / "rmh.toml").write_text("[hooks]\nengine = true\n", encoding="utf-8")
+    out = hook(vault, "prompt", {"session_id": "sess-2", "prompt": "The nightly build fails "
+                                 "on the CI server again. What made the build pass last time?"})
+    text = context_of(out, "UserPromptSubmit")
+    assert "Pinning the compiler to version 12" in text and "episodes/" in text, text
