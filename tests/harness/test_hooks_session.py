@@ -111,7 +111,7 @@ def test_install_and_uninstall_change_only_rmhs_entries(vault: Path, tmp_path: P
     project = tmp_path / "proj"
     settings = project / ".claude" / "settings.json"
     settings.parent.mkdir(parents=True)
-    theirs = {"model": "x", "hooks": {"UserPromptSubmit": [
+    theirs: dict[str, Any] = {"model": "x", "hooks": {"UserPromptSubmit": [
         {"hooks": [{"type": "command", "command": "echo mine"}]}],
         "PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "lint"}]}]}}
     settings.write_text(json.dumps(theirs), encoding="utf-8")
