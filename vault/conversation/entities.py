@@ -53,8 +53,9 @@ PHRASE_STOP = frozenset(
 )
 _TITLE_STOP = (
     frozenset(
-        """i i'm i'll i've i'd hey hi hello wow oh ok okay yes no yeah thanks thank sure great awesome well so and but
-    also haha lol omg congrats congratulations please sorry cool nice good amazing""".split()
+        """i i'm i'll i've i'd hey hi hello wow oh ok okay yes no yeah thanks thank sure great
+    awesome well so and but also haha lol omg congrats congratulations please sorry cool nice
+    good amazing""".split()
     )
     | STOPWORDS
 )
