@@ -27,7 +27,7 @@ from typing import Any
 
 from .hooks import CLIENTS, EVENTS, Client
 
-TIMEOUT_S = {"session-start": 10, "prompt": 10, "session-end": 60, "pre-compact": 60}
+TIMEOUT_S = {"session-start": 30, "prompt": 10, "session-end": 120, "pre-compact": 120}
 
 
 class SettingsError(Exception):

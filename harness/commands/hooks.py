@@ -34,6 +34,12 @@ def cmd_install(args: argparse.Namespace) -> int:
         from .output import fail
 
         fail(str(exc))
+    from harness.compose import plain_vault
+    from harness.hooks_index import refresh
+
+    with plain_vault(args.vault) as v:  # the hooks' index, so the first session starts fast
+        v.sync()
+        doc["index"] = refresh(v)
     emit(args, doc, f"installed rmh hooks for {args.client} in {doc['settings']} "
          f"({', '.join(f'{k} -> {v}' for k, v in doc['events'].items())}; vault {vault})")
     return 0

@@ -118,6 +118,7 @@ def test_install_and_uninstall_change_only_rmhs_entries(vault: Path, tmp_path: P
     for _ in range(2):  # installing twice leaves one set
         out = rmh(vault, "hooks", "install", "claude-code", "--project", str(project), "--json")
         assert out.returncode == 0, out.stderr
+    assert (vault / ".rmh" / "hooks.sqlite").is_file()  # built at install: a fast first start
     doc = json.loads(settings.read_text(encoding="utf-8"))
     assert doc["model"] == "x" and doc["hooks"]["PostToolUse"] == theirs["hooks"]["PostToolUse"]
     for event in ("SessionStart", "UserPromptSubmit", "SessionEnd", "PreCompact"):
