@@ -32,6 +32,16 @@ def version() -> str:
         return "0.1.0"
 
 
+class _Version(argparse.Action):
+    """`--version`, reading the distribution's metadata only when asked (importlib.metadata
+    costs a third of a second on a loaded machine, which every hook process would pay)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        print(f"rmh {version()}")
+        parser.exit()
+
+
 def _base_parser() -> tuple[argparse.ArgumentParser, Any]:
     """The global options and an empty sub-command table."""
     parser = argparse.ArgumentParser(
@@ -43,7 +53,8 @@ def _base_parser() -> tuple[argparse.ArgumentParser, Any]:
         metavar="PATH",
         help="the vault folder (default: $RMH_VAULT; there is no other fallback)",
     )
-    parser.add_argument("--version", action="version", version=f"rmh {version()}")
+    parser.add_argument("--version", action=_Version, nargs=0,
+                        help="show the program's version number and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     return parser, sub

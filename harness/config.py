@@ -100,6 +100,23 @@ class EmbedSection:
 
 
 @dataclass(frozen=True)
+class HooksSection:
+    """Agent-client hooks (harness/hooks.py): words of memory injected with each prompt and
+    at session start, the share of a prompt's search terms a memory line must hold to be
+    shown (the "nothing relevant" floor), the hits searched; `engine`: the prompt hook opens
+    the vault and uses the full search engine (`dense`: with embeddings) instead of the
+    hooks' own FTS5 index (harness/hooks_index.py). Off by default: a hook is a new process,
+    and preparing the engine costs seconds per prompt on a large vault (NOTES/BENCHMARKS)."""
+
+    prompt_words: int = 120
+    start_words: int = 150
+    min_term_share: float = 0.3
+    k: int = 20
+    engine: bool = False
+    dense: bool = False
+
+
+@dataclass(frozen=True)
 class Config:
     """Everything rmh reads from outside, in one frozen value."""
 
@@ -109,6 +126,7 @@ class Config:
     llm: LlmSection = field(default_factory=LlmSection)
     sandbox: SandboxSection = field(default_factory=SandboxSection)
     embed: EmbedSection = field(default_factory=EmbedSection)
+    hooks: HooksSection = field(default_factory=HooksSection)
 
     def require_vault(self) -> Path:
         """The vault folder, or a ConfigError saying how to name one."""
@@ -123,6 +141,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "llm": LlmSection,
     "sandbox": SandboxSection,
     "embed": EmbedSection,
+    "hooks": HooksSection,
 }
 
 # Environment variable -> (section, key). Documented in README.md.
@@ -146,6 +165,13 @@ def default_shared_cache(environ: Mapping[str, str]) -> str:
     if environ.get("HOME"):
         return str(Path(environ["HOME"]) / ".cache" / "rmh" / "embeddings.sqlite")
     return ""
+
+
+def home_dir(env: Mapping[str, str] | None = None) -> Path:
+    """The user's home folder: $HOME (from `env`, default os.environ), else the password
+    database's (`Path.home`). Where user-scope client settings live (harness/hooks_install)."""
+    environ = os.environ if env is None else env
+    return Path(environ["HOME"]) if environ.get("HOME") else Path.home()
 
 
 def _expand_home(value: str, environ: Mapping[str, str]) -> str:

@@ -45,10 +45,12 @@ def what_came_next(ops: VaultOps, query: str, n: int = 3) -> dict[str, Any]:
 
 def ingest(ops: VaultOps, conversation: str | dict[str, Any] | list[Any],
            format: str = "auto") -> dict[str, Any]:
-    """Ingest a conversation given as JSON text or a JSON object (LoCoMo, LongMemEval, simple)."""
-    from vault import ingest_conversations, load_conversations
+    """Ingest a conversation given as text or a JSON object (any `vault.CONVERSATION_FORMATS`)."""
+    from vault import ingest_conversations, load_transcript
 
     text = conversation if isinstance(conversation, str) else json.dumps(
         conversation, ensure_ascii=False)
-    convs = load_conversations(text, format)
-    return ops.thread.call(lambda: ingest_conversations(ops.vault, convs).to_json())
+    loaded = load_transcript(text, format)
+    return ops.thread.call(lambda: {**ingest_conversations(ops.vault, loaded.conversations
+                                                           ).to_json(),
+                                    "skipped_lines": list(loaded.problems)})

@@ -268,10 +268,12 @@ OPERATIONS: tuple[Operation, ...] = (
               "The events that followed the event best matching the query.",
               (_QUERY, Param("n", "integer", "how many events", 3, 1, 50)),
               lambda env, query, n: conv.what_came_next(env.ops, query, n), repl="what_came_next"),
-    Operation("ingest", "conversation", "Ingest a conversation (LoCoMo, LongMemEval, simple).",
-              (Param("conversation", "json", "the conversation: JSON text or object",
+    Operation("ingest", "conversation", "Ingest a conversation (LoCoMo, LongMemEval, simple, "
+              "OpenAI chat, Claude Code or Codex CLI session JSONL).",
+              (Param("conversation", "json", "the conversation: JSON or JSONL text, or an object",
                      max_length=MAX_CONVERSATION_CHARS),
-               Param("format", "string", "auto, simple, locomo or longmemeval", "auto",
+               Param("format", "string", "auto, simple, locomo, longmemeval, openai, "
+                     "claude-code or codex", "auto",
                      max_length=40)),
               lambda env, conversation, format: conv.ingest(env.ops, conversation, format),
               read_only=False, rpc="vault.ingest"),

@@ -50,6 +50,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
                      "conversation memory: stability, working notes"),
     "lifecycle": ("harness.commands.lifecycle",
                   "archive stale conversation notes (DMF survival, 4D rule); reversible"),
+    "hooks": ("harness.commands.hooks",
+              "install or remove rmh's hooks in an agent client's settings"),
+    "hook": ("harness.commands.hooks", "run one hook as an agent client calls it (JSON on stdin)"),
     "completion": ("harness.commands.completion", "print a shell completion script "
                    "(bash, zsh or fish)"),
 }

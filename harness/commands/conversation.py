@@ -28,7 +28,7 @@ from vault import (
     conversation_from_corpus,
     conversation_stability,
     demoted_text,
-    load_conversations,
+    load_transcript,
     session_end,
     working_note,
     working_path,
@@ -43,7 +43,7 @@ def cmd_stability(args: argparse.Namespace) -> int:
             text = Path(args.file).read_text(encoding="utf-8")
         except OSError as exc:
             fail(f"cannot read {args.file}: {exc.strerror}")
-        convs = [c for c in load_conversations(text, args.format)
+        convs = [c for c in load_transcript(text, args.format).conversations
                  if c.conversation_id == args.id]
         if not convs:
             fail(f"{args.file} holds no conversation {args.id!r}")

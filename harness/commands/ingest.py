@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,7 @@ from vault import (
     CONVERSATION_FORMATS,
     build_context,
     ingest_conversations,
-    load_conversations,
+    load_transcript,
 )
 
 from .notes import configured_vault
@@ -22,10 +23,12 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         text = Path(args.file).read_text(encoding="utf-8")
     except OSError as exc:
         fail(f"cannot read {args.file}: {exc.strerror}")
-    convs = load_conversations(text, args.format)
+    loaded = load_transcript(text, args.format, Path(args.file).stem)
+    for problem in loaded.problems:
+        print(f"rmh: {args.file}: skipped {problem}", file=sys.stderr)
     with configured_vault(args, dense=False) as v:
-        report = ingest_conversations(v, convs)
-    emit(args, report.to_json(),
+        report = ingest_conversations(v, loaded.conversations)
+    emit(args, {**report.to_json(), "skipped_lines": list(loaded.problems)},
          f"ingested {len(report.conversations)} conversation(s): {report.turns} turns, "
          f"{report.sessions} sessions, {report.entities} entities, {report.facts} facts "
          f"({report.rules} promoted to L3 rules); "
@@ -47,7 +50,8 @@ def register(sub: Any) -> None:
     """Add the conversation commands to the `rmh` parser."""
     p: argparse.ArgumentParser = sub.add_parser(
         "ingest", help="turn a conversation file into notes (turns, sessions, entities, facts)")
-    p.add_argument("file", help="JSON: rmh-conversation/1, LoCoMo or LongMemEval")
+    p.add_argument("file", help="rmh-conversation/1, LoCoMo, LongMemEval, an OpenAI chat "
+                   "messages list, or a Claude Code / Codex CLI session JSONL")
     p.add_argument("--format", choices=CONVERSATION_FORMATS, default="auto")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(func=cmd_ingest)

@@ -1,14 +1,14 @@
 """Conversation memory: chats become dated events and entities in the vault (NDM, DMF, 4D).
 
-Public entry points (re-exported by `vault`): `load_conversations`, `ingest_conversations`,
-`build_context`, `next_in_vault`, `archive_decisions`, `conversation_stability` (with
+Public entry points (re-exported by `vault`): `load_conversations` (`load_transcript`:
+agent transcripts too, with the lines skipped), `ingest_conversations`, `build_context`,
+`next_in_vault`, `archive_decisions`, `conversation_stability` (with
 `conversation_from_corpus`), and the working partition (`working_note`, `working_path`,
 `session_end`, `demoted_text`).
 """
 
 from .archiving import ArchiveDecision, archive_decisions
 from .context import Context, build_context
-from .formats import FORMATS as CONVERSATION_FORMATS
 from .formats import Conversation
 from .formats import load as load_conversations
 from .ingest import IngestReport
@@ -17,6 +17,9 @@ from .nexts import Next, next_in_vault
 from .stability import MODES as STABILITY_MODES
 from .stability import Stability, conversation_from_corpus
 from .stability import stability as conversation_stability
+from .transcripts import ALL_FORMATS as CONVERSATION_FORMATS
+from .transcripts import Loaded as LoadedConversations
+from .transcripts import load_report as load_transcript
 from .working import WorkingDecision, demoted_text, session_end, working_note, working_path
 
 __all__ = [
@@ -26,6 +29,7 @@ __all__ = [
     "Context",
     "Conversation",
     "IngestReport",
+    "LoadedConversations",
     "Next",
     "Stability",
     "WorkingDecision",
@@ -36,6 +40,7 @@ __all__ = [
     "demoted_text",
     "ingest_conversations",
     "load_conversations",
+    "load_transcript",
     "next_in_vault",
     "session_end",
     "working_note",

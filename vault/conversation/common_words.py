@@ -10,7 +10,8 @@ from __future__ import annotations
 
 COMMON: frozenset[str] = frozenset(
     """
-    absolutely actually after again ago agreed ah aha alright although always amazing anyway
+    absolutely actually attempt bug error fix issue lesson lessons note problem result step
+    tip try update after again ago agreed ah aha alright although always amazing anyway
     anything apparently appreciate around awesome aw aww bad basically be because been best
     better big bought brought btw but bye can cheers come congrats congratulations cool could
     dear definitely did do does done dont each either else enjoy enough even ever every

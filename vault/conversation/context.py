@@ -46,6 +46,7 @@ from ..retrieval.text import tokenize
 from .clocks import resolve
 from .items import Item
 from .layout import items_from_corpus
+from .passages import is_plain_note, note_date, note_item, query_terms, shares_terms
 
 if TYPE_CHECKING:
     from ..core import Vault
@@ -307,7 +308,8 @@ def build_context(
     weights: Weights = Weights(),
     k: int | None = None,
 ) -> Context:
-    """Context over the vault's turn notes (tier L0), lexical scores from `vault.search`.
+    """Context over the vault's turn notes (tier L0) and the passages of the ordinary notes
+    it finds, lexical scores from `vault.search` (`vault_turns`).
 
     The top `k` hits (default max(50, budget_words // 5)) give lex; every other turn has
     lex 0 and can still enter through its entity rows.
@@ -322,14 +324,34 @@ def build_context(
 def vault_turns(
     vault: Vault, query: str, k: int, conversation: str | None = None
 ) -> tuple[tuple[Item, ...], npt.NDArray[np.float64], int]:
-    """The vault's turn notes, their lex (best `vault.search` score of the top `k` hits; 0 for
-    a turn not hit) and how many hits the search returned."""
-    items = items_from_corpus(vault.corpus(), conversation)
-    pos = {it.note: i for i, it in enumerate(items)}
-    lex = np.zeros(len(items))
+    """The vault's turn notes, and the ordinary notes among the top `k` hits as dated
+    passages (`passages`; not when `conversation` names one), with their lex: the
+    `vault.search` score of a hit that shares a query term (`passages.shares_terms`), else 0
+    (a turn not hit, or hit through links or dense similarity alone); and how many hits the
+    search returned."""
+    turns = items_from_corpus(vault.corpus(), conversation)
+    pos = {it.note: i for i, it in enumerate(turns)}
+    terms = query_terms(query, {it.speaker for it in turns if it.kind == "turn"})
     hits = vault.search(query, k).hits
+    scored: dict[int, float] = {}
+    notes: list[tuple[Item, float]] = []
     for h in hits:
         i = pos.get(h.note)
         if i is not None:
-            lex[i] = max(lex[i], h.score)
+            if shares_terms(turns[i].text, terms):
+                scored[i] = max(scored.get(i, 0.0), h.score)
+            continue
+        if conversation is not None or not shares_terms(f"{h.title} {h.snippet}", terms):
+            continue
+        row = vault.index.note(h.id)
+        if row is not None and is_plain_note(row.path, row.frontmatter):
+            when = note_date(row.frontmatter, row.mtime_ns)
+            notes.append((note_item(row.path, row.title, h.snippet or row.body[:400], when),
+                          h.score))
+    items = turns + tuple(it for it, _ in notes)
+    lex = np.zeros(len(items))
+    for i, score in scored.items():
+        lex[i] = score
+    for j, (_, score) in enumerate(notes):
+        lex[len(turns) + j] = score
     return items, lex, len(hits)

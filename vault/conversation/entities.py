@@ -44,10 +44,18 @@ STOP_NOUNS = frozenset(
     years one ones kind sort couple few while moment minute minutes hour hours today tonight
     morning evening night weekend same other others""".split()
 )
+# Verbs and adverbs that end a noun phrase after its head ("the build passes now").
+PHRASE_STOP = frozenset(
+    """is are was were be been has have had does did do passes works fails runs breaks crashes
+    went got made took gave came said told inside outside anytime super so very pretty quite
+    still first now just already again also finally really even only never always too then
+    there here today yesterday tomorrow soon later instead anyway though""".split()
+)
 _TITLE_STOP = (
     frozenset(
-        """i hey hi hello wow oh ok okay yes no yeah thanks thank sure great awesome well so and but
-    also haha lol omg congrats congratulations please sorry cool nice good amazing""".split()
+        """i i'm i'll i've i'd hey hi hello wow oh ok okay yes no yeah thanks thank sure great
+    awesome well so and but also haha lol omg congrats congratulations please sorry cool nice
+    good amazing""".split()
     )
     | STOPWORDS
 )
@@ -136,12 +144,17 @@ def name_lexicon(
             if base[:1].islower():
                 lower.add(folded)
             elif base[:1].isupper() and folded not in _TITLE_STOP and folded not in _WEEKDAY_MONTH:
-                if prev not in '.!?"':
+                if prev not in '.!?"])':
                     found.add(folded)
-                elif "'" not in folded and folded not in COMMON:
+                elif "'" not in folded and folded not in COMMON and not _verbal(folded):
                     initial.add(folded)
             prev = tok
     return frozenset(found | (initial - lower))
+
+
+def _verbal(folded: str) -> bool:
+    """A gerund or past form ("Pinning", "Learned"): no name on sentence-initial evidence."""
+    return len(folded) > 5 and folded.endswith(("ing", "ed"))
 
 
 def _is_name_word(tok: str, initial: bool, lexicon: frozenset[str]) -> bool:
@@ -181,7 +194,7 @@ def extract(
     prev = "."
     while i < len(toks):
         tok = toks[i]
-        initial = prev in '.!?"('
+        initial = prev in '.!?"()]'
         low = _fold(tok)
         run = (initial and not _is_name_word(tok, True, lexicon) and i + 1 < len(toks)
                and _starts_run(tok) and _is_name_word(toks[i + 1], False, lexicon))
@@ -229,7 +242,7 @@ def _starts_run(tok: str) -> bool:
     base = _POSSESSIVE.sub(r"\1", tok)
     folded = _fold(base)
     return (base[:1].isupper() and "'" not in folded and folded not in _TITLE_STOP
-            and folded not in COMMON and folded not in _WEEKDAY_MONTH)
+            and folded not in COMMON and folded not in _WEEKDAY_MONTH and not _verbal(folded))
 
 
 def _phrase(toks: Sequence[str], start: int) -> list[str]:
@@ -242,6 +255,8 @@ def _phrase(toks: Sequence[str], start: int) -> list[str]:
             break
         if tok[:1].isupper() and lower_seen:  # "my teacher Carla": the name ends the phrase
             break
+        if words and (low in PHRASE_STOP or (len(low) > 4 and low.endswith(("ed", "ing")))):
+            break  # "the build still failed", "the build passes now": a verb or adverb ends it
         lower_seen = lower_seen or tok[:1].islower()
         words.append(low)
         if low in STOP_NOUNS:  # "the time flew": a vague noun ends the phrase

@@ -8,7 +8,8 @@ on the casefolded turn, curly quotes straightened; the first pattern of each par
 names the label):
 
 =========  ==========================================================================
-part       patterns
+part       patterns (goal also: "keeps failing", "is broken", "won't build", "returns
+           ... errors")
 =========  ==========================================================================
 goal       "I'm trying to", "I need to", "I want to", "how do/can I", "help me", "I'm
            getting (a|an) ... error", "I'm stuck", "I have a problem/issue", "... isn't
@@ -17,9 +18,12 @@ step       every turn between the goal and the outcome (what was said or tried),
            "tried" when it matches "I tried", "I've tried", "try", "I added", "I changed",
            "I ran", "I installed", "I switched", "I updated", "I removed", "you could",
            "make sure", "is missing"
-outcome    success: "that fixed it", "it worked", "that worked", "works now", "it's working",
-           "solved", "fixed it", "finally got"; failure: "didn't work", "did not work", "still
-           failing", "still broken", "still getting", "no luck", "gave up", "didn't help"
+outcome    by lemma (`outcomes`): a clause reporting that something worked / was fixed /
+           passes / was solved ("Pinning the compiler worked", "the build passes now") is
+           a success; failed / broke / crashed, or a negated success ("didn't help") a
+           failure; intents ("get the build to pass") and activities ("working on") are
+           neither. The first success in the window closes the episode (failed attempts
+           before it are steps tried), else the last failure
 lesson     "lesson", "next time", "turns out", "the trick is/was", "I learned", "I realised",
            "note to self", "takeaway", "from now on", "in future" (the outcome turn or up to
            LESSON_AFTER turns after it)
@@ -37,6 +41,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .events import Event
+from .outcomes import outcome as outcome_of
 
 WINDOW = 12
 LESSON_AFTER = 2
@@ -49,14 +54,12 @@ def _rx(*alts: str) -> re.Pattern[str]:
 GOAL = _rx(r"i'?m trying to", r"i am trying to", r"i need to", r"i want to", r"how (?:do|can) i",
            r"help me", r"i'?m getting (?:an?|this|the) [\w\s-]{0,30}error", r"i'?m stuck",
            r"i have (?:a|an) (?:problem|issue)", r"(?:isn't|is not|doesn't|won't) work(?:ing)?",
-           r"i can'?t get")
+           r"i can'?t get", r"keeps? (?:failing|crashing|breaking)",
+           r"(?:is|are) (?:failing|broken|crashing)", r"won'?t (?:build|start|run|compile)",
+           r"(?:getting|returns?|throws?|shows?|seeing) (?:an? )?[\w\s-]{0,20}errors?")
 TRIED = _rx(r"i tried", r"i'?ve tried", r"try", r"i added", r"i changed", r"i ran",
             r"i installed", r"i switched", r"i updated", r"i removed", r"you could",
             r"make sure", r"is missing")
-SUCCESS = _rx(r"that fixed it", r"it worked", r"that worked", r"works now", r"it'?s working",
-              r"solved", r"fixed it", r"finally got")
-FAILURE = _rx(r"didn'?t work", r"did not work", r"still failing", r"still broken",
-              r"still getting", r"no luck", r"gave up", r"didn'?t help")
 LESSON = _rx(r"lesson", r"next time", r"turns out", r"the trick (?:is|was)", r"i learned",
              r"i reali[sz]ed", r"note to self", r"takeaway", r"from now on", r"in future")
 
@@ -107,12 +110,19 @@ class Episode:
         return out
 
 
-def _outcome(text: str) -> str | None:
-    if FAILURE.search(text):
-        return "failure"
-    if SUCCESS.search(text):
-        return "success"
-    return None
+def _close(evs: Sequence[Event], i: int) -> tuple[int, str] | None:
+    """The outcome turn of the goal at `i`: the first success in the window, else the last
+    failure in it (failed attempts before a success are steps tried); None without one."""
+    last_failure: tuple[int, str] | None = None
+    for j in range(i + 1, min(len(evs), i + 1 + WINDOW)):
+        if evs[j].session != evs[i].session:
+            break
+        label = outcome_of(evs[j].text)
+        if label == "success":
+            return j, label
+        if label == "failure":
+            last_failure = (j, label)
+    return last_failure
 
 
 def find_episodes(events: Sequence[Event]) -> tuple[Episode, ...]:
@@ -126,20 +136,14 @@ def find_episodes(events: Sequence[Event]) -> tuple[Episode, ...]:
         if g.role != "user" or not GOAL.search(_fold(g.text)):
             i += 1
             continue
-        end = None
-        for j in range(i + 1, min(len(evs), i + 1 + WINDOW)):
-            if evs[j].session != g.session:
-                break
-            label = _outcome(_fold(evs[j].text))
-            if label is not None:
-                end = (j, label)
-                break
+        end = _close(evs, i)
         if end is None:
             i += 1
             continue
         j, label = end
         steps = tuple(Part(e.tick, e.speaker, e.text,
-                           "tried" if TRIED.search(_fold(e.text)) else "step")
+                           "tried" if TRIED.search(_fold(e.text)) or outcome_of(e.text)
+                           else "step")
                       for e in evs[i + 1 : j])
         lesson = None
         for k in range(j, min(len(evs), j + 1 + LESSON_AFTER)):

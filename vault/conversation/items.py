@@ -27,10 +27,13 @@ class Item:
     dates: tuple[tuple[str, date, date], ...]  # (expr, start, end) anchored expressions
     omega: float = 0.0
     note: str = ""
-    kind: str = "turn"  # "turn" (L0) | "episode" (episodic) | "working" (live scratch)
+    kind: str = "turn"  # "turn" (L0) | "episode" | "working" (live scratch) | "note" (passage)
 
     def render(self, *, labels: bool = True) -> str:
         """The line shown to the model."""
+        if self.kind == "note":  # an ordinary note's passage: its date and path
+            return (f"[{self.when:%Y-%m-%d}] {self.note}: {self.text}" if labels
+                    else f"{self.note}: {self.text}")
         who = self.speaker if self.kind == "turn" else f"{self.kind.capitalize()} ({self.speaker})"
         if not labels:
             return f"{who}: {self.text}"

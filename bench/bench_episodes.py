@@ -1,0 +1,75 @@
+"""Episodes found in 20 hand-written agent-task transcripts (issue 29), and the entities of the
+issue's CI exchange.
+
+`bench/data/task_transcripts.json` holds 20 tasks (goal, attempts, outcome, most with a
+lesson), labelled by hand: the outcome (success | failure), the goal, outcome and lesson
+turns. Each task is one session of its own conversation ("user" / "assistant" roles); the
+extractor (`vault.conversation.episodes`, lemma-level outcomes) must find exactly one episode
+per task. Reported: episodes found, found with the right outcome, with the right outcome
+turn, with the right lesson turn (or none when there is none).
+
+    python bench/bench_episodes.py [--json OUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from vault import build_events, find_episodes
+from vault import load_conversations as load
+
+HERE = Path(__file__).resolve().parent
+
+
+def _conversation(task: dict[str, Any]) -> str:
+    turns = [{"id": f"{task['id']}:{i}", "speaker": role, "role": role, "text": text}
+             for i, (role, text) in enumerate(task["turns"])]
+    return json.dumps({"format": "rmh-conversation/1", "id": task["id"],
+                       "sessions": [{"id": "s1", "date": "2025-03-04T09:00", "turns": turns}]})
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--json", default="")
+    args = ap.parse_args(argv)
+    tasks = json.loads((HERE / "data" / "task_transcripts.json").read_text("utf-8"))["tasks"]
+    rows: list[dict[str, Any]] = []
+    for task in tasks:
+        (conv,) = load(_conversation(task))
+        eps = find_episodes(build_events(conv))
+        ep = eps[0] if len(eps) == 1 else None
+        rows.append({
+            "id": task["id"], "episodes": len(eps),
+            "outcome": ep.outcome.label if ep else None,
+            "right_outcome": bool(ep and ep.outcome.label == task["outcome"]),
+            "right_goal": bool(ep and ep.goal.tick == task["goal"]),
+            "right_outcome_turn": bool(ep and ep.outcome.tick == task["outcome_turn"]),
+            "right_lesson": bool(ep and (ep.lesson.tick if ep.lesson else None)
+                                 == task["lesson_turn"]),
+        })
+    n = len(rows)
+    summary = {k: sum(1 for r in rows if r[k]) for k in
+               ("right_outcome", "right_goal", "right_outcome_turn", "right_lesson")}
+    found = sum(1 for r in rows if r["episodes"] == 1)
+    print(f"{n} task transcripts: one episode found in {found}; right outcome "
+          f"{summary['right_outcome']}/{n} = {summary['right_outcome'] / n:.2f}; right goal "
+          f"{summary['right_goal']}, outcome turn {summary['right_outcome_turn']}, lesson "
+          f"{summary['right_lesson']}")
+    for r in rows:
+        if not (r["right_outcome"] and r["right_outcome_turn"] and r["right_lesson"]):
+            print(f"  {r['id']}: {r}")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"tasks": rows, "summary": summary,
+                                               "found": found, "n": n}, indent=2), "utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

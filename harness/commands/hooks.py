@@ -1,0 +1,153 @@
+"""`rmh hooks install|uninstall CLIENT` and `rmh hook EVENT --client CLIENT`.
+
+- ``rmh hooks install claude-code|codex|gemini [--project [DIR] | --user]``: write the
+  client's hook settings (harness/hooks_install.py) so that it calls `rmh hook ...` with the
+  absolute path of this rmh and of the vault (`--vault` or $RMH_VAULT). ``rmh hooks
+  uninstall`` removes exactly those entries.
+- ``rmh hook session-start|prompt|session-end|pre-compact --client C``: what the client runs;
+  reads its JSON on stdin and answers in its format (harness/hooks.py, harness/hooks_memory.py).
+  A hook never fails its client: an error is one line on stderr, the empty answer on stdout,
+  exit 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from harness.config import home_dir, load
+from harness.hooks import CLIENTS, EVENTS, HookInput, answer, session_key
+
+from .output import emit
+
+
+def cmd_install(args: argparse.Namespace) -> int:
+    from harness.hooks_install import SettingsError, install
+
+    vault = load(vault=args.vault).require_vault()
+    scope = "user" if args.user else "project"
+    try:
+        doc = install(args.client, scope, vault, Path(args.project or "."), home_dir())
+    except SettingsError as exc:
+        from .output import fail
+
+        fail(str(exc))
+    from harness.compose import plain_vault
+    from harness.hooks_index import refresh
+
+    with plain_vault(args.vault) as v:  # the hooks' index, so the first session starts fast
+        v.sync()
+        doc["index"] = refresh(v)
+    emit(args, doc, f"installed rmh hooks for {args.client} in {doc['settings']} "
+         f"({', '.join(f'{k} -> {v}' for k, v in doc['events'].items())}; vault {vault})")
+    return 0
+
+
+def cmd_uninstall(args: argparse.Namespace) -> int:
+    from harness.hooks_install import SettingsError, uninstall
+
+    scope = "user" if args.user else "project"
+    try:
+        doc = uninstall(args.client, scope, Path(args.project or "."), home_dir())
+    except SettingsError as exc:
+        from .output import fail
+
+        fail(str(exc))
+    emit(args, doc, f"removed {doc['removed']} rmh hook(s) from {doc['settings']}")
+    return 0
+
+
+def _run_hook(args: argparse.Namespace, data: HookInput) -> str:
+    client = CLIENTS[args.client]
+    cfg = load(vault=args.vault)
+    h = cfg.hooks
+    root = cfg.require_vault()
+    session = session_key(client, data.session_id)
+    from harness.hooks_index import index_path
+
+    if args.event == "session-start" and index_path(root).exists():  # no vault opened
+        from harness.hooks_recall import brief
+
+        return brief(root, data.cwd, h.start_words)
+    if args.event == "prompt" and not h.engine:  # the fast path: no vault opened
+        from harness.hooks_index import journal_shown
+        from harness.hooks_recall import recall
+
+        text, notes = recall(root, data.prompt, h.prompt_words, k=h.k,
+                             min_share=h.min_term_share, own_conversation=data.session_id)
+        if notes:
+            journal_shown(root, session, data.prompt, notes)
+        return text
+    from harness.compose import open_vault
+    from harness.hooks_index import refresh, remember_used, take_shown
+    from harness.hooks_memory import capture, end_only, prompt_memory
+    from harness.hooks_recall import brief
+
+    with open_vault(cfg, dense=h.dense) as v:
+        if args.event == "prompt":
+            return prompt_memory(v, data.prompt, h.prompt_words, k=h.k,
+                                 min_share=h.min_term_share, session=session,
+                                 own_conversation=data.session_id)
+        if args.event == "session-start":  # the first time: build the hooks' index
+            refresh(v)
+            return brief(root, data.cwd, h.start_words)
+        # Codex's Stop ends a turn, not the session: capture, but keep the session open.
+        end = args.event == "session-end" and client.name != "codex"
+        used: list[str] = []
+        if end:
+            for prompt, notes in take_shown(root, session):
+                v.shown(prompt, [n for n in notes if v.index.note_id(n) is not None],
+                        session=session)
+        if client.reads_transcript and data.transcript_path:
+            doc = capture(v, data.transcript_path, data.session_id, session, end=end)
+            used = list(doc.get("used", []))
+            print(f"rmh hook {args.event}: {doc['turns']} turns, {doc['written']} notes "
+                  f"written, {doc['skipped_lines']} lines skipped", file=sys.stderr)
+        elif end:
+            end_only(v, session)
+        if used:
+            remember_used(root, used)
+        refresh(v)
+        return ""
+
+
+def cmd_hook(args: argparse.Namespace) -> int:
+    """Run one hook; never fail the client (module docstring)."""
+    client = CLIENTS[args.client]
+    text = ""
+    try:
+        text = _run_hook(args, HookInput.parse(sys.stdin.read()))
+    except Exception as exc:  # a hook must not break its client, whatever went wrong
+        print(f"rmh hook {args.event}: {type(exc).__name__}: {exc}", file=sys.stderr)
+        text = ""
+    out = answer(client, args.event, text)
+    if out:
+        print(out)
+    return 0
+
+
+def register(sub: Any) -> None:
+    """Add `hooks` and `hook` to the `rmh` parser."""
+    p: argparse.ArgumentParser = sub.add_parser(
+        "hooks", help="install or remove rmh's hooks in an agent client's settings")
+    hs = p.add_subparsers(dest="hooks_command", metavar="SUBCOMMAND")
+    hs.required = True
+    for name, func, helptext in (
+            ("install", cmd_install, "write the client's hook settings (absolute paths)"),
+            ("uninstall", cmd_uninstall, "remove exactly the entries install wrote")):
+        s = hs.add_parser(name, help=helptext)
+        s.add_argument("client", choices=sorted(CLIENTS))
+        scope = s.add_mutually_exclusive_group()
+        scope.add_argument("--project", nargs="?", const=".", default=None, metavar="DIR",
+                           help="the project's settings (default; DIR: default the current "
+                           "folder)")
+        scope.add_argument("--user", action="store_true", help="the user's settings (~/)")
+        s.add_argument("--json", action="store_true", help="print one JSON document")
+        s.set_defaults(func=func)
+    h: argparse.ArgumentParser = sub.add_parser(
+        "hook", help="run one hook as an agent client calls it (JSON on stdin)")
+    h.add_argument("event", choices=EVENTS)
+    h.add_argument("--client", choices=sorted(CLIENTS), default="claude-code")
+    h.set_defaults(func=cmd_hook)

@@ -1,0 +1,211 @@
+"""The hooks' own lexical index: a prompt hook answers in a new process within ~0.3 s.
+
+A hook is a new process each time. Opening the vault and preparing the search engine costs
+seconds to minutes on a large vault (28 s at 10,000 notes on the shared 2-core machine), far
+over what a client waits for each prompt. So the prompt hook does not open the vault: it
+reads `VAULT/.rmh/hooks.sqlite`, an SQLite FTS5 table (porter stemming, BM25 ranking) of the
+notes worth recalling (ordinary notes, conversation turns, episodes, facts; not entity or
+session summary notes), with each note's date, speaker and previous turn. Only `sqlite3`
+and `vault.tokenize` are imported on that path (no numpy).
+
+`refresh` brings the table in step with the vault's index (by content hash: only changed
+notes are rewritten, removed ones deleted); the session-start, session-end and pre-compact
+hooks call it (they run with the vault open anyway), so the prompt hook sees the vault as of
+the last of those: a note written during a session is recalled from the next session on
+(or after a compaction). The file is derived: deleting it loses nothing.
+
+`shown` journals what the prompt hook injected (`VAULT/.rmh/hooks/<session>.jsonl`) so that
+the session-end hook logs it in the learning ledger (`vault.shown`) before it logs the
+reads and ends the session: learning sees the shown notes without the prompt hook opening
+the ledger.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from vault import Vault
+
+INDEX_FILE = "hooks.sqlite"
+JOURNAL_DIR = "hooks"
+SKIP_TIERS = frozenset({"entity", "L1", "working"})
+_LINK = re.compile(r"\[\[([^\]|#]+)")
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS notes(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL,
+  hash TEXT NOT NULL, title TEXT, date TEXT, tier TEXT, speaker TEXT, conversation TEXT,
+  previous TEXT, body TEXT);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(title, body, tokenize='porter unicode61');
+"""
+
+
+@dataclass(frozen=True)
+class Row:
+    """One indexed note as the prompt hook shows it."""
+
+    path: str
+    title: str
+    date: str
+    tier: str
+    speaker: str
+    conversation: str
+    previous: str
+    body: str
+
+
+def index_path(root: Path) -> Path:
+    return root / ".rmh" / INDEX_FILE
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(str(path), timeout=5.0)
+    conn.executescript(_SCHEMA)
+    return conn
+
+
+def _date(fm: Mapping[str, Any], mtime_ns: int) -> str:
+    for key in ("date", "updated", "created"):
+        value = fm.get(key)
+        if value is not None and str(value)[:4].isdigit():
+            return str(value).replace("T", " ")[:16]
+    return datetime.fromtimestamp(mtime_ns / 1e9, UTC).strftime("%Y-%m-%d")
+
+
+def _previous(fm: Mapping[str, Any]) -> str:
+    m = _LINK.search(str(fm.get("previous") or ""))
+    return f"{m.group(1)}.md" if m else ""
+
+
+def refresh(vault: Vault) -> dict[str, int]:
+    """Bring the hooks' index in step with the vault (module docstring)."""
+    conn = _connect(index_path(vault.root))
+    try:
+        stored = dict(conn.execute("SELECT id, hash FROM notes"))
+        seen: set[int] = set()
+        changed = 0
+        with conn:
+            for row in vault.index.iter_notes():
+                tier = str(row.frontmatter.get("tier", ""))
+                if tier in SKIP_TIERS:
+                    continue
+                seen.add(row.id)
+                if stored.get(row.id) == row.content_hash:
+                    continue
+                fm = row.frontmatter
+                body = row.body.strip()
+                speaker = str(fm.get("speaker", ""))
+                if tier == "L0" and body.startswith(f"{speaker}: "):
+                    body = body[len(speaker) + 2:]
+                if tier == "episodic":  # the episode's one-paragraph summary
+                    body = body.partition("## Summary")[2].strip() or body
+                conn.execute("DELETE FROM notes WHERE id = ? OR path = ?", (row.id, row.path))
+                conn.execute("DELETE FROM fts WHERE rowid = ?", (row.id,))
+                conn.execute(
+                    "INSERT INTO notes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (row.id, row.path, row.content_hash, row.title, _date(fm, row.mtime_ns),
+                     tier, speaker, str(fm.get("conversation", "")), _previous(fm), body))
+                conn.execute("INSERT INTO fts(rowid, title, body) VALUES (?, ?, ?)",
+                             (row.id, row.title, body))
+                changed += 1
+            gone = [i for i in stored if i not in seen]
+            for i in gone:
+                conn.execute("DELETE FROM notes WHERE id = ?", (i,))
+                conn.execute("DELETE FROM fts WHERE rowid = ?", (i,))
+        return {"notes": len(seen), "changed": changed, "removed": len(gone)}
+    finally:
+        conn.close()
+
+
+def _row(values: Iterable[Any]) -> Row:
+    return Row(*(str(v or "") for v in values))
+
+
+def search(root: Path, words: Iterable[str], k: int) -> list[Row]:
+    """The `k` best notes for any of `words` (BM25); [] when the index does not exist yet."""
+    path = index_path(root)
+    quoted = [f'"{w}"' for w in dict.fromkeys(words) if w.isalnum()]
+    if not path.exists() or not quoted:
+        return []
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5.0)
+    try:
+        rows = conn.execute(
+            "SELECT n.path, n.title, n.date, n.tier, n.speaker, n.conversation, n.previous, "
+            "n.body FROM fts JOIN notes n ON n.id = fts.rowid WHERE fts MATCH ? "
+            "ORDER BY bm25(fts), n.path LIMIT ?", (" OR ".join(quoted), k)).fetchall()
+        return [_row(r) for r in rows]
+    finally:
+        conn.close()
+
+
+def by_path(root: Path, path: str) -> Row | None:
+    """One indexed note by its path (the turn before a recalled turn)."""
+    conn = sqlite3.connect(f"file:{index_path(root)}?mode=ro", uri=True, timeout=5.0)
+    try:
+        r = conn.execute("SELECT path, title, date, tier, speaker, conversation, previous, body "
+                         "FROM notes WHERE path = ?", (path,)).fetchone()
+        return _row(r) if r else None
+    finally:
+        conn.close()
+
+
+def _journal(root: Path, session: str) -> Path:
+    safe = re.sub(r"[^\w.-]", "-", session)[:120]
+    return root / ".rmh" / JOURNAL_DIR / f"{safe}.jsonl"
+
+
+def journal_shown(root: Path, session: str, prompt: str, notes: list[str]) -> None:
+    """Append what the prompt hook showed, for the session-end hook to log."""
+    path = _journal(root, session)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as f:
+        f.write(json.dumps({"prompt": prompt[:500], "notes": notes}, ensure_ascii=False) + "\n")
+
+
+def take_shown(root: Path, session: str) -> list[tuple[str, list[str]]]:
+    """The journalled (prompt, notes) of a session, removing the journal."""
+    path = _journal(root, session)
+    if not path.exists():
+        return []
+    out: list[tuple[str, list[str]]] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            doc = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # a line cut by a killed hook
+        if isinstance(doc, dict) and isinstance(doc.get("notes"), list):
+            out.append((str(doc.get("prompt", "")), [str(n) for n in doc["notes"]]))
+    path.unlink()
+    return out
+
+
+USED_FILE = "used.json"
+USED_MAX = 50
+
+
+def remember_used(root: Path, notes: list[str]) -> None:
+    """Put `notes` first in the list of notes used lately (most recent first, at most
+    USED_MAX), which the session-start brief reads."""
+    path = root / ".rmh" / JOURNAL_DIR / USED_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    old = used_lately(root)
+    new = list(dict.fromkeys([*notes, *old]))[:USED_MAX]
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(new, ensure_ascii=False), encoding="utf-8")
+    tmp.replace(path)
+
+
+def used_lately(root: Path) -> list[str]:
+    """The notes used lately (`remember_used`), most recent first."""
+    path = root / ".rmh" / JOURNAL_DIR / USED_FILE
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return []
+    return [str(n) for n in doc] if isinstance(doc, list) else []

@@ -1,0 +1,158 @@
+"""`rmh hooks install|uninstall CLIENT`: rmh's hook entries in a client's settings file.
+
+Each client keeps hooks as ``{"hooks": {EVENT: [{"hooks": [{"type": "command", "command":
+CMD, "timeout": S}]}]}}`` (Claude Code's `.claude/settings.json`, Codex CLI's
+`.codex/hooks.json`, Gemini CLI's `.gemini/settings.json`; project or user scope). rmh adds one
+matcher group per event whose only handler runs ``RMH --vault VAULT hook EVENT --client
+CLIENT`` with absolute paths. An entry is rmh's when its command ends in ``hook EVENT
+--client CLIENT`` with an rmh program before it (`is_ours`); install first removes rmh's old
+entries (so installing twice, or from another checkout, leaves one set), uninstall removes
+only those: every other key, event, group and handler stays as it was (an event or the
+``hooks`` object left empty by the removal goes; a file left empty by it is deleted).
+
+The file is rewritten atomically (a temporary file in the same folder, then a rename); a
+file that is not a JSON object is an error and is left untouched.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sys
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from .hooks import CLIENTS, EVENTS, Client
+
+TIMEOUT_S = {"session-start": 30, "prompt": 10, "session-end": 120, "pre-compact": 120}
+
+
+class SettingsError(Exception):
+    """The client's settings file cannot be read as a JSON object, or cannot be written."""
+
+
+def rmh_program() -> list[str]:
+    """The absolute command that runs this rmh: the `rmh` script beside this Python, else
+    this Python with `-m harness`."""
+    script = Path(sys.executable).parent / "rmh"
+    if script.is_file() and os.access(script, os.X_OK):
+        return [str(script.absolute())]
+    return [str(Path(sys.executable).absolute()), "-m", "harness"]
+
+
+def hook_command(client: Client, event: str, vault: Path) -> str:
+    """The shell command of one hook."""
+    argv = [*rmh_program(), "--vault", str(vault.absolute()), "hook", event,
+            "--client", client.name]
+    return shlex.join(argv)
+
+
+def is_ours(command: Any, client: Client) -> bool:
+    """Whether a handler's command is an rmh hook of this client (module docstring)."""
+    if not isinstance(command, str):
+        return False
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        return False
+    return (len(argv) >= 5 and argv[-4] == "hook" and argv[-3] in EVENTS
+            and argv[-2:] == ["--client", client.name]
+            and any(Path(a).name in ("rmh", "harness") for a in argv[:-4]))
+
+
+def settings_path(client: Client, scope: str, project: Path, home: Path) -> Path:
+    """The settings file of `scope` ("project" or "user")."""
+    return (project / client.project_file) if scope == "project" else (home / client.user_file)
+
+
+def _read(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8") or "{}")
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise SettingsError(f"cannot read {path} as JSON: {exc}") from None
+    if not isinstance(doc, dict):
+        raise SettingsError(f"{path} is not a JSON object")
+    return doc
+
+
+def _write(path: Path, doc: Mapping[str, Any]) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".rmh-", dir=path.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise SettingsError(f"cannot write {path}: {exc.strerror}") from None
+
+
+def without_ours(doc: dict[str, Any], client: Client) -> tuple[dict[str, Any], int]:
+    """`doc` less rmh's handlers, and how many were removed."""
+    hooks = doc.get("hooks")
+    if not isinstance(hooks, dict):
+        return doc, 0
+    removed = 0
+    new_hooks: dict[str, Any] = {}
+    for event, groups in hooks.items():
+        if not isinstance(groups, list):
+            new_hooks[event] = groups
+            continue
+        kept_groups = []
+        for group in groups:
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            if not isinstance(handlers, list):
+                kept_groups.append(group)
+                continue
+            kept = [h for h in handlers
+                    if not (isinstance(h, dict) and is_ours(h.get("command"), client))]
+            removed += len(handlers) - len(kept)
+            if kept or len(kept) == len(handlers):
+                kept_groups.append({**group, "hooks": kept})
+        if kept_groups or not groups:
+            new_hooks[event] = kept_groups
+    out = dict(doc)
+    if new_hooks or not hooks:
+        out["hooks"] = new_hooks
+    else:
+        del out["hooks"]
+    return out, removed
+
+
+def install(client_name: str, scope: str, vault: Path, project: Path,
+            home: Path) -> dict[str, Any]:
+    """Add rmh's four hooks to the client's settings (replacing rmh's earlier ones)."""
+    client = CLIENTS[client_name]
+    path = settings_path(client, scope, project, home)
+    doc, replaced = without_ours(_read(path), client)
+    hooks = doc.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise SettingsError(f"{path}: 'hooks' is not an object")
+    for event in EVENTS:
+        name = client.events[event]
+        groups = hooks.setdefault(name, [])
+        if not isinstance(groups, list):
+            raise SettingsError(f"{path}: hooks.{name} is not a list")
+        groups.append({"hooks": [{"type": "command",
+                                  "command": hook_command(client, event, vault),
+                                  "timeout": TIMEOUT_S[event]}]})
+    _write(path, doc)
+    return {"client": client.name, "settings": str(path), "events": dict(client.events),
+            "replaced": replaced}
+
+
+def uninstall(client_name: str, scope: str, project: Path, home: Path) -> dict[str, Any]:
+    """Remove rmh's hooks (and nothing else) from the client's settings."""
+    client = CLIENTS[client_name]
+    path = settings_path(client, scope, project, home)
+    doc, removed = without_ours(_read(path), client)
+    if removed:
+        if doc:
+            _write(path, doc)
+        else:
+            path.unlink()
+    return {"client": client.name, "settings": str(path), "removed": removed}

@@ -1,0 +1,101 @@
+"""What the hooks do with the vault open: memory for a prompt (engine mode), capture at the end.
+
+- `prompt_memory` (each prompt, with `[hooks] engine = true`; by default the prompt hook
+  uses `hooks_recall.recall` on the hooks' own index instead): `vault.build_context` for
+  the prompt (conversation turns and passages of ordinary notes, dated), kept only where
+  a line holds at least `min_share` of the prompt's search terms (the floor under which
+  nothing is relevant), never the current session's own turns; each line names its note;
+  fenced as data. The notes shown are logged as shown in the client session's learning
+  session, so reading them later counts as use.
+- `capture` (session end, before compaction): the transcript ingested as a conversation
+  (incremental and idempotent: an unchanged transcript writes nothing, a grown one adds its
+  new turns), and with `end` the notes the agent read or cited in it (a `[[link]]`, a
+  `path.md`, an rmh read tool call) logged as read in the learning session, which then ends.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from vault import (
+    Ledger,
+    Vault,
+    VaultError,
+    build_context,
+    ingest_conversations,
+    load_transcript,
+    tokenize,
+)
+
+from .hooks import cap_words, fence
+
+_CITED = (re.compile(r"\[\[([^\]|#]+)"), re.compile(r"(?<![\w/.-])((?:[\w .-]+/)*[\w .-]+\.md)\b"),
+          re.compile(r"\[tool [^\]:]*read[^\]:]*: ([^\]]+)\]"))
+
+
+def prompt_memory(vault: Vault, prompt: str, words: int, *, k: int, min_share: float,
+                  session: str | None, own_conversation: str = "") -> str:
+    """Memory for one prompt (module docstring); "" when nothing is relevant."""
+    terms = set(tokenize(prompt))
+    if not terms:
+        return ""
+    ctx = build_context(vault, prompt, words, k=k)
+
+    def covers(text: str) -> bool:
+        return len(terms & set(tokenize(text))) >= min_share * len(terms)
+
+    kept_hits = {(ln.item.conversation, ln.item.tick) for ln in ctx.lines
+                 if ln.reason == "hit" and covers(ln.item.text)}
+    chosen = [ln for ln in ctx.lines
+              if (not own_conversation or ln.item.conversation != own_conversation)
+              and ((ln.item.conversation, ln.item.tick) in kept_hits
+                   or (ln.reason == "before"
+                       and (ln.item.conversation, ln.item.tick + 1) in kept_hits))]
+    lines = cap_words([f"- {ln.text}" if ln.item.kind == "note" else f"- {ln.item.note}: {ln.text}"
+                  for ln in chosen], words)
+    if not lines:
+        return ""
+    notes = list(dict.fromkeys(ln.item.note for ln in chosen[: len(lines)]))
+    vault.shown(prompt, notes, session=session)
+    return fence(lines, "Memory for this prompt")
+
+
+def cited_notes(texts: list[str]) -> list[str]:
+    """Names of notes the agent cited or read in `texts`, in order of first mention."""
+    found: dict[str, None] = {}
+    for text in texts:
+        for rx in _CITED:
+            for m in rx.finditer(text):
+                found.setdefault(m.group(1).strip(), None)
+    return list(found)
+
+
+def capture(vault: Vault, transcript: str, session_id: str, session: str | None,
+            *, end: bool) -> dict[str, Any]:
+    """Ingest the transcript; with `end`, log the cited notes as read and end `session`."""
+    text = Path(transcript).read_text(encoding="utf-8")
+    loaded = load_transcript(text, "auto", session_id or Path(transcript).stem)
+    report = ingest_conversations(vault, loaded.conversations)
+    doc: dict[str, Any] = {**report.to_json(), "skipped_lines": len(loaded.problems)}
+    if not end or session is None:
+        return doc
+    said = [t.text for c in loaded.conversations for t in c.turns() if t.role == "assistant"]
+    used: list[str] = []
+    for name in cited_notes(said):
+        try:
+            used.append(vault.read(name, session=session).note)
+        except VaultError:
+            continue
+    doc["used"] = used
+    doc["session_ended"] = end_only(vault, session)
+    return doc
+
+
+def end_only(vault: Vault, session: str) -> bool:
+    """End the learning session (its rewards apply); False when there is no ledger or the
+    session is unknown or ended."""
+    usage = vault.usage
+    return usage.end_session(session, time.time()) if isinstance(usage, Ledger) else False

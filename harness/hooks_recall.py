@@ -1,0 +1,101 @@
+"""The prompt hook's fast path: memory for a prompt from the hooks' index, no vault opened.
+
+The same rule as `prompt_memory` over `build_context` (harness/hooks_memory.py), on the
+hooks' FTS5 index (harness/hooks_index.py): the `k` best notes by BM25 for the prompt's
+words; a note is shown only when it holds at least `min_share` of the prompt's search terms
+(`vault.tokenize`: the floor under which nothing is relevant), never a turn of the current
+session's own conversation; a recalled conversation turn brings the turn before it (in
+dialogue an answer often depends on the line before, NDM step 6). Lines keep the rank order
+(best first, the turn before just ahead of its turn), each naming its note and date, cut to
+the word budget from the end; a note's text is its passage with the most prompt terms.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from vault import tokenize
+
+from .hooks import cap_words, fence
+from .hooks_index import Row, by_path, search, used_lately
+
+PASSAGE_WORDS = 50
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def passage(body: str, terms: set[str], words: int = PASSAGE_WORDS) -> str:
+    """The run of sentences, from the one holding most of `terms`, within `words` words."""
+    sentences = [s.strip() for s in _SENTENCE.split(body) if s.strip()]
+    if not sentences:
+        return ""
+    best = max(range(len(sentences)),
+               key=lambda i: (len(terms & set(tokenize(sentences[i]))), -i))
+    out: list[str] = []
+    for s in sentences[best:]:
+        if len(out) + len(s.split()) > words:
+            if not out:
+                out = s.split()[:words]
+            break
+        out += s.split()
+    return ("… " if best else "") + " ".join(out)
+
+
+def _line(row: Row, terms: set[str]) -> str:
+    if row.tier == "L0":
+        return f"- {row.path}: [{row.date}] {row.speaker}: {' '.join(row.body.split())}"
+    if row.tier == "episodic":  # goal, tried, outcome, lesson: the whole summary
+        return f"- {row.path} [{row.date}]: {' '.join(row.body.split())}"
+    return f"- {row.path} [{row.date}]: {passage(row.body, terms)}"
+
+
+def recall(root: Path, prompt: str, words: int, *, k: int, min_share: float,
+           own_conversation: str = "") -> tuple[str, list[str]]:
+    """(fenced memory text, the notes shown) for `prompt`; ("", []) when nothing is relevant."""
+    terms = set(tokenize(prompt))
+    raw = [w for w in re.findall(r"\w+", prompt.casefold()) if tokenize(w)]
+    if not terms or not raw:
+        return "", []
+    chosen: list[Row] = []
+    seen: set[str] = set()
+    for row in search(root, raw, k):
+        if own_conversation and row.conversation == own_conversation:
+            continue
+        if len(terms & set(tokenize(f"{row.title} {row.body}"))) < min_share * len(terms):
+            continue
+        if row.tier == "L0" and row.previous and row.previous not in seen:
+            before = by_path(root, row.previous)
+            if before is not None:
+                chosen.append(before)
+                seen.add(before.path)
+        if row.path not in seen:
+            chosen.append(row)
+            seen.add(row.path)
+    lines = cap_words([_line(r, terms) for r in chosen], words)
+    if not lines:
+        return "", []
+    return fence(lines, "Memory for this prompt"), [r.path for r in chosen[: len(lines)]]
+
+
+USED_SHOWN = 5
+RELATED_SHOWN = 5
+
+
+def brief(root: Path, cwd: str, words: int) -> str:
+    """The session-start brief: the notes used lately (cited or read in earlier hook
+    sessions, most recent first) and the notes most related to the working folder's name
+    (the hooks' index; each must hold one of its words); "" when there is neither."""
+    lines: list[str] = []
+    used = [n for n in used_lately(root) if by_path(root, n) is not None][:USED_SHOWN]
+    if used:
+        lines.append("Used lately: " + "; ".join(used))
+    folder = Path(cwd).name if cwd else ""
+    terms = set(tokenize(folder.replace("-", " ").replace("_", " ")))
+    raw = [w for w in re.findall(r"[^\W_]+", folder.casefold()) if tokenize(w)]
+    related = [r for r in search(root, raw, RELATED_SHOWN * 2)
+               if terms & set(tokenize(f"{r.path} {r.title} {r.body}"))][:RELATED_SHOWN]
+    if related:
+        lines.append(f"Related to {folder}:")
+        lines += [_line(r, terms) for r in related]
+    lines = cap_words(lines, words)
+    return fence(lines, "Memory brief") if lines else ""

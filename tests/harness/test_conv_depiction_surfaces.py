@@ -1,0 +1,122 @@
+"""The NDM seed's depiction by the seed's rule on every surface: `rmh context`, `rmh exec`,
+and `rmh serve` (JSON-RPC `vault.context` and the MCP `context` tool), with and without dense
+search, at every budget that fits the three lines; and `context` on a vault of plain notes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.cli import main
+from tests.harness.test_server_e2e import CHILD_ENV, REPO, Server
+
+pytestmark = pytest.mark.slow
+
+QUESTION = "When was Alice's vase praised?"
+LINES = [
+    "[2024-05-01 10:00] Alice: I started a pottery class and made a vase.",
+    "[2024-05-01 10:05] Bob: Carla is my teacher at the pottery class.",
+    "[2024-05-08 18:00] Bob: Carla praised the vase you made, Alice.",
+]
+FITS = sum(len(line.split()) for line in LINES)
+SEED = {"format": "rmh-conversation/1", "id": "seed", "sessions": [
+    {"id": "S1", "date": "2024-05-01T10:00", "turns": [
+        {"id": "t0", "speaker": "Alice", "text": "I started a pottery class and made a vase."},
+        {"id": "t1", "speaker": "Bob", "text": "Carla is my teacher at the pottery class.",
+         "date": "2024-05-01T10:05"},
+        {"id": "t2", "speaker": "Bob", "text": "Carla praised the vase you made, Alice.",
+         "date": "2024-05-08T18:00"},
+        {"id": "t3", "speaker": "Bob", "text": "Last month I sold my bike.",
+         "date": "2024-05-09T09:00"}]}]}
+
+
+@pytest.fixture(scope="module")
+def seed_vault(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("seed")
+    vault, conv = tmp / "v", tmp / "seed.json"
+    conv.write_text(json.dumps(SEED), encoding="utf-8")
+    assert main(["--vault", str(vault), "init"]) == 0
+    assert main(["--vault", str(vault), "ingest", str(conv)]) == 0
+    return vault
+
+
+def _cli_context(vault: Path, budget: int, *extra: str) -> list[str]:
+    env = {k: v for k, v in os.environ.items() if k in CHILD_ENV}
+    env["PYTHONPATH"] = str(REPO)
+    out = subprocess.run(
+        [sys.executable, "-m", "harness", "--vault", str(vault), "context", QUESTION,
+         "--budget", str(budget), "--json", *extra],
+        capture_output=True, text=True, env=env, cwd=REPO, timeout=300, check=True).stdout
+    doc = json.loads(out)
+    assert all(ln["reason"] in ("hit", "before") for ln in doc["lines"])
+    return list(doc["text"].splitlines())
+
+
+@pytest.mark.parametrize("dense", [False, True])
+def test_cli_shows_the_three_lines_at_every_budget_that_fits(seed_vault: Path,
+                                                             dense: bool) -> None:
+    extra = () if dense else ("--no-dense",)
+    budgets = (FITS, 60, 1000) if dense else (FITS, FITS + 1, 60, 100, 1000)
+    for budget in budgets:
+        assert _cli_context(seed_vault, budget, *extra) == LINES, budget
+
+
+def test_exec_shows_the_three_lines(seed_vault: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k in CHILD_ENV}
+    env["PYTHONPATH"] = str(REPO)
+    code = f"r = context({QUESTION!r}, 60)\nprint(json.dumps(r['text']))"
+    out = subprocess.run(
+        [sys.executable, "-m", "harness", "--vault", str(seed_vault), "exec", "-c",
+         "import json\n" + code], capture_output=True, text=True, env=env, cwd=REPO,
+        timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout.strip().splitlines()[-1]).splitlines() == LINES
+
+
+def _tool_doc(result: dict[str, Any]) -> Any:
+    if "structuredContent" in result:
+        return result["structuredContent"]
+    return json.loads(result["content"][0]["text"])
+
+
+def test_served_json_rpc_and_mcp_show_the_three_lines(seed_vault: Path, tmp_path: Path) -> None:
+    srv = Server(seed_vault, tmp_path)
+    try:
+        for budget in (FITS, 60, 1000):
+            out = srv.call("vault.context", {"query": QUESTION, "budget_words": budget})
+            assert out["result"]["text"].splitlines() == LINES
+        srv.call("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                "clientInfo": {"name": "t", "version": "0"}}, rid=2)
+        srv.send("notifications/initialized")
+        for budget in (FITS, 60, 1000):
+            out = srv.call("tools/call", {"name": "context", "arguments": {
+                "query": QUESTION, "budget_words": budget}}, rid=3)
+            assert _tool_doc(out["result"])["text"].splitlines() == LINES
+    finally:
+        assert srv.finish() == 0
+
+
+def test_context_on_a_vault_of_plain_notes(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "billing.md").write_text(
+        "---\ndate: 2024-03-02\n---\nThe billing service runs nightly invoices in eu-west-1. "
+        "Alice owns it.\n", encoding="utf-8")
+    (vault / "garden.md").write_text("Tomatoes need sun and water.\n", encoding="utf-8")
+    assert main(["--vault", str(vault), "init", "--no-dense"]) == 0
+    capsys.readouterr()
+    assert main(["--vault", str(vault), "context", "where do billing invoices run",
+                 "--budget", "40", "--no-dense", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["text"].startswith("[2024-03-02] billing.md: The billing service runs nightly")
+    assert doc["words"] <= 40 and [ln["note"] for ln in doc["lines"]] == ["billing.md"]
+    assert main(["--vault", str(vault), "context", "billing", "--budget", "5",
+                 "--no-dense", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["words"] <= 5

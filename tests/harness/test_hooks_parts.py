@@ -1,0 +1,100 @@
+"""The hooks' parts: the protocol answer per client, the settings merge, the hooks' index
+kept in step with the vault, the engine path, `rmh ingest` of a transcript, [hooks] config."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from harness.config import ConfigError, load
+from harness.hooks import CLIENTS, HookInput, HookInputError, answer
+from harness.hooks_index import refresh, search
+from harness.hooks_install import install, uninstall, without_ours
+from harness.hooks_recall import passage, recall
+from tests.vault.conversation.transcript_fixtures import CI_TASK, claude_lines
+from vault import Vault
+
+
+def test_answers_per_client() -> None:
+    cc, gem = CLIENTS["claude-code"], CLIENTS["gemini"]
+    doc = json.loads(answer(cc, "prompt", "mem"))
+    assert doc == {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
+                                          "additionalContext": "mem"}}
+    assert json.loads(answer(gem, "prompt", "m"))["hookSpecificOutput"]["hookEventName"] == \
+        "BeforeAgent"
+    assert answer(cc, "prompt", "") == "" and answer(gem, "session-end", "x") == "{}"
+    assert answer(CLIENTS["codex"], "session-start", "b").startswith('{"hookSpecificOutput"')
+    with pytest.raises(HookInputError):
+        HookInput.parse("[]")
+    assert HookInput.parse('{"prompt": 3, "session_id": "s"}').prompt == ""
+
+
+def test_settings_merge_keeps_everything_else(tmp_path: Path) -> None:
+    cc = CLIENTS["claude-code"]
+    theirs = {"hooks": {"Stop": [{"hooks": []}], "SessionStart": [
+        {"matcher": "startup", "hooks": [{"type": "command", "command": "rmh hook x"}]}]},
+        "env": {"A": "1"}}
+    assert without_ours(json.loads(json.dumps(theirs)), cc) == (theirs, 0)
+    vault = tmp_path / "v"
+    install("claude-code", "user", vault, tmp_path, tmp_path / "home")
+    path = tmp_path / "home" / ".claude" / "settings.json"
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    # a handler the user added to rmh's group survives uninstall; rmh's goes
+    doc["hooks"]["SessionEnd"][0]["hooks"].append({"type": "command", "command": "mine"})
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    assert uninstall("claude-code", "user", tmp_path, tmp_path / "home")["removed"] == 4
+    assert json.loads(path.read_text(encoding="utf-8")) == {"hooks": {"SessionEnd": [
+        {"hooks": [{"type": "command", "command": "mine"}]}]}}
+
+
+def test_hooks_index_follows_edits_and_removals(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    with Vault.init(root) as v:
+        v.write("deploy.md", "The deploy pipeline runs on the blue cluster.\n")
+        v.write("garden.md", "Tomatoes need sun.\n")
+        v.sync()
+        assert refresh(v) == {"notes": 2, "changed": 2, "removed": 0}
+        assert refresh(v)["changed"] == 0
+        assert [r.path for r in search(root, ["cluster"], 5)] == ["deploy.md"]
+        v.write("deploy.md", "The deploy pipeline moved to the green cluster.\n",
+                overwrite=True)
+        v.delete("garden.md")
+        v.sync()
+        assert refresh(v) == {"notes": 1, "changed": 1, "removed": 1}
+    assert "green" in search(root, ["cluster"], 5)[0].body
+    assert search(root, ["tomatoes"], 5) == []
+    text, notes = recall(root, "which cluster does the deploy pipeline use", 50, k=5,
+                         min_share=0.3)
+    assert notes == ["deploy.md"] and "deploy.md" in text and "green cluster" in text
+    assert recall(root, "tomatoes", 50, k=5, min_share=0.3) == ("", [])
+
+
+def test_passage_starts_at_the_best_sentence() -> None:
+    body = "Intro words here. The billing service owns invoices. Unrelated end."
+    assert passage(body, {"invoic", "billing"}).startswith("… The billing service")
+
+
+def test_ingest_of_a_claude_code_transcript_reports_bad_lines(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    vault, transcript = tmp_path / "v", tmp_path / "s.jsonl"
+    transcript.write_text("\n".join([*claude_lines(CI_TASK), "{torn"]), encoding="utf-8")
+    assert main(["--vault", str(vault), "init", "--no-dense"]) == 0
+    capsys.readouterr()
+    assert main(["--vault", str(vault), "ingest", str(transcript), "--json"]) == 0
+    out = capsys.readouterr()
+    doc = json.loads(out.out)
+    assert doc["turns"] == 6 and doc["episodes"] == 1 and len(doc["skipped_lines"]) == 1
+    assert "skipped line" in out.err
+
+
+def test_hooks_config_section(tmp_path: Path) -> None:
+    cfg = tmp_path / "rmh.toml"
+    cfg.write_text("[hooks]\nprompt_words = 60\nengine = true\n", encoding="utf-8")
+    h = load(vault=tmp_path, env={}, config_file=cfg).hooks
+    assert (h.prompt_words, h.engine, h.dense, h.min_term_share) == (60, True, False, 0.3)
+    cfg.write_text("[hooks]\nprompt_word = 60\n", encoding="utf-8")
+    with pytest.raises(ConfigError):
+        load(vault=tmp_path, env={}, config_file=cfg)

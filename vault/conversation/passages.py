@@ -1,0 +1,63 @@
+"""Search hits -> context items: which hits connect to the question, and ordinary notes as
+dated passages.
+
+The seed's rule (NDM step 6) is that a turn enters the depiction only through what it shares
+with the question. `vault.search` fuses more than words (the link graph, the turn before and
+after, dense similarity), so a hit's score alone can connect a turn that shares nothing with
+the question: through a served vault, "Last month I sold my bike." was a hit for "When was
+Alice's vase praised?" (its neighbour's link). `shares_terms` is the gate: a hit gives its
+score as `lex` only when its text holds a query term that is not a speaker's name (speakers
+are hubs, as in the collision count).
+
+Ordinary notes (no conversation `tier`, outside ``conversations/``) that the search finds are
+items of kind "note": the hit's best passage as text, the note's path, dated by its
+frontmatter (`date`, `updated`, `created`, in that order) or else by the file's modification
+time (UTC, from the index: data, never the clock). So `context` on a vault with no
+conversations still returns budgeted, dated passages of the most relevant notes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from ..retrieval.text import tokenize
+from .items import Item
+from .layout import ROOT, as_date
+
+DATE_KEYS = ("date", "updated", "created")
+
+
+def query_terms(query: str, speakers: Iterable[str]) -> frozenset[str]:
+    """The query's search tokens less the words of speakers' names."""
+    hubs = {w for s in speakers for w in tokenize(s)}
+    return frozenset(t for t in tokenize(query) if t not in hubs)
+
+
+def shares_terms(text: str, terms: frozenset[str]) -> bool:
+    """Whether `text` holds one of `terms` (search tokens)."""
+    return bool(terms) and not terms.isdisjoint(tokenize(text))
+
+
+def is_plain_note(path: str, frontmatter: Mapping[str, Any]) -> bool:
+    """A note that is no conversation note (turn, session, entity, fact, episode, working)."""
+    return not path.startswith(f"{ROOT}/") and "tier" not in frontmatter
+
+
+def note_date(frontmatter: Mapping[str, Any], mtime_ns: int) -> datetime:
+    """The note's date: the first readable of `DATE_KEYS`, else its mtime (naive UTC)."""
+    for key in DATE_KEYS:
+        value = frontmatter.get(key)
+        if isinstance(value, datetime):
+            return value.replace(tzinfo=None)
+        d = as_date(value) if value is not None else None
+        if d is not None:
+            return datetime(d.year, d.month, d.day)
+    return datetime.fromtimestamp(mtime_ns / 1e9, UTC).replace(tzinfo=None)
+
+
+def note_item(path: str, title: str, passage: str, when: datetime) -> Item:
+    """An ordinary note's passage as a context item (kind "note", no tick, no entities)."""
+    return Item(-1, "", "", title, path, when, " ".join(passage.split()), (), (), 0.0, path,
+                "note")
