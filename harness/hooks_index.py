@@ -209,3 +209,30 @@ def used_lately(root: Path) -> list[str]:
     except (OSError, json.JSONDecodeError):
         return []
     return [str(n) for n in doc] if isinstance(doc, list) else []
+
+
+def forget(root: Path, needles: Iterable[str]) -> bool:
+    """Erasure (`rmh forget`): drop the hooks' index (derived; True when there was one, so
+    the caller rebuilds it from what remains), and every journal line and used-lately entry
+    that names an erased string."""
+    had = index_path(root).exists()
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(f"{index_path(root)}{suffix}").unlink(missing_ok=True)
+    folded = [n.casefold() for n in needles if n]
+    folder = root / ".rmh" / JOURNAL_DIR
+    for path in sorted(folder.glob("*")) if folder.is_dir() else []:
+        if not path.is_file():
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if path.name == USED_FILE:
+            keep: Any = [n for n in used_lately(root)
+                         if not any(f in n.casefold() for f in folded)]
+            path.write_text(json.dumps(keep, ensure_ascii=False), encoding="utf-8")
+            continue
+        lines = [ln for ln in text.splitlines(keepends=True)
+                 if not any(f in ln.casefold() for f in folded)]
+        if lines:
+            path.write_text("".join(lines), encoding="utf-8")
+        else:
+            path.unlink()
+    return had

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from .. import hooks_index
 from ..compose import open_vault
 from ..config import load
 from .output import CommandFailed, emit
@@ -30,7 +31,10 @@ def cmd_forget(args: argparse.Namespace) -> int:
             emit(args, {"dry_run": True, **todo.to_json()}, "\n".join(lines))
             return 0
         shared = [Path(cfg.embed.shared_cache).expanduser()] if cfg.embed.shared_cache else []
+        had_hooks_index = hooks_index.forget(v.root, todo.needles)
         done = v.forget(todo, shared)
+        if had_hooks_index:
+            hooks_index.refresh(v)  # rebuilt from the notes that remain
     emit(args, done.to_json(),
          f"erased {len(todo.notes)} notes and {len(todo.trash)} trash copies "
          f"({done.embeddings} embeddings, {done.learning.get('events_dropped', 0)} events "
