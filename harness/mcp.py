@@ -18,6 +18,8 @@ from typing import Any
 from rpc import AsyncMethod, RpcError, invalid_params
 
 from .errors import BadArgument, to_mcp, tool_result
+from .mcp_prompts import prompt_methods
+from .mcp_resources import resource_methods
 from .methods import Harness, version
 from .operations import OPERATIONS, Operation
 from .validate import json_schema, signature_text
@@ -47,29 +49,47 @@ This server is your long-term memory: an Obsidian vault of markdown notes linked
 """
 
 
+LEARNS = " Notes are not changed; the call is logged for learning from use"
+
+
 def repl_globals() -> str:
-    """The REPL's vault globals, one line each ("name(signature): summary"), from the table."""
-    lines = [f"- {op.repl}{signature_text(op.params, op.returns)}: {op.summary}"
-             for op in OPERATIONS if op.repl is not None]
-    return "\n".join([*lines, "- help(): lists these; help(name) shows one in full"])
+    """The REPL's vault globals, one line each: the signature, and the summary of those that
+    are not also tools (a tool's own description says what it does)."""
+    lines = []
+    for op in OPERATIONS:
+        if op.repl is None:
+            continue
+        sig = f"- {op.repl}{signature_text(op.params, op.returns)}"
+        lines.append(sig if op.mcp is not None else f"{sig}: {op.summary}")
+    return "\n".join([*lines, "- help(name): a function's documentation"])
 
 
 def description(op: Operation) -> str:
-    """The tool description: the summary, and for exec the globals its code can call."""
+    """The tool description: the summary, the learning side effect when it has one, and for
+    exec the globals its code can call."""
+    text = op.summary
+    if op.learns:
+        text += LEARNS + (" (learn=false: nothing is logged)." if _has_learn(op) else ".")
     if op.name != "exec":
-        return op.summary
-    return f"{op.summary}\nGlobals:\n{repl_globals()}"
+        return text
+    return f"{text}\nGlobals (the tools of the same name, and more):\n{repl_globals()}"
+
+
+def _has_learn(op: Operation) -> bool:
+    return any(p.name == "learn" for p in op.params)
 
 
 def tool(op: Operation) -> dict[str, Any]:
-    """The MCP tool description of an operation: its input and output schemas and its effect
-    as annotations (MCP "ToolAnnotations")."""
+    """The MCP tool description of an operation: title, input and output schemas, and its
+    effect as all four annotation hints (MCP "ToolAnnotations")."""
     out: dict[str, Any] = {
         "name": op.mcp,
+        "title": op.title or op.name,
         "description": description(op),
         "inputSchema": json_schema(op.params),
-        "annotations": {"readOnlyHint": op.read_only, "destructiveHint": op.destructive,
-                        "idempotentHint": op.idempotent},
+        "annotations": {"title": op.title or op.name, "readOnlyHint": op.read_only,
+                        "destructiveHint": op.destructive, "idempotentHint": op.idempotent,
+                        "openWorldHint": op.open_world},
     }
     if op.output is not None:
         out["outputSchema"] = op.output
@@ -77,6 +97,32 @@ def tool(op: Operation) -> dict[str, Any]:
 
 
 TOOLS: tuple[dict[str, Any], ...] = tuple(tool(op) for op in OPERATIONS if op.mcp is not None)
+
+
+def negotiate(protocol_version: Any) -> str:
+    """The version we answer (MCP "Lifecycle"): the client's when we speak it, else our
+    latest; a missing version is -32602."""
+    if not isinstance(protocol_version, str):
+        raise invalid_params("protocolVersion", "must be a string")
+    return protocol_version if protocol_version in PROTOCOL_VERSIONS else PROTOCOL_VERSIONS[0]
+
+
+CAPABILITIES: dict[str, Any] = {
+    "tools": {"listChanged": False},
+    "resources": {"subscribe": False, "listChanged": False},
+    "prompts": {"listChanged": False},
+}
+
+
+def server_info() -> dict[str, Any]:
+    return {"name": "rmh", "title": "rmh memory vault", "version": version()}
+
+
+def tool_call_result(op: Operation, value: Any) -> dict[str, Any]:
+    """A successful call's MCP result: the operation's compact view of `value`."""
+    failed = op.reports_failure and isinstance(value, dict) and bool(value.get("error"))
+    return tool_result(op.mcp_view(value) if op.mcp_view is not None else value,
+                       is_error=failed)
 
 
 def mcp_methods(h: Harness) -> dict[str, AsyncMethod]:
@@ -87,15 +133,8 @@ def mcp_methods(h: Harness) -> dict[str, AsyncMethod]:
         protocolVersion: Any = None, capabilities: Any = None, clientInfo: Any = None,
         _meta: Any = None,
     ) -> dict[str, Any]:
-        if not isinstance(protocolVersion, str):
-            raise invalid_params("protocolVersion", "must be a string")
-        chosen = protocolVersion if protocolVersion in PROTOCOL_VERSIONS else PROTOCOL_VERSIONS[0]
-        return {
-            "protocolVersion": chosen,
-            "capabilities": {"tools": {"listChanged": False}},
-            "serverInfo": {"name": "rmh", "title": "rmh memory vault", "version": version()},
-            "instructions": INSTRUCTIONS,
-        }
+        return {"protocolVersion": negotiate(protocolVersion), "capabilities": CAPABILITIES,
+                "serverInfo": server_info(), "instructions": INSTRUCTIONS}
 
     async def initialized(**_ignored: Any) -> None:
         return None
@@ -113,12 +152,13 @@ def mcp_methods(h: Harness) -> dict[str, AsyncMethod]:
             value = await bound.acall(bound.op.arguments((), arguments or {}))
         except Exception as exc:
             return to_mcp(exc, name)
-        failed = bound.op.reports_failure and isinstance(value, dict) and bool(value.get("error"))
-        return tool_result(value, is_error=failed)
+        return tool_call_result(bound.op, value)
 
     return {
         "initialize": initialize,
         "notifications/initialized": initialized,
         "tools/list": tools_list,
         "tools/call": tools_call,
+        **resource_methods(h),
+        **prompt_methods(),
     }

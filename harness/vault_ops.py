@@ -17,6 +17,8 @@ import anyio
 
 from vault import Edit, NoteRecord, Vault
 
+from .vault_list import browse
+
 T = TypeVar("T")
 
 
@@ -123,6 +125,11 @@ class VaultOps:
 
     def neighbors(self, note: str, hops: int = 1) -> list[str]:
         return self.thread.call(lambda: list(self.vault.neighbors(note, hops)))
+
+    def browse(self, what: str = "notes", folder: str = "", tag: str | None = None,
+             limit: int = 50, cursor: str | None = None) -> dict[str, Any]:
+        """One page of folders, a folder's notes, tags or recent changes (harness.vault_list)."""
+        return self.thread.call(lambda: browse(self.vault, what, folder, tag, limit, cursor))
 
     def document_frequency(self, tokens: Sequence[str]) -> list[int]:
         """How many notes hold each token (the search index's n_t; the ask loop's rarity)."""

@@ -37,6 +37,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                  "with NOTE, that note's Q, events and rewards"),
     "end-session": ("harness.commands.learn",
                     "end a session the CLI's --session opened: its rewards apply"),
+    "setup": ("harness.commands.setup", "connect an agent client (Claude Code, Claude "
+              "Desktop, Codex, Cursor) to the vault over MCP"),
     "serve": ("harness.commands.serve",
               "serve the vault to one agent: JSON-RPC 2.0 and MCP over stdin/stdout"),
     "exec": ("harness.commands.repl", "run one Python cell in the sandbox against the vault"),
