@@ -61,7 +61,7 @@ def repl_globals() -> str:
             continue
         sig = f"- {op.repl}{signature_text(op.params, op.returns)}"
         lines.append(sig if op.mcp is not None else f"{sig}: {op.summary}")
-    return "\n".join([*lines, "- help(name): a function's documentation"])
+    return "\n".join([*lines, "- help(): lists these; help(name) shows one in full"])
 
 
 def description(op: Operation) -> str:
