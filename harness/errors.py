@@ -108,10 +108,12 @@ def map_exception(exc: Exception) -> RpcError | None:
 def tool_result(value: Any, *, is_error: bool = False) -> dict[str, Any]:
     """An MCP `tools/call` result: the value as compact JSON text (no indentation: every
     character costs the model context), and as `structuredContent` when it is an object (a
-    list is wrapped as {"items": [...]})."""
+    list is wrapped as {"items": [...]}); `isError` only when true."""
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False,
                                                            separators=(",", ":"))
-    out: dict[str, Any] = {"content": [{"type": "text", "text": text}], "isError": is_error}
+    out: dict[str, Any] = {"content": [{"type": "text", "text": text}]}
+    if is_error:  # absent means false (MCP CallToolResult)
+        out["isError"] = True
     if isinstance(value, dict):
         out["structuredContent"] = value
     elif isinstance(value, list):

@@ -53,15 +53,14 @@ LEARNS = " Notes are not changed; the call is logged for learning from use"
 
 
 def repl_globals() -> str:
-    """The REPL's vault globals, one line each: the signature, and the summary of those that
-    are not also tools (a tool's own description says what it does)."""
-    lines = []
-    for op in OPERATIONS:
-        if op.repl is None:
-            continue
-        sig = f"- {op.repl}{signature_text(op.params, op.returns)}"
-        lines.append(sig if op.mcp is not None else f"{sig}: {op.summary}")
-    return "\n".join([*lines, "- help(): lists these; help(name) shows one in full"])
+    """The REPL's vault globals: the functions that are also tools, by name (same parameters
+    as the tool), then the others one line each with signature and summary."""
+    tools = [f"{op.repl}()" for op in OPERATIONS if op.repl is not None and op.mcp is not None]
+    lines = [f"- {op.repl}{signature_text(op.params, op.returns)}: {op.summary}"
+             for op in OPERATIONS if op.repl is not None and op.mcp is None]
+    head = (f"- {', '.join(tools)}: the tools of the same name, same parameters (list_notes "
+            "is the list tool); search() returns the list of hits")
+    return "\n".join([head, *lines, "- help(): lists these; help(name) shows one in full"])
 
 
 def description(op: Operation) -> str:
@@ -72,7 +71,7 @@ def description(op: Operation) -> str:
         text += LEARNS + (" (learn=false: nothing is logged)." if _has_learn(op) else ".")
     if op.name != "exec":
         return text
-    return f"{text}\nGlobals (the tools of the same name, and more):\n{repl_globals()}"
+    return f"{text}\nGlobals:\n{repl_globals()}"
 
 
 def _has_learn(op: Operation) -> bool:
@@ -87,7 +86,7 @@ def tool(op: Operation) -> dict[str, Any]:
         "title": op.title or op.name,
         "description": description(op),
         "inputSchema": json_schema(op.params),
-        "annotations": {"title": op.title or op.name, "readOnlyHint": op.read_only,
+        "annotations": {"readOnlyHint": op.read_only,
                         "destructiveHint": op.destructive, "idempotentHint": op.idempotent,
                         "openWorldHint": op.open_world},
     }

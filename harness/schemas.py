@@ -44,7 +44,7 @@ SEARCH = obj({"hits": array(HIT), "stages": OBJ}, "stages")
 LINK = obj({"target": STR, "resolved": OPT_STR, "embed": BOOL, "heading": OPT_STR, "kind": STR})
 NOTE = obj({"note": STR, "title": STR, "hash": STR, "text": STR, "frontmatter": OBJ,
             "frontmatter_error": STR, "tags": array(STR), "aliases": array(STR),
-            "links": array(LINK)}, "frontmatter", "frontmatter_error", "tags", "aliases", "links")
+            "links": array(OBJ)}, "frontmatter", "frontmatter_error", "tags", "aliases", "links")
 LISTING = obj({"what": STR, "items": array(OBJ), "total": INT, "next_cursor": OPT_STR})
 WRITTEN = obj({"note": STR, "id": INT, "title": STR, "hash": STR})
 MOVED = obj({"note": STR, "old": STR, "rewritten": array(STR)})

@@ -74,7 +74,7 @@ def test_each_mcp_tool_schema_is_its_declaration() -> None:
             if p.kind == "string":
                 assert prop.get("maxLength") == p.max_length
         hints = tools[str(op.mcp)]["annotations"]
-        assert hints == {"title": op.title, "readOnlyHint": op.read_only,
+        assert hints == {"readOnlyHint": op.read_only,
                          "destructiveHint": op.destructive, "idempotentHint": op.idempotent,
                          "openWorldHint": op.open_world}
         assert op.title and tools[str(op.mcp)]["title"] == op.title

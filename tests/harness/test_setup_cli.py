@@ -46,7 +46,7 @@ def test_claude_code_merges_backs_up_initialises_and_the_first_search_works(
     home = tmp_path / "home"
     home.mkdir()
     settings = home / ".claude.json"
-    old = {"theme": "dark", "mcpServers": {"other": {"command": "other-server", "args": []}}}
+    old: dict[str, Any] = {"theme": "dark", "mcpServers": {"other": {"command": "other-server", "args": []}}}
     settings.write_text(json.dumps(old), encoding="utf-8")
     vault = seeded_vault(tmp_path)
 
@@ -61,8 +61,8 @@ def test_claude_code_merges_backs_up_initialises_and_the_first_search_works(
     assert report["check"]["ok"] is True and "search" in report["check"]["tools"]
     assert report["initialised"]["notes"] == 2 and (vault / ".rmh").is_dir()
     written = json.loads(settings.read_text("utf-8"))
-    assert written["theme"] == "dark" and written["mcpServers"]["other"] == old["mcpServers"][
-        "other"]
+    assert written["theme"] == "dark"
+    assert written["mcpServers"]["other"] == {"command": "other-server", "args": []}
     entry = written["mcpServers"]["rmh"]
     assert entry["type"] == "stdio" and Path(entry["command"]).is_absolute()
     assert entry["args"][-3:] == [str(vault), "serve", "--no-dense"]
