@@ -46,7 +46,8 @@ def test_claude_code_merges_backs_up_initialises_and_the_first_search_works(
     home = tmp_path / "home"
     home.mkdir()
     settings = home / ".claude.json"
-    old: dict[str, Any] = {"theme": "dark", "mcpServers": {"other": {"command": "other-server", "args": []}}}
+    old: dict[str, Any] = {"theme": "dark",
+                           "mcpServers": {"other": {"command": "other-server", "args": []}}}
     settings.write_text(json.dumps(old), encoding="utf-8")
     vault = seeded_vault(tmp_path)
 
