@@ -23,6 +23,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "delete": (NOTES, "move a note to .rmh/trash/"),
     "links": (NOTES, "a note's outgoing links"),
     "backlinks": (NOTES, "the notes linking to a note"),
+    "status": ("harness.commands.browse", "the vault on one screen: counts, index, embeddings "
+               "pending, sandbox, learning"),
+    "list": ("harness.commands.browse", "browse the vault: a folder's notes, its sub-folders, "
+             "tags, recent changes"),
     "doctor": (NOTES, "health report: links, parse errors, orphans, sandbox, learning"),
     "demo": (NOTES, "create a small sample vault and search it"),
     "ask": ("harness.commands.ask",
