@@ -1,4 +1,5 @@
-"""MCP (Model Context Protocol) on the same pipe: initialize, tools/list, tools/call, ping.
+"""MCP (Model Context Protocol) on the same pipe: initialize, tools/list, tools/call, ping,
+resources (harness.mcp_resources), prompts (harness.mcp_prompts), server/discover.
 
 The server answers the MCP lifecycle and tool methods next to its own JSON-RPC methods, so any
 MCP client can use a vault with no glue. Version negotiation (MCP "Lifecycle"): if the client's
@@ -9,6 +10,14 @@ its `annotations` from the effect flags; arguments are checked like the JSON-RPC
 Tool failures (a note not found, bad arguments, user code that raised, even a bug) are results
 with `isError: true` the model can read and act on, built by harness.errors.to_mcp; only an
 unknown tool name is a protocol error (-32602), as the MCP specification asks.
+
+The stateless revision (2026-07-28) is spoken on the same pipe, next to the handshake
+versions: nothing here needs `initialize` first, so a client may start with `server/discover`
+(supported versions, capabilities, identity, instructions) and send every request with
+`_meta["io.modelcontextprotocol/protocolVersion"]`; a version we do not speak is -32602 with
+the supported list, and a 2026-07-28 `tools/list` or `tools/call` result carries
+`resultType: "complete"`. Sessions for learning stay per connection (harness.methods): on
+stdio one process serves one client, so the connection is the session handle.
 """
 
 from __future__ import annotations
@@ -25,6 +34,10 @@ from .operations import OPERATIONS, Operation
 from .validate import json_schema, signature_text
 
 PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")  # newest first
+# The stateless revision (no initialize; version and capabilities in each request's _meta;
+# `server/discover`). Spoken next to the versions above, on the same pipe.
+STATELESS_VERSION = "2026-07-28"
+META_VERSION = "io.modelcontextprotocol/protocolVersion"
 
 INSTRUCTIONS = """\
 This server is your long-term memory: an Obsidian vault of markdown notes linked by [[wiki-links]].
@@ -117,6 +130,34 @@ def server_info() -> dict[str, Any]:
     return {"name": "rmh", "title": "rmh memory vault", "version": version()}
 
 
+def meta_version(meta: Any) -> str | None:
+    """The protocol version a request names in its `_meta` (the stateless revision), checked:
+    one we do not speak is -32602 listing the ones we do; None when it names none."""
+    if not isinstance(meta, dict) or META_VERSION not in meta:
+        return None
+    asked = meta[META_VERSION]
+    if asked != STATELESS_VERSION and asked not in PROTOCOL_VERSIONS:
+        raise RpcError(-32602, "Unsupported protocol version",
+                       {"param": "_meta", "requested": str(asked)[:40],
+                        "supported": [STATELESS_VERSION, *PROTOCOL_VERSIONS]})
+    return str(asked)
+
+
+def stamped(result: dict[str, Any], meta: Any) -> dict[str, Any]:
+    """`result`, with `resultType: "complete"` when the request speaks the stateless revision."""
+    if meta_version(meta) == STATELESS_VERSION:
+        result["resultType"] = "complete"
+    return result
+
+
+def discover() -> dict[str, Any]:
+    """The `server/discover` result: versions, capabilities, identity, instructions."""
+    return {"resultType": "complete",
+            "supportedVersions": [STATELESS_VERSION, *PROTOCOL_VERSIONS],
+            "capabilities": CAPABILITIES, "serverInfo": server_info(),
+            "instructions": INSTRUCTIONS}
+
+
 def tool_call_result(op: Operation, value: Any) -> dict[str, Any]:
     """A successful call's MCP result: the operation's compact view of `value`."""
     failed = op.reports_failure and isinstance(value, dict) and bool(value.get("error"))
@@ -139,9 +180,14 @@ def mcp_methods(h: Harness) -> dict[str, AsyncMethod]:
         return None
 
     async def tools_list(cursor: Any = None, _meta: Any = None) -> dict[str, Any]:
-        return {"tools": [dict(t) for t in TOOLS]}
+        return stamped({"tools": [dict(t) for t in TOOLS]}, _meta)
+
+    async def server_discover(_meta: Any = None, **_ignored: Any) -> dict[str, Any]:
+        meta_version(_meta)
+        return discover()
 
     async def tools_call(name: Any, arguments: Any = None, _meta: Any = None) -> dict[str, Any]:
+        meta_version(_meta)
         if not isinstance(name, str) or name not in calls:
             raise RpcError(-32602, f"Unknown tool: {str(name)[:100]}", {"param": "name"})
         bound = calls[name]
@@ -150,10 +196,11 @@ def mcp_methods(h: Harness) -> dict[str, AsyncMethod]:
                 raise BadArgument("arguments", "must be an object")
             value = await bound.acall(bound.op.arguments((), arguments or {}))
         except Exception as exc:
-            return to_mcp(exc, name)
-        return tool_call_result(bound.op, value)
+            return stamped(to_mcp(exc, name), _meta)
+        return stamped(tool_call_result(bound.op, value), _meta)
 
     return {
+        "server/discover": server_discover,
         "initialize": initialize,
         "notifications/initialized": initialized,
         "tools/list": tools_list,

@@ -16,7 +16,7 @@ from typing import Any
 from rpc import AsyncMethod, RpcError, application_error
 
 from .errors import tool_result
-from .mcp import CAPABILITIES, TOOLS, negotiate, server_info
+from .mcp import CAPABILITIES, TOOLS, discover, negotiate, server_info
 from .methods import ping
 from .operations import OPERATIONS
 
@@ -44,6 +44,10 @@ def unready_methods(reason: str, vault: str | None) -> dict[str, AsyncMethod]:
     async def nothing(**_ignored: Any) -> None:
         return None
 
+    async def server_discover(**_ignored: Any) -> dict[str, Any]:
+        return {**discover(), "instructions": f"{message} Until then every tool call fails "
+                "with this message; tell the user."}
+
     async def tools_list(cursor: Any = None, _meta: Any = None) -> dict[str, Any]:
         return {"tools": [dict(t) for t in TOOLS]}
 
@@ -69,7 +73,8 @@ def unready_methods(reason: str, vault: str | None) -> dict[str, AsyncMethod]:
         raise RpcError(err.code, message[:500], err.data)
 
     table: dict[str, AsyncMethod] = {op.rpc: refuse for op in OPERATIONS if op.rpc is not None}
-    table.update({"ping": ping, "initialize": initialize, "notifications/initialized": nothing,
+    table.update({"ping": ping, "initialize": initialize, "server/discover": server_discover,
+                  "notifications/initialized": nothing,
                   "tools/list": tools_list, "tools/call": tools_call,
                   "resources/list": resources, "resources/templates/list": templates,
                   "resources/read": refuse, "prompts/list": prompts, "prompts/get": refuse})
