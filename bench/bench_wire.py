@@ -29,8 +29,6 @@ import anyio
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from harness.commands.demo import write_demo_vault
-
 from . import knowledge
 
 REPO = Path(__file__).resolve().parents[1]
@@ -54,10 +52,11 @@ def knowledge_vault(root: Path) -> list[str]:
     return [q.text for q in hay.questions]
 
 
-def init(root: Path) -> None:
+def rmh(*args: str) -> None:
+    """Run `rmh ARGS` (as a user would; bench imports nothing of the harness)."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    subprocess.run([sys.executable, "-m", "harness", "init", str(root), "--no-dense"],
-                   check=True, capture_output=True, env=env, timeout=1800)
+    subprocess.run([sys.executable, "-m", "harness", *args], check=True, capture_output=True,
+                   env=env, timeout=1800)
 
 
 def raw_frames(root: Path, questions: list[str]) -> list[int]:
@@ -109,11 +108,11 @@ def main(argv: list[str] | None = None) -> int:
     report: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp:
         demo = Path(tmp) / "demo"
-        write_demo_vault(demo)
+        rmh("demo", str(demo), "--no-dense")
         report["demo"] = anyio.run(measure, demo, list(DEMO_QUESTIONS))
         kv = Path(tmp) / "knowledge"
         questions = knowledge_vault(kv)[: args.questions]
-        init(kv)
+        rmh("init", str(kv), "--no-dense")
         report["knowledge"] = anyio.run(measure, kv, questions)
         report["knowledge"]["notes"] = sum(1 for _ in kv.rglob("*.md"))
     text = json.dumps(report, indent=2)

@@ -71,8 +71,10 @@ def test_each_mcp_tool_schema_is_its_declaration() -> None:
             prop = schema["properties"][p.name]
             assert prop.get("default") == (None if p.default is REQUIRED else p.default)
             assert prop.get("minimum") == p.minimum and prop.get("maximum") == p.maximum
-            if p.kind == "string":
+            if p.kind == "string" and p.choices is None:
                 assert prop.get("maxLength") == p.max_length
+            elif p.choices is not None:
+                assert prop["enum"] == list(p.choices) and "maxLength" not in prop
         hints = tools[str(op.mcp)]["annotations"]
         assert hints == {"readOnlyHint": op.read_only,
                          "destructiveHint": op.destructive, "idempotentHint": op.idempotent,
