@@ -6,7 +6,8 @@ projection of the operation's full result (declared in the operation table as `m
 JSON-RPC and the REPL keep the full form):
 - search: per hit the note's path, its score rounded to SCORE_DIGITS digits, the snippet cut
   at a sentence end within SNIPPET_MAX characters, the title only when it is not the file
-  name, and date/speaker when the note has them; no internal id, no echo of the query.
+  name, and date/speaker when the note has them (a date its path already shows is not
+  repeated); no internal id, no echo of the query.
   `explain=true` keeps the receipts and stages (numbers rounded the same way);
 - ask: the answer, whether it resolved, why it stopped, and the notes the answer rests on:
   the answer set's notes whose value is at least USED_FRACTION of the best one's, at most
@@ -68,8 +69,8 @@ def search_view(result: Mapping[str, Any]) -> dict[str, Any]:
             out["title"] = title
         out["snippet"] = sentence_cut(str(hit.get("snippet", "")))
         for key in ("date", "speaker"):
-            if key in hit:
-                out[key] = hit[key]
+            if key in hit and not (key == "date" and str(hit[key]) in hit["note"]):
+                out[key] = hit[key]  # a date the note's path already shows is not repeated
         if "receipt" in hit:
             out["receipt"] = rounded(hit["receipt"])
         hits.append(out)
