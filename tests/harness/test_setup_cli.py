@@ -160,3 +160,33 @@ def test_print_desktop_project_scopes_and_generic(tmp_path: Path) -> None:
     assert generic.returncode == 0, generic.stderr
     assert json.loads(generic.stdout)["mcpServers"]["rmh"]["args"][-1] == "serve"
     assert "answers over MCP" in generic.stderr
+
+
+@pytest.mark.parametrize("answer, initialised", [("n\n", False), ("\n", True)])
+def test_on_a_terminal_setup_asks_before_initialising(tmp_path: Path, answer: str,
+                                                      initialised: bool) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    vault = seeded_vault(tmp_path)
+    primary, secondary = os.openpty()  # stdin is a terminal: setup asks there
+    env = {k: v for k, v in os.environ.items() if k not in ("RMH_VAULT", "RMH_CONFIG")}
+    env.update({"HOME": str(home), "PYTHONPATH": str(ROOT)})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "harness", "setup", "cursor", "--vault", str(vault),
+         "--no-dense", "--no-check"], stdin=secondary, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    os.close(secondary)
+    try:
+        os.write(primary, answer.encode())
+        _, err = proc.communicate(timeout=300)
+    finally:
+        os.close(primary)
+    assert "is not an rmh vault yet. Initialise it? [Y/n]" in err
+    settings = home / ".cursor" / "mcp.json"
+    if initialised:
+        assert proc.returncode == 0, err
+        assert (vault / ".rmh").is_dir() and "rmh" in json.loads(
+            settings.read_text("utf-8"))["mcpServers"]
+    else:
+        assert proc.returncode == 1 and "nothing written" in err
+        assert not (vault / ".rmh").exists() and not settings.exists()
