@@ -87,6 +87,9 @@ def test_resources_prompts_and_list_through_the_sdk(tmp_path: Path) -> None:
                     f"bulk/Note {i:03d}.md" for i in range(PAGE + 5)]
                 tags = (await session.call_tool("list", {"what": "tags"})).structured_content
                 assert tags["items"][0] == {"tag": "even", "notes": (PAGE + 5 + 1) // 2}
+                ran = await session.call_tool("exec", {"code": (
+                    "p = list_notes('folders')\nprint([f['folder'] for f in p['items']])")})
+                assert (ran.structured_content or {})["stdout"] == "['bulk', 'people']\n"
                 wrong = await session.call_tool("list", {"what": "notes", "cursor": "tags:3"})
                 assert wrong.is_error
                 assert wrong.structured_content["error"]["param"] == "cursor"
