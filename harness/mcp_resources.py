@@ -16,6 +16,8 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote, unquote
 
+import anyio
+
 from rpc import AsyncMethod, RpcError, invalid_params
 from vault import NoteNotFound
 
@@ -52,7 +54,7 @@ def resource_methods(h: Harness) -> dict[str, AsyncMethod]:
 
     async def resources_list(cursor: Any = None, _meta: Any = None) -> dict[str, Any]:
         start = _offset(cursor)
-        paths = await h.thread.acall(lambda: sorted(h.vault.corpus().paths))
+        paths = await anyio.to_thread.run_sync(h.ops.note_paths)
         page = paths[start:start + PAGE]
         out: dict[str, Any] = {"resources": [
             {"uri": note_uri(p), "name": p, "title": _title(p), "mimeType": MIME}

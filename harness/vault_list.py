@@ -11,6 +11,8 @@ on the vault thread after the vault's own sync, reads the index only, and return
 - "tags": every tag, each {"tag", "notes"}; most used first, then by name;
 - "recent": every note under `folder`, each {"note", "modified"} (ISO 8601 UTC of the file's
   modification time), newest first, then by path.
+The sorted paths and the tags are cached per connection (`Listings`) until the index's
+generation or size changes, so paging costs one sort per change, not one per page.
 Paging: at most `limit` items; `next_cursor` (None on the last page) is passed back as
 `cursor` to get the next page. A cursor is an offset into the same listing ("what:offset");
 a cursor of another listing or a malformed one is a BadArgument. Orders are total (path
@@ -20,7 +22,6 @@ tie-breaks), so pages of an unchanged vault never skip or repeat an item.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -61,17 +62,42 @@ def _iso(mtime_ns: int) -> str:
     return stamp.isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
-def _tagged(vault: Vault) -> Iterable[tuple[str, tuple[str, ...]]]:
-    with vault.index.reading():
-        for row in vault.index.iter_notes():
-            yield row.path, tuple(row.tags)
+class Listings:
+    """The sorted paths and every note's tags, kept while the vault's generation and size
+    stay the same (one sort and one pass over the index per change, not per page)."""
+
+    def __init__(self) -> None:
+        self._key: tuple[int, int] | None = None
+        self._paths: list[str] = []
+        self._tags: list[tuple[str, tuple[str, ...]]] | None = None
+
+    def _fresh(self, vault: Vault) -> None:
+        corpus = vault.corpus()
+        key = (corpus.generation, len(corpus))
+        if key != self._key:
+            self._key, self._paths, self._tags = key, sorted(corpus.paths), None
+
+    def paths(self, vault: Vault) -> list[str]:
+        self._fresh(vault)
+        return self._paths
+
+    def tagged(self, vault: Vault) -> list[tuple[str, tuple[str, ...]]]:
+        """(path, tags) of every note, by path."""
+        self._fresh(vault)
+        if self._tags is None:
+            with vault.index.reading():
+                self._tags = sorted((row.path, tuple(row.tags))
+                                    for row in vault.index.iter_notes())
+        return self._tags
 
 
 def browse(vault: Vault, what: str, folder: str = "", tag: str | None = None,
-           limit: int = 50, cursor: str | None = None) -> dict[str, Any]:
-    """One page of a listing (see the module docstring)."""
+           limit: int = 50, cursor: str | None = None,
+           listings: Listings | None = None) -> dict[str, Any]:
+    """One page of a listing (see the module docstring); `listings` caches across calls."""
+    cache = listings if listings is not None else Listings()
     folder = folder.strip("/")
-    paths = sorted(vault.corpus().paths)
+    paths = cache.paths(vault)
     items: list[dict[str, Any]]
     if folder and not any(_under(p, folder) for p in paths):
         raise BadArgument("folder", f"no notes under {folder!r}")
@@ -79,7 +105,7 @@ def browse(vault: Vault, what: str, folder: str = "", tag: str | None = None,
         items = [{"note": p} for p in paths if _folder(p) == folder]
     elif what == "notes":
         wanted = str(tag).lstrip("#").casefold()
-        items = [{"note": p} for p, tags in sorted(_tagged(vault))
+        items = [{"note": p} for p, tags in cache.tagged(vault)
                  if _under(p, folder) and wanted in (t.casefold() for t in tags)]
     elif what == "folders":
         counts: Counter[str] = Counter()
@@ -91,7 +117,7 @@ def browse(vault: Vault, what: str, folder: str = "", tag: str | None = None,
         items = [{"folder": f, "notes": n} for f, n in sorted(counts.items())]
     elif what == "tags":
         tag_counts: Counter[str] = Counter()
-        for p, tags in _tagged(vault):
+        for p, tags in cache.tagged(vault):
             if _under(p, folder):
                 tag_counts.update(set(tags))
         items = [{"tag": t, "notes": n}
