@@ -12,7 +12,8 @@ import importlib
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any
+from pathlib import Path
+from typing import Any, NoReturn
 
 from .commands.catalog import COMMANDS, modules
 from .commands.output import CommandFailed
@@ -42,9 +43,23 @@ class _Version(argparse.Action):
         parser.exit()
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with one change: under --json a usage error (exit 2) also prints one JSON
+    document on stdout, {"error": {"kind": "usage", "message", "command"}}, so a script that
+    asked for JSON always gets JSON."""
+
+    json_errors = False
+
+    def error(self, message: str) -> NoReturn:
+        if Parser.json_errors:
+            doc = {"error": {"kind": "usage", "message": message, "command": self.prog}}
+            print(json.dumps(doc, ensure_ascii=False, sort_keys=True))
+        super().error(message)
+
+
 def _base_parser() -> tuple[argparse.ArgumentParser, Any]:
     """The global options and an empty sub-command table."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="rmh",
         description="rmh, the recursive memory harness: an Obsidian vault as an agent's memory.",
     )
@@ -103,9 +118,33 @@ def _failed(args: argparse.Namespace, exc: Exception) -> int:
     return 1
 
 
+GLOBAL_OPTIONS = ("--vault", "--version", "-h", "--help")
+# Commands a missing --vault folder does not stop: they make it (init, setup after asking,
+# demo), or answer a client and say what to do (serve).
+MISSING_VAULT_OK = ("init", "setup", "demo", "serve")
+
+
+def _unknown_global(words: Sequence[str]) -> str | None:
+    """An option before the command that `rmh` does not know (`rmh --bogus`)."""
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if not word.startswith("-"):
+            return None
+        if word.split("=", 1)[0] not in GLOBAL_OPTIONS:
+            return word
+        i += 2 if word == "--vault" else 1
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `rmh` console script and `python -m harness`."""
     words = sys.argv[1:] if argv is None else list(argv)
+    Parser.json_errors = "--json" in words
+    bogus = _unknown_global(words)
+    if bogus is not None:
+        _base_parser()[0].error(f"unknown option {bogus} (options go after the command: "
+                                "rmh COMMAND --help)")
     command = command_of(words)
     if command is None:  # `rmh`, `rmh --help`, `rmh --version`: no command module
         select: tuple[str, ...] | None = ()
@@ -114,6 +153,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:  # not catalogued (a typo, or a command added without a row): every module
         select = None
     args = build_parser(select).parse_args(words)
+    vault = getattr(args, "vault", None)
+    if vault and args.command not in MISSING_VAULT_OK and not Path(vault).expanduser().is_dir():
+        from vault import NotAVault
+
+        return _failed(args, NotAVault(vault, f"no such folder; `rmh init {vault}` makes one"))
     try:
         code: int = args.func(args)
     except BrokenPipeError:

@@ -257,3 +257,28 @@ def load(
         embed["shared_cache"] = _expand_home(embed["shared_cache"], environ)
     built = {name: _section(name, cls, merged[name]) for name, cls in _SECTIONS.items()}
     return Config(vault=vault_path, **built)
+
+
+@dataclass(frozen=True)
+class UserDirs:
+    """Where agent clients keep their settings (`rmh setup`): the home folder, and the
+    overrides their own documentation names ($APPDATA on Windows for Claude Desktop,
+    $XDG_CONFIG_HOME on Linux, $CODEX_HOME for Codex CLI). None where unset."""
+
+    home: Path | None
+    appdata: Path | None = None
+    xdg_config_home: Path | None = None
+    codex_home: Path | None = None
+
+
+def user_dirs(env: Mapping[str, str] | None = None) -> UserDirs:
+    """The folders agent clients read their settings from, from `env` (default os.environ)."""
+    environ = os.environ if env is None else env
+
+    def path(name: str) -> Path | None:
+        value = environ.get(name, "")
+        return Path(value).expanduser() if value else None
+
+    home = path("HOME") or path("USERPROFILE")
+    return UserDirs(home=home, appdata=path("APPDATA"),
+                    xdg_config_home=path("XDG_CONFIG_HOME"), codex_home=path("CODEX_HOME"))

@@ -9,14 +9,15 @@ Every exception an operation raises is first classified (`classify`), then rende
 surface that called it; this module is the only place that does either:
 
     class        JSON-RPC error (`to_rpc`)        MCP tool result (`to_mcp`)      REPL (`to_repl`)
-    bad argument -32602 naming the parameter      isError, "bad argument p: r"    ValueError("p: r")
+    bad argument -32602 naming the parameter      isError, kind bad_argument     ValueError("p: r")
     bad shape    -32602 ("params")                isError, the error object       TypeError(reason)
     domain       its application code + data      isError, the error object       its class, message
     internal     -32603, no text                  isError, -32603, no text        HostError, no text
 
 "Domain" is any exception with a `code_name` string and a `data()` mapping (every VaultError,
 RlmError and Refused) and the sandbox's SandboxError ("sandbox_error", its reason cut to 300
-characters). An MCP error result carries the JSON-RPC error object as `structuredContent`. An
+characters). An MCP error result carries `mcp_error` (kind, message, code and the data fields)
+as `structuredContent` and its text. An
 internal error is logged here with its traceback and never shows its text to a client.
 """
 
@@ -107,10 +108,12 @@ def map_exception(exc: Exception) -> RpcError | None:
 def tool_result(value: Any, *, is_error: bool = False) -> dict[str, Any]:
     """An MCP `tools/call` result: the value as compact JSON text (no indentation: every
     character costs the model context), and as `structuredContent` when it is an object (a
-    list is wrapped as {"items": [...]})."""
+    list is wrapped as {"items": [...]}); `isError` only when true."""
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False,
                                                            separators=(",", ":"))
-    out: dict[str, Any] = {"content": [{"type": "text", "text": text}], "isError": is_error}
+    out: dict[str, Any] = {"content": [{"type": "text", "text": text}]}
+    if is_error:  # absent means false (MCP CallToolResult)
+        out["isError"] = True
     if isinstance(value, dict):
         out["structuredContent"] = value
     elif isinstance(value, list):
@@ -118,15 +121,31 @@ def tool_result(value: Any, *, is_error: bool = False) -> dict[str, Any]:
     return out
 
 
+def mcp_error(exc: BaseException) -> dict[str, Any]:
+    """The one structured form of a tool failure: {"error": {"kind", "message", "code",
+    ...data}}, as the CLI prints under --json. kind: the domain kind (note_not_found, ...),
+    "bad_argument" (with param and reason), "bad_shape" or "internal" (no text)."""
+    kind = classify(exc)
+    error = to_rpc(exc)
+    data = dict(error.data) if isinstance(error.data, Mapping) else {}
+    name = str(data.pop("kind", kind))
+    if kind == "internal":
+        message = "internal error (logged by the server)"
+    elif isinstance(exc, BadArgument):
+        message = f"bad argument {exc.param}: {exc.reason}"
+    elif isinstance(exc, SandboxError):
+        message = str(exc)[:SANDBOX_REASON_MAX]
+    else:
+        message = str(exc)[:500]
+    return {"error": {"kind": name, "message": message, "code": error.code, **data}}
+
+
 def to_mcp(exc: BaseException, tool: str = "?") -> dict[str, Any]:
-    """The MCP tool error result for `exc`: isError, the error object as structured content."""
+    """The MCP tool error result for `exc`: isError, `mcp_error` as structured content and
+    as its text mirror."""
     if classify(exc) == "internal":
         log.error("tool %s failed", tool, exc_info=exc)
-    error = to_rpc(exc).to_json()
-    out = tool_result(error, is_error=True)
-    if isinstance(exc, BadArgument):  # the short form a model reads best
-        out["content"] = [{"type": "text", "text": f"bad argument {exc.param}: {exc.reason}"}]
-    return out
+    return tool_result(mcp_error(exc), is_error=True)
 
 
 def to_repl(exc: BaseException, function: str = "?") -> HostFunctionError:

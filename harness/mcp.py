@@ -1,4 +1,5 @@
-"""MCP (Model Context Protocol) on the same pipe: initialize, tools/list, tools/call, ping.
+"""MCP (Model Context Protocol) on the same pipe: initialize, tools/list, tools/call, ping,
+resources (harness.mcp_resources), prompts (harness.mcp_prompts), server/discover.
 
 The server answers the MCP lifecycle and tool methods next to its own JSON-RPC methods, so any
 MCP client can use a vault with no glue. Version negotiation (MCP "Lifecycle"): if the client's
@@ -9,6 +10,14 @@ its `annotations` from the effect flags; arguments are checked like the JSON-RPC
 Tool failures (a note not found, bad arguments, user code that raised, even a bug) are results
 with `isError: true` the model can read and act on, built by harness.errors.to_mcp; only an
 unknown tool name is a protocol error (-32602), as the MCP specification asks.
+
+The stateless revision (2026-07-28) is spoken on the same pipe, next to the handshake
+versions: nothing here needs `initialize` first, so a client may start with `server/discover`
+(supported versions, capabilities, identity, instructions) and send every request with
+`_meta["io.modelcontextprotocol/protocolVersion"]`; a version we do not speak is -32602 with
+the supported list, and a 2026-07-28 `tools/list` or `tools/call` result carries
+`resultType: "complete"`. Sessions for learning stay per connection (harness.methods): on
+stdio one process serves one client, so the connection is the session handle.
 """
 
 from __future__ import annotations
@@ -18,11 +27,17 @@ from typing import Any
 from rpc import AsyncMethod, RpcError, invalid_params
 
 from .errors import BadArgument, to_mcp, tool_result
+from .mcp_prompts import prompt_methods
+from .mcp_resources import resource_methods
 from .methods import Harness, version
 from .operations import OPERATIONS, Operation
 from .validate import json_schema, signature_text
 
 PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")  # newest first
+# The stateless revision (no initialize; version and capabilities in each request's _meta;
+# `server/discover`). Spoken next to the versions above, on the same pipe.
+STATELESS_VERSION = "2026-07-28"
+META_VERSION = "io.modelcontextprotocol/protocolVersion"
 
 INSTRUCTIONS = """\
 This server is your long-term memory: an Obsidian vault of markdown notes linked by [[wiki-links]].
@@ -47,29 +62,46 @@ This server is your long-term memory: an Obsidian vault of markdown notes linked
 """
 
 
+LEARNS = " Notes are not changed; the call is logged for learning from use"
+
+
 def repl_globals() -> str:
-    """The REPL's vault globals, one line each ("name(signature): summary"), from the table."""
+    """The REPL's vault globals: the functions that are also tools, by name (same parameters
+    as the tool), then the others one line each with signature and summary."""
+    tools = [f"{op.repl}()" for op in OPERATIONS if op.repl is not None and op.mcp is not None]
     lines = [f"- {op.repl}{signature_text(op.params, op.returns)}: {op.summary}"
-             for op in OPERATIONS if op.repl is not None]
-    return "\n".join([*lines, "- help(): lists these; help(name) shows one in full"])
+             for op in OPERATIONS if op.repl is not None and op.mcp is None]
+    head = (f"- {', '.join(tools)}: the tools of the same name, same parameters (list_notes "
+            "is the list tool); search() returns the list of hits")
+    return "\n".join([head, *lines, "- help(): lists these; help(name) shows one in full"])
 
 
 def description(op: Operation) -> str:
-    """The tool description: the summary, and for exec the globals its code can call."""
+    """The tool description: the summary, the learning side effect when it has one, and for
+    exec the globals its code can call."""
+    text = op.summary
+    if op.learns:
+        text += LEARNS + (" (learn=false: nothing is logged)." if _has_learn(op) else ".")
     if op.name != "exec":
-        return op.summary
-    return f"{op.summary}\nGlobals:\n{repl_globals()}"
+        return text
+    return f"{text}\nGlobals:\n{repl_globals()}"
+
+
+def _has_learn(op: Operation) -> bool:
+    return any(p.name == "learn" for p in op.params)
 
 
 def tool(op: Operation) -> dict[str, Any]:
-    """The MCP tool description of an operation: its input and output schemas and its effect
-    as annotations (MCP "ToolAnnotations")."""
+    """The MCP tool description of an operation: title, input and output schemas, and its
+    effect as all four annotation hints (MCP "ToolAnnotations")."""
     out: dict[str, Any] = {
         "name": op.mcp,
+        "title": op.title or op.name,
         "description": description(op),
         "inputSchema": json_schema(op.params),
-        "annotations": {"readOnlyHint": op.read_only, "destructiveHint": op.destructive,
-                        "idempotentHint": op.idempotent},
+        "annotations": {"readOnlyHint": op.read_only,
+                        "destructiveHint": op.destructive, "idempotentHint": op.idempotent,
+                        "openWorldHint": op.open_world},
     }
     if op.output is not None:
         out["outputSchema"] = op.output
@@ -77,6 +109,60 @@ def tool(op: Operation) -> dict[str, Any]:
 
 
 TOOLS: tuple[dict[str, Any], ...] = tuple(tool(op) for op in OPERATIONS if op.mcp is not None)
+
+
+def negotiate(protocol_version: Any) -> str:
+    """The version we answer (MCP "Lifecycle"): the client's when we speak it, else our
+    latest; a missing version is -32602."""
+    if not isinstance(protocol_version, str):
+        raise invalid_params("protocolVersion", "must be a string")
+    return protocol_version if protocol_version in PROTOCOL_VERSIONS else PROTOCOL_VERSIONS[0]
+
+
+CAPABILITIES: dict[str, Any] = {
+    "tools": {"listChanged": False},
+    "resources": {"subscribe": False, "listChanged": False},
+    "prompts": {"listChanged": False},
+}
+
+
+def server_info() -> dict[str, Any]:
+    return {"name": "rmh", "title": "rmh memory vault", "version": version()}
+
+
+def meta_version(meta: Any) -> str | None:
+    """The protocol version a request names in its `_meta` (the stateless revision), checked:
+    one we do not speak is -32602 listing the ones we do; None when it names none."""
+    if not isinstance(meta, dict) or META_VERSION not in meta:
+        return None
+    asked = meta[META_VERSION]
+    if asked != STATELESS_VERSION and asked not in PROTOCOL_VERSIONS:
+        raise RpcError(-32602, "Unsupported protocol version",
+                       {"param": "_meta", "requested": str(asked)[:40],
+                        "supported": [STATELESS_VERSION, *PROTOCOL_VERSIONS]})
+    return str(asked)
+
+
+def stamped(result: dict[str, Any], meta: Any) -> dict[str, Any]:
+    """`result`, with `resultType: "complete"` when the request speaks the stateless revision."""
+    if meta_version(meta) == STATELESS_VERSION:
+        result["resultType"] = "complete"
+    return result
+
+
+def discover() -> dict[str, Any]:
+    """The `server/discover` result: versions, capabilities, identity, instructions."""
+    return {"resultType": "complete",
+            "supportedVersions": [STATELESS_VERSION, *PROTOCOL_VERSIONS],
+            "capabilities": CAPABILITIES, "serverInfo": server_info(),
+            "instructions": INSTRUCTIONS}
+
+
+def tool_call_result(op: Operation, value: Any) -> dict[str, Any]:
+    """A successful call's MCP result: the operation's compact view of `value`."""
+    failed = op.reports_failure and isinstance(value, dict) and bool(value.get("error"))
+    return tool_result(op.mcp_view(value) if op.mcp_view is not None else value,
+                       is_error=failed)
 
 
 def mcp_methods(h: Harness) -> dict[str, AsyncMethod]:
@@ -87,23 +173,21 @@ def mcp_methods(h: Harness) -> dict[str, AsyncMethod]:
         protocolVersion: Any = None, capabilities: Any = None, clientInfo: Any = None,
         _meta: Any = None,
     ) -> dict[str, Any]:
-        if not isinstance(protocolVersion, str):
-            raise invalid_params("protocolVersion", "must be a string")
-        chosen = protocolVersion if protocolVersion in PROTOCOL_VERSIONS else PROTOCOL_VERSIONS[0]
-        return {
-            "protocolVersion": chosen,
-            "capabilities": {"tools": {"listChanged": False}},
-            "serverInfo": {"name": "rmh", "title": "rmh memory vault", "version": version()},
-            "instructions": INSTRUCTIONS,
-        }
+        return {"protocolVersion": negotiate(protocolVersion), "capabilities": CAPABILITIES,
+                "serverInfo": server_info(), "instructions": INSTRUCTIONS}
 
     async def initialized(**_ignored: Any) -> None:
         return None
 
     async def tools_list(cursor: Any = None, _meta: Any = None) -> dict[str, Any]:
-        return {"tools": [dict(t) for t in TOOLS]}
+        return stamped({"tools": [dict(t) for t in TOOLS]}, _meta)
+
+    async def server_discover(_meta: Any = None, **_ignored: Any) -> dict[str, Any]:
+        meta_version(_meta)
+        return discover()
 
     async def tools_call(name: Any, arguments: Any = None, _meta: Any = None) -> dict[str, Any]:
+        meta_version(_meta)
         if not isinstance(name, str) or name not in calls:
             raise RpcError(-32602, f"Unknown tool: {str(name)[:100]}", {"param": "name"})
         bound = calls[name]
@@ -112,13 +196,15 @@ def mcp_methods(h: Harness) -> dict[str, AsyncMethod]:
                 raise BadArgument("arguments", "must be an object")
             value = await bound.acall(bound.op.arguments((), arguments or {}))
         except Exception as exc:
-            return to_mcp(exc, name)
-        failed = bound.op.reports_failure and isinstance(value, dict) and bool(value.get("error"))
-        return tool_result(value, is_error=failed)
+            return stamped(to_mcp(exc, name), _meta)
+        return stamped(tool_call_result(bound.op, value), _meta)
 
     return {
+        "server/discover": server_discover,
         "initialize": initialize,
         "notifications/initialized": initialized,
         "tools/list": tools_list,
         "tools/call": tools_call,
+        **resource_methods(h),
+        **prompt_methods(),
     }

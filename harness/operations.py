@@ -25,10 +25,12 @@ import anyio
 from vault import EDIT_KINDS, Edit
 
 from . import conversation_tools as conv
+from . import mcp_views as views
 from . import schemas as out
 from .errors import Refused
 from .schemas import Schema
 from .validate import Param, bind
+from .vault_list import KINDS
 from .vault_ops import VaultOps, VaultThread
 
 Part = Literal["vault", "conversation", "llm", "control"]
@@ -36,6 +38,7 @@ Runs = Literal["vault", "thread", "loop"]
 
 MAX_K = 100
 MAX_HOPS = 3
+MAX_LIST = 500  # items in one page of `list`
 MAX_QUERY = 10_000
 MAX_NOTE_NAME = 1_000
 MAX_TEXT = 4 * 1024 * 1024  # characters of note content accepted in one write
@@ -71,6 +74,10 @@ class Operation:
     # The effect on the vault: (the parameter naming the note written, the parameter holding
     # what is written into it); the REPL's write quota reads it (harness.write_quota).
     writes: tuple[str, str] | None = None
+    title: str = ""  # the MCP tool's human title
+    learns: bool = False  # records usage in the learning log (said in the MCP description)
+    open_world: bool = False  # may reach outside the vault (the configured LLM endpoint)
+    mcp_view: Callable[[Any], Any] | None = None  # the MCP result's compact projection
 
     def arguments(self, args: Sequence[Any], kwargs: Mapping[str, Any]) -> dict[str, Any]:
         """Checked arguments for `run` (harness.validate.bind)."""
@@ -184,7 +191,8 @@ OPERATIONS: tuple[Operation, ...] = (
               doc="Hybrid retrieval (keywords, meaning, links). Each hit is {\"note\": path,\n"
                   '"title", "score", "id", "snippet"} plus "date"/"speaker" when the note has\n'
                   'them, and "receipt" with explain=True; pass a hit\'s "note" to read().',
-              repl_view=_hits, output=out.SEARCH),
+              repl_view=_hits, output=out.SEARCH, title="Search notes", learns=True,
+              mcp_view=views.search_view),
     Operation("read", "vault", "Read one note: text, frontmatter, tags and links.", (_NOTE,),
               lambda env, note: env.ops.read(note),
               rpc="vault.read", mcp="read", repl="read",
@@ -192,7 +200,7 @@ OPERATIONS: tuple[Operation, ...] = (
                   '`note` is a path ("folder/Note.md" or "folder/Note") or a title/alias; raises\n'
                   "NoteNotFound or AmbiguousNote when no note, or more than one, matches.\n"
                   '"hash" (sha256 of the file) is what write/edit take as expected_hash.',
-              output=out.NOTE),
+              output=out.NOTE, title="Read a note", learns=True, mcp_view=views.read_view),
     Operation("write", "vault", "Create a note with the given markdown (replace one only with "
               "overwrite=true or its expected_hash).",
               (_NOTE, Param("content", "string", "the whole markdown text",
@@ -207,7 +215,7 @@ OPERATIONS: tuple[Operation, ...] = (
                   "them. An existing note raises NoteExists unless overwrite=True or\n"
                   "expected_hash is the hash read returned; a note changed since that read\n"
                   "raises EditConflict (its data has current_hash) and nothing is written.",
-              output=out.WRITTEN),
+              output=out.WRITTEN, title="Write a note"),
     Operation("edit", "vault", "Change part of a note: append, prepend, replace a heading's "
               "section, or find-and-replace; the rest of the file is kept byte for byte.",
               (_NOTE, Param("kind", "string", "append, prepend, section or replace",
@@ -228,32 +236,50 @@ OPERATIONS: tuple[Operation, ...] = (
                   "heading of the same or a higher level; replace refuses (EditRefused) unless\n"
                   "`find` occurs exactly expected_count times. With expected_hash (the hash\n"
                   "read returned) a note changed since raises EditConflict; nothing is written.",
-              output=out.WRITTEN),
+              output=out.WRITTEN, title="Edit part of a note"),
     Operation("move", "vault", "Rename/move a note; links to it are rewritten.",
               (_NOTE, Param("new", "string", "the new vault path", max_length=MAX_NOTE_NAME)),
               lambda env, note, new: env.ops.move(note, new),
               read_only=False, destructive=True, idempotent=False, rpc="vault.move", mcp="move",
-              output=out.MOVED),
+              output=out.MOVED, title="Move or rename a note"),
     Operation("delete", "vault", "Move a note to the vault's trash (recoverable).", (_NOTE,),
               lambda env, note: env.ops.delete(note),
               read_only=False, destructive=True, idempotent=False,
-              rpc="vault.delete", mcp="delete", output=out.DELETED),
+              rpc="vault.delete", mcp="delete", output=out.DELETED, title="Delete a note"),
     Operation("links", "vault", "Outgoing links of a note and where they resolve.", (_NOTE,),
               lambda env, note: env.ops.links(note),
               rpc="vault.links", mcp="links", repl="links", returns="list[dict]",
               doc='Each link is {"target", "resolved", "embed", ...}; "resolved" is the path it\n'
                   "points to, or None for a dangling link.",
-              output=out.items_of(out.LINK)),
+              output=out.items_of(out.LINK), title="Outgoing links"),
     Operation("backlinks", "vault", "Notes that link to a note.", (_NOTE,),
               lambda env, note: env.ops.backlinks(note),
               rpc="vault.backlinks", mcp="backlinks", repl="backlinks", returns="list[str]",
-              output=out.items_of(out.STR)),
+              output=out.items_of(out.STR), title="Backlinks"),
     Operation("neighbors", "vault", "Notes within a few links of a note, nearest first.",
               (_NOTE, Param("hops", "integer", "links to follow, either direction", 1, 1,
                               MAX_HOPS)),
               lambda env, note, hops: env.ops.neighbors(note, hops),
               rpc="vault.neighbors", mcp="neighbors", repl="neighbors", returns="list[str]",
-              output=out.items_of(out.STR)),
+              output=out.items_of(out.STR), title="Linked neighbourhood"),
+    Operation("list", "vault", "Browse the vault: the notes in a folder (or with a tag), "
+              "its sub-folders, all tags, or the recently changed notes; paged.",
+              (Param("what", "string", "notes, folders, tags or recent", "notes",
+                     max_length=10, choices=KINDS),
+               Param("folder", "string", "the folder ('' = the vault root)", "",
+                     max_length=MAX_NOTE_NAME, blank_ok=True),
+               Param("tag", "string", "notes: only those with this tag", None, max_length=200),
+               Param("limit", "integer", "most items per page", 50, 1, MAX_LIST),
+               Param("cursor", "string", "next_cursor of the previous page", None,
+                     max_length=100)),
+              lambda env, what, folder, tag, limit, cursor: env.ops.browse(
+                  what, folder, tag, limit, cursor),
+              rpc="vault.list", mcp="list", repl="list_notes",
+              doc='Returns {"what", "items", "total", "next_cursor"}: items are {"note"} (notes),\n'
+                  '{"folder", "notes"} (folders), {"tag", "notes"} (tags) or {"note",\n'
+                  '"modified"} (recent, newest first); pass next_cursor back as cursor for\n'
+                  "the next page (None: the last page).",
+              output=out.LISTING, title="Browse notes, folders, tags"),
     Operation("context", "conversation", "Budgeted, dated, speaker-labelled context from "
               "conversation notes for a question (no LLM).",
               (_QUERY, Param("budget_words", "integer", "word budget", 600, 1, MAX_BUDGET_WORDS),
@@ -263,7 +289,7 @@ OPERATIONS: tuple[Operation, ...] = (
                Param("date_to", "date", "ISO date", None, max_length=40)),
               lambda env, **a: conv.context(env.ops, **a),
               rpc="vault.context", mcp="context", repl="context", doc=CONTEXT_DOC,
-              output=out.CONTEXT),
+              output=out.CONTEXT, title="Conversation context"),
     Operation("what_came_next", "conversation",
               "The events that followed the event best matching the query.",
               (_QUERY, Param("n", "integer", "how many events", 3, 1, 50)),
@@ -285,7 +311,9 @@ OPERATIONS: tuple[Operation, ...] = (
                      MAX_ASK_BUDGET)),
               lambda env, question, budget, k: _rlm(env).ask(
                   question, budget if k is None else k, env.ops), runs="thread",
-              rpc="vault.ask", mcp="ask", repl="ask", doc=ASK_DOC, output=out.ASK),
+              rpc="vault.ask", mcp="ask", repl="ask", doc=ASK_DOC, output=out.ASK,
+              title="Answer from the vault", learns=True, open_world=True,
+              mcp_view=views.ask_view),
     Operation("rlm_call", "llm", "Ask a fresh sub-model ONE question about ONE slice; returns "
               "its answer as text.", (Param("slice", "any"), _QUESTION, _MAX_WORDS),
               lambda env, slice, question, max_words: _rlm(env).rlm_call(
@@ -304,7 +332,8 @@ OPERATIONS: tuple[Operation, ...] = (
                Param("deadline_s", "integer", "wall-clock limit in seconds", None, 1, 3600)),
               lambda h, code, deadline_s: h.exec(code, deadline_s), runs="loop",
               read_only=False, destructive=True, idempotent=False, rpc="repl.exec", mcp="exec",
-              reports_failure=True, output=out.EXEC),
+              reports_failure=True, output=out.EXEC, title="Run Python over the vault",
+              open_world=True),
     Operation("reset", "control", "Forget the REPL's variables.", (), lambda h: h.reset(),
               runs="loop", read_only=False, rpc="repl.reset"),
     Operation("session_start", "control", "Open a session (ending the open one).",

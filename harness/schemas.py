@@ -1,7 +1,8 @@
 """JSON Schemas of what each operation returns (the MCP `outputSchema`, declared in the table).
 
 MCP asks that a tool's `outputSchema` describe an object, and rmh's `structuredContent` is the
-result object itself, or {"items": [...]} for a list result (harness.errors.tool_result), so a
+result object itself (its compact MCP view where the operation declares one: harness.mcp_views),
+or {"items": [...]} for a list result (harness.errors.tool_result), so a
 list result's schema is `items_of(...)`. The official MCP client validates every successful
 result against these schemas; the tests drive every tool through it. Schemas name the fields
 an agent relies on and allow extra ones (new fields are not a breaking change).
@@ -37,21 +38,20 @@ def items_of(item: Schema) -> Schema:
     return obj({"items": array(item)})
 
 
-HIT = obj({"note": STR, "title": STR, "score": NUM, "id": INT, "snippet": STR, "date": STR,
-           "speaker": STR, "receipt": OBJ}, "date", "speaker", "receipt")
-SEARCH = obj({"query": STR, "hits": array(HIT), "stages": OBJ}, "stages")
+HIT = obj({"note": STR, "score": NUM, "snippet": STR, "title": STR, "date": STR,
+           "speaker": STR, "receipt": OBJ}, "title", "date", "speaker", "receipt")
+SEARCH = obj({"hits": array(HIT), "stages": OBJ}, "stages")
 LINK = obj({"target": STR, "resolved": OPT_STR, "embed": BOOL, "heading": OPT_STR, "kind": STR})
-NOTE = obj({"id": INT, "note": STR, "title": STR, "hash": STR, "text": STR, "frontmatter": OBJ,
-            "frontmatter_error": OPT_STR, "tags": array(STR), "aliases": array(STR),
-            "links": array(LINK)})
+NOTE = obj({"note": STR, "title": STR, "hash": STR, "text": STR, "frontmatter": OBJ,
+            "frontmatter_error": STR, "tags": array(STR), "aliases": array(STR),
+            "links": array(OBJ)}, "frontmatter", "frontmatter_error", "tags", "aliases", "links")
+LISTING = obj({"what": STR, "items": array(OBJ), "total": INT, "next_cursor": OPT_STR})
 WRITTEN = obj({"note": STR, "id": INT, "title": STR, "hash": STR})
 MOVED = obj({"note": STR, "old": STR, "rewritten": array(STR)})
 DELETED = obj({"note": STR, "trash": STR})
 CONTEXT = obj({"query": STR, "budget_words": INT, "words": INT, "text": STR,
                "lines": array(OBJ)})
-FOUND = obj({"note": STR, "value": NUM, "pass": INT, "query": STR})
-ASK = obj({"question": STR, "answer": STR, "resolved": BOOL, "notes": array(STR),
-           "found": array(FOUND), "trace": array(OBJ), "stop": STR, "usage": OBJ})
+ASK = obj({"answer": STR, "resolved": BOOL, "stop": STR, "notes": array(STR)})
 EXEC = obj({"ok": BOOL, "stdout": STR, "stderr": STR, "value": OPT_STR,
             "error": {"type": ["object", "null"]}, "duration_s": NUM, "truncated": BOOL,
             "state_lost": BOOL, "tier": STR, "calls": OBJ})

@@ -121,9 +121,10 @@ class Param:
             out["format"] = "date"
         if self.choices is not None:
             out["enum"] = list(self.choices)
-        if self.kind in ("string", "date") and not self.blank_ok:
-            out["minLength"] = 1
-        if self.max_length is not None and self.kind in ("string", "date"):
+        if self.kind in ("string", "date") and not self.blank_ok and self.choices is None:
+            out["minLength"] = 1  # (an enum bounds its own length)
+        if self.max_length is not None and self.kind in ("string", "date") \
+                and self.choices is None:
             out["maxLength"] = self.max_length
         if self.minimum is not None:
             out["minimum"] = self.minimum

@@ -20,6 +20,8 @@ import anyio
 
 from vault import Edit, NoteRecord, QuotaExceeded, Vault
 
+from .vault_list import Listings, browse
+
 T = TypeVar("T")
 
 # The most items a links/backlinks/neighbors result may hold (a hub's lists are refused with
@@ -100,6 +102,7 @@ class VaultOps:
         self.vault = vault
         self.thread = thread
         self.session = session
+        self.listings = Listings()  # used on the vault thread only
 
     def search(self, query: str, k: int = 10, explain: bool = False,
                as_of: float | None = None, learn: bool = True) -> dict[str, Any]:
@@ -172,6 +175,16 @@ class VaultOps:
     def neighbors(self, note: str, hops: int = 1) -> list[str]:
         return self.thread.call(lambda: list(self.vault.neighbors(
             note, hops, limit=MAX_RESULT_ITEMS)))
+
+    def browse(self, what: str = "notes", folder: str = "", tag: str | None = None,
+             limit: int = 50, cursor: str | None = None) -> dict[str, Any]:
+        """One page of folders, a folder's notes, tags or recent changes (harness.vault_list)."""
+        return self.thread.call(lambda: browse(self.vault, what, folder, tag, limit, cursor,
+                                               self.listings))
+
+    def note_paths(self) -> list[str]:
+        """Every note's path, sorted (cached per index generation)."""
+        return self.thread.call(lambda: list(self.listings.paths(self.vault)))
 
     def document_frequency(self, tokens: Sequence[str]) -> list[int]:
         """How many notes hold each token (the search index's n_t; the ask loop's rarity)."""

@@ -24,6 +24,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "forget": ("harness.commands.forget", "erase notes for good, with proof (not reversible)"),
     "links": (NOTES, "a note's outgoing links"),
     "backlinks": (NOTES, "the notes linking to a note"),
+    "status": ("harness.commands.browse", "the vault on one screen: counts, index, embeddings "
+               "pending, sandbox, learning"),
+    "list": ("harness.commands.browse", "browse the vault: a folder's notes, its sub-folders, "
+             "tags, recent changes"),
     "doctor": (NOTES, "health report: links, parse errors, orphans, sandbox, learning"),
     "demo": (NOTES, "create a small sample vault and search it"),
     "ask": ("harness.commands.ask",
@@ -38,6 +42,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                  "with NOTE, that note's Q, events and rewards"),
     "end-session": ("harness.commands.learn",
                     "end a session the CLI's --session opened: its rewards apply"),
+    "setup": ("harness.commands.setup", "connect an agent client (Claude Code, Claude "
+              "Desktop, Codex, Cursor) to the vault over MCP"),
     "serve": ("harness.commands.serve",
               "serve the vault to one agent: JSON-RPC 2.0 and MCP over stdin/stdout"),
     "exec": ("harness.commands.repl", "run one Python cell in the sandbox against the vault"),

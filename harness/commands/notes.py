@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.compose import open_vault
-from harness.config import load
+from harness.config import Config, load
 from vault import EDIT_KINDS, Edit, Vault
 
 from .output import CommandFailed, emit
@@ -23,18 +23,26 @@ def configured_vault(args: argparse.Namespace, *, dense: bool = True) -> Vault:
     return open_vault(load(vault=args.vault), dense=dense)
 
 
-def cmd_init(args: argparse.Namespace) -> int:
-    """Make the folder a vault and index it fully: the notes, and their embeddings unless
-    --no-dense (so the first search pays for nothing)."""
-    cfg = load(vault=args.vault)
-    with open_vault(cfg, dense=not args.no_dense, create=True, learning=False) as v:
+def initialise(cfg: Config, *, dense: bool = True) -> dict[str, Any]:
+    """Make the configured folder a vault (creating it) and index it fully: the notes, and
+    their embeddings unless `dense` is False (so the first search pays for nothing)."""
+    with open_vault(cfg, dense=dense, create=True, learning=False) as v:
         report = v.sync()
         prepared = v.engine.prepare(v.corpus(), progress=Progress())
         notes = v.index.counts()["notes"]
-        emit(args, {"vault": str(v.root), "notes": notes, "sync": report.to_json(),
-                    "prepared": prepared},
-             f"initialised {v.root} ({notes} notes, {prepared['chunks']} chunks embedded"
-             f"{'' if v.engine.encoder is not None else '; dense skipped'})")
+        return {"vault": str(v.root), "notes": notes, "sync": report.to_json(),
+                "prepared": prepared, "dense": v.engine.encoder is not None}
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    """`rmh init [PATH]`: PATH, else --vault / $RMH_VAULT."""
+    if args.path is not None and args.vault is not None and \
+            Path(args.path).absolute() != Path(args.vault).absolute():
+        raise CommandFailed(f"two vaults given: {args.path} and --vault {args.vault}")
+    doc = initialise(load(vault=args.path or args.vault), dense=not args.no_dense)
+    emit(args, doc, f"initialised {doc['vault']} ({doc['notes']} notes, "
+         f"{doc['prepared']['chunks']} chunks embedded"
+         f"{'' if doc['dense'] else '; dense skipped'})")
     return 0
 
 
@@ -247,6 +255,8 @@ def register(sub: Any) -> None:
         return p
 
     p = add("init", cmd_init, "make a folder an rmh vault and index it")
+    p.add_argument("path", nargs="?", default=None,
+                   help="the folder (default: --vault, else $RMH_VAULT); created if missing")
     p.add_argument("--no-dense", action="store_true",
                    help="skip embeddings (the ONNX embedder); `rmh index` fills them later")
     p = add("index", cmd_index, "bring the index up to date (embeddings included)")

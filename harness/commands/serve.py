@@ -14,6 +14,7 @@ import os
 import sys
 from collections.abc import Mapping
 from functools import partial
+from pathlib import Path
 
 import anyio
 
@@ -26,7 +27,7 @@ from harness.rlm_tools import RlmTools
 from harness.write_quota import WriteLimits, WriteQuota
 from rpc import DEFAULT_MAX_FRAME, Dispatcher, StdioServer
 from sandbox import TIER_NAMES, HostFunction, Sandbox, SandboxConfig
-from vault import Ledger
+from vault import Ledger, NotAVault
 
 # Cheap methods answered without waiting for a slot, ahead of queued work.
 CONTROL_METHODS = ("ping", "status")
@@ -94,10 +95,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         cfg = load(vault=args.vault)
         repl_factory = sandbox_factory(cfg, args.tier)
-    except ConfigError as exc:
+        vault = open_vault(cfg, dense=not args.no_dense)
+    except (ConfigError, NotAVault) as exc:  # answer the client anyway: harness/unready.py
         print(f"rmh: {exc}", file=sys.stderr)
-        return 1
-    vault = open_vault(cfg, dense=not args.no_dense)
+        return serve_unready(args, proto_fd, exc)
     broker = Broker.from_config(cfg.llm)
     hooks = (LedgerSessions(vault.usage, vault.root, texts=note_texts(vault))
              if isinstance(vault.usage, Ledger) else None)
@@ -117,6 +118,23 @@ def cmd_serve(args: argparse.Namespace) -> int:
         anyio.run(server.run, 0, proto_fd)
     finally:
         broker.close()
+    os.close(proto_fd)
+    return 0
+
+
+def serve_unready(args: argparse.Namespace, proto_fd: int, exc: Exception) -> int:
+    """Serve the MCP handshake with every tool saying what to do (no vault to serve)."""
+    from harness.unready import unready_methods
+
+    reason = exc.reason if isinstance(exc, NotAVault) else str(exc)
+    given = args.vault
+    vault = str(Path(given).absolute()) if given else None
+    if isinstance(exc, NotAVault):
+        vault = exc.root
+    dispatcher = Dispatcher(unready_methods(reason, vault), map_exception=map_exception,
+                            max_frame=args.max_frame, control=CONTROL_METHODS)
+    server = StdioServer(dispatcher, max_in_flight=args.max_in_flight)
+    anyio.run(server.run, 0, proto_fd)
     os.close(proto_fd)
     return 0
 

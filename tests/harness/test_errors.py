@@ -76,18 +76,29 @@ def test_one_classification_three_renderings(exc: Exception, kind: str, code: in
     assert error.code == code
     assert (map_exception(exc) is None) == (kind == "internal")
     tool = to_mcp(exc)
-    assert tool["isError"] is True and tool["structuredContent"] == error.to_json()
+    assert tool["isError"] is True and same_error(tool, error.to_json(), kind)
     repl = to_repl(exc)
     assert repl.type_name == repl_type
     for text in (json.dumps(error.to_json()), json.dumps(tool), repl.message):
         assert SECRET not in text
 
 
+def same_error(tool: dict[str, Any], err: dict[str, Any], kind: str = "") -> bool:
+    """The MCP tool error carries the JSON-RPC error's code and data in the one structured
+    form {"error": {"kind", "message", "code", ...data}}, mirrored as its text."""
+    got = tool["structuredContent"]["error"]
+    data = dict(err.get("data") or {})
+    assert got["kind"] == data.pop("kind", kind) and got["code"] == err["code"]
+    assert all(got[k] == v for k, v in data.items()) and got["message"]
+    assert json.loads(tool["content"][0]["text"]) == tool["structuredContent"]
+    return True
+
+
 def test_note_not_found_on_every_surface(harness: Harness) -> None:
     err = rpc(harness, "vault.read", {"note": "Gamma"})["error"]
     assert err["code"] == -32003 and err["data"] == {"kind": "note_not_found", "note": "Gamma"}
     tool = rpc(harness, "tools/call", {"name": "read", "arguments": {"note": "Gamma"}})["result"]
-    assert tool["isError"] is True and tool["structuredContent"] == err
+    assert tool["isError"] is True and same_error(tool, err)
     with pytest.raises(HostFunctionError) as caught:
         vault_functions(harness.ops)["read"].fn("Gamma")
     assert caught.value.type_name == "NoteNotFound" and "Gamma" in caught.value.message
@@ -98,8 +109,9 @@ def test_bad_argument_on_every_surface(harness: Harness) -> None:
     assert err["code"] == -32602 and err["data"]["param"] == "k"
     args = {"name": "search", "arguments": {"query": "a", "k": 0}}
     tool = rpc(harness, "tools/call", args)["result"]
-    assert tool["isError"] is True and tool["structuredContent"] == err
-    assert tool["content"][0]["text"] == "bad argument k: must be between 1 and 100"
+    assert tool["isError"] is True and same_error(tool, err, "bad_argument")
+    assert tool["structuredContent"]["error"]["message"] == (
+        "bad argument k: must be between 1 and 100")
     with pytest.raises(HostFunctionError) as caught:
         vault_functions(harness.ops)["search"].fn("a", k=0)
     assert caught.value.type_name == "ValueError" and caught.value.message.startswith("k:")
@@ -109,7 +121,7 @@ def test_sandbox_error_on_the_surfaces_that_exec(harness: Harness) -> None:
     err = rpc(harness, "repl.exec", {"code": "1"})["error"]
     assert err["code"] == -32020 and err["data"]["kind"] == "sandbox_error"
     tool = rpc(harness, "tools/call", {"name": "exec", "arguments": {"code": "1"}})["result"]
-    assert tool["isError"] is True and tool["structuredContent"] == err
+    assert tool["isError"] is True and same_error(tool, err)
 
 
 def test_unexpected_exception_leaks_no_text(harness: Harness,
@@ -121,7 +133,7 @@ def test_unexpected_exception_leaks_no_text(harness: Harness,
     out = rpc(harness, "vault.read", {"note": "Alpha"})
     assert out["error"] == {"code": -32603, "message": "Internal error"}
     tool = rpc(harness, "tools/call", {"name": "read", "arguments": {"note": "Alpha"}})["result"]
-    assert tool["isError"] is True and tool["structuredContent"] == out["error"]
+    assert tool["isError"] is True and same_error(tool, out["error"], "internal")
     with pytest.raises(HostFunctionError) as caught:
         vault_functions(harness.ops)["read"].fn("Alpha")
     assert caught.value.type_name == "HostError"

@@ -66,14 +66,15 @@ def test_tool_failures_are_results_with_is_error(harness: Harness) -> None:
 def test_tool_success_has_text_and_structured_content(harness: Harness) -> None:
     out = rpc(harness, "tools/call", {"name": "backlinks", "arguments": {"note": "Beta"}})
     result = out["result"]
-    assert result["isError"] is False
+    assert "isError" not in result  # absent means false
     assert json.loads(result["content"][0]["text"]) == ["Alpha.md"]
     assert result["structuredContent"] == {"items": ["Alpha.md"]}
 
 
 def test_repl_functions_have_docs_and_unique_names(harness: Harness) -> None:
     table = vault_functions(harness.ops)
-    assert set(table) == {"search", "read", "write", "edit", "links", "backlinks", "neighbors"}
+    assert set(table) == {"search", "read", "write", "edit", "links", "backlinks", "neighbors",
+                          "list_notes"}
     for name, fn in table.items():
         shown = f"{name}{fn.signature}\n\n{fn.doc}"  # what help(name) shows in the worker
         assert shown.startswith(name + "(") and fn.signature.startswith("(")
@@ -99,7 +100,7 @@ def test_context_and_ask_tools(harness: Harness) -> None:
     assert out["result"]["isError"] is True
     ctx = rpc(harness, "tools/call", {"name": "context",
                                       "arguments": {"query": "Beta", "budget_words": 50}})
-    assert ctx["result"]["isError"] is False
+    assert not ctx["result"].get("isError")
     assert ctx["result"]["structuredContent"]["budget_words"] == 50
     bad = rpc(harness, "tools/call", {"name": "context",
                                       "arguments": {"query": "Beta", "budget_words": 0}})

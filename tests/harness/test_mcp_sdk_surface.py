@@ -21,7 +21,7 @@ from .test_server_e2e import make_vault
 
 pytestmark = pytest.mark.slow
 
-COMPACT_K5_MAX = 1_200  # characters of a k = 5 search's text content (issue 14)
+COMPACT_K5_MAX = 1_000  # characters of a k = 5 search's text content (issues 14, 30)
 
 
 def text(result: CallToolResult) -> str:
@@ -51,7 +51,9 @@ def test_every_tool_through_the_sdk(tmp_path: Path) -> None:
                     assert tool.annotations.read_only_hint is op.read_only, name
                     assert tool.annotations.destructive_hint is op.destructive, name
                     assert tool.annotations.idempotent_hint is op.idempotent, name
+                    assert tool.title and tool.annotations.open_world_hint is op.open_world
                 assert tools["search"].annotations.read_only_hint is True  # type: ignore[union-attr]
+                assert "logged for learning" in (tools["search"].description or "")
                 assert tools["edit"].annotations.destructive_hint is True  # type: ignore[union-attr]
                 for fn in ("search(", "read(", "edit(", "rlm_call(", "help()"):
                     assert fn in (tools["exec"].description or ""), fn
@@ -84,7 +86,7 @@ def test_every_tool_through_the_sdk(tmp_path: Path) -> None:
                 stale = await call("edit", {"note": "Project Atlas", "kind": "append",
                                             "text": "agent\n", "expected_hash": digest})
                 assert stale.is_error and "edit_conflict" in text(stale)
-                data = stale.structured_content["data"]
+                data = stale.structured_content["error"]
                 assert data["expected_hash"] == digest and data["current_hash"] != digest
                 stale_write = await call("write", {"note": "Project Atlas", "content": "x",
                                                    "expected_hash": digest})
@@ -106,6 +108,8 @@ def test_every_tool_through_the_sdk(tmp_path: Path) -> None:
                 assert not (await call("backlinks", {"note": "Lunch"})).is_error
                 assert not (await call("neighbors", {"note": "Lunch", "hops": 2})).is_error
                 assert not (await call("context", {"query": "lunch"})).is_error
+                listed = await call("list", {"what": "notes", "folder": "inbox"})
+                assert listed.structured_content["items"] == [{"note": "inbox/Idea.md"}]
                 moved = await call("move", {"note": "inbox/Idea", "new": "inbox/Idea 2"})
                 assert not moved.is_error
                 assert not (await call("delete", {"note": "inbox/Idea 2"})).is_error
@@ -131,4 +135,4 @@ def test_every_tool_through_the_sdk(tmp_path: Path) -> None:
     assert set(seen) == {op.mcp for op in OPERATIONS if op.mcp is not None}
     body = atlas.read_text("utf-8")
     assert "Friday" in body and "Monday" not in body and body.endswith("Edited by hand.\n")
-    assert json.loads(text(seen["search"]))["query"] == "auth rewrite"
+    assert json.loads(text(seen["search"])) == seen["search"].structured_content

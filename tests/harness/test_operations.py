@@ -71,11 +71,18 @@ def test_each_mcp_tool_schema_is_its_declaration() -> None:
             prop = schema["properties"][p.name]
             assert prop.get("default") == (None if p.default is REQUIRED else p.default)
             assert prop.get("minimum") == p.minimum and prop.get("maximum") == p.maximum
-            if p.kind == "string":
+            if p.kind == "string" and p.choices is None:
                 assert prop.get("maxLength") == p.max_length
+            elif p.choices is not None:
+                assert prop["enum"] == list(p.choices) and "maxLength" not in prop
         hints = tools[str(op.mcp)]["annotations"]
-        assert hints == {"readOnlyHint": op.read_only, "destructiveHint": op.destructive,
-                         "idempotentHint": op.idempotent}
+        assert hints == {"readOnlyHint": op.read_only,
+                         "destructiveHint": op.destructive, "idempotentHint": op.idempotent,
+                         "openWorldHint": op.open_world}
+        assert op.title and tools[str(op.mcp)]["title"] == op.title
+        # a tool that records usage for learning says so, precisely, in its description
+        learns = "logged for learning" in tools[str(op.mcp)]["description"]
+        assert learns is op.learns, op.name
 
 
 def test_json_rpc_and_mcp_take_the_same_parameters() -> None:
@@ -168,7 +175,7 @@ def test_schema_and_both_surfaces_reject_the_same_arguments(harness: Harness,
             assert err["code"] == -32602 and err["data"]["param"] == param, (param, err)
         tool = rpc(harness, "tools/call", {"name": op.mcp, "arguments": args})["result"]
         assert tool["isError"] is True, (param, tool)
-        assert tool["structuredContent"]["data"]["param"] == param
+        assert tool["structuredContent"]["error"]["param"] == param
         assert param in tool["content"][0]["text"]
 
 

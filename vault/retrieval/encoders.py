@@ -264,8 +264,9 @@ def encode_cached(
     length mostly fall into the same slice, so the encoder's equal-length batches are full
     (counting tokens here instead would tokenize every text twice; 119 against 135 batches on
     LoCoMo's first conversation, for 2.5% more CPU). The order never changes a vector (see
-    the module docstring). `progress(done, total, "embedding")` is called after each slice
-    of `PROGRESS_STEP` new texts, once it is cached.
+    the module docstring). `progress(done, total, "embedding")` is called with done = 0
+    before the first slice, then after each slice of `PROGRESS_STEP` new texts, once it is
+    cached.
     """
     keys = [embedding_key(t) for t in texts]
     found: dict[str, np.ndarray] = {}
@@ -273,6 +274,8 @@ def encode_cached(
         found = dict(cache.get_embeddings(encoder.fingerprint, sorted(set(keys))))
     pending = {k: t for k, t in zip(keys, texts, strict=True) if k not in found}
     missing = sorted(pending.items(), key=lambda kt: (len(kt[1]), kt[0]))
+    if progress is not None and missing:  # the work is known before the first slice runs
+        progress(0, len(missing), "embedding")
     for start in range(0, len(missing), PROGRESS_STEP):
         part = missing[start : start + PROGRESS_STEP]
         vecs = encoder.encode([t for _, t in part])

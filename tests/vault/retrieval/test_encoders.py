@@ -162,3 +162,18 @@ def test_dense_index_reads_the_speaker_from_frontmatter() -> None:
     q = "Ann: He drove to the stadium."
     whole = float(idx.matrix[0] @ encoder().encode([q])[0])
     assert dense_scores(idx, encoder(), q)[0] > whole + 0.05  # the sentence unit wins
+
+
+def test_progress_is_reported_before_the_first_slice_and_after_each() -> None:
+    from vault.retrieval.encoders import PROGRESS_STEP
+
+    seen: list[tuple[int, int]] = []
+    texts = [f"text number {i}" for i in range(PROGRESS_STEP + 3)]
+    encode_cached(CountingEncoder(), texts, MemoryEmbeddingCache(),
+                  lambda done, total, what: seen.append((done, total)))
+    total = len(texts)
+    assert seen == [(0, total), (PROGRESS_STEP, total), (total, total)]
+    seen.clear()
+    encode_cached(CountingEncoder(), [], MemoryEmbeddingCache(),
+                  lambda done, total, what: seen.append((done, total)))
+    assert seen == []  # nothing to embed: nothing reported

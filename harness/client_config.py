@@ -1,0 +1,200 @@
+"""Agent clients' settings files: read one, merge one entry in, write it back safely.
+
+Used by `rmh setup` (an MCP server entry) and meant for any command that adds rmh to a
+client's settings. The contract, for JSON (Claude Code, Claude Desktop, Cursor) and TOML
+(Codex CLI) alike:
+- only the entry named is added or replaced; every other key, server and comment (TOML) is
+  kept as it was;
+- a file that cannot be parsed, or whose shape is not what the client documents (the
+  servers table not an object), is refused with `ClientConfigError` and left untouched;
+- the write is atomic (a temporary file in the same folder, fsync, rename) and keeps the old
+  file's permission bits; the old file, when there was one, is first copied to
+  `NAME.bak` (`NAME.bak.1`, ... when that exists), never overwritten.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+import tomllib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+
+class ClientConfigError(Exception):
+    """A client's settings file cannot be read or merged safely; nothing was written."""
+
+    code_name = "client_config"
+
+    def __init__(self, path: Path, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+    def data(self) -> dict[str, object]:
+        return {"path": str(self.path), "reason": self.reason}
+
+
+def read_json(path: Path) -> dict[str, Any]:
+    """The JSON object in `path` ({} when the file does not exist or is empty)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ClientConfigError(path, f"cannot read it ({exc})") from exc
+    if not text.strip():
+        return {}
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ClientConfigError(path, f"not valid JSON ({exc}); fix or move it first") from exc
+    if not isinstance(doc, dict):
+        raise ClientConfigError(path, "not a JSON object")
+    return doc
+
+
+def merge_json(doc: Mapping[str, Any], keys: Sequence[str], name: str,
+               entry: Mapping[str, Any], path: Path) -> tuple[dict[str, Any], Any]:
+    """A copy of `doc` with `entry` at doc[keys...][name], and the entry it replaced (None).
+    Missing tables on the way are created; one that is not an object is refused."""
+    out = json.loads(json.dumps(doc))
+    table = out
+    for key in keys:
+        table = table.setdefault(key, {})
+        if not isinstance(table, dict):
+            raise ClientConfigError(path, f"'{key}' is not an object")
+    previous = table.get(name)
+    table[name] = dict(entry)
+    return out, previous
+
+
+def json_text(doc: Mapping[str, Any]) -> str:
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)  # JSON's escapes are TOML's too
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, Mapping):
+        return "{ " + ", ".join(f"{_toml_key(k)} = {_toml_value(v)}"
+                                for k, v in value.items()) + " }"
+    raise TypeError(f"no TOML form for {type(value).__name__}")
+
+
+_BARE = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def _toml_key(key: str) -> str:
+    return key if _BARE.match(key) else json.dumps(key, ensure_ascii=False)
+
+
+def toml_table(table: str, name: str, entry: Mapping[str, Any]) -> str:
+    """`[table.name]` with one `key = value` line per field of `entry`."""
+    lines = [f"[{table}.{_toml_key(name)}]"]
+    lines += [f"{_toml_key(k)} = {_toml_value(v)}" for k, v in entry.items()]
+    return "\n".join(lines) + "\n"
+
+
+_HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
+
+
+def _header_path(line: str) -> str | None:
+    match = _HEADER.match(line)
+    if match is None:
+        return None
+    parts = [p.strip().strip('"').strip("'") for p in match.group(1).split(".")]
+    return ".".join(parts)
+
+
+def merge_toml(text: str, table: str, name: str, entry: Mapping[str, Any],
+               path: Path) -> tuple[str, Any]:
+    """`text` with the table `[table.name]` (and its sub-tables) replaced by `entry`, or the
+    table appended; and the entry it replaced (None). The result is parsed back and must hold
+    exactly `entry` there, or nothing is written."""
+    try:
+        before = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ClientConfigError(path, f"not valid TOML ({exc}); fix or move it first") from exc
+    servers = before.get(table, {})
+    if not isinstance(servers, dict):
+        raise ClientConfigError(path, f"'{table}' is not a table")
+    previous = servers.get(name)
+    ours = f"{table}.{name}"
+    kept: list[str] = []
+    skipping = False
+    for line in text.splitlines(keepends=True):
+        header = _header_path(line)
+        if header is not None:
+            skipping = header == ours or header.startswith(ours + ".")
+        if not skipping:
+            kept.append(line)
+    body = "".join(kept)
+    if body and not body.endswith("\n"):
+        body += "\n"
+    merged = body + ("\n" if body.strip() else "") + toml_table(table, name, entry)
+    try:
+        after = tomllib.loads(merged)
+    except tomllib.TOMLDecodeError as exc:  # e.g. the server defined inline elsewhere
+        raise ClientConfigError(path, f"cannot merge [{ours}] ({exc}); edit it by hand") from exc
+    if after.get(table, {}).get(name) != dict(entry):
+        raise ClientConfigError(path, f"[{ours}] is defined in a form rmh does not edit; "
+                                "edit it by hand")
+    return merged, previous
+
+
+def read_text(path: Path) -> str:
+    """The file's text ("" when it does not exist)."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return ""
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ClientConfigError(path, f"cannot read it ({exc})") from exc
+
+
+def backup_path(path: Path) -> Path:
+    """The first free backup name: NAME.bak, NAME.bak.1, NAME.bak.2, ..."""
+    candidate = path.with_name(path.name + ".bak")
+    n = 0
+    while candidate.exists():
+        n += 1
+        candidate = path.with_name(f"{path.name}.bak.{n}")
+    return candidate
+
+
+def write_settings(path: Path, text: str) -> Path | None:
+    """Write `text` to `path` atomically, keeping its mode; return the backup of the old
+    file (None when there was none, or it already held exactly `text`)."""
+    backup: Path | None = None
+    mode: int | None = None
+    if path.exists():
+        if read_text(path) == text:
+            return None
+        backup = backup_path(path)
+        shutil.copy2(path, backup)
+        mode = path.stat().st_mode & 0o7777
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return backup

@@ -1,0 +1,130 @@
+"""`rmh status` (the vault's state on one screen) and `rmh list` (browse folders, notes, tags,
+recent changes: the `list` operation of every surface, harness/vault_list.py)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from harness.compose import open_vault
+from harness.config import load
+from harness.errors import BadArgument
+from harness.operations import MAX_LIST
+from harness.vault_list import KINDS, browse
+from vault import Ledger, Vault, corpus_chunks
+
+from .output import CommandFailed, emit
+
+
+def page_size(value: str) -> int:
+    """argparse type of --limit: 1..MAX_LIST (a usage error, exit 2, otherwise)."""
+    if not value.isdigit() or not 1 <= int(value) <= MAX_LIST:
+        raise argparse.ArgumentTypeError(f"must be an integer from 1 to {MAX_LIST}")
+    return int(value)
+
+
+def pending_embeddings(v: Vault) -> int | None:
+    """Dense units the embedding cache lacks (what the next `rmh index` embeds); None when
+    the engine has no encoder (`--no-dense`)."""
+    from harness.ray_jobs import missing_units
+
+    encoder, cache = v.engine.encoder, v.engine.cache
+    if encoder is None or cache is None:
+        return None
+    params = v.engine.params
+    texts, _, _ = corpus_chunks(v.corpus(), encoder.count_tokens, params.max_tokens,
+                                params.max_note_units)
+    return len(missing_units(texts, encoder.fingerprint, cache))
+
+
+def status_report(v: Vault, *, dense: bool) -> dict[str, Any]:
+    """Counts, index generation, embeddings cached and pending, the sandbox tier, how edits
+    are seen, and learning health (harness.commands.learn.learning_health)."""
+    from .health import sandbox_choice
+    from .learn import learning_health
+
+    v.sync()
+    corpus = v.corpus()
+    counts = dict(v.index.counts())
+    doc: dict[str, Any] = {
+        "vault": str(v.root), "index": {**counts, "generation": corpus.generation},
+        "embeddings_pending": pending_embeddings(v) if dense else None,
+        "sandbox": sandbox_choice(v)["runs"], "changes": v.change_detection(),
+    }
+    if isinstance(v.usage, Ledger):
+        health = learning_health(v, v.usage)
+        doc["learning"] = {"events": health.get("events", {}),
+                           "sessions": health.get("sessions", {}),
+                           "replay_matches": health.get("replay_matches"),
+                           "missing_rows": health.get("missing_rows")}
+    return doc
+
+
+def print_status(doc: dict[str, Any]) -> None:
+    index = doc["index"]
+    pending = doc["embeddings_pending"]
+    print(f"vault       {doc['vault']}")
+    print(f"notes       {index.get('notes', 0)} (links {index.get('links', 0)}, skipped "
+          f"{index.get('skipped', 0)}); index generation {index['generation']}")
+    print(f"embeddings  {index.get('embeddings', 0)} cached, "
+          + ("not checked (--no-dense)" if pending is None else f"{pending} pending"
+             + (" (run `rmh index`)" if pending else "")))
+    print(f"sandbox     {doc['sandbox'] or 'none: code execution refused'}")
+    learning = doc.get("learning")
+    if learning is not None:
+        events = ", ".join(f"{k} {n}" for k, n in sorted(learning["events"].items())) or "none"
+        sessions = learning["sessions"]
+        print(f"learning    events: {events}; sessions open {sessions.get('open', 0)}, ended "
+              f"{sessions.get('ended', 0)}; replay matches: "
+              f"{'yes' if learning['replay_matches'] else 'NO (run rmh replay)'}")
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    dense = not args.no_dense
+    with open_vault(load(vault=args.vault), dense=dense) as v:
+        doc = status_report(v, dense=dense)
+        if args.json:
+            emit(args, doc, "")
+        else:
+            print_status(doc)
+    return 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    with open_vault(load(vault=args.vault), dense=False, learning=False) as v:
+        try:
+            page = browse(v, args.what, args.folder, args.tag, args.limit, args.cursor)
+        except BadArgument as exc:
+            raise CommandFailed(str(exc)) from exc
+    lines = []
+    for item in page["items"]:
+        if "folder" in item:
+            lines.append(f"{item['folder']}/  ({item['notes']} notes)")
+        elif "tag" in item:
+            lines.append(f"#{item['tag']}  ({item['notes']} notes)")
+        elif "modified" in item:
+            lines.append(f"{item['modified']}  {item['note']}")
+        else:
+            lines.append(item["note"])
+    if page["next_cursor"]:
+        lines.append(f"... {page['total']} in all; next page: --cursor {page['next_cursor']}")
+    emit(args, page, "\n".join(lines) or "(none)")
+    return 0
+
+
+def register(sub: Any) -> None:
+    helptext = "the vault on one screen: counts, index, embeddings pending, sandbox, learning"
+    p: argparse.ArgumentParser = sub.add_parser("status", help=helptext, description=helptext)
+    p.add_argument("--no-dense", action="store_true",
+                   help="do not load the embedder (embeddings pending not counted)")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.set_defaults(func=cmd_status)
+    helptext = "browse the vault: a folder's notes, its sub-folders, tags, recent changes"
+    p = sub.add_parser("list", help=helptext, description=helptext)
+    p.add_argument("what", nargs="?", choices=KINDS, default="notes")
+    p.add_argument("--folder", default="", help="the folder (default: the vault root)")
+    p.add_argument("--tag", default=None, help="notes: only those with this tag (any folder)")
+    p.add_argument("--limit", type=page_size, default=50, help="most items (default 50)")
+    p.add_argument("--cursor", default=None, help="the next page (printed at the end of one)")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.set_defaults(func=cmd_list)

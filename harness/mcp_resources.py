@@ -1,0 +1,83 @@
+"""Notes as MCP resources: `rmh://note/PATH`, listed in pages, read as markdown.
+
+- `resources/list`: every note (by path), PAGE at a time; `nextCursor` (an offset, "n:OFFSET")
+  gives the next page. Each resource: uri, name (the path), title, mimeType text/markdown.
+- `resources/templates/list`: one template, `rmh://note/{path}`, so a client can read any
+  note by its vault path.
+- `resources/read {uri}`: the note's markdown. The path part is percent-decoded ("/" may be
+  written as is or as %2F); a title or alias works too, as with the `read` tool. Reading a
+  resource is the client's doing, not the model's choice, so it records nothing for learning.
+  An unknown note or a URI of another form is -32002 (MCP's "resource not found") with the
+  uri in `data`; an ambiguous title is the usual domain error.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote, unquote
+
+import anyio
+
+from rpc import AsyncMethod, RpcError, invalid_params
+from vault import NoteNotFound
+
+from .methods import Harness
+
+SCHEME = "rmh://note/"
+PAGE = 100
+MIME = "text/markdown"
+RESOURCE_NOT_FOUND = -32002
+TEMPLATE = {"uriTemplate": SCHEME + "{path}", "name": "note", "title": "A note by its path",
+            "description": "A note of the vault as markdown; path is the vault path, e.g. "
+            "People/Alice.md (a title works too).", "mimeType": MIME}
+
+
+def note_uri(path: str) -> str:
+    return SCHEME + quote(path, safe="/")
+
+
+def _title(path: str) -> str:
+    name = path.rpartition("/")[2]
+    return name[:-3] if name.lower().endswith(".md") else name
+
+
+def _offset(cursor: Any) -> int:
+    if cursor is None:
+        return 0
+    if isinstance(cursor, str) and cursor.startswith("n:") and cursor[2:].isdigit():
+        return int(cursor[2:])
+    raise invalid_params("cursor", "not a cursor this server gave")
+
+
+def resource_methods(h: Harness) -> dict[str, AsyncMethod]:
+    """resources/list, resources/templates/list and resources/read over the vault."""
+
+    async def resources_list(cursor: Any = None, _meta: Any = None) -> dict[str, Any]:
+        start = _offset(cursor)
+        paths = await anyio.to_thread.run_sync(h.ops.note_paths)
+        page = paths[start:start + PAGE]
+        out: dict[str, Any] = {"resources": [
+            {"uri": note_uri(p), "name": p, "title": _title(p), "mimeType": MIME}
+            for p in page]}
+        if start + PAGE < len(paths):
+            out["nextCursor"] = f"n:{start + PAGE}"
+        return out
+
+    async def templates_list(cursor: Any = None, _meta: Any = None) -> dict[str, Any]:
+        return {"resourceTemplates": [dict(TEMPLATE)]}
+
+    async def resources_read(uri: Any, _meta: Any = None) -> dict[str, Any]:
+        if not isinstance(uri, str):
+            raise invalid_params("uri", "must be a string")
+        if not uri.startswith(SCHEME) or len(uri) > 2_000:
+            raise RpcError(RESOURCE_NOT_FOUND, "Resource not found", {"uri": uri[:200]})
+        note = unquote(uri[len(SCHEME):])
+        try:
+            record = await h.thread.acall(lambda: h.ops.read(note, learn=False))
+        except NoteNotFound as exc:
+            raise RpcError(RESOURCE_NOT_FOUND, "Resource not found", {"uri": uri}) from exc
+        return {"contents": [{"uri": note_uri(record["note"]), "mimeType": MIME,
+                              "text": record["text"]}]}
+
+    return {"resources/list": resources_list, "resources/templates/list": templates_list,
+            "resources/read": resources_read}

@@ -1,0 +1,81 @@
+"""`rmh serve` where there is no vault yet: answer the client, and say what to do.
+
+A client (Claude Desktop, Claude Code, ...) that starts `rmh serve` on a folder that is not
+an rmh vault (or with no vault configured, or a broken rmh.toml) would otherwise see only a
+server that disconnects. Here the server still speaks MCP: `initialize` succeeds (its
+instructions say what is wrong), `tools/list` lists the usual tools, and every `tools/call`
+is a tool error (isError, kind "not_a_vault") whose message names the fix (`rmh init PATH`
+or `rmh setup CLIENT`), so the model can tell the user. Resources and prompts are empty
+lists; every JSON-RPC vault method answers -32001 not_a_vault with the same message.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rpc import AsyncMethod, RpcError, application_error
+
+from .errors import tool_result
+from .mcp import CAPABILITIES, TOOLS, discover, negotiate, server_info
+from .methods import ping
+from .operations import OPERATIONS
+
+
+def fix_hint(vault: str | None) -> str:
+    if vault is None:
+        return ("start the server with --vault PATH (or set RMH_VAULT); `rmh setup CLIENT "
+                "--vault PATH` writes the client's configuration")
+    return (f"run `rmh init {vault}` (or `rmh setup CLIENT --vault {vault}`) in a terminal, "
+            "then restart this MCP server")
+
+
+def unready_methods(reason: str, vault: str | None) -> dict[str, AsyncMethod]:
+    """The method table of a server with no usable vault: `reason` says why."""
+    message = f"rmh has no vault to serve: {reason}. To fix: {fix_hint(vault)}."
+    data = {"reason": reason, "fix": fix_hint(vault), **({"vault": vault} if vault else {})}
+
+    async def initialize(protocolVersion: Any = None, capabilities: Any = None,
+                         clientInfo: Any = None, _meta: Any = None) -> dict[str, Any]:
+        return {"protocolVersion": negotiate(protocolVersion), "capabilities": CAPABILITIES,
+                "serverInfo": server_info(),
+                "instructions": f"{message} Until then every tool call fails with this "
+                "message; tell the user."}
+
+    async def nothing(**_ignored: Any) -> None:
+        return None
+
+    async def server_discover(**_ignored: Any) -> dict[str, Any]:
+        return {**discover(), "instructions": f"{message} Until then every tool call fails "
+                "with this message; tell the user."}
+
+    async def tools_list(cursor: Any = None, _meta: Any = None) -> dict[str, Any]:
+        return {"tools": [dict(t) for t in TOOLS]}
+
+    async def tools_call(name: Any = None, arguments: Any = None,
+                         _meta: Any = None) -> dict[str, Any]:
+        error = {"kind": "not_a_vault", "message": message, "code": -32001, **data}
+        return tool_result({"error": error}, is_error=True)
+
+    async def empty(key: str, cursor: Any = None, _meta: Any = None) -> dict[str, Any]:
+        return {key: []}
+
+    async def resources(cursor: Any = None, _meta: Any = None) -> dict[str, Any]:
+        return await empty("resources")
+
+    async def templates(cursor: Any = None, _meta: Any = None) -> dict[str, Any]:
+        return await empty("resourceTemplates")
+
+    async def prompts(cursor: Any = None, _meta: Any = None) -> dict[str, Any]:
+        return await empty("prompts")
+
+    async def refuse(*_args: Any, **_kwargs: Any) -> Any:
+        err = application_error("not_a_vault", data)
+        raise RpcError(err.code, message[:500], err.data)
+
+    table: dict[str, AsyncMethod] = {op.rpc: refuse for op in OPERATIONS if op.rpc is not None}
+    table.update({"ping": ping, "initialize": initialize, "server/discover": server_discover,
+                  "notifications/initialized": nothing,
+                  "tools/list": tools_list, "tools/call": tools_call,
+                  "resources/list": resources, "resources/templates/list": templates,
+                  "resources/read": refuse, "prompts/list": prompts, "prompts/get": refuse})
+    return table

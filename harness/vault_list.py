@@ -1,0 +1,130 @@
+"""Browsing a vault: folders, the notes of a folder, tags, recently changed notes; paged.
+
+`browse(vault, what, folder, tag, limit, cursor)` is the `list` operation (every surface:
+JSON-RPC `vault.list`, the MCP tool `list`, the REPL's `list_notes`, `rmh list`). It runs
+on the vault thread after the vault's own sync, reads the index only, and returns
+{"what", "items", "total", "next_cursor"}:
+- "notes": the notes directly in `folder` ("" = the vault root; `tag` keeps those with the
+  tag, in every folder under `folder`), each {"note": path}; by path;
+- "folders": the sub-folders directly in `folder`, each {"folder", "notes"} (notes in it and
+  below); by path;
+- "tags": every tag, each {"tag", "notes"}; most used first, then by name;
+- "recent": every note under `folder`, each {"note", "modified"} (ISO 8601 UTC of the file's
+  modification time), newest first, then by path.
+The sorted paths and the tags are cached per connection (`Listings`) until the index's
+generation or size changes, so paging costs one sort per change, not one per page.
+Paging: at most `limit` items; `next_cursor` (None on the last page) is passed back as
+`cursor` to get the next page. A cursor is an offset into the same listing ("what:offset");
+a cursor of another listing or a malformed one is a BadArgument. Orders are total (path
+tie-breaks), so pages of an unchanged vault never skip or repeat an item.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import UTC, datetime
+from typing import Any
+
+from vault import Vault
+
+from .errors import BadArgument
+
+KINDS = ("notes", "folders", "tags", "recent")
+
+
+def _offset(what: str, cursor: str | None) -> int:
+    if cursor is None or cursor == "":
+        return 0
+    kind, _, number = cursor.partition(":")
+    if kind != what or not number.isdigit():
+        raise BadArgument("cursor", f"not a cursor of a '{what}' listing: {cursor[:40]!r}")
+    return int(number)
+
+
+def _folder(path: str) -> str:
+    return path.rpartition("/")[0]
+
+
+def _under(path: str, folder: str) -> bool:
+    return not folder or path.startswith(folder + "/")
+
+
+def _page(what: str, items: list[dict[str, Any]], limit: int,
+          cursor: str | None) -> dict[str, Any]:
+    start = _offset(what, cursor)
+    end = start + limit
+    return {"what": what, "items": items[start:end], "total": len(items),
+            "next_cursor": f"{what}:{end}" if end < len(items) else None}
+
+
+def _iso(mtime_ns: int) -> str:
+    stamp = datetime.fromtimestamp(mtime_ns / 1e9, tz=UTC)
+    return stamp.isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+class Listings:
+    """The sorted paths and every note's tags, kept while the vault's generation and size
+    stay the same (one sort and one pass over the index per change, not per page)."""
+
+    def __init__(self) -> None:
+        self._key: tuple[int, int] | None = None
+        self._paths: list[str] = []
+        self._tags: list[tuple[str, tuple[str, ...]]] | None = None
+
+    def _fresh(self, vault: Vault) -> None:
+        corpus = vault.corpus()
+        key = (corpus.generation, len(corpus))
+        if key != self._key:
+            self._key, self._paths, self._tags = key, sorted(corpus.paths), None
+
+    def paths(self, vault: Vault) -> list[str]:
+        self._fresh(vault)
+        return self._paths
+
+    def tagged(self, vault: Vault) -> list[tuple[str, tuple[str, ...]]]:
+        """(path, tags) of every note, by path."""
+        self._fresh(vault)
+        if self._tags is None:
+            with vault.index.reading():
+                self._tags = sorted((row.path, tuple(row.tags))
+                                    for row in vault.index.iter_notes())
+        return self._tags
+
+
+def browse(vault: Vault, what: str, folder: str = "", tag: str | None = None,
+           limit: int = 50, cursor: str | None = None,
+           listings: Listings | None = None) -> dict[str, Any]:
+    """One page of a listing (see the module docstring); `listings` caches across calls."""
+    cache = listings if listings is not None else Listings()
+    folder = folder.strip("/")
+    paths = cache.paths(vault)
+    items: list[dict[str, Any]]
+    if folder and not any(_under(p, folder) for p in paths):
+        raise BadArgument("folder", f"no notes under {folder!r}")
+    if what == "notes" and tag is None:
+        items = [{"note": p} for p in paths if _folder(p) == folder]
+    elif what == "notes":
+        wanted = str(tag).lstrip("#").casefold()
+        items = [{"note": p} for p, tags in cache.tagged(vault)
+                 if _under(p, folder) and wanted in (t.casefold() for t in tags)]
+    elif what == "folders":
+        counts: Counter[str] = Counter()
+        depth = len(folder.split("/")) if folder else 0
+        for p in paths:
+            parts = p.split("/")[:-1]
+            if _under(p, folder) and len(parts) > depth:
+                counts["/".join(parts[:depth + 1])] += 1
+        items = [{"folder": f, "notes": n} for f, n in sorted(counts.items())]
+    elif what == "tags":
+        tag_counts: Counter[str] = Counter()
+        for p, tags in cache.tagged(vault):
+            if _under(p, folder):
+                tag_counts.update(set(tags))
+        items = [{"tag": t, "notes": n}
+                 for t, n in sorted(tag_counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+    else:
+        stats = vault.index.stats()
+        rows = sorted(((stats[p].mtime_ns, p) for p in paths if p in stats and _under(p, folder)),
+                      key=lambda r: (-r[0], r[1]))
+        items = [{"note": p, "modified": _iso(m)} for m, p in rows]
+    return _page(what, items, limit, cursor)

@@ -1,0 +1,64 @@
+"""The list operation over a real vault in-process: a connection's cached listings follow
+every change (a write, an edit, an outside edit, a delete), and paging is total."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import anyio
+
+from harness.errors import map_exception
+from harness.mcp import mcp_methods
+from harness.methods import Harness, method_table
+from rpc import Dispatcher
+
+
+def rpc(h: Harness, method: str, params: Any) -> Any:
+    d = Dispatcher({**method_table(h), **mcp_methods(h)}, map_exception=map_exception)
+    frame = json.dumps({"jsonrpc": "2.0", "method": method, "params": params, "id": 1})
+    out = anyio.run(d.dispatch, frame.encode())
+    assert out is not None
+    return json.loads(out)
+
+
+def tags(h: Harness) -> list[dict[str, Any]]:
+    return list(rpc(h, "vault.list", {"what": "tags"})["result"]["items"])
+
+
+def test_cached_listings_follow_every_change(harness: Harness) -> None:
+    assert tags(harness) == []
+    rpc(harness, "vault.write", {"note": "Gamma", "content": "New. #fresh\n"})
+    assert tags(harness) == [{"tag": "fresh", "notes": 1}]
+    rpc(harness, "vault.edit", {"note": "Beta", "kind": "append", "text": "#fresh #beta\n"})
+    assert tags(harness) == [{"tag": "fresh", "notes": 2}, {"tag": "beta", "notes": 1}]
+    (harness.vault.root / "Alpha.md").write_text("Edited outside. #outside\n", "utf-8")
+    harness.vault.live.sync()
+    assert {"tag": "outside", "notes": 1} in tags(harness)
+    rpc(harness, "vault.delete", {"note": "Gamma"})
+    assert tags(harness) == [{"tag": "beta", "notes": 1}, {"tag": "fresh", "notes": 1},
+                             {"tag": "outside", "notes": 1}]
+    notes = rpc(harness, "vault.list", {})["result"]
+    assert [i["note"] for i in notes["items"]] == ["Alpha.md", "Beta.md"]
+
+
+def test_pages_cover_the_listing_exactly_once(harness: Harness) -> None:
+    for i in range(23):
+        rpc(harness, "vault.write", {"note": f"d/N{i:02d}", "content": f"n{i}\n"})
+    seen: list[str] = []
+    cursor = None
+    while True:
+        params: dict[str, Any] = {"what": "recent", "limit": 4}
+        if cursor is not None:
+            params["cursor"] = cursor
+        page = rpc(harness, "vault.list", params)["result"]
+        assert page["total"] == 25
+        seen += [i["note"] for i in page["items"]]
+        cursor = page["next_cursor"]
+        if cursor is None:
+            break
+    assert len(seen) == len(set(seen)) == 25
+    bad = rpc(harness, "vault.list", {"what": "notes", "cursor": "notes:x"})["error"]
+    assert bad["code"] == -32602 and bad["data"]["param"] == "cursor"
+    missing = rpc(harness, "vault.list", {"folder": "nowhere"})["error"]
+    assert missing["data"]["param"] == "folder"
