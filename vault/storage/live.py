@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from ..errors import NoteNotFound, NoteSkipped, VaultError
 from .increment import advance
 from .index import Index, LinkRow
+from .paths import printable
 from .snapshot import Snapshot, build_snapshot
 from .store import Store
 from .sync import SyncReport, sync
@@ -140,7 +141,7 @@ class LiveIndex:
         """NoteSkipped with the index's reason when `note` (`.md` optional) is a skipped file,
         else NoteNotFound."""
         raw = note.strip()
-        for path in (raw, raw + ".md"):
+        for path in (printable(raw), printable(raw + ".md")):  # as the scan stored them
             reason = self.index.skipped_reason(path)
             if reason is not None:
                 return NoteSkipped(note, path, reason)
