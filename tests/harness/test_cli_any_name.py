@@ -116,7 +116,8 @@ NAME_BYTES = st.one_of(
 SUFFIX = st.sampled_from([b".md", b".MD", b".Md", b".md.md", b".txt"])
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=6, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(NAME_BYTES, SUFFIX), min_size=1, max_size=8))
 def test_generated_names_never_fatal(tmp_path: Path, parts: list[tuple[bytes, bytes]]) -> None:
     root = tmp_path / "gen"
