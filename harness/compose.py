@@ -51,9 +51,10 @@ def search_params(cfg: Config) -> SearchParams:
     )
 
 
-def open_ledger(vault: Vault) -> Ledger:
-    """The vault's learned-state ledger, on the wall clock."""
-    return Ledger.open(vault.root / ".rmh" / LEDGER_FILE, clock=time.time)
+def open_ledger(root: Path, *, create: bool = False) -> Ledger:
+    """The learned-state ledger of the vault at `root`, on the wall clock (NotAVault when
+    `root` is no vault; `create` makes it one first, as `Vault.init` does)."""
+    return Ledger.open(Vault.state_dir(root, create=create) / LEDGER_FILE, clock=time.time)
 
 
 @functools.cache
@@ -71,33 +72,54 @@ def shared_embedding_cache(path: str) -> SharedEmbeddingCache:
     return SharedEmbeddingCache(Path(path), on_error=log.warning)
 
 
-def embedding_cache(cfg: Config, vault: Vault) -> EmbeddingCache:
-    """Where the vault's chunk embeddings are read and written: its own index, then (unless
-    [embed] shared_cache is "") the user-level cache shared by every vault."""
+def embedding_cache(cfg: Config, own: EmbeddingCache) -> EmbeddingCache:
+    """Where the vault's chunk embeddings are read and written: its own index (`own`), then
+    (unless [embed] shared_cache is "") the user-level cache shared by every vault."""
     if not cfg.embed.shared_cache:
-        return vault.index
-    return TieredEmbeddingCache(vault.index, shared_embedding_cache(cfg.embed.shared_cache))
+        return own
+    return TieredEmbeddingCache(own, shared_embedding_cache(cfg.embed.shared_cache))
 
 
 def open_vault(
     cfg: Config, *, dense: bool = True, create: bool = False, learning: bool = True
 ) -> Vault:
-    """Open (or with `create`, initialise) the configured vault with its full search engine.
+    """Open (or with `create`, initialise) the configured vault, built whole: its full search
+    engine and (with `learning`) its learning ledger are given to `Vault.open`.
 
     `dense=False` skips loading the ONNX embedder (lexical, graph and conjunctive signals only);
     `learning=False` leaves usage unrecorded (the ranking is then the learning-free one).
     """
     root: Path = cfg.require_vault()
-    vault = Vault.init(root) if create else Vault.open(root)
     encoder = shared_encoder() if dense else None
     reranker = OnnxCrossEncoder.load(Path(cfg.rerank.model_dir)) if cfg.rerank.model_dir else None
-    vault.engine = SearchEngine(
-        search_params(cfg), encoder=encoder, reranker=reranker, cache=embedding_cache(cfg, vault),
-        scratch=str(root / ".rmh"),  # the dense IVF's codes, above approx_above chunks
-    )
-    if learning:
-        vault.usage = open_ledger(vault)
-    return vault
+
+    def engine(own: EmbeddingCache) -> SearchEngine:
+        return SearchEngine(
+            search_params(cfg), encoder=encoder, reranker=reranker,
+            cache=embedding_cache(cfg, own),
+            scratch=str(root / ".rmh"),  # the dense IVF's codes, above approx_above chunks
+        )
+
+    usage = open_ledger(root, create=create) if learning else None
+    return (Vault.init if create else Vault.open)(root, engine=engine, usage=usage)
+
+
+def learning_vault(vault: str | None) -> tuple[Vault, Ledger]:
+    """The configured vault as `Vault.open` gives it (no configured engine) with its learning
+    ledger as its usage recorder, and that ledger: for the commands that work on learned state
+    (a removal the opening sync finds is a delete event there too). Closing the vault closes
+    the ledger."""
+    root = load(vault=vault).require_vault()
+    ledger = open_ledger(root)
+    return Vault.open(root, usage=ledger), ledger
+
+
+def forget_deleted(vault: Vault, ledger: Ledger) -> list[int]:
+    """Recovery: forget the learned rows of notes the index no longer holds (deleted while
+    no ledger listened: by a process opened without learning, by an older rmh, or killed
+    between its index and its ledger write); returns their ids. Deletes seen by a vault
+    that has the ledger are delete events already, so this finds nothing then."""
+    return ledger.prune_missing(vault.corpus().ids, time.time())
 
 
 class LedgerSessions:
@@ -108,12 +130,15 @@ class LedgerSessions:
     session in the ledger whose lock nobody holds is dead and is recovered (its rewards
     applied) at the next `recover()` or session start, at once, with no idle timer."""
 
-    def __init__(self, ledger: Ledger, root: Path) -> None:
+    def __init__(self, ledger: Ledger, vault: Vault) -> None:
         self.ledger = ledger
-        self.locks = SessionLocks(root / ".rmh" / SESSIONS_DIR)
+        self.vault = vault
+        self.locks = SessionLocks(vault.root / ".rmh" / SESSIONS_DIR)
 
     def recover(self) -> list[str]:
-        """End every dead open session now (the server calls this as it starts)."""
+        """End every dead open session now, and forget notes deleted while no ledger listened
+        (`forget_deleted`; the server calls this as it starts)."""
+        forget_deleted(self.vault, self.ledger)
         return self.ledger.recover(time.time(), alive=self.locks.alive)
 
     def start(self, session: str) -> Mapping[str, Any]:

@@ -7,11 +7,11 @@ write and are indexed before the call returns. Usage facts go to a `UsageRecorde
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
@@ -21,6 +21,7 @@ from .learning.usage import NullUsage, UsageRecorder, examination_probability
 from .notes import edits
 from .notes.links import Resolver, relink
 from .notes.records import LinkInfo, MoveResult, NoteRecord, link_infos, record_of
+from .retrieval.encoders import EmbeddingCache
 from .retrieval.hits import SearchResult, with_basis
 from .retrieval.pipeline import SearchEngine, SearchParams
 from .retrieval.snippets import with_snippets
@@ -55,11 +56,11 @@ class Vault:
         self.store = store
         self.watcher = watcher
         self.index = index
-        self.engine = engine
-        self.usage = usage
-        # A note gone from the folder (deleted here or in Obsidian) is gone from learning too.
-        self.live = LiveIndex(store, index, watcher, lambda note_id: usage.on_delete(note_id),
-                              auto_sync)
+        self.engine: Final = engine
+        self.usage: Final = usage
+        # A note gone from the folder (deleted here, by another process or in Obsidian) is gone
+        # from learning too: every removal a sync finds is a delete event of this recorder.
+        self.live = LiveIndex(store, index, watcher, usage.on_delete, auto_sync)
         # The snapshot, its archived positions and the corpus with those flags (per search
         # this costs O(archived notes), not O(notes): checked in bench/bench_scale_store.py).
         self._corpus: tuple[Snapshot, npt.NDArray[np.intp], Corpus] | None = None
@@ -73,11 +74,24 @@ class Vault:
 
     # -- lifecycle ------------------------------------------------------------------------
 
+    @staticmethod
+    def state_dir(root: Path, *, create: bool = False) -> Path:
+        """The vault's own folder (`root/.rmh/`), made first with `create` (the vault folder
+        too); NotAVault when it is missing. Where a learning ledger is opened before the vault
+        it is given to (`open(usage=...)`)."""
+        if create:
+            root.mkdir(parents=True, exist_ok=True)
+            (root / STATE_DIR).mkdir(exist_ok=True)
+        if not root.is_dir():
+            raise NotAVault(str(root), "no such folder")
+        if not (root / STATE_DIR).is_dir():
+            raise NotAVault(str(root), "no .rmh folder; run `rmh init` first")
+        return root / STATE_DIR
+
     @classmethod
     def init(cls, root: Path, **kwargs: Any) -> Vault:
         """Make `root` a vault (creating the folder and `.rmh/`) and open it."""
-        root.mkdir(parents=True, exist_ok=True)
-        (root / STATE_DIR).mkdir(exist_ok=True)
+        cls.state_dir(root, create=True)
         return cls.open(root, **kwargs)
 
     @classmethod
@@ -85,28 +99,44 @@ class Vault:
         cls,
         root: Path,
         *,
-        engine: SearchEngine | None = None,
+        engine: SearchEngine | Callable[[EmbeddingCache], SearchEngine] | None = None,
         usage: UsageRecorder | None = None,
         auto_sync: bool = True,
         watch: bool = True,
     ) -> Vault:
         """Open an initialised vault (one with a `.rmh/` folder); NotAVault otherwise.
 
-        With `auto_sync`, every call first brings the index up to date with the folder; with
-        `watch` as well (Linux), change notification replaces the full scan per call."""
-        if not root.is_dir():
-            raise NotAVault(str(root), "no such folder")
-        if not (root / STATE_DIR).is_dir():
-            raise NotAVault(str(root), "no .rmh folder; run `rmh init` first")
-        store = Store(root)
-        store.clean_stale_temps()
-        index = Index.open(store.root / STATE_DIR / INDEX_FILE)
-        # Watch before the first sync, so nothing changed in between goes unseen.
-        watcher = Watcher.start(store) if auto_sync and watch else None
-        vault = cls(store, index, engine if engine is not None else SearchEngine(SearchParams()),
-                    usage if usage is not None else NullUsage(), auto_sync, watcher)
+        The one constructor: the vault is built whole, with its search `engine` (or a
+        function building it from the vault's own embedding cache, the index) and its usage
+        recorder (learning; default: none), and no part is replaced afterwards. With
+        `auto_sync`, every call first brings the index up to date with the folder; with
+        `watch` as well (Linux), change notification replaces the full scan per call. On
+        failure `usage` is closed: it was handed over."""
+        recorder = usage if usage is not None else NullUsage()
+        try:
+            cls.state_dir(root)
+            store = Store(root)
+            store.clean_stale_temps()
+            index = Index.open(store.root / STATE_DIR / INDEX_FILE)
+        except BaseException:
+            recorder.close()
+            raise
+        try:
+            built = (engine if isinstance(engine, SearchEngine) else SearchEngine(SearchParams())
+                     if engine is None else engine(index))
+            # Watch before the first sync, so nothing changed in between goes unseen.
+            watcher = Watcher.start(store) if auto_sync and watch else None
+        except BaseException:
+            index.close()
+            recorder.close()
+            raise
+        vault = cls(store, index, built, recorder, auto_sync, watcher)
         if watcher is not None:
-            vault.sync()
+            try:
+                vault.sync()
+            except BaseException:
+                vault.close()
+                raise
         return vault
 
     @property

@@ -87,7 +87,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return 1
     vault = open_vault(cfg, dense=not args.no_dense)
     broker = Broker.from_config(cfg.llm)
-    hooks = LedgerSessions(vault.usage, vault.root) if isinstance(vault.usage, Ledger) else None
+    hooks = LedgerSessions(vault.usage, vault) if isinstance(vault.usage, Ledger) else None
     if hooks is not None:
         recovered = hooks.recover()  # sessions whose process died (kill -9): rewards now
         if recovered:
