@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .errors import NotAVault, NoteExists, NoteNotFound
+from .landing import landed, tolerate_full
 from .learning.usage import NullUsage, UsageRecorder, examination_probability
 from .notes import edits
 from .notes.links import Resolver, relink
@@ -144,8 +145,16 @@ class Vault:
         return self.store.root
 
     def close(self) -> None:
-        self.usage.close()
-        self.live.close()
+        """Close the usage recorder and the index. A full disk failing the ledger's final
+        checkpoint is a warning: its log is committed already (the WAL holds it)."""
+        try:
+            self._learn(self.usage.close)
+        finally:
+            self.live.close()
+
+    def _learn(self, record: Callable[[], object]) -> str | None:
+        """Record one usage fact: a full disk loses the fact, never the call (landing.py)."""
+        return tolerate_full(record, "learning not recorded", "learned.sqlite")
 
     def __enter__(self) -> Vault:
         return self
@@ -223,7 +232,8 @@ class Vault:
         note_id = self._resolve(note)
         record = self._record(note_id)
         if learn:
-            self.usage.on_read(session, note_id, self._snapshot().corpus.graph)
+            graph = self._snapshot().corpus.graph
+            self._learn(lambda: self.usage.on_read(session, note_id, graph))
         return record
 
     def _record(self, note_id: int) -> NoteRecord:
@@ -261,7 +271,8 @@ class Vault:
         self.live.fresh()
         ids = [self._resolve(n) for n in notes]
         shown = [(i, r, examination_probability(r)) for r, i in enumerate(ids)]
-        self.usage.on_search(session, query, shown, self._snapshot().corpus.graph)
+        graph = self._snapshot().corpus.graph
+        self._learn(lambda: self.usage.on_search(session, query, shown, graph))
 
     def document_frequency(self, tokens: Sequence[str]) -> list[int]:
         """How many notes hold each token (`vault.tokenize` tokens; the search index's n_t)."""
@@ -284,7 +295,8 @@ class Vault:
         result = with_snippets(result, corpus)
         if learn and as_of is None:
             shown = [(h.id, r, examination_probability(r)) for r, h in enumerate(result.hits)]
-            self.usage.on_search(session, query, shown, self._snapshot().corpus.graph)
+            graph = self._snapshot().corpus.graph
+            self._learn(lambda: self.usage.on_search(session, query, shown, graph))
         return result
 
     # -- writing --------------------------------------------------------------------------------
@@ -299,15 +311,20 @@ class Vault:
         path = self.path_of(note_id) if note_id is not None else self._new_path(note)
         check_write(self.store, path, exists=note_id is not None, overwrite=overwrite,
                     expected_hash=expected_hash)
-        self.store.write_text(path, content, create_only=note_id is None and not overwrite)
-        self.live.sync_paths([path])
+        stat = self.store.write_text(path, content, create_only=note_id is None and not overwrite)
+        unindexed = tolerate_full(lambda: self.live.sync_paths([path]),  # landing.py
+                                  "written, not yet indexed", "index.sqlite")
+        if unindexed:
+            return landed(self.resolver(), stat, content, note_id, unindexed)
         new_id = self.index.note_id(path)
         if new_id is None:  # written but not indexable (e.g. the store refused it as text)
             raise self.live.not_found(path)
         record = self._record(new_id)
         linked = sorted({dst for _, dst in self.live.links_of(new_id) if dst is not None})
-        self.usage.on_write(session, new_id, note_id is None, linked, self._snapshot().corpus.graph)
-        return record
+        graph = self._snapshot().corpus.graph
+        warning = self._learn(lambda: self.usage.on_write(session, new_id, note_id is None,
+                                                          linked, graph))
+        return replace(record, warning=warning) if warning else record
 
     def _write_target(self, note: str) -> int | None:
         """The note a write replaces: a name ending in `.md` is a file path, that file only
@@ -336,7 +353,8 @@ class Vault:
         self.live.fresh()
         path = self.path_of(self._resolve(note))
         trashed = self.store.trash(path)
-        self.live.sync_paths([path])  # reports the removal
+        tolerate_full(lambda: self.live.sync_paths([path]),  # reports the removal
+                      "deleted, not yet out of the index", "index.sqlite")
         return f"{TRASH_DIR}/{trashed}"
 
     def move(self, old: str, new: str) -> MoveResult:

@@ -45,9 +45,10 @@ class NoteRecord:
     aliases: tuple[str, ...] = ()
     links: tuple[LinkInfo, ...] = ()
     hash: str = ""  # sha256 hex of the file's bytes (write/edit `expected_hash`)
+    warning: str | None = None  # a write that landed, with a later step failed (disk full)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "id": self.id,
             "note": self.note,
             "title": self.title,
@@ -59,6 +60,9 @@ class NoteRecord:
             "aliases": list(self.aliases),
             "links": [ln.to_json() for ln in self.links],
         }
+        if self.warning:
+            out["warning"] = self.warning
+        return out
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from ..errors import NotAVault, NoteExists, NoteNotFound, NotText, PathRefused, QuotaExceeded
+from ..errors import (
+    NotAVault,
+    NoteExists,
+    NoteNotFound,
+    NotText,
+    PathRefused,
+    PermissionDenied,
+    QuotaExceeded,
+)
 from .folders import MAX_NOTE_BYTES as MAX_NOTE_BYTES  # re-exported: the store's limit
 from .folders import FolderDigest, Listing, walk, wrap64
 from .paths import component_problem, path_problem, printable
@@ -290,12 +298,15 @@ class Store:
         return FileStat(rel, info.st_size, wrap64(info.st_mtime_ns), wrap64(info.st_ino))
 
     def read_bytes(self, path: str) -> bytes:
-        """The file's bytes. NoteNotFound, NotText("not a regular file"), QuotaExceeded."""
+        """The file's bytes. NoteNotFound, NotText("not a regular file"), QuotaExceeded,
+        PermissionDenied (the file system refuses this process: mode, owner, ACL)."""
         real = self.resolve(path)
         try:
             fd = os.open(real, os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
         except (FileNotFoundError, NotADirectoryError) as exc:
             raise NoteNotFound(path) from exc
+        except PermissionError as exc:
+            raise PermissionDenied(self.check(path)) from exc
         except OSError as exc:
             if exc.errno != errno.ELOOP:
                 raise
