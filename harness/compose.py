@@ -17,9 +17,11 @@ from vault import (
     LEDGER_FILE,
     SESSIONS_DIR,
     DenseParams,
+    DiskFull,
     EmbeddingCache,
     IvfParams,
     Ledger,
+    LedgerError,
     MiniLmEncoder,
     OnnxCrossEncoder,
     SearchEngine,
@@ -28,6 +30,8 @@ from vault import (
     SharedEmbeddingCache,
     TieredEmbeddingCache,
     Vault,
+    is_disk_full,
+    no_space,
 )
 
 from .config import Config, load
@@ -53,8 +57,26 @@ def search_params(cfg: Config) -> SearchParams:
 
 def open_ledger(root: Path, *, create: bool = False) -> Ledger:
     """The learned-state ledger of the vault at `root`, on the wall clock (NotAVault when
-    `root` is no vault; `create` makes it one first, as `Vault.init` does)."""
-    return Ledger.open(Vault.state_dir(root, create=create) / LEDGER_FILE, clock=time.time)
+    `root` is no vault; `create` makes it one first, as `Vault.init` does). DiskFull when
+    the disk has no room for it to open (SQLite says only "disk I/O error" then)."""
+    state = Vault.state_dir(root, create=create)
+    try:
+        return Ledger.open(state / LEDGER_FILE, clock=time.time)
+    except LedgerError as exc:
+        if no_space(str(state)):
+            raise DiskFull(LEDGER_FILE) from exc
+        raise
+
+
+def _learning_or_none(root: Path, create: bool) -> Ledger | None:
+    """The ledger, or None with a warning when a full disk keeps it from opening: the
+    command runs without learning (a read or search still answers; a write fails on its
+    own as disk_full)."""
+    try:
+        return open_ledger(root, create=create)
+    except DiskFull as exc:
+        logging.getLogger("rmh.vault").warning("%s; learning is off for this run", exc)
+        return None
 
 
 @functools.cache
@@ -100,7 +122,7 @@ def open_vault(
             scratch=str(root / ".rmh"),  # the dense IVF's codes, above approx_above chunks
         )
 
-    usage = open_ledger(root, create=create) if learning else None
+    usage = _learning_or_none(root, create) if learning else None
     return (Vault.init if create else Vault.open)(root, engine=engine, usage=usage)
 
 
@@ -137,9 +159,16 @@ class LedgerSessions:
 
     def recover(self) -> list[str]:
         """End every dead open session now, and forget notes deleted while no ledger listened
-        (`forget_deleted`; the server calls this as it starts)."""
-        forget_deleted(self.vault, self.ledger)
-        return self.ledger.recover(time.time(), alive=self.locks.alive)
+        (`forget_deleted`; the server calls this as it starts). On a full disk nothing is
+        recovered this time (a warning says so): the server still starts."""
+        try:
+            forget_deleted(self.vault, self.ledger)
+            return self.ledger.recover(time.time(), alive=self.locks.alive)
+        except Exception as exc:
+            if not is_disk_full(exc):
+                raise
+            logging.getLogger("rmh.serve").warning("recovery postponed: %s", DiskFull(LEDGER_FILE))
+            return []
 
     def start(self, session: str) -> Mapping[str, Any]:
         self.locks.hold(session)

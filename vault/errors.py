@@ -35,6 +35,7 @@ boundary calls it on anything untyped, so every surface says "disk full", not "i
 from __future__ import annotations
 
 import errno
+import os
 import sqlite3
 
 
@@ -295,7 +296,17 @@ def is_disk_full(exc: BaseException) -> bool:
     return False
 
 
-def storage_error(exc: BaseException, what: str = "vault state") -> VaultError | None:
+def no_space(folder: str) -> bool:
+    """Whether the file system holding `folder` has no block left for this user (what
+    SQLite reports only as a "disk I/O error" when it cannot create its WAL index there)."""
+    try:
+        info = os.statvfs(folder)
+    except OSError:
+        return False
+    return info.f_bavail == 0
+
+
+def storage_error(exc: BaseException, what: str = "vault files") -> VaultError | None:
     """The typed error an untyped OSError or SQLite error stands for (DiskFull; for an
     OSError with EACCES/EPERM and a file name, PermissionDenied), or None."""
     if is_disk_full(exc):
