@@ -104,7 +104,7 @@ def test_serve_survives_any_name_and_one_appearing(tmp_path: Path) -> None:
         out = server.call("vault.read", {"note": "late\rcr.md"}, rid=10)
         assert out["error"]["data"]["kind"] in ("note_skipped", "path_refused"), out
     finally:
-        server.proc.stdin.close()
+        server.stdin.close()
         assert server.proc.wait(timeout=60) == 0, server.stderr_path.read_text()
     assert "Traceback" not in server.stderr_path.read_text()
 

@@ -82,5 +82,5 @@ def test_exact_paths_through_serve(tmp_path: Path) -> None:
         assert "result" in out, out
         assert not (root / "case.md").exists() and (root / "Upper.md").exists()
     finally:
-        server.proc.stdin.close()
+        server.stdin.close()
         assert server.proc.wait(timeout=60) == 0

@@ -71,7 +71,7 @@ def used_vault(root: Path, tmp: Path) -> None:
         server.call("session.start", {"session": "s1"}, rid=1)
         assert server.call("vault.search", {"query": "kiwi"}, rid=2)["result"]["hits"]
     finally:
-        server.proc.stdin.close()
+        server.stdin.close()
         assert server.proc.wait(timeout=60) == 0
 
 
@@ -99,7 +99,7 @@ def test_a_full_tmpfs(small_disk: Path, tmp_path: Path) -> None:
         out = server.call("vault.write", {"note": "X", "content": "x\n"}, rid=4)
         assert out["error"]["code"] == -32016 and out["error"]["data"]["kind"] == "disk_full"
     finally:
-        server.proc.stdin.close()
+        server.stdin.close()
         assert server.proc.wait(timeout=60) == 0
     log = server.stderr_path.read_text()
     assert "Traceback" not in log and "disk full" in log

@@ -82,7 +82,7 @@ def test_a_delete_through_serve_leaves_learning(tmp_path: Path) -> None:
         out = server.call("vault.delete", {"note": "Alpha"}, rid=rid + 1)
         assert "result" in out, out
     finally:
-        server.proc.stdin.close()
+        server.stdin.close()
         assert server.proc.wait(timeout=60) == 0
     assert alpha not in learned_ids(root)
     doc = learning(root)
@@ -98,7 +98,7 @@ def test_a_delete_through_the_cli_and_on_disk_leave_learning(tmp_path: Path) -> 
     try:
         use(server, 10)
     finally:
-        server.proc.stdin.close()
+        server.stdin.close()
         assert server.proc.wait(timeout=60) == 0
     assert {ids["Alpha"], ids["Beta"]} <= learned_ids(root)
     assert rmh("--vault", str(root), "delete", "Beta").returncode == 0
@@ -118,7 +118,7 @@ def test_a_removal_no_ledger_heard_is_forgotten_at_recovery(tmp_path: Path) -> N
         rid = use(server, 10)
         server.call("vault.read", {"note": "Gamma"}, rid=rid)
     finally:
-        server.proc.stdin.close()
+        server.stdin.close()
         assert server.proc.wait(timeout=60) == 0
     assert gamma in learned_ids(root)
     (root / "Gamma.md").unlink()
@@ -130,7 +130,7 @@ def test_a_removal_no_ledger_heard_is_forgotten_at_recovery(tmp_path: Path) -> N
     try:
         assert "result" in server.call("status", rid=1)
     finally:
-        server.proc.stdin.close()
+        server.stdin.close()
         assert server.proc.wait(timeout=60) == 0
     assert gamma not in learned_ids(root)
     assert learning(root)["events"].get("prune") == 1
