@@ -14,7 +14,7 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from ..errors import NoteNotFound, NotText, QuotaExceeded
+from ..errors import NoteNotFound, NotText, PermissionDenied, QuotaExceeded
 from ..notes.links import title_of
 from ..notes.note import parse
 from .index import Index, LinkRow, NoteRow, StatRow
@@ -88,6 +88,8 @@ def _read(store: Store, st: FileStat, report: SyncReport) -> str | None:
         report.skipped[st.path] = str(exc)
     except NoteNotFound:
         report.errors.append(f"{st.path}: vanished during sync")
+    except PermissionDenied:  # kept (a mode can change back); reading it says why
+        report.errors.append(f"{st.path}: permission denied")
     except OSError as exc:
         report.errors.append(f"{st.path}: {exc.strerror or exc}")
     return None
