@@ -18,7 +18,6 @@ import pytest
 
 from tests.harness.test_cli_notes import ROOT
 from vault import PermissionDenied, Vault
-from vault.storage import store as store_module
 
 USER = "rmhtest"
 
@@ -32,11 +31,11 @@ def test_an_unreadable_note_is_permission_denied_in_process(
     real_open = os.open
 
     def refusing(path: str | bytes | os.PathLike[str], flags: int, *a: int, **k: int) -> int:
-        if os.fspath(path).endswith(("Secret.md", "Late.md")):
+        if os.fsdecode(path).endswith(("Secret.md", "Late.md")):
             raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
         return real_open(path, flags, *a, **k)
 
-    monkeypatch.setattr(store_module.os, "open", refusing)
+    monkeypatch.setattr(os, "open", refusing)  # the store's own os.open, at the lowest layer
     for name in ("Secret", "Late"):  # indexed before, and never indexed
         with pytest.raises(PermissionDenied) as caught:
             v.read(name)
