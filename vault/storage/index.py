@@ -217,7 +217,8 @@ class Index:
             yield
         except BaseException:
             self._touched = None
-            self._conn.execute("ROLLBACK")
+            if self._conn.in_transaction:  # SQLITE_FULL rolls back by itself
+                self._conn.execute("ROLLBACK")
             raise
         ids, gone = self._touched
         self._touched = None
