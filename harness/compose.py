@@ -141,7 +141,9 @@ def forget_deleted(vault: Vault, ledger: Ledger) -> list[int]:
     no ledger listened: by a process opened without learning, by an older rmh, or killed
     between its index and its ledger write); returns their ids. Deletes seen by a vault
     that has the ledger are delete events already, so this finds nothing then."""
-    return ledger.prune_missing(vault.corpus().ids, time.time())
+    state = ledger.state  # O(learned notes), never O(notes): no snapshot is built
+    named = set(state.notes) | {n for pair in state.pairs for n in pair}
+    return ledger.prune_missing(vault.existing(named), time.time())
 
 
 class LedgerSessions:

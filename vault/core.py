@@ -7,7 +7,7 @@ write and are indexed before the call returns. Usage facts go to a `UsageRecorde
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -209,6 +209,11 @@ class Vault:
 
     def _resolve(self, note: str) -> int:
         return self.live.resolve(note)
+
+    def existing(self, ids: Iterable[int]) -> set[int]:
+        """Which of these note ids name notes in the index now (after a sync)."""
+        self.live.fresh()
+        return self.index.present(ids)
 
     def path_of(self, note_id: int) -> str:
         path = self.resolver().id_path.get(note_id)

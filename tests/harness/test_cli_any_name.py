@@ -75,6 +75,9 @@ def test_every_command_survives_any_name(tmp_path: Path) -> None:
     ok(*v, "move", "New", "Newer")
     ok(*v, "delete", "Newer")
     ok(*v, "learning", "--json")
+    ok(*v, "replay", "--check")
+    ok(*v, "lifecycle", "--json")
+    ok(*v, "context", "kiwis", "--budget", "50")
     # The skipped file itself: a typed one-line error, never a traceback.
     r = rmh(*v, "read", os.fsdecode(b"bad\xffname.md"), "--json")
     assert r.returncode == 1 and "Traceback" not in r.stderr

@@ -370,6 +370,16 @@ class Index:
                 out[r[0]] = _note_row(r)
         return out
 
+    def present(self, ids: Iterable[int]) -> set[int]:
+        """Which of these note ids the index holds (O(len(ids)), not O(notes))."""
+        out: set[int] = set()
+        unique = sorted(set(ids))
+        for start in range(0, len(unique), 500):
+            part = unique[start : start + 500]
+            out.update(r[0] for r in self._conn.execute(
+                f"SELECT id FROM notes WHERE id IN ({','.join('?' * len(part))})", part))
+        return out
+
     def note(self, note_id: int) -> NoteRow | None:
         r = self._conn.execute(f"SELECT {_NOTE_COLS} FROM notes WHERE id = ?", (note_id,))
         row = r.fetchone()
