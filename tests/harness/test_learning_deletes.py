@@ -72,21 +72,29 @@ def use(server: Server, rid: int) -> int:
 
 
 def test_a_delete_through_serve_leaves_learning(tmp_path: Path) -> None:
+    """JSON-RPC's vault.delete and MCP's delete tool (the REPL has no delete function)."""
     root = make(tmp_path)
-    alpha = note_id(root, "Alpha")
+    alpha, beta, gamma = (note_id(root, n) for n in ("Alpha", "Beta", "Gamma"))
     server = Server(root, tmp_path)
     try:
         rid = use(server, 10)
-        server.call("session.end", rid=rid)
-        assert alpha in learned_ids(root)
-        out = server.call("vault.delete", {"note": "Alpha"}, rid=rid + 1)
+        server.call("vault.read", {"note": "Gamma"}, rid=rid)
+        server.call("session.end", rid=rid + 1)
+        assert {alpha, beta, gamma} <= learned_ids(root)
+        out = server.call("vault.delete", {"note": "Alpha"}, rid=rid + 2)
         assert "result" in out, out
+        server.call("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                   "clientInfo": {"name": "t", "version": "1"}}, rid=rid + 3)
+        out = server.call("tools/call", {"name": "delete", "arguments": {"note": "Beta"}},
+                          rid=rid + 4)
+        assert not out["result"]["isError"], out
     finally:
         server.stdin.close()
         assert server.proc.wait(timeout=60) == 0
-    assert alpha not in learned_ids(root)
+    learned = learned_ids(root)
+    assert not {alpha, beta} & learned and gamma in learned
     doc = learning(root)
-    assert doc["events"].get("delete") == 1 and "prune" not in doc["events"]
+    assert doc["events"].get("delete") == 2 and "prune" not in doc["events"]
     r = rmh("--vault", str(root), "learning", "Alpha")
     assert r.returncode == 1 and "not found" in r.stderr
 
