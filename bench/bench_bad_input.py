@@ -53,9 +53,9 @@ def run(links: int, notes: int, queries: int, cap: int, enc: MiniLmEncoder) -> d
         root = Path(tmp) / "vault"
         generate(root, notes)
         params = SearchParams(max_note_units=cap)
-        with Vault.init(root, auto_sync=False) as v:
+        with Vault.init(root, auto_sync=False, engine=SearchEngine(
+                params, encoder=enc, cache=MemoryEmbeddingCache())) as v:
             v.sync()
-            v.engine = SearchEngine(params, encoder=enc, cache=MemoryEmbeddingCache())
             base = v.engine.prepare(v.corpus())
             before = _latency(v, qs)
             t0 = time.perf_counter()

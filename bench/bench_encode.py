@@ -110,9 +110,9 @@ def vault_path(src: Path, work: Path, enc: MiniLmEncoder) -> tuple[Clock, np.nda
     shared.unlink(missing_ok=True)
     params = SearchParams()
     t0 = clock()
-    with Vault.init(root, auto_sync=False) as v:
-        v.engine = SearchEngine(params, encoder=enc,
-                                cache=TieredEmbeddingCache(v.index, SharedEmbeddingCache(shared)))
+    with Vault.init(root, auto_sync=False, engine=lambda own: SearchEngine(
+            params, encoder=enc,
+            cache=TieredEmbeddingCache(own, SharedEmbeddingCache(shared)))) as v:
         v.sync()
         v.engine.prepare(v.corpus())
         took = since(t0)

@@ -25,8 +25,8 @@ from vault import MiniLmEncoder, SearchEngine, SearchParams, Vault
 def run(root: Path, n: int, queries: int) -> dict[str, object]:
     if not (root / ".rmh").is_dir():
         generate(root, n)
-    with Vault.init(root) as v:
-        v.engine = SearchEngine(SearchParams(), encoder=MiniLmEncoder(), cache=v.index)
+    with Vault.init(root, engine=lambda own: SearchEngine(
+            SearchParams(), encoder=MiniLmEncoder(), cache=own)) as v:
         v.sync()
         t0 = time.perf_counter()
         prepared = v.engine.prepare(v.corpus())

@@ -10,13 +10,14 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
 from .commands.catalog import COMMANDS, modules
-from .commands.output import CommandFailed
+from .commands.output import CommandFailed, json_line
 from .config import ConfigError
 
 # Command modules, in help order. Each adds its own sub-commands.
@@ -105,16 +106,27 @@ def command_of(argv: Sequence[str]) -> str | None:
     return None
 
 
+def error_kind(exc: BaseException) -> str:
+    """The snake_case `kind` of an error: its `code_name` (every vault, harness and command
+    error has one), `os_error` for any other OSError, else the class name in snake_case."""
+    code = getattr(exc, "code_name", None)
+    if isinstance(code, str):
+        return code
+    if isinstance(exc, OSError):
+        return "os_error"
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", type(exc).__name__).lower()
+
+
 def _failed(args: argparse.Namespace, exc: Exception) -> int:
     """An operational error: one line on stderr, exit 1; under --json also one JSON document
     on stdout (`{"error": {"kind", "message", ...data}}`), so a script always gets JSON."""
-    print(f"rmh: {exc}", file=sys.stderr)
+    message = str(exc).encode("utf-8", "backslashreplace").decode("utf-8")
+    print(f"rmh: {message}", file=sys.stderr)
     if getattr(args, "json", False):
         data = getattr(exc, "data", None)
         fields = data() if callable(data) else {}
-        kind = getattr(exc, "code_name", type(exc).__name__)
-        print(json.dumps({"error": {"kind": kind, "message": str(exc)[:500], **fields}},
-                         ensure_ascii=False, sort_keys=True))
+        print(json_line({"error": {"kind": error_kind(exc), "message": message[:500],
+                                   **fields}}))
     return 1
 
 
@@ -162,14 +174,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         code: int = args.func(args)
     except BrokenPipeError:
         return 1
-    except (CommandFailed, ConfigError, OSError) as exc:
+    except (CommandFailed, ConfigError) as exc:
         return _failed(args, exc)
     except Exception as exc:
-        from vault import VaultError
+        from vault import VaultError, storage_error
 
-        if not isinstance(exc, VaultError):
-            raise
-        return _failed(args, exc)
+        typed = exc if isinstance(exc, VaultError) else storage_error(exc)
+        if typed is not None:  # a vault error, a full disk, a refused permission
+            return _failed(args, typed)
+        if isinstance(exc, OSError):
+            return _failed(args, exc)
+        raise
     except KeyboardInterrupt:
         print("rmh: interrupted", file=sys.stderr)
         return 1

@@ -17,9 +17,11 @@ from vault import (
     LEDGER_FILE,
     SESSIONS_DIR,
     DenseParams,
+    DiskFull,
     EmbeddingCache,
     IvfParams,
     Ledger,
+    LedgerError,
     MiniLmEncoder,
     OnnxCrossEncoder,
     SearchEngine,
@@ -29,6 +31,8 @@ from vault import (
     TieredEmbeddingCache,
     Vault,
     answer_uses,
+    is_disk_full,
+    no_space,
 )
 
 from .config import Config, load
@@ -52,18 +56,32 @@ def search_params(cfg: Config) -> SearchParams:
     )
 
 
-def open_ledger(vault: Vault, *, recover: bool = True) -> Ledger:
-    """The vault's learned-state ledger, on the wall clock. Every process that opens it (the
-    server, the CLI's search, learning, doctor...) first recovers the dead sessions: those
-    whose serving process is gone (issue 31; `liveness`), and those with no recorded process
-    idle for longer than `stale_session_s`."""
-    ledger = Ledger.open(vault.root / ".rmh" / LEDGER_FILE, clock=time.time)
+def open_ledger(root: Path, *, create: bool = False, recover: bool = True) -> Ledger:
+    """The learned-state ledger of the vault at `root`, on the wall clock (NotAVault when
+    `root` is no vault; `create` makes it one first, as `Vault.init` does). DiskFull when
+    the disk has no room for it to open (SQLite says only "disk I/O error" then).
+
+    Every process that opens it (the server, the CLI's search, learning, doctor...) first
+    recovers the dead sessions: those whose serving process is gone (issue 31; `liveness`),
+    and those with no recorded process idle for longer than `stale_session_s`. On a full
+    disk that recovery waits for a later process (a warning says so)."""
+    state = Vault.state_dir(root, create=create)
+    try:
+        ledger = Ledger.open(state / LEDGER_FILE, clock=time.time)
+    except LedgerError as exc:
+        if no_space(str(state)):
+            raise DiskFull(LEDGER_FILE) from exc
+        raise
     if recover:
         try:
-            recovered = ledger.recover(time.time(), alive=liveness(ledger, vault.root))
-        except BaseException:
-            ledger.close()
-            raise
+            recovered = ledger.recover(time.time(), alive=liveness(ledger, root))
+        except Exception as exc:
+            if not is_disk_full(exc):
+                ledger.close()
+                raise
+            logging.getLogger("rmh.learning").warning("recovery postponed: %s",
+                                                      DiskFull(LEDGER_FILE))
+            recovered = []
         if recovered:
             logging.getLogger("rmh.learning").info("recovered dead sessions %s", recovered)
     return ledger
@@ -75,6 +93,17 @@ def liveness(ledger: Ledger, root: Path, locks: SessionLocks | None = None
     recorded (vault SessionLocks.verdict), None when it recorded none."""
     held = locks if locks is not None else SessionLocks(root / ".rmh" / SESSIONS_DIR)
     return lambda session: held.verdict(session, ledger.session_owner(session))
+
+
+def _learning_or_none(root: Path, create: bool) -> Ledger | None:
+    """The ledger, or None with a warning when a full disk keeps it from opening: the
+    command runs without learning (a read or search still answers; a write fails on its
+    own as disk_full)."""
+    try:
+        return open_ledger(root, create=create)
+    except DiskFull as exc:
+        logging.getLogger("rmh.vault").warning("%s; learning is off for this run", exc)
+        return None
 
 
 @functools.cache
@@ -92,33 +121,56 @@ def shared_embedding_cache(path: str) -> SharedEmbeddingCache:
     return SharedEmbeddingCache(Path(path), on_error=log.warning)
 
 
-def embedding_cache(cfg: Config, vault: Vault) -> EmbeddingCache:
-    """Where the vault's chunk embeddings are read and written: its own index, then (unless
-    [embed] shared_cache is "") the user-level cache shared by every vault."""
+def embedding_cache(cfg: Config, own: EmbeddingCache) -> EmbeddingCache:
+    """Where the vault's chunk embeddings are read and written: its own index (`own`), then
+    (unless [embed] shared_cache is "") the user-level cache shared by every vault."""
     if not cfg.embed.shared_cache:
-        return vault.index
-    return TieredEmbeddingCache(vault.index, shared_embedding_cache(cfg.embed.shared_cache))
+        return own
+    return TieredEmbeddingCache(own, shared_embedding_cache(cfg.embed.shared_cache))
 
 
 def open_vault(
     cfg: Config, *, dense: bool = True, create: bool = False, learning: bool = True
 ) -> Vault:
-    """Open (or with `create`, initialise) the configured vault with its full search engine.
+    """Open (or with `create`, initialise) the configured vault, built whole: its full search
+    engine and (with `learning`) its learning ledger are given to `Vault.open`.
 
     `dense=False` skips loading the ONNX embedder (lexical, graph and conjunctive signals only);
     `learning=False` leaves usage unrecorded (the ranking is then the learning-free one).
     """
     root: Path = cfg.require_vault()
-    vault = Vault.init(root) if create else Vault.open(root)
     encoder = shared_encoder() if dense else None
     reranker = OnnxCrossEncoder.load(Path(cfg.rerank.model_dir)) if cfg.rerank.model_dir else None
-    vault.engine = SearchEngine(
-        search_params(cfg), encoder=encoder, reranker=reranker, cache=embedding_cache(cfg, vault),
-        scratch=str(root / ".rmh"),  # the dense IVF's codes, above approx_above chunks
-    )
-    if learning:
-        vault.usage = open_ledger(vault)
-    return vault
+
+    def engine(own: EmbeddingCache) -> SearchEngine:
+        return SearchEngine(
+            search_params(cfg), encoder=encoder, reranker=reranker,
+            cache=embedding_cache(cfg, own),
+            scratch=str(root / ".rmh"),  # the dense IVF's codes, above approx_above chunks
+        )
+
+    usage = _learning_or_none(root, create) if learning else None
+    return (Vault.init if create else Vault.open)(root, engine=engine, usage=usage)
+
+
+def learning_vault(vault: str | None) -> tuple[Vault, Ledger]:
+    """The configured vault as `Vault.open` gives it (no configured engine) with its learning
+    ledger as its usage recorder, and that ledger: for the commands that work on learned state
+    (a removal the opening sync finds is a delete event there too). Closing the vault closes
+    the ledger."""
+    root = load(vault=vault).require_vault()
+    ledger = open_ledger(root)
+    return Vault.open(root, usage=ledger), ledger
+
+
+def forget_deleted(vault: Vault, ledger: Ledger) -> list[int]:
+    """Recovery: forget the learned rows of notes the index no longer holds (deleted while
+    no ledger listened: by a process opened without learning, by an older rmh, or killed
+    between its index and its ledger write); returns their ids. Deletes seen by a vault
+    that has the ledger are delete events already, so this finds nothing then."""
+    state = ledger.state  # O(learned notes), never O(notes): no snapshot is built
+    named = set(state.notes) | {n for pair in state.pairs for n in pair}
+    return ledger.prune_missing(vault.existing(named), time.time())
 
 
 class LedgerSessions:
@@ -129,16 +181,26 @@ class LedgerSessions:
     session in the ledger whose lock nobody holds is dead and is recovered (its rewards
     applied) at the next `recover()` or session start, at once, with no idle timer."""
 
-    def __init__(self, ledger: Ledger, root: Path,
+    def __init__(self, ledger: Ledger, vault: Vault,
                  texts: Callable[[Sequence[int]], Mapping[int, str]] | None = None) -> None:
         self.ledger = ledger
-        self.locks = SessionLocks(root / ".rmh" / SESSIONS_DIR)
-        self.alive = liveness(ledger, root, self.locks)
+        self.vault = vault
+        self.locks = SessionLocks(vault.root / ".rmh" / SESSIONS_DIR)
+        self.alive = liveness(ledger, vault.root, self.locks)
         self.texts = texts if texts is not None else (lambda ids: {})
 
     def recover(self) -> list[str]:
-        """End every dead open session now (the server calls this as it starts)."""
-        return self.ledger.recover(time.time(), alive=self.alive)
+        """End every dead open session now, and forget notes deleted while no ledger listened
+        (`forget_deleted`; the server calls this as it starts). On a full disk nothing is
+        recovered this time (a warning says so): the server still starts."""
+        try:
+            forget_deleted(self.vault, self.ledger)
+            return self.ledger.recover(time.time(), alive=self.alive)
+        except Exception as exc:
+            if not is_disk_full(exc):
+                raise
+            logging.getLogger("rmh.serve").warning("recovery postponed: %s", DiskFull(LEDGER_FILE))
+            return []
 
     def start(self, session: str) -> Mapping[str, Any]:
         self.locks.hold(session)

@@ -19,6 +19,8 @@ from typing import Any
 class ConfigError(Exception):
     """The configuration is invalid (bad TOML, unknown key, wrong type, no vault)."""
 
+    code_name = "config_error"
+
 
 @dataclass(frozen=True)
 class SearchSection:

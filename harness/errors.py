@@ -15,8 +15,11 @@ surface that called it; this module is the only place that does either:
     internal     -32603, no text                  isError, -32603, no text        HostError, no text
 
 "Domain" is any exception with a `code_name` string and a `data()` mapping (every VaultError,
-RlmError and Refused) and the sandbox's SandboxError ("sandbox_error", its reason cut to 300
-characters). An MCP error result carries `mcp_error` (kind, message, code and the data fields)
+RlmError and Refused), the sandbox's SandboxError ("sandbox_error", its reason cut to 300
+characters), and an OSError or SQLite error that `vault.storage_error` types: a full disk is
+`disk_full` (-32016) and a refused file permission `permission_denied` (-32017) wherever
+they happen (the index, the ledger, a note), never an internal error. An MCP error result
+carries `mcp_error` (kind, message, code and the data fields)
 as `structuredContent` and its text. An
 internal error is logged here with its traceback and never shows its text to a client.
 """
@@ -25,11 +28,13 @@ from __future__ import annotations
 
 import json
 import logging
+import sqlite3
 from collections.abc import Mapping
 from typing import Any, Literal
 
 from rpc import INTERNAL_ERROR, RpcError, application_error, invalid_params, spec_error
 from sandbox import HostFunctionError, SandboxError
+from vault import storage_error
 
 log = logging.getLogger("rmh.errors")
 
@@ -66,8 +71,18 @@ class Refused(HarnessError):
         return {"reason": self.reason}
 
 
+def typed(exc: BaseException) -> BaseException:
+    """`exc`, or the typed vault error an untyped OSError/SQLite error stands for (DiskFull,
+    PermissionDenied: `vault.storage_error`)."""
+    if isinstance(exc, OSError | sqlite3.Error) and not isinstance(
+            getattr(exc, "code_name", None), str):
+        return storage_error(exc) or exc
+    return exc
+
+
 def classify(exc: BaseException) -> Kind:
     """Which row of the module's table `exc` falls in."""
+    exc = typed(exc)
     if isinstance(exc, BadArgument):
         return "bad_argument"
     if isinstance(exc, BadShape):
@@ -89,6 +104,7 @@ def _domain(exc: BaseException) -> RpcError:
 
 def to_rpc(exc: BaseException) -> RpcError:
     """The JSON-RPC error for `exc` (internal errors: a bare -32603)."""
+    exc = typed(exc)
     kind = classify(exc)
     if isinstance(exc, BadArgument):
         return invalid_params(exc.param, exc.reason)
@@ -150,6 +166,7 @@ def to_mcp(exc: BaseException, tool: str = "?") -> dict[str, Any]:
 
 def to_repl(exc: BaseException, function: str = "?") -> HostFunctionError:
     """The exception user code sees in the REPL for `exc` (raised there by the worker)."""
+    exc = typed(exc)
     kind = classify(exc)
     if kind == "bad_argument":
         return HostFunctionError("ValueError", str(exc))

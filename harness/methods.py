@@ -26,7 +26,7 @@ import anyio
 
 from rpc import AsyncMethod
 from sandbox import CancelToken, HostFunction, probe
-from vault import Vault
+from vault import LEDGER_FILE, DiskFull, Vault, is_disk_full
 
 from .config import Config
 from .errors import Refused
@@ -257,8 +257,11 @@ class Harness:
         if self.session is not None:
             try:
                 await self.session_end()
-            except Exception:
-                log.exception("session end failed at shutdown")
+            except Exception as exc:
+                if not is_disk_full(exc):
+                    log.exception("session end failed at shutdown")
+                else:  # its events are logged; the rewards apply at the next recovery
+                    log.warning("session end postponed at shutdown: %s", DiskFull(LEDGER_FILE))
         if self._repl is not None:
             repl, self._repl = self._repl, None
             await anyio.to_thread.run_sync(repl.close)

@@ -86,8 +86,11 @@ def write_ticket(limit: int) -> Iterator[WriteTicket]:
 
 
 def written(record: NoteRecord) -> dict[str, Any]:
-    """What a write or edit returns: where the note is and the hash of its new bytes."""
-    return {"note": record.note, "id": record.id, "title": record.title, "hash": record.hash}
+    """What a write or edit returns: where the note is and the hash of its new bytes, and a
+    `warning` when a step after the write failed (a full disk: it landed, not yet indexed or
+    learned from)."""
+    out = {"note": record.note, "id": record.id, "title": record.title, "hash": record.hash}
+    return {**out, "warning": record.warning} if record.warning else out
 
 
 class VaultOps:

@@ -47,6 +47,8 @@ APPLICATION_CODES: Mapping[str, tuple[int, str]] = {
     "edit_conflict": (-32013, "Note changed since it was read"),
     "edit_refused": (-32014, "Edit cannot apply"),
     "note_skipped": (-32015, "Note skipped by the index"),
+    "disk_full": (-32016, "Disk full"),
+    "permission_denied": (-32017, "Permission denied"),
     "sandbox_error": (-32020, "Sandbox error"),
     "sandbox_refused": (-32021, "Sandbox refused to run code"),
     "exec_busy": (-32022, "Another exec is running"),

@@ -7,21 +7,23 @@ write and are indexed before the call returns. Usage facts go to a `UsageRecorde
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
 
 from . import erasure
 from .errors import NotAVault, NoteExists, NoteNotFound, QuotaExceeded
+from .landing import landed, tolerate_full
 from .learning.usage import NullUsage, UsageRecorder, examination_probability
 from .notes import edits
 from .notes.links import Resolver, relink
 from .notes.records import LinkInfo, MoveResult, NoteRecord, link_infos, record_of
+from .retrieval.encoders import EmbeddingCache
 from .retrieval.hits import SearchResult, with_basis
 from .retrieval.pipeline import SearchEngine, SearchParams
 from .retrieval.snippets import with_snippets
@@ -57,11 +59,11 @@ class Vault:
         self.store = store
         self.watcher = watcher
         self.index = index
-        self.engine = engine
-        self.usage = usage
-        # A note gone from the folder (deleted here or in Obsidian) is gone from learning too.
-        self.live = LiveIndex(store, index, watcher, lambda note_id: usage.on_delete(note_id),
-                              auto_sync)
+        self.engine: Final = engine
+        self.usage: Final = usage
+        # A note gone from the folder (deleted here, by another process or in Obsidian) is gone
+        # from learning too: every removal a sync finds is a delete event of this recorder.
+        self.live = LiveIndex(store, index, watcher, usage.on_delete, auto_sync)
         # The snapshot, its archived positions and the corpus with those flags (per search
         # this costs O(archived notes), not O(notes): checked in bench/bench_scale_store.py).
         self._corpus: tuple[Snapshot, npt.NDArray[np.intp], Corpus] | None = None
@@ -75,11 +77,24 @@ class Vault:
 
     # -- lifecycle ------------------------------------------------------------------------
 
+    @staticmethod
+    def state_dir(root: Path, *, create: bool = False) -> Path:
+        """The vault's own folder (`root/.rmh/`), made first with `create` (the vault folder
+        too); NotAVault when it is missing. Where a learning ledger is opened before the vault
+        it is given to (`open(usage=...)`)."""
+        if create:
+            root.mkdir(parents=True, exist_ok=True)
+            (root / STATE_DIR).mkdir(exist_ok=True)
+        if not root.is_dir():
+            raise NotAVault(str(root), "no such folder")
+        if not (root / STATE_DIR).is_dir():
+            raise NotAVault(str(root), "no .rmh folder; run `rmh init` first")
+        return root / STATE_DIR
+
     @classmethod
     def init(cls, root: Path, **kwargs: Any) -> Vault:
         """Make `root` a vault (creating the folder and `.rmh/`) and open it."""
-        root.mkdir(parents=True, exist_ok=True)
-        (root / STATE_DIR).mkdir(exist_ok=True)
+        cls.state_dir(root, create=True)
         return cls.open(root, **kwargs)
 
     @classmethod
@@ -87,28 +102,44 @@ class Vault:
         cls,
         root: Path,
         *,
-        engine: SearchEngine | None = None,
+        engine: SearchEngine | Callable[[EmbeddingCache], SearchEngine] | None = None,
         usage: UsageRecorder | None = None,
         auto_sync: bool = True,
         watch: bool = True,
     ) -> Vault:
         """Open an initialised vault (one with a `.rmh/` folder); NotAVault otherwise.
 
-        With `auto_sync`, every call first brings the index up to date with the folder; with
-        `watch` as well (Linux), change notification replaces the full scan per call."""
-        if not root.is_dir():
-            raise NotAVault(str(root), "no such folder")
-        if not (root / STATE_DIR).is_dir():
-            raise NotAVault(str(root), "no .rmh folder; run `rmh init` first")
-        store = Store(root)
-        store.clean_stale_temps()
-        index = Index.open(store.root / STATE_DIR / INDEX_FILE)
-        # Watch before the first sync, so nothing changed in between goes unseen.
-        watcher = Watcher.start(store) if auto_sync and watch else None
-        vault = cls(store, index, engine if engine is not None else SearchEngine(SearchParams()),
-                    usage if usage is not None else NullUsage(), auto_sync, watcher)
+        The one constructor: the vault is built whole, with its search `engine` (or a
+        function building it from the vault's own embedding cache, the index) and its usage
+        recorder (learning; default: none), and no part is replaced afterwards. With
+        `auto_sync`, every call first brings the index up to date with the folder; with
+        `watch` as well (Linux), change notification replaces the full scan per call. On
+        failure `usage` is closed: it was handed over."""
+        recorder = usage if usage is not None else NullUsage()
+        try:
+            cls.state_dir(root)
+            store = Store(root)
+            store.clean_stale_temps()
+            index = Index.open(store.root / STATE_DIR / INDEX_FILE)
+        except BaseException:
+            recorder.close()
+            raise
+        try:
+            built = (engine if isinstance(engine, SearchEngine) else SearchEngine(SearchParams())
+                     if engine is None else engine(index))
+            # Watch before the first sync, so nothing changed in between goes unseen.
+            watcher = Watcher.start(store) if auto_sync and watch else None
+        except BaseException:
+            index.close()
+            recorder.close()
+            raise
+        vault = cls(store, index, built, recorder, auto_sync, watcher)
         if watcher is not None:
-            vault.sync()
+            try:
+                vault.sync()
+            except BaseException:
+                vault.close()
+                raise
         return vault
 
     @property
@@ -116,8 +147,16 @@ class Vault:
         return self.store.root
 
     def close(self) -> None:
-        self.usage.close()
-        self.live.close()
+        """Close the usage recorder and the index. A full disk failing the ledger's final
+        checkpoint is a warning: its log is committed already (the WAL holds it)."""
+        try:
+            self._learn(self.usage.close)
+        finally:
+            self.live.close()
+
+    def _learn(self, record: Callable[[], object]) -> str | None:
+        """Record one usage fact: a full disk loses the fact, never the call (landing.py)."""
+        return tolerate_full(record, "learning not recorded", "learned.sqlite")
 
     def __enter__(self) -> Vault:
         return self
@@ -173,6 +212,11 @@ class Vault:
     def _resolve(self, note: str) -> int:
         return self.live.resolve(note)
 
+    def existing(self, ids: Iterable[int]) -> set[int]:
+        """Which of these note ids name notes in the index now (after a sync)."""
+        self.live.fresh()
+        return self.index.present(ids)
+
     def path_of(self, note_id: int) -> str:
         path = self.resolver().id_path.get(note_id)
         return path if path is not None else self._row(note_id).path
@@ -195,7 +239,8 @@ class Vault:
         note_id = self._resolve(note)
         record = self._record(note_id)
         if learn:
-            self.usage.on_read(session, note_id, self._snapshot().corpus.graph)
+            graph = self._snapshot().corpus.graph
+            self._learn(lambda: self.usage.on_read(session, note_id, graph))
         return record
 
     def _record(self, note_id: int) -> NoteRecord:
@@ -240,7 +285,8 @@ class Vault:
         self.live.fresh()
         ids = [self._resolve(n) for n in notes]
         shown = [(i, r, examination_probability(r)) for r, i in enumerate(ids)]
-        self.usage.on_search(session, query, shown, self._snapshot().corpus.graph)
+        graph = self._snapshot().corpus.graph
+        self._learn(lambda: self.usage.on_search(session, query, shown, graph))
 
     def document_frequency(self, tokens: Sequence[str]) -> list[int]:
         """How many notes hold each token (`vault.tokenize` tokens; the search index's n_t)."""
@@ -263,7 +309,8 @@ class Vault:
         result = with_snippets(result, corpus)
         if learn and as_of is None:
             shown = [(h.id, r, examination_probability(r)) for r, h in enumerate(result.hits)]
-            self.usage.on_search(session, query, shown, self._snapshot().corpus.graph)
+            graph = self._snapshot().corpus.graph
+            self._learn(lambda: self.usage.on_search(session, query, shown, graph))
         return result
 
     # -- writing --------------------------------------------------------------------------------
@@ -278,15 +325,20 @@ class Vault:
         path = self.path_of(note_id) if note_id is not None else self._new_path(note)
         check_write(self.store, path, exists=note_id is not None, overwrite=overwrite,
                     expected_hash=expected_hash)
-        self.store.write_text(path, content, create_only=note_id is None and not overwrite)
-        self.live.sync_paths([path])
+        stat = self.store.write_text(path, content, create_only=note_id is None and not overwrite)
+        unindexed = tolerate_full(lambda: self.live.sync_paths([path]),  # landing.py
+                                  "written, not yet indexed", "index.sqlite")
+        if unindexed:
+            return landed(self.resolver(), stat, content, note_id, unindexed)
         new_id = self.index.note_id(path)
         if new_id is None:  # written but not indexable (e.g. the store refused it as text)
             raise self.live.not_found(path)
         record = self._record(new_id)
         linked = sorted({dst for _, dst in self.live.links_of(new_id) if dst is not None})
-        self.usage.on_write(session, new_id, note_id is None, linked, self._snapshot().corpus.graph)
-        return record
+        graph = self._snapshot().corpus.graph
+        warning = self._learn(lambda: self.usage.on_write(session, new_id, note_id is None,
+                                                          linked, graph))
+        return replace(record, warning=warning) if warning else record
 
     def _write_target(self, note: str) -> int | None:
         """The note a write replaces: a name ending in `.md` is a file path, that file only
@@ -324,7 +376,8 @@ class Vault:
         self.live.fresh()
         path = self.path_of(self._resolve(note))
         trashed = self.store.trash(path)
-        self.live.sync_paths([path])  # reports the removal
+        tolerate_full(lambda: self.live.sync_paths([path]),  # reports the removal
+                      "deleted, not yet out of the index", "index.sqlite")
         return f"{TRASH_DIR}/{trashed}"
 
     def move(self, old: str, new: str) -> MoveResult:

@@ -20,7 +20,12 @@ values, never exceptions. The tree:
     ├── ModelUnavailable        an ONNX model cannot be loaded
     ├── IndexUnusable           index.sqlite is corrupt or from a newer rmh
     ├── LedgerError             learned.sqlite cannot be used
-    └── ConversationFormatError not a conversation in a known format
+    ├── ConversationFormatError not a conversation in a known format
+    ├── DiskFull                no space left (ENOSPC, EDQUOT, SQLite's "disk is full")
+    └── PermissionDenied        the file system refused access to a note (EACCES, EPERM)
+
+`storage_error` turns an OSError or a SQLite error that means one of the last two into it (the
+boundary calls it on anything untyped, so every surface says "disk full", not "internal").
 
     sqlite3.DatabaseError
     └── SchemaTooNew            a SQLite file's schema is newer than this rmh (wrapped into
@@ -29,6 +34,8 @@ values, never exceptions. The tree:
 
 from __future__ import annotations
 
+import errno
+import os
 import sqlite3
 
 
@@ -242,6 +249,72 @@ class ConversationFormatError(VaultError):
 
     def data(self) -> dict[str, object]:
         return {"reason": self.reason}
+
+
+class DiskFull(VaultError):
+    """The file system has no space left (or the user's quota is spent) for `what`: a note,
+    the index or the learning ledger. A note write that fails so leaves the old bytes."""
+
+    code_name = "disk_full"
+
+    def __init__(self, what: str) -> None:
+        super().__init__(f"disk full: no space left to write {what}")
+        self.what = what
+
+    def data(self) -> dict[str, object]:
+        return {"what": self.what[:200]}
+
+
+class PermissionDenied(VaultError):
+    """The file system refused access to a note (its mode, owner or an ACL): it exists, and
+    rmh may not read (or write) it."""
+
+    code_name = "permission_denied"
+
+    def __init__(self, path: str, action: str = "read") -> None:
+        super().__init__(f"permission denied: cannot {action} {path!r}")
+        self.path = path
+        self.action = action
+
+    def data(self) -> dict[str, object]:
+        return {"path": self.path[:200], "action": self.action}
+
+
+_FULL = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))
+_SQLITE_FULL = 13  # SQLITE_FULL: "database or disk is full"
+
+
+def is_disk_full(exc: BaseException) -> bool:
+    """Whether `exc` says the disk (or quota) is full: an OSError with ENOSPC/EDQUOT, or a
+    SQLite error with SQLITE_FULL (also when SQLite only got SQLITE_IOERR writing: its message
+    then names the full disk)."""
+    if isinstance(exc, OSError):
+        return exc.errno in _FULL
+    if isinstance(exc, sqlite3.Error):
+        code = getattr(exc, "sqlite_errorcode", None)
+        return (code is not None and code & 0xFF == _SQLITE_FULL) or "disk is full" in str(exc)
+    return False
+
+
+def no_space(folder: str) -> bool:
+    """Whether the file system holding `folder` has no block left for this user (what
+    SQLite reports only as a "disk I/O error" when it cannot create its WAL index there)."""
+    try:
+        info = os.statvfs(folder)
+    except OSError:
+        return False
+    return info.f_bavail == 0
+
+
+def storage_error(exc: BaseException, what: str = "vault files") -> VaultError | None:
+    """The typed error an untyped OSError or SQLite error stands for (DiskFull; for an
+    OSError with EACCES/EPERM and a file name, PermissionDenied), or None."""
+    if is_disk_full(exc):
+        return DiskFull(what)
+    if isinstance(exc, OSError) and exc.errno in (errno.EACCES, errno.EPERM):
+        name = exc.filename if isinstance(exc.filename, str) else what
+        return PermissionDenied(name.rsplit("/", 1)[-1])  # no host path leaves
+    return None
 
 
 class SchemaTooNew(sqlite3.DatabaseError):

@@ -79,7 +79,7 @@ def cmd_end_session(args: argparse.Namespace) -> int:
         decisions = list(session_end(v.corpus(), args.id, args.session))
         done = 0
         if decisions and (args.apply or (v.root / ".rmh" / LEDGER_FILE).exists()):
-            ledger = open_ledger(v)
+            ledger = open_ledger(v.root)
             try:  # notes the ledger already archived are out of working memory already
                 gone = ledger.archived([d.id for d in decisions])
                 decisions = [d for d, g in zip(decisions, gone, strict=True) if not g]

@@ -52,6 +52,14 @@ def sandbox_choice(v: Vault) -> dict[str, Any]:
                             for t in probe(worker_user).available}}
 
 
+def _line(item: Any) -> str:
+    """One entry of a doctor list as a line: its fields' values joined by ": " (a dict), else
+    as it is (paths are printable already: vault/storage/paths.py)."""
+    if isinstance(item, dict):
+        return ": ".join(str(v) for v in item.values())
+    return str(item)
+
+
 def print_doctor(report: dict[str, Any]) -> None:
     """Human form of the doctor report."""
     vault = report["vault"]
@@ -69,7 +77,7 @@ def print_doctor(report: dict[str, Any]) -> None:
         items = vault[key]
         print(f"{label}: {len(items)}")
         for item in items[:20]:
-            print(f"  {item}")
+            print(f"  {_line(item)}")
         if len(items) > 20:
             print(f"  ... {len(items) - 20} more")
     for warning in report.get("learning", {}).get("warnings", []):

@@ -12,7 +12,7 @@ import json
 import time
 from typing import Any
 
-from harness.compose import liveness, open_ledger, plain_vault, search_params
+from harness.compose import learning_vault, liveness, search_params
 from harness.config import load
 from vault import LearnedState, Ledger, Vault
 
@@ -59,8 +59,8 @@ def state_digest(state: LearnedState) -> str:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    with plain_vault(args.vault) as v:
-        ledger = open_ledger(v)
+    v, ledger = learning_vault(args.vault)
+    with v:
         try:
             if args.until is not None:  # the state at a point of the log: shown, never stored
                 at = ledger.replay(until=args.until)
@@ -92,10 +92,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def _flag(args: argparse.Namespace, archive: bool) -> int:
-    with plain_vault(args.vault) as v:
+    v, ledger = learning_vault(args.vault)
+    with v:
         note_id = v.resolve(args.note)
         path = v.path_of(note_id)
-        ledger = open_ledger(v)
         try:
             if archive:
                 ledger.archive(note_id, time.time(), args.reason)
@@ -119,8 +119,8 @@ def cmd_restore(args: argparse.Namespace) -> int:
 
 
 def cmd_learning(args: argparse.Namespace) -> int:
-    with plain_vault(args.vault) as v:
-        ledger = open_ledger(v)
+    v, ledger = learning_vault(args.vault)
+    with v:
         try:
             if args.note is not None:
                 note_id = v.resolve(args.note)
@@ -170,8 +170,8 @@ def _story(doc: dict[str, Any]) -> str:
 
 
 def cmd_end_session(args: argparse.Namespace) -> int:
-    with plain_vault(args.vault) as v:
-        ledger = open_ledger(v)
+    v, ledger = learning_vault(args.vault)
+    with v:
         try:
             applied = ledger.end_session(args.session, time.time())
         finally:

@@ -29,7 +29,7 @@ def plan(vault: Vault, today: date, *, apply: bool,
     decisions = list(archive_decisions(vault.corpus(), today))
     if not apply and not (vault.root / ".rmh" / LEDGER_FILE).exists():
         return decisions, [False] * len(decisions), 0
-    ledger = open_ledger(vault)
+    ledger = open_ledger(vault.root)
     try:
         already = [bool(a) for a in ledger.archived([d.id for d in decisions])]
         done = 0

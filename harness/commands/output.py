@@ -12,13 +12,27 @@ from typing import Any, NoReturn
 class CommandFailed(Exception):
     """An operational error: printed as one line on stderr, exit code 1."""
 
+    code_name = "command_failed"
+
+
+def json_line(doc: Any) -> str:
+    """`doc` as one line of JSON: UTF-8 as it is, or escaped to ASCII when a string in it is
+    not text (a lone surrogate: a file name's bytes that were not UTF-8), which no stdout
+    could print."""
+    text = json.dumps(doc, ensure_ascii=False, sort_keys=True)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(doc, ensure_ascii=True, sort_keys=True)
+    return text
+
 
 def emit(args: argparse.Namespace, doc: Any, human: str) -> None:
     """Print `doc` as one JSON document under --json, else the human text."""
     if getattr(args, "json", False):
-        print(json.dumps(doc, ensure_ascii=False, sort_keys=True))
+        print(json_line(doc))
     elif human:
-        print(human)
+        print(human.encode("utf-8", "backslashreplace").decode("utf-8"))
 
 
 def fail(message: str) -> NoReturn:

@@ -100,7 +100,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"rmh: {exc}", file=sys.stderr)
         return serve_unready(args, proto_fd, exc)
     broker = Broker.from_config(cfg.llm)
-    hooks = (LedgerSessions(vault.usage, vault.root, texts=note_texts(vault))
+    hooks = (LedgerSessions(vault.usage, vault, texts=note_texts(vault))
              if isinstance(vault.usage, Ledger) else None)
     if hooks is not None:
         recovered = hooks.recover()  # sessions whose process died (kill -9): rewards now

@@ -304,11 +304,10 @@ def test_ask_teaches_only_what_it_returns(tmp_path: Path) -> None:
     from harness.compose import open_ledger
     from harness.rlm_tools import RlmTools
 
-    vault = Vault.init(tmp_path / "vault")
+    ledger = open_ledger(tmp_path / "vault", create=True)
+    vault = Vault.init(tmp_path / "vault", usage=ledger)
     for path, text in NOTES.items():
         vault.write(path, text)
-    ledger = open_ledger(vault)
-    vault.usage = ledger
     before = len(list(ledger.events()))
     thread = VaultThread()
     try:

@@ -63,7 +63,7 @@ def test_open_vault_puts_the_shared_cache_behind_the_vaults_own(tmp_path: Path) 
         cache = v.engine.cache
         assert isinstance(cache, TieredEmbeddingCache) and cache.local is v.index
         assert isinstance(cache.shared, SharedEmbeddingCache) and cache.shared.path == shared
-        assert embedding_cache(cfg, v).shared is cache.shared  # type: ignore[attr-defined]
+        assert embedding_cache(cfg, v.index).shared is cache.shared  # type: ignore[attr-defined]
     off = load(vault=root, env={"RMH_EMBED_CACHE": ""})
     with open_vault(off, dense=False) as v:
         assert v.engine.cache is v.index

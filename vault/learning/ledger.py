@@ -134,7 +134,8 @@ class Ledger:
                     sql.write_rows(conn, self._state, touched)
                 conn.execute("COMMIT")
             except BaseException:
-                conn.execute("ROLLBACK")
+                if conn.in_transaction:  # SQLITE_FULL rolls back by itself
+                    conn.execute("ROLLBACK")
                 self._sync_state(force=True)
                 raise
 
@@ -385,7 +386,8 @@ class Ledger:
                 sql.set_meta(conn, "stamp", stamp)
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            if conn.in_transaction:  # SQLITE_FULL rolls back by itself
+                conn.execute("ROLLBACK")
             raise
         self._sync_state(force=True)
         return self._state

@@ -41,7 +41,28 @@ _SafeLoaderBase: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeL
 
 
 class _Loader(_SafeLoaderBase):  # type: ignore[valid-type,misc]
-    """SafeLoader that keeps dates and times as their source strings."""
+    """SafeLoader that keeps dates and times as their source strings and refuses a mapping
+    with two keys that load as one JSON key: `a` twice, or `1`/`01`/`0x1`/`"1"`, or `true`/
+    `yes`/`on`/`"true"` (YAML 1.1 resolves them alike, and a dict keeps only the last value,
+    which would vanish without a word). Merge keys (`<<`) may still be overridden."""
+
+    def construct_mapping(self, node: Node, deep: bool = False) -> dict[Any, Any]:
+        if isinstance(node, MappingNode):
+            seen: dict[str, str] = {}
+            loaded: dict[Any, str] = {}  # Python merges keys too: 1, 1.0 and True are one
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                key = self.construct_object(key_node, deep=True)
+                if isinstance(key, list | dict):
+                    continue  # unhashable: the base constructor says so
+                name, written = key_str(key), str(key_node.value)
+                first = seen.get(name) or loaded.get(key)
+                if first is not None:
+                    raise NoteFormatError(f"duplicate key {name!r} (written {first!r} "
+                                          f"and {written!r})")
+                seen[name] = loaded[key] = written
+        return dict(super().construct_mapping(node, deep=deep))
 
 
 class _Dumper(yaml.SafeDumper):

@@ -253,8 +253,21 @@ class Resolver:
         return self.resolve_wiki(link.target, source)
 
     def by_path(self, note: str) -> int | None:
-        """The id of the note at vault path `note` (case-insensitive, `.md` optional)."""
-        return self._key_id(path_key(note.strip().lstrip("/")))
+        """The id of the note at vault path `note` (`.md` optional). The exact path wins (on
+        a case-sensitive file system `Case.md` and `case.md` are two notes, and each path
+        names its own); else the one path that equals it case-insensitively; several such
+        paths and none exact: AmbiguousNote listing them."""
+        raw = note.strip().lstrip("/")
+        for exact in (raw,) if raw.lower().endswith(".md") else (raw + ".md", raw):
+            found = self._path_id(exact)
+            if found is not None:
+                return found
+        key, paths = path_key(raw), self.paths
+        hits = sorted({p for p in self.keys.positions(key) if path_key(paths[p]) == key},
+                      key=lambda p: paths[p])
+        if len(hits) > 1:
+            raise AmbiguousNote(note, [paths[p] for p in hits])
+        return self.ids[hits[0]] if hits else None
 
     def by_title(self, note: str) -> int | None:
         """The id of the one note whose file name, else alias, is `note` (a bare name).

@@ -46,9 +46,10 @@ class NoteRecord:
     links: tuple[LinkInfo, ...] = ()
     hash: str = ""  # sha256 hex of the file's bytes (write/edit `expected_hash`)
     size: int = 0  # the file's size in bytes (what a write of this text costs)
+    warning: str | None = None  # a write that landed, with a later step failed (disk full)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "id": self.id,
             "note": self.note,
             "title": self.title,
@@ -60,6 +61,9 @@ class NoteRecord:
             "aliases": list(self.aliases),
             "links": [ln.to_json() for ln in self.links],
         }
+        if self.warning:
+            out["warning"] = self.warning
+        return out
 
 
 @dataclass(frozen=True)

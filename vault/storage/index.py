@@ -9,6 +9,7 @@ survive renames (the move API updates the path in place; sync matches renamed fi
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -20,7 +21,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import IndexUnusable
+from ..errors import DiskFull, IndexUnusable, is_disk_full, no_space
 from .embeddings import delete_embeddings, insert_embeddings, select_embeddings, vacuum
 from .folders import FolderDigest
 from .migrations import migrate
@@ -28,6 +29,7 @@ from .stat_cache import StatCache
 from .stat_cache import StatRow as StatRow  # re-exported: sync and tests import it here
 
 BUSY_TIMEOUT_MS = 5000
+log = logging.getLogger("rmh.vault")
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: notes, their raw links, skipped files, meta.
@@ -154,11 +156,27 @@ def _note_row(r: Sequence[Any]) -> NoteRow:
     )
 
 
+def _read_only(path: Path) -> sqlite3.Connection:
+    """The index opened to read on a full disk, where SQLite cannot create the WAL's shared
+    index file: `immutable` (no locks, no -shm), so reads and searches still answer from the
+    index as it is; every write then fails as disk full (callers degrade: landing.py).
+    DiskFull when even that fails."""
+    uri = f"{path.resolve().as_uri()}?mode=ro&immutable=1"
+    try:
+        conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+        conn.execute("SELECT COUNT(*) FROM meta").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise DiskFull(path.name) from exc
+    log.warning("%s; the index is read only for this run", DiskFull(path.name))
+    return conn
+
+
 class Index:
     """A connection to one vault's index database."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, *, read_only: bool = False) -> None:
         self._conn = conn
+        self._read_only = read_only  # opened on a full disk: every write is DiskFull
         self._stats: StatCache | None = None
         self._touched: tuple[set[int], set[str]] | None = None  # ids, old paths (atomic)
 
@@ -180,6 +198,8 @@ class Index:
             migrate(conn, MIGRATIONS)
         except sqlite3.DatabaseError as exc:
             conn.close()
+            if is_disk_full(exc) or no_space(str(path.parent)):
+                return cls(_read_only(path), read_only=True)
             raise IndexUnusable(f"cannot open index {path.name}: {exc}") from exc
         return cls(conn)
 
@@ -189,13 +209,16 @@ class Index:
     @contextmanager
     def atomic(self) -> Iterator[None]:
         """One write transaction (BEGIN IMMEDIATE ... COMMIT, rolled back on error)."""
+        if self._read_only:
+            raise DiskFull("index.sqlite")
         self._conn.execute("BEGIN IMMEDIATE")
         self._touched = (set(), set())
         try:
             yield
         except BaseException:
             self._touched = None
-            self._conn.execute("ROLLBACK")
+            if self._conn.in_transaction:  # SQLITE_FULL rolls back by itself
+                self._conn.execute("ROLLBACK")
             raise
         ids, gone = self._touched
         self._touched = None
@@ -345,6 +368,16 @@ class Index:
                 f"SELECT {_NOTE_COLS} FROM notes WHERE id IN ({','.join('?' * len(part))})", part
             ):
                 out[r[0]] = _note_row(r)
+        return out
+
+    def present(self, ids: Iterable[int]) -> set[int]:
+        """Which of these note ids the index holds (O(len(ids)), not O(notes))."""
+        out: set[int] = set()
+        unique = sorted(set(ids))
+        for start in range(0, len(unique), 500):
+            part = unique[start : start + 500]
+            out.update(r[0] for r in self._conn.execute(
+                f"SELECT id FROM notes WHERE id IN ({','.join('?' * len(part))})", part))
         return out
 
     def note(self, note_id: int) -> NoteRow | None:

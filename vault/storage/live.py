@@ -16,16 +16,27 @@ to `on_removed` (learning forgets it), inside a batch too.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 
-from ..errors import NoteNotFound, NoteSkipped, VaultError
+from ..errors import (
+    DiskFull,
+    NoteNotFound,
+    NoteSkipped,
+    PermissionDenied,
+    VaultError,
+    is_disk_full,
+)
 from .increment import advance
 from .index import Index, LinkRow
+from .paths import printable
 from .snapshot import Snapshot, build_snapshot
 from .store import Store
 from .sync import SyncReport, sync
 from .watch import Watcher
+
+log = logging.getLogger("rmh.vault")
 
 
 class LiveIndex:
@@ -71,7 +82,20 @@ class LiveIndex:
         self._after(sync(self.store, self.index, only=list(paths)))
 
     def fresh(self) -> None:
-        """Bring the index up to date before a call (no-op inside a batch or without auto_sync)."""
+        """Bring the index up to date before a call (no-op inside a batch or without auto_sync).
+
+        On a full disk (the index cannot take the changes) the call goes on with the index as
+        it is, with a warning, and the next call scans again: a read or a search needs no
+        space."""
+        try:
+            self._fresh()
+        except Exception as exc:
+            if not is_disk_full(exc):
+                raise
+            self._rescan = True
+            log.warning("index not brought up to date: %s", DiskFull("index.sqlite"))
+
+    def _fresh(self) -> None:
         if not self.auto_sync or self._batch:
             return
         changed = self.watcher.drain() if self.watcher is not None else None
@@ -136,14 +160,23 @@ class LiveIndex:
             raise self.not_found(note)
         return found
 
-    def not_found(self, note: str) -> NoteNotFound:
+    def not_found(self, note: str) -> NoteNotFound | PermissionDenied:
         """NoteSkipped with the index's reason when `note` (`.md` optional) is a skipped file,
-        else NoteNotFound."""
+        PermissionDenied when it is a file this process may not read (a sync could not index
+        it), else NoteNotFound."""
         raw = note.strip()
-        for path in (raw, raw + ".md"):
+        for path in (printable(raw), printable(raw + ".md")):  # as the scan stored them
             reason = self.index.skipped_reason(path)
             if reason is not None:
                 return NoteSkipped(note, path, reason)
+        for path in (raw, raw + ".md"):
+            try:
+                if self.store.stat(path) is not None:
+                    self.store.read_bytes(path)
+            except PermissionDenied as exc:
+                return exc
+            except VaultError:
+                continue
         return NoteNotFound(note)
 
     def links_of(self, note_id: int) -> list[tuple[LinkRow, int | None]]:

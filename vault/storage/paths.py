@@ -30,6 +30,28 @@ _BAD_CHARS = (
 _DRIVE = re.compile(r"^[A-Za-z]:")
 
 
+def _escape(ch: str) -> str:
+    o = ord(ch)
+    if ch == "\\" or ch.isprintable():
+        return "\\\\" if ch == "\\" else ch
+    if 0xDC80 <= o <= 0xDCFF:  # a byte that was not UTF-8 (os.fsdecode's surrogateescape)
+        return f"\\x{o - 0xDC00:02x}"
+    return f"\\x{o:02x}" if o <= 0xFF else f"\\u{o:04x}" if o <= 0xFFFF else f"\\U{o:08x}"
+
+
+def printable(name: str) -> str:
+    """`name` as one line of printable, valid UTF-8 text that says which name it is: itself
+    when every character is printable and none is a backslash (the usual case); else the
+    backslash doubled, a byte that was not UTF-8 as `\\xff`, any other character that
+    `str.isprintable` refuses (controls, newlines, bidi and format characters, lone
+    surrogates) as `\\x0a`, `\\u202e` or `\\U000e0001`. What the index stores and `doctor`
+    shows for a file it skips: a file name is any bytes, and SQLite, JSON and a terminal
+    take only text."""
+    if name.isprintable() and "\\" not in name:
+        return name
+    return "".join(map(_escape, name))
+
+
 def path_problem(path: str) -> str | None:
     """Why a whole path is refused (before it is split into components), or None."""
     if not path:

@@ -24,10 +24,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from ..errors import NotAVault, NoteExists, NoteNotFound, NotText, PathRefused, QuotaExceeded
+from ..errors import (
+    NotAVault,
+    NoteExists,
+    NoteNotFound,
+    NotText,
+    PathRefused,
+    PermissionDenied,
+    QuotaExceeded,
+)
 from .folders import MAX_NOTE_BYTES as MAX_NOTE_BYTES  # re-exported: the store's limit
 from .folders import FolderDigest, Listing, walk, wrap64
-from .paths import component_problem, path_problem
+from .paths import component_problem, path_problem, printable
 from .scan_pool import list_tree
 
 TRASH_DIR = ".rmh/trash"
@@ -81,6 +89,15 @@ def _descends(entry: os.DirEntry[str]) -> bool:
 
 def _is_md(name: str) -> bool:
     return name.lower().endswith(".md")
+
+
+def _text(name: str) -> bool:
+    """Whether a name from the file system is text (its bytes were UTF-8)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _err(exc: OSError) -> str:
@@ -178,7 +195,8 @@ class Store:
                              os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW)
             except OSError as exc:
                 if skipped is not None:
-                    skipped.append(Skipped(rel_dir or ".", f"unreadable folder ({_err(exc)})"))
+                    skipped.append(Skipped(printable(rel_dir or "."),
+                                           f"unreadable folder ({_err(exc)})"))
                 continue
             try:
                 with os.scandir(fd) as it:
@@ -202,10 +220,11 @@ class Store:
 
     def attachments(self) -> list[str]:
         """Vault paths of the regular files that are not notes (images, PDFs, canvases...),
-        outside hidden folders and never through a symlink; sorted."""
+        outside hidden folders and never through a symlink; sorted. A name no note could
+        link to (bytes that are not UTF-8) is left out."""
         return sorted(rel for rel, entry in self._walk()
                       if not entry.name.startswith(".") and not _is_md(entry.name)
-                      and entry.is_file(follow_symlinks=False))
+                      and _text(rel) and entry.is_file(follow_symlinks=False))
 
     def listings(self, expected: Mapping[str, FolderDigest] | None = None,
                  workers: int = 1) -> list[Listing]:
@@ -221,7 +240,9 @@ class Store:
     def notes_in(self, listing: Listing, checked: Container[str] = ()
                  ) -> tuple[list[FileStat], list[Skipped]]:
         """The notes a listing names (none when it is `same`) and what it skips; names not
-        in `checked` are checked (refused: skipped with the reason)."""
+        in `checked` are checked (refused: skipped with the reason). A skipped path is given
+        as `paths.printable` writes it: any bytes can name a file (not UTF-8, a newline), and
+        the index, JSON and a terminal take only text."""
         files: list[FileStat] = []
         skipped: list[Skipped] = []
         prefix = f"{listing.folder}/" if listing.folder else ""
@@ -232,10 +253,10 @@ class Store:
             if problem is None:
                 files.append(FileStat(rel, size, mtime_ns, inode))
             else:
-                skipped.append(Skipped(rel, problem))
+                skipped.append(Skipped(printable(rel), problem))
         for skip in listing.skipped:
             problem = self._refused(skip.path) if skip.check and skip.path not in checked else None
-            skipped.append(Skipped(skip.path, problem or skip.reason))
+            skipped.append(Skipped(printable(skip.path), problem or skip.reason))
         return files, skipped
 
     def _refused(self, rel: str) -> str | None:
@@ -277,12 +298,15 @@ class Store:
         return FileStat(rel, info.st_size, wrap64(info.st_mtime_ns), wrap64(info.st_ino))
 
     def read_bytes(self, path: str) -> bytes:
-        """The file's bytes. NoteNotFound, NotText("not a regular file"), QuotaExceeded."""
+        """The file's bytes. NoteNotFound, NotText("not a regular file"), QuotaExceeded,
+        PermissionDenied (the file system refuses this process: mode, owner, ACL)."""
         real = self.resolve(path)
         try:
             fd = os.open(real, os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
         except (FileNotFoundError, NotADirectoryError) as exc:
             raise NoteNotFound(path) from exc
+        except PermissionError as exc:
+            raise PermissionDenied(self.check(path)) from exc
         except OSError as exc:
             if exc.errno != errno.ELOOP:
                 raise

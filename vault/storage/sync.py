@@ -14,7 +14,7 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from ..errors import NoteNotFound, NotText, QuotaExceeded
+from ..errors import NoteNotFound, NotText, PermissionDenied, QuotaExceeded
 from ..notes.links import title_of
 from ..notes.note import parse
 from .index import Index, LinkRow, NoteRow, StatRow
@@ -88,6 +88,8 @@ def _read(store: Store, st: FileStat, report: SyncReport) -> str | None:
         report.skipped[st.path] = str(exc)
     except NoteNotFound:
         report.errors.append(f"{st.path}: vanished during sync")
+    except PermissionDenied:  # kept (a mode can change back); reading it says why
+        report.errors.append(f"{st.path}: permission denied")
     except OSError as exc:
         report.errors.append(f"{st.path}: {exc.strerror or exc}")
     return None
@@ -111,7 +113,9 @@ def scan_workers(notes: int) -> int:
 
 def sync(store: Store, index: Index, only: Iterable[str] | None = None,
          workers: int | None = None) -> SyncReport:
-    """Reconcile the index with the folder; with `only`, just those paths (after a write).
+    """Reconcile the index with the folder; with `only`, just those paths (after a write, or
+    reported by the watcher): PathRefused when one of those is a name `Store.check` refuses
+    (the caller then syncs in full, which reports it as skipped).
 
     A full sync compares each folder's listing with the digest of the index's rows there
     (storage/folders.py): the files of a folder whose digest matches are not looked at one by
@@ -147,10 +151,10 @@ def sync(store: Store, index: Index, only: Iterable[str] | None = None,
         rows: dict[str, StatRow] = {}
         known, files, gone = rows, {}, set()
         for path in only:
+            st = store.stat(path)  # first: PathRefused for a name the index cannot hold
             stat_row = index.stat_of(path)
             if stat_row is not None:
                 rows[path] = stat_row
-            st = store.stat(path)
             if st is not None:
                 files[path] = st
             elif stat_row is not None:

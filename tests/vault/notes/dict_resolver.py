@@ -99,8 +99,17 @@ class DictResolver:
         return self.resolve_wiki(link.target, source)
 
     def by_path(self, note: str) -> int | None:
-        """The id of the note at vault path `note` (case-insensitive, `.md` optional)."""
-        return self.by_key.get(strip_md(note.strip().lstrip("/")).casefold())
+        """The id of the note at vault path `note` (`.md` optional): the exact path first,
+        else the one path equal to it case-insensitively (several: AmbiguousNote)."""
+        raw = note.strip().lstrip("/")
+        for exact in (raw,) if raw.lower().endswith(".md") else (raw + ".md", raw):
+            if exact in self.path_id:
+                return self.path_id[exact]
+        key = strip_md(raw).casefold()
+        hits = sorted(p for p in self.path_id if strip_md(p).casefold() == key)
+        if len(hits) > 1:
+            raise AmbiguousNote(note, hits)
+        return self.path_id[hits[0]] if hits else None
 
     def by_title(self, note: str) -> int | None:
         """The id of the one note whose file name, else alias, is `note` (a bare name).

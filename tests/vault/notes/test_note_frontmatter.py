@@ -195,10 +195,31 @@ def test_update_indented_block_keeps_its_indentation() -> None:
     assert update_frontmatter(text, {"a": 5, "c": 3}) == "---\n  a: 5\n  b: 2\n  c: 3\n---\n"
 
 
-def test_update_duplicate_key_keeps_first_position() -> None:
+def test_update_of_a_block_with_a_duplicate_key_is_refused() -> None:
+    """Two keys that load as one (issue 27): a parse error, so an edit never picks one of
+    the two values for the user; the text is left as it is."""
     text = "---\na: 1\nb: 2\na: 3\n---\n"
-    out = update_frontmatter(text, {"a": 9})
-    assert out == "---\na: 9\nb: 2\n---\n"
+    with pytest.raises(NoteFormatError, match="duplicate key 'a'"):
+        update_frontmatter(text, {"a": 9})
+
+
+@pytest.mark.parametrize("block", [
+    "a: 1\na: 2", "1: x\ntrue: y", "1: x\n01: y", "1: x\n0x1: y", "1: x\n'1': y",
+    "true: x\nyes: y", "on: x\nTrue: y", "null: x\n~: y", "1: x\n1.0: y",
+    "m:\n  k: 1\n  k: 2",
+])
+def test_keys_that_load_as_one_are_a_parse_error(block: str) -> None:
+    text = f"---\n{block}\n---\nbody words\n"
+    parsed = parse(text)
+    assert parsed.frontmatter == {} and parsed.frontmatter_error is not None
+    assert "duplicate key" in parsed.frontmatter_error
+    assert "body words" in parsed.body  # still searchable as plain text
+
+
+def test_merge_keys_may_still_be_overridden() -> None:
+    parsed = parse("---\nbase: &b {x: 1, y: 2}\nm:\n  <<: *b\n  x: 3\n---\n")
+    assert parsed.frontmatter_error is None
+    assert parsed.frontmatter["m"] == {"x": 3, "y": 2}
 
 
 def test_update_falls_back_to_a_full_dump_when_lines_cannot_be_edited() -> None:

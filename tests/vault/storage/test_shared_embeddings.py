@@ -49,16 +49,21 @@ class CountingEncoder:
         return real_encoder().encode(texts)
 
 
-def make_vault(root: Path, notes: dict[str, str] = NOTES) -> Vault:
+def make_vault(root: Path, notes: dict[str, str] = NOTES) -> Path:
     root.mkdir(parents=True)
     for name, text in notes.items():
         (root / name).write_text(text, encoding="utf-8")
-    return Vault.init(root)
+    Vault.init(root).close()
+    return root
 
 
-def index_with(vault: Vault, shared: SharedEmbeddingCache, enc: CountingEncoder) -> np.ndarray:
-    vault.engine = SearchEngine(SearchParams(), encoder=enc,
-                                cache=TieredEmbeddingCache(vault.index, shared))
+def with_cache(root: Path, shared: SharedEmbeddingCache, enc: CountingEncoder) -> Vault:
+    """The vault at `root`, its engine embedding through `enc` behind the shared cache."""
+    return Vault.open(root, engine=lambda own: SearchEngine(
+        SearchParams(), encoder=enc, cache=TieredEmbeddingCache(own, shared)))
+
+
+def index_with(vault: Vault) -> np.ndarray:
     vault.sync()
     vault.engine.prepare(vault.corpus())
     dense = vault.engine._view(vault.corpus()).dense
@@ -70,11 +75,11 @@ def test_second_vault_with_the_same_text_embeds_nothing(tmp_path: Path) -> None:
     errors: list[str] = []
     shared = SharedEmbeddingCache(tmp_path / "cache" / "embeddings.sqlite", errors.append)
     first, second = CountingEncoder(), CountingEncoder()
-    with make_vault(tmp_path / "a") as a:
-        ma = index_with(a, shared, first)
+    with with_cache(make_vault(tmp_path / "a"), shared, first) as a:
+        ma = index_with(a)
     assert first.embedded == ma.shape[0] >= 3
-    with make_vault(tmp_path / "b") as b:
-        mb = index_with(b, shared, second)
+    with with_cache(make_vault(tmp_path / "b"), shared, second) as b:
+        mb = index_with(b)
         assert second.embedded == 0
         assert np.array_equal(ma, mb)
         # the shared hits were copied into b's own cache: b is complete without the shared file
@@ -84,12 +89,12 @@ def test_second_vault_with_the_same_text_embeds_nothing(tmp_path: Path) -> None:
 
 def test_only_the_new_text_of_a_third_vault_is_embedded(tmp_path: Path) -> None:
     shared = SharedEmbeddingCache(tmp_path / "shared.sqlite")
-    with make_vault(tmp_path / "a") as a:
-        index_with(a, shared, CountingEncoder())
+    with with_cache(make_vault(tmp_path / "a"), shared, CountingEncoder()) as a:
+        index_with(a)
     notes = {**NOTES, "Delta.md": "Delta is a brand new note about volcanoes.\n"}
     enc = CountingEncoder()
-    with make_vault(tmp_path / "c", notes) as c:
-        index_with(c, shared, enc)
+    with with_cache(make_vault(tmp_path / "c", notes), shared, enc) as c:
+        index_with(c)
     assert enc.embedded == 1
 
 
@@ -132,12 +137,12 @@ def test_a_broken_shared_cache_falls_back_and_says_so_once(tmp_path: Path, broke
     errors: list[str] = []
     shared = SharedEmbeddingCache(broken(tmp_path), errors.append)
     enc = CountingEncoder()
-    with make_vault(tmp_path / "v") as v:
-        matrix = index_with(v, shared, enc)
+    with with_cache(make_vault(tmp_path / "v"), shared, enc) as v:
+        matrix = index_with(v)
         assert enc.embedded == matrix.shape[0] > 0
         assert v.index.counts()["embeddings"] == matrix.shape[0]  # the vault cache filled
         (v.root / "New.md").write_text("Another note to embed.\n", encoding="utf-8")
-        index_with(v, shared, enc)  # more reads and writes: no second report
+        index_with(v)  # more reads and writes: no second report
     assert len(errors) == 1 and "unusable" in errors[0] and shared.broken is not None
 
 
