@@ -27,7 +27,7 @@ def cmd_init(args: argparse.Namespace) -> int:
     """Make the folder a vault and index it fully: the notes, and their embeddings unless
     --no-dense (so the first search pays for nothing)."""
     cfg = load(vault=args.vault)
-    with open_vault(cfg, dense=not args.no_dense, create=True, learning=False) as v:
+    with open_vault(cfg, dense=not args.no_dense, create=True) as v:  # learned.sqlite too
         report = v.sync()
         prepared = v.engine.prepare(v.corpus(), progress=Progress())
         notes = v.index.counts()["notes"]
