@@ -269,7 +269,8 @@ class Vault:
         path = self.path_of(note_id) if note_id is not None else self._new_path(note)
         check_write(self.store, path, exists=note_id is not None, overwrite=overwrite,
                     expected_hash=expected_hash)
-        self.store.write_text(path, content, create_only=note_id is None and not overwrite)
+        self.store.write_text(path, content, create_only=note_id is None and not overwrite,
+                              expected_hash=expected_hash)  # checked again under the lock
         self.live.sync_paths([path])
         new_id = self.index.note_id(path)
         if new_id is None:  # written but not indexable (e.g. the store refused it as text)

@@ -9,27 +9,47 @@
   `write_text(p, read_text(p))` reproduces the file byte for byte.
 - `trash` and `move` never overwrite; nothing is hard-deleted. Limit: a local user swapping a
   folder for a symlink between check and use can redirect a write (reads use O_NOFOLLOW).
+- Every change holds the vault's write lock (storage/write_lock.py), so a guarded write
+  (`expected_hash`) is a compare-and-swap that every rmh process respects; right before its
+  rename the file's identity (inode, size, mtime) is checked again, which narrows the window
+  left to editors that take no lock to one `stat` and one `rename` apart.
+- Fault injection (tests, benchmarks): `Store(fault_after=N)` SIGKILLs the process right after
+  its N-th file operation (a temp file written and fsynced, a rename or link, an unlink, a
+  folder fsync), counted in `_done` alone; the harness sets it from RMH_FAULT_AFTER_OPS.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import itertools
 import os
 import re
+import signal
 import stat as st
 from collections.abc import Container, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from ..errors import NotAVault, NoteExists, NoteNotFound, NotText, PathRefused, QuotaExceeded
+from ..errors import (
+    EditConflict,
+    NotAVault,
+    NoteExists,
+    NoteNotFound,
+    NotText,
+    PathRefused,
+    QuotaExceeded,
+)
+from .fileops import alive, fsync_dir, place_no_clobber
 from .folders import MAX_NOTE_BYTES as MAX_NOTE_BYTES  # re-exported: the store's limit
 from .folders import FolderDigest, Listing, walk, wrap64
 from .paths import component_problem, path_problem
 from .scan_pool import list_tree
+from .write_lock import WriteLock
 
+STATE_DIR = ".rmh"
 TRASH_DIR = ".rmh/trash"
 MAX_TRASH_COPIES = 10_000
 BINARY_PROBE_BYTES = 8 * 1024
@@ -37,7 +57,6 @@ NOTE_MODE = 0o666  # new notes: rw for all, less the process umask
 
 _TEMP = re.compile(r"^\..+\.rmh-tmp-(\d+)-\d+$")
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-_LINK_UNSUPPORTED = (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK)
 _temp_counter = itertools.count()
 _inflight: set[str] = set()  # temps being written by this process (any Store instance)
 
@@ -87,24 +106,29 @@ def _err(exc: OSError) -> str:
     return errno.errorcode.get(exc.errno or 0, type(exc).__name__)
 
 
-def _fsync_dir(*folders: str) -> None:
-    for folder in dict.fromkeys(folders):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+def _identity(info: os.stat_result) -> tuple[int, int, int]:
+    return info.st_ino, info.st_size, info.st_mtime_ns
 
 
 class Store:
     """The vault folder. `root` is the realpath of an existing directory (else NotAVault)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, fault_after: int | None = None) -> None:
         real = os.path.realpath(root)
         if not os.path.isdir(real):
             raise NotAVault(str(root), "not a directory" if os.path.exists(real) else "missing")
         self.root = Path(real)
         self._root = real
+        self.lock = WriteLock(real, STATE_DIR)
+        self.lock.create()
+        self.fault_after = fault_after
+        self.ops = 0  # file operations made so far (module docstring: fault injection)
+
+    def _done(self) -> None:
+        """One file operation made; SIGKILL this process after the `fault_after`-th."""
+        self.ops += 1
+        if self.fault_after is not None and self.ops >= self.fault_after:
+            os.kill(os.getpid(), signal.SIGKILL)
 
     def check(self, path: str, *, write: bool = False) -> str:
         """Validate a vault-relative path; return it normalised ("a/b.md": no "./", no "//").
@@ -278,6 +302,10 @@ class Store:
 
     def read_bytes(self, path: str) -> bytes:
         """The file's bytes. NoteNotFound, NotText("not a regular file"), QuotaExceeded."""
+        return self._read(path)[0]
+
+    def _read(self, path: str) -> tuple[bytes, os.stat_result]:
+        """The file's bytes and the stat of the very file they were read from."""
         real = self.resolve(path)
         try:
             fd = os.open(real, os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
@@ -287,14 +315,23 @@ class Store:
             if exc.errno != errno.ELOOP:
                 raise
             raise PathRefused(path, "symlink loop or symlink swapped in") from exc
-        if not st.S_ISREG(os.fstat(fd).st_mode):  # FIFOs opened non-blocking never hang
+        info = os.fstat(fd)
+        if not st.S_ISREG(info.st_mode):  # FIFOs opened non-blocking never hang
             os.close(fd)
             raise NotText(path, "not a regular file")
         with os.fdopen(fd, "rb") as fh:
             data = fh.read(MAX_NOTE_BYTES + 1)
         if len(data) > MAX_NOTE_BYTES:
             raise QuotaExceeded(f"note size of {path}", MAX_NOTE_BYTES)
-        return data
+        return data, info
+
+    def _current(self, path: str) -> tuple[str | None, tuple[int, int, int] | None]:
+        """(sha256 hex of the file's bytes, its identity); (None, None) when missing."""
+        try:
+            data, info = self._read(path)
+        except NoteNotFound:
+            return None, None
+        return hashlib.sha256(data).hexdigest(), _identity(info)
 
     def read_text(self, path: str) -> str:
         """UTF-8 text, no newline translation, a leading BOM kept as U+FEFF. NotText "binary"
@@ -307,14 +344,24 @@ class Store:
         except UnicodeDecodeError as exc:
             raise NotText(path, "not utf-8") from exc
 
-    def write_text(self, path: str, text: str, *, create_only: bool = False) -> FileStat:
+    def write_text(self, path: str, text: str, *, create_only: bool = False,
+                   expected_hash: str | None = None) -> FileStat:
         """Atomically replace (or create) a .md note with `text` as UTF-8; returns its FileStat.
 
         Creates missing parent folders; keeps an existing file's permission bits, and creates a
         new one with NOTE_MODE less the umask (0644 under umask 022). With
         `create_only`, NoteExists when present (atomic: the temp is hard-linked into place).
+        With `expected_hash` (sha256 hex of the bytes the caller read), a compare-and-swap:
+        EditConflict unless the file holds exactly those bytes, checked under the write lock
+        and again (its identity: inode, size, mtime) right before the rename.
         QuotaExceeded over MAX_NOTE_BYTES; NotText when `text` holds lone surrogates.
         """
+        self.check(path, write=True)  # a refused name takes no lock (nothing is written)
+        with self.lock.held():
+            return self._write_text(path, text, create_only, expected_hash)
+
+    def _write_text(self, path: str, text: str, create_only: bool,
+                    expected_hash: str | None) -> FileStat:
         rel = self.check(path, write=True)
         try:
             data = text.encode("utf-8")
@@ -328,6 +375,11 @@ class Store:
         old = os.stat(target) if os.path.exists(target) else None
         if old is not None and (create_only or st.S_ISDIR(old.st_mode)):
             raise NoteExists(rel) if create_only else PathRefused(path, "is a folder")
+        seen: tuple[int, int, int] | None = None
+        if expected_hash is not None:
+            now, seen = self._current(rel)
+            if now != expected_hash:
+                raise EditConflict(rel, expected_hash, now)
         short = name.encode("utf-8")[:200].decode("utf-8", "ignore")  # temp name <= 255 bytes
         tmp = os.path.join(folder, f".{short}.rmh-tmp-{os.getpid()}-{next(_temp_counter)}")
         _inflight.add(tmp)
@@ -342,20 +394,43 @@ class Store:
                 fh.flush()
                 os.fsync(fh.fileno())
                 info = os.fstat(fh.fileno())
+            self._done()
+            if expected_hash is not None:
+                self._recheck(rel, target, expected_hash, seen)
             if create_only:
-                _place_no_clobber(tmp, target, rel, keep_src=True)
+                place_no_clobber(tmp, target, rel, keep_src=True, done=self._done)
             else:
                 os.replace(tmp, target)
-            _fsync_dir(folder)
+                self._done()
+            fsync_dir(folder, done=self._done)
         finally:
             _inflight.discard(tmp)
             if os.path.lexists(tmp):
                 os.unlink(tmp)
+                self._done()
         return FileStat(rel, info.st_size, wrap64(info.st_mtime_ns), wrap64(info.st_ino))
+
+    def _recheck(self, rel: str, target: str, expected: str,
+                 seen: tuple[int, int, int] | None) -> None:
+        """Right before the rename: EditConflict when the file is no longer the one whose hash
+        was checked (an editor that takes no lock replaced it meanwhile) and its bytes differ."""
+        try:
+            now_id: tuple[int, int, int] | None = _identity(os.stat(target))
+        except FileNotFoundError:
+            now_id = None
+        if now_id != seen:
+            now, _ = self._current(rel)
+            if now != expected:
+                raise EditConflict(rel, expected, now)
 
     def trash(self, path: str) -> str:
         """Move a note into `.rmh/trash/<path>`, never overwriting: " (1)", " (2)"... go before
         the suffix when taken. Returns the path relative to TRASH_DIR."""
+        self.check(path)
+        with self.lock.held():
+            return self._trash(path)
+
+    def _trash(self, path: str) -> str:
         rel, src = self._existing(path)
         stem, suffix = os.path.splitext(rel)
         self._makedirs(path, os.path.dirname(os.path.join(self._root, TRASH_DIR, rel)))
@@ -363,10 +438,10 @@ class Store:
             cand = rel if n == 0 else f"{stem} ({n}){suffix}"
             dst = os.path.join(self._root, TRASH_DIR, cand)
             try:
-                _place_no_clobber(src, dst, cand)
+                place_no_clobber(src, dst, cand, done=self._done)
             except NoteExists:
                 continue
-            _fsync_dir(os.path.dirname(dst), os.path.dirname(src))
+            fsync_dir(os.path.dirname(dst), os.path.dirname(src), done=self._done)
             return cand
         raise QuotaExceeded(f"trash copies of {rel}", MAX_TRASH_COPIES)
 
@@ -374,18 +449,25 @@ class Store:
         """Rename a note. NoteNotFound if `old` is missing; NoteExists if `new` exists (a
         case-only rename of one file on a case-insensitive file system is allowed). Creates
         `new`'s parent folders. Links in other notes are not touched here."""
+        self.check(old)
+        self.check(new, write=True)
+        with self.lock.held():
+            self._move(old, new)
+
+    def _move(self, old: str, new: str) -> None:
         old_rel, src = self._existing(old)
         new_rel, dst = self._entry(new, write=True)
         if old_rel == new_rel:
             return
         self._makedirs(new, os.path.dirname(dst))
         if not os.path.lexists(dst):
-            _place_no_clobber(src, dst, new_rel)
+            place_no_clobber(src, dst, new_rel, done=self._done)
         elif os.path.islink(src) or os.path.islink(dst) or not os.path.samefile(src, dst):
             raise NoteExists(new_rel)
         else:
             os.rename(src, dst)  # one file, two spellings: a case-insensitive file system
-        _fsync_dir(os.path.dirname(dst), os.path.dirname(src))
+            self._done()
+        fsync_dir(os.path.dirname(dst), os.path.dirname(src), done=self._done)
 
     def clean_stale_temps(self) -> list[str]:
         """Remove ".<name>.rmh-tmp-<pid>-<n>" leftovers of interrupted writes; returns the
@@ -397,36 +479,10 @@ class Store:
             if not m or self._abs(rel) in _inflight or entry.is_dir(follow_symlinks=False):
                 continue
             pid = int(m.group(1))
-            if pid != os.getpid() and _alive(pid):
+            if pid != os.getpid() and alive(pid):
                 continue
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self._abs(rel))
                 removed.append(rel)
         return sorted(removed)
 
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # exists, owned by someone else
-        pass
-    return True
-
-
-def _place_no_clobber(src: str, dst: str, rel: str, *, keep_src: bool = False) -> None:
-    """Put `src` at `dst`, never replacing `dst` (NoteExists): an atomic hard link, then unlink
-    `src` unless `keep_src`; where links are unsupported, check then rename."""
-    try:
-        os.link(src, dst, follow_symlinks=False)
-    except FileExistsError as exc:
-        raise NoteExists(rel) from exc
-    except OSError as exc:
-        if exc.errno not in _LINK_UNSUPPORTED:
-            raise
-        if os.path.lexists(dst):
-            raise NoteExists(rel) from exc
-        return os.rename(src, dst)
-    if not keep_src:
-        os.unlink(src)
