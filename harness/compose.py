@@ -88,7 +88,8 @@ def open_vault(
     `learning=False` leaves usage unrecorded (the ranking is then the learning-free one).
     """
     root: Path = cfg.require_vault()
-    vault = Vault.init(root) if create else Vault.open(root)
+    opening = Vault.init if create else Vault.open
+    vault = opening(root, fault_after=cfg.fault_after_ops)
     encoder = shared_encoder() if dense else None
     reranker = OnnxCrossEncoder.load(Path(cfg.rerank.model_dir)) if cfg.rerank.model_dir else None
     vault.engine = SearchEngine(
@@ -132,4 +133,5 @@ class LedgerSessions:
 def plain_vault(vault: str | None) -> Vault:
     """The configured vault as `Vault.open` gives it: no configured engine, no ledger attached
     (for commands that open the learning ledger themselves)."""
-    return Vault.open(load(vault=vault).require_vault())
+    cfg = load(vault=vault)
+    return Vault.open(cfg.require_vault(), fault_after=cfg.fault_after_ops)

@@ -105,6 +105,9 @@ class Config:
     llm: LlmSection = field(default_factory=LlmSection)
     sandbox: SandboxSection = field(default_factory=SandboxSection)
     embed: EmbedSection = field(default_factory=EmbedSection)
+    # Fault injection for crash tests and benchmarks ($RMH_FAULT_AFTER_OPS=N): the vault's
+    # store SIGKILLs the process right after its N-th file operation (vault.Store).
+    fault_after_ops: int | None = None
 
     def require_vault(self) -> Path:
         """The vault folder, or a ConfigError saying how to name one."""
@@ -226,4 +229,14 @@ def load(
     elif isinstance(embed["shared_cache"], str):
         embed["shared_cache"] = _expand_home(embed["shared_cache"], environ)
     built = {name: _section(name, cls, merged[name]) for name, cls in _SECTIONS.items()}
-    return Config(vault=vault_path, **built)
+    return Config(vault=vault_path, fault_after_ops=_fault_after(environ), **built)
+
+
+def _fault_after(environ: Mapping[str, str]) -> int | None:
+    """$RMH_FAULT_AFTER_OPS: a positive integer, or unset/"" (no fault injection)."""
+    raw = environ.get("RMH_FAULT_AFTER_OPS", "")
+    if not raw:
+        return None
+    if not raw.isdigit() or int(raw) < 1:
+        raise ConfigError(f"RMH_FAULT_AFTER_OPS must be a positive integer, not {raw!r}")
+    return int(raw)

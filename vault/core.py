@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .errors import NotAVault, NoteExists, NoteNotFound
+from .errors import NotAVault, NoteExists, NoteNotFound, VaultError
 from .learning.usage import NullUsage, UsageRecorder, examination_probability
 from .notes import edits
-from .notes.links import Resolver, relink
+from .notes.links import Resolver, moved, relink_plan
 from .notes.records import LinkInfo, MoveResult, NoteRecord, link_infos, record_of
 from .retrieval.hits import SearchResult, with_basis
 from .retrieval.pipeline import SearchEngine, SearchParams
@@ -29,6 +29,7 @@ from .storage.doctor import doctor_report
 from .storage.folders import NATIVE as NATIVE_STAT_LOOP
 from .storage.guard import check_read, check_write
 from .storage.index import Index, NoteRow
+from .storage.intents import Journal, MoveIntent, Rewrite, apply_move, text_hash
 from .storage.linkgraph import hops_from
 from .storage.live import LiveIndex
 from .storage.snapshot import Snapshot
@@ -89,16 +90,20 @@ class Vault:
         usage: UsageRecorder | None = None,
         auto_sync: bool = True,
         watch: bool = True,
+        fault_after: int | None = None,
     ) -> Vault:
         """Open an initialised vault (one with a `.rmh/` folder); NotAVault otherwise.
 
-        With `auto_sync`, every call first brings the index up to date with the folder; with
-        `watch` as well (Linux), change notification replaces the full scan per call."""
+        Before anything else, multi-file operations a killed process left unfinished are
+        finished (storage/intents.py; `doctor` lists them). With `auto_sync`, every call first
+        brings the index up to date with the folder; with `watch` as well (Linux), change
+        notification replaces the full scan per call. `fault_after`: Store's fault injection."""
         if not root.is_dir():
             raise NotAVault(str(root), "no such folder")
         if not (root / STATE_DIR).is_dir():
             raise NotAVault(str(root), "no .rmh folder; run `rmh init` first")
-        store = Store(root)
+        store = Store(root, fault_after=fault_after)
+        store.recovered.extend(o.to_json() for o in Journal(store).recover())
         store.clean_stale_temps()
         index = Index.open(store.root / STATE_DIR / INDEX_FILE)
         # Watch before the first sync, so nothing changed in between goes unseen.
@@ -311,24 +316,45 @@ class Vault:
         return f"{TRASH_DIR}/{trashed}"
 
     def move(self, old: str, new: str) -> MoveResult:
-        """Rename a note, keeping its id, and rewrite every link to it as Obsidian does."""
+        """Rename a note, keeping its id, and rewrite every link to it as Obsidian does.
+
+        The whole plan (the rename, each referrer's text now and after) is written to the
+        intent journal before the first change, under the vault's write lock, so a process
+        killed midway leaves a move the next open finishes (storage/intents.py). Inside a
+        batch the links are rewritten too (resolved against the batch's snapshot)."""
         self.live.fresh()
         note_id = self._resolve(old)
         old_path = self.path_of(note_id)
         new_path = self._new_path(new)
         if new_path == old_path:
             return MoveResult(new_path, old_path, ())
-        if self.store.stat(new_path) is not None:
-            raise NoteExists(new_path)
+        with self.store.lock.held():
+            if self.store.stat(new_path) is not None:
+                raise NoteExists(new_path)
+            intent = self._move_intent(note_id, old_path, new_path)
+            journal = Journal(self.store)
+            name = journal.record(intent)
+            try:
+                outcome = apply_move(self.store, intent, name, after_rename=lambda: (
+                    self.live.sync_paths([old_path, new_path])))
+            except VaultError:
+                if self.store.stat(old_path) is None:
+                    raise  # something changed: the next open finishes or undoes the plan
+                journal.finish(name)  # the rename was refused: nothing changed
+                raise
+            journal.finish(name)
+        if outcome.written:
+            self.live.sync_paths(outcome.written)
+        return MoveResult(new_path, old_path, tuple(outcome.written))
+
+    def _move_intent(self, note_id: int, old_path: str, new_path: str) -> MoveIntent:
         before = self.resolver()
-        referrers = self._snapshot().referrers(note_id)
-        self.store.move(old_path, new_path)
-        self.live.sync_paths([old_path, new_path])
-        rewritten = relink(self.store.read_text, self.store.write_text, referrers, note_id,
-                           before, self.resolver(), old_path, new_path)
-        if rewritten:
-            self.live.sync_paths(rewritten)
-        return MoveResult(new_path, old_path, tuple(rewritten))
+        text = self.store.read_text(old_path)
+        plan = relink_plan(lambda p: text if p == new_path else self.store.read_text(p),
+                           self._snapshot().referrers(note_id), note_id, before,
+                           moved(before, note_id, new_path), old_path, new_path)
+        return MoveIntent(old_path, new_path, text_hash(text),
+                          tuple(Rewrite(p, now, after) for p, now, after in plan))
 
     # -- health ----------------------------------------------------------------------------------
 
@@ -344,4 +370,7 @@ class Vault:
         """Dangling links, missing attachments, parse errors, orphans, skipped files, counts."""
         report = self.sync()
         self.corpus()
-        return doctor_report(report, self._snapshot(), self.index, self.store.attachments())
+        out = doctor_report(report, self._snapshot(), self.index, self.store.attachments())
+        out["intents"] = {"pending": Journal(self.store).pending(),
+                          "recovered": list(self.store.recovered)}
+        return out

@@ -58,6 +58,12 @@ def print_doctor(report: dict[str, Any]) -> None:
             print(f"  {item}")
         if len(items) > 20:
             print(f"  ... {len(items) - 20} more")
+    intents = vault.get("intents", {})
+    for key in ("pending", "recovered"):  # multi-file operations (vault/storage/intents.py)
+        items = intents.get(key, [])
+        print(f"intents {key}: {len(items)}")
+        for item in items[:20]:
+            print(f"  {item}")
     for section in sorted(k for k in report if k != "vault"):
         print(f"{section}:")
         body = report[section]

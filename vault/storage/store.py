@@ -15,7 +15,7 @@
   left to editors that take no lock to one `stat` and one `rename` apart.
 - Fault injection (tests, benchmarks): `Store(fault_after=N)` SIGKILLs the process right after
   its N-th file operation (a temp file written and fsynced, a rename or link, an unlink, a
-  folder fsync), counted in `_done` alone; the harness sets it from RMH_FAULT_AFTER_OPS.
+  folder fsync), counted in `count_op` alone; the harness sets it from RMH_FAULT_AFTER_OPS.
 """
 
 from __future__ import annotations
@@ -121,10 +121,11 @@ class Store:
         self._root = real
         self.lock = WriteLock(real, STATE_DIR)
         self.lock.create()
+        self.recovered: list[dict[str, object]] = []  # intents finished at open (intents.py)
         self.fault_after = fault_after
         self.ops = 0  # file operations made so far (module docstring: fault injection)
 
-    def _done(self) -> None:
+    def count_op(self) -> None:
         """One file operation made; SIGKILL this process after the `fault_after`-th."""
         self.ops += 1
         if self.fault_after is not None and self.ops >= self.fault_after:
@@ -394,20 +395,20 @@ class Store:
                 fh.flush()
                 os.fsync(fh.fileno())
                 info = os.fstat(fh.fileno())
-            self._done()
+            self.count_op()
             if expected_hash is not None:
                 self._recheck(rel, target, expected_hash, seen)
             if create_only:
-                place_no_clobber(tmp, target, rel, keep_src=True, done=self._done)
+                place_no_clobber(tmp, target, rel, keep_src=True, done=self.count_op)
             else:
                 os.replace(tmp, target)
-                self._done()
-            fsync_dir(folder, done=self._done)
+                self.count_op()
+            fsync_dir(folder, done=self.count_op)
         finally:
             _inflight.discard(tmp)
             if os.path.lexists(tmp):
                 os.unlink(tmp)
-                self._done()
+                self.count_op()
         return FileStat(rel, info.st_size, wrap64(info.st_mtime_ns), wrap64(info.st_ino))
 
     def _recheck(self, rel: str, target: str, expected: str,
@@ -438,10 +439,10 @@ class Store:
             cand = rel if n == 0 else f"{stem} ({n}){suffix}"
             dst = os.path.join(self._root, TRASH_DIR, cand)
             try:
-                place_no_clobber(src, dst, cand, done=self._done)
+                place_no_clobber(src, dst, cand, done=self.count_op)
             except NoteExists:
                 continue
-            fsync_dir(os.path.dirname(dst), os.path.dirname(src), done=self._done)
+            fsync_dir(os.path.dirname(dst), os.path.dirname(src), done=self.count_op)
             return cand
         raise QuotaExceeded(f"trash copies of {rel}", MAX_TRASH_COPIES)
 
@@ -461,13 +462,16 @@ class Store:
             return
         self._makedirs(new, os.path.dirname(dst))
         if not os.path.lexists(dst):
-            place_no_clobber(src, dst, new_rel, done=self._done)
+            place_no_clobber(src, dst, new_rel, done=self.count_op)
         elif os.path.islink(src) or os.path.islink(dst) or not os.path.samefile(src, dst):
             raise NoteExists(new_rel)
+        elif os.lstat(src).st_nlink > 1:  # a rename killed between its link and its unlink
+            os.unlink(src)
+            self.count_op()
         else:
             os.rename(src, dst)  # one file, two spellings: a case-insensitive file system
-            self._done()
-        fsync_dir(os.path.dirname(dst), os.path.dirname(src), done=self._done)
+            self.count_op()
+        fsync_dir(os.path.dirname(dst), os.path.dirname(src), done=self.count_op)
 
     def clean_stale_temps(self) -> list[str]:
         """Remove ".<name>.rmh-tmp-<pid>-<n>" leftovers of interrupted writes; returns the
