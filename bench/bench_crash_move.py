@@ -1,12 +1,15 @@
 """`rmh move` of a note with 300 referrers killed at >= 200 points (issue 27 item 2).
 
-    python -m bench.bench_crash_move [--referrers 300] [--points 200]
+    python -m bench.bench_crash_move [--referrers 300] [--points 200] [--cli]
 
 Finds the move's file-operation count (an uninterrupted run under RMH_FAULT_AFTER_OPS that is
 never reached), then kills it after N operations for `points` values of N spread evenly over
 1..total (the first and last ten always included), opens the vault again (`rmh doctor
 --json`) and prints a markdown table: kill point, what the next open did, the state (old or
-new; anything else is a failure), dangling links, pending intents (bench/crash_move.py)."""
+new; anything else is a failure), dangling links, pending intents (bench/crash_move.py). By
+default the killed process runs `Vault.move` alone and the next open is in this process
+(`kill_at(light=True)`: the same store, journal and fault seam, a third of the start-up
+cost); `--cli` runs the real `rmh move` and `rmh doctor --json` at every point."""
 
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--referrers", type=int, default=300)
     ap.add_argument("--points", type=int, default=200)
+    ap.add_argument("--cli", action="store_true")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
@@ -36,7 +40,7 @@ def main() -> None:
         print("|---|---|---|---|---|---|")
         bad = killed = 0
         for n in wanted:
-            point = kill_at(template, base / "work", n, before, after)
+            point = kill_at(template, base / "work", n, before, after, light=not args.cli)
             print(point.row(), flush=True)
             killed += point.killed
             bad += point.state not in ("old", "new") or point.dangling > 0 or point.pending > 0

@@ -19,6 +19,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 CHILD_ENV = ("PATH", "HOME", "LANG", "TMPDIR", "RMH_EMBED_CACHE", "XDG_CACHE_HOME")
@@ -81,19 +82,50 @@ def reference(template: Path, work: Path) -> tuple[dict[str, bytes], dict[str, b
     return texts(template), texts(work)
 
 
+# The light mode's killed process: the facade's move alone (no CLI, config or ledger), with the
+# store's fault injection passed as `rmh` passes RMH_FAULT_AFTER_OPS.
+LIGHT_MOVE = """
+import sys
+from pathlib import Path
+from vault import Vault
+Vault.open(Path(sys.argv[1]), watch=False, fault_after=int(sys.argv[2])).move(sys.argv[3],
+                                                                         sys.argv[4])
+"""
+
+
+def _light_move(work: Path, n: int) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k in CHILD_ENV}
+    env["PYTHONPATH"] = str(REPO)
+    return subprocess.run([sys.executable, "-c", LIGHT_MOVE, str(work), str(n), OLD, NEW],
+                          capture_output=True, text=True, env=env, cwd=REPO, timeout=600)
+
+
+def _doctor_here(work: Path) -> dict[str, Any]:
+    from vault import Vault
+
+    with Vault.open(work, watch=False) as v:
+        return v.doctor()
+
+
 def kill_at(template: Path, work: Path, n: int, before: dict[str, bytes],
-            after: dict[str, bytes]) -> KillPoint:
-    """Copy the template, kill `rmh move` after its n-th file operation, open it again."""
+            after: dict[str, bytes], *, light: bool = False) -> KillPoint:
+    """Copy the template, kill `rmh move` after its n-th file operation, open it again
+    (`rmh doctor --json`). `light`: the killed process runs `Vault.move` alone and the next
+    open is `Vault.open` + `doctor` in this process (the same store and journal; a third of
+    the process start-up cost, for the long benchmark)."""
     shutil.rmtree(work, ignore_errors=True)
     shutil.copytree(template, work)
-    moved = rmh(work, "move", OLD, NEW, fault_after=n)
+    moved = _light_move(work, n) if light else rmh(work, "move", OLD, NEW, fault_after=n)
     killed = moved.returncode == -9
     if not killed and moved.returncode != 0:
         raise RuntimeError(f"rmh move at N={n}: {moved.returncode} {moved.stderr}")
-    doc = rmh(work, "doctor", "--json")
-    if doc.returncode != 0:
-        raise RuntimeError(f"rmh doctor at N={n}: {doc.stderr}")
-    vault = json.loads(doc.stdout)["vault"]
+    if light:
+        vault = _doctor_here(work)
+    else:
+        doc = rmh(work, "doctor", "--json")
+        if doc.returncode != 0:
+            raise RuntimeError(f"rmh doctor at N={n}: {doc.stderr}")
+        vault = json.loads(doc.stdout)["vault"]
     now = texts(work)
     state = "old" if now == before else "new" if now == after else "MIXED"
     if state == "MIXED":
