@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..errors import EditConflict, NoteNotFound, NotText
+from ..errors import EditConflict, NoteNotFound, NotText, VaultError
 from .fileops import fsync_dir
 from .store import STATE_DIR, Store
 
@@ -89,7 +89,7 @@ class Outcome:
     op: str
     old: str
     new: str
-    state: str = "rolled forward"  # or "rolled back", or "unreadable"
+    state: str = "rolled forward"  # or "rolled back", "unreadable", "failed: why"
     written: list[str] = field(default_factory=list)  # paths changed, in plan order
     left: list[str] = field(default_factory=list)  # changed since planned: left as they are
 
@@ -202,7 +202,8 @@ class Journal:
 
     def recover(self) -> list[Outcome]:
         """Finish every intent left by a process that died (module docstring); the outcomes,
-        in order. An intent file that cannot be read is kept and reported "unreadable"."""
+        in order. An intent file that cannot be read ("unreadable"), or whose steps fail
+        ("failed: why"), is kept (pending) and reported; the vault opens all the same."""
         outcomes: list[Outcome] = []
         with self.store.lock.held():
             if os.path.isdir(self.folder):
@@ -216,7 +217,13 @@ class Journal:
                 except (OSError, ValueError, KeyError, TypeError):
                     outcomes.append(Outcome(name, "?", "", "", state="unreadable"))
                     continue
-                outcomes.append(apply_move(self.store, intent, name))
+                try:
+                    outcome = apply_move(self.store, intent, name)
+                except (VaultError, OSError) as exc:  # the vault still opens; doctor shows it
+                    outcomes.append(Outcome(name, "move", intent.old, intent.new,
+                                            state=f"failed: {exc}"))
+                    continue
+                outcomes.append(outcome)
                 self.finish(name)
         return outcomes
 

@@ -95,3 +95,17 @@ def test_move_inside_a_batch_rewrites_the_links(tmp_path: Path) -> None:
         assert read(store, "r1.md") == "see [[U]]\n"
         assert v.backlinks("sub/U") == ["r1.md", "r2.md"]
         assert not (store.root / ".rmh" / "intents").exists() or not Journal(store).pending()
+
+
+def test_an_intent_that_cannot_be_finished_stays_pending_and_the_vault_opens(
+        tmp_path: Path) -> None:
+    store, intent = setup(tmp_path)
+    Journal(store).record(intent)
+    (store.root / "U.md").mkdir()  # the rename's target is a folder: it cannot be made
+    (outcome,) = Journal(store).recover()
+    assert outcome.state.startswith("failed") and len(Journal(store).pending()) == 1
+    with Vault.open(store.root) as v:
+        assert v.read("T").text == "target\n"
+        report = v.doctor()["intents"]
+        assert report["pending"] == Journal(store).pending()
+        assert report["recovered"][0]["state"].startswith("failed")
