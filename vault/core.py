@@ -29,7 +29,14 @@ from .storage.doctor import doctor_report
 from .storage.folders import NATIVE as NATIVE_STAT_LOOP
 from .storage.guard import check_read, check_write
 from .storage.index import Index, NoteRow
-from .storage.intents import Journal, MoveIntent, Rewrite, apply_move, text_hash
+from .storage.intents import (
+    Journal,
+    MoveIntent,
+    Rewrite,
+    WritesIntent,
+    apply_move,
+    text_hash,
+)
 from .storage.linkgraph import hops_from
 from .storage.live import LiveIndex
 from .storage.snapshot import Snapshot
@@ -142,6 +149,24 @@ class Vault:
         with self.live.batch():
             self.corpus()
             yield
+
+    @contextmanager
+    def journalled(self, notes: Sequence[tuple[str, str]]) -> Iterator[None]:
+        """Writes of several notes ((vault path ending in .md, text)) as one operation that
+        finishes after a crash: the plan goes to the intent journal first, the block makes
+        the writes (with `write`), the intent is removed last; a process killed inside leaves
+        the rest to the next open (storage/intents.py). Holds the write lock throughout."""
+        if len(notes) < 2:
+            yield
+            return
+        with self.store.lock.held():
+            journal = Journal(self.store)
+            planned = [(self._new_path(p), text) for p, text in notes]
+            name = journal.record(WritesIntent.plan(self.store, planned))
+            try:
+                yield
+            finally:  # reached unless killed: this process knows what it wrote
+                journal.finish(name)
 
     def corpus(self) -> Corpus:
         """The snapshot every signal reads (rebuilt only when the index generation changes),

@@ -19,6 +19,10 @@ the vault's write lock, before anything else) makes the same steps again:
 
 Every step is idempotent, so a crash during recovery is recovered the same way. Intents of a
 live process are never touched: the process holds the write lock for the whole operation.
+
+A `WritesIntent` (an ingest's notes) is a set of writes, each with the hash its file has now
+(None: a new note) and its new text: recovery writes each one still at its old hash, keeps
+each already written, and leaves (and reports) one changed since.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..errors import EditConflict, NoteNotFound, NotText, VaultError
+from ..errors import EditConflict, NoteExists, NoteNotFound, NotText, VaultError
 from .fileops import fsync_dir
 from .store import STATE_DIR, Store
 
@@ -95,6 +99,67 @@ class Outcome:
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class Write:
+    """One note of a `WritesIntent`: `path` from `old_hash` (None: absent) to `new_text`."""
+
+    path: str
+    old_hash: str | None
+    new_text: str
+
+
+@dataclass(frozen=True)
+class WritesIntent:
+    """Several writes made as one operation (module docstring)."""
+
+    writes: tuple[Write, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"version": _VERSION, "op": "writes", **asdict(self)}
+
+    @classmethod
+    def plan(cls, store: Store, notes: Sequence[tuple[str, str]]) -> WritesIntent:
+        """The intent of writing `notes` ((vault path, text)) over what the files hold now."""
+        return cls(tuple(Write(p, file_hash(store, p), text) for p, text in notes))
+
+
+Intent = MoveIntent | WritesIntent
+
+
+def load_intent(doc: dict[str, Any]) -> Intent:
+    """An intent from its JSON (ValueError, KeyError or TypeError when it is not one)."""
+    if doc.get("version") == _VERSION and doc.get("op") == "writes":
+        return WritesIntent(tuple(Write(w["path"], w["old_hash"], w["new_text"])
+                                  for w in doc["writes"]))
+    return MoveIntent.from_json(doc)
+
+
+def apply_writes(store: Store, intent: WritesIntent, name: str = "") -> Outcome:
+    """Make (or finish) a `WritesIntent`'s writes, each guarded by its old hash; idempotent."""
+    out = Outcome(name, "writes", "", "")
+    with store.lock.held():
+        for w in intent.writes:
+            now = file_hash(store, w.path)
+            if now == text_hash(w.new_text):
+                continue
+            if now != w.old_hash:
+                out.left.append(w.path)
+                continue
+            try:
+                store.write_text(w.path, w.new_text, create_only=w.old_hash is None,
+                                 expected_hash=w.old_hash)
+            except (EditConflict, NoteExists, NoteNotFound):
+                out.left.append(w.path)
+                continue
+            out.written.append(w.path)
+    return out
+
+
+def file_hash(store: Store, path: str) -> str | None:
+    """sha256 hex of the file's bytes now; None when it is missing or not a note file."""
+    return _hash_of(store, path)
 
 
 def _hash_of(store: Store, path: str) -> str | None:
@@ -175,7 +240,7 @@ class Journal:
             return []
         return sorted(n for n in names if n.endswith(".json") and n[:-5].isdigit())
 
-    def record(self, intent: MoveIntent) -> str:
+    def record(self, intent: Intent) -> str:
         """Write `intent` durably (fsynced file and folder) and return its name. Call with
         the write lock held, before the operation's first change."""
         if not os.path.isdir(self.folder):
@@ -213,15 +278,17 @@ class Journal:
             for name in self.pending():
                 try:
                     with open(os.path.join(self.folder, name), "rb") as fh:
-                        intent = MoveIntent.from_json(json.loads(fh.read()))
+                        intent = load_intent(json.loads(fh.read()))
                 except (OSError, ValueError, KeyError, TypeError):
                     outcomes.append(Outcome(name, "?", "", "", state="unreadable"))
                     continue
                 try:
-                    outcome = apply_move(self.store, intent, name)
+                    outcome = (apply_writes(self.store, intent, name)
+                               if isinstance(intent, WritesIntent)
+                               else apply_move(self.store, intent, name))
                 except (VaultError, OSError) as exc:  # the vault still opens; doctor shows it
-                    outcomes.append(Outcome(name, "move", intent.old, intent.new,
-                                            state=f"failed: {exc}"))
+                    op = "writes" if isinstance(intent, WritesIntent) else "move"
+                    outcomes.append(Outcome(name, op, "", "", state=f"failed: {exc}"))
                     continue
                 outcomes.append(outcome)
                 self.finish(name)
