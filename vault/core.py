@@ -152,10 +152,9 @@ class Vault:
 
     @contextmanager
     def journalled(self, notes: Sequence[tuple[str, str]]) -> Iterator[None]:
-        """Writes of several notes ((vault path ending in .md, text)) as one operation that
-        finishes after a crash: the plan goes to the intent journal first, the block makes
-        the writes (with `write`), the intent is removed last; a process killed inside leaves
-        the rest to the next open (storage/intents.py). Holds the write lock throughout."""
+        """Writes of several notes ((vault path ending in .md, text)), made by the block with
+        `write`, as one operation: journalled first, so a kill inside leaves the rest to the
+        next open (storage/intents.py). Holds the write lock throughout."""
         if len(notes) < 2:
             yield
             return
