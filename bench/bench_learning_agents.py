@@ -172,9 +172,10 @@ def run_agent(agent: str, args: argparse.Namespace, tmp: Path) -> dict[str, Any]
     unrelated = [q for q in qs[args.train:] if not q.evidence & trained][:args.unrelated]
     t0 = time.time()
     counts = {"searches": 0, "reads": 0, "writes": 0, "answer_used": 0, "sessions": 0}
-    with Vault.init(root) as v:  # what `rmh serve --no-dense` builds with the default config
-        v.engine = SearchEngine(SearchParams(), scratch=str(root / ".rmh"))
-        ledger = v.usage = Ledger.open(root / ".rmh" / LEDGER_FILE, clock=time.time)
+    # what `rmh serve --no-dense` builds with the default config
+    ledger = Ledger.open(Vault.state_dir(root, create=True) / LEDGER_FILE, clock=time.time)
+    engine = SearchEngine(SearchParams(), scratch=str(root / ".rmh"))
+    with Vault.open(root, engine=engine, usage=ledger) as v:
         order = random.Random(f"{args.seed}:{agent}")
         schedule: list[Question] = []
         for _ in range(args.repeats):

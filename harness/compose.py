@@ -150,7 +150,8 @@ def open_vault(
         )
 
     usage = _learning_or_none(root, create) if learning else None
-    return (Vault.init if create else Vault.open)(root, engine=engine, usage=usage)
+    return (Vault.init if create else Vault.open)(root, engine=engine, usage=usage,
+                                                  fault_after=cfg.fault_after_ops)
 
 
 def learning_vault(vault: str | None) -> tuple[Vault, Ledger]:
@@ -245,4 +246,5 @@ def note_texts(vault: Vault) -> Callable[[Sequence[int]], Mapping[int, str]]:
 def plain_vault(vault: str | None) -> Vault:
     """The configured vault as `Vault.open` gives it: no configured engine, no ledger attached
     (for commands that open the learning ledger themselves)."""
-    return Vault.open(load(vault=vault).require_vault())
+    cfg = load(vault=vault)
+    return Vault.open(cfg.require_vault(), fault_after=cfg.fault_after_ops)

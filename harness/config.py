@@ -129,6 +129,9 @@ class Config:
     sandbox: SandboxSection = field(default_factory=SandboxSection)
     embed: EmbedSection = field(default_factory=EmbedSection)
     hooks: HooksSection = field(default_factory=HooksSection)
+    # Fault injection for crash tests and benchmarks ($RMH_FAULT_AFTER_OPS=N): the vault's
+    # store SIGKILLs the process right after its N-th file operation (vault.Store).
+    fault_after_ops: int | None = None
 
     def require_vault(self) -> Path:
         """The vault folder, or a ConfigError saying how to name one."""
@@ -258,7 +261,7 @@ def load(
     elif isinstance(embed["shared_cache"], str):
         embed["shared_cache"] = _expand_home(embed["shared_cache"], environ)
     built = {name: _section(name, cls, merged[name]) for name, cls in _SECTIONS.items()}
-    return Config(vault=vault_path, **built)
+    return Config(vault=vault_path, fault_after_ops=_fault_after(environ), **built)
 
 
 @dataclass(frozen=True)
@@ -284,3 +287,13 @@ def user_dirs(env: Mapping[str, str] | None = None) -> UserDirs:
     home = path("HOME") or path("USERPROFILE")
     return UserDirs(home=home, appdata=path("APPDATA"),
                     xdg_config_home=path("XDG_CONFIG_HOME"), codex_home=path("CODEX_HOME"))
+
+
+def _fault_after(environ: Mapping[str, str]) -> int | None:
+    """$RMH_FAULT_AFTER_OPS: a positive integer, or unset/"" (no fault injection)."""
+    raw = environ.get("RMH_FAULT_AFTER_OPS", "")
+    if not raw:
+        return None
+    if not raw.isdigit() or int(raw) < 1:
+        raise ConfigError(f"RMH_FAULT_AFTER_OPS must be a positive integer, not {raw!r}")
+    return int(raw)

@@ -17,11 +17,11 @@ import numpy as np
 import numpy.typing as npt
 
 from . import erasure
-from .errors import NotAVault, NoteExists, NoteNotFound, QuotaExceeded
+from .errors import NotAVault, NoteExists, NoteNotFound, QuotaExceeded, VaultError
 from .landing import landed, tolerate_full
 from .learning.usage import NullUsage, UsageRecorder, examination_probability
 from .notes import edits
-from .notes.links import Resolver, relink
+from .notes.links import Resolver, moved, relink_plan
 from .notes.records import LinkInfo, MoveResult, NoteRecord, link_infos, record_of
 from .retrieval.encoders import EmbeddingCache
 from .retrieval.hits import SearchResult, with_basis
@@ -33,6 +33,14 @@ from .storage.erase import ErasurePlan
 from .storage.folders import NATIVE as NATIVE_STAT_LOOP
 from .storage.guard import check_read, check_write
 from .storage.index import Index, NoteRow
+from .storage.intents import (
+    Journal,
+    MoveIntent,
+    Rewrite,
+    WritesIntent,
+    apply_move,
+    text_hash,
+)
 from .storage.linkgraph import hops_from
 from .storage.live import LiveIndex
 from .storage.snapshot import Snapshot
@@ -106,19 +114,23 @@ class Vault:
         usage: UsageRecorder | None = None,
         auto_sync: bool = True,
         watch: bool = True,
+        fault_after: int | None = None,
     ) -> Vault:
         """Open an initialised vault (one with a `.rmh/` folder); NotAVault otherwise.
 
         The one constructor: the vault is built whole, with its search `engine` (or a
         function building it from the vault's own embedding cache, the index) and its usage
-        recorder (learning; default: none), and no part is replaced afterwards. With
-        `auto_sync`, every call first brings the index up to date with the folder; with
-        `watch` as well (Linux), change notification replaces the full scan per call. On
-        failure `usage` is closed: it was handed over."""
+        recorder (learning; default: none), and no part is replaced afterwards. Before
+        anything else, multi-file operations a killed process left unfinished are finished
+        (storage/intents.py; `doctor` lists them). With `auto_sync`, every call first brings
+        the index up to date with the folder; with `watch` as well (Linux), change
+        notification replaces the full scan per call. `fault_after`: Store's fault injection.
+        On failure `usage` is closed: it was handed over."""
         recorder = usage if usage is not None else NullUsage()
         try:
             cls.state_dir(root)
-            store = Store(root)
+            store = Store(root, fault_after=fault_after)
+            store.recovered.extend(o.to_json() for o in Journal(store).recover())
             store.clean_stale_temps()
             index = Index.open(store.root / STATE_DIR / INDEX_FILE)
         except BaseException:
@@ -178,6 +190,23 @@ class Vault:
         with self.live.batch():
             self.corpus()
             yield
+
+    @contextmanager
+    def journalled(self, notes: Sequence[tuple[str, str]]) -> Iterator[None]:
+        """Writes of several notes ((vault path ending in .md, text)), made by the block with
+        `write`, as one operation: journalled first, so a kill inside leaves the rest to the
+        next open (storage/intents.py). Holds the write lock throughout."""
+        if len(notes) < 2:
+            yield
+            return
+        with self.store.lock.held():
+            journal = Journal(self.store)
+            planned = [(self._new_path(p), text) for p, text in notes]
+            name = journal.record(WritesIntent.plan(self.store, planned))
+            try:
+                yield
+            finally:  # reached unless killed: this process knows what it wrote
+                journal.finish(name)
 
     def corpus(self) -> Corpus:
         """The snapshot every signal reads (rebuilt only when the index generation changes),
@@ -325,7 +354,8 @@ class Vault:
         path = self.path_of(note_id) if note_id is not None else self._new_path(note)
         check_write(self.store, path, exists=note_id is not None, overwrite=overwrite,
                     expected_hash=expected_hash)
-        stat = self.store.write_text(path, content, create_only=note_id is None and not overwrite)
+        stat = self.store.write_text(path, content, create_only=note_id is None and not overwrite,
+                                     expected_hash=expected_hash)  # checked again under the lock
         unindexed = tolerate_full(lambda: self.live.sync_paths([path]),  # landing.py
                                   "written, not yet indexed", "index.sqlite")
         if unindexed:
@@ -381,24 +411,45 @@ class Vault:
         return f"{TRASH_DIR}/{trashed}"
 
     def move(self, old: str, new: str) -> MoveResult:
-        """Rename a note, keeping its id, and rewrite every link to it as Obsidian does."""
+        """Rename a note, keeping its id, and rewrite every link to it as Obsidian does.
+
+        The whole plan (the rename, each referrer's text now and after) is written to the
+        intent journal before the first change, under the vault's write lock, so a process
+        killed midway leaves a move the next open finishes (storage/intents.py). Inside a
+        batch the links are rewritten too (resolved against the batch's snapshot)."""
         self.live.fresh()
         note_id = self._resolve(old)
         old_path = self.path_of(note_id)
         new_path = self._new_path(new)
         if new_path == old_path:
             return MoveResult(new_path, old_path, ())
-        if self.store.stat(new_path) is not None:
-            raise NoteExists(new_path)
+        with self.store.lock.held():
+            if self.store.stat(new_path) is not None:
+                raise NoteExists(new_path)
+            intent = self._move_intent(note_id, old_path, new_path)
+            journal = Journal(self.store)
+            name = journal.record(intent)
+            try:
+                outcome = apply_move(self.store, intent, name, after_rename=lambda: (
+                    self.live.sync_paths([old_path, new_path])))
+            except VaultError:
+                if self.store.stat(old_path) is None:
+                    raise  # something changed: the next open finishes or undoes the plan
+                journal.finish(name)  # the rename was refused: nothing changed
+                raise
+            journal.finish(name)
+        if outcome.written:
+            self.live.sync_paths(outcome.written)
+        return MoveResult(new_path, old_path, tuple(outcome.written))
+
+    def _move_intent(self, note_id: int, old_path: str, new_path: str) -> MoveIntent:
         before = self.resolver()
-        referrers = self._snapshot().referrers(note_id)
-        self.store.move(old_path, new_path)
-        self.live.sync_paths([old_path, new_path])
-        rewritten = relink(self.store.read_text, self.store.write_text, referrers, note_id,
-                           before, self.resolver(), old_path, new_path)
-        if rewritten:
-            self.live.sync_paths(rewritten)
-        return MoveResult(new_path, old_path, tuple(rewritten))
+        text = self.store.read_text(old_path)
+        plan = relink_plan(lambda p: text if p == new_path else self.store.read_text(p),
+                           self._snapshot().referrers(note_id), note_id, before,
+                           moved(before, note_id, new_path), old_path, new_path)
+        return MoveIntent(old_path, new_path, text_hash(text),
+                          tuple(Rewrite(p, now, after) for p, now, after in plan))
 
     # -- erasure ---------------------------------------------------------------------------------
 
@@ -431,7 +482,10 @@ class Vault:
         """Dangling links, missing attachments, parse errors, orphans, skipped files, counts."""
         report = self.sync()
         self.corpus()
-        return doctor_report(report, self._snapshot(), self.index, self.store.attachments())
+        out = doctor_report(report, self._snapshot(), self.index, self.store.attachments())
+        out["intents"] = {"pending": Journal(self.store).pending(),
+                          "recovered": list(self.store.recovered)}
+        return out
 
 
 def _within(count: int, limit: int | None, what: str) -> None:

@@ -82,6 +82,12 @@ def print_doctor(report: dict[str, Any]) -> None:
             print(f"  ... {len(items) - 20} more")
     for warning in report.get("learning", {}).get("warnings", []):
         print(f"WARNING (learning): {warning}")
+    intents = vault.get("intents", {})
+    for key in ("pending", "recovered"):  # multi-file operations (vault/storage/intents.py)
+        items = intents.get(key, [])
+        print(f"intents {key}: {len(items)}")
+        for item in items[:20]:
+            print(f"  {item}")
     for section in sorted(k for k in report if k != "vault"):
         print(f"{section}:")
         body = report[section]

@@ -26,7 +26,7 @@ def configured_vault(args: argparse.Namespace, *, dense: bool = True) -> Vault:
 def initialise(cfg: Config, *, dense: bool = True) -> dict[str, Any]:
     """Make the configured folder a vault (creating it) and index it fully: the notes, and
     their embeddings unless `dense` is False (so the first search pays for nothing)."""
-    with open_vault(cfg, dense=dense, create=True, learning=False) as v:
+    with open_vault(cfg, dense=dense, create=True) as v:  # learned.sqlite too
         report = v.sync()
         prepared = v.engine.prepare(v.corpus(), progress=Progress())
         notes = v.index.counts()["notes"]

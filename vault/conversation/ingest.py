@@ -169,11 +169,11 @@ def ingest(vault: Vault, conversations: Conversation | Sequence[Conversation]) -
         for conv in convs:
             notes, n_rules = _build(conv)
             rules += n_rules
-            for path, text in notes:
-                paths.append(path)
-                if stored.get(path) == content_hash(text):
-                    unchanged += 1
-                else:
+            changed = [(p, t) for p, t in notes if stored.get(p) != content_hash(t)]
+            unchanged += len(notes) - len(changed)
+            paths += [p for p, _ in notes]
+            with vault.journalled(changed):  # a kill midway: the next open finishes them
+                for path, text in changed:
                     vault.write(path, text)
                     written.append(path)
             turns += len(conv.turns())

@@ -69,10 +69,11 @@ _EVENT_COLS = "seq, t, kind, session, note, data"
 
 
 def migrate(conn: sqlite3.Connection) -> None:
-    """WAL + synchronous=FULL, then apply numbered migrations (user_version)."""
+    """Busy timeout first (several processes may open a fresh file at once), WAL +
+    synchronous=FULL, then apply numbered migrations (user_version; storage/migrations.py)."""
+    conn.execute("PRAGMA busy_timeout=10000")
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=FULL")
-    conn.execute("PRAGMA busy_timeout=10000")
     apply_migrations(conn, _MIGRATIONS)
 
 

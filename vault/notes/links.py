@@ -13,6 +13,7 @@ Unresolved links are kept as dangling (resolved = None).
 
 from __future__ import annotations
 
+import bisect
 import posixpath
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -339,29 +340,41 @@ def follow(before: Resolver, after: Resolver, old_path: str,
     return rewrite
 
 
-def relink(
+def moved(before: Resolver, note_id: int, new_path: str) -> Resolver:
+    """The resolver `before` with note `note_id` at `new_path` (same id, same aliases): what
+    the index will resolve with once the move is made, computed before making it."""
+    pos = bisect.bisect_left(before.ids, note_id)
+    if pos == len(before.ids) or before.ids[pos] != note_id:
+        return before  # not in this resolver (written since its snapshot): nothing to follow
+    paths = list(before.paths)
+    paths[pos] = new_path
+    return before.plus(before.ids, paths, before.aliases, (), (pos,))
+
+
+def relink_plan(
     read: Callable[[str], str],
-    write: Callable[[str, str], object],
     referrers: Sequence[int],
     note_id: int,
     before: Resolver,
     after: Resolver,
     old_path: str,
     new_path: str,
-) -> list[str]:
-    """After note `note_id` moved from `old_path` to `new_path`, rewrite the links to it in
-    each referrer (by id, resolved with `before`, the names as they were) as Obsidian does,
-    then the moved note's own links that must follow it (`follow`); returns the paths of the
-    notes whose text changed, in `referrers` order, the moved note last. Other bytes are
-    kept (rewrite_links)."""
-    rewritten: list[str] = []
-    edits = [(after.id_path[src],
-              retarget(before, after.id_path[src], note_id, after.link_text(note_id), new_path))
-             for src in referrers]
-    for path, rewrite in [*edits, (new_path, follow(before, after, old_path, new_path))]:
-        text = read(path)
-        new_text = rewrite_links(text, rewrite)
-        if new_text != text:
-            write(path, new_text)
-            rewritten.append(path)
-    return rewritten
+) -> list[tuple[str, str, str]]:
+    """The rewrites a move of note `note_id` from `old_path` to `new_path` needs, computed
+    before anything changes: the links to it in each referrer (by id, resolved with `before`,
+    the names as they were) as Obsidian does, then the moved note's own links that must follow
+    it (`follow`). `read(path)` gives a note's text by its path after the move (`new_path`:
+    the moved note). Returns (path after the move, text now, new text) of each note whose text
+    changes, in `referrers` order, the moved note last; other bytes are kept (rewrite_links)."""
+    texts: dict[str, tuple[str, str]] = {}  # path -> (text now, text after the rewrites)
+    rewrites = [(after.id_path[src],
+                 retarget(before, after.id_path[src], note_id, after.link_text(note_id),
+                          new_path)) for src in referrers]
+    for path, rewrite in [*rewrites, (new_path, follow(before, after, old_path, new_path))]:
+        if path not in texts:
+            text = read(path)
+            texts[path] = (text, text)
+        now, planned = texts[path]
+        texts[path] = (now, rewrite_links(planned, rewrite))
+    order = [p for p in texts if p != new_path] + [new_path]  # the moved note last
+    return [(p, *texts[p]) for p in order if texts[p][0] != texts[p][1]]

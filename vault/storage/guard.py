@@ -4,9 +4,10 @@ A note is replaced only when the caller says so (`overwrite`), and, when the cal
 hash of the text it read (`expected_hash`, the sha256 hex of the file's bytes that a read
 returns as `hash`), only while the file still holds exactly those bytes. An edit made in
 Obsidian between an agent's read and its write therefore fails the write (EditConflict,
-carrying the current hash) instead of being overwritten. The check and the atomic replace are
-two system calls apart; an edit landing inside that window is not detected (no advisory lock
-is shared with Obsidian).
+carrying the current hash) instead of being overwritten. This early check is repeated by the
+store itself under the vault's write lock, with the file's identity checked once more right
+before the rename (storage/store.py `write_text(expected_hash=...)`): another rmh process
+cannot slip in between; an editor that takes no lock only in the last `stat`-to-`rename` gap.
 """
 
 from __future__ import annotations

@@ -1,31 +1,56 @@
 """Numbered, transactional schema migrations for rmh's SQLite files.
 
-Migration i (from 0) takes a database from `PRAGMA user_version` i to i + 1. Each runs as one
-script inside `BEGIN IMMEDIATE ... COMMIT` together with the version bump, so a crash leaves the
-file at the old version or the new one, never between. A file newer than this rmh is refused.
+Migration i (from 0) takes a database from `PRAGMA user_version` i to i + 1. The version is
+read, and every pending migration applied with its version bump, inside one `BEGIN IMMEDIATE`
+transaction: of several processes opening a fresh file at once, the first takes the write lock
+and migrates, the others wait (the caller's busy timeout) and then find the version current, so
+no migration runs twice (issue 27: "table meta already exists"). A crash leaves the file at the
+old version or the new one, never between. A file newer than this rmh is refused.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from ..errors import SchemaTooNew
 
 
-def migrate(conn: sqlite3.Connection, migrations: Sequence[str]) -> None:
-    """Apply every migration past the file's user_version, each in its own transaction."""
+def statements(script: str) -> Iterator[str]:
+    """The complete SQL statements of `script`, in order (a trigger's body stays whole:
+    `sqlite3.complete_statement` decides where each ends)."""
+    buf = ""
+    for piece in script.split(";"):
+        buf += piece + ";"
+        if sqlite3.complete_statement(buf):
+            if buf.strip(" \t\r\n;"):
+                yield buf.strip()
+            buf = ""
+    if buf.strip(" \t\r\n;"):
+        raise ValueError(f"incomplete SQL statement: {buf.strip()[:80]!r}")
+
+
+def _version(conn: sqlite3.Connection, total: int) -> int:
     version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-    if version > len(migrations):
-        raise SchemaTooNew(version, len(migrations))
-    for number in range(version, len(migrations)):
-        script = (
-            f"BEGIN IMMEDIATE;\n{migrations[number]}\n;\n"
-            f"PRAGMA user_version = {number + 1};\nCOMMIT;"
-        )
-        try:
-            conn.executescript(script)
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
+    if version > total:
+        raise SchemaTooNew(version, total)
+    return version
+
+
+def migrate(conn: sqlite3.Connection, migrations: Sequence[str]) -> None:
+    """Apply every migration past the file's user_version in one write transaction (the
+    connection must be in autocommit mode, `isolation_level=None`, with its busy timeout
+    set). Safe when several processes open the same file at once."""
+    if _version(conn, len(migrations)) == len(migrations):
+        return  # the common case: no write lock taken
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for number in range(_version(conn, len(migrations)), len(migrations)):
+            for statement in statements(migrations[number]):
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {number + 1}")
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise

@@ -9,22 +9,29 @@
   `write_text(p, read_text(p))` reproduces the file byte for byte.
 - `trash` and `move` never overwrite; nothing is hard-deleted. Limit: a local user swapping a
   folder for a symlink between check and use can redirect a write (reads use O_NOFOLLOW).
+- Every change holds the vault's write lock (storage/write_lock.py), so a guarded write
+  (`expected_hash`) is a compare-and-swap that every rmh process respects; right before its
+  rename the file's identity (inode, size, mtime) is checked again, which narrows the window
+  left to editors that take no lock to one `stat` and one `rename` apart.
+- Fault injection (tests, benchmarks): `Store(fault_after=N)` SIGKILLs the process right after
+  its N-th file operation (a temp file written and fsynced, a rename or link, an unlink, a
+  folder fsync), counted in `count_op` alone; the harness sets it from RMH_FAULT_AFTER_OPS.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import itertools
 import os
 import re
+import signal
 import stat as st
-from collections.abc import Container, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
 
 from ..errors import (
+    EditConflict,
     NotAVault,
     NoteExists,
     NoteNotFound,
@@ -33,11 +40,16 @@ from ..errors import (
     PermissionDenied,
     QuotaExceeded,
 )
+from .fileops import alive, fsync_dir, place_no_clobber
+from .folder_view import FileStat as FileStat  # re-exported: the store's types
+from .folder_view import FolderView, inside
+from .folder_view import Scan as Scan
+from .folder_view import Skipped as Skipped
 from .folders import MAX_NOTE_BYTES as MAX_NOTE_BYTES  # re-exported: the store's limit
-from .folders import FolderDigest, Listing, walk, wrap64
-from .paths import component_problem, path_problem, printable
-from .scan_pool import list_tree
+from .folders import wrap64
+from .write_lock import WriteLock
 
+STATE_DIR = ".rmh"
 TRASH_DIR = ".rmh/trash"
 MAX_TRASH_COPIES = 10_000
 BINARY_PROBE_BYTES = 8 * 1024
@@ -45,110 +57,39 @@ NOTE_MODE = 0o666  # new notes: rw for all, less the process umask
 
 _TEMP = re.compile(r"^\..+\.rmh-tmp-(\d+)-\d+$")
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-_LINK_UNSUPPORTED = (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK)
 _temp_counter = itertools.count()
 _inflight: set[str] = set()  # temps being written by this process (any Store instance)
 
 
-class FileStat(NamedTuple):
-    """One note file: vault-relative posix path, size in bytes, mtime (ns), inode.
-
-    A named tuple, not a dataclass: a scan makes one per file, and at 10^6 files a frozen
-    dataclass's __init__ was a fifth of a no-op sync."""
-
-    path: str
-    size: int
-    mtime_ns: int
-    inode: int
+def _identity(info: os.stat_result) -> tuple[int, int, int]:
+    return info.st_ino, info.st_size, info.st_mtime_ns
 
 
-@dataclass(frozen=True)
-class Skipped:
-    """A file or folder the scan did not list, and why."""
-
-    path: str
-    reason: str
-
-
-@dataclass(frozen=True)
-class Scan:
-    """Result of `Store.scan`: both tuples sorted by path."""
-
-    files: tuple[FileStat, ...]
-    skipped: tuple[Skipped, ...]
-
-
-def _inside(root: str, real: str) -> bool:
-    return os.path.commonpath([root, real]) == root
-
-
-def _descends(entry: os.DirEntry[str]) -> bool:
-    """Whether the scan walks into `entry`: a real, non-hidden folder (links not followed)."""
-    return not entry.name.startswith(".") and entry.is_dir(follow_symlinks=False)
-
-
-def _is_md(name: str) -> bool:
-    return name.lower().endswith(".md")
-
-
-def _text(name: str) -> bool:
-    """Whether a name from the file system is text (its bytes were UTF-8)."""
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _err(exc: OSError) -> str:
-    return errno.errorcode.get(exc.errno or 0, type(exc).__name__)
-
-
-def _fsync_dir(*folders: str) -> None:
-    for folder in dict.fromkeys(folders):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
-class Store:
+class Store(FolderView):
     """The vault folder. `root` is the realpath of an existing directory (else NotAVault)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, fault_after: int | None = None) -> None:
         real = os.path.realpath(root)
         if not os.path.isdir(real):
             raise NotAVault(str(root), "not a directory" if os.path.exists(real) else "missing")
         self.root = Path(real)
         self._root = real
+        self.lock = WriteLock(real, STATE_DIR)
+        self.lock.create()
+        self.recovered: list[dict[str, object]] = []  # intents finished at open (intents.py)
+        self.fault_after = fault_after
+        self.ops = 0  # file operations made so far (module docstring: fault injection)
 
-    def check(self, path: str, *, write: bool = False) -> str:
-        """Validate a vault-relative path; return it normalised ("a/b.md": no "./", no "//").
-
-        PathRefused(path, reason) for: empty; absolute ("/", drive "C:"); backslashes; a ".."
-        component; hidden components (".x", reserved); NUL and control characters (C0, DEL,
-        C1); bidi controls and BOM; look-alike slashes and dots (U+2215, U+2044, U+FF0F,
-        U+29F8, U+2024, U+FF0E, ... or a component whose NFKC form holds a slash or starts
-        with a dot); lone surrogates; components over 255 UTF-8 bytes, paths over 1024. With
-        `write`, the name must end in ".md" (any case).
-        """
-        problem = path_problem(path)
-        parts = [p for p in path.split("/") if p not in ("", ".")]
-        if not problem and not parts:
-            problem = "empty path"
-        for comp in parts:
-            problem = problem or component_problem(comp)
-        if not problem and write and not _is_md(parts[-1]):
-            problem = "not a .md note name"
-        if problem:
-            raise PathRefused(path, problem)
-        return "/".join(parts)
+    def count_op(self) -> None:
+        """One file operation made; SIGKILL this process after the `fault_after`-th."""
+        self.ops += 1
+        if self.fault_after is not None and self.ops >= self.fault_after:
+            os.kill(os.getpid(), signal.SIGKILL)
 
     def resolve(self, path: str, *, write: bool = False) -> Path:
         """`check`, join to root, and require the realpath to stay inside the vault."""
         real = os.path.realpath(os.path.join(self._root, self.check(path, write=write)))
-        if not _inside(self._root, real):
+        if not inside(self._root, real):
             raise PathRefused(path, "symlink leaves the vault")
         return Path(real)
 
@@ -171,120 +112,12 @@ class Store:
 
     def _makedirs(self, path: str, folder: str) -> None:
         """Create `folder` unless its realpath leaves the vault."""
-        if not _inside(self._root, os.path.realpath(folder)):
+        if not inside(self._root, os.path.realpath(folder)):
             raise PathRefused(path, "symlink leaves the vault")
         try:
             os.makedirs(folder, exist_ok=True)
         except (FileExistsError, NotADirectoryError) as exc:
             raise PathRefused(path, "a parent folder is a file") from exc
-
-    def _walk(
-        self, skipped: list[Skipped] | None = None
-    ) -> Iterator[tuple[str, os.DirEntry[str]]]:
-        """Entries of every non-hidden folder, by name; folder symlinks are never followed.
-
-        Each folder is listed through a directory descriptor, so an entry's `stat()` is one
-        `fstatat` of its name (no path walk from the root: a quarter of a no-op sync at 10^6
-        notes). The descriptor closes once the walk leaves the folder: call `stat()` on an
-        entry before taking the next folder's entries. Unreadable folders go to `skipped`."""
-        stack = [""]
-        while stack:
-            rel_dir = stack.pop()
-            try:
-                fd = os.open(os.path.join(self._root, rel_dir),
-                             os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW)
-            except OSError as exc:
-                if skipped is not None:
-                    skipped.append(Skipped(printable(rel_dir or "."),
-                                           f"unreadable folder ({_err(exc)})"))
-                continue
-            try:
-                with os.scandir(fd) as it:
-                    entries = sorted(it, key=lambda e: e.name)
-                subdirs: list[str] = []
-                for entry in entries:
-                    rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
-                    yield rel, entry
-                    if _descends(entry):
-                        subdirs.append(rel)
-            finally:
-                os.close(fd)
-            stack.extend(reversed(subdirs))
-
-    def _abs(self, rel: str) -> str:
-        return os.path.join(self._root, rel)
-
-    def folders(self) -> list[str]:
-        """Every folder `scan` descends into ("" is the vault root), by path."""
-        return ["", *sorted(rel for rel, entry in self._walk() if _descends(entry))]
-
-    def attachments(self) -> list[str]:
-        """Vault paths of the regular files that are not notes (images, PDFs, canvases...),
-        outside hidden folders and never through a symlink; sorted. A name no note could
-        link to (bytes that are not UTF-8) is left out."""
-        return sorted(rel for rel, entry in self._walk()
-                      if not entry.name.startswith(".") and not _is_md(entry.name)
-                      and _text(rel) and entry.is_file(follow_symlinks=False))
-
-    def listings(self, expected: Mapping[str, FolderDigest] | None = None,
-                 workers: int = 1) -> list[Listing]:
-        """Every folder's `Listing` (storage/folders.py), sorted by folder: compared against
-        `expected` digests (`folders.expected_digests`), split over `workers` processes when
-        more than one (storage/scan_pool.py; the same listings either way)."""
-        expected = expected or {}
-        if workers > 1:
-            return list_tree(self._root, expected, workers)
-        digests = {folder: d for folder, (d, _) in expected.items()}
-        return sorted(walk(self._root, [""], digests), key=lambda listing: listing.folder)
-
-    def notes_in(self, listing: Listing, checked: Container[str] = ()
-                 ) -> tuple[list[FileStat], list[Skipped]]:
-        """The notes a listing names (none when it is `same`) and what it skips; names not
-        in `checked` are checked (refused: skipped with the reason). A skipped path is given
-        as `paths.printable` writes it: any bytes can name a file (not UTF-8, a newline), and
-        the index, JSON and a terminal take only text."""
-        files: list[FileStat] = []
-        skipped: list[Skipped] = []
-        prefix = f"{listing.folder}/" if listing.folder else ""
-        for name, size, mtime_ns, inode in zip(listing.names, listing.sizes, listing.mtimes,
-                                               listing.inodes, strict=True):
-            rel = prefix + name
-            problem = None if rel in checked else self._refused(rel)
-            if problem is None:
-                files.append(FileStat(rel, size, mtime_ns, inode))
-            else:
-                skipped.append(Skipped(printable(rel), problem))
-        for skip in listing.skipped:
-            problem = self._refused(skip.path) if skip.check and skip.path not in checked else None
-            skipped.append(Skipped(printable(skip.path), problem or skip.reason))
-        return files, skipped
-
-    def _refused(self, rel: str) -> str | None:
-        try:
-            self.check(rel)
-        except PathRefused as exc:
-            return f"refused name: {exc.reason}"
-        return None
-
-    def scan(self, checked: Container[str] = ()) -> Scan:
-        """Every *.md file (any case) outside hidden files and folders; content is not read.
-
-        Symlinks (to *.md or folders) are never followed; `skipped` reports them ("symlink
-        outside vault", "symlink loop", "broken symlink", "symlink inside vault (not
-        followed)": the target is scanned at its own path), unreadable folders, non-regular
-        files, names `check` refuses, and files over MAX_NOTE_BYTES. Paths in `checked` (the
-        index's: `check` accepted them when they were indexed, and it is a pure function of
-        the text) are not checked again. Sync itself reads `listings` against the index's
-        digests, so unchanged folders cost their stat calls only (storage/sync.py)."""
-        files: list[FileStat] = []
-        skipped: list[Skipped] = []
-        for listing in self.listings():
-            notes, skips = self.notes_in(listing, checked)
-            files.extend(notes)
-            skipped.extend(skips)
-        files.sort()  # by path: paths are unique, so the other fields never decide
-        skipped.sort(key=lambda s: (s.path, s.reason))
-        return Scan(tuple(files), tuple(skipped))
 
     def stat(self, path: str) -> FileStat | None:
         """FileStat of the regular file at `path`; None when missing or not a file."""
@@ -300,6 +133,10 @@ class Store:
     def read_bytes(self, path: str) -> bytes:
         """The file's bytes. NoteNotFound, NotText("not a regular file"), QuotaExceeded,
         PermissionDenied (the file system refuses this process: mode, owner, ACL)."""
+        return self._read(path)[0]
+
+    def _read(self, path: str) -> tuple[bytes, os.stat_result]:
+        """The file's bytes and the stat of the very file they were read from."""
         real = self.resolve(path)
         try:
             fd = os.open(real, os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
@@ -311,14 +148,23 @@ class Store:
             if exc.errno != errno.ELOOP:
                 raise
             raise PathRefused(path, "symlink loop or symlink swapped in") from exc
-        if not st.S_ISREG(os.fstat(fd).st_mode):  # FIFOs opened non-blocking never hang
+        info = os.fstat(fd)
+        if not st.S_ISREG(info.st_mode):  # FIFOs opened non-blocking never hang
             os.close(fd)
             raise NotText(path, "not a regular file")
         with os.fdopen(fd, "rb") as fh:
             data = fh.read(MAX_NOTE_BYTES + 1)
         if len(data) > MAX_NOTE_BYTES:
             raise QuotaExceeded(f"note size of {path}", MAX_NOTE_BYTES)
-        return data
+        return data, info
+
+    def _current(self, path: str) -> tuple[str | None, tuple[int, int, int] | None]:
+        """(sha256 hex of the file's bytes, its identity); (None, None) when missing."""
+        try:
+            data, info = self._read(path)
+        except NoteNotFound:
+            return None, None
+        return hashlib.sha256(data).hexdigest(), _identity(info)
 
     def read_text(self, path: str) -> str:
         """UTF-8 text, no newline translation, a leading BOM kept as U+FEFF. NotText "binary"
@@ -331,14 +177,24 @@ class Store:
         except UnicodeDecodeError as exc:
             raise NotText(path, "not utf-8") from exc
 
-    def write_text(self, path: str, text: str, *, create_only: bool = False) -> FileStat:
+    def write_text(self, path: str, text: str, *, create_only: bool = False,
+                   expected_hash: str | None = None) -> FileStat:
         """Atomically replace (or create) a .md note with `text` as UTF-8; returns its FileStat.
 
         Creates missing parent folders; keeps an existing file's permission bits, and creates a
         new one with NOTE_MODE less the umask (0644 under umask 022). With
         `create_only`, NoteExists when present (atomic: the temp is hard-linked into place).
+        With `expected_hash` (sha256 hex of the bytes the caller read), a compare-and-swap:
+        EditConflict unless the file holds exactly those bytes, checked under the write lock
+        and again (its identity: inode, size, mtime) right before the rename.
         QuotaExceeded over MAX_NOTE_BYTES; NotText when `text` holds lone surrogates.
         """
+        self.check(path, write=True)  # a refused name takes no lock (nothing is written)
+        with self.lock.held():
+            return self._write_text(path, text, create_only, expected_hash)
+
+    def _write_text(self, path: str, text: str, create_only: bool,
+                    expected_hash: str | None) -> FileStat:
         rel = self.check(path, write=True)
         try:
             data = text.encode("utf-8")
@@ -352,6 +208,11 @@ class Store:
         old = os.stat(target) if os.path.exists(target) else None
         if old is not None and (create_only or st.S_ISDIR(old.st_mode)):
             raise NoteExists(rel) if create_only else PathRefused(path, "is a folder")
+        seen: tuple[int, int, int] | None = None
+        if expected_hash is not None:
+            now, seen = self._current(rel)
+            if now != expected_hash:
+                raise EditConflict(rel, expected_hash, now)
         short = name.encode("utf-8")[:200].decode("utf-8", "ignore")  # temp name <= 255 bytes
         tmp = os.path.join(folder, f".{short}.rmh-tmp-{os.getpid()}-{next(_temp_counter)}")
         _inflight.add(tmp)
@@ -366,20 +227,43 @@ class Store:
                 fh.flush()
                 os.fsync(fh.fileno())
                 info = os.fstat(fh.fileno())
+            self.count_op()
+            if expected_hash is not None:
+                self._recheck(rel, target, expected_hash, seen)
             if create_only:
-                _place_no_clobber(tmp, target, rel, keep_src=True)
+                place_no_clobber(tmp, target, rel, keep_src=True, done=self.count_op)
             else:
                 os.replace(tmp, target)
-            _fsync_dir(folder)
+                self.count_op()
+            fsync_dir(folder, done=self.count_op)
         finally:
             _inflight.discard(tmp)
             if os.path.lexists(tmp):
                 os.unlink(tmp)
+                self.count_op()
         return FileStat(rel, info.st_size, wrap64(info.st_mtime_ns), wrap64(info.st_ino))
+
+    def _recheck(self, rel: str, target: str, expected: str,
+                 seen: tuple[int, int, int] | None) -> None:
+        """Right before the rename: EditConflict when the file is no longer the one whose hash
+        was checked (an editor that takes no lock replaced it meanwhile) and its bytes differ."""
+        try:
+            now_id: tuple[int, int, int] | None = _identity(os.stat(target))
+        except FileNotFoundError:
+            now_id = None
+        if now_id != seen:
+            now, _ = self._current(rel)
+            if now != expected:
+                raise EditConflict(rel, expected, now)
 
     def trash(self, path: str) -> str:
         """Move a note into `.rmh/trash/<path>`, never overwriting: " (1)", " (2)"... go before
         the suffix when taken. Returns the path relative to TRASH_DIR."""
+        self.check(path)
+        with self.lock.held():
+            return self._trash(path)
+
+    def _trash(self, path: str) -> str:
         rel, src = self._existing(path)
         stem, suffix = os.path.splitext(rel)
         self._makedirs(path, os.path.dirname(os.path.join(self._root, TRASH_DIR, rel)))
@@ -387,39 +271,52 @@ class Store:
             cand = rel if n == 0 else f"{stem} ({n}){suffix}"
             dst = os.path.join(self._root, TRASH_DIR, cand)
             try:
-                _place_no_clobber(src, dst, cand)
+                place_no_clobber(src, dst, cand, done=self.count_op)
             except NoteExists:
                 continue
-            _fsync_dir(os.path.dirname(dst), os.path.dirname(src))
+            fsync_dir(os.path.dirname(dst), os.path.dirname(src), done=self.count_op)
             return cand
         raise QuotaExceeded(f"trash copies of {rel}", MAX_TRASH_COPIES)
 
     def erase(self, path: str) -> None:
         """Remove a note for good (erasure; `trash` is the reversible delete). A note already
         gone is no error: a second erasure finishes an interrupted first one."""
-        try:
-            _, src = self._existing(path)
-        except NoteNotFound:
-            return
-        os.unlink(src)
-        _fsync_dir(os.path.dirname(src))
+        self.check(path)
+        with self.lock.held():
+            try:
+                _, src = self._existing(path)
+            except NoteNotFound:
+                return
+            os.unlink(src)
+            self.count_op()
+            fsync_dir(os.path.dirname(src), done=self.count_op)
 
     def move(self, old: str, new: str) -> None:
         """Rename a note. NoteNotFound if `old` is missing; NoteExists if `new` exists (a
         case-only rename of one file on a case-insensitive file system is allowed). Creates
         `new`'s parent folders. Links in other notes are not touched here."""
+        self.check(old)
+        self.check(new, write=True)
+        with self.lock.held():
+            self._move(old, new)
+
+    def _move(self, old: str, new: str) -> None:
         old_rel, src = self._existing(old)
         new_rel, dst = self._entry(new, write=True)
         if old_rel == new_rel:
             return
         self._makedirs(new, os.path.dirname(dst))
         if not os.path.lexists(dst):
-            _place_no_clobber(src, dst, new_rel)
+            place_no_clobber(src, dst, new_rel, done=self.count_op)
         elif os.path.islink(src) or os.path.islink(dst) or not os.path.samefile(src, dst):
             raise NoteExists(new_rel)
+        elif os.lstat(src).st_nlink > 1:  # a rename killed between its link and its unlink
+            os.unlink(src)
+            self.count_op()
         else:
             os.rename(src, dst)  # one file, two spellings: a case-insensitive file system
-        _fsync_dir(os.path.dirname(dst), os.path.dirname(src))
+            self.count_op()
+        fsync_dir(os.path.dirname(dst), os.path.dirname(src), done=self.count_op)
 
     def clean_stale_temps(self) -> list[str]:
         """Remove ".<name>.rmh-tmp-<pid>-<n>" leftovers of interrupted writes; returns the
@@ -431,36 +328,10 @@ class Store:
             if not m or self._abs(rel) in _inflight or entry.is_dir(follow_symlinks=False):
                 continue
             pid = int(m.group(1))
-            if pid != os.getpid() and _alive(pid):
+            if pid != os.getpid() and alive(pid):
                 continue
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self._abs(rel))
                 removed.append(rel)
         return sorted(removed)
 
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # exists, owned by someone else
-        pass
-    return True
-
-
-def _place_no_clobber(src: str, dst: str, rel: str, *, keep_src: bool = False) -> None:
-    """Put `src` at `dst`, never replacing `dst` (NoteExists): an atomic hard link, then unlink
-    `src` unless `keep_src`; where links are unsupported, check then rename."""
-    try:
-        os.link(src, dst, follow_symlinks=False)
-    except FileExistsError as exc:
-        raise NoteExists(rel) from exc
-    except OSError as exc:
-        if exc.errno not in _LINK_UNSUPPORTED:
-            raise
-        if os.path.lexists(dst):
-            raise NoteExists(rel) from exc
-        return os.rename(src, dst)
-    if not keep_src:
-        os.unlink(src)

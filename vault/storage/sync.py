@@ -111,6 +111,13 @@ def scan_workers(notes: int) -> int:
     return max(1, min(MAX_SCAN_WORKERS, cpus or 1))
 
 
+class _Stale(Exception):
+    """Another process changed the index between this sync's reading and its writing."""
+
+
+SYNC_ATTEMPTS = 8
+
+
 def sync(store: Store, index: Index, only: Iterable[str] | None = None,
          workers: int | None = None) -> SyncReport:
     """Reconcile the index with the folder; with `only`, just those paths (after a write, or
@@ -120,8 +127,21 @@ def sync(store: Store, index: Index, only: Iterable[str] | None = None,
     A full sync compares each folder's listing with the digest of the index's rows there
     (storage/folders.py): the files of a folder whose digest matches are not looked at one by
     one. `workers` (default `scan_workers`) splits the scan over processes; the report is the
-    same whatever the split."""
+    same whatever the split. The changes are written in one transaction, and only when the
+    index generation is still the one the sync started from: when another process synced in
+    between (two servers opening a fresh vault at once), the sync starts again from its rows."""
+    for _ in range(SYNC_ATTEMPTS - 1):
+        try:
+            return _sync(store, index, only, workers)
+        except _Stale:
+            continue
+    return _sync(store, index, only, workers, check=False)
+
+
+def _sync(store: Store, index: Index, only: Iterable[str] | None, workers: int | None,
+          check: bool = True) -> SyncReport:
     report = SyncReport()
+    start = index.generation()
     only = None if only is None else sorted(set(only))
     known: Mapping[str, StatRow]
     files: dict[str, FileStat]
@@ -209,6 +229,8 @@ def sync(store: Store, index: Index, only: Iterable[str] | None = None,
     )
     if changes or restats or gone or skipped_changed or partial_skips:
         with index.atomic():
+            if check and index.generation() != start:
+                raise _Stale
             for path in report.removed:
                 index.delete_note(known[path].id)
             for note_id, st in restats:

@@ -39,6 +39,7 @@ def env(tmp_path: Path) -> tuple[Store, Path, Path]:
     vault = tmp_path / "vault"
     outside = tmp_path / "outside"
     (vault / "sub").mkdir(parents=True)
+    (vault / ".rmh").mkdir()  # every vault has one: the store's write lock lives there
     (vault / "a.md").write_text("alpha\n", encoding="utf-8")
     (vault / "sub" / "b.md").write_text("bravo\n", encoding="utf-8")
     (outside / "dir").mkdir(parents=True)
@@ -194,7 +195,7 @@ def test_symlinks_inside_the_vault_and_loops(env: tuple[Store, Path, Path]) -> N
 def test_scan_skips_hidden_folders_and_reports_oddities(env: tuple[Store, Path, Path]) -> None:
     store, vault, _ = env
     for folder in (".obsidian", ".git", ".trash", ".rmh", ".custom", "sub/.hidden"):
-        (vault / folder).mkdir(parents=True)
+        (vault / folder).mkdir(parents=True, exist_ok=True)
         (vault / folder / "n.md").write_text("hidden")
     (vault / ".dotnote.md").write_text("hidden")
     (vault / "UPPER.MD").write_text("upper")
@@ -308,7 +309,7 @@ def test_create_only(env: tuple[Store, Path, Path]) -> None:
     assert (vault / "a.md").read_text() == "alpha\n"
     fs = store.write_text("fresh.md", "fresh", create_only=True)
     assert (vault / "fresh.md").read_text() == "fresh" and fs.size == 5
-    assert sorted(p.name for p in vault.iterdir()) == ["a.md", "fresh.md", "sub"]
+    assert sorted(p.name for p in vault.iterdir()) == [".rmh", "a.md", "fresh.md", "sub"]
 
 
 def test_trash_never_overwrites(env: tuple[Store, Path, Path]) -> None:
@@ -330,6 +331,7 @@ def test_trash_never_overwrites(env: tuple[Store, Path, Path]) -> None:
 
 def test_trash_refuses_an_escaping_state_folder(env: tuple[Store, Path, Path]) -> None:
     store, vault, outside = env
+    shutil.rmtree(vault / ".rmh")
     (vault / ".rmh").symlink_to(outside)
     before = tree(vault.parent)
     with pytest.raises(PathRefused, match="leaves the vault"):
@@ -367,7 +369,6 @@ def test_clean_stale_temps(env: tuple[Store, Path, Path]) -> None:
         (vault / rel).write_text("partial")
     live = f".a.md.rmh-tmp-{os.getppid()}-3"  # a live writer's temp is left alone
     keep = [".a.md.rmh-tmp-x-1", "a.md.rmh-tmp-1-1", live, ".rmh/.x.rmh-tmp-1-1"]
-    (vault / ".rmh").mkdir()
     for rel in keep:
         (vault / rel).write_text("keep")
     assert store.clean_stale_temps() == sorted(stale)

@@ -69,7 +69,7 @@ def test_sigkill_never_tears_a_note(tmp_path: Path) -> None:
     store = Store(vault)
     removed = store.clean_stale_temps()
     assert removed == leftovers
-    assert os.listdir(vault) == ["note.md"]
+    assert sorted(os.listdir(vault)) == [".rmh", "note.md"]  # .rmh: the write lock
     assert store.read_bytes("note.md") in contents
     assert store.scan().files[0].path == "note.md"
     # both contents were observed at kill time at least once: the kills landed mid-loop

@@ -1,0 +1,56 @@
+"""`rmh move` killed after each of its file operations, through the real CLI (issue 27 item
+2): the next process to open the vault finishes (or undoes) the journalled move, so after it
+every note is either as it was or as the whole move leaves it, no link dangles, no intent is
+left (bench/crash_move.py; bench/bench_crash_move.py runs it with 300 referrers)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bench.crash_move import NEW, OLD, kill_at, make_template, reference, rmh, texts
+
+pytestmark = pytest.mark.slow
+REFERRERS = 8
+
+
+def test_a_move_killed_at_every_file_operation_leaves_no_dangling_link(tmp_path: Path) -> None:
+    template = make_template(tmp_path / "template", REFERRERS)
+    before, after = reference(template, tmp_path / "reference")
+    assert sum(before[p] != after.get(p) for p in before) == REFERRERS + 1  # all rewritten
+    points = []
+    for n in range(1, 1000):
+        point = kill_at(template, tmp_path / "work", n, before, after)
+        points.append(point)
+        assert point.state in ("old", "new"), point
+        assert point.dangling == 0 and point.pending == 0, point
+        if not point.killed:
+            break
+    assert not points[-1].killed and points[-1].state == "new"
+    assert len(points) > 3 * REFERRERS  # a kill after each op: intent, rename, every rewrite
+    assert {p.state for p in points} == {"old", "new"}
+    assert any(p.recovered == "rolled forward" for p in points)
+
+
+def test_a_referrer_changed_before_recovery_is_left_and_reported(tmp_path: Path) -> None:
+    template = make_template(tmp_path / "template", 3)
+    work = tmp_path / "work"
+    shutil.copytree(template, work)
+    # killed right after the rename (intent: 3 ops; the rename: link, unlink, folder fsync)
+    assert rmh(work, "move", OLD, NEW, fault_after=6).returncode == -9
+    assert (work / NEW).exists() and not (work / OLD).exists()
+    edited = work / "r" / "Ref 001.md"
+    edited.write_text("Someone rewrote this meanwhile: [[Target]].\n", encoding="utf-8")
+    done = rmh(work, "doctor", "--json")  # the next open recovers first; doctor reports it
+    assert done.returncode == 0, done.stderr
+    (outcome,) = json.loads(done.stdout)["vault"]["intents"]["recovered"]
+    assert outcome["state"] == "rolled forward" and outcome["left"] == ["r/Ref 001.md"]
+    assert outcome["written"] == ["r/Ref 000.md", "r/Ref 002.md", NEW]
+    assert edited.read_text(encoding="utf-8") == "Someone rewrote this meanwhile: [[Target]].\n"
+    now = texts(work)
+    assert b"[[Target Moved]]" in now["r/Ref 000.md"] and b"[[Target Moved]]" in now[
+        "r/Ref 002.md"]
+    assert not list((work / ".rmh" / "intents").glob("*.json"))

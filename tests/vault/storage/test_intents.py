@@ -1,0 +1,111 @@
+"""The intent journal (vault/storage/intents.py): a plan recorded before the first change,
+finished by the next open whatever step the last process reached; idempotent; rolled back
+when the rename cannot be made; a referrer changed since is left and reported."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from vault import Vault
+from vault.storage.intents import Journal, MoveIntent, Rewrite, apply_move, text_hash
+from vault.storage.store import Store
+
+OLD_REF = "see [[T]]\n"
+NEW_REF = "see [[U]]\n"
+
+
+def setup(tmp_path: Path) -> tuple[Store, MoveIntent]:
+    root = tmp_path / "v"
+    (root / ".rmh").mkdir(parents=True)
+    (root / "T.md").write_text("target\n", encoding="utf-8")
+    for name in ("r1", "r2"):
+        (root / f"{name}.md").write_text(OLD_REF, encoding="utf-8")
+    intent = MoveIntent("T.md", "U.md", text_hash("target\n"),
+                        (Rewrite("r1.md", OLD_REF, NEW_REF), Rewrite("r2.md", OLD_REF, NEW_REF)))
+    return Store(root), intent
+
+
+def read(store: Store, path: str) -> str:
+    return (store.root / path).read_text(encoding="utf-8")
+
+
+def test_recovery_finishes_a_half_made_move_and_is_idempotent(tmp_path: Path) -> None:
+    store, intent = setup(tmp_path)
+    journal = Journal(store)
+    name = journal.record(intent)
+    store.move("T.md", "U.md")  # the process "died" after its rename
+    store.write_text("r1.md", NEW_REF)
+    assert journal.pending() == [name]
+    (outcome,) = journal.recover()
+    assert outcome.state == "rolled forward" and outcome.written == ["r2.md"]
+    assert read(store, "r2.md") == NEW_REF and not (store.root / "T.md").exists()
+    assert journal.pending() == [] and journal.recover() == []
+    again = apply_move(store, intent)  # a second roll forward changes nothing
+    assert again.written == [] and again.left == [] and read(store, "U.md") == "target\n"
+
+
+def test_a_referrer_changed_since_is_left_and_reported(tmp_path: Path) -> None:
+    store, intent = setup(tmp_path)
+    Journal(store).record(intent)
+    (store.root / "r2.md").write_text("someone else's edit [[T]]\n", encoding="utf-8")
+    (outcome,) = Journal(store).recover()
+    assert outcome.written == ["r1.md"] and outcome.left == ["r2.md"]
+    assert read(store, "r2.md") == "someone else's edit [[T]]\n"
+    assert (store.root / "U.md").exists()
+
+
+def test_a_rename_that_cannot_be_made_is_rolled_back(tmp_path: Path) -> None:
+    store, intent = setup(tmp_path)
+    Journal(store).record(intent)
+    store.write_text("r1.md", NEW_REF)  # made before the "crash"
+    os.unlink(store.root / "T.md")  # and the note is gone since (not renamed): undo
+    (outcome,) = Journal(store).recover()
+    assert outcome.state == "rolled back" and outcome.written == ["r1.md"]
+    assert read(store, "r1.md") == OLD_REF and read(store, "r2.md") == OLD_REF
+
+
+def test_a_rename_killed_between_its_link_and_unlink_is_finished(tmp_path: Path) -> None:
+    store, intent = setup(tmp_path)
+    Journal(store).record(intent)
+    os.link(store.root / "T.md", store.root / "U.md")  # both names: one file
+    (outcome,) = Journal(store).recover()
+    assert outcome.state == "rolled forward"
+    assert not (store.root / "T.md").exists() and read(store, "U.md") == "target\n"
+
+
+def test_vault_open_recovers_and_doctor_reports(tmp_path: Path) -> None:
+    store, intent = setup(tmp_path)
+    Journal(store).record(intent)
+    with Vault.open(store.root) as v:
+        report = v.doctor()
+        assert report["intents"]["pending"] == []
+        (outcome,) = report["intents"]["recovered"]
+        assert outcome["written"] == ["r1.md", "r2.md"]
+        assert report["dangling_links"] == []
+        assert v.backlinks("U") == ["r1.md", "r2.md"]
+
+
+def test_move_inside_a_batch_rewrites_the_links(tmp_path: Path) -> None:
+    store, _ = setup(tmp_path)
+    with Vault.open(store.root) as v:
+        with v.batch():
+            result = v.move("T", "sub/U")
+        assert result.rewritten == ("r1.md", "r2.md")
+        assert read(store, "r1.md") == "see [[U]]\n"
+        assert v.backlinks("sub/U") == ["r1.md", "r2.md"]
+        assert not (store.root / ".rmh" / "intents").exists() or not Journal(store).pending()
+
+
+def test_an_intent_that_cannot_be_finished_stays_pending_and_the_vault_opens(
+        tmp_path: Path) -> None:
+    store, intent = setup(tmp_path)
+    Journal(store).record(intent)
+    (store.root / "U.md").mkdir()  # the rename's target is a folder: it cannot be made
+    (outcome,) = Journal(store).recover()
+    assert outcome.state.startswith("failed") and len(Journal(store).pending()) == 1
+    with Vault.open(store.root) as v:
+        assert v.read("T").text == "target\n"
+        report = v.doctor()["intents"]
+        assert report["pending"] == Journal(store).pending()
+        assert report["recovered"][0]["state"].startswith("failed")

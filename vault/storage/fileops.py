@@ -1,0 +1,61 @@
+"""The store's low-level file operations: fsync of folders, a rename that never replaces,
+liveness of a temp file's writer. Each change calls `done` once it is made, so the store can
+count its file operations in one place (its fault-injection seam, storage/store.py)."""
+
+from __future__ import annotations
+
+import errno
+import os
+from collections.abc import Callable
+
+from ..errors import NoteExists
+
+_LINK_UNSUPPORTED = (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK)
+
+
+def _nothing() -> None:
+    return None
+
+
+def fsync_dir(*folders: str, done: Callable[[], None] = _nothing) -> None:
+    """fsync each folder once (the entries of a rename or unlink made durable)."""
+    for folder in dict.fromkeys(folders):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        done()
+
+
+def alive(pid: int) -> bool:
+    """Whether process `pid` exists (owned by anyone)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, owned by someone else
+        pass
+    return True
+
+
+def place_no_clobber(src: str, dst: str, rel: str, *, keep_src: bool = False,
+                     done: Callable[[], None] = _nothing) -> None:
+    """Put `src` at `dst`, never replacing `dst` (NoteExists): an atomic hard link, then unlink
+    `src` unless `keep_src`; where links are unsupported, check then rename."""
+    try:
+        os.link(src, dst, follow_symlinks=False)
+    except FileExistsError as exc:
+        raise NoteExists(rel) from exc
+    except OSError as exc:
+        if exc.errno not in _LINK_UNSUPPORTED:
+            raise
+        if os.path.lexists(dst):
+            raise NoteExists(rel) from exc
+        os.rename(src, dst)
+        done()
+        return
+    done()
+    if not keep_src:
+        os.unlink(src)
+        done()

@@ -1,0 +1,301 @@
+"""The intent journal: multi-file operations that finish after a crash.
+
+A move renames one note and rewrites the N notes that link to it: N + 1 files that no single
+rename can change together. Before its first change, the operation writes its whole plan to
+`.rmh/intents/NNNNNNNN.json` (temp file, fsync, rename, fsync the folder): the rename (`old`,
+`new`, the moved file's hash) and each rewrite (path after the move, the hash it must have
+now, its text now and its new text). The steps are then made in order, each one checked
+against the plan, and the intent file is removed last. A process killed anywhere in between
+leaves the intent behind; the next rmh process that opens the vault (`Journal.recover`, under
+the vault's write lock, before anything else) makes the same steps again:
+
+- the rename, when `old` is there and `new` is not; already made when `new` is there and
+  `old` is not (or `new` holds the moved note's bytes, planned or not);
+- each rewrite, when the file still has the hash it had when planned (compare-and-swap under
+  the lock); already made when it has the new text's hash; left as it is, and reported, when
+  it changed since (someone else edited it: their bytes win);
+- when the rename cannot be made (the note is gone, or `new` holds another file), it is rolled
+  back instead: every rewrite already made is undone the same guarded way.
+
+Every step is idempotent, so a crash during recovery is recovered the same way. Intents of a
+live process are never touched: the process holds the write lock for the whole operation.
+
+A `WritesIntent` (an ingest's notes) is a set of writes, each with the hash its file has now
+(None: a new note) and its new text: recovery writes each one still at its old hash, keeps
+each already written, and leaves (and reports) one changed since.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..errors import EditConflict, NoteExists, NoteNotFound, NotText, VaultError
+from .fileops import fsync_dir
+from .store import STATE_DIR, Store
+
+INTENTS_DIR = f"{STATE_DIR}/intents"
+_VERSION = 1
+
+
+def text_hash(text: str) -> str:
+    """sha256 hex of a note's UTF-8 bytes (the `hash` a read returns)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """One file of a plan: at `path` (after the rename), `text` -> `new_text`."""
+
+    path: str
+    text: str
+    new_text: str
+
+    @property
+    def old_hash(self) -> str:
+        return text_hash(self.text)
+
+    @property
+    def new_hash(self) -> str:
+        return text_hash(self.new_text)
+
+
+@dataclass(frozen=True)
+class MoveIntent:
+    """A move's plan: rename `old` (whose bytes hash to `moved_hash`) to `new`, then the
+    rewrites."""
+
+    old: str
+    new: str
+    moved_hash: str
+    rewrites: tuple[Rewrite, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"version": _VERSION, "op": "move", **asdict(self)}
+
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> MoveIntent:
+        if doc.get("version") != _VERSION or doc.get("op") != "move":
+            raise ValueError(f"unknown intent: version {doc.get('version')}, op {doc.get('op')}")
+        return cls(doc["old"], doc["new"], doc["moved_hash"],
+                   tuple(Rewrite(r["path"], r["text"], r["new_text"]) for r in doc["rewrites"]))
+
+
+@dataclass
+class Outcome:
+    """What applying (or recovering) one intent did."""
+
+    intent: str
+    op: str
+    old: str
+    new: str
+    state: str = "rolled forward"  # or "rolled back", "unreadable", "failed: why"
+    written: list[str] = field(default_factory=list)  # paths changed, in plan order
+    left: list[str] = field(default_factory=list)  # changed since planned: left as they are
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Write:
+    """One note of a `WritesIntent`: `path` from `old_hash` (None: absent) to `new_text`."""
+
+    path: str
+    old_hash: str | None
+    new_text: str
+
+
+@dataclass(frozen=True)
+class WritesIntent:
+    """Several writes made as one operation (module docstring)."""
+
+    writes: tuple[Write, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"version": _VERSION, "op": "writes", **asdict(self)}
+
+    @classmethod
+    def plan(cls, store: Store, notes: Sequence[tuple[str, str]]) -> WritesIntent:
+        """The intent of writing `notes` ((vault path, text)) over what the files hold now."""
+        return cls(tuple(Write(p, file_hash(store, p), text) for p, text in notes))
+
+
+Intent = MoveIntent | WritesIntent
+
+
+def load_intent(doc: dict[str, Any]) -> Intent:
+    """An intent from its JSON (ValueError, KeyError or TypeError when it is not one)."""
+    if doc.get("version") == _VERSION and doc.get("op") == "writes":
+        return WritesIntent(tuple(Write(w["path"], w["old_hash"], w["new_text"])
+                                  for w in doc["writes"]))
+    return MoveIntent.from_json(doc)
+
+
+def apply_writes(store: Store, intent: WritesIntent, name: str = "") -> Outcome:
+    """Make (or finish) a `WritesIntent`'s writes, each guarded by its old hash; idempotent."""
+    out = Outcome(name, "writes", "", "")
+    with store.lock.held():
+        for w in intent.writes:
+            now = file_hash(store, w.path)
+            if now == text_hash(w.new_text):
+                continue
+            if now != w.old_hash:
+                out.left.append(w.path)
+                continue
+            try:
+                store.write_text(w.path, w.new_text, create_only=w.old_hash is None,
+                                 expected_hash=w.old_hash)
+            except (EditConflict, NoteExists, NoteNotFound):
+                out.left.append(w.path)
+                continue
+            out.written.append(w.path)
+    return out
+
+
+def file_hash(store: Store, path: str) -> str | None:
+    """sha256 hex of the file's bytes now; None when it is missing or not a note file."""
+    return _hash_of(store, path)
+
+
+def _hash_of(store: Store, path: str) -> str | None:
+    try:
+        return hashlib.sha256(store.read_bytes(path)).hexdigest()
+    except (NoteNotFound, NotText):
+        return None
+
+
+def _twins(store: Store, a: str, b: str) -> bool:
+    """Whether `a` and `b` are two links to one file (a rename killed between its link and
+    its unlink: Store.move finishes it)."""
+    try:
+        return os.path.samefile(store.resolve(a), store.resolve(b))
+    except OSError:
+        return False
+
+
+def _rename_state(store: Store, intent: MoveIntent) -> str:
+    """"todo", "done" or "impossible" for the plan's rename (module docstring)."""
+    old_hash, new_hash = _hash_of(store, intent.old), _hash_of(store, intent.new)
+    if old_hash is not None and new_hash is not None and _twins(store, intent.old, intent.new):
+        return "todo"
+    if new_hash is None:
+        return "todo" if old_hash is not None else "impossible"
+    planned = {intent.moved_hash, *(r.new_hash for r in intent.rewrites if r.path == intent.new)}
+    return "done" if old_hash is None or new_hash in planned else "impossible"
+
+
+def _swap(store: Store, path: str, expected: str, text: str) -> bool:
+    try:
+        store.write_text(path, text, expected_hash=expected)
+    except (EditConflict, NoteNotFound):
+        return False
+    return True
+
+
+def apply_move(store: Store, intent: MoveIntent, name: str = "",
+               after_rename: Callable[[], None] | None = None) -> Outcome:
+    """Make (or finish) the plan's steps; idempotent. `after_rename` runs once the rename is
+    made here (the facade re-indexes the moved note then, so it keeps its id)."""
+    out = Outcome(name, "move", intent.old, intent.new)
+    with store.lock.held():
+        state = _rename_state(store, intent)
+        if state == "todo":
+            store.move(intent.old, intent.new)
+            if after_rename is not None:
+                after_rename()
+        for rw in intent.rewrites:
+            now = _hash_of(store, rw.path)
+            if state == "impossible":  # undo what was made, the same guarded way
+                if now == rw.new_hash and _swap(store, rw.path, rw.new_hash, rw.text):
+                    out.written.append(rw.path)
+            elif now == rw.old_hash and rw.old_hash != rw.new_hash:
+                if _swap(store, rw.path, rw.old_hash, rw.new_text):
+                    out.written.append(rw.path)
+                else:
+                    out.left.append(rw.path)
+            elif now != rw.new_hash:
+                out.left.append(rw.path)
+        if state == "impossible":
+            out.state = "rolled back"
+    return out
+
+
+class Journal:
+    """The intent files of one vault's store (module docstring)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.folder = os.path.join(store.root, INTENTS_DIR)
+
+    def pending(self) -> list[str]:
+        """Names of the intent files present now, in order."""
+        try:
+            names = os.listdir(self.folder)
+        except FileNotFoundError:
+            return []
+        return sorted(n for n in names if n.endswith(".json") and n[:-5].isdigit())
+
+    def record(self, intent: Intent) -> str:
+        """Write `intent` durably (fsynced file and folder) and return its name. Call with
+        the write lock held, before the operation's first change."""
+        if not os.path.isdir(self.folder):
+            os.makedirs(self.folder, exist_ok=True)
+            fsync_dir(os.path.dirname(self.folder), done=self.store.count_op)
+        taken = self.pending()
+        name = f"{int(taken[-1][:-5]) + 1 if taken else 1:08d}.json"
+        tmp = os.path.join(self.folder, f".{name}.tmp")
+        with open(tmp, "wb") as fh:
+            fh.write(json.dumps(intent.to_json(), ensure_ascii=False).encode("utf-8"))
+            fh.flush()
+            os.fsync(fh.fileno())
+        self.store.count_op()
+        os.replace(tmp, os.path.join(self.folder, name))
+        self.store.count_op()
+        fsync_dir(self.folder, done=self.store.count_op)
+        return name
+
+    def finish(self, name: str) -> None:
+        """Remove a completed intent (the operation's last step)."""
+        os.unlink(os.path.join(self.folder, name))
+        self.store.count_op()
+        fsync_dir(self.folder, done=self.store.count_op)
+
+    def recover(self) -> list[Outcome]:
+        """Finish every intent left by a process that died (module docstring); the outcomes,
+        in order. An intent file that cannot be read ("unreadable"), or whose steps fail
+        ("failed: why"), is kept (pending) and reported; the vault opens all the same."""
+        outcomes: list[Outcome] = []
+        with self.store.lock.held():
+            if os.path.isdir(self.folder):
+                for leftover in os.listdir(self.folder):  # an intent killed while recorded
+                    if leftover.startswith(".") and leftover.endswith(".json.tmp"):
+                        os.unlink(os.path.join(self.folder, leftover))
+            for name in self.pending():
+                try:
+                    with open(os.path.join(self.folder, name), "rb") as fh:
+                        intent = load_intent(json.loads(fh.read()))
+                except (OSError, ValueError, KeyError, TypeError):
+                    outcomes.append(Outcome(name, "?", "", "", state="unreadable"))
+                    continue
+                try:
+                    outcome = (apply_writes(self.store, intent, name)
+                               if isinstance(intent, WritesIntent)
+                               else apply_move(self.store, intent, name))
+                except (VaultError, OSError) as exc:  # the vault still opens; doctor shows it
+                    op = "writes" if isinstance(intent, WritesIntent) else "move"
+                    outcomes.append(Outcome(name, op, "", "", state=f"failed: {exc}"))
+                    continue
+                outcomes.append(outcome)
+                self.finish(name)
+        return outcomes
+
+
+def written_paths(outcomes: Sequence[Outcome]) -> list[str]:
+    """Every path the outcomes touched (renames' both ends and rewrites), once, in order."""
+    paths = [p for o in outcomes for p in (o.old, o.new, *o.written) if p]
+    return list(dict.fromkeys(paths))

@@ -1,0 +1,92 @@
+"""The vault's write lock: one advisory lock every rmh writer holds from its check to its rename.
+
+`VAULT/.rmh/write.lock` (mode 0600, created on first use) is `fcntl.flock(LOCK_EX)`ed by the
+store around every change it makes to the folder (storage/store.py: a guarded write holds it
+from its hash check to its rename; a move or delete, and a whole multi-file operation through
+the intent journal, hold it from their first check to their last change). Every rmh process
+(CLI, `rmh serve`, REPL host functions, ingest, lifecycle) writes through the store, so none
+can forget it; the kernel drops the lock of a killed process at once. It is re-entrant within
+one `WriteLock` (a move that writes its referrers holds it once); two `WriteLock`s, in one
+process or two, exclude each other. Editors that take no lock (Obsidian) are not stopped by
+it: the store checks the file's identity again right before each rename (README, "Storage").
+Linux/macOS (flock).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import os
+import threading
+from collections.abc import Iterator
+
+from ..errors import PathRefused
+
+LOCK_FILE = "write.lock"
+LOCK_MODE = 0o600
+_FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+class WriteLock:
+    """The lock file `root/state/LOCK_FILE`, held re-entrantly. The state folder is created
+    when missing; one whose realpath leaves `root` is refused (PathRefused), and the lock file
+    itself is never followed through a symlink."""
+
+    def __init__(self, root: str, state: str) -> None:
+        self.root = root
+        self.folder = os.path.join(root, state)
+        self.path = os.path.join(self.folder, LOCK_FILE)
+        self._mutex = threading.RLock()  # threads of this process queue here first
+        self._depth = 0
+        self._fd: int | None = None
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        """Hold the lock for the block (blocking until every other holder lets go)."""
+        with self._mutex:
+            if self._depth == 0:
+                self._fd = self._acquire()
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+                if self._depth == 0 and self._fd is not None:
+                    fd, self._fd = self._fd, None
+                    os.close(fd)  # closing drops the flock
+
+    @property
+    def is_held(self) -> bool:
+        return self._depth > 0
+
+    def create(self) -> None:
+        """Create the lock file now when its folder exists (a vault's `.rmh/`), so that the
+        first write adds no file."""
+        if os.path.isdir(self.folder):
+            os.close(self._open())
+
+    def _open(self) -> int:
+        real = os.path.realpath(self.folder)
+        if os.path.commonpath([self.root, real]) != self.root:
+            raise PathRefused(os.path.basename(self.folder), "symlink leaves the vault")
+        os.makedirs(self.folder, exist_ok=True)
+        try:
+            return os.open(self.path, _FLAGS, LOCK_MODE)
+        except OSError as exc:
+            if exc.errno != errno.ELOOP:
+                raise
+            raise PathRefused(f"{os.path.basename(self.folder)}/{LOCK_FILE}",
+                              "symlink loop or symlink swapped in") from exc
+
+    def _acquire(self) -> int:
+        fd = self._open()
+        try:
+            if os.fstat(fd).st_mode & 0o777 != LOCK_MODE:
+                with contextlib.suppress(OSError):  # another owner's file: leave its mode
+                    os.fchmod(fd, LOCK_MODE)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
