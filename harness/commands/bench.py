@@ -3,8 +3,9 @@ retrieval benchmarks through rmh's SearchEngine.
 
 Each conversation (LoCoMo) or question haystack (LongMemEval) becomes an in-memory vault
 Corpus (bench/datasets.py) and every question is one query to the same `SearchEngine` the
-Vault facade uses; a BEIR collection (bench/beir.py) is one vault of its documents. Chunk and query embeddings persist in bench/out/embeddings.sqlite (or
---cache FILE), so a second run embeds nothing. Progress goes to stderr.
+Vault facade uses; a BEIR collection (bench/beir.py) is one vault of its documents. Chunk
+and query embeddings persist in bench/out/embeddings.sqlite (or --cache FILE), so a second
+run embeds nothing. Progress goes to stderr.
 """
 
 from __future__ import annotations
@@ -99,7 +100,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if not data.is_file():
         fail(f"no such data file: {data}")
     engine, cache = _engine(args)
-    params, reranker = engine.params, engine.reranker
+    params, reranker, encoder = engine.params, engine.reranker, engine.encoder
+    assert encoder is not None  # _engine always sets one
     excluded: dict[str, int] = {}
     if args.benchmark == "locomo":
         haystacks = load_locomo(data)

@@ -53,7 +53,7 @@ def test_loader_errors(tmp_path: Path) -> None:
     with pytest.raises(BeirError, match="line 2"):
         load_beir(tmp_path, "dev")
     (tmp_path / "corpus.jsonl").write_text('{"_id": "d1"}\nnot json\n')
-    with pytest.raises(BeirError, match="corpus.jsonl line 2"):
+    with pytest.raises(BeirError, match=r"corpus\.jsonl line 2"):
         load_beir(tmp_path, "train")
 
 
