@@ -161,7 +161,8 @@ class SearchEngine:
         scratch: str | None = None,
     ) -> None:
         """`scratch`: a folder on disk where the dense IVF keeps its int8 codes (an unlinked
-        file, storage/row_file.py) instead of memory; None keeps them in memory."""
+        file, storage/row_file.py) instead of memory, and where the exact dense layout's
+        rows persist between processes (dense_store.py); None keeps everything in memory."""
         self.params = params or SearchParams()
         self.encoder = encoder
         self.reranker = reranker
