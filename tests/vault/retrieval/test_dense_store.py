@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+
 from bench.synthetic_encoder import SyntheticEncoder
 from vault.retrieval import dense_store
 from vault.retrieval.encoders import MemoryEmbeddingCache
