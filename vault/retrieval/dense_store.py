@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,7 +87,7 @@ def load(folder: str | Path, fingerprint: str, shape: tuple[int, int]) -> Stored
             return None
         rows = Path(folder) / str(meta["rows"])
         matrix = np.load(rows, mmap_mode="r", allow_pickle=False)
-    except (OSError, KeyError, ValueError):
+    except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile):
         return None
     counts = meta["counts"].astype(np.int64)
     keys = meta["keys"].astype(np.uint8)

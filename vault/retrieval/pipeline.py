@@ -231,7 +231,7 @@ class SearchEngine:
                 # 10^6 notes 5.7 GB with both alive; BENCHMARKS.md, session 8).
                 dense = None if d is None else d.dense  # it catches up by itself
                 d = self._derived = None
-                updated = build_derived(corpus)
+                updated = build_derived(corpus, self.scratch)
                 updated.dense = dense
             d = self._derived = updated
         if self.encoder is not None:

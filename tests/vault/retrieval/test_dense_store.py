@@ -109,6 +109,9 @@ def test_a_stale_or_broken_store_is_ignored(tmp_path: Path) -> None:
     enc = Counting()
     same(build(c, tmp_path, enc, tokens=TOKENS + 5), build(c, None, tokens=TOKENS + 5))
     assert len(enc.counted) > 0
+    raw = (tmp_path / dense_store.INDEX).read_bytes()
+    (tmp_path / dense_store.INDEX).write_bytes(raw[: len(raw) // 2])  # a torn index
+    same(build(c, tmp_path, tokens=TOKENS + 5), build(c, None, tokens=TOKENS + 5))
     (tmp_path / dense_store.INDEX).write_bytes(b"not an npz")
     same(build(c, tmp_path, tokens=TOKENS + 5), build(c, None, tokens=TOKENS + 5))
     assert len(list(tmp_path.glob(f"{dense_store.ROWS_PREFIX}*.npy"))) == 1  # old ones go
