@@ -40,7 +40,12 @@ def test_loaded_equals_a_fresh_build(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert (tmp_path / lexical_store.FILE).is_file()
     calls: list[int] = []
     real = Bm25Index.build
-    monkeypatch.setattr(Bm25Index, "build", lambda corpus: calls.append(1) or real(corpus))
+
+    def counted(corpus: Corpus) -> Bm25Index:
+        calls.append(1)
+        return real(corpus)
+
+    monkeypatch.setattr(Bm25Index, "build", counted)
     loaded = build_derived(c, str(tmp_path))
     assert calls == []  # nothing re-tokenised
     assert scores(loaded.bm25, loaded.conj) == scores(fresh.bm25, fresh.conj)
