@@ -53,3 +53,20 @@ def test_hand_case() -> None:
     assert overlap(np.zeros(4), conj[:4], 3) == 0.0  # an empty head shares nothing
     # fewer positive scores than m: divided by the shorter head
     assert overlap(np.array([1.0, 0, 0, 0]), np.array([2.0, 1.0, 0, 0]), 3) == 1.0
+
+
+def test_the_pipeline_reports_the_gate_and_is_deterministic() -> None:
+    from vault.retrieval.pipeline import SearchEngine, SearchParams
+
+    from ..retrieval_fixtures import incident_reports, make_corpus
+
+    corpus = make_corpus(incident_reports())
+    off = SearchEngine.lexical()
+    on = SearchEngine.lexical(SearchParams(redundancy_head=20))
+    q = "auth outage on Monday"
+    assert "conjunctive x" not in off.search(corpus, q, 5).stages["fusion"]
+    a, b = on.search(corpus, q, 5), on.search(corpus, q, 5)
+    assert "conjunctive x" in a.stages["fusion"] and "with bm25's" in a.stages["fusion"]
+    assert [(h.id, h.score) for h in a.hits] == [(h.id, h.score) for h in b.hits]
+    conj = [h.receipt["signals"]["conjunctive"] for h in a.hits]  # the gated contribution
+    assert all(c["contribution"] >= 0 for c in conj)
