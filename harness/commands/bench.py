@@ -55,7 +55,8 @@ def _engine(args: argparse.Namespace) -> tuple[SearchEngine, SqliteEmbeddingCach
     cache = SqliteEmbeddingCache(Path(args.cache) if args.cache else default_cache_path())
     encoder = QueryMemoEncoder(MiniLmEncoder(threads=args.threads), cache)
     reranker = OnnxCrossEncoder.load(args.rerank) if args.rerank else None
-    params = SearchParams(weights=_weights(args.weights), normalize=args.normalize)
+    params = SearchParams(weights=_weights(args.weights), normalize=args.normalize,
+                          redundancy_head=args.redundancy_head)
     return SearchEngine(params, encoder=encoder, reranker=reranker, cache=cache), cache
 
 
@@ -155,6 +156,9 @@ def register(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help="one JSON document on stdout")
     p.add_argument("--weights", metavar="S=W,...", help="override fusion weights")
     p.add_argument("--normalize", choices=("max", "none"), default="max")
+    p.add_argument("--redundancy-head", type=int, default=0, metavar="M",
+                   help="gate the conjunctive weight by its head's overlap with BM25's over "
+                   "M notes (vault fusion.gate; default 0: off)")
     p.add_argument("--rerank", metavar="DIR",
                    help="cross-encoder folder (model.onnx, tokenizer.json)")
     p.add_argument("--cache", metavar="FILE", help="embedding cache (default bench/out/)")
