@@ -18,16 +18,21 @@ from typing import Any
 
 from bench import (
     LOCOMO_CATEGORIES,
+    BeirError,
     QueryMemoEncoder,
     SqliteEmbeddingCache,
     default_cache_path,
+    load_beir,
     load_locomo,
     load_longmemeval,
     locomo_excluded,
     params_json,
     render,
+    render_beir,
     run,
+    run_beir,
     summarize,
+    summarize_beir,
 )
 from vault import MiniLmEncoder, OnnxCrossEncoder, SearchEngine, SearchParams
 
@@ -61,8 +66,6 @@ def _engine(args: argparse.Namespace) -> tuple[SearchEngine, SqliteEmbeddingCach
 
 
 def cmd_beir(args: argparse.Namespace) -> int:
-    from bench.beir import BeirError, load_beir, render_beir, run_beir, summarize_beir
-
     data = Path(args.data)
     if not data.is_dir():
         fail(f"no such BEIR folder: {data}")
