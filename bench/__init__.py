@@ -1,10 +1,11 @@
-"""Retrieval benchmarks (LoCoMo, LongMemEval-S, linked knowledge notes) through rmh's own
-SearchEngine; ask against search at an equal budget (ask_runner)."""
+"""Retrieval benchmarks (LoCoMo, LongMemEval-S, BEIR collections, linked knowledge notes)
+through rmh's own SearchEngine; ask against search at an equal budget (ask_runner)."""
 
 from .ask_runner import Asker
 from .ask_runner import render as render_ask
 from .ask_runner import run as run_ask
 from .ask_runner import summarize as summarize_ask
+from .beir import BeirError, load_beir, render_beir, run_beir, summarize_beir
 from .cache import SqliteEmbeddingCache
 from .datasets import Haystack, Question, load_locomo, load_longmemeval, locomo_excluded
 from .knowledge import generate as generate_knowledge
@@ -26,6 +27,7 @@ from .runner import (
 __all__ = [
     "LOCOMO_CATEGORIES",
     "Asker",
+    "BeirError",
     "Haystack",
     "QueryMemoEncoder",
     "Question",
@@ -33,6 +35,7 @@ __all__ = [
     "SqliteEmbeddingCache",
     "default_cache_path",
     "generate_knowledge",
+    "load_beir",
     "load_locomo",
     "load_longmemeval",
     "locomo_excluded",
@@ -41,10 +44,13 @@ __all__ = [
     "quotas",
     "render",
     "render_ask",
+    "render_beir",
     "run",
     "run_ask",
+    "run_beir",
     "score_haystack",
     "summarize",
     "summarize_ask",
+    "summarize_beir",
     "timing_of",
 ]

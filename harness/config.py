@@ -40,6 +40,7 @@ class SearchSection:
     push_above: int = 50_000
     dense_approx_above: int = 200_000
     dense_nprobe: int = 32
+    redundancy_head: int = 0  # vault.SearchParams.redundancy_head: the conjunctive gate
     weights: Mapping[str, float] = field(default_factory=dict)
 
 

@@ -1,9 +1,11 @@
-"""`rmh bench locomo|longmemeval --data FILE`: retrieval benchmarks through rmh's SearchEngine.
+"""`rmh bench locomo|longmemeval --data FILE` / `rmh bench beir --data DIR [--split S]`:
+retrieval benchmarks through rmh's SearchEngine.
 
 Each conversation (LoCoMo) or question haystack (LongMemEval) becomes an in-memory vault
 Corpus (bench/datasets.py) and every question is one query to the same `SearchEngine` the
-Vault facade uses. Chunk and query embeddings persist in bench/out/embeddings.sqlite (or
---cache FILE), so a second run embeds nothing. Progress goes to stderr.
+Vault facade uses; a BEIR collection (bench/beir.py) is one vault of its documents. Chunk
+and query embeddings persist in bench/out/embeddings.sqlite (or --cache FILE), so a second
+run embeds nothing. Progress goes to stderr.
 """
 
 from __future__ import annotations
@@ -16,16 +18,21 @@ from typing import Any
 
 from bench import (
     LOCOMO_CATEGORIES,
+    BeirError,
     QueryMemoEncoder,
     SqliteEmbeddingCache,
     default_cache_path,
+    load_beir,
     load_locomo,
     load_longmemeval,
     locomo_excluded,
     params_json,
     render,
+    render_beir,
     run,
+    run_beir,
     summarize,
+    summarize_beir,
 )
 from vault import MiniLmEncoder, OnnxCrossEncoder, SearchEngine, SearchParams
 
@@ -49,15 +56,56 @@ def _weights(text: str | None) -> dict[str, float]:
     return out
 
 
-def cmd_bench(args: argparse.Namespace) -> int:
-    data = Path(args.data)
-    if not data.is_file():
-        fail(f"no such data file: {data}")
+def _engine(args: argparse.Namespace) -> tuple[SearchEngine, SqliteEmbeddingCache]:
     cache = SqliteEmbeddingCache(Path(args.cache) if args.cache else default_cache_path())
     encoder = QueryMemoEncoder(MiniLmEncoder(threads=args.threads), cache)
     reranker = OnnxCrossEncoder.load(args.rerank) if args.rerank else None
-    params = SearchParams(weights=_weights(args.weights), normalize=args.normalize)
-    engine = SearchEngine(params, encoder=encoder, reranker=reranker, cache=cache)
+    params = SearchParams(weights=_weights(args.weights), normalize=args.normalize,
+                          redundancy_head=args.redundancy_head)
+    return SearchEngine(params, encoder=encoder, reranker=reranker, cache=cache), cache
+
+
+def cmd_beir(args: argparse.Namespace) -> int:
+    data = Path(args.data)
+    if not data.is_dir():
+        fail(f"no such BEIR folder: {data}")
+    try:
+        beir = load_beir(data, args.split)
+    except BeirError as e:
+        fail(str(e))
+    engine, cache = _engine(args)
+    print(f"rmh bench beir: {data} ({args.split}, {len(beir.corpus)} documents, "
+          f"{len(beir.queries)} queries)", file=sys.stderr)
+    rows, timing = run_beir(beir, engine, limit=args.limit)
+    cache.close()
+    report: dict[str, Any] = {
+        "title": f"BEIR {data.name} ({args.split})",
+        "benchmark": "beir",
+        "data": str(data),
+        "split": args.split,
+        "setup": "the collection as one in-memory vault (a note per document), scored by the "
+                 "SearchEngine the Vault uses; baselines from the same pass",
+        "documents": len(beir.corpus),
+        "questions": len(rows["full"]),
+        "dropped_judgements": beir.dropped_judgements,
+        "params": params_json(engine.params),
+        "rerank": "skipped: no model" if engine.reranker is None else "ran",
+        "timing": timing,
+        **summarize_beir(rows),
+    }
+    print(json.dumps(report, sort_keys=True) if args.json else render_beir(report))
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    if args.benchmark == "beir":
+        return cmd_beir(args)
+    data = Path(args.data)
+    if not data.is_file():
+        fail(f"no such data file: {data}")
+    engine, cache = _engine(args)
+    params, reranker, encoder = engine.params, engine.reranker, engine.encoder
+    assert encoder is not None  # _engine always sets one
     excluded: dict[str, int] = {}
     if args.benchmark == "locomo":
         haystacks = load_locomo(data)
@@ -98,9 +146,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("bench", help="retrieval benchmarks (LoCoMo, LongMemEval-S)")
-    p.add_argument("benchmark", choices=("locomo", "longmemeval"))
-    p.add_argument("--data", required=True, metavar="FILE", help="the benchmark's JSON file")
+    p = sub.add_parser("bench", help="retrieval benchmarks (LoCoMo, LongMemEval-S, BEIR)")
+    p.add_argument("benchmark", choices=("locomo", "longmemeval", "beir"))
+    p.add_argument("--data", required=True, metavar="FILE",
+                   help="the benchmark's JSON file (beir: the collection's folder)")
+    p.add_argument("--split", choices=("test", "train", "dev"), default="test",
+                   help="BEIR qrels split (default: test)")
     p.add_argument("--granularity", choices=("session", "turn"), default="session",
                    help="LongMemEval document unit (default: session)")
     p.add_argument("--limit", type=int, default=None, metavar="N", help="first N questions")
@@ -108,6 +159,9 @@ def register(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help="one JSON document on stdout")
     p.add_argument("--weights", metavar="S=W,...", help="override fusion weights")
     p.add_argument("--normalize", choices=("max", "none"), default="max")
+    p.add_argument("--redundancy-head", type=int, default=0, metavar="M",
+                   help="gate the conjunctive weight by its head's overlap with BM25's over "
+                   "M notes (vault fusion.gate; default 0: off)")
     p.add_argument("--rerank", metavar="DIR",
                    help="cross-encoder folder (model.onnx, tokenizer.json)")
     p.add_argument("--cache", metavar="FILE", help="embedding cache (default bench/out/)")

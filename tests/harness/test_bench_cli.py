@@ -148,3 +148,28 @@ def test_benchmark_vault_shapes(tmp_path: Path) -> None:
     hub = {i for i, a in enumerate(turns.archived) if a}
     # user turns reply to assistant turns, which are not documents: only the hub links them
     assert hub and all(set(e) & hub for e in turns.edges)
+
+
+@pytest.mark.slow
+def test_beir_json_report(tmp_path: Path) -> None:
+    from tests.bench.test_beir import write_beir
+
+    folder = write_beir(tmp_path / "tiny", "train")
+    doc = _bench(tmp_path, "beir", "--data", str(folder), "--split", "train")
+    assert doc["split"] == "train" and doc["documents"] == 3 and doc["questions"] == 2
+    assert doc["dropped_judgements"] == 1
+    assert set(doc["methods"]) == {"bm25", "dense", "rrf", "full"}
+    for vals in doc["methods"].values():
+        assert set(vals) == {"ndcg@10", "recall@100"}
+        assert all(0.0 <= v <= 1.0 for v in vals.values())
+    # q2's second relevant document shares no word with it: BM25 scores it 0, never ranks it
+    assert doc["methods"]["bm25"]["recall@100"] == 0.75
+    assert doc["methods"]["full"]["ndcg@10"] >= doc["methods"]["bm25"]["ndcg@10"] > 0.5
+    ci = doc["ci"]
+    assert {"full-rrf", f"full-{ci['best_single']}"} <= set(ci)
+    assert {"mean", "lo", "hi", "wins", "losses"} <= set(ci["full-rrf"]["ndcg@10"])
+    again = _bench(tmp_path, "beir", "--data", str(folder), "--split", "train")
+    assert again["methods"] == doc["methods"]  # deterministic, embeddings from the cache
+    bad = subprocess.run([sys.executable, "-m", "harness", "bench", "beir", "--data",
+                          str(folder)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert bad.returncode != 0 and "qrels/test.tsv" in bad.stderr  # default split: test

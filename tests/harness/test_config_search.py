@@ -16,6 +16,7 @@ def test_defaults_are_the_engines() -> None:
     assert section.push_above == params.push_above and section.rrf_depth == params.rrf_depth
     assert section.dense_approx_above == params.dense.approx_above
     assert section.dense_nprobe == params.dense.ivf.nprobe
+    assert section.redundancy_head == params.redundancy_head == 0
 
 
 def test_scale_switches_are_configurable(tmp_path: Path) -> None:
@@ -31,3 +32,8 @@ def test_cooccurrence_weight_is_configurable(tmp_path: Path) -> None:
     (tmp_path / "rmh.toml").write_text("[search]\ncooccurrence = 0.0\n", encoding="utf-8")
     cfg = load(vault=str(tmp_path), env={})
     assert search_params(cfg).beta == 0.0
+
+
+def test_the_conjunctive_gate_is_configurable(tmp_path: Path) -> None:
+    (tmp_path / "rmh.toml").write_text("[search]\nredundancy_head = 20\n", encoding="utf-8")
+    assert search_params(load(vault=str(tmp_path), env={})).redundancy_head == 20

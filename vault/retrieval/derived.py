@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..storage.corpus import Corpus
+from . import lexical_store
 from .names import NameIndex
 from .signals.bm25 import Bm25Index, note_document
 from .signals.conjunctive import ConjunctiveIndex, note_text
@@ -70,11 +71,20 @@ def array_bytes(obj: object) -> int:
     return 0
 
 
-def build_derived(corpus: Corpus) -> Derived:
-    """Every structure from scratch."""
+def build_derived(corpus: Corpus, folder: str | None = None) -> Derived:
+    """Every structure from scratch; with `folder` (the vault's .rmh/) the lexical indexes
+    come from the store a full build of the same notes saved there (lexical_store.py), and
+    a build saves them for the next process."""
     links = adjacency(len(corpus), corpus.edges)
-    return Derived(corpus, Bm25Index.build(corpus), ConjunctiveIndex.build(corpus),
-                   NameIndex.build(corpus), links, Walk.build(links))
+    got, digest = None, ""
+    if folder is not None:
+        digest = lexical_store.corpus_digest(corpus)
+        got = lexical_store.load(folder, digest)
+    if got is None:
+        got = Bm25Index.build(corpus), ConjunctiveIndex.build(corpus)
+        if folder is not None:
+            lexical_store.save(folder, digest, *got)
+    return Derived(corpus, *got, NameIndex.build(corpus), links, Walk.build(links))
 
 
 def update_derived(d: Derived, corpus: Corpus) -> Derived | None:

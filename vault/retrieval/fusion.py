@@ -221,3 +221,40 @@ def fuse(
         parts[name] = Head(pos, rank, c)
     support = distinct(np.concatenate(touched)) if touched else np.zeros(0, np.int64)
     return Fusion(fused=fused, heads=parts, support=support)
+
+
+REDUNDANCY_HEAD = 20  # notes of each head compared by `overlap`
+
+
+def overlap(a: F64, b: F64, m: int = REDUNDANCY_HEAD, head_a: I64 | None = None) -> float:
+    """|H_m(a) ∩ H_m(b)| / min(m, |H_m(a)|, |H_m(b)|), H_m(x) = the first m notes of `top(x)`
+    (positive scores only; `head_a` may give `top(a, M)` for some M >= m, computed already);
+    0 when either head is empty. Order-free: a set overlap of two exact heads."""
+    ha = (head_a if head_a is not None and head_a.shape[0] >= min(m, int((a > 0).sum()))
+          else top(a, m))[:m]
+    hb = top(b, m)
+    if ha.size == 0 or hb.size == 0:
+        return 0.0
+    shared = int(np.intersect1d(ha, hb, assume_unique=True).size)
+    return shared / min(m, int(ha.size), int(hb.size))
+
+
+def gate(weights: Mapping[str, float], signals: Mapping[str, F64], m: int = REDUNDANCY_HEAD,
+         heads: Mapping[str, I64] | None = None) -> tuple[dict[str, float], str]:
+    """The fusion weights for one query: `weights`, the conjunctive channel's scaled by
+    1 - J, J = `overlap` of its first m notes with BM25's (m = 0: off), and a report.
+
+    Both channels read the same words. Where their heads agree, the pair channel would count
+    the same lexical evidence a second time; where they differ it carries what BM25 lacks (a
+    pair of terms inside one turn: "auth on Monday"). Fusion gains where its inputs are good
+    and retrieve different documents, and loses with the correlation of its inputs (Vogt &
+    Cottrell 1999, "Fusion via a linear combination of scores"; Lee 1997, "Analyses of
+    multiple evidence combination"; Wu & McClean 2006, "Performance prediction of data
+    fusion for information retrieval"): a query-dependent, label-free gate."""
+    out = dict(weights)
+    if m <= 0 or "conjunctive" not in signals or "bm25" not in signals:
+        return out, ""
+    j = overlap(signals["bm25"], signals["conjunctive"], m,
+                None if heads is None else heads.get("bm25"))
+    out["conjunctive"] = out.get("conjunctive", 1.0) * (1.0 - j)
+    return out, f", conjunctive x{1.0 - j:.2f}: its head shares {j:.2f} with bm25's"

@@ -5,7 +5,10 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
 2. graph: personalized PageRank seeded by the notes named in the query and the top bm25/dense
    hits, over wiki-links plus learned co-occurrence edges;
 3. fusion (fusion.py) of the query-dependent signals above:
-   fused(d) = sum_s w_s v_s(d) / (k + rank_s(d) + 1);
+   fused(d) = sum_s w_s(q) v_s(d) / (k + rank_s(d) + 1),
+   w_s(q) = w_s, or, with `redundancy_head` m > 0 (off by default), w_conj(q) =
+   w_conj (1 - J(q)), J(q) the overlap of the conjunctive and BM25 heads of m notes for
+   this query (fusion.gate: redundant lexical evidence counts once);
 4. context: with N(x)(d) = max_{n linked to d, eligible} x(n) and g = w_context,
        ctx(d) = fused(d) + g N(fused)(d) + g^2 N(N(fused))(d),
    so a note next to a strong hit (the reply before or after a turn, a note linking the
@@ -65,7 +68,7 @@ from ..learning.edges import WeightedEdges
 from ..storage.corpus import Corpus
 from .derived import Derived, array_bytes, build_derived, update_derived
 from .encoders import EmbeddingCache, Encoder, Progress
-from .fusion import RRF_DEPTH, RRF_K, Fusion, fuse, stable_order, top
+from .fusion import RRF_DEPTH, RRF_K, Fusion, fuse, gate, stable_order, top
 from .hits import Scored, SearchResult, hit_of
 from .relevance import NOTHING, TOP, Relevance, coverage, judge, query_terms
 from .rerank import CrossEncoder, rerank_order
@@ -111,6 +114,9 @@ class SearchParams:
     weights: Mapping[str, float] = field(default_factory=dict)
     rrf_k: int = RRF_K
     rrf_depth: int = RRF_DEPTH  # notes ranked per signal in fusion (0 = all)
+    # the conjunctive gate's head size m (fusion.gate); 0 = off, the default: measured on
+    # LoCoMo it cost recall@10 (BENCHMARKS.md), and SciFact could not be measured in time
+    redundancy_head: int = 0
     rerank_top_n: int = 15
     rerank_keep: int = 10
     normalize: str = "max"
@@ -162,7 +168,8 @@ class SearchEngine:
         scratch: str | None = None,
     ) -> None:
         """`scratch`: a folder on disk where the dense IVF keeps its int8 codes (an unlinked
-        file, storage/row_file.py) instead of memory; None keeps them in memory."""
+        file, storage/row_file.py) instead of memory, and where the exact dense layout's
+        rows persist between processes (dense_store.py); None keeps everything in memory."""
         self.params = params or SearchParams()
         self.encoder = encoder
         self.reranker = reranker
@@ -231,7 +238,7 @@ class SearchEngine:
                 # 10^6 notes 5.7 GB with both alive; BENCHMARKS.md, session 8).
                 dense = None if d is None else d.dense  # it catches up by itself
                 d = self._derived = None
-                updated = build_derived(corpus)
+                updated = build_derived(corpus, self.scratch)
                 updated.dense = dense
             d = self._derived = updated
         if self.encoder is not None:
@@ -292,9 +299,10 @@ class SearchEngine:
             stages["graph"], graph = self._graph(view, named, sig, cooccurrence, heads)
             if graph is not None:
                 sig["graph"] = graph
-        fusion = fuse(sig, {s: p.weight(s) for s in sig}, p.rrf_k, p.normalize, p.rrf_depth,
-                      heads)
-        stages["fusion"] = f"ran (k={p.rrf_k}, normalize={p.normalize}, depth={p.rrf_depth})"
+        weights, gated = gate({s: p.weight(s) for s in sig}, sig, p.redundancy_head, heads)
+        fusion = fuse(sig, weights, p.rrf_k, p.normalize, p.rrf_depth, heads)
+        stages["fusion"] = (f"ran (k={p.rrf_k}, normalize={p.normalize}, depth={p.rrf_depth}"
+                            f"{gated})")
         eligible = np.ones(n, dtype=np.bool_)
         if not p.include_archived:
             eligible &= ~self._archived_mask(corpus)

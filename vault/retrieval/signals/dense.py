@@ -37,6 +37,7 @@ import numpy.typing as npt
 
 from ...storage.corpus import Corpus
 from ...storage.row_file import RowFile
+from .. import dense_store
 from ..chunking import chunk_note
 from ..encoders import EmbeddingCache, Encoder, Progress, encode_cached
 from ..packed_texts import PackedTexts
@@ -139,8 +140,18 @@ class DenseIndex:
         huge note costs at most that many encoder calls (it stays findable by the lexical
         signals over its whole text, and densely by its first units). With `scratch` (a
         folder) an approximate index keeps its codes in a file there (ivf.py), or in memory
-        when the file cannot be made."""
+        when the file cannot be made, and the exact layout's rows persist there
+        (retrieval/dense_store.py): a later build re-chunks only the notes they lack."""
         p = params or DenseParams()
+        shape = (max_tokens, max_units)
+        if scratch is not None:  # the rows a build in an earlier process persisted
+            got = dense_store.restore(
+                scratch, corpus, encoder.fingerprint, shape,
+                lambda at: _note_chunks(corpus, at, encoder.count_tokens, max_tokens,
+                                        max_units, []),
+                lambda texts: encode_cached(encoder, texts, cache, progress), p.approx_above)
+            if got is not None:
+                return cls._exact(corpus, encoder, *got, shape, p, scratch)
         every = np.arange(len(corpus), dtype=np.int64)
         texts, counts, cut = _note_chunks(corpus, every, encoder.count_tokens, max_tokens,
                                           max_units, PackedTexts(ENCODE_BLOCK))
@@ -152,9 +163,20 @@ class DenseIndex:
             matrix = np.zeros((0, dim), dtype=np.float32)
         else:
             matrix = encode_cached(encoder, texts, cache, progress)
+            if scratch is not None:
+                dense_store.save(scratch, dense_store.note_keys(corpus), counts, cut, matrix,
+                                 encoder.fingerprint, shape)
         return cls(matrix, starts[: len(corpus)], encoder.fingerprint, int(cut.sum()), cut,
                    np.zeros(len(corpus), np.bool_), _no_rows(dim), ivf, corpus.generation,
-                   (max_tokens, max_units), p, scratch)
+                   shape, p, scratch)
+
+    @classmethod
+    def _exact(cls, corpus: Corpus, encoder: Encoder, matrix: F32, counts: I64, cut: Bools,
+               shape: tuple[int, int], p: DenseParams, scratch: str | None) -> DenseIndex:
+        starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+        return cls(matrix, starts[: len(corpus)], encoder.fingerprint, int(cut.sum()), cut,
+                   np.zeros(len(corpus), np.bool_), _no_rows(encoder.dim), None,
+                   corpus.generation, shape, p, scratch)
 
     def updated(
         self,

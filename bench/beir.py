@@ -1,0 +1,256 @@
+"""`rmh bench beir`: a BEIR collection (Thakur et al. 2021) as one vault, every query through
+the `SearchEngine` the Vault uses.
+
+Layout read (the standard BEIR one): `corpus.jsonl` (`_id`, `title`, `text`), `queries.jsonl`
+(`_id`, `text`) and `qrels/SPLIT.tsv` (a header line, then `query-id  corpus-id  score`). A
+document becomes one note (title = its title, or its id when it has none; body = its text),
+notes in file order, so tie-breaks by note id follow the corpus file. Only queries with at
+least one judgement of score > 0 in the split are asked (BEIR's evaluation does the same);
+judgements naming a document the corpus lacks are dropped and counted.
+
+Metrics as BEIR reports them (pytrec_eval / trec_eval): nDCG@10 with graded gains,
+DCG = sum_{i=1..10} rel_i / log2(i + 1) (Jarvelin & Kekalainen 2002), IDCG over the ideal
+ordering of the query's judgements; Recall@100 = relevant in the top 100 / relevant. From one
+`engine.score` per query come rmh's `full` ranking and its own baselines: `bm25`, `dense`
+and plain `rrf` (sum over bm25 and dense of 1/(60 + rank + 1), unweighted), so every method
+sees the same tokens and embeddings. Intervals: paired bootstrap (bench/metrics.py), with
+per-query wins and losses.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+import numpy as np
+import numpy.typing as npt
+
+from vault import Corpus, SearchEngine, order
+
+from .metrics import paired_bootstrap
+
+SPLITS = ("test", "train", "dev")
+METHODS = ("bm25", "dense", "rrf", "full")
+NDCG_K = 10
+RECALL_K = 100
+
+
+class BeirError(ValueError):
+    """The folder is not a readable BEIR collection (names the file and what is wrong)."""
+
+
+@dataclass(frozen=True)
+class BeirQuery:
+    qid: str
+    text: str
+    gains: Mapping[int, float]  # corpus position -> judged relevance (> 0 only)
+
+
+@dataclass(frozen=True)
+class BeirSet:
+    corpus: Corpus
+    doc_ids: tuple[str, ...]
+    queries: tuple[BeirQuery, ...]
+    dropped_judgements: int
+
+
+def _jsonl(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        raise BeirError(f"missing {path.name} in {path.parent}")
+    out: list[dict[str, Any]] = []
+    with path.open(encoding="utf-8") as fh:
+        for n, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise BeirError(f"{path.name} line {n}: not JSON ({e.msg})") from None
+            if not isinstance(row, dict) or "_id" not in row:
+                raise BeirError(f"{path.name} line {n}: an object with an _id is expected")
+            out.append(row)
+    return out
+
+
+def corpus_of(docs: Sequence[Mapping[str, Any]], generation: int = 3_000_000) -> Corpus:
+    """One note per document, in order (position i = the i-th document)."""
+    n = len(docs)
+    titles = tuple(str(d.get("title") or "").strip() or str(d["_id"]) for d in docs)
+    return Corpus(
+        generation=generation,
+        ids=tuple(range(1, n + 1)),
+        paths=tuple(f"docs/{d['_id']}.md" for d in docs),
+        titles=titles,
+        aliases=tuple(() for _ in range(n)),
+        bodies=tuple(str(d.get("text") or "") for d in docs),
+        frontmatter=tuple({} for _ in range(n)),
+        content_hashes=tuple("" for _ in range(n)),
+        edges=(),
+        archived=tuple(False for _ in range(n)),
+    )
+
+
+def load_beir(folder: Path, split: str = "test") -> BeirSet:
+    """The collection in `folder` with the judged queries of `split` (module docstring)."""
+    if split not in SPLITS:
+        raise BeirError(f"unknown split {split!r} (one of {', '.join(SPLITS)})")
+    docs = _jsonl(folder / "corpus.jsonl")
+    queries = {str(q["_id"]): str(q.get("text", "")) for q in _jsonl(folder / "queries.jsonl")}
+    qrels_path = folder / "qrels" / f"{split}.tsv"
+    if not qrels_path.is_file():
+        raise BeirError(f"missing qrels/{split}.tsv in {folder}")
+    position: dict[str, int] = {}
+    for i, d in enumerate(docs):
+        if str(d["_id"]) in position:
+            raise BeirError(f"corpus.jsonl: duplicate _id {d['_id']!r}")
+        position[str(d["_id"])] = i
+    gains: dict[str, dict[int, float]] = {}
+    dropped = 0
+    with qrels_path.open(encoding="utf-8", newline="") as fh:
+        for n, row in enumerate(csv.reader(fh, delimiter="\t"), start=1):
+            if not row or (n == 1 and not _is_number(row[-1])):
+                continue  # blank lines; the header
+            if len(row) < 3 or not _is_number(row[2]):
+                raise BeirError(f"qrels/{split}.tsv line {n}: want query-id, corpus-id, score")
+            qid, did, score = row[0], row[1], float(row[2])
+            if did not in position:
+                dropped += 1
+                continue
+            if score > 0:
+                gains.setdefault(qid, {})[position[did]] = score
+    asked = tuple(BeirQuery(qid, queries[qid], gains[qid]) for qid in sorted(gains)
+                  if qid in queries)
+    dropped += sum(len(g) for qid, g in gains.items() if qid not in queries)
+    return BeirSet(corpus_of(docs), tuple(str(d["_id"]) for d in docs), asked, dropped)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def ndcg_at(ranking: Sequence[int], gains: Mapping[int, float], k: int = NDCG_K) -> float:
+    """trec_eval's nDCG@k: sum_{i=1..k} g_i / log2(i + 1) over the ideal ordering's."""
+    dcg = sum(gains.get(d, 0.0) / np.log2(i + 2) for i, d in enumerate(ranking[:k]))
+    ideal = sorted(gains.values(), reverse=True)[:k]
+    idcg = sum(g / np.log2(i + 2) for i, g in enumerate(ideal))
+    return float(dcg / idcg) if idcg > 0 else 0.0
+
+
+def recall_at(ranking: Sequence[int], gains: Mapping[int, float], k: int = RECALL_K) -> float:
+    """|relevant in the top k| / |relevant| (relevant = judged score > 0)."""
+    if not gains:
+        return 0.0
+    return sum(1 for d in ranking[:k] if d in gains) / len(gains)
+
+
+def head(scores: npt.NDArray[np.float64], eligible: npt.NDArray[np.bool_], depth: int
+         ) -> list[int]:
+    """The first `depth` eligible positions with a positive score, best first (ties by id)."""
+    masked = np.where(eligible & (scores > 0), scores, -np.inf)
+    return [int(i) for i in order(masked)[:depth] if np.isfinite(masked[i])]
+
+
+def plain_rrf(signals: Sequence[npt.NDArray[np.float64]], eligible: npt.NDArray[np.bool_],
+              k: int = 60) -> npt.NDArray[np.float64]:
+    """sum_s 1 / (k + rank_s(d) + 1) over the notes each signal scores > 0 (Cormack et al.
+    2009), rank from 0 among the eligible ones."""
+    out = np.zeros(eligible.shape[0], dtype=np.float64)
+    for s in signals:
+        ranked = head(s, eligible, int(eligible.shape[0]))
+        out[ranked] += 1.0 / (k + np.arange(len(ranked), dtype=np.float64) + 1.0)
+    return out
+
+
+def rankings(engine: SearchEngine, corpus: Corpus, query: str, depth: int = RECALL_K
+             ) -> dict[str, list[int]]:
+    """Each method's first `depth` notes for one query, from one `engine.score`."""
+    s = engine.score(corpus, query)
+    el = s.eligible
+    bm25 = s.signals.get("bm25", np.zeros(len(corpus)))
+    dense = s.signals.get("dense", np.zeros(len(corpus)))
+    out = {"bm25": head(bm25, el, depth), "dense": head(dense, el, depth),
+           "rrf": head(plain_rrf([bm25, dense], el), el, depth)}
+    if engine.reranker is not None:
+        res = engine.search(corpus, query, depth)
+        out["full"] = [corpus.position(h.id) for h in res.hits]
+    else:
+        out["full"] = head(s.final, el, depth)
+    return out
+
+
+def run_beir(data: BeirSet, engine: SearchEngine, *, limit: int | None = None,
+             progress: TextIO | None = sys.stderr) -> tuple[dict[str, list[dict[str, float]]],
+                                                           dict[str, float]]:
+    """Per-query metric rows by method (query order), and timings."""
+    rows: dict[str, list[dict[str, float]]] = {m: [] for m in METHODS}
+    t0 = time.perf_counter()
+    lat: list[float] = []
+    queries = data.queries if limit is None else data.queries[:limit]
+    for qi, q in enumerate(queries):
+        t = time.perf_counter()
+        ranked = rankings(engine, data.corpus, q.text)
+        if qi > 0:  # the first query also builds the index
+            lat.append(time.perf_counter() - t)
+        for m in METHODS:
+            rows[m].append({f"ndcg@{NDCG_K}": ndcg_at(ranked[m], q.gains),
+                            f"recall@{RECALL_K}": recall_at(ranked[m], q.gains)})
+        if progress is not None and (qi % 50 == 49 or qi + 1 == len(queries)):
+            nd = np.mean([r[f"ndcg@{NDCG_K}"] for r in rows["full"]])
+            print(f"\r  {qi + 1}/{len(queries)} queries, full nDCG@10 {nd:.3f}, "
+                  f"{time.perf_counter() - t0:.0f}s", end="", file=progress, flush=True)
+    if progress is not None:
+        print(file=progress)
+    timing = {"seconds": time.perf_counter() - t0,
+              "query_p50_ms": float(np.percentile(lat, 50) * 1000) if lat else 0.0,
+              "query_p95_ms": float(np.percentile(lat, 95) * 1000) if lat else 0.0}
+    return rows, timing
+
+
+def compare(a: Sequence[float], b: Sequence[float]) -> dict[str, float]:
+    """Mean of a - b with its paired bootstrap interval, and per-query wins and losses."""
+    out = paired_bootstrap(a, b)
+    d = np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)
+    return {**out, "wins": int((d > 0).sum()), "losses": int((d < 0).sum())}
+
+
+def summarize_beir(rows: Mapping[str, Sequence[Mapping[str, float]]]) -> dict[str, Any]:
+    """`methods` (mean of each metric) and `ci` (full - rrf, full - the best single channel)."""
+    keys = (f"ndcg@{NDCG_K}", f"recall@{RECALL_K}")
+    methods = {m: {k: float(np.mean([r[k] for r in rows[m]])) if rows[m] else 0.0
+                   for k in keys} for m in rows}
+    best = max(("bm25", "dense"), key=lambda m: (methods[m][keys[0]], m))
+    ci: dict[str, Any] = {"metric": keys[0], "best_single": best}
+    for base in ("rrf", best):
+        ci[f"full-{base}"] = {k: compare([r[k] for r in rows["full"]], [r[k] for r in rows[base]])
+                              for k in keys}
+    return {"methods": methods, "ci": ci}
+
+
+def render_beir(report: Mapping[str, Any]) -> str:
+    """The human table."""
+    lines = [report["title"], f"  {report['setup']}",
+             f"  documents: {report['documents']}  queries: {report['questions']}  "
+             f"dropped judgements: {report['dropped_judgements']}", "",
+             f"{'method':<8} {'nDCG@10':>9} {'Recall@100':>11}"]
+    for m, v in report["methods"].items():
+        lines.append(f"{m:<8} {v['ndcg@10']:>9.3f} {v['recall@100']:>11.3f}")
+    for key, val in report["ci"].items():
+        if key.startswith("full-"):
+            for metric, d in val.items():
+                lines.append(f"{key} {metric}: {d['mean']:+.3f} (95% paired bootstrap "
+                             f"{d['lo']:+.3f} .. {d['hi']:+.3f}; {d['wins']} wins, "
+                             f"{d['losses']} losses)")
+    t = report["timing"]
+    lines.append(f"time {t['seconds']:.0f}s; query p50 {t['query_p50_ms']:.1f} ms, "
+                 f"p95 {t['query_p95_ms']:.1f} ms")
+    return "\n".join(lines)

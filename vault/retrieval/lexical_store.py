@@ -1,0 +1,112 @@
+"""The lexical indexes (BM25, the conjunctive code) of a full build persisted beside the index,
+so a new process loads arrays instead of re-tokenising and re-hashing every note.
+
+A full build is a function of every note's title, aliases, `description` and body, in
+position order. The store is valid for exactly one such corpus, named by
+
+    digest = BLAKE2b-256(VERSION, n, for each note: title, aliases, description, content)
+
+content being the note's content hash when the corpus has one (the file's bytes) and else its
+body. `.rmh/lexical-index.npz` holds the digest and the arrays of both indexes (a build has
+no delta: postings.py's base only); it is written to a temporary name and renamed into place,
+so a reader sees a whole store or none. `load` returns the indexes only when the digest
+matches (any other store is stale: the caller builds and saves), and they are the arrays a
+fresh build makes, so every score equals a fresh build's bit for bit
+(tests/vault/retrieval/test_lexical_store.py). Edits in a running process update the indexes
+in place (derived.py); the store is rewritten at the next full build.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..storage.corpus import Corpus
+from .signals.bm25 import Bm25Index
+from .signals.conjunctive import ConjunctiveIndex
+from .signals.postings import Postings
+from .signals.vocabulary import Vocabulary
+
+VERSION = 1
+FILE = "lexical-index.npz"
+
+
+def corpus_digest(corpus: Corpus) -> str:
+    """What a full lexical build of `corpus` derives from (module docstring), as hex."""
+    h = hashlib.blake2b(digest_size=32)
+    h.update(f"rmh-lexical/{VERSION}/{len(corpus)}".encode())
+    for i in range(len(corpus)):
+        desc = corpus.frontmatter[i].get("description", "")
+        parts = (corpus.titles[i], "\x1f".join(corpus.aliases[i]),
+                 desc if isinstance(desc, str) else "", corpus.content_hashes[i]
+                 or corpus.bodies[i])
+        h.update(("\x1e" + "\x1d".join(parts)).encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
+
+
+def _postings(p: Postings, prefix: str) -> dict[str, Any]:
+    out = {f"{prefix}ptr": p.ptr, f"{prefix}rows": p.rows, f"{prefix}n": np.int64(p.stale.size)}
+    if p.vals is not None:
+        out[f"{prefix}vals"] = p.vals
+    return out
+
+
+def _base(z: dict[str, Any], prefix: str) -> Postings:
+    n = int(z[f"{prefix}n"])
+    return Postings(z[f"{prefix}ptr"], z[f"{prefix}rows"], z.get(f"{prefix}vals"),
+                    np.zeros(n, dtype=np.bool_), np.zeros(0, np.int64), np.zeros(0, np.int64),
+                    np.zeros(0, np.float32), frozenset())
+
+
+def save(folder: str | Path, digest: str, bm25: Bm25Index, conj: ConjunctiveIndex) -> bool:
+    """Persist a full build; False when it has a delta or the folder cannot be written."""
+    v = bm25.vocabulary
+    if bm25.delta_docs or conj.delta_docs or v.extra or conj.columns:
+        return False
+    arrays: dict[str, Any] = {
+        "version": np.int64(VERSION), "digest": np.str_(digest),
+        "b_text": np.frombuffer(v.text.encode("utf-8", "surrogatepass"), dtype=np.uint8),
+        "b_offsets": v.offsets, "b_ids": v.ids, "b_df": bm25.df, "b_lengths": bm25.lengths,
+        "b_scalars": np.asarray([bm25.total, bm25.n_docs], np.int64),
+        "b_params": np.asarray([bm25.k1, bm25.b], np.float64),
+        **_postings(bm25.postings, "bp_"),
+        "c_vocab": conj.vocab, "c_df": conj.df, "c_m": conj.m, "c_s1": conj.s1,
+        "c_s2": conj.s2, "c_n": np.int64(conj.n_docs), **_postings(conj.postings, "cp_"),
+    }
+    folder = Path(folder)
+    tmp = folder / f".{FILE}.{os.getpid()}.tmp"
+    try:
+        with open(tmp, "wb") as fh:
+            np.savez(fh, **arrays)
+        os.replace(tmp, folder / FILE)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        return False
+    return True
+
+
+def load(folder: str | Path, digest: str) -> tuple[Bm25Index, ConjunctiveIndex] | None:
+    """Both indexes from the store in `folder` when it was saved for `digest`, else None."""
+    try:
+        with np.load(Path(folder) / FILE, allow_pickle=False) as f:
+            if int(f["version"]) != VERSION or str(f["digest"]) != digest:
+                return None
+            z = {k: f[k] for k in f.files}
+        text = z["b_text"].tobytes().decode("utf-8", "surrogatepass")
+        total, n = (int(x) for x in z["b_scalars"])
+        k1, b = (float(x) for x in z["b_params"])
+        # `text` is the sorted terms joined by SEP: its offsets are checked by position
+        vocab = Vocabulary(text, z["b_offsets"], z["b_ids"])
+        bm25 = Bm25Index(vocab, _base(z, "bp_"), z["b_df"], z["b_lengths"], total, n, k1, b)
+        conj = ConjunctiveIndex(z["c_vocab"], {}, _base(z, "cp_"), z["c_df"], z["c_m"],
+                                z["c_s1"], z["c_s2"], int(z["c_n"]))
+    except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile, UnicodeDecodeError):
+        return None
+    whole = (bm25.lengths.shape == (n,) and conj.m.shape == (conj.n_docs,)
+             and vocab.offsets.shape[0] >= 1 and int(vocab.offsets[-1]) == len(text))
+    return (bm25, conj) if whole else None
