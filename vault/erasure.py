@@ -5,7 +5,8 @@ Order of work, chosen so a crash part-way leaves nothing that a second `forget` 
 arguments would not finish: the files go first (the folder and the trash: the source of
 truth), then the index follows the folder (its rows), then the embedding keys of the erased
 chunks (the vault's cache and the shared one), then the learned event log is rewritten
-(learning/redact.py), then both SQLite files are vacuumed, then the proof is taken.
+(learning/redact.py), then the persisted retrieval structures are dropped (rebuilt from what
+remains by the next search), then both SQLite files are vacuumed, then the proof is taken.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .learning.usage import UsageRecorder
+from .retrieval import dense_store, lexical_store
 from .retrieval.encoders import EmbeddingCache, Encoder, embedding_key
 from .retrieval.signals.dense import note_chunks
 from .storage.embeddings import SharedEmbeddingCache, TieredEmbeddingCache
@@ -31,7 +33,7 @@ from .storage.erase import (
     trash_copies,
 )
 from .storage.index import Index, NoteRow
-from .storage.store import TRASH_DIR, Store
+from .storage.store import STATE_DIR, TRASH_DIR, Store
 
 
 @dataclass(frozen=True)
@@ -93,9 +95,19 @@ def execute(store: Store, index: Index, cache: EmbeddingCache | None, usage: Usa
                                                              SharedEmbeddingCache):
         removed += cache.shared.forget_embeddings(keys)
     learning = usage.redact(list(todo.ids), list(todo.needles))
+    _drop_derived(store.root / STATE_DIR)
     index.vacuum()
     proof = scan(owned_files(store.root, _with_sidecars(extra_files)), todo.needles)
     return Erased(todo, removed, learning, proof)
+
+
+def _drop_derived(state: Path) -> None:
+    """Remove the persisted retrieval structures (retrieval/dense_store.py, lexical_store.py):
+    they hold the erased notes' chunk keys and terms, and the next search rebuilds them from
+    the notes that remain."""
+    for path in [state / lexical_store.FILE, state / dense_store.INDEX,
+                 *sorted(state.glob(f"{dense_store.ROWS_PREFIX}*.npy"))]:
+        path.unlink(missing_ok=True)
 
 
 def _with_sidecars(files: Sequence[Path]) -> list[Path]:
