@@ -132,8 +132,8 @@ def _failed(args: argparse.Namespace, exc: Exception) -> int:
 
 GLOBAL_OPTIONS = ("--vault", "--version", "-h", "--help")
 # Commands a missing --vault folder does not stop: they make it (init, setup after asking,
-# demo), or answer a client and say what to do (serve).
-MISSING_VAULT_OK = ("init", "setup", "demo", "serve")
+# demo), or answer a client and say what to do (serve), or must never fail it (hook).
+MISSING_VAULT_OK = ("init", "setup", "demo", "serve", "hook")  # a hook never fails its client
 
 
 def _unknown_global(words: Sequence[str]) -> str | None:

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from harness.compose import open_vault
+from harness.compose import open_ledger, open_vault
 from harness.config import Config, load
 from vault import EDIT_KINDS, Edit, Vault
 
@@ -26,7 +26,10 @@ def configured_vault(args: argparse.Namespace, *, dense: bool = True) -> Vault:
 def initialise(cfg: Config, *, dense: bool = True) -> dict[str, Any]:
     """Make the configured folder a vault (creating it) and index it fully: the notes, and
     their embeddings unless `dense` is False (so the first search pays for nothing)."""
-    with open_vault(cfg, dense=dense, create=True) as v:  # learned.sqlite too
+    # learned.sqlite is made here (so servers started together later find it), but the
+    # initial sync runs without learning: nothing has been learned from these notes yet
+    open_ledger(cfg.require_vault(), create=True, recover=False).close()
+    with open_vault(cfg, dense=dense, create=True, learning=False) as v:
         report = v.sync()
         prepared = v.engine.prepare(v.corpus(), progress=Progress())
         notes = v.index.counts()["notes"]

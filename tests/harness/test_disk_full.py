@@ -186,7 +186,7 @@ def test_every_surface_types_a_full_disk() -> None:
         err = to_rpc(exc).to_json()
         assert err["code"] == -32016 and err["data"]["kind"] == "disk_full"
         mcp = to_mcp(exc, "write")
-        assert mcp["isError"] and mcp["structuredContent"]["code"] == -32016
+        assert mcp["isError"] and mcp["structuredContent"]["error"]["code"] == -32016
         assert to_repl(exc, "write").type_name == "DiskFull"
     denied = to_rpc(OSError(errno.EACCES, "Permission denied", "/host/path/x.md")).to_json()
     assert denied["code"] == -32017 and denied["data"]["path"] == "x.md"  # no host path

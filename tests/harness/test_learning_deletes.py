@@ -87,7 +87,7 @@ def test_a_delete_through_serve_leaves_learning(tmp_path: Path) -> None:
                                    "clientInfo": {"name": "t", "version": "1"}}, rid=rid + 3)
         out = server.call("tools/call", {"name": "delete", "arguments": {"note": "Beta"}},
                           rid=rid + 4)
-        assert not out["result"]["isError"], out
+        assert not out["result"].get("isError"), out
     finally:
         server.stdin.close()
         assert server.proc.wait(timeout=60) == 0
