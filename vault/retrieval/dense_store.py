@@ -172,7 +172,7 @@ def restore(folder: str | Path, corpus: Corpus, fingerprint: str, shape: tuple[i
         return None
     vecs = embed(texts) if len(texts) else np.zeros((0, stored.matrix.shape[1]), np.float32)
     out = np.zeros((total, stored.matrix.shape[1]), dtype=np.float32)
-    dest_start = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+    dest_start = (np.cumsum(counts) - counts).astype(np.int64)
     reused = np.flatnonzero(have)
     dst, off = _spans(dest_start[reused], counts[reused])
     srcrows = np.repeat(stored.starts[src[reused]], counts[reused]) + off
@@ -187,6 +187,6 @@ def _spans(starts: I64, counts: I64) -> tuple[I64, I64]:
     """Row indices covering [starts[j], starts[j] + counts[j]) for each j, in order, and each
     row's offset within its span."""
     total = int(counts.sum())
-    first = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+    first = (np.cumsum(counts) - counts).astype(np.int64)  # [] for no spans, not [0]
     off = np.arange(total, dtype=np.int64) - np.repeat(first, counts)
     return np.repeat(starts, counts) + off, off

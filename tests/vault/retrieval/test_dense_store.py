@@ -131,3 +131,13 @@ def test_an_unwritable_folder_costs_nothing(tmp_path: Path) -> None:
     c = corpus(4)
     same(build(c, missing), build(c, None))
     assert not missing.exists()
+
+
+def test_a_store_with_nothing_to_reuse(tmp_path: Path) -> None:
+    """A store saved by an empty vault (`rmh init` of an empty folder), then notes: none is
+    reused, every one is chunked (an empty span list once broke the row copy)."""
+    build(make_corpus([]), tmp_path)
+    c = corpus(3, n=5)
+    same(build(c, tmp_path), build(c, None))
+    other = corpus(4, n=5)  # every note new again: nothing reused
+    same(build(other, tmp_path), build(other, None))
