@@ -188,5 +188,5 @@ def test_every_surface_types_a_full_disk() -> None:
         mcp = to_mcp(exc, "write")
         assert mcp["isError"] and mcp["structuredContent"]["error"]["code"] == -32016
         assert to_repl(exc, "write").type_name == "DiskFull"
-    denied = to_rpc(OSError(errno.EACCES, "Permission denied", "/host/path/x.md")).to_json()
+    denied = to_rpc(OSError(errno.EACCES, "Permission denied", "/tmp/host-only/x.md")).to_json()
     assert denied["code"] == -32017 and denied["data"]["path"] == "x.md"  # no host path
