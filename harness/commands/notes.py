@@ -110,6 +110,8 @@ def cmd_search(args: argparse.Namespace) -> int:
             return 0
         if not result.hits:
             print("no hits")
+        elif not result.relevant:  # retrieval/relevance.py: the hits below are the closest
+            print("nothing relevant found (the closest notes follow)")
         for rank, hit in enumerate(result.hits, 1):
             print(f"{rank:>2}. {hit.score:.6f}  {hit.note}")
             if hit.snippet:
@@ -118,6 +120,8 @@ def cmd_search(args: argparse.Namespace) -> int:
                 print(_explain(hit.receipt))
         if args.explain:
             print("basis: " + json.dumps(result.basis, sort_keys=True))
+            if result.relevance is not None:
+                print("relevance: " + json.dumps(result.relevance.to_json(), sort_keys=True))
             print("stages:")
             for stage, what in sorted(result.stages.items()):
                 print(f"    {stage}: {what}")

@@ -43,3 +43,14 @@ def test_search_and_ask_decline_on_an_absent_topic(tmp_path: Path) -> None:
     assert "Nothing in memory" in str(asked["answer"])
     real = rmh("--vault", str(vault), "ask", "who owns billing", "--json")
     assert real["notes"] and real["stop"] != "nothing relevant"
+
+
+def test_the_human_output_says_so(tmp_path: Path) -> None:
+    vault = tmp_path / "demo"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "RMH_EMBED_CACHE": ""}
+    subprocess.run([sys.executable, "-m", "harness", "demo", str(vault)], cwd=ROOT,
+                   capture_output=True, check=True, timeout=300, env=env)
+    out = subprocess.run([sys.executable, "-m", "harness", "--vault", str(vault), "search",
+                          "melting point of tungsten", "--no-dense", "--explain"], cwd=ROOT,
+                         capture_output=True, text=True, check=True, timeout=300, env=env)
+    assert out.stdout.startswith("nothing relevant found") and "relevance: " in out.stdout
