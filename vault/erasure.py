@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -61,12 +61,12 @@ def plan(store: Store, index: Index, ids: set[int], subject: str, encoder: Encod
     if subject:
         ids = ids | {r.id for r in rows if names(_text(r), subject)}
     erased = sorted((r for r in rows if r.id in ids), key=lambda r: r.path)
-    surviving = [_text(r) for r in rows if r.id not in ids]
+    surviving = [_text(r).casefold() for r in rows if r.id not in ids]  # folded once
     needles: list[str] = [subject] if subject else []
     keys: list[str] = []
     for row in erased:
         needles.append(row.path)
-        needles += distinctive_lines(row.body, surviving)
+        needles += distinctive_lines(row.body, surviving, folded=True)
         if encoder is not None:
             chunks, _ = note_chunks(row.title, row.body, row.frontmatter, encoder.count_tokens,
                                     max_tokens, max_units)
@@ -78,7 +78,8 @@ def plan(store: Store, index: Index, ids: set[int], subject: str, encoder: Encod
 
 
 def execute(store: Store, index: Index, cache: EmbeddingCache | None, usage: UsageRecorder,
-            todo: ErasurePlan, sync: Any, extra_files: Sequence[Path]) -> Erased:
+            todo: ErasurePlan, sync: Callable[[list[str]], object],
+            extra_files: Sequence[Path]) -> Erased:
     """Carry out `todo` (see the module docstring for the order); `sync(paths)` brings the
     index in line with the folder for the removed paths."""
     for path in todo.notes:

@@ -67,17 +67,19 @@ def names(text: str, subject: str) -> bool:
     return bool(subject) and subject.casefold() in text.casefold()
 
 
-def distinctive_lines(text: str, surviving: Iterable[str]) -> list[str]:
+def distinctive_lines(text: str, surviving: Iterable[str], *, folded: bool = False
+                      ) -> list[str]:
     """Lines of `text` (stripped, at least LINE_MIN characters) found in no surviving text,
-    in order of first appearance, once each."""
+    in order of first appearance, once each. With `folded`, the surviving texts are already
+    case-folded (a caller checking many notes against one vault folds it once)."""
     lines = list(dict.fromkeys(ln.strip() for ln in text.splitlines()
                                if len(ln.strip()) >= LINE_MIN))
     if not lines:
         return []
     shared: set[str] = set()
     for other in surviving:
-        folded = other.casefold()
-        shared.update(ln for ln in lines if ln.casefold() in folded)
+        low = other if folded else other.casefold()
+        shared.update(ln for ln in lines if ln.casefold() in low)
     return [ln for ln in lines if ln not in shared]
 
 

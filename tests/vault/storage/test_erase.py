@@ -16,6 +16,8 @@ def test_distinctive_lines_skip_short_and_shared_lines() -> None:
     text = "## Notes\nThe badge number is kept in the blue binder.\nShared template line here.\n"
     lines = erase.distinctive_lines(text, ["a note with SHARED TEMPLATE LINE HERE. inside"])
     assert lines == ["The badge number is kept in the blue binder."]
+    assert erase.distinctive_lines(text, ["a note with shared template line here. inside"],
+                                   folded=True) == lines
 
 
 def test_trash_copies_match_the_path_its_numbered_copies_and_the_subject(tmp_path: Path) -> None:
