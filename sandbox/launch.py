@@ -39,7 +39,7 @@ from .config import TIER_BWRAP, TIER_LANDLOCK, TIER_UNSAFE, SandboxConfig, Sandb
 from .identity import WorkerIdentity, user_namespaces, worker_identity
 
 _HERE = Path(__file__).resolve().parent
-WORKER_FILES = ("worker.py", "worker_guard.py")
+WORKER_FILES = ("worker.py", "worker_guard.py", "worker_root.py")
 _INSIDE_PYTHON = "/opt/python"
 _INSIDE_WORKER = "/opt/rmh"
 _LIB_DIRS = ("/usr/lib", "/usr/lib64", "/usr/lib32", "/lib", "/lib64", "/lib32")
@@ -92,8 +92,12 @@ def bwrap_command(config: SandboxConfig) -> Command:
         return ["--ro-bind-fd", str(fds[-1]), dest]
 
     try:
-        argv = ["bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop",
-                "ALL", "--uid", "65534", "--gid", "65534", "--die-with-parent", "--new-session",
+        # CAP_SYS_ADMIN (and CAP_SETPCAP, to empty the bounding set) in bwrap's user namespace
+        # only, for the worker's guards to remount the device binds read-only before they drop
+        # every capability; no --disable-userns (it would move the worker into a nested user
+        # namespace that cannot remount): the filter refuses unshare, clone(CLONE_NEW*), clone3.
+        argv = ["bwrap", "--unshare-all", "--unshare-user", "--cap-drop", "ALL", "--cap-add",
+                "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP", "--uid", "65534", "--gid", "65534", "--die-with-parent", "--new-session",
                 "--clearenv", "--setenv", "MALLOC_ARENA_MAX", "2",
                 *ro_bind(str(prefix), _INSIDE_PYTHON)]
         site = Path(f"lib/python{sys.version_info[0]}.{sys.version_info[1]}/site-packages")
@@ -112,7 +116,7 @@ def bwrap_command(config: SandboxConfig) -> Command:
             if os.path.exists(dev):
                 argv += ["--dev-bind", dev, dev]
         argv += ["--remount-ro", "/dev", "--size", str(config.scratch_mb * _MB), "--tmpfs",
-                 "/tmp", "--chdir", "/tmp",
+                 "/tmp", "--remount-ro", "/", "--chdir", "/tmp",
                  f"{_INSIDE_PYTHON}/{exe.relative_to(prefix)}", "-I", "-S", "-B"]
     except OSError as exc:
         for fd in fds:
@@ -127,11 +131,16 @@ def guard_plan(tier: str, config: SandboxConfig, seccomp_bpf: bytes | None) -> d
                "NOFILE": config.open_files, "FSIZE": config.scratch_mb * _MB, "CORE": 0}
     plan: dict[str, Any] = {"rlimits": rlimits, "drop_caps": tier != TIER_UNSAFE,
                             "max_tasks": config.max_tasks}
+    if tier == TIER_BWRAP:
+        plan["remount_ro"] = [dev for dev in _DEVICES if os.path.exists(dev)]
     if tier == TIER_LANDLOCK:
         _, prefix = interpreter()
         paths = {str(prefix)} | {os.path.realpath(p) for p in _LIB_DIRS if os.path.isdir(p)}
         paths |= {str(_HERE / name) for name in WORKER_FILES}
         plan["landlock"] = sorted(paths)
+        if private_root_possible():
+            plan["root"] = {"paths": sorted(paths), "symlinks": {
+                lib: os.readlink(lib) for lib in _LIB_DIRS if os.path.islink(lib)}}
     if tier not in (TIER_BWRAP, TIER_UNSAFE):  # bwrap: its user namespace and uid already
         identity = worker_identity(config.worker_user)
         if identity is not None:
@@ -140,6 +149,12 @@ def guard_plan(tier: str, config: SandboxConfig, seccomp_bpf: bytes | None) -> d
     if tier != TIER_UNSAFE and seccomp_bpf is not None:
         plan["seccomp"] = seccomp_bpf.hex()
     return plan
+
+
+def private_root_possible() -> bool:
+    """Whether a Landlock worker can get its own mount namespace (worker_root.private_root):
+    as root, or where unprivileged user namespaces are allowed."""
+    return os.geteuid() == 0 or user_namespaces()
 
 
 @dataclass

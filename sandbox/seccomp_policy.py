@@ -17,7 +17,8 @@ register values, never memory, so a pid is checked but a path is not):
   is not "itself"); tgkill(tgid, ...) with tgid == own pid; tkill, rt_sigqueueinfo, pidfd_* none;
 - resource limits only on itself: prlimit64(pid == 0) (setrlimit/getrlimit act on the caller);
   setpriority/getpriority(PRIO_PROCESS, who == 0) (PRIO_USER with who 0 is every process of
-  the uid); sched_getaffinity/sched_setaffinity(pid == 0);
+  the uid); sched_getaffinity/sched_setaffinity(pid == 0); getpgid/getsid(pid == 0) (another
+  pid's answer, or ESRCH, would say which host pids exist);
 - prctl only with the options in `PRCTL_OPTIONS` (never PR_SET_PDEATHSIG: the worker dies
   with its supervisor; never PR_SET_DUMPABLE or PR_SET_SECCOMP);
 - fcntl only with the commands in `FCNTL_COMMANDS` (no F_SETOWN, F_SETOWN_EX, F_SETSIG,
@@ -138,8 +139,6 @@ ALLOWED: dict[str, str] = {
     "getresuid": "os.getresuid",
     "getresgid": "os.getresgid",
     "getpgrp": "os.getpgrp",
-    "getpgid": "os.getpgid",
-    "getsid": "os.getsid",
     "getrusage": "resource.getrusage",
     "getrlimit": "resource.getrlimit",
     "setrlimit": "resource.setrlimit of itself (lowering; raising needs a capability)",
@@ -158,6 +157,8 @@ FILTERED: dict[str, str] = {
     "getpriority": "os.getpriority of itself only (PRIO_PROCESS, who == 0)",
     "setpriority": "os.setpriority of itself only (PRIO_PROCESS, who == 0)",
     "sched_getaffinity": "os.sched_getaffinity / cpu_count of itself only (pid == 0)",
+    "getpgid": "os.getpgid of itself only (pid == 0: another pid would say it exists)",
+    "getsid": "os.getsid of itself only (pid == 0)",
     "sched_setaffinity": "os.sched_setaffinity of itself only (pid == 0)",
     "fcntl": "the commands in FCNTL_COMMANDS only",
     "ioctl": "the requests in IOCTL_REQUESTS only",
@@ -237,7 +238,7 @@ def compile_bpf(pid: int) -> bytes:
     rule("tgkill", sc.Arg(0, sc.EQ, pid))
     for name in ("getpriority", "setpriority"):  # PRIO_USER/PGRP with who 0: many processes
         rule(name, sc.Arg(0, sc.EQ, PRIO_PROCESS), sc.Arg(1, sc.EQ, 0))
-    for name in ("sched_getaffinity", "sched_setaffinity"):
+    for name in ("sched_getaffinity", "sched_setaffinity", "getpgid", "getsid"):
         rule(name, sc.Arg(0, sc.EQ, 0))
     for cmd in FCNTL_COMMANDS:
         rule("fcntl", sc.Arg(1, sc.EQ, cmd))

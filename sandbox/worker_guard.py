@@ -6,22 +6,27 @@ library. Order of installation, each step irreversible for the process:
 
 1. rlimits (address space, CPU, open files, file size, no core dumps); SIGXFSZ ignored so an
    over-long write fails with EFBIG instead of killing the cell;
-2. the Landlock ruleset is built (its paths opened while they can still be reached);
-3. identity (supervisor root, Landlock and seccomp tiers): the import path is re-pointed at
-   /proc/self/fd/N of directories opened now, then setgroups([]), setresgid, setresuid to the
+2. the worker's view of the file system (`worker_root.py`): on the Landlock tier a private
+   mount namespace whose root holds only the interpreter, the libraries and the worker files,
+   read-only (its own user namespace too when the supervisor is unprivileged); on the bwrap tier
+   the device binds remounted read-only;
+3. the Landlock ruleset is built (its paths opened while they can still be reached);
+4. identity (supervisor root, Landlock and seccomp tiers): the import path is re-pointed at
+   /proc/self/fd/N of directories opened now (not needed, and not possible, in a private root:
+   its folders are searchable and it has no /proc), then setgroups([]), setresgid, setresuid to the
    dedicated uid/gid, so untrusted code never runs as the supervisor's uid and needs no
    search right on the interpreter's ancestors (a 0700 /root);
-4. its own user namespace (unshare(CLONE_NEWUSER), while single-threaded), where asked:
+5. its own user namespace (unshare(CLONE_NEWUSER), while single-threaded), where asked:
    no capability over the user's other processes, and RLIMIT_NPROC then counts only its tasks;
-5. RLIMIT_NPROC (the task cap), set inside that namespace;
-6. capabilities dropped (bounding, ambient, effective, permitted, inheritable), which matters
+6. RLIMIT_NPROC (the task cap), set inside that namespace;
+7. capabilities dropped (bounding, ambient, effective, permitted, inheritable), which matters
    when the worker runs as root without a user namespace, or has just made one;
-7. PR_SET_PDEATHSIG(SIGKILL), after every credential change (each one clears it), then
+8. PR_SET_PDEATHSIG(SIGKILL), after every credential change (each one clears it), then
    getppid() checked: if the supervisor already died, the worker exits;
-8. `PR_SET_NO_NEW_PRIVS`;
-9. Landlock (file-system allowlist, no TCP, signal and abstract-socket scoping where the ABI has
+9. `PR_SET_NO_NEW_PRIVS`;
+10. Landlock (file-system allowlist, no TCP, signal and abstract-socket scoping where the ABI has
    them);
-10. seccomp: the BPF allowlist compiled by the host for this worker's pid (`seccomp_policy.py`)
+11. seccomp: the BPF allowlist compiled by the host for this worker's pid (`seccomp_policy.py`)
    and loaded with `prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER)`. Loading it from here means
    the worker does not need libseccomp, only `ctypes`; the filter refuses PR_SET_PDEATHSIG.
 
@@ -36,7 +41,12 @@ import resource
 import signal
 import sys
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING or __package__:  # the host's package (its probe imports this module)
+    from . import worker_root
+else:  # inside the sandbox: a plain module next to this one
+    import worker_root
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_NO_NEW_PRIVS = 38
@@ -236,14 +246,23 @@ def install(plan: Mapping[str, Any], parent: int) -> list[str]:
     done: list[str] = []
     set_rlimits(plan.get("rlimits", {}))
     done.append("rlimits")
+    root = plan.get("root")
+    if root is not None:
+        worker_root.private_root(list(root["paths"]), dict(root["symlinks"]))
+        done.append("private-root")
+    if plan.get("remount_ro"):
+        worker_root.remount_read_only(list(plan["remount_ro"]))
+        done.append("ro-devices")
+    userns = root is not None and os.getuid() != 0  # private_root made one already
     landlock = plan.get("landlock")
     ruleset, abi = landlock_ruleset(list(landlock)) if landlock is not None else (-1, 0)
     identity = plan.get("identity")
     if identity is not None:
-        reach_imports_by_descriptor()
+        if root is None:
+            reach_imports_by_descriptor()
         drop_identity(int(identity[0]), int(identity[1]))
         done.append(f"uid{identity[0]}")
-    if plan.get("userns") and own_user_namespace():
+    if plan.get("userns") and (userns or own_user_namespace()):
         done.append("userns")
     if plan.get("max_tasks"):
         set_rlimits({"NPROC": int(plan["max_tasks"])})

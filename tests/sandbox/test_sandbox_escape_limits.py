@@ -98,7 +98,8 @@ def test_case21_descriptors_and_disk(host: Host) -> None:
     assert "open 24 True" in res.stdout and "dup 24" in res.stdout  # EMFILE
     fill = res.stdout.split("fill ")[1].split()[0]
     sparse = res.stdout.split("sparse ")[1].split()[0]
-    assert fill in ("27", "28", "13") and sparse in ("27", "13")  # EFBIG, ENOSPC, EACCES
+    # EFBIG, ENOSPC, EACCES; ENOENT on the Landlock tier's private root (no /tmp at all)
+    assert fill in ("27", "28", "13", "2") and sparse in ("27", "13", "2")
 
 
 def test_case23_budget_abuse(host: Host) -> None:
