@@ -3,7 +3,8 @@
 `VaultOps` turns checked arguments (harness.validate, through the operation table) into Vault
 facade calls; each returns a JSON-safe value. All facade calls run on one dedicated thread
 (`VaultThread`): the facade and its SQLite connection are used by one thread at a time, in
-arrival order, whichever surface called.
+arrival order, whichever surface called. A call made by a sandbox host call carries that host
+call's stop test to the vault (`vault.cancellable`), so the sandbox can stop abandoned work.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from typing import Any, TypeVar
 
 import anyio
 
-from vault import Edit, NoteRecord, QuotaExceeded, Vault
+from sandbox import host_call_stop
+from vault import Edit, NoteRecord, QuotaExceeded, Vault, cancellable
 
 from .vault_list import Listings, browse
 
@@ -42,7 +44,11 @@ class VaultThread:
         self._ident = threading.get_ident()
 
     def call(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run `fn(*args)` on the vault thread and wait (inline when already on it)."""
+        """Run `fn(*args)` on the vault thread and wait (inline when already on it); under a
+        sandbox host call, stoppable at the vault's checkpoints (sandbox.host_call_stop)."""
+        stop = host_call_stop()
+        if stop is not None:
+            fn = _stoppable(fn, stop)
         if threading.get_ident() == self._ident:
             return fn(*args)
         return self._pool.submit(fn, *args).result()
@@ -57,6 +63,14 @@ class VaultThread:
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)
+
+
+def _stoppable(fn: Callable[..., T], stop: Callable[[], bool]) -> Callable[..., T]:
+    def run(*args: Any) -> T:
+        with cancellable(stop):
+            return fn(*args)
+
+    return run
 
 
 @dataclass

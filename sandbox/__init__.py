@@ -5,7 +5,8 @@ Public API: `Sandbox`, `SandboxConfig`, `HostFunction`, `HostFunctionError`, `Ex
 `TierReport`, the tier names, `tier_limits` (what a
 tier does not guarantee), `identity_limits` (who the worker runs as, what that leaves open),
 `kill_all_workers` (for the supervisor's exit paths), `lint_check`, and
-`current_exec`/`exec_time_left` (the running exec's deadline, for host functions).
+`current_exec`/`exec_time_left` (the running exec's deadline, for host functions) and
+`host_call_stop` (the running host call's cooperative stop test).
 """
 
 from .cancel import CancelToken
@@ -19,7 +20,7 @@ from .config import (
     SandboxConfig,
     SandboxError,
 )
-from .context import ExecContext, current_exec, exec_time_left
+from .context import ExecContext, current_exec, exec_time_left, host_call_stop
 from .functions import HostFunction, HostFunctionError
 from .host import Sandbox
 from .launch import kill_all_workers
@@ -50,6 +51,7 @@ __all__ = [
     "choose_tier",
     "current_exec",
     "exec_time_left",
+    "host_call_stop",
     "identity_limits",
     "kill_all_workers",
     "lint_check",

@@ -10,9 +10,16 @@ discarded, and nothing else waits for it except the next host call.
 At most one host call runs per sandbox, ever: a call that arrives while an abandoned one is
 still running waits for it (within its own cell's deadline and cancel) before it starts, and
 is never queued behind it. So abandoned work cannot pile up, and a cell that makes no host
-call is not slowed by it. Cooperative cancellation complements this where it exists: the LLM
-broker clips every attempt to the cell's deadline (harness/llm.py), so an abandoned LLM call
-ends by itself at about that deadline.
+call is not slowed by it.
+
+An abandoned call is stopped cooperatively (its stop event set: `context.host_call_stop`)
+as soon as a later call of ANOTHER function needs the thread, or the sandbox closes: the vault
+checks it between notes while it builds its search structures (vault/cancel.py), so that later
+call starts within one checkpoint. A later call of the SAME function waits for it instead of
+stopping it: a search abandoned while it built the index has done work the next search needs
+(stopping it would make every search with a short deadline start over, and none finish). The
+LLM broker clips every attempt to the cell's deadline (harness/llm.py), so an abandoned LLM
+call ends by itself at about that deadline.
 
 Each call runs in the exec's own `contextvars.Context` (the running exec, its deadline, the
 exec's LLM budget), one call at a time.
@@ -28,7 +35,10 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
 
-Job = tuple[contextvars.Context, Callable[[], dict[str, Any]], "Future[dict[str, Any]]"]
+from .context import call_stoppable
+
+Job = tuple[contextvars.Context, Callable[[], dict[str, Any]], "Future[dict[str, Any]]",
+            threading.Event]
 
 
 class Abandoned(Exception):
@@ -56,6 +66,7 @@ class HostCalls:
         self._jobs: queue.SimpleQueue[Job | None] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._current: Future[dict[str, Any]] | None = None
+        self._stop = threading.Event()  # the current call's
         self._name = ""
 
     @property
@@ -69,30 +80,33 @@ class HostCalls:
         """`call()`'s reply; `Abandoned` when the deadline passed or `stop()` became true
         first. `wake` is set by whoever makes `stop()` true."""
         previous, blocker = self._current, self._name
+        if previous is not None and not previous.done() and blocker != name:
+            self._stop.set()  # abandoned, and in the way of another function: stop it
         if previous is not None and not _wait(previous, deadline, wake, stop):
             raise Abandoned(name, blocker)
         future: Future[dict[str, Any]] = Future()
-        self._current, self._name = future, name
+        self._current, self._name, self._stop = future, name, threading.Event()
         if self._thread is None:
             self._thread = threading.Thread(target=self._serve, name="rmh-host-call",
                                             daemon=True)
             self._thread.start()
-        self._jobs.put((ctx, call, future))
+        self._jobs.put((ctx, call, future, self._stop))
         if not _wait(future, deadline, wake, stop):
             raise Abandoned(name)
         return future.result()
 
     def close(self) -> None:
-        """Let the thread end once its current call (if any) returns."""
+        """Stop the current call (if any) cooperatively; the thread ends once it returns."""
+        self._stop.set()
         if self._thread is not None:
             self._jobs.put(None)
             self._thread = None
 
     def _serve(self) -> None:
         while (job := self._jobs.get()) is not None:
-            ctx, call, future = job
+            ctx, call, future, stop = job
             try:
-                future.set_result(ctx.run(call))
+                future.set_result(ctx.run(call_stoppable, stop, call))
             except BaseException as exc:  # invoke() catches everything; this is a backstop
                 future.set_exception(exc)
 

@@ -97,7 +97,8 @@ def bwrap_command(config: SandboxConfig) -> Command:
         # every capability; no --disable-userns (it would move the worker into a nested user
         # namespace that cannot remount): the filter refuses unshare, clone(CLONE_NEW*), clone3.
         argv = ["bwrap", "--unshare-all", "--unshare-user", "--cap-drop", "ALL", "--cap-add",
-                "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP", "--uid", "65534", "--gid", "65534", "--die-with-parent", "--new-session",
+                "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP", "--uid", "65534", "--gid", "65534",
+                "--die-with-parent", "--new-session",
                 "--clearenv", "--setenv", "MALLOC_ARENA_MAX", "2",
                 *ro_bind(str(prefix), _INSIDE_PYTHON)]
         site = Path(f"lib/python{sys.version_info[0]}.{sys.version_info[1]}/site-packages")

@@ -60,7 +60,9 @@ def _check(result: int, what: str) -> None:
 
 def _mount(source: str | None, target: str, fstype: str | None, flags: int,
            data: str | None = None) -> None:
-    encode = (lambda s: None if s is None else s.encode())
+    def encode(text: str | None) -> bytes | None:
+        return None if text is None else text.encode()
+
     _check(_libc().mount(encode(source), target.encode(), encode(fstype), flags, encode(data)),
            f"mount({source}, {target})")
 

@@ -17,6 +17,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .cancel import (
+        cancellable,
+    )
     from .conversation import (
         CONVERSATION_FORMATS,
         STABILITY_MODES,
@@ -222,6 +225,7 @@ _LAZY: dict[str, tuple[str, str]] = {  # public name -> (module, attribute)
     "LearningParams": (".learning.formulas", "LearningParams"),
     "Ledger": (".learning.ledger", "Ledger"),
     "answer_uses": (".learning.answer", "answer_uses"),
+    "cancellable": (".cancel", "cancellable"),
     "LedgerError": (".errors", "LedgerError"),
     "LinkInfo": (".notes.records", "LinkInfo"),
     "MemoryEmbeddingCache": (".retrieval.encoders", "MemoryEmbeddingCache"),
@@ -397,6 +401,7 @@ __all__ = [
     "build_context",
     "build_events",
     "build_facts",
+    "cancellable",
     "content_hash",
     "content_terms",
     "context_from_items",

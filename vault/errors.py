@@ -21,6 +21,7 @@ values, never exceptions. The tree:
     ├── IndexUnusable           index.sqlite is corrupt or from a newer rmh
     ├── LedgerError             learned.sqlite cannot be used
     ├── ConversationFormatError not a conversation in a known format
+    ├── Cancelled               the caller stopped waiting (vault/cancel.py)
     ├── DiskFull                no space left (ENOSPC, EDQUOT, SQLite's "disk is full")
     └── PermissionDenied        the file system refused access to a note (EACCES, EPERM)
 
@@ -47,6 +48,16 @@ class VaultError(Exception):
     def data(self) -> dict[str, object]:
         """Structured, JSON-safe fields describing the error (no host paths)."""
         return {}
+
+
+class Cancelled(VaultError):
+    """Long work stopped at a checkpoint because its caller stopped waiting (vault/cancel.py);
+    nothing was changed."""
+
+    code_name = "cancelled"
+
+    def __init__(self) -> None:
+        super().__init__("cancelled: the caller stopped waiting for this work")
 
 
 class NotAVault(VaultError):

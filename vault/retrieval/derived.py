@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..cancel import checkpoint
 from ..storage.corpus import Corpus
 from . import lexical_store
 from .names import NameIndex
@@ -82,6 +83,7 @@ def build_derived(corpus: Corpus, folder: str | None = None) -> Derived:
         got = lexical_store.load(folder, digest)
     if got is None:
         got = Bm25Index.build(corpus), ConjunctiveIndex.build(corpus)
+        checkpoint()  # not saved: the next build starts over (vault/cancel.py)
         if folder is not None:
             lexical_store.save(folder, digest, *got)
     return Derived(corpus, *got, NameIndex.build(corpus), links, Walk.build(links))

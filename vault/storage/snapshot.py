@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from ..cancel import checked
 from ..notes.links import Resolver
 from .columns import Edges, Strings, hex_column
 from .corpus import Corpus
@@ -102,7 +103,7 @@ def build_snapshot(index: Index) -> Snapshot:
     cols: dict[str, list[Any]] = {name: [] for name in _COLUMNS}
     with index.reading():
         generation = index.generation()
-        for r in index.iter_notes():
+        for r in checked(index.iter_notes()):
             for name, attr in _COLUMNS.items():
                 cols[name].append(getattr(r, attr))
         ids, paths, aliases = (tuple(cols.pop(k)) for k in ("ids", "paths", "aliases"))

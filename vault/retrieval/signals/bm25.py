@@ -31,6 +31,7 @@ from functools import cached_property
 import numpy as np
 import numpy.typing as npt
 
+from ...cancel import checked
 from ...storage.corpus import Corpus
 from ..text import tokenize
 from .postings import Postings
@@ -81,7 +82,7 @@ class Bm25Index:
     @classmethod
     def build(cls, corpus: Corpus) -> Bm25Index:
         """Index every note of `corpus`."""
-        return cls.from_documents(corpus_documents(corpus))
+        return cls.from_documents(checked(corpus_documents(corpus)))
 
     @classmethod
     def from_documents(cls, docs: Iterable[Doc], k1: float = K1, b: float = B) -> Bm25Index:

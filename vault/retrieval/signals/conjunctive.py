@@ -31,6 +31,7 @@ from functools import cached_property
 import numpy as np
 import numpy.typing as npt
 
+from ...cancel import checked
 from ...storage.corpus import Corpus
 from ..text import tokenize
 from .postings import Postings
@@ -85,7 +86,7 @@ class ConjunctiveIndex:
     @classmethod
     def build(cls, corpus: Corpus) -> ConjunctiveIndex:
         """Index title + aliases + body of every note."""
-        return cls.from_texts(note_text(corpus, i) for i in range(len(corpus)))
+        return cls.from_texts(checked(note_text(corpus, i) for i in range(len(corpus))))
 
     @classmethod
     def from_texts(cls, texts: Iterable[str]) -> ConjunctiveIndex:

@@ -1,0 +1,54 @@
+"""Cooperative cancellation of long vault work (a cold build of the search structures).
+
+A caller that may stop waiting binds a stop test to the work it starts: `with cancellable(stop):
+vault.search(...)`. Long loops call `checkpoint()`, which raises `Cancelled` once the test is
+true. Without a bound test (every caller but the sandbox's host calls) `checkpoint()` does
+nothing, so results never depend on it: a search either finishes exactly as it would have, or
+raises. Checkpoints sit only where everything built so far is in memory and discarded on the
+way out (the snapshot and the derived structures before they are cached or saved), so a cancel
+leaves nothing half-done; the next search builds them again from the start.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from typing import TypeVar
+
+from .errors import Cancelled
+
+T = TypeVar("T")
+
+_STOP: contextvars.ContextVar[Callable[[], bool] | None] = contextvars.ContextVar(
+    "rmh_vault_stop", default=None)
+EVERY = 256  # items between two checks in `checked`
+
+
+@contextmanager
+def cancellable(stop: Callable[[], bool]) -> Iterator[None]:
+    """Bind `stop` (called often, from this thread: it must be cheap) to the work run in this
+    block."""
+    token = _STOP.set(stop)
+    try:
+        yield
+    finally:
+        _STOP.reset(token)
+
+
+def checkpoint() -> None:
+    """Raise `Cancelled` when the stop test bound to this work is true."""
+    stop = _STOP.get()
+    if stop is not None and stop():
+        raise Cancelled()
+
+
+def checked(items: Iterable[T]) -> Iterator[T]:
+    """`items`, with a `checkpoint()` every `EVERY` items (and before the first)."""
+    if _STOP.get() is None:
+        yield from items
+        return
+    for i, item in enumerate(items):
+        if i % EVERY == 0:
+            checkpoint()
+        yield item
