@@ -10,7 +10,12 @@ a warm-up command), then `--runs` times `rmh exec --deadline 2 -c "len(search('h
 cold search builds its in-memory structures for many seconds. Reports the cell's duration,
 the time from the command's start to its answer and to its exit (median and max).
 
-Run from the repository root: `python -m bench.bench_amplify [amplify|deadline|both]
+`next`: `rmh serve` on the same generated vault; `--runs` times: cell 1 `search('hello')` with
+a 2 s deadline (abandoned while the cold build runs), then at once cell 2
+`read('n00001')['note']` (deadline 600 s). Reports cell 2's duration and outcome: how long
+the next cell's host call is held by the abandoned search.
+
+Run from the repository root: `python -m bench.bench_amplify [amplify|deadline|next|both]
 [--repo PATH] [--runs N] [--notes N] [--json]`; `--repo` runs another checkout's code (the
 code before a change) with this script.
 """
@@ -128,9 +133,39 @@ def deadline(repo: Path, runs: int, notes: int) -> dict[str, Any]:
             "exit_s_median": round(statistics.median(exits), 2), "exit_s_max": round(max(exits), 2)}
 
 
+def next_cell(repo: Path, runs: int, notes: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "v"
+        _big_vault(root, notes)
+        _exec(repo, root, "1", "600")  # builds the index (on open), once
+        seconds, outcomes = [], []
+        for _ in range(runs):
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "harness", "--vault", str(root), "serve", "--no-dense"],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                cwd=repo, env=_env(repo))
+            assert proc.stdin is not None and proc.stdout is not None
+            answers = []
+            for rid, code, limit in (("start", "1", 600), ("cold", "search('hello')", 2),
+                                     ("next", "read('n00001')['note']", 600)):
+                frame = {"jsonrpc": "2.0", "id": rid, "method": "repl.exec",
+                         "params": {"code": code, "deadline_s": limit}}
+                proc.stdin.write(json.dumps(frame).encode() + b"\n")
+                proc.stdin.flush()
+                answers.append(json.loads(proc.stdout.readline())["result"])
+            proc.kill()
+            proc.wait()
+            seconds.append(answers[2]["duration_s"])
+            outcomes.append("ok" if answers[2]["ok"] else answers[2]["error"]["type"])
+    return {"notes": notes, "runs": runs, "outcomes": sorted(set(outcomes)),
+            "next_cell_s_median": round(statistics.median(seconds), 2),
+            "next_cell_s_max": round(max(seconds), 2)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("mode", nargs="?", default="both", choices=["amplify", "deadline", "both"])
+    parser.add_argument("mode", nargs="?", default="both",
+                        choices=["amplify", "deadline", "next", "both"])
     parser.add_argument("--repo", type=Path, default=Path.cwd())
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--notes", type=int, default=20_000)
@@ -141,6 +176,8 @@ def main() -> None:
         report["amplify"] = amplify(args.repo.resolve())
     if args.mode in ("deadline", "both"):
         report["deadline"] = deadline(args.repo.resolve(), args.runs, args.notes)
+    if args.mode == "next":
+        report["next"] = next_cell(args.repo.resolve(), args.runs, args.notes)
     print(json.dumps(report, indent=None if args.json else 2))
 
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from . import channel, context, launch, lint
 from .cancel import CancelToken
-from .config import TIER_BWRAP, TIER_UNSAFE, SandboxConfig, SandboxError
+from .config import TIER_BWRAP, TIER_SECCOMP, TIER_UNSAFE, SandboxConfig, SandboxError
 from .functions import HostFunction, describe, invoke
 from .hostcalls import Abandoned, HostCalls
 from .probe import choose_tier
@@ -66,7 +66,8 @@ class Sandbox:
             if (not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0
                     or (self.tier != TIER_BWRAP and pid != proc.proc.pid)):
                 raise channel.ProtocolViolation(f"bad hello frame (pid {pid!r})")
-            bpf = None if self.tier == TIER_UNSAFE else compile_bpf(pid)
+            bpf = (None if self.tier == TIER_UNSAFE
+                   else compile_bpf(pid, read_only=self.tier == TIER_SECCOMP))
             init = {"t": "init", "plan": launch.guard_plan(self.tier, self.config, bpf),
                     "functions": describe(self._functions),
                     "caps": {"frame": self.config.max_frame, "value": self.config.output_cap}}

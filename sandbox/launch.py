@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from .config import TIER_BWRAP, TIER_LANDLOCK, TIER_UNSAFE, SandboxConfig, SandboxError
-from .identity import WorkerIdentity, user_namespaces, worker_identity
+from .identity import WorkerIdentity, private_root_possible, user_namespaces, worker_identity
 
 _HERE = Path(__file__).resolve().parent
 WORKER_FILES = ("worker.py", "worker_guard.py", "worker_root.py")
@@ -150,12 +150,6 @@ def guard_plan(tier: str, config: SandboxConfig, seccomp_bpf: bytes | None) -> d
     if tier != TIER_UNSAFE and seccomp_bpf is not None:
         plan["seccomp"] = seccomp_bpf.hex()
     return plan
-
-
-def private_root_possible() -> bool:
-    """Whether a Landlock worker can get its own mount namespace (worker_root.private_root):
-    as root, or where unprivileged user namespaces are allowed."""
-    return os.geteuid() == 0 or user_namespaces()
 
 
 @dataclass

@@ -26,6 +26,11 @@ register values, never memory, so a pid is checked but a path is not):
   (no FIOSETOWN/SIOCSPGRP, no TIOCSTI);
 - clone only for threads (CLONE_THREAD set, no CLONE_NEW* flag); clone3 fails with ENOSYS so
   glibc falls back to clone(2), whose flags are visible.
+On the seccomp-only tier (no Landlock, no bwrap: nothing else confines the file system) the
+program is compiled `read_only`: open/openat only without O_WRONLY, O_RDWR, O_CREAT, O_TRUNC and
+O_APPEND (the flags are a register), and none of `WRITE_NAMES` (mkdir, rmdir, unlink, rename):
+the worker writes no file at all, only the descriptors it was given (the channel, stdout and
+stderr). What it can still read is whatever its uid can (tiers.py says so).
 The worker's pid is known only once it runs (inside bwrap it is in a PID namespace), so the
 host compiles the program for the pid the worker reports in its hello frame, before any user
 code exists (`compile_bpf(pid)`).
@@ -43,6 +48,8 @@ CLONE_THREAD = 0x00010000
 CLONE_NEW_ANY = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 \
     | 0x40000000
 PRIO_PROCESS = 0
+# open(2) flags that write or create (O_TMPFILE includes O_DIRECTORY and needs a write mode).
+O_WRITING = 0o1 | 0o2 | 0o100 | 0o1000 | 0o2000  # O_WRONLY O_RDWR O_CREAT O_TRUNC O_APPEND
 
 # Allowed without argument checks: syscall -> why the REPL needs it (one line each).
 ALLOWED: dict[str, str] = {
@@ -149,6 +156,10 @@ ALLOWED: dict[str, str] = {
     "arch_prctl": "glibc's thread-local storage and CET set-up",
 }
 
+# Left out of a `read_only` program (the seccomp-only tier): they change the file system.
+WRITE_NAMES = ("mkdir", "mkdirat", "rmdir", "unlink", "unlinkat", "rename", "renameat",
+               "renameat2")
+
 # Allowed only with the argument checks of `compile_bpf`: syscall -> why, and the check.
 FILTERED: dict[str, str] = {
     "kill": "os.kill of itself only (pid == own pid)",
@@ -217,10 +228,11 @@ def denied_names() -> tuple[str, ...]:
 
 
 @functools.cache
-def compile_bpf(pid: int) -> bytes:
+def compile_bpf(pid: int, read_only: bool = False) -> bytes:
     """The allowlist as a BPF program for this machine's architecture, for a worker whose
-    own pid (as it sees it) is `pid`. Raises ImportError/OSError without libseccomp. Names
-    the native architecture lacks are skipped (they cannot be called)."""
+    own pid (as it sees it) is `pid`; `read_only`: no file is opened for writing, created,
+    removed or renamed (module docstring). Raises ImportError/OSError without libseccomp.
+    Names the native architecture lacks are skipped (they cannot be called)."""
     import pyseccomp as sc
 
     filt = sc.SyscallFilter(sc.ERRNO(errno.EPERM))
@@ -231,8 +243,13 @@ def compile_bpf(pid: int) -> bytes:
         with contextlib.suppress(OSError, ValueError):  # not a syscall of this architecture
             filt.add_rule(allow, name, *args)
 
+    opening = ("open", "openat") if read_only else ()
     for name in ALLOWED:
-        rule(name)
+        if name not in opening and not (read_only and name in WRITE_NAMES):
+            rule(name)
+    if read_only:
+        rule("open", sc.Arg(1, sc.MASKED_EQ, O_WRITING, 0))
+        rule("openat", sc.Arg(2, sc.MASKED_EQ, O_WRITING, 0))
     rule("kill", sc.Arg(0, sc.EQ, pid))
     rule("prlimit64", sc.Arg(0, sc.EQ, 0))
     rule("tgkill", sc.Arg(0, sc.EQ, pid))

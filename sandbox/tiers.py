@@ -8,16 +8,21 @@ confines the file system and the worker's view of other processes:
 
 - bwrap+seccomp: user, PID, network, IPC, UTS and mount namespaces, uid 65534 inside (bwrap
   itself started as the dedicated uid when the supervisor is root), no /proc of the host, only
-  the interpreter's prefix and the worker files bound read-only, a read-only /dev of four
-  device nodes, one writable mount (/tmp, `scratch_mb`) (bubblewrap(1)).
-- landlock+seccomp: the file system is an allowlist of the interpreter's prefix and the
-  libraries, read-only (landlock(7)), which hides /proc's files but not stat/readlink of any
-  path; with Landlock ABI >= 6 signals and abstract Unix sockets are scoped to the worker's
-  domain. As root the worker drops to the dedicated uid; its own user namespace, where the
-  kernel allows one, takes away any ptrace right over the user's other processes.
-- seccomp: NO file-system confinement: the worker reads and writes what its uid can (as an
-  unprivileged supervisor: the user's files, rmh.toml, the vault). Never chosen by "auto";
-  only when named, with a warning; refused while a secret (an API key) is configured.
+  the interpreter's prefix and the worker files bound read-only, a read-only root and a
+  read-only /dev of four device nodes, themselves remounted read-only by the worker's guards
+  (worker_root.py); one writable mount (/tmp, `scratch_mb`); no /dev/shm (bubblewrap(1)).
+- landlock+seccomp: the worker's own mount namespace whose root holds only the interpreter's
+  prefix, the libraries and the worker files, read-only (worker_root.py: no /proc, no /dev, no
+  /tmp; stat, readlink, access of any other path: ENOENT), and Landlock's read-only allowlist
+  of the same paths (landlock(7)); with Landlock ABI >= 6 signals and abstract Unix sockets are
+  scoped to the worker's domain. As root the worker drops to the dedicated uid; its own user
+  namespace, where the kernel allows one, takes away any ptrace right over the user's other
+  processes. Unprivileged without user namespaces there is no private root (`tier_limits`).
+- seccomp: NO file-system confinement of reads: the worker reads what its uid can (as an
+  unprivileged supervisor: the user's files, rmh.toml, the vault). Its filter is compiled
+  read-only (seccomp_policy.py): no file opened for writing, created, removed or renamed.
+  Never chosen by "auto"; only when named, with a warning; refused while a secret (an API
+  key) is configured.
 
 The supervisor makes itself non-dumpable (prctl(2) PR_SET_DUMPABLE 0) before the first worker
 starts: /proc/<ppid>/{mem,environ,fd,cwd} then refuse a same-uid worker, and no worker can
@@ -31,37 +36,50 @@ import ctypes
 import functools
 
 from .config import TIER_BWRAP, TIER_LANDLOCK, TIER_SECCOMP, TIER_UNSAFE, SandboxConfig
-from .identity import user_namespaces, worker_identity
+from .identity import private_root_possible, user_namespaces, worker_identity
 
 _PR_SET_DUMPABLE, _PR_GET_DUMPABLE = 4, 3
 
 _LIMITS: dict[str, tuple[str, ...]] = {
     TIER_BWRAP: (
         "the kernel is shared: a kernel bug reachable through the allowed syscalls is an escape",
-        "/dev/null, zero, random and urandom are the host's nodes (bwrap 0.8 cannot bind a "
-        "device read-only): only the filter keeps utime(NULL) off their times",
+        "/dev/null, zero, random and urandom are the host's nodes, bound read-only (chmod, "
+        "chown, utime: EROFS, and refused by the filter); writing to them works as on the host",
     ),
     TIER_LANDLOCK: (
-        "stat, readlink and statx of any path work (Landlock has no hook for them): modes, "
-        "owners and times of host files, and the pids and uids of host processes in /proc",
-        "processes are visible by pid; only seccomp's pid checks, Landlock's signal scope "
-        "(ABI >= 6), the worker's uid or user namespace and the non-dumpable supervisor keep "
-        "it from acting on them",
+        "the kernel is shared: a kernel bug reachable through the allowed syscalls is an escape",
+        "the interpreter's prefix and the library folders (/usr/lib, /lib64, ...) are visible "
+        "read-only: their files' modes, owners and times can be read",
     ),
     TIER_SECCOMP: (
-        "no file-system confinement: the worker reads and writes whatever its uid can (as an "
-        "unprivileged supervisor: the user's files, the vault, rmh.toml; refused while an API "
-        "key is configured; never chosen by auto)",
-        "with no user namespace (unprivileged, none allowed) the worker has the supervisor's "
-        "uid: /proc/<ppid> is closed only because the supervisor is non-dumpable, and other "
-        "processes of that user are open to it through /proc",
+        "no file-system confinement of reads: the worker reads, lists and stats whatever its "
+        "uid can (as an unprivileged supervisor: the user's files, the vault, rmh.toml; refused "
+        "while an API key is configured; never chosen by auto); it writes no file (the filter "
+        "refuses open for writing, create, remove and rename)",
+        "host processes are visible in /proc (pids, command lines of other users' processes "
+        "where /proc allows it); with no user namespace (unprivileged, none allowed) the "
+        "worker has the supervisor's uid: /proc/<ppid> is closed only because the supervisor "
+        "is non-dumpable, and other processes of that user are open to it through /proc",
+        "the kernel is shared, and no namespace separates the worker from the host",
     ),
     TIER_UNSAFE: ("no isolation at all: rlimits only",),
 }
 
 
+_LANDLOCK_NO_ROOT = (
+    "unprivileged and user namespaces are not allowed, so the worker gets no private root: "
+    "stat, lstat, statx, readlink and access of any host path work (Landlock has no hook for "
+    "them): modes, owners and times of host files, and the pids and uids of host processes in "
+    "/proc; processes are visible by pid, and only seccomp's pid checks, Landlock's signal "
+    "scope (ABI >= 6) and the non-dumpable supervisor keep the worker from acting on them",
+)
+
+
 def tier_limits(tier: str) -> tuple[str, ...]:
-    """What `tier` does not guarantee, in words (shown by `rmh doctor`)."""
+    """What `tier` does not guarantee on this machine for this supervisor, in words (shown by
+    `rmh doctor`)."""
+    if tier == TIER_LANDLOCK and not private_root_possible():
+        return (*_LIMITS[tier], *_LANDLOCK_NO_ROOT)
     return _LIMITS.get(tier, ("unknown tier",))
 
 
@@ -99,15 +117,16 @@ def identity_limits(worker_user: str) -> tuple[str, ...]:
         return (f"worker_user is invalid: {exc}",)
     if ident is not None:
         return (f"supervisor is root: the worker runs as {ident.source} with no supplementary "
-                "groups on every tier, so it owns no host file (on the seccomp tier only: "
-                "files it creates in world-writable folders such as /tmp are its own)",)
+                "groups on every tier, so it owns no host file",)
     if user_namespaces():
         return ("supervisor is unprivileged: the worker keeps this user's kernel uid, in its "
                 "own user namespace (no capability or ptrace right over this user's other "
                 "processes; the task cap counts only its own tasks); only the seccomp filter "
-                "(no chmod, chown, utime, xattr, lock) and, except on the seccomp tier, "
-                "Landlock or bwrap keep it off this user's files",)
+                "(no chmod, chown, utime, xattr, lock; on the seccomp tier no write at all) "
+                "and, except on the seccomp tier, the private root with Landlock, or bwrap, "
+                "keep it off this user's files",)
     return ("supervisor is unprivileged and user namespaces are not allowed: the worker runs "
             "as this user's uid; the task cap (RLIMIT_NPROC) counts every process of the "
             "user; on the seccomp tier it can read /proc/PID/environ and mem of this user's "
-            "other processes; only the filter keeps metadata changes off this user's files",)
+            "other processes; on the Landlock tier it has no private root (stat of any path); "
+            "only the filter keeps metadata changes off this user's files",)

@@ -78,3 +78,26 @@ def test_rmh_serve_answers_at_the_deadline_and_the_next_cell_is_not_slowed(
     finally:
         srv.proc.kill()  # the abandoned search may still run: a kill, as after a crash
         srv.proc.wait()
+
+
+def test_the_next_cells_host_call_is_not_held_by_the_abandoned_search(
+        vault: Path, tmp_path: Path) -> None:
+    """Cell 1's cold search is abandoned at its 2 s deadline; cell 2 calls another host function
+    (`read`): it stops the abandoned search at the vault's next checkpoint (vault/cancel.py)
+    instead of waiting for the whole build (minutes here), so it answers within its own
+    deadline, without the "waited for search" error of a call held behind it."""
+    srv = Server(vault, tmp_path)
+    try:
+        assert srv.call("repl.exec", {"code": "1"}, rid="start")["result"]["ok"]
+        out = srv.call("repl.exec", {"code": "search('hello')", "deadline_s": 2},
+                       rid="cold")["result"]
+        assert out["error"]["type"] == "DeadlineExceeded", out
+        assert "host function search was running" in out["error"]["message"]
+        nxt = srv.call("repl.exec", {"code": "read('n00001')['note']", "deadline_s": 60},
+                       rid="next")["result"]
+        assert nxt["ok"], nxt
+        assert nxt["value"] == "'n00001.md'", nxt
+        assert srv.call("ping", rid="p")["result"] == {}
+    finally:
+        srv.proc.kill()
+        srv.proc.wait()

@@ -23,6 +23,7 @@ REQUIRE = "RMH_REQUIRE_NONROOT"
 SUBSET = ["tests/sandbox/test_sandbox_escape_pids.py", "tests/sandbox/test_sandbox_escape_os.py",
           "tests/sandbox/test_sandbox_identity_probes.py",
           "tests/sandbox/test_sandbox_outside_limits.py",
+          "tests/sandbox/test_sandbox_visibility_probes.py",
           "-k", "case10 or case15 or case26 or case27 or probes or dies or threads or mounts"]
 
 
