@@ -13,7 +13,8 @@ the time from the command's start to its answer and to its exit (median and max)
 `next`: `rmh serve` on the same generated vault; `--runs` times: cell 1 `search('hello')` with
 a 2 s deadline (abandoned while the cold build runs), then at once cell 2
 `read('n00001')['note']` (deadline 600 s). Reports cell 2's duration and outcome: how long
-the next cell's host call is held by the abandoned search.
+the next cell's host call is held by the abandoned search. Every run starts cold: the lexical
+structures a finished search saved (`.rmh/lexical-index.npz`) are removed before it.
 
 Run from the repository root: `python -m bench.bench_amplify [amplify|deadline|next|both]
 [--repo PATH] [--runs N] [--notes N] [--json]`; `--repo` runs another checkout's code (the
@@ -140,6 +141,7 @@ def next_cell(repo: Path, runs: int, notes: int) -> dict[str, Any]:
         _exec(repo, root, "1", "600")  # builds the index (on open), once
         seconds, outcomes = [], []
         for _ in range(runs):
+            (root / ".rmh" / "lexical-index.npz").unlink(missing_ok=True)
             proc = subprocess.Popen(
                 [sys.executable, "-m", "harness", "--vault", str(root), "serve", "--no-dense"],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
@@ -158,6 +160,7 @@ def next_cell(repo: Path, runs: int, notes: int) -> dict[str, Any]:
             seconds.append(answers[2]["duration_s"])
             outcomes.append("ok" if answers[2]["ok"] else answers[2]["error"]["type"])
     return {"notes": notes, "runs": runs, "outcomes": sorted(set(outcomes)),
+            "next_cell_s": [round(s, 2) for s in seconds],
             "next_cell_s_median": round(statistics.median(seconds), 2),
             "next_cell_s_max": round(max(seconds), 2)}
 
