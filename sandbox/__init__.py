@@ -27,8 +27,9 @@ from .launch import kill_all_workers
 from .lint import LintIssue
 from .lint import check as lint_check
 from .probe import TierReport, choose_tier, probe
+from .registry import tier_limits
 from .result import ErrorInfo, ExecResult
-from .tiers import identity_limits, tier_limits
+from .tiers import identity_limits
 
 __all__ = [
     "TIERS",

@@ -27,7 +27,7 @@ class SandboxConfig:
     `tier`: "auto" picks the strongest available tier; naming a tier (a full name from TIERS or
     a short one from TIER_NAMES) forces it (SandboxError if it is unavailable).
     `secret_configured`: the supervisor holds a secret (an API key); tiers that cannot keep
-    the worker away from it are then refused (see `tiers.py`).
+    the worker away from it are then refused (see `registry.py`).
     `lint`: run the AST courtesy check before sending a cell.
     `max_calls`: host-function calls allowed per exec (then HostCallLimit in the worker).
     `cpu_s`: RLIMIT_CPU over the worker's whole life, a backstop behind the wall-clock deadline.

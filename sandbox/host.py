@@ -24,10 +24,11 @@ from typing import Any
 
 from . import channel, context, launch, lint
 from .cancel import CancelToken
-from .config import TIER_BWRAP, TIER_SECCOMP, TIER_UNSAFE, SandboxConfig, SandboxError
+from .config import SandboxConfig, SandboxError
 from .functions import HostFunction, describe, invoke
 from .hostcalls import Abandoned, HostCalls
 from .probe import choose_tier
+from .registry import tier
 from .result import ErrorInfo, ExecResult
 from .seccomp_policy import compile_bpf
 from .session import Capture, Outcome, check_frame
@@ -58,17 +59,18 @@ class Sandbox:
         """Start a worker: it says hello with its own pid (before any user code exists, so it
         is still ours), the host compiles the seccomp allowlist for that pid and sends the
         plan, the worker installs its guards and answers ready."""
-        proc = launch.spawn(self.tier, self.config)
+        kind = tier(self.tier)
+        proc = launch.spawn(kind.command(self.config))
         deadline = time.monotonic() + self.config.start_timeout_s
         reader = channel.FrameReader(self.config.max_frame)
         try:
             pid = self._await(proc, reader, deadline, "hello").get("pid")
             if (not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0
-                    or (self.tier != TIER_BWRAP and pid != proc.proc.pid)):
+                    or (not kind.pid_namespace and pid != proc.proc.pid)):
                 raise channel.ProtocolViolation(f"bad hello frame (pid {pid!r})")
-            bpf = (None if self.tier == TIER_UNSAFE
-                   else compile_bpf(pid, read_only=self.tier == TIER_SECCOMP))
-            init = {"t": "init", "plan": launch.guard_plan(self.tier, self.config, bpf),
+            bpf = (compile_bpf(pid, read_only=kind.read_only_filter) if kind.sandboxed
+                   else None)
+            init = {"t": "init", "plan": kind.guard_plan(self.config, bpf),
                     "functions": describe(self._functions),
                     "caps": {"frame": self.config.max_frame, "value": self.config.output_cap}}
             channel.send(proc.to_worker, init, deadline)
@@ -80,7 +82,7 @@ class Sandbox:
             proc.close()
             raise SandboxError(f"worker failed to start ({self.tier}): {exc}; {err}") from exc
         guards = tuple(str(g) for g in frame["guards"])
-        if self.tier != TIER_UNSAFE and "seccomp" not in guards:
+        if kind.sandboxed and "seccomp" not in guards:
             proc.close()
             raise SandboxError(f"worker started without seccomp: {guards}")
         self.guards = guards

@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .config import TIER_BWRAP, TIER_LANDLOCK, TIER_UNSAFE, SandboxConfig, SandboxError
-from .identity import WorkerIdentity, private_root_possible, user_namespaces, worker_identity
+from .config import SandboxConfig, SandboxError
+from .identity import WorkerIdentity, worker_identity
 
 _HERE = Path(__file__).resolve().parent
 WORKER_FILES = ("worker.py", "worker_guard.py", "worker_root.py")
@@ -126,30 +126,37 @@ def bwrap_command(config: SandboxConfig) -> Command:
     return Command(argv, tuple(fds), worker_identity(config.worker_user))
 
 
-def guard_plan(tier: str, config: SandboxConfig, seccomp_bpf: bytes | None) -> dict[str, Any]:
-    """What the worker installs on itself before user code (see worker_guard.install)."""
-    rlimits = {"AS": config.memory_mb * _MB, "CPU": config.cpu_s,
-               "NOFILE": config.open_files, "FSIZE": config.scratch_mb * _MB, "CORE": 0}
-    plan: dict[str, Any] = {"rlimits": rlimits, "drop_caps": tier != TIER_UNSAFE,
-                            "max_tasks": config.max_tasks}
-    if tier == TIER_BWRAP:
-        plan["remount_ro"] = [dev for dev in _DEVICES if os.path.exists(dev)]
-    if tier == TIER_LANDLOCK:
-        _, prefix = interpreter()
-        paths = {str(prefix)} | {os.path.realpath(p) for p in _LIB_DIRS if os.path.isdir(p)}
-        paths |= {str(_HERE / name) for name in WORKER_FILES}
-        plan["landlock"] = sorted(paths)
-        if private_root_possible():
-            plan["root"] = {"paths": sorted(paths), "symlinks": {
-                lib: os.readlink(lib) for lib in _LIB_DIRS if os.path.islink(lib)}}
-    if tier not in (TIER_BWRAP, TIER_UNSAFE):  # bwrap: its user namespace and uid already
-        identity = worker_identity(config.worker_user)
-        if identity is not None:
-            plan["identity"] = [identity.uid, identity.gid]
-        plan["userns"] = user_namespaces()
-    if tier != TIER_UNSAFE and seccomp_bpf is not None:
-        plan["seccomp"] = seccomp_bpf.hex()
-    return plan
+def bwrap_worker_command(config: SandboxConfig) -> Command:
+    """The bwrap tier's worker: `bwrap_command` running worker.py bound inside."""
+    command = bwrap_command(config)
+    command.argv.append(f"{_INSIDE_WORKER}/worker.py")
+    return command
+
+
+def plain_command(config: SandboxConfig) -> Command:
+    """The worker started as the supervisor (Landlock, seccomp, unsafe tiers): it drops its
+    own identity in worker_guard."""
+    exe, _ = interpreter()
+    return Command([str(exe), "-I", "-S", "-B", str(_HERE / "worker.py")], (), None)
+
+
+def device_nodes() -> list[str]:
+    """The device nodes bwrap binds (and the worker remounts read-only) that exist here."""
+    return [dev for dev in _DEVICES if os.path.exists(dev)]
+
+
+def landlock_paths() -> list[str]:
+    """What a Landlock worker may read (and, in its private root, sees): the interpreter's
+    prefix, the library folders and the worker files (real paths)."""
+    _, prefix = interpreter()
+    paths = {str(prefix)} | {os.path.realpath(p) for p in _LIB_DIRS if os.path.isdir(p)}
+    paths |= {str(_HERE / name) for name in WORKER_FILES}
+    return sorted(paths)
+
+
+def lib_symlinks() -> dict[str, str]:
+    """The library folders that are symlinks (/lib -> usr/lib), re-created in a private root."""
+    return {lib: os.readlink(lib) for lib in _LIB_DIRS if os.path.islink(lib)}
 
 
 @dataclass
@@ -194,14 +201,9 @@ def _popen(argv: list[str], out: int, err: int, fds: tuple[int, ...],
                             start_new_session=True, **identity)
 
 
-def spawn(tier: str, config: SandboxConfig) -> WorkerProcess:
-    """Start a worker for `tier`; the caller sends it the init frame next."""
-    exe, _ = interpreter()
-    if tier == TIER_BWRAP:
-        command = bwrap_command(config)
-        command.argv.append(f"{_INSIDE_WORKER}/worker.py")
-    else:  # Landlock/seccomp: started as the supervisor, the worker drops its own identity
-        command = Command([str(exe), "-I", "-S", "-B", str(_HERE / "worker.py")], (), None)
+def spawn(command: Command) -> WorkerProcess:
+    """Start a worker by its tier's `command` (closed here); the caller sends it the init
+    frame next."""
     to_r, to_w = os.pipe()
     from_r, from_w = os.pipe()
     out_r, out_w = os.pipe()

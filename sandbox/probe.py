@@ -11,16 +11,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import launch, worker_guard
-from .config import (
-    TIER_BWRAP,
-    TIER_LANDLOCK,
-    TIER_SECCOMP,
-    TIER_UNSAFE,
-    SandboxConfig,
-    SandboxError,
-)
+from .config import TIER_UNSAFE, SandboxConfig, SandboxError
+from .registry import REGISTRY, Mechanisms, refusal, tier, tier_limits
 from .seccomp_policy import allowed_names, compile_bpf
-from .tiers import make_supervisor_non_dumpable, refusal, tier_limits
+from .tiers import make_supervisor_non_dumpable
 
 
 @dataclass(frozen=True)
@@ -37,7 +31,7 @@ class TierReport:
     @property
     def best(self) -> str | None:
         """The strongest available tier "auto" may pick (never the seccomp-only tier)."""
-        return next((t for t in self.available if t != TIER_SECCOMP), None)
+        return next((t for t in self.available if tier(t).auto), None)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -97,14 +91,9 @@ def _probe(worker_user: str) -> TierReport:
     seccomp, seccomp_detail = _probe_seccomp()
     bwrap, bwrap_detail = _probe_bwrap(SandboxConfig(worker_user=worker_user))
     abi = worker_guard.landlock_abi()
-    tiers: list[str] = []
-    if bwrap and seccomp:
-        tiers.append(TIER_BWRAP)
-    if abi >= 1 and seccomp:
-        tiers.append(TIER_LANDLOCK)
-    if seccomp:
-        tiers.append(TIER_SECCOMP)
-    return TierReport(bwrap, bwrap_detail, seccomp, seccomp_detail, abi, tuple(tiers))
+    found = Mechanisms(bwrap, seccomp, abi)
+    tiers = tuple(t.name for t in REGISTRY.values() if t.works(found))  # strongest first
+    return TierReport(bwrap, bwrap_detail, seccomp, seccomp_detail, abi, tiers)
 
 
 def choose_tier(config: SandboxConfig, *, warn: bool = True) -> str:
@@ -114,12 +103,14 @@ def choose_tier(config: SandboxConfig, *, warn: bool = True) -> str:
     False, a warning on stderr (the "rmh.sandbox" logger) says what it does not hold."""
     report = probe(config.worker_user)
     non_dumpable = make_supervisor_non_dumpable()
-    strong = [t for t in report.available if t != TIER_SECCOMP]
+    strong = [t for t in report.available if tier(t).auto]
     if config.tier == TIER_UNSAFE or (config.tier == "auto" and not strong):
         if not config.unsafe_no_sandbox:
-            seccomp_only = (" The seccomp-only tier works here but confines no file system: "
-                            "it runs only when named (--tier seccomp, [sandbox] tier)."
-                            if TIER_SECCOMP in report.available else "")
+            named = [t for t in report.available if not tier(t).auto]
+            only = "/".join(named)
+            seccomp_only = (f" The {only}-only tier works here but confines no file system: "
+                            f"it runs only when named (--tier {only}, [sandbox] tier)."
+                            if named else "")
             raise SandboxError(
                 "no sandbox tier that confines the file system works here (need bubblewrap "
                 f"or Landlock, with seccomp): bwrap: {report.bwrap_detail}; seccomp: "
@@ -136,8 +127,8 @@ def choose_tier(config: SandboxConfig, *, warn: bool = True) -> str:
         raise SandboxError(f"tier {config.tier} is not available here: {report.to_json()}")
     if (reason := refusal(config.tier, config, non_dumpable)) is not None:
         raise SandboxError(f"refusing tier {config.tier}: {reason}")
-    if config.tier == TIER_SECCOMP and warn:
+    if not tier(config.tier).auto and warn:
         logging.getLogger("rmh.sandbox").warning(
-            "sandbox tier %s (named, never chosen by auto) does not hold: %s", TIER_SECCOMP,
-            "; ".join(tier_limits(TIER_SECCOMP)))
+            "sandbox tier %s (named, never chosen by auto) does not hold: %s", config.tier,
+            "; ".join(tier_limits(config.tier)))
     return config.tier

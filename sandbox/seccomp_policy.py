@@ -30,7 +30,7 @@ On the seccomp-only tier (no Landlock, no bwrap: nothing else confines the file 
 program is compiled `read_only`: open/openat only without O_WRONLY, O_RDWR, O_CREAT, O_TRUNC and
 O_APPEND (the flags are a register), and none of `WRITE_NAMES` (mkdir, rmdir, unlink, rename):
 the worker writes no file at all, only the descriptors it was given (the channel, stdout and
-stderr). What it can still read is whatever its uid can (tiers.py says so).
+stderr). What it can still read is whatever its uid can (registry.py says so).
 The worker's pid is known only once it runs (inside bwrap it is in a PID namespace), so the
 host compiles the program for the pid the worker reports in its hello frame, before any user
 code exists (`compile_bpf(pid)`).

@@ -1,4 +1,5 @@
-"""What each tier does not guarantee, the supervisor's own protection, and when to refuse.
+"""What each tier is (the objects are in registry.py), the supervisor's own protection, and
+who the worker runs as.
 
 Every real tier runs the same worker guards (rlimits including the task cap, no capabilities,
 no_new_privs, PR_SET_PDEATHSIG, the seccomp allowlist of `seccomp_policy.py`, which refuses
@@ -35,53 +36,9 @@ from __future__ import annotations
 import ctypes
 import functools
 
-from .config import TIER_BWRAP, TIER_LANDLOCK, TIER_SECCOMP, TIER_UNSAFE, SandboxConfig
-from .identity import private_root_possible, user_namespaces, worker_identity
+from .identity import user_namespaces, worker_identity
 
 _PR_SET_DUMPABLE, _PR_GET_DUMPABLE = 4, 3
-
-_LIMITS: dict[str, tuple[str, ...]] = {
-    TIER_BWRAP: (
-        "the kernel is shared: a kernel bug reachable through the allowed syscalls is an escape",
-        "/dev/null, zero, random and urandom are the host's nodes, bound read-only (chmod, "
-        "chown, utime: EROFS, and refused by the filter); writing to them works as on the host",
-    ),
-    TIER_LANDLOCK: (
-        "the kernel is shared: a kernel bug reachable through the allowed syscalls is an escape",
-        "the interpreter's prefix and the library folders (/usr/lib, /lib64, ...) are visible "
-        "read-only: their files' modes, owners and times can be read",
-    ),
-    TIER_SECCOMP: (
-        "no file-system confinement of reads: the worker reads, lists and stats whatever its "
-        "uid can (as an unprivileged supervisor: the user's files, the vault, rmh.toml; refused "
-        "while an API key is configured; never chosen by auto); it writes no file (the filter "
-        "refuses open for writing, create, remove and rename)",
-        "host processes are visible in /proc (pids, command lines of other users' processes "
-        "where /proc allows it); with no user namespace (unprivileged, none allowed) the "
-        "worker has the supervisor's uid: /proc/<ppid> is closed only because the supervisor "
-        "is non-dumpable, and other processes of that user are open to it through /proc",
-        "the kernel is shared, and no namespace separates the worker from the host",
-    ),
-    TIER_UNSAFE: ("no isolation at all: rlimits only",),
-}
-
-
-_LANDLOCK_NO_ROOT = (
-    "unprivileged and user namespaces are not allowed, so the worker gets no private root: "
-    "stat, lstat, statx, readlink and access of any host path work (Landlock has no hook for "
-    "them): modes, owners and times of host files, and the pids and uids of host processes in "
-    "/proc; processes are visible by pid, and only seccomp's pid checks, Landlock's signal "
-    "scope (ABI >= 6) and the non-dumpable supervisor keep the worker from acting on them",
-)
-
-
-def tier_limits(tier: str) -> tuple[str, ...]:
-    """What `tier` does not guarantee on this machine for this supervisor, in words (shown by
-    `rmh doctor`)."""
-    if tier == TIER_LANDLOCK and not private_root_possible():
-        return (*_LIMITS[tier], *_LANDLOCK_NO_ROOT)
-    return _LIMITS.get(tier, ("unknown tier",))
-
 
 @functools.cache
 def make_supervisor_non_dumpable() -> bool:
@@ -92,20 +49,6 @@ def make_supervisor_non_dumpable() -> bool:
         return int(libc.prctl(_PR_GET_DUMPABLE, 0, 0, 0, 0)) == 0
     except (OSError, AttributeError):
         return False
-
-
-def refusal(tier: str, config: SandboxConfig, non_dumpable: bool) -> str | None:
-    """Why `tier` must not start under `config`, or None when it may."""
-    if not config.secret_configured:
-        return None
-    if tier == TIER_SECCOMP:
-        return ("the seccomp tier does not confine the file system, so the worker could read "
-                "the configured API key from rmh.toml or the environment files of the "
-                "supervisor's user; install bubblewrap or use a kernel with Landlock")
-    if tier == TIER_LANDLOCK and not non_dumpable:
-        return ("the supervisor could not make itself non-dumpable, so a same-uid worker could "
-                "reach its memory through /proc or ptrace while an API key is configured")
-    return None
 
 
 def identity_limits(worker_user: str) -> tuple[str, ...]:

@@ -37,7 +37,7 @@ from sandbox import (
 from vault import Vault, VaultError
 
 # Every real tier; the seccomp tier has no file-system confinement, so cases that need it
-# call `needs_fs_confinement` (sandbox/tiers.py lists what each tier does not guarantee).
+# call `needs_fs_confinement` (sandbox/registry.py lists what each tier does not guarantee).
 REAL_TIERS = (TIER_BWRAP, TIER_LANDLOCK, TIER_SECCOMP)
 SECRET_VAR = "RMH_ESCAPE_SUITE_SECRET"
 

@@ -1,0 +1,168 @@
+"""Every isolation tier as one object, registered once (`REGISTRY`): what it needs on this
+machine, how it starts a worker, what the worker installs on itself for it, what it does not
+guarantee and when it must be refused. Adding a tier is one `Tier(...)` here and its name in
+config.py; the host, the probe, `choose_tier` and `rmh doctor` read only these objects.
+What each tier is, in words, is in tiers.py's docstring.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from . import launch
+from .config import TIER_BWRAP, TIER_LANDLOCK, TIER_SECCOMP, TIER_UNSAFE, SandboxConfig
+from .identity import private_root_possible, user_namespaces, worker_identity
+
+_MB = 1 << 20
+
+
+@dataclass(frozen=True)
+class Mechanisms:
+    """What the start-up probe found working on this machine."""
+
+    bwrap: bool
+    seccomp: bool
+    landlock_abi: int
+
+
+@dataclass(frozen=True)
+class Tier:
+    """One tier. `auto`: "auto" may pick it (the seccomp-only tier only runs when named);
+    `sandboxed`: the worker's guards and seccomp filter apply (False: rlimits only);
+    `pid_namespace`: the worker reports a pid of its own namespace (not checked against the
+    spawned pid); `read_only_filter`: seccomp_policy's read-only program. The callables:
+    `works` (available given the probe's mechanisms), `command` (the worker's command line),
+    `plan` (the tier's own entries of the guard plan), `limits` (what it does not guarantee,
+    in words), `refusal` (why it must not start under a config, given whether the supervisor
+    is non-dumpable; None when it may)."""
+
+    name: str
+    auto: bool
+    sandboxed: bool
+    pid_namespace: bool
+    read_only_filter: bool
+    works: Callable[[Mechanisms], bool]
+    command: Callable[[SandboxConfig], launch.Command]
+    plan: Callable[[SandboxConfig], dict[str, Any]]
+    limits: Callable[[], tuple[str, ...]]
+    refusal: Callable[[SandboxConfig, bool], str | None]
+
+    def guard_plan(self, config: SandboxConfig, seccomp_bpf: bytes | None) -> dict[str, Any]:
+        """What the worker installs on itself before user code (see worker_guard.install)."""
+        rlimits = {"AS": config.memory_mb * _MB, "CPU": config.cpu_s,
+                   "NOFILE": config.open_files, "FSIZE": config.scratch_mb * _MB, "CORE": 0}
+        plan: dict[str, Any] = {"rlimits": rlimits, "drop_caps": self.sandboxed,
+                                "max_tasks": config.max_tasks, **self.plan(config)}
+        if self.sandboxed and seccomp_bpf is not None:
+            plan["seccomp"] = seccomp_bpf.hex()
+        return plan
+
+
+_SHARED_KERNEL = ("the kernel is shared: a kernel bug reachable through the allowed syscalls is "
+                  "an escape")
+
+
+def _no_refusal(config: SandboxConfig, non_dumpable: bool) -> None:
+    return None
+
+
+def _own_identity(config: SandboxConfig) -> dict[str, Any]:
+    """The worker drops to the dedicated uid itself (supervisor root), and makes its own user
+    namespace where the kernel allows one (tiers without bwrap)."""
+    plan: dict[str, Any] = {"userns": user_namespaces()}
+    identity = worker_identity(config.worker_user)
+    if identity is not None:
+        plan["identity"] = [identity.uid, identity.gid]
+    return plan
+
+
+def _landlock_plan(config: SandboxConfig) -> dict[str, Any]:
+    paths = launch.landlock_paths()
+    plan: dict[str, Any] = {"landlock": paths, **_own_identity(config)}
+    if private_root_possible():
+        plan["root"] = {"paths": paths, "symlinks": launch.lib_symlinks()}
+    return plan
+
+
+_LANDLOCK_NO_ROOT = (
+    "unprivileged and user namespaces are not allowed, so the worker gets no private root: "
+    "stat, lstat, statx, readlink and access of any host path work (Landlock has no hook for "
+    "them): modes, owners and times of host files, and the pids and uids of host processes in "
+    "/proc; processes are visible by pid, and only seccomp's pid checks, Landlock's signal "
+    "scope (ABI >= 6) and the non-dumpable supervisor keep the worker from acting on them",
+)
+
+
+def _landlock_limits() -> tuple[str, ...]:
+    limits = (_SHARED_KERNEL,
+              "the interpreter's prefix and the library folders (/usr/lib, /lib64, ...) are "
+              "visible read-only: their files' modes, owners and times can be read")
+    return limits if private_root_possible() else (*limits, *_LANDLOCK_NO_ROOT)
+
+
+def _landlock_refusal(config: SandboxConfig, non_dumpable: bool) -> str | None:
+    if config.secret_configured and not non_dumpable:
+        return ("the supervisor could not make itself non-dumpable, so a same-uid worker could "
+                "reach its memory through /proc or ptrace while an API key is configured")
+    return None
+
+
+def _seccomp_refusal(config: SandboxConfig, non_dumpable: bool) -> str | None:
+    if config.secret_configured:
+        return ("the seccomp tier does not confine the file system, so the worker could read "
+                "the configured API key from rmh.toml or the environment files of the "
+                "supervisor's user; install bubblewrap or use a kernel with Landlock")
+    return None
+
+
+REGISTRY: dict[str, Tier] = {t.name: t for t in (
+    Tier(TIER_BWRAP, auto=True, sandboxed=True, pid_namespace=True, read_only_filter=False,
+         works=lambda m: m.bwrap and m.seccomp, command=launch.bwrap_worker_command,
+         plan=lambda config: {"remount_ro": launch.device_nodes()},
+         limits=lambda: (
+             _SHARED_KERNEL,
+             "/dev/null, zero, random and urandom are the host's nodes, bound read-only "
+             "(chmod, chown, utime: EROFS, and refused by the filter); writing to them works "
+             "as on the host"),
+         refusal=_no_refusal),
+    Tier(TIER_LANDLOCK, auto=True, sandboxed=True, pid_namespace=False, read_only_filter=False,
+         works=lambda m: m.landlock_abi >= 1 and m.seccomp, command=launch.plain_command,
+         plan=_landlock_plan, limits=_landlock_limits, refusal=_landlock_refusal),
+    Tier(TIER_SECCOMP, auto=False, sandboxed=True, pid_namespace=False, read_only_filter=True,
+         works=lambda m: m.seccomp, command=launch.plain_command, plan=_own_identity,
+         limits=lambda: (
+             "no file-system confinement of reads: the worker reads, lists and stats whatever "
+             "its uid can (as an unprivileged supervisor: the user's files, the vault, "
+             "rmh.toml; refused while an API key is configured; never chosen by auto); it "
+             "writes no file (the filter refuses open for writing, create, remove and rename)",
+             "host processes are visible in /proc (pids, command lines of other users' "
+             "processes where /proc allows it); with no user namespace (unprivileged, none "
+             "allowed) the worker has the supervisor's uid: /proc/<ppid> is closed only because "
+             "the supervisor is non-dumpable, and other processes of that user are open to it "
+             "through /proc",
+             "the kernel is shared, and no namespace separates the worker from the host"),
+         refusal=_seccomp_refusal),
+    Tier(TIER_UNSAFE, auto=False, sandboxed=False, pid_namespace=False, read_only_filter=False,
+         works=lambda m: False, command=launch.plain_command, plan=lambda config: {},
+         limits=lambda: ("no isolation at all: rlimits only",), refusal=_no_refusal),
+)}
+
+
+def tier(name: str) -> Tier:
+    """The registered tier named `name` (a full name from config.TIERS); KeyError otherwise."""
+    return REGISTRY[name]
+
+
+def tier_limits(name: str) -> tuple[str, ...]:
+    """What tier `name` does not guarantee on this machine for this supervisor, in words
+    (shown by `rmh doctor`)."""
+    found = REGISTRY.get(name)
+    return found.limits() if found is not None else ("unknown tier",)
+
+
+def refusal(name: str, config: SandboxConfig, non_dumpable: bool) -> str | None:
+    """Why tier `name` must not start under `config`, or None when it may."""
+    return REGISTRY[name].refusal(config, non_dumpable)
+
