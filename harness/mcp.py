@@ -15,13 +15,17 @@ The stateless revision (2026-07-28) is spoken on the same pipe, next to the hand
 versions: nothing here needs `initialize` first, so a client may start with `server/discover`
 (supported versions, capabilities, identity, instructions) and send every request with
 `_meta["io.modelcontextprotocol/protocolVersion"]`; a version we do not speak is -32602 with
-the supported list, and a 2026-07-28 `tools/list` or `tools/call` result carries
-`resultType: "complete"`. Sessions for learning stay per connection (harness.methods): on
-stdio one process serves one client, so the connection is the session handle.
+the supported list, and every 2026-07-28 result carries `resultType: "complete"` (a list or
+read result also its `cacheScope` and `ttlMs`; `versioned`). Learning sessions: a call with
+no handle uses the connection's session (harness.methods); the stateless revision's explicit
+handles (`session_start`, then `session=<handle>` on the learning tools, `session_end`) are
+harness.mcp_sessions.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 from typing import Any
 
 from rpc import AsyncMethod, RpcError, invalid_params
@@ -29,6 +33,7 @@ from rpc import AsyncMethod, RpcError, invalid_params
 from .errors import BadArgument, to_mcp, tool_result
 from .mcp_prompts import prompt_methods
 from .mcp_resources import resource_methods
+from .mcp_sessions import HANDLED_TOOLS, call_session_tool, session_tools, with_handle
 from .methods import Harness, version
 from .operations import OPERATIONS, Operation
 from .validate import json_schema, signature_text
@@ -108,7 +113,9 @@ def tool(op: Operation) -> dict[str, Any]:
     return out
 
 
-TOOLS: tuple[dict[str, Any], ...] = tuple(tool(op) for op in OPERATIONS if op.mcp is not None)
+TOOLS: tuple[dict[str, Any], ...] = (
+    *(with_handle(tool(op)) for op in OPERATIONS if op.mcp is not None), *session_tools())
+SESSION_TOOLS = frozenset(t["name"] for t in session_tools())
 
 
 def negotiate(protocol_version: Any) -> str:
@@ -143,11 +150,40 @@ def meta_version(meta: Any) -> str | None:
     return str(asked)
 
 
-def stamped(result: dict[str, Any], meta: Any) -> dict[str, Any]:
-    """`result`, with `resultType: "complete"` when the request speaks the stateless revision."""
-    if meta_version(meta) == STATELESS_VERSION:
-        result["resultType"] = "complete"
+# The 2026-07-28 results a client may cache: scope and time-to-live (ms). The tools and
+# prompts are fixed for a server version; notes change at any time, so never reuse them.
+CACHED = {"tools/list": ("public", 3_600_000), "prompts/list": ("public", 3_600_000),
+          "resources/templates/list": ("public", 3_600_000), "server/discover": ("public", 0),
+          "resources/list": ("private", 0), "resources/read": ("private", 0)}
+
+
+def stamped(method: str, result: dict[str, Any]) -> dict[str, Any]:
+    """`result` as the stateless revision asks: `resultType: "complete"`, and for a
+    cacheable result its `cacheScope` and `ttlMs`."""
+    result.setdefault("resultType", "complete")
+    if method in CACHED:
+        scope, ttl = CACHED[method]
+        result.setdefault("cacheScope", scope)
+        result.setdefault("ttlMs", ttl)
     return result
+
+
+def versioned(method: str, fn: AsyncMethod) -> AsyncMethod:
+    """`fn` checking the version a request names in `_meta` (-32602 for one we do not
+    speak) and stamping its result when that version is the stateless revision."""
+    sig = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    async def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            meta = sig.bind_partial(*args, **kwargs).arguments.get("_meta")
+        except TypeError:  # the dispatcher binds first and names the culprit
+            meta = None
+        modern = meta_version(meta) == STATELESS_VERSION or method == "server/discover"
+        result = await fn(*args, **kwargs)
+        return stamped(method, result) if modern and isinstance(result, dict) else result
+
+    return call
 
 
 def discover() -> dict[str, Any]:
@@ -180,26 +216,33 @@ def mcp_methods(h: Harness) -> dict[str, AsyncMethod]:
         return None
 
     async def tools_list(cursor: Any = None, _meta: Any = None) -> dict[str, Any]:
-        return stamped({"tools": [dict(t) for t in TOOLS]}, _meta)
+        return {"tools": [dict(t) for t in TOOLS]}
 
     async def server_discover(_meta: Any = None, **_ignored: Any) -> dict[str, Any]:
-        meta_version(_meta)
         return discover()
 
     async def tools_call(name: Any, arguments: Any = None, _meta: Any = None) -> dict[str, Any]:
-        meta_version(_meta)
-        if not isinstance(name, str) or name not in calls:
+        if not isinstance(name, str) or (name not in calls and name not in SESSION_TOOLS):
             raise RpcError(-32602, f"Unknown tool: {str(name)[:100]}", {"param": "name"})
-        bound = calls[name]
         try:
             if arguments is not None and not isinstance(arguments, dict):
                 raise BadArgument("arguments", "must be an object")
-            value = await bound.acall(bound.op.arguments((), arguments or {}))
+            args = dict(arguments or {})
+            if name in SESSION_TOOLS:
+                return tool_result(await call_session_tool(h.handles, name, args))
+            bound = calls[name]
+            handle = args.pop("session", None) if name in HANDLED_TOOLS else None
+            checked = bound.op.arguments((), args)
+            if handle is None:
+                value = await bound.acall(checked)
+            else:
+                with h.handles.using(handle):
+                    value = await bound.acall(checked)
         except Exception as exc:
-            return stamped(to_mcp(exc, name), _meta)
-        return stamped(tool_call_result(bound.op, value), _meta)
+            return to_mcp(exc, name)
+        return tool_call_result(bound.op, value)
 
-    return {
+    methods: dict[str, AsyncMethod] = {
         "server/discover": server_discover,
         "initialize": initialize,
         "notifications/initialized": initialized,
@@ -208,3 +251,4 @@ def mcp_methods(h: Harness) -> dict[str, AsyncMethod]:
         **resource_methods(h),
         **prompt_methods(),
     }
+    return {name: versioned(name, fn) for name, fn in methods.items()}
