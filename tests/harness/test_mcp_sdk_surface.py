@@ -115,6 +115,8 @@ def test_every_tool_through_the_sdk(tmp_path: Path) -> None:
                 assert not (await call("delete", {"note": "inbox/Idea 2"})).is_error
                 asked = await call("ask", {"question": "When is Project Atlas due?"})
                 assert not asked.is_error, text(asked)
+                used = asked.structured_content["notes"]  # the notes the answer used, only
+                assert "Project Atlas.md" in used and "Lunch.md" not in used
 
                 ran = await call("exec", {"code": "help()"})
                 assert not ran.is_error
