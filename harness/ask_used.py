@@ -64,10 +64,9 @@ def used_notes(answer: str, question: str,
     spread = {t: sum(t in held for held in note_terms.values()) for t in wanted}
     used = []
     for note, record in records:
-        if _names(note, record) & cited or note.casefold() in folded:
-            used.append(note)
-        elif answer_runs & _runs(texts[note]):
-            used.append(note)
-        elif len({t for t in note_terms[note] if spread[t] == 1}) >= MIN_TERMS:
+        cites = bool(_names(note, record) & cited) or note.casefold() in folded
+        repeats = bool(answer_runs & _runs(texts[note]))
+        rare = {t for t in note_terms[note] if spread[t] == 1}
+        if cites or repeats or len(rare) >= MIN_TERMS:
             used.append(note)
     return used

@@ -36,7 +36,7 @@ from .mcp_resources import resource_methods
 from .mcp_sessions import HANDLED_TOOLS, call_session_tool, session_tools, with_handle
 from .methods import Harness, version
 from .operations import OPERATIONS, Operation
-from .validate import json_schema, signature_text
+from .validate import Param, json_schema
 
 PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")  # newest first
 # The stateless revision (no initialize; version and capabilities in each request's _meta;
@@ -67,18 +67,30 @@ This server is your long-term memory: an Obsidian vault of markdown notes linked
 """
 
 
-LEARNS = " Notes are not changed; the call is logged for learning from use"
+LEARNS = " Changes no note; logged for learning"
+# A string bound this long is no hint an agent needs (the server still checks it and names
+# it in the error): the MCP schema leaves it out.
+SCHEMA_MAX_LENGTH = 1_000
 
 
 def repl_globals() -> str:
     """The REPL's vault globals: the functions that are also tools, by name (same parameters
     as the tool), then the others one line each with signature and summary."""
     tools = [f"{op.repl}()" for op in OPERATIONS if op.repl is not None and op.mcp is not None]
-    lines = [f"- {op.repl}{signature_text(op.params, op.returns)}: {op.summary}"
+    lines = [f"- {op.repl}({_args(op.params)}): {op.summary}"
              for op in OPERATIONS if op.repl is not None and op.mcp is None]
-    head = (f"- {', '.join(tools)}: the tools of the same name, same parameters (list_notes "
-            "is the list tool); search() returns the list of hits")
-    return "\n".join([head, *lines, "- help(): lists these; help(name) shows one in full"])
+    head = (f"- {', '.join(tools)}: as the tools (list_notes is list); search() returns the "
+            "hits")
+    return "\n".join([head, *lines, "- help(): lists these; help(name): one in full"])
+
+
+def _args(params: tuple[Param, ...]) -> str:
+    out: list[str] = []
+    for p in params:
+        if p.keyword_only and "*" not in out:
+            out.append("*")
+        out.append(p.name if p.required else f"{p.name}={p.default!r}")
+    return ", ".join(out)
 
 
 def description(op: Operation) -> str:
@@ -86,7 +98,7 @@ def description(op: Operation) -> str:
     exec the globals its code can call."""
     text = op.summary
     if op.learns:
-        text += LEARNS + (" (learn=false: nothing is logged)." if _has_learn(op) else ".")
+        text += LEARNS + (" (learn=false: not)." if _has_learn(op) else ".")
     if op.name != "exec":
         return text
     return f"{text}\nGlobals:\n{repl_globals()}"
@@ -96,6 +108,16 @@ def _has_learn(op: Operation) -> bool:
     return any(p.name == "learn" for p in op.params)
 
 
+def compact(schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema` without the string bounds no agent needs (SCHEMA_MAX_LENGTH and over)."""
+    props = {}
+    for name, prop in schema["properties"].items():
+        if prop.get("maxLength", 0) >= SCHEMA_MAX_LENGTH:
+            prop = {k: v for k, v in prop.items() if k != "maxLength"}
+        props[name] = prop
+    return {**schema, "properties": props}
+
+
 def tool(op: Operation) -> dict[str, Any]:
     """The MCP tool description of an operation: title, input and output schemas, and its
     effect as all four annotation hints (MCP "ToolAnnotations")."""
@@ -103,7 +125,7 @@ def tool(op: Operation) -> dict[str, Any]:
         "name": op.mcp,
         "title": op.title or op.name,
         "description": description(op),
-        "inputSchema": json_schema(op.params),
+        "inputSchema": compact(json_schema(op.params)),
         "annotations": {"readOnlyHint": op.read_only,
                         "destructiveHint": op.destructive, "idempotentHint": op.idempotent,
                         "openWorldHint": op.open_world},

@@ -37,8 +37,7 @@ MAX_ANSWER = 200_000
 HANDLED_TOOLS = frozenset({"search", "read", "ask", "write", "edit"})
 
 HANDLE_SCHEMA: dict[str, Any] = {
-    "type": "string", "maxLength": MAX_HANDLE,
-    "description": "handle from session_start; usage is learned in that session"}
+    "type": "string", "maxLength": MAX_HANDLE, "description": "session_start's handle"}
 
 
 class Hooks(Protocol):
@@ -96,17 +95,21 @@ def session_tools() -> tuple[dict[str, Any], ...]:
     """The MCP tools that mint and end handles."""
     return (
         {"name": "session_start", "title": "Start a session",
-         "description": "Open a learning session; returns its handle. Pass it as `session` "
-                        "to search/read/ask/write/edit, then call session_end.",
+         "description": "Open a learning session; pass its handle as `session` to "
+                        "search/read/ask/write/edit, then session_end.",
          "inputSchema": {"type": "object", "properties": {}},
+         "outputSchema": {"type": "object", "properties": {"session": {"type": "string"}},
+                          "required": ["session"]},
          "annotations": {"readOnlyHint": False, "destructiveHint": False,
                          "idempotentHint": False, "openWorldHint": False}},
         {"name": "session_end", "title": "End a session",
-         "description": "End a session: learning from its usage runs. `answer`: your final "
-                        "answer text (the notes it uses count as used).",
+         "description": "End a session; learning runs. `answer`: your final answer (the "
+                        "notes it uses count as used).",
          "inputSchema": {"type": "object", "required": ["session"], "properties": {
              "session": HANDLE_SCHEMA,
-             "answer": {"type": "string", "maxLength": MAX_ANSWER}}},
+             "answer": {"type": "string"}}},
+         "outputSchema": {"type": "object", "properties": {"session": {"type": "string"}},
+                          "required": ["session"]},
          "annotations": {"readOnlyHint": False, "destructiveHint": False,
                          "idempotentHint": False, "openWorldHint": False}},
     )
