@@ -1,0 +1,77 @@
+"""The warm hooks daemon (harness/hooks_daemon.py) with real processes: the session-start hook
+starts it, the prompt hook gets its memory from it (the hooks' own index removed, so only the
+daemon can answer), a stopped daemon never holds the prompt hook up (it falls back), and the
+last session's end stops it and removes its socket."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.hooks_daemon import ask, socket_path
+
+from .test_hooks_session import hook, rmh
+
+pytestmark = pytest.mark.slow
+
+PROMPT = "When does the nightly job run on the CI runners?"
+
+
+def wait_for(check: object, what: str, limit: float = 240.0) -> None:
+    """Poll `check()` until true (a state, not a guessed sleep); fail after `limit` s."""
+    deadline = time.monotonic() + limit
+    while not check():  # type: ignore[operator]
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.1)
+
+
+def test_the_prompt_hook_asks_the_warm_daemon_and_never_waits_on_it(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / "Build notes.md").write_text(
+        "The CI runners are rebuilt every Monday; the nightly job runs at 02:00.\n", "utf-8")
+    (root / "Garden.md").write_text("Tomatoes need sun and water every day.\n", "utf-8")
+    assert rmh(root, "init", "--no-dense").returncode == 0
+    base = {"session_id": "s1", "transcript_path": "", "cwd": str(tmp_path)}
+    hook(root, "session-start", {**base, "hook_event_name": "SessionStart"})
+    wait_for(lambda: ask(root, {"event": "ping"}, timeout=5.0) is not None, "the daemon")
+    pid = int((root / ".rmh" / "hooks-daemon.pid").read_text())
+
+    index = root / ".rmh" / "hooks.sqlite"
+    index.rename(index.with_suffix(".away"))  # only the daemon can answer now
+    prompt = {**base, "hook_event_name": "UserPromptSubmit", "prompt": PROMPT}
+    out = hook(root, "prompt", prompt)
+    text = json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "02:00" in text and "Build notes.md" in text and "Tomatoes" not in text
+
+    index.with_suffix(".away").rename(index)
+    os.kill(pid, signal.SIGSTOP)  # a daemon that does not answer: the hook falls back
+    try:
+        out = hook(root, "prompt", prompt)
+        assert "02:00" in json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
+    finally:
+        os.kill(pid, signal.SIGCONT)
+
+    # a second client session keeps it; the last one's end stops it
+    hook(root, "session-start", {**base, "session_id": "s2", "hook_event_name": "SessionStart"})
+    hook(root, "session-end", {**base, "hook_event_name": "SessionEnd"})
+    assert ask(root, {"event": "ping"}, timeout=5.0) is not None
+    hook(root, "session-end", {**base, "session_id": "s2", "hook_event_name": "SessionEnd"})
+    path = socket_path(root)
+    assert path is not None
+    wait_for(lambda: not path.exists(), "the socket removed")
+    wait_for(lambda: not _alive(pid), "the daemon's exit")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat")
+    return stat.exists() and stat.read_text().split()[2] != "Z"  # a zombie has exited
