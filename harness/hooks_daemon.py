@@ -13,9 +13,10 @@ VAULT/.rmh/hooks.sock, one JSON line in and one out:
      "own": CLIENT_SESSION_ID}                          -> {"text": MEMORY}
     {"event": "end", "session": S}                      -> {"ok": true}  (last one: it exits)
 
-The prompt hook asks it first (`ask`, within CLIENT_TIMEOUT_S all told); when no daemon runs,
-or it does not answer in time, or answers anything else, the hook falls back to the hooks'
-own FTS5 index (harness/hooks_recall.py), so the client is never held up or failed by it.
+The prompt hook asks it first (`ask`, within CLIENT_TIMEOUT_S all told); when no daemon runs
+(no socket, or a dead one's: refused at once) the hook falls back to the hooks' own FTS5
+index (harness/hooks_recall.py); when the daemon does not answer in time it injects nothing
+(one line on stderr), so the hook stays within its budget and never fails its client.
 The daemon exits when the last client session it knows ends, after IDLE_S without a request,
 or on SIGTERM; it removes its socket. Requests are answered one at a time (the vault facade
 is used by one thread). A socket path too long for AF_UNIX means no daemon (the fallback).

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -73,10 +74,16 @@ def _run_hook(args: argparse.Namespace, data: HookInput) -> str:
         if args.event == "session-start":
             hooks_daemon.spawn(root, session)  # never waits for it
         else:
+            t0 = time.monotonic()
             got = hooks_daemon.ask(root, {"event": "prompt", "prompt": data.prompt,
                                           "session": session, "own": data.session_id})
             if got is not None and isinstance(got.get("text"), str):
                 return str(got["text"])
+            if time.monotonic() - t0 >= hooks_daemon.CLIENT_TIMEOUT_S:
+                print("rmh hook prompt: the hooks daemon did not answer in time",
+                      file=sys.stderr)
+                return ""  # a slow daemon: nothing, within the hook's budget
+            # no daemon (or a dead one's socket): the hooks' own index
     if args.event == "session-start" and index_path(root).exists():  # no vault opened
         from harness.hooks_recall import brief
 

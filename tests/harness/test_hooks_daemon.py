@@ -50,14 +50,16 @@ def test_the_prompt_hook_asks_the_warm_daemon_and_never_waits_on_it(tmp_path: Pa
     assert "02:00" in text and "Build notes.md" in text and "Tomatoes" not in text
 
     index.with_suffix(".away").rename(index)
-    os.kill(pid, signal.SIGSTOP)  # a daemon that does not answer: the hook falls back
+    os.kill(pid, signal.SIGSTOP)  # a daemon that does not answer: nothing, at once
     try:
         out = hook(root, "prompt", prompt)
-        assert "02:00" in json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
+        assert out.stdout == "" and "did not answer in time" in out.stderr
     finally:
         os.kill(pid, signal.SIGCONT)
 
-    # a second client session keeps it; the last one's end stops it
+    # a second client session keeps it; the last one's end stops it, and the hook then
+    # falls back to the hooks' own index
+
     hook(root, "session-start", {**base, "session_id": "s2", "hook_event_name": "SessionStart"})
     hook(root, "session-end", {**base, "hook_event_name": "SessionEnd"})
     assert ask(root, {"event": "ping"}, timeout=5.0) is not None
@@ -66,6 +68,8 @@ def test_the_prompt_hook_asks_the_warm_daemon_and_never_waits_on_it(tmp_path: Pa
     assert path is not None
     wait_for(lambda: not path.exists(), "the socket removed")
     wait_for(lambda: not _alive(pid), "the daemon's exit")
+    out = hook(root, "prompt", prompt)
+    assert "02:00" in json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
 
 
 def _alive(pid: int) -> bool:
