@@ -120,6 +120,7 @@ class HooksSection:
     engine: bool = False
     dense: bool = False
     daemon: bool = True  # session start starts a warm daemon the prompt hook asks first
+    daemon_wait_s: float = 0.2  # the prompt hook's wait for the daemon's answer
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,8 @@ VAULT/.rmh/hooks.sock, one JSON line in and one out:
      "own": CLIENT_SESSION_ID}                          -> {"text": MEMORY}
     {"event": "end", "session": S}                      -> {"ok": true}  (last one: it exits)
 
-The prompt hook asks it first (`ask`, within CLIENT_TIMEOUT_S all told); when no daemon runs
+The prompt hook asks it first (`ask`, within `[hooks] daemon_wait_s`, CLIENT_TIMEOUT_S by
+default, all told); when no daemon runs
 (no socket, or a dead one's: refused at once) the hook falls back to the hooks' own FTS5
 index (harness/hooks_recall.py); when the daemon does not answer in time it injects nothing
 (one line on stderr), so the hook stays within its budget and never fails its client.

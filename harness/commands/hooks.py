@@ -76,10 +76,11 @@ def _run_hook(args: argparse.Namespace, data: HookInput) -> str:
         else:
             t0 = time.monotonic()
             got = hooks_daemon.ask(root, {"event": "prompt", "prompt": data.prompt,
-                                          "session": session, "own": data.session_id})
+                                          "session": session, "own": data.session_id},
+                                   h.daemon_wait_s)
             if got is not None and isinstance(got.get("text"), str):
                 return str(got["text"])
-            if time.monotonic() - t0 >= hooks_daemon.CLIENT_TIMEOUT_S:
+            if time.monotonic() - t0 >= h.daemon_wait_s:
                 print("rmh hook prompt: the hooks daemon did not answer in time",
                       file=sys.stderr)
                 return ""  # a slow daemon: nothing, within the hook's budget

@@ -37,11 +37,20 @@ def test_the_prompt_hook_asks_the_warm_daemon_and_never_waits_on_it(tmp_path: Pa
         "The CI runners are rebuilt every Monday; the nightly job runs at 02:00.\n", "utf-8")
     (root / "Garden.md").write_text("Tomatoes need sun and water every day.\n", "utf-8")
     assert rmh(root, "init", "--no-dense").returncode == 0
+    wait(root, 60.0)  # the daemon's answer is awaited, however loaded the machine
     base = {"session_id": "s1", "transcript_path": "", "cwd": str(tmp_path)}
     hook(root, "session-start", {**base, "hook_event_name": "SessionStart"})
     wait_for(lambda: ask(root, {"event": "ping"}, timeout=5.0) is not None, "the daemon")
     pid = int((root / ".rmh" / "hooks-daemon.pid").read_text())
+    try:
+        _exercise(root, base, pid)
+    finally:  # never leave a daemon behind a failed test
+        if _alive(pid):
+            os.kill(pid, signal.SIGCONT)
+            os.kill(pid, signal.SIGTERM)
 
+
+def _exercise(root: Path, base: dict[str, str], pid: int) -> None:
     index = root / ".rmh" / "hooks.sqlite"
     index.rename(index.with_suffix(".away"))  # only the daemon can answer now
     prompt = {**base, "hook_event_name": "UserPromptSubmit", "prompt": PROMPT}
@@ -50,6 +59,7 @@ def test_the_prompt_hook_asks_the_warm_daemon_and_never_waits_on_it(tmp_path: Pa
     assert "02:00" in text and "Build notes.md" in text and "Tomatoes" not in text
 
     index.with_suffix(".away").rename(index)
+    wait(root, 0.5)
     os.kill(pid, signal.SIGSTOP)  # a daemon that does not answer: nothing, at once
     try:
         out = hook(root, "prompt", prompt)
@@ -70,6 +80,11 @@ def test_the_prompt_hook_asks_the_warm_daemon_and_never_waits_on_it(tmp_path: Pa
     wait_for(lambda: not _alive(pid), "the daemon's exit")
     out = hook(root, "prompt", prompt)
     assert "02:00" in json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
+
+
+def wait(root: Path, seconds: float) -> None:
+    """How long the prompt hook waits for the daemon (`[hooks] daemon_wait_s`)."""
+    (root / "rmh.toml").write_text(f"[hooks]\ndaemon_wait_s = {seconds}\n", "utf-8")
 
 
 def _alive(pid: int) -> bool:
