@@ -11,7 +11,12 @@ from launch to exit (wall) with their CPU (user + sys):
   engine prepared in the process, as `rmh search --no-dense` does (`--engine-runs` runs);
 - `prompt (engine, dense)`: the same with `dense = true` (only with `--dense`; the vault's
   embeddings must exist: `rmh index`);
+- `prompt (daemon, no dense|dense)`: the prompt hook answered by the warm daemon
+  (harness/hooks_daemon.py) that session start started, measured once it answers, with the
+  hooks' own index moved away (every answer is the daemon's); and the daemon's answer alone
+  (a socket round trip from this process);
 - `session-end`: a 6-turn Claude Code transcript ingested, then the same again (nothing new).
+The steps without "daemon" in their name run with `[hooks] daemon = false`.
 
     python bench/bench_hooks.py --vault /tmp/v10k [--runs 20] [--engine-runs 3] [--dense]
 
@@ -24,6 +29,7 @@ import argparse
 import json
 import os
 import resource
+import socket
 import statistics
 import subprocess
 import sys
@@ -42,7 +48,7 @@ PROMPTS = (
 
 
 def _run(vault: Path, event: str, payload: dict[str, Any],
-         config: Path | None = None) -> tuple[float, float]:
+         config: Path | None = None, out_text: list[str] | None = None) -> tuple[float, float]:
     env = {k: v for k, v in os.environ.items() if k not in ("RMH_VAULT", "RMH_CONFIG")}
     env["PYTHONPATH"] = str(REPO)
     if config is not None:
@@ -57,6 +63,8 @@ def _run(vault: Path, event: str, payload: dict[str, Any],
     if out.returncode != 0 or "Error" in out.stderr:
         raise SystemExit(f"hook {event} failed: {out.stderr}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if out_text is not None:
+        out_text.append(out.stdout)
     return wall, cpu
 
 
@@ -83,25 +91,115 @@ def _transcript(path: Path) -> None:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
+def _daemon_steps(vault: Path, base: dict[str, Any], tmp: Path, dense: bool,
+                  runs: int) -> dict[str, Any]:
+    """The warm daemon: session start starts it; once it answers, `runs` prompt hooks, each a
+    new process, with the hooks' own index moved away so that every answer is the daemon's
+    (a fallback would fail the run); then its session ends, which stops it."""
+    name = "daemon, dense" if dense else "daemon, no dense"
+    cfg = tmp / f"daemon-{dense}.toml"
+    cfg.write_text(f"[hooks]\ndaemon = true\ndense = {'true' if dense else 'false'}\n",
+                   encoding="utf-8")
+    t0 = time.perf_counter()
+    start = _run(vault, "session-start", base, cfg)
+    while _ask(vault, {"event": "ping"}, timeout=5.0) is None:
+        if time.perf_counter() - t0 > 3600:
+            raise SystemExit("the daemon did not answer within an hour")
+        time.sleep(0.2)
+    ready = time.perf_counter() - t0
+    index = vault / ".rmh" / "hooks.sqlite"
+    index.rename(index.with_suffix(".away"))
+    pid = int((vault / ".rmh" / "hooks-daemon.pid").read_text())
+    try:
+        said: list[str] = []
+        prompts = [_run(vault, "prompt", {**base, "prompt": PROMPTS[i % 8]}, cfg, said)
+                   for i in range(runs)]
+        inproc, direct = [], []
+        for i in range(runs):
+            t1, c1 = time.perf_counter(), _cpu(pid)
+            got = _ask(vault, {"event": "prompt", "prompt": PROMPTS[i % 8],
+                              "session": "bench-direct"}, timeout=30.0)
+            if got is None or "text" not in got:
+                raise SystemExit(f"the daemon did not answer: {got}")
+            inproc.append((time.perf_counter() - t1, _cpu(pid) - c1))
+            direct.append(str(got["text"]))
+    finally:
+        index.with_suffix(".away").rename(index)
+    # a hook answered by the daemon printed the daemon's text (the index was away: no
+    # fallback could have); one the daemon did not answer in time printed nothing
+    same = sum(bool(t) and t == _context(out) for t, out in zip(direct, said, strict=True))
+    _ask(vault, {"event": "end", "session": "hook-claude-code-bench"}, timeout=30.0)
+    return {f"session-start ({name}; returns before it is ready)": _stats([start]),
+            f"daemon ready after session start ({name}) s": round(ready, 2),
+            f"prompt ({name})": {**_stats(prompts), "answered_by_daemon": same,
+                                 "daemon_answers_with_memory": sum(map(bool, direct))},
+            f"daemon answer alone, socket round trip; CPU: the daemon's ({name})":
+                _stats(inproc)}
+
+
+def _ask(vault: Path, request: dict[str, Any], timeout: float) -> dict[str, Any] | None:
+    """One request to the vault's hooks daemon (harness/hooks_daemon.py's line protocol,
+    spoken here: bench does not import harness); None when none answers."""
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(timeout)
+            s.connect(str(vault / ".rmh" / "hooks.sock"))
+            s.sendall(json.dumps(request).encode() + b"\n")
+            data = b""
+            while not data.endswith(b"\n"):
+                chunk = s.recv(65536)
+                if not chunk:
+                    return None
+                data += chunk
+        doc = json.loads(data)
+    except (OSError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+def _context(stdout: str) -> str:
+    """The memory a hook's stdout injects ("" for none)."""
+    if not stdout.strip():
+        return ""
+    return str(json.loads(stdout)["hookSpecificOutput"]["additionalContext"])
+
+
+def _cpu(pid: int) -> float:
+    """User + system CPU seconds of process `pid` so far (/proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--vault", required=True, type=Path)
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--engine-runs", type=int, default=3)
     ap.add_argument("--dense", action="store_true")
+    ap.add_argument("--daemon-only", action="store_true",
+                    help="only the daemon steps (the hooks' index must exist)")
     args = ap.parse_args(argv)
     vault: Path = args.vault.absolute()
     report: dict[str, Any] = {"vault": str(vault)}
     index = vault / ".rmh" / "hooks.sqlite"
-    if index.exists():
+    if index.exists() and not args.daemon_only:
         index.unlink()
     base = {"session_id": "bench", "cwd": str(vault / "billing")}
-    report["session-start (first)"] = _stats([_run(vault, "session-start", base)])
-    report["session-start"] = _stats([_run(vault, "session-start", base)
-                                      for _ in range(args.runs)])
-    report["prompt"] = _stats([_run(vault, "prompt", {**base, "prompt": PROMPTS[i % 8]})
-                               for i in range(args.runs)])
     with tempfile.TemporaryDirectory() as tmp:
+        cold = Path(tmp) / "cold.toml"  # the steps without the daemon
+        cold.write_text("[hooks]\ndaemon = false\n", encoding="utf-8")
+        if args.daemon_only:
+            for dense in (False, True) if args.dense else (False,):
+                report.update(_daemon_steps(vault, base, Path(tmp), dense, args.runs))
+            print(json.dumps(report, indent=2))
+            return 0
+        report["session-start (first)"] = _stats([_run(vault, "session-start", base, cold)])
+        report["session-start"] = _stats([_run(vault, "session-start", base, cold)
+                                          for _ in range(args.runs)])
+        report["prompt"] = _stats([_run(vault, "prompt", {**base, "prompt": PROMPTS[i % 8]},
+                                        cold) for i in range(args.runs)])
+        for dense in (False, True) if args.dense else (False,):
+            report.update(_daemon_steps(vault, base, Path(tmp), dense, args.runs))
         for name, dense in (("prompt (engine, no dense)", False),
                             ("prompt (engine, dense)", True)):
             if dense and not args.dense:

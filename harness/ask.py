@@ -70,6 +70,7 @@ from .ask_state import (
     LoopParams,
     Query,
 )
+from .ask_used import used_notes
 from .extractive import is_not_found
 from .llm import Broker, ExecBudget, RlmBudgetExceeded, RlmError
 
@@ -100,6 +101,7 @@ class AskResult:
     trace: tuple[TraceEntry, ...]
     stop: str
     usage: Mapping[str, Any] = field(default_factory=dict)
+    used: tuple[str, ...] = ()  # the answer set's notes the answer used (harness.ask_used)
 
     @property
     def notes(self) -> tuple[str, ...]:
@@ -109,7 +111,7 @@ class AskResult:
         return {"question": self.question, "answer": self.answer, "resolved": self.resolved,
                 "notes": list(self.notes), "found": [f.to_json() for f in self.found],
                 "trace": [dict(t) for t in self.trace], "stop": self.stop,
-                "usage": dict(self.usage)}
+                "usage": dict(self.usage), "used": list(self.used)}
 
 
 def _names(record: Mapping[str, Any], entity: str) -> bool:
@@ -240,6 +242,7 @@ def ask(question: str, library: Library, broker: Broker | None = None,
         queue = next_queries(g, question, rose, asked, subs)
         last["sub_questions"] = [q.text for q in queue]
     usage = calls.report() if calls is not None else {}
-    return AskResult(question=question, answer=answer, resolved=resolved,
-                     found=tuple(g.answer_set(budget)), trace=tuple(trace), stop=stop,
-                     usage=usage)
+    found = tuple(g.answer_set(budget))
+    used = used_notes(answer, question, [(f.note, g.records[f.note]) for f in found])
+    return AskResult(question=question, answer=answer, resolved=resolved, found=found,
+                     trace=tuple(trace), stop=stop, usage=usage, used=tuple(used))

@@ -109,7 +109,9 @@ class HooksSection:
     shown (the "nothing relevant" floor), the hits searched; `engine`: the prompt hook opens
     the vault and uses the full search engine (`dense`: with embeddings) instead of the
     hooks' own FTS5 index (harness/hooks_index.py). Off by default: a hook is a new process,
-    and preparing the engine costs seconds per prompt on a large vault (NOTES/BENCHMARKS)."""
+    and preparing the engine costs seconds per prompt on a large vault (NOTES/BENCHMARKS).
+    `daemon`: the session-start hook starts `rmh hooks daemon` (harness/hooks_daemon.py),
+    which keeps the engine warm (with embeddings when `dense`) for the prompt hook."""
 
     prompt_words: int = 120
     start_words: int = 150
@@ -117,6 +119,8 @@ class HooksSection:
     k: int = 20
     engine: bool = False
     dense: bool = False
+    daemon: bool = True  # session start starts a warm daemon the prompt hook asks first
+    daemon_wait_s: float = 0.2  # the prompt hook's wait for the daemon's answer
 
 
 @dataclass(frozen=True)

@@ -15,13 +15,17 @@ The stateless revision (2026-07-28) is spoken on the same pipe, next to the hand
 versions: nothing here needs `initialize` first, so a client may start with `server/discover`
 (supported versions, capabilities, identity, instructions) and send every request with
 `_meta["io.modelcontextprotocol/protocolVersion"]`; a version we do not speak is -32602 with
-the supported list, and a 2026-07-28 `tools/list` or `tools/call` result carries
-`resultType: "complete"`. Sessions for learning stay per connection (harness.methods): on
-stdio one process serves one client, so the connection is the session handle.
+the supported list, and every 2026-07-28 result carries `resultType: "complete"` (a list or
+read result also its `cacheScope` and `ttlMs`; `versioned`). Learning sessions: a call with
+no handle uses the connection's session (harness.methods); the stateless revision's explicit
+handles (`session_start`, then `session=<handle>` on the learning tools, `session_end`) are
+harness.mcp_sessions.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 from typing import Any
 
 from rpc import AsyncMethod, RpcError, invalid_params
@@ -29,9 +33,10 @@ from rpc import AsyncMethod, RpcError, invalid_params
 from .errors import BadArgument, to_mcp, tool_result
 from .mcp_prompts import prompt_methods
 from .mcp_resources import resource_methods
+from .mcp_sessions import HANDLED_TOOLS, call_session_tool, session_tools, with_handle
 from .methods import Harness, version
 from .operations import OPERATIONS, Operation
-from .validate import json_schema, signature_text
+from .validate import Param, json_schema
 
 PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")  # newest first
 # The stateless revision (no initialize; version and capabilities in each request's _meta;
@@ -62,18 +67,30 @@ This server is your long-term memory: an Obsidian vault of markdown notes linked
 """
 
 
-LEARNS = " Notes are not changed; the call is logged for learning from use"
+LEARNS = " Changes no note; logged for learning"
+# A string bound this long is no hint an agent needs (the server still checks it and names
+# it in the error): the MCP schema leaves it out.
+SCHEMA_MAX_LENGTH = 1_000
 
 
 def repl_globals() -> str:
     """The REPL's vault globals: the functions that are also tools, by name (same parameters
     as the tool), then the others one line each with signature and summary."""
     tools = [f"{op.repl}()" for op in OPERATIONS if op.repl is not None and op.mcp is not None]
-    lines = [f"- {op.repl}{signature_text(op.params, op.returns)}: {op.summary}"
+    lines = [f"- {op.repl}({_args(op.params)}): {op.summary}"
              for op in OPERATIONS if op.repl is not None and op.mcp is None]
-    head = (f"- {', '.join(tools)}: the tools of the same name, same parameters (list_notes "
-            "is the list tool); search() returns the list of hits")
-    return "\n".join([head, *lines, "- help(): lists these; help(name) shows one in full"])
+    head = (f"- {', '.join(tools)}: as the tools (list_notes is list); search() returns the "
+            "hits")
+    return "\n".join([head, *lines, "- help(): lists these; help(name): one in full"])
+
+
+def _args(params: tuple[Param, ...]) -> str:
+    out: list[str] = []
+    for p in params:
+        if p.keyword_only and "*" not in out:
+            out.append("*")
+        out.append(p.name if p.required else f"{p.name}={p.default!r}")
+    return ", ".join(out)
 
 
 def description(op: Operation) -> str:
@@ -81,7 +98,7 @@ def description(op: Operation) -> str:
     exec the globals its code can call."""
     text = op.summary
     if op.learns:
-        text += LEARNS + (" (learn=false: nothing is logged)." if _has_learn(op) else ".")
+        text += LEARNS + (" (learn=false: not)." if _has_learn(op) else ".")
     if op.name != "exec":
         return text
     return f"{text}\nGlobals:\n{repl_globals()}"
@@ -91,6 +108,16 @@ def _has_learn(op: Operation) -> bool:
     return any(p.name == "learn" for p in op.params)
 
 
+def compact(schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema` without the string bounds no agent needs (SCHEMA_MAX_LENGTH and over)."""
+    props = {}
+    for name, prop in schema["properties"].items():
+        if prop.get("maxLength", 0) >= SCHEMA_MAX_LENGTH:
+            prop = {k: v for k, v in prop.items() if k != "maxLength"}
+        props[name] = prop
+    return {**schema, "properties": props}
+
+
 def tool(op: Operation) -> dict[str, Any]:
     """The MCP tool description of an operation: title, input and output schemas, and its
     effect as all four annotation hints (MCP "ToolAnnotations")."""
@@ -98,7 +125,7 @@ def tool(op: Operation) -> dict[str, Any]:
         "name": op.mcp,
         "title": op.title or op.name,
         "description": description(op),
-        "inputSchema": json_schema(op.params),
+        "inputSchema": compact(json_schema(op.params)),
         "annotations": {"readOnlyHint": op.read_only,
                         "destructiveHint": op.destructive, "idempotentHint": op.idempotent,
                         "openWorldHint": op.open_world},
@@ -108,7 +135,9 @@ def tool(op: Operation) -> dict[str, Any]:
     return out
 
 
-TOOLS: tuple[dict[str, Any], ...] = tuple(tool(op) for op in OPERATIONS if op.mcp is not None)
+TOOLS: tuple[dict[str, Any], ...] = (
+    *(with_handle(tool(op)) for op in OPERATIONS if op.mcp is not None), *session_tools())
+SESSION_TOOLS = frozenset(t["name"] for t in session_tools())
 
 
 def negotiate(protocol_version: Any) -> str:
@@ -143,11 +172,40 @@ def meta_version(meta: Any) -> str | None:
     return str(asked)
 
 
-def stamped(result: dict[str, Any], meta: Any) -> dict[str, Any]:
-    """`result`, with `resultType: "complete"` when the request speaks the stateless revision."""
-    if meta_version(meta) == STATELESS_VERSION:
-        result["resultType"] = "complete"
+# The 2026-07-28 results a client may cache: scope and time-to-live (ms). The tools and
+# prompts are fixed for a server version; notes change at any time, so never reuse them.
+CACHED = {"tools/list": ("public", 3_600_000), "prompts/list": ("public", 3_600_000),
+          "resources/templates/list": ("public", 3_600_000), "server/discover": ("public", 0),
+          "resources/list": ("private", 0), "resources/read": ("private", 0)}
+
+
+def stamped(method: str, result: dict[str, Any]) -> dict[str, Any]:
+    """`result` as the stateless revision asks: `resultType: "complete"`, and for a
+    cacheable result its `cacheScope` and `ttlMs`."""
+    result.setdefault("resultType", "complete")
+    if method in CACHED:
+        scope, ttl = CACHED[method]
+        result.setdefault("cacheScope", scope)
+        result.setdefault("ttlMs", ttl)
     return result
+
+
+def versioned(method: str, fn: AsyncMethod) -> AsyncMethod:
+    """`fn` checking the version a request names in `_meta` (-32602 for one we do not
+    speak) and stamping its result when that version is the stateless revision."""
+    sig = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    async def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            meta = sig.bind_partial(*args, **kwargs).arguments.get("_meta")
+        except TypeError:  # the dispatcher binds first and names the culprit
+            meta = None
+        modern = meta_version(meta) == STATELESS_VERSION or method == "server/discover"
+        result = await fn(*args, **kwargs)
+        return stamped(method, result) if modern and isinstance(result, dict) else result
+
+    return call
 
 
 def discover() -> dict[str, Any]:
@@ -180,26 +238,33 @@ def mcp_methods(h: Harness) -> dict[str, AsyncMethod]:
         return None
 
     async def tools_list(cursor: Any = None, _meta: Any = None) -> dict[str, Any]:
-        return stamped({"tools": [dict(t) for t in TOOLS]}, _meta)
+        return {"tools": [dict(t) for t in TOOLS]}
 
     async def server_discover(_meta: Any = None, **_ignored: Any) -> dict[str, Any]:
-        meta_version(_meta)
         return discover()
 
     async def tools_call(name: Any, arguments: Any = None, _meta: Any = None) -> dict[str, Any]:
-        meta_version(_meta)
-        if not isinstance(name, str) or name not in calls:
+        if not isinstance(name, str) or (name not in calls and name not in SESSION_TOOLS):
             raise RpcError(-32602, f"Unknown tool: {str(name)[:100]}", {"param": "name"})
-        bound = calls[name]
         try:
             if arguments is not None and not isinstance(arguments, dict):
                 raise BadArgument("arguments", "must be an object")
-            value = await bound.acall(bound.op.arguments((), arguments or {}))
+            args = dict(arguments or {})
+            if name in SESSION_TOOLS:
+                return tool_result(await call_session_tool(h.handles, name, args))
+            bound = calls[name]
+            handle = args.pop("session", None) if name in HANDLED_TOOLS else None
+            checked = bound.op.arguments((), args)
+            if handle is None:
+                value = await bound.acall(checked)
+            else:
+                with h.handles.using(handle):
+                    value = await bound.acall(checked)
         except Exception as exc:
-            return stamped(to_mcp(exc, name), _meta)
-        return stamped(tool_call_result(bound.op, value), _meta)
+            return to_mcp(exc, name)
+        return tool_call_result(bound.op, value)
 
-    return {
+    methods: dict[str, AsyncMethod] = {
         "server/discover": server_discover,
         "initialize": initialize,
         "notifications/initialized": initialized,
@@ -208,3 +273,4 @@ def mcp_methods(h: Harness) -> dict[str, AsyncMethod]:
         **resource_methods(h),
         **prompt_methods(),
     }
+    return {name: versioned(name, fn) for name, fn in methods.items()}

@@ -9,9 +9,9 @@ JSON-RPC and the REPL keep the full form):
   name, and date/speaker when the note has them (a date its path already shows is not
   repeated); no internal id, no echo of the query.
   `explain=true` keeps the receipts and stages (numbers rounded the same way);
-- ask: the answer, whether it resolved, why it stopped, and the notes the answer rests on:
-  the answer set's notes whose value is at least USED_FRACTION of the best one's, at most
-  MAX_USED (the full answer set, values and trace: `ask()` in `exec`);
+- ask: the answer, whether it resolved, why it stopped, and the notes the answer used (those
+  it cites or whose content it repeats: harness.ask_used; the full answer set, values and
+  trace: `ask()` in `exec`);
 - read: the note without its internal id and without empty fields.
 """
 
@@ -82,7 +82,10 @@ def search_view(result: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def used_notes(result: Mapping[str, Any]) -> list[str]:
-    """The answer set's notes within USED_FRACTION of the best value, best first."""
+    """The notes the answer used (ask's `used`: cited, or their content used); for a result
+    without that field, the answer set's notes within USED_FRACTION of the best value."""
+    if isinstance(result.get("used"), list):
+        return [str(n) for n in result["used"]]
     found = [f for f in result.get("found", []) if isinstance(f, Mapping)]
     if not found:
         return list(result.get("notes", []))[:MAX_USED]

@@ -31,6 +31,7 @@ from vault import LEDGER_FILE, DiskFull, Vault, is_disk_full
 from .config import Config
 from .errors import Refused
 from .errors import map_exception as map_exception
+from .mcp_sessions import CALL_SESSION, Handles
 from .operations import OPERATIONS, Bound, Env
 from .rlm_tools import RlmTools
 from .tools import build_functions, conversation_functions, vault_functions
@@ -109,6 +110,7 @@ class Harness:
         self.hooks: SessionHooks = hooks if hooks is not None else NullHooks()
         self.session: str | None = None
         self.implicit = False  # the open session was opened by use, not by session.start
+        self.handles = Handles(self.thread, self.hooks)  # explicit handles (harness.mcp_sessions)
         self._repl_factory = repl_factory
         self.rlm = rlm
         self._extra = (*extra_functions, rlm.functions) if rlm is not None else extra_functions
@@ -180,7 +182,11 @@ class Harness:
     def use_session(self) -> str | None:
         """The open session for a recording operation, opening the connection's implicit
         session first when there is none (any thread: it runs on the vault thread, where
-        every vault call is serialised, so two callers never open two sessions)."""
+        every vault call is serialised, so two callers never open two sessions). Inside a
+        call that carries an explicit handle (harness.mcp_sessions) it is that handle."""
+        handle = CALL_SESSION.get()
+        if handle is not None:
+            return handle
         return self.thread.call(self._use_session)
 
     def _use_session(self) -> str | None:
@@ -262,6 +268,10 @@ class Harness:
                     log.exception("session end failed at shutdown")
                 else:  # its events are logged; the rewards apply at the next recovery
                     log.warning("session end postponed at shutdown: %s", DiskFull(LEDGER_FILE))
+        try:
+            await self.handles.close()
+        except Exception:
+            log.exception("ending the open session handles failed at shutdown")
         if self._repl is not None:
             repl, self._repl = self._repl, None
             await anyio.to_thread.run_sync(repl.close)

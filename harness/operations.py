@@ -141,7 +141,7 @@ def _edit(env: Env, note: str, kind: Any, text: str, heading: str | None, find: 
     return env.ops.edit(note, change, expected_hash)
 
 
-_NOTE = Param("note", "string", "vault-relative path ('folder/Note.md') or a title",
+_NOTE = Param("note", "string", "path ('folder/Note.md') or title",
               max_length=MAX_NOTE_NAME)
 _QUERY = Param("query", "string", "what to look for", max_length=MAX_QUERY)
 _QUESTION = Param("question", "string", "the question", max_length=MAX_QUESTION)

@@ -57,8 +57,8 @@ class VaultThread:
         """Run `fn(*args)` on the vault thread without blocking the event loop.
 
         The job is queued before the first await, so requests' vault calls run in the order
-        the requests started."""
-        future = self._pool.submit(fn, *args)
+        the requests started. The caller's context variables go with it."""
+        future = self._pool.submit(contextvars.copy_context().run, fn, *args)
         return await anyio.to_thread.run_sync(future.result, abandon_on_cancel=True)
 
     def close(self) -> None:

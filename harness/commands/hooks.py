@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +68,23 @@ def _run_hook(args: argparse.Namespace, data: HookInput) -> str:
     session = session_key(client, data.session_id)
     from harness.hooks_index import index_path
 
+    if h.daemon and args.event in ("session-start", "prompt"):
+        from harness import hooks_daemon
+
+        if args.event == "session-start":
+            hooks_daemon.spawn(root, session)  # never waits for it
+        else:
+            t0 = time.monotonic()
+            got = hooks_daemon.ask(root, {"event": "prompt", "prompt": data.prompt,
+                                          "session": session, "own": data.session_id},
+                                   h.daemon_wait_s)
+            if got is not None and isinstance(got.get("text"), str):
+                return str(got["text"])
+            if time.monotonic() - t0 >= h.daemon_wait_s:
+                print("rmh hook prompt: the hooks daemon did not answer in time",
+                      file=sys.stderr)
+                return ""  # a slow daemon: nothing, within the hook's budget
+            # no daemon (or a dead one's socket): the hooks' own index
     if args.event == "session-start" and index_path(root).exists():  # no vault opened
         from harness.hooks_recall import brief
 
@@ -110,7 +128,34 @@ def _run_hook(args: argparse.Namespace, data: HookInput) -> str:
         if used:
             remember_used(root, used)
         refresh(v)
-        return ""
+    if end and h.daemon:
+        from harness import hooks_daemon
+
+        hooks_daemon.ask(root, {"event": "end", "session": session})  # the last one stops it
+    return ""
+
+
+def cmd_daemon(args: argparse.Namespace) -> int:
+    """`rmh hooks daemon`: serve warm prompt memory on VAULT/.rmh/hooks.sock (started by the
+    session-start hook; harness/hooks_daemon.py)."""
+    from harness.compose import open_vault
+    from harness.hooks_daemon import Daemon, socket_path
+
+    cfg = load(vault=args.vault)
+    h = cfg.hooks
+    path = socket_path(cfg.require_vault())
+    if path is None:
+        print("rmh hooks daemon: the vault's path is too long for a Unix socket",
+              file=sys.stderr)
+        return 1
+    with open_vault(cfg, dense=h.dense) as v:
+        v.search("warm up", 1, learn=False)  # prepare the engine (and the embedder) now
+        daemon = Daemon(v, words=h.prompt_words, k=h.k, min_share=h.min_term_share,
+                        idle_s=args.idle)
+        if args.session:
+            daemon.sessions.add(args.session)
+        daemon.serve(path)
+    return 0
 
 
 def cmd_hook(args: argparse.Namespace) -> int:
@@ -146,6 +191,12 @@ def register(sub: Any) -> None:
         scope.add_argument("--user", action="store_true", help="the user's settings (~/)")
         s.add_argument("--json", action="store_true", help="print one JSON document")
         s.set_defaults(func=func)
+    d = hs.add_parser("daemon", help="serve warm prompt memory to the hooks (started by the "
+                      "session-start hook)")
+    d.add_argument("--session", default=None, help="a client session to count as open")
+    d.add_argument("--idle", type=float, default=4 * 3600.0, help="exit after this many "
+                   "seconds without a request")
+    d.set_defaults(func=cmd_daemon)
     h: argparse.ArgumentParser = sub.add_parser(
         "hook", help="run one hook as an agent client calls it (JSON on stdin)")
     h.add_argument("event", choices=EVENTS)

@@ -14,7 +14,7 @@ import pytest
 from bench.crash_move import NEW, OLD, kill_at, make_template, reference, rmh, texts
 
 pytestmark = pytest.mark.slow
-REFERRERS = 8
+REFERRERS = 4  # every file operation is a kill point; more referrers repeat the rewrite
 
 
 def test_a_move_killed_at_every_file_operation_leaves_no_dangling_link(tmp_path: Path) -> None:

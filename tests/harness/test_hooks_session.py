@@ -48,6 +48,8 @@ def vault(tmp_path: Path) -> Path:
     (root / "Build notes.md").write_text(
         "The CI runners are rebuilt every Monday; the nightly job runs at 02:00.\n", "utf-8")
     (root / "Garden.md").write_text("Tomatoes need sun and water every day.\n", "utf-8")
+    # the FTS5 path, deterministically (the warm daemon: test_hooks_daemon.py)
+    (root / "rmh.toml").write_text("[hooks]\ndaemon = false\n", "utf-8")
     assert rmh(root, "init", "--no-dense").returncode == 0
     return root
 
