@@ -77,7 +77,7 @@ class Signal(Protocol[IndexT]):
 
 
 class Bm25Signal:
-    """Okapi BM25 over title, aliases, description and body (signals/bm25.py)."""
+    """Okapi BM25 over the stems of title, aliases, description and body (signals/bm25.py)."""
 
     name, slot, unavailable = "bm25", "bm25", ""
 
