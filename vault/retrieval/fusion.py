@@ -258,3 +258,13 @@ def gate(weights: Mapping[str, float], signals: Mapping[str, F64], m: int = REDU
                 None if heads is None else heads.get("bm25"))
     out["conjunctive"] = out.get("conjunctive", 1.0) * (1.0 - j)
     return out, f", conjunctive x{1.0 - j:.2f}: its head shares {j:.2f} with bm25's"
+
+
+def by_fused(fusion: Fusion) -> I64:
+    """`top(fusion.fused, n)`: the notes with a positive fused score, best first, looked for
+    in the fusion's support when it has one (every positive score is there)."""
+    if fusion.support is None:
+        return top(fusion.fused, int(fusion.fused.shape[0]))
+    cand = fusion.support[fusion.fused[fusion.support] > 0]
+    out: I64 = cand[stable_order(fusion.fused[cand])].astype(np.int64)
+    return out

@@ -32,7 +32,7 @@ from .signals.conjunctive import ConjunctiveIndex
 from .signals.postings import Postings
 from .signals.vocabulary import Vocabulary
 
-VERSION = 1
+VERSION = 2  # 2: BM25 over stems
 FILE = "lexical-index.npz"
 
 
@@ -74,6 +74,7 @@ def save(folder: str | Path, digest: str, bm25: Bm25Index, conj: ConjunctiveInde
         "b_offsets": v.offsets, "b_ids": v.ids, "b_df": bm25.df, "b_lengths": bm25.lengths,
         "b_scalars": np.asarray([bm25.total, bm25.n_docs], np.int64),
         "b_params": np.asarray([bm25.k1, bm25.b], np.float64),
+        "b_stem": np.bool_(bm25.stem),
         **_postings(bm25.postings, "bp_"),
         "c_vocab": conj.vocab, "c_df": conj.df, "c_m": conj.m, "c_s1": conj.s1,
         "c_s2": conj.s2, "c_n": np.int64(conj.n_docs), **_postings(conj.postings, "cp_"),
@@ -102,7 +103,8 @@ def load(folder: str | Path, digest: str) -> tuple[Bm25Index, ConjunctiveIndex] 
         k1, b = (float(x) for x in z["b_params"])
         # `text` is the sorted terms joined by SEP: its offsets are checked by position
         vocab = Vocabulary(text, z["b_offsets"], z["b_ids"])
-        bm25 = Bm25Index(vocab, _base(z, "bp_"), z["b_df"], z["b_lengths"], total, n, k1, b)
+        bm25 = Bm25Index(vocab, _base(z, "bp_"), z["b_df"], z["b_lengths"], total, n, k1, b,
+                         bool(z["b_stem"]))
         conj = ConjunctiveIndex(z["c_vocab"], {}, _base(z, "cp_"), z["c_df"], z["c_m"],
                                 z["c_s1"], z["c_s2"], int(z["c_n"]))
     except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile, UnicodeDecodeError):

@@ -1,49 +1,34 @@
 """The retrieval pipeline: signals -> weighted RRF -> context -> named -> warmth, prior -> rerank.
 
 Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skipped: why"):
-1. first-stage signals over every note: bm25, dense (needs an encoder), conjunctive;
-2. graph: personalized PageRank seeded by the notes named in the query and the top bm25/dense
-   hits, over wiki-links plus learned co-occurrence edges;
+1. first-stage signals over every note, the registry's (signals/registry.py), in its order:
+   bm25, dense (needs an encoder), conjunctive;
+2. graph (stages.graph_stage): personalized PageRank seeded by the notes named in the query
+   and the top bm25/dense hits, over wiki-links plus learned co-occurrence edges;
 3. fusion (fusion.py) of the query-dependent signals above:
    fused(d) = sum_s w_s(q) v_s(d) / (k + rank_s(d) + 1),
    w_s(q) = w_s, or, with `redundancy_head` m > 0 (off by default), w_conj(q) =
    w_conj (1 - J(q)), J(q) the overlap of the conjunctive and BM25 heads of m notes for
    this query (fusion.gate: redundant lexical evidence counts once);
 4. context: with N(x)(d) = max_{n linked to d, eligible} x(n) and g = w_context,
-       ctx(d) = fused(d) + g N(fused)(d) + g^2 N(N(fused))(d),
-   so a note next to a strong hit (the reply before or after a turn, a note linking the
-   answer) rises with it, and a note two links away rises by a further, geometrically
-   decayed share (the best two-hop path; N(N(.)) includes d's own score returned through a
-   neighbour, so a note with a link also keeps g^2 of its own). Best neighbour only, so a hub
-   gains at most (g + g^2) times the best score near it. Paths never run through ineligible
-   (archived) notes: they lend nothing at either hop. Skipped with weight 0 or no links;
-   measured in BENCHMARKS.md (two hops beat one on LoCoMo; g = 0.6 chosen there);
-5. named: the notes the query names (a title or alias as a token run, as for the PageRank
-   seeds) and the notes linked to or from them (e.g. the turns of a named speaker, the notes
-   of a named project) are lifted,
-       named(d) = ctx(d) * (1 + w_named * [d is named or linked to a named note]),
-   an entity-scoped prior: on LoCoMo, 96 % of the evidence turns of questions that name one
-   speaker are that speaker's, against 72 % of the top 10 without this stage. Multiplicative,
-   so only notes another stage found can rise; skipped when nothing is named or w_named = 0;
+       ctx(d) = fused(d) + g N(fused)(d) + g^2 N(N(fused))(d)
+   (best neighbour only, so a hub gains at most (g + g^2) times the best score near it;
+   paths never run through ineligible notes); skipped with weight 0 or no links;
+5. named: the notes the query names (a title or alias as a token run) and the notes linked
+   to or from them are lifted, named(d) = ctx(d) * (1 + w_named * [d named or linked to a
+   named note]); multiplicative, so only notes another stage found can rise;
 5b. protect (stages.protect_stage, ratio R = w_protect): no note rises past a named, eligible
    note whose own fused score is R times its own on the strength of its neighbourhood alone,
        out(d) = min(named(d), max(own(d), min{named(h) : h named, fused(h) >= R fused(d),
                                               fused(h) > fused(d)})),
    own(d) = fused(d) (1 + w_named [d named]); the receipt books the hold against "context"
-   first, then "named". Measured on bench/knowledge.py comparison questions (BENCHMARKS.md);
-   a no-op on LoCoMo and LongMemEval, whose named notes are archived speaker hubs;
-6. warmth and prior, the two query-independent learned inputs, as bounded multiplicative
-   document priors (P(d | q) proportional to P(q | d) P(d); Kraaij, Westerveld & Hiemstra 2002):
+   first, then "named";
+6. warmth and prior, the query-independent learned inputs, as bounded multiplicative
+   document priors (Kraaij, Westerveld & Hiemstra 2002):
        warm(d)  = named(d) * (1 + w_warmth * a(d)),          a(d) = clip(warmth(d), 0, 1)
        final(d) = warm(d) * (1 + PRIOR_SCALE * clip(Q(d), -1, 1))
-   Warmth (decayed spreading activation, learning/activation.py) is a re-ranking signal, not a
-   retrieval one: a note that no query-dependent stage found has named(d) = 0 and stays 0, so
-   the set of hits never depends on warmth or Q; a found note moves up by at most w_warmth
-   (default 0.1) and up or down by at most PRIOR_SCALE (0.2) of its own score. (Warmth used
-   to be a fused signal of its own; every warm note then entered every ranking, which cost
-   held-out MRR in bench/bench_learning.py. As a boost it still does not help held-out
-   questions there: 0.3 cost -0.006 MRR, 0.1 is neutral, hence the default.) Each is skipped
-   when its vector is all zero or its weight/scale is 0;
+   a note no query-dependent stage found stays at 0, so the set of hits never depends on
+   warmth or Q; each is skipped when its vector is all zero or its weight/scale is 0;
 7. rerank: the top `rerank_top_n` by final score are re-ordered by the cross-encoder and the
    best `rerank_keep` of them come first; the rest follow in final-score order.
 Archived notes (corpus.archived or the caller's mask) are excluded unless
@@ -51,8 +36,9 @@ Archived notes (corpus.archived or the caller's mask) are excluded unless
 Receipt: score = fused + context + named + warmth + prior, where "named" = named(d) - ctx(d),
 "warmth" = named(d) w_warmth a(d) and "prior" = final(d) - warm(d) are the amounts those stages
 added; "warmth_raw" = a(d).
-Derived structures (BM25, conjunctive, names, links, embeddings) are built once per
-`corpus.generation` and reused. A signal with weight 0 is not computed (ablation).
+Derived structures (the signals' indexes, names, links) are built once per
+`corpus.generation` and updated from a delta (derived.py). A signal with weight 0 is not
+computed (ablation). Defaults and their measurements: BENCHMARKS.md.
 """
 
 from __future__ import annotations
@@ -68,23 +54,15 @@ from ..learning.edges import WeightedEdges
 from ..storage.corpus import Corpus
 from .derived import Derived, array_bytes, build_derived, update_derived
 from .encoders import EmbeddingCache, Encoder, Progress
-from .fusion import RRF_DEPTH, RRF_K, Fusion, fuse, gate, stable_order, top
+from .fusion import RRF_DEPTH, RRF_K, by_fused, fuse, gate, top
 from .hits import Scored, SearchResult, hit_of
 from .relevance import NOTHING, TOP, Relevance, coverage, judge, query_terms
 from .rerank import CrossEncoder, rerank_order
-from .signals.dense import DenseIndex, DenseParams, dense_scores
-from .signals.graph import (
-    ALPHA,
-    BETA,
-    PUSH_ABOVE,
-    TOP_SEEDS,
-    Walk,
-    adjacency,
-    pagerank,
-    seed_vector,
-)
+from .signals.dense import DenseIndex, DenseParams
+from .signals.graph import ALPHA, BETA, PUSH_ABOVE, TOP_SEEDS
+from .signals.registry import DENSE, REGISTRY, BuildEnv, Query
 from .signals.warmth import warmth_scores
-from .stages import context_stage, named_stage, protect_stage
+from .stages import context_stage, graph_stage, named_stage, protect_stage
 from .text import tokenize
 
 F64 = npt.NDArray[np.float64]
@@ -143,16 +121,6 @@ def _layout(dense: DenseIndex) -> str:
     if dense.ivf is None:
         return "exact"
     return "int8 IVF" + (", codes on disk" if dense.ivf.disk_bytes else "")
-
-
-def _by_fused(fusion: Fusion) -> npt.NDArray[np.int64]:
-    """`top(fusion.fused, n)`: the notes with a positive fused score, best first, looked for
-    in the fusion's support when it has one (every positive score is there)."""
-    if fusion.support is None:
-        return top(fusion.fused, int(fusion.fused.shape[0]))
-    cand = fusion.support[fusion.fused[fusion.support] > 0]
-    out: npt.NDArray[np.int64] = cand[stable_order(fusion.fused[cand])].astype(np.int64)
-    return out
 
 
 class SearchEngine:
@@ -243,12 +211,12 @@ class SearchEngine:
             d = self._derived = updated
         if self.encoder is not None:
             p = self.params
+            env = BuildEnv(self.encoder, self.cache, p.max_tokens, p.max_note_units, p.dense,
+                           self.scratch, progress)
             if d.dense is None or d.dense.fingerprint != self.encoder.fingerprint:
-                d.dense = DenseIndex.build(corpus, self.encoder, self.cache, p.max_tokens,
-                                           progress, p.max_note_units, p.dense, self.scratch)
+                d.dense = DENSE.build(corpus, env)
             elif d.dense.generation != corpus.generation:
-                d.dense = d.dense.updated(corpus, self.encoder, self.cache, p.max_tokens,
-                                          progress, p.max_note_units)
+                d.dense = DENSE.update(d.dense, d.corpus, corpus, (), env)
         return d
 
     # -- scoring --------------------------------------------------------------------------------
@@ -278,25 +246,24 @@ class SearchEngine:
                 return False
             return True
 
-        if wanted("bm25"):
-            sig["bm25"] = view.bm25.score_tokens(tokens)
-            stages["bm25"] = "ran"
-        if wanted("dense"):
-            if view.dense is None or self.encoder is None:
-                stages["dense"] = "skipped: no encoder"
-            else:
-                sig["dense"] = dense_scores(view.dense, self.encoder, query)
-                stages["dense"] = "ran"
-        if wanted("conjunctive"):
-            sig["conjunctive"] = view.conj.score_tokens(tokens)
-            stages["conjunctive"] = "ran"
+        q = Query(query, tokens, self.encoder)
+        for signal in REGISTRY:
+            if wanted(signal.name):
+                index = getattr(view, signal.slot)
+                raw = None if index is None else signal.score(index, q)
+                if raw is None:
+                    stages[signal.name] = f"skipped: {signal.unavailable}"
+                else:
+                    sig[signal.name], stages[signal.name] = raw, "ran"
         # the first-stage heads fusion ranks, taken once: PageRank's seeds are their first
         # `top_seeds` (a sort of 10^6 scores fewer per signal)
         heads: dict[str, npt.NDArray[np.int64]] = (
             {s: top(sig[s], p.rrf_depth) for s in ("bm25", "dense") if s in sig}
             if p.rrf_depth >= p.top_seeds else {})
         if wanted("graph"):
-            stages["graph"], graph = self._graph(view, named, sig, cooccurrence, heads)
+            stages["graph"], graph = graph_stage(view.links, view.walk, named, sig, heads,
+                                                 cooccurrence, p.alpha, p.beta, p.top_seeds,
+                                                 p.push_above)
             if graph is not None:
                 sig["graph"] = graph
         weights, gated = gate({s: p.weight(s) for s in sig}, sig, p.redundancy_head, heads)
@@ -319,7 +286,7 @@ class SearchEngine:
         protectors[named] = True
         stages["protect"], held = protect_stage(fusion.fused, own, lifted,
                                                 protectors & eligible, p.weight("protect"),
-                                                _by_fused(fusion))
+                                                by_fused(fusion))
         # the receipt books a hold against the lent context first, then the named lift
         context = context - np.minimum(lifted - held, context)
         ctx, lifted = fusion.fused + context, held
@@ -336,11 +303,11 @@ class SearchEngine:
                 warm = lifted * (1.0 + p.weight("warmth") * a)
                 stages["warmth"] = f"ran (scale {p.weight('warmth')})"
         final = warm
-        q = np.zeros(n) if prior is None else np.asarray(prior, dtype=np.float64).ravel()
-        if q.shape != (n,):
-            raise ValueError(f"prior has {q.shape[0]} entries for {n} notes")
-        if q.any() and p.prior_scale > 0:
-            final = final * (1.0 + p.prior_scale * np.clip(q, -1.0, 1.0))
+        pr = np.zeros(n) if prior is None else np.asarray(prior, dtype=np.float64).ravel()
+        if pr.shape != (n,):
+            raise ValueError(f"prior has {pr.shape[0]} entries for {n} notes")
+        if pr.any() and p.prior_scale > 0:
+            final = final * (1.0 + p.prior_scale * np.clip(pr, -1.0, 1.0))
             stages["prior"] = f"ran (scale {p.prior_scale})"
         else:
             stages["prior"] = "skipped: zero"
@@ -357,30 +324,6 @@ class SearchEngine:
         mask.flags.writeable = False
         self._archived = (flags, mask)
         return mask
-
-    def _graph(
-        self,
-        view: Derived,
-        named: list[int],
-        sig: Mapping[str, F64],
-        cooccurrence: WeightedEdges | None,
-        heads: Mapping[str, npt.NDArray[np.int64]],
-    ) -> tuple[str, F64 | None]:
-        """Stage 2 (module docstring): PageRank over links plus co-occurrence, or None."""
-        adj, walk = view.links, view.walk
-        if cooccurrence is not None and len(cooccurrence) and self.params.beta > 0:
-            adj = adj + adjacency(view.n, (), cooccurrence, self.params.beta)
-            walk = Walk.build(adj)
-        if adj.nnz == 0:
-            return "skipped: no links", None
-        first = [s for s in ("bm25", "dense") if s in sig]
-        seeds = seed_vector(view.n, named, [sig[s] for s in first], self.params.top_seeds,
-                            [heads.get(s) for s in first])
-        if not seeds.any():
-            return "skipped: no seeds", None
-        r, iters = pagerank(walk, seeds, self.params.alpha, push_above=self.params.push_above)
-        seeded = int(np.count_nonzero(seeds))
-        return f"ran ({len(named)} named, {seeded} seeds, {iters} iterations)", r
 
     # -- the full pipeline ----------------------------------------------------------------------
 

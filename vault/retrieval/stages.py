@@ -18,15 +18,21 @@ notes protect: with every note as a protector, LoCoMo recall@10 fell from 0.757 
 on LoCoMo the named notes are the archived speaker hubs, so the stage changes nothing there.
 R chosen on bench/knowledge.py (BENCHMARKS.md); weight 0 skips it (the old lending).
 
+graph_stage (stage 2) runs personalized PageRank seeded by the first-stage results.
+
 Each stage returns (its stage report, its output); the report is "ran (...)" or "skipped: why".
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
+
+from ..learning.edges import WeightedEdges
+from .signals.graph import Walk, adjacency, pagerank, seed_vector
 
 if TYPE_CHECKING:  # scipy is imported where a matrix is built (CLI start-up)
     from scipy import sparse
@@ -157,3 +163,36 @@ def protect_stage(fused: F64, own: F64, lifted: F64, protectors: Mask, ratio: fl
     out[idx] = np.minimum(lifted[idx], np.maximum(own[idx], np.nextafter(ceiling, -np.inf)))
     held = int(np.count_nonzero(out < lifted))
     return f"ran (ratio {ratio}, {held} held)", out
+
+
+def graph_stage(
+    links: sparse.csr_matrix,
+    walk: Walk,
+    named: list[int],
+    sig: Mapping[str, F64],
+    heads: Mapping[str, Index],
+    cooccurrence: WeightedEdges | None,
+    alpha: float,
+    beta: float,
+    top_seeds: int,
+    push_above: int,
+) -> tuple[str, F64 | None]:
+    """Stage 2 of the pipeline: personalized PageRank (signals/graph.py, damping `alpha`)
+    over the links plus co-occurrence edges scaled by `beta`, seeded by the `named` notes
+    and the first `top_seeds` of bm25 and dense (`heads` when taken); None when there are
+    no edges or no seeds."""
+    n = int(links.shape[0])
+    adj = links
+    if cooccurrence is not None and len(cooccurrence) and beta > 0:
+        adj = adj + adjacency(n, (), cooccurrence, beta)
+        walk = Walk.build(adj)
+    if adj.nnz == 0:
+        return "skipped: no links", None
+    first = [s for s in ("bm25", "dense") if s in sig]
+    seeds = seed_vector(n, named, [sig[s] for s in first], top_seeds,
+                        [heads.get(s) for s in first])
+    if not seeds.any():
+        return "skipped: no seeds", None
+    r, iters = pagerank(walk, seeds, alpha, push_above=push_above)
+    seeded = int(np.count_nonzero(seeds))
+    return f"ran ({len(named)} named, {seeded} seeds, {iters} iterations)", r

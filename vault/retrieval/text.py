@@ -1,14 +1,19 @@
 """Word tokens for every lexical signal (BM25, conjunctive code, extractive answers).
 
 `tokenize` is the one tokenizer of rmh: NFKC-normalised, case-folded, Unicode `\\w+` runs,
-with underscores treated as separators. It is deterministic and locale-free.
+with underscores treated as separators. It is deterministic and locale-free. `stems` maps
+tokens to their English Snowball stems; BM25 indexes and queries stems (signals/bm25.py), the
+other lexical signals read the tokens themselves.
 """
 
 from __future__ import annotations
 
+import functools
 import re
+import threading
 import unicodedata
 from collections.abc import Iterable
+from typing import Any
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
@@ -36,3 +41,27 @@ def tokenize(text: str) -> list[str]:
 def content_terms(tokens: Iterable[str]) -> list[str]:
     """The tokens that are not stop words, in order (duplicates kept)."""
     return [t for t in tokens if t not in STOPWORDS]
+
+
+_STEM_LOCK = threading.Lock()
+_STEMMER: Any = None
+
+
+@functools.lru_cache(maxsize=1 << 18)
+def stem(token: str) -> str:
+    """The English Snowball ("Porter2") stem of one `tokenize` token (Porter 1980; Porter
+    2001, snowballstem.org), via the `snowballstemmer` package; deterministic. Memoised per
+    word; the stemmer object keeps state between calls, so misses take a lock."""
+    global _STEMMER
+    with _STEM_LOCK:
+        if _STEMMER is None:
+            import snowballstemmer
+
+            _STEMMER = snowballstemmer.stemmer("english")
+        out: str = _STEMMER.stemWord(token)
+    return out
+
+
+def stems(tokens: Iterable[str]) -> list[str]:
+    """`stem` of each token, in order (BM25's terms: signals/bm25.py)."""
+    return [stem(t) for t in tokens]

@@ -37,7 +37,7 @@ def test_search_cite_end_raises_q_and_survives_rename(tmp_path: Path) -> None:
     v, led = open_learning(tmp_path / "v", clock)
     v.write("Billing.md", "Billing charges customers monthly. See [[Auth]].\n")
     v.write("Auth.md", "Auth issues tokens for billing customers.\n")
-    v.write("Cats.md", "Cats sleep all day and never pay bills.\n")
+    v.write("Cats.md", "Cats sleep all day and never pay rent.\n")
     led.start_session("s1", clock.t)
     hits = v.search("billing customers", session="s1").hits
     assert [h.note for h in hits][:2] == ["Billing.md", "Auth.md"]

@@ -62,3 +62,31 @@ def test_frequency_is_the_document_count_of_each_token() -> None:
     assert idx.frequency(["b", "c", "a", "zzz", "b"]) == [2, 2, 1, 0, 2]
     grown = idx.updated({1: (["b", "c"], ["a"])}, 3)  # note 1 now holds only "a"
     assert grown.frequency(["a", "b", "c"]) == [2, 1, 1]
+
+
+STEMMED = st.sampled_from(["develop", "develops", "developed", "developing", "cell", "cells",
+                           "heart", "hearts", "progenitor", "progenitors", "muscle"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    docs=st.lists(st.lists(STEMMED, min_size=1, max_size=12), min_size=1, max_size=8),
+    query=st.lists(STEMMED, min_size=1, max_size=4),
+)
+def test_a_stemming_index_is_rank_bm25_over_snowball_stems(docs: list[list[str]],
+                                                           query: list[str]) -> None:
+    import snowballstemmer
+
+    s = snowballstemmer.stemmer("english")
+    ours = Bm25Index.from_documents(docs, stem=True).score_tokens(query)
+    ref = LuceneIdfOkapi([s.stemWords(d) for d in docs], k1=K1, b=B).get_scores(
+        s.stemWords(query))
+    np.testing.assert_allclose(ours, ref, atol=1e-6)
+
+
+def test_every_inflection_finds_the_others_and_counts_as_one_term() -> None:
+    idx = Bm25Index.from_documents([["cells", "developed"], ["heart"]], stem=True)
+    assert idx.score_tokens(["develops"])[0] > 0 and idx.score_tokens(["develops"])[1] == 0
+    assert idx.frequency(["developing", "cell", "lung"]) == [1, 1, 0]
+    plain = Bm25Index.from_documents([["cells", "developed"], ["heart"]])
+    assert plain.score_tokens(["develops"]).tolist() == [0.0, 0.0]

@@ -1,0 +1,145 @@
+"""The first-stage signals as one protocol and one literal registry.
+
+A `Signal` is built from a corpus, brought up to date from a delta, and scores a query over
+every note of the corpus it was built for:
+
+    index  = signal.build(corpus, env)
+    index' = signal.update(index, old, corpus, changed, env)   # equal to build(corpus, env)
+    raw    = signal.score(index, query)   # float64 per note position; None: cannot run
+
+`update` receives the positions whose text may differ between `old` and `corpus`
+(storage/corpus.py `changes_since`); a signal that tracks its own generation (dense) may
+ignore them. Every score is deterministic and aligned with corpus positions; 0 means "not
+found" (fusion ranks only positive scores). `slot` names the field of the pipeline's
+derived structures (retrieval/derived.py) that holds the index, and `unavailable` says why
+`score` returned None.
+
+`REGISTRY` lists the signals in the order the pipeline runs them and reports them; adding a
+signal is one class here and a field where its index is kept. Graph (PageRank) is not here:
+it is seeded by the others' results and runs as a pipeline stage (stages.graph_stage).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
+
+import numpy as np
+import numpy.typing as npt
+
+from ...storage.corpus import Corpus
+from ..encoders import EmbeddingCache, Encoder, Progress
+from .bm25 import Bm25Index, note_document
+from .conjunctive import ConjunctiveIndex, note_text
+from .dense import DenseIndex, DenseParams, dense_scores
+
+F64 = npt.NDArray[np.float64]
+IndexT = TypeVar("IndexT")
+
+
+@dataclass(frozen=True)
+class Query:
+    """One query as the signals read it: its text, its tokens (text.tokenize), the encoder."""
+
+    text: str
+    tokens: list[str]
+    encoder: Encoder | None = None
+
+
+@dataclass(frozen=True)
+class BuildEnv:
+    """What a signal may need to build its index beyond the corpus (dense: the encoder and
+    its cache, chunking bounds, layout, a scratch folder); lexical signals need none of it."""
+
+    encoder: Encoder | None = None
+    cache: EmbeddingCache | None = None
+    max_tokens: int = 256
+    max_note_units: int = 64
+    dense: DenseParams = field(default_factory=DenseParams)
+    scratch: str | None = None
+    progress: Progress | None = None
+
+
+class Signal(Protocol[IndexT]):
+    """A first-stage retrieval signal (module docstring)."""
+
+    name: str
+    slot: str
+    unavailable: str
+
+    def build(self, corpus: Corpus, env: BuildEnv) -> IndexT: ...
+
+    def update(self, index: IndexT, old: Corpus, corpus: Corpus, changed: Sequence[int],
+               env: BuildEnv) -> IndexT: ...
+
+    def score(self, index: IndexT, query: Query) -> F64 | None: ...
+
+
+class Bm25Signal:
+    """Okapi BM25 over the stems of title, aliases, description and body (signals/bm25.py)."""
+
+    name, slot, unavailable = "bm25", "bm25", ""
+
+    def build(self, corpus: Corpus, env: BuildEnv) -> Bm25Index:
+        return Bm25Index.build(corpus)
+
+    def update(self, index: Bm25Index, old: Corpus, corpus: Corpus, changed: Sequence[int],
+               env: BuildEnv) -> Bm25Index:
+        n_old = len(old)
+        return index.updated(
+            {p: (note_document(old, p) if p < n_old else None, note_document(corpus, p))
+             for p in changed}, len(corpus))
+
+    def score(self, index: Bm25Index, query: Query) -> F64:
+        return index.score_tokens(query.tokens)
+
+
+class ConjunctiveSignal:
+    """Query term pairs co-occurring in a note (signals/conjunctive.py)."""
+
+    name, slot, unavailable = "conjunctive", "conj", ""
+
+    def build(self, corpus: Corpus, env: BuildEnv) -> ConjunctiveIndex:
+        return ConjunctiveIndex.build(corpus)
+
+    def update(self, index: ConjunctiveIndex, old: Corpus, corpus: Corpus,
+               changed: Sequence[int], env: BuildEnv) -> ConjunctiveIndex:
+        n_old = len(old)
+        return index.updated(
+            {p: (note_text(old, p) if p < n_old else None, note_text(corpus, p))
+             for p in changed}, len(corpus))
+
+    def score(self, index: ConjunctiveIndex, query: Query) -> F64:
+        return index.score_tokens(query.tokens)
+
+
+class DenseSignal:
+    """Cosine of the query's embedding with each note's best chunk (signals/dense.py)."""
+
+    name, slot, unavailable = "dense", "dense", "no encoder"
+
+    def build(self, corpus: Corpus, env: BuildEnv) -> DenseIndex:
+        if env.encoder is None:
+            raise ValueError("the dense signal is built with an encoder")
+        return DenseIndex.build(corpus, env.encoder, env.cache, env.max_tokens, env.progress,
+                                env.max_note_units, env.dense, env.scratch)
+
+    def update(self, index: DenseIndex, old: Corpus, corpus: Corpus, changed: Sequence[int],
+               env: BuildEnv) -> DenseIndex:
+        """Catches up by its own generation (DenseIndex.updated); `changed` is not read."""
+        if env.encoder is None:
+            raise ValueError("the dense signal is updated with an encoder")
+        return index.updated(corpus, env.encoder, env.cache, env.max_tokens, env.progress,
+                             env.max_note_units)
+
+    def score(self, index: DenseIndex, query: Query) -> F64 | None:
+        if query.encoder is None:
+            return None
+        return dense_scores(index, query.encoder, query.text)
+
+
+BM25 = Bm25Signal()
+DENSE = DenseSignal()
+CONJUNCTIVE = ConjunctiveSignal()
+REGISTRY: tuple[Signal[Any], ...] = (BM25, DENSE, CONJUNCTIVE)
