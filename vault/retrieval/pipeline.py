@@ -3,7 +3,7 @@
 Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skipped: why"):
 1. first-stage signals over every note: bm25, dense (needs an encoder), conjunctive;
 2. graph: personalized PageRank seeded by the notes named in the query and the top bm25/dense
-   hits, over wiki-links plus learned co-occurrence edges;
+   hits, over wiki-links plus the learned co-occurrence edges that touch a seed (scope.py);
 3. fusion (fusion.py) of the query-dependent signals above:
    fused(d) = sum_s w_s(q) v_s(d) / (k + rank_s(d) + 1),
    w_s(q) = w_s, or, with `redundancy_head` m > 0 (off by default), w_conj(q) =
@@ -36,8 +36,9 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
    document priors (P(d | q) proportional to P(q | d) P(d); Kraaij, Westerveld & Hiemstra 2002):
        warm(d)  = named(d) * (1 + w_warmth * a(d)),          a(d) = clip(warmth(d), 0, 1)
        final(d) = warm(d) * (1 + PRIOR_SCALE * clip(Q(d), -1, 1))
-   Warmth (decayed spreading activation, learning/activation.py) is a re-ranking signal, not a
-   retrieval one: a note that no query-dependent stage found has named(d) = 0 and stays 0, so
+   Warmth (decayed spreading activation, learning/activation.py) acts only on notes linked to
+   or co-occurring with the query's top `scope` hits (scope.py), and is a re-ranking signal,
+   not a retrieval one: a note that no query-dependent stage found has named(d) = 0 and stays 0, so
    the set of hits never depends on warmth or Q; a found note moves up by at most w_warmth
    (default 0.1) and up or down by at most PRIOR_SCALE (0.2) of its own score. (Warmth used
    to be a fused signal of its own; every warm note then entered every ranking, which cost
@@ -72,6 +73,7 @@ from .fusion import RRF_DEPTH, RRF_K, Fusion, fuse, gate, stable_order, top
 from .hits import Scored, SearchResult, hit_of
 from .relevance import NOTHING, TOP, Relevance, coverage, judge, query_terms
 from .rerank import CrossEncoder, rerank_order
+from .scope import incident, warmth_stage
 from .signals.dense import DenseIndex, DenseParams, dense_scores
 from .signals.graph import (
     ALPHA,
@@ -83,7 +85,6 @@ from .signals.graph import (
     pagerank,
     seed_vector,
 )
-from .signals.warmth import warmth_scores
 from .stages import context_stage, named_stage, protect_stage
 from .text import tokenize
 
@@ -125,6 +126,7 @@ class SearchParams:
     top_seeds: int = TOP_SEEDS
     push_above: int = PUSH_ABOVE  # notes from which PageRank is pushed, not iterated (0: never)
     prior_scale: float = PRIOR_SCALE
+    scope: int = 5  # warmth and co-occurrence act near the query's top hits (scope.py; 0: all)
     max_tokens: int = 256
     # Dense units (chunks) embedded per note: the first 64 windows (~16k tokens, ~60 KB of
     # prose) is far above any note of the benchmark vaults and bounds what one huge note costs
@@ -323,18 +325,10 @@ class SearchEngine:
         # the receipt books a hold against the lent context first, then the named lift
         context = context - np.minimum(lifted - held, context)
         ctx, lifted = fusion.fused + context, held
-        a = np.zeros(n, dtype=np.float64)
-        warm = lifted
+        a, warm = np.zeros(n, dtype=np.float64), lifted
         if wanted("warmth"):
-            w = warmth_scores(warmth, n)
-            if w is None:
-                stages["warmth"] = "skipped: zero"
-            elif p.weight("warmth") < 0:
-                raise ValueError("the warmth weight is a boost scale and must be >= 0")
-            else:
-                a = w
-                warm = lifted * (1.0 + p.weight("warmth") * a)
-                stages["warmth"] = f"ran (scale {p.weight('warmth')})"
+            stages["warmth"], a, warm = warmth_stage(warmth, p.weight("warmth"), view.links,
+                                                     cooccurrence, lifted, eligible, p.scope)
         final = warm
         q = np.zeros(n) if prior is None else np.asarray(prior, dtype=np.float64).ravel()
         if q.shape != (n,):
@@ -367,15 +361,16 @@ class SearchEngine:
         heads: Mapping[str, npt.NDArray[np.int64]],
     ) -> tuple[str, F64 | None]:
         """Stage 2 (module docstring): PageRank over links plus co-occurrence, or None."""
+        first = [s for s in ("bm25", "dense") if s in sig]
+        seeds = seed_vector(view.n, named, [sig[s] for s in first], self.params.top_seeds,
+                            [heads.get(s) for s in first])
         adj, walk = view.links, view.walk
+        cooccurrence = incident(cooccurrence, seeds, self.params.scope)  # scope.py
         if cooccurrence is not None and len(cooccurrence) and self.params.beta > 0:
             adj = adj + adjacency(view.n, (), cooccurrence, self.params.beta)
             walk = Walk.build(adj)
         if adj.nnz == 0:
             return "skipped: no links", None
-        first = [s for s in ("bm25", "dense") if s in sig]
-        seeds = seed_vector(view.n, named, [sig[s] for s in first], self.params.top_seeds,
-                            [heads.get(s) for s in first])
         if not seeds.any():
             return "skipped: no seeds", None
         r, iters = pagerank(walk, seeds, self.params.alpha, push_above=self.params.push_above)
