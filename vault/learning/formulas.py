@@ -19,8 +19,9 @@ Formulas (the seed: Ori-Mnemos, "Computation is the missing bedrock of agentic m
   summed and capped at `use_cap` (2) as the session's success weight; "skipped" is the
   examined-and-not-used weight e (1 - t) / (1 - e t) (evidence.py), counted only in a list
   the agent read, cited, rewrote or built on another hit of (v4: an answer alone engages no
-  list, rewards.py). Being ranked alone is never evidence. (v2 moved Q by at most 0.1 a session, Q <- Q + 0.1 |r| (sgn r - Q): one
-  read changed the score by x1.008 and moved no ranking; v1 started at 0.5 and inverted.)
+  list, rewards.py). Being ranked alone is never evidence. (v2 moved Q by at most 0.1 a
+  session, Q <- Q + 0.1 |r| (sgn r - Q): one read changed the score by x1.008 and moved no
+  ranking; v1 started at 0.5 and inverted.)
 - Prior used in ranking: the score q of evidence.py, in [-neg_scale, 1], 0 for a note with
   no evidence, times the topic gate g(query, note) in [0, 1] of topic.py (the share of the
   query its evidence was about); the engine multiplies the fused score by (1 + prior_scale q g).

@@ -73,7 +73,7 @@ from .fusion import RRF_DEPTH, RRF_K, Fusion, fuse, gate, stable_order, top
 from .hits import Scored, SearchResult, hit_of
 from .relevance import NOTHING, TOP, Relevance, coverage, judge, query_terms
 from .rerank import CrossEncoder, rerank_order
-from .scope import incident, warmth_stage
+from .scope import hold_learned, incident, warmth_stage
 from .signals.dense import DenseIndex, DenseParams, dense_scores
 from .signals.graph import (
     ALPHA,
@@ -338,6 +338,8 @@ class SearchEngine:
             stages["prior"] = f"ran (scale {p.prior_scale})"
         else:
             stages["prior"] = "skipped: zero"
+        final = hold_learned(fusion.fused, own, lifted, final, protectors & eligible,
+                             p.weight("protect"), _by_fused(fusion))  # scope.py
         return Scored(sig, fusion, context, lifted - ctx, a, warm, final, eligible, stages)
 
     def _archived_mask(self, corpus: Corpus) -> npt.NDArray[np.bool_]:

@@ -31,6 +31,7 @@ import numpy.typing as npt
 from ..learning.edges import WeightedEdges
 from .fusion import top
 from .signals.warmth import warmth_scores
+from .stages import protect_stage
 
 if TYPE_CHECKING:  # scipy is imported where a matrix is built (CLI start-up)
     from scipy import sparse
@@ -83,3 +84,18 @@ def warmth_stage(
             return f"skipped: nothing warm near the top {scope}", zero, lifted
         where = f"near the top {scope}"
     return f"ran (scale {weight}, {where})", w, lifted * (1.0 + weight * w)
+
+
+def hold_learned(fused: F64, own: F64, lifted: F64, final: F64, protectors: Mask,
+                 ratio: float, ranked: Index) -> F64:
+    """Stage 6c: the protect hold (stages.protect_stage, stage 5b) applied again to the scores
+    after the learned factors, so that a learned factor cannot take a note that stage 5b held
+    just below a named protector past it: the factor multiplies the note's own evidence too
+    (own(d) x its factor may still pass), and the protectors' own factors count. Without it a
+    note held on its lent score alone passed a direct hit three times as strong by any
+    positive prior (bench/bench_learning_agents.py, noisy agent: the one unrelated question
+    that lost). `final` unchanged when nothing learned acted or the hold is off."""
+    if ratio == 0 or final is lifted or not protectors.any():
+        return final
+    factor = np.divide(final, lifted, out=np.ones_like(final), where=lifted > 0)
+    return protect_stage(fused, own * factor, final, protectors, ratio, ranked)[1]

@@ -107,3 +107,28 @@ def test_negative_weight_still_refused() -> None:
     with pytest.raises(ValueError):
         SearchEngine(SearchParams(weights={"warmth": -1.0})).search(
             c, QUERY, warmth=np.ones(4))
+
+
+HOLD_NOTES = [("Vidal Works", "Vidal Works is an organisation founded in 1901."),
+              ("Meeting 1", "They met at [[Vidal Works]] about the archive."),
+              ("Meeting 2", "Another meeting at [[Vidal Works]] about the survey."),
+              ("Filler", "nothing here")]
+HOLD_QUERY = "When was Vidal Works set up?"
+
+
+@pytest.mark.parametrize("learned", ["prior", "warmth"])
+def test_a_learned_factor_cannot_lift_a_note_past_a_stronger_named_note(learned: str) -> None:
+    c = make_corpus(HOLD_NOTES, [(1, 0), (2, 0)])
+    boost = np.array([0.0, 1.0, 0.0, 0.0])  # Meeting 1: the strongest learned factor
+    kw = {"prior": boost} if learned == "prior" else {"warmth": boost}
+    for ratio, first in ((1.0, "Vidal Works"), (0.0, "Meeting 1")):  # 0: the hold is off
+        eng = SearchEngine(SearchParams(weights={"protect": ratio, "warmth": 0.5}, scope=0))
+        base = eng.search(c, HOLD_QUERY)
+        assert [h.title for h in base.hits][:2] == ["Vidal Works", "Meeting 1"]
+        hits = eng.search(c, HOLD_QUERY, **kw).hits  # type: ignore[arg-type]
+        assert hits[0].title == first
+        assert hits[1].title == ("Meeting 1" if first == "Vidal Works" else "Vidal Works")
+        for h in hits:  # the receipt still sums to the score
+            r = h.receipt
+            parts = r["fused"] + r["context"] + r["named"] + r["warmth"] + r["prior"]
+            assert parts == pytest.approx(h.score)
