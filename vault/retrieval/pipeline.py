@@ -38,20 +38,22 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
        final(d) = warm(d) * (1 + PRIOR_SCALE * clip(Q(d), -1, 1))
    Warmth (decayed spreading activation, learning/activation.py) acts only on notes linked to
    or co-occurring with the query's top `scope` hits (scope.py), and is a re-ranking signal,
-   not a retrieval one: a note that no query-dependent stage found has named(d) = 0 and stays 0, so
-   the set of hits never depends on warmth or Q; a found note moves up by at most w_warmth
+   not a retrieval one: a note that no query-dependent stage found has named(d) = 0 and stays
+   0, so the set of hits never depends on warmth or Q; a found note moves up by at most w_warmth
    (default 0.1) and up or down by at most PRIOR_SCALE (0.2) of its own score. (Warmth used
    to be a fused signal of its own; every warm note then entered every ranking, which cost
    held-out MRR in bench/bench_learning.py. As a boost it still does not help held-out
    questions there: 0.3 cost -0.006 MRR, 0.1 is neutral, hence the default.) Each is skipped
-   when its vector is all zero or its weight/scale is 0;
+   when its vector is all zero or its weight/scale is 0. Then the hold of stage 5b again
+   (scope.hold_learned): no learned factor lifts a note past a named note R times stronger
+   on its own evidence (own(d) times the note's factor still counts in full);
 7. rerank: the top `rerank_top_n` by final score are re-ordered by the cross-encoder and the
    best `rerank_keep` of them come first; the rest follow in final-score order.
 Archived notes (corpus.archived or the caller's mask) are excluded unless
 `include_archived`; notes whose final score is 0 (no signal found them) are never hits.
 Receipt: score = fused + context + named + warmth + prior, where "named" = named(d) - ctx(d),
 "warmth" = named(d) w_warmth a(d) and "prior" = final(d) - warm(d) are the amounts those stages
-added; "warmth_raw" = a(d).
+added (the hold after them is booked against "prior"); "warmth_raw" = a(d).
 Derived structures (BM25, conjunctive, names, links, embeddings) are built once per
 `corpus.generation` and reused. A signal with weight 0 is not computed (ablation).
 """

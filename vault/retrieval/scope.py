@@ -19,6 +19,10 @@ query itself found, so a query about other things is left as it was:
 A note in T(Q) is itself warmed only when it is linked to (or co-occurs with) another top
 hit. `scope` = 0 restores the global behaviour (every note warmed, every edge walked), for
 ablation. Pure numpy over the link matrix rows of the top hits: O(their links + edges).
+
+`hold_learned` applies stage 5b's protect hold once more after the learned factors (warmth
+and the Q prior): stage 5b pins a note that its neighbourhood lent past a much stronger named
+note just below that note, and any positive learned factor then lifted it past by a hair.
 """
 
 from __future__ import annotations
