@@ -26,6 +26,8 @@ recall@5 of the evidence, paired bootstrap 95 % intervals (10,000 draws) of on -
 exposure/Q Pearson of the audit and whether the stored state equals its replay.
 
 Run:  python -m bench.bench_learning_agents --json out.json
+      (`--warmth 0.1`, `--cooccurrence 0.5`, `--scope 0` switch the learned signals on, and
+      their scope to the query's top hits off: issue 31 item 6, NOTES-H.md)
 """
 
 from __future__ import annotations
