@@ -45,8 +45,8 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
    held-out MRR in bench/bench_learning.py. As a boost it still does not help held-out
    questions there: 0.3 cost -0.006 MRR, 0.1 is neutral, hence the default.) Each is skipped
    when its vector is all zero or its weight/scale is 0. Then the hold of stage 5b again
-   (scope.hold_learned): no learned factor lifts a note past a named note R times stronger
-   on its own evidence (own(d) times the note's factor still counts in full);
+   (scope.hold_learned): no learned factor lifts a note past a named note R times stronger on
+   its own evidence (own(d) x its factor counts in full) whose learned score is not negative;
 7. rerank: the top `rerank_top_n` by final score are re-ordered by the cross-encoder and the
    best `rerank_keep` of them come first; the rest follow in final-score order.
 Archived notes (corpus.archived or the caller's mask) are excluded unless
@@ -340,8 +340,9 @@ class SearchEngine:
             stages["prior"] = f"ran (scale {p.prior_scale})"
         else:
             stages["prior"] = "skipped: zero"
-        final = hold_learned(fusion.fused, own, lifted, final, protectors & eligible,
-                             p.weight("protect"), _by_fused(fusion))  # scope.py
+        final = hold_learned(fusion.fused, own, lifted, final,  # scope.py
+                             protectors & eligible & (q >= 0), p.weight("protect"),
+                             _by_fused(fusion))
         return Scored(sig, fusion, context, lifted - ctx, a, warm, final, eligible, stages)
 
     def _archived_mask(self, corpus: Corpus) -> npt.NDArray[np.bool_]:

@@ -132,3 +132,12 @@ def test_a_learned_factor_cannot_lift_a_note_past_a_stronger_named_note(learned:
             r = h.receipt
             parts = r["fused"] + r["context"] + r["named"] + r["warmth"] + r["prior"]
             assert parts == pytest.approx(h.score)
+
+
+def test_a_named_note_agents_passed_over_holds_nothing_back() -> None:
+    c = make_corpus(HOLD_NOTES, [(1, 0), (2, 0)])
+    eng = SearchEngine(SearchParams())  # the defaults: protect ratio 1
+    held = eng.search(c, HOLD_QUERY, prior=np.array([0.0, 1.0, 0.0, 0.0])).hits
+    assert held[0].title == "Vidal Works"
+    passed = eng.search(c, HOLD_QUERY, prior=np.array([-0.2, 1.0, 0.0, 0.0])).hits
+    assert [h.title for h in passed][:2] == ["Meeting 1", "Vidal Works"]
