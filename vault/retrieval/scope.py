@@ -19,6 +19,10 @@ query itself found, so a query about other things is left as it was:
 A note in T(Q) is itself warmed only when it is linked to (or co-occurs with) another top
 hit. `scope` = 0 restores the global behaviour (every note warmed, every edge walked), for
 ablation. Pure numpy over the link matrix rows of the top hits: O(their links + edges).
+Measured (NOTES-H.md; bench/bench_learning_agents.py, bench/bench_learning.py): scoped
+warmth lifted the citing agent's related questions but lowered two other agents' and cost
+LoCoMo's unrelated ones; co-occurrence, scoped or not, lowered related questions for every
+agent. Both stay off by default (warmth weight 0, beta 0); the scope is the default when on.
 
 `hold_learned` applies stage 5b's protect hold once more after the learned factors (warmth
 and the Q prior): stage 5b pins a note that its neighbourhood lent past a much stronger named
