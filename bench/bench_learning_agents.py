@@ -26,6 +26,8 @@ recall@5 of the evidence, paired bootstrap 95 % intervals (10,000 draws) of on -
 exposure/Q Pearson of the audit and whether the stored state equals its replay.
 
 Run:  python -m bench.bench_learning_agents --json out.json
+      (`--warmth 0.1`, `--cooccurrence 0.5`, `--scope 0` switch the learned signals on, and
+      their scope to the query's top hits off: issue 31 item 6, NOTES-H.md)
 """
 
 from __future__ import annotations
@@ -159,6 +161,13 @@ def summary(m: dict[str, list[float]]) -> dict[str, Any]:
             "recall5_lift": paired_bootstrap(m["r5_on"], m["r5_off"], draws=10_000)}
 
 
+def search_params(args: argparse.Namespace) -> SearchParams:
+    """Default SearchParams, or the learned signals switched on (`--warmth`, `--cooccurrence`
+    and their `--scope`, vault/retrieval/scope.py) for the item 6 ablation."""
+    weights = {"warmth": args.warmth} if args.warmth else {}
+    return SearchParams(weights=weights, beta=args.cooccurrence, scope=args.scope)
+
+
 def run_agent(agent: str, args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     hay = generate(args.vault_seed)
     root = tmp / agent
@@ -174,7 +183,7 @@ def run_agent(agent: str, args: argparse.Namespace, tmp: Path) -> dict[str, Any]
     counts = {"searches": 0, "reads": 0, "writes": 0, "answer_used": 0, "sessions": 0}
     # what `rmh serve --no-dense` builds with the default config
     ledger = Ledger.open(Vault.state_dir(root, create=True) / LEDGER_FILE, clock=time.time)
-    engine = SearchEngine(SearchParams(), scratch=str(root / ".rmh"))
+    engine = SearchEngine(search_params(args), scratch=str(root / ".rmh"))
     with Vault.open(root, engine=engine, usage=ledger) as v:
         order = random.Random(f"{args.seed}:{agent}")
         schedule: list[Question] = []
@@ -211,6 +220,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--unrelated", type=int, default=80)
     ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--per-session", type=int, default=4)
+    ap.add_argument("--warmth", type=float, default=0.0, help="warmth weight (default off)")
+    ap.add_argument("--cooccurrence", type=float, default=0.0,
+                    help="co-occurrence edges in PageRank, beta (default off)")
+    ap.add_argument("--scope", type=int, default=SearchParams().scope,
+                    help="warmth and co-occurrence act near the query's top hits (0: all)")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:

@@ -104,3 +104,21 @@ def test_doctor_warns_on_a_negative_exposure_q_correlation() -> None:
     warnings = learning_warnings(report, dead=["s-1"])
     assert len(warnings) == 2 and "negative (-0.250)" in warnings[0] and "s-1" in warnings[1]
     assert learning_warnings({"exposure_q_pearson": 0.1, "missing_rows": 0}, dead=[]) == []
+
+
+def test_doctor_warns_through_real_processes(tmp_path: Path) -> None:
+    """A note shown twice and skipped, beside one shown once and read: exposure/Q is negative,
+    and `rmh doctor` (a new process reading the ledger) says so first."""
+    vault = make_vault(tmp_path / "vault")
+    for args in (("search", "Monday Tuesday", "--session", "w1", "--no-dense"),
+                 ("read", "Lunch", "--session", "w1"), ("end-session", "w1"),
+                 ("search", "auth rewrite Monday", "--session", "w2", "--no-dense"),
+                 ("end-session", "w2")):
+        assert rmh(vault, *args).returncode == 0
+    atlas, lunch = learning(vault, "Project Atlas"), learning(vault, "Lunch")
+    assert isinstance(atlas["q"], float) and atlas["q"] < 0 < float(str(lunch["q"]))
+    audit = json.loads(rmh(vault, "doctor", "--json").stdout)["learning"]
+    assert audit["exposure_q_pearson"] < 0
+    assert any("exposure/Q correlation is negative" in w for w in audit["warnings"])
+    text = rmh(vault, "doctor").stdout
+    assert "exposure/Q correlation is negative" in text

@@ -15,7 +15,8 @@ Evidence, per ended session and note (vault/learning/rewards.py says what counts
 - used: success weight s = min(`use_cap`, sum of the session's use signals) (a read is 1,
   a citation 1 more, so a read-and-cited note counts as 2 uses; capped at 2);
 - examined and not used: the note was shown at rank r < `unused_top_n` in a list whose
-  other hit the agent used (the agent engaged with that list) and it was not used anywhere
+  other hit the agent read, cited, rewrote or built on (the agent engaged with that list; an
+  answer that used another hit does not count, rewards.py: v4) and it was not used anywhere
   in the session. It adds the PBM's E-step weight, the posterior probability that it was
   examined given that it was not used (Chuklin et al. 2015, section 4.2, EM for the PBM):
       f = e_r (1 - t) / (1 - e_r t),   t = the note's posterior mean before the session,

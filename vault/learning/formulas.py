@@ -17,9 +17,11 @@ Formulas (the seed: Ori-Mnemos, "Computation is the missing bedrock of agentic m
       answer  1.0                  the agent's answer (session.end) uses its distinctive terms
       recall  0.5 / times          used again (re-found), `times` earlier sessions used it
   summed and capped at `use_cap` (2) as the session's success weight; "skipped" is the
-  examined-and-not-used weight e (1 - t) / (1 - e t) (evidence.py). Being ranked alone is
-  never evidence. (v2 moved Q by at most 0.1 a session, Q <- Q + 0.1 |r| (sgn r - Q): one
-  read changed the score by x1.008 and moved no ranking; v1 started at 0.5 and inverted.)
+  examined-and-not-used weight e (1 - t) / (1 - e t) (evidence.py), counted only in a list
+  the agent read, cited, rewrote or built on another hit of (v4: an answer alone engages no
+  list, rewards.py). Being ranked alone is never evidence. (v2 moved Q by at most 0.1 a
+  session, Q <- Q + 0.1 |r| (sgn r - Q): one read changed the score by x1.008 and moved no
+  ranking; v1 started at 0.5 and inverted.)
 - Prior used in ranking: the score q of evidence.py, in [-neg_scale, 1], 0 for a note with
   no evidence, times the topic gate g(query, note) in [0, 1] of topic.py (the share of the
   query its evidence was about); the engine multiplies the fused score by (1 + prior_scale q g).
@@ -53,7 +55,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-LEARNING_VERSION = 3  # 3: Beta-PBM posterior of use (evidence.py); 2: signed Q, damped spread
+LEARNING_VERSION = 4  # 4: only a read/cite/update/create engages a list (rewards.py)
+# 3: Beta-PBM posterior of use (evidence.py); 2: signed Q, damped spread
 SECONDS_PER_DAY = 86_400.0
 
 

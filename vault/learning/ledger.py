@@ -42,6 +42,7 @@ from .redact import redact_ledger
 from .replay import fold, learned_of, prior_of, query_weights
 from .state import Event, LearnedState, NoteState, apply
 from .usage import NO_LINKS, Learned
+from .vectors import NoteVectors
 
 __all__ = ["LEDGER_FILE", "Ledger", "fold", "learned_of"]
 
@@ -62,7 +63,7 @@ class Ledger:
         self.params = params
         self._edges: tuple[tuple[int, float], WeightedEdges] | None = None
         self._version = -1
-        self._ids: tuple[Sequence[int], npt.NDArray[np.int64], bool] | None = None
+        self._vectors = NoteVectors()
         self._state = LearnedState()
         self._pairs = PairTable()
         self._sync_state(force=True)
@@ -274,29 +275,7 @@ class Ledger:
     ) -> npt.NDArray[Any]:
         """value(note state) per id; 0 (False) for an id with no learned state."""
         self._sync_state()
-        notes = self._state.notes
-        out = np.zeros(len(ids), dtype=dtype)
-        keys, ascending = self._id_array(ids)
-        if ascending and len(notes) * 4 < len(ids):  # sparse: O(learned notes), not O(notes)
-            learned = np.fromiter(notes, dtype=np.int64, count=len(notes))
-            at = np.minimum(np.searchsorted(keys, learned), max(len(keys) - 1, 0))
-            for note, k in zip(learned.tolist(), at.tolist(), strict=True):
-                if len(keys) and keys[k] == note:
-                    out[k] = value(notes[note])
-            return out
-        for k, note in enumerate(ids):
-            ns = notes.get(note)
-            if ns is not None:
-                out[k] = value(ns)
-        return out
-
-    def _id_array(self, ids: Sequence[int]) -> tuple[npt.NDArray[np.int64], bool]:
-        """`ids` as an array and whether it ascends; cached for the same object (the facade
-        passes one corpus's `ids` tuple to every search of a generation)."""
-        if self._ids is None or self._ids[0] is not ids:
-            keys = np.asarray(ids, dtype=np.int64).ravel()
-            self._ids = (ids, keys, bool(np.all(keys[1:] > keys[:-1])))
-        return self._ids[1], self._ids[2]
+        return self._vectors.per_note(self._state.notes, ids, value, dtype)
 
     def warmth(self, ids: Sequence[int], now: float | None = None) -> npt.NDArray[np.float64]:
         """Decayed activation per id at `now` (default: the clock)."""
@@ -351,7 +330,7 @@ class Ledger:
 
     def _cooc(self, ids: Sequence[int], now: float) -> WeightedEdges:
         archived = [n for n, ns in self._state.notes.items() if ns.archived_at is not None]
-        return self._edges_at(now).to_positions(self._id_array(ids)[0], archived)
+        return self._edges_at(now).to_positions(self._vectors.id_array(ids)[0], archived)
 
     # -- replay and audit --------------------------------------------------------------------------
 

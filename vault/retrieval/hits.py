@@ -129,7 +129,7 @@ def hit_of(corpus: Corpus, s: Scored, i: int, rerank: float | None) -> Hit:
         "warmth_raw": float(s.warmth[i]),
         "warmth": warm - (fused + context + named),
         "prior": float(s.final[i]) - warm,
-        "prior_factor": float(s.final[i]) / warm if warm else 1.0,  # 1 + prior_scale q
+        "prior_factor": float(s.final[i]) / warm if warm else 1.0,  # (1 + prior_scale q g), held
         "rerank": rerank,
         "stages": dict(s.stages),
     }

@@ -4,7 +4,8 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
 1. first-stage signals over every note, the registry's (signals/registry.py), in its order:
    bm25, dense (needs an encoder), conjunctive;
 2. graph (stages.graph_stage): personalized PageRank seeded by the notes named in the query
-   and the top bm25/dense hits, over wiki-links plus learned co-occurrence edges;
+   and the top bm25/dense hits, over wiki-links plus the learned co-occurrence edges that
+   touch a seed (scope.py);
 3. fusion (fusion.py) of the query-dependent signals above:
    fused(d) = sum_s w_s(q) v_s(d) / (k + rank_s(d) + 1),
    w_s(q) = w_s, or, with `redundancy_head` m > 0 (off by default), w_conj(q) =
@@ -27,15 +28,19 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
    document priors (Kraaij, Westerveld & Hiemstra 2002):
        warm(d)  = named(d) * (1 + w_warmth * a(d)),          a(d) = clip(warmth(d), 0, 1)
        final(d) = warm(d) * (1 + PRIOR_SCALE * clip(Q(d), -1, 1))
-   a note no query-dependent stage found stays at 0, so the set of hits never depends on
-   warmth or Q; each is skipped when its vector is all zero or its weight/scale is 0;
+   warmth acts only on notes linked to or co-occurring with the query's top `scope` hits
+   (scope.py); a note no query-dependent stage found stays at 0, so the set of hits never
+   depends on warmth or Q; each is skipped when its vector is all zero or its weight/scale is
+   0. Then the hold of stage 5b again (scope.hold_learned): no learned factor lifts a note past
+   a named note R times stronger on its own evidence (own(d) x its factor counts in full)
+   whose learned score is not negative;
 7. rerank: the top `rerank_top_n` by final score are re-ordered by the cross-encoder and the
    best `rerank_keep` of them come first; the rest follow in final-score order.
 Archived notes (corpus.archived or the caller's mask) are excluded unless
 `include_archived`; notes whose final score is 0 (no signal found them) are never hits.
 Receipt: score = fused + context + named + warmth + prior, where "named" = named(d) - ctx(d),
 "warmth" = named(d) w_warmth a(d) and "prior" = final(d) - warm(d) are the amounts those stages
-added; "warmth_raw" = a(d).
+added (the hold after them is booked against "prior"); "warmth_raw" = a(d).
 Derived structures (the signals' indexes, names, links) are built once per
 `corpus.generation` and updated from a delta (derived.py). A signal with weight 0 is not
 computed (ablation). Defaults and their measurements: BENCHMARKS.md.
@@ -58,10 +63,10 @@ from .fusion import RRF_DEPTH, RRF_K, by_fused, fuse, gate, top
 from .hits import Scored, SearchResult, hit_of
 from .relevance import NOTHING, TOP, Relevance, coverage, judge, query_terms
 from .rerank import CrossEncoder, rerank_order
+from .scope import hold_learned, warmth_stage
 from .signals.dense import DenseIndex, DenseParams
 from .signals.graph import ALPHA, BETA, PUSH_ABOVE, TOP_SEEDS
 from .signals.registry import DENSE, REGISTRY, BuildEnv, Query
-from .signals.warmth import warmth_scores
 from .stages import context_stage, graph_stage, named_stage, protect_stage
 from .text import tokenize
 
@@ -103,6 +108,7 @@ class SearchParams:
     top_seeds: int = TOP_SEEDS
     push_above: int = PUSH_ABOVE  # notes from which PageRank is pushed, not iterated (0: never)
     prior_scale: float = PRIOR_SCALE
+    scope: int = 5  # warmth and co-occurrence act near the query's top hits (scope.py; 0: all)
     max_tokens: int = 256
     # Dense units (chunks) embedded per note: the first 64 windows (~16k tokens, ~60 KB of
     # prose) is far above any note of the benchmark vaults and bounds what one huge note costs
@@ -263,7 +269,7 @@ class SearchEngine:
         if wanted("graph"):
             stages["graph"], graph = graph_stage(view.links, view.walk, named, sig, heads,
                                                  cooccurrence, p.alpha, p.beta, p.top_seeds,
-                                                 p.push_above)
+                                                 p.push_above, p.scope)
             if graph is not None:
                 sig["graph"] = graph
         weights, gated = gate({s: p.weight(s) for s in sig}, sig, p.redundancy_head, heads)
@@ -290,18 +296,10 @@ class SearchEngine:
         # the receipt books a hold against the lent context first, then the named lift
         context = context - np.minimum(lifted - held, context)
         ctx, lifted = fusion.fused + context, held
-        a = np.zeros(n, dtype=np.float64)
-        warm = lifted
+        a, warm = np.zeros(n, dtype=np.float64), lifted
         if wanted("warmth"):
-            w = warmth_scores(warmth, n)
-            if w is None:
-                stages["warmth"] = "skipped: zero"
-            elif p.weight("warmth") < 0:
-                raise ValueError("the warmth weight is a boost scale and must be >= 0")
-            else:
-                a = w
-                warm = lifted * (1.0 + p.weight("warmth") * a)
-                stages["warmth"] = f"ran (scale {p.weight('warmth')})"
+            stages["warmth"], a, warm = warmth_stage(warmth, p.weight("warmth"), view.links,
+                                                     cooccurrence, lifted, eligible, p.scope)
         final = warm
         pr = np.zeros(n) if prior is None else np.asarray(prior, dtype=np.float64).ravel()
         if pr.shape != (n,):
@@ -311,6 +309,9 @@ class SearchEngine:
             stages["prior"] = f"ran (scale {p.prior_scale})"
         else:
             stages["prior"] = "skipped: zero"
+        final = hold_learned(fusion.fused, own, lifted, final,  # scope.py
+                             protectors & eligible & (pr >= 0), p.weight("protect"),
+                             by_fused(fusion))
         return Scored(sig, fusion, context, lifted - ctx, a, warm, final, eligible, stages)
 
     def _archived_mask(self, corpus: Corpus) -> npt.NDArray[np.bool_]:

@@ -165,6 +165,15 @@ def protect_stage(fused: F64, own: F64, lifted: F64, protectors: Mask, ratio: fl
     return f"ran (ratio {ratio}, {held} held)", out
 
 
+def incident(cooc: WeightedEdges | None, seeds: F64, scope: int) -> WeightedEdges | None:
+    """edges_Q: the co-occurrence edges touching a seed (all of them with `scope` = 0)."""
+    if cooc is None or not len(cooc) or scope <= 0:
+        return cooc
+    s = np.flatnonzero(seeds > 0)
+    keep = np.isin(cooc.a, s) | np.isin(cooc.b, s)
+    return WeightedEdges(cooc.a[keep], cooc.b[keep], cooc.w[keep])
+
+
 def graph_stage(
     links: sparse.csr_matrix,
     walk: Walk,
@@ -176,21 +185,23 @@ def graph_stage(
     beta: float,
     top_seeds: int,
     push_above: int,
+    scope: int,
 ) -> tuple[str, F64 | None]:
     """Stage 2 of the pipeline: personalized PageRank (signals/graph.py, damping `alpha`)
-    over the links plus co-occurrence edges scaled by `beta`, seeded by the `named` notes
-    and the first `top_seeds` of bm25 and dense (`heads` when taken); None when there are
-    no edges or no seeds."""
+    over the links plus the co-occurrence edges that touch a seed (`incident`, `scope`)
+    scaled by `beta`, seeded by the `named` notes and the first `top_seeds` of bm25 and dense
+    (`heads` when taken); None when there are no edges or no seeds."""
     n = int(links.shape[0])
     adj = links
+    first = [s for s in ("bm25", "dense") if s in sig]
+    seeds = seed_vector(n, named, [sig[s] for s in first], top_seeds,
+                        [heads.get(s) for s in first])
+    cooccurrence = incident(cooccurrence, seeds, scope)
     if cooccurrence is not None and len(cooccurrence) and beta > 0:
         adj = adj + adjacency(n, (), cooccurrence, beta)
         walk = Walk.build(adj)
     if adj.nnz == 0:
         return "skipped: no links", None
-    first = [s for s in ("bm25", "dense") if s in sig]
-    seeds = seed_vector(n, named, [sig[s] for s in first], top_seeds,
-                        [heads.get(s) for s in first])
     if not seeds.any():
         return "skipped: no seeds", None
     r, iters = pagerank(walk, seeds, alpha, push_above=push_above)

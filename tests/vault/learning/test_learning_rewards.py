@@ -53,7 +53,18 @@ def test_update_of_retrieved_note_and_unretrieved_notes_earn_nothing() -> None:
 def test_answer_counts_as_use_only_for_retrieved_notes() -> None:
     out = session_rewards([ev(1, "search", shown=SHOWN)], lambda n: 0, P, answered=[3, 42])
     assert out.signals == {3: {"answer": 1.0}} and out.used == {3}
-    assert set(out.passed) == {1, 2}  # the agent used note 3 of that list
+    # v4: the answer alone engages no list: its reader misses notes an answer drew on, so
+    # notes 1 and 2, absent from it, are not evidence of a skip
+    assert out.passed == {}
+
+
+def test_an_answer_beside_a_read_list_skips_only_what_is_used_nowhere() -> None:
+    other = [[5, 0, 1.0], [6, 1, 0.63]]
+    events = [ev(1, "search", shown=SHOWN), ev(2, "search", shown=other), ev(3, "read", 2)]
+    out = session_rewards(events, lambda n: 0, P, answered=[3, 5])
+    assert out.used == {2, 3, 5}
+    assert out.passed == {1: 1.0}  # the read list: note 1 skipped, 3 used by the answer
+    # the second list was only answered from: note 6 is no evidence either way
 
 
 def test_fold_applies_evidence_once_at_end() -> None:

@@ -104,12 +104,14 @@ def test_conjunctive_separates_days() -> None:
 
 def test_weight_zero_skips_and_warmth_and_prior_enter() -> None:
     c = corpus()
-    eng = SearchEngine(SearchParams(weights={"graph": 0.0, "warmth": 0.3, "bm25": 1.0}))
+    # scope 0: warmth everywhere (the boost's arithmetic; tests/vault/retrieval/test_scope.py
+    # for warmth scoped to the query's top hits)
+    eng = SearchEngine(SearchParams(weights={"graph": 0.0, "warmth": 0.3, "bm25": 1.0}, scope=0))
     base = eng.search(c, "auth rollout", k=5)
     assert [h.title for h in base.hits] == ["Auth latency", "Auth outage"]  # a near tie
     res = eng.search(c, "auth rollout", k=5, warmth=np.array([0, 0, 0, 0.5, 0, 0]))
     assert res.stages["graph"] == "skipped: weight 0"
-    assert res.stages["warmth"] == "ran (scale 0.3)"
+    assert res.stages["warmth"] == "ran (scale 0.3, everywhere)"
     assert res.hits[0].title == "Auth outage"  # the warm found note moves up
     prior = np.array([0, 0, 0, 5.0, -5.0, 0])  # clipped to [-1, 1]
     res = eng.search(c, "auth rollout", k=5, prior=prior)
@@ -134,7 +136,7 @@ def test_warm_note_no_query_signal_found_is_not_a_hit() -> None:
 
 def test_warm_found_note_moves_up_by_a_bounded_boost() -> None:
     c = corpus()
-    eng = SearchEngine(SearchParams(weights={"graph": 0.0, "warmth": 0.3, "bm25": 1.0}))
+    eng = SearchEngine(SearchParams(weights={"graph": 0.0, "warmth": 0.3, "bm25": 1.0}, scope=0))
     q = "auth rollout Monday"
     base = {h.title: h for h in eng.search(c, q, k=5).hits}
     assert list(base)[:2] == ["Auth outage", "Auth latency"]

@@ -1,0 +1,52 @@
+"""Per-note vectors aligned with a corpus's ids: what ranking reads of the learned state.
+
+`NoteVectors.per_note(notes, ids, value, dtype)` gives value(note state) for every id of
+`ids`, in that order, and 0 (False) for an id with no learned state. The facade passes one
+corpus's `ids` tuple to every search of a generation, so its array form (and whether it
+ascends) is cached for the same object; with few learned notes against many ids the lookup
+walks the learned notes (O(learned) searchsorted), not every id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .state import NoteState
+
+
+class NoteVectors:
+    """The id-array cache and the per-note lookup (module docstring)."""
+
+    def __init__(self) -> None:
+        self._ids: tuple[Sequence[int], npt.NDArray[np.int64], bool] | None = None
+
+    def id_array(self, ids: Sequence[int]) -> tuple[npt.NDArray[np.int64], bool]:
+        """`ids` as an array and whether it ascends; cached for the same object."""
+        if self._ids is None or self._ids[0] is not ids:
+            keys = np.asarray(ids, dtype=np.int64).ravel()
+            self._ids = (ids, keys, bool(np.all(keys[1:] > keys[:-1])))
+        return self._ids[1], self._ids[2]
+
+    def per_note(
+        self, notes: Mapping[int, NoteState], ids: Sequence[int],
+        value: Callable[[NoteState], float], dtype: type[Any],
+    ) -> npt.NDArray[Any]:
+        """value(note state) per id; 0 (False) for an id with no learned state."""
+        out = np.zeros(len(ids), dtype=dtype)
+        keys, ascending = self.id_array(ids)
+        if ascending and len(notes) * 4 < len(ids):  # sparse: O(learned notes), not O(notes)
+            learned = np.fromiter(notes, dtype=np.int64, count=len(notes))
+            at = np.minimum(np.searchsorted(keys, learned), max(len(keys) - 1, 0))
+            for note, k in zip(learned.tolist(), at.tolist(), strict=True):
+                if len(keys) and keys[k] == note:
+                    out[k] = value(notes[note])
+            return out
+        for k, note in enumerate(ids):
+            ns = notes.get(note)
+            if ns is not None:
+                out[k] = value(ns)
+        return out

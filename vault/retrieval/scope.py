@@ -1,0 +1,103 @@
+"""Query-dependent learned signals (issue 31, item 6): warmth and co-occurrence act only near
+the query's own top hits, never as a global boost.
+
+Warmth (decayed spreading activation) and co-occurrence (notes shown together) are learned
+from every session, whatever it was about. Applied to every query alike they lift notes that
+were busy lately, related to the query or not (measured: warmth and co-occurrence on cost
+unrelated held-out MRR, BENCHMARKS.md). Scoped, each acts only on notes next to what this
+query itself found, so a query about other things is left as it was:
+
+    T(Q)        = the query's top `scope` eligible notes by their score before any learned
+                  stage (named(d) after stage 5b), ties by position
+    near(Q)     = {d : d is wiki-linked to a note of T(Q), or shares a learned
+                  co-occurrence edge with one}
+    warmth_Q(d) = warmth(d) if d in near(Q), else 0
+    edges_Q     = the co-occurrence edges with an endpoint among the PageRank seeds S(Q)
+                  (the notes the query names and the top `top_seeds` hits of each first-stage
+                  signal: the query's own top hits at stage 2, before fusion exists)
+
+A note in T(Q) is itself warmed only when it is linked to (or co-occurs with) another top
+hit. `scope` = 0 restores the global behaviour (every note warmed, every edge walked), for
+ablation. Pure numpy over the link matrix rows of the top hits: O(their links + edges).
+Measured (NOTES-H.md; bench/bench_learning_agents.py, bench/bench_learning.py): scoped
+warmth lifted the citing agent's related questions but lowered two other agents' and cost
+LoCoMo's unrelated ones; co-occurrence, scoped or not, lowered related questions for every
+agent. Both stay off by default (warmth weight 0, beta 0); the scope is the default when on.
+
+`hold_learned` applies stage 5b's protect hold once more after the learned factors (warmth
+and the Q prior): stage 5b pins a note that its neighbourhood lent past a much stronger named
+note just below that note, and any positive learned factor then lifted it past by a hair.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from ..learning.edges import WeightedEdges
+from .fusion import top
+from .signals.warmth import warmth_scores
+from .stages import protect_stage
+
+if TYPE_CHECKING:  # scipy is imported where a matrix is built (CLI start-up)
+    from scipy import sparse
+
+F64 = npt.NDArray[np.float64]
+Mask = npt.NDArray[np.bool_]
+Index = npt.NDArray[np.int64]
+
+
+def near(links: sparse.csr_matrix, cooc: WeightedEdges | None, tops: Index, n: int) -> Mask:
+    """near(Q): the notes linked to, or sharing a co-occurrence edge with, a note of `tops`."""
+    mask = np.zeros(n, dtype=np.bool_)
+    if tops.size == 0:
+        return mask
+    if links.nnz:
+        mask[links[tops].indices] = True
+    if cooc is not None and len(cooc):
+        ok = cooc.w > 0
+        mask[cooc.b[ok & np.isin(cooc.a, tops)]] = True
+        mask[cooc.a[ok & np.isin(cooc.b, tops)]] = True
+    return mask
+
+
+def warmth_stage(
+    warmth: npt.ArrayLike | None, weight: float, links: sparse.csr_matrix,
+    cooc: WeightedEdges | None, lifted: F64, eligible: Mask, scope: int,
+) -> tuple[str, F64, F64]:
+    """Stage 6a: (report, a, warm) with a = warmth_Q clipped to [0, 1] and
+    warm = lifted (1 + weight a); `weight` > 0 (the pipeline skips weight 0)."""
+    n = int(lifted.shape[0])
+    zero = np.zeros(n, dtype=np.float64)
+    w = warmth_scores(warmth, n)
+    if w is None:
+        return "skipped: zero", zero, lifted
+    if weight < 0:
+        raise ValueError("the warmth weight is a boost scale and must be >= 0")
+    where = "everywhere"
+    if scope > 0:
+        w = w * near(links, cooc, top(lifted, scope, eligible), n)
+        if not w.any():
+            return f"skipped: nothing warm near the top {scope}", zero, lifted
+        where = f"near the top {scope}"
+    return f"ran (scale {weight}, {where})", w, lifted * (1.0 + weight * w)
+
+
+def hold_learned(fused: F64, own: F64, lifted: F64, final: F64, protectors: Mask,
+                 ratio: float, ranked: Index) -> F64:
+    """Stage 6c: the protect hold (stages.protect_stage, stage 5b) applied again to the scores
+    after the learned factors, so that a learned factor cannot take a note that stage 5b held
+    just below a named protector past it: the factor multiplies the note's own evidence too
+    (own(d) x its factor may still pass), and the protectors' own factors count. Without it a
+    note held on its lent score alone passed a direct hit three times as strong by any
+    positive prior (bench/bench_learning_agents.py, noisy agent: the one unrelated question
+    that lost). The pipeline passes as `protectors` only the named notes whose learned score
+    for this query is not negative: a named note agents passed over for queries like this one
+    holds nothing back (LoCoMo's speaker notes, NOTES-H.md). `final` unchanged when nothing
+    learned acted or the hold is off."""
+    if ratio == 0 or final is lifted or not protectors.any():
+        return final
+    factor = np.divide(final, lifted, out=np.ones_like(final), where=lifted > 0)
+    return protect_stage(fused, own * factor, final, protectors, ratio, ranked)[1]
