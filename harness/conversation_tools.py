@@ -54,3 +54,22 @@ def ingest(ops: VaultOps, conversation: str | dict[str, Any] | list[Any],
     return ops.thread.call(lambda: {**ingest_conversations(ops.vault, loaded.conversations
                                                            ).to_json(),
                                     "skipped_lines": list(loaded.problems)})
+
+
+class ConversationCalls:
+    """The conversation part's target in the operation table: the three adapters above over
+    one connection's vault operations."""
+
+    def __init__(self, ops: VaultOps) -> None:
+        self.ops = ops
+
+    def context(self, query: str, budget_words: int = 600, conversation: str | None = None,
+                date_from: date | None = None, date_to: date | None = None) -> dict[str, Any]:
+        return context(self.ops, query, budget_words, conversation, date_from, date_to)
+
+    def what_came_next(self, query: str, n: int = 3) -> dict[str, Any]:
+        return what_came_next(self.ops, query, n)
+
+    def ingest(self, conversation: str | dict[str, Any] | list[Any],
+               format: str = "auto") -> dict[str, Any]:
+        return ingest(self.ops, conversation, format)

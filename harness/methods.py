@@ -8,7 +8,8 @@ one, "c-<hex>"; it ends at `session.end`, end of input, SIGTERM or MCP shutdown 
 `on_shutdown` runs `shutdown`), and the next recording operation opens a new one. The
 Harness is the context of the table's "control" operations (exec, reset, sessions, status).
 `method_table(h)` has one method per operation with a JSON-RPC name (harness.operations),
-taking the operation's parameters by name or position and checking them (harness.validate),
+taking the operation's parameters by name or position (bound by the dispatcher to the
+signature the parameters generate) and checking them (harness.validate),
 plus `ping`. Exceptions are mapped to JSON-RPC errors by harness.errors.map_exception, the
 dispatcher's hook (re-exported here for the wiring).
 """
@@ -28,10 +29,11 @@ from rpc import AsyncMethod
 from sandbox import CancelToken, HostFunction, probe
 from vault import LEDGER_FILE, DiskFull, Vault, is_disk_full
 
+from .binding import Bound, Env
 from .config import Config
 from .errors import Refused
 from .errors import map_exception as map_exception
-from .operations import OPERATIONS, Bound, Env
+from .operations import OPERATIONS
 from .rlm_tools import RlmTools
 from .tools import build_functions, conversation_functions, vault_functions
 from .validate import signature
@@ -133,8 +135,8 @@ class Harness:
 
     def bound(self) -> list[Bound]:
         """Every operation of the table with its context on this connection."""
-        return [Bound(op, self if op.part == "control" else self.env, self.thread)
-                for op in OPERATIONS]
+        return [Bound.of(op, self if op.part == "control" else self.env.target(op.part),
+                         self.thread) for op in OPERATIONS]
 
     async def exec(self, code: str, deadline_s: int | None = None) -> Any:
         """Run a cell (`repl.exec`); arguments checked by the operation table.
@@ -270,11 +272,12 @@ class Harness:
 
 
 def rpc_method(bound: Bound) -> AsyncMethod:
-    """One operation as a JSON-RPC method: params by name or position, checked, then run."""
+    """One operation as a JSON-RPC method: params by name or position, bound once by the
+    dispatcher to the generated signature, then checked (`Operation.checked`) and run."""
     op = bound.op
 
     async def method(*args: Any, **kwargs: Any) -> Any:
-        return await bound.acall(op.arguments(args, kwargs))
+        return await bound.acall(op.checked(args, kwargs))
 
     method.__name__ = method.__qualname__ = op.name
     method.__signature__ = signature(op.params)  # type: ignore[attr-defined]

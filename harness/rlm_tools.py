@@ -29,9 +29,10 @@ from vault import AmbiguousNote, VaultError
 
 from .ask import Library, ask
 from .ask_render import render_note, render_notes
+from .binding import Env
 from .errors import BadShape
 from .llm import Broker, ExecBudget
-from .operations import MAX_QUESTION, Env
+from .operations import MAX_QUESTION
 from .tools import repl_functions
 from .vault_ops import QuietOps, VaultOps
 

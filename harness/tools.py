@@ -14,8 +14,9 @@ from typing import Any
 
 from sandbox import HostFunction
 
+from .binding import Bound, Env
 from .errors import to_repl
-from .operations import OPERATIONS, Bound, Env, Operation, Part
+from .operations import OPERATIONS, Operation, Part
 from .validate import signature, signature_text
 from .vault_ops import VaultOps
 
@@ -27,7 +28,7 @@ def help_doc(op: Operation) -> str:
 
 def host_function(op: Operation, env: Env) -> HostFunction:
     """`op` as a REPL host function: checked arguments, the REPL projection, typed errors."""
-    bound = Bound(op, env, env.ops.thread)
+    bound = Bound.of(op, env.target(op.part), env.ops.thread)
     name = op.repl or op.name
 
     def call(*args: Any, **kwargs: Any) -> Any:

@@ -143,10 +143,14 @@ class VaultOps:
             ticket.size = record.size
         return written(record)
 
-    def edit(self, note: str, change: Edit, expected_hash: str | None = None) -> dict[str, Any]:
-        """Apply one edit to a note (vault.Edit), guarded by `expected_hash` when given; under
-        a write ticket, refused (QuotaExceeded) before the new text is built when the note
-        would be larger than the ticket allows."""
+    def edit(self, note: str, kind: Any, text: str = "", heading: str | None = None,
+             find: str | None = None, expected_count: int = 1,
+             expected_hash: str | None = None) -> dict[str, Any]:
+        """Apply one edit to a note (vault.Edit of `kind`, `text`, `heading`, `find`,
+        `expected_count`), guarded by `expected_hash` when given; under a write ticket,
+        refused (QuotaExceeded) before the new text is built when the note would be larger
+        than the ticket allows."""
+        change = Edit(kind, text, heading=heading, find=find, expected_count=expected_count)
         ticket = _TICKET.get()
         limit = None if ticket is None else ticket.limit
         sid = self.session()
