@@ -38,6 +38,14 @@ class VaultThread:
             1, thread_name_prefix="rmh-vault", initializer=self._mark
         )
 
+    @classmethod
+    def inline(cls) -> VaultThread:
+        """The calling thread as the vault thread: `call` runs inline (a CLI command, which
+        uses the vault from its one thread and never from the event loop)."""
+        thread = cls()
+        thread._ident = threading.get_ident()
+        return thread
+
     def _mark(self) -> None:
         self._ident = threading.get_ident()
 
