@@ -91,7 +91,7 @@ def value_type(p: Param) -> Callable[[str], Any]:
             except ValueError:
                 value = None
             bounded = p.minimum is not None and p.maximum is not None
-            if bounded and (value is None or not p.minimum <= value <= p.maximum):  # type: ignore[operator]
+            if bounded and (value is None or not p.minimum <= value <= p.maximum):
                 raise argparse.ArgumentTypeError(
                     f"must be an integer from {p.minimum} to {p.maximum}")
             if value is None:

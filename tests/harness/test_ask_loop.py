@@ -135,7 +135,7 @@ def test_render_notes_stays_within_the_cap() -> None:
 
 def knowledge() -> tuple[Any, Any]:
     from bench import generate_knowledge as generate
-    from harness.corpus_library import CorpusLibrary
+    from bench.corpus_library import CorpusLibrary
     from vault import SearchEngine
 
     hay = generate(15, bridge=24, comparison=12)

@@ -37,10 +37,10 @@ from bench import (
     summarize_ask,
 )
 from bench import generate_knowledge as generate
+from harness import LoopParams, ask
 from vault import Corpus, MiniLmEncoder, SearchEngine, SearchParams
 
-from ..ask import LoopParams, ask
-from ..corpus_library import CorpusLibrary
+from .corpus_library import CorpusLibrary
 
 ABLATIONS: dict[str, LoopParams] = {
     "ask": LoopParams(),
