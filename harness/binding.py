@@ -75,7 +75,7 @@ class Env:
             return ConversationCalls(self.ops)
         if part == "llm":
             return LlmCalls(self.rlm, self.ops)
-        raise ValueError(f"the {part} part runs against the connection, not an Env")
+        raise ValueError(f"the {part} part runs against the connection, not Env")
 
 
 @dataclass(frozen=True)
