@@ -112,7 +112,8 @@ class RlmTools:
         raise BadShape("slice must be text, a note, or a list of notes or search hits")
 
     # -- the functions (arguments checked by the operation table) ----------------------------
-    def rlm_call(self, slice: Any, question: str, max_words: int | None, library: Library) -> str:
+    def rlm_call(self, slice: Any, question: str, max_words: int | None,
+                 library: Library) -> str:
         return self.broker.call(self.slice_text(slice, library), question, self.budget(),
                                 max_words)
 
