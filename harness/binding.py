@@ -1,8 +1,8 @@
 """What the operations of the table run against, and an operation bound to it.
 
-`Env` gives each part of the table (harness.operations) its target: the "vault" part runs on
-the connection's `VaultOps`, "conversation" on `ConversationCalls`, "llm" on `LlmCalls`; the
-"control" part runs on the connection itself (harness.methods.Harness). `Bound` is an
+`Targets` gives each part of the table (harness.operations) its target: the "vault" part runs on
+the connection's `VaultCalls`, "conversation" on `ConversationCalls`, "llm" on `LlmCalls`; the
+"control" part runs on the connection itself (harness.methods.Harness). `BoundOperation` is an
 operation with its implementing method (`getattr(target, op.run)`) looked up once, called
 with checked arguments by name from the event loop (`acall`, where `op.runs` says) or from a
 REPL thread (`call`).
@@ -20,16 +20,16 @@ import anyio
 from .conversation_tools import ConversationCalls
 from .errors import Refused
 from .operations import Operation, Part
-from .vault_ops import VaultOps, VaultThread
+from .vault_ops import VaultCalls, VaultThread
 
 
 class LlmTools(Protocol):
     """What the llm part calls (harness.rlm_tools.RlmTools is the implementation)."""
 
-    def ask(self, question: str, budget: int, library: VaultOps) -> dict[str, Any]: ...
+    def ask(self, question: str, budget: int, library: VaultCalls) -> dict[str, Any]: ...
     def rlm_call(self, slice: Any, question: str, max_words: int | None,
-                 library: VaultOps) -> str: ...
-    def rlm_batch(self, pairs: Any, max_words: int | None, library: VaultOps) -> list[str]: ...
+                 library: VaultCalls) -> str: ...
+    def rlm_batch(self, pairs: Any, max_words: int | None, library: VaultCalls) -> list[str]: ...
     def usage(self) -> dict[str, Any]: ...
 
 
@@ -37,7 +37,7 @@ class LlmCalls:
     """The llm part's target: the LLM tools over the connection's vault operations, refused
     ("llm_error") when no broker is configured."""
 
-    def __init__(self, rlm: LlmTools | None, ops: VaultOps) -> None:
+    def __init__(self, rlm: LlmTools | None, ops: VaultCalls) -> None:
         self._rlm = rlm
         self.ops = ops
 
@@ -60,11 +60,11 @@ class LlmCalls:
 
 
 @dataclass(frozen=True)
-class Env:
+class Targets:
     """What the vault, conversation and llm parts run against: the connection's vault
     operations and, when a broker is configured, its LLM tools."""
 
-    ops: VaultOps
+    ops: VaultCalls
     rlm: LlmTools | None = None
 
     def target(self, part: Part) -> object:
@@ -75,11 +75,11 @@ class Env:
             return ConversationCalls(self.ops)
         if part == "llm":
             return LlmCalls(self.rlm, self.ops)
-        raise ValueError(f"the {part} part runs against the connection, not Env")
+        raise ValueError(f"the {part} part runs against the connection, not Targets")
 
 
 @dataclass(frozen=True)
-class Bound:
+class BoundOperation:
     """An operation with its implementing method, callable from the event loop or from a REPL
     thread with checked arguments (by name)."""
 
@@ -88,7 +88,7 @@ class Bound:
     thread: VaultThread
 
     @classmethod
-    def of(cls, op: Operation, target: object, thread: VaultThread) -> Bound:
+    def of(cls, op: Operation, target: object, thread: VaultThread) -> BoundOperation:
         """`op` bound to `target`'s method named `op.run`."""
         return cls(op, getattr(target, op.run), thread)
 

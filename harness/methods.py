@@ -29,7 +29,7 @@ from rpc import AsyncMethod
 from sandbox import CancelToken, HostFunction, probe
 from vault import LEDGER_FILE, DiskFull, Vault, is_disk_full
 
-from .binding import Bound, Env
+from .binding import BoundOperation, Targets
 from .config import Config
 from .errors import Refused
 from .errors import map_exception as map_exception
@@ -37,7 +37,7 @@ from .operations import OPERATIONS
 from .rlm_tools import RlmTools
 from .tools import build_functions, conversation_functions, vault_functions
 from .validate import signature
-from .vault_ops import VaultOps, VaultThread
+from .vault_ops import VaultCalls, VaultThread
 
 log = logging.getLogger("rmh.methods")
 
@@ -54,7 +54,7 @@ class Repl(Protocol):
 
 
 ReplFactory = Callable[[Mapping[str, HostFunction]], Repl]
-FunctionParts = Callable[[VaultOps], Mapping[str, HostFunction]]
+FunctionParts = Callable[[VaultCalls], Mapping[str, HostFunction]]
 
 
 class SessionHooks(Protocol):
@@ -106,8 +106,8 @@ class Harness:
         self.config = config
         self.vault = vault
         self.thread = VaultThread()
-        self.ops = VaultOps(vault, self.thread, self.use_session)
-        self.env = Env(self.ops, rlm)
+        self.ops = VaultCalls(vault, self.thread, self.use_session)
+        self.env = Targets(self.ops, rlm)
         self.hooks: SessionHooks = hooks if hooks is not None else NullHooks()
         self.session: str | None = None
         self.implicit = False  # the open session was opened by use, not by session.start
@@ -133,9 +133,9 @@ class Harness:
             self._repl = self._repl_factory(build_functions(*parts))
         return self._repl
 
-    def bound(self) -> list[Bound]:
+    def bound(self) -> list[BoundOperation]:
         """Every operation of the table with its context on this connection."""
-        return [Bound.of(op, self if op.part == "control" else self.env.target(op.part),
+        return [BoundOperation.of(op, self if op.part == "control" else self.env.target(op.part),
                          self.thread) for op in OPERATIONS]
 
     async def exec(self, code: str, deadline_s: int | None = None) -> Any:
@@ -271,7 +271,7 @@ class Harness:
         self.thread.close()
 
 
-def rpc_method(bound: Bound) -> AsyncMethod:
+def rpc_method(bound: BoundOperation) -> AsyncMethod:
     """One operation as a JSON-RPC method: params by name or position, bound once by the
     dispatcher to the generated signature, then checked (`Operation.checked`) and run."""
     op = bound.op

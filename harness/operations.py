@@ -7,9 +7,9 @@ surfaces are derived from `OPERATIONS` and nothing else: harness.methods (JSON-R
 harness.mcp (tools and their inputSchema) and harness.tools (REPL host functions and help).
 
 `run` names the method that implements it, on the object its part runs against: the
-"vault" part on the connection's `VaultOps`, "conversation" on `ConversationCalls`, "llm" on
-`LlmCalls` (`Env.target` gives each) and "control" on the connection (harness.methods.Harness).
-`Bound` is an operation with that method looked up once; it is called with the checked
+"vault" part on the connection's `VaultCalls`, "conversation" on `ConversationCalls`, "llm" on
+`LlmCalls` (`Targets.target` gives each) and "control" on the connection (harness.methods.Harness).
+`BoundOperation` is an operation with that method looked up once; it is called with the checked
 arguments by name. `runs` says where it runs when called from the event loop: "vault" on the
 vault thread, in arrival order; "thread" on a worker thread (it waits on the LLM); "loop" it is
 a coroutine. REPL calls are already off the loop and call the method directly. `writes` is the

@@ -1,6 +1,6 @@
 """The vault operations every surface shares, and the one thread they run on.
 
-`VaultOps` turns checked arguments (harness.validate, through the operation table) into Vault
+`VaultCalls` turns checked arguments (harness.validate, through the operation table) into Vault
 facade calls; each returns a JSON-safe value. All facade calls run on one dedicated thread
 (`VaultThread`): the facade and its SQLite connection are used by one thread at a time, in
 arrival order, whichever surface called.
@@ -101,7 +101,7 @@ def written(record: NoteRecord) -> dict[str, Any]:
     return {**out, "warning": record.warning} if record.warning else out
 
 
-class VaultOps:
+class VaultCalls:
     """JSON-out vault operations for one connection, on the vault thread.
 
     Arguments are already checked (the operation table's parameters); internal callers such as
@@ -206,12 +206,12 @@ class VaultOps:
         return self.thread.call(lambda: self.vault.document_frequency(list(tokens)))
 
 
-class QuietOps:
+class UnrecordedVault:
     """The vault as the ask loop sees it: its inner searches and reads teach nothing, since
     the agent never saw them; the loop's answer set is logged once, as one retrieval of the
-    question by the caller (`VaultOps.shown`)."""
+    question by the caller (`VaultCalls.shown`)."""
 
-    def __init__(self, ops: VaultOps) -> None:
+    def __init__(self, ops: VaultCalls) -> None:
         self.ops = ops
 
     def search(self, query: Any, k: Any = 10) -> dict[str, Any]:

@@ -8,7 +8,7 @@ command takes, and how it checks it, comes from the operation's parameter declar
 (it has a default), and the default itself (an option not given is not passed: the table's
 default applies). The arguments are bound and checked once, by `Operation.arguments`, and
 a value out of bounds is a usage error (exit 2) naming the option. The command then calls the
-operation (harness.binding.Bound) on the configured vault, in this thread, and prints its
+operation (harness.binding.BoundOperation) on the configured vault, in this thread, and prints its
 result: under `--json` one JSON document, else the human rendering of its `Command.render`.
 
 What a `Command` adds to its operation is the command line's own: which parameters are
@@ -25,13 +25,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.binding import Bound, Env
+from harness.binding import BoundOperation, Targets
 from harness.compose import open_vault
 from harness.config import Config, load
 from harness.errors import BadArgument
 from harness.operations import OPERATIONS, Operation
 from harness.validate import Param
-from harness.vault_ops import VaultOps, VaultThread
+from harness.vault_ops import VaultCalls, VaultThread
 
 from .catalog import COMMANDS
 from .output import CommandFailed, json_line
@@ -193,9 +193,9 @@ def run(command: Command, args: argparse.Namespace, parser: argparse.ArgumentPar
         if dense and v.engine.encoder is not None:  # embed what is missing now, saying so
             v.engine.prepare(v.corpus(), progress=Progress(announce=MISSING_EMBEDDINGS))
         session = getattr(args, "session", None)
-        ops = VaultOps(v, VaultThread.inline(), lambda: session)
+        ops = VaultCalls(v, VaultThread.inline(), lambda: session)
         try:
-            result = Bound.of(op, Env(ops).target(op.part), ops.thread).call(checked)
+            result = BoundOperation.of(op, Targets(ops).target(op.part), ops.thread).call(checked)
         except BadArgument as exc:  # found by the operation itself (a cursor it cannot read)
             raise CommandFailed(str(exc)) from exc
     doc, human = command.render(args, result)
