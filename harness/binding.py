@@ -15,8 +15,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-import anyio
-
 from .conversation_tools import ConversationCalls
 from .errors import Refused
 from .operations import Operation, Part
@@ -99,6 +97,8 @@ class BoundOperation:
         job = functools.partial(self.method, **arguments)
         if self.op.runs == "vault":
             return await self.thread.acall(job)
+        import anyio.to_thread  # (not at import: a CLI command never calls from a loop)
+
         return await anyio.to_thread.run_sync(job)
 
     def call(self, arguments: Mapping[str, Any]) -> Any:

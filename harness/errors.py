@@ -33,10 +33,10 @@ import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-from rpc import INTERNAL_ERROR, RpcError, application_error, invalid_params, spec_error
 from vault import storage_error
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # imported where used: a CLI command that fails needs neither
+    from rpc import RpcError
     from sandbox import HostFunctionError
 
 log = logging.getLogger("rmh.errors")
@@ -106,6 +106,8 @@ def classify(exc: BaseException) -> Kind:
 
 
 def _domain(exc: BaseException) -> RpcError:
+    from rpc import application_error
+
     if _sandbox_error(exc):
         return application_error("sandbox_error", {"reason": str(exc)[:SANDBOX_REASON_MAX]})
     code_name, data_fn = getattr(exc, "code_name", None), getattr(exc, "data", None)
@@ -115,6 +117,8 @@ def _domain(exc: BaseException) -> RpcError:
 
 def to_rpc(exc: BaseException) -> RpcError:
     """The JSON-RPC error for `exc` (internal errors: a bare -32603)."""
+    from rpc import INTERNAL_ERROR, invalid_params, spec_error
+
     exc = typed(exc)
     kind = classify(exc)
     if isinstance(exc, BadArgument):

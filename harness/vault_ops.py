@@ -16,8 +16,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-import anyio
-
 from vault import Edit, NoteRecord, QuotaExceeded, Vault
 
 from .vault_list import Listings, browse
@@ -61,6 +59,8 @@ class VaultThread:
         The job is queued before the first await, so requests' vault calls run in the order
         the requests started."""
         future = self._pool.submit(fn, *args)
+        import anyio.to_thread  # (not at import: a CLI command never calls from a loop)
+
         return await anyio.to_thread.run_sync(future.result, abandon_on_cancel=True)
 
     def close(self) -> None:
