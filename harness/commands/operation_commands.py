@@ -63,9 +63,11 @@ class Command:
     args: tuple[Arg, ...]
     render: Render
     session: bool = False  # --session ID: the use counts in that session (learning)
-    dense: bool = False  # loads the embedder (embedding what is missing) unless --no-dense
+    dense: bool = False  # loads the embedder unless --no-dense
+    prepare: bool = False  # embeds what is missing first (saying so on stderr)
     learning: bool = True  # opens the learning ledger
     json_last: bool = False  # --json after the other options (in help and usage)
+    described: bool = True  # its help shows the one-line help as a description too
     stdin: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None  # input read from stdin
     defaults: Callable[[Config], dict[str, Any]] = field(default=lambda cfg: {})
 
@@ -112,18 +114,18 @@ def add_command(sub: Any, command: Command) -> argparse.ArgumentParser:
     op = operation(command.op)
     params = {p.name: p for p in op.params}
     helptext = COMMANDS[command.name][1]
-    parser: argparse.ArgumentParser = sub.add_parser(command.name, help=helptext,
-                                                     description=helptext)
+    parser: argparse.ArgumentParser = sub.add_parser(
+        command.name, help=helptext, description=helptext if command.described else None)
     if not command.json_last:
         parser.add_argument("--json", action="store_true", help="print one JSON document")
     for arg in command.args:
         add_arg(parser, arg, params.get(arg.param) if arg.param is not None else None)
-    if command.json_last:
-        parser.add_argument("--json", action="store_true", help="print one JSON document")
     if command.dense:
         parser.add_argument("--no-dense", action="store_true", help="skip the ONNX embedder")
     if command.session:
         parser.add_argument("--session", default=None, metavar="ID", help=SESSION_HELP)
+    if command.json_last:
+        parser.add_argument("--json", action="store_true", help="print one JSON document")
     parser.set_defaults(func=lambda args: run(command, args, parser))
     return parser
 
@@ -190,7 +192,7 @@ def run(command: Command, args: argparse.Namespace, parser: argparse.ArgumentPar
         parser.error(f"argument {flags.get(exc.param, exc.param)}: {exc.reason}")
     dense = command.dense and not args.no_dense
     with open_vault(cfg, dense=dense, learning=command.learning) as v:
-        if dense and v.engine.encoder is not None:  # embed what is missing now, saying so
+        if command.prepare and dense and v.engine.encoder is not None:  # saying so
             v.engine.prepare(v.corpus(), progress=Progress(announce=MISSING_EMBEDDINGS))
         session = getattr(args, "session", None)
         ops = VaultCalls(v, VaultThread.inline(), lambda: session)

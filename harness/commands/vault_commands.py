@@ -119,7 +119,8 @@ COMMANDS: tuple[Command, ...] = (
             help="rank with the learned state as it was at TIME (Unix seconds or ISO 8601; "
             "replayed from the log) and record nothing"),
         Arg("learn", ("--no-learn",), help="record nothing (no usage event)")),
-        render_search, session=True, dense=True, defaults=lambda cfg: {"k": cfg.search.k}),
+        render_search, session=True, dense=True, prepare=True,
+        defaults=lambda cfg: {"k": cfg.search.k}),
     Command("read", "read", (Arg("note"),),
             lambda args, doc: (doc, doc["text"]), session=True),
     Command("write", "write", (Arg("note"), Arg("overwrite", ("--overwrite",)), EXPECTED_HASH),
@@ -150,6 +151,14 @@ COMMANDS: tuple[Command, ...] = (
         Arg("limit", ("--limit",), help="most items (default 50)"),
         Arg("cursor", ("--cursor",), help="the next page (printed at the end of one)")),
         render_listing, learning=False, json_last=True),
+    Command("context", "context", (
+        Arg("query"),
+        Arg("budget_words", ("--budget",), help="word budget (default 600)"),
+        Arg("conversation", ("--conversation",)),
+        Arg("date_from", ("--from",), metavar="DATE_FROM", help="ISO date, inclusive"),
+        Arg("date_to", ("--to",), metavar="DATE_TO", help="ISO date, inclusive")),
+        lambda args, doc: (doc, line(doc["text"] or "(no matching turns)")),
+        dense=True, json_last=True, described=False),
 )
 
 BY_NAME = {command.name: command for command in COMMANDS}

@@ -79,7 +79,20 @@ SCRIPT: tuple[tuple[tuple[str, ...], str], ...] = (
     (("delete", "Dora", "--json"), ""),
     (("delete", "Nobody", "--json"), ""),
     (("backlinks", "Alice"), ""),
+    (("ingest", "<TMP>/c.json", "--json"), ""),
+    (("context", "sold bike", "--budget", "15", "--no-dense", "--json"), ""),
+    (("context", "pottery", "--no-dense"), ""),
+    (("context", "pottery", "--no-dense", "--from", "2024-05-05", "--to", "2024-06-01"), ""),
+    (("context", "pottery", "--no-dense", "--conversation", "nope"), ""),
+    (("context", "pottery", "--no-dense", "--from", "May"), ""),
+    (("context", "pottery", "--no-dense", "--budget", "0"), ""),
 )
+CONVERSATION = {"format": "rmh-conversation/1", "id": "ab", "sessions": [
+    {"id": "s1", "date": "2024-05-01T10:00", "turns": [
+        {"speaker": "Alice", "text": "I started a pottery class."},
+        {"speaker": "Bob", "text": "My teacher Carla runs the pottery class."}]},
+    {"id": "s2", "date": "2024-05-09T09:00", "turns": [
+        {"speaker": "Bob", "text": "Last month I sold my bike."}]}]}
 
 # The differences from the record that the operation table made: argv -> (the exit code now,
 # what stderr now says). Each is a bound the table declares that the command line lacked.
@@ -100,8 +113,9 @@ CLOCK = re.compile(r'"clock": [0-9.e+-]+')
 
 
 def normalised(text: str, vault: Path) -> str:
-    """`text` with the vault's path and the wall clock (a search basis) masked."""
-    return CLOCK.sub('"clock": 0', text.replace(str(vault), "<VAULT>"))
+    """`text` with the vault's path, its folder's and the wall clock (a search basis) masked."""
+    text = text.replace(str(vault), "<VAULT>").replace(str(vault.parent), "<TMP>")
+    return CLOCK.sub('"clock": 0', text)
 
 
 def helps() -> dict[str, str]:
@@ -118,9 +132,11 @@ def run_script(tmp: Path) -> list[dict[str, Any]]:
     vault = tmp / "vault"
     env = {k: v for k, v in os.environ.items() if k not in ("RMH_VAULT", "RMH_CONFIG")}
     env.update(PYTHONHASHSEED="0", PYTHONPATH=str(ROOT), COLUMNS="100")
+    (tmp / "c.json").write_text(json.dumps(CONVERSATION), encoding="utf-8")
     out = []
     for argv, stdin in SCRIPT:
-        r = subprocess.run([sys.executable, "-m", "harness", "--vault", str(vault), *argv],
+        words = [word.replace("<TMP>", str(tmp)) for word in argv]
+        r = subprocess.run([sys.executable, "-m", "harness", "--vault", str(vault), *words],
                            input=stdin, capture_output=True, text=True, env=env, cwd=ROOT,
                            timeout=120)
         out.append({"argv": list(argv), "rc": r.returncode,
