@@ -106,6 +106,10 @@ ALLOWED: dict[tuple[str, ...], tuple[int, str]] = {
         (2, "argument -k: must be an integer from 1 to 100"),
     ("search", "billing", "--no-dense", "-k", "1000"):
         (2, "argument -k: must be an integer from 1 to 100"),
+    ("context", "pottery", "--no-dense", "--from", "May"):
+        (2, "argument --from: must be an ISO date (YYYY-MM-DD)"),
+    ("context", "pottery", "--no-dense", "--budget", "0"):
+        (2, "argument --budget: must be an integer from 1 to 20000"),
 }
 
 
