@@ -43,15 +43,14 @@ Render = Callable[[argparse.Namespace, Any], tuple[Any, str]]
 @dataclass(frozen=True)
 class Arg:
     """One argument of a command, in the order its help lists it: the operation parameter it
-    gives (None: an option of the command line only), its flags (none: positional), and what
-    the command line says differently from the parameter's declaration."""
+    gives, its flags (none: positional), and what the command line says differently from the
+    parameter's declaration (its help, its metavar, a conversion of its text)."""
 
-    param: str | None
+    param: str
     flags: tuple[str, ...] = ()
     help: str | None = None
     metavar: str | None = None
     convert: Callable[[str], Any] | None = None  # text -> the parameter's value (at run time)
-    default: Any = None  # an option of the command line only
 
 
 @dataclass(frozen=True)
@@ -75,10 +74,6 @@ class Command:
 MISSING_EMBEDDINGS = ("rmh: some notes have no embeddings yet; embedding them now (run "
                       "`rmh index` to fill them ahead of time, or pass --no-dense)")
 SESSION_HELP = "attribute this use to session ID (learning; `rmh end-session ID` ends it)"
-
-
-def _dest(arg: Arg) -> str:
-    return arg.param if arg.param is not None else arg.flags[-1].lstrip("-").replace("-", "_")
 
 
 def value_type(p: Param) -> Callable[[str], Any]:
@@ -119,7 +114,7 @@ def add_command(sub: Any, command: Command) -> argparse.ArgumentParser:
     if not command.json_last:
         parser.add_argument("--json", action="store_true", help="print one JSON document")
     for arg in command.args:
-        add_arg(parser, arg, params.get(arg.param) if arg.param is not None else None)
+        add_arg(parser, arg, params[arg.param])
     if command.dense:
         parser.add_argument("--no-dense", action="store_true", help="skip the ONNX embedder")
     if command.session:
@@ -130,27 +125,25 @@ def add_command(sub: Any, command: Command) -> argparse.ArgumentParser:
     return parser
 
 
-def add_arg(parser: argparse.ArgumentParser, arg: Arg, p: Param | None) -> None:
-    """One argument: its action, type, choices and default from the parameter `p`."""
-    kw: dict[str, Any] = {"help": arg.help if arg.help is not None or p is None
-                          else p.description}
-    if not arg.flags:  # positional: optional when the parameter has a default
-        assert p is not None
-        if arg.help is None:
-            kw.pop("help")
+def add_arg(parser: argparse.ArgumentParser, arg: Arg, p: Param) -> None:
+    """One argument: its action, type, choices and default from the parameter `p` (an option
+    not given is absent from the namespace: the parameter's default applies)."""
+    kw: dict[str, Any] = {}
+    if not arg.flags:  # positional (no help unless the command gives one); optional when
+        if arg.help is not None:  # the parameter has a default
+            kw["help"] = arg.help
         if arg.metavar is not None:
             kw["metavar"] = arg.metavar
         if not p.required:
             kw.update(nargs="?", default=p.default)
         parser.add_argument(p.name, **_typed(p, arg), **kw)
         return
-    kw["dest"] = _dest(arg)
-    if p is not None and p.kind == "boolean":
-        kw.update(action="store_false" if p.default else "store_true")
+    kw.update(dest=p.name, default=argparse.SUPPRESS,
+              help=arg.help if arg.help is not None else p.description)
+    if p.kind == "boolean":
+        kw["action"] = "store_false" if p.default else "store_true"
     else:
-        kw["metavar"] = arg.metavar or arg.flags[-1].lstrip("-").upper()
-        kw.update(_typed(p, arg) if p is not None else {})
-    kw["default"] = argparse.SUPPRESS if p is not None else arg.default
+        kw.update(metavar=arg.metavar or arg.flags[-1].lstrip("-").upper(), **_typed(p, arg))
     parser.add_argument(*arg.flags, **kw)
 
 
@@ -170,8 +163,8 @@ def arguments(command: Command, args: argparse.Namespace, cfg: Config) -> dict[s
     """The operation's arguments from the command line, stdin and the configuration."""
     given = command.defaults(cfg)
     for arg in command.args:
-        if arg.param is not None and hasattr(args, _dest(arg)):
-            value = getattr(args, _dest(arg))
+        if hasattr(args, arg.param):
+            value = getattr(args, arg.param)
             given[arg.param] = arg.convert(value) if arg.convert and value is not None \
                 else value
     if command.stdin is not None:
