@@ -66,17 +66,31 @@ from .ask_state import (
     SPREAD_FROM,
     Found,
     Gathered,
-    Library,
     LoopParams,
     Query,
+    Searchable,
 )
 from .ask_used import used_notes
 from .extractive import is_not_found
 from .llm import Broker, ExecBudget, RlmBudgetExceeded, RlmError
 
-__all__ = ["FEEDBACK_FROM", "FEEDBACK_TERMS", "FEEDBACK_WEIGHT", "FLOOR", "KEEP_PER", "POOL",
-           "RESOLVE_TOP", "AskResult", "Found", "Library", "LoopParams", "TraceEntry", "ask",
-           "render_note", "render_notes"]
+__all__ = [
+    "FEEDBACK_FROM",
+    "FEEDBACK_TERMS",
+    "FEEDBACK_WEIGHT",
+    "FLOOR",
+    "KEEP_PER",
+    "POOL",
+    "RESOLVE_TOP",
+    "AskResult",
+    "Found",
+    "LoopParams",
+    "Searchable",
+    "TraceEntry",
+    "ask",
+    "render_note",
+    "render_notes",
+]
 
 
 TraceEntry = TypedDict("TraceEntry", {
@@ -172,7 +186,7 @@ def _run_query(g: Gathered, q: Query, pass_no: int, k: int, entry: TraceEntry) -
     return rose
 
 
-def ask(question: str, library: Library, broker: Broker | None = None,
+def ask(question: str, library: Searchable, broker: Broker | None = None,
         calls: ExecBudget | None = None, *, budget: int = 10, k: int | None = None,
         params: LoopParams | None = None) -> AskResult:
     """Run the loop (module doc): at most `budget` notes; `k` hits per search (default budget).

@@ -48,8 +48,8 @@ class LoopParams:
     keep_first: int | None = None  # search's head kept first (None: budget // KEEP_PER)
 
 
-class Library(Protocol):
-    """The vault operations the loop needs, JSON in and out (as harness.tools.VaultOps)."""
+class Searchable(Protocol):
+    """The vault operations the loop needs, JSON in and out (as harness.tools.VaultCalls)."""
 
     def search(self, query: Any, k: Any = 10) -> dict[str, Any]: ...
 
@@ -87,7 +87,7 @@ class Query:
 class Gathered:
     """Notes read so far, their terms and best values (module docstring)."""
 
-    def __init__(self, library: Library, groups: list[Group], params: LoopParams) -> None:
+    def __init__(self, library: Searchable, groups: list[Group], params: LoopParams) -> None:
         self.library = library
         self.p = params
         self.groups = groups

@@ -179,6 +179,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         from vault import VaultError, storage_error
 
+        if isinstance(getattr(exc, "code_name", None), str) and not isinstance(exc, VaultError):
+            return _failed(args, exc)  # a typed harness error (a Ray job that failed)
         typed = exc if isinstance(exc, VaultError) else storage_error(exc)
         if typed is not None:  # a vault error, a full disk, a refused permission
             return _failed(args, typed)

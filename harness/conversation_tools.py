@@ -2,7 +2,7 @@
 
 Thin adapters over `vault.build_context`, `vault.next_in_vault` and
 `vault.ingest_conversations`, used by the operation table (harness.operations), which declares
-and checks their parameters. Every vault call runs on the vault thread, like `VaultOps`.
+and checks their parameters. Every vault call runs on the vault thread, like `VaultCalls`.
 The conversation package (and the scipy it needs) is imported on first use, not when the
 server starts, so the first MCP response does not wait for it.
 """
@@ -14,11 +14,11 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .vault_ops import VaultOps
+    from .vault_ops import VaultCalls
 
 
 def context(
-    ops: VaultOps,
+    ops: VaultCalls,
     query: str,
     budget_words: int = 600,
     conversation: str | None = None,
@@ -36,14 +36,14 @@ def context(
     )
 
 
-def what_came_next(ops: VaultOps, query: str, n: int = 3) -> dict[str, Any]:
+def what_came_next(ops: VaultCalls, query: str, n: int = 3) -> dict[str, Any]:
     """The events that followed the event best matching `query`."""
     from vault import next_in_vault
 
     return ops.thread.call(lambda: next_in_vault(ops.vault, query, n).to_json())
 
 
-def ingest(ops: VaultOps, conversation: str | dict[str, Any] | list[Any],
+def ingest(ops: VaultCalls, conversation: str | dict[str, Any] | list[Any],
            format: str = "auto") -> dict[str, Any]:
     """Ingest a conversation given as text or a JSON object (any `vault.CONVERSATION_FORMATS`)."""
     from vault import ingest_conversations, load_transcript
@@ -54,3 +54,22 @@ def ingest(ops: VaultOps, conversation: str | dict[str, Any] | list[Any],
     return ops.thread.call(lambda: {**ingest_conversations(ops.vault, loaded.conversations
                                                            ).to_json(),
                                     "skipped_lines": list(loaded.problems)})
+
+
+class ConversationCalls:
+    """The conversation part's target in the operation table: the three adapters above over
+    one connection's vault operations."""
+
+    def __init__(self, ops: VaultCalls) -> None:
+        self.ops = ops
+
+    def context(self, query: str, budget_words: int = 600, conversation: str | None = None,
+                date_from: date | None = None, date_to: date | None = None) -> dict[str, Any]:
+        return context(self.ops, query, budget_words, conversation, date_from, date_to)
+
+    def what_came_next(self, query: str, n: int = 3) -> dict[str, Any]:
+        return what_came_next(self.ops, query, n)
+
+    def ingest(self, conversation: str | dict[str, Any] | list[Any],
+               format: str = "auto") -> dict[str, Any]:
+        return ingest(self.ops, conversation, format)

@@ -29,12 +29,15 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
+import sys
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from rpc import INTERNAL_ERROR, RpcError, application_error, invalid_params, spec_error
-from sandbox import HostFunctionError, SandboxError
 from vault import storage_error
+
+if TYPE_CHECKING:  # imported where used: a CLI command that fails needs neither
+    from rpc import RpcError
+    from sandbox import HostFunctionError
 
 log = logging.getLogger("rmh.errors")
 
@@ -80,6 +83,14 @@ def typed(exc: BaseException) -> BaseException:
     return exc
 
 
+def _sandbox_error(exc: BaseException) -> bool:
+    """Whether `exc` is the sandbox's SandboxError. The sandbox is imported only by what
+    runs code (its import costs half a second to `rmh read`): until it is, no SandboxError
+    exists."""
+    sandbox = sys.modules.get("sandbox")
+    return sandbox is not None and isinstance(exc, sandbox.SandboxError)
+
+
 def classify(exc: BaseException) -> Kind:
     """Which row of the module's table `exc` falls in."""
     exc = typed(exc)
@@ -87,7 +98,7 @@ def classify(exc: BaseException) -> Kind:
         return "bad_argument"
     if isinstance(exc, BadShape):
         return "bad_shape"
-    if isinstance(exc, SandboxError):
+    if _sandbox_error(exc):
         return "domain"
     if isinstance(getattr(exc, "code_name", None), str) and callable(getattr(exc, "data", None)):
         return "domain"
@@ -95,7 +106,9 @@ def classify(exc: BaseException) -> Kind:
 
 
 def _domain(exc: BaseException) -> RpcError:
-    if isinstance(exc, SandboxError):
+    from rpc import application_error
+
+    if _sandbox_error(exc):
         return application_error("sandbox_error", {"reason": str(exc)[:SANDBOX_REASON_MAX]})
     code_name, data_fn = getattr(exc, "code_name", None), getattr(exc, "data", None)
     data = data_fn() if callable(data_fn) else None
@@ -104,6 +117,8 @@ def _domain(exc: BaseException) -> RpcError:
 
 def to_rpc(exc: BaseException) -> RpcError:
     """The JSON-RPC error for `exc` (internal errors: a bare -32603)."""
+    from rpc import INTERNAL_ERROR, invalid_params, spec_error
+
     exc = typed(exc)
     kind = classify(exc)
     if isinstance(exc, BadArgument):
@@ -149,7 +164,7 @@ def mcp_error(exc: BaseException) -> dict[str, Any]:
         message = "internal error (logged by the server)"
     elif isinstance(exc, BadArgument):
         message = f"bad argument {exc.param}: {exc.reason}"
-    elif isinstance(exc, SandboxError):
+    elif _sandbox_error(exc):
         message = str(exc)[:SANDBOX_REASON_MAX]
     else:
         message = str(exc)[:500]
@@ -166,6 +181,8 @@ def to_mcp(exc: BaseException, tool: str = "?") -> dict[str, Any]:
 
 def to_repl(exc: BaseException, function: str = "?") -> HostFunctionError:
     """The exception user code sees in the REPL for `exc` (raised there by the worker)."""
+    from sandbox import HostFunctionError
+
     exc = typed(exc)
     kind = classify(exc)
     if kind == "bad_argument":
@@ -174,6 +191,6 @@ def to_repl(exc: BaseException, function: str = "?") -> HostFunctionError:
         return HostFunctionError("TypeError", str(exc))
     if kind == "domain":
         return HostFunctionError(type(exc).__name__, str(exc)[:SANDBOX_REASON_MAX]
-                                 if isinstance(exc, SandboxError) else str(exc))
+                                 if _sandbox_error(exc) else str(exc))
     log.error("host function %s failed", function, exc_info=exc)
     return HostFunctionError("HostError", f"host function failed ({type(exc).__name__})")

@@ -8,7 +8,8 @@ one, "c-<hex>"; it ends at `session.end`, end of input, SIGTERM or MCP shutdown 
 `on_shutdown` runs `shutdown`), and the next recording operation opens a new one. The
 Harness is the context of the table's "control" operations (exec, reset, sessions, status).
 `method_table(h)` has one method per operation with a JSON-RPC name (harness.operations),
-taking the operation's parameters by name or position and checking them (harness.validate),
+taking the operation's parameters by name or position (bound by the dispatcher to the
+signature the parameters generate) and checking them (harness.validate),
 plus `ping`. Exceptions are mapped to JSON-RPC errors by harness.errors.map_exception, the
 dispatcher's hook (re-exported here for the wiring).
 """
@@ -28,15 +29,16 @@ from rpc import AsyncMethod
 from sandbox import CancelToken, HostFunction, probe
 from vault import LEDGER_FILE, DiskFull, Vault, is_disk_full
 
+from .binding import BoundOperation, Targets
 from .config import Config
 from .errors import Refused
 from .errors import map_exception as map_exception
 from .mcp_sessions import CALL_SESSION, Handles
-from .operations import OPERATIONS, Bound, Env
+from .operations import OPERATIONS
 from .rlm_tools import RlmTools
 from .tools import build_functions, conversation_functions, vault_functions
 from .validate import signature
-from .vault_ops import VaultOps, VaultThread
+from .vault_ops import VaultCalls, VaultThread
 
 log = logging.getLogger("rmh.methods")
 
@@ -53,7 +55,7 @@ class Repl(Protocol):
 
 
 ReplFactory = Callable[[Mapping[str, HostFunction]], Repl]
-FunctionParts = Callable[[VaultOps], Mapping[str, HostFunction]]
+FunctionParts = Callable[[VaultCalls], Mapping[str, HostFunction]]
 
 
 class SessionHooks(Protocol):
@@ -105,8 +107,8 @@ class Harness:
         self.config = config
         self.vault = vault
         self.thread = VaultThread()
-        self.ops = VaultOps(vault, self.thread, self.use_session)
-        self.env = Env(self.ops, rlm)
+        self.ops = VaultCalls(vault, self.thread, self.use_session)
+        self.env = Targets(self.ops, rlm)
         self.hooks: SessionHooks = hooks if hooks is not None else NullHooks()
         self.session: str | None = None
         self.implicit = False  # the open session was opened by use, not by session.start
@@ -133,10 +135,10 @@ class Harness:
             self._repl = self._repl_factory(build_functions(*parts))
         return self._repl
 
-    def bound(self) -> list[Bound]:
+    def bound(self) -> list[BoundOperation]:
         """Every operation of the table with its context on this connection."""
-        return [Bound(op, self if op.part == "control" else self.env, self.thread)
-                for op in OPERATIONS]
+        return [BoundOperation.of(op, self if op.part == "control" else self.env.target(op.part),
+                         self.thread) for op in OPERATIONS]
 
     async def exec(self, code: str, deadline_s: int | None = None) -> Any:
         """Run a cell (`repl.exec`); arguments checked by the operation table.
@@ -279,12 +281,13 @@ class Harness:
         self.thread.close()
 
 
-def rpc_method(bound: Bound) -> AsyncMethod:
-    """One operation as a JSON-RPC method: params by name or position, checked, then run."""
+def rpc_method(bound: BoundOperation) -> AsyncMethod:
+    """One operation as a JSON-RPC method: params by name or position, bound once by the
+    dispatcher to the generated signature, then checked (`Operation.checked`) and run."""
     op = bound.op
 
     async def method(*args: Any, **kwargs: Any) -> Any:
-        return await bound.acall(op.arguments(args, kwargs))
+        return await bound.acall(op.checked(args, kwargs))
 
     method.__name__ = method.__qualname__ = op.name
     method.__signature__ = signature(op.params)  # type: ignore[attr-defined]

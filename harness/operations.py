@@ -6,32 +6,30 @@ surface that offers it (JSON-RPC method, MCP tool, REPL function) and its implem
 surfaces are derived from `OPERATIONS` and nothing else: harness.methods (JSON-RPC),
 harness.mcp (tools and their inputSchema) and harness.tools (REPL host functions and help).
 
-`run(ctx, **arguments)` receives checked arguments. Its context depends on the part: the
-"vault", "conversation" and "llm" parts take an `Env`; the "control" part takes the
-connection (harness.methods.Harness). `runs` says where it runs when called from the event
-loop: "vault" on the vault thread, in arrival order; "thread" on a worker thread (it waits on
-the LLM); "loop" it is a coroutine. REPL calls are already off the loop and call `run` directly.
+`run` names the method that implements it, on the object its part runs against: the
+"vault" part on the connection's `VaultCalls`, "conversation" on `ConversationCalls`, "llm" on
+`LlmCalls` (`Targets.target` gives each) and "control" on the connection (harness.methods.Harness).
+`BoundOperation` is an operation with that method looked up once; it is called with the checked
+arguments by name. `runs` says where it runs when called from the event loop: "vault" on the
+vault thread, in arrival order; "thread" on a worker thread (it waits on the LLM); "loop" it is
+a coroutine. REPL calls are already off the loop and call the method directly. `writes` is the
+effect on the vault (`Writes`: which argument names the note, which holds what is written);
+the REPL's write quota reads it.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
-import anyio
+from vault import EDIT_KINDS
 
-from vault import EDIT_KINDS, Edit
-
-from . import conversation_tools as conv
 from . import mcp_views as views
 from . import schemas as out
-from .errors import Refused
 from .schemas import Schema
-from .validate import Param, bind
+from .validate import Param, bind, check
 from .vault_list import KINDS
-from .vault_ops import VaultOps, VaultThread
 
 Part = Literal["vault", "conversation", "llm", "control"]
 Runs = Literal["vault", "thread", "loop"]
@@ -51,6 +49,15 @@ MAX_CONVERSATION_CHARS = 64 * 1024 * 1024
 
 
 @dataclass(frozen=True)
+class Writes:
+    """An operation's effect on the vault: the parameter naming the note it writes, and the
+    parameter holding what is written into it."""
+
+    note: str
+    content: str
+
+
+@dataclass(frozen=True)
 class Operation:
     """One operation and everything a surface needs to offer it."""
 
@@ -58,7 +65,7 @@ class Operation:
     part: Part
     summary: str  # one line: the MCP description and the first line of the REPL help
     params: tuple[Param, ...]
-    run: Callable[..., Any]
+    run: str  # the implementing method of the part's target (see the module doc)
     runs: Runs = "vault"
     read_only: bool = True
     destructive: bool = False
@@ -71,9 +78,7 @@ class Operation:
     repl_view: Callable[[Any], Any] | None = None  # the REPL's projection of the result
     reports_failure: bool = False  # the result is a value whose "error" says it failed (exec)
     output: Schema | None = None  # JSON Schema of the result (MCP outputSchema; harness.schemas)
-    # The effect on the vault: (the parameter naming the note written, the parameter holding
-    # what is written into it); the REPL's write quota reads it (harness.write_quota).
-    writes: tuple[str, str] | None = None
+    writes: Writes | None = None  # the effect on the vault; the REPL's write quota reads it
     title: str = ""  # the MCP tool's human title
     learns: bool = False  # records usage in the learning log (said in the MCP description)
     open_world: bool = False  # may reach outside the vault (the configured LLM endpoint)
@@ -83,62 +88,15 @@ class Operation:
         """Checked arguments for `run` (harness.validate.bind)."""
         return bind(self.params, args, kwargs)
 
-
-class LlmTools(Protocol):
-    """What the llm part calls (harness.rlm_tools.RlmTools is the implementation)."""
-
-    def ask(self, question: str, budget: int, library: VaultOps) -> dict[str, Any]: ...
-    def rlm_call(self, slice: Any, question: str, max_words: int | None,
-                 library: VaultOps) -> str: ...
-    def rlm_batch(self, pairs: Any, max_words: int | None, library: VaultOps) -> list[str]: ...
-    def usage(self) -> dict[str, Any]: ...
-
-
-@dataclass(frozen=True)
-class Env:
-    """What the vault, conversation and llm parts run against: the connection's vault
-    operations and, when a broker is configured, its LLM tools."""
-
-    ops: VaultOps
-    rlm: LlmTools | None = None
-
-
-@dataclass(frozen=True)
-class Bound:
-    """An operation with its context, callable from the event loop or from a REPL thread."""
-
-    op: Operation
-    ctx: object
-    thread: VaultThread
-
-    async def acall(self, arguments: Mapping[str, Any]) -> Any:
-        """Run from the event loop, where `op.runs` says (checked `arguments`)."""
-        if self.op.runs == "loop":
-            return await self.op.run(self.ctx, **arguments)
-        job = functools.partial(self.op.run, self.ctx, **arguments)
-        if self.op.runs == "vault":
-            return await self.thread.acall(job)
-        return await anyio.to_thread.run_sync(job)
-
-    def call(self, arguments: Mapping[str, Any]) -> Any:
-        """Run in the calling thread (a REPL call; never for a "loop" operation)."""
-        return self.op.run(self.ctx, **arguments)
-
-
-def _rlm(env: Env) -> LlmTools:
-    if env.rlm is None:
-        raise Refused("llm_error", "no broker configured")
-    return env.rlm
+    def checked(self, args: Sequence[Any], kwargs: Mapping[str, Any]) -> dict[str, Any]:
+        """Checked arguments for `run` from arguments already bound to `signature(params)`
+        (by the JSON-RPC dispatcher): values checked, defaults filled, nothing matched again."""
+        positional = [p.name for p in self.params if not p.keyword_only]
+        return check(self.params, {**dict(zip(positional, args, strict=False)), **kwargs})
 
 
 def _hits(result: dict[str, Any]) -> list[dict[str, Any]]:
     return list(result["hits"])
-
-
-def _edit(env: Env, note: str, kind: Any, text: str, heading: str | None, find: str | None,
-          expected_count: int, expected_hash: str | None) -> dict[str, Any]:
-    change = Edit(kind, text, heading=heading, find=find, expected_count=expected_count)
-    return env.ops.edit(note, change, expected_hash)
 
 
 _NOTE = Param("note", "string", "path ('folder/Note.md') or title",
@@ -185,8 +143,7 @@ OPERATIONS: tuple[Operation, ...] = (
                      "time (replayed; records nothing)", None, keyword_only=True),
                Param("learn", "boolean", "false: record nothing (a read-only search)", True,
                      keyword_only=True)),
-              lambda env, query, k, explain, as_of, learn: env.ops.search(
-                  query, k, explain, as_of, learn),
+              "search",
               rpc="vault.search", mcp="search", repl="search", returns="list[dict]",
               doc="Hybrid retrieval (keywords, meaning, links). Each hit is {\"note\": path,\n"
                   '"title", "score", "id", "snippet"} plus "date"/"speaker" when the note has\n'
@@ -194,7 +151,7 @@ OPERATIONS: tuple[Operation, ...] = (
               repl_view=_hits, output=out.SEARCH, title="Search notes", learns=True,
               mcp_view=views.search_view),
     Operation("read", "vault", "Read one note: text, frontmatter, tags and links.", (_NOTE,),
-              lambda env, note: env.ops.read(note),
+              "read",
               rpc="vault.read", mcp="read", repl="read",
               doc='Returns {"note", "title", "hash", "text", "frontmatter", "tags", "links"}.\n'
                   '`note` is a path ("folder/Note.md" or "folder/Note") or a title/alias; raises\n'
@@ -206,10 +163,9 @@ OPERATIONS: tuple[Operation, ...] = (
               (_NOTE, Param("content", "string", "the whole markdown text",
                               max_length=MAX_TEXT, blank_ok=True),
                Param("overwrite", "boolean", "replace the note if it exists", False), _HASH),
-              lambda env, note, content, overwrite, expected_hash: env.ops.write(
-                  note, content, overwrite, expected_hash),
+              "write",
               read_only=False, destructive=True, rpc="vault.write", mcp="write", repl="write",
-              writes=("note", "content"),
+              writes=Writes("note", "content"),
               doc='Returns {"note", "id", "title", "hash"}. `content` includes the frontmatter;\n'
                   '".md" is appended when missing. Link notes with [[Title]] so the graph uses\n'
                   "them. An existing note raises NoteExists unless overwrite=True or\n"
@@ -228,8 +184,8 @@ OPERATIONS: tuple[Operation, ...] = (
                      max_length=MAX_TEXT, blank_ok=True),
                Param("expected_count", "integer", "replace: how many occurrences there must "
                      "be", 1, 1, 100_000), _HASH),
-              _edit, read_only=False, destructive=True, idempotent=False, rpc="vault.edit",
-              writes=("note", "text"),
+              "edit", read_only=False, destructive=True, idempotent=False, rpc="vault.edit",
+              writes=Writes("note", "text"),
               mcp="edit", repl="edit",
               doc='Returns {"note", "id", "title", "hash"}. prepend inserts after the\n'
                   "frontmatter; section replaces the lines under the heading up to the next\n"
@@ -239,27 +195,27 @@ OPERATIONS: tuple[Operation, ...] = (
               output=out.WRITTEN, title="Edit part of a note"),
     Operation("move", "vault", "Rename/move a note; links to it are rewritten.",
               (_NOTE, Param("new", "string", "the new vault path", max_length=MAX_NOTE_NAME)),
-              lambda env, note, new: env.ops.move(note, new),
+              "move",
               read_only=False, destructive=True, idempotent=False, rpc="vault.move", mcp="move",
               output=out.MOVED, title="Move or rename a note"),
     Operation("delete", "vault", "Move a note to the vault's trash (recoverable).", (_NOTE,),
-              lambda env, note: env.ops.delete(note),
+              "delete",
               read_only=False, destructive=True, idempotent=False,
               rpc="vault.delete", mcp="delete", output=out.DELETED, title="Delete a note"),
     Operation("links", "vault", "Outgoing links of a note and where they resolve.", (_NOTE,),
-              lambda env, note: env.ops.links(note),
+              "links",
               rpc="vault.links", mcp="links", repl="links", returns="list[dict]",
               doc='Each link is {"target", "resolved", "embed", ...}; "resolved" is the path it\n'
                   "points to, or None for a dangling link.",
               output=out.items_of(out.LINK), title="Outgoing links"),
     Operation("backlinks", "vault", "Notes that link to a note.", (_NOTE,),
-              lambda env, note: env.ops.backlinks(note),
+              "backlinks",
               rpc="vault.backlinks", mcp="backlinks", repl="backlinks", returns="list[str]",
               output=out.items_of(out.STR), title="Backlinks"),
     Operation("neighbors", "vault", "Notes within a few links of a note, nearest first.",
               (_NOTE, Param("hops", "integer", "links to follow, either direction", 1, 1,
                               MAX_HOPS)),
-              lambda env, note, hops: env.ops.neighbors(note, hops),
+              "neighbors",
               rpc="vault.neighbors", mcp="neighbors", repl="neighbors", returns="list[str]",
               output=out.items_of(out.STR), title="Linked neighbourhood"),
     Operation("list", "vault", "Browse the vault: the notes in a folder (or with a tag), "
@@ -272,8 +228,7 @@ OPERATIONS: tuple[Operation, ...] = (
                Param("limit", "integer", "most items per page", 50, 1, MAX_LIST),
                Param("cursor", "string", "next_cursor of the previous page", None,
                      max_length=100)),
-              lambda env, what, folder, tag, limit, cursor: env.ops.browse(
-                  what, folder, tag, limit, cursor),
+              "browse",
               rpc="vault.list", mcp="list", repl="list_notes",
               doc='Returns {"what", "items", "total", "next_cursor"}: items are {"note"} (notes),\n'
                   '{"folder", "notes"} (folders), {"tag", "notes"} (tags) or {"note",\n'
@@ -287,13 +242,13 @@ OPERATIONS: tuple[Operation, ...] = (
                      max_length=200),
                Param("date_from", "date", "ISO date", None, max_length=40),
                Param("date_to", "date", "ISO date", None, max_length=40)),
-              lambda env, **a: conv.context(env.ops, **a),
+              "context",
               rpc="vault.context", mcp="context", repl="context", doc=CONTEXT_DOC,
               output=out.CONTEXT, title="Conversation context"),
     Operation("what_came_next", "conversation",
               "The events that followed the event best matching the query.",
               (_QUERY, Param("n", "integer", "how many events", 3, 1, 50)),
-              lambda env, query, n: conv.what_came_next(env.ops, query, n), repl="what_came_next"),
+              "what_came_next", repl="what_came_next"),
     Operation("ingest", "conversation", "Ingest a conversation (LoCoMo, LongMemEval, simple, "
               "OpenAI chat, Claude Code or Codex CLI session JSONL).",
               (Param("conversation", "json", "the conversation: JSON or JSONL text, or an object",
@@ -301,7 +256,7 @@ OPERATIONS: tuple[Operation, ...] = (
                Param("format", "string", "auto, simple, locomo, longmemeval, openai, "
                      "claude-code or codex", "auto",
                      max_length=40)),
-              lambda env, conversation, format: conv.ingest(env.ops, conversation, format),
+              "ingest",
               read_only=False, rpc="vault.ingest"),
     Operation("ask", "llm", "Answer a question with the recursive query loop: retrieve, follow "
               "links, ask sub-questions; returns the answer, the notes used and the trace.",
@@ -309,44 +264,42 @@ OPERATIONS: tuple[Operation, ...] = (
                                 MAX_ASK_BUDGET),
                Param("k", "integer", "alias of budget (older clients)", None, 1,
                      MAX_ASK_BUDGET)),
-              lambda env, question, budget, k: _rlm(env).ask(
-                  question, budget if k is None else k, env.ops), runs="thread",
+              "ask", runs="thread",
               rpc="vault.ask", mcp="ask", repl="ask", doc=ASK_DOC, output=out.ASK,
               title="Answer from the vault", learns=True, open_world=True,
               mcp_view=views.ask_view),
     Operation("rlm_call", "llm", "Ask a fresh sub-model ONE question about ONE slice; returns "
               "its answer as text.", (Param("slice", "any"), _QUESTION, _MAX_WORDS),
-              lambda env, slice, question, max_words: _rlm(env).rlm_call(
-                  slice, question, max_words, env.ops),
+              "rlm_call",
               runs="thread", repl="rlm_call", returns="str", doc=RLM_CALL_DOC),
     Operation("rlm_batch", "llm", "rlm_call over many [slice, question] pairs, at most 5 at "
               "once; answers in input order.", (Param("pairs", "any"), _MAX_WORDS),
-              lambda env, pairs, max_words: _rlm(env).rlm_batch(pairs, max_words, env.ops),
+              "rlm_batch",
               runs="thread", repl="rlm_batch", returns="list[str]", doc=RLM_BATCH_DOC),
     Operation("rlm_usage", "llm", "This exec's sub-call usage (calls, retries, cache hits, "
-              "tokens) and the session's.", (), lambda env: _rlm(env).usage(),
+              "tokens) and the session's.", (), "rlm_usage",
               runs="thread", repl="rlm_usage"),
     Operation("exec", "control", "Run Python in the sandboxed REPL (vault functions are "
               "globals; state persists). Returns output, the last value and any error.",
               (Param("code", "string", "Python source", max_length=MAX_CODE, blank_ok=True),
                Param("deadline_s", "integer", "wall-clock limit in seconds", None, 1, 3600)),
-              lambda h, code, deadline_s: h.exec(code, deadline_s), runs="loop",
+              "exec", runs="loop",
               read_only=False, destructive=True, idempotent=False, rpc="repl.exec", mcp="exec",
               reports_failure=True, output=out.EXEC, title="Run Python over the vault",
               open_world=True),
-    Operation("reset", "control", "Forget the REPL's variables.", (), lambda h: h.reset(),
+    Operation("reset", "control", "Forget the REPL's variables.", (), "reset",
               runs="loop", read_only=False, rpc="repl.reset"),
     Operation("session_start", "control", "Open a session (ending the open one).",
               (Param("session", "string", "the session id", None, max_length=200),),
-              lambda h, session: h.session_start(session), runs="loop", read_only=False,
+              "session_start", runs="loop", read_only=False,
               idempotent=False, rpc="session.start"),
     Operation("session_end", "control", "End the open session; learning runs. `answer`: the "
               "agent's answer text; the retrieved notes whose distinctive terms it uses count "
               "as used.",
               (Param("answer", "string", "the agent's answer (optional)", None,
                      max_length=MAX_ANSWER, blank_ok=True),),
-              lambda h, answer: h.session_end(answer), runs="loop", read_only=False,
+              "session_end", runs="loop", read_only=False,
               idempotent=False, rpc="session.end"),
     Operation("status", "control", "Version, index, isolation tier, stages, LLM, session.", (),
-              lambda h: h.status(), runs="loop", rpc="status"),
+              "status", runs="loop", rpc="status"),
 )

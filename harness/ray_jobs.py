@@ -29,7 +29,15 @@ import numpy.typing as npt
 
 from vault import Corpus, EmbeddingCache, Encoder, MiniLmEncoder, corpus_chunks, embedding_key
 
-from .commands.output import CommandFailed
+from .errors import HarnessError
+
+
+class RayFailed(HarnessError):
+    """A Ray job could not run or did not finish: Ray missing, a cluster unreachable, a
+    worker that failed or returned what this rmh did not send (the message says which)."""
+
+    code_name = "ray_failed"
+
 
 BLOCK = 512  # rows per Ray block and batch: encode_cached's slice (vault encoders PROGRESS_STEP)
 LOOKUP = 4096  # keys per cache presence query (bounds the vectors read at once)
@@ -40,11 +48,11 @@ Progress = Callable[[int, int, str], None]
 
 
 def ray_module() -> Any:
-    """The `ray` package, or CommandFailed saying how to install it."""
+    """The `ray` package, or RayFailed saying how to install it."""
     try:
         return importlib.import_module("ray")
     except ImportError as exc:
-        raise CommandFailed(f"{INSTALL} ({exc})") from exc
+        raise RayFailed(f"{INSTALL} ({exc})") from exc
 
 
 @contextmanager
@@ -69,7 +77,7 @@ def cluster(address: str, workers: int | None) -> Iterator[int]:
             else:
                 ray.init(address=address, **quiet)
         except (ConnectionError, RuntimeError, ValueError) as exc:
-            raise CommandFailed(f"cannot connect to Ray at {address!r}: {exc}") from exc
+            raise RayFailed(f"cannot connect to Ray at {address!r}: {exc}") from exc
     try:
         cpus = int(ray.cluster_resources().get("CPU", 1))
         yield max(1, workers or cpus)
@@ -145,7 +153,7 @@ def embed_on_ray(
             if progress is not None:
                 progress(done, len(units), "embedding on ray")
     except ray.exceptions.RayError as exc:
-        raise CommandFailed(f"the Ray job failed after {done} of {len(units)} chunks (kept in "
+        raise RayFailed(f"the Ray job failed after {done} of {len(units)} chunks (kept in "
                             f"the cache): {worker_error(exc)}") from exc
     return done
 
@@ -166,11 +174,11 @@ def worker_error(exc: BaseException) -> str:
 
 
 def accepted(batch: dict[str, npt.NDArray[Any]], fingerprint: str) -> dict[str, np.ndarray]:
-    """A batch `EmbedActor` returned as key -> vector, refused (CommandFailed) when a worker's
+    """A batch `EmbedActor` returned as key -> vector, refused (RayFailed) when a worker's
     encoder fingerprint is not `fingerprint` (another model wheel: another vector space)."""
     theirs = sorted(set(batch["fp"].tolist()))
     if theirs != [fingerprint]:
-        raise CommandFailed(
+        raise RayFailed(
             "a Ray worker's embedder differs from this one (fingerprint "
             f"{', '.join(fp[:12] for fp in theirs)} vs {fingerprint[:12]}): install the same "
             "rmh and model wheel on every node")

@@ -27,13 +27,14 @@ from typing import Any
 from sandbox import HostFunction, current_exec
 from vault import AmbiguousNote, VaultError
 
-from .ask import Library, ask
+from .ask import Searchable, ask
 from .ask_render import render_note, render_notes
+from .binding import Targets
 from .errors import BadShape
 from .llm import Broker, ExecBudget
-from .operations import MAX_QUESTION, Env
+from .operations import MAX_QUESTION
 from .tools import repl_functions
-from .vault_ops import QuietOps, VaultOps
+from .vault_ops import UnrecordedVault, VaultCalls
 
 MAX_PAIRS = 64
 MAX_SLICE_ITEMS = 50
@@ -71,7 +72,7 @@ class RlmTools:
         return budget
 
     # -- slices ----------------------------------------------------------------------------
-    def _record(self, item: Any, library: Library) -> Mapping[str, Any]:
+    def _record(self, item: Any, library: Searchable) -> Mapping[str, Any]:
         """The note an item names, its text cut to what a slice can show (a list of 50 names
         of an 8 MiB note must not hold 50 copies of it while the slice is built)."""
         if isinstance(item, Mapping):
@@ -89,7 +90,7 @@ class RlmTools:
         return {**record, **{key: record[key][:keep] for key in ("text", "body")
                              if isinstance(record.get(key), str)}}
 
-    def slice_text(self, value: Any, library: Library) -> str:
+    def slice_text(self, value: Any, library: Searchable) -> str:
         """Render a slice value (module doc) to the text the sub-model sees."""
         cap = self.broker.limits.slice_max_chars
         if isinstance(value, str):
@@ -111,11 +112,12 @@ class RlmTools:
         raise BadShape("slice must be text, a note, or a list of notes or search hits")
 
     # -- the functions (arguments checked by the operation table) ----------------------------
-    def rlm_call(self, slice: Any, question: str, max_words: int | None, library: Library) -> str:
+    def rlm_call(self, slice: Any, question: str, max_words: int | None,
+                 library: Searchable) -> str:
         return self.broker.call(self.slice_text(slice, library), question, self.budget(),
                                 max_words)
 
-    def rlm_batch(self, pairs: Any, max_words: int | None, library: Library) -> list[str]:
+    def rlm_batch(self, pairs: Any, max_words: int | None, library: Searchable) -> list[str]:
         if not isinstance(pairs, list | tuple) or len(pairs) > MAX_PAIRS:
             raise BadShape(f"pairs must be a list of at most {MAX_PAIRS} (slice, question)")
         rendered: list[tuple[str, str]] = []
@@ -127,10 +129,10 @@ class RlmTools:
             rendered.append((self.slice_text(pair[0], library), _question(pair[1])))
         return self.broker.batch(rendered, self.budget(), max_words)
 
-    def ask(self, question: str, budget: int, library: VaultOps) -> dict[str, Any]:
+    def ask(self, question: str, budget: int, library: VaultCalls) -> dict[str, Any]:
         """The loop over the quiet vault (its inner searches and reads teach nothing); the
         answer set is logged once, as shown for the question."""
-        result = ask(question, QuietOps(library), self.broker, self.budget(), budget=budget)
+        result = ask(question, UnrecordedVault(library), self.broker, self.budget(), budget=budget)
         library.shown(question, result.notes)
         return result.to_json()
 
@@ -138,9 +140,9 @@ class RlmTools:
         return {"exec": self.budget().report(), "session": self.broker.totals(),
                 "provider": self.broker.provider.name}
 
-    def functions(self, ops: VaultOps) -> dict[str, HostFunction]:
+    def functions(self, ops: VaultCalls) -> dict[str, HostFunction]:
         """The host-function table (a `FunctionParts` for harness.methods.Harness)."""
-        return repl_functions(Env(ops, self), "llm")
+        return repl_functions(Targets(ops, self), "llm")
 
 
 def _question(value: Any) -> str:

@@ -14,10 +14,11 @@ from typing import Any
 
 from sandbox import HostFunction
 
+from .binding import BoundOperation, Targets
 from .errors import to_repl
-from .operations import OPERATIONS, Bound, Env, Operation, Part
+from .operations import OPERATIONS, Operation, Part
 from .validate import signature, signature_text
-from .vault_ops import VaultOps
+from .vault_ops import VaultCalls
 
 
 def help_doc(op: Operation) -> str:
@@ -25,9 +26,9 @@ def help_doc(op: Operation) -> str:
     return f"{op.summary}\n\n{op.doc}" if op.doc else op.summary
 
 
-def host_function(op: Operation, env: Env) -> HostFunction:
+def host_function(op: Operation, env: Targets) -> HostFunction:
     """`op` as a REPL host function: checked arguments, the REPL projection, typed errors."""
-    bound = Bound(op, env, env.ops.thread)
+    bound = BoundOperation.of(op, env.target(op.part), env.ops.thread)
     name = op.repl or op.name
 
     def call(*args: Any, **kwargs: Any) -> Any:
@@ -42,20 +43,20 @@ def host_function(op: Operation, env: Env) -> HostFunction:
     return HostFunction(call, help_doc(op), signature_text(op.params, op.returns))
 
 
-def repl_functions(env: Env, part: Part) -> dict[str, HostFunction]:
+def repl_functions(env: Targets, part: Part) -> dict[str, HostFunction]:
     """The REPL functions of one part of the table."""
     return {op.repl: host_function(op, env) for op in OPERATIONS
             if op.part == part and op.repl is not None}
 
 
-def vault_functions(ops: VaultOps) -> dict[str, HostFunction]:
+def vault_functions(ops: VaultCalls) -> dict[str, HostFunction]:
     """The vault part of the REPL globals."""
-    return repl_functions(Env(ops), "vault")
+    return repl_functions(Targets(ops), "vault")
 
 
-def conversation_functions(ops: VaultOps) -> dict[str, HostFunction]:
+def conversation_functions(ops: VaultCalls) -> dict[str, HostFunction]:
     """The conversation part of the REPL globals (context, what_came_next)."""
-    return repl_functions(Env(ops), "conversation")
+    return repl_functions(Targets(ops), "conversation")
 
 
 def build_functions(*parts: Mapping[str, HostFunction]) -> dict[str, HostFunction]:

@@ -3,7 +3,9 @@
 A `Param` says a parameter's name, kind, default and bounds. From a tuple of them this module
 derives everything a surface needs, so the surfaces cannot disagree:
 - `bind(params, args, kwargs)`: the checked arguments, defaults filled in, or `BadArgument`
-  naming the parameter (JSON-RPC params, MCP tool arguments and REPL calls all go through it);
+  naming the parameter (MCP tool arguments, REPL calls and the CLI go through it);
+- `check(params, given)`: the same for arguments already matched by name (JSON-RPC params,
+  which the dispatcher binds to `signature(params)`: they are matched once, not twice);
 - `json_schema(params)`: the MCP `inputSchema` (JSON Schema, no extra properties);
 - `signature(params)` and `signature_text(params, returns)`: the Python signature a JSON-RPC
   method and a REPL function present (the text is what `help(name)` shows after the name).
@@ -154,6 +156,12 @@ def bind(params: Sequence[Param], args: Sequence[Any], kwargs: Mapping[str, Any]
         if name in given:
             raise BadArgument(name, "given twice")
         given[name] = value
+    return check(params, given)
+
+
+def check(params: Sequence[Param], given: Mapping[str, Any]) -> dict[str, Any]:
+    """Check arguments already matched to `params` by name, and fill in defaults (a missing
+    required one is `BadArgument`; names not in `params` are the matcher's business)."""
     out: dict[str, Any] = {}
     for p in params:
         if p.name in given:

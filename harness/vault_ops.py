@@ -1,6 +1,6 @@
 """The vault operations every surface shares, and the one thread they run on.
 
-`VaultOps` turns checked arguments (harness.validate, through the operation table) into Vault
+`VaultCalls` turns checked arguments (harness.validate, through the operation table) into Vault
 facade calls; each returns a JSON-safe value. All facade calls run on one dedicated thread
 (`VaultThread`): the facade and its SQLite connection are used by one thread at a time, in
 arrival order, whichever surface called. A call made by a sandbox host call carries that host
@@ -11,15 +11,13 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextvars
+import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-import anyio
-
-from sandbox import host_call_stop
 from vault import Edit, NoteRecord, QuotaExceeded, Vault, cancellable
 
 from .vault_list import Listings, browse
@@ -40,13 +38,21 @@ class VaultThread:
             1, thread_name_prefix="rmh-vault", initializer=self._mark
         )
 
+    @classmethod
+    def inline(cls) -> VaultThread:
+        """The calling thread as the vault thread: `call` runs inline (a CLI command, which
+        uses the vault from its one thread and never from the event loop)."""
+        thread = cls()
+        thread._ident = threading.get_ident()
+        return thread
+
     def _mark(self) -> None:
         self._ident = threading.get_ident()
 
     def call(self, fn: Callable[..., T], *args: Any) -> T:
         """Run `fn(*args)` on the vault thread and wait (inline when already on it); under a
         sandbox host call, stoppable at the vault's checkpoints (sandbox.host_call_stop)."""
-        stop = host_call_stop()
+        stop = _host_call_stop()
         if stop is not None:
             fn = _stoppable(fn, stop)
         if threading.get_ident() == self._ident:
@@ -59,10 +65,23 @@ class VaultThread:
         The job is queued before the first await, so requests' vault calls run in the order
         the requests started. The caller's context variables go with it."""
         future = self._pool.submit(contextvars.copy_context().run, fn, *args)
+        import anyio.to_thread  # (not at import: a CLI command never calls from a loop)
+
         return await anyio.to_thread.run_sync(future.result, abandon_on_cancel=True)
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)
+
+
+def _host_call_stop() -> Callable[[], bool] | None:
+    """The stop test of the sandbox host call running on this thread, if any
+    (sandbox.host_call_stop). Host calls exist only once the sandbox is loaded, so a CLI
+    command, which never loads it, does not import it here."""
+    sandbox = sys.modules.get("sandbox")
+    if sandbox is None:
+        return None
+    stop: Callable[[], bool] | None = sandbox.host_call_stop()
+    return stop
 
 
 def _stoppable(fn: Callable[..., T], stop: Callable[[], bool]) -> Callable[..., T]:
@@ -107,7 +126,7 @@ def written(record: NoteRecord) -> dict[str, Any]:
     return {**out, "warning": record.warning} if record.warning else out
 
 
-class VaultOps:
+class VaultCalls:
     """JSON-out vault operations for one connection, on the vault thread.
 
     Arguments are already checked (the operation table's parameters); internal callers such as
@@ -157,10 +176,14 @@ class VaultOps:
             ticket.size = record.size
         return written(record)
 
-    def edit(self, note: str, change: Edit, expected_hash: str | None = None) -> dict[str, Any]:
-        """Apply one edit to a note (vault.Edit), guarded by `expected_hash` when given; under
-        a write ticket, refused (QuotaExceeded) before the new text is built when the note
-        would be larger than the ticket allows."""
+    def edit(self, note: str, kind: Any, text: str = "", heading: str | None = None,
+             find: str | None = None, expected_count: int = 1,
+             expected_hash: str | None = None) -> dict[str, Any]:
+        """Apply one edit to a note (vault.Edit of `kind`, `text`, `heading`, `find`,
+        `expected_count`), guarded by `expected_hash` when given; under a write ticket,
+        refused (QuotaExceeded) before the new text is built when the note would be larger
+        than the ticket allows."""
+        change = Edit(kind, text, heading=heading, find=find, expected_count=expected_count)
         ticket = _TICKET.get()
         limit = None if ticket is None else ticket.limit
         sid = self.session()
@@ -208,12 +231,12 @@ class VaultOps:
         return self.thread.call(lambda: self.vault.document_frequency(list(tokens)))
 
 
-class QuietOps:
+class UnrecordedVault:
     """The vault as the ask loop sees it: its inner searches and reads teach nothing, since
     the agent never saw them; the loop's answer set is logged once, as one retrieval of the
-    question by the caller (`VaultOps.shown`)."""
+    question by the caller (`VaultCalls.shown`)."""
 
-    def __init__(self, ops: VaultOps) -> None:
+    def __init__(self, ops: VaultCalls) -> None:
         self.ops = ops
 
     def search(self, query: Any, k: Any = 10) -> dict[str, Any]:

@@ -2,7 +2,8 @@
 per session (escape suite cases 12 and 30: 100,000 writes in a loop, thousands of notes).
 
 `WriteQuota.wrap(functions)` returns the host-function table with every vault-writing function
-(`WRITERS`: its note and content parameters) charged by what it produces: the note's UTF-8
+(`WRITERS`: the operations whose declared effect, `Operation.writes`, names the note and the
+content arguments, read by name) charged by what it produces: the note's UTF-8
 size AFTER the write counts as bytes (a write: its content; an edit: the whole note as it
 will be, so `replace` of a short `find` by a long text, `expected_count` times, is charged
 count x text), and a note name not yet written in the exec (or the session) counts as one
@@ -27,19 +28,29 @@ from typing import Any
 from sandbox import HostFunction, HostFunctionError, current_exec
 from vault import QuotaExceeded
 
-from .operations import OPERATIONS
+from .errors import BadArgument
+from .operations import OPERATIONS, Operation
 from .vault_ops import write_ticket
 
-# REPL function -> (its note parameter, its content parameter), read from the operations'
-# declared effects (`Operation.writes`). The content's size is only the first check (no write
-# produces less than it adds); the charge is the note's size after the write (the ticket).
-_PARAMS: dict[str, tuple[str, str]] = {op.repl: op.writes for op in OPERATIONS
-                                       if op.repl is not None and op.writes is not None}
-# ... and the positions of those parameters, for positional calls.
-WRITERS: dict[str, tuple[int, int]] = {
-    op.repl: ([p.name for p in op.params].index(op.writes[0]),
-              [p.name for p in op.params].index(op.writes[1]))
-    for op in OPERATIONS if op.repl is not None and op.writes is not None}
+# REPL function -> its operation, for every operation that declares an effect on the vault
+# (`Operation.writes`: which argument names the note, which holds the content). The content's
+# size is only the first check (no write produces less than it adds); the charge is the
+# note's size after the write (the ticket).
+WRITERS: dict[str, Operation] = {op.repl: op for op in OPERATIONS
+                                 if op.repl is not None and op.writes is not None}
+
+
+def _target(op: Operation, args: Any, kwargs: Any) -> tuple[str, int] | None:
+    """The note a call of `op` writes (its quota key) and the UTF-8 size of its content, read
+    by name from the call's arguments; None when they do not bind (the call then fails
+    with its own BadArgument, charged nothing)."""
+    assert op.writes is not None
+    try:
+        arguments = op.arguments(args, kwargs)
+    except BadArgument:
+        return None
+    note, content = arguments[op.writes.note], arguments[op.writes.content]
+    return note.strip().lower(), len(content.encode("utf-8", "surrogatepass"))
 
 
 @dataclass(frozen=True)
@@ -96,17 +107,13 @@ class WriteQuota:
             return {"exec_bytes": self.exec.bytes, "exec_notes": len(self.exec.notes),
                     "session_bytes": self.session.bytes, "session_notes": len(self.session.notes)}
 
-    def _guard(self, name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-        note_at, content_at = WRITERS[name]
-        note_kw, content_kw = _PARAMS[name]
-
+    def _guard(self, op: Operation, fn: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(fn)  # keeps the signature the host checks calls against
         def call(*args: Any, **kwargs: Any) -> Any:
-            note = args[note_at] if len(args) > note_at else kwargs.get(note_kw)
-            content = args[content_at] if len(args) > content_at else kwargs.get(content_kw)
-            key = note.strip().lower() if isinstance(note, str) else repr(note)[:100]
-            size = len(content.encode("utf-8", "surrogatepass")) if isinstance(content, str) \
-                else 0
+            target = _target(op, args, kwargs)
+            if target is None:
+                return fn(*args, **kwargs)
+            key, size = target
             try:
                 left = self._charge(key, size, commit=False)
             except QuotaExceeded as exc:
@@ -120,5 +127,5 @@ class WriteQuota:
 
     def wrap(self, functions: Mapping[str, HostFunction]) -> dict[str, HostFunction]:
         """`functions` with every writer in `WRITERS` charged against this quota."""
-        return {name: replace(f, fn=self._guard(name, f.fn)) if name in WRITERS else f
+        return {name: replace(f, fn=self._guard(WRITERS[name], f.fn)) if name in WRITERS else f
                 for name, f in functions.items()}

@@ -14,7 +14,7 @@ from harness.ask import AskResult, ask
 from harness.compose import open_vault
 from harness.config import load
 from harness.llm import Broker, RlmError
-from harness.vault_ops import QuietOps, VaultOps, VaultThread
+from harness.vault_ops import UnrecordedVault, VaultCalls, VaultThread
 
 from .output import emit, fail
 
@@ -50,10 +50,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
     vault = open_vault(cfg, dense=not args.no_dense)
     thread = VaultThread()
     try:
-        ops = VaultOps(vault, thread, lambda: None)
+        ops = VaultCalls(vault, thread, lambda: None)
         with Broker.from_config(cfg.llm) as broker:
             try:
-                result = ask(args.question, QuietOps(ops), broker, broker.new_budget(),
+                result = ask(args.question, UnrecordedVault(ops), broker, broker.new_budget(),
                              budget=args.budget, k=args.k)
                 ops.shown(args.question, result.notes)
             except RlmError as exc:

@@ -1,5 +1,6 @@
 """`rmh status` (the vault's state on one screen) and `rmh list` (browse folders, notes, tags,
-recent changes: the `list` operation of every surface, harness/vault_list.py)."""
+recent changes: the `list` operation, generated from the table by
+harness.commands.vault_commands)."""
 
 from __future__ import annotations
 
@@ -8,19 +9,10 @@ from typing import Any
 
 from harness.compose import open_vault
 from harness.config import load
-from harness.errors import BadArgument
-from harness.operations import MAX_LIST
-from harness.vault_list import KINDS, browse
 from vault import Ledger, Vault, corpus_chunks
 
-from .output import CommandFailed, emit
-
-
-def page_size(value: str) -> int:
-    """argparse type of --limit: 1..MAX_LIST (a usage error, exit 2, otherwise)."""
-    if not value.isdigit() or not 1 <= int(value) <= MAX_LIST:
-        raise argparse.ArgumentTypeError(f"must be an integer from 1 to {MAX_LIST}")
-    return int(value)
+from . import vault_commands
+from .output import emit
 
 
 def pending_embeddings(v: Vault) -> int | None:
@@ -90,28 +82,6 @@ def cmd_status(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_list(args: argparse.Namespace) -> int:
-    with open_vault(load(vault=args.vault), dense=False, learning=False) as v:
-        try:
-            page = browse(v, args.what, args.folder, args.tag, args.limit, args.cursor)
-        except BadArgument as exc:
-            raise CommandFailed(str(exc)) from exc
-    lines = []
-    for item in page["items"]:
-        if "folder" in item:
-            lines.append(f"{item['folder']}/  ({item['notes']} notes)")
-        elif "tag" in item:
-            lines.append(f"#{item['tag']}  ({item['notes']} notes)")
-        elif "modified" in item:
-            lines.append(f"{item['modified']}  {item['note']}")
-        else:
-            lines.append(item["note"])
-    if page["next_cursor"]:
-        lines.append(f"... {page['total']} in all; next page: --cursor {page['next_cursor']}")
-    emit(args, page, "\n".join(lines) or "(none)")
-    return 0
-
-
 def register(sub: Any) -> None:
     helptext = "the vault on one screen: counts, index, embeddings pending, sandbox, learning"
     p: argparse.ArgumentParser = sub.add_parser("status", help=helptext, description=helptext)
@@ -119,12 +89,4 @@ def register(sub: Any) -> None:
                    help="do not load the embedder (embeddings pending not counted)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(func=cmd_status)
-    helptext = "browse the vault: a folder's notes, its sub-folders, tags, recent changes"
-    p = sub.add_parser("list", help=helptext, description=helptext)
-    p.add_argument("what", nargs="?", choices=KINDS, default="notes")
-    p.add_argument("--folder", default="", help="the folder (default: the vault root)")
-    p.add_argument("--tag", default=None, help="notes: only those with this tag (any folder)")
-    p.add_argument("--limit", type=page_size, default=50, help="most items (default 50)")
-    p.add_argument("--cursor", default=None, help="the next page (printed at the end of one)")
-    p.add_argument("--json", action="store_true", help="print one JSON document")
-    p.set_defaults(func=cmd_list)
+    vault_commands.register(sub, ("list",))

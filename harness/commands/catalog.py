@@ -4,7 +4,8 @@
 `rmh --version` and `rmh read` never pay for the LLM client, the sandbox or the conversation
 package. `--help` lists this table; a test checks it against what the modules register, so a
 command added to a module without a row here fails the suite (and still runs: an unknown
-command name makes the CLI register every module, as before).
+command name makes the CLI register every module, as before). A row may name a module of
+another package, which registers its own command (`rmh bench` is bench's: harness.extensions).
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "demo": (NOTES, "create a small sample vault and search it"),
     "ask": ("harness.commands.ask",
             "answer a question from the vault with the recursive query loop"),
-    "bench": ("harness.commands.bench", "retrieval benchmarks (LoCoMo, LongMemEval-S)"),
-    "bench-ask": ("harness.commands.bench_ask",
+    "bench": ("bench.cli", "retrieval benchmarks (LoCoMo, LongMemEval-S)"),
+    "bench-ask": ("bench.cli_ask",
                   "ask at a 10-note budget against search (benchmarks)"),
     "replay": ("harness.commands.learn", "rebuild every learned number from the event log"),
     "archive": ("harness.commands.learn", "take a note out of default search (reversible)"),

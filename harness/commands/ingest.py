@@ -1,4 +1,5 @@
-"""Conversation commands: `rmh ingest FILE` and `rmh context QUERY --budget N`."""
+"""Conversation commands: `rmh ingest FILE`, and `rmh context QUERY --budget N` (the `context`
+operation, generated from the table by harness.commands.vault_commands)."""
 
 from __future__ import annotations
 
@@ -9,13 +10,13 @@ from typing import Any
 
 from vault import (
     CONVERSATION_FORMATS,
-    build_context,
     ingest_conversations,
     load_transcript,
 )
 
+from . import vault_commands
 from .notes import configured_vault
-from .output import emit, fail, iso_date
+from .output import emit, fail
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
@@ -36,16 +37,6 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_context(args: argparse.Namespace) -> int:
-    if args.budget <= 0:
-        fail("--budget must be positive")
-    with configured_vault(args, dense=not args.no_dense) as v:
-        ctx = build_context(v, args.query, args.budget, conversation=args.conversation,
-                            date_from=iso_date(args.date_from), date_to=iso_date(args.date_to))
-    emit(args, ctx.to_json(), ctx.text or "(no matching turns)")
-    return 0
-
-
 def register(sub: Any) -> None:
     """Add the conversation commands to the `rmh` parser."""
     p: argparse.ArgumentParser = sub.add_parser(
@@ -55,13 +46,4 @@ def register(sub: Any) -> None:
     p.add_argument("--format", choices=CONVERSATION_FORMATS, default="auto")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(func=cmd_ingest)
-    c: argparse.ArgumentParser = sub.add_parser(
-        "context", help="budgeted, dated, speaker-labelled context for a question")
-    c.add_argument("query")
-    c.add_argument("--budget", type=int, default=600, help="word budget (default 600)")
-    c.add_argument("--conversation", default=None, help="only this conversation id")
-    c.add_argument("--from", dest="date_from", default=None, help="ISO date, inclusive")
-    c.add_argument("--to", dest="date_to", default=None, help="ISO date, inclusive")
-    c.add_argument("--no-dense", action="store_true", help="skip the ONNX embedder")
-    c.add_argument("--json", action="store_true", help="print one JSON document")
-    c.set_defaults(func=cmd_context)
+    vault_commands.register(sub, ("context",))

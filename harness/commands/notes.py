@@ -1,19 +1,19 @@
-"""Vault commands: init, index, search, read, write, edit, move, delete, links, backlinks,
-doctor, demo."""
+"""Vault commands: init, index, doctor, demo; and, in their place in `rmh --help`, the commands
+that are operations (search, read, write, edit, move, delete, links, backlinks:
+harness.commands.vault_commands, generated from the operation table)."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from harness.compose import open_ledger, open_vault
 from harness.config import Config, load
-from vault import EDIT_KINDS, Edit, Vault
+from vault import Vault
 
+from . import vault_commands
 from .output import CommandFailed, emit
 from .progress import Progress
 
@@ -74,17 +74,6 @@ def cmd_index(args: argparse.Namespace) -> int:
     return 0
 
 
-MISSING_EMBEDDINGS = ("rmh: some notes have no embeddings yet; embedding them now (run "
-                      "`rmh index` to fill them ahead of time, or pass --no-dense)")
-
-
-def query_text(value: str) -> str:
-    """argparse type of a query: not empty (a usage error, exit 2)."""
-    if not value.strip():
-        raise argparse.ArgumentTypeError("the query must not be empty")
-    return value
-
-
 def positive_int(value: str) -> int:
     """argparse type of -k: an integer of at least 1 (a usage error, exit 2)."""
     try:
@@ -94,136 +83,6 @@ def positive_int(value: str) -> int:
     if number < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
     return number
-
-
-def cmd_search(args: argparse.Namespace) -> int:
-    cfg = load(vault=args.vault)
-    with open_vault(cfg, dense=not args.no_dense) as v:
-        k = args.k if args.k is not None else cfg.search.k
-        if v.engine.encoder is not None:  # embed what is missing now, saying so on stderr
-            v.engine.prepare(v.corpus(), progress=Progress(announce=MISSING_EMBEDDINGS))
-        result = v.search(args.query, k=k, session=args.session,
-                          as_of=parse_time(args.as_of), learn=not args.no_learn)
-        if args.json:
-            print(json.dumps(result.to_json(receipt=args.explain), ensure_ascii=False,
-                             sort_keys=True))
-            return 0
-        if not result.hits:
-            print("no hits")
-        elif not result.relevant:  # retrieval/relevance.py: the hits below are the closest
-            print("nothing relevant found (the closest notes follow)")
-        for rank, hit in enumerate(result.hits, 1):
-            print(f"{rank:>2}. {hit.score:.6f}  {hit.note}")
-            if hit.snippet:
-                print(f"    {hit.snippet}")
-            if args.explain:
-                print(_explain(hit.receipt))
-        if args.explain:
-            print("basis: " + json.dumps(result.basis, sort_keys=True))
-            if result.relevance is not None:
-                print("relevance: " + json.dumps(result.relevance.to_json(), sort_keys=True))
-            print("stages:")
-            for stage, what in sorted(result.stages.items()):
-                print(f"    {stage}: {what}")
-    return 0
-
-
-def parse_time(text: str | None) -> float | None:
-    """--as-of: Unix seconds ("1733011200.5") or an ISO 8601 time ("2024-12-01T00:00:00Z")."""
-    if text is None:
-        return None
-    try:
-        return float(text)
-    except ValueError:
-        pass
-    try:
-        stamp = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError as exc:
-        raise CommandFailed(f"--as-of {text!r}: not Unix seconds or an ISO time") from exc
-    if stamp.tzinfo is None:
-        stamp = stamp.replace(tzinfo=UTC)
-    return stamp.timestamp()
-
-
-def _explain(receipt: dict[str, Any]) -> str:
-    """A receipt as two indented lines: each signal's raw score and rank, then the stages."""
-    parts = []
-    for name, sig in sorted(receipt.get("signals", {}).items()):
-        rank = "-" if sig.get("rank") is None else f"#{sig['rank'] + 1}"
-        parts.append(f"{name} {sig.get('raw', 0.0):.3f} ({rank})")
-    tail = [f"fused {receipt.get('fused', 0.0):.4f}"]
-    for key in ("context", "named", "warmth", "prior", "rerank"):
-        value = receipt.get(key)
-        if key == "prior" and isinstance(value, float) and value:
-            base = receipt.get("fused", 0.0) + receipt.get("context", 0.0) + \
-                receipt.get("named", 0.0) + receipt.get("warmth", 0.0)
-            tail.append(f"prior x{receipt.get('prior_factor', 1.0):.3f} "
-                        f"({value:+.4f} on {base:.4f})")
-        elif isinstance(value, float) and value:
-            tail.append(f"{key} {value:+.4f}" if key != "rerank" else f"rerank {value:.3f}")
-    return "    " + "  ".join(parts) + "\n    " + "  ".join(tail)
-
-
-def cmd_read(args: argparse.Namespace) -> int:
-    with configured_vault(args, dense=False) as v:
-        rec = v.read(args.note, session=args.session)
-        if args.json:
-            print(json.dumps(rec.to_json(), ensure_ascii=False, sort_keys=True))
-        else:
-            sys.stdout.write(rec.text)
-    return 0
-
-
-def cmd_write(args: argparse.Namespace) -> int:
-    content = sys.stdin.buffer.read().decode("utf-8", errors="strict")
-    with configured_vault(args, dense=False) as v:
-        rec = v.write(args.note, content, session=args.session, overwrite=args.overwrite,
-                      expected_hash=args.expected_hash)
-        emit(args, {"note": rec.note, "id": rec.id, "hash": rec.hash}, f"wrote {rec.note}")
-    return 0
-
-
-def cmd_edit(args: argparse.Namespace) -> int:
-    text = args.text if args.text is not None else (
-        "" if args.kind == "replace" and args.find is None else
-        sys.stdin.buffer.read().decode("utf-8", errors="strict"))
-    change = Edit(args.kind, text, heading=args.heading, find=args.find,
-                  expected_count=args.count)
-    with configured_vault(args, dense=False) as v:
-        rec = v.edit(args.note, change, session=args.session, expected_hash=args.expected_hash)
-        emit(args, {"note": rec.note, "id": rec.id, "hash": rec.hash},
-             f"edited {rec.note} ({args.kind})")
-    return 0
-
-
-def cmd_move(args: argparse.Namespace) -> int:
-    with configured_vault(args, dense=False) as v:
-        res = v.move(args.old, args.new)
-        emit(args, res.to_json(),
-             f"moved {res.old} -> {res.note}; rewrote links in {len(res.rewritten)} notes")
-    return 0
-
-
-def cmd_delete(args: argparse.Namespace) -> int:
-    with configured_vault(args, dense=False) as v:
-        trashed = v.delete(args.note)
-        emit(args, {"trash": trashed}, f"moved to {trashed}")
-    return 0
-
-
-def cmd_links(args: argparse.Namespace) -> int:
-    with configured_vault(args, dense=False) as v:
-        links = v.links(args.note)
-        emit(args, {"links": [ln.to_json() for ln in links]},
-             "\n".join(f"{ln.target} -> {ln.resolved or '(dangling)'}" for ln in links))
-    return 0
-
-
-def cmd_backlinks(args: argparse.Namespace) -> int:
-    with configured_vault(args, dense=False) as v:
-        back = v.backlinks(args.note)
-        emit(args, {"backlinks": back}, "\n".join(back))
-    return 0
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
@@ -275,50 +134,8 @@ def register(sub: Any) -> None:
     p.add_argument("--ray-workers", type=positive_int, default=None, metavar="N",
                    help="embedding actors on Ray (default: the cluster's CPUs; 'local': "
                    "this machine's cores)")
-    p = add("search", cmd_search, "hybrid search over the vault")
-    p.add_argument("query", type=query_text)
-    p.add_argument("-k", type=positive_int, default=None,
-                   help="number of hits (default: [search] k in rmh.toml, else 10)")
-    p.add_argument("--explain", action="store_true",
-                   help="print each hit's receipt (with --json: receipts and stages)")
-    p.add_argument("--as-of", default=None, metavar="TIME",
-                   help="rank with the learned state as it was at TIME (Unix seconds or ISO "
-                   "8601; replayed from the log) and record nothing")
-    p.add_argument("--no-learn", action="store_true", help="record nothing (no usage event)")
-    p.add_argument("--no-dense", action="store_true", help="skip the ONNX embedder")
-    p = add("read", cmd_read, "print a note (path or title)")
-    p.add_argument("note")
-    p = add("write", cmd_write,
-            "create a note (or replace one: --overwrite) with the text on stdin")
-    p.add_argument("note")
-    p.add_argument("--overwrite", action="store_true", help="replace the note if it exists")
-    p.add_argument("--expected-hash", metavar="SHA256", default=None,
-                   help="refuse unless the file still has this hash (`read --json` gives it)")
-    p = add("edit", cmd_edit,
-            "change part of a note: append, prepend, a section, find-and-replace")
-    p.add_argument("note")
-    p.add_argument("kind", choices=EDIT_KINDS)
-    p.add_argument("--text", default=None,
-                   help="the new text (default: stdin; for replace, empty when --find only)")
-    p.add_argument("--heading", default=None, help="section: the heading ('## Plans')")
-    p.add_argument("--find", default=None, help="replace: the exact text to find")
-    p.add_argument("--count", type=positive_int, default=1,
-                   help="replace: how many occurrences there must be (default 1)")
-    p.add_argument("--expected-hash", metavar="SHA256", default=None,
-                   help="refuse unless the file still has this hash (`read --json` gives it)")
-    for name in ("search", "read", "write", "edit"):  # CLI use counts within a named session
-        sub.choices[name].add_argument(
-            "--session", default=None, metavar="ID",
-            help="attribute this use to session ID (learning; `rmh end-session ID` ends it)")
-    p = add("move", cmd_move, "rename a note and rewrite the links to it")
-    p.add_argument("old")
-    p.add_argument("new")
-    p = add("delete", cmd_delete, "move a note to .rmh/trash/")
-    p.add_argument("note")
-    p = add("links", cmd_links, "a note's outgoing links")
-    p.add_argument("note")
-    p = add("backlinks", cmd_backlinks, "the notes linking to a note")
-    p.add_argument("note")
+    vault_commands.register(sub, ("search", "read", "write", "edit", "move", "delete", "links",
+                                  "backlinks"))
     add("doctor", cmd_doctor, "health report: links, parse errors, orphans, sandbox, learning")
     p = add("demo", cmd_demo, "create a small sample vault and search it")
     p.add_argument("path", nargs="?", default="rmh-demo-vault")

@@ -26,7 +26,7 @@ from harness.config import Config, ConfigError, load
 from harness.llm import Broker
 from harness.rlm_tools import RlmTools
 from harness.tools import build_functions, conversation_functions, vault_functions
-from harness.vault_ops import VaultOps, VaultThread
+from harness.vault_ops import VaultCalls, VaultThread
 from sandbox import TIER_NAMES, ExecResult, Sandbox, SandboxError
 
 from .output import fail
@@ -71,7 +71,7 @@ def _sandbox(cfg: Config, args: argparse.Namespace) -> _Cell:
     except ConfigError as exc:
         fail(str(exc))
     vault = open_vault(cfg, dense=not args.no_dense)
-    ops = VaultOps(vault, VaultThread(), lambda: None)
+    ops = VaultCalls(vault, VaultThread(), lambda: None)
     rlm = RlmTools(Broker.from_config(cfg.llm))
     try:
         functions = write_quota(cfg).wrap(build_functions(

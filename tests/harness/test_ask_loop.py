@@ -11,7 +11,7 @@ import pytest
 from harness.ask import LoopParams, ask, render_note, render_notes
 from harness.config import LlmSection
 from harness.llm import Broker
-from harness.vault_ops import VaultOps, VaultThread
+from harness.vault_ops import VaultCalls, VaultThread
 from vault import Vault
 
 from .llm_stub_endpoint import ChatEndpoint, Reply
@@ -32,12 +32,12 @@ ONE_DEEP = LoopParams(pool=1, feedback=False)
 
 
 @pytest.fixture
-def library(tmp_path: Path) -> Iterator[VaultOps]:
+def library(tmp_path: Path) -> Iterator[VaultCalls]:
     vault = Vault.init(tmp_path / "vault")
     for path, text in NOTES.items():
         vault.write(path, text)
     thread = VaultThread()
-    yield VaultOps(vault, thread, lambda: None)
+    yield VaultCalls(vault, thread, lambda: None)
     thread.call(vault.close)
     thread.close()
 
@@ -46,7 +46,7 @@ def passes(result: Any) -> list[dict[str, Any]]:
     return [dict(step) for step in result.trace]
 
 
-def test_offline_loop_follows_links_and_recurses(library: VaultOps) -> None:
+def test_offline_loop_follows_links_and_recurses(library: VaultCalls) -> None:
     with Broker.from_config(LlmSection()) as broker:
         result = ask("Who founded the company where Alice works?", library, broker,
                      broker.new_budget(), k=1, params=ONE_DEEP)
@@ -59,7 +59,7 @@ def test_offline_loop_follows_links_and_recurses(library: VaultOps) -> None:
     assert result.usage["calls"] == len([s for s in steps if s["answer"] is not None])
 
 
-def test_unresolved_pass_enters_from_a_new_point_until_nothing_new(library: VaultOps) -> None:
+def test_unresolved_pass_enters_from_a_new_point_until_nothing_new(library: VaultCalls) -> None:
     with Broker.from_config(LlmSection()) as broker:
         result = ask("Where was the founder of Acme born, in which city?", library, broker,
                      broker.new_budget(), k=1, params=ONE_DEEP)
@@ -76,7 +76,7 @@ def test_unresolved_pass_enters_from_a_new_point_until_nothing_new(library: Vaul
     assert result.usage["calls"] == len({s["pass"] for s in steps}) - 1
 
 
-def test_same_inputs_same_result(library: VaultOps) -> None:
+def test_same_inputs_same_result(library: VaultCalls) -> None:
     runs = []
     for _ in range(2):
         with Broker.from_config(LlmSection()) as broker:
@@ -84,7 +84,7 @@ def test_same_inputs_same_result(library: VaultOps) -> None:
     assert runs[0] == runs[1]
 
 
-def test_loop_stops_when_the_budget_is_spent(library: VaultOps) -> None:
+def test_loop_stops_when_the_budget_is_spent(library: VaultCalls) -> None:
     with Broker.from_config(LlmSection(calls_per_exec=1)) as broker:
         result = ask("Where was the founder of Acme born, in which city?", library, broker,
                      broker.new_budget(), k=1, params=ONE_DEEP)
@@ -92,7 +92,7 @@ def test_loop_stops_when_the_budget_is_spent(library: VaultOps) -> None:
     assert result.usage["calls"] == 1
 
 
-def test_model_writes_the_sub_questions(library: VaultOps) -> None:
+def test_model_writes_the_sub_questions(library: VaultCalls) -> None:
     def script(n: int, body: dict[str, Any]) -> Reply:
         user = body["messages"][1]["content"]
         if "search queries" in user:
@@ -135,11 +135,11 @@ def test_render_notes_stays_within_the_cap() -> None:
 
 def knowledge() -> tuple[Any, Any]:
     from bench import generate_knowledge as generate
-    from harness.corpus_library import CorpusLibrary
+    from bench.corpus_searchable import CorpusSearchable
     from vault import SearchEngine
 
     hay = generate(15, bridge=24, comparison=12)
-    return hay, CorpusLibrary(hay.corpus, SearchEngine.lexical())
+    return hay, CorpusSearchable(hay.corpus, SearchEngine.lexical())
 
 
 def test_answer_set_is_bounded_ordered_and_receipted() -> None:
@@ -287,8 +287,8 @@ def test_feedback_evidence_adds_up() -> None:
     assert checked > 0
 
 
-def test_feedback_round_on_a_real_vault(library: VaultOps) -> None:
-    """Through VaultOps (the sandbox's path): the round asks the vault for rarity and runs."""
+def test_feedback_round_on_a_real_vault(library: VaultCalls) -> None:
+    """Through VaultCalls (the sandbox's path): the round asks the vault for rarity and runs."""
     result = ask("Who founded the company where Alice works?", library, k=2)
     feedback = [s for s in result.trace if s["origin"] == "feedback"]
     assert feedback and all(s["pass"] == 1 for s in feedback)
@@ -311,7 +311,7 @@ def test_ask_teaches_only_what_it_returns(tmp_path: Path) -> None:
     before = len(list(ledger.events()))
     thread = VaultThread()
     try:
-        ops = VaultOps(vault, thread, lambda: "s1")
+        ops = VaultCalls(vault, thread, lambda: "s1")
         with Broker.from_config(LlmSection()) as broker:
             tools = RlmTools(broker)
             tools.begin_exec()

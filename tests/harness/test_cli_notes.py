@@ -166,7 +166,7 @@ def test_same_search_same_bytes_under_two_hash_seeds(tmp_path: Path) -> None:
 
 
 HEAVY = ("openai", "scipy", "onnxruntime", "tokenizers", "vault.conversation", "sandbox",
-         "harness.mcp", "tqdm")
+         "harness.mcp", "tqdm", "rpc", "anyio")
 
 
 def loaded_after(*argv: str) -> set[str]:

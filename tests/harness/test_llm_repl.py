@@ -16,7 +16,7 @@ from harness.llm import Broker
 from harness.methods import Harness, Repl
 from harness.rlm_tools import RlmTools
 from harness.tools import build_functions, vault_functions
-from harness.vault_ops import VaultOps, VaultThread
+from harness.vault_ops import VaultCalls, VaultThread
 from sandbox import HostFunction, Sandbox, SandboxConfig
 from vault import Vault
 
@@ -30,18 +30,18 @@ NOTES = {
 
 
 @pytest.fixture
-def vault(tmp_path: Path) -> Iterator[tuple[Vault, VaultOps]]:
+def vault(tmp_path: Path) -> Iterator[tuple[Vault, VaultCalls]]:
     v = Vault.init(tmp_path / "vault")
     for path, text in NOTES.items():
         v.write(path, text)
     thread = VaultThread()
-    yield v, VaultOps(v, thread, lambda: None)
+    yield v, VaultCalls(v, thread, lambda: None)
     thread.call(v.close)
     thread.close()
 
 
 @contextmanager
-def rlm_repl(ops: VaultOps, section: LlmSection) -> Iterator[tuple[RlmTools, Sandbox]]:
+def rlm_repl(ops: VaultCalls, section: LlmSection) -> Iterator[tuple[RlmTools, Sandbox]]:
     """A broker from `section`, its RlmTools and a sandbox with the vault and LLM functions."""
     with Broker.from_config(section) as broker:
         rlm = RlmTools(broker)
@@ -62,7 +62,7 @@ def run(sb: Sandbox, code: str) -> Any:
     return ast.literal_eval(result.value)
 
 
-def test_rlm_functions_offline(vault: tuple[Vault, VaultOps]) -> None:
+def test_rlm_functions_offline(vault: tuple[Vault, VaultCalls]) -> None:
     _, ops = vault
     with rlm_repl(ops, LlmSection()) as (rlm, sb):
         rlm.begin_exec()
@@ -86,7 +86,7 @@ out
     assert value["usage"]["calls"] == 5 and value["usage"]["provider"] == "extractive"
 
 
-def test_errors_reach_the_repl_as_typed_exceptions(vault: tuple[Vault, VaultOps]) -> None:
+def test_errors_reach_the_repl_as_typed_exceptions(vault: tuple[Vault, VaultCalls]) -> None:
     _, ops = vault
     with rlm_repl(ops, LlmSection(slice_max_chars=500)) as (rlm, sb):
         rlm.begin_exec()
@@ -115,7 +115,7 @@ caught
 
 
 def test_key_never_reaches_the_worker(
-    vault: tuple[Vault, VaultOps], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    vault: tuple[Vault, VaultCalls], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     _, ops = vault
     with ChatEndpoint() as ep:
@@ -161,7 +161,7 @@ out
         assert ep.headers[0]["authorization"] == f"Bearer {KEY}"  # only the trusted side sent it
 
 
-def test_each_server_exec_gets_its_own_budget(vault: tuple[Vault, VaultOps]) -> None:
+def test_each_server_exec_gets_its_own_budget(vault: tuple[Vault, VaultCalls]) -> None:
     v, _ = vault
     cfg = load(vault=v.root)
     broker = Broker.from_config(LlmSection(calls_per_exec=3))
@@ -205,7 +205,7 @@ def test_a_budget_belongs_to_its_own_tools() -> None:
         assert b.budget() is not mine and b.budget() is b.budget()  # not another connection's
 
 
-def test_ask_in_the_repl(vault: tuple[Vault, VaultOps]) -> None:
+def test_ask_in_the_repl(vault: tuple[Vault, VaultCalls]) -> None:
     _, ops = vault
     with rlm_repl(ops, LlmSection()) as (_, sb):
         value = run(sb, 'ask("Which instrument, the cello or piano, does Bob play?", k=1)')

@@ -51,6 +51,22 @@ def test_names_are_unique_and_control_stays_off_the_repl() -> None:
     assert not [op.name for op in OPERATIONS if op.part == "control" and op.repl is not None]
 
 
+def test_each_operation_runs_a_method_taking_its_parameters_by_name(harness: Harness) -> None:
+    """`run` names a method of the part's target; called by name with every declared
+    parameter, it accepts them all (and nothing else is required)."""
+    for bound in harness.bound():
+        op = bound.op
+        sig = inspect.signature(bound.method)
+        assert bound.method.__name__ == op.run, op.name
+        sig.bind(**{p.name: None for p in op.params})  # TypeError: a parameter it lacks
+        required = {n for n, p in sig.parameters.items() if p.default is inspect.Parameter.empty
+                    and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
+        assert required <= {p.name for p in op.params}, op.name
+        if op.writes is not None:
+            names = [p.name for p in op.params]
+            assert op.writes.note in names and op.writes.content in names, op.name
+
+
 def test_each_rpc_method_takes_the_declared_parameters(harness: Harness) -> None:
     table = method_table(harness)
     assert set(table) == {op.rpc for op in on("rpc")} | {"ping"}

@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from harness import RayFailed
 from harness.cli import main
-from harness.commands.output import CommandFailed
 from harness.ray_jobs import EmbedActor, accepted, index_on_ray, missing_units
 from tests.harness.test_bench_cli import LOCOMO
 from vault import MemoryEmbeddingCache, MiniLmEncoder, Vault, embedding_key
@@ -121,7 +121,7 @@ def test_the_actor_embeds_each_block_and_the_driver_checks_its_model() -> None:
     assert np.array_equal(batch["vec"][2:], encoder.encode(texts[2:]))
     items = accepted(batch, encoder.fingerprint)
     assert sorted(items) == ["k1", "k2", "k3"]
-    with pytest.raises(CommandFailed, match="same rmh and model wheel"):
+    with pytest.raises(RayFailed, match="same rmh and model wheel"):
         accepted(batch, "0" * 64)  # a worker with another model wheel: refused
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from harness.tools import build_functions, vault_functions
-from harness.vault_ops import VaultOps, VaultThread
+from harness.vault_ops import VaultCalls, VaultThread
 from harness.write_quota import WriteLimits, WriteQuota
 from sandbox import HostFunctionError
 from vault import Vault
@@ -51,7 +51,7 @@ def test_edit_is_charged_the_note_size_after_it(tmp_path: Path) -> None:
     thread = VaultThread()
     try:
         quota = WriteQuota(WriteLimits(session_bytes=20_000))
-        fns = quota.wrap(build_functions(vault_functions(VaultOps(vault, thread, lambda: None))))
+        fns = quota.wrap(build_functions(vault_functions(VaultCalls(vault, thread, lambda: None))))
         edit = fns["edit"].fn
         edit("Big", "replace", text="yy", find="x", expected_count=1000)  # 2,000 bytes after
         assert quota.report()["session_bytes"] == 2000

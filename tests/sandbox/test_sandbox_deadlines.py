@@ -18,7 +18,7 @@ from harness.config import LlmSection
 from harness.llm import Broker
 from harness.llm_provider import OpenAIProvider
 from harness.rlm_tools import RlmTools
-from harness.vault_ops import VaultOps, VaultThread
+from harness.vault_ops import VaultCalls, VaultThread
 from harness.write_quota import WriteLimits, WriteQuota
 from sandbox import HostFunction, HostFunctionError, Sandbox, SandboxConfig, probe
 from vault import Vault, VaultError
@@ -73,7 +73,7 @@ def _rlm_sandbox(tier: str, url: str, calls: int, root: Path) -> tuple[Sandbox, 
     broker = Broker(OpenAIProvider(section), section)
     rlm = RlmTools(broker)
     config = SandboxConfig(deadline_s=30, memory_mb=384, lint=False, tier=tier)
-    ops = VaultOps(Vault.init(root / "v", watch=False), VaultThread(), lambda: None)
+    ops = VaultCalls(Vault.init(root / "v", watch=False), VaultThread(), lambda: None)
     return Sandbox(config, rlm.functions(ops)), broker
 
 

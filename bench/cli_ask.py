@@ -37,10 +37,10 @@ from bench import (
     summarize_ask,
 )
 from bench import generate_knowledge as generate
+from harness import LoopParams, ask
 from vault import Corpus, MiniLmEncoder, SearchEngine, SearchParams
 
-from ..ask import LoopParams, ask
-from ..corpus_library import CorpusLibrary
+from .corpus_searchable import CorpusSearchable
 
 ABLATIONS: dict[str, LoopParams] = {
     "ask": LoopParams(),
@@ -61,13 +61,13 @@ PAIRS = (("ask", "full", "recall@10"), ("ask", "full", "recall_all@10"),
 
 def asker(engine: SearchEngine, params: LoopParams) -> Asker:
     """The ask loop (no broker: retrieval only) as ranked corpus positions."""
-    libraries: dict[int, CorpusLibrary] = {}
+    libraries: dict[int, CorpusSearchable] = {}
 
     def go(corpus: Corpus, question: str, budget: int) -> list[int]:
         lib = libraries.get(corpus.generation)
         if lib is None or lib.corpus is not corpus:
             libraries.clear()
-            lib = libraries[corpus.generation] = CorpusLibrary(corpus, engine)
+            lib = libraries[corpus.generation] = CorpusSearchable(corpus, engine)
         result = ask(question, lib, budget=budget, params=params)
         return [lib.position(n) for n in result.notes]
 

@@ -1,0 +1,106 @@
+"""What the operations of the table run against, and an operation bound to it.
+
+`Targets` gives each part of the table (harness.operations) its target: the "vault" part runs on
+the connection's `VaultCalls`, "conversation" on `ConversationCalls`, "llm" on `LlmCalls`; the
+"control" part runs on the connection itself (harness.methods.Harness). `BoundOperation` is an
+operation with its implementing method (`getattr(target, op.run)`) looked up once, called
+with checked arguments by name from the event loop (`acall`, where `op.runs` says) or from a
+REPL thread (`call`).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from .conversation_tools import ConversationCalls
+from .errors import Refused
+from .operations import Operation, Part
+from .vault_ops import VaultCalls, VaultThread
+
+
+class LlmTools(Protocol):
+    """What the llm part calls (harness.rlm_tools.RlmTools is the implementation)."""
+
+    def ask(self, question: str, budget: int, library: VaultCalls) -> dict[str, Any]: ...
+    def rlm_call(self, slice: Any, question: str, max_words: int | None,
+                 library: VaultCalls) -> str: ...
+    def rlm_batch(self, pairs: Any, max_words: int | None, library: VaultCalls) -> list[str]: ...
+    def usage(self) -> dict[str, Any]: ...
+
+
+class LlmCalls:
+    """The llm part's target: the LLM tools over the connection's vault operations, refused
+    ("llm_error") when no broker is configured."""
+
+    def __init__(self, rlm: LlmTools | None, ops: VaultCalls) -> None:
+        self._rlm = rlm
+        self.ops = ops
+
+    def _tools(self) -> LlmTools:
+        if self._rlm is None:
+            raise Refused("llm_error", "no broker configured")
+        return self._rlm
+
+    def ask(self, question: str, budget: int, k: int | None) -> dict[str, Any]:
+        return self._tools().ask(question, budget if k is None else k, self.ops)
+
+    def rlm_call(self, slice: Any, question: str, max_words: int | None) -> str:
+        return self._tools().rlm_call(slice, question, max_words, self.ops)
+
+    def rlm_batch(self, pairs: Any, max_words: int | None) -> list[str]:
+        return self._tools().rlm_batch(pairs, max_words, self.ops)
+
+    def rlm_usage(self) -> dict[str, Any]:
+        return self._tools().usage()
+
+
+@dataclass(frozen=True)
+class Targets:
+    """What the vault, conversation and llm parts run against: the connection's vault
+    operations and, when a broker is configured, its LLM tools."""
+
+    ops: VaultCalls
+    rlm: LlmTools | None = None
+
+    def target(self, part: Part) -> object:
+        """The object whose methods implement the operations of `part` (not "control")."""
+        if part == "vault":
+            return self.ops
+        if part == "conversation":
+            return ConversationCalls(self.ops)
+        if part == "llm":
+            return LlmCalls(self.rlm, self.ops)
+        raise ValueError(f"the {part} part runs against the connection, not Targets")
+
+
+@dataclass(frozen=True)
+class BoundOperation:
+    """An operation with its implementing method, callable from the event loop or from a REPL
+    thread with checked arguments (by name)."""
+
+    op: Operation
+    method: Callable[..., Any]
+    thread: VaultThread
+
+    @classmethod
+    def of(cls, op: Operation, target: object, thread: VaultThread) -> BoundOperation:
+        """`op` bound to `target`'s method named `op.run`."""
+        return cls(op, getattr(target, op.run), thread)
+
+    async def acall(self, arguments: Mapping[str, Any]) -> Any:
+        """Run from the event loop, where `op.runs` says."""
+        if self.op.runs == "loop":
+            return await self.method(**arguments)
+        job = functools.partial(self.method, **arguments)
+        if self.op.runs == "vault":
+            return await self.thread.acall(job)
+        import anyio.to_thread  # (not at import: a CLI command never calls from a loop)
+
+        return await anyio.to_thread.run_sync(job)
+
+    def call(self, arguments: Mapping[str, Any]) -> Any:
+        """Run in the calling thread (a REPL call; never for a "loop" operation)."""
+        return self.method(**arguments)
