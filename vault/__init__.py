@@ -52,6 +52,7 @@ if TYPE_CHECKING:
         build_facts,
     )
     from .conversation.facts import sentence as fact_sentence
+    from .conversation.nlp import status as nlp_status
     from .conversation.items import Item as ContextItem
     from .conversation.items import (
         item_of,
@@ -293,6 +294,7 @@ _LAZY: dict[str, tuple[str, str]] = {  # public name -> (module, attribute)
     "load_conversations": (".conversation", "load_conversations"),
     "load_transcript": (".conversation", "load_transcript"),
     "next_in_vault": (".conversation", "next_in_vault"),
+    "nlp_status": (".conversation.nlp", "status"),
     "order": (".retrieval.fusion", "order"),
     "ranks": (".retrieval.fusion", "ranks"),
     "score_parts": (".conversation.context", "score_parts"),
@@ -418,6 +420,7 @@ __all__ = [
     "load_conversations",
     "load_transcript",
     "next_in_vault",
+    "nlp_status",
     "no_space",
     "order",
     "pagerank",
