@@ -52,6 +52,7 @@ if TYPE_CHECKING:
         build_facts,
     )
     from .conversation.facts import sentence as fact_sentence
+    from .conversation.facts import turn_statements
     from .conversation.nlp import status as nlp_status
     from .conversation.items import Item as ContextItem
     from .conversation.items import (
@@ -295,6 +296,7 @@ _LAZY: dict[str, tuple[str, str]] = {  # public name -> (module, attribute)
     "load_transcript": (".conversation", "load_transcript"),
     "next_in_vault": (".conversation", "next_in_vault"),
     "nlp_status": (".conversation.nlp", "status"),
+    "turn_statements": (".conversation.facts", "turn_statements"),
     "order": (".retrieval.fusion", "order"),
     "ranks": (".retrieval.fusion", "ranks"),
     "score_parts": (".conversation.context", "score_parts"),
@@ -421,6 +423,7 @@ __all__ = [
     "load_transcript",
     "next_in_vault",
     "nlp_status",
+    "turn_statements",
     "no_space",
     "order",
     "pagerank",

@@ -6,6 +6,8 @@ Rows, in text order, deduplicated by key (first wins):
 - "name": a named entity of a kind that names a thing (PERSON, ORG, GPE, LOC, NORP, FAC,
   PRODUCT, EVENT, WORK_OF_ART, LANGUAGE, LAW), keyed casefolded without a leading "the" and
   a trailing "'s" ("speaker" when it is one of the conversation's speakers);
+- "name" too: a noun chunk headed by a proper noun that no named entity covers, keyed by its
+  proper nouns ("the Payments API" -> "payments api");
 - "thing": a noun chunk whose head is a common noun, keyed by `entities.normalise` ("my vase"
   said by Bob -> "bob's vase"; determiners dropped; last word singular), after leading
   quantifiers ("some", "all", "a lot of") and adverbs are dropped; a chunk whose head is a
@@ -50,7 +52,7 @@ ABSTRACT = frozenset(
     place difference part sale support joy ton problem question chance mind progress air
     trouble example reminder memory idea thought feeling sense reason point matter fact
     luck care effort experience opportunity advice help kind lot deal way creativity
-    positivity passion""".split())
+    positivity passion lesson takeaway tip version try""".split())
 _DROP_POS = frozenset({"DET", "ADV", "PRON", "PUNCT", "NUM", "PART", "CCONJ", "INTJ", "AUX"})
 
 
@@ -95,8 +97,19 @@ def extract_parsed(
                       Entity(key, written, "speaker" if key in spoken else "name")))
     for chunk in doc.noun_chunks:
         root = chunk.root
+        if root.pos_ == "PROPN" and not any(s <= root.i < e for s, e in names):
+            # A name the tagger saw but the recogniser did not label ("the Payments API").
+            words = [t.text for t in chunk if t.pos_ == "PROPN"]
+            key = _name_key(" ".join(words))
+            if key:
+                found.append((chunk.start_char, Entity(
+                    key, " ".join(words), "speaker" if key in spoken else "name")))
+            continue
         if root.pos_ != "NOUN" or _fold(root.text) in STOP_NOUNS:
             continue
+        if (len(chunk) == 1 and root.is_sent_start and root.i + 1 < len(doc)
+                and doc[root.i + 1].pos_ == "DET"):
+            continue  # "Pin the compiler": an imperative verb tagged as a noun
         if any(a < chunk.end_char and chunk.start_char < b for a, b in blocked):
             continue
         toks = [t for t in chunk if t.i <= root.i]
