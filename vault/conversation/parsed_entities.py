@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .clocks import TimeRef
+from .common_words import COMMON
 from .entities import (
     _NUMBER,
     _TITLE_STOP,
@@ -91,6 +92,8 @@ def extract_parsed(
         key = _name_key(ent.text)
         if not key or not any(c.isalpha() for c in key):
             continue
+        if len(ent) == 1 and ent[0].is_sent_start and (key in ABSTRACT or key in COMMON):
+            continue  # "Lesson learned:" read as a person
         names.append((ent.start, ent.end))
         written = ent.text[:-2] if ent.text.endswith(("'s", "’s")) else ent.text
         found.append((ent.start_char,
@@ -99,6 +102,8 @@ def extract_parsed(
         root = chunk.root
         if root.pos_ == "PROPN" and not any(s <= root.i < e for s, e in names):
             # A name the tagger saw but the recogniser did not label ("the Payments API").
+            if len(chunk) == 1 and root.is_sent_start:
+                continue  # "Lesson learned", "Pin the compiler": a capital, not a name
             words = [t.text for t in chunk if t.pos_ == "PROPN"]
             key = _name_key(" ".join(words))
             if key:
