@@ -32,9 +32,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from vault import build_events
+from vault import build_events, nlp_status
 from vault import load_conversations as load
-from vault import nlp_status
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_DATA = "../shared/data/locomo/locomo10.json"

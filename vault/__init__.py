@@ -50,14 +50,14 @@ if TYPE_CHECKING:
     )
     from .conversation.facts import (
         build_facts,
+        turn_statements,
     )
     from .conversation.facts import sentence as fact_sentence
-    from .conversation.facts import turn_statements
-    from .conversation.nlp import status as nlp_status
     from .conversation.items import Item as ContextItem
     from .conversation.items import (
         item_of,
     )
+    from .conversation.nlp import status as nlp_status
     from .conversation.statements import (
         extract_statements,
     )
@@ -423,7 +423,6 @@ __all__ = [
     "load_transcript",
     "next_in_vault",
     "nlp_status",
-    "turn_statements",
     "no_space",
     "order",
     "pagerank",
@@ -434,6 +433,7 @@ __all__ = [
     "session_end",
     "storage_error",
     "tokenize",
+    "turn_statements",
     "working_note",
     "working_path",
 ]

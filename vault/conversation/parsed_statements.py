@@ -8,9 +8,9 @@ too, still keyed by the speaker) and that has an object, one statement
 - the object is the verb's direct object, else the object of its first preposition
   ("I went to a fair" -> did:go_to fair), else the object of a preposition of that object
   ("I'm in need of a reset" is none: "be" is no act); its head must be a noun or a name, not a
-  pronoun, one pointed at ("that pic", "this mindset"), a vague noun (`entities.STOP_NOUNS`) or an abstract one alone
-  (`parsed_entities.ABSTRACT`); it is keyed like an entity row ("my own movie" -> "<speaker>'s
-  movie"), at most `statements.MAX_OBJECT_WORDS` words;
+  pronoun, one pointed at ("that pic", "this mindset"), a vague noun (`entities.STOP_NOUNS`)
+  or an abstract one alone (`parsed_entities.ABSTRACT`); it is keyed like an entity row
+  ("my own movie" -> "<speaker>'s movie"), at most `statements.MAX_OBJECT_WORDS` words;
 - refused: a negated verb, a verb with a modal or conditional ("would", "could", "if",
   "when", "whether"...) on it or on a verb above it, verbs of saying, thinking and feeling
   that report no act (`_NO_ACT`), and those the pattern table owns (like, love, live, work,
