@@ -53,12 +53,14 @@ if TYPE_CHECKING:
     )
     from .conversation.facts import (
         build_facts,
+        turn_statements,
     )
     from .conversation.facts import sentence as fact_sentence
     from .conversation.items import Item as ContextItem
     from .conversation.items import (
         item_of,
     )
+    from .conversation.nlp import status as nlp_status
     from .conversation.statements import (
         extract_statements,
     )
@@ -297,6 +299,8 @@ _LAZY: dict[str, tuple[str, str]] = {  # public name -> (module, attribute)
     "load_conversations": (".conversation", "load_conversations"),
     "load_transcript": (".conversation", "load_transcript"),
     "next_in_vault": (".conversation", "next_in_vault"),
+    "nlp_status": (".conversation.nlp", "status"),
+    "turn_statements": (".conversation.facts", "turn_statements"),
     "order": (".retrieval.fusion", "order"),
     "ranks": (".retrieval.fusion", "ranks"),
     "score_parts": (".conversation.context", "score_parts"),
@@ -423,6 +427,7 @@ __all__ = [
     "load_conversations",
     "load_transcript",
     "next_in_vault",
+    "nlp_status",
     "no_space",
     "order",
     "pagerank",
@@ -433,6 +438,7 @@ __all__ = [
     "session_end",
     "storage_error",
     "tokenize",
+    "turn_statements",
     "working_note",
     "working_path",
 ]

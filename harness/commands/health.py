@@ -13,7 +13,7 @@ from sandbox import (
     probe,
     tier_limits,
 )
-from vault import Ledger, Vault
+from vault import Ledger, Vault, nlp_status
 
 from .learn import learning_health
 
@@ -25,6 +25,7 @@ def doctor_report(v: Vault) -> dict[str, Any]:
     report["sandbox"] = {**tiers.to_json(), **sandbox_choice(v)}
     if isinstance(v.usage, Ledger):
         report["learning"] = learning_health(v, v.usage)
+    report["extraction"] = nlp_status()  # spaCy parse or the rules (conversation ingest)
     return report
 
 

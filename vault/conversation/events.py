@@ -25,6 +25,8 @@ from .entities import (
 )
 from .formats import Conversation
 from .incidence import Incidence
+from .nlp import parse
+from .parsed_entities import extract_parsed
 from .references import Reference, resolve_references
 from .survival import Survival, score
 
@@ -57,8 +59,12 @@ def _addressee(speakers: Sequence[str], speaker: str, previous: str) -> str:
     return previous if previous != speaker else ""
 
 
-def build_events(conv: Conversation) -> tuple[Event, ...]:
-    """Every turn of `conv` as an Event, in tick order."""
+def build_events(conv: Conversation, *, use_nlp: bool = True) -> tuple[Event, ...]:
+    """Every turn of `conv` as an Event, in tick order.
+
+    Entities not supplied by the caller come from the turn's parse when the NLP pipeline is
+    installed and `use_nlp` (`parsed_entities`), else from the rules (`entities.extract`).
+    """
     speakers = conv.speakers
     turns = conv.turns()
     given = [n for t in turns for n in (t.entities or ())]
@@ -77,6 +83,9 @@ def build_events(conv: Conversation) -> tuple[Event, ...]:
                 found = supplied(
                     turn.entities, speaker=turn.speaker, addressee=addressee, speakers=speakers
                 ) + date_entities(refs)
+            elif use_nlp and (doc := parse(turn.text)) is not None:
+                found = extract_parsed(doc, speaker=turn.speaker, addressee=addressee,
+                                       speakers=speakers, refs=refs)
             else:
                 found = extract(
                     turn.text,

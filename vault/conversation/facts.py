@@ -34,6 +34,8 @@ from typing import Any
 from .events import Event
 from .layout import as_date, turn_path
 from .lifecycle import Fact, observe
+from .nlp import parse
+from .parsed_statements import extract_parsed_statements
 from .statements import Statement, extract_statements, functional
 
 FIRST_PERSON_CONFIDENCE = 0.7
@@ -88,6 +90,8 @@ def sentence(subject: str, key: str, value: str) -> str:
         return f"{subject} will {value}"
     if pred == "is_a":
         return f"{subject} is a {value}"
+    if pred == "did":  # a parsed act: "did:go_to" -> "nate go to fair"
+        return f"{subject} {topic.replace('_', ' ')} {value}"
     words = _REL_WORDS.get(pred) or pred.replace("_", " ")
     return f"{subject} {words} {value}"
 
@@ -99,7 +103,20 @@ def observation_confidence(st: Statement) -> float:
     return FIRST_PERSON_CONFIDENCE if st.first_person else OTHER_CONFIDENCE
 
 
-def build_facts(events: Sequence[Event]) -> tuple[FactRecord, ...]:
+def turn_statements(text: str, speaker: str, speakers: Sequence[str], *,
+                    use_nlp: bool = True) -> tuple[Statement, ...]:
+    """The pattern table's statements of a turn, then (with the NLP pipeline installed and
+    `use_nlp`) the parse's subject–verb–object ones (`parsed_statements`)."""
+    found = extract_statements(text, speaker, speakers)
+    doc = parse(text) if use_nlp else None
+    if doc is None:
+        return found
+    others = [s for s in speakers if s != speaker]
+    return found + extract_parsed_statements(
+        doc, speaker, others[0] if len(others) == 1 else "")
+
+
+def build_facts(events: Sequence[Event], *, use_nlp: bool = True) -> tuple[FactRecord, ...]:
     """The fact book of one conversation's events, sorted by (subject, key, value)."""
     speakers = tuple(dict.fromkeys(e.speaker for e in events))
     book: tuple[Fact, ...] = ()
@@ -110,7 +127,7 @@ def build_facts(events: Sequence[Event]) -> tuple[FactRecord, ...]:
         if ev.role != "user":
             continue
         in_turn: set[tuple[str, str, str]] = set()
-        for st in extract_statements(ev.text, ev.speaker, speakers):
+        for st in turn_statements(ev.text, ev.speaker, speakers, use_nlp=use_nlp):
             triple = (st.subject, st.key, st.value)
             if triple in in_turn:
                 continue

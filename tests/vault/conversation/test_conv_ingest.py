@@ -13,7 +13,7 @@ def test_ingest_writes_turn_session_entity_notes_and_reingest_is_a_no_op(tmp_pat
     with Vault.init(tmp_path / "v") as v:
         first = ingest_conversations(v, ndm_conversation())
         assert (first.turns, first.sessions, first.unchanged) == (5, 1, 0)
-        assert len(first.written) == 5 + 1 + first.entities
+        assert len(first.written) == 5 + 1 + first.entities + first.facts
         turn = v.read("conversations/ndm/S1/ndm t3")
         fm = turn.frontmatter
         assert (fm["tier"], fm["speaker"], fm["tick"], fm["session"]) == ("L0", "Bob", 3, "S1")

@@ -1,0 +1,153 @@
+"""Entities of one turn from its spaCy parse (used when `nlp.pipeline()` is installed).
+
+Rows, in text order, deduplicated by key (first wins):
+
+- "date" rows from `clocks` (as `entities.extract`), and numbers (same pattern);
+- "name": a named entity of a kind that names a thing (PERSON, ORG, GPE, LOC, NORP, FAC,
+  PRODUCT, EVENT, WORK_OF_ART, LANGUAGE, LAW), keyed casefolded without a leading "the" and
+  a trailing "'s" ("speaker" when it is one of the conversation's speakers);
+- "name" too: a noun chunk headed by a proper noun that no named entity covers, keyed by its
+  proper nouns ("the Payments API" -> "payments api");
+- "thing": a noun chunk whose head is a common noun, keyed by `entities.normalise` ("my vase"
+  said by Bob -> "bob's vase"; determiners dropped; last word singular), after leading
+  quantifiers ("some", "all", "a lot of") and adverbs are dropped; a chunk whose head is a
+  vague noun (`entities.STOP_NOUNS`), or that lies inside a date expression or a named
+  entity, is none. "Alice's vase" gives both "alice" (name) and "alice's vase" (thing).
+
+Same text, speaker, addressee and model -> same entities.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .clocks import TimeRef
+from .common_words import COMMON
+from .entities import (
+    _NUMBER,
+    _TITLE_STOP,
+    STOP_NOUNS,
+    Entity,
+    _fold,
+    date_entities,
+    dedupe,
+    normalise,
+)
+
+NAME_LABELS = frozenset(
+    "PERSON ORG GPE LOC NORP FAC PRODUCT EVENT WORK_OF_ART LANGUAGE LAW".split())
+_QUANTIFIERS = frozenset(
+    """some any all many much more most few several lots lot bunch couple each every such
+    both other another no own""".split())
+# Evaluative adjectives say how the speaker feels, not which thing it is ("great pic" is the
+# pic); descriptive ones stay ("big screen", "domestic abuse").
+_EVALUATIVE = frozenset(
+    """great best better good nice cool awesome amazing fun helpful main top huge new
+    different wonderful lovely beautiful fantastic incredible exciting perfect special whole
+    real little favorite favourite true hard tough super crazy fave recent alright""".split())
+# Abstract heads that name no thing when they stand alone ("the difference", "thanks");
+# with a noun before them they can ("family support").
+ABSTRACT = frozenset(
+    """thanks thank congrats congratulation step love guidance acceptance fun people person
+    place difference part sale support joy ton problem question chance mind progress air
+    trouble example reminder memory idea thought feeling sense reason point matter fact
+    luck care effort experience opportunity advice help kind lot deal way creativity
+    positivity passion lesson takeaway tip version try""".split())
+_DROP_POS = frozenset({"DET", "ADV", "PRON", "PUNCT", "NUM", "PART", "CCONJ", "INTJ", "AUX"})
+
+
+def _name_key(text: str) -> str:
+    words = _fold(text).split()
+    while words and (words[0] == "the" or words[0] in _TITLE_STOP):
+        words = words[1:]
+    if words and words[-1].endswith("'s"):
+        words[-1] = words[-1][:-2]
+    return " ".join(words).strip(".,!?;:\"'()[]")
+
+
+def extract_parsed(
+    doc: Any,
+    *,
+    speaker: str,
+    addressee: str = "",
+    speakers: Sequence[str] = (),
+    refs: Sequence[TimeRef] = (),
+) -> tuple[Entity, ...]:
+    """The entities of one parsed turn (module docstring)."""
+    text = doc.text
+    spoken = {_fold(s) for s in speakers}
+    blocked: list[tuple[int, int]] = []
+    for ref in refs:
+        at = text.find(ref.expr)
+        if at >= 0:
+            blocked.append((at, at + len(ref.expr)))
+    found: list[tuple[int, Entity]] = []
+    names: list[tuple[int, int]] = []
+    for ent in doc.ents:
+        if ent.label_ not in NAME_LABELS:
+            continue
+        if any(a < ent.end_char and ent.start_char < b for a, b in blocked):
+            continue
+        key = _name_key(ent.text)
+        if not key or not any(c.isalpha() for c in key):
+            continue
+        if len(ent) == 1 and ent[0].is_sent_start and (key in ABSTRACT or key in COMMON):
+            continue  # "Lesson learned:" read as a person
+        names.append((ent.start, ent.end))
+        written = ent.text[:-2] if ent.text.endswith(("'s", "’s")) else ent.text
+        found.append((ent.start_char,
+                      Entity(key, written, "speaker" if key in spoken else "name")))
+    for chunk in doc.noun_chunks:
+        root = chunk.root
+        if root.pos_ == "PROPN" and not any(s <= root.i < e for s, e in names):
+            # A name the tagger saw but the recogniser did not label ("the Payments API").
+            if len(chunk) == 1 and root.is_sent_start:
+                continue  # "Lesson learned", "Pin the compiler": a capital, not a name
+            words = [t.text for t in chunk if t.pos_ == "PROPN"]
+            key = _name_key(" ".join(words))
+            if key:
+                found.append((chunk.start_char, Entity(
+                    key, " ".join(words), "speaker" if key in spoken else "name")))
+            continue
+        if root.pos_ != "NOUN" or _fold(root.text) in STOP_NOUNS:
+            continue
+        if (len(chunk) == 1 and root.is_sent_start and root.i + 1 < len(doc)
+                and doc[root.i + 1].pos_ == "DET"):
+            continue  # "Pin the compiler": an imperative verb tagged as a noun
+        if any(a < chunk.end_char and chunk.start_char < b for a, b in blocked):
+            continue
+        toks = [t for t in chunk if t.i <= root.i]
+        # Possessive owner: "my X", "Alice's X" stay (normalise keys them by owner).
+        owner = ""
+        if toks and toks[0].dep_ == "poss":
+            owner = toks[0].text
+            if toks[0].i + 1 < len(doc) and doc[toks[0].i + 1].text in ("'s", "’s"):
+                owner += "'s"
+        if any(s <= root.i < e for s, e in names):
+            continue
+        words = [t for t in toks if t.pos_ not in _DROP_POS and t.text not in ("'s", "’s")
+                 and _fold(t.text) not in _QUANTIFIERS and t.dep_ != "poss"
+                 and not (t.i != root.i and _fold(t.text) in _EVALUATIVE)
+                 and any(c.isalpha() for c in t.text)]
+        while words and words[0].pos_ in ("VERB", "ADP") and words[0].dep_ != "amod":
+            words = words[1:]
+        if not words or words[-1].i != root.i:
+            continue
+        head = _fold(root.lemma_ or root.text)
+        if len(words) == 1 and not owner and (head in ABSTRACT or head.endswith("ness")):
+            continue
+        # Common nouns are written lower case for the key, so "Pets" is "pet"; the head is
+        # its lemma ("focuses" -> "focus"); words keep their spacing ("low-impact").
+        phrase = "".join(
+            (head if t.i == root.i else t.text if t.pos_ == "PROPN" else t.text.lower())
+            + (t.whitespace_ if t.i < root.i and doc[t.i + 1] in words else " ")
+            for t in words).strip()
+        key = normalise(f"{owner} {phrase}".strip(), speaker=speaker, addressee=addressee)
+        if key:
+            found.append((chunk.start_char, Entity(key, chunk.text, "thing")))
+    for m in _NUMBER.finditer(text):
+        if not any(a < m.end() and m.start() < b for a, b in blocked):
+            found.append((m.start(), Entity(m.group(0).replace(",", ""), m.group(0), "number")))
+    found.sort(key=lambda p: (p[0], p[1].kind, p[1].key))
+    return dedupe((*date_entities(refs), *(e for _, e in found)))

@@ -1,0 +1,121 @@
+"""Subject–predicate–object statements from a turn's spaCy parse (with the `nlp` extra).
+
+They add to the pattern table of `statements` (which still runs first and wins a clause):
+for each verb of a sentence that is not a question, whose subject is "I" (the speaker; "we"
+too, still keyed by the speaker) and that has an object, one statement
+(speaker, "did:<lemma>[_<particle>][_<preposition>]", object) of kind "fact":
+
+- the object is the verb's direct object, else the object of its first preposition
+  ("I went to a fair" -> did:go_to fair), else the object of a preposition of that object
+  ("I'm in need of a reset" is none: "be" is no act); its head must be a noun or a name, not a
+  pronoun, one pointed at ("that pic", "this mindset"), a vague noun (`entities.STOP_NOUNS`)
+  or an abstract one alone (`parsed_entities.ABSTRACT`); it is keyed like an entity row
+  ("my own movie" -> "<speaker>'s movie"), at most `statements.MAX_OBJECT_WORDS` words;
+- refused: a negated verb, a verb with a modal or conditional ("would", "could", "if",
+  "when", "whether"...) on it or on a verb above it, verbs of saying, thinking and feeling
+  that report no act (`_NO_ACT`), and those the pattern table owns (like, love, live, work,
+  be ...: their statements come from there);
+- `first_person` is True (c_obs 0.7, `facts.observation_confidence`).
+
+Same parse and speaker -> same statements, in text order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .entities import STOP_NOUNS, _fold, normalise
+from .parsed_entities import ABSTRACT
+from .statements import MAX_OBJECT_WORDS, Statement
+
+_SUBJECTS = frozenset({"i", "we"})
+_NO_ACT = frozenset(
+    """be have do say tell ask think know feel guess mean see hope wish want need like love
+    enjoy adore prefer hate dislike live work move relocate seem look sound get let make
+    take keep come try miss thank appreciate remember forget wonder believe imagine
+    realize realise agree check help give show find use own depend rely report replace
+    supersede plan intend promise""".split())
+# Acts that take "get"/"make"... only with a concrete object are informative; the verbs
+# above are refused outright except these object-bearing forms.
+_WITH_OBJECT = frozenset({"get", "make", "take", "have", "find", "give", "show"})
+_HEDGE = frozenset(
+    """would could should might may must can will shall if when whenever whether unless
+    maybe perhaps probably wish hope 'll 'd wo ca""".split())
+_DEMONSTRATIVES = frozenset({"this", "that", "these", "those"})
+_OBJ_DEPS = ("dobj", "attr")
+
+
+def _hedged(verb: Any) -> bool:
+    tok = verb
+    while True:
+        for child in tok.children:
+            if child.dep_ in ("aux", "mark", "advmod", "neg") and _fold(child.text) in (
+                    _HEDGE | {"not", "n't", "never"}):
+                return True
+        if tok.dep_ in ("ROOT",) or tok.head is tok:
+            return False
+        tok = tok.head
+
+
+def _object(verb: Any) -> tuple[str, Any] | None:
+    """(preposition path, object token) of the verb (module docstring)."""
+    for child in verb.children:
+        if child.dep_ in _OBJ_DEPS and child.pos_ in ("NOUN", "PROPN"):
+            return "", child
+    for child in verb.children:
+        if child.dep_ == "prep":
+            for obj in child.children:
+                if obj.dep_ == "pobj" and obj.pos_ in ("NOUN", "PROPN"):
+                    return _fold(child.text), obj
+            return None
+    return None
+
+
+def _phrase(doc: Any, head: Any) -> str:
+    """The object's words: its noun chunk (or named entity), determiners kept for keying."""
+    for ent in doc.ents:
+        if ent.start <= head.i < ent.end:
+            return str(ent.text)
+    for chunk in doc.noun_chunks:
+        if chunk.root.i == head.i:
+            return str(chunk.text)
+    return str(head.text)
+
+
+def extract_parsed_statements(doc: Any, speaker: str, addressee: str = "") -> tuple[
+        Statement, ...]:
+    """The subject–verb–object statements of one parsed turn said by `speaker`."""
+    found: list[Statement] = []
+    for sent in doc.sents:
+        if sent.text.rstrip().endswith("?"):
+            continue
+        for verb in sent:
+            if verb.pos_ != "VERB":
+                continue
+            subjects = [c for c in verb.children if c.dep_ == "nsubj"]
+            if not subjects or _fold(subjects[0].text) not in _SUBJECTS:
+                continue
+            lemma = _fold(verb.lemma_)
+            if lemma in _NO_ACT and lemma not in _WITH_OBJECT:
+                continue
+            if _hedged(verb):
+                continue
+            got = _object(verb)
+            if got is None:
+                continue
+            prep, obj = got
+            head = _fold(obj.lemma_ or obj.text)
+            if obj.pos_ == "NOUN" and (head in STOP_NOUNS or head in ABSTRACT):
+                continue
+            if lemma in _WITH_OBJECT and (obj.pos_ != "NOUN" or prep):
+                continue
+            if any(_fold(c.text) in _DEMONSTRATIVES for c in obj.children if c.dep_ == "det"):
+                continue  # "that pic": which one is said elsewhere
+            value = normalise(_phrase(doc, obj), speaker=speaker, addressee=addressee)
+            if not value or len(value.split()) > MAX_OBJECT_WORDS:
+                continue
+            particle = [_fold(c.text) for c in verb.children if c.dep_ == "prt"]
+            key = "did:" + "_".join([lemma, *particle, *([prep] if prep else [])])
+            found.append(Statement(_fold(speaker), key, value, "fact", None, True,
+                                   _fold(sent.text)))
+    return tuple(found)
