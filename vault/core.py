@@ -76,6 +76,9 @@ class Vault:
         # this costs O(archived notes), not O(notes): checked in bench/bench_scale_store.py).
         self._corpus: tuple[Snapshot, npt.NDArray[np.intp], Corpus] | None = None
         self.live.on_rebuild = self._forget
+        # Erasures a killed process journalled, finished by `open` (their plans: the caller
+        # cleans its own derived files of their strings).
+        self.erasures_recovered: list[ErasurePlan] = []
 
     def _forget(self) -> None:
         """The snapshot is about to be rebuilt from every row: drop what was derived from the
@@ -146,12 +149,15 @@ class Vault:
             recorder.close()
             raise
         vault = cls(store, index, built, recorder, auto_sync, watcher)
-        if watcher is not None:
-            try:
+        try:
+            if watcher is not None:
                 vault.sync()
-            except BaseException:
-                vault.close()
-                raise
+            if not isinstance(recorder, NullUsage):  # an erasure needs the ledger to finish
+                vault.erasures_recovered = erasure.recover(
+                    store, index, built.cache, recorder, vault.live.sync_paths)
+        except BaseException:
+            vault.close()
+            raise
         return vault
 
     @property
@@ -461,12 +467,15 @@ class Vault:
                             subject.strip(), self.engine.encoder, p.max_tokens,
                             p.max_note_units)
 
-    def forget(self, todo: ErasurePlan, extra_files: Sequence[Path] = ()) -> erasure.Erased:
+    def forget(self, todo: ErasurePlan, extra_files: Sequence[Path] = (),
+               before: Callable[[], object] | None = None) -> erasure.Erased:
         """Erase for good what `todo` names from the folder, the trash, the index, the
         embedding caches and the learned log, vacuum, and prove it by scanning every file of
-        the vault and `extra_files` (the shared embedding cache) for the erased strings."""
+        the vault and `extra_files` (the shared embedding cache) for the erased strings.
+        Journalled first (a kill midway: the next `open` with a ledger finishes it); `before`
+        runs once the journal holds the plan (the caller's own derived files)."""
         return erasure.execute(self.store, self.index, self.engine.cache, self.usage, todo,
-                               self.live.sync_paths, extra_files)
+                               self.live.sync_paths, extra_files, before)
 
     # -- health ----------------------------------------------------------------------------------
 
