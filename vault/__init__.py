@@ -44,6 +44,8 @@ if TYPE_CHECKING:
         score_parts,
     )
     from .conversation.context import Weights as ContextWeights
+    from .conversation.corrections import ACTIONS as FACT_ACTIONS
+    from .conversation.corrections import correct as correct_fact
     from .conversation.episodes import find_episodes
     from .conversation.events import (
         build_events,
@@ -56,6 +58,7 @@ if TYPE_CHECKING:
     from .conversation.items import (
         item_of,
     )
+    from .conversation.provenance import origin as note_origin
     from .conversation.statements import (
         extract_statements,
     )
@@ -128,6 +131,7 @@ if TYPE_CHECKING:
         MoveResult,
         NoteRecord,
     )
+    from .notes.trust import trust_of as claim_trust
     from .retrieval.encoders import (
         EmbeddingCache,
         Encoder,
@@ -272,6 +276,10 @@ _LAZY: dict[str, tuple[str, str]] = {  # public name -> (module, attribute)
     "WorkingDecision": (".conversation", "WorkingDecision"),
     "archive_decisions": (".conversation", "archive_decisions"),
     "build_context": (".conversation", "build_context"),
+    "FACT_ACTIONS": (".conversation.corrections", "ACTIONS"),
+    "correct_fact": (".conversation.corrections", "correct"),
+    "note_origin": (".conversation.provenance", "origin"),
+    "claim_trust": (".notes.trust", "trust_of"),
     "build_events": (".conversation.events", "build_events"),
     "find_episodes": (".conversation.episodes", "find_episodes"),
     "build_facts": (".conversation.facts", "build_facts"),
@@ -322,6 +330,7 @@ __all__ = [
     "CONVERSATION_FORMATS",
     "DEFAULT_WEIGHTS",
     "EDIT_KINDS",
+    "FACT_ACTIONS",
     "LEARNING_VERSION",
     "LEDGER_FILE",
     "SESSIONS_DIR",
@@ -397,12 +406,14 @@ __all__ = [
     "build_context",
     "build_events",
     "build_facts",
+    "claim_trust",
     "content_hash",
     "content_terms",
     "context_from_items",
     "conversation_from_corpus",
     "conversation_stability",
     "corpus_chunks",
+    "correct_fact",
     "demoted_text",
     "embedding_key",
     "examination_probability",
@@ -419,6 +430,7 @@ __all__ = [
     "load_transcript",
     "next_in_vault",
     "no_space",
+    "note_origin",
     "order",
     "pagerank",
     "pagerank_push",

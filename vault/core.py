@@ -22,6 +22,7 @@ from .landing import landed, tolerate_full
 from .learning.usage import NullUsage, UsageRecorder, examination_probability
 from .notes import edits
 from .notes.links import Resolver, moved, relink_plan
+from .notes.trust import stale_mask
 from .notes.records import LinkInfo, MoveResult, NoteRecord, link_infos, record_of
 from .retrieval.encoders import EmbeddingCache
 from .retrieval.hits import SearchResult, with_basis
@@ -79,6 +80,7 @@ class Vault:
         # Erasures a killed process journalled, finished by `open` (their plans: the caller
         # cleans its own derived files of their strings).
         self.erasures_recovered: list[ErasurePlan] = []
+        self._stale_mask: tuple[int, npt.NDArray[np.bool_] | None] | None = None
 
     def _forget(self) -> None:
         """The snapshot is about to be rebuilt from every row: drop what was derived from the
@@ -234,6 +236,12 @@ class Vault:
     def _snapshot(self) -> Snapshot:
         return self.live.snapshot()
 
+    def _stale(self, corpus: Corpus) -> npt.NDArray[np.bool_] | None:
+        """`stale_mask` of the corpus (notes/trust.py), once per index generation."""
+        if self._stale_mask is None or self._stale_mask[0] != corpus.generation:
+            self._stale_mask = (corpus.generation, stale_mask(corpus.frontmatter))
+        return self._stale_mask[1]
+
     def resolver(self) -> Resolver:
         return self._snapshot().resolver
 
@@ -329,19 +337,28 @@ class Vault:
         return self.engine.document_frequency(self.corpus(), tokens)
 
     def search(self, query: str, k: int = 10, *, session: str | None = None,
-               as_of: float | None = None, learn: bool = True) -> SearchResult:
+               as_of: float | None = None, learn: bool = True,
+               history: bool = False) -> SearchResult:
         """Hybrid search; hits carry snippets and receipts naming their `basis` (index
         generation, learned event seq, clock). Logged as a retrieved event unless `learn` is
-        False or `as_of` is given (then ranked on the learned state replayed up to that time)."""
+        False or `as_of` is given (then ranked on the learned state replayed up to that time).
+        Claims no longer believed (rejected or superseded facts, notes/trust.py) are left out
+        unless `history`; with it they come after the current ones."""
         self.live.fresh()
         corpus = self.corpus()
         learned = self.usage.learned(corpus.ids, as_of, query=query)
+        stale = self._stale(corpus)
         result = with_basis(self.engine.search(
             corpus, query, k, warmth=learned.warmth, prior=learned.prior,
             cooccurrence=learned.cooccurrence,
+            archived=None if history or stale is None else stale,
         ), {"generation": corpus.generation, "learned_seq": learned.seq,  # no state: no clock
             "clock": learned.clock if learned.seq else None})
         result = with_snippets(result, corpus)
+        if history and stale is not None:  # the current belief first, then the history
+            old = {corpus.ids[i] for i in np.flatnonzero(stale).tolist()}
+            result = replace(result, hits=tuple(sorted(
+                result.hits, key=lambda h: h.id in old)))  # stable: rank order kept within
         if learn and as_of is None:
             shown = [(h.id, r, examination_probability(r)) for r, h in enumerate(result.hits)]
             graph = self._snapshot().corpus.graph

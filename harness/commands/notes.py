@@ -12,6 +12,7 @@ from typing import Any
 
 from harness.compose import open_ledger, open_vault
 from harness.config import Config, load
+from harness.fact_tools import label_hits
 from vault import EDIT_KINDS, Edit, Vault
 
 from .output import CommandFailed, emit
@@ -103,17 +104,23 @@ def cmd_search(args: argparse.Namespace) -> int:
         if v.engine.encoder is not None:  # embed what is missing now, saying so on stderr
             v.engine.prepare(v.corpus(), progress=Progress(announce=MISSING_EMBEDDINGS))
         result = v.search(args.query, k=k, session=args.session,
-                          as_of=parse_time(args.as_of), learn=not args.no_learn)
+                          as_of=parse_time(args.as_of), learn=not args.no_learn,
+                          history=args.history)
         if args.json:
-            print(json.dumps(result.to_json(receipt=args.explain), ensure_ascii=False,
-                             sort_keys=True))
+            doc = label_hits(v, result.to_json(receipt=args.explain))  # facts: their trust
+            print(json.dumps(doc, ensure_ascii=False, sort_keys=True))
             return 0
         if not result.hits:
             print("no hits")
         elif not result.relevant:  # retrieval/relevance.py: the hits below are the closest
             print("nothing relevant found (the closest notes follow)")
-        for rank, hit in enumerate(result.hits, 1):
+        trusts = [h.get("trust") for h in label_hits(v, result.to_json())["hits"]]
+        for rank, (hit, trust) in enumerate(zip(result.hits, trusts, strict=True), 1):
             print(f"{rank:>2}. {hit.score:.6f}  {hit.note}")
+            if trust is not None and trust["state"] != "provisional" or (
+                    trust is not None and not trust["current"]):
+                print(f"    [{'current' if trust['current'] else 'history'}: "
+                      f"{trust['state']} by {trust['by']} at {trust['at']}]")
             if hit.snippet:
                 print(f"    {hit.snippet}")
             if args.explain:
@@ -285,6 +292,8 @@ def register(sub: Any) -> None:
                    help="rank with the learned state as it was at TIME (Unix seconds or ISO "
                    "8601; replayed from the log) and record nothing")
     p.add_argument("--no-learn", action="store_true", help="record nothing (no usage event)")
+    p.add_argument("--history", action="store_true",
+                   help="also rejected and superseded facts, after the current ones")
     p.add_argument("--no-dense", action="store_true", help="skip the ONNX embedder")
     p = add("read", cmd_read, "print a note (path or title)")
     p.add_argument("note")
