@@ -22,8 +22,8 @@ from .landing import landed, tolerate_full
 from .learning.usage import NullUsage, UsageRecorder, examination_probability
 from .notes import edits
 from .notes.links import Resolver, moved, relink_plan
-from .notes.trust import stale_mask
 from .notes.records import LinkInfo, MoveResult, NoteRecord, link_infos, record_of
+from .notes.trust import stale_mask
 from .retrieval.encoders import EmbeddingCache
 from .retrieval.hits import SearchResult, with_basis
 from .retrieval.pipeline import SearchEngine, SearchParams

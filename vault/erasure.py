@@ -4,12 +4,12 @@ prove it (storage/erase.py says what counts as a trace and how the proof scans).
 The plan is journalled first (storage/intents.py, `ForgetIntent`, fsynced, under the write
 lock), so a process killed part-way leaves it to the next `Vault.open`, which makes every step
 again (each is idempotent): after the next open either nothing was erased (killed before the
-intent landed) or everything was. Order of work: the files go first (the folder and the trash: the source of
-truth), then the index follows the folder (its rows), then the embedding keys of the erased
-chunks (the vault's cache and the shared one), then the learned event log is rewritten
-(learning/redact.py), then the persisted retrieval structures are dropped (rebuilt from what
-remains by the next search), then both SQLite files are vacuumed, then the intent (which
-holds the erased strings) is removed, then the proof is taken.
+intent landed) or everything was. Order of work: the files go first (the folder and the trash:
+the source of truth), then the index follows the folder (its rows), then the embedding keys of
+the erased chunks (the vault's cache and the shared one), then the learned event log is
+rewritten (learning/redact.py), then the persisted retrieval structures are dropped (rebuilt
+from what remains by the next search), then both SQLite files are vacuumed, then the intent
+(which holds the erased strings) is removed, then the proof is taken.
 """
 
 from __future__ import annotations

@@ -117,7 +117,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         trusts = [h.get("trust") for h in label_hits(v, result.to_json())["hits"]]
         for rank, (hit, trust) in enumerate(zip(result.hits, trusts, strict=True), 1):
             print(f"{rank:>2}. {hit.score:.6f}  {hit.note}")
-            if trust is not None and trust["state"] != "provisional" or (
+            if (trust is not None and trust["state"] != "provisional") or (
                     trust is not None and not trust["current"]):
                 print(f"    [{'current' if trust['current'] else 'history'}: "
                       f"{trust['state']} by {trust['by']} at {trust['at']}]")

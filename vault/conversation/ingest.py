@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..notes.note import render
 from ..storage.sync import content_hash
+from .corrections import carry
 from .episode_notes import episode_notes
 from .episodes import find_episodes
 from .events import Event, build_events, incidence
-from .corrections import carry
 from .fact_notes import entity_relation_fields, fact_notes
 from .facts import build_facts
 from .formats import Conversation

@@ -47,7 +47,7 @@ def _turn(vault: Vault, path: str) -> dict[str, Any]:
     out: dict[str, Any] = {"note": path}
     try:
         rec = vault.read(path, learn=False)
-    except Exception:  # noqa: BLE001 - a source gone since is reported, never fatal
+    except Exception:
         out["missing"] = True
         return out
     fm = rec.frontmatter
