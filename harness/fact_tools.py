@@ -1,8 +1,9 @@
 """Corrections and provenance on every surface: `correct`, `why`, and trust labels on hits.
 
 Thin adapters over `vault.correct_fact`, `vault.note_origin` and the learning ledger's
-`note_history`, shared by the CLI (`rmh fact`, `rmh why`) and the operation table (JSON-RPC
-`vault.correct` / `vault.why`, MCP tools and REPL functions `correct` / `why`). The wall clock
+`note_history`, shared by the CLI (`rmh fact`, `rmh why`), the operation table (JSON-RPC
+`vault.correct` / `vault.why`, MCP tools and REPL functions `correct` / `why`, run on the
+vault thread) and `search` (`label_hits`). The wall clock
 is read here, at the boundary, to stamp a correction (`at`); the vault takes it as a parameter.
 """
 
@@ -14,8 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from vault import Vault
-
-    from .vault_ops import VaultOps
 
 EVENTS_SHOWN = 20
 
@@ -71,15 +70,3 @@ def label_hits(vault: Vault, doc: dict[str, Any]) -> dict[str, Any]:
         if row is not None and row.frontmatter.get("key") is not None:
             hit["trust"] = claim_trust(row.frontmatter).to_json()
     return doc
-
-
-def correct(ops: VaultOps, note: str, action: str, value: str | None, reason: str,
-            by: str) -> dict[str, Any]:
-    """The `correct` operation, on the vault thread."""
-    return ops.thread.call(lambda: correct_note(ops.vault, note, action, value=value,
-                                                reason=reason, by=by))
-
-
-def why(ops: VaultOps, note: str) -> dict[str, Any]:
-    """The `why` operation, on the vault thread."""
-    return ops.thread.call(lambda: why_note(ops.vault, note))

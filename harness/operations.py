@@ -307,8 +307,9 @@ OPERATIONS: tuple[Operation, ...] = (
                      max_length=MAX_NOTE_NAME, blank_ok=True),
                Param("by", "string", "who corrects (kept with the state)", "agent",
                      max_length=200)),
-              lambda env, note, action, value, reason, by: facts.correct(
-                  env.ops, note, action, value, reason, by),
+              lambda env, note, action, value, reason, by: env.ops.thread.call(
+                  lambda: facts.correct_note(env.ops.vault, note, action, value=value,
+                                             reason=reason, by=by)),
               read_only=False, idempotent=False, rpc="vault.correct", mcp="correct",
               repl="correct", title="Correct a fact",
               doc='Returns {"action", "note", "trust": {"state", "by", "at", "current", ...},\n'
@@ -316,7 +317,8 @@ OPERATIONS: tuple[Operation, ...] = (
                   "search(query, history=True) shows it after the current belief."),
     Operation("why", "vault", "Where a note or fact came from (source turns, conversation, "
               "session, correction) and what it has been used for (searches, reads, sessions).",
-              (_NOTE,), lambda env, note: facts.why(env.ops, note),
+              (_NOTE,), lambda env, note: env.ops.thread.call(
+                  lambda: facts.why_note(env.ops.vault, note)),
               rpc="vault.why", mcp="why", repl="why", title="Provenance of a note"),
     Operation("ingest", "conversation", "Ingest a conversation (LoCoMo, LongMemEval, simple, "
               "OpenAI chat, Claude Code or Codex CLI session JSONL).",

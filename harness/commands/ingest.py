@@ -42,7 +42,8 @@ def cmd_context(args: argparse.Namespace) -> int:
     with configured_vault(args, dense=not args.no_dense) as v:
         ctx = build_context(v, args.query, args.budget, conversation=args.conversation,
                             date_from=iso_date(args.date_from), date_to=iso_date(args.date_to))
-    emit(args, ctx.to_json(), ctx.text or "(no matching turns)")
+    emit(args, ctx.to_json(), ctx.text or ("(no matching turns)" if ctx.relevant else
+                                           "Nothing in memory is relevant to this question."))
     return 0
 
 

@@ -94,7 +94,8 @@ def origin(vault: Vault, note: str) -> dict[str, Any]:
         paths = _link_fields(fm, ("previous",))
     else:  # an entity's trajectory, an episode's parts, a session's turns: its body links
         paths = [li.resolved for li in rec.links if li.resolved and li.resolved.startswith(
-            "conversations/") and li.resolved != rec.note]
+            "conversations/") and li.resolved != rec.note and not any(
+                part in li.resolved for part in ("/entities/", "/facts/", "/episodes/"))]
         paths = list(dict.fromkeys(p for p in paths if p is not None))
         if kind == "note":
             paths = []
