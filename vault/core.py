@@ -23,7 +23,7 @@ from .learning.usage import NullUsage, UsageRecorder, examination_probability
 from .notes import edits
 from .notes.links import Resolver, moved, relink_plan
 from .notes.records import LinkInfo, MoveResult, NoteRecord, link_infos, record_of
-from .notes.trust import stale_mask
+from .retrieval.beliefs import StaleClaims
 from .retrieval.encoders import EmbeddingCache
 from .retrieval.hits import SearchResult, with_basis
 from .retrieval.pipeline import SearchEngine, SearchParams
@@ -80,7 +80,7 @@ class Vault:
         # Erasures a killed process journalled, finished by `open` (their plans: the caller
         # cleans its own derived files of their strings).
         self.erasures_recovered: list[ErasurePlan] = []
-        self._stale_mask: tuple[int, npt.NDArray[np.bool_] | None] | None = None
+        self._stale = StaleClaims()  # rejected or superseded facts (retrieval/beliefs.py)
 
     def _forget(self) -> None:
         """The snapshot is about to be rebuilt from every row: drop what was derived from the
@@ -236,12 +236,6 @@ class Vault:
     def _snapshot(self) -> Snapshot:
         return self.live.snapshot()
 
-    def _stale(self, corpus: Corpus) -> npt.NDArray[np.bool_] | None:
-        """`stale_mask` of the corpus (notes/trust.py), once per index generation."""
-        if self._stale_mask is None or self._stale_mask[0] != corpus.generation:
-            self._stale_mask = (corpus.generation, stale_mask(corpus.frontmatter))
-        return self._stale_mask[1]
-
     def resolver(self) -> Resolver:
         return self._snapshot().resolver
 
@@ -347,7 +341,7 @@ class Vault:
         self.live.fresh()
         corpus = self.corpus()
         learned = self.usage.learned(corpus.ids, as_of, query=query)
-        stale = self._stale(corpus)
+        stale = self._stale.mask(corpus)
         result = with_basis(self.engine.search(
             corpus, query, k, warmth=learned.warmth, prior=learned.prior,
             cooccurrence=learned.cooccurrence,

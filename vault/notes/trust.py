@@ -28,12 +28,9 @@ fields gives the same bytes, which is how re-ingest leaves a corrected note unch
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
-
-import numpy as np
-import numpy.typing as npt
 
 from .note import update_frontmatter
 
@@ -88,14 +85,6 @@ def is_claim(fm: Mapping[str, Any]) -> bool:
 def not_current(fm: Mapping[str, Any]) -> bool:
     """A claim that is rejected or superseded (left out of default search and context)."""
     return bool(fm) and (fm.get("trust") == "rejected" or bool(_links(fm.get("superseded_by"))))
-
-
-def stale_mask(frontmatter: Sequence[Mapping[str, Any]]) -> npt.NDArray[np.bool_] | None:
-    """Which notes are claims no longer believed (`not_current`), by position; None when
-    none is (then a search is exactly what it was before corrections existed)."""
-    flags = [bool(fm) and ("trust" in fm or "superseded_by" in fm) and not_current(fm)
-             for fm in frontmatter]
-    return np.asarray(flags, dtype=np.bool_) if any(flags) else None
 
 
 def kept_fields(fm: Mapping[str, Any]) -> dict[str, Any]:

@@ -162,3 +162,30 @@ def test_generated_conversations_never_bring_a_rejected_value_back(
             assert v.read(p).frontmatter["trust"] == "rejected"
         shown = {h.note for h in v.search("lives in", 50, learn=False).hits}
         assert not shown & set(rejected)
+
+
+def test_the_incremental_stale_mask_equals_a_full_pass_after_every_change(
+        tmp_path: Path) -> None:
+    """retrieval/beliefs.py updates from corpus deltas: after each correction, edit, new note
+    and removal, its mask is the one a fresh tracker computes from scratch."""
+    from vault.retrieval.beliefs import StaleClaims
+
+    with Vault.init(tmp_path / "v") as v:
+        ingest_conversations(v, conv())
+        live = StaleClaims()
+        facts = sorted(p for p in v.corpus().paths if "/facts/" in p)
+        steps = [lambda: correct_fact(v, facts[0], "reject", by="u", at=AT),
+                 lambda: v.write("plain.md", "A plain note about Paris.\n"),
+                 lambda: correct_fact(v, facts[1], "supersede", value="cycling", by="u", at=AT),
+                 lambda: correct_fact(v, facts[0], "confirm", by="u", at=AT),
+                 lambda: v.delete("plain.md"),
+                 lambda: correct_fact(v, facts[0], "reject", by="u", at=AT)]
+        for step in steps:
+            step()
+            corpus = v.corpus()
+            got, want = live.mask(corpus), StaleClaims().mask(corpus)
+            assert (got is None) == (want is None)
+            if got is not None and want is not None:
+                assert got.tolist() == want.tolist()
+        final = live.mask(v.corpus())
+        assert final is not None and int(final.sum()) == 2  # facts[0] rejected, facts[1] old

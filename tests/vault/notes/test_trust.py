@@ -12,7 +12,6 @@ from vault.notes.trust import (
     apply,
     kept_fields,
     not_current,
-    stale_mask,
     transition,
     trust_of,
 )
@@ -68,10 +67,3 @@ def test_apply_is_canonical_whatever_the_note_held_before(first: dict[str, objec
     # the body keeps every line it had, with exactly one trust line
     assert once.count("> Trust:") == 1 and "> i live in paris" in once
     assert apply(once, {}) == FACT
-
-
-def test_stale_mask_is_none_without_stale_claims() -> None:
-    rejected = parse(apply(FACT, {"trust": "rejected", "trust_by": "u", "trust_at": "t"}))
-    assert stale_mask([{}, parse(FACT).frontmatter]) is None
-    mask = stale_mask([{}, rejected.frontmatter, parse(FACT).frontmatter])
-    assert mask is not None and mask.tolist() == [False, True, False]
