@@ -166,7 +166,10 @@ def learning_vault(vault: str | None) -> tuple[Vault, Ledger]:
     the ledger."""
     root = load(vault=vault).require_vault()
     ledger = open_ledger(root)
-    return Vault.open(root, usage=ledger), ledger
+    opened = Vault.open(root, usage=ledger)
+    for erased in opened.erasures_recovered:  # a killed `rmh forget`: the hooks' files too
+        hooks_index.forget(root, erased.needles)
+    return opened, ledger
 
 
 def forget_deleted(vault: Vault, ledger: Ledger) -> list[int]:

@@ -140,3 +140,16 @@ def test_two_processes_correcting_one_fact_at_once_never_tear_it(tmp_path: Path)
     assert shown["state"] in ("rejected", "confirmed")
     assert len(shown["history"]) == successes  # every acknowledged correction is on record
     assert successes >= 6
+
+
+def test_the_sandboxed_repl_corrects_and_asks_why(tmp_path: Path) -> None:
+    _setup(tmp_path)
+    code = (f"r = correct({PARIS!r}, 'reject', reason='from the repl')\n"
+            f"w = why({PARIS!r})\n"
+            "print(r['trust']['state'], r['trust']['by'], w['trust']['reason'], "
+            "len(w['sources']))")
+    out = rmh(tmp_path, "exec", "-c", code)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "rejected agent from the repl 2"
+    assert json.loads(rmh(tmp_path, "why", PARIS, "--json").stdout)["trust"]["state"] == (
+        "rejected")
