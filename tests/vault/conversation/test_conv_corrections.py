@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -145,9 +146,10 @@ def test_generated_conversations_never_bring_a_rejected_value_back(
     shutil.rmtree(root, ignore_errors=True)
     turns = [{"speaker": who, "text": f"I live in {city.title()}.", "role": "user"}
              for who, city in said]
-    doc = {"format": "rmh-conversation/1", "id": "g",
-           "sessions": [{"id": f"s{i}", "date": f"2024-0{1 + i % 9}-01T10:00", "turns": [t]}
-                        for i, t in enumerate(turns)]}
+    sessions: list[dict[str, Any]] = [
+        {"id": f"s{i}", "date": f"2024-0{1 + i % 9}-01T10:00", "turns": [t]}
+        for i, t in enumerate(turns)]
+    doc: dict[str, Any] = {"format": "rmh-conversation/1", "id": "g", "sessions": sessions}
     with Vault.init(root) as v:
         ingest_conversations(v, load_conversations(json.dumps(doc)))
         facts = sorted(p for p in v.corpus().paths if "/facts/" in p)
@@ -155,8 +157,8 @@ def test_generated_conversations_never_bring_a_rejected_value_back(
         for p in rejected:
             correct_fact(v, p, "reject", by="user", at=AT)
         assert ingest_conversations(v, load_conversations(json.dumps(doc))).written == ()
-        doubled = dict(doc, sessions=doc["sessions"] + [
-            dict(s, id=f"again{s['id']}") for s in doc["sessions"]])
+        doubled = dict(doc, sessions=sessions + [
+            dict(s, id=f"again{s['id']}") for s in sessions])
         ingest_conversations(v, load_conversations(json.dumps(doubled)))
         for p in rejected:
             assert v.read(p).frontmatter["trust"] == "rejected"
@@ -174,7 +176,8 @@ def test_the_incremental_stale_mask_equals_a_full_pass_after_every_change(
         ingest_conversations(v, conv())
         live = StaleClaims()
         facts = sorted(p for p in v.corpus().paths if "/facts/" in p)
-        steps = [lambda: correct_fact(v, facts[0], "reject", by="u", at=AT),
+        steps: list[Callable[[], object]] = [
+                 lambda: correct_fact(v, facts[0], "reject", by="u", at=AT),
                  lambda: v.write("plain.md", "A plain note about Paris.\n"),
                  lambda: correct_fact(v, facts[1], "supersede", value="cycling", by="u", at=AT),
                  lambda: correct_fact(v, facts[0], "confirm", by="u", at=AT),

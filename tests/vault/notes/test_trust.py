@@ -20,7 +20,7 @@ FACT = render({"tier": "L2", "kind": "fact", "subject": "sarah", "key": "lives_i
                "value": "paris", "first_observed": "2024-05-01"},
               "# sarah lives in paris\n\nFact (L2), fact: confidence 0.700.\n\n> i live in paris\n")
 
-text_st = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
+text_st = st.text(st.characters(exclude_categories=["Cs"]), max_size=40)
 fields_st = st.fixed_dictionaries({
     "trust": st.sampled_from(STATES), "trust_by": text_st.filter(str.strip),
     "trust_at": st.sampled_from(["2026-12-03T10:00:00+00:00", "2026-01-01"]),
