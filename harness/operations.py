@@ -311,7 +311,7 @@ OPERATIONS: tuple[Operation, ...] = (
                   lambda: facts.correct_note(env.ops.vault, note, action, value=value,
                                              reason=reason, by=by)),
               read_only=False, idempotent=False, rpc="vault.correct", mcp="correct",
-              repl="correct", title="Correct a fact",
+              repl="correct", title="Correct a fact", output=out.CORRECTED,
               doc='Returns {"action", "note", "trust": {"state", "by", "at", "current", ...},\n'
                   '"written", "current"}. A rejected fact leaves default search and context;\n'
                   "search(query, history=True) shows it after the current belief."),
@@ -319,7 +319,8 @@ OPERATIONS: tuple[Operation, ...] = (
               "session, correction) and what it has been used for (searches, reads, sessions).",
               (_NOTE,), lambda env, note: env.ops.thread.call(
                   lambda: facts.why_note(env.ops.vault, note)),
-              rpc="vault.why", mcp="why", repl="why", title="Provenance of a note"),
+              rpc="vault.why", mcp="why", repl="why", title="Provenance of a note",
+              output=out.WHY),
     Operation("ingest", "conversation", "Ingest a conversation (LoCoMo, LongMemEval, simple, "
               "OpenAI chat, Claude Code or Codex CLI session JSONL).",
               (Param("conversation", "json", "the conversation: JSON or JSONL text, or an object",
