@@ -86,7 +86,9 @@ def correct(vault: Vault, note: str, action: str, *, by: str, at: datetime | str
     if action not in ACTIONS:
         raise EditRefused("correct", f"unknown action {action!r} (one of {', '.join(ACTIONS)})")
     rec = vault.read(note, learn=False)
-    fm = rec.frontmatter
+    # The frontmatter of the very bytes whose hash guards the write (a read's parsed parts
+    # come from the index, which another process's write may have overtaken since).
+    fm = parse(rec.text).frontmatter
     if not is_claim(fm):
         raise EditRefused("correct", f"{rec.note} is not a fact note (tier L2/L3 with a key)")
     if action != "supersede":
@@ -107,8 +109,9 @@ def correct(vault: Vault, note: str, action: str, *, by: str, at: datetime | str
     old_link = link(rec.note, str(fm.get("value", "")))
     if found is not None:
         new = vault.read(found, learn=False)
-        nf = transition(new.frontmatter, "confirmed", by, when, reason)
-        nf["corrects"] = sorted({*kept_fields(new.frontmatter).get("corrects", []), old_link})
+        new_fm = parse(new.text).frontmatter
+        nf = transition(new_fm, "confirmed", by, when, reason)
+        nf["corrects"] = sorted({*kept_fields(new_fm).get("corrects", []), old_link})
         nf.pop("superseded_by", None)
         new_path, new_text, new_hash = found, apply(new.text, nf), new.hash
     else:
