@@ -35,6 +35,7 @@ from vault import (
     no_space,
 )
 
+from . import hooks_index
 from .config import Config, load
 
 log = logging.getLogger("rmh.embed")
@@ -151,8 +152,11 @@ def open_vault(
         )
 
     usage = _learning_or_none(root, create) if learning else None
-    return (Vault.init if create else Vault.open)(root, engine=engine, usage=usage,
-                                                  fault_after=cfg.fault_after_ops)
+    vault = (Vault.init if create else Vault.open)(root, engine=engine, usage=usage,
+                                                   fault_after=cfg.fault_after_ops)
+    for erased in vault.erasures_recovered:  # a killed `rmh forget`: the hooks' files too
+        hooks_index.forget(root, erased.needles)
+    return vault
 
 
 def learning_vault(vault: str | None) -> tuple[Vault, Ledger]:
@@ -162,7 +166,10 @@ def learning_vault(vault: str | None) -> tuple[Vault, Ledger]:
     the ledger."""
     root = load(vault=vault).require_vault()
     ledger = open_ledger(root)
-    return Vault.open(root, usage=ledger), ledger
+    opened = Vault.open(root, usage=ledger)
+    for erased in opened.erasures_recovered:  # a killed `rmh forget`: the hooks' files too
+        hooks_index.forget(root, erased.needles)
+    return opened, ledger
 
 
 def forget_deleted(vault: Vault, ledger: Ledger) -> list[int]:

@@ -83,6 +83,15 @@ def _previous(fm: Mapping[str, Any]) -> str:
     return f"{m.group(1)}.md" if m else ""
 
 
+def _stale(fm: Mapping[str, Any]) -> bool:
+    """A fact rejected or superseded (vault.claim_trust): never injected as memory."""
+    if not (fm.get("trust") or fm.get("superseded_by")):
+        return False
+    from vault import claim_trust
+
+    return not claim_trust(fm).current
+
+
 def refresh(vault: Vault) -> dict[str, int]:
     """Bring the hooks' index in step with the vault (module docstring)."""
     conn = _connect(index_path(vault.root))
@@ -93,7 +102,7 @@ def refresh(vault: Vault) -> dict[str, int]:
         with conn:
             for row in vault.index.iter_notes():
                 tier = str(row.frontmatter.get("tier", ""))
-                if tier in SKIP_TIERS:
+                if tier in SKIP_TIERS or _stale(row.frontmatter):
                     continue
                 seen.add(row.id)
                 if stored.get(row.id) == row.content_hash:

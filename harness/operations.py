@@ -142,7 +142,9 @@ OPERATIONS: tuple[Operation, ...] = (
                Param("as_of", "number", "rank with the learned state as it was at this Unix "
                      "time (replayed; records nothing)", None, keyword_only=True),
                Param("learn", "boolean", "false: record nothing (a read-only search)", True,
-                     keyword_only=True)),
+                     keyword_only=True),
+               Param("history", "boolean", "also rejected and superseded facts, after the "
+                     "current ones", False, keyword_only=True)),
               "search",
               rpc="vault.search", mcp="search", repl="search", returns="list[dict]",
               doc="Hybrid retrieval (keywords, meaning, links). Each hit is {\"note\": path,\n"
@@ -249,6 +251,27 @@ OPERATIONS: tuple[Operation, ...] = (
               "The events that followed the event best matching the query.",
               (_QUERY, Param("n", "integer", "how many events", 3, 1, 50)),
               "what_came_next", repl="what_came_next"),
+    Operation("correct", "vault", "Correct a fact note: confirm it, reject it (kept as a "
+              "tombstone that later ingests respect) or supersede it with a new value.",
+              (_NOTE, Param("action", "string", "confirm, reject or supersede", max_length=20,
+                            choices=("confirm", "reject", "supersede")),
+               Param("value", "string", "supersede: the value that replaces it", None,
+                     max_length=MAX_NOTE_NAME),
+               Param("reason", "string", "why (kept in the note's trust history)", "",
+                     max_length=MAX_NOTE_NAME, blank_ok=True),
+               Param("by", "string", "who corrects (kept with the state)", "agent",
+                     max_length=200)),
+              "correct",
+              read_only=False, idempotent=False, rpc="vault.correct", mcp="correct",
+              repl="correct", title="Correct a fact", output=out.CORRECTED,
+              doc='Returns {"action", "note", "trust": {"state", "by", "at", "current", ...},\n'
+                  '"written", "current"}. A rejected fact leaves default search and context;\n'
+                  "search(query, history=True) shows it after the current belief."),
+    Operation("why", "vault", "Where a note or fact came from (source turns, conversation, "
+              "session, correction) and what it has been used for (searches, reads, sessions).",
+              (_NOTE,), "why",
+              rpc="vault.why", mcp="why", repl="why", title="Provenance of a note",
+              output=out.WHY),
     Operation("ingest", "conversation", "Ingest a conversation (LoCoMo, LongMemEval, simple, "
               "OpenAI chat, Claude Code or Codex CLI session JSONL).",
               (Param("conversation", "json", "the conversation: JSON or JSONL text, or an object",

@@ -55,3 +55,10 @@ ASK = obj({"answer": STR, "resolved": BOOL, "stop": STR, "notes": array(STR)})
 EXEC = obj({"ok": BOOL, "stdout": STR, "stderr": STR, "value": OPT_STR,
             "error": {"type": ["object", "null"]}, "duration_s": NUM, "truncated": BOOL,
             "state_lost": BOOL, "tier": STR, "calls": OBJ})
+TRUST = obj({"state": STR, "by": STR, "at": STR, "reason": STR, "current": BOOL,
+             "superseded_by": array(STR)}, "reason", "superseded_by")
+CORRECTED = obj({"action": STR, "note": STR, "trust": TRUST, "written": array(STR),
+                 "current": STR})
+WHY = obj({"note": STR, "id": INT, "title": STR, "kind": STR, "sources": array(OBJ),
+           "derived": array(STR), "linked_from": array(STR), "used_for": OBJ, "trust": TRUST},
+          "trust")

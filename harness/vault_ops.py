@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 from vault import Edit, NoteRecord, QuotaExceeded, Vault, cancellable
 
+from .fact_tools import correct_note, label_hits, why_note
 from .vault_list import Listings, browse
 
 T = TypeVar("T")
@@ -141,14 +142,27 @@ class VaultCalls:
         self.listings = Listings()  # used on the vault thread only
 
     def search(self, query: str, k: int = 10, explain: bool = False,
-               as_of: float | None = None, learn: bool = True) -> dict[str, Any]:
+               as_of: float | None = None, learn: bool = True,
+               history: bool = False) -> dict[str, Any]:
         """Compact hits (note, title, score, id, snippet, date/speaker); receipts and the stage
         report only with `explain`. With `learn` False or `as_of` it records nothing (and opens
-        no session)."""
+        no session). Fact hits carry their `trust`; rejected or superseded facts only with
+        `history` (after the current ones)."""
         records = learn and as_of is None
         sid = self.session() if records else None
-        return self.thread.call(lambda: self.vault.search(
-            query, k, session=sid, as_of=as_of, learn=learn).to_json(receipt=explain))
+        return self.thread.call(lambda: label_hits(self.vault, self.vault.search(
+            query, k, session=sid, as_of=as_of, learn=learn, history=history
+        ).to_json(receipt=explain)))
+
+    def correct(self, note: str, action: str, value: str | None = None, reason: str = "",
+                by: str = "agent") -> dict[str, Any]:
+        """Confirm, reject or supersede a fact note (harness.fact_tools.correct_note)."""
+        return self.thread.call(lambda: correct_note(self.vault, note, action, value=value,
+                                                     reason=reason, by=by))
+
+    def why(self, note: str) -> dict[str, Any]:
+        """Where `note` came from and what it was used for (harness.fact_tools.why_note)."""
+        return self.thread.call(lambda: why_note(self.vault, note))
 
     def read(self, note: str, learn: bool = True) -> dict[str, Any]:
         sid = self.session() if learn else None

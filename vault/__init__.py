@@ -47,6 +47,8 @@ if TYPE_CHECKING:
         score_parts,
     )
     from .conversation.context import Weights as ContextWeights
+    from .conversation.corrections import ACTIONS as FACT_ACTIONS
+    from .conversation.corrections import correct as correct_fact
     from .conversation.episodes import find_episodes
     from .conversation.events import (
         build_events,
@@ -61,6 +63,7 @@ if TYPE_CHECKING:
         item_of,
     )
     from .conversation.nlp import status as nlp_status
+    from .conversation.provenance import origin as note_origin
     from .conversation.statements import (
         extract_statements,
     )
@@ -133,6 +136,7 @@ if TYPE_CHECKING:
         MoveResult,
         NoteRecord,
     )
+    from .notes.trust import trust_of as claim_trust
     from .retrieval.encoders import (
         EmbeddingCache,
         Encoder,
@@ -278,6 +282,10 @@ _LAZY: dict[str, tuple[str, str]] = {  # public name -> (module, attribute)
     "WorkingDecision": (".conversation", "WorkingDecision"),
     "archive_decisions": (".conversation", "archive_decisions"),
     "build_context": (".conversation", "build_context"),
+    "FACT_ACTIONS": (".conversation.corrections", "ACTIONS"),
+    "correct_fact": (".conversation.corrections", "correct"),
+    "note_origin": (".conversation.provenance", "origin"),
+    "claim_trust": (".notes.trust", "trust_of"),
     "build_events": (".conversation.events", "build_events"),
     "find_episodes": (".conversation.episodes", "find_episodes"),
     "build_facts": (".conversation.facts", "build_facts"),
@@ -330,6 +338,7 @@ __all__ = [
     "CONVERSATION_FORMATS",
     "DEFAULT_WEIGHTS",
     "EDIT_KINDS",
+    "FACT_ACTIONS",
     "LEARNING_VERSION",
     "LEDGER_FILE",
     "SESSIONS_DIR",
@@ -406,12 +415,14 @@ __all__ = [
     "build_events",
     "build_facts",
     "cancellable",
+    "claim_trust",
     "content_hash",
     "content_terms",
     "context_from_items",
     "conversation_from_corpus",
     "conversation_stability",
     "corpus_chunks",
+    "correct_fact",
     "demoted_text",
     "embedding_key",
     "examination_probability",
@@ -429,6 +440,7 @@ __all__ = [
     "next_in_vault",
     "nlp_status",
     "no_space",
+    "note_origin",
     "order",
     "pagerank",
     "pagerank_push",

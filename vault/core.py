@@ -23,6 +23,7 @@ from .learning.usage import NullUsage, UsageRecorder, examination_probability
 from .notes import edits
 from .notes.links import Resolver, moved, relink_plan
 from .notes.records import LinkInfo, MoveResult, NoteRecord, link_infos, record_of
+from .retrieval.beliefs import StaleClaims
 from .retrieval.encoders import EmbeddingCache
 from .retrieval.hits import SearchResult, with_basis
 from .retrieval.pipeline import SearchEngine, SearchParams
@@ -76,6 +77,10 @@ class Vault:
         # this costs O(archived notes), not O(notes): checked in bench/bench_scale_store.py).
         self._corpus: tuple[Snapshot, npt.NDArray[np.intp], Corpus] | None = None
         self.live.on_rebuild = self._forget
+        # Erasures a killed process journalled, finished by `open` (their plans: the caller
+        # cleans its own derived files of their strings).
+        self.erasures_recovered: list[ErasurePlan] = []
+        self._stale = StaleClaims()  # rejected or superseded facts (retrieval/beliefs.py)
 
     def _forget(self) -> None:
         """The snapshot is about to be rebuilt from every row: drop what was derived from the
@@ -146,12 +151,15 @@ class Vault:
             recorder.close()
             raise
         vault = cls(store, index, built, recorder, auto_sync, watcher)
-        if watcher is not None:
-            try:
+        try:
+            if watcher is not None:
                 vault.sync()
-            except BaseException:
-                vault.close()
-                raise
+            if not isinstance(recorder, NullUsage):  # an erasure needs the ledger to finish
+                vault.erasures_recovered = erasure.recover(
+                    store, index, built.cache, recorder, vault.live.sync_paths)
+        except BaseException:
+            vault.close()
+            raise
         return vault
 
     @property
@@ -323,19 +331,28 @@ class Vault:
         return self.engine.document_frequency(self.corpus(), tokens)
 
     def search(self, query: str, k: int = 10, *, session: str | None = None,
-               as_of: float | None = None, learn: bool = True) -> SearchResult:
+               as_of: float | None = None, learn: bool = True,
+               history: bool = False) -> SearchResult:
         """Hybrid search; hits carry snippets and receipts naming their `basis` (index
         generation, learned event seq, clock). Logged as a retrieved event unless `learn` is
-        False or `as_of` is given (then ranked on the learned state replayed up to that time)."""
+        False or `as_of` is given (then ranked on the learned state replayed up to that time).
+        Claims no longer believed (rejected or superseded facts, notes/trust.py) are left out
+        unless `history`; with it they come after the current ones."""
         self.live.fresh()
         corpus = self.corpus()
         learned = self.usage.learned(corpus.ids, as_of, query=query)
+        stale = self._stale.mask(corpus)
         result = with_basis(self.engine.search(
             corpus, query, k, warmth=learned.warmth, prior=learned.prior,
             cooccurrence=learned.cooccurrence,
+            archived=None if history or stale is None else stale,
         ), {"generation": corpus.generation, "learned_seq": learned.seq,  # no state: no clock
             "clock": learned.clock if learned.seq else None})
         result = with_snippets(result, corpus)
+        if history and stale is not None:  # the current belief first, then the history
+            old = {corpus.ids[i] for i in np.flatnonzero(stale).tolist()}
+            result = replace(result, hits=tuple(sorted(
+                result.hits, key=lambda h: h.id in old)))  # stable: rank order kept within
         if learn and as_of is None:
             shown = [(h.id, r, examination_probability(r)) for r, h in enumerate(result.hits)]
             graph = self._snapshot().corpus.graph
@@ -461,12 +478,15 @@ class Vault:
                             subject.strip(), self.engine.encoder, p.max_tokens,
                             p.max_note_units)
 
-    def forget(self, todo: ErasurePlan, extra_files: Sequence[Path] = ()) -> erasure.Erased:
+    def forget(self, todo: ErasurePlan, extra_files: Sequence[Path] = (),
+               before: Callable[[], object] | None = None) -> erasure.Erased:
         """Erase for good what `todo` names from the folder, the trash, the index, the
         embedding caches and the learned log, vacuum, and prove it by scanning every file of
-        the vault and `extra_files` (the shared embedding cache) for the erased strings."""
+        the vault and `extra_files` (the shared embedding cache) for the erased strings.
+        Journalled first (a kill midway: the next `open` with a ledger finishes it); `before`
+        runs once the journal holds the plan (the caller's own derived files)."""
         return erasure.execute(self.store, self.index, self.engine.cache, self.usage, todo,
-                               self.live.sync_paths, extra_files)
+                               self.live.sync_paths, extra_files, before)
 
     # -- health ----------------------------------------------------------------------------------
 

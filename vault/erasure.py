@@ -1,12 +1,15 @@
 """`Vault.forget`: erase notes (or everything naming a subject) from all that rmh keeps, and
 prove it (storage/erase.py says what counts as a trace and how the proof scans).
 
-Order of work, chosen so a crash part-way leaves nothing that a second `forget` of the same
-arguments would not finish: the files go first (the folder and the trash: the source of
-truth), then the index follows the folder (its rows), then the embedding keys of the erased
-chunks (the vault's cache and the shared one), then the learned event log is rewritten
-(learning/redact.py), then the persisted retrieval structures are dropped (rebuilt from what
-remains by the next search), then both SQLite files are vacuumed, then the proof is taken.
+The plan is journalled first (storage/intents.py, `ForgetIntent`, fsynced, under the write
+lock), so a process killed part-way leaves it to the next `Vault.open`, which makes every step
+again (each is idempotent): after the next open either nothing was erased (killed before the
+intent landed) or everything was. Order of work: the files go first (the folder and the trash:
+the source of truth), then the index follows the folder (its rows), then the embedding keys of
+the erased chunks (the vault's cache and the shared one), then the learned event log is
+rewritten (learning/redact.py), then the persisted retrieval structures are dropped (rebuilt
+from what remains by the next search), then both SQLite files are vacuumed, then the intent
+(which holds the erased strings) is removed, then the proof is taken.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from .storage.erase import (
     trash_copies,
 )
 from .storage.index import Index, NoteRow
+from .storage.intents import ForgetIntent, Journal
 from .storage.store import STATE_DIR, TRASH_DIR, Store
 
 
@@ -79,27 +83,99 @@ def plan(store: Store, index: Index, ids: set[int], subject: str, encoder: Encod
 
 def execute(store: Store, index: Index, cache: EmbeddingCache | None, usage: UsageRecorder,
             todo: ErasurePlan, sync: Callable[[list[str]], object],
-            extra_files: Sequence[Path]) -> Erased:
+            extra_files: Sequence[Path], before: Callable[[], object] | None = None) -> Erased:
     """Carry out `todo` (see the module docstring for the order); `sync(paths)` brings the
-    index in line with the folder for the removed paths."""
+    index in line with the folder for the removed paths; `before()` runs right after the
+    intent is recorded (the caller's own derived files)."""
+    journal = Journal(store)
+    with store.lock.held():  # the whole erasure: no other process finishes it meanwhile
+        name = journal.record(ForgetIntent(_plan_json(todo), tuple(map(str, extra_files))))
+        if before is not None:
+            before()
+        removed, learning = steps(store, index, cache, usage, todo, sync, extra_files)
+        journal.finish(name)
+    proof = scan(owned_files(store.root, _with_sidecars(extra_files)), todo.needles)
+    return Erased(todo, removed, learning, proof)
+
+
+def steps(store: Store, index: Index, cache: EmbeddingCache | None, usage: UsageRecorder,
+          todo: ErasurePlan, sync: Callable[[list[str]], object],
+          extra_files: Sequence[Path]) -> tuple[int, dict[str, int]]:
+    """The erasure's steps, each idempotent (a recovery makes them all again); returns the
+    embedding rows removed and the ledger's counts. Each step counts as one operation for
+    fault injection (Store.count_op), so a crash test can kill the process between any two."""
     for path in todo.notes:
         store.erase(path)
     trash_root = store.root / TRASH_DIR
     for rel in todo.trash:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(trash_root / rel)
+            store.count_op()
         _prune_empty(trash_root, (trash_root / rel).parent)
     sync(list(todo.notes))
+    store.count_op()
     keys = list(todo.chunk_keys)
     removed = index.forget_embeddings(keys)
+    store.count_op()
+    shared = {str(p): SharedEmbeddingCache(p) for p in extra_files}
     if isinstance(cache, TieredEmbeddingCache) and isinstance(cache.shared,
                                                              SharedEmbeddingCache):
-        removed += cache.shared.forget_embeddings(keys)
+        shared.setdefault(str(cache.shared.path), cache.shared)
+    for _, each in sorted(shared.items()):
+        removed += each.forget_embeddings(keys)
+        store.count_op()
     learning = usage.redact(list(todo.ids), list(todo.needles))
+    store.count_op()
     _drop_derived(store.root / STATE_DIR)
+    store.count_op()
     index.vacuum()
-    proof = scan(owned_files(store.root, _with_sidecars(extra_files)), todo.needles)
-    return Erased(todo, removed, learning, proof)
+    store.count_op()
+    return removed, learning
+
+
+def _plan_json(todo: ErasurePlan) -> dict[str, Any]:
+    return {"notes": list(todo.notes), "ids": list(todo.ids), "trash": list(todo.trash),
+            "needles": list(todo.needles), "chunk_keys": list(todo.chunk_keys)}
+
+
+def plan_from_json(doc: dict[str, Any]) -> ErasurePlan:
+    """The plan a `ForgetIntent` recorded (KeyError or TypeError when it is not one)."""
+    return ErasurePlan(tuple(map(str, doc["notes"])), tuple(int(i) for i in doc["ids"]),
+                       tuple(map(str, doc["trash"])), tuple(map(str, doc["needles"])),
+                       tuple(map(str, doc["chunk_keys"])))
+
+
+def recover(store: Store, index: Index, cache: EmbeddingCache | None, usage: UsageRecorder,
+            sync: Callable[[list[str]], object]) -> list[ErasurePlan]:
+    """Finish every erasure a killed process left journalled (`Vault.open`); the plans
+    finished, in order (the caller's own derived files are then its to clean). An intent
+    that cannot be read or finished stays pending (`doctor` lists it)."""
+    journal = Journal(store)
+    done: list[ErasurePlan] = []
+    with store.lock.held():
+        for name in journal.pending():
+            todo = _finish(store, index, cache, usage, sync, journal, name)
+            if todo is not None:
+                done.append(todo)
+    return done
+
+
+def _finish(store: Store, index: Index, cache: EmbeddingCache | None, usage: UsageRecorder,
+            sync: Callable[[list[str]], object], journal: Journal, name: str
+            ) -> ErasurePlan | None:
+    """Finish the erasure intent `name`; None when it is no readable erasure."""
+    try:
+        intent = journal.load(name)
+        if not isinstance(intent, ForgetIntent):
+            return None
+        todo = plan_from_json(intent.plan)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    steps(store, index, cache, usage, todo, sync, [Path(p) for p in intent.extra_files])
+    journal.finish(name)
+    store.recovered.append({"intent": name, "op": "forget", "state": "rolled forward",
+                            "notes": len(todo.notes)})
+    return todo
 
 
 def _drop_derived(state: Path) -> None:

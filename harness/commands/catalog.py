@@ -23,6 +23,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "move": (NOTES, "rename a note and rewrite the links to it"),
     "delete": (NOTES, "move a note to .rmh/trash/"),
     "forget": ("harness.commands.forget", "erase notes for good, with proof (not reversible)"),
+    "fact": ("harness.commands.fact", "confirm, reject or supersede a fact note"),
+    "why": ("harness.commands.fact",
+            "where a note or fact came from and what it was used for"),
     "links": (NOTES, "a note's outgoing links"),
     "backlinks": (NOTES, "the notes linking to a note"),
     "status": ("harness.commands.browse", "the vault on one screen: counts, index, embeddings "

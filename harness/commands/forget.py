@@ -31,9 +31,10 @@ def cmd_forget(args: argparse.Namespace) -> int:
             emit(args, {"dry_run": True, **todo.to_json()}, "\n".join(lines))
             return 0
         shared = [Path(cfg.embed.shared_cache).expanduser()] if cfg.embed.shared_cache else []
-        had_hooks_index = hooks_index.forget(v.root, todo.needles)
-        done = v.forget(todo, shared)
-        if had_hooks_index:
+        had = []
+        done = v.forget(todo, shared,
+                        before=lambda: had.append(hooks_index.forget(v.root, todo.needles)))
+        if any(had):
             hooks_index.refresh(v)  # rebuilt from the notes that remain
     emit(args, done.to_json(),
          f"erased {len(todo.notes)} notes and {len(todo.trash)} trash copies "

@@ -59,6 +59,10 @@ def render_search(args: argparse.Namespace, doc: dict[str, Any]) -> tuple[Any, s
         out.append("nothing relevant found (the closest notes follow)")
     for rank, hit in enumerate(doc["hits"], 1):
         out.append(f"{rank:>2}. {hit['score']:.6f}  {hit['note']}")
+        trust = hit.get("trust")  # fact hits (harness.fact_tools.label_hits)
+        if trust is not None and (trust["state"] != "provisional" or not trust["current"]):
+            out.append(f"    [{'current' if trust['current'] else 'history'}: "
+                       f"{trust['state']} by {trust['by']} at {trust['at']}]")
         if hit["snippet"]:
             out.append(f"    {hit['snippet']}")
         if explain:
@@ -118,7 +122,9 @@ COMMANDS: tuple[Command, ...] = (
         Arg("as_of", ("--as-of",), metavar="TIME", convert=parse_time,
             help="rank with the learned state as it was at TIME (Unix seconds or ISO 8601; "
             "replayed from the log) and record nothing"),
-        Arg("learn", ("--no-learn",), help="record nothing (no usage event)")),
+        Arg("learn", ("--no-learn",), help="record nothing (no usage event)"),
+        Arg("history", ("--history",),
+            help="also rejected and superseded facts, after the current ones")),
         render_search, session=True, dense=True, prepare=True,
         defaults=lambda cfg: {"k": cfg.search.k}),
     Command("read", "read", (Arg("note"),),
@@ -157,7 +163,9 @@ COMMANDS: tuple[Command, ...] = (
         Arg("conversation", ("--conversation",)),
         Arg("date_from", ("--from",), metavar="DATE_FROM", help="ISO date, inclusive"),
         Arg("date_to", ("--to",), metavar="DATE_TO", help="ISO date, inclusive")),
-        lambda args, doc: (doc, line(doc["text"] or "(no matching turns)")),
+        lambda args, doc: (doc, line(doc["text"] or (
+            "(no matching turns)" if doc.get("relevant", True) else
+            "Nothing in memory is relevant to this question."))),
         dense=True, json_last=True, described=False),
 )
 

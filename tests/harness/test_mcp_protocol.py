@@ -74,7 +74,7 @@ def test_tool_success_has_text_and_structured_content(harness: Harness) -> None:
 def test_repl_functions_have_docs_and_unique_names(harness: Harness) -> None:
     table = vault_functions(harness.ops)
     assert set(table) == {"search", "read", "write", "edit", "links", "backlinks", "neighbors",
-                          "list_notes"}
+                          "list_notes", "correct", "why"}
     for name, fn in table.items():
         shown = f"{name}{fn.signature}\n\n{fn.doc}"  # what help(name) shows in the worker
         assert shown.startswith(name + "(") and fn.signature.startswith("(")

@@ -111,6 +111,12 @@ def test_every_tool_through_the_sdk(tmp_path: Path) -> None:
                 assert not (await call("backlinks", {"note": "Lunch"})).is_error
                 assert not (await call("neighbors", {"note": "Lunch", "hops": 2})).is_error
                 assert not (await call("context", {"query": "lunch"})).is_error
+                why = await call("why", {"note": "Project Atlas"})
+                assert not why.is_error, text(why)
+                assert why.structured_content["note"] == "Project Atlas.md"
+                not_a_fact = await call("correct", {"note": "Project Atlas",
+                                                    "action": "reject"})
+                assert not_a_fact.is_error and "edit_refused" in text(not_a_fact)
                 listed = await call("list", {"what": "notes", "folder": "inbox"})
                 assert listed.structured_content["items"] == [{"note": "inbox/Idea.md"}]
                 moved = await call("move", {"note": "inbox/Idea", "new": "inbox/Idea 2"})

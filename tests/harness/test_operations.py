@@ -134,7 +134,7 @@ def test_help_text_is_a_clean_signature_and_docstring(
     # issue 14 added explain; issue 13 as_of / learn (keyword-only: positional calls unchanged)
     assert repl_table["search"].signature == (
         "(query: str, k: int = 10, explain: bool = False, *, as_of: float | None = None, "
-        "learn: bool = True) -> list[dict]")
+        "learn: bool = True, history: bool = False) -> list[dict]")
     assert repl_table["rlm_call"].signature == (
         "(slice, question: str, *, max_words: int | None = None) -> str")
     for op in on("repl"):

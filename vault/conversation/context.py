@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
@@ -44,6 +44,7 @@ import numpy.typing as npt
 
 from ..retrieval.text import tokenize
 from .clocks import resolve
+from .corrections import stale_sources
 from .items import Item
 from .layout import items_from_corpus
 from .passages import is_plain_note, note_date, note_item, query_terms, shares_terms
@@ -102,6 +103,9 @@ class Context:
     lines: tuple[Line, ...]
     candidates: int
     receipt: dict[str, Any] = field(default_factory=dict)
+    # False when nothing in memory is relevant: the search declined (retrieval/relevance.py)
+    # and no turn shares a named entity with the question; then there are no lines.
+    relevant: bool = True
 
     @property
     def words(self) -> int:
@@ -131,6 +135,7 @@ class Context:
                 for ln in self.lines
             ],
             "receipt": dict(self.receipt),
+            "relevant": self.relevant,
         }
 
 
@@ -314,25 +319,34 @@ def build_context(
     The top `k` hits (default max(50, budget_words // 5)) give lex; every other turn has
     lex 0 and can still enter through its entity rows.
     """
-    items, lex, n_hits = vault_turns(vault, query, k or max(50, budget_words // 5), conversation)
+    items, lex, n_hits = vault_turns(vault, query, k or max(50, budget_words // 5), conversation,
+                                     decline=True)
+    corrected = stale_sources(vault.corpus())
+    if corrected:  # a turn stating a value since rejected or superseded says so (corrections)
+        items = tuple(replace(it, text=f"{it.text} [{'; '.join(corrected[it.note])}]")
+                      if it.note in corrected else it for it in items)
     ctx = context_from_items(items, query, budget_words, lex, weights=weights,
                              date_from=date_from, date_to=date_to)
     receipt = dict(ctx.receipt, turns=len(items), search_hits=n_hits)
-    return Context(ctx.query, ctx.budget_words, ctx.lines, ctx.candidates, receipt)
+    return Context(ctx.query, ctx.budget_words, ctx.lines, ctx.candidates, receipt,
+                   relevant=bool(ctx.lines))
 
 
 def vault_turns(
-    vault: Vault, query: str, k: int, conversation: str | None = None
+    vault: Vault, query: str, k: int, conversation: str | None = None, *, decline: bool = False
 ) -> tuple[tuple[Item, ...], npt.NDArray[np.float64], int]:
     """The vault's turn notes, and the ordinary notes among the top `k` hits as dated
     passages (`passages`; not when `conversation` names one), with their lex: the
     `vault.search` score of a hit that shares a query term (`passages.shares_terms`), else 0
     (a turn not hit, or hit through links or dense similarity alone); and how many hits the
-    search returned."""
+    search returned (none used with `decline` when the search found nothing relevant)."""
     turns = items_from_corpus(vault.corpus(), conversation)
     pos = {it.note: i for i, it in enumerate(turns)}
     terms = query_terms(query, {it.speaker for it in turns if it.kind == "turn"})
-    hits = vault.search(query, k).hits
+    result = vault.search(query, k)
+    # With `decline`, a search that found nothing relevant lends no turn or passage its score
+    # (only named entities shared with the question can still connect a turn).
+    hits = result.hits if result.relevant or not decline else ()
     scored: dict[int, float] = {}
     notes: list[tuple[Item, float]] = []
     for h in hits:
@@ -354,4 +368,4 @@ def vault_turns(
         lex[i] = score
     for j, (_, score) in enumerate(notes):
         lex[len(turns) + j] = score
-    return items, lex, len(hits)
+    return items, lex, len(result.hits)

@@ -10,6 +10,9 @@ the users' turns, confirmed by repetition, conflicts side by side), one per epis
 "episodic": goal, steps tried, outcome, lesson by fixed patterns, `episodes`,
 `episode_notes`). Numbers get no note.
 
+A fact note keeps the trust a correction gave it (confirmed, rejected, superseded), and a
+value rejected anywhere in the vault is written rejected (`corrections.carry`).
+
 Re-ingesting the same conversation is a no-op: a note is written only when its rendered text
 differs from the file (compared by the sha256 the index keeps), so nothing changes on disk.
 """
@@ -23,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..notes.note import render
 from ..storage.sync import content_hash
+from .corrections import carry
 from .episode_notes import episode_notes
 from .episodes import find_episodes
 from .events import Event, build_events, incidence
@@ -168,6 +172,7 @@ def ingest(vault: Vault, conversations: Conversation | Sequence[Conversation]) -
     with vault.batch():
         for conv in convs:
             notes, n_rules = _build(conv)
+            notes = carry(corpus, notes)  # corrections stay corrected (corrections.py)
             rules += n_rules
             changed = [(p, t) for p, t in notes if stored.get(p) != content_hash(t)]
             unchanged += len(notes) - len(changed)

@@ -23,6 +23,10 @@ live process are never touched: the process holds the write lock for the whole o
 A `WritesIntent` (an ingest's notes) is a set of writes, each with the hash its file has now
 (None: a new note) and its new text: recovery writes each one still at its old hash, keeps
 each already written, and leaves (and reports) one changed since.
+
+A `ForgetIntent` (an erasure's plan) is finished by `Vault.open` after the parts it needs are
+open (the index, the ledger): the erasure is made again from its first step, every step
+idempotent, so after a kill the next open leaves everything of the plan erased.
 """
 
 from __future__ import annotations
@@ -125,11 +129,29 @@ class WritesIntent:
         return cls(tuple(Write(p, file_hash(store, p), text) for p, text in notes))
 
 
-Intent = MoveIntent | WritesIntent
+@dataclass(frozen=True)
+class ForgetIntent:
+    """An erasure's plan (`Vault.forget`): its fields are `ErasurePlan`'s, as JSON, and the
+    shared cache files. Not applied here: finishing it needs the index and the learning
+    ledger, so `Journal.recover` leaves it pending and `Vault.open` finishes it (every step
+    of an erasure is idempotent). It holds the erased strings until it is removed, right
+    before the proof scan."""
+
+    plan: dict[str, Any]
+    extra_files: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"version": _VERSION, "op": "forget", "plan": self.plan,
+                "extra_files": list(self.extra_files)}
+
+
+Intent = MoveIntent | WritesIntent | ForgetIntent
 
 
 def load_intent(doc: dict[str, Any]) -> Intent:
     """An intent from its JSON (ValueError, KeyError or TypeError when it is not one)."""
+    if doc.get("version") == _VERSION and doc.get("op") == "forget":
+        return ForgetIntent(dict(doc["plan"]), tuple(str(f) for f in doc["extra_files"]))
     if doc.get("version") == _VERSION and doc.get("op") == "writes":
         return WritesIntent(tuple(Write(w["path"], w["old_hash"], w["new_text"])
                                   for w in doc["writes"]))
@@ -265,6 +287,12 @@ class Journal:
         self.store.count_op()
         fsync_dir(self.folder, done=self.store.count_op)
 
+    def load(self, name: str) -> Intent:
+        """The intent in file `name` (OSError, ValueError, KeyError or TypeError when it is
+        unreadable)."""
+        with open(os.path.join(self.folder, name), "rb") as fh:
+            return load_intent(json.loads(fh.read()))
+
     def recover(self) -> list[Outcome]:
         """Finish every intent left by a process that died (module docstring); the outcomes,
         in order. An intent file that cannot be read ("unreadable"), or whose steps fail
@@ -277,11 +305,12 @@ class Journal:
                         os.unlink(os.path.join(self.folder, leftover))
             for name in self.pending():
                 try:
-                    with open(os.path.join(self.folder, name), "rb") as fh:
-                        intent = load_intent(json.loads(fh.read()))
+                    intent = self.load(name)
                 except (OSError, ValueError, KeyError, TypeError):
                     outcomes.append(Outcome(name, "?", "", "", state="unreadable"))
                     continue
+                if isinstance(intent, ForgetIntent):
+                    continue  # finished by Vault.open, which has the index and the ledger
                 try:
                     outcome = (apply_writes(self.store, intent, name)
                                if isinstance(intent, WritesIntent)

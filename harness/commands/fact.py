@@ -1,0 +1,94 @@
+"""`rmh fact confirm|reject|supersede NOTE` and `rmh why NOTE`: corrections and provenance.
+
+`rmh fact` sets a fact note's trust (vault/notes/trust.py, vault/conversation/corrections.py):
+`confirm`, `reject` (the note stays as a tombstone: re-ingesting the conversation, or another
+that says the same, never brings the value back as current) or `supersede --value NEW` (the
+new value's note is confirmed and the old one points to it). Who (`--by`, default "user") and
+when (`--at`, default now, UTC) are kept in the note's frontmatter with the history of states.
+
+`rmh why NOTE` prints where a note came from (its source turns, conversation and session, or
+the correction that made it) and what it has been used for (the learning log's searches,
+reads and sessions that name it).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from harness.compose import open_vault
+from harness.config import load
+from harness.fact_tools import correct_note, why_note
+
+from .output import emit
+
+
+def cmd_fact(args: argparse.Namespace) -> int:
+    with open_vault(load(vault=args.vault), dense=False) as v:
+        done = correct_note(v, args.note, args.action, value=args.value,
+                            reason=args.reason or "", by=args.by, at=args.at)
+    t = done["trust"]
+    human = (f"{done['note']}: {t['state']} by {t['by']} at {t['at']}"
+             + ("" if t["current"] else " (not current)")
+             + (f"; current belief: {done['current']}" if done["current"] != done["note"]
+                and done["current"] else ""))
+    emit(args, done, human)
+    return 0
+
+
+def _why_text(doc: dict[str, Any]) -> str:
+    lines = [f"{doc['note']} ({doc['kind']}, id {doc['id']})"]
+    where = ", ".join(f"{k} {doc[k]}" for k in ("conversation", "session", "turn") if k in doc)
+    if where:
+        lines.append(f"  from {where}")
+    if "trust" in doc:
+        t = doc["trust"]
+        lines.append(f"  trust: {t['state']} by {t['by']} at {t['at']}"
+                     + ("" if t["current"] else " (not current)")
+                     + (f"; superseded by {', '.join(t['superseded_by'])}"
+                        if t["superseded_by"] else ""))
+        for h in t["history"]:
+            lines.append(f"    was {h.get('state')} by {h.get('by')} at {h.get('at')}")
+    if isinstance(doc.get("source"), str):
+        lines.append(f"  source: {doc['source']}")
+    lines.append(f"  sources ({doc['sources_total']}):")
+    for s in doc["sources"]:
+        said = f"{s.get('speaker', '')}: {s.get('text', '')}".strip(": ")
+        lines.append(f"    {s['note']}  {s.get('date', '')}  {said}"[:240])
+    for name in ("derived", "linked_from"):
+        if doc[name]:
+            lines.append(f"  {name.replace('_', ' ')}: {', '.join(doc[name])}")
+    used = doc["used_for"]
+    if "events_total" in used:
+        kinds = ", ".join(f"{k} {n}" for k, n in used["by_kind"].items()) or "none"
+        lines.append(f"  used for: {used['events_total']} events ({kinds}) in "
+                     f"{len(used['sessions'])} sessions")
+    else:
+        lines.append("  used for: (learning is off)")
+    return "\n".join(lines)
+
+
+def cmd_why(args: argparse.Namespace) -> int:
+    with open_vault(load(vault=args.vault), dense=False) as v:
+        doc = why_note(v, args.note)
+    emit(args, doc, _why_text(doc))
+    return 0
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("fact", help="confirm, reject or supersede a fact note",
+                       description=__doc__)
+    p.add_argument("action", choices=("confirm", "reject", "supersede"))
+    p.add_argument("note", help="the fact note (path or title)")
+    p.add_argument("--value", help="supersede: the value that replaces it")
+    p.add_argument("--reason", help="why (kept in the note's trust history)")
+    p.add_argument("--by", default="user", help="who corrects (default: user)")
+    p.add_argument("--at", default=None, metavar="TIME",
+                   help="when, ISO 8601 (default: now, UTC)")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.set_defaults(func=cmd_fact)
+    w = sub.add_parser("why", help="where a note or fact came from and what it was used for",
+                       description=__doc__)
+    w.add_argument("note", help="the note (path or title)")
+    w.add_argument("--json", action="store_true", help="print one JSON document")
+    w.set_defaults(func=cmd_why)
