@@ -136,6 +136,7 @@ if TYPE_CHECKING:
         MoveResult,
         NoteRecord,
     )
+    from .notes.text import content_terms, tokenize
     from .notes.trust import trust_of as claim_trust
     from .retrieval.encoders import (
         EmbeddingCache,
@@ -180,10 +181,6 @@ if TYPE_CHECKING:
     from .retrieval.signals.graph import push as pagerank_push
     from .retrieval.signals.ivf import (
         IvfParams,
-    )
-    from .retrieval.text import (
-        content_terms,
-        tokenize,
     )
     from .storage.corpus import (
         Corpus,
@@ -290,7 +287,7 @@ _LAZY: dict[str, tuple[str, str]] = {  # public name -> (module, attribute)
     "find_episodes": (".conversation.episodes", "find_episodes"),
     "build_facts": (".conversation.facts", "build_facts"),
     "content_hash": (".notes.edits", "content_hash"),
-    "content_terms": (".retrieval.text", "content_terms"),
+    "content_terms": (".notes.text", "content_terms"),
     "context_from_items": (".conversation.context", "context_from_items"),
     "corpus_chunks": (".retrieval.signals.dense", "corpus_chunks"),
     "conversation_from_corpus": (".conversation", "conversation_from_corpus"),
@@ -313,7 +310,7 @@ _LAZY: dict[str, tuple[str, str]] = {  # public name -> (module, attribute)
     "ranks": (".retrieval.fusion", "ranks"),
     "score_parts": (".conversation.context", "score_parts"),
     "session_end": (".conversation", "session_end"),
-    "tokenize": (".retrieval.text", "tokenize"),
+    "tokenize": (".notes.text", "tokenize"),
     "working_note": (".conversation", "working_note"),
     "working_path": (".conversation", "working_path"),
 }

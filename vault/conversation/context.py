@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from ..retrieval.text import tokenize
+from ..notes.text import tokenize
 from .clocks import resolve
 from .corrections import stale_sources
 from .items import Item

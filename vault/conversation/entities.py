@@ -31,7 +31,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from ..retrieval.text import STOPWORDS
+from ..notes.text import STOPWORDS
 from .clocks import MONTHS, WEEKDAYS, TimeRef, resolve
 from .common_words import COMMON
 

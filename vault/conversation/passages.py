@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from ..retrieval.text import tokenize
+from ..notes.text import tokenize
 from .items import Item
 from .layout import ROOT, as_date
 

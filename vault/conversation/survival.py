@@ -44,7 +44,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..retrieval.text import content_terms, tokenize
+from ..notes.text import content_terms, tokenize
 from .clocks import TimeRef
 from .entities import Entity
 from .statements import extract_statements

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 
-from ..retrieval.text import STOPWORDS, tokenize
+from ..notes.text import STOPWORDS, tokenize
 
 
 def _terms(text: str) -> set[str]:

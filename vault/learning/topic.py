@@ -30,7 +30,7 @@ import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 
-from ..retrieval.text import STOPWORDS, tokenize
+from ..notes.text import STOPWORDS, tokenize
 
 
 def query_terms(text: str) -> list[str]:

@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import cast
 
+from ..notes.text import tokenize
 from ..storage.corpus import Corpus
-from .text import tokenize
 
 MAX_NAME_TOKENS = 8
 

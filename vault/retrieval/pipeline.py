@@ -56,6 +56,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..learning.edges import WeightedEdges
+from ..notes.text import tokenize
 from ..storage.corpus import Corpus
 from .derived import Derived, array_bytes, build_derived, update_derived
 from .encoders import EmbeddingCache, Encoder, Progress
@@ -68,7 +69,6 @@ from .signals.dense import DenseIndex, DenseParams
 from .signals.graph import ALPHA, BETA, PUSH_ABOVE, TOP_SEEDS
 from .signals.registry import DENSE, REGISTRY, BuildEnv, Query
 from .stages import context_stage, graph_stage, named_stage, protect_stage
-from .text import tokenize
 
 F64 = npt.NDArray[np.float64]
 

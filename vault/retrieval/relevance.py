@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .text import content_terms, tokenize
+from ..notes.text import content_terms, tokenize
 
 TOP = 3  # hits whose text is checked for the query's terms
 

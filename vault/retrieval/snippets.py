@@ -23,9 +23,9 @@ from dataclasses import replace
 from datetime import date, datetime
 from typing import Any
 
+from ..notes.text import content_terms, tokenize
 from ..storage.corpus import Corpus
 from .hits import SearchResult
-from .text import content_terms, tokenize
 
 SNIPPET_CHARS = 200  # most characters of a snippet, "…" marks included
 ELLIPSIS = "…"

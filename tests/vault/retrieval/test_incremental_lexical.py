@@ -8,10 +8,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from vault.notes.text import tokenize
 from vault.retrieval.signals.bm25 import Bm25Index
 from vault.retrieval.signals.conjunctive import ConjunctiveIndex
 from vault.retrieval.signals.postings import Postings
-from vault.retrieval.text import tokenize
 
 WORDS = "auth billing cache monday tuesday outage deploy rollback alice bob queue the of".split()
 QUERIES = ("auth outage on monday", "billing cache", "alice deploy rollback tuesday",

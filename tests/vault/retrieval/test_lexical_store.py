@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from vault.notes.text import tokenize
 from vault.retrieval import lexical_store
 from vault.retrieval.derived import build_derived
 from vault.retrieval.signals.bm25 import Bm25Index
 from vault.retrieval.signals.conjunctive import ConjunctiveIndex
-from vault.retrieval.text import tokenize
 from vault.storage.corpus import Corpus
 
 from ..retrieval_fixtures import incident_reports, make_corpus

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
+from vault.notes.text import tokenize
 from vault.retrieval.names import MAX_NAME_TOKENS, NameIndex
-from vault.retrieval.text import tokenize
 
 from ..retrieval_fixtures import make_corpus
 

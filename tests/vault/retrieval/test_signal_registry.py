@@ -9,8 +9,8 @@ import numpy as np
 
 from bench.synthetic_encoder import SyntheticEncoder
 from vault import SearchEngine, Vault
+from vault.notes.text import tokenize
 from vault.retrieval.signals.registry import REGISTRY, BuildEnv, Query
-from vault.retrieval.text import tokenize
 
 QUERIES = ("zebra billing", "auth outage monday", "queue", "nothing matches this")
 

@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 
+from vault.notes.text import content_terms, tokenize
 from vault.retrieval.signals.conjunctive import ConjunctiveIndex
 from vault.retrieval.signals.unit_codes import unit_hash, units
-from vault.retrieval.text import content_terms, tokenize
 
 from ..retrieval_fixtures import DAYS, SERVICES, incident_reports
 

@@ -35,8 +35,9 @@ import numpy as np
 import numpy.typing as npt
 
 from ...cancel import checked
+from ...notes.text import tokenize
 from ...storage.corpus import Corpus
-from ..text import stems, tokenize
+from ..text import stems
 from .postings import Postings
 from .vocabulary import Vocabulary
 

@@ -32,8 +32,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ...cancel import checked
+from ...notes.text import tokenize
 from ...storage.corpus import Corpus
-from ..text import tokenize
 from .postings import Postings
 from .unit_codes import ENTRY_BLOCK, distinct, many_codes, text_codes, token_codes
 

@@ -20,7 +20,7 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
-from ..text import content_terms, tokenize
+from ...notes.text import content_terms, tokenize
 
 WINDOW = 4  # pairs of content terms fewer than WINDOW positions apart
 
