@@ -23,6 +23,7 @@ from .learning.usage import NullUsage, UsageRecorder, examination_probability
 from .notes import edits
 from .notes.links import Resolver, moved, relink_plan
 from .notes.records import LinkInfo, MoveResult, NoteRecord, link_infos, record_of
+from .notes.rows import NoteRow
 from .retrieval.beliefs import StaleClaims
 from .retrieval.encoders import EmbeddingCache
 from .retrieval.hits import SearchResult, with_basis
@@ -33,7 +34,7 @@ from .storage.doctor import doctor_report
 from .storage.erase import ErasurePlan
 from .storage.folders import NATIVE as NATIVE_STAT_LOOP
 from .storage.guard import check_read, check_write
-from .storage.index import Index, NoteRow
+from .storage.index import Index
 from .storage.intents import (
     Journal,
     MoveIntent,

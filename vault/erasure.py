@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .learning.usage import UsageRecorder
+from .notes.rows import NoteRow
 from .retrieval import dense_store, lexical_store
 from .retrieval.encoders import EmbeddingCache, Encoder, embedding_key
 from .retrieval.signals.dense import note_chunks
@@ -35,7 +36,7 @@ from .storage.erase import (
     scan,
     trash_copies,
 )
-from .storage.index import Index, NoteRow
+from .storage.index import Index
 from .storage.intents import ForgetIntent, Journal
 from .storage.store import STATE_DIR, TRASH_DIR, Store
 

@@ -19,10 +19,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..errors import AmbiguousNote
-from ..storage.index import LinkRow
-from ..storage.overlay import folds
+from .folding import folds
 from .name_index import IdPaths, KeyIndex, Lookup
 from .note import Link, rewrite_links
+from .rows import LinkRow
 
 
 def strip_md(path: str) -> str:

@@ -6,8 +6,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..storage.index import LinkRow, NoteRow
 from .edits import content_hash
+from .rows import LinkRow, NoteRow
 
 
 @dataclass(frozen=True)

@@ -33,12 +33,14 @@ from dataclasses import replace
 import numpy as np
 import numpy.typing as npt
 
+from ..notes.folding import folds
 from ..notes.links import Resolver
+from ..notes.rows import NoteRow
 from .columns import Edges, Graph, as_edges
 from .corpus import MAX_CHAIN, Corpus, CorpusDelta, chain_depth
-from .index import Index, NoteRow
+from .index import Index
 from .link_targets import alias_key, link_keys, note_keys
-from .overlay import Column, Patch, folds
+from .overlay import Column, Patch
 from .snapshot import IndexLinks, Snapshot
 
 

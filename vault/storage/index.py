@@ -14,7 +14,6 @@ import sqlite3
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import DiskFull, IndexUnusable, is_disk_full, no_space
+from ..notes.rows import LinkRow, NoteRow
 from .embeddings import delete_embeddings, insert_embeddings, select_embeddings, vacuum
 from .folders import FolderDigest
 from .migrations import migrate
@@ -75,37 +75,6 @@ MIGRATIONS: tuple[str, ...] = (
     );
     """,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class LinkRow:
-    """One link as written in a note (resolution happens over the whole vault, in links.py).
-    Slotted: a snapshot holds one per link (millions at 10^6 notes)."""
-
-    target: str
-    heading: str | None
-    block: str | None
-    alias: str | None
-    embed: bool
-    kind: str
-
-
-@dataclass(frozen=True, slots=True)
-class NoteRow:
-    """One indexed note."""
-
-    id: int
-    path: str
-    title: str
-    size: int
-    mtime_ns: int
-    inode: int
-    content_hash: str
-    frontmatter: dict[str, Any]
-    frontmatter_error: str | None
-    aliases: tuple[str, ...]
-    tags: tuple[str, ...]
-    body: str
 
 
 # The columns `_note_values` fills, in its order; `id` is assigned by SQLite.

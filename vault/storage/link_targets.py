@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..notes.links import strip_md
-from .index import LinkRow
+from ..notes.rows import LinkRow
 
 
 def name_key(name: str) -> str:

@@ -28,8 +28,9 @@ from ..errors import (
     VaultError,
     is_disk_full,
 )
+from ..notes.rows import LinkRow
 from .increment import advance
-from .index import Index, LinkRow
+from .index import Index
 from .paths import printable
 from .snapshot import Snapshot, build_snapshot
 from .store import Store

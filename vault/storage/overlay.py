@@ -17,20 +17,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Any, TypeVar, overload
 
+from ..notes.folding import folds
 from .columns import PACKED, ReadOnly, repacked
 
 T = TypeVar("T")
 K = TypeVar("K")
 V = TypeVar("V")
-
-COMPACT_SHARE = 16  # changes above len(base) // COMPACT_SHARE (and MIN_COMPACT) fold in
-MIN_COMPACT = 1024
-
-
-def folds(changes: int, base: int) -> bool:
-    """Whether `changes` layered over `base` rows should fold into a new base (the one
-    amortised rule of this room's layered structures: overlays, stat cache, graph)."""
-    return changes > max(MIN_COMPACT, base // COMPACT_SHARE)
 
 
 class Column(ReadOnly[T]):

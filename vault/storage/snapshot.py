@@ -24,9 +24,10 @@ import numpy as np
 
 from ..cancel import checked
 from ..notes.links import Resolver
+from ..notes.rows import LinkRow
 from .columns import Edges, Strings, hex_column
 from .corpus import Corpus
-from .index import Index, LinkRow
+from .index import Index
 from .link_targets import LinkTargets, link_keys
 
 Resolved = list[tuple[LinkRow, int | None]]

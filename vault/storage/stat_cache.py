@@ -25,10 +25,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..notes.folding import folds
 from ..notes.name_index import KeyIndex
 from .columns import ReadOnly, Strings, hex_column
 from .folders import FolderDigest, digest
-from .overlay import folds
 
 
 class StatRow(NamedTuple):

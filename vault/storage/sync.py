@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from ..errors import NoteNotFound, NotText, PermissionDenied, QuotaExceeded
 from ..notes.links import title_of
 from ..notes.note import parse
-from .index import Index, LinkRow, NoteRow, StatRow
+from ..notes.rows import LinkRow, NoteRow
+from .index import Index, StatRow
 from .store import FileStat, Store
 
 

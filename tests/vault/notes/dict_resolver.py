@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from vault.errors import AmbiguousNote
 from vault.notes.links import strip_md, title_of
-from vault.storage.index import LinkRow
+from vault.notes.rows import LinkRow
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from vault.notes.links import Resolver
-from vault.storage.index import LinkRow
+from vault.notes.rows import LinkRow
 
 PATHS = {
     1: "Alice.md",

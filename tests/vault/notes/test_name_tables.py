@@ -10,10 +10,9 @@ from collections.abc import Callable, Mapping, Sequence
 import pytest
 
 from vault.errors import AmbiguousNote
-from vault.notes import links, name_index
+from vault.notes import folding, links, name_index
 from vault.notes.links import Resolver
-from vault.storage import overlay
-from vault.storage.index import LinkRow
+from vault.notes.rows import LinkRow
 
 from .dict_resolver import DictResolver
 
@@ -114,7 +113,7 @@ def test_a_hash_collision_never_gives_a_wrong_answer(
 def test_patching_answers_as_a_rebuild_and_leaves_the_earlier_resolver(
         monkeypatch: pytest.MonkeyPatch, seed: int, fold: bool) -> None:
     if fold:  # the added entries fold into rebuilt tables every few patches
-        monkeypatch.setattr(overlay, "MIN_COMPACT", 3)
+        monkeypatch.setattr(folding, "MIN_COMPACT", 3)
     rng = random.Random(seed)
     paths, aliases = vault(rng, 70)
     ids = sorted(paths)

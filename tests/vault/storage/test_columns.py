@@ -142,11 +142,11 @@ def test_edge_sources_of_a_target_and_iteration_in_blocks(monkeypatch: pytest.Mo
 @pytest.mark.parametrize("fold", [False, True])
 def test_an_overlay_column_shares_a_packed_base_and_folds_into_one(
         fold: bool, monkeypatch: pytest.MonkeyPatch) -> None:
-    from vault.storage import overlay
+    from vault.notes import folding
     from vault.storage.overlay import Column
 
     if fold:
-        monkeypatch.setattr(overlay, "MIN_COMPACT", 2)
+        monkeypatch.setattr(folding, "MIN_COMPACT", 2)
     hexes = [hashlib.sha256(bytes([i])).hexdigest() for i in range(12)]
     for base, new in ((Strings(f"t{i}" for i in range(12)), "changed"),
                       (hex_column(hexes), hashlib.sha256(b"x").hexdigest())):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from vault.storage import overlay
+from vault.notes import folding
 from vault.storage.index import Index
 from vault.storage.live import LiveIndex
 from vault.storage.snapshot import Snapshot, build_snapshot
@@ -55,7 +55,7 @@ def _same(inc: Snapshot, full: Snapshot) -> None:
 def test_random_adds_and_edits_advance_like_a_rebuild(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int, fold: bool) -> None:
     if fold:  # overlaid columns, mappings and name tables fold into plain ones every few changes
-        monkeypatch.setattr(overlay, "MIN_COMPACT", 2)
+        monkeypatch.setattr(folding, "MIN_COMPACT", 2)
     rng = random.Random(seed)
     store = Store(tmp_path)
     index = Index.open(tmp_path / ".rmh" / "index.sqlite")

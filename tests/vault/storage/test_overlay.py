@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 
 import pytest
 
-from vault.storage import overlay
+from vault.notes import folding
 from vault.storage.overlay import Column, Overlay, Patch
 
 
@@ -30,7 +30,7 @@ def _same_seq(col: Sequence[int], plain: list[int]) -> None:
 def test_columns_read_as_the_tuples_they_stand_for(
         monkeypatch: pytest.MonkeyPatch, seed: int, fold: bool) -> None:
     if fold:
-        monkeypatch.setattr(overlay, "MIN_COMPACT", 3)
+        monkeypatch.setattr(folding, "MIN_COMPACT", 3)
     rng = random.Random(seed)
     plain = sorted(rng.sample(range(10_000), 40))
     col: Sequence[int] = tuple(plain)
@@ -53,7 +53,7 @@ def test_columns_read_as_the_tuples_they_stand_for(
 def test_patched_mappings_read_as_the_dicts_they_stand_for(
         monkeypatch: pytest.MonkeyPatch, seed: int, fold: bool) -> None:
     if fold:
-        monkeypatch.setattr(overlay, "MIN_COMPACT", 3)
+        monkeypatch.setattr(folding, "MIN_COMPACT", 3)
     rng = random.Random(seed)
     plain = {k: [k] for k in range(30)}
     current: Mapping[int, list[int]] = dict(plain)

@@ -7,7 +7,7 @@ import hashlib
 
 import pytest
 
-from vault.storage import overlay
+from vault.notes import folding
 from vault.storage.folders import FolderDigest, expected_digests
 from vault.storage.stat_cache import StatCache, StatRow
 
@@ -44,7 +44,7 @@ def test_columns_read_as_the_dict_of_rows_and_the_folder_digests(odd: bool, nul:
 
 @pytest.mark.parametrize("fold_min", [1024, 2])
 def test_patches_equal_a_fresh_load(fold_min: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(overlay, "MIN_COMPACT", fold_min)
+    monkeypatch.setattr(folding, "MIN_COMPACT", fold_min)
     rows = {p: _row(i, p) for i, p in enumerate(PATHS, 1)}
     cache = StatCache(1, rows.values())
     steps: list[tuple[list[str], list[StatRow]]] = [
