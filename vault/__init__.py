@@ -138,13 +138,7 @@ if TYPE_CHECKING:
     )
     from .notes.text import content_terms, tokenize
     from .notes.trust import trust_of as claim_trust
-    from .retrieval.encoders import (
-        EmbeddingCache,
-        Encoder,
-        MemoryEmbeddingCache,
-        MiniLmEncoder,
-        embedding_key,
-    )
+    from .retrieval.encoders import Encoder, MiniLmEncoder
     from .retrieval.fusion import (
         fuse,
         order,
@@ -187,8 +181,11 @@ if TYPE_CHECKING:
         CorpusDelta,
     )
     from .storage.embeddings import (
+        EmbeddingCache,
+        MemoryEmbeddingCache,
         SharedEmbeddingCache,
         TieredEmbeddingCache,
+        embedding_key,
     )
     from .storage.sync import (
         SyncReport,
@@ -214,7 +211,7 @@ _LAZY: dict[str, tuple[str, str]] = {  # public name -> (module, attribute)
     "Edit": (".notes.edits", "Edit"),
     "EditConflict": (".errors", "EditConflict"),
     "EditRefused": (".errors", "EditRefused"),
-    "EmbeddingCache": (".retrieval.encoders", "EmbeddingCache"),
+    "EmbeddingCache": (".storage.embeddings", "EmbeddingCache"),
     "Encoder": (".retrieval.encoders", "Encoder"),
     "EventIndex": (".conversation.context", "EventIndex"),
     "Hit": (".retrieval.hits", "Hit"),
@@ -231,7 +228,7 @@ _LAZY: dict[str, tuple[str, str]] = {  # public name -> (module, attribute)
     "cancellable": (".cancel", "cancellable"),
     "LedgerError": (".errors", "LedgerError"),
     "LinkInfo": (".notes.records", "LinkInfo"),
-    "MemoryEmbeddingCache": (".retrieval.encoders", "MemoryEmbeddingCache"),
+    "MemoryEmbeddingCache": (".storage.embeddings", "MemoryEmbeddingCache"),
     "MiniLmEncoder": (".retrieval.encoders", "MiniLmEncoder"),
     "ModelUnavailable": (".errors", "ModelUnavailable"),
     "MoveResult": (".notes.records", "MoveResult"),
@@ -293,7 +290,7 @@ _LAZY: dict[str, tuple[str, str]] = {  # public name -> (module, attribute)
     "conversation_from_corpus": (".conversation", "conversation_from_corpus"),
     "conversation_stability": (".conversation", "conversation_stability"),
     "demoted_text": (".conversation", "demoted_text"),
-    "embedding_key": (".retrieval.encoders", "embedding_key"),
+    "embedding_key": (".storage.embeddings", "embedding_key"),
     "examination_probability": (".learning.usage", "examination_probability"),
     "extract_statements": (".conversation.statements", "extract_statements"),
     "fact_sentence": (".conversation.facts", "sentence"),

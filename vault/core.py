@@ -25,12 +25,12 @@ from .notes.links import Resolver, moved, relink_plan
 from .notes.records import LinkInfo, MoveResult, NoteRecord, link_infos, record_of
 from .notes.rows import NoteRow
 from .retrieval.beliefs import StaleClaims
-from .retrieval.encoders import EmbeddingCache
 from .retrieval.hits import SearchResult, with_basis
 from .retrieval.pipeline import SearchEngine, SearchParams
 from .retrieval.snippets import with_snippets
 from .storage.corpus import Corpus
 from .storage.doctor import doctor_report
+from .storage.embeddings import EmbeddingCache
 from .storage.erase import ErasurePlan
 from .storage.folders import NATIVE as NATIVE_STAT_LOOP
 from .storage.guard import check_read, check_write

@@ -24,9 +24,14 @@ from typing import Any
 from .learning.usage import UsageRecorder
 from .notes.rows import NoteRow
 from .retrieval import dense_store, lexical_store
-from .retrieval.encoders import EmbeddingCache, Encoder, embedding_key
+from .retrieval.encoders import Encoder
 from .retrieval.signals.dense import note_chunks
-from .storage.embeddings import SharedEmbeddingCache, TieredEmbeddingCache
+from .storage.embeddings import (
+    EmbeddingCache,
+    SharedEmbeddingCache,
+    TieredEmbeddingCache,
+    embedding_key,
+)
 from .storage.erase import (
     ErasurePlan,
     Proof,

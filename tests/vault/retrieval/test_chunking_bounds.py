@@ -6,8 +6,8 @@ import time
 from collections.abc import Callable
 
 from vault.retrieval.chunking import CHARS_PER_TOKEN, chunk_note, plain_links
-from vault.retrieval.encoders import MemoryEmbeddingCache
 from vault.retrieval.signals.dense import DenseIndex
+from vault.storage.embeddings import MemoryEmbeddingCache
 
 from ..retrieval_fixtures import make_corpus
 

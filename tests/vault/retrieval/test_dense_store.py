@@ -11,9 +11,9 @@ import numpy as np
 
 from bench.synthetic_encoder import SyntheticEncoder
 from vault.retrieval import dense_store
-from vault.retrieval.encoders import MemoryEmbeddingCache
 from vault.retrieval.signals.dense import DenseIndex
 from vault.storage.corpus import Corpus
+from vault.storage.embeddings import MemoryEmbeddingCache
 
 from ..retrieval_fixtures import make_corpus
 

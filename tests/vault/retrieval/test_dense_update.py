@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 from bench.synthetic_encoder import SyntheticEncoder
-from vault.retrieval.encoders import MemoryEmbeddingCache, MiniLmEncoder
+from vault.retrieval.encoders import MiniLmEncoder
 from vault.retrieval.signals.dense import DenseIndex, DenseParams, corpus_chunks
 from vault.storage.corpus import Corpus, CorpusDelta
+from vault.storage.embeddings import MemoryEmbeddingCache
 
 from ..retrieval_fixtures import make_corpus
 

@@ -14,13 +14,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from vault.retrieval.encoders import (
-    MemoryEmbeddingCache,
-    MiniLmEncoder,
-    embedding_key,
-    encode_cached,
-    length_batches,
-)
+from vault.retrieval.encoders import MiniLmEncoder, encode_cached, length_batches
+from vault.storage.embeddings import MemoryEmbeddingCache, embedding_key
 
 TARGET = "Caroline: I went to the LGBTQ support group yesterday and it was so powerful."
 SHORT = ["Hi!", "Mel: ok", "Nate: Way to go!", "yes"]

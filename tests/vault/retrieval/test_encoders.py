@@ -9,8 +9,9 @@ import numpy as np
 import numpy.typing as npt
 
 from vault.retrieval.chunking import chunk_note, informative_title, plain_links
-from vault.retrieval.encoders import MemoryEmbeddingCache, MiniLmEncoder, encode_cached, mean_pool
+from vault.retrieval.encoders import MiniLmEncoder, encode_cached, mean_pool
 from vault.retrieval.signals.dense import DenseIndex, dense_scores
+from vault.storage.embeddings import MemoryEmbeddingCache
 
 from ..retrieval_fixtures import make_corpus
 

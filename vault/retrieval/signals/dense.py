@@ -36,10 +36,11 @@ import numpy as np
 import numpy.typing as npt
 
 from ...storage.corpus import Corpus
+from ...storage.embeddings import EmbeddingCache
 from ...storage.row_file import RowFile
 from .. import dense_store
 from ..chunking import chunk_note
-from ..encoders import EmbeddingCache, Encoder, Progress, encode_cached
+from ..encoders import Encoder, Progress, encode_cached
 from ..packed_texts import PackedTexts
 from .ivf import F32, I32, I64, Codes, IvfParams, IvfStore, MemoryCodes, quantize, sample_rows
 

@@ -29,7 +29,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ...storage.corpus import Corpus
-from ..encoders import EmbeddingCache, Encoder, Progress
+from ...storage.embeddings import EmbeddingCache
+from ..encoders import Encoder, Progress
 from .bm25 import Bm25Index, note_document
 from .conjunctive import ConjunctiveIndex, note_text
 from .dense import DenseIndex, DenseParams, dense_scores
