@@ -85,7 +85,7 @@ PY
   $E reimport vault.storage.sync vault.notes.hashing content_hash
   $E reimport vault.notes.edits vault.notes.hashing content_hash
   $E reimport vault.storage.intents vault.notes.hashing text_hash
-  $E rename text_hash content_hash $(grep -rlw text_hash vault tests harness bench)
+  $E rename text_hash content_hash $(grep -rlw --include=*.py text_hash vault tests harness bench)
   sed -i 's/^from \.index import /from ..notes.hashing import content_hash\n&/' vault/storage/sync.py
   sed -i 's/^from \.fileops import /from ..notes.hashing import content_hash\n&/' vault/storage/intents.py
   sed -i 's/hashlib\.sha256(store\.read_bytes(path))\.hexdigest()/content_hash(store.read_bytes(path))/' vault/storage/intents.py
