@@ -126,11 +126,8 @@ if TYPE_CHECKING:
         UsageRecorder,
         examination_probability,
     )
-    from .notes.edits import (
-        EDIT_KINDS,
-        Edit,
-        content_hash,
-    )
+    from .notes.edits import EDIT_KINDS, Edit
+    from .notes.hashing import content_hash
     from .notes.records import (
         LinkInfo,
         MoveResult,
@@ -283,7 +280,7 @@ _LAZY: dict[str, tuple[str, str]] = {  # public name -> (module, attribute)
     "build_events": (".conversation.events", "build_events"),
     "find_episodes": (".conversation.episodes", "find_episodes"),
     "build_facts": (".conversation.facts", "build_facts"),
-    "content_hash": (".notes.edits", "content_hash"),
+    "content_hash": (".notes.hashing", "content_hash"),
     "content_terms": (".notes.text", "content_terms"),
     "context_from_items": (".conversation.context", "context_from_items"),
     "corpus_chunks": (".retrieval.signals.dense", "corpus_chunks"),

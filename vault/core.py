@@ -21,6 +21,7 @@ from .errors import NotAVault, NoteExists, NoteNotFound, QuotaExceeded, VaultErr
 from .landing import landed, tolerate_full
 from .learning.usage import NullUsage, UsageRecorder, examination_probability
 from .notes import edits
+from .notes.hashing import content_hash
 from .notes.links import Resolver, moved, relink_plan
 from .notes.records import LinkInfo, MoveResult, NoteRecord, link_infos, record_of
 from .notes.rows import NoteRow
@@ -35,14 +36,7 @@ from .storage.erase import ErasurePlan
 from .storage.folders import NATIVE as NATIVE_STAT_LOOP
 from .storage.guard import check_read, check_write
 from .storage.index import Index
-from .storage.intents import (
-    Journal,
-    MoveIntent,
-    Rewrite,
-    WritesIntent,
-    apply_move,
-    text_hash,
-)
+from .storage.intents import Journal, MoveIntent, Rewrite, WritesIntent, apply_move
 from .storage.linkgraph import hops_from
 from .storage.live import LiveIndex
 from .storage.snapshot import Snapshot
@@ -466,7 +460,7 @@ class Vault:
         plan = relink_plan(lambda p: text if p == new_path else self.store.read_text(p),
                            self._snapshot().referrers(note_id), note_id, before,
                            moved(before, note_id, new_path), old_path, new_path)
-        return MoveIntent(old_path, new_path, text_hash(text),
+        return MoveIntent(old_path, new_path, content_hash(text),
                           tuple(Rewrite(p, now, after) for p, now, after in plan))
 
     # -- erasure ---------------------------------------------------------------------------------

@@ -16,10 +16,11 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from .errors import DiskFull, is_disk_full
+from .notes.hashing import content_hash
 from .notes.links import Resolver
 from .notes.records import NoteRecord, link_infos, record_of
 from .storage.store import FileStat
-from .storage.sync import content_hash, note_row
+from .storage.sync import note_row
 
 log = logging.getLogger("rmh.vault")
 

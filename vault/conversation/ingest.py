@@ -24,8 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..notes.hashing import content_hash
 from ..notes.note import render
-from ..storage.sync import content_hash
 from .corrections import carry
 from .episode_notes import episode_notes
 from .episodes import find_episodes

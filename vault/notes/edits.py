@@ -24,7 +24,6 @@ a string of count x len(text) first), so a size limit is checked before any text
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -48,11 +47,6 @@ class Edit:
     heading: str | None = None
     find: str | None = None
     expected_count: int | None = 1
-
-
-def content_hash(data: bytes) -> str:
-    """sha256 hex of a file's bytes: the `hash` a read returns and `expected_hash` checks."""
-    return hashlib.sha256(data).hexdigest()
 
 
 def _lines(text: str) -> list[tuple[int, int, str]]:

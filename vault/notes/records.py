@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .edits import content_hash
+from .hashing import content_hash
 from .rows import LinkRow, NoteRow
 
 

@@ -13,7 +13,7 @@ cannot slip in between; an editor that takes no lock only in the last `stat`-to-
 from __future__ import annotations
 
 from ..errors import EditConflict, NoteExists, NoteNotFound
-from ..notes.edits import content_hash
+from ..notes.hashing import content_hash
 from .store import Store
 
 
@@ -42,7 +42,7 @@ def check_write(store: Store, path: str, *, exists: bool, overwrite: bool,
 def check_read(path: str, text: str, expected_hash: str | None) -> str:
     """The hash of `text` as just read from `path` (the store keeps the bytes exactly, so it
     is the file's hash); EditConflict when `expected_hash` is given and differs."""
-    current = content_hash(text.encode("utf-8"))
+    current = content_hash(text)
     if expected_hash is not None and expected_hash != current:
         raise EditConflict(path, expected_hash, current)
     return current

@@ -31,7 +31,6 @@ idempotent, so after a kill the next open leaves everything of the plan erased.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Callable, Sequence
@@ -39,16 +38,12 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..errors import EditConflict, NoteExists, NoteNotFound, NotText, VaultError
+from ..notes.hashing import content_hash
 from .fileops import fsync_dir
 from .store import STATE_DIR, Store
 
 INTENTS_DIR = f"{STATE_DIR}/intents"
 _VERSION = 1
-
-
-def text_hash(text: str) -> str:
-    """sha256 hex of a note's UTF-8 bytes (the `hash` a read returns)."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -61,11 +56,11 @@ class Rewrite:
 
     @property
     def old_hash(self) -> str:
-        return text_hash(self.text)
+        return content_hash(self.text)
 
     @property
     def new_hash(self) -> str:
-        return text_hash(self.new_text)
+        return content_hash(self.new_text)
 
 
 @dataclass(frozen=True)
@@ -164,7 +159,7 @@ def apply_writes(store: Store, intent: WritesIntent, name: str = "") -> Outcome:
     with store.lock.held():
         for w in intent.writes:
             now = file_hash(store, w.path)
-            if now == text_hash(w.new_text):
+            if now == content_hash(w.new_text):
                 continue
             if now != w.old_hash:
                 out.left.append(w.path)
@@ -186,7 +181,7 @@ def file_hash(store: Store, path: str) -> str | None:
 
 def _hash_of(store: Store, path: str) -> str | None:
     try:
-        return hashlib.sha256(store.read_bytes(path)).hexdigest()
+        return content_hash(store.read_bytes(path))
     except (NoteNotFound, NotText):
         return None
 

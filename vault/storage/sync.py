@@ -9,12 +9,12 @@ renamed outside rmh: it keeps its stable id. A file that cannot be read for a tr
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ..errors import NoteNotFound, NotText, PermissionDenied, QuotaExceeded
+from ..notes.hashing import content_hash
 from ..notes.links import title_of
 from ..notes.note import parse
 from ..notes.rows import LinkRow, NoteRow
@@ -49,11 +49,6 @@ class SyncReport:
             "errors": self.errors,
             "generation": self.generation,
         }
-
-
-def content_hash(text: str) -> str:
-    """sha256 hex of a note's UTF-8 text."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def note_row(

@@ -8,7 +8,8 @@ import os
 from pathlib import Path
 
 from vault import Vault
-from vault.storage.intents import Journal, MoveIntent, Rewrite, apply_move, text_hash
+from vault.notes.hashing import content_hash
+from vault.storage.intents import Journal, MoveIntent, Rewrite, apply_move
 from vault.storage.store import Store
 
 OLD_REF = "see [[T]]\n"
@@ -21,7 +22,7 @@ def setup(tmp_path: Path) -> tuple[Store, MoveIntent]:
     (root / "T.md").write_text("target\n", encoding="utf-8")
     for name in ("r1", "r2"):
         (root / f"{name}.md").write_text(OLD_REF, encoding="utf-8")
-    intent = MoveIntent("T.md", "U.md", text_hash("target\n"),
+    intent = MoveIntent("T.md", "U.md", content_hash("target\n"),
                         (Rewrite("r1.md", OLD_REF, NEW_REF), Rewrite("r2.md", OLD_REF, NEW_REF)))
     return Store(root), intent
 
