@@ -215,17 +215,17 @@ class Vault:
         """The snapshot every signal reads (rebuilt only when the index generation changes),
         with the usage recorder's current archive flags."""
         snap = self._snapshot()
-        hot = np.flatnonzero(self.usage.archived(snap.corpus.ids))  # archived positions
+        archived_at = np.flatnonzero(self.usage.archived(snap.corpus.ids))  # archived positions
         cached = self._corpus
-        if cached is not None and cached[0] is snap and np.array_equal(cached[1], hot):
+        if cached is not None and cached[0] is snap and np.array_equal(cached[1], archived_at):
             return cached[2]  # same generation, same flags: no per-note work per search
         corpus = snap.corpus
-        if hot.size:
+        if archived_at.size:
             archived = [False] * len(corpus)
-            for k in hot.tolist():
+            for k in archived_at.tolist():
                 archived[k] = True
             corpus = replace(corpus, archived=tuple(archived))
-        self._corpus = (snap, hot, corpus)
+        self._corpus = (snap, archived_at, corpus)
         return corpus
 
     def _snapshot(self) -> Snapshot:

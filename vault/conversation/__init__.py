@@ -9,11 +9,11 @@ agent transcripts too, with the lines skipped), `ingest_conversations`, `build_c
 
 from .archiving import ArchiveDecision, archive_decisions
 from .context import Context, build_context
+from .following import Next, next_in_vault
 from .formats import Conversation
 from .formats import load as load_conversations
 from .ingest import IngestReport
 from .ingest import ingest as ingest_conversations
-from .nexts import Next, next_in_vault
 from .stability import MODES as STABILITY_MODES
 from .stability import Stability, conversation_from_corpus
 from .stability import stability as conversation_stability

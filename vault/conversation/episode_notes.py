@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..notes.note import render
-from .episodes import Episode, Part
+from .episodes import Beat, Episode
 from .events import Event
 from .layout import ROOT, link, slug, turn_path
 
@@ -39,7 +39,7 @@ def episode_notes(episodes: Sequence[Episode], events: Sequence[Event]) -> list[
         path = episode_path(ep.conversation, ep.session, counts[ep.session])
         evs = [by_tick[t] for t in ep.ticks if t in by_tick]
         keys = sorted({e.key for ev in evs for e in ev.entities if e.kind != "speaker"})
-        parts: list[Part] = [ep.goal, *ep.steps, ep.outcome]
+        parts: list[Beat] = [ep.goal, *ep.steps, ep.outcome]
         if ep.lesson and ep.lesson.tick != ep.outcome.tick:
             parts.append(ep.lesson)
         fm: dict[str, Any] = {

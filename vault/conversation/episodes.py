@@ -69,8 +69,9 @@ def _fold(text: str) -> str:
 
 
 @dataclass(frozen=True)
-class Part:
-    """One labelled part of an episode: which turn (tick), who said it, what, which label."""
+class Beat:
+    """One beat of an episode (its goal, a step, its outcome or its lesson): which turn
+    (tick), who said it, what, which label."""
 
     tick: int
     speaker: str
@@ -84,10 +85,10 @@ class Episode:
 
     conversation: str
     session: str
-    goal: Part
-    steps: tuple[Part, ...]
-    outcome: Part
-    lesson: Part | None
+    goal: Beat
+    steps: tuple[Beat, ...]
+    outcome: Beat
+    lesson: Beat | None
 
     @property
     def ticks(self) -> tuple[int, ...]:
@@ -141,17 +142,17 @@ def find_episodes(events: Sequence[Event]) -> tuple[Episode, ...]:
             i += 1
             continue
         j, label = end
-        steps = tuple(Part(e.tick, e.speaker, e.text,
+        steps = tuple(Beat(e.tick, e.speaker, e.text,
                            "tried" if TRIED.search(_fold(e.text)) or outcome_of(e.text)
                            else "step")
                       for e in evs[i + 1 : j])
         lesson = None
         for k in range(j, min(len(evs), j + 1 + LESSON_AFTER)):
             if evs[k].session == g.session and LESSON.search(_fold(evs[k].text)):
-                lesson = Part(evs[k].tick, evs[k].speaker, evs[k].text, "lesson")
+                lesson = Beat(evs[k].tick, evs[k].speaker, evs[k].text, "lesson")
                 break
-        outcome = Part(evs[j].tick, evs[j].speaker, evs[j].text, label)
-        out.append(Episode(g.conversation, g.session, Part(g.tick, g.speaker, g.text, "goal"),
+        outcome = Beat(evs[j].tick, evs[j].speaker, evs[j].text, label)
+        out.append(Episode(g.conversation, g.session, Beat(g.tick, g.speaker, g.text, "goal"),
                            steps, outcome, lesson))
         i = pos[lesson.tick if lesson else outcome.tick] + 1
     return tuple(out)
