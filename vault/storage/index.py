@@ -8,10 +8,8 @@ survive renames (the move API updates the path in place; sync matches renamed fi
 
 from __future__ import annotations
 
-import json
 import logging
 import sqlite3
-import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,6 +23,7 @@ from ..notes.rows import LinkRow, NoteRow
 from .embeddings import delete_embeddings, insert_embeddings, select_embeddings, vacuum
 from .folders import FolderDigest
 from .migrations import migrate
+from .row_codec import NOTE_COLS, NOTE_FIELDS, STAT_COLS, decode_link, decode_note, encode_note
 from .stat_cache import StatCache
 from .stat_cache import StatRow as StatRow  # re-exported: sync and tests import it here
 
@@ -75,54 +74,6 @@ MIGRATIONS: tuple[str, ...] = (
     );
     """,
 )
-
-
-# The columns `_note_values` fills, in its order; `id` is assigned by SQLite.
-_NOTE_FIELDS = tuple(
-    "path title size mtime_ns inode content_hash frontmatter frontmatter_error aliases tags body"
-    .split()
-)
-_NOTE_COLS = "id, " + ", ".join(_NOTE_FIELDS)
-_STAT_COLS = "id, path, size, mtime_ns, inode, content_hash"
-
-
-_SHORT = 64  # strings up to this length that repeat across notes are shared (interned)
-
-
-def _shared(value: Any) -> Any:
-    return sys.intern(value) if type(value) is str and len(value) <= _SHORT else value
-
-
-def _frontmatter(text: str) -> dict[str, Any]:
-    """Decoded frontmatter with its keys and short top-level string values interned: at 10^6
-    notes the same keys ("speaker", "date") and values (a speaker's name) repeat a million
-    times, and one copy each saves about a tenth of a snapshot."""
-    if text == "{}":
-        return {}
-    return {sys.intern(k): _shared(v) for k, v in json.loads(text).items()}
-
-
-def _link_row(target: str, heading: str | None, block: str | None, alias: str | None,
-              embed: int, kind: str) -> LinkRow:
-    """A stored link; its target and kind interned (hubs are linked thousands of times)."""
-    return LinkRow(_shared(target), heading, block, alias, bool(embed), sys.intern(kind))
-
-
-def _note_row(r: Sequence[Any]) -> NoteRow:
-    return NoteRow(
-        id=r[0],
-        path=r[1],
-        title=r[2],
-        size=r[3],
-        mtime_ns=r[4],
-        inode=r[5],
-        content_hash=r[6],
-        frontmatter=_frontmatter(r[7]),
-        frontmatter_error=r[8],
-        aliases=tuple(json.loads(r[9])),
-        tags=tuple(json.loads(r[10])),
-        body=r[11],
-    )
 
 
 def _read_only(path: Path) -> sqlite3.Connection:
@@ -214,7 +165,7 @@ class Index:
         for start in range(0, len(unique), 500):
             part = unique[start : start + 500]
             out.extend(self._conn.execute(
-                f"SELECT {_STAT_COLS} FROM notes WHERE id IN ({','.join('?' * len(part))})",
+                f"SELECT {STAT_COLS} FROM notes WHERE id IN ({','.join('?' * len(part))})",
                 part))
         return out
 
@@ -258,21 +209,21 @@ class Index:
         version = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
         if self._stats is None or self._stats.version != version:
             self._stats = StatCache(version, self._conn.execute(
-                f"SELECT {_STAT_COLS} FROM notes"))
+                f"SELECT {STAT_COLS} FROM notes"))
         return self._stats.rows, self._stats.folders
 
     def stat_of(self, path: str) -> StatRow | None:
         """One note's stat fingerprint (no full-table read: used after single writes)."""
-        query = f"SELECT {_STAT_COLS} FROM notes WHERE path = ?"
+        query = f"SELECT {STAT_COLS} FROM notes WHERE path = ?"
         row = self._conn.execute(query, (path,)).fetchone()
         return StatRow(*row) if row else None
 
     def insert_note(self, row: NoteRow, links: Sequence[LinkRow]) -> int:
         """Insert a new note (row.id ignored) and its links; returns the new stable id."""
         cur = self._conn.execute(
-            f"INSERT INTO notes({', '.join(_NOTE_FIELDS)})"
-            f" VALUES ({','.join('?' * len(_NOTE_FIELDS))})",
-            _note_values(row),
+            f"INSERT INTO notes({', '.join(NOTE_FIELDS)})"
+            f" VALUES ({','.join('?' * len(NOTE_FIELDS))})",
+            encode_note(row),
         )
         note_id = int(cur.lastrowid or 0)
         self._touch(note_id, moved=False)
@@ -283,8 +234,8 @@ class Index:
         """Replace every field of note `row.id` (path included) and its links."""
         self._touch(row.id)
         self._conn.execute(
-            f"UPDATE notes SET {', '.join(f + '=?' for f in _NOTE_FIELDS)} WHERE id=?",
-            (*_note_values(row), row.id),
+            f"UPDATE notes SET {', '.join(f + '=?' for f in NOTE_FIELDS)} WHERE id=?",
+            (*encode_note(row), row.id),
         )
         self._set_links(row.id, links)
 
@@ -317,15 +268,15 @@ class Index:
 
     def iter_notes(self) -> Iterator[NoteRow]:
         """Every note, by ascending id, one row at a time (consume it inside `reading()`)."""
-        for r in self._conn.execute(f"SELECT {_NOTE_COLS} FROM notes ORDER BY id"):
-            yield _note_row(r)
+        for r in self._conn.execute(f"SELECT {NOTE_COLS} FROM notes ORDER BY id"):
+            yield decode_note(r)
 
     def iter_links(self) -> Iterator[tuple[int, LinkRow]]:
         """(source id, link) of every link, by source id then text order, one at a time."""
         for src, *rest in self._conn.execute(
             "SELECT src, target, heading, block, alias, embed, kind FROM links ORDER BY src, ord"
         ):
-            yield src, _link_row(*rest)
+            yield src, decode_link(*rest)
 
     def notes_of(self, ids: Sequence[int]) -> dict[int, NoteRow]:
         """The rows of these note ids (those that exist), by id."""
@@ -334,9 +285,9 @@ class Index:
         for start in range(0, len(unique), 500):
             part = unique[start : start + 500]
             for r in self._conn.execute(
-                f"SELECT {_NOTE_COLS} FROM notes WHERE id IN ({','.join('?' * len(part))})", part
+                f"SELECT {NOTE_COLS} FROM notes WHERE id IN ({','.join('?' * len(part))})", part
             ):
-                out[r[0]] = _note_row(r)
+                out[r[0]] = decode_note(r)
         return out
 
     def present(self, ids: Iterable[int]) -> set[int]:
@@ -350,9 +301,9 @@ class Index:
         return out
 
     def note(self, note_id: int) -> NoteRow | None:
-        r = self._conn.execute(f"SELECT {_NOTE_COLS} FROM notes WHERE id = ?", (note_id,))
+        r = self._conn.execute(f"SELECT {NOTE_COLS} FROM notes WHERE id = ?", (note_id,))
         row = r.fetchone()
-        return _note_row(row) if row else None
+        return decode_note(row) if row else None
 
     def note_id(self, path: str) -> int | None:
         """The stable id of the note at `path`, or None."""
@@ -362,7 +313,7 @@ class Index:
     def links_of(self, note_id: int) -> list[LinkRow]:
         """One note's links in text order."""
         return [
-            _link_row(*r)
+            decode_link(*r)
             for r in self._conn.execute(
                 "SELECT target, heading, block, alias, embed, kind FROM links"
                 " WHERE src = ? ORDER BY ord",
@@ -376,7 +327,7 @@ class Index:
         for src, *rest in self._conn.execute(
             "SELECT src, target, heading, block, alias, embed, kind FROM links ORDER BY src, ord"
         ):
-            out.setdefault(src, []).append(_link_row(*rest))
+            out.setdefault(src, []).append(decode_link(*rest))
         return out
 
     # -- skipped files ----------------------------------------------------------------------
@@ -440,19 +391,4 @@ class Index:
             "embeddings": int(q("SELECT COUNT(*) FROM embeddings").fetchone()[0]),
         }
 
-
-def _note_values(row: NoteRow) -> tuple[Any, ...]:
-    return (
-        row.path,
-        row.title,
-        row.size,
-        row.mtime_ns,
-        row.inode,
-        row.content_hash,
-        json.dumps(row.frontmatter, ensure_ascii=False),
-        row.frontmatter_error,
-        json.dumps(list(row.aliases), ensure_ascii=False),
-        json.dumps(list(row.tags), ensure_ascii=False),
-        row.body,
-    )
 
