@@ -7,81 +7,38 @@ write and are indexed before the call returns. Usage facts go to a `UsageRecorde
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
 from . import erasure
-from .errors import NotAVault, NoteExists, NoteNotFound, QuotaExceeded, VaultError
-from .landing import landed, tolerate_full
+from .errors import NotAVault, QuotaExceeded
 from .learning.usage import NullUsage, UsageRecorder, examination_probability
-from .notes import edits
-from .notes.hashing import content_hash
-from .notes.links import Resolver, moved, relink_plan
-from .notes.records import LinkInfo, MoveResult, NoteRecord, link_infos, record_of
-from .notes.rows import NoteRow
-from .retrieval.beliefs import StaleClaims
+from .notes.records import LinkInfo, NoteRecord
 from .retrieval.hits import SearchResult, with_basis
 from .retrieval.pipeline import SearchEngine, SearchParams
 from .retrieval.snippets import with_snippets
-from .storage.corpus import Corpus
 from .storage.doctor import doctor_report
 from .storage.embeddings import EmbeddingCache
 from .storage.erase import ErasurePlan
 from .storage.folders import NATIVE as NATIVE_STAT_LOOP
-from .storage.guard import check_read, check_write
 from .storage.index import Index
-from .storage.intents import Journal, MoveIntent, Rewrite, WritesIntent, apply_move
+from .storage.intents import Journal
 from .storage.linkgraph import hops_from
-from .storage.live import LiveIndex
-from .storage.snapshot import Snapshot
-from .storage.store import MAX_NOTE_BYTES, TRASH_DIR, Store
+from .storage.store import Store
 from .storage.sync import SyncReport
 from .storage.watch import Watcher
+from .writes import VaultWrites
 
 STATE_DIR = ".rmh"
 INDEX_FILE = "index.sqlite"
 
 
-class Vault:
+class Vault(VaultWrites):
     """One open vault: folder, index, search engine and usage recorder."""
-
-    def __init__(
-        self,
-        store: Store,
-        index: Index,
-        engine: SearchEngine,
-        usage: UsageRecorder,
-        auto_sync: bool = True,
-        watcher: Watcher | None = None,
-    ) -> None:
-        self.store = store
-        self.watcher = watcher
-        self.index = index
-        self.engine: Final = engine
-        self.usage: Final = usage
-        # A note gone from the folder (deleted here, by another process or in Obsidian) is gone
-        # from learning too: every removal a sync finds is a delete event of this recorder.
-        self.live = LiveIndex(store, index, watcher, usage.on_delete, auto_sync)
-        # The snapshot, its archived positions and the corpus with those flags (per search
-        # this costs O(archived notes), not O(notes): checked in bench/bench_scale_store.py).
-        self._corpus: tuple[Snapshot, npt.NDArray[np.intp], Corpus] | None = None
-        self.live.on_rebuild = self._forget
-        # Erasures a killed process journalled, finished by `open` (their plans: the caller
-        # cleans its own derived files of their strings).
-        self.erasures_recovered: list[ErasurePlan] = []
-        self._stale = StaleClaims()  # rejected or superseded facts (retrieval/beliefs.py)
-
-    def _forget(self) -> None:
-        """The snapshot is about to be rebuilt from every row: drop what was derived from the
-        last one first, so the two are not in memory together (storage/live.py)."""
-        self._corpus = None
-        self.engine.forget()
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -169,10 +126,6 @@ class Vault:
         finally:
             self.live.close()
 
-    def _learn(self, record: Callable[[], object]) -> str | None:
-        """Record one usage fact: a full disk loses the fact, never the call (landing.py)."""
-        return tolerate_full(record, "learning not recorded", "learned.sqlite")
-
     def __enter__(self) -> Vault:
         return self
 
@@ -185,55 +138,6 @@ class Vault:
         """Reconcile the index with the folder now."""
         return self.live.sync()
 
-    @contextmanager
-    def batch(self) -> Iterator[None]:
-        """Many writes at once (ingest): one folder sync at the start, no snapshot rebuild
-        per write. Inside, names resolve against the snapshot taken when the batch began
-        (plus exact paths), and each write's links resolve against it too."""
-        with self.live.batch():
-            self.corpus()
-            yield
-
-    @contextmanager
-    def journalled(self, notes: Sequence[tuple[str, str]]) -> Iterator[None]:
-        """Writes of several notes ((vault path ending in .md, text)), made by the block with
-        `write`, as one operation: journalled first, so a kill inside leaves the rest to the
-        next open (storage/intents.py). Holds the write lock throughout."""
-        if len(notes) < 2:
-            yield
-            return
-        with self.store.lock.held():
-            journal = Journal(self.store)
-            planned = [(self._new_path(p), text) for p, text in notes]
-            name = journal.record(WritesIntent.plan(self.store, planned))
-            try:
-                yield
-            finally:  # reached unless killed: this process knows what it wrote
-                journal.finish(name)
-
-    def corpus(self) -> Corpus:
-        """The snapshot every signal reads (rebuilt only when the index generation changes),
-        with the usage recorder's current archive flags."""
-        snap = self._snapshot()
-        archived_at = np.flatnonzero(self.usage.archived(snap.corpus.ids))  # archived positions
-        cached = self._corpus
-        if cached is not None and cached[0] is snap and np.array_equal(cached[1], archived_at):
-            return cached[2]  # same generation, same flags: no per-note work per search
-        corpus = snap.corpus
-        if archived_at.size:
-            archived = [False] * len(corpus)
-            for k in archived_at.tolist():
-                archived[k] = True
-            corpus = replace(corpus, archived=tuple(archived))
-        self._corpus = (snap, archived_at, corpus)
-        return corpus
-
-    def _snapshot(self) -> Snapshot:
-        return self.live.snapshot()
-
-    def resolver(self) -> Resolver:
-        return self._snapshot().resolver
-
     # -- names ----------------------------------------------------------------------------------
 
     def resolve(self, note: str) -> int:
@@ -241,26 +145,10 @@ class Vault:
         self.live.fresh()
         return self._resolve(note)
 
-    def _resolve(self, note: str) -> int:
-        return self.live.resolve(note)
-
     def existing(self, ids: Iterable[int]) -> set[int]:
         """Which of these note ids name notes in the index now (after a sync)."""
         self.live.fresh()
         return self.index.present(ids)
-
-    def path_of(self, note_id: int) -> str:
-        path = self.resolver().id_path.get(note_id)
-        return path if path is not None else self._row(note_id).path
-
-    def _new_path(self, note: str) -> str:
-        path = note.strip()
-        return self.store.check(path if path.lower().endswith(".md") else f"{path}.md", write=True)
-
-    def _row(self, note_id: int) -> NoteRow:
-        if (row := self.index.note(note_id)) is None:
-            raise NoteNotFound(str(note_id))
-        return row
 
     # -- reading --------------------------------------------------------------------------------
 
@@ -274,13 +162,6 @@ class Vault:
             graph = self._snapshot().corpus.graph
             self._learn(lambda: self.usage.on_read(session, note_id, graph))
         return record
-
-    def _record(self, note_id: int) -> NoteRecord:
-        row = self._row(note_id)
-        return record_of(row, self.store.read_text(row.path), self._link_infos(note_id))
-
-    def _link_infos(self, note_id: int) -> list[LinkInfo]:
-        return link_infos(self.live.links_of(note_id), self.resolver().id_path)
 
     def links(self, note: str, *, limit: int | None = None) -> list[LinkInfo]:
         """Outgoing links of a note in text order, each resolved or dangling; more than
@@ -353,115 +234,6 @@ class Vault:
             graph = self._snapshot().corpus.graph
             self._learn(lambda: self.usage.on_search(session, query, shown, graph))
         return result
-
-    # -- writing --------------------------------------------------------------------------------
-
-    def write(self, note: str, content: str, *, session: str | None = None,
-              overwrite: bool = True, expected_hash: str | None = None) -> NoteRecord:
-        """Create or replace a note atomically; it is indexed before this returns. Without
-        `overwrite` an existing note is refused (NoteExists); with `expected_hash` a file
-        whose bytes changed since that read is refused (EditConflict; storage.guard)."""
-        self.live.fresh()
-        note_id = self._write_target(note)
-        path = self.path_of(note_id) if note_id is not None else self._new_path(note)
-        check_write(self.store, path, exists=note_id is not None, overwrite=overwrite,
-                    expected_hash=expected_hash)
-        stat = self.store.write_text(path, content, create_only=note_id is None and not overwrite,
-                                     expected_hash=expected_hash)  # checked again under the lock
-        unindexed = tolerate_full(lambda: self.live.sync_paths([path]),  # landing.py
-                                  "written, not yet indexed", "index.sqlite")
-        if unindexed:
-            return landed(self.resolver(), stat, content, note_id, unindexed)
-        new_id = self.index.note_id(path)
-        if new_id is None:  # written but not indexable (e.g. the store refused it as text)
-            raise self.live.not_found(path)
-        record = self._record(new_id)
-        linked = sorted({dst for _, dst in self.live.links_of(new_id) if dst is not None})
-        graph = self._snapshot().corpus.graph
-        warning = self._learn(lambda: self.usage.on_write(session, new_id, note_id is None,
-                                                          linked, graph))
-        return replace(record, warning=warning) if warning else record
-
-    def _write_target(self, note: str) -> int | None:
-        """The note a write replaces: a name ending in `.md` is a file path, that file only
-        (writing `Sib.md` must not replace `sub/Sib.md` because its title is Sib); any other
-        name resolves as everywhere (path, else title or alias). None: a new note."""
-        if not note.strip().lower().endswith(".md"):
-            try:
-                return self._resolve(note)
-            except NoteNotFound:
-                return None
-        return self.index.note_id(self._new_path(note))
-
-    def edit(self, note: str, change: edits.Edit, *, session: str | None = None,
-             expected_hash: str | None = None, max_bytes: int | None = None) -> NoteRecord:
-        """Apply one edit (notes.edits: every byte outside its span kept), guarded like
-        `write`, always against the bytes the edit was computed from. The note's size after
-        the edit is computed first (`edits.size_after`, no text built): over MAX_NOTE_BYTES,
-        or over `max_bytes` (a caller's write quota), it is QuotaExceeded and nothing is built
-        or written."""
-        self.live.fresh()
-        path = self.path_of(self._resolve(note))
-        text = self.store.read_text(path)
-        current = check_read(path, text, expected_hash)
-        size = edits.size_after(text, change)
-        if size > MAX_NOTE_BYTES:
-            raise QuotaExceeded(f"note size after the edit ({size} bytes)", MAX_NOTE_BYTES)
-        if max_bytes is not None and size > max_bytes:
-            raise QuotaExceeded(f"bytes written: the note would be {size} bytes after the edit",
-                                max_bytes)
-        return self.write(path, edits.apply(text, change), session=session, expected_hash=current)
-
-    def delete(self, note: str) -> str:
-        """Move a note to `.rmh/trash/` (never a hard delete); returns its vault-relative trash
-        path (`.rmh/trash/...`)."""
-        self.live.fresh()
-        path = self.path_of(self._resolve(note))
-        trashed = self.store.trash(path)
-        tolerate_full(lambda: self.live.sync_paths([path]),  # reports the removal
-                      "deleted, not yet out of the index", "index.sqlite")
-        return f"{TRASH_DIR}/{trashed}"
-
-    def move(self, old: str, new: str) -> MoveResult:
-        """Rename a note, keeping its id, and rewrite every link to it as Obsidian does.
-
-        The whole plan (the rename, each referrer's text now and after) is written to the
-        intent journal before the first change, under the vault's write lock, so a process
-        killed midway leaves a move the next open finishes (storage/intents.py). Inside a
-        batch the links are rewritten too (resolved against the batch's snapshot)."""
-        self.live.fresh()
-        note_id = self._resolve(old)
-        old_path = self.path_of(note_id)
-        new_path = self._new_path(new)
-        if new_path == old_path:
-            return MoveResult(new_path, old_path, ())
-        with self.store.lock.held():
-            if self.store.stat(new_path) is not None:
-                raise NoteExists(new_path)
-            intent = self._move_intent(note_id, old_path, new_path)
-            journal = Journal(self.store)
-            name = journal.record(intent)
-            try:
-                outcome = apply_move(self.store, intent, name, after_rename=lambda: (
-                    self.live.sync_paths([old_path, new_path])))
-            except VaultError:
-                if self.store.stat(old_path) is None:
-                    raise  # something changed: the next open finishes or undoes the plan
-                journal.finish(name)  # the rename was refused: nothing changed
-                raise
-            journal.finish(name)
-        if outcome.written:
-            self.live.sync_paths(outcome.written)
-        return MoveResult(new_path, old_path, tuple(outcome.written))
-
-    def _move_intent(self, note_id: int, old_path: str, new_path: str) -> MoveIntent:
-        before = self.resolver()
-        text = self.store.read_text(old_path)
-        plan = relink_plan(lambda p: text if p == new_path else self.store.read_text(p),
-                           self._snapshot().referrers(note_id), note_id, before,
-                           moved(before, note_id, new_path), old_path, new_path)
-        return MoveIntent(old_path, new_path, content_hash(text),
-                          tuple(Rewrite(p, now, after) for p, now, after in plan))
 
     # -- erasure ---------------------------------------------------------------------------------
 

@@ -1,0 +1,115 @@
+"""An open vault's parts and the helpers every operation of the facade shares (vault/core.py:
+`Vault`, whose write operations are vault/writes.py's `VaultWrites`, built on this class).
+
+Holds the folder (`store`), the index, the search engine and the usage recorder; resolves
+names to stable note ids against the live snapshot; records usage facts so that a full disk
+loses the fact, never the call."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from .errors import NoteNotFound
+from .landing import tolerate_full
+from .learning.usage import UsageRecorder
+from .notes.links import Resolver
+from .notes.records import LinkInfo, NoteRecord, link_infos, record_of
+from .notes.rows import NoteRow
+from .retrieval.pipeline import SearchEngine
+from .storage.corpus import Corpus
+from .storage.index import Index
+from .storage.live import LiveIndex
+from .storage.snapshot import Snapshot
+from .storage.store import Store
+from .storage.watch import Watcher
+
+
+class VaultParts:
+    """One open vault's folder, index, search engine and usage recorder."""
+
+    def __init__(
+        self,
+        store: Store,
+        index: Index,
+        engine: SearchEngine,
+        usage: UsageRecorder,
+        auto_sync: bool = True,
+        watcher: Watcher | None = None,
+    ) -> None:
+        self.store = store
+        self.watcher = watcher
+        self.index = index
+        self.engine: Final = engine
+        self.usage: Final = usage
+        # A note gone from the folder (deleted here, by another process or in Obsidian) is gone
+        # from learning too: every removal a sync finds is a delete event of this recorder.
+        self.live = LiveIndex(store, index, watcher, usage.on_delete, auto_sync)
+        # The snapshot, its archived positions and the corpus with those flags (per search
+        # this costs O(archived notes), not O(notes): checked in bench/bench_scale_store.py).
+        self._corpus: tuple[Snapshot, npt.NDArray[np.intp], Corpus] | None = None
+        self.live.on_rebuild = self._forget
+        # Erasures a killed process journalled, finished by `open` (their plans: the caller
+        # cleans its own derived files of their strings).
+        self.erasures_recovered: list[ErasurePlan] = []
+        self._stale = StaleClaims()  # rejected or superseded facts (retrieval/beliefs.py)
+
+    def _forget(self) -> None:
+        """The snapshot is about to be rebuilt from every row: drop what was derived from the
+        last one first, so the two are not in memory together (storage/live.py)."""
+        self._corpus = None
+        self.engine.forget()
+
+    def _learn(self, record: Callable[[], object]) -> str | None:
+        """Record one usage fact: a full disk loses the fact, never the call (landing.py)."""
+        return tolerate_full(record, "learning not recorded", "learned.sqlite")
+
+    def corpus(self) -> Corpus:
+        """The snapshot every signal reads (rebuilt only when the index generation changes),
+        with the usage recorder's current archive flags."""
+        snap = self._snapshot()
+        archived_at = np.flatnonzero(self.usage.archived(snap.corpus.ids))  # archived positions
+        cached = self._corpus
+        if cached is not None and cached[0] is snap and np.array_equal(cached[1], archived_at):
+            return cached[2]  # same generation, same flags: no per-note work per search
+        corpus = snap.corpus
+        if archived_at.size:
+            archived = [False] * len(corpus)
+            for k in archived_at.tolist():
+                archived[k] = True
+            corpus = replace(corpus, archived=tuple(archived))
+        self._corpus = (snap, archived_at, corpus)
+        return corpus
+
+    def _snapshot(self) -> Snapshot:
+        return self.live.snapshot()
+
+    def resolver(self) -> Resolver:
+        return self._snapshot().resolver
+
+    def path_of(self, note_id: int) -> str:
+        path = self.resolver().id_path.get(note_id)
+        return path if path is not None else self._row(note_id).path
+
+    def _new_path(self, note: str) -> str:
+        path = note.strip()
+        return self.store.check(path if path.lower().endswith(".md") else f"{path}.md", write=True)
+
+    def _resolve(self, note: str) -> int:
+        return self.live.resolve(note)
+
+    def _row(self, note_id: int) -> NoteRow:
+        if (row := self.index.note(note_id)) is None:
+            raise NoteNotFound(str(note_id))
+        return row
+
+    def _record(self, note_id: int) -> NoteRecord:
+        row = self._row(note_id)
+        return record_of(row, self.store.read_text(row.path), self._link_infos(note_id))
+
+    def _link_infos(self, note_id: int) -> list[LinkInfo]:
+        return link_infos(self.live.links_of(note_id), self.resolver().id_path)

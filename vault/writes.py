@@ -1,0 +1,160 @@
+"""The write operations of the Vault facade: write, edit, delete, move, and the batches and
+journals that group writes (vault/core.py's `Vault` inherits them).
+
+Every write goes through the store's atomic write under the vault's write lock, is indexed
+before the call returns, and is logged to the usage recorder; a multi-file operation is
+written to the intent journal first (storage/intents.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import replace
+
+from .errors import NoteExists, NoteNotFound, QuotaExceeded, VaultError
+from .landing import landed, tolerate_full
+from .notes import edits
+from .notes.hashing import content_hash
+from .notes.links import moved, relink_plan
+from .notes.records import MoveResult, NoteRecord
+from .parts import VaultParts
+from .storage.guard import check_read, check_write
+from .storage.intents import Journal, MoveIntent, Rewrite, WritesIntent, apply_move
+from .storage.store import MAX_NOTE_BYTES, TRASH_DIR
+
+
+class VaultWrites(VaultParts):
+    """Writes of one open vault (see the module docstring)."""
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Many writes at once (ingest): one folder sync at the start, no snapshot rebuild
+        per write. Inside, names resolve against the snapshot taken when the batch began
+        (plus exact paths), and each write's links resolve against it too."""
+        with self.live.batch():
+            self.corpus()
+            yield
+
+    @contextmanager
+    def journalled(self, notes: Sequence[tuple[str, str]]) -> Iterator[None]:
+        """Writes of several notes ((vault path ending in .md, text)), made by the block with
+        `write`, as one operation: journalled first, so a kill inside leaves the rest to the
+        next open (storage/intents.py). Holds the write lock throughout."""
+        if len(notes) < 2:
+            yield
+            return
+        with self.store.lock.held():
+            journal = Journal(self.store)
+            planned = [(self._new_path(p), text) for p, text in notes]
+            name = journal.record(WritesIntent.plan(self.store, planned))
+            try:
+                yield
+            finally:  # reached unless killed: this process knows what it wrote
+                journal.finish(name)
+
+    def write(self, note: str, content: str, *, session: str | None = None,
+              overwrite: bool = True, expected_hash: str | None = None) -> NoteRecord:
+        """Create or replace a note atomically; it is indexed before this returns. Without
+        `overwrite` an existing note is refused (NoteExists); with `expected_hash` a file
+        whose bytes changed since that read is refused (EditConflict; storage.guard)."""
+        self.live.fresh()
+        note_id = self._write_target(note)
+        path = self.path_of(note_id) if note_id is not None else self._new_path(note)
+        check_write(self.store, path, exists=note_id is not None, overwrite=overwrite,
+                    expected_hash=expected_hash)
+        stat = self.store.write_text(path, content, create_only=note_id is None and not overwrite,
+                                     expected_hash=expected_hash)  # checked again under the lock
+        unindexed = tolerate_full(lambda: self.live.sync_paths([path]),  # landing.py
+                                  "written, not yet indexed", "index.sqlite")
+        if unindexed:
+            return landed(self.resolver(), stat, content, note_id, unindexed)
+        new_id = self.index.note_id(path)
+        if new_id is None:  # written but not indexable (e.g. the store refused it as text)
+            raise self.live.not_found(path)
+        record = self._record(new_id)
+        linked = sorted({dst for _, dst in self.live.links_of(new_id) if dst is not None})
+        graph = self._snapshot().corpus.graph
+        warning = self._learn(lambda: self.usage.on_write(session, new_id, note_id is None,
+                                                          linked, graph))
+        return replace(record, warning=warning) if warning else record
+
+    def _write_target(self, note: str) -> int | None:
+        """The note a write replaces: a name ending in `.md` is a file path, that file only
+        (writing `Sib.md` must not replace `sub/Sib.md` because its title is Sib); any other
+        name resolves as everywhere (path, else title or alias). None: a new note."""
+        if not note.strip().lower().endswith(".md"):
+            try:
+                return self._resolve(note)
+            except NoteNotFound:
+                return None
+        return self.index.note_id(self._new_path(note))
+
+    def edit(self, note: str, change: edits.Edit, *, session: str | None = None,
+             expected_hash: str | None = None, max_bytes: int | None = None) -> NoteRecord:
+        """Apply one edit (notes.edits: every byte outside its span kept), guarded like
+        `write`, always against the bytes the edit was computed from. The note's size after
+        the edit is computed first (`edits.size_after`, no text built): over MAX_NOTE_BYTES,
+        or over `max_bytes` (a caller's write quota), it is QuotaExceeded and nothing is built
+        or written."""
+        self.live.fresh()
+        path = self.path_of(self._resolve(note))
+        text = self.store.read_text(path)
+        current = check_read(path, text, expected_hash)
+        size = edits.size_after(text, change)
+        if size > MAX_NOTE_BYTES:
+            raise QuotaExceeded(f"note size after the edit ({size} bytes)", MAX_NOTE_BYTES)
+        if max_bytes is not None and size > max_bytes:
+            raise QuotaExceeded(f"bytes written: the note would be {size} bytes after the edit",
+                                max_bytes)
+        return self.write(path, edits.apply(text, change), session=session, expected_hash=current)
+
+    def delete(self, note: str) -> str:
+        """Move a note to `.rmh/trash/` (never a hard delete); returns its vault-relative trash
+        path (`.rmh/trash/...`)."""
+        self.live.fresh()
+        path = self.path_of(self._resolve(note))
+        trashed = self.store.trash(path)
+        tolerate_full(lambda: self.live.sync_paths([path]),  # reports the removal
+                      "deleted, not yet out of the index", "index.sqlite")
+        return f"{TRASH_DIR}/{trashed}"
+
+    def move(self, old: str, new: str) -> MoveResult:
+        """Rename a note, keeping its id, and rewrite every link to it as Obsidian does.
+
+        The whole plan (the rename, each referrer's text now and after) is written to the
+        intent journal before the first change, under the vault's write lock, so a process
+        killed midway leaves a move the next open finishes (storage/intents.py). Inside a
+        batch the links are rewritten too (resolved against the batch's snapshot)."""
+        self.live.fresh()
+        note_id = self._resolve(old)
+        old_path = self.path_of(note_id)
+        new_path = self._new_path(new)
+        if new_path == old_path:
+            return MoveResult(new_path, old_path, ())
+        with self.store.lock.held():
+            if self.store.stat(new_path) is not None:
+                raise NoteExists(new_path)
+            intent = self._move_intent(note_id, old_path, new_path)
+            journal = Journal(self.store)
+            name = journal.record(intent)
+            try:
+                outcome = apply_move(self.store, intent, name, after_rename=lambda: (
+                    self.live.sync_paths([old_path, new_path])))
+            except VaultError:
+                if self.store.stat(old_path) is None:
+                    raise  # something changed: the next open finishes or undoes the plan
+                journal.finish(name)  # the rename was refused: nothing changed
+                raise
+            journal.finish(name)
+        if outcome.written:
+            self.live.sync_paths(outcome.written)
+        return MoveResult(new_path, old_path, tuple(outcome.written))
+
+    def _move_intent(self, note_id: int, old_path: str, new_path: str) -> MoveIntent:
+        before = self.resolver()
+        text = self.store.read_text(old_path)
+        plan = relink_plan(lambda p: text if p == new_path else self.store.read_text(p),
+                           self._snapshot().referrers(note_id), note_id, before,
+                           moved(before, note_id, new_path), old_path, new_path)
+        return MoveIntent(old_path, new_path, content_hash(text),
+                          tuple(Rewrite(p, now, after) for p, now, after in plan))
