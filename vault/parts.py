@@ -20,8 +20,10 @@ from .learning.usage import UsageRecorder
 from .notes.links import Resolver
 from .notes.records import LinkInfo, NoteRecord, link_infos, record_of
 from .notes.rows import NoteRow
+from .retrieval.beliefs import StaleClaims
 from .retrieval.pipeline import SearchEngine
 from .storage.corpus import Corpus
+from .storage.erase import ErasurePlan
 from .storage.index import Index
 from .storage.live import LiveIndex
 from .storage.snapshot import Snapshot

@@ -35,9 +35,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ...cancel import checked
-from ...notes.text import tokenize
+from ...notes.text import stems, tokenize
 from ...storage.corpus import Corpus
-from ..text import stems
 from .postings import Postings
 from .vocabulary import Vocabulary
 
