@@ -42,3 +42,54 @@ def test_all_is_honest(package: str) -> None:
     lazy = getattr(module, "_LAZY", None)  # a root that loads its names on first use
     if lazy is not None:
         assert sorted(lazy) == sorted(listed)
+
+
+STUB = ROOT / "vault" / "__init__.pyi"
+PRODUCT = ("harness", "sandbox", "rpc", "bench", "tests")
+
+
+def stub_table() -> dict[str, tuple[str, str]]:
+    """vault's surface as a type checker reads `__init__.pyi`: public name -> (module, attr),
+    a `Public = _Public` binding naming the import `_Public` under its public name."""
+    imports: dict[str, tuple[str, str]] = {}
+    public: dict[str, str] = {}  # `_Public` -> `Public`
+    for node in ast.parse(STUB.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.ImportFrom):
+            for a in node.names:
+                imports[a.asname or a.name] = ("." * node.level + (node.module or ""), a.name)
+        elif isinstance(node, ast.Assign):
+            assert isinstance(node.value, ast.Name) and len(node.targets) == 1
+            target = node.targets[0]
+            assert isinstance(target, ast.Name) and node.value.id == f"_{target.id}"
+            public[node.value.id] = target.id
+    private = {n for n in imports if n.startswith("_")}
+    assert private == set(public), "every `_Public` import is bound once, and only those"
+    return {public.get(n, n): where for n, where in imports.items()}
+
+
+def test_vault_surface_is_written_once_in_its_stub() -> None:
+    """The runtime table vault builds from `__init__.pyi` is the one a type checker reads (so
+    the line reader in vault/__init__.py cannot drift from the stub), and every name loads."""
+    vault = importlib.import_module("vault")  # the module itself, not its stub
+
+    table = stub_table()
+    assert table == vault._LAZY
+    assert vault.__all__ == sorted(table)
+    for name, (module, attr) in table.items():
+        assert getattr(vault, name) is getattr(importlib.import_module(module, "vault"), attr)
+
+
+def test_vault_surface_is_what_the_product_uses() -> None:
+    """Every public name of vault is imported by the product or its tests (`from vault import
+    X`): a name nobody outside vault uses is not part of the surface."""
+    vault = importlib.import_module("vault")  # the module itself, not its stub
+
+    used: set[str] = set()
+    for top in PRODUCT:
+        for path in (ROOT / top).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom) and node.module == "vault" and not node.level:
+                    used.update(a.name for a in node.names  # not a module of vault's
+                                if not (ROOT / "vault" / a.name).with_suffix(".py").exists())
+    assert sorted(set(vault.__all__) - used) == []
+    assert sorted(used - set(vault.__all__)) == []
