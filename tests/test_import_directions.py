@@ -130,9 +130,46 @@ def test_no_import_cycles() -> None:
     assert cycles(graph()) == []
 
 
+# vault's floors, lowest first: a module imports only modules of its own floor or below
+# (TYPE_CHECKING and function-level imports included). The facade floor is vault's top-level
+# modules; the package root (`vault/__init__.py`) names the public surface and stands above.
+VAULT_FLOORS = ("errors", "notes", "storage", "learning", "retrieval", "facade", "conversation")
+FACADE = {"core", "parts", "writes", "landing", "erasure"}
+
+
+def vault_floor(module: str) -> int | None:
+    """The floor of a vault module (None: the package root or not vault's)."""
+    parts = module.split(".")
+    if parts[0] != "vault" or len(parts) == 1:
+        return None
+    room = "facade" if parts[1] in FACADE else parts[1]
+    assert room in VAULT_FLOORS, f"{module}: on no floor (add it to VAULT_FLOORS or FACADE)"
+    return VAULT_FLOORS.index(room)
+
+
+def floor_violations(edges: Mapping[str, set[str]]) -> list[str]:
+    out = []
+    for mod, targets in sorted(edges.items()):
+        low = vault_floor(mod)
+        for target in sorted(targets):
+            high = vault_floor(target)
+            if low is not None and high is not None and high > low:
+                out.append(f"{mod} ({VAULT_FLOORS[low]}) imports {target} ({VAULT_FLOORS[high]})")
+    return out
+
+
+def test_every_floor_of_vault_points_down() -> None:
+    assert floor_violations(graph()) == []
+
+
 def test_the_checks_see_violations(tmp_path: Path) -> None:
     bad = tmp_path / "x.py"
     bad.write_text("import harness.cli\nfrom vault.core import Vault\n", encoding="utf-8")
     assert imports(bad) == ["harness.cli", "vault.core"]
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert cycles({"a": {"b"}, "b": set()}) == []
+    assert floor_violations({"vault.notes.links": {"vault.storage.index", "vault.errors"},
+                             "vault.core": {"vault.conversation.ingest"},
+                             "vault": {"vault.conversation"}}) == [
+        "vault.core (facade) imports vault.conversation.ingest (conversation)",
+        "vault.notes.links (notes) imports vault.storage.index (storage)"]
