@@ -125,17 +125,9 @@ class DenseIndex:
         return sum(a.nbytes for a in arrays) + (0 if self.ivf is None else self.ivf.nbytes)
 
     @classmethod
-    def build(
-        cls,
-        corpus: Corpus,
-        encoder: Encoder,
-        cache: EmbeddingCache | None,
-        max_tokens: int = 256,
-        progress: Progress | None = None,
-        max_units: int = 0,
-        params: DenseParams | None = None,
-        scratch: str | None = None,
-    ) -> DenseIndex:
+    def build(cls, corpus: Corpus, encoder: Encoder, cache: EmbeddingCache | None,
+              max_tokens: int = 256, progress: Progress | None = None, max_units: int = 0,
+              params: DenseParams | None = None, scratch: str | None = None) -> DenseIndex:
         """Chunk every note (title + body) and embed the chunks, reading/filling `cache`.
         With `max_units` > 0 a note contributes at most its first `max_units` chunks, so one
         huge note costs at most that many encoder calls (it stays findable by the lexical
