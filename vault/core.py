@@ -3,6 +3,10 @@
 Every read and search first reconciles the index with the folder (cheap when nothing changed),
 so an edit made in Obsidian is seen by the next call. Writes go through the store's atomic
 write and are indexed before the call returns. Usage facts go to a `UsageRecorder` (learning).
+
+`Vault` is built in three layers, each a module under 400 lines: vault/parts.py (`VaultParts`:
+the open parts and the helpers every operation shares), vault/writes.py (`VaultWrites`: write,
+edit, delete, move, batches) and this module (opening, reading, search, erasure, health).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Sentence encoders behind the `Encoder` protocol, and the embedding cache seam.
+"""Sentence encoders behind the `Encoder` protocol, and `encode_cached`, which embeds through
+an `EmbeddingCache` (the cache seam lives with storage: storage/embeddings.py).
 
 `MiniLmEncoder` runs all-MiniLM-L6-v2 (int8 weights, fp32 arithmetic) on onnxruntime with the
 `tokenizers` WordPiece tokenizer; no torch. The pipeline is sentence-transformers' own for this

@@ -1,4 +1,5 @@
-"""Embedding caches on SQLite: the rows every cache file shares, and the user-level cache.
+"""Embedding caches: the seam (`EmbeddingCache`, keyed by `embedding_key`; `MemoryEmbeddingCache`
+in process), the SQLite rows every cache file shares, and the user-level cache.
 
 A vault's index (VAULT/.rmh/index.sqlite) and the shared cache (by default
 $XDG_CACHE_HOME/rmh/embeddings.sqlite; the harness config names it) hold the same table
