@@ -135,6 +135,7 @@ def test_no_import_cycles() -> None:
 # modules; the package root (`vault/__init__.py`) names the public surface and stands above.
 VAULT_FLOORS = ("errors", "notes", "storage", "learning", "retrieval", "facade", "conversation")
 FACADE = {"core", "parts", "writes", "landing", "erasure"}
+GROUND = {"cancel"}  # beside errors: the cooperative stop every floor may check
 
 
 def vault_floor(module: str) -> int | None:
@@ -142,7 +143,7 @@ def vault_floor(module: str) -> int | None:
     parts = module.split(".")
     if parts[0] != "vault" or len(parts) == 1:
         return None
-    room = "facade" if parts[1] in FACADE else parts[1]
+    room = "facade" if parts[1] in FACADE else "errors" if parts[1] in GROUND else parts[1]
     assert room in VAULT_FLOORS, f"{module}: on no floor (add it to VAULT_FLOORS or FACADE)"
     return VAULT_FLOORS.index(room)
 

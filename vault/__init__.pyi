@@ -10,10 +10,11 @@ tests/test_import_directions.py import the modules inside directly.
 """
 
 from .cancel import cancellable as cancellable
-from .conversation import archive_decisions as archive_decisions
-from .conversation import ArchiveDecision as ArchiveDecision
-from .conversation import build_context as build_context
 from .conversation import CONVERSATION_FORMATS as CONVERSATION_FORMATS
+from .conversation import STABILITY_MODES as STABILITY_MODES
+from .conversation import ArchiveDecision as ArchiveDecision
+from .conversation import archive_decisions as archive_decisions
+from .conversation import build_context as build_context
 from .conversation import conversation_from_corpus as conversation_from_corpus
 from .conversation import conversation_stability as conversation_stability
 from .conversation import demoted_text as demoted_text
@@ -22,14 +23,12 @@ from .conversation import load_conversations as load_conversations
 from .conversation import load_transcript as load_transcript
 from .conversation import next_in_vault as next_in_vault
 from .conversation import session_end as session_end
-from .conversation import STABILITY_MODES as STABILITY_MODES
 from .conversation import working_note as working_note
 from .conversation import working_path as working_path
-from .conversation.context import context_from_items as context_from_items
 from .conversation.context import EventIndex as EventIndex
-from .conversation.context import score_parts as score_parts
 from .conversation.context import Weights as _ContextWeights
-from .conversation.corrections import ACTIONS as _FACT_ACTIONS
+from .conversation.context import context_from_items as context_from_items
+from .conversation.context import score_parts as score_parts
 from .conversation.corrections import correct as _correct_fact
 from .conversation.episodes import find_episodes as find_episodes
 from .conversation.events import build_events as build_events
@@ -47,9 +46,7 @@ from .errors import ConversationFormatError as ConversationFormatError
 from .errors import DiskFull as DiskFull
 from .errors import EditConflict as EditConflict
 from .errors import EditRefused as EditRefused
-from .errors import is_disk_full as is_disk_full
 from .errors import LedgerError as LedgerError
-from .errors import no_space as no_space
 from .errors import NotAVault as NotAVault
 from .errors import NoteExists as NoteExists
 from .errors import NoteNotFound as NoteNotFound
@@ -57,22 +54,24 @@ from .errors import NoteSkipped as NoteSkipped
 from .errors import PathRefused as PathRefused
 from .errors import PermissionDenied as PermissionDenied
 from .errors import QuotaExceeded as QuotaExceeded
-from .errors import storage_error as storage_error
 from .errors import VaultError as VaultError
+from .errors import is_disk_full as is_disk_full
+from .errors import no_space as no_space
+from .errors import storage_error as storage_error
 from .learning.answer import answer_uses as answer_uses
 from .learning.edges import WeightedEdges as WeightedEdges
 from .learning.formulas import LEARNING_VERSION as LEARNING_VERSION
 from .learning.formulas import LearningParams as LearningParams
-from .learning.ledger import Ledger as Ledger
 from .learning.ledger import LEDGER_FILE as LEDGER_FILE
-from .learning.liveness import SessionLocks as SessionLocks
+from .learning.ledger import Ledger as Ledger
 from .learning.liveness import SESSIONS_DIR as SESSIONS_DIR
+from .learning.liveness import SessionLocks as SessionLocks
 from .learning.pair_table import PairTable as PairTable
 from .learning.state import LearnedState as LearnedState
 from .learning.state import NoteState as NoteState
 from .learning.state import Pair as Pair
-from .notes.edits import Edit as Edit
 from .notes.edits import EDIT_KINDS as EDIT_KINDS
+from .notes.edits import Edit as Edit
 from .notes.records import NoteRecord as NoteRecord
 from .notes.text import content_terms as content_terms
 from .notes.text import tokenize as tokenize
@@ -89,28 +88,26 @@ from .retrieval.relevance import constants as _relevance_constants
 from .retrieval.relevance import judge as _judge_relevance
 from .retrieval.rerank import OnnxCrossEncoder as OnnxCrossEncoder
 from .retrieval.signals.bm25 import Bm25Index as Bm25Index
-from .retrieval.signals.dense import corpus_chunks as corpus_chunks
 from .retrieval.signals.dense import DenseIndex as DenseIndex
 from .retrieval.signals.dense import DenseParams as DenseParams
+from .retrieval.signals.dense import corpus_chunks as corpus_chunks
+from .retrieval.signals.graph import Walk as Walk
 from .retrieval.signals.graph import adjacency as _link_adjacency
 from .retrieval.signals.graph import pagerank as pagerank
 from .retrieval.signals.graph import push as _pagerank_push
-from .retrieval.signals.graph import Walk as Walk
 from .retrieval.signals.ivf import IvfParams as IvfParams
 from .storage.corpus import Corpus as Corpus
 from .storage.corpus import CorpusDelta as CorpusDelta
-from .storage.embeddings import embedding_key as embedding_key
 from .storage.embeddings import EmbeddingCache as EmbeddingCache
 from .storage.embeddings import MemoryEmbeddingCache as MemoryEmbeddingCache
 from .storage.embeddings import SharedEmbeddingCache as SharedEmbeddingCache
 from .storage.embeddings import TieredEmbeddingCache as TieredEmbeddingCache
-
+from .storage.embeddings import embedding_key as embedding_key
 
 claim_trust = _claim_trust
 ContextItem = _ContextItem
 ContextWeights = _ContextWeights
 correct_fact = _correct_fact
-FACT_ACTIONS = _FACT_ACTIONS
 fact_sentence = _fact_sentence
 judge_relevance = _judge_relevance
 link_adjacency = _link_adjacency
