@@ -16,7 +16,7 @@ from __future__ import annotations
 EXTENSION_POINTS: dict[str, str] = {
     "commands": "harness.commands.catalog:COMMANDS",
     "operations": "harness.operations:OPERATIONS",
-    "signals": "vault:SIGNALS",
-    "tiers": "sandbox:TIERS",
+    "signals": "vault.retrieval.signals.registry:REGISTRY",
+    "tiers": "sandbox.registry:REGISTRY",
     "conversation formats": "vault:CONVERSATION_FORMATS",
 }
