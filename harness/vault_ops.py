@@ -66,9 +66,12 @@ class VaultThread:
         The job is queued before the first await, so requests' vault calls run in the order
         the requests started. The caller's context variables go with it."""
         future = self._pool.submit(contextvars.copy_context().run, fn, *args)
-        import anyio.to_thread  # (not at import: a CLI command never calls from a loop)
+        import asyncio  # (not at import: a CLI command never calls from a loop)
 
-        return await anyio.to_thread.run_sync(future.result, abandon_on_cancel=True)
+        # Awaited on the loop itself (no worker thread waits on it: one hand-off fewer per
+        # request); shielded, so a cancelled caller abandons the job and never cancels it: a
+        # queued call still runs, in order, as a started one finishes.
+        return await asyncio.shield(asyncio.wrap_future(future))
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)
