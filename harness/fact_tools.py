@@ -36,11 +36,10 @@ def correct_note(vault: Vault, note: str, action: str, *, value: str | None, rea
 def used_for(vault: Vault, note_id: int) -> dict[str, Any]:
     """What the learning log says the note was used for: events by kind, sessions, the
     latest events (searches that showed it, reads, citations); {} without a ledger."""
-    from vault import Ledger
 
-    if not isinstance(vault.usage, Ledger):
+    if vault.ledger is None:
         return {"learning": "off"}
-    hist = vault.usage.note_history(note_id)
+    hist = vault.ledger.note_history(note_id)
     events = hist["events"]
     kinds = Counter(str(e["kind"]) for e in events)
     sessions = sorted({str(e["session"]) for e in events if e.get("session")})
@@ -66,7 +65,7 @@ def label_hits(vault: Vault, doc: dict[str, Any]) -> dict[str, Any]:
     for hit in doc.get("hits", []):
         if "/facts/" not in str(hit.get("note", "")):
             continue
-        row = vault.index.note(int(hit["id"]))
+        row = vault.note_row(int(hit["id"]))
         if row is not None and row.frontmatter.get("key") is not None:
             hit["trust"] = claim_trust(row.frontmatter).to_json()
     return doc

@@ -100,7 +100,7 @@ def refresh(vault: Vault) -> dict[str, int]:
         seen: set[int] = set()
         changed = 0
         with conn:
-            for row in vault.index.iter_notes():
+            for row in vault.note_rows():
                 tier = str(row.frontmatter.get("tier", ""))
                 if tier in SKIP_TIERS or _stale(row.frontmatter):
                     continue

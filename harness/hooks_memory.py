@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 from vault import (
-    Ledger,
     Vault,
     VaultError,
     build_context,
@@ -97,5 +96,5 @@ def capture(vault: Vault, transcript: str, session_id: str, session: str | None,
 def end_only(vault: Vault, session: str) -> bool:
     """End the learning session (its rewards apply); False when there is no ledger or the
     session is unknown or ended."""
-    usage = vault.usage
-    return usage.end_session(session, time.time()) if isinstance(usage, Ledger) else False
+    ledger = vault.ledger
+    return ledger.end_session(session, time.time()) if ledger is not None else False

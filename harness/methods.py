@@ -224,7 +224,7 @@ class Harness:
     def _index_stats(self) -> dict[str, Any]:
         self.vault.sync()
         corpus = self.vault.corpus()
-        counts = dict(self.vault.index.counts())
+        counts = dict(self.vault.counts())
         return {**counts, "edges": len(corpus.edges), "generation": corpus.generation}
 
     async def status(self) -> dict[str, Any]:
@@ -251,9 +251,7 @@ class Harness:
         }
 
     def _stages(self) -> dict[str, bool]:
-        engine = self.vault.engine
-        return {"dense": getattr(engine, "encoder", None) is not None,
-                "rerank": getattr(engine, "reranker", None) is not None}
+        return {"dense": self.vault.dense, "rerank": self.vault.reranks}
 
     # -- end -----------------------------------------------------------------------------
 

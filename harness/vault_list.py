@@ -85,9 +85,7 @@ class Listings:
         """(path, tags) of every note, by path."""
         self._fresh(vault)
         if self._tags is None:
-            with vault.index.reading():
-                self._tags = sorted((row.path, tuple(row.tags))
-                                    for row in vault.index.iter_notes())
+            self._tags = sorted((row.path, tuple(row.tags)) for row in vault.note_rows())
         return self._tags
 
 
@@ -123,7 +121,7 @@ def browse(vault: Vault, what: str, folder: str = "", tag: str | None = None,
         items = [{"tag": t, "notes": n}
                  for t, n in sorted(tag_counts.items(), key=lambda kv: (-kv[1], kv[0]))]
     else:
-        stats = vault.index.stats()
+        stats = vault.index_stats()
         rows = sorted(((stats[p].mtime_ns, p) for p in paths if p in stats and _under(p, folder)),
                       key=lambda r: (-r[0], r[1]))
         items = [{"note": p, "modified": _iso(m)} for m, p in rows]

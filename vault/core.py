@@ -11,7 +11,7 @@ edit, delete, move, batches) and this module (opening, reading, search, erasure,
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -20,8 +20,11 @@ import numpy as np
 
 from . import erasure
 from .errors import NotAVault, QuotaExceeded
+from .learning.ledger import Ledger
 from .learning.usage import NullUsage, UsageRecorder, examination_probability
 from .notes.records import LinkInfo, NoteRecord
+from .notes.rows import NoteRow
+from .retrieval.encoders import Encoder, Progress
 from .retrieval.hits import SearchResult, with_basis
 from .retrieval.pipeline import SearchEngine, SearchParams
 from .retrieval.snippets import with_snippets
@@ -29,7 +32,7 @@ from .storage.doctor import doctor_report
 from .storage.embeddings import EmbeddingCache
 from .storage.erase import ErasurePlan
 from .storage.folders import NATIVE as NATIVE_STAT_LOOP
-from .storage.index import Index
+from .storage.index import Index, StatRow
 from .storage.intents import Journal
 from .storage.linkgraph import hops_from
 from .storage.store import Store
@@ -258,6 +261,57 @@ class Vault(VaultWrites):
         runs once the journal holds the plan (the caller's own derived files)."""
         return erasure.execute(self.store, self.index, self.engine.cache, self.usage, todo,
                                self.live.sync_paths, extra_files, before)
+
+    # -- what the shell reads (harness never reaches into the parts) -------------------------
+
+    def prepare(self, progress: Progress | None = None) -> dict[str, Any]:
+        """Build every derived structure for the notes as they are now, embedding what the
+        cache lacks (SearchEngine.prepare); `progress(done, total, what)` reports embedding."""
+        return self.engine.prepare(self.corpus(), progress=progress)
+
+    @property
+    def dense(self) -> bool:
+        """Whether search has its dense signal (an encoder was given)."""
+        return self.engine.encoder is not None
+
+    @property
+    def reranks(self) -> bool:
+        """Whether search ends with the cross-encoder stage (a reranker was given)."""
+        return self.engine.reranker is not None
+
+    def embedding_setup(self) -> tuple[Encoder, EmbeddingCache, int, int] | None:
+        """What dense search embeds with: the encoder, its cache, and the chunking bounds
+        (tokens per unit, units per note); None without an encoder or a cache."""
+        encoder, cache = self.engine.encoder, self.engine.cache
+        if encoder is None or cache is None:
+            return None
+        return encoder, cache, self.engine.params.max_tokens, self.engine.params.max_note_units
+
+    def counts(self) -> dict[str, int]:
+        """Notes, links and skipped files in the index."""
+        return self.index.counts()
+
+    def index_stats(self) -> dict[str, StatRow]:
+        """Each note's stat row (path -> size, mtime, ...), as the index holds them."""
+        return self.index.stats()
+
+    def note_rows(self) -> Iterator[NoteRow]:
+        """Every note's index row, in id order, read in one transaction."""
+        with self.index.reading():
+            yield from self.index.iter_notes()
+
+    def note_row(self, note_id: int) -> NoteRow | None:
+        """The index row of note `note_id`, or None when there is none."""
+        return self.index.note(note_id)
+
+    def note_id(self, path: str) -> int | None:
+        """The id of the note at vault-relative `path`, or None (no name resolution)."""
+        return self.index.note_id(path)
+
+    @property
+    def ledger(self) -> Ledger | None:
+        """The learning ledger when usage is recorded to one (None: learning off)."""
+        return self.usage if isinstance(self.usage, Ledger) else None
 
     # -- health ----------------------------------------------------------------------------------
 

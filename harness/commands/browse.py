@@ -9,7 +9,7 @@ from typing import Any
 
 from harness.compose import open_vault
 from harness.config import load
-from vault import Ledger, Vault, corpus_chunks
+from vault import Vault, corpus_chunks
 
 from . import vault_commands
 from .output import emit
@@ -20,12 +20,11 @@ def pending_embeddings(v: Vault) -> int | None:
     the engine has no encoder (`--no-dense`)."""
     from harness.ray_jobs import missing_units
 
-    encoder, cache = v.engine.encoder, v.engine.cache
-    if encoder is None or cache is None:
+    setup = v.embedding_setup()
+    if setup is None:
         return None
-    params = v.engine.params
-    texts, _, _ = corpus_chunks(v.corpus(), encoder.count_tokens, params.max_tokens,
-                                params.max_note_units)
+    encoder, cache, max_tokens, max_note_units = setup
+    texts, _, _ = corpus_chunks(v.corpus(), encoder.count_tokens, max_tokens, max_note_units)
     return len(missing_units(texts, encoder.fingerprint, cache))
 
 
@@ -37,14 +36,14 @@ def status_report(v: Vault, *, dense: bool) -> dict[str, Any]:
 
     v.sync()
     corpus = v.corpus()
-    counts = dict(v.index.counts())
+    counts = dict(v.counts())
     doc: dict[str, Any] = {
         "vault": str(v.root), "index": {**counts, "generation": corpus.generation},
         "embeddings_pending": pending_embeddings(v) if dense else None,
         "sandbox": sandbox_choice(v)["runs"], "changes": v.change_detection(),
     }
-    if isinstance(v.usage, Ledger):
-        health = learning_health(v, v.usage)
+    if v.ledger is not None:
+        health = learning_health(v, v.ledger)
         doc["learning"] = {"events": health.get("events", {}),
                            "sessions": health.get("sessions", {}),
                            "replay_matches": health.get("replay_matches"),

@@ -13,7 +13,7 @@ from sandbox import (
     probe,
     tier_limits,
 )
-from vault import Ledger, Vault, nlp_status
+from vault import Vault, nlp_status
 
 from .learn import learning_health
 
@@ -23,8 +23,8 @@ def doctor_report(v: Vault) -> dict[str, Any]:
     report: dict[str, Any] = {"vault": v.doctor()}
     tiers = probe()
     report["sandbox"] = {**tiers.to_json(), **sandbox_choice(v)}
-    if isinstance(v.usage, Ledger):
-        report["learning"] = learning_health(v, v.usage)
+    if v.ledger is not None:
+        report["learning"] = learning_health(v, v.ledger)
     report["extraction"] = nlp_status()  # spaCy parse or the rules (conversation ingest)
     return report
 

@@ -116,7 +116,7 @@ def _run_hook(args: argparse.Namespace, data: HookInput) -> str:
         used: list[str] = []
         if end:
             for prompt, notes in take_shown(root, session):
-                v.shown(prompt, [n for n in notes if v.index.note_id(n) is not None],
+                v.shown(prompt, [n for n in notes if v.note_id(n) is not None],
                         session=session)
         if client.reads_transcript and data.transcript_path:
             doc = capture(v, data.transcript_path, data.session_id, session, end=end)

@@ -31,10 +31,10 @@ def initialise(cfg: Config, *, dense: bool = True) -> dict[str, Any]:
     open_ledger(cfg.require_vault(), create=True, recover=False).close()
     with open_vault(cfg, dense=dense, create=True, learning=False) as v:
         report = v.sync()
-        prepared = v.engine.prepare(v.corpus(), progress=Progress())
-        notes = v.index.counts()["notes"]
+        prepared = v.prepare(progress=Progress())
+        notes = v.counts()["notes"]
         return {"vault": str(v.root), "notes": notes, "sync": report.to_json(),
-                "prepared": prepared, "dense": v.engine.encoder is not None}
+                "prepared": prepared, "dense": v.dense}
 
 
 def cmd_init(args: argparse.Namespace) -> int:
@@ -57,15 +57,15 @@ def cmd_index(args: argparse.Namespace) -> int:
     with configured_vault(args, dense=not args.no_dense) as v:
         report = v.sync()
         doc: dict[str, Any] = {"sync": report.to_json()}
-        encoder, cache = v.engine.encoder, v.engine.cache
-        if args.ray is not None and encoder is not None and cache is not None:
+        setup = v.embedding_setup()
+        if args.ray is not None and setup is not None:
             from harness.ray_jobs import index_on_ray
 
-            params = (v.engine.params.max_tokens, v.engine.params.max_note_units)
-            doc["ray"] = index_on_ray(v.corpus(), encoder, cache, params, args.ray,
-                                      args.ray_workers, Progress())
-        doc["prepared"] = v.engine.prepare(v.corpus(), progress=Progress())
-        counts = doc["counts"] = v.index.counts()
+            encoder, cache, max_tokens, max_note_units = setup
+            doc["ray"] = index_on_ray(v.corpus(), encoder, cache, (max_tokens, max_note_units),
+                                      args.ray, args.ray_workers, Progress())
+        doc["prepared"] = v.prepare(progress=Progress())
+        counts = doc["counts"] = v.counts()
         on_ray = f"; {doc['ray']['embedded']} chunks embedded on Ray" if "ray" in doc else ""
         emit(args, doc,
              f"indexed {counts['notes']} notes (+{len(report.added)} ~{len(report.updated)} "

@@ -185,8 +185,8 @@ def run(command: Command, args: argparse.Namespace, parser: argparse.ArgumentPar
         parser.error(f"argument {flags.get(exc.param, exc.param)}: {exc.reason}")
     dense = command.dense and not args.no_dense
     with open_vault(cfg, dense=dense, learning=command.learning) as v:
-        if command.prepare and dense and v.engine.encoder is not None:  # saying so
-            v.engine.prepare(v.corpus(), progress=Progress(announce=MISSING_EMBEDDINGS))
+        if command.prepare and dense and v.dense:  # saying so
+            v.prepare(progress=Progress(announce=MISSING_EMBEDDINGS))
         session = getattr(args, "session", None)
         ops = VaultCalls(v, VaultThread.inline(), lambda: session)
         try:

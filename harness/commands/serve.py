@@ -27,7 +27,7 @@ from harness.rlm_tools import RlmTools
 from harness.write_quota import WriteLimits, WriteQuota
 from rpc import DEFAULT_MAX_FRAME, Dispatcher, StdioServer
 from sandbox import TIER_NAMES, HostFunction, Sandbox, SandboxConfig
-from vault import Ledger, NotAVault
+from vault import NotAVault
 
 # Cheap methods answered without waiting for a slot, ahead of queued work.
 CONTROL_METHODS = ("ping", "status")
@@ -100,8 +100,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"rmh: {exc}", file=sys.stderr)
         return serve_unready(args, proto_fd, exc)
     broker = Broker.from_config(cfg.llm)
-    hooks = (LedgerSessions(vault.usage, vault, texts=note_texts(vault))
-             if isinstance(vault.usage, Ledger) else None)
+    ledger = vault.ledger
+    hooks = (LedgerSessions(ledger, vault, texts=note_texts(vault))
+             if ledger is not None else None)
     if hooks is not None:
         recovered = hooks.recover()  # sessions whose process died (kill -9): rewards now
         if recovered:
