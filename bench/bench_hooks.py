@@ -29,7 +29,6 @@ import argparse
 import json
 import os
 import resource
-import socket
 import statistics
 import subprocess
 import sys
@@ -37,6 +36,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from harness import daemon_request
 
 REPO = Path(__file__).resolve().parents[1]
 PROMPTS = (
@@ -102,7 +103,7 @@ def _daemon_steps(vault: Path, base: dict[str, Any], tmp: Path, dense: bool,
                    encoding="utf-8")
     t0 = time.perf_counter()
     start = _run(vault, "session-start", base, cfg)
-    while _ask(vault, {"event": "ping"}, timeout=5.0) is None:
+    while daemon_request(vault, {"event": "ping"}, timeout=5.0) is None:
         if time.perf_counter() - t0 > 3600:
             raise SystemExit("the daemon did not answer within an hour")
         time.sleep(0.2)
@@ -117,7 +118,7 @@ def _daemon_steps(vault: Path, base: dict[str, Any], tmp: Path, dense: bool,
         inproc, direct = [], []
         for i in range(runs):
             t1, c1 = time.perf_counter(), _cpu(pid)
-            got = _ask(vault, {"event": "prompt", "prompt": PROMPTS[i % 8],
+            got = daemon_request(vault, {"event": "prompt", "prompt": PROMPTS[i % 8],
                               "session": "bench-direct"}, timeout=30.0)
             if got is None or "text" not in got:
                 raise SystemExit(f"the daemon did not answer: {got}")
@@ -128,33 +129,13 @@ def _daemon_steps(vault: Path, base: dict[str, Any], tmp: Path, dense: bool,
     # a hook answered by the daemon printed the daemon's text (the index was away: no
     # fallback could have); one the daemon did not answer in time printed nothing
     same = sum(bool(t) and t == _context(out) for t, out in zip(direct, said, strict=True))
-    _ask(vault, {"event": "end", "session": "hook-claude-code-bench"}, timeout=30.0)
+    daemon_request(vault, {"event": "end", "session": "hook-claude-code-bench"}, timeout=30.0)
     return {f"session-start ({name}; returns before it is ready)": _stats([start]),
             f"daemon ready after session start ({name}) s": round(ready, 2),
             f"prompt ({name})": {**_stats(prompts), "answered_by_daemon": same,
                                  "daemon_answers_with_memory": sum(map(bool, direct))},
             f"daemon answer alone, socket round trip; CPU: the daemon's ({name})":
                 _stats(inproc)}
-
-
-def _ask(vault: Path, request: dict[str, Any], timeout: float) -> dict[str, Any] | None:
-    """One request to the vault's hooks daemon (harness/hooks_daemon.py's line protocol,
-    spoken here: bench does not import harness); None when none answers."""
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-            s.settimeout(timeout)
-            s.connect(str(vault / ".rmh" / "hooks.sock"))
-            s.sendall(json.dumps(request).encode() + b"\n")
-            data = b""
-            while not data.endswith(b"\n"):
-                chunk = s.recv(65536)
-                if not chunk:
-                    return None
-                data += chunk
-        doc = json.loads(data)
-    except (OSError, ValueError):
-        return None
-    return doc if isinstance(doc, dict) else None
 
 
 def _context(stdout: str) -> str:

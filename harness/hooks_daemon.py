@@ -53,7 +53,7 @@ def socket_path(root: Path) -> Path | None:
     return path if len(os.fsencode(str(path))) <= MAX_SUN_PATH else None
 
 
-def ask(root: Path, request: dict[str, Any], timeout: float = CLIENT_TIMEOUT_S
+def daemon_request(root: Path, request: dict[str, Any], timeout: float = CLIENT_TIMEOUT_S
         ) -> dict[str, Any] | None:
     """The daemon's answer to `request`, or None (no daemon, too slow, a bad answer): never
     raises and never waits past `timeout` seconds in all."""
@@ -86,7 +86,7 @@ def spawn(root: Path, session: str) -> bool:
     """Register client `session` with the vault's daemon, starting `rmh hooks daemon` in the
     background (with that session) when none answers; True when one was started. Never
     waits for it to be ready."""
-    if socket_path(root) is None or ask(root, {"event": "start", "session": session}):
+    if socket_path(root) is None or daemon_request(root, {"event": "start", "session": session}):
         return False
     log = open(root / ".rmh" / LOG, "ab")  # noqa: SIM115 (handed to the child)
     try:

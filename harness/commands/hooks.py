@@ -75,7 +75,7 @@ def _run_hook(args: argparse.Namespace, data: HookInput) -> str:
             hooks_daemon.spawn(root, session)  # never waits for it
         else:
             t0 = time.monotonic()
-            got = hooks_daemon.ask(root, {"event": "prompt", "prompt": data.prompt,
+            got = hooks_daemon.daemon_request(root, {"event": "prompt", "prompt": data.prompt,
                                           "session": session, "own": data.session_id},
                                    h.daemon_wait_s)
             if got is not None and isinstance(got.get("text"), str):
@@ -131,7 +131,8 @@ def _run_hook(args: argparse.Namespace, data: HookInput) -> str:
     if end and h.daemon:
         from harness import hooks_daemon
 
-        hooks_daemon.ask(root, {"event": "end", "session": session})  # the last one stops it
+        # the last session's end stops it
+        hooks_daemon.daemon_request(root, {"event": "end", "session": session})
     return ""
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.hooks_daemon import ask, socket_path
+from harness.hooks_daemon import daemon_request, socket_path
 
 from .test_hooks_session import hook, rmh
 
@@ -40,7 +40,8 @@ def test_the_prompt_hook_asks_the_warm_daemon_and_never_waits_on_it(tmp_path: Pa
     wait(root, 60.0)  # the daemon's answer is awaited, however loaded the machine
     base = {"session_id": "s1", "transcript_path": "", "cwd": str(tmp_path)}
     hook(root, "session-start", {**base, "hook_event_name": "SessionStart"})
-    wait_for(lambda: ask(root, {"event": "ping"}, timeout=5.0) is not None, "the daemon")
+    wait_for(lambda: daemon_request(root, {"event": "ping"}, timeout=5.0) is not None,
+             "the daemon")
     pid = int((root / ".rmh" / "hooks-daemon.pid").read_text())
     try:
         _exercise(root, base, pid)
@@ -72,7 +73,7 @@ def _exercise(root: Path, base: dict[str, str], pid: int) -> None:
 
     hook(root, "session-start", {**base, "session_id": "s2", "hook_event_name": "SessionStart"})
     hook(root, "session-end", {**base, "hook_event_name": "SessionEnd"})
-    assert ask(root, {"event": "ping"}, timeout=5.0) is not None
+    assert daemon_request(root, {"event": "ping"}, timeout=5.0) is not None
     hook(root, "session-end", {**base, "session_id": "s2", "hook_event_name": "SessionEnd"})
     path = socket_path(root)
     assert path is not None
