@@ -78,6 +78,14 @@ def test_every_command_survives_any_name(tmp_path: Path) -> None:
     ok(*v, "replay", "--check")
     ok(*v, "lifecycle", "--json")
     ok(*v, "context", "kiwis", "--budget", "50")
+    # The commands of session 10, over the same names.
+    assert json.loads(ok(*v, "why", "Kiwi", "--json"))["note"] == "Kiwi.md"
+    assert json.loads(ok(*v, "list", "notes", "--json"))["items"]
+    ok(*v, "status", "--json", "--no-dense")
+    ok(*v, "search", "kiwis", "--history", "--no-dense")
+    ok(*v, "forget", "Home", "--dry-run", "--json")
+    r = rmh(*v, "fact", "reject", "Kiwi", "--json")  # not a fact note: a typed error
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
     # The skipped file itself: a typed one-line error, never a traceback.
     r = rmh(*v, "read", os.fsdecode(b"bad\xffname.md"), "--json")
     assert r.returncode == 1 and "Traceback" not in r.stderr
