@@ -51,6 +51,8 @@ def search_params(cfg: Config) -> SearchParams:
         max_note_units=cfg.search.max_note_units,
         beta=cfg.search.cooccurrence,
         push_above=cfg.search.push_above,
+        scope=cfg.search.scope,
+        prior_scale=cfg.search.prior_scale,
         dense=DenseParams(approx_above=cfg.search.dense_approx_above,
                           ivf=IvfParams(nprobe=cfg.search.dense_nprobe)),
         rerank_top_n=cfg.rerank.top_n,

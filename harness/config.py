@@ -30,7 +30,11 @@ class SearchSection:
     and the scale switches: notes ranked per signal in fusion (`rrf_depth`), notes from
     which PageRank is pushed (`push_above`), chunks above
     which the dense index is an int8 IVF (`dense_approx_above`) and the lists it scans per
-    query (`dense_nprobe`); 0 turns either switch off (docs/scale.md, BENCHMARKS.md)."""
+    query (`dense_nprobe`); 0 turns either switch off (docs/scale.md, BENCHMARKS.md).
+    Learning in ranking: `scope`, the query's top hits near which warmth and co-occurrence
+    act (vault.SearchParams.scope; 0 = everywhere), and `prior_scale`, the size of the
+    learned prior (vault.SearchParams.prior_scale; 0 = learned usefulness never ranks);
+    both >= 0."""
 
     k: int = 10
     rrf_k: int = 60
@@ -41,7 +45,14 @@ class SearchSection:
     dense_approx_above: int = 200_000
     dense_nprobe: int = 32
     redundancy_head: int = 0  # vault.SearchParams.redundancy_head: the conjunctive gate
+    scope: int = 5  # vault.SearchParams().scope
+    prior_scale: float = 0.2  # vault.SearchParams().prior_scale
     weights: Mapping[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for key in ("scope", "prior_scale"):
+            if getattr(self, key) < 0:
+                raise ConfigError(f"rmh.toml: [search].{key} must be >= 0")
 
 
 @dataclass(frozen=True)

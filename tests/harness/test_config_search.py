@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from harness.compose import search_params
-from harness.config import SearchSection, load
+from harness.config import ConfigError, SearchSection, load
 from vault import SearchParams
 
 
@@ -17,6 +19,7 @@ def test_defaults_are_the_engines() -> None:
     assert section.dense_approx_above == params.dense.approx_above
     assert section.dense_nprobe == params.dense.ivf.nprobe
     assert section.redundancy_head == params.redundancy_head == 0
+    assert section.scope == params.scope and section.prior_scale == params.prior_scale
 
 
 def test_scale_switches_are_configurable(tmp_path: Path) -> None:
@@ -37,3 +40,22 @@ def test_cooccurrence_weight_is_configurable(tmp_path: Path) -> None:
 def test_the_conjunctive_gate_is_configurable(tmp_path: Path) -> None:
     (tmp_path / "rmh.toml").write_text("[search]\nredundancy_head = 20\n", encoding="utf-8")
     assert search_params(load(vault=str(tmp_path), env={})).redundancy_head == 20
+
+
+def test_the_learning_switches_are_configurable(tmp_path: Path) -> None:
+    (tmp_path / "rmh.toml").write_text("[search]\nscope = 0\nprior_scale = 0\n",
+                                       encoding="utf-8")
+    params = search_params(load(vault=str(tmp_path), env={}))
+    assert params.scope == 0 and params.prior_scale == 0.0
+    (tmp_path / "rmh.toml").write_text("[search]\nscope = 12\nprior_scale = 0.4\n",
+                                       encoding="utf-8")
+    params = search_params(load(vault=str(tmp_path), env={}))
+    assert params.scope == 12 and params.prior_scale == 0.4
+
+
+@pytest.mark.parametrize("line", ["scope = -1", "prior_scale = -0.5", "scope = 2.5",
+                                  "prior_scale = true", "scope = \"5\""])
+def test_bad_learning_switches_are_config_errors(tmp_path: Path, line: str) -> None:
+    (tmp_path / "rmh.toml").write_text(f"[search]\n{line}\n", encoding="utf-8")
+    with pytest.raises(ConfigError):
+        load(vault=str(tmp_path), env={})
