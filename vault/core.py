@@ -226,7 +226,7 @@ class Vault(VaultWrites):
         learned = self.usage.learned(corpus.ids, as_of, query=query)
         stale = self._stale.mask(corpus)
         result = with_basis(self.engine.search(
-            corpus, query, k, warmth=learned.warmth, prior=learned.prior,
+            corpus, query, k, warmth=learned.warmth, prior=learned.prior, free_prior=learned.free,
             cooccurrence=learned.cooccurrence,
             archived=None if history or stale is None else stale,
         ), {"generation": corpus.generation, "learned_seq": learned.seq,  # no state: no clock

@@ -31,8 +31,10 @@ Score used in ranking (`q`, on [-neg_scale, 1], exactly 0 with no evidence):
 The search engine multiplies a note's fused score by (1 + PRIOR_SCALE q g), PRIOR_SCALE = 0.2
 (vault/retrieval/pipeline.py) and g in [0, 1] the topic gate (topic.py: 1 on a query wholly
 about what the evidence was about, 0 on a query about other things), so the effect is
-bounded: x1.2 at most up, x0.95 at most down. Worked values at g = 1 (defaults; `multiplier`
-computes them):
+bounded: x1.2 at most up, x0.95 at most down. v5: the part 1 - g of a positive q acts too,
+as a second factor (1 + PRIOR_SCALE q (1 - g)) that never lifts a note past a note the query
+names (vault/retrieval/scope.py), so the product stays within x1.2 x1.2. Worked values at g =
+1 (defaults; `multiplier` computes them):
     no evidence                              q = 0       x1.000
     one session read                         q = +0.333  x1.067
     one session read and cited (S = 2)       q = +0.500  x1.100

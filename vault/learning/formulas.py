@@ -25,6 +25,12 @@ Formulas (the seed: Ori-Mnemos, "Computation is the missing bedrock of agentic m
 - Prior used in ranking: the score q of evidence.py, in [-neg_scale, 1], 0 for a note with
   no evidence, times the topic gate g(query, note) in [0, 1] of topic.py (the share of the
   query its evidence was about); the engine multiplies the fused score by (1 + prior_scale q g).
+  v5: the rest of a positive score, q (1 - g), multiplies it too, (1 + prior_scale q (1 - g)),
+  but never lifts a note past a note the query names that ranked above it
+  (vault/retrieval/scope.py `free_prior_stage`; a score below 0 acts only through g). Use
+  for one question is evidence that a note is informative, not what a new query is about;
+  the notes the query names are. Without it the related held-out questions of LoCoMo, other
+  questions about the same turns, got nothing (gate 0 for 26 of 32 with evidence: NOTES-F).
 - Co-occurrence (notes among the top `cooc_top` hits of one search): with N searches, n_i
   searches showing i, n_ij showing both, p = n / N,
       npmi = ln(p_ij / (p_i p_j)) / (-ln p_ij)            (Bouma 2009; 1 when p_ij = 1)
@@ -55,7 +61,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-LEARNING_VERSION = 4  # 4: only a read/cite/update/create engages a list (rewards.py)
+LEARNING_VERSION = 5  # 5: the topic-free part q (1 - g), held below named notes (scope.py)
+# 4: only a read/cite/update/create engages a list (rewards.py)
 # 3: Beta-PBM posterior of use (evidence.py); 2: signed Q, damped spread
 SECONDS_PER_DAY = 86_400.0
 

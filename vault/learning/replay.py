@@ -25,6 +25,16 @@ def prior_of(ns: NoteState, weighted: Sequence[tuple[str, float]] | None) -> flo
     return ns.q * gate_of(weighted, ns.use_terms if ns.q > 0.0 else ns.skip_terms)
 
 
+def free_of(ns: NoteState, weighted: Sequence[tuple[str, float]] | None) -> float:
+    """The part of a positive learned score its topic gate left out, q (1 - gate): what the
+    note's use says about it whatever the query (v5; the pipeline applies it only below the
+    notes the query names, vault/retrieval/scope.py `free_prior_stage`). 0 for q <= 0 (a
+    pass-over acts only on its own topic) and without a query (`prior_of` is then ungated)."""
+    if weighted is None or ns.q <= 0.0:
+        return 0.0
+    return ns.q * (1.0 - gate_of(weighted, ns.use_terms))
+
+
 def query_weights(state: LearnedState, query: str | None) -> list[tuple[str, float]] | None:
     """The query's phrase weights against the state's query log (None without a query)."""
     return None if query is None else weights(query_terms(query), state.query_df, state.searches)
@@ -39,14 +49,16 @@ def learned_of(
     weighted = query_weights(state, query)
     warmth = np.zeros(len(ids), dtype=np.float64)
     prior = np.zeros(len(ids), dtype=np.float64)
+    free = np.zeros(len(ids), dtype=np.float64)
     for k, note in enumerate(ids):
         ns = state.notes.get(note)
         if ns is not None:
             warmth[k] = decayed(ns.activation, now - ns.as_of, ns.accesses, ns.sessions, params)
             prior[k] = prior_of(ns, weighted)
+            free[k] = free_of(ns, weighted)
     archived = [n for n, ns in state.notes.items() if ns.archived_at is not None]
     edges = PairTable().edges(state, now, params).to_positions(ids, archived)
-    return Learned(warmth, prior, edges, seq=state.last_seq, clock=now)
+    return Learned(warmth, prior, edges, seq=state.last_seq, clock=now, free=free)
 
 
 def fold(events: Iterable[Event], params: LearningParams) -> LearnedState:

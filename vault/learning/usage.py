@@ -32,6 +32,7 @@ class Learned:
     cooccurrence: WeightedEdges  # learned edges between positions, weights in [0, 1]
     seq: int = 0  # the last event of the log folded into this state (0: none)
     clock: float = 0.0  # the time the warmth and edges were evaluated at
+    free: npt.NDArray[np.float64] | None = None  # q (1 - gate) per note (replay.free_of)
 
     @classmethod
     def none(cls, n: int, clock: float = 0.0) -> Learned:

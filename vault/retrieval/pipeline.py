@@ -31,9 +31,12 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
    warmth acts only on notes linked to or co-occurring with the query's top `scope` hits
    (scope.py); a note no query-dependent stage found stays at 0, so the set of hits never
    depends on warmth or Q; each is skipped when its vector is all zero or its weight/scale is
-   0. Then the hold of stage 5b again (scope.hold_learned): no learned factor lifts a note past
-   a named note R times stronger on its own evidence (own(d) x its factor counts in full)
-   whose learned score is not negative;
+   0. Then the topic-free part of the prior (scope.free_prior_stage, learning v5):
+       final(d) *= 1 + PRIOR_SCALE * free(d),  free(d) = q (1 - gate) for q > 0,
+   except that no note passes an eligible named note (learned score >= 0) that ranked above
+   it before this part. Then the hold of stage 5b again (scope.hold_learned): no learned
+   factor lifts a note past a named note R times stronger on its own evidence (own(d) x its
+   factor counts in full) whose learned score is not negative;
 7. rerank: the top `rerank_top_n` by final score are re-ordered by the cross-encoder and the
    best `rerank_keep` of them come first; the rest follow in final-score order.
 Archived notes (corpus.archived or the caller's mask) are excluded unless
@@ -65,7 +68,7 @@ from .fusion import RRF_DEPTH, RRF_K, by_fused, fuse, gate, top
 from .hits import Scored, SearchResult, hit_of
 from .relevance import NOTHING, TOP, Relevance, coverage, judge, query_terms
 from .rerank import CrossEncoder, rerank_order
-from .scope import hold_learned, warmth_stage
+from .scope import free_prior_stage, hold_learned, warmth_stage
 from .signals.dense import DenseIndex, DenseParams
 from .signals.graph import ALPHA, BETA, PUSH_ABOVE, TOP_SEEDS
 from .signals.registry import DENSE, REGISTRY, BuildEnv, Query
@@ -237,6 +240,7 @@ class SearchEngine:
         prior: npt.ArrayLike | None = None,
         cooccurrence: WeightedEdges | None = None,
         archived: npt.ArrayLike | None = None,
+        free_prior: npt.ArrayLike | None = None,
     ) -> Scored:
         """Compute every stage but the cross-encoder for all notes of `corpus`."""
         p = self.params
@@ -310,8 +314,12 @@ class SearchEngine:
             stages["prior"] = f"ran (scale {p.prior_scale})"
         else:
             stages["prior"] = "skipped: zero"
+        holders = protectors & eligible & (pr >= 0)
+        free_report, final = free_prior_stage(final, free_prior, p.prior_scale, holders)
+        if free_report:
+            stages["prior"] += f"; {free_report}"
         final = hold_learned(fusion.fused, own, lifted, final,  # scope.py
-                             protectors & eligible & (pr >= 0), p.weight("protect"),
+                             holders, p.weight("protect"),
                              by_fused(fusion))
         return Scored(sig, fusion, context, lifted - ctx, a, warm, final, eligible, stages)
 
@@ -339,6 +347,7 @@ class SearchEngine:
         prior: npt.ArrayLike | None = None,
         cooccurrence: WeightedEdges | None = None,
         archived: npt.ArrayLike | None = None,
+        free_prior: npt.ArrayLike | None = None,
     ) -> SearchResult:
         """Top `k` eligible notes with receipts (module docstring for the stages)."""
         if len(corpus) == 0 or k <= 0:
@@ -351,6 +360,7 @@ class SearchEngine:
             prior=prior,
             cooccurrence=cooccurrence,
             archived=archived,
+            free_prior=free_prior,
         )
         p = self.params
         # A note no signal found (final score 0) is not a hit, however few hits there are.

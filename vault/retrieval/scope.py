@@ -101,3 +101,34 @@ def hold_learned(fused: F64, own: F64, lifted: F64, final: F64, protectors: Mask
         return final
     factor = np.divide(final, lifted, out=np.ones_like(final), where=lifted > 0)
     return protect_stage(fused, own * factor, final, protectors, ratio, ranked)[1]
+
+
+def free_prior_stage(final: F64, free: npt.ArrayLike | None, scale: float, holders: Mask
+                     ) -> tuple[str, F64]:
+    """Stage 6b (v5): the topic-free part of the learned prior, q (1 - gate) per note
+    (vault/learning/replay.py `free_of`, in [0, 1]), as final(d) (1 + scale free(d)), except
+    that it never takes a note past a `holder` (an eligible named note, the pipeline's) that
+    ranked above it before this stage: use for other questions says the note is informative,
+    not what this query is about, and the notes a query names are its own evidence of that.
+    Holders get the lift too. Returns ("", final) when there is nothing to apply."""
+    if free is None or scale <= 0:
+        return "", final
+    n = int(final.shape[0])
+    f = np.clip(np.asarray(free, dtype=np.float64).ravel(), 0.0, 1.0)
+    if f.shape != (n,):
+        raise ValueError(f"free prior has {f.shape[0]} entries for {n} notes")
+    if not f.any():
+        return "", final
+    lifted = final * (1.0 + scale * f)
+    idx = np.flatnonzero((f > 0) & (final > 0) & ~holders)
+    h = np.flatnonzero(holders)
+    if idx.size == 0 or h.size == 0:
+        return f"topic-free part (scale {scale})", lifted
+    hs = h[np.argsort(-final[h], kind="stable")]
+    lowest = np.minimum.accumulate(lifted[hs])  # the lowest holder among the first j + 1
+    m = np.searchsorted(-final[hs], -final[idx], side="left")  # holders ranked above d
+    ceiling = np.where(m > 0, lowest[np.maximum(m - 1, 0)], np.inf)
+    out = lifted.copy()
+    out[idx] = np.minimum(lifted[idx], np.maximum(final[idx], np.nextafter(ceiling, -np.inf)))
+    held = int(np.count_nonzero(out < lifted))
+    return f"topic-free part (scale {scale}, {held} held below named notes)", out
