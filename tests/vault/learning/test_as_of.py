@@ -69,5 +69,16 @@ def test_no_learn_and_as_of_record_nothing_and_live_equals_replay(tmp_path: Path
         assert np.array_equal(live.warmth, again.warmth)
         assert np.array_equal(live.prior, again.prior)
         assert live.cooccurrence.triples() == again.cooccurrence.triples()
+        for query in ("billing customers", "which tokens does auth issue"):  # on / off topic
+            live_q = ledger.learned(ids, query=query)
+            again_q = learned_of(ledger.replay(), ids, live_q.clock, ledger.params, query)
+            assert np.array_equal(live_q.prior, again_q.prior)
+            assert live_q.free is not None and again_q.free is not None
+            assert np.array_equal(live_q.free, again_q.free)
+        auth = ids.index(v.resolve("Auth"))
+        on, off = (ledger.learned(ids, query=q) for q in ("billing customers", "auth tokens"))
+        assert on.prior[auth] > 0 and off.prior[auth] == 0.0  # v5: the gate splits q...
+        assert off.free is not None and off.free[auth] == ledger.state.notes[
+            v.resolve("Auth")].q > 0  # ...and the part it left out acts on the other query
         v.search("customers")
         assert sum(ledger.event_counts().values()) == sum(before.values()) + 1
