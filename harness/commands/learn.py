@@ -146,10 +146,11 @@ def _story(doc: dict[str, Any]) -> str:
     st = doc["state"] or {}
     bag = st.get("use_terms" if doc["q"] >= 0 else "skip_terms", {})
     about = ", ".join(t for t, _ in sorted(bag.items(), key=lambda kv: (-kv[1], kv[0]))[:8])
+    others = ("the same on a query about other things, but never past a note it names"
+              if doc["q"] > 0 else "less on others, x1 on a query about other things")
     lines = [f"{doc['note']} (id {doc['id']}): score x{doc['multiplier']:.4f} on a query wholly "
-             f"about what it was {'used' if doc['q'] >= 0 else 'skipped'} for, less on others, "
-             f"x1 on a query about other things (q {doc['q']:+.4f} x prior_scale "
-             f"{doc['prior_scale']})",
+             f"about what it was {'used' if doc['q'] >= 0 else 'skipped'} for, {others} "
+             f"(q {doc['q']:+.4f} x prior_scale {doc['prior_scale']})",
              f"  about: {about or '-'}",
              f"  evidence: used {doc['used']:.2f}, examined and skipped {doc['skipped']:.2f}; "
              f"use rate {doc['use_rate']:.3f} (prior {doc['use_mean']:.2f})  "
