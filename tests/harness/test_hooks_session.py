@@ -168,8 +168,9 @@ def test_a_session_ends_even_when_its_transcript_is_empty_or_unreadable(
     for n, (sid, transcript) in enumerate((("s-empty", empty), ("s-torn", torn)), 1):
         base = {"session_id": sid, "transcript_path": str(transcript), "cwd": str(tmp_path)}
         hook(vault, "session-start", {**base, "hook_event_name": "SessionStart"})
-        shown = hook(vault, "prompt", {**base, "hook_event_name": "UserPromptSubmit",
-                                       "prompt": "Which day are the CI runners rebuilt, and when is the nightly job?"})
+        shown = hook(vault, "prompt", {
+            **base, "hook_event_name": "UserPromptSubmit",
+            "prompt": "Which day are the CI runners rebuilt, and when is the nightly job?"})
         assert "Build notes.md" in context_of(shown, "UserPromptSubmit")
         end = hook(vault, "session-end", {**base, "hook_event_name": "SessionEnd"})
         assert end.stdout == ""
