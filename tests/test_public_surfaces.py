@@ -84,7 +84,7 @@ def test_surface_is_written_once_in_its_stub(package: str) -> None:
 @pytest.mark.parametrize("package", STUBBED)
 def test_no_public_name_is_also_a_module(package: str) -> None:
     """Importing `pkg.name` binds `name` on the package to that module, so a public name that
-    is also a module's name would load the module (`from harness import ask` once did)."""
+    is also a module's name would be that module once anything imported it."""
     modules = {p.stem for p in (ROOT / package).glob("*.py")} | {
         p.parent.name for p in (ROOT / package).glob("*/__init__.py")}
     assert sorted(set(stub_table(package)) & modules) == []
