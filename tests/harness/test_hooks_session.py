@@ -136,7 +136,8 @@ def test_install_and_uninstall_change_only_rmhs_entries(vault: Path, tmp_path: P
     codex = json.loads((project / ".codex" / "hooks.json").read_text(encoding="utf-8"))
     assert set(codex["hooks"]) == {"SessionStart", "UserPromptSubmit", "Stop", "PreCompact"}
     assert rmh(vault, "hooks", "uninstall", "codex", "--project", str(project)).returncode == 0
-    assert not (project / ".codex" / "hooks.json").exists()
+    assert not (project / ".codex").exists()  # the folder install made goes with it
+    assert (project / ".claude").is_dir()  # a folder that still holds the user's file stays
     broken = project / ".gemini" / "settings.json"
     broken.parent.mkdir()
     broken.write_text("[1, 2]", encoding="utf-8")
