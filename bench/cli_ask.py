@@ -37,7 +37,7 @@ from bench import (
     summarize_ask,
 )
 from bench import generate_knowledge as generate
-from harness import LoopParams, ask
+from harness import LoopParams, ask_loop
 from vault import Corpus, MiniLmEncoder, SearchEngine, SearchParams
 
 from .corpus_searchable import CorpusSearchable
@@ -68,7 +68,7 @@ def asker(engine: SearchEngine, params: LoopParams) -> Asker:
         if lib is None or lib.corpus is not corpus:
             libraries.clear()
             lib = libraries[corpus.generation] = CorpusSearchable(corpus, engine)
-        result = ask(question, lib, budget=budget, params=params)
+        result = ask_loop(question, lib, budget=budget, params=params)
         return [lib.position(n) for n in result.notes]
 
     return go

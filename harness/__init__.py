@@ -1,30 +1,47 @@
 """What an extension of rmh may use from the harness (harness.extensions lists the points it
-plugs into): the command-line helpers a command module needs, the ask loop, the Ray
-cluster helpers, and the hooks daemon's client. Loaded on first use, so `rmh` pays nothing
-for what it does not run."""
+plugs into): the command-line helpers a command module needs, the ask loop (`ask_loop`), the Ray
+cluster helpers, and the hooks daemon's client.
+
+The public names are listed once, in `__init__.pyi` (one `from .module import name as name`
+line each; a renamed one `as _Public`): type checkers read it as this package's stub, and this
+module reads it at import to build the table below. Names are loaded on first use (PEP 562
+`__getattr__`), so `rmh` pays nothing for what it does not run.
+"""
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from .ask import LoopParams, ask
-    from .commands.notes import positive_int
-    from .commands.output import CommandFailed, fail
-    from .hooks_daemon import daemon_request
-    from .ray_jobs import RayFailed, cluster, ray_module, worker_error
 
-_LAZY = {"CommandFailed": ".commands.output", "fail": ".commands.output",
-         "positive_int": ".commands.notes", "LoopParams": ".ask", "ask": ".ask",
-         "RayFailed": ".ray_jobs", "cluster": ".ray_jobs", "ray_module": ".ray_jobs",
-         "worker_error": ".ray_jobs", "daemon_request": ".hooks_daemon"}
+def _surface() -> dict[str, tuple[str, str]]:
+    """Public name -> (module relative to this package, attribute), read from the stub."""
+    from pathlib import Path
 
-__all__ = ["CommandFailed", "LoopParams", "RayFailed", "ask", "cluster", "daemon_request",
-           "fail", "positive_int", "ray_module", "worker_error"]
+    table: dict[str, tuple[str, str]] = {}
+    for line in Path(__file__).with_suffix(".pyi").read_text(encoding="utf-8").splitlines():
+        if line.startswith("from ."):  # from .module import attr as Public (or as _Public)
+            module, _, names = line[len("from "):].partition(" import ")
+            attr, _, public = names.partition(" as ")
+            table[public.removeprefix("_")] = (module, attr)
+    return table
+
+
+_LAZY = _surface()
+__all__ = sorted(_LAZY)
 
 
 def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module 'harness' has no attribute {name!r}")
-    return getattr(importlib.import_module(_LAZY[name], __name__), name)
+    """Load a public name on first use and keep it in the module (later lookups are plain)."""
+    import importlib
+
+    try:
+        module, attr = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'harness' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module, __name__), attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -169,6 +169,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if vault and args.command not in MISSING_VAULT_OK and not Path(vault).expanduser().is_dir():
         from vault import NotAVault
 
+        if Path(vault).expanduser().exists():
+            return _failed(args, NotAVault(vault, "not a folder"))
         return _failed(args, NotAVault(vault, f"no such folder; `rmh init {vault}` makes one"))
     try:
         code: int = args.func(args)

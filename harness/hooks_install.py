@@ -16,6 +16,7 @@ file that is not a JSON object is an error and is left untouched.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
@@ -146,7 +147,8 @@ def install(client_name: str, scope: str, vault: Path, project: Path,
 
 
 def uninstall(client_name: str, scope: str, project: Path, home: Path) -> dict[str, Any]:
-    """Remove rmh's hooks (and nothing else) from the client's settings."""
+    """Remove rmh's hooks (and nothing else) from the client's settings: a file left empty is
+    deleted, and then its folder (`.claude/`, `.codex/`, `.gemini/`) when it is empty."""
     client = CLIENTS[client_name]
     path = settings_path(client, scope, project, home)
     doc, removed = without_ours(_read(path), client)
@@ -155,4 +157,7 @@ def uninstall(client_name: str, scope: str, project: Path, home: Path) -> dict[s
             _write(path, doc)
         else:
             path.unlink()
+            # and the client's folder, when install made it and nothing else is there
+            with contextlib.suppress(OSError):
+                path.parent.rmdir()
     return {"client": client.name, "settings": str(path), "removed": removed}

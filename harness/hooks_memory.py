@@ -74,11 +74,17 @@ def cited_notes(texts: list[str]) -> list[str]:
 
 def capture(vault: Vault, transcript: str, session_id: str, session: str | None,
             *, end: bool) -> dict[str, Any]:
-    """Ingest the transcript; with `end`, log the cited notes as read and end `session`."""
+    """Ingest the transcript (an empty one: nothing); with `end`, log the cited notes as read
+    and end `session`. An unreadable or malformed transcript raises, having ingested nothing."""
     text = Path(transcript).read_text(encoding="utf-8")
+    if not text.strip():  # a session with nothing said yet: nothing to ingest
+        doc: dict[str, Any] = {"turns": 0, "written": 0, "skipped_lines": 0}
+        if end and session is not None:
+            doc.update(used=[], session_ended=end_only(vault, session))
+        return doc
     loaded = load_transcript(text, "auto", session_id or Path(transcript).stem)
     report = ingest_conversations(vault, loaded.conversations)
-    doc: dict[str, Any] = {**report.to_json(), "skipped_lines": len(loaded.problems)}
+    doc = {**report.to_json(), "skipped_lines": len(loaded.problems)}
     if not end or session is None:
         return doc
     said = [t.text for c in loaded.conversations for t in c.turns() if t.role == "assistant"]

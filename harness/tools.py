@@ -9,7 +9,7 @@ declaration generates (`help(name)` shows "name(signature)", the summary, then t
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sandbox import HostFunction
@@ -26,21 +26,38 @@ def help_doc(op: Operation) -> str:
     return f"{op.summary}\n\n{op.doc}" if op.doc else op.summary
 
 
+class OperationCall:
+    """One operation as a REPL host function: `bind` checks a call's arguments once (a bad one
+    raises the REPL's typed error), `run` runs checked arguments and returns the REPL
+    projection; calling it does both. A wrapper that must see the checked arguments before
+    the operation runs (harness.write_quota) binds and runs it in two steps, never twice."""
+
+    def __init__(self, op: Operation, env: Targets) -> None:
+        self.op = op
+        self._bound = BoundOperation.of(op, env.target(op.part), env.ops.thread)
+        self.__name__ = self.__qualname__ = op.repl or op.name
+        self.__signature__ = signature(op.params)
+
+    def bind(self, args: Sequence[Any], kwargs: Mapping[str, Any]) -> dict[str, Any]:
+        try:
+            return self.op.arguments(args, kwargs)
+        except Exception as exc:
+            raise to_repl(exc, self.__name__) from exc
+
+    def run(self, arguments: dict[str, Any]) -> Any:
+        try:
+            value = self._bound.call(arguments)
+        except Exception as exc:
+            raise to_repl(exc, self.__name__) from exc
+        return self.op.repl_view(value) if self.op.repl_view is not None else value
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.run(self.bind(args, kwargs))
+
+
 def host_function(op: Operation, env: Targets) -> HostFunction:
     """`op` as a REPL host function: checked arguments, the REPL projection, typed errors."""
-    bound = BoundOperation.of(op, env.target(op.part), env.ops.thread)
-    name = op.repl or op.name
-
-    def call(*args: Any, **kwargs: Any) -> Any:
-        try:
-            value = bound.call(op.arguments(args, kwargs))
-        except Exception as exc:
-            raise to_repl(exc, name) from exc
-        return op.repl_view(value) if op.repl_view is not None else value
-
-    call.__name__ = call.__qualname__ = name
-    call.__signature__ = signature(op.params)  # type: ignore[attr-defined]
-    return HostFunction(call, help_doc(op), signature_text(op.params, op.returns))
+    return HostFunction(OperationCall(op, env), help_doc(op), signature_text(op.params, op.returns))
 
 
 def repl_functions(env: Targets, part: Part) -> dict[str, HostFunction]:

@@ -12,7 +12,8 @@ vault computes the note's size after an edit arithmetically and refuses it, befo
 text is built, when it would pass what is left (or the vault's MAX_NOTE_BYTES). A call that
 would pass a limit raises `vault.QuotaExceeded` in the worker and writes nothing. Only calls
 that succeeded are counted (a writer that does not report its size through the ticket is
-charged its content argument). The exec boundary is
+charged its content argument). A call's arguments are checked once, before the charge, and
+run as checked (`OperationCall.bind` and `.run`). The exec boundary is
 the sandbox's own (`sandbox.current_exec().serial`), so no caller has to reset anything; calls
 made outside an exec are charged to the session only.
 """
@@ -28,8 +29,8 @@ from typing import Any
 from sandbox import HostFunction, HostFunctionError, current_exec
 from vault import QuotaExceeded
 
-from .errors import BadArgument
 from .operations import OPERATIONS, Operation
+from .tools import OperationCall
 from .vault_ops import write_ticket
 
 # REPL function -> its operation, for every operation that declares an effect on the vault
@@ -40,15 +41,10 @@ WRITERS: dict[str, Operation] = {op.repl: op for op in OPERATIONS
                                  if op.repl is not None and op.writes is not None}
 
 
-def _target(op: Operation, args: Any, kwargs: Any) -> tuple[str, int] | None:
+def _target(op: Operation, arguments: Mapping[str, Any]) -> tuple[str, int]:
     """The note a call of `op` writes (its quota key) and the UTF-8 size of its content, read
-    by name from the call's arguments; None when they do not bind (the call then fails
-    with its own BadArgument, charged nothing)."""
+    by name from the call's checked arguments."""
     assert op.writes is not None
-    try:
-        arguments = op.arguments(args, kwargs)
-    except BadArgument:
-        return None
     note, content = arguments[op.writes.note], arguments[op.writes.content]
     return note.strip().lower(), len(content.encode("utf-8", "surrogatepass"))
 
@@ -107,25 +103,29 @@ class WriteQuota:
             return {"exec_bytes": self.exec.bytes, "exec_notes": len(self.exec.notes),
                     "session_bytes": self.session.bytes, "session_notes": len(self.session.notes)}
 
-    def _guard(self, op: Operation, fn: Callable[..., Any]) -> Callable[..., Any]:
+    def _guard(self, op: Operation, fn: OperationCall) -> Callable[..., Any]:
         @functools.wraps(fn)  # keeps the signature the host checks calls against
         def call(*args: Any, **kwargs: Any) -> Any:
-            target = _target(op, args, kwargs)
-            if target is None:
-                return fn(*args, **kwargs)
-            key, size = target
+            arguments = fn.bind(args, kwargs)  # once: a bad argument fails here, charged nothing
+            key, size = _target(op, arguments)
             try:
                 left = self._charge(key, size, commit=False)
             except QuotaExceeded as exc:
                 raise HostFunctionError(type(exc).__name__, str(exc)) from exc
             with write_ticket(left) as ticket:
-                result = fn(*args, **kwargs)
+                result = fn.run(arguments)
             self._charge(key, size if ticket.size is None else ticket.size, commit=True)
             return result
 
         return call
 
     def wrap(self, functions: Mapping[str, HostFunction]) -> dict[str, HostFunction]:
-        """`functions` with every writer in `WRITERS` charged against this quota."""
-        return {name: replace(f, fn=self._guard(WRITERS[name], f.fn)) if name in WRITERS else f
-                for name, f in functions.items()}
+        """`functions` with every writer in `WRITERS` charged against this quota (a writer is
+        the operation's own host function, harness.tools.OperationCall)."""
+        out = dict(functions)
+        for name, f in functions.items():
+            if name in WRITERS:
+                if not isinstance(f.fn, OperationCall):
+                    raise TypeError(f"writer {name!r} is not an operation's host function")
+                out[name] = replace(f, fn=self._guard(WRITERS[name], f.fn))
+        return out

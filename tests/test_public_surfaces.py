@@ -44,16 +44,17 @@ def test_all_is_honest(package: str) -> None:
         assert sorted(lazy) == sorted(listed)
 
 
-STUB = ROOT / "vault" / "__init__.pyi"
+STUBBED = ("vault", "harness")  # roots whose surface is written once, in `__init__.pyi`
 PRODUCT = ("harness", "sandbox", "rpc", "bench", "tests")
 
 
-def stub_table() -> dict[str, tuple[str, str]]:
-    """vault's surface as a type checker reads `__init__.pyi`: public name -> (module, attr),
-    a `Public = _Public` binding naming the import `_Public` under its public name."""
+def stub_table(package: str = "vault") -> dict[str, tuple[str, str]]:
+    """A package's surface as a type checker reads its `__init__.pyi`: public name -> (module,
+    attr), a `Public = _Public` binding naming the import `_Public` under its public name."""
     imports: dict[str, tuple[str, str]] = {}
     public: dict[str, str] = {}  # `_Public` -> `Public`
-    for node in ast.parse(STUB.read_text(encoding="utf-8")).body:
+    stub = ROOT / package / "__init__.pyi"
+    for node in ast.parse(stub.read_text(encoding="utf-8")).body:
         if isinstance(node, ast.ImportFrom):
             for a in node.names:
                 imports[a.asname or a.name] = ("." * node.level + (node.module or ""), a.name)
@@ -67,16 +68,26 @@ def stub_table() -> dict[str, tuple[str, str]]:
     return {public.get(n, n): where for n, where in imports.items()}
 
 
-def test_vault_surface_is_written_once_in_its_stub() -> None:
-    """The runtime table vault builds from `__init__.pyi` is the one a type checker reads (so
-    the line reader in vault/__init__.py cannot drift from the stub), and every name loads."""
-    vault = importlib.import_module("vault")  # the module itself, not its stub
+@pytest.mark.parametrize("package", STUBBED)
+def test_surface_is_written_once_in_its_stub(package: str) -> None:
+    """The runtime table a root builds from `__init__.pyi` is the one a type checker reads (so
+    the line reader in its `__init__.py` cannot drift from the stub), and every name loads."""
+    root = importlib.import_module(package)  # the module itself, not its stub
 
-    table = stub_table()
-    assert table == vault._LAZY
-    assert vault.__all__ == sorted(table)
+    table = stub_table(package)
+    assert table == root._LAZY
+    assert root.__all__ == sorted(table)
     for name, (module, attr) in table.items():
-        assert getattr(vault, name) is getattr(importlib.import_module(module, "vault"), attr)
+        assert getattr(root, name) is getattr(importlib.import_module(module, package), attr)
+
+
+@pytest.mark.parametrize("package", STUBBED)
+def test_no_public_name_is_also_a_module(package: str) -> None:
+    """Importing `pkg.name` binds `name` on the package to that module, so a public name that
+    is also a module's name would be that module once anything imported it."""
+    modules = {p.stem for p in (ROOT / package).glob("*.py")} | {
+        p.parent.name for p in (ROOT / package).glob("*/__init__.py")}
+    assert sorted(set(stub_table(package)) & modules) == []
 
 
 def test_vault_surface_is_what_the_product_uses() -> None:

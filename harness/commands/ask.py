@@ -16,6 +16,7 @@ from harness.config import load
 from harness.llm import Broker, RlmError
 from harness.vault_ops import UnrecordedVault, VaultCalls, VaultThread
 
+from .operation_commands import operation, value_type
 from .output import emit, fail
 
 
@@ -75,10 +76,11 @@ def register(sub: Any) -> None:
         description="Retrieve, follow links, answer; when unresolved, search again from new "
         "entry points until resolved, nothing new is found, or the rlm budget is spent.",
     )
-    p.add_argument("question", help="the question")
-    p.add_argument("--budget", type=int, default=10,
+    params = {q.name: q for q in operation("ask").params}  # the bounds of every surface
+    p.add_argument("question", type=value_type(params["question"]), help="the question")
+    p.add_argument("--budget", type=value_type(params["budget"]), default=10,
                    help="most notes in the answer set (default 10)")
-    p.add_argument("-k", type=int, default=None,
+    p.add_argument("-k", type=value_type(params["k"]), default=None,
                    help="hits per retrieval pass (default: the budget)")
     p.add_argument("--no-dense", action="store_true", help="skip the ONNX embedder")
     p.add_argument("--json", action="store_true", help="print one JSON document")

@@ -4,18 +4,34 @@ Unlike `rmh delete` (reversible: the note goes to `.rmh/trash/`), `forget` remov
 for good from the folder, the trash, the index, the embedding caches (the vault's and the
 shared one) and the learned event log, vacuums the SQLite files, and ends with a proof: every
 file rmh owns scanned for the erased strings (`0 occurrences in N files`). It exits 1 when the
-proof finds anything. `--dry-run` shows what would go and changes nothing.
+proof finds anything (`erasure_incomplete`; under `--json` the error carries the report).
+`--dry-run` shows what would go and changes nothing.
 """
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from .. import hooks_index
 from ..compose import open_vault
 from ..config import load
 from .output import CommandFailed, emit
+
+
+class ErasureIncomplete(CommandFailed):
+    """The proof found erased strings left in the vault's files (exit 1; `data` is the
+    erasure's report, proof included)."""
+
+    code_name = "erasure_incomplete"
+
+    def __init__(self, summary: str, report: dict[str, Any]) -> None:
+        super().__init__(f"erasure incomplete: {summary}")
+        self.report = report
+
+    def data(self) -> dict[str, Any]:
+        return {"report": self.report}
 
 
 def cmd_forget(args: argparse.Namespace) -> int:
@@ -36,13 +52,15 @@ def cmd_forget(args: argparse.Namespace) -> int:
                         before=lambda: had.append(hooks_index.forget(v.root, todo.needles)))
         if any(had):
             hooks_index.refresh(v)  # rebuilt from the notes that remain
-    emit(args, done.to_json(),
-         f"erased {len(todo.notes)} notes and {len(todo.trash)} trash copies "
-         f"({done.embeddings} embeddings, {done.learning.get('events_dropped', 0)} events "
-         f"dropped, {done.learning.get('events_rewritten', 0)} rewritten); proof: "
-         f"{done.proof.summary()}")
-    if done.proof.occurrences:
-        raise CommandFailed(f"erasure incomplete: {done.proof.summary()}")
+    human = (f"erased {len(todo.notes)} notes and {len(todo.trash)} trash copies "
+             f"({done.embeddings} embeddings, {done.learning.get('events_dropped', 0)} events "
+             f"dropped, {done.learning.get('events_rewritten', 0)} rewritten); proof: "
+             f"{done.proof.summary()}")
+    if done.proof.occurrences:  # under --json one document: the error, carrying the report
+        if not args.json:
+            print(human)
+        raise ErasureIncomplete(done.proof.summary(), done.to_json())
+    emit(args, done.to_json(), human)
     return 0
 
 

@@ -103,36 +103,42 @@ def _run_hook(args: argparse.Namespace, data: HookInput) -> str:
     from harness.hooks_memory import capture, end_only, prompt_memory
     from harness.hooks_recall import brief
 
-    with open_vault(cfg, dense=h.dense) as v:
-        if args.event == "prompt":
-            return prompt_memory(v, data.prompt, h.prompt_words, k=h.k,
-                                 min_share=h.min_term_share, session=session,
-                                 own_conversation=data.session_id)
-        if args.event == "session-start":  # the first time: build the hooks' index
+    # Codex's Stop ends a turn, not the session: capture, but keep the session open.
+    end = args.event == "session-end" and client.name != "codex"
+    try:
+        with open_vault(cfg, dense=h.dense) as v:
+            if args.event == "prompt":
+                return prompt_memory(v, data.prompt, h.prompt_words, k=h.k,
+                                     min_share=h.min_term_share, session=session,
+                                     own_conversation=data.session_id)
+            if args.event == "session-start":  # the first time: build the hooks' index
+                refresh(v)
+                return brief(root, data.cwd, h.start_words)
+            used: list[str] = []
+            if end:
+                for prompt, notes in take_shown(root, session):
+                    v.shown(prompt, [n for n in notes if v.note_id(n) is not None],
+                            session=session)
+            if client.reads_transcript and data.transcript_path:
+                try:
+                    doc = capture(v, data.transcript_path, data.session_id, session, end=end)
+                except Exception:
+                    if end:  # a transcript rmh cannot read still ends the session
+                        end_only(v, session)
+                    raise
+                used = list(doc.get("used", []))
+                print(f"rmh hook {args.event}: {doc['turns']} turns, {doc['written']} notes "
+                      f"written, {doc['skipped_lines']} lines skipped", file=sys.stderr)
+            elif end:
+                end_only(v, session)
+            if used:
+                remember_used(root, used)
             refresh(v)
-            return brief(root, data.cwd, h.start_words)
-        # Codex's Stop ends a turn, not the session: capture, but keep the session open.
-        end = args.event == "session-end" and client.name != "codex"
-        used: list[str] = []
-        if end:
-            for prompt, notes in take_shown(root, session):
-                v.shown(prompt, [n for n in notes if v.note_id(n) is not None],
-                        session=session)
-        if client.reads_transcript and data.transcript_path:
-            doc = capture(v, data.transcript_path, data.session_id, session, end=end)
-            used = list(doc.get("used", []))
-            print(f"rmh hook {args.event}: {doc['turns']} turns, {doc['written']} notes "
-                  f"written, {doc['skipped_lines']} lines skipped", file=sys.stderr)
-        elif end:
-            end_only(v, session)
-        if used:
-            remember_used(root, used)
-        refresh(v)
-    if end and h.daemon:
-        from harness import hooks_daemon
+    finally:
+        if end and h.daemon:  # the last session's end stops it, whatever failed above
+            from harness import hooks_daemon
 
-        # the last session's end stops it
-        hooks_daemon.daemon_request(root, {"event": "end", "session": session})
+            hooks_daemon.daemon_request(root, {"event": "end", "session": session})
     return ""
 
 

@@ -182,11 +182,22 @@ def cmd_end_session(args: argparse.Namespace) -> int:
     return 0
 
 
+def _event_seq(text: str) -> int:
+    """argparse `type` of an event sequence number: an integer >= 0 (a usage error else)."""
+    try:
+        seq = int(text)
+    except ValueError:
+        seq = -1
+    if seq < 0:
+        raise argparse.ArgumentTypeError(f"not an event sequence number (0 or more): {text!r}")
+    return seq
+
+
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add replay, archive, restore and learning to the `rmh` parser."""
     p = sub.add_parser("replay", help="rebuild every learned number from the event log")
     p.add_argument("--check", action="store_true", help="only compare; write nothing")
-    p.add_argument("--until", type=int, default=None, metavar="SEQ",
+    p.add_argument("--until", type=_event_seq, default=None, metavar="SEQ",
                    help="show the state as it was right after event SEQ (writes nothing)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_replay)

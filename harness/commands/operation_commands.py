@@ -172,6 +172,21 @@ def arguments(command: Command, args: argparse.Namespace, cfg: Config) -> dict[s
     return given
 
 
+class ArgumentRefused(CommandFailed):
+    """An argument the operation itself refused once it ran (a cursor it cannot read, a folder
+    with no notes): exit 1, kind `bad_argument` with `param` and `reason`, as on MCP."""
+
+    code_name = "bad_argument"
+
+    def __init__(self, exc: BadArgument) -> None:
+        super().__init__(str(exc))
+        self.param = exc.param
+        self.reason = exc.reason
+
+    def data(self) -> dict[str, str]:
+        return {"param": self.param, "reason": self.reason}
+
+
 def run(command: Command, args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Bind and check the arguments once, call the operation on the vault, print the result."""
     op = operation(command.op)
@@ -192,7 +207,7 @@ def run(command: Command, args: argparse.Namespace, parser: argparse.ArgumentPar
         try:
             result = BoundOperation.of(op, Targets(ops).target(op.part), ops.thread).call(checked)
         except BadArgument as exc:  # found by the operation itself (a cursor it cannot read)
-            raise CommandFailed(str(exc)) from exc
+            raise ArgumentRefused(exc) from exc
     doc, human = command.render(args, result)
     if args.json:
         print(json_line(doc))

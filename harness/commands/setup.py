@@ -133,9 +133,11 @@ def ensure_vault(root: Path, *, yes: bool, dense: bool) -> dict[str, Any] | None
         return None
     what = "create and initialise" if not root.exists() else "initialise"
     if not yes:
-        if not sys.stdin.isatty():
-            raise CommandFailed(f"{root} is not an rmh vault yet: pass --yes to {what} it, "
-                                f"or run `rmh init {root}` first")
+        if not sys.stdin.isatty():  # nobody to ask: not_a_vault, saying how to make it one
+            from vault import NotAVault
+
+            raise NotAVault(str(root), f"not an rmh vault yet: pass --yes to {what} it, "
+                            f"or run `rmh init {root}` first")
         print(f"{root} is not an rmh vault yet. {what.capitalize()} it? [Y/n] ",
               end="", file=sys.stderr, flush=True)
         answer = sys.stdin.readline().strip().lower()

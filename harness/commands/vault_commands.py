@@ -110,7 +110,11 @@ def render_listing(args: argparse.Namespace, page: dict[str, Any]) -> tuple[Any,
             lines.append(item["note"])
     if page["next_cursor"]:
         lines.append(f"... {page['total']} in all; next page: --cursor {page['next_cursor']}")
-    return page, line("\n".join(lines) or "(none)")
+    empty = "(none)"
+    if page["what"] == "notes" and not getattr(args, "folder", "") and not getattr(args, "tag",
+                                                                                   None):
+        empty = "(no notes at the top of the vault; `rmh list folders` lists its folders)"
+    return page, line("\n".join(lines) or empty)
 
 
 COMMANDS: tuple[Command, ...] = (

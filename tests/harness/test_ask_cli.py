@@ -66,3 +66,17 @@ def test_llm_failure_is_exit_code_one(vault: Path, capsys: pytest.CaptureFixture
         code = main(["--vault", str(vault), "ask", "Who founded Acme?", "--no-dense"])
     assert code == 1
     assert "LlmUnavailable: HTTP 400" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [[""], ["  "], ["q", "-k", "-3"], ["q", "--budget", "0"],
+                                  ["q", "--budget", "51"], ["q", "--budget", "x"]])
+def test_bad_arguments_are_usage_errors(vault: Path, capsys: pytest.CaptureFixture[str],
+                                        argv: list[str]) -> None:
+    """Bounds of the ask operation (as JSON-RPC, MCP and the REPL have them): exit 2, one
+    JSON document naming the argument, never a traceback."""
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as done:
+        main(["--vault", str(vault), "ask", *argv, "--no-dense", "--json"])
+    assert done.value.code == 2
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["error"]["kind"] == "usage" and "argument" in doc["error"]["message"]

@@ -35,6 +35,14 @@ def test_every_printed_kind_is_snake_case(tmp_path: Path) -> None:
     assert rmh("--vault", str(root), "init", "--no-dense").returncode == 0
     assert kind_of("--vault", str(root), "read", "Nobody") == "note_not_found"
     assert kind_of("--vault", str(root), "write", "../x") == "path_refused"
+    # refused by the operation once it ran: bad_argument naming the parameter, as on MCP
+    for argv, param in ((("list", "notes", "--cursor", "garbage"), "cursor"),
+                        (("list", "notes", "--folder", "Nope"), "folder")):
+        assert kind_of("--vault", str(root), *argv) == "bad_argument"
+        error = json.loads(rmh("--vault", str(root), *argv, "--json").stdout)["error"]
+        assert error["param"] == param and error["reason"]
+    r = rmh("--vault", str(root), "list")  # an empty top folder says where the notes are
+    assert r.returncode == 0 and "rmh list folders" in r.stdout
 
 
 def test_error_kind_names() -> None:

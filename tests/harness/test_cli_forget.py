@@ -133,3 +133,18 @@ def test_forget_dry_run_and_bad_arguments_change_nothing(tmp_path: Path) -> None
     after = _digest(root)
     assert {k: v for k, v in after.items() if "sqlite" not in k} == \
         {k: v for k, v in before.items() if "sqlite" not in k}
+
+
+def test_an_incomplete_erasure_is_one_json_error_carrying_its_report(tmp_path: Path) -> None:
+    """A file the index skips (a name that is not UTF-8) still names the subject: the proof
+    finds it; under --json that is one document, the error, with the erasure's report."""
+    env = _env(tmp_path)
+    root = _vault(tmp_path)
+    assert rmh("--vault", str(root), "init", "--no-dense", env=env).returncode == 0
+    (root / os.fsdecode(b"skipped\xff.md")).write_text(f"badge {SECRET}\n", "utf-8")
+    r = rmh("--vault", str(root), "forget", "--subject", SECRET, "--json", env=env)
+    assert r.returncode == 1
+    (doc,) = [json.loads(line) for line in r.stdout.splitlines()]
+    assert doc["error"]["kind"] == "erasure_incomplete"
+    assert doc["error"]["report"]["proof"]["occurrences"] == 1
+    assert doc["error"]["report"]["erased"]["notes"]  # the notes it could erase are gone

@@ -40,3 +40,14 @@ def test_archive_restore_replay_and_audit(tmp_path: Path) -> None:
     assert audit["missing_rows"] == 0 and audit["replay_matches"] is True
     assert audit["events"] == {"archive": 1, "restore": 1}
     assert rmh(root, "archive", "NoSuchNote").returncode == 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seq", ["-5", "x"])
+def test_replay_until_takes_an_event_number(tmp_path: Path, seq: str) -> None:
+    root = tmp_path / "v"
+    root.mkdir()
+    assert rmh(root, "init", "--no-dense").returncode == 0
+    r = rmh(root, "replay", "--until", seq, "--json")
+    assert r.returncode == 2
+    assert json.loads(r.stdout)["error"]["kind"] == "usage" and "--until" in r.stderr

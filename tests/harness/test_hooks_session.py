@@ -136,7 +136,8 @@ def test_install_and_uninstall_change_only_rmhs_entries(vault: Path, tmp_path: P
     codex = json.loads((project / ".codex" / "hooks.json").read_text(encoding="utf-8"))
     assert set(codex["hooks"]) == {"SessionStart", "UserPromptSubmit", "Stop", "PreCompact"}
     assert rmh(vault, "hooks", "uninstall", "codex", "--project", str(project)).returncode == 0
-    assert not (project / ".codex" / "hooks.json").exists()
+    assert not (project / ".codex").exists()  # the folder install made goes with it
+    assert (project / ".claude").is_dir()  # a folder that still holds the user's file stays
     broken = project / ".gemini" / "settings.json"
     broken.parent.mkdir()
     broken.write_text("[1, 2]", encoding="utf-8")
@@ -153,3 +154,30 @@ def test_engine_mode_recalls_through_the_full_search(vault: Path, tmp_path: Path
                                  "on the CI server again. What made the build pass last time?"})
     text = context_of(out, "UserPromptSubmit")
     assert "Pinning the compiler to version 12" in text and "episodes/" in text, text
+
+
+def test_a_session_ends_even_when_its_transcript_is_empty_or_unreadable(
+        vault: Path, tmp_path: Path) -> None:
+    def sessions() -> dict[str, int]:
+        doc = json.loads(rmh(vault, "status", "--no-dense", "--json").stdout)
+        return dict(doc["learning"]["sessions"])
+
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("", encoding="utf-8")  # a client session where nothing was said yet
+    torn = tmp_path / "torn.jsonl"
+    torn.write_text("not a transcript at all\n", encoding="utf-8")
+    for n, (sid, transcript) in enumerate((("s-empty", empty), ("s-torn", torn)), 1):
+        base = {"session_id": sid, "transcript_path": str(transcript), "cwd": str(tmp_path)}
+        hook(vault, "session-start", {**base, "hook_event_name": "SessionStart"})
+        shown = hook(vault, "prompt", {
+            **base, "hook_event_name": "UserPromptSubmit",
+            "prompt": "Which day are the CI runners rebuilt, and when is the nightly job?"})
+        assert "Build notes.md" in context_of(shown, "UserPromptSubmit")
+        end = hook(vault, "session-end", {**base, "hook_event_name": "SessionEnd"})
+        assert end.stdout == ""
+        if transcript == empty:
+            assert "0 turns, 0 notes written" in end.stderr, end.stderr
+        else:  # said on stderr, nothing ingested, and the learning session still ends
+            assert "rmh hook session-end: ConversationFormatError" in end.stderr, end.stderr
+        assert sessions()["ended"] == n and sessions()["open"] == 0
+    assert not (vault / "conversations").exists()

@@ -190,3 +190,22 @@ def test_on_a_terminal_setup_asks_before_initialising(tmp_path: Path, answer: st
     else:
         assert proc.returncode == 1 and "nothing written" in err
         assert not (vault / ".rmh").exists() and not settings.exists()
+
+
+def test_off_a_terminal_setup_without_yes_is_not_a_vault_and_writes_nothing(
+        tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    vault = seeded_vault(tmp_path)
+    r = rmh("setup", "cursor", "--vault", str(vault), "--no-dense", "--json", home=home)
+    assert r.returncode == 1
+    error = json.loads(r.stdout)["error"]
+    assert error["kind"] == "not_a_vault" and "--yes" in error["reason"]
+    assert not (vault / ".rmh").exists() and not (home / ".cursor").exists()
+    a_file = tmp_path / "file.md"
+    a_file.write_text("x", encoding="utf-8")
+    r = rmh("--vault", str(a_file), "search", "x", "--json", home=home)
+    assert r.returncode == 1
+    assert json.loads(r.stdout)["error"] == {
+        "kind": "not_a_vault", "message": f"not a vault: {a_file} (not a folder)",
+        "reason": "not a folder"}

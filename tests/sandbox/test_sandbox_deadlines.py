@@ -10,7 +10,6 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -18,10 +17,11 @@ from harness.config import LlmSection
 from harness.llm import Broker
 from harness.llm_provider import OpenAIProvider
 from harness.rlm_tools import RlmTools
+from harness.tools import vault_functions
 from harness.vault_ops import VaultCalls, VaultThread
 from harness.write_quota import WriteLimits, WriteQuota
-from sandbox import HostFunction, HostFunctionError, Sandbox, SandboxConfig, probe
-from vault import Vault, VaultError
+from sandbox import HostFunction, Sandbox, SandboxConfig, probe
+from vault import Vault
 
 from .conftest import REAL_TIERS
 
@@ -142,30 +142,26 @@ time.sleep(30)
         assert sb.exec("ping(2) * 21").value == "42"
 
 
-def _write_sandbox(tier: str, vault: Vault, limits: WriteLimits) -> Sandbox:
-    def write(note: str, content: str) -> dict[str, Any]:
-        try:
-            return {"note": vault.write(note, content).note}
-        except VaultError as exc:
-            raise HostFunctionError(type(exc).__name__, str(exc)) from None
-
-    functions = {"write": HostFunction(write, "Write a note.", "(note, content)")}
+def _write_sandbox(tier: str, calls: VaultCalls, limits: WriteLimits) -> Sandbox:
+    functions = {"write": vault_functions(calls)["write"]}  # the REPL's own write
     config = SandboxConfig(deadline_s=20, memory_mb=384, lint=False, tier=tier)
     return Sandbox(config, WriteQuota(limits).wrap(functions))
 
 
 def test_case30_write_quotas_per_exec_and_per_session(tier: str, tmp_path: Path) -> None:
     vault = Vault.init(tmp_path / "vault")
+    thread = VaultThread()
     limits = WriteLimits(exec_bytes=4096, exec_notes=5, session_bytes=10_000, session_notes=8)
-    with _write_sandbox(tier, vault, limits) as sb:
+    with _write_sandbox(tier, VaultCalls(vault, thread, lambda: None), limits) as sb:
         res = sb.exec("for i in range(100):\n    write(f'n{i}', 'x')")
         assert res.error is not None and res.error.type == "QuotaExceeded", res.to_json()
         assert "notes written per exec" in res.error.message
         assert len(list((tmp_path / "vault").glob("n*.md"))) == 5
         res = sb.exec("write('big', 'y' * 5000)")
         assert res.error is not None and "bytes written per exec" in res.error.message
-        assert sb.exec("write('n0', 'rewrite costs bytes only')").ok
+        assert sb.exec("write('n0', 'rewrite costs bytes only', overwrite=True)").ok
         res = sb.exec("for i in range(100):\n    write(f'm{i}', 'x')")
         assert res.error is not None and "notes written per session" in res.error.message
         assert len(list((tmp_path / "vault").glob("m*.md"))) == 3
+    thread.close()
     vault.close()

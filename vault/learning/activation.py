@@ -9,11 +9,11 @@ within `max_hops` (2) its hop distance k from s, and
 
 so one query adds at most `cap` to any note, whatever the number of seeds or paths, and the
 damping always acts: a neighbour gets 0.6 of its seed's boost, a second-hop note 0.36. (The
-seed's boost = u_s * damping^k with cap 0.05 left damping inert for any seed with u_s >= 0.14:
-every note within two hops got the full cap.) Hubs (notes with more than `spread_max_degree`
-links) receive activation but do not pass it on. The stored activation then accumulates as
-1 - (1 - a_decayed)(1 - boost) (formulas.py). The result is a list sorted by note id, so the
-log and every replay see the same order.
+seed's rule read as min(cap, u_s * damping^k) would leave damping inert for any seed with
+u_s >= 0.14: every note within two hops would get the full cap.) Hubs (notes with more than
+`spread_max_degree` links) receive activation but do not pass it on. The stored activation
+then accumulates as 1 - (1 - a_decayed)(1 - boost) (formulas.py). The result is a list sorted
+by note id, so the log and every replay see the same order.
 
 Source: the spreading-activation rule of seed 003 ("Computation is the missing bedrock of
 agentic memory": boost = utility · 0.6^hop, at most 2 hops, capped per note per query), after

@@ -49,7 +49,8 @@ Formulas (the seed: Ori-Mnemos, "Computation is the missing bedrock of agentic m
   (20 accesses over 10 sessions); the seed's "7 / 14 / 28 days" overstate the longer ones.
 - Spreading activation (activation.py): boost_s(v) = cap * u_s * damping^k at hop k <= 2 from
   seed s, u_s in [0, 1], so hop 1 gets 0.6 and hop 2 0.36 of what the seed gets whatever u_s
-  (the first version's u_s * damping^k hit the 0.05 cap at every hop for any u_s >= 0.14).
+  (cap * damping^k * u_s, not min(cap, u_s * damping^k), which would hit the 0.05 cap at
+  every hop for any u_s >= 0.14).
 - Accumulation of activation: a <- 1 - (1 - a_decayed)(1 - boost), boost <= cap (0.05).
 """
 

@@ -189,9 +189,9 @@ class MiniLmEncoder:
         return out
 
     def encode_padded(self, texts: Sequence[str]) -> F32Matrix:
-        """The batching before issue 17, kept as the baseline of bench/bench_encode.py:
-        consecutive runs of `batch_size` texts in the given order, each padded to its longest
-        text. Not used by rmh itself (a row could depend on its batch; see the module)."""
+        """Position batching, the baseline of bench/bench_encode.py: consecutive runs of
+        `batch_size` texts in the given order, each padded to its longest text. Not used by rmh
+        itself (a row could depend on its batch; see the module)."""
         out = np.zeros((len(texts), DIM), dtype=np.float32)
         for start in range(0, len(texts), self._batch):
             encs = self._tokenizer.encode_batch(list(texts[start : start + self._batch]))

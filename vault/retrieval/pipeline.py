@@ -213,7 +213,7 @@ class SearchEngine:
             if updated is None:
                 # A rebuild (a removal, compaction, another writer): the old structures and
                 # the corpus they hold go first, so the peak is one set of them, not two (at
-                # 10^6 notes 5.7 GB with both alive; BENCHMARKS.md, session 8).
+                # 10^6 notes 5.7 GB with both alive; BENCHMARKS.md).
                 dense = None if d is None else d.dense  # it catches up by itself
                 d = self._derived = None
                 updated = build_derived(corpus, self.scratch)

@@ -178,8 +178,8 @@ class Edges(ReadOnly[tuple[int, int]]):
 
     def span(self, p: int) -> tuple[int, int]:
         """The index range of source position `p`'s pairs. The needles are int32 like
-        `src`: Python ints made numpy cast all of `src` to int64 first, ~3 ms a call at 10^6
-        notes, paid per re-resolved source on every edit (BENCHMARKS.md, session 8)."""
+        `src`: Python ints would make numpy cast all of `src` to int64 first, ~3 ms a call at
+        10^6 notes, paid per re-resolved source on every edit (BENCHMARKS.md)."""
         bounds = np.array((p, p + 1), dtype=np.int32)
         lo, hi = np.searchsorted(self.src, bounds, side="left").tolist()
         return int(lo), int(hi)

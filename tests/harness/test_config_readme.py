@@ -1,0 +1,49 @@
+"""README's `rmh.toml` examples are true: each loads (unknown keys are errors) with the
+values it shows as the defaults, and together they name every key `harness/config.py` reads."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from harness.config import Config, load
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def blocks() -> list[str]:
+    return re.findall(r"```toml\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+
+
+def sections(cfg: Config) -> dict[str, Any]:
+    return {f.name: getattr(cfg, f.name) for f in dataclasses.fields(cfg)
+            if dataclasses.is_dataclass(getattr(cfg, f.name))}
+
+
+def test_every_example_loads(tmp_path: Path) -> None:
+    assert blocks()
+    for i, text in enumerate(blocks()):
+        root = tmp_path / str(i)
+        root.mkdir()
+        (root / "rmh.toml").write_text(text, encoding="utf-8")
+        load(vault=str(root), env={})  # ConfigError on an unknown section or key
+
+
+def test_the_configuration_block_shows_the_defaults_and_every_key() -> None:
+    shown: dict[str, set[str]] = {}
+    for text in blocks():
+        for name, table in tomllib.loads(text).items():
+            shown.setdefault(name, set()).update(table)
+    defaults = sections(load(vault=None, env={}))
+    config_block = tomllib.loads(blocks()[0])  # the Configuration section's: the defaults
+    for name, section in defaults.items():
+        keys = {f.name for f in dataclasses.fields(section)}
+        assert sorted(keys - shown.get(name, set())) == [], name
+        for key, value in config_block.get(name, {}).items():
+            # shared_cache: shown as the path its default resolves to; weights: shown as the
+            # engine's own, which the default (an empty table) keeps
+            if key not in ("shared_cache", "weights"):
+                assert getattr(section, key) == value, (name, key)
