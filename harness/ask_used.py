@@ -25,7 +25,7 @@ from .extractive import is_not_found, terms
 
 RUN_WORDS = 5
 MIN_TERMS = 2
-_LINK = re.compile(r"\[\[([^\]|#]+)(?:[#|][^\]]*)?\]\]")
+WIKI_LINK = re.compile(r"\[\[([^\]|#]+)(?:[#|][^\]]*)?\]\]")
 _WORD = re.compile(r"\w+")
 
 
@@ -54,7 +54,7 @@ def used_notes(answer: str, question: str,
     `answer` used, in that order (module doc)."""
     if not answer.strip() or is_not_found(answer):
         return []
-    cited = {m.group(1).strip().casefold() for m in _LINK.finditer(answer)}
+    cited = {m.group(1).strip().casefold() for m in WIKI_LINK.finditer(answer)}
     folded = answer.casefold()
     answer_runs = _runs(answer)
     asked = set(terms(question))

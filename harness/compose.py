@@ -30,12 +30,14 @@ from vault import (
     SharedEmbeddingCache,
     TieredEmbeddingCache,
     Vault,
+    VaultError,
     answer_uses,
     is_disk_full,
     no_space,
 )
 
 from . import hooks_index
+from .ask_used import WIKI_LINK
 from .config import Config, load
 
 log = logging.getLogger("rmh.embed")
@@ -230,9 +232,24 @@ class LedgerSessions:
         return {"rewards_applied": applied, "answer_used": len(answered)}
 
     def _answered(self, session: str, answer: str) -> list[int]:
+        """Retrieved notes the answer cites by a `[[link]]` that resolves to them, or whose
+        distinctive terms it uses (vault answer_uses)."""
         shown = sorted({n for ev in self.ledger.session_events(session) for n, _, _ in ev.shown()})
         texts = self.texts(shown)
-        return answer_uses(answer, texts, self.ledger.params.answer_min_terms)
+        used = set(answer_uses(answer, texts, self.ledger.params.answer_min_terms))
+        return sorted(used | (cited_ids(self.vault, answer) & set(shown)))
+
+
+def cited_ids(vault: Vault, answer: str) -> set[int]:
+    """Ids of the notes the `[[link]]`s of `answer` resolve to (path, title or alias, as
+    `read` resolves them); a link naming no note counts nothing."""
+    out: set[int] = set()
+    for target in sorted({m.group(1).strip() for m in WIKI_LINK.finditer(answer)}):
+        try:
+            out.add(vault.resolve(target))
+        except VaultError:
+            continue
+    return out
 
 
 def note_texts(vault: Vault) -> Callable[[Sequence[int]], Mapping[int, str]]:

@@ -99,6 +99,28 @@ def test_session_end_with_the_answer_counts_the_notes_it_uses(tmp_path: Path) ->
     assert audit["matched"] is True
 
 
+def test_an_answer_citing_a_retrieved_note_by_link_counts_it_used(tmp_path: Path) -> None:
+    """A `[[link]]` in the answer that resolves to a note the session retrieved is a citation,
+    whatever its words; a link to a note the session never saw, or to no note, counts nothing."""
+    vault = make_vault(tmp_path / "vault")
+    srv = Server(vault, tmp_path)
+    srv.call("session.start", {"session": "cite"})
+    hits = srv.call("vault.search", {"query": "Monday Tuesday", "k": 2}, rid=2)["result"]["hits"]
+    shown = {h["note"] for h in hits}
+    assert "Lunch.md" in shown
+    unseen = sorted(p.stem for p in vault.rglob("*.md")
+                    if p.relative_to(vault).as_posix() not in shown)
+    assert unseen
+    answer = f"See [[lunch|the lunch note]] and [[{unseen[0]}]] and [[No Such Note]]."
+    ended = srv.call("session.end", {"answer": answer}, rid=3)
+    assert ended["result"]["answer_used"] == 1
+    assert srv.finish() == 0
+    lunch = learning(vault, "Lunch")
+    assert lunch["rewards"][0]["rewards"] == {"answer": 1.0}  # type: ignore[index]
+    other = learning(vault, unseen[0])
+    assert not other["rewards"]
+
+
 def test_doctor_warns_on_a_negative_exposure_q_correlation() -> None:
     report = {"exposure_q_pearson": -0.25, "missing_rows": 0, "replay_matches": True}
     warnings = learning_warnings(report, dead=["s-1"])
