@@ -12,6 +12,7 @@ import json
 import time
 from typing import Any
 
+from harness.errors import Refused
 from harness.compose import learning_vault, liveness, search_params
 from harness.config import load
 from vault import LearnedState, Ledger, Vault
@@ -174,6 +175,9 @@ def cmd_end_session(args: argparse.Namespace) -> int:
     v, ledger = learning_vault(args.vault)
     with v:
         try:
+            if not ledger.has_session(args.session):
+                raise Refused("no_session", f"no session {args.session!r} was started "
+                                            "(search or read with --session ID starts one)")
             applied = ledger.end_session(args.session, time.time())
         finally:
             ledger.close()

@@ -76,6 +76,10 @@ def test_a_cli_session_is_left_to_the_idle_timer(tmp_path: Path) -> None:
     assert audit["sessions"] == {"open": 1, "ended": 0, "recovered": 0}
     assert audit["open_sessions"][0]["alive"].startswith("unknown")
     assert rmh(vault, "end-session", "cli-1").returncode == 0
+    again = rmh(vault, "end-session", "cli-1", "--json")  # ended already: nothing to do
+    assert again.returncode == 0 and json.loads(again.stdout)["rewards_applied"] is False
+    unknown = rmh(vault, "end-session", "cli-2", "--json")  # never started: refused, typed
+    assert unknown.returncode == 1 and json.loads(unknown.stdout)["error"]["kind"] == "no_session"
     doc = learning(vault, "Project Atlas")
     assert isinstance(doc["rewards"], list) and not doc["rewards"][0]["recovered"]
 

@@ -182,6 +182,11 @@ class Ledger:
             self._append([(now, "end", s, None, {"recovered": True}) for s in stale])
         return stale
 
+    def has_session(self, session_id: str) -> bool:
+        """Whether a session of this id was ever started (ended or not)."""
+        self._sync_state()
+        return session_id in self._state.sessions
+
     def open_sessions(self) -> list[str]:
         """The ids of the sessions started and not ended, sorted."""
         self._sync_state()
