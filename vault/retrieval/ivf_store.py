@@ -29,17 +29,14 @@ import os
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
 from ..storage.corpus import Corpus
 from .dense_store import note_keys
+from .encoders import Encoder
 from .signals.ivf import BLOCK, IvfParams, IvfStore, MemoryCodes
-
-if TYPE_CHECKING:  # signals/dense.py imports this module
-    from .signals.dense import DenseParams
 
 VERSION = 1
 INDEX = "dense-ivf.npz"
@@ -131,24 +128,24 @@ def load(folder: str | Path, name: str, notes: int) -> Loaded | None:
     return Loaded(counts, cut, IvfStore(cents, mean, offsets, MemoryCodes(codes), scale, note))
 
 
-def restore(folder: str | None, corpus: Corpus, fingerprint: str, shape: tuple[int, int],
-            params: DenseParams) -> Loaded | None:
+def restore(folder: str | None, corpus: Corpus, encoder: Encoder, shape: tuple[int, int],
+            params: IvfParams, approx_above: int) -> Loaded | None:
     """The build of `corpus`'s notes persisted in `folder` when there is one and it is
-    approximate under `params` (more rows than `params.approx_above`), else None."""
+    approximate (more rows than `approx_above` > 0: signals/dense.py), else None."""
     if folder is None:
         return None
-    name = digest(note_keys(corpus), fingerprint, shape, params.ivf)
+    name = digest(note_keys(corpus), encoder.fingerprint, shape, params)
     got = load(folder, name, len(corpus))
-    if got is None or not 0 < params.approx_above < got.ivf.rows:
+    if got is None or not 0 < approx_above < got.ivf.rows:
         return None
     return got
 
 
-def save_build(folder: str | None, corpus: Corpus, fingerprint: str, shape: tuple[int, int],
-               params: DenseParams, counts: I64, cut: npt.NDArray[np.bool_],
+def save_build(folder: str | None, corpus: Corpus, encoder: Encoder, shape: tuple[int, int],
+               params: IvfParams, counts: I64, cut: npt.NDArray[np.bool_],
                ivf: IvfStore) -> bool:
     """Persist in `folder` (None: nowhere) the IVF a full build of `corpus` made."""
     if folder is None:
         return False
-    name = digest(note_keys(corpus), fingerprint, shape, params.ivf)
+    name = digest(note_keys(corpus), encoder.fingerprint, shape, params)
     return save(folder, name, counts, cut, ivf)

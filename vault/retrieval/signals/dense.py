@@ -137,7 +137,7 @@ class DenseIndex:
         (retrieval/dense_store.py): a later build re-chunks only the notes they lack."""
         p = params or DenseParams()
         shape = (max_tokens, max_units)
-        kept = ivf_store.restore(scratch, corpus, encoder.fingerprint, shape, p)
+        kept = ivf_store.restore(scratch, corpus, encoder, shape, p.ivf, p.approx_above)
         if kept is not None:  # an approximate build an earlier process persisted
             return cls._exact(corpus, encoder, np.zeros((0, encoder.dim), np.float32),
                               kept.counts, kept.cut, shape, p, scratch, kept.ivf)
@@ -158,7 +158,7 @@ class DenseIndex:
             note = np.repeat(every, counts).astype(np.int32)
             ivf = _ivf_build(texts, note, encoder, cache, progress, p.ivf, scratch)
             matrix = np.zeros((0, dim), dtype=np.float32)
-            ivf_store.save_build(scratch, corpus, encoder.fingerprint, shape, p, counts, cut, ivf)
+            ivf_store.save_build(scratch, corpus, encoder, shape, p.ivf, counts, cut, ivf)
         else:
             matrix = encode_cached(encoder, texts, cache, progress)
             if scratch is not None:
