@@ -12,11 +12,14 @@ after prepare and its VmHWM. Python allocations and numpy arrays are traced; sci
 temporaries and allocator fragmentation are not, so RSS can exceed the traced peak.
 
     python -m bench.profile_prepare --notes 100000 --keep DIR --cold [--runs 3]
+        [--approx-above CHUNKS]
 
 times a cold start instead (issue 33 item 5), untraced: each run is a new process that opens
 the vault as `rmh` does (the engine persists its structures under `.rmh/`, the embeddings in
 the vault's own cache), syncs, builds the snapshot, prepares, then searches `--runs` + 1 times;
-the first process builds and saves what later ones load. Per process: the seconds of each
+the first process builds and saves what later ones load, two more start cold, and a fourth
+starts with the IVF store removed (what a cold start cost before it was persisted; it rebuilds
+and saves again). Per process: the seconds of each
 phase, the first search's seconds (cold: prepare + search) against the median of the later
 ones (warm), and whether every process returned the same hits with the same scores.
 """
@@ -135,14 +138,15 @@ def run(n: int, keep: Path | None) -> dict[str, Any]:
 COLD_QUERY = "who talked about the billing migration yesterday"
 
 
-def cold_once(root: Path, runs: int) -> dict[str, Any]:
+def cold_once(root: Path, runs: int, approx_above: int) -> dict[str, Any]:
     """One process's cold start on the vault at `root` (module docstring)."""
     clock: dict[str, float] = {}
     t0 = time.perf_counter()
     enc = SyntheticEncoder()
+    params = SearchParams(dense=dense.DenseParams(approx_above=approx_above))
 
     def engine(own: Any) -> SearchEngine:
-        return SearchEngine(SearchParams(), encoder=enc, cache=own, scratch=str(root / ".rmh"))
+        return SearchEngine(params, encoder=enc, cache=own, scratch=str(root / ".rmh"))
 
     with Vault.open(root, auto_sync=False, engine=engine) as v:
         clock["open_s"] = time.perf_counter() - t0
@@ -168,21 +172,27 @@ def cold_once(root: Path, runs: int) -> dict[str, Any]:
             "cpu_s": round(time.process_time(), 3), "hits": hits}
 
 
-def cold(n: int, keep: Path, runs: int) -> dict[str, Any]:
-    """`processes` new processes on the same vault: the first builds, the others start cold."""
+def cold(n: int, keep: Path, runs: int, approx_above: int) -> dict[str, Any]:
+    """Four new processes on the same vault: the first builds, the next two start cold from
+    what it saved, the last starts with the IVF store removed (as before it was persisted)."""
     root = keep / str(n)
     if not (root / "turns").is_dir():
         generate(root, n)
         Vault.init(root, auto_sync=False).close()
     procs = []
-    for _ in range(3):
+    for i in range(4):
+        if i == 3:
+            for path in (root / ".rmh").glob("dense-ivf*"):
+                path.unlink()
         out = subprocess.run([sys.executable, "-m", "bench.profile_prepare", "--cold-once",
-                              str(root), "--runs", str(runs)], capture_output=True, check=True,
+                              str(root), "--runs", str(runs), "--approx-above",
+                              str(approx_above)], capture_output=True, check=True,
                              text=True, cwd=Path(__file__).resolve().parents[1])
         procs.append(json.loads(out.stdout))
     same = all(p["hits"] == procs[0]["hits"] for p in procs) and bool(procs[0]["hits"])
-    return {"notes": n, "processes": [{k: x for k, x in p.items() if k != "hits"}
-                                      for p in procs], "hits_identical": same}
+    return {"notes": n, "approx_above": approx_above,
+            "processes": [{k: x for k, x in p.items() if k != "hits"} for p in procs],
+            "hits_identical": same}
 
 
 def main() -> None:
@@ -192,14 +202,17 @@ def main() -> None:
     parser.add_argument("--cold", action="store_true", help="time cold starts (needs --keep)")
     parser.add_argument("--cold-once", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--approx-above", type=int, default=dense.DenseParams().approx_above,
+                        help="chunks above which dense is an IVF (--cold)")
     args = parser.parse_args()
     if args.cold_once is not None:
-        print(json.dumps(cold_once(args.cold_once, args.runs)), flush=True)
+        print(json.dumps(cold_once(args.cold_once, args.runs, args.approx_above)), flush=True)
         return
     if args.cold:
         if args.keep is None:
             parser.error("--cold needs --keep DIR")
-        print(json.dumps(cold(args.notes, args.keep, args.runs), indent=1), flush=True)
+        print(json.dumps(cold(args.notes, args.keep, args.runs, args.approx_above), indent=1),
+              flush=True)
         return
     print(json.dumps(run(args.notes, args.keep), indent=1), flush=True)
 

@@ -132,7 +132,7 @@ def restore(folder: str | None, corpus: Corpus, encoder: Encoder, shape: tuple[i
             params: IvfParams, approx_above: int) -> Loaded | None:
     """The build of `corpus`'s notes persisted in `folder` when there is one and it is
     approximate (more rows than `approx_above` > 0: signals/dense.py), else None."""
-    if folder is None:
+    if folder is None or not (Path(folder) / INDEX).is_file():  # the keys cost a pass
         return None
     name = digest(note_keys(corpus), encoder.fingerprint, shape, params)
     got = load(folder, name, len(corpus))
