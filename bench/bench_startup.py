@@ -11,6 +11,17 @@ Side by side on the same machine, each the median of N fresh processes:
     python bench/bench_startup.py [--runs 7]
 
 The demo vault is written by `rmh demo` into a temporary folder. Prints one JSON document.
+
+    python bench/bench_startup.py --cold VAULT [--query Q] [--no-dense] [--runs 5]
+
+measures instead a cold search against a warm one on VAULT, in the same run (issue 33 item 5):
+cold is `rmh --vault VAULT search Q --json` in a new process each time (wall seconds and the
+child's CPU seconds, user + system, from its rusage); warm is the same search answered by one
+`rmh serve` through the official MCP client after its first search (each later call's wall
+seconds). Medians of `--runs`; `hits_identical` says whether every cold run returned the same
+notes with the same scores, and the warm server the same (its scores rounded to 4 places).
+The vault is searched as it is: run `rmh index` on it first (a pending embedding is filled by
+the first cold run, outside the timed runs: one untimed cold run comes first).
 """
 
 from __future__ import annotations
@@ -18,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -72,10 +84,68 @@ async def first_mcp(vault: Path) -> dict[str, Any]:
             "hits": len((result.structured_content or {}).get("hits", []))}
 
 
+def cold_search(argv: list[str]) -> tuple[float, float, list[Any]]:
+    """Wall and CPU seconds (user + system) of one new process running `argv`, and the
+    (note, score) pairs of its JSON hits."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    out = subprocess.run(argv, env=_env(), cwd=REPO, capture_output=True, check=True,
+                         timeout=900)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    hits = [(h["note"], h["score"]) for h in json.loads(out.stdout)["hits"]]
+    return wall, cpu, hits
+
+
+async def warm_search(vault: Path, query: str, dense: bool, runs: int
+                      ) -> tuple[float, list[float], list[Any]]:
+    """One `rmh serve`: its first search's wall seconds, then `runs` more (warm), and the
+    (note, score) pairs of the last."""
+    args = ["-m", "harness", "--vault", str(vault), "serve"] + ([] if dense else ["--no-dense"])
+    params = StdioServerParameters(command=sys.executable, args=args, env=_env(),
+                                   cwd=str(REPO))
+    times: list[float] = []
+    async with stdio_client(params) as (rx, tx), ClientSession(rx, tx) as session:
+        await session.initialize()
+        for _ in range(runs + 1):
+            start = time.perf_counter()
+            result = await session.call_tool("search", {"query": query, "k": 10})
+            times.append(time.perf_counter() - start)
+    hits = [(h["note"], h["score"]) for h in (result.structured_content or {}).get("hits", [])]
+    return times[0], times[1:], hits
+
+
+def cold_vs_warm(vault: Path, query: str, dense: bool, runs: int) -> dict[str, Any]:
+    argv = [sys.executable, "-m", "harness", "--vault", str(vault), "search", query, "--json"]
+    argv += [] if dense else ["--no-dense"]
+    cold_search(argv)  # untimed: fills what `rmh index` left pending, warms the page cache
+    cold = [cold_search(argv) for _ in range(runs)]
+    first, warm, warm_hits = anyio.run(warm_search, vault, query, dense, runs)
+    return {
+        "vault": str(vault), "query": query, "dense": dense, "runs": runs,
+        "cold_wall_s": round(statistics.median(c[0] for c in cold), 3),
+        "cold_cpu_s": round(statistics.median(c[1] for c in cold), 3),
+        "cold_wall_runs_s": [round(c[0], 3) for c in cold],
+        "warm_wall_s": round(statistics.median(warm), 4),
+        "serve_first_search_s": round(first, 3),
+        # the cold runs' JSON exactly; the server's MCP hits carry scores to 4 places
+        "hits_identical": bool(warm_hits) and all(c[2] == cold[0][2] for c in cold)
+        and [(n, round(x, 4)) for n, x in cold[0][2]] == warm_hits,
+    }
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--cold", type=Path, metavar="VAULT", help="cold against warm search")
+    ap.add_argument("--query", default="cardiac progenitor cells develop into heart muscle")
+    ap.add_argument("--no-dense", action="store_true")
     args = ap.parse_args()
+    if args.cold is not None:
+        print(json.dumps(cold_vs_warm(args.cold, args.query, not args.no_dense, args.runs),
+                         indent=1))
+        return 0
     rmh = [sys.executable, "-m", "harness"]
     with tempfile.TemporaryDirectory() as tmp:
         vault = Path(tmp) / "demo"

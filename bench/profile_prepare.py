@@ -10,12 +10,26 @@ traced MiB when it starts and ends, its peak (nested steps included) and the tra
 (peak - end), and its seconds (slowed by tracing, ~2x). Also the process's RSS before and
 after prepare and its VmHWM. Python allocations and numpy arrays are traced; scipy's C++
 temporaries and allocator fragmentation are not, so RSS can exceed the traced peak.
+
+    python -m bench.profile_prepare --notes 100000 --keep DIR --cold [--runs 3]
+        [--approx-above CHUNKS]
+
+times a cold start instead (issue 33 item 5), untraced: each run is a new process that opens
+the vault as `rmh` does (the engine persists its structures under `.rmh/`, the embeddings in
+the vault's own cache), syncs, builds the snapshot, prepares, then searches `--runs` + 1 times;
+the first process builds and saves what later ones load, two more start cold, and a fourth
+starts with the IVF store removed (what a cold start cost before it was persisted; it rebuilds
+and saves again). Per process: the seconds of each
+phase, the first search's seconds (cold: prepare + search) against the median of the later
+ones (warm), and whether every process returned the same hits with the same scores.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import subprocess
+import sys
 import tempfile
 import time
 import tracemalloc
@@ -121,11 +135,85 @@ def run(n: int, keep: Path | None) -> dict[str, Any]:
             }
 
 
+COLD_QUERY = "who talked about the billing migration yesterday"
+
+
+def cold_once(root: Path, runs: int, approx_above: int) -> dict[str, Any]:
+    """One process's cold start on the vault at `root` (module docstring)."""
+    clock: dict[str, float] = {}
+    t0 = time.perf_counter()
+    enc = SyntheticEncoder()
+    params = SearchParams(dense=dense.DenseParams(approx_above=approx_above))
+
+    def engine(own: Any) -> SearchEngine:
+        return SearchEngine(params, encoder=enc, cache=own, scratch=str(root / ".rmh"))
+
+    with Vault.open(root, auto_sync=False, engine=engine) as v:
+        clock["open_s"] = time.perf_counter() - t0
+        t = time.perf_counter()
+        v.sync()
+        clock["sync_s"] = time.perf_counter() - t
+        t = time.perf_counter()
+        corpus = v.corpus()
+        clock["snapshot_s"] = time.perf_counter() - t
+        t = time.perf_counter()
+        v.engine.prepare(corpus)
+        clock["prepare_s"] = time.perf_counter() - t
+        searches, hits = [], []
+        for _ in range(runs + 1):
+            t = time.perf_counter()
+            result = v.search(COLD_QUERY, 10, learn=False)
+            searches.append(time.perf_counter() - t)
+            hits = [(h.note, h.score) for h in result.hits]
+    return {**{k: round(x, 3) for k, x in clock.items()},
+            "first_search_s": round(searches[0], 4),
+            "warm_search_s": round(sorted(searches[1:])[len(searches[1:]) // 2], 4),
+            "total_to_first_hit_s": round(time.perf_counter() - t0 - sum(searches[1:]), 3),
+            "cpu_s": round(time.process_time(), 3), "hits": hits}
+
+
+def cold(n: int, keep: Path, runs: int, approx_above: int) -> dict[str, Any]:
+    """Four new processes on the same vault: the first builds, the next two start cold from
+    what it saved, the last starts with the IVF store removed (as before it was persisted)."""
+    root = keep / str(n)
+    if not (root / "turns").is_dir():
+        generate(root, n)
+        Vault.init(root, auto_sync=False).close()
+    procs = []
+    for i in range(4):
+        if i == 3:
+            for path in (root / ".rmh").glob("dense-ivf*"):
+                path.unlink()
+        out = subprocess.run([sys.executable, "-m", "bench.profile_prepare", "--cold-once",
+                              str(root), "--runs", str(runs), "--approx-above",
+                              str(approx_above)], capture_output=True, check=True,
+                             text=True, cwd=Path(__file__).resolve().parents[1])
+        procs.append(json.loads(out.stdout))
+    same = all(p["hits"] == procs[0]["hits"] for p in procs) and bool(procs[0]["hits"])
+    return {"notes": n, "approx_above": approx_above,
+            "processes": [{k: x for k, x in p.items() if k != "hits"} for p in procs],
+            "hits_identical": same}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--notes", type=int, default=100_000)
     parser.add_argument("--keep", type=Path, help="folder to create/reuse vaults under")
+    parser.add_argument("--cold", action="store_true", help="time cold starts (needs --keep)")
+    parser.add_argument("--cold-once", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--approx-above", type=int, default=dense.DenseParams().approx_above,
+                        help="chunks above which dense is an IVF (--cold)")
     args = parser.parse_args()
+    if args.cold_once is not None:
+        print(json.dumps(cold_once(args.cold_once, args.runs, args.approx_above)), flush=True)
+        return
+    if args.cold:
+        if args.keep is None:
+            parser.error("--cold needs --keep DIR")
+        print(json.dumps(cold(args.notes, args.keep, args.runs, args.approx_above), indent=1),
+              flush=True)
+        return
     print(json.dumps(run(args.notes, args.keep), indent=1), flush=True)
 
 

@@ -4,9 +4,10 @@ A caller that may stop waiting binds a stop test to the work it starts: `with ca
 vault.search(...)`. Long loops call `checkpoint()`, which raises `Cancelled` once the test is
 true. Without a bound test (every caller but the sandbox's host calls) `checkpoint()` does
 nothing, so results never depend on it: a search either finishes exactly as it would have, or
-raises. Checkpoints sit only where everything built so far is in memory and discarded on the
-way out (the snapshot and the derived structures before they are cached or saved), so a cancel
-leaves nothing half-done; the next search builds them again from the start.
+raises. Checkpoints sit only where what was built so far is either in memory and discarded on
+the way out (the snapshot, a lexical index being built) or already whole on disk (the lexical
+store saved right before its checkpoint, each slice of embeddings once it is in the cache), so
+a cancel leaves nothing half-done, and the next search resumes from what was kept.
 """
 
 from __future__ import annotations

@@ -247,9 +247,9 @@ def test_a_rebuild_lets_go_of_the_last_generation_first(
     assert vault.search("customers").hits and vault.engine._derived is not None
     seen: list[tuple[object, object]] = []
 
-    def watched(index: Index) -> Snapshot:
+    def watched(index: Index, folder: str | Path | None = None) -> Snapshot:
         seen.append((vault.engine._derived, vault._corpus))
-        return build_snapshot(index)
+        return build_snapshot(index, folder)
 
     monkeypatch.setattr(live, "build_snapshot", watched)
     vault.write("Extra.md", "customers extra\n")  # an add: advanced in place, no rebuild

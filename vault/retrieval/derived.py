@@ -85,9 +85,9 @@ def build_derived(corpus: Corpus, folder: str | None = None) -> Derived:
         got = lexical_store.load(folder, digest)
     if got is None:
         got = BM25.build(corpus, LEXICAL), CONJUNCTIVE.build(corpus, LEXICAL)
-        checkpoint()  # not saved: the next build starts over (vault/cancel.py)
-        if folder is not None:
+        if folder is not None:  # saved before a cancel can stop it: the next build loads it
             lexical_store.save(folder, digest, *got)
+        checkpoint()
     return Derived(corpus, *got, NameIndex.build(corpus), links, Walk.build(links))
 
 

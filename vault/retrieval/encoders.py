@@ -38,6 +38,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from ..cancel import checkpoint
 from ..errors import ModelUnavailable
 from ..storage.embeddings import EmbeddingCache, embedding_key
 
@@ -238,7 +239,8 @@ def encode_cached(
     LoCoMo's first conversation, for 2.5% more CPU). The order never changes a vector (see
     the module docstring). `progress(done, total, "embedding")` is called with done = 0
     before the first slice, then after each slice of `PROGRESS_STEP` new texts, once it is
-    cached.
+    cached. A cancel (vault/cancel.py) is taken after a slice is cached, so a stopped build
+    keeps what it embedded and the next one embeds only the rest.
     """
     keys = [embedding_key(t) for t in texts]
     found: dict[str, np.ndarray] = {}
@@ -257,6 +259,7 @@ def encode_cached(
         found.update(fresh)
         if progress is not None:
             progress(start + len(part), len(missing), "embedding")
+        checkpoint()  # a cancel keeps the slices cached so far: the next build resumes there
     out = np.zeros((len(texts), encoder.dim), dtype=np.float32)
     for i, k in enumerate(keys):
         out[i] = found[k]

@@ -33,7 +33,7 @@ from .increment import advance
 from .index import Index
 from .paths import printable
 from .snapshot import Snapshot, build_snapshot
-from .store import Store
+from .store import STATE_DIR, Store
 from .sync import SyncReport, sync
 from .watch import Watcher
 
@@ -139,7 +139,7 @@ class LiveIndex:
             self._snap = prev = None  # the old snapshot is not held while the new is built
             if self.on_rebuild is not None:
                 self.on_rebuild()
-            snap = build_snapshot(self.index)
+            snap = build_snapshot(self.index, self.store.root / STATE_DIR)  # edge_store.py
         self._snap = snap
         self._pending, self._seen = [], self._snap.corpus.generation
         return self._snap

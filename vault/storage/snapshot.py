@@ -18,6 +18,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -25,8 +26,10 @@ import numpy as np
 from ..cancel import checked
 from ..notes.links import Resolver
 from ..notes.rows import LinkRow
+from . import edge_store
 from .columns import Edges, Strings, hex_column
 from .corpus import Corpus
+from .edge_store import I64, Digest
 from .index import Index
 from .link_targets import LinkTargets, link_keys
 
@@ -93,14 +96,17 @@ class Snapshot:
         )
 
 
-def build_snapshot(index: Index) -> Snapshot:
+def build_snapshot(index: Index, folder: str | Path | None = None) -> Snapshot:
     """The snapshot of the index as it is now (archive flags all False; the facade sets them).
 
     Streams: note rows go straight into the corpus columns, then links one at a time into
     edges and name keys (no row objects or link lists kept: at 10^6 notes they doubled the
     peak). Links come by source id, which is position order, so the edges come out sorted;
     they are kept by id in two int64 arrays and turned into positions in one search at the
-    end (no id -> position dict: 100 MB at 10^6 notes)."""
+    end (no id -> position dict: 100 MB at 10^6 notes). With `folder` (the vault's .rmh/) the
+    links are first read without resolving them, for the link targets and the digest of the
+    edge store (edge_store.py); only when no store matches are they read again, resolved, and
+    the edges saved for the next process."""
     cols: dict[str, list[Any]] = {name: [] for name in _COLUMNS}
     with index.reading():
         generation = index.generation()
@@ -109,23 +115,19 @@ def build_snapshot(index: Index) -> Snapshot:
                 cols[name].append(getattr(r, attr))
         ids, paths, aliases = (tuple(cols.pop(k)) for k in ("ids", "paths", "aliases"))
         resolver = Resolver.over(ids, paths, aliases)  # shares the corpus's columns
-        src_ids, dst_ids = array("q"), array("q")  # resolved links by id: positions below
-        keys = LinkTargets.builder()
-        src, src_path = -1, ""
-        dsts: set[int] = set()
-        for note_id, ln in index.iter_links():
-            if note_id != src:
-                _flush(src, dsts, src_ids, dst_ids)
-                src, src_path, dsts = note_id, resolver.id_path[note_id], set()
-            dst = resolver.resolve(ln, src_path)
-            if dst is not None and dst != src:
-                dsts.add(dst)
-            keys.add(link_keys(ln, src_path), src)
-        _flush(src, dsts, src_ids, dst_ids)
-    id_array = np.asarray(ids, dtype=np.int64)  # ascending: an id's position by search
-    edges = Edges(np.searchsorted(id_array, np.frombuffer(src_ids, dtype=np.int64)),
-                  np.searchsorted(id_array, np.frombuffer(dst_ids, dtype=np.int64)))
-    del id_array, src_ids, dst_ids
+        id_array = np.asarray(ids, dtype=np.int64)  # ascending: an id's position by search
+        digest, stored = None, None
+        if folder is not None:
+            keys, digest = _unresolved(index, resolver, Digest(ids, paths, aliases))
+            stored = _positions(id_array, edge_store.load(folder, digest))
+        if stored is None:
+            keys, src_ids, dst_ids = _resolved(index, resolver)
+            if folder is not None and digest is not None:
+                edge_store.save(folder, digest, src_ids, dst_ids)
+            stored = np.searchsorted(id_array, src_ids), np.searchsorted(id_array, dst_ids)
+            del src_ids, dst_ids
+    edges = Edges(*stored)
+    del id_array, stored
     corpus = Corpus(
         generation=generation,
         ids=ids,
@@ -138,7 +140,56 @@ def build_snapshot(index: Index) -> Snapshot:
         edges=edges,
         archived=(False,) * len(ids),
     )
-    return Snapshot(corpus, resolver, IndexLinks(index, resolver), keys.build())
+    return Snapshot(corpus, resolver, IndexLinks(index, resolver), keys)
+
+
+def _unresolved(index: Index, resolver: Resolver, digest: Digest) -> tuple[LinkTargets, str]:
+    """The link targets and the edge store's digest, from one read of the links (none is
+    resolved)."""
+    keys = LinkTargets.builder()
+    src, src_path = -1, ""
+    for note_id, ln in index.iter_links():
+        if note_id != src:
+            src, src_path = note_id, resolver.id_path[note_id]
+        digest.link(note_id, ln)
+        keys.add(link_keys(ln, src_path), src)
+    return keys.build(), digest.hexdigest()
+
+
+def _resolved(index: Index, resolver: Resolver) -> tuple[LinkTargets, I64, I64]:
+    """The link targets and the resolved links as (source ids, target ids), self links
+    dropped, sorted."""
+    src_ids, dst_ids = array("q"), array("q")  # resolved links by id: positions later
+    keys = LinkTargets.builder()
+    src, src_path = -1, ""
+    dsts: set[int] = set()
+    for note_id, ln in index.iter_links():
+        if note_id != src:
+            _flush(src, dsts, src_ids, dst_ids)
+            src, src_path, dsts = note_id, resolver.id_path[note_id], set()
+        dst = resolver.resolve(ln, src_path)
+        if dst is not None and dst != src:
+            dsts.add(dst)
+        keys.add(link_keys(ln, src_path), src)
+    _flush(src, dsts, src_ids, dst_ids)
+    return (keys.build(), np.frombuffer(src_ids, dtype=np.int64),
+            np.frombuffer(dst_ids, dtype=np.int64))
+
+
+def _positions(id_array: I64, pairs: tuple[I64, I64] | None) -> tuple[I64, I64] | None:
+    """Edges by id as positions, or None when `pairs` is None or not edges of these notes
+    sorted by (source, target) with no repeat (a store that does not fit: resolve again)."""
+    if pairs is None:
+        return None
+    src, dst = (np.searchsorted(id_array, x) for x in pairs)
+    n = id_array.shape[0]
+    for pos, x in ((src, pairs[0]), (dst, pairs[1])):
+        if pos.size and (int(pos.max()) >= n or not np.array_equal(id_array[pos], x)):
+            return None
+    if src.size > 1 and not bool(np.all((src[1:] > src[:-1])
+                                        | ((src[1:] == src[:-1]) & (dst[1:] > dst[:-1])))):
+        return None
+    return src, dst
 
 
 def _flush(src: int, dsts: set[int], src_ids: array[int], dst_ids: array[int]) -> None:

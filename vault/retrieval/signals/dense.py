@@ -38,7 +38,7 @@ import numpy.typing as npt
 from ...storage.corpus import Corpus
 from ...storage.embeddings import EmbeddingCache
 from ...storage.row_file import RowFile
-from .. import dense_store
+from .. import dense_store, ivf_store
 from ..chunking import chunk_note
 from ..encoders import Encoder, Progress, encode_cached
 from ..packed_texts import PackedTexts
@@ -137,6 +137,10 @@ class DenseIndex:
         (retrieval/dense_store.py): a later build re-chunks only the notes they lack."""
         p = params or DenseParams()
         shape = (max_tokens, max_units)
+        kept = ivf_store.restore(scratch, corpus, encoder, shape, p.ivf, p.approx_above)
+        if kept is not None:  # an approximate build an earlier process persisted
+            return cls._exact(corpus, encoder, np.zeros((0, encoder.dim), np.float32),
+                              kept.counts, kept.cut, shape, p, scratch, kept.ivf)
         if scratch is not None:  # the rows a build in an earlier process persisted
             got = dense_store.restore(
                 scratch, corpus, encoder.fingerprint, shape,
@@ -154,6 +158,7 @@ class DenseIndex:
             note = np.repeat(every, counts).astype(np.int32)
             ivf = _ivf_build(texts, note, encoder, cache, progress, p.ivf, scratch)
             matrix = np.zeros((0, dim), dtype=np.float32)
+            ivf_store.save_build(scratch, corpus, encoder, shape, p.ivf, counts, cut, ivf)
         else:
             matrix = encode_cached(encoder, texts, cache, progress)
             if scratch is not None:
@@ -165,10 +170,11 @@ class DenseIndex:
 
     @classmethod
     def _exact(cls, corpus: Corpus, encoder: Encoder, matrix: F32, counts: I64, cut: Bools,
-               shape: tuple[int, int], p: DenseParams, scratch: str | None) -> DenseIndex:
+               shape: tuple[int, int], p: DenseParams, scratch: str | None,
+               ivf: IvfStore | None = None) -> DenseIndex:
         starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
         return cls(matrix, starts[: len(corpus)], encoder.fingerprint, int(cut.sum()), cut,
-                   np.zeros(len(corpus), np.bool_), _no_rows(encoder.dim), None,
+                   np.zeros(len(corpus), np.bool_), _no_rows(encoder.dim), ivf,
                    corpus.generation, shape, p, scratch)
 
     def updated(

@@ -26,7 +26,8 @@ Determinism: no random numbers; initial centroids are evenly spaced sample rows,
 number of Lloyd iterations, ties to the lowest index (np.argmax, stable sorts), an empty
 cluster keeps its previous centroid. Same rows in the same order on the same BLAS build give
 the same bytes. Sums and products go through BLAS, whose rounding differs between CPU kernels
-and thread counts, so bytes across machines may differ (the index is never persisted).
+and thread counts, so bytes across machines may differ: a build persisted by
+retrieval/ivf_store.py and loaded on another machine is the saving machine's build.
 """
 
 from __future__ import annotations

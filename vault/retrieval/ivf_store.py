@@ -1,0 +1,151 @@
+"""The approximate dense layout (signals/ivf.py) of a full build persisted beside the index,
+so a new process maps the int8 codes instead of re-chunking every note, reading every vector
+back from the embedding cache and training the coarse quantiser again.
+
+An IVF build is a function of the notes' chunk texts in position order, the encoder, the
+chunking shape (max_tokens, max_units) and the training parameters. The store is valid for
+exactly one such build, named by
+
+    digest = BLAKE2b-256(VERSION, fingerprint, shape, training parameters, n,
+                         key(d) for every note d in position order)
+
+with key(d) dense_store.py's 16-byte note key (title, speaker, content). Two files under the
+vault's `.rmh/`: `dense-ivf-codes-<digest>.npy` (the int8 codes in list order, memory-mapped
+read-only when loaded) and `dense-ivf.npz` (the digest, the per-note chunk counts and cut
+flags, the centroids, the mean, the list offsets, each row's scale and note, and the codes
+file's name). Each is written to a temporary name and renamed into place, the codes first, so
+a reader sees an old or a new store, whole. `load` returns the index's parts only when the
+digest matches; they are the arrays the build made, so every score equals the build's bit for
+bit (tests/vault/retrieval/test_ivf_store.py). Any other store (an edit, another encoder,
+shape or parameters, a torn or corrupt file) is ignored: the caller builds and saves, which
+replaces it. Edits in a running process go to the index's delta (signals/dense.py); the store
+is rewritten at the next full build.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from ..storage.corpus import Corpus
+from .dense_store import note_keys
+from .encoders import Encoder
+from .signals.ivf import BLOCK, IvfParams, IvfStore, MemoryCodes
+
+VERSION = 1
+INDEX = "dense-ivf.npz"
+CODES_PREFIX = "dense-ivf-codes-"
+
+U8 = npt.NDArray[np.uint8]
+I64 = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A persisted IVF build: per note its chunk count and cut flag, and the store."""
+
+    counts: I64
+    cut: npt.NDArray[np.bool_]
+    ivf: IvfStore
+
+
+def digest(keys: U8, fingerprint: str, shape: tuple[int, int], params: IvfParams) -> str:
+    """What a build derives from (module docstring), as hex."""
+    h = hashlib.blake2b(digest_size=32)
+    h.update(f"rmh-ivf/{VERSION}/{fingerprint}/{shape[0]}/{shape[1]}/{params.lists_per_sqrt!r}/"
+             f"{params.train_per_list}/{params.train_iters}/{keys.shape[0]}".encode())
+    h.update(np.ascontiguousarray(keys, dtype=np.uint8).tobytes())
+    return h.hexdigest()
+
+
+def save(folder: str | Path, name: str, counts: I64, cut: npt.NDArray[np.bool_],
+         ivf: IvfStore) -> bool:
+    """Persist a build named `name` (its digest); False when the folder cannot be written."""
+    folder = Path(folder)
+    codes_name = f"{CODES_PREFIX}{name[:32]}.npy"
+    tmp_codes = folder / f".{codes_name}.{os.getpid()}.tmp"
+    tmp_index = folder / f".{INDEX}.{os.getpid()}.tmp"
+    rows, dim = ivf.codes.shape
+    try:
+        out = np.lib.format.open_memmap(tmp_codes, mode="w+", dtype=np.int8, shape=(rows, dim))
+        at = 0
+        for block in ivf.codes.blocks(0, rows, BLOCK):
+            out[at : at + block.shape[0]] = block
+            at += block.shape[0]
+        out.flush()
+        del out
+        os.replace(tmp_codes, folder / codes_name)
+        with open(tmp_index, "wb") as fh:
+            np.savez(fh, version=np.int64(VERSION), digest=np.str_(name),
+                     codes=np.str_(codes_name), counts=counts.astype(np.int64),
+                     cut=cut.astype(np.bool_), centroids=ivf.centroids, mean=ivf.mean,
+                     offsets=ivf.offsets, scale=ivf.scale, note=ivf.note)
+        os.replace(tmp_index, folder / INDEX)
+    except (OSError, ValueError):
+        for tmp in (tmp_codes, tmp_index):
+            tmp.unlink(missing_ok=True)
+        return False
+    for old in sorted(folder.glob(f"{CODES_PREFIX}*.npy")):
+        if old.name != codes_name:
+            old.unlink(missing_ok=True)  # a process that mapped it keeps its pages
+    return True
+
+
+def load(folder: str | Path, name: str, notes: int) -> Loaded | None:
+    """The store in `folder` when it was saved for digest `name` over `notes` notes and is
+    whole, else None."""
+    try:
+        with np.load(Path(folder) / INDEX, allow_pickle=False) as z:
+            if int(z["version"]) != VERSION or str(z["digest"]) != name:
+                return None
+            meta = {k: z[k] for k in z.files}
+        codes = np.load(Path(folder) / str(meta["codes"]), mmap_mode="r", allow_pickle=False)
+    except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile):
+        return None
+    counts = meta["counts"].astype(np.int64)
+    cut = meta["cut"].astype(np.bool_)
+    cents, mean = meta["centroids"], meta["mean"]
+    offsets, scale, note = meta["offsets"], meta["scale"], meta["note"]
+    rows = int(counts.sum())
+    whole = (codes.ndim == 2 and codes.dtype == np.int8 and codes.shape[0] == rows
+             and counts.shape == (notes,) and cut.shape == (notes,)
+             and cents.ndim == 2 and cents.dtype == np.float32
+             and cents.shape[1] == codes.shape[1] and mean.shape == (codes.shape[1],)
+             and offsets.shape == (cents.shape[0] + 1,) and offsets.dtype == np.int64
+             and int(offsets[0]) == 0 and int(offsets[-1]) == rows
+             and bool(np.all(np.diff(offsets) >= 0))
+             and scale.shape == (rows,) and scale.dtype == np.float32
+             and note.shape == (rows,) and note.dtype == np.int32
+             and (rows == 0 or (int(note.min()) >= 0 and int(note.max()) < notes)))
+    if not whole:
+        return None
+    return Loaded(counts, cut, IvfStore(cents, mean, offsets, MemoryCodes(codes), scale, note))
+
+
+def restore(folder: str | None, corpus: Corpus, encoder: Encoder, shape: tuple[int, int],
+            params: IvfParams, approx_above: int) -> Loaded | None:
+    """The build of `corpus`'s notes persisted in `folder` when there is one and it is
+    approximate (more rows than `approx_above` > 0: signals/dense.py), else None."""
+    if folder is None or not (Path(folder) / INDEX).is_file():  # the keys cost a pass
+        return None
+    name = digest(note_keys(corpus), encoder.fingerprint, shape, params)
+    got = load(folder, name, len(corpus))
+    if got is None or not 0 < approx_above < got.ivf.rows:
+        return None
+    return got
+
+
+def save_build(folder: str | None, corpus: Corpus, encoder: Encoder, shape: tuple[int, int],
+               params: IvfParams, counts: I64, cut: npt.NDArray[np.bool_],
+               ivf: IvfStore) -> bool:
+    """Persist in `folder` (None: nowhere) the IVF a full build of `corpus` made."""
+    if folder is None:
+        return False
+    name = digest(note_keys(corpus), encoder.fingerprint, shape, params)
+    return save(folder, name, counts, cut, ivf)
