@@ -12,9 +12,9 @@ import json
 import time
 from typing import Any
 
-from harness.errors import Refused
 from harness.compose import learning_vault, liveness, search_params
 from harness.config import load
+from harness.errors import Refused
 from vault import LearnedState, Ledger, Vault
 
 from .output import emit
