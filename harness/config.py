@@ -41,6 +41,7 @@ class SearchSection:
     dense_approx_above: int = 200_000
     dense_nprobe: int = 32
     redundancy_head: int = 0  # vault.SearchParams.redundancy_head: the conjunctive gate
+    calibrate: bool = False  # vault.SearchParams.calibrate: fusion weights from pseudo-queries
     weights: Mapping[str, float] = field(default_factory=dict)
 
 

@@ -10,7 +10,8 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
    fused(d) = sum_s w_s(q) v_s(d) / (k + rank_s(d) + 1),
    w_s(q) = w_s, or, with `redundancy_head` m > 0 (off by default), w_conj(q) =
    w_conj (1 - J(q)), J(q) the overlap of the conjunctive and BM25 heads of m notes for
-   this query (fusion.gate: redundant lexical evidence counts once);
+   this query (fusion.gate: redundant lexical evidence counts once); `calibrate` (off) first
+   sets w_bm25, w_dense, w_conj from the vault's own pseudo-queries (calibration.py);
 4. context: with N(x)(d) = max_{n linked to d, eligible} x(n) and g = w_context,
        ctx(d) = fused(d) + g N(fused)(d) + g^2 N(N(fused))(d)
    (best neighbour only, so a hub gains at most (g + g^2) times the best score near it;
@@ -59,6 +60,7 @@ from ..learning.edges import WeightedEdges
 from ..notes.text import tokenize
 from ..storage.corpus import Corpus
 from ..storage.embeddings import EmbeddingCache
+from .calibration import Calibration, Calibrator, described
 from .derived import Derived, array_bytes, build_derived, update_derived
 from .encoders import Encoder, Progress
 from .fusion import RRF_DEPTH, RRF_K, by_fused, fuse, gate, top
@@ -101,6 +103,7 @@ class SearchParams:
     # the conjunctive gate's head size m (fusion.gate); 0 = off, the default: measured on
     # LoCoMo it cost recall@10 (BENCHMARKS.md), and SciFact could not be measured in time
     redundancy_head: int = 0
+    calibrate: bool = False  # fusion weights from pseudo-queries (calibration.py; BENCHMARKS.md)
     rerank_top_n: int = 15
     rerank_keep: int = 10
     normalize: str = "max"
@@ -152,6 +155,7 @@ class SearchEngine:
         self.scratch = scratch
         self._derived: Derived | None = None
         self._archived: tuple[tuple[bool, ...], npt.NDArray[np.bool_]] | None = None
+        self.calibrator = Calibrator(scratch)
 
     @classmethod
     def lexical(cls, params: SearchParams | None = None) -> SearchEngine:
@@ -196,6 +200,7 @@ class SearchEngine:
                             for name in ("bm25", "conj", "names", "links", "walk", "dense")},
             "disk_bytes": {"dense": 0 if view.dense is None or view.dense.ivf is None
                            else view.dense.ivf.disk_bytes},
+            "calibration": described(self.calibration(corpus)),
         }
 
     def document_frequency(self, corpus: Corpus, tokens: Sequence[str]) -> list[int]:
@@ -273,10 +278,12 @@ class SearchEngine:
                                                  p.push_above, p.scope)
             if graph is not None:
                 sig["graph"] = graph
-        weights, gated = gate({s: p.weight(s) for s in sig}, sig, p.redundancy_head, heads)
+        cal = self.calibration(corpus)
+        base = {s: cal.weights.get(s, p.weight(s)) if cal else p.weight(s) for s in sig}
+        weights, gated = gate(base, sig, p.redundancy_head, heads)
         fusion = fuse(sig, weights, p.rrf_k, p.normalize, p.rrf_depth, heads)
         stages["fusion"] = (f"ran (k={p.rrf_k}, normalize={p.normalize}, depth={p.rrf_depth}"
-                            f"{gated})")
+                            f"{gated}{'' if cal is None else '; ' + cal.describe()})")
         eligible = np.ones(n, dtype=np.bool_)
         if not p.include_archived:
             eligible &= ~self._archived_mask(corpus)
@@ -314,6 +321,10 @@ class SearchEngine:
                              protectors & eligible & (pr >= 0), p.weight("protect"),
                              by_fused(fusion))
         return Scored(sig, fusion, context, lifted - ctx, a, warm, final, eligible, stages)
+
+    def calibration(self, corpus: Corpus) -> Calibration | None:
+        """The fusion calibration for `corpus` (calibration.py), None with `calibrate` off."""
+        return self.calibrator.of(self, corpus)
 
     def _archived_mask(self, corpus: Corpus) -> npt.NDArray[np.bool_]:
         """`corpus.archived` as an array, converted once per tuple (the tuple is immutable, so
