@@ -17,6 +17,8 @@ def test_defaults_are_the_engines() -> None:
     assert section.dense_approx_above == params.dense.approx_above
     assert section.dense_nprobe == params.dense.ivf.nprobe
     assert section.redundancy_head == params.redundancy_head == 0
+    assert section.calibrate == params.calibrate is False
+    assert section.second_pass == params.second_pass is False
 
 
 def test_scale_switches_are_configurable(tmp_path: Path) -> None:
@@ -37,3 +39,10 @@ def test_cooccurrence_weight_is_configurable(tmp_path: Path) -> None:
 def test_the_conjunctive_gate_is_configurable(tmp_path: Path) -> None:
     (tmp_path / "rmh.toml").write_text("[search]\nredundancy_head = 20\n", encoding="utf-8")
     assert search_params(load(vault=str(tmp_path), env={})).redundancy_head == 20
+
+
+def test_calibration_and_the_second_pass_are_configurable(tmp_path: Path) -> None:
+    (tmp_path / "rmh.toml").write_text("[search]\ncalibrate = true\nsecond_pass = true\n",
+                                       encoding="utf-8")
+    params = search_params(load(vault=str(tmp_path), env={}))
+    assert params.calibrate and params.second_pass

@@ -40,6 +40,7 @@ import json
 import math
 import os
 import re
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -298,13 +299,14 @@ def load(folder: str | Path) -> Calibration | None:
 
 class Calibrator:
     """One engine's calibration: the current one while it fits the corpus (checked once per
-    corpus generation), else the one persisted in `folder` when it fits, else a new one from
+    corpus snapshot), else the one persisted in `folder` when it fits, else a new one from
     `make` (saved there)."""
 
     def __init__(self, folder: str | None) -> None:
         self.folder = folder
         self.current: Calibration | None = None
-        self._checked: tuple[int, int] | None = None
+        # the corpus `current` was last found to fit (weakly: an old snapshot is not kept)
+        self._checked: weakref.ref[Corpus] | None = None
 
     def known(self) -> Calibration | None:
         """The current calibration, else the one persisted in `folder`; never makes one."""
@@ -328,16 +330,15 @@ class Calibrator:
 
     def get(self, corpus: Corpus, encoder: str, configured: Mapping[str, float],
             make: Callable[[], Calibration]) -> Calibration:
-        key = (corpus.generation, len(corpus))
         c = self.current
-        if c is not None and (self._checked == key
+        if c is not None and ((self._checked is not None and self._checked() is corpus)
                               or stale(c, corpus, encoder, configured) is None):
-            self._checked = key
+            self._checked = weakref.ref(corpus)
             return c
         got = load(self.folder) if self.folder is not None else None
         if got is None or stale(got, corpus, encoder, configured) is not None:
             got = make()
             if self.folder is not None:
                 save(self.folder, got)
-        self.current, self._checked = got, key
+        self.current, self._checked = got, weakref.ref(corpus)
         return got

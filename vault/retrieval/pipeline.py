@@ -35,8 +35,9 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
    0. Then the hold of stage 5b again (scope.hold_learned): no learned factor lifts a note past
    a named note R times stronger on its own evidence (own(d) x its factor counts in full)
    whose learned score is not negative;
-7. rerank: the top `rerank_top_n` by final score are re-ordered by the cross-encoder and the
-   best `rerank_keep` of them come first; the rest follow in final-score order.
+6b. with `second_pass` (off), the top 30 re-ordered by RRF of their final, dense and best
+   passage BM25 ranks (second_pass.py); 7. rerank: the top `rerank_top_n` are re-ordered by
+   the cross-encoder, its best `rerank_keep` first; the rest follow in the order before.
 Archived notes (corpus.archived or the caller's mask) are excluded unless
 `include_archived`; notes whose final score is 0 (no signal found them) are never hits.
 Receipt: score = fused + context + named + warmth + prior, where "named" = named(d) - ctx(d),
@@ -66,8 +67,9 @@ from .encoders import Encoder, Progress
 from .fusion import RRF_DEPTH, RRF_K, by_fused, fuse, gate, top
 from .hits import Scored, SearchResult, hit_of
 from .relevance import NOTHING, TOP, Relevance, coverage, judge, query_terms
-from .rerank import CrossEncoder, rerank_order
+from .rerank import CrossEncoder, cross_encode
 from .scope import hold_learned, warmth_stage
+from .second_pass import HEAD, second_pass
 from .signals.dense import DenseIndex, DenseParams
 from .signals.graph import ALPHA, BETA, PUSH_ABOVE, TOP_SEEDS
 from .signals.registry import DENSE, REGISTRY, BuildEnv, Query
@@ -90,7 +92,6 @@ DEFAULT_WEIGHTS: Mapping[str, float] = {
     "protect": 1.0,  # stage 5b ratio R (stages.py); 0 = off
 }
 PRIOR_SCALE = 0.2
-RERANK_CHARS = 4000  # passage text handed to the cross-encoder (its tokenizer truncates too)
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,7 @@ class SearchParams:
     # LoCoMo it cost recall@10 (BENCHMARKS.md), and SciFact could not be measured in time
     redundancy_head: int = 0
     calibrate: bool = False  # fusion weights from pseudo-queries (calibration.py; BENCHMARKS.md)
+    second_pass: bool = False  # the weight-free passage pass over the head (second_pass.py)
     rerank_top_n: int = 15
     rerank_keep: int = 10
     normalize: str = "max"
@@ -366,23 +368,14 @@ class SearchEngine:
         p = self.params
         # A note no signal found (final score 0) is not a hit, however few hits there are.
         # Only the head can be shown or reranked, so only it is materialised.
-        idx = top(s.final, max(k, p.rerank_top_n if self.reranker else 0), s.eligible)
+        idx = top(s.final, max(k, p.rerank_top_n if self.reranker else 0,
+                               HEAD if p.second_pass else 0), s.eligible)
         ranked = [int(i) for i in idx]
-        rer: dict[int, float] = {}
-        if self.reranker is None:
-            s.stages["rerank"] = "skipped: no model"
-        elif not ranked:
-            s.stages["rerank"] = "skipped: no candidates"
-        else:
-            head = ranked[: p.rerank_top_n]
-            passages = [f"{corpus.titles[i]}\n{corpus.bodies[i]}"[:RERANK_CHARS] for i in head]
-            scores = self.reranker.score(query, passages)
-            rer = {i: float(scores[j]) for j, i in enumerate(head)}
-            new_head = rerank_order(head, scores, s.final)
-            kept = new_head[: p.rerank_keep]
-            kept_set = set(kept)
-            ranked = kept + [i for i in ranked if i not in kept_set]
-            s.stages["rerank"] = f"ran (top {len(head)}, keep {len(kept)})"
+        if p.second_pass:
+            ranked, s.stages["second_pass"] = second_pass(
+                corpus, query, ranked, s.signals.get("dense"), self._view(corpus).bm25)
+        ranked, rer, s.stages["rerank"] = cross_encode(self.reranker, corpus, query, ranked,
+                                                        s.final, p.rerank_top_n, p.rerank_keep)
         hits = tuple(hit_of(corpus, s, i, rer.get(i)) for i in ranked[:k])
         return SearchResult(query, hits, dict(s.stages),
                             relevance=self._relevance(corpus, query, s, ranked[:TOP]))
