@@ -44,7 +44,7 @@ import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -52,9 +52,6 @@ import numpy.typing as npt
 from ..notes.text import tokenize
 from ..storage.corpus import Corpus
 from .fusion import fuse, top
-
-if TYPE_CHECKING:
-    from .pipeline import SearchEngine
 
 F64 = npt.NDArray[np.float64]
 Channels = Callable[[str], Mapping[str, F64]]  # a text -> the first-stage scores per channel
@@ -297,6 +294,23 @@ def load(folder: str | Path) -> Calibration | None:
         return None
 
 
+class Engine(Protocol):
+    """What calibration reads of the pipeline's SearchEngine (named here, not imported: the
+    pipeline imports this module)."""
+
+    @property
+    def params(self) -> Any: ...
+
+    @property
+    def encoder(self) -> Any: ...
+
+    def with_params(self, params: Any) -> Engine: ...
+
+    def score(self, corpus: Corpus, query: str) -> Any: ...
+
+    def document_frequency(self, corpus: Corpus, tokens: Sequence[str]) -> list[int]: ...
+
+
 class Calibrator:
     """One engine's calibration: the current one while it fits the corpus (checked once per
     corpus snapshot), else the one persisted in `folder` when it fits, else a new one from
@@ -314,7 +328,7 @@ class Calibrator:
             return self.current
         return load(self.folder)
 
-    def of(self, engine: SearchEngine, corpus: Corpus) -> Calibration | None:
+    def of(self, engine: Engine, corpus: Corpus) -> Calibration | None:
         """`engine`'s calibration for `corpus`, None with its `calibrate` off; pseudo-queries
         are scored by a sibling engine with `calibrate` off (the same derived structures)."""
         p = engine.params
