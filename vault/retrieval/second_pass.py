@@ -16,8 +16,11 @@ pass re-orders the first HEAD notes of the pipeline's final order by reciprocal 
            Zaragoza 2009; the index's k1 and b); max over passages, as in Callan 1994.
 
 No weights: every ranking counts the same, ties by the final order. Notes below the head
-keep their order after it. Without the dense signal the pass does not run (passage BM25 with
-the final order alone cost SciFact nDCG@10, NOTES-B). HEAD = 30 (issue 33's suggestion) and
+keep their order after it. The pass runs only where passages exist: when the median note of
+the head has at least two passages (a note of one passage was scored as a whole already, and
+re-voting its first-stage evidence against the link stages cost LoCoMo's one-turn notes
+recall@10, NOTES-B), and with the dense signal (passage BM25 with the final order alone cost
+SciFact nDCG@10, NOTES-B). HEAD = 30 (issue 33's suggestion) and
 K = 10 (a head of 30: with the textbook K = 60 the ranks of a short list barely differ; K
 chosen on SciFact train between 60 and 10, NOTES-B) are the only constants.
 """
@@ -80,6 +83,8 @@ def second_pass(corpus: Corpus, query: str, ranked: Sequence[int], dense: F64 | 
     for s, f in zip(stems(words), bm25.frequency(words), strict=True):
         idf[s] = max(idf.get(s, 0.0), math.log(1 + (n - f + 0.5) / (f + 0.5)))
     plists = {i: passages(corpus.titles[i], corpus.bodies[i]) for i in head}
+    if sorted(len(plists[i]) for i in head)[len(head) // 2] < 2:
+        return list(ranked), "skipped: the head's notes are single passages"
     lengths = [len(p) for i in head for p in plists[i]]
     avg = max(1.0, float(np.mean(lengths)))
     lex = {i: best_passage_bm25(list(idf), idf, plists[i], avg, bm25.k1, bm25.b) for i in head}

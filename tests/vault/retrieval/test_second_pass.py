@@ -55,9 +55,9 @@ def test_best_passage_bm25_matches_the_slow_twin(q: list[str], plist: list[list[
 
 
 def test_the_head_is_reordered_and_the_tail_kept() -> None:
-    notes = [(f"n{i}", "filler words only here. nothing of note. more filler.")
-             for i in range(40)]
-    notes[7] = ("n7", "filler. The quarterly billing outage was severe. filler.")
+    filler = "filler words only here. nothing of note. more filler. the end."
+    notes = [(f"n{i}", filler) for i in range(40)]
+    notes[7] = ("n7", "filler. The quarterly billing outage was severe. filler. the end.")
     c = make_corpus(notes)
     bm25 = Bm25Index.build(c)
     # note 7 second in the final order, first by dense and by passage (no other note holds a
@@ -79,10 +79,19 @@ def test_the_head_is_reordered_and_the_tail_kept() -> None:
     assert sp.second_pass(c, "billing", [7], dense, bm25)[0] == [7]
     # nothing to tell apart: the order stays
     assert sp.second_pass(c, "zzz", ranked, np.zeros(40), bm25)[0] == ranked
+    # notes of one passage (three sentences or fewer) were scored whole already: no pass
+    short = make_corpus([(t, "One. Two. Three.") for t, _ in notes])
+    assert sp.second_pass(short, "billing outage", ranked, dense, bm25) == (
+        ranked, "skipped: the head's notes are single passages")
+
+
+def reports() -> list[tuple[str, str]]:
+    return [(t, b + " The team paged on-call. A fix shipped. The review followed.")
+            for t, b in incident_reports()]
 
 
 def test_the_pipeline_pass_is_off_by_default_and_reorders_only_the_head() -> None:
-    c = make_corpus(incident_reports())
+    c = make_corpus(reports())
     enc = SyntheticEncoder()
     off = SearchEngine(SearchParams(), encoder=enc)
     on = off.with_params(SearchParams(second_pass=True))
@@ -98,3 +107,5 @@ def test_the_pipeline_pass_is_off_by_default_and_reorders_only_the_head() -> Non
     assert {h.id: h.score for h in a.hits} == {h.id: h.score for h in b.hits}
     lexical = SearchEngine.lexical(SearchParams(second_pass=True))
     assert lexical.search(c, q, 5).stages["second_pass"] == "skipped: no dense signal"
+    one = make_corpus(incident_reports())  # one sentence a note
+    assert on.search(one, q, 5).stages["second_pass"].startswith("skipped: the head's")
