@@ -27,9 +27,11 @@ chosen on SciFact train between 60 and 10, NOTES-B) are the only constants.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -53,16 +55,21 @@ def passages(title: str, body: str) -> list[list[str]]:
             for i in range(0, max(1, len(sentences) - 1), STRIDE)]
 
 
-def best_passage_bm25(query: Sequence[str], idf: dict[str, float], plist: list[list[str]],
-                      avg: float, k1: float, b: float) -> float:
+@functools.lru_cache(maxsize=1 << 12)
+def passage_counts(title: str, body: str) -> tuple[tuple[int, Mapping[str, int]], ...]:
+    """(length, term counts) of each passage; memoised per note text (the head of one query
+    is often the head of the next)."""
+    return tuple((len(p), Counter(p)) for p in passages(title, body))
+
+
+def best_passage_bm25(query: Sequence[str], idf: Mapping[str, float],
+                      counts: Sequence[tuple[int, Mapping[str, int]]], avg: float, k1: float,
+                      b: float) -> float:
     """max over passages of sum_t idf(t) tf (k1 + 1) / (tf + k1 (1 - b + b len / avg))."""
     best = 0.0
     terms = sorted(set(query))
-    for p in plist:
-        tf: dict[str, int] = {}
-        for t in p:
-            tf[t] = tf.get(t, 0) + 1
-        norm = k1 * (1 - b + b * len(p) / avg)
+    for length, tf in counts:
+        norm = k1 * (1 - b + b * length / avg)
         s = sum(idf[t] * tf[t] * (k1 + 1) / (tf[t] + norm) for t in terms if t in tf)
         best = max(best, s)
     return best
@@ -82,10 +89,10 @@ def second_pass(corpus: Corpus, query: str, ranked: Sequence[int], dense: F64 | 
     idf: dict[str, float] = {}
     for s, f in zip(stems(words), bm25.frequency(words), strict=True):
         idf[s] = max(idf.get(s, 0.0), math.log(1 + (n - f + 0.5) / (f + 0.5)))
-    plists = {i: passages(corpus.titles[i], corpus.bodies[i]) for i in head}
+    plists = {i: passage_counts(corpus.titles[i], corpus.bodies[i]) for i in head}
     if sorted(len(plists[i]) for i in head)[len(head) // 2] < 2:
         return list(ranked), "skipped: the head's notes are single passages"
-    lengths = [len(p) for i in head for p in plists[i]]
+    lengths = [length for i in head for length, _ in plists[i]]
     avg = max(1.0, float(np.mean(lengths)))
     lex = {i: best_passage_bm25(list(idf), idf, plists[i], avg, bm25.k1, bm25.b) for i in head}
     final = {i: r for r, i in enumerate(head)}
