@@ -16,13 +16,13 @@ pass re-orders the first HEAD notes of the pipeline's final order by reciprocal 
            Zaragoza 2009; the index's k1 and b); max over passages, as in Callan 1994.
 
 No weights: every ranking counts the same, ties by the final order. Notes below the head
-keep their order after it. The pass runs only where passages exist: when the median note of
-the head has at least two passages (a note of one passage was scored as a whole already, and
-re-voting its first-stage evidence against the link stages cost LoCoMo's one-turn notes
-recall@10, NOTES-B), and with the dense signal (passage BM25 with the final order alone cost
-SciFact nDCG@10, NOTES-B). HEAD = 30 (issue 33's suggestion) and
-K = 10 (a head of 30: with the textbook K = 60 the ranks of a short list barely differ; K
-chosen on SciFact train between 60 and 10, NOTES-B) are the only constants.
+keep their order after it. The pass runs only where passages exist: when the vault's median
+note has at least two passages (`long_notes`: a note of one passage was scored as a whole
+already, and re-voting its first-stage evidence against the link stages cost LoCoMo's
+one-turn notes recall@10, NOTES-B), and with the dense signal (passage BM25 with the final
+order alone cost SciFact nDCG@10, NOTES-B). HEAD = 30 (issue 33's suggestion), K = 10 (a
+head of 30: with the textbook K = 60 the ranks of a short list barely differ; K chosen on
+SciFact train between 60 and 10, NOTES-B), WINDOW, STRIDE and SAMPLE are the constants.
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ F64 = npt.NDArray[np.float64]
 HEAD = 30
 K = 10
 WINDOW, STRIDE = 3, 2
+SAMPLE = 64  # notes that say whether the vault's notes have passages
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
@@ -75,6 +76,15 @@ def best_passage_bm25(query: Sequence[str], idf: Mapping[str, float],
     return best
 
 
+def long_notes(corpus: Corpus) -> bool:
+    """Whether the vault's median note has at least two passages, judged on SAMPLE notes at
+    even strides of the corpus (deterministic, O(SAMPLE), memoised per note text)."""
+    n = len(corpus)
+    picks = sorted({i * n // SAMPLE for i in range(SAMPLE)}) if n else []
+    counts = sorted(len(passage_counts(corpus.titles[i], corpus.bodies[i])) for i in picks)
+    return bool(counts) and counts[len(counts) // 2] >= 2
+
+
 def second_pass(corpus: Corpus, query: str, ranked: Sequence[int], dense: F64 | None,
                 bm25: Bm25Index) -> tuple[list[int], str]:
     """`ranked` (the final order, best first) with its first HEAD re-ordered, and a report;
@@ -89,9 +99,9 @@ def second_pass(corpus: Corpus, query: str, ranked: Sequence[int], dense: F64 | 
     idf: dict[str, float] = {}
     for s, f in zip(stems(words), bm25.frequency(words), strict=True):
         idf[s] = max(idf.get(s, 0.0), math.log(1 + (n - f + 0.5) / (f + 0.5)))
+    if not long_notes(corpus):
+        return list(ranked), "skipped: the vault's notes are single passages"
     plists = {i: passage_counts(corpus.titles[i], corpus.bodies[i]) for i in head}
-    if sorted(len(plists[i]) for i in head)[len(head) // 2] < 2:
-        return list(ranked), "skipped: the head's notes are single passages"
     lengths = [length for i in head for length, _ in plists[i]]
     avg = max(1.0, float(np.mean(lengths)))
     lex = {i: best_passage_bm25(list(idf), idf, plists[i], avg, bm25.k1, bm25.b) for i in head}

@@ -84,7 +84,8 @@ def test_the_head_is_reordered_and_the_tail_kept() -> None:
     # notes of one passage (three sentences or fewer) were scored whole already: no pass
     short = make_corpus([(t, "One. Two. Three.") for t, _ in notes])
     assert sp.second_pass(short, "billing outage", ranked, dense, bm25) == (
-        ranked, "skipped: the head's notes are single passages")
+        ranked, "skipped: the vault's notes are single passages")
+    assert sp.long_notes(c) and not sp.long_notes(short) and not sp.long_notes(make_corpus([]))
 
 
 def reports() -> list[tuple[str, str]]:
@@ -110,4 +111,4 @@ def test_the_pipeline_pass_is_off_by_default_and_reorders_only_the_head() -> Non
     lexical = SearchEngine.lexical(SearchParams(second_pass=True))
     assert lexical.search(c, q, 5).stages["second_pass"] == "skipped: no dense signal"
     one = make_corpus(incident_reports())  # one sentence a note
-    assert on.search(one, q, 5).stages["second_pass"].startswith("skipped: the head's")
+    assert on.search(one, q, 5).stages["second_pass"].startswith("skipped: the vault's")
