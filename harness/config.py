@@ -42,7 +42,7 @@ class SearchSection:
     dense_nprobe: int = 32
     redundancy_head: int = 0  # vault.SearchParams.redundancy_head: the conjunctive gate
     calibrate: bool = False  # vault.SearchParams.calibrate: fusion weights from pseudo-queries
-    second_pass: bool = False  # vault.SearchParams.second_pass: the passage pass over the head
+    second_pass: bool = True  # vault.SearchParams.second_pass: the passage pass over the head
     weights: Mapping[str, float] = field(default_factory=dict)
 
 

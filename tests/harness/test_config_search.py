@@ -18,7 +18,7 @@ def test_defaults_are_the_engines() -> None:
     assert section.dense_nprobe == params.dense.ivf.nprobe
     assert section.redundancy_head == params.redundancy_head == 0
     assert section.calibrate == params.calibrate is False
-    assert section.second_pass == params.second_pass is False
+    assert section.second_pass == params.second_pass is True
 
 
 def test_scale_switches_are_configurable(tmp_path: Path) -> None:
@@ -42,7 +42,7 @@ def test_the_conjunctive_gate_is_configurable(tmp_path: Path) -> None:
 
 
 def test_calibration_and_the_second_pass_are_configurable(tmp_path: Path) -> None:
-    (tmp_path / "rmh.toml").write_text("[search]\ncalibrate = true\nsecond_pass = true\n",
+    (tmp_path / "rmh.toml").write_text("[search]\ncalibrate = true\nsecond_pass = false\n",
                                        encoding="utf-8")
     params = search_params(load(vault=str(tmp_path), env={}))
-    assert params.calibrate and params.second_pass
+    assert params.calibrate and not params.second_pass

@@ -35,7 +35,7 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
    0. Then the hold of stage 5b again (scope.hold_learned): no learned factor lifts a note past
    a named note R times stronger on its own evidence (own(d) x its factor counts in full)
    whose learned score is not negative;
-6b. with `second_pass` (off), the top 30 re-ordered by RRF of their final, dense and best
+6b. with `second_pass` (on), the top 30 re-ordered by RRF of their final, dense and best
    passage BM25 ranks (second_pass.py); 7. rerank: the top `rerank_top_n` are re-ordered by
    the cross-encoder, its best `rerank_keep` first; the rest follow in the order before.
 Archived notes (corpus.archived or the caller's mask) are excluded unless
@@ -105,7 +105,7 @@ class SearchParams:
     # LoCoMo it cost recall@10 (BENCHMARKS.md), and SciFact could not be measured in time
     redundancy_head: int = 0
     calibrate: bool = False  # fusion weights from pseudo-queries (calibration.py; BENCHMARKS.md)
-    second_pass: bool = False  # the weight-free passage pass over the head (second_pass.py)
+    second_pass: bool = True  # the weight-free passage pass over the head (second_pass.py)
     rerank_top_n: int = 15
     rerank_keep: int = 10
     normalize: str = "max"

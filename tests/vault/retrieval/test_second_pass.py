@@ -1,6 +1,6 @@
 """The weight-free passage pass over the fused head (vault/retrieval/second_pass.py): its
 passages, a slow twin of its passage BM25, what it may and may not move, and its place in the
-pipeline (off by default; on, it re-orders only the head)."""
+pipeline (on by default; it re-orders only the head)."""
 
 from __future__ import annotations
 
@@ -93,11 +93,12 @@ def reports() -> list[tuple[str, str]]:
             for t, b in incident_reports()]
 
 
-def test_the_pipeline_pass_is_off_by_default_and_reorders_only_the_head() -> None:
+def test_the_pipeline_pass_reorders_only_the_head() -> None:
     c = make_corpus(reports())
     enc = SyntheticEncoder()
-    off = SearchEngine(SearchParams(), encoder=enc)
-    on = off.with_params(SearchParams(second_pass=True))
+    assert SearchParams().second_pass  # on by default
+    off = SearchEngine(SearchParams(second_pass=False), encoder=enc)
+    on = off.with_params(SearchParams())
     q = "payments crash on Friday"
     a = off.search(c, q, 40)
     assert "second_pass" not in a.stages
