@@ -180,7 +180,7 @@ def rankings(engine: SearchEngine, corpus: Corpus, query: str, depth: int = RECA
     dense = s.signals.get("dense", np.zeros(len(corpus)))
     out = {"bm25": head(bm25, el, depth), "dense": head(dense, el, depth),
            "rrf": head(plain_rrf([bm25, dense], el), el, depth)}
-    if engine.reranker is not None:
+    if engine.reranker is not None or engine.params.second_pass:  # stages after score
         res = engine.search(corpus, query, depth)
         out["full"] = [corpus.position(h.id) for h in res.hits]
     else:

@@ -59,7 +59,8 @@ def _engine(args: argparse.Namespace) -> tuple[SearchEngine, SqliteEmbeddingCach
     encoder = QueryMemoEncoder(MiniLmEncoder(threads=args.threads), cache)
     reranker = OnnxCrossEncoder.load(args.rerank) if args.rerank else None
     params = SearchParams(weights=_weights(args.weights), normalize=args.normalize,
-                          redundancy_head=args.redundancy_head)
+                          redundancy_head=args.redundancy_head, calibrate=args.calibrate,
+                          second_pass=args.second_pass == "on")
     return SearchEngine(params, encoder=encoder, reranker=reranker, cache=cache), cache
 
 
@@ -160,6 +161,13 @@ def register(sub: Any) -> None:
     p.add_argument("--redundancy-head", type=int, default=0, metavar="M",
                    help="gate the conjunctive weight by its head's overlap with BM25's over "
                    "M notes (vault fusion.gate; default 0: off)")
+    p.add_argument("--calibrate", action="store_true",
+                   help="fusion weights from each haystack's own pseudo-queries (vault "
+                   "retrieval/calibration.py; default: off)")
+    p.add_argument("--second-pass", choices=("on", "off"),
+                   default="on" if SearchParams().second_pass else "off",
+                   help="the weight-free passage pass over the top 30 (vault "
+                   "retrieval/second_pass.py; default: the engine's)")
     p.add_argument("--rerank", metavar="DIR",
                    help="cross-encoder folder (model.onnx, tokenizer.json)")
     p.add_argument("--cache", metavar="FILE", help="embedding cache (default bench/out/)")

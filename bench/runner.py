@@ -126,7 +126,7 @@ def score_haystack(
             "rrf": _top(_plain_rrf(s.signals["bm25"], s.signals["dense"], el,
                                    engine.params.rrf_k), el),
         }
-        if engine.reranker is not None:
+        if engine.reranker is not None or engine.params.second_pass:  # stages after score
             res = engine.search(hay.corpus, q.text, DEPTH)
             rank["full"] = [hay.corpus.position(h.id) for h in res.hits]
         else:

@@ -50,6 +50,8 @@ def search_params(cfg: Config) -> SearchParams:
         rrf_k=cfg.search.rrf_k,
         rrf_depth=cfg.search.rrf_depth,
         redundancy_head=cfg.search.redundancy_head,
+        calibrate=cfg.search.calibrate,
+        second_pass=cfg.search.second_pass,
         max_note_units=cfg.search.max_note_units,
         beta=cfg.search.cooccurrence,
         push_above=cfg.search.push_above,

@@ -47,6 +47,8 @@ class SearchSection:
     redundancy_head: int = 0  # vault.SearchParams.redundancy_head: the conjunctive gate
     scope: int = 5  # vault.SearchParams().scope
     prior_scale: float = 0.2  # vault.SearchParams().prior_scale
+    calibrate: bool = False  # vault.SearchParams.calibrate: fusion weights from pseudo-queries
+    second_pass: bool = True  # vault.SearchParams.second_pass: the passage pass over the head
     weights: Mapping[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:

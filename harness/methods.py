@@ -225,7 +225,8 @@ class Harness:
         self.vault.sync()
         corpus = self.vault.corpus()
         counts = dict(self.vault.counts())
-        return {**counts, "edges": len(corpus.edges), "generation": corpus.generation}
+        return {**counts, "edges": len(corpus.edges), "generation": corpus.generation,
+                "calibration": self.vault.calibration()}
 
     async def status(self) -> dict[str, Any]:
         stats = await self.thread.acall(self._index_stats)

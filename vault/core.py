@@ -287,6 +287,14 @@ class Vault(VaultWrites):
             return None
         return encoder, cache, self.engine.params.max_tokens, self.engine.params.max_note_units
 
+    def calibration(self) -> str:
+        """The fusion calibration search uses (retrieval/calibration.py): "off", "not made
+        yet" (it is made at the first search that needs it), or what it chose and why."""
+        if not self.engine.params.calibrate:
+            return "off"
+        known = self.engine.calibrator.known()
+        return "not made yet" if known is None else known.describe()
+
     def counts(self) -> dict[str, int]:
         """Notes, links and skipped files in the index."""
         return self.index.counts()

@@ -38,7 +38,8 @@ def status_report(v: Vault, *, dense: bool) -> dict[str, Any]:
     corpus = v.corpus()
     counts = dict(v.counts())
     doc: dict[str, Any] = {
-        "vault": str(v.root), "index": {**counts, "generation": corpus.generation},
+        "vault": str(v.root), "index": {**counts, "generation": corpus.generation,
+                                        "calibration": v.calibration()},
         "embeddings_pending": pending_embeddings(v) if dense else None,
         "sandbox": sandbox_choice(v)["runs"], "changes": v.change_detection(),
     }
@@ -60,6 +61,7 @@ def print_status(doc: dict[str, Any]) -> None:
     print(f"embeddings  {index.get('embeddings', 0)} cached, "
           + ("not checked (--no-dense)" if pending is None else f"{pending} pending"
              + (" (run `rmh index`)" if pending else "")))
+    print(f"fusion      {index.get('calibration', 'off')}")
     print(f"sandbox     {doc['sandbox'] or 'none: code execution refused'}")
     learning = doc.get("learning")
     if learning is not None:

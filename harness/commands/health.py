@@ -26,6 +26,7 @@ def doctor_report(v: Vault) -> dict[str, Any]:
     if v.ledger is not None:
         report["learning"] = learning_health(v, v.ledger)
     report["extraction"] = nlp_status()  # spaCy parse or the rules (conversation ingest)
+    report["fusion"] = {"calibration": v.calibration()}  # vault/retrieval/calibration.py
     return report
 
 

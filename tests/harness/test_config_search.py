@@ -20,6 +20,8 @@ def test_defaults_are_the_engines() -> None:
     assert section.dense_nprobe == params.dense.ivf.nprobe
     assert section.redundancy_head == params.redundancy_head == 0
     assert section.scope == params.scope and section.prior_scale == params.prior_scale
+    assert section.calibrate == params.calibrate is False
+    assert section.second_pass == params.second_pass is True
 
 
 def test_scale_switches_are_configurable(tmp_path: Path) -> None:
@@ -59,3 +61,10 @@ def test_bad_learning_switches_are_config_errors(tmp_path: Path, line: str) -> N
     (tmp_path / "rmh.toml").write_text(f"[search]\n{line}\n", encoding="utf-8")
     with pytest.raises(ConfigError):
         load(vault=str(tmp_path), env={})
+
+
+def test_calibration_and_the_second_pass_are_configurable(tmp_path: Path) -> None:
+    (tmp_path / "rmh.toml").write_text("[search]\ncalibrate = true\nsecond_pass = false\n",
+                                       encoding="utf-8")
+    params = search_params(load(vault=str(tmp_path), env={}))
+    assert params.calibrate and not params.second_pass

@@ -10,7 +10,8 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
    fused(d) = sum_s w_s(q) v_s(d) / (k + rank_s(d) + 1),
    w_s(q) = w_s, or, with `redundancy_head` m > 0 (off by default), w_conj(q) =
    w_conj (1 - J(q)), J(q) the overlap of the conjunctive and BM25 heads of m notes for
-   this query (fusion.gate: redundant lexical evidence counts once);
+   this query (fusion.gate: redundant lexical evidence counts once); `calibrate` (off) first
+   sets w_bm25, w_dense, w_conj from the vault's own pseudo-queries (calibration.py);
 4. context: with N(x)(d) = max_{n linked to d, eligible} x(n) and g = w_context,
        ctx(d) = fused(d) + g N(fused)(d) + g^2 N(N(fused))(d)
    (best neighbour only, so a hub gains at most (g + g^2) times the best score near it;
@@ -37,8 +38,9 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
    it before this part. Then the hold of stage 5b again (scope.hold_learned): no learned
    factor lifts a note past a named note R times stronger on its own evidence (own(d) x its
    factor counts in full) whose learned score is not negative;
-7. rerank: the top `rerank_top_n` by final score are re-ordered by the cross-encoder and the
-   best `rerank_keep` of them come first; the rest follow in final-score order.
+6b. with `second_pass` (on), the top 30 re-ordered by RRF of their final, dense and best
+   passage BM25 ranks (second_pass.py); 7. rerank: the top `rerank_top_n` are re-ordered by
+   the cross-encoder, its best `rerank_keep` first; the rest follow in the order before.
 Archived notes (corpus.archived or the caller's mask) are excluded unless
 `include_archived`; notes whose final score is 0 (no signal found them) are never hits.
 Receipt: score = fused + context + named + warmth + prior, where "named" = named(d) - ctx(d),
@@ -62,13 +64,15 @@ from ..learning.edges import WeightedEdges
 from ..notes.text import tokenize
 from ..storage.corpus import Corpus
 from ..storage.embeddings import EmbeddingCache
+from .calibration import Calibration, Calibrator, described
 from .derived import Derived, array_bytes, build_derived, update_derived
 from .encoders import Encoder, Progress
 from .fusion import RRF_DEPTH, RRF_K, by_fused, fuse, gate, top
 from .hits import Scored, SearchResult, hit_of
 from .relevance import NOTHING, TOP, Relevance, coverage, judge, query_terms
-from .rerank import CrossEncoder, rerank_order
+from .rerank import CrossEncoder, cross_encode
 from .scope import free_prior_stage, hold_learned, warmth_stage
+from .second_pass import HEAD, second_pass
 from .signals.dense import DenseIndex, DenseParams
 from .signals.graph import ALPHA, BETA, PUSH_ABOVE, TOP_SEEDS
 from .signals.registry import DENSE, REGISTRY, BuildEnv, Query
@@ -91,7 +95,6 @@ DEFAULT_WEIGHTS: Mapping[str, float] = {
     "protect": 1.0,  # stage 5b ratio R (stages.py); 0 = off
 }
 PRIOR_SCALE = 0.2
-RERANK_CHARS = 4000  # passage text handed to the cross-encoder (its tokenizer truncates too)
 
 
 @dataclass(frozen=True)
@@ -104,6 +107,8 @@ class SearchParams:
     # the conjunctive gate's head size m (fusion.gate); 0 = off, the default: measured on
     # LoCoMo it cost recall@10 (BENCHMARKS.md), and SciFact could not be measured in time
     redundancy_head: int = 0
+    calibrate: bool = False  # fusion weights from pseudo-queries (calibration.py; BENCHMARKS.md)
+    second_pass: bool = True  # the weight-free passage pass over the head (second_pass.py)
     rerank_top_n: int = 15
     rerank_keep: int = 10
     normalize: str = "max"
@@ -155,6 +160,7 @@ class SearchEngine:
         self.scratch = scratch
         self._derived: Derived | None = None
         self._archived: tuple[tuple[bool, ...], npt.NDArray[np.bool_]] | None = None
+        self.calibrator = Calibrator(scratch)
 
     @classmethod
     def lexical(cls, params: SearchParams | None = None) -> SearchEngine:
@@ -199,6 +205,7 @@ class SearchEngine:
                             for name in ("bm25", "conj", "names", "links", "walk", "dense")},
             "disk_bytes": {"dense": 0 if view.dense is None or view.dense.ivf is None
                            else view.dense.ivf.disk_bytes},
+            "calibration": described(self.calibration(corpus)),
         }
 
     def document_frequency(self, corpus: Corpus, tokens: Sequence[str]) -> list[int]:
@@ -277,10 +284,12 @@ class SearchEngine:
                                                  p.push_above, p.scope)
             if graph is not None:
                 sig["graph"] = graph
-        weights, gated = gate({s: p.weight(s) for s in sig}, sig, p.redundancy_head, heads)
+        cal = self.calibration(corpus)
+        base = {s: cal.weights.get(s, p.weight(s)) if cal else p.weight(s) for s in sig}
+        weights, gated = gate(base, sig, p.redundancy_head, heads)
         fusion = fuse(sig, weights, p.rrf_k, p.normalize, p.rrf_depth, heads)
         stages["fusion"] = (f"ran (k={p.rrf_k}, normalize={p.normalize}, depth={p.rrf_depth}"
-                            f"{gated})")
+                            f"{gated}{'' if cal is None else '; ' + cal.describe()})")
         eligible = np.ones(n, dtype=np.bool_)
         if not p.include_archived:
             eligible &= ~self._archived_mask(corpus)
@@ -323,6 +332,10 @@ class SearchEngine:
                              by_fused(fusion))
         return Scored(sig, fusion, context, lifted - ctx, a, warm, final, eligible, stages)
 
+    def calibration(self, corpus: Corpus) -> Calibration | None:
+        """The fusion calibration for `corpus` (calibration.py), None with `calibrate` off."""
+        return self.calibrator.of(self, corpus)
+
     def _archived_mask(self, corpus: Corpus) -> npt.NDArray[np.bool_]:
         """`corpus.archived` as an array, converted once per tuple (the tuple is immutable, so
         the same object holds the same flags): converting 10^6 Python bools cost ~50 ms a
@@ -353,35 +366,19 @@ class SearchEngine:
         if len(corpus) == 0 or k <= 0:
             return SearchResult(query, (), {"search": "skipped: empty corpus" if k > 0 else "k=0"},
                                 relevance=NOTHING if k > 0 else None)
-        s = self.score(
-            corpus,
-            query,
-            warmth=warmth,
-            prior=prior,
-            cooccurrence=cooccurrence,
-            archived=archived,
-            free_prior=free_prior,
-        )
+        s = self.score(corpus, query, warmth=warmth, prior=prior, cooccurrence=cooccurrence,
+                       archived=archived, free_prior=free_prior)
         p = self.params
         # A note no signal found (final score 0) is not a hit, however few hits there are.
         # Only the head can be shown or reranked, so only it is materialised.
-        idx = top(s.final, max(k, p.rerank_top_n if self.reranker else 0), s.eligible)
+        idx = top(s.final, max(k, p.rerank_top_n if self.reranker else 0,
+                               HEAD if p.second_pass else 0), s.eligible)
         ranked = [int(i) for i in idx]
-        rer: dict[int, float] = {}
-        if self.reranker is None:
-            s.stages["rerank"] = "skipped: no model"
-        elif not ranked:
-            s.stages["rerank"] = "skipped: no candidates"
-        else:
-            head = ranked[: p.rerank_top_n]
-            passages = [f"{corpus.titles[i]}\n{corpus.bodies[i]}"[:RERANK_CHARS] for i in head]
-            scores = self.reranker.score(query, passages)
-            rer = {i: float(scores[j]) for j, i in enumerate(head)}
-            new_head = rerank_order(head, scores, s.final)
-            kept = new_head[: p.rerank_keep]
-            kept_set = set(kept)
-            ranked = kept + [i for i in ranked if i not in kept_set]
-            s.stages["rerank"] = f"ran (top {len(head)}, keep {len(kept)})"
+        if p.second_pass:
+            ranked, s.stages["second_pass"] = second_pass(
+                corpus, query, ranked, s.signals.get("dense"), self._view(corpus).bm25)
+        ranked, rer, s.stages["rerank"] = cross_encode(self.reranker, corpus, query, ranked,
+                                                        s.final, p.rerank_top_n, p.rerank_keep)
         hits = tuple(hit_of(corpus, s, i, rer.get(i)) for i in ranked[:k])
         return SearchResult(query, hits, dict(s.stages),
                             relevance=self._relevance(corpus, query, s, ranked[:TOP]))

@@ -20,8 +20,10 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ModelUnavailable
+from ..storage.corpus import Corpus
 from .encoders import cpu_session
 
+RERANK_CHARS = 4000  # passage text handed to the cross-encoder (its tokenizer truncates too)
 MAX_TOKENS = 512
 BATCH_SIZE = 16
 
@@ -106,3 +108,22 @@ def rerank_order(
     """Head positions sorted by rerank score desc, then fused score desc, then position."""
     keyed = sorted(range(len(head)), key=lambda j: (-rerank[j], -fused[head[j]], head[j]))
     return [head[j] for j in keyed]
+
+
+def cross_encode(reranker: CrossEncoder | None, corpus: Corpus, query: str, ranked: list[int],
+                 final: npt.NDArray[np.float64], top_n: int, keep: int
+                 ) -> tuple[list[int], dict[int, float], str]:
+    """The pipeline's stage 7: the first `top_n` of `ranked` scored by `reranker`, its best
+    `keep` first, the rest in the order before; the new order, the scores, the report."""
+    if reranker is None:
+        return ranked, {}, "skipped: no model"
+    if not ranked:
+        return ranked, {}, "skipped: no candidates"
+    head = ranked[:top_n]
+    passages = [f"{corpus.titles[i]}\n{corpus.bodies[i]}"[:RERANK_CHARS] for i in head]
+    scores = reranker.score(query, passages)
+    rer = {i: float(scores[j]) for j, i in enumerate(head)}
+    kept = rerank_order(head, scores, final)[:keep]
+    kept_set = set(kept)
+    return (kept + [i for i in ranked if i not in kept_set], rer,
+            f"ran (top {len(head)}, keep {len(kept)})")

@@ -1,0 +1,115 @@
+"""The weight-free passage pass over the fused head (vault/retrieval/second_pass.py): its
+passages, a slow twin of its passage BM25, what it may and may not move, and its place in the
+pipeline (on by default; it re-orders only the head)."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bench.synthetic_encoder import SyntheticEncoder
+from vault.notes.text import stems, tokenize
+from vault.retrieval import second_pass as sp
+from vault.retrieval.pipeline import SearchEngine, SearchParams
+from vault.retrieval.signals.bm25 import Bm25Index
+
+from ..retrieval_fixtures import incident_reports, make_corpus
+
+
+def test_passages_are_overlapping_sentence_windows() -> None:
+    body = "One alpha. Two beta. Three gamma. Four delta. Five epsilon."
+    got = sp.passages("Title words", body)
+    head = stems(["title", "words"])
+    assert got == [head + stems(tokenize("One alpha. Two beta. Three gamma.")),
+                   head + stems(tokenize("Three gamma. Four delta. Five epsilon."))]
+    assert sp.passages("", "no sentence end") == [stems(["no", "sentence", "end"])]
+    assert sp.passages("T", "") == [["t"]]
+
+
+def slow_bm25(query: list[str], idf: dict[str, float], p: list[str], avg: float) -> float:
+    k1, b = 1.2, 0.75
+    total = 0.0
+    for t in sorted(set(query)):
+        f = p.count(t)
+        if f:
+            total += idf[t] * f * (k1 + 1) / (f + k1 * (1 - b + b * len(p) / avg))
+    return total
+
+
+words = st.sampled_from(["a", "b", "c", "d"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(words, min_size=1, max_size=4),
+       st.lists(st.lists(words, max_size=12), min_size=1, max_size=5),
+       st.floats(0.5, 20.0))
+def test_best_passage_bm25_matches_the_slow_twin(q: list[str], plist: list[list[str]],
+                                                 avg: float) -> None:
+    idf = {t: 1.0 + i for i, t in enumerate("abcd")}
+    want = max(slow_bm25(q, idf, p, avg) for p in plist)
+    counts = [(len(p), Counter(p)) for p in plist]
+    assert math.isclose(sp.best_passage_bm25(q, idf, counts, avg, 1.2, 0.75), want,
+                        rel_tol=1e-12, abs_tol=1e-12)
+
+
+def test_the_head_is_reordered_and_the_tail_kept() -> None:
+    filler = "filler words only here. nothing of note. more filler. the end."
+    notes = [(f"n{i}", filler) for i in range(40)]
+    notes[7] = ("n7", "filler. The quarterly billing outage was severe. filler. the end.")
+    c = make_corpus(notes)
+    bm25 = Bm25Index.build(c)
+    # note 7 second in the final order, first by dense and by passage (no other note holds a
+    # query word): 1/12 + 2/11 beats note 0's 1/11 + 2/12
+    ranked = [0, 7, *[i for i in range(1, 40) if i != 7]]
+    dense = np.zeros(40)
+    dense[7] = 0.9
+    dense[0] = 0.1
+    out, report = sp.second_pass(c, "billing outage", ranked, dense, bm25)
+    assert out[:2] == [7, 0] and sorted(out[: sp.HEAD]) == sorted(ranked[: sp.HEAD])
+    # at rank 7 one first place in the final order and two seconds win: 1/11 + 2/12 > 1/18
+    # + 2/11 (the pass has no weights; the final order is one vote of three)
+    late = list(range(40))
+    assert sp.second_pass(c, "billing outage", late, dense, bm25)[0][:2] == [0, 7]
+    assert out[sp.HEAD:] == ranked[sp.HEAD:]
+    assert report.startswith("ran (top 30") and "moved" in report
+    assert sp.second_pass(c, "billing outage", ranked, None, bm25) == (
+        ranked, "skipped: no dense signal")
+    assert sp.second_pass(c, "billing", [7], dense, bm25)[0] == [7]
+    # nothing to tell apart: the order stays
+    assert sp.second_pass(c, "zzz", ranked, np.zeros(40), bm25)[0] == ranked
+    # notes of one passage (three sentences or fewer) were scored whole already: no pass
+    short = make_corpus([(t, "One. Two. Three.") for t, _ in notes])
+    assert sp.second_pass(short, "billing outage", ranked, dense, bm25) == (
+        ranked, "skipped: the vault's notes are single passages")
+    assert sp.long_notes(c) and not sp.long_notes(short) and not sp.long_notes(make_corpus([]))
+
+
+def reports() -> list[tuple[str, str]]:
+    return [(t, b + " The team paged on-call. A fix shipped. The review followed.")
+            for t, b in incident_reports()]
+
+
+def test_the_pipeline_pass_reorders_only_the_head() -> None:
+    c = make_corpus(reports())
+    enc = SyntheticEncoder()
+    assert SearchParams().second_pass  # on by default
+    off = SearchEngine(SearchParams(second_pass=False), encoder=enc)
+    on = off.with_params(SearchParams())
+    q = "payments crash on Friday"
+    a = off.search(c, q, 40)
+    assert "second_pass" not in a.stages
+    b = on.search(c, q, 40)
+    assert b.stages["second_pass"].startswith("ran (top 30")
+    ids_a, ids_b = [h.id for h in a.hits], [h.id for h in b.hits]
+    assert sorted(ids_a[:30]) == sorted(ids_b[:30]) and ids_a[30:] == ids_b[30:]
+    assert [h.id for h in on.search(c, q, 40).hits] == ids_b  # deterministic
+    # the hits keep their receipts: the pass changes the order, not the scores
+    assert {h.id: h.score for h in a.hits} == {h.id: h.score for h in b.hits}
+    lexical = SearchEngine.lexical(SearchParams(second_pass=True))
+    assert lexical.search(c, q, 5).stages["second_pass"] == "skipped: no dense signal"
+    one = make_corpus(incident_reports())  # one sentence a note
+    assert on.search(one, q, 5).stages["second_pass"].startswith("skipped: the vault's")
