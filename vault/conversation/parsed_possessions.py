@@ -7,11 +7,12 @@ not a question, one statement (speaker, "has", X) of kind "fact", first person (
 - X is the noun's words from the possessive to the noun, without determiners, quantifiers
   and evaluative adjectives (`parsed_entities`), the last word singular ("my online store"
   -> "online store", "our kids" -> "kid");
-- refused: the object of a verb ("I sold my bike" is an act, `parsed_statements`); a noun
-  that names no thing one has — vague (`entities.STOP_NOUNS`), abstract
-  (`parsed_entities.ABSTRACT`), or a part or state of the self (`NOT_OWNED`: life, heart,
-  mind, mood, way, best, skill, trip ...); a noun of a proper name ("my Subaru" is kept by the name
-  rows, not here); X longer than `statements.MAX_OBJECT_WORDS` words.
+- refused: the object of a verb ("I sold my bike" is an act, `parsed_statements`); the
+  subject of "be" ("my boss is Maria" is the pattern table's role); a noun that names no
+  thing one has: vague (`entities.STOP_NOUNS`), abstract (`parsed_entities.ABSTRACT`), or a
+  part or state of the self (`NOT_OWNED`: life, heart, mind, mood, way, best, skill, trip
+  ...); a proper name ("my Subaru" is kept by the name rows, not here); X longer than
+  `statements.MAX_OBJECT_WORDS` words.
 
 Same parse and speaker -> same statements, in text order, one per value.
 """
@@ -47,6 +48,8 @@ def extract_possessions(doc: Any, speaker: str) -> tuple[Statement, ...]:
             noun = tok.head
             if noun.pos_ != "NOUN" or noun.i < tok.i or noun.dep_ in ("dobj", "attr"):
                 continue  # "I won my fourth tournament": the act says it, not a belonging
+            if noun.dep_ == "nsubj" and _fold(noun.head.lemma_) == "be":
+                continue  # "My boss is Maria": the pattern table's role (reports_to)
             lemma = _fold(noun.lemma_ if noun.tag_ == "NNS" and noun.lemma_ else noun.text)
             if lemma in STOP_NOUNS or lemma in ABSTRACT or _fold(noun.text) in NOT_OWNED \
                     or lemma in NOT_OWNED:
