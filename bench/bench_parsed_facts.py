@@ -12,7 +12,16 @@ on hand labels (issue 29). Needs the `nlp` extra.
   fact: the share where the pattern table plus the parse find at least one statement (the
   statement found is not re-judged: an upper bound), and with the pattern table alone.
 
-    python bench/bench_parsed_facts.py [--data PATH]
+`--heldout-e`: session 11's held-out set instead. `bench/data/fact_heldout_e.tsv` holds 87
+LoCoMo turns (the 43 of `entity_heldout_e.tsv` and 44 more, every 131st from the 105th), each
+labelled states_fact yes/no with the objects of the facts it states (28 yes), committed before
+the extractor ran on them. Recall: yes-turns where a statement's value matches a gold object
+(same last word, or one's words end the other's), and where any statement is found (the upper
+bound of the other recall). Precision: every statement produced on the 87 turns, judged once
+after the run in `bench/data/fact_heldout_e_verdicts.tsv` (correct / trivial / wrong, as above;
+the extractor was not changed after); statements without a verdict are listed.
+
+    python bench/bench_parsed_facts.py [--data PATH] [--heldout-e]
 """
 
 from __future__ import annotations
@@ -40,11 +49,14 @@ def _rows(name: str) -> list[dict[str, str]]:
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=DEFAULT_DATA)
+    ap.add_argument("--heldout-e", action="store_true", help="session 11's held-out turns")
     args = ap.parse_args(argv)
     status = nlp_status(load=True)
     print("extractor:", status["extractor"], status["version"] or status["reason"])
     if status["extractor"] != "spacy":
         return 1
+    if args.heldout_e:
+        return _heldout_e(args.data)
     sample, recall = _rows("fact_parsed_sample.tsv"), _rows("fact_recall_sample.tsv")
     wanted = {(r["conversation"], r["turn"]) for r in sample + recall}
     turns = {}
@@ -72,6 +84,60 @@ def main(argv: Sequence[str] | None = None) -> int:
         rules += bool(extract_statements(text, speaker, speakers))
     print(f"recall   {len(yes)} fact-bearing turns: rules {rules}/{len(yes)} = "
           f"{rules / len(yes):.3f}; rules + parse {both}/{len(yes)} = {both / len(yes):.3f}")
+    return 0
+
+
+def _matches(value: str, gold: str) -> bool:
+    v, g = value.split(), gold.split()
+    if not v or not g:
+        return False
+    short, long_ = (v, g) if len(v) <= len(g) else (g, v)
+    return v[-1] == g[-1] or long_[-len(short):] == short
+
+
+def _heldout_e(data: str) -> int:
+    rows = _rows("fact_heldout_e.tsv")
+    wanted = {(r["conversation"], r["turn"]) for r in rows}
+    turns = {}
+    for conv in load(Path(data).read_text(encoding="utf-8"), "locomo"):
+        for t in conv.turns():
+            if (conv.conversation_id, t.turn_id) in wanted:
+                turns[(conv.conversation_id, t.turn_id)] = (t.text, t.speaker, conv.speakers)
+    verdicts_path = HERE / "data" / "fact_heldout_e_verdicts.tsv"
+    verdicts = {(r["conversation"], r["turn"], r["key"], r["value"]): r["verdict"]
+                for r in (_rows(verdicts_path.name) if verdicts_path.exists() else [])}
+    judged: list[str] = []
+    unjudged: list[tuple[str, ...]] = []
+    hits = {"rules + parse": [0, 0], "rules": [0, 0]}  # [matched, any]
+    yes = [r for r in rows if r["states_fact"] == "yes"]
+    for r in rows:
+        key = (r["conversation"], r["turn"])
+        text, speaker, speakers = turns[key]
+        both = turn_statements(text, speaker, speakers)
+        for st in both:
+            v = verdicts.get((*key, st.key, st.value))
+            if v is None:
+                unjudged.append((*key, speaker, st.key, st.value, " ".join(text.split())))
+            else:
+                judged.append(v)
+        if r["states_fact"] != "yes":
+            continue
+        gold = [g for g in r["objects"].split("|") if g]
+        for name, sts in (("rules + parse", both),
+                          ("rules", extract_statements(text, speaker, speakers))):
+            hits[name][0] += any(_matches(s.value, g) for s in sts for g in gold)
+            hits[name][1] += bool(sts)
+    for name, (matched, anything) in hits.items():
+        print(f"recall   {name:13} {len(yes)} fact-bearing turns: a gold object found "
+              f"{matched}/{len(yes)} = {matched / len(yes):.3f}; any statement "
+              f"{anything}/{len(yes)} = {anything / len(yes):.3f}")
+    n = len(judged) or 1
+    print(f"precision {len(judged)} statements judged on {len(rows)} turns: precision "
+          f"{(judged.count('correct') + judged.count('trivial')) / n:.3f}, informative "
+          f"{judged.count('correct') / n:.3f}, wrong {judged.count('wrong')}; "
+          f"{len(unjudged)} without a verdict")
+    for u in unjudged:
+        print("unjudged\t" + "\t".join(u))
     return 0
 
 

@@ -35,6 +35,7 @@ from .events import Event
 from .layout import as_date, turn_path
 from .lifecycle import Fact, observe
 from .nlp import parse
+from .parsed_possessions import extract_possessions
 from .parsed_statements import extract_parsed_statements
 from .statements import Statement, extract_statements, functional
 
@@ -44,6 +45,7 @@ COMMITMENT_CONFIDENCE = 0.5
 _REL_WORDS = {
     "works_on": "works on", "owns": "owns", "uses": "uses", "depends_on": "depends on",
     "reports_to": "reports to", "affected_by": "is affected by", "supersedes": "supersedes",
+    "has": "has",
 }
 
 
@@ -106,14 +108,15 @@ def observation_confidence(st: Statement) -> float:
 def turn_statements(text: str, speaker: str, speakers: Sequence[str], *,
                     use_nlp: bool = True) -> tuple[Statement, ...]:
     """The pattern table's statements of a turn, then (with the NLP pipeline installed and
-    `use_nlp`) the parse's subject–verb–object ones (`parsed_statements`)."""
+    `use_nlp`) the parse's subject–verb–object ones (`parsed_statements`) and what the
+    speaker says they have (`parsed_possessions`: "my sister" -> has sister)."""
     found = extract_statements(text, speaker, speakers)
     doc = parse(text) if use_nlp else None
     if doc is None:
         return found
     others = [s for s in speakers if s != speaker]
     return found + extract_parsed_statements(
-        doc, speaker, others[0] if len(others) == 1 else "")
+        doc, speaker, others[0] if len(others) == 1 else "") + extract_possessions(doc, speaker)
 
 
 def build_facts(events: Sequence[Event], *, use_nlp: bool = True) -> tuple[FactRecord, ...]:

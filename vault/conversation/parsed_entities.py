@@ -53,7 +53,11 @@ ABSTRACT = frozenset(
     place difference part sale support joy ton problem question chance mind progress air
     trouble example reminder memory idea thought feeling sense reason point matter fact
     luck care effort experience opportunity advice help kind lot deal way creativity
-    positivity passion lesson takeaway tip version try""".split())
+    positivity passion lesson takeaway tip version try gut heart dream future subject
+    purpose congrat""".split())
+# Owners that name nobody ("someone's car" is a car).
+_NOBODY = frozenset({"someone", "somebody", "anyone", "anybody", "everyone", "everybody",
+                     "no one", "nobody"})
 _DROP_POS = frozenset({"DET", "ADV", "PRON", "PUNCT", "NUM", "PART", "CCONJ", "INTJ", "AUX"})
 
 
@@ -64,6 +68,20 @@ def _name_key(text: str) -> str:
     if words and words[-1].endswith("'s"):
         words[-1] = words[-1][:-2]
     return " ".join(words).strip(".,!?;:\"'()[]")
+
+
+def _joint(doc: Any, tok: Any, words: Sequence[Any], root: int) -> str:
+    """What follows `tok` in a key: its own spacing before the next kept word, a hyphen when
+    one joins them ("low-impact", spaCy splits it), else one space."""
+    if tok.i >= root:
+        return " "
+    nxt = doc[tok.i + 1]
+    if nxt in words:
+        return str(tok.whitespace_)
+    if (nxt.text == "-" and not tok.whitespace_ and not nxt.whitespace_
+            and tok.i + 2 <= root and doc[tok.i + 2] in words):
+        return "-"
+    return " "
 
 
 def extract_parsed(
@@ -120,7 +138,7 @@ def extract_parsed(
         toks = [t for t in chunk if t.i <= root.i]
         # Possessive owner: "my X", "Alice's X" stay (normalise keys them by owner).
         owner = ""
-        if toks and toks[0].dep_ == "poss":
+        if toks and toks[0].dep_ == "poss" and _fold(toks[0].text) not in _NOBODY:
             owner = toks[0].text
             if toks[0].i + 1 < len(doc) and doc[toks[0].i + 1].text in ("'s", "’s"):
                 owner += "'s"
@@ -134,15 +152,16 @@ def extract_parsed(
             words = words[1:]
         if not words or words[-1].i != root.i:
             continue
-        head = _fold(root.lemma_ or root.text)
+        # The lemma only undoes a plural: a word the model does not know keeps its spelling
+        # ("Subaru" is no "subarunt").
+        head = _fold(root.lemma_ if root.tag_ in ("NNS", "NNPS") and root.lemma_ else root.text)
         if len(words) == 1 and not owner and (head in ABSTRACT or head.endswith("ness")):
             continue
         # Common nouns are written lower case for the key, so "Pets" is "pet"; the head is
         # its lemma ("focuses" -> "focus"); words keep their spacing ("low-impact").
         phrase = "".join(
             (head if t.i == root.i else t.text if t.pos_ == "PROPN" else t.text.lower())
-            + (t.whitespace_ if t.i < root.i and doc[t.i + 1] in words else " ")
-            for t in words).strip()
+            + _joint(doc, t, words, root.i) for t in words).strip()
         key = normalise(f"{owner} {phrase}".strip(), speaker=speaker, addressee=addressee)
         if key:
             found.append((chunk.start_char, Entity(key, chunk.text, "thing")))

@@ -2,12 +2,16 @@
 
 They add to the pattern table of `statements` (which still runs first and wins a clause):
 for each verb of a sentence that is not a question, whose subject is "I" (the speaker; "we"
-too, still keyed by the speaker) and that has an object, one statement
+and "my friends and I" too, still keyed by the speaker; a verb with no subject of its own takes
+the subject of the verb it is conjoined to, "I cleaned and greased them", or of a verb of
+starting or going on, "I started to paint") and that has an object, one statement
 (speaker, "did:<lemma>[_<particle>][_<preposition>]", object) of kind "fact":
 
-- the object is the verb's direct object, else the object of its first preposition
-  ("I went to a fair" -> did:go_to fair), else the object of a preposition of that object
-  ("I'm in need of a reset" is none: "be" is no act); its head must be a noun or a name, not a
+- the object is the noun a relative clause hangs on when the verb has no object of its own
+  ("a sunset we watched together" -> did:watch sunset), else the verb's direct object, else
+  the object of its first preposition ("I went to a fair" -> did:go_to fair), else the
+  object of a preposition of that object ("I'm in need of a reset" is none: "be" is no
+  act); its head must be a noun or a name, not a
   pronoun, one pointed at ("that pic", "this mindset"), a vague noun (`entities.STOP_NOUNS`)
   or an abstract one alone (`parsed_entities.ABSTRACT`); it is keyed like an entity row
   ("my own movie" -> "<speaker>'s movie"), at most `statements.MAX_OBJECT_WORDS` words;
@@ -41,8 +45,49 @@ _WITH_OBJECT = frozenset({"get", "make", "take", "have", "find", "give", "show"}
 _HEDGE = frozenset(
     """would could should might may must can will shall if when whenever whether unless
     maybe perhaps probably wish hope 'll 'd wo ca""".split())
+# Verbs whose complement is an act the speaker does ("I started to paint"); intents ("want
+# to", "try to", "going to") are not acts.
+_ONGOING = frozenset({"start", "begin", "keep", "continue", "finish", "stop", "quit"})
+# The small model lemmatises some forms wrongly ("hoping" -> "hop").
+_LEMMA_FIXES = {"hoping": "hope", "hoped": "hope", "hopes": "hope"}
 _DEMONSTRATIVES = frozenset({"this", "that", "these", "those"})
 _OBJ_DEPS = ("dobj", "attr")
+
+
+def _subject_is_speaker(verb: Any) -> bool | None:
+    """True/False when `verb` has a subject ("I", "we", or "my friends and I"), else None."""
+    subjects = [c for c in verb.children if c.dep_ == "nsubj"]
+    if not subjects:
+        return None
+    subject = subjects[0]
+    return _fold(subject.text) in _SUBJECTS or any(
+        c.dep_ == "conj" and _fold(c.text) in _SUBJECTS for c in subject.children)
+
+
+def _first_person(verb: Any) -> bool:
+    """The speaker does `verb`: its own subject is first person, or it has none and is
+    conjoined to a verb that does ("I cleaned and greased them"), or is the complement of a
+    verb of starting or going on ("I started to paint", "I kept running")."""
+    tok = verb
+    for _ in range(4):
+        own = _subject_is_speaker(tok)
+        if own is not None:
+            return own
+        conjoined = tok.dep_ == "conj" and tok.head.pos_ in ("VERB", "AUX")
+        if not (conjoined or (tok.dep_ == "xcomp" and _fold(tok.head.lemma_) in _ONGOING)):
+            return False
+        tok = tok.head
+    return False
+
+
+def _relative_head(verb: Any) -> tuple[str, Any] | None:
+    """The object of a relative clause with no object of its own: "a sunset we watched" ->
+    ("", sunset)."""
+    head = verb.head
+    if verb.dep_ == "relcl" and head.pos_ in ("NOUN", "PROPN") and not any(
+            c.dep_ in _OBJ_DEPS for c in verb.children):
+        return "", head
+    return None
 
 
 def _hedged(verb: Any) -> bool:
@@ -92,15 +137,14 @@ def extract_parsed_statements(doc: Any, speaker: str, addressee: str = "") -> tu
         for verb in sent:
             if verb.pos_ != "VERB":
                 continue
-            subjects = [c for c in verb.children if c.dep_ == "nsubj"]
-            if not subjects or _fold(subjects[0].text) not in _SUBJECTS:
+            if not _first_person(verb):
                 continue
-            lemma = _fold(verb.lemma_)
+            lemma = _LEMMA_FIXES.get(_fold(verb.text), _fold(verb.lemma_))
             if lemma in _NO_ACT and lemma not in _WITH_OBJECT:
                 continue
             if _hedged(verb):
                 continue
-            got = _object(verb)
+            got = _relative_head(verb) or _object(verb)
             if got is None:
                 continue
             prep, obj = got
