@@ -1,0 +1,178 @@
+"""A fork server for the kill-at-every-step sweeps: a real process per run, without paying for a
+fresh interpreter each time.
+
+A sweep kills a process after its 1st, 2nd, ... N-th file operation (the store's fault
+injection SIGKILLs the process itself) and checks what the next open finds. Each of those runs
+must be a real, separate process that dies by SIGKILL; it need not re-import numpy, the vault
+and the CLI from source. `ForkServer` starts one Python that imports `preload` once, then forks
+a child per `run`: the child takes the run's environment, working folder, argv and stdin, runs
+`python -m MODULE ARGS` or `python -c CODE ARGS` as that command line would (`runpy`, `exec`,
+its SystemExit and its interpreter shutdown), and its exit status comes back as
+`subprocess.run` reports it (-9 for the SIGKILL). Only the import work is shared: nothing in
+`preload` may open a vault or start a thread (a fork copies neither safely).
+
+What a fork does not redo: the interpreter's start-up reading of the environment (PYTHONPATH,
+PYTHONHASHSEED: every child has the server's hash seed). The sweeps' promises hold for any.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+
+SERVER = r"""
+import io, json, os, sys
+exec(sys.argv[1])
+proto_in, proto_out = sys.stdin.buffer, sys.stdout.buffer
+
+
+def serve():
+    while True:
+        line = proto_in.readline()
+        if not line:
+            sys.exit(0)
+        req = json.loads(line)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            return req
+        _, status = os.waitpid(pid, 0)
+        proto_out.write(b"%d\n" % os.waitstatus_to_exitcode(status))
+        proto_out.flush()
+
+
+req = serve()
+del serve
+for fd, (path, flags) in enumerate(((req["stdin"], os.O_RDONLY),
+                                    (req["stdout"], os.O_WRONLY | os.O_TRUNC),
+                                    (req["stderr"], os.O_WRONLY | os.O_TRUNC))):
+    opened = os.open(path, flags)
+    os.dup2(opened, fd)
+    os.close(opened)
+sys.stdin = sys.__stdin__ = io.TextIOWrapper(open(0, "rb", closefd=False), encoding="utf-8")
+sys.stdout = sys.__stdout__ = io.TextIOWrapper(open(1, "wb", closefd=False), encoding="utf-8",
+                                               line_buffering=False)
+sys.stderr = sys.__stderr__ = io.TextIOWrapper(open(2, "wb", closefd=False), encoding="utf-8",
+                                               errors="backslashreplace", line_buffering=True)
+os.environ.clear()
+os.environ.update(req["env"])
+os.chdir(req["cwd"])
+if req["module"] is not None:
+    import runpy
+    sys.argv = [req["module"], *req["args"]]
+    runpy.run_module(req["module"], run_name="__main__", alter_sys=True)
+else:
+    sys.argv = ["-c", *req["args"]]
+    code = compile(req["code"], "<string>", "exec")
+    namespace = {"__name__": "__main__", "__builtins__": __builtins__}
+    del req
+    exec(code, namespace)
+"""
+
+
+class ForkServer:
+    """One pre-imported Python that runs each command in a forked child (module docstring).
+    Use it as a context manager; `run` is one command at a time."""
+
+    def __init__(self, preload: str, *, workdir: Path, env: Mapping[str, str] | None = None,
+                 cwd: Path | None = None) -> None:
+        self._workdir = workdir
+        workdir.mkdir(parents=True, exist_ok=True)
+        self._proc = subprocess.Popen(
+            [sys.executable, "-c", SERVER, preload], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, env=dict(os.environ if env is None else env), cwd=cwd,
+            start_new_session=True)  # its own group: a timeout kills the child with it
+        self._runs = 0
+
+    def run(self, args: Sequence[str], *, module: str | None = None, code: str | None = None,
+            env: Mapping[str, str], cwd: Path, stdin: str = "",
+            timeout: float = 300) -> subprocess.CompletedProcess[str]:
+        """`python -m module *args` (or `python -c code *args`) in a forked child, with exactly
+        `env` as its environment; its output and status as `subprocess.run(text=True)` gives
+        them."""
+        assert (module is None) != (code is None), "one of module and code"
+        assert self._proc.stdin is not None and self._proc.stdout is not None
+        self._runs += 1
+        files = {name: self._workdir / f"{self._runs}.{name}" for name in
+                 ("stdin", "stdout", "stderr")}
+        files["stdin"].write_text(stdin, encoding="utf-8")
+        for name in ("stdout", "stderr"):
+            files[name].write_bytes(b"")
+        request = {"module": module, "code": code, "args": list(args), "env": dict(env),
+                   "cwd": str(cwd), **{k: str(v) for k, v in files.items()}}
+        self._proc.stdin.write(json.dumps(request).encode() + b"\n")
+        self._proc.stdin.flush()
+        line = _readline(self._proc, timeout)
+        out, err = (files[n].read_text(encoding="utf-8", errors="replace")
+                    for n in ("stdout", "stderr"))
+        for f in files.values():
+            f.unlink()
+        argv = [sys.executable, *(["-m", module] if module else ["-c", "<code>"]), *args]
+        return subprocess.CompletedProcess(argv, int(line), out, err)
+
+    def close(self) -> None:
+        if self._proc.stdin is not None:
+            self._proc.stdin.close()
+        try:
+            self._proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            _kill_group(self._proc)
+        if self._proc.stdout is not None:
+            self._proc.stdout.close()
+
+    def __enter__(self) -> ForkServer:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """SIGKILL the server and the child it is waiting for (one process group)."""
+    import signal
+
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+def _readline(proc: subprocess.Popen[bytes], timeout: float) -> bytes:
+    """The server's answer (the child's exit status), or an error when the child runs past
+    `timeout` (the server is killed with it) or the server died."""
+    import selectors
+
+    assert proc.stdout is not None
+    with selectors.DefaultSelector() as sel:
+        sel.register(proc.stdout, selectors.EVENT_READ)
+        if not sel.select(timeout):
+            _kill_group(proc)
+            raise subprocess.TimeoutExpired(proc.args, timeout)
+    line = proc.stdout.readline()
+    if not line:
+        raise RuntimeError(f"the fork server died (status {proc.wait()})")
+    return line
+
+
+# What `rmh` commands import (every public vault name, the CLI's parser and its command
+# modules), for a server whose children run `python -m harness`.
+CLI_PRELOAD = """
+import vault
+for name in vault.__all__:
+    getattr(vault, name)
+import harness.cli, harness.compose
+harness.cli.build_parser()
+"""
+
+
+def cli_runner(server: ForkServer, cwd: Path
+               ) -> Callable[[list[str], dict[str, str]], subprocess.CompletedProcess[str]]:
+    """`rmh ARGS` with an environment, as a forked `python -m harness` of `server`."""
+    return lambda args, env: server.run(args, module="harness", env=env, cwd=cwd)
