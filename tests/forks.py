@@ -56,11 +56,15 @@ for fd, (path, flags) in enumerate(((req["stdin"], os.O_RDONLY),
     opened = os.open(path, flags)
     os.dup2(opened, fd)
     os.close(opened)
-sys.stdin = sys.__stdin__ = io.TextIOWrapper(open(0, "rb", closefd=False), encoding="utf-8")
-sys.stdout = sys.__stdout__ = io.TextIOWrapper(open(1, "wb", closefd=False), encoding="utf-8",
-                                               line_buffering=False)
-sys.stderr = sys.__stderr__ = io.TextIOWrapper(open(2, "wb", closefd=False), encoding="utf-8",
-                                               errors="backslashreplace", line_buffering=True)
+# The standard streams a fresh interpreter would make on these files: the server's own
+# encodings and error handlers (same locale), stderr line-buffered.
+streams = [sys.stdin, sys.stdout, sys.stderr]
+sys.stdin, sys.stdout, sys.stderr = (
+    io.TextIOWrapper(open(fd, "rb" if fd == 0 else "wb", closefd=False), encoding=s.encoding,
+                     errors=s.errors, line_buffering=fd == 2)
+    for fd, s in enumerate(streams))
+sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr
+del streams
 os.environ.clear()
 os.environ.update(req["env"])
 os.chdir(req["cwd"])
