@@ -44,6 +44,13 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             return
 
 
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """The shared fork servers of `tests.forks.run_cli` end with the session."""
+    from tests import forks
+
+    forks.close_shared()
+
+
 @pytest.fixture(autouse=True)
 def _no_real_home_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setenv("RMH_EMBED_CACHE", str(tmp_path / "rmh-cache" / "embeddings.sqlite"))

@@ -20,8 +20,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -87,13 +90,14 @@ class ForkServer:
 
     def __init__(self, preload: str, *, workdir: Path, env: Mapping[str, str] | None = None,
                  cwd: Path | None = None) -> None:
-        self._workdir = workdir
+        self.workdir = workdir
         workdir.mkdir(parents=True, exist_ok=True)
         self._proc = subprocess.Popen(
             [sys.executable, "-c", SERVER, preload], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, env=dict(os.environ if env is None else env), cwd=cwd,
             start_new_session=True)  # its own group: a timeout kills the child with it
         self._runs = 0
+        self.lock = threading.Lock()  # one command at a time (`run_cli` shares a server)
 
     def run(self, args: Sequence[str], *, module: str | None = None, code: str | None = None,
             env: Mapping[str, str], cwd: Path, stdin: str = "",
@@ -104,7 +108,7 @@ class ForkServer:
         assert (module is None) != (code is None), "one of module and code"
         assert self._proc.stdin is not None and self._proc.stdout is not None
         self._runs += 1
-        files = {name: self._workdir / f"{self._runs}.{name}" for name in
+        files = {name: self.workdir / f"{self._runs}.{name}" for name in
                  ("stdin", "stdout", "stderr")}
         files["stdin"].write_text(stdin, encoding="utf-8")
         for name in ("stdout", "stderr"):
@@ -123,7 +127,8 @@ class ForkServer:
 
     def close(self) -> None:
         if self._proc.stdin is not None:
-            self._proc.stdin.close()
+            with contextlib.suppress(OSError):  # a server killed at a timeout
+                self._proc.stdin.close()
         try:
             self._proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
@@ -180,3 +185,47 @@ def cli_runner(server: ForkServer, cwd: Path
                ) -> Callable[[list[str], dict[str, str]], subprocess.CompletedProcess[str]]:
     """`rmh ARGS` with an environment, as a forked `python -m harness` of `server`."""
     return lambda args, env: server.run(args, module="harness", env=env, cwd=cwd)
+
+
+_SHARED: dict[tuple[tuple[str, str], ...], ForkServer] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def run_cli(args: Sequence[str], *, env: Mapping[str, str], cwd: Path, stdin: str = "",
+            timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """`python -m harness ARGS` as a real process with exactly `env`, like `subprocess.run(...,
+    input=stdin, capture_output=True, text=True)`: a child of a shared server (one per set of
+    PYTHON* variables, which an interpreter reads as it starts: a test's PYTHONHASHSEED keeps
+    its meaning), or a fresh interpreter while another thread uses that server, so commands
+    a test runs concurrently still run concurrently."""
+    key = tuple(sorted((k, v) for k, v in env.items() if k.startswith("PYTHON")))
+    with _SHARED_LOCK:
+        server = _SHARED.get(key)
+        if server is None:
+            server = _SHARED[key] = ForkServer(
+                CLI_PRELOAD, workdir=Path(tempfile.mkdtemp(prefix="rmh-forks-")), env=env,
+                cwd=cwd)
+    if not server.lock.acquire(blocking=False):
+        return subprocess.run([sys.executable, "-m", "harness", *args], input=stdin,
+                              capture_output=True, text=True, env=dict(env), cwd=cwd,
+                              timeout=timeout)
+    try:
+        return server.run(args, module="harness", env=env, cwd=cwd, stdin=stdin,
+                          timeout=timeout)
+    except (RuntimeError, subprocess.TimeoutExpired):
+        with _SHARED_LOCK:  # a dead or killed server is replaced on the next call
+            if _SHARED.get(key) is server:
+                del _SHARED[key]
+        raise
+    finally:
+        server.lock.release()
+
+
+def close_shared() -> None:
+    """End the shared servers (the session's end) and remove their folders."""
+    with _SHARED_LOCK:
+        servers = list(_SHARED.values())
+        _SHARED.clear()
+    for server in servers:
+        server.close()
+        shutil.rmtree(server.workdir, ignore_errors=True)
