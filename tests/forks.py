@@ -171,13 +171,15 @@ def _readline(proc: subprocess.Popen[bytes], timeout: float) -> bytes:
 
 
 # What `rmh` commands import (every public vault name, the CLI's parser and its command
-# modules), for a server whose children run `python -m harness`.
+# modules, the sparse matrices of search and the tokenizer library), for a server whose
+# children run `python -m harness`. Not onnxruntime: its import starts a thread.
 CLI_PRELOAD = """
 import vault
 for name in vault.__all__:
     getattr(vault, name)
 import harness.cli, harness.compose
 harness.cli.build_parser()
+import scipy.sparse, scipy.sparse.csgraph, tokenizers
 """
 
 
