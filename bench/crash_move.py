@@ -17,6 +17,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,14 +27,23 @@ CHILD_ENV = ("PATH", "HOME", "LANG", "TMPDIR", "RMH_EMBED_CACHE", "XDG_CACHE_HOM
 OLD, NEW = "a/Target.md", "b/Target Moved.md"
 
 
-def rmh(vault: Path, *args: str, fault_after: int | None = None
-        ) -> subprocess.CompletedProcess[str]:
+# How `rmh ARGS` is run with an environment: a fresh `python -m harness` (the default), or
+# (tests) a child forked from a pre-imported server, a real process all the same.
+Runner = Callable[[list[str], dict[str, str]], "subprocess.CompletedProcess[str]"]
+
+
+def fresh_process(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "harness", *args],
+                          capture_output=True, text=True, env=env, cwd=REPO, timeout=600)
+
+
+def rmh(vault: Path, *args: str, fault_after: int | None = None,
+        runner: Runner = fresh_process) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k in CHILD_ENV}
     env["PYTHONPATH"] = str(REPO)
     if fault_after is not None:
         env["RMH_FAULT_AFTER_OPS"] = str(fault_after)
-    return subprocess.run([sys.executable, "-m", "harness", "--vault", str(vault), *args],
-                          capture_output=True, text=True, env=env, cwd=REPO, timeout=600)
+    return runner(["--vault", str(vault), *args], env)
 
 
 def make_template(root: Path, referrers: int) -> Path:
@@ -108,21 +118,23 @@ def _doctor_here(work: Path) -> dict[str, Any]:
 
 
 def kill_at(template: Path, work: Path, n: int, before: dict[str, bytes],
-            after: dict[str, bytes], *, light: bool = False) -> KillPoint:
+            after: dict[str, bytes], *, light: bool = False,
+            runner: Runner = fresh_process) -> KillPoint:
     """Copy the template, kill `rmh move` after its n-th file operation, open it again
     (`rmh doctor --json`). `light`: the killed process runs `Vault.move` alone and the next
     open is `Vault.open` + `doctor` in this process (the same store and journal; a third of
     the process start-up cost, for the long benchmark)."""
     shutil.rmtree(work, ignore_errors=True)
     shutil.copytree(template, work)
-    moved = _light_move(work, n) if light else rmh(work, "move", OLD, NEW, fault_after=n)
+    moved = (_light_move(work, n) if light
+             else rmh(work, "move", OLD, NEW, fault_after=n, runner=runner))
     killed = moved.returncode == -9
     if not killed and moved.returncode != 0:
         raise RuntimeError(f"rmh move at N={n}: {moved.returncode} {moved.stderr}")
     if light:
         vault = _doctor_here(work)
     else:
-        doc = rmh(work, "doctor", "--json")
+        doc = rmh(work, "doctor", "--json", runner=runner)
         if doc.returncode != 0:
             raise RuntimeError(f"rmh doctor at N={n}: {doc.stderr}")
         vault = json.loads(doc.stdout)["vault"]

@@ -8,10 +8,17 @@ No test writes to the real home: the user-level embedding cache (harness/config.
 shared_cache) is pointed at a file in the test's own tmp folder through $RMH_EMBED_CACHE, and
 $XDG_CACHE_HOME at a folder beside it; subprocesses inherit both (tests that build a child's
 environment from scratch pass them on).
+
+The suite starts hundreds of `python -m harness` and sandbox processes. Where bytecode writing
+is off (PYTHONDONTWRITEBYTECODE, common in containers and CI images) each of them would compile
+every module of ours from source again (about a quarter of a CLI process's CPU): the session
+compiles our packages once at its start (`__pycache__`, git-ignored; a read-only checkout just
+skips it). Python reads a `.pyc` only while it matches its source, so nothing runs stale code.
 """
 
 from __future__ import annotations
 
+import compileall
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +29,26 @@ from hypothesis import settings
 settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
 if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
     settings.load_profile("ci")
+
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("harness", "vault", "sandbox", "rpc", "bench")
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Bytecode for our packages, for the processes the tests start (module docstring)."""
+    for package in PACKAGES:
+        try:
+            compileall.compile_dir(ROOT / package, quiet=2, workers=1)
+        except OSError:  # a read-only checkout: the processes compile from source
+            return
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """The shared fork servers of `tests.forks.run_cli` end with the session."""
+    from tests import forks
+
+    forks.close_shared()
 
 
 @pytest.fixture(autouse=True)

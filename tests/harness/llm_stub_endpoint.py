@@ -65,6 +65,14 @@ class ChatEndpoint:
         with self._cond:
             return len(self.bodies)
 
+    def wait_count(self, n: int, timeout_s: float = 120.0) -> int:
+        """The number of requests seen, once it reaches `n` (or `timeout_s` passes): a request
+        a client sent before giving up can still be in the socket's queue when the client's
+        call returns, and is counted when a handler thread reads it."""
+        with self._cond:
+            self._cond.wait_for(lambda: len(self.bodies) >= n, timeout=timeout_s)
+            return len(self.bodies)
+
     def __enter__(self) -> ChatEndpoint:
         self._thread.start()
         return self

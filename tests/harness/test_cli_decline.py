@@ -10,14 +10,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.forks import run_cli
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def rmh(*args: str) -> dict[str, object]:
     env = {k: v for k, v in os.environ.items() if k not in ("RMH_VAULT", "RMH_CONFIG")}
     env.update({"PYTHONPATH": str(ROOT), "RMH_EMBED_CACHE": ""})
-    out = subprocess.run([sys.executable, "-m", "harness", *args], capture_output=True,
-                         text=True, env=env, cwd=ROOT, timeout=300, check=False)
+    out = run_cli(args, env=env, cwd=ROOT)
     assert out.returncode == 0, out.stderr
     doc: dict[str, object] = json.loads(out.stdout.splitlines()[-1])
     return doc

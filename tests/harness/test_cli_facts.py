@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tests.forks import run_cli
+
 ROOT = Path(__file__).resolve().parents[2]
 PARIS = "conversations/ab/facts/sarah lives in paris.md"
 CONV = {"format": "rmh-conversation/1", "id": "ab", "sessions": [
@@ -30,9 +32,7 @@ def _env(tmp: Path) -> dict[str, str]:
 
 
 def rmh(tmp: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "harness", "--vault", str(tmp / "v"), *args],
-                          input=stdin, capture_output=True, text=True, env=_env(tmp), cwd=ROOT,
-                          timeout=300)
+    return run_cli(["--vault", str(tmp / "v"), *args], env=_env(tmp), cwd=ROOT, stdin=stdin)
 
 
 def _setup(tmp: Path) -> Path:

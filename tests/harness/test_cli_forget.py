@@ -10,14 +10,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.forks import run_cli
+
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "Zephyr-Orchid-7731"
 LINE = "The vault combination for the Orchid archive is kept in the blue binder."
 
 
 def rmh(*args: str, env: dict[str, str], stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "harness", *args], input=stdin,
-                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+    return run_cli(args, env=env, cwd=ROOT, stdin=stdin)
 
 
 def _env(tmp: Path) -> dict[str, str]:

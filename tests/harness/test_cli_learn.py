@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.forks import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -16,8 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def rmh(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("RMH_VAULT", "RMH_CONFIG")}
     env["PYTHONPATH"] = str(ROOT)
-    return subprocess.run([sys.executable, "-m", "harness", "--vault", str(root), *args],
-                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+    return run_cli(["--vault", str(root), *args], env=env, cwd=ROOT, timeout=120)
 
 
 @pytest.mark.slow

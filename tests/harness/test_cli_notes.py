@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.forks import run_cli
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -18,10 +20,7 @@ def rmh(*args: str, stdin: str = "", env: dict[str, str] | None = None,
     base["PYTHONHASHSEED"] = seed
     base["PYTHONPATH"] = str(ROOT)
     base.update(env or {})
-    return subprocess.run(
-        [sys.executable, "-m", "harness", *args],
-        input=stdin, capture_output=True, text=True, env=base, cwd=ROOT, timeout=120,
-    )
+    return run_cli(args, env=base, cwd=ROOT, stdin=stdin, timeout=120)
 
 
 def make_vault(tmp_path: Path) -> Path:

@@ -13,14 +13,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from harness.cli import build_parser
+from tests.forks import CLI_PRELOAD, ForkServer
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORD = Path(__file__).with_name("cli_surface.json")
@@ -140,14 +139,15 @@ def run_script(tmp: Path) -> list[dict[str, Any]]:
     env.update(PYTHONHASHSEED="0", PYTHONPATH=str(ROOT), COLUMNS="100")
     (tmp / "c.json").write_text(json.dumps(CONVERSATION), encoding="utf-8")
     out = []
-    for argv, stdin in SCRIPT:
-        words = [word.replace("<TMP>", str(tmp)) for word in argv]
-        r = subprocess.run([sys.executable, "-m", "harness", "--vault", str(vault), *words],
-                           input=stdin, capture_output=True, text=True, env=env, cwd=ROOT,
-                           timeout=120)
-        out.append({"argv": list(argv), "rc": r.returncode,
-                    "stdout": normalised(r.stdout, vault),
-                    "stderr": normalised(r.stderr, vault)})
+    # Each command is its own process, forked from one that imported the CLI (tests/forks.py)
+    with ForkServer(CLI_PRELOAD, workdir=tmp / "forks", env=env, cwd=ROOT) as server:
+        for argv, stdin in SCRIPT:
+            words = [word.replace("<TMP>", str(tmp)) for word in argv]
+            r = server.run(["--vault", str(vault), *words], module="harness", env=env,
+                           cwd=ROOT, stdin=stdin or "", timeout=120)
+            out.append({"argv": list(argv), "rc": r.returncode,
+                        "stdout": normalised(r.stdout, vault),
+                        "stderr": normalised(r.stderr, vault)})
     return out
 
 

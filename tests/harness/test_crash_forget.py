@@ -2,7 +2,10 @@
 erasure is journalled (vault/erasure.py, storage/intents.py `ForgetIntent`), so after the next
 process opens the vault either nothing was erased or everything was, and then a byte search of
 the vault folder, `.rmh/` and the shared embedding cache finds none of the erased strings; no
-note is torn (every note file is byte for byte as before, or gone because it was erased)."""
+note is torn (every note file is byte for byte as before, or gone because it was erased).
+
+The sweep's `rmh forget` and `rmh doctor` are real processes forked from a server that imported
+the CLI once (tests/forks.py): the forget still dies by SIGKILL after its N-th operation."""
 
 from __future__ import annotations
 
@@ -16,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.forks import CLI_PRELOAD, ForkServer
+
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "Quillon-Marrow-5519"
@@ -24,14 +29,18 @@ LINES = ("The launch code for the Marrow vault sits under the third floorboard."
 ERASED = ("people/Quillon.md", "projects/Marrow plan.md")
 
 
-def rmh(work: Path, *args: str, fault_after: int | None = None,
-        stdin: str = "") -> subprocess.CompletedProcess[str]:
+def rmh(work: Path, *args: str, fault_after: int | None = None, stdin: str = "",
+        server: ForkServer | None = None) -> subprocess.CompletedProcess[str]:
+    """`rmh --vault WORK/vault ARGS`: a fresh `python -m harness`, or one forked by `server`."""
     env = {k: v for k, v in os.environ.items()
            if k not in ("RMH_VAULT", "RMH_CONFIG", "RMH_FAULT_AFTER_OPS")}
     env.update({"PYTHONPATH": str(ROOT), "RMH_EMBED_CACHE": str(work / "shared.sqlite"),
                 "HOME": str(work)})
     if fault_after is not None:
         env["RMH_FAULT_AFTER_OPS"] = str(fault_after)
+    if server is not None:
+        return server.run(["--vault", str(work / "vault"), *args], module="harness", env=env,
+                          cwd=ROOT, stdin=stdin)
     return subprocess.run([sys.executable, "-m", "harness", "--vault", str(work / "vault"),
                            *args], input=stdin, capture_output=True, text=True, env=env,
                           cwd=ROOT, timeout=300)
@@ -91,15 +100,16 @@ class Point:
     state: str  # "none" (nothing erased), "all" (everything erased), or what tore
 
 
-def kill_at(template: Path, work: Path, n: int) -> Point:
+def kill_at(template: Path, work: Path, n: int, server: ForkServer) -> Point:
     if work.exists():
         shutil.rmtree(work)
     shutil.copytree(template, work)
     before = notes(work)
-    run = rmh(work, "forget", "--subject", SECRET, fault_after=n)
+    run = rmh(work, "forget", "--subject", SECRET, fault_after=n, server=server)
     killed = run.returncode == -9
     assert killed or run.returncode == 0, run.stderr
-    reopened = rmh(work, "doctor", "--json")  # the next open finishes a journalled erasure
+    # the next open finishes a journalled erasure
+    reopened = rmh(work, "doctor", "--json", server=server)
     assert reopened.returncode == 0, reopened.stderr
     assert json.loads(reopened.stdout)["vault"]["intents"]["pending"] == []
     after = notes(work)
@@ -119,12 +129,13 @@ def test_forget_killed_after_every_operation_erases_all_or_nothing(tmp_path: Pat
     template = make_template(tmp_path / "template")
     assert occurrences(template)  # the secret is everywhere before
     points = []
-    for n in range(1, 200):
-        point = kill_at(template, tmp_path / "work", n)
-        points.append(point)
-        assert point.state in ("none", "all"), point
-        if not point.killed:
-            break
+    with ForkServer(CLI_PRELOAD, workdir=tmp_path / "forks", cwd=ROOT) as server:
+        for n in range(1, 200):
+            point = kill_at(template, tmp_path / "work", n, server)
+            points.append(point)
+            assert point.state in ("none", "all"), point
+            if not point.killed:
+                break
     assert not points[-1].killed and points[-1].state == "all"
     assert {p.state for p in points} == {"none", "all"}
     # a kill after: the intent's 3 operations, each erased note, trash, index, both caches,

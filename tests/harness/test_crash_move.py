@@ -1,7 +1,10 @@
 """`rmh move` killed after each of its file operations, through the real CLI (issue 27 item
 2): the next process to open the vault finishes (or undoes) the journalled move, so after it
 every note is either as it was or as the whole move leaves it, no link dangles, no intent is
-left (bench/crash_move.py; bench/bench_crash_move.py runs it with 300 referrers)."""
+left (bench/crash_move.py; bench/bench_crash_move.py runs it with 300 referrers).
+
+The sweep's `rmh move` and `rmh doctor` are real processes forked from a server that imported
+the CLI once (tests/forks.py): the move still dies by SIGKILL after its N-th operation."""
 
 from __future__ import annotations
 
@@ -11,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.crash_move import NEW, OLD, kill_at, make_template, reference, rmh, texts
+from bench.crash_move import NEW, OLD, REPO, kill_at, make_template, reference, rmh, texts
+from tests.forks import CLI_PRELOAD, ForkServer, cli_runner
 
 pytestmark = pytest.mark.slow
 REFERRERS = 4  # every file operation is a kill point; more referrers repeat the rewrite
@@ -22,13 +26,15 @@ def test_a_move_killed_at_every_file_operation_leaves_no_dangling_link(tmp_path:
     before, after = reference(template, tmp_path / "reference")
     assert sum(before[p] != after.get(p) for p in before) == REFERRERS + 1  # all rewritten
     points = []
-    for n in range(1, 1000):
-        point = kill_at(template, tmp_path / "work", n, before, after)
-        points.append(point)
-        assert point.state in ("old", "new"), point
-        assert point.dangling == 0 and point.pending == 0, point
-        if not point.killed:
-            break
+    with ForkServer(CLI_PRELOAD, workdir=tmp_path / "forks", cwd=REPO) as server:
+        for n in range(1, 1000):
+            point = kill_at(template, tmp_path / "work", n, before, after,
+                            runner=cli_runner(server, REPO))
+            points.append(point)
+            assert point.state in ("old", "new"), point
+            assert point.dangling == 0 and point.pending == 0, point
+            if not point.killed:
+                break
     assert not points[-1].killed and points[-1].state == "new"
     assert len(points) > 3 * REFERRERS  # a kill after each op: intent, rename, every rewrite
     assert {p.state for p in points} == {"old", "new"}

@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.forks import run_cli
 from tests.harness.test_server_e2e import CHILD_ENV, REPO
 from tests.vault.conversation.transcript_fixtures import CI_TASK, claude_lines
 
@@ -23,9 +23,7 @@ SESSION = "sess-ci-1"
 def rmh(vault: Path, *argv: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k in CHILD_ENV}
     env["PYTHONPATH"] = str(REPO)
-    return subprocess.run([sys.executable, "-m", "harness", "--vault", str(vault), *argv],
-                          input=stdin, capture_output=True, text=True, env=env, cwd=REPO,
-                          timeout=300)
+    return run_cli(["--vault", str(vault), *argv], env=env, cwd=REPO, stdin=stdin)
 
 
 def hook(vault: Path, event: str, payload: dict[str, Any],

@@ -9,7 +9,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -17,6 +16,8 @@ import anyio
 import pytest
 from mcp import ClientSession
 from mcp.client.stdio import stdio_client
+
+from tests.forks import run_cli
 
 from .test_mcp_sdk_client import server_params
 from .test_server_e2e import Server, make_vault
@@ -29,8 +30,7 @@ pytestmark = pytest.mark.slow
 def rmh(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("RMH_VAULT", "RMH_CONFIG")}
     env["PYTHONPATH"] = str(REPO)
-    return subprocess.run([sys.executable, "-m", "harness", "--vault", str(root), *args],
-                          capture_output=True, text=True, env=env, cwd=REPO, timeout=120)
+    return run_cli(["--vault", str(root), *args], env=env, cwd=REPO, timeout=120)
 
 
 def learning(root: Path, note: str) -> dict[str, object]:

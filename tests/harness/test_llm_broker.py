@@ -108,16 +108,16 @@ def test_batch_over_budget_raises_and_caches_what_arrived(endpoint: ChatEndpoint
 
 def test_timeout_raises_rlm_timeout_and_retries_count() -> None:
     # The endpoint never answers in time (it holds each request until the test ends), so
-    # every attempt times out whatever the load; the per-attempt timeout is long enough for
-    # a request to reach a loopback server on a loaded machine (0.3 s was not: the first
-    # attempt could time out before its request arrived, and the endpoint saw 1 of 2).
+    # every attempt times out whatever the load. On a loaded machine an attempt can time out
+    # before the endpoint's handler thread has read its request (it waits in the socket's
+    # queue): the endpoint's count is polled until both arrive, never read once at a guess.
     with ChatEndpoint(lambda n, b: Reply(delay_s=120.0)) as ep, Broker.from_config(
         limits(ep, timeout_s=2.0, max_retries=1)
     ) as broker:
         budget = broker.new_budget()
         with pytest.raises(RlmTimeout):
             broker.call("s", "slow?", budget)
-        assert ep.count == 2
+        assert ep.wait_count(2) == 2
         assert budget.report()["calls"] == 2 and budget.report()["retries"] == 1
 
 

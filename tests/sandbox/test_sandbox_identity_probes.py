@@ -67,7 +67,7 @@ out["pdeathsig"] = attempt(lambda: raw(libc.prctl(1, 0, 0, 0, 0)))
 out["dumpable"] = attempt(lambda: raw(libc.prctl(4, 1, 0, 0, 0)))
 out["environ"] = attempt(lambda: open("/proc/@BYS@/environ", "rb").read())
 out["mem"] = attempt(lambda: open("/proc/@BYS@/mem", "r+b").read(1))
-out["nice_self"] = attempt(lambda: os.setpriority(os.PRIO_PROCESS, 0, 1))
+out["nice_self"] = attempt(lambda: os.setpriority(os.PRIO_PROCESS, 0, 19))  # lower only
 out["thread_name"] = attempt(lambda: raw(libc.prctl(15, b"probe", 0, 0, 0)))
 out
 """

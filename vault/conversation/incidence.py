@@ -16,12 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
-import scipy.sparse.csgraph  # noqa: F401  (makes sp.csgraph available)
 
 from .entities import Entity
+
+if TYPE_CHECKING:  # scipy is imported where a matrix is built, not when the package loads
+    import scipy.sparse as sp
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,8 @@ class Incidence:
         r = np.fromiter((p[0] for p in pairs), dtype=np.int64, count=len(pairs))
         c = np.fromiter((p[1] for p in pairs), dtype=np.int64, count=len(pairs))
         data = np.ones(len(pairs), dtype=np.float64)
+        import scipy.sparse as sp
+
         m = sp.csr_matrix((data, (r, c)), shape=(len(keys), len(events)))
         return cls(keys, tuple(kinds[k] for k in keys), len(events), m)
 
@@ -63,6 +67,8 @@ class Incidence:
 
     def collisions(self) -> tuple[tuple[int, int, int], ...]:
         """(i, j, shared) for every colliding event pair i < j, sorted by (i, j)."""
+        import scipy.sparse as sp
+
         c = sp.triu(self.collision_matrix(), k=1).tocoo()
         return tuple(
             sorted((int(i), int(j), int(v)) for i, j, v in zip(c.row, c.col, c.data, strict=True))
@@ -70,7 +76,9 @@ class Incidence:
 
     def components(self) -> tuple[tuple[int, ...], ...]:
         """Connected stories: events linked by collisions, each sorted, ordered by first event."""
-        _, labels = sp.csgraph.connected_components(self.collision_matrix(), directed=False)
+        from scipy.sparse import csgraph
+
+        _, labels = csgraph.connected_components(self.collision_matrix(), directed=False)
         groups: dict[int, list[int]] = {}
         for t, lab in enumerate(labels.tolist()):
             groups.setdefault(int(lab), []).append(t)
@@ -78,6 +86,8 @@ class Incidence:
 
     def adamic_adar(self) -> sp.csr_matrix:
         """Entity-by-entity AA tie matrix over all rows (speaker rows are zero), zero diagonal."""
+        import scipy.sparse as sp
+
         keep = np.array([k != "speaker" for k in self.kinds], dtype=np.float64)
         bn = sp.diags(keep) @ self.matrix
         size = np.asarray(bn.sum(axis=0)).ravel()

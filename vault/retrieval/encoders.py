@@ -139,7 +139,9 @@ class MiniLmEncoder:
         # The shipped tokenizer pads and truncates to a fixed 128; reset both.
         tokenizer.no_padding()
         tokenizer.no_truncation()
-        self._counter: Any = Tokenizer.from_str(tokenizer.to_str())  # untruncated, unpadded
+        # The untruncated, unpadded copy that counts tokens is made on the first count
+        # (chunking): a command that never chunks never pays for a second tokenizer.
+        self._counter: Any = None
         tokenizer.enable_truncation(max_length=max_tokens)  # never padded: see length_batches
         # The onnxruntime session (about a second to create) waits for the first encode, so
         # opening a vault, chunking and fingerprinting never pay for it.
@@ -163,6 +165,12 @@ class MiniLmEncoder:
 
     def count_tokens(self, text: str) -> int:
         # Counted without truncation so chunking sees the true length.
+        if self._counter is None:
+            from tokenizers import Tokenizer
+
+            counter = Tokenizer.from_str(self._tokenizer.to_str())
+            counter.no_truncation()
+            self._counter = counter
         return len(self._counter.encode(text).ids)
 
     def _run(self, feeds: dict[str, Any]) -> Any:

@@ -1,16 +1,19 @@
 """An ingest killed after each of its file operations (issue 27 item 2): a conversation's
 notes are one journalled operation (Vault.journalled), so after the next open the vault holds
-none of them or all of them, byte for byte as an uninterrupted ingest writes them."""
+none of them or all of them, byte for byte as an uninterrupted ingest writes them.
+
+Each ingest is a real process SIGKILLed by the store's fault injection: a child forked by a
+server that imported the vault and loaded the parse model once (tests/forks.py), so a kill
+point costs the ingest, not an interpreter start and a model load."""
 
 from __future__ import annotations
 
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
+from tests.forks import ForkServer
 from vault import Vault
 
 REPO = Path(__file__).resolve().parents[3]
@@ -32,13 +35,25 @@ def notes(root: Path) -> dict[str, bytes]:
             for p in sorted(root.rglob("*.md")) if ".rmh" not in p.parts}
 
 
-def ingest(root: Path, conv: Path, n: int) -> int:
+# What every ingest imports, and the parse model (`nlp_status(load=True)` loads it once).
+PRELOAD = "from vault import Vault, ingest_conversations, load_conversations, nlp_status\n" \
+          "nlp_status(load=True)"
+
+
+def ingest(server: ForkServer, root: Path, conv: Path, n: int) -> int:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run([sys.executable, "-c", CHILD, str(root), str(n), str(conv)],
-                          env=env, cwd=REPO, capture_output=True, timeout=300).returncode
+    done = server.run([str(root), str(n), str(conv)], code=CHILD, env=env, cwd=REPO)
+    assert done.returncode in (0, -9), done.stderr
+    return done.returncode
 
 
 def test_an_ingest_killed_at_every_file_operation_is_all_or_nothing(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    with ForkServer(PRELOAD, workdir=tmp_path / "forks", env=env, cwd=REPO) as server:
+        sweep(tmp_path, server)
+
+
+def sweep(tmp_path: Path, server: ForkServer) -> None:
     template = tmp_path / "template"
     with Vault.init(template) as v:
         v.write("Alice.md", "Alice rides bikes.\n")
@@ -46,7 +61,7 @@ def test_an_ingest_killed_at_every_file_operation_is_all_or_nothing(tmp_path: Pa
     conv.write_text(json.dumps(CONVERSATION), encoding="utf-8")
     reference = tmp_path / "reference"
     shutil.copytree(template, reference)
-    assert ingest(reference, conv, 10**9) == 0
+    assert ingest(server, reference, conv, 10**9) == 0
     before, after = notes(template), notes(reference)
     dangling = {"old": dangling_links(template), "new": dangling_links(reference)}
     assert len(after) - len(before) >= 4  # several notes: the journal has work to do
@@ -55,7 +70,7 @@ def test_an_ingest_killed_at_every_file_operation_is_all_or_nothing(tmp_path: Pa
         work = tmp_path / "work"
         shutil.rmtree(work, ignore_errors=True)
         shutil.copytree(template, work)
-        code = ingest(work, conv, n)
+        code = ingest(server, work, conv, n)
         assert code in (0, -9), code
         with Vault.open(work, watch=False) as v:
             report = v.doctor()

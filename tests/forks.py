@@ -1,0 +1,233 @@
+"""A fork server for the kill-at-every-step sweeps: a real process per run, without paying for a
+fresh interpreter each time.
+
+A sweep kills a process after its 1st, 2nd, ... N-th file operation (the store's fault
+injection SIGKILLs the process itself) and checks what the next open finds. Each of those runs
+must be a real, separate process that dies by SIGKILL; it need not re-import numpy, the vault
+and the CLI from source. `ForkServer` starts one Python that imports `preload` once, then forks
+a child per `run`: the child takes the run's environment, working folder, argv and stdin, runs
+`python -m MODULE ARGS` or `python -c CODE ARGS` as that command line would (`runpy`, `exec`,
+its SystemExit and its interpreter shutdown), and its exit status comes back as
+`subprocess.run` reports it (-9 for the SIGKILL). Only the import work is shared: nothing in
+`preload` may open a vault or start a thread (a fork copies neither safely).
+
+What a fork does not redo: the interpreter's start-up reading of the environment (PYTHONPATH,
+PYTHONHASHSEED: every child has the server's hash seed). The sweeps' promises hold for any.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+
+SERVER = r"""
+import io, json, os, sys
+exec(sys.argv[1])
+proto_in, proto_out = sys.stdin.buffer, sys.stdout.buffer
+
+
+def serve():
+    while True:
+        line = proto_in.readline()
+        if not line:
+            sys.exit(0)
+        req = json.loads(line)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            return req
+        _, status = os.waitpid(pid, 0)
+        proto_out.write(b"%d\n" % os.waitstatus_to_exitcode(status))
+        proto_out.flush()
+
+
+req = serve()
+del serve
+for fd, (path, flags) in enumerate(((req["stdin"], os.O_RDONLY),
+                                    (req["stdout"], os.O_WRONLY | os.O_TRUNC),
+                                    (req["stderr"], os.O_WRONLY | os.O_TRUNC))):
+    opened = os.open(path, flags)
+    os.dup2(opened, fd)
+    os.close(opened)
+# The standard streams a fresh interpreter would make on these files: the server's own
+# encodings and error handlers (same locale), stderr line-buffered.
+streams = [sys.stdin, sys.stdout, sys.stderr]
+sys.stdin, sys.stdout, sys.stderr = (
+    io.TextIOWrapper(open(fd, "rb" if fd == 0 else "wb", closefd=False), encoding=s.encoding,
+                     errors=s.errors, line_buffering=fd == 2)
+    for fd, s in enumerate(streams))
+sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr
+del streams
+os.environ.clear()
+os.environ.update(req["env"])
+os.chdir(req["cwd"])
+if req["module"] is not None:
+    import runpy
+    sys.argv = [req["module"], *req["args"]]
+    runpy.run_module(req["module"], run_name="__main__", alter_sys=True)
+else:
+    sys.argv = ["-c", *req["args"]]
+    code = compile(req["code"], "<string>", "exec")
+    namespace = {"__name__": "__main__", "__builtins__": __builtins__}
+    del req
+    exec(code, namespace)
+"""
+
+
+class ForkServer:
+    """One pre-imported Python that runs each command in a forked child (module docstring).
+    Use it as a context manager; `run` is one command at a time."""
+
+    def __init__(self, preload: str, *, workdir: Path, env: Mapping[str, str] | None = None,
+                 cwd: Path | None = None) -> None:
+        self.workdir = workdir
+        workdir.mkdir(parents=True, exist_ok=True)
+        self._proc = subprocess.Popen(
+            [sys.executable, "-c", SERVER, preload], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, env=dict(os.environ if env is None else env), cwd=cwd,
+            start_new_session=True)  # its own group: a timeout kills the child with it
+        self._runs = 0
+        self.lock = threading.Lock()  # one command at a time (`run_cli` shares a server)
+
+    def run(self, args: Sequence[str], *, module: str | None = None, code: str | None = None,
+            env: Mapping[str, str], cwd: Path, stdin: str = "",
+            timeout: float = 300) -> subprocess.CompletedProcess[str]:
+        """`python -m module *args` (or `python -c code *args`) in a forked child, with exactly
+        `env` as its environment; its output and status as `subprocess.run(text=True)` gives
+        them."""
+        assert (module is None) != (code is None), "one of module and code"
+        assert self._proc.stdin is not None and self._proc.stdout is not None
+        self._runs += 1
+        files = {name: self.workdir / f"{self._runs}.{name}" for name in
+                 ("stdin", "stdout", "stderr")}
+        files["stdin"].write_text(stdin, encoding="utf-8")
+        for name in ("stdout", "stderr"):
+            files[name].write_bytes(b"")
+        request = {"module": module, "code": code, "args": list(args), "env": dict(env),
+                   "cwd": str(cwd), **{k: str(v) for k, v in files.items()}}
+        self._proc.stdin.write(json.dumps(request).encode() + b"\n")
+        self._proc.stdin.flush()
+        line = _readline(self._proc, timeout)
+        out, err = (files[n].read_text(encoding="utf-8", errors="replace")
+                    for n in ("stdout", "stderr"))
+        for f in files.values():
+            f.unlink()
+        argv = [sys.executable, *(["-m", module] if module else ["-c", "<code>"]), *args]
+        return subprocess.CompletedProcess(argv, int(line), out, err)
+
+    def close(self) -> None:
+        if self._proc.stdin is not None:
+            with contextlib.suppress(OSError):  # a server killed at a timeout
+                self._proc.stdin.close()
+        try:
+            self._proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            _kill_group(self._proc)
+        if self._proc.stdout is not None:
+            self._proc.stdout.close()
+
+    def __enter__(self) -> ForkServer:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """SIGKILL the server and the child it is waiting for (one process group)."""
+    import signal
+
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+def _readline(proc: subprocess.Popen[bytes], timeout: float) -> bytes:
+    """The server's answer (the child's exit status), or an error when the child runs past
+    `timeout` (the server is killed with it) or the server died."""
+    import selectors
+
+    assert proc.stdout is not None
+    with selectors.DefaultSelector() as sel:
+        sel.register(proc.stdout, selectors.EVENT_READ)
+        if not sel.select(timeout):
+            _kill_group(proc)
+            raise subprocess.TimeoutExpired(proc.args, timeout)
+    line = proc.stdout.readline()
+    if not line:
+        raise RuntimeError(f"the fork server died (status {proc.wait()})")
+    return line
+
+
+# What `rmh` commands import (every public vault name, the CLI's parser and its command
+# modules, the sparse matrices of search and the tokenizer library), for a server whose
+# children run `python -m harness`. Not onnxruntime: its import starts a thread.
+CLI_PRELOAD = """
+import vault
+for name in vault.__all__:
+    getattr(vault, name)
+import harness.cli, harness.compose
+harness.cli.build_parser()
+import scipy.sparse, scipy.sparse.csgraph, tokenizers
+"""
+
+
+def cli_runner(server: ForkServer, cwd: Path
+               ) -> Callable[[list[str], dict[str, str]], subprocess.CompletedProcess[str]]:
+    """`rmh ARGS` with an environment, as a forked `python -m harness` of `server`."""
+    return lambda args, env: server.run(args, module="harness", env=env, cwd=cwd)
+
+
+_SHARED: dict[tuple[tuple[str, str], ...], ForkServer] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def run_cli(args: Sequence[str], *, env: Mapping[str, str], cwd: Path, stdin: str = "",
+            timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """`python -m harness ARGS` as a real process with exactly `env`, like `subprocess.run(...,
+    input=stdin, capture_output=True, text=True)`: a child of a shared server (one per set of
+    PYTHON* variables, which an interpreter reads as it starts: a test's PYTHONHASHSEED keeps
+    its meaning), or a fresh interpreter while another thread uses that server, so commands
+    a test runs concurrently still run concurrently."""
+    key = tuple(sorted((k, v) for k, v in env.items() if k.startswith("PYTHON")))
+    with _SHARED_LOCK:
+        server = _SHARED.get(key)
+        if server is None:
+            server = _SHARED[key] = ForkServer(
+                CLI_PRELOAD, workdir=Path(tempfile.mkdtemp(prefix="rmh-forks-")), env=env,
+                cwd=cwd)
+    if not server.lock.acquire(blocking=False):
+        return subprocess.run([sys.executable, "-m", "harness", *args], input=stdin,
+                              capture_output=True, text=True, env=dict(env), cwd=cwd,
+                              timeout=timeout)
+    try:
+        return server.run(args, module="harness", env=env, cwd=cwd, stdin=stdin,
+                          timeout=timeout)
+    except (RuntimeError, subprocess.TimeoutExpired):
+        with _SHARED_LOCK:  # a dead or killed server is replaced on the next call
+            if _SHARED.get(key) is server:
+                del _SHARED[key]
+        raise
+    finally:
+        server.lock.release()
+
+
+def close_shared() -> None:
+    """End the shared servers (the session's end) and remove their folders."""
+    with _SHARED_LOCK:
+        servers = list(_SHARED.values())
+        _SHARED.clear()
+    for server in servers:
+        server.close()
+        shutil.rmtree(server.workdir, ignore_errors=True)
