@@ -375,8 +375,10 @@ class SearchEngine:
                                HEAD if p.second_pass else 0), s.eligible)
         ranked = [int(i) for i in idx]
         if p.second_pass:
+            base = s.context + s.named  # named(d): the score before anything learned
+            learned = np.divide(s.final, base, out=np.ones_like(s.final), where=base > 0)
             ranked, s.stages["second_pass"] = second_pass(
-                corpus, query, ranked, s.signals.get("dense"), self._view(corpus).bm25)
+                corpus, query, ranked, s.signals.get("dense"), self._view(corpus).bm25, learned)
         ranked, rer, s.stages["rerank"] = cross_encode(self.reranker, corpus, query, ranked,
                                                         s.final, p.rerank_top_n, p.rerank_keep)
         hits = tuple(hit_of(corpus, s, i, rer.get(i)) for i in ranked[:k])

@@ -15,6 +15,13 @@ pass re-orders the first HEAD notes of the pipeline's final order by reciprocal 
            uses, with the corpus's idf and the head's mean passage length (Robertson &
            Zaragoza 2009; the index's k1 and b); max over passages, as in Callan 1994.
 
+What was learned from use (warmth and the Q prior, pipeline stage 6, and its hold) scales
+every vote alike: with `learned` = final(d) / named(d), the note's learned factor, the dense
+and passage rankings order score x learned(d) (the cosine mapped to (1 + cos) / 2 first,
+which keeps its order and makes it positive), so a note the agent used keeps its lift
+through the pass instead of keeping it in one vote of three (a multiplicative document prior
+applies to any evidence of the note, Kraaij, Westerveld & Hiemstra 2002); with nothing learned
+the factor is 1 and the pass is as above.
 No weights: every ranking counts the same, ties by the final order. Notes below the head
 keep their order after it. The pass runs only where passages exist: when the vault's median
 note has at least two passages (`long_notes`: a note of one passage was scored as a whole
@@ -86,9 +93,10 @@ def long_notes(corpus: Corpus) -> bool:
 
 
 def second_pass(corpus: Corpus, query: str, ranked: Sequence[int], dense: F64 | None,
-                bm25: Bm25Index) -> tuple[list[int], str]:
+                bm25: Bm25Index, learned: F64 | None = None) -> tuple[list[int], str]:
     """`ranked` (the final order, best first) with its first HEAD re-ordered, and a report;
-    `bm25` gives the document frequencies, k1 and b."""
+    `bm25` gives the document frequencies, k1 and b; `learned`, per note, the factor what was
+    learned from use put on its score (module docstring; None: 1 everywhere)."""
     if dense is None:
         return list(ranked), "skipped: no dense signal"
     head = list(ranked[:HEAD])
@@ -110,7 +118,9 @@ def second_pass(corpus: Corpus, query: str, ranked: Sequence[int], dense: F64 | 
     def ranks(score: dict[int, float]) -> dict[int, int]:
         return {i: r for r, i in enumerate(sorted(head, key=lambda i: (-score[i], final[i])))}
 
-    parts = (final, ranks({i: float(dense[i]) for i in head}), ranks(lex))
+    lift = {i: 1.0 if learned is None else float(learned[i]) for i in head}
+    parts = (final, ranks({i: (1.0 + float(dense[i])) / 2 * lift[i] for i in head}),
+             ranks({i: lex[i] * lift[i] for i in head}))
     fused = {i: sum(1.0 / (K + p[i] + 1) for p in parts) for i in head}
     order = sorted(head, key=lambda i: (-fused[i], final[i]))
     moved = sum(1 for r, i in enumerate(order) if final[i] != r)

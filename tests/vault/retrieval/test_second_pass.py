@@ -88,6 +88,25 @@ def test_the_head_is_reordered_and_the_tail_kept() -> None:
     assert sp.long_notes(c) and not sp.long_notes(short) and not sp.long_notes(make_corpus([]))
 
 
+def test_what_was_learned_scales_every_vote() -> None:
+    """A note the agent used keeps its learned lift through the pass: the factor multiplies
+    its dense and passage evidence too, not only its place in the final order."""
+    filler = "filler words only here. nothing of note. more filler. the end."
+    notes = [(f"n{i}", filler) for i in range(40)]
+    notes[7] = ("n7", "filler. The quarterly billing outage was severe. filler. the end.")
+    c = make_corpus(notes)
+    bm25 = Bm25Index.build(c)
+    ranked = [0, 7, *[i for i in range(1, 40) if i != 7]]
+    dense = np.zeros(40)
+    dense[7], dense[0] = 0.9, 0.1
+    plain = sp.second_pass(c, "billing outage", ranked, dense, bm25)
+    assert plain[0][:2] == [7, 0]  # the learning-free pass demotes note 0 (test above)
+    assert sp.second_pass(c, "billing outage", ranked, dense, bm25, np.ones(40)) == plain
+    learned = np.ones(40)
+    learned[0] = 2.0  # note 0 ranks first because of what was learned
+    assert sp.second_pass(c, "billing outage", ranked, dense, bm25, learned)[0][:2] == [0, 7]
+
+
 def reports() -> list[tuple[str, str]]:
     return [(t, b + " The team paged on-call. A fix shipped. The review followed.")
             for t, b in incident_reports()]
