@@ -24,7 +24,6 @@ import json
 import sys
 import time
 from collections.abc import Sequence
-from pathlib import Path
 
 from .config import ConfigError, load
 from .hooks import CLIENTS, answer, session_key

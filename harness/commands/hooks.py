@@ -119,7 +119,7 @@ def _run_hook(args: argparse.Namespace, data: HookInput) -> str:
                 v.shown(prompt, [n for n in notes if v.note_id(n) is not None],
                         session=session)
         if client.reads_transcript and data.transcript_path:
-            doc = capture(v, data.transcript_path, data.session_id, session, end=end)
+            doc = capture(v, data.transcript_path, data.session_id, session, end=end, cfg=cfg)
             used = list(doc.get("used", []))
             print(f"rmh hook {args.event}: {doc['turns']} turns, {doc['written']} notes "
                   f"written, {doc['skipped_lines']} lines skipped", file=sys.stderr)
