@@ -84,8 +84,9 @@ def capture(vault: Vault, transcript: str, session_id: str, session: str | None,
     if cfg is not None:
         convs, use_nlp, extraction = prepare(cfg, vault.root, loaded.conversations)
     report = ingest_conversations(vault, convs, use_nlp=use_nlp)
-    doc: dict[str, Any] = {**report.to_json(), "skipped_lines": len(loaded.problems),
-                           "extraction": extraction}
+    doc: dict[str, Any] = {**report.to_json(), "skipped_lines": len(loaded.problems)}
+    if extraction["extractor"] == "llm":
+        doc["extraction"] = extraction  # the LLM step's report
     if not end or session is None:
         return doc
     said = [t.text for c in loaded.conversations for t in c.turns() if t.role == "assistant"]

@@ -123,6 +123,10 @@ def _run_hook(args: argparse.Namespace, data: HookInput) -> str:
             used = list(doc.get("used", []))
             print(f"rmh hook {args.event}: {doc['turns']} turns, {doc['written']} notes "
                   f"written, {doc['skipped_lines']} lines skipped", file=sys.stderr)
+            from harness.extraction import fallback_lines
+
+            for line in fallback_lines(doc.get("extraction", {})):
+                print(f"rmh hook {args.event}: {line}", file=sys.stderr)
         elif end:
             end_only(v, session)
         if used:

@@ -36,8 +36,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         print(f"rmh: {args.file}: {line}", file=sys.stderr)
     with configured_vault(args, dense=False) as v:
         report = ingest_conversations(v, convs, use_nlp=use_nlp)
-    emit(args, {**report.to_json(), "skipped_lines": list(loaded.problems),
-                "extraction": extraction},
+    more = {} if cfg.extract.entities == "auto" else {"extraction": extraction}
+    emit(args, {**report.to_json(), "skipped_lines": list(loaded.problems), **more},
          f"ingested {len(report.conversations)} conversation(s): {report.turns} turns, "
          f"{report.sessions} sessions, {report.entities} entities, {report.facts} facts "
          f"({report.rules} promoted to L3 rules); "

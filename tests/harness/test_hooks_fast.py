@@ -18,7 +18,8 @@ from harness.hooks_daemon import daemon_request
 from harness.hooks_fast import parse_argv
 
 from .test_hooks_daemon import _alive, wait, wait_for
-from .test_hooks_session import CHILD_ENV, REPO, rmh
+from .test_hooks_session import rmh
+from .test_server_e2e import CHILD_ENV, REPO
 
 HEAVY = ("harness.cli", "argparse", "sqlite3", "vault", "numpy", "subprocess",
          "harness.hooks_index", "harness.commands")
