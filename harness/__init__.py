@@ -6,9 +6,11 @@ for what it does not run."""
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # not `typing`'s: every rmh process (each hook) imports this package
 if TYPE_CHECKING:
+    from typing import Any
+
     from .ask import LoopParams, ask
     from .commands.notes import positive_int
     from .commands.output import CommandFailed, fail

@@ -8,7 +8,10 @@ start-up. Everything else is harness.cli.main, imported only then.
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+
+TYPE_CHECKING = False  # nothing more is imported before the hook's fast path
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 
 def main(argv: Sequence[str] | None = None) -> int:

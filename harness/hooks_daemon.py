@@ -16,8 +16,10 @@ VAULT/.rmh/hooks.sock, one JSON line in and one out:
     {"event": "end", "session": S}                      -> {"ok": true}  (last one: it exits)
 
 (the session-start brief, `hooks_recall.brief`, given only when the hooks' own index exists.)
-A hook answered by the daemon runs without loading the CLI (harness/hooks_fast.py); the
-client side of the socket is harness/hooks_client.py.
+A hook answered by the daemon runs without loading the CLI or the configuration
+(harness/hooks_fast.py): while it serves, the daemon publishes VAULT/.rmh/hooks-daemon.json
+(its pid, `wait_s` = its `[hooks] daemon_wait_s`, `start_words`), so a changed `[hooks]`
+section applies from the next daemon on. The client side is harness/hooks_client.py.
 The prompt hook asks it first (`daemon_request`, within `[hooks] daemon_wait_s`, CLIENT_TIMEOUT_S by
 default, all told); when no daemon runs
 (no socket, or a dead one's: refused at once) the hook falls back to the hooks' own FTS5
@@ -42,9 +44,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .hooks_client import CLIENT_TIMEOUT_S, SOCKET, daemon_request, socket_path
+from .hooks_client import CLIENT_TIMEOUT_S, SETTINGS, SOCKET, daemon_request, socket_path
 
-__all__ = ["CLIENT_TIMEOUT_S", "SOCKET", "Daemon", "daemon_request", "socket_path", "spawn"]
+__all__ = ["CLIENT_TIMEOUT_S", "SETTINGS", "SOCKET", "Daemon", "daemon_request", "socket_path",
+           "spawn"]
 
 LOG = "hooks-daemon.log"
 LOCK = "hooks-daemon.lock"
@@ -74,9 +77,11 @@ class Daemon:
     """The serving loop (module doc) over an open vault."""
 
     def __init__(self, vault: Any, *, words: int, k: int, min_share: float,
-                 idle_s: float = IDLE_S) -> None:
+                 idle_s: float = IDLE_S, wait_s: float = CLIENT_TIMEOUT_S,
+                 start_words: int = 150) -> None:
         self.vault = vault
         self.words, self.k, self.min_share = words, k, min_share
+        self.wait_s, self.start_words = wait_s, start_words
         self.idle_s = idle_s
         self.sessions: set[str] = set()
         self.done = False
@@ -127,13 +132,18 @@ class Daemon:
         except OSError:
             lock.close()
             return False
-        pid = path.with_name(PID)
+        pid, published = path.with_name(PID), path.with_name(SETTINGS)
         try:
             pid.write_text(f"{os.getpid()}\n", encoding="utf-8")
+            tmp = published.with_suffix(".tmp")
+            tmp.write_text(json.dumps({"pid": os.getpid(), "wait_s": self.wait_s,
+                                       "start_words": self.start_words}), encoding="utf-8")
+            tmp.replace(published)  # what a hook asking this daemon uses (hooks_fast.py)
             self._serve(path)
         finally:
-            with contextlib.suppress(FileNotFoundError):
-                pid.unlink()
+            for done in (published, pid):
+                with contextlib.suppress(FileNotFoundError):
+                    done.unlink()
             lock.close()
         return True
 

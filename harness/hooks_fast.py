@@ -3,11 +3,13 @@
 A hook is a new process each time, so its latency is start-up plus work. `run` is tried by
 the `rmh` entry (harness/entry.py) before anything else is imported; it handles one case,
 the common one: ``rmh --vault V hook prompt|session-start [--client C]`` (the command
-`rmh hooks install` writes) with `[hooks] daemon` on and the vault's daemon socket present.
-Then it reads the client's JSON, asks the daemon (harness/hooks_client.py) within
-`[hooks] daemon_wait_s` and prints the answer in the client's format. Its imports are the
-standard library and three stdlib-only modules of ours (config, hooks, hooks_client): no
-argparse parser, no SQLite, no vault, no numpy.
+`rmh hooks install` writes) while the vault's daemon serves (its socket and the settings it
+published, VAULT/.rmh/hooks-daemon.json, exist). Then it reads the client's JSON, asks the
+daemon within the daemon's `wait_s` (its `[hooks] daemon_wait_s`) and prints the answer in
+the client's format. It imports harness/hooks_client.py and the standard library's `json`,
+`os`, `socket` and `time` only: not the configuration (dataclasses and TOML are a third of
+a bare hook's CPU), no argparse, no SQLite, no vault, no numpy. It reads no environment
+variable: the vault is the `--vault` argument, the settings are the daemon's.
 
 Everything else returns None before any output, with the input already read put back as
 stdin, and the full CLI runs (harness/commands/hooks.py): another command or argument
@@ -23,11 +25,13 @@ import io
 import json
 import sys
 import time
-from collections.abc import Sequence
+from pathlib import Path
 
-from .config import ConfigError, load
-from .hooks import CLIENTS, answer, session_key
-from .hooks_client import daemon_request
+from .hooks_client import EVENT_NAMES, answer_text, daemon_request, session_name, settings
+
+TYPE_CHECKING = False  # `typing` and `collections.abc` are not imported at run time
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 FAST_EVENTS = ("prompt", "session-start")
 
@@ -51,7 +55,7 @@ def parse_argv(argv: Sequence[str]) -> tuple[str, str, str] | None:
         client = rest[0].split("=", 1)[1]
     elif rest:
         return None
-    return (vault, event, client) if client in CLIENTS else None
+    return (vault, event, client) if client in EVENT_NAMES else None
 
 
 def run(argv: Sequence[str]) -> int | None:
@@ -59,15 +63,12 @@ def run(argv: Sequence[str]) -> int | None:
     shape = parse_argv(argv)
     if shape is None:
         return None
-    vault, event, client_name = shape
-    try:
-        cfg = load(vault=vault)
-    except ConfigError:
-        return None  # the full path reports it
-    h = cfg.hooks
-    root = cfg.vault
-    if not h.daemon or root is None or not (root / ".rmh" / "hooks.sock").exists():
+    vault, event, client = shape
+    root = Path(vault).expanduser().absolute()
+    published = settings(root)
+    if published is None or not (root / ".rmh" / "hooks.sock").exists():
         return None
+    wait = float(published["wait_s"])
     text = sys.stdin.read()
     sys.stdin = io.StringIO(text)  # for the full CLI, should it run
     try:
@@ -81,22 +82,20 @@ def run(argv: Sequence[str]) -> int | None:
         value = doc.get(key)
         return value if isinstance(value, str) else ""
 
-    client = CLIENTS[client_name]
-    session = session_key(client, field("session_id"))
+    session = session_name(client, field("session_id"))
     t0 = time.monotonic()
     if event == "prompt":
         got = daemon_request(root, {"event": "prompt", "prompt": field("prompt"),
-                                    "session": session, "own": field("session_id")},
-                             h.daemon_wait_s)
+                                    "session": session, "own": field("session_id")}, wait)
     else:
         got = daemon_request(root, {"event": "start", "session": session, "cwd": field("cwd"),
-                                    "words": h.start_words}, h.daemon_wait_s)
+                                    "words": published["start_words"]}, wait)
     if got is not None and isinstance(got.get("text"), str):
-        _print(answer(client, event, got["text"]))
+        _print(answer_text(client, event, got["text"]))
         return 0
-    if event == "prompt" and time.monotonic() - t0 >= h.daemon_wait_s:
+    if event == "prompt" and time.monotonic() - t0 >= wait:
         print("rmh hook prompt: the hooks daemon did not answer in time", file=sys.stderr)
-        _print(answer(client, event, ""))
+        _print(answer_text(client, event, ""))
         return 0
     return None  # no daemon (refused at once), or a start without a brief: the full path
 

@@ -156,7 +156,7 @@ def cmd_daemon(args: argparse.Namespace) -> int:
     with open_vault(cfg, dense=h.dense) as v:
         v.search("warm up", 1, learn=False)  # prepare the engine (and the embedder) now
         daemon = Daemon(v, words=h.prompt_words, k=h.k, min_share=h.min_term_share,
-                        idle_s=args.idle)
+                        idle_s=args.idle, wait_s=h.daemon_wait_s, start_words=h.start_words)
         if args.session:
             daemon.sessions.add(args.session)
         daemon.serve(path)

@@ -21,8 +21,9 @@ from .test_hooks_daemon import _alive, wait, wait_for
 from .test_hooks_session import rmh
 from .test_server_e2e import CHILD_ENV, REPO
 
-HEAVY = ("harness.cli", "argparse", "sqlite3", "vault", "numpy", "subprocess",
-         "harness.hooks_index", "harness.commands")
+HEAVY = ("harness.cli", "harness.config", "harness.hooks", "argparse", "sqlite3", "vault",
+         "numpy", "subprocess", "harness.hooks_index", "harness.commands", "tomllib",
+         "dataclasses")
 
 
 def test_only_the_installed_shape_takes_the_fast_path() -> None:
@@ -103,7 +104,11 @@ def test_a_hook_the_daemon_answers_loads_nothing_heavy(tmp_path: Path) -> None:
         if _alive(pid):
             os.kill(pid, signal.SIGTERM)
     wait_for(lambda: not _alive(pid), "the daemon's exit")
-    (root / ".rmh" / "hooks.sock").touch()  # a dead daemon's socket: refused, the full path
+    assert not (root / ".rmh" / "hooks-daemon.json").exists()  # removed at its exit
+    # a dead daemon's socket and settings (a SIGKILL): refused at once, the full path
+    (root / ".rmh" / "hooks.sock").touch()
+    (root / ".rmh" / "hooks-daemon.json").write_text(
+        '{"pid": 1, "wait_s": 60.0, "start_words": 150}', "utf-8")
     out, modules = timed_hook(root, "prompt", {**base, "prompt": "When does the nightly "
                                                "job run?"})
     assert "harness.cli" in modules and "02:00" in out.stdout
