@@ -71,7 +71,7 @@ def _pass() -> tuple[float, float]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     subprocess.run([sys.executable, "-c", "pass"], capture_output=True, check=True,
-                   env=_env(None))
+                   env=_env(None), cwd=RUN["repo"])
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -92,7 +92,7 @@ def _run(vault: Path, event: str, payload: dict[str, Any],
     t0 = time.perf_counter()
     out = subprocess.run([*_argv(), "--vault", str(vault), "hook", event],
                          input=json.dumps(payload), capture_output=True, text=True, env=env,
-                         timeout=900)
+                         timeout=900, cwd=RUN["repo"])  # `-m harness` imports from the cwd
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if out.returncode != 0 or "Error" in out.stderr:
