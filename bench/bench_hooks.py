@@ -55,7 +55,7 @@ PROMPTS = (
 )
 
 
-RUN = {"repo": REPO, "entry": "module"}  # which checkout's rmh, and how it is started
+RUN: dict[str, Any] = {"repo": REPO, "entry": "module"}  # whose rmh, started how
 
 
 def _argv() -> list[str]:
