@@ -19,6 +19,13 @@ from launch to exit (wall) with their CPU (user + sys):
 The steps without "daemon" in their name run with `[hooks] daemon = false`.
 
     python bench/bench_hooks.py --vault /tmp/v10k [--runs 20] [--engine-runs 3] [--dense]
+        [--daemon-only [--only-dense]] [--repo CHECKOUT] [--entry module|script] [--burn N]
+
+Each daemon step also times `python -c pass` processes interleaved with its prompt hooks
+(the floor under any hook process, under the same load) and session-start hooks the warm
+daemon answers. `--repo` runs another checkout's rmh (a baseline in the same run), `--entry
+script` starts hooks with the `rmh` script as installed, `--burn N` keeps N busy processes
+spinning during the run (a loaded machine).
 
 Prints one JSON document (p50, p95, max wall seconds and mean CPU seconds per step).
 """
@@ -48,17 +55,44 @@ PROMPTS = (
 )
 
 
-def _run(vault: Path, event: str, payload: dict[str, Any],
-         config: Path | None = None, out_text: list[str] | None = None) -> tuple[float, float]:
-    env = {k: v for k, v in os.environ.items() if k not in ("RMH_VAULT", "RMH_CONFIG")}
-    env["PYTHONPATH"] = str(REPO)
-    if config is not None:
-        env["RMH_CONFIG"] = str(config)
+RUN: dict[str, Any] = {"repo": REPO, "entry": "module"}  # whose rmh, started how
+
+
+def _argv() -> list[str]:
+    """How a hook process is started: `python -m harness`, or the `rmh` script beside this
+    Python (what `rmh hooks install` writes when it exists; `--entry script`)."""
+    if RUN["entry"] == "script":
+        return [sys.executable, str(Path(sys.executable).with_name("rmh"))]
+    return [sys.executable, "-m", "harness"]
+
+
+def _pass() -> tuple[float, float]:
+    """A `python -c pass` process, the floor under any hook process (same Python, env)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    out = subprocess.run([sys.executable, "-m", "harness", "--vault", str(vault), "hook", event],
+    subprocess.run([sys.executable, "-c", "pass"], capture_output=True, check=True,
+                   env=_env(None), cwd=RUN["repo"])
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def _env(config: Path | None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("RMH_VAULT", "RMH_CONFIG")}
+    env["PYTHONPATH"] = str(RUN["repo"])
+    if config is not None:
+        env["RMH_CONFIG"] = str(config)
+    return env
+
+
+def _run(vault: Path, event: str, payload: dict[str, Any],
+         config: Path | None = None, out_text: list[str] | None = None) -> tuple[float, float]:
+    env = _env(config)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    out = subprocess.run([*_argv(), "--vault", str(vault), "hook", event],
                          input=json.dumps(payload), capture_output=True, text=True, env=env,
-                         timeout=900)
+                         timeout=900, cwd=RUN["repo"])  # `-m harness` imports from the cwd
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if out.returncode != 0 or "Error" in out.stderr:
@@ -113,8 +147,12 @@ def _daemon_steps(vault: Path, base: dict[str, Any], tmp: Path, dense: bool,
     pid = int((vault / ".rmh" / "hooks-daemon.pid").read_text())
     try:
         said: list[str] = []
-        prompts = [_run(vault, "prompt", {**base, "prompt": PROMPTS[i % 8]}, cfg, said)
-                   for i in range(runs)]
+        prompts, floor = [], []
+        load = [os.getloadavg()[0]]
+        for i in range(runs):  # interleaved, so both see the same load
+            prompts.append(_run(vault, "prompt", {**base, "prompt": PROMPTS[i % 8]}, cfg, said))
+            floor.append(_pass())
+        load.append(os.getloadavg()[0])
         inproc, direct = [], []
         for i in range(runs):
             t1, c1 = time.perf_counter(), _cpu(pid)
@@ -126,6 +164,11 @@ def _daemon_steps(vault: Path, base: dict[str, Any], tmp: Path, dense: bool,
             direct.append(str(got["text"]))
     finally:
         index.with_suffix(".away").rename(index)
+    starts = [_run(vault, "session-start", {**base, "session_id": f"bench-{i}"}, cfg)
+              for i in range(runs)]  # the daemon answers with the brief (the index is back)
+    for i in range(runs):
+        daemon_request(vault, {"event": "end", "session": f"hook-claude-code-bench-{i}"},
+                       timeout=30.0)
     # a hook answered by the daemon printed the daemon's text (the index was away: no
     # fallback could have); one the daemon did not answer in time printed nothing
     same = sum(bool(t) and t == _context(out) for t, out in zip(direct, said, strict=True))
@@ -133,7 +176,10 @@ def _daemon_steps(vault: Path, base: dict[str, Any], tmp: Path, dense: bool,
     return {f"session-start ({name}; returns before it is ready)": _stats([start]),
             f"daemon ready after session start ({name}) s": round(ready, 2),
             f"prompt ({name})": {**_stats(prompts), "answered_by_daemon": same,
-                                 "daemon_answers_with_memory": sum(map(bool, direct))},
+                                 "daemon_answers_with_memory": sum(map(bool, direct)),
+                                 "load_1min": [round(x, 1) for x in load]},
+            f"python -c pass, interleaved with the prompt hooks ({name})": _stats(floor),
+            f"session-start, daemon warm ({name})": _stats(starts),
             f"daemon answer alone, socket round trip; CPU: the daemon's ({name})":
                 _stats(inproc)}
 
@@ -159,9 +205,31 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dense", action="store_true")
     ap.add_argument("--daemon-only", action="store_true",
                     help="only the daemon steps (the hooks' index must exist)")
+    ap.add_argument("--only-dense", action="store_true",
+                    help="with --daemon-only: the dense daemon alone")
+    ap.add_argument("--repo", type=Path, default=REPO,
+                    help="the checkout whose rmh the hook processes run (a baseline)")
+    ap.add_argument("--entry", choices=("module", "script"), default="module",
+                    help="start hooks as `python -m harness` or with the `rmh` script")
+    ap.add_argument("--burn", type=int, default=0,
+                    help="busy processes spinning during the run (a loaded machine)")
     args = ap.parse_args(argv)
+    RUN.update(repo=args.repo.absolute(), entry=args.entry)
+    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+               for _ in range(args.burn)]
+    try:
+        return _main(args)
+    finally:
+        for b in burners:
+            b.kill()
+            b.wait()
+
+
+def _main(args: argparse.Namespace) -> int:
     vault: Path = args.vault.absolute()
-    report: dict[str, Any] = {"vault": str(vault)}
+    report: dict[str, Any] = {"vault": str(vault), "repo": str(RUN["repo"]),
+                              "entry": RUN["entry"], "burn": args.burn,
+                              "load_1min_at_start": round(os.getloadavg()[0], 1)}
     index = vault / ".rmh" / "hooks.sqlite"
     if index.exists() and not args.daemon_only:
         index.unlink()
@@ -170,7 +238,8 @@ def main(argv: list[str] | None = None) -> int:
         cold = Path(tmp) / "cold.toml"  # the steps without the daemon
         cold.write_text("[hooks]\ndaemon = false\n", encoding="utf-8")
         if args.daemon_only:
-            for dense in (False, True) if args.dense else (False,):
+            for dense in ((True,) if args.only_dense else (False, True) if args.dense
+                          else (False,)):
                 report.update(_daemon_steps(vault, base, Path(tmp), dense, args.runs))
             print(json.dumps(report, indent=2))
             return 0

@@ -5,24 +5,27 @@ cluster helpers, and the hooks daemon's client.
 The public names are listed once, in `__init__.pyi` (one `from .module import name as name`
 line each; a renamed one `as _Public`): type checkers read it as this package's stub, and this
 module reads it at import to build the table below. Names are loaded on first use (PEP 562
-`__getattr__`), so `rmh` pays nothing for what it does not run.
+`__getattr__`), so `rmh` pays nothing for what it does not run. Every rmh process (each client
+hook among them) imports this package, so it imports nothing itself: no `typing`, no
+`pathlib` (harness/hooks_fast.py's budget).
 """
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # not `typing`'s: importing typing costs every hook process
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _surface() -> dict[str, tuple[str, str]]:
     """Public name -> (module relative to this package, attribute), read from the stub."""
-    from pathlib import Path
-
     table: dict[str, tuple[str, str]] = {}
-    for line in Path(__file__).with_suffix(".pyi").read_text(encoding="utf-8").splitlines():
-        if line.startswith("from ."):  # from .module import attr as Public (or as _Public)
-            module, _, names = line[len("from "):].partition(" import ")
-            attr, _, public = names.partition(" as ")
-            table[public.removeprefix("_")] = (module, attr)
+    with open(__file__[: -len(".py")] + ".pyi", encoding="utf-8") as stub:
+        for line in stub.read().splitlines():
+            if line.startswith("from ."):  # from .module import attr as Public (or _Public)
+                module, _, names = line[len("from "):].partition(" import ")
+                attr, _, public = names.partition(" as ")
+                table[public.removeprefix("_")] = (module, attr)
     return table
 
 

@@ -136,6 +136,23 @@ class HooksSection:
     daemon_wait_s: float = 0.2  # the prompt hook's wait for the daemon's answer
 
 
+EXTRACTORS = ("auto", "rules", "spacy", "llm")
+
+
+@dataclass(frozen=True)
+class ExtractSection:
+    """Conversation extraction (`rmh ingest`, the session-end and pre-compact hooks): where a
+    turn's entities come from. `entities`: "auto" (spaCy's parse when the `nlp` extra is
+    installed, else the rules), "rules" (no parse: entities and facts by the rules), "spacy"
+    (the parse; an error when it is not installed), "llm" (the NDM seed's step: the [llm]
+    model lists each turn's entities, harness/llm_entities.py, at most `llm_max_calls` calls
+    per ingest; answers cached in VAULT/.rmh/entities-llm.sqlite, so re-ingest writes the same
+    bytes and needs no LLM; a turn without a usable answer falls back to "auto")."""
+
+    entities: str = "auto"
+    llm_max_calls: int = 10_000
+
+
 @dataclass(frozen=True)
 class Config:
     """Everything rmh reads from outside, in one frozen value."""
@@ -147,6 +164,7 @@ class Config:
     sandbox: SandboxSection = field(default_factory=SandboxSection)
     embed: EmbedSection = field(default_factory=EmbedSection)
     hooks: HooksSection = field(default_factory=HooksSection)
+    extract: ExtractSection = field(default_factory=ExtractSection)
     # Fault injection for crash tests and benchmarks ($RMH_FAULT_AFTER_OPS=N): the vault's
     # store SIGKILLs the process right after its N-th file operation (vault.Store).
     fault_after_ops: int | None = None
@@ -165,6 +183,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "sandbox": SandboxSection,
     "embed": EmbedSection,
     "hooks": HooksSection,
+    "extract": ExtractSection,
 }
 
 # Environment variable -> (section, key). Documented in README.md.
@@ -279,6 +298,9 @@ def load(
     elif isinstance(embed["shared_cache"], str):
         embed["shared_cache"] = _expand_home(embed["shared_cache"], environ)
     built = {name: _section(name, cls, merged[name]) for name, cls in _SECTIONS.items()}
+    if built["extract"].entities not in EXTRACTORS:
+        raise ConfigError(f"rmh.toml: [extract].entities must be one of {', '.join(EXTRACTORS)}"
+                          f", not {built['extract'].entities!r}")
     return Config(vault=vault_path, fault_after_ops=_fault_after(environ), **built)
 
 

@@ -26,7 +26,8 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+
+from .hooks_client import EVENT_NAMES, JSON_ALWAYS, answer_text, session_name
 
 EVENTS: tuple[str, ...] = ("session-start", "prompt", "session-end", "pre-compact")
 MEMORY_TAG = "rmh-memory"  # vault/conversation/transcripts.py cuts it out of transcripts
@@ -45,18 +46,12 @@ class Client:
 
 
 CLIENTS: dict[str, Client] = {
-    "claude-code": Client(
-        "claude-code", ".claude/settings.json", ".claude/settings.json",
-        {"session-start": "SessionStart", "prompt": "UserPromptSubmit",
-         "session-end": "SessionEnd", "pre-compact": "PreCompact"}, False, True),
-    "codex": Client(
-        "codex", ".codex/hooks.json", ".codex/hooks.json",
-        {"session-start": "SessionStart", "prompt": "UserPromptSubmit",
-         "session-end": "Stop", "pre-compact": "PreCompact"}, False, True),
-    "gemini": Client(
-        "gemini", ".gemini/settings.json", ".gemini/settings.json",
-        {"session-start": "SessionStart", "prompt": "BeforeAgent",
-         "session-end": "SessionEnd", "pre-compact": "PreCompress"}, True, False),
+    "claude-code": Client("claude-code", ".claude/settings.json", ".claude/settings.json",
+                          EVENT_NAMES["claude-code"], "claude-code" in JSON_ALWAYS, True),
+    "codex": Client("codex", ".codex/hooks.json", ".codex/hooks.json", EVENT_NAMES["codex"],
+                    "codex" in JSON_ALWAYS, True),
+    "gemini": Client("gemini", ".gemini/settings.json", ".gemini/settings.json",
+                     EVENT_NAMES["gemini"], "gemini" in JSON_ALWAYS, False),
 }
 
 
@@ -94,17 +89,13 @@ class HookInput:
 
 def answer(client: Client, event: str, text: str) -> str:
     """What to print on stdout: `text` as the client's additional context, or the empty
-    answer when `text` is empty or the event injects nothing."""
-    if text and event in ("session-start", "prompt"):
-        doc: dict[str, Any] = {"hookSpecificOutput": {
-            "hookEventName": client.events[event], "additionalContext": text}}
-        return json.dumps(doc, ensure_ascii=False)
-    return "{}" if client.json_always else ""
+    answer when `text` is empty or the event injects nothing (harness/hooks_client.py)."""
+    return answer_text(client.name, event, text)
 
 
 def session_key(client: Client, session_id: str) -> str:
     """The learning session a client session's hooks log under ("hook-<client>-<id>")."""
-    return f"hook-{client.name}-{session_id or 'unknown'}"
+    return session_name(client.name, session_id)
 
 
 def cap_words(lines: list[str], words: int) -> list[str]:

@@ -9,11 +9,18 @@ VAULT/.rmh/hooks.sock, one JSON line in and one out:
 
     {"event": "ping"}                                   -> {"ok": true}
     {"event": "start", "session": S}                    -> {"ok": true}  (a client session)
+    {"event": "start", "session": S, "cwd": DIR,
+     "words": N}                                        -> {"ok": true, "text": BRIEF}
     {"event": "prompt", "prompt": P, "session": S,
      "own": CLIENT_SESSION_ID}                          -> {"text": MEMORY}
     {"event": "end", "session": S}                      -> {"ok": true}  (last one: it exits)
 
-The prompt hook asks it first (`ask`, within `[hooks] daemon_wait_s`, CLIENT_TIMEOUT_S by
+(the session-start brief, `hooks_recall.brief`, given only when the hooks' own index exists.)
+A hook answered by the daemon runs without loading the CLI or the configuration
+(harness/hooks_fast.py): while it serves, the daemon publishes VAULT/.rmh/hooks-daemon.json
+(its pid, `wait_s` = its `[hooks] daemon_wait_s`, `start_words`), so a changed `[hooks]`
+section applies from the next daemon on. The client side is harness/hooks_client.py.
+The prompt hook asks it first (`daemon_request`, within `[hooks] daemon_wait_s`, CLIENT_TIMEOUT_S by
 default, all told); when no daemon runs
 (no socket, or a dead one's: refused at once) the hook falls back to the hooks' own FTS5
 index (harness/hooks_recall.py); when the daemon does not answer in time it injects nothing
@@ -37,49 +44,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-SOCKET = "hooks.sock"
+from .hooks_client import CLIENT_TIMEOUT_S, SETTINGS, SOCKET, daemon_request, socket_path
+
+__all__ = ["CLIENT_TIMEOUT_S", "SETTINGS", "SOCKET", "Daemon", "daemon_request", "socket_path",
+           "spawn"]
+
 LOG = "hooks-daemon.log"
 LOCK = "hooks-daemon.lock"
 PID = "hooks-daemon.pid"
-CLIENT_TIMEOUT_S = 0.2  # the prompt hook's wait for the daemon, connect to answer
 IDLE_S = 4 * 3600.0
 MAX_REQUEST = 1 << 20
-MAX_SUN_PATH = 100  # AF_UNIX paths are at most 107 bytes on Linux
-
-
-def socket_path(root: Path) -> Path | None:
-    """VAULT/.rmh/hooks.sock, or None when the path is too long for a Unix socket."""
-    path = root / ".rmh" / SOCKET
-    return path if len(os.fsencode(str(path))) <= MAX_SUN_PATH else None
-
-
-def daemon_request(root: Path, request: dict[str, Any], timeout: float = CLIENT_TIMEOUT_S
-        ) -> dict[str, Any] | None:
-    """The daemon's answer to `request`, or None (no daemon, too slow, a bad answer): never
-    raises and never waits past `timeout` seconds in all."""
-    path = socket_path(root)
-    if path is None or not path.exists():
-        return None
-    deadline = time.monotonic() + timeout
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-            s.settimeout(timeout)
-            s.connect(str(path))
-            s.sendall(json.dumps(request).encode() + b"\n")
-            data = b""
-            while not data.endswith(b"\n"):
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return None
-                s.settimeout(left)
-                chunk = s.recv(65536)
-                if not chunk:
-                    return None
-                data += chunk
-        doc = json.loads(data)
-    except (OSError, ValueError):
-        return None
-    return doc if isinstance(doc, dict) else None
 
 
 def spawn(root: Path, session: str) -> bool:
@@ -103,9 +77,11 @@ class Daemon:
     """The serving loop (module doc) over an open vault."""
 
     def __init__(self, vault: Any, *, words: int, k: int, min_share: float,
-                 idle_s: float = IDLE_S) -> None:
+                 idle_s: float = IDLE_S, wait_s: float = CLIENT_TIMEOUT_S,
+                 start_words: int = 150) -> None:
         self.vault = vault
         self.words, self.k, self.min_share = words, k, min_share
+        self.wait_s, self.start_words = wait_s, start_words
         self.idle_s = idle_s
         self.sessions: set[str] = set()
         self.done = False
@@ -120,7 +96,7 @@ class Daemon:
             return {"ok": True}
         if event == "start" and isinstance(session, str):
             self.sessions.add(session)
-            return {"ok": True}
+            return {"ok": True, **self._brief(request)}
         if event == "end" and isinstance(session, str):
             self.sessions.discard(session)
             self.done = not self.sessions
@@ -134,6 +110,18 @@ class Daemon:
             return {"text": text}
         return {"error": f"unknown request {str(event)[:40]!r}"}
 
+    def _brief(self, request: dict[str, Any]) -> dict[str, Any]:
+        """{"text": the session-start brief} when the request asks for one (`cwd`, `words`)
+        and the hooks' index exists; {} otherwise (the hook then builds it itself)."""
+        from .hooks_index import index_path
+        from .hooks_recall import brief
+
+        cwd, words = request.get("cwd"), request.get("words")
+        if (not isinstance(cwd, str) or not isinstance(words, int) or isinstance(words, bool)
+                or not index_path(self.vault.root).exists()):
+            return {}
+        return {"text": brief(self.vault.root, cwd, max(0, words))}
+
     def serve(self, path: Path) -> bool:
         """Answer on `path` until done (module doc); the socket is removed at the end. False
         at once when another daemon holds the vault's daemon lock (two session starts
@@ -144,13 +132,18 @@ class Daemon:
         except OSError:
             lock.close()
             return False
-        pid = path.with_name(PID)
+        pid, published = path.with_name(PID), path.with_name(SETTINGS)
         try:
             pid.write_text(f"{os.getpid()}\n", encoding="utf-8")
+            tmp = published.with_suffix(".tmp")
+            tmp.write_text(json.dumps({"pid": os.getpid(), "wait_s": self.wait_s,
+                                       "start_words": self.start_words}), encoding="utf-8")
+            tmp.replace(published)  # what a hook asking this daemon uses (hooks_fast.py)
             self._serve(path)
         finally:
-            with contextlib.suppress(FileNotFoundError):
-                pid.unlink()
+            for done in (published, pid):
+                with contextlib.suppress(FileNotFoundError):
+                    done.unlink()
             lock.close()
         return True
 

@@ -29,6 +29,8 @@ from vault import (
     tokenize,
 )
 
+from .config import Config
+from .extraction import prepare
 from .hooks import cap_words, fence
 
 _CITED = (re.compile(r"\[\[([^\]|#]+)"), re.compile(r"(?<![\w/.-])((?:[\w .-]+/)*[\w .-]+\.md)\b"),
@@ -73,9 +75,10 @@ def cited_notes(texts: list[str]) -> list[str]:
 
 
 def capture(vault: Vault, transcript: str, session_id: str, session: str | None,
-            *, end: bool) -> dict[str, Any]:
-    """Ingest the transcript (an empty one: nothing); with `end`, log the cited notes as read
-    and end `session`. An unreadable or malformed transcript raises, having ingested nothing."""
+            *, end: bool, cfg: Config | None = None) -> dict[str, Any]:
+    """Ingest the transcript (an empty one: nothing; entities as `cfg`'s [extract] says:
+    harness/extraction.py); with `end`, log the cited notes as read and end `session`. An
+    unreadable or malformed transcript raises, having ingested nothing."""
     text = Path(transcript).read_text(encoding="utf-8")
     if not text.strip():  # a session with nothing said yet: nothing to ingest
         doc: dict[str, Any] = {"turns": 0, "written": 0, "skipped_lines": 0}
@@ -83,8 +86,13 @@ def capture(vault: Vault, transcript: str, session_id: str, session: str | None,
             doc.update(used=[], session_ended=end_only(vault, session))
         return doc
     loaded = load_transcript(text, "auto", session_id or Path(transcript).stem)
-    report = ingest_conversations(vault, loaded.conversations)
+    convs, use_nlp, extraction = (list(loaded.conversations), True, {"extractor": "auto"})
+    if cfg is not None:
+        convs, use_nlp, extraction = prepare(cfg, vault.root, loaded.conversations)
+    report = ingest_conversations(vault, convs, use_nlp=use_nlp)
     doc = {**report.to_json(), "skipped_lines": len(loaded.problems)}
+    if extraction["extractor"] == "llm":
+        doc["extraction"] = extraction  # the LLM step's report
     if not end or session is None:
         return doc
     said = [t.text for c in loaded.conversations for t in c.turns() if t.role == "assistant"]

@@ -17,6 +17,7 @@ from .conversation import archive_decisions as archive_decisions
 from .conversation import build_context as build_context
 from .conversation import conversation_from_corpus as conversation_from_corpus
 from .conversation import conversation_stability as conversation_stability
+from .conversation import conversation_with_entities as conversation_with_entities
 from .conversation import demoted_text as demoted_text
 from .conversation import ingest_conversations as ingest_conversations
 from .conversation import load_conversations as load_conversations

@@ -121,7 +121,8 @@ def _run_hook(args: argparse.Namespace, data: HookInput) -> str:
                             session=session)
             if client.reads_transcript and data.transcript_path:
                 try:
-                    doc = capture(v, data.transcript_path, data.session_id, session, end=end)
+                    doc = capture(v, data.transcript_path, data.session_id, session, end=end,
+                                  cfg=cfg)
                 except Exception:
                     if end:  # a transcript rmh cannot read still ends the session
                         end_only(v, session)
@@ -129,6 +130,10 @@ def _run_hook(args: argparse.Namespace, data: HookInput) -> str:
                 used = list(doc.get("used", []))
                 print(f"rmh hook {args.event}: {doc['turns']} turns, {doc['written']} notes "
                       f"written, {doc['skipped_lines']} lines skipped", file=sys.stderr)
+                from harness.extraction import fallback_lines
+
+                for line in fallback_lines(doc.get("extraction", {})):
+                    print(f"rmh hook {args.event}: {line}", file=sys.stderr)
             elif end:
                 end_only(v, session)
             if used:
@@ -158,7 +163,7 @@ def cmd_daemon(args: argparse.Namespace) -> int:
     with open_vault(cfg, dense=h.dense) as v:
         v.search("warm up", 1, learn=False)  # prepare the engine (and the embedder) now
         daemon = Daemon(v, words=h.prompt_words, k=h.k, min_share=h.min_term_share,
-                        idle_s=args.idle)
+                        idle_s=args.idle, wait_s=h.daemon_wait_s, start_words=h.start_words)
         if args.session:
             daemon.sessions.add(args.session)
         daemon.serve(path)

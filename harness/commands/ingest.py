@@ -27,9 +27,17 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     loaded = load_transcript(text, args.format, Path(args.file).stem)
     for problem in loaded.problems:
         print(f"rmh: {args.file}: skipped {problem}", file=sys.stderr)
+    from harness.config import load
+    from harness.extraction import fallback_lines, prepare
+
+    cfg = load(vault=args.vault)
+    convs, use_nlp, extraction = prepare(cfg, cfg.require_vault(), loaded.conversations)
+    for line in fallback_lines(extraction):
+        print(f"rmh: {args.file}: {line}", file=sys.stderr)
     with configured_vault(args, dense=False) as v:
-        report = ingest_conversations(v, loaded.conversations)
-    emit(args, {**report.to_json(), "skipped_lines": list(loaded.problems)},
+        report = ingest_conversations(v, convs, use_nlp=use_nlp)
+    more = {} if cfg.extract.entities == "auto" else {"extraction": extraction}
+    emit(args, {**report.to_json(), "skipped_lines": list(loaded.problems), **more},
          f"ingested {len(report.conversations)} conversation(s): {report.turns} turns, "
          f"{report.sessions} sessions, {report.entities} entities, {report.facts} facts "
          f"({report.rules} promoted to L3 rules); "

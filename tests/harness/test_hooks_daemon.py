@@ -37,7 +37,7 @@ def test_the_prompt_hook_asks_the_warm_daemon_and_never_waits_on_it(tmp_path: Pa
         "The CI runners are rebuilt every Monday; the nightly job runs at 02:00.\n", "utf-8")
     (root / "Garden.md").write_text("Tomatoes need sun and water every day.\n", "utf-8")
     assert rmh(root, "init", "--no-dense").returncode == 0
-    wait(root, 60.0)  # the daemon's answer is awaited, however loaded the machine
+    wait(root, 10.0)  # the daemon's answer is awaited, however loaded the machine
     base = {"session_id": "s1", "transcript_path": "", "cwd": str(tmp_path)}
     hook(root, "session-start", {**base, "hook_event_name": "SessionStart"})
     wait_for(lambda: daemon_request(root, {"event": "ping"}, timeout=5.0) is not None,
@@ -60,8 +60,11 @@ def _exercise(root: Path, base: dict[str, str], pid: int) -> None:
     assert "02:00" in text and "Build notes.md" in text and "Tomatoes" not in text
 
     index.with_suffix(".away").rename(index)
-    wait(root, 0.5)
-    os.kill(pid, signal.SIGSTOP)  # a daemon that does not answer: nothing, at once
+    # a daemon that does not answer: nothing, once its wait (published when it started:
+    # `[hooks] daemon_wait_s`, 10 s here) is spent; a changed rmh.toml applies to the next
+    wait(root, 60.0)
+    assert json.loads((root / ".rmh" / "hooks-daemon.json").read_text())["wait_s"] == 10.0
+    os.kill(pid, signal.SIGSTOP)
     try:
         out = hook(root, "prompt", prompt)
         assert out.stdout == "" and "did not answer in time" in out.stderr

@@ -12,6 +12,7 @@ from .context import Context, build_context
 from .following import Next, next_in_vault
 from .formats import Conversation
 from .formats import load as load_conversations
+from .formats import with_entities as conversation_with_entities
 from .ingest import IngestReport
 from .ingest import ingest as ingest_conversations
 from .stability import MODES as STABILITY_MODES
@@ -37,6 +38,7 @@ __all__ = [
     "build_context",
     "conversation_from_corpus",
     "conversation_stability",
+    "conversation_with_entities",
     "demoted_text",
     "ingest_conversations",
     "load_conversations",

@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -74,6 +74,25 @@ class Conversation:
 
     def turns(self) -> tuple[Turn, ...]:
         return tuple(t for s in self.sessions for t in s.turns)
+
+
+def with_entities(conv: Conversation,
+                  per_turn: Sequence[Sequence[str] | None]) -> Conversation:
+    """`conv` with the entities of each turn (in `turns()` order) supplied: a list replaces
+    automatic extraction for that turn (as a file's "entities" does), None keeps what the
+    turn had. The caller's extractor (an LLM, in the harness) hands its answer in as data."""
+    turns = conv.turns()
+    if len(per_turn) != len(turns):
+        raise ValueError(f"{len(per_turn)} entity lists for {len(turns)} turns")
+    it = iter(per_turn)
+    sessions = []
+    for s in conv.sessions:
+        new = []
+        for t in s.turns:
+            names = next(it)
+            new.append(t if names is None else replace(t, entities=tuple(str(n) for n in names)))
+        sessions.append(replace(s, turns=tuple(new)))
+    return replace(conv, sessions=tuple(sessions))
 
 
 _MONTHS = {m: i + 1 for i, m in enumerate(MONTHS)}

@@ -115,9 +115,10 @@ def notes_for(conv: Conversation) -> list[tuple[str, str]]:
     return _build(conv)[0]
 
 
-def _build(conv: Conversation) -> tuple[list[tuple[str, str]], int]:
-    """The notes and how many of the facts are L3 rules."""
-    events = build_events(conv)
+def _build(conv: Conversation, use_nlp: bool = True) -> tuple[list[tuple[str, str]], int]:
+    """The notes and how many of the facts are L3 rules (`use_nlp`: parse with the NLP
+    pipeline when it is installed; False: the rules alone, for entities and facts)."""
+    events = build_events(conv, use_nlp=use_nlp)
     cid = conv.conversation_id
     inc = incidence(events)
     ent_paths = {k: entity_path(cid, k) for k, kind in zip(inc.keys, inc.kinds, strict=True)
@@ -131,7 +132,7 @@ def _build(conv: Conversation) -> tuple[list[tuple[str, str]], int]:
         evs = [e for e in events if e.session == s.session_id]
         if evs:
             out.append(_session_note(s.session_id, evs))
-    records = build_facts(events)
+    records = build_facts(events, use_nlp=use_nlp)
     aa = inc.adamic_adar()
     for row, (key, kind) in enumerate(zip(inc.keys, inc.kinds, strict=True)):
         if kind == "number":
@@ -161,8 +162,10 @@ def _build(conv: Conversation) -> tuple[list[tuple[str, str]], int]:
     return out + fact_notes(cid, records, ent_paths) + episodes, rules
 
 
-def ingest(vault: Vault, conversations: Conversation | Sequence[Conversation]) -> IngestReport:
-    """Write the notes of one or more conversations; unchanged notes are not rewritten."""
+def ingest(vault: Vault, conversations: Conversation | Sequence[Conversation], *,
+           use_nlp: bool = True) -> IngestReport:
+    """Write the notes of one or more conversations; unchanged notes are not rewritten.
+    `use_nlp` False: no parse, the rules alone (the harness's `[extract] entities = "rules"`)."""
     convs = [conversations] if isinstance(conversations, Conversation) else list(conversations)
     corpus = vault.corpus()
     stored = dict(zip(corpus.paths, corpus.content_hashes, strict=True))
@@ -171,7 +174,7 @@ def ingest(vault: Vault, conversations: Conversation | Sequence[Conversation]) -
     unchanged = turns = sessions = entities = rules = 0
     with vault.batch():
         for conv in convs:
-            notes, n_rules = _build(conv)
+            notes, n_rules = _build(conv, use_nlp)
             notes = carry(corpus, notes)  # corrections stay corrected (corrections.py)
             rules += n_rules
             changed = [(p, t) for p, t in notes if stored.get(p) != content_hash(t)]

@@ -61,3 +61,18 @@ def test_errors_are_typed() -> None:
         load(json.dumps(SIMPLE), "yaml")
     with pytest.raises(ConversationFormatError):
         parse_date("someday")
+
+
+def test_entities_supplied_per_turn() -> None:
+    from vault import conversation_with_entities
+
+    conv = load(json.dumps(SIMPLE))[0]
+    turns = conv.turns()
+    per: list[list[str] | None] = [["Carla"], *([None] * (len(turns) - 1))]
+    got = conversation_with_entities(conv, per)
+    assert got.turns()[0].entities == ("Carla",) and turns[0].entities == ("pottery class",)
+    assert [t.entities for t in got.turns()[1:]] == [t.entities for t in turns[1:]]
+    assert [t.text for t in got.turns()] == [t.text for t in turns]
+    assert conv.turns()[0].entities == turns[0].entities  # the input is not changed
+    with pytest.raises(ValueError, match="entity lists"):
+        conversation_with_entities(conv, [None])

@@ -1,0 +1,100 @@
+"""What a hook needs to be answered by the daemon, in the standard library alone: where the
+daemon's socket is, the settings it publishes, one request with a hard wait, and the
+clients' wire format (their event names, the answer's shape, the learning session's name).
+
+A hook answered by the daemon (harness/hooks_fast.py) imports only this module, `json`,
+`os`, `socket` and `time`: no dataclasses, no TOML, no argparse, no `subprocess`, no SQLite,
+no vault. harness/hooks.py builds its client table on the one here; the line protocol is
+the daemon's (harness/hooks_daemon.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import time
+from pathlib import Path
+
+TYPE_CHECKING = False  # `typing` is not imported at run time (a hook's start-up)
+if TYPE_CHECKING:
+    from typing import Any
+
+SOCKET = "hooks.sock"
+SETTINGS = "hooks-daemon.json"  # what the daemon publishes for the hooks (`settings`)
+CLIENT_TIMEOUT_S = 0.2  # the prompt hook's wait for the daemon, connect to answer
+MAX_SUN_PATH = 100  # AF_UNIX paths are at most 107 bytes on Linux
+
+
+# rmh event -> each client's event name (harness/hooks.py's table, module docstring there)
+EVENT_NAMES: dict[str, dict[str, str]] = {
+    "claude-code": {"session-start": "SessionStart", "prompt": "UserPromptSubmit",
+                    "session-end": "SessionEnd", "pre-compact": "PreCompact"},
+    "codex": {"session-start": "SessionStart", "prompt": "UserPromptSubmit",
+              "session-end": "Stop", "pre-compact": "PreCompact"},
+    "gemini": {"session-start": "SessionStart", "prompt": "BeforeAgent",
+               "session-end": "SessionEnd", "pre-compact": "PreCompress"},
+}
+JSON_ALWAYS = frozenset({"gemini"})  # stdout must be JSON even with nothing to say
+
+
+def answer_text(client: str, event: str, text: str) -> str:
+    """What to print on stdout: `text` as the client's additional context, or the empty
+    answer when `text` is empty or the event injects nothing."""
+    if text and event in ("session-start", "prompt"):
+        doc = {"hookSpecificOutput": {"hookEventName": EVENT_NAMES[client][event],
+                                      "additionalContext": text}}
+        return json.dumps(doc, ensure_ascii=False)
+    return "{}" if client in JSON_ALWAYS else ""
+
+
+def session_name(client: str, session_id: str) -> str:
+    """The learning session a client session's hooks log under ("hook-<client>-<id>")."""
+    return f"hook-{client}-{session_id or 'unknown'}"
+
+
+def settings(root: Path) -> dict[str, Any] | None:
+    """The settings the running daemon published (VAULT/.rmh/hooks-daemon.json: its pid,
+    `wait_s` = its `[hooks] daemon_wait_s`, `start_words`), or None (no daemon, unreadable)."""
+    try:
+        doc = json.loads((root / ".rmh" / SETTINGS).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    ok = (isinstance(doc, dict) and isinstance(doc.get("wait_s"), (int, float))
+          and isinstance(doc.get("start_words"), int))
+    return doc if ok else None
+
+
+def socket_path(root: Path) -> Path | None:
+    """VAULT/.rmh/hooks.sock, or None when the path is too long for a Unix socket."""
+    path = root / ".rmh" / SOCKET
+    return path if len(os.fsencode(str(path))) <= MAX_SUN_PATH else None
+
+
+def daemon_request(root: Path, request: dict[str, Any],
+                   timeout: float = CLIENT_TIMEOUT_S) -> dict[str, Any] | None:
+    """The daemon's answer to `request`, or None (no daemon, too slow, a bad answer): never
+    raises and never waits past `timeout` seconds in all."""
+    path = socket_path(root)
+    if path is None or not path.exists():
+        return None
+    deadline = time.monotonic() + timeout
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(timeout)
+            s.connect(str(path))
+            s.sendall(json.dumps(request).encode() + b"\n")
+            data = b""
+            while not data.endswith(b"\n"):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                s.settimeout(left)
+                chunk = s.recv(65536)
+                if not chunk:
+                    return None
+                data += chunk
+        doc = json.loads(data)
+    except (OSError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) else None

@@ -1,0 +1,105 @@
+"""A hook the warm daemon answers, without loading the CLI: the entry path of every hook.
+
+A hook is a new process each time, so its latency is start-up plus work. `run` is tried by
+the `rmh` entry (harness/entry.py) before anything else is imported; it handles one case,
+the common one: ``rmh --vault V hook prompt|session-start [--client C]`` (the command
+`rmh hooks install` writes) while the vault's daemon serves (its socket and the settings it
+published, VAULT/.rmh/hooks-daemon.json, exist). Then it reads the client's JSON, asks the
+daemon within the daemon's `wait_s` (its `[hooks] daemon_wait_s`) and prints the answer in
+the client's format. It imports harness/hooks_client.py and the standard library's `json`,
+`os`, `socket` and `time` only: not the configuration (dataclasses and TOML are a third of
+a bare hook's CPU), no argparse, no SQLite, no vault, no numpy. It reads no environment
+variable: the vault is the `--vault` argument, the settings are the daemon's.
+
+Everything else returns None before any output, with the input already read put back as
+stdin, and the full CLI runs (harness/commands/hooks.py): another command or argument
+shape, no daemon or a dead daemon's socket (refused at once: the hooks' own index), a start
+the daemon answers without a brief (the hooks' index not built yet), input that is not a
+JSON object (the full path says so on stderr). The answers are the full path's: a prompt
+the daemon does not answer in time injects nothing and says so on stderr, exit 0.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+import time
+from pathlib import Path
+
+from .hooks_client import EVENT_NAMES, answer_text, daemon_request, session_name, settings
+
+TYPE_CHECKING = False  # `typing` and `collections.abc` are not imported at run time
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+FAST_EVENTS = ("prompt", "session-start")
+
+
+def parse_argv(argv: Sequence[str]) -> tuple[str, str, str] | None:
+    """(vault, event, client) of ``--vault V hook EVENT [--client C]`` (`--opt=value` too),
+    or None for any other shape (the full CLI parses it)."""
+    words = list(argv)
+    vault = ""
+    if words[:1] == ["--vault"] and len(words) >= 2:
+        vault, words = words[1], words[2:]
+    elif words[:1] and words[0].startswith("--vault="):
+        vault, words = words[0].split("=", 1)[1], words[1:]
+    if not vault or len(words) < 2 or words[0] != "hook" or words[1] not in FAST_EVENTS:
+        return None
+    event, rest = words[1], words[2:]
+    client = "claude-code"
+    if rest[:1] == ["--client"] and len(rest) == 2:
+        client = rest[1]
+    elif len(rest) == 1 and rest[0].startswith("--client="):
+        client = rest[0].split("=", 1)[1]
+    elif rest:
+        return None
+    return (vault, event, client) if client in EVENT_NAMES else None
+
+
+def run(argv: Sequence[str]) -> int | None:
+    """Answer the hook of `argv` through the daemon (exit status 0), or None (module doc)."""
+    shape = parse_argv(argv)
+    if shape is None:
+        return None
+    vault, event, client = shape
+    root = Path(vault).expanduser().absolute()
+    published = settings(root)
+    if published is None or not (root / ".rmh" / "hooks.sock").exists():
+        return None
+    wait = float(published["wait_s"])
+    text = sys.stdin.read()
+    sys.stdin = io.StringIO(text)  # for the full CLI, should it run
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(doc, dict):
+        return None
+
+    def field(key: str) -> str:
+        value = doc.get(key)
+        return value if isinstance(value, str) else ""
+
+    session = session_name(client, field("session_id"))
+    t0 = time.monotonic()
+    if event == "prompt":
+        got = daemon_request(root, {"event": "prompt", "prompt": field("prompt"),
+                                    "session": session, "own": field("session_id")}, wait)
+    else:
+        got = daemon_request(root, {"event": "start", "session": session, "cwd": field("cwd"),
+                                    "words": published["start_words"]}, wait)
+    if got is not None and isinstance(got.get("text"), str):
+        _print(answer_text(client, event, got["text"]))
+        return 0
+    if event == "prompt" and time.monotonic() - t0 >= wait:
+        print("rmh hook prompt: the hooks daemon did not answer in time", file=sys.stderr)
+        _print(answer_text(client, event, ""))
+        return 0
+    return None  # no daemon (refused at once), or a start without a brief: the full path
+
+
+def _print(out: str) -> None:
+    if out:
+        print(out)

@@ -1,0 +1,226 @@
+"""The NDM seed's entity step with an LLM: "the language model reads each turn on its own
+and lists the entities" (`[extract] entities = "llm"`, harness/config.py).
+
+For each turn without caller-supplied entities the configured [llm] model gets the system
+prompt prompts/entities.md and the turn's text alone, and answers a JSON array of strings.
+The answer is checked (`parse_answer`) and enters the vault as data: the turn's supplied
+entities (`vault.conversation_with_entities`), normalised by the vault's own rules, exactly
+as a conversation file's "entities" field. The vault never calls a model.
+
+Answers are cached in VAULT/.rmh/entities-llm.sqlite, keyed by sha256 of (model, prompt
+version, turn text), the prompt version being the first 16 hex digits of the prompt file's
+sha256: a changed prompt or model asks again, an unchanged turn never does. Re-ingest with
+every answer cached sends nothing, needs no endpoint, and writes the same bytes. Only
+well-formed answers are cached.
+
+A turn whose answer is malformed (not a JSON array of strings, too long), or that gets none
+(endpoint down, timeout, the call budget spent), keeps automatic extraction ("auto": the
+parse, else the rules) and is listed in the report; nothing else changes. Calls go through
+the LLM broker (harness/llm.py): at most `[llm] in_flight` at once, each with the broker's
+timeout and retries, at most `[extract] llm_max_calls` per ingest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sqlite3
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import prompts
+
+from .config import Config, ConfigError
+
+CACHE_FILE = "entities-llm.sqlite"
+PROMPT = "entities"
+MAX_ENTITIES = 64  # an answer listing more is malformed
+MAX_CHARS = 80  # a longer item names no entity: dropped
+_FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.S)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\[\]|#]")
+
+
+class MalformedAnswer(ValueError):
+    """The model's answer is not a JSON array of at most MAX_ENTITIES strings."""
+
+
+def prompt_version() -> str:
+    """First 16 hex digits of the prompt file's sha256."""
+    return hashlib.sha256(prompts.load(PROMPT).encode("utf-8")).hexdigest()[:16]
+
+
+def cache_key(model: str, version: str, text: str) -> str:
+    blob = json.dumps([model, version, text], ensure_ascii=False).encode("utf-8")
+    return hashlib.sha256(blob).hexdigest()
+
+
+def parse_answer(answer: str, text: str) -> tuple[tuple[str, ...], int]:
+    """(the entities, how many items were dropped) of one answer for turn `text`.
+
+    The answer is a JSON array of strings (a ```json fence around it is tolerated); an item
+    is kept when, whitespace collapsed, it is 1..MAX_CHARS characters without control or
+    link characters and occurs in the turn (case-folded): the model may not invent entities.
+    Duplicates are dropped (first kept). MalformedAnswer otherwise."""
+    body = answer.strip()
+    m = _FENCE.match(body)
+    if m:
+        body = m.group(1)
+    try:
+        doc = json.loads(body)
+    except ValueError:
+        raise MalformedAnswer("not JSON") from None
+    if not isinstance(doc, list) or not all(isinstance(x, str) for x in doc):
+        raise MalformedAnswer("not a JSON array of strings")
+    if len(doc) > MAX_ENTITIES:
+        raise MalformedAnswer(f"{len(doc)} items (at most {MAX_ENTITIES})")
+    folded = " ".join(text.split()).casefold()
+    kept: dict[str, None] = {}
+    dropped = 0
+    for item in doc:
+        name = " ".join(item.split())
+        if (not name or len(name) > MAX_CHARS or _CONTROL.search(name)
+                or name.casefold() not in folded):
+            dropped += 1
+            continue
+        kept.setdefault(name, None)
+    return tuple(kept), dropped
+
+
+@dataclass
+class Report:
+    """What the LLM step did in one ingest (JSON-safe through `to_json`)."""
+
+    model: str
+    prompt_version: str
+    turns: int = 0  # turns the step was for (no caller-supplied entities)
+    cached: int = 0
+    asked: int = 0
+    answered: int = 0
+    dropped_items: int = 0
+    fallback: list[dict[str, str]] = field(default_factory=list)  # turn, reason
+
+    def to_json(self) -> dict[str, Any]:
+        return {"extractor": "llm", "model": self.model, "prompt_version": self.prompt_version,
+                "turns": self.turns, "cached": self.cached, "asked": self.asked,
+                "answered": self.answered, "dropped_items": self.dropped_items,
+                "fallback": self.fallback}
+
+
+class Cache:
+    """VAULT/.rmh/entities-llm.sqlite: key -> the entities of a well-formed answer."""
+
+    def __init__(self, root: Path) -> None:
+        self.path = root / ".rmh" / CACHE_FILE
+
+    def get(self, keys: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        if not self.path.exists() or not keys:
+            return {}
+        conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=10.0)
+        try:
+            out: dict[str, tuple[str, ...]] = {}
+            unique = sorted(set(keys))
+            for i in range(0, len(unique), 500):
+                part = unique[i:i + 500]
+                rows = conn.execute("SELECT key, entities FROM answers WHERE key IN "
+                                    f"({','.join('?' * len(part))})", part)
+                out.update((k, tuple(json.loads(v))) for k, v in rows)
+            return out
+        finally:
+            conn.close()
+
+    def put(self, rows: Sequence[tuple[str, str, str, tuple[str, ...]]]) -> None:
+        """Store (key, model, prompt version, entities) rows."""
+        if not rows:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(str(self.path), timeout=10.0)
+        try:
+            with conn:
+                conn.execute("CREATE TABLE IF NOT EXISTS answers(key TEXT PRIMARY KEY, "
+                             "model TEXT NOT NULL, prompt TEXT NOT NULL, entities TEXT NOT NULL)")
+                conn.executemany("INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?)",
+                                 [(k, m, p, json.dumps(list(e), ensure_ascii=False))
+                                  for k, m, p, e in rows])
+        finally:
+            conn.close()
+
+
+def llm_entities(cfg: Config, root: Path, conversations: Sequence[Any]
+                 ) -> tuple[list[Any], Report]:
+    """The conversations with each turn's LLM-listed entities supplied (module docstring),
+    and the report. ConfigError when no [llm] model is configured."""
+    from vault import conversation_with_entities
+
+    model = cfg.llm.model
+    if not model:
+        raise ConfigError('[extract] entities = "llm" needs an [llm] model (or RMH_MODEL)')
+    version = prompt_version()
+    report = Report(model, version)
+    texts: list[list[str | None]] = [
+        [t.text if t.entities is None else None for t in c.turns()] for c in conversations]
+    keys = {text: cache_key(model, version, text)
+            for per in texts for text in per if text is not None}
+    report.turns = sum(t is not None for per in texts for t in per)
+    cache = Cache(root)
+    known = cache.get(list(keys.values()))
+    missing = sorted({text for text, key in keys.items() if key not in known})
+    report.cached = report.turns - sum(1 for per in texts for t in per
+                                       if t is not None and keys[t] not in known)
+    failed: dict[str, str] = {}
+    if missing:
+        got, failed, dropped = _ask(cfg, missing[: cfg.extract.llm_max_calls])
+        report.asked = min(len(missing), cfg.extract.llm_max_calls)
+        report.answered = len(got)
+        report.dropped_items = dropped
+        for text in missing[cfg.extract.llm_max_calls:]:
+            failed[text] = "call budget spent ([extract] llm_max_calls)"
+        cache.put([(keys[t], model, version, e) for t, e in sorted(got.items())])
+        known.update((keys[t], e) for t, e in got.items())
+    out = []
+    for conv, per in zip(conversations, texts, strict=True):
+        lists: list[Sequence[str] | None] = []
+        for turn, said in zip(conv.turns(), per, strict=True):
+            found = known.get(keys[said]) if said is not None else None
+            if said is not None and found is None:
+                report.fallback.append({"conversation": conv.conversation_id,
+                                        "turn": turn.turn_id, "reason": failed.get(said, "")})
+            lists.append(found)
+        out.append(conversation_with_entities(conv, lists))
+    return out, report
+
+
+def _ask(cfg: Config, texts: Sequence[str]
+         ) -> tuple[dict[str, tuple[str, ...]], dict[str, str], int]:
+    """Ask the model about each text: (well-formed answers, text -> why none, items dropped)."""
+    from .llm import Broker, ExecBudget, RlmError, SubRequest
+
+    system = prompts.load(PROMPT)
+    got: dict[str, tuple[str, ...]] = {}
+    failed: dict[str, str] = {}
+    dropped = 0
+    with Broker.from_config(cfg.llm) as broker:
+        budget = ExecBudget(len(texts) * (cfg.llm.max_retries + 1), 0, broker.provider.name)
+
+        def one(text: str) -> tuple[str, tuple[str, ...] | str, int]:
+            try:
+                answer = broker.run(SubRequest(system, text, slice_text=text), budget)
+            except RlmError as exc:
+                return text, f"{type(exc).__name__}: {exc}"[:300], 0
+            try:
+                names, n = parse_answer(answer, text)
+            except MalformedAnswer as exc:
+                return text, f"malformed answer: {exc}", 0
+            return text, names, n
+
+        with ThreadPoolExecutor(max(1, cfg.llm.in_flight)) as pool:
+            for text, result, n in pool.map(one, texts):
+                if isinstance(result, str):
+                    failed[text] = result
+                else:
+                    got[text] = result
+                    dropped += n
+    return got, failed, dropped
