@@ -10,8 +10,9 @@ turn, with the right lesson turn (or none when there is none).
 
 `bench/data/task_transcripts_heldout_e.json` (`--held-out`): 10 more tasks written by helper E
 in session 11 in other domains and phrasings, 2 of them with no outcome (outcome null: right
-when no episode is found), committed before the extractor was run on them; tuning data since helper I's session-11 change
-(issue 29 item 3: goal/problem test and lemma classes, `vault.conversation.task_words`).
+when no episode is found), committed before the extractor was run on them; tuning data since
+helper I's session-11 change (issue 29 item 3: goal/problem test and lemma classes,
+`vault.conversation.task_words`).
 
 `bench/data/task_transcripts_heldout_i.json` (`--heldout-i`): 16 more tasks written by helper I
 in session 11 (8 successes, 6 failures, 2 without an outcome), committed before that change
