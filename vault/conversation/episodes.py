@@ -26,9 +26,9 @@ outcome    by lemma (`outcomes`): a clause reporting that something worked / was
            failure; intents ("get the build to pass") and activities ("working on") are
            neither. The first success in the window closes the episode (failed attempts
            before it are steps tried), else the last failure
-lesson     "lesson", "next time", "note for later", "turns out", "the trick is/was", "I
-           learned", "I realised", "note to self", "takeaway", "from now on", "in future"
-           (the outcome turn or up to LESSON_AFTER turns after it)
+lesson     "lesson", "next time", "note for later", "good to know", "turns out", "the
+           trick is/was", "I learned", "I realised", "note to self", "takeaway", "from now
+           on", "in future" (the outcome turn or up to LESSON_AFTER turns after it)
 =========  ==========================================================================
 
 A goal with no outcome in its window is no episode (precision first). Episodes do not
@@ -64,9 +64,9 @@ GOAL = _rx(r"i'?m trying to", r"i am trying to", r"i need to", r"i want to", r"h
 TRIED = _rx(r"i tried", r"i'?ve tried", r"try", r"i added", r"i changed", r"i ran",
             r"i installed", r"i switched", r"i updated", r"i removed", r"you could",
             r"make sure", r"is missing")
-LESSON = _rx(r"lesson", r"next time", r"note for later", r"turns out", r"the trick (?:is|was)",
-             r"i learned", r"i reali[sz]ed", r"note to self", r"takeaway", r"from now on",
-             r"in future")
+LESSON = _rx(r"lesson", r"next time", r"note for later", r"good to know", r"turns out",
+             r"the trick (?:is|was)", r"i learned", r"i reali[sz]ed", r"note to self",
+             r"takeaway", r"from now on", r"in future")
 
 
 def _fold(text: str) -> str:

@@ -22,9 +22,13 @@ counts when it reports a result, not an intent or an activity:
   negated success is a failure ("didn't work", "still not fixed"), a negated problem a
   success ("no longer drops", "hasn't crashed since").
 
-Phrases: "did the trick", "went through", "up and running" (success), "no luck", "gave up",
-"same error" (failure), each not after a negation ("don't give up", "haven't gone through
-the photos"). "still" followed by a negation, a bad state or a problem lemma is a failure
+Phrases: "did the trick", "that did it", "went through", "is through", "up and running",
+"back to normal", "without errors", "no more conflicts" (success), "no luck", "gave up",
+"same error/thing/problem", "went down", "rolled ... back", "made no difference" (failure),
+each not after a negation or an intent ("don't give up", "haven't gone through the photos",
+"looking forward to the day it is back to normal"). A word with "you" just before it is a
+diagnosis, not a result ("you are passing the wrong flag"). "still" followed by a negation,
+a bad state or a problem lemma is a failure
 ("still times out", "still not there"); a problem lemma with "again" or "keeps" is one too
 ("crashed again"). A good state counts after a form of "be", "run", "look", "seem", "go"
 or with "now" ("all pods are running and healthy now", "the tests are green"); a bad state
@@ -72,10 +76,14 @@ _PERSONS = frozenset("""i we you they he she i'm we're you're they're he's she's
 _ACTIVITY = frozenset("on at for with in out through hard late from as".split())
 _LINKS = frozenset("""is are was were be been being it's that's they're we're everything's
     all run runs ran look looks looked seem seems seemed went goes go now""".split())
-_FAILED_PHRASES = re.compile(r"\b(?:no luck|gave up|give up|giving up|same error|still "
-                             r"(?:getting|seeing)|no dice|didn'?t go|went wrong)\b")
-_SUCCESS_PHRASES = re.compile(r"\b(?:(?:did|done) the trick|(?:went|gone) through"
-                              r"|up and running)\b")
+_FAILED_PHRASES = re.compile(r"\b(?:no luck|gave up|give up|giving up|same (?:error|thing|"
+                             r"problem|issue|result)|still (?:getting|seeing)|no dice|didn'?t go|"
+                             r"went wrong|went down|rolled (?:\w+ ){0,2}back|no (?:real )?"
+                             r"(?:change|difference)|made no (?:real )?difference)\b")
+_SUCCESS_PHRASES = re.compile(r"\b(?:(?:did|done) the trick|(?:went|gone) through|(?:is|are|was|"
+                              r"were) through|up and running|that (?:did|was) it|back to normal|"
+                              r"without (?:any |a single )?(?:errors?|problems?|issues?|a hitch)|"
+                              r"no (?:more )?(?:errors|conflicts|problems|issues|crashes))\b")
 
 def _fold(text: str) -> str:
     return " ".join(text.replace("’", "'").replace("‘", "'").casefold().split())
@@ -99,6 +107,12 @@ def _negated(before: str) -> bool:
                for b in WORD.findall(before)[-3:])
 
 
+def _intent(before: str) -> bool:
+    """True when `before` holds an intent word ("looking forward to the day it is back to
+    normal", "hopefully no more errors")."""
+    return bool((_INTENT | {"forward"}) & set(WORD.findall(before)))
+
+
 def _word_outcome(words: list[str], i: int, terms: Terms) -> str | None:
     """What words[i] says of the task in its clause, or None (module docstring)."""
     w, key = words[i], lemma(words[i])
@@ -111,6 +125,8 @@ def _word_outcome(words: list[str], i: int, terms: Terms) -> str | None:
             result_form(words, i) or w == "working"):
         return None  # "fixing cars is an art", "a failing log", "it usually works"
     negated = any(b in _NEGATION or b.endswith("n't") for b in before)
+    if {"you", "you're", "you've"} & set(before):
+        return None  # "you are passing the server's locale": a diagnosis, not a result
     wanted, problems = terms
     if key in SUCCESS:
         if (key == _WORK and i + 1 < len(words) and words[i + 1] in _ACTIVITY
@@ -140,7 +156,7 @@ def _word_outcome(words: list[str], i: int, terms: Terms) -> str | None:
     if (w in BAD_STATES - {"same", "there"} and "now" in words[i:]) or w == "worse":
         return "failure"  # "it drips worse than before", "it's slow now"
     if key in wanted and key not in problems and len(key) > 2:
-        neg = next((k for k in range(i - 1, max(-1, i - 3), -1) if words[k] in _NEGATION
+        neg = next((k for k in range(i - 1, max(-1, i - 3), -1) if words[k] in ("not", "never")
                     or words[k].endswith("n't")), None)
         if neg is not None and words[neg] not in ("can't", "cannot") and (
                 neg == 0 or words[neg - 1] not in _PERSONS):
@@ -156,10 +172,10 @@ def clause_outcome(clause: str, terms: Terms = _NO_TERMS) -> str | None:
     words = WORD.findall(clause)
     found: str | None = None
     failed = _FAILED_PHRASES.search(clause)
-    if failed and not _negated(clause[: failed.start()]):
+    if failed and not _negated(clause[: failed.start()]) and not _intent(clause[: failed.start()]):
         found = "failure"  # "gave up", not "don't give up"
     done = _SUCCESS_PHRASES.search(clause)
-    if done and not _negated(clause[: done.start()]):
+    if done and not _negated(clause[: done.start()]) and not _intent(clause[: done.start()]):
         found = "success"  # "haven't gone through the photos yet": no result
     for i in range(len(words)):
         said = _word_outcome(words, i, terms)

@@ -70,7 +70,9 @@ def _keys(words: str) -> frozenset[str]:
 # Things going wrong, said of a thing: "the job fails", "pods are stuck", "it drops the
 # connection", "the page times out" ("time" only before "out").
 PROBLEM = _keys("""fail break crash drop stick hang freeze leak error crackle squeak reject
-    refuse stall lag glitch corrupt overheat reboot""")
+    refuse stall lag glitch corrupt overheat reboot drip flicker stutter overflow wobble""")
+# Problems said in two words ("runs out of disk", "the disk fills up").
+_PROBLEM_PHRASES = re.compile(r"\b(?:runs?|ran|running) out of|(?:fills?|filled|filling) up\b")
 SUCCESS = _keys("work fix pass solve resolve succeed help compile sort")
 FAILURE = _keys("fail break crash")
 # States a thing is in when it is done well / badly ("all pods are running and healthy",
@@ -81,8 +83,9 @@ BAD_STATES = frozenset("""worse slow broken wrong stuck dead down missing unusab
 # A thing in a bad state, as a problem statement ("the search page is slow", "photos look
 # washed out", "emails are landing in spam").
 _BAD_GOAL = re.compile(r"^(?!(?:i|we|you|he|she|i'm|we're|you're)\b).*\b(?:is|are|was|were|"
-                       r"looks?|seems?|landing|lands?|end(?:s|ed)? up)\s+(?:\S+\s+){0,2}?"
-                       r"(?:slow|broken|wrong|missing|dead|empty|blurry|corrupt(?:ed)?|"
+                       r"looks?|seems?|sounds?|shows?|landing|lands?|end(?:s|ed)? up)\s+"
+                       r"(?:\S+\s+){0,2}?(?:slow|broken|wrong|missing|dead|empty|blurry|"
+                       r"corrupt(?:ed)?|miserable|garbled|blank|choppy|unreadable|"
                        r"washed out|(?:in|into) (?:\S+\s+){0,2}?spam)\b")
 _MIND = _keys("""know think mind care like want need understand remember believe expect
     worry mean see agree feel have be wait imagine forget stop let""")
@@ -91,8 +94,9 @@ _NEG_AUX = re.compile(r"\b(?:won't|wont|doesn't|doesnt|don't|dont|can't|cant|can
                       r"(?:even\s+|always\s+|ever\s+)?([a-z]+)|\b(?:isn't|aren't|is not|are not)"
                       r"\s+([a-z]+ing)\b")
 _NOT_SUBJECTS = frozenset("and so but just please that which who where some to or".split())
-_WANT = re.compile(r"\b(?:i'?m trying to|i am trying to|we'?re trying to|i need to|we need to|"
-                   r"i want to|we want to|i have to|we have to|i'?d like to|we'?d like to|"
+_WANT = re.compile(r"\b(?:i'?m trying to|i am trying to|we'?re trying to|"
+                   r"(?:i|we)(?:'d| would)? (?:like|love|have) to|"
+                   r"(?:i|we) (?:need|want) (?:to|an?|the|some|my|our)|"
                    r"how (?:do|can|should) (?:i|we)|"
                    r"(?:^|(?:can|could|would|will) you |please )help me|"
                    r"i can'?t get|we can'?t get|"
@@ -123,10 +127,11 @@ def result_form(words: list[str], i: int) -> bool:
     "taking breaks", "a failing log"), "broken" not after one ("a broken windshield"),
     "breaks" not after "it"/"this"/"that"/"which", a "heart" right after it ("it broke my
     heart"), "passed away", "sorts" (only "sorted it/that/out" is a result), or a habit
-    ("it usually works")."""
+    ("it usually works"), a contraction ("work's") or "hang out"."""
     w, before, after = words[i], words[max(0, i - 3):i], words[i + 1:i + 3]
-    if _HABIT & set(before) or "heart" in after:
-        return False
+    if _HABIT & set(before) or "heart" in after or "'" in w or (after[:1] == ["out"] and (
+            w.startswith("hang") or w == "hung")):
+        return False  # "my heart", "work's paying off", "hang out": no result
     if w.endswith("ing") or w == "broken":
         return bool(before) and before[-1] in _BE
     if w == "breaks":
@@ -155,7 +160,8 @@ def is_problem(clause: str) -> bool:
     words = WORD.findall(clause)
     if not words or words[0] in _PERSONS or words[0].endswith("n't"):
         return False
-    if _KEEPS.search(clause) or (_BAD_GOAL.search(clause) and not _NEG_AUX.search(clause)):
+    if (_KEEPS.search(clause) or _PROBLEM_PHRASES.search(clause)
+            or (_BAD_GOAL.search(clause) and not _NEG_AUX.search(clause))):
         return True
     for i in range(len(words)):
         if not problem_at(words, i) or _INTENT & set(words[:i]):

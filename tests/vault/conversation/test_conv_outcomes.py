@@ -84,6 +84,15 @@ def test_the_ci_exchange_is_one_successful_episode_with_its_lesson() -> None:
     ("My grandfather passed away last spring.", None),
     ("It'll be fixed by Friday.", None),
     ("The library sorts books by colour.", None),
+    # second round: phrases of result and of no change, a diagnosis of "you"
+    ("The import ran without errors this time.", "success"),
+    ("The merge is through.", "success"),
+    ("Same problem after the reboot.", "failure"),
+    ("We rolled the release back.", "failure"),
+    ("Made no difference at all.", "failure"),
+    ("Looking forward to the day it's back to normal.", None),
+    ("You are passing the wrong flag.", None),
+    ("All the work's paying off.", None),
 ])
 def test_outcome_by_lemma_class_with_a_wider_vocabulary(text: str, expected: str | None) -> None:
     assert outcome(text) == expected

@@ -29,6 +29,9 @@ def test_every_inflection_of_a_verb_gives_one_lemma_key(forms: str, key: str) ->
     "I'd like to move the blog to a static site.",
     "We have to cut the container image below 200 MB.",
     "Could you help me set up a reverse proxy?",
+    "The log volume fills up every night.",
+    "I need a script that renames the photos by date.",
+    "We want the dashboard to refresh every minute.",
 ])
 def test_goals_and_problems_said_of_a_thing_are_goals(text: str) -> None:
     assert is_goal(" ".join(text.casefold().split())), text
@@ -45,6 +48,9 @@ def test_goals_and_problems_said_of_a_thing_are_goals(text: str) -> None:
     "Don't forget your umbrella.",
     "The river is not far from our house.",
     "I don't know what to cook tonight.",
+    "I have a dog named Max.",
+    "So much has gone down lately.",
+    "I love the new cafe on the corner.",
 ])
 def test_chat_that_states_no_task_is_no_goal(text: str) -> None:
     assert not is_goal(" ".join(text.casefold().split())), text
