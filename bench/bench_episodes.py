@@ -10,9 +10,19 @@ turn, with the right lesson turn (or none when there is none).
 
 `bench/data/task_transcripts_heldout_e.json` (`--held-out`): 10 more tasks written by helper E
 in session 11 in other domains and phrasings, 2 of them with no outcome (outcome null: right
-when no episode is found), committed before the extractor was run on them; not tuned on.
+when no episode is found), committed before the extractor was run on them; tuning data since
+helper I's session-11 change (issue 29 item 3: goal/problem test and lemma classes,
+`vault.conversation.task_words`).
 
-    python bench/bench_episodes.py [--held-out] [--json OUT]
+`bench/data/task_transcripts_heldout_i.json` (`--heldout-i`): 16 more tasks written by helper I
+in session 11 (8 successes, 6 failures, 2 without an outcome), committed before that change
+was made or run on them; measured once, then tuning for a second round.
+
+`bench/data/task_transcripts_heldout_i2.json` (`--heldout-i2`): 12 more tasks by helper I
+(6 successes, 4 failures, 2 without an outcome), written after that measurement and committed
+before the second round of changes; measured once.
+
+    python bench/bench_episodes.py [--held-out | --heldout-i | --heldout-i2] [--json OUT]
 """
 
 from __future__ import annotations
@@ -42,9 +52,14 @@ def _conversation(task: dict[str, Any]) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", default="")
-    ap.add_argument("--held-out", action="store_true", help="session 11's 10 held-out tasks")
+    which = ap.add_mutually_exclusive_group()
+    which.add_argument("--held-out", action="store_true", help="helper E's 10 tasks (session 11)")
+    which.add_argument("--heldout-i", action="store_true", help="helper I's 16 tasks (session 11)")
+    which.add_argument("--heldout-i2", action="store_true", help="helper I's 12 later tasks")
     args = ap.parse_args(argv)
-    name = "task_transcripts_heldout_e.json" if args.held_out else "task_transcripts.json"
+    name = ("task_transcripts_heldout_e.json" if args.held_out else
+            "task_transcripts_heldout_i.json" if args.heldout_i else
+            "task_transcripts_heldout_i2.json" if args.heldout_i2 else "task_transcripts.json")
     tasks = json.loads((HERE / "data" / name).read_text("utf-8"))["tasks"]
     rows: list[dict[str, Any]] = []
     for task in tasks:

@@ -11,8 +11,10 @@ names the label):
 part       patterns (goal also: "keeps failing", "is broken", "won't build", "returns
            ... errors")
 =========  ==========================================================================
-goal       "I'm trying to", "I need to", "I want to", "how do/can I", "help me", "I'm
-           getting (a|an) ... error", "I'm stuck", "I have a problem/issue", "... isn't
+goal       `task_words.is_goal` (a want/try/need or a problem said of a thing: "the job
+           fails", "pods are stuck", "the printer won't print", "emails are landing in
+           spam"), or "I'm trying to", "I need to", "I want to", "how do/can I", "help
+           me", "I'm getting (a|an) ... error", "I'm stuck", "I have a problem/issue", "... isn't
            working", "I can't get"
 step       every turn between the goal and the outcome (what was said or tried), marked
            "tried" when it matches "I tried", "I've tried", "try", "I added", "I changed",
@@ -24,9 +26,9 @@ outcome    by lemma (`outcomes`): a clause reporting that something worked / was
            failure; intents ("get the build to pass") and activities ("working on") are
            neither. The first success in the window closes the episode (failed attempts
            before it are steps tried), else the last failure
-lesson     "lesson", "next time", "turns out", "the trick is/was", "I learned", "I realised",
-           "note to self", "takeaway", "from now on", "in future" (the outcome turn or up to
-           LESSON_AFTER turns after it)
+lesson     "lesson", "next time", "note for later", "good to know", "turns out", "the
+           trick is/was", "I learned", "I realised", "note to self", "takeaway", "from now
+           on", "in future" (the outcome turn or up to LESSON_AFTER turns after it)
 =========  ==========================================================================
 
 A goal with no outcome in its window is no episode (precision first). Episodes do not
@@ -41,7 +43,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .events import Event
+from .outcomes import Terms
 from .outcomes import outcome as outcome_of
+from .task_words import goal_terms, is_goal
 
 WINDOW = 12
 LESSON_AFTER = 2
@@ -60,8 +64,9 @@ GOAL = _rx(r"i'?m trying to", r"i am trying to", r"i need to", r"i want to", r"h
 TRIED = _rx(r"i tried", r"i'?ve tried", r"try", r"i added", r"i changed", r"i ran",
             r"i installed", r"i switched", r"i updated", r"i removed", r"you could",
             r"make sure", r"is missing")
-LESSON = _rx(r"lesson", r"next time", r"turns out", r"the trick (?:is|was)", r"i learned",
-             r"i reali[sz]ed", r"note to self", r"takeaway", r"from now on", r"in future")
+LESSON = _rx(r"lesson", r"next time", r"note for later", r"good to know", r"turns out",
+             r"the trick (?:is|was)", r"i learned", r"i reali[sz]ed", r"note to self",
+             r"takeaway", r"from now on", r"in future")
 
 
 def _fold(text: str) -> str:
@@ -111,14 +116,16 @@ class Episode:
         return out
 
 
-def _close(evs: Sequence[Event], i: int) -> tuple[int, str] | None:
+def _close(evs: Sequence[Event], i: int, terms: Terms) -> tuple[int, str] | None:
     """The outcome turn of the goal at `i`: the first success in the window, else the last
-    failure in it (failed attempts before a success are steps tried); None without one."""
+    failure in it (failed attempts before a success are steps tried); None without one.
+    `terms` are the goal's (`task_words.goal_terms`), read only in the user's turns."""
     last_failure: tuple[int, str] | None = None
     for j in range(i + 1, min(len(evs), i + 1 + WINDOW)):
         if evs[j].session != evs[i].session:
             break
-        label = outcome_of(evs[j].text)
+        label = outcome_of(evs[j].text, terms if evs[j].role == "user" else (
+            frozenset(), frozenset()))
         if label == "success":
             return j, label
         if label == "failure":
@@ -134,10 +141,11 @@ def find_episodes(events: Sequence[Event]) -> tuple[Episode, ...]:
     i = 0
     while i < len(evs):
         g = evs[i]
-        if g.role != "user" or not GOAL.search(_fold(g.text)):
+        folded = _fold(g.text)
+        if g.role != "user" or not (GOAL.search(folded) or is_goal(folded)):
             i += 1
             continue
-        end = _close(evs, i)
+        end = _close(evs, i, goal_terms(folded))
         if end is None:
             i += 1
             continue
