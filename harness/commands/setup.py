@@ -162,7 +162,7 @@ def write_entry(client: Client, path: Path, name: str,
 def cmd_setup(args: argparse.Namespace) -> int:
     client = CLIENTS[args.client]
     cfg = load(vault=args.vault)
-    root = cfg.require_vault()
+    root = cfg.require_vault().resolve()  # the client runs elsewhere: no `..`, no link
     dense = not args.no_dense
     doc: dict[str, Any] = {"client": client.name, "vault": str(root), "name": args.name}
     doc["initialised"] = ensure_vault(root, yes=args.yes, dense=dense)

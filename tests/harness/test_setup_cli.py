@@ -141,6 +141,11 @@ def test_print_desktop_project_scopes_and_generic(tmp_path: Path) -> None:
     entry = json.loads(printed.stdout)["mcpServers"]["rmh"]
     assert Path(entry["command"]).is_absolute() and str(vault) in entry["args"]
     assert not any(home.rglob("*.json"))  # --print writes nothing
+    dotted = rmh("setup", "generic", "--vault", f"{vault.name}/../{vault.name}", "--print",
+                 "--no-check", home=home, cwd=vault.parent)  # relative, with a `..`
+    assert dotted.returncode == 0, dotted.stderr
+    args = json.loads(dotted.stdout)["mcpServers"]["rmh"]["args"]
+    assert args[args.index("--vault") + 1] == str(vault.resolve())
 
     xdg = tmp_path / "xdg"
     r = rmh("setup", "claude-desktop", "--vault", str(vault), "--no-check", home=home,
