@@ -15,7 +15,9 @@ from bench.synthetic_encoder import SyntheticEncoder
 from vault.notes.text import stems, tokenize
 from vault.retrieval import second_pass as sp
 from vault.retrieval.pipeline import SearchEngine, SearchParams
+from vault.retrieval.second_pass import F64
 from vault.retrieval.signals.bm25 import Bm25Index
+from vault.storage.corpus import Corpus
 
 from ..retrieval_fixtures import incident_reports, make_corpus
 
@@ -56,18 +58,24 @@ def test_best_passage_bm25_matches_the_slow_twin(q: list[str], plist: list[list[
                         rel_tol=1e-12, abs_tol=1e-12)
 
 
-def test_the_head_is_reordered_and_the_tail_kept() -> None:
-    filler = "filler words only here. nothing of note. more filler. the end."
-    notes = [(f"n{i}", filler) for i in range(40)]
+FILLER = "filler words only here. nothing of note. more filler. the end."
+
+
+def billing_head() -> tuple[list[tuple[str, str]], Corpus, Bm25Index, list[int], F64]:
+    """40 filler notes but note 7 (the only one holding the query's words), second in the
+    final order, first by dense (0.9 against note 0's 0.1) and by passage."""
+    notes = [(f"n{i}", FILLER) for i in range(40)]
     notes[7] = ("n7", "filler. The quarterly billing outage was severe. filler. the end.")
     c = make_corpus(notes)
-    bm25 = Bm25Index.build(c)
-    # note 7 second in the final order, first by dense and by passage (no other note holds a
-    # query word): 1/12 + 2/11 beats note 0's 1/11 + 2/12
-    ranked = [0, 7, *[i for i in range(1, 40) if i != 7]]
     dense = np.zeros(40)
-    dense[7] = 0.9
-    dense[0] = 0.1
+    dense[7], dense[0] = 0.9, 0.1
+    return notes, c, Bm25Index.build(c), [0, 7, *[i for i in range(1, 40) if i != 7]], dense
+
+
+def test_the_head_is_reordered_and_the_tail_kept() -> None:
+    notes, c, bm25, ranked, dense = billing_head()
+    # 1/12 + 2/11 (note 7: second in the final order, first in both others) beats note 0's
+    # 1/11 + 2/12
     out, report = sp.second_pass(c, "billing outage", ranked, dense, bm25)
     assert out[:2] == [7, 0] and sorted(out[: sp.HEAD]) == sorted(ranked[: sp.HEAD])
     # at rank 7 one first place in the final order and two seconds win: 1/11 + 2/12 > 1/18
@@ -91,14 +99,7 @@ def test_the_head_is_reordered_and_the_tail_kept() -> None:
 def test_what_was_learned_scales_every_vote() -> None:
     """A note the agent used keeps its learned lift through the pass: the factor multiplies
     its dense and passage evidence too, not only its place in the final order."""
-    filler = "filler words only here. nothing of note. more filler. the end."
-    notes = [(f"n{i}", filler) for i in range(40)]
-    notes[7] = ("n7", "filler. The quarterly billing outage was severe. filler. the end.")
-    c = make_corpus(notes)
-    bm25 = Bm25Index.build(c)
-    ranked = [0, 7, *[i for i in range(1, 40) if i != 7]]
-    dense = np.zeros(40)
-    dense[7], dense[0] = 0.9, 0.1
+    _, c, bm25, ranked, dense = billing_head()
     plain = sp.second_pass(c, "billing outage", ranked, dense, bm25)
     assert plain[0][:2] == [7, 0]  # the learning-free pass demotes note 0 (test above)
     assert sp.second_pass(c, "billing outage", ranked, dense, bm25, np.ones(40)) == plain
