@@ -10,7 +10,7 @@ import json
 import os
 import shutil
 import subprocess
-import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +18,7 @@ import pytest
 
 from harness.config import ConfigError, load
 from harness.llm_entities import CACHE_FILE, MalformedAnswer, parse_answer
+from tests.forks import CLI_PRELOAD, ForkServer
 from tests.harness.llm_stub_endpoint import ChatEndpoint, Reply
 from tests.harness.test_server_e2e import CHILD_ENV, REPO
 
@@ -72,12 +73,25 @@ def with_cache(src: Path, root: Path, url: str) -> Path:
     return root
 
 
-def ingest(root: Path, file: Path) -> subprocess.CompletedProcess[str]:
+def child_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k in CHILD_ENV}
     env["PYTHONPATH"] = str(REPO)
-    return subprocess.run([sys.executable, "-m", "harness", "--vault", str(root), "ingest",
-                           str(file), "--json"], capture_output=True, text=True, env=env,
-                          cwd=REPO, timeout=600)
+    return env
+
+
+@pytest.fixture(scope="module")
+def forks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ForkServer]:
+    """`rmh ingest` processes forked from one Python that imported the CLI and loaded the
+    parse model once (tests/forks.py: each run is still its own process)."""
+    with ForkServer(CLI_PRELOAD + "vault.nlp_status(load=True)\n",
+                    workdir=tmp_path_factory.mktemp("forks"), env=child_env(),
+                    cwd=REPO) as server:
+        yield server
+
+
+def ingest(forks: ForkServer, root: Path, file: Path) -> subprocess.CompletedProcess[str]:
+    return forks.run(["--vault", str(root), "ingest", str(file), "--json"], module="harness",
+                     env=child_env(), cwd=REPO, timeout=600)
 
 
 def notes(root: Path) -> dict[str, bytes]:
@@ -99,22 +113,23 @@ def test_answers_are_checked() -> None:
             parse_answer(bad, text)
 
 
-def test_config_names_the_extractor(tmp_path: Path) -> None:
+def test_config_names_the_extractor(tmp_path: Path, forks: ForkServer) -> None:
     (tmp_path / "rmh.toml").write_text('[extract]\nentities = "neural"\n', "utf-8")
     with pytest.raises(ConfigError, match="auto, rules, spacy, llm"):
         load(vault=tmp_path, env={})
     (tmp_path / "rmh.toml").write_text('[extract]\nentities = "llm"\n', "utf-8")
     assert load(vault=tmp_path, env={}).extract.entities == "llm"
-    out = ingest(tmp_path, conversation(tmp_path / "c.json", TURNS))  # no [llm] model
+    out = ingest(forks, tmp_path, conversation(tmp_path / "c.json", TURNS))  # no [llm] model
     assert out.returncode == 1 and "needs an [llm] model" in out.stderr
     assert not (tmp_path / ".rmh" / CACHE_FILE).exists()
 
 
-def test_llm_entities_are_cached_and_reingest_is_byte_identical(tmp_path: Path) -> None:
+def test_llm_entities_are_cached_and_reingest_is_byte_identical(tmp_path: Path,
+                                                                forks: ForkServer) -> None:
     conv = conversation(tmp_path / "ndm.json", [*TURNS, ("Bob", BAD)])
     with ChatEndpoint(script) as ep:
         first = vault(tmp_path / "a", ep.url)
-        out = ingest(first, conv)
+        out = ingest(forks, first, conv)
         assert out.returncode == 0, out.stderr
         asked = ep.count
     doc = json.loads(out.stdout)
@@ -133,30 +148,30 @@ def test_llm_entities_are_cached_and_reingest_is_byte_identical(tmp_path: Path) 
 
     # the endpoint is gone: a second vault with the first's cache writes the same bytes
     second = with_cache(first, tmp_path / "b", ep.url)
-    out = ingest(second, conv)
+    out = ingest(forks, second, conv)
     assert out.returncode == 0, out.stderr
     ext = json.loads(out.stdout)["extraction"]
     assert (ext["cached"], ext["asked"], ext["answered"]) == (4, 1, 0)
     assert notes(second) == before
     # and the first vault, ingested again: nothing to write
-    again = json.loads(ingest(first, conv).stdout)
+    again = json.loads(ingest(forks, first, conv).stdout)
     assert again["written"] == 0 and again["extraction"]["cached"] == 4
 
     # every answer cached: no request at all, though the endpoint is up
     with ChatEndpoint(script) as ep:
         third = with_cache(second, tmp_path / "c", ep.url)
-        out = ingest(third, conversation(tmp_path / "four.json", TURNS))
+        out = ingest(forks, third, conversation(tmp_path / "four.json", TURNS))
         assert out.returncode == 0, out.stderr
         assert ep.count == 0
     assert json.loads(out.stdout)["extraction"]["cached"] == 4
 
 
-def test_the_in_flight_cap_holds(tmp_path: Path) -> None:
+def test_the_in_flight_cap_holds(tmp_path: Path, forks: ForkServer) -> None:
     turns = [("Alice", f"Turn {i} mentions the Zephyr project and kiln {i}.") for i in range(8)]
     with ChatEndpoint(lambda n, body: Reply(text='["Zephyr project"]', delay_s=0.05),
                       hold_first=2, hold_timeout_s=30.0) as ep:
         root = vault(tmp_path / "v", ep.url, in_flight=2)
-        out = ingest(root, conversation(tmp_path / "c.json", turns))
+        out = ingest(forks, root, conversation(tmp_path / "c.json", turns))
         assert out.returncode == 0, out.stderr
         assert ep.count == 8 and ep.max_in_flight == 2
     assert json.loads(out.stdout)["extraction"]["answered"] == 8
