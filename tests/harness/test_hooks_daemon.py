@@ -56,8 +56,12 @@ def _exercise(root: Path, base: dict[str, str], pid: int) -> None:
     index.rename(index.with_suffix(".away"))  # only the daemon can answer now
     prompt = {**base, "hook_event_name": "UserPromptSubmit", "prompt": PROMPT}
     said: list[str] = []  # on a loaded machine one answer may miss the 1 s wait: ask again
-    wait_for(lambda: said.append(hook(root, "prompt", prompt).stdout) or said[-1] != "",
-             "the warm daemon's answer")
+
+    def answered() -> bool:
+        said.append(hook(root, "prompt", prompt).stdout)
+        return said[-1] != ""
+
+    wait_for(answered, "the warm daemon's answer")
     text = json.loads(said[-1])["hookSpecificOutput"]["additionalContext"]
     assert "02:00" in text and "Build notes.md" in text and "Tomatoes" not in text
 
