@@ -15,7 +15,7 @@ import pytest
 
 from harness.hooks_daemon import daemon_request, socket_path
 
-from .test_hooks_session import hook, rmh
+from .test_hooks_session import hook, rmh, two_notes
 
 pytestmark = pytest.mark.slow
 
@@ -31,11 +31,7 @@ def wait_for(check: object, what: str, limit: float = 240.0) -> None:
 
 
 def test_the_prompt_hook_asks_the_warm_daemon_and_never_waits_on_it(tmp_path: Path) -> None:
-    root = tmp_path / "v"
-    root.mkdir()
-    (root / "Build notes.md").write_text(
-        "The CI runners are rebuilt every Monday; the nightly job runs at 02:00.\n", "utf-8")
-    (root / "Garden.md").write_text("Tomatoes need sun and water every day.\n", "utf-8")
+    root = two_notes(tmp_path / "v")
     assert rmh(root, "init", "--no-dense").returncode == 0
     wait(root, 1.0)  # short, so the stopped daemon below costs 1 s; answers are polled for
     base = {"session_id": "s1", "transcript_path": "", "cwd": str(tmp_path)}

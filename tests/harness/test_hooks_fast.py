@@ -18,7 +18,7 @@ from harness.hooks_daemon import daemon_request
 from harness.hooks_fast import parse_argv
 
 from .test_hooks_daemon import _alive, wait, wait_for
-from .test_hooks_session import rmh
+from .test_hooks_session import rmh, two_notes
 from .test_server_e2e import CHILD_ENV, REPO
 
 HEAVY = ("harness.cli", "harness.config", "harness.hooks", "argparse", "sqlite3", "vault",
@@ -64,11 +64,7 @@ def heavy(modules: set[str]) -> set[str]:
 
 @pytest.mark.slow
 def test_a_hook_the_daemon_answers_loads_nothing_heavy(tmp_path: Path) -> None:
-    root = tmp_path / "v"
-    root.mkdir()
-    (root / "Build notes.md").write_text(
-        "The CI runners are rebuilt every Monday; the nightly job runs at 02:00.\n", "utf-8")
-    (root / "Garden.md").write_text("Tomatoes need sun and water every day.\n", "utf-8")
+    root = two_notes(tmp_path / "v")
     assert rmh(root, "init", "--no-dense").returncode == 0
     wait(root, 60.0)  # the daemon's answer is awaited, however loaded the machine
     base = {"session_id": "s1", "transcript_path": "", "cwd": str(tmp_path / "build")}

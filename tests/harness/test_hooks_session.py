@@ -39,13 +39,18 @@ def context_of(out: subprocess.CompletedProcess[str], event: str) -> str:
     return str(doc["hookSpecificOutput"]["additionalContext"])
 
 
-@pytest.fixture
-def vault(tmp_path: Path) -> Path:
-    root = tmp_path / "vault"
+def two_notes(root: Path) -> Path:
+    """A new folder `root` holding a build note (the nightly job at 02:00) and a garden note."""
     root.mkdir()
     (root / "Build notes.md").write_text(
         "The CI runners are rebuilt every Monday; the nightly job runs at 02:00.\n", "utf-8")
     (root / "Garden.md").write_text("Tomatoes need sun and water every day.\n", "utf-8")
+    return root
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = two_notes(tmp_path / "vault")
     # the FTS5 path, deterministically (the warm daemon: test_hooks_daemon.py)
     (root / "rmh.toml").write_text("[hooks]\ndaemon = false\n", "utf-8")
     assert rmh(root, "init", "--no-dense").returncode == 0

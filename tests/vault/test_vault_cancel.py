@@ -6,18 +6,18 @@ slice cached before the stop, so the next build resumes instead of starting over
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from bench.synthetic_encoder import SyntheticEncoder
 from vault import EmbeddingCache, SearchEngine, SearchParams, Vault, VaultError, cancellable
 from vault.cancel import EVERY, checked, checkpoint
 from vault.retrieval import lexical_store
 from vault.retrieval.encoders import PROGRESS_STEP
 from vault.storage import edge_store
+
+from .retrieval.test_dense_update import Counting
 
 
 def _vault(root: Path, notes: int) -> None:
@@ -34,18 +34,6 @@ def _engine(root: Path) -> Callable[[EmbeddingCache], SearchEngine]:
 
 def _ranking(v: Vault) -> list[tuple[int, float]]:
     return [(h.id, h.score) for h in v.search("alpha w3", 10, learn=False).hits]
-
-
-class Counting(SyntheticEncoder):
-    """The synthetic encoder, counting the texts it embeds."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.encoded = 0
-
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
-        self.encoded += len(texts)
-        return super().encode(texts)
 
 
 def _dense_engine(root: Path, enc: Counting) -> Callable[[EmbeddingCache], SearchEngine]:

@@ -121,10 +121,16 @@ def save(folder: str | Path, keys: U8, counts: I64, cut: npt.NDArray[np.bool_], 
         for tmp in (tmp_rows, tmp_index):
             tmp.unlink(missing_ok=True)
         return False
-    for old in sorted(folder.glob(f"{ROWS_PREFIX}*.npy")):
-        if old.name != name:
-            old.unlink(missing_ok=True)  # a process that mapped it keeps its pages
+    drop_stale(folder, ROWS_PREFIX, name)
     return True
+
+
+def drop_stale(folder: Path, prefix: str, keep: str) -> None:
+    """Remove the mapped array files `prefix*.npy` of `folder` other than `keep`, the one the
+    index just written names (a process that mapped an old one keeps its pages)."""
+    for old in sorted(folder.glob(f"{prefix}*.npy")):
+        if old.name != keep:
+            old.unlink(missing_ok=True)
 
 
 def reuse(stored: Stored, keys: U8) -> I64:

@@ -34,7 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..storage.corpus import Corpus
-from .dense_store import note_keys
+from .dense_store import drop_stale, note_keys
 from .encoders import Encoder
 from .signals.ivf import BLOCK, IvfParams, IvfStore, MemoryCodes
 
@@ -91,9 +91,7 @@ def save(folder: str | Path, name: str, counts: I64, cut: npt.NDArray[np.bool_],
         for tmp in (tmp_codes, tmp_index):
             tmp.unlink(missing_ok=True)
         return False
-    for old in sorted(folder.glob(f"{CODES_PREFIX}*.npy")):
-        if old.name != codes_name:
-            old.unlink(missing_ok=True)  # a process that mapped it keeps its pages
+    drop_stale(folder, CODES_PREFIX, codes_name)
     return True
 
 
