@@ -22,7 +22,12 @@ was made or run on them; measured once, then tuning for a second round.
 (6 successes, 4 failures, 2 without an outcome), written after that measurement and committed
 before the second round of changes; measured once.
 
-    python bench/bench_episodes.py [--held-out | --heldout-i | --heldout-i2] [--json OUT]
+`bench/data/task_transcripts_heldout_w.json` (`--heldout-w`): 20 tasks written blind by helper
+W in session 12 without reading the extractor's rules (9 successes, 7 failures, 4 without an
+outcome), committed before any run.
+
+    python bench/bench_episodes.py [--held-out | --heldout-i | --heldout-i2 | --heldout-w]
+        [--json OUT]
 """
 
 from __future__ import annotations
@@ -56,10 +61,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     which.add_argument("--held-out", action="store_true", help="helper E's 10 tasks (session 11)")
     which.add_argument("--heldout-i", action="store_true", help="helper I's 16 tasks (session 11)")
     which.add_argument("--heldout-i2", action="store_true", help="helper I's 12 later tasks")
+    which.add_argument("--heldout-w", action="store_true", help="helper W's 20 blind tasks")
     args = ap.parse_args(argv)
     name = ("task_transcripts_heldout_e.json" if args.held_out else
             "task_transcripts_heldout_i.json" if args.heldout_i else
-            "task_transcripts_heldout_i2.json" if args.heldout_i2 else "task_transcripts.json")
+            "task_transcripts_heldout_i2.json" if args.heldout_i2 else
+            "task_transcripts_heldout_w.json" if args.heldout_w else "task_transcripts.json")
     tasks = json.loads((HERE / "data" / name).read_text("utf-8"))["tasks"]
     rows: list[dict[str, Any]] = []
     for task in tasks:
