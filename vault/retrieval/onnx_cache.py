@@ -20,7 +20,8 @@ lives in one user-level folder (beside the shared embedding cache), not in every
 - anything else (no folder, no file, a file onnxruntime cannot load, a full or read-only
   disk) falls back to the session made from the shipped bytes, which is then saved: model
   first through a temporary name, fsync and rename, probe last the same way, so a process
-  killed at any point leaves either nothing, a model without a probe (ignored), or both whole.
+  killed at any point leaves either nothing, a model without a probe (ignored), or both whole
+  (and a temporary file, removed by the next save once its process is gone).
 
 Files of other keys (an older onnxruntime) are left in place.
 """
@@ -29,7 +30,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -73,18 +73,38 @@ def probe(sess: Any) -> bytes:
     return out.tobytes()
 
 
-def _write(path: Path, fill: Callable[[str], None]) -> None:
-    """Make `path` whole or not at all: `fill(temporary name)`, fsync, rename."""
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    os.close(fd)
+def _write(path: Path, fill: Callable[[str], object]) -> None:
+    """Make `path` whole or not at all: `fill(temporary name)`, fsync, rename. The temporary
+    name carries this process's id (`_sweep` removes those of processes that are gone)."""
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp.unlink(missing_ok=True)
     try:
-        fill(tmp)
+        fill(str(tmp))
         with open(tmp, "rb+") as f:
             os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: alive
+        return True
+    return True
+
+
+def _sweep(folder: Path) -> None:
+    """Remove the temporary files (~90 MB each) of killed writers: a writer whose process is
+    gone (a live one elsewhere, on a shared home, only loses its save: its rename fails)."""
+    for tmp in sorted(folder.glob(PREFIX + "*.tmp")):
+        pid = tmp.name.rsplit(".", 2)[-2]
+        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            tmp.unlink(missing_ok=True)
 
 
 def _load(model: Path, probe_file: Path, threads: int, make: Make) -> Any | None:
@@ -114,6 +134,8 @@ def session(model_bytes: bytes, fingerprint: str, threads: int, folder: Path | N
     made: list[Any] = []
     try:
         folder.mkdir(parents=True, exist_ok=True)
+        _sweep(folder)
+        probe_file.unlink(missing_ok=True)  # a model is trusted only with its own probe
         _write(model, lambda tmp: made.append(make(model_bytes, threads, save_to=tmp)))
         expected = probe(made[0])
         _write(probe_file, lambda tmp: Path(tmp).write_bytes(expected))
