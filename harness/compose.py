@@ -123,9 +123,8 @@ def shared_encoder(graph_folder: str = "") -> MiniLmEncoder:
 
 
 def graph_folder(cfg: Config) -> str:
-    """Where the embedder's optimized graph is kept: beside the user-level embedding cache
-    (one ~90 MB file for every vault), or "" when that cache is off."""
-    return str(Path(cfg.embed.shared_cache).parent) if cfg.embed.shared_cache else ""
+    """Where the embedder's optimized graph is kept ([embed] graph_cache; "" = nowhere)."""
+    return cfg.embed.graph_cache
 
 
 @functools.cache
