@@ -16,6 +16,7 @@ import dataclasses
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+
 import numpy as np
 
 from ..cancel import checkpoint

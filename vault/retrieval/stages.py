@@ -26,6 +26,7 @@ Each stage returns (its stage report, its output); the report is "ran (...)" or 
 from __future__ import annotations
 
 from collections.abc import Mapping
+
 import numpy as np
 import numpy.typing as npt
 

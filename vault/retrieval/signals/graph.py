@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import chain
+
 import numpy as np
 import numpy.typing as npt
 
