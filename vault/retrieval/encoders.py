@@ -90,10 +90,11 @@ def _dist_file(dist_name: str, rel: str) -> Path:
 
 
 def cpu_session(model: bytes | str, threads: int, *, optimize: bool = True,
-                save_to: str | None = None) -> Any:
+                save_to: str | None = None, weights: str = "weights.bin") -> Any:
     """An onnxruntime CPU session with `threads` intra-op threads, one inter-op, quiet logs,
-    for model bytes or a file. `save_to`: also write the optimized graph there;
-    `optimize=False`: run the graph as given (one saved that way: onnx_cache.py).
+    for model bytes or a file. `save_to`: also write the optimized graph there, its weights
+    in the file `weights` beside it (memory-mapped when loaded); `optimize=False`: run the
+    graph as given (one saved that way: onnx_cache.py).
 
     Raises onnxruntime's own (untyped) errors; callers wrap them in ModelUnavailable."""
     import onnxruntime as ort
@@ -106,6 +107,10 @@ def cpu_session(model: bytes | str, threads: int, *, optimize: bool = True,
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     if save_to is not None:
         opts.optimized_model_filepath = save_to
+        opts.add_session_config_entry(
+            "session.optimized_model_external_initializers_file_name", weights)
+        opts.add_session_config_entry(
+            "session.optimized_model_external_initializers_min_size_in_bytes", "64")
     return ort.InferenceSession(model, sess_options=opts, providers=["CPUExecutionProvider"])
 
 

@@ -1,43 +1,51 @@
 """The embedder's optimized ONNX graph, saved once and loaded by later processes (issue 33).
 
 Creating an onnxruntime session for the MiniLM model costs a new process ~0.27 s of CPU, most
-of it graph optimization (constant folding of the int8 weights into float32, fusions). The
-optimized graph onnxruntime builds can be saved (`SessionOptions.optimized_model_filepath`)
-and later loaded with graph optimizations disabled: ~0.20 s, the same kernels on the same
-graph, so the same vectors bit for bit (measured: NOTES-B.md; tested with real vectors in
-tests/vault/retrieval/test_onnx_cache.py). The price is disk: the folded graph is ~90 MB, so it
-lives in one user-level folder (beside the shared embedding cache), not in every vault.
+of it graph optimization (constant folding of the int8 weights into float32, fusions) and
+allocating the folded weights. The optimized graph onnxruntime builds can be saved
+(`SessionOptions.optimized_model_filepath`), its weights in a file of their own, and later
+loaded with graph optimizations disabled: onnxruntime memory-maps the weights file, so the
+session costs ~0.06 s and the process ~0.14 s less in all; the same kernels on the same graph,
+so the same vectors bit for bit (NOTES-B.md; tests/vault/retrieval/test_onnx_cache.py with
+real vectors). The price is disk: the folded weights are ~90 MB, so they live in one
+user-level folder ([embed] graph_cache), not in every vault.
 
 `session(...)` returns a session for the shipped model bytes:
 
-- the file `onnx-optimized-<key>.onnx` and its probe `onnx-optimized-<key>.probe` are used
-  only when both are whole: `key` is BLAKE2b of this format's version, the encoder's
-  fingerprint (sha256 of the model bytes and its settings), the onnxruntime version and the
-  machine (architecture and CPU flags: optimizations may pick kernels by CPU);
-- the probe holds the hidden states the freshly optimized session gave for a fixed input when
-  the graph was saved; a loaded graph must give the same bytes, else (damage, another machine's
-  file, a torn copy from elsewhere) it is ignored and saved again;
-- anything else (no folder, no file, a file onnxruntime cannot load, a full or read-only
-  disk) falls back to the session made from the shipped bytes, which is then saved: model
-  first through a temporary name, fsync and rename, probe last the same way, so a process
-  killed at any point leaves either nothing, a model without a probe (ignored), or both whole
-  (and a temporary file, removed by the next save once its process is gone).
+- the folder `onnx-optimized-<key>/` holds `model.onnx`, `weights.bin` and `probe`; `key` is
+  BLAKE2b of this format's version, the encoder's fingerprint (sha256 of the model bytes and
+  its settings), the onnxruntime version and the machine (architecture and CPU flags:
+  optimizations may pick kernels by CPU);
+- `probe` holds the hidden states the freshly optimized session gave for a fixed input when
+  the graph was saved; a loaded graph must give the same bytes, else (damage, another
+  machine's copy) it is ignored and saved again. The probe runs every layer, but reads only
+  its own 11 rows of the word-embedding table: a byte changed in another row goes unseen
+  (as one changed inside a vault's memory-mapped dense rows would); a digest of the 90 MB
+  would cost about what loading saves;
+- anything else (no folder, a graph onnxruntime cannot load, a full or read-only disk) falls
+  back to the session made from the shipped bytes, which is then saved: into a temporary
+  folder named with this process's id, every file fsynced, then renamed into place whole, so
+  a process killed at any point leaves the old folder, the new one, or none (and a temporary
+  folder, removed by the next save once its process is gone). A folder being replaced is
+  removed first; a process still using its weights keeps its mapping.
 
-Files of other keys (an older onnxruntime) are left in place.
+Folders of other keys (an older onnxruntime) are left in place.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-FORMAT = 1
+FORMAT = 2
 PREFIX = "onnx-optimized-"
+MODEL, WEIGHTS, PROBE = "model.onnx", "weights.bin", "probe"
 PROBE_IDS = (101, 1996, 2173, 3647, 2441, 2055, 1037, 2047, 2338, 1012, 102)
 
 Make = Callable[..., Any]
@@ -73,19 +81,12 @@ def probe(sess: Any) -> bytes:
     return out.tobytes()
 
 
-def _write(path: Path, fill: Callable[[str], object]) -> None:
-    """Make `path` whole or not at all: `fill(temporary name)`, fsync, rename. The temporary
-    name carries this process's id (`_sweep` removes those of processes that are gone)."""
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    tmp.unlink(missing_ok=True)
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
     try:
-        fill(str(tmp))
-        with open(tmp, "rb+") as f:
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _alive(pid: int) -> bool:
@@ -99,46 +100,60 @@ def _alive(pid: int) -> bool:
 
 
 def _sweep(folder: Path) -> None:
-    """Remove the temporary files (~90 MB each) of killed writers: a writer whose process is
+    """Remove the temporary folders (~90 MB each) of killed writers: a writer whose process is
     gone (a live one elsewhere, on a shared home, only loses its save: its rename fails)."""
     for tmp in sorted(folder.glob(PREFIX + "*.tmp")):
         pid = tmp.name.rsplit(".", 2)[-2]
         if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
-            tmp.unlink(missing_ok=True)
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _load(model: Path, probe_file: Path, threads: int, make: Make) -> Any | None:
+def _load(saved: Path, threads: int, make: Make) -> Any | None:
     try:
-        want = probe_file.read_bytes()
-        sess = make(str(model), threads, optimize=False)
+        want = (saved / PROBE).read_bytes()
+        sess = make(str(saved / MODEL), threads, optimize=False)
         return sess if probe(sess) == want else None
     except Exception:  # onnxruntime raises its own untyped errors for a bad file
         return None
 
 
+def _save(saved: Path, model_bytes: bytes, threads: int, make: Make, made: list[Any]) -> None:
+    """Make the session from the shipped bytes into `made` and save its graph as `saved`."""
+    tmp = saved.with_name(f"{saved.name}.{os.getpid()}.tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    try:
+        made.append(make(model_bytes, threads, save_to=str(tmp / MODEL), weights=WEIGHTS))
+        (tmp / PROBE).write_bytes(probe(made[0]))
+        for name in (MODEL, WEIGHTS, PROBE):
+            _fsync(tmp / name)
+        _fsync(tmp)
+        shutil.rmtree(saved, ignore_errors=True)
+        os.replace(tmp, saved)
+        _fsync(saved.parent)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def session(model_bytes: bytes, fingerprint: str, threads: int, folder: Path | None,
             make: Make) -> Any:
     """A session for `model_bytes` (module docstring). `make(model, threads, *, optimize=True,
-    save_to=None)` creates one (encoders.cpu_session); its errors for the shipped bytes
-    propagate, those of the saved copy never do."""
+    save_to=None, weights=...)` creates one (encoders.cpu_session); its errors for the shipped
+    bytes propagate, those of the saved copy never do."""
     if folder is None:
         return make(model_bytes, threads)
     import onnxruntime as ort
 
-    name = PREFIX + key(fingerprint, ort.__version__)
-    model, probe_file = folder / (name + ".onnx"), folder / (name + ".probe")
-    if model.is_file() and probe_file.is_file():
-        loaded = _load(model, probe_file, threads, make)
+    saved = folder / (PREFIX + key(fingerprint, ort.__version__))
+    if (saved / PROBE).is_file():
+        loaded = _load(saved, threads, make)
         if loaded is not None:
             return loaded
     made: list[Any] = []
     try:
         folder.mkdir(parents=True, exist_ok=True)
         _sweep(folder)
-        probe_file.unlink(missing_ok=True)  # a model is trusted only with its own probe
-        _write(model, lambda tmp: made.append(make(model_bytes, threads, save_to=tmp)))
-        expected = probe(made[0])
-        _write(probe_file, lambda tmp: Path(tmp).write_bytes(expected))
+        _save(saved, model_bytes, threads, make, made)
         return made[0]
     except Exception:  # a full or read-only disk, or onnxruntime failing to write the graph
         # with nothing made, the shipped bytes are tried plainly: their errors propagate

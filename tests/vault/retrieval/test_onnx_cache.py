@@ -47,7 +47,22 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[dict[str, Any]]]:
 
 
 def files(folder: Path) -> list[str]:
-    return sorted(p.name.split("-", 2)[-1].split(".", 1)[-1] for p in folder.iterdir())
+    """What `folder` holds: the saved graph's files, and anything else by name."""
+    out = []
+    for p in sorted(folder.iterdir()):
+        if p.is_dir() and p.name.startswith(onnx_cache.PREFIX) and not p.name.endswith(".tmp"):
+            out += sorted(f.name for f in p.iterdir())
+        else:
+            out.append(p.name)
+    return out
+
+
+WHOLE = sorted([onnx_cache.MODEL, onnx_cache.WEIGHTS, onnx_cache.PROBE])
+
+
+def saved(folder: Path) -> Path:
+    (one,) = [p for p in folder.iterdir() if p.is_dir() and not p.name.endswith(".tmp")]
+    return one
 
 
 def encode(folder: Path) -> bytes:
@@ -58,9 +73,10 @@ def test_saved_then_loaded_with_the_same_vectors(tmp_path: Path,
                                                  calls: list[dict[str, Any]]) -> None:
     folder = tmp_path / "cache" / "rmh"  # made when missing
     assert encode(folder) == plain()
-    assert files(folder) == ["onnx", "probe"]
-    assert len(calls) == 1 and calls[0]["save_to"].endswith(".tmp")
-    model = next(folder.glob("*.onnx"))
+    assert files(folder) == WHOLE
+    assert len(calls) == 1 and ".tmp/" in calls[0]["save_to"]
+    model = saved(folder) / onnx_cache.WEIGHTS
+    assert model.stat().st_size > 50_000_000  # the folded weights, beside a small graph
     inode = model.stat().st_ino
     assert encode(folder) == plain()  # loaded: the graph as saved, not optimized again
     assert calls[1] == {"file": True, "optimize": False} and len(calls) == 2
@@ -86,14 +102,27 @@ def test_a_new_process_loads_it_and_embeds_the_same(tmp_path: Path) -> None:
     assert "save_to" in outs[0] and outs[1] == "[{'optimize': False}]"
 
 
-@pytest.mark.parametrize("damage", ["truncated", "garbage", "empty", "probe_flipped",
-                                    "probe_short", "probe_missing", "model_missing"])
+@pytest.mark.parametrize("damage", ["truncated", "garbage", "empty", "weights_truncated",
+                                    "weights_flipped", "probe_flipped", "probe_short",
+                                    "probe_missing", "model_missing", "weights_missing"])
 def test_damage_is_ignored_and_saved_again(tmp_path: Path, calls: list[dict[str, Any]],
                                            damage: str) -> None:
     assert encode(tmp_path) == plain()
-    model, probe = next(tmp_path.glob("*.onnx")), next(tmp_path.glob("*.probe"))
-    data = model.read_bytes()
-    if damage == "truncated":
+    model, probe = saved(tmp_path) / onnx_cache.MODEL, saved(tmp_path) / onnx_cache.PROBE
+    weights = saved(tmp_path) / onnx_cache.WEIGHTS
+    data, size = model.read_bytes(), weights.stat().st_size
+    if damage == "weights_truncated":
+        os.truncate(weights, size // 2)
+    elif damage == "weights_flipped":  # a byte flipped every 4 MiB: the layers' weights too
+        with open(weights, "r+b") as f:
+            for at in range(1000, size, 4 << 20):
+                f.seek(at)
+                byte = f.read(1)
+                f.seek(at)
+                f.write(bytes([byte[0] ^ 0x40]))
+    elif damage == "weights_missing":
+        weights.unlink()
+    elif damage == "truncated":
         model.write_bytes(data[: len(data) // 2])
     elif damage == "garbage":
         model.write_bytes(bytes(range(256)) * 64)
@@ -111,7 +140,8 @@ def test_damage_is_ignored_and_saved_again(tmp_path: Path, calls: list[dict[str,
         model.unlink()
     assert encode(tmp_path) == plain()
     assert "save_to" in calls[-1]  # made from the shipped model and saved again
-    assert files(tmp_path) == ["onnx", "probe"] and model.read_bytes() == data
+    assert files(tmp_path) == WHOLE and model.read_bytes() == data
+    assert weights.stat().st_size == size
     assert encode(tmp_path) == plain() and calls[-1] == {"file": True, "optimize": False}
 
 
@@ -121,7 +151,7 @@ def test_other_key_is_not_used(tmp_path: Path, calls: list[dict[str, Any]],
     encode(tmp_path)
     monkeypatch.setattr(onnx_cache, "FORMAT", onnx_cache.FORMAT + 1)
     assert encode(tmp_path) == plain() and "save_to" in calls[-1]
-    assert len(list(tmp_path.glob("*.onnx"))) == 2
+    assert len(list(tmp_path.iterdir())) == 2
     k = onnx_cache.key("f" * 64, "1.0")
     assert len({k, onnx_cache.key("e" * 64, "1.0"), onnx_cache.key("f" * 64, "1.1")}) == 3
 
@@ -140,9 +170,9 @@ def test_no_folder_or_an_unwritable_one_still_embeds(tmp_path: Path,
 
 
 def test_a_writer_killed_mid_save_leaves_nothing_wrong(tmp_path: Path) -> None:
-    """SIGKILL while onnxruntime writes the graph (a temporary file exists): the next
-    encoder ignores the temporary file, embeds the same bytes, saves whole files and removes
-    the dead writer's temporary file."""
+    """SIGKILL while onnxruntime writes the graph (its temporary folder exists): the next
+    encoder ignores the temporary folder, embeds the same bytes, saves a whole folder and
+    removes the dead writer's temporary one."""
     code = ("import sys\nfrom pathlib import Path\nfrom vault.retrieval.encoders import "
             "MiniLmEncoder\nMiniLmEncoder(graph_folder=Path(sys.argv[1])).encode(['x'])\n")
     for attempt in range(5):
@@ -152,31 +182,33 @@ def test_a_writer_killed_mid_save_leaves_nothing_wrong(tmp_path: Path) -> None:
                                 env={**os.environ, "PYTHONPATH": str(ROOT)})
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline and proc.poll() is None:
-            if list(folder.glob("*.onnx.*.tmp")):
+            if any(p.iterdir() for p in folder.glob("*.tmp")):
                 proc.send_signal(signal.SIGKILL)
                 break
             time.sleep(0.002)
         proc.wait(timeout=60)
-        if proc.returncode != -signal.SIGKILL:
-            continue  # finished before the poll saw its temporary file: try again
-        assert not list(folder.glob("*.probe"))  # the probe is written last
+        if proc.returncode != -signal.SIGKILL or not list(folder.glob("*.tmp")):
+            continue  # finished before the poll saw its temporary folder: try again
+        assert [p.name for p in folder.iterdir() if not p.name.endswith(".tmp")] == []
         assert encode(folder) == plain()
-        assert files(folder) == ["onnx", "probe"]
+        assert files(folder) == WHOLE  # the dead writer's temporary folder is gone
         return
     pytest.fail("never caught a writer mid-save in 5 tries")
 
 
-def test_a_model_without_its_probe_and_stale_temporaries_are_ignored(tmp_path: Path) -> None:
+def test_stale_temporaries_are_swept_and_a_live_writers_kept(tmp_path: Path,
+                                                             calls: list[dict[str, Any]]
+                                                             ) -> None:
     encode(tmp_path)
-    model, probe = next(tmp_path.glob("*.onnx")), next(tmp_path.glob("*.probe"))
-    probe.unlink()
-    model.write_bytes(model.read_bytes()[:1000])  # as a torn copy from elsewhere would be
-    live = tmp_path / f"{model.name}.{os.getpid()}.tmp"  # this (live) process's: kept
-    dead = tmp_path / f"{model.name}.999999999.tmp"  # no such process: removed
-    live.write_bytes(b"partial")
-    dead.write_bytes(b"partial")
-    assert encode(tmp_path) == plain()
-    assert not dead.exists() and not live.exists()  # this process's own is reused and renamed
-    assert files(tmp_path) == ["onnx", "probe"]
-    assert np.frombuffer(next(tmp_path.glob("*.probe")).read_bytes(), np.float32).size == (
-        len(onnx_cache.PROBE_IDS) * 384)
+    name = saved(tmp_path).name
+    (saved(tmp_path) / onnx_cache.PROBE).unlink()  # as a copy from elsewhere might be
+    dead = tmp_path / f"{name}.999999999.tmp"  # no such process: removed
+    live = tmp_path / f"{name}.1.tmp"  # pid 1 is alive: another writer's, kept
+    for t in (dead, live):
+        t.mkdir()
+        (t / onnx_cache.WEIGHTS).write_bytes(b"partial")
+    assert encode(tmp_path) == plain() and "save_to" in calls[-1]
+    assert not dead.exists() and live.exists()
+    assert files(tmp_path) == [*WHOLE, live.name]
+    assert np.frombuffer((saved(tmp_path) / onnx_cache.PROBE).read_bytes(),
+                         np.float32).size == len(onnx_cache.PROBE_IDS) * 384
