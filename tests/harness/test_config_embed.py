@@ -98,6 +98,7 @@ def test_a_dense_search_saves_the_graph_where_configured(tmp_path: Path) -> None
         cfg = load(vault=root, env={"RMH_EMBED_CACHE": "", "RMH_GRAPH_CACHE": str(graphs)})
         with open_vault(cfg, create=True) as v:
             assert v.search("billing", k=1)
-        assert sorted(p.suffix for p in graphs.iterdir()) == [".onnx", ".probe"]
+        (folder,) = graphs.iterdir()
+        assert sorted(p.name for p in folder.iterdir()) == ["model.onnx", "probe", "weights.bin"]
     finally:
         compose.shared_encoder.cache_clear()
