@@ -115,10 +115,16 @@ def _learning_or_none(root: Path, create: bool) -> Ledger | None:
 
 
 @functools.cache
-def shared_encoder() -> MiniLmEncoder:
+def shared_encoder(graph_folder: str = "") -> MiniLmEncoder:
     """The process's one embedder: loaded on the first open that wants dense retrieval; its
-    onnxruntime session is created on its first encode (a dense stage that runs)."""
-    return MiniLmEncoder()
+    onnxruntime session is created on its first encode (a dense stage that runs), from the
+    optimized graph saved in `graph_folder` ("" = none; vault onnx_cache.py)."""
+    return MiniLmEncoder(graph_folder=Path(graph_folder) if graph_folder else None)
+
+
+def graph_folder(cfg: Config) -> str:
+    """Where the embedder's optimized graph is kept ([embed] graph_cache; "" = nowhere)."""
+    return cfg.embed.graph_cache
 
 
 @functools.cache
@@ -147,7 +153,7 @@ def open_vault(
     `learning=False` leaves usage unrecorded (the ranking is then the learning-free one).
     """
     root: Path = cfg.require_vault()
-    encoder = shared_encoder() if dense else None
+    encoder = shared_encoder(graph_folder(cfg)) if dense else None
     reranker = OnnxCrossEncoder.load(Path(cfg.rerank.model_dir)) if cfg.rerank.model_dir else None
 
     def engine(own: EmbeddingCache) -> SearchEngine:

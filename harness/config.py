@@ -110,9 +110,13 @@ class EmbedSection:
     (vault.SharedEmbeddingCache), consulted after a vault's own cache and filled with it.
     `load` defaults it to $XDG_CACHE_HOME/rmh/embeddings.sqlite (else
     ~/.cache/rmh/embeddings.sqlite); $RMH_EMBED_CACHE overrides; "" turns it off (also the
-    default when neither XDG_CACHE_HOME nor HOME is set)."""
+    default when neither XDG_CACHE_HOME nor HOME is set). `graph_cache` is the folder where
+    the embedder's optimized ONNX graph is saved once and loaded by later processes (vault
+    onnx_cache.py; ~90 MB, one for every vault): default $XDG_CACHE_HOME/rmh (else
+    ~/.cache/rmh); $RMH_GRAPH_CACHE overrides; "" turns it off."""
 
     shared_cache: str = ""
+    graph_cache: str = ""
 
 
 @dataclass(frozen=True)
@@ -196,6 +200,7 @@ _ENV: dict[str, tuple[str, str]] = {
 # Set even to "" (which turns the shared cache off), these override rmh.toml.
 _ENV_EVEN_EMPTY: dict[str, tuple[str, str]] = {
     "RMH_EMBED_CACHE": ("embed", "shared_cache"),
+    "RMH_GRAPH_CACHE": ("embed", "graph_cache"),
 }
 
 
@@ -207,6 +212,12 @@ def default_shared_cache(environ: Mapping[str, str]) -> str:
     if environ.get("HOME"):
         return str(Path(environ["HOME"]) / ".cache" / "rmh" / "embeddings.sqlite")
     return ""
+
+
+def default_graph_cache(environ: Mapping[str, str]) -> str:
+    """$XDG_CACHE_HOME/rmh, else $HOME/.cache/rmh, else "" (off); from `environ` only."""
+    shared = default_shared_cache(environ)
+    return str(Path(shared).parent) if shared else ""
 
 
 def home_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -297,6 +308,10 @@ def load(
         embed["shared_cache"] = default_shared_cache(environ)
     elif isinstance(embed["shared_cache"], str):
         embed["shared_cache"] = _expand_home(embed["shared_cache"], environ)
+    if "graph_cache" not in embed:
+        embed["graph_cache"] = default_graph_cache(environ)
+    elif isinstance(embed["graph_cache"], str):
+        embed["graph_cache"] = _expand_home(embed["graph_cache"], environ)
     built = {name: _section(name, cls, merged[name]) for name, cls in _SECTIONS.items()}
     if built["extract"].entities not in EXTRACTORS:
         raise ConfigError(f"rmh.toml: [extract].entities must be one of {', '.join(EXTRACTORS)}"

@@ -6,8 +6,10 @@ which is how new edge cases get found (and then pinned as plain tests).
 
 No test writes to the real home: the user-level embedding cache (harness/config.py [embed]
 shared_cache) is pointed at a file in the test's own tmp folder through $RMH_EMBED_CACHE, and
-$XDG_CACHE_HOME at a folder beside it; subprocesses inherit both (tests that build a child's
-environment from scratch pass them on).
+$XDG_CACHE_HOME at a folder beside it; the embedder's saved optimized graph ([embed]
+graph_cache, ~90 MB) at one folder for the whole session through $RMH_GRAPH_CACHE;
+subprocesses inherit all three (tests that build a child's environment from scratch pass
+them on).
 
 The suite starts hundreds of `python -m harness` and sandbox processes. Where bytecode writing
 is off (PYTHONDONTWRITEBYTECODE, common in containers and CI images) each of them would compile
@@ -51,8 +53,16 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     forks.close_shared()
 
 
+@pytest.fixture(scope="session")
+def _graph_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One folder for the embedder's optimized graph (~90 MB) for the whole session."""
+    return tmp_path_factory.mktemp("rmh-graph-cache")
+
+
 @pytest.fixture(autouse=True)
-def _no_real_home_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def _no_real_home_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, _graph_cache: Path
+                        ) -> Iterator[None]:
     monkeypatch.setenv("RMH_EMBED_CACHE", str(tmp_path / "rmh-cache" / "embeddings.sqlite"))
+    monkeypatch.setenv("RMH_GRAPH_CACHE", str(_graph_cache))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
     yield

@@ -64,9 +64,9 @@ def test_one_onnx_session_per_process(tmp_path: Path, monkeypatch: pytest.Monkey
     made: list[int] = []
     real = encoders.cpu_session
 
-    def counting(model_bytes: bytes, threads: int) -> Any:
+    def counting(model: bytes | str, threads: int, **options: Any) -> Any:
         made.append(threads)
-        return real(model_bytes, threads)
+        return real(model, threads, **options)
 
     monkeypatch.setattr(encoders, "cpu_session", counting)
     compose.shared_encoder.cache_clear()  # a fresh process's state

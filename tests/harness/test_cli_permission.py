@@ -48,7 +48,7 @@ def test_an_unreadable_note_is_permission_denied_in_process(
 
 def _as_user(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "PYTHONPATH": str(ROOT),
-           "RMH_EMBED_CACHE": "", "LANG": "C.UTF-8"}
+           "RMH_EMBED_CACHE": "", "RMH_GRAPH_CACHE": "", "LANG": "C.UTF-8"}
     return subprocess.run(["runuser", "-u", USER, "--", sys.executable, "-m", "harness", *args],
                           capture_output=True, text=True, env=env, cwd=str(home), timeout=120,
                           check=False)

@@ -67,3 +67,38 @@ def test_open_vault_puts_the_shared_cache_behind_the_vaults_own(tmp_path: Path) 
     off = load(vault=root, env={"RMH_EMBED_CACHE": ""})
     with open_vault(off, dense=False) as v:
         assert v.engine.cache is v.index
+
+
+def test_graph_cache_defaults_beside_the_shared_cache_and_can_be_moved_or_off(
+        tmp_path: Path) -> None:
+    xdg, home = str(tmp_path / "x" / "cache"), str(tmp_path / "h")
+    assert load(env={"XDG_CACHE_HOME": xdg, "HOME": home}).embed.graph_cache == str(
+        Path(xdg) / "rmh")
+    assert load(env={"HOME": home}).embed.graph_cache == str(Path(home) / ".cache" / "rmh")
+    assert load(env={}).embed.graph_cache == "" and EmbedSection().graph_cache == ""
+    (tmp_path / "rmh.toml").write_text('[embed]\ngraph_cache = "~/graphs"\n', encoding="utf-8")
+    env = {"HOME": home}
+    assert load(vault=tmp_path, env=env).embed.graph_cache == str(Path(home) / "graphs")
+    assert load(vault=tmp_path, env={**env, "RMH_GRAPH_CACHE": ""}).embed.graph_cache == ""
+    assert load(vault=tmp_path, env={**env, "RMH_GRAPH_CACHE": xdg}).embed.graph_cache == xdg
+    # the suite's processes share one folder for it, never the real home
+    assert load().embed.graph_cache and not load().embed.graph_cache.startswith(
+        str(Path.home() / ".cache"))
+
+
+def test_a_dense_search_saves_the_graph_where_configured(tmp_path: Path) -> None:
+    from harness import compose
+
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / "A.md").write_text("Alpha owns the billing service.\n", encoding="utf-8")
+    graphs = tmp_path / "graphs"
+    compose.shared_encoder.cache_clear()  # a fresh process's state
+    try:
+        cfg = load(vault=root, env={"RMH_EMBED_CACHE": "", "RMH_GRAPH_CACHE": str(graphs)})
+        with open_vault(cfg, create=True) as v:
+            assert v.search("billing", k=1)
+        (folder,) = graphs.iterdir()
+        assert sorted(p.name for p in folder.iterdir()) == ["model.onnx", "probe", "weights.bin"]
+    finally:
+        compose.shared_encoder.cache_clear()

@@ -15,7 +15,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 # the test-isolated cache paths (tests/conftest.py) travel with the child
-CHILD_ENV = ("PATH", "HOME", "LANG", "TMPDIR", "RMH_EMBED_CACHE", "XDG_CACHE_HOME")
+CHILD_ENV = ("PATH", "HOME", "LANG", "TMPDIR", "RMH_EMBED_CACHE", "XDG_CACHE_HOME",
+             "RMH_GRAPH_CACHE")
 
 pytestmark = pytest.mark.slow
 

@@ -16,13 +16,13 @@ import dataclasses
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..cancel import checkpoint
 from ..storage.corpus import Corpus
 from . import lexical_store
+from .csr import Csr
 from .names import NameIndex
 from .signals.bm25 import Bm25Index
 from .signals.conjunctive import ConjunctiveIndex
@@ -30,9 +30,6 @@ from .signals.dense import DenseIndex
 from .signals.graph import Walk, adjacency
 from .signals.postings import needs_compaction
 from .signals.registry import BM25, CONJUNCTIVE, BuildEnv
-
-if TYPE_CHECKING:  # scipy is imported where a matrix is built (CLI start-up)
-    from scipy import sparse
 
 Edges = Sequence[tuple[int, int]]
 LEXICAL = BuildEnv()  # the lexical signals need nothing beyond the corpus
@@ -46,7 +43,7 @@ class Derived:
     bm25: Bm25Index
     conj: ConjunctiveIndex
     names: NameIndex
-    links: sparse.csr_matrix
+    links: Csr
     walk: Walk
     dense: DenseIndex | None = None  # of its own generation: DenseIndex.updated catches up
 
@@ -122,8 +119,7 @@ def _has(edges: Edges, a: int, b: int) -> bool:
     return i < len(edges) and edges[i] == (a, b)
 
 
-def relink(adj: sparse.csr_matrix, old: Edges, new: Edges, relinked: Sequence[int], n: int
-           ) -> sparse.csr_matrix:
+def relink(adj: Csr, old: Edges, new: Edges, relinked: Sequence[int], n: int) -> Csr:
     """The symmetric adjacency of `new` edges (n nodes) from that of `old`, given the sources
     whose out-links may differ (`relinked`, new nodes included); equal to adjacency(n, new)."""
     old_n = int(adj.shape[0])
@@ -147,10 +143,10 @@ def relink(adj: sparse.csr_matrix, old: Edges, new: Edges, relinked: Sequence[in
         return adj
     from scipy import sparse
 
-    grown = adj.copy().tocsr()
+    grown = adj.to_scipy().copy()
     grown.resize((n, n))
     change = sparse.csr_matrix((np.asarray(vals), (rows, cols)), shape=(n, n))
     out = (grown + change).tocsr()
     out.eliminate_zeros()
     out.sort_indices()
-    return out
+    return Csr.from_scipy(out)

@@ -89,8 +89,12 @@ def _dist_file(dist_name: str, rel: str) -> Path:
     raise ModelUnavailable(rel, f"not found in distribution {dist_name!r}")
 
 
-def cpu_session(model_bytes: bytes, threads: int) -> Any:
-    """An onnxruntime CPU session with `threads` intra-op threads, one inter-op, quiet logs.
+def cpu_session(model: bytes | str, threads: int, *, optimize: bool = True,
+                save_to: str | None = None, weights: str = "weights.bin") -> Any:
+    """An onnxruntime CPU session with `threads` intra-op threads, one inter-op, quiet logs,
+    for model bytes or a file. `save_to`: also write the optimized graph there, its weights
+    in the file `weights` beside it (memory-mapped when loaded); `optimize=False`: run the
+    graph as given (one saved that way: onnx_cache.py).
 
     Raises onnxruntime's own (untyped) errors; callers wrap them in ModelUnavailable."""
     import onnxruntime as ort
@@ -99,7 +103,15 @@ def cpu_session(model_bytes: bytes, threads: int) -> Any:
     opts.intra_op_num_threads = threads
     opts.inter_op_num_threads = 1
     opts.log_severity_level = 3
-    return ort.InferenceSession(model_bytes, sess_options=opts, providers=["CPUExecutionProvider"])
+    if not optimize:
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    if save_to is not None:
+        opts.optimized_model_filepath = save_to
+        opts.add_session_config_entry(
+            "session.optimized_model_external_initializers_file_name", weights)
+        opts.add_session_config_entry(
+            "session.optimized_model_external_initializers_min_size_in_bytes", "64")
+    return ort.InferenceSession(model, sess_options=opts, providers=["CPUExecutionProvider"])
 
 
 def mean_pool(hidden: np.ndarray, mask: np.ndarray) -> F32Matrix:
@@ -126,7 +138,10 @@ class MiniLmEncoder:
         threads: int = 1,
         max_tokens: int = MAX_TOKENS,
         batch_size: int = BATCH_SIZE,
+        graph_folder: Path | None = None,
     ) -> None:
+        """`graph_folder`: where the optimized graph is saved and loaded (onnx_cache.py);
+        None: optimized again by every process."""
         from tokenizers import Tokenizer
 
         model = model_path or _dist_file(MODEL_DIST, MODEL_FILE)
@@ -147,6 +162,7 @@ class MiniLmEncoder:
         # opening a vault, chunking and fingerprinting never pay for it.
         self._model_name, self._model_bytes, self._threads = str(model.name), model_bytes, threads
         self._session: Any = None
+        self._graph_folder = graph_folder
         self._inputs: set[str] = set()
         self._tokenizer = tokenizer
         self._max_tokens = max_tokens
@@ -176,7 +192,10 @@ class MiniLmEncoder:
     def _run(self, feeds: dict[str, Any]) -> Any:
         if self._session is None:
             try:
-                self._session = cpu_session(self._model_bytes, self._threads)
+                from .onnx_cache import session
+
+                self._session = session(self._model_bytes, self._fp, self._threads,
+                                        self._graph_folder, cpu_session)
             except Exception as exc:  # onnxruntime raises its own untyped errors
                 raise ModelUnavailable(self._model_name, str(exc)) from exc
             self._inputs = {i.name for i in self._session.get_inputs()}

@@ -31,25 +31,21 @@ note just below that note, and any positive learned factor then lifted it past b
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 import numpy.typing as npt
 
 from ..learning.edges import WeightedEdges
+from .csr import Csr
 from .fusion import top
 from .signals.warmth import warmth_scores
 from .stages import protect_stage
-
-if TYPE_CHECKING:  # scipy is imported where a matrix is built (CLI start-up)
-    from scipy import sparse
 
 F64 = npt.NDArray[np.float64]
 Mask = npt.NDArray[np.bool_]
 Index = npt.NDArray[np.int64]
 
 
-def near(links: sparse.csr_matrix, cooc: WeightedEdges | None, tops: Index, n: int) -> Mask:
+def near(links: Csr, cooc: WeightedEdges | None, tops: Index, n: int) -> Mask:
     """near(Q): the notes linked to, or sharing a co-occurrence edge with, a note of `tops`."""
     mask = np.zeros(n, dtype=np.bool_)
     if tops.size == 0:
@@ -64,7 +60,7 @@ def near(links: sparse.csr_matrix, cooc: WeightedEdges | None, tops: Index, n: i
 
 
 def warmth_stage(
-    warmth: npt.ArrayLike | None, weight: float, links: sparse.csr_matrix,
+    warmth: npt.ArrayLike | None, weight: float, links: Csr,
     cooc: WeightedEdges | None, lifted: F64, eligible: Mask, scope: int,
 ) -> tuple[str, F64, F64]:
     """Stage 6a: (report, a, warm) with a = warmth_Q clipped to [0, 1] and

@@ -26,16 +26,13 @@ Each stage returns (its stage report, its output); the report is "ran (...)" or 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
 from ..learning.edges import WeightedEdges
+from .csr import Csr
 from .signals.graph import Walk, adjacency, pagerank, seed_vector
-
-if TYPE_CHECKING:  # scipy is imported where a matrix is built (CLI start-up)
-    from scipy import sparse
 
 F64 = npt.NDArray[np.float64]
 Mask = npt.NDArray[np.bool_]
@@ -43,7 +40,7 @@ Index = npt.NDArray[np.int64]
 DENSE_SHARE = 8  # context sums whole vectors once its entries exceed 1/8 of the notes (speed only)
 
 
-def neighbor_max(adj: sparse.csr_matrix, scores: F64, eligible: npt.NDArray[np.bool_]) -> F64:
+def neighbor_max(adj: Csr, scores: F64, eligible: npt.NDArray[np.bool_]) -> F64:
     """out[d] = max of `scores` over d's eligible link neighbours (0 when it has none).
 
     `adj` is symmetric (links count in either direction), so the neighbours of d that lend
@@ -54,7 +51,7 @@ def neighbor_max(adj: sparse.csr_matrix, scores: F64, eligible: npt.NDArray[np.b
     return _neighbor_max(adj.tocsr(), scores, eligible, None)[0]
 
 
-def _neighbor_max(csr: sparse.csr_matrix, scores: F64, eligible: Mask, support: Index | None
+def _neighbor_max(csr: Csr, scores: F64, eligible: Mask, support: Index | None
                   ) -> tuple[F64, Index]:
     """`neighbor_max` and the ascending positions where it may be positive (the lenders'
     neighbours). `support`, when given, holds every position where `scores` is positive, so
@@ -67,7 +64,7 @@ def _neighbor_max(csr: sparse.csr_matrix, scores: F64, eligible: Mask, support: 
     return out, np.flatnonzero(mark)
 
 
-def _lend(csr: sparse.csr_matrix, scores: F64, eligible: Mask, support: Index | None
+def _lend(csr: Csr, scores: F64, eligible: Mask, support: Index | None
           ) -> tuple[F64, npt.NDArray[np.integer]]:
     """`neighbor_max` and the neighbour entries it was scattered to (repeats included)."""
     n = int(csr.shape[0])
@@ -78,13 +75,13 @@ def _lend(csr: sparse.csr_matrix, scores: F64, eligible: Mask, support: Index | 
         src = support[(scores[support] > 0) & eligible[support]]
     if csr.nnz == 0 or src.size == 0:
         return out, np.zeros(0, dtype=np.int64)
-    sub = csr[src]  # scipy copies whole rows (a hub's thousands of links at once)
+    sub = csr[src]  # whole rows copied (a hub's thousands of links at once)
     nbr = sub.indices
     np.maximum.at(out, nbr, np.repeat(scores[src], np.diff(sub.indptr)))
     return out, nbr
 
 
-def context_stage(links: sparse.csr_matrix, fused: F64, eligible: Mask, gamma: float,
+def context_stage(links: Csr, fused: F64, eligible: Mask, gamma: float,
                   support: Index | None = None) -> tuple[str, F64]:
     """Stage 4: g N(fused) + g^2 N(N(fused)), the context added to `fused`; `support` (the
     positions where `fused` may be positive, ascending), when known, spares passes over n."""
@@ -112,7 +109,7 @@ def context_stage(links: sparse.csr_matrix, fused: F64, eligible: Mask, gamma: f
     return f"ran (weight {gamma}, two hops)", out
 
 
-def named_stage(links: sparse.csr_matrix, named: list[int], ctx: F64, eligible: Mask, eta: float
+def named_stage(links: Csr, named: list[int], ctx: F64, eligible: Mask, eta: float
                 ) -> tuple[str, F64]:
     """Stage 5: lift the named notes and the notes linked to them by (1 + eta)."""
     if eta == 0:
@@ -175,7 +172,7 @@ def incident(cooc: WeightedEdges | None, seeds: F64, scope: int) -> WeightedEdge
 
 
 def graph_stage(
-    links: sparse.csr_matrix,
+    links: Csr,
     walk: Walk,
     named: list[int],
     sig: Mapping[str, F64],

@@ -102,7 +102,7 @@ def test_matches_networkx() -> None:
 
 
 def test_cooccurrence_edges_weighted_by_beta() -> None:
-    adj = adjacency(3, [(0, 1)], WeightedEdges.of([(1, 2, 0.5)]), beta=0.4)
+    adj = adjacency(3, [(0, 1)], WeightedEdges.of([(1, 2, 0.5)]), beta=0.4).toarray()
     assert adj[0, 1] == 1.0 and adj[1, 0] == 1.0
     assert abs(adj[1, 2] - 0.2) < 1e-12 and abs(adj[2, 1] - 0.2) < 1e-12
     assert adj[0, 2] == 0.0

@@ -30,18 +30,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import chain
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
 from ...learning.edges import WeightedEdges
 from ...storage.columns import Edges
+from ..csr import Csr, adjacency_of
 from ..fusion import distinct
 from ..fusion import top as first
-
-if TYPE_CHECKING:  # scipy is imported where a matrix is built (CLI start-up)
-    from scipy import sparse
 
 ALPHA = 0.85
 TOL = 1e-9  # L1 change between iterations; ranks are stable far above this
@@ -76,15 +73,18 @@ def adjacency(
     edges: Sequence[tuple[int, int]],
     extra: WeightedEdges | None = None,
     beta: float = BETA,
-) -> sparse.csr_matrix:
-    """Symmetric adjacency: 1 per linked pair (either direction), + beta * w per extra edge."""
+) -> Csr:
+    """Symmetric adjacency: 1 per linked pair (either direction), + beta * w per extra edge.
+    Without extra edges it is built in numpy (csr.adjacency_of: a search imports no scipy);
+    with them by scipy, whose sum of duplicate entries it keeps."""
     la, lb = _linked_pairs(edges)
+    if extra is None or not len(extra):
+        return adjacency_of(n, np.concatenate([la, lb]), np.concatenate([lb, la]))
     lw = np.ones(la.shape[0], dtype=np.float64)
-    if extra is not None and len(extra):
-        positive = extra.w > 0
-        la = np.concatenate([la, extra.a[positive]])
-        lb = np.concatenate([lb, extra.b[positive]])
-        lw = np.concatenate([lw, beta * extra.w[positive]])
+    positive = extra.w > 0
+    la = np.concatenate([la, extra.a[positive]])
+    lb = np.concatenate([lb, extra.b[positive]])
+    lw = np.concatenate([lw, beta * extra.w[positive]])
     rows, cols = np.concatenate([la, lb]), np.concatenate([lb, la])
     from scipy import sparse
 
@@ -92,19 +92,19 @@ def adjacency(
         (np.concatenate([lw, lw]), (rows, cols)), shape=(n, n), dtype=np.float64
     ).tocsr()
     m.sum_duplicates()
-    return m
+    return Csr.from_scipy(m)
 
 
 @dataclass(frozen=True)
 class Walk:
     """P = A D^-1 as A and 1 / diag(D) (0 on dangling columns), plus the dangling indices."""
 
-    adj: sparse.csr_matrix
+    adj: Csr
     inv_deg: F64
     dangling: npt.NDArray[np.int64]
 
     @classmethod
-    def build(cls, adj: sparse.csr_matrix) -> Walk:
+    def build(cls, adj: Csr) -> Walk:
         csr = adj.tocsr()
         deg = np.zeros(int(csr.shape[0]))
         has = np.diff(csr.indptr) > 0
@@ -130,7 +130,7 @@ class Walk:
 
 
 def pagerank(
-    walk: Walk | sparse.csr_matrix,
+    walk: Walk | Csr,
     seeds: F64,
     alpha: float = ALPHA,
     tol: float = TOL,
@@ -175,7 +175,7 @@ def push(w: Walk, s: F64, alpha: float = ALPHA, eps: float = PUSH_EPS) -> tuple[
         p[active] += (1.0 - alpha) * qa
         spread = w.inv_deg[active] > 0
         src = active[spread]
-        sub = w.adj[src]  # scipy copies whole rows: faster than an index gather at hubs
+        sub = w.adj[src]  # whole rows copied at once: faster than an index gather at hubs
         share = np.repeat(alpha * qa[spread] * w.inv_deg[src], np.diff(sub.indptr))
         np.add.at(q, sub.indices, share * sub.data)
         touched = [sub.indices]

@@ -1,0 +1,140 @@
+"""Csr (vault/retrieval/csr.py) against scipy.sparse, bit for bit, and a search without scipy."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import sparse
+
+from vault.learning.edges import WeightedEdges
+from vault.retrieval.csr import Csr, adjacency_of, index_dtype
+from vault.retrieval.signals.graph import Walk, _linked_pairs, adjacency, pagerank
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def scipy_adjacency(n: int, edges: list[tuple[int, int]]) -> sparse.csr_matrix:
+    """signals/graph.adjacency as it was written with scipy (main db46d84)."""
+    la, lb = _linked_pairs(edges)
+    lw = np.ones(la.shape[0], dtype=np.float64)
+    rows, cols = np.concatenate([la, lb]), np.concatenate([lb, la])
+    m = sparse.coo_matrix((np.concatenate([lw, lw]), (rows, cols)), shape=(n, n),
+                          dtype=np.float64).tocsr()
+    m.sum_duplicates()
+    return m
+
+
+def same(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+def random_graph(rng: np.random.Generator, n: int, m: int) -> list[tuple[int, int]]:
+    hubs = rng.integers(0, max(n // 20, 1), m // 4)  # a few hubs with many links
+    a = np.concatenate([rng.integers(0, n, m - m // 4), hubs])
+    b = rng.integers(0, n, m)
+    return list(zip(a.tolist(), b.tolist(), strict=True))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_adjacency_is_scipys_byte_for_byte(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 400))
+    edges = random_graph(rng, n, int(rng.integers(0, 4 * n)))
+    got, want = adjacency(n, edges), scipy_adjacency(n, edges)
+    assert got.shape == want.shape and got.nnz == want.nnz
+    for x, y in ((got.indptr, want.indptr), (got.indices, want.indices), (got.data, want.data)):
+        assert same(np.asarray(x), np.asarray(y))
+
+
+def test_empty_and_edgeless() -> None:
+    for n in (0, 1, 5):
+        got, want = adjacency(n, []), scipy_adjacency(n, [])
+        assert got.nnz == 0 and same(got.indptr, want.indptr) and got.shape == (n, n)
+        assert same(got @ np.ones(n), want @ np.ones(n))
+    assert adjacency(3, [(1, 1)]).nnz == 0  # a self-link is not an edge
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_row_gathers_and_products_equal_scipys(seed: int) -> None:
+    rng = np.random.default_rng(100 + seed)
+    n = int(rng.integers(2, 500))
+    coo = sparse.random(n, n, density=min(1.0, 8 / n), random_state=seed, format="coo")
+    m = coo.tocsr()
+    m.sum_duplicates()
+    m.data = rng.standard_normal(m.nnz) * 10.0 ** rng.integers(-8, 8, m.nnz)  # wide range
+    c = Csr.from_scipy(m)
+    for _ in range(20):
+        x = rng.standard_normal(n) * 10.0 ** rng.integers(-6, 6, n)
+        assert same(c @ x, m @ x)
+        rows = rng.integers(0, n, int(rng.integers(0, 2 * n)))  # repeats, any order
+        sub, ref = c[rows], m[rows]
+        assert sub.shape == ref.shape and sub.nnz == ref.nnz
+        assert np.array_equal(sub.indptr, ref.indptr)
+        assert same(np.asarray(sub.indices, dtype=np.int64), ref.indices.astype(np.int64))
+        assert same(sub.data, ref.data)
+        assert np.array_equal(c[rows.tolist()].indices, sub.indices)
+    assert same(c.toarray(), m.toarray())
+
+
+def test_pagerank_iterates_to_the_bytes_of_scipys_walk() -> None:
+    """Fifty products with the walk's own vectors: any difference in the sums would grow."""
+    rng = np.random.default_rng(9)
+    n = 2000
+    edges = random_graph(rng, n, 7000)
+    walk = Walk.build(adjacency(n, edges))
+    ref = scipy_adjacency(n, edges)
+    seeds = np.zeros(n)
+    seeds[rng.integers(0, n, 12)] = rng.random(12)
+    got, iters = pagerank(walk, seeds, push_above=0)
+    s = seeds / seeds.sum()
+    r, restart = s.copy(), (1.0 - 0.85) * s
+    for _ in range(iters):  # the same recurrence over scipy's matrix
+        r = 0.85 * (ref @ (walk.inv_deg * r)) + (0.85 * r[walk.dangling].sum()) * s + restart
+    assert iters > 20 and same(got, r)
+
+
+def test_sum_with_learned_edges_goes_through_scipy_and_stays_canonical() -> None:
+    links = adjacency(4, [(0, 1), (2, 3)])
+    extra = adjacency(4, (), WeightedEdges.of([(1, 2, 0.5), (0, 1, 1.0)]), beta=0.5)
+    total = links + extra
+    want = (scipy_adjacency(4, [(0, 1), (2, 3)]) + extra.to_scipy()).toarray()
+    assert same(total.toarray(), want)
+    assert total.toarray()[0, 1] == 1.5 and total.toarray()[2, 1] == 0.25
+
+
+def test_misuse_is_refused() -> None:
+    c = adjacency(3, [(0, 1)])
+    with pytest.raises(TypeError):
+        c[0, 1]  # type: ignore[index]
+    with pytest.raises(IndexError):
+        c[[3]]
+    with pytest.raises(ValueError):
+        c @ np.ones(4)
+    assert same(c[[-1]].indices, c[[2]].indices)
+    assert index_dtype(10, 10) is np.int32 and index_dtype(2**31, 0) is np.int64
+    assert adjacency_of(2, np.array([0, 1]), np.array([1, 0])).toarray().tolist() == [
+        [0.0, 1.0], [1.0, 0.0]]
+
+
+def test_a_search_process_never_imports_scipy(tmp_path: Path) -> None:
+    for i in range(6):
+        (tmp_path / f"N{i}.md").write_text(f"Note {i} about billing. [[N{(i + 1) % 6}]]\n",
+                                           encoding="utf-8")
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    init = subprocess.run([sys.executable, "-m", "harness", "--vault", str(tmp_path), "init",
+                           "--no-dense"], capture_output=True, text=True, cwd=ROOT, env=env,
+                          timeout=300)
+    assert init.returncode == 0, init.stderr
+    code = ("import sys\nfrom harness.cli import main\ntry:\n    main(sys.argv[1:])\n"
+            "except SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'scipy'), "
+            "file=sys.stderr)")
+    r = subprocess.run([sys.executable, "-c", code, "--vault", str(tmp_path), "search",
+                        "billing", "--no-dense", "--json"], capture_output=True, text=True,
+                       cwd=ROOT, env=env, timeout=300)
+    assert '"hits"' in r.stdout, r.stderr
+    assert r.stderr.strip().splitlines()[-1] == "[]"
