@@ -43,6 +43,9 @@ PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")  # 
 # `server/discover`). Spoken next to the versions above, on the same pipe.
 STATELESS_VERSION = "2026-07-28"
 META_VERSION = "io.modelcontextprotocol/protocolVersion"
+# Who answers, stamped in the `_meta` of every 2026-07-28 result (the revision: servers SHOULD
+# include it on every response; the SDK client reads it from `server/discover`).
+META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 
 INSTRUCTIONS = """\
 This server is your long-term memory: an Obsidian vault of markdown notes linked by [[wiki-links]].
@@ -180,9 +183,13 @@ CACHED = {"tools/list": ("public", 3_600_000), "prompts/list": ("public", 3_600_
 
 
 def stamped(method: str, result: dict[str, Any]) -> dict[str, Any]:
-    """`result` as the stateless revision asks: `resultType: "complete"`, and for a
-    cacheable result its `cacheScope` and `ttlMs`."""
+    """`result` as the stateless revision asks: `resultType: "complete"`, the server's
+    identity in `_meta` (kept with any `_meta` the result has), and for a cacheable result its
+    `cacheScope` and `ttlMs`."""
     result.setdefault("resultType", "complete")
+    meta = result.get("_meta")
+    result["_meta"] = {**(meta if isinstance(meta, dict) else {}),
+                       META_SERVER_INFO: {"name": "rmh", "version": version()}}
     if method in CACHED:
         scope, ttl = CACHED[method]
         result.setdefault("cacheScope", scope)

@@ -54,6 +54,9 @@ def test_stateless_requests_need_no_initialize(tmp_path: Path) -> None:
     assert {"tools", "resources", "prompts"} <= set(found["capabilities"])
     assert found["serverInfo"]["name"] == "rmh" and "search" in found["instructions"]
     assert answers["l"]["result"]["resultType"] == "complete"
+    for key in ("d", "l", "s"):  # every 2026-07-28 result says who answered
+        stamp = answers[key]["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]
+        assert stamp["name"] == "rmh" and stamp["version"]
     searched = answers["s"]["result"]
     assert searched["resultType"] == "complete"
     assert searched["structuredContent"]["hits"][0]["note"] == "Project Atlas.md"
