@@ -43,8 +43,9 @@ PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")  # 
 # `server/discover`). Spoken next to the versions above, on the same pipe.
 STATELESS_VERSION = "2026-07-28"
 META_VERSION = "io.modelcontextprotocol/protocolVersion"
-# Who answers, stamped in the `_meta` of every 2026-07-28 result (the revision: servers SHOULD
-# include it on every response; the SDK client reads it from `server/discover`).
+# Who answers, stamped in the `_meta` of the 2026-07-28 results (the revision: servers SHOULD
+# include it on every response; the SDK client reads it from `server/discover`), but a
+# `tools/call`'s: 62 characters on every search would spend the wire budget of a k = 5 result.
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 
 INSTRUCTIONS = """\
@@ -184,12 +185,13 @@ CACHED = {"tools/list": ("public", 3_600_000), "prompts/list": ("public", 3_600_
 
 def stamped(method: str, result: dict[str, Any]) -> dict[str, Any]:
     """`result` as the stateless revision asks: `resultType: "complete"`, the server's
-    identity in `_meta` (kept with any `_meta` the result has), and for a cacheable result its
-    `cacheScope` and `ttlMs`."""
+    identity in `_meta` (kept with any `_meta` the result has; not on a tool call's result),
+    and for a cacheable result its `cacheScope` and `ttlMs`."""
     result.setdefault("resultType", "complete")
-    meta = result.get("_meta")
-    result["_meta"] = {**(meta if isinstance(meta, dict) else {}),
-                       META_SERVER_INFO: {"name": "rmh", "version": version()}}
+    if method != "tools/call":
+        meta = result.get("_meta")
+        result["_meta"] = {**(meta if isinstance(meta, dict) else {}),
+                           META_SERVER_INFO: {"name": "rmh", "version": version()}}
     if method in CACHED:
         scope, ttl = CACHED[method]
         result.setdefault("cacheScope", scope)
