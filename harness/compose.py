@@ -24,6 +24,7 @@ from vault import (
     LedgerError,
     MiniLmEncoder,
     OnnxCrossEncoder,
+    ReadOnlyVault,
     SearchEngine,
     SearchParams,
     SessionLocks,
@@ -34,6 +35,7 @@ from vault import (
     answer_uses,
     is_disk_full,
     no_space,
+    writable,
 )
 
 from . import hooks_index
@@ -104,9 +106,15 @@ def liveness(ledger: Ledger, root: Path, locks: SessionLocks | None = None
 
 
 def _learning_or_none(root: Path, create: bool) -> Ledger | None:
-    """The ledger, or None with a warning when a full disk keeps it from opening: the
-    command runs without learning (a read or search still answers; a write fails on its
-    own as disk_full)."""
+    """The ledger, or None with a warning when a full disk keeps it from opening, or when
+    the vault is read only for this process (its `.rmh/` not writable): the command runs
+    without learning (a read or search still answers; a write fails on its own as disk_full
+    or read_only_vault)."""
+    state = root / ".rmh"
+    if not create and state.is_dir() and not writable(str(state)):
+        logging.getLogger("rmh.vault").warning("%s; learning is off for this run",
+                                               ReadOnlyVault(LEDGER_FILE))
+        return None
     try:
         return open_ledger(root, create=create)
     except DiskFull as exc:

@@ -71,6 +71,21 @@ This server is your long-term memory: an Obsidian vault of markdown notes linked
 """
 
 
+# Said once, in the instructions, when the vault is read only for this server (vault
+# ReadOnlyVault): the tools still answer; writes are refused with kind read_only_vault.
+READ_ONLY_INSTRUCTIONS = """\
+- This vault is READ ONLY for this server (its .rmh folder is not writable by this user, or
+  it is on a read-only mount): search, read, list, links and context answer from the index as
+  it is, nothing is logged for learning, and write, edit, move and delete are refused
+  (read_only_vault). Do not retry them.
+"""
+
+
+def instructions(read_only: bool) -> str:
+    """The server's instructions (READ_ONLY_INSTRUCTIONS added for a read-only vault)."""
+    return INSTRUCTIONS + READ_ONLY_INSTRUCTIONS if read_only else INSTRUCTIONS
+
+
 LEARNS = " Changes no note; logged for learning"
 # A string bound this long is no hint an agent needs (the server still checks it and names
 # it in the error): the MCP schema leaves it out.
@@ -217,12 +232,12 @@ def versioned(method: str, fn: AsyncMethod) -> AsyncMethod:
     return call
 
 
-def discover() -> dict[str, Any]:
+def discover(read_only: bool = False) -> dict[str, Any]:
     """The `server/discover` result: versions, capabilities, identity, instructions."""
     return {"resultType": "complete",
             "supportedVersions": [STATELESS_VERSION, *PROTOCOL_VERSIONS],
             "capabilities": CAPABILITIES, "serverInfo": server_info(),
-            "instructions": INSTRUCTIONS}
+            "instructions": instructions(read_only)}
 
 
 def tool_call_result(op: Operation, value: Any) -> dict[str, Any]:
@@ -241,7 +256,8 @@ def mcp_methods(h: Harness) -> dict[str, AsyncMethod]:
         _meta: Any = None,
     ) -> dict[str, Any]:
         return {"protocolVersion": negotiate(protocolVersion), "capabilities": CAPABILITIES,
-                "serverInfo": server_info(), "instructions": INSTRUCTIONS}
+                "serverInfo": server_info(),
+                "instructions": instructions(h.vault.read_only)}
 
     async def initialized(**_ignored: Any) -> None:
         return None
@@ -250,7 +266,7 @@ def mcp_methods(h: Harness) -> dict[str, AsyncMethod]:
         return {"tools": [dict(t) for t in TOOLS]}
 
     async def server_discover(_meta: Any = None, **_ignored: Any) -> dict[str, Any]:
-        return discover()
+        return discover(h.vault.read_only)
 
     async def tools_call(name: Any, arguments: Any = None, _meta: Any = None) -> dict[str, Any]:
         if not isinstance(name, str) or (name not in calls and name not in SESSION_TOOLS):
