@@ -11,12 +11,12 @@ from harness.compose import open_vault
 from harness.config import load
 from vault import Vault, corpus_chunks
 
+from . import vault_commands
+from .output import emit
+
 READ_ONLY_NOTE = ("read only: searches and reads answer from the index as it is; learning is "
                   "off and writes are refused (its .rmh folder is not writable by this user, "
                   "or its file system is mounted read-only)")
-
-from . import vault_commands
-from .output import emit
 
 
 def pending_embeddings(v: Vault) -> int | None:

@@ -30,10 +30,11 @@ pytestmark = pytest.mark.slow
 USER = "rmhtest"
 NOTES = {"Alpha": "Alpha kiwi notes, see [[Beta]].\n", "Beta": "Beta mango notes.\n",
          "people/Caro": "Caro hikes. [[Alpha]]\n"}
-READS = (("search", "kiwi", "--no-dense"), ("read", "Alpha"), ("list",), ("list", "folders"),
+READS: tuple[tuple[str, ...], ...] = (
+         ("search", "kiwi", "--no-dense"), ("read", "Alpha"), ("list",), ("list", "folders"),
          ("links", "Alpha"), ("backlinks", "Beta"), ("context", "kiwi", "--budget", "40"),
          ("status", "--no-dense"), ("doctor",))
-WRITES = (("write", "New"), ("write", "Alpha", "--overwrite"),
+WRITES: tuple[tuple[str, ...], ...] = (("write", "New"), ("write", "Alpha", "--overwrite"),
           ("edit", "Alpha", "append", "--text", "more"), ("move", "Alpha", "Gamma"),
           ("delete", "Beta"))
 
@@ -69,7 +70,7 @@ def test_a_read_only_state_folder_in_process(tmp_path: Path,
     monkeypatch.setattr(os, "access", refusing)
     with Vault.open(root) as v:
         assert v.read_only
-        assert [h.note for h in v.search("kiwi").hits][0] == "Alpha.md"
+        assert v.search("kiwi").hits[0].note == "Alpha.md"
         assert "mango" in v.read("Beta").text
         for write in (lambda: v.write("New", "new\n"), lambda: v.delete("Beta"),
                       lambda: v.move("Alpha", "Gamma"), lambda: v.write("Alpha", "x\n",
