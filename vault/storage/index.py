@@ -22,12 +22,12 @@ from ..errors import DiskFull, IndexUnusable, ReadOnlyVault, VaultError, is_disk
 from ..notes.rows import LinkRow, NoteRow
 from .embeddings import delete_embeddings, insert_embeddings, select_embeddings, vacuum
 from .folders import FolderDigest
+from .index_ro import BUSY_TIMEOUT_MS, full_disk_connection, read_only_connection
 from .migrations import migrate
 from .row_codec import NOTE_COLS, NOTE_FIELDS, STAT_COLS, decode_link, decode_note, encode_note
 from .stat_cache import StatCache
 from .stat_cache import StatRow as StatRow  # re-exported: sync and tests import it here
 
-BUSY_TIMEOUT_MS = 5000
 log = logging.getLogger("rmh.vault")
 
 MIGRATIONS: tuple[str, ...] = (
@@ -76,49 +76,6 @@ MIGRATIONS: tuple[str, ...] = (
 )
 
 
-def _read_only(path: Path) -> sqlite3.Connection:
-    """The index opened to read on a full disk, where SQLite cannot create the WAL's shared
-    index file: `immutable` (no locks, no -shm), so reads and searches still answer from the
-    index as it is; every write then fails as disk full (callers degrade: landing.py).
-    DiskFull when even that fails."""
-    try:
-        conn = _connect_ro(path, immutable=True)
-    except sqlite3.DatabaseError as exc:
-        raise DiskFull(path.name) from exc
-    log.warning("%s; the index is read only for this run", DiskFull(path.name))
-    return conn
-
-
-def _connect_ro(path: Path, *, immutable: bool) -> sqlite3.Connection:
-    """A read-only connection to `path`, checked by one read. `immutable` takes no locks and
-    needs no -shm file (a read-only mount); without it SQLite still sees another process's
-    commits (a vault another user writes)."""
-    uri = f"{path.resolve().as_uri()}?mode=ro" + ("&immutable=1" if immutable else "")
-    conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
-    try:
-        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        conn.execute("SELECT COUNT(*) FROM meta").fetchone()
-    except sqlite3.DatabaseError:
-        conn.close()
-        raise
-    return conn
-
-
-def _readable(path: Path) -> sqlite3.Connection:
-    """The index of a read-only vault (ReadOnlyVault): read as the owner's process leaves it
-    (it may be writing), else, where SQLite cannot even take its read lock there, as a
-    snapshot (`immutable`). IndexUnusable when it cannot be read at all (missing, corrupt,
-    unreadable)."""
-    try:
-        return _connect_ro(path, immutable=False)
-    except sqlite3.DatabaseError:
-        pass
-    try:
-        return _connect_ro(path, immutable=True)
-    except sqlite3.DatabaseError as exc:
-        raise IndexUnusable(f"cannot read index {path.name}: {exc}") from exc
-
-
 class Index:
     """A connection to one vault's index database."""
 
@@ -137,7 +94,7 @@ class Index:
         """Open (creating and migrating as needed) the index at `path`; with `read_only` (a
         vault this process may not write) only read it, every write raising ReadOnlyVault."""
         if read_only:
-            return cls(_readable(path), refuse=lambda: ReadOnlyVault("index.sqlite"))
+            return cls(read_only_connection(path), refuse=lambda: ReadOnlyVault("index.sqlite"))
         path.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(
             str(path),
@@ -154,7 +111,7 @@ class Index:
         except sqlite3.DatabaseError as exc:
             conn.close()
             if is_disk_full(exc) or no_space(str(path.parent)):
-                return cls(_read_only(path), read_only=True)
+                return cls(full_disk_connection(path), read_only=True)
             raise IndexUnusable(f"cannot open index {path.name}: {exc}") from exc
         return cls(conn)
 
