@@ -81,6 +81,12 @@ READ_ONLY_INSTRUCTIONS = """\
 """
 
 
+# The same, once per connection, as `notice` in the first result of a tool that would log for
+# learning.
+READ_ONLY_NOTICE = ("read-only vault: nothing is logged for learning; write, edit, move and "
+                    "delete are refused (read_only_vault)")
+
+
 def instructions(read_only: bool) -> str:
     """The server's instructions (READ_ONLY_INSTRUCTIONS added for a read-only vault)."""
     return INSTRUCTIONS + READ_ONLY_INSTRUCTIONS if read_only else INSTRUCTIONS
@@ -240,16 +246,20 @@ def discover(read_only: bool = False) -> dict[str, Any]:
             "instructions": instructions(read_only)}
 
 
-def tool_call_result(op: Operation, value: Any) -> dict[str, Any]:
-    """A successful call's MCP result: the operation's compact view of `value`."""
+def tool_call_result(op: Operation, value: Any, notice: str | None = None) -> dict[str, Any]:
+    """A successful call's MCP result: the operation's compact view of `value` (with `notice`
+    added to an object result)."""
     failed = op.reports_failure and isinstance(value, dict) and bool(value.get("error"))
-    return tool_result(op.mcp_view(value) if op.mcp_view is not None else value,
-                       is_error=failed)
+    viewed = op.mcp_view(value) if op.mcp_view is not None else value
+    if notice is not None and isinstance(viewed, dict) and not failed:
+        viewed = {**viewed, "notice": notice}
+    return tool_result(viewed, is_error=failed)
 
 
 def mcp_methods(h: Harness) -> dict[str, AsyncMethod]:
     """The MCP methods to merge into the JSON-RPC method table."""
     calls = {b.op.mcp: b for b in h.bound() if b.op.mcp is not None}
+    noticed: list[bool] = []  # READ_ONLY_NOTICE said on this connection
 
     async def initialize(
         protocolVersion: Any = None, capabilities: Any = None, clientInfo: Any = None,
@@ -287,7 +297,11 @@ def mcp_methods(h: Harness) -> dict[str, AsyncMethod]:
                     value = await bound.acall(checked)
         except Exception as exc:
             return to_mcp(exc, name)
-        return tool_call_result(bound.op, value)
+        notice = None
+        if bound.op.learns and h.vault.read_only and not noticed:
+            noticed.append(True)
+            notice = READ_ONLY_NOTICE
+        return tool_call_result(bound.op, value, notice)
 
     methods: dict[str, AsyncMethod] = {
         "server/discover": server_discover,

@@ -164,6 +164,7 @@ def test_another_owners_vault_through_rmh_serve(foreign_vault: tuple[Path, Path]
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         call(1, "search", {"query": "kiwi", "k": 3}),
         call(2, "read", {"note": "Beta"}),
+        call(10, "search", {"query": "mango", "k": 3}),
         call(3, "list", {"what": "folders"}),
         call(4, "write", {"note": "New", "content": "new\n"}),
         call(5, "edit", {"note": "Alpha", "kind": "append", "text": "more"}),
@@ -178,6 +179,9 @@ def test_another_owners_vault_through_rmh_serve(foreign_vault: tuple[Path, Path]
     for rid in (1, 2, 3):
         assert not out[rid]["result"].get("isError"), out[rid]
     assert out[1]["result"]["structuredContent"]["hits"][0]["note"] == "Alpha.md"
+    assert "read-only vault" in out[1]["result"]["structuredContent"]["notice"]  # said once
+    assert "notice" not in out[2]["result"]["structuredContent"]
+    assert "notice" not in out[10]["result"]["structuredContent"]
     for rid in (4, 5):
         error = out[rid]["result"]["structuredContent"]["error"]
         assert out[rid]["result"]["isError"] and error["kind"] == "read_only_vault", out[rid]
