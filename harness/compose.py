@@ -111,7 +111,7 @@ def _learning_or_none(root: Path, create: bool) -> Ledger | None:
     without learning (a read or search still answers; a write fails on its own as disk_full
     or read_only_vault)."""
     state = root / ".rmh"
-    if not create and state.is_dir() and not writable(str(state)):
+    if not create and state.is_dir() and not writable(str(state), LEDGER_FILE):
         logging.getLogger("rmh.vault").warning("%s; learning is off for this run",
                                                ReadOnlyVault(LEDGER_FILE))
         return None

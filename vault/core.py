@@ -96,7 +96,7 @@ class Vault(VaultWrites):
         recorder = usage if usage is not None else NullUsage()
         try:
             state = cls.state_dir(root)
-            read_only = not writable(str(state))
+            read_only = not writable(str(state), INDEX_FILE)
             store = Store(root, fault_after=fault_after, read_only=read_only)
             if not read_only:  # a read-only vault leaves its intents to its owner (doctor)
                 store.recovered.extend(o.to_json() for o in Journal(store).recover())

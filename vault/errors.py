@@ -301,18 +301,23 @@ class ReadOnlyVault(VaultError):
     code_name = "read_only_vault"
 
     def __init__(self, what: str = "the vault") -> None:
-        super().__init__(f"read-only vault: cannot write {what} (its .rmh folder is not "
-                         "writable by this user, or its file system is mounted read-only)")
+        super().__init__(f"read-only vault: cannot write {what} (its .rmh folder or files "
+                         "are not writable by this user, or its file system is mounted "
+                         "read-only)")
         self.what = what
 
     def data(self) -> dict[str, object]:
         return {"what": self.what[:200]}
 
 
-def writable(folder: str) -> bool:
-    """Whether this process may create files in `folder` (access(2): the owner and mode, ACLs,
-    and a read-only mount, which refuses even root)."""
-    return os.access(folder, os.W_OK | os.X_OK)
+def writable(folder: str, *files: str) -> bool:
+    """Whether this process may create files in `folder` and write those of `files` (names in
+    it) that exist (access(2): the owner and mode, ACLs, and a read-only mount, which refuses
+    even root)."""
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return False
+    paths = (os.path.join(folder, name) for name in files)
+    return all(os.access(p, os.W_OK) for p in paths if os.path.lexists(p))
 
 
 _FULL = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))

@@ -228,3 +228,21 @@ def test_root_on_a_read_only_mount(read_only_mount: Path) -> None:
     assert r.returncode == 1 and json.loads(r.stdout)["error"]["kind"] == "read_only_vault"
     assert json.loads(rmh(*v, "status", "--no-dense", "--json").stdout)["read_only"] is True
     assert tree(root) == before
+
+
+def test_another_owners_files_in_a_shared_state_folder(
+        foreign_vault: tuple[Path, Path]) -> None:
+    """`.rmh/` writable by all, its files root's (0644): read only all the same, and nothing
+    of this user's is left there (no SQLite -shm that would lock the owner out)."""
+    root, home = foreign_vault
+    os.chmod(root / ".rmh", 0o777)
+    before = tree(root)
+    v = ("--vault", str(root))
+    r = _as_user(home, *v, "search", "kiwi", "--no-dense", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["hits"][0]["note"] == "Alpha.md"
+    r = _as_user(home, *v, "write", "New", "--json", stdin="new\n")
+    assert json.loads(r.stdout)["error"]["kind"] == "read_only_vault"
+    assert tree(root) == before
+    uid = int(subprocess.check_output(["id", "-u", USER]))
+    assert [p.name for p in (root / ".rmh").iterdir() if p.stat().st_uid == uid] == []

@@ -43,14 +43,16 @@ def _connect_ro(path: Path, *, immutable: bool) -> sqlite3.Connection:
 
 
 def read_only_connection(path: Path) -> sqlite3.Connection:
-    """The index of a read-only vault (ReadOnlyVault): read as the owner's process leaves it
-    (it may be writing), else, where SQLite cannot even take its read lock there, as a
-    snapshot (`immutable`). IndexUnusable when it cannot be read at all (missing, corrupt,
-    unreadable)."""
-    try:
-        return _connect_ro(path, immutable=False)
-    except sqlite3.DatabaseError:
-        pass
+    """The index of a read-only vault (ReadOnlyVault): through the owner's WAL files when they
+    exist (its process may be writing), else as a snapshot (`immutable`: SQLite creates no
+    -shm file, which would then belong to this user and could lock its owner out).
+    IndexUnusable when it cannot be read at all (missing, corrupt, unreadable)."""
+    live = all(path.with_name(path.name + end).exists() for end in ("-wal", "-shm"))
+    if live:  # the owner's WAL files are there: read through them (never create them here)
+        try:
+            return _connect_ro(path, immutable=False)
+        except sqlite3.DatabaseError:
+            pass
     try:
         return _connect_ro(path, immutable=True)
     except sqlite3.DatabaseError as exc:
