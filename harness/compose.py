@@ -69,13 +69,16 @@ def search_params(cfg: Config) -> SearchParams:
 def open_ledger(root: Path, *, create: bool = False, recover: bool = True) -> Ledger:
     """The learned-state ledger of the vault at `root`, on the wall clock (NotAVault when
     `root` is no vault; `create` makes it one first, as `Vault.init` does). DiskFull when
-    the disk has no room for it to open (SQLite says only "disk I/O error" then).
+    the disk has no room for it to open (SQLite says only "disk I/O error" then);
+    ReadOnlyVault when this process may not write it (a read-only mount, another owner's).
 
     Every process that opens it (the server, the CLI's search, learning, doctor...) first
     recovers the dead sessions: those whose serving process is gone (issue 31; `liveness`),
     and those with no recorded process idle for longer than `stale_session_s`. On a full
     disk that recovery waits for a later process (a warning says so)."""
     state = Vault.state_dir(root, create=create)
+    if not writable(str(state), LEDGER_FILE):
+        raise ReadOnlyVault(LEDGER_FILE)
     try:
         ledger = Ledger.open(state / LEDGER_FILE, clock=time.time)
     except LedgerError as exc:
@@ -110,14 +113,9 @@ def _learning_or_none(root: Path, create: bool) -> Ledger | None:
     the vault is read only for this process (its `.rmh/` not writable): the command runs
     without learning (a read or search still answers; a write fails on its own as disk_full
     or read_only_vault)."""
-    state = root / ".rmh"
-    if not create and state.is_dir() and not writable(str(state), LEDGER_FILE):
-        logging.getLogger("rmh.vault").warning("%s; learning is off for this run",
-                                               ReadOnlyVault(LEDGER_FILE))
-        return None
     try:
         return open_ledger(root, create=create)
-    except DiskFull as exc:
+    except (DiskFull, ReadOnlyVault) as exc:
         logging.getLogger("rmh.vault").warning("%s; learning is off for this run", exc)
         return None
 

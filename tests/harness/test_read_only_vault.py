@@ -36,7 +36,7 @@ READS: tuple[tuple[str, ...], ...] = (
          ("status", "--no-dense"), ("doctor",))
 WRITES: tuple[tuple[str, ...], ...] = (("write", "New"), ("write", "Alpha", "--overwrite"),
           ("edit", "Alpha", "append", "--text", "more"), ("move", "Alpha", "Gamma"),
-          ("delete", "Beta"))
+          ("delete", "Beta"), ("init",))
 
 
 def tree(root: Path) -> dict[str, str]:
