@@ -24,6 +24,7 @@ from vault import (
     LedgerError,
     MiniLmEncoder,
     OnnxCrossEncoder,
+    ReadOnlyUsage,
     ReadOnlyVault,
     SearchEngine,
     SearchParams,
@@ -35,6 +36,7 @@ from vault import (
     answer_uses,
     is_disk_full,
     no_space,
+    open_read_only_ledger,
     writable,
 )
 
@@ -108,14 +110,20 @@ def liveness(ledger: Ledger, root: Path, locks: SessionLocks | None = None
     return lambda session: held.verdict(session, ledger.session_owner(session))
 
 
-def _learning_or_none(root: Path, create: bool) -> Ledger | None:
-    """The ledger, or None with a warning when a full disk keeps it from opening, or when
-    the vault is read only for this process (its `.rmh/` not writable): the command runs
-    without learning (a read or search still answers; a write fails on its own as disk_full
-    or read_only_vault)."""
+def _learning_or_none(root: Path, create: bool) -> Ledger | ReadOnlyUsage | None:
+    """The ledger, or None with a warning when a full disk keeps it from opening: the
+    command runs without learning (a read or search still answers; a write fails on its own
+    as disk_full). On a vault read only for this process (its `.rmh/` not writable) the
+    learned state read as it is (vault ReadOnlyUsage: ranks as the owner's process does,
+    records nothing), else None; a warning says learning is off."""
     try:
         return open_ledger(root, create=create)
-    except (DiskFull, ReadOnlyVault) as exc:
+    except ReadOnlyVault as exc:
+        usage = open_read_only_ledger(root / ".rmh" / LEDGER_FILE, clock=time.time)
+        kept = "; ranked with the learned state as it is" if usage is not None else ""
+        logging.getLogger("rmh.vault").warning("%s; learning is off for this run%s", exc, kept)
+        return usage
+    except DiskFull as exc:
         logging.getLogger("rmh.vault").warning("%s; learning is off for this run", exc)
         return None
 

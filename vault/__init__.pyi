@@ -70,6 +70,8 @@ from .learning.ledger import Ledger as Ledger
 from .learning.liveness import SESSIONS_DIR as SESSIONS_DIR
 from .learning.liveness import SessionLocks as SessionLocks
 from .learning.pair_table import PairTable as PairTable
+from .learning.read_only import ReadOnlyUsage as ReadOnlyUsage
+from .learning.read_only import open_read_only_ledger as open_read_only_ledger
 from .learning.state import LearnedState as LearnedState
 from .learning.state import NoteState as NoteState
 from .learning.state import Pair as Pair

@@ -119,7 +119,7 @@ class Vault(VaultWrites):
         try:
             if watcher is not None:
                 vault.sync()
-            if not isinstance(recorder, NullUsage):  # an erasure needs the ledger to finish
+            if not isinstance(recorder, NullUsage) and not read_only:  # needs the ledger
                 vault.erasures_recovered = erasure.recover(
                     store, index, built.cache, recorder, vault.live.sync_paths)
         except BaseException:

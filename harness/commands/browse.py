@@ -14,10 +14,6 @@ from vault import Vault, corpus_chunks
 from . import vault_commands
 from .output import emit
 
-READ_ONLY_NOTE = ("read only: searches and reads answer from the index as it is; learning is "
-                  "off and writes are refused (its .rmh folder is not writable by this user, "
-                  "or its file system is mounted read-only)")
-
 
 def pending_embeddings(v: Vault) -> int | None:
     """Dense units the embedding cache lacks (what the next `rmh index` embeds); None when
@@ -69,6 +65,8 @@ def print_status(doc: dict[str, Any]) -> None:
     print(f"fusion      {index.get('calibration', 'off')}")
     print(f"sandbox     {doc['sandbox'] or 'none: code execution refused'}")
     if doc.get("read_only"):
+        from .health import READ_ONLY_NOTE
+
         print(f"access      {READ_ONLY_NOTE}")
     learning = doc.get("learning")
     if learning is not None:

@@ -17,6 +17,10 @@ from vault import Vault, nlp_status
 
 from .learn import learning_health
 
+READ_ONLY_NOTE = ("read only: searches and reads answer from the index as it is; learning is "
+                  "off and writes are refused (its .rmh folder or files are not writable by "
+                  "this user, or its file system is mounted read-only)")
+
 
 def doctor_report(v: Vault) -> dict[str, Any]:
     """Everything `rmh doctor` reports, JSON-safe: vault, sandbox tiers, learning."""
@@ -67,8 +71,6 @@ def print_doctor(report: dict[str, Any]) -> None:
     vault = report["vault"]
     counts = vault["counts"]
     if report.get("read_only"):
-        from .browse import READ_ONLY_NOTE
-
         print(f"warning: this vault is {READ_ONLY_NOTE}")
     print(f"notes {counts['notes']}, links {counts['links']}, skipped {counts['skipped']}, "
           f"embeddings {counts['embeddings']} (index generation {vault['generation']})")
