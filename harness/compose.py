@@ -24,6 +24,8 @@ from vault import (
     LedgerError,
     MiniLmEncoder,
     OnnxCrossEncoder,
+    ReadOnlyUsage,
+    ReadOnlyVault,
     SearchEngine,
     SearchParams,
     SessionLocks,
@@ -34,6 +36,8 @@ from vault import (
     answer_uses,
     is_disk_full,
     no_space,
+    open_read_only_ledger,
+    writable,
 )
 
 from . import hooks_index
@@ -67,13 +71,16 @@ def search_params(cfg: Config) -> SearchParams:
 def open_ledger(root: Path, *, create: bool = False, recover: bool = True) -> Ledger:
     """The learned-state ledger of the vault at `root`, on the wall clock (NotAVault when
     `root` is no vault; `create` makes it one first, as `Vault.init` does). DiskFull when
-    the disk has no room for it to open (SQLite says only "disk I/O error" then).
+    the disk has no room for it to open (SQLite says only "disk I/O error" then);
+    ReadOnlyVault when this process may not write it (a read-only mount, another owner's).
 
     Every process that opens it (the server, the CLI's search, learning, doctor...) first
     recovers the dead sessions: those whose serving process is gone (issue 31; `liveness`),
     and those with no recorded process idle for longer than `stale_session_s`. On a full
     disk that recovery waits for a later process (a warning says so)."""
     state = Vault.state_dir(root, create=create)
+    if not writable(str(state), LEDGER_FILE):
+        raise ReadOnlyVault(LEDGER_FILE)
     try:
         ledger = Ledger.open(state / LEDGER_FILE, clock=time.time)
     except LedgerError as exc:
@@ -103,12 +110,19 @@ def liveness(ledger: Ledger, root: Path, locks: SessionLocks | None = None
     return lambda session: held.verdict(session, ledger.session_owner(session))
 
 
-def _learning_or_none(root: Path, create: bool) -> Ledger | None:
+def _learning_or_none(root: Path, create: bool) -> Ledger | ReadOnlyUsage | None:
     """The ledger, or None with a warning when a full disk keeps it from opening: the
-    command runs without learning (a read or search still answers; a write fails on its
-    own as disk_full)."""
+    command runs without learning (a read or search still answers; a write fails on its own
+    as disk_full). On a vault read only for this process (its `.rmh/` not writable) the
+    learned state read as it is (vault ReadOnlyUsage: ranks as the owner's process does,
+    records nothing), else None; a warning says learning is off."""
     try:
         return open_ledger(root, create=create)
+    except ReadOnlyVault as exc:
+        usage = open_read_only_ledger(root / ".rmh" / LEDGER_FILE, clock=time.time)
+        kept = "; ranked with the learned state as it is" if usage is not None else ""
+        logging.getLogger("rmh.vault").warning("%s; learning is off for this run%s", exc, kept)
+        return usage
     except DiskFull as exc:
         logging.getLogger("rmh.vault").warning("%s; learning is off for this run", exc)
         return None

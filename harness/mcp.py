@@ -43,6 +43,10 @@ PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")  # 
 # `server/discover`). Spoken next to the versions above, on the same pipe.
 STATELESS_VERSION = "2026-07-28"
 META_VERSION = "io.modelcontextprotocol/protocolVersion"
+# Who answers, stamped in the `_meta` of the 2026-07-28 results (the revision: servers SHOULD
+# include it on every response; the SDK client reads it from `server/discover`), but a
+# `tools/call`'s: 62 characters on every search would spend the wire budget of a k = 5 result.
+META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 
 INSTRUCTIONS = """\
 This server is your long-term memory: an Obsidian vault of markdown notes linked by [[wiki-links]].
@@ -65,6 +69,27 @@ This server is your long-term memory: an Obsidian vault of markdown notes linked
   rlm_call(slice, question) (a bounded sub-model call: 15 per exec); help(name) explains each;
   variables persist between calls. Print what you want to see.
 """
+
+
+# Said once, in the instructions, when the vault is read only for this server (vault
+# ReadOnlyVault): the tools still answer; writes are refused with kind read_only_vault.
+READ_ONLY_INSTRUCTIONS = """\
+- This vault is READ ONLY for this server (its .rmh folder is not writable by this user, or
+  it is on a read-only mount): search, read, list, links and context answer from the index as
+  it is, nothing is logged for learning, and write, edit, move and delete are refused
+  (read_only_vault). Do not retry them.
+"""
+
+
+# The same, once per connection, as `notice` in the first result of a tool that would log for
+# learning.
+READ_ONLY_NOTICE = ("read-only vault: nothing is logged for learning; write, edit, move and "
+                    "delete are refused (read_only_vault)")
+
+
+def instructions(read_only: bool) -> str:
+    """The server's instructions (READ_ONLY_INSTRUCTIONS added for a read-only vault)."""
+    return INSTRUCTIONS + READ_ONLY_INSTRUCTIONS if read_only else INSTRUCTIONS
 
 
 LEARNS = " Changes no note; logged for learning"
@@ -180,9 +205,14 @@ CACHED = {"tools/list": ("public", 3_600_000), "prompts/list": ("public", 3_600_
 
 
 def stamped(method: str, result: dict[str, Any]) -> dict[str, Any]:
-    """`result` as the stateless revision asks: `resultType: "complete"`, and for a
-    cacheable result its `cacheScope` and `ttlMs`."""
+    """`result` as the stateless revision asks: `resultType: "complete"`, the server's
+    identity in `_meta` (kept with any `_meta` the result has; not on a tool call's result),
+    and for a cacheable result its `cacheScope` and `ttlMs`."""
     result.setdefault("resultType", "complete")
+    if method != "tools/call":
+        meta = result.get("_meta")
+        result["_meta"] = {**(meta if isinstance(meta, dict) else {}),
+                           META_SERVER_INFO: {"name": "rmh", "version": version()}}
     if method in CACHED:
         scope, ttl = CACHED[method]
         result.setdefault("cacheScope", scope)
@@ -208,31 +238,36 @@ def versioned(method: str, fn: AsyncMethod) -> AsyncMethod:
     return call
 
 
-def discover() -> dict[str, Any]:
+def discover(read_only: bool = False) -> dict[str, Any]:
     """The `server/discover` result: versions, capabilities, identity, instructions."""
     return {"resultType": "complete",
             "supportedVersions": [STATELESS_VERSION, *PROTOCOL_VERSIONS],
             "capabilities": CAPABILITIES, "serverInfo": server_info(),
-            "instructions": INSTRUCTIONS}
+            "instructions": instructions(read_only)}
 
 
-def tool_call_result(op: Operation, value: Any) -> dict[str, Any]:
-    """A successful call's MCP result: the operation's compact view of `value`."""
+def tool_call_result(op: Operation, value: Any, notice: str | None = None) -> dict[str, Any]:
+    """A successful call's MCP result: the operation's compact view of `value` (with `notice`
+    added to an object result)."""
     failed = op.reports_failure and isinstance(value, dict) and bool(value.get("error"))
-    return tool_result(op.mcp_view(value) if op.mcp_view is not None else value,
-                       is_error=failed)
+    viewed = op.mcp_view(value) if op.mcp_view is not None else value
+    if notice is not None and isinstance(viewed, dict) and not failed:
+        viewed = {**viewed, "notice": notice}
+    return tool_result(viewed, is_error=failed)
 
 
 def mcp_methods(h: Harness) -> dict[str, AsyncMethod]:
     """The MCP methods to merge into the JSON-RPC method table."""
     calls = {b.op.mcp: b for b in h.bound() if b.op.mcp is not None}
+    noticed: list[bool] = []  # READ_ONLY_NOTICE said on this connection
 
     async def initialize(
         protocolVersion: Any = None, capabilities: Any = None, clientInfo: Any = None,
         _meta: Any = None,
     ) -> dict[str, Any]:
         return {"protocolVersion": negotiate(protocolVersion), "capabilities": CAPABILITIES,
-                "serverInfo": server_info(), "instructions": INSTRUCTIONS}
+                "serverInfo": server_info(),
+                "instructions": instructions(h.vault.read_only)}
 
     async def initialized(**_ignored: Any) -> None:
         return None
@@ -241,7 +276,7 @@ def mcp_methods(h: Harness) -> dict[str, AsyncMethod]:
         return {"tools": [dict(t) for t in TOOLS]}
 
     async def server_discover(_meta: Any = None, **_ignored: Any) -> dict[str, Any]:
-        return discover()
+        return discover(h.vault.read_only)
 
     async def tools_call(name: Any, arguments: Any = None, _meta: Any = None) -> dict[str, Any]:
         if not isinstance(name, str) or (name not in calls and name not in SESSION_TOOLS):
@@ -262,7 +297,11 @@ def mcp_methods(h: Harness) -> dict[str, AsyncMethod]:
                     value = await bound.acall(checked)
         except Exception as exc:
             return to_mcp(exc, name)
-        return tool_call_result(bound.op, value)
+        notice = None
+        if bound.op.learns and h.vault.read_only and not noticed:
+            noticed.append(True)
+            notice = READ_ONLY_NOTICE
+        return tool_call_result(bound.op, value, notice)
 
     methods: dict[str, AsyncMethod] = {
         "server/discover": server_discover,

@@ -245,6 +245,7 @@ class Harness:
             "repl_started": self._repl is not None,
             "index": stats,
             "changes": self.vault.change_detection(),
+            "read_only": self.vault.read_only,
             "stages": self._stages(),
             "llm": llm_status,
             "session": self.session,

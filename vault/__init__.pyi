@@ -55,10 +55,12 @@ from .errors import NoteSkipped as NoteSkipped
 from .errors import PathRefused as PathRefused
 from .errors import PermissionDenied as PermissionDenied
 from .errors import QuotaExceeded as QuotaExceeded
+from .errors import ReadOnlyVault as ReadOnlyVault
 from .errors import VaultError as VaultError
 from .errors import is_disk_full as is_disk_full
 from .errors import no_space as no_space
 from .errors import storage_error as storage_error
+from .errors import writable as writable
 from .learning.answer import answer_uses as answer_uses
 from .learning.edges import WeightedEdges as WeightedEdges
 from .learning.formulas import LEARNING_VERSION as LEARNING_VERSION
@@ -68,6 +70,8 @@ from .learning.ledger import Ledger as Ledger
 from .learning.liveness import SESSIONS_DIR as SESSIONS_DIR
 from .learning.liveness import SessionLocks as SessionLocks
 from .learning.pair_table import PairTable as PairTable
+from .learning.read_only import ReadOnlyUsage as ReadOnlyUsage
+from .learning.read_only import open_read_only_ledger as open_read_only_ledger
 from .learning.state import LearnedState as LearnedState
 from .learning.state import NoteState as NoteState
 from .learning.state import Pair as Pair

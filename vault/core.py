@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from . import erasure
-from .errors import NotAVault, QuotaExceeded
+from .errors import NotAVault, QuotaExceeded, writable
 from .learning.ledger import Ledger
 from .learning.usage import NullUsage, UsageRecorder, examination_probability
 from .notes.records import LinkInfo, NoteRecord
@@ -89,14 +89,20 @@ class Vault(VaultWrites):
         (storage/intents.py; `doctor` lists them). With `auto_sync`, every call first brings
         the index up to date with the folder; with `watch` as well (Linux), change
         notification replaces the full scan per call. `fault_after`: Store's fault injection.
-        On failure `usage` is closed: it was handed over."""
+        On failure `usage` is closed: it was handed over. A vault whose `.rmh/` this process
+        may not write (a read-only mount, another owner) opens read only (`read_only`):
+        nothing is recovered or cleaned, the index is read as its owner leaves it (no sync),
+        and every write raises ReadOnlyVault before its first change."""
         recorder = usage if usage is not None else NullUsage()
         try:
-            cls.state_dir(root)
-            store = Store(root, fault_after=fault_after)
-            store.recovered.extend(o.to_json() for o in Journal(store).recover())
-            store.clean_stale_temps()
-            index = Index.open(store.root / STATE_DIR / INDEX_FILE)
+            state = cls.state_dir(root)
+            read_only = not writable(str(state), INDEX_FILE)
+            store = Store(root, fault_after=fault_after, read_only=read_only)
+            if not read_only:  # a read-only vault leaves its intents to its owner (doctor)
+                store.recovered.extend(o.to_json() for o in Journal(store).recover())
+                store.clean_stale_temps()
+            index = Index.open(store.root / STATE_DIR / INDEX_FILE, read_only=read_only)
+            auto_sync = auto_sync and not read_only  # the index is read as its owner left it
         except BaseException:
             recorder.close()
             raise
@@ -113,7 +119,7 @@ class Vault(VaultWrites):
         try:
             if watcher is not None:
                 vault.sync()
-            if not isinstance(recorder, NullUsage):  # an erasure needs the ledger to finish
+            if not isinstance(recorder, NullUsage) and not read_only:  # needs the ledger
                 vault.erasures_recovered = erasure.recover(
                     store, index, built.cache, recorder, vault.live.sync_paths)
         except BaseException:
@@ -124,6 +130,11 @@ class Vault(VaultWrites):
     @property
     def root(self) -> Path:
         return self.store.root
+
+    @property
+    def read_only(self) -> bool:
+        """Whether this vault was opened read only (`open`)."""
+        return self.store.read_only
 
     def close(self) -> None:
         """Close the usage recorder and the index. A full disk failing the ledger's final
@@ -142,7 +153,10 @@ class Vault(VaultWrites):
     # -- index --------------------------------------------------------------------------------
 
     def sync(self) -> SyncReport:
-        """Reconcile the index with the folder now."""
+        """Reconcile the index with the folder now (a read-only vault: nothing to reconcile
+        into; its index is read as its owner left it)."""
+        if self.read_only:
+            return SyncReport(generation=self.index.generation())
         return self.live.sync()
 
     # -- names ----------------------------------------------------------------------------------

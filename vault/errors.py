@@ -23,7 +23,9 @@ values, never exceptions. The tree:
     ├── ConversationFormatError not a conversation in a known format
     ├── Cancelled               the caller stopped waiting (vault/cancel.py)
     ├── DiskFull                no space left (ENOSPC, EDQUOT, SQLite's "disk is full")
-    └── PermissionDenied        the file system refused access to a note (EACCES, EPERM)
+    ├── PermissionDenied        the file system refused access to a note (EACCES, EPERM)
+    └── ReadOnlyVault           the vault's `.rmh/` is not writable (a read-only mount, another
+                                owner): reads answer, every write is refused before it starts
 
 `storage_error` turns an OSError or a SQLite error that means one of the last two into it (the
 boundary calls it on anything untyped, so every surface says "disk full", not "internal").
@@ -289,6 +291,33 @@ class PermissionDenied(VaultError):
 
     def data(self) -> dict[str, object]:
         return {"path": self.path[:200], "action": self.action}
+
+
+class ReadOnlyVault(VaultError):
+    """The vault is read only for this process (its `.rmh/` folder is not writable: a
+    read-only mount, or files of another owner): `what` was refused before anything changed.
+    Reads and searches answer from the index as it is, with learning off."""
+
+    code_name = "read_only_vault"
+
+    def __init__(self, what: str = "the vault") -> None:
+        super().__init__(f"read-only vault: cannot write {what} (its .rmh folder or files "
+                         "are not writable by this user, or its file system is mounted "
+                         "read-only)")
+        self.what = what
+
+    def data(self) -> dict[str, object]:
+        return {"what": self.what[:200]}
+
+
+def writable(folder: str, *files: str) -> bool:
+    """Whether this process may create files in `folder` and write those of `files` (names in
+    it) that exist (access(2): the owner and mode, ACLs, and a read-only mount, which refuses
+    even root)."""
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return False
+    paths = (os.path.join(folder, name) for name in files)
+    return all(os.access(p, os.W_OK) for p in paths if os.path.lexists(p))
 
 
 _FULL = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))

@@ -42,6 +42,7 @@ def status_report(v: Vault, *, dense: bool) -> dict[str, Any]:
                                         "calibration": v.calibration()},
         "embeddings_pending": pending_embeddings(v) if dense else None,
         "sandbox": sandbox_choice(v)["runs"], "changes": v.change_detection(),
+        "read_only": v.read_only,
     }
     if v.ledger is not None:
         health = learning_health(v, v.ledger)
@@ -63,6 +64,10 @@ def print_status(doc: dict[str, Any]) -> None:
              + (" (run `rmh index`)" if pending else "")))
     print(f"fusion      {index.get('calibration', 'off')}")
     print(f"sandbox     {doc['sandbox'] or 'none: code execution refused'}")
+    if doc.get("read_only"):
+        from .health import READ_ONLY_NOTE
+
+        print(f"access      {READ_ONLY_NOTE}")
     learning = doc.get("learning")
     if learning is not None:
         events = ", ".join(f"{k} {n}" for k, n in sorted(learning["events"].items())) or "none"

@@ -17,10 +17,14 @@ from vault import Vault, nlp_status
 
 from .learn import learning_health
 
+READ_ONLY_NOTE = ("read only: searches and reads answer from the index as it is; learning is "
+                  "off and writes are refused (its .rmh folder or files are not writable by "
+                  "this user, or its file system is mounted read-only)")
+
 
 def doctor_report(v: Vault) -> dict[str, Any]:
     """Everything `rmh doctor` reports, JSON-safe: vault, sandbox tiers, learning."""
-    report: dict[str, Any] = {"vault": v.doctor()}
+    report: dict[str, Any] = {"vault": v.doctor(), "read_only": v.read_only}
     tiers = probe()
     report["sandbox"] = {**tiers.to_json(), **sandbox_choice(v)}
     if v.ledger is not None:
@@ -66,6 +70,8 @@ def print_doctor(report: dict[str, Any]) -> None:
     """Human form of the doctor report."""
     vault = report["vault"]
     counts = vault["counts"]
+    if report.get("read_only"):
+        print(f"warning: this vault is {READ_ONLY_NOTE}")
     print(f"notes {counts['notes']}, links {counts['links']}, skipped {counts['skipped']}, "
           f"embeddings {counts['embeddings']} (index generation {vault['generation']})")
     for key, label in (

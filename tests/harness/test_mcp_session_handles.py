@@ -47,6 +47,7 @@ def test_stateless_client_threads_handles_that_learning_keys_on(tmp_path: Path) 
         with anyio.fail_after(120):
             async with Client(server_params(vault), mode="auto") as client:
                 assert client.protocol_version == STATELESS_VERSION  # discovered, no handshake
+                assert client.server_info is not None and client.server_info.name == "rmh"
                 tools = {t.name: t for t in (await client.list_tools()).tools}
                 assert {"session_start", "session_end"} <= set(tools)
                 assert "session" in tools["search"].input_schema["properties"]

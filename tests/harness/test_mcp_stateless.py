@@ -54,6 +54,10 @@ def test_stateless_requests_need_no_initialize(tmp_path: Path) -> None:
     assert {"tools", "resources", "prompts"} <= set(found["capabilities"])
     assert found["serverInfo"]["name"] == "rmh" and "search" in found["instructions"]
     assert answers["l"]["result"]["resultType"] == "complete"
+    for key in ("d", "l"):  # a 2026-07-28 result says who answered; a tool result is lean
+        stamp = answers[key]["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]
+        assert stamp["name"] == "rmh" and stamp["version"]
+    assert "_meta" not in answers["s"]["result"]
     searched = answers["s"]["result"]
     assert searched["resultType"] == "complete"
     assert searched["structuredContent"]["hits"][0]["note"] == "Project Atlas.md"

@@ -92,13 +92,14 @@ class Ledger:
             ledger.rebuild(stamp)
         return ledger
 
-    def close(self) -> None:
-        """Checkpoint and close; closing twice is harmless (the Vault closes its recorder)."""
+    def close(self, *, checkpoint: bool = True) -> None:
+        """Checkpoint (unless opened read only) and close; closing twice is harmless."""
         if self._closed:
             return
         self._closed = True
         try:
-            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            if checkpoint:
+                self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         finally:
             self._conn.close()
 

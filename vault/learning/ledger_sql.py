@@ -68,6 +68,11 @@ _NOTE_COLS = (
 _EVENT_COLS = "seq, t, kind, session, note, data"
 
 
+def schema_version() -> int:
+    """The `user_version` of a file this rmh has migrated to its last migration."""
+    return len(_MIGRATIONS)
+
+
 def migrate(conn: sqlite3.Connection) -> None:
     """Busy timeout first (several processes may open a fresh file at once), WAL +
     synchronous=FULL, then apply numbered migrations (user_version; storage/migrations.py)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -18,16 +18,16 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import DiskFull, IndexUnusable, is_disk_full, no_space
+from ..errors import DiskFull, IndexUnusable, ReadOnlyVault, VaultError, is_disk_full, no_space
 from ..notes.rows import LinkRow, NoteRow
 from .embeddings import delete_embeddings, insert_embeddings, select_embeddings, vacuum
 from .folders import FolderDigest
+from .index_ro import BUSY_TIMEOUT_MS, full_disk_connection, read_only_connection
 from .migrations import migrate
 from .row_codec import NOTE_COLS, NOTE_FIELDS, STAT_COLS, decode_link, decode_note, encode_note
 from .stat_cache import StatCache
 from .stat_cache import StatRow as StatRow  # re-exported: sync and tests import it here
 
-BUSY_TIMEOUT_MS = 5000
 log = logging.getLogger("rmh.vault")
 
 MIGRATIONS: tuple[str, ...] = (
@@ -76,33 +76,25 @@ MIGRATIONS: tuple[str, ...] = (
 )
 
 
-def _read_only(path: Path) -> sqlite3.Connection:
-    """The index opened to read on a full disk, where SQLite cannot create the WAL's shared
-    index file: `immutable` (no locks, no -shm), so reads and searches still answer from the
-    index as it is; every write then fails as disk full (callers degrade: landing.py).
-    DiskFull when even that fails."""
-    uri = f"{path.resolve().as_uri()}?mode=ro&immutable=1"
-    try:
-        conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
-        conn.execute("SELECT COUNT(*) FROM meta").fetchone()
-    except sqlite3.DatabaseError as exc:
-        raise DiskFull(path.name) from exc
-    log.warning("%s; the index is read only for this run", DiskFull(path.name))
-    return conn
-
-
 class Index:
     """A connection to one vault's index database."""
 
-    def __init__(self, conn: sqlite3.Connection, *, read_only: bool = False) -> None:
+    def __init__(self, conn: sqlite3.Connection, *, read_only: bool = False,
+                 refuse: Callable[[], VaultError] | None = None) -> None:
         self._conn = conn
-        self._read_only = read_only  # opened on a full disk: every write is DiskFull
+        # Opened to read only: every write raises `refuse` (a full disk: DiskFull; a vault
+        # that is not writable: ReadOnlyVault).
+        self._refuse = refuse or ((lambda: DiskFull("index.sqlite")) if read_only else None)
+        self._read_only_vault = refuse is not None
         self._stats: StatCache | None = None
         self._touched: tuple[set[int], set[str]] | None = None  # ids, old paths (atomic)
 
     @classmethod
-    def open(cls, path: Path) -> Index:
-        """Open (creating and migrating as needed) the index at `path`."""
+    def open(cls, path: Path, *, read_only: bool = False) -> Index:
+        """Open (creating and migrating as needed) the index at `path`; with `read_only` (a
+        vault this process may not write) only read it, every write raising ReadOnlyVault."""
+        if read_only:
+            return cls(read_only_connection(path), refuse=lambda: ReadOnlyVault("index.sqlite"))
         path.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(
             str(path),
@@ -119,9 +111,14 @@ class Index:
         except sqlite3.DatabaseError as exc:
             conn.close()
             if is_disk_full(exc) or no_space(str(path.parent)):
-                return cls(_read_only(path), read_only=True)
+                return cls(full_disk_connection(path), read_only=True)
             raise IndexUnusable(f"cannot open index {path.name}: {exc}") from exc
         return cls(conn)
+
+    @property
+    def read_only_vault(self) -> bool:
+        """Opened for a vault this process may not write (`open(read_only=True)`)."""
+        return self._read_only_vault
 
     def close(self) -> None:
         self._conn.close()
@@ -129,8 +126,8 @@ class Index:
     @contextmanager
     def atomic(self) -> Iterator[None]:
         """One write transaction (BEGIN IMMEDIATE ... COMMIT, rolled back on error)."""
-        if self._read_only:
-            raise DiskFull("index.sqlite")
+        if self._refuse is not None:
+            raise self._refuse()
         self._conn.execute("BEGIN IMMEDIATE")
         self._touched = (set(), set())
         try:
@@ -366,7 +363,10 @@ class Index:
         return select_embeddings(self._conn, model_fp, keys)
 
     def put_embeddings(self, model_fp: str, items: Mapping[str, npt.NDArray[np.float32]]) -> None:
-        """Store vectors (float32) for chunk keys under a model fingerprint."""
+        """Store vectors (float32) for chunk keys under a model fingerprint. The index of a
+        read-only vault keeps none (the vectors serve this process from memory)."""
+        if self.read_only_vault:
+            return
         with self.atomic():
             insert_embeddings(self._conn, model_fp, items)
 

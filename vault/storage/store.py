@@ -68,13 +68,15 @@ def _identity(info: os.stat_result) -> tuple[int, int, int]:
 class Store(FolderView):
     """The vault folder. `root` is the realpath of an existing directory (else NotAVault)."""
 
-    def __init__(self, root: Path, *, fault_after: int | None = None) -> None:
+    def __init__(self, root: Path, *, fault_after: int | None = None,
+                 read_only: bool = False) -> None:
         real = os.path.realpath(root)
         if not os.path.isdir(real):
             raise NotAVault(str(root), "not a directory" if os.path.exists(real) else "missing")
         self.root = Path(real)
         self._root = real
-        self.lock = WriteLock(real, STATE_DIR)
+        self.read_only = read_only  # every change refused (ReadOnlyVault) at the write lock
+        self.lock = WriteLock(real, STATE_DIR, read_only=read_only)
         self.lock.create()
         self.recovered: list[dict[str, object]] = []  # intents finished at open (intents.py)
         self.fault_after = fault_after

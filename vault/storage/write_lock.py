@@ -21,7 +21,7 @@ import os
 import threading
 from collections.abc import Iterator
 
-from ..errors import PathRefused
+from ..errors import PathRefused, ReadOnlyVault
 
 LOCK_FILE = "write.lock"
 LOCK_MODE = 0o600
@@ -31,9 +31,12 @@ _FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_
 class WriteLock:
     """The lock file `root/state/LOCK_FILE`, held re-entrantly. The state folder is created
     when missing; one whose realpath leaves `root` is refused (PathRefused), and the lock file
-    itself is never followed through a symlink."""
+    itself is never followed through a symlink. `read_only` (a vault this process may not
+    write): nothing is created, and taking the lock raises ReadOnlyVault, so every write is
+    refused before its first change."""
 
-    def __init__(self, root: str, state: str) -> None:
+    def __init__(self, root: str, state: str, *, read_only: bool = False) -> None:
+        self.read_only = read_only
         self.root = root
         self.folder = os.path.join(root, state)
         self.path = os.path.join(self.folder, LOCK_FILE)
@@ -63,7 +66,7 @@ class WriteLock:
     def create(self) -> None:
         """Create the lock file now when its folder exists (a vault's `.rmh/`), so that the
         first write adds no file."""
-        if os.path.isdir(self.folder):
+        if os.path.isdir(self.folder) and not self.read_only:
             os.close(self._open())
 
     def _open(self) -> int:
@@ -80,6 +83,8 @@ class WriteLock:
                               "symlink loop or symlink swapped in") from exc
 
     def _acquire(self) -> int:
+        if self.read_only:
+            raise ReadOnlyVault()
         fd = self._open()
         try:
             if os.fstat(fd).st_mode & 0o777 != LOCK_MODE:

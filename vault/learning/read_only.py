@@ -1,0 +1,82 @@
+"""The learned state of a vault this process may not write (vault ReadOnlyVault): read from
+`learned.sqlite` as its owner left it, so searches rank as the owner's do, and nothing
+recorded (`ReadOnlyUsage`: every usage fact is dropped; an erasure is refused).
+
+`open_read_only_ledger` gives None (the caller ranks learning-free, saying so) when the file cannot
+be read as this rmh derives it: a schema or learning version other than ours (only a writer
+may migrate or rebuild it), or a file it cannot open at all."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Sequence
+from dataclasses import asdict
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import IndexUnusable, ReadOnlyVault
+from ..storage.index_ro import read_only_connection
+from ..storage.linkgraph import Adjacency
+from . import ledger_sql as sql
+from .formulas import LEARNING_VERSION, LearningParams
+from .ledger import Ledger
+from .usage import NO_LINKS, Learned
+
+
+def open_read_only_ledger(path: Path, *, clock: Callable[[], float],
+                   params: LearningParams | None = None) -> ReadOnlyUsage | None:
+    """The ledger at `path` read only (module docstring), or None when it cannot serve."""
+    params = params or LearningParams()
+    try:
+        conn = read_only_connection(path)
+    except IndexUnusable:
+        return None
+    try:
+        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        stamp = json.dumps({"version": LEARNING_VERSION, "params": asdict(params)},
+                           sort_keys=True)
+        if version != sql.schema_version() or sql.get_meta(conn, "stamp") != stamp:
+            conn.close()
+            return None
+        return ReadOnlyUsage(Ledger(conn, clock, params))
+    except sqlite3.DatabaseError:
+        conn.close()
+        return None
+
+
+class ReadOnlyUsage:
+    """A `UsageRecorder` over a read-only ledger: learned state in, no usage out."""
+
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
+
+    def on_search(self, session: str | None, query: str,
+                  shown: Sequence[tuple[int, int, float]], graph: Adjacency = NO_LINKS) -> None:
+        return None
+
+    def on_read(self, session: str | None, note_id: int, graph: Adjacency = NO_LINKS) -> None:
+        return None
+
+    def on_write(self, session: str | None, note_id: int, created: bool,
+                 linked_ids: Sequence[int], graph: Adjacency = NO_LINKS) -> None:
+        return None
+
+    def on_delete(self, note_id: int) -> None:
+        return None
+
+    def redact(self, ids: Sequence[int], needles: Sequence[str]) -> dict[str, int]:
+        raise ReadOnlyVault("learned.sqlite")
+
+    def learned(self, ids: Sequence[int], as_of: float | None = None,
+                query: str | None = None) -> Learned:
+        return self.ledger.learned(ids, as_of, query)
+
+    def archived(self, ids: Sequence[int]) -> npt.NDArray[np.bool_]:
+        return self.ledger.archived(ids)
+
+    def close(self) -> None:
+        """Close the connection (no checkpoint: this process may not write)."""
+        self.ledger.close(checkpoint=False)
