@@ -47,6 +47,12 @@ def _env() -> dict[str, str]:
     return env
 
 
+def _cold(*args: str) -> subprocess.CompletedProcess[str]:
+    """`python -m harness ARGS` in a fresh interpreter (its own random hash seed)."""
+    return subprocess.run([sys.executable, "-m", "harness", *args], capture_output=True,
+                          text=True, env=_env(), cwd=REPO, timeout=600, check=False)
+
+
 @pytest.fixture(scope="module")
 def forks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ForkServer]:
     """`rmh` processes forked from one Python that imported the CLI and (with the extra)
@@ -74,10 +80,11 @@ def test_the_ci_exchange_gives_its_episode_sensible_entities_and_same_bytes_twic
     conv = tmp_path / "ci.json"
     conv.write_text(json.dumps(CI), encoding="utf-8")
     docs = []
-    for name in ("a", "b"):
+    # "b" in a fresh interpreter: another hash seed than the fork server's children have
+    for name, run in (("a", rmh), ("b", _cold)):
         vault = tmp_path / name
-        assert rmh("--vault", str(vault), "init", "--no-dense").returncode == 0
-        out = rmh("--vault", str(vault), "ingest", str(conv), "--json")
+        assert run("--vault", str(vault), "init", "--no-dense").returncode == 0
+        out = run("--vault", str(vault), "ingest", str(conv), "--json")
         assert out.returncode == 0, out.stderr
         docs.append(json.loads(out.stdout))
     assert docs[0]["episodes"] == 1
