@@ -8,8 +8,9 @@ and the CLI from source. `ForkServer` starts one Python that imports `preload` o
 a child per `run`: the child takes the run's environment, working folder, argv and stdin, runs
 `python -m MODULE ARGS` or `python -c CODE ARGS` as that command line would (`runpy`, `exec`,
 its SystemExit and its interpreter shutdown), and its exit status comes back as
-`subprocess.run` reports it (-9 for the SIGKILL). Only the import work is shared: nothing in
-`preload` may open a vault or start a thread (a fork copies neither safely).
+`subprocess.run` reports it (-9 for the SIGKILL); `run_together` forks several children at
+once, which run concurrently (a race between real processes). Only the import work is shared:
+nothing in `preload` may open a vault or start a thread (a fork copies neither safely).
 
 What a fork does not redo: the interpreter's start-up reading of the environment (PYTHONPATH,
 PYTHONHASHSEED: every child has the server's hash seed). The sweeps' promises hold for any.
@@ -30,7 +31,7 @@ from pathlib import Path
 from types import TracebackType
 
 SERVER = r"""
-import io, json, os, sys
+import gc, io, json, os, sys
 exec(sys.argv[1])
 proto_in, proto_out = sys.stdin.buffer, sys.stdout.buffer
 
@@ -40,14 +41,22 @@ def serve():
         line = proto_in.readline()
         if not line:
             sys.exit(0)
-        req = json.loads(line)
+        reqs = json.loads(line)  # a list: its commands run at once, each in its own child
         sys.stdout.flush()
         sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:
-            return req
-        _, status = os.waitpid(pid, 0)
-        proto_out.write(b"%d\n" % os.waitstatus_to_exitcode(status))
+        # What the server holds, out of the collector's sight: a child's collections and its
+        # interpreter shutdown then walk only what the command made, instead of touching (and
+        # so copying) every page of the pre-imported heap. Nothing of the server is garbage.
+        gc.collect()
+        gc.freeze()
+        pids = []
+        for req in reqs:
+            pid = os.fork()
+            if pid == 0:
+                return req
+            pids.append(pid)
+        codes = [os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) for pid in pids]
+        proto_out.write(b" ".join(b"%d" % code for code in codes) + b"\n")
         proto_out.flush()
 
 
@@ -106,24 +115,44 @@ class ForkServer:
         `env` as its environment; its output and status as `subprocess.run(text=True)` gives
         them."""
         assert (module is None) != (code is None), "one of module and code"
+        (done,) = self.run_together([args], module=module, code=code, env=env, cwd=cwd,
+                                    stdin=stdin, timeout=timeout)
+        return done
+
+    def run_together(self, commands: Sequence[Sequence[str]], *, module: str | None = None,
+                     code: str | None = None, env: Mapping[str, str], cwd: Path,
+                     stdin: str = "", timeout: float = 300
+                     ) -> list[subprocess.CompletedProcess[str]]:
+        """Each of `commands` (its args) as `run` runs one, all forked at once and running
+        concurrently (real processes racing); their results in the same order once all
+        ended."""
+        assert (module is None) != (code is None), "one of module and code"
         assert self._proc.stdin is not None and self._proc.stdout is not None
-        self._runs += 1
-        files = {name: self.workdir / f"{self._runs}.{name}" for name in
-                 ("stdin", "stdout", "stderr")}
-        files["stdin"].write_text(stdin, encoding="utf-8")
-        for name in ("stdout", "stderr"):
-            files[name].write_bytes(b"")
-        request = {"module": module, "code": code, "args": list(args), "env": dict(env),
-                   "cwd": str(cwd), **{k: str(v) for k, v in files.items()}}
-        self._proc.stdin.write(json.dumps(request).encode() + b"\n")
+        requests, outputs = [], []
+        for args in commands:
+            self._runs += 1
+            files = {name: self.workdir / f"{self._runs}.{name}" for name in
+                     ("stdin", "stdout", "stderr")}
+            files["stdin"].write_text(stdin, encoding="utf-8")
+            for name in ("stdout", "stderr"):
+                files[name].write_bytes(b"")
+            requests.append({"module": module, "code": code, "args": list(args),
+                             "env": dict(env), "cwd": str(cwd),
+                             **{k: str(v) for k, v in files.items()}})
+            outputs.append(files)
+        self._proc.stdin.write(json.dumps(requests).encode() + b"\n")
         self._proc.stdin.flush()
-        line = _readline(self._proc, timeout)
-        out, err = (files[n].read_text(encoding="utf-8", errors="replace")
-                    for n in ("stdout", "stderr"))
-        for f in files.values():
-            f.unlink()
-        argv = [sys.executable, *(["-m", module] if module else ["-c", "<code>"]), *args]
-        return subprocess.CompletedProcess(argv, int(line), out, err)
+        codes = _readline(self._proc, timeout).split()
+        assert len(codes) == len(commands), codes
+        done = []
+        for args, files, status in zip(commands, outputs, codes, strict=True):
+            out, err = (files[n].read_text(encoding="utf-8", errors="replace")
+                        for n in ("stdout", "stderr"))
+            for f in files.values():
+                f.unlink()
+            argv = [sys.executable, *(["-m", module] if module else ["-c", "<code>"]), *args]
+            done.append(subprocess.CompletedProcess(argv, int(status), out, err))
+        return done
 
     def close(self) -> None:
         if self._proc.stdin is not None:
@@ -200,6 +229,15 @@ def run_cli(args: Sequence[str], *, env: Mapping[str, str], cwd: Path, stdin: st
     PYTHON* variables, which an interpreter reads as it starts: a test's PYTHONHASHSEED keeps
     its meaning), or a fresh interpreter while another thread uses that server, so commands
     a test runs concurrently still run concurrently."""
+    (done,) = run_cli_together([args], env=env, cwd=cwd, stdin=stdin, timeout=timeout)
+    return done
+
+
+def run_cli_together(commands: Sequence[Sequence[str]], *, env: Mapping[str, str], cwd: Path,
+                     stdin: str = "", timeout: float = 300
+                     ) -> list[subprocess.CompletedProcess[str]]:
+    """`python -m harness ARGS` for each ARGS of `commands`, all started at once and racing
+    (each its own process, as `run_cli` runs one); their results in order once all ended."""
     key = tuple(sorted((k, v) for k, v in env.items() if k.startswith("PYTHON")))
     with _SHARED_LOCK:
         server = _SHARED.get(key)
@@ -208,12 +246,10 @@ def run_cli(args: Sequence[str], *, env: Mapping[str, str], cwd: Path, stdin: st
                 CLI_PRELOAD, workdir=Path(tempfile.mkdtemp(prefix="rmh-forks-")), env=env,
                 cwd=cwd)
     if not server.lock.acquire(blocking=False):
-        return subprocess.run([sys.executable, "-m", "harness", *args], input=stdin,
-                              capture_output=True, text=True, env=dict(env), cwd=cwd,
-                              timeout=timeout)
+        return _fresh_together(commands, env=env, cwd=cwd, stdin=stdin, timeout=timeout)
     try:
-        return server.run(args, module="harness", env=env, cwd=cwd, stdin=stdin,
-                          timeout=timeout)
+        return server.run_together(commands, module="harness", env=env, cwd=cwd, stdin=stdin,
+                                   timeout=timeout)
     except (RuntimeError, subprocess.TimeoutExpired):
         with _SHARED_LOCK:  # a dead or killed server is replaced on the next call
             if _SHARED.get(key) is server:
@@ -221,6 +257,19 @@ def run_cli(args: Sequence[str], *, env: Mapping[str, str], cwd: Path, stdin: st
         raise
     finally:
         server.lock.release()
+
+
+def _fresh_together(commands: Sequence[Sequence[str]], *, env: Mapping[str, str], cwd: Path,
+                    stdin: str, timeout: float) -> list[subprocess.CompletedProcess[str]]:
+    """`run_cli_together` in fresh interpreters (while another thread uses the server)."""
+    procs = [subprocess.Popen([sys.executable, "-m", "harness", *args], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env=dict(env), cwd=cwd) for args in commands]
+    done = []
+    for proc in procs:
+        out, err = proc.communicate(stdin, timeout=timeout)
+        done.append(subprocess.CompletedProcess(proc.args, proc.returncode, out, err))
+    return done
 
 
 def close_shared() -> None:

@@ -6,29 +6,46 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from tests.forks import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def rmh(*args: str) -> dict[str, object]:
+def _env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("RMH_VAULT", "RMH_CONFIG")}
     env.update({"PYTHONPATH": str(ROOT), "RMH_EMBED_CACHE": ""})
-    out = run_cli(args, env=env, cwd=ROOT)
+    return env
+
+
+def rmh(*args: str) -> dict[str, object]:
+    out = run_cli(args, env=_env(), cwd=ROOT)
     assert out.returncode == 0, out.stderr
     doc: dict[str, object] = json.loads(out.stdout.splitlines()[-1])
     return doc
 
 
-def test_search_and_ask_decline_on_an_absent_topic(tmp_path: Path) -> None:
-    vault = tmp_path / "demo"
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`rmh demo` once (a real process, the dense index built): each test takes a copy."""
+    vault = tmp_path_factory.mktemp("decline") / "demo"
     subprocess.run([sys.executable, "-m", "harness", "demo", str(vault)], cwd=ROOT,
-                   capture_output=True, check=True, timeout=300,
-                   env={**os.environ, "PYTHONPATH": str(ROOT), "RMH_EMBED_CACHE": ""})
+                   capture_output=True, check=True, timeout=300, env=_env())
+    return vault
+
+
+@pytest.fixture
+def vault(demo: Path, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(demo, tmp_path / "demo"))
+
+
+def test_search_and_ask_decline_on_an_absent_topic(vault: Path) -> None:
     for dense in ([], ["--no-dense"]):
         found = rmh("--vault", str(vault), "search", "who owns billing", "--json", "--explain",
                     *dense)
@@ -46,12 +63,8 @@ def test_search_and_ask_decline_on_an_absent_topic(tmp_path: Path) -> None:
     assert real["notes"] and real["stop"] != "nothing relevant"
 
 
-def test_the_human_output_says_so(tmp_path: Path) -> None:
-    vault = tmp_path / "demo"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "RMH_EMBED_CACHE": ""}
-    subprocess.run([sys.executable, "-m", "harness", "demo", str(vault)], cwd=ROOT,
-                   capture_output=True, check=True, timeout=300, env=env)
-    out = subprocess.run([sys.executable, "-m", "harness", "--vault", str(vault), "search",
-                          "melting point of tungsten", "--no-dense", "--explain"], cwd=ROOT,
-                         capture_output=True, text=True, check=True, timeout=300, env=env)
+def test_the_human_output_says_so(vault: Path) -> None:
+    out = run_cli(["--vault", str(vault), "search", "melting point of tungsten", "--no-dense",
+                   "--explain"], env=_env(), cwd=ROOT)
+    assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("nothing relevant found") and "relevance: " in out.stdout

@@ -8,11 +8,10 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
-from tests.forks import run_cli
+from tests.forks import run_cli, run_cli_together
 
 ROOT = Path(__file__).resolve().parents[2]
 PARIS = "conversations/ab/facts/sarah lives in paris.md"
@@ -125,17 +124,16 @@ def test_two_processes_correcting_one_fact_at_once_never_tear_it(tmp_path: Path)
     _setup(tmp_path)
     successes = 0
     for _ in range(10):
-        procs = [subprocess.Popen(
-            [sys.executable, "-m", "harness", "--vault", str(tmp_path / "v"), "fact", action,
-             PARIS, "--by", who, "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True, env=_env(tmp_path), cwd=ROOT)
-            for action, who in (("reject", "a"), ("confirm", "b"))]
+        # two real processes, forked at the same moment from one that imported the CLI
+        procs = run_cli_together(
+            [["--vault", str(tmp_path / "v"), "fact", action, PARIS, "--by", who, "--json"]
+             for action, who in (("reject", "a"), ("confirm", "b"))],
+            env=_env(tmp_path), cwd=ROOT)
         for p in procs:
-            out, _ = p.communicate(timeout=300)
             if p.returncode == 0:
                 successes += 1
             else:
-                assert json.loads(out)["error"]["kind"] == "edit_conflict", out
+                assert json.loads(p.stdout)["error"]["kind"] == "edit_conflict", p.stdout
     shown = json.loads(rmh(tmp_path, "why", PARIS, "--json").stdout)["trust"]
     assert shown["state"] in ("rejected", "confirmed")
     assert len(shown["history"]) == successes  # every acknowledged correction is on record

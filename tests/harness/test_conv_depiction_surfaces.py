@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from harness.cli import main
+from tests.forks import run_cli
 from tests.harness.test_server_e2e import CHILD_ENV, REPO, Server
 
 pytestmark = pytest.mark.slow
@@ -49,11 +48,10 @@ def seed_vault(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _cli_context(vault: Path, budget: int, *extra: str) -> list[str]:
     env = {k: v for k, v in os.environ.items() if k in CHILD_ENV}
     env["PYTHONPATH"] = str(REPO)
-    out = subprocess.run(
-        [sys.executable, "-m", "harness", "--vault", str(vault), "context", QUESTION,
-         "--budget", str(budget), "--json", *extra],
-        capture_output=True, text=True, env=env, cwd=REPO, timeout=300, check=True).stdout
-    doc = json.loads(out)
+    out = run_cli(["--vault", str(vault), "context", QUESTION, "--budget", str(budget),
+                   "--json", *extra], env=env, cwd=REPO)
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
     assert all(ln["reason"] in ("hit", "before") for ln in doc["lines"])
     return list(doc["text"].splitlines())
 
@@ -71,10 +69,8 @@ def test_exec_shows_the_three_lines(seed_vault: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k in CHILD_ENV}
     env["PYTHONPATH"] = str(REPO)
     code = f"r = context({QUESTION!r}, 60)\nprint(json.dumps(r['text']))"
-    out = subprocess.run(
-        [sys.executable, "-m", "harness", "--vault", str(seed_vault), "exec", "-c",
-         "import json\n" + code], capture_output=True, text=True, env=env, cwd=REPO,
-        timeout=300)
+    out = run_cli(["--vault", str(seed_vault), "exec", "-c", "import json\n" + code], env=env,
+                  cwd=REPO)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout.strip().splitlines()[-1]).splitlines() == LINES
 

@@ -36,7 +36,7 @@ def big_vault(root: Path) -> Path:
     rnd = random.Random(7)
     words = [f"w{i}" for i in range(5000)] + ["hello", "world", "atlas"]
     for i in range(NOTES):
-        text = " ".join(rnd.choice(words) for _ in range(120))
+        text = " ".join(rnd.choices(words, k=120))
         (root / f"n{i:05d}.md").write_text(f"{text}\n[[n{rnd.randrange(NOTES):05d}]]\n", "utf-8")
     return root
 

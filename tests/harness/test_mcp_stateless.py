@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from harness.mcp import PROTOCOL_VERSIONS, STATELESS_VERSION
+from tests.forks import run_cli
 
 from .test_server_e2e import CHILD_ENV, REPO, make_vault
 
@@ -27,10 +26,8 @@ META = {"io.modelcontextprotocol/protocolVersion": STATELESS_VERSION,
 def exchange(vault: Path, frames: list[dict[str, Any]]) -> dict[Any, dict[str, Any]]:
     env = {k: v for k, v in os.environ.items() if k in CHILD_ENV}
     env["PYTHONPATH"] = str(REPO)
-    proc = subprocess.run(
-        [sys.executable, "-m", "harness", "--vault", str(vault), "serve", "--no-dense"],
-        input="".join(json.dumps(f) + "\n" for f in frames), capture_output=True, text=True,
-        env=env, timeout=120)
+    proc = run_cli(["--vault", str(vault), "serve", "--no-dense"], env=env, cwd=REPO,
+                   stdin="".join(json.dumps(f) + "\n" for f in frames), timeout=120)
     assert proc.returncode == 0, proc.stderr
     return {m["id"]: m for m in map(json.loads, proc.stdout.splitlines())}
 

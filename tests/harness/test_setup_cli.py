@@ -17,6 +17,8 @@ import pytest
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from tests.forks import run_cli
+
 ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.slow
@@ -27,9 +29,7 @@ def rmh(*args: str, home: Path, cwd: Path | None = None,
     base = {k: v for k, v in os.environ.items()
             if k not in ("RMH_VAULT", "RMH_CONFIG", "XDG_CONFIG_HOME", "CODEX_HOME", "APPDATA")}
     base.update({"HOME": str(home), "PYTHONPATH": str(ROOT), **(env or {})})
-    return subprocess.run([sys.executable, "-m", "harness", *args], capture_output=True,
-                          text=True, env=base, cwd=cwd or ROOT, timeout=300,
-                          stdin=subprocess.DEVNULL)
+    return run_cli(args, env=base, cwd=cwd or ROOT)  # stdin: an empty file, not a terminal
 
 
 def seeded_vault(tmp_path: Path) -> Path:

@@ -25,6 +25,13 @@ from vault import Vault
 
 from .conftest import REAL_TIERS
 
+# What a deadline test allows past its deadline on a loaded machine: generous, still far below
+# what each test rules out (a wait for the endpoint's 5 s timeout on every retry, 14-17 s).
+MARGIN_S = 3.0
+# The next cell after an abandoned call: a fresh worker may have to start (seconds when the
+# machine is loaded); waiting out the abandoned call's retries would take over 13 s more.
+NEXT_S = 10.0
+
 
 class SilentEndpoint:
     """Accepts TCP connections on loopback, reads what arrives, never answers."""
@@ -83,10 +90,10 @@ def test_case28_rlm_call_to_a_silent_endpoint_ends_at_the_deadline(
     try:
         res = sb.exec("rlm_call('some text', 'what?')", deadline_s=2.0)
         assert res.error is not None and res.error.type in ("RlmTimeout", "DeadlineExceeded")
-        assert res.duration_s < 3.0, res.duration_s  # was 16.8 s: 5 s timeout x 3 attempts
+        assert res.duration_s < 2.0 + MARGIN_S, res.duration_s  # was 16.8 s: 5 s x 3 attempts
         started = time.monotonic()
-        assert sb.exec("1 + 1").value == "2"  # the supervisor answers at once afterwards
-        assert time.monotonic() - started < 1.0
+        assert sb.exec("1 + 1").value == "2"  # the supervisor answers at once afterwards,
+        assert time.monotonic() - started < NEXT_S  # not after the abandoned call's retries
     finally:
         sb.close()
         broker.close()
@@ -99,7 +106,7 @@ def test_case28_large_batch_stops_at_the_deadline(tier: str, silent: SilentEndpo
         cell = "rlm_batch([(f'text {i}', f'question {i}?') for i in range(64)])"
         res = sb.exec(cell, deadline_s=2.0)
         assert res.error is not None and res.error.type in ("RlmTimeout", "DeadlineExceeded")
-        assert res.duration_s < 3.0, res.duration_s  # was 14.5 s
+        assert res.duration_s < 2.0 + MARGIN_S, res.duration_s  # was 14.5 s
         assert sb.exec("1 + 1").value == "2"
     finally:
         sb.close()
@@ -114,7 +121,7 @@ def test_batch_over_the_budget_is_refused_before_sending(tier: str, silent: Sile
         res = sb.exec(cell, deadline_s=10.0)
         assert res.error is not None and res.error.type == "RlmBudgetExceeded", res.to_json()
         assert "nothing was sent" in res.error.message
-        assert res.duration_s < 1.0
+        assert res.duration_s < MARGIN_S  # refused at once, not at the 10 s deadline
         time.sleep(0.2)
         assert silent.connections == []  # not one request left the process
     finally:

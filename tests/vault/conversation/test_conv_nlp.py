@@ -9,10 +9,12 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.forks import CLI_PRELOAD, ForkServer
 from vault import build_events, find_episodes, load_conversations, nlp_status, turn_statements
 
 REPO = Path(__file__).resolve().parents[3]
@@ -39,11 +41,33 @@ NOT_ENTITIES = {"try", "lesson", "pinning", "pin", "build still failed", "build 
                 "build pass", "version"}
 
 
-def _rmh(*args: str) -> subprocess.CompletedProcess[str]:
+def _env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")}
     env["PYTHONPATH"] = str(REPO)
+    return env
+
+
+def _cold(*args: str) -> subprocess.CompletedProcess[str]:
+    """`python -m harness ARGS` in a fresh interpreter (its own random hash seed)."""
     return subprocess.run([sys.executable, "-m", "harness", *args], capture_output=True,
-                          text=True, env=env, cwd=REPO, timeout=600, check=False)
+                          text=True, env=_env(), cwd=REPO, timeout=600, check=False)
+
+
+@pytest.fixture(scope="module")
+def forks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ForkServer]:
+    """`rmh` processes forked from one Python that imported the CLI and (with the extra)
+    loaded the parse model once (tests/forks.py: each run is still its own process)."""
+    preload = CLI_PRELOAD + ("vault.nlp_status(load=True)\n" if INSTALLED else "")
+    with ForkServer(preload, workdir=tmp_path_factory.mktemp("forks"), env=_env(),
+                    cwd=REPO) as server:
+        yield server
+
+
+@pytest.fixture
+def rmh(forks: ForkServer) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """`python -m harness ARGS` (a forked child of `forks`)."""
+    return lambda *args: forks.run(list(args), module="harness", env=_env(), cwd=REPO,
+                                   timeout=600)
 
 
 def _files(root: Path) -> dict[str, bytes]:
@@ -52,14 +76,15 @@ def _files(root: Path) -> dict[str, bytes]:
 
 @needs_nlp
 def test_the_ci_exchange_gives_its_episode_sensible_entities_and_same_bytes_twice(
-        tmp_path: Path) -> None:
+        tmp_path: Path, rmh: Callable[..., subprocess.CompletedProcess[str]]) -> None:
     conv = tmp_path / "ci.json"
     conv.write_text(json.dumps(CI), encoding="utf-8")
     docs = []
-    for name in ("a", "b"):
+    # "b" in a fresh interpreter: another hash seed than the fork server's children have
+    for name, run in (("a", rmh), ("b", _cold)):
         vault = tmp_path / name
-        assert _rmh("--vault", str(vault), "init", "--no-dense").returncode == 0
-        out = _rmh("--vault", str(vault), "ingest", str(conv), "--json")
+        assert run("--vault", str(vault), "init", "--no-dense").returncode == 0
+        out = run("--vault", str(vault), "ingest", str(conv), "--json")
         assert out.returncode == 0, out.stderr
         docs.append(json.loads(out.stdout))
     assert docs[0]["episodes"] == 1
@@ -71,7 +96,7 @@ def test_the_ci_exchange_gives_its_episode_sensible_entities_and_same_bytes_twic
     # Re-ingest into a second vault: the same bytes (the parse is deterministic).
     assert _files(tmp_path / "a" / "conversations") == _files(tmp_path / "b" / "conversations")
     # And the same vault again changes nothing.
-    again = json.loads(_rmh("--vault", str(tmp_path / "a"), "ingest", str(conv),
+    again = json.loads(rmh("--vault", str(tmp_path / "a"), "ingest", str(conv),
                             "--json").stdout)
     assert again["written"] == 0
 
@@ -100,10 +125,11 @@ def test_the_rules_still_run_when_asked_and_agree_on_the_episode() -> None:
     assert [ep.outcome.label for ep in find_episodes(rules)] == ["success"]
 
 
-def test_doctor_says_which_extractor_runs(tmp_path: Path) -> None:
+def test_doctor_says_which_extractor_runs(
+        tmp_path: Path, rmh: Callable[..., subprocess.CompletedProcess[str]]) -> None:
     vault = tmp_path / "v"
-    assert _rmh("--vault", str(vault), "init", "--no-dense").returncode == 0
-    out = _rmh("--vault", str(vault), "doctor", "--json")
+    assert rmh("--vault", str(vault), "init", "--no-dense").returncode == 0
+    out = rmh("--vault", str(vault), "doctor", "--json")
     assert out.returncode == 0, out.stderr
     extraction = json.loads(out.stdout)["extraction"]
     assert extraction["extractor"] == ("spacy" if INSTALLED else "rules")
@@ -111,11 +137,12 @@ def test_doctor_says_which_extractor_runs(tmp_path: Path) -> None:
         assert "nlp" in extraction["reason"]
 
 
-def test_search_and_context_never_import_spacy(tmp_path: Path) -> None:
+def test_search_and_context_never_import_spacy(
+        tmp_path: Path, rmh: Callable[..., subprocess.CompletedProcess[str]]) -> None:
     vault = tmp_path / "v"
     (tmp_path / "v").mkdir()
     (vault / "a.md").write_text("The nightly build passes on the CI server.\n", encoding="utf-8")
-    assert _rmh("--vault", str(vault), "init", "--no-dense").returncode == 0
+    assert rmh("--vault", str(vault), "init", "--no-dense").returncode == 0
     for cmd in (["search", "nightly build", "--no-dense"],
                 ["context", "nightly build", "--no-dense"]):
         out = subprocess.run(

@@ -29,7 +29,7 @@ def test_hostile_one_line_notes_scan_in_linear_time() -> None:
     n = 400_000
     for evil in ("# a" + " " * n + "x", "# " + " #" * (n // 2) + "x", "[[" * (n // 2),
                  "[[a|" * (n // 4), "#a" * (n // 2), "[a](" * (n // 4), "<!--" * (n // 4)):
-        t = time.perf_counter()
+        t = time.process_time()  # CPU, not wall: a loaded machine's waits do not count
         scan_body(evil)
-        assert time.perf_counter() - t < 3.0, evil[:20]  # the heading rule took minutes
+        assert time.process_time() - t < 3.0, evil[:20]  # the heading rule took minutes
     assert scan_body("# Title ##\n## Sub\t#\n# #\n").headings == ("Title", "Sub", "#")

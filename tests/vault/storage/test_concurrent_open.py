@@ -1,25 +1,34 @@
 """Opening is idempotent under concurrency (issue 27 item 4): several real processes opening a
-fresh vault at the same instant all succeed, and the SQLite files they create (index.sqlite,
+fresh vault at the same instant (forked together from one that imported the vault,
+tests/forks.py) all succeed, and the SQLite files they create (index.sqlite,
 learned.sqlite, the shared embedding cache) end with the schema one process alone creates."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import subprocess
-import sys
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
+
+from tests.forks import ForkServer
 
 REPO = Path(__file__).resolve().parents[3]
 PROCESSES = 6
 ROUNDS = 3
 
-# Every child waits for the `go` file, then opens all three databases as rmh does.
+# Every child says it is ready (imported), waits for the `go` file, then opens all three
+# databases as rmh does.
 OPENER = """
 import os, sys, time
 from pathlib import Path
 from vault import LEDGER_FILE, Ledger, SharedEmbeddingCache, Vault
 root, go, shared = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
+(go.parent / f"{go.name}.ready.{os.getpid()}").touch()  # imported: ready to open
 while not go.exists():
     time.sleep(0.001)
 errors = []
@@ -44,18 +53,32 @@ def schema(path: Path) -> list[tuple[str, str, str]]:
     return [("version", "", str(version)), *rows]
 
 
-def open_together(root: Path, shared: Path, n: int) -> list[subprocess.CompletedProcess[str]]:
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ForkServer]:
+    """One Python that imported the vault: each opener is a real process forked from it."""
+    with ForkServer("import vault", workdir=tmp_path_factory.mktemp("forks"),
+                    cwd=REPO) as srv:
+        yield srv
+
+
+def open_together(server: ForkServer, root: Path, shared: Path, n: int
+                  ) -> list[subprocess.CompletedProcess[str]]:
     go = root.parent / f"go-{root.name}"
-    procs = [subprocess.Popen([sys.executable, "-c", OPENER, str(root), str(go), str(shared)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              cwd=REPO) for _ in range(n)]
-    time.sleep(0.5)  # let them import; the `go` file releases them together
-    go.touch()
-    out = []
-    for p in procs:
-        stdout, stderr = p.communicate(timeout=120)
-        out.append(subprocess.CompletedProcess(p.args, p.returncode, stdout, stderr))
-    return out
+
+    def release() -> None:  # the `go` file releases them together once all are ready
+        deadline = time.monotonic() + 300
+        while (len(list(root.parent.glob(f"{go.name}.ready.*"))) < n
+               and time.monotonic() < deadline):
+            time.sleep(0.01)
+        go.touch()
+
+    releaser = threading.Thread(target=release)
+    releaser.start()
+    try:
+        return server.run_together([[str(root), str(go), str(shared)]] * n, code=OPENER,
+                                   env=os.environ, cwd=REPO, timeout=300)
+    finally:
+        releaser.join()
 
 
 def fresh_vault(root: Path) -> Path:
@@ -66,9 +89,9 @@ def fresh_vault(root: Path) -> Path:
 
 
 def test_processes_opening_a_fresh_vault_at_once_all_succeed_with_one_schema(
-        tmp_path: Path) -> None:
+        tmp_path: Path, server: ForkServer) -> None:
     ref = fresh_vault(tmp_path / "ref")
-    (single,) = open_together(ref, tmp_path / "ref-shared.sqlite", 1)
+    (single,) = open_together(server, ref, tmp_path / "ref-shared.sqlite", 1)
     assert single.returncode == 0, single.stderr
     files = [".rmh/index.sqlite", ".rmh/learned.sqlite"]
     expected = {f: schema(ref / f) for f in files}
@@ -76,7 +99,7 @@ def test_processes_opening_a_fresh_vault_at_once_all_succeed_with_one_schema(
     for r in range(ROUNDS):
         root = fresh_vault(tmp_path / f"v{r}")
         shared = tmp_path / f"shared-{r}.sqlite"
-        results = open_together(root, shared, PROCESSES)
+        results = open_together(server, root, shared, PROCESSES)
         failures = [res.stderr[-2000:] for res in results if res.returncode != 0]
         assert not failures, failures
         assert all(res.stdout.strip() == "ok" for res in results)
