@@ -29,7 +29,7 @@ from __future__ import annotations
 from typing import Any
 
 from .entities import STOP_NOUNS, _fold, normalise
-from .parsed_entities import ABSTRACT
+from .parsed_entities import ABSTRACT, PARTITIVE
 from .statements import MAX_OBJECT_WORDS, Statement
 
 _SUBJECTS = frozenset({"i", "we"})
@@ -41,7 +41,8 @@ _NO_ACT = frozenset(
     supersede plan intend promise""".split())
 # Acts that take "get"/"make"... only with a concrete object are informative; the verbs
 # above are refused outright except these object-bearing forms.
-_WITH_OBJECT = frozenset({"get", "make", "take", "have", "find", "give", "show"})
+_WITH_OBJECT = frozenset(
+    {"get", "make", "take", "have", "find", "give", "show", "do", "try"})
 _HEDGE = frozenset(
     """would could should might may must can will shall if when whenever whether unless
     maybe perhaps probably wish hope 'll 'd wo ca""".split())
@@ -73,6 +74,10 @@ def _first_person(verb: Any) -> bool:
         own = _subject_is_speaker(tok)
         if own is not None:
             return own
+        if (tok.dep_ == "ROOT" and tok.tag_ in ("VBD", "VBG") and tok.i == tok.sent.start
+                and not any(c.dep_ in ("aux", "auxpass", "nsubjpass", "expl")
+                            for c in tok.children)):
+            return True  # "Explored some trails.", "Did an analysis": chat drops the "I"
         conjoined = tok.dep_ == "conj" and tok.head.pos_ in ("VERB", "AUX")
         if not (conjoined or (tok.dep_ == "xcomp" and _fold(tok.head.lemma_) in _ONGOING)):
             return False
@@ -117,14 +122,33 @@ def _object(verb: Any) -> tuple[str, Any] | None:
 
 
 def _phrase(doc: Any, head: Any) -> str:
-    """The object's words: its noun chunk (or named entity), determiners kept for keying."""
+    """The object's words: its noun chunk (or named entity), determiners kept for keying;
+    a partitive head keeps what it is made of ("a group of globetrotters")."""
     for ent in doc.ents:
         if ent.start <= head.i < ent.end:
             return str(ent.text)
+    words = str(head.text)
     for chunk in doc.noun_chunks:
         if chunk.root.i == head.i:
-            return str(chunk.text)
-    return str(head.text)
+            words = str(chunk.text)
+    if _fold(head.lemma_ or head.text) in PARTITIVE:
+        for prep in head.children:
+            if prep.dep_ == "prep" and _fold(prep.text) == "of":
+                for obj in prep.children:
+                    if obj.dep_ == "pobj" and obj.pos_ in ("NOUN", "PROPN"):
+                        inner = next((str(c.text) for c in doc.noun_chunks
+                                      if c.root.i == obj.i), str(obj.text))
+                        words = f"{words} of {inner}"
+    return words
+
+
+def _trivial(verb_lemma: str, obj: Any) -> bool:
+    """An object that says nothing lasting: exclaimed ("quite the adventure", "such a
+    blast"), or the subject's own thing merely had ("we all have our different paths")."""
+    if any(c.dep_ == "predet" or _fold(c.text) in ("quite", "such") for c in obj.children):
+        return True
+    owned = any(c.dep_ == "poss" and _fold(c.text) in ("my", "our") for c in obj.children)
+    return verb_lemma == "have" and owned
 
 
 def extract_parsed_statements(doc: Any, speaker: str, addressee: str = "") -> tuple[
@@ -155,6 +179,8 @@ def extract_parsed_statements(doc: Any, speaker: str, addressee: str = "") -> tu
                 continue
             if any(_fold(c.text) in _DEMONSTRATIVES for c in obj.children if c.dep_ == "det"):
                 continue  # "that pic": which one is said elsewhere
+            if _trivial(lemma, obj):
+                continue
             value = normalise(_phrase(doc, obj), speaker=speaker, addressee=addressee)
             if not value or len(value.split()) > MAX_OBJECT_WORDS:
                 continue
