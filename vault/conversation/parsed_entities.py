@@ -13,6 +13,11 @@ Rows, in text order, deduplicated by key (first wins):
   quantifiers ("some", "all", "a lot of") and adverbs are dropped; a chunk whose head is a
   vague noun (`entities.STOP_NOUNS`), or that lies inside a date expression or a named
   entity, is none. "Alice's vase" gives both "alice" (name) and "alice's vase" (thing).
+  Also none: a partitive head alone ("a group of bowls": `PARTITIVE`, the bowls are their own
+  chunk), an owned state of the self ("my heart": `SELF_STATES`), a one-word chunk that is
+  part of a preposition ("in front of"). "our" on a plural is nobody's in particular ("our
+  stories" -> "story"); "diet and exercise tips" gives "diet" and "exercise tip"; words
+  tagged SCONJ ("that", "how") are dropped; "mom`s" is "mom's".
 
 Same text, speaker, addressee and model -> same entities.
 """

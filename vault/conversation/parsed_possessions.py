@@ -11,7 +11,9 @@ not a question, one statement (speaker, "has", X) of kind "fact", first person (
   subject of "be" ("my boss is Maria" is the pattern table's role); a noun that names no
   thing one has: vague (`entities.STOP_NOUNS`), abstract (`parsed_entities.ABSTRACT`), or a
   part or state of the self (`NOT_OWNED`: life, heart, mind, mood, way, best, skill, trip
-  ...); a proper name ("my Subaru" is kept by the name rows, not here); X longer than
+  ...); what everyone has (`EVERYONE_HAS`: parents, family); a noun that is itself an
+  owner ("my mom's house" is about the house); "our" on a plural ("our stories"); a proper
+  name ("my Subaru" is kept by the name rows, not here); X longer than
   `statements.MAX_OBJECT_WORDS` words.
 
 Same parse and speaker -> same statements, in text order, one per value.

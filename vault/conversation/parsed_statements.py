@@ -4,7 +4,9 @@ They add to the pattern table of `statements` (which still runs first and wins a
 for each verb of a sentence that is not a question, whose subject is "I" (the speaker; "we"
 and "my friends and I" too, still keyed by the speaker; a verb with no subject of its own takes
 the subject of the verb it is conjoined to, "I cleaned and greased them", or of a verb of
-starting or going on, "I started to paint") and that has an object, one statement
+starting or going on, "I started to paint"; a sentence that drops its "I" and opens with a
+past or -ing verb, "Explored some trails", is the speaker's, an imperative is not) and that
+has an object, one statement
 (speaker, "did:<lemma>[_<particle>][_<preposition>]", object) of kind "fact":
 
 - the object is the noun a relative clause hangs on when the verb has no object of its own
@@ -14,11 +16,14 @@ starting or going on, "I started to paint") and that has an object, one statemen
   act); its head must be a noun or a name, not a
   pronoun, one pointed at ("that pic", "this mindset"), a vague noun (`entities.STOP_NOUNS`)
   or an abstract one alone (`parsed_entities.ABSTRACT`); it is keyed like an entity row
-  ("my own movie" -> "<speaker>'s movie"), at most `statements.MAX_OBJECT_WORDS` words;
+  ("my own movie" -> "<speaker>'s movie"), at most `statements.MAX_OBJECT_WORDS` words; a
+  partitive head keeps what it holds ("joined a group of hikers" -> "group of hiker");
 - refused: a negated verb, a verb with a modal or conditional ("would", "could", "if",
   "when", "whether"...) on it or on a verb above it, verbs of saying, thinking and feeling
-  that report no act (`_NO_ACT`), and those the pattern table owns (like, love, live, work,
-  be ...: their statements come from there);
+  that report no act (`_NO_ACT`; get, make, take, have, find, give, show, do and try count
+  with a concrete object), and those the pattern table owns (like, love, live, work, be
+  ...: their statements come from there); an exclaimed object ("quite the adventure") and
+  "have" of one's own thing ("we all have our paths");
 - `first_person` is True (c_obs 0.7, `facts.observation_confidence`).
 
 Same parse and speaker -> same statements, in text order.
