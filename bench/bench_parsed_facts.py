@@ -21,7 +21,12 @@ bound of the other recall). Precision: every statement produced on the 87 turns,
 after the run in `bench/data/fact_heldout_e_verdicts.tsv` (correct / trivial / wrong, as above;
 the extractor was not changed after); statements without a verdict are listed.
 
-    python bench/bench_parsed_facts.py [--data PATH] [--heldout-e]
+`--heldout-s12`: session 12's blind set, measured the same way: `fact_heldout_s12.tsv` (the 40
+turns of `entity_heldout_s12.tsv`, 11 fact-bearing, committed before any run on them) and
+`fact_heldout_s12_verdicts.tsv` (every statement main db46d84 and the session's branch produce
+on them, judged once after the one run).
+
+    python bench/bench_parsed_facts.py [--data PATH] [--heldout-e | --heldout-s12]
 """
 
 from __future__ import annotations
@@ -50,6 +55,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=DEFAULT_DATA)
     ap.add_argument("--heldout-e", action="store_true", help="session 11's held-out turns")
+    ap.add_argument("--heldout-s12", action="store_true", help="session 12's blind turns")
     args = ap.parse_args(argv)
     status = nlp_status(load=True)
     print("extractor:", status["extractor"], status["version"] or status["reason"])
@@ -57,6 +63,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     if args.heldout_e:
         return _heldout_e(args.data)
+    if args.heldout_s12:
+        return _heldout_e(args.data, "fact_heldout_s12")
     sample, recall = _rows("fact_parsed_sample.tsv"), _rows("fact_recall_sample.tsv")
     wanted = {(r["conversation"], r["turn"]) for r in sample + recall}
     turns = {}
@@ -95,15 +103,15 @@ def _matches(value: str, gold: str) -> bool:
     return v[-1] == g[-1] or long_[-len(short):] == short
 
 
-def _heldout_e(data: str) -> int:
-    rows = _rows("fact_heldout_e.tsv")
+def _heldout_e(data: str, name: str = "fact_heldout_e") -> int:
+    rows = _rows(f"{name}.tsv")
     wanted = {(r["conversation"], r["turn"]) for r in rows}
     turns = {}
     for conv in load(Path(data).read_text(encoding="utf-8"), "locomo"):
         for t in conv.turns():
             if (conv.conversation_id, t.turn_id) in wanted:
                 turns[(conv.conversation_id, t.turn_id)] = (t.text, t.speaker, conv.speakers)
-    verdicts_path = HERE / "data" / "fact_heldout_e_verdicts.tsv"
+    verdicts_path = HERE / "data" / f"{name}_verdicts.tsv"
     verdicts = {(r["conversation"], r["turn"], r["key"], r["value"]): r["verdict"]
                 for r in (_rows(verdicts_path.name) if verdicts_path.exists() else [])}
     judged: list[str] = []

@@ -13,6 +13,11 @@ Rows, in text order, deduplicated by key (first wins):
   quantifiers ("some", "all", "a lot of") and adverbs are dropped; a chunk whose head is a
   vague noun (`entities.STOP_NOUNS`), or that lies inside a date expression or a named
   entity, is none. "Alice's vase" gives both "alice" (name) and "alice's vase" (thing).
+  Also none: a partitive head alone ("a group of bowls": `PARTITIVE`, the bowls are their own
+  chunk), an owned state of the self ("my heart": `SELF_STATES`), a one-word chunk that is
+  part of a preposition ("in front of"). "our" on a plural is nobody's in particular ("our
+  stories" -> "story"); "diet and exercise tips" gives "diet" and "exercise tip"; words
+  tagged SCONJ ("that", "how") are dropped; "mom`s" is "mom's".
 
 Same text, speaker, addressee and model -> same entities.
 """
@@ -58,7 +63,18 @@ ABSTRACT = frozenset(
 # Owners that name nobody ("someone's car" is a car).
 _NOBODY = frozenset({"someone", "somebody", "anyone", "anybody", "everyone", "everybody",
                      "no one", "nobody"})
-_DROP_POS = frozenset({"DET", "ADV", "PRON", "PUNCT", "NUM", "PART", "CCONJ", "INTJ", "AUX"})
+_DROP_POS = frozenset({"DET", "ADV", "PRON", "PUNCT", "NUM", "PART", "CCONJ", "SCONJ", "INTJ",
+                       "AUX"})
+# Partitive heads: "a group of bowls", "a mix of emotions" are the bowls and the emotions,
+# which are their own chunk; the head alone names nothing.
+PARTITIVE = frozenset(
+    """group mix bunch pair piece kind sort type lot couple number variety series handful
+    bit surge world set range plenty load sense lots""".split())
+# A state or part of the self is no thing one owns ("warmed my heart", "our lives",
+# "your feelings", "one of my favorites").
+SELF_STATES = frozenset(
+    """life heart mind soul mood feeling emotion favorite favourite best""".split())
+_APOSTROPHES = ("'s", "’s", "`s")
 
 
 def _name_key(text: str) -> str:
@@ -138,13 +154,16 @@ def extract_parsed(
         toks = [t for t in chunk if t.i <= root.i]
         # Possessive owner: "my X", "Alice's X" stay (normalise keys them by owner).
         owner = ""
+        possessed = bool(toks) and toks[0].dep_ == "poss"
         if toks and toks[0].dep_ == "poss" and _fold(toks[0].text) not in _NOBODY:
             owner = toks[0].text
-            if toks[0].i + 1 < len(doc) and doc[toks[0].i + 1].text in ("'s", "’s"):
+            if toks[0].i + 1 < len(doc) and doc[toks[0].i + 1].text in _APOSTROPHES:
                 owner += "'s"
+            elif _fold(owner) == "our" and root.tag_ == "NNS":
+                owner = ""  # "our stories", "our passions": everyone's, nobody's in particular
         if any(s <= root.i < e for s, e in names):
             continue
-        words = [t for t in toks if t.pos_ not in _DROP_POS and t.text not in ("'s", "’s")
+        words = [t for t in toks if t.pos_ not in _DROP_POS and t.text not in _APOSTROPHES
                  and _fold(t.text) not in _QUANTIFIERS and t.dep_ != "poss"
                  and not (t.i != root.i and _fold(t.text) in _EVALUATIVE)
                  and any(c.isalpha() for c in t.text)]
@@ -157,10 +176,29 @@ def extract_parsed(
         head = _fold(root.lemma_ if root.tag_ in ("NNS", "NNPS") and root.lemma_ else root.text)
         if len(words) == 1 and not owner and (head in ABSTRACT or head.endswith("ness")):
             continue
+        if len(words) == 1 and head in PARTITIVE and any(
+                c.dep_ == "prep" and _fold(c.text) == "of" for c in root.children):
+            continue
+        if possessed and len(words) == 1 and head in SELF_STATES:
+            continue
+        if (len(words) == 1 and root.dep_ == "pobj" and len(chunk) == 1 and any(
+                c.dep_ == "prep" and _fold(c.text) == "of" for c in root.children)):
+            continue  # "in front of", "on top of": part of a preposition
+        # "diet and exercise tips": the first conjunct is a thing of its own, the phrase
+        # starts at the second.
+        for t in words[:-1]:
+            second = [c for c in t.children if c.dep_ == "conj" and c in words]
+            if second and t.pos_ == "NOUN":
+                first = _fold(t.text)
+                if first not in STOP_NOUNS and first not in ABSTRACT:
+                    found.append((t.idx, Entity(normalise(first), t.text, "thing")))
+                words = words[words.index(second[0]):]
+                break
         # Common nouns are written lower case for the key, so "Pets" is "pet"; the head is
         # its lemma ("focuses" -> "focus"); words keep their spacing ("low-impact").
         phrase = "".join(
-            (head if t.i == root.i else t.text if t.pos_ == "PROPN" else t.text.lower())
+            (head if t.i == root.i else t.text if t.pos_ == "PROPN"
+             else t.text.lower().replace("`", "'"))
             + _joint(doc, t, words, root.i) for t in words).strip()
         key = normalise(f"{owner} {phrase}".strip(), speaker=speaker, addressee=addressee)
         if key:

@@ -11,7 +11,9 @@ not a question, one statement (speaker, "has", X) of kind "fact", first person (
   subject of "be" ("my boss is Maria" is the pattern table's role); a noun that names no
   thing one has: vague (`entities.STOP_NOUNS`), abstract (`parsed_entities.ABSTRACT`), or a
   part or state of the self (`NOT_OWNED`: life, heart, mind, mood, way, best, skill, trip
-  ...); a proper name ("my Subaru" is kept by the name rows, not here); X longer than
+  ...); what everyone has (`EVERYONE_HAS`: parents, family); a noun that is itself an
+  owner ("my mom's house" is about the house); "our" on a plural ("our stories"); a proper
+  name ("my Subaru" is kept by the name rows, not here); X longer than
   `statements.MAX_OBJECT_WORDS` words.
 
 Same parse and speaker -> same statements, in text order, one per value.
@@ -32,6 +34,9 @@ NOT_OWNED = frozenset(
     attention energy spirit confidence happiness health wellbeing strength
     experience experiences memory memories skill skills talent imagination trip trips
     vacation holiday""".split())
+# What everyone has: "my mom", "my dad" say no more than that the speaker was born.
+EVERYONE_HAS = frozenset(
+    """mom mum mother dad father parent parents family folks""".split())
 _KEPT_POS = ("NOUN", "ADJ", "PROPN", "VERB")
 
 
@@ -48,11 +53,15 @@ def extract_possessions(doc: Any, speaker: str) -> tuple[Statement, ...]:
             noun = tok.head
             if noun.pos_ != "NOUN" or noun.i < tok.i or noun.dep_ in ("dobj", "attr"):
                 continue  # "I won my fourth tournament": the act says it, not a belonging
+            if noun.dep_ == "poss":
+                continue  # "my mom's house": the house is what the sentence is about
+            if _fold(tok.text) == "our" and noun.tag_ == "NNS":
+                continue  # "our stories": everyone's, nobody's in particular
             if noun.dep_ == "nsubj" and _fold(noun.head.lemma_) == "be":
                 continue  # "My boss is Maria": the pattern table's role (reports_to)
             lemma = _fold(noun.lemma_ if noun.tag_ == "NNS" and noun.lemma_ else noun.text)
             if lemma in STOP_NOUNS or lemma in ABSTRACT or _fold(noun.text) in NOT_OWNED \
-                    or lemma in NOT_OWNED:
+                    or lemma in NOT_OWNED or lemma in EVERYONE_HAS:
                 continue
             words = [t for t in doc[tok.i + 1 : noun.i + 1]
                      if t.pos_ in _KEPT_POS and _fold(t.text) not in _QUANTIFIERS

@@ -4,7 +4,9 @@ They add to the pattern table of `statements` (which still runs first and wins a
 for each verb of a sentence that is not a question, whose subject is "I" (the speaker; "we"
 and "my friends and I" too, still keyed by the speaker; a verb with no subject of its own takes
 the subject of the verb it is conjoined to, "I cleaned and greased them", or of a verb of
-starting or going on, "I started to paint") and that has an object, one statement
+starting or going on, "I started to paint"; a sentence that drops its "I" and opens with a
+past or -ing verb, "Explored some trails", is the speaker's, an imperative is not) and that
+has an object, one statement
 (speaker, "did:<lemma>[_<particle>][_<preposition>]", object) of kind "fact":
 
 - the object is the noun a relative clause hangs on when the verb has no object of its own
@@ -14,11 +16,14 @@ starting or going on, "I started to paint") and that has an object, one statemen
   act); its head must be a noun or a name, not a
   pronoun, one pointed at ("that pic", "this mindset"), a vague noun (`entities.STOP_NOUNS`)
   or an abstract one alone (`parsed_entities.ABSTRACT`); it is keyed like an entity row
-  ("my own movie" -> "<speaker>'s movie"), at most `statements.MAX_OBJECT_WORDS` words;
+  ("my own movie" -> "<speaker>'s movie"), at most `statements.MAX_OBJECT_WORDS` words; a
+  partitive head keeps what it holds ("joined a group of hikers" -> "group of hiker");
 - refused: a negated verb, a verb with a modal or conditional ("would", "could", "if",
   "when", "whether"...) on it or on a verb above it, verbs of saying, thinking and feeling
-  that report no act (`_NO_ACT`), and those the pattern table owns (like, love, live, work,
-  be ...: their statements come from there);
+  that report no act (`_NO_ACT`; get, make, take, have, find, give, show, do and try count
+  with a concrete object), and those the pattern table owns (like, love, live, work, be
+  ...: their statements come from there); an exclaimed object ("quite the adventure") and
+  "have" of one's own thing ("we all have our paths");
 - `first_person` is True (c_obs 0.7, `facts.observation_confidence`).
 
 Same parse and speaker -> same statements, in text order.
@@ -29,7 +34,7 @@ from __future__ import annotations
 from typing import Any
 
 from .entities import STOP_NOUNS, _fold, normalise
-from .parsed_entities import ABSTRACT
+from .parsed_entities import ABSTRACT, PARTITIVE
 from .statements import MAX_OBJECT_WORDS, Statement
 
 _SUBJECTS = frozenset({"i", "we"})
@@ -41,7 +46,8 @@ _NO_ACT = frozenset(
     supersede plan intend promise""".split())
 # Acts that take "get"/"make"... only with a concrete object are informative; the verbs
 # above are refused outright except these object-bearing forms.
-_WITH_OBJECT = frozenset({"get", "make", "take", "have", "find", "give", "show"})
+_WITH_OBJECT = frozenset(
+    {"get", "make", "take", "have", "find", "give", "show", "do", "try"})
 _HEDGE = frozenset(
     """would could should might may must can will shall if when whenever whether unless
     maybe perhaps probably wish hope 'll 'd wo ca""".split())
@@ -73,6 +79,10 @@ def _first_person(verb: Any) -> bool:
         own = _subject_is_speaker(tok)
         if own is not None:
             return own
+        if (tok.dep_ == "ROOT" and tok.tag_ in ("VBD", "VBG") and tok.i == tok.sent.start
+                and not any(c.dep_ in ("aux", "auxpass", "nsubjpass", "expl")
+                            for c in tok.children)):
+            return True  # "Explored some trails.", "Did an analysis": chat drops the "I"
         conjoined = tok.dep_ == "conj" and tok.head.pos_ in ("VERB", "AUX")
         if not (conjoined or (tok.dep_ == "xcomp" and _fold(tok.head.lemma_) in _ONGOING)):
             return False
@@ -117,14 +127,33 @@ def _object(verb: Any) -> tuple[str, Any] | None:
 
 
 def _phrase(doc: Any, head: Any) -> str:
-    """The object's words: its noun chunk (or named entity), determiners kept for keying."""
+    """The object's words: its noun chunk (or named entity), determiners kept for keying;
+    a partitive head keeps what it is made of ("a group of globetrotters")."""
     for ent in doc.ents:
         if ent.start <= head.i < ent.end:
             return str(ent.text)
+    words = str(head.text)
     for chunk in doc.noun_chunks:
         if chunk.root.i == head.i:
-            return str(chunk.text)
-    return str(head.text)
+            words = str(chunk.text)
+    if _fold(head.lemma_ or head.text) in PARTITIVE:
+        for prep in head.children:
+            if prep.dep_ == "prep" and _fold(prep.text) == "of":
+                for obj in prep.children:
+                    if obj.dep_ == "pobj" and obj.pos_ in ("NOUN", "PROPN"):
+                        inner = next((str(c.text) for c in doc.noun_chunks
+                                      if c.root.i == obj.i), str(obj.text))
+                        words = f"{words} of {inner}"
+    return words
+
+
+def _trivial(verb_lemma: str, obj: Any) -> bool:
+    """An object that says nothing lasting: exclaimed ("quite the adventure", "such a
+    blast"), or the subject's own thing merely had ("we all have our different paths")."""
+    if any(c.dep_ == "predet" or _fold(c.text) in ("quite", "such") for c in obj.children):
+        return True
+    owned = any(c.dep_ == "poss" and _fold(c.text) in ("my", "our") for c in obj.children)
+    return verb_lemma == "have" and owned
 
 
 def extract_parsed_statements(doc: Any, speaker: str, addressee: str = "") -> tuple[
@@ -155,6 +184,8 @@ def extract_parsed_statements(doc: Any, speaker: str, addressee: str = "") -> tu
                 continue
             if any(_fold(c.text) in _DEMONSTRATIVES for c in obj.children if c.dep_ == "det"):
                 continue  # "that pic": which one is said elsewhere
+            if _trivial(lemma, obj):
+                continue
             value = normalise(_phrase(doc, obj), speaker=speaker, addressee=addressee)
             if not value or len(value.split()) > MAX_OBJECT_WORDS:
                 continue
