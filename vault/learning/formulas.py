@@ -62,7 +62,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-LEARNING_VERSION = 5  # 5: the topic-free part q (1 - g), held below named notes (scope.py)
+LEARNING_VERSION = 6  # 6: the words of the queries a note was used for (expansion.py)
+# 5: the topic-free part q (1 - g), held below named notes (scope.py)
 # 4: only a read/cite/update/create engages a list (rewards.py)
 # 3: Beta-PBM posterior of use (evidence.py); 2: signed Q, damped spread
 SECONDS_PER_DAY = 86_400.0

@@ -71,7 +71,13 @@ from .fusion import RRF_DEPTH, RRF_K, by_fused, fuse, gate, top
 from .hits import Scored, SearchResult, hit_of
 from .relevance import NOTHING, TOP, Relevance, coverage, judge, query_terms
 from .rerank import CrossEncoder, cross_encode
-from .scope import free_prior_stage, hold_learned, warmth_stage
+from .scope import (
+    expansion_channel,
+    free_prior_stage,
+    hold_below,
+    hold_learned,
+    warmth_stage,
+)
 from .second_pass import HEAD, second_pass
 from .signals.dense import DenseIndex, DenseParams
 from .signals.graph import ALPHA, BETA, PUSH_ABOVE, TOP_SEEDS
@@ -93,6 +99,7 @@ DEFAULT_WEIGHTS: Mapping[str, float] = {
     "context": 0.6,
     "named": 0.5,
     "protect": 1.0,  # stage 5b ratio R (stages.py); 0 = off
+    "learned": 1.0,  # the learned expansion channel, fused (vault/learning/expansion.py)
 }
 PRIOR_SCALE = 0.2
 
@@ -248,6 +255,7 @@ class SearchEngine:
         cooccurrence: WeightedEdges | None = None,
         archived: npt.ArrayLike | None = None,
         free_prior: npt.ArrayLike | None = None,
+        expansion: npt.ArrayLike | None = None,
     ) -> Scored:
         """Compute every stage but the cross-encoder for all notes of `corpus`."""
         p = self.params
@@ -287,6 +295,8 @@ class SearchEngine:
         cal = self.calibration(corpus)
         base = {s: cal.weights.get(s, p.weight(s)) if cal else p.weight(s) for s in sig}
         weights, gated = gate(base, sig, p.redundancy_head, heads)
+        if expansion is not None and wanted("learned"):
+            stages["learned"] = expansion_channel(sig, weights, expansion, p.weight("learned"), n)
         fusion = fuse(sig, weights, p.rrf_k, p.normalize, p.rrf_depth, heads)
         stages["fusion"] = (f"ran (k={p.rrf_k}, normalize={p.normalize}, depth={p.rrf_depth}"
                             f"{gated}{'' if cal is None else '; ' + cal.describe()})")
@@ -330,6 +340,14 @@ class SearchEngine:
         final = hold_learned(fusion.fused, own, lifted, final,  # scope.py
                              holders, p.weight("protect"),
                              by_fused(fusion))
+        if "learned" in sig and holders.any():
+            before = self.score(corpus, query, warmth=warmth, prior=prior,
+                                cooccurrence=cooccurrence, archived=archived,
+                                free_prior=free_prior).final
+            held = hold_below(before, final, final > before, holders)
+            stages["learned"] += (f"; {int(np.count_nonzero(held < final))} held below named "
+                                  "notes")
+            final = held
         return Scored(sig, fusion, context, lifted - ctx, a, warm, final, eligible, stages)
 
     def calibration(self, corpus: Corpus) -> Calibration | None:
@@ -361,13 +379,14 @@ class SearchEngine:
         cooccurrence: WeightedEdges | None = None,
         archived: npt.ArrayLike | None = None,
         free_prior: npt.ArrayLike | None = None,
+        expansion: npt.ArrayLike | None = None,
     ) -> SearchResult:
         """Top `k` eligible notes with receipts (module docstring for the stages)."""
         if len(corpus) == 0 or k <= 0:
             return SearchResult(query, (), {"search": "skipped: empty corpus" if k > 0 else "k=0"},
                                 relevance=NOTHING if k > 0 else None)
         s = self.score(corpus, query, warmth=warmth, prior=prior, cooccurrence=cooccurrence,
-                       archived=archived, free_prior=free_prior)
+                       archived=archived, free_prior=free_prior, expansion=expansion)
         p = self.params
         # A note no signal found (final score 0) is not a hit, however few hits there are.
         # Only the head can be shown or reranked, so only it is materialised.
