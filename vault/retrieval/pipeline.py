@@ -12,6 +12,13 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
    w_conj (1 - J(q)), J(q) the overlap of the conjunctive and BM25 heads of m notes for
    this query (fusion.gate: redundant lexical evidence counts once); `calibrate` (off) first
    sets w_bm25, w_dense, w_conj from the vault's own pseudo-queries (calibration.py);
+   with learning on, the learned expansion channel joins them (learning v6,
+   vault/learning/expansion.py, scope.expansion_channel): x(d) = q(d) times the share of the
+   query's words the words of the queries d was used for cover, fused with weight
+   w_learned max(x), so each note adds w_learned x(d) / (k + rank + 1) (0 when no word is
+   shared); after stage 6 nothing it lifted passes an eligible named note (learned score
+   >= 0) that ranked above it in the same ranking without the channel (scope.hold_below;
+   that ranking is computed once more, only when the channel ran and the query names a note);
 4. context: with N(x)(d) = max_{n linked to d, eligible} x(n) and g = w_context,
        ctx(d) = fused(d) + g N(fused)(d) + g^2 N(N(fused))(d)
    (best neighbour only, so a hub gains at most (g + g^2) times the best score near it;
