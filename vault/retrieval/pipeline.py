@@ -302,7 +302,8 @@ class SearchEngine:
         cal = self.calibration(corpus)
         base = {s: cal.weights.get(s, p.weight(s)) if cal else p.weight(s) for s in sig}
         weights, gated = gate(base, sig, p.redundancy_head, heads)
-        if expansion is not None and wanted("learned"):
+        # reported only where something learned shares a word with the query
+        if expansion is not None and np.any(expansion) and wanted("learned"):
             stages["learned"] = expansion_channel(sig, weights, expansion, p.weight("learned"), n)
         fusion = fuse(sig, weights, p.rrf_k, p.normalize, p.rrf_depth, heads)
         stages["fusion"] = (f"ran (k={p.rrf_k}, normalize={p.normalize}, depth={p.rrf_depth}"

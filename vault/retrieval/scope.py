@@ -148,7 +148,8 @@ def expansion_channel(sig: dict[str, F64], weights: dict[str, float],
 def hold_below(before: F64, after: F64, movers: Mask, holders: Mask) -> F64:
     """`after`, except that no note of `movers` passes a holder that ranked above it in
     `before`: it stays just below the lowest such holder's `after` score (or at its own
-    `before` score, if that is higher). Ties in `before` rank by position, as `order` does."""
+    `before` score, if that is higher). A holder ranked above means a higher `before` score
+    (a tie holds nothing back, as in `free_prior_stage`)."""
     idx = np.flatnonzero(movers & ~holders)
     h = np.flatnonzero(holders)
     if idx.size == 0 or h.size == 0:

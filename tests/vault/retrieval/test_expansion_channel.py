@@ -33,7 +33,7 @@ def test_the_channel_lifts_a_used_note_but_not_past_a_named_one() -> None:
     assert titles(base.hits) == ["Turn 1", "Ilse", "Turn 2", "Turn 3"]
     zero = eng.search(c, QUERY, expansion=np.zeros(5))
     assert [h.score for h in zero.hits] == [h.score for h in base.hits]  # nothing shared
-    assert zero.stages["learned"].startswith("skipped")
+    assert "learned" not in zero.stages
     x = np.array([0.0, 0.0, 1.0, 0.0, 0.0])
     hits = eng.search(c, QUERY, expansion=x).hits
     assert titles(hits)[:3] == ["Turn 1", "Ilse", "Turn 2"]  # held just below "Ilse"
@@ -69,5 +69,5 @@ def test_no_mover_passes_a_holder_that_ranked_above_it(
         if holders[d]:
             continue
         for h in np.flatnonzero(holders).tolist():
-            if before[h] > before[d] or (before[h] == before[d] and h < d):
+            if before[h] > before[d]:
                 assert out[d] <= out[h] or out[d] == before[d]
