@@ -29,7 +29,7 @@ as a learned profile, and read through their own channel of the ranking:
   note never used or passed over more than used) times the share of the query's word weight
   its bag covers. No shared word: x = 0, the note is untouched.
 - Ranking (vault/retrieval/pipeline.py stage 3, scope.py `expansion_channel`): the channel is
-  fused with the query-dependent signals, adding w_learned x(d) / (k + rank + 1) (weight 1,
+  fused with the query-dependent signals, adding w_learned x(d) / (k + rank + 1) (weight 0.5,
   `[search] weights.learned`; 0 turns it off), and nothing it lifts passes a note the query
   names that ranked above it without the channel (scope.py `hold_below`: the notes a query
   names are its own evidence of what it is about; without the hold, on the knowledge workload

@@ -106,7 +106,7 @@ DEFAULT_WEIGHTS: Mapping[str, float] = {
     "context": 0.6,
     "named": 0.5,
     "protect": 1.0,  # stage 5b ratio R (stages.py); 0 = off
-    "learned": 1.0,  # the learned expansion channel, fused (vault/learning/expansion.py)
+    "learned": 0.5,  # the learned expansion channel, fused (vault/learning/expansion.py)
 }
 PRIOR_SCALE = 0.2
 

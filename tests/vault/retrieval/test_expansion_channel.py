@@ -28,7 +28,7 @@ def titles(hits: object) -> list[str]:
 
 def test_the_channel_lifts_a_used_note_but_not_past_a_named_one() -> None:
     c = make_corpus(NOTES, [])
-    eng = SearchEngine(SearchParams())
+    eng = SearchEngine(SearchParams(weights={"learned": 1.0}))
     base = eng.search(c, QUERY)
     assert titles(base.hits) == ["Turn 1", "Ilse", "Turn 2", "Turn 3"]
     zero = eng.search(c, QUERY, expansion=np.zeros(5))
@@ -39,6 +39,8 @@ def test_the_channel_lifts_a_used_note_but_not_past_a_named_one() -> None:
     assert titles(hits)[:3] == ["Turn 1", "Ilse", "Turn 2"]  # held just below "Ilse"
     assert hits[2].score > base.hits[2].score and hits[2].score < hits[1].score
     assert hits[2].receipt["signals"]["learned"]["contribution"] == pytest.approx(1.0 / 61)
+    half = SearchEngine(SearchParams()).search(c, QUERY, expansion=x).hits  # default 0.5
+    assert half[2].receipt["signals"]["learned"]["contribution"] == pytest.approx(0.5 / 61)
     unnamed = "What did she see on her spring walk by the river?"  # names no note
     free = titles(eng.search(c, unnamed, expansion=x).hits)
     assert free.index("Turn 2") < free.index("Ilse")  # nothing named: the lift is whole
