@@ -39,15 +39,7 @@ from .formulas import LEARNING_VERSION, LearningParams, decayed, utility
 from .health import health
 from .pair_table import PairTable
 from .redact import redact_ledger
-from .replay import (
-    expansion_of,
-    fold,
-    free_of,
-    learned_of,
-    prior_of,
-    query_weights,
-    word_query,
-)
+from .replay import expansion_of, fold, free_of, learned_of, prior_of, query_weights, word_query
 from .state import Event, LearnedState, NoteState, apply
 from .usage import NO_LINKS, Learned
 from .vectors import NoteVectors

@@ -12,13 +12,9 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
    w_conj (1 - J(q)), J(q) the overlap of the conjunctive and BM25 heads of m notes for
    this query (fusion.gate: redundant lexical evidence counts once); `calibrate` (off) first
    sets w_bm25, w_dense, w_conj from the vault's own pseudo-queries (calibration.py);
-   with learning on, the learned expansion channel joins them (learning v6,
-   vault/learning/expansion.py, scope.expansion_channel): x(d) = q(d) times the share of the
-   query's words the words of the queries d was used for cover, fused with weight
-   w_learned max(x), so each note adds w_learned x(d) / (k + rank + 1) (0 when no word is
-   shared); after stage 6 nothing it lifted passes an eligible named note (learned score
-   >= 0) that ranked above it in the same ranking without the channel (scope.hold_below;
-   that ranking is computed once more, only when the channel ran and the query names a note);
+   with learning on, the learned expansion channel joins them (learning v6): each note adds
+   w_learned x(d) / (k + rank + 1), x(d) in [0, 1] (vault/learning/expansion.py), held at
+   stage 6 below the named notes that ranked above it without it (learned_stages.py);
 4. context: with N(x)(d) = max_{n linked to d, eligible} x(n) and g = w_context,
        ctx(d) = fused(d) + g N(fused)(d) + g^2 N(N(fused))(d)
    (best neighbour only, so a hub gains at most (g + g^2) times the best score near it;
@@ -76,15 +72,10 @@ from .derived import Derived, array_bytes, build_derived, update_derived
 from .encoders import Encoder, Progress
 from .fusion import RRF_DEPTH, RRF_K, by_fused, fuse, gate, top
 from .hits import Scored, SearchResult, hit_of
+from .learned_stages import learned_stage
 from .relevance import NOTHING, TOP, Relevance, coverage, judge, query_terms
 from .rerank import CrossEncoder, cross_encode
-from .scope import (
-    expansion_channel,
-    free_prior_stage,
-    hold_below,
-    hold_learned,
-    warmth_stage,
-)
+from .scope import expansion_channel, warmth_stage
 from .second_pass import HEAD, second_pass
 from .signals.dense import DenseIndex, DenseParams
 from .signals.graph import ALPHA, BETA, PUSH_ABOVE, TOP_SEEDS
@@ -302,8 +293,7 @@ class SearchEngine:
         cal = self.calibration(corpus)
         base = {s: cal.weights.get(s, p.weight(s)) if cal else p.weight(s) for s in sig}
         weights, gated = gate(base, sig, p.redundancy_head, heads)
-        # reported only where something learned shares a word with the query
-        if expansion is not None and np.any(expansion) and wanted("learned"):
+        if expansion is not None and np.any(expansion) and wanted("learned"):  # words shared
             stages["learned"] = expansion_channel(sig, weights, expansion, p.weight("learned"), n)
         fusion = fuse(sig, weights, p.rrf_k, p.normalize, p.rrf_depth, heads)
         stages["fusion"] = (f"ran (k={p.rrf_k}, normalize={p.normalize}, depth={p.rrf_depth}"
@@ -332,30 +322,12 @@ class SearchEngine:
         if wanted("warmth"):
             stages["warmth"], a, warm = warmth_stage(warmth, p.weight("warmth"), view.links,
                                                      cooccurrence, lifted, eligible, p.scope)
-        final = warm
-        pr = np.zeros(n) if prior is None else np.asarray(prior, dtype=np.float64).ravel()
-        if pr.shape != (n,):
-            raise ValueError(f"prior has {pr.shape[0]} entries for {n} notes")
-        if pr.any() and p.prior_scale > 0:
-            final = final * (1.0 + p.prior_scale * np.clip(pr, -1.0, 1.0))
-            stages["prior"] = f"ran (scale {p.prior_scale})"
-        else:
-            stages["prior"] = "skipped: zero"
-        holders = protectors & eligible & (pr >= 0)
-        free_report, final = free_prior_stage(final, free_prior, p.prior_scale, holders)
-        if free_report:
-            stages["prior"] += f"; {free_report}"
-        final = hold_learned(fusion.fused, own, lifted, final,  # scope.py
-                             holders, p.weight("protect"),
-                             by_fused(fusion))
-        if "learned" in sig and holders.any():
-            before = self.score(corpus, query, warmth=warmth, prior=prior,
-                                cooccurrence=cooccurrence, archived=archived,
-                                free_prior=free_prior).final
-            held = hold_below(before, final, final > before, holders)
-            stages["learned"] += (f"; {int(np.count_nonzero(held < final))} held below named "
-                                  "notes")
-            final = held
+        without = None if "learned" not in sig else (lambda: self.score(
+            corpus, query, warmth=warmth, prior=prior, cooccurrence=cooccurrence,
+            archived=archived, free_prior=free_prior).final)
+        final = learned_stage(warm, prior, free_prior, p.prior_scale, p.weight("protect"),
+                              fusion.fused, own, lifted, by_fused(fusion), protectors & eligible,
+                              stages, without)
         return Scored(sig, fusion, context, lifted - ctx, a, warm, final, eligible, stages)
 
     def calibration(self, corpus: Corpus) -> Calibration | None:
