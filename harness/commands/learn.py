@@ -147,12 +147,17 @@ def _story(doc: dict[str, Any]) -> str:
     st = doc["state"] or {}
     bag = st.get("use_terms" if doc["q"] >= 0 else "skip_terms", {})
     about = ", ".join(t for t, _ in sorted(bag.items(), key=lambda kv: (-kv[1], kv[0]))[:8])
+    used = st.get("use_words", {})
+    words = ", ".join(t for t, _ in sorted(used.items(), key=lambda kv: (-kv[1], kv[0]))[:8])
     others = ("the same on a query about other things, but never past a note it names"
               if doc["q"] > 0 else "less on others, x1 on a query about other things")
     lines = [f"{doc['note']} (id {doc['id']}): score x{doc['multiplier']:.4f} on a query wholly "
              f"about what it was {'used' if doc['q'] >= 0 else 'skipped'} for, {others} "
              f"(q {doc['q']:+.4f} x prior_scale {doc['prior_scale']})",
              f"  about: {about or '-'}",
+             f"  found by the words: {words or '-'} (a query holding them adds weights.learned"
+             f" x q x their share of its words / (k + rank + 1) to the fused score, never "
+             f"past a note the query names)",
              f"  evidence: used {doc['used']:.2f}, examined and skipped {doc['skipped']:.2f}; "
              f"use rate {doc['use_rate']:.3f} (prior {doc['use_mean']:.2f})  "
              f"shown {st.get('shown', 0)}  accesses {st.get('accesses', 0)}  "

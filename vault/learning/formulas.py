@@ -31,6 +31,11 @@ Formulas (the seed: Ori-Mnemos, "Computation is the missing bedrock of agentic m
   for one question is evidence that a note is informative, not what a new query is about;
   the notes the query names are. Without it the related held-out questions of LoCoMo, other
   questions about the same turns, got nothing (gate 0 for 26 of 32 with evidence: NOTES-F).
+- Query-log document expansion (v6, expansion.py): a used note keeps the stems of the
+  queries it was used for (`terms_cap` most frequent); a new query's share of those words
+  (idf from the query log, unlogged words diluting), times q, is a fused channel of the
+  ranking that never lifts a note past a note the query names. It is query-dependent: a
+  question that shares no word with what a note was used for leaves it untouched.
 - Co-occurrence (notes among the top `cooc_top` hits of one search): with N searches, n_i
   searches showing i, n_ij showing both, p = n / N,
       npmi = ln(p_ij / (p_i p_j)) / (-ln p_ij)            (Bouma 2009; 1 when p_ij = 1)
@@ -62,7 +67,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-LEARNING_VERSION = 5  # 5: the topic-free part q (1 - g), held below named notes (scope.py)
+LEARNING_VERSION = 6  # 6: the words of the queries a note was used for (expansion.py)
+# 5: the topic-free part q (1 - g), held below named notes (scope.py)
 # 4: only a read/cite/update/create engages a list (rewards.py)
 # 3: Beta-PBM posterior of use (evidence.py); 2: signed Q, damped spread
 SECONDS_PER_DAY = 86_400.0

@@ -39,7 +39,7 @@ from .formulas import LEARNING_VERSION, LearningParams, decayed, utility
 from .health import health
 from .pair_table import PairTable
 from .redact import redact_ledger
-from .replay import fold, free_of, learned_of, prior_of, query_weights
+from .replay import expansion_of, fold, free_of, learned_of, prior_of, query_weights, word_query
 from .state import Event, LearnedState, NoteState, apply
 from .usage import NO_LINKS, Learned
 from .vectors import NoteVectors
@@ -329,8 +329,10 @@ class Ledger:
             self._sync_state()
             weighted = query_weights(self._state, query)
             free = self._per_note(ids, lambda ns: free_of(ns, weighted), np.float64)
+            words = word_query(self._state, query)
+            expansion = self._per_note(ids, lambda ns: expansion_of(ns, words), np.float64)
             return Learned(self.warmth(ids, now), self.prior(ids, query), self._cooc(ids, now),
-                           free=free,
+                           free=free, expansion=expansion,
                            seq=self._state.last_seq, clock=now)
 
     def cooccurrence(self, ids: Sequence[int], now: float | None = None) -> WeightedEdges:

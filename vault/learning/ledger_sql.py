@@ -66,6 +66,7 @@ _NOTE_COLS = (
     "skipped",
 )
 _EVENT_COLS = "seq, t, kind, session, note, data"
+WORD = "w:"  # qterm keys of query words (state.word_df); a phrase never holds ":"
 
 
 def schema_version() -> int:
@@ -150,7 +151,12 @@ def load_state(conn: sqlite3.Connection) -> LearnedState:
         terms = json.loads(row[-1])
         ns = st.notes[int(row[0])] = NoteState(*row[1:-1])
         ns.use_terms, ns.skip_terms = dict(terms.get("u", {})), dict(terms.get("s", {}))
-    st.query_df = {str(t): int(n) for t, n in conn.execute("SELECT term, n FROM qterm")}
+        ns.use_words = dict(terms.get("w", {}))
+    for t, n in conn.execute("SELECT term, n FROM qterm"):
+        if str(t).startswith(WORD):  # a query word's stem (expansion.py), not a phrase
+            st.word_df[str(t)[len(WORD):]] = int(n)
+        else:
+            st.query_df[str(t)] = int(n)
     for a, b, count, last_t in conn.execute("SELECT a, b, count, last_t FROM pair ORDER BY a, b"):
         st.pairs[(int(a), int(b))] = Pair(int(count), float(last_t))
     for note, session in conn.execute("SELECT note, session FROM note_session"):
@@ -185,7 +191,8 @@ def write_rows(conn: sqlite3.Connection, st: LearnedState, touched: Touched) -> 
         if ns is None:
             conn.execute("DELETE FROM note WHERE id=?", (note,))
         else:
-            terms = json.dumps({"s": ns.skip_terms, "u": ns.use_terms}, sort_keys=True)
+            terms = json.dumps({"s": ns.skip_terms, "u": ns.use_terms, "w": ns.use_words},
+                               sort_keys=True)
             conn.execute(
                 f"INSERT OR REPLACE INTO note(id, {', '.join(_NOTE_COLS)}, terms) "
                 f"VALUES (?{', ?' * len(_NOTE_COLS)}, ?)",
@@ -222,6 +229,8 @@ def write_rows(conn: sqlite3.Connection, st: LearnedState, touched: Touched) -> 
             conn.execute("DELETE FROM gone WHERE note=?", (note,))
     for term in sorted(touched.terms):
         conn.execute("INSERT OR REPLACE INTO qterm VALUES (?, ?)", (term, st.query_df[term]))
+    for word in sorted(touched.words):
+        conn.execute("INSERT OR REPLACE INTO qterm VALUES (?, ?)", (WORD + word, st.word_df[word]))
     set_meta(conn, "searches", str(st.searches))
     set_meta(conn, "last_seq", str(st.last_seq))
 
@@ -238,5 +247,6 @@ def replace_state(conn: sqlite3.Connection, st: LearnedState) -> None:
         sources=set(st.rewards),
         gone=set(st.gone),
         terms=set(st.query_df),
+        words=set(st.word_df),
     )
     write_rows(conn, st, touched)

@@ -9,6 +9,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from .expansion import Weighted, coverage, query_words, word_weights
 from .formulas import LearningParams, decayed
 from .pair_table import PairTable
 from .state import Event, LearnedState, NoteState, apply
@@ -35,6 +36,21 @@ def free_of(ns: NoteState, weighted: Sequence[tuple[str, float]] | None) -> floa
     return ns.q * (1.0 - gate_of(weighted, ns.use_terms))
 
 
+def expansion_of(ns: NoteState, weighted: Weighted | None) -> float:
+    """q times the share of the query's words the note's use words hold (expansion.py);
+    0 for q <= 0, no query or no words."""
+    if weighted is None or ns.q <= 0.0 or not ns.use_words:
+        return 0.0
+    return ns.q * coverage(weighted, ns.use_words)
+
+
+def word_query(state: LearnedState, query: str | None) -> Weighted | None:
+    """The query's word weights against the state's query log (None without a query)."""
+    if query is None:
+        return None
+    return word_weights(query_words(query), state.word_df, state.searches)
+
+
 def query_weights(state: LearnedState, query: str | None) -> list[tuple[str, float]] | None:
     """The query's phrase weights against the state's query log (None without a query)."""
     return None if query is None else weights(query_terms(query), state.query_df, state.searches)
@@ -47,6 +63,8 @@ def learned_of(
     """The `Learned` vectors of a (replayed) state at time `now` for `query` (its prior gated
     by topic.py; ungated without one): a pure function of its arguments."""
     weighted = query_weights(state, query)
+    words = word_query(state, query)
+    expansion = np.zeros(len(ids), dtype=np.float64)
     warmth = np.zeros(len(ids), dtype=np.float64)
     prior = np.zeros(len(ids), dtype=np.float64)
     free = np.zeros(len(ids), dtype=np.float64)
@@ -56,9 +74,11 @@ def learned_of(
             warmth[k] = decayed(ns.activation, now - ns.as_of, ns.accesses, ns.sessions, params)
             prior[k] = prior_of(ns, weighted)
             free[k] = free_of(ns, weighted)
+            expansion[k] = expansion_of(ns, words)
     archived = [n for n, ns in state.notes.items() if ns.archived_at is not None]
     edges = PairTable().edges(state, now, params).to_positions(ids, archived)
-    return Learned(warmth, prior, edges, seq=state.last_seq, clock=now, free=free)
+    return Learned(warmth, prior, edges, seq=state.last_seq, clock=now, free=free,
+                   expansion=expansion)
 
 
 def fold(events: Iterable[Event], params: LearningParams) -> LearnedState:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .evidence import score, skip_weight, use_weight
+from .expansion import asking_queries, query_words
 from .formulas import SECONDS_PER_DAY, LearningParams, accumulate, decayed, pair_strength
 from .rewards import SOURCES, Event, session_rewards
 from .topic import add_terms, query_terms
@@ -59,6 +60,7 @@ class NoteState:
     skipped: float = 0.0  # F: summed examined-and-not-used weight
     use_terms: dict[str, int] = field(default_factory=dict)  # topic.py: what it was used for
     skip_terms: dict[str, int] = field(default_factory=dict)  # ...and passed over for
+    use_words: dict[str, int] = field(default_factory=dict)  # expansion.py: their stems
 
 
 @dataclass(slots=True)
@@ -89,6 +91,7 @@ class LearnedState:
     searches: int = 0
     last_seq: int = 0
     query_df: dict[str, int] = field(default_factory=dict)  # term -> searches holding it
+    word_df: dict[str, int] = field(default_factory=dict)  # stem -> searches holding it
 
 
 @dataclass
@@ -102,6 +105,7 @@ class Touched:
     sources: set[str] = field(default_factory=set)
     gone: set[int] = field(default_factory=set)
     terms: set[str] = field(default_factory=set)  # query_df keys
+    words: set[str] = field(default_factory=set)  # word_df keys
     rewarded: dict[int, dict[str, float]] = field(default_factory=dict)  # end: note -> rewards
 
 
@@ -148,6 +152,9 @@ def _search(state: LearnedState, ev: Event, params: LearningParams, touched: Tou
     for term in query_terms(str(ev.data.get("query", ""))):
         state.query_df[term] = state.query_df.get(term, 0) + 1
         touched.terms.add(term)
+    for word in query_words(str(ev.data.get("query", ""))):
+        state.word_df[word] = state.word_df.get(word, 0) + 1
+        touched.words.add(word)
     for note in top:
         state.notes[note].seen += 1
     for i, a in enumerate(top):
@@ -211,6 +218,7 @@ def _end(state: LearnedState, ev: Event, params: LearningParams, touched: Touche
     for e in events:
         for note, _, _ in e.shown() if e.kind == "search" else []:
             asked.setdefault(note, []).append(str(e.data.get("query", "")))
+    asking = asking_queries(events)
     for note in sorted(set(outcome.signals) | set(outcome.passed)):
         if note in state.gone:
             continue
@@ -225,6 +233,8 @@ def _end(state: LearnedState, ev: Event, params: LearningParams, touched: Touche
         else:
             ns.used += use_weight(sum(by_source[s] for s in sorted(by_source)), params)
             add_terms(ns.use_terms, about, params.terms_cap)
+            words = {w for q in asking.get(note, []) for w in query_words(q)}
+            add_terms(ns.use_words, sorted(words), params.terms_cap)
         touched.rewarded[note] = dict(sorted(by_source.items()))
         for source in sorted(by_source):
             n, total = state.rewards.get(source, (0, 0.0))

@@ -33,6 +33,7 @@ class Learned:
     seq: int = 0  # the last event of the log folded into this state (0: none)
     clock: float = 0.0  # the time the warmth and edges were evaluated at
     free: npt.NDArray[np.float64] | None = None  # q (1 - gate) per note (replay.free_of)
+    expansion: npt.NDArray[np.float64] | None = None  # replay.expansion_of per note
 
     @classmethod
     def none(cls, n: int, clock: float = 0.0) -> Learned:

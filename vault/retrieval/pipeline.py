@@ -12,6 +12,9 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
    w_conj (1 - J(q)), J(q) the overlap of the conjunctive and BM25 heads of m notes for
    this query (fusion.gate: redundant lexical evidence counts once); `calibrate` (off) first
    sets w_bm25, w_dense, w_conj from the vault's own pseudo-queries (calibration.py);
+   with learning on, the learned expansion channel joins them (learning v6): each note adds
+   w_learned x(d) / (k + rank + 1), x(d) in [0, 1] (vault/learning/expansion.py), held at
+   stage 6 below the named notes that ranked above it without it (learned_stages.py);
 4. context: with N(x)(d) = max_{n linked to d, eligible} x(n) and g = w_context,
        ctx(d) = fused(d) + g N(fused)(d) + g^2 N(N(fused))(d)
    (best neighbour only, so a hub gains at most (g + g^2) times the best score near it;
@@ -69,9 +72,10 @@ from .derived import Derived, array_bytes, build_derived, update_derived
 from .encoders import Encoder, Progress
 from .fusion import RRF_DEPTH, RRF_K, by_fused, fuse, gate, top
 from .hits import Scored, SearchResult, hit_of
+from .learned_stages import learned_stage
 from .relevance import NOTHING, TOP, Relevance, coverage, judge, query_terms
 from .rerank import CrossEncoder, cross_encode
-from .scope import free_prior_stage, hold_learned, warmth_stage
+from .scope import expansion_channel, warmth_stage
 from .second_pass import HEAD, second_pass
 from .signals.dense import DenseIndex, DenseParams
 from .signals.graph import ALPHA, BETA, PUSH_ABOVE, TOP_SEEDS
@@ -93,6 +97,7 @@ DEFAULT_WEIGHTS: Mapping[str, float] = {
     "context": 0.6,
     "named": 0.5,
     "protect": 1.0,  # stage 5b ratio R (stages.py); 0 = off
+    "learned": 0.5,  # the learned expansion channel, fused (vault/learning/expansion.py)
 }
 PRIOR_SCALE = 0.2
 
@@ -248,6 +253,7 @@ class SearchEngine:
         cooccurrence: WeightedEdges | None = None,
         archived: npt.ArrayLike | None = None,
         free_prior: npt.ArrayLike | None = None,
+        expansion: npt.ArrayLike | None = None,
     ) -> Scored:
         """Compute every stage but the cross-encoder for all notes of `corpus`."""
         p = self.params
@@ -287,6 +293,8 @@ class SearchEngine:
         cal = self.calibration(corpus)
         base = {s: cal.weights.get(s, p.weight(s)) if cal else p.weight(s) for s in sig}
         weights, gated = gate(base, sig, p.redundancy_head, heads)
+        if expansion is not None and np.any(expansion) and wanted("learned"):  # words shared
+            stages["learned"] = expansion_channel(sig, weights, expansion, p.weight("learned"), n)
         fusion = fuse(sig, weights, p.rrf_k, p.normalize, p.rrf_depth, heads)
         stages["fusion"] = (f"ran (k={p.rrf_k}, normalize={p.normalize}, depth={p.rrf_depth}"
                             f"{gated}{'' if cal is None else '; ' + cal.describe()})")
@@ -314,22 +322,12 @@ class SearchEngine:
         if wanted("warmth"):
             stages["warmth"], a, warm = warmth_stage(warmth, p.weight("warmth"), view.links,
                                                      cooccurrence, lifted, eligible, p.scope)
-        final = warm
-        pr = np.zeros(n) if prior is None else np.asarray(prior, dtype=np.float64).ravel()
-        if pr.shape != (n,):
-            raise ValueError(f"prior has {pr.shape[0]} entries for {n} notes")
-        if pr.any() and p.prior_scale > 0:
-            final = final * (1.0 + p.prior_scale * np.clip(pr, -1.0, 1.0))
-            stages["prior"] = f"ran (scale {p.prior_scale})"
-        else:
-            stages["prior"] = "skipped: zero"
-        holders = protectors & eligible & (pr >= 0)
-        free_report, final = free_prior_stage(final, free_prior, p.prior_scale, holders)
-        if free_report:
-            stages["prior"] += f"; {free_report}"
-        final = hold_learned(fusion.fused, own, lifted, final,  # scope.py
-                             holders, p.weight("protect"),
-                             by_fused(fusion))
+        without = None if "learned" not in sig else (lambda: self.score(
+            corpus, query, warmth=warmth, prior=prior, cooccurrence=cooccurrence,
+            archived=archived, free_prior=free_prior).final)
+        final = learned_stage(warm, prior, free_prior, p.prior_scale, p.weight("protect"),
+                              fusion.fused, own, lifted, by_fused(fusion), protectors & eligible,
+                              stages, without)
         return Scored(sig, fusion, context, lifted - ctx, a, warm, final, eligible, stages)
 
     def calibration(self, corpus: Corpus) -> Calibration | None:
@@ -361,13 +359,14 @@ class SearchEngine:
         cooccurrence: WeightedEdges | None = None,
         archived: npt.ArrayLike | None = None,
         free_prior: npt.ArrayLike | None = None,
+        expansion: npt.ArrayLike | None = None,
     ) -> SearchResult:
         """Top `k` eligible notes with receipts (module docstring for the stages)."""
         if len(corpus) == 0 or k <= 0:
             return SearchResult(query, (), {"search": "skipped: empty corpus" if k > 0 else "k=0"},
                                 relevance=NOTHING if k > 0 else None)
         s = self.score(corpus, query, warmth=warmth, prior=prior, cooccurrence=cooccurrence,
-                       archived=archived, free_prior=free_prior)
+                       archived=archived, free_prior=free_prior, expansion=expansion)
         p = self.params
         # A note no signal found (final score 0) is not a hit, however few hits there are.
         # Only the head can be shown or reranked, so only it is materialised.

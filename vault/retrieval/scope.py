@@ -116,15 +116,44 @@ def free_prior_stage(final: F64, free: npt.ArrayLike | None, scale: float, holde
     if not f.any():
         return "", final
     lifted = final * (1.0 + scale * f)
-    idx = np.flatnonzero((f > 0) & (final > 0) & ~holders)
-    h = np.flatnonzero(holders)
-    if idx.size == 0 or h.size == 0:
+    if not holders.any():
         return f"topic-free part (scale {scale})", lifted
-    hs = h[np.argsort(-final[h], kind="stable")]
-    lowest = np.minimum.accumulate(lifted[hs])  # the lowest holder among the first j + 1
-    m = np.searchsorted(-final[hs], -final[idx], side="left")  # holders ranked above d
-    ceiling = np.where(m > 0, lowest[np.maximum(m - 1, 0)], np.inf)
-    out = lifted.copy()
-    out[idx] = np.minimum(lifted[idx], np.maximum(final[idx], np.nextafter(ceiling, -np.inf)))
+    out = hold_below(final, lifted, (f > 0) & (final > 0) & ~holders, holders)
     held = int(np.count_nonzero(out < lifted))
     return f"topic-free part (scale {scale}, {held} held below named notes)", out
+
+
+def expansion_channel(sig: dict[str, F64], weights: dict[str, float],
+                      expansion: npt.ArrayLike | None, weight: float, n: int) -> str:
+    """The learned expansion channel (vault/learning/expansion.py), fused like a signal with
+    weight `weight` times its largest value, so that each note adds weight x(d) / (k + rank
+    + 1) whatever the other notes' values (max-normalised fusion). Adds to `sig`/`weights`."""
+    if expansion is None:
+        return "skipped: nothing learned"
+    x = np.clip(np.asarray(expansion, dtype=np.float64).ravel(), 0.0, 1.0)
+    if x.shape != (n,):
+        raise ValueError(f"expansion has {x.shape[0]} entries for {n} notes")
+    top_x = float(x.max(initial=0.0))
+    if top_x <= 0.0:
+        return "skipped: no learned words of this query"
+    sig["learned"] = x
+    weights["learned"] = weight * top_x
+    return f"ran ({int(np.count_nonzero(x))} notes, weight {weight})"
+
+
+def hold_below(before: F64, after: F64, movers: Mask, holders: Mask) -> F64:
+    """`after`, except that no note of `movers` passes a holder that ranked above it in
+    `before`: it stays just below the lowest such holder's `after` score (or at its own
+    `before` score, if that is higher). A holder ranked above means a higher `before` score
+    (a tie holds nothing back, as in `free_prior_stage`)."""
+    idx = np.flatnonzero(movers & ~holders)
+    h = np.flatnonzero(holders)
+    if idx.size == 0 or h.size == 0:
+        return after
+    hs = h[np.argsort(-before[h], kind="stable")]
+    lowest = np.minimum.accumulate(after[hs])  # the lowest holder among the first j + 1
+    m = np.searchsorted(-before[hs], -before[idx], side="left")  # holders ranked above d
+    ceiling = np.where(m > 0, lowest[np.maximum(m - 1, 0)], np.inf)
+    out = after.copy()
+    out[idx] = np.minimum(after[idx], np.maximum(before[idx], np.nextafter(ceiling, -np.inf)))
+    return out

@@ -1,0 +1,108 @@
+"""Query-log document expansion (learning v6, vault/learning/expansion.py): the stems of the
+queries a note was used for, weighed by the query log, replayed equal to live."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vault import LEDGER_FILE, Ledger, Vault
+from vault.learning.expansion import asking_queries, coverage, query_words, word_weights
+from vault.learning.ledger import learned_of
+from vault.learning.replay import expansion_of, word_query
+from vault.learning.rewards import Event
+from vault.learning.state import LearnedState, NoteState
+
+from .test_ledger_facade import Clock
+
+
+def search(seq: int, query: str, notes: list[int]) -> Event:
+    return Event(seq, float(seq), "search", "s", None,
+                 {"query": query, "shown": [[n, r, 1.0] for r, n in enumerate(notes)]})
+
+
+def test_query_words_are_bm25_stems_without_stop_words() -> None:
+    assert query_words("Why did Jon start his dance studios?") == ["danc", "jon", "start",
+                                                                  "studio"]
+    assert query_words("what is the") == []
+
+
+def test_unlogged_words_dilute_and_logged_words_weigh_by_rarity() -> None:
+    df = {"danc": 1, "jon": 4}
+    pairs, total = word_weights(["jon", "danc", "rome"], df, 4)
+    assert [w for w, _ in pairs] == ["danc", "jon"]
+    assert [x for _, x in pairs] == pytest.approx([math.log(5.0), math.log(2.0)])
+    assert total == pytest.approx(math.log(5.0) * 2 + math.log(2))  # "rome": ln(1 + N)
+    assert coverage((pairs, total), {"danc": 1, "jon": 2}) == pytest.approx(
+        (math.log(5.0) + math.log(2)) / total)
+    assert coverage((pairs, total), {}) == 0.0
+    assert coverage(word_weights([], df, 4), {"jon": 1}) == 0.0
+
+
+def test_a_note_is_credited_with_the_query_it_was_read_from() -> None:
+    events = [search(1, "dance studio offer", [7, 8]), search(2, "trip to rome", [7, 9]),
+              Event(3, 3.0, "read", "s", 7, {}),
+              Event(4, 4.0, "write", "s", 20, {"linked": [8], "created": True})]
+    asked = asking_queries(events)
+    assert asked[7] == ["trip to rome"]  # read after the second search showed it
+    assert asked[8] == ["dance studio offer"]  # cited: the last search that showed it
+    assert asked[9] == ["trip to rome"]  # never acted on: every query that showed it
+
+
+@given(st.floats(-0.25, 1.0), st.lists(st.sampled_from(["jon", "danc", "rome", "gina"]),
+                                       max_size=4),
+       st.dictionaries(st.sampled_from(["jon", "danc", "rome"]), st.integers(1, 5)))
+@settings(max_examples=200, deadline=None)
+def test_the_channel_value_is_bounded_and_zero_without_use_or_shared_words(
+        q: float, words: list[str], bag: dict[str, int]) -> None:
+    state = LearnedState(searches=5, word_df={"jon": 3, "danc": 1})
+    ns = NoteState(q=q, use_words=bag)
+    x = expansion_of(ns, word_query(state, " ".join(words)))
+    assert 0.0 <= x <= max(q, 0.0)
+    if q <= 0 or not set(words) & set(bag) & {"jon", "danc"}:
+        assert x == 0.0
+    assert expansion_of(ns, None) == 0.0
+
+
+def test_live_equals_replay_and_the_bag_survives_reopening(tmp_path: Path) -> None:
+    clock = Clock()
+    (tmp_path / ".rmh").mkdir()
+    ledger = Ledger.open(tmp_path / ".rmh" / LEDGER_FILE, clock=clock)
+    with Vault.open(tmp_path, usage=ledger) as v:
+        v.write("Studio.md", "Jon opened a place where people learn to move.\n")
+        v.write("Rome.md", "Jon spent a week in Rome in spring.\n")
+        v.write("Cats.md", "Gina's cats sleep all day.\n")
+        for s in range(2):
+            ledger.start_session(f"s{s}", clock.t)
+            v.search("Jon dance studio opened", session=f"s{s}")
+            v.read("Studio", session=f"s{s}")
+            v.search("Jon spring Rome", session=f"s{s}")
+            clock.t += 60.0
+            ledger.end_session(f"s{s}", clock.t)
+        studio = v.resolve("Studio")
+        assert ledger.state.notes[studio].use_words == {"danc": 2, "jon": 2, "open": 2,
+                                                        "studio": 2}
+        ids = v.corpus().ids
+        for query in ("What does Jon teach at the dance studio?", "Gina's cats"):
+            live = ledger.learned(ids, query=query)
+            again = learned_of(ledger.replay(), ids, live.clock, ledger.params, query)
+            assert live.expansion is not None and again.expansion is not None
+            assert np.array_equal(live.expansion, again.expansion)
+        on = ledger.learned(ids, query="What does Jon teach at the dance studio?").expansion
+        off = ledger.learned(ids, query="Gina's cats").expansion
+        assert on is not None and off is not None
+        assert on[ids.index(studio)] > 0 and not off.any()  # no shared word: nothing
+        hit = v.search("What does Jon teach at the dance studio?", learn=False).hits[0]
+        assert hit.title == "Studio" and hit.receipt["signals"]["learned"]["contribution"] > 0
+        before = v.search("What does Jon teach at the dance studio?", as_of=0.0)
+        assert "learned" not in before.stages  # nothing learned before the log
+    ledger.close()
+    reopened = Ledger.open(tmp_path / ".rmh" / LEDGER_FILE, clock=clock)
+    assert reopened.state == reopened.replay()  # stored rows (bags, word counts) = the fold
+    assert reopened.state.word_df["studio"] == 2 and reopened.state.notes[studio].use_words
+    reopened.close()

@@ -1,0 +1,102 @@
+"""Query-log document expansion (learning v6): a note is found by the words of the queries it
+was used for.
+
+A note's learned score (evidence.py) says how useful it was; the topic gate (topic.py) says on
+which queries, by shared *pairs* of words. Neither finds a note for a new question that shares
+single informative words with the questions it answered before ("Why did Jon start his dance
+studio?" after "What is Jon offering at his dance studio?"), and neither can raise a note that
+the query's words miss. Click logs as document expansion does: the queries whose results an
+agent used a document from are added to the document as text (Joachims 2002, "Optimizing search
+engines using clickthrough data", KDD; Amitay, Darlow, Konopnicki & Weiss 2005, "Queries as
+anchors: selection by association", Hypertext; Xue et al. 2004, "Optimizing web search using
+web click-through data", CIKM; Nogueira et al. 2019, "Document expansion by query prediction"
+predicts such queries instead of logging them). Here they are kept apart from the note's text,
+as a learned profile, and read through their own channel of the ranking:
+
+- Profile (`NoteState.use_words`): when a session ends with a note used (rewards.py), the
+  Snowball stems of the content words (`query_words`: BM25's tokens and stems, stop words
+  removed) of the queries it was used for are counted into its bag, each once per session; the
+  queries it was used for are those of the last search that showed it before each read,
+  citation or rewrite of it (`asking_queries`), or every search that showed it for a note used
+  otherwise (the agent's answer). A bag keeps its `terms_cap` most frequent stems (topic.py
+  `add_terms`), so the state stays bounded.
+- Word weights from the query log: idf(w) = ln(1 + N / df(w)), N the logged searches and df(w)
+  how many of them held w (`LearnedState.word_df`); a query word no logged search held counts
+  at the largest weight ln(1 + N), so the words a query adds beyond what notes were used for
+  dilute the match (measured on LoCoMo: without it the channel cost unrelated questions).
+- Channel value: x(d, Q) = q(d) * sum_{w in W(Q) & B_d} idf(w) / sum_{w in W(Q)} idf(w), in
+  [0, 1]: the note's positive learned score (the Beta posterior of use, evidence.py; 0 for a
+  note never used or passed over more than used) times the share of the query's word weight
+  its bag covers. No shared word: x = 0, the note is untouched.
+- Ranking (vault/retrieval/pipeline.py stage 3, scope.py `expansion_channel`): the channel is
+  fused with the query-dependent signals, adding w_learned x(d) / (k + rank + 1) (weight 0.5,
+  `[search] weights.learned`; 0 turns it off), and nothing it lifts passes a note the query
+  names that ranked above it without the channel (scope.py `hold_below`: the notes a query
+  names are its own evidence of what it is about; without the hold, on the knowledge workload
+  a note used for "Felix Ferro" passed Felix Brandt for "Is Mira Ferro older than Felix
+  Brandt?").
+
+Pure and deterministic: stems, sorted iteration, no clock; replay folds the same events into
+the same bags (`replay == live`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+from ..notes.text import STOPWORDS, stem, tokenize
+from .rewards import Event
+
+Weighted = tuple[list[tuple[str, float]], float]  # (word, idf) of the logged words; total idf
+
+
+def query_words(text: str) -> list[str]:
+    """The distinct Snowball stems of a query's content tokens, sorted (BM25's terms)."""
+    return sorted({stem(t) for t in tokenize(text) if t not in STOPWORDS})
+
+
+def word_weights(words: Sequence[str], df: Mapping[str, int], searches: int) -> Weighted:
+    """(word, idf) for the query's words some logged search held, sorted, and the query's
+    total idf, where a word no logged search held counts ln(1 + N) (module docstring)."""
+    out: list[tuple[str, float]] = []
+    total = 0.0
+    unseen = math.log1p(max(searches, 1))
+    for w in sorted(set(words)):
+        n = df.get(w, 0)
+        idf = math.log1p(max(searches, n) / n) if n > 0 else unseen
+        if n > 0:
+            out.append((w, idf))
+        total += idf
+    return out, total
+
+
+def coverage(weighted: Weighted, bag: Mapping[str, int]) -> float:
+    """The share of the query's idf that the bag holds, in [0, 1]; 0 for an empty bag."""
+    pairs, total = weighted
+    if total <= 0.0 or not bag:
+        return 0.0
+    return min(1.0, sum(w for t, w in pairs if t in bag) / total)
+
+
+def asking_queries(events: Sequence[Event]) -> dict[int, list[str]]:
+    """Per note shown in a session's events, the queries it was used for: the query of the
+    last search that showed it before each read, citation or rewrite of it; a note never
+    acted on gets every query that showed it (used, if at all, through the answer)."""
+    last: dict[int, str] = {}
+    shown: dict[int, list[str]] = {}
+    acted: dict[int, list[str]] = {}
+    for ev in events:
+        if ev.kind == "search":
+            query = str(ev.data.get("query", ""))
+            for note, _, _ in ev.shown():
+                last[note] = query
+                shown.setdefault(note, []).append(query)
+        elif ev.kind in ("read", "write"):
+            targets = [int(t) for t in ev.data.get("linked", [])] if ev.kind == "write" else []
+            if ev.note is not None:
+                targets.append(ev.note)
+            for note in targets:
+                if note in last:
+                    acted.setdefault(note, []).append(last[note])
+    return {note: acted.get(note, queries) for note, queries in sorted(shown.items())}

@@ -1,0 +1,57 @@
+"""Stage 6 after warmth (pipeline.py): the learned prior, its topic-free part and the holds
+that keep every learned input below the notes a query names.
+
+    final(d) = warm(d) (1 + PRIOR_SCALE clip(Q(d), -1, 1))            the gated prior
+    final(d) *= 1 + PRIOR_SCALE free(d), never past a named note      scope.free_prior_stage
+    the protect hold once more                                        scope.hold_learned
+    the learned channel's hold                                        scope.hold_below
+
+The last: the learned expansion channel (learning v6, vault/learning/expansion.py) was fused
+with the query-dependent signals at stage 3, so its lift reaches every later stage; nothing it
+lifted may pass an eligible named note (learned score >= 0) that ranked above it in the same
+ranking without the channel. That ranking is computed once more (`without`), only when the
+channel ran and the query names such a note. Holders are the eligible named notes whose
+learned score for this query is not negative.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, MutableMapping
+
+import numpy as np
+import numpy.typing as npt
+
+from .scope import free_prior_stage, hold_below, hold_learned
+
+F64 = npt.NDArray[np.float64]
+Mask = npt.NDArray[np.bool_]
+
+
+def learned_stage(warm: F64, prior: npt.ArrayLike | None, free_prior: npt.ArrayLike | None,
+                  scale: float, protect: float, fused: F64, own: F64, lifted: F64,
+                  ranked: npt.NDArray[np.int64], named: Mask, stages: MutableMapping[str, str],
+                  without: Callable[[], F64] | None) -> F64:
+    """The final scores from `warm` (module docstring); `named` = the eligible named notes,
+    `without` = the final scores of the same query without the learned channel (None when
+    the channel did not run). Writes the "prior" (and "learned") stage reports."""
+    n = int(warm.shape[0])
+    final = warm
+    pr = np.zeros(n) if prior is None else np.asarray(prior, dtype=np.float64).ravel()
+    if pr.shape != (n,):
+        raise ValueError(f"prior has {pr.shape[0]} entries for {n} notes")
+    if pr.any() and scale > 0:
+        final = final * (1.0 + scale * np.clip(pr, -1.0, 1.0))
+        stages["prior"] = f"ran (scale {scale})"
+    else:
+        stages["prior"] = "skipped: zero"
+    holders = named & (pr >= 0)
+    free_report, final = free_prior_stage(final, free_prior, scale, holders)
+    if free_report:
+        stages["prior"] += f"; {free_report}"
+    final = hold_learned(fused, own, lifted, final, holders, protect, ranked)
+    if without is not None and holders.any():
+        before = without()
+        held = hold_below(before, final, final > before, holders)
+        stages["learned"] += f"; {int(np.count_nonzero(held < final))} held below named notes"
+        final = held
+    return final
