@@ -22,7 +22,11 @@ was made or run on them; measured once, then tuning for a second round.
 (6 successes, 4 failures, 2 without an outcome), written after that measurement and committed
 before the second round of changes; measured once.
 
-    python bench/bench_episodes.py [--held-out | --heldout-i | --heldout-i2] [--json OUT]
+`--file PATH` reads another file of the same format; `--rules` runs the text rules alone
+(`use_nlp` False: what runs without the `nlp` extra), else episodes come from the parse.
+
+    python bench/bench_episodes.py [--held-out | --heldout-i | --heldout-i2 | --file PATH]
+        [--rules] [--json OUT]
 """
 
 from __future__ import annotations
@@ -56,15 +60,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     which.add_argument("--held-out", action="store_true", help="helper E's 10 tasks (session 11)")
     which.add_argument("--heldout-i", action="store_true", help="helper I's 16 tasks (session 11)")
     which.add_argument("--heldout-i2", action="store_true", help="helper I's 12 later tasks")
+    which.add_argument("--file", default="", help="another task-transcript file (same format)")
+    ap.add_argument("--rules", action="store_true",
+                    help="the text rules only (use_nlp False), as without the nlp extra")
     args = ap.parse_args(argv)
-    name = ("task_transcripts_heldout_e.json" if args.held_out else
+    use_nlp = not args.rules
+    name = args.file or ("task_transcripts_heldout_e.json" if args.held_out else
             "task_transcripts_heldout_i.json" if args.heldout_i else
             "task_transcripts_heldout_i2.json" if args.heldout_i2 else "task_transcripts.json")
-    tasks = json.loads((HERE / "data" / name).read_text("utf-8"))["tasks"]
+    path = Path(args.file) if args.file else HERE / "data" / name
+    tasks = json.loads(path.read_text("utf-8"))["tasks"]
     rows: list[dict[str, Any]] = []
     for task in tasks:
         (conv,) = load(_conversation(task))
-        eps = find_episodes(build_events(conv))
+        eps = find_episodes(build_events(conv, use_nlp=use_nlp), use_nlp=use_nlp)
         ep = eps[0] if len(eps) == 1 else None
         if task["outcome"] is None:  # no outcome said: right when no episode is found
             rows.append({"id": task["id"], "episodes": len(eps), "outcome": None,

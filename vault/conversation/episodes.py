@@ -41,10 +41,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from .events import Event
+from .nlp import parse, pipeline
 from .outcomes import Terms
 from .outcomes import outcome as outcome_of
+from .parsed_episodes import Goal, parsed_goal, parsed_outcome
 from .task_words import goal_terms, is_goal
 
 WINDOW = 12
@@ -116,16 +119,38 @@ class Episode:
         return out
 
 
-def _close(evs: Sequence[Event], i: int, terms: Terms) -> tuple[int, str] | None:
+class _Rules:
+    """The text-only reading (no parse): `task_words` goals, `outcomes` outcomes."""
+
+    def goal(self, ev: Event) -> Terms | None:
+        folded = _fold(ev.text)
+        return goal_terms(folded) if GOAL.search(folded) or is_goal(folded) else None
+
+    def outcome(self, ev: Event, goal: Terms) -> str | None:
+        return outcome_of(ev.text, goal if ev.role == "user" else (frozenset(), frozenset()))
+
+
+class _Parsed:
+    """The parsed reading (`parsed_episodes`), on each turn's cached parse (`nlp.parse`)."""
+
+    def goal(self, ev: Event) -> Goal | None:
+        doc = parse(re.sub(r"\[[^\]]*\]", " ", ev.text))
+        return None if doc is None else parsed_goal(doc)
+
+    def outcome(self, ev: Event, goal: Goal) -> str | None:
+        doc = parse(ev.text)
+        return None if doc is None else parsed_outcome(doc, goal, user=ev.role == "user")
+
+
+def _close(evs: Sequence[Event], i: int, reader: Any, goal: Any) -> tuple[int, str] | None:
     """The outcome turn of the goal at `i`: the first success in the window, else the last
     failure in it (failed attempts before a success are steps tried); None without one.
-    `terms` are the goal's (`task_words.goal_terms`), read only in the user's turns."""
+    `goal` is what `reader` found in the goal turn (its anchors, read in the user's turns)."""
     last_failure: tuple[int, str] | None = None
     for j in range(i + 1, min(len(evs), i + 1 + WINDOW)):
         if evs[j].session != evs[i].session:
             break
-        label = outcome_of(evs[j].text, terms if evs[j].role == "user" else (
-            frozenset(), frozenset()))
+        label = reader.outcome(evs[j], goal)
         if label == "success":
             return j, label
         if label == "failure":
@@ -133,19 +158,24 @@ def _close(evs: Sequence[Event], i: int, terms: Terms) -> tuple[int, str] | None
     return last_failure
 
 
-def find_episodes(events: Sequence[Event]) -> tuple[Episode, ...]:
-    """Every episode of `events` (one conversation, tick order), in tick order."""
+def find_episodes(events: Sequence[Event], *, use_nlp: bool = True) -> tuple[Episode, ...]:
+    """Every episode of `events` (one conversation, tick order), in tick order.
+
+    Goals and outcomes come from each turn's parse (`parsed_episodes`) when the NLP
+    pipeline is installed and `use_nlp`, else from the text rules (`task_words`,
+    `outcomes`)."""
+    reader: Any = _Parsed() if use_nlp and pipeline() is not None else _Rules()
     evs = sorted(events, key=lambda e: e.tick)
     pos = {e.tick: n for n, e in enumerate(evs)}
     out: list[Episode] = []
     i = 0
     while i < len(evs):
         g = evs[i]
-        folded = _fold(g.text)
-        if g.role != "user" or not (GOAL.search(folded) or is_goal(folded)):
+        goal = reader.goal(g) if g.role == "user" else None
+        if goal is None:
             i += 1
             continue
-        end = _close(evs, i, goal_terms(folded))
+        end = _close(evs, i, reader, goal)
         if end is None:
             i += 1
             continue
