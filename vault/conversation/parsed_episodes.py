@@ -48,6 +48,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .parsed_polarity import (
+    GAVE_UP,
     MIND,
     PROBLEM,
     PROBLEM_NOUNS,
@@ -71,6 +72,8 @@ _WANT = frozenset("want need try wish aim".split())
 _WANT_MODAL = frozenset("like love prefer".split())
 _LIGHT = frozenset("""be have get make do go take keep let find stop help try need want use
     start put give see look come""".split())
+# The speaker meeting a problem: "I'm getting a TypeError", "I have a problem with".
+_MEET = frozenset("get have see hit face run_into encounter".split())
 _STOPPING = frozenset("stop prevent avoid".split())
 _CHANGE = frozenset("turn go become grow get".split())
 _FIRST = frozenset({"i", "we"})
@@ -97,6 +100,12 @@ class Goal:
     problems: frozenset[str]
 
 
+def _problem_noun(tok: Token) -> bool:
+    """A noun naming a problem ("an error", "a TypeError", "an issue")."""
+    return tok.pos_ in ("NOUN", "PROPN") and (str(tok.lemma_).casefold() in PROBLEM_NOUNS
+                                              or word(tok).endswith(("error", "exception")))
+
+
 def _first_person(tok: Token | None) -> bool:
     return tok is not None and word(tok) in _FIRST
 
@@ -110,15 +119,17 @@ def _anchors(kind: str, sent: Any, heads: list[Token], problems: set[str]) -> Go
     wanted: set[str] = set()
     for h in heads:
         for t in h.subtree:
-            if t.pos_ != "VERB" or t is h:
+            if t.pos_ != "VERB":
                 continue
             key = lemma_key(t)
             under_stop = any(str(a.lemma_).casefold() in _STOPPING for a in t.ancestors
                              if a in h.subtree or a is h)
             if under_stop or key in PROBLEM:
                 problems.add(key)
-            elif str(t.lemma_).casefold() not in _LIGHT:
+            elif kind == "want" and str(t.lemma_).casefold() not in _LIGHT:
                 wanted.add(key)
+            elif kind == "problem" and negated(t) and str(t.lemma_).casefold() not in MIND:
+                wanted.add(key)  # "the printer won't print": printing is wanted
     return Goal(kind, nouns(sent.root) | frozenset().union(*(nouns(h) for h in heads)),
                 frozenset(wanted), frozenset(problems))
 
@@ -138,13 +149,14 @@ def _want(sent: Any) -> Goal | None:
                 sent.text).rstrip().endswith("?"):
             return _anchors("want", sent, [c for c in t.children if c.dep_ in ("relcl", "acl")],
                             set())
-        if lem == "help" and t.pos_ == "VERB" and any(word(c) in ("me", "us") for c in t.children):
+        if lem == "help" and t.pos_ == "VERB" and any(
+                word(g) in ("me", "us") for c in t.children for g in (c, *c.children)):
             return _anchors("want", sent, _complement(t), set())
         if lem == "get" and mine and negated(t) and _complement(t):
             return _anchors("want", sent, _complement(t), set())
-        if mine and (word(t) == "stuck" or (t.pos_ in ("NOUN", "PROPN") and t.dep_ == "dobj" and (
-                lem in PROBLEM_NOUNS or word(t).endswith(("error", "exception"))))):
-            return _anchors("problem", sent, [t.head], {lem})
+        if mine and not hypothetical(t) and (word(t) == "stuck" or (lem in _MEET and any(
+                _problem_noun(d) for d in t.subtree))):
+            return _anchors("problem", sent, [t], set())
     return None
 
 
@@ -220,6 +232,8 @@ def _verdict(t: Token, goal: Goal | None, user: bool) -> str | None:
         if neg:
             return "success" if user else None
         return "failure" if user or t.tag_ in _PAST else None
+    if key in GAVE_UP and not neg:
+        return "failure"
     if key in RECUR or (lem in ("happen", "occur") and has_child(t, "again")):
         return "failure"
     polarity = -1 if neg or still else state(t)

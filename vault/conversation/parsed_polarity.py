@@ -39,6 +39,8 @@ PROBLEM = frozenset("""fail break crash drop stick hang freeze leak error crackl
     refuse stall lag glitch corrupt overheat reboot drip flicker stutter overflow wobble die
     expire complain time_out run_out fill_up break_down go_down error_out lock_up shut_down
     cut_out drop_out""".split())
+# Acts of the speaker that end a task unsolved ("we gave up", "we rolled it back").
+GAVE_UP = frozenset("give_up roll_back abandon".split())
 # Verbs of a problem coming back ("the squeak came back", "the outage happened again").
 RECUR = frozenset("come_back return reappear recur persist".split())
 # Nouns that name a problem ("no errors", "same error", "an outage").
