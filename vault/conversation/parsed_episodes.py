@@ -193,7 +193,8 @@ def parsed_goal(doc: Any) -> Goal | None:
         for t in predicates(sent):
             problem = _trouble(t)
             if problem is not None:
-                return _anchors("problem", sent, [t], {problem})
+                said = problem in PROBLEM or str(t.lemma_).casefold() in PROBLEM
+                return _anchors("problem", sent, [t], {problem} if said else set())
     return None
 
 
@@ -223,6 +224,8 @@ def _verdict(t: Token, goal: Goal | None, user: bool) -> str | None:
         return None  # "you are passing the wrong flag": a diagnosis
     neg, now, still = negated(t), has_child(t, "now"), has_child(t, "still")
     told = t.tag_ in _PAST or now or neg or user
+    if lem == "sort" and any(c.dep_ in ("dobj", "prt") for c in t.children):
+        key = "sort_out"  # "that sorted it"
     if (key in SUCCESS or lem in SUCCESS) and told:
         if lem == "work" and is_person(subj):
             return None  # "I work at", "we worked on it"
@@ -242,8 +245,8 @@ def _verdict(t: Token, goal: Goal | None, user: bool) -> str | None:
     if goal is not None and not is_person(subj):
         if key in goal.wanted:
             return "failure" if neg else "success"
-        if _nouns_of(subj) & goal.nouns:
-            return "failure" if polarity < 0 else "success"
+        if _nouns_of(subj) & goal.nouns and (polarity or now or t.tag_ in _PAST):
+            return "failure" if polarity < 0 else "success"  # "the replica caught up"
     if polarity < 0 and (still or now or "worse" in (word(c) for c in t.subtree)):
         return "failure"
     if polarity > 0 and (now or lem in ("be", "look", "seem", "run", "go")):

@@ -38,7 +38,7 @@ SUCCESS = frozenset("""work fix solve resolve pass succeed help compile achieve 
 PROBLEM = frozenset("""fail break crash drop stick hang freeze leak error crackle squeak reject
     refuse stall lag glitch corrupt overheat reboot drip flicker stutter overflow wobble die
     expire complain time_out run_out fill_up break_down go_down error_out lock_up shut_down
-    cut_out drop_out""".split())
+    cut_out drop_out fade wash_out blur""".split())
 # Acts of the speaker that end a task unsolved ("we gave up", "we rolled it back").
 GAVE_UP = frozenset("give_up roll_back abandon".split())
 # Verbs of a problem coming back ("the squeak came back", "the outage happened again").
@@ -67,10 +67,15 @@ def word(tok: Token) -> str:
     return str(tok.text).replace("’", "'").casefold()
 
 
+_PARTICLES = frozenset({"out", "up", "down", "back", "off", "through"})
+
+
 def lemma_key(tok: Token) -> str:
-    """The lemma, folded, with its particle: "gave up" -> "give_up"."""
+    """The lemma, folded, with its particle: "gave up" -> "give_up"; a particle the parser
+    took for a preposition counts when it follows the verb ("runs out of disk")."""
     lem = str(tok.lemma_).casefold()
-    prt = [word(c) for c in tok.children if c.dep_ == "prt"]
+    prt = [word(c) for c in tok.children if c.dep_ == "prt" or (
+        c.i == tok.i + 1 and c.dep_ in ("prep", "advmod") and word(c) in _PARTICLES)]
     return f"{lem}_{prt[0]}" if prt else lem
 
 
@@ -114,14 +119,17 @@ def hypothetical(tok: Token) -> bool:
 
 def subject(tok: Token) -> Token | None:
     """The subject of predicate `tok` (module docstring), or None."""
-    cur = tok
-    for _ in range(4):
+    cur, joined = tok, False
+    for _ in range(5):
         for c in cur.children:
             if c.dep_ in ("nsubj", "nsubjpass", "expl"):
                 return c
         if cur.dep_ == "acl" and cur.head.pos_ in ("NOUN", "PROPN"):
             return cur.head
-        if cur.dep_ != "conj" or cur.head is cur:
+        joined = joined or cur.dep_ == "conj"
+        # a conjunct takes its head's subject, through a noun the parser hung it on
+        # ("smells like nail polish and hardly bubbles")
+        if not joined or cur.dep_ not in ("conj", "pobj", "prep") or cur.head is cur:
             return None
         cur = cur.head
     return None
@@ -156,6 +164,10 @@ def state(tok: Token) -> int:
     """Polarity of the complements of predicate `tok` (module docstring), the last said."""
     found = _state_word(tok) if tok.pos_ in ("ADJ", "ADV") else 0
     for c in tok.children:
+        if c.dep_ in ("dobj", "pobj", "prep"):  # "shows empty boxes", "at the right time"
+            for g in c.subtree:
+                if g.dep_ == "amod" and g.head.dep_ in ("dobj", "pobj") and _state_word(g):
+                    found = _state_word(g)
         if c.dep_ in _COMPLEMENTS and c.pos_ in ("ADJ", "ADV", "VERB", "NOUN"):
             s = _state_word(c) or next((_state_word(g) for g in c.children
                                         if g.dep_ == "conj" and _state_word(g)), 0)
@@ -186,7 +198,10 @@ def predicates(sent: Any) -> list[Token]:
     or nouns, copulas and adjectives heading a clause."""
     out = []
     for t in sent:
-        if t.pos_ == "VERB" and t.dep_ not in ("amod", "compound", "aux", "auxpass"):
+        if t.pos_ in ("NOUN", "PROPN") and (t.dep_ == "ROOT" and any(
+                c.dep_ in ("nsubj", "advmod") for c in t.children)):
+            out.append(t)  # "The tap drips", "Opens instantly now": verbs tagged as nouns
+        elif t.pos_ == "VERB" and t.dep_ not in ("amod", "compound", "aux", "auxpass"):
             out.append(t)
         elif t.pos_ == "AUX" and t.dep_ in ("ROOT", "conj", "ccomp", "advcl", "relcl"):
             out.append(t)
