@@ -126,7 +126,7 @@ class _Rules:
         folded = _fold(ev.text)
         return goal_terms(folded) if GOAL.search(folded) or is_goal(folded) else None
 
-    def outcome(self, ev: Event, goal: Terms) -> str | None:
+    def outcome(self, ev: Event, goal: Terms, by: str) -> str | None:
         return outcome_of(ev.text, goal if ev.role == "user" else (frozenset(), frozenset()))
 
 
@@ -137,7 +137,9 @@ class _Parsed:
         doc = parse(re.sub(r"\[[^\]]*\]", " ", ev.text))
         return None if doc is None else parsed_goal(doc)
 
-    def outcome(self, ev: Event, goal: Goal) -> str | None:
+    def outcome(self, ev: Event, goal: Goal, by: str) -> str | None:
+        if ev.role != "assistant" and ev.speaker != by:
+            return None  # the one with the task reports its outcome (or the assistant)
         doc = parse(ev.text)
         return None if doc is None else parsed_outcome(doc, goal, user=ev.role == "user")
 
@@ -150,7 +152,7 @@ def _close(evs: Sequence[Event], i: int, reader: Any, goal: Any) -> tuple[int, s
     for j in range(i + 1, min(len(evs), i + 1 + WINDOW)):
         if evs[j].session != evs[i].session:
             break
-        label = reader.outcome(evs[j], goal)
+        label = reader.outcome(evs[j], goal, evs[i].speaker)
         if label == "success":
             return j, label
         if label == "failure":

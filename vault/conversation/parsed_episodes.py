@@ -139,7 +139,7 @@ def _want(sent: Any) -> Goal | None:
     for t in sent:
         lem, subj = str(t.lemma_).casefold(), subject(t)
         mine = _first_person(subj)
-        if t.pos_ in ("VERB", "AUX") and mine and not negated(t) and (
+        if t.pos_ in ("VERB", "AUX") and mine and not negated(t) and t.tag_ not in _PAST and (
                 lem in _WANT or (lem in _WANT_MODAL and any(c.tag_ == "MD" for c in t.children))
                 or (lem == "have" and any(c.dep_ == "xcomp" for c in t.children))):
             return _anchors("want", sent, _complement(t), set())
@@ -168,8 +168,8 @@ def _trouble(t: Token) -> str | None:
     key, lem = lemma_key(t), str(t.lemma_).casefold()
     if key in PROBLEM or lem in PROBLEM:
         return key if not negated(t) else None
-    if negated(t) and lem not in MIND:
-        return key
+    if negated(t):  # "the printer won't print"; not "it won't take long"
+        return key if lem not in MIND and subj.pos_ in ("NOUN", "PROPN") else None
     kept = [c for c in t.children if c.dep_ == "xcomp" and c.tag_ == "VBG"]
     if lem == "keep" and kept and lemma_key(kept[0]) not in SUCCESS:
         return lemma_key(kept[0])
@@ -229,6 +229,8 @@ def _verdict(t: Token, goal: Goal | None, user: bool) -> str | None:
     if (key in SUCCESS or lem in SUCCESS) and told:
         if lem == "work" and is_person(subj):
             return None  # "I work at", "we worked on it"
+        if lem == "help" and not (neg or t.tag_ in _PAST):
+            return None  # "it helps me relax": a habit, not a result
         return "failure" if neg else "success"
     problems = goal.problems if goal else frozenset()
     if (key in PROBLEM or lem in PROBLEM or key in problems) and not is_person(subj):
@@ -249,8 +251,8 @@ def _verdict(t: Token, goal: Goal | None, user: bool) -> str | None:
             return "failure" if polarity < 0 else "success"  # "the replica caught up"
     if polarity < 0 and (still or now or "worse" in (word(c) for c in t.subtree)):
         return "failure"
-    if polarity > 0 and (now or lem in ("be", "look", "seem", "run", "go")):
-        return "success"
+    if polarity > 0 and (now or lem in ("run", "go", "work")):
+        return "success"  # "it went smoothly", "the backup ran fine"
     if now and polarity == 0 and not is_person(subj):
         return "success"
     return None

@@ -37,7 +37,7 @@ SUCCESS = frozenset("""work fix solve resolve pass succeed help compile achieve 
 # Verbs of a thing going wrong ("fails", "crashed", "times out", "keeps dropping").
 PROBLEM = frozenset("""fail break crash drop stick hang freeze leak error crackle squeak reject
     refuse stall lag glitch corrupt overheat reboot drip flicker stutter overflow wobble die
-    expire complain time_out run_out fill_up break_down go_down error_out lock_up shut_down
+    expire complain time_out run_out fill_up break_down error_out lock_up shut_down
     cut_out drop_out fade wash_out blur""".split())
 # Acts of the speaker that end a task unsolved ("we gave up", "we rolled it back").
 GAVE_UP = frozenset("give_up roll_back abandon".split())
@@ -47,7 +47,7 @@ RECUR = frozenset("come_back return reappear recur persist".split())
 PROBLEM_NOUNS = frozenset("""error problem issue bug conflict crash failure outage warning
     exception complaint leak glitch""".split())
 GOOD = frozenset("""healthy green stable clean cleanly proper properly smooth smoothly fine
-    right correct correctly safe normal instantly perfect great good""".split())
+    right correct correctly safe normal instantly""".split())
 BAD = frozenset("""slow broken wrong missing dead empty blurry corrupt corrupted miserable
     garbled blank choppy unreadable late stuck worse flat unusable down dense pale
     unstable""".split())
