@@ -47,7 +47,7 @@ from .events import Event
 from .nlp import parse, pipeline
 from .outcomes import Terms
 from .outcomes import outcome as outcome_of
-from .parsed_episodes import Goal, parsed_goal, parsed_outcome
+from .parsed_episodes import Goal, advice, parsed_goal, parsed_outcome
 from .task_words import goal_terms, is_goal
 
 WINDOW = 12
@@ -129,6 +129,9 @@ class _Rules:
     def outcome(self, ev: Event, goal: Terms, by: str) -> str | None:
         return outcome_of(ev.text, goal if ev.role == "user" else (frozenset(), frozenset()))
 
+    def helped(self, ev: Event, by: str) -> bool:
+        return True
+
 
 class _Parsed:
     """The parsed reading (`parsed_episodes`), on each turn's cached parse (`nlp.parse`)."""
@@ -143,16 +146,26 @@ class _Parsed:
         doc = parse(ev.text)
         return None if doc is None else parsed_outcome(doc, goal, user=ev.role == "user")
 
+    def helped(self, ev: Event, by: str) -> bool:
+        """An attempt between goal and outcome: an assistant's turn, or advice from another
+        speaker (`parsed_episodes.advice`)."""
+        if ev.role == "assistant":
+            return True
+        doc = parse(ev.text) if ev.speaker != by else None
+        return doc is not None and advice(doc)
+
 
 def _close(evs: Sequence[Event], i: int, reader: Any, goal: Any) -> tuple[int, str] | None:
     """The outcome turn of the goal at `i`: the first success in the window, else the last
     failure in it (failed attempts before a success are steps tried); None without one.
     `goal` is what `reader` found in the goal turn (its anchors, read in the user's turns)."""
     last_failure: tuple[int, str] | None = None
+    helped = False
     for j in range(i + 1, min(len(evs), i + 1 + WINDOW)):
         if evs[j].session != evs[i].session:
             break
-        label = reader.outcome(evs[j], goal, evs[i].speaker)
+        label = reader.outcome(evs[j], goal, evs[i].speaker) if helped else None
+        helped = helped or reader.helped(evs[j], evs[i].speaker)
         if label == "success":
             return j, label
         if label == "failure":

@@ -188,8 +188,10 @@ def parsed_goal(doc: Any) -> Goal | None:
     """The goal a user turn's parse states, or None (module docstring)."""
     for sent in doc.sents:
         want = _want(sent)
-        if want is not None:
+        if want is not None and (want.wanted or want.problems or want.kind == "problem"):
             return want
+        if str(sent.text).rstrip().endswith("?"):
+            continue  # "Are you okay?": a question states no trouble
         for t in predicates(sent):
             problem = _trouble(t)
             if problem is not None:
@@ -226,11 +228,12 @@ def _verdict(t: Token, goal: Goal | None, user: bool) -> str | None:
     told = t.tag_ in _PAST or now or neg or user
     if lem == "sort" and any(c.dep_ in ("dobj", "prt") for c in t.children):
         key = "sort_out"  # "that sorted it"
-    if (key in SUCCESS or lem in SUCCESS) and told:
+    if (key in SUCCESS or lem in SUCCESS) and told and t.dep_ not in ("relcl", "acl"):
         if lem == "work" and is_person(subj):
             return None  # "I work at", "we worked on it"
-        if lem == "help" and not (neg or t.tag_ in _PAST):
-            return None  # "it helps me relax": a habit, not a result
+        if lem == "help" and not (neg or (t.tag_ in _PAST and (subj is None or word(subj) in (
+                "that", "it", "this", "which")))):
+            return None  # "it helps me relax", "your words helped": no result of a task
         return "failure" if neg else "success"
     problems = goal.problems if goal else frozenset()
     if (key in PROBLEM or lem in PROBLEM or key in problems) and not is_person(subj):
@@ -241,15 +244,19 @@ def _verdict(t: Token, goal: Goal | None, user: bool) -> str | None:
         return "failure"
     if key in RECUR or (lem in ("happen", "occur") and has_child(t, "again")):
         return "failure"
-    polarity = -1 if neg or still else state(t)
+    polarity = -1 if neg else state(t)
     if not user:
         return "success" if polarity > 0 and now else None
+    about = goal is not None and not is_person(subj) and bool(_nouns_of(subj) & goal.nouns)
+    if still and (polarity <= 0 and (about or (goal is not None and key in goal.wanted))
+                  or polarity < 0):
+        return "failure"  # "the boxes are still there", "the charts still show UTC"
     if goal is not None and not is_person(subj):
         if key in goal.wanted:
             return "failure" if neg else "success"
-        if _nouns_of(subj) & goal.nouns and (polarity or now or t.tag_ in _PAST):
+        if about and (polarity or now or t.tag_ in _PAST):
             return "failure" if polarity < 0 else "success"  # "the replica caught up"
-    if polarity < 0 and (still or now or "worse" in (word(c) for c in t.subtree)):
+    if polarity < 0 and (now or "worse" in (word(c) for c in t.subtree)):
         return "failure"
     if polarity > 0 and (now or lem in ("run", "go", "work")):
         return "success"  # "it went smoothly", "the backup ran fine"
@@ -262,8 +269,9 @@ def _noun_verdict(t: Token) -> str | None:
     """"no errors", "without conflicts": success; "the same error": failure."""
     if str(t.lemma_).casefold() not in PROBLEM_NOUNS:
         return None
-    if any(word(c) == "no" for c in t.children) or (t.head is not t and word(t.head) == "without"):
-        return "success"
+    if (any(word(c) == "no" for c in t.children) and (t.tag_ == "NNS" or has_child(t, "more"))) or (
+            t.head is not t and word(t.head) == "without"):
+        return "success"  # "no errors", "no more conflicts"; not "no problem!" (courtesy)
     if any(word(c) == "same" for c in t.children) or has_child(t, "again"):
         return "failure"
     return None
@@ -292,3 +300,26 @@ def parsed_outcome(doc: Any, goal: Goal | None, *, user: bool) -> str | None:
         if found is not None:
             result = found
     return result
+
+
+# Imperatives of courtesy, not of a task ("Take care", "Check it out", "Keep it up").
+_COURTESY = frozenset("""thank enjoy have keep take let go stay hang come say check_out
+    congratulate wish""".split())
+
+
+def advice(doc: Any) -> bool:
+    """True when a turn of another speaker advises an attempt: an instruction that is not a
+    courtesy ("Pin the compiler"; not "Take care"), "you could / should / might / can ...",
+    or "try ..."."""
+    for sent in doc.sents:
+        for t in predicates(sent):
+            lem, subj = str(t.lemma_).casefold(), subject(t)
+            if imperative(t) and lemma_key(t) not in _COURTESY and lem not in _COURTESY:
+                return True
+            if lem == "try" and (subj is None or word(subj) == "you"):
+                return True
+            if subj is not None and word(subj) == "you" and any(
+                    c.tag_ == "MD" and word(c) in ("could", "should", "might", "can")
+                    for c in t.children):
+                return True
+    return False

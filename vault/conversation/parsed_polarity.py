@@ -105,15 +105,17 @@ def _modal(tok: Token) -> bool:
 
 def hypothetical(tok: Token) -> bool:
     """Not said as happened (module docstring)."""
-    cur = tok
+    cur, prev = tok, tok
     for _ in range(6):
         if _modal(cur):
             return True
-        if cur is not tok and str(cur.lemma_).casefold() in INTENT:
+        # under a verb of intent ("I want the build to pass"); a clause said before the
+        # verb is a statement of its own ("The page is slow, I need to find out why")
+        if cur is not tok and str(cur.lemma_).casefold() in INTENT and prev.i > cur.i:
             return True
         if cur.dep_ not in _UP or cur.head is cur:
             return False
-        cur = cur.head
+        prev, cur = cur, cur.head
     return False
 
 
