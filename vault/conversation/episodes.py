@@ -136,9 +136,12 @@ class _Rules:
 class _Parsed:
     """The parsed reading (`parsed_episodes`), on each turn's cached parse (`nlp.parse`)."""
 
+    def __init__(self, agent: bool) -> None:
+        self.agent = agent  # a session with an assistant: instructions are goals too
+
     def goal(self, ev: Event) -> Goal | None:
         doc = parse(re.sub(r"\[[^\]]*\]", " ", ev.text))
-        return None if doc is None else parsed_goal(doc)
+        return None if doc is None else parsed_goal(doc, instructions=self.agent)
 
     def outcome(self, ev: Event, goal: Goal, by: str) -> str | None:
         if ev.role != "assistant" and ev.speaker != by:
@@ -164,6 +167,8 @@ def _close(evs: Sequence[Event], i: int, reader: Any, goal: Any) -> tuple[int, s
     for j in range(i + 1, min(len(evs), i + 1 + WINDOW)):
         if evs[j].session != evs[i].session:
             break
+        # an assistant's turn is its own attempt ("I pinned the compiler; the build passes")
+        helped = helped or evs[j].role == "assistant"
         label = reader.outcome(evs[j], goal, evs[i].speaker) if helped else None
         helped = helped or reader.helped(evs[j], evs[i].speaker)
         if label == "success":
@@ -179,7 +184,8 @@ def find_episodes(events: Sequence[Event], *, use_nlp: bool = True) -> tuple[Epi
     Goals and outcomes come from each turn's parse (`parsed_episodes`) when the NLP
     pipeline is installed and `use_nlp`, else from the text rules (`task_words`,
     `outcomes`)."""
-    reader: Any = _Parsed() if use_nlp and pipeline() is not None else _Rules()
+    agent = any(e.role == "assistant" for e in events)
+    reader: Any = _Parsed(agent) if use_nlp and pipeline() is not None else _Rules()
     evs = sorted(events, key=lambda e: e.tick)
     pos = {e.tick: n for n, e in enumerate(evs)}
     out: list[Episode] = []

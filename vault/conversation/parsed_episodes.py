@@ -184,8 +184,16 @@ def _trouble(t: Token) -> str | None:
     return None
 
 
-def parsed_goal(doc: Any) -> Goal | None:
-    """The goal a user turn's parse states, or None (module docstring)."""
+def parsed_goal(doc: Any, *, instructions: bool = False) -> Goal | None:
+    """The goal a user turn's parse states, or None (module docstring). With
+    `instructions` (a session with an assistant: an agent's transcript) an instruction in
+    the turn's first sentence is a goal too ("Fix the flaky login test")."""
+    first = next(iter(doc.sents), None)
+    if instructions and first is not None:
+        for t in predicates(first):
+            if imperative(t) and lemma_key(t) not in _COURTESY and str(
+                    t.lemma_).casefold() not in _COURTESY:
+                return _anchors("want", first, [t], set())
     for sent in doc.sents:
         want = _want(sent)
         if want is not None and (want.wanted or want.problems or want.kind == "problem"):

@@ -33,7 +33,7 @@ Token = Any  # a spaCy Token (spaCy is an optional dependency: no import at modu
 
 # Verbs that report a task done ("it worked", "that fixed it", "tests pass", "goal achieved").
 SUCCESS = frozenset("""work fix solve resolve pass succeed help compile achieve sort_out
-    manage""".split())
+    manage go_through""".split())
 # Verbs of a thing going wrong ("fails", "crashed", "times out", "keeps dropping").
 PROBLEM = frozenset("""fail break crash drop stick hang freeze leak error crackle squeak reject
     refuse stall lag glitch corrupt overheat reboot drip flicker stutter overflow wobble die
