@@ -154,8 +154,13 @@ class _Parsed:
         speaker (`parsed_episodes.advice`)."""
         if ev.role == "assistant":
             return True
-        doc = parse(ev.text) if ev.speaker != by else None
-        return doc is not None and advice(doc)
+        if ev.speaker == by:
+            return False
+        text = ev.text.strip()
+        # "Pin the compiler": a capitalised instruction the small model reads as a name
+        # is read again with a lower-case first letter
+        return any(doc is not None and advice(doc)
+                   for doc in (parse(text), parse(text[:1].lower() + text[1:])))
 
 
 def _close(evs: Sequence[Event], i: int, reader: Any, goal: Any) -> tuple[int, str] | None:

@@ -74,6 +74,9 @@ _LIGHT = frozenset("""be have get make do go take keep let find stop help try ne
     start put give see look come""".split())
 # The speaker meeting a problem: "I'm getting a TypeError", "I have a problem with".
 _MEET = frozenset("get have see hit face run_into encounter".split())
+# Verbs of seeing and meeting: wanting only these is no task ("I'd love to see it").
+_PERCEIVE = frozenset("""see hear know check visit meet chat talk catch come join watch look
+    share hang read""".split())
 _STOPPING = frozenset("stop prevent avoid".split())
 _CHANGE = frozenset("turn go become grow get".split())
 _FIRST = frozenset({"i", "we"})
@@ -115,13 +118,17 @@ def _complement(tok: Token) -> list[Token]:
                                                    "acl", "advcl", "prep", "pcomp")]
 
 
-def _anchors(kind: str, sent: Any, heads: list[Token], problems: set[str]) -> Goal:
+def _anchors(kind: str, sent: Any, heads: list[Token], problems: set[str]) -> Goal | None:
+    """The goal's anchors from the sentence and the heads of what is wanted; None for a want
+    with no act in it ("I'd love to see a photo", "I need some time off")."""
     wanted: set[str] = set()
+    act = False
     for h in heads:
         for t in h.subtree:
             if t.pos_ != "VERB":
                 continue
             key = lemma_key(t)
+            act = act or str(t.lemma_).casefold() not in _PERCEIVE
             under_stop = any(str(a.lemma_).casefold() in _STOPPING for a in t.ancestors
                              if a in h.subtree or a is h)
             if under_stop or key in PROBLEM:
@@ -130,6 +137,8 @@ def _anchors(kind: str, sent: Any, heads: list[Token], problems: set[str]) -> Go
                 wanted.add(key)
             elif kind == "problem" and negated(t) and str(t.lemma_).casefold() not in MIND:
                 wanted.add(key)  # "the printer won't print": printing is wanted
+    if kind == "want" and not act:
+        return None
     return Goal(kind, nouns(sent.root) | frozenset().union(*(nouns(h) for h in heads)),
                 frozenset(wanted), frozenset(problems))
 
@@ -153,7 +162,7 @@ def _want(sent: Any) -> Goal | None:
                 word(g) in ("me", "us") for c in t.children for g in (c, *c.children)):
             return _anchors("want", sent, _complement(t), set())
         if lem == "get" and mine and negated(t) and _complement(t):
-            return _anchors("want", sent, _complement(t), set())
+            return _anchors("want", sent, [t], set())  # "I can't get the VPN to connect"
         if mine and not hypothetical(t) and (word(t) == "stuck" or (lem in _MEET and any(
                 _problem_noun(d) for d in t.subtree))):
             return _anchors("problem", sent, [t], set())
@@ -196,7 +205,7 @@ def parsed_goal(doc: Any, *, instructions: bool = False) -> Goal | None:
                 return _anchors("want", first, [t], set())
     for sent in doc.sents:
         want = _want(sent)
-        if want is not None and (want.wanted or want.problems or want.kind == "problem"):
+        if want is not None:
             return want
         if str(sent.text).rstrip().endswith("?"):
             continue  # "Are you okay?": a question states no trouble

@@ -128,6 +128,8 @@ def subject(tok: Token) -> Token | None:
                 return c
         if cur.dep_ == "acl" and cur.head.pos_ in ("NOUN", "PROPN"):
             return cur.head
+        if cur.dep_ == "ROOT" and _verb_as_noun(cur):
+            return next(c for c in cur.children if c.dep_ == "compound")
         joined = joined or cur.dep_ == "conj"
         # a conjunct takes its head's subject, through a noun the parser hung it on
         # ("smells like nail polish and hardly bubbles")
@@ -195,13 +197,20 @@ def nouns(tok: Token) -> frozenset[str]:
                      if t.pos_ in ("NOUN", "PROPN"))
 
 
+def _verb_as_noun(tok: Token) -> bool:
+    """"The dishwasher leaks from the door" parsed as one noun phrase: a plural root noun
+    with a compound, in a sentence with no verb."""
+    return tok.tag_ == "NNS" and any(c.dep_ == "compound" for c in tok.children) and not any(
+        t.pos_ in ("VERB", "AUX") for t in tok.sent)
+
+
 def predicates(sent: Any) -> list[Token]:
     """The predicates of a sentence, in text order: verbs that are not used as adjectives
     or nouns, copulas and adjectives heading a clause."""
     out = []
     for t in sent:
-        if t.pos_ in ("NOUN", "PROPN") and (t.dep_ == "ROOT" and any(
-                c.dep_ in ("nsubj", "advmod") for c in t.children)):
+        if t.pos_ in ("NOUN", "PROPN") and t.dep_ == "ROOT" and (any(
+                c.dep_ in ("nsubj", "advmod") for c in t.children) or _verb_as_noun(t)):
             out.append(t)  # "The tap drips", "Opens instantly now": verbs tagged as nouns
         elif t.pos_ == "VERB" and t.dep_ not in ("amod", "compound", "aux", "auxpass"):
             out.append(t)
