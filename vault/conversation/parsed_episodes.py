@@ -68,7 +68,7 @@ from .parsed_polarity import (
     word,
 )
 
-_WANT = frozenset("want need try wish aim".split())
+_WANT = frozenset("want need try wish aim struggle strive attempt".split())
 _WANT_MODAL = frozenset("like love prefer".split())
 _LIGHT = frozenset("""be have get make do go take keep let find stop help try need want use
     start put give see look come""".split())
@@ -78,7 +78,7 @@ _MEET = frozenset("get have see hit face run_into encounter".split())
 _PERCEIVE = frozenset("""see hear know check visit meet chat talk catch come join watch look
     share hang read""".split())
 _STOPPING = frozenset("stop prevent avoid".split())
-_CHANGE = frozenset("turn go become grow get".split())
+_CHANGE = frozenset("turn go become grow get come_out".split())
 _FIRST = frozenset({"i", "we"})
 _PAST = frozenset({"VBD", "VBN"})
 # Idioms whose words say nothing alone: (pattern on the folded sentence, verdict).
@@ -154,6 +154,10 @@ def _want(sent: Any) -> Goal | None:
             return _anchors("want", sent, _complement(t), set())
         if lem == "how" and t.dep_ == "advmod" and _first_person(subject(t.head)):
             return _anchors("want", sent, [t.head], set())
+        if lem == "possible" and t.dep_ == "acomp" and str(sent.text).rstrip().endswith("?") and (
+                any(c.dep_ == "xcomp" for c in t.head.children)):
+            return _anchors("want", sent, [c for c in t.head.children if c.dep_ == "xcomp"],
+                            set())  # "Is it possible to merge two playlists?"
         if lem == "way" and any(c.dep_ in ("relcl", "acl") for c in t.children) and str(
                 sent.text).rstrip().endswith("?"):
             return _anchors("want", sent, [c for c in t.children if c.dep_ in ("relcl", "acl")],
@@ -172,19 +176,24 @@ def _want(sent: Any) -> Goal | None:
 def _trouble(t: Token) -> str | None:
     """The problem predicate `t` states of a thing, or None (module docstring)."""
     subj = subject(t)
-    if subj is None or is_person(subj) or hypothetical(t) or imperative(t):
+    if subj is None or hypothetical(t) or imperative(t):
         return None
     key, lem = lemma_key(t), str(t.lemma_).casefold()
+    kept = [c for c in t.children if c.dep_ == "xcomp" and (c.tag_ == "VBG" or any(
+        a.dep_ == "auxpass" for a in c.children))]
+    if lem == "keep" and kept and any(a.dep_ == "auxpass" for a in kept[0].children):
+        return lemma_key(kept[0])  # "I keep getting logged out", "invoices keep getting flagged"
+    if is_person(subj):
+        return None
     if key in PROBLEM or lem in PROBLEM:
         return key if not negated(t) else None
     if negated(t):  # "the printer won't print"; not "it won't take long"
         return key if lem not in MIND and subj.pos_ in ("NOUN", "PROPN") else None
-    kept = [c for c in t.children if c.dep_ == "xcomp" and c.tag_ == "VBG"]
     if lem == "keep" and kept and lemma_key(kept[0]) not in SUCCESS:
         return lemma_key(kept[0])
     if state(t) < 0 or any(state(c) < 0 for c in t.children if c.dep_ == "dobj"):
         return key
-    if lem in _CHANGE and any(c.dep_ in ("acomp", "oprd") and c.pos_ == "ADJ" and state(c) == 0
+    if (lem in _CHANGE or key in _CHANGE) and any(c.dep_ in ("acomp", "oprd") and c.pos_ == "ADJ" and state(c) == 0
                               for c in t.children):
         return key
     if any(c.dep_ in ("dobj", "attr") and str(c.lemma_).casefold() in PROBLEM_NOUNS

@@ -38,19 +38,19 @@ SUCCESS = frozenset("""work fix solve resolve pass succeed help compile achieve 
 PROBLEM = frozenset("""fail break crash drop stick hang freeze leak error crackle squeak reject
     refuse stall lag glitch corrupt overheat reboot drip flicker stutter overflow wobble die
     expire complain time_out run_out fill_up break_down error_out lock_up shut_down
-    cut_out drop_out fade wash_out blur""".split())
+    cut_out drop_out fade wash_out blur bounce hurt ache itch swell bleed""".split())
 # Acts of the speaker that end a task unsolved ("we gave up", "we rolled it back").
 GAVE_UP = frozenset("give_up roll_back abandon".split())
 # Verbs of a problem coming back ("the squeak came back", "the outage happened again").
 RECUR = frozenset("come_back return reappear recur persist".split())
 # Nouns that name a problem ("no errors", "same error", "an outage").
 PROBLEM_NOUNS = frozenset("""error problem issue bug conflict crash failure outage warning
-    exception complaint leak glitch""".split())
+    exception complaint leak glitch noise""".split())
 GOOD = frozenset("""healthy green stable clean cleanly proper properly smooth smoothly fine
     right correct correctly safe normal instantly""".split())
 BAD = frozenset("""slow broken wrong missing dead empty blurry corrupt corrupted miserable
     garbled blank choppy unreadable late stuck worse flat unusable down dense pale
-    unstable""".split())
+    unstable red""".split())
 # Verbs of the mind: "I don't know", "it doesn't matter" deny nothing of a thing.
 MIND = frozenset("""know think mind care like want need understand remember believe expect
     worry mean see agree feel be wait imagine forget matter seem""".split())
