@@ -68,6 +68,8 @@ from .parsed_polarity import (
     word,
 )
 
+# How many sentences of a turn may state its goal.
+GOAL_SENTENCES = 2
 _WANT = frozenset("want need try wish aim struggle strive attempt".split())
 _WANT_MODAL = frozenset("like love prefer".split())
 _LIGHT = frozenset("""be have get make do go take keep let find stop help try need want use
@@ -80,6 +82,12 @@ _PERCEIVE = frozenset("""see hear know check visit meet chat talk catch come joi
 _STOPPING = frozenset("stop prevent avoid".split())
 _CHANGE = frozenset("turn go become grow get come_out".split())
 _FIRST = frozenset({"i", "we"})
+_SPEAKERS = frozenset({"i", "we", "you", "me", "us"})
+_THIRD = frozenset({"it", "they", "she", "he", "this", "them"})
+# Verbs of a problem ending ("the flicker stopped") and of an attempt's effect ("the update
+# didn't change anything").
+_ENDING = frozenset("stop disappear vanish end cease go_away clear_up".split())
+_EFFECT = frozenset("change improve affect".split())
 _PAST = frozenset({"VBD", "VBN"})
 # Idioms whose words say nothing alone: (pattern on the folded sentence, verdict).
 IDIOMS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
@@ -212,7 +220,9 @@ def parsed_goal(doc: Any, *, instructions: bool = False) -> Goal | None:
             if imperative(t) and lemma_key(t) not in _COURTESY and str(
                     t.lemma_).casefold() not in _COURTESY:
                 return _anchors("want", first, [t], set())
-    for sent in doc.sents:
+    for n, sent in enumerate(doc.sents):
+        if n >= GOAL_SENTENCES:
+            break  # a task is said up front, not in the middle of a story
         want = _want(sent)
         if want is not None:
             return want
@@ -239,8 +249,7 @@ def _nouns_of(tok: Token | None) -> frozenset[str]:
     if tok is None:
         return frozenset()
     return frozenset(str(t.lemma_).casefold() for t in tok.subtree
-                     if t.pos_ in ("NOUN", "PROPN") and t.dep_ in ("compound", "nsubj",
-                                                                    "nsubjpass", "ROOT"))
+                     if t is tok or (t.pos_ in ("NOUN", "PROPN") and t.dep_ == "compound"))
 
 
 def _verdict(t: Token, goal: Goal | None, user: bool) -> str | None:
@@ -255,8 +264,9 @@ def _verdict(t: Token, goal: Goal | None, user: bool) -> str | None:
     if lem == "sort" and any(c.dep_ in ("dobj", "prt") for c in t.children):
         key = "sort_out"  # "that sorted it"
     if (key in SUCCESS or lem in SUCCESS) and told and t.dep_ not in ("relcl", "acl"):
-        if lem == "work" and is_person(subj):
-            return None  # "I work at", "we worked on it"
+        if lem == "work" and (is_person(subj) or t.tag_ in ("VB", "VBG") and not (
+                subj is not None and any(a.dep_ == "aux" for a in t.children))):
+            return None  # "I work at", "keep working hard"; not "it's working", "it works"
         if lem == "help" and not (neg or (t.tag_ in _PAST and (subj is None or word(subj) in (
                 "that", "it", "this", "which")))):
             return None  # "it helps me relax", "your words helped": no result of a task
@@ -273,29 +283,55 @@ def _verdict(t: Token, goal: Goal | None, user: bool) -> str | None:
     polarity = -1 if neg else state(t)
     if not user:
         return "success" if polarity > 0 and now else None
-    about = goal is not None and not is_person(subj) and bool(_nouns_of(subj) & goal.nouns)
-    if still and (polarity <= 0 and (about or (goal is not None and key in goal.wanted))
-                  or polarity < 0):
-        return "failure"  # "the boxes are still there", "the charts still show UTC"
-    if goal is not None and not is_person(subj):
-        if key in goal.wanted:
+    if goal is None or (subj is not None and word(subj) in _SPEAKERS):
+        return _plain(t, polarity, now, still)
+    about = _about(subj, goal)
+    if _nouns_of(subj) & (PROBLEM_NOUNS | goal.problems):  # "the noise is gone"
+        if lem in _ENDING or has_child(t, "gone", "away"):
             return "failure" if neg else "success"
-        if about and (polarity or now or t.tag_ in _PAST):
-            return "failure" if polarity < 0 else "success"  # "the replica caught up"
-    if polarity < 0 and (now or "worse" in (word(c) for c in t.subtree)):
+        if still or has_child(t, "back", "again"):
+            return "failure"
+    if still and (polarity <= 0 and (about or key in goal.wanted) or polarity < 0):
+        return "failure"  # "the boxes are still there", "the charts still show UTC"
+    if key in goal.wanted:
+        return "failure" if neg else "success"
+    named = about and subj is not None and subj.pos_ != "PRON"
+    if about and (polarity or now or (named and t.tag_ in _PAST)):
+        return "failure" if polarity < 0 else "success"  # "the replica caught up"
+    return _plain(t, polarity, now, still)
+
+
+def _plain(t: Token, polarity: int, now: bool, still: bool) -> str | None:
+    """A verdict without the goal's anchors: a state said now, still or again."""
+    if polarity < 0 and (now or still or has_child(t, "yet") or "worse" in (
+            word(c) for c in t.subtree)):
         return "failure"
-    if polarity > 0 and (now or lem in ("run", "go", "work")):
-        return "success"  # "it went smoothly", "the backup ran fine"
-    if now and polarity == 0 and not is_person(subj):
+    if str(t.lemma_).casefold() in _EFFECT and negated(t):
+        return "failure"  # "the update didn't change anything"
+    if polarity > 0 and (now or has_child(t, "again") or str(t.lemma_).casefold() in (
+            "run", "go", "work")):
+        return "success"  # "it went smoothly", "the backup ran fine", "main is green again"
+    if now and polarity == 0 and not is_person(subject(t)):
         return "success"
     return None
+
+
+def _about(subj: Token | None, goal: Goal) -> bool:
+    """The subject is the goal's thing: one of its nouns, or a third-person pronoun."""
+    if subj is None:
+        return False
+    if subj.pos_ == "PRON":
+        return word(subj) in _THIRD
+    return bool(_nouns_of(subj) & goal.nouns)
 
 
 def _noun_verdict(t: Token) -> str | None:
     """"no errors", "without conflicts": success; "the same error": failure."""
     if str(t.lemma_).casefold() not in PROBLEM_NOUNS:
         return None
-    if (any(word(c) == "no" for c in t.children) and (t.tag_ == "NNS" or has_child(t, "more"))) or (
+    denied = any(word(c) == "no" for c in t.children) or any(
+        word(g) == "no" for c in t.children if c.dep_ == "amod" for g in c.children)
+    if (denied and (t.tag_ == "NNS" or has_child(t, "more"))) or (
             t.head is not t and word(t.head) == "without"):
         return "success"  # "no errors", "no more conflicts"; not "no problem!" (courtesy)
     if any(word(c) == "same" for c in t.children) or has_child(t, "again"):

@@ -33,7 +33,7 @@ Token = Any  # a spaCy Token (spaCy is an optional dependency: no import at modu
 
 # Verbs that report a task done ("it worked", "that fixed it", "tests pass", "goal achieved").
 SUCCESS = frozenset("""work fix solve resolve pass succeed help compile achieve sort_out
-    manage go_through""".split())
+    manage go_through accomplish""".split())
 # Verbs of a thing going wrong ("fails", "crashed", "times out", "keeps dropping").
 PROBLEM = frozenset("""fail break crash drop stick hang freeze leak error crackle squeak reject
     refuse stall lag glitch corrupt overheat reboot drip flicker stutter overflow wobble die
@@ -45,7 +45,7 @@ GAVE_UP = frozenset("give_up roll_back abandon".split())
 RECUR = frozenset("come_back return reappear recur persist".split())
 # Nouns that name a problem ("no errors", "same error", "an outage").
 PROBLEM_NOUNS = frozenset("""error problem issue bug conflict crash failure outage warning
-    exception complaint leak glitch noise""".split())
+    exception complaint leak glitch noise pain""".split())
 GOOD = frozenset("""healthy green stable clean cleanly proper properly smooth smoothly fine
     right correct correctly safe normal instantly""".split())
 BAD = frozenset("""slow broken wrong missing dead empty blurry corrupt corrupted miserable
@@ -57,6 +57,7 @@ MIND = frozenset("""know think mind care like want need understand remember beli
 INTENT = frozenset("want need try hope plan wish aim intend attempt".split())
 PERSONS = frozenset("i we you he she they me us him them".split())
 _HEDGES = frozenset({"hardly", "barely", "scarcely", "never"})
+_NOBODY = frozenset({"nobody", "nothing", "none", "noone", "neither"})
 _CONDITIONS = frozenset({"if", "whether", "unless", "until", "once", "before"})
 _UP = frozenset({"xcomp", "ccomp", "advcl", "conj", "relcl", "acl", "pcomp"})
 _COMPLEMENTS = frozenset({"acomp", "attr", "oprd", "advmod", "advcl", "xcomp"})
@@ -84,6 +85,9 @@ def negated(tok: Token) -> bool:
     for c in tok.children:
         if c.dep_ == "neg" or word(c) in _HEDGES:
             return True
+        if c.dep_ in ("nsubj", "nsubjpass") and (word(c) in _NOBODY or any(
+                word(g) == "no" for g in c.children if g.dep_ == "det")):
+            return True  # "nothing arrives", "no email gets through"
         if word(c) == "longer" and any(word(g) == "no" for g in c.children):
             return True
     return False
@@ -98,6 +102,8 @@ def _modal(tok: Token) -> bool:
         return True
     for c in kids:
         if c.dep_ == "aux" and (c.tag_ == "MD" or word(c) == "to"):
+            if word(c) in ("can", "ca", "could") and has_child(tok, "now", "again"):
+                continue  # an ability said as it is now: "everyone can open it again"
             if not negated(tok) or word(c) == "to":
                 return True
     return False
