@@ -63,6 +63,12 @@ def test_chat_states_no_goal(text: str) -> None:
     assert _goal(text) is None
 
 
+def test_a_goal_is_said_in_the_first_two_sentences_of_a_turn() -> None:
+    story = "Hey! Great weekend. The dishwasher at my aunt's place leaks from the door."
+    assert _goal(story) is None
+    assert _goal("Hey! The dishwasher leaks from the door.") is not None
+
+
 def _out(goal_text: str, text: str, *, user: bool = True) -> str | None:
     return parsed_outcome(parse(text), _goal(goal_text), user=user)
 
@@ -91,6 +97,18 @@ def _out(goal_text: str, text: str, *, user: bool = True) -> str | None:
     # now / still / a bad state
     ("The editor freezes when I open a big project.", "Opens instantly now.", "success"),
     ("The tap drips all night.", "It drips worse than before now.", "failure"),
+    # a pronoun of the goal's thing, nobody / nothing, a problem ending or coming back
+    ("My emails to Outlook users bounce back.", "They get delivered now.", "success"),
+    ("My emails to Outlook users bounce back.", "They still bounce.", "failure"),
+    ("The website's contact form never sends anything.", "Still nothing arrives.", "failure"),
+    ("The new monitor flickers at 144 Hz.", "The flicker stopped with the new cable.",
+     "success"),
+    ("The car makes a grinding noise when I brake.", "The noise is gone.", "success"),
+    ("Our CI pipeline is red on main since this morning.", "Main is green again.", "success"),
+    ("The app crashes on startup on Android 14.", "The update didn't change anything.",
+     "failure"),
+    ("My knee hurts after every run longer than 5k.", "Ran 8k yesterday without any pain.",
+     "success"),
     # problem nouns and idioms
     ("The deploy script throws errors on Windows.", "It ran without errors.", "success"),
     ("The deploy script throws errors on Windows.", "No luck, same error as before.", "failure"),
@@ -108,6 +126,8 @@ def test_outcomes_by_polarity(goal: str, text: str, label: str) -> None:
     ("The build fails on the runner.", "You are passing the wrong flag."),  # a diagnosis
     ("The build fails on the runner.", "No problem, happy to help!"),       # courtesy
     ("I want to eat healthier.", "Cooking really helps me relax."),         # a habit
+    ("I want to eat healthier.", "Gonna keep pushing and working hard."),   # an activity
+    ("My tax return was rejected.", "It was a great weekend though."),      # a pronoun, past
 ])
 def test_what_reports_no_outcome(goal: str, text: str) -> None:
     assert _out(goal, text) is None
