@@ -1,5 +1,5 @@
 """Episodic memory (4D seed, "Past tasks -> Episodic memory"): a task, what was tried, the
-outcome and the lesson, found in a session's turns by fixed patterns (no model).
+outcome and the lesson, found in a session's turns by fixed patterns, or from the parse.
 
 "In the implementation, episodic memory captures the task, approach, outcome, and lesson
 rather than storing only the topic." An episode is task-shaped: it opens on a *goal* turn and
@@ -31,6 +31,13 @@ lesson     "lesson", "next time", "note for later", "good to know", "turns out",
            on", "in future" (the outcome turn or up to LESSON_AFTER turns after it)
 =========  ==========================================================================
 
+With the `nlp` extra (and `use_nlp`) goals and outcomes come from each turn's parse instead
+(`parsed_episodes`: dependency relations, lemmas, negation and a polarity flip against the
+goal's subject / object / wanted verb), and two rules keep chat out: the outcome is said by
+the goal's speaker (or the assistant), and an attempt comes between goal and outcome (an
+assistant's turn or another speaker's advice, `parsed_attempts`). The steps' "tried" marks
+and the lesson stay the patterns above in both paths.
+
 A goal with no outcome in its window is no episode (precision first). Episodes do not
 overlap: the next search starts after the outcome (or lesson). Same events -> same episodes.
 Every part keeps the tick of its turn, so the episode note links to the turns it came from.
@@ -47,7 +54,8 @@ from .events import Event
 from .nlp import parse, pipeline
 from .outcomes import Terms
 from .outcomes import outcome as outcome_of
-from .parsed_episodes import Goal, advice, parsed_goal, parsed_outcome
+from .parsed_attempts import advice
+from .parsed_episodes import Goal, parsed_goal, parsed_outcome
 from .task_words import goal_terms, is_goal
 
 WINDOW = 12
@@ -122,6 +130,8 @@ class Episode:
 class _Rules:
     """The text-only reading (no parse): `task_words` goals, `outcomes` outcomes."""
 
+    attempts = False
+
     def goal(self, ev: Event) -> Terms | None:
         folded = _fold(ev.text)
         return goal_terms(folded) if GOAL.search(folded) or is_goal(folded) else None
@@ -135,6 +145,8 @@ class _Rules:
 
 class _Parsed:
     """The parsed reading (`parsed_episodes`), on each turn's cached parse (`nlp.parse`)."""
+
+    attempts = True
 
     def __init__(self, agent: bool) -> None:
         self.agent = agent  # a session with an assistant: instructions are goals too
@@ -168,7 +180,7 @@ def _close(evs: Sequence[Event], i: int, reader: Any, goal: Any) -> tuple[int, s
     failure in it (failed attempts before a success are steps tried); None without one.
     `goal` is what `reader` found in the goal turn (its anchors, read in the user's turns)."""
     last_failure: tuple[int, str] | None = None
-    helped = False
+    helped = not reader.attempts  # the text rules need no attempt before an outcome
     for j in range(i + 1, min(len(evs), i + 1 + WINDOW)):
         if evs[j].session != evs[i].session:
             break

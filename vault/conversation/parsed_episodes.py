@@ -1,7 +1,8 @@
 """Goals and outcomes of a task from a turn's spaCy parse (the `nlp` extra): the parsed
 path of `episodes` (the text rules of `task_words` / `outcomes` are the fallback).
 
-A **goal** is a user sentence (questions included) that either
+A **goal** is a user sentence (questions included) among the first `GOAL_SENTENCES` of its
+turn (a task is said up front, not in the middle of a story) that either
 
 - states a want of the speaker: a verb of intent (want, need, try, wish, aim; like / love
   with a modal: "I'd love to"; "have to") whose subject is "I" / "we", a question for a way
@@ -13,7 +14,10 @@ A **goal** is a user sentence (questions included) that either
   malfunction ("freezes", "keeps erroring out", "gets rejected"), a negation of a verb that
   is not of the mind ("won't pair", "hasn't run", "hardly bubbles"), "keep" + V-ing, a bad
   state ("is slow", "too old", "shows empty boxes"), a change of state ("are turning
-  yellow"), or a problem noun ("returns 502 errors").
+  yellow"), or a problem noun ("returns 502 errors");
+- or, in a session with an assistant (an agent's transcript, `instructions`), is an
+  instruction in the turn's first sentence that is no courtesy ("Fix the flaky test").
+A want with no act in it ("I'd love to see a photo") is none.
 
 Its **anchors** are what the outcome is judged against: the nouns of the goal sentence
 (`nouns`: "build", "printer", "sofa"), the verbs it wants (`wanted`: the verbs of the
@@ -29,8 +33,11 @@ happened and not an instruction (the last one with a verdict wins, then the last
 - polarity flip against the anchors, in the user's turns: a wanted verb said of a thing
   ("the TV plays every one of them") is a success, negated a failure ("it didn't rise");
   a clause about an anchor noun ("the replica caught up", "the sofa is safe", "the laptop
-  never sees them") is a success unless its polarity is negative (negated, a bad state,
-  "still");
+  never sees them") is a success unless its polarity is negative (negated, "nothing" /
+  "nobody" as subject, a bad state, "still"); a pronoun of the thing ("it", "they", "she")
+  counts with a state, "now", "still" or a negation, not in a plain past ("it was great");
+  a problem as subject that stops or is gone is a success, back or still there a failure;
+  "didn't change anything" a failure;
 - "now" on a predicate of positive or neutral polarity ("Opens instantly now") a success,
   "still" on one that is no success a failure ("the charts still show UTC");
 - a good state ("the tests are green") a success, a bad one with "now" or "worse" a failure;
@@ -47,6 +54,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from .parsed_attempts import COURTESY
 from .parsed_polarity import (
     GAVE_UP,
     MIND,
@@ -201,8 +209,9 @@ def _trouble(t: Token) -> str | None:
         return lemma_key(kept[0])
     if state(t) < 0 or any(state(c) < 0 for c in t.children if c.dep_ == "dobj"):
         return key
-    if (lem in _CHANGE or key in _CHANGE) and any(c.dep_ in ("acomp", "oprd") and c.pos_ == "ADJ" and state(c) == 0
-                              for c in t.children):
+    if (lem in _CHANGE or key in _CHANGE) and any(
+            c.dep_ in ("acomp", "oprd") and c.pos_ == "ADJ" and state(c) == 0
+            for c in t.children):  # "are turning yellow", "comes out gummy"
         return key
     if any(c.dep_ in ("dobj", "attr") and str(c.lemma_).casefold() in PROBLEM_NOUNS
            for c in t.children):
@@ -217,8 +226,8 @@ def parsed_goal(doc: Any, *, instructions: bool = False) -> Goal | None:
     first = next(iter(doc.sents), None)
     if instructions and first is not None:
         for t in predicates(first):
-            if imperative(t) and lemma_key(t) not in _COURTESY and str(
-                    t.lemma_).casefold() not in _COURTESY:
+            if imperative(t) and lemma_key(t) not in COURTESY and str(
+                    t.lemma_).casefold() not in COURTESY:
                 return _anchors("want", first, [t], set())
     for n, sent in enumerate(doc.sents):
         if n >= GOAL_SENTENCES:
@@ -264,8 +273,8 @@ def _verdict(t: Token, goal: Goal | None, user: bool) -> str | None:
     if lem == "sort" and any(c.dep_ in ("dobj", "prt") for c in t.children):
         key = "sort_out"  # "that sorted it"
     if (key in SUCCESS or lem in SUCCESS) and told and t.dep_ not in ("relcl", "acl"):
-        if lem == "work" and (is_person(subj) or t.tag_ in ("VB", "VBG") and not (
-                subj is not None and any(a.dep_ == "aux" for a in t.children))):
+        if lem == "work" and (is_person(subj) or (t.tag_ in ("VB", "VBG") and not (
+                subj is not None and any(a.dep_ == "aux" for a in t.children)))):
             return None  # "I work at", "keep working hard"; not "it's working", "it works"
         if lem == "help" and not (neg or (t.tag_ in _PAST and (subj is None or word(subj) in (
                 "that", "it", "this", "which")))):
@@ -291,7 +300,7 @@ def _verdict(t: Token, goal: Goal | None, user: bool) -> str | None:
             return "failure" if neg else "success"
         if still or has_child(t, "back", "again"):
             return "failure"
-    if still and (polarity <= 0 and (about or key in goal.wanted) or polarity < 0):
+    if still and ((polarity <= 0 and (about or key in goal.wanted)) or polarity < 0):
         return "failure"  # "the boxes are still there", "the charts still show UTC"
     if key in goal.wanted:
         return "failure" if neg else "success"
@@ -362,26 +371,3 @@ def parsed_outcome(doc: Any, goal: Goal | None, *, user: bool) -> str | None:
         if found is not None:
             result = found
     return result
-
-
-# Imperatives of courtesy, not of a task ("Take care", "Check it out", "Keep it up").
-_COURTESY = frozenset("""thank enjoy have keep take let go stay hang come say check_out
-    congratulate wish""".split())
-
-
-def advice(doc: Any) -> bool:
-    """True when a turn of another speaker advises an attempt: an instruction that is not a
-    courtesy ("Pin the compiler"; not "Take care"), "you could / should / might / can ...",
-    or "try ..."."""
-    for sent in doc.sents:
-        for t in predicates(sent):
-            lem, subj = str(t.lemma_).casefold(), subject(t)
-            if imperative(t) and lemma_key(t) not in _COURTESY and lem not in _COURTESY:
-                return True
-            if lem == "try" and (subj is None or word(subj) == "you"):
-                return True
-            if subj is not None and word(subj) == "you" and any(
-                    c.tag_ == "MD" and word(c) in ("could", "should", "might", "can")
-                    for c in t.children):
-                return True
-    return False

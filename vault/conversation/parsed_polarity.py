@@ -213,16 +213,16 @@ def _verb_as_noun(tok: Token) -> bool:
 def predicates(sent: Any) -> list[Token]:
     """The predicates of a sentence, in text order: verbs that are not used as adjectives
     or nouns, copulas and adjectives heading a clause."""
-    out = []
-    for t in sent:
-        if t.pos_ in ("NOUN", "PROPN") and t.dep_ == "ROOT" and (any(
-                c.dep_ in ("nsubj", "advmod") for c in t.children) or _verb_as_noun(t)):
-            out.append(t)  # "The tap drips", "Opens instantly now": verbs tagged as nouns
-        elif t.pos_ == "VERB" and t.dep_ not in ("amod", "compound", "aux", "auxpass"):
-            out.append(t)
-        elif t.pos_ == "AUX" and t.dep_ in ("ROOT", "conj", "ccomp", "advcl", "relcl"):
-            out.append(t)
-        elif t.pos_ in ("ADJ", "ADV") and t.dep_ in ("ROOT", "conj") and t.head.pos_ not in (
-                "NOUN", "PROPN"):
-            out.append(t)
-    return out
+    return [t for t in sent if _is_predicate(t)]
+
+
+def _is_predicate(t: Token) -> bool:
+    if t.pos_ in ("NOUN", "PROPN"):  # "The tap drips", "Opens instantly now": verbs as nouns
+        return t.dep_ == "ROOT" and (any(c.dep_ in ("nsubj", "advmod") for c in t.children)
+                                     or _verb_as_noun(t))
+    if t.pos_ == "VERB":
+        return t.dep_ not in ("amod", "compound", "aux", "auxpass")
+    if t.pos_ == "AUX":
+        return t.dep_ in ("ROOT", "conj", "ccomp", "advcl", "relcl")
+    return t.pos_ in ("ADJ", "ADV") and t.dep_ in ("ROOT", "conj") and t.head.pos_ not in (
+        "NOUN", "PROPN")

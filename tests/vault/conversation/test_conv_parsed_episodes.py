@@ -15,7 +15,8 @@ import pytest
 
 from vault import build_events, find_episodes, load_conversations, nlp_status
 from vault.conversation.nlp import parse
-from vault.conversation.parsed_episodes import Goal, advice, parsed_goal, parsed_outcome
+from vault.conversation.parsed_attempts import advice
+from vault.conversation.parsed_episodes import Goal, parsed_goal, parsed_outcome
 
 INSTALLED = nlp_status()["extractor"] == "spacy"
 if not INSTALLED and os.environ.get("RMH_REQUIRE_NLP") == "1":
@@ -188,6 +189,10 @@ def test_no_attempt_between_goal_and_outcome_no_episode() -> None:
             ("Ben", "user", "Oh no, that's annoying!"),
             ("Ann", "user", "It works now, it just needed a kick.")]
     assert _episodes(chat) == []
+    said = [("Ann", "user", "The build fails on the runner."),
+            ("Ann", "user", "Fixed it, the build passes now.")]
+    assert _episodes(said) == []
+    assert _episodes(said, use_nlp=False) == [(0, 1, "success")]  # the rules need none
 
 
 def test_an_agents_session_takes_instructions_as_goals() -> None:
