@@ -101,7 +101,8 @@ _PAST = frozenset({"VBD", "VBN"})
 IDIOMS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(rf"\b(?:{p})\b"), v) for p, v in (
         (r"(?:did|done) the trick|that (?:did|was) it|(?:went|gone|is|are) through|"
-         r"up and running|back to normal|like a charm", "success"),
+         r"up and running|back to normal|like a charm|"
+         r"(?:just|exactly) what (?:i|we) (?:wanted|needed|was after|were after)", "success"),
         (r"no luck|no dice|same (?:\w+ )?(?:thing|error|problem|issue|reason|result)|"
          r"no (?:real )?(?:change|difference)|out of ideas|rolled (?:\w+ ){0,2}back|"
          r"went (?:wrong|down)", "failure")))
@@ -207,6 +208,8 @@ def _trouble(t: Token) -> str | None:
         return key if lem not in MIND and subj.pos_ in ("NOUN", "PROPN") else None
     if lem == "keep" and kept and lemma_key(kept[0]) not in SUCCESS:
         return lemma_key(kept[0])
+    if lem == "stop" and kept and not negated(t):
+        return key  # "the bot stopped answering commands"
     if state(t) < 0 or any(state(c) < 0 for c in t.children if c.dep_ == "dobj"):
         return key
     if (lem in _CHANGE or key in _CHANGE) and any(
@@ -300,12 +303,13 @@ def _verdict(t: Token, goal: Goal | None, user: bool) -> str | None:
             return "failure" if neg else "success"
         if still or has_child(t, "back", "again"):
             return "failure"
-    if still and ((polarity <= 0 and (about or key in goal.wanted)) or polarity < 0):
+    if still and ((polarity <= 0 and (about or key in goal.wanted or goal.kind == "problem"))
+                  or polarity < 0):
         return "failure"  # "the boxes are still there", "the charts still show UTC"
     if key in goal.wanted:
         return "failure" if neg else "success"
     named = about and subj is not None and subj.pos_ != "PRON"
-    if about and (polarity or now or (named and t.tag_ in _PAST)):
+    if about and (polarity or now or has_child(t, "again") or (named and t.tag_ in _PAST)):
         return "failure" if polarity < 0 else "success"  # "the replica caught up"
     return _plain(t, polarity, now, still)
 

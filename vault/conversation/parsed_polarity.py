@@ -38,7 +38,8 @@ SUCCESS = frozenset("""work fix solve resolve pass succeed help compile achieve 
 PROBLEM = frozenset("""fail break crash drop stick hang freeze leak error crackle squeak reject
     refuse stall lag glitch corrupt overheat reboot drip flicker stutter overflow wobble die
     expire complain time_out run_out fill_up break_down error_out lock_up shut_down
-    cut_out drop_out fade wash_out blur bounce hurt ache itch swell bleed""".split())
+    cut_out drop_out fade wash_out blur bounce hurt ache itch swell bleed clog jam
+    disconnect""".split())
 # Acts of the speaker that end a task unsolved ("we gave up", "we rolled it back").
 GAVE_UP = frozenset("give_up roll_back abandon".split())
 # Verbs of a problem coming back ("the squeak came back", "the outage happened again").

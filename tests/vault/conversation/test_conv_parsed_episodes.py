@@ -44,6 +44,7 @@ def _goal(text: str) -> Goal | None:
     ("The wiki search is painfully slow.", "problem"),                # a bad state
     ("The basil leaves are turning brown.", "problem"),               # a change of state
     ("The gateway returns 504 errors at night.", "problem"),          # a problem noun
+    ("Our chat bot stopped answering commands.", "problem"),          # stop + V-ing
 ])
 def test_goals_from_the_parse(text: str, kind: str) -> None:
     goal = _goal(text)
@@ -109,6 +110,10 @@ def _out(goal_text: str, text: str, *, user: bool = True) -> str | None:
     ("The app crashes on startup on Android 14.", "The update didn't change anything.",
      "failure"),
     ("My knee hurts after every run longer than 5k.", "Ran 8k yesterday without any pain.",
+     "success"),
+    ("Our chat bot stopped answering commands.", "The bot responds again.", "success"),
+    ("The shower drain is clogged again.", "Water still stands in the tray.", "failure"),
+    ("How do I get my bread to have bigger holes?", "The crumb is open, exactly what I wanted.",
      "success"),
     # problem nouns and idioms
     ("The deploy script throws errors on Windows.", "It ran without errors.", "success"),
