@@ -1,5 +1,5 @@
 """Episodic memory (4D seed, "Past tasks -> Episodic memory"): a task, what was tried, the
-outcome and the lesson, found in a session's turns by fixed patterns (no model).
+outcome and the lesson, found in a session's turns by fixed patterns, or from the parse.
 
 "In the implementation, episodic memory captures the task, approach, outcome, and lesson
 rather than storing only the topic." An episode is task-shaped: it opens on a *goal* turn and
@@ -31,6 +31,13 @@ lesson     "lesson", "next time", "note for later", "good to know", "turns out",
            on", "in future" (the outcome turn or up to LESSON_AFTER turns after it)
 =========  ==========================================================================
 
+With the `nlp` extra (and `use_nlp`) goals and outcomes come from each turn's parse instead
+(`parsed_episodes`: dependency relations, lemmas, negation and a polarity flip against the
+goal's subject / object / wanted verb), and two rules keep chat out: the outcome is said by
+the goal's speaker (or the assistant), and an attempt comes between goal and outcome (an
+assistant's turn or another speaker's advice, `parsed_attempts`). The steps' "tried" marks
+and the lesson stay the patterns above in both paths.
+
 A goal with no outcome in its window is no episode (precision first). Episodes do not
 overlap: the next search starts after the outcome (or lesson). Same events -> same episodes.
 Every part keeps the tick of its turn, so the episode note links to the turns it came from.
@@ -41,10 +48,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from .events import Event
+from .nlp import parse, pipeline
 from .outcomes import Terms
 from .outcomes import outcome as outcome_of
+from .parsed_attempts import advice
+from .parsed_episodes import Goal, parsed_goal, parsed_outcome
 from .task_words import goal_terms, is_goal
 
 WINDOW = 12
@@ -116,16 +127,67 @@ class Episode:
         return out
 
 
-def _close(evs: Sequence[Event], i: int, terms: Terms) -> tuple[int, str] | None:
+class _Rules:
+    """The text-only reading (no parse): `task_words` goals, `outcomes` outcomes."""
+
+    attempts = False
+
+    def goal(self, ev: Event) -> Terms | None:
+        folded = _fold(ev.text)
+        return goal_terms(folded) if GOAL.search(folded) or is_goal(folded) else None
+
+    def outcome(self, ev: Event, goal: Terms, by: str) -> str | None:
+        return outcome_of(ev.text, goal if ev.role == "user" else (frozenset(), frozenset()))
+
+    def helped(self, ev: Event, by: str) -> bool:
+        return True
+
+
+class _Parsed:
+    """The parsed reading (`parsed_episodes`), on each turn's cached parse (`nlp.parse`)."""
+
+    attempts = True
+
+    def __init__(self, agent: bool) -> None:
+        self.agent = agent  # a session with an assistant: instructions are goals too
+
+    def goal(self, ev: Event) -> Goal | None:
+        doc = parse(re.sub(r"\[[^\]]*\]", " ", ev.text))
+        return None if doc is None else parsed_goal(doc, instructions=self.agent)
+
+    def outcome(self, ev: Event, goal: Goal, by: str) -> str | None:
+        if ev.role != "assistant" and ev.speaker != by:
+            return None  # the one with the task reports its outcome (or the assistant)
+        doc = parse(ev.text)
+        return None if doc is None else parsed_outcome(doc, goal, user=ev.role == "user")
+
+    def helped(self, ev: Event, by: str) -> bool:
+        """An attempt between goal and outcome: an assistant's turn, or advice from another
+        speaker (`parsed_episodes.advice`)."""
+        if ev.role == "assistant":
+            return True
+        if ev.speaker == by:
+            return False
+        text = ev.text.strip()
+        # "Pin the compiler": a capitalised instruction the small model reads as a name
+        # is read again with a lower-case first letter
+        return any(doc is not None and advice(doc)
+                   for doc in (parse(text), parse(text[:1].lower() + text[1:])))
+
+
+def _close(evs: Sequence[Event], i: int, reader: Any, goal: Any) -> tuple[int, str] | None:
     """The outcome turn of the goal at `i`: the first success in the window, else the last
     failure in it (failed attempts before a success are steps tried); None without one.
-    `terms` are the goal's (`task_words.goal_terms`), read only in the user's turns."""
+    `goal` is what `reader` found in the goal turn (its anchors, read in the user's turns)."""
     last_failure: tuple[int, str] | None = None
+    helped = not reader.attempts  # the text rules need no attempt before an outcome
     for j in range(i + 1, min(len(evs), i + 1 + WINDOW)):
         if evs[j].session != evs[i].session:
             break
-        label = outcome_of(evs[j].text, terms if evs[j].role == "user" else (
-            frozenset(), frozenset()))
+        # an assistant's turn is its own attempt ("I pinned the compiler; the build passes")
+        helped = helped or evs[j].role == "assistant"
+        label = reader.outcome(evs[j], goal, evs[i].speaker) if helped else None
+        helped = helped or reader.helped(evs[j], evs[i].speaker)
         if label == "success":
             return j, label
         if label == "failure":
@@ -133,19 +195,25 @@ def _close(evs: Sequence[Event], i: int, terms: Terms) -> tuple[int, str] | None
     return last_failure
 
 
-def find_episodes(events: Sequence[Event]) -> tuple[Episode, ...]:
-    """Every episode of `events` (one conversation, tick order), in tick order."""
+def find_episodes(events: Sequence[Event], *, use_nlp: bool = True) -> tuple[Episode, ...]:
+    """Every episode of `events` (one conversation, tick order), in tick order.
+
+    Goals and outcomes come from each turn's parse (`parsed_episodes`) when the NLP
+    pipeline is installed and `use_nlp`, else from the text rules (`task_words`,
+    `outcomes`)."""
+    agent = any(e.role == "assistant" for e in events)
+    reader: Any = _Parsed(agent) if use_nlp and pipeline() is not None else _Rules()
     evs = sorted(events, key=lambda e: e.tick)
     pos = {e.tick: n for n, e in enumerate(evs)}
     out: list[Episode] = []
     i = 0
     while i < len(evs):
         g = evs[i]
-        folded = _fold(g.text)
-        if g.role != "user" or not (GOAL.search(folded) or is_goal(folded)):
+        goal = reader.goal(g) if g.role == "user" else None
+        if goal is None:
             i += 1
             continue
-        end = _close(evs, i, goal_terms(folded))
+        end = _close(evs, i, reader, goal)
         if end is None:
             i += 1
             continue

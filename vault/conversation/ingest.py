@@ -158,7 +158,7 @@ def _build(conv: Conversation, use_nlp: bool = True) -> tuple[list[tuple[str, st
             body += [f"- {link(ent_paths[k], k)} ({v:.3f})" for k, v in ties]
         out.append((ent_paths[key], render(fm, "\n".join(body) + "\n")))
     rules = sum(1 for r in records if promotable(r.fact))
-    episodes = episode_notes(find_episodes(events), events)
+    episodes = episode_notes(find_episodes(events, use_nlp=use_nlp), events)
     return out + fact_notes(cid, records, ent_paths) + episodes, rules
 
 
