@@ -12,6 +12,7 @@ import sqlite3
 from collections.abc import Iterator
 from typing import Any
 
+from ..storage.migrations import enter_wal
 from ..storage.migrations import migrate as apply_migrations
 from .state import Event, LearnedState, NoteState, Pair, SessionState, Touched
 
@@ -78,7 +79,7 @@ def migrate(conn: sqlite3.Connection) -> None:
     """Busy timeout first (several processes may open a fresh file at once), WAL +
     synchronous=FULL, then apply numbered migrations (user_version; storage/migrations.py)."""
     conn.execute("PRAGMA busy_timeout=10000")
-    conn.execute("PRAGMA journal_mode=WAL")
+    enter_wal(conn, 10000)
     conn.execute("PRAGMA synchronous=FULL")
     apply_migrations(conn, _MIGRATIONS)
 

@@ -32,7 +32,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from .migrations import migrate
+from .migrations import enter_wal, migrate
 
 BUSY_TIMEOUT_MS = 5000
 BATCH = 500  # keys per SELECT ... IN (...)
@@ -215,7 +215,7 @@ class SharedEmbeddingCache:
         conn = sqlite3.connect(str(self.path), timeout=self._busy_ms / 1000, isolation_level=None)
         try:
             conn.execute(f"PRAGMA busy_timeout = {int(self._busy_ms)}")
-            conn.execute("PRAGMA journal_mode = WAL")
+            enter_wal(conn, self._busy_ms)
             conn.execute("PRAGMA synchronous = NORMAL")
             migrate(conn, MIGRATIONS)  # SchemaTooNew is a sqlite3.DatabaseError
         except BaseException:

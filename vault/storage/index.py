@@ -23,7 +23,7 @@ from ..notes.rows import LinkRow, NoteRow
 from .embeddings import delete_embeddings, insert_embeddings, select_embeddings, vacuum
 from .folders import FolderDigest
 from .index_ro import BUSY_TIMEOUT_MS, full_disk_connection, read_only_connection
-from .migrations import migrate
+from .migrations import enter_wal, migrate
 from .row_codec import NOTE_COLS, NOTE_FIELDS, STAT_COLS, decode_link, decode_note, encode_note
 from .stat_cache import StatCache
 from .stat_cache import StatRow as StatRow  # re-exported: sync and tests import it here
@@ -104,7 +104,7 @@ class Index:
         )
         try:
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            conn.execute("PRAGMA journal_mode = WAL")
+            enter_wal(conn, BUSY_TIMEOUT_MS)
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute("PRAGMA foreign_keys = ON")
             migrate(conn, MIGRATIONS)

@@ -6,11 +6,18 @@ transaction: of several processes opening a fresh file at once, the first takes 
 and migrates, the others wait (the caller's busy timeout) and then find the version current, so
 no migration runs twice (issue 27: "table meta already exists"). A crash leaves the file at the
 old version or the new one, never between. A file newer than this rmh is refused.
+
+`enter_wal` switches a file to WAL first. On a fresh file that switch needs the exclusive lock
+while the connection already holds a shared one, so when two processes make it at once SQLite
+answers SQLITE_BUSY to one of them at once instead of calling its busy handler (the deadlock
+rule of sqlite3_busy_handler, https://sqlite.org/c3ref/busy_handler.html); that one backs off
+and tries again, within the same busy budget.
 """
 
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Iterator, Sequence
 
 from ..errors import SchemaTooNew
@@ -28,6 +35,24 @@ def statements(script: str) -> Iterator[str]:
             buf = ""
     if buf.strip(" \t\r\n;"):
         raise ValueError(f"incomplete SQL statement: {buf.strip()[:80]!r}")
+
+
+def enter_wal(conn: sqlite3.Connection, busy_ms: float) -> None:
+    """`PRAGMA journal_mode = WAL`, retried with a doubling back-off (5 ms to 100 ms) while
+    SQLite refuses it as locked, until the waits add up to `busy_ms`; then the error is raised.
+    Only the pause reads no clock: the budget is the sum of the pauses taken."""
+    waited, pause = 0.0, 0.005
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            text = str(exc).lower()
+            if ("locked" not in text and "busy" not in text) or waited >= busy_ms / 1000:
+                raise
+        time.sleep(pause)
+        waited += pause
+        pause = min(pause * 2, 0.1)
 
 
 def _version(conn: sqlite3.Connection, total: int) -> int:

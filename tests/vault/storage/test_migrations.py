@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
 
 from vault.errors import IndexUnusable, SchemaTooNew
 from vault.storage.index import Index
-from vault.storage.migrations import migrate
+from vault.storage.migrations import enter_wal, migrate
 
 
 def test_migrations_apply_in_order_and_only_once(tmp_path: Path) -> None:
@@ -43,3 +44,37 @@ def test_newer_files_are_refused(tmp_path: Path) -> None:
         Index.open(path)
     with pytest.raises(SchemaTooNew):
         migrate(sqlite3.connect(path), ("x",))
+
+
+def _holder(path: Path) -> sqlite3.Connection:
+    """A second connection holding the exclusive lock of a fresh rollback-journal file."""
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    conn.execute("CREATE TABLE t (x)")
+    conn.execute("BEGIN EXCLUSIVE")
+    return conn
+
+
+def test_enter_wal_waits_out_a_lock_the_busy_handler_is_not_asked_about(tmp_path: Path) -> None:
+    path = tmp_path / "f.sqlite"
+    holder = _holder(path)
+    conn = sqlite3.connect(path, timeout=0, isolation_level=None)  # no busy handler at all
+    with pytest.raises(sqlite3.OperationalError):
+        conn.execute("PRAGMA journal_mode = WAL")  # what a plain switch does under the lock
+    waiter = threading.Timer(0.05, holder.execute, args=("COMMIT",))
+    waiter.start()
+    enter_wal(conn, 5000)  # backs off until the holder commits
+    waiter.join()
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    conn.close()
+    holder.close()
+
+
+def test_enter_wal_gives_up_after_its_budget(tmp_path: Path) -> None:
+    path = tmp_path / "f.sqlite"
+    holder = _holder(path)
+    conn = sqlite3.connect(path, timeout=0, isolation_level=None)
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        enter_wal(conn, 50)  # the lock is never released: about 75 ms of pauses, then the error
+    conn.close()
+    holder.execute("ROLLBACK")
+    holder.close()
