@@ -27,11 +27,15 @@ W in session 12 without reading the extractor's rules (9 successes, 7 failures, 
 outcome), committed before any run; the parsed path was run on it once, after its rules were
 frozen (15/20; the text rules 12/20).
 
+`bench/data/task_transcripts_heldout_w2.json` (`--heldout-w2`): 20 more tasks written blind by
+helper W2 in session 12 (9 successes, 7 failures, 4 without an outcome), in other domains,
+committed before any run.
+
 `--file PATH` reads another file of the same format; `--rules` runs the text rules alone
 (`use_nlp` False: what runs without the `nlp` extra), else episodes come from the parse.
 
     python bench/bench_episodes.py [--held-out | --heldout-i | --heldout-i2 | --heldout-w |
-        --file PATH] [--rules] [--json OUT]
+        --heldout-w2 | --file PATH] [--rules] [--json OUT]
 """
 
 from __future__ import annotations
@@ -66,6 +70,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     which.add_argument("--heldout-i", action="store_true", help="helper I's 16 tasks (session 11)")
     which.add_argument("--heldout-i2", action="store_true", help="helper I's 12 later tasks")
     which.add_argument("--heldout-w", action="store_true", help="helper W's 20 blind tasks")
+    which.add_argument("--heldout-w2", action="store_true", help="helper W2's 20 blind tasks")
     which.add_argument("--file", default="", help="another task-transcript file (same format)")
     ap.add_argument("--rules", action="store_true",
                     help="the text rules only (use_nlp False), as without the nlp extra")
@@ -74,7 +79,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     name = args.file or ("task_transcripts_heldout_e.json" if args.held_out else
             "task_transcripts_heldout_i.json" if args.heldout_i else
             "task_transcripts_heldout_i2.json" if args.heldout_i2 else
-            "task_transcripts_heldout_w.json" if args.heldout_w else "task_transcripts.json")
+            "task_transcripts_heldout_w.json" if args.heldout_w else
+            "task_transcripts_heldout_w2.json" if args.heldout_w2 else "task_transcripts.json")
     path = Path(args.file) if args.file else HERE / "data" / name
     tasks = json.loads(path.read_text("utf-8"))["tasks"]
     rows: list[dict[str, Any]] = []
