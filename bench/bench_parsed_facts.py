@@ -26,7 +26,14 @@ turns of `entity_heldout_s12.tsv`, 11 fact-bearing, committed before any run on 
 `fact_heldout_s12_verdicts.tsv` (every statement main db46d84 and the session's branch produce
 on them, judged once after the one run).
 
-    python bench/bench_parsed_facts.py [--data PATH] [--heldout-e | --heldout-s12]
+`--heldout-s12b`: a second session-12 blind set (helper E2), measured the same way:
+`fact_heldout_s12b.tsv` holds 40 LoCoMo turns of conversations 1-4 (conv-26, conv-30, conv-41,
+conv-42 in file order, concatenated: every 71st turn from the 30th, then every 71st from the
+66th, skipping every turn of any other label file), 21 fact-bearing, labelled and committed
+before any extractor ran on them; `fact_heldout_s12b_verdicts.tsv` judges every statement
+main 442b45c and the E2 branch produce on them, once, after the one run.
+
+    python bench/bench_parsed_facts.py [--data PATH] [--heldout-e | --heldout-s12 | --heldout-s12b]
 """
 
 from __future__ import annotations
@@ -56,6 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--data", default=DEFAULT_DATA)
     ap.add_argument("--heldout-e", action="store_true", help="session 11's held-out turns")
     ap.add_argument("--heldout-s12", action="store_true", help="session 12's blind turns")
+    ap.add_argument("--heldout-s12b", action="store_true", help="session 12's second blind set")
     args = ap.parse_args(argv)
     status = nlp_status(load=True)
     print("extractor:", status["extractor"], status["version"] or status["reason"])
@@ -63,6 +71,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     if args.heldout_e:
         return _heldout_e(args.data)
+    if args.heldout_s12b:
+        return _heldout_e(args.data, "fact_heldout_s12b")
     if args.heldout_s12:
         return _heldout_e(args.data, "fact_heldout_s12")
     sample, recall = _rows("fact_parsed_sample.tsv"), _rows("fact_recall_sample.tsv")

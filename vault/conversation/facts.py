@@ -35,6 +35,7 @@ from .events import Event
 from .layout import as_date, turn_path
 from .lifecycle import Fact, observe
 from .nlp import parse
+from .parsed_attributes import extract_attributes
 from .parsed_possessions import extract_possessions
 from .parsed_statements import extract_parsed_statements
 from .statements import Statement, extract_statements, functional
@@ -92,6 +93,8 @@ def sentence(subject: str, key: str, value: str) -> str:
         return f"{subject} will {value}"
     if pred == "is_a":
         return f"{subject} is a {value}"
+    if pred in ("is", "is_not"):  # a parsed copula: "is_not:on" -> "tim is not on team"
+        return f"{subject} {pred.replace('_', ' ')} {topic.replace('_', ' ')} {value}"
     if pred == "did":  # a parsed act: "did:go_to" -> "nate go to fair"
         return f"{subject} {topic.replace('_', ' ')} {value}"
     words = _REL_WORDS.get(pred) or pred.replace("_", " ")
@@ -109,14 +112,20 @@ def turn_statements(text: str, speaker: str, speakers: Sequence[str], *,
                     use_nlp: bool = True) -> tuple[Statement, ...]:
     """The pattern table's statements of a turn, then (with the NLP pipeline installed and
     `use_nlp`) the parse's subject–verb–object ones (`parsed_statements`) and what the
-    speaker says they have (`parsed_possessions`: "my sister" -> has sister)."""
+    speaker says they have (`parsed_possessions`: "my sister" -> has sister), then copular
+    facts and the addressee's acts (`parsed_attributes`) not already said."""
     found = extract_statements(text, speaker, speakers)
     doc = parse(text) if use_nlp else None
     if doc is None:
         return found
     others = [s for s in speakers if s != speaker]
-    return found + extract_parsed_statements(
-        doc, speaker, others[0] if len(others) == 1 else "") + extract_possessions(doc, speaker)
+    addressee = others[0] if len(others) == 1 else ""
+    found = (found + extract_parsed_statements(doc, speaker, addressee)
+             + extract_possessions(doc, speaker))
+    said = {(s.subject, s.value) for s in found} | {
+        (s.subject, s.key.partition(":")[2]) for s in found}  # "opinion:fashion": said
+    return found + tuple(a for a in extract_attributes(doc, speaker, addressee)
+                         if (a.subject, a.value) not in said)
 
 
 def build_facts(events: Sequence[Event], *, use_nlp: bool = True) -> tuple[FactRecord, ...]:

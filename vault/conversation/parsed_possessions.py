@@ -11,7 +11,8 @@ not a question, one statement (speaker, "has", X) of kind "fact", first person (
   subject of "be" ("my boss is Maria" is the pattern table's role); a noun that names no
   thing one has: vague (`entities.STOP_NOUNS`), abstract (`parsed_entities.ABSTRACT`), or a
   part or state of the self (`NOT_OWNED`: life, heart, mind, mood, way, best, skill, trip
-  ...); what everyone has (`EVERYONE_HAS`: parents, family); a noun that is itself an
+  ...) or one the pattern table's roles refuse (`statements._ROLE_STOP`: plan, goal, idea,
+  point, turn ...); what everyone has (`EVERYONE_HAS`: parents, family); a noun that is itself an
   owner ("my mom's house" is about the house); "our" on a plural ("our stories"); a proper
   name ("my Subaru" is kept by the name rows, not here); X longer than
   `statements.MAX_OBJECT_WORDS` words.
@@ -25,7 +26,7 @@ from typing import Any
 
 from .entities import STOP_NOUNS, _fold, normalise
 from .parsed_entities import _EVALUATIVE, _QUANTIFIERS, ABSTRACT
-from .statements import MAX_OBJECT_WORDS, Statement
+from .statements import _ROLE_STOP, MAX_OBJECT_WORDS, Statement
 
 NOT_OWNED = frozenset(
     """life lives heart mind soul mood head face eye eyes hand hands body self voice
@@ -61,7 +62,7 @@ def extract_possessions(doc: Any, speaker: str) -> tuple[Statement, ...]:
                 continue  # "My boss is Maria": the pattern table's role (reports_to)
             lemma = _fold(noun.lemma_ if noun.tag_ == "NNS" and noun.lemma_ else noun.text)
             if lemma in STOP_NOUNS or lemma in ABSTRACT or _fold(noun.text) in NOT_OWNED \
-                    or lemma in NOT_OWNED or lemma in EVERYONE_HAS:
+                    or lemma in NOT_OWNED or lemma in EVERYONE_HAS or lemma in _ROLE_STOP:
                 continue
             words = [t for t in doc[tok.i + 1 : noun.i + 1]
                      if t.pos_ in _KEPT_POS and _fold(t.text) not in _QUANTIFIERS

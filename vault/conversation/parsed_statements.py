@@ -24,6 +24,8 @@ has an object, one statement
   with a concrete object), and those the pattern table owns (like, love, live, work, be
   ...: their statements come from there); an exclaimed object ("quite the adventure") and
   "have" of one's own thing ("we all have our paths");
+- a verb of starting or giving up with a bare gerund and nothing else keeps the gerund as
+  its object ("I started running" -> did:start running; "kept going" is none);
 - `first_person` is True (c_obs 0.7, `facts.observation_confidence`).
 
 Same parse and speaker -> same statements, in text order.
@@ -54,6 +56,9 @@ _HEDGE = frozenset(
 # Verbs whose complement is an act the speaker does ("I started to paint"); intents ("want
 # to", "try to", "going to") are not acts.
 _ONGOING = frozenset({"start", "begin", "keep", "continue", "finish", "stop", "quit"})
+# Of those, the ones whose bare gerund is a lasting change ("started running"; "kept going"
+# is none).
+_BEGIN_OR_END = frozenset({"start", "begin", "stop", "quit"})
 # The small model lemmatises some forms wrongly ("hoping" -> "hop").
 _LEMMA_FIXES = {"hoping": "hope", "hoped": "hope", "hopes": "hope"}
 _DEMONSTRATIVES = frozenset({"this", "that", "these", "those"})
@@ -147,6 +152,20 @@ def _phrase(doc: Any, head: Any) -> str:
     return words
 
 
+def _bare_act(verb: Any, lemma: str) -> str | None:
+    """The gerund begun or given up, with no object of its own: "I started running" ->
+    "running", "I quit drinking" -> "drinking" (acts of saying or feeling are none)."""
+    if lemma not in _BEGIN_OR_END:
+        return None
+    for child in verb.children:
+        if child.dep_ == "xcomp" and child.tag_ == "VBG" and not any(
+                c.dep_ in ("dobj", "prep", "ccomp", "xcomp") for c in child.children):
+            if _fold(child.lemma_) in _NO_ACT | {"go", "come"}:
+                return None
+            return _fold(child.text)
+    return None
+
+
 def _trivial(verb_lemma: str, obj: Any) -> bool:
     """An object that says nothing lasting: exclaimed ("quite the adventure", "such a
     blast"), or the subject's own thing merely had ("we all have our different paths")."""
@@ -175,6 +194,10 @@ def extract_parsed_statements(doc: Any, speaker: str, addressee: str = "") -> tu
                 continue
             got = _relative_head(verb) or _object(verb)
             if got is None:
+                bare = _bare_act(verb, lemma)
+                if bare:  # "I started running": the act begun is the object
+                    found.append(Statement(_fold(speaker), f"did:{lemma}", bare, "fact", None,
+                                           True, _fold(sent.text)))
                 continue
             prep, obj = got
             head = _fold(obj.lemma_ or obj.text)
