@@ -10,16 +10,12 @@ import json
 import os
 import shutil
 import subprocess
-import sys
-import tempfile
 from pathlib import Path
 
 import pytest
 
-from tests.harness.test_cli_notes import ROOT
+from tests.harness.as_user import USER, as_user, unprivileged_home
 from vault import PermissionDenied, Vault
-
-USER = "rmhtest"
 
 
 def test_an_unreadable_note_is_permission_denied_in_process(
@@ -46,45 +42,29 @@ def test_an_unreadable_note_is_permission_denied_in_process(
     v.close()
 
 
-def _as_user(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "PYTHONPATH": str(ROOT),
-           "RMH_EMBED_CACHE": "", "RMH_GRAPH_CACHE": "", "LANG": "C.UTF-8"}
-    return subprocess.run(["runuser", "-u", USER, "--", sys.executable, "-m", "harness", *args],
-                          capture_output=True, text=True, env=env, cwd=str(home), timeout=120,
-                          check=False)
-
-
 def test_an_unreadable_note_as_an_unprivileged_user() -> None:
-    if os.geteuid() != 0 or shutil.which("runuser") is None:
-        pytest.skip("needs root and runuser to run the CLI as the unprivileged user")
-    if subprocess.run(["id", "-u", USER], capture_output=True, check=False).returncode != 0:
-        pytest.skip(f"no user {USER} (.ci/run creates it)")
-    home = Path(tempfile.mkdtemp(prefix="rmh-perm-"))
+    home = unprivileged_home()
     try:
         uid = int(subprocess.check_output(["id", "-u", USER]))
-        os.chown(home, uid, -1)
-        probe = _as_user(home, "--version")
-        if probe.returncode != 0:
-            pytest.skip(f"{USER} cannot run this interpreter and checkout: {probe.stderr[:200]}")
         vault = home / "v"
         vault.mkdir()
         for name, text in (("Secret", "hidden words\n"), ("Open", "open words\n")):
             (vault / f"{name}.md").write_text(text, encoding="utf-8")
         for path in (vault, vault / "Secret.md", vault / "Open.md"):
             os.chown(path, uid, -1)
-        assert _as_user(home, "--vault", str(vault), "init", "--no-dense").returncode == 0
+        assert as_user(home, "--vault", str(vault), "init", "--no-dense").returncode == 0
         (vault / "Late.md").write_text("late words\n", encoding="utf-8")
         os.chown(vault / "Late.md", uid, -1)
         os.chmod(vault / "Secret.md", 0)
         os.chmod(vault / "Late.md", 0)
         for name in ("Secret", "Late"):
-            r = _as_user(home, "--vault", str(vault), "read", name, "--json")
+            r = as_user(home, "--vault", str(vault), "read", name, "--json")
             assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
             assert "permission denied" in r.stderr and "not found" not in r.stderr
             assert json.loads(r.stdout)["error"]["kind"] == "permission_denied"
-        r = _as_user(home, "--vault", str(vault), "search", "words", "--no-dense", "--json")
+        r = as_user(home, "--vault", str(vault), "search", "words", "--no-dense", "--json")
         assert r.returncode == 0, r.stderr
-        r = _as_user(home, "--vault", str(vault), "doctor", "--json")
+        r = as_user(home, "--vault", str(vault), "doctor", "--json")
         assert r.returncode == 0, r.stderr
         errors = json.loads(r.stdout)["vault"]["sync_errors"]
         assert any("Late.md" in e for e in errors), errors

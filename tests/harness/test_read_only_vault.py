@@ -16,18 +16,17 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.harness.test_cli_notes import ROOT, rmh
+from tests.harness.as_user import USER, as_user, unprivileged_home
+from tests.harness.test_cli_notes import rmh
 from vault import ReadOnlyVault, Vault
 
 pytestmark = pytest.mark.slow
-USER = "rmhtest"
 NOTES = {"Alpha": "Alpha kiwi notes, see [[Beta]].\n", "Beta": "Beta mango notes.\n",
          "people/Caro": "Caro hikes. [[Alpha]]\n"}
 READS: tuple[tuple[str, ...], ...] = (
@@ -86,30 +85,13 @@ def test_a_read_only_state_folder_in_process(tmp_path: Path,
     assert after == before
 
 
-def _as_user(home: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "PYTHONPATH": str(ROOT),
-           "RMH_EMBED_CACHE": "", "LANG": "C.UTF-8"}
-    return subprocess.run(["runuser", "-u", USER, "--", sys.executable, "-m", "harness", *args],
-                          input=stdin, capture_output=True, text=True, env=env, cwd=str(home),
-                          timeout=300, check=False)
-
-
 @pytest.fixture
 def foreign_vault() -> Iterator[tuple[Path, Path]]:
     """(root's vault, readable by everyone, writable by root only; `rmhtest`'s home)."""
-    if os.geteuid() != 0 or shutil.which("runuser") is None:
-        pytest.skip("needs root and runuser to run the CLI as the unprivileged user")
-    if subprocess.run(["id", "-u", USER], capture_output=True, check=False).returncode != 0:
-        pytest.skip(f"no user {USER} (.ci/run creates it)")
     top = Path(tempfile.mkdtemp(prefix="rmh-ro-"))
     try:
         os.chmod(top, 0o755)
-        home = top / "home"
-        home.mkdir()
-        os.chown(home, int(subprocess.check_output(["id", "-u", USER])), -1)
-        probe = _as_user(home, "--version")
-        if probe.returncode != 0:
-            pytest.skip(f"{USER} cannot run this interpreter and checkout: {probe.stderr[:200]}")
+        home = unprivileged_home(top)
         root = top / "v"
         root.mkdir()
         make_vault(root)
@@ -125,20 +107,20 @@ def test_another_owners_vault_through_the_cli(foreign_vault: tuple[Path, Path]) 
     before = tree(root)
     v = ("--vault", str(root))
     for command in READS:
-        r = _as_user(home, *v, *command, "--json")
+        r = as_user(home, *v, *command, "--json")
         assert r.returncode == 0, (command, r.stdout, r.stderr)
         assert "Traceback" not in r.stderr
         json.loads(r.stdout)
         if command[0] in ("search", "read", "context", "links"):
             assert r.stderr.count("learning is off") == 1, (command, r.stderr)
-    found = json.loads(_as_user(home, *v, "search", "kiwi", "--no-dense", "--json").stdout)
+    found = json.loads(as_user(home, *v, "search", "kiwi", "--no-dense", "--json").stdout)
     assert found["hits"][0]["note"] == "Alpha.md"
-    status = json.loads(_as_user(home, *v, "status", "--no-dense", "--json").stdout)
+    status = json.loads(as_user(home, *v, "status", "--no-dense", "--json").stdout)
     assert status["read_only"] is True and status["index"]["notes"] == 3
-    assert "read only" in _as_user(home, *v, "status", "--no-dense").stdout
-    assert json.loads(_as_user(home, *v, "doctor", "--json").stdout)["read_only"] is True
+    assert "read only" in as_user(home, *v, "status", "--no-dense").stdout
+    assert json.loads(as_user(home, *v, "doctor", "--json").stdout)["read_only"] is True
     for command in WRITES:
-        r = _as_user(home, *v, *command, "--json", stdin="replacement words\n")
+        r = as_user(home, *v, *command, "--json", stdin="replacement words\n")
         assert r.returncode == 1, (command, r.stdout, r.stderr)
         assert json.loads(r.stdout)["error"]["kind"] == "read_only_vault", (command, r.stdout)
         assert r.stderr.splitlines()[-1].startswith("rmh: read-only vault"), r.stderr
@@ -157,7 +139,7 @@ def test_another_owners_vault_through_rmh_serve(foreign_vault: tuple[Path, Path]
         return {"jsonrpc": "2.0", "id": rid, "method": "tools/call",
                 "params": {"name": name, "arguments": arguments}}
 
-    r = _as_user(home, "--vault", str(root), "serve", "--no-dense", stdin=frames(
+    r = as_user(home, "--vault", str(root), "serve", "--no-dense", stdin=frames(
         {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {},
             "clientInfo": {"name": "t", "version": "0"}}},
@@ -238,10 +220,10 @@ def test_another_owners_files_in_a_shared_state_folder(
     os.chmod(root / ".rmh", 0o777)
     before = tree(root)
     v = ("--vault", str(root))
-    r = _as_user(home, *v, "search", "kiwi", "--no-dense", "--json")
+    r = as_user(home, *v, "search", "kiwi", "--no-dense", "--json")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["hits"][0]["note"] == "Alpha.md"
-    r = _as_user(home, *v, "write", "New", "--json", stdin="new\n")
+    r = as_user(home, *v, "write", "New", "--json", stdin="new\n")
     assert json.loads(r.stdout)["error"]["kind"] == "read_only_vault"
     assert tree(root) == before
     uid = int(subprocess.check_output(["id", "-u", USER]))

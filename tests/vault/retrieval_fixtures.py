@@ -45,3 +45,18 @@ def incident_reports() -> list[tuple[str, str]]:
                 out.append((f"report {d} {s} {f}",
                             f"On {d} the {s} service suffered {f} during the rollout."))
     return out
+
+
+# A note named in the query ("Ilse") above turns that only mention her: the corpus on which the
+# learned stages must lift a used turn without taking it past the named note.
+NAMED_NOTES = [("Ilse", "Ilse lives by the river."),
+               ("Turn 1", "Ilse: the spring walk by the river was cold and the ducks came."),
+               ("Turn 2", "Ilse: spring walk, ducks."),
+               ("Filler", "nothing here"),
+               ("Turn 3", "the river in spring")]
+NAMED_QUERY = "What did Ilse see on her spring walk by the river?"
+
+
+def titles(hits: object) -> list[str]:
+    """The titles of a list of hits, in order."""
+    return [h.title for h in hits]  # type: ignore[attr-defined]

@@ -12,18 +12,10 @@ from hypothesis import strategies as st
 from vault.retrieval.pipeline import SearchEngine, SearchParams
 from vault.retrieval.scope import hold_below
 
-from ..retrieval_fixtures import make_corpus
+from ..retrieval_fixtures import NAMED_NOTES, NAMED_QUERY, make_corpus, titles
 
-NOTES = [("Ilse", "Ilse lives by the river."),
-         ("Turn 1", "Ilse: the spring walk by the river was cold and the ducks came."),
-         ("Turn 2", "Ilse: spring walk, ducks."),
-         ("Filler", "nothing here"),
-         ("Turn 3", "the river in spring")]
-QUERY = "What did Ilse see on her spring walk by the river?"
-
-
-def titles(hits: object) -> list[str]:
-    return [h.title for h in hits]  # type: ignore[attr-defined]
+NOTES = NAMED_NOTES
+QUERY = NAMED_QUERY
 
 
 def test_the_channel_lifts_a_used_note_but_not_past_a_named_one() -> None:

@@ -15,18 +15,10 @@ from vault.learning.state import LearnedState, NoteState
 from vault.retrieval.pipeline import SearchEngine, SearchParams
 from vault.retrieval.scope import free_prior_stage
 
-from ..retrieval_fixtures import make_corpus
+from ..retrieval_fixtures import NAMED_NOTES, NAMED_QUERY, make_corpus, titles
 
-NOTES = [("Ilse", "Ilse lives by the river."),
-         ("Turn 1", "Ilse: the spring walk by the river was cold and the ducks came."),
-         ("Turn 2", "Ilse: spring walk, ducks."),
-         ("Filler", "nothing here"),
-         ("Turn 3", "the river in spring")]
-QUERY = "What did Ilse see on her spring walk by the river?"
-
-
-def titles(hits: object) -> list[str]:
-    return [h.title for h in hits]  # type: ignore[attr-defined]
+NOTES = NAMED_NOTES
+QUERY = NAMED_QUERY
 
 
 def test_a_free_lift_moves_a_note_but_not_past_a_named_note() -> None:
