@@ -18,7 +18,8 @@ object) of kind "commitment" (c_obs 0.5, `facts.observation_confidence`):
   pronouns, vague or abstract nouns, objects pointed at, too long; the object is keyed the same
   way ("my family" -> "<speaker>'s family");
 - refused: a negated or hedged verb of intention ("I'm not planning to", "If I decide to",
-  "I might try to"); "going to" (the pattern table's commitment says it).
+  "I might try to"); an act done to the addressee ("can't wait to fill you in on it"); "going
+  to" (the pattern table's commitment says it).
 
 Same parse and speaker -> same statements, in text order.
 """
@@ -107,6 +108,8 @@ def _statement(doc: Any, act: Any, speaker: str, addressee: str, clause: str) ->
     lemma = _fold(act.lemma_)
     if (lemma in _NO_ACT and lemma not in _WITH_OBJECT) or lemma in _CHAT_ACTS:
         return None
+    if any(c.dep_ == "dobj" and _fold(c.text) == "you" for c in act.children):
+        return None  # "can't wait to fill you in on the details": a promise to the addressee
     got = _object(act)
     if got is None:
         return None

@@ -40,7 +40,8 @@ NOT_OWNED = frozenset(
     attention energy spirit confidence happiness health wellbeing strength
     experience experiences memory memories skill skills talent imagination trip trips
     vacation holiday enthusiasm commitment dedication determination attitude style
-    courage kindness resilience patience work""".split())
+    courage kindness resilience patience work friendship power action approach adventure
+    adventures""".split())
 # What everyone has: "my mom", "my dad" say no more than that the speaker was born.
 EVERYONE_HAS = frozenset(
     """mom mum mother dad father parent parents family folks""".split())
@@ -51,6 +52,7 @@ _KEPT_POS = ("NOUN", "ADJ", "PROPN", "VERB")
 SHOWN = frozenset(
     """photo photos pic pics picture pictures post posts message messages story stories word
     words text texts video videos snap snaps shot shots""".split())
+FAVOURITE = frozenset({"favorite", "favourite", "fave"})
 _OWNERS = {"my": True, "our": True, "your": False}  # possessive -> said of the speaker
 
 
@@ -67,7 +69,7 @@ def extract_possessions(doc: Any, speaker: str, addressee: str = "") -> tuple[
             noun = tok.head
             if not own and (_fold(noun.text) in SHOWN or _fold(noun.lemma_) in SHOWN):
                 continue  # "your pic": what was just shown, not a belonging
-            if any(c.dep_ == "amod" and _fold(c.text) in NOT_OWNED for c in noun.children):
+            if any(c.dep_ == "amod" and _fold(c.text) in FAVOURITE for c in noun.children):
                 continue  # "my favorite dishes": a preference, not a belonging
             if noun.pos_ != "NOUN" or noun.i < tok.i or noun.dep_ in ("dobj", "attr"):
                 continue  # "I won my fourth tournament": the act says it, not a belonging

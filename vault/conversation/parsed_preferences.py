@@ -8,7 +8,8 @@ first person (c_obs 0.7), in a part of a sentence that does not ask (`parsed_sta
   one ("a track called Savana" -> savana), else its noun phrase;
 - what matters to the speaker: "X is (so) important / dear / special to me", "X means a lot /
   the world / so much / everything to me", "X is (a big) part of my life" -> ("values", X); X
-  the subject, a noun or a name (not a pronoun, a vague or abstract noun, or one pointed at).
+  the subject, a noun or a name (not a pronoun, a vague or abstract noun, one pointed at, or
+  the addressee's: "your friendship means a lot to me" is thanks).
 
 A negation or a hedge on the verb ("X isn't important to me", "X would mean a lot to me")
 refuses the statement. Same parse and speaker -> same statements, in text order.
@@ -118,8 +119,9 @@ def extract_preferences(doc: Any, speaker: str, addressee: str = "") -> tuple[
                 continue
             fav, valued = _favourite(tok), _valued(tok)
             obj = fav if fav is not None else valued
-            if obj is None or not _usable(obj) or _refused(tok):
-                continue
+            if obj is None or not _usable(obj) or _refused(tok) or any(
+                    _fold(c.text) == "your" for c in obj.children):
+                continue  # "your friendship means a lot to me": thanks, not a value
             value = normalise(_phrase(doc, obj), speaker=speaker, addressee=addressee)
             if not value or len(value.split()) > MAX_OBJECT_WORDS:
                 continue

@@ -65,6 +65,10 @@ _BEGIN_OR_END = frozenset({"start", "begin", "stop", "quit"})
 # The small model lemmatises some forms wrongly ("hoping" -> "hop").
 _LEMMA_FIXES = {"hoping": "hope", "hoped": "hope", "hopes": "hope"}
 _DEMONSTRATIVES = frozenset({"this", "that", "these", "those"})
+# What the addressee "did" in the chat itself or merely has: "you shared a photo", "you've
+# got a plan", "you put in the work".
+_SHOWN_TO_ME = frozenset(
+    "get have show give share send post mention put say tell".split())
 # Heads that only count what they hold ("lots of books"): the object is what is counted.
 QUANTITIES = frozenset(
     """lot lots plenty bunch couple number load loads ton tons handful dozen dozens
@@ -107,12 +111,14 @@ _BREAKS = frozenset({"-", "--", "–", "—", ";", ":"})
 
 def asked(tok: Any) -> bool:
     """`tok` is in the part of its sentence that asks: the sentence ends with "?" and no
-    dash, colon or semicolon comes between `tok` and the end ("I moved - how about you?"
-    states the move)."""
+    dash set apart by a space ("dairy-free" is one word), colon or semicolon comes between
+    `tok` and the end ("I moved - how about you?" states the move)."""
     sent = tok.sent
     if not sent.text.rstrip().endswith("?"):
         return False
-    return not any(t.text in _BREAKS for t in sent if t.i > tok.i)
+    doc = tok.doc
+    return not any(t.text in _BREAKS and (t.text in (";", ":") or doc[t.i - 1].whitespace_)
+                   for t in sent if t.i > tok.i)
 
 
 def _opens(verb: Any) -> bool:
@@ -120,6 +126,11 @@ def _opens(verb: Any) -> bool:
     quilt", "Still working on it")."""
     return all(t.dep_ == "advmod" and t.head.i == verb.i and t.pos_ == "ADV"
                for t in verb.sent if t.i < verb.i)
+
+
+def _pointed(obj: Any) -> bool:
+    """A noun pointed at ("that pic", "this moment"): which one is said elsewhere."""
+    return any(_fold(c.text) in _DEMONSTRATIVES for c in obj.children if c.dep_ == "det")
 
 
 def _addressee_did(verb: Any) -> bool:
@@ -258,7 +269,9 @@ def extract_parsed_statements(doc: Any, speaker: str, addressee: str = "") -> tu
                 continue
             if _hedged(verb):
                 continue
-            got = _relative_head(verb) or _object(verb)
+            got = _relative_head(verb)
+            if got is None or _pointed(got[1]):  # "this moment that I captured at a gig"
+                got = _object(verb)
             bare = _bare_act(verb, lemma)
             if bare:  # "I started running", "we went hiking": the act is the object
                 found.append(Statement(who, f"did:{lemma}", bare, "fact", None, first,
@@ -269,11 +282,12 @@ def extract_parsed_statements(doc: Any, speaker: str, addressee: str = "") -> tu
             head = _fold(obj.lemma_ or obj.text)
             if obj.pos_ == "NOUN" and (head in STOP_NOUNS or head in ABSTRACT):
                 continue
-            if lemma in _WITH_OBJECT and (obj.pos_ != "NOUN" or prep or head in _ROLE_STOP):
-                continue  # "got a plan", "made a mistake": no act of note
-            if not first and lemma in ("get", "have"):
-                continue  # "you've got a community": what they have, not what they did
-            if any(_fold(c.text) in _DEMONSTRATIVES for c in obj.children if c.dep_ == "det"):
+            if lemma in _WITH_OBJECT and (obj.pos_ != "NOUN" or prep or (
+                    head in _ROLE_STOP and not any(c.dep_ == "compound" for c in obj.children))):
+                continue  # "got a plan", "made a mistake": no act of note ("a meal plan" is)
+            if not first and lemma in _SHOWN_TO_ME:
+                continue  # "you've got a community", "you shared a photo": no act of their life
+            if _pointed(obj):
                 continue  # "that pic": which one is said elsewhere
             if _trivial(lemma, obj):
                 continue
