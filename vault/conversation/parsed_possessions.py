@@ -5,7 +5,7 @@ they have a garage. For each possessive "my" or "our" on a common noun, in a par
 sentence that does not ask (`parsed_statements.asked`), one statement (speaker, "has", X) of
 kind "fact", first person (c_obs 0.7); "your" the same of the addressee, when there is one
 ("Your store looks great" -> (addressee, "has", store)), not first person (c_obs 0.5), and
-not of what is shown in the chat (`SHOWN`: "your pic", "your message"):
+not of what is shown or given in the chat (`SHOWN`: "your pic", "your encouragement"):
 
 - X is the noun's words from the possessive to the noun, without determiners, quantifiers
   and evaluative adjectives (`parsed_entities`), the last word singular ("my online store"
@@ -48,10 +48,13 @@ EVERYONE_HAS = frozenset(
 _KEPT_POS = ("NOUN", "ADJ", "PROPN", "VERB")
 
 
-# What the addressee is shown to have in chat, not in life: "your pic", "your message".
+# What the addressee is shown to have in chat, not in life: "your pic", "your message",
+# and what they give the speaker in it: "your encouragement", "your offer".
 SHOWN = frozenset(
     """photo photos pic pics picture pictures post posts message messages story stories word
-    words text texts video videos snap snaps shot shots""".split())
+    words text texts video videos snap snaps shot shots encouragement backing offer
+    compliment compliments feedback input suggestion suggestions thoughts kindness
+    generosity""".split())
 FAVOURITE = frozenset({"favorite", "favourite", "fave"})
 _OWNERS = {"my": True, "our": True, "your": False}  # possessive -> said of the speaker
 

@@ -88,6 +88,13 @@ def test_a_statement_before_a_dash_is_not_asked() -> None:
     assert ("rosa", "did:join", "choir") in _said("I joined a choir - have you ever sung?")
     assert not _keys("Have you ever joined a choir?", "did:")
     assert not _keys("Wait - did you join a choir?", "did:")
+    assert not _keys("Got any sugar-free recipes?", "did:")  # a hyphen is no clause break
+
+
+@needs_nlp
+def test_favourites_are_no_belongings_but_own_things_are() -> None:
+    assert ("rosa", "has", "pottery studio") in _said("My own pottery studio opened.")
+    assert not [v for _, k, v in _said("One of my favorite novels is Dune.") if k == "has"]
 
 
 @needs_nlp
@@ -116,7 +123,7 @@ def test_acts_and_belongings_of_the_addressee() -> None:
     for text in ("You should paint the lighthouse.", "Did you paint the lighthouse?",
                  "You didn't paint the lighthouse.", "You could paint the lighthouse.",
                  "You did a great job!", "Your pic is lovely.", "Thanks for your support!",
-                 "Your enthusiasm is contagious."):
+                 "Your enthusiasm is contagious.", "Your encouragement keeps me going."):
         assert not [s for s in _said(text) if s[0] == "omar"], text
     # With more than one other speaker the addressee is unknown: nothing of anyone else.
     assert not [s for s in _said("You painted the lighthouse!", ("Rosa", "Omar", "Lena"))
