@@ -34,6 +34,9 @@ conv-42 in file order, concatenated: every 71st turn from the 30th, then every 7
 before any extractor ran on them; `fact_heldout_s12b_verdicts.tsv` judges every statement
 main 442b45c and the E2 branch produce on them, once, after the one run.
 
+Session 13 (helper E3) tuned on all three sets above and appended a verdict for every new
+statement its branch produces on them (NOTES-E3.md); they are no longer held out.
+
     python bench/bench_parsed_facts.py [--data PATH] [--heldout-e | --heldout-s12 | --heldout-s12b]
 """
 
