@@ -36,7 +36,9 @@ from .layout import as_date, turn_path
 from .lifecycle import Fact, observe
 from .nlp import parse
 from .parsed_attributes import extract_attributes
+from .parsed_plans import extract_plans
 from .parsed_possessions import extract_possessions
+from .parsed_preferences import extract_preferences
 from .parsed_statements import extract_parsed_statements
 from .statements import Statement, extract_statements, functional
 
@@ -95,6 +97,8 @@ def sentence(subject: str, key: str, value: str) -> str:
         return f"{subject} is a {value}"
     if pred in ("is", "is_not"):  # a parsed copula: "is_not:on" -> "tim is not on team"
         return f"{subject} {pred.replace('_', ' ')} {topic.replace('_', ' ')} {value}"
+    if pred == "plans":  # a parsed intention: "plans:adopt" -> "rosa plans to adopt dog"
+        return f"{subject} plans to {topic.replace('_', ' ')} {value}"
     if pred == "did":  # a parsed act: "did:go_to" -> "nate go to fair"
         return f"{subject} {topic.replace('_', ' ')} {value}"
     words = _REL_WORDS.get(pred) or pred.replace("_", " ")
@@ -112,7 +116,9 @@ def turn_statements(text: str, speaker: str, speakers: Sequence[str], *,
                     use_nlp: bool = True) -> tuple[Statement, ...]:
     """The pattern table's statements of a turn, then (with the NLP pipeline installed and
     `use_nlp`) the parse's subject–verb–object ones (`parsed_statements`) and what the
-    speaker says they have (`parsed_possessions`: "my sister" -> has sister), then copular
+    speaker says they have (`parsed_possessions`: "my sister" -> has sister) and plans
+    (`parsed_plans`: "I'm hoping to open a bakery" -> plans:open bakery) and what they value
+    or count among favourites (`parsed_preferences`), then copular
     facts and the addressee's acts (`parsed_attributes`) not already said."""
     found = extract_statements(text, speaker, speakers)
     doc = parse(text) if use_nlp else None
@@ -121,7 +127,8 @@ def turn_statements(text: str, speaker: str, speakers: Sequence[str], *,
     others = [s for s in speakers if s != speaker]
     addressee = others[0] if len(others) == 1 else ""
     found = (found + extract_parsed_statements(doc, speaker, addressee)
-             + extract_possessions(doc, speaker))
+             + extract_possessions(doc, speaker, addressee) + extract_plans(doc, speaker, addressee)
+             + extract_preferences(doc, speaker, addressee))
     said = {(s.subject, s.value) for s in found} | {
         (s.subject, s.key.partition(":")[2]) for s in found}  # "opinion:fashion": said
     return found + tuple(a for a in extract_attributes(doc, speaker, addressee)

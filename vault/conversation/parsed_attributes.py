@@ -26,7 +26,7 @@ from typing import Any
 
 from .entities import STOP_NOUNS, _fold, normalise
 from .parsed_entities import ABSTRACT
-from .parsed_statements import _HEDGE, _NO_ACT, _first_person, _phrase
+from .parsed_statements import _HEDGE, _NO_ACT, _first_person, _phrase, asked
 from .statements import MAX_OBJECT_WORDS, Statement
 
 # Groups one is on or in: "on a team", "in a band".
@@ -116,10 +116,10 @@ def extract_attributes(doc: Any, speaker: str, addressee: str = "") -> tuple[Sta
     """The copular and addressee statements of one parsed turn said by `speaker`."""
     found: list[Statement] = []
     for sent in doc.sents:
-        if sent.text.rstrip().endswith("?"):
-            continue
         clause = _fold(sent.text)
         for tok in sent:
+            if asked(tok):
+                continue
             if _fold(tok.lemma_) == "be" and tok.pos_ in ("AUX", "VERB") and _first_person(tok):
                 negated = _negated(tok)
                 if negated is None:

@@ -1,8 +1,11 @@
 """What the speaker has, from "my X" / "our X" in a turn's spaCy parse (with the `nlp` extra).
 
 "My sister moved to Lisbon" says the speaker has a sister; "I welded it in my garage" that
-they have a garage. For each possessive "my" or "our" on a common noun, in a sentence that is
-not a question, one statement (speaker, "has", X) of kind "fact", first person (c_obs 0.7):
+they have a garage. For each possessive "my" or "our" on a common noun, in a part of a
+sentence that does not ask (`parsed_statements.asked`), one statement (speaker, "has", X) of
+kind "fact", first person (c_obs 0.7); "your" the same of the addressee, when there is one
+("Your store looks great" -> (addressee, "has", store)), not first person (c_obs 0.5), and
+not of what is shown or given in the chat (`SHOWN`: "your pic", "your encouragement"):
 
 - X is the noun's words from the possessive to the noun, without determiners, quantifiers
   and evaluative adjectives (`parsed_entities`), the last word singular ("my online store"
@@ -13,7 +16,8 @@ not a question, one statement (speaker, "has", X) of kind "fact", first person (
   part or state of the self (`NOT_OWNED`: life, heart, mind, mood, way, best, skill, trip
   ...) or one the pattern table's roles refuse (`statements._ROLE_STOP`: plan, goal, idea,
   point, turn ...); what everyone has (`EVERYONE_HAS`: parents, family); a noun that is itself an
-  owner ("my mom's house" is about the house); "our" on a plural ("our stories"); a proper
+  owner ("my mom's house" is about the house); a noun said to be a favourite ("my favorite
+  dishes"); "our" on a plural ("our stories"); a proper
   name ("my Subaru" is kept by the name rows, not here); X longer than
   `statements.MAX_OBJECT_WORDS` words.
 
@@ -26,6 +30,7 @@ from typing import Any
 
 from .entities import STOP_NOUNS, _fold, normalise
 from .parsed_entities import _EVALUATIVE, _QUANTIFIERS, ABSTRACT
+from .parsed_statements import asked
 from .statements import _ROLE_STOP, MAX_OBJECT_WORDS, Statement
 
 NOT_OWNED = frozenset(
@@ -34,24 +39,41 @@ NOT_OWNED = frozenset(
     emotion emotions thought thoughts opinion favorite favourite favorites favourites
     attention energy spirit confidence happiness health wellbeing strength
     experience experiences memory memories skill skills talent imagination trip trips
-    vacation holiday""".split())
+    vacation holiday enthusiasm commitment dedication determination attitude style
+    courage kindness resilience patience work friendship power action approach adventure
+    adventures""".split())
 # What everyone has: "my mom", "my dad" say no more than that the speaker was born.
 EVERYONE_HAS = frozenset(
     """mom mum mother dad father parent parents family folks""".split())
 _KEPT_POS = ("NOUN", "ADJ", "PROPN", "VERB")
 
 
-def extract_possessions(doc: Any, speaker: str) -> tuple[Statement, ...]:
+# What the addressee is shown to have in chat, not in life: "your pic", "your message",
+# and what they give the speaker in it: "your encouragement", "your offer".
+SHOWN = frozenset(
+    """photo photos pic pics picture pictures post posts message messages story stories word
+    words text texts video videos snap snaps shot shots encouragement backing offer
+    compliment compliments feedback input suggestion suggestions thoughts kindness
+    generosity""".split())
+FAVOURITE = frozenset({"favorite", "favourite", "fave"})
+_OWNERS = {"my": True, "our": True, "your": False}  # possessive -> said of the speaker
+
+
+def extract_possessions(doc: Any, speaker: str, addressee: str = "") -> tuple[
+        Statement, ...]:
     """The ("has", X) statements of one parsed turn said by `speaker` (module docstring)."""
     found: list[Statement] = []
-    seen: set[str] = set()
+    seen: set[tuple[str, str]] = set()
     for sent in doc.sents:
-        if sent.text.rstrip().endswith("?"):
-            continue
         for tok in sent:
-            if tok.dep_ != "poss" or _fold(tok.text) not in ("my", "our"):
+            own = _OWNERS.get(_fold(tok.text))
+            if tok.dep_ != "poss" or own is None or asked(tok) or not (own or addressee):
                 continue
             noun = tok.head
+            if not own and (_fold(noun.text) in SHOWN or _fold(noun.lemma_) in SHOWN):
+                continue  # "your pic": what was just shown, not a belonging
+            if any(c.dep_ == "amod" and _fold(c.text) in FAVOURITE for c in noun.children):
+                continue  # "my favorite dishes": a preference, not a belonging
             if noun.pos_ != "NOUN" or noun.i < tok.i or noun.dep_ in ("dobj", "attr"):
                 continue  # "I won my fourth tournament": the act says it, not a belonging
             if noun.dep_ == "poss":
@@ -71,9 +93,9 @@ def extract_possessions(doc: Any, speaker: str) -> tuple[Statement, ...]:
             if not words or words[-1].i != noun.i:
                 continue
             value = normalise(" ".join(t.text.lower() for t in words))
-            if not value or len(value.split()) > MAX_OBJECT_WORDS or value in seen:
+            owner = _fold(speaker if own else addressee)
+            if not value or len(value.split()) > MAX_OBJECT_WORDS or (owner, value) in seen:
                 continue
-            seen.add(value)
-            found.append(Statement(_fold(speaker), "has", value, "fact", None, True,
-                                   _fold(sent.text)))
+            seen.add((owner, value))
+            found.append(Statement(owner, "has", value, "fact", None, own, _fold(sent.text)))
     return tuple(found)

@@ -26,7 +26,10 @@ has an object, one statement
   "have" of one's own thing ("we all have our paths");
 - a verb of starting or giving up with a bare gerund and nothing else keeps the gerund as
   its object ("I started running" -> did:start running; "kept going" is none);
-- `first_person` is True (c_obs 0.7, `facts.observation_confidence`).
+- `first_person` is True (c_obs 0.7, `facts.observation_confidence`);
+- with one addressee, a past act whose own subject is "you" ("You captured the sunset so
+  well", "you've built a shed") is the addressee's, refused and keyed the same way, with
+  `first_person` False (c_obs 0.5); "you should try it", "you could paint" are none.
 
 Same parse and speaker -> same statements, in text order.
 """
@@ -37,7 +40,7 @@ from typing import Any
 
 from .entities import STOP_NOUNS, _fold, normalise
 from .parsed_entities import ABSTRACT, PARTITIVE
-from .statements import MAX_OBJECT_WORDS, Statement
+from .statements import _ROLE_STOP, MAX_OBJECT_WORDS, Statement
 
 _SUBJECTS = frozenset({"i", "we"})
 _NO_ACT = frozenset(
@@ -62,6 +65,14 @@ _BEGIN_OR_END = frozenset({"start", "begin", "stop", "quit"})
 # The small model lemmatises some forms wrongly ("hoping" -> "hop").
 _LEMMA_FIXES = {"hoping": "hope", "hoped": "hope", "hopes": "hope"}
 _DEMONSTRATIVES = frozenset({"this", "that", "these", "those"})
+# What the addressee "did" in the chat itself or merely has: "you shared a photo", "you've
+# got a plan", "you put in the work".
+_SHOWN_TO_ME = frozenset(
+    "get have show give share send post mention put say tell".split())
+# Heads that only count what they hold ("lots of books"): the object is what is counted.
+QUANTITIES = frozenset(
+    """lot lots plenty bunch couple number load loads ton tons handful dozen dozens
+    few several""".split())
 _OBJ_DEPS = ("dobj", "attr")
 
 
@@ -84,7 +95,7 @@ def _first_person(verb: Any) -> bool:
         own = _subject_is_speaker(tok)
         if own is not None:
             return own
-        if (tok.dep_ == "ROOT" and tok.tag_ in ("VBD", "VBG") and tok.i == tok.sent.start
+        if (tok.dep_ == "ROOT" and tok.tag_ in ("VBD", "VBG") and _opens(tok)
                 and not any(c.dep_ in ("aux", "auxpass", "nsubjpass", "expl")
                             for c in tok.children)):
             return True  # "Explored some trails.", "Did an analysis": chat drops the "I"
@@ -95,12 +106,54 @@ def _first_person(verb: Any) -> bool:
     return False
 
 
+_BREAKS = frozenset({"-", "--", "–", "—", ";", ":"})
+
+
+def asked(tok: Any) -> bool:
+    """`tok` is in the part of its sentence that asks: the sentence ends with "?" and no
+    dash set apart by a space ("dairy-free" is one word), colon or semicolon comes between
+    `tok` and the end ("I moved - how about you?" states the move)."""
+    sent = tok.sent
+    if not sent.text.rstrip().endswith("?"):
+        return False
+    doc = tok.doc
+    return not any(t.text in _BREAKS and (t.text in (";", ":") or doc[t.i - 1].whitespace_)
+                   for t in sent if t.i > tok.i)
+
+
+def _opens(verb: Any) -> bool:
+    """`verb` opens its sentence, or only its own adverbs come before it ("Just finished a
+    quilt", "Still working on it")."""
+    return all(t.dep_ == "advmod" and t.head.i == verb.i and t.pos_ == "ADV"
+               for t in verb.sent if t.i < verb.i)
+
+
+def _pointed(obj: Any) -> bool:
+    """A noun pointed at ("that pic", "this moment"): which one is said elsewhere."""
+    return any(_fold(c.text) in _DEMONSTRATIVES for c in obj.children if c.dep_ == "det")
+
+
+def _addressee_did(verb: Any) -> bool:
+    """The addressee did `verb`, said as done: its own subject is "you" and it is past
+    ("You captured the sunset", "you've built a shed"), not "you should try it"."""
+    subjects = [c for c in verb.children if c.dep_ == "nsubj"]
+    if not subjects or _fold(subjects[0].text) != "you":
+        return False
+    perfect = verb.tag_ == "VBN" and any(
+        c.dep_ == "aux" and _fold(c.lemma_) == "have" for c in verb.children)
+    return verb.tag_ == "VBD" or perfect
+
+
 def _relative_head(verb: Any) -> tuple[str, Any] | None:
-    """The object of a relative clause with no object of its own: "a sunset we watched" ->
-    ("", sunset)."""
+    """The object of a relative clause with no object of its own, or whose object is the
+    relative pronoun ("a sunset we watched", "a pose that we tried") -> ("", sunset)."""
     head = verb.head
-    if verb.dep_ == "relcl" and head.pos_ in ("NOUN", "PROPN") and not any(
-            c.dep_ in _OBJ_DEPS for c in verb.children):
+    if verb.dep_ not in ("relcl", "ccomp") or head.pos_ not in ("NOUN", "PROPN"):
+        return None
+    objects = [c for c in verb.children if c.dep_ in _OBJ_DEPS]
+    if not objects and verb.dep_ == "relcl":
+        return "", head
+    if objects and all(c.tag_ in ("WDT", "WP") and c.i < verb.i for c in objects):
         return "", head
     return None
 
@@ -121,14 +174,32 @@ def _object(verb: Any) -> tuple[str, Any] | None:
     """(preposition path, object token) of the verb (module docstring)."""
     for child in verb.children:
         if child.dep_ in _OBJ_DEPS and child.pos_ in ("NOUN", "PROPN"):
-            return "", child
+            return "", _named(_counted(child))
     for child in verb.children:
         if child.dep_ == "prep":
             for obj in child.children:
                 if obj.dep_ == "pobj" and obj.pos_ in ("NOUN", "PROPN"):
-                    return _fold(child.text), obj
+                    return _fold(child.text), _named(_counted(obj))
             return None
     return None
+
+
+def _counted(obj: Any) -> Any:
+    """What a quantity holds: "lots of books", "plenty of photos" -> the books, the photos."""
+    if _fold(obj.lemma_ or obj.text) not in QUANTITIES and _fold(obj.text) not in QUANTITIES:
+        return obj
+    for prep in obj.children:
+        if prep.dep_ == "prep" and _fold(prep.text) == "of":
+            for inner in prep.children:
+                if inner.dep_ == "pobj" and inner.pos_ in ("NOUN", "PROPN"):
+                    return inner
+    return obj
+
+
+def _named(obj: Any) -> Any:
+    """The name a noun is said to be: "this amazing woman, Jean" -> Jean."""
+    names = [c for c in obj.children if c.dep_ == "appos" and c.pos_ == "PROPN"]
+    return names[0] if obj.pos_ == "NOUN" and names else obj
 
 
 def _phrase(doc: Any, head: Any) -> str:
@@ -155,14 +226,18 @@ def _phrase(doc: Any, head: Any) -> str:
 def _bare_act(verb: Any, lemma: str) -> str | None:
     """The gerund begun or given up, with no object of its own: "I started running" ->
     "running", "I quit drinking" -> "drinking" (acts of saying or feeling are none)."""
-    if lemma not in _BEGIN_OR_END:
+    if lemma not in _BEGIN_OR_END and lemma != "go":
         return None
+    # "went hiking with friends": an outing keeps its gerund whatever follows it
+    own = ("dobj", "ccomp", "xcomp") if lemma == "go" else ("dobj", "prep", "ccomp", "xcomp")
     for child in verb.children:
         if child.dep_ == "xcomp" and child.tag_ == "VBG" and not any(
-                c.dep_ in ("dobj", "prep", "ccomp", "xcomp") for c in child.children):
+                c.dep_ in own and c.pos_ not in ("ADJ", "ADV") for c in child.children):
             if _fold(child.lemma_) in _NO_ACT | {"go", "come"}:
                 return None
-            return _fold(child.text)
+            better = [_fold(c.text) for c in child.children
+                      if c.dep_ in ("dobj", "advmod", "acomp") and c.tag_ in ("JJR", "RBR")]
+            return " ".join([_fold(child.text), *better[:1]])
     return None
 
 
@@ -171,6 +246,8 @@ def _trivial(verb_lemma: str, obj: Any) -> bool:
     blast"), or the subject's own thing merely had ("we all have our different paths")."""
     if any(c.dep_ == "predet" or _fold(c.text) in ("quite", "such") for c in obj.children):
         return True
+    if verb_lemma == "do" and _fold(obj.lemma_) in ("job", "work"):
+        return True  # "you did a great job": praise, not an act
     owned = any(c.dep_ == "poss" and _fold(c.text) in ("my", "our") for c in obj.children)
     return verb_lemma == "have" and owned
 
@@ -180,32 +257,37 @@ def extract_parsed_statements(doc: Any, speaker: str, addressee: str = "") -> tu
     """The subject–verb–object statements of one parsed turn said by `speaker`."""
     found: list[Statement] = []
     for sent in doc.sents:
-        if sent.text.rstrip().endswith("?"):
-            continue
         for verb in sent:
-            if verb.pos_ != "VERB":
+            if verb.pos_ != "VERB" or asked(verb):
                 continue
-            if not _first_person(verb):
+            first = _first_person(verb)
+            if not first and not (addressee and _addressee_did(verb)):
                 continue
+            who = _fold(speaker if first else addressee)
             lemma = _LEMMA_FIXES.get(_fold(verb.text), _fold(verb.lemma_))
             if lemma in _NO_ACT and lemma not in _WITH_OBJECT:
                 continue
             if _hedged(verb):
                 continue
-            got = _relative_head(verb) or _object(verb)
+            got = _relative_head(verb)
+            if got is None or _pointed(got[1]):  # "this moment that I captured at a gig"
+                got = _object(verb)
+            bare = _bare_act(verb, lemma)
+            if bare:  # "I started running", "we went hiking": the act is the object
+                found.append(Statement(who, f"did:{lemma}", bare, "fact", None, first,
+                                       _fold(sent.text)))
             if got is None:
-                bare = _bare_act(verb, lemma)
-                if bare:  # "I started running": the act begun is the object
-                    found.append(Statement(_fold(speaker), f"did:{lemma}", bare, "fact", None,
-                                           True, _fold(sent.text)))
                 continue
             prep, obj = got
             head = _fold(obj.lemma_ or obj.text)
             if obj.pos_ == "NOUN" and (head in STOP_NOUNS or head in ABSTRACT):
                 continue
-            if lemma in _WITH_OBJECT and (obj.pos_ != "NOUN" or prep):
-                continue
-            if any(_fold(c.text) in _DEMONSTRATIVES for c in obj.children if c.dep_ == "det"):
+            if lemma in _WITH_OBJECT and (obj.pos_ != "NOUN" or prep or (
+                    head in _ROLE_STOP and not any(c.dep_ == "compound" for c in obj.children))):
+                continue  # "got a plan", "made a mistake": no act of note ("a meal plan" is)
+            if not first and lemma in _SHOWN_TO_ME:
+                continue  # "you've got a community", "you shared a photo": no act of their life
+            if _pointed(obj):
                 continue  # "that pic": which one is said elsewhere
             if _trivial(lemma, obj):
                 continue
@@ -214,6 +296,5 @@ def extract_parsed_statements(doc: Any, speaker: str, addressee: str = "") -> tu
                 continue
             particle = [_fold(c.text) for c in verb.children if c.dep_ == "prt"]
             key = "did:" + "_".join([lemma, *particle, *([prep] if prep else [])])
-            found.append(Statement(_fold(speaker), key, value, "fact", None, True,
-                                   _fold(sent.text)))
+            found.append(Statement(who, key, value, "fact", None, first, _fold(sent.text)))
     return tuple(found)
