@@ -33,7 +33,7 @@ Token = Any  # a spaCy Token (spaCy is an optional dependency: no import at modu
 
 # Verbs that report a task done ("it worked", "that fixed it", "tests pass", "goal achieved").
 SUCCESS = frozenset("""work fix solve resolve pass succeed help compile achieve sort_out
-    manage go_through accomplish""".split())
+    manage go_through come_through accomplish""".split())
 # Verbs of a thing going wrong ("fails", "crashed", "times out", "keeps dropping").
 PROBLEM = frozenset("""fail break crash drop stick hang freeze leak error crackle squeak reject
     refuse stall lag glitch corrupt overheat reboot drip flicker stutter overflow wobble die
@@ -52,6 +52,9 @@ GOOD = frozenset("""healthy green stable clean cleanly proper properly smooth sm
 BAD = frozenset("""slow broken wrong missing dead empty blurry corrupt corrupted miserable
     garbled blank choppy unreadable late stuck worse flat unusable down dense pale
     unstable red""".split())
+# Mild good states: a verdict only with "now" or "again" ("we're good now", "all OK
+# again"; not "it was good to see you").
+MILD = frozenset("good ok okay alright better".split())
 # Verbs of the mind: "I don't know", "it doesn't matter" deny nothing of a thing.
 MIND = frozenset("""know think mind care like want need understand remember believe expect
     worry mean see agree feel be wait imagine forget matter seem""".split())
@@ -202,6 +205,12 @@ def nouns(tok: Token) -> frozenset[str]:
     """The lemmas of the nouns in the subtree of `tok` (its compounds included)."""
     return frozenset(str(t.lemma_).casefold() for t in tok.subtree
                      if t.pos_ in ("NOUN", "PROPN"))
+
+
+def problem_noun(tok: Token) -> bool:
+    """A noun naming a problem ("an error", "a TypeError", "an issue")."""
+    return tok.pos_ in ("NOUN", "PROPN") and (str(tok.lemma_).casefold() in PROBLEM_NOUNS
+                                              or word(tok).endswith(("error", "exception")))
 
 
 def _verb_as_noun(tok: Token) -> bool:

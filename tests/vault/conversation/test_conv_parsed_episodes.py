@@ -16,7 +16,8 @@ import pytest
 from vault import build_events, find_episodes, load_conversations, nlp_status
 from vault.conversation.nlp import parse
 from vault.conversation.parsed_attempts import advice
-from vault.conversation.parsed_episodes import Goal, parsed_goal, parsed_outcome
+from vault.conversation.parsed_episodes import Goal, parsed_goal
+from vault.conversation.parsed_outcomes import parsed_outcome
 
 INSTALLED = nlp_status()["extractor"] == "spacy"
 if not INSTALLED and os.environ.get("RMH_REQUIRE_NLP") == "1":
