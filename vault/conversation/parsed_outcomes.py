@@ -85,7 +85,7 @@ def _nouns_of(tok: Token | None) -> frozenset[str]:
     if tok is None:
         return frozenset()
     return frozenset(str(t.lemma_).casefold() for t in tok.subtree
-                     if t is tok or (t.pos_ in ("NOUN", "PROPN") and t.dep_ == "compound"))
+                     if t == tok or (t.pos_ in ("NOUN", "PROPN") and t.dep_ == "compound"))
 
 
 def _verdict(t: Token, goal: Goal | None, user: bool) -> str | None:
@@ -102,7 +102,8 @@ def _verdict(t: Token, goal: Goal | None, user: bool) -> str | None:
     told = t.tag_ in _PAST or now or neg or user
     if lem == "sort" and any(c.dep_ in ("dobj", "prt") for c in t.children):
         key = "sort_out"  # "that sorted it"
-    if (key in SUCCESS or lem in SUCCESS) and told and t.dep_ not in ("relcl", "acl"):
+    if (key in SUCCESS or lem in SUCCESS) and told and t.dep_ not in ("relcl", "acl") and not (
+            t.dep_ == "xcomp" and t.head.pos_ == "ADJ"):  # not "it's not worth fixing"
         if lem == "work" and (is_person(subj) or (t.tag_ in ("VB", "VBG") and not (
                 subj is not None and any(a.dep_ == "aux" for a in t.children)))):
             return None  # "I work at", "keep working hard"; not "it's working", "it works"
