@@ -136,8 +136,11 @@ def _verdict(t: Token, goal: Goal | None, user: bool) -> str | None:
             return "failure" if neg else "success"
         if still or has_child(t, "back", "again"):
             return "failure"
-    if still and ((polarity <= 0 and (about or key in goal.wanted)) or polarity < 0):
-        return "failure"  # "the boxes are still there"; not "the account is still there"
+    if still and (polarity < 0 or (polarity == 0 and (about or key in goal.wanted or (
+            goal.kind == "problem" and lem != "be")))):
+        # "the boxes are still there", "water still stands in the tray"; a thing that is no
+        # anchor still *being* somewhere is neutral: "the account is still there"
+        return "failure"
     if key in goal.wanted:
         return "failure" if neg else "success"
     named = about and subj is not None and subj.pos_ != "PRON"
