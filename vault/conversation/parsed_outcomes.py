@@ -136,10 +136,11 @@ def _verdict(t: Token, goal: Goal | None, user: bool) -> str | None:
             return "failure" if neg else "success"
         if still or has_child(t, "back", "again"):
             return "failure"
-    if still and (polarity < 0 or (polarity == 0 and (about or key in goal.wanted or (
-            goal.kind == "problem" and lem != "be")))):
+    if still and (polarity < 0 or (polarity == 0 and not is_person(subj) and (
+            about or key in goal.wanted or (goal.kind == "problem" and lem != "be")))):
         # "the boxes are still there", "water still stands in the tray"; a thing that is no
-        # anchor still *being* somewhere is neutral: "the account is still there"
+        # anchor still *being* somewhere, or a person still doing something, is neutral:
+        # "the account is still there", "she still practises every day"
         return "failure"
     if key in goal.wanted:
         return "failure" if neg else "success"
