@@ -24,11 +24,13 @@ outcome    by lemma (`outcomes`): a clause reporting that something worked / was
            passes / was solved ("Pinning the compiler worked", "the build passes now") is
            a success; failed / broke / crashed, or a negated success ("didn't help") a
            failure; intents ("get the build to pass") and activities ("working on") are
-           neither. The first success in the window closes the episode (failed attempts
-           before it are steps tried), else the last failure
+           neither. The last verdict on the goal closes the episode (`_close`: a later
+           failure overrides a partial success, failed attempts before a final success
+           are steps tried), up to a lesson after it or a new request of the speaker
 lesson     "lesson", "next time", "note for later", "good to know", "turns out", "the
            trick is/was", "I learned", "I realised", "note to self", "takeaway", "from now
-           on", "in future" (the outcome turn or up to LESSON_AFTER turns after it)
+           on", "in future" (the outcome turn, a later turn that ended the search, or
+           up to LESSON_AFTER turns after the outcome)
 =========  ==========================================================================
 
 With the `nlp` extra (and `use_nlp`) goals and outcomes come from each turn's parse instead
@@ -38,8 +40,10 @@ the goal's speaker (or the assistant), and an attempt comes between goal and out
 assistant's turn or another speaker's advice, `parsed_attempts`). The steps' "tried" marks
 and the lesson stay the patterns above in both paths.
 
-A goal with no outcome in its window is no episode (precision first). Episodes do not
-overlap: the next search starts after the outcome (or lesson). Same events -> same episodes.
+An assistant's verdict that repeats the user's ("Sorry it didn't work out") leaves the
+user's turn the outcome. A goal with no outcome in its window is no episode (precision
+first). Episodes do not overlap: the next search starts after the outcome (or lesson). Same
+events -> same episodes.
 Every part keeps the tick of its turn, so the episode note links to the turns it came from.
 """
 

@@ -1,5 +1,5 @@
-"""Goals of a task from a turn's spaCy parse (the `nlp` extra): the parsed
-path of `episodes` (the text rules of `task_words` / `outcomes` are the fallback).
+"""Goals of a task from a turn's spaCy parse (the `nlp` extra): the parsed path of
+`episodes` (the text rules of `task_words` / `outcomes` are the fallback).
 
 A **goal** is a user sentence (questions included) among the first `GOAL_SENTENCES` of its
 turn (a task is said up front, not in the middle of a story) that either
@@ -9,12 +9,17 @@ turn (a task is said up front, not in the middle of a story) that either
   ("how do I ...", "is there a way to ..."), "help me ...", "I can't get X to V", or the
   speaker stuck / having / getting a problem ("I'm getting a TypeError", "I have a problem
   with", "I'm stuck");
-- or says that a thing is in trouble: a predicate whose subject is not a person, said as
+- or states a need / want of the speaker's own person or thing ("my daughter needs a
+  volcano that erupts", "our team needs to cut the bill");
+- or says that a thing is in trouble (in a statement, or a why-question: "Why does my
+  sourdough keep collapsing?"): a predicate whose subject is not a person, said as
   happened (`parsed_polarity.hypothetical` is False), with negative polarity: a verb of
   malfunction ("freezes", "keeps erroring out", "gets rejected"), a negation of a verb that
-  is not of the mind ("won't pair", "hasn't run", "hardly bubbles"), "keep" + V-ing, a bad
-  state ("is slow", "too old", "shows empty boxes"), a change of state ("are turning
-  yellow"), or a problem noun ("returns 502 errors");
+  is not of the mind ("won't pair", "hasn't run", "hardly bubbles"), "keep" + V-ing, a
+  problem noun under an onset ("started making a noise"), a pronoun after a thing that is
+  denied an act ("the parcel says delivered but it never arrived"), a bad state ("is
+  slow", "too old", "shows empty boxes"), a change of state ("are turning yellow"), or a
+  problem noun ("returns 502 errors");
 - or, in a session with an assistant (an agent's transcript, `instructions`), is an
   instruction in the turn's first sentence that is no courtesy ("Fix the flaky test").
 A want with no act in it ("I'd love to see a photo") is none.
@@ -22,7 +27,8 @@ A want with no act in it ("I'd love to see a photo") is none.
 Its **anchors** are what the outcome is judged against: the nouns of the goal sentence
 (`nouns`: "build", "printer", "sofa"), the verbs it wants (`wanted`: the verbs of the
 intent's complement, "pass", "play", "rise"; light verbs left out) and its problem
-predicates (`problems`: "freeze", "drop"; the verbs under stop / prevent / avoid too).
+predicates (`problems`: "freeze", "drop"; the verbs under stop / prevent / avoid too, except
+under a thing's own "stopped": "the derailleur stopped shifting" wants shifting back).
 
 The outcomes later turns report on a goal are read by `parsed_outcomes`. Same parse ->
 same answers.
@@ -107,11 +113,9 @@ def _anchors(kind: str, sent: Any, heads: list[Token], problems: set[str]) -> Go
                              if (a in h.subtree or a == h) and not (kind == "problem" and a == h))
             if under_stop or key in PROBLEM:
                 problems.add(key)
-            elif kind == "want" and str(t.lemma_).casefold() not in _LIGHT:
-                wanted.add(key)
-            elif kind == "problem" and t != h and str(h.lemma_).casefold() == "stop":
-                wanted.add(key)
-            elif kind == "problem" and negated(t) and str(t.lemma_).casefold() not in MIND:
+            elif (kind == "want" and str(t.lemma_).casefold() not in _LIGHT) or (
+                    kind == "problem" and t != h and str(h.lemma_).casefold() == "stop") or (
+                    kind == "problem" and negated(t) and str(t.lemma_).casefold() not in MIND):
                 wanted.add(key)  # "the printer won't print": printing is wanted
     if kind == "want" and not act:
         return None

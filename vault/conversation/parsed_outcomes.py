@@ -18,6 +18,10 @@ happened and not an instruction (the last one with a verdict wins, then the last
 - "now" on a predicate of positive or neutral polarity ("Opens instantly now") a success,
   "still" on one that is no success a failure ("the charts still show UTC");
 - a good state ("the tests are green") a success, a bad one with "now" or "worse" a failure;
+  a mild good state only with "now" / "again" ("we're good now"; not "it was good to see
+  you"); the speaker stuck ("so I'm stuck with Friday") a failure; "still" on a neutral
+  state is a failure only of an anchor or a problem's symptom ("water still stands"), not of
+  a thing merely still being there or of a person ("she still practises");
 - problem nouns denied ("no errors", "without conflicts") a success, repeated ("the same
   error") a failure; and a small lexicon of idioms (`IDIOMS`: "did the trick", "no luck").
 
@@ -116,11 +120,10 @@ def _verdict(t: Token, goal: Goal | None, user: bool) -> str | None:
         if neg:
             return "success" if user else None
         return "failure" if user or t.tag_ in _PAST else None
-    if not (user or t.tag_ in _PAST or now):
-        pass  # the assistant's "keeps it from coming back": no report
-    elif key in GAVE_UP and not neg:
-        return "failure"
-    elif key in RECUR or (lem in ("happen", "occur") and has_child(t, "again")):
+    # a give-up or a recurrence; the assistant's only in the past or now ("a tray keeps it
+    # from coming back" is no report)
+    if (user or t.tag_ in _PAST or now) and ((key in GAVE_UP and not neg) or key in RECUR or (
+            lem in ("happen", "occur") and has_child(t, "again"))):
         return "failure"
     polarity = -1 if neg else state(t)
     if user and not neg and (now or has_child(t, "again")) and (
@@ -136,7 +139,8 @@ def _verdict(t: Token, goal: Goal | None, user: bool) -> str | None:
             return "failure" if neg else "success"
         if still or has_child(t, "back", "again"):
             return "failure"
-    if still and (polarity < 0 or (polarity == 0 and not is_person(subj) and (
+    person = subj is not None and word(subj) in ("he", "she")
+    if still and (polarity < 0 or (polarity == 0 and not person and (
             about or key in goal.wanted or (goal.kind == "problem" and lem != "be")))):
         # "the boxes are still there", "water still stands in the tray"; a thing that is no
         # anchor still *being* somewhere, or a person still doing something, is neutral:
