@@ -58,6 +58,7 @@ from .parsed_polarity import (
     subject,
     word,
 )
+from .parsed_reports import lapse, still_after_act
 
 # How many sentences of a turn may state its goal.
 GOAL_SENTENCES = 2
@@ -182,6 +183,8 @@ def _trouble(t: Token) -> str | None:
         a.dep_ == "auxpass" for a in c.children))]
     if lem == "keep" and kept and any(a.dep_ == "auxpass" for a in kept[0].children):
         return lemma_key(kept[0])  # "I keep getting logged out", "invoices keep getting flagged"
+    if lapse(t) is not None or still_after_act(t):
+        return lapse(t) or key  # "I keep forgetting words", "I moved it and they still see"
     if is_person(subj):
         return None
     if key in PROBLEM or lem in PROBLEM:

@@ -22,8 +22,12 @@ happened and not an instruction (the last one with a verdict wins, then the last
   you"); the speaker stuck ("so I'm stuck with Friday") a failure; "still" on a neutral
   state is a failure only of an anchor or a problem's symptom ("water still stands"), not of
   a thing merely still being there or of a person ("she still practises");
-- problem nouns denied ("no errors", "without conflicts") a success, repeated ("the same
-  error") a failure; and a small lexicon of idioms (`IDIOMS`: "did the trick", "no luck").
+- without such a verb (`parsed_reports`): a thing said done ("Migration done") a success;
+  better / worse against before or as a fragment ("Much better than before") in the user's
+  turns; the attempt judged bad ("that's a dead end") a failure;
+- problem nouns denied ("no errors", "without conflicts", "no knee pain") a success,
+  repeated ("the same error", "still a TimeoutError") a failure; and a small lexicon of
+  idioms (`IDIOMS`: "did the trick", "no luck").
 
 In the assistant's turns only results said in the past or with "now" count and the anchors
 are not used ("both work well" is advice, not an outcome). Same parse -> same answers.
@@ -55,6 +59,7 @@ from .parsed_polarity import (
     subject,
     word,
 )
+from .parsed_reports import comparative, completion
 
 _SPEAKERS = frozenset({"i", "we", "you", "me", "us"})
 _THIRD = frozenset({"it", "they", "she", "he", "this", "them"})
@@ -99,6 +104,8 @@ def _verdict(t: Token, goal: Goal | None, user: bool) -> str | None:
     subj, key, lem = subject(t), lemma_key(t), str(t.lemma_).casefold()
     if subj is not None and word(subj) == "you":
         return None  # "you are passing the wrong flag": a diagnosis
+    if completion(t) or any(completion(c) for c in t.children if c.dep_ == "acomp"):
+        return "success"  # "Migration done", "the upgrade is complete"
     neg, now, still = negated(t), has_child(t, "now"), has_child(t, "still")
     if user and not neg and subj is not None and word(subj) in ("i", "we") and (
             word(t) == "stuck" or has_child(t, "stuck")):
@@ -131,6 +138,8 @@ def _verdict(t: Token, goal: Goal | None, user: bool) -> str | None:
         return "success"  # "we're good now", "all OK again"
     if not user:
         return "success" if polarity > 0 and now else None
+    if polarity < 0 and subj is not None and word(subj) in ("that", "this"):
+        return "failure"  # the attempt judged: "that's a dead end"
     if goal is None or (subj is not None and word(subj) in _SPEAKERS):
         return _plain(t, polarity, now, still)
     about = _about(subj, goal)
@@ -184,7 +193,8 @@ def _noun_verdict(t: Token) -> str | None:
         return None
     denied = any(word(c) == "no" for c in t.children) or any(
         word(g) == "no" for c in t.children if c.dep_ == "amod" for g in c.children)
-    if (denied and (t.tag_ == "NNS" or has_child(t, "more"))) or (
+    named = any(c.dep_ == "compound" for c in t.children) or has_child(t, "all")
+    if (denied and (t.tag_ == "NNS" or named or has_child(t, "more"))) or (
             t.head is not t and word(t.head) == "without"):
         return "success"  # "no errors", "no more conflicts"; not "no problem!" (courtesy)
     if any(word(c) in ("same", "still") for c in t.children) or has_child(t, "again"):
@@ -207,6 +217,8 @@ def parsed_outcome(doc: Any, goal: Goal | None, *, user: bool) -> str | None:
                 said = _noun_verdict(t)
             if t in preds:
                 said = _verdict(t, goal, user) or said
+            if user and comparative(t) and not hypothetical(t.head if t.dep_ == "acomp" else t):
+                said = "success" if comparative(t) > 0 else "failure"  # "much better than before"
             if said is not None:
                 found = said
         if text.split(" ", 1)[0].rstrip(",.!") == "worse" and user:
