@@ -24,11 +24,13 @@ outcome    by lemma (`outcomes`): a clause reporting that something worked / was
            passes / was solved ("Pinning the compiler worked", "the build passes now") is
            a success; failed / broke / crashed, or a negated success ("didn't help") a
            failure; intents ("get the build to pass") and activities ("working on") are
-           neither. The first success in the window closes the episode (failed attempts
-           before it are steps tried), else the last failure
+           neither. The last verdict on the goal closes the episode (`_close`: a later
+           failure overrides a partial success, failed attempts before a final success
+           are steps tried), up to a lesson after it or a new request of the speaker
 lesson     "lesson", "next time", "note for later", "good to know", "turns out", "the
            trick is/was", "I learned", "I realised", "note to self", "takeaway", "from now
-           on", "in future" (the outcome turn or up to LESSON_AFTER turns after it)
+           on", "in future" (the outcome turn, a later turn that ended the search, or
+           up to LESSON_AFTER turns after the outcome)
 =========  ==========================================================================
 
 With the `nlp` extra (and `use_nlp`) goals and outcomes come from each turn's parse instead
@@ -38,8 +40,10 @@ the goal's speaker (or the assistant), and an attempt comes between goal and out
 assistant's turn or another speaker's advice, `parsed_attempts`). The steps' "tried" marks
 and the lesson stay the patterns above in both paths.
 
-A goal with no outcome in its window is no episode (precision first). Episodes do not
-overlap: the next search starts after the outcome (or lesson). Same events -> same episodes.
+An assistant's verdict that repeats the user's ("Sorry it didn't work out") leaves the
+user's turn the outcome. A goal with no outcome in its window is no episode (precision
+first). Episodes do not overlap: the next search starts after the outcome (or lesson). Same
+events -> same episodes.
 Every part keeps the tick of its turn, so the episode note links to the turns it came from.
 """
 
@@ -55,7 +59,8 @@ from .nlp import parse, pipeline
 from .outcomes import Terms
 from .outcomes import outcome as outcome_of
 from .parsed_attempts import advice
-from .parsed_episodes import Goal, parsed_goal, parsed_outcome
+from .parsed_episodes import Goal, parsed_goal
+from .parsed_outcomes import parsed_outcome
 from .task_words import goal_terms, is_goal
 
 WINDOW = 12
@@ -72,6 +77,9 @@ GOAL = _rx(r"i'?m trying to", r"i am trying to", r"i need to", r"i want to", r"h
            r"i can'?t get", r"keeps? (?:failing|crashing|breaking)",
            r"(?:is|are) (?:failing|broken|crashing)", r"won'?t (?:build|start|run|compile)",
            r"(?:getting|returns?|throws?|shows?|seeing) (?:an? )?[\w\s-]{0,20}errors?")
+# A new request in a later turn ("how do I ...", "I also need to ..."): `_Rules.new_task`.
+WANT = _rx(r"i'?m trying to", r"i am trying to", r"i need to", r"i want to",
+           r"how (?:do|can) i", r"help me", r"can you")
 TRIED = _rx(r"i tried", r"i'?ve tried", r"try", r"i added", r"i changed", r"i ran",
             r"i installed", r"i switched", r"i updated", r"i removed", r"you could",
             r"make sure", r"is missing")
@@ -142,6 +150,14 @@ class _Rules:
     def helped(self, ev: Event, by: str) -> bool:
         return True
 
+    def new_task(self, ev: Event, goal: Terms) -> bool:
+        """A want (`WANT`) whose terms share nothing with the goal's."""
+        folded = _fold(ev.text)
+        if not WANT.search(folded):
+            return False
+        wanted, problems = goal_terms(folded)
+        return not (wanted & goal[0] or problems & goal[1])
+
 
 class _Parsed:
     """The parsed reading (`parsed_episodes`), on each turn's cached parse (`nlp.parse`)."""
@@ -161,6 +177,14 @@ class _Parsed:
         doc = parse(ev.text)
         return None if doc is None else parsed_outcome(doc, goal, user=ev.role == "user")
 
+    def new_task(self, ev: Event, goal: Goal) -> bool:
+        """A want of the user's that shares no anchor (noun, wanted or problem verb) with
+        the goal's."""
+        other = self.goal(ev)
+        return other is not None and other.kind == "want" and not (
+            goal.nouns & other.nouns or goal.wanted & other.wanted
+            or goal.problems & other.problems)
+
     def helped(self, ev: Event, by: str) -> bool:
         """An attempt between goal and outcome: an assistant's turn, or advice from another
         speaker (`parsed_episodes.advice`)."""
@@ -175,24 +199,39 @@ class _Parsed:
                    for doc in (parse(text), parse(text[:1].lower() + text[1:])))
 
 
-def _close(evs: Sequence[Event], i: int, reader: Any, goal: Any) -> tuple[int, str] | None:
-    """The outcome turn of the goal at `i`: the first success in the window, else the last
-    failure in it (failed attempts before a success are steps tried); None without one.
-    `goal` is what `reader` found in the goal turn (its anchors, read in the user's turns)."""
-    last_failure: tuple[int, str] | None = None
+def _close(evs: Sequence[Event], i: int, reader: Any,
+           goal: Any) -> tuple[int, str, int | None] | None:
+    """The outcome turn of the goal at `i`, its label and the lesson turn that ended the
+    search (or None): the last verdict on the goal in its window; None without one.
+
+    Every verdict (success or failure) overrides the one before it: a partial success
+    followed by a failure of the same task is a failure, failed attempts before a final
+    success are steps tried. The search ends at the end of the session or the window, at a
+    lesson said after a verdict (the task is wrapped up), and before a user turn with no
+    verdict that asks for something new (`reader.new_task`: a want sharing no anchor with
+    the goal). An assistant's verdict that only
+    repeats the user's ("Sorry it didn't work out" after "no luck") leaves the user's turn
+    the outcome. `goal` is what `reader` found in the goal turn (its anchors)."""
+    verdict: tuple[int, str] | None = None
     helped = not reader.attempts  # the text rules need no attempt before an outcome
     for j in range(i + 1, min(len(evs), i + 1 + WINDOW)):
-        if evs[j].session != evs[i].session:
+        ev = evs[j]
+        if ev.session != evs[i].session:
             break
+        if verdict is not None and LESSON.search(_fold(ev.text)):
+            return (*verdict, j)  # a lesson after the verdict: the task is wrapped up
         # an assistant's turn is its own attempt ("I pinned the compiler; the build passes")
-        helped = helped or evs[j].role == "assistant"
-        label = reader.outcome(evs[j], goal, evs[i].speaker) if helped else None
-        helped = helped or reader.helped(evs[j], evs[i].speaker)
-        if label == "success":
-            return j, label
-        if label == "failure":
-            last_failure = (j, label)
-    return last_failure
+        helped = helped or ev.role == "assistant"
+        label = reader.outcome(ev, goal, evs[i].speaker) if helped else None
+        helped = helped or reader.helped(ev, evs[i].speaker)
+        if label is not None and not (
+                verdict is not None and verdict[1] == label and ev.role == "assistant"
+                and evs[verdict[0]].role != "assistant"):
+            verdict = (j, label)
+        if label is None and verdict is not None and ev.speaker == evs[i].speaker and (
+                reader.new_task(ev, goal)):
+            break  # the same speaker asks for something new: this task ended before it
+    return None if verdict is None else (*verdict, None)
 
 
 def find_episodes(events: Sequence[Event], *, use_nlp: bool = True) -> tuple[Episode, ...]:
@@ -217,13 +256,16 @@ def find_episodes(events: Sequence[Event], *, use_nlp: bool = True) -> tuple[Epi
         if end is None:
             i += 1
             continue
-        j, label = end
+        j, label, told = end
         steps = tuple(Beat(e.tick, e.speaker, e.text,
                            "tried" if TRIED.search(_fold(e.text)) or outcome_of(e.text)
                            else "step")
                       for e in evs[i + 1 : j])
         lesson = None
-        for k in range(j, min(len(evs), j + 1 + LESSON_AFTER)):
+        # the lesson: in the outcome turn, or up to the one that ended the search (else
+        # LESSON_AFTER turns on)
+        stop = told + 1 if told is not None else j + 1 + LESSON_AFTER
+        for k in range(j, min(len(evs), stop)):
             if evs[k].session == g.session and LESSON.search(_fold(evs[k].text)):
                 lesson = Beat(evs[k].tick, evs[k].speaker, evs[k].text, "lesson")
                 break

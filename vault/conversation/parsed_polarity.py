@@ -10,7 +10,8 @@ module answers, from dependency relations and lemmas only:
   and "can't" *are* reports), an infinitive ("to pass"), a condition ("if", "whether",
   "unless"), a question for a way ("how do I"), or any of these on a verb above it through
   xcomp / ccomp / advcl / conj / relcl / acl, or under a verb of intent (want, need, try,
-  hope, plan ...);
+  hope, plan ...); a clause (a ccomp with no "if" / "that") said before the modal's clause keeps
+  its own reading ("It gets 150 Mbit/s now, my daughter can finally call");
 - `imperative`: a base-form verb heading its clause with no subject and no auxiliary
   ("Pin the compiler"): an instruction, not a result;
 - `subject`: its nsubj / nsubjpass, inherited through conj, or the noun an acl hangs on;
@@ -33,7 +34,7 @@ Token = Any  # a spaCy Token (spaCy is an optional dependency: no import at modu
 
 # Verbs that report a task done ("it worked", "that fixed it", "tests pass", "goal achieved").
 SUCCESS = frozenset("""work fix solve resolve pass succeed help compile achieve sort_out
-    manage go_through accomplish""".split())
+    manage go_through come_through accomplish""".split())
 # Verbs of a thing going wrong ("fails", "crashed", "times out", "keeps dropping").
 PROBLEM = frozenset("""fail break crash drop stick hang freeze leak error crackle squeak reject
     refuse stall lag glitch corrupt overheat reboot drip flicker stutter overflow wobble die
@@ -51,7 +52,10 @@ GOOD = frozenset("""healthy green stable clean cleanly proper properly smooth sm
     right correct correctly safe normal instantly""".split())
 BAD = frozenset("""slow broken wrong missing dead empty blurry corrupt corrupted miserable
     garbled blank choppy unreadable late stuck worse flat unusable down dense pale
-    unstable red""".split())
+    unstable red offline unresponsive unreachable""".split())
+# Mild good states: a verdict only with "now" or "again" ("we're good now", "all OK
+# again"; not "it was good to see you").
+MILD = frozenset("good ok okay alright better".split())
 # Verbs of the mind: "I don't know", "it doesn't matter" deny nothing of a thing.
 MIND = frozenset("""know think mind care like want need understand remember believe expect
     worry mean see agree feel be wait imagine forget matter seem""".split())
@@ -122,6 +126,9 @@ def hypothetical(tok: Token) -> bool:
             return True
         if cur.dep_ not in _UP or cur.head is cur:
             return False
+        if cur.dep_ == "ccomp" and cur.i < cur.head.i and not any(
+                c.dep_ == "mark" for c in cur.children):
+            return False  # a clause said before the next one's modal is its own statement
         prev, cur = cur, cur.head
     return False
 
@@ -175,10 +182,11 @@ def state(tok: Token) -> int:
     """Polarity of the complements of predicate `tok` (module docstring), the last said."""
     found = _state_word(tok) if tok.pos_ in ("ADJ", "ADV") else 0
     for c in tok.children:
-        if c.dep_ in ("dobj", "pobj", "prep"):  # "shows empty boxes", "at the right time"
+        if c.dep_ in ("dobj", "pobj", "prep", "attr"):  # "shows empty boxes", "a dead end"
             for g in c.subtree:
-                if g.dep_ == "amod" and g.head.dep_ in ("dobj", "pobj") and _state_word(g):
-                    found = _state_word(g)
+                if g.dep_ == "amod" and g.head.dep_ in ("dobj", "pobj", "attr") and _state_word(
+                        g) and (c.dep_ != "attr" or _state_word(g) < 0):
+                    found = _state_word(g)  # an attr only for the worse: "a dead end"
         if c.dep_ in _COMPLEMENTS and c.pos_ in ("ADJ", "ADV", "VERB", "NOUN"):
             s = _state_word(c) or next((_state_word(g) for g in c.children
                                         if g.dep_ == "conj" and _state_word(g)), 0)
@@ -202,6 +210,12 @@ def nouns(tok: Token) -> frozenset[str]:
     """The lemmas of the nouns in the subtree of `tok` (its compounds included)."""
     return frozenset(str(t.lemma_).casefold() for t in tok.subtree
                      if t.pos_ in ("NOUN", "PROPN"))
+
+
+def problem_noun(tok: Token) -> bool:
+    """A noun naming a problem ("an error", "a TypeError", "an issue")."""
+    return tok.pos_ in ("NOUN", "PROPN") and (str(tok.lemma_).casefold() in PROBLEM_NOUNS
+                                              or word(tok).endswith(("error", "exception")))
 
 
 def _verb_as_noun(tok: Token) -> bool:

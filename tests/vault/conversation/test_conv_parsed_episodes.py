@@ -16,7 +16,8 @@ import pytest
 from vault import build_events, find_episodes, load_conversations, nlp_status
 from vault.conversation.nlp import parse
 from vault.conversation.parsed_attempts import advice
-from vault.conversation.parsed_episodes import Goal, parsed_goal, parsed_outcome
+from vault.conversation.parsed_episodes import Goal, parsed_goal
+from vault.conversation.parsed_outcomes import parsed_outcome
 
 INSTALLED = nlp_status()["extractor"] == "spacy"
 if not INSTALLED and os.environ.get("RMH_REQUIRE_NLP") == "1":
@@ -223,3 +224,74 @@ def test_generated_turns_give_the_same_episodes_twice_and_never_raise() -> None:
         first = _episodes(said)
         assert first == _episodes(said)
         assert all(g < o for g, o, _ in first)
+
+
+# Session 12, second round (`parsed_reports`): outcomes said without a verb of success or
+# failure, goals a person states about their own experience, a modal's scope, and the
+# assistant's echo of a failure.
+
+@pytest.mark.parametrize("text", [
+    "I keep losing my keys somewhere in the flat.",                  # a lapse, kept
+    "We keep missing the Monday standup.",
+    "I reinstalled the driver and the mouse still lags.",            # still, after an act
+    "I cleaned the filter but the fan still makes that noise.",
+    "The router says it's unreachable again.",                       # a state, said by it
+])
+def test_goals_of_ones_own_experience(text: str) -> None:
+    assert _goal(text) is not None
+
+
+@pytest.mark.parametrize("text", [
+    "I keep practising the scales every day.",                       # persistence
+    "I keep thinking about the trip.",
+    "My brother still lives in Boston.",                             # still, no act before
+])
+def test_persistence_and_plain_still_state_no_goal(text: str) -> None:
+    assert _goal(text) is None
+
+
+G = "The nightly export keeps timing out."
+
+
+@pytest.mark.parametrize("text,label", [
+    ("Backfill complete and nobody noticed.", "success"),            # a thing said done
+    ("Index rebuilt: 40 ms. Import done.", "success"),
+    ("The upgrade is finished.", "success"),
+    ("Way better than last week.", "success"),                       # against before
+    ("Honestly worse than before.", "failure"),
+    ("It is much better now.", "success"),
+    ("That's a dead end.", "failure"),                               # the attempt judged
+    ("So that's a lost cause, we're stuck with the old vendor.", "failure"),
+    ("Ran it for a week with no timeout errors at all.", "success"),
+    ("Two nights with no timeout error at all.", "success"),         # a named problem denied
+    # a modal in the next clause leaves this one a statement
+    ("The queue drains in a minute now, the team can finally run reports at noon.",
+     "success"),
+])
+def test_outcomes_without_a_verb_of_success_or_failure(text: str, label: str) -> None:
+    assert _out(G, text) == label
+
+
+@pytest.mark.parametrize("text", [
+    "I'm done for today.",                     # a person done is no result
+    "Better to wait, I think.",                # advice, no comparison with before
+    "You'd be better off asking them.",
+    "The report finished at noon.",            # an event, not the task's verdict
+    "Yeah, we can really get amazing stuff done together.",  # no thing said done
+    "Yoga's a great choice, it's done wonders for my back.",
+    "No problem, happy to help!",
+    "That's a great idea.",
+    "If the cache is warm, the export will finish sooner, we could try.",
+])
+def test_what_reports_no_outcome_without_verbs(text: str) -> None:
+    assert _out(G, text) is None
+
+
+def test_the_assistants_echo_does_not_replace_the_users_failure() -> None:
+    said = [("Dev", "user", "The payroll export keeps timing out."),
+            ("Bot", "assistant", "Split the export into monthly batches."),
+            ("Dev", "user", "Tried that too, so that's a dead end, we're stuck with it."),
+            ("Bot", "assistant", "Sorry it didn't work out.")]
+    assert _episodes(said) == [(0, 2, "failure")]
+    alone = [said[0], said[1], ("Bot", "assistant", "Sorry, the batches failed as well.")]
+    assert _episodes(alone) == [(0, 2, "failure")]  # the assistant's own failure still counts
