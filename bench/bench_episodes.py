@@ -31,11 +31,16 @@ frozen (15/20; the text rules 12/20).
 helper W2 in session 12 (9 successes, 7 failures, 4 without an outcome), in other domains,
 committed before any run.
 
+`bench/data/task_transcripts_heldout_w3.json` (`--heldout-w3`): 20 tasks written blind by helper
+WB in session 13 (9 successes, 7 failures, 4 without an outcome; other domains again; partial
+successes before a final failure, goals after a greeting, as questions, for another person),
+committed before any run and run once after helper D3's rules were frozen.
+
 `--file PATH` reads another file of the same format; `--rules` runs the text rules alone
 (`use_nlp` False: what runs without the `nlp` extra), else episodes come from the parse.
 
     python bench/bench_episodes.py [--held-out | --heldout-i | --heldout-i2 | --heldout-w |
-        --heldout-w2 | --file PATH] [--rules] [--json OUT]
+        --heldout-w2 | --heldout-w3 | --file PATH] [--rules] [--json OUT]
 """
 
 from __future__ import annotations
@@ -71,6 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     which.add_argument("--heldout-i2", action="store_true", help="helper I's 12 later tasks")
     which.add_argument("--heldout-w", action="store_true", help="helper W's 20 blind tasks")
     which.add_argument("--heldout-w2", action="store_true", help="helper W2's 20 blind tasks")
+    which.add_argument("--heldout-w3", action="store_true", help="helper WB's 20 blind tasks")
     which.add_argument("--file", default="", help="another task-transcript file (same format)")
     ap.add_argument("--rules", action="store_true",
                     help="the text rules only (use_nlp False), as without the nlp extra")
@@ -80,7 +86,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "task_transcripts_heldout_i.json" if args.heldout_i else
             "task_transcripts_heldout_i2.json" if args.heldout_i2 else
             "task_transcripts_heldout_w.json" if args.heldout_w else
-            "task_transcripts_heldout_w2.json" if args.heldout_w2 else "task_transcripts.json")
+            "task_transcripts_heldout_w2.json" if args.heldout_w2 else
+            "task_transcripts_heldout_w3.json" if args.heldout_w3 else "task_transcripts.json")
     path = Path(args.file) if args.file else HERE / "data" / name
     tasks = json.loads(path.read_text("utf-8"))["tasks"]
     rows: list[dict[str, Any]] = []

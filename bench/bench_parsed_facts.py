@@ -37,7 +37,16 @@ main 442b45c and the E2 branch produce on them, once, after the one run.
 Session 13 (helper E3) tuned on all three sets above and appended a verdict for every new
 statement its branch produces on them (NOTES-E3.md); they are no longer held out.
 
-    python bench/bench_parsed_facts.py [--data PATH] [--heldout-e | --heldout-s12 | --heldout-s12b]
+`--heldout-s13`: session 13's blind set (helper WB), measured the same way:
+`fact_heldout_s13.tsv` holds 40 LoCoMo turns of conversations 5-10 (conv-43, 44, 47, 48, 49, 50
+in file order, sessions in numeric order, turns concatenated: every 93rd turn from index 42,
+skipping every turn of any other label file), 24 fact-bearing, labelled and committed before any
+extractor ran on them (the labeller read no extractor code or notes);
+`fact_heldout_s13_verdicts.tsv` judges every statement main 1a06dec and the E3 branch produce
+on them, once, after the one run (by the lead).
+
+    python bench/bench_parsed_facts.py [--data PATH] [--heldout-e | --heldout-s12 | --heldout-s12b
+                                        | --heldout-s13]
 """
 
 from __future__ import annotations
@@ -68,6 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--heldout-e", action="store_true", help="session 11's held-out turns")
     ap.add_argument("--heldout-s12", action="store_true", help="session 12's blind turns")
     ap.add_argument("--heldout-s12b", action="store_true", help="session 12's second blind set")
+    ap.add_argument("--heldout-s13", action="store_true", help="session 13's blind set")
     args = ap.parse_args(argv)
     status = nlp_status(load=True)
     print("extractor:", status["extractor"], status["version"] or status["reason"])
@@ -75,6 +85,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     if args.heldout_e:
         return _heldout_e(args.data)
+    if args.heldout_s13:
+        return _heldout_e(args.data, "fact_heldout_s13")
     if args.heldout_s12b:
         return _heldout_e(args.data, "fact_heldout_s12b")
     if args.heldout_s12:
