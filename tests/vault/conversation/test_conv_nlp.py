@@ -15,13 +15,11 @@ from pathlib import Path
 import pytest
 
 from tests.forks import CLI_PRELOAD, ForkServer
-from vault import build_events, find_episodes, load_conversations, nlp_status, turn_statements
+from vault import build_events, find_episodes, load_conversations, turn_statements
+
+from .nlp_fixtures import INSTALLED, needs_nlp
 
 REPO = Path(__file__).resolve().parents[3]
-INSTALLED = nlp_status()["extractor"] == "spacy"
-if not INSTALLED and os.environ.get("RMH_REQUIRE_NLP") == "1":
-    raise AssertionError(f"RMH_REQUIRE_NLP=1 but: {nlp_status()['reason']}")
-needs_nlp = pytest.mark.skipif(not INSTALLED, reason="the nlp extra is not installed")
 
 CI = {"format": "rmh-conversation/1", "id": "ci", "sessions": [
     {"id": "S1", "date": "2026-11-02T09:00", "turns": [

@@ -5,17 +5,9 @@ except in CI (RMH_REQUIRE_NLP=1 fails)."""
 
 from __future__ import annotations
 
-import os
+from vault import turn_statements
 
-import pytest
-
-from vault import nlp_status, turn_statements
-
-INSTALLED = nlp_status()["extractor"] == "spacy"
-if not INSTALLED and os.environ.get("RMH_REQUIRE_NLP") == "1":
-    raise AssertionError(f"RMH_REQUIRE_NLP=1 but: {nlp_status()['reason']}")
-needs_nlp = pytest.mark.skipif(not INSTALLED, reason="the nlp extra is not installed")
-PEOPLE = ("Rosa", "Omar")
+from .nlp_fixtures import PEOPLE, needs_nlp
 
 
 def _said(text: str, people: tuple[str, ...] = PEOPLE) -> set[tuple[str, str, str]]:

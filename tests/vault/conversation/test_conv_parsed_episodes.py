@@ -8,20 +8,18 @@ failure), like `test_conv_nlp`."""
 from __future__ import annotations
 
 import json
-import os
 import random
 
 import pytest
 
-from vault import build_events, find_episodes, load_conversations, nlp_status
+from vault import build_events, find_episodes, load_conversations
 from vault.conversation.nlp import parse
 from vault.conversation.parsed_attempts import advice
 from vault.conversation.parsed_episodes import Goal, parsed_goal
 from vault.conversation.parsed_outcomes import parsed_outcome
 
-INSTALLED = nlp_status()["extractor"] == "spacy"
-if not INSTALLED and os.environ.get("RMH_REQUIRE_NLP") == "1":
-    raise AssertionError(f"RMH_REQUIRE_NLP=1 but: {nlp_status()['reason']}")
+from .nlp_fixtures import INSTALLED
+
 pytestmark = pytest.mark.skipif(not INSTALLED, reason="the nlp extra is not installed")
 
 

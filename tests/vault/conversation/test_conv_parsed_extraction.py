@@ -6,30 +6,13 @@ Skipped when the `nlp` extra is not installed, except in CI (RMH_REQUIRE_NLP=1 f
 
 from __future__ import annotations
 
-import json
-import os
+from vault import turn_statements
 
-import pytest
-
-from vault import build_events, load_conversations, nlp_status, turn_statements
-
-INSTALLED = nlp_status()["extractor"] == "spacy"
-if not INSTALLED and os.environ.get("RMH_REQUIRE_NLP") == "1":
-    raise AssertionError(f"RMH_REQUIRE_NLP=1 but: {nlp_status()['reason']}")
-needs_nlp = pytest.mark.skipif(not INSTALLED, reason="the nlp extra is not installed")
-PEOPLE = ("Rosa", "Omar")
+from .nlp_fixtures import PEOPLE, entities, needs_nlp
 
 
 def _said(text: str, *, use_nlp: bool = True) -> set[tuple[str, str]]:
     return {(s.key, s.value) for s in turn_statements(text, "Rosa", PEOPLE, use_nlp=use_nlp)}
-
-
-def _entities(text: str) -> list[str]:
-    doc = {"format": "rmh-conversation/1", "id": "c", "sessions": [{"id": "s", "date":
-           "2026-02-01T10:00", "turns": [{"id": "t0", "speaker": "Omar", "text": "Hi."},
-                                         {"id": "t1", "speaker": "Rosa", "text": text}]}]}
-    (conv,) = load_conversations(json.dumps(doc), "simple")
-    return [e.key for e in build_events(conv)[1].entities if e.kind in ("name", "thing")]
 
 
 @needs_nlp
@@ -65,10 +48,10 @@ def test_what_the_speaker_has_comes_from_my_and_not_from_acts_states_or_question
 
 @needs_nlp
 def test_entity_keys_keep_hyphens_drop_nobodys_ownership_and_keep_unknown_spellings() -> None:
-    assert "low-impact workout" in _entities("We did a low-impact workout today.")
-    keys = _entities("I borrowed someone's ladder from the shed.")
+    assert "low-impact workout" in entities("We did a low-impact workout today.")
+    keys = entities("I borrowed someone's ladder from the shed.")
     assert "ladder" in keys and "someone's ladder" not in keys
-    assert "rosa's blue zorbatron" in _entities("Look at my blue zorbatron in the garden.")
+    assert "rosa's blue zorbatron" in entities("Look at my blue zorbatron in the garden.")
 
 
 @needs_nlp

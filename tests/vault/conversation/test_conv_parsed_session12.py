@@ -6,58 +6,41 @@ the benches). Skipped without the `nlp` extra, except in CI (RMH_REQUIRE_NLP=1 f
 
 from __future__ import annotations
 
-import json
-import os
+from vault import turn_statements
 
-import pytest
-
-from vault import build_events, load_conversations, nlp_status, turn_statements
-
-INSTALLED = nlp_status()["extractor"] == "spacy"
-if not INSTALLED and os.environ.get("RMH_REQUIRE_NLP") == "1":
-    raise AssertionError(f"RMH_REQUIRE_NLP=1 but: {nlp_status()['reason']}")
-needs_nlp = pytest.mark.skipif(not INSTALLED, reason="the nlp extra is not installed")
-PEOPLE = ("Rosa", "Omar")
+from .nlp_fixtures import PEOPLE, entities, needs_nlp
 
 
 def _said(text: str) -> set[tuple[str, str]]:
     return {(s.key, s.value) for s in turn_statements(text, "Rosa", PEOPLE)}
 
 
-def _entities(text: str) -> list[str]:
-    doc = {"format": "rmh-conversation/1", "id": "c", "sessions": [{"id": "s", "date":
-           "2026-02-01T10:00", "turns": [{"id": "t0", "speaker": "Omar", "text": "Hi."},
-                                         {"id": "t1", "speaker": "Rosa", "text": text}]}]}
-    (conv,) = load_conversations(json.dumps(doc), "simple")
-    return [e.key for e in build_events(conv)[1].entities if e.kind in ("name", "thing")]
-
-
 @needs_nlp
 def test_a_partitive_head_is_what_it_holds() -> None:
-    keys = _entities("She gave me a bunch of tulips and a pair of gloves.")
+    keys = entities("She gave me a bunch of tulips and a pair of gloves.")
     assert "tulip" in keys and "glove" in keys
     assert "bunch" not in keys and "pair" not in keys
 
 
 @needs_nlp
 def test_owned_states_of_the_self_and_generic_our_plurals() -> None:
-    keys = _entities("The concert warmed my heart, and our neighbours loved the violinist.")
+    keys = entities("The concert warmed my heart, and our neighbours loved the violinist.")
     assert "rosa's heart" not in keys and "heart" not in keys
     assert "neighbour" in keys and "rosa's neighbour" not in keys
     assert "violinist" in keys
-    assert "rosa's garden" in _entities("Our garden is full of roses.")
+    assert "rosa's garden" in entities("Our garden is full of roses.")
 
 
 @needs_nlp
 def test_coordinated_modifiers_split_into_two_things() -> None:
-    keys = _entities("The coach gave me some diet and exercise tips.")
+    keys = entities("The coach gave me some diet and exercise tips.")
     assert "diet" in keys and "exercise tip" in keys
     assert "diet exercise tip" not in keys
 
 
 @needs_nlp
 def test_a_backtick_possessive_is_a_possessive() -> None:
-    assert "rosa's aunt's cottage" in _entities("Last week I stayed at my aunt`s cottage.")
+    assert "rosa's aunt's cottage" in entities("Last week I stayed at my aunt`s cottage.")
 
 
 @needs_nlp

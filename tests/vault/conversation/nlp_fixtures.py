@@ -1,0 +1,27 @@
+"""What the parse tests share: whether the `nlp` extra is installed (its tests skip without it,
+except in CI, where RMH_REQUIRE_NLP=1 makes its absence an error), two speakers, and the
+entity keys of a turn ingested as an rmh-conversation/1 document."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from vault import build_events, load_conversations, nlp_status
+
+INSTALLED = nlp_status()["extractor"] == "spacy"
+if not INSTALLED and os.environ.get("RMH_REQUIRE_NLP") == "1":
+    raise AssertionError(f"RMH_REQUIRE_NLP=1 but: {nlp_status()['reason']}")
+needs_nlp = pytest.mark.skipif(not INSTALLED, reason="the nlp extra is not installed")
+PEOPLE = ("Rosa", "Omar")
+
+
+def entities(text: str) -> list[str]:
+    """The name and thing entity keys of `text` said by Rosa after Omar's greeting."""
+    doc = {"format": "rmh-conversation/1", "id": "c", "sessions": [{"id": "s", "date":
+           "2026-02-01T10:00", "turns": [{"id": "t0", "speaker": "Omar", "text": "Hi."},
+                                         {"id": "t1", "speaker": "Rosa", "text": text}]}]}
+    (conv,) = load_conversations(json.dumps(doc), "simple")
+    return [e.key for e in build_events(conv)[1].entities if e.kind in ("name", "thing")]
