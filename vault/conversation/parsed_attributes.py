@@ -26,7 +26,7 @@ from typing import Any
 
 from .entities import STOP_NOUNS, _fold, normalise
 from .parsed_entities import ABSTRACT
-from .parsed_statements import _HEDGE, _NO_ACT, _first_person, _phrase, asked
+from .parsed_statements import _DEMONSTRATIVES, _HEDGE, _NO_ACT, _first_person, _phrase, stated
 from .statements import MAX_OBJECT_WORDS, Statement
 
 # Groups one is on or in: "on a team", "in a band".
@@ -59,14 +59,15 @@ def _negated(tok: Any) -> bool | None:
         tok = tok.head
 
 
-def _usable(obj: Any) -> bool:
+def usable(obj: Any) -> bool:
+    """`obj` can be a statement's object: a noun or name, not a stop or abstract noun, not
+    pointed at ("this", "those": a thing of the moment)."""
     if obj.pos_ not in ("NOUN", "PROPN"):
         return False
     head = _fold(obj.lemma_ or obj.text)
     if obj.pos_ == "NOUN" and (head in STOP_NOUNS or head in ABSTRACT):
         return False
-    return not any(_fold(c.text) in ("this", "that", "these", "those")
-                   for c in obj.children if c.dep_ == "det")
+    return not any(_fold(c.text) in _DEMONSTRATIVES for c in obj.children if c.dep_ == "det")
 
 
 def _pobjs(prep: Any) -> list[Any]:
@@ -115,33 +116,29 @@ def _congratulated(tok: Any) -> Any | None:
 def extract_attributes(doc: Any, speaker: str, addressee: str = "") -> tuple[Statement, ...]:
     """The copular and addressee statements of one parsed turn said by `speaker`."""
     found: list[Statement] = []
-    for sent in doc.sents:
-        clause = _fold(sent.text)
-        for tok in sent:
-            if asked(tok):
+    for clause, tok in stated(doc):
+        if _fold(tok.lemma_) == "be" and tok.pos_ in ("AUX", "VERB") and _first_person(tok):
+            negated = _negated(tok)
+            if negated is None:
                 continue
-            if _fold(tok.lemma_) == "be" and tok.pos_ in ("AUX", "VERB") and _first_person(tok):
-                negated = _negated(tok)
-                if negated is None:
+            for tail, obj in _copular(doc, tok):
+                if not usable(obj):
                     continue
-                for tail, obj in _copular(doc, tok):
-                    if not _usable(obj):
-                        continue
-                    value = normalise(_phrase(doc, obj), speaker=speaker, addressee=addressee)
-                    key = ("is_not:" if negated else "is:") + tail
-                    for part in value.split(" and "):  # a chunk "reading and fantasy novels"
-                        if part and len(part.split()) <= MAX_OBJECT_WORDS:
-                            found.append(Statement(_fold(speaker), key, part, "fact", None,
-                                                   True, clause))
-                continue
-            obj = _congratulated(tok) if addressee else None
-            if obj is None or not _usable(obj):
-                continue
-            lemma = _fold(tok.lemma_)
-            if lemma in _NO_ACT and lemma not in ("get", "make", "take", "do"):
-                continue
-            value = normalise(_phrase(doc, obj), speaker=speaker, addressee=addressee)
-            if value and len(value.split()) <= MAX_OBJECT_WORDS:
-                found.append(Statement(_fold(addressee), f"did:{lemma}", value, "fact", None,
-                                       False, clause))
+                value = normalise(_phrase(doc, obj), speaker=speaker, addressee=addressee)
+                key = ("is_not:" if negated else "is:") + tail
+                for part in value.split(" and "):  # a chunk "reading and fantasy novels"
+                    if part and len(part.split()) <= MAX_OBJECT_WORDS:
+                        found.append(Statement(_fold(speaker), key, part, "fact", None,
+                                               True, clause))
+            continue
+        obj = _congratulated(tok) if addressee else None
+        if obj is None or not usable(obj):
+            continue
+        lemma = _fold(tok.lemma_)
+        if lemma in _NO_ACT and lemma not in ("get", "make", "take", "do"):
+            continue
+        value = normalise(_phrase(doc, obj), speaker=speaker, addressee=addressee)
+        if value and len(value.split()) <= MAX_OBJECT_WORDS:
+            found.append(Statement(_fold(addressee), f"did:{lemma}", value, "fact", None,
+                                   False, clause))
     return tuple(found)

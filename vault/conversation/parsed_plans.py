@@ -39,7 +39,7 @@ from .parsed_statements import (
     _first_person,
     _object,
     _phrase,
-    asked,
+    stated,
 )
 from .statements import MAX_OBJECT_WORDS, Statement
 
@@ -146,29 +146,25 @@ def _plan_noun(tok: Any) -> list[Any]:
 def extract_plans(doc: Any, speaker: str, addressee: str = "") -> tuple[Statement, ...]:
     """The ("plans:<act>", object) statements of one parsed turn said by `speaker`."""
     found: list[Statement] = []
-    for sent in doc.sents:
-        clause = _fold(sent.text)
-        for tok in sent:
-            if asked(tok):
+    for clause, tok in stated(doc):
+        acts = _plan_noun(tok)
+        if acts:
+            if _negated_or_hedged(tok):
                 continue
-            acts = _plan_noun(tok)
-            if acts:
-                if _negated_or_hedged(tok):
-                    continue
-            elif tok.pos_ == "VERB":
-                lemma = _LEMMA_FIXES.get(_fold(tok.text), _fold(tok.lemma_))
-                if lemma not in INTENT or not _ongoing(tok, lemma):
-                    continue
-                cant = _cant_wait(tok)
-                if lemma == "wait" and not cant:
-                    continue
-                if not cant and not _first_person(tok):
-                    continue
-                if _negated_or_hedged(tok, allow_cant=cant):
-                    continue
-                acts = _acts(tok, lemma)
-            for act in acts:
-                st = _statement(doc, act, speaker, addressee, clause)
-                if st is not None and st not in found:
-                    found.append(st)
+        elif tok.pos_ == "VERB":
+            lemma = _LEMMA_FIXES.get(_fold(tok.text), _fold(tok.lemma_))
+            if lemma not in INTENT or not _ongoing(tok, lemma):
+                continue
+            cant = _cant_wait(tok)
+            if lemma == "wait" and not cant:
+                continue
+            if not cant and not _first_person(tok):
+                continue
+            if _negated_or_hedged(tok, allow_cant=cant):
+                continue
+            acts = _acts(tok, lemma)
+        for act in acts:
+            st = _statement(doc, act, speaker, addressee, clause)
+            if st is not None and st not in found:
+                found.append(st)
     return tuple(found)

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .entities import STOP_NOUNS, _fold, normalise
-from .parsed_entities import ABSTRACT
-from .parsed_statements import _DEMONSTRATIVES, _HEDGE, _phrase, asked
+from .entities import _fold, normalise
+from .parsed_attributes import usable
+from .parsed_statements import _HEDGE, _phrase, stated
 from .statements import MAX_OBJECT_WORDS, Statement
 
 FAVOURITES = frozenset({"favorite", "favourite", "favorites", "favourites", "fave", "faves"})
@@ -48,15 +48,6 @@ def _to_me(tok: Any) -> bool:
     return any(c.dep_ == "prep" and _fold(c.text) == "to" and any(
         g.dep_ == "pobj" and _fold(g.text) in ("me", "us") for g in c.children)
         for c in tok.children)
-
-
-def _usable(obj: Any) -> bool:
-    if obj.pos_ not in ("NOUN", "PROPN"):
-        return False
-    head = _fold(obj.lemma_ or obj.text)
-    if obj.pos_ == "NOUN" and (head in STOP_NOUNS or head in ABSTRACT):
-        return False
-    return not any(_fold(c.text) in _DEMONSTRATIVES for c in obj.children if c.dep_ == "det")
 
 
 def _subject(tok: Any) -> Any | None:
@@ -112,22 +103,18 @@ def extract_preferences(doc: Any, speaker: str, addressee: str = "") -> tuple[
         Statement, ...]:
     """The favourites and the things valued of one parsed turn said by `speaker`."""
     found: list[Statement] = []
-    for sent in doc.sents:
-        clause = _fold(sent.text)
-        for tok in sent:
-            if asked(tok):
-                continue
-            fav, valued = _favourite(tok), _valued(tok)
-            obj = fav if fav is not None else valued
-            if obj is None or not _usable(obj) or _refused(tok) or any(
-                    _fold(c.text) == "your" for c in obj.children):
-                continue  # "your friendship means a lot to me": thanks, not a value
-            value = normalise(_phrase(doc, obj), speaker=speaker, addressee=addressee)
-            if not value or len(value.split()) > MAX_OBJECT_WORDS:
-                continue
-            st = (Statement(_fold(speaker), f"opinion:{value}", "likes", "preference", None,
-                            True, clause) if fav is not None else
-                  Statement(_fold(speaker), "values", value, "preference", None, True, clause))
-            if st not in found:
-                found.append(st)
+    for clause, tok in stated(doc):
+        fav, valued = _favourite(tok), _valued(tok)
+        obj = fav if fav is not None else valued
+        if obj is None or not usable(obj) or _refused(tok) or any(
+                _fold(c.text) == "your" for c in obj.children):
+            continue  # "your friendship means a lot to me": thanks, not a value
+        value = normalise(_phrase(doc, obj), speaker=speaker, addressee=addressee)
+        if not value or len(value.split()) > MAX_OBJECT_WORDS:
+            continue
+        st = (Statement(_fold(speaker), f"opinion:{value}", "likes", "preference", None,
+                        True, clause) if fav is not None else
+              Statement(_fold(speaker), "values", value, "preference", None, True, clause))
+        if st not in found:
+            found.append(st)
     return tuple(found)

@@ -36,6 +36,7 @@ Same parse and speaker -> same statements, in text order.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from .entities import STOP_NOUNS, _fold, normalise
@@ -119,6 +120,15 @@ def asked(tok: Any) -> bool:
     doc = tok.doc
     return not any(t.text in _BREAKS and (t.text in (";", ":") or doc[t.i - 1].whitespace_)
                    for t in sent if t.i > tok.i)
+
+
+def stated(doc: Any) -> Iterator[tuple[str, Any]]:
+    """(its sentence's folded text, token) for every token of `doc` that is not `asked`."""
+    for sent in doc.sents:
+        clause = _fold(sent.text)
+        for tok in sent:
+            if not asked(tok):
+                yield clause, tok
 
 
 def _opens(verb: Any) -> bool:
