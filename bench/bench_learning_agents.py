@@ -27,7 +27,8 @@ exposure/Q Pearson of the audit and whether the stored state equals its replay.
 
 Run:  python -m bench.bench_learning_agents --json out.json
       (`--warmth 0.1`, `--cooccurrence 0.5`, `--scope 0` switch the learned signals on, and
-      their scope to the query's top hits off: issue 31 item 6, NOTES-H.md)
+      their scope to the query's top hits off: issue 31 item 6, NOTES-H.md; `--couse 0.5`,
+      `--spread 0.5` the query-dependent association channels, NOTES-F3.md)
 """
 
 from __future__ import annotations
@@ -165,6 +166,7 @@ def search_params(args: argparse.Namespace) -> SearchParams:
     """Default SearchParams, or the learned signals switched on (`--warmth`, `--cooccurrence`
     and their `--scope`, vault/retrieval/scope.py) for the item 6 ablation."""
     weights = {"warmth": args.warmth} if args.warmth else {}
+    weights.update({c: getattr(args, c) for c in ("couse", "spread") if getattr(args, c)})
     return SearchParams(weights=weights, beta=args.cooccurrence, scope=args.scope)
 
 
@@ -223,6 +225,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--warmth", type=float, default=0.0, help="warmth weight (default off)")
     ap.add_argument("--cooccurrence", type=float, default=0.0,
                     help="co-occurrence edges in PageRank, beta (default off)")
+    ap.add_argument("--couse", type=float, default=0.0,
+                    help="query-dependent co-use channel weight (association.py; default off)")
+    ap.add_argument("--spread", type=float, default=0.0,
+                    help="query-dependent spreading-activation channel weight (default off)")
     ap.add_argument("--scope", type=int, default=SearchParams().scope,
                     help="warmth and co-occurrence act near the query's top hits (0: all)")
     ap.add_argument("--json", type=Path, default=None)
