@@ -29,12 +29,15 @@ co-used with another query's hits gets nothing.
 
 Ranking: each value is a rank-fused channel added after stage 5b, like the learned expansion
 channel (scope.py `expansion_channel`): a note adds w x(d) / (k + rank_x(d) + 1), rank_x
-among the notes with x > 0 (ties by position), w = `weights.couse` / `weights.spread` (both
-0, off, by default: NOTES-F3.md). Then nothing the channels lift passes an eligible named
-note (learned score >= 0) that ranked above it without them (scope.py `hold_below`; the
-notes a query names are its own evidence of what it is about). Receipts: the stage report
-"association" and, per hit, {couse, spread: raw, rank, contribution} and `via`, the seeds
-(note ids) that credited the note, strongest first.
+among the notes with x > 0 (ties by position), w = `weights.couse` / `weights.spread`. The
+values are absolute, not normalised per query, so a weak association lifts little (an edge
+seen in a few searches has E ~0.03-0.1): useful weights are ~10-30. Both 0, off, by default:
+measured, co-use lifts the knowledge workload's citing agent but costs LoCoMo's unrelated
+questions, spreading activation costs LoCoMo both (NOTES-F3.md). Then nothing the channels
+lift passes an eligible named note (learned score >= 0) that ranked above it without them
+(scope.py `hold_below`; the notes a query names are its own evidence of what it is about).
+Receipts: the stage report "association" and, per hit, {couse, spread: raw, rank,
+contribution} and `via`, the seeds (note ids) that credited the note, strongest first.
 
 Pure numpy over the seeds' edges and link rows: O(edges + seeds' links); deterministic (the
 edges are sorted by (a, b), every sort has a position tie-break).

@@ -115,7 +115,6 @@ QUERY = "spring walk by the river"
 
 def test_through_the_engine_weight_0_is_identical_and_on_lifts_only_neighbours() -> None:
     c = make_corpus(NOTES, [(1, 2)])  # Walk -> Ducks (positions)
-    n = len(NOTES)
     prior = np.array([0.0, 0.0, 0.3, 0.0, 0.9])  # Garden was used, but for other queries
     edges = WeightedEdges.of([(1, 2, 0.9), (3, 4, 1.0)])  # Walk-Ducks; Filler-Garden
     warmth = np.array([0.0, 0.0, 0.5, 0.0, 1.0])
