@@ -94,9 +94,9 @@ class Association:
         for src, dst in ((e.a, e.b), (e.b, e.a)):
             for k, s in enumerate(self.seeds.tolist()):
                 hit = (src == s) & (dst == i)
-                if hit.any() and "couse" in self.values:
+                if hit.any() and "couse" in self.values and self.values["couse"][i] > 0:
                     credit[k] += self.sigma[k] * float(e.w[hit].max())
-        if "spread" in self.values and self.links.nnz:
+        if "spread" in self.values and self.values["spread"][i] > 0:
             rows = self.links[self.seeds]
             for k in range(self.seeds.shape[0]):
                 if i in rows.indices[rows.indptr[k]:rows.indptr[k + 1]]:
@@ -153,12 +153,12 @@ def rank_of(x: F64, eligible: Mask) -> Index:
 def useful_of(prior: npt.ArrayLike | None, free: npt.ArrayLike | None, n: int) -> F64:
     """q+(d) = max(prior, 0) + free, clipped to [0, 1] (module docstring)."""
     q = np.zeros(n, dtype=np.float64)
-    if prior is not None:
-        q += np.maximum(np.asarray(prior, dtype=np.float64).ravel(), 0.0)
-    if free is not None:
-        q += np.maximum(np.asarray(free, dtype=np.float64).ravel(), 0.0)
-    if q.shape != (n,):
-        raise ValueError(f"learned vectors have {q.shape[0]} entries for {n} notes")
+    for v in (prior, free):
+        if v is not None:
+            x = np.asarray(v, dtype=np.float64).ravel()
+            if x.shape != (n,):
+                raise ValueError(f"learned vectors have {x.shape[0]} entries for {n} notes")
+            q += np.maximum(x, 0.0)
     return np.clip(q, 0.0, 1.0)
 
 
@@ -175,6 +175,8 @@ def association_stage(
     useful = useful_of(prior, free, n)
     holders = named if prior is None else named & (np.asarray(prior).ravel() >= 0)
     act = np.zeros(n) if activation is None else np.asarray(activation, np.float64).ravel()
+    if act.shape != (n,):
+        raise ValueError(f"warmth has {act.shape[0]} entries for {n} notes")
     if any(w < 0 for w in weights.values()):
         raise ValueError("association weights must be >= 0")
     if seeds <= 0:

@@ -5,6 +5,7 @@ gets nothing; weight 0 changes nothing; the result does not depend on input orde
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -159,3 +160,15 @@ def test_nothing_lifted_passes_a_named_note_ranked_above() -> None:
     titles = [h.title for h in got.hits]
     for t in below:
         assert titles.index(t) > titles.index("Ilse")
+
+
+def test_bad_input_is_a_clear_error() -> None:
+    score, ok = np.array([1.0, 0.5, 0.2]), np.ones(3, np.bool_)
+    args = (score, ok, ~ok, {"couse": 1.0}, 2, 60, WeightedEdges.empty(), links_of(3, []))
+    with pytest.raises(ValueError, match="warmth has 2 entries for 3 notes"):
+        association_stage(*args, None, None, np.zeros(2))
+    with pytest.raises(ValueError, match="learned vectors have 4 entries"):
+        association_stage(*args, np.zeros(4), None, None)
+    with pytest.raises(ValueError, match=">= 0"):
+        association_stage(score, ok, ~ok, {"couse": -1.0}, 2, 60, None, links_of(3, []),
+                          None, None, None)
