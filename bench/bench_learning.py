@@ -193,12 +193,15 @@ def run_conversation(hay: Haystack, args: argparse.Namespace, tmp: Path) -> dict
             "missing_rows": audit["missing_rows"]}
 
 
-def summary(runs: list[dict[str, Any]], key: str) -> dict[str, Any]:
+def summary(runs: list[dict[str, Any]], key: str, per_question: bool = False) -> dict[str, Any]:
     on = [x for r in runs for x in r[key][0]]
     off = [x for r in runs for x in r[key][1]]
-    return {"n": len(on), "mrr_on": float(np.mean(on)) if on else None,
-            "mrr_off": float(np.mean(off)) if off else None,
-            "delta": paired_bootstrap(on, off, draws=10_000)}
+    out: dict[str, Any] = {"n": len(on), "mrr_on": float(np.mean(on)) if on else None,
+                           "mrr_off": float(np.mean(off)) if off else None,
+                           "delta": paired_bootstrap(on, off, draws=10_000)}
+    if per_question:  # to pair two runs' `on` values (NOTES-F3.md, bench/pair_runs.py)
+        out["on"] = on
+    return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -214,6 +217,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--config", type=Path, default=None,
                     help="an rmh.toml copied into every benchmark vault (ablations)")
+    ap.add_argument("--per-question", action="store_true",
+                    help="also store each held-out question's MRR (bench/pair_runs.py)")
     args = ap.parse_args(argv)
     runs = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -228,8 +233,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "params": LearningParams().__dict__,
         "setup": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
         "conversations": [r["name"] for r in runs],
-        "related": summary(runs, "related"),
-        "unrelated": summary(runs, "unrelated"),
+        "related": summary(runs, "related", args.per_question),
+        "unrelated": summary(runs, "unrelated", args.per_question),
         "per_conversation": [{k: r[k] for k in ("name", "counts", "train_s",
                                                  "exposure_q_pearson", "use_rate_q_pearson",
                                                  "sessions", "rewards", "replay_matches",

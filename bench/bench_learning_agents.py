@@ -27,7 +27,8 @@ exposure/Q Pearson of the audit and whether the stored state equals its replay.
 
 Run:  python -m bench.bench_learning_agents --json out.json
       (`--warmth 0.1`, `--cooccurrence 0.5`, `--scope 0` switch the learned signals on, and
-      their scope to the query's top hits off: issue 31 item 6, NOTES-H.md)
+      their scope to the query's top hits off: issue 31 item 6, NOTES-H.md; `--couse 0.5`,
+      `--spread 0.5` the query-dependent association channels, NOTES-F3.md)
 """
 
 from __future__ import annotations
@@ -153,8 +154,9 @@ def evaluate(v: Vault, questions: list[Question], where: dict[int, str]) -> dict
     return out
 
 
-def summary(m: dict[str, list[float]]) -> dict[str, Any]:
-    return {"n": len(m["mrr_on"]),
+def summary(m: dict[str, list[float]], per_question: bool = False) -> dict[str, Any]:
+    extra = {"on": m["mrr_on"], "r5": m["r5_on"]} if per_question else {}
+    return {**extra, "n": len(m["mrr_on"]),
             "mrr_off": float(np.mean(m["mrr_off"])) if m["mrr_off"] else None,
             "mrr_lift": paired_bootstrap(m["mrr_on"], m["mrr_off"], draws=10_000),
             "recall5_off": float(np.mean(m["r5_off"])) if m["r5_off"] else None,
@@ -165,6 +167,7 @@ def search_params(args: argparse.Namespace) -> SearchParams:
     """Default SearchParams, or the learned signals switched on (`--warmth`, `--cooccurrence`
     and their `--scope`, vault/retrieval/scope.py) for the item 6 ablation."""
     weights = {"warmth": args.warmth} if args.warmth else {}
+    weights.update({c: getattr(args, c) for c in ("couse", "spread") if getattr(args, c)})
     return SearchParams(weights=weights, beta=args.cooccurrence, scope=args.scope)
 
 
@@ -205,7 +208,8 @@ def run_agent(agent: str, args: argparse.Namespace, tmp: Path) -> dict[str, Any]
     print(f"{agent}: {counts} in {train_s:.0f} s; related {len(related)}, unrelated "
           f"{len(unrelated)}", file=sys.stderr)
     return {"agent": agent, "counts": counts, "train_s": round(train_s, 1),
-            "related": summary(rel), "unrelated": summary(unr),
+            "related": summary(rel, args.per_question),
+            "unrelated": summary(unr, args.per_question),
             "exposure_q_pearson": audit["exposure_q_pearson"],
             "use_rate_q_pearson": audit["use_rate_q_pearson"], "q": audit["q"],
             "rewards": audit["rewards"], "replay_matches": replay}
@@ -223,8 +227,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--warmth", type=float, default=0.0, help="warmth weight (default off)")
     ap.add_argument("--cooccurrence", type=float, default=0.0,
                     help="co-occurrence edges in PageRank, beta (default off)")
+    ap.add_argument("--couse", type=float, default=0.0,
+                    help="query-dependent co-use channel weight (association.py; default off)")
+    ap.add_argument("--spread", type=float, default=0.0,
+                    help="query-dependent spreading-activation channel weight (default off)")
     ap.add_argument("--scope", type=int, default=SearchParams().scope,
                     help="warmth and co-occurrence act near the query's top hits (0: all)")
+    ap.add_argument("--per-question", action="store_true",
+                    help="also store each held-out question's MRR and recall@5 (pair_runs.py)")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:

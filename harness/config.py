@@ -34,7 +34,8 @@ class SearchSection:
     Learning in ranking: `scope`, the query's top hits near which warmth and co-occurrence
     act (vault.SearchParams.scope; 0 = everywhere), and `prior_scale`, the size of the
     learned prior (vault.SearchParams.prior_scale; 0 = learned usefulness never ranks);
-    both >= 0."""
+    both >= 0. `weights.couse` / `weights.spread` switch on the query-dependent co-use and
+    spreading-activation channels (vault/retrieval/association.py; 0, off, by default)."""
 
     k: int = 10
     rrf_k: int = 60

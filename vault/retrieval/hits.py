@@ -10,6 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..storage.corpus import Corpus
+from .association import Association
 from .fusion import Fusion
 from .relevance import Relevance
 
@@ -104,6 +105,7 @@ class Scored:
     final: F64
     eligible: npt.NDArray[np.bool_]
     stages: dict[str, str]
+    association: Association | None = None  # association.py, when it added anything
 
 
 def hit_of(corpus: Corpus, s: Scored, i: int, rerank: float | None) -> Hit:
@@ -133,6 +135,8 @@ def hit_of(corpus: Corpus, s: Scored, i: int, rerank: float | None) -> Hit:
         "rerank": rerank,
         "stages": dict(s.stages),
     }
+    if s.association is not None and any(v[i] > 0 for v in s.association.values.values()):
+        receipt["association"] = s.association.receipt(i, corpus.ids)
     return Hit(
         id=corpus.ids[i],
         note=corpus.paths[i],

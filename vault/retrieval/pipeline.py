@@ -32,10 +32,10 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
    document priors (Kraaij, Westerveld & Hiemstra 2002):
        warm(d)  = named(d) * (1 + w_warmth * a(d)),          a(d) = clip(warmth(d), 0, 1)
        final(d) = warm(d) * (1 + PRIOR_SCALE * clip(Q(d), -1, 1))
-   warmth acts only on notes linked to or co-occurring with the query's top `scope` hits
-   (scope.py); a note no query-dependent stage found stays at 0, so the set of hits never
-   depends on warmth or Q; each is skipped when its vector is all zero or its weight/scale is
-   0. Then the topic-free part of the prior (scope.free_prior_stage, learning v5):
+   warmth acts only near the query's top `scope` hits (scope.py); a note no query-dependent
+   stage found stays at 0; each is skipped when its vector is all zero or its weight/scale is
+   0; off by default, association.py adds learned co-use and spreading activation from the
+   query's own top hits. Then the topic-free part of the prior (scope.free_prior_stage, v5):
        final(d) *= 1 + PRIOR_SCALE * free(d),  free(d) = q (1 - gate) for q > 0,
    except that no note passes an eligible named note (learned score >= 0) that ranked above
    it before this part. Then the hold of stage 5b again (scope.hold_learned): no learned
@@ -46,12 +46,9 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
    the cross-encoder, its best `rerank_keep` first; the rest follow in the order before.
 Archived notes (corpus.archived or the caller's mask) are excluded unless
 `include_archived`; notes whose final score is 0 (no signal found them) are never hits.
-Receipt: score = fused + context + named + warmth + prior, where "named" = named(d) - ctx(d),
-"warmth" = named(d) w_warmth a(d) and "prior" = final(d) - warm(d) are the amounts those stages
-added (the hold after them is booked against "prior"); "warmth_raw" = a(d).
-Derived structures (the signals' indexes, names, links) are built once per
-`corpus.generation` and updated from a delta (derived.py). A signal with weight 0 is not
-computed (ablation). Defaults and their measurements: BENCHMARKS.md.
+Receipt: score = fused + context + named + warmth + prior: "named" = named(d) - ctx(d),
+"warmth" = named(d) w_warmth a(d) (+ association), "prior" = final(d) - warm(d) (and the hold
+after it); "warmth_raw" = a(d). Derived structures: derived.py. Defaults: BENCHMARKS.md.
 """
 
 from __future__ import annotations
@@ -67,6 +64,7 @@ from ..learning.edges import WeightedEdges
 from ..notes.text import tokenize
 from ..storage.corpus import Corpus
 from ..storage.embeddings import EmbeddingCache
+from .association import CHANNELS, association_stage
 from .calibration import Calibration, Calibrator, described
 from .derived import Derived, array_bytes, build_derived, update_derived
 from .encoders import Encoder, Progress
@@ -85,8 +83,7 @@ from .stages import context_stage, graph_stage, named_stage, protect_stage
 F64 = npt.NDArray[np.float64]
 
 SIGNALS = ("bm25", "dense", "conjunctive", "graph")  # the fused, query-dependent signals
-# "context", "named" and "warmth" are not fused signals but the weights of post-fusion stages
-# 4-6 (the neighbour share and two multiplicative scales).
+# the other weights are those of the post-fusion stages 4-6 and the learned channels
 # Defaults chosen on LoCoMo and LongMemEval-S (BENCHMARKS.md); configurable in rmh.toml.
 DEFAULT_WEIGHTS: Mapping[str, float] = {
     "bm25": 0.5,
@@ -98,6 +95,7 @@ DEFAULT_WEIGHTS: Mapping[str, float] = {
     "named": 0.5,
     "protect": 1.0,  # stage 5b ratio R (stages.py); 0 = off
     "learned": 0.5,  # the learned expansion channel, fused (vault/learning/expansion.py)
+    "couse": 0.0, "spread": 0.0,  # off: query-dependent association (association.py)
 }
 PRIOR_SCALE = 0.2
 
@@ -322,13 +320,18 @@ class SearchEngine:
         if wanted("warmth"):
             stages["warmth"], a, warm = warmth_stage(warmth, p.weight("warmth"), view.links,
                                                      cooccurrence, lifted, eligible, p.scope)
+        assoc, on = None, {c: p.weight(c) for c in CHANNELS if p.weight(c)}  # association.py
+        if on:
+            stages["association"], warm, assoc = association_stage(
+                warm, eligible, protectors & eligible, on, p.scope, p.rrf_k, cooccurrence,
+                view.links, prior, free_prior, warmth)
         without = None if "learned" not in sig else (lambda: self.score(
             corpus, query, warmth=warmth, prior=prior, cooccurrence=cooccurrence,
             archived=archived, free_prior=free_prior).final)
         final = learned_stage(warm, prior, free_prior, p.prior_scale, p.weight("protect"),
                               fusion.fused, own, lifted, by_fused(fusion), protectors & eligible,
                               stages, without)
-        return Scored(sig, fusion, context, lifted - ctx, a, warm, final, eligible, stages)
+        return Scored(sig, fusion, context, lifted - ctx, a, warm, final, eligible, stages, assoc)
 
     def calibration(self, corpus: Corpus) -> Calibration | None:
         """The fusion calibration for `corpus` (calibration.py), None with `calibrate` off."""
