@@ -23,7 +23,7 @@ from typing import Any
 
 from .learning.usage import UsageRecorder
 from .notes.rows import NoteRow
-from .retrieval import dense_store, ivf_store, lexical_store
+from .retrieval import dense_store, ivf_store, lexical_store, stamped
 from .retrieval.encoders import Encoder
 from .retrieval.signals.dense import note_chunks
 from .storage import edge_store, note_store
@@ -193,6 +193,7 @@ def _drop_derived(state: Path) -> None:
     for path in [state / lexical_store.FILE, state / dense_store.INDEX, state / ivf_store.INDEX,
                  state / edge_store.FILE, state / note_store.FILE,
                  *sorted(state.glob(f".{note_store.FILE}.*.tmp")),
+                 *sorted(state.glob(f"{stamped.PREFIX}*.npz")),
                  *sorted(state.glob(f"{dense_store.ROWS_PREFIX}*.npy")),
                  *sorted(state.glob(f"{ivf_store.CODES_PREFIX}*.npy"))]:
         path.unlink(missing_ok=True)

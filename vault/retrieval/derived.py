@@ -78,7 +78,7 @@ def build_derived(corpus: Corpus, folder: str | None = None) -> Derived:
     links = adjacency(len(corpus), corpus.edges)
     got, digest = None, ""
     if folder is not None:
-        digest = lexical_store.corpus_digest(corpus)
+        digest = lexical_store.corpus_digest(corpus, folder)
         got = lexical_store.load(folder, digest)
     if got is None:
         got = BM25.build(corpus, LEXICAL), CONJUNCTIVE.build(corpus, LEXICAL)

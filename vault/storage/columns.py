@@ -16,7 +16,7 @@ from __future__ import annotations
 import mmap
 from abc import abstractmethod
 from array import array
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar, overload
 
@@ -131,6 +131,21 @@ class Strings(ReadOnly[str]):
         return [chunk[off[k] - a : off[k + 1] - a].decode("utf-8", self._errors)
                 for k in range(lo, hi)]
 
+
+
+    def containing(self, needles: Iterable[bytes]) -> list[int]:
+        """Positions of the items whose UTF-8 may contain one of `needles`, ascending: a
+        superset (a match across two items' boundary counts for the first), found by
+        searching the buffer, not by decoding items."""
+        off, buf, out = self._off, self._buf, set()
+        end = off[len(off) - 1]
+        for needle in needles:
+            at = buf.find(needle, off[0], end)
+            while at >= 0:
+                p = bisect_right(off, at) - 1
+                out.add(p)
+                at = buf.find(needle, off[p + 1], end)
+        return sorted(out)
 
 
 class Edges(ReadOnly[tuple[int, int]]):
@@ -283,6 +298,10 @@ class Decoded(ReadOnly[T]):
 
     def _item(self, i: int) -> T:
         return self._decode(self._texts[i])
+
+    def containing(self, needles: Iterable[bytes]) -> list[int]:
+        """Positions whose text may contain one of `needles` (`Strings.containing`)."""
+        return self._texts.containing(needles)
 
     def __iter__(self) -> Iterator[T]:
         decode = self._decode

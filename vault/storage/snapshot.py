@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from array import array
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -123,19 +123,20 @@ def build_snapshot(index: Index, folder: str | Path | None = None,
                                                 sorted(index.stat_folders()[1].items())))
             saved = note_store.load(folder, key)
             if saved is not None:
-                return _loaded(index, generation, saved)
+                return _loaded(index, generation, saved, key)
         snap = _from_rows(index, generation, folder)
     if folder is not None and key is not None:
         _save(snap, folder, key, count_op)
+        snap = replace(snap, corpus=replace(snap.corpus, stamp=key))
     return snap
 
 
-def _loaded(index: Index, generation: int, c: Columns) -> Snapshot:
+def _loaded(index: Index, generation: int, c: Columns, key: str) -> Snapshot:
     """The snapshot of persisted columns (note_store.py)."""
     corpus = Corpus(generation=generation, ids=c.ids, paths=c.paths, titles=c.titles,
                     aliases=c.aliases, bodies=c.bodies, frontmatter=c.frontmatter,
                     content_hashes=c.content_hashes, edges=Edges(c.src, c.dst),
-                    archived=(False,) * len(c.ids))
+                    archived=(False,) * len(c.ids), stamp=key)
     resolver = Resolver.over(c.ids, c.paths, c.aliases)
     return Snapshot(corpus, resolver, IndexLinks(index, resolver),
                     LinkTargets(c.target_hashes, c.target_sources))

@@ -1,0 +1,57 @@
+"""Per-note values of a corpus remembered beside the index under the corpus's stamp.
+
+A cold process that loaded its corpus from the persisted note columns (storage/note_store.py)
+would otherwise decode every note again only to name the retrieval stores: the lexical
+store's digest (lexical_store.py `corpus_digest`) and the dense stores' note keys
+(dense_store.py `note_keys`) read every title, alias, content hash and frontmatter. Those are
+functions of the corpus's columns, and `corpus.stamp` names exactly those columns (a state of
+the index; None for a corpus not taken whole from one: an incremental snapshot, a test's
+corpus). So the value computed for a stamp is saved as `.rmh/stamped-NAME.npz` (the stamp,
+the number of notes and the value; a temporary then a rename) and a later corpus with the
+same stamp reads it back instead of computing it. Anything else (no stamp, no folder,
+another stamp or size, a torn or damaged file: zip's CRC is checked on read) computes the
+value, and saves it when there is a stamp; never an error of its own.
+"""
+
+from __future__ import annotations
+
+import os
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..storage.corpus import Corpus
+
+VERSION = 1
+PREFIX = "stamped-"
+
+
+def remembered(folder: str | Path | None, corpus: Corpus, name: str,
+               compute: Callable[[], npt.NDArray[Any]]) -> npt.NDArray[Any]:
+    """`compute()` for `corpus`, or the value saved for its stamp (module docstring)."""
+    stamp = corpus.stamp
+    if folder is None or stamp is None:
+        return compute()
+    path = Path(folder) / f"{PREFIX}{name}.npz"
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            if (int(z["version"]) == VERSION and str(z["stamp"]) == stamp
+                    and int(z["notes"]) == len(corpus)):
+                value: npt.NDArray[Any] = z["value"]
+                return value
+    except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile):
+        pass
+    value = compute()
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as fh:
+            np.savez(fh, version=np.int64(VERSION), stamp=np.str_(stamp),
+                     notes=np.int64(len(corpus)), value=value)
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+    return value
