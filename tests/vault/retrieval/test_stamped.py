@@ -1,0 +1,62 @@
+"""Per-note values remembered under a corpus's stamp (retrieval/stamped.py): computed once per
+stamp and read back after, recomputed for another stamp, a corpus without one, another size
+or a damaged file; the lexical digest and the dense note keys read back equal their
+computation."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from vault.retrieval import dense_store, lexical_store, stamped
+from vault.storage.corpus import Corpus
+
+from ..retrieval_fixtures import make_corpus
+
+
+def _corpus(stamp: str | None) -> Corpus:
+    c = make_corpus([("a", "alpha beta"), ("b", "beta gamma"), ("c", "gamma")], [(1, 0)])
+    return replace(c, stamp=stamp)
+
+
+def test_a_value_is_computed_once_per_stamp(tmp_path: Path) -> None:
+    calls: list[int] = []
+
+    def compute() -> npt.NDArray[np.int64]:
+        calls.append(1)
+        return np.arange(3, dtype=np.int64) + len(calls)
+
+    c = _corpus("s1")
+    first = stamped.remembered(tmp_path, c, "v", compute)
+    assert np.array_equal(stamped.remembered(tmp_path, c, "v", compute), first)
+    assert len(calls) == 1
+    stamped.remembered(tmp_path, _corpus("s2"), "v", compute)  # another stamp
+    stamped.remembered(tmp_path, _corpus(None), "v", compute)  # no stamp: never saved
+    stamped.remembered(None, c, "v", compute)  # no folder
+    assert len(calls) == 4
+
+
+@pytest.mark.parametrize("how", ["truncated", "garbage", "empty"])
+def test_a_damaged_file_is_computed_again(tmp_path: Path, how: str) -> None:
+    c = _corpus("s1")
+    stamped.remembered(tmp_path, c, "v", lambda: np.arange(4))
+    path = tmp_path / f"{stamped.PREFIX}v.npz"
+    data = path.read_bytes()
+    path.write_bytes({"truncated": data[: len(data) // 2], "garbage": b"x" * 300,
+                      "empty": b""}[how])
+    assert np.array_equal(stamped.remembered(tmp_path, c, "v", lambda: np.arange(5)),
+                          np.arange(5))
+
+
+def test_store_keys_read_back_equal_their_computation(tmp_path: Path) -> None:
+    c = _corpus("s1")
+    plain = _corpus(None)
+    for _ in range(2):
+        assert lexical_store.corpus_digest(c, tmp_path) == lexical_store.corpus_digest(plain)
+        assert np.array_equal(dense_store.note_keys(c, tmp_path), dense_store.note_keys(plain))
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        f"{stamped.PREFIX}dense-keys.npz", f"{stamped.PREFIX}lexical-digest.npz"]
