@@ -68,7 +68,7 @@ class Stored:
 def note_keys(corpus: Corpus, folder: str | Path | None = None) -> U8:
     """key(d) of every note of `corpus` (module docstring), as an (n, 16) byte array; with
     `folder`, remembered there under the corpus's stamp (retrieval/stamped.py)."""
-    keys: U8 = stamped.remembered(folder, corpus, "dense-keys", lambda: _keys(corpus))
+    keys: U8 = stamped.remembered(folder, corpus, f"dense-keys-{VERSION}", lambda: _keys(corpus))
     return keys
 
 

@@ -40,7 +40,7 @@ FILE = "lexical-index.npz"
 def corpus_digest(corpus: Corpus, folder: str | Path | None = None) -> str:
     """What a full lexical build of `corpus` derives from (module docstring), as hex; with
     `folder`, remembered there under the corpus's stamp (retrieval/stamped.py)."""
-    return str(stamped.remembered(folder, corpus, "lexical-digest",
+    return str(stamped.remembered(folder, corpus, f"lexical-digest-{VERSION}",
                                   lambda: np.array(_digest(corpus))))
 
 

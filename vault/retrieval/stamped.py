@@ -7,10 +7,11 @@ store's digest (lexical_store.py `corpus_digest`) and the dense stores' note key
 functions of the corpus's columns, and `corpus.stamp` names exactly those columns (a state of
 the index; None for a corpus not taken whole from one: an incremental snapshot, a test's
 corpus). So the value computed for a stamp is saved as `.rmh/stamped-NAME.npz` (the stamp,
-the number of notes and the value; a temporary then a rename) and a later corpus with the
-same stamp reads it back instead of computing it. Anything else (no stamp, no folder,
-another stamp or size, a torn or damaged file: zip's CRC is checked on read) computes the
-value, and saves it when there is a stamp; never an error of its own.
+the number of notes and the value; a temporary then a rename; NAME carries the version of
+what computes it) and a later corpus with the same stamp reads it back instead of computing
+it. Anything else (no stamp, no folder, another stamp or size, a torn or damaged file: zip's
+CRC is checked on read) computes the value, and saves it when there is a stamp; never an
+error of its own.
 """
 
 from __future__ import annotations

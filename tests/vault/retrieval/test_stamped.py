@@ -59,4 +59,5 @@ def test_store_keys_read_back_equal_their_computation(tmp_path: Path) -> None:
         assert lexical_store.corpus_digest(c, tmp_path) == lexical_store.corpus_digest(plain)
         assert np.array_equal(dense_store.note_keys(c, tmp_path), dense_store.note_keys(plain))
     assert sorted(p.name for p in tmp_path.iterdir()) == [
-        f"{stamped.PREFIX}dense-keys.npz", f"{stamped.PREFIX}lexical-digest.npz"]
+        f"{stamped.PREFIX}dense-keys-{dense_store.VERSION}.npz",
+        f"{stamped.PREFIX}lexical-digest-{lexical_store.VERSION}.npz"]
