@@ -194,6 +194,7 @@ def _drop_derived(state: Path) -> None:
                  state / edge_store.FILE, state / note_store.FILE,
                  *sorted(state.glob(f".{note_store.FILE}.*.tmp")),
                  *sorted(state.glob(f"{stamped.PREFIX}*.npz")),
+                 *sorted(state.glob(f".{stamped.PREFIX}*.tmp")),
                  *sorted(state.glob(f"{dense_store.ROWS_PREFIX}*.npy")),
                  *sorted(state.glob(f"{ivf_store.CODES_PREFIX}*.npy"))]:
         path.unlink(missing_ok=True)

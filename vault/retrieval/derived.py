@@ -85,7 +85,7 @@ def build_derived(corpus: Corpus, folder: str | None = None) -> Derived:
         if folder is not None:  # saved before a cancel can stop it: the next build loads it
             lexical_store.save(folder, digest, *got)
         checkpoint()
-    return Derived(corpus, *got, NameIndex.build(corpus), links, Walk.build(links))
+    return Derived(corpus, *got, NameIndex.stored(corpus, folder), links, Walk.build(links))
 
 
 def update_derived(d: Derived, corpus: Corpus) -> Derived | None:

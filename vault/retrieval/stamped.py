@@ -34,6 +34,13 @@ PREFIX = "stamped-"
 def remembered(folder: str | Path | None, corpus: Corpus, name: str,
                compute: Callable[[], npt.NDArray[Any]]) -> npt.NDArray[Any]:
     """`compute()` for `corpus`, or the value saved for its stamp (module docstring)."""
+    return remembered_arrays(folder, corpus, name, lambda: {"value": compute()})["value"]
+
+
+def remembered_arrays(folder: str | Path | None, corpus: Corpus, name: str,
+                      compute: Callable[[], dict[str, npt.NDArray[Any]]]
+                      ) -> dict[str, npt.NDArray[Any]]:
+    """`remembered` for a value made of several named arrays."""
     stamp = corpus.stamp
     if folder is None or stamp is None:
         return compute()
@@ -42,16 +49,17 @@ def remembered(folder: str | Path | None, corpus: Corpus, name: str,
         with np.load(path, allow_pickle=False) as z:
             if (int(z["version"]) == VERSION and str(z["stamp"]) == stamp
                     and int(z["notes"]) == len(corpus)):
-                value: npt.NDArray[Any] = z["value"]
-                return value
+                return {k[2:]: z[k] for k in z.files if k.startswith("v.")}
     except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile):
         pass
     value = compute()
+    arrays: dict[str, Any] = {"version": np.int64(VERSION), "stamp": np.str_(stamp),
+                              "notes": np.int64(len(corpus))}
+    arrays.update({f"v.{k}": v for k, v in value.items()})
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         with open(tmp, "wb") as fh:
-            np.savez(fh, version=np.int64(VERSION), stamp=np.str_(stamp),
-                     notes=np.int64(len(corpus)), value=value)
+            np.savez(fh, **arrays)
         os.replace(tmp, path)
     except OSError:
         tmp.unlink(missing_ok=True)

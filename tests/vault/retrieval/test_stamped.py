@@ -13,6 +13,7 @@ import numpy.typing as npt
 import pytest
 
 from vault.retrieval import dense_store, lexical_store, stamped
+from vault.retrieval.names import NameIndex, PackedNames
 from vault.storage.corpus import Corpus
 
 from ..retrieval_fixtures import make_corpus
@@ -58,6 +59,20 @@ def test_store_keys_read_back_equal_their_computation(tmp_path: Path) -> None:
     for _ in range(2):
         assert lexical_store.corpus_digest(c, tmp_path) == lexical_store.corpus_digest(plain)
         assert np.array_equal(dense_store.note_keys(c, tmp_path), dense_store.note_keys(plain))
-    assert sorted(p.name for p in tmp_path.iterdir()) == [
+    assert sorted(p.name for p in tmp_path.iterdir()) == [  # one file per value
         f"{stamped.PREFIX}dense-keys-{dense_store.VERSION}.npz",
         f"{stamped.PREFIX}lexical-digest-{lexical_store.VERSION}.npz"]
+
+
+def test_the_name_index_read_back_answers_as_a_built_one(tmp_path: Path) -> None:
+    c = make_corpus([("Alice Smith", "x"), ("Bob", "y"), ("alice smith", "z"), ("Straße Ω", "w"),
+                     ("Project X", "v")], aliases=[["Al"], [], ["A. S."], [], ["PX", "Bob"]])
+    c = replace(c, stamp="s1")
+    built = NameIndex.build(c)
+    for _ in range(2):  # computed and saved, then read back
+        stored = NameIndex.stored(c, str(tmp_path))
+        assert isinstance(stored.names, PackedNames)
+        assert dict(stored.names) == dict(built.names) and stored == built
+        for q in ("alice smith bob", "who is px", "straße ω and project x", "nobody"):
+            assert stored.named_in(q) == built.named_in(q)
+    assert NameIndex.stored(replace(c, stamp=None), str(tmp_path)) == built
