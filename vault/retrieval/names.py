@@ -82,7 +82,8 @@ class NameIndex:
                     "ptr": np.concatenate(([0], np.cumsum(counts, dtype=np.int64))),
                     "positions": np.asarray(pos, dtype=np.int64)}
 
-        z = stamped.remembered_arrays(folder, corpus, f"names-{VERSION}", packed)
+        z = stamped.remembered_arrays(folder, corpus, f"names-{VERSION}",
+                                      ("names", "offsets", "ptr", "positions"), packed)
         n = z["offsets"].shape[0] - 1
         if (n < 0 or z["ptr"].shape != (n + 1,) or int(z["offsets"][-1]) != z["names"].size
                 or int(z["ptr"][-1]) != z["positions"].size):

@@ -27,20 +27,22 @@ import numpy.typing as npt
 
 from ..storage.corpus import Corpus
 
-VERSION = 1
+VERSION = 2
 PREFIX = "stamped-"
 
 
 def remembered(folder: str | Path | None, corpus: Corpus, name: str,
                compute: Callable[[], npt.NDArray[Any]]) -> npt.NDArray[Any]:
     """`compute()` for `corpus`, or the value saved for its stamp (module docstring)."""
-    return remembered_arrays(folder, corpus, name, lambda: {"value": compute()})["value"]
+    return remembered_arrays(folder, corpus, name, ("value",),
+                             lambda: {"value": compute()})["value"]
 
 
 def remembered_arrays(folder: str | Path | None, corpus: Corpus, name: str,
-                      compute: Callable[[], dict[str, npt.NDArray[Any]]]
+                      keys: tuple[str, ...], compute: Callable[[], dict[str, npt.NDArray[Any]]]
                       ) -> dict[str, npt.NDArray[Any]]:
-    """`remembered` for a value made of several named arrays."""
+    """`remembered` for a value made of the named arrays `keys` (a saved value with other
+    arrays is not used)."""
     stamp = corpus.stamp
     if folder is None or stamp is None:
         return compute()
@@ -49,7 +51,9 @@ def remembered_arrays(folder: str | Path | None, corpus: Corpus, name: str,
         with np.load(path, allow_pickle=False) as z:
             if (int(z["version"]) == VERSION and str(z["stamp"]) == stamp
                     and int(z["notes"]) == len(corpus)):
-                return {k[2:]: z[k] for k in z.files if k.startswith("v.")}
+                got = {k[2:]: z[k] for k in z.files if k.startswith("v.")}
+                if sorted(got) == sorted(keys):
+                    return got
     except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile):
         pass
     value = compute()

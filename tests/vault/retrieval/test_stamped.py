@@ -41,14 +41,19 @@ def test_a_value_is_computed_once_per_stamp(tmp_path: Path) -> None:
     assert len(calls) == 4
 
 
-@pytest.mark.parametrize("how", ["truncated", "garbage", "empty"])
+@pytest.mark.parametrize("how", ["truncated", "garbage", "empty", "other arrays"])
 def test_a_damaged_file_is_computed_again(tmp_path: Path, how: str) -> None:
     c = _corpus("s1")
     stamped.remembered(tmp_path, c, "v", lambda: np.arange(4))
     path = tmp_path / f"{stamped.PREFIX}v.npz"
     data = path.read_bytes()
-    path.write_bytes({"truncated": data[: len(data) // 2], "garbage": b"x" * 300,
-                      "empty": b""}[how])
+    if how == "other arrays":  # whole, this stamp, but not the arrays asked for
+        with open(path, "wb") as fh:
+            np.savez(fh, version=np.int64(stamped.VERSION), stamp=np.str_("s1"),
+                     notes=np.int64(len(c)), value=np.arange(4))
+    else:
+        path.write_bytes({"truncated": data[: len(data) // 2], "garbage": b"x" * 300,
+                          "empty": b""}[how])
     assert np.array_equal(stamped.remembered(tmp_path, c, "v", lambda: np.arange(5)),
                           np.arange(5))
 
