@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence, ValuesView
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -154,6 +154,27 @@ class PackedNames(Mapping[str, Positions]):
 
     def __len__(self) -> int:
         return len(self._keys)
+
+    def values(self) -> ValuesView[Positions]:
+        return _Values(self)
+
+    def in_order(self) -> Iterator[Positions]:
+        """Every name's positions in name order, without a lookup each."""
+        ptr, pos = self._ptr, self._pos
+        for i in range(len(ptr) - 1):
+            lo, hi = ptr[i], ptr[i + 1]
+            yield pos[lo] if hi - lo == 1 else tuple(pos[lo:hi])
+
+
+class _Values(ValuesView[Positions]):
+    """`PackedNames.values()`: read in order from the arrays (a bisect a value was ~0.1 ms)."""
+
+    def __init__(self, names: PackedNames) -> None:
+        super().__init__(names)
+        self._names = names
+
+    def __iter__(self) -> Iterator[Positions]:
+        return self._names.in_order()
 
 
 def _utf8(items: Sequence[str]) -> tuple[bytes, list[int]]:

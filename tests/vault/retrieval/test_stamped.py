@@ -78,6 +78,7 @@ def test_the_name_index_read_back_answers_as_a_built_one(tmp_path: Path) -> None
         stored = NameIndex.stored(c, str(tmp_path))
         assert isinstance(stored.names, PackedNames)
         assert dict(stored.names) == dict(built.names) and stored == built
+        assert list(stored.names.values()) == [built.names[k] for k in stored.names]
         for q in ("alice smith bob", "who is px", "straße ω and project x", "nobody"):
             assert stored.named_in(q) == built.named_in(q)
     assert NameIndex.stored(replace(c, stamp=None), str(tmp_path)) == built
