@@ -7,13 +7,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import pytest
 
 from vault.retrieval import dense_store, lexical_store, stamped
+from vault.retrieval.derived import ADJACENCY_VERSION, stored_adjacency
 from vault.retrieval.names import NameIndex, PackedNames
+from vault.retrieval.signals.graph import adjacency
 from vault.storage.corpus import Corpus
 
 from ..retrieval_fixtures import make_corpus
@@ -82,3 +85,23 @@ def test_the_name_index_read_back_answers_as_a_built_one(tmp_path: Path) -> None
         for q in ("alice smith bob", "who is px", "straße ω and project x", "nobody"):
             assert stored.named_in(q) == built.named_in(q)
     assert NameIndex.stored(replace(c, stamp=None), str(tmp_path)) == built
+
+
+def test_the_adjacency_read_back_equals_a_built_one(tmp_path: Path) -> None:
+    c = make_corpus([(f"n{i}", "x") for i in range(30)],
+                    sorted({(i, (i * 7 + 3) % 30) for i in range(30)} - {(3, 3)}))
+    c = replace(c, stamp="s1")
+    built = adjacency(len(c), c.edges)
+    for _ in range(2):  # computed and saved, then read back
+        got = stored_adjacency(c, str(tmp_path))
+        for a, b in ((got.indptr, built.indptr), (got.indices, built.indices),
+                     (got.data, built.data)):
+            assert a.dtype == b.dtype and np.array_equal(a, b)
+        assert got.shape == built.shape
+    path = tmp_path / f"{stamped.PREFIX}adjacency-{ADJACENCY_VERSION}.npz"
+    arrays: dict[str, Any] = {"version": np.int64(stamped.VERSION), "stamp": np.str_("s1"),
+                              "notes": np.int64(len(c)), "v.indptr": np.zeros(3, np.int32),
+                              "v.indices": np.zeros(0, np.int32), "v.data": np.zeros(0)}
+    with open(path, "wb") as fh:  # this stamp, arrays of another shape: built again
+        np.savez(fh, **arrays)
+    assert np.array_equal(stored_adjacency(c, str(tmp_path)).indptr, built.indptr)
