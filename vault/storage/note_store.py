@@ -102,6 +102,8 @@ def save(folder: str | Path, key: str, generation: int, raw: Columns,
     False when the folder cannot be written. `count_op` is called after the temporary file is
     written and after the rename (the store's fault injection, storage/store.py)."""
     folder = Path(folder)
+    if not os.access(folder, os.W_OK):  # a read-only vault: not worth packing every note
+        return False
     parts: dict[str, npt.NDArray[Any]] = {"ids": np.asarray(raw.ids, dtype=np.int64)}
     lone: list[str] = []
     for name, items in (("paths", raw.paths), ("titles", raw.titles), ("bodies", raw.bodies),
@@ -128,7 +130,6 @@ def save(folder: str | Path, key: str, generation: int, raw: Columns,
     for name, arr in parts.items():
         layout[name] = [arr.dtype.str, at, int(arr.size)]
         at += -(-arr.nbytes // _ALIGN) * _ALIGN
-    crc = 0
     body = bytearray(at)
     for name, arr in parts.items():
         lo = layout[name][1]
