@@ -11,6 +11,11 @@ traced MiB when it starts and ends, its peak (nested steps included) and the tra
 after prepare and its VmHWM. Python allocations and numpy arrays are traced; scipy's C++
 temporaries and allocator fragmentation are not, so RSS can exceed the traced peak.
 
+    python -m bench.profile_prepare --cold-store VAULT [--fresh] [--runs 3]
+
+runs the persisted note columns (storage/note_store.py) against the rows in new processes and
+asserts the same hits and scores (`cold_store`); each process reports CPU seconds per phase.
+
     python -m bench.profile_prepare --notes 100000 --keep DIR --cold [--runs 3]
         [--approx-above CHUNKS]
 
@@ -141,6 +146,7 @@ COLD_QUERY = "who talked about the billing migration yesterday"
 def cold_once(root: Path, runs: int, approx_above: int) -> dict[str, Any]:
     """One process's cold start on the vault at `root` (module docstring)."""
     clock: dict[str, float] = {}
+    cpu: dict[str, float] = {}
     t0 = time.perf_counter()
     enc = SyntheticEncoder()
     params = SearchParams(dense=dense.DenseParams(approx_above=approx_above))
@@ -150,26 +156,33 @@ def cold_once(root: Path, runs: int, approx_above: int) -> dict[str, Any]:
 
     with Vault.open(root, auto_sync=False, engine=engine) as v:
         clock["open_s"] = time.perf_counter() - t0
+        cpu["open_s"] = c = time.process_time()
         t = time.perf_counter()
         v.sync()
         clock["sync_s"] = time.perf_counter() - t
+        cpu["sync_s"], c = time.process_time() - c, time.process_time()
         t = time.perf_counter()
         corpus = v.corpus()
         clock["snapshot_s"] = time.perf_counter() - t
+        cpu["snapshot_s"], c = time.process_time() - c, time.process_time()
         t = time.perf_counter()
         v.engine.prepare(corpus)
         clock["prepare_s"] = time.perf_counter() - t
+        cpu["prepare_s"], c = time.process_time() - c, time.process_time()
         searches, hits = [], []
         for _ in range(runs + 1):
             t = time.perf_counter()
             result = v.search(COLD_QUERY, 10, learn=False)
             searches.append(time.perf_counter() - t)
             hits = [(h.note, h.score) for h in result.hits]
+            if "first_search_s" not in cpu:
+                cpu["first_search_s"] = time.process_time() - c
     return {**{k: round(x, 3) for k, x in clock.items()},
             "first_search_s": round(searches[0], 4),
             "warm_search_s": round(sorted(searches[1:])[len(searches[1:]) // 2], 4),
             "total_to_first_hit_s": round(time.perf_counter() - t0 - sum(searches[1:]), 3),
-            "cpu_s": round(time.process_time(), 3), "hits": hits}
+            "cpu_s": round(time.process_time(), 3),
+            "cpu_phases_s": {k: round(x, 3) for k, x in cpu.items()}, "hits": hits}
 
 
 def cold(n: int, keep: Path, runs: int, approx_above: int) -> dict[str, Any]:
@@ -195,18 +208,54 @@ def cold(n: int, keep: Path, runs: int, approx_above: int) -> dict[str, Any]:
             "hits_identical": same}
 
 
+def cold_store(root: Path, runs: int, approx_above: int, fresh: bool) -> dict[str, Any]:
+    """The persisted note columns (issue 33 item 5): new processes on the vault at `root`,
+    the first with every structure persisted beside the index removed when `fresh` (a fresh
+    build from the rows: lexical, dense and IVF, edges, note columns), then one with only the
+    note columns and the stamped values removed (the rows read and saved), then two that
+    load them. Every process must return the same hits with the same scores (asserted)."""
+    state = root / ".rmh"
+    procs = []
+    for i in range(4 if fresh else 3):
+        if i == 0 and fresh:
+            for path in state.iterdir():
+                if path.is_file() and not path.name.startswith(("index.sqlite", "write.lock")):
+                    path.unlink()
+        elif i == (1 if fresh else 0):
+            for path in [state / "note-columns.bin", *state.glob("stamped-*.npz")]:
+                path.unlink(missing_ok=True)
+        out = subprocess.run([sys.executable, "-m", "bench.profile_prepare", "--cold-once",
+                              str(root), "--runs", str(runs), "--approx-above",
+                              str(approx_above)], capture_output=True, check=True,
+                             text=True, cwd=Path(__file__).resolve().parents[1])
+        procs.append(json.loads(out.stdout))
+    assert bool(procs[0]["hits"]) and all(p["hits"] == procs[0]["hits"] for p in procs), \
+        "hits differ between a fresh build and the persisted note columns"
+    return {"root": str(root), "fresh_first": fresh,
+            "processes": [{k: x for k, x in p.items() if k != "hits"} for p in procs],
+            "hits_identical": True, "hits": procs[0]["hits"]}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--notes", type=int, default=100_000)
     parser.add_argument("--keep", type=Path, help="folder to create/reuse vaults under")
     parser.add_argument("--cold", action="store_true", help="time cold starts (needs --keep)")
     parser.add_argument("--cold-once", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--cold-store", type=Path, metavar="VAULT",
+                        help="the note columns: rows vs store, hits asserted identical")
+    parser.add_argument("--fresh", action="store_true",
+                        help="with --cold-store: first a process with nothing persisted")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--approx-above", type=int, default=dense.DenseParams().approx_above,
                         help="chunks above which dense is an IVF (--cold)")
     args = parser.parse_args()
     if args.cold_once is not None:
         print(json.dumps(cold_once(args.cold_once, args.runs, args.approx_above)), flush=True)
+        return
+    if args.cold_store is not None:
+        print(json.dumps(cold_store(args.cold_store, args.runs, args.approx_above, args.fresh),
+                         indent=1), flush=True)
         return
     if args.cold:
         if args.keep is None:

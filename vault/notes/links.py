@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from ..errors import AmbiguousNote
 from .folding import folds
-from .name_index import IdPaths, KeyIndex, Lookup
+from .name_index import IdPaths, KeyIndex, LazyKeyIndex, Lookup
 from .note import Link, rewrite_links
 from .rows import LinkRow
 
@@ -80,11 +80,11 @@ class Resolver:
     def over(cls, ids: Sequence[int], paths: Sequence[str],
              aliases: Sequence[Sequence[str]]) -> Resolver:
         """The resolver over aligned columns (`ids` ascending), which it keeps, not copies."""
-        return cls(
+        return cls(  # each table built when first read (name_index.py `LazyKeyIndex`)
             ids, paths, aliases,
-            KeyIndex.build((path_key(p), i) for i, p in enumerate(paths)),
-            KeyIndex.build((name_key(p), i) for i, p in enumerate(paths)),
-            KeyIndex.build((k, i) for i, a in enumerate(aliases) for k in alias_keys(a)),
+            LazyKeyIndex(lambda: ((path_key(p), i) for i, p in enumerate(paths))),
+            LazyKeyIndex(lambda: ((name_key(p), i) for i, p in enumerate(paths))),
+            LazyKeyIndex(lambda: ((k, i) for i, a in enumerate(aliases) for k in alias_keys(a))),
         )
 
     @classmethod

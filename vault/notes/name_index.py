@@ -96,6 +96,44 @@ class KeyIndex:
         return self._table.itemsize * len(self._table)
 
 
+class LazyKeyIndex(KeyIndex):
+    """A `KeyIndex` of `entries()`, built when it is first read: a cold process that loads
+    its corpus from the persisted note columns (storage/note_store.py) and only searches
+    never builds the resolver's tables (O(notes) each)."""
+
+    __slots__ = ("_entries",)
+
+    def __init__(self, entries: Callable[[], Iterable[tuple[str, int]]]) -> None:
+        self._entries: Callable[[], Iterable[tuple[str, int]]] | None = entries
+
+    def _build(self) -> None:
+        if self._entries is not None:
+            built = KeyIndex.build(self._entries())
+            self._table, self._mask, self._n = built._table, built._mask, built._n
+            self._extra, self._entries = built._extra, None
+
+    def __len__(self) -> int:
+        self._build()
+        return super().__len__()
+
+    @property
+    def extra(self) -> int:
+        self._build()
+        return sum(len(v) for v in self._extra.values())
+
+    def positions(self, key: str) -> list[int]:
+        self._build()
+        return super().positions(key)
+
+    def plus(self, entries: Iterable[tuple[str, int]]) -> KeyIndex:
+        self._build()
+        return super().plus(entries)
+
+    def nbytes(self) -> int:
+        self._build()
+        return super().nbytes()
+
+
 def _placed(hashes: array[int], positions: array[int], size: int) -> array[int]:
     """The linear-probing table of these entries, placed in rounds (numpy): in round k every
     entry still out tries its home slot + k, the first of several wanting one slot gets it.

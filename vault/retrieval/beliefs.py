@@ -14,7 +14,10 @@ import numpy as np
 import numpy.typing as npt
 
 from ..notes.trust import not_current
+from ..storage.columns import Decoded
 from ..storage.corpus import Corpus
+
+_KEYS = (b'"trust"', b'"superseded_by"')  # what `_stale` needs, as a note's JSON spells them
 
 
 def _stale(fm: object) -> bool:
@@ -36,7 +39,10 @@ class StaleClaims:
         if corpus.generation != self._generation or n != self._n:
             since = (corpus.delta.changes_since(self._generation, self._n, n)
                      if corpus.delta is not None and self._generation >= 0 else None)
-            if since is None:
+            fm = corpus.frontmatter
+            if since is None and isinstance(fm, Decoded):  # memory-mapped JSON: search it
+                self._stale = {i for i in fm.containing(_KEYS) if _stale(fm[i])}
+            elif since is None:
                 self._stale = {i for i, fm in enumerate(corpus.frontmatter) if _stale(fm)}
             else:
                 for i in since[0]:

@@ -36,6 +36,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..storage.corpus import Corpus
+from . import stamped
 
 VERSION = 1
 INDEX = "dense-index.npz"
@@ -64,8 +65,14 @@ class Stored:
         return out[: self.counts.shape[0]]
 
 
-def note_keys(corpus: Corpus) -> U8:
-    """key(d) of every note of `corpus` (module docstring), as an (n, 16) byte array."""
+def note_keys(corpus: Corpus, folder: str | Path | None = None) -> U8:
+    """key(d) of every note of `corpus` (module docstring), as an (n, 16) byte array; with
+    `folder`, remembered there under the corpus's stamp (retrieval/stamped.py)."""
+    keys: U8 = stamped.remembered(folder, corpus, f"dense-keys-{VERSION}", lambda: _keys(corpus))
+    return keys
+
+
+def _keys(corpus: Corpus) -> U8:
     out = np.zeros((len(corpus), KEY_BYTES), dtype=np.uint8)
     for i in range(len(corpus)):
         speaker = corpus.frontmatter[i].get("speaker")
@@ -159,7 +166,7 @@ def restore(folder: str | Path, corpus: Corpus, fingerprint: str, shape: tuple[i
     stored = load(folder, fingerprint, shape)
     if stored is None:
         return None
-    keys = note_keys(corpus)
+    keys = note_keys(corpus, folder)
     src = reuse(stored, keys)
     if src.shape[0] == stored.counts.shape[0] and np.array_equal(
             src, np.arange(src.shape[0], dtype=np.int64)):

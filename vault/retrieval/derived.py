@@ -16,12 +16,14 @@ import dataclasses
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ..cancel import checkpoint
 from ..storage.corpus import Corpus
-from . import lexical_store
+from . import lexical_store, stamped
 from .csr import Csr
 from .names import NameIndex
 from .signals.bm25 import Bm25Index
@@ -71,21 +73,43 @@ def array_bytes(obj: object) -> int:
     return 0
 
 
+def stored_adjacency(corpus: Corpus, folder: str | None) -> Csr:
+    """`adjacency(len(corpus), corpus.edges)`, kept beside the index under the corpus's stamp
+    (stamped.py: its three arrays; a cold process does not sort every edge again)."""
+    n = len(corpus)
+
+    def built() -> dict[str, npt.NDArray[Any]]:
+        m = adjacency(n, corpus.edges)
+        return {"indptr": m.indptr, "indices": m.indices, "data": m.data}
+
+    z = stamped.remembered_arrays(folder, corpus, f"adjacency-{ADJACENCY_VERSION}",
+                                  ("indptr", "indices", "data"), built)
+    indptr, indices, data = z["indptr"], z["indices"], z["data"]
+    if (indptr.shape != (n + 1,) or data.dtype != np.float64 or indices.shape != data.shape
+            or int(indptr[-1]) != data.shape[0]
+            or (data.size and (int(indices.min()) < 0 or int(indices.max()) >= n))):
+        return adjacency(n, corpus.edges)
+    return Csr(indptr, indices, data, (n, n))
+
+
+ADJACENCY_VERSION = 1  # of the arrays `stored_adjacency` keeps
+
+
 def build_derived(corpus: Corpus, folder: str | None = None) -> Derived:
     """Every structure from scratch; with `folder` (the vault's .rmh/) the lexical indexes
     come from the store a full build of the same notes saved there (lexical_store.py), and
     a build saves them for the next process."""
-    links = adjacency(len(corpus), corpus.edges)
+    links = stored_adjacency(corpus, folder)
     got, digest = None, ""
     if folder is not None:
-        digest = lexical_store.corpus_digest(corpus)
+        digest = lexical_store.corpus_digest(corpus, folder)
         got = lexical_store.load(folder, digest)
     if got is None:
         got = BM25.build(corpus, LEXICAL), CONJUNCTIVE.build(corpus, LEXICAL)
         if folder is not None:  # saved before a cancel can stop it: the next build loads it
             lexical_store.save(folder, digest, *got)
         checkpoint()
-    return Derived(corpus, *got, NameIndex.build(corpus), links, Walk.build(links))
+    return Derived(corpus, *got, NameIndex.stored(corpus, folder), links, Walk.build(links))
 
 
 def update_derived(d: Derived, corpus: Corpus) -> Derived | None:

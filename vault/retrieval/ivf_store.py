@@ -132,7 +132,7 @@ def restore(folder: str | None, corpus: Corpus, encoder: Encoder, shape: tuple[i
     approximate (more rows than `approx_above` > 0: signals/dense.py), else None."""
     if folder is None or not (Path(folder) / INDEX).is_file():  # the keys cost a pass
         return None
-    name = digest(note_keys(corpus), encoder.fingerprint, shape, params)
+    name = digest(note_keys(corpus, folder), encoder.fingerprint, shape, params)
     got = load(folder, name, len(corpus))
     if got is None or not 0 < approx_above < got.ivf.rows:
         return None
@@ -145,5 +145,5 @@ def save_build(folder: str | None, corpus: Corpus, encoder: Encoder, shape: tupl
     """Persist in `folder` (None: nowhere) the IVF a full build of `corpus` made."""
     if folder is None:
         return False
-    name = digest(note_keys(corpus), encoder.fingerprint, shape, params)
+    name = digest(note_keys(corpus, folder), encoder.fingerprint, shape, params)
     return save(folder, name, counts, cut, ivf)

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from ..storage.corpus import Corpus
+from . import stamped
 from .signals.bm25 import Bm25Index
 from .signals.conjunctive import ConjunctiveIndex
 from .signals.postings import Postings
@@ -36,8 +37,14 @@ VERSION = 2  # 2: BM25 over stems
 FILE = "lexical-index.npz"
 
 
-def corpus_digest(corpus: Corpus) -> str:
-    """What a full lexical build of `corpus` derives from (module docstring), as hex."""
+def corpus_digest(corpus: Corpus, folder: str | Path | None = None) -> str:
+    """What a full lexical build of `corpus` derives from (module docstring), as hex; with
+    `folder`, remembered there under the corpus's stamp (retrieval/stamped.py)."""
+    return str(stamped.remembered(folder, corpus, f"lexical-digest-{VERSION}",
+                                  lambda: np.array(_digest(corpus))))
+
+
+def _digest(corpus: Corpus) -> str:
     h = hashlib.blake2b(digest_size=32)
     h.update(f"rmh-lexical/{VERSION}/{len(corpus)}".encode())
     for i in range(len(corpus)):

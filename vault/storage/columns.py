@@ -13,10 +13,11 @@ stat_cache.py) shares: indexing, equality with any sequence, no hash, the repr.
 
 from __future__ import annotations
 
+import mmap
 from abc import abstractmethod
 from array import array
-from bisect import bisect_left
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar, overload
 
 import numpy as np
@@ -83,9 +84,17 @@ class Strings(ReadOnly[str]):
                 buf += s.encode("utf-8", "surrogatepass")
                 errors = "surrogatepass"
             off.append(len(buf))
-        self._buf = bytes(buf)
+        self._buf: bytes | mmap.mmap = bytes(buf)
         self._off = off  # an array, not numpy: reading two offsets is the hot path
         self._errors = errors
+
+    @classmethod
+    def over(cls, buf: bytes | mmap.mmap, off: array[int], errors: str = "strict") -> Strings:
+        """The strings at `buf[off[i]:off[i + 1]]` (a memory-mapped store's buffer: an item
+        is read from it when asked; storage/note_store.py), `off` ascending."""
+        out = cls.__new__(cls)
+        out._buf, out._off, out._errors = buf, off, errors
+        return out
 
     def __len__(self) -> int:
         return len(self._off) - 1
@@ -122,6 +131,21 @@ class Strings(ReadOnly[str]):
         return [chunk[off[k] - a : off[k + 1] - a].decode("utf-8", self._errors)
                 for k in range(lo, hi)]
 
+
+
+    def containing(self, needles: Iterable[bytes]) -> list[int]:
+        """Positions of the items whose UTF-8 may contain one of `needles`, ascending: a
+        superset (a match across two items' boundary counts for the first), found by
+        searching the buffer, not by decoding items."""
+        off, buf, out = self._off, self._buf, set()
+        end = off[len(off) - 1]
+        for needle in needles:
+            at = buf.find(needle, off[0], end)
+            while at >= 0:
+                p = bisect_right(off, at) - 1
+                out.add(p)
+                at = buf.find(needle, off[p + 1], end)
+        return sorted(out)
 
 
 class Edges(ReadOnly[tuple[int, int]]):
@@ -259,6 +283,31 @@ class Graph(Mapping[int, list[int]]):
         return f"Graph({dict(self)!r})"
 
 
+class Decoded(ReadOnly[T]):
+    """A tuple of values kept as their text (a `Strings`), each decoded by `decode` when it
+    is read (a new object each time: callers only read them). What a memory-mapped store's
+    JSON columns read as (storage/note_store.py): a search decodes the rows it touches."""
+
+    __slots__ = ("_decode", "_texts")
+
+    def __init__(self, texts: Strings, decode: Callable[[str], T]) -> None:
+        self._texts, self._decode = texts, decode
+
+    def __len__(self) -> int:
+        return len(self._texts)
+
+    def _item(self, i: int) -> T:
+        return self._decode(self._texts[i])
+
+    def containing(self, needles: Iterable[bytes]) -> list[int]:
+        """Positions whose text may contain one of `needles` (`Strings.containing`)."""
+        return self._texts.containing(needles)
+
+    def __iter__(self) -> Iterator[T]:
+        decode = self._decode
+        return (decode(s) for s in self._texts)
+
+
 class Digests(ReadOnly[str]):
     """A tuple of lowercase 64-digit hex strings (sha256 digests) packed as 32 bytes each."""
 
@@ -266,6 +315,11 @@ class Digests(ReadOnly[str]):
 
     def __init__(self, raw: bytes) -> None:
         self._raw = raw
+
+    @property
+    def raw(self) -> bytes:
+        """The digests' bytes, 32 each."""
+        return self._raw
 
     def __len__(self) -> int:
         return len(self._raw) // 32
@@ -297,7 +351,7 @@ def hex_column(items: Iterable[str]) -> Sequence[str]:
     return Strings(kept) if kept else Digests(bytes(raw))
 
 
-PACKED = (Strings, Digests)  # immutable packed columns an overlay may share as its base
+PACKED = (Strings, Digests, Decoded)  # immutable packed columns an overlay may share as its base
 
 
 def repacked(base: Sequence[Any], rows: Iterable[Any]) -> Sequence[Any]:

@@ -87,6 +87,9 @@ class Corpus:
     edges: Sequence[tuple[int, int]]  # sorted (source position, target position) pairs
     archived: tuple[bool, ...]
     delta: CorpusDelta | None = None  # set by an incremental snapshot (storage/snapshot.py)
+    # The state of the index these columns are exactly (storage/note_store.py `stamp`; the
+    # archived flags aside), when the corpus was taken whole from one; else None.
+    stamp: str | None = None
 
     def __len__(self) -> int:
         return len(self.ids)

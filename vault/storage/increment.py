@@ -109,7 +109,7 @@ def _corpus(c: Corpus, rows: dict[int, NoteRow], updated: list[int], added: list
         new[name] = Column.of(getattr(c, name), changes, [getattr(rows[i], attr) for i in added])
     delta = CorpusDelta(c.generation, len(c), tuple(pos[i] for i in updated))
     archived = c.archived + (False,) * len(added) if added else c.archived
-    return replace(c, generation=generation, archived=archived, delta=delta,
+    return replace(c, generation=generation, archived=archived, delta=delta, stamp=None,
                    **new)  # type: ignore[arg-type]
 
 

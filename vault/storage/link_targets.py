@@ -6,14 +6,17 @@ candidate). Every way `Resolver` matches a link to a note compares the last path
 of the link's target with the note's file name or one of its aliases (casefolded, `.md`
 dropped), so `name_key` of both sides is equal whenever a link can mean a note.
 
-`LinkTargets` maps hash(name_key) -> source note id as two sorted int64 arrays (about 16
-bytes per link, against hundreds for a dict of lists). It is a superset on purpose: a hash
+`LinkTargets` maps key_hash(name_key) -> source note id as two sorted int64 arrays (about 16
+bytes per link, against hundreds for a dict of lists). `key_hash` is the first 8 bytes of the
+key's BLAKE2b, the same in every process (not Python's per-process `hash(str)`), so the arrays
+can be persisted with the snapshot (storage/note_store.py). It is a superset on purpose: a hash
 collision or a pair left from a note's older text only makes the snapshot re-resolve a note
 whose links did not change, which gives the same result; nothing is ever missed.
 """
 
 from __future__ import annotations
 
+import hashlib
 import posixpath
 from array import array
 from collections.abc import Iterable, Sequence
@@ -24,6 +27,12 @@ import numpy.typing as npt
 
 from ..notes.links import strip_md
 from ..notes.rows import LinkRow
+
+
+def key_hash(key: str) -> int:
+    """A name key's 64-bit hash, stable across processes and runs (module docstring)."""
+    return int.from_bytes(hashlib.blake2b(key.encode("utf-8", "surrogatepass"),
+                                          digest_size=8).digest(), "little", signed=True)
 
 
 def name_key(name: str) -> str:
@@ -60,7 +69,7 @@ class TargetsBuilder:
 
     def add(self, keys: Iterable[str], src: int) -> None:
         for key in keys:
-            self._hashes.append(hash(key))
+            self._hashes.append(key_hash(key))
             self._sources.append(src)
 
     def build(self) -> LinkTargets:
@@ -75,7 +84,7 @@ _EMPTY = np.zeros(0, dtype=np.int64)
 
 @dataclass(frozen=True)
 class LinkTargets:
-    """hash(key) -> source id pairs, sorted by hash; a superset (module doc)."""
+    """key_hash(key) -> source id pairs, sorted by hash; a superset (module doc)."""
 
     hashes: npt.NDArray[np.int64]
     sources: npt.NDArray[np.int64]
@@ -94,7 +103,7 @@ class LinkTargets:
     def sources_of(self, keys: Iterable[str]) -> set[int]:
         """Ids of every note with a link whose key may be one of `keys`."""
         out: set[int] = set()
-        for h in set(hash(k) for k in keys):
+        for h in {key_hash(k) for k in keys}:
             lo = int(np.searchsorted(self.hashes, h, side="left"))
             hi = int(np.searchsorted(self.hashes, h, side="right"))
             out.update(int(x) for x in self.sources[lo:hi])

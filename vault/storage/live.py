@@ -139,7 +139,7 @@ class LiveIndex:
             self._snap = prev = None  # the old snapshot is not held while the new is built
             if self.on_rebuild is not None:
                 self.on_rebuild()
-            snap = build_snapshot(self.index, self.store.root / STATE_DIR)  # edge_store.py
+            snap = build_snapshot(self.index, self.store.root / STATE_DIR)  # note_store.py
         self._snap = snap
         self._pending, self._seen = [], self._snap.corpus.generation
         return self._snap

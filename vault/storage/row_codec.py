@@ -34,6 +34,16 @@ def _frontmatter(text: str) -> dict[str, Any]:
     return {sys.intern(k): _shared(v) for k, v in json.loads(text).items()}
 
 
+def decode_frontmatter(text: str) -> dict[str, Any]:
+    """A note's frontmatter from its stored JSON text, as `decode_note` makes it."""
+    return _frontmatter(text)
+
+
+def decode_aliases(text: str) -> tuple[str, ...]:
+    """A note's aliases from their stored JSON text, as `decode_note` makes them."""
+    return () if text == "[]" else tuple(json.loads(text))
+
+
 def decode_link(target: str, heading: str | None, block: str | None, alias: str | None,
                 embed: int, kind: str) -> LinkRow:
     """A stored link; its target and kind interned (hubs are linked thousands of times)."""

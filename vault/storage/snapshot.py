@@ -15,9 +15,10 @@ would.
 
 from __future__ import annotations
 
+import json
 from array import array
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,12 +27,13 @@ import numpy as np
 from ..cancel import checked
 from ..notes.links import Resolver
 from ..notes.rows import LinkRow
-from . import edge_store
+from . import edge_store, note_store
 from .columns import Edges, Strings, hex_column
 from .corpus import Corpus
 from .edge_store import I64, Digest
 from .index import Index
 from .link_targets import LinkTargets, link_keys
+from .note_store import Columns
 
 Resolved = list[tuple[LinkRow, int | None]]
 
@@ -96,7 +98,8 @@ class Snapshot:
         )
 
 
-def build_snapshot(index: Index, folder: str | Path | None = None) -> Snapshot:
+def build_snapshot(index: Index, folder: str | Path | None = None,
+                   count_op: Callable[[], None] | None = None) -> Snapshot:
     """The snapshot of the index as it is now (archive flags all False; the facade sets them).
 
     Streams: note rows go straight into the corpus columns, then links one at a time into
@@ -106,26 +109,73 @@ def build_snapshot(index: Index, folder: str | Path | None = None) -> Snapshot:
     end (no id -> position dict: 100 MB at 10^6 notes). With `folder` (the vault's .rmh/) the
     links are first read without resolving them, for the link targets and the digest of the
     edge store (edge_store.py); only when no store matches are they read again, resolved, and
-    the edges saved for the next process."""
-    cols: dict[str, list[Any]] = {name: [] for name in _COLUMNS}
+    the edges saved for the next process.
+
+    With `folder`, the note columns persisted for this state of the index (note_store.py)
+    are loaded instead when they match: no note or link row is read. Otherwise the snapshot
+    is built from the rows as above and saved there (`count_op`: the store's fault
+    injection, called per file operation of the save)."""
     with index.reading():
         generation = index.generation()
-        for r in checked(index.iter_notes()):
-            for name, attr in _COLUMNS.items():
-                cols[name].append(getattr(r, attr))
-        ids, paths, aliases = (tuple(cols.pop(k)) for k in ("ids", "paths", "aliases"))
-        resolver = Resolver.over(ids, paths, aliases)  # shares the corpus's columns
-        id_array = np.asarray(ids, dtype=np.int64)  # ascending: an id's position by search
-        digest, stored = None, None
+        key = None
         if folder is not None:
-            keys, digest = _unresolved(index, resolver, Digest(ids, paths, aliases))
-            stored = _positions(id_array, edge_store.load(folder, digest))
-        if stored is None:
-            keys, src_ids, dst_ids = _resolved(index, resolver)
-            if folder is not None and digest is not None:
-                edge_store.save(folder, digest, src_ids, dst_ids)
-            stored = np.searchsorted(id_array, src_ids), np.searchsorted(id_array, dst_ids)
-            del src_ids, dst_ids
+            key = note_store.stamp(generation, ((name, d) for name, (d, _) in
+                                                sorted(index.stat_folders()[1].items())))
+            saved = note_store.load(folder, key)
+            if saved is not None:
+                return _loaded(index, generation, saved, key)
+        snap = _from_rows(index, generation, folder)
+    if folder is not None and key is not None:
+        _save(snap, folder, key, count_op)
+        snap = replace(snap, corpus=replace(snap.corpus, stamp=key))
+    return snap
+
+
+def _loaded(index: Index, generation: int, c: Columns, key: str) -> Snapshot:
+    """The snapshot of persisted columns (note_store.py)."""
+    corpus = Corpus(generation=generation, ids=c.ids, paths=c.paths, titles=c.titles,
+                    aliases=c.aliases, bodies=c.bodies, frontmatter=c.frontmatter,
+                    content_hashes=c.content_hashes, edges=Edges(c.src, c.dst),
+                    archived=(False,) * len(c.ids), stamp=key)
+    resolver = Resolver.over(c.ids, c.paths, c.aliases)
+    return Snapshot(corpus, resolver, IndexLinks(index, resolver),
+                    LinkTargets(c.target_hashes, c.target_sources))
+
+
+def _save(snap: Snapshot, folder: str | Path, key: str,
+          count_op: Callable[[], None] | None) -> None:
+    """Persist a snapshot built from the rows (frontmatter and aliases as the index's JSON)."""
+    c = snap.corpus
+    edges = c.edges
+    assert isinstance(edges, Edges)
+    cols = Columns(ids=c.ids, paths=c.paths, titles=c.titles, aliases=c.aliases,
+                   bodies=c.bodies, frontmatter=c.frontmatter,
+                   content_hashes=c.content_hashes, src=edges.src, dst=edges.dst,
+                   target_hashes=snap.targets.hashes, target_sources=snap.targets.sources)
+    note_store.save(folder, key, c.generation, cols,
+                    (json.dumps(fm, ensure_ascii=False) for fm in c.frontmatter),
+                    (json.dumps(list(a), ensure_ascii=False) for a in c.aliases), count_op)
+
+
+def _from_rows(index: Index, generation: int, folder: str | Path | None) -> Snapshot:
+    """The snapshot read from the note and link rows (build_snapshot)."""
+    cols: dict[str, list[Any]] = {name: [] for name in _COLUMNS}
+    for r in checked(index.iter_notes()):
+        for name, attr in _COLUMNS.items():
+            cols[name].append(getattr(r, attr))
+    ids, paths, aliases = (tuple(cols.pop(k)) for k in ("ids", "paths", "aliases"))
+    resolver = Resolver.over(ids, paths, aliases)  # shares the corpus's columns
+    id_array = np.asarray(ids, dtype=np.int64)  # ascending: an id's position by search
+    digest, stored = None, None
+    if folder is not None:
+        keys, digest = _unresolved(index, resolver, Digest(ids, paths, aliases))
+        stored = _positions(id_array, edge_store.load(folder, digest))
+    if stored is None:
+        keys, src_ids, dst_ids = _resolved(index, resolver)
+        if folder is not None and digest is not None:
+            edge_store.save(folder, digest, src_ids, dst_ids)
+        stored = np.searchsorted(id_array, src_ids), np.searchsorted(id_array, dst_ids)
+        del src_ids, dst_ids
     edges = Edges(*stored)
     del id_array, stored
     corpus = Corpus(

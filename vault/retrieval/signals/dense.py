@@ -162,8 +162,8 @@ class DenseIndex:
         else:
             matrix = encode_cached(encoder, texts, cache, progress)
             if scratch is not None:
-                dense_store.save(scratch, dense_store.note_keys(corpus), counts, cut, matrix,
-                                 encoder.fingerprint, shape)
+                dense_store.save(scratch, dense_store.note_keys(corpus, scratch), counts, cut,
+                                 matrix, encoder.fingerprint, shape)
         return cls(matrix, starts[: len(corpus)], encoder.fingerprint, int(cut.sum()), cut,
                    np.zeros(len(corpus), np.bool_), _no_rows(dim), ivf, corpus.generation,
                    shape, p, scratch)
