@@ -7,9 +7,10 @@ question: a verb of intention whose subject is the speaker (as in `parsed_statem
 complement that has an object, gives one statement (speaker, "plans:<act lemma>[_<prep>]",
 object) of kind "commitment" (c_obs 0.5, `facts.observation_confidence`):
 
-- the verb of intention (`INTENT`): plan, hope, intend, aim, decide, consider, try (said as
-  ongoing: "I'm trying to", not "I tried to"), "think of/about", "plan on", "work on", "look
-  forward to", "can't wait to"; the act is its "to" complement ("hoping to open a bakery") or
+- the verb of intention (`INTENT`): plan, hope, intend, aim, decide, consider, "think
+  of/about", "plan on", "work on", "look forward to", "can't wait to" (not "try": "I'm trying
+  to get the build to pass" is a task under way, the goal of an episode (episodes.py), not a
+  lasting plan; as a plan it crowded the task's outcome out of a prompt's memory budget); the act is its "to" complement ("hoping to open a bakery") or
   the gerund after its preposition ("considering getting a dog", "thinking about adopting a
   cat");
 - "my plan / goal / dream / aim is to <act>" states the same ("My goal is to run a marathon");
@@ -44,7 +45,7 @@ from .parsed_statements import (
 from .statements import MAX_OBJECT_WORDS, Statement
 
 # Verbs whose "to" complement is an act intended (general English).
-INTENT = frozenset({"plan", "hope", "intend", "aim", "decide", "try", "wait", "consider",
+INTENT = frozenset({"plan", "hope", "intend", "aim", "decide", "wait", "consider",
                     "think", "work", "look"})
 # Of those, the ones that take the act as a gerund after a preposition: "think about doing".
 _PREP_INTENT = {"think": ("about", "of"), "plan": ("on",), "work": ("on", "towards", "toward"),
@@ -97,8 +98,9 @@ def _acts(verb: Any, lemma: str) -> list[Any]:
 
 
 def _ongoing(verb: Any, lemma: str) -> bool:
-    """Intentions said as now or lasting; "try" only as going on ("I'm trying to")."""
-    if lemma in ("try", "work", "look", "think"):
+    """Intentions said as now or lasting; "work on", "look forward to", "think about" only as
+    going on."""
+    if lemma in ("work", "look", "think"):
         return verb.tag_ in ("VBG", "VBP", "VBZ")
     return True
 

@@ -49,7 +49,8 @@ def test_plans_not_made_by_the_speaker_or_not_made_at_all_are_none() -> None:
                  "I tried to sell the van.",  # an attempt, not a plan
                  "I can't wait to see your garden.",  # seeing is no act
                  "Hoping to hear from you soon.",  # chat
-                 "I'm trying to figure it out."):  # a pronoun object
+                 "I'm trying to figure it out.",  # a pronoun object
+                 "I'm trying to get the boiler to fire up."):  # a task under way: an episode
         assert not _keys(text, "plans:"), text
 
 
