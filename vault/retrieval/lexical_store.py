@@ -4,7 +4,7 @@ so a new process loads arrays instead of re-tokenising and re-hashing every note
 A full build is a function of every note's title, aliases, `description` and body, in
 position order. The store is valid for exactly one such corpus, named by
 
-    digest = BLAKE2b-256(VERSION, n, for each note: title, aliases, description, content)
+    digest = BLAKE2b-256(DIGEST_VERSION, n, for each note: title, aliases, description, content)
 
 content being the note's content hash when the corpus has one (the file's bytes) and else its
 body. `.rmh/lexical-index.bin` holds the version, the digest and the arrays of both indexes (a
@@ -36,7 +36,8 @@ from .signals.conjunctive import ConjunctiveIndex
 from .signals.postings import Postings
 from .signals.vocabulary import Vocabulary
 
-VERSION = 3  # 2: BM25 over stems; 3: a mapped file instead of an .npz
+VERSION = 3  # of the file: 2 was an .npz; 3: a mapped file
+DIGEST_VERSION = 2  # of what a build derives from (2: BM25 over stems)
 FILE = "lexical-index.bin"
 LEGACY = "lexical-index.npz"  # version 2's file: removed by the next save
 MAGIC = b"RMHLEXIX"
@@ -45,13 +46,13 @@ MAGIC = b"RMHLEXIX"
 def corpus_digest(corpus: Corpus, folder: str | Path | None = None) -> str:
     """What a full lexical build of `corpus` derives from (module docstring), as hex; with
     `folder`, remembered there under the corpus's stamp (retrieval/stamped.py)."""
-    return str(stamped.remembered(folder, corpus, f"lexical-digest-{VERSION}",
+    return str(stamped.remembered(folder, corpus, f"lexical-digest-{DIGEST_VERSION}",
                                   lambda: np.array(_digest(corpus))))
 
 
 def _digest(corpus: Corpus) -> str:
     h = hashlib.blake2b(digest_size=32)
-    h.update(f"rmh-lexical/{VERSION}/{len(corpus)}".encode())
+    h.update(f"rmh-lexical/{DIGEST_VERSION}/{len(corpus)}".encode())
     for i in range(len(corpus)):
         desc = corpus.frontmatter[i].get("description", "")
         parts = (corpus.titles[i], "\x1f".join(corpus.aliases[i]),
