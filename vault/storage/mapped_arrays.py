@@ -6,14 +6,14 @@ Python chunks). Here the arrays lie 64-byte aligned after a header, and `read` m
 (a private, copy-on-write mapping) and returns arrays over the mapping: the pages a search
 touches are the pages read, besides one CRC-32 pass over the payload (~0.08 s per 280 MB).
 
-Layout: 8 bytes of the caller's magic, the header's length (u64, little-endian), the header
-(JSON, sorted keys, space-padded so the payload starts 64-aligned): the caller's `head`, the
-`layout` (name -> [dtype, offset, shape]), the payload's `size` and `crc` (CRC-32 of every
-payload byte, padding included). The bytes are a function of the magic, the head and the
+Layout: 8 bytes of the caller's magic, the header's length and a CRC-32 of every byte after
+them (u64s, little-endian), the header (JSON, sorted keys, space-padded so the payload starts
+64-aligned: the caller's `head`, the `layout` name -> [dtype, offset, shape], the payload's
+`size`), then the payload. The bytes are a function of the magic, the head and the
 arrays only (no time, no hash order). A write goes to a pid-named temporary, is fsynced and
 renamed into place (a reader sees a whole file or the previous one); temporaries of dead
 writers are removed by the next write. `read` returns None for anything it cannot trust:
-no file, other magic, a header that does not parse, a size or CRC that does not match.
+no file, other magic, a CRC or size that does not match, a layout outside the payload.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-_HEAD = 16  # magic (8 bytes) and the header's length
+_HEAD = 24  # magic (8 bytes), the header's length, the CRC
 _ALIGN = 64
 
 
@@ -45,23 +45,25 @@ def write(path: str | Path, magic: bytes, head: Mapping[str, Any],
         raise ValueError("magic must be 8 bytes")
     parts = {name: np.asarray(a, order="C") for name, a in arrays.items()}
     layout: dict[str, list[Any]] = {}
-    crc, at = 0, 0
+    at = 0
     for name, a in parts.items():
         if a.dtype.hasobject:
             raise TypeError(f"{name}: object arrays cannot be mapped")
         layout[name] = [a.dtype.str, at, list(a.shape)]
-        pad = -a.nbytes % _ALIGN
-        crc = zlib.crc32(bytes(pad), zlib.crc32(_bytes(a), crc))
-        at += a.nbytes + pad
-    text = json.dumps({"head": dict(head), "layout": layout, "size": at, "crc": crc},
+        at += a.nbytes + (-a.nbytes % _ALIGN)
+    text = json.dumps({"head": dict(head), "layout": layout, "size": at},
                       sort_keys=True).encode()
     text += b" " * (-(len(text) + _HEAD) % _ALIGN)
+    crc = zlib.crc32(text)
+    for a in parts.values():
+        crc = zlib.crc32(bytes(-a.nbytes % _ALIGN), zlib.crc32(_bytes(a), crc))
     path = Path(path)
     _sweep(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         with open(tmp, "wb") as fh:
-            fh.write(magic + len(text).to_bytes(8, "little") + text)
+            fh.write(magic + len(text).to_bytes(8, "little") + crc.to_bytes(8, "little")
+                     + text)
             for a in parts.values():
                 fh.write(_bytes(a))
                 fh.write(bytes(-a.nbytes % _ALIGN))
@@ -97,13 +99,14 @@ def _arrays(mm: mmap.mmap, magic: bytes
             ) -> tuple[dict[str, Any], dict[str, npt.NDArray[Any]]] | None:
     if len(mm) < _HEAD or mm[:8] != magic:
         return None
-    n_head = int.from_bytes(mm[8:_HEAD], "little")
+    n_head = int.from_bytes(mm[8:16], "little")
     base = _HEAD + n_head
-    if base > len(mm):
+    if base > len(mm) or zlib.crc32(memoryview(mm)[_HEAD:]) != int.from_bytes(mm[16:24],
+                                                                            "little"):
         return None
     meta = json.loads(mm[_HEAD:base])
     size = int(meta["size"])
-    if len(mm) != base + size or zlib.crc32(memoryview(mm)[base:]) != int(meta["crc"]):
+    if len(mm) != base + size:
         return None
     out: dict[str, npt.NDArray[Any]] = {}
     for name, (dtype_str, at, shape) in meta["layout"].items():
