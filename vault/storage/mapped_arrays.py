@@ -124,7 +124,7 @@ def _arrays(mm: mmap.mmap, magic: bytes
 
 
 def _bytes(a: npt.NDArray[Any]) -> memoryview:
-    return memoryview(a.reshape(-1).view(np.uint8)) if a.size else memoryview(b"")
+    return a.reshape(-1).view(np.uint8).data if a.size else memoryview(b"")
 
 
 def _sweep(path: Path) -> None:

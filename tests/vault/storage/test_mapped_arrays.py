@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[3]
 MAGIC = b"RMHTEST1"
 
 
-def _arrays(seed: int) -> dict[str, npt.NDArray[Any]]:
+def _arrays(seed: int) -> dict[str, Any]:
     rng = np.random.default_rng(seed)
     n = int(rng.integers(0, 200))
     return {
@@ -36,7 +36,7 @@ def _arrays(seed: int) -> dict[str, npt.NDArray[Any]]:
     }
 
 
-def _same(a: dict[str, npt.NDArray[Any]], b: dict[str, npt.NDArray[Any]]) -> bool:
+def _same(a: dict[str, Any], b: dict[str, npt.NDArray[Any]]) -> bool:
     return sorted(a) == sorted(b) and all(
         np.asarray(a[k]).dtype == b[k].dtype and np.asarray(a[k]).shape == b[k].shape
         and np.asarray(a[k]).tobytes() == b[k].tobytes() for k in a)
@@ -79,7 +79,8 @@ from pathlib import Path
 import numpy as np
 from vault.storage import mapped_arrays
 from vault.storage.store import Store
-count_op = Store(Path(sys.argv[1]), fault_after=int(sys.argv[2])).count_op if sys.argv[2] != "0" else None
+after = int(sys.argv[2])
+count_op = Store(Path(sys.argv[1]), fault_after=after).count_op if after else None
 arrays = {"terms": np.asarray(sorted({"b%d" % i for i in range(50)} | {"a", "ä"})),
           "n": np.arange(10), "z": np.zeros(3, np.float32)}
 print(mapped_arrays.write(Path(sys.argv[1]) / "x.bin", b"RMHTEST1", {"k": "v"}, arrays, count_op))
