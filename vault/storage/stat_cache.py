@@ -9,11 +9,12 @@ computed again (`patch`), so the next no-op sync after an edit costs what a no-o
 
 The rows are columns (a dict of 10^6 named tuples was most of a sync's memory): paths
 sorted by (folder, name) in one packed buffer, ids and stats as int64 arrays, content
-hashes as 32-byte digests, and a `KeyIndex` (notes/name_index.py) to find a path's row. So a
-folder's notes are one row range, and `folders` maps a folder to (digest, that range read
-as its paths). A commit's rows go to a small layer over the columns (`_extra` and
-`_hidden`), folded into new columns by overlay.py's rule (`folds`); the folders' digests are
-kept across a fold, only their ranges move.
+hashes as 32-byte digests, and a `KeyIndex` (notes/name_index.py; built when first asked:
+a sync whose folders all match never asks) to find a path's row. So a folder's notes
+are one row range, and `folders` maps a folder to (digest, that range read as its paths).
+A commit's rows go to a small layer over the columns (`_extra` and `_hidden`), folded into
+new columns by overlay.py's rule (`folds`); the folders' digests are kept across a fold,
+only their ranges move.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..notes.folding import folds
-from ..notes.name_index import KeyIndex
+from ..notes.name_index import LazyKeyIndex
 from .columns import ReadOnly, Strings, hex_column
 from .folders import FolderDigest, digest
 
@@ -78,7 +79,8 @@ class _Table:
         self.paths = Strings(paths[k] for k in perm.tolist())
         self.hashes = hex_column(hashes[k] for k in perm.tolist())
         del hashes
-        self._rows = KeyIndex.build((p, k) for k, p in enumerate(self.paths))  # path -> row
+        # path -> row, built when first asked: a sync whose folders all match never asks
+        self._rows = LazyKeyIndex(lambda: ((p, k) for k, p in enumerate(self.paths)))
         self.spans: dict[str, tuple[int, int]] = {}  # folder -> its row range
         lo, last = 0, ""
         for k, p in enumerate(self.paths):
