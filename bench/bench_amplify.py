@@ -14,7 +14,7 @@ the time from the command's start to its answer and to its exit (median and max)
 a 2 s deadline (abandoned while the cold build runs), then at once cell 2
 `read('n00001')['note']` (deadline 600 s). Reports cell 2's duration and outcome: how long
 the next cell's host call is held by the abandoned search. Every run starts cold: the lexical
-structures a finished search saved (`.rmh/lexical-index.npz`) are removed before it.
+structures a finished search saved (`.rmh/lexical-index.bin`) are removed before it.
 
 Run from the repository root: `python -m bench.bench_amplify [amplify|deadline|next|both]
 [--repo PATH] [--runs N] [--notes N] [--json]`; `--repo` runs another checkout's code (the
@@ -141,7 +141,7 @@ def next_cell(repo: Path, runs: int, notes: int) -> dict[str, Any]:
         _exec(repo, root, "1", "600")  # builds the index (on open), once
         seconds, outcomes = [], []
         for _ in range(runs):
-            (root / ".rmh" / "lexical-index.npz").unlink(missing_ok=True)
+            (root / ".rmh" / "lexical-index.bin").unlink(missing_ok=True)
             proc = subprocess.Popen(
                 [sys.executable, "-m", "harness", "--vault", str(root), "serve", "--no-dense"],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,

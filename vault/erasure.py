@@ -190,7 +190,9 @@ def _drop_derived(state: Path) -> None:
     ivf_store.py, storage/edge_store.py, note_store.py): they hold the erased notes' chunk
     keys, terms and vectors, digests of their paths and links, and their text; the next
     search rebuilds them from the notes that remain."""
-    for path in [state / lexical_store.FILE, state / dense_store.INDEX, state / ivf_store.INDEX,
+    for path in [state / lexical_store.FILE, state / lexical_store.LEGACY,
+                 *sorted(state.glob(f".{lexical_store.FILE}.*.tmp")),
+                 state / dense_store.INDEX, state / ivf_store.INDEX,
                  state / edge_store.FILE, state / note_store.FILE,
                  *sorted(state.glob(f".{note_store.FILE}.*.tmp")),
                  *sorted(state.glob(f"{stamped.PREFIX}*.npz")),

@@ -136,6 +136,32 @@ class FolderView:
                 os.close(fd)
             stack.extend(reversed(subdirs))
 
+    def _hidden_files(self) -> Iterator[str]:
+        """Vault paths of the hidden non-folder entries ("." names) of every folder `_walk`
+        lists, in no particular order: `_walk`'s folders, without a Python step per visible
+        entry but the folder test (a stale-temp sweep at every open was 0.2 s CPU per 10^5
+        notes through `_walk`)."""
+        stack = [""]
+        while stack:
+            rel_dir = stack.pop()
+            try:
+                fd = os.open(os.path.join(self._root, rel_dir),
+                             os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW)
+            except OSError:
+                continue
+            try:
+                with os.scandir(fd) as it:
+                    entries = list(it)
+            finally:
+                os.close(fd)
+            prefix = f"{rel_dir}/" if rel_dir else ""
+            for e in entries:
+                if e.name[0] == ".":
+                    if not e.is_dir(follow_symlinks=False):
+                        yield prefix + e.name
+                elif e.is_dir(follow_symlinks=False):
+                    stack.append(prefix + e.name)
+
     def _abs(self, rel: str) -> str:
         return os.path.join(self._root, rel)
 

@@ -110,6 +110,12 @@ def digest(names: Sequence[str], sizes: Sequence[int], mtimes: Sequence[int],
     return _digest(names, _packed(sizes, mtimes, inodes))
 
 
+def digest_packed(names: Sequence[str], packed: bytes) -> bytes:
+    """`digest` of stats already packed as `_packed` packs them (native int64 sizes, then
+    mtimes, then inodes, in range)."""
+    return _digest(names, packed)
+
+
 FolderDigest = tuple[bytes, Sequence[str]]  # a folder's digest, and its note paths by name
 
 

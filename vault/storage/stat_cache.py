@@ -9,16 +9,18 @@ computed again (`patch`), so the next no-op sync after an edit costs what a no-o
 
 The rows are columns (a dict of 10^6 named tuples was most of a sync's memory): paths
 sorted by (folder, name) in one packed buffer, ids and stats as int64 arrays, content
-hashes as 32-byte digests, and a `KeyIndex` (notes/name_index.py) to find a path's row. So a
-folder's notes are one row range, and `folders` maps a folder to (digest, that range read
-as its paths). A commit's rows go to a small layer over the columns (`_extra` and
-`_hidden`), folded into new columns by overlay.py's rule (`folds`); the folders' digests are
-kept across a fold, only their ranges move.
+hashes as 32-byte digests, and a `KeyIndex` (notes/name_index.py; built when first asked:
+a sync whose folders all match never asks) to find a path's row. So a folder's notes
+are one row range, and `folders` maps a folder to (digest, that range read as its paths).
+A commit's rows go to a small layer over the columns (`_extra` and `_hidden`), folded into
+new columns by overlay.py's rule (`folds`); the folders' digests are kept across a fold,
+only their ranges move.
 """
 
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Any, NamedTuple
@@ -26,9 +28,9 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..notes.folding import folds
-from ..notes.name_index import KeyIndex
+from ..notes.name_index import LazyKeyIndex
 from .columns import ReadOnly, Strings, hex_column
-from .folders import FolderDigest, digest
+from .folders import FolderDigest, digest, digest_packed
 
 
 class StatRow(NamedTuple):
@@ -70,25 +72,28 @@ class _Table:
         else:
             order = sorted(range(len(paths)), key=lambda k: _order_key(paths[k]))
         perm = np.asarray(order, dtype=np.int64)
-        del order
         cols = np.frombuffer(nums, dtype=np.int64).reshape(-1, 4)[perm]
         self.ids, self.sizes, self.mtimes, self.inodes = (
             np.ascontiguousarray(cols[:, j]) for j in range(4))
-        del cols, nums
-        self.paths = Strings(paths[k] for k in perm.tolist())
-        self.hashes = hex_column(hashes[k] for k in perm.tolist())
+        del cols, nums, perm
+        self.hashes = hex_column(hashes[k] for k in order)
         del hashes
-        self._rows = KeyIndex.build((p, k) for k, p in enumerate(self.paths))  # path -> row
+        ordered = [paths[k] for k in order]
+        del order
+        self.paths = Strings(ordered)
+        # path -> row, built when first asked: a sync whose folders all match never asks
+        self._rows = LazyKeyIndex(lambda: ((p, k) for k, p in enumerate(self.paths)))
         self.spans: dict[str, tuple[int, int]] = {}  # folder -> its row range
-        lo, last = 0, ""
-        for k, p in enumerate(self.paths):
-            folder = _folder(p)
-            if k and folder != last:
-                self.spans[last] = (lo, k)
-                lo = k
-            last = folder
-        if len(self):
-            self.spans[last] = (lo, len(self))
+        # rows are in (folder, name) order, so their folders ascend as plain strings too (a
+        # folder sorts before its sub-folders either way): each folder's run is found by
+        # bisection instead of a Python step per row
+        folders = [p.rpartition("/")[0] for p in ordered]
+        del ordered
+        lo = 0
+        while lo < len(folders):
+            hi = bisect_right(folders, folders[lo], lo)
+            self.spans[folders[lo]] = (lo, hi)
+            lo = hi
 
     def __len__(self) -> int:
         return len(self.paths)
@@ -109,9 +114,9 @@ class _Table:
             if digests is not None:
                 d = digests[folder]
             else:
-                d = digest([p.rpartition("/")[2] for p in self.paths.run(lo, hi)],
-                           self.sizes[lo:hi].tolist(), self.mtimes[lo:hi].tolist(),
-                           self.inodes[lo:hi].tolist())
+                d = digest_packed([p.rpartition("/")[2] for p in self.paths.run(lo, hi)],
+                                  self.sizes[lo:hi].tobytes() + self.mtimes[lo:hi].tobytes()
+                                  + self.inodes[lo:hi].tobytes())
             out[folder] = (d, _Span(self.paths, lo, hi))
         return out
 

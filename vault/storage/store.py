@@ -325,9 +325,9 @@ class Store(FolderView):
         removed vault-relative paths, sorted. Temps of this process's in-flight writes and of
         other live processes are kept (a concurrent writer is never sabotaged)."""
         removed: list[str] = []
-        for rel, entry in self._walk():
-            m = _TEMP.match(entry.name)
-            if not m or self._abs(rel) in _inflight or entry.is_dir(follow_symlinks=False):
+        for rel in self._hidden_files():
+            m = _TEMP.match(rel.rpartition("/")[2])
+            if not m or self._abs(rel) in _inflight:
                 continue
             pid = int(m.group(1))
             if pid != os.getpid() and alive(pid):

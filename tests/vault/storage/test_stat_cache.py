@@ -4,6 +4,7 @@ replace, and patching (with and without a fold into new columns) equals a fresh 
 from __future__ import annotations
 
 import hashlib
+import random
 
 import pytest
 
@@ -66,3 +67,25 @@ def test_patches_equal_a_fresh_load(fold_min: int, monkeypatch: pytest.MonkeyPat
         assert all(p in cache.rows for p in by_path)
         assert not any(p in cache.rows for p in {*PATHS, "missing.md"} - by_path.keys())
     assert (cache._extra == {}) == (fold_min == 2)  # a small threshold folded the layer in
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_generated_trees_give_the_listing_digests(seed: int) -> None:
+    """Folders whose names prefix one another ("a", "a b", "a-b", "a/b", "a\\0"), stats at
+    the int64 limits: each folder's row range and digest equal `expected_digests`."""
+    rng = random.Random(seed)
+    parts = ["a", "a b", "a-b", "b", "é", "a.md", "z", "a\0"] if seed % 2 else ["a", "a b",
+                                                                              "a-b", "b", "é"]
+    paths = sorted({"/".join(rng.choice(parts) for _ in range(rng.randrange(0, 4)))
+                    + f"{'/' if rng.random() < 0.9 else ''}n{rng.randrange(30)}.md"
+                    for _ in range(rng.randrange(1, 120))})
+    paths = sorted({p.lstrip("/") for p in paths})
+    edge = [-(1 << 63), (1 << 63) - 1, 0, -1]
+    rows = [StatRow(i, p, rng.choice([*edge, i]), rng.choice([*edge, 7 * i]),
+                    rng.choice([*edge, i * 13]), hashlib.sha256(p.encode()).hexdigest())
+            for i, p in enumerate(rng.sample(paths, len(paths)), 1)]
+    cache = StatCache(1, rows)
+    by_path, folders = _plain(rows)
+    assert cache.folders == folders
+    assert list(cache.folders) == sorted(folders)
+    assert dict(cache.rows) == by_path
