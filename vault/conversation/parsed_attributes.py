@@ -26,7 +26,16 @@ from typing import Any
 
 from .entities import STOP_NOUNS, _fold, normalise
 from .parsed_entities import ABSTRACT
-from .parsed_statements import _DEMONSTRATIVES, _HEDGE, _NO_ACT, _first_person, _phrase, stated
+from .parsed_statements import (
+    _DEMONSTRATIVES,
+    _HEDGE,
+    _NO_ACT,
+    _OF_THE_MOMENT,
+    _first_person,
+    _phrase,
+    stated,
+    unpointed,
+)
 from .statements import MAX_OBJECT_WORDS, Statement
 
 # Groups one is on or in: "on a team", "in a band".
@@ -54,20 +63,23 @@ def _negated(tok: Any) -> bool | None:
                 return None
             if word in _NEGATIONS:
                 negated = True
-        if tok.dep_ == "ROOT" or tok.head is tok:
+        if tok.dep_ == "ROOT" or tok.head.i == tok.i:
             return negated
         tok = tok.head
 
 
-def usable(obj: Any) -> bool:
+def usable(obj: Any, *, pointed_ok: bool = False) -> bool:
     """`obj` can be a statement's object: a noun or name, not a stop or abstract noun, not
-    pointed at ("this", "those": a thing of the moment)."""
+    pointed at ("this", "those": a thing of the moment); with `pointed_ok` (a congratulation
+    names what it is for: "congrats on achieving that milestone") only what is shown or of
+    the moment is refused when pointed at ("that pic")."""
     if obj.pos_ not in ("NOUN", "PROPN"):
         return False
     head = _fold(obj.lemma_ or obj.text)
     if obj.pos_ == "NOUN" and (head in STOP_NOUNS or head in ABSTRACT):
         return False
-    return not any(_fold(c.text) in _DEMONSTRATIVES for c in obj.children if c.dep_ == "det")
+    pointed = any(_fold(c.text) in _DEMONSTRATIVES for c in obj.children if c.dep_ == "det")
+    return not pointed or (pointed_ok and head not in _OF_THE_MOMENT)
 
 
 def _pobjs(prep: Any) -> list[Any]:
@@ -132,12 +144,12 @@ def extract_attributes(doc: Any, speaker: str, addressee: str = "") -> tuple[Sta
                                                True, clause))
             continue
         obj = _congratulated(tok) if addressee else None
-        if obj is None or not usable(obj):
+        if obj is None or not usable(obj, pointed_ok=True):
             continue
         lemma = _fold(tok.lemma_)
         if lemma in _NO_ACT and lemma not in ("get", "make", "take", "do"):
             continue
-        value = normalise(_phrase(doc, obj), speaker=speaker, addressee=addressee)
+        value = unpointed(normalise(_phrase(doc, obj), speaker=speaker, addressee=addressee))
         if value and len(value.split()) <= MAX_OBJECT_WORDS:
             found.append(Statement(_fold(addressee), f"did:{lemma}", value, "fact", None,
                                    False, clause))

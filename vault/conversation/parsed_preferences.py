@@ -39,7 +39,7 @@ def _refused(tok: Any) -> bool:
             if child.dep_ in ("aux", "mark", "advmod", "neg") and _fold(child.text) in (
                     _HEDGE | _NEG):
                 return True
-        if tok.dep_ == "ROOT" or tok.head is tok:
+        if tok.dep_ == "ROOT" or tok.head.i == tok.i:
             return False
         tok = tok.head
 
