@@ -47,6 +47,12 @@ GROUPS = frozenset(
 DISPOSITIONS = frozenset(
     """passionate interested keen fond good great bad skilled experienced obsessed addicted
     hooked allergic afraid scared terrified crazy mad nuts big""".split())
+# Participles of a lasting pull said of oneself in the passive ("I've always been drawn to
+# strategy games", "I was fascinated by reptiles"); the dispositions above too when the parse
+# makes them participles ("I'm obsessed with classic cars"). Not "inspired", "amazed",
+# "impressed": a reaction to what was just said or shown.
+DRAWN = frozenset("awed fascinated drawn captivated intrigued enchanted".split()) | DISPOSITIONS
+_DRAWN_PREPS = frozenset({"by", "with", "to", "in", "on", "about", "of"})
 CONGRATS = frozenset({"congrats", "congratulations", "congratulation", "kudos", "props"})
 _NEGATIONS = frozenset({"not", "n't", "never"})
 
@@ -111,6 +117,21 @@ def _copular(doc: Any, be: Any) -> list[tuple[str, Any]]:
     return pairs
 
 
+def _drawn(tok: Any) -> list[tuple[str, Any]]:
+    """(key tail, object) pairs of a first-person passive of `DRAWN` ("I'm drawn to owls")."""
+    word = _fold(tok.text)
+    if tok.tag_ != "VBN" or word not in DRAWN:
+        return []
+    if not any(c.dep_ == "auxpass" for c in tok.children):
+        return []
+    subjects = [c for c in tok.children if c.dep_ == "nsubjpass"]
+    if not subjects or _fold(subjects[0].text) not in ("i", "we"):
+        return []
+    return [(f"{word}_{_fold(prep.text)}", obj) for prep in tok.children
+            if prep.dep_ in ("agent", "prep") and _fold(prep.text) in _DRAWN_PREPS
+            for obj in _pobjs(prep)]
+
+
 def _congratulated(tok: Any) -> Any | None:
     """The object of a gerund said in congratulation ("congrats on opening a shop")."""
     prep = tok.head
@@ -129,11 +150,13 @@ def extract_attributes(doc: Any, speaker: str, addressee: str = "") -> tuple[Sta
     """The copular and addressee statements of one parsed turn said by `speaker`."""
     found: list[Statement] = []
     for clause, tok in stated(doc):
-        if _fold(tok.lemma_) == "be" and tok.pos_ in ("AUX", "VERB") and _first_person(tok):
+        copula = _fold(tok.lemma_) == "be" and tok.pos_ in ("AUX", "VERB") and _first_person(tok)
+        pairs = _copular(doc, tok) if copula else _drawn(tok)
+        if pairs:
             negated = _negated(tok)
             if negated is None:
                 continue
-            for tail, obj in _copular(doc, tok):
+            for tail, obj in pairs:
                 if not usable(obj):
                     continue
                 value = normalise(_phrase(doc, obj), speaker=speaker, addressee=addressee)

@@ -68,3 +68,19 @@ def test_a_kind_or_pursuit_of_something_is_no_belonging() -> None:
         assert noun not in _values(text, "has"), text
     assert "bakery" in _values("My bakery opens at six.", "has")
     assert "garage" in _values("I fixed it in my garage.", "has")
+
+
+@needs_nlp
+def test_a_lasting_pull_said_in_the_passive_is_a_disposition() -> None:
+    assert ("rosa", "is:drawn_to", "lighthouse") in _said(
+        "I've always been drawn to lighthouses.")
+    assert ("rosa", "is:fascinated_by", "owl") in _said("I was fascinated by owls.")
+    assert ("rosa", "is:obsessed_with", "vintage radio") in _said(
+        "I'm obsessed with vintage radios.")
+    assert ("rosa", "is_not:interested_in", "golf") in _said("I'm not interested in golf.")
+    for text in ("Are you drawn to lighthouses?",  # a question
+                 "I might be drawn to lighthouses.",  # a modal
+                 "My son is fascinated by volcanoes.",  # someone else
+                 "I was inspired by your story.",  # a reaction, not a pull
+                 "I'm drawn to it."):  # a pronoun
+        assert not [k for _, k, _ in _said(text) if k.startswith(("is:", "is_not:"))], text
