@@ -70,8 +70,8 @@ _DEMONSTRATIVES = frozenset({"this", "that", "these", "those"})
 # this trophy"); on these nouns they point at what is shown or at the moment ("this pic").
 _OF_THE_MOMENT = frozenset(
     """photo photos pic pics picture pictures post message video videos snap shot shots
-    moment moments time times day days week weekend year place pose mindset feeling
-    attitude one ones""".split())
+    moment moments time times day days week weekend year place spot spots piece pieces pose
+    mindset feeling attitude one ones""".split())
 # What the addressee "did" in the chat itself or merely has: "you shared a photo", "you've
 # got a plan", "you put in the work".
 _SHOWN_TO_ME = frozenset(
