@@ -38,6 +38,7 @@ from .statements import _ROLE_STOP, MAX_OBJECT_WORDS, Statement
 NOT_OWNED = frozenset(
     """life lives heart mind soul mood head face eye eyes hand hands body self voice
     best own turn side name fault pleasure journey goal goals dream dreams feeling feelings
+    fave faves fav favs
     emotion emotions thought thoughts opinion favorite favourite favorites favourites
     attention energy spirit confidence happiness health wellbeing strength
     experience experiences memory memories skill skills talent imagination trip trips

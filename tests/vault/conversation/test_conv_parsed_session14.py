@@ -84,3 +84,19 @@ def test_a_lasting_pull_said_in_the_passive_is_a_disposition() -> None:
                  "I was inspired by your story.",  # a reaction, not a pull
                  "I'm drawn to it."):  # a pronoun
         assert not [k for _, k, _ in _said(text) if k.startswith(("is:", "is_not:"))], text
+
+
+@needs_nlp
+def test_a_thing_said_to_be_one_of_my_favourites_is_liked() -> None:
+    assert ("rosa", "opinion:lemon tart", "likes") in _said(
+        "Lemon tart is one of my favorites, I bake it every Sunday.")
+    assert ("rosa", "opinion:lisbon", "likes") in _said("Lisbon is one of my favorite cities.")
+    assert ("rosa", "opinion:odyssey", "likes") in _said(
+        "The Odyssey was one of my faves at school.")
+    for text in ("It's one of my favorites.",  # a pronoun
+                 "This tart is one of my favorites.",  # pointed at
+                 "Lisbon is one of his favorite cities.",  # someone else's
+                 "Is Lisbon one of your favorites?",  # a question
+                 "Lisbon isn't one of my favorites."):  # negated
+        assert not [k for _, k, _ in _said(text) if k.startswith("opinion:")], text
+    assert "fave" not in [v for _, k, v in _said("Jazz is one of my faves.") if k == "has"]
