@@ -285,11 +285,15 @@ def _bare_act(verb: Any, lemma: str) -> str | None:
 
 def _trivial(verb_lemma: str, obj: Any) -> bool:
     """An object that says nothing lasting: exclaimed ("quite the adventure", "such a
-    blast"), or the subject's own thing merely had ("we all have our different paths")."""
+    blast"), the subject's own thing merely had ("we all have our different paths"), or had
+    or got done by another ("had it made")."""
     if any(c.dep_ == "predet" or _fold(c.text) in ("quite", "such") for c in obj.children):
         return True
     if verb_lemma == "do" and _fold(obj.lemma_) in ("job", "work"):
         return True  # "you did a great job": praise, not an act
+    if verb_lemma in ("have", "get") and any(c.dep_ == "acl" and c.tag_ == "VBN"
+                                             for c in obj.children):
+        return True  # "I had this custom made", "got my car fixed": the act is someone else's
     owned = any(c.dep_ == "poss" and _fold(c.text) in ("my", "our") for c in obj.children)
     return verb_lemma == "have" and owned
 

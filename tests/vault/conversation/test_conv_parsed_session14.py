@@ -100,3 +100,10 @@ def test_a_thing_said_to_be_one_of_my_favourites_is_liked() -> None:
                  "Lisbon isn't one of my favorites."):  # negated
         assert not [k for _, k, _ in _said(text) if k.startswith("opinion:")], text
     assert "fave" not in [v for _, k, v in _said("Jazz is one of my faves.") if k == "has"]
+
+
+@needs_nlp
+def test_a_thing_had_made_is_no_act_of_having() -> None:
+    for text in ("I had this quilt made by my aunt.", "I got my bike repaired downtown."):
+        assert not [k for _, k, _ in _said(text) if k in ("did:have", "did:get")], text
+    assert ("rosa", "did:get", "new bike") in _said("I got a new bike for my birthday.")
