@@ -291,8 +291,9 @@ def _trivial(verb_lemma: str, obj: Any) -> bool:
         return True
     if verb_lemma == "do" and _fold(obj.lemma_) in ("job", "work"):
         return True  # "you did a great job": praise, not an act
-    if verb_lemma in ("have", "get") and any(c.dep_ == "acl" and c.tag_ == "VBN"
-                                             for c in obj.children):
+    if verb_lemma in ("have", "get") and any(
+            c.dep_ == "acl" and c.tag_ == "VBN" and _fold(c.lemma_) not in ("name", "call")
+            for c in obj.children):  # "got a cat named Bailey" is had
         return True  # "I had this custom made", "got my car fixed": the act is someone else's
     owned = any(c.dep_ == "poss" and _fold(c.text) in ("my", "our") for c in obj.children)
     return verb_lemma == "have" and owned

@@ -107,3 +107,4 @@ def test_a_thing_had_made_is_no_act_of_having() -> None:
     for text in ("I had this quilt made by my aunt.", "I got my bike repaired downtown."):
         assert not [k for _, k, _ in _said(text) if k in ("did:have", "did:get")], text
     assert ("rosa", "did:get", "new bike") in _said("I got a new bike for my birthday.")
+    assert ("rosa", "did:get", "another dog") in _said("We got another dog named Pepper.")
