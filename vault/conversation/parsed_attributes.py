@@ -26,7 +26,16 @@ from typing import Any
 
 from .entities import STOP_NOUNS, _fold, normalise
 from .parsed_entities import ABSTRACT
-from .parsed_statements import _DEMONSTRATIVES, _HEDGE, _NO_ACT, _first_person, _phrase, stated
+from .parsed_statements import (
+    _DEMONSTRATIVES,
+    _HEDGE,
+    _NO_ACT,
+    _OF_THE_MOMENT,
+    _first_person,
+    _phrase,
+    stated,
+    unpointed,
+)
 from .statements import MAX_OBJECT_WORDS, Statement
 
 # Groups one is on or in: "on a team", "in a band".
@@ -38,6 +47,12 @@ GROUPS = frozenset(
 DISPOSITIONS = frozenset(
     """passionate interested keen fond good great bad skilled experienced obsessed addicted
     hooked allergic afraid scared terrified crazy mad nuts big""".split())
+# Participles of a lasting pull said of oneself in the passive ("I've always been drawn to
+# strategy games", "I was fascinated by reptiles"); the dispositions above too when the parse
+# makes them participles ("I'm obsessed with classic cars"). Not "inspired", "amazed",
+# "impressed": a reaction to what was just said or shown.
+DRAWN = frozenset("awed fascinated drawn captivated intrigued enchanted".split()) | DISPOSITIONS
+_DRAWN_PREPS = frozenset({"by", "with", "to", "in", "on", "about", "of"})
 CONGRATS = frozenset({"congrats", "congratulations", "congratulation", "kudos", "props"})
 _NEGATIONS = frozenset({"not", "n't", "never"})
 
@@ -54,20 +69,23 @@ def _negated(tok: Any) -> bool | None:
                 return None
             if word in _NEGATIONS:
                 negated = True
-        if tok.dep_ == "ROOT" or tok.head is tok:
+        if tok.dep_ == "ROOT" or tok.head.i == tok.i:
             return negated
         tok = tok.head
 
 
-def usable(obj: Any) -> bool:
+def usable(obj: Any, *, pointed_ok: bool = False) -> bool:
     """`obj` can be a statement's object: a noun or name, not a stop or abstract noun, not
-    pointed at ("this", "those": a thing of the moment)."""
+    pointed at ("this", "those": a thing of the moment); with `pointed_ok` (a congratulation
+    names what it is for: "congrats on achieving that milestone") only what is shown or of
+    the moment is refused when pointed at ("that pic")."""
     if obj.pos_ not in ("NOUN", "PROPN"):
         return False
     head = _fold(obj.lemma_ or obj.text)
     if obj.pos_ == "NOUN" and (head in STOP_NOUNS or head in ABSTRACT):
         return False
-    return not any(_fold(c.text) in _DEMONSTRATIVES for c in obj.children if c.dep_ == "det")
+    pointed = any(_fold(c.text) in _DEMONSTRATIVES for c in obj.children if c.dep_ == "det")
+    return not pointed or (pointed_ok and head not in _OF_THE_MOMENT)
 
 
 def _pobjs(prep: Any) -> list[Any]:
@@ -99,6 +117,21 @@ def _copular(doc: Any, be: Any) -> list[tuple[str, Any]]:
     return pairs
 
 
+def _drawn(tok: Any) -> list[tuple[str, Any]]:
+    """(key tail, object) pairs of a first-person passive of `DRAWN` ("I'm drawn to owls")."""
+    word = _fold(tok.text)
+    if tok.tag_ != "VBN" or word not in DRAWN:
+        return []
+    if not any(c.dep_ == "auxpass" for c in tok.children):
+        return []
+    subjects = [c for c in tok.children if c.dep_ == "nsubjpass"]
+    if not subjects or _fold(subjects[0].text) not in ("i", "we"):
+        return []
+    return [(f"{word}_{_fold(prep.text)}", obj) for prep in tok.children
+            if prep.dep_ in ("agent", "prep") and _fold(prep.text) in _DRAWN_PREPS
+            for obj in _pobjs(prep)]
+
+
 def _congratulated(tok: Any) -> Any | None:
     """The object of a gerund said in congratulation ("congrats on opening a shop")."""
     prep = tok.head
@@ -117,11 +150,13 @@ def extract_attributes(doc: Any, speaker: str, addressee: str = "") -> tuple[Sta
     """The copular and addressee statements of one parsed turn said by `speaker`."""
     found: list[Statement] = []
     for clause, tok in stated(doc):
-        if _fold(tok.lemma_) == "be" and tok.pos_ in ("AUX", "VERB") and _first_person(tok):
+        copula = _fold(tok.lemma_) == "be" and tok.pos_ in ("AUX", "VERB") and _first_person(tok)
+        pairs = _copular(doc, tok) if copula else _drawn(tok)
+        if pairs:
             negated = _negated(tok)
             if negated is None:
                 continue
-            for tail, obj in _copular(doc, tok):
+            for tail, obj in pairs:
                 if not usable(obj):
                     continue
                 value = normalise(_phrase(doc, obj), speaker=speaker, addressee=addressee)
@@ -132,12 +167,12 @@ def extract_attributes(doc: Any, speaker: str, addressee: str = "") -> tuple[Sta
                                                True, clause))
             continue
         obj = _congratulated(tok) if addressee else None
-        if obj is None or not usable(obj):
+        if obj is None or not usable(obj, pointed_ok=True):
             continue
         lemma = _fold(tok.lemma_)
         if lemma in _NO_ACT and lemma not in ("get", "make", "take", "do"):
             continue
-        value = normalise(_phrase(doc, obj), speaker=speaker, addressee=addressee)
+        value = unpointed(normalise(_phrase(doc, obj), speaker=speaker, addressee=addressee))
         if value and len(value.split()) <= MAX_OBJECT_WORDS:
             found.append(Statement(_fold(addressee), f"did:{lemma}", value, "fact", None,
                                    False, clause))

@@ -64,11 +64,11 @@ def _negated_or_hedged(verb: Any, *, allow_cant: bool = False) -> bool:
             word = _fold(child.text)
             if child.dep_ not in ("aux", "mark", "advmod", "neg"):
                 continue
-            if allow_cant and tok is verb and word in ("ca", "can", "not", "n't", "cannot"):
+            if allow_cant and tok.i == verb.i and word in ("ca", "can", "not", "n't", "cannot"):
                 continue
             if word in _HEDGE | {"not", "n't", "never"}:
                 return True
-        if tok.dep_ == "ROOT" or tok.head is tok:
+        if tok.dep_ == "ROOT" or tok.head.i == tok.i:
             return False
         tok = tok.head
 

@@ -122,9 +122,9 @@ def hypothetical(tok: Token) -> bool:
             return True
         # under a verb of intent ("I want the build to pass"); a clause said before the
         # verb is a statement of its own ("The page is slow, I need to find out why")
-        if cur is not tok and str(cur.lemma_).casefold() in INTENT and prev.i > cur.i:
+        if cur.i != tok.i and str(cur.lemma_).casefold() in INTENT and prev.i > cur.i:
             return True
-        if cur.dep_ not in _UP or cur.head is cur:
+        if cur.dep_ not in _UP or cur.head.i == cur.i:
             return False
         if cur.dep_ == "ccomp" and cur.i < cur.head.i and not any(
                 c.dep_ == "mark" for c in cur.children):
@@ -147,7 +147,7 @@ def subject(tok: Token) -> Token | None:
         joined = joined or cur.dep_ == "conj"
         # a conjunct takes its head's subject, through a noun the parser hung it on
         # ("smells like nail polish and hardly bubbles")
-        if not joined or cur.dep_ not in ("conj", "pobj", "prep") or cur.head is cur:
+        if not joined or cur.dep_ not in ("conj", "pobj", "prep") or cur.head.i == cur.i:
             return None
         cur = cur.head
     return None

@@ -16,7 +16,9 @@ not of what is shown or given in the chat (`SHOWN`: "your pic", "your encouragem
   part or state of the self (`NOT_OWNED`: life, heart, mind, mood, way, best, skill, trip
   ...) or one the pattern table's roles refuse (`statements._ROLE_STOP`: plan, goal, idea,
   point, turn ...); what everyone has (`EVERYONE_HAS`: parents, family); a noun that is itself an
-  owner ("my mom's house" is about the house); a noun said to be a favourite ("my favorite
+  owner ("my mom's house" is about the house); a noun with an "of"/"for" complement, which
+  names a kind, choice or pursuit of something ("my own form of therapy", "your quest for
+  better health"); a noun said to be a favourite ("my favorite
   dishes"); "our" on a plural ("our stories"); a proper
   name ("my Subaru" is kept by the name rows, not here); X longer than
   `statements.MAX_OBJECT_WORDS` words.
@@ -36,6 +38,7 @@ from .statements import _ROLE_STOP, MAX_OBJECT_WORDS, Statement
 NOT_OWNED = frozenset(
     """life lives heart mind soul mood head face eye eyes hand hands body self voice
     best own turn side name fault pleasure journey goal goals dream dreams feeling feelings
+    fave faves fav favs
     emotion emotions thought thoughts opinion favorite favourite favorites favourites
     attention energy spirit confidence happiness health wellbeing strength
     experience experiences memory memories skill skills talent imagination trip trips
@@ -78,6 +81,8 @@ def extract_possessions(doc: Any, speaker: str, addressee: str = "") -> tuple[
                 continue  # "I won my fourth tournament": the act says it, not a belonging
             if noun.dep_ == "poss":
                 continue  # "my mom's house": the house is what the sentence is about
+            if any(c.dep_ == "prep" and _fold(c.text) in ("of", "for") for c in noun.children):
+                continue  # "my own form of therapy", "our choice of apartment": no belonging
             if _fold(tok.text) == "our" and noun.tag_ == "NNS":
                 continue  # "our stories": everyone's, nobody's in particular
             if noun.dep_ == "nsubj" and _fold(noun.head.lemma_) == "be":

@@ -5,7 +5,8 @@ general English shapes state a lasting preference, each one statement of kind "p
 first person (c_obs 0.7), in a part of a sentence that does not ask (`parsed_statements.asked`):
 
 - "one of my favo(u)rites is X" -> ("opinion:X", "likes"), X the name given to it when there is
-  one ("a track called Savana" -> savana), else its noun phrase;
+  one ("a track called Savana" -> savana), else its noun phrase; "X is one of my favo(u)rites"
+  or "one of my favo(u)rite Ts" the same, X its subject (a noun or a name, as below);
 - what matters to the speaker: "X is (so) important / dear / special to me", "X means a lot /
   the world / so much / everything to me", "X is (a big) part of my life" -> ("values", X); X
   the subject, a noun or a name (not a pronoun, a vague or abstract noun, one pointed at, or
@@ -24,7 +25,8 @@ from .parsed_attributes import usable
 from .parsed_statements import _HEDGE, _phrase, stated
 from .statements import MAX_OBJECT_WORDS, Statement
 
-FAVOURITES = frozenset({"favorite", "favourite", "favorites", "favourites", "fave", "faves"})
+FAVOURITES = frozenset(
+    {"favorite", "favourite", "favorites", "favourites", "fave", "faves", "fav", "favs"})
 # Adjectives that say a thing matters to the one it is "to": "important to me".
 MATTERS = frozenset({"important", "dear", "special", "precious", "meaningful", "valuable"})
 # Objects of "mean": "means a lot to me", "means the world to me".
@@ -39,7 +41,7 @@ def _refused(tok: Any) -> bool:
             if child.dep_ in ("aux", "mark", "advmod", "neg") and _fold(child.text) in (
                     _HEDGE | _NEG):
                 return True
-        if tok.dep_ == "ROOT" or tok.head is tok:
+        if tok.dep_ == "ROOT" or tok.head.i == tok.i:
             return False
         tok = tok.head
 
@@ -79,11 +81,25 @@ def _valued(tok: Any) -> Any | None:
     return None
 
 
+def _one_of_mine(tok: Any) -> bool:
+    """`tok` is the "one" of "one of my favo(u)rites" or "one of my favorite shows"."""
+    return _fold(tok.text) == "one" and any(
+        p.dep_ == "prep" and _fold(p.text) == "of" and any(
+            (_fold(g.text) in FAVOURITES or any(
+                a.dep_ == "amod" and _fold(a.text) in FAVOURITES for a in g.children))
+            and any(o.dep_ == "poss" and _fold(o.text) in ("my", "our") for o in g.children)
+            for g in p.children if g.dep_ == "pobj") for p in tok.children)
+
+
 def _favourite(tok: Any) -> Any | None:
-    """The X of "one of my favourites is X" (a "be" whose subject is that "one")."""
+    """The X of "one of my favourites is X" (a "be" whose subject is that "one") or of "X is
+    one of my favourites" (whose attribute is)."""
     if _fold(tok.lemma_) != "be":
         return None
     subject = _subject(tok)
+    if subject is not None and any(
+            c.dep_ == "attr" and _one_of_mine(c) for c in tok.children):
+        return subject  # "The Hobbit is one of my favorites"; a pronoun is refused later
     if subject is None or _fold(subject.text) != "one" or not any(
             p.dep_ == "prep" and _fold(p.text) == "of" and any(
                 _fold(g.text) in FAVOURITES for g in p.children) for p in subject.children):

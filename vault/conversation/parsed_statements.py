@@ -40,7 +40,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .entities import STOP_NOUNS, _fold, normalise
-from .parsed_entities import ABSTRACT, PARTITIVE
+from .parsed_entities import _EVALUATIVE, ABSTRACT, PARTITIVE
 from .statements import _ROLE_STOP, MAX_OBJECT_WORDS, Statement
 
 _SUBJECTS = frozenset({"i", "we"})
@@ -66,6 +66,12 @@ _BEGIN_OR_END = frozenset({"start", "begin", "stop", "quit"})
 # The small model lemmatises some forms wrongly ("hoping" -> "hop").
 _LEMMA_FIXES = {"hoping": "hope", "hoped": "hope", "hopes": "hope"}
 _DEMONSTRATIVES = frozenset({"this", "that", "these", "those"})
+# "this"/"these" also bring in a new thing ("I read this awesome book about castles", "I got
+# this trophy"); on these nouns they point at what is shown or at the moment ("this pic").
+_OF_THE_MOMENT = frozenset(
+    """photo photos pic pics picture pictures post message video videos snap shot shots
+    moment moments time times day days week weekend year place spot spots piece pieces pose
+    mindset feeling attitude one ones""".split())
 # What the addressee "did" in the chat itself or merely has: "you shared a photo", "you've
 # got a plan", "you put in the work".
 _SHOWN_TO_ME = frozenset(
@@ -139,8 +145,13 @@ def _opens(verb: Any) -> bool:
 
 
 def _pointed(obj: Any) -> bool:
-    """A noun pointed at ("that pic", "this moment"): which one is said elsewhere."""
-    return any(_fold(c.text) in _DEMONSTRATIVES for c in obj.children if c.dep_ == "det")
+    """A noun pointed at ("that car", "this pic", "this moment"): which one is said elsewhere
+    or shown; "this"/"these" on another noun bring in a new thing ("I read this book")."""
+    for c in obj.children:
+        word = _fold(c.text)
+        if c.dep_ == "det" and word in _DEMONSTRATIVES:
+            return word in ("that", "those") or _fold(obj.lemma_ or obj.text) in _OF_THE_MOMENT
+    return False
 
 
 def _addressee_did(verb: Any) -> bool:
@@ -175,9 +186,18 @@ def _hedged(verb: Any) -> bool:
             if child.dep_ in ("aux", "mark", "advmod", "neg") and _fold(child.text) in (
                     _HEDGE | {"not", "n't", "never"}):
                 return True
-        if tok.dep_ in ("ROOT",) or tok.head is tok:
+        if tok.dep_ in ("ROOT",) or tok.head.i == tok.i or _contrasted(tok):
             return False
         tok = tok.head
+
+
+def _contrasted(tok: Any) -> bool:
+    """`tok` is a verb set against the one it is conjoined to ("Haven't talked in a while but
+    wanted to say I read a book", "I didn't win, but I learned a lot"): the other verb's
+    negation or hedge is not its own."""
+    if tok.dep_ != "conj":
+        return False
+    return any(c.dep_ == "cc" and _fold(c.text) in ("but", "yet") for c in tok.head.children)
 
 
 def _object(verb: Any) -> tuple[str, Any] | None:
@@ -233,6 +253,18 @@ def _phrase(doc: Any, head: Any) -> str:
     return words
 
 
+def unpointed(value: str) -> str:
+    """A value without the demonstrative that brought it in, nor the praise after it: "this
+    awesome book about castles" -> "book about castles"."""
+    words = value.split()
+    if len(words) < 2 or words[0] not in _DEMONSTRATIVES:
+        return value
+    words = words[1:]
+    while len(words) > 1 and words[0] in _EVALUATIVE:
+        words = words[1:]
+    return " ".join(words)
+
+
 def _bare_act(verb: Any, lemma: str) -> str | None:
     """The gerund begun or given up, with no object of its own: "I started running" ->
     "running", "I quit drinking" -> "drinking" (acts of saying or feeling are none)."""
@@ -253,11 +285,16 @@ def _bare_act(verb: Any, lemma: str) -> str | None:
 
 def _trivial(verb_lemma: str, obj: Any) -> bool:
     """An object that says nothing lasting: exclaimed ("quite the adventure", "such a
-    blast"), or the subject's own thing merely had ("we all have our different paths")."""
+    blast"), the subject's own thing merely had ("we all have our different paths"), or had
+    or got done by another ("had it made")."""
     if any(c.dep_ == "predet" or _fold(c.text) in ("quite", "such") for c in obj.children):
         return True
     if verb_lemma == "do" and _fold(obj.lemma_) in ("job", "work"):
         return True  # "you did a great job": praise, not an act
+    if verb_lemma in ("have", "get") and any(
+            c.dep_ == "acl" and c.tag_ == "VBN" and _fold(c.lemma_) not in ("name", "call")
+            for c in obj.children):  # "got a cat named Bailey" is had
+        return True  # "I had this custom made", "got my car fixed": the act is someone else's
     owned = any(c.dep_ == "poss" and _fold(c.text) in ("my", "our") for c in obj.children)
     return verb_lemma == "have" and owned
 
@@ -301,7 +338,8 @@ def extract_parsed_statements(doc: Any, speaker: str, addressee: str = "") -> tu
                 continue  # "that pic": which one is said elsewhere
             if _trivial(lemma, obj):
                 continue
-            value = normalise(_phrase(doc, obj), speaker=speaker, addressee=addressee)
+            value = unpointed(normalise(_phrase(doc, obj), speaker=speaker,
+                                        addressee=addressee))
             if not value or len(value.split()) > MAX_OBJECT_WORDS:
                 continue
             particle = [_fold(c.text) for c in verb.children if c.dep_ == "prt"]
