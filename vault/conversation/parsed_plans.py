@@ -10,9 +10,9 @@ object) of kind "commitment" (c_obs 0.5, `facts.observation_confidence`):
 - the verb of intention (`INTENT`): plan, hope, intend, aim, decide, consider, "think
   of/about", "plan on", "work on", "look forward to", "can't wait to" (not "try": "I'm trying
   to get the build to pass" is a task under way, the goal of an episode (episodes.py), not a
-  lasting plan; as a plan it crowded the task's outcome out of a prompt's memory budget); the act is its "to" complement ("hoping to open a bakery") or
-  the gerund after its preposition ("considering getting a dog", "thinking about adopting a
-  cat");
+  lasting plan; as a plan it crowded the task's outcome out of a prompt's memory budget);
+  the act is its "to" complement ("hoping to open a bakery") or the gerund after its
+  preposition ("considering getting a dog", "thinking about adopting a cat");
 - "my plan / goal / dream / aim is to <act>" states the same ("My goal is to run a marathon");
 - the act and its object are refused as `parsed_statements` refuses them: verbs of saying,
   thinking and feeling (`_NO_ACT`, with get/make/take/do/find... only on a concrete noun),
