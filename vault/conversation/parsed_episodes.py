@@ -234,3 +234,18 @@ def parsed_goal(doc: Any, *, instructions: bool = False) -> Goal | None:
                 said = problem in PROBLEM or str(t.lemma_).casefold() in PROBLEM
                 return _anchors("problem", sent, [t], {problem} if said else set())
     return None
+
+
+def turn_goal(doc: Any, *, problem: bool) -> Goal:
+    """The anchors of a goal turn the parse found no goal in (a sentence it mis-parsed, a
+    phrasing it has no class for, a goal after a greeting) but the text rules did (they read
+    the whole turn): the nouns of the turn's sentences, their verbs of problem (`problems`)
+    and their other verbs that are no light verb (`wanted`). A "problem" goal when the rules found a problem in it
+    (`problem`), else a "want"."""
+    sents = list(doc.sents)
+    verbs = [t for s in sents for t in s if t.pos_ == "VERB"]
+    problems = frozenset(lemma_key(t) for t in verbs if lemma_key(t) in PROBLEM)
+    wanted = frozenset(lemma_key(t) for t in verbs if lemma_key(t) not in PROBLEM
+                       and str(t.lemma_).casefold() not in _LIGHT)
+    return Goal("problem" if problem else "want",
+                frozenset().union(*(nouns(s.root) for s in sents)), wanted, problems)

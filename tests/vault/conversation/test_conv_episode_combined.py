@@ -1,0 +1,105 @@
+"""The parsed path with the text rules' goal where the parse finds none (`find_episodes`'s
+`combine`, `parsed_episodes.turn_goal`): in an agent's session a user turn the parse reads no
+goal in (a goal after a greeting, a sloppy sentence) but the rules do is a goal, its outcome
+read by the parse under its chat guards; between people the parse alone decides. Fresh
+phrasings in other domains than the bench sets.
+
+The cases skip when the `nlp` extra is not installed, except in CI (RMH_REQUIRE_NLP=1 makes it
+a failure), like `test_conv_parsed_episodes`."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from vault import build_events, find_episodes, load_conversations
+from vault.conversation.nlp import parse
+from vault.conversation.parsed_episodes import parsed_goal, turn_goal
+
+from .nlp_fixtures import INSTALLED
+
+parsed = pytest.mark.skipif(not INSTALLED, reason="the nlp extra is not installed")
+
+Turns = list[tuple[str, str, str]]
+
+
+def _episodes(turns: Turns, *, combine: bool = True) -> list[tuple[int, int, str]]:
+    said = [{"id": f"c:{i}", "speaker": sp, "role": role, "text": text}
+            for i, (sp, role, text) in enumerate(turns)]
+    (conv,) = load_conversations(json.dumps({"format": "rmh-conversation/1", "id": "c",
+                                             "sessions": [{"id": "s1",
+                                                           "date": "2025-03-04T09:00",
+                                                           "turns": said}]}))
+    eps = find_episodes(build_events(conv), combine=combine)
+    return [(e.goal.tick, e.outcome.tick, e.outcome.label) for e in eps]
+
+
+GREETING_FIRST = [
+    ("U", "user", "Hi! Quick one. My e-bike battery won't charge past 60 percent."),
+    ("A", "assistant", "Some chargers stop early when the cells are cold; charge it indoors."),
+    ("U", "user", "Charged it in the hallway overnight and it reached 100 percent, so it "
+                  "works now."),
+]
+GREETING_FAILED = [
+    ("U", "user", "Hi! Quick one. My e-bike battery won't charge past 60 percent."),
+    ("A", "assistant", "Some chargers stop early when the cells are cold; charge it indoors."),
+    ("U", "user", "Charged it in the hallway overnight. It still stops at 60 percent."),
+]
+
+
+@parsed
+def test_the_parse_alone_reads_no_goal_in_the_third_sentence_after_a_greeting() -> None:
+    # the premise of the combination: the parse reads the first sentences of a turn only
+    assert parsed_goal(parse(GREETING_FIRST[0][2]), instructions=True) is None
+    assert _episodes(GREETING_FIRST, combine=False) == []
+
+
+@parsed
+def test_the_rules_goal_is_used_where_the_parse_finds_none_and_the_parse_reads_the_outcome(
+) -> None:
+    assert _episodes(GREETING_FIRST) == [(0, 2, "success")]
+    assert _episodes(GREETING_FAILED) == [(0, 2, "failure")]
+
+
+@parsed
+def test_the_fallback_goal_is_anchored_on_the_turns_own_nouns_and_verbs() -> None:
+    goal = turn_goal(parse(GREETING_FIRST[0][2]), problem=True)
+    assert goal.kind == "problem"
+    assert {"battery", "percent"} <= goal.nouns
+    assert "charge" in goal.wanted
+    want = turn_goal(parse("i need to get the pond pump running again"), problem=False)
+    assert want.kind == "want" and "pump" in want.nouns and "run" in want.wanted
+
+
+@parsed
+def test_a_fallback_goal_still_needs_an_outcome_from_the_parse() -> None:
+    # the rules see a goal, the assistant answers, the user says nothing of a result
+    turns = [
+        ("U", "user", "Hello there. Quick question. The greenhouse fan won't start."),
+        ("A", "assistant", "Check the thermostat's set point and the fuse in the plug."),
+        ("U", "user", "Thanks, I'll have a look at the weekend."),
+    ]
+    assert _episodes(turns) == []
+
+
+@parsed
+def test_between_people_the_rules_goal_is_not_used() -> None:
+    # no assistant: the rules' patterns fire on small talk, the parse alone decides
+    chat = [
+        ("Rosa", "user", "Hi! Long week. My old bike won't shift into top gear any more."),
+        ("Omar", "user", "Oh no. Mine did that too, I took it to the shop on Elm street."),
+        ("Rosa", "user", "Maybe I will. Anyway the picnic on Sunday went great, it worked "
+                         "out perfectly!"),
+    ]
+    assert _episodes(chat) == _episodes(chat, combine=False)
+
+
+@parsed
+def test_a_goal_the_parse_finds_keeps_its_own_anchors() -> None:
+    turns = [
+        ("U", "user", "The label printer keeps jamming on the second sticker."),
+        ("A", "assistant", "Clean the roller and reload the roll with the gap sensor aligned."),
+        ("U", "user", "Cleaned the roller, it works now."),
+    ]
+    assert _episodes(turns) == _episodes(turns, combine=False) == [(0, 2, "success")]
