@@ -240,8 +240,8 @@ def turn_goal(doc: Any, *, problem: bool) -> Goal:
     """The anchors of a goal turn the parse found no goal in (a sentence it mis-parsed, a
     phrasing it has no class for, a goal after a greeting) but the text rules did (they read
     the whole turn): the nouns of the turn's sentences, their verbs of problem (`problems`)
-    and their other verbs that are no light verb (`wanted`). A "problem" goal when the rules found a problem in it
-    (`problem`), else a "want"."""
+    and their other verbs that are no light verb (`wanted`). A "problem" goal when the rules
+    found a problem in it (`problem`), else a "want"."""
     sents = list(doc.sents)
     verbs = [t for s in sents for t in s if t.pos_ == "VERB"]
     problems = frozenset(lemma_key(t) for t in verbs if lemma_key(t) in PROBLEM)
