@@ -2,7 +2,9 @@
 `episodes` (the text rules of `task_words` / `outcomes` are the fallback).
 
 A **goal** is a user sentence (questions included) among the first `GOAL_SENTENCES` of its
-turn (a task is said up front, not in the middle of a story) that either
+turn (a task is said up front, not in the middle of a story; in an agent's session, a
+greeting or other verbless fragment before it, "Hi! Quick one.", does not count; between
+people the opening exclamations are the norm and what follows is a story) that either
 
 - states a want of the speaker: a verb of intent (want, need, try, wish, aim; like / love
   with a modal: "I'd love to"; "have to") whose subject is "I" / "we", a question for a way
@@ -212,16 +214,21 @@ def _trouble(t: Token) -> str | None:
 def parsed_goal(doc: Any, *, instructions: bool = False) -> Goal | None:
     """The goal a user turn's parse states, or None (module docstring). With
     `instructions` (a session with an assistant: an agent's transcript) an instruction in
-    the turn's first sentence is a goal too ("Fix the flaky login test")."""
+    the turn's first sentence is a goal too ("Fix the flaky login test"), and verbless
+    fragments (a greeting) do not count among the first `GOAL_SENTENCES`."""
     first = next(iter(doc.sents), None)
     if instructions and first is not None:
         for t in predicates(first):
             if imperative(t) and lemma_key(t) not in COURTESY and str(
                     t.lemma_).casefold() not in COURTESY:
                 return _anchors("want", first, [t], set())
-    for n, sent in enumerate(doc.sents):
+    n = 0
+    for sent in doc.sents:
+        if instructions and not any(t.pos_ in ("VERB", "AUX") for t in sent):
+            continue  # a greeting to the agent ("Hi!", "Quick one.") is no sentence said
         if n >= GOAL_SENTENCES:
             break  # a task is said up front, not in the middle of a story
+        n += 1
         want = _want(sent)
         if want is not None:
             return want
