@@ -3,7 +3,7 @@
 
 A **goal** is a user sentence (questions included) among the first `GOAL_SENTENCES` of its
 turn (a task is said up front, not in the middle of a story; in an agent's session, a
-greeting or other verbless fragment before it, "Hi! Quick one.", does not count; between
+greeting or other short verbless fragment before it, "Hi! Quick one.", does not count; between
 people the opening exclamations are the norm and what follows is a story) that either
 
 - states a want of the speaker: a verb of intent (want, need, try, wish, aim; like / love
@@ -64,6 +64,8 @@ from .parsed_reports import lapse, still_after_act
 
 # How many sentences of a turn may state its goal.
 GOAL_SENTENCES = 2
+# The most words of a verbless opener that does not count among them ("Hi there!").
+OPENER_WORDS = 3
 _WANT = frozenset("want need try wish aim struggle strive attempt".split())
 _WANT_MODAL = frozenset("like love prefer".split())
 _LIGHT = frozenset("""be have get make do go take keep let find stop help try need want use
@@ -211,11 +213,19 @@ def _trouble(t: Token) -> str | None:
     return None
 
 
+def _opener(sent: Any) -> bool:
+    """A greeting or opener: a short fragment (at most `OPENER_WORDS` words) with no verb,
+    "Hi!", "Quick one.", "Hello there :)"; not a sentence whose verb the small model took for
+    a noun ("The podcast audio crackles in the right channel.")."""
+    said = [t for t in sent if t.is_alpha]
+    return len(said) <= OPENER_WORDS and not any(t.pos_ in ("VERB", "AUX") for t in sent)
+
+
 def parsed_goal(doc: Any, *, instructions: bool = False) -> Goal | None:
     """The goal a user turn's parse states, or None (module docstring). With
     `instructions` (a session with an assistant: an agent's transcript) an instruction in
-    the turn's first sentence is a goal too ("Fix the flaky login test"), and verbless
-    fragments (a greeting) do not count among the first `GOAL_SENTENCES`."""
+    the turn's first sentence is a goal too ("Fix the flaky login test"), and openers (a
+    greeting, `_opener`) do not count among the first `GOAL_SENTENCES`."""
     first = next(iter(doc.sents), None)
     if instructions and first is not None:
         for t in predicates(first):
@@ -224,7 +234,7 @@ def parsed_goal(doc: Any, *, instructions: bool = False) -> Goal | None:
                 return _anchors("want", first, [t], set())
     n = 0
     for sent in doc.sents:
-        if instructions and not any(t.pos_ in ("VERB", "AUX") for t in sent):
+        if instructions and _opener(sent):
             continue  # a greeting to the agent ("Hi!", "Quick one.") is no sentence said
         if n >= GOAL_SENTENCES:
             break  # a task is said up front, not in the middle of a story
