@@ -37,10 +37,12 @@ successes before a final failure, goals after a greeting, as questions, for anot
 committed before any run and run once after helper D3's rules were frozen.
 
 `--file PATH` reads another file of the same format; `--rules` runs the text rules alone
-(`use_nlp` False: what runs without the `nlp` extra), else episodes come from the parse.
+(`use_nlp` False: what runs without the `nlp` extra), else episodes come from the parse,
+with the text rules' goal where the parse finds none in an agent's session (`find_episodes`'s
+`combine`); `--parse-only` leaves that out.
 
     python bench/bench_episodes.py [--held-out | --heldout-i | --heldout-i2 | --heldout-w |
-        --heldout-w2 | --heldout-w3 | --file PATH] [--rules] [--json OUT]
+        --heldout-w2 | --heldout-w3 | --file PATH] [--rules | --parse-only] [--json OUT]
 """
 
 from __future__ import annotations
@@ -80,6 +82,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     which.add_argument("--file", default="", help="another task-transcript file (same format)")
     ap.add_argument("--rules", action="store_true",
                     help="the text rules only (use_nlp False), as without the nlp extra")
+    ap.add_argument("--parse-only", action="store_true",
+                    help="the parse alone, without the text rules' goals where it finds none")
     args = ap.parse_args(argv)
     use_nlp = not args.rules
     name = args.file or ("task_transcripts_heldout_e.json" if args.held_out else
@@ -93,7 +97,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows: list[dict[str, Any]] = []
     for task in tasks:
         (conv,) = load(_conversation(task))
-        eps = find_episodes(build_events(conv, use_nlp=use_nlp), use_nlp=use_nlp)
+        eps = find_episodes(build_events(conv, use_nlp=use_nlp), use_nlp=use_nlp,
+                            combine=not args.parse_only)
         ep = eps[0] if len(eps) == 1 else None
         if task["outcome"] is None:  # no outcome said: right when no episode is found
             rows.append({"id": task["id"], "episodes": len(eps), "outcome": None,

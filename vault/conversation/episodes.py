@@ -35,7 +35,12 @@ lesson     "lesson", "next time", "note for later", "good to know", "turns out",
 
 With the `nlp` extra (and `use_nlp`) goals and outcomes come from each turn's parse instead
 (`parsed_episodes`: dependency relations, lemmas, negation and a polarity flip against the
-goal's subject / object / wanted verb), and two rules keep chat out: the outcome is said by
+goal's subject / object / wanted verb). Where the parse finds no goal in a user turn of an
+agent's session (one with an assistant) but the text rules do, the turn is a goal all the
+same, anchored on its own nouns and verbs (`parsed_episodes.turn_goal`; `combine`): the parse
+misses goals it mis-parses, the rules miss phrasings they have no pattern for, and the
+outcome is read by the parse either way. Between people the rules' patterns fire on small
+talk, so there the parse alone decides. Two rules keep chat out: the outcome is said by
 the goal's speaker (or the assistant), and an attempt comes between goal and outcome (an
 assistant's turn or another speaker's advice, `parsed_attempts`). The steps' "tried" marks
 and the lesson stay the patterns above in both paths.
@@ -59,7 +64,7 @@ from .nlp import parse, pipeline
 from .outcomes import Terms
 from .outcomes import outcome as outcome_of
 from .parsed_attempts import advice
-from .parsed_episodes import Goal, parsed_goal
+from .parsed_episodes import Goal, parsed_goal, turn_goal
 from .parsed_outcomes import parsed_outcome
 from .task_words import goal_terms, is_goal
 
@@ -164,12 +169,23 @@ class _Parsed:
 
     attempts = True
 
-    def __init__(self, agent: bool) -> None:
+    def __init__(self, agent: bool, combine: bool) -> None:
         self.agent = agent  # a session with an assistant: instructions are goals too
+        # the text rules' goal where the parse finds none: in an agent's session only (the
+        # rules' want / trouble patterns fire on small talk between people)
+        self.combine = combine and agent
 
     def goal(self, ev: Event) -> Goal | None:
+        """The parse's goal; with `combine`, where the parse finds none but the text rules
+        do (`_Rules.goal`), the turn's own anchors (`turn_goal`): the outcome is still read
+        by the parse, under its chat guards. Only in a session with an assistant."""
         doc = parse(re.sub(r"\[[^\]]*\]", " ", ev.text))
-        return None if doc is None else parsed_goal(doc, instructions=self.agent)
+        if doc is None:
+            return None
+        found = parsed_goal(doc, instructions=self.agent)
+        if found is None and self.combine and (terms := _Rules().goal(ev)) is not None:
+            return turn_goal(doc, problem=bool(terms[1]))
+        return found
 
     def outcome(self, ev: Event, goal: Goal, by: str) -> str | None:
         if ev.role != "assistant" and ev.speaker != by:
@@ -180,7 +196,8 @@ class _Parsed:
     def new_task(self, ev: Event, goal: Goal) -> bool:
         """A want of the user's that shares no anchor (noun, wanted or problem verb) with
         the goal's."""
-        other = self.goal(ev)
+        doc = parse(re.sub(r"\[[^\]]*\]", " ", ev.text))
+        other = None if doc is None else parsed_goal(doc, instructions=self.agent)
         return other is not None and other.kind == "want" and not (
             goal.nouns & other.nouns or goal.wanted & other.wanted
             or goal.problems & other.problems)
@@ -234,14 +251,16 @@ def _close(evs: Sequence[Event], i: int, reader: Any,
     return None if verdict is None else (*verdict, None)
 
 
-def find_episodes(events: Sequence[Event], *, use_nlp: bool = True) -> tuple[Episode, ...]:
+def find_episodes(events: Sequence[Event], *, use_nlp: bool = True,
+                  combine: bool = True) -> tuple[Episode, ...]:
     """Every episode of `events` (one conversation, tick order), in tick order.
 
     Goals and outcomes come from each turn's parse (`parsed_episodes`) when the NLP
     pipeline is installed and `use_nlp`, else from the text rules (`task_words`,
-    `outcomes`)."""
+    `outcomes`). `combine` (parsed path, agent sessions): the rules' goal where the parse
+    finds none (module docstring)."""
     agent = any(e.role == "assistant" for e in events)
-    reader: Any = _Parsed(agent) if use_nlp and pipeline() is not None else _Rules()
+    reader: Any = _Parsed(agent, combine) if use_nlp and pipeline() is not None else _Rules()
     evs = sorted(events, key=lambda e: e.tick)
     pos = {e.tick: n for n, e in enumerate(evs)}
     out: list[Episode] = []

@@ -2,7 +2,9 @@
 `episodes` (the text rules of `task_words` / `outcomes` are the fallback).
 
 A **goal** is a user sentence (questions included) among the first `GOAL_SENTENCES` of its
-turn (a task is said up front, not in the middle of a story) that either
+turn (a task is said up front, not in the middle of a story; in an agent's session, a
+greeting or other short verbless fragment before it, "Hi! Quick one.", does not count; between
+people the opening exclamations are the norm and what follows is a story) that either
 
 - states a want of the speaker: a verb of intent (want, need, try, wish, aim; like / love
   with a modal: "I'd love to"; "have to") whose subject is "I" / "we", a question for a way
@@ -62,6 +64,8 @@ from .parsed_reports import lapse, still_after_act
 
 # How many sentences of a turn may state its goal.
 GOAL_SENTENCES = 2
+# The most words of a verbless opener that does not count among them ("Hi there!").
+OPENER_WORDS = 3
 _WANT = frozenset("want need try wish aim struggle strive attempt".split())
 _WANT_MODAL = frozenset("like love prefer".split())
 _LIGHT = frozenset("""be have get make do go take keep let find stop help try need want use
@@ -209,19 +213,32 @@ def _trouble(t: Token) -> str | None:
     return None
 
 
+def _opener(sent: Any) -> bool:
+    """A greeting or opener: a short fragment (at most `OPENER_WORDS` words) with no verb,
+    "Hi!", "Quick one.", "Hello there :)"; not a sentence whose verb the small model took for
+    a noun ("The podcast audio crackles in the right channel.")."""
+    said = [t for t in sent if t.is_alpha]
+    return len(said) <= OPENER_WORDS and not any(t.pos_ in ("VERB", "AUX") for t in sent)
+
+
 def parsed_goal(doc: Any, *, instructions: bool = False) -> Goal | None:
     """The goal a user turn's parse states, or None (module docstring). With
     `instructions` (a session with an assistant: an agent's transcript) an instruction in
-    the turn's first sentence is a goal too ("Fix the flaky login test")."""
+    the turn's first sentence is a goal too ("Fix the flaky login test"), and openers (a
+    greeting, `_opener`) do not count among the first `GOAL_SENTENCES`."""
     first = next(iter(doc.sents), None)
     if instructions and first is not None:
         for t in predicates(first):
             if imperative(t) and lemma_key(t) not in COURTESY and str(
                     t.lemma_).casefold() not in COURTESY:
                 return _anchors("want", first, [t], set())
-    for n, sent in enumerate(doc.sents):
+    n = 0
+    for sent in doc.sents:
+        if instructions and _opener(sent):
+            continue  # a greeting to the agent ("Hi!", "Quick one.") is no sentence said
         if n >= GOAL_SENTENCES:
             break  # a task is said up front, not in the middle of a story
+        n += 1
         want = _want(sent)
         if want is not None:
             return want
@@ -234,3 +251,18 @@ def parsed_goal(doc: Any, *, instructions: bool = False) -> Goal | None:
                 said = problem in PROBLEM or str(t.lemma_).casefold() in PROBLEM
                 return _anchors("problem", sent, [t], {problem} if said else set())
     return None
+
+
+def turn_goal(doc: Any, *, problem: bool) -> Goal:
+    """The anchors of a goal turn the parse found no goal in (a sentence it mis-parsed, a
+    phrasing it has no class for, a goal after a greeting) but the text rules did (they read
+    the whole turn): the nouns of the turn's sentences, their verbs of problem (`problems`)
+    and their other verbs that are no light verb (`wanted`). A "problem" goal when the rules
+    found a problem in it (`problem`), else a "want"."""
+    sents = list(doc.sents)
+    verbs = [t for s in sents for t in s if t.pos_ == "VERB"]
+    problems = frozenset(lemma_key(t) for t in verbs if lemma_key(t) in PROBLEM)
+    wanted = frozenset(lemma_key(t) for t in verbs if lemma_key(t) not in PROBLEM
+                       and str(t.lemma_).casefold() not in _LIGHT)
+    return Goal("problem" if problem else "want",
+                frozenset().union(*(nouns(s.root) for s in sents)), wanted, problems)

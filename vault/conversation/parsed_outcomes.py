@@ -76,7 +76,8 @@ IDIOMS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
          r"(?:just|exactly) what (?:i|we) (?:wanted|needed|was after|were after)", "success"),
         (r"no luck|no dice|same (?:\w+ )?(?:thing|error|problem|issue|reason|result)|"
          r"no (?:real )?(?:change|difference)|out of ideas|rolled (?:\w+ ){0,2}back|"
-         r"went (?:wrong|down)", "failure")))
+         r"went (?:wrong|down)|still (?:exactly |just )?the same(?= *(?:[,.;:!]|$))",
+         "failure")))
 _NEGATORS = re.compile(r"\b(?:not|never|no|n't|don't|didn't|haven't|hasn't|won't)\s+$")
 
 
@@ -173,9 +174,15 @@ def _plain(t: Token, polarity: int, now: bool, still: bool) -> str | None:
     if polarity > 0 and (now or has_child(t, "again") or str(t.lemma_).casefold() in (
             "run", "go", "work")):
         return "success"  # "it went smoothly", "the backup ran fine", "main is green again"
-    if now and polarity == 0 and not is_person(subject(t)):
+    if now and polarity == 0 and not is_person(subject(t)) and not _compared(t):
         return "success"
     return None
+
+
+def _compared(t: Token) -> bool:
+    """A comparison ("more brown than pink", "darker than before"): a change whose direction
+    no good / bad word gives (`comparative` reads "better" / "worse") is no verdict."""
+    return t.tag_ in ("JJR", "RBR") or has_child(t, "more", "less", "than")
 
 
 def _about(subj: Token | None, goal: Goal) -> bool:
