@@ -36,13 +36,18 @@ WB in session 13 (9 successes, 7 failures, 4 without an outcome; other domains a
 successes before a final failure, goals after a greeting, as questions, for another person),
 committed before any run and run once after helper D3's rules were frozen.
 
+`bench/data/task_transcripts_heldout_w4.json` (`--heldout-w4`): 20 more tasks written blind by
+helper WB2 in session 13 (9 successes, 7 failures, 4 without an outcome; other domains again),
+committed before any run and run once after helper D4's rules were frozen.
+
 `--file PATH` reads another file of the same format; `--rules` runs the text rules alone
 (`use_nlp` False: what runs without the `nlp` extra), else episodes come from the parse,
 with the text rules' goal where the parse finds none in an agent's session (`find_episodes`'s
 `combine`); `--parse-only` leaves that out.
 
     python bench/bench_episodes.py [--held-out | --heldout-i | --heldout-i2 | --heldout-w |
-        --heldout-w2 | --heldout-w3 | --file PATH] [--rules | --parse-only] [--json OUT]
+        --heldout-w2 | --heldout-w3 | --heldout-w4 | --file PATH] [--rules | --parse-only]
+        [--json OUT]
 """
 
 from __future__ import annotations
@@ -79,6 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     which.add_argument("--heldout-w", action="store_true", help="helper W's 20 blind tasks")
     which.add_argument("--heldout-w2", action="store_true", help="helper W2's 20 blind tasks")
     which.add_argument("--heldout-w3", action="store_true", help="helper WB's 20 blind tasks")
+    which.add_argument("--heldout-w4", action="store_true", help="helper WB2's 20 blind tasks")
     which.add_argument("--file", default="", help="another task-transcript file (same format)")
     ap.add_argument("--rules", action="store_true",
                     help="the text rules only (use_nlp False), as without the nlp extra")
@@ -91,7 +97,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "task_transcripts_heldout_i2.json" if args.heldout_i2 else
             "task_transcripts_heldout_w.json" if args.heldout_w else
             "task_transcripts_heldout_w2.json" if args.heldout_w2 else
-            "task_transcripts_heldout_w3.json" if args.heldout_w3 else "task_transcripts.json")
+            "task_transcripts_heldout_w3.json" if args.heldout_w3 else
+            "task_transcripts_heldout_w4.json" if args.heldout_w4 else "task_transcripts.json")
     path = Path(args.file) if args.file else HERE / "data" / name
     tasks = json.loads(path.read_text("utf-8"))["tasks"]
     rows: list[dict[str, Any]] = []

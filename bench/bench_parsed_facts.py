@@ -45,8 +45,14 @@ extractor ran on them (the labeller read no extractor code or notes);
 `fact_heldout_s13_verdicts.tsv` judges every statement main 1a06dec and the E3 branch produce
 on them, once, after the one run (by the lead).
 
+`--heldout-s14`: a second session-13 blind set (helper WB2): 40 LoCoMo turns of all ten
+conversations (every 139th turn from index 23, skipping labelled turns), 16 fact-bearing;
+`fact_heldout_s14_verdicts.tsv` judges every statement main 1a06dec, f365fb1 and the E4 branch
+produce on them, once, after the one run (by the lead). Since then gold objects and values are
+compared without a plural -s (`_singular`: these labels say "cats" where statements say "cat").
+
     python bench/bench_parsed_facts.py [--data PATH] [--heldout-e | --heldout-s12 | --heldout-s12b
-                                        | --heldout-s13]
+                                        | --heldout-s13 | --heldout-s14]
 """
 
 from __future__ import annotations
@@ -78,6 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--heldout-s12", action="store_true", help="session 12's blind turns")
     ap.add_argument("--heldout-s12b", action="store_true", help="session 12's second blind set")
     ap.add_argument("--heldout-s13", action="store_true", help="session 13's blind set")
+    ap.add_argument("--heldout-s14", action="store_true", help="session 13's second blind set")
     args = ap.parse_args(argv)
     status = nlp_status(load=True)
     print("extractor:", status["extractor"], status["version"] or status["reason"])
@@ -85,6 +92,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     if args.heldout_e:
         return _heldout_e(args.data)
+    if args.heldout_s14:
+        return _heldout_e(args.data, "fact_heldout_s14")
     if args.heldout_s13:
         return _heldout_e(args.data, "fact_heldout_s13")
     if args.heldout_s12b:
@@ -128,8 +137,17 @@ def _object_of(key: str, value: str) -> str:
     return topic if pred == "opinion" else value
 
 
+def _singular(word: str) -> str:
+    """`word` without a plural -s / -es (labels say "cats", the extractor keys "cat")."""
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "xes", "sses")):
+        return word[:-2]
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+
+
 def _matches(value: str, gold: str) -> bool:
-    v, g = value.split(), gold.split()
+    v, g = [_singular(w) for w in value.split()], [_singular(w) for w in gold.split()]
     if not v or not g:
         return False
     short, long_ = (v, g) if len(v) <= len(g) else (g, v)
