@@ -43,6 +43,8 @@ from typing import Any
 
 import numpy as np
 
+from ..storage.fileops import dead_temps
+
 FORMAT = 2
 PREFIX = "onnx-optimized-"
 MODEL, WEIGHTS, PROBE = "model.onnx", "weights.bin", "probe"
@@ -89,23 +91,11 @@ def _fsync(path: Path) -> None:
         os.close(fd)
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # another user's process: alive
-        return True
-    return True
-
-
 def _sweep(folder: Path) -> None:
     """Remove the temporary folders (~90 MB each) of killed writers: a writer whose process is
     gone (a live one elsewhere, on a shared home, only loses its save: its rename fails)."""
-    for tmp in sorted(folder.glob(PREFIX + "*.tmp")):
-        pid = tmp.name.rsplit(".", 2)[-2]
-        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
-            shutil.rmtree(tmp, ignore_errors=True)
+    for tmp in dead_temps(folder, PREFIX + "*.tmp"):
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _load(saved: Path, threads: int, make: Make) -> Any | None:

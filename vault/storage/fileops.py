@@ -1,12 +1,14 @@
 """The store's low-level file operations: fsync of folders, a rename that never replaces,
-liveness of a temp file's writer. Each change calls `done` once it is made, so the store can
-count its file operations in one place (its fault-injection seam, storage/store.py)."""
+liveness of a temp file's writer and the temporaries of dead writers. Each change calls `done`
+once it is made, so the store can count its file operations in one place (its fault-injection
+seam, storage/store.py)."""
 
 from __future__ import annotations
 
 import errno
 import os
 from collections.abc import Callable
+from pathlib import Path
 
 from ..errors import NoteExists
 
@@ -37,6 +39,22 @@ def alive(pid: int) -> bool:
     except PermissionError:  # exists, owned by someone else
         pass
     return True
+
+
+def dead_temps(folder: Path, pattern: str) -> list[Path]:
+    """The entries of `folder` matching `pattern` (names `<name>.<pid>.tmp`) whose writer,
+    process `pid`, is gone: temporaries a killed writer left before its rename, in name order.
+    An unlistable folder has none."""
+    try:
+        found = sorted(folder.glob(pattern))
+    except OSError:
+        return []
+    out = []
+    for tmp in found:
+        pid = tmp.name.rsplit(".", 2)[-2]
+        if pid.isdigit() and int(pid) != os.getpid() and not alive(int(pid)):
+            out.append(tmp)
+    return out
 
 
 def place_no_clobber(src: str, dst: str, rel: str, *, keep_src: bool = False,

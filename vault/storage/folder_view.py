@@ -103,6 +103,11 @@ class FolderView:
             raise PathRefused(path, problem)
         return "/".join(parts)
 
+    def _open_folder(self, rel_dir: str) -> int:
+        """A descriptor of the vault folder `rel_dir` ("" the root), never through a symlink."""
+        return os.open(os.path.join(self._root, rel_dir),
+                       os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW)
+
     def _walk(
         self, skipped: list[Skipped] | None = None
     ) -> Iterator[tuple[str, os.DirEntry[str]]]:
@@ -116,8 +121,7 @@ class FolderView:
         while stack:
             rel_dir = stack.pop()
             try:
-                fd = os.open(os.path.join(self._root, rel_dir),
-                             os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW)
+                fd = self._open_folder(rel_dir)
             except OSError as exc:
                 if skipped is not None:
                     reason = f"unreadable folder ({error_name(exc)})"
@@ -145,8 +149,7 @@ class FolderView:
         while stack:
             rel_dir = stack.pop()
             try:
-                fd = os.open(os.path.join(self._root, rel_dir),
-                             os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW)
+                fd = self._open_folder(rel_dir)
             except OSError:
                 continue
             try:

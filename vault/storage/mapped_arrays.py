@@ -31,6 +31,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .fileops import dead_temps
+
 _HEAD = 24  # magic (8 bytes), the header's length, the CRC
 _ALIGN = 64
 
@@ -129,18 +131,6 @@ def _bytes(a: npt.NDArray[Any]) -> memoryview:
 
 def _sweep(path: Path) -> None:
     """Remove the temporaries of writers that died before their rename."""
-    with contextlib.suppress(OSError):
-        for tmp in path.parent.glob(f".{path.name}.*.tmp"):
-            pid = tmp.name.rsplit(".", 2)[-2]
-            if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
-                tmp.unlink(missing_ok=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True
+    for tmp in dead_temps(path.parent, f".{path.name}.*.tmp"):
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)

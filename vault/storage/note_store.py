@@ -43,6 +43,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .columns import Decoded, Digests, Strings
+from .fileops import dead_temps
 from .row_codec import decode_aliases, decode_frontmatter
 
 VERSION = 1
@@ -223,18 +224,6 @@ def _columns(mm: mmap.mmap, key: str) -> Columns | None:
 
 def _sweep(folder: Path) -> None:
     """Remove the temporaries of writers that died before their rename."""
-    with contextlib.suppress(OSError):
-        for tmp in folder.glob(f".{FILE}.*.tmp"):
-            pid = tmp.name.rsplit(".", 2)[-2]
-            if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
-                tmp.unlink(missing_ok=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True
+    for tmp in dead_temps(folder, f".{FILE}.*.tmp"):
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)

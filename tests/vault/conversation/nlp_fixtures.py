@@ -1,6 +1,6 @@
 """What the parse tests share: whether the `nlp` extra is installed (its tests skip without it,
-except in CI, where RMH_REQUIRE_NLP=1 makes its absence an error), two speakers, and the
-entity keys of a turn ingested as an rmh-conversation/1 document."""
+except in CI, where RMH_REQUIRE_NLP=1 makes its absence an error), two speakers, the entity
+keys of a turn ingested as an rmh-conversation/1 document, and a one-session conversation."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import os
 import pytest
 
 from vault import build_events, load_conversations, nlp_status
+from vault.conversation.formats import Conversation
 
 INSTALLED = nlp_status()["extractor"] == "spacy"
 if not INSTALLED and os.environ.get("RMH_REQUIRE_NLP") == "1":
@@ -25,3 +26,15 @@ def entities(text: str) -> list[str]:
                                          {"id": "t1", "speaker": "Rosa", "text": text}]}]}
     (conv,) = load_conversations(json.dumps(doc), "simple")
     return [e.key for e in build_events(conv)[1].entities if e.kind in ("name", "thing")]
+
+
+def one_session(turns: list[tuple[str, str, str]]) -> Conversation:
+    """The rmh-conversation/1 conversation "c" of one session of (speaker, role, text) turns,
+    turn i with id "c:i"."""
+    said = [{"id": f"c:{i}", "speaker": sp, "role": role, "text": text}
+            for i, (sp, role, text) in enumerate(turns)]
+    (conv,) = load_conversations(json.dumps({"format": "rmh-conversation/1", "id": "c",
+                                             "sessions": [{"id": "s1",
+                                                           "date": "2025-03-04T09:00",
+                                                           "turns": said}]}))
+    return conv

@@ -10,28 +10,18 @@ a failure), like `test_conv_parsed_episodes`."""
 
 from __future__ import annotations
 
-import json
-
-import pytest
-
-from vault import build_events, find_episodes, load_conversations
+from vault import build_events, find_episodes
 from vault.conversation.nlp import parse
 from vault.conversation.parsed_episodes import parsed_goal, turn_goal
 
-from .nlp_fixtures import INSTALLED
-
-parsed = pytest.mark.skipif(not INSTALLED, reason="the nlp extra is not installed")
+from .nlp_fixtures import needs_nlp as parsed
+from .nlp_fixtures import one_session
 
 Turns = list[tuple[str, str, str]]
 
 
 def _episodes(turns: Turns, *, combine: bool = True) -> list[tuple[int, int, str]]:
-    said = [{"id": f"c:{i}", "speaker": sp, "role": role, "text": text}
-            for i, (sp, role, text) in enumerate(turns)]
-    (conv,) = load_conversations(json.dumps({"format": "rmh-conversation/1", "id": "c",
-                                             "sessions": [{"id": "s1",
-                                                           "date": "2025-03-04T09:00",
-                                                           "turns": said}]}))
+    conv = one_session(turns)
     eps = find_episodes(build_events(conv), combine=combine)
     return [(e.goal.tick, e.outcome.tick, e.outcome.label) for e in eps]
 
