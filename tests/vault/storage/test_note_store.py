@@ -148,6 +148,31 @@ def test_searches_from_the_store_equal_a_fresh_build_across_processes(tmp_path: 
     assert (fresh / STORE).read_bytes() == written
 
 
+def test_processes_saving_at_once_leave_one_whole_store(tmp_path: Path) -> None:
+    """Four new processes on a vault with nothing derived saved race to build and save the
+    note store and the stamped values: each answers as a fresh build, no temporary is left,
+    and what stands is a whole store equal to the rows."""
+    root = _vault(tmp_path)
+    expected = _search(root, "1")
+    for path in (root / ".rmh").iterdir():
+        if path.is_file() and not path.name.startswith(("index.sqlite", "write.lock")):
+            path.unlink()
+    procs = [subprocess.Popen([sys.executable, "-c", SEARCH, str(root), json.dumps(QUERIES)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env={**os.environ, "PYTHONHASHSEED": str(seed),
+                                   "PYTHONPATH": str(ROOT)}, cwd=ROOT)
+             for seed in range(2, 6)]
+    for proc in procs:
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+        assert json.loads(out) == expected
+    assert sorted(p.name for p in (root / ".rmh").iterdir() if p.name.endswith(".tmp")) == []
+    kept = _inode(root)
+    _same_as_rows(root)
+    assert _search(root, "7") == expected
+    assert _inode(root) == kept  # loaded, not saved again
+
+
 @pytest.mark.parametrize("change", ["edit", "rename", "alias", "delete", "add"])
 def test_a_stale_store_is_not_used(tmp_path: Path, change: str) -> None:
     root = _vault(tmp_path)
