@@ -40,6 +40,14 @@ committed before any run and run once after helper D3's rules were frozen.
 helper WB2 in session 13 (9 successes, 7 failures, 4 without an outcome; other domains again),
 committed before any run and run once after helper D4's rules were frozen.
 
+Since session 14 (helper E5) all eight sets above are tuning data: the parsed path also
+reads the assistant's reaction to a user's report (`vault.conversation.reactions`, VADER's
+valence of the opening of the assistant's next turn: a verdict where the parse finds none, a
+clear one overrules it), reopens a failed task on a plan of a further attempt, reads a lesson
+turn's report before its marker, and takes a question closing the first turn as its goal
+(parsed path, all sets together: right outcome 117/138 -> 131/138; the text rules unchanged,
+89/138; docs/measurements/session14/NOTES-E5.md).
+
 `--file PATH` reads another file of the same format; `--rules` runs the text rules alone
 (`use_nlp` False: what runs without the `nlp` extra), else episodes come from the parse,
 with the text rules' goal where the parse finds none in an agent's session (`find_episodes`'s

@@ -45,6 +45,18 @@ the goal's speaker (or the assistant), and an attempt comes between goal and out
 assistant's turn or another speaker's advice, `parsed_attempts`). The steps' "tried" marks
 and the lesson stay the patterns above in both paths.
 
+On the parsed path the assistant's reaction to a user's report is evidence too
+(`reactions`, VADER's valence of the opening of the assistant's next turn): where the parse
+reads no verdict in a report ("swam 10 lengths nonstop ... cracked it" → "Brilliant, ten
+lengths nonstop is a big jump") the reaction gives it, and a clear reaction overrules the
+parse's verdict ("it went through the whole bed" read as the idiom of success → "I'm sorry,
+that's a rotten outcome"). A report that announces a plan ("I'll try it at the park on
+Sunday") takes no verdict from the reaction (a "Sounds like a plan!" answers the plan), and
+a plan of a further attempt after a failure, with no verdict of its own, reopens the task:
+the failure was a step, and a session that ends there has no outcome yet. A lesson turn
+that opens with a report ("uploads save fine now. takeaway: ...") has its verdict read
+from the part before the lesson's marker (both paths).
+
 An assistant's verdict that repeats the user's ("Sorry it didn't work out") leaves the
 user's turn the outcome. A goal with no outcome in its window is no episode (precision
 first). Episodes do not overlap: the next search starts after the outcome (or lesson). Same
@@ -56,7 +68,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .events import Event
@@ -66,6 +78,7 @@ from .outcomes import outcome as outcome_of
 from .parsed_attempts import advice
 from .parsed_episodes import Goal, parsed_goal, turn_goal
 from .parsed_outcomes import parsed_outcome
+from .reactions import judged, plans, reaction, reports
 from .task_words import goal_terms, is_goal
 
 WINDOW = 12
@@ -155,6 +168,12 @@ class _Rules:
     def helped(self, ev: Event, by: str) -> bool:
         return True
 
+    def reacted(self, evs: Sequence[Event], j: int, by: str, parsed: str | None) -> str | None:
+        return parsed
+
+    def plans(self, ev: Event) -> bool:
+        return False
+
     def new_task(self, ev: Event, goal: Terms) -> bool:
         """A want (`WANT`) whose terms share nothing with the goal's."""
         folded = _fold(ev.text)
@@ -202,6 +221,27 @@ class _Parsed:
             goal.nouns & other.nouns or goal.wanted & other.wanted
             or goal.problems & other.problems)
 
+    def reacted(self, evs: Sequence[Event], j: int, by: str, parsed: str | None) -> str | None:
+        """The verdict on user turn `j` given the parse's (`parsed`) and the assistant's
+        reaction to it (`reactions.judged`): where the parse reads no verdict in a report of
+        the goal's speaker, the opening of the assistant's next turn ("Great to hear!",
+        "I'm sorry, that's frustrating") says how it went, and a clear one overrules it."""
+        ev = evs[j]
+        if ev.role != "user" or ev.speaker != by or j + 1 >= len(evs):
+            return parsed
+        nxt = evs[j + 1]
+        if nxt.role != "assistant" or nxt.session != ev.session:
+            return parsed
+        said, answer = parse(ev.text), parse(nxt.text)
+        if said is None or answer is None or not reports(said):
+            return parsed
+        return judged(reaction(answer), parsed)
+
+    def plans(self, ev: Event) -> bool:
+        """The turn announces a further act of its speaker (`reactions.plans`)."""
+        doc = parse(ev.text)
+        return doc is not None and plans(doc)
+
     def helped(self, ev: Event, by: str) -> bool:
         """An attempt between goal and outcome: an assistant's turn, or advice from another
         speaker (`parsed_episodes.advice`)."""
@@ -216,6 +256,17 @@ class _Parsed:
                    for doc in (parse(text), parse(text[:1].lower() + text[1:])))
 
 
+_LESSON_ANY_CASE = re.compile(LESSON.pattern, re.IGNORECASE)
+
+
+def _before_lesson(ev: Event) -> Event | None:
+    """`ev` cut before its lesson's marker, or None when the lesson opens the turn."""
+    text = ev.text.replace("’", "'").replace("‘", "'")
+    m = _LESSON_ANY_CASE.search(text)
+    said = text[: m.start()].strip() if m else ""
+    return replace(ev, text=said) if any(c.isalpha() for c in said) else None
+
+
 def _close(evs: Sequence[Event], i: int, reader: Any,
            goal: Any) -> tuple[int, str, int | None] | None:
     """The outcome turn of the goal at `i`, its label and the lesson turn that ended the
@@ -228,7 +279,10 @@ def _close(evs: Sequence[Event], i: int, reader: Any,
     verdict that asks for something new (`reader.new_task`: a want sharing no anchor with
     the goal). An assistant's verdict that only
     repeats the user's ("Sorry it didn't work out" after "no luck") leaves the user's turn
-    the outcome. `goal` is what `reader` found in the goal turn (its anchors)."""
+    the outcome. On the parsed path a user's report also takes the assistant's reaction
+    (`reader.reacted`), and a plan of the goal's speaker after a failure reopens the task
+    (`reader.plans`); a lesson turn's verdict is read before its marker (module docstring).
+    `goal` is what `reader` found in the goal turn (its anchors)."""
     verdict: tuple[int, str] | None = None
     helped = not reader.attempts  # the text rules need no attempt before an outcome
     for j in range(i + 1, min(len(evs), i + 1 + WINDOW)):
@@ -236,15 +290,25 @@ def _close(evs: Sequence[Event], i: int, reader: Any,
         if ev.session != evs[i].session:
             break
         if verdict is not None and LESSON.search(_fold(ev.text)):
-            return (*verdict, j)  # a lesson after the verdict: the task is wrapped up
+            # a lesson after the verdict: the task is wrapped up; a report said before the
+            # lesson in the same turn ("uploads save fine now. takeaway: ...") is the last
+            # verdict
+            said = _before_lesson(ev)
+            label = reader.outcome(said, goal, evs[i].speaker) if said is not None else None
+            return (j if label else verdict[0], label or verdict[1], j)
         # an assistant's turn is its own attempt ("I pinned the compiler; the build passes")
         helped = helped or ev.role == "assistant"
         label = reader.outcome(ev, goal, evs[i].speaker) if helped else None
+        if helped:
+            label = reader.reacted(evs, j, evs[i].speaker, label)
         helped = helped or reader.helped(ev, evs[i].speaker)
         if label is not None and not (
                 verdict is not None and verdict[1] == label and ev.role == "assistant"
                 and evs[verdict[0]].role != "assistant"):
             verdict = (j, label)
+        if label is None and verdict is not None and verdict[1] == "failure" and (
+                ev.speaker == evs[i].speaker and reader.plans(ev)):
+            verdict = None  # a further attempt announced: the failure so far was a step
         if label is None and verdict is not None and ev.speaker == evs[i].speaker and (
                 reader.new_task(ev, goal)):
             break  # the same speaker asks for something new: this task ended before it

@@ -10,7 +10,8 @@ people the opening exclamations are the norm and what follows is a story) that e
   with a modal: "I'd love to"; "have to") whose subject is "I" / "we", a question for a way
   ("how do I ...", "is there a way to ..."), "help me ...", "I can't get X to V", or the
   speaker stuck / having / getting a problem ("I'm getting a TypeError", "I have a problem
-  with", "I'm stuck");
+  with", "I'm stuck"), a question for the speaker's own act ("what can I do to save them",
+  "what am I doing wrong?", a wh-word opening it when the "?" is left out);
 - or states a need / want of the speaker's own person or thing ("my daughter needs a
   volcano that erupts", "our team needs to cut the bill");
 - or says that a thing is in trouble (in a statement, or a why-question: "Why does my
@@ -24,6 +25,9 @@ people the opening exclamations are the norm and what follows is a story) that e
   problem noun ("returns 502 errors");
 - or, in a session with an assistant (an agent's transcript, `instructions`), is an
   instruction in the turn's first sentence that is no courtesy ("Fix the flaky test").
+In an agent's session the turn's last sentence is read as well when it is a question: a
+request put after its context ("evening. got a backup script that ... crontab has ... how
+do i get it going nightly?").
 A want with no act in it ("I'd love to see a photo") is none.
 
 Its **anchors** are what the outcome is judged against: the nouns of the goal sentence
@@ -142,6 +146,9 @@ def _want(sent: Any) -> Goal | None:
             return _anchors("want", sent, _complement(t), set())
         if lem == "how" and t.dep_ == "advmod" and _first_person(subject(t.head)):
             return _anchors("want", sent, [t.head], set())
+        if lem in ("what", "which") and t.dep_ == "dobj" and _first_person(subject(t.head)) and (
+                _question(sent)):
+            return _anchors("want", sent, [t.head], set())  # "what can I do to save them"
         if lem == "possible" and t.dep_ == "acomp" and str(sent.text).rstrip().endswith("?") and (
                 any(c.dep_ == "xcomp" for c in t.head.children)):
             return _anchors("want", sent, [c for c in t.head.children if c.dep_ == "xcomp"],
@@ -159,6 +166,12 @@ def _want(sent: Any) -> Goal | None:
                 problem_noun(d) for d in t.subtree))):
             return _anchors("problem", sent, [t], set())
     return None
+
+
+def _question(sent: Any) -> bool:
+    """A question: it ends with "?", or opens with a wh-word ("what can i do to save them",
+    typed without one)."""
+    return str(sent.text).rstrip().endswith("?") or sent[0].tag_ in ("WP", "WRB", "WDT")
 
 
 def _ours(subj: Token | None) -> bool:
@@ -233,11 +246,15 @@ def parsed_goal(doc: Any, *, instructions: bool = False) -> Goal | None:
                     t.lemma_).casefold() not in COURTESY:
                 return _anchors("want", first, [t], set())
     n = 0
-    for sent in doc.sents:
+    sents = list(doc.sents)
+    for k, sent in enumerate(sents):
         if instructions and _opener(sent):
             continue  # a greeting to the agent ("Hi!", "Quick one.") is no sentence said
-        if n >= GOAL_SENTENCES:
-            break  # a task is said up front, not in the middle of a story
+        # a task is said up front, not in the middle of a story; to an agent it may also be
+        # the question that closes the turn, after the context ("... how do I get it going?")
+        asked = instructions and k == len(sents) - 1 and _question(sent)
+        if n >= GOAL_SENTENCES and not asked:
+            continue
         n += 1
         want = _want(sent)
         if want is not None:
