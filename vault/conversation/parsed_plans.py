@@ -31,15 +31,14 @@ from typing import Any
 
 from .entities import STOP_NOUNS, _fold, normalise
 from .parsed_entities import _QUANTIFIERS, ABSTRACT
+from .parsed_objects import _DEMONSTRATIVES, _phrase
 from .parsed_statements import (
-    _DEMONSTRATIVES,
     _HEDGE,
     _LEMMA_FIXES,
     _NO_ACT,
     _WITH_OBJECT,
     _first_person,
     _object,
-    _phrase,
     stated,
 )
 from .statements import MAX_OBJECT_WORDS, Statement
