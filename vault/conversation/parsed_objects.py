@@ -8,14 +8,15 @@ is and its words. Shared by `parsed_statements` and its siblings.
   bring in a new thing ("I read this book"); "that"/"those" always point;
 - a vague noun alone says nothing ("the time"); named by a noun before it, it is a thing
   ("family time");
-- where an object was had or done is its own "at"/"in" phrase ("had a letdown in a video game
-  tourney"), not a date ("a trip in June");
+- where an object was had or done is its own "at" phrase, or "in" phrase after a verb of
+  taking part ("had a letdown in a video game tourney"), not a date ("a trip in June");
 - the place one took someone or something to says more than what was taken ("We took them to
   the dog park" -> ("to", park)).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .entities import STOP_NOUNS, _fold
@@ -28,6 +29,14 @@ _OF_THE_MOMENT = frozenset(
     """photo photos pic pics picture pictures post message video videos snap shot shots
     moment moments time times day days week weekend year place spot spots piece pieces pose
     mindset feeling attitude one ones""".split())
+_ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)?")
+# Verbs of having or taking part, whose object's "in" phrase is where it happened.
+TAKING_PART = frozenset(
+    """have take attend give book hold host win lose play teach run compete perform""".split())
+# "in" objects that are no place or event: spans and parts of one's life.
+NOT_PLACES = frozenset(
+    """past present future meantime meanwhile life general particular case end process mind
+    fact world work works""".split())
 # Heads that only count what they hold ("lots of books"): the object is what is counted.
 QUANTITIES = frozenset(
     """lot lots plenty bunch couple number load loads ton tons handful dozen dozens
@@ -44,17 +53,27 @@ def _pointed(obj: Any) -> bool:
     return False
 
 
-def _destination(verb: Any, lemma: str) -> tuple[str, Any] | None:
-    """Where one took someone or something: "We took them to the dog park" -> ("to", park);
-    the place says more than what was taken ("took the kids to the museum")."""
+def _destination(verb: Any, lemma: str) -> Any | None:
+    """Where one took someone or something: "We took them to the dog park" -> park, said as
+    one more statement beside what was taken ("took the kids to the museum"); not a date
+    ("from the 20th to the 27th")."""
     if lemma != "take":
         return None
     for child in verb.children:
         if child.dep_ == "prep" and _fold(child.text) == "to":
             for obj in child.children:
-                if obj.dep_ == "pobj" and obj.pos_ in ("NOUN", "PROPN"):
-                    return "to", _named(obj)
+                if obj.dep_ == "pobj" and obj.pos_ in ("NOUN", "PROPN") and not (
+                        vague(obj) or dated(obj) or _pointed(obj)):
+                    return _named(obj)
     return None
+
+
+def dated(tok: Any) -> bool:
+    """`tok` lies in a date or time expression ("on March 1st", "in June") or is a number or
+    an ordinal ("to the 27th", which the small model's entities miss)."""
+    if _ORDINAL.fullmatch(tok.text.casefold()) or tok.like_num:
+        return True
+    return any(e.start <= tok.i < e.end and e.label_ in ("DATE", "TIME") for e in tok.doc.ents)
 
 
 def vague(obj: Any) -> bool:
@@ -120,19 +139,20 @@ def unpointed(value: str) -> str:
     return " ".join(words)
 
 
-def _setting(doc: Any, obj: Any) -> tuple[str, Any] | None:
-    """Where or at what an object was had or done: its own "at"/"in" phrase ("a letdown in a
-    video game tourney", "a great time at the fair"), a noun or a name that is not vague,
-    not a pronoun and not a date or time ("a trip in June")."""
-    for prep in obj.children:
-        if prep.dep_ != "prep" or _fold(prep.text) not in ("at", "in"):
+def _setting(tok: Any, lemma: str) -> tuple[str, Any] | None:
+    """Where or at what an object was had or done: its own "at" phrase ("a great time at the
+    fair"), or its "in" phrase after a verb of having or taking part (`TAKING_PART`: "had a
+    letdown in a video game tourney", "gave a talk in class"; "noticed a trend in the data"
+    is none); a noun or a name that is not vague, not a pronoun, not pointed at, not a date or
+    time ("a trip in June") and not a span of one's life (`NOT_PLACES`: "in the past")."""
+    for prep in tok.children:
+        word = _fold(prep.text)
+        if prep.dep_ != "prep" or not (word == "at" or (word == "in" and lemma in TAKING_PART)):
             continue
         for place in prep.children:
             if place.dep_ != "pobj" or place.pos_ not in ("NOUN", "PROPN") or vague(place):
                 continue
-            if any(e.start <= place.i < e.end and e.label_ in ("DATE", "TIME") for e in doc.ents):
+            if dated(place) or _pointed(place) or _fold(place.lemma_) in NOT_PLACES:
                 continue
-            if _pointed(place):
-                continue
-            return _fold(prep.text), _named(place)
+            return word, _named(place)
     return None

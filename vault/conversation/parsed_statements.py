@@ -55,6 +55,7 @@ from .parsed_objects import (
     _phrase,
     _pointed,
     _setting,
+    dated,
     unpointed,
     vague,
 )
@@ -250,8 +251,11 @@ def _object(verb: Any) -> tuple[str, Any] | None:
         if child.dep_ == "prep":
             for obj in child.children:
                 if obj.dep_ == "pobj" and obj.pos_ in ("NOUN", "PROPN"):
+                    if dated(obj):
+                        break  # "went back on March 1st": a when, not an object
                     return _fold(child.text), _named(_counted(obj))
-            return None
+            else:
+                return None
     return None
 
 
@@ -310,7 +314,11 @@ def extract_parsed_statements(doc: Any, speaker: str, addressee: str = "") -> tu
             if got is None or _pointed(got[1]):  # "this moment that I captured at a gig"
                 got = _object(verb)
             dest = _destination(verb, lemma)
-            got = dest or got
+            if dest is not None:  # "we took them to the dog park"
+                to = normalise(_phrase(doc, dest), speaker=speaker, addressee=addressee)
+                if to and len(to.split()) <= MAX_OBJECT_WORDS:
+                    found.append(Statement(who, f"did:{lemma}_to", to, "fact", None, first,
+                                           _fold(sent.text)))
             bare = _bare_act(verb, lemma)
             if bare:  # "I started running", "we went hiking": the act is the object
                 found.append(Statement(who, f"did:{lemma}", bare, "fact", None, first,
@@ -319,9 +327,9 @@ def extract_parsed_statements(doc: Any, speaker: str, addressee: str = "") -> tu
                 continue
             prep, obj = got
             head = _fold(obj.lemma_ or obj.text)
-            where = None if prep else _setting(doc, obj)
+            where = None if prep else _setting(obj, lemma)
             if where is None and not prep and vague(obj):
-                where = _setting(doc, verb)  # "had a great time at the fair"
+                where = _setting(verb, lemma)  # "had a great time at the fair"
             if where is not None and not (not first and lemma in _SHOWN_TO_ME) and not (
                     _pointed(obj) or _trivial(lemma, obj)):
                 place = normalise(_phrase(doc, where[1]), speaker=speaker, addressee=addressee)
@@ -331,7 +339,7 @@ def extract_parsed_statements(doc: Any, speaker: str, addressee: str = "") -> tu
                         _fold(sent.text)))
             if vague(obj):
                 continue
-            if lemma in _WITH_OBJECT and (obj.pos_ != "NOUN" or (prep and not dest) or (
+            if lemma in _WITH_OBJECT and (obj.pos_ != "NOUN" or prep or (
                     head in _ROLE_STOP and not any(c.dep_ == "compound" for c in obj.children))):
                 continue  # "got a plan", "made a mistake": no act of note ("a meal plan" is)
             if not first and lemma in _SHOWN_TO_ME:

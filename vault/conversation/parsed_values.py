@@ -13,7 +13,8 @@ English shapes say that a thing matters to the speaker, each one statement of ki
   "Creativity and family keep me at peace", "Music brings me joy", "Running makes me
   happy"; "The rain makes me sad" is none), or that struck a chord ("Their support spoke to
   me", "resonates with me": `RESONATES`) -> ("values", X) for X the subject and each noun
-  conjoined to it (a relative pronoun: the noun its clause hangs on);
+  conjoined to it (a relative pronoun: the noun its clause hangs on, not a ", which" that
+  stands for the whole clause before it);
 - the thing is one the speaker enjoys: "X is something (/ one thing / what) I enjoy" (a
   relative clause whose verb is one of liking, `LIKING`, with a first-person subject, on the
   attribute of "be") -> ("opinion:X", "likes"), X the subject; a gerund subject is said with
@@ -34,7 +35,7 @@ from .entities import _fold, normalise
 from .parsed_attributes import usable
 from .parsed_objects import _phrase
 from .parsed_preferences import _refused
-from .parsed_statements import stated
+from .parsed_statements import _NO_ACT, stated
 from .statements import MAX_OBJECT_WORDS, Statement
 
 # Verbs whose object is done good by their subject, whatever follows (general English).
@@ -65,10 +66,14 @@ def _subjects(verb: Any) -> list[Any]:
     relative pronoun stands for the noun its clause hangs on ("a quote that helps me")."""
     found: list[Any] = []
     for child in verb.children:
-        if child.dep_ in ("nsubj", "csubj"):
-            if child.tag_ in ("WDT", "WP") and verb.dep_ == "relcl":
-                child = verb.head
-            found.append(child)
+        if child.dep_ not in ("nsubj", "csubj"):
+            continue
+        if child.tag_ in ("WDT", "WP") and verb.dep_ == "relcl":
+            if _fold(child.text) == "which" and child.i > 0 and child.doc[child.i - 1].text == ",":
+                continue  # "I bring snacks to work, which helps me": the whole clause
+            child = verb.head
+        found.append(child)
+        if child.tag_ != "VBG":  # "seeing progress and results": one gerund
             found.extend(c for c in child.children if c.dep_ == "conj")
     return found
 
@@ -139,7 +144,8 @@ def _words(doc: Any, subject: Any, speaker: str, addressee: str) -> str:
             obj = next(g for g in preps[0].children if g.dep_ == "pobj")
             lead = f"{_fold(subject.text)} {_fold(preps[0].text)}"
         else:
-            return _fold(subject.text) if subject.pos_ == "VERB" else ""
+            bare = subject.pos_ == "VERB" and _fold(subject.lemma_) not in _NO_ACT
+            return _fold(subject.text) if bare else ""
         if not usable(obj):
             return ""
         inner = normalise(_phrase(doc, obj), speaker=speaker, addressee=addressee)
