@@ -94,3 +94,14 @@ def test_purposes_had_to_ended_up_and_a_picture_of_the_speaker_are_acts() -> Non
 def test_a_clause_set_apart_by_a_dash_keeps_its_act() -> None:
     assert ("rosa", "did:bake", "cheesecake") in _said(
         "I baked a cheesecake - I didn't like how it turned out.")
+
+
+@needs_nlp
+def test_a_plan_made_now_and_a_lets_proposal_are_plans() -> None:
+    assert ("rosa", "plans:have", "road trip") in _said("I'm planning a road trip.")
+    assert ("rosa", "plans:have", "picnic") in _said("Let's plan a picnic soon!")
+    assert ("rosa", "plans:bake", "pie") in _said("Let's bake a pie together!")
+    for text in ("We planned a road trip.", "Let's not plan a road trip.",
+                 "Are you planning a road trip?", "Music lets us bake a pie.",
+                 "Let me know if you want to bake a pie.", "I'm not planning a road trip."):
+        assert not [s for s in _said(text) if s[1].startswith("plans:")], text
