@@ -14,10 +14,10 @@ object) of kind "commitment" (c_obs 0.5, `facts.observation_confidence`):
   the act is its "to" complement ("hoping to open a bakery") or the gerund after its
   preposition ("considering getting a dog", "thinking about adopting a cat");
 - "my plan / goal / dream / aim is to <act>" states the same ("My goal is to run a marathon");
-- a plan made now with a noun for its object is a thing planned ("I'm planning a trip to
-  Japan" -> plans:have trip to japan), and so is what the speaker proposes with "let's"
-  ("Let's plan a painting session" -> plans:have painting session, "let's bake a pie" ->
-  plans:bake pie; not "let's not ...");
+- a plan made now with a noun for its object is a thing planned, said with where it goes
+  ("I'm planning a trip to Japan" -> plans:have trip to japan), and so is what the speaker
+  proposes with "let's" ("Let's plan a painting session" -> plans:have painting session,
+  "let's bake a pie" -> plans:bake pie; not "let's not ...");
 - the act and its object are refused as `parsed_statements` refuses them: verbs of saying,
   thinking and feeling (`_NO_ACT`, with get/make/take/do/find... only on a concrete noun),
   pronouns, vague or abstract nouns, objects pointed at, too long; the object is keyed the same
@@ -35,7 +35,7 @@ from typing import Any
 
 from .entities import _fold, normalise
 from .parsed_entities import _QUANTIFIERS
-from .parsed_objects import _DEMONSTRATIVES, _phrase, vague
+from .parsed_objects import _DEMONSTRATIVES, _phrase, dated, vague
 from .parsed_statements import (
     _HEDGE,
     _LEMMA_FIXES,
@@ -111,7 +111,8 @@ def _ongoing(verb: Any, lemma: str) -> bool:
 def _statement(doc: Any, act: Any, speaker: str, addressee: str, clause: str) -> Statement | None:
     """The plan of one intended act, refused as `parsed_statements` refuses an act."""
     lemma = _fold(act.lemma_)
-    if lemma == "plan":
+    planned = lemma == "plan"
+    if planned:
         lemma = "have"  # "planning a trip", "let's plan a picnic" -> plans:have trip
     if (lemma in _NO_ACT and lemma not in _WITH_OBJECT) or lemma in _CHAT_ACTS:
         return None
@@ -131,11 +132,26 @@ def _statement(doc: Any, act: Any, speaker: str, addressee: str, clause: str) ->
     while len(words) > 1 and _fold(words[0]) in _QUANTIFIERS:
         words = words[1:]  # "do more yoga" plans yoga
     value = normalise(" ".join(words), speaker=speaker, addressee=addressee)
+    bound = _bound_for(doc, obj) if planned and value else ""
+    bound = normalise(bound, speaker=speaker, addressee=addressee) if bound else ""
+    if bound and len(f"{value} to {bound}".split()) <= MAX_OBJECT_WORDS:
+        value = f"{value} to {bound}"
     if not value or len(value.split()) > MAX_OBJECT_WORDS:
         return None
     particle = [_fold(c.text) for c in act.children if c.dep_ == "prt"]
     key = "plans:" + "_".join([lemma, *particle, *([prep] if prep else [])])
     return Statement(_fold(speaker), key, value, "commitment", None, True, clause)
+
+
+def _bound_for(doc: Any, obj: Any) -> str:
+    """Where a thing planned goes: "a trip to Japan" -> "Japan" (not a date)."""
+    for prep in obj.children:
+        if prep.dep_ == "prep" and _fold(prep.text) == "to":
+            for place in prep.children:
+                if place.dep_ == "pobj" and place.pos_ in ("NOUN", "PROPN") and not (
+                        vague(place) or dated(place)):
+                    return _phrase(doc, place)
+    return ""
 
 
 def _lets_us(verb: Any) -> bool:

@@ -99,6 +99,8 @@ def test_a_clause_set_apart_by_a_dash_keeps_its_act() -> None:
 @needs_nlp
 def test_a_plan_made_now_and_a_lets_proposal_are_plans() -> None:
     assert ("rosa", "plans:have", "road trip") in _said("I'm planning a road trip.")
+    assert ("rosa", "plans:have", "trip to lisbon") in _said(
+        "I'm planning a trip to Lisbon in May.")
     assert ("rosa", "plans:have", "picnic") in _said("Let's plan a picnic soon!")
     assert ("rosa", "plans:bake", "pie") in _said("Let's bake a pie together!")
     for text in ("We planned a road trip.", "Let's not plan a road trip.",
