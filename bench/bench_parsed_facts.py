@@ -51,6 +51,12 @@ conversations (every 139th turn from index 23, skipping labelled turns), 16 fact
 produce on them, once, after the one run (by the lead). Since then gold objects and values are
 compared without a plural -s (`_singular`: these labels say "cats" where statements say "cat").
 
+Session 14 (helper F5) tuned on every set above, s13 and s14 included (none is held out now),
+and appended a verdict for every new statement its branch produces on them (NOTES-F5.md).
+Its out-of-sample check: every statement the branch adds or drops on the user turns (first
+1,500 characters) of 200 LongMemEval oracle questions (every 2nd of the first 400), judged once
+in `fact_spotcheck_f5.tsv` (now = added / removed; a removed one is judged as it was).
+
     python bench/bench_parsed_facts.py [--data PATH] [--heldout-e | --heldout-s12 | --heldout-s12b
                                         | --heldout-s13 | --heldout-s14]
 """

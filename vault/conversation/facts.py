@@ -40,6 +40,7 @@ from .parsed_plans import extract_plans
 from .parsed_possessions import extract_possessions
 from .parsed_preferences import extract_preferences
 from .parsed_statements import extract_parsed_statements
+from .parsed_values import extract_values
 from .statements import Statement, extract_statements, functional
 
 FIRST_PERSON_CONFIDENCE = 0.7
@@ -118,7 +119,8 @@ def turn_statements(text: str, speaker: str, speakers: Sequence[str], *,
     `use_nlp`) the parse's subject–verb–object ones (`parsed_statements`) and what the
     speaker says they have (`parsed_possessions`: "my sister" -> has sister) and plans
     (`parsed_plans`: "I'm hoping to open a bakery" -> plans:open bakery) and what they value
-    or count among favourites (`parsed_preferences`), then copular
+    or count among favourites (`parsed_preferences`) or say does them good or enjoy
+    (`parsed_values`), then copular
     facts and the addressee's acts (`parsed_attributes`) not already said."""
     found = extract_statements(text, speaker, speakers)
     doc = parse(text) if use_nlp else None
@@ -128,7 +130,8 @@ def turn_statements(text: str, speaker: str, speakers: Sequence[str], *,
     addressee = others[0] if len(others) == 1 else ""
     found = (found + extract_parsed_statements(doc, speaker, addressee)
              + extract_possessions(doc, speaker, addressee) + extract_plans(doc, speaker, addressee)
-             + extract_preferences(doc, speaker, addressee))
+             + extract_preferences(doc, speaker, addressee)
+             + extract_values(doc, speaker, addressee))
     said = {(s.subject, s.value) for s in found} | {
         (s.subject, s.key.partition(":")[2]) for s in found}  # "opinion:fashion": said
     return found + tuple(a for a in extract_attributes(doc, speaker, addressee)

@@ -24,18 +24,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .entities import STOP_NOUNS, _fold, normalise
-from .parsed_entities import ABSTRACT
-from .parsed_statements import (
-    _DEMONSTRATIVES,
-    _HEDGE,
-    _NO_ACT,
-    _OF_THE_MOMENT,
-    _first_person,
-    _phrase,
-    stated,
-    unpointed,
-)
+from .entities import _fold, normalise
+from .parsed_objects import _DEMONSTRATIVES, _OF_THE_MOMENT, _phrase, unpointed, vague
+from .parsed_statements import _HEDGE, _NO_ACT, _first_person, stated
 from .statements import MAX_OBJECT_WORDS, Statement
 
 # Groups one is on or in: "on a team", "in a band".
@@ -81,9 +72,9 @@ def usable(obj: Any, *, pointed_ok: bool = False) -> bool:
     the moment is refused when pointed at ("that pic")."""
     if obj.pos_ not in ("NOUN", "PROPN"):
         return False
-    head = _fold(obj.lemma_ or obj.text)
-    if obj.pos_ == "NOUN" and (head in STOP_NOUNS or head in ABSTRACT):
+    if vague(obj):  # "family time" is a thing, "the time" is not
         return False
+    head = _fold(obj.lemma_ or obj.text)
     pointed = any(_fold(c.text) in _DEMONSTRATIVES for c in obj.children if c.dep_ == "det")
     return not pointed or (pointed_ok and head not in _OF_THE_MOMENT)
 

@@ -14,6 +14,10 @@ object) of kind "commitment" (c_obs 0.5, `facts.observation_confidence`):
   the act is its "to" complement ("hoping to open a bakery") or the gerund after its
   preposition ("considering getting a dog", "thinking about adopting a cat");
 - "my plan / goal / dream / aim is to <act>" states the same ("My goal is to run a marathon");
+- a plan made now with a noun for its object is a thing planned, said with where it goes
+  ("I'm planning a trip to Japan" -> plans:have trip to japan), and so is what the speaker
+  proposes with "let's" ("Let's plan a painting session" -> plans:have painting session,
+  "let's bake a pie" -> plans:bake pie; not "let's not ...");
 - the act and its object are refused as `parsed_statements` refuses them: verbs of saying,
   thinking and feeling (`_NO_ACT`, with get/make/take/do/find... only on a concrete noun),
   pronouns, vague or abstract nouns, objects pointed at, too long; the object is keyed the same
@@ -29,17 +33,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from .entities import STOP_NOUNS, _fold, normalise
-from .parsed_entities import _QUANTIFIERS, ABSTRACT
+from .entities import _fold, normalise
+from .parsed_entities import _QUANTIFIERS
+from .parsed_objects import _DEMONSTRATIVES, _phrase, dated, vague
 from .parsed_statements import (
-    _DEMONSTRATIVES,
     _HEDGE,
     _LEMMA_FIXES,
     _NO_ACT,
     _WITH_OBJECT,
     _first_person,
     _object,
-    _phrase,
     stated,
 )
 from .statements import MAX_OBJECT_WORDS, Statement
@@ -108,6 +111,9 @@ def _ongoing(verb: Any, lemma: str) -> bool:
 def _statement(doc: Any, act: Any, speaker: str, addressee: str, clause: str) -> Statement | None:
     """The plan of one intended act, refused as `parsed_statements` refuses an act."""
     lemma = _fold(act.lemma_)
+    planned = lemma == "plan"
+    if planned:
+        lemma = "have"  # "planning a trip", "let's plan a picnic" -> plans:have trip
     if (lemma in _NO_ACT and lemma not in _WITH_OBJECT) or lemma in _CHAT_ACTS:
         return None
     if any(c.dep_ == "dobj" and _fold(c.text) == "you" for c in act.children):
@@ -116,8 +122,7 @@ def _statement(doc: Any, act: Any, speaker: str, addressee: str, clause: str) ->
     if got is None:
         return None
     prep, obj = got
-    head = _fold(obj.lemma_ or obj.text)
-    if obj.pos_ == "NOUN" and (head in STOP_NOUNS or head in ABSTRACT):
+    if vague(obj):  # "a game night" is a thing, "the time" is not
         return None
     if lemma in _WITH_OBJECT and (obj.pos_ != "NOUN" or prep):
         return None
@@ -127,11 +132,36 @@ def _statement(doc: Any, act: Any, speaker: str, addressee: str, clause: str) ->
     while len(words) > 1 and _fold(words[0]) in _QUANTIFIERS:
         words = words[1:]  # "do more yoga" plans yoga
     value = normalise(" ".join(words), speaker=speaker, addressee=addressee)
+    bound = _bound_for(doc, obj) if planned and value else ""
+    bound = normalise(bound, speaker=speaker, addressee=addressee) if bound else ""
+    if bound and len(f"{value} to {bound}".split()) <= MAX_OBJECT_WORDS:
+        value = f"{value} to {bound}"
     if not value or len(value.split()) > MAX_OBJECT_WORDS:
         return None
     particle = [_fold(c.text) for c in act.children if c.dep_ == "prt"]
     key = "plans:" + "_".join([lemma, *particle, *([prep] if prep else [])])
     return Statement(_fold(speaker), key, value, "commitment", None, True, clause)
+
+
+def _bound_for(doc: Any, obj: Any) -> str:
+    """Where a thing planned goes: "a trip to Japan" -> "Japan" (not a date)."""
+    for prep in obj.children:
+        if prep.dep_ == "prep" and _fold(prep.text) == "to":
+            for place in prep.children:
+                if place.dep_ == "pobj" and place.pos_ in ("NOUN", "PROPN") and not (
+                        vague(place) or dated(place)):
+                    return _phrase(doc, place)
+    return ""
+
+
+def _lets_us(verb: Any) -> bool:
+    """`verb` is the "let" of "let's" / "let us" with no subject of its own: what follows is
+    the speaker's proposal."""
+    doc = verb.doc
+    if _fold(verb.lemma_) != "let" or any(  # "art lets us get our emotions out": no proposal
+            c.dep_ == "nsubj" and c.i != verb.i + 1 for c in verb.children):
+        return False
+    return verb.i + 1 < len(doc) and _fold(doc[verb.i + 1].text) in ("'s", "’s", "us")
 
 
 def _plan_noun(tok: Any) -> list[Any]:
@@ -153,6 +183,9 @@ def extract_plans(doc: Any, speaker: str, addressee: str = "") -> tuple[Statemen
         if acts:
             if _negated_or_hedged(tok):
                 continue
+        elif tok.pos_ == "VERB" and _lets_us(tok):
+            acts = [c for c in tok.children if c.dep_ in ("ccomp", "xcomp") and c.tag_ == "VB"
+                    and not _negated_or_hedged(c)]  # "let's not go"
         elif tok.pos_ == "VERB":
             lemma = _LEMMA_FIXES.get(_fold(tok.text), _fold(tok.lemma_))
             if lemma not in INTENT or not _ongoing(tok, lemma):
@@ -165,6 +198,8 @@ def extract_plans(doc: Any, speaker: str, addressee: str = "") -> tuple[Statemen
             if _negated_or_hedged(tok, allow_cant=cant):
                 continue
             acts = _acts(tok, lemma)
+            if lemma == "plan" and not acts and tok.tag_ in ("VBG", "VBP", "VBZ"):
+                acts = [tok]  # "I'm planning a trip to Japan": the plan is the thing
         for act in acts:
             st = _statement(doc, act, speaker, addressee, clause)
             if st is not None and st not in found:

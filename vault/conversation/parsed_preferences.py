@@ -22,7 +22,8 @@ from typing import Any
 
 from .entities import _fold, normalise
 from .parsed_attributes import usable
-from .parsed_statements import _HEDGE, _phrase, stated
+from .parsed_objects import _phrase
+from .parsed_statements import _HEDGE, stated
 from .statements import MAX_OBJECT_WORDS, Statement
 
 FAVOURITES = frozenset(

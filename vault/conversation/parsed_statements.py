@@ -4,9 +4,11 @@ They add to the pattern table of `statements` (which still runs first and wins a
 for each verb of a sentence that is not a question, whose subject is "I" (the speaker; "we"
 and "my friends and I" too, still keyed by the speaker; a verb with no subject of its own takes
 the subject of the verb it is conjoined to, "I cleaned and greased them", or of a verb of
-starting or going on, "I started to paint"; a sentence that drops its "I" and opens with a
-past or -ing verb, "Explored some trails", is the speaker's, an imperative is not) and that
-has an object, one statement
+starting or going on, "I started to paint", "we ended up going", or of a past "had to", "I
+had to sell it", or whose purpose it is after a past act, "I saved up to buy a van"; a
+sentence that drops its "I" and opens with a past or -ing verb, "Explored some trails", is the
+speaker's, an imperative is not; "a photo of me singing at a wedding" is the speaker's) and
+that has an object, one statement
 (speaker, "did:<lemma>[_<particle>][_<preposition>]", object) of kind "fact":
 
 - the object is the noun a relative clause hangs on when the verb has no object of its own
@@ -18,12 +20,18 @@ has an object, one statement
   or an abstract one alone (`parsed_entities.ABSTRACT`); it is keyed like an entity row
   ("my own movie" -> "<speaker>'s movie"), at most `statements.MAX_OBJECT_WORDS` words; a
   partitive head keeps what it holds ("joined a group of hikers" -> "group of hiker");
+- where one took someone or something says more than what was taken ("We took them to the
+  dog park" -> did:take_to dog park); an object's own "at"/"in" place or event gives one more
+  statement keyed with the object ("I had a letdown in a tourney" -> did:have_letdown_in
+  tourney; a vague object gives only that one: "had a great time at the fair" ->
+  did:have_time_at fair; `parsed_objects`);
 - refused: a negated verb, a verb with a modal or conditional ("would", "could", "if",
-  "when", "whether"...) on it or on a verb above it, verbs of saying, thinking and feeling
-  that report no act (`_NO_ACT`; get, make, take, have, find, give, show, do and try count
-  with a concrete object), and those the pattern table owns (like, love, live, work, be
-  ...: their statements come from there); an exclaimed object ("quite the adventure") and
-  "have" of one's own thing ("we all have our paths");
+  "when", "whether"...) on it or on a verb above it (not across a spaced dash, colon or
+  semicolon: "I had a letdown - I didn't do great" keeps the letdown), verbs of saying,
+  thinking and feeling that report no act (`_NO_ACT`; get, make, take, have, find, give,
+  show, do and try count with a concrete object), and those the pattern table owns (like,
+  love, live, work, be ...: their statements come from there); an exclaimed object ("quite
+  the adventure") and "have" of one's own thing ("we all have our paths");
 - a verb of starting or giving up with a bare gerund and nothing else keeps the gerund as
   its object ("I started running" -> did:start running; "kept going" is none);
 - `first_person` is True (c_obs 0.7, `facts.observation_confidence`);
@@ -39,8 +47,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from .entities import STOP_NOUNS, _fold, normalise
-from .parsed_entities import _EVALUATIVE, ABSTRACT, PARTITIVE
+from .entities import _fold, normalise
+from .parsed_objects import (
+    _counted,
+    _destination,
+    _named,
+    _phrase,
+    _pointed,
+    _setting,
+    dated,
+    unpointed,
+    vague,
+)
 from .statements import _ROLE_STOP, MAX_OBJECT_WORDS, Statement
 
 _SUBJECTS = frozenset({"i", "we"})
@@ -59,27 +77,17 @@ _HEDGE = frozenset(
     maybe perhaps probably wish hope 'll 'd wo ca""".split())
 # Verbs whose complement is an act the speaker does ("I started to paint"); intents ("want
 # to", "try to", "going to") are not acts.
-_ONGOING = frozenset({"start", "begin", "keep", "continue", "finish", "stop", "quit"})
+_ONGOING = frozenset(
+    {"start", "begin", "keep", "continue", "finish", "stop", "quit", "end"})  # "ended up going"
 # Of those, the ones whose bare gerund is a lasting change ("started running"; "kept going"
 # is none).
 _BEGIN_OR_END = frozenset({"start", "begin", "stop", "quit"})
 # The small model lemmatises some forms wrongly ("hoping" -> "hop").
 _LEMMA_FIXES = {"hoping": "hope", "hoped": "hope", "hopes": "hope"}
-_DEMONSTRATIVES = frozenset({"this", "that", "these", "those"})
-# "this"/"these" also bring in a new thing ("I read this awesome book about castles", "I got
-# this trophy"); on these nouns they point at what is shown or at the moment ("this pic").
-_OF_THE_MOMENT = frozenset(
-    """photo photos pic pics picture pictures post message video videos snap shot shots
-    moment moments time times day days week weekend year place spot spots piece pieces pose
-    mindset feeling attitude one ones""".split())
 # What the addressee "did" in the chat itself or merely has: "you shared a photo", "you've
 # got a plan", "you put in the work".
 _SHOWN_TO_ME = frozenset(
     "get have show give share send post mention put say tell".split())
-# Heads that only count what they hold ("lots of books"): the object is what is counted.
-QUANTITIES = frozenset(
-    """lot lots plenty bunch couple number load loads ton tons handful dozen dozens
-    few several""".split())
 _OBJ_DEPS = ("dobj", "attr")
 
 
@@ -89,6 +97,8 @@ def _subject_is_speaker(verb: Any) -> bool | None:
     if not subjects:
         return None
     subject = subjects[0]
+    if verb.tag_ == "VBG" and _fold(subject.text) in ("me", "us"):
+        return True  # "a photo of me singing at a wedding"
     return _fold(subject.text) in _SUBJECTS or any(
         c.dep_ == "conj" and _fold(c.text) in _SUBJECTS for c in subject.children)
 
@@ -96,9 +106,11 @@ def _subject_is_speaker(verb: Any) -> bool | None:
 def _first_person(verb: Any) -> bool:
     """The speaker does `verb`: its own subject is first person, or it has none and is
     conjoined to a verb that does ("I cleaned and greased them"), or is the complement of a
-    verb of starting or going on ("I started to paint", "I kept running")."""
+    verb of starting or going on ("I started to paint", "I kept running") or of a past "had
+    to" ("I had to sell it"), or the purpose of a past act ("I saved up to buy a van"), or a
+    gerund on a picture of the speaker ("a picture of me speaking at a charity event")."""
     tok = verb
-    for _ in range(4):
+    for _ in range(6):
         own = _subject_is_speaker(tok)
         if own is not None:
             return own
@@ -106,11 +118,40 @@ def _first_person(verb: Any) -> bool:
                 and not any(c.dep_ in ("aux", "auxpass", "nsubjpass", "expl")
                             for c in tok.children)):
             return True  # "Explored some trails.", "Did an analysis": chat drops the "I"
+        if tok.dep_ == "acl" and tok.tag_ == "VBG" and _of_me(tok.head):
+            return True  # "a picture of me speaking at a charity event"
+        if tok.dep_ == "advcl" and any(c.dep_ == "aux" and _fold(c.text) == "to"
+                                       for c in tok.children) and _done(tok.head):
+            tok = tok.head  # "I had to research a lot to design a purifier": its purpose
+            continue
         conjoined = tok.dep_ == "conj" and tok.head.pos_ in ("VERB", "AUX")
-        if not (conjoined or (tok.dep_ == "xcomp" and _fold(tok.head.lemma_) in _ONGOING)):
+        had_to = _fold(tok.head.lemma_) == "have" and tok.head.tag_ == "VBD"  # "I had to sell it"
+        if not (conjoined or (tok.dep_ == "xcomp" and (
+                _fold(tok.head.lemma_) in _ONGOING or had_to))):
             return False
         tok = tok.head
     return False
+
+
+def _done(verb: Any) -> bool:
+    """`verb` is past ("I saved up", "I had to plan") or the bare verb of a past one ("had to
+    plan and research")."""
+    for _ in range(3):
+        if verb.tag_ == "VBD":
+            return True
+        if verb.dep_ not in ("conj", "xcomp") or verb.head.i == verb.i:
+            return False
+        verb = verb.head
+    return False
+
+
+def _of_me(tok: Any) -> bool:
+    """`tok` is "me"/"us" or a noun of them ("a picture of me")."""
+    if _fold(tok.text) in ("me", "us"):
+        return True
+    return any(p.dep_ == "prep" and _fold(p.text) == "of" and any(
+        g.dep_ == "pobj" and _fold(g.text) in ("me", "us") for g in p.children)
+        for p in tok.children)
 
 
 _BREAKS = frozenset({"-", "--", "–", "—", ";", ":"})
@@ -144,16 +185,6 @@ def _opens(verb: Any) -> bool:
                for t in verb.sent if t.i < verb.i)
 
 
-def _pointed(obj: Any) -> bool:
-    """A noun pointed at ("that car", "this pic", "this moment"): which one is said elsewhere
-    or shown; "this"/"these" on another noun bring in a new thing ("I read this book")."""
-    for c in obj.children:
-        word = _fold(c.text)
-        if c.dep_ == "det" and word in _DEMONSTRATIVES:
-            return word in ("that", "those") or _fold(obj.lemma_ or obj.text) in _OF_THE_MOMENT
-    return False
-
-
 def _addressee_did(verb: Any) -> bool:
     """The addressee did `verb`, said as done: its own subject is "you" and it is past
     ("You captured the sunset", "you've built a shed"), not "you should try it"."""
@@ -169,8 +200,9 @@ def _relative_head(verb: Any) -> tuple[str, Any] | None:
     """The object of a relative clause with no object of its own, or whose object is the
     relative pronoun ("a sunset we watched", "a pose that we tried") -> ("", sunset)."""
     head = verb.head
-    if verb.dep_ not in ("relcl", "ccomp") or head.pos_ not in ("NOUN", "PROPN"):
-        return None
+    if verb.dep_ not in ("relcl", "ccomp") or head.pos_ not in ("NOUN", "PROPN") or any(
+            c.dep_ == "nsubj" and _fold(c.text) in ("me", "us") for c in verb.children):
+        return None  # "a photo of me singing": no relative clause
     objects = [c for c in verb.children if c.dep_ in _OBJ_DEPS]
     if not objects and verb.dep_ == "relcl":
         return "", head
@@ -186,9 +218,19 @@ def _hedged(verb: Any) -> bool:
             if child.dep_ in ("aux", "mark", "advmod", "neg") and _fold(child.text) in (
                     _HEDGE | {"not", "n't", "never"}):
                 return True
-        if tok.dep_ in ("ROOT",) or tok.head.i == tok.i or _contrasted(tok):
+        if tok.dep_ in ("ROOT",) or tok.head.i == tok.i or _contrasted(tok) or _apart(tok):
             return False
         tok = tok.head
+
+
+def _apart(tok: Any) -> bool:
+    """A break (`asked`: a spaced dash, a colon or semicolon) stands between `tok` and its head:
+    "I had a letdown in a tourney - I didn't do great" states the letdown whatever the parse
+    hangs it on."""
+    doc = tok.doc
+    low, high = sorted((tok.i, tok.head.i))
+    return any(doc[i].text in _BREAKS and (doc[i].text in (";", ":") or doc[i - 1].whitespace_)
+               for i in range(low + 1, high))
 
 
 def _contrasted(tok: Any) -> bool:
@@ -209,60 +251,12 @@ def _object(verb: Any) -> tuple[str, Any] | None:
         if child.dep_ == "prep":
             for obj in child.children:
                 if obj.dep_ == "pobj" and obj.pos_ in ("NOUN", "PROPN"):
+                    if dated(obj):
+                        break  # "went back on March 1st": a when, not an object
                     return _fold(child.text), _named(_counted(obj))
-            return None
+            else:
+                return None
     return None
-
-
-def _counted(obj: Any) -> Any:
-    """What a quantity holds: "lots of books", "plenty of photos" -> the books, the photos."""
-    if _fold(obj.lemma_ or obj.text) not in QUANTITIES and _fold(obj.text) not in QUANTITIES:
-        return obj
-    for prep in obj.children:
-        if prep.dep_ == "prep" and _fold(prep.text) == "of":
-            for inner in prep.children:
-                if inner.dep_ == "pobj" and inner.pos_ in ("NOUN", "PROPN"):
-                    return inner
-    return obj
-
-
-def _named(obj: Any) -> Any:
-    """The name a noun is said to be: "this amazing woman, Jean" -> Jean."""
-    names = [c for c in obj.children if c.dep_ == "appos" and c.pos_ == "PROPN"]
-    return names[0] if obj.pos_ == "NOUN" and names else obj
-
-
-def _phrase(doc: Any, head: Any) -> str:
-    """The object's words: its noun chunk (or named entity), determiners kept for keying;
-    a partitive head keeps what it is made of ("a group of globetrotters")."""
-    for ent in doc.ents:
-        if ent.start <= head.i < ent.end:
-            return str(ent.text)
-    words = str(head.text)
-    for chunk in doc.noun_chunks:
-        if chunk.root.i == head.i:
-            words = str(chunk.text)
-    if _fold(head.lemma_ or head.text) in PARTITIVE:
-        for prep in head.children:
-            if prep.dep_ == "prep" and _fold(prep.text) == "of":
-                for obj in prep.children:
-                    if obj.dep_ == "pobj" and obj.pos_ in ("NOUN", "PROPN"):
-                        inner = next((str(c.text) for c in doc.noun_chunks
-                                      if c.root.i == obj.i), str(obj.text))
-                        words = f"{words} of {inner}"
-    return words
-
-
-def unpointed(value: str) -> str:
-    """A value without the demonstrative that brought it in, nor the praise after it: "this
-    awesome book about castles" -> "book about castles"."""
-    words = value.split()
-    if len(words) < 2 or words[0] not in _DEMONSTRATIVES:
-        return value
-    words = words[1:]
-    while len(words) > 1 and words[0] in _EVALUATIVE:
-        words = words[1:]
-    return " ".join(words)
 
 
 def _bare_act(verb: Any, lemma: str) -> str | None:
@@ -319,6 +313,12 @@ def extract_parsed_statements(doc: Any, speaker: str, addressee: str = "") -> tu
             got = _relative_head(verb)
             if got is None or _pointed(got[1]):  # "this moment that I captured at a gig"
                 got = _object(verb)
+            dest = _destination(verb, lemma)
+            if dest is not None:  # "we took them to the dog park"
+                to = normalise(_phrase(doc, dest), speaker=speaker, addressee=addressee)
+                if to and len(to.split()) <= MAX_OBJECT_WORDS:
+                    found.append(Statement(who, f"did:{lemma}_to", to, "fact", None, first,
+                                           _fold(sent.text)))
             bare = _bare_act(verb, lemma)
             if bare:  # "I started running", "we went hiking": the act is the object
                 found.append(Statement(who, f"did:{lemma}", bare, "fact", None, first,
@@ -327,7 +327,17 @@ def extract_parsed_statements(doc: Any, speaker: str, addressee: str = "") -> tu
                 continue
             prep, obj = got
             head = _fold(obj.lemma_ or obj.text)
-            if obj.pos_ == "NOUN" and (head in STOP_NOUNS or head in ABSTRACT):
+            where = None if prep else _setting(obj, lemma)
+            if where is None and not prep and vague(obj):
+                where = _setting(verb, lemma)  # "had a great time at the fair"
+            if where is not None and not (not first and lemma in _SHOWN_TO_ME) and not (
+                    _pointed(obj) or _trivial(lemma, obj)):
+                place = normalise(_phrase(doc, where[1]), speaker=speaker, addressee=addressee)
+                if place and len(place.split()) <= MAX_OBJECT_WORDS:  # "had a letdown in a
+                    found.append(Statement(  # tourney", "spent time at the beach"
+                        who, f"did:{lemma}_{head}_{where[0]}", place, "fact", None, first,
+                        _fold(sent.text)))
+            if vague(obj):
                 continue
             if lemma in _WITH_OBJECT and (obj.pos_ != "NOUN" or prep or (
                     head in _ROLE_STOP and not any(c.dep_ == "compound" for c in obj.children))):
