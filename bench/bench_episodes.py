@@ -48,14 +48,20 @@ turn's report before its marker, and takes a question closing the first turn as 
 (parsed path, all sets together: right outcome 117/138 -> 131/138; the text rules unchanged,
 89/138; docs/measurements/session14/NOTES-E5.md).
 
+`bench/data/task_transcripts_heldout_w5.json` (`--heldout-w5`): 20 tasks written blind by helper
+WB5 in session 14 (9 successes, 7 failures, 4 without an outcome; 13 software or agent-work
+tasks, 7 everyday), committed before any run; run once on main d20ebda (10/20; rules 7/20) and
+once on helper E5's branch after its rules were frozen (12/20; rules 7/20). Tuning data from
+then on.
+
 `--file PATH` reads another file of the same format; `--rules` runs the text rules alone
 (`use_nlp` False: what runs without the `nlp` extra), else episodes come from the parse,
 with the text rules' goal where the parse finds none in an agent's session (`find_episodes`'s
 `combine`); `--parse-only` leaves that out.
 
     python bench/bench_episodes.py [--held-out | --heldout-i | --heldout-i2 | --heldout-w |
-        --heldout-w2 | --heldout-w3 | --heldout-w4 | --file PATH] [--rules | --parse-only]
-        [--json OUT]
+        --heldout-w2 | --heldout-w3 | --heldout-w4 | --heldout-w5 | --file PATH]
+        [--rules | --parse-only] [--json OUT]
 """
 
 from __future__ import annotations
@@ -93,6 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     which.add_argument("--heldout-w2", action="store_true", help="helper W2's 20 blind tasks")
     which.add_argument("--heldout-w3", action="store_true", help="helper WB's 20 blind tasks")
     which.add_argument("--heldout-w4", action="store_true", help="helper WB2's 20 blind tasks")
+    which.add_argument("--heldout-w5", action="store_true", help="helper WB5's 20 blind tasks")
     which.add_argument("--file", default="", help="another task-transcript file (same format)")
     ap.add_argument("--rules", action="store_true",
                     help="the text rules only (use_nlp False), as without the nlp extra")
@@ -106,7 +113,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "task_transcripts_heldout_w.json" if args.heldout_w else
             "task_transcripts_heldout_w2.json" if args.heldout_w2 else
             "task_transcripts_heldout_w3.json" if args.heldout_w3 else
-            "task_transcripts_heldout_w4.json" if args.heldout_w4 else "task_transcripts.json")
+            "task_transcripts_heldout_w4.json" if args.heldout_w4 else
+            "task_transcripts_heldout_w5.json" if args.heldout_w5 else "task_transcripts.json")
     path = Path(args.file) if args.file else HERE / "data" / name
     tasks = json.loads(path.read_text("utf-8"))["tasks"]
     rows: list[dict[str, Any]] = []

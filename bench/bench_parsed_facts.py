@@ -57,8 +57,15 @@ Its out-of-sample check: every statement the branch adds or drops on the user tu
 1,500 characters) of 200 LongMemEval oracle questions (every 2nd of the first 400), judged once
 in `fact_spotcheck_f5.tsv` (now = added / removed; a removed one is judged as it was).
 
+`--heldout-s15`: session 14's blind set (helper WB6): 40 LoCoMo turns of all ten conversations
+(every 123rd turn from index 11 in file order, skipping labelled turns), 12 fact-bearing,
+labelled and committed before any extractor ran on them; `fact_heldout_s15_verdicts.tsv`
+judges every statement main d20ebda and the F5 branch produce on them (the same 16), once,
+after the one run (by the lead). The unjudged lines name the turn's speaker; a "has" of
+"your X" is the addressee's (Statement.subject).
+
     python bench/bench_parsed_facts.py [--data PATH] [--heldout-e | --heldout-s12 | --heldout-s12b
-                                        | --heldout-s13 | --heldout-s14]
+                                        | --heldout-s13 | --heldout-s14 | --heldout-s15]
 """
 
 from __future__ import annotations
@@ -91,6 +98,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--heldout-s12b", action="store_true", help="session 12's second blind set")
     ap.add_argument("--heldout-s13", action="store_true", help="session 13's blind set")
     ap.add_argument("--heldout-s14", action="store_true", help="session 13's second blind set")
+    ap.add_argument("--heldout-s15", action="store_true", help="session 14's blind set")
     args = ap.parse_args(argv)
     status = nlp_status(load=True)
     print("extractor:", status["extractor"], status["version"] or status["reason"])
@@ -98,6 +106,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     if args.heldout_e:
         return _heldout_e(args.data)
+    if args.heldout_s15:
+        return _heldout_e(args.data, "fact_heldout_s15")
     if args.heldout_s14:
         return _heldout_e(args.data, "fact_heldout_s14")
     if args.heldout_s13:
