@@ -172,7 +172,8 @@ def search_params(args: argparse.Namespace) -> SearchParams:
     weights = {"warmth": args.warmth} if args.warmth else {}
     weights.update({c: getattr(args, c) for c in ("couse", "spread") if getattr(args, c)})
     if args.asked:  # the query-log neighbours (vault/learning/asked.py; needs --dense)
-        weights.update({"asked": args.asked, "asked_floor": args.asked_floor})
+        weights.update({"asked": args.asked, "asked_floor": args.asked_floor,
+                        "asked_walk": float(args.asked_walk)})
     if args.dense_weight is not None:  # 0: the encoder loaded for `asked`, dense retrieval off
         weights["dense"] = args.dense_weight
     return SearchParams(weights=weights, beta=args.cooccurrence, scope=args.scope)
@@ -251,6 +252,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--asked", type=float, default=0.0,
                     help="weight of the query-log neighbours channel (needs --dense)")
     ap.add_argument("--asked-floor", type=float, default=FLOOR)
+    ap.add_argument("--asked-walk", action="store_true",
+                    help="share each kept query's gate among all that pass (asked_channel.py)")
     ap.add_argument("--dense-weight", type=float, default=None,
                     help="weights.dense with --dense (0: the encoder serves `asked` alone)")
     ap.add_argument("--json", type=Path, default=None)

@@ -99,7 +99,7 @@ DEFAULT_WEIGHTS: Mapping[str, float] = {
     "named": 0.5,
     "protect": 1.0,  # stage 5b ratio R (stages.py); 0 = off
     "learned": 0.5,  # the learned expansion channel, fused (vault/learning/expansion.py)
-    "asked": 0.0, "asked_floor": FLOOR,  # query-log neighbours (vault/learning/asked.py)
+    "asked": 0.0, "asked_floor": FLOOR, "asked_walk": 0.0,  # query-log neighbours (asked.py)
     "couse": 0.0, "spread": 0.0,  # off: query-dependent association (association.py)
 }
 PRIOR_SCALE = 0.2
@@ -295,7 +295,8 @@ class SearchEngine:
             stages["learned"] = expansion_channel(sig, weights, expansion, p.weight("learned"), n)
         if asked and wanted("asked"):  # query-log neighbours (asked_channel.py)
             stages["asked"] = asked_channel(sig, weights, self.encoder, self.cache, query, asked,
-                                            p.weight("asked"), p.weight("asked_floor"), n)
+                                            p.weight("asked"), p.weight("asked_floor"), n,
+                                            p.weight("asked_walk") > 0)
         fusion = fuse(sig, weights, p.rrf_k, p.normalize, p.rrf_depth, heads)
         stages["fusion"] = (f"ran (k={p.rrf_k}, normalize={p.normalize}, depth={p.rrf_depth}"
                             f"{gated}{'' if cal is None else '; ' + cal.describe()})")

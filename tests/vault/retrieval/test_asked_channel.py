@@ -37,3 +37,17 @@ def test_the_channel_joins_fusion_only_above_the_floor_and_with_an_encoder() -> 
                            0.5, 2)
     assert report == "ran (1 notes, weight 0.5, floor 0.5)"
     assert sig["asked"][0] > 0.99 and weights["asked"] == pytest.approx(0.5 * sig["asked"][0])
+
+
+def test_the_walk_shares_the_gate_among_the_kept_queries_that_pass() -> None:
+    enc = SyntheticEncoder()
+    query = "jon opened a dance studio"
+    asked = ((0, 1.0, ("jon opened a dance studio",)), (1, 1.0, ("jon opened a dance studio!",)),
+             (2, 1.0, ("gina cats roof",)))
+    plain = asked_values(enc, None, query, asked, 3, 0.5)
+    walk = asked_values(enc, None, query, asked, 3, 0.5, walk=True)
+    g = plain[:2]
+    assert g.min() > 0.5 and plain[2] == 0.0  # both rewordings pass, the cats do not
+    assert walk[:2] == pytest.approx(g * g / g.sum()) and walk[2] == 0.0
+    alone = asked_values(enc, None, query, asked[:1], 3, 0.5, walk=True)
+    assert alone[0] == pytest.approx(plain[0])  # one passing query keeps its whole gate
