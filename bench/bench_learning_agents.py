@@ -62,7 +62,7 @@ from vault import (
     Vault,
     answer_uses,
 )
-from vault.learning.asked import FLOOR
+from vault.learning.asked import FLOOR, WALK
 
 AGENTS = ("reads", "cites", "noisy", "answers")
 PARAPHRASES: tuple[tuple[str, str], ...] = (
@@ -252,8 +252,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--asked", type=float, default=0.0,
                     help="weight of the query-log neighbours channel (needs --dense)")
     ap.add_argument("--asked-floor", type=float, default=FLOOR)
-    ap.add_argument("--asked-walk", action="store_true",
-                    help="share each kept query's gate among all that pass (asked_channel.py)")
+    ap.add_argument("--asked-walk", type=int, default=int(WALK), choices=(0, 1),
+                    help="1: share each kept query's gate among all that pass (asked_channel.py)")
     ap.add_argument("--dense-weight", type=float, default=None,
                     help="weights.dense with --dense (0: the encoder serves `asked` alone)")
     ap.add_argument("--json", type=Path, default=None)

@@ -61,7 +61,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..learning.asked import FLOOR
+from ..learning.asked import FLOOR, WALK
 from ..learning.edges import WeightedEdges
 from ..learning.usage import Asked
 from ..notes.text import tokenize
@@ -99,7 +99,7 @@ DEFAULT_WEIGHTS: Mapping[str, float] = {
     "named": 0.5,
     "protect": 1.0,  # stage 5b ratio R (stages.py); 0 = off
     "learned": 0.5,  # the learned expansion channel, fused (vault/learning/expansion.py)
-    "asked": 0.0, "asked_floor": FLOOR, "asked_walk": 0.0,  # query-log neighbours (asked.py)
+    "asked": 0.0, "asked_floor": FLOOR, "asked_walk": WALK,  # query-log neighbours (asked.py)
     "couse": 0.0, "spread": 0.0,  # off: query-dependent association (association.py)
 }
 PRIOR_SCALE = 0.2
