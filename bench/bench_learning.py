@@ -53,6 +53,7 @@ from vault import LEARNING_VERSION, LearningParams
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / ".." / "shared" / "data" / "locomo" / "locomo10.json"
+SERVE_FLAGS = ["--no-dense"]  # `--dense`: [] (the MiniLM channel, and the asked channel's encoder)
 
 
 def write_vault(hay: Haystack, root: Path) -> dict[int, str]:
@@ -91,7 +92,7 @@ def server(root: Path) -> StdioServerParameters:
     env["PYTHONPATH"] = str(REPO)
     return StdioServerParameters(command=sys.executable, cwd=str(REPO), env=env,
                                  args=["-m", "harness", "--vault", str(root), "serve",
-                                       "--no-dense"])
+                                       *SERVE_FLAGS])
 
 
 def payload(result: CallToolResult) -> Any:
@@ -219,7 +220,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="an rmh.toml copied into every benchmark vault (ablations)")
     ap.add_argument("--per-question", action="store_true",
                     help="also store each held-out question's MRR (bench/pair_runs.py)")
+    ap.add_argument("--dense", action="store_true",
+                    help="serve with the dense channel (MiniLM; needed by weights.asked)")
     args = ap.parse_args(argv)
+    SERVE_FLAGS[:] = [] if args.dense else ["--no-dense"]
     runs = []
     with tempfile.TemporaryDirectory() as tmp:
         for i, hay in enumerate(load_locomo(args.data)):

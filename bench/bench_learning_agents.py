@@ -53,13 +53,16 @@ from bench.metrics import paired_bootstrap
 from vault import (
     LEARNING_VERSION,
     LEDGER_FILE,
+    EmbeddingCache,
     LearningParams,
     Ledger,
+    MiniLmEncoder,
     SearchEngine,
     SearchParams,
     Vault,
     answer_uses,
 )
+from vault.learning.asked import FLOOR, WALK
 
 AGENTS = ("reads", "cites", "noisy", "answers")
 PARAPHRASES: tuple[tuple[str, str], ...] = (
@@ -168,6 +171,11 @@ def search_params(args: argparse.Namespace) -> SearchParams:
     and their `--scope`, vault/retrieval/scope.py) for the item 6 ablation."""
     weights = {"warmth": args.warmth} if args.warmth else {}
     weights.update({c: getattr(args, c) for c in ("couse", "spread") if getattr(args, c)})
+    if args.asked:  # the query-log neighbours (vault/learning/asked.py; needs --dense)
+        weights.update({"asked": args.asked, "asked_floor": args.asked_floor,
+                        "asked_walk": float(args.asked_walk)})
+    if args.dense_weight is not None:  # 0: the encoder loaded for `asked`, dense retrieval off
+        weights["dense"] = args.dense_weight
     return SearchParams(weights=weights, beta=args.cooccurrence, scope=args.scope)
 
 
@@ -186,7 +194,12 @@ def run_agent(agent: str, args: argparse.Namespace, tmp: Path) -> dict[str, Any]
     counts = {"searches": 0, "reads": 0, "writes": 0, "answer_used": 0, "sessions": 0}
     # what `rmh serve --no-dense` builds with the default config
     ledger = Ledger.open(Vault.state_dir(root, create=True) / LEDGER_FILE, clock=time.time)
-    engine = SearchEngine(search_params(args), scratch=str(root / ".rmh"))
+    params, scratch = search_params(args), str(root / ".rmh")
+    encoder = MiniLmEncoder() if args.dense else None  # `--dense`: what `rmh serve` builds
+
+    def engine(own: EmbeddingCache) -> SearchEngine:
+        return SearchEngine(params, encoder=encoder, cache=own, scratch=scratch)
+
     with Vault.open(root, engine=engine, usage=ledger) as v:
         order = random.Random(f"{args.seed}:{agent}")
         schedule: list[Question] = []
@@ -235,6 +248,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="warmth and co-occurrence act near the query's top hits (0: all)")
     ap.add_argument("--per-question", action="store_true",
                     help="also store each held-out question's MRR and recall@5 (pair_runs.py)")
+    ap.add_argument("--dense", action="store_true", help="MiniLM dense channel on")
+    ap.add_argument("--asked", type=float, default=0.0,
+                    help="weight of the query-log neighbours channel (needs --dense)")
+    ap.add_argument("--asked-floor", type=float, default=FLOOR)
+    ap.add_argument("--asked-walk", type=int, default=int(WALK), choices=(0, 1),
+                    help="1: share each kept query's gate among all that pass (asked_channel.py)")
+    ap.add_argument("--dense-weight", type=float, default=None,
+                    help="weights.dense with --dense (0: the encoder serves `asked` alone)")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:

@@ -35,7 +35,9 @@ class SearchSection:
     act (vault.SearchParams.scope; 0 = everywhere), and `prior_scale`, the size of the
     learned prior (vault.SearchParams.prior_scale; 0 = learned usefulness never ranks);
     both >= 0. `weights.couse` / `weights.spread` switch on the query-dependent co-use and
-    spreading-activation channels (vault/retrieval/association.py; 0, off, by default)."""
+    spreading-activation channels (vault/retrieval/association.py; 0, off, by default);
+    `weights.asked` the query-log neighbours, with its cosine floor `weights.asked_floor`
+    (vault/learning/asked.py; needs the dense encoder; 0, off, by default)."""
 
     k: int = 10
     rrf_k: int = 60

@@ -241,7 +241,7 @@ class Vault(VaultWrites):
         stale = self._stale.mask(corpus)
         result = with_basis(self.engine.search(
             corpus, query, k, warmth=learned.warmth, prior=learned.prior, free_prior=learned.free,
-            cooccurrence=learned.cooccurrence, expansion=learned.expansion,
+            cooccurrence=learned.cooccurrence, expansion=learned.expansion, asked=learned.asked,
             archived=None if history or stale is None else stale,
         ), {"generation": corpus.generation, "learned_seq": learned.seq,  # no state: no clock
             "clock": learned.clock if learned.seq else None})

@@ -36,6 +36,9 @@ Formulas (the seed: Ori-Mnemos, "Computation is the missing bedrock of agentic m
   (idf from the query log, unlogged words diluting), times q, is a fused channel of the
   ranking that never lifts a note past a note the query names. It is query-dependent: a
   question that shares no word with what a note was used for leaves it untouched.
+- Query-log neighbours (v7, asked.py): a used note also keeps the text of the last
+  `queries_cap` queries it was used for; with a sentence encoder, x(d, Q) = q(d) g(max_k
+  cos(e(Q), e(Q_k))), g 0 below a similarity floor, is a second fused channel (off by default).
 - Co-occurrence (notes among the top `cooc_top` hits of one search): with N searches, n_i
   searches showing i, n_ij showing both, p = n / N,
       npmi = ln(p_ij / (p_i p_j)) / (-ln p_ij)            (Bouma 2009; 1 when p_ij = 1)
@@ -67,7 +70,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-LEARNING_VERSION = 6  # 6: the words of the queries a note was used for (expansion.py)
+LEARNING_VERSION = 7  # 7: the text of the last queries a note was used for (asked.py)
+# 6: the words of the queries a note was used for (expansion.py)
 # 5: the topic-free part q (1 - g), held below named notes (scope.py)
 # 4: only a read/cite/update/create engages a list (rewards.py)
 # 3: Beta-PBM posterior of use (evidence.py); 2: signed Q, damped spread
@@ -91,6 +95,7 @@ class LearningParams:
     unused_top_n: int = 5  # a miss below this rank is no evidence
     answer_min_terms: int = 2  # distinctive terms an answer must share with a note
     terms_cap: int = 64  # query terms kept per note and bag (topic.py)
+    queries_cap: int = 8  # the last queries kept per used note (asked.py)
     cooc_top: int = 5
     cooc_scale: float = 100.0
     cooc_power: float = 0.75

@@ -332,8 +332,8 @@ class Ledger:
             words = word_query(self._state, query)
             expansion = self._per_note(ids, lambda ns: expansion_of(ns, words), np.float64)
             return Learned(self.warmth(ids, now), self.prior(ids, query), self._cooc(ids, now),
-                           free=free, expansion=expansion,
-                           seq=self._state.last_seq, clock=now)
+                           free=free, expansion=expansion, seq=self._state.last_seq, clock=now,
+                           asked=self._vectors.asked(self._state.notes, ids))
 
     def cooccurrence(self, ids: Sequence[int], now: float | None = None) -> WeightedEdges:
         self._sync_state()

@@ -152,7 +152,7 @@ def load_state(conn: sqlite3.Connection) -> LearnedState:
         terms = json.loads(row[-1])
         ns = st.notes[int(row[0])] = NoteState(*row[1:-1])
         ns.use_terms, ns.skip_terms = dict(terms.get("u", {})), dict(terms.get("s", {}))
-        ns.use_words = dict(terms.get("w", {}))
+        ns.use_words, ns.use_queries = dict(terms.get("w", {})), dict(terms.get("a", {}))
     for t, n in conn.execute("SELECT term, n FROM qterm"):
         if str(t).startswith(WORD):  # a query word's stem (expansion.py), not a phrase
             st.word_df[str(t)[len(WORD):]] = int(n)
@@ -192,8 +192,8 @@ def write_rows(conn: sqlite3.Connection, st: LearnedState, touched: Touched) -> 
         if ns is None:
             conn.execute("DELETE FROM note WHERE id=?", (note,))
         else:
-            terms = json.dumps({"s": ns.skip_terms, "u": ns.use_terms, "w": ns.use_words},
-                               sort_keys=True)
+            terms = json.dumps({"s": ns.skip_terms, "u": ns.use_terms, "w": ns.use_words,
+                                "a": ns.use_queries}, sort_keys=True)
             conn.execute(
                 f"INSERT OR REPLACE INTO note(id, {', '.join(_NOTE_COLS)}, terms) "
                 f"VALUES (?{', ?' * len(_NOTE_COLS)}, ?)",

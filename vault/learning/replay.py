@@ -15,6 +15,7 @@ from .pair_table import PairTable
 from .state import Event, LearnedState, NoteState, apply
 from .topic import gate_of, query_terms, weights
 from .usage import Learned
+from .vectors import NoteVectors
 
 
 def prior_of(ns: NoteState, weighted: Sequence[tuple[str, float]] | None) -> float:
@@ -78,7 +79,7 @@ def learned_of(
     archived = [n for n, ns in state.notes.items() if ns.archived_at is not None]
     edges = PairTable().edges(state, now, params).to_positions(ids, archived)
     return Learned(warmth, prior, edges, seq=state.last_seq, clock=now, free=free,
-                   expansion=expansion)
+                   expansion=expansion, asked=NoteVectors().asked(state.notes, ids))
 
 
 def fold(events: Iterable[Event], params: LearningParams) -> LearnedState:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .asked import add_queries
 from .evidence import score, skip_weight, use_weight
 from .expansion import asking_queries, query_words
 from .formulas import SECONDS_PER_DAY, LearningParams, accumulate, decayed, pair_strength
@@ -61,6 +62,7 @@ class NoteState:
     use_terms: dict[str, int] = field(default_factory=dict)  # topic.py: what it was used for
     skip_terms: dict[str, int] = field(default_factory=dict)  # ...and passed over for
     use_words: dict[str, int] = field(default_factory=dict)  # expansion.py: their stems
+    use_queries: dict[str, int] = field(default_factory=dict)  # asked.py: text -> last seq
 
 
 @dataclass(slots=True)
@@ -235,6 +237,7 @@ def _end(state: LearnedState, ev: Event, params: LearningParams, touched: Touche
             add_terms(ns.use_terms, about, params.terms_cap)
             words = {w for q in asking.get(note, []) for w in query_words(q)}
             add_terms(ns.use_words, sorted(words), params.terms_cap)
+            add_queries(ns.use_queries, asking.get(note, []), ev.seq, params.queries_cap)
         touched.rewarded[note] = dict(sorted(by_source.items()))
         for source in sorted(by_source):
             n, total = state.rewards.get(source, (0, 0.0))

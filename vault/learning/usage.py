@@ -23,6 +23,10 @@ from .edges import WeightedEdges
 NO_LINKS: Adjacency = MappingProxyType({})
 
 
+# per used note with kept queries: (corpus position, q > 0, its queries newest first; asked.py)
+Asked = tuple[tuple[int, float, tuple[str, ...]], ...]
+
+
 @dataclass(frozen=True)
 class Learned:
     """What one search reads of learning, aligned with the corpus ids it was asked for."""
@@ -34,6 +38,7 @@ class Learned:
     clock: float = 0.0  # the time the warmth and edges were evaluated at
     free: npt.NDArray[np.float64] | None = None  # q (1 - gate) per note (replay.free_of)
     expansion: npt.NDArray[np.float64] | None = None  # replay.expansion_of per note
+    asked: Asked = ()  # the query-log neighbours' profiles (vectors.NoteVectors.asked)
 
     @classmethod
     def none(cls, n: int, clock: float = 0.0) -> Learned:

@@ -15,7 +15,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .asked import recent
 from .state import NoteState
+from .usage import Asked
 
 
 class NoteVectors:
@@ -50,3 +52,20 @@ class NoteVectors:
             if ns is not None:
                 out[k] = value(ns)
         return out
+
+    def asked(self, notes: Mapping[int, NoteState], ids: Sequence[int]) -> Asked:
+        """(position in `ids`, q, kept queries newest first) for every note of `ids` with a
+        positive learned score and kept queries (asked.py), by position."""
+        with_queries = sorted(n for n, ns in notes.items() if ns.q > 0.0 and ns.use_queries)
+        if not with_queries:
+            return ()
+        keys, ascending = self.id_array(ids)
+        if ascending:
+            at = np.searchsorted(keys, np.asarray(with_queries, dtype=np.int64)).tolist()
+            pos = {n: k for n, k in zip(with_queries, at, strict=True)
+                   if k < len(keys) and keys[k] == n}
+        else:
+            wanted = set(with_queries)
+            pos = {int(n): k for k, n in enumerate(ids) if n in wanted}
+        return tuple(sorted((k, notes[n].q, recent(notes[n].use_queries))
+                            for n, k in pos.items()))

@@ -58,6 +58,13 @@ class Derived:
         return len(self.corpus)
 
 
+def layout(dense: DenseIndex) -> str:
+    """The dense index's layout in words: "exact", or "int8 IVF" (", codes on disk")."""
+    if dense.ivf is None:
+        return "exact"
+    return "int8 IVF" + (", codes on disk" if dense.ivf.disk_bytes else "")
+
+
 def array_bytes(obj: object) -> int:
     """Bytes of the numpy arrays (sparse matrices included) reachable through dataclass
     fields and mapping values of `obj` (dicts' own overhead and Python strings not counted)."""

@@ -52,6 +52,7 @@ def learned_stage(warm: F64, prior: npt.ArrayLike | None, free_prior: npt.ArrayL
     if without is not None and holders.any():
         before = without()
         held = hold_below(before, final, final > before, holders)
-        stages["learned"] += f"; {int(np.count_nonzero(held < final))} held below named notes"
+        key = "learned" if stages.get("learned", "").startswith("ran") else "asked"
+        stages[key] += f"; {int(np.count_nonzero(held < final))} held below named notes"
         final = held
     return final

@@ -14,7 +14,8 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
    sets w_bm25, w_dense, w_conj from the vault's own pseudo-queries (calibration.py);
    with learning on, the learned expansion channel joins them (learning v6): each note adds
    w_learned x(d) / (k + rank + 1), x(d) in [0, 1] (vault/learning/expansion.py), held at
-   stage 6 below the named notes that ranked above it without it (learned_stages.py);
+   stage 6 below the named notes that ranked above it without it (learned_stages.py); so
+   does, with an encoder and w_asked > 0 (off), the query-log neighbours' (asked_channel.py);
 4. context: with N(x)(d) = max_{n linked to d, eligible} x(n) and g = w_context,
        ctx(d) = fused(d) + g N(fused)(d) + g^2 N(N(fused))(d)
    (best neighbour only, so a hub gains at most (g + g^2) times the best score near it;
@@ -60,22 +61,25 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..learning.asked import FLOOR, WALK
 from ..learning.edges import WeightedEdges
+from ..learning.usage import Asked
 from ..notes.text import tokenize
 from ..storage.corpus import Corpus
 from ..storage.embeddings import EmbeddingCache
+from .asked_channel import asked_channel
 from .association import CHANNELS, association_stage
 from .calibration import Calibration, Calibrator, described
-from .derived import Derived, array_bytes, build_derived, update_derived
+from .derived import Derived, array_bytes, build_derived, layout, update_derived
 from .encoders import Encoder, Progress
 from .fusion import RRF_DEPTH, RRF_K, by_fused, fuse, gate, top
 from .hits import Scored, SearchResult, hit_of
 from .learned_stages import learned_stage
-from .relevance import NOTHING, TOP, Relevance, coverage, judge, query_terms
+from .relevance import NOTHING, TOP, Relevance, judge_head
 from .rerank import CrossEncoder, cross_encode
 from .scope import expansion_channel, warmth_stage
 from .second_pass import HEAD, second_pass
-from .signals.dense import DenseIndex, DenseParams
+from .signals.dense import DenseParams
 from .signals.graph import ALPHA, BETA, PUSH_ABOVE, TOP_SEEDS
 from .signals.registry import DENSE, REGISTRY, BuildEnv, Query
 from .stages import context_stage, graph_stage, named_stage, protect_stage
@@ -95,6 +99,7 @@ DEFAULT_WEIGHTS: Mapping[str, float] = {
     "named": 0.5,
     "protect": 1.0,  # stage 5b ratio R (stages.py); 0 = off
     "learned": 0.5,  # the learned expansion channel, fused (vault/learning/expansion.py)
+    "asked": 0.0, "asked_floor": FLOOR, "asked_walk": WALK,  # query-log neighbours (asked.py)
     "couse": 0.0, "spread": 0.0,  # off: query-dependent association (association.py)
 }
 PRIOR_SCALE = 0.2
@@ -133,12 +138,6 @@ class SearchParams:
         if signal in self.weights:
             return float(self.weights[signal])
         return DEFAULT_WEIGHTS.get(signal, 1.0)
-
-
-def _layout(dense: DenseIndex) -> str:
-    if dense.ivf is None:
-        return "exact"
-    return "int8 IVF" + (", codes on disk" if dense.ivf.disk_bytes else "")
 
 
 class SearchEngine:
@@ -202,7 +201,7 @@ class SearchEngine:
             "notes": len(corpus),
             "chunks": 0 if view.dense is None else view.dense.n_chunks,
             "dense": "skipped: no encoder" if view.dense is None
-            else "ready (" + _layout(view.dense) + ")",
+            else "ready (" + layout(view.dense) + ")",
             "capped_notes": 0 if view.dense is None else view.dense.capped,
             "array_bytes": {name: array_bytes(getattr(view, name))
                             for name in ("bm25", "conj", "names", "links", "walk", "dense")},
@@ -252,6 +251,7 @@ class SearchEngine:
         archived: npt.ArrayLike | None = None,
         free_prior: npt.ArrayLike | None = None,
         expansion: npt.ArrayLike | None = None,
+        asked: Asked = (),
     ) -> Scored:
         """Compute every stage but the cross-encoder for all notes of `corpus`."""
         p = self.params
@@ -293,6 +293,10 @@ class SearchEngine:
         weights, gated = gate(base, sig, p.redundancy_head, heads)
         if expansion is not None and np.any(expansion) and wanted("learned"):  # words shared
             stages["learned"] = expansion_channel(sig, weights, expansion, p.weight("learned"), n)
+        if asked and wanted("asked"):  # query-log neighbours (asked_channel.py)
+            stages["asked"] = asked_channel(sig, weights, self.encoder, self.cache, query, asked,
+                                            p.weight("asked"), p.weight("asked_floor"), n,
+                                            p.weight("asked_walk") > 0)
         fusion = fuse(sig, weights, p.rrf_k, p.normalize, p.rrf_depth, heads)
         stages["fusion"] = (f"ran (k={p.rrf_k}, normalize={p.normalize}, depth={p.rrf_depth}"
                             f"{gated}{'' if cal is None else '; ' + cal.describe()})")
@@ -325,7 +329,7 @@ class SearchEngine:
             stages["association"], warm, assoc = association_stage(
                 warm, eligible, protectors & eligible, on, p.scope, p.rrf_k, cooccurrence,
                 view.links, prior, free_prior, warmth)
-        without = None if "learned" not in sig else (lambda: self.score(
+        without = None if not {"learned", "asked"} & sig.keys() else (lambda: self.score(
             corpus, query, warmth=warmth, prior=prior, cooccurrence=cooccurrence,
             archived=archived, free_prior=free_prior).final)
         final = learned_stage(warm, prior, free_prior, p.prior_scale, p.weight("protect"),
@@ -363,13 +367,14 @@ class SearchEngine:
         archived: npt.ArrayLike | None = None,
         free_prior: npt.ArrayLike | None = None,
         expansion: npt.ArrayLike | None = None,
+        asked: Asked = (),
     ) -> SearchResult:
         """Top `k` eligible notes with receipts (module docstring for the stages)."""
         if len(corpus) == 0 or k <= 0:
             return SearchResult(query, (), {"search": "skipped: empty corpus" if k > 0 else "k=0"},
                                 relevance=NOTHING if k > 0 else None)
         s = self.score(corpus, query, warmth=warmth, prior=prior, cooccurrence=cooccurrence,
-                       archived=archived, free_prior=free_prior, expansion=expansion)
+                       archived=archived, free_prior=free_prior, expansion=expansion, asked=asked)
         p = self.params
         # A note no signal found (final score 0) is not a hit, however few hits there are.
         # Only the head can be shown or reranked, so only it is materialised.
@@ -388,13 +393,6 @@ class SearchEngine:
                             relevance=self._relevance(corpus, query, s, ranked[:TOP]))
 
     def _relevance(self, corpus: Corpus, query: str, s: Scored, head: list[int]) -> Relevance:
-        """Whether anything relevant was found (retrieval/relevance.py)."""
-        if not head:
-            return NOTHING
-        terms = query_terms(query)
-        dense = s.signals.get("dense")
-        best = float(np.max(dense, where=s.eligible, initial=0.0)) if dense is not None \
-            else None
-        cover = coverage(terms, self.document_frequency(corpus, terms), len(corpus),
-                         [f"{corpus.titles[i]}\n{corpus.bodies[i]}" for i in head])
-        return judge(best, cover)
+        """Whether anything relevant was found (retrieval/relevance.py `judge_head`)."""
+        return judge_head(corpus, query, s.signals.get("dense"), s.eligible, head,
+                          lambda terms: self.document_frequency(corpus, terms))

@@ -24,11 +24,15 @@ the exception. Nothing here is random or order-dependent.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from ..notes.text import content_terms, tokenize
+from ..storage.corpus import Corpus
 
 TOP = 3  # hits whose text is checked for the query's terms
 
@@ -102,3 +106,18 @@ def judge(dense: float | None, cover: float) -> Relevance:
         z, floor = b0 + b1 * dense + b2 * cover, DENSE_FLOOR
     p = 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
     return Relevance(p >= floor, p, floor, {"dense": dense, "coverage": cover})
+
+
+def judge_head(corpus: Corpus, query: str, dense: npt.NDArray[np.float64] | None,
+               eligible: npt.NDArray[np.bool_], head: Sequence[int],
+               frequency: Callable[[Sequence[str]], Sequence[int]]) -> Relevance:
+    """`judge` for a search's `head` positions: the best eligible dense cosine (None without
+    the dense signal) and the query's coverage by the head's notes (`frequency`: the index's
+    document frequency of terms)."""
+    if not head:
+        return NOTHING
+    terms = query_terms(query)
+    best = float(np.max(dense, where=eligible, initial=0.0)) if dense is not None else None
+    cover = coverage(terms, frequency(terms), len(corpus),
+                     [f"{corpus.titles[i]}\n{corpus.bodies[i]}" for i in head])
+    return judge(best, cover)

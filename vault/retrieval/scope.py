@@ -124,10 +124,12 @@ def free_prior_stage(final: F64, free: npt.ArrayLike | None, scale: float, holde
 
 
 def expansion_channel(sig: dict[str, F64], weights: dict[str, float],
-                      expansion: npt.ArrayLike | None, weight: float, n: int) -> str:
+                      expansion: npt.ArrayLike | None, weight: float, n: int,
+                      name: str = "learned") -> str:
     """The learned expansion channel (vault/learning/expansion.py), fused like a signal with
     weight `weight` times its largest value, so that each note adds weight x(d) / (k + rank
-    + 1) whatever the other notes' values (max-normalised fusion). Adds to `sig`/`weights`."""
+    + 1) whatever the other notes' values (max-normalised fusion). Adds to `sig`/`weights`
+    under `name` (also the query-log neighbours, asked_channel.py)."""
     if expansion is None:
         return "skipped: nothing learned"
     x = np.clip(np.asarray(expansion, dtype=np.float64).ravel(), 0.0, 1.0)
@@ -136,8 +138,8 @@ def expansion_channel(sig: dict[str, F64], weights: dict[str, float],
     top_x = float(x.max(initial=0.0))
     if top_x <= 0.0:
         return "skipped: no learned words of this query"
-    sig["learned"] = x
-    weights["learned"] = weight * top_x
+    sig[name] = x
+    weights[name] = weight * top_x
     return f"ran ({int(np.count_nonzero(x))} notes, weight {weight})"
 
 
