@@ -190,20 +190,20 @@ class Index:
     def persist_stats(self, count_op: Callable[[], None] | None = None) -> bool:
         """Save the stat cache's columns beside the index (stat_store.py) under the rows' key
         now, when they are provably those rows: read from the rows outside a write, with no
-        layer of patched rows, and either unchanged with the key unchanged, or changed only
-        by this connection's own commits (folded in: a first build) with no other connection
-        committing since they were read (`PRAGMA data_version`, read after the key). True
-        when saved. `count_op`: the store's fault injection, per file operation."""
+        layer of patched rows left (`StatCache.settle`: a build's is folded in), and either
+        unchanged with the key unchanged, or changed only by this connection's own commits
+        with no other connection committing since they were read (`PRAGMA data_version`,
+        read after the key). True when saved. `count_op`: the store's fault injection."""
         c = self._stats
         if (c is None or c.from_file or c.key is None or self._state is None
                 or self._refuse is not None or self._conn.in_transaction):
             return False
-        cols = c.columns()
-        if cols is None:
-            return False
         key = stat_key(self._conn)
         if key is None or (not c.patched and key != c.key) or (c.patched and int(
                 self._conn.execute("PRAGMA data_version").fetchone()[0]) != c.version):
+            return False
+        cols = c.columns() if c.settle() else None
+        if cols is None:
             return False
         c.from_file = stat_store.save(self._state, key, cols, count_op)
         return c.from_file

@@ -5,18 +5,19 @@ then the embedding cache. With index.py the only code that runs SQL on the index
 
 The stat key (storage/stat_store.py says what it guards): three triggers on `notes`, after
 every INSERT, DELETE, and UPDATE of a stat column (id, path, size, mtime_ns, inode,
-content_hash), add one to `meta.stat_changes` and fold the changed row into `meta.stat_sum`,
-a running sum modulo the prime P = 2^31 - 1:
+content_hash), add one to `stat_key.changes` and fold the changed row into `stat_key.sum`
+(a one-row table of integers: one UPDATE per changed row, 3-9 us each, where two updates of
+`meta`'s text values cost 6-12 us), a running sum modulo the prime P = 2^31 - 1:
 
-    stat_sum <- (stat_sum * 1000003 + term(row)) mod P
+    sum <- (sum * 1000003 + term(row)) mod P
 
 where term(row) weighs the row's id, size, mtime and inode (each mod P), its path's length
 and its last name character, four hex digits of its content hash, and the kind of change
 (a polynomial rolling hash, Karp & Rabin 1987, "Efficient randomized pattern-matching
 algorithms", over the sequence of changes). Every value stays below 2^52, so SQLite's 64-bit
-integers never overflow into reals. The triggers are created when missing (`install_stat_key`)
-and are not a numbered migration: `user_version` stays, an older rmh still opens the index,
-and its writes bump the key too (the triggers live in the database).
+integers never overflow into reals. The table and triggers are created when missing
+(`install_stat_key`) and are not a numbered migration: `user_version` stays, an older rmh
+still opens the index, and its writes bump the key too (the triggers live in the database).
 """
 
 from __future__ import annotations
@@ -72,7 +73,6 @@ MIGRATIONS: tuple[str, ...] = (
     """,
 )
 
-STAT_KEYS = ("stat_changes", "stat_sum")
 STAT_KEY_VERSION = 1
 _P = 2147483647
 
@@ -88,41 +88,54 @@ def _term(r: str, tag: int) -> str:
 
 
 def _body(r: str, tag: int) -> str:
-    return ("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'stat_changes';"
-            f" UPDATE meta SET value = (CAST(value AS INTEGER) * 1000003 + {_term(r, tag)})"
-            f" % {_P} WHERE key = 'stat_sum';")
+    return (f"UPDATE stat_key SET changes = changes + 1, sum = (sum * 1000003 + {_term(r, tag)})"
+            f" % {_P} WHERE one = 0;")
 
 
-STAT_TRIGGERS = ("rmh_stat_insert", "rmh_stat_update", "rmh_stat_delete")
+STAT_TRIGGERS = tuple(f"rmh_stat{STAT_KEY_VERSION}_{op}" for op in ("insert", "update", "delete"))
 STAT_KEY_SQL = f"""
-INSERT OR IGNORE INTO meta(key, value) VALUES ('stat_changes', '0');
-INSERT OR IGNORE INTO meta(key, value) VALUES ('stat_sum', '0');
-CREATE TRIGGER IF NOT EXISTS rmh_stat_insert AFTER INSERT ON notes
+CREATE TABLE IF NOT EXISTS stat_key (one INTEGER PRIMARY KEY CHECK (one = 0),
+                                     changes INTEGER NOT NULL, sum INTEGER NOT NULL);
+INSERT OR IGNORE INTO stat_key(one, changes, sum) VALUES (0, 0, 0);
+CREATE TRIGGER IF NOT EXISTS {STAT_TRIGGERS[0]} AFTER INSERT ON notes
 BEGIN {_body("new", 1)} END;
-CREATE TRIGGER IF NOT EXISTS rmh_stat_update
+CREATE TRIGGER IF NOT EXISTS {STAT_TRIGGERS[1]}
 AFTER UPDATE OF id, path, size, mtime_ns, inode, content_hash ON notes
 BEGIN {_body("new", 2)} END;
-CREATE TRIGGER IF NOT EXISTS rmh_stat_delete AFTER DELETE ON notes
+CREATE TRIGGER IF NOT EXISTS {STAT_TRIGGERS[2]} AFTER DELETE ON notes
 BEGIN {_body("old", 3)} END;
 """
 
 
+def _stat_triggers(conn: sqlite3.Connection) -> list[str]:
+    """The names of the stat key's triggers the index holds (of any version), sorted."""
+    return sorted(r[0] for r in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'rmh\\_stat%'"
+        " ESCAPE '\\'"))
+
+
 def _installed(conn: sqlite3.Connection) -> bool:
-    names = ",".join(f"'{n}'" for n in STAT_TRIGGERS)
-    triggers = conn.execute("SELECT count(*) FROM sqlite_master WHERE type = 'trigger'"
-                            f" AND name IN ({names})").fetchone()[0]
-    rows = conn.execute("SELECT count(*) FROM meta WHERE key IN (?, ?)", STAT_KEYS).fetchone()
-    return int(triggers) == len(STAT_TRIGGERS) and int(rows[0]) == len(STAT_KEYS)
+    if _stat_triggers(conn) != sorted(STAT_TRIGGERS):
+        return False
+    if not conn.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+                        " AND name = 'stat_key'").fetchone()[0]:
+        return False
+    rows = conn.execute("SELECT count(*) FROM stat_key").fetchone()
+    return int(rows[0]) == 1
 
 
 def install_stat_key(conn: sqlite3.Connection) -> bool:
-    """Create the stat key's triggers and rows when missing, in one write transaction (the
-    connection in autocommit mode, outside a transaction); True when they were missing: a
-    persisted stat file beside the index may then name rows changed without them."""
+    """Create the stat key's table and triggers when missing (and drop another version's
+    triggers), in one write transaction (the connection in autocommit mode, outside a
+    transaction); True when they were missing: a persisted stat file beside the index may
+    then name rows changed without them."""
     if _installed(conn):
         return False
     conn.execute("BEGIN IMMEDIATE")
     try:
+        for name in _stat_triggers(conn):
+            if name not in STAT_TRIGGERS:
+                conn.execute(f"DROP TRIGGER {name}")
         for statement in statements(STAT_KEY_SQL):
             conn.execute(statement)
         conn.execute("COMMIT")
@@ -135,10 +148,11 @@ def install_stat_key(conn: sqlite3.Connection) -> bool:
 
 def stat_key(conn: sqlite3.Connection) -> str | None:
     """The stat rows' key as the connection sees them now; None without the key rows."""
-    found = dict(conn.execute("SELECT key, value FROM meta WHERE key IN (?, ?)", STAT_KEYS))
-    if len(found) != len(STAT_KEYS):
+    try:
+        row = conn.execute("SELECT changes, sum FROM stat_key WHERE one = 0").fetchone()
+    except sqlite3.OperationalError:  # no such table: an index without the key
         return None
-    return f"{STAT_KEY_VERSION}.{int(found['stat_changes'])}.{int(found['stat_sum'])}"
+    return None if row is None else f"{STAT_KEY_VERSION}.{int(row[0])}.{int(row[1])}"
 
 
 def stat_sample(conn: sqlite3.Connection, ids: Sequence[int]

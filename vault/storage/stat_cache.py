@@ -213,7 +213,7 @@ class StatCache:
         persisted under it)."""
         self.version = version
         self.key = key
-        self.from_file = saved is not None
+        self.from_file = saved is not None  # the file holds these columns (or did: no save)
         self.patched = False  # a commit of this connection changed it since it was read
         self._table = _Table(saved) if saved is not None else _Table.of(rows)
         self._extra: dict[str, StatRow] = {}  # rows patched in since the columns were built
@@ -222,6 +222,15 @@ class StatCache:
         self.rows: Mapping[str, StatRow] = _Rows(self)
         self.folders: dict[str, FolderDigest] = self._table.folders(
             None if saved is None else dict(zip(saved.folders, saved.digests, strict=True)))
+
+    def settle(self) -> bool:
+        """Fold the patched layer into new columns when it is at least as large as them (a
+        build: the fold costs no more than the layer's rows did); True when no layer is
+        left."""
+        if (self._extra or self._hidden) and (len(self._extra) + len(self._hidden)
+                                              >= len(self._table)):
+            self._fold()
+        return not (self._extra or self._hidden)
 
     def columns(self) -> StatColumns | None:
         """The columns (to persist), or None while patched rows lie in a layer over them."""

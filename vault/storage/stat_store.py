@@ -11,17 +11,19 @@ fsync, rename); a new process maps it and builds the cache over it in O(folders)
 
 The file is valid for one state of the stat rows, named by its *key*, which SQLite keeps
 itself: three triggers on `notes` (storage/schema.py: after every INSERT, DELETE, and UPDATE
-of a stat column) bump `stat_changes` and fold the row into `stat_sum` in `meta`, in the same
-transaction as the change. Every path that changes a stat row goes through them: a sync of an
-external edit, a stat-only touch (`update_stat`, which bumps no generation), a write, a move or
-a delete through rmh, an erasure, and any other program writing the index (an older rmh
-included: the triggers live in the database). The key is read in the same read transaction as
-the rows it names, and a file is written only from rows read outside any write transaction, so
-(key, rows) is always a true pair; a later change moves the key and the file is not used.
+of a stat column) bump a counter and fold the row into a running sum (table `stat_key`), in
+the same transaction as the change. Every path that changes a stat row goes through them: a
+sync of an external edit, a stat-only touch (`update_stat`, which bumps no generation), a
+write, a move or a delete through rmh, an erasure, and any other program writing the index
+(an older rmh included: the triggers live in the database). A file is written under the key
+only for rows provably at that key (index.py `persist_stats`): read in the same read
+transaction as the key, outside any write, and unchanged since; or changed since only by
+this connection's own commits, with no other connection committing meanwhile (`PRAGMA
+data_version`, read after the key). A later change moves the key and the file is not used.
 
 The counter alone could repeat in another history of the same index (rows rolled back are
 rolled back with it, but an index restored from a backup and changed again, or a new index
-in place of a deleted one, may reach the same count). Hence: `stat_sum` folds each changed
+in place of a deleted one, may reach the same count). Hence: the sum folds each changed
 row's id, size, mtime, inode, path length and last name character and four hex digits of its
 content hash into a 31-bit running sum (two histories reaching the same count collide with
 probability ~2^-31); installing the triggers (a new or an older index) removes the file; and a

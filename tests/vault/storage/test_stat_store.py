@@ -22,7 +22,7 @@ from vault.storage import stat_cache, stat_store
 from vault.storage.columns import Strings
 from vault.storage.index import Index
 from vault.storage.row_codec import STAT_COLS
-from vault.storage.schema import stat_key
+from vault.storage.schema import STAT_TRIGGERS, stat_key
 from vault.storage.stat_cache import StatCache
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -36,8 +36,8 @@ def _vault(tmp: Path, n: int = 40) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(f"# note {i}\n[[n{(i + 1) % n:03d}]] body {i * 13}\n")
     (root / "top.md").write_text("top\n")
-    Vault.init(root).close()  # built (the cache patched: not saved)
-    Vault.open(root).close()  # read from the rows, unchanged by its sync: saved
+    Vault.init(root).close()  # built: the build's patched rows folded in, saved
+    Vault.open(root).close()
     assert (root / FILE).is_file()
     return root
 
@@ -253,7 +253,7 @@ def test_a_file_under_the_right_key_with_other_rows_is_not_used(tmp_path: Path,
 def test_an_index_written_without_the_triggers_drops_the_file(tmp_path: Path) -> None:
     root = _vault(tmp_path)
     conn = sqlite3.connect(root / ".rmh" / "index.sqlite", isolation_level=None)
-    for name in ("rmh_stat_insert", "rmh_stat_update", "rmh_stat_delete"):
+    for name in STAT_TRIGGERS:
         conn.execute(f"DROP TRIGGER {name}")
     key = stat_key(conn)
     conn.execute("UPDATE notes SET size = size + 5 WHERE path = 'top.md'")  # an older writer
@@ -262,6 +262,20 @@ def test_an_index_written_without_the_triggers_drops_the_file(tmp_path: Path) ->
     used, state = _new_process(root)  # the open puts the triggers back, drops the file
     assert not used and state == _from_rows(root)
     assert state[0]["top.md"].size == len("top\n") + 5
+
+
+def test_another_versions_triggers_are_replaced(tmp_path: Path) -> None:
+    root = _vault(tmp_path)
+    conn = sqlite3.connect(root / ".rmh" / "index.sqlite", isolation_level=None)
+    conn.execute("CREATE TRIGGER rmh_stat0_update AFTER UPDATE ON notes BEGIN SELECT 1; END")
+    conn.close()
+    Index.open(root / ".rmh" / "index.sqlite").close()
+    assert not (root / FILE).exists()
+    conn = sqlite3.connect(root / ".rmh" / "index.sqlite")
+    names = sorted(r[0] for r in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'trigger'"))
+    conn.close()
+    assert names == sorted(STAT_TRIGGERS)
 
 
 def test_a_new_index_in_place_of_a_deleted_one_drops_the_file(tmp_path: Path) -> None:
@@ -345,7 +359,7 @@ def test_the_building_process_saves_what_it_built(tmp_path: Path) -> None:
     """A first build folds its own commits into new columns: saved under the key now."""
     root = tmp_path / "v"
     root.mkdir()
-    for i in range(1100):  # over MIN_COMPACT rows: the build's patch folds
+    for i in range(30):  # under MIN_COMPACT: the patch does not fold by itself
         (root / f"n{i}.md").write_text(f"note {i}\n")
     Vault.init(root).close()
     used, state = _new_process(root)
