@@ -28,7 +28,7 @@ from .index_ro import BUSY_TIMEOUT_MS, full_disk_connection, read_only_connectio
 from .migrations import enter_wal, migrate
 from .row_codec import NOTE_COLS, NOTE_FIELDS, STAT_COLS, decode_link, decode_note, encode_note
 from .schema import MIGRATIONS as MIGRATIONS
-from .schema import install_stat_key, stat_key, stat_sample
+from .schema import install_stat_key, stat_key, stat_key_installed, stat_sample
 from .stat_cache import StatCache
 from .stat_cache import StatRow as StatRow  # re-exported: sync and tests import it here
 
@@ -53,9 +53,14 @@ class Index:
     def open(cls, path: Path, *, read_only: bool = False) -> Index:
         """Open (creating and migrating as needed) the index at `path`; with `read_only` (a
         vault this process may not write) only read it, every write raising ReadOnlyVault."""
-        if read_only:
-            return cls(read_only_connection(path), refuse=lambda: ReadOnlyVault("index.sqlite"),
-                       state=path.parent)
+        if read_only:  # the stat file only where the key's triggers are there to keep it
+            conn = read_only_connection(path)
+            try:
+                keyed = stat_key_installed(conn)
+            except sqlite3.DatabaseError:  # reported by the first read, as before
+                keyed = False
+            return cls(conn, refuse=lambda: ReadOnlyVault("index.sqlite"),
+                       state=path.parent if keyed else None)
         path.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(
             str(path),
@@ -69,13 +74,16 @@ class Index:
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute("PRAGMA foreign_keys = ON")
             migrate(conn, MIGRATIONS)
-            if install_stat_key(conn):  # a new index, or one written without the key
-                stat_store.drop(path.parent)
         except sqlite3.DatabaseError as exc:
             conn.close()
             if is_disk_full(exc) or no_space(str(path.parent)):
                 return cls(full_disk_connection(path), read_only=True)
             raise IndexUnusable(f"cannot open index {path.name}: {exc}") from exc
+        try:
+            if install_stat_key(conn):  # a new index, or one written without the key
+                stat_store.drop(path.parent)
+        except sqlite3.OperationalError:  # locked past the timeout, a full disk: no stat file
+            return cls(conn)
         return cls(conn, state=path.parent)
 
     @property
@@ -173,9 +181,8 @@ class Index:
         return self._stats.rows, self._stats.folders
 
     def _load_stats(self, version: int) -> StatCache:
-        """The stat cache from the persisted columns, else from the rows; the key is read in
-        the same read transaction, and kept (for `persist_stats`) only when no write of this
-        connection is pending, so that key and rows are a committed pair."""
+        """The stat cache from the persisted columns, else from the rows with their key (read
+        in the same transaction; kept for `persist_stats` only with no write pending)."""
         clean = not self._conn.in_transaction
         with self.reading():
             key = stat_key(self._conn) if self._state is not None else None

@@ -114,7 +114,9 @@ def _stat_triggers(conn: sqlite3.Connection) -> list[str]:
         " ESCAPE '\\'"))
 
 
-def _installed(conn: sqlite3.Connection) -> bool:
+def stat_key_installed(conn: sqlite3.Connection) -> bool:
+    """Whether the index has this version's stat key table, row and triggers (and no other
+    version's triggers)."""
     if _stat_triggers(conn) != sorted(STAT_TRIGGERS):
         return False
     if not conn.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table'"
@@ -129,7 +131,7 @@ def install_stat_key(conn: sqlite3.Connection) -> bool:
     triggers), in one write transaction (the connection in autocommit mode, outside a
     transaction); True when they were missing: a persisted stat file beside the index may
     then name rows changed without them."""
-    if _installed(conn):
+    if stat_key_installed(conn):
         return False
     conn.execute("BEGIN IMMEDIATE")
     try:

@@ -393,3 +393,22 @@ def test_own_commits_are_not_saved_after_another_process_committed(
     index.close()
     used, state = _new_process(root)
     assert used and state == _from_rows(root)
+
+
+def test_a_read_only_index_uses_the_file_only_with_the_key_and_never_saves(
+        tmp_path: Path) -> None:
+    root = _vault(tmp_path)
+    index = Index.open(root / ".rmh" / "index.sqlite", read_only=True)
+    index.stat_folders()
+    assert index._stats is not None and index._stats.from_file
+    assert _state(index._stats) == _from_rows(root)
+    index.close()
+    conn = sqlite3.connect(root / ".rmh" / "index.sqlite", isolation_level=None)
+    conn.execute(f"DROP TRIGGER {STAT_TRIGGERS[1]}")  # an older writer's index: no key kept
+    conn.close()
+    kept = (root / FILE).read_bytes()
+    index = Index.open(root / ".rmh" / "index.sqlite", read_only=True)
+    index.stat_folders()
+    assert index._stats is not None and not index._stats.from_file
+    assert not index.persist_stats() and (root / FILE).read_bytes() == kept
+    index.close()
