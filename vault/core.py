@@ -100,7 +100,6 @@ class Vault(VaultWrites):
             store = Store(root, fault_after=fault_after, read_only=read_only)
             if not read_only:  # a read-only vault leaves its intents to its owner (doctor)
                 store.recovered.extend(o.to_json() for o in Journal(store).recover())
-                store.clean_stale_temps()
             index = Index.open(store.root / STATE_DIR / INDEX_FILE, read_only=read_only)
             auto_sync = auto_sync and not read_only  # the index is read as its owner left it
         except BaseException:
@@ -117,7 +116,7 @@ class Vault(VaultWrites):
             raise
         vault = cls(store, index, built, recorder, auto_sync, watcher)
         try:
-            if watcher is not None:
+            if watcher is not None:  # its scan also sweeps stale temporaries (live.py)
                 vault.sync()
             if not isinstance(recorder, NullUsage) and not read_only:  # needs the ledger
                 vault.erasures_recovered = erasure.recover(

@@ -99,6 +99,15 @@ class Strings(ReadOnly[str]):
     def __len__(self) -> int:
         return len(self._off) - 1
 
+    @property
+    def errors(self) -> str:
+        """How items decode: "strict", or "surrogatepass" when one holds a lone surrogate."""
+        return self._errors
+
+    def packed(self) -> tuple[bytes | mmap.mmap, array[int]]:
+        """The buffer and the offsets (item i is `buf[off[i]:off[i + 1]]`), as held."""
+        return self._buf, self._off
+
     @overload
     def __getitem__(self, i: int) -> str: ...
 

@@ -140,11 +140,11 @@ class FolderView:
                 os.close(fd)
             stack.extend(reversed(subdirs))
 
-    def _hidden_files(self) -> Iterator[str]:
-        """Vault paths of the hidden non-folder entries ("." names) of every folder `_walk`
-        lists, in no particular order: `_walk`'s folders, without a Python step per visible
-        entry but the folder test (a stale-temp sweep at every open was 0.2 s CPU per 10^5
-        notes through `_walk`)."""
+    def _lean_walk(self) -> Iterator[tuple[str, list[os.DirEntry[str]]]]:
+        """(folder, its entries unsorted) of every folder `_walk` lists, in no particular
+        order, with no Python step per visible entry but the folder test (`_descends`'s
+        rule: a stale-temp sweep at every open was 0.2 s CPU per 10^5 notes through
+        `_walk`); unreadable folders are skipped."""
         stack = [""]
         while stack:
             rel_dir = stack.pop()
@@ -157,20 +157,30 @@ class FolderView:
                     entries = list(it)
             finally:
                 os.close(fd)
+            yield rel_dir, entries
+            prefix = f"{rel_dir}/" if rel_dir else ""
+            stack.extend(prefix + e.name for e in entries
+                         if e.name[0] != "." and e.is_dir(follow_symlinks=False))
+
+    def _hidden_files(self) -> Iterator[str]:
+        """Vault paths of the hidden non-folder entries ("." names) of every folder `_walk`
+        lists, in no particular order (`_lean_walk`)."""
+        for rel_dir, entries in self._lean_walk():
             prefix = f"{rel_dir}/" if rel_dir else ""
             for e in entries:
-                if e.name[0] == ".":
-                    if not e.is_dir(follow_symlinks=False):
-                        yield prefix + e.name
-                elif e.is_dir(follow_symlinks=False):
-                    stack.append(prefix + e.name)
+                if e.name[0] == "." and not e.is_dir(follow_symlinks=False):
+                    yield prefix + e.name
 
     def _abs(self, rel: str) -> str:
         return os.path.join(self._root, rel)
 
     def folders(self) -> list[str]:
-        """Every folder `scan` descends into ("" is the vault root), by path."""
-        return ["", *sorted(rel for rel, entry in self._walk() if _descends(entry))]
+        """Every folder `scan` descends into ("" is the vault root), by path: those `_walk`
+        yields, found by `_lean_walk` (what the watcher walks at every open)."""
+        found = [f"{rel_dir}/{e.name}" if rel_dir else e.name
+                 for rel_dir, entries in self._lean_walk() for e in entries
+                 if e.name[0] != "." and e.is_dir(follow_symlinks=False)]
+        return ["", *sorted(found)]
 
     def attachments(self) -> list[str]:
         """Vault paths of the regular files that are not notes (images, PDFs, canvases...),

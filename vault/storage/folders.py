@@ -34,6 +34,7 @@ import stat as st
 import sys
 import time
 from array import array
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -58,7 +59,9 @@ class Skip(NamedTuple):
 class Listing(NamedTuple):
     """One folder (vault-relative, "" = the root). `readable` False: it could not be listed
     (its skip says why; nothing below it was seen). `same`: its notes' digest equals the
-    expected one; then `names` and the stat columns are empty."""
+    expected one; then `names` and the stat columns are empty. `temps`: its hidden entries
+    named like the temporary of an interrupted write (TEMP_MARK in the name; the store
+    decides), so the sync's scan serves the stale-temp sweep (Store.clean_stale_temps)."""
 
     folder: str
     readable: bool
@@ -68,8 +71,10 @@ class Listing(NamedTuple):
     mtimes: tuple[int, ...]
     inodes: tuple[int, ...]
     skipped: tuple[Skip, ...]
+    temps: tuple[str, ...] = ()
 
 
+TEMP_MARK = ".rmh-tmp-"  # in the name of every temporary of a write (store.py `_TEMP`)
 _I64 = 1 << 63
 
 
@@ -151,41 +156,46 @@ def symlink_reason(root: str, link: str) -> str:
     return "symlink inside vault (not followed)"
 
 
-# (root, folder) -> (device, inode, ctime_ns, note names, other names, note names encoded) of
-# a folder listed earlier by this process (`_entries`). Adding, removing or renaming an entry
-# changes a folder's ctime (POSIX; and unlike mtime, ctime cannot be set back by utime), so
-# while it is unchanged the names are too and the directory need not be read again; every
-# name is still stat'ed, so an edit is seen as before. A listing is kept only when its
-# folder's ctime was already SETTLED_NS old when it was read, so a change in the same
-# file-system clock tick as the listing cannot hide behind an equal ctime (git's "racily
-# clean" rule). The clock decides only whether to read the directory again, never what a
+# (root, folder) -> (device, inode, ctime_ns, (note names, other names, note names encoded,
+# temporaries)) of a folder listed earlier by this process (`_entries`). Adding, removing or
+# renaming an entry changes a folder's ctime (POSIX; and unlike mtime, ctime cannot be set
+# back by utime), so while it is unchanged the names are too and the directory need not be
+# read again; every name is still stat'ed, so an edit is seen as before. A listing is kept
+# only when its folder's ctime was already SETTLED_NS old when it was read, so a change in
+# the same file-system clock tick as the listing cannot hide behind an equal ctime (git's
+# "racily clean" rule). The clock decides only whether to read the directory again, never what a
 # listing holds.
-_listed: dict[tuple[str, str], tuple[int, int, int, list[str], list[str], list[bytes]]] = {}
+_Names = tuple[list[str], list[str], list[bytes], tuple[str, ...]]
+_listed: dict[tuple[str, str], tuple[int, int, int, _Names]] = {}
 SETTLED_NS = 2_000_000_000
 _clock = time.time_ns
 
 
-def _entries(fd: int, key: tuple[str, str]) -> tuple[list[str], list[str], list[bytes]]:
+def _entries(fd: int, key: tuple[str, str]) -> _Names:
     """The open folder `fd`'s visible entries, each list sorted: those named like a note
-    (`*.md`) and the others (hidden entries are in neither), and the first again as the
-    file system's bytes (an `lstat` of bytes skips encoding the name: 6 % of a no-op sync's
-    stat loop at 10^6). From `_listed` when the folder's ctime says they are unchanged;
-    callers must not change the lists."""
+    (`*.md`) and the others (hidden entries are in neither), the first again as the file
+    system's bytes (an `lstat` of bytes skips encoding the name: 6 % of a no-op sync's stat
+    loop at 10^6), and the hidden names holding TEMP_MARK (found by bisection: the sorted
+    names starting with "." are those from "." up to "/", which no name holds). From
+    `_listed` when the folder's ctime says they are unchanged; callers must not change the
+    lists."""
     info = os.fstat(fd)
     seen = _listed.get(key)
     if seen is not None and seen[:3] == (info.st_dev, info.st_ino, info.st_ctime_ns):
-        return seen[3], seen[4], seen[5]
+        return seen[3]
     now = _clock()
     names = os.listdir(fd)
     names.sort()
     notes = [n for n in names if n.endswith(_MD) and not n.startswith(".")]
     others = [n for n in names if not n.endswith(_MD) and not n.startswith(".")]
     encoded = [os.fsencode(n) for n in notes]
+    hidden = names[bisect_left(names, ".") : bisect_left(names, "/")]
+    found = (notes, others, encoded, tuple(n for n in hidden if TEMP_MARK in n))
     if info.st_ctime_ns < now - SETTLED_NS:
-        _listed[key] = (info.st_dev, info.st_ino, info.st_ctime_ns, notes, others, encoded)
+        _listed[key] = (info.st_dev, info.st_ino, info.st_ctime_ns, found)
     else:
         _listed.pop(key, None)
-    return notes, others, encoded
+    return found
 
 
 def _native_loop() -> Callable[[int, list[bytes], int], bytes | None] | None:
@@ -293,7 +303,7 @@ def list_folder(root: str, folder: str, expected: bytes | None
     fd = -1
     try:
         fd = os.open(os.path.join(root, folder), _DIR_FLAGS)
-        notes, others, encoded = _entries(fd, (root, folder))
+        notes, others, encoded, temps = _entries(fd, (root, folder))
     except OSError as exc:
         if fd >= 0:
             os.close(fd)
@@ -311,10 +321,10 @@ def list_folder(root: str, folder: str, expected: bytes | None
     finally:
         os.close(fd)
     if expected is not None and _digest(names, packed) == expected:
-        return Listing(folder, True, True, (), (), (), (), tuple(skipped)), subdirs
+        return Listing(folder, True, True, (), (), (), (), tuple(skipped), temps), subdirs
     sizes, mtimes, inodes = _unpacked(packed, len(names))
     return Listing(folder, True, False, tuple(names), tuple(sizes), tuple(mtimes),
-                   tuple(inodes), tuple(skipped)), subdirs
+                   tuple(inodes), tuple(skipped), temps), subdirs
 
 
 def walk(root: str, tops: list[str], expected: Mapping[str, bytes]) -> list[Listing]:

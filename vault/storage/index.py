@@ -1,4 +1,5 @@
-"""The derived SQLite index at VAULT/.rmh/index.sqlite; the only module that runs SQL on it.
+"""The derived SQLite index at VAULT/.rmh/index.sqlite; with its schema (schema.py) the only
+module that runs SQL on it.
 
 Numbered migrations run in one transaction each (PRAGMA user_version records the last one).
 The database runs in WAL mode with a busy timeout, so Obsidian-side readers, the CLI and a
@@ -20,68 +21,27 @@ import numpy.typing as npt
 
 from ..errors import DiskFull, IndexUnusable, ReadOnlyVault, VaultError, is_disk_full, no_space
 from ..notes.rows import LinkRow, NoteRow
+from . import stat_store
 from .embeddings import delete_embeddings, insert_embeddings, select_embeddings, vacuum
 from .folders import FolderDigest
 from .index_ro import BUSY_TIMEOUT_MS, full_disk_connection, read_only_connection
 from .migrations import enter_wal, migrate
 from .row_codec import NOTE_COLS, NOTE_FIELDS, STAT_COLS, decode_link, decode_note, encode_note
+from .schema import MIGRATIONS as MIGRATIONS
+from .schema import install_stat_key, stat_key, stat_key_installed, stat_sample
 from .stat_cache import StatCache
 from .stat_cache import StatRow as StatRow  # re-exported: sync and tests import it here
 
 log = logging.getLogger("rmh.vault")
 
-MIGRATIONS: tuple[str, ...] = (
-    # 1: notes, their raw links, skipped files, meta.
-    """
-    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-    CREATE TABLE notes (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        path TEXT NOT NULL UNIQUE,
-        title TEXT NOT NULL,
-        size INTEGER NOT NULL,
-        mtime_ns INTEGER NOT NULL,
-        inode INTEGER NOT NULL,
-        content_hash TEXT NOT NULL,
-        frontmatter TEXT NOT NULL,
-        frontmatter_error TEXT,
-        aliases TEXT NOT NULL,
-        tags TEXT NOT NULL,
-        body TEXT NOT NULL
-    );
-    CREATE INDEX notes_hash ON notes(content_hash);
-    CREATE TABLE links (
-        src INTEGER NOT NULL REFERENCES notes(id) ON DELETE CASCADE,
-        ord INTEGER NOT NULL,
-        target TEXT NOT NULL,
-        heading TEXT,
-        block TEXT,
-        alias TEXT,
-        embed INTEGER NOT NULL,
-        kind TEXT NOT NULL,
-        PRIMARY KEY (src, ord)
-    );
-    CREATE TABLE skipped (path TEXT PRIMARY KEY, reason TEXT NOT NULL);
-    INSERT INTO meta(key, value) VALUES ('generation', '0');
-    """,
-    # 2: embedding cache keyed by model fingerprint and chunk-text hash.
-    """
-    CREATE TABLE embeddings (
-        model TEXT NOT NULL,
-        key TEXT NOT NULL,
-        dim INTEGER NOT NULL,
-        vec BLOB NOT NULL,
-        PRIMARY KEY (model, key)
-    );
-    """,
-)
-
-
 class Index:
     """A connection to one vault's index database."""
 
     def __init__(self, conn: sqlite3.Connection, *, read_only: bool = False,
-                 refuse: Callable[[], VaultError] | None = None) -> None:
+                 refuse: Callable[[], VaultError] | None = None,
+                 state: Path | None = None) -> None:
         self._conn = conn
+        self._state = state  # the folder of the persisted stat columns (stat_store.py)
         # Opened to read only: every write raises `refuse` (a full disk: DiskFull; a vault
         # that is not writable: ReadOnlyVault).
         self._refuse = refuse or ((lambda: DiskFull("index.sqlite")) if read_only else None)
@@ -93,8 +53,14 @@ class Index:
     def open(cls, path: Path, *, read_only: bool = False) -> Index:
         """Open (creating and migrating as needed) the index at `path`; with `read_only` (a
         vault this process may not write) only read it, every write raising ReadOnlyVault."""
-        if read_only:
-            return cls(read_only_connection(path), refuse=lambda: ReadOnlyVault("index.sqlite"))
+        if read_only:  # the stat file only where the key's triggers are there to keep it
+            conn = read_only_connection(path)
+            try:
+                keyed = stat_key_installed(conn)
+            except sqlite3.DatabaseError:  # reported by the first read, as before
+                keyed = False
+            return cls(conn, refuse=lambda: ReadOnlyVault("index.sqlite"),
+                       state=path.parent if keyed else None)
         path.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(
             str(path),
@@ -113,7 +79,12 @@ class Index:
             if is_disk_full(exc) or no_space(str(path.parent)):
                 return cls(full_disk_connection(path), read_only=True)
             raise IndexUnusable(f"cannot open index {path.name}: {exc}") from exc
-        return cls(conn)
+        try:
+            if install_stat_key(conn):  # a new index, or one written without the key
+                stat_store.drop(path.parent)
+        except sqlite3.OperationalError:  # locked past the timeout, a full disk: no stat file
+            return cls(conn)
+        return cls(conn, state=path.parent)
 
     @property
     def read_only_vault(self) -> bool:
@@ -202,12 +173,47 @@ class Index:
         """Every note's stat fingerprint by path (read only), and per folder the digest of
         its notes' stats with their paths (storage/folders.py: what sync compares a folder's
         listing with). Cached (storage/stat_cache.py): reloaded when another connection has
-        committed (`PRAGMA data_version`), patched by this connection's own commits."""
+        committed (`PRAGMA data_version`), patched by this connection's own commits; loaded
+        from the persisted columns when they are those of the rows' key (stat_store.py)."""
         version = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
         if self._stats is None or self._stats.version != version:
-            self._stats = StatCache(version, self._conn.execute(
-                f"SELECT {STAT_COLS} FROM notes"))
+            self._stats = self._load_stats(version)
         return self._stats.rows, self._stats.folders
+
+    def _load_stats(self, version: int) -> StatCache:
+        """The stat cache from the persisted columns, else from the rows with their key (read
+        in the same transaction; kept for `persist_stats` only with no write pending)."""
+        clean = not self._conn.in_transaction
+        with self.reading():
+            key = stat_key(self._conn) if self._state is not None else None
+            if key is not None and self._state is not None:
+                saved = stat_store.load(self._state, key)
+                if saved is not None and stat_store.agrees(
+                        saved, lambda ids: stat_sample(self._conn, ids)):
+                    return StatCache(version, key=key, saved=saved)
+            return StatCache(version, self._conn.execute(f"SELECT {STAT_COLS} FROM notes"),
+                             key=key if clean else None)
+
+    def persist_stats(self, count_op: Callable[[], None] | None = None) -> bool:
+        """Save the stat cache's columns beside the index (stat_store.py) under the rows' key
+        now, when they are provably those rows: read from the rows outside a write, with no
+        layer of patched rows left (`StatCache.settle`: a build's is folded in), and either
+        unchanged with the key unchanged, or changed only by this connection's own commits
+        with no other connection committing since they were read (`PRAGMA data_version`,
+        read after the key). True when saved. `count_op`: the store's fault injection."""
+        c = self._stats
+        if (c is None or c.from_file or c.key is None or self._state is None
+                or self._refuse is not None or self._conn.in_transaction):
+            return False
+        key = stat_key(self._conn)
+        if key is None or (not c.patched and key != c.key) or (c.patched and int(
+                self._conn.execute("PRAGMA data_version").fetchone()[0]) != c.version):
+            return False
+        cols = c.columns() if c.settle() else None
+        if cols is None:
+            return False
+        c.from_file = stat_store.save(self._state, key, cols, count_op)
+        return c.from_file
 
     def stat_of(self, path: str) -> StatRow | None:
         """One note's stat fingerprint (no full-table read: used after single writes)."""

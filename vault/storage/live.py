@@ -58,6 +58,10 @@ class LiveIndex:
         self._on_removed = on_removed
         self._batch = 0
         self._rescan = False
+        # Leftover temporaries of interrupted writes are removed once per open vault, by its
+        # first full sync: its scan reads every folder anyway and names them (SyncReport.
+        # temps); a vault closed before any full sync walks its folders for them at close.
+        self._unswept = not store.read_only
         self._snap: Snapshot | None = None
         # Paths added or updated since `_snap`, valid while every generation since was ours
         # (`_seen` is the last one accounted for); None: rebuild from every row.
@@ -72,8 +76,11 @@ class LiveIndex:
         return self._batch > 0
 
     def sync(self) -> SyncReport:
-        """Reconcile the whole index with the folder now."""
+        """Reconcile the whole index with the folder now (the first: and sweep, above)."""
         report = sync(self.store, self.index)
+        if self._unswept:
+            self._unswept = False
+            self.store.clean_stale_temps(report.temps)
         self._after(report)
         self._rescan = bool(report.errors)
         return report
@@ -206,6 +213,11 @@ class LiveIndex:
         self._seen = report.generation
 
     def close(self) -> None:
-        if self.watcher is not None:
-            self.watcher.close()
-        self.index.close()
+        try:
+            if self._unswept:
+                self._unswept = False
+                self.store.clean_stale_temps()
+        finally:
+            if self.watcher is not None:
+                self.watcher.close()
+            self.index.close()

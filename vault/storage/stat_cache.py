@@ -31,6 +31,7 @@ from ..notes.folding import folds
 from ..notes.name_index import LazyKeyIndex
 from .columns import ReadOnly, Strings, hex_column
 from .folders import FolderDigest, digest, digest_packed
+from .stat_store import StatColumns
 
 
 class StatRow(NamedTuple):
@@ -59,7 +60,17 @@ def _order_key(path: str) -> str:
 class _Table:
     """Stat rows as columns sorted by (folder, name), and a path -> row lookup."""
 
-    def __init__(self, rows: Iterable[Sequence[Any]]) -> None:
+    def __init__(self, c: StatColumns) -> None:
+        self.ids, self.sizes, self.mtimes, self.inodes = c.ids, c.sizes, c.mtimes, c.inodes
+        self.paths, self.hashes = c.paths, c.hashes
+        # path -> row, built when first asked: a sync whose folders all match never asks
+        self._rows = LazyKeyIndex(lambda: ((p, k) for k, p in enumerate(self.paths)))
+        self.spans: dict[str, tuple[int, int]] = dict(zip(  # folder -> its row range
+            c.folders, map(tuple, c.spans.tolist()), strict=True))
+
+    @classmethod
+    def of(cls, rows: Iterable[Sequence[Any]]) -> _Table:
+        """The table of stat rows (id, path, size, mtime_ns, inode, content_hash)."""
         paths: list[str] = []
         nums = array("q")
         hashes: list[str] = []
@@ -73,27 +84,27 @@ class _Table:
             order = sorted(range(len(paths)), key=lambda k: _order_key(paths[k]))
         perm = np.asarray(order, dtype=np.int64)
         cols = np.frombuffer(nums, dtype=np.int64).reshape(-1, 4)[perm]
-        self.ids, self.sizes, self.mtimes, self.inodes = (
-            np.ascontiguousarray(cols[:, j]) for j in range(4))
+        ids, sizes, mtimes, inodes = (np.ascontiguousarray(cols[:, j]) for j in range(4))
         del cols, nums, perm
-        self.hashes = hex_column(hashes[k] for k in order)
+        sorted_hashes = hex_column(hashes[k] for k in order)
         del hashes
         ordered = [paths[k] for k in order]
         del order
-        self.paths = Strings(ordered)
-        # path -> row, built when first asked: a sync whose folders all match never asks
-        self._rows = LazyKeyIndex(lambda: ((p, k) for k, p in enumerate(self.paths)))
-        self.spans: dict[str, tuple[int, int]] = {}  # folder -> its row range
         # rows are in (folder, name) order, so their folders ascend as plain strings too (a
         # folder sorts before its sub-folders either way): each folder's run is found by
         # bisection instead of a Python step per row
         folders = [p.rpartition("/")[0] for p in ordered]
-        del ordered
+        names: list[str] = []
+        spans: list[tuple[int, int]] = []
         lo = 0
         while lo < len(folders):
             hi = bisect_right(folders, folders[lo], lo)
-            self.spans[folders[lo]] = (lo, hi)
+            names.append(folders[lo])
+            spans.append((lo, hi))
             lo = hi
+        return cls(StatColumns(ids, sizes, mtimes, inodes, Strings(ordered), sorted_hashes,
+                               tuple(names), np.array(spans, dtype=np.int64).reshape(-1, 2),
+                               ()))
 
     def __len__(self) -> int:
         return len(self.paths)
@@ -194,20 +205,49 @@ class _Rows(Mapping[str, StatRow]):
 class StatCache:
     """`rows` (path -> StatRow) and `folders` (folder -> digest and paths) of one state."""
 
-    def __init__(self, version: int, rows: Iterable[Sequence[Any]]) -> None:
+    def __init__(self, version: int, rows: Iterable[Sequence[Any]] = (), *,
+                 key: str | None = None, saved: StatColumns | None = None) -> None:
+        """The cache of `rows`, or of columns `saved` under `key` (storage/stat_store.py;
+        their folder digests are taken as saved). `key`: the stat rows' key when `rows` were
+        read in the same read transaction, outside any write (then `columns` may be
+        persisted under it)."""
         self.version = version
-        self._table = _Table(rows)
+        self.key = key
+        self.from_file = saved is not None  # the file holds these columns (or did: no save)
+        self.patched = False  # a commit of this connection changed it since it was read
+        self._table = _Table(saved) if saved is not None else _Table.of(rows)
         self._extra: dict[str, StatRow] = {}  # rows patched in since the columns were built
         self._hidden: set[str] = set()  # column rows removed or replaced by `_extra`
         self._by_folder: dict[str, set[str]] = {}  # folder -> its paths in `_extra`
         self.rows: Mapping[str, StatRow] = _Rows(self)
-        self.folders: dict[str, FolderDigest] = self._table.folders()
+        self.folders: dict[str, FolderDigest] = self._table.folders(
+            None if saved is None else dict(zip(saved.folders, saved.digests, strict=True)))
+
+    def settle(self) -> bool:
+        """Fold the patched layer into new columns when it is at least as large as them (a
+        build: the fold costs no more than the layer's rows did); True when no layer is
+        left."""
+        if (self._extra or self._hidden) and (len(self._extra) + len(self._hidden)
+                                              >= len(self._table)):
+            self._fold()
+        return not (self._extra or self._hidden)
+
+    def columns(self) -> StatColumns | None:
+        """The columns (to persist), or None while patched rows lie in a layer over them."""
+        if self._extra or self._hidden:
+            return None
+        t = self._table
+        names = tuple(t.spans)
+        return StatColumns(t.ids, t.sizes, t.mtimes, t.inodes, t.paths, t.hashes, names,
+                           np.array([t.spans[f] for f in names], dtype=np.int64).reshape(-1, 2),
+                           tuple(self.folders[f][0] for f in names))
 
     def patch(self, gone: Iterable[str], current: Iterable[Sequence[Any]]) -> None:
         """Paths no longer (or no longer at that path) in the index, and the current stat
         rows of every note a committed transaction touched; the touched folders' digests
         are computed again from their rows (columns by range, and the patched layer)."""
         rows, table, extra = self.rows, self._table, self._extra
+        self.patched = True
         touched: set[str] = set()
         for path in gone:
             if path in rows:
@@ -241,6 +281,6 @@ class StatCache:
         table, hidden = self._table, self._hidden
         merged = [table.row(k) for k, p in enumerate(table.paths) if p not in hidden]
         merged.extend(self._extra.values())
-        self._table = _Table(merged)
+        self._table = _Table.of(merged)
         self._extra, self._hidden, self._by_folder = {}, set(), {}
         self.folders = self._table.folders({f: d for f, (d, _) in self.folders.items()})

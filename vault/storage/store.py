@@ -28,6 +28,7 @@ import os
 import re
 import signal
 import stat as st
+from collections.abc import Iterable
 from pathlib import Path
 
 from ..errors import (
@@ -320,12 +321,14 @@ class Store(FolderView):
             self.count_op()
         fsync_dir(os.path.dirname(dst), os.path.dirname(src), done=self.count_op)
 
-    def clean_stale_temps(self) -> list[str]:
+    def clean_stale_temps(self, seen: Iterable[str] | None = None) -> list[str]:
         """Remove ".<name>.rmh-tmp-<pid>-<n>" leftovers of interrupted writes; returns the
         removed vault-relative paths, sorted. Temps of this process's in-flight writes and of
-        other live processes are kept (a concurrent writer is never sabotaged)."""
+        other live processes are kept (a concurrent writer is never sabotaged). `seen`: the
+        candidates a full sync's scan saw (SyncReport.temps: the same folders this walk
+        reads), instead of reading every folder again; a folder among them is kept."""
         removed: list[str] = []
-        for rel in self._hidden_files():
+        for rel in self._hidden_files() if seen is None else sorted(seen):
             m = _TEMP.match(rel.rpartition("/")[2])
             if not m or self._abs(rel) in _inflight:
                 continue
@@ -333,6 +336,8 @@ class Store(FolderView):
             if pid != os.getpid() and alive(pid):
                 continue
             with contextlib.suppress(FileNotFoundError):
+                if seen is not None and st.S_ISDIR(os.lstat(self._abs(rel)).st_mode):
+                    continue
                 os.unlink(self._abs(rel))
                 removed.append(rel)
         return sorted(removed)

@@ -34,6 +34,9 @@ class SyncReport:
     skipped: dict[str, str] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     generation: int = 0
+    # a full sync: the vault paths of hidden entries its scan saw named like the temporary
+    # of an interrupted write (folders.TEMP_MARK), for Store.clean_stale_temps; not reported
+    temps: list[str] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -147,6 +150,8 @@ def _sync(store: Store, index: Index, only: Iterable[str] | None, workers: int |
                                   else workers)
         files, skipped, looked = {}, [], []
         for listing in listings:
+            report.temps.extend(f"{listing.folder}/{t}" if listing.folder else t
+                                for t in listing.temps)
             notes, skips = store.notes_in(listing, known)
             files.update((f.path, f) for f in notes)
             skipped.extend(skips)
@@ -242,6 +247,8 @@ def _sync(store: Store, index: Index, only: Iterable[str] | None, workers: int |
                 index.set_skipped_paths(only_paths, report.skipped)
             if report.changed:
                 index.bump_generation()
+    if only is None:  # the first full sync of a new process after a change: rows read and
+        index.persist_stats()  # unchanged by it are saved for the next (stat_store.py)
     report.generation = index.generation()
     report.updated.sort()
     report.renamed.sort()

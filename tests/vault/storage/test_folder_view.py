@@ -66,3 +66,31 @@ def test_an_unreadable_folder_is_skipped(tmp_path: Path) -> None:
             assert sorted(store._hidden_files()) == [".t"]
     finally:
         os.chmod(root / "a", 0o755)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_folders_are_the_walks_folders(tmp_path: Path, seed: int) -> None:
+    root = tmp_path / "v"
+    (root / ".rmh").mkdir(parents=True)
+    _tree(root, seed)
+    store = Store(root)
+    walked = ["", *sorted(rel for rel, entry in store._walk()
+                          if not entry.name.startswith(".")
+                          and entry.is_dir(follow_symlinks=False))]
+    assert store.folders() == walked and len(walked) > 2
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_scan_names_the_temps_the_sweep_walks_to(tmp_path: Path, seed: int) -> None:
+    """The sync's scan (in this process and split over workers) sees the same stale-temp
+    candidates as the sweep's own walk, so the sweep can ride on it (live.py); it also names
+    folders named like one, which the sweep then leaves (store.py `clean_stale_temps`)."""
+    root = tmp_path / "v"
+    (root / ".rmh").mkdir(parents=True)
+    _tree(root, seed)
+    store = Store(root)
+    want = sorted(p for p in store._hidden_files() if ".rmh-tmp-" in p)
+    for workers in (1, 2):
+        listings = store.listings({}, workers)
+        got = sorted(f"{x.folder}/{t}" if x.folder else t for x in listings for t in x.temps)
+        assert [p for p in got if not (root / p).is_dir() or (root / p).is_symlink()] == want
