@@ -50,6 +50,8 @@ from bench.bench_learning import write_vault
 from bench.datasets import Question
 from bench.knowledge import generate
 from bench.metrics import paired_bootstrap
+from vault import ASKED_FLOOR as FLOOR
+from vault import ASKED_WALK as WALK
 from vault import (
     LEARNING_VERSION,
     LEDGER_FILE,
@@ -62,7 +64,6 @@ from vault import (
     Vault,
     answer_uses,
 )
-from vault.learning.asked import FLOOR, WALK
 
 AGENTS = ("reads", "cites", "noisy", "answers")
 PARAPHRASES: tuple[tuple[str, str], ...] = (

@@ -62,6 +62,8 @@ from .errors import no_space as no_space
 from .errors import storage_error as storage_error
 from .errors import writable as writable
 from .learning.answer import answer_uses as answer_uses
+from .learning.asked import FLOOR as _ASKED_FLOOR
+from .learning.asked import WALK as _ASKED_WALK
 from .learning.edges import WeightedEdges as WeightedEdges
 from .learning.formulas import LEARNING_VERSION as LEARNING_VERSION
 from .learning.formulas import LearningParams as LearningParams
@@ -109,6 +111,8 @@ from .storage.embeddings import SharedEmbeddingCache as SharedEmbeddingCache
 from .storage.embeddings import TieredEmbeddingCache as TieredEmbeddingCache
 from .storage.embeddings import embedding_key as embedding_key
 
+ASKED_FLOOR = _ASKED_FLOOR
+ASKED_WALK = _ASKED_WALK
 claim_trust = _claim_trust
 ContextItem = _ContextItem
 ContextWeights = _ContextWeights
