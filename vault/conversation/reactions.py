@@ -69,9 +69,14 @@ def valence(text: str) -> float | None:
     return None if sia is None else float(sia.polarity_scores(text)["compound"])
 
 
+def _asks(sent: Any) -> bool:
+    """The sentence is a question (it ends with "?")."""
+    return str(sent.text).rstrip().endswith("?")
+
+
 def _advises(sent: Any) -> bool:
     """A sentence that advises or supposes rather than reacts (module docstring)."""
-    if str(sent.text).rstrip().endswith("?"):
+    if _asks(sent):
         return True
     return any(imperative(t) or hypothetical(t) or str(t.lemma_).casefold() in INTENT
                for t in predicates(sent)
@@ -112,11 +117,11 @@ def _plan(sent: Any) -> bool:
 
 def reports(doc: Any) -> bool:
     """The user's turn reports something that happened (module docstring)."""
-    said = [s for s in doc.sents if not str(s.text).rstrip().endswith("?")]
+    said = [s for s in doc.sents if not _asks(s)]
     return bool(said) and not any(_plan(s) for s in said)
 
 
 def plans(doc: Any) -> bool:
     """A statement of the turn is a plan of the speaker's (`_plan`): "I'll take it to the
     park on Sunday and try there"."""
-    return any(_plan(s) for s in doc.sents if not str(s.text).rstrip().endswith("?"))
+    return any(_plan(s) for s in doc.sents if not _asks(s))

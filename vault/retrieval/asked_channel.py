@@ -26,16 +26,18 @@ F64 = npt.NDArray[np.float64]
 
 
 def asked_values(encoder: Encoder, cache: EmbeddingCache | None, query: str, asked: Asked,
-                 n: int, floor: float, walk: bool = False) -> F64:
+                 n: int, floor: float, walk: bool = False,
+                 qvec: npt.ArrayLike | None = None) -> F64:
     """x(d, Q) per corpus position (module docstring); 0 for a note without kept queries.
     `walk`: each kept query's gate g_t is shared, g_t * g_t / sum_t' g_t' (one step of the
     click graph's walk from Q to the logged queries, Craswell & Szummer 2007), and a note
-    takes its best kept query's share."""
+    takes its best kept query's share. `qvec`: the query's embedding when the caller has it
+    (the pipeline's `Query.vector`, which the dense signal read), else it is embedded here."""
     x = np.zeros(n, dtype=np.float64)
     texts = sorted({t for _, _, kept in asked for t in kept})
     if not texts:
         return x
-    qvec = np.asarray(encoder.encode([query])[0], dtype=np.float64)
+    qvec = np.asarray(encoder.encode([query])[0] if qvec is None else qvec, dtype=np.float64)
     vecs = np.asarray(encode_cached(encoder, texts, cache), dtype=np.float64)
     g = gate(vecs @ qvec, floor)
     total = float(g.sum())
@@ -51,12 +53,13 @@ def asked_values(encoder: Encoder, cache: EmbeddingCache | None, query: str, ask
 
 def asked_channel(sig: dict[str, F64], weights: dict[str, float], encoder: Encoder | None,
                   cache: EmbeddingCache | None, query: str, asked: Asked, weight: float,
-                  floor: float, n: int, walk: bool = False) -> str:
+                  floor: float, n: int, walk: bool = False,
+                  qvec: npt.ArrayLike | None = None) -> str:
     """Stage 3's second learned channel: adds `asked` to `sig`/`weights` when a kept query is
     at least `floor` similar to `query`; returns the stage report."""
     if encoder is None:
         return "skipped: no encoder"
-    x = asked_values(encoder, cache, query, asked, n, floor, walk)
+    x = asked_values(encoder, cache, query, asked, n, floor, walk, qvec)
     report = expansion_channel(sig, weights, x, weight, n, name="asked")
     if report.startswith("skipped"):
         return f"skipped: no kept query within similarity {floor}"

@@ -294,9 +294,10 @@ class SearchEngine:
         if expansion is not None and np.any(expansion) and wanted("learned"):  # words shared
             stages["learned"] = expansion_channel(sig, weights, expansion, p.weight("learned"), n)
         if asked and wanted("asked"):  # query-log neighbours (asked_channel.py)
-            stages["asked"] = asked_channel(sig, weights, self.encoder, self.cache, query, asked,
-                                            p.weight("asked"), p.weight("asked_floor"), n,
-                                            p.weight("asked_walk") > 0)
+            stages["asked"] = asked_channel(
+                sig, weights, self.encoder, self.cache, query, asked, p.weight("asked"),
+                p.weight("asked_floor"), n, p.weight("asked_walk") > 0,
+                None if self.encoder is None else q.vector)
         fusion = fuse(sig, weights, p.rrf_k, p.normalize, p.rrf_depth, heads)
         stages["fusion"] = (f"ran (k={p.rrf_k}, normalize={p.normalize}, depth={p.rrf_depth}"
                             f"{gated}{'' if cal is None else '; ' + cal.describe()})")

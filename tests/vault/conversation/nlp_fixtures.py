@@ -1,6 +1,7 @@
 """What the parse tests share: whether the `nlp` extra is installed (its tests skip without it,
 except in CI, where RMH_REQUIRE_NLP=1 makes its absence an error), two speakers, the entity
-keys of a turn ingested as an rmh-conversation/1 document, and a one-session conversation."""
+keys of a turn ingested as an rmh-conversation/1 document, a one-session conversation and the
+turns of the episodes found in it."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import os
 
 import pytest
 
-from vault import build_events, load_conversations, nlp_status
+from vault import build_events, find_episodes, load_conversations, nlp_status
 from vault.conversation.formats import Conversation
 
 INSTALLED = nlp_status()["extractor"] == "spacy"
@@ -38,3 +39,12 @@ def one_session(turns: list[tuple[str, str, str]]) -> Conversation:
                                                            "date": "2025-03-04T09:00",
                                                            "turns": said}]}))
     return conv
+
+
+def episode_ticks(turns: list[tuple[str, str, str]], *, use_nlp: bool = True
+                  ) -> list[tuple[int, int, str, int | None]]:
+    """(goal, outcome, label, lesson or None) turn indices of each episode `find_episodes`
+    finds in `one_session(turns)`."""
+    eps = find_episodes(build_events(one_session(turns), use_nlp=use_nlp), use_nlp=use_nlp)
+    return [(e.goal.tick, e.outcome.tick, e.outcome.label, e.lesson.tick if e.lesson else None)
+            for e in eps]

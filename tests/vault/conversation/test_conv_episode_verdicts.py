@@ -11,22 +11,14 @@ from __future__ import annotations
 
 import pytest
 
-from vault import build_events, find_episodes
 from vault.conversation.nlp import parse
 from vault.conversation.parsed_episodes import Goal, parsed_goal
 from vault.conversation.parsed_outcomes import parsed_outcome
 
+from .nlp_fixtures import episode_ticks
 from .nlp_fixtures import needs_nlp as parsed
-from .nlp_fixtures import one_session
 
 Turns = list[tuple[str, str, str]]
-
-
-def _episodes(turns: Turns, *, use_nlp: bool = True) -> list[tuple[int, int, str, int | None]]:
-    conv = one_session(turns)
-    eps = find_episodes(build_events(conv, use_nlp=use_nlp), use_nlp=use_nlp)
-    return [(e.goal.tick, e.outcome.tick, e.outcome.label, e.lesson.tick if e.lesson else None)
-            for e in eps]
 
 
 def _goal(text: str) -> Goal | None:
@@ -50,7 +42,7 @@ PARTIAL_THEN_FAILED = [
 
 @parsed
 def test_a_partial_success_then_a_final_failure_is_a_failure_at_its_turn() -> None:
-    assert _episodes(PARTIAL_THEN_FAILED) == [(0, 4, "failure", None)]
+    assert episode_ticks(PARTIAL_THEN_FAILED) == [(0, 4, "failure", None)]
 
 
 def test_the_text_rules_take_the_last_verdict_too() -> None:
@@ -59,8 +51,8 @@ def test_the_text_rules_take_the_last_verdict_too() -> None:
              ("U", "user", "Excluded it. The backup job works now on the small share."),
              ("A", "assistant", "Now try the big share."),
              ("U", "user", "On the big share it failed again after two hours.")]
-    assert _episodes(turns, use_nlp=False) == [(0, 4, "failure", None)]
-    assert _episodes(turns[:3], use_nlp=False) == [(0, 2, "success", None)]
+    assert episode_ticks(turns, use_nlp=False) == [(0, 4, "failure", None)]
+    assert episode_ticks(turns[:3], use_nlp=False) == [(0, 2, "success", None)]
 
 
 @parsed
@@ -71,7 +63,7 @@ def test_failures_then_a_final_success_is_a_success_and_an_echo_keeps_the_users_
              ("A", "assistant", "Then re-pair it: hold the learn button for ten seconds."),
              ("U", "user", "Re-paired it and the door opens fine now."),
              ("A", "assistant", "Great, glad it works now!")]
-    assert _episodes(turns) == [(0, 4, "success", None)]
+    assert episode_ticks(turns) == [(0, 4, "success", None)]
 
 
 @parsed
@@ -84,7 +76,7 @@ def test_a_lesson_after_the_final_verdict_is_kept_and_ends_the_task() -> None:
              ("A", "assistant", "Then a softener could help long term."),
              ("U", "user", "Lesson learned: check the water hardness before blaming the machine."),
              ("U", "user", "The new filter failed again though.")]
-    assert _episodes(turns) == [(0, 2, "success", 6)]
+    assert episode_ticks(turns) == [(0, 2, "success", 6)]
 
 
 @parsed
@@ -95,7 +87,7 @@ def test_a_new_request_of_the_same_speaker_starts_a_new_task() -> None:
              ("U", "user", "Next question: how do I export the episode as a smaller file?"),
              ("A", "assistant", "Export at 96 kbps mono."),
              ("U", "user", "The export failed with a disk error.")]
-    assert _episodes(turns) == [(0, 2, "success", None), (3, 5, "failure", None)]
+    assert episode_ticks(turns) == [(0, 2, "success", None), (3, 5, "failure", None)]
 
 
 # -- goals ----------------------------------------------------------------------------------
@@ -143,7 +135,7 @@ def test_a_greeting_then_the_goal_in_a_later_turn_of_a_third_person() -> None:
              ("U", "user", "My son needs a costume that actually glows for the school play."),
              ("A", "assistant", "Sew in an LED strip with a coin battery pack."),
              ("U", "user", "Sewed it in. The costume glows now and he loves it.")]
-    assert _episodes(turns) == [(2, 4, "success", None)]
+    assert episode_ticks(turns) == [(2, 4, "success", None)]
 
 
 # -- outcomes -------------------------------------------------------------------------------
@@ -190,4 +182,4 @@ def test_chat_with_a_want_of_ones_own_person_stays_episode_free() -> None:
             ("Ann", "user", "She had her first lesson, it was good."),
             ("Ben", "user", "That's great, she must be happy."),
             ("Ann", "user", "She still practises every day.")]
-    assert _episodes(chat) == []
+    assert episode_ticks(chat) == []

@@ -14,12 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from vault import build_events, find_episodes
 from vault.conversation.nlp import parse
 from vault.conversation.parsed_episodes import parsed_goal
 from vault.conversation.reactions import NEGATIVE, OVERRULE, POSITIVE, judged, valence
 
-from .nlp_fixtures import INSTALLED, one_session
+from .nlp_fixtures import INSTALLED, episode_ticks
 
 VADER = valence("good") is not None
 if INSTALLED and not VADER and os.environ.get("RMH_REQUIRE_NLP") == "1":
@@ -27,13 +26,6 @@ if INSTALLED and not VADER and os.environ.get("RMH_REQUIRE_NLP") == "1":
 parsed = pytest.mark.skipif(not (INSTALLED and VADER), reason="the nlp extra is not installed")
 
 Turns = list[tuple[str, str, str]]
-
-
-def _episodes(turns: Turns, *, use_nlp: bool = True) -> list[tuple[int, int, str, int | None]]:
-    conv = one_session(turns)
-    eps = find_episodes(build_events(conv, use_nlp=use_nlp), use_nlp=use_nlp)
-    return [(e.goal.tick, e.outcome.tick, e.outcome.label, e.lesson.tick if e.lesson else None)
-            for e in eps]
 
 
 # -- judged: the bounds -----------------------------------------------------------------------
@@ -67,8 +59,8 @@ STARTER = [
 
 @parsed
 def test_a_report_in_words_no_rule_knows_takes_the_assistants_praise() -> None:
-    assert _episodes(STARTER[:3]) == []  # the parse alone reads no verdict in it
-    assert _episodes(STARTER) == [(0, 2, "success", None)]
+    assert episode_ticks(STARTER[:3]) == []  # the parse alone reads no verdict in it
+    assert episode_ticks(STARTER) == [(0, 2, "success", None)]
 
 
 @parsed
@@ -78,8 +70,8 @@ def test_the_assistants_sympathy_makes_a_failure() -> None:
              ("U", "user", "Topped it up. The garage said the plate is worn through, so we "
                            "sold the car for scrap."),
              ("A", "assistant", "I'm sorry, that's a painful end to it.")]
-    assert _episodes(turns[:3]) == []
-    assert _episodes(turns) == [(0, 2, "failure", None)]
+    assert episode_ticks(turns[:3]) == []
+    assert episode_ticks(turns) == [(0, 2, "failure", None)]
 
 
 @parsed
@@ -89,14 +81,14 @@ def test_clear_praise_overrules_a_misread_idiom() -> None:
              ("U", "user", "Tightened them and ran it on full power three evenings in a row, "
                            "same result every time: silent as a library."),
              ("A", "assistant", "Excellent, that's a proper fix.")]
-    assert _episodes(turns[:3]) == [(0, 2, "failure", None)]  # "same result": the idiom
-    assert _episodes(turns) == [(0, 2, "success", None)]
+    assert episode_ticks(turns[:3]) == [(0, 2, "failure", None)]  # "same result": the idiom
+    assert episode_ticks(turns) == [(0, 2, "success", None)]
 
 
 @parsed
 def test_advice_after_a_report_is_no_reaction() -> None:
     turns = [*STARTER[:3], ("A", "assistant", "Try a warmer spot so it doubles faster.")]
-    assert _episodes(turns) == []
+    assert episode_ticks(turns) == []
 
 
 # -- plans ------------------------------------------------------------------------------------
@@ -113,8 +105,8 @@ FAN = [
 
 @parsed
 def test_a_further_attempt_announced_after_a_failure_leaves_the_task_open() -> None:
-    assert _episodes(FAN[:4]) == [(0, 2, "failure", None)]
-    assert _episodes(FAN) == []  # the plan reopens it; its "good luck" is no verdict
+    assert episode_ticks(FAN[:4]) == [(0, 2, "failure", None)]
+    assert episode_ticks(FAN) == []  # the plan reopens it; its "good luck" is no verdict
 
 
 # -- a lesson turn that opens with its report -------------------------------------------------
@@ -127,7 +119,7 @@ def test_a_lesson_turn_reports_its_outcome_before_the_lesson() -> None:
              ("A", "assistant", "Then remove the old driver first and reinstall after a restart."),
              ("U", "user", "Removed the old one first and it scans fine now. Lesson: check the "
                            "drivers after every update.")]
-    assert _episodes(turns) == [(0, 4, "success", 4)]
+    assert episode_ticks(turns) == [(0, 4, "success", 4)]
 
 
 # -- goals asked as questions -----------------------------------------------------------------
@@ -152,7 +144,7 @@ def test_an_episode_opens_on_a_question_after_its_context() -> None:
              ("A", "assistant", "Mist it daily and move it out of the direct sun."),
              ("U", "user", "Moved it and misted it for two weeks. New fronds are coming through "
                            "green now.")]
-    assert _episodes(turns) == [(0, 2, "success", None)]
+    assert episode_ticks(turns) == [(0, 2, "success", None)]
 
 
 # -- the text rules never load VADER ----------------------------------------------------------

@@ -128,3 +128,39 @@ def test_the_channel_fires_on_a_paraphrase_and_replay_equals_live(tmp_path: Path
     assert reopened.state == reopened.replay()  # stored rows (kept queries) = the fold
     assert list(reopened.state.notes[acme].use_queries) == [used]
     reopened.close()
+
+
+class CountingEncoder(MeaningEncoder):
+    """MeaningEncoder that records every text it is asked to embed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked: list[str] = []
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        self.asked.extend(texts)
+        return super().encode(texts)
+
+
+def test_a_search_embeds_its_query_once_for_dense_and_the_channel(tmp_path: Path) -> None:
+    clock = Clock()
+    (tmp_path / ".rmh").mkdir()
+    ledger = Ledger.open(tmp_path / ".rmh" / LEDGER_FILE, clock=clock)
+    encoder = CountingEncoder()
+    params = SearchParams(weights={"asked": 1.0, "asked_floor": 0.7})
+    used = "In which year was the organisation Ravi Lindqvist works for founded?"
+    with Vault.open(tmp_path, engine=lambda own: SearchEngine(params, encoder=encoder),
+                    usage=ledger) as v:
+        v.write("Acme.md", "Acme Corp was founded in 1921 in Oslo. Ravi Lindqvist works there.\n")
+        v.write("Cats.md", "Gina's cats sleep all day on the warm roof.\n")
+        ledger.start_session("s0", clock.t)
+        v.search(used, session="s0")
+        v.read("Acme", session="s0")
+        clock.t += 60.0
+        ledger.end_session("s0", clock.t)
+        paraphrase = "When was Ravi Lindqvist's employer established?"
+        encoder.asked.clear()
+        result = v.search(paraphrase, learn=False)
+        assert "dense" in result.stages and result.stages["asked"].startswith("ran")
+        assert encoder.asked.count(paraphrase) == 1  # the dense signal's vector, shared
+    ledger.close()

@@ -35,6 +35,14 @@ def _tree(root: Path, seed: int) -> None:
         os.symlink(rng.choice(folders), parent / f"link{i}")
 
 
+def _store(tmp_path: Path, seed: int) -> Store:
+    """A vault at tmp_path/v holding the generated tree of `seed`."""
+    root = tmp_path / "v"
+    (root / ".rmh").mkdir(parents=True)
+    _tree(root, seed)
+    return Store(root)
+
+
 def _reference(store: Store) -> list[str]:
     return sorted(rel for rel, entry in store._walk()
                   if entry.name.startswith(".") and not entry.is_dir(follow_symlinks=False))
@@ -42,10 +50,7 @@ def _reference(store: Store) -> list[str]:
 
 @pytest.mark.parametrize("seed", range(6))
 def test_hidden_files_are_the_walks_hidden_entries(tmp_path: Path, seed: int) -> None:
-    root = tmp_path / "v"
-    (root / ".rmh").mkdir(parents=True)
-    _tree(root, seed)
-    store = Store(root)
+    store = _store(tmp_path, seed)
     got = sorted(store._hidden_files())
     assert got == _reference(store)
     assert len(got) == len(set(got)) and any(".rmh-tmp-" in g for g in got)
@@ -70,10 +75,7 @@ def test_an_unreadable_folder_is_skipped(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("seed", range(6))
 def test_folders_are_the_walks_folders(tmp_path: Path, seed: int) -> None:
-    root = tmp_path / "v"
-    (root / ".rmh").mkdir(parents=True)
-    _tree(root, seed)
-    store = Store(root)
+    store = _store(tmp_path, seed)
     walked = ["", *sorted(rel for rel, entry in store._walk()
                           if not entry.name.startswith(".")
                           and entry.is_dir(follow_symlinks=False))]

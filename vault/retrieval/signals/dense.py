@@ -392,9 +392,10 @@ def corpus_chunks(
     return texts, starts, int(cut.sum())
 
 
-def dense_scores(index: DenseIndex, encoder: Encoder, query: str) -> npt.NDArray[np.float64]:
-    """Embed `query` and score every note (the query is never cached: it is one call)."""
+def dense_scores(index: DenseIndex, encoder: Encoder, query: str,
+                 qvec: npt.NDArray[np.float32] | None = None) -> npt.NDArray[np.float64]:
+    """Score every note for `query`, embedded here unless its vector `qvec` (the same
+    encoder's) is given (the query is never cached: it is one call)."""
     if encoder.fingerprint != index.fingerprint:
         raise ValueError("dense index was built with a different encoder")
-    qvec = encoder.encode([query])[0]
-    return index.score_vector(qvec)
+    return index.score_vector(encoder.encode([query])[0] if qvec is None else qvec)

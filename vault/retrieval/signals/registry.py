@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Protocol, TypeVar
 
 import numpy as np
@@ -41,11 +42,20 @@ IndexT = TypeVar("IndexT")
 
 @dataclass(frozen=True)
 class Query:
-    """One query as the signals read it: its text, its tokens (text.tokenize), the encoder."""
+    """One query as the signals read it: its text, its tokens (text.tokenize), the encoder,
+    and its embedding (`vector`), computed once for every signal and stage that reads it."""
 
     text: str
     tokens: list[str]
     encoder: Encoder | None = None
+
+    @cached_property
+    def vector(self) -> npt.NDArray[np.float32]:
+        """The encoder's embedding of `text` (the dense signal and the query-log neighbours'
+        channel, asked_channel.py, read the same one)."""
+        if self.encoder is None:
+            raise ValueError("a query is embedded with an encoder")
+        return np.asarray(self.encoder.encode([self.text])[0], dtype=np.float32)
 
 
 @dataclass(frozen=True)
@@ -137,7 +147,7 @@ class DenseSignal:
     def score(self, index: DenseIndex, query: Query) -> F64 | None:
         if query.encoder is None:
             return None
-        return dense_scores(index, query.encoder, query.text)
+        return dense_scores(index, query.encoder, query.text, query.vector)
 
 
 BM25 = Bm25Signal()
