@@ -394,8 +394,7 @@ def corpus_chunks(
 
 def dense_scores(index: DenseIndex, encoder: Encoder, query: str,
                  qvec: npt.NDArray[np.float32] | None = None) -> npt.NDArray[np.float64]:
-    """Score every note for `query`, embedded here unless its vector `qvec` (the same
-    encoder's) is given (the query is never cached: it is one call)."""
+    """Score every note for `query`, embedded here unless `qvec` (the same encoder's) is given."""
     if encoder.fingerprint != index.fingerprint:
         raise ValueError("dense index was built with a different encoder")
     return index.score_vector(encoder.encode([query])[0] if qvec is None else qvec)
