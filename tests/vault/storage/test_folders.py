@@ -197,15 +197,19 @@ def test_a_worker_dying_mid_way_leaves_its_jobs_here(
     one = store.listings(expected, 1)
     store.listings(expected, 2)
     victim = scan_pool._workers[1]
+    dead = threading.Event()
 
     def stop(worker: scan_pool._Worker, n: int) -> None:
-        if worker is victim and n == 1:  # its second job: it will not have read it
+        if worker is not victim:  # the others wait, or a loaded victim's share is taken
+            dead.wait(60)
+        elif n == 1:  # its second job: it will not have read it
             os.kill(worker.proc.pid, signal.SIGSTOP)
 
     def die(worker: scan_pool._Worker, n: int) -> None:
         if worker is victim and n == 1:  # the job sent: it dies without answering
             worker.proc.kill()
             worker.proc.wait()
+            dead.set()
 
     here: list[list[str]] = []
     real_walk = folders.walk
