@@ -54,13 +54,18 @@ tasks, 7 everyday), committed before any run; run once on main d20ebda (10/20; r
 once on helper E5's branch after its rules were frozen (12/20; rules 7/20). Tuning data from
 then on.
 
+`bench/data/task_transcripts_heldout_w6.json` (`--heldout-w6`): 20 tasks written blind by helper
+W6 in session 15 (9 successes, 7 failures, 4 without an outcome; 13 software or agent-work,
+7 everyday; docs/measurements/session15/NOTES-W6.md), committed before any run; run once on
+main and once on helper E6's branch after its rules were frozen.
+
 `--file PATH` reads another file of the same format; `--rules` runs the text rules alone
 (`use_nlp` False: what runs without the `nlp` extra), else episodes come from the parse,
 with the text rules' goal where the parse finds none in an agent's session (`find_episodes`'s
 `combine`); `--parse-only` leaves that out.
 
     python bench/bench_episodes.py [--held-out | --heldout-i | --heldout-i2 | --heldout-w |
-        --heldout-w2 | --heldout-w3 | --heldout-w4 | --heldout-w5 | --file PATH]
+        --heldout-w2 | --heldout-w3 | --heldout-w4 | --heldout-w5 | --heldout-w6 | --file PATH]
         [--rules | --parse-only] [--json OUT]
 """
 
@@ -100,6 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     which.add_argument("--heldout-w3", action="store_true", help="helper WB's 20 blind tasks")
     which.add_argument("--heldout-w4", action="store_true", help="helper WB2's 20 blind tasks")
     which.add_argument("--heldout-w5", action="store_true", help="helper WB5's 20 blind tasks")
+    which.add_argument("--heldout-w6", action="store_true", help="helper W6's 20 blind tasks")
     which.add_argument("--file", default="", help="another task-transcript file (same format)")
     ap.add_argument("--rules", action="store_true",
                     help="the text rules only (use_nlp False), as without the nlp extra")
@@ -114,7 +120,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "task_transcripts_heldout_w2.json" if args.heldout_w2 else
             "task_transcripts_heldout_w3.json" if args.heldout_w3 else
             "task_transcripts_heldout_w4.json" if args.heldout_w4 else
-            "task_transcripts_heldout_w5.json" if args.heldout_w5 else "task_transcripts.json")
+            "task_transcripts_heldout_w5.json" if args.heldout_w5 else
+            "task_transcripts_heldout_w6.json" if args.heldout_w6 else "task_transcripts.json")
     path = Path(args.file) if args.file else HERE / "data" / name
     tasks = json.loads(path.read_text("utf-8"))["tasks"]
     rows: list[dict[str, Any]] = []

@@ -64,8 +64,15 @@ judges every statement main d20ebda and the F5 branch produce on them (the same 
 after the one run (by the lead). The unjudged lines name the turn's speaker; a "has" of
 "your X" is the addressee's (Statement.subject).
 
+`--heldout-s16`: session 15's blind set (helper W6): 40 LoCoMo turns of all ten conversations
+(every 127th turn from index 47 in file order, skipping labelled turns), 15 fact-bearing,
+labelled and committed before any extractor ran on them (docs/measurements/session15/NOTES-W6.md);
+`fact_heldout_s16_verdicts.tsv` judges every statement main and the F6 branch produce on them,
+once, after the one run (by the lead).
+
     python bench/bench_parsed_facts.py [--data PATH] [--heldout-e | --heldout-s12 | --heldout-s12b
-                                        | --heldout-s13 | --heldout-s14 | --heldout-s15]
+                                        | --heldout-s13 | --heldout-s14 | --heldout-s15
+                                        | --heldout-s16]
 """
 
 from __future__ import annotations
@@ -99,6 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--heldout-s13", action="store_true", help="session 13's blind set")
     ap.add_argument("--heldout-s14", action="store_true", help="session 13's second blind set")
     ap.add_argument("--heldout-s15", action="store_true", help="session 14's blind set")
+    ap.add_argument("--heldout-s16", action="store_true", help="session 15's blind set")
     args = ap.parse_args(argv)
     status = nlp_status(load=True)
     print("extractor:", status["extractor"], status["version"] or status["reason"])
@@ -106,6 +114,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     if args.heldout_e:
         return _heldout_e(args.data)
+    if args.heldout_s16:
+        return _heldout_e(args.data, "fact_heldout_s16")
     if args.heldout_s15:
         return _heldout_e(args.data, "fact_heldout_s15")
     if args.heldout_s14:
@@ -192,7 +202,8 @@ def _heldout_e(data: str, name: str = "fact_heldout_e") -> int:
         for st in both:
             v = verdicts.get((*key, st.key, st.value))
             if v is None:
-                unjudged.append((*key, speaker, st.key, st.value, " ".join(text.split())))
+                unjudged.append((*key, speaker, st.key, st.value, f"subject={st.subject}",
+                                 " ".join(text.split())))
             else:
                 judged.append(v)
         if r["states_fact"] != "yes":
