@@ -90,3 +90,22 @@ def test_without_the_parse_the_pattern_table_is_filtered_too() -> None:
         "I will see you around. I will open a bakery in Lyon.", "Rosa", PEOPLE, use_nlp=False)}
     assert ("commitment", "open a bakery in lyon") in said
     assert not [v for k, v in said if "see you" in v]
+
+
+@needs_nlp
+def test_what_this_is_or_heres_shows_of_the_speakers_own_is_a_belonging() -> None:
+    assert ("rosa", "has", "brother") in _said("That's my brother on the left.")
+    assert ("rosa", "has", "kid") in _said("These are my kids at the beach.")
+    assert ("rosa", "has", "painting") in _said("Here's my new painting.")
+    for text in ("Here is our photo together.", "Here's your coffee.", "That's your brother?",
+                 "It's my new hobby.", "That's my point."):
+        assert not [s for s in _said(text) if s[1] == "has"], text
+
+
+@needs_nlp
+def test_a_preposition_after_a_pronoun_object_is_no_object_unless_a_place() -> None:
+    assert not [s for s in _said("I marinated it with lemon and thyme.") if s[1] != "has"]
+    assert ("rosa", "did:buy_at", "farmers market") in _said(
+        "I bought it at the farmers market.")
+    assert ("rosa", "did:jam_with", "friend") in _said("I jammed with friends.")
+    assert ("rosa", "did:take_to", "dog park") in _said("I took them to the dog park.")
