@@ -138,7 +138,7 @@ def turn_statements(text: str, speaker: str, speakers: Sequence[str], *,
     said = {(s.subject, s.value) for s in found} | {
         (s.subject, s.key.partition(":")[2]) for s in found}  # "opinion:fashion": said
     return informative_only(found + tuple(a for a in extract_attributes(doc, speaker, addressee)
-                                          if (a.subject, a.value) not in said))
+                                          if (a.subject, a.value) not in said), doc)
 
 
 def build_facts(events: Sequence[Event], *, use_nlp: bool = True) -> tuple[FactRecord, ...]:

@@ -2,8 +2,9 @@
 
 A statement can be true and still say nothing worth remembering: judged "trivial" on the
 labelled LoCoMo sets (bench/data/fact_*_verdicts.tsv), most of them fall into a few general
-kinds, each dropped here by `informative`, read off the statement alone (its predicate, key,
-value and clause; no parse, so the pattern table's statements are read the same way):
+kinds, each dropped here by `informative`, read off the statement (its predicate, key, value
+and clause, so the pattern table's statements are read the same way; the turn's parse only
+for the exception below):
 
 - a belonging that is no thing one has: the head of X in ("has"/"uses", X) names a quality,
   an outcome, an undertaking, a feeling, a talk or a measure (`HOLLOW`: "your empathy", "my
@@ -26,15 +27,22 @@ value and clause; no parse, so the pattern table's statements are read the same 
   "get the video to you"), or it is a light verb with a generic object ("I will do some
   research").
 
-The word lists are general English kinds (qualities, outcomes, undertakings, measures, body
-parts, events), not the labelled sets' words; how many trivial and correct statements each
-kind drops on every labelled set is in docs/measurements/session15/NOTES-F6.md.
+A hollow or generic head named by a noun before it is a thing, as in `parsed_objects.vague`
+("completed a charity fitness challenge", "my blood sugar levels", "my next art project"),
+read in the turn's parse where there is one.
+
+The word lists name general English kinds (qualities, outcomes, undertakings, measures, body
+parts, events); their words are those of the statements judged trivial on the labelled sets
+and more of the same kinds. How many trivial and correct statements each kind drops on every
+labelled set, and out of sample, is in docs/measurements/session15/NOTES-F6.md.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
+from .entities import _fold
 from .statements import Statement
 
 # Heads that name a quality, an outcome, an undertaking, a feeling, a talk, a span of the
@@ -71,19 +79,23 @@ _POINTED = frozenset("it them those these".split())
 _TO_YOU = re.compile(r"\b(?:you|your)\b")
 
 
-def informative(st: Statement) -> bool:
-    """False for a statement of one of the trivial kinds of the module docstring."""
+def informative(st: Statement, doc: Any = None) -> bool:
+    """False for a statement of one of the trivial kinds of the module docstring; with the
+    turn's parse `doc`, a hollow or generic head named by a noun before it is a thing ("a
+    food drive", "my blood sugar levels", "my art project": `_named_by_noun`)."""
     pred, _, topic = st.key.partition(":")
     words = st.value.split()
     if not words:
         return False
     head = words[-1]
+    named = len(words) > 1 and _named_by_noun(words[-2], head, doc)
     if pred in ("has", "uses"):
-        return not (head in HOLLOW or head in GENERIC or head.endswith("ness") or head in BODY
+        return not (((head in HOLLOW or head in GENERIC) and not named)
+                    or head.endswith("ness") or head in BODY
                     or (head in EVENTS and _shared(st)))
     if pred in ("did", "plans"):
         verb = topic.split("_", 1)[0]
-        return not (head in HOLLOW or (verb in LIGHT and head in GENERIC))
+        return named or not (head in HOLLOW or (verb in LIGHT and head in GENERIC))
     if pred == "opinion":
         return topic not in HOLLOW
     if pred == "commitment":
@@ -103,6 +115,16 @@ def _answers_chat(words: list[str], said: str) -> bool:
     return words[0] in LIGHT and words[-1] in GENERIC
 
 
-def informative_only(found: tuple[Statement, ...]) -> tuple[Statement, ...]:
+def _named_by_noun(modifier: str, head: str, doc: Any) -> bool:
+    """In the parse `doc`, `modifier` is a noun or name compounded on a noun `head` (its
+    word or its lemma): "food drive", "fitness challenge"; False without a parse."""
+    if doc is None:
+        return False
+    return any(
+        tok.dep_ == "compound" and tok.pos_ in ("NOUN", "PROPN") and _fold(tok.text) == modifier
+        and head in (_fold(tok.head.text), _fold(tok.head.lemma_)) for tok in doc)
+
+
+def informative_only(found: tuple[Statement, ...], doc: Any = None) -> tuple[Statement, ...]:
     """`found` without the statements that are not `informative`, in the same order."""
-    return tuple(st for st in found if informative(st))
+    return tuple(st for st in found if informative(st, doc))

@@ -109,3 +109,14 @@ def test_a_preposition_after_a_pronoun_object_is_no_object_unless_a_place() -> N
         "I bought it at the farmers market.")
     assert ("rosa", "did:jam_with", "friend") in _said("I jammed with friends.")
     assert ("rosa", "did:take_to", "dog park") in _said("I took them to the dog park.")
+
+
+@needs_nlp
+def test_a_hollow_head_named_by_a_noun_before_it_is_a_thing() -> None:
+    assert ("rosa", "did:complete", "charity fitness challenge") in _said(
+        "I recently completed a charity fitness challenge.")
+    assert ("rosa", "has", "next art project") in _said(
+        "I'm looking for inspiration for my next art project.")
+    assert ("rosa", "did:face", "challenge") not in _said("I faced a challenge.")
+    assert ("rosa", "has", "project") not in _said("I'm stuck on my project.")
+    assert not informative(_st("did:complete", "charity fitness challenge"))  # no parse given
