@@ -32,6 +32,7 @@ from datetime import date
 from typing import Any
 
 from .events import Event
+from .informative import informative_only
 from .layout import as_date, turn_path
 from .lifecycle import Fact, observe
 from .nlp import parse
@@ -121,11 +122,13 @@ def turn_statements(text: str, speaker: str, speakers: Sequence[str], *,
     (`parsed_plans`: "I'm hoping to open a bakery" -> plans:open bakery) and what they value
     or count among favourites (`parsed_preferences`) or say does them good or enjoy
     (`parsed_values`), then copular
-    facts and the addressee's acts (`parsed_attributes`) not already said."""
+    facts and the addressee's acts (`parsed_attributes`) not already said; statements of a
+    trivial kind (`informative`: "your empathy", "had a letdown", "I will check them out")
+    are dropped."""
     found = extract_statements(text, speaker, speakers)
     doc = parse(text) if use_nlp else None
     if doc is None:
-        return found
+        return informative_only(found)
     others = [s for s in speakers if s != speaker]
     addressee = others[0] if len(others) == 1 else ""
     found = (found + extract_parsed_statements(doc, speaker, addressee)
@@ -134,8 +137,8 @@ def turn_statements(text: str, speaker: str, speakers: Sequence[str], *,
              + extract_values(doc, speaker, addressee))
     said = {(s.subject, s.value) for s in found} | {
         (s.subject, s.key.partition(":")[2]) for s in found}  # "opinion:fashion": said
-    return found + tuple(a for a in extract_attributes(doc, speaker, addressee)
-                         if (a.subject, a.value) not in said)
+    return informative_only(found + tuple(a for a in extract_attributes(doc, speaker, addressee)
+                                          if (a.subject, a.value) not in said), doc)
 
 
 def build_facts(events: Sequence[Event], *, use_nlp: bool = True) -> tuple[FactRecord, ...]:

@@ -11,7 +11,9 @@ not of what is shown or given in the chat (`SHOWN`: "your pic", "your encouragem
   and evaluative adjectives (`parsed_entities`), the last word singular ("my online store"
   -> "online store", "our kids" -> "kid");
 - refused: the object of a verb ("I sold my bike" is an act, `parsed_statements`); the
-  subject of "be" ("my boss is Maria" is the pattern table's role); a noun that names no
+  subject or attribute of "be" ("my boss is Maria" is the pattern table's role), unless a
+  "this is" / "here's" shows the speaker's own ("This is my husband", "Here's my new
+  painting": `_shown`); a noun that names no
   thing one has: vague (`entities.STOP_NOUNS`), abstract (`parsed_entities.ABSTRACT`), or a
   part or state of the self (`NOT_OWNED`: life, heart, mind, mood, way, best, skill, trip
   ...) or one the pattern table's roles refuse (`statements._ROLE_STOP`: plan, goal, idea,
@@ -77,7 +79,8 @@ def extract_possessions(doc: Any, speaker: str, addressee: str = "") -> tuple[
                 continue  # "your pic": what was just shown, not a belonging
             if any(c.dep_ == "amod" and _fold(c.text) in FAVOURITE for c in noun.children):
                 continue  # "my favorite dishes": a preference, not a belonging
-            if noun.pos_ != "NOUN" or noun.i < tok.i or noun.dep_ in ("dobj", "attr"):
+            if noun.pos_ != "NOUN" or noun.i < tok.i or noun.dep_ == "dobj" or (
+                    noun.dep_ == "attr" and not (own and _shown(noun))):
                 continue  # "I won my fourth tournament": the act says it, not a belonging
             if noun.dep_ == "poss":
                 continue  # "my mom's house": the house is what the sentence is about
@@ -85,7 +88,8 @@ def extract_possessions(doc: Any, speaker: str, addressee: str = "") -> tuple[
                 continue  # "my own form of therapy", "our choice of apartment": no belonging
             if _fold(tok.text) == "our" and noun.tag_ == "NNS":
                 continue  # "our stories": everyone's, nobody's in particular
-            if noun.dep_ == "nsubj" and _fold(noun.head.lemma_) == "be":
+            if noun.dep_ == "nsubj" and _fold(noun.head.lemma_) == "be" and not (
+                    own and _shown(noun)):
                 continue  # "My boss is Maria": the pattern table's role (reports_to)
             lemma = _fold(noun.lemma_ if noun.tag_ == "NNS" and noun.lemma_ else noun.text)
             if lemma in STOP_NOUNS or lemma in ABSTRACT or _fold(noun.text) in NOT_OWNED \
@@ -104,3 +108,18 @@ def extract_possessions(doc: Any, speaker: str, addressee: str = "") -> tuple[
             seen.add((owner, value))
             found.append(Statement(owner, "has", value, "fact", None, own, _fold(sent.text)))
     return tuple(found)
+
+
+_POINTERS = frozenset({"this", "that", "these", "those", "here"})
+
+
+def _shown(noun: Any) -> bool:
+    """`noun` is what "this is" / "here's" presents: "This is my brother", "These are my
+    kids", "Here's my new painting" (the owner shows a belonging), not a picture of the
+    moment (`SHOWN`); "Maria is my boss" is the pattern table's role, "It's my new hobby"
+    says no more than the turn before."""
+    verb = noun.head
+    if _fold(verb.lemma_) != "be" or _fold(noun.lemma_) in SHOWN:
+        return False  # "Here is our photo together": the photo shown, no belonging
+    dep = "nsubj" if noun.dep_ == "attr" else "advmod"
+    return any(c.dep_ == dep and _fold(c.text) in _POINTERS for c in verb.children)

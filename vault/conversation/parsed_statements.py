@@ -13,7 +13,9 @@ that has an object, one statement
 
 - the object is the noun a relative clause hangs on when the verb has no object of its own
   ("a sunset we watched together" -> did:watch sunset), else the verb's direct object, else
-  the object of its first preposition ("I went to a fair" -> did:go_to fair), else the
+  the object of its first preposition ("I went to a fair" -> did:go_to fair; not after a
+  pronoun object unless it is a place, "at"/"in"/"to": "I marinated it with herbs" is none,
+  "I bought it at the market" is did:buy_at market), else the
   object of a preposition of that object ("I'm in need of a reset" is none: "be" is no
   act); its head must be a noun or a name, not a
   pronoun, one pointed at ("that pic", "this mindset"), a vague noun (`entities.STOP_NOUNS`)
@@ -247,7 +249,13 @@ def _object(verb: Any) -> tuple[str, Any] | None:
     for child in verb.children:
         if child.dep_ in _OBJ_DEPS and child.pos_ in ("NOUN", "PROPN"):
             return "", _named(_counted(child))
+    # "marinated it with herbs": what was done to a thing said elsewhere; where it was done
+    # ("bought it at the market") or taken ("narrowed it down to two") still says something
+    pronoun = any(c.dep_ == "dobj" and c.pos_ == "PRON" for c in verb.children) and not any(
+        c.dep_ == "prt" for c in verb.children)
     for child in verb.children:
+        if child.dep_ == "prep" and pronoun and _fold(child.text) not in ("at", "in", "to"):
+            return None
         if child.dep_ == "prep":
             for obj in child.children:
                 if obj.dep_ == "pobj" and obj.pos_ in ("NOUN", "PROPN"):
