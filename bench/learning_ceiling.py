@@ -14,7 +14,11 @@ Per held-out question, in process (dense off, as `rmh serve --no-dense`):
     (a perfect query-independent prior: it knows what was used, not for what);
   MRR@10 over the x sweep, related and unrelated, paired against the learning-free ranking;
 - the same two masks as the learned expansion channel's x(d) (learning v6, fused
-  additively: w x(d) / (60 + rank + 1)) over a sweep of its weight w ("gold+w", "used+w").
+  additively: w x(d) / (60 + rank + 1)) over a sweep of its weight w ("gold+w", "used+w");
+- the live learned state with the product's knobs turned (`live_variants`);
+- where the citing agent's answer notes rank (`answer_ranks`): a citation expansion (an
+  answer note's score passed to the turns it links) can lift an evidence turn only where an
+  answer note linking it ranks above it.
 
 Run:  python -m bench.learning_ceiling /tmp/l6/base2 --conversations 2
 """
@@ -36,11 +40,13 @@ import numpy as np
 from bench.bench_learning import DATA, split
 from bench.datasets import Haystack, load_locomo
 from bench.metrics import paired_bootstrap
-from vault import LEDGER_FILE, Ledger, SearchEngine, Vault
+from vault import LEDGER_FILE, Corpus, Ledger, SearchEngine, Vault
 
 SCALES = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 100.0)
 CHANNEL_WEIGHTS = (0.25, 0.5, 1.0, 2.0, 5.0)
 DEPTH = 1000
+HEAD = 10  # the "head" variants: the channel only on the learning-free top HEAD
+VARIANTS = ("live0", "w1", "w2", "prior0.5", "head w1", "head w2")
 
 
 def first_rank(paths: Sequence[str], evidence: set[str]) -> int:
@@ -68,6 +74,10 @@ def conversation(hay: Haystack, root: Path, seed: int) -> dict[str, Any]:
         used[[pos[p] for p in sorted(used_paths)]] = 1.0
         engine = vault.engine
         base_params = engine.params
+        cites: dict[str, set[str]] = {}
+        for a, b in corpus.edges:
+            if corpus.paths[a].startswith("answers/"):
+                cites.setdefault(corpus.paths[a], set()).add(corpus.paths[b])
         out: dict[str, Any] = {}
         for group, qs in (("related", related), ("unrelated", unrelated)):
             rows = []
@@ -77,6 +87,7 @@ def conversation(hay: Haystack, root: Path, seed: int) -> dict[str, Any]:
                 gold[[pos[p] for p in sorted(evidence & used_paths)]] = 1.0
                 engine.params = base_params
                 off = vault.search(q.text, DEPTH, as_of=0.0)
+                off_head = [h.note for h in off.hits[:HEAD]]
                 live = vault.search(q.text, 10, learn=False)
                 row: dict[str, Any] = {
                     "q": q.text,
@@ -97,12 +108,59 @@ def conversation(hay: Haystack, root: Path, seed: int) -> dict[str, Any]:
                             continue
                         res = engine.search(corpus, q.text, 10, expansion=mask)
                         row[f"{name}+{w}"] = first_rank([h.note for h in res.hits], evidence)
+                row.update(live_variants(vault, corpus, q.text, evidence, pos, off_head))
+                row.update(answer_ranks([h.note for h in off.hits], evidence, cites))
                 rows.append(row)
             out[group] = rows
         engine.params = base_params
         return out
     finally:
         vault.close()
+
+
+def live_variants(vault: Vault, corpus: Corpus, query: str, evidence: set[str],
+                  pos: dict[str, int], head: list[str]) -> dict[str, int]:
+    """First evidence rank under the live learned state with the product's knobs turned:
+    the channel's weight w ("w1", "w2"), the prior's scale ("prior0.5"), and the channel
+    restricted to the learning-free top HEAD ("head w1", "head w2"). "live0" reproduces the
+    bench's `on` (the check that the in-process ranking is the server's)."""
+    engine, base = vault.engine, vault.engine.params
+    got = vault.usage.learned(corpus.ids, None, query=query)
+    x = np.zeros(len(corpus)) if got.expansion is None else np.asarray(got.expansion)
+    in_head = np.zeros(len(corpus), dtype=np.bool_)
+    in_head[[pos[p] for p in head]] = True
+    out: dict[str, int] = {}
+    for name, w, scale, only_head in (("live0", 0.5, base.prior_scale, False),
+                                      ("w1", 1.0, base.prior_scale, False),
+                                      ("w2", 2.0, base.prior_scale, False),
+                                      ("prior0.5", 0.5, 0.5, False),
+                                      ("head w1", 1.0, base.prior_scale, True),
+                                      ("head w2", 2.0, base.prior_scale, True)):
+        engine.params = replace(base, prior_scale=scale,
+                                weights={**base.weights, "learned": w})
+        try:
+            res = engine.search(corpus, query, 10, warmth=got.warmth, prior=got.prior,
+                                free_prior=got.free, cooccurrence=got.cooccurrence,
+                                expansion=np.where(in_head, x, 0.0) if only_head else x)
+        finally:
+            engine.params = base
+        out[name] = first_rank([h.note for h in res.hits], evidence)
+    return out
+
+
+def answer_ranks(ranked: list[str], evidence: set[str], cites: dict[str, set[str]]
+                 ) -> dict[str, int]:
+    """In the learning-free ranking: the first answer note (the citing agent's) that links an
+    evidence turn ("ans_gold") and the first that links none ("ans_wrong"), 0 when absent."""
+    gold = [p for p in ranked if p in cites and cites[p] & evidence]
+    wrong = [p for p in ranked if p in cites and not cites[p] & evidence]
+    return {"ans_gold": first_rank(ranked, set(gold[:1])),
+            "ans_wrong": first_rank(ranked, set(wrong[:1]))}
+
+
+def above(rank: int, gold: int) -> bool:
+    """Whether a note at `rank` (0: absent) ranks above the evidence at `gold` (0: absent)."""
+    return rank > 0 and (gold == 0 or rank < gold)
 
 
 def table(rows: list[dict[str, Any]], related: bool) -> dict[str, Any]:
@@ -117,7 +175,13 @@ def table(rows: list[dict[str, Any]], related: bool) -> dict[str, Any]:
         "off_rank51_100": int(np.sum(found & (ranks > 50) & (ranks <= 100))),
         "off_rank101_1000": int(np.sum(found & (ranks > 100))),
         "off_absent": int(np.sum(~found)),
-        "live": paired_bootstrap([rr(r["live"]) for r in rows], off, draws=10_000)}
+        "live": paired_bootstrap([rr(r["live"]) for r in rows], off, draws=10_000),
+        "answer_citing_gold_above_gold": sum(above(r["ans_gold"], r["off"]) for r in rows),
+        "answer_citing_gold_top3": sum(0 < r["ans_gold"] <= 3 for r in rows),
+        "answer_citing_other_above_gold": sum(above(r["ans_wrong"], r["off"]) for r in rows),
+        "answer_citing_other_top3": sum(0 < r["ans_wrong"] <= 3 for r in rows)}
+    for name in VARIANTS:
+        out[name] = paired_bootstrap([rr(r[name]) for r in rows], off, draws=10_000)
     for x in SCALES:
         for name in ("gold", "used") if related else ("used",):
             on = [rr(r[f"{name}@{x}"]) for r in rows]

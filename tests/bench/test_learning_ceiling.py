@@ -7,7 +7,7 @@ import random
 
 from bench.bench_learning import split
 from bench.datasets import Haystack, Question
-from bench.learning_ceiling import SCALES, first_rank, rr, table
+from bench.learning_ceiling import SCALES, VARIANTS, above, answer_ranks, first_rank, rr, table
 from vault import Corpus
 
 
@@ -30,13 +30,24 @@ def test_first_rank_is_one_based_and_zero_when_absent() -> None:
 
 def test_table_buckets_the_learning_free_ranks() -> None:
     ranks = [1, 2, 10, 11, 50, 51, 100, 101, 0]
-    rows = [{"q": str(r), "off": r, "live": r, **{f"used@{x}": r for x in SCALES},
+    rows = [{"q": str(r), "off": r, "live": r, "ans_gold": 0, "ans_wrong": 1,
+             **{f"used@{x}": r for x in SCALES}, **{v: r for v in VARIANTS},
              **{f"used+{w}": r for w in (0.25, 0.5, 1.0, 2.0, 5.0)}} for r in ranks]
     t = table(rows, related=False)
     assert (t["off_rank1"], t["off_rank2_10"], t["off_rank11_50"], t["off_rank51_100"],
             t["off_rank101_1000"], t["off_absent"]) == (1, 2, 2, 2, 1, 1)
     assert abs(t["mrr_off"] - (1 + 0.5 + 0.1) / 9) < 1e-12
     assert t["live"]["mean"] == 0.0  # the same ranks: no lift
+    assert t["answer_citing_other_above_gold"] == 8  # all but the question at rank 1
+    assert t["answer_citing_gold_above_gold"] == 0
+
+
+def test_answer_ranks_tell_a_note_citing_the_evidence_from_one_citing_another() -> None:
+    ranked = ["answers/a2.md", "people/Jon.md", "answers/a1.md", "s/D1-3.md"]
+    cites = {"answers/a1.md": {"s/D1-3.md"}, "answers/a2.md": {"s/D1-4.md"}}
+    assert answer_ranks(ranked, {"s/D1-3.md"}, cites) == {"ans_gold": 3, "ans_wrong": 1}
+    assert answer_ranks(ranked, {"s/D9-9.md"}, cites) == {"ans_gold": 0, "ans_wrong": 1}
+    assert above(3, 4) and not above(4, 3) and above(2, 0) and not above(0, 2)
 
 
 def test_split_is_the_benchs_and_related_share_a_trained_turn() -> None:
