@@ -149,6 +149,21 @@ async def evaluate(root: Path, questions: list[Question], where: dict[int, str]
     return on, off
 
 
+def split(hay: Haystack, rng: random.Random, max_train: int = 0
+          ) -> tuple[list[Question], list[Question], list[Question]]:
+    """The conversation's questions shuffled by `rng` and halved: training (the first
+    `max_train` of them when > 0), related held-out (sharing an evidence turn with a training
+    question) and unrelated held-out."""
+    qs = list(hay.questions)
+    rng.shuffle(qs)
+    train, held = qs[: len(qs) // 2], qs[len(qs) // 2:]
+    if max_train:
+        train = train[:max_train]
+    trained = set().union(*(q.evidence for q in train)) if train else set()
+    return (train, [q for q in held if q.evidence & trained],
+            [q for q in held if not q.evidence & trained])
+
+
 def run_conversation(hay: Haystack, args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     root = tmp / hay.name
     where = write_vault(hay, root)
@@ -156,14 +171,7 @@ def run_conversation(hay: Haystack, args: argparse.Namespace, tmp: Path) -> dict
         (root / "rmh.toml").write_text(args.config.read_text(encoding="utf-8"), encoding="utf-8")
     rmh(root, "init")
     rng = random.Random(f"{args.seed}:{hay.name}")
-    qs = list(hay.questions)
-    rng.shuffle(qs)
-    train, held = qs[: len(qs) // 2], qs[len(qs) // 2:]
-    if args.max_train:
-        train = train[: args.max_train]
-    trained = set().union(*(q.evidence for q in train)) if train else set()
-    related = [q for q in held if q.evidence & trained]
-    unrelated = [q for q in held if not q.evidence & trained]
+    train, related, unrelated = split(hay, rng, args.max_train)
     schedule: list[Question] = []
     for _ in range(args.repeats):
         order = train[:]
@@ -202,6 +210,7 @@ def summary(runs: list[dict[str, Any]], key: str, per_question: bool = False) ->
                            "delta": paired_bootstrap(on, off, draws=10_000)}
     if per_question:  # to pair two runs' `on` values (NOTES-F3.md, bench/pair_runs.py)
         out["on"] = on
+        out["off"] = off
     return out
 
 
@@ -220,18 +229,21 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="an rmh.toml copied into every benchmark vault (ablations)")
     ap.add_argument("--per-question", action="store_true",
                     help="also store each held-out question's MRR (bench/pair_runs.py)")
+    ap.add_argument("--keep", type=Path, default=None,
+                    help="build the vaults in this (new) folder and keep them (NOTES-L6.md)")
     ap.add_argument("--dense", action="store_true",
                     help="serve with the dense channel (MiniLM; needed by weights.asked)")
     args = ap.parse_args(argv)
     SERVE_FLAGS[:] = [] if args.dense else ["--no-dense"]
     runs = []
     with tempfile.TemporaryDirectory() as tmp:
+        where = Path(tmp) if args.keep is None else args.keep
         for i, hay in enumerate(load_locomo(args.data)):
             if i < args.first:
                 continue
             if i >= args.first + args.conversations:
                 break
-            runs.append(run_conversation(hay, args, Path(tmp)))
+            runs.append(run_conversation(hay, args, where))
     report = {
         "learning_version": LEARNING_VERSION,
         "params": LearningParams().__dict__,

@@ -171,7 +171,8 @@ def search_params(args: argparse.Namespace) -> SearchParams:
     """Default SearchParams, or the learned signals switched on (`--warmth`, `--cooccurrence`
     and their `--scope`, vault/retrieval/scope.py) for the item 6 ablation."""
     weights = {"warmth": args.warmth} if args.warmth else {}
-    weights.update({c: getattr(args, c) for c in ("couse", "spread") if getattr(args, c)})
+    weights.update({c: getattr(args, c) for c in ("couse", "spread", "passed")
+                    if getattr(args, c)})
     if args.asked:  # the query-log neighbours (vault/learning/asked.py; needs --dense)
         weights.update({"asked": args.asked, "asked_floor": args.asked_floor,
                         "asked_walk": float(args.asked_walk)})
@@ -245,6 +246,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="query-dependent co-use channel weight (association.py; default off)")
     ap.add_argument("--spread", type=float, default=0.0,
                     help="query-dependent spreading-activation channel weight (default off)")
+    ap.add_argument("--passed", type=float, default=0.0,
+                    help="weights.passed: demote notes passed over more than used (NOTES-L6)")
     ap.add_argument("--scope", type=int, default=SearchParams().scope,
                     help="warmth and co-occurrence act near the query's top hits (0: all)")
     ap.add_argument("--per-question", action="store_true",

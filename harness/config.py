@@ -37,7 +37,9 @@ class SearchSection:
     both >= 0. `weights.couse` / `weights.spread` switch on the query-dependent co-use and
     spreading-activation channels (vault/retrieval/association.py; 0, off, by default);
     `weights.asked` the query-log neighbours, with its cosine floor `weights.asked_floor`
-    (vault/learning/asked.py; needs the dense encoder; 0, off, by default)."""
+    (vault/learning/asked.py; needs the dense encoder; 0, off, by default); `weights.passed`
+    demotes notes passed over more often than used, whatever the query
+    (vault/retrieval/scope.py `passed_over_stage`)."""
 
     k: int = 10
     rrf_k: int = 60

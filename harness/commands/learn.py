@@ -15,7 +15,7 @@ from typing import Any
 from harness.compose import learning_vault, liveness, search_params
 from harness.config import load
 from harness.errors import Refused
-from vault import LearnedState, Ledger, Vault
+from vault import PASSED_FLOOR, LearnedState, Ledger, Vault
 
 from .output import emit
 
@@ -126,9 +126,12 @@ def cmd_learning(args: argparse.Namespace) -> int:
             if args.note is not None:
                 note_id = v.resolve(args.note)
                 doc = {"note": v.path_of(note_id), **ledger.note_history(note_id)}
-                scale = search_params(load(vault=args.vault)).prior_scale
-                doc["prior_scale"] = scale
-                doc["multiplier"] = 1.0 + scale * doc["prior"]
+                params = search_params(load(vault=args.vault))
+                scale = doc["prior_scale"] = params.prior_scale
+                # a note surely passed over is demoted on every query with weights.passed
+                doc["passed_factor"] = max(PASSED_FLOOR, 1.0 + params.weight("passed")
+                                           * doc["passed"])
+                doc["multiplier"] = (1.0 + scale * doc["prior"]) * doc["passed_factor"]
                 for r in doc["rewards"]:
                     r["multiplier_before"] = 1.0 + scale * r["q_before"]
                     r["multiplier_after"] = 1.0 + scale * r["q_after"]
@@ -151,6 +154,9 @@ def _story(doc: dict[str, Any]) -> str:
     words = ", ".join(t for t, _ in sorted(used.items(), key=lambda kv: (-kv[1], kv[0]))[:8])
     others = ("the same on a query about other things, but never past a note it names"
               if doc["q"] > 0 else "less on others, x1 on a query about other things")
+    if doc["passed_factor"] < 1.0:
+        others = (f"x{doc['passed_factor']:.4f} of it on every query: passed over surely "
+                  f"({doc['passed']:+.4f} x weights.passed)")
     lines = [f"{doc['note']} (id {doc['id']}): score x{doc['multiplier']:.4f} on a query wholly "
              f"about what it was {'used' if doc['q'] >= 0 else 'skipped'} for, {others} "
              f"(q {doc['q']:+.4f} x prior_scale {doc['prior_scale']})",

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.commands.learn import _story
 from tests.forks import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,3 +52,15 @@ def test_replay_until_takes_an_event_number(tmp_path: Path, seq: str) -> None:
     r = rmh(root, "replay", "--until", seq, "--json")
     assert r.returncode == 2
     assert json.loads(r.stdout)["error"]["kind"] == "usage" and "--until" in r.stderr
+
+
+def test_the_story_names_the_demotion_of_a_note_surely_passed_over() -> None:
+    doc = {"note": "people/Melanie.md", "id": 7, "q": -0.227, "prior": -0.227,
+           "prior_scale": 0.2, "passed": -0.176, "used": 0.0, "skipped": 20.0,
+           "use_rate": 0.023, "use_mean": 0.25, "state": {"skip_terms": {"melanie kids": 3}},
+           "rewards": [], "events": [], "events_total": 0}
+    on = _story({**doc, "passed_factor": 0.824, "multiplier": (1 - 0.2 * 0.227) * 0.824})
+    assert "score x0.7866 on a query wholly about what it was skipped for" in on
+    assert "x0.8240 of it on every query: passed over surely (-0.1760 x weights.passed)" in on
+    off = _story({**doc, "passed_factor": 1.0, "multiplier": 1 - 0.2 * 0.227})
+    assert "score x0.9546" in off and "less on others, x1 on a query about other things" in off

@@ -31,7 +31,9 @@ Score used in ranking (`q`, on [-neg_scale, 1], exactly 0 with no evidence):
 The search engine multiplies a note's fused score by (1 + PRIOR_SCALE q g), PRIOR_SCALE = 0.2
 (vault/retrieval/pipeline.py) and g in [0, 1] the topic gate (topic.py: 1 on a query wholly
 about what the evidence was about, 0 on a query about other things), so the effect is
-bounded: x1.2 at most up, x0.95 at most down. v5: the part 1 - g of a positive q acts too,
+bounded: x1.2 at most up, x0.95 at most down (with `[search] weights.passed` = w > 0 a
+negative q also acts whole, whatever the query: x max(0.5, 1 + w q), scope.py
+`passed_over_stage`). v5: the part 1 - g of a positive q acts too,
 as a second factor (1 + PRIOR_SCALE q (1 - g)) that never lifts a note past a note the query
 names (vault/retrieval/scope.py), so the product stays within x1.2 x1.2. Worked values at g =
 1 (defaults; `multiplier` computes them):
@@ -96,3 +98,27 @@ def use_weight(signals: float, params: LearningParams) -> float:
 def multiplier(q: float, prior_scale: float) -> float:
     """The factor the search engine applies to a note's fused score: 1 + prior_scale q."""
     return 1.0 + prior_scale * clip(q, -1.0, 1.0)
+
+
+Z_PASSED = 1.645  # one-sided 95 %: the optimistic end of the posterior use rate
+
+
+def passed_score(used: float, skipped: float, params: LearningParams) -> float:
+    """How surely a note is passed over, in [-neg_scale, 0]: with the posterior mean m and
+    its standard deviation sqrt(m (1 - m) / (n + 1)), n = n0 + S + F (the Beta's variance),
+    the optimistic end of the use rate u = m + Z_PASSED sd, and
+        p = neg_scale * min(0, u - mu0) / mu0,
+    so only evidence that the note is used less than the prior rate even at the upper end of
+    its credible interval acts (a lower-confidence-bound rule, as ranking by the Wilson bound
+    of a rate, Wilson 1927; here its mirror, an upper bound for a demotion). Worked values
+    (defaults, never used): 4 misses at rank 0, p = 0 (u = 0.255); 10 misses, p = -0.117
+    (u = 0.133); 20 misses, p = -0.176 (u = 0.074). 0 with no evidence, and 0 for a note used
+    once in ten examined sessions (u above mu0). The ranking demotes a note by it only with
+    `[search] weights.passed` (vault/retrieval/scope.py `passed_over_stage`)."""
+    if used <= 0.0 and skipped <= 0.0:
+        return 0.0
+    m = posterior_mean(used, skipped, params)
+    n = params.use_strength + max(0.0, used) + max(0.0, skipped)
+    u = m + Z_PASSED * (m * (1.0 - m) / (n + 1.0)) ** 0.5
+    mu0 = params.use_mean
+    return clip(params.neg_scale * min(0.0, u - mu0) / mu0, -params.neg_scale, 0.0)

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import asdict
 from typing import Any
 
-from .evidence import posterior_mean
+from .evidence import passed_score, posterior_mean
 from .formulas import LearningParams
 from .state import Event, LearnedState, apply
 
@@ -63,6 +63,8 @@ def note_history(
         "use_rate": posterior_mean(*((0.0, 0.0) if ns is None else (ns.used, ns.skipped)),
                                    params),
         "use_mean": params.use_mean,
+        # what a demotion by `[search] weights.passed` reads (evidence.py `passed_score`)
+        "passed": 0.0 if ns is None or ns.q >= 0 else passed_score(ns.used, ns.skipped, params),
         "events": mentions[-limit:],
         "events_total": len(mentions),
         "rewards": rewards[-limit:],

@@ -27,7 +27,8 @@ Formulas (the seed: Ori-Mnemos, "Computation is the missing bedrock of agentic m
   query its evidence was about); the engine multiplies the fused score by (1 + prior_scale q g).
   v5: the rest of a positive score, q (1 - g), multiplies it too, (1 + prior_scale q (1 - g)),
   but never lifts a note past a note the query names that ranked above it
-  (vault/retrieval/scope.py `free_prior_stage`; a score below 0 acts only through g). Use
+  (vault/retrieval/scope.py `free_prior_stage`; a score below 0 acts through g, and whole, as
+  max(0.5, 1 + w q), only with `[search] weights.passed` = w > 0: scope.py `passed_over_stage`). Use
   for one question is evidence that a note is informative, not what a new query is about;
   the notes the query names are. Without it the related held-out questions of LoCoMo, other
   questions about the same turns, got nothing (gate 0 for 26 of 32 with evidence: NOTES-F).

@@ -328,7 +328,7 @@ class Ledger:
         with self._lock:
             self._sync_state()
             weighted = query_weights(self._state, query)
-            free = self._per_note(ids, lambda ns: free_of(ns, weighted), np.float64)
+            free = self._per_note(ids, lambda ns: free_of(ns, weighted, self.params), np.float64)
             words = word_query(self._state, query)
             expansion = self._per_note(ids, lambda ns: expansion_of(ns, words), np.float64)
             return Learned(self.warmth(ids, now), self.prior(ids, query), self._cooc(ids, now),

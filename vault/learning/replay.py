@@ -9,6 +9,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from .evidence import passed_score
 from .expansion import Weighted, coverage, query_words, word_weights
 from .formulas import LearningParams, decayed
 from .pair_table import PairTable
@@ -27,13 +28,20 @@ def prior_of(ns: NoteState, weighted: Sequence[tuple[str, float]] | None) -> flo
     return ns.q * gate_of(weighted, ns.use_terms if ns.q > 0.0 else ns.skip_terms)
 
 
-def free_of(ns: NoteState, weighted: Sequence[tuple[str, float]] | None) -> float:
+def free_of(ns: NoteState, weighted: Sequence[tuple[str, float]] | None,
+            params: LearningParams | None = None) -> float:
     """The part of a positive learned score its topic gate left out, q (1 - gate): what the
     note's use says about it whatever the query (v5; the pipeline applies it only below the
-    notes the query names, vault/retrieval/scope.py `free_prior_stage`). 0 for q <= 0 (a
-    pass-over acts only on its own topic) and without a query (`prior_of` is then ungated)."""
-    if weighted is None or ns.q <= 0.0:
+    notes the query names, vault/retrieval/scope.py `free_prior_stage`). For a negative
+    score, the confident pass-over score of evidence.py (`passed_score`, <= 0): a note passed
+    over so often that even the optimistic end of its posterior use rate is below the prior
+    rate is passed over whatever is asked (the pipeline demotes by it only with
+    `weights.passed`, scope.py; NOTES-L6). 0 for q = 0 and without a query (`prior_of` is
+    then ungated)."""
+    if weighted is None or ns.q == 0.0:
         return 0.0
+    if ns.q < 0.0:
+        return passed_score(ns.used, ns.skipped, params or LearningParams())
     return ns.q * (1.0 - gate_of(weighted, ns.use_terms))
 
 
@@ -74,7 +82,7 @@ def learned_of(
         if ns is not None:
             warmth[k] = decayed(ns.activation, now - ns.as_of, ns.accesses, ns.sessions, params)
             prior[k] = prior_of(ns, weighted)
-            free[k] = free_of(ns, weighted)
+            free[k] = free_of(ns, weighted, params)
             expansion[k] = expansion_of(ns, words)
     archived = [n for n, ns in state.notes.items() if ns.archived_at is not None]
     edges = PairTable().edges(state, now, params).to_positions(ids, archived)

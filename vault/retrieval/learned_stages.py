@@ -2,6 +2,7 @@
 that keep every learned input below the notes a query names.
 
     final(d) = warm(d) (1 + PRIOR_SCALE clip(Q(d), -1, 1))            the gated prior
+    final(d) *= max(0.5, 1 + w_passed q(d)) for q(d) < 0, whole      scope.passed_over_stage
     final(d) *= 1 + PRIOR_SCALE free(d), never past a named note      scope.free_prior_stage
     the protect hold once more                                        scope.hold_learned
     the learned channel's hold                                        scope.hold_below
@@ -11,7 +12,8 @@ with the query-dependent signals at stage 3, so its lift reaches every later sta
 lifted may pass an eligible named note (learned score >= 0) that ranked above it in the same
 ranking without the channel. That ranking is computed once more (`without`), only when the
 channel ran and the query names such a note. Holders are the eligible named notes whose
-learned score for this query is not negative.
+learned score for this query is not negative (and, with `weights.passed` > 0, which were not
+passed over: a demoted note holds nothing back).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from collections.abc import Callable, MutableMapping
 import numpy as np
 import numpy.typing as npt
 
-from .scope import free_prior_stage, hold_below, hold_learned
+from .scope import free_prior_stage, hold_below, hold_learned, passed_over_stage
 
 F64 = npt.NDArray[np.float64]
 Mask = npt.NDArray[np.bool_]
@@ -30,10 +32,11 @@ Mask = npt.NDArray[np.bool_]
 def learned_stage(warm: F64, prior: npt.ArrayLike | None, free_prior: npt.ArrayLike | None,
                   scale: float, protect: float, fused: F64, own: F64, lifted: F64,
                   ranked: npt.NDArray[np.int64], named: Mask, stages: MutableMapping[str, str],
-                  without: Callable[[], F64] | None) -> F64:
+                  without: Callable[[], F64] | None, passed: float = 0.0) -> F64:
     """The final scores from `warm` (module docstring); `named` = the eligible named notes,
     `without` = the final scores of the same query without the learned channel (None when
-    the channel did not run). Writes the "prior" (and "learned") stage reports."""
+    the channel did not run), `passed` = `weights.passed`. Writes the "prior" (and
+    "learned") stage reports."""
     n = int(warm.shape[0])
     final = warm
     pr = np.zeros(n) if prior is None else np.asarray(prior, dtype=np.float64).ravel()
@@ -45,6 +48,10 @@ def learned_stage(warm: F64, prior: npt.ArrayLike | None, free_prior: npt.ArrayL
     else:
         stages["prior"] = "skipped: zero"
     holders = named & (pr >= 0)
+    passed_report, final = passed_over_stage(final, free_prior, passed)
+    if passed_report:
+        stages["prior"] += f"; {passed_report}"
+        holders &= np.asarray(free_prior, dtype=np.float64).ravel() >= 0
     free_report, final = free_prior_stage(final, free_prior, scale, holders)
     if free_report:
         stages["prior"] += f"; {free_report}"

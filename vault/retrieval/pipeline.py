@@ -101,6 +101,7 @@ DEFAULT_WEIGHTS: Mapping[str, float] = {
     "learned": 0.5,  # the learned expansion channel, fused (vault/learning/expansion.py)
     "asked": 0.0, "asked_floor": FLOOR, "asked_walk": WALK,  # query-log neighbours (asked.py)
     "couse": 0.0, "spread": 0.0,  # off: query-dependent association (association.py)
+    "passed": 0.0,  # demotion of notes passed over more than used (scope.passed_over_stage)
 }
 PRIOR_SCALE = 0.2
 
@@ -335,7 +336,7 @@ class SearchEngine:
             archived=archived, free_prior=free_prior).final)
         final = learned_stage(warm, prior, free_prior, p.prior_scale, p.weight("protect"),
                               fusion.fused, own, lifted, by_fused(fusion), protectors & eligible,
-                              stages, without)
+                              stages, without, p.weight("passed"))
         return Scored(sig, fusion, context, lifted - ctx, a, warm, final, eligible, stages, assoc)
 
     def calibration(self, corpus: Corpus) -> Calibration | None:

@@ -42,6 +42,7 @@ from .stages import protect_stage
 
 F64 = npt.NDArray[np.float64]
 Mask = npt.NDArray[np.bool_]
+PASSED_FLOOR = 0.5  # the passed-over demotion never more than halves a score (passed_over_stage)
 Index = npt.NDArray[np.int64]
 
 
@@ -99,10 +100,33 @@ def hold_learned(fused: F64, own: F64, lifted: F64, final: F64, protectors: Mask
     return protect_stage(fused, own * factor, final, protectors, ratio, ranked)[1]
 
 
+def passed_over_stage(final: F64, free: npt.ArrayLike | None, scale: float) -> tuple[str, F64]:
+    """Stage 6a: a note passed over more often than it was used, demoted whatever the query,
+        final(d) = final(d) max(FLOOR, 1 + scale q(d))   for q(d) < 0,
+    q(d) the note's whole negative learned score (vault/learning/replay.py `free_of`, in
+    [-neg_scale, 0]: evidence.py, the Beta posterior of "used when examined" below its prior
+    rate), with `scale` = `weights.passed`. The position-based click model's evidence that a
+    note examined at the top of lists the agent worked from and never taken is not what the
+    agent wants (Chuklin, Markov & de Rijke 2015, "Click Models for Web Search", ch. 4; the
+    note-level prior as in Kraaij, Westerveld & Hiemstra 2002): on LoCoMo the speakers' notes,
+    named by every question and first in most lists, are read by no agent (q ~ -0.22, NOTES-L6).
+    A note used at the prior rate or more has q >= 0 and is untouched, so a hub used sometimes
+    never sinks; a note with no evidence is untouched. Returns ("", final) when nothing acts."""
+    if free is None or scale <= 0:
+        return "", final
+    neg = np.minimum(np.asarray(free, dtype=np.float64).ravel(), 0.0)
+    if neg.shape != final.shape:
+        raise ValueError(f"free prior has {neg.shape[0]} entries for {final.shape[0]} notes")
+    if not neg.any():
+        return "", final
+    return (f"passed over: {int(np.count_nonzero(neg))} notes (scale {scale})",
+            final * np.maximum(PASSED_FLOOR, 1.0 + scale * neg))
+
+
 def free_prior_stage(final: F64, free: npt.ArrayLike | None, scale: float, holders: Mask
                      ) -> tuple[str, F64]:
     """Stage 6b (v5): the topic-free part of the learned prior, q (1 - gate) per note
-    (vault/learning/replay.py `free_of`, in [0, 1]), as final(d) (1 + scale free(d)), except
+    (vault/learning/replay.py `free_of`, its positive part), as final(d) (1 + scale free(d)), except
     that it never takes a note past a `holder` (an eligible named note, the pipeline's) that
     ranked above it before this stage: use for other questions says the note is informative,
     not what this query is about, and the notes a query names are its own evidence of that.

@@ -7,7 +7,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from vault.learning.evidence import multiplier, posterior_mean, score, skip_weight, use_weight
+from vault.learning.evidence import (
+    multiplier,
+    passed_score,
+    posterior_mean,
+    score,
+    skip_weight,
+    use_weight,
+)
 from vault.learning.formulas import LearningParams
 from vault.learning.usage import examination_probability
 
@@ -78,3 +85,25 @@ def test_skip_weight_is_a_probability(e: float, used: float, skipped: float) -> 
 @given(st.floats(-10.0, 10.0, allow_nan=False))
 def test_use_weight_is_capped(signals: float) -> None:
     assert 0.0 <= use_weight(signals, P) <= P.use_cap
+
+
+def test_passed_score_acts_only_on_confident_pass_overs() -> None:
+    p = LearningParams()
+    assert passed_score(0.0, 0.0, p) == 0.0  # no evidence
+    assert passed_score(0.0, 4.0, p) == 0.0  # four misses: the upper end is above mu0 still
+    assert score(0.0, 4.0, p) < 0.0  # ...though the mean is below it
+    assert passed_score(0.0, 10.0, p) == pytest.approx(-0.117, abs=5e-4)
+    assert passed_score(0.0, 20.0, p) == pytest.approx(-0.176, abs=5e-4)
+    assert passed_score(1.0, 10.0, p) == 0.0  # used once: not surely passed over
+    assert passed_score(0.0, 1e9, p) == pytest.approx(-p.neg_scale, abs=1e-3)
+
+
+@given(st.floats(0.0, 50.0), st.floats(0.0, 500.0), st.floats(0.0, 50.0))
+def test_passed_score_is_bounded_below_the_mean_score_and_monotone(
+        used: float, skipped: float, more: float) -> None:
+    p = LearningParams()
+    got = passed_score(used, skipped, p)
+    assert -p.neg_scale <= got <= 0.0
+    assert got >= min(0.0, score(used, skipped, p)) - 1e-12  # never beyond the mean's score
+    assert passed_score(used, skipped + more, p) <= got + 1e-12  # more misses: never less sure
+    assert passed_score(used + more, skipped, p) >= got - 1e-12  # more use: never more

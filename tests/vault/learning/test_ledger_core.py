@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from vault import LEDGER_FILE, LearningParams, Ledger
+from vault.learning.evidence import passed_score
 from vault.learning.formulas import SECONDS_PER_DAY, edge_weight
 from vault.learning.ledger import fold
 from vault.storage.linkgraph import undirected
@@ -320,4 +321,29 @@ def test_per_note_vectors_over_a_large_ascending_corpus_match_the_dense_loop(
         assert sparse.tolist() == dense.tolist(), name
     assert np.flatnonzero(led.archived(ids)).tolist() == [ids.index(41)]
     assert np.count_nonzero(led.prior(ids)) >= 2 and np.count_nonzero(led.warmth(ids)) >= 2
+    led.close()
+
+
+def test_a_note_passed_over_in_many_sessions_is_surely_passed_over_live_and_replayed(
+        path: Path, clock: Clock) -> None:
+    led = Ledger.open(path, clock=clock)
+    for k in range(20):  # note 10 first in every list, note 11 cited from it: 10 passed over
+        led.start_session(f"s{k}", clock.t)
+        led.on_search(f"s{k}", f"question {k}", shown(10, 11))
+        led.on_write(f"s{k}", 100 + k, True, [11])
+        led.end_session(f"s{k}", clock.t + 1)
+        clock.t += 10
+        if k == 2:  # three misses: the mean is below the prior rate, not surely
+            assert led.state.notes[10].q < 0.0
+            early = led.learned([10, 11], query="anything at all").free
+            assert early is not None and early[0] == 0.0
+    ns = led.state.notes[10]
+    sure = passed_score(ns.used, ns.skipped, led.params)
+    assert sure == pytest.approx(-0.176, abs=2e-3)  # 20 misses at rank 0 (evidence.py)
+    live = led.learned([10, 11, 404], query="a question about something else")
+    assert live.free is not None and live.free[0] == sure and live.free[2] == 0.0
+    assert live.free[1] > 0.0  # the cited note keeps its positive topic-free part
+    replayed = led.learned([10, 11, 404], as_of=clock.t, query="a question about something else")
+    assert replayed.free is not None and replayed.free.tolist() == live.free.tolist()
+    assert led.note_history(10)["passed"] == sure and led.note_history(11)["passed"] == 0.0
     led.close()

@@ -9,11 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from vault.learning.evidence import score
 from vault.learning.formulas import LearningParams
 from vault.learning.replay import free_of, prior_of, query_weights
 from vault.learning.state import LearnedState, NoteState
 from vault.retrieval.pipeline import SearchEngine, SearchParams
-from vault.retrieval.scope import free_prior_stage
+from vault.retrieval.scope import PASSED_FLOOR, free_prior_stage, passed_over_stage
 
 from ..retrieval_fixtures import NAMED_NOTES, NAMED_QUERY, make_corpus, titles
 
@@ -78,10 +79,59 @@ def test_free_part_is_what_the_gate_left_out_of_a_positive_score() -> None:
                                                "family roadtrip": 1})
     used = NoteState(q=0.6, use_terms={"children melanie": 2})
     passed = NoteState(q=-0.1, skip_terms={"children melanie": 1})
+    surely = NoteState(q=score(0.0, 20.0, LearningParams()), skipped=20.0,
+                       skip_terms={"children melanie": 1})
     other = query_weights(state, "When did Melanie's family go on a roadtrip?")
     same = query_weights(state, "How many children does Melanie have?")
     assert prior_of(used, other) == 0.0 and free_of(used, other) == pytest.approx(0.6)
     assert prior_of(used, same) == pytest.approx(0.6) and free_of(used, same) == 0.0
-    assert free_of(passed, other) == 0.0  # a pass-over acts only on its own topic
+    assert prior_of(passed, other) == 0.0  # the gated prior: a pass-over on its own topic...
+    assert free_of(passed, other) == 0.0  # ...topic-free, only a confident pass-over acts:
+    assert free_of(surely, other) == free_of(surely, same) == pytest.approx(-0.176, abs=5e-4)
+    assert free_of(surely, other, LearningParams(neg_scale=0.5)) == pytest.approx(-0.352,
+                                                                                 abs=1e-3)
+    assert free_of(NoteState(q=0.0), other) == 0.0  # no evidence: nothing
     assert free_of(used, None) == 0.0  # no query: prior_of is the whole, ungated score
     assert LearningParams().use_mean > 0  # the defaults build
+
+
+def test_a_note_passed_over_is_demoted_whatever_the_query_only_with_weights_passed() -> None:
+    c = make_corpus(NOTES, [])
+    base = SearchEngine(SearchParams()).search(c, QUERY).hits
+    assert titles(base)[:2] == ["Turn 1", "Ilse"]  # the named note, above the other turns
+    ilse = np.array([-0.22, 0.0, 0.0, 0.0, 0.0])  # q of a speaker's note no agent read
+    off = SearchEngine(SearchParams()).search(c, QUERY, free_prior=ilse).hits
+    assert [(h.title, h.score) for h in off] == [(h.title, h.score) for h in base]  # default
+    eng = SearchEngine(SearchParams(weights={"passed": 1.0}))
+    got = {h.title: h for h in eng.search(c, QUERY, free_prior=ilse).hits}
+    assert got["Ilse"].score == pytest.approx(base[1].score * 0.78)
+    assert got["Turn 1"].score == base[0].score  # no evidence: untouched
+    assert "passed over: 1 notes (scale 1.0)" in eng.search(c, QUERY, free_prior=ilse
+                                                            ).stages["prior"]
+    r = got["Ilse"].receipt  # the demotion is booked as the prior's
+    assert r["fused"] + r["context"] + r["named"] + r["warmth"] + r["prior"] == \
+        pytest.approx(got["Ilse"].score)
+    # a demoted named note holds nothing back: a turn's topic-free lift may pass it
+    lift = np.array([-0.22, 0.0, 1.0, 0.0, 0.0])
+    held = SearchEngine(SearchParams()).search(c, QUERY, free_prior=lift).hits
+    assert titles(held)[:3] == ["Turn 1", "Ilse", "Turn 2"]  # without: held below "Ilse"
+    assert titles(eng.search(c, QUERY, free_prior=lift).hits)[:3] == ["Turn 1", "Turn 2", "Ilse"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.floats(0.0, 1.0), st.floats(-0.25, 1.0)), min_size=1, max_size=30),
+       st.floats(0.0, 4.0))
+def test_the_passed_over_factor_only_lowers_a_negative_score_and_never_below_the_floor(
+        rows: list[tuple[float, float]], scale: float) -> None:
+    final = np.array([r[0] for r in rows])
+    free = np.array([r[1] for r in rows])
+    _, out = passed_over_stage(final, free, scale)
+    neg = free < 0
+    assert np.array_equal(out[~neg], final[~neg])  # used or unknown notes: untouched
+    expected = final * np.maximum(PASSED_FLOOR, 1.0 + scale * free)
+    assert out[neg] == pytest.approx(expected[neg])
+    assert np.all(out <= final) and np.all(out >= PASSED_FLOOR * final)
+    assert passed_over_stage(final, free, 0.0) == ("", final)  # weight 0: off
+    assert passed_over_stage(final, None, scale) == ("", final)
+    with pytest.raises(ValueError):
+        passed_over_stage(final, np.zeros(len(rows) + 1), 1.0)

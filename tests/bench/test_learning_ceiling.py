@@ -1,0 +1,65 @@
+"""bench/learning_ceiling.py: ranks and their buckets, and the split it shares with
+bench/bench_learning.py (so the ceiling is measured on the questions the bench trained on)."""
+
+from __future__ import annotations
+
+import random
+
+from bench.bench_learning import split
+from bench.datasets import Haystack, Question
+from bench.learning_ceiling import SCALES, VARIANTS, above, answer_ranks, first_rank, rr, table
+from vault import Corpus
+
+
+def haystack(n: int = 20) -> Haystack:
+    empty: tuple[str, ...] = ()
+    corpus = Corpus(0, tuple(range(1, 7)), tuple(f"t{i}.md" for i in range(6)),
+                    tuple(f"t{i}" for i in range(6)), tuple(empty for _ in range(6)),
+                    tuple("body" for _ in range(6)), tuple({} for _ in range(6)),
+                    tuple("h" for _ in range(6)), (), tuple(False for _ in range(6)))
+    qs = tuple(Question(f"q{i}", f"question {i}", "1", frozenset({i % 12})) for i in range(n))
+    return Haystack("conv-x", corpus, qs)
+
+
+def test_first_rank_is_one_based_and_zero_when_absent() -> None:
+    assert first_rank(["a", "b", "c"], {"c", "b"}) == 2
+    assert first_rank(["a", "b"], {"z"}) == 0
+    assert rr(1) == 1.0 and rr(4) == 0.25 and rr(10) == 0.1
+    assert rr(11) == 0.0 and rr(0) == 0.0  # MRR@10: below the tenth or absent counts 0
+
+
+def test_table_buckets_the_learning_free_ranks() -> None:
+    ranks = [1, 2, 10, 11, 50, 51, 100, 101, 0]
+    rows = [{"q": str(r), "off": r, "live": r, "ans_gold": 0, "ans_wrong": 1,
+             **{f"used@{x}": r for x in SCALES}, **{v: r for v in VARIANTS},
+             **{f"used+{w}": r for w in (0.25, 0.5, 1.0, 2.0, 5.0)}} for r in ranks]
+    t = table(rows, related=False)
+    assert (t["off_rank1"], t["off_rank2_10"], t["off_rank11_50"], t["off_rank51_100"],
+            t["off_rank101_1000"], t["off_absent"]) == (1, 2, 2, 2, 1, 1)
+    assert abs(t["mrr_off"] - (1 + 0.5 + 0.1) / 9) < 1e-12
+    assert t["live"]["mean"] == 0.0  # the same ranks: no lift
+    assert t["answer_citing_other_above_gold"] == 8  # all but the question at rank 1
+    assert t["answer_citing_gold_above_gold"] == 0
+
+
+def test_answer_ranks_tell_a_note_citing_the_evidence_from_one_citing_another() -> None:
+    ranked = ["answers/a2.md", "people/Jon.md", "answers/a1.md", "s/D1-3.md"]
+    cites = {"answers/a1.md": {"s/D1-3.md"}, "answers/a2.md": {"s/D1-4.md"}}
+    assert answer_ranks(ranked, {"s/D1-3.md"}, cites) == {"ans_gold": 3, "ans_wrong": 1}
+    assert answer_ranks(ranked, {"s/D9-9.md"}, cites) == {"ans_gold": 0, "ans_wrong": 1}
+    assert above(3, 4) and not above(4, 3) and above(2, 0) and not above(0, 2)
+
+
+def test_split_is_the_benchs_and_related_share_a_trained_turn() -> None:
+    hay = haystack()
+    a = split(hay, random.Random("0:conv-x"))
+    b = split(hay, random.Random("0:conv-x"))
+    assert a == b  # the ceiling re-creates the bench's split from the seed alone
+    train, related, unrelated = a
+    assert len(train) == 10 and len(related) + len(unrelated) == 10
+    assert related and unrelated
+    assert {q.qid for q in train}.isdisjoint({q.qid for q in related + unrelated})
+    trained = set().union(*(q.evidence for q in train))
+    assert all(q.evidence & trained for q in related)
+    assert not any(q.evidence & trained for q in unrelated)
+    assert len(split(hay, random.Random("0:conv-x"), max_train=3)[0]) == 3
