@@ -75,6 +75,7 @@ from .events import Event
 from .nlp import parse, pipeline
 from .outcomes import Terms
 from .outcomes import outcome as outcome_of
+from .openings import opening
 from .parsed_attempts import advice
 from .parsed_episodes import Goal, parsed_goal, turn_goal
 from .parsed_outcomes import parsed_outcome
@@ -174,6 +175,9 @@ class _Rules:
     def plans(self, ev: Event) -> bool:
         return False
 
+    def opening(self, evs: Sequence[Event], i: int) -> Terms | None:
+        return None
+
     def new_task(self, ev: Event, goal: Terms) -> bool:
         """A want (`WANT`) whose terms share nothing with the goal's."""
         folded = _fold(ev.text)
@@ -211,6 +215,16 @@ class _Parsed:
             return None  # the one with the task reports its outcome (or the assistant)
         doc = parse(ev.text)
         return None if doc is None else parsed_outcome(doc, goal, user=ev.role == "user")
+
+    def opening(self, evs: Sequence[Event], i: int) -> Goal | None:
+        """The goal of a session's opening request that neither reading found a goal in
+        (`openings.opening`): with `combine`, in an agent's session only."""
+        if not self.combine:
+            return None
+        doc = parse(re.sub(r"\[[^\]]*\]", " ", evs[i].text))
+        if doc is None:
+            return None
+        return opening(evs, i, doc)
 
     def new_task(self, ev: Event, goal: Goal) -> bool:
         """A want of the user's that shares no anchor (noun, wanted or problem verb) with
@@ -332,6 +346,13 @@ def find_episodes(events: Sequence[Event], *, use_nlp: bool = True,
     while i < len(evs):
         g = evs[i]
         goal = reader.goal(g) if g.role == "user" else None
+        if goal is None and g.role == "user" and (opened := reader.opening(evs, i)) is not None:
+            # an opening request; a greeting or a story before one the reading finds (the
+            # session's next user turn) leaves the goal to that turn when it closes
+            k = next((n for n in range(i + 1, len(evs)) if evs[n].session == g.session
+                      and evs[n].role == "user"), None)
+            later = None if k is None else reader.goal(evs[k])
+            goal = None if later is not None and _close(evs, k, reader, later) else opened
         if goal is None:
             i += 1
             continue
