@@ -79,7 +79,7 @@ from .openings import opening
 from .parsed_attempts import advice
 from .parsed_episodes import Goal, parsed_goal, turn_goal
 from .parsed_outcomes import parsed_outcome
-from .reactions import judged, plans, reaction, reports
+from .reactions import judged, plans, reaction, reports, trials
 from .task_words import goal_terms, is_goal
 
 WINDOW = 12
@@ -175,6 +175,9 @@ class _Rules:
     def plans(self, ev: Event) -> bool:
         return False
 
+    def trials(self, ev: Event) -> bool:
+        return False
+
     def opening(self, evs: Sequence[Event], i: int) -> Terms | None:
         return None
 
@@ -256,6 +259,11 @@ class _Parsed:
         doc = parse(ev.text)
         return doc is not None and plans(doc)
 
+    def trials(self, ev: Event) -> bool:
+        """The turn announces a trial of its speaker's still to come (`reactions.trials`)."""
+        doc = parse(ev.text)
+        return doc is not None and trials(doc)
+
     def helped(self, ev: Event, by: str) -> bool:
         """An attempt between goal and outcome: an assistant's turn, or advice from another
         speaker (`parsed_episodes.advice`)."""
@@ -323,6 +331,10 @@ def _close(evs: Sequence[Event], i: int, reader: Any,
         if label is None and verdict is not None and verdict[1] == "failure" and (
                 ev.speaker == evs[i].speaker and reader.plans(ev)):
             verdict = None  # a further attempt announced: the failure so far was a step
+        if label is None and verdict is not None and ev.speaker == evs[i].speaker and (
+                reader.trials(ev)) and not any(e.session == ev.session and e.speaker == ev.speaker
+                                               for e in evs[j + 1 : i + 1 + WINDOW]):
+            verdict = None  # the user leaves to try it: no result said yet
         if label is None and verdict is not None and ev.speaker == evs[i].speaker and (
                 reader.new_task(ev, goal)):
             break  # the same speaker asks for something new: this task ended before it

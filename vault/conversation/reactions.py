@@ -51,6 +51,10 @@ NEGATIVE = -0.05
 OVERRULE = 0.5
 _PLANNERS = frozenset({"i", "we"})
 _FUTURE = frozenset({"will", "'ll", "wo", "shall", "gonna", "gotta", "going"})
+# Acknowledgements opening a reply ("k. will try monday"), misread as a subject.
+_ACKS = frozenset({"k", "kk", "ok", "okay", "sure", "cool", "alright"})
+# Verbs of a trial still to come: the advice is to be tried, tested or watched.
+TRIAL = frozenset("try test see check attempt watch monitor retry".split())
 
 
 @lru_cache(maxsize=1)
@@ -103,22 +107,46 @@ def judged(score: float, parsed: str | None) -> str | None:
     return said if abs(score) >= OVERRULE else parsed
 
 
-def _plan(sent: Any) -> bool:
-    """A first-person future or modal act: "I'll try it tonight", "gotta find out"."""
+def _planned(sent: Any) -> list[Any]:
+    """The predicates of a first-person future or modal act: "I'll try it tonight", "gotta
+    find out", "k. will try monday" (an acknowledgement the small model takes for the
+    subject counts as none)."""
+    found = []
     for t in predicates(sent):
         subj = subject(t)
         if any(word(c) in _FUTURE for c in t.children if c.dep_ in ("aux", "advmod")) and (
-                subj is None or word(subj) in _PLANNERS):
-            return True
-        if word(t) in ("gotta", "gonna"):
-            return True
-    return False
+                subj is None or word(subj) in _PLANNERS or word(subj).rstrip(".!,") in _ACKS):
+            found.append(t)
+        elif word(t) in ("gotta", "gonna"):
+            found.append(t)
+    return found
+
+
+def _plan(sent: Any) -> bool:
+    return bool(_planned(sent))
+
+
+def _trial(t: Any) -> bool:
+    """A planned act that puts the advice to the test: a verb of trying or watching ("I'll
+    try it tonight", "will test it on Monday", "I'll run it past her and see", "will keep an
+    eye on it")."""
+    acts = [t, *(c for c in t.children if c.dep_ == "conj")]
+    return any(str(a.lemma_).casefold() in TRIAL or (
+        str(a.lemma_).casefold() == "keep" and any(word(c) == "eye" for c in a.children))
+        for a in acts)
 
 
 def reports(doc: Any) -> bool:
     """The user's turn reports something that happened (module docstring)."""
     said = [s for s in doc.sents if not _asks(s)]
     return bool(said) and not any(_plan(s) for s in said)
+
+
+def trials(doc: Any) -> bool:
+    """A statement of the turn plans a trial of the speaker's (`_trial`): the user leaves to
+    try the advice, so no result is said yet (`episodes` drops the verdict so far when this
+    is the speaker's last turn and it says no verdict of its own)."""
+    return any(_trial(t) for s in doc.sents if not _asks(s) for t in _planned(s))
 
 
 def plans(doc: Any) -> bool:
