@@ -55,7 +55,10 @@ Sunday") takes no verdict from the reaction (a "Sounds like a plan!" answers the
 a plan of a further attempt after a failure, with no verdict of its own, reopens the task:
 the failure was a step, and a session that ends there has no outcome yet. A lesson turn
 that opens with a report ("uploads save fine now. takeaway: ...") has its verdict read
-from the part before the lesson's marker (both paths).
+from the part before the lesson's marker (both paths). A user's last turn that leaves to
+try the advice, with no verdict of its own (`reactions.trials`: "will try it monday"),
+drops the verdict so far: no result is said yet. A session's opening request that neither
+reading finds a goal in is the goal all the same (`openings`).
 
 An assistant's verdict that repeats the user's ("Sorry it didn't work out") leaves the
 user's turn the outcome. A goal with no outcome in its window is no episode (precision
@@ -73,9 +76,9 @@ from typing import Any
 
 from .events import Event
 from .nlp import parse, pipeline
+from .openings import opening
 from .outcomes import Terms
 from .outcomes import outcome as outcome_of
-from .openings import opening
 from .parsed_attempts import advice
 from .parsed_episodes import Goal, parsed_goal, turn_goal
 from .parsed_outcomes import parsed_outcome
@@ -362,8 +365,8 @@ def find_episodes(events: Sequence[Event], *, use_nlp: bool = True,
             # an opening request; a greeting or a story before one the reading finds (the
             # session's next user turn) leaves the goal to that turn when it closes
             k = next((n for n in range(i + 1, len(evs)) if evs[n].session == g.session
-                      and evs[n].role == "user"), None)
-            later = None if k is None else reader.goal(evs[k])
+                      and evs[n].role == "user"), i)
+            later = reader.goal(evs[k]) if k > i else None
             goal = None if later is not None and _close(evs, k, reader, later) else opened
         if goal is None:
             i += 1

@@ -68,6 +68,7 @@ _THIRD = frozenset({"it", "they", "she", "he", "this", "them"})
 # didn't change anything").
 _ENDING = frozenset("stop disappear vanish end cease go_away clear_up".split())
 _EFFECT = frozenset("change improve affect".split())
+_COMPLEMENTS = frozenset({"acomp", "attr", "oprd", "advmod", "advcl", "xcomp"})
 # Verbs of the speaker losing what the task was for ("we'll miss the ceremony").
 LOSS = frozenset("miss lose forfeit".split())
 _PAST = frozenset({"VBD", "VBN"})
@@ -140,7 +141,7 @@ def _verdict(t: Token, goal: Goal | None, user: bool) -> str | None:
         return "failure"
     polarity = -1 if neg else state(t)
     if user and not neg and (now or has_child(t, "again")) and (
-            word(t) in MILD or has_child(t, *MILD)):
+            _mild(t)):
         return "success"  # "we're good now", "all OK again"
     if not user:
         return "success" if polarity > 0 and now else None
@@ -172,7 +173,8 @@ def _verdict(t: Token, goal: Goal | None, user: bool) -> str | None:
 def _lost(t: Token, goal: Goal | None) -> bool:
     """The speaker's loss, said as happened or as certain ("we missed the flight", "we'll
     miss the ceremony", "I'm going to lose the deposit"): a verb of losing (`LOSS`), not
-    negated, first-person subject, in the past or a plain future (no condition), and not
+    negated, first-person subject, in the past or a plain future (no condition on it or in
+    a clause under it: "if the coach is full we'll miss it"), and not
     what the goal wanted ("I want to lose 5 kg")."""
     lem, subj = str(t.lemma_).casefold(), subject(t)
     if lem not in LOSS or negated(t) or subj is None or word(subj) not in ("i", "we"):
@@ -180,7 +182,8 @@ def _lost(t: Token, goal: Goal | None) -> bool:
     if goal is not None and lemma_key(t) in goal.wanted:
         return False
     kids = list(t.children)
-    if any(c.dep_ == "mark" for c in kids) or t.dep_ not in ("ROOT", "conj", "ccomp"):
+    if any(c.dep_ == "mark" or (c.dep_ == "advcl" and any(g.dep_ == "mark" for g in c.children))
+           for c in kids) or t.dep_ not in ("ROOT", "conj", "ccomp"):
         return False
     future = any(c.dep_ == "aux" and word(c) in ("will", "'ll") for c in kids) or (
         t.head.i != t.i and word(t.head) == "going" and t.dep_ == "xcomp")
@@ -204,18 +207,26 @@ def _plain(t: Token, polarity: int, now: bool, still: bool) -> str | None:
     return None
 
 
-def _understood(t: Token) -> bool:
-    """Understanding, not a result: a verb of the mind or "makes sense" ("that makes sense
-    now": the advice is clear, nothing has been done yet)."""
-    return str(t.lemma_).casefold() in MIND or any(
-        c.dep_ == "dobj" and str(c.lemma_).casefold() == "sense" for c in t.children)
-
-
 def _own_act(t: Token) -> bool:
     """An act with an object and no subject, said in the speaker's clipped style ("feeding
     it twice a day now"): the speaker doing a step, not a thing's result."""
     return subject(t) is None and t.pos_ == "VERB" and any(
         c.dep_ == "dobj" for c in t.children)
+
+
+def _mild(t: Token) -> bool:
+    """A mild good state on `t` (`MILD`), not an acknowledgement hung on it ("ok that makes
+    sense now": "ok" is an interjection, not a state)."""
+    return word(t) in MILD or any(
+        word(c) in MILD or any(word(g) in MILD for g in c.children if c.dep_ in _COMPLEMENTS)
+        for c in t.children if c.dep_ != "intj")
+
+
+def _understood(t: Token) -> bool:
+    """Understanding, not a result: a verb of the mind or "makes sense" ("that makes sense
+    now": the advice is clear, nothing has been done yet)."""
+    return str(t.lemma_).casefold() in MIND or any(
+        c.dep_ == "dobj" and str(c.lemma_).casefold() == "sense" for c in t.children)
 
 
 def _compared(t: Token) -> bool:

@@ -25,7 +25,9 @@ big jump", "Great to hear!", "I'm sorry, that's a rotten outcome". So:
   none of its statements a plan of the speaker's (a first-person future, "I'll take it to
   the park on Sunday", "gotta find out where it goes"); a reaction to a plan ("Sounds good,
   good luck!") says nothing of an outcome. `plans`: a statement of the turn is such a
-  plan (`episodes` reopens a failed task on it).
+  plan (`episodes` reopens a failed task on it); `trials`: such a plan is a trial of the
+  advice ("will try it monday", "I'll run it past her and see", "will keep an eye on it";
+  not "the same ... next spring"), and a user who leaves on one has said no result yet.
 
 The bounds were set on the bench's tuning sets (`bench/bench_episodes.py`; "Good." scores
 +0.44 and praises a step as often as a result, so `POSITIVE` is a trade-off, not a law).
@@ -55,6 +57,8 @@ _FUTURE = frozenset({"will", "'ll", "wo", "shall", "gonna", "gotta", "going"})
 _ACKS = frozenset({"k", "kk", "ok", "okay", "sure", "cool", "alright"})
 # Verbs of a trial still to come: the advice is to be tried, tested or watched.
 TRIAL = frozenset("try test see check attempt watch monitor retry".split())
+# Words of doing it again or elsewhere: a plan with one follows a result, it awaits none.
+_AGAIN = frozenset("next again too also same other another".split())
 
 
 @lru_cache(maxsize=1)
@@ -114,10 +118,9 @@ def _planned(sent: Any) -> list[Any]:
     found = []
     for t in predicates(sent):
         subj = subject(t)
-        if any(word(c) in _FUTURE for c in t.children if c.dep_ in ("aux", "advmod")) and (
-                subj is None or word(subj) in _PLANNERS or word(subj).rstrip(".!,") in _ACKS):
-            found.append(t)
-        elif word(t) in ("gotta", "gonna"):
+        future = any(word(c) in _FUTURE for c in t.children if c.dep_ in ("aux", "advmod"))
+        mine = subj is None or word(subj) in _PLANNERS or word(subj).rstrip(".!,") in _ACKS
+        if (future and mine) or word(t) in ("gotta", "gonna"):
             found.append(t)
     return found
 
@@ -129,8 +132,11 @@ def _plan(sent: Any) -> bool:
 def _trial(t: Any) -> bool:
     """A planned act that puts the advice to the test: a verb of trying or watching ("I'll
     try it tonight", "will test it on Monday", "I'll run it past her and see", "will keep an
-    eye on it")."""
+    eye on it"); not a repeat or an extension after a result (`_AGAIN`: "I'll try the same
+    trick on the peppers next spring")."""
     acts = [t, *(c for c in t.children if c.dep_ == "conj")]
+    if any(word(d) in _AGAIN for a in acts for d in a.subtree):
+        return False  # doing it again or elsewhere after a result: "try the same on the peppers"
     return any(str(a.lemma_).casefold() in TRIAL or (
         str(a.lemma_).casefold() == "keep" and any(word(c) == "eye" for c in a.children))
         for a in acts)
