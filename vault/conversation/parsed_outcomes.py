@@ -201,17 +201,10 @@ def _plain(t: Token, polarity: int, now: bool, still: bool) -> str | None:
     if polarity > 0 and (now or has_child(t, "again") or str(t.lemma_).casefold() in (
             "run", "go", "work")):
         return "success"  # "it went smoothly", "the backup ran fine", "main is green again"
-    if now and polarity == 0 and not is_person(subject(t)) and not _compared(t) and not (
-            _understood(t) or _own_act(t)):
+    if now and polarity == 0 and not is_person(subject(t)) and not (
+            _compared(t) or _understood(t)):
         return "success"
     return None
-
-
-def _own_act(t: Token) -> bool:
-    """An act with an object and no subject, said in the speaker's clipped style ("feeding
-    it twice a day now"): the speaker doing a step, not a thing's result."""
-    return subject(t) is None and t.pos_ == "VERB" and any(
-        c.dep_ == "dobj" for c in t.children)
 
 
 def _mild(t: Token) -> bool:
