@@ -55,7 +55,10 @@ Sunday") takes no verdict from the reaction (a "Sounds like a plan!" answers the
 a plan of a further attempt after a failure, with no verdict of its own, reopens the task:
 the failure was a step, and a session that ends there has no outcome yet. A lesson turn
 that opens with a report ("uploads save fine now. takeaway: ...") has its verdict read
-from the part before the lesson's marker (both paths).
+from the part before the lesson's marker (both paths). A user's last turn that leaves to
+try the advice, with no verdict of its own (`reactions.trials`: "will try it monday"),
+drops the verdict so far: no result is said yet. A session's opening request that neither
+reading finds a goal in is the goal all the same (`openings`).
 
 An assistant's verdict that repeats the user's ("Sorry it didn't work out") leaves the
 user's turn the outcome. A goal with no outcome in its window is no episode (precision
@@ -73,12 +76,13 @@ from typing import Any
 
 from .events import Event
 from .nlp import parse, pipeline
+from .openings import opening
 from .outcomes import Terms
 from .outcomes import outcome as outcome_of
 from .parsed_attempts import advice
 from .parsed_episodes import Goal, parsed_goal, turn_goal
 from .parsed_outcomes import parsed_outcome
-from .reactions import judged, plans, reaction, reports
+from .reactions import judged, plans, reaction, reports, trials
 from .task_words import goal_terms, is_goal
 
 WINDOW = 12
@@ -174,6 +178,12 @@ class _Rules:
     def plans(self, ev: Event) -> bool:
         return False
 
+    def trials(self, ev: Event) -> bool:
+        return False
+
+    def opening(self, evs: Sequence[Event], i: int) -> Terms | None:
+        return None
+
     def new_task(self, ev: Event, goal: Terms) -> bool:
         """A want (`WANT`) whose terms share nothing with the goal's."""
         folded = _fold(ev.text)
@@ -212,6 +222,16 @@ class _Parsed:
         doc = parse(ev.text)
         return None if doc is None else parsed_outcome(doc, goal, user=ev.role == "user")
 
+    def opening(self, evs: Sequence[Event], i: int) -> Goal | None:
+        """The goal of a session's opening request that neither reading found a goal in
+        (`openings.opening`): with `combine`, in an agent's session only."""
+        if not self.combine:
+            return None
+        doc = parse(re.sub(r"\[[^\]]*\]", " ", evs[i].text))
+        if doc is None:
+            return None
+        return opening(evs, i, doc)
+
     def new_task(self, ev: Event, goal: Goal) -> bool:
         """A want of the user's that shares no anchor (noun, wanted or problem verb) with
         the goal's."""
@@ -241,6 +261,11 @@ class _Parsed:
         """The turn announces a further act of its speaker (`reactions.plans`)."""
         doc = parse(ev.text)
         return doc is not None and plans(doc)
+
+    def trials(self, ev: Event) -> bool:
+        """The turn announces a trial of its speaker's still to come (`reactions.trials`)."""
+        doc = parse(ev.text)
+        return doc is not None and trials(doc)
 
     def helped(self, ev: Event, by: str) -> bool:
         """An attempt between goal and outcome: an assistant's turn, or advice from another
@@ -310,6 +335,10 @@ def _close(evs: Sequence[Event], i: int, reader: Any,
                 ev.speaker == evs[i].speaker and reader.plans(ev)):
             verdict = None  # a further attempt announced: the failure so far was a step
         if label is None and verdict is not None and ev.speaker == evs[i].speaker and (
+                reader.trials(ev)) and not any(e.session == ev.session and e.speaker == ev.speaker
+                                               for e in evs[j + 1 : i + 1 + WINDOW]):
+            verdict = None  # the user leaves to try it: no result said yet
+        if label is None and verdict is not None and ev.speaker == evs[i].speaker and (
                 reader.new_task(ev, goal)):
             break  # the same speaker asks for something new: this task ended before it
     return None if verdict is None else (*verdict, None)
@@ -332,6 +361,13 @@ def find_episodes(events: Sequence[Event], *, use_nlp: bool = True,
     while i < len(evs):
         g = evs[i]
         goal = reader.goal(g) if g.role == "user" else None
+        if goal is None and g.role == "user" and (opened := reader.opening(evs, i)) is not None:
+            # an opening request; a greeting or a story before one the reading finds (the
+            # session's next user turn) leaves the goal to that turn when it closes
+            k = next((n for n in range(i + 1, len(evs)) if evs[n].session == g.session
+                      and evs[n].role == "user"), i)
+            later = reader.goal(evs[k]) if k > i else None
+            goal = None if later is not None and _close(evs, k, reader, later) else opened
         if goal is None:
             i += 1
             continue

@@ -42,6 +42,7 @@ from .parsed_episodes import Goal
 from .parsed_polarity import (
     GAVE_UP,
     MILD,
+    MIND,
     PROBLEM,
     PROBLEM_NOUNS,
     RECUR,
@@ -67,6 +68,9 @@ _THIRD = frozenset({"it", "they", "she", "he", "this", "them"})
 # didn't change anything").
 _ENDING = frozenset("stop disappear vanish end cease go_away clear_up".split())
 _EFFECT = frozenset("change improve affect".split())
+_COMPLEMENTS = frozenset({"acomp", "attr", "oprd", "advmod", "advcl", "xcomp"})
+# Verbs of the speaker losing what the task was for ("we'll miss the ceremony").
+LOSS = frozenset("miss lose forfeit".split())
 _PAST = frozenset({"VBD", "VBN"})
 # Idioms whose words say nothing alone: (pattern on the folded sentence, verdict).
 IDIOMS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
@@ -100,6 +104,8 @@ def _nouns_of(tok: Token | None) -> frozenset[str]:
 
 def _verdict(t: Token, goal: Goal | None, user: bool) -> str | None:
     """What predicate `t` says of the task (module docstring), or None."""
+    if user and _lost(t, goal):
+        return "failure"
     if hypothetical(t) or imperative(t):
         return None
     subj, key, lem = subject(t), lemma_key(t), str(t.lemma_).casefold()
@@ -135,7 +141,7 @@ def _verdict(t: Token, goal: Goal | None, user: bool) -> str | None:
         return "failure"
     polarity = -1 if neg else state(t)
     if user and not neg and (now or has_child(t, "again")) and (
-            word(t) in MILD or has_child(t, *MILD)):
+            _mild(t)):
         return "success"  # "we're good now", "all OK again"
     if not user:
         return "success" if polarity > 0 and now else None
@@ -164,6 +170,27 @@ def _verdict(t: Token, goal: Goal | None, user: bool) -> str | None:
     return _plain(t, polarity, now, still)
 
 
+def _lost(t: Token, goal: Goal | None) -> bool:
+    """The speaker's loss, said as happened or as certain ("we missed the flight", "we'll
+    miss the ceremony", "I'm going to lose the deposit"): a verb of losing (`LOSS`), not
+    negated, first-person subject, in the past or a plain future (no condition on it or in
+    a clause under it: "if the coach is full we'll miss it"), and not
+    what the goal wanted ("I want to lose 5 kg")."""
+    lem, subj = str(t.lemma_).casefold(), subject(t)
+    if lem not in LOSS or negated(t) or subj is None or word(subj) not in ("i", "we"):
+        return False
+    if goal is not None and lemma_key(t) in goal.wanted:
+        return False
+    kids = list(t.children)
+    if any(c.dep_ == "mark" or (c.dep_ == "advcl" and any(g.dep_ == "mark" for g in c.children))
+           for c in kids) or t.dep_ not in ("ROOT", "conj", "ccomp"):
+        return False
+    future = any(c.dep_ == "aux" and word(c) in ("will", "'ll") for c in kids) or (
+        t.head.i != t.i and word(t.head) == "going" and t.dep_ == "xcomp")
+    modal = any(c.tag_ == "MD" and word(c) not in ("will", "'ll") for c in kids)
+    return not modal and (t.tag_ == "VBD" or future)
+
+
 def _plain(t: Token, polarity: int, now: bool, still: bool) -> str | None:
     """A verdict without the goal's anchors: a state said now, still or again."""
     if polarity < 0 and (now or still or has_child(t, "yet") or "worse" in (
@@ -174,9 +201,25 @@ def _plain(t: Token, polarity: int, now: bool, still: bool) -> str | None:
     if polarity > 0 and (now or has_child(t, "again") or str(t.lemma_).casefold() in (
             "run", "go", "work")):
         return "success"  # "it went smoothly", "the backup ran fine", "main is green again"
-    if now and polarity == 0 and not is_person(subject(t)) and not _compared(t):
+    if now and polarity == 0 and not is_person(subject(t)) and not (
+            _compared(t) or _understood(t)):
         return "success"
     return None
+
+
+def _mild(t: Token) -> bool:
+    """A mild good state on `t` (`MILD`), not an acknowledgement hung on it ("ok that makes
+    sense now": "ok" is an interjection, not a state)."""
+    return word(t) in MILD or any(
+        word(c) in MILD or any(word(g) in MILD for g in c.children if c.dep_ in _COMPLEMENTS)
+        for c in t.children if c.dep_ != "intj")
+
+
+def _understood(t: Token) -> bool:
+    """Understanding, not a result: a verb of the mind or "makes sense" ("that makes sense
+    now": the advice is clear, nothing has been done yet)."""
+    return str(t.lemma_).casefold() in MIND or any(
+        c.dep_ == "dobj" and str(c.lemma_).casefold() == "sense" for c in t.children)
 
 
 def _compared(t: Token) -> bool:

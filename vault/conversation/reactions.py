@@ -25,7 +25,9 @@ big jump", "Great to hear!", "I'm sorry, that's a rotten outcome". So:
   none of its statements a plan of the speaker's (a first-person future, "I'll take it to
   the park on Sunday", "gotta find out where it goes"); a reaction to a plan ("Sounds good,
   good luck!") says nothing of an outcome. `plans`: a statement of the turn is such a
-  plan (`episodes` reopens a failed task on it).
+  plan (`episodes` reopens a failed task on it); `trials`: such a plan is a trial of the
+  advice ("will try it monday", "I'll run it past her and see", "will keep an eye on it";
+  not "the same ... next spring"), and a user who leaves on one has said no result yet.
 
 The bounds were set on the bench's tuning sets (`bench/bench_episodes.py`; "Good." scores
 +0.44 and praises a step as often as a result, so `POSITIVE` is a trade-off, not a law).
@@ -51,6 +53,12 @@ NEGATIVE = -0.05
 OVERRULE = 0.5
 _PLANNERS = frozenset({"i", "we"})
 _FUTURE = frozenset({"will", "'ll", "wo", "shall", "gonna", "gotta", "going"})
+# Acknowledgements opening a reply ("k. will try monday"), misread as a subject.
+_ACKS = frozenset({"k", "kk", "ok", "okay", "sure", "cool", "alright"})
+# Verbs of a trial still to come: the advice is to be tried, tested or watched.
+TRIAL = frozenset("try test see check attempt watch monitor retry".split())
+# Words of doing it again or elsewhere: a plan with one follows a result, it awaits none.
+_AGAIN = frozenset("next again too also same other another".split())
 
 
 @lru_cache(maxsize=1)
@@ -103,22 +111,48 @@ def judged(score: float, parsed: str | None) -> str | None:
     return said if abs(score) >= OVERRULE else parsed
 
 
-def _plan(sent: Any) -> bool:
-    """A first-person future or modal act: "I'll try it tonight", "gotta find out"."""
+def _planned(sent: Any) -> list[Any]:
+    """The predicates of a first-person future or modal act: "I'll try it tonight", "gotta
+    find out", "k. will try monday" (an acknowledgement the small model takes for the
+    subject counts as none)."""
+    found = []
     for t in predicates(sent):
         subj = subject(t)
-        if any(word(c) in _FUTURE for c in t.children if c.dep_ in ("aux", "advmod")) and (
-                subj is None or word(subj) in _PLANNERS):
-            return True
-        if word(t) in ("gotta", "gonna"):
-            return True
-    return False
+        future = any(word(c) in _FUTURE for c in t.children if c.dep_ in ("aux", "advmod"))
+        mine = subj is None or word(subj) in _PLANNERS or word(subj).rstrip(".!,") in _ACKS
+        if (future and mine) or word(t) in ("gotta", "gonna"):
+            found.append(t)
+    return found
+
+
+def _plan(sent: Any) -> bool:
+    return bool(_planned(sent))
+
+
+def _trial(t: Any) -> bool:
+    """A planned act that puts the advice to the test: a verb of trying or watching ("I'll
+    try it tonight", "will test it on Monday", "I'll run it past her and see", "will keep an
+    eye on it"); not a repeat or an extension after a result (`_AGAIN`: "I'll try the same
+    trick on the peppers next spring")."""
+    acts = [t, *(c for c in t.children if c.dep_ == "conj")]
+    if any(word(d) in _AGAIN for a in acts for d in a.subtree):
+        return False  # doing it again or elsewhere after a result: "try the same on the peppers"
+    return any(str(a.lemma_).casefold() in TRIAL or (
+        str(a.lemma_).casefold() == "keep" and any(word(c) == "eye" for c in a.children))
+        for a in acts)
 
 
 def reports(doc: Any) -> bool:
     """The user's turn reports something that happened (module docstring)."""
     said = [s for s in doc.sents if not _asks(s)]
     return bool(said) and not any(_plan(s) for s in said)
+
+
+def trials(doc: Any) -> bool:
+    """A statement of the turn plans a trial of the speaker's (`_trial`): the user leaves to
+    try the advice, so no result is said yet (`episodes` drops the verdict so far when this
+    is the speaker's last turn and it says no verdict of its own)."""
+    return any(_trial(t) for s in doc.sents if not _asks(s) for t in _planned(s))
 
 
 def plans(doc: Any) -> bool:
