@@ -190,17 +190,17 @@ class Index:
                 saved = stat_store.load(self._state, key)
                 if saved is not None and stat_store.agrees(
                         saved, lambda ids: stat_sample(self._conn, ids)):
-                    return StatCache(version, key=key, saved=saved)
+                    return StatCache(version, key=key if clean else None, saved=saved)
             return StatCache(version, self._conn.execute(f"SELECT {STAT_COLS} FROM notes"),
                              key=key if clean else None)
 
     def persist_stats(self, count_op: Callable[[], None] | None = None) -> bool:
         """Save the stat cache's columns beside the index (stat_store.py) under the rows' key
-        now, when they are provably those rows: read from the rows outside a write, with no
-        layer of patched rows left (`StatCache.settle`: a build's is folded in), and either
-        unchanged with the key unchanged, or changed only by this connection's own commits
-        with no other connection committing since they were read (`PRAGMA data_version`,
-        read after the key). True when saved. `count_op`: the store's fault injection."""
+        now, when they are provably those rows: read (from the rows or the file) outside a
+        write, with no layer of patched rows left (`StatCache.settle` folds or splices it
+        in), and either unchanged with the key unchanged, or changed only by this
+        connection's own commits with no other connection committing since they were read
+        (`PRAGMA data_version`, read after the key). True when saved (`count_op`: faults)."""
         c = self._stats
         if (c is None or c.from_file or c.key is None or self._state is None
                 or self._refuse is not None or self._conn.in_transaction):
