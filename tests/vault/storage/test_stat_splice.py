@@ -187,6 +187,35 @@ def test_the_file_is_loaded_before_the_change_it_is_spliced_with(tmp_path: Path)
     assert _new_process(root) == (True, _from_rows(root))
 
 
+def test_a_file_loaded_in_a_read_transaction_is_spliced_too(tmp_path: Path) -> None:
+    """A snapshot taken before the sync loads the stat cache inside its read transaction (no
+    write pending): the sync's own commits are still spliced and saved."""
+    root = _vault(tmp_path)
+    old = (root / FILE).read_bytes()
+    _one_edit(root)
+    with Vault.open(root, auto_sync=False) as v:
+        v.corpus()
+        c = v.index._stats
+        assert c is not None and c.from_file and c.key is not None
+        assert v.sync().changed
+    assert (root / FILE).read_bytes() != old
+    assert _new_process(root) == (True, _from_rows(root))
+
+
+def test_a_cache_loaded_after_a_write_in_its_transaction_is_never_saved(
+        tmp_path: Path) -> None:
+    root = _vault(tmp_path)
+    index = Index.open(root / ".rmh" / "index.sqlite")
+    try:
+        with index.reading():
+            index._conn.execute("UPDATE notes SET title = 'x' WHERE path = 'top.md'")
+            index.stat_folders()
+        assert index._stats is not None and index._stats.key is None
+        assert not index.persist_stats()
+    finally:
+        index.close()
+
+
 KILL = """
 import sys
 from pathlib import Path
