@@ -13,6 +13,11 @@ temporaries and allocator fragmentation are not, so RSS can exceed the traced pe
 
     python -m bench.profile_prepare --cold-store VAULT [--fresh] [--runs 3]
 
+    python -m bench.profile_prepare --edit K VAULT
+
+edits K notes outside rmh (turn notes spread over the `turns/` folders, each gets one line
+appended; run between `--cold-once` processes: the next process is the first after a change).
+
 runs the persisted note columns (storage/note_store.py) against the rows in new processes and
 asserts the same hits and scores (`cold_store`); each process reports CPU seconds per phase.
 
@@ -143,8 +148,12 @@ def run(n: int, keep: Path | None) -> dict[str, Any]:
 COLD_QUERY = "who talked about the billing migration yesterday"
 
 
-def cold_once(root: Path, runs: int, approx_above: int) -> dict[str, Any]:
-    """One process's cold start on the vault at `root` (module docstring)."""
+def cold_once(root: Path, runs: int, approx_above: int,
+              prepare_first: bool = False) -> dict[str, Any]:
+    """One process's cold start on the vault at `root` (module docstring). `prepare_first`:
+    take the snapshot and prepare the engine before the sync (the persisted structures of
+    the state before any outside change), so the sync's changes reach them as an in-process
+    update (NOTES-S6's experiment)."""
     clock: dict[str, float] = {}
     cpu: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -157,6 +166,9 @@ def cold_once(root: Path, runs: int, approx_above: int) -> dict[str, Any]:
     with Vault.open(root, auto_sync=False, engine=engine) as v:
         clock["open_s"] = time.perf_counter() - t0
         cpu["open_s"] = c = time.process_time()
+        if prepare_first:
+            v.engine.prepare(v.corpus())
+            cpu["before_sync_s"], c = time.process_time() - c, time.process_time()
         t = time.perf_counter()
         v.sync()
         clock["sync_s"] = time.perf_counter() - t
@@ -236,22 +248,47 @@ def cold_store(root: Path, runs: int, approx_above: int, fresh: bool) -> dict[st
             "hits_identical": True, "hits": procs[0]["hits"]}
 
 
+def edit_outside(root: Path, k: int) -> list[str]:
+    """Append one line to `k` turn notes spread evenly over the vault's `turns/` folders (a
+    change made outside rmh); returns their paths relative to `root`."""
+    folders = sorted(p for p in (root / "turns").iterdir() if p.is_dir())
+    out: list[str] = []
+    for i in range(k):
+        folder = folders[i * len(folders) // max(1, k)]
+        names = sorted(folder.iterdir())
+        note = names[(i * 7919) % len(names)]
+        with open(note, "a", encoding="utf-8") as fh:
+            fh.write(f"\nedited outside rmh ({i})\n")
+        out.append(str(note.relative_to(root)))
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--notes", type=int, default=100_000)
     parser.add_argument("--keep", type=Path, help="folder to create/reuse vaults under")
     parser.add_argument("--cold", action="store_true", help="time cold starts (needs --keep)")
     parser.add_argument("--cold-once", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--prepare-first", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--cold-store", type=Path, metavar="VAULT",
                         help="the note columns: rows vs store, hits asserted identical")
     parser.add_argument("--fresh", action="store_true",
                         help="with --cold-store: first a process with nothing persisted")
+    parser.add_argument("--edit", type=int, metavar="K",
+                        help="with a VAULT argument: edit K notes outside rmh, then exit")
+    parser.add_argument("vault", nargs="?", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--approx-above", type=int, default=dense.DenseParams().approx_above,
                         help="chunks above which dense is an IVF (--cold)")
     args = parser.parse_args()
+    if args.edit is not None:
+        if args.vault is None:
+            parser.error("--edit K needs a VAULT")
+        print(json.dumps(edit_outside(args.vault, args.edit)), flush=True)
+        return
     if args.cold_once is not None:
-        print(json.dumps(cold_once(args.cold_once, args.runs, args.approx_above)), flush=True)
+        print(json.dumps(cold_once(args.cold_once, args.runs, args.approx_above,
+                                   args.prepare_first)), flush=True)
         return
     if args.cold_store is not None:
         print(json.dumps(cold_store(args.cold_store, args.runs, args.approx_above, args.fresh),

@@ -48,6 +48,7 @@ class Index:
         self._read_only_vault = refuse is not None
         self._stats: StatCache | None = None
         self._touched: tuple[set[int], set[str]] | None = None  # ids, old paths (atomic)
+        self._read_tx: int | None = None  # in a transaction `reading` began: total_changes
 
     @classmethod
     def open(cls, path: Path, *, read_only: bool = False) -> Index:
@@ -145,9 +146,11 @@ class Index:
             yield
             return
         self._conn.execute("BEGIN")
+        self._read_tx = self._conn.total_changes  # rows this connection had written by then
         try:
             yield
         finally:
+            self._read_tx = None
             self._conn.execute("COMMIT")
 
     # -- generation ---------------------------------------------------------------------
@@ -182,25 +185,25 @@ class Index:
 
     def _load_stats(self, version: int) -> StatCache:
         """The stat cache from the persisted columns, else from the rows with their key (read
-        in the same transaction; kept for `persist_stats` only with no write pending)."""
-        clean = not self._conn.in_transaction
+        in the same transaction; kept for `persist_stats` only with no write pending: outside
+        a transaction, or in one `reading` began that has written nothing)."""
+        clean = not self._conn.in_transaction or self._read_tx == self._conn.total_changes
         with self.reading():
             key = stat_key(self._conn) if self._state is not None else None
             if key is not None and self._state is not None:
                 saved = stat_store.load(self._state, key)
                 if saved is not None and stat_store.agrees(
                         saved, lambda ids: stat_sample(self._conn, ids)):
-                    return StatCache(version, key=key, saved=saved)
+                    return StatCache(version, key=key if clean else None, saved=saved)
             return StatCache(version, self._conn.execute(f"SELECT {STAT_COLS} FROM notes"),
                              key=key if clean else None)
 
     def persist_stats(self, count_op: Callable[[], None] | None = None) -> bool:
-        """Save the stat cache's columns beside the index (stat_store.py) under the rows' key
-        now, when they are provably those rows: read from the rows outside a write, with no
-        layer of patched rows left (`StatCache.settle`: a build's is folded in), and either
-        unchanged with the key unchanged, or changed only by this connection's own commits
-        with no other connection committing since they were read (`PRAGMA data_version`,
-        read after the key). True when saved. `count_op`: the store's fault injection."""
+        """Save the stat cache's columns (stat_store.py) under the rows' key now, when they are
+        provably those rows: read (rows or file) outside a write, no layer of patched rows
+        left (`StatCache.settle` folds or splices it in), and unchanged with the key, or
+        changed only by this connection's own commits with no other connection committing
+        since (`PRAGMA data_version`, read after the key). True when saved."""
         c = self._stats
         if (c is None or c.from_file or c.key is None or self._state is None
                 or self._refuse is not None or self._conn.in_transaction):
@@ -389,12 +392,7 @@ class Index:
 
     def counts(self) -> dict[str, int]:
         """Row counts for status reports."""
-        q = self._conn.execute
-        return {
-            "notes": int(q("SELECT COUNT(*) FROM notes").fetchone()[0]),
-            "links": int(q("SELECT COUNT(*) FROM links").fetchone()[0]),
-            "skipped": int(q("SELECT COUNT(*) FROM skipped").fetchone()[0]),
-            "embeddings": int(q("SELECT COUNT(*) FROM embeddings").fetchone()[0]),
-        }
+        return {t: int(self._conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0])
+                for t in ("notes", "links", "skipped", "embeddings")}
 
 

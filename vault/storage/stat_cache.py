@@ -31,6 +31,7 @@ from ..notes.folding import folds
 from ..notes.name_index import LazyKeyIndex
 from .columns import ReadOnly, Strings, hex_column
 from .folders import FolderDigest, digest, digest_packed
+from .stat_splice import splice
 from .stat_store import StatColumns
 
 
@@ -224,13 +225,25 @@ class StatCache:
             None if saved is None else dict(zip(saved.folders, saved.digests, strict=True)))
 
     def settle(self) -> bool:
-        """Fold the patched layer into new columns when it is at least as large as them (a
-        build: the fold costs no more than the layer's rows did); True when no layer is
-        left."""
-        if (self._extra or self._hidden) and (len(self._extra) + len(self._hidden)
-                                              >= len(self._table)):
+        """Fold the patched layer into new columns: by rows when it is at least as large as
+        them (a build: the fold costs no more than the layer's rows did), else by splicing
+        it into copies of the columns (storage/stat_splice.py: O(n) bytes copied, Python work
+        only for the touched folders); True when no layer is left."""
+        if not (self._extra or self._hidden):
+            return True
+        if len(self._extra) + len(self._hidden) >= len(self._table):
             self._fold()
-        return not (self._extra or self._hidden)
+            return True
+        t = self._table
+        cols = splice(t.ids, t.sizes, t.mtimes, t.inodes, t.paths, t.hashes, t.spans,
+                      self._hidden, self._extra,
+                      {f: d for f, (d, _) in self.folders.items()})
+        if cols is None:
+            return False
+        self._table = _Table(cols)
+        self._extra, self._hidden, self._by_folder = {}, set(), {}
+        self.folders = self._table.folders(dict(zip(cols.folders, cols.digests, strict=True)))
+        return True
 
     def columns(self) -> StatColumns | None:
         """The columns (to persist), or None while patched rows lie in a layer over them."""
@@ -248,6 +261,7 @@ class StatCache:
         are computed again from their rows (columns by range, and the patched layer)."""
         rows, table, extra = self.rows, self._table, self._extra
         self.patched = True
+        self.from_file = False  # the file no longer holds these rows (stat_store.py)
         touched: set[str] = set()
         for path in gone:
             if path in rows:

@@ -19,7 +19,9 @@ write, a move or a delete through rmh, an erasure, and any other program writing
 only for rows provably at that key (index.py `persist_stats`): read in the same read
 transaction as the key, outside any write, and unchanged since; or changed since only by
 this connection's own commits, with no other connection committing meanwhile (`PRAGMA
-data_version`, read after the key). A later change moves the key and the file is not used.
+data_version`, read after the key). So the process that syncs a change over a loaded file
+saves the new key's file itself, its few rows spliced into the mapped columns
+(stat_splice.py). A later change moves the key and the file is not used.
 
 The counter alone could repeat in another history of the same index (rows rolled back are
 rolled back with it, but an index restored from a backup and changed again, or a new index

@@ -247,8 +247,8 @@ def _sync(store: Store, index: Index, only: Iterable[str] | None, workers: int |
                 index.set_skipped_paths(only_paths, report.skipped)
             if report.changed:
                 index.bump_generation()
-    if only is None:  # the first full sync of a new process after a change: rows read and
-        index.persist_stats()  # unchanged by it are saved for the next (stat_store.py)
+    if only is None:  # rows read, or a mapped file and this sync's own commits spliced in,
+        index.persist_stats()  # are saved for the next process (stat_store.py, stat_splice.py)
     report.generation = index.generation()
     report.updated.sort()
     report.renamed.sort()
