@@ -141,6 +141,9 @@ def test_a_certain_loss_of_the_speaker_is_a_failure() -> None:
     assert _outcome("If the coach is full we'll miss the interview.") is None
     assert _outcome("I hope we won't miss it.") is None
     assert _outcome("I miss my old bike.") is None  # present: a feeling, no loss said
+    assert _outcome("I'm going to lose the deposit.") == "failure"  # a plain future
+    assert _outcome("I'm not going to lose the deposit.") is None
+    assert _outcome("If I'm going to lose the deposit, tell me.") is None
     assert _outcome("We never missed the last ferry.") is None
     assert _outcome("The ferry we missed left at nine.") is None  # not what the turn says
 
