@@ -119,4 +119,7 @@ def test_a_hollow_head_named_by_a_noun_before_it_is_a_thing() -> None:
         "I'm looking for inspiration for my next art project.")
     assert ("rosa", "did:face", "challenge") not in _said("I faced a challenge.")
     assert ("rosa", "has", "project") not in _said("I'm stuck on my project.")
+    # a plural head is named by its lemma ("scores" -> score, "issues" -> issue)
+    assert ("rosa", "did:get", "test score") in _said("We got the test scores.")
+    assert ("rosa", "did:have", "health issue") in _said("I have health issues.")
     assert not informative(_st("did:complete", "charity fitness challenge"))  # no parse given
