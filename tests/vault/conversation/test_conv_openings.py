@@ -146,6 +146,9 @@ def test_a_certain_loss_of_the_speaker_is_a_failure() -> None:
     assert _outcome("If I'm going to lose the deposit, tell me.") is None
     assert _outcome("We never missed the last ferry.") is None
     assert _outcome("The ferry we missed left at nine.") is None  # not what the turn says
+    assert _outcome("We'll miss you at the party.") is None  # a person: a feeling
+    assert _outcome("I'm going to miss you guys.") is None
+    assert _outcome("We'll miss our flight.") == "failure"
 
 
 @parsed
