@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from harness.commands.learn import _story
+from harness.compose import open_ledger
 from tests.forks import run_cli
+from vault import Vault
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -64,3 +66,34 @@ def test_the_story_names_the_demotion_of_a_note_surely_passed_over() -> None:
     assert "x0.8240 of it on every query: passed over surely (-0.1760 x weights.passed)" in on
     off = _story({**doc, "passed_factor": 1.0, "multiplier": 1 - 0.2 * 0.227})
     assert "score x0.9546" in off and "less on others, x1 on a query about other things" in off
+
+
+@pytest.mark.slow
+def test_learning_note_reads_the_passed_factor_from_weights_passed(tmp_path: Path) -> None:
+    """`rmh learning NOTE` computes the factor from the vault's `[search] weights.passed`:
+    a note passed over in twenty sessions is x max(0.5, 1 + W p), x1 without the weight."""
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / "Melanie.md").write_text("Melanie, a speaker\n", encoding="utf-8")
+    (root / "Turn.md").write_text("the kids went camping\n", encoding="utf-8")
+    assert rmh(root, "init").returncode == 0
+    with Vault.open(root) as v:
+        hub, turn = v.resolve("Melanie"), v.resolve("Turn")
+    ledger = open_ledger(root)
+    try:
+        for k in range(20):  # the hub first in every list, the turn cited by a new note
+            ledger.start_session(f"s{k}", 1000.0 + 10 * k)
+            ledger.on_search(f"s{k}", f"question {k}", [(hub, 0, 1.0), (turn, 1, 0.63)])
+            ledger.on_write(f"s{k}", 100 + k, True, [turn])
+            ledger.end_session(f"s{k}", 1001.0 + 10 * k)
+    finally:
+        ledger.close()
+    off = json.loads(rmh(root, "learning", "Melanie", "--json").stdout)
+    assert off["passed"] < -0.1 and off["passed_factor"] == 1.0
+    for w, want in ((2.0, 1.0 + 2.0 * off["passed"]), (4.0, 0.5)):  # 4: at the floor
+        (root / "rmh.toml").write_text(f"[search]\nweights = {{ passed = {w} }}\n",
+                                       encoding="utf-8")
+        on = json.loads(rmh(root, "learning", "Melanie", "--json").stdout)
+        assert on["passed"] == off["passed"] and want < 1.0
+        assert on["passed_factor"] == pytest.approx(want)
+        assert on["multiplier"] == pytest.approx(off["multiplier"] * want)

@@ -9,7 +9,8 @@ for the exception below):
 - a belonging that is no thing one has: the head of X in ("has"/"uses", X) names a quality,
   an outcome, an undertaking, a feeling, a talk or a measure (`HOLLOW`: "your empathy", "my
   achievement", "your search", "our last chat", "our community", "my influence"), a generic
-  thing (`GENERIC`: "your project") or ends in "-ness" ("your willingness"); a body part
+  thing (`GENERIC`: "your project") or ends in "-ness" ("your willingness"; not the things
+  of `NESS_THINGS`: "your business", "my illness"); a body part
   (`BODY`: "your back", said in instructions); an event (`EVENTS`: "your party", "your
   exams") said of the addressee or as "our" (shared with the addressee: "our hike"), while
   the speaker's own ("my dinner party") is kept;
@@ -71,6 +72,8 @@ EVENTS = frozenset(
     """party hike exam test meeting event trip walk ride visit game picnic concert match
     race""".split())
 BODY = frozenset("""back shoulder knee leg arm foot feet neck skin hair stomach""".split())
+# Nouns in "-ness" that are things one has, not qualities ("my business", "her illness").
+NESS_THINGS = frozenset("business illness witness harness wilderness".split())
 LIGHT = frozenset("have get make do give put experience".split())
 # Taking up what was just said or shown ("I will check them out", "try these tips").
 _TAKING_UP = frozenset(
@@ -91,7 +94,7 @@ def informative(st: Statement, doc: Any = None) -> bool:
     named = len(words) > 1 and _named_by_noun(words[-2], head, doc)
     if pred in ("has", "uses"):
         return not (((head in HOLLOW or head in GENERIC) and not named)
-                    or head.endswith("ness") or head in BODY
+                    or (head.endswith("ness") and head not in NESS_THINGS) or head in BODY
                     or (head in EVENTS and _shared(st)))
     if pred in ("did", "plans"):
         verb = topic.split("_", 1)[0]

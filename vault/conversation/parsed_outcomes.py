@@ -174,19 +174,23 @@ def _lost(t: Token, goal: Goal | None) -> bool:
     """The speaker's loss, said as happened or as certain ("we missed the flight", "we'll
     miss the ceremony", "I'm going to lose the deposit"): a verb of losing (`LOSS`), not
     negated, first-person subject, in the past or a plain future (no condition on it or in
-    a clause under it: "if the coach is full we'll miss it"), and not
-    what the goal wanted ("I want to lose 5 kg")."""
-    lem, subj = str(t.lemma_).casefold(), subject(t)
-    if lem not in LOSS or negated(t) or subj is None or word(subj) not in ("i", "we"):
+    a clause under it: "if the coach is full we'll miss it"), not of a person ("we'll miss
+    you") and not what the goal wanted ("I want to lose 5 kg")."""
+    going = t.dep_ == "xcomp" and t.head.i != t.i and word(t.head) == "going"
+    verb = t.head if going else t  # "I'm going to lose it": "going" carries the clause
+    lem, subj = str(t.lemma_).casefold(), subject(verb)
+    if lem not in LOSS or negated(t) or negated(verb) or subj is None or word(subj) not in (
+            "i", "we"):
         return False
     if goal is not None and lemma_key(t) in goal.wanted:
         return False
-    kids = list(t.children)
+    if any(c.dep_ == "dobj" and is_person(c) for c in t.children):
+        return False  # "we'll miss you": a feeling for a person, no loss
+    kids = list(verb.children)
     if any(c.dep_ == "mark" or (c.dep_ == "advcl" and any(g.dep_ == "mark" for g in c.children))
-           for c in kids) or t.dep_ not in ("ROOT", "conj", "ccomp"):
+           for c in kids) or verb.dep_ not in ("ROOT", "conj", "ccomp"):
         return False
-    future = any(c.dep_ == "aux" and word(c) in ("will", "'ll") for c in kids) or (
-        t.head.i != t.i and word(t.head) == "going" and t.dep_ == "xcomp")
+    future = going or any(c.dep_ == "aux" and word(c) in ("will", "'ll") for c in kids)
     modal = any(c.tag_ == "MD" and word(c) not in ("will", "'ll") for c in kids)
     return not modal and (t.tag_ == "VBD" or future)
 

@@ -27,7 +27,8 @@ def test_a_quality_an_outcome_or_an_undertaking_is_no_belonging() -> None:
                   "eagerness", "community"):
         assert not informative(_st("has", value, first_person=False)), value
     assert not informative(_st("uses", "rosa's influence"))
-    for value in ("bakery", "dog", "old bike", "cooking class", "sister", "writing"):
+    for value in ("bakery", "dog", "old bike", "cooking class", "sister", "writing",
+                  "business", "dance business", "illness"):  # "-ness" things, not qualities
         assert informative(_st("has", value, first_person=False)), value
 
 
@@ -75,6 +76,7 @@ def test_informative_only_keeps_the_order() -> None:
 def test_trivial_statements_of_a_turn_are_dropped() -> None:
     assert ("omar", "has", "project") not in _said("Good luck with your project!")
     assert ("omar", "has", "bakery") in _said("Your bakery looks great.")
+    assert ("omar", "has", "business") in _said("Your business looks great.")
     assert ("rosa", "did:have", "blast") not in _said("We had a blast at the lake.")
     assert ("rosa", "did:adopt", "kitten") in _said("I adopted a kitten.")
     assert not [s for s in _said("I got great news!") if s[1] == "did:get"]
@@ -119,4 +121,7 @@ def test_a_hollow_head_named_by_a_noun_before_it_is_a_thing() -> None:
         "I'm looking for inspiration for my next art project.")
     assert ("rosa", "did:face", "challenge") not in _said("I faced a challenge.")
     assert ("rosa", "has", "project") not in _said("I'm stuck on my project.")
+    # a plural head is named by its lemma ("scores" -> score, "issues" -> issue)
+    assert ("rosa", "did:get", "test score") in _said("We got the test scores.")
+    assert ("rosa", "did:have", "health issue") in _said("I have health issues.")
     assert not informative(_st("did:complete", "charity fitness challenge"))  # no parse given

@@ -7,13 +7,19 @@ The cases skip when the `nlp` extra is not installed, except in CI (RMH_REQUIRE_
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
+from vault import build_events
+from vault.conversation.events import Event
 from vault.conversation.nlp import parse
+from vault.conversation.openings import opening
+from vault.conversation.parsed_episodes import Goal
 from vault.conversation.parsed_outcomes import parsed_outcome
 from vault.conversation.reactions import trials
 
-from .nlp_fixtures import INSTALLED, episode_ticks
+from .nlp_fixtures import INSTALLED, episode_ticks, one_session
 
 parsed = pytest.mark.skipif(not INSTALLED, reason="the nlp extra is not installed")
 
@@ -29,6 +35,27 @@ EXPORT = [
 @parsed
 def test_an_opening_request_in_no_known_words_is_a_goal() -> None:
     assert episode_ticks(EXPORT) == [(0, 2, "success", None)]
+
+
+@parsed
+def test_only_the_first_user_turn_answered_by_the_assistant_in_its_session_opens() -> None:
+    evs = list(build_events(one_session(EXPORT)))
+
+    def goal(evs: list[Event], i: int) -> Goal | None:
+        return opening(evs, i, parse(evs[i].text))
+
+    base = goal(evs, 0)
+    assert base is not None and base.kind == "want"
+    assert goal(evs, 2) is None  # a later user turn answers the assistant: no opening
+    assert goal(evs, 3) is None and goal(evs[:1], 0) is None  # no turn after it
+    other = [evs[0], dataclasses.replace(evs[1], session="s2"), *evs[2:]]
+    assert goal(other, 0) is None  # the assistant answers in another session
+    unanswered = [evs[0], dataclasses.replace(evs[1], role="user"), *evs[2:]]
+    assert goal(unanswered, 0) is None  # the next turn is no assistant's
+    crash = [dataclasses.replace(evs[0], text="our staging database keeps crashing every "
+                                              "night. ideas?"), *evs[1:]]
+    found = goal(crash, 0)
+    assert found is not None and found.kind == "problem"
 
 
 @parsed
@@ -63,6 +90,9 @@ def test_a_user_who_leaves_to_try_it_has_no_outcome_yet() -> None:
     assert episode_ticks(SEEDLINGS) == [(0, 2, "success", None)]
     left = [*SEEDLINGS, ("U", "user", "will try it for a week and see")]
     assert episode_ticks(left) == []
+    # the trial is not the user's last turn: the verdict before it stands
+    thanked = [*left, ("A", "assistant", "Good luck!"), ("U", "user", "thanks!")]
+    assert episode_ticks(thanked) == [(0, 2, "success", None)]
     # a turn after the trial is said: the search goes on
     back = [*left, ("A", "assistant", "Keep the lamp on 14 hours a day."),
             ("U", "user", "A week on, they stand up straight and look healthy.")]
@@ -85,7 +115,7 @@ def test_what_a_trial_is() -> None:
         doc = parse(said)
         assert doc is not None and trials(doc), said
     for said in ("I'll post the paper form.", "will do", "I tried it twice.",
-                 "I'll try it on the other machine too"):
+                 "I'll try it on the other machine too", "will try it monday?"):
         doc = parse(said)
         assert doc is not None and not trials(doc), said
 
@@ -111,6 +141,14 @@ def test_a_certain_loss_of_the_speaker_is_a_failure() -> None:
     assert _outcome("If the coach is full we'll miss the interview.") is None
     assert _outcome("I hope we won't miss it.") is None
     assert _outcome("I miss my old bike.") is None  # present: a feeling, no loss said
+    assert _outcome("I'm going to lose the deposit.") == "failure"  # a plain future
+    assert _outcome("I'm not going to lose the deposit.") is None
+    assert _outcome("If I'm going to lose the deposit, tell me.") is None
+    assert _outcome("We never missed the last ferry.") is None
+    assert _outcome("The ferry we missed left at nine.") is None  # not what the turn says
+    assert _outcome("We'll miss you at the party.") is None  # a person: a feeling
+    assert _outcome("I'm going to miss you guys.") is None
+    assert _outcome("We'll miss our flight.") == "failure"
 
 
 @parsed
