@@ -15,7 +15,7 @@ from typing import Any
 from harness.compose import learning_vault, liveness, search_params
 from harness.config import load
 from harness.errors import Refused
-from vault import PASSED_FLOOR, LearnedState, Ledger, Vault
+from vault import LearnedState, Ledger, Vault, passed_factor
 
 from .output import emit
 
@@ -129,8 +129,7 @@ def cmd_learning(args: argparse.Namespace) -> int:
                 params = search_params(load(vault=args.vault))
                 scale = doc["prior_scale"] = params.prior_scale
                 # a note surely passed over is demoted on every query with weights.passed
-                doc["passed_factor"] = max(PASSED_FLOOR, 1.0 + params.weight("passed")
-                                           * doc["passed"])
+                doc["passed_factor"] = float(passed_factor(doc["passed"], params.weight("passed")))
                 doc["multiplier"] = (1.0 + scale * doc["prior"]) * doc["passed_factor"]
                 for r in doc["rewards"]:
                     r["multiplier_before"] = 1.0 + scale * r["q_before"]

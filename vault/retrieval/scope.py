@@ -120,7 +120,13 @@ def passed_over_stage(final: F64, free: npt.ArrayLike | None, scale: float) -> t
     if not neg.any():
         return "", final
     return (f"passed over: {int(np.count_nonzero(neg))} notes (scale {scale})",
-            final * np.maximum(PASSED_FLOOR, 1.0 + scale * neg))
+            final * passed_factor(neg, scale))
+
+
+def passed_factor(neg: npt.ArrayLike, scale: float) -> F64:
+    """The passed-over demotion's factor max(PASSED_FLOOR, 1 + scale q) of scores q <= 0
+    (`passed_over_stage`; `rmh learning NOTE` prints it)."""
+    return np.maximum(PASSED_FLOOR, 1.0 + scale * np.asarray(neg, dtype=np.float64))
 
 
 def free_prior_stage(final: F64, free: npt.ArrayLike | None, scale: float, holders: Mask

@@ -341,6 +341,16 @@ class Digests(ReadOnly[str]):
         return (raw[k : k + 32].hex() for k in range(0, len(raw), 32))
 
 
+def digest_of(s: str) -> bytes | None:
+    """The 32 bytes of `s` when it is a lowercase 64-digit hex string (it reads back the
+    same from `Digests`), else None."""
+    try:
+        b = bytes.fromhex(s) if len(s) == 64 else b""
+    except ValueError:
+        return None
+    return b if len(b) == 32 and b.hex() == s else None
+
+
 def hex_column(items: Iterable[str]) -> Sequence[str]:
     """`items` as `Digests` when every one is a lowercase 64-digit hex string (it reads back
     the same), else as `Strings`."""
@@ -348,11 +358,8 @@ def hex_column(items: Iterable[str]) -> Sequence[str]:
     kept: list[str] = []
     for s in items:
         if not kept:
-            try:
-                b = bytes.fromhex(s) if len(s) == 64 else b""
-            except ValueError:
-                b = b""
-            if len(b) == 32 and b.hex() == s:
+            b = digest_of(s)
+            if b is not None:
                 raw += b
                 continue
             kept.extend(Digests(bytes(raw)))

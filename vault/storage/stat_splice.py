@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .columns import Digests, Strings
+from .columns import Digests, Strings, digest_of
 from .stat_store import StatColumns
 
 _Piece = tuple[int, int] | list[Sequence[Any]]  # an old row range, or layer rows in order
@@ -44,10 +44,6 @@ def _strict(path: str) -> bool:
     except UnicodeEncodeError:
         return False
     return "\0" not in path
-
-
-def _hex(h: str) -> bool:
-    return len(h) == 64 and h == h.lower() and all(c in "0123456789abcdef" for c in h)
 
 
 def _pieces(spans: Mapping[str, tuple[int, int]], paths: Strings, hidden: set[str],
@@ -105,7 +101,7 @@ def splice(ids: npt.NDArray[np.int64], sizes: npt.NDArray[np.int64],
     the layout is not the common one (module docstring)."""
     if not isinstance(hashes, Digests) or paths.errors != "strict":
         return None
-    if not all(_strict(r[1]) and _hex(r[5]) for r in extra.values()):
+    if not all(_strict(r[1]) and digest_of(r[5]) is not None for r in extra.values()):
         return None
     pieces, names, counts = _pieces(spans, paths, hidden, extra)
     if any(f not in digests for f in names):
@@ -134,7 +130,7 @@ def splice(ids: npt.NDArray[np.int64], sizes: npt.NDArray[np.int64],
         parts.extend(encoded)
         new_off.append(base + np.cumsum([len(e) for e in encoded], dtype=np.int64))
         base += sum(len(e) for e in encoded)
-        digest_parts.extend(bytes.fromhex(r[5]) for r in piece)
+        digest_parts.extend(bytes.fromhex(r[5]) for r in piece)  # checked by digest_of
     cols = [np.concatenate(c) if c else np.zeros(0, dtype=np.int64) for c in nums]
     ends = np.cumsum(np.array(counts, dtype=np.int64))
     span_arr = np.stack([ends - np.array(counts, dtype=np.int64), ends], axis=1) if counts \
