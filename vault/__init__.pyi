@@ -94,7 +94,6 @@ from .retrieval.pipeline import SearchParams as SearchParams
 from .retrieval.relevance import constants as _relevance_constants
 from .retrieval.relevance import judge as _judge_relevance
 from .retrieval.rerank import OnnxCrossEncoder as OnnxCrossEncoder
-from .retrieval.scope import PASSED_FLOOR as PASSED_FLOOR
 from .retrieval.scope import passed_factor as passed_factor
 from .retrieval.signals.bm25 import Bm25Index as Bm25Index
 from .retrieval.signals.dense import DenseIndex as DenseIndex
