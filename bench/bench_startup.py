@@ -20,6 +20,10 @@ child's CPU seconds, user + system, from its rusage); warm is the same search an
 `rmh serve` through the official MCP client after its first search (each later call's wall
 seconds). Medians of `--runs`; `hits_identical` says whether every cold run returned the same
 notes with the same scores, and the warm server the same (its scores rounded to 4 places).
+    python bench/bench_startup.py --cold VAULT --after-edit [--runs 5]
+
+alternates instead: a note edited outside rmh, a new `rmh search` (the first process after
+the edit), another (steady); medians of each kind's CPU seconds.
 The vault is searched as it is: run `rmh index` on it first (a pending embedding is filled by
 the first cold run, outside the timed runs: one untimed cold run comes first).
 """
@@ -116,6 +120,36 @@ async def warm_search(vault: Path, query: str, dense: bool, runs: int
     return times[0], times[1:], hits
 
 
+def edit_outside(vault: Path, k: int) -> None:
+    """Append a line to the k-th note (in path order, cycling) as an editor would."""
+    notes = sorted(p for p in vault.rglob("*.md") if ".rmh" not in p.parts)
+    with open(notes[(k * 7919) % len(notes)], "a", encoding="utf-8") as fh:
+        fh.write(f"\nedited outside rmh ({k})\n")
+
+
+def after_edit(vault: Path, query: str, dense: bool, runs: int) -> dict[str, Any]:
+    """`runs` rounds of: one note edited outside rmh, a new `rmh search` process (the first
+    after the edit: it syncs it), then another (the state is unchanged: steady)."""
+    argv = [sys.executable, "-m", "harness", "--vault", str(vault), "search", query, "--json"]
+    argv += [] if dense else ["--no-dense"]
+    cold_search(argv)  # untimed, as in cold_vs_warm
+    first, steady = [], []
+    for k in range(runs):
+        edit_outside(vault, k)
+        first.append(cold_search(argv))
+        steady.append(cold_search(argv))
+    return {
+        "vault": str(vault), "query": query, "dense": dense, "runs": runs,
+        "after_edit_cpu_s": round(statistics.median(c[1] for c in first), 3),
+        "steady_cpu_s": round(statistics.median(c[1] for c in steady), 3),
+        "after_edit_cpu_runs_s": [round(c[1], 3) for c in first],
+        "steady_cpu_runs_s": [round(c[1], 3) for c in steady],
+        "after_edit_wall_s": round(statistics.median(c[0] for c in first), 3),
+        # the process after an edit answers as the next one on the same state does
+        "hits_identical": all(a[2] == b[2] for a, b in zip(first, steady, strict=True)),
+    }
+
+
 def cold_vs_warm(vault: Path, query: str, dense: bool, runs: int) -> dict[str, Any]:
     argv = [sys.executable, "-m", "harness", "--vault", str(vault), "search", query, "--json"]
     argv += [] if dense else ["--no-dense"]
@@ -141,7 +175,13 @@ def main() -> int:
     ap.add_argument("--cold", type=Path, metavar="VAULT", help="cold against warm search")
     ap.add_argument("--query", default="cardiac progenitor cells develop into heart muscle")
     ap.add_argument("--no-dense", action="store_true")
+    ap.add_argument("--after-edit", action="store_true",
+                    help="with --cold: each cold process is the first after an outside edit")
     args = ap.parse_args()
+    if args.cold is not None and args.after_edit:
+        print(json.dumps(after_edit(args.cold, args.query, not args.no_dense, args.runs),
+                         indent=1))
+        return 0
     if args.cold is not None:
         print(json.dumps(cold_vs_warm(args.cold, args.query, not args.no_dense, args.runs),
                          indent=1))

@@ -148,12 +148,11 @@ def run(n: int, keep: Path | None) -> dict[str, Any]:
 COLD_QUERY = "who talked about the billing migration yesterday"
 
 
-def cold_once(root: Path, runs: int, approx_above: int,
-              prepare_first: bool = False) -> dict[str, Any]:
-    """One process's cold start on the vault at `root` (module docstring). `prepare_first`:
-    take the snapshot and prepare the engine before the sync (the persisted structures of
-    the state before any outside change), so the sync's changes reach them as an in-process
-    update (NOTES-S6's experiment)."""
+def cold_once(root: Path, runs: int, approx_above: int, query: str = COLD_QUERY,
+              stores: bool = True) -> dict[str, Any]:
+    """One process's cold start on the vault at `root` (module docstring). Without `stores`
+    the engine neither loads nor saves a derived structure: every one is built from the
+    corpus in memory (the fresh build a caught-up process's hits are compared with)."""
     clock: dict[str, float] = {}
     cpu: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -161,14 +160,12 @@ def cold_once(root: Path, runs: int, approx_above: int,
     params = SearchParams(dense=dense.DenseParams(approx_above=approx_above))
 
     def engine(own: Any) -> SearchEngine:
-        return SearchEngine(params, encoder=enc, cache=own, scratch=str(root / ".rmh"))
+        return SearchEngine(params, encoder=enc, cache=own,
+                            scratch=str(root / ".rmh") if stores else None)
 
     with Vault.open(root, auto_sync=False, engine=engine) as v:
         clock["open_s"] = time.perf_counter() - t0
         cpu["open_s"] = c = time.process_time()
-        if prepare_first:
-            v.engine.prepare(v.corpus())
-            cpu["before_sync_s"], c = time.process_time() - c, time.process_time()
         t = time.perf_counter()
         v.sync()
         clock["sync_s"] = time.perf_counter() - t
@@ -184,7 +181,7 @@ def cold_once(root: Path, runs: int, approx_above: int,
         searches, hits = [], []
         for _ in range(runs + 1):
             t = time.perf_counter()
-            result = v.search(COLD_QUERY, 10, learn=False)
+            result = v.search(query, 10, learn=False)
             searches.append(time.perf_counter() - t)
             hits = [(h.note, h.score) for h in result.hits]
             if "first_search_s" not in cpu:
@@ -269,7 +266,9 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="folder to create/reuse vaults under")
     parser.add_argument("--cold", action="store_true", help="time cold starts (needs --keep)")
     parser.add_argument("--cold-once", type=Path, help=argparse.SUPPRESS)
-    parser.add_argument("--prepare-first", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--query", default=COLD_QUERY, help="with --cold-once: the query")
+    parser.add_argument("--no-stores", action="store_true",
+                        help="with --cold-once: build every derived structure in memory")
     parser.add_argument("--cold-store", type=Path, metavar="VAULT",
                         help="the note columns: rows vs store, hits asserted identical")
     parser.add_argument("--fresh", action="store_true",
@@ -287,8 +286,8 @@ def main() -> None:
         print(json.dumps(edit_outside(args.vault, args.edit)), flush=True)
         return
     if args.cold_once is not None:
-        print(json.dumps(cold_once(args.cold_once, args.runs, args.approx_above,
-                                   args.prepare_first)), flush=True)
+        print(json.dumps(cold_once(args.cold_once, args.runs, args.approx_above, args.query,
+                                   not args.no_stores)), flush=True)
         return
     if args.cold_store is not None:
         print(json.dumps(cold_store(args.cold_store, args.runs, args.approx_above, args.fresh),

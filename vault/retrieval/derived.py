@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from bisect import bisect_left
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -23,6 +23,7 @@ import numpy.typing as npt
 
 from ..cancel import checkpoint
 from ..storage.corpus import Corpus
+from ..storage.snapshot import saved_corpus
 from . import lexical_store, stamped
 from .csr import Csr
 from .names import NameIndex
@@ -117,6 +118,25 @@ def build_derived(corpus: Corpus, folder: str | None = None) -> Derived:
             lexical_store.save(folder, digest, *got)
         checkpoint()
     return Derived(corpus, *got, NameIndex.stored(corpus, folder), links, Walk.build(links))
+
+
+def from_base(corpus: Corpus, folder: str | None,
+              dense: Callable[[Corpus], DenseIndex | None]) -> Derived | None:
+    """`corpus`'s structures built on the saved state it was advanced from (`corpus.base`,
+    storage/catch_up.py), whose stores load instead of a rebuild, then brought up to it
+    through its delta (`update_derived`; `dense(base)` is the dense index of that state, of
+    its generation: the caller catches it up). None when there is no such state, its columns
+    are no longer saved, or the delta does not reach back to it: the caller builds."""
+    ref, delta = corpus.base, corpus.delta
+    if (folder is None or ref is None or delta is None
+            or delta.changes_since(ref.generation, ref.notes, len(corpus)) is None):
+        return None
+    base = saved_corpus(folder, ref)
+    if base is None:
+        return None
+    d = build_derived(base, folder)
+    d.dense = dense(base)
+    return update_derived(d, corpus)
 
 
 def update_derived(d: Derived, corpus: Corpus) -> Derived | None:

@@ -70,7 +70,7 @@ from ..storage.embeddings import EmbeddingCache
 from .asked_channel import asked_channel
 from .association import CHANNELS, association_stage
 from .calibration import Calibration, Calibrator, described
-from .derived import Derived, array_bytes, build_derived, layout, update_derived
+from .derived import Derived, array_bytes, build_derived, from_base, layout, update_derived
 from .encoders import Encoder, Progress
 from .fusion import RRF_DEPTH, RRF_K, by_fused, fuse, gate, top
 from .hits import Scored, SearchResult, hit_of
@@ -186,10 +186,9 @@ class SearchEngine:
     # -- derived structures ---------------------------------------------------------------------
 
     def forget(self) -> None:
-        """Drop the derived structures; the next search builds them for its corpus. The
-        facade calls it when the snapshot is rebuilt from every row (a removal, another
-        writer): nothing of the old generation would be reused, and holding it while the
-        new snapshot is built put a removal at 10^6 notes over 4.5 GB (BENCHMARKS.md)."""
+        """Drop the derived structures; the next search builds them for its corpus. Called
+        when the snapshot is rebuilt (a removal, another writer): holding them while it is
+        built put a removal at 10^6 notes over 4.5 GB (BENCHMARKS.md)."""
         self._derived = None
         self._archived = None
 
@@ -217,11 +216,15 @@ class SearchEngine:
         return self._view(corpus).bm25.frequency(tokens)
 
     def _view(self, corpus: Corpus, progress: Progress | None = None) -> Derived:
-        d = self._derived
+        d, p, enc = self._derived, self.params, self.encoder
+        env = None if enc is None else BuildEnv(enc, self.cache, p.max_tokens, p.max_note_units,
+                                                p.dense, self.scratch, progress)
         if d is None or d.generation != corpus.generation or d.n != len(corpus):
-            updated = update_derived(d, corpus) if d is not None else None
+            updated = update_derived(d, corpus) if d is not None else from_base(
+                corpus, self.scratch, lambda b: None if env is None else DENSE.build(b, env))
             if updated is None:
-                # A rebuild (a removal, compaction, another writer): the old structures and
+                # A rebuild (a removal, compaction, another writer; a new engine first tries
+                # the saved state its corpus was advanced from): the old structures and
                 # the corpus they hold go first, so the peak is one set of them, not two (at
                 # 10^6 notes 5.7 GB with both alive; BENCHMARKS.md).
                 dense = None if d is None else d.dense  # it catches up by itself
@@ -229,11 +232,8 @@ class SearchEngine:
                 updated = build_derived(corpus, self.scratch)
                 updated.dense = dense
             d = self._derived = updated
-        if self.encoder is not None:
-            p = self.params
-            env = BuildEnv(self.encoder, self.cache, p.max_tokens, p.max_note_units, p.dense,
-                           self.scratch, progress)
-            if d.dense is None or d.dense.fingerprint != self.encoder.fingerprint:
+        if env is not None and enc is not None:
+            if d.dense is None or d.dense.fingerprint != enc.fingerprint:
                 d.dense = DENSE.build(corpus, env)
             elif d.dense.generation != corpus.generation:
                 d.dense = DENSE.update(d.dense, d.corpus, corpus, (), env)

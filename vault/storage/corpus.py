@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
@@ -73,6 +73,16 @@ def chain_depth(delta: CorpusDelta | None) -> int:
 
 
 @dataclass(frozen=True)
+class BaseRef:
+    """A saved state of the index (storage/note_store.py): the stamp its note columns were
+    saved under, its generation and its number of notes."""
+
+    stamp: str
+    generation: int
+    notes: int
+
+
+@dataclass(frozen=True)
 class Corpus:
     """All notes of one index generation, aligned by position."""
 
@@ -90,6 +100,9 @@ class Corpus:
     # The state of the index these columns are exactly (storage/note_store.py `stamp`; the
     # archived flags aside), when the corpus was taken whole from one; else None.
     stamp: str | None = None
+    # The persisted state this corpus was advanced from, while its delta chain reaches back
+    # to it (storage/catch_up.py): a new process's engine prepares on that state's stores.
+    base: BaseRef | None = field(default=None, compare=False)
 
     def __len__(self) -> int:
         return len(self.ids)

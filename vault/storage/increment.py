@@ -37,7 +37,7 @@ from ..notes.folding import folds
 from ..notes.links import Resolver
 from ..notes.rows import NoteRow
 from .columns import Edges, Graph, as_edges
-from .corpus import MAX_CHAIN, Corpus, CorpusDelta, chain_depth
+from .corpus import MAX_CHAIN, BaseRef, Corpus, CorpusDelta, chain_depth
 from .index import Index
 from .link_targets import alias_key, link_keys, note_keys
 from .overlay import Column, Patch
@@ -109,8 +109,9 @@ def _corpus(c: Corpus, rows: dict[int, NoteRow], updated: list[int], added: list
         new[name] = Column.of(getattr(c, name), changes, [getattr(rows[i], attr) for i in added])
     delta = CorpusDelta(c.generation, len(c), tuple(pos[i] for i in updated))
     archived = c.archived + (False,) * len(added) if added else c.archived
+    base = c.base if c.stamp is None else BaseRef(c.stamp, c.generation, len(c))
     return replace(c, generation=generation, archived=archived, delta=delta, stamp=None,
-                   **new)  # type: ignore[arg-type]
+                   base=base, **new)  # type: ignore[arg-type]
 
 
 _BY_PATH = frozenset({"paths", "titles"})  # the same for an updated note not renamed

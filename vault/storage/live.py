@@ -29,6 +29,8 @@ from ..errors import (
     is_disk_full,
 )
 from ..notes.rows import LinkRow
+from . import catch_up
+from .corpus import BaseRef
 from .increment import advance
 from .index import Index
 from .paths import printable
@@ -70,6 +72,10 @@ class LiveIndex:
         # Called before a snapshot is built from every row, so its owner can let go of what it
         # derived from the last one first (the facade: its corpus and the engine's structures).
         self.on_rebuild: Callable[[], None] | None = None
+        # How the index stands to the last saved state (catch_up.py); looked up before this
+        # process's first sync changes anything, then kept by every sync.
+        self._chain: catch_up.Chain | None = None
+        self._started = False
 
     @property
     def in_batch(self) -> bool:
@@ -77,6 +83,7 @@ class LiveIndex:
 
     def sync(self) -> SyncReport:
         """Reconcile the whole index with the folder now (the first: and sweep, above)."""
+        self._start()
         report = sync(self.store, self.index)
         if self._unswept:
             self._unswept = False
@@ -87,6 +94,7 @@ class LiveIndex:
 
     def sync_paths(self, paths: Iterable[str]) -> None:
         """Re-index just these vault-relative paths (after a write, move or delete here)."""
+        self._start()
         self._after(sync(self.store, self.index, only=list(paths)))
 
     def fresh(self) -> None:
@@ -110,6 +118,7 @@ class LiveIndex:
         if changed is None or self._rescan:
             self.sync()
         elif changed:
+            self._start()
             try:
                 report = sync(self.store, self.index, only=sorted(changed))
             except VaultError:  # a name the store refuses: let the full scan report it
@@ -146,10 +155,29 @@ class LiveIndex:
             self._snap = prev = None  # the old snapshot is not held while the new is built
             if self.on_rebuild is not None:
                 self.on_rebuild()
-            snap = build_snapshot(self.index, self.store.root / STATE_DIR)  # note_store.py
+            snap = self._rebuilt()
         self._snap = snap
         self._pending, self._seen = [], self._snap.corpus.generation
         return self._snap
+
+    def _rebuilt(self) -> Snapshot:
+        """The snapshot of the index now from the saved base and the catch-up record when
+        they lead here, else from every row (saved: the new base)."""
+        folder = self.store.root / STATE_DIR
+        got = catch_up.snapshot(self.index, folder, self._chain)
+        if got is not None:
+            snap, self._chain = got
+            return snap
+        snap = build_snapshot(self.index, folder)  # note_store.py
+        c = snap.corpus
+        self._chain = None if c.stamp is None else catch_up.Chain(
+            BaseRef(c.stamp, c.generation, len(c)), frozenset(), c.generation)
+        return snap
+
+    def _start(self) -> None:
+        if not self._started:
+            self._started = True
+            self._chain = catch_up.start(self.index, self.store.root / STATE_DIR)
 
     def resolve(self, note: str) -> int:
         """A vault path (`.md` optional) or a title/alias -> note id (NoteNotFound, Ambiguous)."""
@@ -205,6 +233,9 @@ class LiveIndex:
             self._on_removed(note_id)
         if not report.changed:
             return
+        self._chain = catch_up.extend(self._chain, report, self.index,
+                                      self.store.root / STATE_DIR, self.store.count_op,
+                                      write=not self.store.read_only)
         if (self._pending is None or report.removed or self._seen is None
                 or report.generation != self._seen + 1):  # not only ours, or not in place
             self._pending = None

@@ -173,6 +173,22 @@ def load(folder: str | Path, key: str) -> Columns | None:
         return None
 
 
+def saved_state(folder: str | Path) -> tuple[str, int, int] | None:
+    """(key, generation, notes) of the store in `folder` from its header alone (no checksum:
+    `load` checks the bytes), or None when there is none or its header does not read."""
+    try:
+        with open(Path(folder) / FILE, "rb") as fh:
+            first = fh.read(_HEAD)
+            if len(first) != _HEAD or first[:8] != MAGIC:
+                return None
+            head = json.loads(fh.read(int.from_bytes(first[8:], "little")))
+        if head["version"] != VERSION:
+            return None
+        return str(head["key"]), int(head["generation"]), int(head["notes"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def _columns(mm: mmap.mmap, key: str) -> Columns | None:
     if mm[:8] != MAGIC:
         return None

@@ -29,7 +29,7 @@ from ..notes.links import Resolver
 from ..notes.rows import LinkRow
 from . import edge_store, note_store
 from .columns import Edges, Strings, hex_column
-from .corpus import Corpus
+from .corpus import BaseRef, Corpus
 from .edge_store import I64, Digest
 from .index import Index
 from .link_targets import LinkTargets, link_keys
@@ -119,8 +119,7 @@ def build_snapshot(index: Index, folder: str | Path | None = None,
         generation = index.generation()
         key = None
         if folder is not None:
-            key = note_store.stamp(generation, ((name, d) for name, (d, _) in
-                                                sorted(index.stat_folders()[1].items())))
+            key = _stamp(index, generation)
             saved = note_store.load(folder, key)
             if saved is not None:
                 return _loaded(index, generation, saved, key)
@@ -131,12 +130,47 @@ def build_snapshot(index: Index, folder: str | Path | None = None,
     return snap
 
 
+def _stamp(index: Index, generation: int) -> str:
+    return note_store.stamp(generation, ((name, d) for name, (d, _) in
+                                         sorted(index.stat_folders()[1].items())))
+
+
+def state(index: Index) -> tuple[int, str]:
+    """The index's generation and stamp now (note_store.stamp: no row read)."""
+    with index.reading():
+        generation = index.generation()
+        return generation, _stamp(index, generation)
+
+
+def saved_snapshot(index: Index, folder: str | Path, ref: BaseRef) -> Snapshot | None:
+    """The snapshot of the columns saved for the state `ref` names (its generation: the
+    index may have moved on since; catch_up.py advances it), or None when the store does
+    not hold that state."""
+    saved = note_store.load(folder, ref.stamp)
+    if saved is None or len(saved.ids) != ref.notes:
+        return None
+    return _loaded(index, ref.generation, saved, ref.stamp)
+
+
+def saved_corpus(folder: str | Path, ref: BaseRef) -> Corpus | None:
+    """The corpus of the columns saved for `ref` (what a search engine prepares on when it
+    catches up from that state: retrieval/derived.py), or None as `saved_snapshot`."""
+    saved = note_store.load(folder, ref.stamp)
+    if saved is None or len(saved.ids) != ref.notes:
+        return None
+    return _corpus_of(ref.generation, saved, ref.stamp)
+
+
+def _corpus_of(generation: int, c: Columns, key: str) -> Corpus:
+    return Corpus(generation=generation, ids=c.ids, paths=c.paths, titles=c.titles,
+                  aliases=c.aliases, bodies=c.bodies, frontmatter=c.frontmatter,
+                  content_hashes=c.content_hashes, edges=Edges(c.src, c.dst),
+                  archived=(False,) * len(c.ids), stamp=key)
+
+
 def _loaded(index: Index, generation: int, c: Columns, key: str) -> Snapshot:
     """The snapshot of persisted columns (note_store.py)."""
-    corpus = Corpus(generation=generation, ids=c.ids, paths=c.paths, titles=c.titles,
-                    aliases=c.aliases, bodies=c.bodies, frontmatter=c.frontmatter,
-                    content_hashes=c.content_hashes, edges=Edges(c.src, c.dst),
-                    archived=(False,) * len(c.ids), stamp=key)
+    corpus = _corpus_of(generation, c, key)
     resolver = Resolver.over(c.ids, c.paths, c.aliases)
     return Snapshot(corpus, resolver, IndexLinks(index, resolver),
                     LinkTargets(c.target_hashes, c.target_sources))

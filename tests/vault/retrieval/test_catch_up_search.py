@@ -1,0 +1,108 @@
+"""A new process after outside edits searches from the stores saved for the base state,
+brought up to date through the corpus delta (derived.py `from_base`, storage/catch_up.py):
+with the exact dense layout every hit and score equals a fresh build's (every structure
+built in memory from the same notes), and the saved stores are loaded, not rebuilt. With the
+IVF layout the lists are the base's (trained once, as in a long-running process): the hits
+are deterministic across processes and the edited notes are found."""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from bench.synthetic_encoder import SyntheticEncoder
+from vault import DenseParams, SearchEngine, SearchParams, Vault
+from vault.storage.embeddings import EmbeddingCache
+
+WORDS = [f"{a}{b}" for a in ("red", "blue", "green", "amber", "violet", "grey")
+         for b in ("fox", "owl", "elk", "yak", "cod", "emu", "gnu", "bee")]
+Hits = list[list[tuple[str, float]]]
+
+
+def _text(rng: random.Random) -> str:
+    links = " ".join(f"[[n{rng.randrange(30)}]]" for _ in range(rng.randint(0, 2)))
+    return " ".join(rng.choice(WORDS) for _ in range(rng.randint(4, 40))) + f" {links}\n"
+
+
+def _engine(root: Path, approx_above: int, stores: bool
+            ) -> Callable[[EmbeddingCache], SearchEngine]:
+    params = SearchParams(dense=DenseParams(approx_above=approx_above))
+    return lambda cache: SearchEngine(params, encoder=SyntheticEncoder(), cache=cache,
+                                      scratch=str(root / ".rmh") if stores else None)
+
+
+def _search(root: Path, queries: list[str], approx_above: int, stores: bool = True
+            ) -> tuple[Hits, bool]:
+    """(the hits of each query, whether the corpus was caught up from a saved base) in a
+    new vault object, as a new process has."""
+    with Vault.open(root, engine=_engine(root, approx_above, stores), watch=False) as v:
+        hits = [[(h.note, h.score) for h in v.search(q, 10, learn=False).hits]
+                for q in queries]  # the first search syncs
+        return hits, v.corpus().base is not None
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    st = path.stat()
+    return st.st_ino, st.st_mtime_ns
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_exact_layout_after_outside_edits_equals_a_fresh_build(
+        tmp_path: Path, seed: int) -> None:
+    rng = random.Random(seed)
+    root = tmp_path / "v"
+    root.mkdir()
+    names = [f"n{k}.md" for k in range(30)]
+    for name in names:
+        (root / name).write_text(_text(rng), encoding="utf-8")
+    Vault.init(root).close()
+    queries = [" ".join(rng.sample(WORDS, 2)) for _ in range(6)]
+    _search(root, queries, 0)  # the base: every store saved for it
+    lexical = root / ".rmh" / "lexical-index.bin"
+    saved = _stamp(lexical)
+    caught = 0
+    for step in range(6):
+        for _ in range(rng.randint(1, 3)):
+            kind = rng.random()
+            if kind < 0.3:
+                name = f"new{step}-{rng.randrange(99)}.md"
+                names.append(name)
+            elif kind < 0.8:
+                name = rng.choice(names)
+            else:
+                old = rng.choice(names)
+                name = f"moved{step}-{rng.randrange(99)}.md"
+                os.rename(root / old, root / name)
+                names[names.index(old)] = name
+                continue
+            (root / name).write_text(_text(rng), encoding="utf-8")
+        got, base = _search(root, queries, 0)
+        fresh, _ = _search(root, queries, 0, stores=False)
+        assert got == fresh, step
+        caught += base
+    assert caught == 6
+    assert _stamp(lexical) == saved  # loaded in every process, never rebuilt
+
+
+def test_ivf_layout_catches_up_deterministically_and_finds_the_edit(tmp_path: Path) -> None:
+    rng = random.Random(11)
+    root = tmp_path / "v"
+    root.mkdir()
+    for k in range(60):
+        (root / f"n{k}.md").write_text(_text(rng), encoding="utf-8")
+    Vault.init(root).close()
+    queries = ["redfox blueowl", "greenelk amberyak"]
+    _search(root, queries, 1)
+    ivf = sorted((root / ".rmh").glob("dense-ivf*"))
+    assert ivf
+    saved = [_stamp(p) for p in ivf]
+    (root / "n3.md").write_text("zebra quokka " * 20, encoding="utf-8")
+    first, base = _search(root, [*queries, "zebra quokka"], 1)
+    again, _ = _search(root, [*queries, "zebra quokka"], 1)
+    assert base and first == again
+    assert first[-1][0][0] == "n3.md"
+    assert [_stamp(p) for p in ivf] == saved  # the base's lists, loaded

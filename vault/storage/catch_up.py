@@ -1,0 +1,159 @@
+"""The way back from a changed index to the last saved state, for a new process.
+
+Every persisted structure (the note columns, the lexical and dense stores) is keyed by the
+exact state it was built for, so the first new process after an outside edit rebuilt all of
+them from every row: 44-48 s CPU at 10^5 notes, ~700 s at 10^6 (BENCHMARKS.md, session 15).
+A long-running process does not: it advances its snapshot over the changed notes
+(increment.py) and its engine updates its structures through the corpus delta
+(retrieval/derived.py). This module lets a new process do the same from the *base*, the state
+whose note columns are saved (`.rmh/note-columns.bin`, note_store.py):
+
+- a process whose own syncs carry the index from the base to a new state by additions,
+  updates and renames only (no removal; each sync's generation the last one + 1, so no other
+  writer came between) writes the record
+
+      .rmh/catch-up.json = {version, base, base_generation, base_notes, stamp, generation,
+                            paths}
+
+  `paths` being every path added, updated or renamed to since the base, and `stamp` the new
+  state's (note_store.stamp: the generation and every folder's listing digest, so a record is
+  trusted exactly as columns saved under that stamp would be);
+- a new process whose index is at `stamp` loads the base's columns and advances them over
+  `paths` (increment.advance re-reads those rows: field by field the snapshot build_snapshot
+  makes of every row), and its corpus names the base (`Corpus.base`), so the engine prepares
+  on the stores saved for the base and updates them through the same delta.
+
+One record is kept, the last writer's; it is written to a pid-named temporary, fsynced and
+renamed into place (a reader sees a whole record or the old one). A record for another state
+or another base, an unreadable one, or one past `limit` paths is not used: the process
+rebuilds from the rows and saves a new base, as before. Nothing here is an error of its own.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from . import note_store
+from .corpus import BaseRef
+from .fileops import dead_temps
+from .increment import advance
+from .index import Index
+from .snapshot import Snapshot, saved_snapshot, state
+from .sync import SyncReport
+
+VERSION = 1
+FILE = "catch-up.json"
+
+
+def limit(notes: int) -> int:
+    """Paths a record may carry over a base of `notes` notes: max(1000, n / 40). Below the
+    lexical indexes' compaction point (signals/postings.py: max(2000, n / 20) changed
+    documents) and, for notes of average length, half the dense index's (10 % of its rows),
+    so catching up never compacts: a compaction would rebuild what is saved for the base in
+    every process that catches up."""
+    return max(1000, notes // 40)
+
+
+@dataclass(frozen=True)
+class Chain:
+    """How the index state `seen` (a generation) stands to the base: `since` the paths
+    added, updated or renamed to since the base's state."""
+
+    base: BaseRef
+    since: frozenset[str]
+    seen: int
+
+
+def start(index: Index, folder: Path) -> Chain | None:
+    """The chain of the index as it is now, before this process changes it: the base itself
+    when the saved columns are of this state, the record's chain when the record is of this
+    state and of the saved base, else None. Reads headers only."""
+    saved = note_store.saved_state(folder)
+    if saved is None:
+        return None
+    base = BaseRef(*saved)
+    generation, stamp = state(index)
+    if base.stamp == stamp:
+        return Chain(base, frozenset(), generation)
+    got = _record(folder)
+    if got is None or got[0] != base or got[1] != stamp:
+        return None
+    return Chain(base, got[2], generation)
+
+
+def extend(chain: Chain | None, report: SyncReport, index: Index, folder: Path,
+           count_op: Callable[[], None] | None = None, write: bool = True) -> Chain | None:
+    """The chain after `report` (a sync of this process that changed notes), and its record
+    written (with `write`); None when the sync broke it (module docstring)."""
+    if chain is None or report.removed or report.generation != chain.seen + 1:
+        return None
+    since = chain.since.union(report.added, report.updated, (n for _, n in report.renamed))
+    if len(since) > limit(chain.base.notes):
+        return None
+    generation, stamp = state(index)
+    if generation != report.generation:  # another writer since: not ours to record
+        return None
+    if write:
+        _write(folder, chain.base, stamp, generation, since, count_op)
+    return replace(chain, since=since, seen=generation)
+
+
+def snapshot(index: Index, folder: Path, known: Chain | None = None
+             ) -> tuple[Snapshot, Chain] | None:
+    """The snapshot of the index now from the saved base and the paths since (module
+    docstring), with its chain: the `known` chain of this process's syncs when it is of the
+    index's generation now (no writer since), else the record's; None when they do not lead
+    here."""
+    chain = known if known is not None and known.seen == index.generation() else \
+        start(index, folder)
+    if chain is None or not chain.since:
+        return None
+    base = saved_snapshot(index, folder, chain.base)
+    if base is None:
+        return None
+    snap = advance(base, index, sorted(chain.since))
+    if snap is None or snap.corpus.generation != chain.seen:
+        return None
+    return snap, chain
+
+
+def _record(folder: Path) -> tuple[BaseRef, str, frozenset[str]] | None:
+    try:
+        got = json.loads((folder / FILE).read_text(encoding="utf-8"))
+        if got["version"] != VERSION:
+            return None
+        base = BaseRef(str(got["base"]), int(got["base_generation"]), int(got["base_notes"]))
+        paths = got["paths"]
+        if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+            return None
+        return base, str(got["stamp"]), frozenset(paths)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _write(folder: Path, base: BaseRef, stamp: str, generation: int, since: frozenset[str],
+           count_op: Callable[[], None] | None) -> None:
+    """The record, whole or not at all (module docstring); a dead writer's temporary is
+    removed by the next write."""
+    text = json.dumps({"version": VERSION, "base": base.stamp,
+                       "base_generation": base.generation, "base_notes": base.notes,
+                       "stamp": stamp, "generation": generation, "paths": sorted(since)})
+    for old in dead_temps(folder, f".{FILE}.*.tmp"):
+        old.unlink(missing_ok=True)
+    tmp = folder / f".{FILE}.{os.getpid()}.tmp"
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if count_op is not None:
+            count_op()
+        os.replace(tmp, folder / FILE)
+        if count_op is not None:
+            count_op()
+    except OSError:
+        tmp.unlink(missing_ok=True)
