@@ -99,18 +99,22 @@ class KeyIndex:
 class LazyKeyIndex(KeyIndex):
     """A `KeyIndex` of `entries()`, built when it is first read: a cold process that loads
     its corpus from the persisted note columns (storage/note_store.py) and only searches
-    never builds the resolver's tables (O(notes) each)."""
+    never builds the resolver's tables (O(notes) each). Entries added before then (`plus`:
+    a process catching up from a saved state, storage/catch_up.py) are kept aside and added
+    when it is built, as `plus` on the built table would have."""
 
-    __slots__ = ("_entries",)
+    __slots__ = ("_added", "_entries")
 
-    def __init__(self, entries: Callable[[], Iterable[tuple[str, int]]]) -> None:
+    def __init__(self, entries: Callable[[], Iterable[tuple[str, int]]],
+                 added: tuple[tuple[str, int], ...] = ()) -> None:
         self._entries: Callable[[], Iterable[tuple[str, int]]] | None = entries
+        self._added = added
 
     def _build(self) -> None:
         if self._entries is not None:
-            built = KeyIndex.build(self._entries())
+            built = KeyIndex.build(self._entries()).plus(self._added)
             self._table, self._mask, self._n = built._table, built._mask, built._n
-            self._extra, self._entries = built._extra, None
+            self._extra, self._entries, self._added = built._extra, None, ()
 
     def __len__(self) -> int:
         self._build()
@@ -118,15 +122,18 @@ class LazyKeyIndex(KeyIndex):
 
     @property
     def extra(self) -> int:
-        self._build()
-        return sum(len(v) for v in self._extra.values())
+        if self._entries is not None:
+            return len(self._added)
+        return super().extra
 
     def positions(self, key: str) -> list[int]:
         self._build()
         return super().positions(key)
 
     def plus(self, entries: Iterable[tuple[str, int]]) -> KeyIndex:
-        self._build()
+        if self._entries is not None:
+            added = tuple(entries)
+            return LazyKeyIndex(self._entries, self._added + added) if added else self
         return super().plus(entries)
 
     def nbytes(self) -> int:

@@ -10,12 +10,15 @@ without corrections searches exactly as before.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import numpy.typing as npt
 
 from ..notes.trust import not_current
 from ..storage.columns import Decoded
 from ..storage.corpus import Corpus
+from ..storage.overlay import Column
 
 _KEYS = (b'"trust"', b'"superseded_by"')  # what `_stale` needs, as a note's JSON spells them
 
@@ -23,6 +26,21 @@ _KEYS = (b'"trust"', b'"superseded_by"')  # what `_stale` needs, as a note's JSO
 def _stale(fm: object) -> bool:
     return (isinstance(fm, dict) and bool(fm) and ("trust" in fm or "superseded_by" in fm)
             and not_current(fm))
+
+
+def _all_stale(fm: Sequence[object]) -> set[int]:
+    """Every stale position; memory-mapped JSON is searched for the keys first, also under
+    the rows an advanced corpus changed or added (storage/overlay.py `Column`)."""
+    if isinstance(fm, Decoded):
+        return {i for i in fm.containing(_KEYS) if _stale(fm[i])}
+    if isinstance(fm, Column):
+        base, patch, tail = fm.layers()
+        if isinstance(base, Decoded):
+            out = {i for i in base.containing(_KEYS) if i not in patch and _stale(base[i])}
+            out.update(i for i, x in patch.items() if _stale(x))
+            out.update(len(base) + k for k, x in enumerate(tail) if _stale(x))
+            return out
+    return {i for i, x in enumerate(fm) if _stale(x)}
 
 
 class StaleClaims:
@@ -39,11 +57,8 @@ class StaleClaims:
         if corpus.generation != self._generation or n != self._n:
             since = (corpus.delta.changes_since(self._generation, self._n, n)
                      if corpus.delta is not None and self._generation >= 0 else None)
-            fm = corpus.frontmatter
-            if since is None and isinstance(fm, Decoded):  # memory-mapped JSON: search it
-                self._stale = {i for i in fm.containing(_KEYS) if _stale(fm[i])}
-            elif since is None:
-                self._stale = {i for i, fm in enumerate(corpus.frontmatter) if _stale(fm)}
+            if since is None:
+                self._stale = _all_stale(corpus.frontmatter)
             else:
                 for i in since[0]:
                     if _stale(corpus.frontmatter[i]):

@@ -60,6 +60,10 @@ class Column(ReadOnly[T]):
             return repacked(base, rows)
         return Column(base, patch, tuple(tail))
 
+    def layers(self) -> tuple[Sequence[T], Mapping[int, T], tuple[T, ...]]:
+        """(the shared base, the rows changed since by position, the rows added since)."""
+        return self._base, self._patch, self._tail
+
     def __len__(self) -> int:
         return self._n + len(self._tail)
 

@@ -139,6 +139,34 @@ def test_patching_answers_as_a_rebuild_and_leaves_the_earlier_resolver(
         assert dict(before.by_key) == dict(DictResolver.build(old_paths, before_map).by_key)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_patches_before_the_first_lookup_stay_lazy_and_answer_as_a_rebuild(
+        seed: int) -> None:
+    """A resolver over persisted columns is patched by a process catching up
+    (storage/catch_up.py) before anything is looked up: no table is built by the patches,
+    and the first lookup answers as tables built over the final columns."""
+    rng = random.Random(seed)
+    paths, aliases = vault(rng, 70)
+    ids = sorted(paths)
+    cut = 30
+    cur = {i: aliases.get(i, ()) for i in ids[:cut]}
+    res = Resolver.build({i: paths[i] for i in ids[:cut]}, cur)
+    while cut < len(ids):
+        step = ids[cut:cut + rng.randint(1, 8)]
+        realiased = rng.sample(ids[:cut], rng.randint(0, 3))
+        for i in realiased:
+            cur[i] = tuple(rng.sample(ALIASES, rng.randint(0, 2)))
+        cur.update((i, aliases.get(i, ())) for i in step)
+        cut += len(step)
+        known = ids[:cut]
+        res = res.plus(tuple(known), tuple(paths[i] for i in known),
+                       tuple(cur[i] for i in known), sorted(ids.index(i) for i in realiased))
+        for table in (res.keys, res.names, res.alias_index):
+            assert not isinstance(table, name_index.LazyKeyIndex) or table._entries is not None
+    check_same(res, DictResolver.build({i: paths[i] for i in ids}, cur),
+               targets(rng, paths), sources_of(rng, paths))
+
+
 def test_an_empty_resolver_finds_nothing() -> None:
     r = Resolver.build({}, {})
     assert r.resolve_wiki("Foo") is None and r.by_path("Foo") is None

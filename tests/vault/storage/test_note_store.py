@@ -319,3 +319,21 @@ def test_stale_claims_found_in_the_mapped_frontmatter(tmp_path: Path) -> None:
     a, b = StaleClaims().mask(loaded), StaleClaims().mask(rows)
     assert a is not None and b is not None and np.array_equal(a, b)
     assert int(a.sum()) == 1
+
+
+def test_stale_claims_of_a_caught_up_corpus_equal_the_rows(tmp_path: Path) -> None:
+    """A corpus advanced from the mapped columns (storage/catch_up.py): the claims stale in
+    the base, in the rows changed since and in the rows added since, as from the rows."""
+    root = _vault(tmp_path)
+    (root / "Carol.md").write_text("# Carol\nbelieved again\n")  # was rejected
+    (root / "topics/Payments.md").write_text("---\ntrust: rejected\n---\n# Payments\n")
+    (root / "Dave.md").write_text("---\nsuperseded_by: '[[Carol]]'\ntrust: superseded\n---\nx\n")
+    with Vault.open(root) as v:
+        v.corpus()
+    with Vault.open(root) as v:
+        caught = v.live.snapshot().corpus
+        assert caught.base is not None
+        a = StaleClaims().mask(caught)
+        b = StaleClaims().mask(_snapshot(root, folder=False).corpus)
+    assert a is not None and b is not None and np.array_equal(a, b)
+    assert int(a.sum()) == 2
