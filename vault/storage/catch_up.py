@@ -97,9 +97,19 @@ def extend(chain: Chain | None, report: SyncReport, index: Index, folder: Path,
     generation, stamp = state(index)
     if generation != report.generation:  # another writer since: not ours to record
         return None
+    out = replace(chain, since=since, seen=generation)
     if write:
-        _write(folder, chain.base, stamp, generation, since, count_op)
-    return replace(chain, since=since, seen=generation)
+        _write(folder, out, stamp, count_op)
+    return out
+
+
+def save(chain: Chain, index: Index, folder: Path,
+         count_op: Callable[[], None] | None = None) -> None:
+    """Write the record of `chain` (extended without writing: inside a batch, whose syncs
+    pay for one record at its end) when the index is still at its generation."""
+    generation, stamp = state(index)
+    if generation == chain.seen and chain.since:
+        _write(folder, chain, stamp, count_op)
 
 
 def snapshot(index: Index, folder: Path, known: Chain | None = None
@@ -135,13 +145,15 @@ def _record(folder: Path) -> tuple[BaseRef, str, frozenset[str]] | None:
         return None
 
 
-def _write(folder: Path, base: BaseRef, stamp: str, generation: int, since: frozenset[str],
-           count_op: Callable[[], None] | None) -> None:
+def _write(folder: Path, chain: Chain, stamp: str, count_op: Callable[[], None] | None
+           ) -> None:
     """The record, whole or not at all (module docstring); a dead writer's temporary is
     removed by the next write."""
+    base = chain.base
     text = json.dumps({"version": VERSION, "base": base.stamp,
                        "base_generation": base.generation, "base_notes": base.notes,
-                       "stamp": stamp, "generation": generation, "paths": sorted(since)})
+                       "stamp": stamp, "generation": chain.seen,
+                       "paths": sorted(chain.since)})
     for old in dead_temps(folder, f".{FILE}.*.tmp"):
         old.unlink(missing_ok=True)
     tmp = folder / f".{FILE}.{os.getpid()}.tmp"

@@ -75,7 +75,7 @@ class LiveIndex:
         # How the index stands to the last saved state (catch_up.py); looked up before this
         # process's first sync changes anything, then kept by every sync.
         self._chain: catch_up.Chain | None = None
-        self._started = False
+        self._started = self._unrecorded = False
 
     @property
     def in_batch(self) -> bool:
@@ -137,6 +137,11 @@ class LiveIndex:
             yield
         finally:
             self._batch -= 1  # the next snapshot() advances over the batch's writes
+            if (not self._batch and self._unrecorded and self._chain is not None
+                    and not self.store.read_only):
+                self._unrecorded = False  # one catch-up record for the batch's syncs
+                catch_up.save(self._chain, self.index, self.store.root / STATE_DIR,
+                              self.store.count_op)
 
     def snapshot(self) -> Snapshot:
         """The current snapshot (inside a batch: the one taken when the batch began)."""
@@ -235,7 +240,8 @@ class LiveIndex:
             return
         self._chain = catch_up.extend(self._chain, report, self.index,
                                       self.store.root / STATE_DIR, self.store.count_op,
-                                      write=not self.store.read_only)
+                                      write=not self.store.read_only and not self._batch)
+        self._unrecorded = self._batch > 0 and self._chain is not None
         if (self._pending is None or report.removed or self._seen is None
                 or report.generation != self._seen + 1):  # not only ours, or not in place
             self._pending = None

@@ -12,6 +12,7 @@ import random
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -294,3 +295,29 @@ def test_a_writer_between_the_sync_and_the_record_breaks_the_chain(
     other.close()
     snap = _new_process_matches_rows(root)
     assert "meanwhile" in snap.corpus.bodies[snap.corpus.paths.index(paths[1])]
+
+
+def test_a_batch_of_writes_writes_one_record(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ingest writes many notes in one batch, each synced: one record at the batch's end
+    (not one fsynced file per note), and it leads the next process here."""
+    rng = random.Random(9)
+    root, _ = _vault(tmp_path, rng)
+    writes: list[int] = []
+    real = catch_up._write
+
+    def counted(*args: Any) -> None:
+        writes.append(1)
+        real(*args)
+
+    monkeypatch.setattr(catch_up, "_write", counted)
+    p = Process(root)
+    p.snapshot()
+    with p.live.batch():
+        for k in range(6):
+            p.store.write_text(f"ingested/{k}.md", _text(rng))
+            p.live.sync_paths([f"ingested/{k}.md"])
+        assert writes == []
+    assert writes == [1]
+    p.close()
+    assert _new_process_matches_rows(root).corpus.base is not None
