@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from ..errors import AmbiguousNote
 from .folding import folds
-from .name_index import IdPaths, KeyIndex, LazyKeyIndex, Lookup
+from .name_index import IdPaths, KeyIndex, LazyKeyIndex, Lookup, Stored
 from .note import Link, rewrite_links
 from .rows import LinkRow
 
@@ -77,14 +77,22 @@ class Resolver:
     alias_index: KeyIndex  # alias key -> positions
 
     @classmethod
-    def over(cls, ids: Sequence[int], paths: Sequence[str],
-             aliases: Sequence[Sequence[str]]) -> Resolver:
-        """The resolver over aligned columns (`ids` ascending), which it keeps, not copies."""
+    def over(cls, ids: Sequence[int], paths: Sequence[str], aliases: Sequence[Sequence[str]],
+             stored: Callable[[str], Stored] | None = None) -> Resolver:
+        """The resolver over aligned columns (`ids` ascending), which it keeps, not copies;
+        with `stored`, each table ("keys", "names", "aliases") is loaded from, or built and
+        kept in, `stored(name)` (name_index.py `Stored`)."""
+        def kept(name: str) -> Stored | None:
+            return None if stored is None else stored(name)
+
         return cls(  # each table built when first read (name_index.py `LazyKeyIndex`)
             ids, paths, aliases,
-            LazyKeyIndex(lambda: ((path_key(p), i) for i, p in enumerate(paths))),
-            LazyKeyIndex(lambda: ((name_key(p), i) for i, p in enumerate(paths))),
-            LazyKeyIndex(lambda: ((k, i) for i, a in enumerate(aliases) for k in alias_keys(a))),
+            LazyKeyIndex(lambda: ((path_key(p), i) for i, p in enumerate(paths)),
+                         stored=kept("keys")),
+            LazyKeyIndex(lambda: ((name_key(p), i) for i, p in enumerate(paths)),
+                         stored=kept("names")),
+            LazyKeyIndex(lambda: ((k, i) for i, a in enumerate(aliases) for k in alias_keys(a)),
+                         stored=kept("aliases")),
         )
 
     @classmethod

@@ -16,14 +16,18 @@ rebuilt table by storage/overlay.py's rule (`folds`: amortised O(added)).
 `key_hash` is Python's str hash: stable within a process, which is all an in-memory table
 needs. It decides only where an entry is filed, never an answer or an order (callers sort
 what they find), so results do not depend on it (tests force collisions by replacing it).
+A table kept beside the index for the next process (`Stored`: storage/snapshot.py keeps the
+tables of the saved note columns) is filed under `stable_hash`, the first 8 bytes of the
+key's BLAKE2b, the same in every process; each table answers with the hash it was built with.
 """
 
 from __future__ import annotations
 
+import hashlib
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 import numpy as np
 
@@ -37,26 +41,45 @@ _LOW = 0xFFFFFFFF
 key_hash: Callable[[str], int] = hash  # what a key is filed under (module doc)
 
 
+def stable_hash(key: str) -> int:
+    """A key's 64-bit hash, the same in every process (what a stored table is filed under)."""
+    return int.from_bytes(hashlib.blake2b(key.encode("utf-8", "surrogatepass"),
+                                          digest_size=8).digest(), "little", signed=True)
+
+
+class Stored(NamedTuple):
+    """Where a table is kept for the next process: `load()` gives the saved (table, entries)
+    or None, `save(table, entries)` keeps a built one (both filed under `stable_hash`)."""
+
+    load: Callable[[], tuple[array[int], int] | None]
+    save: Callable[[array[int], int], None]
+
+
 class KeyIndex:
     """hash(key) -> positions, a superset (module doc); read only."""
 
-    __slots__ = ("_extra", "_mask", "_n", "_table")
+    __slots__ = ("_extra", "_hash", "_mask", "_n", "_table")
 
-    def __init__(self, table: array[int], n: int, extra: dict[int, tuple[int, ...]]) -> None:
+    def __init__(self, table: array[int], n: int, extra: dict[int, tuple[int, ...]],
+                 hasher: Callable[[str], int] | None = None) -> None:
         self._table, self._mask, self._n, self._extra = table, len(table) - 1, n, extra
+        self._hash = key_hash if hasher is None else hasher
 
     @classmethod
-    def build(cls, entries: Iterable[tuple[str, int]]) -> KeyIndex:
-        """A table of (key, position) entries (a position may be filed under several keys)."""
+    def build(cls, entries: Iterable[tuple[str, int]],
+              hasher: Callable[[str], int] | None = None) -> KeyIndex:
+        """A table of (key, position) entries (a position may be filed under several keys),
+        filed under `hasher` (default `key_hash`)."""
+        h = key_hash if hasher is None else hasher
         hashes, positions = array("q"), array("q")
         for key, pos in entries:
-            hashes.append(key_hash(key))
+            hashes.append(h(key))
             positions.append(pos)
         n = len(hashes)
         size = 8
         while size < n * 2:  # load <= 1/2: a lookup probes ~2 slots
             size *= 2
-        return cls(_placed(hashes, positions, size), n, {})
+        return cls(_placed(hashes, positions, size), n, {}, h)
 
 
     def __len__(self) -> int:
@@ -69,7 +92,7 @@ class KeyIndex:
 
     def positions(self, key: str) -> list[int]:
         """Every position filed under a hash like `key`'s (unsorted; may repeat)."""
-        h = key_hash(key)
+        h = self._hash(key)
         table, mask = self._table, self._mask
         lo = (h >> 32) << 32  # the words of this high half: lo + position
         hi, slot, out = lo + _LOW, h & mask, []
@@ -85,11 +108,11 @@ class KeyIndex:
         """These entries added (the table is shared with this one, `extra` copied)."""
         extra: dict[int, tuple[int, ...]] = {}
         for key, pos in entries:
-            h = key_hash(key)
+            h = self._hash(key)
             extra[h] = (*extra.get(h, self._extra.get(h, ())), pos)
         if not extra:
             return self
-        return KeyIndex(self._table, self._n, {**self._extra, **extra})
+        return KeyIndex(self._table, self._n, {**self._extra, **extra}, self._hash)
 
     def nbytes(self) -> int:
         """Bytes of the table (what it costs beyond the columns it indexes)."""
@@ -101,20 +124,28 @@ class LazyKeyIndex(KeyIndex):
     its corpus from the persisted note columns (storage/note_store.py) and only searches
     never builds the resolver's tables (O(notes) each). Entries added before then (`plus`:
     a process catching up from a saved state, storage/catch_up.py) are kept aside and added
-    when it is built, as `plus` on the built table would have."""
+    when it is built, as `plus` on the built table would have. With `stored`, the table is
+    loaded from where an earlier process kept it, or built under `stable_hash` and kept."""
 
-    __slots__ = ("_added", "_entries")
+    __slots__ = ("_added", "_entries", "_stored")
 
     def __init__(self, entries: Callable[[], Iterable[tuple[str, int]]],
-                 added: tuple[tuple[str, int], ...] = ()) -> None:
+                 added: tuple[tuple[str, int], ...] = (), stored: Stored | None = None) -> None:
         self._entries: Callable[[], Iterable[tuple[str, int]]] | None = entries
-        self._added = added
+        self._added, self._stored = added, stored
 
     def _build(self) -> None:
         if self._entries is not None:
-            built = KeyIndex.build(self._entries()).plus(self._added)
+            stored, got = self._stored, None
+            if stored is not None and (saved := stored.load()) is not None:
+                got = KeyIndex(saved[0], saved[1], {}, stable_hash)
+            elif stored is not None:
+                got = KeyIndex.build(self._entries(), stable_hash)
+                stored.save(got._table, got._n)
+            built = (got or KeyIndex.build(self._entries())).plus(self._added)
             self._table, self._mask, self._n = built._table, built._mask, built._n
-            self._extra, self._entries, self._added = built._extra, None, ()
+            self._extra, self._hash = built._extra, built._hash
+            self._entries, self._added, self._stored = None, (), None
 
     def __len__(self) -> int:
         self._build()
@@ -133,7 +164,8 @@ class LazyKeyIndex(KeyIndex):
     def plus(self, entries: Iterable[tuple[str, int]]) -> KeyIndex:
         if self._entries is not None:
             added = tuple(entries)
-            return LazyKeyIndex(self._entries, self._added + added) if added else self
+            return (LazyKeyIndex(self._entries, self._added + added, self._stored) if added
+                    else self)
         return super().plus(entries)
 
     def nbytes(self) -> int:

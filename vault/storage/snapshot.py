@@ -27,7 +27,7 @@ import numpy as np
 from ..cancel import checked
 from ..notes.links import Resolver
 from ..notes.rows import LinkRow
-from . import edge_store, note_store
+from . import edge_store, name_tables, note_store
 from .columns import Edges, Strings, hex_column
 from .corpus import BaseRef, Corpus
 from .edge_store import I64, Digest
@@ -122,7 +122,7 @@ def build_snapshot(index: Index, folder: str | Path | None = None,
             key = _stamp(index, generation)
             saved = note_store.load(folder, key)
             if saved is not None:
-                return _loaded(index, generation, saved, key)
+                return _loaded(index, generation, saved, key, Path(folder))
         snap = _from_rows(index, generation, folder)
     if folder is not None and key is not None:
         _save(snap, folder, key, count_op)
@@ -149,7 +149,7 @@ def saved_snapshot(index: Index, folder: str | Path, ref: BaseRef) -> Snapshot |
     saved = note_store.load(folder, ref.stamp)
     if saved is None or len(saved.ids) != ref.notes:
         return None
-    return _loaded(index, ref.generation, saved, ref.stamp)
+    return _loaded(index, ref.generation, saved, ref.stamp, Path(folder))
 
 
 def saved_corpus(folder: str | Path, ref: BaseRef) -> Corpus | None:
@@ -168,10 +168,12 @@ def _corpus_of(generation: int, c: Columns, key: str) -> Corpus:
                   archived=(False,) * len(c.ids), stamp=key)
 
 
-def _loaded(index: Index, generation: int, c: Columns, key: str) -> Snapshot:
-    """The snapshot of persisted columns (note_store.py)."""
+def _loaded(index: Index, generation: int, c: Columns, key: str, folder: Path) -> Snapshot:
+    """The snapshot of persisted columns (note_store.py), its name tables kept beside them
+    (name_tables.py)."""
     corpus = _corpus_of(generation, c, key)
-    resolver = Resolver.over(c.ids, c.paths, c.aliases)
+    resolver = Resolver.over(c.ids, c.paths, c.aliases,
+                             name_tables.stored(folder, key, len(c.ids)))
     return Snapshot(corpus, resolver, IndexLinks(index, resolver),
                     LinkTargets(c.target_hashes, c.target_sources))
 
