@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from bisect import bisect_left
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -68,7 +68,7 @@ def layout(dense: DenseIndex) -> str:
 
 def array_bytes(obj: object) -> int:
     """Bytes of the numpy arrays (sparse matrices included) reachable through dataclass
-    fields and mapping values of `obj` (dicts' own overhead and Python strings not counted)."""
+    fields and dict values of `obj` (dicts' own overhead and Python strings not counted)."""
     if isinstance(obj, np.ndarray):
         return int(obj.nbytes)
     if all(hasattr(obj, a) for a in ("data", "indices", "indptr")):
@@ -76,7 +76,7 @@ def array_bytes(obj: object) -> int:
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return sum(array_bytes(getattr(obj, f.name)) for f in dataclasses.fields(obj)
                    if f.name != "corpus")
-    if isinstance(obj, Mapping):
+    if isinstance(obj, dict):  # a lazy or layered mapping holds no arrays of its own
         return sum(array_bytes(v) for v in obj.values() if isinstance(v, np.ndarray))
     return 0
 
