@@ -188,9 +188,16 @@ def _save(snap: Snapshot, folder: str | Path, key: str,
                    bodies=c.bodies, frontmatter=c.frontmatter,
                    content_hashes=c.content_hashes, src=edges.src, dst=edges.dst,
                    target_hashes=snap.targets.hashes, target_sources=snap.targets.sources)
-    note_store.save(folder, key, c.generation, cols,
-                    (json.dumps(fm, ensure_ascii=False) for fm in c.frontmatter),
-                    (json.dumps(list(a), ensure_ascii=False) for a in c.aliases), count_op)
+    if note_store.save(folder, key, c.generation, cols,
+                       (json.dumps(fm, ensure_ascii=False) for fm in c.frontmatter),
+                       (json.dumps(list(a), ensure_ascii=False) for a in c.aliases),
+                       count_op):
+        # the name tables too, so the first process that catches up from these columns
+        # does not build them (~2.7 s at 10^6 notes; name_tables.py)
+        resolver = Resolver.over(c.ids, c.paths, c.aliases,
+                                 name_tables.stored(Path(folder), key, len(c.ids)))
+        for table in (resolver.keys, resolver.names, resolver.alias_index):
+            table.positions("")
 
 
 def _from_rows(index: Index, generation: int, folder: str | Path | None) -> Snapshot:

@@ -1,6 +1,6 @@
-"""The resolver's name tables kept beside the saved note columns (storage/name_tables.py): the
-first process that resolves a name over the loaded columns builds and saves each table, a
-later one loads it instead of building it, and either answers every lookup as a resolver
+"""The resolver's name tables kept beside the saved note columns (storage/name_tables.py): saved
+with the columns (or, when missing, by the first process that resolves a name over them), a
+later process loads each instead of building it, and either answers every lookup as a resolver
 built from the rows; a table of another stamp, damaged, or naming a position outside the
 notes is built again."""
 
@@ -37,8 +37,10 @@ def _vault(tmp: Path, seed: int) -> Path:
     store = Store(root)
     index = Index.open(root / ".rmh" / "index.sqlite")
     sync(store, index)
-    build_snapshot(index, root / ".rmh")  # the columns saved
+    build_snapshot(index, root / ".rmh")  # the columns saved, and their name tables
     index.close()
+    for name in TABLES:
+        assert (root / ".rmh" / f"{name_tables.PREFIX}{name}.bin").is_file()
     return root
 
 
@@ -75,7 +77,12 @@ def test_saved_by_the_first_process_loaded_by_the_next(
     root = _vault(tmp_path, seed)
     expected = _rows(root)
     snap, index = _loaded(root)
-    assert _answers(snap) == expected  # built and saved
+    assert _answers(snap) == expected
+    index.close()
+    for name in TABLES:  # gone: the first process to resolve builds and saves them again
+        (root / ".rmh" / f"{name_tables.PREFIX}{name}.bin").unlink()
+    snap, index = _loaded(root)
+    assert _answers(snap) == expected
     index.close()
     for name in TABLES:
         assert (root / ".rmh" / f"{name_tables.PREFIX}{name}.bin").is_file()
