@@ -41,7 +41,7 @@ from harness import daemon_request
 
 ENV_DENSE = "[hooks]\ndaemon = true\ndense = true\n"
 SENTENCE = "The zqedit{i} team reviews the billing invoices on Monday."
-PROMPT = "zqedit{i} team reviews billing invoices"
+PROMPT = "who is zqedit{i}"  # only the edited note holds a third of its terms
 
 
 def edit(vault: Path, i: int) -> tuple[str, int]:
@@ -174,9 +174,13 @@ def run(sides: list[tuple[str, Path, Path]], tmp: Path, *, cold: int, warm: int,
             pid = start_daemon(repo, vault, cfg, sid, rec[name], PROMPT.format(i=j))
             got_early[name] = rec[name]["_early"][-1]
             base = {"session_id": sid, "cwd": str(vault / "billing")}
+            c0 = bh._cpu(pid)
             w, c, text, err = hook(repo, vault, "prompt", {**base, "prompt": PROMPT.format(i=j)},
                                    cfg)
+            wait_idle(vault, pid)
             rec[name]["cold: prompt once ready"].append((w, c))
+            rec[name]["cold: daemon CPU for that prompt (the p50_s/p95_s columns)"].append(
+                (bh._cpu(pid) - c0, 0.0))
             got_ready[name] = (text, err)
             stop_daemon(vault, pid, sid)
         note("cold: prompt at once", kind, j, got_early)
