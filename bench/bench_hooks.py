@@ -20,12 +20,16 @@ The steps without "daemon" in their name run with `[hooks] daemon = false`.
 
     python bench/bench_hooks.py --vault /tmp/v10k [--runs 20] [--engine-runs 3] [--dense]
         [--daemon-only [--only-dense]] [--repo CHECKOUT] [--entry module|script] [--burn N]
+    python bench/bench_hooks.py --vault V --edit-between [--cold-rounds 6] [--runs 20]
+        [--engine-runs 3] [--baseline CHECKOUT --baseline-vault COPY_OF_V]
 
 Each daemon step also times `python -c pass` processes interleaved with its prompt hooks
 (the floor under any hook process, under the same load) and session-start hooks the warm
 daemon answers. `--repo` runs another checkout's rmh (a baseline in the same run), `--entry
 script` starts hooks with the `rmh` script as installed, `--burn N` keeps N busy processes
-spinning during the run (a loaded machine).
+spinning during the run (a loaded machine). `--edit-between`: the hooks while notes are
+edited outside rmh between sessions and between prompts, dense on, the hooks' index built
+(bench/bench_hooks_edits.py), optionally beside a baseline checkout on its own vault copy.
 
 Prints one JSON document (p50, p95, max wall seconds and mean CPU seconds per step).
 """
@@ -213,7 +217,17 @@ def main(argv: list[str] | None = None) -> int:
                     help="start hooks as `python -m harness` or with the `rmh` script")
     ap.add_argument("--burn", type=int, default=0,
                     help="busy processes spinning during the run (a loaded machine)")
-    args = ap.parse_args(argv)
+    ap.add_argument("--edit-between", action="store_true",
+                    help="notes edited between hooks: runs bench/bench_hooks_edits.py "
+                         "with the other arguments (--cold-rounds, --baseline, ...)")
+    args, rest = ap.parse_known_args(argv)
+    if args.edit_between:  # its own process: that module builds on this one
+        given = sys.argv[1:] if argv is None else argv
+        return subprocess.run([sys.executable, "-m", "bench.bench_hooks_edits",
+                               *[a for a in given if a != "--edit-between"]],
+                              cwd=REPO, check=False).returncode
+    if rest:
+        ap.error(f"unrecognized arguments: {' '.join(rest)}")
     RUN.update(repo=args.repo.absolute(), entry=args.entry)
     burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
                for _ in range(args.burn)]

@@ -8,8 +8,9 @@ notes worth recalling (ordinary notes, conversation turns, episodes, facts; not 
 session summary notes), with each note's date, speaker and previous turn. Only `sqlite3`
 and `vault.tokenize` are imported on that path (no numpy).
 
-`refresh` brings the table in step with the vault's index (by content hash: only changed
-notes are rewritten, removed ones deleted); the session-start, session-end and pre-compact
+`refresh` brings the table in step with the vault's index (by content hash and path: only
+changed or renamed notes are rewritten, removed ones deleted); the session-start (the first,
+and with `[hooks] daemon = false` every one, in the background), session-end and pre-compact
 hooks call it (they run with the vault open anyway), so the prompt hook sees the vault as of
 the last of those: a note written during a session is recalled from the next session on
 (or after a compaction). The file is derived: deleting it loses nothing.
@@ -96,7 +97,7 @@ def refresh(vault: Vault) -> dict[str, int]:
     """Bring the hooks' index in step with the vault (module docstring)."""
     conn = _connect(index_path(vault.root))
     try:
-        stored = dict(conn.execute("SELECT id, hash FROM notes"))
+        stored = {i: (h, p) for i, h, p in conn.execute("SELECT id, hash, path FROM notes")}
         seen: set[int] = set()
         changed = 0
         with conn:
@@ -105,7 +106,7 @@ def refresh(vault: Vault) -> dict[str, int]:
                 if tier in SKIP_TIERS or _stale(row.frontmatter):
                     continue
                 seen.add(row.id)
-                if stored.get(row.id) == row.content_hash:
+                if stored.get(row.id) == (row.content_hash, row.path):  # a rename: changed
                     continue
                 fm = row.frontmatter
                 body = row.body.strip()

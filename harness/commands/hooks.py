@@ -88,6 +88,8 @@ def _run_hook(args: argparse.Namespace, data: HookInput) -> str:
     if args.event == "session-start" and index_path(root).exists():  # no vault opened
         from harness.hooks_recall import brief
 
+        if not h.daemon:  # notes edited outside rmh since the last refresh: recalled soon
+            _refresh_later(root, args.client, data.session_id)
         return brief(root, data.cwd, h.start_words)
     if args.event == "prompt" and not h.engine:  # the fast path: no vault opened
         from harness.hooks_index import journal_shown
@@ -145,6 +147,31 @@ def _run_hook(args: argparse.Namespace, data: HookInput) -> str:
 
             hooks_daemon.daemon_request(root, {"event": "end", "session": session})
     return ""
+
+
+def _refresh_later(root: Path, client: str, session_id: str) -> None:
+    """Bring the hooks' index in step with the folder in a background process, never waiting
+    for it: a `pre-compact` hook without a transcript (the vault opened and synced, the
+    index refreshed; errors in .rmh/hooks-daemon.log). With `[hooks] daemon = false` the
+    index was otherwise refreshed only at a session's end or compaction, so a note added,
+    edited or renamed outside rmh between two sessions was missed (a renamed one recalled
+    under its old path) until the end of the next session."""
+    import json
+    import subprocess
+
+    from harness.hooks_daemon import LOG
+
+    log = open(root / ".rmh" / LOG, "ab")  # noqa: SIM115 (handed to the child)
+    try:
+        child = subprocess.Popen(
+            [sys.executable, "-m", "harness", "--vault", str(root), "hook", "pre-compact",
+             "--client", client], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+            stderr=log, start_new_session=True, close_fds=True)
+    finally:
+        log.close()
+    if child.stdin is not None:
+        with child.stdin:  # a few bytes: the pipe takes them without the child reading yet
+            child.stdin.write(json.dumps({"session_id": session_id}).encode())
 
 
 def cmd_daemon(args: argparse.Namespace) -> int:

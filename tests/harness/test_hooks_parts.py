@@ -11,7 +11,7 @@ import pytest
 from harness.cli import main
 from harness.config import ConfigError, load
 from harness.hooks import CLIENTS, HookInput, HookInputError, answer
-from harness.hooks_index import refresh, search
+from harness.hooks_index import by_path, refresh, search
 from harness.hooks_install import install, uninstall, without_ours
 from harness.hooks_recall import passage, recall
 from tests.vault.conversation.transcript_fixtures import CI_TASK, claude_lines
@@ -70,6 +70,22 @@ def test_hooks_index_follows_edits_and_removals(tmp_path: Path) -> None:
                          min_share=0.3)
     assert notes == ["deploy.md"] and "deploy.md" in text and "green cluster" in text
     assert recall(root, "tomatoes", 50, k=5, min_share=0.3) == ("", [])
+
+
+def test_hooks_index_follows_a_rename_outside_rmh(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    with Vault.init(root) as v:
+        v.write("kiln.md", "The pottery kiln fires every Friday.\n")
+        v.sync()
+        refresh(v)
+        (root / "kiln.md").rename(root / "studio kiln.md")  # the same text, a new name
+        assert v.sync().renamed
+        assert refresh(v) == {"notes": 1, "changed": 1, "removed": 0}
+        assert refresh(v)["changed"] == 0
+    assert [r.path for r in search(root, ["kiln"], 5)] == ["studio kiln.md"]
+    assert by_path(root, "kiln.md") is None
+    text, _ = recall(root, "when does the kiln fire", 50, k=5, min_share=0.3)
+    assert "studio kiln.md" in text and "- kiln.md" not in text
 
 
 def test_passage_starts_at_the_best_sentence() -> None:

@@ -7,11 +7,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from harness.hooks_index import by_path
 from tests.forks import run_cli
 from tests.harness.test_server_e2e import CHILD_ENV, REPO
 from tests.vault.conversation.transcript_fixtures import CI_TASK, claude_lines
@@ -184,3 +186,35 @@ def test_a_session_ends_even_when_its_transcript_is_empty_or_unreadable(
             assert "rmh hook session-end: ConversationFormatError" in end.stderr, end.stderr
         assert sessions()["ended"] == n and sessions()["open"] == 0
     assert not (vault / "conversations").exists()
+
+
+def _refreshing(vault: Path) -> bool:
+    """Whether a background refresh of `vault` (a `pre-compact` hook process) still runs."""
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            argv = cmdline.read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"pre-compact" in argv and str(vault).encode() in argv:
+            return True
+    return False
+
+
+def test_notes_edited_between_sessions_are_recalled_in_the_next(
+        vault: Path, tmp_path: Path) -> None:
+    """`[hooks] daemon = false`: an edit outside rmh after a session's end is in the hooks'
+    index soon after the next session starts (a background refresh), a rename included."""
+    hook(vault, "session-start", {"session_id": "s1", "cwd": str(tmp_path)})  # builds it
+    hook(vault, "session-end", {"session_id": "s1"})
+    (vault / "Kiln.md").write_text("The pottery kiln fires every Friday at dawn.\n", "utf-8")
+    (vault / "Garden.md").rename(vault / "Allotment.md")  # the same text, a new name
+    hook(vault, "session-start", {"session_id": "s2", "cwd": str(tmp_path)})
+    deadline = time.monotonic() + 120
+    while _refreshing(vault) or by_path(vault, "Kiln.md") is None:
+        assert time.monotonic() < deadline, "the hooks' index was not refreshed"
+        time.sleep(0.1)
+    kiln = hook(vault, "prompt", {"session_id": "s2", "prompt": "When does the kiln fire?"})
+    assert "Kiln.md" in context_of(kiln, "UserPromptSubmit")
+    sun = hook(vault, "prompt", {"session_id": "s2", "prompt": "What do tomatoes need?"})
+    text = context_of(sun, "UserPromptSubmit")
+    assert "Allotment.md" in text and "Garden.md" not in text, text
