@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from ..errors import EditRefused
@@ -33,6 +34,7 @@ from ..notes.note import parse, render
 from ..notes.trust import apply, is_claim, kept_fields, not_current, transition, trust_of
 from .facts import sentence
 from .layout import fact_path, link
+from .per_corpus import kept
 
 if TYPE_CHECKING:
     from ..core import Vault
@@ -199,9 +201,14 @@ def carry(corpus: Corpus, notes: Sequence[tuple[str, str]]) -> list[tuple[str, s
     return out
 
 
-def stale_sources(corpus: Corpus) -> dict[str, list[str]]:
+def stale_sources(corpus: Corpus) -> Mapping[str, tuple[str, ...]]:
     """Turn note path -> what a reader must know about the claims it is evidence for that are
-    no longer current ("'alice lives in rome' was rejected by user at ..."), for `context`."""
+    no longer current ("'alice lives in rome' was rejected by user at ..."), for `context`;
+    kept while `corpus` is the current one (per_corpus.py)."""
+    return kept("stale sources", corpus, lambda: _stale_sources(corpus))
+
+
+def _stale_sources(corpus: Corpus) -> Mapping[str, tuple[str, ...]]:
     out: dict[str, list[str]] = {}
     for _, fm in _claims(corpus):
         if not not_current(fm):
@@ -213,4 +220,4 @@ def stale_sources(corpus: Corpus) -> dict[str, list[str]]:
         for src in fm.get("sources", []) or []:
             target = str(src).removeprefix("[[").split("|", 1)[0].split("]]", 1)[0]
             out.setdefault(f"{target}.md", []).append(label)
-    return {k: sorted(set(v)) for k, v in sorted(out.items())}
+    return MappingProxyType({k: tuple(sorted(set(v))) for k, v in sorted(out.items())})

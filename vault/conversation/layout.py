@@ -26,6 +26,7 @@ from typing import Any
 
 from ..storage.corpus import Corpus
 from .items import Item
+from .per_corpus import kept
 
 ROOT = "conversations"
 _UNSAFE = re.compile(r"[^\w '._-]+")
@@ -125,7 +126,12 @@ def item_from_note(path: str, fm: Mapping[str, Any], body: str) -> Item | None:
 
 def items_from_corpus(corpus: Corpus, conversation: str | None = None) -> tuple[Item, ...]:
     """Every turn note of the corpus (optionally of one conversation), in (conversation, tick)
-    order, with their corpus positions."""
+    order, with their corpus positions; kept while `corpus` is the current one
+    (per_corpus.py)."""
+    return kept(("items", conversation), corpus, lambda: _items(corpus, conversation))
+
+
+def _items(corpus: Corpus, conversation: str | None) -> tuple[Item, ...]:
     found: list[Item] = []
     for i in range(len(corpus)):
         if corpus.archived[i]:
