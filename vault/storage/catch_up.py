@@ -42,6 +42,7 @@ from .corpus import BaseRef
 from .fileops import dead_temps
 from .increment import advance
 from .index import Index
+from .paths import MAX_PATH_BYTES, component_problem, path_problem
 from .snapshot import Snapshot, saved_snapshot, state
 from .sync import SyncReport
 
@@ -79,10 +80,10 @@ def start(index: Index, folder: Path) -> Chain | None:
     generation, stamp = state(index)
     if base.stamp == stamp:
         return Chain(base, frozenset(), generation)
-    got = _record(folder)
-    if got is None or got[0] != base or got[1] != stamp:
+    got = _record(folder, base)
+    if got is None or got[0] != stamp:
         return None
-    return Chain(base, got[2], generation)
+    return Chain(base, got[1], generation)
 
 
 def extend(chain: Chain | None, report: SyncReport, index: Index, folder: Path,
@@ -121,18 +122,34 @@ def snapshot(index: Index, folder: Path, known: Chain | None = None
     return snap, chain
 
 
-def _record(folder: Path) -> tuple[BaseRef, str, frozenset[str]] | None:
+def _record(folder: Path, base: BaseRef) -> tuple[str, frozenset[str]] | None:
+    """(stamp, paths) of the record when it is one this module could have written over
+    `base`, else None. A file past what such a record can hold is not read: at most
+    `limit(base.notes)` paths, each a name the store accepts (paths.py: at most
+    MAX_PATH_BYTES bytes of UTF-8, so at most 3 JSON characters a byte: a character of 2 to 4
+    bytes is one or two \\uXXXX escapes) and 4 more characters; 4096 for the rest."""
+    n = limit(base.notes)
     try:
-        got = json.loads((folder / FILE).read_text(encoding="utf-8"))
-        if got["version"] != VERSION:
+        with open(folder / FILE, "rb") as fh:
+            if os.fstat(fh.fileno()).st_size > n * (3 * MAX_PATH_BYTES + 4) + 4096:
+                return None
+            got = json.loads(fh.read())
+        if got["version"] != VERSION or BaseRef(
+                str(got["base"]), int(got["base_generation"]), int(got["base_notes"])) != base:
             return None
-        base = BaseRef(str(got["base"]), int(got["base_generation"]), int(got["base_notes"]))
         paths = got["paths"]
-        if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+        if (not isinstance(paths, list) or len(paths) > n
+                or not all(isinstance(p, str) and _stored(p) for p in paths)):
             return None
-        return base, str(got["stamp"]), frozenset(paths)
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+        return str(got["stamp"]), frozenset(paths)
+    except (OSError, ValueError, KeyError, TypeError, ArithmeticError, RecursionError):
+        return None  # ArithmeticError: int(Infinity); RecursionError: nesting too deep
+
+
+def _stored(path: str) -> bool:
+    """Whether `path` is a name the store could have indexed (paths.py; normalised)."""
+    return path_problem(path) is None and all(
+        c not in ("", ".") and component_problem(c) is None for c in path.split("/"))
 
 
 def _write(folder: Path, base: BaseRef, stamp: str, generation: int, since: frozenset[str],
