@@ -113,21 +113,63 @@ def test_a_forged_note_columns_header_is_not_used_and_raises_nothing(
     assert _new_process_matches_rows(root).corpus.base is None
 
 
-@pytest.mark.parametrize("how", ["touch", "same bytes saved"])
+@pytest.mark.parametrize("how", ["touch", "same bytes saved", "at the base"])
 def test_after_a_touch_the_next_processes_still_catch_up(tmp_path: Path, how: str) -> None:
     """A touch, or an editor saving a note unchanged, changes no row but its folder's listing,
-    so the stamp: the process that syncs it catches up on what it knows, and before the
-    record followed the stamp (catch_up.restamp) every process after it read every row
-    (44-48 s at 10^5 notes) until one saved a new base."""
-    root, _ = _caught_up_vault(tmp_path)
+    so the stamp. Before the record followed the stamp (catch_up.restamp), the process after
+    the one that synced it read every row (44-48 s at 10^5 notes) and saved a new base; at
+    the base itself already the one that synced it did."""
+    if how == "at the base":
+        root = tmp_path / "v"
+        (root / "b/c").mkdir(parents=True)
+        (root / "b/c/Gamma.md").write_text("Gamma [[Alpha]]\n")
+        (root / "Alpha.md").write_text("Alpha\n")
+        (root / ".rmh").mkdir()
+        _new_process_matches_rows(root)
+    else:
+        root, _ = _caught_up_vault(tmp_path)
+    base = (root / COLUMNS).read_bytes()
     rel = "b/c/Gamma.md"
     for _ in range(2):
-        if how == "touch":
-            os.utime(root / rel, ns=(1, (root / rel).stat().st_mtime_ns + 10**9))
-        else:
+        if how == "same bytes saved":
             (root / rel).write_bytes((root / rel).read_bytes())
+        else:
+            os.utime(root / rel, ns=(1, (root / rel).stat().st_mtime_ns + 10**9))
         for _ in range(2):
-            assert _new_process_matches_rows(root).corpus.base is not None
+            snap = _new_process_matches_rows(root)
+            assert (snap.corpus.base is not None) == (how != "at the base")
+            assert (root / COLUMNS).read_bytes() == base  # no row read, no new base saved
+
+
+ODD = ['a "quoted" \'name\'.md', "emoji \U0001f98a fox.md", "e\u0301t\u00e9.md", "sp ace/x y.md",
+       "/".join(["d" * 60] * 15) + "/long.md", "x" * 250 + ".md", "folder.md/inner.md",
+       "\u00fcn\u00ef/\u00e7\u00f8d\u00e9.md", "#tag [x].md", "Alpha.md", "alpha.md"]
+SKIPPED = [b"odd\xff.md", b"new\nline.md", b"x/.rmh/hidden.md",
+           b"/".join([b"z" * 200] * 6) + b"/far.md"]  # names the store does not index
+
+
+def test_odd_names_are_caught_up_field_by_field(tmp_path: Path) -> None:
+    """Quotes, emoji, NFD, spaces, 922-byte paths, folders named like notes, case twins, and
+    beside them names the store skips (not UTF-8, a newline, a hidden folder, too long):
+    each edited in turn, then renamed onto a name others link to, by case and back."""
+    root = tmp_path / "v"
+    for k, rel in enumerate(ODD):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(f"note {k} [[Alpha]] [[emoji \U0001f98a fox]] [[alpha]]\n")
+    for raw in SKIPPED:
+        path = os.path.join(os.fsencode(root), raw)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as fh:
+            fh.write(b"skipped [[Alpha]]\n")
+    (root / ".rmh").mkdir()
+    _new_process_matches_rows(root)
+    for k, rel in enumerate(ODD):
+        (root / rel).write_text(f"edited {k} [[alpha]]\n")
+        assert _new_process_matches_rows(root).corpus.base is not None, rel
+    for old, new in ((ODD[0], "sp ace/Alpha 2.md"), ("Alpha.md", "ALPHA.md"),
+                     ("ALPHA.md", "Alpha.md"), ("sp ace/Alpha 2.md", ODD[0])):
+        os.rename(root / old, root / new)
+        assert _new_process_matches_rows(root).corpus.base is not None, new
 
 
 # -- real processes after generated histories ----------------------------------------------------
@@ -157,7 +199,8 @@ def _step(root: Path, rng: random.Random, gone: dict[str, str]) -> str:
     """One change by an editor or by `rmh`; what it was."""
     notes = _notes(root)
     kind = rng.choice(["edit", "append", "create", "rename", "rename", "delete", "restore",
-                       "touch", "same size", "rmh write", "rmh edit", "rmh move", "rmh delete"])
+                       "touch", "same size", "rmh write", "rmh edit", "rmh move", "rmh delete",
+                       "odd"])
     rel = rng.choice(notes)
     new = f"{rng.choice(FOLDERS)}{rng.choice(NAMES)}{rng.choice(['', ' 2'])}.md"
     if kind in ("edit", "create"):
@@ -192,6 +235,12 @@ def _step(root: Path, rng: random.Random, gone: dict[str, str]) -> str:
         _cli(root, "edit", rel, "append", "--text", f"{rng.choice(WORDS)} [[{rng.choice(NAMES)}]]")
     elif kind == "rmh move" and not (root / new).exists():
         _cli(root, "move", rel, new)
+    elif kind == "odd":  # a name of ODD, or one the store skips
+        raw = rng.choice([os.fsencode(n) for n in ODD] + SKIPPED)
+        path = os.path.join(os.fsencode(root), raw)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as fh:
+            fh.write(_text(rng).encode())
     elif kind == "rmh delete" and len(notes) > 3:
         _cli(root, "delete", rel)
     return f"{kind} {rel} {new}"

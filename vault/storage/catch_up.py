@@ -108,12 +108,13 @@ def restamp(chain: Chain | None, index: Index, folder: Path,
             count_op: Callable[[], None] | None = None, write: bool = True) -> Chain | None:
     """The chain after a sync of this process that changed no note but may have changed the
     stamp (a touch, a file saved with the same bytes: its folder's listing changed), its
-    record written again under the new stamp (with `write`). The rows are those the record
-    names, so the record holds for the new stamp; without it the next process would find no
-    record of its state and read every row (44-48 s at 10^5 notes). None when another
-    writer changed the index since."""
-    if chain is None or not chain.since:
-        return chain  # at the base itself: the saved columns name the old stamp (README)
+    record written again under the new stamp (with `write`; with no path since, a record of
+    the base's rows under another stamp). The rows are those the record names, so the record
+    holds for the new stamp; without it the next process would find no record of its state
+    and read every row (44-48 s at 10^5 notes). None when another writer changed the index
+    since."""
+    if chain is None:
+        return None
     generation, stamp = state(index)
     if generation != chain.seen:
         return None
@@ -130,12 +131,13 @@ def snapshot(index: Index, folder: Path, known: Chain | None = None
     here."""
     chain = known if known is not None and known.seen == index.generation() else \
         start(index, folder)
-    if chain is None or not chain.since:
-        return None
+    if chain is None or (not chain.since and chain.stamp == chain.base.stamp):
+        return None  # at the base: build_snapshot loads it
     base = saved_snapshot(index, folder, chain.base)
     if base is None:
         return None
-    snap = advance(base, index, sorted(chain.since))
+    # no path since: the base's rows, touched since (restamp); its columns keep its stamp
+    snap = advance(base, index, sorted(chain.since)) if chain.since else base
     if snap is None or snap.corpus.generation != chain.seen:
         return None
     return snap, chain
