@@ -34,6 +34,7 @@ from tests.harness.as_user import as_user, unprivileged_home
 from tests.harness.test_cli_notes import ROOT, rmh
 from tests.harness.test_disk_full import fill
 from tests.harness.test_server_e2e import Server
+from tests.vault.retrieval.test_catch_up_search import _search
 from tests.vault.storage.test_catch_up import COLUMNS, RECORD, Process, _new_process_matches_rows
 from vault import Vault
 from vault.storage import catch_up
@@ -186,7 +187,7 @@ def _text(rng: random.Random) -> str:
 
 def _notes(root: Path) -> list[str]:
     return sorted(str(p.relative_to(root)) for p in root.rglob("*.md")
-                  if not str(p.relative_to(root)).startswith(".rmh"))
+                  if p.is_file() and not str(p.relative_to(root)).startswith(".rmh"))
 
 
 def _cli(root: Path, *args: str, stdin: str = "") -> str:
@@ -459,3 +460,48 @@ def test_a_served_vault_with_its_watcher_records_what_new_processes_catch_up_on(
     assert "Traceback" not in server.stderr_path.read_text()
     print(f"served: {step + 1} steps, {caught} caught up")
     assert caught >= (5 if LONG else 1), caught
+
+
+@pytest.mark.parametrize("seed", range(3 if LONG else 1))
+def test_exact_dense_hits_after_generated_histories_equal_a_fresh_build(
+        tmp_path: Path, seed: int) -> None:
+    """Claim (2) under the histories above (aliases, renames onto linked names and odd names,
+    touches, removals): with the exact dense layout the process that syncs and the next one
+    (from the record) return every hit and score of a build from the same notes in memory."""
+    rng = random.Random(seed)
+    root = tmp_path / "v"
+    for k in range(20):
+        rel = f"{FOLDERS[k % 3]}{NAMES[k % len(NAMES)]} {k}.md"
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(_text(rng))
+    Vault.init(root).close()
+    queries = [" ".join(rng.sample(WORDS, 2)) for _ in range(3)] + ["Alpha", "Gamma x"]
+    _search(root, queries, 0)  # the base, its stores saved
+    caught = 0
+    for step in range(20 if LONG else 3):
+        for _ in range(rng.randint(1, 3)):
+            notes = _notes(root)
+            rel, roll = rng.choice(notes), rng.random()
+            new = f"{rng.choice(FOLDERS)}{rng.choice(NAMES + ODD[:3]).removesuffix('.md')}.md"
+            if roll < 0.35:
+                (root / rel).write_text(_text(rng))
+            elif roll < 0.55:
+                with open(root / rel, "a") as fh:
+                    fh.write(" fig [[Alpha]]\n")
+            elif roll < 0.95 and not (root / new).exists():
+                (root / new).parent.mkdir(parents=True, exist_ok=True)
+                if roll < 0.75:
+                    (root / new).write_text(_text(rng))
+                else:
+                    os.rename(root / rel, root / new)
+            elif len(notes) > 5 and roll < 0.975:
+                (root / rel).unlink()
+            else:
+                os.utime(root / rel, ns=(1, (root / rel).stat().st_mtime_ns + 10**9))
+        got, base = _search(root, queries, 0)
+        again, _ = _search(root, queries, 0)
+        fresh, _ = _search(root, queries, 0, stores=False)
+        assert got == again == fresh, step
+        caught += base
+    print(f"dense exact seed {seed}: {step + 1} steps, {caught} caught up")
+    assert caught >= (8 if LONG else 1), caught
