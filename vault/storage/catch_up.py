@@ -21,12 +21,17 @@ whose note columns are saved (`.rmh/note-columns.bin`, note_store.py):
 - a new process whose index is at `stamp` loads the base's columns and advances them over
   `paths` (increment.advance re-reads those rows: field by field the snapshot build_snapshot
   makes of every row), and its corpus names the base (`Corpus.base`), so the engine prepares
-  on the stores saved for the base and updates them through the same delta.
+  on the stores saved for the base and updates them through the same delta;
+- a sync of such a process that changes no note but the stamp (a touch, a note saved
+  unchanged, a copied vault's new inodes) writes the record again under the new stamp
+  (`restamp`; with no path since, the base's own rows under another stamp), so the process
+  after a touch does not read every row.
 
 One record is kept, the last writer's; it is written to a pid-named temporary, fsynced and
 renamed into place (a reader sees a whole record or the old one). A record for another state
-or another base, an unreadable one, or one past `limit` paths is not used: the process
-rebuilds from the rows and saves a new base, as before. Nothing here is an error of its own.
+or another base, an unreadable one, one past `limit` paths or with a path the store never
+indexes (forged: `_record`) is not used: the process rebuilds from the rows and saves a new
+base, as before. Nothing here is an error of its own.
 """
 
 from __future__ import annotations
