@@ -45,8 +45,9 @@ def test_a_referrer_changed_before_recovery_is_left_and_reported(tmp_path: Path)
     template = make_template(tmp_path / "template", 3)
     work = tmp_path / "work"
     shutil.copytree(template, work)
-    # killed right after the rename (intent: 3 ops; the rename: link, unlink, folder fsync)
-    assert rmh(work, "move", OLD, NEW, fault_after=6).returncode == -9
+    # killed right after the rename (the catch-up record of the copy's stamp, its inodes
+    # new: 2 ops, storage/catch_up.py restamp; intent: 3; the rename: link, unlink, fsync)
+    assert rmh(work, "move", OLD, NEW, fault_after=8).returncode == -9
     assert (work / NEW).exists() and not (work / OLD).exists()
     edited = work / "r" / "Ref 001.md"
     edited.write_text("Someone rewrote this meanwhile: [[Target]].\n", encoding="utf-8")

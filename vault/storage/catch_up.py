@@ -21,12 +21,17 @@ whose note columns are saved (`.rmh/note-columns.bin`, note_store.py):
 - a new process whose index is at `stamp` loads the base's columns and advances them over
   `paths` (increment.advance re-reads those rows: field by field the snapshot build_snapshot
   makes of every row), and its corpus names the base (`Corpus.base`), so the engine prepares
-  on the stores saved for the base and updates them through the same delta.
+  on the stores saved for the base and updates them through the same delta;
+- a sync of such a process that changes no note but the stamp (a touch, a note saved
+  unchanged, a copied vault's new inodes) writes the record again under the new stamp
+  (`restamp`; with no path since, the base's own rows under another stamp), so the process
+  after a touch does not read every row.
 
 One record is kept, the last writer's; it is written to a pid-named temporary, fsynced and
 renamed into place (a reader sees a whole record or the old one). A record for another state
-or another base, an unreadable one, or one past `limit` paths is not used: the process
-rebuilds from the rows and saves a new base, as before. Nothing here is an error of its own.
+or another base, an unreadable one, one past `limit` paths or with a path the store never
+indexes (forged: `_record`) is not used: the process rebuilds from the rows and saves a new
+base, as before. Nothing here is an error of its own.
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ from .corpus import BaseRef
 from .fileops import dead_temps
 from .increment import advance
 from .index import Index
+from .paths import MAX_PATH_BYTES, component_problem, path_problem
 from .snapshot import Snapshot, saved_snapshot, state
 from .sync import SyncReport
 
@@ -60,12 +66,13 @@ def limit(notes: int) -> int:
 
 @dataclass(frozen=True)
 class Chain:
-    """How the index state `seen` (a generation) stands to the base: `since` the paths
-    added, updated or renamed to since the base's state."""
+    """How the index state `seen` (a generation; `stamp` its stamp) stands to the base:
+    `since` the paths added, updated or renamed to since the base's state."""
 
     base: BaseRef
     since: frozenset[str]
     seen: int
+    stamp: str
 
 
 def start(index: Index, folder: Path) -> Chain | None:
@@ -78,11 +85,11 @@ def start(index: Index, folder: Path) -> Chain | None:
     base = BaseRef(*saved)
     generation, stamp = state(index)
     if base.stamp == stamp:
-        return Chain(base, frozenset(), generation)
-    got = _record(folder)
-    if got is None or got[0] != base or got[1] != stamp:
+        return Chain(base, frozenset(), generation, stamp)
+    got = _record(folder, base)
+    if got is None or got[0] != stamp:
         return None
-    return Chain(base, got[2], generation)
+    return Chain(base, got[1], generation, stamp)
 
 
 def extend(chain: Chain | None, report: SyncReport, index: Index, folder: Path,
@@ -97,19 +104,40 @@ def extend(chain: Chain | None, report: SyncReport, index: Index, folder: Path,
     generation, stamp = state(index)
     if generation != report.generation:  # another writer since: not ours to record
         return None
-    out = replace(chain, since=since, seen=generation)
+    out = replace(chain, since=since, seen=generation, stamp=stamp)
     if write:
-        _write(folder, out, stamp, count_op)
+        _write(folder, out, count_op)
+    return out
+
+
+def restamp(chain: Chain | None, index: Index, folder: Path,
+            count_op: Callable[[], None] | None = None, write: bool = True) -> Chain | None:
+    """The chain after a sync of this process that changed no note but may have changed the
+    stamp (a touch, a file saved with the same bytes: its folder's listing changed), its
+    record written again under the new stamp (with `write`; with no path since, a record of
+    the base's rows under another stamp). The rows are those the record names, so the record
+    holds for the new stamp; without it the next process would find no record of its state
+    and read every row (44-48 s at 10^5 notes). None when another writer changed the index
+    since."""
+    if chain is None:
+        return None
+    generation, stamp = state(index)
+    if generation != chain.seen:
+        return None
+    out = replace(chain, stamp=stamp)
+    if stamp != chain.stamp and write:
+        _write(folder, out, count_op)
     return out
 
 
 def save(chain: Chain, index: Index, folder: Path,
          count_op: Callable[[], None] | None = None) -> None:
     """Write the record of `chain` (extended without writing: inside a batch, whose syncs
-    pay for one record at its end) when the index is still at its generation."""
+    pay for one record at its end) when the index is still at its generation (under the
+    stamp of now: with the generation unchanged no note changed, as in `restamp`)."""
     generation, stamp = state(index)
-    if generation == chain.seen and chain.since:
-        _write(folder, chain, stamp, count_op)
+    if generation == chain.seen and (chain.since or stamp != chain.base.stamp):
+        _write(folder, replace(chain, stamp=stamp), count_op)
 
 
 def snapshot(index: Index, folder: Path, known: Chain | None = None
@@ -120,39 +148,55 @@ def snapshot(index: Index, folder: Path, known: Chain | None = None
     here."""
     chain = known if known is not None and known.seen == index.generation() else \
         start(index, folder)
-    if chain is None or not chain.since:
-        return None
+    if chain is None or (not chain.since and chain.stamp == chain.base.stamp):
+        return None  # at the base: build_snapshot loads it
     base = saved_snapshot(index, folder, chain.base)
     if base is None:
         return None
-    snap = advance(base, index, sorted(chain.since))
+    # no path since: the base's rows, touched since (restamp); its columns keep its stamp
+    snap = advance(base, index, sorted(chain.since)) if chain.since else base
     if snap is None or snap.corpus.generation != chain.seen:
         return None
     return snap, chain
 
 
-def _record(folder: Path) -> tuple[BaseRef, str, frozenset[str]] | None:
+def _record(folder: Path, base: BaseRef) -> tuple[str, frozenset[str]] | None:
+    """(stamp, paths) of the record when it is one this module could have written over
+    `base`, else None. A file past what such a record can hold is not read: at most
+    `limit(base.notes)` paths, each a name the store accepts (paths.py: at most
+    MAX_PATH_BYTES bytes of UTF-8, so at most 3 JSON characters a byte: a character of 2 to 4
+    bytes is one or two \\uXXXX escapes) and 4 more characters; 4096 for the rest."""
+    n = limit(base.notes)
     try:
-        got = json.loads((folder / FILE).read_text(encoding="utf-8"))
-        if got["version"] != VERSION:
+        with open(folder / FILE, "rb") as fh:
+            if os.fstat(fh.fileno()).st_size > n * (3 * MAX_PATH_BYTES + 4) + 4096:
+                return None
+            got = json.loads(fh.read())
+        if got["version"] != VERSION or BaseRef(
+                str(got["base"]), int(got["base_generation"]), int(got["base_notes"])) != base:
             return None
-        base = BaseRef(str(got["base"]), int(got["base_generation"]), int(got["base_notes"]))
         paths = got["paths"]
-        if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+        if (not isinstance(paths, list) or len(paths) > n
+                or not all(isinstance(p, str) and _stored(p) for p in paths)):
             return None
-        return base, str(got["stamp"]), frozenset(paths)
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+        return str(got["stamp"]), frozenset(paths)
+    except (OSError, ValueError, KeyError, TypeError, ArithmeticError, RecursionError):
+        return None  # ArithmeticError: int(Infinity); RecursionError: nesting too deep
 
 
-def _write(folder: Path, chain: Chain, stamp: str, count_op: Callable[[], None] | None
-           ) -> None:
-    """The record, whole or not at all (module docstring); a dead writer's temporary is
-    removed by the next write."""
+def _stored(path: str) -> bool:
+    """Whether `path` is a name the store could have indexed (paths.py; normalised)."""
+    return path_problem(path) is None and all(
+        c not in ("", ".") and component_problem(c) is None for c in path.split("/"))
+
+
+def _write(folder: Path, chain: Chain, count_op: Callable[[], None] | None) -> None:
+    """The record of `chain`, whole or not at all (module docstring); a dead writer's
+    temporary is removed by the next write."""
     base = chain.base
     text = json.dumps({"version": VERSION, "base": base.stamp,
                        "base_generation": base.generation, "base_notes": base.notes,
-                       "stamp": stamp, "generation": chain.seen,
+                       "stamp": chain.stamp, "generation": chain.seen,
                        "paths": sorted(chain.since)})
     for old in dead_temps(folder, f".{FILE}.*.tmp"):
         old.unlink(missing_ok=True)

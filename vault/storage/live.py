@@ -176,7 +176,7 @@ class LiveIndex:
         snap = build_snapshot(self.index, folder)  # note_store.py
         c = snap.corpus
         self._chain = None if c.stamp is None else catch_up.Chain(
-            BaseRef(c.stamp, c.generation, len(c)), frozenset(), c.generation)
+            BaseRef(c.stamp, c.generation, len(c)), frozenset(), c.generation, c.stamp)
         return snap
 
     def _start(self) -> None:
@@ -236,7 +236,9 @@ class LiveIndex:
     def _after(self, report: SyncReport) -> None:
         for note_id in report.removed_ids:
             self._on_removed(note_id)
-        if not report.changed:
+        if not report.changed:  # a touch may have changed the stamp: the record follows it
+            self._chain = catch_up.restamp(self._chain, self.index, self.store.root / STATE_DIR,
+                                           self.store.count_op, write=not self.store.read_only)
             return
         self._chain = catch_up.extend(self._chain, report, self.index,
                                       self.store.root / STATE_DIR, self.store.count_op,

@@ -169,8 +169,8 @@ def load(folder: str | Path, key: str) -> Columns | None:
         return None
     try:
         return _columns(mm, key)
-    except (KeyError, TypeError, ValueError, IndexError, UnicodeDecodeError):
-        return None
+    except (KeyError, TypeError, ValueError, IndexError, ArithmeticError, RecursionError):
+        return None  # a header forged or damaged: Infinity, nesting past the stack
 
 
 def saved_state(folder: str | Path) -> tuple[str, int, int] | None:
@@ -179,13 +179,15 @@ def saved_state(folder: str | Path) -> tuple[str, int, int] | None:
     try:
         with open(Path(folder) / FILE, "rb") as fh:
             first = fh.read(_HEAD)
-            if len(first) != _HEAD or first[:8] != MAGIC:
+            size = int.from_bytes(first[8:], "little")
+            if (len(first) != _HEAD or first[:8] != MAGIC
+                    or size > os.fstat(fh.fileno()).st_size - _HEAD):
                 return None
-            head = json.loads(fh.read(int.from_bytes(first[8:], "little")))
+            head = json.loads(fh.read(size))
         if head["version"] != VERSION:
             return None
         return str(head["key"]), int(head["generation"]), int(head["notes"])
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, ArithmeticError, RecursionError):
         return None
 
 
