@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from bisect import bisect_left
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -32,7 +32,7 @@ from .signals.conjunctive import ConjunctiveIndex
 from .signals.dense import DenseIndex
 from .signals.graph import Walk, adjacency
 from .signals.postings import needs_compaction
-from .signals.registry import BM25, CONJUNCTIVE, BuildEnv
+from .signals.registry import BM25, CONJUNCTIVE, DENSE, BuildEnv
 
 Edges = Sequence[tuple[int, int]]
 LEXICAL = BuildEnv()  # the lexical signals need nothing beyond the corpus
@@ -120,13 +120,12 @@ def build_derived(corpus: Corpus, folder: str | None = None) -> Derived:
     return Derived(corpus, *got, NameIndex.stored(corpus, folder), links, Walk.build(links))
 
 
-def from_base(corpus: Corpus, folder: str | None,
-              dense: Callable[[Corpus], DenseIndex | None]) -> Derived | None:
+def from_base(corpus: Corpus, folder: str | None, env: BuildEnv | None) -> Derived | None:
     """`corpus`'s structures built on the saved state it was advanced from (`corpus.base`,
     storage/catch_up.py), whose stores load instead of a rebuild, then brought up to it
-    through its delta (`update_derived`; `dense(base)` is the dense index of that state, of
-    its generation: the caller catches it up). None when there is no such state, its columns
-    are no longer saved, or the delta does not reach back to it: the caller builds."""
+    through its delta (`update_derived`; with `env`'s encoder the dense index too, without
+    compacting: registry.py `caught_up`). None when there is no such state, its columns are
+    no longer saved, or the delta does not reach back to it: the caller builds."""
     ref, delta = corpus.base, corpus.delta
     if (folder is None or ref is None or delta is None
             or delta.changes_since(ref.generation, ref.notes, len(corpus)) is None):
@@ -135,7 +134,7 @@ def from_base(corpus: Corpus, folder: str | None,
     if base is None:
         return None
     d = build_derived(base, folder)
-    d.dense = dense(base)
+    d.dense = None if env is None else DENSE.caught_up(base, corpus, env)
     return update_derived(d, corpus)
 
 

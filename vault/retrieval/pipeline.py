@@ -220,8 +220,8 @@ class SearchEngine:
         env = None if enc is None else BuildEnv(enc, self.cache, p.max_tokens, p.max_note_units,
                                                 p.dense, self.scratch, progress)
         if d is None or d.generation != corpus.generation or d.n != len(corpus):
-            updated = update_derived(d, corpus) if d is not None else from_base(
-                corpus, self.scratch, lambda b: None if env is None else DENSE.build(b, env))
+            updated = (update_derived(d, corpus) if d is not None
+                       else from_base(corpus, self.scratch, env))
             if updated is None:
                 # A rebuild (a removal, compaction, another writer; a new engine first tries
                 # the saved state its corpus was advanced from): the old structures and

@@ -185,10 +185,11 @@ class DenseIndex:
         max_tokens: int = 256,
         progress: Progress | None = None,
         max_units: int = 0,
+        compact: bool = True,
     ) -> DenseIndex:
         """This index for `corpus`: from its delta chain when the chain reaches back to this
         index's generation (only changed and appended notes are chunked and embedded), else a
-        build."""
+        build. Without `compact` the delta is never merged into a new base here."""
         d = corpus.delta
         since = None if d is None else d.changes_since(self.generation, self.n_docs,
                                                        len(corpus))
@@ -218,7 +219,8 @@ class DenseIndex:
         out = replace(self, delta=delta, stale=stale, cut=cut, capped=int(cut.sum()),
                       generation=corpus.generation)
         due = out.delta.matrix.shape[0] + out._stale_rows()
-        return out._compacted() if due > self.params.compact_fraction * self.base_rows else out
+        due = compact and due > self.params.compact_fraction * self.base_rows
+        return out._compacted() if due else out
 
     def _base_counts(self) -> I64:
         return np.diff(np.append(self.starts, self.base_rows))

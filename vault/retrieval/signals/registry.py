@@ -144,6 +144,16 @@ class DenseSignal:
         return index.updated(corpus, env.encoder, env.cache, env.max_tokens, env.progress,
                              env.max_note_units)
 
+    def caught_up(self, base: Corpus, corpus: Corpus, env: BuildEnv) -> DenseIndex:
+        """The index of `base` (a saved state: its stores load) brought up to `corpus`
+        through its delta without compacting (storage/catch_up.py): every process that
+        catches up from the same base keeps the base's lists, rather than each compacting
+        (and, on the IVF layout, training new lists) again."""
+        if env.encoder is None:
+            raise ValueError("the dense signal is updated with an encoder")
+        return self.build(base, env).updated(corpus, env.encoder, env.cache, env.max_tokens,
+                                             env.progress, env.max_note_units, compact=False)
+
     def score(self, index: DenseIndex, query: Query) -> F64 | None:
         if query.encoder is None:
             return None
