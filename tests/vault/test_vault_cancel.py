@@ -15,7 +15,7 @@ from vault import EmbeddingCache, SearchEngine, SearchParams, Vault, VaultError,
 from vault.cancel import EVERY, checked, checkpoint
 from vault.retrieval import lexical_store, stamped
 from vault.retrieval.encoders import PROGRESS_STEP
-from vault.storage import edge_store, note_store
+from vault.storage import edge_store, name_tables, note_store
 
 from .retrieval.test_dense_update import Counting
 
@@ -113,8 +113,10 @@ def test_a_stopped_cold_search_raises_and_leaves_nothing(tmp_path: Path, stop_at
             v.search("alpha w3", 10, learn=False)
         assert caught.value.code_name == "cancelled"
         added = {p.name for p in (root / ".rmh").iterdir()} - set(before)
-        # only finished work, whole: the snapshot's edges and columns, stamped values
-        named = {name for name in added if name.startswith(stamped.PREFIX)}
+        # only finished work, whole: the snapshot's edges and columns (with their name
+        # tables), stamped values
+        named = {name for name in added
+                 if name.startswith((stamped.PREFIX, name_tables.PREFIX))}
         assert added - named <= {edge_store.FILE, note_store.FILE}
         stopped_then = _ranking(v)
         assert sorted(p.name for p in (root / ".rmh").iterdir()) != before  # this one saved

@@ -178,13 +178,8 @@ class DenseIndex:
                    corpus.generation, shape, p, scratch)
 
     def updated(
-        self,
-        corpus: Corpus,
-        encoder: Encoder,
-        cache: EmbeddingCache | None,
-        max_tokens: int = 256,
-        progress: Progress | None = None,
-        max_units: int = 0,
+        self, corpus: Corpus, encoder: Encoder, cache: EmbeddingCache | None,
+        max_tokens: int = 256, progress: Progress | None = None, max_units: int = 0,
         compact: bool = True,
     ) -> DenseIndex:
         """This index for `corpus`: from its delta chain when the chain reaches back to this
@@ -219,8 +214,8 @@ class DenseIndex:
         out = replace(self, delta=delta, stale=stale, cut=cut, capped=int(cut.sum()),
                       generation=corpus.generation)
         due = out.delta.matrix.shape[0] + out._stale_rows()
-        due = compact and due > self.params.compact_fraction * self.base_rows
-        return out._compacted() if due else out
+        return (out._compacted() if compact and due > self.params.compact_fraction
+                * self.base_rows else out)
 
     def _base_counts(self) -> I64:
         return np.diff(np.append(self.starts, self.base_rows))
