@@ -4,13 +4,18 @@ item 5: vault/storage/stat_splice.py, stat_cache.py `settle`, index.py `persist_
 The process that syncs an outside edit over `.rmh/stat-columns.bin` splices its own commits into
 the mapped columns and saves the new key's file, unless another connection committed since it
 loaded them (`PRAGMA data_version`). Here 2-4 real CLI processes (`search`, `read`, `status`,
-`write`, `edit`) are released at one instant (each imports the CLI, then waits on a barrier)
+`write`, `edit`, and an `rmh serve` asked to search, write and search again over the round)
+are released at one instant (each imports the CLI, then waits on a barrier)
 onto a vault an editor has just changed, so two or more of them sync the same change over the
 same mapped file; meanwhile the editor keeps changing notes (rewrites, appends, same-size
 rewrites, new inodes with the old mtime restored, touches, renames, moves to new folders,
 creations, deletions), and one racer is, by the seed, left alone, paused (SIGSTOP for a while,
-SIGCONT), killed (SIGKILL at a random instant) or made to kill itself after N file operations
-(`RMH_FAULT_AFTER_OPS`, the store's seam). Once everything has stopped:
+SIGCONT), killed (SIGKILL at a random instant), made to kill itself after N file operations
+(`RMH_FAULT_AFTER_OPS`, the store's seam), or made to stop or die at a seam of the stat file
+(RACER: right after its stat cache is loaded, before `persist_stats`, between the new file's
+temporary and its rename), the others running to their end before it goes on. The held cases
+are also run one by one (`test_one_change_two_processes_one_held_at_each_seam`), with the
+other process started with it or only once it is held. Once everything has stopped:
 
 - no command went unanswered: every racer exited 0, except the one killed (-9), a `read` of
   a note the editor had just renamed or deleted (exit 1, "note not found"), and an `edit`
@@ -29,10 +34,12 @@ Editor states are made tellable apart by their stat, as any stat-based sync need
 state the editor leaves has an mtime from a counter far from now (BASE_NS), and a state that
 restores an old mtime (a new inode, or a rename) is bumped by 1 ns when its (size, mtime,
 inode) was already that path's at some time (inode numbers are reused). A same-size rewrite in
-place with the old mtime restored is undetectable by design (README "Storage") and not made.
+place with the old mtime restored is undetectable by design (vault/storage/sync.py: a file
+whose (size, mtime, inode) match is not read) and not made.
 
-Runtime: 3 seeds x 3 rounds (~40 s here). `RMH_LONG_RACES=1` runs `RMH_RACE_SEEDS` (default
-40) seeds x 4 rounds (docs/measurements/session16/NOTES-R7.md)."""
+Runtime: 2 seeds x 3 rounds and 6 held cases, ~30 s of CPU (wall: what the machine's load
+allows). `RMH_LONG_RACES=1` runs `RMH_RACE_SEEDS` (default 40) seeds from `RMH_RACE_SEED0`
+x 4 rounds (docs/measurements/session16/NOTES-R7.md)."""
 
 from __future__ import annotations
 
@@ -65,7 +72,7 @@ pytestmark = pytest.mark.slow
 
 LONG = os.environ.get("RMH_LONG_RACES") == "1"
 SEED0 = int(os.environ.get("RMH_RACE_SEED0", "0"))
-SEEDS = range(SEED0, SEED0 + int(os.environ.get("RMH_RACE_SEEDS", "40"))) if LONG else range(3)
+SEEDS = range(SEED0, SEED0 + int(os.environ.get("RMH_RACE_SEEDS", "40"))) if LONG else range(2)
 ROUNDS = 4 if LONG else 3
 BASE_NS = 1_500_000_000 * 10**9  # the editor's mtimes: far from any mtime a write gets now
 WAIT_S = 180  # a racer still running after this went unanswered
@@ -321,6 +328,7 @@ class Plan:
     hold: float = 0.0
     edits: int = 0  # the editor's changes while the racers run
     pause: float = 0.0  # before each of them
+    after: bool = False  # "seam stop": the others released only once the victim is held
 
 
 def _plan(root: Path, rng: random.Random, editor: Editor, tag: str) -> Plan:
@@ -342,6 +350,7 @@ def _race(plan: Plan, editor: Editor, tag: str) -> list[Racer]:
     """Racers released together while the editor goes on, the victim disturbed as planned;
     every racer's end checked (module docstring)."""
     racers, victim, how, seam = plan.racers, plan.victim, plan.how, plan.seam
+    assert how == "seam stop" or not plan.after
     for r in racers:
         env = _env(RACE_DELAY=f"{r.delay:.4f}")
         if r.fault is not None:
@@ -354,21 +363,17 @@ def _race(plan: Plan, editor: Editor, tag: str) -> list[Racer]:
     for r in racers:
         assert r.proc is not None and r.proc.stderr is not None
         assert r.proc.stderr.readline() == "ready\n", r.args
-    for r in racers:  # go: one write each, all within a millisecond or so
-        assert r.proc is not None and r.proc.stdin is not None
-        r.proc.stdin.write("go\n" + r.stdin)
-        r.proc.stdin.flush()
-        r.feeder = threading.Thread(target=_feed, args=(r,))
-    for r in racers:
-        assert r.feeder is not None
-        r.feeder.start()
+    first = [victim] if plan.after else racers
+    _go(first)
     timers = _disturb(plan)
     changes = threading.Thread(target=_keep_editing, args=(editor, plan.edits, plan.pause))
     changes.start()
     ends: dict[int, tuple[int, str, str]] = {}
     if how == "seam stop":  # the others run while the victim is held at its seam
         assert victim.proc is not None
-        if _wait_stopped(victim.proc):
+        held = _wait_stopped(victim.proc)
+        _go([r for r in racers if r not in first])
+        if held:
             victim.signals.append(f"HELD@{seam}")
             for k, r in enumerate(racers):
                 if r is not victim:
@@ -405,6 +410,18 @@ def _race(plan: Plan, editor: Editor, tag: str) -> list[Racer]:
         r.log = next((line.split()[1:] for line in err.splitlines()
                       if line.startswith("race-log")), [])
     return racers
+
+
+def _go(racers: list[Racer]) -> None:
+    """Release `racers` from their barrier: one write each, all within a millisecond or so."""
+    for r in racers:
+        assert r.proc is not None and r.proc.stdin is not None
+        r.proc.stdin.write("go\n" + r.stdin)
+        r.proc.stdin.flush()
+        r.feeder = threading.Thread(target=_feed, args=(r,))
+    for r in racers:
+        assert r.feeder is not None
+        r.feeder.start()
 
 
 def _keep_editing(editor: Editor, steps: int, pause: float) -> None:
@@ -590,24 +607,35 @@ def test_racing_processes_leave_no_stale_row_and_a_full_reads_file(tmp_path: Pat
     print(f"seed {seed}: {tally}")
 
 
-@pytest.mark.parametrize("seam", SEAMS)
-@pytest.mark.parametrize("change", ["same size, new inode", "touch"])
-def test_one_change_two_processes_one_held_at_each_seam(tmp_path: Path, seam: str,
-                                                       change: str) -> None:
-    """Two searches released together onto one outside change (a new content, or a stat-only
-    touch that bumps no generation) over a current stat file; one stops itself right after
-    its stat cache is loaded, before its save, or between its temporary and its rename, and
-    is let go once the other has ended. Again (another change) until the held one reached its
-    seam: a process whose save is refused never reaches the rename."""
+@pytest.mark.parametrize(("seam", "change", "other", "after"), [
+    *((seam, "same size, new inode", "search", False) for seam in SEAMS),
+    ("loaded", "touch", "search", False),
+    ("persist", "same size, new inode", "edit", True),
+    ("loaded", "same size, new inode", "edit", True)])
+def test_one_change_two_processes_one_held_at_each_seam(tmp_path: Path, seam: str, change: str,
+                                                       other: str, after: bool) -> None:
+    """Two processes released together onto one outside change (a new content, or a stat-only
+    touch that bumps no generation) over a current stat file: a search, held, and a search or
+    an `rmh edit` (which syncs the change at its open, then commits its own write). The held
+    one stops itself right after its stat cache is loaded, before its save, or between its
+    temporary and its rename, and is let go once the other has ended; the other starts with
+    it, or (`after`) once it is held, so that the edit's commit lands between the held one's
+    load or commit and its save (what `persist_stats`'s data_version check refuses). Again
+    (another change) until it reached its seam: a process whose save is refused never
+    reaches the rename."""
     root, editor = _vault(tmp_path, 7)
+    v = ["--vault", str(root)]
     for attempt in range(6):
         assert _check_quiet(root, "before"), attempt  # the file a new process maps
         assert editor.step(change) == change
-        a, b = (Racer(["--vault", str(root), "search", "zqall", "--json", "--no-dense",
-                       "--no-learn"]) for _ in range(2))
-        _race(Plan([a, b], a, "seam stop", seam), editor, change)
+        a = Racer([*v, "search", "zqall", "--json", "--no-dense", "--no-learn"])
+        b = Racer([*v, "search", "zqall", "--json", "--no-dense", "--no-learn"]
+                  if other == "search" else
+                  [*v, "edit", "w/base", "append", "--text", f"zqall {attempt}\n"])
+        _race(Plan([a, b], a, "seam stop", seam, after=after), editor, change)
+        assert "EDIT-CONFLICT" not in b.signals  # the only edit
         assert a.log[0] == "load:file" or b.log[0] == "load:file", (a.log, b.log)
-        print(f"{seam} {change}: held {a.signals} {a.log}, other {b.log}")
+        print(f"{seam} {change} {other} {after}: held {a.signals} {a.log}, other {b.log}")
         _check_quiet(root, change)
         _check_new_process(root, change, None)
         if f"HELD@{seam}" in a.signals:
