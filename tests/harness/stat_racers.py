@@ -84,6 +84,11 @@ time.sleep(float(os.environ["RACE_DELAY"]))
 sys.exit(harness.entry.main(sys.argv[1:]))
 """
 SEAMS = ("loaded", "persist", "rename")
+# folders that sort around one another as strings ('-', ' ', '.' before '/') and by code point
+# (the splice merges folders and names in that order: vault/storage/stat_splice.py), and
+# first letters of names likewise ('N' before 'n', 'ü' after)
+FOLDERS = ("e0", "e1", "e2", "e3", "e4", "e1-x", "e1 x", "e1.x", "eé", "e1/deep", "e1/deep-x")
+FIRSTS = ("n", "r", "N", "ü", "n-")
 KINDS = ("append", "same size", "same size, new inode", "touch", "new inode", "rename", "move",
          "create", "delete")
 
@@ -139,8 +144,8 @@ class Editor:
         os.utime(path, ns=(ns, ns))
         seen.add((st.st_size, ns, st.st_ino))
 
-    def create(self, folder: str) -> None:
-        path = self.root / folder / f"n{self._token()[2:]}.md"
+    def create(self, folder: str, first: str = "n") -> None:
+        path = self.root / folder / f"{first}{self._token()[2:]}.md"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(f"# {path.stem}\n{self._token()} zqall [[{folder}]]\n")
         self._settle(path)
@@ -158,7 +163,7 @@ class Editor:
         if len(notes) < 8:
             kind = "create"
         if kind == "create":
-            self.create(f"e{rng.randrange(6)}")
+            self.create(rng.choice(FOLDERS), rng.choice(FIRSTS))
             return kind
         path = rng.choice(notes)
         st = path.stat()
@@ -184,9 +189,9 @@ class Editor:
         elif kind == "touch":
             self._settle(path)
         elif kind in ("rename", "move"):  # the mtime kept (sync matches it by content)
-            folder = path.parent if kind == "rename" else self.root / f"e{rng.randrange(6)}"
-            folder.mkdir(exist_ok=True)
-            new = folder / f"r{self._token()[2:]}.md"
+            folder = path.parent if kind == "rename" else self.root / rng.choice(FOLDERS)
+            folder.mkdir(parents=True, exist_ok=True)
+            new = folder / f"{rng.choice(FIRSTS)}{self._token()[2:]}.md"
             os.rename(path, new)
             self._settle(new, st.st_mtime_ns)
         else:
