@@ -123,6 +123,7 @@ class Editor:
         self.seed = seed
         self.made = 0  # tokens and mtimes handed out
         self.seen: dict[str, set[tuple[int, int, int]]] = {}  # path -> stats it ever had
+        self.last = ""  # the note it changed last
         self.lock = threading.Lock()
 
     def _token(self) -> str:
@@ -143,6 +144,7 @@ class Editor:
             ns += 1
         os.utime(path, ns=(ns, ns))
         seen.add((st.st_size, ns, st.st_ino))
+        self.last = rel
 
     def create(self, folder: str, first: str = "n") -> None:
         path = self.root / folder / f"{first}{self._token()[2:]}.md"

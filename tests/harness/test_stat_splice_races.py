@@ -190,7 +190,7 @@ def _search(root: Path) -> dict[str, tuple[Any, ...]]:
     return out
 
 
-def _check_new_process(root: Path, what: str, fresh: Path | None) -> None:
+def _check_new_process(root: Path, what: str, fresh: Path | None, last: str = "") -> None:
     hits = _search(root)
     files = disk(root)
     _, rows, _ = _index(root)
@@ -201,6 +201,18 @@ def _check_new_process(root: Path, what: str, fresh: Path | None) -> None:
         shutil.copytree(root, fresh, ignore=shutil.ignore_patterns(".rmh"))
         assert rmh("--vault", str(fresh), "init", "--no-dense").returncode == 0
         assert _search(fresh) == hits, what
+        for note in sorted({last, max(files, key=lambda p: files[p][0][1])} & set(files)):
+            got = _read(root, note)  # the editor's last note, the note rmh wrote last
+            assert got == _read(fresh, note), what
+            assert got["text"].encode() == (root / note).read_bytes(), what
+
+
+def _read(root: Path, note: str) -> dict[str, Any]:
+    r = rmh("--vault", str(root), "read", note, "--json")
+    assert r.returncode == 0, r.stderr
+    out: dict[str, Any] = json.loads(r.stdout)
+    del out["id"]  # the vault's own
+    return out
 
 
 @dataclass
@@ -231,7 +243,8 @@ def _trial(tmp: Path, seed: int, rounds: int, tally: Tally) -> None:
             editor.step()
         tally.add(race(_plan(root, rng, editor, tag), editor, tag))
         tally.trusted += _check_quiet(root, tag)
-        _check_new_process(root, tag, tmp / f"fresh{n}" if n == rounds - 1 else None)
+        _check_new_process(root, tag, tmp / f"fresh{n}" if n == rounds - 1 else None,
+                           editor.last)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
