@@ -40,7 +40,8 @@ same-size rewrite in place with the old mtime restored is undetectable by design
 
 Runtime: 2 seeds x 3 rounds and 6 held cases, ~30 s of CPU (wall: what the machine's load
 allows). `RMH_LONG_RACES=1` runs `RMH_RACE_SEEDS` (default 40) seeds from `RMH_RACE_SEED0`
-x 4 rounds (docs/measurements/session16/NOTES-R7.md)."""
+x 4 rounds; `RMH_RACE_NOTES` (default 24) sets the editor's notes at the start, 50 a folder
+(docs/measurements/session16/NOTES-R7.md)."""
 
 from __future__ import annotations
 
@@ -69,13 +70,15 @@ LONG = os.environ.get("RMH_LONG_RACES") == "1"
 SEED0 = int(os.environ.get("RMH_RACE_SEED0", "0"))
 SEEDS = range(SEED0, SEED0 + int(os.environ.get("RMH_RACE_SEEDS", "40"))) if LONG else range(2)
 ROUNDS = 4 if LONG else 3
+NOTES = int(os.environ.get("RMH_RACE_NOTES", "24"))  # the editor's notes at the start
 
 
 def _vault(tmp: Path, seed: int) -> tuple[Path, Editor]:
     root = tmp / "v"
     editor = Editor(root, seed)
-    for k in range(24):
-        editor.create(f"e{k % 4}" + ("/deep" if k % 7 == 0 else ""))
+    folders = max(4, NOTES // 50)
+    for k in range(NOTES):
+        editor.create(f"e{k % folders}" + ("/deep" if k % 7 == 0 else ""))
     (root / "w").mkdir()
     (root / "w" / "base.md").write_text("# base\nzqall written by rmh below\n")
     r = rmh("--vault", str(root), "init", "--no-dense")
@@ -196,11 +199,16 @@ def _check_new_process(root: Path, what: str, fresh: Path | None, last: str = ""
     _, rows, _ = _index(root)
     assert {r[1]: r[5] for r in rows} == {p: h for p, (_, h) in files.items()}, what
     assert _check_quiet(root, what + " (after a new process)"), what  # it left a current file
-    assert len(hits) == len(files), what
+    assert len(hits) == min(len(files), 100), what
     if fresh is not None:  # the same vault, indexed from nothing
         shutil.copytree(root, fresh, ignore=shutil.ignore_patterns(".rmh"))
         assert rmh("--vault", str(fresh), "init", "--no-dense").returncode == 0
-        assert _search(fresh) == hits, what
+        again = _search(fresh)
+        if len(files) <= 100:
+            assert again == hits, what
+        else:  # past 100 notes, which of the equal scores make the cut follows the ids
+            assert {n: again[n] for n in again if n in hits} == \
+                {n: hits[n] for n in again if n in hits}, what
         for note in sorted({last, max(files, key=lambda p: files[p][0][1])} & set(files)):
             got = _read(root, note)  # the editor's last note, the note rmh wrote last
             assert got == _read(fresh, note), what
