@@ -1,14 +1,12 @@
-"""Real `rmh` processes released together onto one vault, and an editor changing its notes
-meanwhile: the machinery of tests/harness/test_stat_splice_races.py (its docstring says what
-is attacked and checked).
-
-`RACER` is `python -m harness ARGS` with a barrier and three seams: it imports the CLI, says
-"ready" on stderr, waits for a line on its stdin ("go", written to every racer at once; the
-command's own stdin follows), and logs on stderr ("race-log ...") where its stat cache came
-from (`load:file` / `load:rows`) and what each `persist_stats` did; with RACE_AT it stops
-itself (RACE_DO=stop) or dies (kill) the first time it reaches that seam. `race` runs one
-`Plan`: the racers, the victim and how it is disturbed, the editor's changes during the
-round; it asserts that every command was answered."""
+"""Real `rmh` processes released together onto one vault while an editor changes its notes:
+the machinery of tests/harness/test_stat_splice_races.py (whose docstring says what is
+attacked). `RACER` is `python -m harness ARGS` with a barrier and three seams: it imports the
+CLI, says "ready" on stderr, waits for a line on its stdin ("go", written to every racer at
+once; the command's own stdin follows), and logs on stderr ("race-log ...") where its stat
+cache came from (`load:file` / `load:rows`) and what each `persist_stats` did; with RACE_AT
+it stops itself (RACE_DO=stop) or dies (kill) the first time it reaches that seam. `race`
+runs one `Plan` (the racers, the victim and how it is disturbed, the editor's changes during
+the round) and asserts that every command was answered."""
 
 from __future__ import annotations
 
@@ -40,15 +38,12 @@ at, do = os.environ.get("RACE_AT"), os.environ.get("RACE_DO")
 halted, seen = [], []
 atexit.register(lambda: sys.stderr.write("race-log " + " ".join(seen) + "\\n"))
 
-
 def halt(here):  # the seam: this process stops (or dies) here, once
     if here == at and not halted:
         halted.append(1)
         os.kill(os.getpid(), signal.SIGSTOP if do == "stop" else signal.SIGKILL)
 
-
 load, persist, save = index.Index._load_stats, index.Index.persist_stats, stat_store.save
-
 
 def _load(self, version):  # the stat cache just mapped from the file (or read from the rows)
     cache = load(self, version)
@@ -56,7 +51,6 @@ def _load(self, version):  # the stat cache just mapped from the file (or read f
     seen.append("load:" + cache.race_origin)
     halt("loaded")
     return cache
-
 
 def _persist(self, count_op=None):  # after the sync's own commits, before the file's save
     c = self._stats
@@ -66,14 +60,12 @@ def _persist(self, count_op=None):  # after the sync's own commits, before the f
         seen.append(f"persist:{c.race_origin}:{'patched' if c.patched else 'read'}:{done}")
     return done
 
-
 def _save(folder, key, c, count_op=None):
     def op():
         if count_op is not None:
             count_op()
         halt("rename")  # the new file written to its temporary, not yet renamed
     return save(folder, key, c, op)
-
 
 index.Index._load_stats, index.Index.persist_stats, stat_store.save = _load, _persist, _save
 sys.stderr.write("ready\\n")
@@ -253,7 +245,18 @@ class Plan:
 
 def race(plan: Plan, editor: Editor, tag: str) -> list[Racer]:
     """Racers released together while the editor goes on, the victim disturbed as planned;
-    every racer's end checked (module docstring)."""
+    every racer's end checked (module docstring). On a failure no racer is left running (a
+    held one would stay stopped)."""
+    try:
+        return _race(plan, editor, tag)
+    except BaseException:
+        for r in plan.racers:
+            if r.proc is not None and r.proc.poll() is None:
+                r.proc.kill()
+        raise
+
+
+def _race(plan: Plan, editor: Editor, tag: str) -> list[Racer]:
     racers, victim, how, seam = plan.racers, plan.victim, plan.how, plan.seam
     assert how == "seam stop" or not plan.after
     for r in racers:
