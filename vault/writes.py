@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 
-from .errors import NoteExists, NoteNotFound, QuotaExceeded, VaultError
+from .errors import EditConflict, NoteExists, NoteNotFound, QuotaExceeded, VaultError
 from .landing import landed, tolerate_full
 from .notes import edits
 from .notes.hashing import content_hash
@@ -21,6 +21,8 @@ from .parts import VaultParts
 from .storage.guard import check_read, check_write
 from .storage.intents import Journal, MoveIntent, Rewrite, WritesIntent, apply_move
 from .storage.store import MAX_NOTE_BYTES, TRASH_DIR
+
+EDIT_TRIES = 3  # an unguarded edit recomputed on bytes another writer changed meanwhile
 
 
 class VaultWrites(VaultParts):
@@ -95,18 +97,27 @@ class VaultWrites(VaultParts):
         `write`, always against the bytes the edit was computed from. The note's size after
         the edit is computed first (`edits.size_after`, no text built): over MAX_NOTE_BYTES,
         or over `max_bytes` (a caller's write quota), it is QuotaExceeded and nothing is built
-        or written."""
+        or written. Without `expected_hash` the caller asked for no guard: when the note
+        changes between the read and the write (another process's edit), the edit is
+        computed again on the new bytes, up to `EDIT_TRIES` times, instead of refusing."""
         self.live.fresh()
         path = self.path_of(self._resolve(note))
-        text = self.store.read_text(path)
-        current = check_read(path, text, expected_hash)
-        size = edits.size_after(text, change)
-        if size > MAX_NOTE_BYTES:
-            raise QuotaExceeded(f"note size after the edit ({size} bytes)", MAX_NOTE_BYTES)
-        if max_bytes is not None and size > max_bytes:
-            raise QuotaExceeded(f"bytes written: the note would be {size} bytes after the edit",
-                                max_bytes)
-        return self.write(path, edits.apply(text, change), session=session, expected_hash=current)
+        for tries_left in range(EDIT_TRIES - 1, -1, -1):
+            text = self.store.read_text(path)
+            current = check_read(path, text, expected_hash)
+            size = edits.size_after(text, change)
+            if size > MAX_NOTE_BYTES:
+                raise QuotaExceeded(f"note size after the edit ({size} bytes)", MAX_NOTE_BYTES)
+            if max_bytes is not None and size > max_bytes:
+                raise QuotaExceeded(
+                    f"bytes written: the note would be {size} bytes after the edit", max_bytes)
+            try:
+                return self.write(path, edits.apply(text, change), session=session,
+                                  expected_hash=current)
+            except EditConflict as exc:
+                if expected_hash is not None or not tries_left or exc.current is None:
+                    raise
+        raise AssertionError("unreachable")  # the last try returns or raises
 
     def delete(self, note: str) -> str:
         """Move a note to `.rmh/trash/` (never a hard delete); returns its vault-relative trash

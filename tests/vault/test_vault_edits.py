@@ -72,3 +72,31 @@ def test_edit_keeps_every_other_byte(vault: Vault) -> None:
     with pytest.raises(EditRefused):
         vault.edit("Plan", Edit("section", "x", heading="Missing"))
     assert path.read_bytes() == unchanged
+
+
+@pytest.mark.parametrize("guarded", [False, True])
+def test_an_unguarded_edit_is_computed_again_when_another_writer_lands_first(
+        vault: Vault, guarded: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two `rmh edit NOTE append` at once (NOTES-R7): the one whose read is overtaken by the
+    other's write computes its edit again on the new bytes, so both appends land; with an
+    expected hash the caller asked for the guard, and the edit is refused as before."""
+    path = vault.root / "Plan.md"
+    digest = vault.read("Plan").hash
+    real = vault.store.read_text
+    raced: list[bool] = []
+
+    def read_text(rel: str) -> str:
+        text = real(rel)
+        if not raced:  # the other process's append lands after this read
+            raced.append(True)
+            path.write_bytes(path.read_bytes() + b"theirs\r\n")
+        return text
+
+    monkeypatch.setattr(vault.store, "read_text", read_text)
+    if guarded:
+        with pytest.raises(EditConflict):
+            vault.edit("Plan", Edit("append", "mine\r\n"), expected_hash=digest)
+        assert path.read_bytes().endswith(b"shipped\r\ntheirs\r\n")
+        return
+    vault.edit("Plan", Edit("append", "mine\r\n"))
+    assert path.read_bytes().endswith(b"shipped\r\ntheirs\r\nmine\r\n")
