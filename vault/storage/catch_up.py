@@ -44,7 +44,7 @@ from pathlib import Path
 
 from . import note_store
 from .corpus import BaseRef
-from .fileops import dead_temps
+from .fileops import dead_temps, replace_whole
 from .increment import advance
 from .index import Index
 from .paths import MAX_PATH_BYTES, component_problem, path_problem
@@ -165,7 +165,8 @@ def _record(folder: Path, base: BaseRef) -> tuple[str, frozenset[str]] | None:
     `base`, else None. A file past what such a record can hold is not read: at most
     `limit(base.notes)` paths, each a name the store accepts (paths.py: at most
     MAX_PATH_BYTES bytes of UTF-8, so at most 3 JSON characters a byte: a character of 2 to 4
-    bytes is one or two \\uXXXX escapes) and 4 more characters; 4096 for the rest."""
+    bytes is one or two six-character `\\u` escapes) and 4 more characters; 4096 for the
+    rest."""
     n = limit(base.notes)
     try:
         with open(folder / FILE, "rb") as fh:
@@ -200,16 +201,4 @@ def _write(folder: Path, chain: Chain, count_op: Callable[[], None] | None) -> N
                        "paths": sorted(chain.since)})
     for old in dead_temps(folder, f".{FILE}.*.tmp"):
         old.unlink(missing_ok=True)
-    tmp = folder / f".{FILE}.{os.getpid()}.tmp"
-    try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if count_op is not None:
-            count_op()
-        os.replace(tmp, folder / FILE)
-        if count_op is not None:
-            count_op()
-    except OSError:
-        tmp.unlink(missing_ok=True)
+    replace_whole(folder / FILE, (text.encode(),), count_op)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import errno
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..errors import NoteExists
@@ -17,6 +17,31 @@ _LINK_UNSUPPORTED = (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, 
 
 def _nothing() -> None:
     return None
+
+
+def replace_whole(path: Path, chunks: Iterable[bytes | bytearray | memoryview],
+                  count_op: Callable[[], None] | None = None) -> bool:
+    """Write `chunks` to `path` whole or not at all: a pid-named temporary beside it
+    (`.NAME.PID.tmp`, which `dead_temps` finds), fsynced, then renamed into place; a reader
+    sees the old file or the new one. False (the temporary removed) when the folder cannot
+    be written. `count_op` is called after the temporary is written and after the rename
+    (the store's fault-injection seam)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as fh:
+            for chunk in chunks:
+                fh.write(chunk)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if count_op is not None:
+            count_op()
+        os.replace(tmp, path)
+        if count_op is not None:
+            count_op()
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        return False
+    return True
 
 
 def fsync_dir(*folders: str, done: Callable[[], None] = _nothing) -> None:

@@ -22,16 +22,15 @@ import contextlib
 import json
 import math
 import mmap
-import os
 import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from .fileops import dead_temps
+from .fileops import dead_temps, replace_whole
 
 _HEAD = 24  # magic (8 bytes), the header's length, the CRC
 _ALIGN = 64
@@ -61,25 +60,14 @@ def write(path: str | Path, magic: bytes, head: Mapping[str, Any],
         crc = zlib.crc32(bytes(-a.nbytes % _ALIGN), zlib.crc32(_bytes(a), crc))
     path = Path(path)
     _sweep(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as fh:
-            fh.write(magic + len(text).to_bytes(8, "little") + crc.to_bytes(8, "little")
-                     + text)
-            for a in parts.values():
-                fh.write(_bytes(a))
-                fh.write(bytes(-a.nbytes % _ALIGN))
-            fh.flush()
-            os.fsync(fh.fileno())
-        if count_op is not None:
-            count_op()
-        os.replace(tmp, path)
-        if count_op is not None:
-            count_op()
-    except OSError:
-        tmp.unlink(missing_ok=True)
-        return False
-    return True
+
+    def chunks() -> Iterator[bytes | memoryview]:
+        yield magic + len(text).to_bytes(8, "little") + crc.to_bytes(8, "little") + text
+        for a in parts.values():
+            yield _bytes(a)
+            yield bytes(-a.nbytes % _ALIGN)
+
+    return replace_whole(path, chunks(), count_op)
 
 
 def read(path: str | Path, magic: bytes

@@ -43,7 +43,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .columns import Decoded, Digests, Strings
-from .fileops import dead_temps
+from .fileops import dead_temps, replace_whole
 from .row_codec import decode_aliases, decode_frontmatter
 
 VERSION = 1
@@ -141,22 +141,8 @@ def save(folder: str | Path, key: str, generation: int, raw: Columns,
                        "crc": crc}, sort_keys=True).encode()
     head += b" " * (-(len(head) + _HEAD) % _ALIGN)
     _sweep(folder)
-    tmp = folder / f".{FILE}.{os.getpid()}.tmp"
-    try:
-        with open(tmp, "wb") as fh:
-            fh.write(MAGIC + len(head).to_bytes(8, "little") + head)
-            fh.write(body)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if count_op is not None:
-            count_op()
-        os.replace(tmp, folder / FILE)
-        if count_op is not None:
-            count_op()
-    except OSError:
-        tmp.unlink(missing_ok=True)
-        return False
-    return True
+    return replace_whole(folder / FILE, (MAGIC + len(head).to_bytes(8, "little") + head,
+                                         body), count_op)
 
 
 def load(folder: str | Path, key: str) -> Columns | None:

@@ -146,19 +146,21 @@ def saved_snapshot(index: Index, folder: str | Path, ref: BaseRef) -> Snapshot |
     """The snapshot of the columns saved for the state `ref` names (its generation: the
     index may have moved on since; catch_up.py advances it), or None when the store does
     not hold that state."""
-    saved = note_store.load(folder, ref.stamp)
-    if saved is None or len(saved.ids) != ref.notes:
-        return None
-    return _loaded(index, ref.generation, saved, ref.stamp, Path(folder))
+    saved = _saved(folder, ref)
+    return None if saved is None else _loaded(index, ref.generation, saved, ref.stamp,
+                                              Path(folder))
 
 
 def saved_corpus(folder: str | Path, ref: BaseRef) -> Corpus | None:
     """The corpus of the columns saved for `ref` (what a search engine prepares on when it
     catches up from that state: retrieval/derived.py), or None as `saved_snapshot`."""
+    saved = _saved(folder, ref)
+    return None if saved is None else _corpus_of(ref.generation, saved, ref.stamp)
+
+
+def _saved(folder: str | Path, ref: BaseRef) -> Columns | None:
     saved = note_store.load(folder, ref.stamp)
-    if saved is None or len(saved.ids) != ref.notes:
-        return None
-    return _corpus_of(ref.generation, saved, ref.stamp)
+    return saved if saved is not None and len(saved.ids) == ref.notes else None
 
 
 def _corpus_of(generation: int, c: Columns, key: str) -> Corpus:
