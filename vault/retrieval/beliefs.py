@@ -57,10 +57,10 @@ class StaleClaims:
         if corpus.generation != self._generation or n != self._n:
             since = (corpus.delta.changes_since(self._generation, self._n, n)
                      if corpus.delta is not None and self._generation >= 0 else None)
-            if since is None:
+            if since is None or since.removed:
                 self._stale = _all_stale(corpus.frontmatter)
             else:
-                for i in since[0]:
+                for i in since.changed:
                     if _stale(corpus.frontmatter[i]):
                         self._stale.add(i)
                     else:

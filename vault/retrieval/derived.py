@@ -144,14 +144,14 @@ def update_derived(d: Derived, corpus: Corpus) -> Derived | None:
     if delta is None:
         return None
     since = delta.changes_since(d.generation, d.n, len(corpus))
-    if since is None:
+    if since is None or since.removed:  # a removal is not caught up here yet: rebuild
         return None
-    changed, relinked = since
+    changed, relinked = since.changed, since.relinked
     if needs_compaction(d.bm25.delta_docs + len(changed), len(corpus)):
         return None
     old, n = d.corpus, len(corpus)
-    bm25 = BM25.update(d.bm25, old, corpus, changed, LEXICAL)
-    conj = CONJUNCTIVE.update(d.conj, old, corpus, changed, LEXICAL)
+    bm25 = BM25.update(d.bm25, old, corpus, since, LEXICAL)
+    conj = CONJUNCTIVE.update(d.conj, old, corpus, since, LEXICAL)
     names = d.names.updated(old, corpus, changed)
     links = relink(d.links, old.edges, corpus.edges, relinked, n)
     walk = d.walk if links is d.links else Walk.build(links)

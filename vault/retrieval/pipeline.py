@@ -236,7 +236,7 @@ class SearchEngine:
             if d.dense is None or d.dense.fingerprint != enc.fingerprint:
                 d.dense = DENSE.build(corpus, env)
             elif d.dense.generation != corpus.generation:
-                d.dense = DENSE.update(d.dense, d.corpus, corpus, (), env)
+                d.dense = DENSE.follow(d.dense, corpus, env)
         return d
 
     # -- scoring --------------------------------------------------------------------------------

@@ -18,21 +18,43 @@ from functools import cached_property
 from typing import Any
 
 from .columns import Graph
+from .shift import Shift
+
+
+@dataclass(frozen=True)
+class Since:
+    """What changed between the corpus a consumer holds (`length` rows) and a later one:
+    `shift` drops the consumer's removed rows (its positions to the later corpus's:
+    storage/shift.py); then the rows at `changed` (ascending positions of the later corpus)
+    have new content, the added rows (from `shift.kept` on) included; `relinked` (ascending,
+    later positions, added rows included) are the rows whose outgoing links may differ.
+    A consumer catches up by removing, then replacing: the old content of a changed row
+    p < shift.kept is the consumer's row `shift.back_one(p)`."""
+
+    shift: Shift
+    changed: list[int]
+    relinked: list[int]
+
+    @property
+    def removed(self) -> tuple[int, ...]:
+        """The consumer's positions that are gone (ascending)."""
+        return self.shift.removed
 
 
 @dataclass(frozen=True)
 class CorpusDelta:
     """How a corpus differs from the one of an earlier generation, when only in place.
 
-    Positions below `base_len` are the same notes (same ids) as in generation
-    `base_generation`; the notes at `changed` (ascending positions < base_len) have new
-    content; positions from `base_len` on are notes added since (their ids are above every
-    earlier id). `relinked` (ascending) are the positions whose outgoing resolved links may
-    differ (the changed notes, and notes whose links now resolve elsewhere because a name
-    came or went); new notes are always relinked. `earlier` is the delta of the base corpus,
-    so a consumer that last saw any generation in the chain can catch up (`changed_since`).
-    A renamed note is a changed one (same position, new path and title); a sync that
-    removed a note yields no delta: consumers rebuild.
+    The notes at `removed` (ascending positions < base_len of generation `base_generation`)
+    are gone; the others keep their order, each moving down by the removed rows before it
+    (storage/shift.py), so positions below `kept` are the same notes (same ids) as the base's
+    kept rows. The notes at `changed` (ascending positions < kept) have new content;
+    positions from `kept` on are notes added since (their ids are above every earlier id).
+    `relinked` (ascending) are the positions whose outgoing resolved links may differ (the
+    changed notes, and notes whose links now resolve elsewhere because a name came or went);
+    new notes are always relinked. `earlier` is the delta of the base corpus, so a consumer
+    that last saw any generation in the chain can catch up (`changes_since`).
+    A renamed note is a changed one (same position, new path and title).
     Derived structures (retrieval/pipeline.py) update themselves from a delta instead of
     rebuilding, so an edit costs what the changed notes cost, not what the vault costs."""
 
@@ -41,24 +63,33 @@ class CorpusDelta:
     changed: tuple[int, ...]
     relinked: tuple[int, ...] = ()
     earlier: CorpusDelta | None = None
+    removed: tuple[int, ...] = ()
 
-    def changes_since(self, generation: int, length: int, total: int
-                      ) -> tuple[list[int], list[int]] | None:
-        """(changed or added positions, relinked or added positions) between the corpus of
-        `generation` (with `length` notes) and this delta's corpus (with `total` notes);
-        None when that generation is not in the chain."""
+    @property
+    def kept(self) -> int:
+        """Rows of the base corpus left in this one (they come first, in order)."""
+        return self.base_len - len(self.removed)
+
+    def changes_since(self, generation: int, length: int, total: int) -> Since | None:
+        """What changed between the corpus of `generation` (with `length` notes) and this
+        delta's corpus (with `total` notes); None when that generation is not in the chain."""
+        kept = self.kept
+        shift = Shift(self.removed, self.base_len)
         changed, relinked = set(self.changed), set(self.relinked)
-        changed.update(range(self.base_len, total))
-        relinked.update(range(self.base_len, total))
+        changed.update(range(kept, total))
+        relinked.update(range(kept, total))
         if (self.base_generation, self.base_len) != (generation, length):
             if self.earlier is None:
                 return None
             older = self.earlier.changes_since(generation, length, self.base_len)
             if older is None:
                 return None
-            changed.update(older[0])
-            relinked.update(older[1])
-        return sorted(changed), sorted(relinked)
+            changed.update(shift.forward_kept(older.changed))
+            relinked.update(shift.forward_kept(older.relinked))
+            # a removed row the consumer never saw (added since) is simply not there
+            seen = [p for p in self.removed if p < older.shift.kept]
+            shift = older.shift.then(Shift(tuple(seen), older.shift.kept))
+        return Since(shift, sorted(changed), sorted(relinked))
 
 
 MAX_CHAIN = 32  # deltas kept in a chain (older consumers rebuild)

@@ -28,10 +28,10 @@ def test_each_signal_updated_from_a_delta_scores_as_a_fresh_build(tmp_path: Path
         new = v.corpus()
         since = new.delta.changes_since(old.generation, len(old), len(new)) if new.delta else None
         assert since is not None
-        changed = since[0]
+        changed = since.changed
         assert len(changed) == 2 and len(new) == len(old) + 1  # positions: an edit, an add
         for s in REGISTRY:
-            updated = s.update(built[s.name], old, new, changed, env)
+            updated = s.update(built[s.name], old, new, since, env)
             fresh = s.build(new, env)
             for q in QUERIES:
                 query = Query(q, tokenize(q), encoder)

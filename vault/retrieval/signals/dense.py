@@ -188,11 +188,11 @@ class DenseIndex:
         d = corpus.delta
         since = None if d is None else d.changes_since(self.generation, self.n_docs,
                                                        len(corpus))
-        if (since is None or encoder.fingerprint != self.fingerprint
+        if (since is None or since.removed or encoder.fingerprint != self.fingerprint
                 or (max_tokens, max_units) != self.shape):
             return DenseIndex.build(corpus, encoder, cache, max_tokens, progress, max_units,
                                     self.params, self.scratch)
-        fresh = np.array(since[0], dtype=np.int64)
+        fresh = np.array(since.changed, dtype=np.int64)
         if fresh.size == 0:
             return replace(self, generation=corpus.generation)
         texts, counts, cut_fresh = _note_chunks(corpus, fresh, encoder.count_tokens,

@@ -4,15 +4,15 @@ A `Signal` is built from a corpus, brought up to date from a delta, and scores a
 every note of the corpus it was built for:
 
     index  = signal.build(corpus, env)
-    index' = signal.update(index, old, corpus, changed, env)   # equal to build(corpus, env)
+    index' = signal.update(index, old, corpus, since, env)   # equal to build(corpus, env)
     raw    = signal.score(index, query)   # float64 per note position; None: cannot run
 
-`update` receives the positions whose text may differ between `old` and `corpus`
-(storage/corpus.py `changes_since`); a signal that tracks its own generation (dense) may
-ignore them. Every score is deterministic and aligned with corpus positions; 0 means "not
-found" (fusion ranks only positive scores). `slot` names the field of the pipeline's
-derived structures (retrieval/derived.py) that holds the index, and `unavailable` says why
-`score` returned None.
+`update` receives what changed between `old` and `corpus` (storage/corpus.py `Since`: the
+rows removed, then the positions whose text may differ); a signal that tracks its own
+generation (dense) may ignore it. Every score is deterministic and aligned with corpus
+positions; 0 means "not found" (fusion ranks only positive scores). `slot` names the field
+of the pipeline's derived structures (retrieval/derived.py) that holds the index, and
+`unavailable` says why `score` returned None.
 
 `REGISTRY` lists the signals in the order the pipeline runs them and reports them; adding a
 signal is one class here and a field where its index is kept. Graph (PageRank) is not here:
@@ -21,7 +21,6 @@ it is seeded by the others' results and runs as a pipeline stage (stages.graph_s
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Protocol, TypeVar
@@ -29,7 +28,7 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from ...storage.corpus import Corpus
+from ...storage.corpus import Corpus, Since
 from ...storage.embeddings import EmbeddingCache
 from ..encoders import Encoder, Progress
 from .bm25 import Bm25Index, note_document
@@ -81,10 +80,16 @@ class Signal(Protocol[IndexT]):
 
     def build(self, corpus: Corpus, env: BuildEnv) -> IndexT: ...
 
-    def update(self, index: IndexT, old: Corpus, corpus: Corpus, changed: Sequence[int],
+    def update(self, index: IndexT, old: Corpus, corpus: Corpus, since: Since,
                env: BuildEnv) -> IndexT: ...
 
     def score(self, index: IndexT, query: Query) -> F64 | None: ...
+
+
+def _in_place(since: Since) -> None:
+    """Refuses a change with removed rows, which these signals do not yet follow."""
+    if since.removed:
+        raise ValueError("a removal is rebuilt, not updated (retrieval/derived.py)")
 
 
 class Bm25Signal:
@@ -95,12 +100,13 @@ class Bm25Signal:
     def build(self, corpus: Corpus, env: BuildEnv) -> Bm25Index:
         return Bm25Index.build(corpus)
 
-    def update(self, index: Bm25Index, old: Corpus, corpus: Corpus, changed: Sequence[int],
+    def update(self, index: Bm25Index, old: Corpus, corpus: Corpus, since: Since,
                env: BuildEnv) -> Bm25Index:
+        _in_place(since)
         n_old = len(old)
         return index.updated(
             {p: (note_document(old, p) if p < n_old else None, note_document(corpus, p))
-             for p in changed}, len(corpus))
+             for p in since.changed}, len(corpus))
 
     def score(self, index: Bm25Index, query: Query) -> F64:
         return index.score_tokens(query.tokens)
@@ -114,12 +120,13 @@ class ConjunctiveSignal:
     def build(self, corpus: Corpus, env: BuildEnv) -> ConjunctiveIndex:
         return ConjunctiveIndex.build(corpus)
 
-    def update(self, index: ConjunctiveIndex, old: Corpus, corpus: Corpus,
-               changed: Sequence[int], env: BuildEnv) -> ConjunctiveIndex:
+    def update(self, index: ConjunctiveIndex, old: Corpus, corpus: Corpus, since: Since,
+               env: BuildEnv) -> ConjunctiveIndex:
+        _in_place(since)
         n_old = len(old)
         return index.updated(
             {p: (note_text(old, p) if p < n_old else None, note_text(corpus, p))
-             for p in changed}, len(corpus))
+             for p in since.changed}, len(corpus))
 
     def score(self, index: ConjunctiveIndex, query: Query) -> F64:
         return index.score_tokens(query.tokens)
@@ -136,9 +143,14 @@ class DenseSignal:
         return DenseIndex.build(corpus, env.encoder, env.cache, env.max_tokens, env.progress,
                                 env.max_note_units, env.dense, env.scratch)
 
-    def update(self, index: DenseIndex, old: Corpus, corpus: Corpus, changed: Sequence[int],
+    def update(self, index: DenseIndex, old: Corpus, corpus: Corpus, since: Since,
                env: BuildEnv) -> DenseIndex:
-        """Catches up by its own generation (DenseIndex.updated); `changed` is not read."""
+        """Catches up by its own generation (`follow`); `since` is not read."""
+        return self.follow(index, corpus, env)
+
+    def follow(self, index: DenseIndex, corpus: Corpus, env: BuildEnv) -> DenseIndex:
+        """`index` brought up to `corpus` through the corpus's delta chain (DenseIndex.updated:
+        a build when the chain does not reach back to the index's generation)."""
         if env.encoder is None:
             raise ValueError("the dense signal is updated with an encoder")
         return index.updated(corpus, env.encoder, env.cache, env.max_tokens, env.progress,

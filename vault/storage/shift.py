@@ -1,0 +1,112 @@
+"""Positions after rows were removed: the map from an old corpus's positions to a new one's.
+
+A removal drops rows from a corpus whose columns are aligned by position, so every later row
+moves down by the number of removed rows before it. With `R` the removed old positions in
+ascending order and n the old length, the map is
+
+    forward(p) = p - |{r in R : r < p}|      for p not in R (a removed p has no image)
+    back(q)    = q + |{k : R[k] - k <= q}|   the old position of new position q
+
+(`back` inverts `forward` on the kept rows: the k-th removed row has R[k] - k kept rows
+before it, so a new position q lies after exactly the removed rows with R[k] - k <= q.) Both
+are one `searchsorted` over the removed positions: O(log |R|) a position, vectorised.
+
+`then(later)` composes two removals into one from the first's old positions, so a structure
+built for an old corpus (kept in its own coordinates, with the removal beside it) follows
+any number of later removals with one map (storage/corpus.py `Since`, retrieval/derived.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from itertools import pairwise
+
+import numpy as np
+import numpy.typing as npt
+
+I64 = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class Shift:
+    """The removal of the rows at `removed` (ascending, distinct, each < `n`) from `n` rows."""
+
+    removed: tuple[int, ...]
+    n: int
+
+    def __post_init__(self) -> None:
+        r = self.removed
+        if any(b <= a for a, b in pairwise(r)) or (r and (r[0] < 0 or r[-1] >= self.n)):
+            raise ValueError(f"removed positions must ascend within [0, {self.n}): {r[:8]}")
+
+    @staticmethod
+    def none(n: int) -> Shift:
+        """No row removed from `n`."""
+        return Shift((), n)
+
+    @property
+    def kept(self) -> int:
+        """Rows left: the new length."""
+        return self.n - len(self.removed)
+
+    def __bool__(self) -> bool:
+        return bool(self.removed)
+
+    @cached_property
+    def _r(self) -> I64:
+        return np.asarray(self.removed, dtype=np.int64)
+
+    @cached_property
+    def _d(self) -> I64:
+        return self._r - np.arange(self._r.shape[0], dtype=np.int64)
+
+    @cached_property
+    def keep(self) -> npt.NDArray[np.bool_]:
+        """(n,) True at every old position that is kept."""
+        out = np.ones(self.n, dtype=np.bool_)
+        out[self._r] = False
+        return out
+
+    def forward(self, old: npt.ArrayLike) -> I64:
+        """The new position of each old position; -1 for a removed one."""
+        p = np.asarray(old, dtype=np.int64)
+        if not self.removed:
+            return p.copy()
+        k = np.searchsorted(self._r, p, side="left")
+        hit = (k < self._r.shape[0]) & (self._r[np.minimum(k, self._r.shape[0] - 1)] == p)
+        return np.where(hit, -1, p - k).astype(np.int64)
+
+    def back(self, new: npt.ArrayLike) -> I64:
+        """The old position of each new position (each in [0, kept))."""
+        q = np.asarray(new, dtype=np.int64)
+        if not self.removed:
+            return q.copy()
+        return (q + np.searchsorted(self._d, q, side="right")).astype(np.int64)
+
+    def forward_one(self, p: int) -> int:
+        """`forward` of one position (-1: removed)."""
+        return int(self.forward(np.asarray([p]))[0])
+
+    def back_one(self, q: int) -> int:
+        """`back` of one position."""
+        return int(self.back(np.asarray([q]))[0])
+
+    def forward_kept(self, old: Sequence[int]) -> list[int]:
+        """The new positions of the kept ones among `old`, in the same order."""
+        out = self.forward(np.asarray(old, dtype=np.int64))
+        return [int(x) for x in out if x >= 0]
+
+    def then(self, later: Shift) -> Shift:
+        """This removal followed by `later` (a removal from this one's `kept` rows), as one
+        removal from this one's `n` rows."""
+        if later.n != self.kept:
+            raise ValueError(f"a later removal is from {self.kept} rows, not {later.n}")
+        if not later.removed:
+            return self
+        if not self.removed:
+            return later
+        more = self.back(np.asarray(later.removed, dtype=np.int64))
+        both = np.union1d(self._r, more)
+        return Shift(tuple(int(x) for x in both), self.n)
