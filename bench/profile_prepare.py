@@ -13,10 +13,11 @@ temporaries and allocator fragmentation are not, so RSS can exceed the traced pe
 
     python -m bench.profile_prepare --cold-store VAULT [--fresh] [--runs 3]
 
-    python -m bench.profile_prepare --edit K VAULT
+    python -m bench.profile_prepare --edit K VAULT      (or --remove K VAULT)
 
 edits K notes outside rmh (turn notes spread over the `turns/` folders, each gets one line
-appended; run between `--cold-once` processes: the next process is the first after a change).
+appended; with --remove each is deleted; run between `--cold-once` processes: the next
+process is the first after a change).
 
 runs the persisted note columns (storage/note_store.py) against the rows in new processes and
 asserts the same hits and scores (`cold_store`); each process reports CPU seconds per phase.
@@ -245,17 +246,21 @@ def cold_store(root: Path, runs: int, approx_above: int, fresh: bool) -> dict[st
             "hits_identical": True, "hits": procs[0]["hits"]}
 
 
-def edit_outside(root: Path, k: int) -> list[str]:
+def edit_outside(root: Path, k: int, remove: bool = False) -> list[str]:
     """Append one line to `k` turn notes spread evenly over the vault's `turns/` folders (a
-    change made outside rmh); returns their paths relative to `root`."""
+    change made outside rmh), or with `remove` delete them; returns their paths relative to
+    `root`."""
     folders = sorted(p for p in (root / "turns").iterdir() if p.is_dir())
     out: list[str] = []
     for i in range(k):
         folder = folders[i * len(folders) // max(1, k)]
-        names = sorted(folder.iterdir())
+        names = sorted(n for n in folder.iterdir() if n.suffix == ".md")
         note = names[(i * 7919) % len(names)]
-        with open(note, "a", encoding="utf-8") as fh:
-            fh.write(f"\nedited outside rmh ({i})\n")
+        if remove:
+            note.unlink()
+        else:
+            with open(note, "a", encoding="utf-8") as fh:
+                fh.write(f"\nedited outside rmh ({i})\n")
         out.append(str(note.relative_to(root)))
     return out
 
@@ -275,15 +280,18 @@ def main() -> None:
                         help="with --cold-store: first a process with nothing persisted")
     parser.add_argument("--edit", type=int, metavar="K",
                         help="with a VAULT argument: edit K notes outside rmh, then exit")
+    parser.add_argument("--remove", type=int, metavar="K",
+                        help="with a VAULT argument: delete K notes outside rmh, then exit")
     parser.add_argument("vault", nargs="?", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--approx-above", type=int, default=dense.DenseParams().approx_above,
                         help="chunks above which dense is an IVF (--cold)")
     args = parser.parse_args()
-    if args.edit is not None:
+    if args.edit is not None or args.remove is not None:
         if args.vault is None:
-            parser.error("--edit K needs a VAULT")
-        print(json.dumps(edit_outside(args.vault, args.edit)), flush=True)
+            parser.error("--edit K and --remove K need a VAULT")
+        k = args.edit if args.edit is not None else args.remove
+        print(json.dumps(edit_outside(args.vault, k, args.edit is None)), flush=True)
         return
     if args.cold_once is not None:
         print(json.dumps(cold_once(args.cold_once, args.runs, args.approx_above, args.query,
