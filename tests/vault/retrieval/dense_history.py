@@ -7,14 +7,37 @@ tell which notes are unchanged since an earlier corpus without reading the delta
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
 
+from bench.synthetic_encoder import SyntheticEncoder
 from vault.storage.corpus import Corpus, CorpusDelta
 
 from ..retrieval_fixtures import make_corpus
+
+TOPICS = 24
+
+
+class Counting(SyntheticEncoder):
+    """The synthetic encoder, counting the texts it embeds."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.encoded = 0
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        self.encoded += len(texts)
+        return super().encode(texts)
+
+
+def topic_body(rng: np.random.Generator) -> str:
+    """A note about one of TOPICS topics: mostly its words, some shared words (so the IVF's
+    lists mean something)."""
+    t = int(rng.integers(0, TOPICS))
+    own = [f"t{t}w{j}" for j in range(12)]
+    return " ".join([*rng.choice(own, 8), *rng.choice([f"common{j}" for j in range(40)], 3)])
 
 
 @dataclass(frozen=True)

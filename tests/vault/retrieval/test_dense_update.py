@@ -3,7 +3,7 @@ scores bit for bit like a fresh build."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
@@ -16,7 +16,7 @@ from vault.storage.corpus import Corpus, CorpusDelta, Since
 from vault.storage.embeddings import MemoryEmbeddingCache
 
 from ..retrieval_fixtures import make_corpus
-from .dense_history import history, start
+from .dense_history import Counting, history, start
 
 WORDS = [f"{a}{b}" for a in ("red", "blue", "green", "amber", "violet")
          for b in ("fox", "owl", "elk", "yak", "cod", "emu", "gnu")]
@@ -27,18 +27,6 @@ def body(rng: np.random.Generator) -> str:
     sentences = [" ".join(rng.choice(WORDS, int(rng.integers(3, 9)))) + "."
                  for _ in range(int(rng.integers(1, 5)))]
     return " ".join(sentences)
-
-
-class Counting(SyntheticEncoder):
-    """The synthetic encoder, counting the texts it embeds."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.encoded = 0
-
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
-        self.encoded += len(texts)
-        return super().encode(texts)
 
 
 def edited(corpus: Corpus, changes: dict[int, str], added: list[str]) -> Corpus:
