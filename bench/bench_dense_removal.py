@@ -1,31 +1,42 @@
 """CPU of the dense index following a removal in place, against the rebuild it replaces.
 
     python -m bench.bench_dense_removal --notes 100000 [--removed 1 1000] [--rounds 3]
+                                         [--cache memory|sqlite]
 
 Over bench_dense_scale.py's generated notes (SYNTHETIC vectors, bench/synthetic_encoder.py,
 not MiniLM), for the exact layout and the int8 IVF: the CPU seconds (process time, every
 thread) of `DenseIndex.updated` after `removed` notes are deleted (evenly spread, a
 hand-made `CorpusDelta(removed=...)`), against a rebuild of the new corpus from a warm
 embedding cache (re-chunk every note, read every vector back, and on the IVF train the lists
-again) and, on the IVF, against the compaction that trains new lists on the kept codes
-(`updated` with compact_fraction 0). Rounds alternate the three. Query CPU (score_vector and
-the top 10, 100 queries) on the index before and after the removal shows what the mapping
-costs a query.
+again; the cache in memory, or an SQLite file as a vault's is: `--cache sqlite`) and, on the
+IVF, against the compaction that trains new lists on the kept codes (`updated` with
+compact_fraction 0). Rounds alternate them. Query CPU (score_vector and the top 10, 100
+queries) on the index before and after the removal shows what the mapping costs a query.
 """
 
 from __future__ import annotations
 
 import argparse
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from bench.bench_dense_scale import WINDOW, corpus, queries, top10
 from bench.synthetic_encoder import SyntheticEncoder
-from vault import Corpus, CorpusDelta, DenseIndex, DenseParams, MemoryEmbeddingCache
+from vault import (
+    Corpus,
+    CorpusDelta,
+    DenseIndex,
+    DenseParams,
+    EmbeddingCache,
+    MemoryEmbeddingCache,
+    SharedEmbeddingCache,
+)
 
 
 def removed_from(c: Corpus, k: int) -> Corpus:
@@ -57,7 +68,7 @@ def query_cpu(idx: DenseIndex, qs: np.ndarray) -> float:
 
 
 def layout(name: str, params: DenseParams, c: Corpus, nxt: Corpus, enc: SyntheticEncoder,
-           cache: MemoryEmbeddingCache, rounds: int) -> None:
+           cache: EmbeddingCache, rounds: int) -> None:
     """One layout's rows: in place, rebuild (and retrain on the IVF), then query CPU."""
     n, k = len(c), len(c) - len(nxt)
     idx = DenseIndex.build(c, enc, cache, WINDOW, params=params)  # fills the cache
@@ -83,11 +94,14 @@ def layout(name: str, params: DenseParams, c: Corpus, nxt: Corpus, enc: Syntheti
           f"{' '.join(f'{a:.2f}/{b:.2f}' for a, b in pairs)} |  |", flush=True)
 
 
-def run(n: int, k: int, rounds: int) -> None:
-    c, enc, cache = corpus(n), SyntheticEncoder(), MemoryEmbeddingCache()
+def run(n: int, k: int, rounds: int, sqlite: bool) -> None:
+    c, enc = corpus(n), SyntheticEncoder()
     nxt = removed_from(c, k)
-    layout("exact", DenseParams(approx_above=0), c, nxt, enc, cache, rounds)
-    layout("IVF", DenseParams(approx_above=1), c, nxt, enc, cache, rounds)
+    with tempfile.TemporaryDirectory() as tmp:
+        cache: EmbeddingCache = (SharedEmbeddingCache(Path(tmp) / "embeddings.sqlite")
+                                 if sqlite else MemoryEmbeddingCache())
+        layout("exact", DenseParams(approx_above=0), c, nxt, enc, cache, rounds)
+        layout("IVF", DenseParams(approx_above=1), c, nxt, enc, cache, rounds)
 
 
 def main() -> None:
@@ -95,12 +109,14 @@ def main() -> None:
     ap.add_argument("--notes", type=int, default=100_000)
     ap.add_argument("--removed", type=int, nargs="+", default=[1, 1000])
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--cache", choices=("memory", "sqlite"), default="memory")
     args = ap.parse_args()
-    print("vectors: SYNTHETIC (bench/synthetic_encoder.py), not MiniLM; CPU seconds per run")
+    print(f"vectors: SYNTHETIC (bench/synthetic_encoder.py), not MiniLM; {args.cache} cache; "
+          "CPU seconds per run")
     print("| notes | removed | layout | what | CPU s, each round | median |")
     print("|---|---|---|---|---|---|")
     for k in args.removed:
-        run(args.notes, k, args.rounds)
+        run(args.notes, k, args.rounds, args.cache == "sqlite")
 
 
 if __name__ == "__main__":
