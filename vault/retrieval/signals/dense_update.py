@@ -18,9 +18,10 @@ compacted for ("base notes", in that corpus's order; exact float32 rows or an IV
 A corpus change (storage/corpus.py `Since`: a removal S of the positions the index last saw,
 then new content at `changed`, positions of the new corpus) moves the overlay in two steps:
 
-    removing(S):   removal' = removal.then(S restricted to the base notes, p < removal.kept),
-                   stale'[removal'.removed] = True, cut' = cut[S.keep], and the delta rows of
-                   removed notes dropped, the others' notes mapped by S.forward;
+    removing(S):   G = the removed positions p < removal.kept (base notes; the others were
+                   added since), stale'[removal.back(G)] = True, removal' =
+                   removal.then(Shift(G, removal.kept)), cut' = cut[S.keep], and the delta
+                   rows of removed notes dropped, the others' notes mapped by S.forward;
     replacing(P):  the delta rows of the notes at P replaced by their new rows, and
                    stale'[removal.back(p)] = True for the base notes p < removal.kept in P.
 
@@ -123,9 +124,10 @@ class Overlay:
         if not shift:
             return self
         kept = self.removal.kept
-        removal = self.removal.then(Shift(tuple(p for p in shift.removed if p < kept), kept))
+        gone = tuple(p for p in shift.removed if p < kept)  # base notes; the rest were added
         stale = self.stale.copy()
-        stale[np.asarray(removal.removed, dtype=np.int64)] = True
+        stale[self.removal.back(np.asarray(gone, dtype=np.int64))] = True
+        removal = self.removal.then(Shift(gone, kept))
         now = shift.forward(self.delta.row_notes())
         live = now >= 0
         lists = self.delta.lists[live] if self.delta.lists.shape[0] else self.delta.lists
