@@ -231,11 +231,13 @@ class DenseIndex:
     def _approx_scores(self, ivf: IvfStore, q: F32) -> npt.NDArray[np.float64]:
         lists = ivf.probe(q, self.params.ivf.nprobe)
         notes, sims = ivf.scan(q, lists)
-        if self.stale.any():
+        if self.overlay.removal:  # base notes to their current positions, stale ones out
+            at = self.overlay.live_at[notes]
+            live = at >= 0
+            notes, sims = at[live], sims[live]
+        elif self.stale.any():
             live = ~self.stale[notes]
             notes, sims = notes[live], sims[live]
-            if self.overlay.removal:  # base notes to their current positions
-                notes = self.overlay.now(notes).astype(np.int32)
         sel = np.isin(self.delta.lists, lists)
         if sel.any():
             notes = np.concatenate((notes, self.delta.row_notes()[sel].astype(np.int32)))
