@@ -17,7 +17,7 @@ from vault.retrieval import lexical_store, stamped
 from vault.retrieval.encoders import PROGRESS_STEP
 from vault.storage import edge_store, name_tables, note_store
 
-from .retrieval.test_dense_update import Counting
+from .retrieval.dense_history import Counting
 
 
 def _vault(root: Path, notes: int) -> None:

@@ -18,8 +18,9 @@ a reader sees an old or a new store, whole. `load` returns the index's parts onl
 digest matches; they are the arrays the build made, so every score equals the build's bit for
 bit (tests/vault/retrieval/test_ivf_store.py). Any other store (an edit, another encoder,
 shape or parameters, a torn or corrupt file) is ignored: the caller builds and saves, which
-replaces it. Edits in a running process go to the index's delta (signals/dense.py); the store
-is rewritten at the next full build.
+replaces it. Edits and removals in a running process go to the index's overlay
+(signals/dense_update.py), and a new process catching up from this store applies them the
+same way (signals/registry.py `caught_up`); the store is rewritten at the next full build.
 """
 
 from __future__ import annotations

@@ -25,9 +25,11 @@ from vault.retrieval.signals.ivf import (
     sample_rows,
 )
 from vault.storage.corpus import Corpus, CorpusDelta
+from vault.storage.embeddings import MemoryEmbeddingCache
 from vault.storage.row_file import RowFile
 
 from ..retrieval_fixtures import make_corpus
+from .dense_history import State, history, start, topic_body
 
 TOPICS = 24
 
@@ -236,3 +238,76 @@ def test_no_room_on_disk_keeps_the_codes_in_memory_with_the_same_bytes(
         assert stored(tmp_path)  # the persisted store (the full disk here is RowFile's only)
         for path in tmp_path.iterdir():  # so the next build builds again
             path.unlink()
+
+
+def quantised_rows(idx: DenseIndex) -> np.ndarray:
+    """Every live row of a compacted index as (note, scale, codes...), sorted: what its
+    base holds whatever the lists (an exact base quantised as an IVF would hold it)."""
+    assert not idx.stale.any() and idx.delta.matrix.shape[0] == 0
+    if idx.ivf is not None:
+        note, scale = idx.ivf.note, idx.ivf.scale
+        codes = np.asarray(idx.ivf.codes.span(0, idx.ivf.rows))
+    else:
+        codes, scale = quantize(idx.matrix)
+        note = np.repeat(np.arange(idx.n_docs), np.diff(np.append(idx.starts, len(codes))))
+    rows = np.column_stack((note.astype(np.float64), scale.astype(np.float64),
+                            codes.astype(np.float64)))
+    return rows[np.lexsort(rows.T[::-1])]
+
+
+def expected(base: DenseIndex, seen: tuple[int, ...], now: State, q: np.ndarray,
+             enc: SyntheticEncoder) -> np.ndarray:
+    """What the index should score for `q` at state `now`, from its last base (`seen`: that
+    base's notes' versions): an unchanged base note what the base gave it; a changed or
+    added note the best cosine of its new rows among the lists the base's IVF probes
+    (all rows on an exact base), 0 when none is there."""
+    c, was = now.corpus, {v: i for i, v in enumerate(seen)}
+    old = base.score_vector(q)
+    probe = None if base.ivf is None else base.ivf.probe(q, base.params.ivf.nprobe)
+    out = np.zeros(len(c))
+    for p, v in enumerate(now.versions):
+        if v in was:
+            out[p] = old[was[v]]
+            continue
+        chunks, _ = dense.note_chunks(c.titles[p], c.bodies[p], {}, enc.count_tokens, 256, 0)
+        vecs = enc.encode(list(chunks))
+        if base.ivf is not None and probe is not None:
+            vecs = vecs[np.isin(base.ivf.lists_of(vecs), probe)]
+        out[p] = float(np.vecdot(vecs, q).max()) if vecs.shape[0] else 0.0
+    return out
+
+
+@pytest.mark.parametrize(("seed", "disk"), [(s, s % 2 == 1) for s in range(8)])
+def test_histories_with_removals_keep_each_notes_list_scores(seed: int, disk: bool,
+                                                             tmp_path: Path) -> None:
+    """On the IVF (codes in memory or on disk), through adds, edits, renames and removals
+    (every note at once included): an unchanged note scores what the last base's lists gave
+    it, a changed or added one what those lists give its new rows, a removed one nothing;
+    a compaction holds exactly the int8 rows a fresh build quantises."""
+    rng = np.random.default_rng(100 + seed)
+    enc, cache = SyntheticEncoder(), MemoryEmbeddingCache()
+    compacting = seed % 2 == seed // 4  # each layout with and without compactions
+    params = replace(approx(above=60, nprobe=3), compact_fraction=0.15 if compacting else 10.0)
+    scratch = str(tmp_path) if disk else None
+    first = start([(f"note {i}", topic_body(rng)) for i in range(90)])
+    idx = DenseIndex.build(first.corpus, enc, cache, params=params, scratch=scratch)
+    assert idx.ivf is not None and isinstance(idx.ivf.codes, RowFile) == disk
+    base, seen = idx, first.versions
+    compactions = removals = 0
+    for state in history(first, 14, seed, topic_body):
+        prev = idx
+        idx = idx.updated(state.corpus, enc, cache)
+        removed = bool(state.corpus.delta and state.corpus.delta.removed)
+        removals += removed and idx.starts is prev.starts  # a removal followed in place
+        if idx.starts is not prev.starts:  # compacted: the new base holds every live row
+            compactions += 1
+            fresh = DenseIndex.build(state.corpus, enc, cache, params=params)
+            assert np.array_equal(quantised_rows(idx), quantised_rows(fresh))
+            base, seen = idx, state.versions
+        else:
+            assert idx.ivf is prev.ivf and idx.matrix is prev.matrix
+        assert idx.n_docs == len(state.corpus)
+        for q in [*topic_queries(enc, 4, seed), enc.encode(["note 3"])[0]]:
+            assert np.array_equal(idx.score_vector(q), expected(base, seen, state, q, enc))
+    assert removals > 0
+    assert compactions > 0 if compacting else compactions == 0

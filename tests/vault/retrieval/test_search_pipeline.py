@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -13,9 +14,11 @@ import pytest
 
 from vault.learning.edges import WeightedEdges
 from vault.retrieval.pipeline import SearchEngine, SearchParams
-from vault.storage.corpus import Corpus
+from vault.retrieval.signals.dense import DenseParams
+from vault.storage.corpus import Corpus, CorpusDelta
 
 from ..retrieval_fixtures import make_corpus
+from .dense_history import Counting
 
 NOTES = [
     ("Caroline", "Caroline is a counsellor."),
@@ -233,3 +236,35 @@ def test_named_stage_lifts_named_notes_and_their_links_only() -> None:
     assert none.stages["named"] == "skipped: nothing named"
     with pytest.raises(ValueError, match="boost scale"):
         SearchEngine.lexical(SearchParams(weights={"named": -1.0})).score(c, "Alice")
+
+
+def test_a_removal_keeps_the_dense_index_and_ranks_as_a_fresh_engine() -> None:
+    """Notes removed (and one edited) between two searches: the engine's dense index follows
+    the delta in place (signals/dense_update.py: only the query and the edited note are
+    embedded, the base is the same array) and every score equals a fresh engine's."""
+    notes = [(f"note {i}", f"the {w} team fixed the {v} on day {i % 7}")
+             for i, (w, v) in enumerate(zip(["auth", "billing", "cache", "deploy"] * 5,
+                                            ["queue", "schema", "outage", "rollback"] * 5,
+                                            strict=True))]
+    enc = Counting()
+    params = SearchParams(dense=DenseParams(compact_fraction=0.5))  # no compaction here
+    engine = SearchEngine(params, encoder=enc, cache=None)
+    first = make_corpus(notes)
+    engine.score(first, "billing schema")
+    dense = engine._derived.dense if engine._derived else None
+    assert dense is not None
+    kept = [n for i, n in enumerate(notes) if i not in (0, 7, 19)]
+    kept[3] = ("note 4", "a zebra rollout broke billing")
+    nxt = replace(make_corpus(kept, generation=2),
+                  delta=CorpusDelta(1, 20, (3,), (3,), removed=(0, 7, 19)))
+    enc.encoded = 0
+    got = engine.score(nxt, "zebra billing")
+    assert enc.encoded == 2  # the query and the edited note's one chunk
+    now = engine._derived.dense if engine._derived else None
+    assert now is not None and now.matrix is dense.matrix
+    fresh = SearchEngine(params, encoder=Counting(), cache=None).score(nxt, "zebra billing")
+    assert set(got.signals) == set(fresh.signals) and "dense" in got.signals
+    for name in got.signals:
+        assert np.array_equal(got.signals[name], fresh.signals[name]), name
+    assert np.array_equal(got.final, fresh.final)
+    assert int(np.argmax(got.final)) == 3

@@ -16,14 +16,17 @@ Two layouts, chosen by the number of chunks when the index is built or compacted
   `nprobe` lists and returns, for the notes among them, their best chunk's cosine and 0 for
   every other note (fusion ranks only positive scores).
 
-Incremental: `updated(corpus, ...)` applies a `CorpusDelta` without re-embedding or copying
-the base: base rows of changed notes are masked (`stale`), the new chunks of changed and
-appended notes live in a small float32 `delta` (a new chunk of the approximate index goes to
-its nearest existing list), and once delta rows plus masked rows exceed `compact_fraction`
-of the base rows the two merge into a new base (`_compacted`). On the exact layout every
-score after any sequence of updates equals, bit for bit, a fresh `build` on the final corpus
-(same cache). On the approximate layout the result depends on history: the centroids are
-those trained at the last build or compaction, on that base's rows in its row order.
+Incremental: `updated(corpus, ...)` applies a `CorpusDelta` (removals included) without
+re-embedding or copying the base (signals/dense_update.py): the base stays in its own
+coordinates, a cumulative removal maps its notes to current positions, base rows of removed
+and changed notes are masked (`stale`), the new chunks of changed and appended notes live in
+a small float32 `delta` (a new chunk of the approximate index goes to its nearest existing
+list), and once delta rows plus masked rows exceed `compact_fraction` of the base rows the
+two merge into a new base (`_compacted`). On the exact layout every score after any sequence
+of updates equals, bit for bit, a fresh `build` on the final corpus (same cache). On the
+approximate layout the result depends on history: the centroids are those trained at the
+last build or compaction, on that base's rows in its row order; a kept note's score is what
+those lists gave it before a removal.
 """
 
 from __future__ import annotations
@@ -37,12 +40,12 @@ import numpy.typing as npt
 
 from ...storage.corpus import Corpus
 from ...storage.embeddings import EmbeddingCache
-from ...storage.row_file import RowFile
 from .. import dense_store, ivf_store
 from ..chunking import chunk_note
 from ..encoders import Encoder, Progress, encode_cached
 from ..packed_texts import PackedTexts
-from .ivf import F32, I32, I64, Codes, IvfParams, IvfStore, MemoryCodes, quantize, sample_rows
+from .dense_update import Overlay, Rows, compacted_exact, compacted_ivf, starts_of
+from .ivf import F32, I32, I64, IvfParams, IvfStore, quantize, room, sample_rows
 
 Bools = npt.NDArray[np.bool_]
 Texts = TypeVar("Texts", list[str], PackedTexts)
@@ -61,32 +64,6 @@ class DenseParams:
 
 
 @dataclass(frozen=True)
-class Rows:
-    """Chunk vectors of some notes: note `notes[j]` owns rows `starts[j]:starts[j+1]`;
-    `lists[r]` is row r's coarse list on the approximate layout (empty on the exact one)."""
-
-    matrix: F32
-    notes: I64
-    starts: I64
-    lists: I32
-
-    @classmethod
-    def of(cls, matrix: F32, row_note: I64, lists: I32) -> Rows:
-        """From rows sorted by note (`row_note` ascending)."""
-        first = np.flatnonzero(np.diff(row_note, prepend=-1)) if row_note.size else row_note
-        return cls(matrix, row_note[first], first.astype(np.int64), lists)
-
-    def row_notes(self) -> I64:
-        counts = np.diff(np.append(self.starts, self.matrix.shape[0]))
-        return np.repeat(self.notes, counts)
-
-
-def _no_rows(dim: int) -> Rows:
-    return Rows(np.zeros((0, dim), np.float32), np.zeros(0, np.int64), np.zeros(0, np.int64),
-                np.zeros(0, np.int32))
-
-
-@dataclass(frozen=True)
 class DenseIndex:
     """Chunk embeddings of a corpus (module docstring). Base note i owns base rows
     `starts[i]:starts[i+1]` (in note order; on the exact layout `matrix` holds them)."""
@@ -94,10 +71,7 @@ class DenseIndex:
     matrix: F32  # (base rows, dim) unit rows; (0, dim) on the approximate layout
     starts: I64  # (base notes,)
     fingerprint: str
-    capped: int  # notes whose chunks were cut at `max_units`
-    cut: Bools  # (notes,) which notes were cut
-    stale: Bools  # (base notes,) base notes whose base rows are masked
-    delta: Rows
+    overlay: Overlay  # how the corpus differs from the base (signals/dense_update.py)
     ivf: IvfStore | None
     generation: int
     shape: tuple[int, int]  # (max_tokens, max_units) the chunks were cut with
@@ -109,20 +83,40 @@ class DenseIndex:
         return int(self.cut.shape[0])
 
     @property
+    def cut(self) -> Bools:
+        """(notes,) which notes' chunks were cut at `max_units`."""
+        return self.overlay.cut
+
+    @property
+    def capped(self) -> int:
+        """Notes whose chunks were cut at `max_units`."""
+        return int(self.overlay.cut.sum())
+
+    @property
+    def stale(self) -> Bools:
+        """(base notes,) base notes whose base rows are masked (removed or changed)."""
+        return self.overlay.stale
+
+    @property
+    def delta(self) -> Rows:
+        """Rows of the notes changed or added since the base, by current position."""
+        return self.overlay.delta
+
+    @property
     def base_rows(self) -> int:
         return self.ivf.rows if self.ivf is not None else int(self.matrix.shape[0])
 
     @property
     def n_chunks(self) -> int:
         """Live chunk rows (masked base rows not counted)."""
-        return self.base_rows - self._stale_rows() + int(self.delta.matrix.shape[0])
+        return (self.base_rows - self.overlay.stale_rows(self._base_counts())
+                + int(self.delta.matrix.shape[0]))
 
     @property
     def nbytes(self) -> int:
         """Bytes of every array the index holds."""
-        arrays = (self.matrix, self.starts, self.cut, self.stale, self.delta.matrix,
-                  self.delta.notes, self.delta.starts, self.delta.lists)
-        return sum(a.nbytes for a in arrays) + (0 if self.ivf is None else self.ivf.nbytes)
+        held = self.matrix.nbytes + self.starts.nbytes + self.overlay.nbytes
+        return held + (0 if self.ivf is None else self.ivf.nbytes)
 
     @classmethod
     def build(cls, corpus: Corpus, encoder: Encoder, cache: EmbeddingCache | None,
@@ -152,7 +146,6 @@ class DenseIndex:
         every = np.arange(len(corpus), dtype=np.int64)
         texts, counts, cut = _note_chunks(corpus, every, encoder.count_tokens, max_tokens,
                                           max_units, PackedTexts(ENCODE_BLOCK))
-        starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
         dim, ivf = encoder.dim, None
         if 0 < p.approx_above < len(texts):
             note = np.repeat(every, counts).astype(np.int32)
@@ -164,18 +157,15 @@ class DenseIndex:
             if scratch is not None:
                 dense_store.save(scratch, dense_store.note_keys(corpus, scratch), counts, cut,
                                  matrix, encoder.fingerprint, shape)
-        return cls(matrix, starts[: len(corpus)], encoder.fingerprint, int(cut.sum()), cut,
-                   np.zeros(len(corpus), np.bool_), _no_rows(dim), ivf, corpus.generation,
-                   shape, p, scratch)
+        return cls(matrix, starts_of(counts), encoder.fingerprint, Overlay.empty(cut, dim), ivf,
+                   corpus.generation, shape, p, scratch)
 
     @classmethod
     def _exact(cls, corpus: Corpus, encoder: Encoder, matrix: F32, counts: I64, cut: Bools,
                shape: tuple[int, int], p: DenseParams, scratch: str | None,
                ivf: IvfStore | None = None) -> DenseIndex:
-        starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
-        return cls(matrix, starts[: len(corpus)], encoder.fingerprint, int(cut.sum()), cut,
-                   np.zeros(len(corpus), np.bool_), _no_rows(encoder.dim), ivf,
-                   corpus.generation, shape, p, scratch)
+        return cls(matrix, starts_of(counts), encoder.fingerprint,
+                   Overlay.empty(cut, encoder.dim), ivf, corpus.generation, shape, p, scratch)
 
     def updated(
         self, corpus: Corpus, encoder: Encoder, cache: EmbeddingCache | None,
@@ -183,73 +173,44 @@ class DenseIndex:
         compact: bool = True,
     ) -> DenseIndex:
         """This index for `corpus`: from its delta chain when the chain reaches back to this
-        index's generation (only changed and appended notes are chunked and embedded), else a
-        build. Without `compact` the delta is never merged into a new base here."""
+        index's generation (removed notes masked, only changed and appended notes chunked and
+        embedded: signals/dense_update.py), else a build. Without `compact` the delta is
+        never merged into a new base here."""
         d = corpus.delta
         since = None if d is None else d.changes_since(self.generation, self.n_docs,
                                                        len(corpus))
-        if (since is None or since.removed or encoder.fingerprint != self.fingerprint
+        if (since is None or encoder.fingerprint != self.fingerprint
                 or (max_tokens, max_units) != self.shape):
             return DenseIndex.build(corpus, encoder, cache, max_tokens, progress, max_units,
                                     self.params, self.scratch)
         fresh = np.array(since.changed, dtype=np.int64)
-        if fresh.size == 0:
+        if fresh.size == 0 and not since.removed:
             return replace(self, generation=corpus.generation)
-        texts, counts, cut_fresh = _note_chunks(corpus, fresh, encoder.count_tokens,
-                                                max_tokens, max_units, [])
-        vecs = encode_cached(encoder, texts, cache, progress)
-        old = self.delta.row_notes()
-        keep = ~np.isin(old, fresh)
-        row_note = np.concatenate((old[keep], np.repeat(fresh, counts)))
-        order = np.argsort(row_note, kind="stable")
-        rows = np.concatenate((self.delta.matrix[keep], vecs))[order]
-        lists = self.delta.lists  # empty on the exact layout
-        if self.ivf is not None:
-            lists = np.concatenate((lists[keep], self.ivf.lists_of(vecs)))[order]
-        delta = Rows.of(rows, row_note[order], lists)
-        stale = self.stale.copy()
-        stale[fresh[fresh < stale.shape[0]]] = True
-        cut = np.concatenate((self.cut, np.zeros(len(corpus) - self.n_docs, np.bool_)))
-        cut[fresh] = cut_fresh
-        out = replace(self, delta=delta, stale=stale, cut=cut, capped=int(cut.sum()),
-                      generation=corpus.generation)
-        due = out.delta.matrix.shape[0] + out._stale_rows()
+        ov = self.overlay.removing(since.shift)
+        if fresh.size:
+            texts, counts, cut = _note_chunks(corpus, fresh, encoder.count_tokens, max_tokens,
+                                              max_units, [])
+            vecs = encode_cached(encoder, texts, cache, progress)
+            lists = None if self.ivf is None else self.ivf.lists_of(vecs)
+            ov = ov.replacing(fresh, counts, cut, vecs, lists, len(corpus))
+        out = replace(self, overlay=ov, generation=corpus.generation)
+        due = out.delta.matrix.shape[0] + ov.stale_rows(self._base_counts())
         return (out._compacted() if compact and due > self.params.compact_fraction
                 * self.base_rows else out)
 
     def _base_counts(self) -> I64:
         return np.diff(np.append(self.starts, self.base_rows))
 
-    def _stale_rows(self) -> int:
-        return int(self._base_counts()[self.stale].sum()) if self.stale.any() else 0
-
     def _compacted(self) -> DenseIndex:
-        """Base and delta merged into a new base (re-trained when approximate)."""
-        n, dim, p = self.n_docs, self.matrix.shape[1], self.params
-        delta_note = self.delta.row_notes()
+        """Base and overlay merged into a new base (re-trained when approximate)."""
+        p, ov = self.params, self.overlay
         if self.ivf is not None:
-            live = ~self.stale[self.ivf.note]
-            dcodes, dscale = quantize(self.delta.matrix)
-            codes = _live_codes(self.ivf.codes, live, dcodes, self.scratch)
-            scale = np.concatenate((self.ivf.scale[live], dscale))
-            note = np.concatenate((self.ivf.note[live], delta_note.astype(np.int32)))
-            pick = sample_rows(len(note), p.ivf.train_per_list * p.ivf.lists(len(note)))
-            sample = codes.take(pick).astype(np.float32) * scale[pick, None]
-            ivf: IvfStore | None = IvfStore.train(codes, scale, note, sample, p.ivf)
-            matrix, counts = np.zeros((0, dim), np.float32), np.bincount(note, minlength=n)
+            matrix, counts, ivf = compacted_ivf(self.ivf, ov, p.ivf, self.scratch, ENCODE_BLOCK)
         else:
-            live = np.repeat(~self.stale, self._base_counts())
-            base_note = np.repeat(np.arange(self.stale.shape[0]), self._base_counts())
-            row_note = np.concatenate((base_note[live], delta_note))
-            order = np.argsort(row_note, kind="stable")
-            matrix = np.concatenate((self.matrix[live], self.delta.matrix))[order]
-            counts, ivf = np.bincount(row_note, minlength=n), None
-            if 0 < p.approx_above < matrix.shape[0]:
-                ivf = _ivf_of(matrix, row_note[order].astype(np.int32), p.ivf, self.scratch)
-                matrix = np.zeros((0, dim), np.float32)
-        starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)[:n]
-        return replace(self, matrix=matrix, starts=starts, stale=np.zeros(n, np.bool_),
-                       delta=_no_rows(dim), ivf=ivf)
+            matrix, counts, ivf = compacted_exact(self.matrix, self._base_counts(), ov,
+                                                  p.approx_above, p.ivf, self.scratch)
+        return replace(self, matrix=matrix, starts=starts_of(counts),
+                       overlay=Overlay.empty(ov.cut, self.matrix.shape[1]), ivf=ivf)
 
     def score_vector(self, qvec: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
         """Best-chunk cosine per note for a unit query vector (zeros for an empty corpus);
@@ -260,7 +221,8 @@ class DenseIndex:
         out = np.zeros(self.n_docs, dtype=np.float64)
         if self.starts.shape[0] and self.matrix.shape[0]:
             base = np.maximum.reduceat(np.vecdot(self.matrix, q), self.starts)
-            out[: self.starts.shape[0]] = base
+            kept = self.overlay.removal  # base notes to their positions, removed ones dropped
+            out[: kept.kept] = base[kept.keep] if kept else base
         if self.delta.notes.shape[0]:
             sims = np.vecdot(self.delta.matrix, q)
             out[self.delta.notes] = np.maximum.reduceat(sims, self.delta.starts)
@@ -269,7 +231,11 @@ class DenseIndex:
     def _approx_scores(self, ivf: IvfStore, q: F32) -> npt.NDArray[np.float64]:
         lists = ivf.probe(q, self.params.ivf.nprobe)
         notes, sims = ivf.scan(q, lists)
-        if self.stale.any():
+        if self.overlay.removal:  # base notes to their current positions, stale ones out
+            at = self.overlay.live_at[notes]
+            live = at >= 0
+            notes, sims = at[live], sims[live]
+        elif self.stale.any():
             live = ~self.stale[notes]
             notes, sims = notes[live], sims[live]
         sel = np.isin(self.delta.lists, lists)
@@ -285,41 +251,12 @@ class DenseIndex:
         return best
 
 
-def _row_file(rows: int, dim: int, scratch: str | None) -> RowFile | None:
-    """A file in `scratch` for `rows` int8 rows, or None (no folder named, or no room or no
-    folder there: then memory, the same bytes)."""
-    if scratch is None:
-        return None
-    try:
-        return RowFile(scratch, rows, dim, np.int8)
-    except OSError:
-        return None
-
-
-def _codes(rows: int, dim: int, scratch: str | None) -> Codes:
-    """Room for `rows` int8 rows: a file in `scratch` when it can be made, else memory."""
-    return _row_file(rows, dim, scratch) or MemoryCodes.empty(rows, dim)
-
-
-def _live_codes(base: Codes, live: Bools, extra: npt.NDArray[np.int8], scratch: str | None
-                ) -> Codes:
-    """The `live` rows of `base` followed by `extra`, a block at a time."""
-    out = _codes(int(live.sum()) + extra.shape[0], base.shape[1], scratch)
-    at = 0
-    for s in range(0, base.shape[0], ENCODE_BLOCK):
-        rows = base.span(s, s + ENCODE_BLOCK)[live[s : s + ENCODE_BLOCK]]
-        out.put(at, rows)
-        at += rows.shape[0]
-    out.put(at, extra)
-    return out
-
-
 def _ivf_build(texts: Sequence[str], note: I32, encoder: Encoder, cache: EmbeddingCache | None,
                progress: Progress | None, params: IvfParams, scratch: str | None) -> IvfStore:
     """Embed `texts` a block at a time into int8 rows (never the whole float32 matrix),
     keeping the k-means sample rows in float32, then train."""
     n = len(texts)
-    codes = _codes(n, encoder.dim, scratch)
+    codes = room(n, encoder.dim, scratch)
     scale = np.empty(n, dtype=np.float32)
     pick = sample_rows(n, params.train_per_list * params.lists(n))
     sample = np.empty((pick.shape[0], encoder.dim), dtype=np.float32)
@@ -333,18 +270,6 @@ def _ivf_build(texts: Sequence[str], note: I32, encoder: Encoder, cache: Embeddi
         if progress is not None:
             progress(e, n, "embedding")
     return IvfStore.train(codes, scale, note, sample, params)
-
-
-def _ivf_of(matrix: F32, note: I32, params: IvfParams, scratch: str | None) -> IvfStore:
-    quantized, scale = quantize(matrix)
-    codes: Codes = MemoryCodes(quantized)
-    spill = _row_file(matrix.shape[0], matrix.shape[1], scratch)
-    if spill is not None:  # the codes go to the file; the array is dropped (no second copy)
-        spill.put(0, quantized)
-        codes = spill
-        del quantized
-    pick = sample_rows(matrix.shape[0], params.train_per_list * params.lists(matrix.shape[0]))
-    return IvfStore.train(codes, scale, note, matrix[pick], params)
 
 
 def _note_chunks(

@@ -40,6 +40,8 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from ...storage.row_file import RowFile
+
 F32 = npt.NDArray[np.float32]
 I8 = npt.NDArray[np.int8]
 I32 = npt.NDArray[np.int32]
@@ -122,6 +124,22 @@ class MemoryCodes:
     def permuted(self, order: I64) -> MemoryCodes:
         permute_rows(self.array, order)
         return self
+
+
+def row_file(rows: int, dim: int, scratch: str | None) -> RowFile | None:
+    """A file in `scratch` for `rows` int8 rows, or None (no folder named, or no room or no
+    folder there: then memory, the same bytes)."""
+    if scratch is None:
+        return None
+    try:
+        return RowFile(scratch, rows, dim, np.int8)
+    except OSError:
+        return None
+
+
+def room(rows: int, dim: int, scratch: str | None) -> Codes:
+    """Room for `rows` int8 rows: a file in `scratch` when it can be made, else memory."""
+    return row_file(rows, dim, scratch) or MemoryCodes.empty(rows, dim)
 
 
 def quantize(rows: F32) -> tuple[I8, F32]:
