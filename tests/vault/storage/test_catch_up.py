@@ -1,7 +1,8 @@
-"""The catch-up record (storage/catch_up.py): a new process after outside additions, edits and
-renames takes its snapshot from the saved base and the record, field by field what a build
-from every row gives; any other history (a removal, another writer between syncs, a record of
-another state or base, a garbled record, more paths than the limit) falls back to the rows;
+"""The catch-up record (storage/catch_up.py): a new process after outside additions, edits,
+renames and removals takes its snapshot from the saved base and the record, field by field
+what a build from every row gives; any other history (another writer between syncs, a record
+of another state or base, a garbled record, more paths than the limit, a forged removed id)
+falls back to the rows;
 a kill at each file operation of a process that writes the record loses nothing."""
 
 from __future__ import annotations
@@ -136,17 +137,55 @@ def test_new_processes_after_outside_changes_catch_up_like_a_rebuild(
     assert caught_up >= 8, (caught_up, rebuilt)
 
 
-def test_a_removal_is_not_caught_up(tmp_path: Path) -> None:
+def test_removals_are_caught_up_and_recorded_by_id(tmp_path: Path) -> None:
+    """Outside removals (one, then a rename onto an existing note, then a note added and
+    removed again) are caught up from the base: the record carries the base's removed ids
+    only, and each new process equals the rows."""
     rng = random.Random(6)
     root, paths = _vault(tmp_path, rng)
-    (root / paths[0]).write_text("edited\n", encoding="utf-8")
-    assert _new_process_matches_rows(root).corpus.base is not None
+    base = (root / COLUMNS).read_bytes()
+    first = _new_process_matches_rows(root)
+    ids = dict(zip(first.corpus.paths, first.corpus.ids, strict=True))
     (root / paths[1]).unlink()
-    before = (root / COLUMNS).read_bytes()
-    assert _new_process_matches_rows(root).corpus.base is None
-    assert (root / COLUMNS).read_bytes() != before  # the rows were saved: the new base
-    (root / paths[2]).write_text("edited after the removal\n", encoding="utf-8")
-    assert _new_process_matches_rows(root).corpus.base is not None
+    os.replace(root / paths[2], root / paths[3])  # the note at paths[3] is gone
+    (root / "new.md").write_text("[[Foo 0]]\n", encoding="utf-8")
+    snap = _new_process_matches_rows(root)
+    assert snap.corpus.base is not None and (root / COLUMNS).read_bytes() == base
+    got = json.loads((root / RECORD).read_text(encoding="utf-8"))
+    assert got["version"] == catch_up.VERSION == 2
+    gone = {ids[paths[1]], ids[paths[2]], ids[paths[3]]} - set(snap.corpus.ids)
+    assert set(got["removed"]) == gone and len(gone) == 2
+    (root / "new.md").unlink()  # added since the base: not a removed id of the record
+    snap = _new_process_matches_rows(root)
+    assert snap.corpus.base is not None
+    assert set(json.loads((root / RECORD).read_text(encoding="utf-8"))["removed"]) == gone
+
+
+@pytest.mark.parametrize("how", ["not in the base", "still a note", "born in the base",
+                                 "version 1", "not ids"])
+def test_a_forged_removed_id_is_not_used(tmp_path: Path, how: str) -> None:
+    rng = random.Random(11)
+    root, paths = _vault(tmp_path, rng)
+    (root / paths[1]).unlink()
+    (root / "added.md").write_text("new\n", encoding="utf-8")
+    p = Process(root)
+    p.snapshot()
+    kept = p.index.note_id(paths[0])
+    p.close()
+    got = json.loads((root / RECORD).read_text(encoding="utf-8"))
+    assert len(got["removed"]) == 1 and len(got["born"]) == 1
+    if how == "not in the base":
+        got["removed"].append(got["born"][0] + 1000)
+    elif how == "still a note":
+        got["removed"].append(kept)
+    elif how == "born in the base":
+        got["born"].append(kept)
+    elif how == "version 1":
+        got["version"] = 1
+    else:
+        got["removed"] = [True]
+    (root / RECORD).write_text(json.dumps(got), encoding="utf-8")
+    assert _new_process_matches_rows(root).corpus.base is None  # the rows were read
 
 
 def test_past_the_limit_a_process_rebuilds_and_saves_a_new_base(
@@ -247,6 +286,7 @@ def test_killed_at_each_file_operation_a_new_process_still_matches_the_rows(
     while total is None or n <= total:
         subprocess.run(["cp", "-a", str(pristine), str(root)], check=True)
         (root / paths[2]).write_text("edited outside before the kill\n", encoding="utf-8")
+        (root / paths[5]).unlink()  # and one removed: the record carries its id
         run = subprocess.run([sys.executable, "-c", KILLED, str(root), str(n)],
                              capture_output=True, text=True, cwd=ROOT,
                              env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
