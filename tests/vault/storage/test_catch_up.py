@@ -105,16 +105,21 @@ def test_new_processes_after_outside_changes_catch_up_like_a_rebuild(
         tmp_path: Path, seed: int) -> None:
     """Generated histories of outside changes, own writes and two long-lived processes; after
     every step a new process's snapshot equals one from the rows, and it came from the base
-    and the record whenever nothing but additions, edits and renames happened since the base
-    was saved (the path is exercised, not only allowed)."""
+    and the record whenever only this vault's own processes changed the index since the base
+    was saved, removals included (the path is exercised, not only allowed)."""
     rng = random.Random(seed)
     root, paths = _vault(tmp_path, rng)
-    caught_up = rebuilt = 0
+    caught_up = rebuilt = removals = total_removed = 0
     others = [Process(root), Process(root)]  # e.g. a server and a watcher-less client
     try:
-        for _ in range(24):
-            _outside(root, rng, paths, removals=rng.random() < 0.3)
-            roll = rng.random()
+        for step in range(24):
+            if step % 4 == 3:  # a removal alone, the next process the first to see it
+                (root / paths.pop(rng.randrange(len(paths)))).unlink()
+                removed, roll = True, 1.0
+            else:
+                removed = _outside(root, rng, paths, removals=rng.random() < 0.5)
+                roll = rng.random()
+            total_removed += removed
             if roll < 0.3:  # a long-lived process syncs the change first (and records it)
                 rng.choice(others).snapshot()
             elif roll < 0.45:  # a process writes a note itself, as `rmh write` does
@@ -126,6 +131,7 @@ def test_new_processes_after_outside_changes_catch_up_like_a_rebuild(
             snap = _new_process_matches_rows(root)
             if snap.corpus.base is not None:
                 caught_up += 1
+                removals += removed
                 assert (root / COLUMNS).read_bytes() == before  # the base stays the base
                 saved = note_store.saved_state(root / ".rmh")
                 assert saved is not None and saved[0] == snap.corpus.base.stamp
@@ -134,7 +140,8 @@ def test_new_processes_after_outside_changes_catch_up_like_a_rebuild(
     finally:
         for p in others:
             p.close()
-    assert caught_up >= 8, (caught_up, rebuilt)
+    # every lone removal (6) was caught up
+    assert caught_up >= 8 and removals >= 6, (caught_up, rebuilt, removals, total_removed)
 
 
 def test_removals_are_caught_up_and_recorded_by_id(tmp_path: Path) -> None:
