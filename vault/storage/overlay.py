@@ -168,7 +168,16 @@ class Dropped(Column[T]):
 
 
 def kept_rows(rows: Iterable[T], removed: Sequence[int]) -> Iterator[T]:
-    """`rows` less those at the ascending positions `removed`, in order (one pass)."""
+    """`rows` less those at the ascending positions `removed`, in order (one pass; a tuple
+    by its slices, about twice as fast)."""
+    if isinstance(rows, tuple):
+        ends = [*removed, len(rows)]
+        return itertools.chain.from_iterable(
+            rows[a + 1 : b] for a, b in zip([-1, *removed], ends, strict=True))
+    return _skipping(rows, removed)
+
+
+def _skipping(rows: Iterable[T], removed: Sequence[int]) -> Iterator[T]:
     it, at = iter(rows), 0
     for r in removed:
         yield from itertools.islice(it, r - at)
