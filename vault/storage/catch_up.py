@@ -15,7 +15,9 @@ whose note columns are saved (`.rmh/note-columns.bin`, note_store.py):
       .rmh/catch-up.json = {version, base, base_generation, base_notes, stamp, generation,
                             paths, removed, born}
 
-  `paths` being every path added, updated or renamed to since the base, `removed` the ids
+  `paths` being every path added, updated or renamed to since the base and not removed or
+  renamed away since (a removed note's path is not kept: `rmh forget` leaves no erased
+  path in the record, vault/erasure.py), `removed` the ids
   of the base's notes removed since (a rename onto an existing note removes the note that
   was there), `born` the ids of the notes added since that are still there (so that their
   removal is not taken for a base note's), and `stamp` the new state's (note_store.stamp:
@@ -115,7 +117,8 @@ def extend(chain: Chain | None, report: SyncReport, index: Index, folder: Path,
     written (with `write`); None when the sync broke it (module docstring)."""
     if chain is None or report.generation != chain.seen + 1:
         return None
-    since = chain.since.union(report.added, report.updated, (n for _, n in report.renamed))
+    left = chain.since.difference(report.removed, (o for o, _ in report.renamed))
+    since = left.union(report.added, report.updated, (n for _, n in report.renamed))
     removed = set(report.removed_ids)
     gone = chain.gone | (removed - chain.born)  # a note added since is in no base column
     if len(since) + len(gone) > limit(chain.base.notes):
