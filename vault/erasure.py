@@ -26,7 +26,7 @@ from .notes.rows import NoteRow
 from .retrieval import dense_store, ivf_store, lexical_store, stamped
 from .retrieval.encoders import Encoder
 from .retrieval.signals.dense import note_chunks
-from .storage import edge_store, note_store, stat_store
+from .storage import catch_up, edge_store, note_store, stat_store
 from .storage.embeddings import (
     EmbeddingCache,
     SharedEmbeddingCache,
@@ -187,13 +187,15 @@ def _finish(store: Store, index: Index, cache: EmbeddingCache | None, usage: Usa
 
 def _drop_derived(state: Path) -> None:
     """Remove the persisted retrieval structures (retrieval/dense_store.py, lexical_store.py,
-    ivf_store.py, storage/edge_store.py, note_store.py, stat_store.py): they hold the erased
-    notes' chunk keys, terms and vectors, digests of their paths and links, their paths and
-    text; the next search rebuilds them from the notes that remain."""
+    ivf_store.py, storage/edge_store.py, note_store.py, stat_store.py) and the catch-up
+    record (storage/catch_up.py: the paths changed since the saved base): they hold the
+    erased notes' chunk keys, terms and vectors, digests of their paths and links, their
+    paths and text; the next search rebuilds them from the notes that remain."""
     for path in [state / lexical_store.FILE, state / lexical_store.LEGACY,
                  *sorted(state.glob(f".{lexical_store.FILE}.*.tmp")),
                  state / dense_store.INDEX, state / ivf_store.INDEX,
-                 state / edge_store.FILE, state / note_store.FILE,
+                 state / edge_store.FILE, state / note_store.FILE, state / catch_up.FILE,
+                 *sorted(state.glob(f".{catch_up.FILE}.*.tmp")),
                  *sorted(state.glob(f".{note_store.FILE}.*.tmp")),
                  state / stat_store.FILE, *sorted(state.glob(f".{stat_store.FILE}.*.tmp")),
                  *sorted(state.glob(f"{stamped.PREFIX}*.npz")),

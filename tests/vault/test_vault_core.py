@@ -237,23 +237,24 @@ def test_move_rewrites_markdown_links_once_encoded(tmp_path: Path) -> None:
 
 def test_a_rebuild_lets_go_of_the_last_generation_first(
         vault: Vault, monkeypatch: pytest.MonkeyPatch) -> None:
-    """After a removal the snapshot is built from every row; by then the facade's corpus and
+    """Past `in_place` changes the snapshot is built from every row; by then the facade's corpus and
     the engine's derived structures of the last generation are gone (memory: one set, not
     two), and the next search builds them again, as a fresh engine ranks."""
     from vault.storage import live
-    from vault.storage.index import Index
-    from vault.storage.snapshot import Snapshot, build_snapshot
+    from vault.storage.snapshot import Snapshot
 
     assert vault.search("customers").hits and vault.engine._derived is not None
     seen: list[tuple[object, object]] = []
+    rebuilt = live.LiveIndex._rebuilt
 
-    def watched(index: Index, folder: str | Path | None = None) -> Snapshot:
+    def watched(self: live.LiveIndex) -> Snapshot:  # from the saved base or every row
         seen.append((vault.engine._derived, vault._corpus))
-        return build_snapshot(index, folder)
+        return rebuilt(self)
 
-    monkeypatch.setattr(live, "build_snapshot", watched)
+    monkeypatch.setattr(live.LiveIndex, "_rebuilt", watched)
     vault.write("Extra.md", "customers extra\n")  # an add: advanced in place, no rebuild
     assert vault.search("customers").hits and seen == []
+    monkeypatch.setattr(live, "in_place", lambda notes: 0)  # a removal is advanced too
     vault.delete("Auth")
     hits = vault.search("customers").hits
     assert seen == [(None, None)] and vault.engine._derived is not None

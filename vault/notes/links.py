@@ -103,23 +103,29 @@ class Resolver:
                         tuple(tuple(aliases.get(i, ())) for i in ids))
 
     def plus(self, ids: Sequence[int], paths: Sequence[str], aliases: Sequence[Sequence[str]],
-             realiased: Sequence[int], renamed: Sequence[int] = ()) -> Resolver:
-        """The resolver over columns that extend this one's: positions from `len(self.paths)`
-        on are added notes, those at `realiased` have new aliases, those at `renamed` new
-        paths (same id), every other position is the same note with the same path.
-        O(added + realiased + renamed), amortised: the tables are shared and the entries
-        added to their `extra`, until they must fold into a rebuild."""
-        added = range(len(self.paths), len(paths))
+             realiased: Sequence[int], renamed: Sequence[int] = (),
+             removed: Sequence[int] = ()) -> Resolver:
+        """The resolver over columns that follow this one's: the notes at `removed`
+        (ascending positions of this one's columns) are gone and every later note moves
+        down by the removed ones before it (storage/shift.py); after that, positions from
+        `len(self.paths) - len(removed)` on are added notes, those at `realiased` have new
+        aliases, those at `renamed` new paths (same id), every other position is the same
+        note with the same path. O(added + realiased + renamed + removed + extra),
+        amortised: the tables are shared (a removal is kept beside them: name_index.py
+        `minus`) and the entries added to their `extra`, until they must fold into a
+        rebuild."""
+        added = range(len(self.paths) - len(removed), len(paths))
         named = [(k, p) for p in (*realiased, *added) for k in alias_keys(aliases[p])]
         placed = [*renamed, *added]
-        if (folds(self.keys.extra + len(placed), len(self.paths))
-                or folds(self.alias_index.extra + len(named), len(self.paths))):
+        gone = self.keys.dropped + len(removed)
+        if (folds(self.keys.extra + len(placed) + gone, len(self.paths))
+                or folds(self.alias_index.extra + len(named) + gone, len(self.paths))):
             return Resolver.over(ids, paths, aliases)
         return Resolver(  # an old path's or alias's entry stays: the check against the
             ids, paths, aliases,  # columns drops it (a position may repeat: `_named`)
-            self.keys.plus((path_key(paths[p]), p) for p in placed),
-            self.names.plus((name_key(paths[p]), p) for p in placed),
-            self.alias_index.plus(named),
+            self.keys.minus(removed).plus((path_key(paths[p]), p) for p in placed),
+            self.names.minus(removed).plus((name_key(paths[p]), p) for p in placed),
+            self.alias_index.minus(removed).plus(named),
         )
 
     # -- lookups (positions; every candidate checked against the columns) ---------------------

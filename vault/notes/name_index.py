@@ -11,7 +11,11 @@ dict lookup does, at 8-16 bytes an entry instead of a dict entry plus its key st
 
 A later generation adds entries (`plus`) without touching the table an earlier snapshot still
 reads: they go to a small `extra` dict keyed by the full hash, which the owner folds into a
-rebuilt table by storage/overlay.py's rule (`folds`: amortised O(added)).
+rebuilt table by storage/overlay.py's rule (`folds`: amortised O(added)). A removal of notes
+(`minus`) does not touch the table either: the table's positions stay those it was built
+over, and `gone` lists those removed since (ascending, in the table's positions); a lookup
+drops a gone position p and moves a kept one down to p - |{g in gone : g < p}|
+(storage/shift.py `forward`), while the `extra` entries are kept in the positions of now.
 
 `key_hash` is Python's str hash: stable within a process, which is all an in-memory table
 needs. It decides only where an entry is filed, never an answer or an order (callers sort
@@ -58,12 +62,14 @@ class Stored(NamedTuple):
 class KeyIndex:
     """hash(key) -> positions, a superset (module doc); read only."""
 
-    __slots__ = ("_extra", "_hash", "_mask", "_n", "_table")
+    __slots__ = ("_extra", "_gone", "_hash", "_mask", "_n", "_table")
 
     def __init__(self, table: array[int], n: int, extra: dict[int, tuple[int, ...]],
-                 hasher: Callable[[str], int] | None = None) -> None:
+                 hasher: Callable[[str], int] | None = None,
+                 gone: tuple[int, ...] = ()) -> None:
         self._table, self._mask, self._n, self._extra = table, len(table) - 1, n, extra
         self._hash = key_hash if hasher is None else hasher
+        self._gone = gone
 
     @classmethod
     def build(cls, entries: Iterable[tuple[str, int]],
@@ -90,6 +96,11 @@ class KeyIndex:
     def extra(self) -> int:
         return sum(len(v) for v in self._extra.values())
 
+    @property
+    def dropped(self) -> int:
+        """Positions of the table removed since it was built (`minus`)."""
+        return len(self._gone)
+
     def positions(self, key: str) -> list[int]:
         """Every position filed under a hash like `key`'s (unsorted; may repeat)."""
         h = self._hash(key)
@@ -100,6 +111,8 @@ class KeyIndex:
             if lo <= word < hi:
                 out.append(word - lo)
             slot = (slot + 1) & mask
+        if self._gone and out:
+            out = _forward(out, self._gone)
         if self._extra:
             out.extend(self._extra.get(h, ()))
         return out
@@ -112,7 +125,15 @@ class KeyIndex:
             extra[h] = (*extra.get(h, self._extra.get(h, ())), pos)
         if not extra:
             return self
-        return KeyIndex(self._table, self._n, {**self._extra, **extra}, self._hash)
+        return KeyIndex(self._table, self._n, {**self._extra, **extra}, self._hash, self._gone)
+
+    def minus(self, removed: Sequence[int]) -> KeyIndex:
+        """The positions at `removed` (ascending, positions of now) gone, every later one
+        moved down (module doc); the table is shared, `extra` remapped (O(extra))."""
+        if not removed:
+            return self
+        extra = _extra_minus(self._extra, removed)
+        return KeyIndex(self._table, self._n, extra, self._hash, _gone_plus(self._gone, removed))
 
     def nbytes(self) -> int:
         """Bytes of the table (what it costs beyond the columns it indexes)."""
@@ -130,9 +151,11 @@ class LazyKeyIndex(KeyIndex):
     __slots__ = ("_added", "_entries", "_stored")
 
     def __init__(self, entries: Callable[[], Iterable[tuple[str, int]]],
-                 added: tuple[tuple[str, int], ...] = (), stored: Stored | None = None) -> None:
+                 added: tuple[tuple[str, int], ...] = (), stored: Stored | None = None,
+                 gone: tuple[int, ...] = ()) -> None:
         self._entries: Callable[[], Iterable[tuple[str, int]]] | None = entries
         self._added, self._stored = added, stored
+        self._gone = gone  # of the entries' positions; `added` are in the positions of now
 
     def _build(self) -> None:
         if self._entries is not None:
@@ -142,9 +165,10 @@ class LazyKeyIndex(KeyIndex):
             elif stored is not None:
                 got = KeyIndex.build(self._entries(), stable_hash)
                 stored.save(got._table, got._n)
-            built = (got or KeyIndex.build(self._entries())).plus(self._added)
+            got = got or KeyIndex.build(self._entries())
+            built = KeyIndex(got._table, got._n, {}, got._hash, self._gone).plus(self._added)
             self._table, self._mask, self._n = built._table, built._mask, built._n
-            self._extra, self._hash = built._extra, built._hash
+            self._extra, self._hash, self._gone = built._extra, built._hash, built._gone
             self._entries, self._added, self._stored = None, (), None
 
     def __len__(self) -> int:
@@ -164,13 +188,54 @@ class LazyKeyIndex(KeyIndex):
     def plus(self, entries: Iterable[tuple[str, int]]) -> KeyIndex:
         if self._entries is not None:
             added = tuple(entries)
-            return (LazyKeyIndex(self._entries, self._added + added, self._stored) if added
-                    else self)
+            return (LazyKeyIndex(self._entries, self._added + added, self._stored, self._gone)
+                    if added else self)
         return super().plus(entries)
+
+    def minus(self, removed: Sequence[int]) -> KeyIndex:
+        if self._entries is not None and removed:
+            rm = set(removed)
+            added = tuple((k, p - bisect_left(removed, p)) for k, p in self._added
+                          if p not in rm)
+            return LazyKeyIndex(self._entries, added, self._stored,
+                                _gone_plus(self._gone, removed))
+        return super().minus(removed)
 
     def nbytes(self) -> int:
         self._build()
         return super().nbytes()
+
+
+def _forward(positions: list[int], gone: tuple[int, ...]) -> list[int]:
+    """The kept ones of `positions` (the table's), each moved down past the gone ones."""
+    out = []
+    for p in positions:
+        k = bisect_left(gone, p)
+        if k == len(gone) or gone[k] != p:
+            out.append(p - k)
+    return out
+
+
+def _gone_plus(gone: tuple[int, ...], removed: Sequence[int]) -> tuple[int, ...]:
+    """`gone` (the table's positions) with `removed` (ascending positions of now, after
+    `gone`) added: a position q of now is the table's q + |{k : gone[k] - k <= q}|
+    (storage/shift.py `back`)."""
+    g = np.asarray(gone, dtype=np.int64)
+    r = np.asarray(removed, dtype=np.int64)
+    at = r + np.searchsorted(g - np.arange(g.shape[0]), r, side="right")
+    return tuple(int(x) for x in np.union1d(g, at))
+
+
+def _extra_minus(extra: dict[int, tuple[int, ...]],
+                 removed: Sequence[int]) -> dict[int, tuple[int, ...]]:
+    """`extra` (positions of now) with the `removed` positions dropped and the rest moved."""
+    rm = set(removed)
+    out: dict[int, tuple[int, ...]] = {}
+    for h, ps in extra.items():
+        kept = tuple(p - bisect_left(removed, p) for p in ps if p not in rm)
+        if kept:
+            out[h] = kept
+    return out
 
 
 def _placed(hashes: array[int], positions: array[int], size: int) -> array[int]:

@@ -35,10 +35,13 @@ def _all_stale(fm: Sequence[object]) -> set[int]:
         return {i for i in fm.containing(_KEYS) if _stale(fm[i])}
     if isinstance(fm, Column):
         base, patch, tail = fm.layers()
-        if isinstance(base, Decoded):
-            out = {i for i in base.containing(_KEYS) if i not in patch and _stale(base[i])}
+        if isinstance(base, Decoded):  # base rows dropped since: their positions move down
+            hits = base.containing(_KEYS)
+            at = fm.dropped.forward(hits).tolist()
+            out = {q for p, q in zip(hits, at, strict=True)
+                   if q >= 0 and q not in patch and _stale(base[p])}
             out.update(i for i, x in patch.items() if _stale(x))
-            out.update(len(base) + k for k, x in enumerate(tail) if _stale(x))
+            out.update(fm.dropped.kept + k for k, x in enumerate(tail) if _stale(x))
             return out
     return {i for i, x in enumerate(fm) if _stale(x)}
 

@@ -9,19 +9,25 @@ A long-running process does not: it advances its snapshot over the changed notes
 whose note columns are saved (`.rmh/note-columns.bin`, note_store.py):
 
 - a process whose own syncs carry the index from the base to a new state by additions,
-  updates and renames only (no removal; each sync's generation the last one + 1, so no other
+  updates, renames and removals (each sync's generation the last one + 1, so no other
   writer came between) writes the record
 
       .rmh/catch-up.json = {version, base, base_generation, base_notes, stamp, generation,
-                            paths}
+                            paths, removed, born}
 
-  `paths` being every path added, updated or renamed to since the base, and `stamp` the new
-  state's (note_store.stamp: the generation and every folder's listing digest, so a record is
-  trusted exactly as columns saved under that stamp would be);
+  `paths` being every path added, updated or renamed to since the base and not removed or
+  renamed away since (a removed note's path is not kept: `rmh forget` leaves no erased
+  path in the record, vault/erasure.py), `removed` the ids
+  of the base's notes removed since (a rename onto an existing note removes the note that
+  was there), `born` the ids of the notes added since that are still there (so that their
+  removal is not taken for a base note's), and `stamp` the new state's (note_store.stamp:
+  the generation and every folder's listing digest, so a record is trusted exactly as
+  columns saved under that stamp would be);
 - a new process whose index is at `stamp` loads the base's columns and advances them over
-  `paths` (increment.advance re-reads those rows: field by field the snapshot build_snapshot
-  makes of every row), and its corpus names the base (`Corpus.base`), so the engine prepares
-  on the stores saved for the base and updates them through the same delta;
+  `paths` and `removed` (increment.advance re-reads those rows and drops the removed ones:
+  field by field the snapshot build_snapshot makes of every row), and its corpus names the
+  base (`Corpus.base`), so the engine prepares on the stores saved for the base and updates
+  them through the same delta;
 - a sync of such a process that changes no note but the stamp (a touch, a note saved
   unchanged, a copied vault's new inodes) writes the record again under the new stamp
   (`restamp`; with no path since, the base's own rows under another stamp), so the process
@@ -29,15 +35,19 @@ whose note columns are saved (`.rmh/note-columns.bin`, note_store.py):
 
 One record is kept, the last writer's; it is written to a pid-named temporary, fsynced and
 renamed into place (a reader sees a whole record or the old one). A record for another state
-or another base, an unreadable one, one past `limit` paths or with a path the store never
-indexes (forged: `_record`) is not used: the process rebuilds from the rows and saves a new
-base, as before. Nothing here is an error of its own.
+or another base, an unreadable one, one past `limit` paths and removed ids, one with a path
+the store never indexes (forged: `_record`), a removed id that is no note of the base or is
+a note of the index now, or a born id of a base note (`snapshot`) is not used: the process
+rebuilds from the rows and saves a new base, as before. A record of version 1 (no removed
+ids: written before removals were followed) is not read either: the first process after the
+upgrade rebuilds once. Nothing here is an error of its own.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -51,12 +61,13 @@ from .paths import MAX_PATH_BYTES, component_problem, path_problem
 from .snapshot import Snapshot, saved_snapshot, state
 from .sync import SyncReport
 
-VERSION = 1
+VERSION = 2
 FILE = "catch-up.json"
 
 
 def limit(notes: int) -> int:
-    """Paths a record may carry over a base of `notes` notes: max(1000, n / 40). Below the
+    """Paths and removed ids a record may carry over a base of `notes` notes:
+    max(1000, n / 40). Below the
     lexical indexes' compaction point (signals/postings.py: max(2000, n / 20) changed
     documents) and, for notes of average length, half the dense index's (10 % of its rows),
     so catching up never compacts: a compaction would rebuild what is saved for the base in
@@ -67,12 +78,20 @@ def limit(notes: int) -> int:
 @dataclass(frozen=True)
 class Chain:
     """How the index state `seen` (a generation; `stamp` its stamp) stands to the base:
-    `since` the paths added, updated or renamed to since the base's state."""
+    `since` the paths added, updated or renamed to since the base's state, `gone` the ids of
+    the base's notes removed since, `born` the ids of the notes added since and still
+    there (module docstring)."""
 
     base: BaseRef
     since: frozenset[str]
     seen: int
     stamp: str
+    gone: frozenset[int] = frozenset()
+    born: frozenset[int] = frozenset()
+
+    def changes(self) -> int:
+        """What `limit` bounds: the paths and the removed ids since the base."""
+        return len(self.since) + len(self.gone)
 
 
 def start(index: Index, folder: Path) -> Chain | None:
@@ -87,24 +106,30 @@ def start(index: Index, folder: Path) -> Chain | None:
     if base.stamp == stamp:
         return Chain(base, frozenset(), generation, stamp)
     got = _record(folder, base)
-    if got is None or got[0] != stamp:
+    if got is None or got.stamp != stamp:
         return None
-    return Chain(base, got[1], generation, stamp)
+    return replace(got, seen=generation)
 
 
 def extend(chain: Chain | None, report: SyncReport, index: Index, folder: Path,
            count_op: Callable[[], None] | None = None, write: bool = True) -> Chain | None:
     """The chain after `report` (a sync of this process that changed notes), and its record
     written (with `write`); None when the sync broke it (module docstring)."""
-    if chain is None or report.removed or report.generation != chain.seen + 1:
+    if chain is None or report.generation != chain.seen + 1:
         return None
-    since = chain.since.union(report.added, report.updated, (n for _, n in report.renamed))
-    if len(since) > limit(chain.base.notes):
+    left = chain.since.difference(report.removed, (o for o, _ in report.renamed))
+    since = left.union(report.added, report.updated, (n for _, n in report.renamed))
+    removed = set(report.removed_ids)
+    gone = chain.gone | (removed - chain.born)  # a note added since is in no base column
+    if len(since) + len(gone) > limit(chain.base.notes):
         return None
-    generation, stamp = state(index)
+    with index.reading():
+        generation, stamp = state(index)
+        born = {i for i in map(index.note_id, report.added) if i is not None}
     if generation != report.generation:  # another writer since: not ours to record
         return None
-    out = replace(chain, since=since, seen=generation, stamp=stamp)
+    out = replace(chain, since=since, seen=generation, stamp=stamp, gone=gone,
+                  born=(chain.born - removed) | born)
     if write:
         _write(folder, out, count_op)
     return out
@@ -136,7 +161,7 @@ def save(chain: Chain, index: Index, folder: Path,
     pay for one record at its end) when the index is still at its generation (under the
     stamp of now: with the generation unchanged no note changed, as in `restamp`)."""
     generation, stamp = state(index)
-    if generation == chain.seen and (chain.since or stamp != chain.base.stamp):
+    if generation == chain.seen and (chain.since or chain.gone or stamp != chain.base.stamp):
         _write(folder, replace(chain, stamp=stamp), count_op)
 
 
@@ -148,41 +173,57 @@ def snapshot(index: Index, folder: Path, known: Chain | None = None
     here."""
     chain = known if known is not None and known.seen == index.generation() else \
         start(index, folder)
-    if chain is None or (not chain.since and chain.stamp == chain.base.stamp):
+    if chain is None or (not chain.changes() and chain.stamp == chain.base.stamp):
         return None  # at the base: build_snapshot loads it
     base = saved_snapshot(index, folder, chain.base)
     if base is None:
         return None
-    # no path since: the base's rows, touched since (restamp); its columns keep its stamp
-    snap = advance(base, index, sorted(chain.since)) if chain.since else base
+    ids = base.corpus.ids
+    last = ids[-1] if ids else 0
+    if any(i > last or ids[bisect_left(ids, i)] != i for i in chain.gone) or any(
+            i <= last for i in chain.born):
+        return None  # a removed id of no base note, or a born one that is: forged
+    # nothing since: the base's rows, touched since (restamp); its columns keep its stamp
+    # (advance refuses a removed id that is a note of the index now)
+    snap = (advance(base, index, sorted(chain.since), sorted(chain.gone)) if chain.changes()
+            else base)
     if snap is None or snap.corpus.generation != chain.seen:
         return None
     return snap, chain
 
 
-def _record(folder: Path, base: BaseRef) -> tuple[str, frozenset[str]] | None:
-    """(stamp, paths) of the record when it is one this module could have written over
-    `base`, else None. A file past what such a record can hold is not read: at most
-    `limit(base.notes)` paths, each a name the store accepts (paths.py: at most
-    MAX_PATH_BYTES bytes of UTF-8, so at most 3 JSON characters a byte: a character of 2 to 4
-    bytes is one or two six-character `\\u` escapes) and 4 more characters; 4096 for the
-    rest."""
+def _record(folder: Path, base: BaseRef) -> Chain | None:
+    """The chain of the record (its `seen`: the generation it names) when it is one this
+    module could have written over `base`, else None. A file past what such a record can
+    hold is not read: at most `limit(base.notes)` paths and removed ids, each path a name
+    the store accepts (paths.py: at most MAX_PATH_BYTES bytes of UTF-8, so at most 3 JSON
+    characters a byte: a character of 2 to 4 bytes is one or two six-character `\\u`
+    escapes) and 4 more characters, each id (removed or born: no more born than paths)
+    at most 21 characters and 2 more; 4096 for the rest."""
     n = limit(base.notes)
     try:
         with open(folder / FILE, "rb") as fh:
-            if os.fstat(fh.fileno()).st_size > n * (3 * MAX_PATH_BYTES + 4) + 4096:
+            if os.fstat(fh.fileno()).st_size > n * (3 * MAX_PATH_BYTES + 4 + 2 * 23) + 4096:
                 return None
             got = json.loads(fh.read())
         if got["version"] != VERSION or BaseRef(
                 str(got["base"]), int(got["base_generation"]), int(got["base_notes"])) != base:
             return None
-        paths = got["paths"]
-        if (not isinstance(paths, list) or len(paths) > n
+        paths, removed, born = got["paths"], got["removed"], got["born"]
+        if (not isinstance(paths, list) or not _ids(removed) or not _ids(born)
+                or len(paths) + len(removed) > n or len(born) > len(paths)
                 or not all(isinstance(p, str) and _stored(p) for p in paths)):
             return None
-        return str(got["stamp"]), frozenset(paths)
+        return Chain(base, frozenset(paths), int(got["generation"]), str(got["stamp"]),
+                     frozenset(removed), frozenset(born))
     except (OSError, ValueError, KeyError, TypeError, ArithmeticError, RecursionError):
         return None  # ArithmeticError: int(Infinity); RecursionError: nesting too deep
+
+
+def _ids(items: object) -> bool:
+    """Whether `items` is a list of note ids (positive 64-bit integers, not booleans)."""
+    return isinstance(items, list) and all(
+        type(i) is int and 0 < i < 1 << 63 for i in items)
 
 
 def _stored(path: str) -> bool:
@@ -198,7 +239,8 @@ def _write(folder: Path, chain: Chain, count_op: Callable[[], None] | None) -> N
     text = json.dumps({"version": VERSION, "base": base.stamp,
                        "base_generation": base.generation, "base_notes": base.notes,
                        "stamp": chain.stamp, "generation": chain.seen,
-                       "paths": sorted(chain.since)})
+                       "paths": sorted(chain.since), "removed": sorted(chain.gone),
+                       "born": sorted(chain.born)})
     for old in dead_temps(folder, f".{FILE}.*.tmp"):
         old.unlink(missing_ok=True)
     replace_whole(folder / FILE, (text.encode(),), count_op)

@@ -4,11 +4,11 @@ Contract: with `auto_sync`, `fresh()` (called by the facade before every read, s
 write) reconciles the index with the folder — through the watcher's changed paths when one
 runs and the last sync had no errors, else by a full scan — so an edit made in Obsidian is
 seen by the next call. `snapshot()` changes only when the index generation changes: when every
-change since the last snapshot came through this object's syncs and only added or updated
-notes, it is advanced from the last one (storage/increment.py: the cost of the changed notes,
-with `corpus.delta` set; a rename is an update at the new path); after a removal or
-another process's write it is rebuilt
-from every row (`delta` None). Inside
+change since the last snapshot came through this object's syncs, it is advanced from the last
+one (storage/increment.py: the cost of the changed and removed notes, with `corpus.delta` set;
+a rename is an update at the new path, a removal passes the removed ids); after another
+process's write, or past `in_place` changed notes, it is rebuilt (from the saved base and the
+catch-up record when they lead here, else from every row; `delta` None). Inside
 `batch()` nothing is re-synced and the snapshot taken when the batch began is kept (ingest of
 many notes pays for one sync and one snapshot). Every note id a sync finds removed is passed
 to `on_removed` (learning forgets it), inside a batch too.
@@ -42,6 +42,12 @@ from .watch import Watcher
 log = logging.getLogger("rmh.vault")
 
 
+def in_place(notes: int) -> int:
+    """Notes changed or removed since the last snapshot that the next one is still advanced
+    over, with `notes` in the last one: max(1000, n / 4) (past it a rebuild costs less)."""
+    return max(1000, notes // 4)
+
+
 class LiveIndex:
     """One folder's index, its watcher and its current snapshot (module docstring)."""
 
@@ -66,8 +72,10 @@ class LiveIndex:
         self._unswept = not store.read_only
         self._snap: Snapshot | None = None
         # Paths added or updated since `_snap`, valid while every generation since was ours
-        # (`_seen` is the last one accounted for); None: rebuild from every row.
+        # (`_seen` is the last one accounted for); None: rebuild from every row. `_gone`:
+        # the ids of the notes removed since `_snap`.
         self._pending: list[str] | None = []
+        self._gone: list[int] = []
         self._seen: int | None = None
         # Called before a snapshot is built from every row, so its owner can let go of what it
         # derived from the last one first (the facade: its corpus and the engine's structures).
@@ -152,8 +160,8 @@ class LiveIndex:
         gen = self.index.generation()
         prev, pending = self._snap, self._pending
         if prev is not None and pending is not None and gen == self._seen \
-                and len(set(pending)) <= max(1000, len(prev.corpus) // 4):
-            snap = advance(prev, self.index, pending)
+                and len(set(pending)) + len(self._gone) <= in_place(len(prev.corpus)):
+            snap = advance(prev, self.index, pending, self._gone)
             if snap is not None and snap.corpus.generation != gen:  # a write slipped in
                 snap = None
         if snap is None:
@@ -162,7 +170,7 @@ class LiveIndex:
                 self.on_rebuild()
             snap = self._rebuilt()
         self._snap = snap
-        self._pending, self._seen = [], self._snap.corpus.generation
+        self._pending, self._gone, self._seen = [], [], self._snap.corpus.generation
         return self._snap
 
     def _rebuilt(self) -> Snapshot:
@@ -244,11 +252,12 @@ class LiveIndex:
                                       self.store.root / STATE_DIR, self.store.count_op,
                                       write=not self.store.read_only and not self._batch)
         self._unrecorded = self._batch > 0 and self._chain is not None
-        if (self._pending is None or report.removed or self._seen is None
-                or report.generation != self._seen + 1):  # not only ours, or not in place
+        if (self._pending is None or self._seen is None
+                or report.generation != self._seen + 1):  # not only ours: rebuild
             self._pending = None
         else:  # a renamed note is an update at its new path (storage/increment.py)
             self._pending.extend(report.added + report.updated + [n for _, n in report.renamed])
+            self._gone.extend(report.removed_ids)
         self._seen = report.generation
 
     def close(self) -> None:

@@ -167,6 +167,67 @@ def test_patches_before_the_first_lookup_stay_lazy_and_answer_as_a_rebuild(
                targets(rng, paths), sources_of(rng, paths))
 
 
+@pytest.mark.parametrize(("seed", "fold", "lazy"),
+                         [(s, f, z) for s in range(4) for f in (False, True) for z in (0, 1)])
+def test_removals_answer_as_a_rebuild(monkeypatch: pytest.MonkeyPatch, seed: int, fold: bool,
+                                      lazy: int) -> None:
+    """Generated histories of removals (sometimes every note, sometimes a note just added)
+    among adds, alias changes and renames, applied by `Resolver.plus` over shared tables
+    (`minus`): each resolver answers as one built over its columns, the earlier one is
+    unchanged; with `lazy` no lookup happens before the last step (a process catching up:
+    the removal is kept beside the unbuilt table), and with forced collisions under `fold`
+    the tables fold into rebuilt ones every few steps."""
+    if fold:
+        monkeypatch.setattr(folding, "MIN_COMPACT", 3)
+        monkeypatch.setattr(name_index, "key_hash", HASHES["same high half, slots differ"])
+    rng = random.Random(seed)
+    pool, aliases = vault(rng, 90)
+    fresh = sorted(pool)
+    known = fresh[:25]
+    del fresh[:25]
+    cur = {i: aliases.get(i, ()) for i in known}
+    where = {i: pool[i] for i in known}
+    res = Resolver.build(where, cur)
+    serial = 0
+    for _ in range(14):
+        before, before_paths, before_aliases = res, dict(where), dict(cur)
+        if rng.random() < 0.08:
+            gone = list(range(len(known)))  # every note
+        else:
+            gone = sorted(rng.sample(range(len(known)), min(len(known), rng.randint(0, 3))))
+        for p in gone:
+            where.pop(known[p])
+            cur.pop(known[p])
+        known = [i for k, i in enumerate(known) if k not in set(gone)]
+        realiased = rng.sample(known, min(len(known), rng.randint(0, 2)))
+        for i in realiased:
+            cur[i] = tuple(rng.sample(ALIASES, rng.randint(0, 2)))
+        renamed = rng.sample([i for i in known if i not in realiased],
+                             min(len(known) - len(realiased), rng.randint(0, 2)))
+        for i in renamed:
+            serial += 1
+            where[i] = f"{rng.choice(FOLDERS)}{rng.choice(NAMES)} {serial}.md"
+        k = rng.randint(0, 4)
+        step, fresh = fresh[:k], fresh[k:]
+        step = [i for i in step if pool[i] not in where.values()]
+        for i in step:
+            where[i], cur[i] = pool[i], aliases.get(i, ())
+        known += step
+        res = res.plus(tuple(known), tuple(where[i] for i in known),
+                       tuple(cur[i] for i in known), sorted(known.index(i) for i in realiased),
+                       sorted(known.index(i) for i in renamed), gone)
+        if lazy:
+            for table in (res.keys, res.names, res.alias_index):
+                assert (not isinstance(table, name_index.LazyKeyIndex)
+                        or table._entries is not None or fold)
+            continue
+        check_same(res, DictResolver.build(where, cur), targets(rng, where)[::3],
+                   sources_of(rng, where))
+        assert dict(before.by_key) == dict(DictResolver.build(before_paths,
+                                                              before_aliases).by_key)
+    check_same(res, DictResolver.build(where, cur), targets(rng, where), sources_of(rng, where))
+
+
 def test_an_empty_resolver_finds_nothing() -> None:
     r = Resolver.build({}, {})
     assert r.resolve_wiki("Foo") is None and r.by_path("Foo") is None

@@ -1,7 +1,8 @@
-"""The catch-up record (storage/catch_up.py): a new process after outside additions, edits and
-renames takes its snapshot from the saved base and the record, field by field what a build
-from every row gives; any other history (a removal, another writer between syncs, a record of
-another state or base, a garbled record, more paths than the limit) falls back to the rows;
+"""The catch-up record (storage/catch_up.py): a new process after outside additions, edits,
+renames and removals takes its snapshot from the saved base and the record, field by field
+what a build from every row gives; any other history (another writer between syncs, a record
+of another state or base, a garbled record, more paths than the limit, a forged removed id)
+falls back to the rows;
 a kill at each file operation of a process that writes the record loses nothing."""
 
 from __future__ import annotations
@@ -104,16 +105,21 @@ def test_new_processes_after_outside_changes_catch_up_like_a_rebuild(
         tmp_path: Path, seed: int) -> None:
     """Generated histories of outside changes, own writes and two long-lived processes; after
     every step a new process's snapshot equals one from the rows, and it came from the base
-    and the record whenever nothing but additions, edits and renames happened since the base
-    was saved (the path is exercised, not only allowed)."""
+    and the record whenever only this vault's own processes changed the index since the base
+    was saved, removals included (the path is exercised, not only allowed)."""
     rng = random.Random(seed)
     root, paths = _vault(tmp_path, rng)
-    caught_up = rebuilt = 0
+    caught_up = rebuilt = removals = total_removed = 0
     others = [Process(root), Process(root)]  # e.g. a server and a watcher-less client
     try:
-        for _ in range(24):
-            _outside(root, rng, paths, removals=rng.random() < 0.3)
-            roll = rng.random()
+        for step in range(24):
+            if step % 4 == 3:  # a removal alone, the next process the first to see it
+                (root / paths.pop(rng.randrange(len(paths)))).unlink()
+                removed, roll = True, 1.0
+            else:
+                removed = _outside(root, rng, paths, removals=rng.random() < 0.5)
+                roll = rng.random()
+            total_removed += removed
             if roll < 0.3:  # a long-lived process syncs the change first (and records it)
                 rng.choice(others).snapshot()
             elif roll < 0.45:  # a process writes a note itself, as `rmh write` does
@@ -125,6 +131,7 @@ def test_new_processes_after_outside_changes_catch_up_like_a_rebuild(
             snap = _new_process_matches_rows(root)
             if snap.corpus.base is not None:
                 caught_up += 1
+                removals += removed
                 assert (root / COLUMNS).read_bytes() == before  # the base stays the base
                 saved = note_store.saved_state(root / ".rmh")
                 assert saved is not None and saved[0] == snap.corpus.base.stamp
@@ -133,20 +140,59 @@ def test_new_processes_after_outside_changes_catch_up_like_a_rebuild(
     finally:
         for p in others:
             p.close()
-    assert caught_up >= 8, (caught_up, rebuilt)
+    # every lone removal (6) was caught up
+    assert caught_up >= 8 and removals >= 6, (caught_up, rebuilt, removals, total_removed)
 
 
-def test_a_removal_is_not_caught_up(tmp_path: Path) -> None:
+def test_removals_are_caught_up_and_recorded_by_id(tmp_path: Path) -> None:
+    """Outside removals (one, then a rename onto an existing note, then a note added and
+    removed again) are caught up from the base: the record carries the base's removed ids
+    only, and each new process equals the rows."""
     rng = random.Random(6)
     root, paths = _vault(tmp_path, rng)
-    (root / paths[0]).write_text("edited\n", encoding="utf-8")
-    assert _new_process_matches_rows(root).corpus.base is not None
+    base = (root / COLUMNS).read_bytes()
+    first = _new_process_matches_rows(root)
+    ids = dict(zip(first.corpus.paths, first.corpus.ids, strict=True))
     (root / paths[1]).unlink()
-    before = (root / COLUMNS).read_bytes()
-    assert _new_process_matches_rows(root).corpus.base is None
-    assert (root / COLUMNS).read_bytes() != before  # the rows were saved: the new base
-    (root / paths[2]).write_text("edited after the removal\n", encoding="utf-8")
-    assert _new_process_matches_rows(root).corpus.base is not None
+    os.replace(root / paths[2], root / paths[3])  # the note at paths[3] is gone
+    (root / "new.md").write_text("[[Foo 0]]\n", encoding="utf-8")
+    snap = _new_process_matches_rows(root)
+    assert snap.corpus.base is not None and (root / COLUMNS).read_bytes() == base
+    got = json.loads((root / RECORD).read_text(encoding="utf-8"))
+    assert got["version"] == catch_up.VERSION == 2
+    gone = {ids[paths[1]], ids[paths[2]], ids[paths[3]]} - set(snap.corpus.ids)
+    assert set(got["removed"]) == gone and len(gone) == 2
+    (root / "new.md").unlink()  # added since the base: not a removed id of the record
+    snap = _new_process_matches_rows(root)
+    assert snap.corpus.base is not None
+    assert set(json.loads((root / RECORD).read_text(encoding="utf-8"))["removed"]) == gone
+
+
+@pytest.mark.parametrize("how", ["not in the base", "still a note", "born in the base",
+                                 "version 1", "not ids"])
+def test_a_forged_removed_id_is_not_used(tmp_path: Path, how: str) -> None:
+    rng = random.Random(11)
+    root, paths = _vault(tmp_path, rng)
+    (root / paths[1]).unlink()
+    (root / "added.md").write_text("new\n", encoding="utf-8")
+    p = Process(root)
+    p.snapshot()
+    kept = p.index.note_id(paths[0])
+    p.close()
+    got = json.loads((root / RECORD).read_text(encoding="utf-8"))
+    assert len(got["removed"]) == 1 and len(got["born"]) == 1
+    if how == "not in the base":
+        got["removed"].append(got["born"][0] + 1000)
+    elif how == "still a note":
+        got["removed"].append(kept)
+    elif how == "born in the base":
+        got["born"].append(kept)
+    elif how == "version 1":
+        got["version"] = 1
+    else:
+        got["removed"] = [True]
+    (root / RECORD).write_text(json.dumps(got), encoding="utf-8")
+    assert _new_process_matches_rows(root).corpus.base is None  # the rows were read
 
 
 def test_past_the_limit_a_process_rebuilds_and_saves_a_new_base(
@@ -247,6 +293,7 @@ def test_killed_at_each_file_operation_a_new_process_still_matches_the_rows(
     while total is None or n <= total:
         subprocess.run(["cp", "-a", str(pristine), str(root)], check=True)
         (root / paths[2]).write_text("edited outside before the kill\n", encoding="utf-8")
+        (root / paths[5]).unlink()  # and one removed: the record carries its id
         run = subprocess.run([sys.executable, "-c", KILLED, str(root), str(n)],
                              capture_output=True, text=True, cwd=ROOT,
                              env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)

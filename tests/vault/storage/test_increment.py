@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 from pathlib import Path
 
@@ -192,4 +193,124 @@ def test_another_writer_forces_a_rebuild(tmp_path: Path) -> None:
     assert snap.corpus.delta is None
     assert snap.corpus.paths == ("a.md", "b.md", "c.md")
     other.close()
+    index.close()
+
+
+
+def _removal_step(rng: random.Random, store: Store, snap: Snapshot, paths: list[str]) -> str:
+    """One change of a history with removals (made in the folder); returns its kind."""
+    kind = rng.choice(["add", "add", "edit", "remove", "remove", "remove named",
+                       "rename onto", "remove then add", "remove last", "remove all"])
+    if kind == "remove all" and rng.random() < 0.7:
+        kind = "remove"  # rarer: it empties the vault
+    if kind in ("add", "remove then add") or not paths:
+        if kind == "remove then add" and paths:  # an add right after a removal, one sync
+            store.trash(paths.pop(rng.randrange(len(paths))))
+        path = f"{rng.choice(FOLDERS)}{rng.choice(NAMES)}{rng.choice(['', '', ' 2'])}.md"
+        store.write_text(path, _text(rng))
+        if path not in paths:
+            paths.append(path)
+        return kind if paths else "add"
+    if kind == "edit":
+        for path in rng.sample(paths, min(len(paths), rng.randint(1, 2))):
+            store.write_text(path, _text(rng))
+    elif kind == "remove named":  # a note others may link to, another of its name left
+        title = {p: p.rsplit("/", 1)[-1].casefold() for p in paths}
+        twins = [p for p in paths if sum(t == title[p] for t in title.values()) > 1]
+        path = rng.choice(twins or paths)
+        paths.remove(path)
+        store.trash(path)
+    elif kind == "rename onto" and len(paths) > 1:  # outside rmh: the note there is gone
+        old, new = rng.sample(paths, 2)
+        os.replace(store.root / old, store.root / new)
+        paths.remove(old)
+    elif kind == "remove last":  # the highest id: the corpus's last row
+        last = snap.resolver.id_path[snap.corpus.ids[-1]] if len(snap.corpus) else None
+        if last in paths:
+            paths.remove(last)
+            store.trash(last)
+    elif kind == "remove all":
+        for path in list(paths):
+            store.trash(path)
+        paths.clear()
+    else:
+        for path in rng.sample(paths, min(len(paths), rng.randint(1, 2))):
+            paths.remove(path)
+            store.trash(path)
+    return kind
+
+
+@pytest.mark.parametrize(("seed", "fold"), [(s, f) for s in range(10) for f in (False, True)])
+def test_histories_with_removals_advance_like_a_rebuild(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int, fold: bool) -> None:
+    """Generated histories of removals (the last note, every note, a note others link to by
+    a name another note keeps, a rename onto an existing note, an add right after a removal)
+    among adds and edits, one or several syncs before each snapshot: every snapshot is
+    advanced (no rebuild: `on_rebuild` is not called), equals a build from every row field by
+    field, and its delta names the previous corpus's positions of the removed notes."""
+    if fold:
+        monkeypatch.setattr(folding, "MIN_COMPACT", 2)
+    rng = random.Random(seed)
+    store = Store(tmp_path)
+    index = Index.open(tmp_path / ".rmh" / "index.sqlite")
+    live = LiveIndex(store, index, None, lambda _: None)
+    rebuilds: list[int] = []
+    paths = [f"{FOLDERS[k % len(FOLDERS)]}{NAMES[k]}.md" for k in range(6)]
+    for path in paths:
+        store.write_text(path, _text(rng))
+    live.sync()
+    snap = live.snapshot()
+    assert snap.corpus.graph is not None  # built: the advance must patch it
+    live.on_rebuild = lambda: rebuilds.append(1)
+    kinds: set[str] = set()
+    for _ in range(36):
+        prev, removed = snap, []
+        for _ in range(rng.choice([1, 1, 2])):
+            kinds.add(_removal_step(rng, store, prev, paths))
+            report = live.sync() if rng.random() < 0.7 else None
+            if report is None:
+                live.sync_paths(sorted(set(paths) | set(prev.corpus.paths)))
+        snap = live.snapshot()
+        _same(snap, build_snapshot(index))
+        gone = sorted(set(prev.corpus.ids) - set(snap.corpus.ids))
+        delta = snap.corpus.delta
+        if snap.corpus.generation != prev.corpus.generation:
+            assert delta is not None
+            if delta.base_generation == prev.corpus.generation:
+                removed = [prev.corpus.position(i) for i in gone]
+                assert list(delta.removed) == removed
+                kept = [i for i in prev.corpus.ids if i not in set(gone)]
+                assert list(snap.corpus.ids[: delta.kept]) == kept
+        for note_id in snap.corpus.ids:
+            assert snap.referrers(note_id) == sorted(
+                {s for s, links in snap.links.every() for _, d in links if d == note_id}
+                - {note_id})
+    assert rebuilds == []
+    assert len({"remove named", "rename onto", "remove then add", "remove last"} & kinds) >= 3
+    index.close()
+
+
+def test_removing_a_note_lets_links_find_the_other_of_its_name(tmp_path: Path) -> None:
+    """`[[Target]]` meant a/Target.md (shortest path first); removed, it means b/c/Target.md;
+    removed too, it dangles; the alias link follows the alias's one remaining note."""
+    store = Store(tmp_path)
+    index = Index.open(tmp_path / ".rmh" / "index.sqlite")
+    live = LiveIndex(store, index, None, lambda _: None)
+    store.write_text("src.md", "[[Target]] [[nick]]\n")
+    store.write_text("a/Target.md", "---\naliases: [nick]\n---\none\n")
+    store.write_text("b/c/Target.md", "two\n")
+    store.write_text("z.md", "---\naliases: [nick]\n---\nlast\n")
+    live.sync()
+    first = live.snapshot()
+    src = first.resolver.path_id["src.md"]
+    assert [d for _, d in first.links[src]] == [first.resolver.path_id["a/Target.md"], None]
+    expected = [[first.resolver.path_id["b/c/Target.md"], first.resolver.path_id["z.md"]],
+                [None, first.resolver.path_id["z.md"]]]
+    for path, want in zip(["a/Target.md", "b/c/Target.md"], expected, strict=True):
+        store.trash(path)
+        live.sync()
+        snap = live.snapshot()
+        assert snap.corpus.delta is not None and snap.corpus.delta.removed
+        assert [d for _, d in snap.links[src]] == want
+        _same(snap, build_snapshot(index))
     index.close()

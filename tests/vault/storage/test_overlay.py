@@ -9,10 +9,12 @@ from collections.abc import Mapping, Sequence
 import pytest
 
 from vault.notes import folding
-from vault.storage.overlay import Column, Overlay, Patch
+from vault.storage.columns import Strings
+from vault.storage.overlay import Column, Dropped, Overlay, Patch
+from vault.storage.shift import Shift
 
 
-def _same_seq(col: Sequence[int], plain: list[int]) -> None:
+def _same_seq(col: Sequence[object], plain: Sequence[object]) -> None:
     assert len(col) == len(plain)
     assert list(col) == plain and col == tuple(plain) and tuple(plain) == col
     n = len(plain)
@@ -47,6 +49,55 @@ def test_columns_read_as_the_tuples_they_stand_for(
         _same_seq(col, plain)
         assert bisect_left(col, plain[7]) == 7  # ascending stays searchable
     assert (folded > 0) == fold
+
+
+@pytest.mark.parametrize(("seed", "fold", "packed"),
+                         [(s, f, k) for s in range(8) for f in (False, True) for k in (0, 1)])
+def test_columns_that_drop_rows_read_as_the_list_operations(
+        monkeypatch: pytest.MonkeyPatch, seed: int, fold: bool, packed: int) -> None:
+    """Generated histories of drops (any rows: base, patched, appended; sometimes every
+    row), changes and appends: the column reads as the list it stands for, the base is
+    shared (never copied) until the changes and drops fold in, and then it is packed as the
+    base was."""
+    if fold:
+        monkeypatch.setattr(folding, "MIN_COMPACT", 4)
+    rng = random.Random(seed)
+    plain = [f"row {k}" for k in range(rng.randint(0, 50))]
+    base: Sequence[str] = Strings(plain) if packed else tuple(plain)
+    col: Sequence[str] = base
+    serial, kinds = 0, set()
+    for _ in range(80):
+        n = len(plain)
+        roll = rng.random()
+        if roll < 0.05:
+            drop = list(range(n))  # every row
+        else:
+            drop = sorted(rng.sample(range(n), min(n, rng.randint(0, 3))))
+        keep = [v for k, v in enumerate(plain) if k not in set(drop)]
+        changes: dict[int, str] = {}
+        for i in rng.sample(range(len(keep)), min(len(keep), rng.randint(0, 2))):
+            serial += 1
+            changes[i] = keep[i] = f"changed {serial}"
+        added = [f"added {serial}.{k}" for k in range(rng.randint(0, 2))]
+        prev = col
+        col = Column.of(col, changes, added, Shift(tuple(drop), n))
+        plain = keep + added
+        if not drop and not changes and not added:
+            assert col is prev
+        kinds.add(type(col))
+        if isinstance(col, Column):
+            assert col.layers()[0] is base  # shared, not copied
+        else:
+            base = col  # folded: the new base, packed as the old one
+            assert isinstance(col, Strings if packed else tuple)
+        _same_seq(col, plain)
+    assert Dropped in kinds
+    assert (Strings in kinds or tuple in kinds) == fold
+
+
+def test_a_drop_must_name_rows_of_the_column() -> None:
+    with pytest.raises(ValueError, match="a removal from 4 rows"):
+        Column.of((1, 2, 3), {}, [], Shift((1,), 4))
 
 
 @pytest.mark.parametrize(("seed", "fold"), [(s, f) for s in range(4) for f in (False, True)])

@@ -1,0 +1,56 @@
+"""vault.erasure: `forget` leaves no erased path in the catch-up record, whether the note was
+written since the saved base (its path is one of the record's) or the record was left by an
+earlier process, and the next process still reads a snapshot equal to the rows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from vault import Vault
+from vault.storage import catch_up
+from vault.storage.snapshot import build_snapshot
+
+from .storage.test_increment import _same
+
+SECRET = "zanzibar secret diary.md"
+
+
+@pytest.mark.parametrize("how", ["same process", "new process", "another writer between",
+                                 "chain broken"])
+def test_forget_leaves_no_erased_path_in_the_catch_up_record(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str) -> None:
+    """The record is rewritten without the removed path by the erasure's own sync (another
+    process's record included: this one adopts it); when no record is written for the
+    erasure's sync (a chain broken by a writer at the wrong moment), the erasure removes the
+    record with the base's columns."""
+    v = Vault.init(tmp_path / "v")
+    for k in range(5):
+        v.write(f"n{k}.md", f"note {k} words [[n{(k + 1) % 5}]]\n")
+    v.corpus()
+    v.close()
+    with Vault.open(v.root, watch=False) as w:  # the base: saved by this process's build
+        w.corpus()
+    w = Vault.open(v.root, watch=False)
+    w.write(SECRET, "the zanzibar line that is long enough to be a needle\n")
+    w.write("n2.md", "n2 edited after the base\n")
+    w.corpus()
+    record = v.root / ".rmh" / catch_up.FILE
+    assert SECRET in record.read_text(encoding="utf-8")  # a path since the base
+    if how == "new process":
+        w.close()
+        w = Vault.open(v.root, watch=False)
+    elif how == "another writer between":
+        with Vault.open(v.root, watch=False) as other:
+            other.write("n4.md", "n4 written by another process\n")
+        assert SECRET in record.read_text(encoding="utf-8")
+    elif how == "chain broken":
+        monkeypatch.setattr(catch_up, "extend", lambda *args, **kwargs: None)
+    erased = w.forget(w.forget_plan([SECRET]))
+    assert erased.proof.occurrences == 0, erased.proof.found
+    w.write("n3.md", "n3 edited after the erasure\n")  # the record is written again
+    assert not record.exists() or SECRET not in record.read_text(encoding="utf-8")
+    w.close()
+    with Vault.open(v.root, watch=False) as fresh:
+        _same(fresh.live.snapshot(), build_snapshot(fresh.index))
