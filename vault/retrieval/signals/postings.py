@@ -10,8 +10,15 @@ from it is the same whatever mix of base and delta holds the entries... as long 
 distinct, which they are: a stale base row is dropped, and a row is in the delta at most once.
 
 Replacing a document's entries (`replace`) costs O(delta + its entries): the delta arrays are
-re-sorted; nothing of the base is copied but the stale mask. Compaction (a new base) is the
-owner's call (signals/bm25.py, signals/conjunctive.py), when the delta outgrows `COMPACT_*`.
+re-sorted; nothing of the base is copied but the stale mask. Removing documents (`removed`)
+does not rewrite the base either: its rows stay in the base's own coordinates (extended by
+the rows appended since: storage/shift.py `then_grown`), the removed ones marked stale, and
+`shift` maps them to current positions when a column is read (`Shift.forward`: a
+searchsorted over the removed positions, for the read column's rows only; it is monotone, so
+rows stay ascending). The delta, small, is remapped at once; `replace` maps current positions
+back to the base's (`Shift.back`) to mark them stale. Removed documents count toward
+compaction (`removed_docs`). Compaction (a new base) is the owner's call (signals/bm25.py,
+signals/conjunctive.py), when the delta outgrows `COMPACT_*`.
 """
 
 from __future__ import annotations
@@ -23,6 +30,8 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+from ...storage.shift import Shift
 
 I32 = npt.NDArray[np.int32]
 I64 = npt.NDArray[np.int64]
@@ -51,6 +60,8 @@ class Postings:
     d_rows: I64
     d_vals: F32
     delta_docs: frozenset[int]  # rows whose entries are in the delta
+    # base (and since appended) positions -> current ones, after removals (None: identity)
+    shift: Shift | None = None
 
     @classmethod
     def build(cls, rows: npt.NDArray[np.integer], cols: npt.NDArray[np.integer], n_rows: int,
@@ -96,6 +107,15 @@ class Postings:
     def n_base_columns(self) -> int:
         return int(self.ptr.shape[0]) - 1
 
+    @property
+    def removed_docs(self) -> int:
+        """Documents removed since the base was built (appended ones included)."""
+        return 0 if self.shift is None else len(self.shift.removed)
+
+    def _current(self, rows: npt.NDArray[np.integer]) -> npt.NDArray[np.integer]:
+        """Live base rows (base coordinates) at their current positions."""
+        return rows if not self.shift else self.shift.forward(rows)
+
     @cached_property
     def any_stale(self) -> bool:
         """Whether any base row is superseded (if not, a base column is read as it is)."""
@@ -114,7 +134,7 @@ class Postings:
             v = self.vals[lo:hi] if self.vals is not None else np.ones(hi - lo, np.float32)
             if self.any_stale:
                 keep = ~self.stale[r]
-                return r[keep], v[keep]
+                return self._current(r[keep]), v[keep]
             return r, v
         rows, vals = self.column(c)
         return rows, vals.astype(np.float32)
@@ -127,7 +147,7 @@ class Postings:
             lo, hi = int(self.ptr[c]), int(self.ptr[c + 1])
             r = self.rows[lo:hi]
             keep = ~self.stale[r]
-            parts_r.append(r[keep])
+            parts_r.append(self._current(r[keep]))
             vals = self.vals[lo:hi] if self.vals is not None else np.ones(hi - lo, np.float32)
             parts_v.append(vals[keep])
         if self.d_cols.size:
@@ -152,12 +172,30 @@ class Postings:
         cols, rows, vals = np.concatenate(new_c), np.concatenate(new_r), np.concatenate(new_v)
         order = np.lexsort((rows, cols))
         stale = self.stale
-        base_changed = changed[changed < stale.shape[0]]
+        at = changed if not self.shift else self.shift.back(changed)
+        base_changed = at[at < stale.shape[0]]
         if base_changed.size and not stale[base_changed].all():
             stale = stale.copy()
             stale[base_changed] = True
         return Postings(self.ptr, self.rows, self.vals, stale, cols[order], rows[order],
-                        vals[order], self.delta_docs | frozenset(int(r) for r in changed))
+                        vals[order], self.delta_docs | frozenset(int(r) for r in changed),
+                        self.shift)
+
+    def removed(self, shift: Shift) -> Postings:
+        """A copy without the rows `shift` removes (`shift.n`: the rows now), every later row
+        moved down (module docstring): O(n / 8) for the stale mask's copy, O(delta) for the
+        delta, nothing of the base's lists."""
+        if not shift.removed:
+            return self
+        both = (self.shift or Shift.none(int(self.stale.shape[0]))).then_grown(shift)
+        gone = np.asarray(both.removed, dtype=np.int64)
+        stale = self.stale.copy()
+        stale[gone[gone < stale.shape[0]]] = True  # appended rows have no base list
+        at = shift.forward(self.d_rows)  # monotone: the delta stays sorted by (column, row)
+        live = at >= 0
+        return Postings(self.ptr, self.rows, self.vals, stale, self.d_cols[live], at[live],
+                        self.d_vals[live], frozenset(shift.forward_kept(sorted(self.delta_docs))),
+                        both)
 
 
 def _narrow(data: npt.NDArray[Any]) -> Vals:
