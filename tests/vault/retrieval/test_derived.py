@@ -105,11 +105,19 @@ def test_a_term_only_the_removed_note_held_is_gone_and_idf_moves() -> None:
     assert got is not None
     assert got.bm25.frequency([solo]) == [0]
     assert not got.bm25.score(solo).any() and not got.conj.score(solo).any()
-    assert got.bm25.delta_docs == 1  # counted toward compaction
+    assert got.bm25.delta_docs == got.conj.delta_docs == 1  # counted toward compaction
     assert_same(got, build_derived(after), ["auth billing " + solo, "the queue"])
     # every note removed: empty structures, then a new note
-    gone = update_derived(got, _removal(after, list(range(len(after))), 2))
+    empty = _removal(after, list(range(len(after))), 2)
+    gone = update_derived(got, empty)
     assert gone is not None and gone.n == 0 and gone.links.shape == (0, 0)
+    again = replace(base, generation=3, ids=[99], paths=["n99.md"], titles=[base.titles[2]],
+                    aliases=[base.aliases[2]], bodies=[base.bodies[2]], frontmatter=[{}],
+                    content_hashes=["h99"], edges=(), archived=(False,),
+                    delta=CorpusDelta(2, 0, (), (), empty.delta))
+    back = update_derived(gone, again)  # the removed text again, as a new note
+    assert back is not None and back.bm25.frequency([solo]) == [1]
+    assert_same(back, build_derived(again), ["auth billing " + solo, base.titles[2]])
 
 
 def test_removals_count_toward_compaction(monkeypatch: pytest.MonkeyPatch) -> None:

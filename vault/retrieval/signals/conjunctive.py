@@ -116,7 +116,8 @@ class ConjunctiveIndex:
 
     @property
     def delta_docs(self) -> int:
-        return len(self.postings.delta_docs)
+        """Notes held in the delta or removed since the last full build."""
+        return len(self.postings.delta_docs) + self.postings.removed_docs
 
     def _column(self, code: int) -> int | None:
         base = int(self.postings.n_base_columns)

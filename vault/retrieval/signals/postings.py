@@ -13,11 +13,11 @@ Replacing a document's entries (`replace`) costs O(delta + its entries): the del
 re-sorted; nothing of the base is copied but the stale mask. Removing documents (`removed`)
 does not rewrite the base either: its rows stay in the base's own coordinates (extended by
 the rows appended since: storage/shift.py `then_grown`), the removed ones marked stale, and
-`shift` maps them to current positions when a column is read (`Shift.forward`: a
-searchsorted over the removed positions, for the read column's rows only; it is monotone, so
-rows stay ascending). The delta, small, is remapped at once; `replace` maps current positions
-back to the base's (`Shift.back`) to mark them stale. Removed documents count toward
-compaction (`removed_docs`). Compaction (a new base) is the owner's call (signals/bm25.py,
+`shift` maps them to current positions when a column is read (`Shift.forward`, monotone, so
+rows stay ascending: computed once per state for every base row, O(n), then a gather per
+read). The delta, small, is remapped at once; `replace` maps current positions back to the
+base's (`Shift.back`) to mark them stale. Removed documents count toward compaction
+(`removed_docs`). Compaction (a new base) is the owner's call (signals/bm25.py,
 signals/conjunctive.py), when the delta outgrows `COMPACT_*`.
 """
 
@@ -112,9 +112,27 @@ class Postings:
         """Documents removed since the base was built (appended ones included)."""
         return 0 if self.shift is None else len(self.shift.removed)
 
-    def _current(self, rows: npt.NDArray[np.integer]) -> npt.NDArray[np.integer]:
-        """Live base rows (base coordinates) at their current positions."""
-        return rows if not self.shift else self.shift.forward(rows)
+    @cached_property
+    def _to(self) -> npt.NDArray[np.int32]:
+        """The current position of each base row, -1 where it is stale (superseded or
+        removed): `Shift.forward` once per state after a removal, O(n), so a read maps its
+        rows with one gather, as cheap as the stale mask's."""
+        t = (self.shift or Shift.none(0)).forward(np.arange(self.stale.shape[0]))
+        t[self.stale] = -1
+        return t.astype(np.int32)
+
+    def _live(self, r: npt.NDArray[np.integer]
+              ) -> tuple[npt.NDArray[np.integer], Mask | None]:
+        """The live ones of base rows `r` at their current positions, and which they were
+        (None: all, as they are)."""
+        if self.shift:
+            t = self._to[r]
+            keep = t >= 0
+            return t[keep], keep
+        if self.any_stale:
+            keep = ~self.stale[r]
+            return r[keep], keep
+        return r, None
 
     @cached_property
     def any_stale(self) -> bool:
@@ -132,10 +150,8 @@ class Postings:
             lo, hi = int(self.ptr[c]), int(self.ptr[c + 1])
             r = self.rows[lo:hi]
             v = self.vals[lo:hi] if self.vals is not None else np.ones(hi - lo, np.float32)
-            if self.any_stale:
-                keep = ~self.stale[r]
-                return self._current(r[keep]), v[keep]
-            return r, v
+            now, keep = self._live(r)
+            return now, (v if keep is None else v[keep])
         rows, vals = self.column(c)
         return rows, vals.astype(np.float32)
 
@@ -145,11 +161,10 @@ class Postings:
         parts_v: list[npt.NDArray[np.floating]] = []
         if c < self.n_base_columns:
             lo, hi = int(self.ptr[c]), int(self.ptr[c + 1])
-            r = self.rows[lo:hi]
-            keep = ~self.stale[r]
-            parts_r.append(self._current(r[keep]))
+            now, keep = self._live(self.rows[lo:hi])
+            parts_r.append(now)
             vals = self.vals[lo:hi] if self.vals is not None else np.ones(hi - lo, np.float32)
-            parts_v.append(vals[keep])
+            parts_v.append(vals if keep is None else vals[keep])
         if self.d_cols.size:
             lo, hi = np.searchsorted(self.d_cols, [c, c + 1])
             parts_r.append(self.d_rows[lo:hi])
