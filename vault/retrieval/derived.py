@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..cancel import checkpoint
+from ..storage.columns import Edges as EdgeArrays
 from ..storage.corpus import Corpus
 from ..storage.shift import Shift
 from ..storage.snapshot import saved_corpus
@@ -163,14 +164,20 @@ def update_derived(d: Derived, corpus: Corpus) -> Derived | None:
                    walk=walk)
 
 
-def _out(edges: Edges, p: int) -> set[int]:
-    lo, hi = bisect_left(edges, (p, -1)), bisect_left(edges, (p + 1, -1))
-    return {b for _, b in edges[lo:hi]}
-
-
-def _has(edges: Edges, a: int, b: int) -> bool:
-    i = bisect_left(edges, (a, b))
-    return i < len(edges) and edges[i] == (a, b)
+def _outs(edges: Edges, nodes: Sequence[int]) -> list[set[int]]:
+    """The targets of each node's edges (`edges`: sorted (source, target) pairs): slices of
+    the corpus's arrays found by one searchsorted for all nodes (a bisect over the pairs
+    built a tuple a probe: 0.1 ms a note, 1 s for a note 10^4 others link to)."""
+    if isinstance(edges, EdgeArrays):
+        q = np.asarray(nodes, dtype=edges.src.dtype)  # the array's dtype: no copy of it
+        lo = np.searchsorted(edges.src, q, side="left").tolist()
+        hi = np.searchsorted(edges.src, q, side="right").tolist()
+        return [set(edges.dst[i:j].tolist()) for i, j in zip(lo, hi, strict=True)]
+    out = []
+    for p in nodes:
+        i, j = bisect_left(edges, (p, -1)), bisect_left(edges, (p + 1, -1))
+        out.append({t for _, t in edges[i:j]})
+    return out
 
 
 def dropped(adj: Csr, shift: Shift) -> Csr:
@@ -201,24 +208,33 @@ def relink(adj: Csr, old: Edges, new: Edges, relinked: Sequence[int], n: int,
     adj = dropped(adj, s)
     kept = s.kept
 
-    def was(p: int) -> int:
-        return s.back_one(p) if s.removed else p
+    def before(nodes: list[int]) -> list[set[int]]:
+        """The old out-links of nodes < kept, in new positions (removed targets gone)."""
+        if not s.removed:
+            return _outs(old, nodes)
+        found = _outs(old, s.back(np.asarray(nodes, dtype=np.int64)).tolist())
+        flat = sorted({t for ts in found for t in ts})
+        to = dict(zip(flat, s.forward(np.asarray(flat, dtype=np.int64)).tolist(),
+                      strict=True))
+        return [{to[t] for t in ts if to[t] >= 0} for ts in found]
 
+    ps = sorted(set(relinked))
+    olds = before([p for p in ps if p < kept]) + [set() for p in ps if p >= kept]
     pairs: set[tuple[int, int]] = set()
-    for p in relinked:
-        before = set(s.forward_kept(sorted(_out(old, was(p))))) if p < kept else set()
-        for t in before ^ _out(new, p):
+    for p, gone, came in zip(ps, olds, _outs(new, ps), strict=True):
+        for t in gone ^ came:
             if t != p:  # a self-link is no pair (signals/graph.py `_linked_pairs`)
                 pairs.add((min(p, t), max(p, t)))
+    ends = sorted({x for pair in pairs for x in pair})
+    then = dict(zip(ends, before([x for x in ends if x < kept])
+                    + [set() for x in ends if x >= kept], strict=True))
+    now = dict(zip(ends, _outs(new, ends), strict=True))
     rows: list[int] = []
     vals: list[float] = []
     cols: list[int] = []
     for a, b in sorted(pairs):
-        wa, wb = (was(a), was(b)) if b < kept else (-1, -1)
-        then = b < kept and (_has(old, wa, wb) or _has(old, wb, wa))
-        now = _has(new, a, b) or _has(new, b, a)
-        if then != now:
-            w = 1.0 if now else -1.0
+        if (b in then[a] or a in then[b]) != (b in now[a] or a in now[b]):
+            w = 1.0 if b in now[a] or a in now[b] else -1.0
             rows += [a, b]
             cols += [b, a]
             vals += [w, w]

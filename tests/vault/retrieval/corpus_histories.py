@@ -12,6 +12,7 @@ import hashlib
 import random
 from dataclasses import dataclass, replace
 
+from vault.storage.columns import Edges
 from vault.storage.corpus import Corpus, CorpusDelta
 from vault.storage.shift import Shift
 
@@ -46,8 +47,10 @@ def _note(rng: random.Random, nid: int, titles: list[str]) -> Note:
     return Note(nid, title, aliases, f"{_text(rng)} solo{nid} {_text(rng)}", fm, links)
 
 
-def corpus_of(notes: list[Note], generation: int, delta: CorpusDelta | None) -> Corpus:
-    """The corpus of `notes` (in position order), links resolved by title."""
+def corpus_of(notes: list[Note], generation: int, delta: CorpusDelta | None,
+              arrays: bool = False) -> Corpus:
+    """The corpus of `notes` (in position order), links resolved by title; with `arrays`
+    the edges are the snapshot's two arrays (storage/columns.py `Edges`), else tuples."""
     first: dict[str, int] = {}
     for p, x in enumerate(notes):
         first.setdefault(x.title, p)
@@ -58,7 +61,8 @@ def corpus_of(notes: list[Note], generation: int, delta: CorpusDelta | None) -> 
                   tuple(x.body for x in notes), tuple(x.fm for x in notes),
                   tuple(hashlib.blake2b(f"{x.title}\n{x.body}".encode(), digest_size=8)
                         .hexdigest() for x in notes),
-                  tuple(edges), tuple(False for _ in notes), delta)
+                  Edges.of(edges) if arrays else tuple(edges), tuple(False for _ in notes),
+                  delta)
 
 
 def _out(c: Corpus, p: int) -> set[int]:
@@ -96,18 +100,20 @@ def _step(rng: random.Random, prev: Corpus, notes: list[Note], next_id: int,
 
 
 def history(seed: int, steps: int, n0: int) -> list[Corpus]:
-    """Generations 0..steps of a generated corpus; generation g's delta chains back to 0."""
+    """Generations 0..steps of a generated corpus; generation g's delta chains back to 0.
+    An even seed gives the edges as arrays, an odd one as tuples (`corpus_of`)."""
     rng = random.Random(seed)
+    arrays = seed % 2 == 0
     titles = list(TITLES)
     notes = [_note(rng, i, titles) for i in range(n0)]
-    gens = [corpus_of(notes, 0, None)]
+    gens = [corpus_of(notes, 0, None, arrays)]
     graveyard: list[Note] = []
     next_id = n0
     for g in range(1, steps + 1):
         prev = gens[-1]
         notes, removed, changed, added = _step(rng, prev, notes, next_id, graveyard)
         next_id += len(added)
-        draft = corpus_of(notes, g, None)
+        draft = corpus_of(notes, g, None, arrays)
         shift = Shift(removed, len(prev))
         # relinked: exactly the kept rows whose out-links differ once the removed rows are
         # dropped (a link to a removed note vanishes with its column), and the changed ones
