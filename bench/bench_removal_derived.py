@@ -9,7 +9,8 @@ advance would: a corpus without its row (the columns copied to lists, its links 
 others' positions shifted) whose `CorpusDelta` names it `removed` and the notes that linked
 to it `relinked`. Two removals: a turn of median degree and the note of highest degree (a
 hub: every linker relinked). Per round, alternating, CPU seconds (`time.process_time`) of
-`update_derived(d, removed)` for each, then of `build_derived(removed_turn)` without stores
+`update_derived(d, removed)` for each, of a second removal after the turn's (the shifts
+composed), then of `build_derived(removed_turn)` without stores
 (what the rebuild after a removal does: the lexical digest no longer matches). Checks that
 the updated and built structures score every query alike (BM25, conjunctive, names) and have
 the same adjacency, and times the queries on both (a removal leaves a shift that each read of
@@ -102,7 +103,9 @@ def run(n: int, keep: Path, rounds: int) -> dict[str, Any]:
     turn = sorted(turns, key=lambda p: (int(degree[p]), p))[len(turns) // 2]
     hub = int(np.argmax(degree))
     cases = {"turn": removal(corpus, turn), "hub": removal(corpus, hub)}
-    times: dict[str, list[float]] = {"update_turn": [], "update_hub": [], "build": []}
+    second = removal(cases["turn"], len(corpus) // 3)  # a later removal, composed
+    times: dict[str, list[float]] = {"update_turn": [], "update_hub": [], "update_second": [],
+                                     "build": []}
     fresh: Derived | None = None
     updated: dict[str, Derived] = {}
     for _ in range(rounds):
@@ -111,6 +114,9 @@ def run(n: int, keep: Path, rounds: int) -> dict[str, Any]:
             assert got is not None
             updated[name] = got
             times[f"update_{name}"].append(s)
+        got, s = cpu(update_derived, updated["turn"], second)
+        assert got is not None
+        times["update_second"].append(s)
         fresh, s = cpu(build_derived, cases["turn"])
         times["build"].append(s)
     assert fresh is not None
