@@ -14,6 +14,7 @@ import pytest
 from vault.notes.text import tokenize
 from vault.retrieval.csr import Csr
 from vault.retrieval.derived import Derived, build_derived, dropped, relink, update_derived
+from vault.retrieval.names import PackedNames
 from vault.retrieval.signals.bm25 import Bm25Index
 from vault.retrieval.signals.conjunctive import ConjunctiveIndex
 from vault.retrieval.signals.graph import adjacency
@@ -142,12 +143,14 @@ def test_a_store_loaded_for_the_base_follows_a_removal_exactly(
     arrays), then updated through removals; the loaded base is left as it was."""
     rng = random.Random(2000 + seed)
     gens = history(2000 + seed, rng.randint(1, 5), rng.randint(2, 14))
+    gens[0] = replace(gens[0], stamp=f"g0-{seed}")  # names and adjacency kept under it too
     folder = str(tmp_path)
     build_derived(gens[0], folder)  # saves the store
     with monkeypatch.context() as m:  # the second build loads it: no index is built
         m.setattr(Bm25Index, "build", None)
         m.setattr(ConjunctiveIndex, "build", None)
         base = build_derived(gens[0], folder)
+    assert isinstance(base.names.names, PackedNames)  # read back from the stamped arrays
     held = {"bm25": base.bm25, "conj": base.conj}
     before = {(s, k): np.array(getattr(x, k)) for s, x in held.items()
               for k in ("df", "lengths", "m", "s1", "s2") if hasattr(x, k)}
