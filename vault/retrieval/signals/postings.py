@@ -198,7 +198,7 @@ class Postings:
 
     def removed(self, shift: Shift) -> Postings:
         """A copy without the rows `shift` removes (`shift.n`: the rows now), every later row
-        moved down (module docstring): O(n / 8) for the stale mask's copy, O(delta) for the
+        moved down (module docstring): O(n) bytes for the stale mask's copy, O(delta) for the
         delta, nothing of the base's lists."""
         if not shift.removed:
             return self
