@@ -3,9 +3,10 @@ kept per index generation for the search's eligibility mask.
 
 A full pass reads every note's frontmatter (~0.6 s at 10^6 notes on a loaded 2-core machine),
 so it runs once; a later generation whose `corpus.delta` reaches back to the last one
-(storage/corpus.py) re-reads only the changed and added positions, as the derived retrieval
-structures do (retrieval/derived.py). The mask is None while no claim is stale, so a vault
-without corrections searches exactly as before.
+(storage/corpus.py) re-reads only the changed and added positions, after moving the stale
+ones down past the removed notes, as the derived retrieval structures do
+(retrieval/derived.py). The mask is None while no claim is stale, so a vault without
+corrections searches exactly as before.
 """
 
 from __future__ import annotations
@@ -60,9 +61,11 @@ class StaleClaims:
         if corpus.generation != self._generation or n != self._n:
             since = (corpus.delta.changes_since(self._generation, self._n, n)
                      if corpus.delta is not None and self._generation >= 0 else None)
-            if since is None or since.removed:
+            if since is None:
                 self._stale = _all_stale(corpus.frontmatter)
             else:
+                if since.removed:  # the survivors move down (storage/shift.py)
+                    self._stale = set(since.shift.forward_kept(sorted(self._stale)))
                 for i in since.changed:
                     if _stale(corpus.frontmatter[i]):
                         self._stale.add(i)

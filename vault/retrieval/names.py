@@ -7,6 +7,11 @@ query's tokens. Used by the PageRank seeds (signals/graph.py) and the named stag
 Kept compact (a million notes have a million names): a name is the string of its tokens joined
 by spaces (a token never holds one, so the join is one-to-one) and its notes a plain int when
 there is one, a sorted tuple otherwise; about half the bytes of a tuple of tokens to a tuple.
+
+A removal rewrites none of it: the positions stay in the coordinates of the corpus the index
+was built for, extended by the notes added since (storage/shift.py `then_grown`), and
+`shift` maps them to current positions when they are read (a removed note's entries map to
+nothing); so a removal costs O(removed), and every lookup equals a fresh build's.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import numpy.typing as npt
 from ..notes.text import tokenize
 from ..storage.columns import Strings
 from ..storage.corpus import Corpus
+from ..storage.shift import Shift
 from . import stamped
 
 MAX_NAME_TOKENS = 8
@@ -43,7 +49,8 @@ def _packed(ids: set[int]) -> Positions:
 class NameIndex:
     """Titles and aliases (tokens joined by spaces) -> positions of the notes they name."""
 
-    names: Mapping[str, Positions]
+    names: Mapping[str, Positions]  # positions in the built corpus's coordinates, extended
+    shift: Shift | None = None  # ... to current positions (None: the same; module docstring)
 
     @classmethod
     def build(cls, corpus: Corpus) -> NameIndex:
@@ -93,32 +100,50 @@ class NameIndex:
         return cls(PackedNames(keys, array("q", z["ptr"].tobytes()),
                                array("q", z["positions"].tobytes())))
 
+    def _now(self, stored: Sequence[int]) -> list[int]:
+        """The current positions of stored ones (ascending in, ascending out), removed
+        notes dropped."""
+        return list(stored) if not self.shift else self.shift.forward_kept(stored)
+
     def positions(self, name: str) -> tuple[int, ...]:
         """The notes named `name` (tokens joined by spaces), ascending."""
         found = self.names.get(name)
-        return () if found is None else _as_tuple(found)
+        return () if found is None else tuple(self._now(_as_tuple(found)))
 
-    def updated(self, old: Corpus, new: Corpus, positions: Sequence[int]) -> NameIndex:
-        """The index for `new`, where only `positions` differ from `old` (or are new)."""
+    def updated(self, old: Corpus, new: Corpus, positions: Sequence[int],
+                shift: Shift | None = None) -> NameIndex:
+        """The index for `new`: `old`'s notes without those `shift` removes (none when it is
+        None), then `positions` (of `new`) changed or added. The old note of a changed
+        position p < shift.kept is `old`'s `shift.back(p)` (storage/corpus.py `Since`)."""
+        out = self
+        if shift is not None and shift.removed:
+            out = NameIndex(self.names, shift if self.shift is None
+                            else self.shift.then_grown(shift))
+        kept = len(old) if shift is None else shift.kept
+        ps = np.asarray(positions, dtype=np.int64)
+        was = ps if shift is None else shift.back(ps)
+        stored = ps if out.shift is None else out.shift.back(ps)
         gone: dict[str, set[int]] = {}
         came: dict[str, set[int]] = {}
-        for p in positions:
-            before = _names(old, p) if p < len(old) else set()
+        for p, w, at in zip(ps.tolist(), was.tolist(), stored.tolist(), strict=True):
+            before = _names(old, w) if p < kept else set()
             after = _names(new, p)
             for toks in before - after:
-                gone.setdefault(toks, set()).add(p)
+                gone.setdefault(toks, set()).add(at)
             for toks in after - before:
-                came.setdefault(toks, set()).add(p)
+                came.setdefault(toks, set()).add(at)
         if not gone and not came:
-            return self
-        names = dict(self.names)
+            return out
+        names = dict(out.names)
         for toks in sorted(set(gone) | set(came)):
-            ids = (set(self.positions(toks)) - gone.get(toks, set())) | came.get(toks, set())
+            held = names.get(toks)
+            ids = ((set() if held is None else set(_as_tuple(held))) - gone.get(toks, set())
+                   ) | came.get(toks, set())
             if ids:
                 names[toks] = _packed(ids)
             else:
                 names.pop(toks, None)
-        return NameIndex(names)
+        return NameIndex(names, out.shift)
 
     def named_in(self, query: str) -> list[int]:
         """Positions of notes whose title or alias occurs as a token run in the query."""
@@ -132,7 +157,7 @@ class NameIndex:
                 hit = self.names.get(" ".join(toks[i:j]))
                 if hit is not None:
                     found.update(_as_tuple(hit))
-        return sorted(found)
+        return self._now(sorted(found))
 
 
 class PackedNames(Mapping[str, Positions]):

@@ -223,10 +223,10 @@ class SearchEngine:
             updated = (update_derived(d, corpus) if d is not None
                        else from_base(corpus, self.scratch, env))
             if updated is None:
-                # A rebuild (a removal, compaction, another writer; a new engine first tries
-                # the saved state its corpus was advanced from): the old structures and
-                # the corpus they hold go first, so the peak is one set of them, not two (at
-                # 10^6 notes 5.7 GB with both alive; BENCHMARKS.md).
+                # A rebuild (compaction, another writer; a new engine first tries the saved
+                # state its corpus was advanced from; removals are followed, derived.py): the
+                # old structures and their corpus go first, so the peak is one set of them,
+                # not two (at 10^6 notes 5.7 GB with both alive; BENCHMARKS.md).
                 dense = None if d is None else d.dense  # it catches up by itself
                 d = self._derived = None
                 updated = build_derived(corpus, self.scratch)

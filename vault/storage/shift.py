@@ -110,3 +110,14 @@ class Shift:
         more = self.back(np.asarray(later.removed, dtype=np.int64))
         both = np.union1d(self._r, more)
         return Shift(tuple(int(x) for x in both), self.n)
+
+    def then_grown(self, later: Shift) -> Shift:
+        """This removal followed by `later`, a removal from this one's kept rows and the
+        `later.n - kept` rows appended after them since: one removal from this one's `n`
+        rows and those appended (the k-th appended row is old position n + k). A structure
+        kept in its base's coordinates extended by its appends (retrieval/signals/postings.py,
+        retrieval/names.py) follows any history of appends and removals with it."""
+        grow = later.n - self.kept
+        if grow < 0:
+            raise ValueError(f"a later removal is from at least {self.kept} rows, not {later.n}")
+        return Shift(self.removed, self.n + grow).then(later)

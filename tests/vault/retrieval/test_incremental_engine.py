@@ -3,12 +3,19 @@ as a fresh engine on the same corpus (lexical, links, PageRank, dense over synth
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
+
 from bench.synthetic_encoder import SyntheticEncoder
 from vault import SearchEngine, SearchParams, Vault
+from vault.retrieval.derived import Derived, build_derived
+from vault.storage.corpus import Corpus
+
+from .corpus_histories import history, queries
 
 TOPICS = "auth billing cache deploy outage queue rollback schema".split()
 
@@ -77,3 +84,35 @@ def test_renames_update_in_place_and_equal_a_fresh_engine(tmp_path: Path) -> Non
             assert got[q] == ranking(fresh, v, q), q
         assert got["zebra handbook"][0][0] == v.resolve("archive/Zebra handbook")
         assert got["quokka log"][0][0] == v.resolve("Quokka log")
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_removals_update_in_place_and_rank_as_a_fresh_engine(
+        seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Generated corpora whose deltas remove, edit, rename and add notes (made by hand:
+    tests/vault/retrieval/corpus_histories.py), searched by one engine generation after
+    generation: it never rebuilds (retrieval/derived.py follows the removal) and ranks
+    every query exactly as a fresh engine (lexical signals, links, pushed PageRank)."""
+    from vault.retrieval import pipeline
+
+    params = SearchParams(push_above=10)
+    rng = random.Random(seed)
+    gens = history(seed, 6, rng.randint(8, 20))
+    qs = queries(rng, gens, 6)
+    engine = SearchEngine(params)
+    first = [(h.id, h.score) for h in engine.search(gens[0], qs[0], 10).hits]
+    assert first == [(h.id, h.score) for h in SearchEngine(params).search(gens[0], qs[0]).hits]
+    builds: list[int] = []
+
+    def counted(c: Corpus, folder: str | None = None) -> Derived:
+        builds.append(len(c))
+        return build_derived(c, folder)
+
+    for c in gens[1:]:
+        for q in qs:
+            with monkeypatch.context() as m:
+                m.setattr(pipeline, "build_derived", counted)
+                got = [(h.id, h.score) for h in engine.search(c, q, 10).hits]
+            want = [(h.id, h.score) for h in SearchEngine(params).search(c, q, 10).hits]
+            assert got == want, (c.generation, q)
+        assert not builds  # updated in place, never rebuilt

@@ -12,6 +12,7 @@ from vault.notes.text import tokenize
 from vault.retrieval.signals.bm25 import Bm25Index
 from vault.retrieval.signals.conjunctive import ConjunctiveIndex
 from vault.retrieval.signals.postings import Postings
+from vault.storage.shift import Shift
 
 WORDS = "auth billing cache monday tuesday outage deploy rollback alice bob queue the of".split()
 QUERIES = ("auth outage on monday", "billing cache", "alice deploy rollback tuesday",
@@ -113,3 +114,79 @@ def test_postings_keep_whole_counts_in_the_narrowest_exact_dtype() -> None:
         p = Postings.from_csc(ptr, rows, np.asarray(data, np.float32), 2)
         assert p.vals is not None and p.vals.dtype == kind
         assert p.column(0)[1].tolist() == data[:2] and p.entries(1)[1].tolist() == data[2:]
+
+
+
+def removals(seed: int, n0: int, steps: int) -> list[tuple[list[str], Shift, dict[int, str]]]:
+    """Steps of (the documents before, a removal from them, then changes: kept positions
+    edited and new ones appended, sometimes a removed document's text again); some remove
+    the first, the last or every document. Each document but the re-added ones holds a term
+    of its own, so a removal can take a term out of every document."""
+    rng = random.Random(seed)
+    docs = [f"{text(rng)} solo{i}" for i in range(n0)]
+    gone: list[str] = []
+    out = []
+    for k in range(steps):
+        n, roll = len(docs), rng.random()
+        removed = (list(range(n)) if n and roll < 0.1 else [0] if n and roll < 0.15
+                   else [n - 1] if n and roll < 0.2
+                   else sorted(rng.sample(range(n), rng.randint(0, min(3, n)))))
+        shift = Shift(tuple(removed), n)
+        gone += [docs[p] for p in removed]
+        kept = [d for p, d in enumerate(docs) if p not in set(removed)]
+        change = {p: text(rng) for p in rng.sample(range(len(kept)), min(2, len(kept)))}
+        for j in range(rng.randint(0, 3)):
+            change[len(kept) + j] = (rng.choice(gone) if gone and rng.random() < 0.4
+                                     else f"{text(rng)} solo{k}x{j}")
+        out.append((docs, shift, dict(sorted(change.items()))))
+        docs = kept + [""] * (max(change, default=-1) + 1 - len(kept))
+        for p, t in change.items():
+            docs[p] = t
+    out.append((docs, Shift.none(len(docs)), {}))
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), n0=st.integers(0, 12), steps=st.integers(1, 8))
+def test_removals_then_changes_equal_a_fresh_build(seed: int, n0: int, steps: int) -> None:
+    """BM25 and the conjunctive index after `removed` then `updated`, step after step, score
+    every query as a fresh build of the final documents, bit for bit (the removed
+    documents' terms are the only ones read again)."""
+    seq = removals(seed, n0, steps)
+    bm = Bm25Index.from_documents([tokenize(d) for d in seq[0][0]], stem=True)
+    cj = ConjunctiveIndex.from_texts(seq[0][0])
+    for docs, shift, change in seq[:-1]:
+        kept = [d for p, d in enumerate(docs) if shift.keep[p]]
+        n = max(shift.kept, max(change, default=-1) + 1)
+        bm = bm.removed(shift, [tokenize(docs[p]) for p in shift.removed]).updated(
+            {p: (tokenize(kept[p]) if p < len(kept) else None, tokenize(t))
+             for p, t in change.items()}, n)
+        cj = cj.removed(shift, [docs[p] for p in shift.removed]).updated(
+            {p: (kept[p] if p < len(kept) else None, t) for p, t in change.items()}, n)
+    final = seq[-1][0]
+    fresh_bm = Bm25Index.from_documents([tokenize(d) for d in final], stem=True)
+    fresh_cj = ConjunctiveIndex.from_texts(final)
+    solos = [f"solo{i}" for i in range(n0)] + ["solo0x0 solo1x1 auth"]
+    for q in (*QUERIES, *solos):
+        assert np.array_equal(bm.score(q), fresh_bm.score(q)), q
+        assert np.array_equal(cj.score(q), fresh_cj.score(q)), q
+        assert bm.frequency(tokenize(q)) == fresh_bm.frequency(tokenize(q)), q
+    assert bm.total == fresh_bm.total and np.array_equal(bm.lengths, fresh_bm.lengths)
+    for name in ("m", "s1", "s2"):
+        assert np.array_equal(getattr(cj, name), getattr(fresh_cj, name)), name
+
+
+def test_postings_removed_keep_the_base_and_map_rows_on_read() -> None:
+    # column 0: rows 0, 2, 4; column 1: rows 1, 2, 3
+    base = Postings.build(np.asarray([0, 1, 2, 2, 3, 4]), np.asarray([0, 1, 0, 1, 1, 0]), 5, 2)
+    edited = base.replace({4: (np.asarray([1]), np.asarray([1.0]))})  # row 4: column 1 now
+    out = edited.removed(Shift((0, 2), 5))  # rows 1, 3, 4 -> 0, 1, 2
+    assert out.rows is base.rows and out.ptr is base.ptr  # the base's lists untouched
+    assert out.column(0)[0].tolist() == []
+    assert out.column(1)[0].tolist() == [0, 1, 2]  # base rows 1, 3, then the delta's 4 -> 2
+    assert out.entries(1)[0].tolist() == [0, 1, 2]
+    assert out.delta_docs == frozenset({2}) and out.removed_docs == 2
+    again = out.replace({0: (np.asarray([0]), np.asarray([1.0]))}).removed(Shift((1,), 3))
+    # now row 0 (base 1) holds column 0 only; base row 3 is removed; 4 -> 1
+    assert again.column(0)[0].tolist() == [0] and again.column(1)[0].tolist() == [1]
+    assert again.removed_docs == 3 and edited.column(0)[0].tolist() == [0, 2]

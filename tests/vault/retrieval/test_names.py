@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
 
 from vault.notes.text import tokenize
-from vault.retrieval.names import MAX_NAME_TOKENS, NameIndex
+from vault.retrieval.names import MAX_NAME_TOKENS, NameIndex, PackedNames
+from vault.storage.shift import Shift
 
 from ..retrieval_fixtures import make_corpus
 
@@ -60,4 +65,44 @@ def test_updated_equals_a_fresh_build() -> None:
         new = make_corpus([(t, "") for t in titles], aliases=aliases, generation=step + 2)
         index = index.updated(old, new, changed)
         assert dict(index.names) == dict(NameIndex.build(new).names)
+        old = new
+
+
+@pytest.mark.parametrize("stored", [False, True])
+@pytest.mark.parametrize("seed", range(25))
+def test_removals_then_changes_equal_a_fresh_build(seed: int, stored: bool,
+                                                   tmp_path: Path) -> None:
+    """Notes removed (the first, the last, all, some), then changed and added, step after
+    step: every name's positions and every query's named notes are a fresh build's. The
+    index may start from the stored packed form (a new process's)."""
+    rng = random.Random(100 + seed)
+    titles, aliases = random_names(rng, rng.randint(0, 30))
+    old = replace(make_corpus([(t, "") for t in titles], aliases=aliases), stamp="s0")
+    index = NameIndex.stored(old, str(tmp_path)) if stored else NameIndex.build(old)
+    assert isinstance(index.names, PackedNames) == stored
+    for step in range(rng.randint(1, 6)):
+        n, roll = len(titles), rng.random()
+        removed = (list(range(n)) if n and roll < 0.1 else [0] if n and roll < 0.15
+                   else [n - 1] if n and roll < 0.2
+                   else sorted(rng.sample(range(n), rng.randint(0, min(4, n)))))
+        shift = Shift(tuple(removed), n)
+        titles = [t for p, t in enumerate(titles) if shift.keep[p]]
+        aliases = [a for p, a in enumerate(aliases) if shift.keep[p]]
+        fresh_t, fresh_a = random_names(rng, len(titles) + 2)
+        changed = sorted(rng.sample(range(len(titles)), min(3, len(titles))))
+        changed += [len(titles), len(titles) + 1]
+        for p in changed:
+            if p < len(titles):
+                titles[p], aliases[p] = fresh_t[p], fresh_a[p]
+        titles += fresh_t[-2:]
+        aliases += fresh_a[-2:]
+        new = make_corpus([(t, "") for t in titles], aliases=aliases, generation=step + 2)
+        index = index.updated(old, new, changed, shift)
+        want = NameIndex.build(new)
+        for name in sorted(set(index.names) | set(want.names)):
+            assert index.positions(name) == want.positions(name), name
+        for _ in range(20):
+            query = " ".join(rng.choice(WORDS) for _ in range(rng.randrange(0, 9)))
+            assert index.named_in(query) == want.named_in(query) == reference(
+                titles, aliases, query), query
         old = new

@@ -103,3 +103,27 @@ def test_an_edit_after_the_consumer_is_changed_at_its_new_position() -> None:
     assert since is not None
     assert since.removed == (1,) and since.changed == [2]
     assert np.array_equal(since.shift.back([0, 1, 2]), [0, 2, 3])
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_then_grown_is_removals_with_appends_between(seed: int) -> None:
+    """Rows labelled by their position in the first coordinates extended by appends (the
+    k-th appended after the first removal is n + k): the composed removal keeps exactly
+    the rows the list operations keep, in order."""
+    rng = random.Random(seed)
+    n = rng.randint(0, 20)
+    rows, label = list(range(n)), n
+    total: Shift | None = None
+    for _ in range(rng.randint(1, 5)):
+        s = _removal(rng, len(rows))
+        rows = [r for k, r in enumerate(rows) if k not in set(s.removed)]
+        total = s if total is None else total.then_grown(s)
+        grow = rng.randint(0, 3)
+        rows += list(range(label, label + grow))
+        label += grow
+    assert total is not None
+    assert [p for p in range(label) if p not in set(total.removed)][: total.kept] == \
+        rows[: total.kept]
+    assert total.forward(rows[: total.kept]).tolist() == list(range(total.kept))
+    with pytest.raises(ValueError):
+        Shift((0,), 3).then_grown(Shift((), 1))

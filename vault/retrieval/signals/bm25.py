@@ -20,7 +20,8 @@ The index stores raw term frequencies (signals/postings.py: a base plus a delta)
 document lengths, never the weights: idf, avgdl and the length norm are computed at query time
 for the query terms' postings only, so replacing one note (`updated`) changes df, |d| and the
 total length in O(that note) and the scores stay exactly those of a fresh build of the new
-corpus (the same expression over the same numbers, terms summed in term order).
+corpus (the same expression over the same numbers, terms summed in term order). Removing
+notes (`removed`) likewise changes df, |d|, N and the total by what the removed notes held.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ import numpy.typing as npt
 from ...cancel import checked
 from ...notes.text import stems, tokenize
 from ...storage.corpus import Corpus
+from ...storage.shift import Shift
 from .postings import Postings
 from .vocabulary import Vocabulary
 
@@ -119,8 +121,29 @@ class Bm25Index:
 
     @property
     def delta_docs(self) -> int:
-        """Documents held in the delta since the last full build."""
-        return len(self.postings.delta_docs)
+        """Documents held in the delta or removed since the last full build."""
+        return len(self.postings.delta_docs) + self.postings.removed_docs
+
+    def removed(self, shift: Shift, docs: Sequence[Doc]) -> Bm25Index:
+        """The index without the documents at `shift.removed` (`shift.n` = `n_docs`), every
+        later one moved down; `docs[k]` is the document this index holds at
+        `shift.removed[k]`, as given to `from_documents`. n_t falls by one for each distinct
+        term of a removed document, |d| and N lose its rows, the total its lengths: the
+        numbers a fresh build of the other documents counts (postings.py `removed`)."""
+        if shift.n != self.n_docs or len(docs) != len(shift.removed):
+            raise ValueError(f"a removal from {shift.n} documents of {self.n_docs}, "
+                             f"{len(docs)} given for {len(shift.removed)}")
+        if not shift.removed:
+            return self
+        df = self.df.copy()
+        total = self.total
+        for raw in docs:
+            doc = stems(raw) if self.stem else raw
+            df[[self.vocabulary[t] for t in set(doc)]] -= 1
+            total -= len(doc)
+        return Bm25Index(self.vocabulary, self.postings.removed(shift), df,
+                         self.lengths[shift.keep], total, shift.kept, self.k1, self.b,
+                         self.stem)
 
     def updated(self, changes: Mapping[int, tuple[Doc | None, Doc]], n_docs: int) -> Bm25Index:
         """The index with each position's document replaced: `changes[p] = (old, new)`, `old`

@@ -19,7 +19,7 @@ is computed at query time for the notes in the query units' postings only. A new
 alone; replacing a note (`updated`) changes n_u for the units it gained or lost, and the notes
 holding those units get the change of l_u added to S1, S2: O(their postings), and the integer
 sums equal a fresh build's. So scores after any sequence of updates equal those of a fresh
-build, bit for bit.
+build, bit for bit. Removing notes (`removed`) is the same over the units they held.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ import numpy.typing as npt
 from ...cancel import checked
 from ...notes.text import tokenize
 from ...storage.corpus import Corpus
+from ...storage.shift import Shift
 from .postings import Postings
 from .unit_codes import ENTRY_BLOCK, distinct, many_codes, text_codes, token_codes
 
@@ -115,7 +116,8 @@ class ConjunctiveIndex:
 
     @property
     def delta_docs(self) -> int:
-        return len(self.postings.delta_docs)
+        """Notes held in the delta or removed since the last full build."""
+        return len(self.postings.delta_docs) + self.postings.removed_docs
 
     def _column(self, code: int) -> int | None:
         base = int(self.postings.n_base_columns)
@@ -124,6 +126,58 @@ class ConjunctiveIndex:
             if pos < base and int(self.vocab[pos]) == code:
                 return pos
         return self.columns.get(code)
+
+    def _columns_of(self, codes: U32) -> I64:
+        """`_column` of each code, in order, the unknown ones dropped: the base columns by
+        one vectorised search (a call per code was 8 us: 0.17 s of a rename that rewrites 73
+        notes at 10^5), the columns added since from their dict."""
+        codes = np.asarray(codes, dtype=np.uint32)
+        out = np.full(codes.size, -1, dtype=np.int64)
+        base = int(self.postings.n_base_columns)
+        if base and codes.size:
+            at = np.searchsorted(self.vocab[:base], codes)
+            hit = at < base
+            hit[hit] = self.vocab[at[hit]] == codes[hit]
+            out[hit] = at[hit]
+        for k in np.flatnonzero(out < 0).tolist():
+            col = self.columns.get(int(codes[k]))
+            out[k] = -1 if col is None else col
+        return out[out >= 0]
+
+    def removed(self, shift: Shift, texts: Sequence[str]) -> ConjunctiveIndex:
+        """The index without the notes at `shift.removed` (`shift.n` = `n_docs`), every later
+        one moved down; `texts[k]` is the text this index holds at `shift.removed[k]`. n_u
+        falls by one for each unit of a removed note, and each note still holding such a
+        unit gets the change of l_u added to S1 and S2 (O(those units' postings)); N is
+        read at query time: the fixed-point sums a fresh build of the other notes makes."""
+        if shift.n != self.n_docs or len(texts) != len(shift.removed):
+            raise ValueError(f"a removal from {shift.n} notes of {self.n_docs}, "
+                             f"{len(texts)} given for {len(shift.removed)}")
+        if not shift.removed:
+            return self
+        df = self.df.copy()
+        for t in texts:
+            df[self._columns_of(text_codes(t))] -= 1
+        postings = self.postings.removed(shift)
+        keep = shift.keep
+        s1, s2 = self.s1[keep], self.s2[keep]
+        self._moved(postings, self.df, df, s1, s2, np.zeros(0, np.int64))
+        return ConjunctiveIndex(self.vocab, self.columns, postings, df, self.m[keep], s1, s2,
+                                shift.kept)
+
+    @staticmethod
+    def _moved(postings: Postings, old_df: I64, df: I64, s1: I64, s2: I64,
+               skip: I64) -> None:
+        """Adds the change of l_u and l_u^2 to S1 and S2 (in place) of every note holding a
+        unit whose n_u moved from `old_df` to `df`, but the notes at `skip`."""
+        moved = np.flatnonzero(df != old_df)
+        d1, d2 = _lq(df[moved]) - _lq(old_df[moved]), _l2q(df[moved]) - _l2q(old_df[moved])
+        for j, c in enumerate(moved.tolist()):
+            rows = postings.column(c)[0]
+            if skip.size:
+                rows = rows[~np.isin(rows, skip)]
+            s1[rows] += d1[j]
+            s2[rows] += d2[j]
 
     def updated(self, changes: Mapping[int, tuple[str | None, str]], n_docs: int
                 ) -> ConjunctiveIndex:
@@ -139,25 +193,7 @@ class ConjunctiveIndex:
                 added.append(c)
         vocab = (np.concatenate([self.vocab, np.asarray(added, dtype=np.uint32)])
                  if added else self.vocab)
-        probe = replace(self, vocab=vocab, columns=columns)
-
-        def cols_of(codes: U32) -> I64:
-            """`probe._column` of each code, in order, the unknown ones dropped: the base
-            columns by one vectorised search (a call per code was 8 us: 0.17 s of a rename
-            that rewrites 73 notes at 10^5), the columns added since from their dict."""
-            codes = np.asarray(codes, dtype=np.uint32)
-            out = np.full(codes.size, -1, dtype=np.int64)
-            base = int(probe.postings.n_base_columns)
-            if base and codes.size:
-                at = np.searchsorted(probe.vocab[:base], codes)
-                hit = at < base
-                hit[hit] = probe.vocab[at[hit]] == codes[hit]
-                out[hit] = at[hit]
-            for k in np.flatnonzero(out < 0).tolist():
-                col = probe.columns.get(int(codes[k]))
-                out[k] = -1 if col is None else col
-            return out[out >= 0]
-
+        cols_of = replace(self, vocab=vocab, columns=columns)._columns_of
         old_df = np.zeros(vocab.size, dtype=np.int64)
         old_df[: self.df.shape[0]] = self.df
         df = old_df.copy()
@@ -174,17 +210,10 @@ class ConjunctiveIndex:
             m[p] = cols.size
             docs[p] = (cols, np.zeros(cols.size))
         postings = self.postings.replace(docs)
-        moved = np.flatnonzero(df != old_df)
         s1 = np.zeros(n_docs, dtype=np.int64)
         s2 = np.zeros(n_docs, dtype=np.int64)
         s1[: self.n_docs], s2[: self.n_docs] = self.s1[:n_docs], self.s2[:n_docs]
-        changed = np.asarray(sorted(news), dtype=np.int64)
-        d1, d2 = _lq(df[moved]) - _lq(old_df[moved]), _l2q(df[moved]) - _l2q(old_df[moved])
-        for j, c in enumerate(moved.tolist()):
-            rows = postings.column(c)[0]
-            rows = rows[~np.isin(rows, changed)]
-            s1[rows] += d1[j]
-            s2[rows] += d2[j]
+        self._moved(postings, old_df, df, s1, s2, np.asarray(sorted(news), dtype=np.int64))
         for p in news:  # l_u of the changed notes' units only (over every unit: ~0.5 s at 10^6)
             held = df[docs[p][0]]
             s1[p], s2[p] = int(_lq(held).sum()), int(_l2q(held).sum())

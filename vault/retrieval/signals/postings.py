@@ -10,8 +10,15 @@ from it is the same whatever mix of base and delta holds the entries... as long 
 distinct, which they are: a stale base row is dropped, and a row is in the delta at most once.
 
 Replacing a document's entries (`replace`) costs O(delta + its entries): the delta arrays are
-re-sorted; nothing of the base is copied but the stale mask. Compaction (a new base) is the
-owner's call (signals/bm25.py, signals/conjunctive.py), when the delta outgrows `COMPACT_*`.
+re-sorted; nothing of the base is copied but the stale mask. Removing documents (`removed`)
+does not rewrite the base either: its rows stay in the base's own coordinates (extended by
+the rows appended since: storage/shift.py `then_grown`), the removed ones marked stale, and
+`shift` maps them to current positions when a column is read (`Shift.forward`, monotone, so
+rows stay ascending: computed once per state for every base row, O(n), then a gather per
+read). The delta, small, is remapped at once; `replace` maps current positions back to the
+base's (`Shift.back`) to mark them stale. Removed documents count toward compaction
+(`removed_docs`). Compaction (a new base) is the owner's call (signals/bm25.py,
+signals/conjunctive.py), when the delta outgrows `COMPACT_*`.
 """
 
 from __future__ import annotations
@@ -23,6 +30,8 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+from ...storage.shift import Shift
 
 I32 = npt.NDArray[np.int32]
 I64 = npt.NDArray[np.int64]
@@ -51,6 +60,8 @@ class Postings:
     d_rows: I64
     d_vals: F32
     delta_docs: frozenset[int]  # rows whose entries are in the delta
+    # base (and since appended) positions -> current ones, after removals (None: identity)
+    shift: Shift | None = None
 
     @classmethod
     def build(cls, rows: npt.NDArray[np.integer], cols: npt.NDArray[np.integer], n_rows: int,
@@ -96,6 +107,33 @@ class Postings:
     def n_base_columns(self) -> int:
         return int(self.ptr.shape[0]) - 1
 
+    @property
+    def removed_docs(self) -> int:
+        """Documents removed since the base was built (appended ones included)."""
+        return 0 if self.shift is None else len(self.shift.removed)
+
+    @cached_property
+    def _to(self) -> npt.NDArray[np.int32]:
+        """The current position of each base row, -1 where it is stale (superseded or
+        removed): `Shift.forward` once per state after a removal, O(n), so a read maps its
+        rows with one gather, as cheap as the stale mask's."""
+        t = (self.shift or Shift.none(0)).forward(np.arange(self.stale.shape[0]))
+        t[self.stale] = -1
+        return t.astype(np.int32)
+
+    def _live(self, r: npt.NDArray[np.integer]
+              ) -> tuple[npt.NDArray[np.integer], Mask | None]:
+        """The live ones of base rows `r` at their current positions, and which they were
+        (None: all, as they are)."""
+        if self.shift:
+            t = self._to[r]
+            keep = t >= 0
+            return t[keep], keep
+        if self.any_stale:
+            keep = ~self.stale[r]
+            return r[keep], keep
+        return r, None
+
     @cached_property
     def any_stale(self) -> bool:
         """Whether any base row is superseded (if not, a base column is read as it is)."""
@@ -112,10 +150,8 @@ class Postings:
             lo, hi = int(self.ptr[c]), int(self.ptr[c + 1])
             r = self.rows[lo:hi]
             v = self.vals[lo:hi] if self.vals is not None else np.ones(hi - lo, np.float32)
-            if self.any_stale:
-                keep = ~self.stale[r]
-                return r[keep], v[keep]
-            return r, v
+            now, keep = self._live(r)
+            return now, (v if keep is None else v[keep])
         rows, vals = self.column(c)
         return rows, vals.astype(np.float32)
 
@@ -125,11 +161,10 @@ class Postings:
         parts_v: list[npt.NDArray[np.floating]] = []
         if c < self.n_base_columns:
             lo, hi = int(self.ptr[c]), int(self.ptr[c + 1])
-            r = self.rows[lo:hi]
-            keep = ~self.stale[r]
-            parts_r.append(r[keep])
+            now, keep = self._live(self.rows[lo:hi])
+            parts_r.append(now)
             vals = self.vals[lo:hi] if self.vals is not None else np.ones(hi - lo, np.float32)
-            parts_v.append(vals[keep])
+            parts_v.append(vals if keep is None else vals[keep])
         if self.d_cols.size:
             lo, hi = np.searchsorted(self.d_cols, [c, c + 1])
             parts_r.append(self.d_rows[lo:hi])
@@ -152,12 +187,30 @@ class Postings:
         cols, rows, vals = np.concatenate(new_c), np.concatenate(new_r), np.concatenate(new_v)
         order = np.lexsort((rows, cols))
         stale = self.stale
-        base_changed = changed[changed < stale.shape[0]]
+        at = changed if not self.shift else self.shift.back(changed)
+        base_changed = at[at < stale.shape[0]]
         if base_changed.size and not stale[base_changed].all():
             stale = stale.copy()
             stale[base_changed] = True
         return Postings(self.ptr, self.rows, self.vals, stale, cols[order], rows[order],
-                        vals[order], self.delta_docs | frozenset(int(r) for r in changed))
+                        vals[order], self.delta_docs | frozenset(int(r) for r in changed),
+                        self.shift)
+
+    def removed(self, shift: Shift) -> Postings:
+        """A copy without the rows `shift` removes (`shift.n`: the rows now), every later row
+        moved down (module docstring): O(n) bytes for the stale mask's copy, O(delta) for the
+        delta, nothing of the base's lists."""
+        if not shift.removed:
+            return self
+        both = (self.shift or Shift.none(int(self.stale.shape[0]))).then_grown(shift)
+        gone = np.asarray(both.removed, dtype=np.int64)
+        stale = self.stale.copy()
+        stale[gone[gone < stale.shape[0]]] = True  # appended rows have no base list
+        at = shift.forward(self.d_rows)  # monotone: the delta stays sorted by (column, row)
+        live = at >= 0
+        return Postings(self.ptr, self.rows, self.vals, stale, self.d_cols[live], at[live],
+                        self.d_vals[live], frozenset(shift.forward_kept(sorted(self.delta_docs))),
+                        both)
 
 
 def _narrow(data: npt.NDArray[Any]) -> Vals:

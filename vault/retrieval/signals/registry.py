@@ -21,6 +21,7 @@ it is seeded by the others' results and runs as a pipeline stage (stages.graph_s
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Protocol, TypeVar
@@ -37,6 +38,7 @@ from .dense import DenseIndex, DenseParams, dense_scores
 
 F64 = npt.NDArray[np.float64]
 IndexT = TypeVar("IndexT")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -86,10 +88,15 @@ class Signal(Protocol[IndexT]):
     def score(self, index: IndexT, query: Query) -> F64 | None: ...
 
 
-def _in_place(since: Since) -> None:
-    """Refuses a change with removed rows, which these signals do not yet follow."""
-    if since.removed:
-        raise ValueError("a removal is rebuilt, not updated (retrieval/derived.py)")
+def _changes(since: Since, old: Corpus, corpus: Corpus, read: Callable[[Corpus, int], R]
+             ) -> dict[int, tuple[R | None, R]]:
+    """{p: (what the consumer holds for changed position p, its new content)} after the
+    removal: the old row of p < shift.kept is `shift.back(p)` (storage/corpus.py `Since`);
+    later positions are added (None)."""
+    s = since.shift
+    at = s.back(np.asarray(since.changed, dtype=np.int64)).tolist()
+    return {p: (read(old, a) if p < s.kept else None, read(corpus, p))
+            for p, a in zip(since.changed, at, strict=True)}
 
 
 class Bm25Signal:
@@ -102,11 +109,9 @@ class Bm25Signal:
 
     def update(self, index: Bm25Index, old: Corpus, corpus: Corpus, since: Since,
                env: BuildEnv) -> Bm25Index:
-        _in_place(since)
-        n_old = len(old)
-        return index.updated(
-            {p: (note_document(old, p) if p < n_old else None, note_document(corpus, p))
-             for p in since.changed}, len(corpus))
+        gone = [note_document(old, p) for p in since.removed]  # the removed notes only
+        return index.removed(since.shift, gone).updated(
+            _changes(since, old, corpus, note_document), len(corpus))
 
     def score(self, index: Bm25Index, query: Query) -> F64:
         return index.score_tokens(query.tokens)
@@ -122,11 +127,9 @@ class ConjunctiveSignal:
 
     def update(self, index: ConjunctiveIndex, old: Corpus, corpus: Corpus, since: Since,
                env: BuildEnv) -> ConjunctiveIndex:
-        _in_place(since)
-        n_old = len(old)
-        return index.updated(
-            {p: (note_text(old, p) if p < n_old else None, note_text(corpus, p))
-             for p in since.changed}, len(corpus))
+        gone = [note_text(old, p) for p in since.removed]
+        return index.removed(since.shift, gone).updated(
+            _changes(since, old, corpus, note_text), len(corpus))
 
     def score(self, index: ConjunctiveIndex, query: Query) -> F64:
         return index.score_tokens(query.tokens)
