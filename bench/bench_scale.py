@@ -19,9 +19,10 @@ every signal, fusion, stages, receipts, snippets; learning on, as in real use):
   timed), so a kept vault keeps its layout;
 - removal -> gone (`--removals`): `Vault.delete` of an existing note, then the next search
   for the first words of its text; the time until that search returns, and whether the note
-  is absent from it. A removal is not done in place (README, Known limits): this measures
-  the rebuild, and a run with removals reports the rebuild's peak RSS, not that of the
-  other measurements. Each note is written back afterwards (a new id; not timed);
+  is absent from it. A removal is made in place since session 17 (storage/increment.py,
+  retrieval/derived.py; before, this measured a rebuild of every structure, and a run with
+  removals reported that rebuild's peak RSS). Each note is written back afterwards (a new
+  id; not timed);
 - no-op sync without the watcher, and the process's peak RSS (VmHWM).
 
 The dense signal is REAL code over SYNTHETIC vectors: bench/synthetic_encoder.py stands in for
