@@ -27,6 +27,7 @@ from vault import SearchEngine, SearchParams, Vault
 from vault.errors import VaultError
 from vault.notes import folding
 from vault.retrieval import derived, pipeline
+from vault.retrieval.signals import postings
 from vault.retrieval.signals.registry import DENSE
 from vault.storage import live
 from vault.storage.snapshot import build_snapshot
@@ -190,9 +191,11 @@ def test_histories_with_removals_answer_as_a_fresh_vault_without_rebuilding(
         seed: int, tight: bool, dense: bool, tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
     """`tight`: the layered structures (overlay columns, name tables, graph) fold after two
-    changes rather than 1024, so a fold follows a removal here too."""
+    changes rather than 1024, and the lexical indexes compact (a build: allowed) past three
+    documents changed or removed rather than 2000, so folds follow removals here too."""
     if tight:
         monkeypatch.setattr(folding, "MIN_COMPACT", 2)
+        monkeypatch.setattr(postings, "COMPACT_MIN", 3)
     rng = random.Random(seed)
     root = tmp_path / "v"
     root.mkdir()
@@ -217,7 +220,8 @@ def test_histories_with_removals_answer_as_a_fresh_vault_without_rebuilding(
                 before = sum(e.encoded for e in encoders)
                 got = _answers(v, queries, notes)
                 embedded = sum(e.encoded for e in encoders) - before
-            assert not rebuilt, (seed, step, done, rebuilt)
+            assert not [r for r in rebuilt if not (tight and r == "derived")], (
+                seed, step, done, rebuilt)
             assert embedded <= len(queries) + 4, (seed, step, done, embedded)
             want = _fresh(root, tmp_path, dense, queries, notes)
             assert got == want, (seed, step, done)
@@ -228,6 +232,8 @@ def test_histories_with_removals_answer_as_a_fresh_vault_without_rebuilding(
                 embedded = sum(e.encoded for e in fresh)
                 # DENSE.build is how a new process restores the persisted exact rows
                 # (dense_store.py); the embedding cache (the index) spares the encoder
-                assert rebuilt in ([], ["dense"]) and embedded <= len(queries), (
+                # (tight: past compaction the saved base is not used, as catch_up.py says)
+                allowed = {"dense", "derived"} if tight else {"dense"}
+                assert set(rebuilt) <= allowed and embedded <= len(queries), (
                     seed, step, done, rebuilt, embedded)
 
