@@ -35,6 +35,7 @@ from vault.storage.snapshot import build_snapshot
 
 from .retrieval.dense_history import Counting
 
+pytestmark = pytest.mark.slow  # ~2 min on the shared 2-core machine (28 histories)
 NAMES = ["Alpha", "Beta", "Gamma", "Delta", "Kiwi", "Mango", "Otter", "Plum"]
 FOLDERS = ["", "a/", "b/c/"]
 WORDS = ["kiwi", "mango", "fig", "plum", "owl", "fox", "yak", "emu", "bee", "cod", "auth",
