@@ -280,6 +280,7 @@ class Vault(VaultWrites):
     def prepare(self, progress: Progress | None = None) -> dict[str, Any]:
         """Build every derived structure for the notes as they are now, embedding what the
         cache lacks (SearchEngine.prepare); `progress(done, total, what)` reports embedding."""
+        self.live.fresh()
         return self.engine.prepare(self.corpus(), progress=progress)
 
     @property

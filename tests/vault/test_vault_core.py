@@ -288,3 +288,20 @@ def test_edit_over_the_note_cap_or_a_limit_is_refused_unwritten(vault: Vault) ->
     assert limited.value.limit == 1005
     assert vault.read("Big").hash == before
     assert vault.edit("Big", Edit("append", "z" * 5), max_bytes=1006).size == 1006
+
+
+@pytest.mark.parametrize("watch", [True, False])
+def test_prepare_sees_the_notes_as_they_are_now(tmp_path: Path, watch: bool) -> None:
+    """`prepare` builds "for the notes as they are now": like every other call it first
+    brings the index up to date with the folder (it prepared the last snapshot, missing a
+    note written or removed outside since; found by the removal histories,
+    test_vault_removal_histories.py, session 17)."""
+    (tmp_path / "a.md").write_text("alpha\n")
+    (tmp_path / "b.md").write_text("beta\n")
+    with Vault.init(tmp_path, watch=watch) as v:
+        assert v.prepare()["notes"] == 2
+        (tmp_path / "c.md").write_text("gamma\n")
+        (tmp_path / "a.md").unlink()
+        got = v.prepare()
+        assert got["notes"] == 2 and got["generation"] == v.sync().generation
+        assert v.search("gamma").hits[0].note == "c.md"
