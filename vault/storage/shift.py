@@ -46,6 +46,13 @@ class Shift:
         """No row removed from `n`."""
         return Shift((), n)
 
+    def check(self, n: int, given: int, what: str) -> None:
+        """ValueError unless this is a removal from `n` rows with `given` removed items (the
+        old contents a structure of `n` `what` is handed for them)."""
+        if self.n != n or given != len(self.removed):
+            raise ValueError(f"a removal from {self.n} {what} of {n}, "
+                             f"{given} given for {len(self.removed)}")
+
     @property
     def kept(self) -> int:
         """Rows left: the new length."""
@@ -84,10 +91,6 @@ class Shift:
         if not self.removed:
             return q.copy()
         return (q + np.searchsorted(self._d, q, side="right")).astype(np.int64)
-
-    def forward_one(self, p: int) -> int:
-        """`forward` of one position (-1: removed)."""
-        return int(self.forward(np.asarray([p]))[0])
 
     def back_one(self, q: int) -> int:
         """`back` of one position."""

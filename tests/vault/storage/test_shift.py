@@ -127,3 +127,11 @@ def test_then_grown_is_removals_with_appends_between(seed: int) -> None:
     assert total.forward(rows[: total.kept]).tolist() == list(range(total.kept))
     with pytest.raises(ValueError):
         Shift((0,), 3).then_grown(Shift((), 1))
+
+
+def test_check_refuses_a_removal_from_another_length_or_with_other_contents() -> None:
+    s = Shift((1, 3), 5)
+    s.check(5, 2, "notes")
+    for n, given in ((4, 2), (5, 1), (5, 3)):
+        with pytest.raises(ValueError, match="a removal from 5 notes"):
+            s.check(n, given, "notes")

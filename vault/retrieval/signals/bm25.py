@@ -130,9 +130,7 @@ class Bm25Index:
         `shift.removed[k]`, as given to `from_documents`. n_t falls by one for each distinct
         term of a removed document, |d| and N lose its rows, the total its lengths: the
         numbers a fresh build of the other documents counts (postings.py `removed`)."""
-        if shift.n != self.n_docs or len(docs) != len(shift.removed):
-            raise ValueError(f"a removal from {shift.n} documents of {self.n_docs}, "
-                             f"{len(docs)} given for {len(shift.removed)}")
+        shift.check(self.n_docs, len(docs), "documents")
         if not shift.removed:
             return self
         df = self.df.copy()

@@ -150,9 +150,7 @@ class ConjunctiveIndex:
         falls by one for each unit of a removed note, and each note still holding such a
         unit gets the change of l_u added to S1 and S2 (O(those units' postings)); N is
         read at query time: the fixed-point sums a fresh build of the other notes makes."""
-        if shift.n != self.n_docs or len(texts) != len(shift.removed):
-            raise ValueError(f"a removal from {shift.n} notes of {self.n_docs}, "
-                             f"{len(texts)} given for {len(shift.removed)}")
+        shift.check(self.n_docs, len(texts), "notes")
         if not shift.removed:
             return self
         df = self.df.copy()
