@@ -136,7 +136,9 @@ def test_no_import_cycles() -> None:
 # modules; the package root (`vault/__init__.py`) names the public surface and stands above.
 VAULT_FLOORS = ("errors", "notes", "storage", "learning", "retrieval", "facade", "conversation")
 FACADE = {"core", "parts", "writes", "landing", "erasure"}
-GROUND = {"cancel"}  # beside errors: the cooperative stop every floor may check
+# beside errors: the cooperative stop every floor may check, and the map of positions after
+# a removal, which every floor that keeps positions follows
+GROUND = {"cancel", "shift"}
 
 
 def vault_floor(module: str) -> int | None:

@@ -107,7 +107,7 @@ class Resolver:
              removed: Sequence[int] = ()) -> Resolver:
         """The resolver over columns that follow this one's: the notes at `removed`
         (ascending positions of this one's columns) are gone and every later note moves
-        down by the removed ones before it (storage/shift.py); after that, positions from
+        down by the removed ones before it (vault/shift.py); after that, positions from
         `len(self.paths) - len(removed)` on are added notes, those at `realiased` have new
         aliases, those at `renamed` new paths (same id), every other position is the same
         note with the same path. O(added + realiased + renamed + removed + extra),

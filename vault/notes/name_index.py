@@ -15,7 +15,7 @@ rebuilt table by storage/overlay.py's rule (`folds`: amortised O(added)). A remo
 (`minus`) does not touch the table either: the table's positions stay those it was built
 over, and `gone` lists those removed since (ascending, in the table's positions); a lookup
 drops a gone position p and moves a kept one down to p - |{g in gone : g < p}|
-(storage/shift.py `forward`), while the `extra` entries are kept in the positions of now.
+(vault/shift.py `forward`), while the `extra` entries are kept in the positions of now.
 
 `key_hash` is Python's str hash: stable within a process, which is all an in-memory table
 needs. It decides only where an entry is filed, never an answer or an order (callers sort
@@ -34,6 +34,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import NamedTuple, TypeVar
 
 import numpy as np
+
+from ..shift import composed, forward_list
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -112,7 +114,7 @@ class KeyIndex:
                 out.append(word - lo)
             slot = (slot + 1) & mask
         if self._gone and out:
-            out = _forward(out, self._gone)
+            out = forward_list(out, self._gone)
         if self._extra:
             out.extend(self._extra.get(h, ()))
         return out
@@ -133,7 +135,7 @@ class KeyIndex:
         if not removed:
             return self
         extra = _extra_minus(self._extra, removed)
-        return KeyIndex(self._table, self._n, extra, self._hash, _gone_plus(self._gone, removed))
+        return KeyIndex(self._table, self._n, extra, self._hash, composed(self._gone, removed))
 
     def nbytes(self) -> int:
         """Bytes of the table (what it costs beyond the columns it indexes)."""
@@ -194,11 +196,11 @@ class LazyKeyIndex(KeyIndex):
 
     def minus(self, removed: Sequence[int]) -> KeyIndex:
         if self._entries is not None and removed:
-            rm = set(removed)
-            added = tuple((k, p - bisect_left(removed, p)) for k, p in self._added
-                          if p not in rm)
+            moved = forward_list((p for _, p in self._added), removed, keep_gone=True)
+            added = tuple((k, q) for (k, _), q in zip(self._added, moved, strict=True)
+                          if q >= 0)
             return LazyKeyIndex(self._entries, added, self._stored,
-                                _gone_plus(self._gone, removed))
+                                composed(self._gone, removed))
         return super().minus(removed)
 
     def nbytes(self) -> int:
@@ -206,34 +208,12 @@ class LazyKeyIndex(KeyIndex):
         return super().nbytes()
 
 
-def _forward(positions: list[int], gone: tuple[int, ...]) -> list[int]:
-    """The kept ones of `positions` (the table's), each moved down past the gone ones."""
-    out = []
-    for p in positions:
-        k = bisect_left(gone, p)
-        if k == len(gone) or gone[k] != p:
-            out.append(p - k)
-    return out
-
-
-def _gone_plus(gone: tuple[int, ...], removed: Sequence[int]) -> tuple[int, ...]:
-    """`gone` (the table's positions) with `removed` (ascending positions of now, after
-    `gone`) added: a position q of now is the table's q + |{k : gone[k] - k <= q}|
-    (storage/shift.py `back`)."""
-    g = np.asarray(gone, dtype=np.int64)
-    r = np.asarray(removed, dtype=np.int64)
-    at = r + np.searchsorted(g - np.arange(g.shape[0]), r, side="right")
-    return tuple(int(x) for x in np.union1d(g, at))
-
-
 def _extra_minus(extra: dict[int, tuple[int, ...]],
                  removed: Sequence[int]) -> dict[int, tuple[int, ...]]:
     """`extra` (positions of now) with the `removed` positions dropped and the rest moved."""
-    rm = set(removed)
     out: dict[int, tuple[int, ...]] = {}
     for h, ps in extra.items():
-        kept = tuple(p - bisect_left(removed, p) for p in ps if p not in rm)
-        if kept:
+        if kept := tuple(forward_list(ps, removed)):
             out[h] = kept
     return out
 

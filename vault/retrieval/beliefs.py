@@ -64,7 +64,7 @@ class StaleClaims:
             if since is None:
                 self._stale = _all_stale(corpus.frontmatter)
             else:
-                if since.removed:  # the survivors move down (storage/shift.py)
+                if since.removed:  # the survivors move down (vault/shift.py)
                     self._stale = set(since.shift.forward_kept(sorted(self._stale)))
                 for i in since.changed:
                     if _stale(corpus.frontmatter[i]):

@@ -25,9 +25,9 @@ import numpy as np
 import numpy.typing as npt
 
 from ..cancel import checkpoint
+from ..shift import Shift
 from ..storage.columns import Edges as EdgeArrays
 from ..storage.corpus import Corpus
-from ..storage.shift import Shift
 from ..storage.snapshot import saved_corpus
 from . import lexical_store, stamped
 from .csr import Csr, index_dtype

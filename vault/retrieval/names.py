@@ -9,7 +9,7 @@ by spaces (a token never holds one, so the join is one-to-one) and its notes a p
 there is one, a sorted tuple otherwise; about half the bytes of a tuple of tokens to a tuple.
 
 A removal rewrites none of it: the positions stay in the coordinates of the corpus the index
-was built for, extended by the notes added since (storage/shift.py `then_grown`), and
+was built for, extended by the notes added since (vault/shift.py `then_grown`), and
 `shift` maps them to current positions when they are read (a removed note's entries map to
 nothing); so a removal costs O(removed), and every lookup equals a fresh build's.
 """
@@ -26,9 +26,9 @@ import numpy as np
 import numpy.typing as npt
 
 from ..notes.text import tokenize
+from ..shift import Shift
 from ..storage.columns import Strings
 from ..storage.corpus import Corpus
-from ..storage.shift import Shift
 from . import stamped
 
 MAX_NAME_TOKENS = 8

@@ -17,15 +17,15 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from ..shift import Shift
 from .columns import Graph
-from .shift import Shift
 
 
 @dataclass(frozen=True)
 class Since:
     """What changed between the corpus a consumer holds (`length` rows) and a later one:
     `shift` drops the consumer's removed rows (its positions to the later corpus's:
-    storage/shift.py); then the rows at `changed` (ascending positions of the later corpus)
+    vault/shift.py); then the rows at `changed` (ascending positions of the later corpus)
     have new content, the added rows (from `shift.kept` on) included; `relinked` (ascending,
     later positions, added rows included) are the rows whose outgoing links may differ.
     A consumer catches up by removing, then replacing: the old content of a changed row
@@ -47,7 +47,7 @@ class CorpusDelta:
 
     The notes at `removed` (ascending positions < base_len of generation `base_generation`)
     are gone; the others keep their order, each moving down by the removed rows before it
-    (storage/shift.py), so positions below `kept` are the same notes (same ids) as the base's
+    (vault/shift.py), so positions below `kept` are the same notes (same ids) as the base's
     kept rows. The notes at `changed` (ascending positions < kept) have new content;
     positions from `kept` on are notes added since (their ids are above every earlier id).
     `relinked` (ascending) are the positions whose outgoing resolved links may differ (the

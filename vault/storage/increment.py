@@ -44,12 +44,12 @@ import numpy.typing as npt
 from ..notes.folding import folds
 from ..notes.links import Resolver
 from ..notes.rows import NoteRow
+from ..shift import Shift
 from .columns import Edges, Graph, as_edges
 from .corpus import MAX_CHAIN, BaseRef, Corpus, CorpusDelta, chain_depth
 from .index import Index
 from .link_targets import alias_key, link_keys, note_keys
 from .overlay import Column, Patch, kept_rows
-from .shift import Shift
 from .snapshot import IndexLinks, Snapshot
 
 

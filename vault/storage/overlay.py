@@ -9,7 +9,7 @@ for (same length, items, order and equality), cost O(changed) to derive from the
 and fold everything into a plain tuple or dict once the changes reach `COMPACT_SHARE` of the
 base (amortised: one copy per that many changed rows).
 
-A `Column` may also drop rows of its base (a removal: storage/shift.py), without copying it:
+A `Column` may also drop rows of its base (a removal: vault/shift.py), without copying it:
 `Dropped` reads its row q at base position `back(q) = q + |{k : R[k] - k <= q}|` (one bisect
 over the removed positions), and the dropped rows count as changes towards the fold.
 """
@@ -23,8 +23,8 @@ from collections.abc import Set as AbstractSet
 from typing import Any, TypeVar, overload
 
 from ..notes.folding import folds
+from ..shift import Shift
 from .columns import PACKED, ReadOnly, repacked
-from .shift import Shift
 
 T = TypeVar("T")
 K = TypeVar("K")
@@ -134,7 +134,7 @@ class Dropped(Column[T]):
                  tail: tuple[T, ...]) -> None:
         super().__init__(base, patch, tail)
         self._gone, self._n = gone, gone.kept
-        # R[k] - k: the kept rows before the k-th dropped one (storage/shift.py `back`)
+        # R[k] - k: the kept rows before the k-th dropped one (vault/shift.py `back`)
         self._d = tuple(r - k for k, r in enumerate(gone.removed))
 
     @property

@@ -12,9 +12,9 @@ import hashlib
 import random
 from dataclasses import dataclass, replace
 
+from vault.shift import Shift
 from vault.storage.columns import Edges
 from vault.storage.corpus import Corpus, CorpusDelta
-from vault.storage.shift import Shift
 
 WORDS = ("auth billing cache monday tuesday outage deploy rollback alice bob queue the of "
          "zebra quokka river").split()

@@ -13,9 +13,9 @@ import pytest
 
 from vault.retrieval import beliefs
 from vault.retrieval.beliefs import StaleClaims, _all_stale
+from vault.shift import Shift
 from vault.storage.columns import Decoded, Strings
 from vault.storage.overlay import Column
-from vault.storage.shift import Shift
 
 from .corpus_histories import history
 

@@ -18,9 +18,9 @@ from vault.retrieval.names import PackedNames
 from vault.retrieval.signals.bm25 import Bm25Index
 from vault.retrieval.signals.conjunctive import ConjunctiveIndex
 from vault.retrieval.signals.graph import adjacency
+from vault.shift import Shift
 from vault.storage.columns import Edges
 from vault.storage.corpus import Corpus, CorpusDelta
-from vault.storage.shift import Shift
 
 from .corpus_histories import history, queries
 

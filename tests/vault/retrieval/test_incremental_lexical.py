@@ -12,7 +12,7 @@ from vault.notes.text import tokenize
 from vault.retrieval.signals.bm25 import Bm25Index
 from vault.retrieval.signals.conjunctive import ConjunctiveIndex
 from vault.retrieval.signals.postings import Postings
-from vault.storage.shift import Shift
+from vault.shift import Shift
 
 WORDS = "auth billing cache monday tuesday outage deploy rollback alice bob queue the of".split()
 QUERIES = ("auth outage on monday", "billing cache", "alice deploy rollback tuesday",

@@ -10,7 +10,7 @@ import pytest
 
 from vault.notes.text import tokenize
 from vault.retrieval.names import MAX_NAME_TOKENS, NameIndex, PackedNames
-from vault.storage.shift import Shift
+from vault.shift import Shift
 
 from ..retrieval_fixtures import make_corpus
 

@@ -9,9 +9,9 @@ from collections.abc import Mapping, Sequence
 import pytest
 
 from vault.notes import folding
+from vault.shift import Shift
 from vault.storage.columns import Strings
 from vault.storage.overlay import Column, Dropped, Overlay, Patch
-from vault.storage.shift import Shift
 
 
 def _same_seq(col: Sequence[object], plain: Sequence[object]) -> None:

@@ -37,8 +37,8 @@ import numpy.typing as npt
 
 from ...cancel import checked
 from ...notes.text import stems, tokenize
+from ...shift import Shift
 from ...storage.corpus import Corpus
-from ...storage.shift import Shift
 from .postings import Postings
 from .vocabulary import Vocabulary
 

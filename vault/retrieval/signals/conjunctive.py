@@ -33,8 +33,8 @@ import numpy.typing as npt
 
 from ...cancel import checked
 from ...notes.text import tokenize
+from ...shift import Shift
 from ...storage.corpus import Corpus
-from ...storage.shift import Shift
 from .postings import Postings
 from .unit_codes import ENTRY_BLOCK, distinct, many_codes, text_codes, token_codes
 

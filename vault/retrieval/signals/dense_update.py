@@ -6,7 +6,7 @@ compacted for ("base notes", in that corpus's order; exact float32 rows or an IV
 `Overlay` saying how the current corpus differs from it:
 
 - `removal`: the removal since the base, one `Shift` over the base notes
-  (storage/shift.py), composed with `Shift.then` at each later removal. Base note i is now
+  (vault/shift.py), composed with `Shift.then` at each later removal. Base note i is now
   at position removal.forward(i) (-1: removed); positions 0 .. removal.kept - 1 are the kept
   base notes in order, and positions from removal.kept on are notes added since, whose rows
   are all in the delta (storage/corpus.py `CorpusDelta`: added notes come last);
@@ -46,7 +46,7 @@ from functools import cached_property
 import numpy as np
 import numpy.typing as npt
 
-from ...storage.shift import Shift
+from ...shift import Shift
 from .ivf import (
     F32,
     I32,

@@ -12,7 +12,7 @@ distinct, which they are: a stale base row is dropped, and a row is in the delta
 Replacing a document's entries (`replace`) costs O(delta + its entries): the delta arrays are
 re-sorted; nothing of the base is copied but the stale mask. Removing documents (`removed`)
 does not rewrite the base either: its rows stay in the base's own coordinates (extended by
-the rows appended since: storage/shift.py `then_grown`), the removed ones marked stale, and
+the rows appended since: vault/shift.py `then_grown`), the removed ones marked stale, and
 `shift` maps them to current positions when a column is read (`Shift.forward`, monotone, so
 rows stay ascending: computed once per state for every base row, O(n), then a gather per
 read). The delta, small, is remapped at once; `replace` maps current positions back to the
@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ...storage.shift import Shift
+from ...shift import Shift
 
 I32 = npt.NDArray[np.int32]
 I64 = npt.NDArray[np.int64]

@@ -7,8 +7,8 @@ import random
 import numpy as np
 import pytest
 
+from vault.shift import Shift, composed, forward_list
 from vault.storage.corpus import CorpusDelta
-from vault.storage.shift import Shift
 
 
 def _removal(rng: random.Random, n: int) -> Shift:
@@ -135,3 +135,19 @@ def test_check_refuses_a_removal_from_another_length_or_with_other_contents() ->
     for n, given in ((4, 2), (5, 1), (5, 3)):
         with pytest.raises(ValueError, match="a removal from 5 notes"):
             s.check(n, given, "notes")
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_plain_forms_agree_with_the_shift(seed: int) -> None:
+    """`composed` and `forward_list` (the forms a name table uses, without its length) give
+    what `Shift.then` and `Shift.forward` give, over generated removals."""
+    rng = random.Random(seed)
+    n = rng.randint(1, 60)
+    first = Shift(tuple(sorted(rng.sample(range(n), rng.randint(0, n)))), n)
+    later = Shift(tuple(sorted(rng.sample(range(first.kept), rng.randint(0, first.kept)))),
+                  first.kept)
+    assert composed(first.removed, later.removed) == first.then(later).removed
+    probe = [rng.randrange(n) for _ in range(rng.randint(0, 30))]
+    assert forward_list(probe, first.removed) == first.forward_kept(probe)
+    assert forward_list(probe, first.removed, keep_gone=True) == [
+        int(x) for x in first.forward(probe)]

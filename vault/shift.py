@@ -18,7 +18,8 @@ any number of later removals with one map (storage/corpus.py `Since`, retrieval/
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from bisect import bisect_left
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import pairwise
@@ -110,9 +111,7 @@ class Shift:
             return self
         if not self.removed:
             return later
-        more = self.back(np.asarray(later.removed, dtype=np.int64))
-        both = np.union1d(self._r, more)
-        return Shift(tuple(int(x) for x in both), self.n)
+        return Shift(composed(self.removed, later.removed), self.n)
 
     def then_grown(self, later: Shift) -> Shift:
         """This removal followed by `later`, a removal from this one's kept rows and the
@@ -124,3 +123,31 @@ class Shift:
         if grow < 0:
             raise ValueError(f"a later removal is from at least {self.kept} rows, not {later.n}")
         return Shift(self.removed, self.n + grow).then(later)
+
+
+def composed(gone: Sequence[int], later: Sequence[int]) -> tuple[int, ...]:
+    """The removal of `gone` (ascending old positions) followed by that of `later` (ascending
+    positions after it), as old positions: gone ∪ back(later), back(q) = q + |{k : gone[k] - k
+    <= q}| (module docstring). `Shift.then`; a table that does not know its length keeps
+    its removals as `gone` alone (notes/name_index.py)."""
+    if not later:
+        return tuple(gone)
+    g = np.asarray(gone, dtype=np.int64)
+    r = np.asarray(later, dtype=np.int64)
+    at = r + np.searchsorted(g - np.arange(g.shape[0], dtype=np.int64), r, side="right")
+    return tuple(int(x) for x in np.union1d(g, at))
+
+
+def forward_list(positions: Iterable[int], gone: Sequence[int],
+                 keep_gone: bool = False) -> list[int]:
+    """`Shift.forward_kept` in plain Python (a bisect per position, no array built): for the
+    few positions of one lookup (notes/name_index.py), where numpy's call cost dominates.
+    With `keep_gone`, a removed position stays in the list as -1 (`Shift.forward`)."""
+    out = []
+    for p in positions:
+        k = bisect_left(gone, p)
+        if k == len(gone) or gone[k] != p:
+            out.append(p - k)
+        elif keep_gone:
+            out.append(-1)
+    return out
