@@ -22,8 +22,10 @@ questions (`_abs`) and questions without user-side evidence are excluded and cou
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +38,7 @@ class Question:
     text: str
     category: str
     evidence: frozenset[int]  # corpus positions
+    asked_on: date | None = None  # the date the question is asked on (LongMemEval's)
 
 
 @dataclass(frozen=True)
@@ -167,14 +170,14 @@ def load_longmemeval(
         evidence: set[int] = set()
         sessions = zip(item["haystack_session_ids"], item["haystack_dates"],
                        item["haystack_sessions"], strict=True)
-        for si, (sid, date, turns) in enumerate(sessions, start=1):
+        for si, (sid, when, turns) in enumerate(sessions, start=1):
             # Titles never carry the dataset's session ids (they contain the word "answer").
             answer = "answer" in str(sid)
             user_turns = [(j, t) for j, t in enumerate(turns) if t.get("role") == "user"]
             if granularity == "session":
                 text = "\n".join(str(t.get("content", "")) for _, t in user_turns)
                 pos = b.add(f"sessions/s{si}.md", f"Session {si}", f"[[User]]:\n{text}",
-                            {"speaker": "user", "date": str(date)})
+                            {"speaker": "user", "date": str(when)})
                 b.link(pos, user)
                 if answer and any(t.get("has_answer") for _, t in user_turns):
                     evidence.add(pos)
@@ -182,7 +185,7 @@ def load_longmemeval(
             for j, t in user_turns:
                 pos = b.add(f"sessions/s{si}/t{j + 1}.md", f"Session {si} turn {j + 1}",
                             f"[[User]]: {t.get('content', '')}",
-                            {"speaker": "user", "date": str(date), "session": si})
+                            {"speaker": "user", "date": str(when), "session": si})
                 b.link(pos, user)
                 if answer and t.get("has_answer"):
                     evidence.add(pos)
@@ -194,5 +197,16 @@ def load_longmemeval(
             excluded["no_user_evidence"] = excluded.get("no_user_evidence", 0) + 1
             continue
         q = Question(qid, str(item["question"]), str(item.get("question_type", "")),
-                     frozenset(evidence))
+                     frozenset(evidence), asked_day(str(item.get("question_date", ""))))
         yield Haystack(qid, b.corpus(), (q,))
+
+
+def asked_day(text: str) -> date | None:
+    """LongMemEval's "2023/05/30 (Tue) 22:53" as a date; None when it is not one."""
+    m = re.match(r"\s*(\d{4})[-/](\d{1,2})[-/](\d{1,2})", text)
+    if m is None:
+        return None
+    try:
+        return date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    except ValueError:
+        return None

@@ -26,7 +26,7 @@ from .datasets import Haystack
 from .metrics import mean_metrics, paired_bootstrap, question_metrics
 
 BASELINES = ("bm25", "dense", "rrf")
-ABLATE = ("bm25", "dense", "conjunctive", "graph", "context", "named")
+ABLATE = ("bm25", "dense", "conjunctive", "graph", "context", "named", "when")
 DEPTH = 10
 LOCOMO_CATEGORIES = {"1": "multi-hop", "2": "temporal", "3": "open-domain", "4": "single-hop"}
 
@@ -116,7 +116,7 @@ def score_haystack(
     siblings = {}
     for qi, q in enumerate(hay.questions[:quota]):
         t = time.perf_counter()
-        s = engine.score(hay.corpus, q.text)
+        s = engine.score(hay.corpus, q.text, now=q.asked_on)
         if qi > 0:
             lat.append(time.perf_counter() - t)
         el = s.eligible
@@ -127,7 +127,7 @@ def score_haystack(
                                    engine.params.rrf_k), el),
         }
         if engine.reranker is not None or engine.params.second_pass:  # stages after score
-            res = engine.search(hay.corpus, q.text, DEPTH)
+            res = engine.search(hay.corpus, q.text, DEPTH, now=q.asked_on)
             rank["full"] = [hay.corpus.position(h.id) for h in res.hits]
         else:
             rank["full"] = _top(s.final, el)
@@ -136,7 +136,7 @@ def score_haystack(
                 if sig not in siblings:
                     w = {**engine.params.weights, sig: 0.0}
                     siblings[sig] = engine.with_params(replace(engine.params, weights=w))
-                a = siblings[sig].score(hay.corpus, q.text)
+                a = siblings[sig].score(hay.corpus, q.text, now=q.asked_on)
                 rank[f"-{sig}"] = _top(a.final, a.eligible)
         for m in methods:
             rows.per_method[m].append(question_metrics(rank[m], q.evidence))

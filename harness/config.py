@@ -39,7 +39,8 @@ class SearchSection:
     `weights.asked` the query-log neighbours, with its cosine floor `weights.asked_floor`
     (vault/learning/asked.py; needs the dense encoder; 0, off, by default); `weights.passed`
     demotes notes passed over more often than used, whatever the query
-    (vault/retrieval/scope.py `passed_over_stage`)."""
+    (vault/retrieval/scope.py `passed_over_stage`); `weights.when` lifts the notes dated in the
+    time the query names (vault/retrieval/when.py; 1.0, on, by default)."""
 
     k: int = 10
     rrf_k: int = 60

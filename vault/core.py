@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -228,20 +229,24 @@ class Vault(VaultWrites):
 
     def search(self, query: str, k: int = 10, *, session: str | None = None,
                as_of: float | None = None, learn: bool = True,
-               history: bool = False) -> SearchResult:
+               history: bool = False, now: date | None = None) -> SearchResult:
         """Hybrid search; hits carry snippets and receipts naming their `basis` (index
         generation, learned event seq, clock). Logged as a retrieved event unless `learn` is
         False or `as_of` is given (then ranked on the learned state replayed up to that time).
         Claims no longer believed (rejected or superseded facts, notes/trust.py) are left out
-        unless `history`; with it they come after the current ones."""
+        unless `history`; with it they come after the current ones. `now`, the date the query
+        is asked on (default: the day of the learning clock, UTC), places the time the query
+        names ("four weeks ago", retrieval/when.py)."""
         self.live.fresh()
         corpus = self.corpus()
         learned = self.usage.learned(corpus.ids, as_of, query=query)
+        if now is None and learned.clock > 0:
+            now = datetime.fromtimestamp(learned.clock, UTC).date()
         stale = self._stale.mask(corpus)
         result = with_basis(self.engine.search(
             corpus, query, k, warmth=learned.warmth, prior=learned.prior, free_prior=learned.free,
             cooccurrence=learned.cooccurrence, expansion=learned.expansion, asked=learned.asked,
-            archived=None if history or stale is None else stale,
+            archived=None if history or stale is None else stale, now=now,
         ), {"generation": corpus.generation, "learned_seq": learned.seq,  # no state: no clock
             "clock": learned.clock if learned.seq else None})
         result = with_snippets(result, corpus)

@@ -42,8 +42,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from ..notes.clocks import resolve
 from ..notes.text import tokenize
-from .clocks import resolve
 from .corrections import stale_sources
 from .items import Item
 from .layout import items_from_corpus

@@ -31,8 +31,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 
+from ..notes.clocks import MONTHS, WEEKDAYS, TimeRef, resolve
 from ..notes.text import STOPWORDS
-from .clocks import MONTHS, WEEKDAYS, TimeRef, resolve
 from .common_words import COMMON
 
 KINDS: tuple[str, ...] = ("speaker", "name", "thing", "date", "number")

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from .clocks import TimeRef, resolve
+from ..notes.clocks import TimeRef, resolve
 from .entities import (
     Entity,
     date_entities,

@@ -30,7 +30,7 @@ from datetime import datetime
 from typing import Any
 
 from ..errors import ConversationFormatError
-from .clocks import MONTHS
+from ..notes.clocks import MONTHS
 
 FORMATS: tuple[str, ...] = ("auto", "simple", "locomo", "longmemeval")
 SIMPLE_TAG = "rmh-conversation/1"

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .clocks import TimeRef
+from ..notes.clocks import TimeRef
 from .common_words import COMMON
 from .entities import (
     _NUMBER,

@@ -44,7 +44,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .clocks import DATE_EXPRESSIONS as _DATES
+from ..notes.clocks import DATE_EXPRESSIONS as _DATES
 from .entities import normalise
 
 MAX_OBJECT_WORDS = 6

@@ -44,8 +44,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..notes.clocks import TimeRef
 from ..notes.text import content_terms, tokenize
-from .clocks import TimeRef
 from .entities import Entity
 from .statements import extract_statements
 

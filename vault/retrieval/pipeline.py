@@ -41,7 +41,8 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
    except that no note passes an eligible named note (learned score >= 0) that ranked above
    it before this part. Then the hold of stage 5b again (scope.hold_learned): no learned
    factor lifts a note past a named note R times stronger on its own evidence (own(d) x its
-   factor counts in full) whose learned score is not negative;
+   factor counts in full) whose learned score is not negative; then, given the date `now`
+   the query is asked on, the notes dated in the time it names are lifted (when.py);
 6b. with `second_pass` (on), the top 30 re-ordered by RRF of their final, dense and best
    passage BM25 ranks (second_pass.py); 7. rerank: the top `rerank_top_n` are re-ordered by
    the cross-encoder, its best `rerank_keep` first; the rest follow in the order before.
@@ -56,6 +57,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 import numpy as np
@@ -73,7 +75,7 @@ from .calibration import Calibration, Calibrator, described
 from .derived import Derived, array_bytes, build_derived, from_base, layout, update_derived
 from .encoders import Encoder, Progress
 from .fusion import RRF_DEPTH, RRF_K, by_fused, fuse, gate, top
-from .hits import Scored, SearchResult, hit_of
+from .hits import ArchivedMask, Scored, SearchResult, hit_of
 from .learned_stages import learned_stage
 from .relevance import NOTHING, TOP, Relevance, judge_head
 from .rerank import CrossEncoder, cross_encode
@@ -83,6 +85,7 @@ from .signals.dense import DenseParams
 from .signals.graph import ALPHA, BETA, PUSH_ABOVE, TOP_SEEDS
 from .signals.registry import DENSE, REGISTRY, BuildEnv, Query
 from .stages import context_stage, graph_stage, named_stage, protect_stage
+from .when import when_stage
 
 F64 = npt.NDArray[np.float64]
 
@@ -102,6 +105,7 @@ DEFAULT_WEIGHTS: Mapping[str, float] = {
     "asked": 0.0, "asked_floor": FLOOR, "asked_walk": WALK,  # query-log neighbours (asked.py)
     "couse": 0.0, "spread": 0.0,  # off: query-dependent association (association.py)
     "passed": 0.0,  # demotion of notes passed over more than used (scope.passed_over_stage)
+    "when": 1.0,  # the time the query names lifts the notes dated in it (when.py)
 }
 PRIOR_SCALE = 0.2
 
@@ -162,7 +166,7 @@ class SearchEngine:
         self.cache = cache
         self.scratch = scratch
         self._derived: Derived | None = None
-        self._archived: tuple[tuple[bool, ...], npt.NDArray[np.bool_]] | None = None
+        self._archived = ArchivedMask()
         self.calibrator = Calibrator(scratch)
 
     @classmethod
@@ -190,7 +194,7 @@ class SearchEngine:
         when the snapshot is rebuilt (a removal, another writer): holding them while it is
         built put a removal at 10^6 notes over 4.5 GB (BENCHMARKS.md)."""
         self._derived = None
-        self._archived = None
+        self._archived = ArchivedMask()
 
     def prepare(self, corpus: Corpus, progress: Progress | None = None) -> dict[str, Any]:
         """Build (or reuse) every derived structure for `corpus` now, embedding what is not
@@ -253,6 +257,7 @@ class SearchEngine:
         free_prior: npt.ArrayLike | None = None,
         expansion: npt.ArrayLike | None = None,
         asked: Asked = (),
+        now: date | None = None,
     ) -> Scored:
         """Compute every stage but the cross-encoder for all notes of `corpus`."""
         p = self.params
@@ -304,7 +309,7 @@ class SearchEngine:
                             f"{gated}{'' if cal is None else '; ' + cal.describe()})")
         eligible = np.ones(n, dtype=np.bool_)
         if not p.include_archived:
-            eligible &= ~self._archived_mask(corpus)
+            eligible &= ~self._archived.of(corpus)
             if archived is not None:
                 eligible &= ~np.asarray(archived, dtype=np.bool_).reshape(n)
         stages["context"], context = context_stage(view.links, fusion.fused, eligible,
@@ -337,23 +342,14 @@ class SearchEngine:
         final = learned_stage(warm, prior, free_prior, p.prior_scale, p.weight("protect"),
                               fusion.fused, own, lifted, by_fused(fusion), protectors & eligible,
                               stages, without, p.weight("passed"))
-        return Scored(sig, fusion, context, lifted - ctx, a, warm, final, eligible, stages, assoc)
+        final, when, stages["when"] = when_stage(corpus, query, now, final, eligible,
+                                                 p.weight("when"))
+        return Scored(sig, fusion, context, lifted - ctx, a, warm, final, eligible, stages, assoc,
+                      when)
 
     def calibration(self, corpus: Corpus) -> Calibration | None:
         """The fusion calibration for `corpus` (calibration.py), None with `calibrate` off."""
         return self.calibrator.of(self, corpus)
-
-    def _archived_mask(self, corpus: Corpus) -> npt.NDArray[np.bool_]:
-        """`corpus.archived` as an array, converted once per tuple (the tuple is immutable, so
-        the same object holds the same flags): converting 10^6 Python bools cost ~50 ms a
-        query at 10^6 notes."""
-        flags, cached = corpus.archived, self._archived
-        if cached is not None and cached[0] is flags:
-            return cached[1]
-        mask = np.asarray(flags, dtype=np.bool_).reshape(len(corpus))
-        mask.flags.writeable = False
-        self._archived = (flags, mask)
-        return mask
 
     # -- the full pipeline ----------------------------------------------------------------------
 
@@ -370,13 +366,15 @@ class SearchEngine:
         free_prior: npt.ArrayLike | None = None,
         expansion: npt.ArrayLike | None = None,
         asked: Asked = (),
+        now: date | None = None,
     ) -> SearchResult:
         """Top `k` eligible notes with receipts (module docstring for the stages)."""
         if len(corpus) == 0 or k <= 0:
             return SearchResult(query, (), {"search": "skipped: empty corpus" if k > 0 else "k=0"},
                                 relevance=NOTHING if k > 0 else None)
         s = self.score(corpus, query, warmth=warmth, prior=prior, cooccurrence=cooccurrence,
-                       archived=archived, free_prior=free_prior, expansion=expansion, asked=asked)
+                       archived=archived, free_prior=free_prior, expansion=expansion, asked=asked,
+                       now=now)
         p = self.params
         # A note no signal found (final score 0) is not a hit, however few hits there are.
         # Only the head can be shown or reranked, so only it is materialised.

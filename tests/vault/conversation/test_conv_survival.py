@@ -7,7 +7,6 @@ from datetime import date
 
 import pytest
 
-from vault.conversation.clocks import resolve
 from vault.conversation.entities import extract
 from vault.conversation.survival import (
     BIAS,
@@ -19,6 +18,7 @@ from vault.conversation.survival import (
     logistic,
     score,
 )
+from vault.notes.clocks import resolve
 
 
 def omega(text: str, role: str = "user") -> float:

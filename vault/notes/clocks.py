@@ -75,7 +75,8 @@ _PATTERN = re.compile(
     r"|(?P<dat>the\s+day\s+after\s+tomorrow)"
     r"|(?P<simple>yesterday|today|tonight|tomorrow|last\s+night)"
     r"|(?P<ago>" + _NUM + r"\s+(?P<unit>day|week|month|year)s?\s+ago)"
-    r"|(?P<inn>in\s+" + _NUM.replace("<n>", "<n2>") + r"\s+(?P<unit2>day|week|month|year)s?)"
+    r"|(?P<inn>in\s+" + _NUM.replace("<n>", "<n2>") + r"\s+(?P<unit2>day|week|month|year)s?"
+    r"(?!\s+ago\b))"
     r"|(?P<rel>(?P<which>last|this\s+past|this|next)\s+(?P<span>weekend|week|month|year|"
     + "|".join(WEEKDAYS)
     + r"))"

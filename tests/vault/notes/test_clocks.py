@@ -7,7 +7,7 @@ from datetime import date, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from vault.conversation.clocks import month_range, resolve, shift_month
+from vault.notes.clocks import month_range, resolve, shift_month
 
 DAYS = st.dates(min_value=date(1990, 1, 1), max_value=date(2090, 12, 31))
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -89,3 +89,12 @@ def test_resolution_ignores_surrounding_text(anchor: date, noise: str) -> None:
     assert [r.start for r in resolve(f"{noise} yesterday {noise}", anchor)] == [
         anchor - timedelta(days=1)
     ]
+
+
+def test_in_before_a_past_count_is_not_a_future_one() -> None:
+    """"I took part in a week ago" is a week back, not "in a week" (a week on)."""
+    anchor = date(2023, 4, 1)
+    got = [(r.expr, r.start) for r in resolve("the event I took part in a week ago", anchor)]
+    assert got == [("a week ago", date(2023, 3, 25))]
+    assert [(r.expr, r.start) for r in resolve("see you in two weeks", anchor)] == [
+        ("in two weeks", date(2023, 4, 15))]

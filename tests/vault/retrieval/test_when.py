@@ -1,0 +1,124 @@
+"""The time a query names (vault/retrieval/when.py): its ranges, the note's date, how close a
+note is, and the stage in the pipeline (it lifts only notes found and dated near the time,
+changes nothing without a time, a date or `now`, and says what it did in the receipt)."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vault import Ledger, Vault
+from vault.notes.clocks import resolve
+from vault.retrieval import when
+from vault.retrieval.pipeline import SearchEngine, SearchParams
+from vault.storage.corpus import Corpus
+
+from ..retrieval_fixtures import make_corpus
+
+NOW = date(2023, 4, 1)  # a Saturday
+
+
+def test_ranges_of_a_query() -> None:
+    got = {r.expr: (r.start, r.end) for r in when.asked_ranges(
+        "What did I buy four weeks ago, and in the last two weeks?", NOW)}
+    assert got == {"four weeks ago": (date(2023, 3, 4), date(2023, 3, 4)),
+                   "in the last two weeks": (date(2023, 3, 18), NOW)}
+    month = when.asked_ranges("the plants I got in the past month", NOW)
+    assert [(r.start, r.end) for r in month] == [(date(2023, 3, 2), NOW)]
+    assert [(r.start, r.end) for r in when.asked_ranges("last month", NOW)] == [
+        (date(2023, 3, 1), date(2023, 3, 31))]
+    assert when.asked_ranges("How many days ago did I go?", NOW) == ()
+
+
+@pytest.mark.parametrize(("front", "want"), [
+    ({"date": date(2023, 3, 4)}, date(2023, 3, 4)),
+    ({"date": datetime(2023, 3, 4, 17, 44)}, date(2023, 3, 4)),
+    ({"date": "2023/03/04 (Sat) 17:44"}, date(2023, 3, 4)),
+    ({"date": "2023-03-04T17:44:00"}, date(2023, 3, 4)),
+    ({"date": "1:56 pm on 8 May, 2023"}, date(2023, 5, 8)),
+    ({"updated": "2023-02-30", "created": "2023-01-02"}, date(2023, 1, 2)),
+    ({"date": "yesterday"}, None),
+    ({"date": ["2023-01-02"]}, None),
+    ({}, None),
+])
+def test_a_note_date_from_its_frontmatter(front: dict[str, object], want: date | None) -> None:
+    assert when.note_day(front) == want
+
+
+def test_closeness_inside_near_and_far() -> None:
+    (asked,) = when.asked_ranges("four weeks ago", NOW)
+    day = asked.start
+    assert when.closeness([asked], day, ()) == 1.0
+    assert when.closeness([asked], day + timedelta(days=1), ()) == pytest.approx(2 / 3)
+    assert when.closeness([asked], day - timedelta(days=3), ()) == 0.0
+    assert when.closeness([asked], None, ()) == 0.0
+    # said on 9 May about "last month": the note names April, so April's query finds it
+    said = date(2023, 5, 9)
+    april = when.asked_ranges("in April 2023", NOW)
+    assert when.closeness(april, said, resolve("Last month I sold my bike.", said)) == 1.0
+    assert when.closeness(april, said, ()) == 0.0
+
+
+def dated(days_back: list[int | None], bodies: list[str] | None = None) -> Corpus:
+    n = len(days_back)
+    bodies = bodies or [f"I bought a lamp for the study, note {i}." for i in range(n)]
+    c = make_corpus([(f"n{i}", bodies[i]) for i in range(n)])
+    front = tuple({} if d is None else {"date": (NOW - timedelta(days=d)).isoformat()}
+                  for d in days_back)
+    return replace(c, frontmatter=front)
+
+
+def test_the_note_dated_in_the_asked_time_rises_and_says_why() -> None:
+    corpus = dated([1, 10, 28, 60, None])
+    engine = SearchEngine.lexical()
+    plain = engine.search(corpus, "What lamp did I buy four weeks ago?", 5)
+    lifted = engine.search(corpus, "What lamp did I buy four weeks ago?", 5, now=NOW)
+    assert plain.hits[0].note != "n2.md"
+    assert lifted.hits[0].note == "n2.md"
+    top = lifted.hits[0].receipt
+    assert top["when_factor"] == 2.0 and top["when"] == pytest.approx(lifted.hits[0].score / 2)
+    assert "'four weeks ago' = 2023-03-04..2023-03-04" in lifted.stages["when"]
+    assert {h.note: h.receipt["when_factor"] for h in lifted.hits[1:]} == {
+        "n0.md": 1.0, "n1.md": 1.0, "n3.md": 1.0, "n4.md": 1.0}
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_without_a_time_a_date_or_now_nothing_changes(seed: int) -> None:
+    rng = random.Random(seed)
+    n = rng.randint(3, 12)
+    corpus = dated([rng.choice([None, rng.randint(0, 90)]) for _ in range(n)])
+    engine = SearchEngine.lexical()
+    off = engine.with_params(SearchParams(weights={"when": 0.0}))
+    asked = "What lamp did I buy two weeks ago?"
+    base = off.score(corpus, asked, now=NOW).final
+    assert np.array_equal(engine.score(corpus, asked).final, base)  # no `now`
+    assert np.array_equal(engine.score(corpus, "What lamp did I buy?", now=NOW).final,
+                          off.score(corpus, "What lamp did I buy?", now=NOW).final)
+    undated = replace(corpus, frontmatter=tuple({} for _ in range(n)))
+    assert np.array_equal(engine.score(undated, asked, now=NOW).final,
+                          off.score(undated, asked, now=NOW).final)
+    got = engine.score(corpus, asked, now=NOW)
+    ratio = np.divide(got.final, base, out=np.ones_like(base), where=base > 0)
+    assert np.all((ratio >= 1.0) & (ratio <= 2.0))  # bounded, and only upwards
+    assert np.all(got.final[base == 0] == 0)  # a note nothing found stays unfound
+
+
+def test_the_vault_places_the_time_on_its_clock(tmp_path: Path) -> None:
+    for i, d in enumerate((date(2023, 3, 4), date(2023, 3, 25))):
+        (tmp_path / f"lamp{i}.md").write_text(
+            f"---\ndate: {d.isoformat()}\n---\nI bought a lamp for the study.\n")
+    clock = datetime(2023, 4, 1, 12, 0, tzinfo=UTC).timestamp()
+    with Vault.init(tmp_path) as v:
+        ledger = Ledger.open(tmp_path / ".rmh" / "learned.sqlite", clock=lambda: clock)
+    with Vault.open(tmp_path, usage=ledger) as v:
+        asked = "Which lamp did I buy four weeks ago?"
+        assert v.search(asked, 2, learn=False).hits[0].note == "lamp0.md"
+        asked = "Which lamp did I buy a week ago?"
+        assert v.search(asked, 2, learn=False).hits[0].note == "lamp1.md"
+        pinned = v.search(asked, 2, learn=False, now=date(2023, 3, 11))
+        assert pinned.hits[0].note == "lamp0.md"

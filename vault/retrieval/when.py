@@ -1,0 +1,129 @@
+"""The time a query asks about: notes dated in it are lifted (a query-dependent document prior).
+
+"What did I buy four weeks ago?" names a time as well as a topic, and a memory of
+conversations or journal notes has a date on every note. LongMemEval's time-aware query
+expansion (Wu et al. 2024, "LongMemEval: benchmarking chat assistants on long-term
+interactive memory", section 5.4) narrows retrieval to the range a query names and lifts
+temporal-reasoning recall; it extracts the range with an LLM. Here the range comes from the
+same rules that anchor a turn's own expressions (notes/clocks.py `resolve`: "N days/weeks
+ago" is that day, "N months ago" that month, "last week" the previous ISO week, "last
+Friday", "yesterday", absolute dates), resolved against `now`, the date the query is asked
+on (a parameter: the caller's clock, pinned for replay), plus "in the last/past N units" =
+[now - N units, now]. Relevance still decides: the range only scales notes that the other
+stages found, as a bounded multiplicative prior (Kraaij, Westerveld & Hiemstra 2002):
+
+    when(d) = final(d) * (1 + w * m(d)),   m(d) = max over the query's ranges R of
+              max(0, 1 - dist(d, R) / M_g)  (1 inside R),
+
+for the first HEAD notes of the final order only. dist(d, R) is the days between R and the
+note's date (frontmatter `date`, else `updated`, else `created`: a YAML date, ISO text,
+"YYYY/MM/DD ..." or any text `resolve` reads as one day, such as "8 May, 2023"), or between R
+and a range one of the note's own expressions names, resolved against the note's date (the
+two clocks of NDM: "Last month I sold my bike" said on 9 May is about April). M_g, the slack
+of R's granularity (a day 3, a week 3, a month 7, a year 30 days), takes people's loose
+counting ("a week ago" for six days). A note without a date, a query without a time, or no
+`now` leaves every score as it was. w = `weights.when`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from datetime import date, datetime, timedelta
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..notes.clocks import TimeRef, resolve
+from ..storage.corpus import Corpus
+from .fusion import top
+
+F64 = npt.NDArray[np.float64]
+HEAD = 100
+SLACK = {"day": 3, "week": 3, "month": 7, "year": 30}  # M_g, days
+DATE_KEYS = ("date", "updated", "created")
+_FAR = date(9000, 1, 1)  # an anchor no relative expression of a date field can mean
+_YMD = re.compile(r"^\s*(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})")
+_UNITS = {"day": 1, "week": 7, "month": 30, "year": 365}
+_PAST = re.compile(r"\b(?:in|over|during|within)\s+the\s+(?:last|past)\s+(?:(?P<n>\d{1,3}|"
+                   r"two|three|four|five|six|seven|eight|nine|ten|few|couple of)\s+)?"
+                   r"(?P<unit>day|week|month|year)s?\b", re.IGNORECASE)
+_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+          "nine": 9, "ten": 10, "few": 3, "couple of": 2}
+
+
+def asked_ranges(query: str, now: date) -> tuple[TimeRef, ...]:
+    """The ranges `query` names, resolved against `now` (module docstring): "in the last N
+    units" first (then its words are not read again as "last month"), then `resolve`."""
+    out: list[TimeRef] = []
+    rest = query
+    for m in _PAST.finditer(query):
+        n = m.group("n")
+        count = 1 if n is None else int(n) if n.isdigit() else _WORDS[" ".join(n.split())]
+        start = now - timedelta(days=count * _UNITS[m.group("unit").lower()])
+        out.append(TimeRef(m.group(0), start, now, "day"))
+        rest = rest.replace(m.group(0), " ")
+    return (*out, *resolve(rest, now))
+
+
+def note_day(frontmatter: Mapping[str, Any]) -> date | None:
+    """The note's date (module docstring), None when it has none that reads as one day."""
+    for key in DATE_KEYS:
+        value = frontmatter.get(key)
+        if isinstance(value, datetime):
+            return value.date()
+        if isinstance(value, date):
+            return value
+        if not isinstance(value, str) or not value.strip():
+            continue
+        m = _YMD.match(value)
+        if m:
+            try:
+                return date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+            except ValueError:
+                continue
+        days = [r.start for r in resolve(value, _FAR) if r.granularity == "day"
+                and r.start.year < _FAR.year - 100]
+        if days:
+            return days[0]
+    return None
+
+
+def _gap(a: tuple[date, date], b: tuple[date, date]) -> int:
+    """Days between two inclusive ranges (0 when they overlap)."""
+    return max(0, (b[0] - a[1]).days, (a[0] - b[1]).days)
+
+
+def closeness(asked: Sequence[TimeRef], day: date | None, own: Sequence[TimeRef]) -> float:
+    """m(d) of the module docstring for a note dated `day` whose text names `own`."""
+    best = 0.0
+    spans = ([(day, day)] if day is not None else []) + [(r.start, r.end) for r in own]
+    for r in asked:
+        slack = SLACK[r.granularity]
+        for s in spans:
+            best = max(best, 1.0 - _gap((r.start, r.end), s) / slack)
+    return max(0.0, best)
+
+
+def when_stage(corpus: Corpus, query: str, now: date | None, final: F64,
+               eligible: npt.NDArray[np.bool_], weight: float) -> tuple[F64, F64 | None, str]:
+    """(final scores with the time prior, the factor per note or None, the receipt line)."""
+    if weight <= 0:
+        return final, None, "skipped: weight 0"
+    if now is None:
+        return final, None, "skipped: no date the query is asked on"
+    asked = asked_ranges(query, now)
+    if not asked:
+        return final, None, "skipped: the query names no time"
+    factor = np.ones(final.shape[0], dtype=np.float64)
+    for i in top(final, HEAD, eligible).tolist():
+        day = note_day(corpus.frontmatter[i])
+        own = resolve(corpus.bodies[i], day) if day is not None else ()
+        factor[i] = 1.0 + weight * closeness(asked, day, own)
+    lifted = int(np.count_nonzero(factor > 1.0))
+    named = "; ".join(f"{r.expr!r} = {r.start.isoformat()}..{r.end.isoformat()}"
+                      for r in asked)
+    return (final * factor, factor,
+            f"ran (now {now.isoformat()}: {named}; {lifted} of the first {HEAD} notes lifted, "
+            f"up to x{1.0 + weight:g})")
