@@ -15,13 +15,15 @@ stages found, as a bounded multiplicative prior (Kraaij, Westerveld & Hiemstra 2
     when(d) = final(d) * (1 + w * m(d)),   m(d) = max over the query's ranges R of
               max(0, 1 - dist(d, R) / M_g)  (1 inside R),
 
-for the first HEAD notes of the final order only. dist(d, R) is the days between R and the
-note's date (frontmatter `date`, else `updated`, else `created`: a YAML date, ISO text,
-"YYYY/MM/DD ..." or any text `resolve` reads as one day, such as "8 May, 2023"), or between R
-and a range one of the note's own expressions names, resolved against the note's date (the
-two clocks of NDM: "Last month I sold my bike" said on 9 May is about April). M_g, the slack
-of R's granularity (a day 3, a week 3, a month 7, a year 30 days), takes people's loose
-counting ("a week ago" for six days). A note without a date, a query without a time, or no
+for the first HEAD notes of the final order only (the query's first MAX_ASKED distinct ranges,
+a note's first MAX_OWN in its first SCAN characters: bounded work whatever the text).
+dist(d, R) is the days between R and the note's date (frontmatter `date`, else `updated`,
+else `created`: a YAML date, ISO text, "YYYY/MM/DD ..." or any text `resolve` reads as one
+day, such as "8 May, 2023"), or between R and a range one of the note's own expressions
+names, resolved against the note's date (the two clocks of NDM: "Last month I sold my bike"
+said on 9 May is about April). M_g, the slack of R's granularity (a day 3, a week 3, a month
+7, a year 30 days), takes people's loose counting ("a week ago" for six days). A note
+without a date, a query without a time, or no
 `now` leaves every score as it was. w = `weights.when`.
 """
 
@@ -41,6 +43,8 @@ from .fusion import top
 
 F64 = npt.NDArray[np.float64]
 HEAD = 100
+MAX_ASKED, MAX_OWN = 8, 64  # ranges read from a query, and from a note (`distinct`)
+SCAN = 1 << 16  # characters of a note's body read for its own expressions
 SLACK = {"day": 3, "week": 3, "month": 7, "year": 30}  # M_g, days
 DATE_KEYS = ("date", "updated", "created")
 _FAR = date(9000, 1, 1)  # an anchor no relative expression of a date field can mean
@@ -60,11 +64,26 @@ def asked_ranges(query: str, now: date) -> tuple[TimeRef, ...]:
     rest = query
     for m in _PAST.finditer(query):
         n = m.group("n")
-        count = 1 if n is None else int(n) if n.isdigit() else _WORDS[" ".join(n.split())]
+        count = 1 if n is None else int(n) if n.isdigit() else _WORDS[" ".join(n.lower().split())]
         start = now - timedelta(days=count * _UNITS[m.group("unit").lower()])
         out.append(TimeRef(m.group(0), start, now, "day"))
         rest = rest.replace(m.group(0), " ")
-    return (*out, *resolve(rest, now))
+    return distinct((*out, *resolve(rest, now)), MAX_ASKED)
+
+
+def distinct(refs: Sequence[TimeRef], cap: int) -> tuple[TimeRef, ...]:
+    """The first `cap` refs of distinct ranges, in text order (a hostile text naming ten
+    thousand dates costs what `cap` of them do)."""
+    seen: set[tuple[date, date, str]] = set()
+    out = []
+    for r in refs:
+        key = (r.start, r.end, r.granularity)
+        if key not in seen:
+            seen.add(key)
+            out.append(r)
+            if len(out) == cap:
+                break
+    return tuple(out)
 
 
 def note_day(frontmatter: Mapping[str, Any]) -> date | None:
@@ -119,7 +138,8 @@ def when_stage(corpus: Corpus, query: str, now: date | None, final: F64,
     factor = np.ones(final.shape[0], dtype=np.float64)
     for i in top(final, HEAD, eligible).tolist():
         day = note_day(corpus.frontmatter[i])
-        own = resolve(corpus.bodies[i], day) if day is not None else ()
+        own = (distinct(resolve(corpus.bodies[i][:SCAN], day), MAX_OWN) if day is not None
+               else ())
         factor[i] = 1.0 + weight * closeness(asked, day, own)
     lifted = int(np.count_nonzero(factor > 1.0))
     named = "; ".join(f"{r.expr!r} = {r.start.isoformat()}..{r.end.isoformat()}"

@@ -122,3 +122,15 @@ def test_the_vault_places_the_time_on_its_clock(tmp_path: Path) -> None:
         assert v.search(asked, 2, learn=False).hits[0].note == "lamp1.md"
         pinned = v.search(asked, 2, learn=False, now=date(2023, 3, 11))
         assert pinned.hits[0].note == "lamp0.md"
+
+
+def test_counts_in_words_any_case_and_hostile_texts_are_bounded() -> None:
+    got = when.asked_ranges("In The Past Two Weeks and over the last FEW months", NOW)
+    assert [(r.start, r.end) for r in got] == [(NOW - timedelta(days=14), NOW),
+                                               (NOW - timedelta(days=90), NOW)]
+    flood = " ".join(f"{k} days ago" for k in range(1, 500))
+    assert len(when.asked_ranges(flood, NOW)) == when.MAX_ASKED
+    body = "I bought a lamp. " + " ".join(f"on {k % 28 + 1} March 2023" for k in range(5000))
+    corpus = replace(dated([28, 5]), bodies=(body * 20, "I bought a lamp."))
+    s = SearchEngine.lexical().score(corpus, flood + " lamp", now=NOW)
+    assert s.when is not None and s.when[0] == 2.0  # its own first dates are still read
