@@ -23,6 +23,7 @@ from vault import (
     Ledger,
     LedgerError,
     MiniLmEncoder,
+    NullUsage,
     OnnxCrossEncoder,
     ReadOnlyUsage,
     ReadOnlyVault,
@@ -177,7 +178,7 @@ def open_vault(
             scratch=str(root / ".rmh"),  # the dense IVF's codes, above approx_above chunks
         )
 
-    usage = _learning_or_none(root, create) if learning else None
+    usage = (_learning_or_none(root, create) if learning else None) or NullUsage(time.time)
     vault = (Vault.init if create else Vault.open)(root, engine=engine, usage=usage,
                                                    fault_after=cfg.fault_after_ops)
     for erased in vault.erasures_recovered:  # a killed `rmh forget`: the hooks' files too

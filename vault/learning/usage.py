@@ -9,7 +9,7 @@ nothing and returns zeros, so ranking is exactly the learning-free ranking.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Protocol
@@ -101,7 +101,11 @@ class UsageRecorder(Protocol):
 
 
 class NullUsage:
-    """Learning switched off: records nothing, warms nothing, archives nothing."""
+    """Learning switched off: records nothing, warms nothing, archives nothing. Its `clock`
+    (default none: 0) only dates the queries, for the time a query names (retrieval/when.py)."""
+
+    def __init__(self, clock: Callable[[], float] | None = None) -> None:
+        self.clock = clock
 
     def on_search(
         self,
@@ -133,7 +137,8 @@ class NullUsage:
 
     def learned(self, ids: Sequence[int], as_of: float | None = None,
                 query: str | None = None) -> Learned:
-        return Learned.none(len(ids), 0.0 if as_of is None else float(as_of))
+        now = float(as_of) if as_of is not None else self.clock() if self.clock else 0.0
+        return Learned.none(len(ids), now)
 
     def archived(self, ids: Sequence[int]) -> npt.NDArray[np.bool_]:
         return np.zeros(len(ids), dtype=np.bool_)

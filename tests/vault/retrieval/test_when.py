@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vault import Ledger, Vault
+from vault import Ledger, NullUsage, Vault
 from vault.notes.clocks import resolve
 from vault.retrieval import when
 from vault.retrieval.pipeline import SearchEngine, SearchParams
@@ -134,3 +134,17 @@ def test_counts_in_words_any_case_and_hostile_texts_are_bounded() -> None:
     corpus = replace(dated([28, 5]), bodies=(body * 20, "I bought a lamp."))
     s = SearchEngine.lexical().score(corpus, flood + " lamp", now=NOW)
     assert s.when is not None and s.when[0] == 2.0  # its own first dates are still read
+
+
+def test_with_learning_off_the_clock_still_dates_the_query(tmp_path: Path) -> None:
+    for i, d in enumerate((date(2023, 3, 4), date(2023, 3, 25))):
+        (tmp_path / f"lamp{i}.md").write_text(
+            f"---\ndate: {d.isoformat()}\n---\nI bought a lamp for the study.\n")
+    clock = datetime(2023, 4, 1, 12, 0, tzinfo=UTC).timestamp()
+    with Vault.init(tmp_path, usage=NullUsage(lambda: clock)) as v:
+        hits = v.search("Which lamp did I buy a week ago?", 2).hits
+        assert hits[0].note == "lamp1.md" and hits[0].receipt["when_factor"] == 2.0
+    with Vault.open(tmp_path, usage=NullUsage()) as v:  # no clock: no date to read against
+        result = v.search("Which lamp did I buy a week ago?", 2)
+        assert result.hits[0].note == "lamp0.md"
+        assert result.stages["when"] == "skipped: no date the query is asked on"
