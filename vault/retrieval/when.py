@@ -29,7 +29,10 @@ without a date, a query without a time, or no
 
 from __future__ import annotations
 
+import hashlib
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime, timedelta
 from typing import Any
@@ -109,6 +112,31 @@ def note_day(frontmatter: Mapping[str, Any]) -> date | None:
     return None
 
 
+_OWN: OrderedDict[tuple[bytes, date], tuple[TimeRef, ...]] = OrderedDict()
+OWN_CACHE = 8192  # notes whose own ranges are kept (keyed by a digest: no body is held)
+_LOCK = threading.Lock()
+
+
+def own_ranges(body: str, day: date) -> tuple[TimeRef, ...]:
+    """The first MAX_OWN distinct ranges the note's first SCAN characters name, read against
+    its date; memoised by (BLAKE2b of that text, date), least recently used out first, since
+    `resolve` costs ~0.6 ms on a 10 KB note and the same notes come back query after query.
+    A pure function's cache: the answer never depends on it."""
+    text = body[:SCAN]
+    key = (hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest(), day)
+    with _LOCK:
+        got = _OWN.get(key)
+        if got is not None:
+            _OWN.move_to_end(key)
+            return got
+    got = distinct(resolve(text, day), MAX_OWN)
+    with _LOCK:
+        _OWN[key] = got
+        while len(_OWN) > OWN_CACHE:
+            _OWN.popitem(last=False)
+    return got
+
+
 def _gap(a: tuple[date, date], b: tuple[date, date]) -> int:
     """Days between two inclusive ranges (0 when they overlap)."""
     return max(0, (b[0] - a[1]).days, (a[0] - b[1]).days)
@@ -138,9 +166,10 @@ def when_stage(corpus: Corpus, query: str, now: date | None, final: F64,
     factor = np.ones(final.shape[0], dtype=np.float64)
     for i in top(final, HEAD, eligible).tolist():
         day = note_day(corpus.frontmatter[i])
-        own = (distinct(resolve(corpus.bodies[i][:SCAN], day), MAX_OWN) if day is not None
-               else ())
-        factor[i] = 1.0 + weight * closeness(asked, day, own)
+        m = closeness(asked, day, ())
+        if day is not None and m < 1.0:  # its own expressions can only bring it nearer
+            m = closeness(asked, day, own_ranges(corpus.bodies[i], day))
+        factor[i] = 1.0 + weight * m
     lifted = int(np.count_nonzero(factor > 1.0))
     named = "; ".join(f"{r.expr!r} = {r.start.isoformat()}..{r.end.isoformat()}"
                       for r in asked)

@@ -148,3 +148,19 @@ def test_with_learning_off_the_clock_still_dates_the_query(tmp_path: Path) -> No
         result = v.search("Which lamp did I buy a week ago?", 2)
         assert result.hits[0].note == "lamp0.md"
         assert result.stages["when"] == "skipped: no date the query is asked on"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_memo_of_a_note_ranges_never_changes_an_answer(
+        seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(when, "OWN_CACHE", 3)  # evictions on every few calls
+    rng = random.Random(seed)
+    bits = ["last month", "two weeks ago", "on 3 March 2023", "yesterday", "next Friday",
+            "in 2022", "the lamp", "we met", "in a week ago"]
+    for _ in range(60):
+        body = " ".join(rng.choice(bits) for _ in range(rng.randint(0, 12)))
+        day = NOW - timedelta(days=rng.randint(0, 400))
+        want = when.distinct(resolve(body[:when.SCAN], day), when.MAX_OWN)
+        assert when.own_ranges(body, day) == want
+        assert when.own_ranges(body, day) == want  # the memo's answer
+    assert len(when._OWN) <= 3
