@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
-from datetime import UTC, date, datetime
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,7 @@ from .retrieval.encoders import Encoder, Progress
 from .retrieval.hits import SearchResult, with_basis
 from .retrieval.pipeline import SearchEngine, SearchParams
 from .retrieval.snippets import with_snippets
+from .retrieval.when import clock_day
 from .storage.doctor import doctor_report
 from .storage.embeddings import EmbeddingCache
 from .storage.erase import ErasurePlan
@@ -235,20 +236,23 @@ class Vault(VaultWrites):
         False or `as_of` is given (then ranked on the learned state replayed up to that time).
         Claims no longer believed (rejected or superseded facts, notes/trust.py) are left out
         unless `history`; with it they come after the current ones. `now`, the date the query
-        is asked on (default: the day of the learning clock, UTC), places the time the query
-        names ("four weeks ago", retrieval/when.py)."""
+        is asked on (default: the day of the learning clock, UTC; none without a ledger),
+        places the time the query names ("four weeks ago", retrieval/when.py); the basis then
+        names the clock whose day did."""
         self.live.fresh()
         corpus = self.corpus()
         learned = self.usage.learned(corpus.ids, as_of, query=query)
-        if now is None and learned.clock > 0:
-            now = datetime.fromtimestamp(learned.clock, UTC).date()
+        day = clock_day(learned.clock) if now is None else now
         stale = self._stale.mask(corpus)
-        result = with_basis(self.engine.search(
+        found = self.engine.search(
             corpus, query, k, warmth=learned.warmth, prior=learned.prior, free_prior=learned.free,
             cooccurrence=learned.cooccurrence, expansion=learned.expansion, asked=learned.asked,
-            archived=None if history or stale is None else stale, now=now,
-        ), {"generation": corpus.generation, "learned_seq": learned.seq,  # no state: no clock
-            "clock": learned.clock if learned.seq else None})
+            archived=None if history or stale is None else stale, now=day)
+        # the clock is the basis when something learned was read at it or its day placed the
+        # time the query names (no state and no time: no clock)
+        timed = now is None and found.stages.get("when", "").startswith("ran")
+        result = with_basis(found, {"generation": corpus.generation, "learned_seq": learned.seq,
+                                    "clock": learned.clock if learned.seq or timed else None})
         result = with_snippets(result, corpus)
         if history and stale is not None:  # the current belief first, then the history
             old = {corpus.ids[i] for i in np.flatnonzero(stale).tolist()}

@@ -34,7 +34,7 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import numpy as np
@@ -68,10 +68,22 @@ def asked_ranges(query: str, now: date) -> tuple[TimeRef, ...]:
     for m in _PAST.finditer(query):
         n = m.group("n")
         count = 1 if n is None else int(n) if n.isdigit() else _WORDS[" ".join(n.lower().split())]
-        start = now - timedelta(days=count * _UNITS[m.group("unit").lower()])
+        back = min(count * _UNITS[m.group("unit").lower()], (now - date.min).days)
+        start = now - timedelta(days=back)  # no earlier than 1 January of year 1
         out.append(TimeRef(m.group(0), start, now, "day"))
         rest = rest.replace(m.group(0), " ")
     return distinct((*out, *resolve(rest, now)), MAX_ASKED)
+
+
+def clock_day(seconds: float) -> date | None:
+    """The UTC day of a clock reading (Unix seconds); None for no reading (<= 0 or NaN) or one
+    no calendar date holds (past 31 December 9999: a replay `as_of` may be any number)."""
+    if not seconds > 0:
+        return None
+    try:
+        return datetime.fromtimestamp(seconds, UTC).date()
+    except (OverflowError, ValueError, OSError):
+        return None
 
 
 def distinct(refs: Sequence[TimeRef], cap: int) -> tuple[TimeRef, ...]:

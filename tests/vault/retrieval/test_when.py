@@ -164,3 +164,31 @@ def test_the_memo_of_a_note_ranges_never_changes_an_answer(
         assert when.own_ranges(body, day) == want
         assert when.own_ranges(body, day) == want  # the memo's answer
     assert len(when._OWN) <= 3
+
+
+def test_a_range_reaching_before_year_one_starts_at_year_one() -> None:
+    early = date(500, 6, 1)
+    got = when.asked_ranges("What did I do in the last 999 years?", early)
+    assert [(r.start, r.end) for r in got] == [(date.min, early)]
+
+
+def test_the_clock_that_placed_the_time_is_the_basis_and_any_replay_time_answers(
+        tmp_path: Path) -> None:
+    (tmp_path / "lamp.md").write_text("---\ndate: 2023-03-04\n---\nI bought a lamp.\n")
+    clock = datetime(2023, 4, 1, 12, 0, tzinfo=UTC).timestamp()
+    with Vault.init(tmp_path) as v:
+        ledger = Ledger.open(tmp_path / ".rmh" / "learned.sqlite", clock=lambda: clock)
+    with Vault.open(tmp_path, usage=ledger) as v:
+        timed = v.search("Which lamp did I buy four weeks ago?", 1, learn=False)
+        assert timed.hits[0].receipt["when_factor"] == 2.0
+        assert timed.basis["clock"] == clock  # nothing learned, yet its day ranked: replayable
+        assert v.search("Which lamp did I buy?", 1, learn=False).basis["clock"] is None
+        pinned = v.search("Which lamp did I buy four weeks ago?", 1, learn=False,
+                          now=date(2023, 4, 1))
+        assert pinned.basis["clock"] is None  # the caller's date, not the clock's
+        for as_of in (1e12, float("inf"), 253402300800.0):  # past 9999-12-31: no day, no crash
+            got = v.search("Which lamp did I buy four weeks ago?", 1, as_of=as_of)
+            assert got.hits[0].receipt["when_factor"] == 1.0
+            assert "skipped" in got.stages["when"]
+    assert when.clock_day(clock) == date(2023, 4, 1)
+    assert when.clock_day(0.0) is None and when.clock_day(float("nan")) is None
