@@ -11,8 +11,10 @@ measures it unchanged:
 
 - its evidence sessions, as in the oracle file, with their dates;
 - `--distractors` (default 50; LongMemEval-S has ~48 per question) sessions from the subset's
-  haystacks that are evidence for no question (ShareGPT, UltraChat and simulated-user
-  sessions: the same pool LongMemEval-S draws its fillers from), chosen per question by the
+  haystacks whose ids are evidence for no question (ShareGPT, UltraChat and simulated-user
+  sessions: the same pool LongMemEval-S draws its fillers from; 34 of the 2,240 hold another
+  question's evidence conversation under a filler id, as LongMemEval-S's own haystacks do, so
+  a question's own is skipped: no haystack holds its evidence twice), chosen per question by the
   smallest SHA-256 of (question id, session id), and each re-dated to a time inside the
   question's own window (from 10 days before its first evidence session to the question's
   date), placed by the same hash, so that dates tell evidence from filler no better than in
@@ -60,6 +62,11 @@ def filler_pool(subset: list[dict[str, Any]], evidence_ids: set[str]) -> list[tu
     return sorted(pool.items())
 
 
+def said(turns: Any) -> str:
+    """A session's user side, which names the same conversation under any session id."""
+    return json.dumps([t.get("content") for t in turns if t.get("role") == "user"])
+
+
 def choose(questions: list[dict[str, Any]], sample: int, half: str) -> list[dict[str, Any]]:
     """Stratified by question type (module docstring); all when `sample` is 0."""
     by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -84,7 +91,13 @@ def haystack(q: dict[str, Any], pool: list[tuple[str, Any]], distractors: int) -
     first = min((_date(str(d)) for d in q["haystack_dates"]), default=end)
     start = min(first, end) - timedelta(days=WINDOW_DAYS)
     span = max(60, int((end - start).total_seconds()) // 60)  # minutes
-    picked = sorted(pool, key=lambda s: _h(qid, s[0]))[:distractors]
+    own = {said(turns) for turns in q["haystack_sessions"]}
+    picked: list[tuple[str, Any]] = []
+    for s in sorted(pool, key=lambda s: _h(qid, s[0])):
+        if len(picked) == distractors:
+            break
+        if said(s[1]) not in own:  # its own evidence under a filler's id: not a filler
+            picked.append(s)
     sessions = [(_date(str(d)), str(sid), turns) for sid, d, turns in
                 zip(q["haystack_session_ids"], q["haystack_dates"], q["haystack_sessions"],
                     strict=True)]

@@ -94,3 +94,16 @@ def test_stratified_halves_partition_the_sample(tmp_path: Path) -> None:
     assert not set(got["first"]) & set(got["second"])
     kinds = Counter(i % 3 for i in (int(q[1:3]) for q in got["all"]))
     assert sorted(kinds.values()) == [4, 4, 4]
+
+
+def test_a_filler_is_never_the_question_own_evidence_under_a_filler_id(tmp_path: Path) -> None:
+    oracle, subset = write_data(tmp_path)
+    held = next(q for q in json.loads(oracle.read_text()) if q["question_id"] == "q20")
+    tuned = json.loads(subset.read_text())
+    tuned[0]["haystack_sessions"][1] = held["haystack_sessions"][0]  # filler_q00_0 = q20's
+    subset.write_text(json.dumps(tuned))
+    build(oracle, subset, tmp_path / "out.json", 48, 0, "all")  # the whole pool
+    items = {i["question_id"]: i for i in json.loads((tmp_path / "out.json").read_text())}
+    assert "filler_q00_0" not in items["q20"]["haystack_session_ids"]
+    assert len(items["q20"]["haystack_session_ids"]) == 1 + 47
+    assert "filler_q00_0" in items["q21"]["haystack_session_ids"]  # another question's: kept
