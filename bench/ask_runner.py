@@ -4,10 +4,12 @@ For every question the engine scores the haystack once; from that pass come BM25
 alone (when an encoder is set), plain RRF of the two (sum 1/(60 + rank + 1)) and the full
 pipeline's top `budget` (what search(question, k=budget) returns without a reranker). Each
 extra engine in `searches` (link-stage variants) and each asker (the ask loop and its
-ablations: a callable from (corpus, question, budget) to ranked corpus positions, at most
-`budget` of them) runs on the same corpus. Metrics per question: recall_all@2/5/10 (every
-evidence note in the top k) and recall@10 (the share of evidence notes found in a 10-note
-budget: "evidence recall"). Paired bootstrap intervals (bench/metrics.py) per category.
+ablations: a callable from (corpus, question, budget, the day it is asked) to ranked corpus
+positions, at most `budget` of them) runs on the same corpus; every ranking reads the time the
+question names against the day it is asked on, as `rmh bench` does. Metrics per question:
+recall_all@2/5/10 (every evidence note in the top k) and recall@10 (the share of evidence
+notes found in a 10-note budget: "evidence recall"). Paired bootstrap intervals
+(bench/metrics.py) per category.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import date
 from typing import Any, TextIO
 
 import numpy as np
@@ -25,7 +28,7 @@ from vault import Corpus, SearchEngine, order
 from .datasets import Haystack
 from .metrics import paired_bootstrap
 
-Asker = Callable[[Corpus, str, int], list[int]]
+Asker = Callable[[Corpus, str, int, date | None], list[int]]  # ..., the day it is asked
 KS = (2, 5, 10)
 BUDGET = 10
 
@@ -66,18 +69,18 @@ def run(haystacks: Iterable[Haystack], engine: SearchEngine, *,
         for q in hay.questions:
             if limit is not None and len(cats) >= limit:
                 break
-            s = engine.score(hay.corpus, q.text)
+            s = engine.score(hay.corpus, q.text, now=q.asked_on)  # as bench/runner.py
             el = s.eligible
             first = [s.signals[n] for n in ("bm25", "dense") if n in s.signals]
             rank = {n: _top(s.signals[n], el) for n in ("bm25", "dense") if n in s.signals}
             rank["rrf"] = _top(_plain_rrf(first, el, engine.params.rrf_k), el)
             rank["full"] = _top(s.final, el)
             for name, other in (searches or {}).items():
-                o = other.score(hay.corpus, q.text)
+                o = other.score(hay.corpus, q.text, now=q.asked_on)
                 rank[name] = _top(o.final, o.eligible)
             t = time.perf_counter()
             for name, asker in (askers or {}).items():
-                rank[name] = asker(hay.corpus, q.text, BUDGET)[:BUDGET]
+                rank[name] = asker(hay.corpus, q.text, BUDGET, q.asked_on)[:BUDGET]
             ask_s += time.perf_counter() - t
             for name, r in rank.items():
                 rows.setdefault(name, []).append(metrics(r, q.evidence))

@@ -22,6 +22,7 @@ import argparse
 import json
 import sys
 from dataclasses import replace
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -63,11 +64,12 @@ def asker(engine: SearchEngine, params: LoopParams) -> Asker:
     """The ask loop (no broker: retrieval only) as ranked corpus positions."""
     libraries: dict[int, CorpusSearchable] = {}
 
-    def go(corpus: Corpus, question: str, budget: int) -> list[int]:
+    def go(corpus: Corpus, question: str, budget: int, now: date | None) -> list[int]:
         lib = libraries.get(corpus.generation)
         if lib is None or lib.corpus is not corpus:
             libraries.clear()
             lib = libraries[corpus.generation] = CorpusSearchable(corpus, engine)
+        lib.now = now
         result = ask_loop(question, lib, budget=budget, params=params)
         return [lib.position(n) for n in result.notes]
 

@@ -8,6 +8,7 @@ knowledge` and `rmh bench locomo --ask` run the ask loop against, without a vaul
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 from vault import Corpus, SearchEngine
@@ -16,13 +17,14 @@ from vault import Corpus, SearchEngine
 class CorpusSearchable:
     """The four Searchable calls over one corpus (paths are the note names)."""
 
-    def __init__(self, corpus: Corpus, engine: SearchEngine) -> None:
+    def __init__(self, corpus: Corpus, engine: SearchEngine, now: date | None = None) -> None:
         self.corpus = corpus
         self.engine = engine
+        self.now = now  # the day the question is asked on (the engine's time prior)
         self._pos = {p: i for i, p in enumerate(corpus.paths)}
 
     def search(self, query: Any, k: Any = 10) -> dict[str, Any]:
-        res = self.engine.search(self.corpus, str(query), int(k))
+        res = self.engine.search(self.corpus, str(query), int(k), now=self.now)
         return {"hits": [{"note": h.note, "score": h.score} for h in res.hits]}
 
     def read(self, note: Any) -> dict[str, Any]:
