@@ -15,14 +15,14 @@ pass re-orders the first HEAD notes of the pipeline's final order by reciprocal 
            uses, with the corpus's idf and the head's mean passage length (Robertson &
            Zaragoza 2009; the index's k1 and b); max over passages, as in Callan 1994.
 
-What was learned from use (warmth and the Q prior, pipeline stage 6, and its hold) scales
-every vote alike: with `learned` = final(d) / named(d), the note's learned factor, the dense
-and passage rankings order score x learned(d) (the cosine mapped to (1 + cos) / 2 first,
-which keeps its order and makes it positive), so a note the agent used keeps its lift
+What was learned from use (warmth and the Q prior, pipeline stage 6, and its hold), and the
+time prior after it (when.py), scale every vote alike: with `learned` = final(d) / named(d),
+the note's learned factor times its time factor, the dense and passage rankings order
+score x learned(d) (the cosine mapped to (1 + cos) / 2 first, which keeps its order and makes
+it positive), so a note the agent used (or dated in the time asked about) keeps its lift
 through the pass instead of keeping it in one vote of three (a multiplicative document prior
-applies to any evidence of the note, Kraaij, Westerveld & Hiemstra 2002); the time prior
-(when.py), a document prior of the same kind, rides in the same factor; with nothing learned
-and no time named the factor is 1 and the pass is as above.
+applies to any evidence of the note, Kraaij, Westerveld & Hiemstra 2002); with nothing learned
+and no time asked the factor is 1 and the pass is as above.
 No weights: every ranking counts the same, ties by the final order. Notes below the head
 keep their order after it. The pass runs only where passages exist: when the vault's median
 note has at least two passages (`long_notes`: a note of one passage was scored as a whole
