@@ -21,7 +21,8 @@ dist(d, R) is the days between R and the note's date (frontmatter `date`, else `
 else `created`: a YAML date, ISO text, "YYYY/MM/DD ..." or any text `resolve` reads as one
 day, such as "8 May, 2023"), or between R and a range one of the note's own expressions
 names, resolved against the note's date (the two clocks of NDM: "Last month I sold my bike"
-said on 9 May is about April). M_g, the slack of R's granularity (a day 3, a week 3, a month
+said on 9 May is about April) and no longer than R (a note saying "this year" is no evidence
+of a day asked about). M_g, the slack of R's granularity (a day 3, a week 3, a month
 7, a year 30 days), takes people's loose counting ("a week ago" for six days). A note
 without a date, a query without a time, or no
 `now` leaves every score as it was. w = `weights.when`.
@@ -155,11 +156,14 @@ def _gap(a: tuple[date, date], b: tuple[date, date]) -> int:
 
 
 def closeness(asked: Sequence[TimeRef], day: date | None, own: Sequence[TimeRef]) -> float:
-    """m(d) of the module docstring for a note dated `day` whose text names `own`."""
+    """m(d) of the module docstring for a note dated `day` whose text names `own` (an own
+    range longer than the asked one is not evidence of it: "next year" said in December
+    contains every day of the year, and was lifting a note x2 for "four weeks ago")."""
     best = 0.0
-    spans = ([(day, day)] if day is not None else []) + [(r.start, r.end) for r in own]
     for r in asked:
-        slack = SLACK[r.granularity]
+        slack, width = SLACK[r.granularity], (r.end - r.start).days
+        spans = ([(day, day)] if day is not None else []) + [
+            (o.start, o.end) for o in own if (o.end - o.start).days <= width]
         for s in spans:
             best = max(best, 1.0 - _gap((r.start, r.end), s) / slack)
     return max(0.0, best)

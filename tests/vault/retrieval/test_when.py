@@ -192,3 +192,14 @@ def test_the_clock_that_placed_the_time_is_the_basis_and_any_replay_time_answers
             assert "skipped" in got.stages["when"]
     assert when.clock_day(clock) == date(2023, 4, 1)
     assert when.clock_day(0.0) is None and when.clock_day(float("nan")) is None
+
+
+def test_a_note_naming_a_longer_time_is_no_evidence_of_a_shorter_one() -> None:
+    (day,) = when.asked_ranges("What lamp did I buy four weeks ago?", NOW)
+    december = date(2022, 12, 20)
+    assert when.closeness([day], december, resolve("Next year I buy a lamp.", december)) == 0.0
+    old = date(2019, 1, 1)
+    assert when.closeness([day], old, resolve("I will buy a lamp in 2023.", old)) == 0.0
+    months = when.asked_ranges("lamps in the last two months", NOW)
+    said = date(2023, 3, 20)
+    assert when.closeness(months, date(2022, 1, 1), resolve("Last month, a lamp.", said)) == 1.0
