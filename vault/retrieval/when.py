@@ -65,15 +65,17 @@ def asked_ranges(query: str, now: date) -> tuple[TimeRef, ...]:
     """The ranges `query` names, resolved against `now` (module docstring): "in the last N
     units" first (then its words are not read again as "last month"), then `resolve`."""
     out: list[TimeRef] = []
-    rest = query
+    rest, at = [], 0  # the text between the matches, so each character is read once
     for m in _PAST.finditer(query):
         n = m.group("n")
         count = 1 if n is None else int(n) if n.isdigit() else _WORDS[" ".join(n.lower().split())]
         back = min(count * _UNITS[m.group("unit").lower()], (now - date.min).days)
         start = now - timedelta(days=back)  # no earlier than 1 January of year 1
         out.append(TimeRef(m.group(0), start, now, "day"))
-        rest = rest.replace(m.group(0), " ")
-    return distinct((*out, *resolve(rest, now)), MAX_ASKED)
+        rest.append(query[at:m.start()])
+        at = m.end()
+    rest.append(query[at:])
+    return distinct((*out, *resolve(" ".join(rest), now)), MAX_ASKED)
 
 
 def clock_day(seconds: float) -> date | None:

@@ -203,3 +203,10 @@ def test_a_note_naming_a_longer_time_is_no_evidence_of_a_shorter_one() -> None:
     months = when.asked_ranges("lamps in the last two months", NOW)
     said = date(2023, 3, 20)
     assert when.closeness(months, date(2022, 1, 1), resolve("Last month, a lamp.", said)) == 1.0
+
+
+def test_only_the_matched_words_are_taken_out_of_a_query() -> None:
+    got = when.asked_ranges("in the last year, Berlin the last year", NOW)
+    assert [(r.expr, r.start, r.end) for r in got] == [
+        ("in the last year", NOW - timedelta(days=365), NOW),
+        ("last year", date(2022, 1, 1), date(2022, 12, 31))]  # Berlin's: still read
