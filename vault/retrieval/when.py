@@ -178,6 +178,8 @@ def when_stage(corpus: Corpus, query: str, now: date | None, final: F64,
         return final, None, "skipped: weight 0"
     if now is None:
         return final, None, "skipped: no date the query is asked on"
+    if isinstance(now, datetime):  # a date by type, but one minus a date is a TypeError
+        now = now.date()
     asked = asked_ranges(query, now)
     if not asked:
         return final, None, "skipped: the query names no time"

@@ -210,3 +210,14 @@ def test_only_the_matched_words_are_taken_out_of_a_query() -> None:
     assert [(r.expr, r.start, r.end) for r in got] == [
         ("in the last year", NOW - timedelta(days=365), NOW),
         ("last year", date(2022, 1, 1), date(2022, 12, 31))]  # Berlin's: still read
+
+
+def test_a_datetime_for_now_is_its_day() -> None:
+    corpus = dated([1, 28, 14])
+    engine = SearchEngine.lexical()
+    for asked in ("lamp four weeks ago", "lamp in the last two weeks"):
+        by_day = engine.search(corpus, asked, 3, now=NOW)
+        by_time = engine.search(corpus, asked, 3, now=datetime(2023, 4, 1, 23, 59))
+        assert [(h.note, h.score) for h in by_time.hits] == [
+            (h.note, h.score) for h in by_day.hits]
+        assert by_time.stages["when"] == by_day.stages["when"]
