@@ -47,6 +47,8 @@ def explain_line(receipt: dict[str, Any]) -> str:
                         f"({value:+.4f} on {base:.4f})")
         elif isinstance(value, float) and value:
             tail.append(f"{key} {value:+.4f}" if key != "rerank" else f"rerank {value:.3f}")
+        if key == "prior" and receipt.get("when_factor", 1.0) != 1.0:  # the time prior
+            tail.append(f"when x{receipt['when_factor']:.3f} ({receipt.get('when', 0.0):+.4f})")
     return "    " + "  ".join(parts) + "\n    " + "  ".join(tail)
 
 
