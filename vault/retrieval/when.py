@@ -63,7 +63,11 @@ _WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eig
 
 def asked_ranges(query: str, now: date) -> tuple[TimeRef, ...]:
     """The ranges `query` names, resolved against `now` (module docstring): "in the last N
-    units" first (then its words are not read again as "last month"), then `resolve`."""
+    units" first (then its words are not read again as "last month"), then those of `resolve`
+    that are over by `now` (end before it). A time still running or to come ("today", "this
+    week", "tonight", "next Friday") is left out: in a prompt it is mostly an instruction
+    ("finish the refactor today"), not a question about notes of that time, and would lift
+    every note dated today."""
     out: list[TimeRef] = []
     rest, at = [], 0  # the text between the matches, so each character is read once
     for m in _PAST.finditer(query):
@@ -75,7 +79,8 @@ def asked_ranges(query: str, now: date) -> tuple[TimeRef, ...]:
         rest.append(query[at:m.start()])
         at = m.end()
     rest.append(query[at:])
-    return distinct((*out, *resolve(" ".join(rest), now)), MAX_ASKED)
+    over = (r for r in resolve(" ".join(rest), now) if r.end < now)
+    return distinct((*out, *over), MAX_ASKED)
 
 
 def clock_day(seconds: float) -> date | None:

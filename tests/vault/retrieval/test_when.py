@@ -59,7 +59,7 @@ def test_closeness_inside_near_and_far() -> None:
     assert when.closeness([asked], None, ()) == 0.0
     # said on 9 May about "last month": the note names April, so April's query finds it
     said = date(2023, 5, 9)
-    april = when.asked_ranges("in April 2023", NOW)
+    april = when.asked_ranges("in April 2023", date(2023, 6, 1))
     assert when.closeness(april, said, resolve("Last month I sold my bike.", said)) == 1.0
     assert when.closeness(april, said, ()) == 0.0
 
@@ -221,3 +221,13 @@ def test_a_datetime_for_now_is_its_day() -> None:
         assert [(h.note, h.score) for h in by_time.hits] == [
             (h.note, h.score) for h in by_day.hits]
         assert by_time.stages["when"] == by_day.stages["when"]
+
+
+def test_a_time_still_running_or_to_come_is_not_asked_about() -> None:
+    """"Finish the billing refactor today" is an instruction: no range, no lift."""
+    for text in ("finish the billing refactor today", "deploy it tonight", "this week",
+                 "plans for this weekend", "next Friday", "tomorrow", "in two days",
+                 "how much this month?", "in this year"):
+        assert when.asked_ranges(text, NOW) == (), text
+    past = when.asked_ranges("this past weekend, yesterday, in the past week", NOW)
+    assert [r.expr for r in past] == ["in the past week", "this past weekend", "yesterday"]
