@@ -19,7 +19,8 @@ for the first HEAD notes of the final order only (the query's first MAX_ASKED di
 a note's first MAX_OWN in its first SCAN characters: bounded work whatever the text).
 dist(d, R) is the days between R and the note's date (frontmatter `date`, else `updated`,
 else `created`: a YAML date, ISO text, "YYYY/MM/DD ..." or any text `resolve` reads as one
-day, such as "8 May, 2023"), or between R and a range one of the note's own expressions
+day, such as "8 May, 2023"; without one, a YYYY-MM-DD in its file name, as daily notes are
+named), or between R and a range one of the note's own expressions
 names, resolved against the note's date (the two clocks of NDM: "Last month I sold my bike"
 said on 9 May is about April) and no longer than R (a note saying "this year" is no evidence
 of a day asked about). M_g, the slack of R's granularity (a day 3, a week 3, a month
@@ -52,6 +53,7 @@ SCAN = 1 << 16  # characters of a note's body read for its own expressions
 SLACK = {"day": 3, "week": 3, "month": 7, "year": 30}  # M_g, days
 DATE_KEYS = ("date", "updated", "created")
 _FAR = date(9000, 1, 1)  # an anchor no relative expression of a date field can mean
+_NAME_DAY = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
 _YMD = re.compile(r"^\s*(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})")
 _UNITS = {"day": 1, "week": 7, "month": 30, "year": 365}
 _PAST = re.compile(r"\b(?:in|over|during|within)\s+the\s+(?:last|past)\s+(?:(?P<n>\d{1,3}|"
@@ -107,6 +109,19 @@ def distinct(refs: Sequence[TimeRef], cap: int) -> tuple[TimeRef, ...]:
             if len(out) == cap:
                 break
     return tuple(out)
+
+
+def name_day(path: str) -> date | None:
+    """The day a note's file name gives, as daily notes are named ("2023-05-20.md",
+    "Journal/2023-05-20 Saturday.md": Obsidian's daily-notes default, YYYY-MM-DD, in the
+    name, not its folders); None when the name holds no valid one."""
+    m = _NAME_DAY.search(path.rsplit("/", 1)[-1])
+    if m is None:
+        return None
+    try:
+        return date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    except ValueError:
+        return None
 
 
 def note_day(frontmatter: Mapping[str, Any]) -> date | None:
@@ -190,7 +205,7 @@ def when_stage(corpus: Corpus, query: str, now: date | None, final: F64,
         return final, None, "skipped: the query names no time"
     factor = np.ones(final.shape[0], dtype=np.float64)
     for i in top(final, HEAD, eligible).tolist():
-        day = note_day(corpus.frontmatter[i])
+        day = note_day(corpus.frontmatter[i]) or name_day(corpus.paths[i])
         m = closeness(asked, day, ())
         if day is not None and m < 1.0:  # its own expressions can only bring it nearer
             m = closeness(asked, day, own_ranges(corpus.bodies[i], day))

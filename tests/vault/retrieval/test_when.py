@@ -231,3 +231,26 @@ def test_a_time_still_running_or_to_come_is_not_asked_about() -> None:
         assert when.asked_ranges(text, NOW) == (), text
     past = when.asked_ranges("this past weekend, yesterday, in the past week", NOW)
     assert [r.expr for r in past] == ["in the past week", "this past weekend", "yesterday"]
+
+
+@pytest.mark.parametrize(("path", "want"), [
+    ("Daily/2023-03-04.md", date(2023, 3, 4)),
+    ("Journal/2023/2023-03-04 Saturday.md", date(2023, 3, 4)),
+    ("2023-03-04/notes.md", None),  # a folder's name is not the note's
+    ("build-12023-03-045.md", None),
+    ("2023-02-30.md", None),
+    ("plain.md", None),
+])
+def test_a_note_date_from_its_file_name(path: str, want: date | None) -> None:
+    assert when.name_day(path) == want
+
+
+def test_a_daily_note_is_found_by_the_day_asked(tmp_path: Path) -> None:
+    (tmp_path / "Daily").mkdir()
+    for d in (date(2023, 3, 4), date(2023, 3, 25)):
+        (tmp_path / "Daily" / f"{d.isoformat()}.md").write_text("Met Dana about the lamp.\n")
+    with Vault.init(tmp_path) as v:
+        hits = v.search("What did Dana and I say about the lamp a week ago?", 2,
+                        now=date(2023, 4, 1)).hits
+        assert [h.note for h in hits] == ["Daily/2023-03-25.md", "Daily/2023-03-04.md"]
+        assert hits[0].receipt["when_factor"] == 2.0
