@@ -97,7 +97,7 @@ def test_locomo_json_report(tmp_path: Path) -> None:
     methods = doc["methods"]
     assert isinstance(methods, dict) and set(methods) == {
         "bm25", "dense", "rrf", "full", "-bm25", "-dense", "-conjunctive", "-graph",
-        "-context", "-named"}
+        "-context", "-named", "-when"}
     for vals in methods.values():
         assert all(0.0 <= v <= 1.0 for v in vals.values())
         assert vals["recall@10"] == 1.0  # 5 turns: everything is in the top 10
