@@ -264,6 +264,11 @@ class Vault(VaultWrites):
             self._learn(lambda: self.usage.on_search(session, query, shown, graph))
         return result
 
+    def today(self) -> date | None:
+        """The day of the vault's clock (UTC; its usage recorder's), None without one: the day
+        a query is asked on when the caller gives none (retrieval/when.py)."""
+        return clock_day(self.usage.learned((), None).clock)
+
     # -- erasure ---------------------------------------------------------------------------------
 
     def forget_plan(self, notes: Sequence[str] = (), subject: str = "") -> ErasurePlan:

@@ -18,7 +18,9 @@ multiply it (a date or a speaker never makes an unconnected turn relevant):
   Σ idf(e) over every entity row matched by q; idf(e) = ln(1 + N / df(e)); speakers are hubs
   and never count;
 - time: 1 when q asks about time ("when", "what year", "how long ago", ...) and t carries an
-  anchored date expression, or when a date written in q overlaps t's date or its expressions;
+  anchored date expression, or when a date written in q (or a time q names that is over, read
+  against the day q is asked on: "last month", retrieval/when.py) overlaps t's date or its
+  expressions;
 - spk: 1 when q names t's speaker;
 - Ω: DMF survival (weight 0 by default: adopted only if the benchmark says so).
 
@@ -44,6 +46,7 @@ import numpy.typing as npt
 
 from ..notes.clocks import resolve
 from ..notes.text import tokenize
+from ..retrieval.when import asked_ranges
 from .corrections import stale_sources
 from .items import Item
 from .layout import items_from_corpus
@@ -200,8 +203,10 @@ class Parts:
                           * (1.0 + weights.omega * self.omega), dtype=np.float64)
 
 
-def score_parts(index: EventIndex, query: str, lexical: npt.ArrayLike) -> Parts:
-    """The terms of s(t) for every item of `index`."""
+def score_parts(index: EventIndex, query: str, lexical: npt.ArrayLike,
+                now: date | None = None) -> Parts:
+    """The terms of s(t) for every item of `index`; `now`, the day the query is asked on,
+    places the times it names relative to it ("last month": retrieval/when.py)."""
     items = index.items
     n = len(items)
     lex = np.asarray(lexical, dtype=np.float64).reshape(-1)
@@ -221,8 +226,11 @@ def score_parts(index: EventIndex, query: str, lexical: npt.ArrayLike) -> Parts:
         for i, ks in enumerate(index.entity_sets):
             if ks:
                 ent[i] = sum(v for k, v in idf.items() if k in ks) / total
-    # Only dates written absolutely in q count: relative ones resolve near the far anchor.
+    # Dates written absolutely in q, and with `now` the times it names that are over
+    # (asked_ranges); without `now` relative ones would resolve near the far anchor.
     absolute = [r for r in resolve(query, _FAR) if r.end.year < _FAR.year - 100]
+    if now is not None:
+        absolute += asked_ranges(query, now)
     tim = index.has_dates.astype(np.float64) if _ASKS_TIME.search(query) else np.zeros(n)
     if absolute:
         hit = [any(in_range(it, r.start, r.end) for r in absolute) for it in items]
@@ -290,10 +298,12 @@ def context_from_items(
     weights: Weights = Weights(),
     date_from: date | None = None,
     date_to: date | None = None,
+    now: date | None = None,
 ) -> Context:
     """Score (or reuse precomputed `Parts`), filter by date range (if given), assemble."""
     index = items if isinstance(items, EventIndex) else EventIndex.build(items)
-    parts = lexical if isinstance(lexical, Parts) else score_parts(index, query, lexical)
+    parts = (lexical if isinstance(lexical, Parts)
+             else score_parts(index, query, lexical, now))
     sc = parts.combine(weights)
     keep: list[bool] | None = None
     if date_from is not None or date_to is not None:
@@ -312,9 +322,11 @@ def build_context(
     date_to: date | None = None,
     weights: Weights = Weights(),
     k: int | None = None,
+    now: date | None = None,
 ) -> Context:
     """Context over the vault's turn notes (tier L0) and the passages of the ordinary notes
-    it finds, lexical scores from `vault.search` (`vault_turns`).
+    it finds, lexical scores from `vault.search` (`vault_turns`). The times the query names
+    are read against `now` (default: the day of the vault's clock, `Vault.today`).
 
     The top `k` hits (default max(50, budget_words // 5)) give lex; every other turn has
     lex 0 and can still enter through its entity rows.
@@ -326,7 +338,8 @@ def build_context(
         items = tuple(replace(it, text=f"{it.text} [{'; '.join(corrected[it.note])}]")
                       if it.note in corrected else it for it in items)
     ctx = context_from_items(items, query, budget_words, lex, weights=weights,
-                             date_from=date_from, date_to=date_to)
+                             date_from=date_from, date_to=date_to,
+                             now=vault.today() if now is None else now)
     receipt = dict(ctx.receipt, turns=len(items), search_hits=n_hits)
     return Context(ctx.query, ctx.budget_words, ctx.lines, ctx.candidates, receipt,
                    relevant=bool(ctx.lines))

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 from tests.vault.conversation.test_conv_ndm_golden import ndm_conversation
-from vault import Vault, build_context, ingest_conversations, next_in_vault
+from vault import NullUsage, Vault, build_context, ingest_conversations, next_in_vault
+from vault.conversation.formats import Conversation, Session, Turn
 
 
 def test_ingest_writes_turn_session_entity_notes_and_reingest_is_a_no_op(tmp_path: Path) -> None:
@@ -54,3 +55,26 @@ def test_what_came_next_returns_the_following_events(tmp_path: Path) -> None:
         nxt = next_in_vault(v, "Carla runs the pottery class teacher", 2)
         assert nxt.anchor is not None and nxt.anchor.turn_id == "t1"
         assert [it.turn_id for it in nxt.following] == ["t2", "t3"]
+
+
+def _sales() -> Conversation:
+    turns = (Turn("t0", "Bob", "I sold my guitar.", datetime(2024, 3, 10, 10, 0)),
+             Turn("t1", "Bob", "I sold my bike.", datetime(2024, 4, 12, 10, 0)))
+    return Conversation("sales", (Session("S1", turns[0].when, turns),))
+
+
+def test_context_reads_the_time_a_question_names_on_the_day_it_is_asked(tmp_path: Path) -> None:
+    """"Two months ago", asked on 5 June, is April: the April sale leads; without a day to
+    read it against both sales tie and the earlier one leads (the order of ticks)."""
+    asked = "What was sold two months ago?"
+    june = datetime(2024, 6, 5, 12, 0, tzinfo=UTC).timestamp()
+    with Vault.init(tmp_path / "v", usage=NullUsage(lambda: june)) as v:
+        ingest_conversations(v, _sales())
+        assert v.today() == date(2024, 6, 5)
+        dated = build_context(v, asked, 200)
+        assert [ln.item.turn_id for ln in dated.lines if ln.reason == "hit"][:1] == ["t1"]
+        assert build_context(v, asked, 200, now=date(2024, 6, 5)).text == dated.text
+    with Vault.open(tmp_path / "v", usage=NullUsage()) as v:  # no clock: no day
+        assert v.today() is None
+        plain = build_context(v, asked, 200)
+        assert [ln.item.turn_id for ln in plain.lines if ln.reason == "hit"][:1] == ["t0"]
