@@ -64,7 +64,7 @@ def _linked_pairs(edges: Sequence[tuple[int, int]]) -> tuple[npt.NDArray[np.int6
         a, b = flat[0::2], flat[1::2]
     keep = a != b
     lo, hi = np.minimum(a[keep], b[keep]), np.maximum(a[keep], b[keep])
-    key = np.unique((lo << np.int64(32)) | hi)  # positions are below 2^31
+    key = distinct((lo << np.int64(32)) | hi)  # positions are below 2^31; not np.unique (hashes)
     return key >> np.int64(32), key & np.int64(0xFFFFFFFF)
 
 

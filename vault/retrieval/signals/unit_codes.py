@@ -16,6 +16,7 @@ import hashlib
 from array import array
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -76,10 +77,7 @@ def token_codes(tokens: Sequence[str], window: int = WINDOW) -> U32:
         a, b = h[:-k], h[k:]
         keep = a != b
         parts.append(pair_hash(a[keep], b[keep]))
-    units = np.sort(np.concatenate(parts))  # a sort and a mask: numpy 2's np.unique hashes,
-    if units.size:  # 4-6x slower on a note's few hundred units (BENCHMARKS.md, session 18)
-        units = units[np.concatenate(([True], units[1:] != units[:-1]))]
-    out: U32 = units
+    out: U32 = sorted_distinct(np.concatenate(parts))
     return out
 
 
@@ -103,7 +101,7 @@ def many_codes(texts: Iterable[str], window: int = WINDOW) -> tuple[U32, I64]:
             keep = (note[:-k] == note[k:]) & (h[:-k] != h[k:])
             keys.append((note[:-k][keep] << np.uint64(32))
                         | pair_hash(h[:-k][keep], h[k:][keep]).astype(np.uint64))
-        u = np.unique(np.concatenate(keys))  # by note, then by code
+        u = sorted_distinct(np.concatenate(keys))  # by note, then by code
         out.append((u & np.uint64(0xFFFFFFFF)).astype(np.uint32))
         counts.append(np.bincount((u >> np.uint64(32)).astype(np.int64),
                                   minlength=len(lens)).astype(np.int64))
@@ -137,6 +135,14 @@ def _joined(parts: list[U32]) -> U32:
 
 
 BUCKET_BITS = 4  # `distinct` handles the codes 2^(32 - BUCKET_BITS) values at a time
+
+
+def sorted_distinct(x: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """np.unique(x) (same values, same dtype) by a sort and a mask: numpy 2's np.unique hashes,
+    4-6x slower on a note's few hundred units and 13-16x on 10^6-10^7 (BENCHMARKS.md, session
+    18)."""
+    s = np.sort(x)
+    return s[np.concatenate(([True], s[1:] != s[:-1]))] if s.size else s
 
 
 def distinct(flat: U32) -> tuple[U32, I64]:
