@@ -9,9 +9,9 @@ computed again (`patch`), so the next no-op sync after an edit costs what a no-o
 
 The rows are columns (a dict of 10^6 named tuples was most of a sync's memory): paths
 sorted by (folder, name) in one packed buffer, ids and stats as int64 arrays, content
-hashes as 32-byte digests, and a `KeyIndex` (notes/name_index.py; built when first asked:
-a sync whose folders all match never asks) to find a path's row. So a folder's notes
-are one row range, and `folders` maps a folder to (digest, that range read as its paths).
+hashes as 32-byte digests; a path's row is found by bisecting its folder's rows (sorted by
+name). So a folder's notes are one row range, and `folders` maps a folder to (digest, that
+range read as its paths).
 A commit's rows go to a small layer over the columns (`_extra` and `_hidden`), folded into
 new columns by overlay.py's rule (`folds`); the folders' digests are kept across a fold,
 only their ranges move.
@@ -20,7 +20,7 @@ only their ranges move.
 from __future__ import annotations
 
 from array import array
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Any, NamedTuple
@@ -28,7 +28,6 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..notes.folding import folds
-from ..notes.name_index import LazyKeyIndex
 from .columns import ReadOnly, Strings, hex_column
 from .folders import FolderDigest, digest, digest_packed
 from .stat_splice import splice
@@ -64,8 +63,6 @@ class _Table:
     def __init__(self, c: StatColumns) -> None:
         self.ids, self.sizes, self.mtimes, self.inodes = c.ids, c.sizes, c.mtimes, c.inodes
         self.paths, self.hashes = c.paths, c.hashes
-        # path -> row, built when first asked: a sync whose folders all match never asks
-        self._rows = LazyKeyIndex(lambda: ((p, k) for k, p in enumerate(self.paths)))
         self.spans: dict[str, tuple[int, int]] = dict(zip(  # folder -> its row range
             c.folders, map(tuple, c.spans.tolist()), strict=True))
 
@@ -111,9 +108,14 @@ class _Table:
         return len(self.paths)
 
     def find(self, path: str) -> int:
-        """The row of `path`, or -1."""
+        """The row of `path`, or -1: a bisection of its folder's rows, which are sorted by
+        name (no path -> row table: building one cost a process's first write 1.3 s of CPU
+        at 10^6 notes, BENCHMARKS.md, session 18)."""
+        folder, _, name = path.rpartition("/")
+        lo, hi = self.spans.get(folder, (0, 0))
         paths = self.paths
-        return next((k for k in self._rows.positions(path) if paths[k] == path), -1)
+        k = lo + bisect_left(range(lo, hi), name, key=lambda j: paths[j].rpartition("/")[2])
+        return k if k < hi and paths[k] == path else -1
 
     def row(self, k: int) -> StatRow:
         return StatRow(int(self.ids[k]), self.paths[k], int(self.sizes[k]),

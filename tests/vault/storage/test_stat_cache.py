@@ -89,3 +89,24 @@ def test_generated_trees_give_the_listing_digests(seed: int) -> None:
     assert cache.folders == folders
     assert list(cache.folders) == sorted(folders)
     assert dict(cache.rows) == by_path
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_path_is_found_by_its_folder_rows_and_nothing_else_is(seed: int) -> None:
+    """`find` bisects a folder's rows by name: every indexed path is found at its own row,
+    and a near miss (the same name in another folder, a prefix, a longer name, another
+    case) is not, whatever the names' order quirks (sub-folders, '-', ' ', accents)."""
+    rng = random.Random(seed)
+    parts = ["a", "b", "b-c", "b c", "ba", "é", "B", "a.b", "z"]
+    paths = sorted({"/".join(rng.choice(parts) for _ in range(rng.randint(0, 3)))
+                    + ("/" if rng.random() < 0.8 else "") + rng.choice(parts) + ".md"
+                    for _ in range(rng.randint(1, 60))})
+    paths = [p.lstrip("/") for p in paths]
+    rows = [_row(i, p) for i, p in enumerate(dict.fromkeys(paths), 1)]
+    cache = StatCache(3, rng.sample(rows, len(rows)))
+    for r in rows:
+        assert r.path in cache.rows and cache.rows[r.path] == r
+    misses = {f"x/{r.path}" for r in rows} | {r.path[:-3] + "x.md" for r in rows} | {
+        r.path.upper() for r in rows} | {r.path[:-4] + ".md" for r in rows if len(r.path) > 4}
+    for m in sorted(misses - {r.path for r in rows}):
+        assert m not in cache.rows
