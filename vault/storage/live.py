@@ -265,6 +265,10 @@ class LiveIndex:
             if self._unswept:
                 self._unswept = False
                 self.store.clean_stale_temps()
+            if not self.store.read_only:  # this process's own writes patched the stat rows:
+                # saved (when provably the rows, index.py) so the next process does not read
+                # every row (5 s at 10^6 notes after one `Vault.write`; BENCHMARKS.md)
+                self.index.persist_stats(self.store.count_op)
         finally:
             if self.watcher is not None:
                 self.watcher.close()

@@ -145,8 +145,12 @@ def test_a_second_writer_forces_the_fallback(tmp_path: Path, when: str) -> None:
     _one_edit(root)
     other = sqlite3.connect(root / ".rmh" / "index.sqlite", isolation_level=None)
 
-    def intervene() -> None:
-        other.execute("UPDATE notes SET size = size + 1 WHERE path = 'top.md'")
+    done: list[bool] = []
+
+    def intervene() -> None:  # once: a closing vault saves again (LiveIndex.close)
+        if not done:
+            done.append(True)
+            other.execute("UPDATE notes SET size = size + 1 WHERE path = 'top.md'")
 
     with Vault.open(root, auto_sync=False) as v:
         index = v.index
@@ -261,3 +265,21 @@ def test_killed_at_each_file_operation_of_the_spliced_save(tmp_path: Path,
         assert (root / FILE).read_bytes() == _fresh_bytes(root)
     Vault.open(root).close()  # the next save sweeps the dead writer's temporary
     assert not sorted((root / ".rmh").glob(f".{stat_store.FILE}.*.tmp")) or after != 1
+
+
+@pytest.mark.parametrize("how", ["write", "delete", "move"])
+def test_a_process_own_writes_leave_the_file_current_when_it_closes(tmp_path: Path,
+                                                                    how: str) -> None:
+    """rmh's own writes sync only their paths (no full sync, which saves the file); the vault
+    saves the patched rows when it closes, so the next process uses the file instead of
+    reading every row, and the rows it holds are the index's."""
+    root = _vault(tmp_path)
+    with Vault.open(root) as v:
+        if how == "write":
+            v.write("top.md", "changed by rmh\n")
+        elif how == "delete":
+            v.delete("f3/n003.md")
+        else:
+            v.move("top.md", "moved/top.md")
+    used, state = _new_process(root)
+    assert used and state == _from_rows(root)

@@ -326,8 +326,9 @@ def test_killed_while_saving_leaves_the_old_file_or_the_new(tmp_path: Path,
                                                             after: int) -> None:
     """SIGKILLed after the temporary is written (1), after the rename (2), or not at all."""
     root = _vault(tmp_path)
-    with Vault.open(root) as v:
-        v.write("top.md", "changed\n")  # the key moves; this process does not save
+    other = sqlite3.connect(root / ".rmh" / "index.sqlite", isolation_level=None)
+    other.execute("UPDATE notes SET size = size + 1 WHERE path = 'top.md'")  # another writer:
+    other.close()  # the key moves and the file is stale (a closing vault saves its own writes)
     old = (root / FILE).read_bytes()
     run = _run(KILL, str(root), str(after))
     temps = sorted((root / ".rmh").glob(f".{stat_store.FILE}.*.tmp"))
