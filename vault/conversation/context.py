@@ -332,7 +332,7 @@ def build_context(
     lex 0 and can still enter through its entity rows.
     """
     items, lex, n_hits = vault_turns(vault, query, k or max(50, budget_words // 5), conversation,
-                                     decline=True)
+                                     decline=True, now=now)
     corrected = stale_sources(vault.corpus())
     if corrected:  # a turn stating a value since rejected or superseded says so (corrections)
         items = tuple(replace(it, text=f"{it.text} [{'; '.join(corrected[it.note])}]")
@@ -346,17 +346,19 @@ def build_context(
 
 
 def vault_turns(
-    vault: Vault, query: str, k: int, conversation: str | None = None, *, decline: bool = False
+    vault: Vault, query: str, k: int, conversation: str | None = None, *, decline: bool = False,
+    now: date | None = None,
 ) -> tuple[tuple[Item, ...], npt.NDArray[np.float64], int]:
     """The vault's turn notes, and the ordinary notes among the top `k` hits as dated
     passages (`passages`; not when `conversation` names one), with their lex: the
     `vault.search` score of a hit that shares a query term (`passages.shares_terms`), else 0
     (a turn not hit, or hit through links or dense similarity alone); and how many hits the
-    search returned (none used with `decline` when the search found nothing relevant)."""
+    search returned (none used with `decline` when the search found nothing relevant); `now`,
+    the day the query is asked on, is the search's (default: the vault's clock)."""
     turns = items_from_corpus(vault.corpus(), conversation)
     pos = {it.note: i for i, it in enumerate(turns)}
     terms = query_terms(query, {it.speaker for it in turns if it.kind == "turn"})
-    result = vault.search(query, k)
+    result = vault.search(query, k, now=now)
     # With `decline`, a search that found nothing relevant lends no turn or passage its score
     # (only named entities shared with the question can still connect a turn).
     hits = result.hits if result.relevant or not decline else ()

@@ -78,3 +78,17 @@ def test_context_reads_the_time_a_question_names_on_the_day_it_is_asked(tmp_path
         assert v.today() is None
         plain = build_context(v, asked, 200)
         assert [ln.item.turn_id for ln in plain.lines if ln.reason == "hit"][:1] == ["t0"]
+
+
+def test_a_given_day_is_the_day_the_search_reads_the_question_on_too(tmp_path: Path) -> None:
+    """`build_context(now=...)` pins the day for the turns' search scores as well: the same
+    question on the same day scores the same whatever the vault's clock says."""
+    asked = "What was sold two months ago?"
+    scores = []
+    for month in (5, 6):  # the clock in May, then in June; the question is asked on 5 May
+        clock = datetime(2024, month, 5, 12, 0, tzinfo=UTC).timestamp()
+        with Vault.init(tmp_path / str(month), usage=NullUsage(clock.__float__)) as v:
+            ingest_conversations(v, _sales())
+            ctx = build_context(v, asked, 200, now=date(2024, 5, 5))
+            scores.append([(ln.item.turn_id, ln.score) for ln in ctx.lines])
+    assert scores[0] == scores[1]
