@@ -114,14 +114,14 @@ def distinct(refs: Sequence[TimeRef], cap: int) -> tuple[TimeRef, ...]:
 def name_day(path: str) -> date | None:
     """The day a note's file name gives, as daily notes are named ("2023-05-20.md",
     "Journal/2023-05-20 Saturday.md": Obsidian's daily-notes default, YYYY-MM-DD, in the
-    name, not its folders); None when the name holds no valid one."""
-    m = _NAME_DAY.search(path.rsplit("/", 1)[-1])
-    if m is None:
-        return None
-    try:
-        return date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
-    except ValueError:
-        return None
+    name, not its folders): the first that is a calendar day ("2023-03-04 to 2023-03-10":
+    4 March); None when the name holds none."""
+    for m in _NAME_DAY.finditer(path.rsplit("/", 1)[-1]):
+        try:
+            return date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+        except ValueError:
+            continue
+    return None
 
 
 def note_day(frontmatter: Mapping[str, Any]) -> date | None:

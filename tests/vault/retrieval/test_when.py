@@ -240,6 +240,9 @@ def test_a_time_still_running_or_to_come_is_not_asked_about() -> None:
     ("build-12023-03-045.md", None),
     ("2023-02-30.md", None),
     ("plain.md", None),
+    ("Trips/2023-03-04 to 2023-03-10.md", date(2023, 3, 4)),  # the first day named
+    ("Daily/2023-13-01 2023-03-05.md", date(2023, 3, 5)),  # the first that is a day
+    ("Журнал/2023-03-04 суббота.md", date(2023, 3, 4)),
 ])
 def test_a_note_date_from_its_file_name(path: str, want: date | None) -> None:
     assert when.name_day(path) == want
