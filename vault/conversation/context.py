@@ -374,7 +374,7 @@ def vault_turns(
             continue
         row = vault.index.note(h.id)
         if row is not None and is_plain_note(row.path, row.frontmatter):
-            when = note_date(row.frontmatter, row.mtime_ns)
+            when = note_date(row.frontmatter, row.mtime_ns, row.path)
             notes.append((note_item(row.path, row.title, h.snippet or row.body[:400], when),
                           h.score))
     items = turns + tuple(it for it, _ in notes)

@@ -11,9 +11,10 @@ are hubs, as in the collision count).
 
 Ordinary notes (no conversation `tier`, outside ``conversations/``) that the search finds are
 items of kind "note": the hit's best passage as text, the note's path, dated by its
-frontmatter (`date`, `updated`, `created`, in that order) or else by the file's modification
-time (UTC, from the index: data, never the clock). So `context` on a vault with no
-conversations still returns budgeted, dated passages of the most relevant notes.
+frontmatter (`date`, `updated`, `created`, in that order), else by a YYYY-MM-DD in its file
+name (daily notes, as search dates them), else by the file's modification time (UTC, from
+the index: data, never the clock). So `context` on a vault with no conversations still
+returns budgeted, dated passages of the most relevant notes.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..notes.text import tokenize
+from ..retrieval.when import name_day
 from .items import Item
 from .layout import ROOT, as_date
 
@@ -45,8 +47,9 @@ def is_plain_note(path: str, frontmatter: Mapping[str, Any]) -> bool:
     return not path.startswith(f"{ROOT}/") and "tier" not in frontmatter
 
 
-def note_date(frontmatter: Mapping[str, Any], mtime_ns: int) -> datetime:
-    """The note's date: the first readable of `DATE_KEYS`, else its mtime (naive UTC)."""
+def note_date(frontmatter: Mapping[str, Any], mtime_ns: int, path: str = "") -> datetime:
+    """The note's date: the first readable of `DATE_KEYS`, else a YYYY-MM-DD in its file
+    name (a daily note, retrieval/when.py name_day), else its mtime (naive UTC)."""
     for key in DATE_KEYS:
         value = frontmatter.get(key)
         if isinstance(value, datetime):
@@ -54,6 +57,9 @@ def note_date(frontmatter: Mapping[str, Any], mtime_ns: int) -> datetime:
         d = as_date(value) if value is not None else None
         if d is not None:
             return datetime(d.year, d.month, d.day)
+    named = name_day(path)
+    if named is not None:
+        return datetime(named.year, named.month, named.day)
     return datetime.fromtimestamp(mtime_ns / 1e9, UTC).replace(tzinfo=None)
 
 
