@@ -4,6 +4,7 @@ build in many small blocks equals one in a single block."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import numpy as np
 import pytest
@@ -53,3 +54,18 @@ def test_a_build_in_small_blocks_equals_one_in_a_single_block(
     for name in ("ptr", "rows", "stale"):
         np.testing.assert_array_equal(getattr(whole.postings, name),
                                       getattr(small.postings, name))
+
+
+@pytest.mark.parametrize("dtype", [np.uint32, np.uint64, np.int64, np.int32])
+def test_sorted_distinct_is_unique(dtype: type[np.integer[Any]]) -> None:
+    """np.unique's values and dtype: empty, one value, all equal, the dtype's extremes, 2-D
+    (flattened, as np.unique does)."""
+    rng = np.random.default_rng(5)
+    info = np.iinfo(dtype)
+    cases = [np.zeros(0, dtype), np.array([7], dtype), np.full(9, 3, dtype),
+             np.array([info.max, info.min, info.max, 0], dtype),
+             rng.integers(0, 4, (3, 5)).astype(dtype),
+             *(rng.integers(0, hi, n).astype(dtype) for n in (2, 50, 999) for hi in (2, 1 << 30))]
+    for x in cases:
+        got, want = unit_codes.sorted_distinct(x), np.unique(x)
+        assert got.dtype == want.dtype and got.shape == want.shape and np.array_equal(got, want)

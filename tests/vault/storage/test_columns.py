@@ -157,3 +157,14 @@ def test_an_overlay_column_shares_a_packed_base_and_folds_into_one(
         _same_seq(col, tuple(plain))
         assert isinstance(col, type(base) if fold else Column)  # folded: packed again
         assert Column.of(base, {}, []) is base
+
+
+@pytest.mark.parametrize("plain", [(), ((0, 0),), ((0, 0), (2, 2)), ((1, 2), (2, 1), (1, 2))])
+def test_graph_of_no_links_self_loops_or_repeats(plain: tuple[tuple[int, int], ...]) -> None:
+    """Isolated notes and self loops have no neighbours and no key; a link given twice or
+    both ways is one."""
+    ids = (4, 8, 15)
+    graph = Graph(ids, plain)
+    want = undirected([(ids[a], ids[b]) for a, b in plain])
+    assert dict(graph) == want and len(graph) == len(want) and 4 not in graph
+    assert Graph((), ()) == {} and len(Graph((), ())) == 0

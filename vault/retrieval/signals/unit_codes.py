@@ -138,10 +138,10 @@ BUCKET_BITS = 4  # `distinct` handles the codes 2^(32 - BUCKET_BITS) values at a
 
 
 def sorted_distinct(x: npt.NDArray[Any]) -> npt.NDArray[Any]:
-    """np.unique(x) (same values, same dtype) by a sort and a mask: numpy 2's np.unique hashes,
-    4-6x slower on a note's few hundred units and 13-16x on 10^6-10^7 (BENCHMARKS.md, session
-    18)."""
-    s = np.sort(x)
+    """np.unique(x) of integers x (same values, same dtype, flattened) by a sort and a mask:
+    numpy 2's np.unique hashes, 4-6x slower on a note's few hundred units and 13-16x on
+    10^6-10^7 (BENCHMARKS.md, session 18). Not for floats: NaNs would not collapse."""
+    s = np.sort(x, axis=None)
     return s[np.concatenate(([True], s[1:] != s[:-1]))] if s.size else s
 
 
