@@ -267,7 +267,7 @@ class Vault(VaultWrites):
     def today(self) -> date | None:
         """The day of the vault's clock (UTC; its usage recorder's), None without one: the day
         a query is asked on when the caller gives none (retrieval/when.py)."""
-        return clock_day(self.usage.learned((), None).clock)
+        return clock_day(self.usage.now())
 
     # -- erasure ---------------------------------------------------------------------------------
 

@@ -7,8 +7,8 @@ synchronous=FULL, so each commit fsyncs the WAL (an acknowledged event survives 
 power loss); SQLite's default auto-checkpoint (1000 pages) bounds the WAL, and `close()`
 checkpoints. Triggers make the events table append-only.
 
-Time: the ledger reads no clock of its own. Protocol calls (which carry no time) ask the
-injected `clock()`; session start/end take `now` explicitly. The harness passes time.time.
+Time: the ledger reads no clock of its own. Protocol calls (which carry no time) and `now()`
+ask the injected `clock()`; session start/end take `now` explicitly (the harness: time.time).
 If the stored LEARNING_VERSION or LearningParams differ from the current ones, the derived
 state is rebuilt from the events on open, so stored numbers always match `replay()`.
 Writes and reloads are serialised by a lock; the readers (warmth, prior, ...) expect the
@@ -53,14 +53,11 @@ QUERY_CHARS = 500  # how much of a query text is kept in the log
 class Ledger:
     """Event log + derived learned state for one vault (see module docstring)."""
 
-    def __init__(
-        self, conn: sqlite3.Connection, clock: Callable[[], float], params: LearningParams
-    ) -> None:
-        self._conn = conn
-        self._closed = False
+    def __init__(self, conn: sqlite3.Connection, clock: Callable[[], float],
+                 params: LearningParams) -> None:
+        self._conn, self._closed = conn, False
         self._lock = threading.RLock()  # writes and reloads; reads assume one caller thread
-        self.clock = clock
-        self.params = params
+        self.clock, self.params = clock, params
         self._edges: tuple[tuple[int, float], WeightedEdges] | None = None
         self._version = -1
         self._vectors = NoteVectors()
@@ -315,6 +312,9 @@ class Ledger:
         out = self._pairs.edges(self._state, now, self.params)
         self._edges = (key, out)
         return out
+
+    def now(self) -> float:  # the injected clock (module docstring: Time)
+        return float(self.clock())
 
     def learned(self, ids: Sequence[int], as_of: float | None = None,
                 query: str | None = None) -> Learned:

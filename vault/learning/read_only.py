@@ -74,6 +74,9 @@ class ReadOnlyUsage:
                 query: str | None = None) -> Learned:
         return self.ledger.learned(ids, as_of, query)
 
+    def now(self) -> float:
+        return self.ledger.now()
+
     def archived(self, ids: Sequence[int]) -> npt.NDArray[np.bool_]:
         return self.ledger.archived(ids)
 

@@ -91,6 +91,11 @@ class UsageRecorder(Protocol):
         state replayed from the events logged up to that time."""
         ...
 
+    def now(self) -> float:
+        """The recorder's clock now (Unix seconds; 0 when it has none): the time a query is
+        asked at when the caller gives none (retrieval/when.py)."""
+        ...
+
     def archived(self, ids: Sequence[int]) -> npt.NDArray[np.bool_]:
         """Notes taken out of default ranking by a (reversible) forgetting rule."""
         ...
@@ -139,6 +144,9 @@ class NullUsage:
                 query: str | None = None) -> Learned:
         now = float(as_of) if as_of is not None else self.clock() if self.clock else 0.0
         return Learned.none(len(ids), now)
+
+    def now(self) -> float:
+        return self.clock() if self.clock else 0.0
 
     def archived(self, ids: Sequence[int]) -> npt.NDArray[np.bool_]:
         return np.zeros(len(ids), dtype=np.bool_)

@@ -4,6 +4,7 @@ changes nothing without a time, a date or `now`, and says what it did in the rec
 
 from __future__ import annotations
 
+import functools
 import random
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
@@ -12,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vault import Ledger, NullUsage, Vault
+from vault import Ledger, NullUsage, Vault, open_read_only_ledger
 from vault.notes.clocks import resolve
 from vault.retrieval import when
 from vault.retrieval.pipeline import SearchEngine, SearchParams
@@ -257,3 +258,20 @@ def test_a_daily_note_is_found_by_the_day_asked(tmp_path: Path) -> None:
                         now=date(2023, 4, 1)).hits
         assert [h.note for h in hits] == ["Daily/2023-03-25.md", "Daily/2023-03-04.md"]
         assert hits[0].receipt["when_factor"] == 2.0
+
+
+def test_every_recorder_gives_the_vault_its_day(tmp_path: Path) -> None:
+    """`Vault.today` reads the recorder's clock (`now()`), not its learned state."""
+    clock = datetime(2023, 4, 1, 23, 59, tzinfo=UTC).timestamp()
+    with Vault.init(tmp_path / "v") as v:
+        assert v.today() is None  # NullUsage(): no clock
+    ledger = Ledger.open(tmp_path / "v" / ".rmh" / "learned.sqlite", clock=lambda: clock)
+    with Vault.open(tmp_path / "v", usage=ledger) as v:
+        assert ledger.now() == clock and v.today() == date(2023, 4, 1)
+    read_only = open_read_only_ledger(tmp_path / "v" / ".rmh" / "learned.sqlite",
+                                      clock=lambda: clock + 60)
+    assert read_only is not None and read_only.now() == clock + 60
+    read_only.close()
+    for odd in (float("inf"), float("nan"), -5.0, 0.0, 1e300):
+        with Vault.open(tmp_path / "v", usage=NullUsage(functools.partial(float, odd))) as v:
+            assert v.today() is None
