@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from ..notes.clocks import resolve
+from ..notes.clocks import absolute
 from ..notes.text import tokenize
 from ..retrieval.when import asked_ranges
 from .corrections import stale_sources
@@ -61,7 +61,6 @@ W_SPEAKER = 0.1
 W_OMEGA = 0.0
 LEX_STRONG = 0.25
 BEFORE_SHARE = 0.5
-_FAR = date(9000, 1, 1)
 _ASKS_TIME = re.compile(
     r"\b(when|what (?:date|year|month|day|time)|which (?:year|month|day)|how long|"
     r"how many (?:days|weeks|months|years)|since when)\b",
@@ -227,13 +226,11 @@ def score_parts(index: EventIndex, query: str, lexical: npt.ArrayLike,
             if ks:
                 ent[i] = sum(v for k, v in idf.items() if k in ks) / total
     # Dates written absolutely in q, and with `now` the times it names that are over
-    # (asked_ranges); without `now` relative ones would resolve near the far anchor.
-    absolute = [r for r in resolve(query, _FAR) if r.end.year < _FAR.year - 100]
-    if now is not None:
-        absolute += asked_ranges(query, now)
+    # (asked_ranges); without `now` a relative one names no time.
+    named = [*absolute(query), *(asked_ranges(query, now) if now is not None else ())]
     tim = index.has_dates.astype(np.float64) if _ASKS_TIME.search(query) else np.zeros(n)
-    if absolute:
-        hit = [any(in_range(it, r.start, r.end) for r in absolute) for it in items]
+    if named:
+        hit = [any(in_range(it, r.start, r.end) for r in named) for it in items]
         tim = np.maximum(tim, np.asarray(hit, dtype=np.float64))
     spk = np.asarray([1.0 if w and w <= qtok else 0.0 for w in index.speaker_words])
     return Parts(lex, ent, tim, spk, index.omega)
@@ -331,15 +328,16 @@ def build_context(
     The top `k` hits (default max(50, budget_words // 5)) give lex; every other turn has
     lex 0 and can still enter through its entity rows.
     """
+    day = vault.today() if now is None else now  # one clock reading for both uses of it
     items, lex, n_hits = vault_turns(vault, query, k or max(50, budget_words // 5), conversation,
-                                     decline=True, now=now)
+                                     decline=True, now=day)
     corrected = stale_sources(vault.corpus())
     if corrected:  # a turn stating a value since rejected or superseded says so (corrections)
         items = tuple(replace(it, text=f"{it.text} [{'; '.join(corrected[it.note])}]")
                       if it.note in corrected else it for it in items)
     ctx = context_from_items(items, query, budget_words, lex, weights=weights,
                              date_from=date_from, date_to=date_to,
-                             now=vault.today() if now is None else now)
+                             now=day)
     receipt = dict(ctx.receipt, turns=len(items), search_hits=n_hits)
     return Context(ctx.query, ctx.budget_words, ctx.lines, ctx.candidates, receipt,
                    relevant=bool(ctx.lines))

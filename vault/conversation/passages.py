@@ -24,11 +24,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..notes.text import tokenize
-from ..retrieval.when import name_day
+from ..retrieval.when import DATE_KEYS, name_day
 from .items import Item
 from .layout import ROOT, as_date
-
-DATE_KEYS = ("date", "updated", "created")
 
 
 def query_terms(query: str, speakers: Iterable[str]) -> frozenset[str]:

@@ -40,6 +40,8 @@ _NUMBER_WORDS = {
     "twelve": 12,
     "a couple of": 2,
     "a few": 3,
+    "couple of": 2,  # "in the past couple of weeks" (retrieval/when.py)
+    "few": 3,
 }
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 MONTHS = (
@@ -131,7 +133,8 @@ def _month_number(name: str) -> int:
     return next(i + 1 for i, m in enumerate(MONTHS) if m.startswith(name[:3]))
 
 
-def _count(word: str) -> int:
+def count_of(word: str) -> int:
+    """The number a count word says ("3", "three", "a few", "couple of"; any case)."""
     word = " ".join(word.lower().split())
     return int(word) if word.isdigit() else _NUMBER_WORDS[word]
 
@@ -198,9 +201,9 @@ def resolve(text: str, anchor: date) -> tuple[TimeRef, ...]:
                 n = {"yesterday": -1, "last night": -1, "today": 0, "tonight": 0, "tomorrow": 1}
                 out.append(_offset(anchor, n[word], "day", expr))
             elif g["ago"]:
-                out.append(_offset(anchor, -_count(g["n"]), g["unit"].lower(), expr))
+                out.append(_offset(anchor, -count_of(g["n"]), g["unit"].lower(), expr))
             elif g["inn"]:
-                out.append(_offset(anchor, _count(g["n2"]), g["unit2"].lower(), expr))
+                out.append(_offset(anchor, count_of(g["n2"]), g["unit2"].lower(), expr))
             elif g["rel"]:
                 out.append(_relative(expr, g["which"], g["span"], anchor))
             elif g["year"]:
@@ -209,3 +212,13 @@ def resolve(text: str, anchor: date) -> tuple[TimeRef, ...]:
         except (ValueError, OverflowError):
             continue
     return tuple(out)
+
+
+_FAR = date(9000, 1, 1)  # an anchor no relative expression of a real text can mean
+
+
+def absolute(text: str) -> tuple[TimeRef, ...]:
+    """The expressions of `text` that name a time by themselves ("8 May 2023", "May 2023",
+    "in 2022"), not relative to an anchor: those `resolve` places the same against any
+    anchor, found by resolving against a far one and keeping what did not move there."""
+    return tuple(r for r in resolve(text, _FAR) if r.end.year < _FAR.year - 100)

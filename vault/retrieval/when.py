@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..notes.clocks import TimeRef, resolve
+from ..notes.clocks import TimeRef, absolute, count_of, resolve
 from ..storage.corpus import Corpus
 from .fusion import top
 
@@ -52,15 +52,12 @@ MAX_ASKED, MAX_OWN = 8, 64  # ranges read from a query, and from a note (`distin
 SCAN = 1 << 16  # characters of a note's body read for its own expressions
 SLACK = {"day": 3, "week": 3, "month": 7, "year": 30}  # M_g, days
 DATE_KEYS = ("date", "updated", "created")
-_FAR = date(9000, 1, 1)  # an anchor no relative expression of a date field can mean
 _NAME_DAY = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
 _YMD = re.compile(r"^\s*(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})")
 _UNITS = {"day": 1, "week": 7, "month": 30, "year": 365}
 _PAST = re.compile(r"\b(?:in|over|during|within)\s+the\s+(?:last|past)\s+(?:(?P<n>\d{1,3}|"
                    r"two|three|four|five|six|seven|eight|nine|ten|few|couple of)\s+)?"
                    r"(?P<unit>day|week|month|year)s?\b", re.IGNORECASE)
-_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-          "nine": 9, "ten": 10, "few": 3, "couple of": 2}
 
 
 def asked_ranges(query: str, now: date) -> tuple[TimeRef, ...]:
@@ -74,7 +71,7 @@ def asked_ranges(query: str, now: date) -> tuple[TimeRef, ...]:
     rest, at = [], 0  # the text between the matches, so each character is read once
     for m in _PAST.finditer(query):
         n = m.group("n")
-        count = 1 if n is None else int(n) if n.isdigit() else _WORDS[" ".join(n.lower().split())]
+        count = 1 if n is None else count_of(n)
         back = min(count * _UNITS[m.group("unit").lower()], (now - date.min).days)
         start = now - timedelta(days=back)  # no earlier than 1 January of year 1
         out.append(TimeRef(m.group(0), start, now, "day"))
@@ -140,8 +137,7 @@ def note_day(frontmatter: Mapping[str, Any]) -> date | None:
                 return date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
             except ValueError:
                 continue
-        days = [r.start for r in resolve(value, _FAR) if r.granularity == "day"
-                and r.start.year < _FAR.year - 100]
+        days = [r.start for r in absolute(value) if r.granularity == "day"]
         if days:
             return days[0]
     return None

@@ -7,7 +7,7 @@ from datetime import date, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from vault.notes.clocks import month_range, resolve, shift_month
+from vault.notes.clocks import absolute, count_of, month_range, resolve, shift_month
 
 DAYS = st.dates(min_value=date(1990, 1, 1), max_value=date(2090, 12, 31))
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -98,3 +98,13 @@ def test_in_before_a_past_count_is_not_a_future_one() -> None:
     assert got == [("a week ago", date(2023, 3, 25))]
     assert [(r.expr, r.start) for r in resolve("see you in two weeks", anchor)] == [
         ("in two weeks", date(2023, 4, 15))]
+
+
+def test_absolute_keeps_what_names_a_time_by_itself_and_counts_read_any_case() -> None:
+    got = absolute("last month, on 8 May 2023, yesterday, in May 2023 and in 2022")
+    assert [(r.expr, r.start, r.end) for r in got] == [
+        ("8 May 2023", date(2023, 5, 8), date(2023, 5, 8)),
+        ("May 2023", date(2023, 5, 1), date(2023, 5, 31)),
+        ("in 2022", date(2022, 1, 1), date(2022, 12, 31))]
+    assert [count_of(w) for w in ("3", "Three", "a  Few", "few", "couple of", "an")] == [
+        3, 3, 3, 3, 2, 1]
