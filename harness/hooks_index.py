@@ -38,6 +38,10 @@ if TYPE_CHECKING:
 INDEX_FILE = "hooks.sqlite"
 JOURNAL_DIR = "hooks"
 SKIP_TIERS = frozenset({"entity", "L1", "working"})
+# The index's format (SQLite user_version); an index of another format is rebuilt whole.
+# 2: a fact (L2) is indexed by what was said, not its provenance lines ("confirmed 1
+# time(s) ... last confirmed ...", whose words matched any prompt about time).
+FORMAT = 2
 _LINK = re.compile(r"\[\[([^\]|#]+)")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS notes(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL,
@@ -93,14 +97,33 @@ def _stale(fm: Mapping[str, Any]) -> bool:
     return not claim_trust(fm).current
 
 
+def recall_text(tier: str, frontmatter: Mapping[str, Any], body: str) -> str:
+    """What a note is recalled by and shows: a turn's words without its speaker label, an
+    episode's one-paragraph summary, a fact's quoted statement, else the body."""
+    body = body.strip()
+    speaker = str(frontmatter.get("speaker", ""))
+    if tier == "L0" and body.startswith(f"{speaker}: "):
+        return body[len(speaker) + 2:]
+    if tier == "episodic":
+        return body.partition("## Summary")[2].strip() or body
+    if tier == "L2":
+        said = [ln[1:].strip() for ln in body.splitlines() if ln.startswith(">")]
+        return " ".join(s for s in said if s) or body
+    return body
+
+
 def refresh(vault: Vault) -> dict[str, int]:
     """Bring the hooks' index in step with the vault (module docstring)."""
     conn = _connect(index_path(vault.root))
     try:
-        stored = {i: (h, p) for i, h, p in conn.execute("SELECT id, hash, path FROM notes")}
         seen: set[int] = set()
         changed = 0
         with conn:
+            if conn.execute("PRAGMA user_version").fetchone()[0] != FORMAT:
+                conn.execute("DELETE FROM notes")
+                conn.execute("DELETE FROM fts")
+                conn.execute(f"PRAGMA user_version = {FORMAT}")
+            stored = {i: (h, p) for i, h, p in conn.execute("SELECT id, hash, path FROM notes")}
             for row in vault.note_rows():
                 tier = str(row.frontmatter.get("tier", ""))
                 if tier in SKIP_TIERS or _stale(row.frontmatter):
@@ -109,12 +132,8 @@ def refresh(vault: Vault) -> dict[str, int]:
                 if stored.get(row.id) == (row.content_hash, row.path):  # a rename: changed
                     continue
                 fm = row.frontmatter
-                body = row.body.strip()
+                body = recall_text(tier, fm, row.body)
                 speaker = str(fm.get("speaker", ""))
-                if tier == "L0" and body.startswith(f"{speaker}: "):
-                    body = body[len(speaker) + 2:]
-                if tier == "episodic":  # the episode's one-paragraph summary
-                    body = body.partition("## Summary")[2].strip() or body
                 conn.execute("DELETE FROM notes WHERE id = ? OR path = ?", (row.id, row.path))
                 conn.execute("DELETE FROM fts WHERE rowid = ?", (row.id,))
                 conn.execute(

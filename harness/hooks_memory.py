@@ -3,10 +3,10 @@
 - `prompt_memory` (each prompt, with `[hooks] engine = true`; by default the prompt hook
   uses `hooks_recall.recall` on the hooks' own index instead): `vault.build_context` for
   the prompt (conversation turns and passages of ordinary notes, dated), kept only where
-  a line holds at least `min_share` of the prompt's search terms (the floor under which
-  nothing is relevant), never the current session's own turns; each line names its note;
-  fenced as data. The notes shown are logged as shown in the client session's learning
-  session, so reading them later counts as use.
+  a line holds at least `min_share` of the prompt's content terms (search tokens less stop
+  words; the floor under which nothing is relevant), never the current session's own turns;
+  each line names its note; fenced as data. The notes shown are logged as shown in the
+  client session's learning session, so reading them later counts as use.
 - `capture` (session end, before compaction): the transcript ingested as a conversation
   (incremental and idempotent: an unchanged transcript writes nothing, a grown one adds its
   new turns), and with `end` the notes the agent read or cited in it (a `[[link]]`, a
@@ -26,12 +26,12 @@ from vault import (
     build_context,
     ingest_conversations,
     load_transcript,
-    tokenize,
 )
 
 from .config import Config
 from .extraction import prepare
 from .hooks import cap_words, fence
+from .hooks_recall import terms
 
 _CITED = (re.compile(r"\[\[([^\]|#]+)"), re.compile(r"(?<![\w/.-])((?:[\w .-]+/)*[\w .-]+\.md)\b"),
           re.compile(r"\[tool [^\]:]*read[^\]:]*: ([^\]]+)\]"))
@@ -40,13 +40,13 @@ _CITED = (re.compile(r"\[\[([^\]|#]+)"), re.compile(r"(?<![\w/.-])((?:[\w .-]+/)
 def prompt_memory(vault: Vault, prompt: str, words: int, *, k: int, min_share: float,
                   session: str | None, own_conversation: str = "") -> str:
     """Memory for one prompt (module docstring); "" when nothing is relevant."""
-    terms = set(tokenize(prompt))
-    if not terms:
+    wanted = terms(prompt)
+    if not wanted:
         return ""
     ctx = build_context(vault, prompt, words, k=k)
 
     def covers(text: str) -> bool:
-        return len(terms & set(tokenize(text))) >= min_share * len(terms)
+        return len(wanted & terms(text)) >= min_share * len(wanted)
 
     kept_hits = {(ln.item.conversation, ln.item.tick) for ln in ctx.lines
                  if ln.reason == "hit" and covers(ln.item.text)}

@@ -2,8 +2,9 @@
 
 The same rule as `prompt_memory` over `build_context` (harness/hooks_memory.py), on the
 hooks' FTS5 index (harness/hooks_index.py): the `k` best notes by BM25 for the prompt's
-words; a note is shown only when it holds at least `min_share` of the prompt's search terms
-(`vault.tokenize`: the floor under which nothing is relevant), never a turn of the current
+content words; a note is shown only when it holds at least `min_share` of the prompt's
+content terms (`terms`: search tokens less stop words, so "can you tell me what you think"
+connects nothing; the floor under which nothing is relevant), never a turn of the current
 session's own conversation; a recalled conversation turn brings the turn before it (in
 dialogue an answer often depends on the line before, NDM step 6). Lines keep the rank order
 (best first, the turn before just ahead of its turn), each naming its note and date, cut to
@@ -15,7 +16,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from vault import tokenize
+from vault import content_terms, tokenize
 
 from .hooks import cap_words, fence
 from .hooks_index import Row, by_path, search, used_lately
@@ -24,13 +25,23 @@ PASSAGE_WORDS = 50
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
-def passage(body: str, terms: set[str], words: int = PASSAGE_WORDS) -> str:
-    """The run of sentences, from the one holding most of `terms`, within `words` words."""
+def terms(text: str) -> set[str]:
+    """The content terms of `text`: its search tokens less stop words."""
+    return set(content_terms(tokenize(text)))
+
+
+def words_of(text: str, pattern: str = r"\w+") -> list[str]:
+    """The words of `text` (casefolded, in order) that hold a content term: the FTS query."""
+    return [w for w in re.findall(pattern, text.casefold()) if terms(w)]
+
+
+def passage(body: str, wanted: set[str], words: int = PASSAGE_WORDS) -> str:
+    """The run of sentences, from the one holding most of `wanted`, within `words` words."""
     sentences = [s.strip() for s in _SENTENCE.split(body) if s.strip()]
     if not sentences:
         return ""
     best = max(range(len(sentences)),
-               key=lambda i: (len(terms & set(tokenize(sentences[i]))), -i))
+               key=lambda i: (len(wanted & terms(sentences[i])), -i))
     out: list[str] = []
     for s in sentences[best:]:
         if len(out) + len(s.split()) > words:
@@ -41,27 +52,26 @@ def passage(body: str, terms: set[str], words: int = PASSAGE_WORDS) -> str:
     return ("… " if best else "") + " ".join(out)
 
 
-def _line(row: Row, terms: set[str]) -> str:
+def _line(row: Row, wanted: set[str]) -> str:
     if row.tier == "L0":
         return f"- {row.path}: [{row.date}] {row.speaker}: {' '.join(row.body.split())}"
     if row.tier == "episodic":  # goal, tried, outcome, lesson: the whole summary
         return f"- {row.path} [{row.date}]: {' '.join(row.body.split())}"
-    return f"- {row.path} [{row.date}]: {passage(row.body, terms)}"
+    return f"- {row.path} [{row.date}]: {passage(row.body, wanted)}"
 
 
 def recall(root: Path, prompt: str, words: int, *, k: int, min_share: float,
            own_conversation: str = "") -> tuple[str, list[str]]:
     """(fenced memory text, the notes shown) for `prompt`; ("", []) when nothing is relevant."""
-    terms = set(tokenize(prompt))
-    raw = [w for w in re.findall(r"\w+", prompt.casefold()) if tokenize(w)]
-    if not terms or not raw:
+    wanted, raw = terms(prompt), words_of(prompt)
+    if not wanted or not raw:
         return "", []
     chosen: list[Row] = []
     seen: set[str] = set()
     for row in search(root, raw, k):
         if own_conversation and row.conversation == own_conversation:
             continue
-        if len(terms & set(tokenize(f"{row.title} {row.body}"))) < min_share * len(terms):
+        if len(wanted & terms(f"{row.title} {row.body}")) < min_share * len(wanted):
             continue
         if row.tier == "L0" and row.previous and row.previous not in seen:
             before = by_path(root, row.previous)
@@ -71,7 +81,7 @@ def recall(root: Path, prompt: str, words: int, *, k: int, min_share: float,
         if row.path not in seen:
             chosen.append(row)
             seen.add(row.path)
-    lines = cap_words([_line(r, terms) for r in chosen], words)
+    lines = cap_words([_line(r, wanted) for r in chosen], words)
     if not lines:
         return "", []
     return fence(lines, "Memory for this prompt"), [r.path for r in chosen[: len(lines)]]
@@ -90,12 +100,12 @@ def brief(root: Path, cwd: str, words: int) -> str:
     if used:
         lines.append("Used lately: " + "; ".join(used))
     folder = Path(cwd).name if cwd else ""
-    terms = set(tokenize(folder.replace("-", " ").replace("_", " ")))
-    raw = [w for w in re.findall(r"[^\W_]+", folder.casefold()) if tokenize(w)]
+    wanted = terms(folder.replace("-", " ").replace("_", " "))
+    raw = words_of(folder, r"[^\W_]+")
     related = [r for r in search(root, raw, RELATED_SHOWN * 2)
-               if terms & set(tokenize(f"{r.path} {r.title} {r.body}"))][:RELATED_SHOWN]
+               if wanted & terms(f"{r.path} {r.title} {r.body}")][:RELATED_SHOWN]
     if related:
         lines.append(f"Related to {folder}:")
-        lines += [_line(r, terms) for r in related]
+        lines += [_line(r, wanted) for r in related]
     lines = cap_words(lines, words)
     return fence(lines, "Memory brief") if lines else ""

@@ -35,11 +35,20 @@ SEED = {"format": "rmh-conversation/1", "id": "seed", "sessions": [
          "date": "2024-05-09T09:00"}]}]}
 
 
-@pytest.fixture(scope="module")
-def seed_vault(tmp_path_factory: pytest.TempPathFactory) -> Path:
+# The seed's fifth turn (step 5): "she" resolves to Carla and "it" stays open; the turn shares
+# only the stop word "was" with the question, so neither it nor the bike turn before it is shown.
+FIFTH = {"id": "t4", "speaker": "Alice", "text": "She said it was my best work.",
+         "date": "2024-05-10T12:00"}
+
+
+@pytest.fixture(scope="module", params=[4, 5], ids=["four-turns", "five-turns"])
+def seed_vault(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Path:
     tmp = tmp_path_factory.mktemp("seed")
     vault, conv = tmp / "v", tmp / "seed.json"
-    conv.write_text(json.dumps(SEED), encoding="utf-8")
+    doc = json.loads(json.dumps(SEED))
+    if request.param == 5:
+        doc["sessions"][0]["turns"].append(FIFTH)
+    conv.write_text(json.dumps(doc), encoding="utf-8")
     assert main(["--vault", str(vault), "init"]) == 0
     assert main(["--vault", str(vault), "ingest", str(conv)]) == 0
     return vault

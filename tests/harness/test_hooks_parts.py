@@ -15,7 +15,7 @@ from harness.hooks_index import by_path, refresh, search
 from harness.hooks_install import install, uninstall, without_ours
 from harness.hooks_recall import passage, recall
 from tests.vault.conversation.transcript_fixtures import CI_TASK, claude_lines
-from vault import Vault
+from vault import Vault, tokenize
 
 
 def test_answers_per_client() -> None:
@@ -70,6 +70,69 @@ def test_hooks_index_follows_edits_and_removals(tmp_path: Path) -> None:
                          min_share=0.3)
     assert notes == ["deploy.md"] and "deploy.md" in text and "green cluster" in text
     assert recall(root, "tomatoes", 50, k=5, min_share=0.3) == ("", [])
+
+
+def test_stop_words_connect_nothing(tmp_path: Path) -> None:
+    """A note shares only function words with a prompt: it is never shown, whatever the mix
+    (generated prompts, both recall paths: the hooks' index and the engine's context)."""
+    import random
+
+    from harness.hooks_memory import prompt_memory
+    from vault.notes.text import STOPWORDS
+
+    root = tmp_path / "v"
+    musing = "I am not sure what to do with it, can you tell me what you would do about it?"
+    stop = sorted(set(tokenize(musing)) & STOPWORDS)  # the note's own function words
+    with Vault.init(root) as v:
+        v.write("musing.md", musing + "\n")
+        v.write("deploy.md", "The deploy pipeline runs on the blue cluster.\n")
+        v.sync()
+        refresh(v)
+        rng = random.Random(7)
+        for _ in range(40):
+            words = rng.sample(stop, rng.randint(2, 12)) + rng.sample(
+                ["parser", "kiln", "invoice", "quarterly", "zebra"], rng.randint(0, 2))
+            prompt = " ".join(rng.sample(words, len(words))) + "?"
+            assert recall(root, prompt, 80, k=5, min_share=0.3) == ("", []), prompt
+            assert prompt_memory(v, prompt, 80, k=5, min_share=0.3, session=None) == "", prompt
+        text, notes = recall(root, "what do you think about the blue cluster?", 80, k=5,
+                             min_share=0.3)
+        assert notes == ["deploy.md"] and "musing.md" not in text
+
+
+def test_a_fact_is_recalled_by_what_was_said_and_old_indexes_are_rebuilt(
+        tmp_path: Path) -> None:
+    """A fact note's provenance lines ("confirmed 1 time(s) ... last confirmed") are not its
+    memory: a prompt about "the last time" does not recall it by them; an index written in
+    another format is rebuilt whole on the next refresh."""
+    import sqlite3
+
+    from harness.hooks_index import FORMAT, index_path, recall_text
+
+    fact = ("# user clear build cache\n\nFact (L2), fact: confidence 0.700, confirmed 1 "
+            "time(s) in 1 session(s), first observed 2025-03-04, last confirmed 2025-03-04."
+            "\n\n> i cleared the build cache first.\n\n## Evidence\n\n- 2025-03-04 u4\n")
+    assert recall_text("L2", {}, fact) == "i cleared the build cache first."
+    assert recall_text("L2", {}, "no quote\n") == "no quote"
+    root = tmp_path / "v"
+    with Vault.init(root) as v:
+        v.write("facts/f.md", "---\ntier: L2\n---\n" + fact)
+        v.sync()
+        refresh(v)
+        assert recall(root, "when was the last time we confirmed it", 80, k=5,
+                      min_share=0.3) == ("", [])
+        assert recall(root, "the build cache", 80, k=5, min_share=0.3)[1] == ["facts/f.md"]
+        conn = sqlite3.connect(index_path(root))
+        with conn:
+            conn.execute("UPDATE notes SET body = 'stale'")
+            conn.execute("PRAGMA user_version = 1")
+        conn.close()
+        assert refresh(v)["changed"] == 1
+    conn = sqlite3.connect(index_path(root))
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == FORMAT
+    assert conn.execute("SELECT body FROM notes").fetchall() == [
+        ("i cleared the build cache first.",)]
+    conn.close()
 
 
 def test_hooks_index_follows_a_rename_outside_rmh(tmp_path: Path) -> None:

@@ -13,7 +13,9 @@ multiply it (a date or a speaker never makes an unconnected turn relevant):
     s(t)   = rel(t) · (1 + W_TIME · time(t)) · (1 + W_SPEAKER · spk(t)) · (1 + W_OMEGA · Ω(t))
 
 - lex: a lexical (or fused lexical+dense) score, divided by its maximum over the events, so in
-  [0, 1]; only a strong one (>= LEX_STRONG of the best) connects on its own;
+  [0, 1], and 0 for a turn whose text holds no content term of q (stop words and speakers'
+  names do not connect: passages.query_terms); only a strong one (>= LEX_STRONG of the best)
+  connects on its own;
 - ent: Σ idf(e) over the non-speaker entity rows of t whose words all occur in q, divided by
   Σ idf(e) over every entity row matched by q; idf(e) = ln(1 + N / df(e)); speakers are hubs
   and never count;
@@ -162,6 +164,9 @@ class EventIndex:
     speaker_words: tuple[frozenset[str], ...]
     has_dates: npt.NDArray[np.bool_]
     omega: npt.NDArray[np.float64]
+    # a turn's text tokens (the content-term gate of lex); None for other kinds of item
+    turn_words: tuple[frozenset[str] | None, ...] = ()
+    speakers: tuple[str, ...] = ()
 
     @classmethod
     def build(cls, items: Sequence[Item]) -> EventIndex:
@@ -180,6 +185,8 @@ class EventIndex:
             tuple(frozenset(tokenize(it.speaker)) for it in items),
             np.asarray([bool(it.dates) for it in items], dtype=bool),
             np.asarray([it.omega for it in items], dtype=np.float64),
+            tuple(frozenset(tokenize(it.text)) if it.kind == "turn" else None for it in items),
+            tuple(sorted({it.speaker for it in items if it.kind == "turn"})),
         )
 
 
@@ -211,6 +218,9 @@ def score_parts(index: EventIndex, query: str, lexical: npt.ArrayLike,
     lex = np.asarray(lexical, dtype=np.float64).reshape(-1)
     if lex.shape[0] != n:
         raise ValueError(f"lexical has {lex.shape[0]} scores for {n} items")
+    terms = query_terms(query, index.speakers)
+    shares = [w is None or not terms.isdisjoint(w) for w in index.turn_words]
+    lex = np.where(np.asarray(shares, dtype=bool), lex, 0.0) if len(shares) == n else lex
     top = float(lex.max()) if n else 0.0
     lex = lex / top if top > 0 else np.zeros(n)
     qtok = set(tokenize(query))

@@ -6,8 +6,9 @@ with the question. `vault.search` fuses more than words (the link graph, the tur
 after, dense similarity), so a hit's score alone can connect a turn that shares nothing with
 the question: through a served vault, "Last month I sold my bike." was a hit for "When was
 Alice's vase praised?" (its neighbour's link). `shares_terms` is the gate: a hit gives its
-score as `lex` only when its text holds a query term that is not a speaker's name (speakers
-are hubs, as in the collision count).
+score as `lex` only when its text holds a content term of the query (no stop word: "She said it
+was my best work." shares only "was" with that question) that is not a speaker's name
+(speakers are hubs, as in the collision count).
 
 Ordinary notes (no conversation `tier`, outside ``conversations/``) that the search finds are
 items of kind "note": the hit's best passage as text, the note's path, dated by its
@@ -23,16 +24,17 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from ..notes.text import tokenize
+from ..notes.text import content_terms, tokenize
 from ..retrieval.when import DATE_KEYS, name_day
 from .items import Item
 from .layout import ROOT, as_date
 
 
 def query_terms(query: str, speakers: Iterable[str]) -> frozenset[str]:
-    """The query's search tokens less the words of speakers' names."""
+    """The query's content terms (search tokens less stop words) less the words of speakers'
+    names."""
     hubs = {w for s in speakers for w in tokenize(s)}
-    return frozenset(t for t in tokenize(query) if t not in hubs)
+    return frozenset(t for t in content_terms(tokenize(query)) if t not in hubs)
 
 
 def shares_terms(text: str, terms: frozenset[str]) -> bool:

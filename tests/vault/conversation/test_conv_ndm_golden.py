@@ -158,8 +158,8 @@ def test_she_is_carla_only_when_she_is_the_one_candidate(supplied: bool) -> None
     assert she2.status == "open" and she2.candidates == ("carla", "dana")
 
 
-def seed_context(budget: int) -> list[str]:
-    items = [item_of(e) for e in build_events(seed_dialogue(fifth=False))]
+def seed_context(budget: int, fifth: bool = False) -> list[str]:
+    items = [item_of(e) for e in build_events(seed_dialogue(fifth=fifth))]
     lex = Bm25Index.from_documents([tokenize(it.text) for it in items]).score(SEED_QUESTION)
     return context_from_items(items, SEED_QUESTION, budget, lex).text.splitlines()
 
@@ -175,6 +175,15 @@ def test_seed_depiction_is_exactly_three_lines_at_any_budget_that_fits_them() ->
     assert seed_context(len(SEED_LINES[2].split())) == [SEED_LINES[2]]
 
 
+def test_the_fifth_turn_shares_only_a_stop_word_and_is_not_shown() -> None:
+    """"She said it was my best work." shares "was" with the question; raw BM25 scores it
+    (0.38 of the best, above LEX_STRONG), but a stop word connects nothing, so neither it nor
+    the bike turn before it enters."""
+    fits = sum(len(line.split()) for line in SEED_LINES)
+    for budget in (fits, fits + 1, 60, 100, 1000):
+        assert seed_context(budget, fifth=True) == SEED_LINES
+
+
 def test_context_score_formula_by_hand_on_three_events() -> None:
     """s(t) = rel(t)·(1 + 0.3·time)·(1 + 0.1·spk), rel = lex + 0.5·ent if connected."""
     when = datetime(2024, 5, 1, 9, 0)
@@ -186,14 +195,15 @@ def test_context_score_formula_by_hand_on_three_events() -> None:
     ]
     q = "when did kim fire the vase in the kiln"
     parts = score_parts(EventIndex.build(items), q, [2.0, 4.0, 0.8])
-    # lex / max = 0.5, 1, 0.2; idf(vase) = ln(1 + 3/2), idf(kiln) = ln(1 + 3/1), their sum
-    # ln 10, so ent(e0) = log10(2.5), ent(e1) = 1, ent(e2) = 0 (bike is not in q)
-    assert parts.lex.tolist() == pytest.approx([0.5, 1.0, 0.2])
+    # lex / max = 0.5, 1, and 0 for e2, whose text holds no content term of q (its 0.8 came
+    # from words q does not have); idf(vase) = ln(1 + 3/2), idf(kiln) = ln(1 + 3/1), their
+    # sum ln 10, so ent(e0) = log10(2.5), ent(e1) = 1, ent(e2) = 0 (bike is not in q)
+    assert parts.lex.tolist() == pytest.approx([0.5, 1.0, 0.0])
     assert parts.ent.tolist() == pytest.approx([0.3979400087, 1.0, 0.0])
     assert parts.time.tolist() == [0.0, 1.0, 1.0] and parts.speaker.tolist() == [1.0, 0.0, 0.0]
     s = parts.combine(Weights())
     # e0: (0.5 + 0.5·log10 2.5)·1.1 = 0.7688670; e1: (1 + 0.5)·1.3 = 1.95;
-    # e2: lex 0.2 < LEX_STRONG 0.25 and no shared entity -> 0 although it has a date
+    # e2: lex 0 and no shared entity -> 0 although it has a date
     assert s.tolist() == pytest.approx([0.55 * (1 + 0.3979400087), 1.95, 0.0])
     assert isinstance(parts, Parts)
 
