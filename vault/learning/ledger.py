@@ -41,7 +41,7 @@ from .pair_table import PairTable
 from .redact import redact_ledger
 from .replay import expansion_of, fold, free_of, learned_of, prior_of, query_weights, word_query
 from .state import Event, LearnedState, NoteState, apply
-from .usage import NO_LINKS, Learned
+from .usage import NO_LINKS, Learned, finite_clock
 from .vectors import NoteVectors
 
 __all__ = ["LEDGER_FILE", "Ledger", "fold", "learned_of"]
@@ -57,7 +57,7 @@ class Ledger:
                  params: LearningParams) -> None:
         self._conn, self._closed = conn, False
         self._lock = threading.RLock()  # writes and reloads; reads assume one caller thread
-        self.clock, self.params = clock, params
+        self.clock, self.params = finite_clock(clock), params
         self._edges: tuple[tuple[int, float], WeightedEdges] | None = None
         self._version = -1
         self._vectors = NoteVectors()

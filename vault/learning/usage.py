@@ -17,6 +17,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from ..errors import LedgerError
 from ..storage.linkgraph import Adjacency
 from .edges import WeightedEdges
 
@@ -163,3 +164,16 @@ def examination_probability(rank: int) -> float:
     so that learning can weight unused exposure by inverse propensity.
     """
     return 1.0 / math.log2(rank + 2)
+
+
+def finite_clock(clock: Callable[[], float]) -> Callable[[], float]:
+    """`clock` with every reading checked: finite Unix seconds, else LedgerError. (A NaN time
+    would be logged as no time and fail the log's NOT NULL check as an untyped error.)"""
+
+    def read() -> float:
+        t = float(clock())
+        if not math.isfinite(t):
+            raise LedgerError(f"the learning clock read {t!r}; it must give finite Unix seconds")
+        return t
+
+    return read

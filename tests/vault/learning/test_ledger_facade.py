@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -135,3 +136,37 @@ def test_kill_minus_9_during_session_end_loses_nothing(tmp_path: Path) -> None:
     assert led.start_session("next", 9_000_000.0) == ([acked[-1]] if was_open else [])
     assert led.replay() == led.state
     led.close()
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf")])
+def test_a_clock_that_reads_no_number_is_a_typed_error_and_logs_nothing(
+        tmp_path: Path, bad: float) -> None:
+    """A NaN reading used to reach SQLite as NULL (an untyped IntegrityError from a search)."""
+    from vault import LedgerError
+
+    clock = Clock()
+    v, _ = open_learning(tmp_path / "v", clock)
+    v.write("Kiln.md", "The kiln fires on Friday.\n")
+    assert [h.note for h in v.search("kiln").hits] == ["Kiln.md"]
+    ledger_file = tmp_path / "v" / ".rmh" / LEDGER_FILE
+    v.close()
+
+    def events() -> list[tuple[float, str]]:
+        conn = sqlite3.connect(ledger_file)
+        try:
+            return list(conn.execute("SELECT t, kind FROM events ORDER BY rowid"))
+        finally:
+            conn.close()
+
+    before = events()
+    clock.t = bad
+    v, _ = open_learning(tmp_path / "v", clock)
+    with pytest.raises(LedgerError, match="finite Unix seconds"):
+        v.search("kiln")
+    with pytest.raises(LedgerError):
+        v.read("Kiln.md")
+    assert events() == before  # nothing logged, nothing half-logged
+    clock.t = 2_000_100.0  # a good clock again: the vault works
+    assert [h.note for h in v.search("kiln").hits] == ["Kiln.md"]
+    v.close()
+    assert events()[: len(before)] == before and len(events()) > len(before)
