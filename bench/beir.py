@@ -10,7 +10,10 @@ judgements naming a document the corpus lacks are dropped and counted.
 
 Metrics as BEIR reports them (pytrec_eval / trec_eval): nDCG@10 with graded gains,
 DCG = sum_{i=1..10} rel_i / log2(i + 1) (Jarvelin & Kekalainen 2002), IDCG over the ideal
-ordering of the query's judgements; Recall@100 = relevant in the top 100 / relevant. From one
+ordering of the query's judgements; Recall@100 = relevant in the top 100 / relevant. As
+BEIR's `EvaluateRetrieval.evaluate` does by default (`ignore_identical_ids`), a document whose
+`_id` equals the query's is taken out of every method's ranking before it is scored (ArguAna
+and Quora hold each query in the corpus too), and the next one moves up. From one
 `engine.score` per query come rmh's `full` ranking and its own baselines: `bm25`, `dense`
 and plain `rrf` (sum over bm25 and dense of 1/(60 + rank + 1), unweighted), so every method
 sees the same tokens and embeddings. Intervals: paired bootstrap (bench/metrics.py), with
@@ -171,21 +174,23 @@ def plain_rrf(signals: Sequence[npt.NDArray[np.float64]], eligible: npt.NDArray[
     return out
 
 
-def rankings(engine: SearchEngine, corpus: Corpus, query: str, depth: int = RECALL_K
-             ) -> dict[str, list[int]]:
-    """Each method's first `depth` notes for one query, from one `engine.score`."""
+def rankings(engine: SearchEngine, corpus: Corpus, query: str, depth: int = RECALL_K,
+             skip: int | None = None) -> dict[str, list[int]]:
+    """Each method's first `depth` notes for one query, from one `engine.score`, without the
+    note at position `skip` (the query's own document, module docstring)."""
     s = engine.score(corpus, query)
     el = s.eligible
     bm25 = s.signals.get("bm25", np.zeros(len(corpus)))
     dense = s.signals.get("dense", np.zeros(len(corpus)))
-    out = {"bm25": head(bm25, el, depth), "dense": head(dense, el, depth),
-           "rrf": head(plain_rrf([bm25, dense], el), el, depth)}
+    more = depth + (skip is not None)
+    out = {"bm25": head(bm25, el, more), "dense": head(dense, el, more),
+           "rrf": head(plain_rrf([bm25, dense], el), el, more)}
     if engine.reranker is not None or engine.params.second_pass:  # stages after score
-        res = engine.search(corpus, query, depth)
+        res = engine.search(corpus, query, more)
         out["full"] = [corpus.position(h.id) for h in res.hits]
     else:
-        out["full"] = head(s.final, el, depth)
-    return out
+        out["full"] = head(s.final, el, more)
+    return {m: [d for d in r if d != skip][:depth] for m, r in out.items()}
 
 
 def run_beir(data: BeirSet, engine: SearchEngine, *, limit: int | None = None,
@@ -196,9 +201,10 @@ def run_beir(data: BeirSet, engine: SearchEngine, *, limit: int | None = None,
     t0 = time.perf_counter()
     lat: list[float] = []
     queries = data.queries if limit is None else data.queries[:limit]
+    position = {d: i for i, d in enumerate(data.doc_ids)}
     for qi, q in enumerate(queries):
         t = time.perf_counter()
-        ranked = rankings(engine, data.corpus, q.text)
+        ranked = rankings(engine, data.corpus, q.text, skip=position.get(q.qid))
         if qi > 0:  # the first query also builds the index
             lat.append(time.perf_counter() - t)
         for m in METHODS:

@@ -93,3 +93,26 @@ def test_summary_wins_and_losses() -> None:
     assert (d["wins"], d["losses"]) == (1, 1) and d["mean"] == pytest.approx(0.0)
     assert s["ci"]["full-dense"]["ndcg@10"]["wins"] == 1
     assert s["methods"]["full"]["ndcg@10"] == pytest.approx(0.5)
+
+
+def test_the_querys_own_document_is_not_scored(tmp_path: Path) -> None:
+    """ArguAna's layout: each query is also a corpus document with the same `_id`. As BEIR's
+    evaluation does (ignore_identical_ids), it leaves every method's ranking before scoring,
+    and the judged counter-argument, second behind it, is then first."""
+    from bench.beir import run_beir
+    from vault import SearchEngine, SearchParams
+
+    folder = tmp_path / "arg"
+    (folder / "qrels").mkdir(parents=True)
+    docs = [{"_id": "a1", "title": "", "text": "Zoos protect endangered species from poaching."},
+            {"_id": "a2", "title": "", "text": "Zoos confine endangered species; poaching is "
+                                                 "better fought in the wild."},
+            {"_id": "a3", "title": "", "text": "Bread needs yeast."}]
+    (folder / "corpus.jsonl").write_text("".join(json.dumps(d) + "\n" for d in docs))
+    (folder / "queries.jsonl").write_text(json.dumps({"_id": "a1", "text": docs[0]["text"]}))
+    (folder / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\na1\ta2\t1\n")
+    data = load_beir(folder)
+    engine = SearchEngine(SearchParams(weights={"dense": 0.0}))
+    rows, _ = run_beir(data, engine, progress=None)
+    assert {m: r[0]["ndcg@10"] for m, r in rows.items()} == {
+        "bm25": 1.0, "dense": 0.0, "rrf": 1.0, "full": 1.0}
