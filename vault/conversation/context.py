@@ -5,10 +5,12 @@ ones, in date order, within a word budget ... keep the top events; add the turn 
 each kept event; sort by date, label who said each line, and cut the lowest scores first if
 over budget."
 
-Score of event t for query q. Relevance comes only from what t shares with q; the other terms
-multiply it (a date or a speaker never makes an unconnected turn relevant):
+Score of event t for query q. Relevance comes only from what t shares with q: its words, its
+entities, or a time q itself names; the other terms multiply it (that q asks "when", or names
+t's speaker, never makes an unconnected turn relevant):
 
     rel(t) = lex(t) + W_ENTITY · ent(t)     when ent(t) > 0 or lex(t) >= LEX_STRONG
+           = DATE_ALONE                     otherwise, when a time q names holds t (named)
            = 0                              otherwise
     s(t)   = rel(t) · (1 + W_TIME · time(t)) · (1 + W_SPEAKER · spk(t)) · (1 + W_OMEGA · Ω(t))
 
@@ -23,6 +25,9 @@ multiply it (a date or a speaker never makes an unconnected turn relevant):
   anchored date expression, or when a date written in q (or a time q names that is over, read
   against the day q is asked on: "last month", retrieval/when.py) overlaps t's date or its
   expressions;
+- named: a time q names (the dates in `time` below, not the mere asking) holds t's date or
+  one of its expressions: "what happened on 8 May 2024" connects that day's turns, at
+  DATE_ALONE = LEX_STRONG, the weakest connection a lexical score makes;
 - spk: 1 when q names t's speaker;
 - Ω: DMF survival (weight 0 by default: adopted only if the benchmark says so).
 
@@ -63,6 +68,7 @@ W_SPEAKER = 0.1
 W_OMEGA = 0.0
 LEX_STRONG = 0.25
 BEFORE_SHARE = 0.5
+DATE_ALONE = LEX_STRONG  # a named time alone connects as the weakest lexical score does
 _ASKS_TIME = re.compile(
     r"\b(when|what (?:date|year|month|day|time)|which (?:year|month|day)|how long|"
     r"how many (?:days|weeks|months|years)|since when)\b",
@@ -82,6 +88,7 @@ class Weights:
     labels: bool = True
     lex_strong: float = LEX_STRONG
     before_share: float = BEFORE_SHARE
+    date_alone: float = DATE_ALONE
 
 
 @dataclass(frozen=True)
@@ -199,11 +206,16 @@ class Parts:
     time: npt.NDArray[np.float64]
     speaker: npt.NDArray[np.float64]
     omega: npt.NDArray[np.float64]
+    # 1 where a time the question names (a date written in it, or one that is over) holds the
+    # event: a connection of its own; None: no time named
+    named: npt.NDArray[np.float64] | None = None
 
     def combine(self, weights: Weights) -> npt.NDArray[np.float64]:
         """s(t) (module docstring); 0 for events that share nothing with the question."""
         connected = (self.ent > 0) | ((self.lex > 0) & (self.lex >= weights.lex_strong))
         rel = np.where(connected, self.lex + weights.entity * self.ent, 0.0)
+        if self.named is not None and weights.date_alone > 0:
+            rel = np.where(connected | (self.named <= 0), rel, weights.date_alone)
         return np.asarray(rel * (1.0 + weights.time * self.time)
                           * (1.0 + weights.speaker * self.speaker)
                           * (1.0 + weights.omega * self.omega), dtype=np.float64)
@@ -239,11 +251,13 @@ def score_parts(index: EventIndex, query: str, lexical: npt.ArrayLike,
     # (asked_ranges); without `now` a relative one names no time.
     named = [*absolute(query), *(asked_ranges(query, now) if now is not None else ())]
     tim = index.has_dates.astype(np.float64) if _ASKS_TIME.search(query) else np.zeros(n)
+    held = None
     if named:
-        hit = [any(in_range(it, r.start, r.end) for r in named) for it in items]
-        tim = np.maximum(tim, np.asarray(hit, dtype=np.float64))
+        held = np.asarray([any(in_range(it, r.start, r.end) for r in named) for it in items],
+                          dtype=np.float64)
+        tim = np.maximum(tim, held)
     spk = np.asarray([1.0 if w and w <= qtok else 0.0 for w in index.speaker_words])
-    return Parts(lex, ent, tim, spk, index.omega)
+    return Parts(lex, ent, tim, spk, index.omega, held)
 
 
 def assemble(
