@@ -3,9 +3,9 @@
 The same rule as `prompt_memory` over `build_context` (harness/hooks_memory.py), on the
 hooks' FTS5 index (harness/hooks_index.py): the `k` best notes by BM25 for the prompt's
 content words; a note is shown only when it holds at least `min_share` of the prompt's
-content terms (`terms`: search tokens less stop words, so "can you tell me what you think"
-connects nothing; the floor under which nothing is relevant), never a turn of the current
-session's own conversation; a recalled conversation turn brings the turn before it (in
+content terms (`terms`: search tokens less stop words, as stems, so "can you tell me what
+you think" connects nothing; the floor under which nothing is relevant), never a turn of the
+current session's own conversation; a recalled conversation turn brings the turn before it (in
 dialogue an answer often depends on the line before, NDM step 6). Lines keep the rank order
 (best first, the turn before just ahead of its turn), each naming its note and date, cut to
 the word budget from the end; a note's text is its passage with the most prompt terms.
@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from vault import content_terms, tokenize
+from vault import content_terms, stems, tokenize
 
 from .hooks import cap_words, fence
 from .hooks_index import Row, by_path, search, used_lately
@@ -26,8 +26,9 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
 def terms(text: str) -> set[str]:
-    """The content terms of `text`: its search tokens less stop words."""
-    return set(content_terms(tokenize(text)))
+    """The content terms of `text` (its search tokens less stop words) as stems: the index
+    stems (porter), so "tests" and "failing" find "test fails", and the floor counts them."""
+    return set(stems(content_terms(tokenize(text))))
 
 
 def words_of(text: str, pattern: str = r"\w+") -> list[str]:
