@@ -31,9 +31,10 @@ def terms(text: str) -> set[str]:
     return set(stems(content_terms(tokenize(text))))
 
 
-def words_of(text: str, pattern: str = r"\w+") -> list[str]:
-    """The words of `text` (casefolded, in order) that hold a content term: the FTS query."""
-    return [w for w in re.findall(pattern, text.casefold()) if terms(w)]
+def words_of(text: str) -> list[str]:
+    """The words of `text` (casefolded, in order; "_" parts words, as in `vault.tokenize`
+    and the index's unicode61) that hold a content term: the FTS query."""
+    return [w for w in re.findall(r"[^\W_]+", text.casefold()) if terms(w)]
 
 
 def passage(body: str, wanted: set[str], words: int = PASSAGE_WORDS) -> str:
@@ -102,7 +103,7 @@ def brief(root: Path, cwd: str, words: int) -> str:
         lines.append("Used lately: " + "; ".join(used))
     folder = Path(cwd).name if cwd else ""
     wanted = terms(folder.replace("-", " ").replace("_", " "))
-    raw = words_of(folder, r"[^\W_]+")
+    raw = words_of(folder)
     related = [r for r in search(root, raw, RELATED_SHOWN * 2)
                if wanted & terms(f"{r.path} {r.title} {r.body}")][:RELATED_SHOWN]
     if related:

@@ -121,6 +121,19 @@ def test_the_floor_reads_words_in_any_form_as_the_search_does(tmp_path: Path) ->
         assert recall(root, "why are the invoices failing?", 80, k=5, min_share=0.6) == ("", [])
 
 
+
+def test_an_identifier_in_a_prompt_is_searched_by_its_words(tmp_path: Path) -> None:
+    """"parse_config" is the words "parse" and "config" to the index (unicode61) and to the
+    floor (`vault.tokenize`), so the FTS query holds them too (a word with "_" was dropped)."""
+    root = tmp_path / "v"
+    with Vault.init(root) as v:
+        v.write("parser.md", "parse_config fails on an empty file.\n")
+        v.sync()
+        refresh(v)
+        assert recall(root, "why does parse_config crash?", 80, k=5, min_share=0.5)[1] == [
+            "parser.md"]
+
+
 def test_a_fact_is_recalled_by_what_was_said_and_old_indexes_are_rebuilt(
         tmp_path: Path) -> None:
     """A fact note's provenance lines ("confirmed 1 time(s) ... last confirmed") are not its
