@@ -115,10 +115,18 @@ def recall_text(tier: str, frontmatter: Mapping[str, Any], body: str) -> str:
     return body
 
 
+# The writer's page cache (KiB): a refresh is one transaction, and one that outgrows the
+# cache (SQLite's default is 2 MiB; a rebuild of a few thousand notes does) spills to the file
+# under an exclusive lock, so a prompt hook reading meanwhile waits its timeout and recalls
+# nothing. Within this bound readers see the old index whole until the commit.
+WRITE_CACHE_KIB = 256 * 1024
+
+
 def refresh(vault: Vault) -> dict[str, int]:
     """Bring the hooks' index in step with the vault (module docstring)."""
     conn = _connect(index_path(vault.root))
     try:
+        conn.execute(f"PRAGMA cache_size = -{WRITE_CACHE_KIB}")
         seen: set[int] = set()
         changed = 0
         with conn:

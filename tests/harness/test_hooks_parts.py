@@ -192,6 +192,49 @@ def test_rules_and_corrections_are_recalled_by_what_was_said_a_working_note_by_a
     assert recall_text("L2", working, note) == note.strip()
 
 
+
+def test_a_prompt_reads_the_old_index_whole_while_it_is_rebuilt(tmp_path: Path) -> None:
+    """A rebuild (a new format) is one transaction larger than SQLite's default page cache:
+    a prompt hook reading meanwhile sees the old index whole, neither a half-built one nor
+    "database is locked" after waiting its timeout (the writer spilled its cache and held
+    the file exclusively)."""
+    import sqlite3
+    from collections.abc import Iterator
+    from types import SimpleNamespace
+    from typing import cast
+
+    from harness.hooks_index import index_path
+
+    root = tmp_path / "v"
+    (root / ".rmh").mkdir(parents=True)
+
+    def row(i: int, body: str) -> SimpleNamespace:
+        return SimpleNamespace(id=i, path=f"n{i}.md", content_hash=f"h{i}", frontmatter={},
+                               body=body, title=f"n{i}", mtime_ns=0)
+
+    class Stub:
+        def __init__(self, rows: list[SimpleNamespace]) -> None:
+            self.root, self.rows, self.seen = root, rows, list[object]()
+
+        def note_rows(self) -> Iterator[SimpleNamespace]:
+            yield from self.rows
+            try:  # the rebuild's rows are written, not committed
+                self.seen.append([r.path for r in search(root, ["apple"], 5)])
+            except sqlite3.OperationalError as exc:
+                self.seen.append(exc)
+
+    refresh(cast("Vault", Stub([row(0, "an old apple")])))
+    conn = sqlite3.connect(index_path(root))
+    with conn:
+        conn.execute("PRAGMA user_version = 1")
+    conn.close()
+    pears = " ".join(f"pear{j}" for j in range(400))
+    stub = Stub([row(i, pears) for i in range(1, 3001)])
+    assert refresh(cast("Vault", stub))["changed"] == 3000
+    assert stub.seen == [["n0.md"]]
+    assert search(root, ["apple"], 5) == [] and len(search(root, ["pear7"], 5000)) == 3000
+
+
 def test_hooks_index_follows_a_rename_outside_rmh(tmp_path: Path) -> None:
     root = tmp_path / "v"
     with Vault.init(root) as v:
