@@ -41,7 +41,9 @@ SKIP_TIERS = frozenset({"entity", "L1", "working"})
 # The index's format (SQLite user_version); an index of another format is rebuilt whole.
 # 2: a fact (L2) is indexed by what was said, not its provenance lines ("confirmed 1
 # time(s) ... last confirmed ...", whose words matched any prompt about time).
-FORMAT = 2
+# 3: so is a rule (L3, the same lines); a correction (no quote) by its statement; a working
+# note promoted to L2 by all of it (format 2 kept only its quotes).
+FORMAT = 3
 _LINK = re.compile(r"\[\[([^\]|#]+)")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS notes(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL,
@@ -99,23 +101,32 @@ def _stale(fm: Mapping[str, Any]) -> bool:
 
 def recall_text(tier: str, frontmatter: Mapping[str, Any], body: str) -> str:
     """What a note is recalled by and shows: a turn's words without its speaker label, an
-    episode's one-paragraph summary, a fact's quoted statement, else the body."""
+    episode's one-paragraph summary, a fact's or rule's quoted words (else its statement:
+    a correction quotes nothing), else the body (a working note promoted to L2 too)."""
     body = body.strip()
     speaker = str(frontmatter.get("speaker", ""))
     if tier == "L0" and body.startswith(f"{speaker}: "):
         return body[len(speaker) + 2:]
     if tier == "episodic":
         return body.partition("## Summary")[2].strip() or body
-    if tier == "L2":
+    if tier in ("L2", "L3") and frontmatter.get("kind") != "working-note":
         said = [ln[1:].strip() for ln in body.splitlines() if ln.startswith(">")]
-        return " ".join(s for s in said if s) or body
+        return " ".join(s for s in said if s) or str(frontmatter.get("statement") or body)
     return body
+
+
+# The writer's page cache (KiB): a refresh is one transaction, and one that outgrows the
+# cache (SQLite's default is 2 MiB; a rebuild of a few thousand notes does) spills to the file
+# under an exclusive lock, so a prompt hook reading meanwhile waits its timeout and recalls
+# nothing. Within this bound readers see the old index whole until the commit.
+WRITE_CACHE_KIB = 256 * 1024
 
 
 def refresh(vault: Vault) -> dict[str, int]:
     """Bring the hooks' index in step with the vault (module docstring)."""
     conn = _connect(index_path(vault.root))
     try:
+        conn.execute(f"PRAGMA cache_size = -{WRITE_CACHE_KIB}")
         seen: set[int] = set()
         changed = 0
         with conn:

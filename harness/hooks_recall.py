@@ -3,9 +3,9 @@
 The same rule as `prompt_memory` over `build_context` (harness/hooks_memory.py), on the
 hooks' FTS5 index (harness/hooks_index.py): the `k` best notes by BM25 for the prompt's
 content words; a note is shown only when it holds at least `min_share` of the prompt's
-content terms (`terms`: search tokens less stop words, so "can you tell me what you think"
-connects nothing; the floor under which nothing is relevant), never a turn of the current
-session's own conversation; a recalled conversation turn brings the turn before it (in
+content terms (`terms`: search tokens less stop words, as stems, so "can you tell me what
+you think" connects nothing; the floor under which nothing is relevant), never a turn of the
+current session's own conversation; a recalled conversation turn brings the turn before it (in
 dialogue an answer often depends on the line before, NDM step 6). Lines keep the rank order
 (best first, the turn before just ahead of its turn), each naming its note and date, cut to
 the word budget from the end; a note's text is its passage with the most prompt terms.
@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from vault import content_terms, tokenize
+from vault import content_terms, stems, tokenize
 
 from .hooks import cap_words, fence
 from .hooks_index import Row, by_path, search, used_lately
@@ -26,13 +26,15 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
 def terms(text: str) -> set[str]:
-    """The content terms of `text`: its search tokens less stop words."""
-    return set(content_terms(tokenize(text)))
+    """The content terms of `text` (its search tokens less stop words) as stems: the index
+    stems (porter), so "tests" and "failing" find "test fails", and the floor counts them."""
+    return set(stems(content_terms(tokenize(text))))
 
 
-def words_of(text: str, pattern: str = r"\w+") -> list[str]:
-    """The words of `text` (casefolded, in order) that hold a content term: the FTS query."""
-    return [w for w in re.findall(pattern, text.casefold()) if terms(w)]
+def words_of(text: str) -> list[str]:
+    """The words of `text` (casefolded, in order; "_" parts words, as in `vault.tokenize`
+    and the index's unicode61) that hold a content term: the FTS query."""
+    return [w for w in re.findall(r"[^\W_]+", text.casefold()) if terms(w)]
 
 
 def passage(body: str, wanted: set[str], words: int = PASSAGE_WORDS) -> str:
@@ -101,7 +103,7 @@ def brief(root: Path, cwd: str, words: int) -> str:
         lines.append("Used lately: " + "; ".join(used))
     folder = Path(cwd).name if cwd else ""
     wanted = terms(folder.replace("-", " ").replace("_", " "))
-    raw = words_of(folder, r"[^\W_]+")
+    raw = words_of(folder)
     related = [r for r in search(root, raw, RELATED_SHOWN * 2)
                if wanted & terms(f"{r.path} {r.title} {r.body}")][:RELATED_SHOWN]
     if related:

@@ -100,6 +100,40 @@ def test_stop_words_connect_nothing(tmp_path: Path) -> None:
         assert notes == ["deploy.md"] and "musing.md" not in text
 
 
+
+def test_the_floor_reads_words_in_any_form_as_the_search_does(tmp_path: Path) -> None:
+    """Both searches stem ("tests", "failing" find "test", "fails"), so the floor does too:
+    a note holding every content word of the prompt in another form is shown, on both
+    recall paths; one holding none of them is not."""
+    from harness.hooks_memory import prompt_memory
+
+    root = tmp_path / "v"
+    with Vault.init(root) as v:
+        v.write("flaky.md", "The test fails when the cache is cold.\n")
+        v.write("deploy.md", "The deploy pipeline runs on the blue cluster.\n")
+        v.sync()
+        refresh(v)
+        prompt = "why are the tests failing?"
+        assert recall(root, prompt, 80, k=5, min_share=0.5)[1] == ["flaky.md"]
+        # (the engine's search declines that prompt: its coverage reads exact words)
+        prompt = "why does the test fail?"
+        assert "flaky.md" in prompt_memory(v, prompt, 80, k=5, min_share=0.6, session=None)
+        assert recall(root, "why are the invoices failing?", 80, k=5, min_share=0.6) == ("", [])
+
+
+
+def test_an_identifier_in_a_prompt_is_searched_by_its_words(tmp_path: Path) -> None:
+    """"parse_config" is the words "parse" and "config" to the index (unicode61) and to the
+    floor (`vault.tokenize`), so the FTS query holds them too (a word with "_" was dropped)."""
+    root = tmp_path / "v"
+    with Vault.init(root) as v:
+        v.write("parser.md", "parse_config fails on an empty file.\n")
+        v.sync()
+        refresh(v)
+        assert recall(root, "why does parse_config crash?", 80, k=5, min_share=0.5)[1] == [
+            "parser.md"]
+
+
 def test_a_fact_is_recalled_by_what_was_said_and_old_indexes_are_rebuilt(
         tmp_path: Path) -> None:
     """A fact note's provenance lines ("confirmed 1 time(s) ... last confirmed") are not its
@@ -133,6 +167,72 @@ def test_a_fact_is_recalled_by_what_was_said_and_old_indexes_are_rebuilt(
     assert conn.execute("SELECT body FROM notes").fetchall() == [
         ("i cleared the build cache first.",)]
     conn.close()
+
+
+
+def test_rules_and_corrections_are_recalled_by_what_was_said_a_working_note_by_all_of_it(
+        ) -> None:
+    """An L3 rule has a fact's provenance lines ("Rule (L3) ... confirmed 3 time(s) ...");
+    a correction has no quote, only "a correction: bob said at ... that this replaces", so it
+    is recalled by its statement; a working note promoted to L2 is the agent's own note, whose
+    quotes are a part of it, not what it is."""
+    from harness.hooks_index import recall_text
+
+    rule = ("# user prefers tea\n\nRule (L3), preference: confidence 0.950, confirmed 3 "
+            "time(s) in 3 session(s), first observed 2025-01-04, last confirmed 2025-03-04."
+            "\n\n> i always drink tea.\n\n## Evidence\n\n- 2025-03-04 u4\n")
+    assert recall_text("L3", {"tier": "L3", "key": "drink", "value": "tea"}, rule) == (
+        "i always drink tea.")
+    fixed = ("# alice city paris\n\nFact (L2), a correction: bob said at 2026-01-02T10:00 "
+             "that this replaces [[facts/alice city lyon|lyon]].\n")
+    fm = {"tier": "L2", "key": "city", "value": "paris", "statement": "alice city paris"}
+    assert recall_text("L2", fm, fixed) == "alice city paris"
+    note = "# Deploy plan\n\nWe deploy blue-green.\n\n> measure twice\n\nThen cut over.\n"
+    working = {"tier": "L2", "kind": "working-note", "promoted_from": "working"}
+    assert recall_text("L2", working, note) == note.strip()
+
+
+
+def test_a_prompt_reads_the_old_index_whole_while_it_is_rebuilt(tmp_path: Path) -> None:
+    """A rebuild (a new format) is one transaction larger than SQLite's default page cache:
+    a prompt hook reading meanwhile sees the old index whole, neither a half-built one nor
+    "database is locked" after waiting its timeout (the writer spilled its cache and held
+    the file exclusively)."""
+    import sqlite3
+    from collections.abc import Iterator
+    from types import SimpleNamespace
+    from typing import cast
+
+    from harness.hooks_index import index_path
+
+    root = tmp_path / "v"
+    (root / ".rmh").mkdir(parents=True)
+
+    def row(i: int, body: str) -> SimpleNamespace:
+        return SimpleNamespace(id=i, path=f"n{i}.md", content_hash=f"h{i}", frontmatter={},
+                               body=body, title=f"n{i}", mtime_ns=0)
+
+    class Stub:
+        def __init__(self, rows: list[SimpleNamespace]) -> None:
+            self.root, self.rows, self.seen = root, rows, list[object]()
+
+        def note_rows(self) -> Iterator[SimpleNamespace]:
+            yield from self.rows
+            try:  # the rebuild's rows are written, not committed
+                self.seen.append([r.path for r in search(root, ["apple"], 5)])
+            except sqlite3.OperationalError as exc:
+                self.seen.append(exc)
+
+    refresh(cast("Vault", Stub([row(0, "an old apple")])))
+    conn = sqlite3.connect(index_path(root))
+    with conn:
+        conn.execute("PRAGMA user_version = 1")
+    conn.close()
+    pears = " ".join(f"pear{j}" for j in range(400))
+    stub = Stub([row(i, pears) for i in range(1, 3001)])
+    assert refresh(cast("Vault", stub))["changed"] == 3000
+    assert stub.seen == [["n0.md"]]
+    assert search(root, ["apple"], 5) == [] and len(search(root, ["pear7"], 5000)) == 3000
 
 
 def test_hooks_index_follows_a_rename_outside_rmh(tmp_path: Path) -> None:

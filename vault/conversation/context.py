@@ -15,9 +15,9 @@ t's speaker, never makes an unconnected turn relevant):
     s(t)   = rel(t) · (1 + W_TIME · time(t)) · (1 + W_SPEAKER · spk(t)) · (1 + W_OMEGA · Ω(t))
 
 - lex: a lexical (or fused lexical+dense) score, divided by its maximum over the events, so in
-  [0, 1], and 0 for a turn whose text holds no content term of q (stop words and speakers'
-  names do not connect: passages.query_terms); only a strong one (>= LEX_STRONG of the best)
-  connects on its own;
+  [0, 1], and 0 for a turn whose text holds no content term of q in any form (stems; stop
+  words and speakers' names do not connect: passages.query_terms); only a strong one
+  (>= LEX_STRONG of the best) connects on its own;
 - ent: Σ idf(e) over the non-speaker entity rows of t whose words all occur in q, divided by
   Σ idf(e) over every entity row matched by q; idf(e) = ln(1 + N / df(e)); speakers are hubs
   and never count;
@@ -57,7 +57,7 @@ from ..retrieval.when import asked_ranges
 from .corrections import stale_sources
 from .items import Item
 from .layout import items_from_corpus
-from .passages import is_plain_note, note_date, note_item, query_terms, shares_terms
+from .passages import content_stems, is_plain_note, note_date, note_item, query_terms, shares_terms
 
 if TYPE_CHECKING:
     from ..core import Vault
@@ -171,7 +171,7 @@ class EventIndex:
     speaker_words: tuple[frozenset[str], ...]
     has_dates: npt.NDArray[np.bool_]
     omega: npt.NDArray[np.float64]
-    # a turn's text tokens (the content-term gate of lex); None for other kinds of item
+    # a turn's content stems (the gate of lex: passages.query_terms); None for other items
     turn_words: tuple[frozenset[str] | None, ...] = ()
     speakers: tuple[str, ...] = ()
 
@@ -192,7 +192,7 @@ class EventIndex:
             tuple(frozenset(tokenize(it.speaker)) for it in items),
             np.asarray([bool(it.dates) for it in items], dtype=bool),
             np.asarray([it.omega for it in items], dtype=np.float64),
-            tuple(frozenset(tokenize(it.text)) if it.kind == "turn" else None for it in items),
+            tuple(content_stems(it.text) if it.kind == "turn" else None for it in items),
             tuple(sorted({it.speaker for it in items if it.kind == "turn"})),
         )
 

@@ -8,7 +8,8 @@ the question: through a served vault, "Last month I sold my bike." was a hit for
 Alice's vase praised?" (its neighbour's link). `shares_terms` is the gate: a hit gives its
 score as `lex` only when its text holds a content term of the query (no stop word: "She said it
 was my best work." shares only "was" with that question) that is not a speaker's name
-(speakers are hubs, as in the collision count).
+(speakers are hubs, as in the collision count). Terms are compared by their stems, as the
+search compares them: "What is Jon's favorite style of dance?" connects "I love all dances".
 
 Ordinary notes (no conversation `tier`, outside ``conversations/``) that the search finds are
 items of kind "note": the hit's best passage as text, the note's path, dated by its
@@ -24,22 +25,27 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from ..notes.text import content_terms, tokenize
+from ..notes.text import content_terms, stems, tokenize
 from ..retrieval.when import DATE_KEYS, name_day
 from .items import Item
 from .layout import ROOT, as_date
 
 
+def content_stems(text: str) -> frozenset[str]:
+    """The stems of the content terms of `text` (search tokens less stop words)."""
+    return frozenset(stems(content_terms(tokenize(text))))
+
+
 def query_terms(query: str, speakers: Iterable[str]) -> frozenset[str]:
     """The query's content terms (search tokens less stop words) less the words of speakers'
-    names."""
+    names, as stems."""
     hubs = {w for s in speakers for w in tokenize(s)}
-    return frozenset(t for t in content_terms(tokenize(query)) if t not in hubs)
+    return frozenset(stems(t for t in content_terms(tokenize(query)) if t not in hubs))
 
 
 def shares_terms(text: str, terms: frozenset[str]) -> bool:
-    """Whether `text` holds one of `terms` (search tokens)."""
-    return bool(terms) and not terms.isdisjoint(tokenize(text))
+    """Whether `text` holds one of `terms` (`query_terms`: stems of content terms)."""
+    return bool(terms) and not terms.isdisjoint(content_stems(text))
 
 
 def is_plain_note(path: str, frontmatter: Mapping[str, Any]) -> bool:

@@ -208,6 +208,18 @@ def test_context_score_formula_by_hand_on_three_events() -> None:
     assert isinstance(parts, Parts)
 
 
+def test_the_lex_gate_reads_words_in_any_form() -> None:
+    """A turn whose lexical score comes from a content word in another form ("hiking" asked,
+    "hike" said: the vault's search stems) keeps it; one sharing only stop words does not."""
+    when = datetime(2024, 5, 1, 9, 0)
+    items = [
+        Item(0, "c", "S1", "e0", "Kim", when, "I went on a long hike.", (), ()),
+        Item(1, "c", "S1", "e1", "Lee", when, "Where were you then?", (), ()),
+    ]
+    parts = score_parts(EventIndex.build(items), "When did Kim go hiking?", [2.0, 1.0])
+    assert parts.lex.tolist() == pytest.approx([1.0, 0.0])
+
+
 _SNAPSHOT = """
 import json
 from tests.vault.conversation.test_conv_ndm_golden import seed_dialogue, ndm_conversation

@@ -16,3 +16,19 @@ def test_a_daily_note_is_dated_by_its_name_before_its_file_time() -> None:
     assert note_date({"date": "2023-01-02"}, MTIME, "Daily/2023-03-25.md") == datetime(2023, 1, 2)
     assert note_date({}, MTIME, "2023-03-25/plain.md") == datetime(2026, 12, 1)
     assert note_date({}, MTIME) == datetime(2026, 12, 1)
+
+
+def test_a_hit_connects_by_a_content_word_in_any_form_never_by_a_stop_word() -> None:
+    """The search stems ("dances" and "dance" are one term), so the gate does too: LoCoMo's
+    "What is Jon's favorite style of dance?" is answered by "I love all dances, but
+    contemporary is my top pick." (conv-30 D1:8), which shares no other content word; a stop
+    word or a speaker's name still connects nothing, in any form."""
+    from vault.conversation.passages import query_terms, shares_terms
+
+    q = query_terms("What is Jon's favorite style of dance?", ["Jon", "Gina"])
+    assert shares_terms("I love all dances, but contemporary is my top pick.", q)
+    assert shares_terms("When is the party?", query_terms("Who came to the parties?", []))
+    assert not shares_terms("What is it? It's Jon's.", q)
+    assert not shares_terms("She said it was my best work.",
+                            query_terms("When was Alice's vase praised?", ["Alice", "Bob"]))
+    assert query_terms("Jon's?", ["Jon"]) == frozenset() == query_terms("what is it", [])
