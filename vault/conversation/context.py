@@ -56,8 +56,7 @@ from ..notes.text import tokenize
 from ..retrieval.when import asked_ranges
 from .corrections import stale_sources
 from .items import Item
-from .layout import items_from_corpus
-from .passages import content_stems, is_plain_note, note_date, note_item, query_terms, shares_terms
+from .passages import content_stems, query_terms, vault_turns
 
 if TYPE_CHECKING:
     from ..core import Vault
@@ -365,44 +364,3 @@ def build_context(
     receipt = dict(ctx.receipt, turns=len(items), search_hits=n_hits)
     return Context(ctx.query, ctx.budget_words, ctx.lines, ctx.candidates, receipt,
                    relevant=bool(ctx.lines))
-
-
-def vault_turns(
-    vault: Vault, query: str, k: int, conversation: str | None = None, *, decline: bool = False,
-    now: date | None = None,
-) -> tuple[tuple[Item, ...], npt.NDArray[np.float64], int]:
-    """The vault's turn notes, and the ordinary notes among the top `k` hits as dated
-    passages (`passages`; not when `conversation` names one), with their lex: the
-    `vault.search` score of a hit that shares a query term (`passages.shares_terms`), else 0
-    (a turn not hit, or hit through links or dense similarity alone); and how many hits the
-    search returned (none used with `decline` when the search found nothing relevant); `now`,
-    the day the query is asked on, is the search's (default: the vault's clock)."""
-    turns = items_from_corpus(vault.corpus(), conversation)
-    pos = {it.note: i for i, it in enumerate(turns)}
-    terms = query_terms(query, {it.speaker for it in turns if it.kind == "turn"})
-    result = vault.search(query, k, now=now)
-    # With `decline`, a search that found nothing relevant lends no turn or passage its score
-    # (only named entities shared with the question can still connect a turn).
-    hits = result.hits if result.relevant or not decline else ()
-    scored: dict[int, float] = {}
-    notes: list[tuple[Item, float]] = []
-    for h in hits:
-        i = pos.get(h.note)
-        if i is not None:
-            if shares_terms(turns[i].text, terms):
-                scored[i] = max(scored.get(i, 0.0), h.score)
-            continue
-        if conversation is not None or not shares_terms(f"{h.title} {h.snippet}", terms):
-            continue
-        row = vault.index.note(h.id)
-        if row is not None and is_plain_note(row.path, row.frontmatter):
-            when = note_date(row.frontmatter, row.mtime_ns, row.path)
-            notes.append((note_item(row.path, row.title, h.snippet or row.body[:400], when),
-                          h.score))
-    items = turns + tuple(it for it, _ in notes)
-    lex = np.zeros(len(items))
-    for i, score in scored.items():
-        lex[i] = score
-    for j, (_, score) in enumerate(notes):
-        lex[len(turns) + j] = score
-    return items, lex, len(result.hits)

@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from .context import EventIndex, Weights, score_parts, vault_turns
+from .context import EventIndex, Weights, score_parts
 from .items import Item
+from .passages import vault_turns
 
 if TYPE_CHECKING:
     from ..core import Vault

@@ -22,13 +22,19 @@ returns budgeted, dated passages of the most relevant notes.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from datetime import UTC, datetime
-from typing import Any
+from datetime import UTC, date, datetime
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
 
 from ..notes.text import content_terms, stems, tokenize
 from ..retrieval.when import DATE_KEYS, name_day
 from .items import Item
-from .layout import ROOT, as_date
+from .layout import ROOT, as_date, items_from_corpus
+
+if TYPE_CHECKING:
+    from ..core import Vault
 
 
 def content_stems(text: str) -> frozenset[str]:
@@ -73,3 +79,44 @@ def note_item(path: str, title: str, passage: str, when: datetime) -> Item:
     """An ordinary note's passage as a context item (kind "note", no tick, no entities)."""
     return Item(-1, "", "", title, path, when, " ".join(passage.split()), (), (), 0.0, path,
                 "note")
+
+
+def vault_turns(
+    vault: Vault, query: str, k: int, conversation: str | None = None, *, decline: bool = False,
+    now: date | None = None,
+) -> tuple[tuple[Item, ...], npt.NDArray[np.float64], int]:
+    """The vault's turn notes, and the ordinary notes among the top `k` hits as dated
+    passages (`passages`; not when `conversation` names one), with their lex: the
+    `vault.search` score of a hit that shares a query term (`passages.shares_terms`), else 0
+    (a turn not hit, or hit through links or dense similarity alone); and how many hits the
+    search returned (none used with `decline` when the search found nothing relevant); `now`,
+    the day the query is asked on, is the search's (default: the vault's clock)."""
+    turns = items_from_corpus(vault.corpus(), conversation)
+    pos = {it.note: i for i, it in enumerate(turns)}
+    terms = query_terms(query, {it.speaker for it in turns if it.kind == "turn"})
+    result = vault.search(query, k, now=now)
+    # With `decline`, a search that found nothing relevant lends no turn or passage its score
+    # (only named entities shared with the question can still connect a turn).
+    hits = result.hits if result.relevant or not decline else ()
+    scored: dict[int, float] = {}
+    notes: list[tuple[Item, float]] = []
+    for h in hits:
+        i = pos.get(h.note)
+        if i is not None:
+            if shares_terms(turns[i].text, terms):
+                scored[i] = max(scored.get(i, 0.0), h.score)
+            continue
+        if conversation is not None or not shares_terms(f"{h.title} {h.snippet}", terms):
+            continue
+        row = vault.index.note(h.id)
+        if row is not None and is_plain_note(row.path, row.frontmatter):
+            when = note_date(row.frontmatter, row.mtime_ns, row.path)
+            notes.append((note_item(row.path, row.title, h.snippet or row.body[:400], when),
+                          h.score))
+    items = turns + tuple(it for it, _ in notes)
+    lex = np.zeros(len(items))
+    for i, score in scored.items():
+        lex[i] = score
+    for j, (_, score) in enumerate(notes):
+        lex[len(turns) + j] = score
+    return items, lex, len(result.hits)

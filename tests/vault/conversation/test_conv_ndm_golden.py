@@ -245,3 +245,22 @@ def test_extraction_is_byte_identical_under_two_hash_seeds() -> None:
                               capture_output=True, check=True, timeout=120)
         outs.append(done.stdout)
     assert outs[0] == outs[1] and len(outs[0]) > 1000
+
+
+def test_a_time_the_question_names_connects_the_turns_it_holds() -> None:
+    """"What happened on 8 May 2024?" shares no word with t2, but names its day: t2 is shown
+    (with the turn before it, the seed's rule); no other day's turn is. A question that only
+    asks "when" names no time: the bike turn, dated but unconnected, stays out."""
+    items = [item_of(e) for e in build_events(seed_dialogue(fifth=True))]
+
+    def shown(q: str, now: date | None = None) -> list[str]:
+        lex = Bm25Index.from_documents([tokenize(it.text) for it in items]).score(q)
+        ctx = context_from_items(items, q, 100, lex, now=now)
+        return [ln.item.turn_id for ln in ctx.lines]
+
+    assert shown("What happened on 8 May 2024?") == ["t1", "t2"]
+    assert shown("Anything on 2024-05-10?") == ["t3", "t4"]
+    assert shown("What happened in April 2024?") == ["t2", "t3"]  # "Last month" = April
+    # read against the day asked: "last week" from 14 May 2024 is 6-12 May
+    assert shown("What happened last week?", now=date(2024, 5, 14)) == ["t1", "t2", "t3", "t4"]
+    assert shown("When?") == [] and "t3" not in shown(SEED_QUESTION)
