@@ -24,6 +24,19 @@ def test_coverage_by_hand() -> None:
     assert rel.coverage(terms, dfs, n, []) == 0.0
 
 
+def test_coverage_compares_stems_as_bm25_matches() -> None:
+    """"failing" is covered by "fails", as BM25 (which stems) found it; a word and its
+    inflection in one query count once."""
+    assert rel.query_terms("why are the tests failing? the test fails") == ["tests", "failing"]
+    assert rel.coverage(["tests", "failing"], [1, 1], 2,
+                        ["The test fails when the cache is cold."]) == 1.0
+    engine = SearchEngine.lexical(SearchParams())
+    corpus = make_corpus([("Flaky", "The test fails when the cache is cold."),
+                          ("Garden", "Tomatoes need sun and water.")])
+    assert engine.search(corpus, "why are the tests failing?", 5).relevant
+    assert not engine.search(corpus, "melting point of tungsten", 5).relevant
+
+
 @given(st.floats(0, 1), st.floats(0, 1), st.floats(0, 0.5), st.floats(0, 0.5))
 def test_more_evidence_never_turns_relevant_into_not(dense: float, cover: float,
                                                      dd: float, dc: float) -> None:
