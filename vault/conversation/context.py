@@ -10,8 +10,8 @@ entities, or a time q itself names; the other terms multiply it (that q asks "wh
 t's speaker, never makes an unconnected turn relevant):
 
     rel(t) = lex(t) + W_ENTITY · ent(t)     when ent(t) > 0 or lex(t) >= LEX_STRONG
-           = DATE_ALONE                     otherwise, when a time q names holds t (named)
            = 0                              otherwise
+    rel(t) = max(rel(t), DATE_ALONE)        when a time q names holds t (named)
     s(t)   = rel(t) · (1 + W_TIME · time(t)) · (1 + W_SPEAKER · spk(t)) · (1 + W_OMEGA · Ω(t))
 
 - lex: a lexical (or fused lexical+dense) score, divided by its maximum over the events, so in
@@ -213,8 +213,8 @@ class Parts:
         """s(t) (module docstring); 0 for events that share nothing with the question."""
         connected = (self.ent > 0) | ((self.lex > 0) & (self.lex >= weights.lex_strong))
         rel = np.where(connected, self.lex + weights.entity * self.ent, 0.0)
-        if self.named is not None and weights.date_alone > 0:
-            rel = np.where(connected | (self.named <= 0), rel, weights.date_alone)
+        if self.named is not None and weights.date_alone > 0:  # at least what the time gives
+            rel = np.where(self.named > 0, np.maximum(rel, weights.date_alone), rel)
         return np.asarray(rel * (1.0 + weights.time * self.time)
                           * (1.0 + weights.speaker * self.speaker)
                           * (1.0 + weights.omega * self.omega), dtype=np.float64)

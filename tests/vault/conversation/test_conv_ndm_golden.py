@@ -5,9 +5,11 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from datetime import date, datetime
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from vault import Bm25Index, tokenize
@@ -264,3 +266,16 @@ def test_a_time_the_question_names_connects_the_turns_it_holds() -> None:
     # read against the day asked: "last week" from 14 May 2024 is 6-12 May
     assert shown("What happened last week?", now=date(2024, 5, 14)) == ["t1", "t2", "t3", "t4"]
     assert shown("When?") == [] and "t3" not in shown(SEED_QUESTION)
+
+
+def test_a_named_time_never_ranks_a_connected_turn_below_an_unconnected_one() -> None:
+    """Both turns lie in the time the question names; the first also shares an entity with
+    it, weakly (rel = W_ENTITY · 0.2 = 0.1 < DATE_ALONE). The named time connects both, so
+    the connected one must score at least what the time alone gives (was 0.13 < 0.325)."""
+    one = np.ones(2)
+    parts = Parts(lex=np.zeros(2), ent=np.array([0.2, 0.0]), time=one, speaker=np.zeros(2),
+                  omega=np.zeros(2), named=one)
+    s = parts.combine(Weights())
+    assert s[0] >= s[1] > 0
+    # without a named time nothing changes: the weak entity connection alone
+    assert replace(parts, named=None).combine(Weights())[0] == pytest.approx(0.1 * 1.3)
