@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from ..notes.clocks import resolve
 from ..notes.text import content_terms, stems, tokenize
 from ..retrieval.when import DATE_KEYS, name_day
 from .items import Item
@@ -36,17 +37,28 @@ from .layout import ROOT, as_date, items_from_corpus
 if TYPE_CHECKING:
     from ..core import Vault
 
+_ANY_DAY = date(2000, 1, 1)  # where the expressions are found, not what they mean
+
 
 def content_stems(text: str) -> frozenset[str]:
     """The stems of the content terms of `text` (search tokens less stop words)."""
     return frozenset(stems(content_terms(tokenize(text))))
 
 
+def untimed(text: str) -> str:
+    """`text` without its date expressions ("last week", "May 2024", "2024-05-08"): a time
+    the question names connects through the time term, never as words ("last" in "Last month
+    I sold my bike" is no answer to "what did Alice say about the vase last week?")."""
+    for ref in resolve(text, _ANY_DAY):
+        text = text.replace(ref.expr, " ", 1)
+    return text
+
+
 def query_terms(query: str, speakers: Iterable[str]) -> frozenset[str]:
-    """The query's content terms (search tokens less stop words) less the words of speakers'
-    names, as stems."""
+    """The query's content terms (search tokens less stop words) outside its date
+    expressions (`untimed`), less the words of speakers' names, as stems."""
     hubs = {w for s in speakers for w in tokenize(s)}
-    return frozenset(stems(t for t in content_terms(tokenize(query)) if t not in hubs))
+    return frozenset(stems(t for t in content_terms(tokenize(untimed(query))) if t not in hubs))
 
 
 def shares_terms(text: str, terms: frozenset[str]) -> bool:

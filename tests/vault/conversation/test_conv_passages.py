@@ -32,3 +32,21 @@ def test_a_hit_connects_by_a_content_word_in_any_form_never_by_a_stop_word() -> 
     assert not shares_terms("She said it was my best work.",
                             query_terms("When was Alice's vase praised?", ["Alice", "Bob"]))
     assert query_terms("Jon's?", ["Jon"]) == frozenset() == query_terms("what is it", [])
+
+
+def test_the_words_of_a_time_the_question_names_connect_nothing() -> None:
+    """A named time connects through the time term (context.py `named`), never as words:
+    "last" in "Last month I sold my bike." is no answer to a question about the vase "last
+    week", and "may" in "I may go" is not "in May 2024". Without a day to read "last
+    week" against, the bike used to enter the seed's context through the word "last"."""
+    from vault.conversation.passages import query_terms, shares_terms, untimed
+
+    speakers = ["Alice", "Bob"]
+    asked = query_terms("When was Alice's vase praised last week?", speakers)
+    assert asked == query_terms("When was Alice's vase praised?", speakers)
+    assert not shares_terms("Last month I sold my bike.", asked)
+    assert shares_terms("Carla praised my vase.", asked)
+    in_may = query_terms("What did Bob paint in May 2024?", speakers)
+    assert not shares_terms("I may go in 2024.", in_may)
+    assert shares_terms("I painted a bowl.", in_may)
+    assert untimed("no time here") == "no time here"
