@@ -74,6 +74,25 @@ def test_cli_shows_the_three_lines_at_every_budget_that_fits(seed_vault: Path,
         assert _cli_context(seed_vault, budget, *extra) == LINES, budget
 
 
+def test_a_named_time_connects_only_what_the_search_found_relevant(seed_vault: Path) -> None:
+    """A question naming a day connects that day's turns, but not when the search says its
+    topic is nowhere in memory (the whole of May is no answer about tungsten)."""
+    env = {k: v for k, v in os.environ.items() if k in CHILD_ENV}
+    env["PYTHONPATH"] = str(REPO)
+
+    def context(question: str) -> dict[str, Any]:
+        out = run_cli(["--vault", str(seed_vault), "context", question, "--budget", "60",
+                       "--json", "--no-dense"], env=env, cwd=REPO)
+        assert out.returncode == 0, out.stderr
+        return dict(json.loads(out.stdout))
+
+    absent = context("What is the melting point of tungsten in May 2024?")
+    assert absent["relevant"] is False and absent["lines"] == []
+    found = context("What did Carla praise on 8 May 2024?")
+    assert "[2024-05-08 18:00] Bob: Carla praised the vase you made, Alice." in found["text"]
+    assert "bike" not in found["text"]
+
+
 def test_exec_shows_the_three_lines(seed_vault: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k in CHILD_ENV}
     env["PYTHONPATH"] = str(REPO)

@@ -53,7 +53,7 @@ import numpy.typing as npt
 
 from ..notes.clocks import absolute
 from ..notes.text import tokenize
-from ..retrieval.when import asked_ranges
+from ..retrieval.when import MAX_ASKED, asked_ranges, distinct
 from .corrections import stale_sources
 from .items import Item
 from .passages import content_stems, query_terms, vault_turns
@@ -114,7 +114,8 @@ class Context:
     candidates: int
     receipt: dict[str, Any] = field(default_factory=dict)
     # False when nothing in memory is relevant: the search declined (retrieval/relevance.py)
-    # and no turn shares a named entity with the question; then there are no lines.
+    # and no turn shares a named entity with the question (a time it names then connects
+    # nothing: "the melting point of tungsten in May 2024"); then there are no lines.
     relevant: bool = True
 
     @property
@@ -248,7 +249,8 @@ def score_parts(index: EventIndex, query: str, lexical: npt.ArrayLike,
                 ent[i] = sum(v for k, v in idf.items() if k in ks) / total
     # Dates written absolutely in q, and with `now` the times it names that are over
     # (asked_ranges); without `now` a relative one names no time.
-    named = [*absolute(query), *(asked_ranges(query, now) if now is not None else ())]
+    named = distinct((*absolute(query), *(asked_ranges(query, now) if now is not None else ())),
+                     MAX_ASKED)  # the first MAX_ASKED distinct ranges: bounded work
     tim = index.has_dates.astype(np.float64) if _ASKS_TIME.search(query) else np.zeros(n)
     held = None
     if named:
@@ -354,6 +356,8 @@ def build_context(
     day = vault.today() if now is None else now  # one clock reading for both uses of it
     items, lex, n_hits = vault_turns(vault, query, k or max(50, budget_words // 5), conversation,
                                      decline=True, now=day)
+    if n_hits == 0:  # the search declined: the question's topic is not in memory, so a
+        weights = replace(weights, date_alone=0.0)  # time it names connects nothing alone
     corrected = stale_sources(vault.corpus())
     if corrected:  # a turn stating a value since rejected or superseded says so (corrections)
         items = tuple(replace(it, text=f"{it.text} [{'; '.join(corrected[it.note])}]")

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from ..notes.clocks import resolve
+from ..notes.clocks import untimed
 from ..notes.text import content_terms, stems, tokenize
 from ..retrieval.when import DATE_KEYS, name_day
 from .items import Item
@@ -37,21 +37,9 @@ from .layout import ROOT, as_date, items_from_corpus
 if TYPE_CHECKING:
     from ..core import Vault
 
-_ANY_DAY = date(2000, 1, 1)  # where the expressions are found, not what they mean
-
-
 def content_stems(text: str) -> frozenset[str]:
     """The stems of the content terms of `text` (search tokens less stop words)."""
     return frozenset(stems(content_terms(tokenize(text))))
-
-
-def untimed(text: str) -> str:
-    """`text` without its date expressions ("last week", "May 2024", "2024-05-08"): a time
-    the question names connects through the time term, never as words ("last" in "Last month
-    I sold my bike" is no answer to "what did Alice say about the vase last week?")."""
-    for ref in resolve(text, _ANY_DAY):
-        text = text.replace(ref.expr, " ", 1)
-    return text
 
 
 def query_terms(query: str, speakers: Iterable[str]) -> frozenset[str]:
@@ -100,9 +88,9 @@ def vault_turns(
     """The vault's turn notes, and the ordinary notes among the top `k` hits as dated
     passages (`passages`; not when `conversation` names one), with their lex: the
     `vault.search` score of a hit that shares a query term (`passages.shares_terms`), else 0
-    (a turn not hit, or hit through links or dense similarity alone); and how many hits the
-    search returned (none used with `decline` when the search found nothing relevant); `now`,
-    the day the query is asked on, is the search's (default: the vault's clock)."""
+    (a turn not hit, or hit through links or dense similarity alone); and how many hits were
+    used (0 with `decline` when the search found nothing relevant); `now`, the day the query
+    is asked on, is the search's (default: the vault's clock)."""
     turns = items_from_corpus(vault.corpus(), conversation)
     pos = {it.note: i for i, it in enumerate(turns)}
     terms = query_terms(query, {it.speaker for it in turns if it.kind == "turn"})
@@ -131,4 +119,4 @@ def vault_turns(
         lex[i] = score
     for j, (_, score) in enumerate(notes):
         lex[len(turns) + j] = score
-    return items, lex, len(result.hits)
+    return items, lex, len(hits)

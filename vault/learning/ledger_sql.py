@@ -8,10 +8,12 @@ Used only by vault/learning/ledger.py (which owns the transactions). Derived tab
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 from collections.abc import Iterator
 from typing import Any
 
+from ..errors import LedgerError
 from ..storage.migrations import enter_wal
 from ..storage.migrations import migrate as apply_migrations
 from .state import Event, LearnedState, NoteState, Pair, SessionState, Touched
@@ -108,6 +110,8 @@ def insert_event(
     note: int | None,
     data: dict[str, Any],
 ) -> int:
+    if not math.isfinite(t):  # NaN would be stored as NULL: an untyped IntegrityError
+        raise LedgerError(f"an event's time must be finite Unix seconds, not {t!r}")
     cur = conn.execute(
         "INSERT INTO events(t, kind, session, note, data) VALUES (?, ?, ?, ?, ?)",
         (t, kind, session, note, json.dumps(data, sort_keys=True, separators=(",", ":"))),

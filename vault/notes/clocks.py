@@ -81,7 +81,7 @@ _PATTERN = re.compile(
     r"(?!\s+ago\b))"
     r"|(?P<rel>(?P<which>last|this\s+past|this|next)\s+(?P<span>weekend|week|month|year|"
     + "|".join(WEEKDAYS)
-    + r"))"
+    + r")\b(?!\s+of\b))"  # "the last week of August" is a part of August, not last week
     r"|(?P<year>in\s+(?P<y4>(?:19|20)\d{2}))"
     r")\b",
     re.IGNORECASE,
@@ -222,3 +222,14 @@ def absolute(text: str) -> tuple[TimeRef, ...]:
     "in 2022"), not relative to an anchor: those `resolve` places the same against any
     anchor, found by resolving against a far one and keeping what did not move there."""
     return tuple(r for r in resolve(text, _FAR) if r.end.year < _FAR.year - 100)
+
+
+def untimed(text: str) -> str:
+    """`text` without its date expressions ("last week", "May 2024", "2024-05-08"): where a
+    time is named is found by resolving against any anchor. A time a question names is
+    matched as a time, never as words ("last" in "Last month I sold my bike" is no answer to
+    "what did Alice say about the vase last week?"; "two months ago" is no topic the vault
+    lacks)."""
+    for ref in resolve(text, _FAR):
+        text = text.replace(ref.expr, " ", 1)
+    return text

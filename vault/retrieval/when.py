@@ -57,7 +57,7 @@ _YMD = re.compile(r"^\s*(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})")
 _UNITS = {"day": 1, "week": 7, "month": 30, "year": 365}
 _PAST = re.compile(r"\b(?:in|over|during|within)\s+the\s+(?:last|past)\s+(?:(?P<n>\d{1,3}|"
                    r"two|three|four|five|six|seven|eight|nine|ten|few|couple of)\s+)?"
-                   r"(?P<unit>day|week|month|year)s?\b", re.IGNORECASE)
+                   r"(?P<unit>day|week|month|year)s?\b(?!\s+of\b)", re.IGNORECASE)
 
 
 def asked_ranges(query: str, now: date) -> tuple[TimeRef, ...]:

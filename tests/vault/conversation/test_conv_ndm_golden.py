@@ -279,3 +279,17 @@ def test_a_named_time_never_ranks_a_connected_turn_below_an_unconnected_one() ->
     assert s[0] >= s[1] > 0
     # without a named time nothing changes: the weak entity connection alone
     assert replace(parts, named=None).combine(Weights())[0] == pytest.approx(0.1 * 1.3)
+
+
+def test_only_the_first_ranges_a_question_names_are_read() -> None:
+    """Bounded work for a hostile question: of the distinct times it names, the first
+    MAX_ASKED count (when.py), so a day named after eight others connects nothing."""
+    from vault.retrieval.when import MAX_ASKED
+
+    items = [item_of(e) for e in build_events(seed_dialogue(fifth=True))]
+    others = ", ".join(f"{d} January 2020" for d in range(1, MAX_ASKED + 1))
+    for q, shown in ((f"Anything on 8 May 2024, {others}?", ["t1", "t2"]),
+                     (f"Anything on {others} or 8 May 2024?", [])):
+        lex = Bm25Index.from_documents([tokenize(it.text) for it in items]).score(q)
+        got = [ln.item.turn_id for ln in context_from_items(items, q, 100, lex).lines]
+        assert got == shown, q

@@ -39,7 +39,8 @@ def test_the_words_of_a_time_the_question_names_connect_nothing() -> None:
     "last" in "Last month I sold my bike." is no answer to a question about the vase "last
     week", and "may" in "I may go" is not "in May 2024". Without a day to read "last
     week" against, the bike used to enter the seed's context through the word "last"."""
-    from vault.conversation.passages import query_terms, shares_terms, untimed
+    from vault.conversation.passages import query_terms, shares_terms
+    from vault.notes.clocks import untimed
 
     speakers = ["Alice", "Bob"]
     asked = query_terms("When was Alice's vase praised last week?", speakers)

@@ -170,3 +170,19 @@ def test_a_clock_that_reads_no_number_is_a_typed_error_and_logs_nothing(
     assert [h.note for h in v.search("kiln").hits] == ["Kiln.md"]
     v.close()
     assert events()[: len(before)] == before and len(events()) > len(before)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_an_explicit_time_that_is_no_number_is_a_typed_error(tmp_path: Path, bad: float) -> None:
+    """Times given to the ledger directly (a session's start or end, an archive) are checked
+    like the clock's: a typed error, nothing logged, the ledger usable after."""
+    from vault import LedgerError
+
+    (tmp_path / ".rmh").mkdir()
+    ledger = Ledger.open(tmp_path / ".rmh" / LEDGER_FILE, clock=Clock())
+    with pytest.raises(LedgerError, match="finite"):
+        ledger.start_session("s", bad)
+    with pytest.raises(LedgerError, match="finite"):
+        ledger.archive(1, bad)
+    ledger.start_session("s", 2_000_000.0)
+    ledger.close()

@@ -34,6 +34,11 @@ def test_ranges_of_a_query() -> None:
     assert [(r.start, r.end) for r in when.asked_ranges("last month", NOW)] == [
         (date(2023, 3, 1), date(2023, 3, 31))]
     assert when.asked_ranges("How many days ago did I go?", NOW) == ()
+    # "the last week of August" is a part of August: not the past 7 days, not last ISO week
+    part = when.asked_ranges("what did I do in the last week of August 2022?", NOW)
+    assert [(r.expr, r.start, r.end) for r in part] == [
+        ("August 2022", date(2022, 8, 1), date(2022, 8, 31))]
+    assert [r.expr for r in resolve("the last day of May; last Friday", NOW)] == ["last Friday"]
 
 
 @pytest.mark.parametrize(("front", "want"), [
