@@ -43,7 +43,8 @@ SKIP_TIERS = frozenset({"entity", "L1", "working"})
 # time(s) ... last confirmed ...", whose words matched any prompt about time).
 # 3: so is a rule (L3, the same lines); a correction (no quote) by its statement; a working
 # note promoted to L2 by all of it (format 2 kept only its quotes).
-FORMAT = 3
+# 4: a fact or rule is dated by when it was confirmed, not by the day its file was written.
+FORMAT = 4
 _LINK = re.compile(r"\[\[([^\]|#]+)")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS notes(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL,
@@ -78,7 +79,10 @@ def _connect(path: Path) -> sqlite3.Connection:
 
 
 def _date(fm: Mapping[str, Any], mtime_ns: int) -> str:
-    for key in ("date", "updated", "created"):
+    """The note's date: frontmatter `date`, `updated`, `created`, a fact's or rule's
+    `last_confirmed` or `first_observed` (the days it was said, not the day it was written),
+    else the file's modification day."""
+    for key in ("date", "updated", "created", "last_confirmed", "first_observed"):
         value = fm.get(key)
         if value is not None and str(value)[:4].isdigit():
             return str(value).replace("T", " ")[:16]

@@ -150,12 +150,15 @@ def test_a_fact_is_recalled_by_what_was_said_and_old_indexes_are_rebuilt(
     assert recall_text("L2", {}, "no quote\n") == "no quote"
     root = tmp_path / "v"
     with Vault.init(root) as v:
-        v.write("facts/f.md", "---\ntier: L2\n---\n" + fact)
+        v.write("facts/f.md", "---\ntier: L2\nfirst_observed: 2025-03-01\n"
+                "last_confirmed: 2025-03-04\n---\n" + fact)
         v.sync()
         refresh(v)
         assert recall(root, "when was the last time we confirmed it", 80, k=5,
                       min_share=0.3) == ("", [])
-        assert recall(root, "the build cache", 80, k=5, min_share=0.3)[1] == ["facts/f.md"]
+        text, shown = recall(root, "the build cache", 80, k=5, min_share=0.3)
+        assert shown == ["facts/f.md"]
+        assert "facts/f.md [2025-03-04]" in text  # dated when confirmed, not when written
         conn = sqlite3.connect(index_path(root))
         with conn:
             conn.execute("UPDATE notes SET body = 'stale'")
