@@ -32,10 +32,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.config import HooksSection
-from harness.hooks_index import refresh
-from harness.hooks_memory import prompt_memory
-from harness.hooks_recall import recall
+from harness import HooksSection, prompt_memory, prompt_recall, refresh_hooks_index
 from vault import Vault
 
 from .bench_abstain import ABSENT
@@ -62,14 +59,14 @@ def build(locomo: Path, conversations: int, root: Path) -> None:
 def measure(v: Vault, locomo: Path, conversations: int, cfg: HooksSection, path: str
             ) -> dict[str, Any]:
     """The report (module docstring) for the vault `v` through the hook path `path`."""
-    refresh(v)
+    refresh_hooks_index(v)
 
     def ask(prompt: str) -> tuple[str, int]:
         if path == "engine":
             text = prompt_memory(v, prompt, cfg.prompt_words, k=cfg.k,
                                  min_share=cfg.min_term_share, session=None)
         else:
-            text, _ = recall(v.root, prompt, cfg.prompt_words, k=cfg.k,
+            text, _ = prompt_recall(v.root, prompt, cfg.prompt_words, k=cfg.k,
                              min_share=cfg.min_term_share)
         return text, len(text.split())
 

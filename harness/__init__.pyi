@@ -14,10 +14,16 @@ from .ask import ask as _ask_loop
 from .commands.notes import positive_int as positive_int
 from .commands.output import CommandFailed as CommandFailed
 from .commands.output import fail as fail
+from .config import HooksSection as HooksSection
 from .hooks_daemon import daemon_request as daemon_request
+from .hooks_index import refresh as _refresh_hooks_index
+from .hooks_memory import prompt_memory as prompt_memory
+from .hooks_recall import recall as _prompt_recall
 from .ray_jobs import RayFailed as RayFailed
 from .ray_jobs import cluster as cluster
 from .ray_jobs import ray_module as ray_module
 from .ray_jobs import worker_error as worker_error
 
 ask_loop = _ask_loop
+prompt_recall = _prompt_recall
+refresh_hooks_index = _refresh_hooks_index
