@@ -1,6 +1,6 @@
 """What an extension of rmh may use from the harness (harness.extensions lists the points it
 plugs into): the command-line helpers a command module needs, the ask loop (`ask_loop`), the Ray
-cluster helpers, and the hooks daemon's client.
+cluster helpers, the hooks daemon's client, and the prompt hook's recall paths (for benchmarks).
 
 The public names are listed once, in `__init__.pyi` (one `from .module import name as name`
 line each; a renamed one `as _Public`): type checkers read it as this package's stub, and this
