@@ -24,6 +24,7 @@ from vault import (
     Vault,
     VaultError,
     build_context,
+    content_stems,
     ingest_conversations,
     load_transcript,
 )
@@ -31,7 +32,6 @@ from vault import (
 from .config import Config
 from .extraction import prepare
 from .hooks import cap_words, fence
-from .hooks_recall import terms
 
 _CITED = (re.compile(r"\[\[([^\]|#]+)"), re.compile(r"(?<![\w/.-])((?:[\w .-]+/)*[\w .-]+\.md)\b"),
           re.compile(r"\[tool [^\]:]*read[^\]:]*: ([^\]]+)\]"))
@@ -40,13 +40,13 @@ _CITED = (re.compile(r"\[\[([^\]|#]+)"), re.compile(r"(?<![\w/.-])((?:[\w .-]+/)
 def prompt_memory(vault: Vault, prompt: str, words: int, *, k: int, min_share: float,
                   session: str | None, own_conversation: str = "") -> str:
     """Memory for one prompt (module docstring); "" when nothing is relevant."""
-    wanted = terms(prompt)
+    wanted = content_stems(prompt)
     if not wanted:
         return ""
     ctx = build_context(vault, prompt, words, k=k)
 
     def covers(text: str) -> bool:
-        return len(wanted & terms(text)) >= min_share * len(wanted)
+        return len(wanted & content_stems(text)) >= min_share * len(wanted)
 
     kept_hits = {(ln.item.conversation, ln.item.tick) for ln in ctx.lines
                  if ln.reason == "hit" and covers(ln.item.text)}

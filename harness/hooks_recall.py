@@ -3,20 +3,22 @@
 The same rule as `prompt_memory` over `build_context` (harness/hooks_memory.py), on the
 hooks' FTS5 index (harness/hooks_index.py): the `k` best notes by BM25 for the prompt's
 content words; a note is shown only when it holds at least `min_share` of the prompt's
-content terms (`terms`: search tokens less stop words, as stems, so "can you tell me what
-you think" connects nothing; the floor under which nothing is relevant), never a turn of the
-current session's own conversation; a recalled conversation turn brings the turn before it (in
-dialogue an answer often depends on the line before, NDM step 6). Lines keep the rank order
-(best first, the turn before just ahead of its turn), each naming its note and date, cut to
-the word budget from the end; a note's text is its passage with the most prompt terms.
+content terms (`vault.content_stems`: search tokens less stop words, as stems, so "can you
+tell me what you think" connects nothing; the floor under which nothing is relevant), never a
+turn of the current session's own conversation; a recalled conversation turn brings the turn
+before it (in dialogue an answer often depends on the line before, NDM step 6). Lines keep
+the rank order (best first, the turn before just ahead of its turn), each naming its note and
+date, cut to the word budget from the end; a note's text is its passage with the most prompt
+terms.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 
-from vault import content_terms, stems, tokenize
+from vault import content_stems
 
 from .hooks import cap_words, fence
 from .hooks_index import Row, by_path, search, used_lately
@@ -25,25 +27,19 @@ PASSAGE_WORDS = 50
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
-def terms(text: str) -> set[str]:
-    """The content terms of `text` (its search tokens less stop words) as stems: the index
-    stems (porter), so "tests" and "failing" find "test fails", and the floor counts them."""
-    return set(stems(content_terms(tokenize(text))))
-
-
 def words_of(text: str) -> list[str]:
     """The words of `text` (casefolded, in order; "_" parts words, as in `vault.tokenize`
     and the index's unicode61) that hold a content term: the FTS query."""
-    return [w for w in re.findall(r"[^\W_]+", text.casefold()) if terms(w)]
+    return [w for w in re.findall(r"[^\W_]+", text.casefold()) if content_stems(w)]
 
 
-def passage(body: str, wanted: set[str], words: int = PASSAGE_WORDS) -> str:
+def passage(body: str, wanted: AbstractSet[str], words: int = PASSAGE_WORDS) -> str:
     """The run of sentences, from the one holding most of `wanted`, within `words` words."""
     sentences = [s.strip() for s in _SENTENCE.split(body) if s.strip()]
     if not sentences:
         return ""
     best = max(range(len(sentences)),
-               key=lambda i: (len(wanted & terms(sentences[i])), -i))
+               key=lambda i: (len(wanted & content_stems(sentences[i])), -i))
     out: list[str] = []
     for s in sentences[best:]:
         if len(out) + len(s.split()) > words:
@@ -54,7 +50,7 @@ def passage(body: str, wanted: set[str], words: int = PASSAGE_WORDS) -> str:
     return ("… " if best else "") + " ".join(out)
 
 
-def _line(row: Row, wanted: set[str]) -> str:
+def _line(row: Row, wanted: AbstractSet[str]) -> str:
     if row.tier == "L0":
         return f"- {row.path}: [{row.date}] {row.speaker}: {' '.join(row.body.split())}"
     if row.tier == "episodic":  # goal, tried, outcome, lesson: the whole summary
@@ -65,7 +61,7 @@ def _line(row: Row, wanted: set[str]) -> str:
 def recall(root: Path, prompt: str, words: int, *, k: int, min_share: float,
            own_conversation: str = "") -> tuple[str, list[str]]:
     """(fenced memory text, the notes shown) for `prompt`; ("", []) when nothing is relevant."""
-    wanted, raw = terms(prompt), words_of(prompt)
+    wanted, raw = content_stems(prompt), words_of(prompt)
     if not wanted or not raw:
         return "", []
     chosen: list[Row] = []
@@ -73,7 +69,7 @@ def recall(root: Path, prompt: str, words: int, *, k: int, min_share: float,
     for row in search(root, raw, k):
         if own_conversation and row.conversation == own_conversation:
             continue
-        if len(wanted & terms(f"{row.title} {row.body}")) < min_share * len(wanted):
+        if len(wanted & content_stems(f"{row.title} {row.body}")) < min_share * len(wanted):
             continue
         if row.tier == "L0" and row.previous and row.previous not in seen:
             before = by_path(root, row.previous)
@@ -102,10 +98,10 @@ def brief(root: Path, cwd: str, words: int) -> str:
     if used:
         lines.append("Used lately: " + "; ".join(used))
     folder = Path(cwd).name if cwd else ""
-    wanted = terms(folder.replace("-", " ").replace("_", " "))
+    wanted = content_stems(folder.replace("-", " ").replace("_", " "))
     raw = words_of(folder)
     related = [r for r in search(root, raw, RELATED_SHOWN * 2)
-               if wanted & terms(f"{r.path} {r.title} {r.body}")][:RELATED_SHOWN]
+               if wanted & content_stems(f"{r.path} {r.title} {r.body}")][:RELATED_SHOWN]
     if related:
         lines.append(f"Related to {folder}:")
         lines += [_line(r, wanted) for r in related]

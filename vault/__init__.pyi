@@ -81,8 +81,8 @@ from .learning.usage import NullUsage as NullUsage
 from .notes.edits import EDIT_KINDS as EDIT_KINDS
 from .notes.edits import Edit as Edit
 from .notes.records import NoteRecord as NoteRecord
+from .notes.text import content_stems as content_stems
 from .notes.text import content_terms as content_terms
-from .notes.text import stems as stems
 from .notes.text import tokenize as tokenize
 from .notes.trust import trust_of as _claim_trust
 from .retrieval.encoders import Encoder as Encoder

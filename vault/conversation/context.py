@@ -52,11 +52,11 @@ import numpy as np
 import numpy.typing as npt
 
 from ..notes.clocks import absolute
-from ..notes.text import tokenize
+from ..notes.text import content_stems, tokenize
 from ..retrieval.when import MAX_ASKED, asked_ranges, distinct
 from .corrections import stale_sources
 from .items import Item
-from .passages import content_stems, query_terms, vault_turns
+from .passages import query_terms, vault_turns
 
 if TYPE_CHECKING:
     from ..core import Vault
@@ -171,9 +171,7 @@ class EventIndex:
     speaker_words: tuple[frozenset[str], ...]
     has_dates: npt.NDArray[np.bool_]
     omega: npt.NDArray[np.float64]
-    # a turn's content stems (the gate of lex: passages.query_terms); None for other items
-    turn_words: tuple[frozenset[str] | None, ...] = ()
-    speakers: tuple[str, ...] = ()
+    speakers: tuple[str, ...]  # the turns' speakers, hubs the gate of lex leaves out
 
     @classmethod
     def build(cls, items: Sequence[Item]) -> EventIndex:
@@ -192,7 +190,6 @@ class EventIndex:
             tuple(frozenset(tokenize(it.speaker)) for it in items),
             np.asarray([bool(it.dates) for it in items], dtype=bool),
             np.asarray([it.omega for it in items], dtype=np.float64),
-            tuple(content_stems(it.text) if it.kind == "turn" else None for it in items),
             tuple(sorted({it.speaker for it in items if it.kind == "turn"})),
         )
 
@@ -231,8 +228,10 @@ def score_parts(index: EventIndex, query: str, lexical: npt.ArrayLike,
     if lex.shape[0] != n:
         raise ValueError(f"lexical has {lex.shape[0]} scores for {n} items")
     terms = query_terms(query, index.speakers)
-    shares = [w is None or not terms.isdisjoint(w) for w in index.turn_words]
-    lex = np.where(np.asarray(shares, dtype=bool), lex, 0.0) if len(shares) == n else lex
+    lex = lex.copy()
+    for i in np.flatnonzero(lex).tolist():  # the gate, where there is a score to gate
+        if items[i].kind == "turn" and terms.isdisjoint(content_stems(items[i].text)):
+            lex[i] = 0.0
     top = float(lex.max()) if n else 0.0
     lex = lex / top if top > 0 else np.zeros(n)
     qtok = set(tokenize(query))

@@ -29,17 +29,13 @@ import numpy as np
 import numpy.typing as npt
 
 from ..notes.clocks import untimed
-from ..notes.text import content_terms, stems, tokenize
+from ..notes.text import content_stems, content_terms, stems, tokenize
 from ..retrieval.when import DATE_KEYS, name_day
 from .items import Item
 from .layout import ROOT, as_date, items_from_corpus
 
 if TYPE_CHECKING:
     from ..core import Vault
-
-def content_stems(text: str) -> frozenset[str]:
-    """The stems of the content terms of `text` (search tokens less stop words)."""
-    return frozenset(stems(content_terms(tokenize(text))))
 
 
 def query_terms(query: str, speakers: Iterable[str]) -> frozenset[str]:

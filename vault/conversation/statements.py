@@ -44,7 +44,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..notes.clocks import DATE_EXPRESSIONS as _DATES
+from ..notes.clocks import untimed
 from .entities import normalise
 
 MAX_OBJECT_WORDS = 6
@@ -209,7 +209,7 @@ def _object(raw: str, limit: int, commitment: bool = False) -> str | None:
 
 
 def _clauses(text: str) -> list[str]:
-    text = _DATES.sub(" ", text.replace("’", "'").replace("‘", "'"))
+    text = untimed(text.replace("’", "'").replace("‘", "'"))
     out: list[str] = []
     for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):
         sentence = sentence.strip()

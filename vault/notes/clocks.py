@@ -87,8 +87,6 @@ _PATTERN = re.compile(
     re.IGNORECASE,
 )
 
-DATE_EXPRESSIONS = _PATTERN  # what `resolve` recognises (statements strip these from clauses)
-
 
 @dataclass(frozen=True)
 class TimeRef:
@@ -225,11 +223,9 @@ def absolute(text: str) -> tuple[TimeRef, ...]:
 
 
 def untimed(text: str) -> str:
-    """`text` without its date expressions ("last week", "May 2024", "2024-05-08"): where a
-    time is named is found by resolving against any anchor. A time a question names is
-    matched as a time, never as words ("last" in "Last month I sold my bike" is no answer to
-    "what did Alice say about the vase last week?"; "two months ago" is no topic the vault
-    lacks)."""
-    for ref in resolve(text, _FAR):
-        text = text.replace(ref.expr, " ", 1)
-    return text
+    """`text` with every date expression `resolve` recognises ("last week", "May 2024",
+    "2024-05-08") blanked out. A time a question names is matched as a time, never as words
+    ("last" in "Last month I sold my bike" is no answer to "what did Alice say about the vase
+    last week?"; "two months ago" is no topic the vault lacks); a statement's clause is read
+    without its dates (conversation/statements.py)."""
+    return _PATTERN.sub(" ", text)

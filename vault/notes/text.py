@@ -65,3 +65,11 @@ def stem(token: str) -> str:
 def stems(tokens: Iterable[str]) -> list[str]:
     """`stem` of each token, in order (BM25's terms: signals/bm25.py)."""
     return [stem(t) for t in tokens]
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def content_stems(text: str) -> frozenset[str]:
+    """The stems of the content terms of `text` (search tokens less stop words): what a
+    question and a text must share to connect (conversation/passages.py, the hooks' floor);
+    memoised, since the same turns and notes come back query after query."""
+    return frozenset(stems(content_terms(tokenize(text))))

@@ -95,8 +95,10 @@ def query_terms(query: str) -> list[str]:
     "two months ago" names a time, not a topic the vault lacks), one per stem, in order of
     first use."""
     words = content_terms(tokenize(untimed(query)))
-    first = dict(zip(reversed(stems(words)), reversed(words), strict=True))
-    return [first[k] for k in dict.fromkeys(stems(words))]
+    first: dict[str, str] = {}
+    for word, key in zip(words, stems(words), strict=True):
+        first.setdefault(key, word)
+    return list(first.values())
 
 
 def constants() -> dict[str, Any]:
