@@ -67,9 +67,9 @@ def stems(tokens: Iterable[str]) -> list[str]:
     return [stem(t) for t in tokens]
 
 
-@functools.lru_cache(maxsize=1 << 14)
 def content_stems(text: str) -> frozenset[str]:
     """The stems of the content terms of `text` (search tokens less stop words): what a
-    question and a text must share to connect (conversation/passages.py, the hooks' floor);
-    memoised, since the same turns and notes come back query after query."""
+    question and a text must share to connect (conversation/passages.py, the hooks' floor).
+    Not memoised by text (a long-lived daemon would hold every note body it saw); `stem`
+    is, by token."""
     return frozenset(stems(content_terms(tokenize(text))))
