@@ -280,3 +280,75 @@ def test_hooks_config_section(tmp_path: Path) -> None:
     cfg.write_text("[hooks]\nprompt_word = 60\n", encoding="utf-8")
     with pytest.raises(ConfigError):
         load(vault=tmp_path, env={}, config_file=cfg)
+
+
+_REBUILD = """
+import sys, time
+from types import SimpleNamespace
+from pathlib import Path
+from harness.hooks_index import refresh
+root = Path(sys.argv[1])
+class Stub:
+    root = root
+    def note_rows(self):
+        for i in range(1, 2001):
+            if i % 100 == 0:
+                print(i, flush=True)
+                time.sleep(0.01)
+            yield SimpleNamespace(id=i, path=f"n{i}.md", content_hash=f"h{i}", frontmatter={},
+                                  body=f"pear{i} orchard", title=f"n{i}", mtime_ns=0)
+refresh(Stub())
+print("done", flush=True)
+"""
+
+
+@pytest.mark.parametrize("after_rows", [100, 700, 1500, 2000])
+def test_a_rebuild_killed_midway_leaves_the_old_index_whole(tmp_path: Path,
+                                                             after_rows: int) -> None:
+    """kill -9 of a process rebuilding the hooks' index (a format change) at any point: the
+    index is the old one, whole and readable, or the new one; the next refresh completes it."""
+    import os
+    import signal
+    import sqlite3
+    import subprocess
+    import sys
+    from types import SimpleNamespace
+    from typing import cast
+
+    from harness.hooks_index import FORMAT, index_path
+
+    from .test_server_e2e import REPO
+
+    root = tmp_path / "v"
+    (root / ".rmh").mkdir(parents=True)
+    old = SimpleNamespace(root=root, note_rows=lambda: iter([SimpleNamespace(
+        id=0, path="n0.md", content_hash="h0", frontmatter={}, body="an old apple",
+        title="n0", mtime_ns=0)]))
+    refresh(cast("Vault", old))
+    conn = sqlite3.connect(index_path(root))
+    with conn:
+        conn.execute("PRAGMA user_version = 1")
+    conn.close()
+    child = subprocess.Popen([sys.executable, "-c", _REBUILD, str(root)], cwd=REPO,
+                             env={**os.environ, "PYTHONPATH": str(REPO)},
+                             stdout=subprocess.PIPE, text=True)
+    assert child.stdout is not None
+    for line in child.stdout:
+        if line.split()[0] in (str(after_rows), "done"):
+            break
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait(timeout=30)
+    conn = sqlite3.connect(index_path(root))
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    count = conn.execute("SELECT count(*) FROM notes").fetchone()[0]
+    conn.close()
+    if version == 1:
+        assert count == 1 and [r.path for r in search(root, ["apple"], 5)] == ["n0.md"]
+    else:  # the kill came after the commit
+        assert (version, count) == (FORMAT, 2000)
+    stub = SimpleNamespace(root=root, note_rows=lambda: iter([SimpleNamespace(
+        id=i, path=f"n{i}.md", content_hash=f"h{i}", frontmatter={}, body=f"pear{i} orchard",
+        title=f"n{i}", mtime_ns=0) for i in range(1, 2001)]))
+    refresh(cast("Vault", stub))
+    assert len(search(root, ["orchard"], 5000)) == 2000 and search(root, ["apple"], 5) == []
