@@ -188,6 +188,25 @@ def search(root: Path, words: Iterable[str], k: int) -> list[Row]:
         conn.close()
 
 
+def dated(root: Path, spans: Iterable[tuple[str, str]], k: int) -> list[Row]:
+    """The first `k` notes dated in any of `spans` (inclusive "YYYY-MM-DD" days), oldest
+    first (ties: path); [] when the index does not exist yet."""
+    path = index_path(root)
+    spans = list(spans)
+    if not path.exists() or not spans or k <= 0:
+        return []
+    where = " OR ".join("(substr(date, 1, 10) BETWEEN ? AND ?)" for _ in spans)
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5.0)
+    try:
+        rows = conn.execute(
+            "SELECT path, title, date, tier, speaker, conversation, previous, body FROM notes "
+            f"WHERE {where} ORDER BY date, path LIMIT ?",
+            (*(d for span in spans for d in span), k)).fetchall()
+        return [_row(r) for r in rows]
+    finally:
+        conn.close()
+
+
 def by_path(root: Path, path: str) -> Row | None:
     """One indexed note by its path (the turn before a recalled turn)."""
     conn = sqlite3.connect(f"file:{index_path(root)}?mode=ro", uri=True, timeout=5.0)

@@ -4,7 +4,9 @@
   uses `hooks_recall.recall` on the hooks' own index instead): `vault.build_context` for
   the prompt (conversation turns and passages of ordinary notes, dated), kept only where
   a line holds at least `min_share` of the prompt's content terms (search tokens less stop
-  words; the floor under which nothing is relevant), never the current session's own turns;
+  words; the floor under which nothing is relevant; a prompt that asks for a time and
+  nothing else, "what did we do yesterday?", has no floor: that time connects its turns),
+  never the current session's own turns;
   each line names its note; fenced as data. The notes shown are logged as shown in the
   client session's learning session, so reading them later counts as use.
 - `capture` (session end, before compaction): the transcript ingested as a conversation
@@ -23,10 +25,12 @@ from typing import Any
 from vault import (
     Vault,
     VaultError,
+    asked_ranges,
     build_context,
     content_stems,
     ingest_conversations,
     load_transcript,
+    topicless,
 )
 
 from .config import Config
@@ -40,13 +44,14 @@ _CITED = (re.compile(r"\[\[([^\]|#]+)"), re.compile(r"(?<![\w/.-])((?:[\w .-]+/)
 def prompt_memory(vault: Vault, prompt: str, words: int, *, k: int, min_share: float,
                   session: str | None, own_conversation: str = "") -> str:
     """Memory for one prompt (module docstring); "" when nothing is relevant."""
-    wanted = content_stems(prompt)
-    if not wanted:
+    wanted, day = content_stems(prompt), vault.today()
+    timed = day is not None and topicless(prompt) and bool(asked_ranges(prompt, day))
+    if not wanted and not timed:
         return ""
-    ctx = build_context(vault, prompt, words, k=k)
+    ctx = build_context(vault, prompt, words, k=k, now=day)
 
     def covers(text: str) -> bool:
-        return len(wanted & content_stems(text)) >= min_share * len(wanted)
+        return timed or len(wanted & content_stems(text)) >= min_share * len(wanted)
 
     kept_hits = {(ln.item.conversation, ln.item.tick) for ln in ctx.lines
                  if ln.reason == "hit" and covers(ln.item.text)}

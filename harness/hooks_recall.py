@@ -6,7 +6,8 @@ content words; a note is shown only when it holds at least `min_share` of the pr
 content terms (`vault.content_stems`: search tokens less stop words, as stems, so "can you
 tell me what you think" connects nothing; the floor under which nothing is relevant), never a
 turn of the current session's own conversation; a recalled conversation turn brings the turn
-before it (in dialogue an answer often depends on the line before, NDM step 6). Lines keep
+before it (in dialogue an answer often depends on the line before, NDM step 6). A prompt
+that asks for a time and nothing else is answered by the notes dated in it instead. Lines keep
 the rank order (best first, the turn before just ahead of its turn), each naming its note and
 date, cut to the word budget from the end; a note's text is its passage with the most prompt
 terms.
@@ -16,12 +17,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Set as AbstractSet
+from datetime import UTC, date, datetime
 from pathlib import Path
 
-from vault import content_stems
+from vault import asked_ranges, content_stems, topicless
 
 from .hooks import cap_words, fence
-from .hooks_index import Row, by_path, search, used_lately
+from .hooks_index import Row, by_path, dated, search, used_lately
 
 PASSAGE_WORDS = 50
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -59,17 +61,24 @@ def _line(row: Row, wanted: AbstractSet[str]) -> str:
 
 
 def recall(root: Path, prompt: str, words: int, *, k: int, min_share: float,
-           own_conversation: str = "") -> tuple[str, list[str]]:
-    """(fenced memory text, the notes shown) for `prompt`; ("", []) when nothing is relevant."""
+           own_conversation: str = "", today: date | None = None) -> tuple[str, list[str]]:
+    """(fenced memory text, the notes shown) for `prompt`; ("", []) when nothing is relevant.
+    A prompt that asks for a time and nothing else (`vault.topicless`: "what did we work on
+    yesterday?") is answered by the notes dated in that time, read against `today` (default:
+    the clock's UTC day), oldest first."""
     wanted, raw = content_stems(prompt), words_of(prompt)
-    if not wanted or not raw:
+    day = datetime.now(UTC).date() if today is None else today
+    spans = [(r.start.isoformat(), r.end.isoformat()) for r in asked_ranges(prompt, day)
+             ] if topicless(prompt) else []
+    if not spans and (not wanted or not raw):
         return "", []
     chosen: list[Row] = []
     seen: set[str] = set()
-    for row in search(root, raw, k):
+    for row in dated(root, spans, k) if spans else search(root, raw, k):
         if own_conversation and row.conversation == own_conversation:
             continue
-        if len(wanted & content_stems(f"{row.title} {row.body}")) < min_share * len(wanted):
+        if not spans and (len(wanted & content_stems(f"{row.title} {row.body}"))
+                          < min_share * len(wanted)):
             continue
         if row.tier == "L0" and row.previous and row.previous not in seen:
             before = by_path(root, row.previous)

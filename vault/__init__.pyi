@@ -106,6 +106,8 @@ from .retrieval.signals.graph import adjacency as _link_adjacency
 from .retrieval.signals.graph import pagerank as pagerank
 from .retrieval.signals.graph import push as _pagerank_push
 from .retrieval.signals.ivf import IvfParams as IvfParams
+from .retrieval.times_asked import asked_ranges as asked_ranges
+from .retrieval.times_asked import topicless as topicless
 from .storage.corpus import Corpus as Corpus
 from .storage.corpus import CorpusDelta as CorpusDelta
 from .storage.embeddings import EmbeddingCache as EmbeddingCache

@@ -218,3 +218,25 @@ def test_notes_edited_between_sessions_are_recalled_in_the_next(
     sun = hook(vault, "prompt", {"session_id": "s2", "prompt": "What do tomatoes need?"})
     text = context_of(sun, "UserPromptSubmit")
     assert "Allotment.md" in text and "Garden.md" not in text, text
+
+
+@pytest.mark.parametrize("engine", [False, True], ids=["fts", "engine"])
+def test_a_prompt_asking_only_for_a_day_recalls_that_days_session(
+        vault: Path, tmp_path: Path, engine: bool) -> None:
+    """"What did we work on on 4 March 2025?" shares no topic word with the session of that
+    day; the day itself connects its turns, on the hooks' index and through the engine. A day
+    with nothing in memory injects nothing, and a topic absent from memory is still absent
+    on that day."""
+    transcript = tmp_path / f"{SESSION}.jsonl"  # the fixture's turns are dated 4 March 2025
+    transcript.write_text("\n".join(claude_lines(CI_TASK, SESSION)) + "\n", encoding="utf-8")
+    hook(vault, "session-end", {"session_id": SESSION, "transcript_path": str(transcript)})
+    if engine:
+        (vault / "rmh.toml").write_text("[hooks]\nengine = true\n", encoding="utf-8")
+    later = {"session_id": "sess-2", "hook_event_name": "UserPromptSubmit"}
+    for prompt in ("What did we work on on 4 March 2025?", "What happened on 2025-03-04?"):
+        text = context_of(hook(vault, "prompt", {**later, "prompt": prompt}), "UserPromptSubmit")
+        assert "nightly build" in text and f"conversations/{SESSION}/" in text, (prompt, text)
+        assert "Tomatoes" not in text
+    for prompt in ("What did we work on on 4 March 2020?",
+                   "What is the melting point of tungsten on 4 March 2025?"):
+        assert hook(vault, "prompt", {**later, "prompt": prompt}).stdout == "", prompt

@@ -53,7 +53,7 @@ import numpy.typing as npt
 
 from ..notes.clocks import absolute
 from ..notes.text import content_stems, tokenize
-from ..retrieval.when import MAX_ASKED, asked_ranges, distinct
+from ..retrieval.times_asked import MAX_ASKED, asked_ranges, distinct
 from .corrections import stale_sources
 from .items import Item
 from .passages import query_terms, vault_turns

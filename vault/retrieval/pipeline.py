@@ -16,6 +16,8 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
    w_learned x(d) / (k + rank + 1), x(d) in [0, 1] (vault/learning/expansion.py), held at
    stage 6 below the named notes that ranked above it without it (learned_stages.py); so
    does, with an encoder and w_asked > 0 (off), the query-log neighbours' (asked_channel.py);
+   and a query that asks for a time and nothing else ("what happened last week?") has a time
+   channel of every note dated in it (topicless.py, on with w_when);
 4. context: with N(x)(d) = max_{n linked to d, eligible} x(n) and g = w_context,
        ctx(d) = fused(d) + g N(fused)(d) + g^2 N(N(fused))(d)
    (best neighbour only, so a hub gains at most (g + g^2) times the best score near it;
@@ -46,12 +48,11 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
 6b. with `second_pass` (on), the top 30 re-ordered by RRF of their final, dense and best
    passage BM25 ranks (second_pass.py); 7. rerank: the top `rerank_top_n` are re-ordered by
    the cross-encoder, its best `rerank_keep` first; the rest follow in the order before.
-Archived notes (corpus.archived or the caller's mask) are excluded unless
-`include_archived`; notes whose final score is 0 (no signal found them) are never hits.
-Receipt: score = fused + context + named + warmth + prior: "named" = named(d) - ctx(d),
-"warmth" = named(d) w_warmth a(d) (+ association), "prior" = final(d) - warm(d) (and the hold
-after it); "warmth_raw" = a(d). Derived structures: derived.py. Defaults: BENCHMARKS.md.
-"""
+Archived notes (corpus.archived or the caller's mask) are excluded unless `include_archived`;
+notes whose final score is 0 (no signal found them) are never hits. Receipt: score = fused +
+context + named + warmth + prior: "named" = named(d) - ctx(d), "warmth" = named(d) w_warmth
+a(d) (+ association), "prior" = final(d) - warm(d) (and the hold after it); "warmth_raw" =
+a(d). Derived structures: derived.py. Defaults: BENCHMARKS.md."""
 
 from __future__ import annotations
 
@@ -85,6 +86,7 @@ from .signals.dense import DenseParams
 from .signals.graph import ALPHA, BETA, PUSH_ABOVE, TOP_SEEDS
 from .signals.registry import DENSE, REGISTRY, BuildEnv, Query
 from .stages import context_stage, graph_stage, named_stage, protect_stage
+from .topicless import time_channel
 from .when import when_stage
 
 F64 = npt.NDArray[np.float64]
@@ -117,9 +119,7 @@ class SearchParams:
     weights: Mapping[str, float] = field(default_factory=dict)
     rrf_k: int = RRF_K
     rrf_depth: int = RRF_DEPTH  # notes ranked per signal in fusion (0 = all)
-    # the conjunctive gate's head size m (fusion.gate); 0 = off, the default: measured on
-    # LoCoMo it cost recall@10 (BENCHMARKS.md), and SciFact could not be measured in time
-    redundancy_head: int = 0
+    redundancy_head: int = 0  # the conjunctive gate's m (fusion.gate); off: cost LoCoMo recall
     calibrate: bool = False  # fusion weights from pseudo-queries (calibration.py; BENCHMARKS.md)
     second_pass: bool = True  # the weight-free passage pass over the head (second_pass.py)
     rerank_top_n: int = 15
@@ -297,6 +297,7 @@ class SearchEngine:
         cal = self.calibration(corpus)
         base = {s: cal.weights.get(s, p.weight(s)) if cal else p.weight(s) for s in sig}
         weights, gated = gate(base, sig, p.redundancy_head, heads)
+        stages["time"] = time_channel(sig, weights, corpus, query, now, p.weight("when"))
         if expansion is not None and np.any(expansion) and wanted("learned"):  # words shared
             stages["learned"] = expansion_channel(sig, weights, expansion, p.weight("learned"), n)
         if asked and wanted("asked"):  # query-log neighbours (asked_channel.py)
@@ -395,4 +396,5 @@ class SearchEngine:
     def _relevance(self, corpus: Corpus, query: str, s: Scored, head: list[int]) -> Relevance:
         """Whether anything relevant was found (retrieval/relevance.py `judge_head`)."""
         return judge_head(corpus, query, s.signals.get("dense"), s.eligible, head,
-                          lambda terms: self.document_frequency(corpus, terms))
+                          lambda terms: self.document_frequency(corpus, terms),
+                          s.signals.get("time"))

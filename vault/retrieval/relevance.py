@@ -33,9 +33,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..notes.clocks import untimed
 from ..notes.text import content_terms, stems, tokenize
 from ..storage.corpus import Corpus
+from .times_asked import untimed_asked
 
 TOP = 3  # hits whose text is checked for the query's terms
 
@@ -91,10 +91,10 @@ def coverage(terms: Sequence[str], dfs: Sequence[int], n_docs: int,
 
 
 def query_terms(query: str) -> list[str]:
-    """The query's content terms outside its date expressions (notes/clocks.py `untimed`:
+    """The query's content terms outside its date expressions (when.py `untimed_asked`:
     "two months ago" names a time, not a topic the vault lacks), one per stem, in order of
     first use."""
-    words = content_terms(tokenize(untimed(query)))
+    words = content_terms(tokenize(untimed_asked(query)))
     first: dict[str, str] = {}
     for word, key in zip(words, stems(words), strict=True):
         first.setdefault(key, word)
@@ -121,12 +121,18 @@ def judge(dense: float | None, cover: float) -> Relevance:
 
 def judge_head(corpus: Corpus, query: str, dense: npt.NDArray[np.float64] | None,
                eligible: npt.NDArray[np.bool_], head: Sequence[int],
-               frequency: Callable[[Sequence[str]], Sequence[int]]) -> Relevance:
+               frequency: Callable[[Sequence[str]], Sequence[int]],
+               timed: npt.NDArray[np.float64] | None = None) -> Relevance:
     """`judge` for a search's `head` positions: the best eligible dense cosine (None without
     the dense signal) and the query's coverage by the head's notes (`frequency`: the index's
-    document frequency of terms)."""
+    document frequency of terms). With `timed`, the time channel of a query that asks for a
+    time and nothing else (topicless.py), the judgement is whether a head note lies in that
+    time (t = 1): its words are frame words, so coverage and dense say nothing."""
     if not head:
         return NOTHING
+    if timed is not None:
+        best_t = max(float(timed[i]) for i in head)
+        return Relevance(best_t >= 1.0, best_t, 1.0, {"time": best_t})
     terms = query_terms(query)
     best = float(np.max(dense, where=eligible, initial=0.0)) if dense is not None else None
     cover = coverage(terms, frequency(terms), len(corpus),

@@ -36,50 +36,27 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from ..notes.clocks import TimeRef, absolute, count_of, resolve
+from ..notes.clocks import TimeRef, absolute, resolve
 from ..storage.corpus import Corpus
 from .fusion import top
+from .times_asked import asked_ranges, distinct
 
 F64 = npt.NDArray[np.float64]
 HEAD = 100
-MAX_ASKED, MAX_OWN = 8, 64  # ranges read from a query, and from a note (`distinct`)
+MAX_OWN = 64  # ranges read from a note (`distinct`)
 SCAN = 1 << 16  # characters of a note's body read for its own expressions
 SLACK = {"day": 3, "week": 3, "month": 7, "year": 30}  # M_g, days
 DATE_KEYS = ("date", "updated", "created")
+NO_DAY = -1  # `closeness_days`: a note without a day
 _NAME_DAY = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
 _YMD = re.compile(r"^\s*(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})")
-_UNITS = {"day": 1, "week": 7, "month": 30, "year": 365}
-_PAST = re.compile(r"\b(?:in|over|during|within)\s+the\s+(?:last|past)\s+(?:(?P<n>\d{1,3}|"
-                   r"two|three|four|five|six|seven|eight|nine|ten|few|couple of)\s+)?"
-                   r"(?P<unit>day|week|month|year)s?\b(?!\s+of\b)", re.IGNORECASE)
 
-
-def asked_ranges(query: str, now: date) -> tuple[TimeRef, ...]:
-    """The ranges `query` names, resolved against `now` (module docstring): "in the last N
-    units" first (then its words are not read again as "last month"), then those of `resolve`
-    that are over by `now` (end before it). A time still running or to come ("today", "this
-    week", "tonight", "next Friday") is left out: in a prompt it is mostly an instruction
-    ("finish the refactor today"), not a question about notes of that time, and would lift
-    every note dated today."""
-    out: list[TimeRef] = []
-    rest, at = [], 0  # the text between the matches, so each character is read once
-    for m in _PAST.finditer(query):
-        n = m.group("n")
-        count = 1 if n is None else count_of(n)
-        back = min(count * _UNITS[m.group("unit").lower()], (now - date.min).days)
-        start = now - timedelta(days=back)  # no earlier than 1 January of year 1
-        out.append(TimeRef(m.group(0), start, now, "day"))
-        rest.append(query[at:m.start()])
-        at = m.end()
-    rest.append(query[at:])
-    over = (r for r in resolve(" ".join(rest), now) if r.end < now)
-    return distinct((*out, *over), MAX_ASKED)
 
 
 def clock_day(seconds: float) -> date | None:
@@ -91,21 +68,6 @@ def clock_day(seconds: float) -> date | None:
         return datetime.fromtimestamp(seconds, UTC).date()
     except (OverflowError, ValueError, OSError):
         return None
-
-
-def distinct(refs: Sequence[TimeRef], cap: int) -> tuple[TimeRef, ...]:
-    """The first `cap` refs of distinct ranges, in text order (a hostile text naming ten
-    thousand dates costs what `cap` of them do)."""
-    seen: set[tuple[date, date, str]] = set()
-    out = []
-    for r in refs:
-        key = (r.start, r.end, r.granularity)
-        if key not in seen:
-            seen.add(key)
-            out.append(r)
-            if len(out) == cap:
-                break
-    return tuple(out)
 
 
 def name_day(path: str) -> date | None:
@@ -185,6 +147,16 @@ def closeness(asked: Sequence[TimeRef], day: date | None, own: Sequence[TimeRef]
         for s in spans:
             best = max(best, 1.0 - _gap((r.start, r.end), s) / slack)
     return max(0.0, best)
+
+
+def closeness_days(asked: Sequence[TimeRef], days: npt.NDArray[np.int64]) -> F64:
+    """`closeness(asked, day, ())` for many notes at once: `days` are their days as
+    proleptic ordinals (`date.toordinal`), NO_DAY for a note without one (m = 0)."""
+    best = np.zeros(days.shape[0], dtype=np.float64)
+    for r in asked:
+        gap = np.maximum(0, np.maximum(r.start.toordinal() - days, days - r.end.toordinal()))
+        best = np.maximum(best, 1.0 - gap / SLACK[r.granularity])
+    return np.where(days == NO_DAY, 0.0, np.maximum(best, 0.0))
 
 
 def when_stage(corpus: Corpus, query: str, now: date | None, final: F64,

@@ -15,7 +15,7 @@ import pytest
 
 from vault import Ledger, NullUsage, Vault, open_read_only_ledger
 from vault.notes.clocks import resolve
-from vault.retrieval import when
+from vault.retrieval import times_asked, when
 from vault.retrieval.pipeline import SearchEngine, SearchParams
 from vault.storage.corpus import Corpus
 
@@ -25,17 +25,17 @@ NOW = date(2023, 4, 1)  # a Saturday
 
 
 def test_ranges_of_a_query() -> None:
-    got = {r.expr: (r.start, r.end) for r in when.asked_ranges(
+    got = {r.expr: (r.start, r.end) for r in times_asked.asked_ranges(
         "What did I buy four weeks ago, and in the last two weeks?", NOW)}
     assert got == {"four weeks ago": (date(2023, 3, 4), date(2023, 3, 4)),
                    "in the last two weeks": (date(2023, 3, 18), NOW)}
-    month = when.asked_ranges("the plants I got in the past month", NOW)
+    month = times_asked.asked_ranges("the plants I got in the past month", NOW)
     assert [(r.start, r.end) for r in month] == [(date(2023, 3, 2), NOW)]
-    assert [(r.start, r.end) for r in when.asked_ranges("last month", NOW)] == [
+    assert [(r.start, r.end) for r in times_asked.asked_ranges("last month", NOW)] == [
         (date(2023, 3, 1), date(2023, 3, 31))]
-    assert when.asked_ranges("How many days ago did I go?", NOW) == ()
+    assert times_asked.asked_ranges("How many days ago did I go?", NOW) == ()
     # "the last week of August" is a part of August: not the past 7 days, not last ISO week
-    part = when.asked_ranges("what did I do in the last week of August 2022?", NOW)
+    part = times_asked.asked_ranges("what did I do in the last week of August 2022?", NOW)
     assert [(r.expr, r.start, r.end) for r in part] == [
         ("August 2022", date(2022, 8, 1), date(2022, 8, 31))]
     assert [r.expr for r in resolve("the last day of May; last Friday", NOW)] == ["last Friday"]
@@ -57,7 +57,7 @@ def test_a_note_date_from_its_frontmatter(front: dict[str, object], want: date |
 
 
 def test_closeness_inside_near_and_far() -> None:
-    (asked,) = when.asked_ranges("four weeks ago", NOW)
+    (asked,) = times_asked.asked_ranges("four weeks ago", NOW)
     day = asked.start
     assert when.closeness([asked], day, ()) == 1.0
     assert when.closeness([asked], day + timedelta(days=1), ()) == pytest.approx(2 / 3)
@@ -65,7 +65,7 @@ def test_closeness_inside_near_and_far() -> None:
     assert when.closeness([asked], None, ()) == 0.0
     # said on 9 May about "last month": the note names April, so April's query finds it
     said = date(2023, 5, 9)
-    april = when.asked_ranges("in April 2023", date(2023, 6, 1))
+    april = times_asked.asked_ranges("in April 2023", date(2023, 6, 1))
     assert when.closeness(april, said, resolve("Last month I sold my bike.", said)) == 1.0
     assert when.closeness(april, said, ()) == 0.0
 
@@ -131,11 +131,11 @@ def test_the_vault_places_the_time_on_its_clock(tmp_path: Path) -> None:
 
 
 def test_counts_in_words_any_case_and_hostile_texts_are_bounded() -> None:
-    got = when.asked_ranges("In The Past Two Weeks and over the last FEW months", NOW)
+    got = times_asked.asked_ranges("In The Past Two Weeks and over the last FEW months", NOW)
     assert [(r.start, r.end) for r in got] == [(NOW - timedelta(days=14), NOW),
                                                (NOW - timedelta(days=90), NOW)]
     flood = " ".join(f"{k} days ago" for k in range(1, 500))
-    assert len(when.asked_ranges(flood, NOW)) == when.MAX_ASKED
+    assert len(times_asked.asked_ranges(flood, NOW)) == times_asked.MAX_ASKED
     body = "I bought a lamp. " + " ".join(f"on {k % 28 + 1} March 2023" for k in range(5000))
     corpus = replace(dated([28, 5]), bodies=(body * 20, "I bought a lamp."))
     s = SearchEngine.lexical().score(corpus, flood + " lamp", now=NOW)
@@ -166,7 +166,7 @@ def test_the_memo_of_a_note_ranges_never_changes_an_answer(
     for _ in range(60):
         body = " ".join(rng.choice(bits) for _ in range(rng.randint(0, 12)))
         day = NOW - timedelta(days=rng.randint(0, 400))
-        want = when.distinct(resolve(body[:when.SCAN], day), when.MAX_OWN)
+        want = times_asked.distinct(resolve(body[:when.SCAN], day), when.MAX_OWN)
         assert when.own_ranges(body, day) == want
         assert when.own_ranges(body, day) == want  # the memo's answer
     assert len(when._OWN) <= 3
@@ -174,7 +174,7 @@ def test_the_memo_of_a_note_ranges_never_changes_an_answer(
 
 def test_a_range_reaching_before_year_one_starts_at_year_one() -> None:
     early = date(500, 6, 1)
-    got = when.asked_ranges("What did I do in the last 999 years?", early)
+    got = times_asked.asked_ranges("What did I do in the last 999 years?", early)
     assert [(r.start, r.end) for r in got] == [(date.min, early)]
 
 
@@ -201,18 +201,18 @@ def test_the_clock_that_placed_the_time_is_the_basis_and_any_replay_time_answers
 
 
 def test_a_note_naming_a_longer_time_is_no_evidence_of_a_shorter_one() -> None:
-    (day,) = when.asked_ranges("What lamp did I buy four weeks ago?", NOW)
+    (day,) = times_asked.asked_ranges("What lamp did I buy four weeks ago?", NOW)
     december = date(2022, 12, 20)
     assert when.closeness([day], december, resolve("Next year I buy a lamp.", december)) == 0.0
     old = date(2019, 1, 1)
     assert when.closeness([day], old, resolve("I will buy a lamp in 2023.", old)) == 0.0
-    months = when.asked_ranges("lamps in the last two months", NOW)
+    months = times_asked.asked_ranges("lamps in the last two months", NOW)
     said = date(2023, 3, 20)
     assert when.closeness(months, date(2022, 1, 1), resolve("Last month, a lamp.", said)) == 1.0
 
 
 def test_only_the_matched_words_are_taken_out_of_a_query() -> None:
-    got = when.asked_ranges("in the last year, Berlin the last year", NOW)
+    got = times_asked.asked_ranges("in the last year, Berlin the last year", NOW)
     assert [(r.expr, r.start, r.end) for r in got] == [
         ("in the last year", NOW - timedelta(days=365), NOW),
         ("last year", date(2022, 1, 1), date(2022, 12, 31))]  # Berlin's: still read
@@ -234,8 +234,8 @@ def test_a_time_still_running_or_to_come_is_not_asked_about() -> None:
     for text in ("finish the billing refactor today", "deploy it tonight", "this week",
                  "plans for this weekend", "next Friday", "tomorrow", "in two days",
                  "how much this month?", "in this year"):
-        assert when.asked_ranges(text, NOW) == (), text
-    past = when.asked_ranges("this past weekend, yesterday, in the past week", NOW)
+        assert times_asked.asked_ranges(text, NOW) == (), text
+    past = times_asked.asked_ranges("this past weekend, yesterday, in the past week", NOW)
     assert [r.expr for r in past] == ["in the past week", "this past weekend", "yesterday"]
 
 

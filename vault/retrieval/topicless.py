@@ -1,0 +1,97 @@
+"""A query that asks for a time and nothing else: the time is its topic.
+
+"What happened on 8 May 2024?", "What did we talk about last week?", "What was I up to
+yesterday?" name a time and no topic. The topic channels match their frame words
+("happened", "talk") against whatever notes use them, and the time prior (when.py) only
+lifts notes those channels found, so the notes of that day were not found and the search
+declined. For such a query the time becomes a channel of its own, fused like the others
+(weighted RRF, Cormack et al. 2009), so that the notes dated in the named time are
+candidates whatever their words:
+
+    t(d) = m(d) over every eligible note (when.py `closeness` of the note's date, its
+           frontmatter date or a YYYY-MM-DD in its file name), weight W_t = Σ of the weights
+           of the channels that ran (so the time has as much say as all words together);
+
+and whether anything relevant was found is whether a note of the head lies in the named time
+(relevance.py). Its own expressions ("Last month I sold my bike") still count for the head
+through the time prior, not for this scan (reading every note's text would cost what the
+vault costs, per query).
+
+Which queries are topicless: times_asked.py `topicless`.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections.abc import Mapping
+from datetime import date, datetime
+
+import numpy as np
+import numpy.typing as npt
+
+from ..storage.corpus import Corpus
+from .times_asked import asked_ranges, topicless
+from .when import NO_DAY, closeness_days, name_day, note_day
+
+F64 = npt.NDArray[np.float64]
+
+
+def time_scores(corpus: Corpus, query: str, now: date) -> F64 | None:
+    """t(d) of the module docstring for every note (eligibility is the pipeline's later
+    mask), or None when the query is not topicless or names no time that is over by
+    `now`."""
+    if not topicless(query):
+        return None
+    asked = asked_ranges(query, now)
+    if not asked:
+        return None
+    return closeness_days(asked, note_days(corpus))
+
+
+_DAYS: tuple[weakref.ref[Corpus], npt.NDArray[np.int64]] | None = None
+_LOCK = threading.Lock()
+
+
+def note_days(corpus: Corpus) -> npt.NDArray[np.int64]:
+    """Each note's day (when.py `note_day`, else `name_day`) as a proleptic ordinal, NO_DAY
+    without one. Reading every note's frontmatter costs ~15 µs a note (1.5 s at 10^5), so the
+    last corpus's days are kept (by a weak reference: no corpus is kept alive by them) until
+    the next generation. A pure function's cache: the answer never depends on it."""
+    global _DAYS
+    with _LOCK:
+        got = _DAYS
+    if got is not None and got[0]() is corpus:
+        return got[1]
+    days = np.fromiter((day.toordinal() if (day := note_day(fm) or name_day(path)) else NO_DAY
+                        for fm, path in zip(corpus.frontmatter, corpus.paths, strict=True)),
+                       dtype=np.int64, count=len(corpus))
+    days.flags.writeable = False
+    with _LOCK:
+        _DAYS = (weakref.ref(corpus), days)
+    return days
+
+
+def time_channel(sig: dict[str, F64], weights: dict[str, float], corpus: Corpus, query: str,
+                 now: date | None, weight: float) -> str:
+    """Add the time channel `t` to `sig` and `weights` (as "time") for a topicless query
+    that names a time; the receipt line. `weight` is the time prior's (`weights.when`):
+    0 turns both off."""
+    if weight <= 0 or now is None:
+        return "skipped: weight 0" if weight <= 0 else "skipped: no date the query is asked on"
+    if isinstance(now, datetime):  # a date by type, but one minus a date is a TypeError
+        now = now.date()
+    t = time_scores(corpus, query, now)
+    if t is None:
+        return "skipped: the query names a topic or no time"
+    held = int(np.count_nonzero(t))
+    sig["time"] = t  # all zeros too: then nothing is relevant (relevance.py), not the words
+    weights["time"] = channel_weight(weights, sig)
+    return f"ran ({held} notes dated near the time named, weight {weights['time']:g})"
+
+
+def channel_weight(weights: Mapping[str, float], sig: Mapping[str, F64]) -> float:
+    """W_t: the sum of the weights of the channels that ran (1.0 each without a weight, as
+    fusion.py `fuse` counts them), 1.0 when none ran."""
+    total = sum(weights.get(name, 1.0) for name in sig if name != "time")
+    return total if total > 0 else 1.0
