@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -184,6 +184,22 @@ def search(root: Path, words: Iterable[str], k: int) -> list[Row]:
             "n.body FROM fts JOIN notes n ON n.id = fts.rowid WHERE fts MATCH ? "
             "ORDER BY bm25(fts), n.path LIMIT ?", (" OR ".join(quoted), k)).fetchall()
         return [_row(r) for r in rows]
+    finally:
+        conn.close()
+
+
+def frequencies(root: Path, words: Sequence[str]) -> tuple[int, list[int]]:
+    """(notes indexed, how many of them hold each of `words` as the index matches it); (0, [])
+    when the index does not exist yet."""
+    path = index_path(root)
+    if not path.exists():
+        return 0, []
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5.0)
+    try:
+        n = int(conn.execute("SELECT count(*) FROM notes").fetchone()[0])
+        return n, [int(conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?",
+                                    (f'"{w}"',)).fetchone()[0]) if w.isalnum() else 0
+                   for w in words]
     finally:
         conn.close()
 

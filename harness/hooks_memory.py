@@ -3,8 +3,9 @@
 - `prompt_memory` (each prompt, with `[hooks] engine = true`; by default the prompt hook
   uses `hooks_recall.recall` on the hooks' own index instead): `vault.build_context` for
   the prompt (conversation turns and passages of ordinary notes, dated), kept only where
-  a line holds at least `min_share` of the prompt's content terms (search tokens less stop
-  words; the floor under which nothing is relevant; a prompt that asks for a time and
+  a line covers at least `min_share` of the prompt's content terms weighted by their idf
+  over the vault (`vault.term_coverage`, as hooks_recall.py; the floor under which nothing
+  is relevant; a prompt that asks for a time and
   nothing else, "what did we do yesterday?", has no floor: that time connects its turns),
   never the current session's own turns;
   each line names its note; fenced as data. The notes shown are logged as shown in the
@@ -30,12 +31,15 @@ from vault import (
     content_stems,
     ingest_conversations,
     load_transcript,
+    term_coverage,
+    topic_terms,
     topicless,
 )
 
 from .config import Config
 from .extraction import prepare
 from .hooks import cap_words, fence
+from .hooks_recall import MAX_TERMS
 
 _CITED = (re.compile(r"\[\[([^\]|#]+)"), re.compile(r"(?<![\w/.-])((?:[\w .-]+/)*[\w .-]+\.md)\b"),
           re.compile(r"\[tool [^\]:]*read[^\]:]*: ([^\]]+)\]"))
@@ -49,9 +53,11 @@ def prompt_memory(vault: Vault, prompt: str, words: int, *, k: int, min_share: f
     if not wanted and not timed:
         return ""
     ctx = build_context(vault, prompt, words, k=k, now=day)
+    terms = topic_terms(prompt)[:MAX_TERMS]
+    dfs, n = vault.document_frequency(terms), len(vault.corpus())
 
     def covers(text: str) -> bool:
-        return timed or len(wanted & content_stems(text)) >= min_share * len(wanted)
+        return timed or term_coverage(terms, dfs, n, [text]) >= min_share
 
     kept_hits = {(ln.item.conversation, ln.item.tick) for ln in ctx.lines
                  if ln.reason == "hit" and covers(ln.item.text)}

@@ -2,9 +2,11 @@
 
 The same rule as `prompt_memory` over `build_context` (harness/hooks_memory.py), on the
 hooks' FTS5 index (harness/hooks_index.py): the `k` best notes by BM25 for the prompt's
-content words; a note is shown only when it holds at least `min_share` of the prompt's
-content terms (`vault.content_stems`: search tokens less stop words, as stems, so "can you
-tell me what you think" connects nothing; the floor under which nothing is relevant), never a
+content words; a note is shown only when it covers at least `min_share` of the prompt's
+content terms weighted by their idf (`vault.term_coverage`, as the search judges relevance:
+search tokens less stop words and date words, by stem, so "can you tell me what you think"
+connects nothing, and a term memory never uses weighs most: "over the moon" covers little of
+"How many moons does Jupiter have?"; the floor under which nothing is relevant), never a
 turn of the current session's own conversation; a recalled conversation turn brings the turn
 before it (in dialogue an answer often depends on the line before, NDM step 6). A prompt
 that asks for a time and nothing else is answered by the notes dated in it instead. Lines keep
@@ -20,12 +22,13 @@ from collections.abc import Set as AbstractSet
 from datetime import UTC, date, datetime
 from pathlib import Path
 
-from vault import asked_ranges, content_stems, topicless
+from vault import asked_ranges, content_stems, term_coverage, topic_terms, topicless
 
 from .hooks import cap_words, fence
-from .hooks_index import Row, by_path, dated, search, used_lately
+from .hooks_index import Row, by_path, dated, frequencies, search, used_lately
 
 PASSAGE_WORDS = 50
+MAX_TERMS = 48  # a prompt's first distinct content terms the floor weighs (a lookup each)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
@@ -72,13 +75,14 @@ def recall(root: Path, prompt: str, words: int, *, k: int, min_share: float,
              ] if topicless(prompt) else []
     if not spans and (not wanted or not raw):
         return "", []
+    terms = topic_terms(prompt)[:MAX_TERMS]
+    n, dfs = frequencies(root, terms) if not spans else (0, [])
     chosen: list[Row] = []
     seen: set[str] = set()
     for row in dated(root, spans, k) if spans else search(root, raw, k):
         if own_conversation and row.conversation == own_conversation:
             continue
-        if not spans and (len(wanted & content_stems(f"{row.title} {row.body}"))
-                          < min_share * len(wanted)):
+        if not spans and term_coverage(terms, dfs, n, [f"{row.title} {row.body}"]) < min_share:
             continue
         if row.tier == "L0" and row.previous and row.previous not in seen:
             before = by_path(root, row.previous)

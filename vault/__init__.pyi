@@ -85,6 +85,8 @@ from .notes.text import content_stems as content_stems
 from .notes.text import content_terms as content_terms
 from .notes.text import tokenize as tokenize
 from .notes.trust import trust_of as _claim_trust
+from .retrieval.covered import coverage as _term_coverage
+from .retrieval.covered import query_terms as _topic_terms
 from .retrieval.encoders import Encoder as Encoder
 from .retrieval.encoders import MiniLmEncoder as MiniLmEncoder
 from .retrieval.fusion import order as order
@@ -129,3 +131,5 @@ nlp_status = _nlp_status
 note_origin = _note_origin
 pagerank_push = _pagerank_push
 relevance_constants = _relevance_constants
+term_coverage = _term_coverage
+topic_terms = _topic_terms

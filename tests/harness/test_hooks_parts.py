@@ -122,12 +122,44 @@ def test_the_floor_reads_words_in_any_form_as_the_search_does(tmp_path: Path) ->
 
 
 
+def test_a_word_memory_never_uses_weighs_most(tmp_path: Path) -> None:
+    """The floor weighs a prompt's terms by idf, as the search judges relevance: a prompt
+    about a topic memory lacks ("Jupiter"), sharing one common word with many notes, injects
+    nothing, although a third of its content words match (which passed the count floor); the
+    same common word beside the rare word a note holds is shown. Generated over topics and
+    fillers, both recall paths."""
+    import random
+
+    from harness.hooks_memory import prompt_memory
+
+    root = tmp_path / "v"
+    rng = random.Random(5)
+    common = ["moon", "project", "garden", "meeting"]
+    rare = ["kiln", "sourdough", "telescope", "kayak", "violin", "invoice"]
+    with Vault.init(root) as v:
+        for i in range(24):  # every common word in many notes, each rare word in one
+            words = rng.sample(common, 2) + ([rare[i]] if i < len(rare) else [])
+            v.write(f"n{i:02d}.md", f"Notes: the {' and the '.join(words)} came up today.\n")
+        v.sync()
+        refresh(v)
+        for absent in ("jupiter", "tungsten", "saxophone", "glacier"):
+            for word in common:
+                prompt = f"How many {word}s does {absent} have?"
+                assert recall(root, prompt, 80, k=5, min_share=0.3) == ("", []), prompt
+                assert prompt_memory(v, prompt, 80, k=5, min_share=0.3, session=None) == ""
+        for i, word in enumerate(rare):
+            prompt = f"What about the {word} and the {common[i % len(common)]} plans?"
+            assert f"n{i:02d}.md" in recall(root, prompt, 80, k=5, min_share=0.3)[1], prompt
+
+
 def test_an_identifier_in_a_prompt_is_searched_by_its_words(tmp_path: Path) -> None:
     """"parse_config" is the words "parse" and "config" to the index (unicode61) and to the
-    floor (`vault.tokenize`), so the FTS query holds them too (a word with "_" was dropped)."""
+    floor (`vault.tokenize`), so the FTS query holds them too (a word with "_" was dropped).
+    (The vault also knows "crash": a word memory never uses would weigh most in the floor.)"""
     root = tmp_path / "v"
     with Vault.init(root) as v:
         v.write("parser.md", "parse_config fails on an empty file.\n")
+        v.write("release.md", "The release crashed twice on Monday.\n")
         v.sync()
         refresh(v)
         assert recall(root, "why does parse_config crash?", 80, k=5, min_share=0.5)[1] == [

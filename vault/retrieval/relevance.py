@@ -8,12 +8,8 @@ weights, so it holds when fusion changes:
 - `dense`: the best cosine any eligible note's best chunk reaches, cos(e(q), e(c)) of the
   dense signal (sentence encoders put unrelated texts near 0.0-0.3 and paraphrases above);
 - `coverage`: the share of the query's content terms, weighted by their inverse document
-  frequency over the vault (BM25's idf, Robertson & Zaragoza 2009), that the best-covered of
-  the top `TOP` hits contains: Σ_{t∈q, t∈d} idf(t) / Σ_{t∈q} idf(t), terms compared by stem
-  as BM25 matches them ("failing" is in "the test fails"), the words of a date expression
-  left out (they name a time, not a topic). A query term the vault
-  never uses has the largest idf, so "the melting point of tungsten" against a vault without
-  "tungsten" covers little even when "point" matches.
+  frequency over the vault, that the best-covered of the top `TOP` hits contains (covered.py:
+  compared by stem, the words of a date expression left out).
 
 P(relevant) = σ(b₀ + b₁·dense + b₂·coverage) (logistic calibration in the manner of Platt
 1999), or σ(b₀ + b₂·coverage) when the dense signal did not run; `relevant` is P ≥ the floor.
@@ -33,9 +29,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..notes.text import content_terms, stems, tokenize
 from ..storage.corpus import Corpus
-from .times_asked import untimed_asked
+from .covered import coverage, query_terms
 
 TOP = 3  # hits whose text is checked for the query's terms
 
@@ -67,38 +62,6 @@ class Relevance:
 
 
 NOTHING = Relevance(False, 0.0, DENSE_FLOOR, {"dense": None, "coverage": 0.0})
-
-
-def idf(df: int, n_docs: int) -> float:
-    """BM25's idf, ln((N − n + 0.5)/(n + 0.5) + 1): positive for every n ≤ N."""
-    return math.log((n_docs - df + 0.5) / (df + 0.5) + 1.0)
-
-
-def coverage(terms: Sequence[str], dfs: Sequence[int], n_docs: int,
-             texts: Sequence[str]) -> float:
-    """The idf-weighted share of `terms` (distinct, with their document frequencies `dfs`)
-    found in the best-covered of `texts`; 0.0 without terms or texts."""
-    weights = [idf(df, n_docs) for df in dfs]
-    total = sum(weights)
-    if total <= 0 or not texts:
-        return 0.0
-    best = 0.0
-    keys = stems(terms)
-    for text in texts:
-        present = set(stems(tokenize(text)))
-        best = max(best, sum(w for t, w in zip(keys, weights, strict=True) if t in present))
-    return best / total
-
-
-def query_terms(query: str) -> list[str]:
-    """The query's content terms outside its date expressions (when.py `untimed_asked`:
-    "two months ago" names a time, not a topic the vault lacks), one per stem, in order of
-    first use."""
-    words = content_terms(tokenize(untimed_asked(query)))
-    first: dict[str, str] = {}
-    for word, key in zip(words, stems(words), strict=True):
-        first.setdefault(key, word)
-    return list(first.values())
 
 
 def constants() -> dict[str, Any]:

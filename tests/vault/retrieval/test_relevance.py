@@ -9,7 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from vault import SearchEngine, SearchParams
-from vault.retrieval import relevance as rel
+from vault.retrieval import covered as rel
+from vault.retrieval import relevance
 
 from ..retrieval_fixtures import make_corpus
 
@@ -40,10 +41,11 @@ def test_coverage_compares_stems_as_bm25_matches() -> None:
 @given(st.floats(0, 1), st.floats(0, 1), st.floats(0, 0.5), st.floats(0, 0.5))
 def test_more_evidence_never_turns_relevant_into_not(dense: float, cover: float,
                                                      dd: float, dc: float) -> None:
-    a, b = rel.judge(dense, cover), rel.judge(min(1.0, dense + dd), min(1.0, cover + dc))
+    a = relevance.judge(dense, cover)
+    b = relevance.judge(min(1.0, dense + dd), min(1.0, cover + dc))
     assert b.probability >= a.probability
     assert not (a.relevant and not b.relevant)
-    lex_a, lex_b = rel.judge(None, cover), rel.judge(None, min(1.0, cover + dc))
+    lex_a, lex_b = relevance.judge(None, cover), relevance.judge(None, min(1.0, cover + dc))
     assert lex_b.probability >= lex_a.probability
 
 

@@ -1,0 +1,54 @@
+"""How much of a query a text covers: the idf-weighted share of the query's content terms it
+holds; the standard library only (the prompt hook's own path imports it: no numpy).
+
+    coverage(q, d) = Σ_{t∈q, t∈d} idf(t) / Σ_{t∈q} idf(t),
+    idf(t) = ln((N − n_t + 0.5) / (n_t + 0.5) + 1)
+
+(BM25's idf, Robertson & Zaragoza 2009, positive for every n_t ≤ N), terms compared by stem as
+BM25 matches them ("failing" is in "the test fails"). A query term the collection never uses
+has the largest idf, so "the melting point of tungsten" against memory without "tungsten"
+is covered little even by a text holding "point". `query_terms`: the query's content terms
+(search tokens less stop words) outside its date expressions (times_asked.py
+`untimed_asked`: "two months ago" names a time, not a topic the collection lacks), one per
+stem. Used by the search's judgement of relevance (relevance.py) and the prompt hook's floor.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from ..notes.text import content_terms, stems, tokenize
+from .times_asked import untimed_asked
+
+
+def idf(df: int, n_docs: int) -> float:
+    """BM25's idf, ln((N − n + 0.5)/(n + 0.5) + 1): positive for every n ≤ N."""
+    return math.log((n_docs - df + 0.5) / (df + 0.5) + 1.0)
+
+
+def coverage(terms: Sequence[str], dfs: Sequence[int], n_docs: int,
+             texts: Sequence[str]) -> float:
+    """The idf-weighted share of `terms` (distinct, with their document frequencies `dfs`)
+    found in the best-covered of `texts`; 0.0 without terms or texts."""
+    weights = [idf(df, n_docs) for df in dfs]
+    total = sum(weights)
+    if total <= 0 or not texts:
+        return 0.0
+    best = 0.0
+    keys = stems(terms)
+    for text in texts:
+        present = set(stems(tokenize(text)))
+        best = max(best, sum(w for t, w in zip(keys, weights, strict=True) if t in present))
+    return best / total
+
+
+def query_terms(query: str) -> list[str]:
+    """The query's content terms outside its date expressions (when.py `untimed_asked`:
+    "two months ago" names a time, not a topic the vault lacks), one per stem, in order of
+    first use."""
+    words = content_terms(tokenize(untimed_asked(query)))
+    first: dict[str, str] = {}
+    for word, key in zip(words, stems(words), strict=True):
+        first.setdefault(key, word)
+    return list(first.values())
