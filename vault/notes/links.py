@@ -7,6 +7,8 @@ A wiki-link target `Name` or `Folder/Name` resolves, case-insensitively:
      preferring the one in the linking note's folder, then the shortest path, then the path
      in code-point order (so a result never depends on scan order);
   3. else to the unique note with that alias.
+A target that starts with `./` or `../` is a path relative to the linking note's folder and
+resolves to that note only (Obsidian's "relative path to file" links).
 Markdown links are relative to the linking note's folder, then to the vault root.
 Unresolved links are kept as dangling (resolved = None).
 """
@@ -55,6 +57,11 @@ def alias_keys(aliases: Sequence[str]) -> list[str]:
     """What a note is found under by its aliases (whole, stripped, casefolded)."""
     return [a.strip().casefold() for a in aliases]
 
+
+# The version of the rules above: what a link resolves to. The stores of resolved edges
+# (storage/edge_store.py, storage/note_store.py) name it, so a change of the rules rebuilds
+# them instead of serving the old rules' edges. 2: `[[./x]]` and `[[../x]]` resolve.
+RULES = 2
 
 SHORT = 8  # notes sharing a file name that `_exact` scans rather than look the path key up
 
@@ -225,10 +232,13 @@ class Resolver:
         """The note id a `[[target]]` written in note `source` points to, or None. One lookup
         of the target's file name serves the three rules' path lookups (`_exact`)."""
         bare = target.strip()
+        folder = posixpath.dirname(source) if source is not None else ""
+        if bare.startswith(("./", "../")):  # explicitly relative: that path and no other
+            rel = posixpath.normpath(posixpath.join(folder, bare))
+            return None if rel.startswith("..") else self._key_id(path_key(rel))
         key = path_key(bare.lstrip("/"))
         name = _last(key)
         named = self._named(name)
-        folder = posixpath.dirname(source) if source is not None else ""
         if folder:
             local = posixpath.join(folder, strip_md(bare)).casefold()
             if _last(local) == name and len(named) <= SHORT:  # `_exact`, inlined: hot

@@ -1,7 +1,8 @@
 """The resolver as it was before the compact tables: plain dicts over every note (session 5).
 
 The oracle the compact `vault.notes.links.Resolver` is checked against (test_name_tables.py):
-the same rules, the same answers, only the storage differs. Kept verbatim but for the name.
+the same rules, the same answers, only the storage differs. Kept verbatim but for the name and
+the rules changed since: relative `[[./x]]`, `[[../x]]` (session 20).
 """
 
 from __future__ import annotations
@@ -63,6 +64,10 @@ class DictResolver:
 
     def resolve_wiki(self, target: str, source: str | None = None) -> int | None:
         """The note id a `[[target]]` written in note `source` points to, or None."""
+        if target.strip().startswith(("./", "../")):  # relative: that path only (session 20)
+            folder = posixpath.dirname(source) if source is not None else ""
+            rel = posixpath.normpath(posixpath.join(folder, target.strip()))
+            return None if rel.startswith("..") else self.by_key.get(strip_md(rel).casefold())
         if source is not None and posixpath.dirname(source):
             local = posixpath.join(posixpath.dirname(source), strip_md(target.strip()))
             note_id = self.by_key.get(local.casefold())

@@ -46,6 +46,20 @@ def test_aliases_and_dangling() -> None:
     assert r.resolve_wiki("Nobody") is None
 
 
+def test_relative_wiki_links() -> None:
+    """`[[./x]]` and `[[../x]]` (Obsidian's "relative path to file" links) name the path from
+    the linking note's folder, and only it; one that climbs out of the vault is dangling."""
+    r = res()
+    assert r.resolve_wiki("../Alice", "work/a.md") == 1
+    assert r.resolve_wiki("./Alice", "work/a.md") == 2
+    assert r.resolve_wiki("./deep/Project X.md", "work/a.md") == 3
+    assert r.resolve_wiki("../../Alice", "work/deep/z.md") == 1
+    assert r.resolve_wiki("./Alice", "notes/m.md") is None  # no notes/Alice.md: not another
+    assert r.resolve_wiki("./Alice", "top.md") == 1
+    assert r.resolve_wiki("../Alice", "top.md") is None
+    assert r.resolve(wiki("../Alice"), "work/a.md") == 1
+
+
 def test_markdown_links_relative_then_root() -> None:
     r = res()
     assert r.resolve_markdown("deep/Project%20X.md".replace("%20", " "), "work/a.md") == 3

@@ -41,7 +41,7 @@ def vault(rng: random.Random, n: int) -> tuple[dict[int, str], dict[int, tuple[s
 def targets(rng: random.Random, paths: Mapping[int, str]) -> list[str]:
     """Link targets that hit, miss, and half-match the vault's names."""
     out = [*NAMES, *ALIASES, "Nobody", "/Foo", "a/Foo", "deep/Foo", "A/DEEP/foo.md", "../Foo",
-           "Straße/strasse", "x.md.md", " Foo ", "#"]
+           "./Foo", "./a/Foo", "../a/Foo", "Straße/strasse", "x.md.md", " Foo ", "#"]
     for path in paths.values():
         out.extend([path, path.upper(), path[:-3], path.rsplit("/", 1)[-1][:-3]])
     return sorted(set(out))
