@@ -7,6 +7,9 @@ A wiki-link target `Name` or `Folder/Name` resolves, case-insensitively:
      preferring the one in the linking note's folder, then the shortest path, then the path
      in code-point order (so a result never depends on scan order);
   3. else to the unique note with that alias.
+Names compare by `fold`: casefolded and in one Unicode normal form, so a link typed `[[Über]]`
+(NFC, as Linux and Windows keyboards write it) finds `Über.md` written NFD (as macOS file
+systems and sync tools may store it), and the other way round.
 A target that starts with `./` or `../` is a path relative to the linking note's folder and
 resolves to that note only (Obsidian's "relative path to file" links).
 Markdown links are relative to the linking note's folder, then to the vault root.
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import bisect
 import posixpath
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -37,14 +41,22 @@ def title_of(path: str) -> str:
     return strip_md(posixpath.basename(path))
 
 
+def fold(name: str) -> str:
+    """A name as links compare it: casefolded, canonically composed (the caseless match of
+    Unicode 15, section 3.13: NFD, casefold, then NFC to keep keys short)."""
+    if name.isascii():  # the common case, and already in every normal form
+        return name.casefold()
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFD", name).casefold())
+
+
 def path_key(path: str) -> str:
-    """What a note is found under by its path: casefolded, `.md` dropped."""
-    return strip_md(path).casefold()
+    """What a note is found under by its path: folded (`fold`), `.md` dropped."""
+    return fold(strip_md(path))
 
 
 def name_key(path: str) -> str:
-    """What a note is found under by its file name: its title, casefolded (the last
-    component of its `path_key`: casefolding makes no `/`, and `.md` is the title's)."""
+    """What a note is found under by its file name: its title, folded (the last component
+    of its `path_key`: folding makes no `/`, and `.md` is the title's)."""
     return _last(path_key(path))
 
 
@@ -54,14 +66,15 @@ def _last(path: str) -> str:
 
 
 def alias_keys(aliases: Sequence[str]) -> list[str]:
-    """What a note is found under by its aliases (whole, stripped, casefolded)."""
-    return [a.strip().casefold() for a in aliases]
+    """What a note is found under by its aliases (whole, stripped, folded)."""
+    return [fold(a.strip()) for a in aliases]
 
 
 # The version of the rules above: what a link resolves to. The stores of resolved edges
 # (storage/edge_store.py, storage/note_store.py) name it, so a change of the rules rebuilds
 # them instead of serving the old rules' edges. 2: `[[./x]]` and `[[../x]]` resolve.
-RULES = 2
+# 3: names compare by `fold` (NFC and NFD spellings are one name).
+RULES = 3
 
 SHORT = 8  # notes sharing a file name that `_exact` scans rather than look the path key up
 
@@ -240,7 +253,7 @@ class Resolver:
         name = _last(key)
         named = self._named(name)
         if folder:
-            local = posixpath.join(folder, strip_md(bare)).casefold()
+            local = path_key(posixpath.join(folder, bare))
             if _last(local) == name and len(named) <= SHORT:  # `_exact`, inlined: hot
                 hits = [p for p, k in named if k == local]
                 at = max(hits) if hits else None
@@ -255,7 +268,7 @@ class Resolver:
                 if same:
                     return self.ids[same[0]]
             return self.ids[found[0]]
-        ids = self._alias_ids(strip_md(bare).casefold())
+        ids = self._alias_ids(path_key(bare))
         return ids[0] if len(ids) == 1 else None
 
     def resolve_markdown(self, target: str, source: str) -> int | None:
@@ -264,7 +277,7 @@ class Resolver:
         for cand in (rel, posixpath.normpath(target.lstrip("/"))):
             if cand.startswith(".."):
                 continue
-            note_id = self._key_id(strip_md(cand).casefold())
+            note_id = self._key_id(path_key(cand))
             if note_id is not None:
                 return note_id
         return None
@@ -298,7 +311,7 @@ class Resolver:
         """The id of the one note whose file name, else alias, is `note` (a bare name).
 
         None when nothing matches or `note` has a folder; AmbiguousNote when several do."""
-        key = strip_md(note.strip().lstrip("/")).casefold()
+        key = path_key(note.strip().lstrip("/"))
         if "/" in key:
             return None
         found = self._name_positions(key)
@@ -315,7 +328,7 @@ class Resolver:
         """The shortest target that uniquely names a note (what a rewritten link uses)."""
         path = self.id_path[note_id]
         title = title_of(path)
-        if len(self._name_positions(title.casefold())) == 1:
+        if len(self._name_positions(fold(title))) == 1:
             return title
         return strip_md(path)
 

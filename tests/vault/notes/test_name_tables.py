@@ -16,9 +16,10 @@ from vault.notes.rows import LinkRow
 
 from .dict_resolver import DictResolver
 
-FOLDERS = ["", "a/", "A/", "b/", "a/deep/", "Straße/", "ünï/", "x y/"]
+FOLDERS = ["", "a/", "A/", "b/", "a/deep/", "Straße/", "ünï/", "u\u0308nï/", "x y/"]
 NAMES = ["Foo", "foo", "FOO", "Bar", "Straße", "STRASSE", "strasse", "Ǆemal", "ǆemal", "Ünï",
-         "Project X", "x.md", "n.MD", "é", "é", "Ω", "Hub", "dup", "dup"]
+         "Project X", "x.md", "n.MD", "é", "é", "Ω", "Hub", "dup", "dup", "Über", "U\u0308ber",
+         "ü\u0323", "ụ\u0308"]
 ALIASES = ["nick", "Nick", " nick ", "foo", "Hub", "STRASSE", "ω", "other", "", "a/b"]
 
 
