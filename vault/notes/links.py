@@ -242,8 +242,18 @@ class Resolver:
         return [self.paths[p] for p in self._candidates(key, self._named(_last(key)))]
 
     def resolve_wiki(self, target: str, source: str | None = None) -> int | None:
-        """The note id a `[[target]]` written in note `source` points to, or None. One lookup
-        of the target's file name serves the three rules' path lookups (`_exact`)."""
+        """The note id a `[[target]]` written in note `source` points to, or None: by path or
+        file name (`resolve_name`), else by alias (rule 3; never for a relative target)."""
+        found = self.resolve_name(target, source)
+        bare = target.strip()
+        if found is not None or bare.startswith(("./", "../")):
+            return found
+        ids = self._alias_ids(path_key(bare))
+        return ids[0] if len(ids) == 1 else None
+
+    def resolve_name(self, target: str, source: str | None = None) -> int | None:
+        """`resolve_wiki` by rules 1 and 2 alone (path, file name; no alias). One lookup of
+        the target's file name serves their path lookups (`_exact`)."""
         bare = target.strip()
         folder = posixpath.dirname(source) if source is not None else ""
         if bare.startswith(("./", "../")):  # explicitly relative: that path and no other
@@ -268,8 +278,7 @@ class Resolver:
                 if same:
                     return self.ids[same[0]]
             return self.ids[found[0]]
-        ids = self._alias_ids(path_key(bare))
-        return ids[0] if len(ids) == 1 else None
+        return None
 
     def resolve_markdown(self, target: str, source: str) -> int | None:
         """The note id a markdown link `[x](target)` written in `source` points to."""
@@ -338,14 +347,16 @@ def retarget(
 ) -> Callable[[Link], str | None]:
     """A `rewrite_links` callback for a move: every link in note `src_path` that meant
     `note_id` before the move gets its new name (`wiki_text` for wiki-links, the relative path
-    for markdown links; `rewrite_links` does the %-encoding); other links stay as written."""
+    for markdown links; `rewrite_links` does the %-encoding); other links stay as written,
+    and so does a link by one of the note's aliases (`[[Al]]` for Alice.md): the alias moves
+    with the note and still names it, and the text the reader sees stays the alias."""
 
     def rewrite(link: Link) -> str | None:
         if link.kind == "markdown":
             if before.resolve_markdown(link.target, src_path) != note_id:
                 return None
             return posixpath.relpath(new_path, posixpath.dirname(src_path) or ".")
-        if not link.target or before.resolve_wiki(link.target, src_path) != note_id:
+        if not link.target or before.resolve_name(link.target, src_path) != note_id:
             return None
         return wiki_text
 
