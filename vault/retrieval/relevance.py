@@ -9,7 +9,7 @@ weights, so it holds when fusion changes:
   dense signal (sentence encoders put unrelated texts near 0.0-0.3 and paraphrases above);
 - `coverage`: the share of the query's content terms, weighted by their inverse document
   frequency over the vault (BM25's idf, Robertson & Zaragoza 2009), that the best-covered of
-  the top `TOP` hits contains: Σ_{t∈q, t∈d} idf(t) / Σ_{t∈q} idf(t), terms compared by stem
+  the top `TOP` hits contains (its title, aliases and body, as BM25 reads them): Σ_{t∈q, t∈d} idf(t) / Σ_{t∈q} idf(t), terms compared by stem
   as BM25 matches them ("failing" is in "the test fails"), the words of a date expression
   left out (they name a time, not a topic). A query term the vault
   never uses has the largest idf, so "the melting point of tungsten" against a vault without
@@ -130,5 +130,6 @@ def judge_head(corpus: Corpus, query: str, dense: npt.NDArray[np.float64] | None
     terms = query_terms(query)
     best = float(np.max(dense, where=eligible, initial=0.0)) if dense is not None else None
     cover = coverage(terms, frequency(terms), len(corpus),
-                     [f"{corpus.titles[i]}\n{corpus.bodies[i]}" for i in head])
+                     ["\n".join([corpus.titles[i], *corpus.aliases[i], corpus.bodies[i]])
+                      for i in head])
     return judge(best, cover)
