@@ -9,11 +9,12 @@ weights, so it holds when fusion changes:
   dense signal (sentence encoders put unrelated texts near 0.0-0.3 and paraphrases above);
 - `coverage`: the share of the query's content terms, weighted by their inverse document
   frequency over the vault (BM25's idf, Robertson & Zaragoza 2009), that the best-covered of
-  the top `TOP` hits contains (its title, aliases and body, as BM25 reads them): Σ_{t∈q, t∈d} idf(t) / Σ_{t∈q} idf(t), terms compared by stem
-  as BM25 matches them ("failing" is in "the test fails"), the words of a date expression
-  left out (they name a time, not a topic). A query term the vault
-  never uses has the largest idf, so "the melting point of tungsten" against a vault without
-  "tungsten" covers little even when "point" matches.
+  the top `TOP` hits contains in its title, aliases or body (as BM25 reads them):
+  Σ_{t∈q, t∈d} idf(t) / Σ_{t∈q} idf(t), terms compared by stem as BM25 matches them
+  ("failing" is in "the test fails"), the words of a date expression left out (they name a
+  time, not a topic). A query term the vault never uses has the largest idf, so "the
+  melting point of tungsten" against a vault without "tungsten" covers little even when
+  "point" matches.
 
 P(relevant) = σ(b₀ + b₁·dense + b₂·coverage) (logistic calibration in the manner of Platt
 1999), or σ(b₀ + b₂·coverage) when the dense signal did not run; `relevant` is P ≥ the floor.
