@@ -15,8 +15,8 @@ from .errors import EditConflict, NoteExists, NoteNotFound, QuotaExceeded, Vault
 from .landing import landed, tolerate_full
 from .notes import edits
 from .notes.hashing import content_hash
-from .notes.links import moved, relink_plan
 from .notes.records import MoveResult, NoteRecord
+from .notes.relinks import moved, relink_plan
 from .parts import VaultParts
 from .storage.guard import check_read, check_write
 from .storage.intents import Journal, MoveIntent, Rewrite, WritesIntent, apply_move

@@ -129,6 +129,22 @@ def test_a_moved_note_s_own_relative_links_follow_it(vault: Vault) -> None:
     assert vault.read("people/Caroline").text == "Carol.\n"
 
 
+def test_move_keeps_links_by_alias_and_relative_links_resolve(vault: Vault) -> None:
+    """A link by an alias (`[[Al]]`, `[[Al|x]]`) still names the moved note (its aliases move
+    with it) and is kept as written; `[[./Alice]]` and `[[../people/Alice]]` follow it."""
+    vault.write("people/Notes.md", "[[Al]] [[Al|x]] [[./Alice]] [[Alice#H|y]]\n")
+    vault.write("team/Log.md", "[[../people/Alice]] [[Al#H]]\n")
+    alice = vault.resolve("people/Alice")
+    assert [ln.resolved for ln in vault.links("team/Log")] == ["people/Alice.md"] * 2
+    res = vault.move("people/Alice", "staff/Alicia")
+    assert sorted(res.rewritten) == ["Billing.md", "people/Notes.md", "team/Log.md"]
+    assert vault.read("people/Notes").text == "[[Al]] [[Al|x]] [[Alicia]] [[Alicia#H|y]]\n"
+    assert vault.read("team/Log").text == "[[Alicia]] [[Al#H]]\n"
+    for note in ("people/Notes", "team/Log"):
+        assert {ln.resolved for ln in vault.links(note)} == {"staff/Alicia.md"}
+    assert vault.resolve("Al") == alice
+
+
 def test_move_refuses_overwrite(vault: Vault) -> None:
     with pytest.raises(NoteExists):
         vault.move("Auth", "Billing")

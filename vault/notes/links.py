@@ -7,21 +7,25 @@ A wiki-link target `Name` or `Folder/Name` resolves, case-insensitively:
      preferring the one in the linking note's folder, then the shortest path, then the path
      in code-point order (so a result never depends on scan order);
   3. else to the unique note with that alias.
+Names compare by `fold`: casefolded and in one Unicode normal form, so a link typed `[[Über]]`
+(NFC, as Linux and Windows keyboards write it) finds `Über.md` written NFD (as macOS file
+systems and sync tools may store it), and the other way round.
+A target that starts with `./` or `../` is a path relative to the linking note's folder and
+resolves to that note only (Obsidian's "relative path to file" links).
 Markdown links are relative to the linking note's folder, then to the vault root.
 Unresolved links are kept as dangling (resolved = None).
 """
 
 from __future__ import annotations
 
-import bisect
 import posixpath
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..errors import AmbiguousNote
 from .folding import folds
 from .name_index import IdPaths, KeyIndex, LazyKeyIndex, Lookup, Stored
-from .note import Link, rewrite_links
 from .rows import LinkRow
 
 
@@ -35,14 +39,22 @@ def title_of(path: str) -> str:
     return strip_md(posixpath.basename(path))
 
 
+def fold(name: str) -> str:
+    """A name as links compare it: casefolded, canonically composed (the caseless match of
+    Unicode 15, section 3.13: NFD, casefold, then NFC to keep keys short)."""
+    if name.isascii():  # the common case, and already in every normal form
+        return name.casefold()
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFD", name).casefold())
+
+
 def path_key(path: str) -> str:
-    """What a note is found under by its path: casefolded, `.md` dropped."""
-    return strip_md(path).casefold()
+    """What a note is found under by its path: folded (`fold`), `.md` dropped."""
+    return fold(strip_md(path))
 
 
 def name_key(path: str) -> str:
-    """What a note is found under by its file name: its title, casefolded (the last
-    component of its `path_key`: casefolding makes no `/`, and `.md` is the title's)."""
+    """What a note is found under by its file name: its title, folded (the last component
+    of its `path_key`: folding makes no `/`, and `.md` is the title's)."""
     return _last(path_key(path))
 
 
@@ -52,9 +64,15 @@ def _last(path: str) -> str:
 
 
 def alias_keys(aliases: Sequence[str]) -> list[str]:
-    """What a note is found under by its aliases (whole, stripped, casefolded)."""
-    return [a.strip().casefold() for a in aliases]
+    """What a note is found under by its aliases (whole, stripped, folded)."""
+    return [fold(a.strip()) for a in aliases]
 
+
+# The version of the rules above: what a link resolves to. The stores of resolved edges
+# (storage/edge_store.py, storage/note_store.py) name it, so a change of the rules rebuilds
+# them instead of serving the old rules' edges. 2: `[[./x]]` and `[[../x]]` resolve.
+# 3: names compare by `fold` (NFC and NFD spellings are one name).
+RULES = 3
 
 SHORT = 8  # notes sharing a file name that `_exact` scans rather than look the path key up
 
@@ -222,15 +240,28 @@ class Resolver:
         return [self.paths[p] for p in self._candidates(key, self._named(_last(key)))]
 
     def resolve_wiki(self, target: str, source: str | None = None) -> int | None:
-        """The note id a `[[target]]` written in note `source` points to, or None. One lookup
-        of the target's file name serves the three rules' path lookups (`_exact`)."""
+        """The note id a `[[target]]` written in note `source` points to, or None: by path or
+        file name (`resolve_name`), else by alias (rule 3; never for a relative target)."""
+        found = self.resolve_name(target, source)
         bare = target.strip()
+        if found is not None or bare.startswith(("./", "../")):
+            return found
+        ids = self._alias_ids(path_key(bare))
+        return ids[0] if len(ids) == 1 else None
+
+    def resolve_name(self, target: str, source: str | None = None) -> int | None:
+        """`resolve_wiki` by rules 1 and 2 alone (path, file name; no alias). One lookup of
+        the target's file name serves their path lookups (`_exact`)."""
+        bare = target.strip()
+        folder = posixpath.dirname(source) if source is not None else ""
+        if bare.startswith(("./", "../")):  # explicitly relative: that path and no other
+            rel = posixpath.normpath(posixpath.join(folder, bare))
+            return None if rel.startswith("..") else self._key_id(path_key(rel))
         key = path_key(bare.lstrip("/"))
         name = _last(key)
         named = self._named(name)
-        folder = posixpath.dirname(source) if source is not None else ""
         if folder:
-            local = posixpath.join(folder, strip_md(bare)).casefold()
+            local = path_key(posixpath.join(folder, bare))
             if _last(local) == name and len(named) <= SHORT:  # `_exact`, inlined: hot
                 hits = [p for p, k in named if k == local]
                 at = max(hits) if hits else None
@@ -245,8 +276,7 @@ class Resolver:
                 if same:
                     return self.ids[same[0]]
             return self.ids[found[0]]
-        ids = self._alias_ids(strip_md(bare).casefold())
-        return ids[0] if len(ids) == 1 else None
+        return None
 
     def resolve_markdown(self, target: str, source: str) -> int | None:
         """The note id a markdown link `[x](target)` written in `source` points to."""
@@ -254,7 +284,7 @@ class Resolver:
         for cand in (rel, posixpath.normpath(target.lstrip("/"))):
             if cand.startswith(".."):
                 continue
-            note_id = self._key_id(strip_md(cand).casefold())
+            note_id = self._key_id(path_key(cand))
             if note_id is not None:
                 return note_id
         return None
@@ -288,7 +318,7 @@ class Resolver:
         """The id of the one note whose file name, else alias, is `note` (a bare name).
 
         None when nothing matches or `note` has a folder; AmbiguousNote when several do."""
-        key = strip_md(note.strip().lstrip("/")).casefold()
+        key = path_key(note.strip().lstrip("/"))
         if "/" in key:
             return None
         found = self._name_positions(key)
@@ -305,90 +335,7 @@ class Resolver:
         """The shortest target that uniquely names a note (what a rewritten link uses)."""
         path = self.id_path[note_id]
         title = title_of(path)
-        if len(self._name_positions(title.casefold())) == 1:
+        if len(self._name_positions(fold(title))) == 1:
             return title
         return strip_md(path)
 
-
-def retarget(
-    before: Resolver, src_path: str, note_id: int, wiki_text: str, new_path: str
-) -> Callable[[Link], str | None]:
-    """A `rewrite_links` callback for a move: every link in note `src_path` that meant
-    `note_id` before the move gets its new name (`wiki_text` for wiki-links, the relative path
-    for markdown links; `rewrite_links` does the %-encoding); other links stay as written."""
-
-    def rewrite(link: Link) -> str | None:
-        if link.kind == "markdown":
-            if before.resolve_markdown(link.target, src_path) != note_id:
-                return None
-            return posixpath.relpath(new_path, posixpath.dirname(src_path) or ".")
-        if not link.target or before.resolve_wiki(link.target, src_path) != note_id:
-            return None
-        return wiki_text
-
-    return rewrite
-
-
-def follow(before: Resolver, after: Resolver, old_path: str,
-           new_path: str) -> Callable[[Link], str | None]:
-    """A `rewrite_links` callback for the moved note itself: each of its links that meant a
-    note when written at `old_path` (resolved with `before`) but would not mean it from
-    `new_path` (with `after`) gets that note's name as seen from there: the relative path for
-    a markdown link (`[a](Alice.md)` moved from people/ to team/ -> `../people/Alice.md`), the
-    shortest unique name for a wiki-link. Links that still mean the same note stay as
-    written, so a rename within a folder changes no byte of the note."""
-
-    def rewrite(link: Link) -> str | None:
-        if link.kind == "markdown":
-            meant = before.resolve_markdown(link.target, old_path)
-            if meant is None or after.resolve_markdown(link.target, new_path) == meant:
-                return None
-            return posixpath.relpath(after.id_path[meant], posixpath.dirname(new_path) or ".")
-        if not link.target:
-            return None
-        meant = before.resolve_wiki(link.target, old_path)
-        if meant is None or after.resolve_wiki(link.target, new_path) == meant:
-            return None
-        return after.link_text(meant)
-
-    return rewrite
-
-
-def moved(before: Resolver, note_id: int, new_path: str) -> Resolver:
-    """The resolver `before` with note `note_id` at `new_path` (same id, same aliases): what
-    the index will resolve with once the move is made, computed before making it."""
-    pos = bisect.bisect_left(before.ids, note_id)
-    if pos == len(before.ids) or before.ids[pos] != note_id:
-        return before  # not in this resolver (written since its snapshot): nothing to follow
-    paths = list(before.paths)
-    paths[pos] = new_path
-    return before.plus(before.ids, paths, before.aliases, (), (pos,))
-
-
-def relink_plan(
-    read: Callable[[str], str],
-    referrers: Sequence[int],
-    note_id: int,
-    before: Resolver,
-    after: Resolver,
-    old_path: str,
-    new_path: str,
-) -> list[tuple[str, str, str]]:
-    """The rewrites a move of note `note_id` from `old_path` to `new_path` needs, computed
-    before anything changes: the links to it in each referrer (by id, resolved with `before`,
-    the names as they were) as Obsidian does, then the moved note's own links that must follow
-    it (`follow`). `read(path)` gives a note's text by its path after the move (`new_path`:
-    the moved note). Returns (path after the move, text now, new text) of each note whose text
-    changes, in `referrers` order, the moved note last; other bytes are kept (rewrite_links)."""
-    texts: dict[str, tuple[str, str]] = {}  # path -> (text now, text after the rewrites)
-    rewrites = [(after.id_path[src],
-                 retarget(before, after.id_path[src], note_id, after.link_text(note_id),
-                          new_path)) for src in referrers]
-    for path, rewrite in [*rewrites, (new_path, follow(before, after, old_path, new_path))]:
-        if path not in texts:
-            text = read(path)
-            texts[path] = (text, text)
-        now, planned = texts[path]
-        texts[path] = (now, rewrite_links(planned, rewrite))
-    order = [p for p in texts if p != new_path] + [new_path]  # the moved note last
-    return [(p, *texts[p]) for p in order if texts[p][0] != texts[p][1]]

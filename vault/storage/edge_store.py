@@ -5,7 +5,7 @@ A snapshot's edges (snapshot.py) are a function of the resolver's inputs, every 
 path and aliases in position order, and of every raw link row with its source id. The store is
 valid for exactly those inputs, named by
 
-    digest = BLAKE2b-256(VERSION, for each note: id, path, aliases;
+    digest = BLAKE2b-256(VERSION, RULES (notes/links.py), for each note: id, path, aliases;
                          for each link in (source id, text) order: source id and its fields)
 
 which the snapshot computes while it reads the links it reads anyway (for the link targets),
@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from ..notes.links import RULES
 from ..notes.rows import LinkRow
 
 VERSION = 1
@@ -42,7 +43,7 @@ class Digest:
     def __init__(self, ids: Sequence[int], paths: Sequence[str],
                  aliases: Sequence[Sequence[str]]) -> None:
         self._h = hashlib.blake2b(digest_size=32)
-        self._h.update(f"rmh-edges/{VERSION}/{len(ids)}".encode())
+        self._h.update(f"rmh-edges/{VERSION}/{RULES}/{len(ids)}".encode())
         for i, p, a in zip(ids, paths, aliases, strict=True):
             names = "\x1f".join(a)
             self._h.update(f"\x1e{i}\x1d{p}\x1d{names}".encode("utf-8", "surrogatepass"))

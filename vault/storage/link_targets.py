@@ -3,7 +3,7 @@
 When a note is added or its aliases change, links written in *other* notes may resolve
 differently (a dangling `[[Foo]]` finds the new `Foo.md`; a bare name gains a second
 candidate). Every way `Resolver` matches a link to a note compares the last path component
-of the link's target with the note's file name or one of its aliases (casefolded, `.md`
+of the link's target with the note's file name or one of its aliases (folded, `.md`
 dropped), so `name_key` of both sides is equal whenever a link can mean a note.
 
 `LinkTargets` maps key_hash(name_key) -> source note id as two sorted int64 arrays (about 16
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ..notes.links import strip_md
+from ..notes.links import fold, strip_md
 from ..notes.rows import LinkRow
 
 
@@ -36,14 +36,14 @@ def key_hash(key: str) -> int:
 
 
 def name_key(name: str) -> str:
-    """The last component of a wiki target, note path or alias, casefolded, `.md` dropped."""
-    return posixpath.basename(strip_md(name.strip()).casefold())
+    """The last component of a wiki target, note path or alias, folded, `.md` dropped."""
+    return posixpath.basename(fold(strip_md(name.strip())))
 
 
 def alias_key(alias: str) -> str:
     """An alias's key (aliases match whole, so `.md` is not dropped: `strip_md` happens on
     the link side only)."""
-    return posixpath.basename(alias.strip().casefold())
+    return posixpath.basename(fold(alias.strip()))
 
 
 def link_keys(link: LinkRow, source: str) -> list[str]:
@@ -51,13 +51,13 @@ def link_keys(link: LinkRow, source: str) -> list[str]:
     if link.kind == "markdown":
         rel = posixpath.normpath(posixpath.join(posixpath.dirname(source), link.target))
         root = posixpath.normpath(link.target.lstrip("/"))
-        return [posixpath.basename(strip_md(c).casefold()) for c in (rel, root)]
+        return [posixpath.basename(fold(strip_md(c))) for c in (rel, root)]
     return [name_key(link.target)] if link.target else []
 
 
 def note_keys(path: str, aliases: Sequence[str]) -> list[str]:
     """The keys under which note `path` with `aliases` can be named by a link."""
-    return [posixpath.basename(strip_md(path).casefold()), *(alias_key(a) for a in aliases)]
+    return [posixpath.basename(fold(strip_md(path))), *(alias_key(a) for a in aliases)]
 
 
 class TargetsBuilder:

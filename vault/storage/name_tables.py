@@ -22,7 +22,7 @@ import numpy as np
 from ..notes.name_index import EMPTY, Stored
 from . import mapped_arrays
 
-VERSION = 1
+VERSION = 2  # 2: keys are notes/links.py `fold`ed (NFC and NFD one name)
 PREFIX = "name-table-"
 MAGIC = b"RMHNAMES"
 _LOW = 0xFFFFFFFF

@@ -10,9 +10,10 @@ is read (columns.py `Strings`, `Decoded`), so a search decodes only what it touc
 
 The store is valid for exactly one state of the index, named by its *stamp*:
 
-    stamp = BLAKE2b-256(VERSION, the index's generation, and for every folder of notes the
-                        digest sync compares its listing with (storage/folders.py: names,
-                        sizes, mtimes, inodes), in folder order)
+    stamp = BLAKE2b-256(VERSION, RULES (notes/links.py: what the edges were resolved by),
+                        the index's generation, and for every folder of notes the digest
+                        sync compares its listing with (storage/folders.py: names, sizes,
+                        mtimes, inodes), in folder order)
 
 The generation is bumped in the same SQLite transaction as every change of a note or link
 row, so within one index a generation names its rows; the folder digests tie the store to
@@ -42,6 +43,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..notes.links import RULES
 from .columns import Decoded, Digests, Strings
 from .fileops import dead_temps, replace_whole
 from .row_codec import decode_aliases, decode_frontmatter
@@ -59,7 +61,7 @@ def stamp(generation: int, folders: Iterable[tuple[str, bytes]]) -> str:
     """The stamp of an index state (module docstring) from its generation and its folders'
     (name, digest) pairs in folder order."""
     h = hashlib.blake2b(digest_size=32)
-    h.update(f"rmh-notes/{VERSION}/{generation}".encode())
+    h.update(f"rmh-notes/{VERSION}/{RULES}/{generation}".encode())
     for name, digest in folders:
         h.update(b"\x1e" + name.encode("utf-8", "surrogatepass") + b"\x1d" + digest)
     return h.hexdigest()

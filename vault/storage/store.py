@@ -90,17 +90,24 @@ class Store(FolderView):
             os.kill(os.getpid(), signal.SIGKILL)
 
     def resolve(self, path: str, *, write: bool = False) -> Path:
-        """`check`, join to root, and require the realpath to stay inside the vault."""
-        real = os.path.realpath(os.path.join(self._root, self.check(path, write=write)))
+        """`check`, join to root, and require the realpath to stay inside the vault. With
+        `write`, no component may be a symlink at all: the scan follows none (a link inside
+        the vault is skipped), so a write through one would change another note's file, or
+        land where the index never looks."""
+        lexical = os.path.join(self._root, self.check(path, write=write))
+        real = os.path.realpath(lexical)
         if not inside(self._root, real):
             raise PathRefused(path, "symlink leaves the vault")
+        if write and real != lexical:
+            raise PathRefused(path, "symlink inside the vault")
         return Path(real)
 
     def _entry(self, path: str, *, write: bool = False) -> tuple[str, str]:
         """(checked path, directory entry) for renames: the parent is resolved, the final name
-        is not followed (a link is moved, not its target); escaping links are refused."""
+        is not followed (a link is moved, not its target); escaping links are refused, and
+        with `write` (a destination) any link on the way."""
         rel = self.check(path, write=write)
-        self.resolve(rel)
+        self.resolve(rel, write=write)
         parent, name = os.path.split(os.path.join(self._root, rel))
         return rel, os.path.join(os.path.realpath(parent), name)
 

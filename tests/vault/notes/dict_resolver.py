@@ -1,7 +1,9 @@
 """The resolver as it was before the compact tables: plain dicts over every note (session 5).
 
 The oracle the compact `vault.notes.links.Resolver` is checked against (test_name_tables.py):
-the same rules, the same answers, only the storage differs. Kept verbatim but for the name.
+the same rules, the same answers, only the storage differs. Kept verbatim but for the name and
+the rules changed since: relative `[[./x]]`, `[[../x]]`; names compared by `fold`, not
+`casefold` (NFC and NFD one name) (session 20).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from vault.errors import AmbiguousNote
-from vault.notes.links import strip_md, title_of
+from vault.notes.links import fold, strip_md, title_of
 from vault.notes.rows import LinkRow
 
 
@@ -19,9 +21,9 @@ from vault.notes.rows import LinkRow
 class DictResolver:
     """Name tables for one set of note paths (and aliases)."""
 
-    by_key: Mapping[str, int]  # casefolded path without .md -> id
-    by_name: Mapping[str, tuple[str, ...]]  # casefolded title -> paths
-    by_alias: Mapping[str, tuple[int, ...]]  # casefolded alias -> ids
+    by_key: Mapping[str, int]  # folded path without .md -> id
+    by_name: Mapping[str, tuple[str, ...]]  # folded title -> paths
+    by_alias: Mapping[str, tuple[int, ...]]  # folded alias -> ids
     path_id: Mapping[str, int]
     id_path: Mapping[int, str]
 
@@ -32,10 +34,10 @@ class DictResolver:
         by_alias: dict[str, list[int]] = {}
         for note_id in sorted(paths):
             path = paths[note_id]
-            by_key[strip_md(path).casefold()] = note_id
-            by_name.setdefault(title_of(path).casefold(), []).append(path)
+            by_key[fold(strip_md(path))] = note_id
+            by_name.setdefault(fold(title_of(path)), []).append(path)
             for alias in aliases.get(note_id, ()):
-                ids = by_alias.setdefault(alias.strip().casefold(), [])
+                ids = by_alias.setdefault(fold(alias.strip()), [])
                 if note_id not in ids:
                     ids.append(note_id)
         return cls(
@@ -48,7 +50,7 @@ class DictResolver:
 
     def candidates(self, target: str) -> list[str]:
         """Every note path a wiki target could mean, best first (rule 2's order, no folder)."""
-        key = strip_md(target.strip().lstrip("/")).casefold()
+        key = fold(strip_md(target.strip().lstrip("/")))
         if not key:
             return []
         if key in self.by_key:
@@ -57,15 +59,19 @@ class DictResolver:
         found = [
             p
             for p in self.by_name.get(name, ())
-            if ("/" + strip_md(p).casefold()).endswith("/" + key)
+            if ("/" + fold(strip_md(p))).endswith("/" + key)
         ]
         return sorted(found, key=lambda p: (p.count("/"), len(p), p))
 
     def resolve_wiki(self, target: str, source: str | None = None) -> int | None:
         """The note id a `[[target]]` written in note `source` points to, or None."""
+        if target.strip().startswith(("./", "../")):  # relative: that path only (session 20)
+            folder = posixpath.dirname(source) if source is not None else ""
+            rel = posixpath.normpath(posixpath.join(folder, target.strip()))
+            return None if rel.startswith("..") else self.by_key.get(fold(strip_md(rel)))
         if source is not None and posixpath.dirname(source):
             local = posixpath.join(posixpath.dirname(source), strip_md(target.strip()))
-            note_id = self.by_key.get(local.casefold())
+            note_id = self.by_key.get(fold(local))
             if note_id is not None:
                 return note_id
         found = self.candidates(target)
@@ -76,7 +82,7 @@ class DictResolver:
                 if same:
                     return self.path_id[same[0]]
             return self.path_id[found[0]]
-        ids = self.by_alias.get(strip_md(target.strip()).casefold(), ())
+        ids = self.by_alias.get(fold(strip_md(target.strip())), ())
         return ids[0] if len(ids) == 1 else None
 
     def resolve_markdown(self, target: str, source: str) -> int | None:
@@ -85,7 +91,7 @@ class DictResolver:
         for cand in (rel, posixpath.normpath(target.lstrip("/"))):
             if cand.startswith(".."):
                 continue
-            note_id = self.by_key.get(strip_md(cand).casefold())
+            note_id = self.by_key.get(fold(strip_md(cand)))
             if note_id is not None:
                 return note_id
         return None
@@ -105,8 +111,8 @@ class DictResolver:
         for exact in (raw,) if raw.lower().endswith(".md") else (raw + ".md", raw):
             if exact in self.path_id:
                 return self.path_id[exact]
-        key = strip_md(raw).casefold()
-        hits = sorted(p for p in self.path_id if strip_md(p).casefold() == key)
+        key = fold(strip_md(raw))
+        hits = sorted(p for p in self.path_id if fold(strip_md(p)) == key)
         if len(hits) > 1:
             raise AmbiguousNote(note, hits)
         return self.path_id[hits[0]] if hits else None
@@ -115,7 +121,7 @@ class DictResolver:
         """The id of the one note whose file name, else alias, is `note` (a bare name).
 
         None when nothing matches or `note` has a folder; AmbiguousNote when several do."""
-        key = strip_md(note.strip().lstrip("/")).casefold()
+        key = fold(strip_md(note.strip().lstrip("/")))
         if "/" in key:
             return None
         paths = self.by_name.get(key, ())
@@ -132,7 +138,7 @@ class DictResolver:
         """The shortest target that uniquely names a note (what a rewritten link uses)."""
         path = self.id_path[note_id]
         title = title_of(path)
-        if len(self.by_name.get(title.casefold(), ())) == 1:
+        if len(self.by_name.get(fold(title), ())) == 1:
             return title
         return strip_md(path)
 

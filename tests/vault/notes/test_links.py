@@ -46,6 +46,35 @@ def test_aliases_and_dangling() -> None:
     assert r.resolve_wiki("Nobody") is None
 
 
+def test_relative_wiki_links() -> None:
+    """`[[./x]]` and `[[../x]]` (Obsidian's "relative path to file" links) name the path from
+    the linking note's folder, and only it; one that climbs out of the vault is dangling."""
+    r = res()
+    assert r.resolve_wiki("../Alice", "work/a.md") == 1
+    assert r.resolve_wiki("./Alice", "work/a.md") == 2
+    assert r.resolve_wiki("./deep/Project X.md", "work/a.md") == 3
+    assert r.resolve_wiki("../../Alice", "work/deep/z.md") == 1
+    assert r.resolve_wiki("./Alice", "notes/m.md") is None  # no notes/Alice.md: not another
+    assert r.resolve_wiki("./Alice", "top.md") == 1
+    assert r.resolve_wiki("../Alice", "top.md") is None
+    assert r.resolve(wiki("../Alice"), "work/a.md") == 1
+
+
+def test_nfc_and_nfd_spellings_are_one_name() -> None:
+    """A file name stored decomposed (NFD: macOS, sync tools) and a link or argument typed
+    composed (NFC), or the other way round, name the same note, as the case does not."""
+    nfd, nfc = "U\u0308ber", "\u00dcber"
+    r = Resolver.build({1: f"{nfd}.md", 2: "caf\u00e9/Menu.md", 3: "x.md"}, {3: ("Gr\u00fcn",)})
+    assert r.resolve_wiki(nfc) == r.resolve_wiki(nfd) == r.resolve_wiki("\u00fcBER") == 1
+    assert r.resolve_wiki("cafe\u0301/Menu") == 2
+    assert r.resolve_wiki("./Menu", "cafe\u0301/a.md") == 2
+    assert r.resolve_markdown("cafe\u0301/Menu.md", "a.md") == 2
+    assert r.resolve_wiki("Gru\u0308n") == 3
+    assert r.by_path(f"{nfc}.md") == r.by_title(nfc) == 1
+    assert r.by_title("gru\u0308n") == 3
+    assert r.link_text(1) == nfd  # a rewritten link keeps the file's own spelling
+
+
 def test_markdown_links_relative_then_root() -> None:
     r = res()
     assert r.resolve_markdown("deep/Project%20X.md".replace("%20", " "), "work/a.md") == 3

@@ -16,9 +16,10 @@ from vault.notes.rows import LinkRow
 
 from .dict_resolver import DictResolver
 
-FOLDERS = ["", "a/", "A/", "b/", "a/deep/", "Straße/", "ünï/", "x y/"]
+FOLDERS = ["", "a/", "A/", "b/", "a/deep/", "Straße/", "ünï/", "u\u0308nï/", "x y/"]
 NAMES = ["Foo", "foo", "FOO", "Bar", "Straße", "STRASSE", "strasse", "Ǆemal", "ǆemal", "Ünï",
-         "Project X", "x.md", "n.MD", "é", "é", "Ω", "Hub", "dup", "dup"]
+         "Project X", "x.md", "n.MD", "é", "é", "Ω", "Hub", "dup", "dup", "Über", "U\u0308ber",
+         "ü\u0323", "ụ\u0308"]
 ALIASES = ["nick", "Nick", " nick ", "foo", "Hub", "STRASSE", "ω", "other", "", "a/b"]
 
 
@@ -41,7 +42,7 @@ def vault(rng: random.Random, n: int) -> tuple[dict[int, str], dict[int, tuple[s
 def targets(rng: random.Random, paths: Mapping[int, str]) -> list[str]:
     """Link targets that hit, miss, and half-match the vault's names."""
     out = [*NAMES, *ALIASES, "Nobody", "/Foo", "a/Foo", "deep/Foo", "A/DEEP/foo.md", "../Foo",
-           "Straße/strasse", "x.md.md", " Foo ", "#"]
+           "./Foo", "./a/Foo", "../a/Foo", "Straße/strasse", "x.md.md", " Foo ", "#"]
     for path in paths.values():
         out.extend([path, path.upper(), path[:-3], path.rsplit("/", 1)[-1][:-3]])
     return sorted(set(out))

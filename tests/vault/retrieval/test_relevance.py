@@ -64,3 +64,15 @@ def test_every_search_says_whether_it_found_anything() -> None:
     assert absent.to_json(receipt=True)["relevance"]["gap"] < 0
     empty = engine.search(make_corpus([]), "anything", 5)
     assert empty.relevant is False
+
+
+def test_a_note_found_by_its_alias_is_relevant() -> None:
+    """The words of an alias are searched (BM25, conjunctive) as the note's own: a query that
+    is one of its aliases is covered by them, not declined as if the vault lacked the topic."""
+    corpus = make_corpus([("Hub", "Links to the rest of the vault."),
+                          ("Lunch", "Lunch on Tuesday with Bob at the noodle bar."),
+                          ("Billing", "Billing charges customers every month.")],
+                         aliases=[("Central Station",), (), ()])
+    found = SearchEngine.lexical(SearchParams()).search(corpus, "Central Station", 3)
+    assert [corpus.paths[corpus.position(h.id)] for h in found.hits[:1]] == ["Hub.md"]
+    assert found.relevant

@@ -192,6 +192,23 @@ def test_symlinks_inside_the_vault_and_loops(env: tuple[Store, Path, Path]) -> N
     }
 
 
+def test_no_write_through_a_symlink_inside_the_vault(env: tuple[Store, Path, Path]) -> None:
+    """The scan does not follow an in-vault link, so no write goes through one: `alias.md`
+    -> `a.md` overwritten would change `a.md`, a note nobody asked to change, and a note
+    written under `subalias/` would be indexed at a path the scan never sees."""
+    store, vault, _ = env
+    (vault / "alias.md").symlink_to("a.md")
+    (vault / "subalias").symlink_to("sub")
+    before = tree(vault)
+    for path in ("alias.md", "subalias/b.md", "subalias/new.md", "subalias/deep/new.md"):
+        with pytest.raises(PathRefused, match="symlink inside the vault"):
+            store.write_text(path, "changed\n")
+        with pytest.raises(PathRefused, match="symlink inside the vault"):
+            store.move("sub/b.md", path)
+    assert tree(vault) == before
+    assert store.read_text("alias.md") == "alpha\n"  # reads may still go through
+
+
 def test_scan_skips_hidden_folders_and_reports_oddities(env: tuple[Store, Path, Path]) -> None:
     store, vault, _ = env
     for folder in (".obsidian", ".git", ".trash", ".rmh", ".custom", "sub/.hidden"):
