@@ -5,7 +5,8 @@ JSON-RPC `vault.list`, the MCP tool `list`, the REPL's `list_notes`, `rmh list`)
 on the vault thread after the vault's own sync, reads the index only, and returns
 {"what", "items", "total", "next_cursor"}:
 - "notes": the notes directly in `folder` ("" = the vault root; `tag` keeps those with the
-  tag, in every folder under `folder`), each {"note": path}; by path;
+  tag or a tag nested under it, "#a" finding "#a/b", in every folder under `folder`), each
+  {"note": path}; by path;
 - "folders": the sub-folders directly in `folder`, each {"folder", "notes"} (notes in it and
   below); by path;
 - "tags": every tag, each {"tag", "notes"}; most used first, then by name;
@@ -89,6 +90,12 @@ class Listings:
         return self._tags
 
 
+def _nested(tag: str, wanted: str) -> bool:
+    """`tag` is `wanted` or nested under it ("a/b/c" under "a" and "a/b"), as Obsidian's tag
+    search reads a tag."""
+    return tag == wanted or tag.startswith(f"{wanted}/")
+
+
 def browse(vault: Vault, what: str, folder: str = "", tag: str | None = None,
            limit: int = 50, cursor: str | None = None,
            listings: Listings | None = None) -> dict[str, Any]:
@@ -102,9 +109,9 @@ def browse(vault: Vault, what: str, folder: str = "", tag: str | None = None,
     if what == "notes" and tag is None:
         items = [{"note": p} for p in paths if _folder(p) == folder]
     elif what == "notes":
-        wanted = str(tag).lstrip("#").casefold()
+        wanted = str(tag).lstrip("#").casefold().rstrip("/")
         items = [{"note": p} for p, tags in cache.tagged(vault)
-                 if _under(p, folder) and wanted in (t.casefold() for t in tags)]
+                 if _under(p, folder) and any(_nested(t.casefold(), wanted) for t in tags)]
     elif what == "folders":
         counts: Counter[str] = Counter()
         depth = len(folder.split("/")) if folder else 0

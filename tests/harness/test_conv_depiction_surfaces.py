@@ -144,3 +144,24 @@ def test_context_on_a_vault_of_plain_notes(tmp_path: Path,
     assert main(["--vault", str(vault), "context", "billing", "--budget", "5",
                  "--no-dense", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["words"] <= 5
+
+
+def test_context_finds_a_plain_note_by_its_alias(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """A question that is a note's alias ("Central Station") shares no word with its text:
+    the alias names the note, as the search reads it, so context shows its passage."""
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "Hauptbahnhof.md").write_text(
+        "---\ndate: 2024-03-02\naliases: [Central Station]\n---\n"
+        "The main hub where the trains from the north arrive.\n", encoding="utf-8")
+    (vault / "garden.md").write_text("Tomatoes need sun and water.\n", encoding="utf-8")
+    assert main(["--vault", str(vault), "init", "--no-dense"]) == 0
+    capsys.readouterr()
+    assert main(["--vault", str(vault), "context", "Central Station", "--budget", "40",
+                 "--no-dense", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [ln["note"] for ln in doc["lines"]] == ["Hauptbahnhof.md"], doc
+    assert main(["--vault", str(vault), "context", "Central Heating", "--budget", "40",
+                 "--no-dense", "--json"]) == 0
+    assert "garden" not in capsys.readouterr().out

@@ -62,3 +62,19 @@ def test_pages_cover_the_listing_exactly_once(harness: Harness) -> None:
     assert bad["code"] == -32602 and bad["data"]["param"] == "cursor"
     missing = rpc(harness, "vault.list", {"folder": "nowhere"})["error"]
     assert missing["data"]["param"] == "folder"
+
+
+def test_a_tag_finds_the_tags_nested_under_it(harness: Harness) -> None:
+    """As Obsidian's tag search: "#a" finds "#a/b/c" and "#a"; never "#ab" or "#b/a"."""
+    for name, tag in (("N1", "#proj/api/v2"), ("N2", "#proj"), ("N3", "#project"),
+                      ("N4", "#other/proj"), ("N5", "#Proj/Web")):
+        rpc(harness, "vault.write", {"note": name, "content": f"x {tag}\n"})
+
+    def tagged(tag: str) -> list[str]:
+        page = rpc(harness, "vault.list", {"what": "notes", "tag": tag})["result"]
+        return [i["note"] for i in page["items"]]
+
+    assert tagged("proj") == ["N1.md", "N2.md", "N5.md"]
+    assert tagged("#proj/") == ["N1.md", "N2.md", "N5.md"]
+    assert tagged("proj/api") == ["N1.md"]
+    assert tagged("project") == ["N3.md"] and tagged("proj/api/v") == []

@@ -11,8 +11,9 @@ was my best work." shares only "was" with that question) that is not a speaker's
 (speakers are hubs, as in the collision count). Terms are compared by their stems, as the
 search compares them: "What is Jon's favorite style of dance?" connects "I love all dances".
 
-Ordinary notes (no conversation `tier`, outside ``conversations/``) that the search finds are
-items of kind "note": the hit's best passage as text, the note's path, dated by its
+Ordinary notes (no conversation `tier`, outside ``conversations/``) that the search finds,
+sharing a content term with the query in their title, an alias or the passage, are items of
+kind "note": the hit's best passage as text, the note's path, dated by its
 frontmatter (`date`, `updated`, `created`, in that order), else by a YYYY-MM-DD in its file
 name (daily notes, as search dates them), else by the file's modification time (UTC, from
 the index: data, never the clock). So `context` on a vault with no conversations still
@@ -102,10 +103,10 @@ def vault_turns(
             if shares_terms(turns[i].text, terms):
                 scored[i] = max(scored.get(i, 0.0), h.score)
             continue
-        if conversation is not None or not shares_terms(f"{h.title} {h.snippet}", terms):
-            continue
-        row = vault.index.note(h.id)
-        if row is not None and is_plain_note(row.path, row.frontmatter):
+        row = None if conversation is not None else vault.index.note(h.id)
+        if row is None or not shares_terms(" ".join([h.title, *row.aliases, h.snippet]), terms):
+            continue  # a note found by its title or an alias shares what names it
+        if is_plain_note(row.path, row.frontmatter):
             when = note_date(row.frontmatter, row.mtime_ns, row.path)
             notes.append((note_item(row.path, row.title, h.snippet or row.body[:400], when),
                           h.score))
