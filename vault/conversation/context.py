@@ -18,7 +18,9 @@ t's speaker, never makes an unconnected turn relevant):
   [0, 1], and 0 for a turn whose text holds no content term of q in any form (stems; stop
   words and speakers' names do not connect: passages.query_terms); only a strong one
   (>= LEX_STRONG of the best) connects on its own;
-- ent: Σ idf(e) over the non-speaker entity rows of t whose words all occur in q, divided by
+- ent: Σ idf(e) over the non-speaker entity rows of t whose words all occur in q outside its
+  date expressions (not its frame words when q asks for a time and nothing else,
+  retrieval/times_asked.py), divided by
   Σ idf(e) over every entity row matched by q; idf(e) = ln(1 + N / df(e)); speakers are hubs
   and never count;
 - time: 1 when q asks about time ("when", "what year", "how long ago", ...) and t carries an
@@ -52,8 +54,15 @@ import numpy as np
 import numpy.typing as npt
 
 from ..notes.clocks import absolute
-from ..notes.text import content_stems, tokenize
-from ..retrieval.times_asked import MAX_ASKED, asked_ranges, distinct
+from ..notes.text import content_stems, stem, tokenize
+from ..retrieval.times_asked import (
+    FRAME,
+    MAX_ASKED,
+    asked_ranges,
+    distinct,
+    topicless,
+    untimed_asked,
+)
 from .corrections import stale_sources
 from .items import Item
 from .passages import query_terms, vault_turns
@@ -150,13 +159,16 @@ class Context:
         }
 
 
-def in_range(item: Item, lo: date | None, hi: date | None) -> bool:
-    """The event's date, or one of its anchored expressions, falls in [lo, hi]."""
+def in_range(item: Item, lo: date | None, hi: date | None, *, within: bool = False) -> bool:
+    """The event's date, or one of its anchored expressions, falls in [lo, hi]; with
+    `within`, only an expression no longer than [lo, hi] counts ("next year", said in April
+    2022, is no evidence of 8 May 2023: retrieval/when.py `closeness`)."""
     lo_ = lo or date.min
     hi_ = hi or date.max
     if lo_ <= item.when.date() <= hi_:
         return True
-    return any(s <= hi_ and lo_ <= e for _, s, e in item.dates)
+    return any(s <= hi_ and lo_ <= e and not (within and e - s > hi_ - lo_)
+               for _, s, e in item.dates)
 
 
 @dataclass(frozen=True)
@@ -235,9 +247,15 @@ def score_parts(index: EventIndex, query: str, lexical: npt.ArrayLike,
     top = float(lex.max()) if n else 0.0
     lex = lex / top if top > 0 else np.zeros(n)
     qtok = set(tokenize(query))
+    # the words an entity row is matched by: not those of a date expression (the time q names
+    # connects by `named`: "1" of "1 January 2019" is no entity "1"), nor a frame word of a
+    # query that asks for a time and nothing else ("talk", "happen")
+    etok = set(tokenize(untimed_asked(query)))
+    if topicless(query):
+        etok = {w for w in etok if stem(w) not in FRAME}
     matched = sorted(
-        k for w in qtok for k in index.by_first_word.get(w, ())
-        if all(x in qtok for x in index.key_words[k])
+        k for w in etok for k in index.by_first_word.get(w, ())
+        if all(x in etok for x in index.key_words[k])
     )
     idf = {k: math.log(1.0 + n / index.df[k]) for k in matched}
     total = sum(idf.values())
@@ -253,7 +271,8 @@ def score_parts(index: EventIndex, query: str, lexical: npt.ArrayLike,
     tim = index.has_dates.astype(np.float64) if _ASKS_TIME.search(query) else np.zeros(n)
     held = None
     if named:
-        held = np.asarray([any(in_range(it, r.start, r.end) for r in named) for it in items],
+        held = np.asarray([any(in_range(it, r.start, r.end, within=True) for r in named)
+                           for it in items],
                           dtype=np.float64)
         tim = np.maximum(tim, held)
     spk = np.asarray([1.0 if w and w <= qtok else 0.0 for w in index.speaker_words])

@@ -263,6 +263,10 @@ def test_a_time_the_question_names_connects_the_turns_it_holds() -> None:
     assert shown("What happened on 8 May 2024?") == ["t1", "t2"]
     assert shown("Anything on 2024-05-10?") == ["t3", "t4"]
     assert shown("What happened in April 2024?") == ["t2", "t3"]  # "Last month" = April
+    # a time longer than the one asked is no evidence of it: April is not 15 April
+    assert shown("What happened on 15 April 2024?") == []
+    # the words of the date connect no entity: "May" is no entity row of a May turn
+    assert shown("Anything on 1 January 2019?") == []
     # read against the day asked: "last week" from 14 May 2024 is 6-12 May
     assert shown("What happened last week?", now=date(2024, 5, 14)) == ["t1", "t2", "t3", "t4"]
     assert shown("When?") == [] and "t3" not in shown(SEED_QUESTION)
