@@ -44,7 +44,9 @@ SKIP_TIERS = frozenset({"entity", "L1", "working"})
 # 3: so is a rule (L3, the same lines); a correction (no quote) by its statement; a working
 # note promoted to L2 by all of it (format 2 kept only its quotes).
 # 4: a fact or rule is dated by when it was confirmed, not by the day its file was written.
-FORMAT = 4
+# 5: a note is dated as the search dates it: "8 May, 2024", "2024/05/08", a daily note's
+# file name (they were dated by the file's modification day).
+FORMAT = 5
 _LINK = re.compile(r"\[\[([^\]|#]+)")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS notes(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL,
@@ -78,14 +80,25 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def _date(fm: Mapping[str, Any], mtime_ns: int) -> str:
-    """The note's date: frontmatter `date`, `updated`, `created`, a fact's or rule's
-    `last_confirmed` or `first_observed` (the days it was said, not the day it was written),
-    else the file's modification day."""
+def _date(fm: Mapping[str, Any], path: str, mtime_ns: int) -> str:
+    """The note's date, "YYYY-MM-DD" (with the time of day when the frontmatter gives one, as
+    "YYYY-MM-DD HH:MM"): the first of frontmatter `date`, `updated`, `created`, a fact's or
+    rule's `last_confirmed` or `first_observed` (the days it was said, not the day it was
+    written) that reads as a day as the search reads it ("8 May, 2024", "2024/05/08":
+    `vault.note_day`), else a YYYY-MM-DD in the file name (a daily note: `vault.name_day`),
+    else the file's modification day. So a prompt asking for a day (`dated`) finds the notes
+    the search dates that day."""
+    from vault import name_day, note_day
+
     for key in ("date", "updated", "created", "last_confirmed", "first_observed"):
         value = fm.get(key)
-        if value is not None and str(value)[:4].isdigit():
-            return str(value).replace("T", " ")[:16]
+        day = note_day({"date": value}) if value is not None else None
+        if day is not None:
+            text = str(value).replace("T", " ")
+            return text[:16] if text.startswith(day.isoformat()) else day.isoformat()
+    day = name_day(path)
+    if day is not None:
+        return day.isoformat()
     return datetime.fromtimestamp(mtime_ns / 1e9, UTC).strftime("%Y-%m-%d")
 
 
@@ -153,8 +166,9 @@ def refresh(vault: Vault) -> dict[str, int]:
                 conn.execute("DELETE FROM fts WHERE rowid = ?", (row.id,))
                 conn.execute(
                     "INSERT INTO notes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (row.id, row.path, row.content_hash, row.title, _date(fm, row.mtime_ns),
-                     tier, speaker, str(fm.get("conversation", "")), _previous(fm), body))
+                    (row.id, row.path, row.content_hash, row.title,
+                     _date(fm, row.path, row.mtime_ns), tier, speaker,
+                     str(fm.get("conversation", "")), _previous(fm), body))
                 conn.execute("INSERT INTO fts(rowid, title, body) VALUES (?, ?, ?)",
                              (row.id, row.title, body))
                 changed += 1

@@ -12,12 +12,13 @@ was my best work." shares only "was" with that question) that is not a speaker's
 search compares them: "What is Jon's favorite style of dance?" connects "I love all dances".
 
 Ordinary notes (no conversation `tier`, outside ``conversations/``) that the search finds,
-sharing a content term with the query in their title, an alias or the passage, are items of
-kind "note": the hit's best passage as text, the note's path, dated by its
-frontmatter (`date`, `updated`, `created`, in that order), else by a YYYY-MM-DD in its file
-name (daily notes, as search dates them), else by the file's modification time (UTC, from
-the index: data, never the clock). So `context` on a vault with no conversations still
-returns budgeted, dated passages of the most relevant notes.
+sharing a content term with the query in their title, an alias or the passage, or lying in
+the time a query asks about and nothing else (`in_time_asked`), are items of kind "note": the
+hit's best passage as text, the note's path, dated by its frontmatter (`date`, `updated`,
+`created`, in that order, read as search reads them: retrieval/when.py `note_day`), else by a
+YYYY-MM-DD in its file name (daily notes, as search dates them), else by the file's
+modification time (UTC, from the index: data, never the clock). So `context` on a vault
+with no conversations still returns budgeted, dated passages of the most relevant notes.
 """
 
 from __future__ import annotations
@@ -32,9 +33,9 @@ import numpy.typing as npt
 from ..notes.clocks import untimed
 from ..notes.text import content_stems, content_terms, stems, tokenize
 from ..retrieval.times_asked import topicless
-from ..retrieval.when import DATE_KEYS, name_day
+from ..retrieval.when import DATE_KEYS, name_day, note_day
 from .items import Item
-from .layout import ROOT, as_date, items_from_corpus
+from .layout import ROOT, items_from_corpus
 
 if TYPE_CHECKING:
     from ..core import Vault
@@ -56,6 +57,14 @@ def shares_terms(text: str, terms: frozenset[str]) -> bool:
     return bool(terms) and not terms.isdisjoint(content_stems(text))
 
 
+def in_time_asked(receipt: Mapping[str, Any]) -> bool:
+    """Whether a hit lies in the time a query asks about and nothing else (its receipt's
+    time channel, retrieval/topicless.py: t = 1): the time is what it shares with the query
+    ("What happened on 8 May 2024?" shares no word with the notes of that day)."""
+    time = receipt.get("signals", {}).get("time") or {}
+    return float(time.get("raw", 0.0)) >= 1.0
+
+
 def is_plain_note(path: str, frontmatter: Mapping[str, Any]) -> bool:
     """A note that is no conversation note (turn, session, entity, fact, episode, working)."""
     return not path.startswith(f"{ROOT}/") and "tier" not in frontmatter
@@ -68,7 +77,7 @@ def note_date(frontmatter: Mapping[str, Any], mtime_ns: int, path: str = "") -> 
         value = frontmatter.get(key)
         if isinstance(value, datetime):
             return value.replace(tzinfo=None)
-        d = as_date(value) if value is not None else None
+        d = note_day({key: value}) if value is not None else None
         if d is not None:
             return datetime(d.year, d.month, d.day)
     named = name_day(path)
@@ -109,7 +118,8 @@ def vault_turns(
                 scored[i] = max(scored.get(i, 0.0), h.score)
             continue
         row = None if conversation is not None else vault.index.note(h.id)
-        if row is None or not shares_terms(" ".join([h.title, *row.aliases, h.snippet]), terms):
+        if row is None or not (shares_terms(" ".join([h.title, *row.aliases, h.snippet]), terms)
+                               or in_time_asked(h.receipt)):
             continue  # a note found by its title or an alias shares what names it
         if is_plain_note(row.path, row.frontmatter):
             when = note_date(row.frontmatter, row.mtime_ns, row.path)

@@ -163,3 +163,27 @@ def test_the_days_of_one_corpus_never_answer_for_another() -> None:
     assert other is not None and not other.any()
     again = time_scores(a, q, NOW)
     assert again is not None and again.tolist() == first.tolist()
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_context_shows_the_plain_notes_of_the_day_asked(tmp_path: Path, seed: int) -> None:
+    """Plain notes (no conversation) share no word with "What happened on D?"; the day
+    connects them in `context` as it does in the search, however the day is written."""
+    rng = random.Random(seed)
+    days = [NOW - timedelta(days=rng.randint(3, 200)) for _ in range(3)]
+    dated: dict[date, set[str]] = {d: set() for d in days}
+    with Vault.init(tmp_path / "v") as v:
+        for i in range(9):
+            d = rng.choice(days)
+            note, text = rng.choice([
+                (f"Journal/{d.isoformat()}.md", ""),
+                (f"spelled{i}.md", f"---\ndate: {d.day} {d.strftime('%B')}, {d.year}\n---\n"),
+                (f"iso{i}.md", f"---\ndate: {d.isoformat()}\n---\n")])
+            if note not in dated[d]:
+                v.write(note, f"{text}The {rng.choice(TOPICS)} needs a {rng.choice(TOPICS)}.\n")
+                dated[d].add(note)
+        v.sync()
+        for d, notes in dated.items():
+            got = build_context(v, f"What happened on {d.day} {d.strftime('%B')} {d.year}?",
+                                400, now=NOW)
+            assert got.relevant and {ln.item.note for ln in got.lines} == notes, got.text
