@@ -72,8 +72,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-LEARNING_VERSION = 8  # 8: the topic-free part acts through the query's words the note was
-# used for (replay.py)
+LEARNING_VERSION = 8  # 8: a query's date expressions are no learned words or phrases;
+# the topic-free part acts through the query's words the note was used for (replay.py)
 # 7: the text of the last queries a note was used for (asked.py)
 # 6: the words of the queries a note was used for (expansion.py)
 # 5: the topic-free part q (1 - g), held below named notes (scope.py)
