@@ -17,8 +17,12 @@ the `search` tool (k = 10), `read`s the hits it uses (the evidence turns among t
 least one). Nothing is simulated inside the server: its wall clock, its ledger, its rewards.
 
 Evaluation, in one more MCP connection after training: each held-out question is searched
-with `learn: false` (live learned state, nothing recorded) and with `as_of: 0` (the state
-replayed from no events: the learning-free ranking of the same vault, answer notes included).
+with `learn: false` (live learned state, nothing recorded) and with `as_of` the time training
+began (the state replayed from no events: the learning-free ranking of the same vault, answer
+notes included). Not `as_of: 0`: the clock's day places the times a question names
+(vault/retrieval/when.py), so at 0 the baseline ranked "in August 2023" against 1 January
+1970 and every dated question's change was the clock's, not learning's (until session 20 this
+inflated the unrelated lift by +0.037 on four conversations).
 MRR@10 of the first evidence turn, paired bootstrap 95 % intervals (10,000 draws) of
 on - off for related and unrelated questions. Then `rmh learning --json` gives
 `exposure_q_pearson` and `replay_matches`, and `rmh replay --check` that every stored learned
@@ -132,8 +136,10 @@ async def train_session(root: Path, work: list[tuple[int, Question]], where: dic
     return counts
 
 
-async def evaluate(root: Path, questions: list[Question], where: dict[int, str]
+async def evaluate(root: Path, questions: list[Question], where: dict[int, str], before: float
                    ) -> tuple[list[float], list[float]]:
+    """MRR@10 per question, live and as of `before` (a time before any learned event, on the
+    same day as the live clock: module docstring)."""
     on: list[float] = []
     off: list[float] = []
     async with stdio_client(server(root)) as (rx, tx), ClientSession(rx, tx) as s:
@@ -143,7 +149,7 @@ async def evaluate(root: Path, questions: list[Question], where: dict[int, str]
             live = payload(await s.call_tool("search", {"query": q.text, "k": 10,
                                                         "learn": False}))
             none = payload(await s.call_tool("search", {"query": q.text, "k": 10,
-                                                        "as_of": 0.0}))
+                                                        "as_of": before}))
             on.append(rr([h["note"] for h in live["hits"]], evidence))
             off.append(rr([h["note"] for h in none["hits"]], evidence))
     return on, off
@@ -179,7 +185,7 @@ def run_conversation(hay: Haystack, args: argparse.Namespace, tmp: Path) -> dict
         schedule.extend(order)
     numbered = list(enumerate(schedule))
     counts = {"searches": 0, "reads": 0, "writes": 0, "sessions": 0}
-    t0 = time.time()
+    t0 = time.time()  # before any learned event: the baseline's `as_of`
     for start in range(0, len(numbered), args.per_session):
         got = anyio.run(train_session, root, numbered[start:start + args.per_session], where,
                         rng, args.link_p)
@@ -187,8 +193,8 @@ def run_conversation(hay: Haystack, args: argparse.Namespace, tmp: Path) -> dict
             counts[key] += value
         counts["sessions"] += 1
     train_s = time.time() - t0
-    rel_on, rel_off = anyio.run(evaluate, root, related, where)
-    unr_on, unr_off = anyio.run(evaluate, root, unrelated, where)
+    rel_on, rel_off = anyio.run(evaluate, root, related, where, t0)
+    unr_on, unr_off = anyio.run(evaluate, root, unrelated, where, t0)
     audit = rmh(root, "learning")
     replay = rmh(root, "replay", "--check")
     print(f"{hay.name}: {counts} in {train_s:.0f} s; related {len(related)}, "

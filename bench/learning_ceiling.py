@@ -86,7 +86,8 @@ def conversation(hay: Haystack, root: Path, seed: int) -> dict[str, Any]:
                 gold = np.zeros(len(corpus))
                 gold[[pos[p] for p in sorted(evidence & used_paths)]] = 1.0
                 engine.params = base_params
-                off = vault.search(q.text, DEPTH, as_of=0.0)
+                # on the live clock's day (bench_learning.py: the dates a question names)
+                off = vault.search(q.text, DEPTH, as_of=0.0, now=vault.today())
                 off_head = [h.note for h in off.hits[:HEAD]]
                 live = vault.search(q.text, 10, learn=False)
                 row: dict[str, Any] = {

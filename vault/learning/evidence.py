@@ -34,7 +34,8 @@ about what the evidence was about, 0 on a query about other things), so the effe
 bounded: x1.2 at most up, x0.95 at most down (with `[search] weights.passed` = w > 0 a
 negative q also acts whole, whatever the query: x max(0.5, 1 + w q), scope.py
 `passed_over_stage`). v5: the part 1 - g of a positive q acts too,
-as a second factor (1 + PRIOR_SCALE q (1 - g)) that never lifts a note past a note the query
+as a second factor (1 + PRIOR_SCALE q (1 - g) c), c the share of the query's words the note
+was used for (v8, vault/learning/replay.py `free_of`), that never lifts a note past a note the query
 names (vault/retrieval/scope.py), so the product stays within x1.2 x1.2. Worked values at g =
 1 (defaults; `multiplier` computes them):
     no evidence                              q = 0       x1.000

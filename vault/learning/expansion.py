@@ -15,7 +15,8 @@ as a learned profile, and read through their own channel of the ranking:
 
 - Profile (`NoteState.use_words`): when a session ends with a note used (rewards.py), the
   Snowball stems of the content words (`query_words`: BM25's tokens and stems, stop words
-  removed) of the queries it was used for are counted into its bag, each once per session; the
+  removed, and the words of the query's date expressions too: v8, below) of the queries it
+  was used for are counted into its bag, each once per session; the
   queries it was used for are those of the last search that showed it before each read,
   citation or rewrite of it (`asking_queries`), or every search that showed it for a note used
   otherwise (the agent's answer). A bag keeps its `terms_cap` most frequent stems (topic.py
@@ -36,6 +37,16 @@ as a learned profile, and read through their own channel of the ranking:
   a note used for "Felix Ferro" passed Felix Brandt for "Is Mira Ferro older than Felix
   Brandt?").
 
+Dates are not topics (v8). A query's date expressions ("in August 2023", "last weekend
+before April 10, 2023": vault/notes/clocks.py `untimed`, what `resolve` recognises) are left
+out of its words, here and in the topic gate's phrases (topic.py), as they are everywhere a
+question's words are matched against a note's (retrieval/relevance.py, the conversation
+context): a time the question names is matched as a time, never as words. Otherwise a turn
+used for "What happened to John's job in August 2023?" matched "What did John do the week
+before August 3, 2023 involving his kids?" on "august" and "2023", the rarest words of both
+(LoCoMo, four conversations: three of the unrelated questions that lost a place lost it so;
+NOTES-LRN.md).
+
 Pure and deterministic: stems, sorted iteration, no clock; replay folds the same events into
 the same bags (`replay == live`).
 """
@@ -45,15 +56,17 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from ..notes.text import STOPWORDS, stem, tokenize
+from ..notes.text import stem
 from .rewards import Event
+from .topic import content_tokens
 
 Weighted = tuple[list[tuple[str, float]], float]  # (word, idf) of the logged words; total idf
 
 
 def query_words(text: str) -> list[str]:
-    """The distinct Snowball stems of a query's content tokens, sorted (BM25's terms)."""
-    return sorted({stem(t) for t in tokenize(text) if t not in STOPWORDS})
+    """The distinct Snowball stems of a query's content tokens outside its date expressions
+    (`untimed`, module docstring), sorted (BM25's terms)."""
+    return sorted({stem(t) for t in content_tokens(text)})
 
 
 def word_weights(words: Sequence[str], df: Mapping[str, int], searches: int) -> Weighted:

@@ -25,7 +25,8 @@ Formulas (the seed: Ori-Mnemos, "Computation is the missing bedrock of agentic m
 - Prior used in ranking: the score q of evidence.py, in [-neg_scale, 1], 0 for a note with
   no evidence, times the topic gate g(query, note) in [0, 1] of topic.py (the share of the
   query its evidence was about); the engine multiplies the fused score by (1 + prior_scale q g).
-  v5: the rest of a positive score, q (1 - g), multiplies it too, (1 + prior_scale q (1 - g)),
+  v5: the rest of a positive score, q (1 - g), multiplies it too, (1 + prior_scale q (1 - g) c)
+  with c the share of the query's words the note was used for (v8, replay.py `free_of`),
   but never lifts a note past a note the query names that ranked above it
   (vault/retrieval/scope.py `free_prior_stage`; a score below 0 acts through g, and whole, as
   max(0.5, 1 + w q), only with `[search] weights.passed` = w > 0: scope.py `passed_over_stage`). Use
@@ -71,7 +72,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-LEARNING_VERSION = 7  # 7: the text of the last queries a note was used for (asked.py)
+LEARNING_VERSION = 8  # 8: a query's date expressions are no learned words or phrases;
+# the topic-free part acts through the query's words the note was used for (replay.py)
+# 7: the text of the last queries a note was used for (asked.py)
 # 6: the words of the queries a note was used for (expansion.py)
 # 5: the topic-free part q (1 - g), held below named notes (scope.py)
 # 4: only a read/cite/update/create engages a list (rewards.py)

@@ -29,20 +29,30 @@ def prior_of(ns: NoteState, weighted: Sequence[tuple[str, float]] | None) -> flo
 
 
 def free_of(ns: NoteState, weighted: Sequence[tuple[str, float]] | None,
-            params: LearningParams | None = None) -> float:
-    """The part of a positive learned score its topic gate left out, q (1 - gate): what the
-    note's use says about it whatever the query (v5; the pipeline applies it only below the
-    notes the query names, vault/retrieval/scope.py `free_prior_stage`). For a negative
-    score, the confident pass-over score of evidence.py (`passed_score`, <= 0): a note passed
-    over so often that even the optimistic end of its posterior use rate is below the prior
-    rate is passed over whatever is asked (the pipeline demotes by it only with
-    `weights.passed`, scope.py; NOTES-L6). 0 for q = 0 and without a query (`prior_of` is
-    then ungated)."""
+            words: Weighted | None = None, params: LearningParams | None = None) -> float:
+    """The part of a positive learned score its topic gate left out, as it acts on this query:
+    q (1 - g) c, g the topic gate (phrases, topic.py) and c the share of the query's words the
+    note's use words hold (`coverage`, the expansion channel's: words weighted by their rarity
+    in the query log, a word no logged query held counting against the match). What the
+    note's use says about it beyond its topic (v5; the pipeline applies it only below the
+    notes the query names, vault/retrieval/scope.py `free_prior_stage`), in proportion to how
+    much of this query the note was used for (v8): a question that shares no word with the
+    queries a note was used for leaves it untouched, as the expansion channel does. Before
+    v8 it acted whole on every query, and it was the largest learned cost to LoCoMo's
+    unrelated questions: turns used for other questions passed the evidence for a question
+    they shared no word with but the speaker's name (NOTES-LRN.md).
+    For a negative score, the confident pass-over score of evidence.py (`passed_score`,
+    <= 0): a note passed over so often that even the optimistic end of its posterior use rate
+    is below the prior rate is passed over whatever is asked (the pipeline demotes by it only
+    with `weights.passed`, scope.py; NOTES-L6). 0 for q = 0 and without a query (`prior_of`
+    is then ungated)."""
     if weighted is None or ns.q == 0.0:
         return 0.0
     if ns.q < 0.0:
         return passed_score(ns.used, ns.skipped, params or LearningParams())
-    return ns.q * (1.0 - gate_of(weighted, ns.use_terms))
+    if words is None or not ns.use_words:
+        return 0.0
+    return ns.q * (1.0 - gate_of(weighted, ns.use_terms)) * coverage(words, ns.use_words)
 
 
 def expansion_of(ns: NoteState, weighted: Weighted | None) -> float:
@@ -82,7 +92,7 @@ def learned_of(
         if ns is not None:
             warmth[k] = decayed(ns.activation, now - ns.as_of, ns.accesses, ns.sessions, params)
             prior[k] = prior_of(ns, weighted)
-            free[k] = free_of(ns, weighted, params)
+            free[k] = free_of(ns, weighted, words, params)
             expansion[k] = expansion_of(ns, words)
     archived = [n for n, ns in state.notes.items() if ns.archived_at is not None]
     edges = PairTable().edges(state, now, params).to_positions(ids, archived)

@@ -26,17 +26,27 @@ sorted iteration.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 
+from ..notes.clocks import untimed
 from ..notes.text import STOPWORDS, tokenize
+
+
+@functools.lru_cache(maxsize=4096)  # queries are short, and a replay folds each many times
+def content_tokens(text: str) -> tuple[str, ...]:
+    """A query's content tokens in order (`tokenize`, stop words removed), outside its date
+    expressions (`untimed`: a time is no topic; expansion.py, learning v8)."""
+    return tuple(t for t in tokenize(untimed(text)) if t not in STOPWORDS)
 
 
 def query_terms(text: str) -> list[str]:
     """The distinct phrases of a query, sorted: each pair of adjacent content terms ("ravi
-    lindqvist"), or the one content term of a query that has only one."""
-    words = [t for t in tokenize(text) if t not in STOPWORDS]
+    lindqvist"), or the one content term of a query that has only one; the words of its date
+    expressions are no terms (`content_tokens`)."""
+    words = content_tokens(text)
     if len(words) < 2:
         return sorted(set(words))
     return sorted({f"{a} {b}" for a, b in itertools.pairwise(words)})

@@ -37,7 +37,7 @@ class Learned:
     cooccurrence: WeightedEdges  # learned edges between positions, weights in [0, 1]
     seq: int = 0  # the last event of the log folded into this state (0: none)
     clock: float = 0.0  # the time the warmth and edges were evaluated at
-    free: npt.NDArray[np.float64] | None = None  # q (1 - gate), or q < 0 (replay.free_of)
+    free: npt.NDArray[np.float64] | None = None  # q (1 - gate) c, or q < 0 (replay.free_of)
     expansion: npt.NDArray[np.float64] | None = None  # replay.expansion_of per note
     asked: Asked = ()  # the query-log neighbours' profiles (vectors.NoteVectors.asked)
 

@@ -21,8 +21,9 @@ using local and global document analysis", SIGIR):
 E(s, d) in [0, 1] is the learned co-occurrence edge (vault/learning/formulas.py: npmi times
 a frequency and recency factor of the searches that showed both among their top hits; no
 self-edges, so a seed is credited only through another seed); q+(d) = max(Q-prior, 0) + the
-topic-free part (vault/learning/replay.py prior_of + free_of = q for q > 0), the note's
-positive learned usefulness, so a note gets credit for co-occurring with this query's hits
+topic-free part (vault/learning/replay.py prior_of + free_of: q (g + (1 - g) c) for q > 0, c
+the share of the query's words the note was used for), the note's positive learned
+usefulness as it acts on this query, so a note gets credit for co-occurring with this query's hits
 AND having been used; a(d) in [0, 1] is the note's decayed activation (signals/warmth.py).
 Both values are in [0, 1] and 0 for every note that is not a neighbour of a seed: a note
 co-used with another query's hits gets nothing.

@@ -39,7 +39,8 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
    stage found stays at 0; each is skipped when its vector is all zero or its weight/scale is
    0; off by default, association.py adds learned co-use and spreading activation from the
    query's own top hits. Then the topic-free part of the prior (scope.free_prior_stage, v5):
-       final(d) *= 1 + PRIOR_SCALE * free(d),  free(d) = q (1 - gate) for q > 0,
+       final(d) *= 1 + PRIOR_SCALE * free(d),  free(d) = q (1 - gate) c for q > 0 (c: the
+       share of the query's words the note was used for, v8),
    except that no note passes an eligible named note (learned score >= 0) that ranked above
    it before this part. Then the hold of stage 5b again (scope.hold_learned): no learned
    factor lifts a note past a named note R times stronger on its own evidence (own(d) x its

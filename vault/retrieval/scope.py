@@ -131,8 +131,9 @@ def passed_factor(neg: npt.ArrayLike, scale: float) -> F64:
 
 def free_prior_stage(final: F64, free: npt.ArrayLike | None, scale: float, holders: Mask
                      ) -> tuple[str, F64]:
-    """Stage 6b (v5): the topic-free part of the learned prior, q (1 - gate) per note
-    (vault/learning/replay.py `free_of`, its positive part), as final(d) (1 + scale free(d)), except
+    """Stage 6b (v5): the topic-free part of the learned prior, q (1 - gate) c per note (c:
+    the share of the query's words the note was used for, v8; vault/learning/replay.py
+    `free_of`, its positive part), as final(d) (1 + scale free(d)), except
     that it never takes a note past a `holder` (an eligible named note, the pipeline's) that
     ranked above it before this stage: use for other questions says the note is informative,
     not what this query is about, and the notes a query names are its own evidence of that.

@@ -78,7 +78,11 @@ def test_no_learn_and_as_of_record_nothing_and_live_equals_replay(tmp_path: Path
         auth = ids.index(v.resolve("Auth"))
         on, off = (ledger.learned(ids, query=q) for q in ("billing customers", "auth tokens"))
         assert on.prior[auth] > 0 and off.prior[auth] == 0.0  # v5: the gate splits q...
-        assert off.free is not None and off.free[auth] == ledger.state.notes[
-            v.resolve("Auth")].q > 0  # ...and the part it left out acts on the other query
+        assert off.free is not None and off.free[auth] == 0.0  # v8: no word of its use
+        q = ledger.state.notes[v.resolve("Auth")].q
+        near = ledger.learned(ids, query="auth tokens for customers")
+        assert near.prior[auth] == 0.0  # no phrase of its use either, but a word: the part
+        assert near.free is not None and 0.0 < near.free[auth] < q  # the gate left out acts,
+        # by the share of the query's words its use held
         v.search("customers")
         assert sum(ledger.event_counts().values()) == sum(before.values()) + 1

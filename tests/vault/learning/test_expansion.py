@@ -17,6 +17,7 @@ from vault.learning.ledger import learned_of
 from vault.learning.replay import expansion_of, word_query
 from vault.learning.rewards import Event
 from vault.learning.state import LearnedState, NoteState
+from vault.learning.topic import query_terms
 
 from .test_ledger_facade import Clock
 
@@ -30,6 +31,47 @@ def test_query_words_are_bm25_stems_without_stop_words() -> None:
     assert query_words("Why did Jon start his dance studios?") == ["danc", "jon", "start",
                                                                   "studio"]
     assert query_words("what is the") == []
+
+
+def test_a_query_s_date_expressions_are_no_learned_words_or_phrases() -> None:
+    """v8: a time the question names is matched as a time, never as words (notes/clocks.py
+    `untimed`), in the learned words and the topic gate's phrases alike."""
+    assert query_words("What happened to John's job in August 2023?") == ["happen", "job",
+                                                                         "john"]
+    assert query_terms("What did Maria do last weekend before April 10, 2023?") == [
+        "maria"]
+    assert "august" not in query_words("the week before August 3, 2023")
+
+
+def test_a_note_used_for_a_dated_question_is_not_lifted_by_the_date_alone(
+        tmp_path: Path) -> None:
+    """LoCoMo (NOTES-LRN.md): a turn used for "What happened to John's job in August 2023?"
+    passed the evidence of "What did John do the week before August 3, 2023 involving his
+    kids?" through "august" and "2023" (the expansion channel) and its whole score (the
+    topic-free part); neither acts on a question that shares only the date."""
+    clock = Clock()
+    (tmp_path / ".rmh").mkdir()
+    ledger = Ledger.open(tmp_path / ".rmh" / LEDGER_FILE, clock=clock)
+    with Vault.open(tmp_path, usage=ledger) as v:
+        v.write("John.md", "John.\n")
+        v.write("Layoff.md", "[[John]] lost his job at the firm; a rough month.\n")
+        v.write("Kids.md", "[[John]] took his kids to the lake for a week.\n")
+        for s in range(2):
+            ledger.start_session(f"s{s}", clock.t)
+            v.search("What happened to John's job in August 2023?", session=f"s{s}")
+            v.read("Layoff", session=f"s{s}")
+            clock.t += 60.0
+            ledger.end_session(f"s{s}", clock.t)
+        ids = v.corpus().ids
+        layoff = ids.index(v.resolve("Layoff"))
+        kids = "What did Maria do the week before August 3, 2023 involving her kids?"
+        got = ledger.learned(ids, query=kids)
+        assert got.expansion is not None and got.free is not None
+        assert got.expansion[layoff] == 0.0 and got.free[layoff] == 0.0
+        assert got.prior[layoff] == 0.0
+        again = ledger.learned(ids, query="Why did John's job end?")  # its own topic: lifted
+        assert again.expansion is not None and again.expansion[layoff] > 0.0
+    ledger.close()
 
 
 def test_unlogged_words_dilute_and_logged_words_weigh_by_rarity() -> None:

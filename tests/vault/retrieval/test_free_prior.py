@@ -10,8 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vault.learning.evidence import score
+from vault.learning.expansion import coverage
 from vault.learning.formulas import LearningParams
-from vault.learning.replay import free_of, prior_of, query_weights
+from vault.learning.replay import free_of, prior_of, query_weights, word_query
 from vault.learning.state import LearnedState, NoteState
 from vault.retrieval.pipeline import SearchEngine, SearchParams
 from vault.retrieval.scope import PASSED_FLOOR, free_prior_stage, passed_over_stage
@@ -76,23 +77,46 @@ def test_no_note_passes_a_holder_that_ranked_above_it(
 
 def test_free_part_is_what_the_gate_left_out_of_a_positive_score() -> None:
     state = LearnedState(searches=4, query_df={"children melanie": 2, "melanie family": 1,
-                                               "family roadtrip": 1})
-    used = NoteState(q=0.6, use_terms={"children melanie": 2})
+                                               "family roadtrip": 1},
+                         word_df={"children": 2, "melani": 4, "famili": 1, "roadtrip": 1})
+    used = NoteState(q=0.6, use_terms={"children melanie": 2},
+                     use_words={"children": 2, "melani": 2})
     passed = NoteState(q=-0.1, skip_terms={"children melanie": 1})
     surely = NoteState(q=score(0.0, 20.0, LearningParams()), skipped=20.0,
                        skip_terms={"children melanie": 1})
-    other = query_weights(state, "When did Melanie's family go on a roadtrip?")
-    same = query_weights(state, "How many children does Melanie have?")
-    assert prior_of(used, other) == 0.0 and free_of(used, other) == pytest.approx(0.6)
-    assert prior_of(used, same) == pytest.approx(0.6) and free_of(used, same) == 0.0
+    roadtrip = "When did Melanie's family go on a roadtrip?"
+    other, words = query_weights(state, roadtrip), word_query(state, roadtrip)
+    children = "How many children does Melanie have?"
+    same, same_words = query_weights(state, children), word_query(state, children)
+    # v8: the topic-free part acts by the share of the query's words the note was used for
+    assert words is not None
+    share = coverage(words, used.use_words)
+    assert 0.0 < share < 1.0
+    assert prior_of(used, other) == 0.0
+    assert free_of(used, other, words) == pytest.approx(0.6 * share)
+    assert prior_of(used, same) == pytest.approx(0.6) and free_of(used, same, same_words) == 0.0
     assert prior_of(passed, other) == 0.0  # the gated prior: a pass-over on its own topic...
-    assert free_of(passed, other) == 0.0  # ...topic-free, only a confident pass-over acts:
+    assert free_of(passed, other, words) == 0.0  # ...topic-free, only a confident pass-over:
     assert free_of(surely, other) == free_of(surely, same) == pytest.approx(-0.176, abs=5e-4)
-    assert free_of(surely, other, LearningParams(neg_scale=0.5)) == pytest.approx(-0.352,
-                                                                                 abs=1e-3)
-    assert free_of(NoteState(q=0.0), other) == 0.0  # no evidence: nothing
-    assert free_of(used, None) == 0.0  # no query: prior_of is the whole, ungated score
+    assert free_of(surely, other, params=LearningParams(neg_scale=0.5)) == pytest.approx(
+        -0.352, abs=1e-3)
+    assert free_of(NoteState(q=0.0), other, words) == 0.0  # no evidence: nothing
+    assert free_of(used, None, words) == 0.0  # no query: prior_of is the whole, ungated score
     assert LearningParams().use_mean > 0  # the defaults build
+
+
+def test_free_part_leaves_a_question_sharing_no_word_with_its_use_untouched() -> None:
+    """v8 (NOTES-LRN.md): a turn used for other questions lifted, by its whole score, the
+    turns above the evidence of LoCoMo questions it shared no word with (before v8 this was
+    q = 0.6 here)."""
+    state = LearnedState(searches=6, query_df={"caroline walk": 1, "mel husband": 1},
+                         word_df={"carolin": 3, "neighborhood": 1, "walk": 1, "long": 2,
+                                  "mel": 1, "husband": 1, "marri": 1})
+    used = NoteState(q=0.6, use_terms={"mel husband": 1},
+                     use_words={"long": 1, "mel": 1, "husband": 1})
+    walk = "What did Caroline find in her neighborhood during her walk?"
+    assert free_of(used, query_weights(state, walk), word_query(state, walk)) == 0.0
+    assert free_of(used, query_weights(state, walk), None) == 0.0
 
 
 def test_a_note_passed_over_is_demoted_whatever_the_query_only_with_weights_passed() -> None:
