@@ -327,8 +327,7 @@ class Ledger:
         now = self.clock()
         with self._lock:
             self._sync_state()
-            weighted = query_weights(self._state, query)
-            words = word_query(self._state, query)
+            weighted, words = query_weights(self._state, query), word_query(self._state, query)
             free = self._per_note(ids, lambda ns: free_of(ns, weighted, words, self.params),
                                   np.float64)
             expansion = self._per_note(ids, lambda ns: expansion_of(ns, words), np.float64)

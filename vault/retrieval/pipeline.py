@@ -16,8 +16,7 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
    w_learned x(d) / (k + rank + 1), x(d) in [0, 1] (vault/learning/expansion.py), held at
    stage 6 below the named notes that ranked above it without it (learned_stages.py); so
    does, with an encoder and w_asked > 0 (off), the query-log neighbours' (asked_channel.py);
-   and a query that asks for a time and nothing else ("what happened last week?") has a time
-   channel of every note dated in it (topicless.py, on with w_when);
+   a query asking for a time alone has a time channel (topicless.py, on with w_when);
 4. context: with N(x)(d) = max_{n linked to d, eligible} x(n) and g = w_context,
        ctx(d) = fused(d) + g N(fused)(d) + g^2 N(N(fused))(d)
    (best neighbour only, so a hub gains at most (g + g^2) times the best score near it;
