@@ -30,9 +30,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from ..notes.clocks import untimed
 from ..notes.text import content_stems, content_terms, stems, tokenize
-from ..retrieval.times_asked import topicless
+from ..retrieval.times_asked import topicless, untimed_asked
 from ..retrieval.when import DATE_KEYS, name_day, note_day
 from .items import Item
 from .layout import ROOT, items_from_corpus
@@ -43,13 +42,14 @@ if TYPE_CHECKING:
 
 def query_terms(query: str, speakers: Iterable[str]) -> frozenset[str]:
     """The query's content terms (search tokens less stop words) outside its date
-    expressions (`untimed`), less the words of speakers' names, as stems; none for a query
-    that asks for a time and nothing else (`topicless`: "What did we talk about on 8 May?"
-    is no question about talking)."""
+    expressions (retrieval/times_asked.py `untimed_asked`), less the words of speakers'
+    names, as stems; none for a query that asks for a time and nothing else (`topicless`:
+    "What did we talk about on 8 May?" is no question about talking)."""
     if topicless(query):
         return frozenset()
     hubs = {w for s in speakers for w in tokenize(s)}
-    return frozenset(stems(t for t in content_terms(tokenize(untimed(query))) if t not in hubs))
+    words = content_terms(tokenize(untimed_asked(query)))
+    return frozenset(stems(t for t in words if t not in hubs))
 
 
 def shares_terms(text: str, terms: frozenset[str]) -> bool:

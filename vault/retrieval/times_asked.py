@@ -3,8 +3,14 @@ anything else; the standard library only (the prompt hook's own path imports it:
 
 `asked_ranges`: the ranges a query names (when.py's module docstring: the time prior) —
 "in the last/past N units" = [now - N units, now], then the expressions of notes/clocks.py
-`resolve` that are over by `now`; the first MAX_ASKED distinct ones (`distinct`: a hostile
-query naming ten thousand dates costs what MAX_ASKED of them do).
+`resolve` that are over by `now`, then the times a question names without a year or a
+"last" (`_LOOSE`: "on 8 May", "May 8th", "in March", "on Monday"), each the latest such
+time that is over by `now` (a question asks about the past: "What did I buy in March?" asked
+in June is this March, asked in February last year's, asked in March none, as a time still
+running is none; "on Monday" asked on a Monday is the Monday before). Only a question is
+read so: a note saying "on Monday" may mean the next one, so notes keep `resolve`'s rules.
+The first MAX_ASKED distinct ranges count (`distinct`: a hostile query naming ten thousand
+dates costs what MAX_ASKED of them do).
 
 `topicless`: "What happened on 8 May 2024?", "What did we talk about last week?", "What was
 I up to yesterday?" name a time and no topic. A query is topicless when its content terms
@@ -23,7 +29,7 @@ import re
 from collections.abc import Sequence
 from datetime import date, timedelta
 
-from ..notes.clocks import TimeRef, count_of, resolve, untimed
+from ..notes.clocks import MONTHS, WEEKDAYS, TimeRef, count_of, month_range, resolve, untimed
 from ..notes.text import content_terms, stems, tokenize
 
 MAX_ASKED = 8  # ranges read from a query (`distinct`)
@@ -31,6 +37,15 @@ _UNITS = {"day": 1, "week": 7, "month": 30, "year": 365}
 _PAST = re.compile(r"\b(?:in|over|during|within)\s+the\s+(?:last|past)\s+(?:(?P<n>\d{1,3}|"
                    r"two|three|four|five|six|seven|eight|nine|ten|few|couple of)\s+)?"
                    r"(?P<unit>day|week|month|year)s?\b(?!\s+of\b)", re.IGNORECASE)
+_MON = r"(?:" + "|".join(MONTHS) + r"|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)"
+_ORD = r"(?:st|nd|rd|th)?"
+_LOOSE = re.compile(  # read on what `untimed` leaves: a full date was read already
+    r"\b(?:(?P<d1>\d{1,2})" + _ORD + r"\s+(?:of\s+)?(?P<m1>" + _MON + r")"
+    r"|(?P<m2>" + _MON.replace("|may|", "|(?-i:May)|") + r")\.?\s+(?P<d2>\d{1,2})" + _ORD
+    + r"(?!\d)"  # "may 3" is as often the verb: the month before a day only as "May"
+    r"|(?:in|during|through|throughout|early|late|mid)\s+(?:-\s*)?(?P<m3>" + _MON + r")"
+    r"|on\s+(?P<wd>" + "|".join(WEEKDAYS) + r"))\b(?!,?\s*\d)",
+    re.IGNORECASE)
 
 
 def asked_ranges(query: str, now: date) -> tuple[TimeRef, ...]:
@@ -51,8 +66,50 @@ def asked_ranges(query: str, now: date) -> tuple[TimeRef, ...]:
         rest.append(query[at:m.start()])
         at = m.end()
     rest.append(query[at:])
-    over = (r for r in resolve(" ".join(rest), now) if r.end < now)
-    return distinct((*out, *over), MAX_ASKED)
+    text = " ".join(rest)
+    over = (r for r in resolve(text, now) if r.end < now)
+    return distinct((*out, *over, *loose(untimed(text), now)), MAX_ASKED)
+
+
+def _month(name: str) -> int:
+    return next(i + 1 for i, m in enumerate(MONTHS) if m.startswith(name.lower()[:3]))
+
+
+def _latest_day(month: int, day: int, now: date) -> date | None:
+    """The latest `day` of `month` before `now` (None when no year of the last eight has
+    it: 30 February)."""
+    for year in range(now.year, now.year - 9, -1):
+        try:
+            d = date(year, month, day)
+        except ValueError:
+            continue
+        if d < now:
+            return d
+    return None
+
+
+def loose(text: str, now: date) -> tuple[TimeRef, ...]:
+    """The times of `text` named without a year or a "last" (`_LOOSE`, module docstring),
+    each the latest that is over by `now`, in text order."""
+    out: list[TimeRef] = []
+    for m in _LOOSE.finditer(text):
+        expr = m.group(0)
+        if m.group("wd"):
+            back = (now.weekday() - WEEKDAYS.index(m.group("wd").lower())) % 7 or 7
+            d = now - timedelta(days=back)
+            out.append(TimeRef(expr, d, d, "day"))
+        elif m.group("m3"):  # this year's if over, last year's if to come, none if running
+            first, last = month_range(now.year, _month(m.group("m3")))
+            if first > now:
+                first, last = month_range(now.year - 1, _month(m.group("m3")))
+            if last < now:
+                out.append(TimeRef(expr, first, last, "month"))
+        else:
+            day = _latest_day(_month(m.group("m1") or m.group("m2")),
+                              int(m.group("d1") or m.group("d2")), now)
+            if day is not None:
+                out.append(TimeRef(expr, day, day, "day"))
+    return tuple(out)
 
 
 def distinct(refs: Sequence[TimeRef], cap: int) -> tuple[TimeRef, ...]:
@@ -71,9 +128,10 @@ def distinct(refs: Sequence[TimeRef], cap: int) -> tuple[TimeRef, ...]:
 
 
 def untimed_asked(query: str) -> str:
-    """`query` without the words of the times it may name: "in the last N units" (read here)
-    and the expressions of notes/clocks.py (`untimed`); what remains can name a topic."""
-    return untimed(_PAST.sub(" ", query))
+    """`query` without the words of the times it may name: "in the last N units" and the
+    loose times (read here) and the expressions of notes/clocks.py (`untimed`); what remains
+    can name a topic."""
+    return _LOOSE.sub(" ", untimed(_PAST.sub(" ", query)))
 
 
 FRAME_WORDS = (

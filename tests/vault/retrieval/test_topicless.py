@@ -187,3 +187,44 @@ def test_context_shows_the_plain_notes_of_the_day_asked(tmp_path: Path, seed: in
             got = build_context(v, f"What happened on {d.day} {d.strftime('%B')} {d.year}?",
                                 400, now=NOW)
             assert got.relevant and {ln.item.note for ln in got.lines} == notes, got.text
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_time_named_without_a_year_is_the_latest_that_is_over(seed: int) -> None:
+    """"on 8 May", "May 8th", "in March", "on Monday": each is the latest such time before
+    the day asked (a question asks about the past), never one still running, and its words
+    are no topic words."""
+    from vault.notes.clocks import MONTHS, WEEKDAYS
+    from vault.retrieval.times_asked import asked_ranges, untimed_asked
+
+    rng = random.Random(seed)
+    for _ in range(40):
+        now = date(2020, 1, 1) + timedelta(days=rng.randint(0, 2000))
+        month = rng.randint(1, 12)
+        name = MONTHS[month - 1].capitalize()
+        day = rng.randint(1, 28)
+        for text, gran in ((f"What did I do on {day} {name}?", "day"),
+                           (f"What did I do on {name} {day}th?", "day"),
+                           (f"What did I buy in {name}?", "month")):
+            got = asked_ranges(text, now)
+            assert untimed_asked(text).split()[-1].rstrip("?") in ("do", "buy", "on", ""), text
+            if gran == "month" and date(now.year, month, 1) <= now <= (
+                    date(now.year + (month == 12), month % 12 + 1, 1) - timedelta(days=1)):
+                assert got == (), (text, now)  # still running: not asked about
+                continue
+            (r,) = got
+            assert r.end < now and r.start.month == month, (text, now, r)
+            later = r.start.replace(year=r.start.year + 1)
+            assert later >= now or gran == "month" and later.replace(day=28) >= now
+        wd = rng.randrange(7)
+        (r,) = asked_ranges(f"What happened on {WEEKDAYS[wd].capitalize()}?", now)
+        assert r.start.weekday() == wd and 1 <= (now - r.start).days <= 7
+
+
+def test_may_the_verb_is_no_month() -> None:
+    from vault.retrieval.times_asked import asked_ranges, untimed_asked
+
+    for text in ("I may 3 times a week go running", "you may 2 weeks wait", "How may I help?"):
+        assert asked_ranges(text, NOW) == () and untimed_asked(text) == text
+    assert [r.start for r in asked_ranges("What did I plant on May 3?", NOW)] == [
+        date(2022, 5, 3)]
