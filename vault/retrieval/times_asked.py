@@ -44,7 +44,8 @@ _LOOSE = re.compile(  # read on what `untimed` leaves: a full date was read alre
     r"|(?P<m2>" + _MON.replace("|may|", "|(?-i:May)|") + r")\.?\s+(?P<d2>\d{1,2})" + _ORD
     + r"(?!\d)"  # "may 3" is as often the verb: the month before a day only as "May"
     r"|(?:in|during|through|throughout|early|late|mid)\s+(?:-\s*)?(?P<m3>" + _MON + r")"
-    r"|on\s+(?P<wd>" + "|".join(WEEKDAYS) + r"))\b(?!,?\s*\d)",
+    r"|on\s+(?P<wd>" + "|".join(WEEKDAYS) + r")(?!\s+(?:morning|afternoon|evening|night)s\b)"
+    r")\b(?!,?\s*\d)",  # "on Saturday mornings" is a habit, no day
     re.IGNORECASE)
 
 
