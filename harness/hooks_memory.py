@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -48,8 +49,10 @@ _CITED = (re.compile(r"\[\[([^\]|#]+)"), re.compile(r"(?<![\w/.-])((?:[\w .-]+/)
 def prompt_memory(vault: Vault, prompt: str, words: int, *, k: int, min_share: float,
                   session: str | None, own_conversation: str = "") -> str:
     """Memory for one prompt (module docstring); "" when nothing is relevant."""
-    wanted, day = content_stems(prompt), vault.today()
-    timed = day is not None and topicless(prompt) and bool(asked_ranges(prompt, day))
+    # the day asked on: the vault's clock, else (a vault opened without one) the wall clock's
+    # UTC day, as the hooks' own path reads it (hooks_recall.recall)
+    wanted, day = content_stems(prompt), vault.today() or datetime.now(UTC).date()
+    timed = topicless(prompt) and bool(asked_ranges(prompt, day))
     if not wanted and not timed:
         return ""
     ctx = build_context(vault, prompt, words, k=k, now=day)

@@ -384,3 +384,24 @@ def test_a_rebuild_killed_midway_leaves_the_old_index_whole(tmp_path: Path,
         title=f"n{i}", mtime_ns=0) for i in range(1, 2001)]))
     refresh(cast("Vault", stub))
     assert len(search(root, ["orchard"], 5000)) == 2000 and search(root, ["apple"], 5) == []
+
+
+def test_a_vault_without_a_clock_still_reads_a_day_asked_alone(tmp_path: Path) -> None:
+    """The engine path reads the day asked against the vault's clock, else the wall clock's
+    UTC day, as the hooks' own path does: a vault opened with no usage recorder still
+    answers "What happened on 8 May 2024?" by that day's notes, on both paths."""
+    from harness.hooks_memory import prompt_memory
+    from vault import NullUsage
+
+    root = tmp_path / "v"
+    with Vault.init(root) as v:
+        v.write("kiln.md", "---\ndate: 2024-05-08\n---\nFired the kiln for the vases.\n")
+        v.write("garden.md", "---\ndate: 2024-03-02\n---\nTomatoes need sun.\n")
+        v.sync()
+        refresh(v)
+    prompt = "What happened on 8 May 2024?"
+    assert recall(root, prompt, 80, k=5, min_share=0.3)[1] == ["kiln.md"]
+    with Vault.open(root, usage=NullUsage()) as v:
+        assert v.today() is None
+        text = prompt_memory(v, prompt, 80, k=5, min_share=0.3, session=None)
+    assert "kiln.md" in text and "garden.md" not in text
