@@ -14,7 +14,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from .errors import NoteNotFound
+from .errors import NoteNotFound, PathRefused
 from .landing import tolerate_full
 from .learning.usage import UsageRecorder
 from .notes.links import Resolver
@@ -29,6 +29,8 @@ from .storage.live import LiveIndex
 from .storage.snapshot import Snapshot
 from .storage.store import Store
 from .storage.watch import Watcher
+
+UNLINKABLE: Final = "[]#^|"  # no new note's name holds one (VaultParts._new_path)
 
 
 class VaultParts:
@@ -97,9 +99,17 @@ class VaultParts:
         path = self.resolver().id_path.get(note_id)
         return path if path is not None else self._row(note_id).path
 
-    def _new_path(self, note: str) -> str:
+    def _new_path(self, note: str, *, create: bool = False) -> str:
+        """The vault path a note name writes to. With `create` (a note that does not exist
+        yet: a write's new note, a move's destination), a name a wiki-link cannot reach is
+        refused: "[", "]", "#", "^" or "|" in any part ("[[a#b]]" is heading b of a; Obsidian
+        refuses those characters in a new file's name)."""
         path = note.strip()
-        return self.store.check(path if path.lower().endswith(".md") else f"{path}.md", write=True)
+        rel = self.store.check(path if path.lower().endswith(".md") else f"{path}.md", write=True)
+        bad = sorted({c for c in rel if c in UNLINKABLE}) if create else []
+        if bad:
+            raise PathRefused(note, f"holds {' '.join(bad)}, which a [[link]] cannot name")
+        return rel
 
     def _resolve(self, note: str) -> int:
         return self.live.resolve(note)

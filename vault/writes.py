@@ -61,7 +61,7 @@ class VaultWrites(VaultParts):
         whose bytes changed since that read is refused (EditConflict; storage.guard)."""
         self.live.fresh()
         note_id = self._write_target(note)
-        path = self.path_of(note_id) if note_id is not None else self._new_path(note)
+        path = self.path_of(note_id) if note_id is not None else self._new_path(note, create=True)
         check_write(self.store, path, exists=note_id is not None, overwrite=overwrite,
                     expected_hash=expected_hash)
         stat = self.store.write_text(path, content, create_only=note_id is None and not overwrite,
@@ -139,7 +139,7 @@ class VaultWrites(VaultParts):
         self.live.fresh()
         note_id = self._resolve(old)
         old_path = self.path_of(note_id)
-        new_path = self._new_path(new)
+        new_path = self._new_path(new, create=True)
         if new_path == old_path:
             return MoveResult(new_path, old_path, ())
         with self.store.lock.held():

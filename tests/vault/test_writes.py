@@ -1,0 +1,45 @@
+"""A new note's name (vault/writes.py through VaultParts._new_path): a name a wiki-link
+cannot reach ("[", "]", "#", "^", "|" in any part) is refused for a new note and a move's
+destination, with nothing written; an existing file with such a name stays writable."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from pathlib import Path
+
+import pytest
+
+from vault import PathRefused, Vault
+from vault.parts import UNLINKABLE
+
+
+def _bytes(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file() and ".rmh" not in p.parts}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_name_no_link_can_reach_is_refused_and_nothing_changes(tmp_path: Path,
+                                                                 seed: int) -> None:
+    rng = random.Random(seed)
+    with Vault.init(tmp_path) as v:
+        v.write("keep", "A note that stays.\n")
+        before = _bytes(tmp_path)
+        for _ in range(30):
+            c = rng.choice(UNLINKABLE)
+            stem = "".join(rng.choice("abc xyz") for _ in range(rng.randint(0, 6)))
+            name = rng.choice([f"{stem}{c}", f"{c}{stem}", f"dir{c}/{stem or 'n'}"])
+            with pytest.raises(PathRefused, match="cannot name"):
+                v.write(name, "text\n")
+            with pytest.raises(PathRefused, match="cannot name"):
+                v.move("keep", name)
+        assert _bytes(tmp_path) == before
+        v.write("plain name", "ok\n")  # the characters, not the rule, are refused
+
+
+def test_an_existing_file_with_such_a_name_stays_writable(tmp_path: Path) -> None:
+    (tmp_path / "C# notes.md").write_text("old\n", encoding="utf-8")
+    with Vault.init(tmp_path) as v:
+        assert v.write("C# notes.md", "new\n").note == "C# notes.md"
+    assert (tmp_path / "C# notes.md").read_text(encoding="utf-8") == "new\n"
