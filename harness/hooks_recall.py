@@ -9,10 +9,10 @@ connects nothing, and a term memory never uses weighs most: "over the moon" cove
 "How many moons does Jupiter have?"; the floor under which nothing is relevant), never a
 turn of the current session's own conversation; a recalled conversation turn brings the turn
 before it (in dialogue an answer often depends on the line before, NDM step 6). A prompt
-that asks for a time and nothing else is answered by the notes dated in it instead. Lines keep
-the rank order (best first, the turn before just ahead of its turn), each naming its note and
-date, cut to the word budget from the end; a note's text is its passage with the most prompt
-terms.
+that asks for a time and nothing else is answered by the notes dated in it instead. Lines go
+best covered first (the index's BM25 order breaks ties; the turn before just ahead of its
+turn), each naming its note and date, cut to the word budget from the end; a note's text is
+its passage with the most prompt terms.
 """
 
 from __future__ import annotations
@@ -79,10 +79,14 @@ def recall(root: Path, prompt: str, words: int, *, k: int, min_share: float,
     n, dfs = frequencies(root, terms) if not spans else (0, [])
     chosen: list[Row] = []
     seen: set[str] = set()
-    for row in dated(root, spans, k) if spans else search(root, raw, k):
+    rows = dated(root, spans, k) if spans else search(root, raw, k)
+    if not spans:  # the floor, then the best covered first (ties: the index's BM25 order)
+        covered = [(term_coverage(terms, dfs, n, [f"{r.title} {r.body}"]), i)
+                   for i, r in enumerate(rows)]
+        rows = [rows[i] for c, i in sorted(covered, key=lambda ci: (-ci[0], ci[1]))
+                if c >= min_share]
+    for row in rows:
         if own_conversation and row.conversation == own_conversation:
-            continue
-        if not spans and term_coverage(terms, dfs, n, [f"{row.title} {row.body}"]) < min_share:
             continue
         if row.tier == "L0" and row.previous and row.previous not in seen:
             before = by_path(root, row.previous)

@@ -405,3 +405,31 @@ def test_a_vault_without_a_clock_still_reads_a_day_asked_alone(tmp_path: Path) -
         assert v.today() is None
         text = prompt_memory(v, prompt, 80, k=5, min_share=0.3, session=None)
     assert "kiln.md" in text and "garden.md" not in text
+
+
+def test_the_best_covered_notes_come_first(tmp_path: Path) -> None:
+    """Within the budget, the notes covering most of the prompt's idf-weighted terms are
+    shown first (the index's BM25 order breaks ties): a generated vault, generated prompts,
+    the shown notes' coverage never rises down the list."""
+    import random
+
+    from harness.hooks_index import frequencies
+    from vault import term_coverage, topic_terms
+
+    rng = random.Random(3)
+    words = ["kiln", "glaze", "vase", "clay", "wheel", "oven", "paint", "brush", "canvas",
+             "easel", "frame", "gallery"]
+    root = tmp_path / "v"
+    with Vault.init(root) as v:
+        for i in range(30):
+            v.write(f"n{i:02d}.md", " ".join(rng.choices(words, k=rng.randint(2, 12))) + ".\n")
+        v.sync()
+        refresh(v)
+    for _ in range(25):
+        prompt = "What about the " + " and ".join(rng.sample(words, rng.randint(2, 4))) + "?"
+        _, notes = recall(root, prompt, 400, k=10, min_share=0.3)
+        terms = topic_terms(prompt)
+        n, dfs = frequencies(root, terms)
+        got = [term_coverage(terms, dfs, n, [(root / p).read_text(encoding="utf-8")])
+               for p in notes]
+        assert got == sorted(got, reverse=True), (prompt, notes, got)
