@@ -1,15 +1,17 @@
 """What the hooks do with the vault open: memory for a prompt (engine mode), capture at the end.
 
-- `prompt_memory` (each prompt, with `[hooks] engine = true`; by default the prompt hook
-  uses `hooks_recall.recall` on the hooks' own index instead): `vault.build_context` for
-  the prompt (conversation turns and passages of ordinary notes, dated), kept only where
-  a line covers at least `min_share` of the prompt's content terms weighted by their idf
-  over the vault (`vault.term_coverage`, as hooks_recall.py; the floor under which nothing
-  is relevant; a prompt that asks for a time and
-  nothing else, "what did we do yesterday?", has no floor: that time connects its turns),
-  never the current session's own turns;
-  each line names its note; fenced as data. The notes shown are logged as shown in the
-  client session's learning session, so reading them later counts as use.
+- `prompt_memory` (each prompt, with `[hooks] engine = true` or the warm daemon; without
+  them the prompt hook uses `hooks_recall.recall` on the hooks' own index): `vault.
+  build_context` for the prompt at SPARE times the word budget (conversation turns and
+  passages of ordinary notes, dated); a hit is kept only where it covers at least
+  `min_share` of the prompt's content terms weighted by their idf over the vault
+  (`vault.term_coverage`, as hooks_recall.py; the floor under which nothing is relevant; a
+  prompt that asks for a time and nothing else, "what did we do yesterday?", has no floor:
+  that time connects its turns), never a turn of the current session; the kept hits, best
+  score first, while they fit the budget, then the turns before them, shown in date order
+  (the seed's depiction), each line naming its note; fenced as data. The notes shown are
+  logged as shown in the client session's learning session, so reading them later counts
+  as use.
 - `capture` (session end, before compaction): the transcript ingested as a conversation
   (incremental and idempotent: an unchanged transcript writes nothing, a grown one adds its
   new turns), and with `end` the notes the agent read or cited in it (a `[[link]]`, a
@@ -25,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from vault import (
+    ContextLine,
     Vault,
     VaultError,
     asked_ranges,
@@ -39,8 +42,10 @@ from vault import (
 
 from .config import Config
 from .extraction import prepare
-from .hooks import cap_words, fence
+from .hooks import fence
 from .hooks_recall import MAX_TERMS
+
+SPARE = 3  # the context built for SPARE times the budget: the floor's drops leave room
 
 _CITED = (re.compile(r"\[\[([^\]|#]+)"), re.compile(r"(?<![\w/.-])((?:[\w .-]+/)*[\w .-]+\.md)\b"),
           re.compile(r"\[tool [^\]:]*read[^\]:]*: ([^\]]+)\]"))
@@ -55,25 +60,38 @@ def prompt_memory(vault: Vault, prompt: str, words: int, *, k: int, min_share: f
     timed = topicless(prompt) and bool(asked_ranges(prompt, day))
     if not wanted and not timed:
         return ""
-    ctx = build_context(vault, prompt, words, k=k, now=day)
+    # lines for SPARE times the budget, so that the lines the floor drops leave room for the
+    # next best: each kept hit with the turn before it, best score first, while they fit; then
+    # in date order (the seed's depiction)
+    ctx = build_context(vault, prompt, words * SPARE, k=k, now=day)
     terms = topic_terms(prompt)[:MAX_TERMS]
     dfs, n = vault.document_frequency(terms), len(vault.corpus())
 
     def covers(text: str) -> bool:
         return timed or term_coverage(terms, dfs, n, [text]) >= min_share
 
-    kept_hits = {(ln.item.conversation, ln.item.tick) for ln in ctx.lines
-                 if ln.reason == "hit" and covers(ln.item.text)}
-    chosen = [ln for ln in ctx.lines
-              if (not own_conversation or ln.item.conversation != own_conversation)
-              and ((ln.item.conversation, ln.item.tick) in kept_hits
-                   or (ln.reason == "before"
-                       and (ln.item.conversation, ln.item.tick + 1) in kept_hits))]
-    lines = cap_words([f"- {ln.text}" if ln.item.kind == "note" else f"- {ln.item.note}: {ln.text}"
-                  for ln in chosen], words)
-    if not lines:
+    def render(ln: ContextLine) -> str:
+        return f"- {ln.text}" if ln.item.kind == "note" else f"- {ln.item.note}: {ln.text}"
+
+    turns = {(ln.item.conversation, ln.item.tick): ln for ln in ctx.lines
+             if ln.item.kind == "turn"}
+    hits = sorted((ln for ln in ctx.lines if ln.reason == "hit" and covers(ln.item.text)
+                   and (not own_conversation or ln.item.conversation != own_conversation)),
+                  key=lambda ln: (-ln.score, ln.item.when, ln.item.tick, ln.item.note))
+    befores = [turns.get((h.item.conversation, h.item.tick - 1)) for h in hits
+               if h.item.kind == "turn"]
+    chosen: dict[str, ContextLine] = {}
+    used = 0
+    for ln in [*hits, *(b for b in befores if b is not None)]:  # the hits first (NDM step 6)
+        cost = len(render(ln).split())
+        if ln.item.note not in chosen and used + cost <= words:
+            chosen[ln.item.note] = ln
+            used += cost
+    ordered = sorted(chosen.values(), key=lambda ln: (ln.item.when, ln.item.tick, ln.item.note))
+    if not ordered:
         return ""
-    notes = list(dict.fromkeys(ln.item.note for ln in chosen[: len(lines)]))
+    lines = [render(ln) for ln in ordered]
+    notes = list(dict.fromkeys(ln.item.note for ln in ordered))
     vault.shown(prompt, notes, session=session)
     return fence(lines, "Memory for this prompt")
 

@@ -27,6 +27,7 @@ from .conversation import session_end as session_end
 from .conversation import working_note as working_note
 from .conversation import working_path as working_path
 from .conversation.context import EventIndex as EventIndex
+from .conversation.context import Line as _ContextLine
 from .conversation.context import Weights as _ContextWeights
 from .conversation.context import context_from_items as context_from_items
 from .conversation.context import score_parts as score_parts
@@ -124,6 +125,7 @@ ASKED_FLOOR = _ASKED_FLOOR
 ASKED_WALK = _ASKED_WALK
 claim_trust = _claim_trust
 ContextItem = _ContextItem
+ContextLine = _ContextLine
 ContextWeights = _ContextWeights
 correct_fact = _correct_fact
 fact_sentence = _fact_sentence

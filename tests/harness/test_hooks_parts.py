@@ -433,3 +433,41 @@ def test_the_best_covered_notes_come_first(tmp_path: Path) -> None:
         got = [term_coverage(terms, dfs, n, [(root / p).read_text(encoding="utf-8")])
                for p in notes]
         assert got == sorted(got, reverse=True), (prompt, notes, got)
+
+
+def test_engine_memory_fills_the_budget_with_covered_lines_in_date_order(tmp_path: Path) -> None:
+    """The engine path builds its context at spare budget, keeps the hits over the floor,
+    best first while they fit, and shows them in date order: generated dated notes and
+    prompts; never over the budget, every line's note over the floor, dates ascending."""
+    import random
+    import re
+
+    from harness.hooks_memory import prompt_memory
+    from vault import term_coverage, topic_terms
+
+    rng = random.Random(9)
+    words = ["kiln", "glaze", "vase", "clay", "wheel", "oven", "paint", "brush", "canvas"]
+    root = tmp_path / "v"
+    with Vault.init(root) as v:
+        for i in range(40):
+            body = " ".join(rng.choices(words, k=rng.randint(3, 14)))
+            v.write(f"n{i:02d}.md", f"---\ndate: 2024-{1 + i % 12:02d}-{1 + i % 27:02d}\n---\n"
+                                    f"{body}.\n")
+        v.sync()
+        shown = 0
+        for _ in range(15):
+            prompt = "Tell me about the " + " and ".join(rng.sample(words, 3)) + "."
+            text = prompt_memory(v, prompt, 60, k=20, min_share=0.3, session=None)
+            lines = [ln for ln in text.splitlines() if ln.startswith("- ")]
+            shown += len(lines)
+            assert sum(len(ln.split()) for ln in lines) <= 60, text
+            dates = [re.search(r"\[(\d{4}-\d{2}-\d{2})\]", ln).group(1)  # type: ignore[union-attr]
+                     for ln in lines]
+            assert dates == sorted(dates), text
+            terms = topic_terms(prompt)
+            dfs, n = v.document_frequency(terms), len(v.corpus())
+            for ln in lines:
+                note = re.search(r"(n\d\d\.md)", ln).group(1)  # type: ignore[union-attr]
+                body = (root / note).read_text(encoding="utf-8").split("---\n")[-1]
+                assert term_coverage(terms, dfs, n, [body]) >= 0.3, (prompt, ln)
+        assert shown >= 15  # not vacuous: the prompts do inject

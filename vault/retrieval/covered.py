@@ -19,7 +19,7 @@ import math
 from collections.abc import Sequence
 
 from ..notes.text import content_terms, stems, tokenize
-from .times_asked import untimed_asked
+from .times_asked import FRAME, untimed_asked
 
 
 def idf(df: int, n_docs: int) -> float:
@@ -44,11 +44,13 @@ def coverage(terms: Sequence[str], dfs: Sequence[int], n_docs: int,
 
 
 def query_terms(query: str) -> list[str]:
-    """The query's content terms outside its date expressions (when.py `untimed_asked`:
-    "two months ago" names a time, not a topic the vault lacks), one per stem, in order of
-    first use."""
+    """The query's content terms outside its date expressions (times_asked.py
+    `untimed_asked`: "two months ago" names a time, not a topic the vault lacks) and, when
+    anything else remains, less its frame words (times_asked.py FRAME: "tell" in "Tell me
+    about the kiln" is no topic memory lacks), one per stem, in order of first use."""
     words = content_terms(tokenize(untimed_asked(query)))
     first: dict[str, str] = {}
     for word, key in zip(words, stems(words), strict=True):
         first.setdefault(key, word)
-    return list(first.values())
+    topic = [w for k, w in first.items() if k not in FRAME]
+    return topic or list(first.values())
