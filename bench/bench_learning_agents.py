@@ -28,7 +28,8 @@ exposure/Q Pearson of the audit and whether the stored state equals its replay.
 Run:  python -m bench.bench_learning_agents --json out.json
       (`--warmth 0.1`, `--cooccurrence 0.5`, `--scope 0` switch the learned signals on, and
       their scope to the query's top hits off: issue 31 item 6, NOTES-H.md; `--couse 0.5`,
-      `--spread 0.5` the query-dependent association channels, NOTES-F3.md)
+      `--spread 0.5` the query-dependent association channels, NOTES-F3.md; `--config
+      X.toml` ranks with X's [search] section, e.g. `prior_scale`, as bench_learning's does)
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +52,8 @@ from bench.bench_learning import write_vault
 from bench.datasets import Question
 from bench.knowledge import generate
 from bench.metrics import paired_bootstrap
+from harness.compose import search_params as search_params_of
+from harness.config import load
 from vault import ASKED_FLOOR as FLOOR
 from vault import ASKED_WALK as WALK
 from vault import (
@@ -169,9 +173,15 @@ def summary(m: dict[str, list[float]], per_question: bool = False) -> dict[str, 
 
 
 def search_params(args: argparse.Namespace) -> SearchParams:
-    """Default SearchParams, or the learned signals switched on (`--warmth`, `--cooccurrence`
-    and their `--scope`, vault/retrieval/scope.py) for the item 6 ablation."""
-    weights = {"warmth": args.warmth} if args.warmth else {}
+    """The [search] section of `--config` (an rmh.toml, read as `rmh serve` reads it;
+    default SearchParams without one), then the learned signals the flags switch on
+    (`--warmth`, `--cooccurrence` and their `--scope`, vault/retrieval/scope.py) for the
+    item 6 ablation."""
+    base = SearchParams() if args.config is None else search_params_of(
+        load(env={}, config_file=args.config))
+    weights = dict(base.weights)
+    if args.warmth:
+        weights["warmth"] = args.warmth
     weights.update({c: getattr(args, c) for c in ("couse", "spread", "passed")
                     if getattr(args, c)})
     if args.asked:  # the query-log neighbours (vault/learning/asked.py; needs --dense)
@@ -179,7 +189,8 @@ def search_params(args: argparse.Namespace) -> SearchParams:
                         "asked_walk": float(args.asked_walk)})
     if args.dense_weight is not None:  # 0: the encoder loaded for `asked`, dense retrieval off
         weights["dense"] = args.dense_weight
-    return SearchParams(weights=weights, beta=args.cooccurrence, scope=args.scope)
+    return replace(base, weights=weights, beta=args.cooccurrence or base.beta,
+                   scope=base.scope if args.scope is None else args.scope)
 
 
 def run_agent(agent: str, args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
@@ -249,8 +260,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="query-dependent spreading-activation channel weight (default off)")
     ap.add_argument("--passed", type=float, default=0.0,
                     help="weights.passed: demote notes passed over more than used (NOTES-L6)")
-    ap.add_argument("--scope", type=int, default=SearchParams().scope,
-                    help="warmth and co-occurrence act near the query's top hits (0: all)")
+    ap.add_argument("--scope", type=int, default=None,
+                    help="warmth and co-occurrence act near the query's top hits (0: all; "
+                         "default: the config's, SearchParams().scope)")
     ap.add_argument("--per-question", action="store_true",
                     help="also store each held-out question's MRR and recall@5 (pair_runs.py)")
     ap.add_argument("--dense", action="store_true", help="MiniLM dense channel on")
@@ -262,6 +274,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--dense-weight", type=float, default=None,
                     help="weights.dense with --dense (0: the encoder serves `asked` alone)")
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--config", type=Path, default=None,
+                    help="an rmh.toml whose [search] section ranks (e.g. prior_scale)")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         runs = [run_agent(a, args, Path(tmp)) for a in args.agents.split(",")]
