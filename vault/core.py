@@ -30,6 +30,7 @@ from .retrieval.hits import SearchResult, with_basis
 from .retrieval.pipeline import SearchEngine, SearchParams
 from .retrieval.snippets import with_snippets
 from .retrieval.when import clock_day
+from .storage.attachments import attachment_path, is_attachment
 from .storage.doctor import doctor_report
 from .storage.embeddings import EmbeddingCache
 from .storage.erase import ErasurePlan
@@ -186,12 +187,18 @@ class Vault(VaultWrites):
         return record
 
     def links(self, note: str, *, limit: int | None = None) -> list[LinkInfo]:
-        """Outgoing links of a note in text order, each resolved or dangling; more than
-        `limit` of them is QuotaExceeded, raised before any is rendered."""
+        """Outgoing links of a note in text order, each resolved, an existing attachment
+        (`attachment`: its file; the folder is listed only when there is one to find), or
+        dangling; more than `limit` of them is QuotaExceeded, raised before any is rendered."""
         self.live.fresh()
         note_id = self._resolve(note)
         _within(len(self.live.links_of(note_id)), limit, "links")
-        return self._link_infos(note_id)
+        infos = self._link_infos(note_id)
+        if not any(i.resolved is None and is_attachment(i.target) for i in infos):
+            return infos
+        files, source = self.store.attachments(), self.path_of(note_id)
+        return [replace(i, attachment=attachment_path(i.target, source, files))
+                if i.resolved is None and is_attachment(i.target) else i for i in infos]
 
     def backlinks(self, note: str, *, limit: int | None = None) -> list[str]:
         """Paths of the notes linking to `note`, sorted (more than `limit`: QuotaExceeded)."""

@@ -153,7 +153,7 @@ COMMANDS: tuple[Command, ...] = (
             lambda args, doc: ({"trash": doc["trash"]}, line(f"moved to {doc['trash']}"))),
     Command("links", "links", (Arg("note"),),
             lambda args, links: ({"links": links}, line("\n".join(
-                f"{ln['target']} -> {ln['resolved'] or '(dangling)'}" for ln in links)))),
+                f"{ln['target']} -> {_link_end(ln)}" for ln in links)))),
     Command("backlinks", "backlinks", (Arg("note"),),
             lambda args, back: ({"backlinks": back}, line("\n".join(back)))),
     Command("list", "list", (
@@ -176,6 +176,14 @@ COMMANDS: tuple[Command, ...] = (
 )
 
 BY_NAME = {command.name: command for command in COMMANDS}
+
+
+def _link_end(link: dict[str, Any]) -> str:
+    """Where a link leads, as `rmh links` prints it: a note, an existing attachment's file,
+    or "(dangling)"."""
+    if link["resolved"]:
+        return str(link["resolved"])
+    return f"{link['attachment']} (attachment)" if link.get("attachment") else "(dangling)"
 
 
 def register(sub: Any, names: tuple[str, ...]) -> None:

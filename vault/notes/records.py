@@ -19,6 +19,7 @@ class LinkInfo:
     embed: bool = False
     heading: str | None = None
     kind: str = "wiki"
+    attachment: str | None = None  # the existing file an attachment link names (not a note)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -27,6 +28,7 @@ class LinkInfo:
             "embed": self.embed,
             "heading": self.heading,
             "kind": self.kind,
+            "attachment": self.attachment,
         }
 
 

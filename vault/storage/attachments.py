@@ -28,15 +28,25 @@ def is_attachment(target: str) -> bool:
 
 def resolves(target: str, source: str, files: Iterable[str]) -> bool:
     """Whether the attachment `target`, linked from note `source`, names an existing file."""
+    return attachment_path(target, source, files) is not None
+
+
+def attachment_path(target: str, source: str, files: Iterable[str]) -> str | None:
+    """The file of `files` (vault paths, sorted) the attachment `target` linked from note
+    `source` names: the path as written, else relative to the note's folder, else the first
+    whose name and folders end as written (caseless, as `resolves` matches); None if none."""
     want = target.split("#", 1)[0].strip().lstrip("/").casefold()
     if not want:
-        return False
+        return None
     relative = posixpath.normpath(posixpath.join(posixpath.dirname(source), want)).casefold()
+    suffix = None
     for path in files:
         low = path.casefold()
-        if low in (want, relative) or low.endswith("/" + want):
-            return True
-    return False
+        if low in (want, relative):
+            return path
+        if suffix is None and low.endswith("/" + want):
+            suffix = path
+    return suffix
 
 
 def split_dangling(dangling: Sequence[tuple[str, str]], files: Sequence[str]

@@ -37,3 +37,25 @@ def test_doctor_reports_attachments_apart(tmp_path: Path) -> None:
     assert doc["dangling_links"] == [{"note": "A.md", "target": "Ghost"}]
     assert doc["missing_attachments"] == [{"note": "A.md", "target": "gone.png"}]
     assert doc["attachment_links"] == 2
+
+
+def test_links_name_the_file_an_attachment_link_reaches(tmp_path: Path) -> None:
+    """`Vault.links` gives an existing attachment's file (as doctor counts it resolved), a
+    missing one none, and a note link its note; `read` lists the same links, unchanged."""
+    from vault.storage.attachments import attachment_path
+
+    files = ["assets/Diagram.png", "notes/diagram.png", "notes/local.pdf"]
+    assert attachment_path("diagram.png", "notes/N.md", files) == "notes/diagram.png"
+    assert attachment_path("diagram.png", "x/N.md", files) == "assets/Diagram.png"
+    assert attachment_path("missing.png", "N.md", files) is None
+    root = tmp_path / "v"
+    (root / "assets").mkdir(parents=True)
+    (root / "assets" / "diagram.png").write_bytes(b"\x89PNG")
+    (root / "A.md").write_text("![[diagram.png]] ![[gone.png]] [[Ghost]] [[B]]\n",
+                               encoding="utf-8")
+    (root / "B.md").write_text("b\n", encoding="utf-8")
+    with Vault.init(root) as v:
+        got = [(i.target, i.resolved, i.attachment) for i in v.links("A")]
+        assert got == [("diagram.png", None, "assets/diagram.png"), ("gone.png", None, None),
+                       ("Ghost", None, None), ("B", "B.md", None)]
+        assert [i.attachment for i in v.read("A").links] == [None] * 4
