@@ -52,8 +52,8 @@ from bench.bench_learning import write_vault
 from bench.datasets import Question
 from bench.knowledge import generate
 from bench.metrics import paired_bootstrap
-from harness.compose import search_params as search_params_of
-from harness.config import load
+from harness import load_config
+from harness import search_params as config_search_params
 from vault import ASKED_FLOOR as FLOOR
 from vault import ASKED_WALK as WALK
 from vault import (
@@ -177,8 +177,8 @@ def search_params(args: argparse.Namespace) -> SearchParams:
     default SearchParams without one), then the learned signals the flags switch on
     (`--warmth`, `--cooccurrence` and their `--scope`, vault/retrieval/scope.py) for the
     item 6 ablation."""
-    base = SearchParams() if args.config is None else search_params_of(
-        load(env={}, config_file=args.config))
+    base = SearchParams() if args.config is None else config_search_params(
+        load_config(env={}, config_file=args.config))
     weights = dict(base.weights)
     if args.warmth:
         weights["warmth"] = args.warmth

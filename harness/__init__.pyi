@@ -14,7 +14,9 @@ from .ask import ask as _ask_loop
 from .commands.notes import positive_int as positive_int
 from .commands.output import CommandFailed as CommandFailed
 from .commands.output import fail as fail
+from .compose import search_params as search_params
 from .config import HooksSection as HooksSection
+from .config import load as _load_config
 from .hooks_daemon import daemon_request as daemon_request
 from .hooks_index import refresh as _refresh_hooks_index
 from .hooks_memory import prompt_memory as prompt_memory
@@ -25,5 +27,6 @@ from .ray_jobs import ray_module as ray_module
 from .ray_jobs import worker_error as worker_error
 
 ask_loop = _ask_loop
+load_config = _load_config
 prompt_recall = _prompt_recall
 refresh_hooks_index = _refresh_hooks_index
