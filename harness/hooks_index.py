@@ -85,14 +85,14 @@ def _date(fm: Mapping[str, Any], path: str, mtime_ns: int) -> str:
     "YYYY-MM-DD HH:MM"): the first of frontmatter `date`, `updated`, `created`, a fact's or
     rule's `last_confirmed` or `first_observed` (the days it was said, not the day it was
     written) that reads as a day as the search reads it ("8 May, 2024", "2024/05/08":
-    `vault.note_day`), else a YYYY-MM-DD in the file name (a daily note: `vault.name_day`),
+    `vault.value_day`), else a YYYY-MM-DD in the file name (a daily note: `vault.name_day`),
     else the file's modification day. So a prompt asking for a day (`dated`) finds the notes
     the search dates that day."""
-    from vault import name_day, note_day
+    from vault import name_day, value_day
 
     for key in ("date", "updated", "created", "last_confirmed", "first_observed"):
         value = fm.get(key)
-        day = note_day({"date": value}) if value is not None else None
+        day = value_day(value)
         if day is not None:
             text = str(value).replace("T", " ")
             return text[:16] if text.startswith(day.isoformat()) else day.isoformat()

@@ -30,14 +30,13 @@ from vault import (
     ContextLine,
     Vault,
     VaultError,
-    asked_ranges,
+    asked_alone,
     build_context,
     content_stems,
     ingest_conversations,
     load_transcript,
     term_coverage,
     topic_terms,
-    topicless,
 )
 
 from .config import Config
@@ -57,12 +56,12 @@ def prompt_memory(vault: Vault, prompt: str, words: int, *, k: int, min_share: f
     # the day asked on: the vault's clock, else (a vault opened without one) the wall clock's
     # UTC day, as the hooks' own path reads it (hooks_recall.recall)
     wanted, day = content_stems(prompt), vault.today() or datetime.now(UTC).date()
-    timed = topicless(prompt) and bool(asked_ranges(prompt, day))
+    timed = bool(asked_alone(prompt, day))
     if not wanted and not timed:
         return ""
     # lines for SPARE times the budget, so that the lines the floor drops leave room for the
-    # next best: each kept hit with the turn before it, best score first, while they fit; then
-    # in date order (the seed's depiction)
+    # next best: the kept hits, best score first, then the turns before them, while they
+    # fit; then in date order (the seed's depiction)
     ctx = build_context(vault, prompt, words * SPARE, k=k, now=day)
     terms = topic_terms(prompt)[:MAX_TERMS]
     dfs, n = vault.document_frequency(terms), len(vault.corpus())

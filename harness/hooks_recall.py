@@ -22,7 +22,7 @@ from collections.abc import Set as AbstractSet
 from datetime import UTC, date, datetime
 from pathlib import Path
 
-from vault import asked_ranges, content_stems, term_coverage, topic_terms, topicless
+from vault import asked_alone, content_stems, term_coverage, topic_terms
 
 from .hooks import cap_words, fence
 from .hooks_index import Row, by_path, dated, frequencies, search, used_lately
@@ -66,13 +66,12 @@ def _line(row: Row, wanted: AbstractSet[str]) -> str:
 def recall(root: Path, prompt: str, words: int, *, k: int, min_share: float,
            own_conversation: str = "", today: date | None = None) -> tuple[str, list[str]]:
     """(fenced memory text, the notes shown) for `prompt`; ("", []) when nothing is relevant.
-    A prompt that asks for a time and nothing else (`vault.topicless`: "what did we work on
+    A prompt that asks for a time and nothing else (`vault.asked_alone`: "what did we work on
     yesterday?") is answered by the notes dated in that time, read against `today` (default:
     the clock's UTC day), oldest first."""
     wanted, raw = content_stems(prompt), words_of(prompt)
     day = datetime.now(UTC).date() if today is None else today
-    spans = [(r.start.isoformat(), r.end.isoformat()) for r in asked_ranges(prompt, day)
-             ] if topicless(prompt) else []
+    spans = [(r.start.isoformat(), r.end.isoformat()) for r in asked_alone(prompt, day)]
     if not spans and (not wanted or not raw):
         return "", []
     terms = topic_terms(prompt)[:MAX_TERMS]

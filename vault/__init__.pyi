@@ -109,10 +109,9 @@ from .retrieval.signals.graph import adjacency as _link_adjacency
 from .retrieval.signals.graph import pagerank as pagerank
 from .retrieval.signals.graph import push as _pagerank_push
 from .retrieval.signals.ivf import IvfParams as IvfParams
-from .retrieval.times_asked import asked_ranges as asked_ranges
-from .retrieval.times_asked import topicless as topicless
+from .retrieval.times_asked import asked_alone as asked_alone
 from .retrieval.when import name_day as name_day
-from .retrieval.when import note_day as note_day
+from .retrieval.when import value_day as value_day
 from .storage.corpus import Corpus as Corpus
 from .storage.corpus import CorpusDelta as CorpusDelta
 from .storage.embeddings import EmbeddingCache as EmbeddingCache

@@ -126,42 +126,42 @@ def test_served_json_rpc_and_mcp_show_the_three_lines(seed_vault: Path, tmp_path
         assert srv.finish() == 0
 
 
-def test_context_on_a_vault_of_plain_notes(tmp_path: Path,
-                                           capsys: pytest.CaptureFixture[str]) -> None:
+def _plain_vault(tmp_path: Path, first: tuple[str, str]) -> Path:
+    """An initialised vault of `first` (name, text) and a garden note, dense off."""
     vault = tmp_path / "v"
     vault.mkdir()
-    (vault / "billing.md").write_text(
-        "---\ndate: 2024-03-02\n---\nThe billing service runs nightly invoices in eu-west-1. "
-        "Alice owns it.\n", encoding="utf-8")
+    (vault / first[0]).write_text(first[1], encoding="utf-8")
     (vault / "garden.md").write_text("Tomatoes need sun and water.\n", encoding="utf-8")
     assert main(["--vault", str(vault), "init", "--no-dense"]) == 0
+    return vault
+
+
+def _context(vault: Path, question: str, budget: int,
+             capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    """`rmh context QUESTION --budget B --no-dense --json`, in process."""
     capsys.readouterr()
-    assert main(["--vault", str(vault), "context", "where do billing invoices run",
-                 "--budget", "40", "--no-dense", "--json"]) == 0
-    doc = json.loads(capsys.readouterr().out)
+    assert main(["--vault", str(vault), "context", question, "--budget", str(budget),
+                 "--no-dense", "--json"]) == 0
+    return dict(json.loads(capsys.readouterr().out))
+
+
+def test_context_on_a_vault_of_plain_notes(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    vault = _plain_vault(tmp_path, ("billing.md", "---\ndate: 2024-03-02\n---\nThe billing "
+                                    "service runs nightly invoices in eu-west-1. Alice owns it.\n"))
+    doc = _context(vault, "where do billing invoices run", 40, capsys)
     assert doc["text"].startswith("[2024-03-02] billing.md: The billing service runs nightly")
     assert doc["words"] <= 40 and [ln["note"] for ln in doc["lines"]] == ["billing.md"]
-    assert main(["--vault", str(vault), "context", "billing", "--budget", "5",
-                 "--no-dense", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["words"] <= 5
+    assert _context(vault, "billing", 5, capsys)["words"] <= 5
 
 
 def test_context_finds_a_plain_note_by_its_alias(tmp_path: Path,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     """A question that is a note's alias ("Central Station") shares no word with its text:
     the alias names the note, as the search reads it, so context shows its passage."""
-    vault = tmp_path / "v"
-    vault.mkdir()
-    (vault / "Hauptbahnhof.md").write_text(
-        "---\ndate: 2024-03-02\naliases: [Central Station]\n---\n"
-        "The main hub where the trains from the north arrive.\n", encoding="utf-8")
-    (vault / "garden.md").write_text("Tomatoes need sun and water.\n", encoding="utf-8")
-    assert main(["--vault", str(vault), "init", "--no-dense"]) == 0
-    capsys.readouterr()
-    assert main(["--vault", str(vault), "context", "Central Station", "--budget", "40",
-                 "--no-dense", "--json"]) == 0
-    doc = json.loads(capsys.readouterr().out)
+    vault = _plain_vault(tmp_path, ("Hauptbahnhof.md", "---\ndate: 2024-03-02\naliases: "
+                                    "[Central Station]\n---\nThe main hub where the trains "
+                                    "from the north arrive.\n"))
+    doc = _context(vault, "Central Station", 40, capsys)
     assert [ln["note"] for ln in doc["lines"]] == ["Hauptbahnhof.md"], doc
-    assert main(["--vault", str(vault), "context", "Central Heating", "--budget", "40",
-                 "--no-dense", "--json"]) == 0
-    assert "garden" not in capsys.readouterr().out
+    assert "garden" not in json.dumps(_context(vault, "Central Heating", 40, capsys))

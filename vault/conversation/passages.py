@@ -15,7 +15,7 @@ Ordinary notes (no conversation `tier`, outside ``conversations/``) that the sea
 sharing a content term with the query in their title, an alias or the passage, or lying in
 the time a query asks about and nothing else (`in_time_asked`), are items of kind "note": the
 hit's best passage as text, the note's path, dated by its frontmatter (`date`, `updated`,
-`created`, in that order, read as search reads them: retrieval/when.py `note_day`), else by a
+`created`, in that order, read as search reads them: retrieval/when.py `value_day`), else by a
 YYYY-MM-DD in its file name (daily notes, as search dates them), else by the file's
 modification time (UTC, from the index: data, never the clock). So `context` on a vault
 with no conversations still returns budgeted, dated passages of the most relevant notes.
@@ -32,7 +32,7 @@ import numpy.typing as npt
 
 from ..notes.text import content_stems, content_terms, stems, tokenize
 from ..retrieval.times_asked import topicless, untimed_asked
-from ..retrieval.when import DATE_KEYS, name_day, note_day
+from ..retrieval.when import DATE_KEYS, name_day, value_day
 from .items import Item
 from .layout import ROOT, items_from_corpus
 
@@ -77,7 +77,7 @@ def note_date(frontmatter: Mapping[str, Any], mtime_ns: int, path: str = "") -> 
         value = frontmatter.get(key)
         if isinstance(value, datetime):
             return value.replace(tzinfo=None)
-        d = note_day({key: value}) if value is not None else None
+        d = value_day(value)
         if d is not None:
             return datetime(d.year, d.month, d.day)
     named = name_day(path)

@@ -62,7 +62,8 @@ _NUM = (
     r"(?P<n>\d{1,3}|a couple of|a few|an|a|one|two|three|four|five|six|seven|eight|nine|ten|"
     r"eleven|twelve)"
 )
-_MON = "(?P<mon>" + "|".join(MONTHS) + r"|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)"
+MONTH_NAMES = "|".join(MONTHS) + "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"  # a regex
+_MON = "(?P<mon>" + MONTH_NAMES + ")"
 _PATTERN = re.compile(
     r"\b(?:"
     r"(?P<iso>(?P<iy>\d{4})-(?P<im>\d{2})-(?P<id>\d{2}))"
@@ -126,7 +127,8 @@ def _week_start(d: date) -> date:
     return d - timedelta(days=d.weekday())
 
 
-def _month_number(name: str) -> int:
+def month_number(name: str) -> int:
+    """1-12 for a month's name or its abbreviation (any case)."""
     name = name.lower()
     return next(i + 1 for i, m in enumerate(MONTHS) if m.startswith(name[:3]))
 
@@ -185,10 +187,10 @@ def resolve(text: str, anchor: date) -> tuple[TimeRef, ...]:
                 out.append(TimeRef(expr, d, d, "day"))
             elif g["dmy"] or g["mdy"]:
                 day = int(g["d1"] or g["d2"])
-                d = date(int(g["y1"] or g["y2"]), _month_number(g["m1"] or g["m2"]), day)
+                d = date(int(g["y1"] or g["y2"]), month_number(g["m1"] or g["m2"]), day)
                 out.append(TimeRef(expr, d, d, "day"))
             elif g["my"]:
-                first, last = month_range(int(g["y3"]), _month_number(g["m3"]))
+                first, last = month_range(int(g["y3"]), month_number(g["m3"]))
                 out.append(TimeRef(expr, first, last, "month"))
             elif g["dby"]:
                 out.append(_offset(anchor, -2, "day", expr))

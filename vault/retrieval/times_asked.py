@@ -19,8 +19,8 @@ and nouns that ask what happened ("happen", "talk", "discuss", "say", "mention",
 "anything", "summary", "notes"). FRAME is a fixed English list, like the stop words
 (notes/text.py): a language without one keeps the ordinary search. A query that names a time
 and a topic ("the vase in May") is not topicless: its words decide, and the time lifts
-(when.py). `asks_only_time`: topicless and naming a time that is over (topicless.py makes
-that time the query's topic).
+(when.py). `asked_alone`: the times a topicless query names that are over (topicless.py makes
+them the query's topic).
 """
 
 from __future__ import annotations
@@ -29,7 +29,16 @@ import re
 from collections.abc import Sequence
 from datetime import date, timedelta
 
-from ..notes.clocks import MONTHS, WEEKDAYS, TimeRef, count_of, month_range, resolve, untimed
+from ..notes.clocks import (
+    MONTH_NAMES,
+    WEEKDAYS,
+    TimeRef,
+    count_of,
+    month_number,
+    month_range,
+    resolve,
+    untimed,
+)
 from ..notes.text import content_terms, stems, tokenize
 
 MAX_ASKED = 8  # ranges read from a query (`distinct`)
@@ -37,7 +46,7 @@ _UNITS = {"day": 1, "week": 7, "month": 30, "year": 365}
 _PAST = re.compile(r"\b(?:in|over|during|within)\s+the\s+(?:last|past)\s+(?:(?P<n>\d{1,3}|"
                    r"two|three|four|five|six|seven|eight|nine|ten|few|couple of)\s+)?"
                    r"(?P<unit>day|week|month|year)s?\b(?!\s+of\b)", re.IGNORECASE)
-_MON = r"(?:" + "|".join(MONTHS) + r"|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)"
+_MON = "(?:" + MONTH_NAMES + ")"
 _ORD = r"(?:st|nd|rd|th)?"
 _LOOSE = re.compile(  # read on what `untimed` leaves: a full date was read already
     r"\b(?:(?P<d1>\d{1,2})" + _ORD + r"\s+(?:of\s+)?(?P<m1>" + _MON + r")"
@@ -72,10 +81,6 @@ def asked_ranges(query: str, now: date) -> tuple[TimeRef, ...]:
     return distinct((*out, *over, *loose(untimed(text), now)), MAX_ASKED)
 
 
-def _month(name: str) -> int:
-    return next(i + 1 for i, m in enumerate(MONTHS) if m.startswith(name.lower()[:3]))
-
-
 def _latest_day(month: int, day: int, now: date) -> date | None:
     """The latest `day` of `month` before `now` (None when no year of the last eight has
     it: 30 February)."""
@@ -100,13 +105,13 @@ def loose(text: str, now: date) -> tuple[TimeRef, ...]:
             d = now - timedelta(days=back)
             out.append(TimeRef(expr, d, d, "day"))
         elif m.group("m3"):  # this year's if over, last year's if to come, none if running
-            first, last = month_range(now.year, _month(m.group("m3")))
+            first, last = month_range(now.year, month_number(m.group("m3")))
             if first > now:
-                first, last = month_range(now.year - 1, _month(m.group("m3")))
+                first, last = month_range(now.year - 1, month_number(m.group("m3")))
             if last < now:
                 out.append(TimeRef(expr, first, last, "month"))
         else:
-            day = _latest_day(_month(m.group("m1") or m.group("m2")),
+            day = _latest_day(month_number(m.group("m1") or m.group("m2")),
                               int(m.group("d1") or m.group("d2")), now)
             if day is not None:
                 out.append(TimeRef(expr, day, day, "day"))
@@ -151,6 +156,8 @@ def topicless(query: str) -> bool:
     return all(s in FRAME for s in stems(content_terms(tokenize(untimed_asked(query)))))
 
 
-def asks_only_time(query: str, now: date) -> bool:
-    """Whether `query` is topicless and names a time that is over by `now`."""
-    return topicless(query) and bool(asked_ranges(query, now))
+def asked_alone(query: str, now: date) -> tuple[TimeRef, ...]:
+    """The times a topicless `query` asks about (`asked_ranges`), () for a query that names a
+    topic: what the search's time channel (topicless.py), `context` and the prompt hooks
+    answer such a query by."""
+    return asked_ranges(query, now) if topicless(query) else ()

@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..storage.corpus import Corpus
-from .times_asked import asked_ranges, topicless
+from .times_asked import asked_alone
 from .when import NO_DAY, closeness_days, name_day, note_day
 
 F64 = npt.NDArray[np.float64]
@@ -41,12 +41,8 @@ def time_scores(corpus: Corpus, query: str, now: date) -> F64 | None:
     """t(d) of the module docstring for every note (eligibility is the pipeline's later
     mask), or None when the query is not topicless or names no time that is over by
     `now`."""
-    if not topicless(query):
-        return None
-    asked = asked_ranges(query, now)
-    if not asked:
-        return None
-    return closeness_days(asked, note_days(corpus))
+    asked = asked_alone(query, now)
+    return closeness_days(asked, note_days(corpus)) if asked else None
 
 
 _DAYS: tuple[weakref.ref[Corpus], npt.NDArray[np.int64]] | None = None

@@ -86,23 +86,29 @@ def name_day(path: str) -> date | None:
 def note_day(frontmatter: Mapping[str, Any]) -> date | None:
     """The note's date (module docstring), None when it has none that reads as one day."""
     for key in DATE_KEYS:
-        value = frontmatter.get(key)
-        if isinstance(value, datetime):
-            return value.date()
-        if isinstance(value, date):
-            return value
-        if not isinstance(value, str) or not value.strip():
-            continue
-        m = _YMD.match(value)
-        if m:
-            try:
-                return date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
-            except ValueError:
-                continue
-        days = [r.start for r in absolute(value) if r.granularity == "day"]
-        if days:
-            return days[0]
+        day = value_day(frontmatter.get(key))
+        if day is not None:
+            return day
     return None
+
+
+def value_day(value: Any) -> date | None:
+    """The day one frontmatter value names (a YAML date or datetime, ISO or "YYYY/MM/DD ..."
+    text, or any text `absolute` reads as one day), None when it names none."""
+    if isinstance(value, datetime):
+        return value.date()
+    if isinstance(value, date):
+        return value
+    if not isinstance(value, str) or not value.strip():
+        return None
+    m = _YMD.match(value)
+    if m:
+        try:
+            return date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+        except ValueError:
+            return None
+    days = [r.start for r in absolute(value) if r.granularity == "day"]
+    return days[0] if days else None
 
 
 _OWN: OrderedDict[tuple[bytes, date], tuple[TimeRef, ...]] = OrderedDict()

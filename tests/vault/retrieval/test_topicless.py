@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.harness.test_conv_depiction_surfaces import SEED  # the NDM seed's four turns
 from vault import Vault, build_context, ingest_conversations, load_conversations
 from vault.retrieval.pipeline import SearchEngine, SearchParams
 from vault.retrieval.times_asked import FRAME_WORDS, topicless
@@ -102,17 +103,6 @@ def test_scores_are_the_closeness_of_each_note_date() -> None:
     undated = replace(corpus, frontmatter=tuple({} for _ in range(4)))
     assert np.all(time_scores(undated, "What happened ten days ago?", NOW) == 0)
 
-
-SEED = {"format": "rmh-conversation/1", "id": "seed", "sessions": [
-    {"id": "S1", "date": "2024-05-01T10:00", "turns": [
-        {"id": "t0", "speaker": "Alice", "text": "I started a pottery class and made a vase.",
-         "date": "2024-05-01T10:00"},
-        {"id": "t1", "speaker": "Bob", "text": "Carla is my teacher at the pottery class.",
-         "date": "2024-05-01T10:05"},
-        {"id": "t2", "speaker": "Bob", "text": "Carla praised the vase you made, Alice.",
-         "date": "2024-05-08T18:00"},
-        {"id": "t3", "speaker": "Bob", "text": "Last month I sold my bike.",
-         "date": "2024-05-09T09:00"}]}]}
 
 
 def test_context_shows_the_turns_of_the_time_asked_and_nothing_for_an_absent_topic(
