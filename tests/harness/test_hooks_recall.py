@@ -5,8 +5,8 @@ dated notes, each recalled turn's turn before."""
 from __future__ import annotations
 
 import random
-from itertools import pairwise
 import sqlite3
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
