@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-import harness.hooks_index as hooks_index
 from harness.hooks_index import refresh, remember_used
 from harness.hooks_recall import brief, recall
 from vault import Vault
@@ -52,13 +51,14 @@ class _Counting:
 
     def __call__(self, *args: Any, **kwargs: Any) -> sqlite3.Connection:
         self.calls += 1
-        return self._real(*args, **kwargs)
+        conn: sqlite3.Connection = self._real(*args, **kwargs)
+        return conn
 
 
 def test_one_prompt_opens_one_connection(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     rng = random.Random(5)
     counting = _Counting()
-    monkeypatch.setattr(hooks_index.sqlite3, "connect", counting)
+    monkeypatch.setattr(sqlite3, "connect", counting)
     prompts = ["What about the " + " and ".join(rng.sample(WORDS, rng.randint(1, 4))) + "?"
                for _ in range(20)]
     prompts += ["What happened on 3 May 2024?", "What did we talk about on 8 May 2024?"]
@@ -78,7 +78,7 @@ def test_one_prompt_opens_one_connection(root: Path, monkeypatch: pytest.MonkeyP
 
 def test_no_index_no_connection(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     counting = _Counting()
-    monkeypatch.setattr(hooks_index.sqlite3, "connect", counting)
+    monkeypatch.setattr(sqlite3, "connect", counting)
     assert recall(tmp_path, "the kiln and the glaze", 80, k=5, min_share=0.3) == ("", [])
     assert brief(tmp_path, "/work/kiln", 80) == ""
     assert counting.calls == 0
