@@ -51,7 +51,9 @@ def make_template(root: Path, referrers: int) -> Path:
     (root / "a").mkdir(parents=True)
     (root / "r").mkdir()
     (root / "a" / "Sib.md").write_text("Sibling of the target.\n", encoding="utf-8")
-    (root / OLD).write_text("# Target\nSee [the sibling](Sib.md) and [[Sib]].\n", "utf-8")
+    # `./Sib.md` names a/Sib.md only (a bare `Sib.md` would still find it by name from b/),
+    # so the moved note's own link must follow it: the move rewrites the moved note too.
+    (root / OLD).write_text("# Target\nSee [the sibling](./Sib.md) and [[Sib]].\n", "utf-8")
     for i in range(referrers):
         (root / "r" / f"Ref {i:03d}.md").write_text(
             f"Ref {i} links [[Target]], [[Target|the target]] and [md](../a/Target.md).\n"

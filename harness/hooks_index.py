@@ -26,7 +26,8 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -185,67 +186,85 @@ def _row(values: Iterable[Any]) -> Row:
     return Row(*(str(v or "") for v in values))
 
 
-def search(root: Path, words: Iterable[str], k: int) -> list[Row]:
-    """The `k` best notes for any of `words` (BM25); [] when the index does not exist yet."""
-    path = index_path(root)
-    quoted = [f'"{w}"' for w in dict.fromkeys(words) if w.isalnum()]
-    if not path.exists() or not quoted:
-        return []
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5.0)
-    try:
-        rows = conn.execute(
+_COLUMNS = "path, title, date, tier, speaker, conversation, previous, body"
+
+
+class Reader:
+    """One read-only connection to the hooks' index, for everything one prompt (or one
+    session-start brief) asks of it: the term counts, the search, the turns before."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+
+    def search(self, words: Iterable[str], k: int) -> list[Row]:
+        """The `k` best notes for any of `words` (BM25)."""
+        quoted = [f'"{w}"' for w in dict.fromkeys(words) if w.isalnum()]
+        if not quoted:
+            return []
+        rows = self._conn.execute(
             "SELECT n.path, n.title, n.date, n.tier, n.speaker, n.conversation, n.previous, "
             "n.body FROM fts JOIN notes n ON n.id = fts.rowid WHERE fts MATCH ? "
             "ORDER BY bm25(fts), n.path LIMIT ?", (" OR ".join(quoted), k)).fetchall()
         return [_row(r) for r in rows]
-    finally:
-        conn.close()
 
-
-def frequencies(root: Path, words: Sequence[str]) -> tuple[int, list[int]]:
-    """(notes indexed, how many of them hold each of `words` as the index matches it); (0, [])
-    when the index does not exist yet."""
-    path = index_path(root)
-    if not path.exists():
-        return 0, []
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5.0)
-    try:
+    def frequencies(self, words: Sequence[str]) -> tuple[int, list[int]]:
+        """(notes indexed, how many of them hold each of `words` as the index matches it)."""
+        conn = self._conn
         n = int(conn.execute("SELECT count(*) FROM notes").fetchone()[0])
         return n, [int(conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?",
                                     (f'"{w}"',)).fetchone()[0]) if w.isalnum() else 0
                    for w in words]
-    finally:
-        conn.close()
 
-
-def dated(root: Path, spans: Iterable[tuple[str, str]], k: int) -> list[Row]:
-    """The first `k` notes dated in any of `spans` (inclusive "YYYY-MM-DD" days), oldest
-    first (ties: path); [] when the index does not exist yet."""
-    path = index_path(root)
-    spans = list(spans)
-    if not path.exists() or not spans or k <= 0:
-        return []
-    where = " OR ".join("(substr(date, 1, 10) BETWEEN ? AND ?)" for _ in spans)
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5.0)
-    try:
-        rows = conn.execute(
-            "SELECT path, title, date, tier, speaker, conversation, previous, body FROM notes "
-            f"WHERE {where} ORDER BY date, path LIMIT ?",
+    def dated(self, spans: Iterable[tuple[str, str]], k: int) -> list[Row]:
+        """The first `k` notes dated in any of `spans` (inclusive "YYYY-MM-DD" days), oldest
+        first (ties: path)."""
+        spans = list(spans)
+        if not spans or k <= 0:
+            return []
+        where = " OR ".join("(substr(date, 1, 10) BETWEEN ? AND ?)" for _ in spans)
+        rows = self._conn.execute(
+            f"SELECT {_COLUMNS} FROM notes WHERE {where} ORDER BY date, path LIMIT ?",
             (*(d for span in spans for d in span), k)).fetchall()
         return [_row(r) for r in rows]
+
+    def by_path(self, path: str) -> Row | None:
+        """One indexed note by its path (the turn before a recalled turn)."""
+        r = self._conn.execute(f"SELECT {_COLUMNS} FROM notes WHERE path = ?",
+                               (path,)).fetchone()
+        return _row(r) if r else None
+
+
+@contextmanager
+def reading(root: Path) -> Iterator[Reader | None]:
+    """A `Reader` of the vault's hooks index, closed on exit; None when the index does not
+    exist yet (nothing to recall)."""
+    path = index_path(root)
+    if not path.exists():
+        yield None
+        return
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5.0)
+    try:
+        yield Reader(conn)
     finally:
         conn.close()
+
+
+def search(root: Path, words: Iterable[str], k: int) -> list[Row]:
+    """`Reader.search` on a connection of its own; [] when the index does not exist yet."""
+    with reading(root) as r:
+        return r.search(words, k) if r is not None else []
+
+
+def frequencies(root: Path, words: Sequence[str]) -> tuple[int, list[int]]:
+    """`Reader.frequencies` on a connection of its own; (0, []) without an index."""
+    with reading(root) as r:
+        return r.frequencies(words) if r is not None else (0, [])
 
 
 def by_path(root: Path, path: str) -> Row | None:
-    """One indexed note by its path (the turn before a recalled turn)."""
-    conn = sqlite3.connect(f"file:{index_path(root)}?mode=ro", uri=True, timeout=5.0)
-    try:
-        r = conn.execute("SELECT path, title, date, tier, speaker, conversation, previous, body "
-                         "FROM notes WHERE path = ?", (path,)).fetchone()
-        return _row(r) if r else None
-    finally:
-        conn.close()
+    """`Reader.by_path` on a connection of its own; None without an index."""
+    with reading(root) as r:
+        return r.by_path(path) if r is not None else None
 
 
 def _journal(root: Path, session: str) -> Path:

@@ -25,7 +25,7 @@ from pathlib import Path
 from vault import asked_alone, content_stems, term_coverage, topic_terms
 
 from .hooks import cap_words, fence
-from .hooks_index import Row, by_path, dated, frequencies, search, used_lately
+from .hooks_index import Reader, Row, reading, used_lately
 
 PASSAGE_WORDS = 50
 MAX_TERMS = 48  # a prompt's first distinct content terms the floor weighs (a lookup each)
@@ -75,10 +75,23 @@ def recall(root: Path, prompt: str, words: int, *, k: int, min_share: float,
     if not spans and (not wanted or not raw):
         return "", []
     terms = topic_terms(prompt)[:MAX_TERMS]
-    n, dfs = frequencies(root, terms) if not spans else (0, [])
+    chosen: list[Row] = []
+    with reading(root) as index:  # one connection for the whole prompt
+        if index is not None:
+            chosen = _chosen(index, spans, raw, terms, k, min_share, own_conversation)
+    lines = cap_words([_line(r, wanted) for r in chosen], words)
+    if not lines:
+        return "", []
+    return fence(lines, "Memory for this prompt"), [r.path for r in chosen[: len(lines)]]
+
+
+def _chosen(index: Reader, spans: list[tuple[str, str]], raw: list[str], terms: list[str],
+            k: int, min_share: float, own_conversation: str) -> list[Row]:
+    """`recall`'s notes in the order shown, each recalled turn after the turn before it."""
+    n, dfs = index.frequencies(terms) if not spans else (0, [])
     chosen: list[Row] = []
     seen: set[str] = set()
-    rows = dated(root, spans, k) if spans else search(root, raw, k)
+    rows = index.dated(spans, k) if spans else index.search(raw, k)
     if not spans:  # the floor, then the best covered first (ties: the index's BM25 order)
         covered = [(term_coverage(terms, dfs, n, [f"{r.title} {r.body}"]), i)
                    for i, r in enumerate(rows)]
@@ -88,17 +101,14 @@ def recall(root: Path, prompt: str, words: int, *, k: int, min_share: float,
         if own_conversation and row.conversation == own_conversation:
             continue
         if row.tier == "L0" and row.previous and row.previous not in seen:
-            before = by_path(root, row.previous)
+            before = index.by_path(row.previous)
             if before is not None:
                 chosen.append(before)
                 seen.add(before.path)
         if row.path not in seen:
             chosen.append(row)
             seen.add(row.path)
-    lines = cap_words([_line(r, wanted) for r in chosen], words)
-    if not lines:
-        return "", []
-    return fence(lines, "Memory for this prompt"), [r.path for r in chosen[: len(lines)]]
+    return chosen
 
 
 USED_SHOWN = 5
@@ -110,14 +120,19 @@ def brief(root: Path, cwd: str, words: int) -> str:
     sessions, most recent first) and the notes most related to the working folder's name
     (the hooks' index; each must hold one of its words); "" when there is neither."""
     lines: list[str] = []
-    used = [n for n in used_lately(root) if by_path(root, n) is not None][:USED_SHOWN]
-    if used:
-        lines.append("Used lately: " + "; ".join(used))
     folder = Path(cwd).name if cwd else ""
     wanted = content_stems(folder.replace("-", " ").replace("_", " "))
     raw = words_of(folder)
-    related = [r for r in search(root, raw, RELATED_SHOWN * 2)
-               if wanted & content_stems(f"{r.path} {r.title} {r.body}")][:RELATED_SHOWN]
+    used: list[str] = []
+    related: list[Row] = []
+    with reading(root) as index:  # one connection for the whole brief
+        if index is not None:
+            used = [n for n in used_lately(root) if index.by_path(n) is not None][:USED_SHOWN]
+            related = [r for r in index.search(raw, RELATED_SHOWN * 2)
+                       if wanted & content_stems(f"{r.path} {r.title} {r.body}")
+                       ][:RELATED_SHOWN]
+    if used:
+        lines.append("Used lately: " + "; ".join(used))
     if related:
         lines.append(f"Related to {folder}:")
         lines += [_line(r, wanted) for r in related]

@@ -106,17 +106,18 @@ def test_move_keeps_id_and_rewrites_links(vault: Vault) -> None:
 
 
 def test_a_moved_note_s_own_relative_links_follow_it(vault: Vault) -> None:
-    """Moved from people/ to team/, a note's `[x](Carol.md)` (people/Carol.md) would dangle:
-    it becomes `../people/Carol.md`; a link still meaning the same note from there, a wiki
-    link by name and its link to itself are kept or follow as well; a rename within the
-    folder changes no byte of the note."""
+    """Moved from people/ to team/, a note's `[x](Carol.md)` (people/Carol.md) would mean
+    the root's Carol.md: it becomes `../people/Carol.md` (and `[[Carol]]` `[[people/Carol]]`);
+    a link still meaning the same note from there and its link to itself are kept or follow
+    as well; a rename within the folder changes no byte of the note."""
+    vault.write("Carol.md", "Another Carol.\n")
     vault.write("people/Carol.md", "Carol.\n")
     vault.write("people/Bob.md", "[c](Carol.md) [[Carol]] [a](Auth.md) [me](Bob.md)\n")
     bob = vault.resolve("people/Bob")
     res = vault.move("people/Bob", "team/Dave")
     assert res.rewritten[-1] == "team/Dave.md"
     assert vault.read("team/Dave").text == (
-        "[c](../people/Carol.md) [[Carol]] [a](Auth.md) [me](Dave.md)\n")
+        "[c](../people/Carol.md) [[people/Carol]] [a](Auth.md) [me](Dave.md)\n")
     carol, auth = vault.resolve("people/Carol"), vault.resolve("Auth")
     assert [ln.resolved for ln in vault.read("team/Dave").links] == [
         "people/Carol.md", "people/Carol.md", "Auth.md", "team/Dave.md"]
@@ -321,3 +322,89 @@ def test_prepare_sees_the_notes_as_they_are_now(tmp_path: Path, watch: bool) -> 
         got = v.prepare()
         assert got["notes"] == 2 and got["generation"] == v.sync().generation
         assert v.search("gamma").hits[0].note == "c.md"
+
+
+def test_markdown_links_without_md_resolve_and_follow_a_move(tmp_path: Path) -> None:
+    """`[t](../Target%20One)`, `[u](<../Target One#H>)` and `[s](Target%20One)` (by name, as
+    Obsidian writes a shortest path) mean `Target One.md`; a move rewrites them as it
+    rewrites `[x](../Target%20One.md)`: the path from the linking note, `.md` as written."""
+    v = Vault.init(tmp_path / "m")
+    v.write("Target One.md", "t\n")
+    v.write("people/Robert.md", "r\n")
+    v.write("a/Note.md", "see [t](../Target%20One), [u](<../Target One#H>), [r](Robert), "
+                         "[s](Target%20One) and [x](../Target%20One.md)\n")
+    assert [ln.resolved for ln in v.links("a/Note")] == [
+        "Target One.md", "Target One.md", "people/Robert.md", "Target One.md", "Target One.md"]
+    res = v.move("Target One", "sub/Target Two")
+    assert res.rewritten == ("a/Note.md",)
+    assert v.read("a/Note").text == (
+        "see [t](../sub/Target%20Two), [u](<../sub/Target Two#H>), [r](Robert), "
+        "[s](../sub/Target%20Two) and [x](../sub/Target%20Two.md)\n")
+    v.move("people/Robert", "people/Rob")
+    assert "[r](../people/Rob)," in v.read("a/Note").text
+    assert [ln.resolved for ln in v.links("a/Note")] == [
+        "sub/Target Two.md", "sub/Target Two.md", "people/Rob.md", "sub/Target Two.md",
+        "sub/Target Two.md"]
+    assert v.backlinks("sub/Target Two") == ["a/Note.md"]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_generated_extensionless_links_follow_moves(tmp_path: Path, seed: int) -> None:
+    """Generated note names (spaces, %, parentheses, accents, dots) linked without `.md` from
+    another folder: each link resolves, and after each note is moved to another generated
+    name it resolves to the moved note and is still written without `.md`."""
+    import random
+    from urllib.parse import quote
+
+    rng = random.Random(seed)
+    parts = ["Plan", "50% done", "(draft)", "Caf\u00e9", "v1.2 notes", "a&b", "\u00fcber", "Q3"]
+    v = Vault.init(tmp_path / "g")
+    names = sorted({f"{rng.choice(['', 'x/', 'y z/'])}{rng.choice(parts)} {i}"
+                    for i in range(6)})
+    for name in names:
+        v.write(f"{name}.md", f"{name}\n")
+    v.write("hub/Links.md", "".join(f"- [{i}]({quote('../' + n)})\n"
+                                    for i, n in enumerate(names)))
+    assert [ln.resolved for ln in v.links("hub/Links")] == [f"{n}.md" for n in names]
+    moved = [f"{rng.choice(['', 'moved/', 'deep/er/'])}{rng.choice(parts)} m{i}"
+             for i in range(len(names))]
+    for old, new in zip(names, moved, strict=True):
+        v.move(old, new)
+    assert [ln.resolved for ln in v.links("hub/Links")] == [f"{n}.md" for n in moved]
+    assert ".md)" not in v.read("hub/Links").text
+
+
+def test_read_and_links_agree_on_names_spelled_apart(tmp_path: Path) -> None:
+    """`Note.md` / `note.md` and `Café.md` composed / decomposed side by side (a
+    case-sensitive file system that keeps the normal form): `read NAME` and `[[NAME]]`,
+    `[x](NAME)` in another note name the same file whenever `read` answers (else it lists
+    them), and a link spelled apart from all of them takes the first path in code-point
+    order (storage order and ids do not matter)."""
+    from vault import AmbiguousNote
+
+    root = tmp_path / "v"
+    root.mkdir()
+    nfc, nfd = "Caf\u00e9", "Cafe\u0301"
+    names = ["Note", "note", nfc, nfd]
+    for name in reversed(names):
+        (root / f"{name}.md").write_text(f"I am {name!a}\n", encoding="utf-8")
+    if len(os.listdir(root)) != 4:
+        pytest.skip("this file system folds case or normal form")
+    asked = [*names, "NOTE", "CAF\u00c9", "cafe\u0301"]
+    (root / "hub").mkdir()
+    (root / "hub" / "Hub.md").write_text(
+        "".join(f"[[{q}]] [m](../{q.replace(' ', '%20')})\n" for q in asked), encoding="utf-8")
+    with Vault.init(root) as v:
+        links = [ln.resolved for ln in v.links("hub/Hub")]
+        for i, q in enumerate(asked):
+            wiki, markdown = links[2 * i], links[2 * i + 1]
+            assert wiki == markdown, q
+            try:
+                read = v.read(q).note
+            except AmbiguousNote:
+                read = None
+            if read is not None:
+                assert wiki == read, (q, wiki, read)
+        assert links[::2] == ["Note.md", "note.md", f"{nfc}.md", f"{nfd}.md", "Note.md",
+                              f"{nfd}.md", f"{nfd}.md"]
+        assert [v.read(q).note for q in names] == [f"{n}.md" for n in names]

@@ -12,8 +12,19 @@ Names compare by `fold`: casefolded and in one Unicode normal form, so a link ty
 systems and sync tools may store it), and the other way round.
 A target that starts with `./` or `../` is a path relative to the linking note's folder and
 resolves to that note only (Obsidian's "relative path to file" links).
-Markdown links are relative to the linking note's folder, then to the vault root.
+Markdown links (`.md` optional, %-decoded by the scan) are relative to the linking note's folder,
+then to the vault root, then resolve by rules 1 and 2 as a wiki-link does (Obsidian's default
+"shortest path when possible" writes `[x](Note%20Name.md)` for a note in any folder); never by
+alias; one that starts with `./` or `../` names that path only.
 Unresolved links are kept as dangling (resolved = None).
+
+Spellings of one path (`Note.md` and `note.md` on a case-sensitive file system; `Café.md`
+composed and decomposed) are one name to a link, and one rule picks among them everywhere,
+for links and for `read` (`by_path`, `by_title`) alike: the note spelled exactly as written
+(code points, `.md` as written or added: `spelling` 0, else but for the case of `.md`: 1), else
+the first by path in code-point order. A link always takes that pick; `read` takes it only
+when a note is spelled as written (or there is only one), and otherwise answers AmbiguousNote
+listing them, so whenever `read NAME` answers, it names the note `[[NAME]]` resolves to.
 """
 
 from __future__ import annotations
@@ -37,6 +48,18 @@ def strip_md(path: str) -> str:
 def title_of(path: str) -> str:
     """A note's title: its file name without `.md`."""
     return strip_md(posixpath.basename(path))
+
+
+def spelling(path: str, written: str) -> int:
+    """How closely note `path` is spelled as `written` names it (a written path names its
+    last components): 0 in the very code points (`.md` as written, or added when not written:
+    `Note` -> `Note.md`, `x/Note.md`), 1 but for the case of `.md` (`Note.MD`), 2 otherwise
+    (`note.md`, or `Note.md` decomposed where `Note` was typed composed)."""
+    full = written if written.lower().endswith(".md") else written + ".md"
+    if path == full or path.endswith("/" + full):
+        return 0
+    stem, want = strip_md(path), strip_md(written)
+    return 1 if stem == want or stem.endswith("/" + want) else 2
 
 
 def fold(name: str) -> str:
@@ -71,8 +94,10 @@ def alias_keys(aliases: Sequence[str]) -> list[str]:
 # The version of the rules above: what a link resolves to. The stores of resolved edges
 # (storage/edge_store.py, storage/note_store.py) name it, so a change of the rules rebuilds
 # them instead of serving the old rules' edges. 2: `[[./x]]` and `[[../x]]` resolve.
-# 3: names compare by `fold` (NFC and NFD spellings are one name).
-RULES = 3
+# 3: names compare by `fold` (NFC and NFD spellings are one name). 4: spellings of one path
+# pick the one spelled as written, else the first in code-point order (was: the highest id);
+# markdown links resolve by name as wiki-links do, and without `.md`.
+RULES = 4
 
 SHORT = 8  # notes sharing a file name that `_exact` scans rather than look the path key up
 
@@ -148,15 +173,21 @@ class Resolver:
 
     # -- lookups (positions; every candidate checked against the columns) ---------------------
 
-    def _key_position(self, key: str) -> int | None:
-        paths, found = self.paths, None
-        for p in self.keys.positions(key):  # `A.md` and `a.md`: the highest id
-            if (found is None or p > found) and path_key(paths[p]) == key:
-                found = p
-        return found
+    def _pick(self, positions: Sequence[int], written: str) -> int | None:
+        """Among notes that are spellings of one path, the one rule (module docstring): the
+        one spelled as `written`, else the first by path in code-point order."""
+        if len(positions) < 2:
+            return positions[0] if positions else None
+        paths = self.paths
+        return min(positions, key=lambda p: (spelling(paths[p], written), paths[p]))
 
-    def _key_id(self, key: str) -> int | None:
-        p = self._key_position(key)
+    def _key_position(self, key: str, written: str = "") -> int | None:
+        paths = self.paths
+        return self._pick([p for p in self.keys.positions(key) if path_key(paths[p]) == key],
+                          written)
+
+    def _key_id(self, key: str, written: str = "") -> int | None:
+        p = self._key_position(key, written)
         return None if p is None else self.ids[p]
 
     def _name_positions(self, name: str) -> list[int]:
@@ -214,30 +245,35 @@ class Resolver:
             found = sorted(set(found), key=lambda e: paths[e[0]])
         return found
 
-    def _exact(self, key: str, named: list[tuple[int, str]]) -> int | None:
-        """`_key_position(key)` given `named`, the notes named `basename(key)`: every note
-        with that path key is among them (name_key), so a short list answers it."""
+    def _exact(self, key: str, named: list[tuple[int, str]], written: str) -> int | None:
+        """`_key_position(key, written)` given `named`, the notes named `basename(key)`: every
+        note with that path key is among them (name_key), so a short list answers it."""
         if len(named) > SHORT:
-            return self._key_position(key)
-        hits = [p for p, k in named if k == key]
-        return max(hits) if hits else None
+            return self._key_position(key, written)
+        return self._pick([p for p, k in named if k == key], written)
 
-    def _candidates(self, key: str, named: list[tuple[int, str]]) -> list[int]:
+    def _candidates(self, key: str, named: list[tuple[int, str]], written: str) -> list[int]:
         if not key:
             return []
-        at = self._exact(key, named)
+        at = self._exact(key, named, written)
         if at is not None:
             return [at]
         paths, tail = self.paths, "/" + key
-        found = [p for p, k in named if ("/" + k).endswith(tail)]
-        if len(found) > 1:
-            found.sort(key=lambda p: (paths[p].count("/"), len(paths[p]), paths[p]))
-        return found
+        found = [(p, k) for p, k in named if ("/" + k).endswith(tail)]
+        if len(found) < 2:
+            return [p for p, _ in found]
+        found.sort(key=lambda e: (paths[e[0]].count("/"), len(paths[e[0]]), paths[e[0]]))
+        rank: dict[str, int] = {}  # spellings of one path: together, the picked one first
+        for i, (_, k) in enumerate(found):
+            rank.setdefault(k, i)
+        found.sort(key=lambda e: (rank[e[1]], spelling(paths[e[0]], written), paths[e[0]]))
+        return [p for p, _ in found]
 
     def candidates(self, target: str) -> list[str]:
         """Every note path a wiki target could mean, best first (rule 2's order, no folder)."""
-        key = path_key(target.strip().lstrip("/"))
-        return [self.paths[p] for p in self._candidates(key, self._named(_last(key)))]
+        bare = target.strip().lstrip("/")
+        key = path_key(bare)
+        return [self.paths[p] for p in self._candidates(key, self._named(_last(key)), bare)]
 
     def resolve_wiki(self, target: str, source: str | None = None) -> int | None:
         """The note id a `[[target]]` written in note `source` points to, or None: by path or
@@ -256,20 +292,18 @@ class Resolver:
         folder = posixpath.dirname(source) if source is not None else ""
         if bare.startswith(("./", "../")):  # explicitly relative: that path and no other
             rel = posixpath.normpath(posixpath.join(folder, bare))
-            return None if rel.startswith("..") else self._key_id(path_key(rel))
-        key = path_key(bare.lstrip("/"))
-        name = _last(key)
-        named = self._named(name)
+            return None if rel.startswith("..") else self._key_id(path_key(rel), rel)
+        written = bare.lstrip("/")
+        key = path_key(written)
+        named = self._named(_last(key))
         if folder:
-            local = path_key(posixpath.join(folder, bare))
-            if _last(local) == name and len(named) <= SHORT:  # `_exact`, inlined: hot
-                hits = [p for p, k in named if k == local]
-                at = max(hits) if hits else None
-            else:
-                at = self._key_position(local)
+            local = posixpath.join(folder, bare)
+            local_key = path_key(local)
+            at = self._exact(local_key, named, local) if _last(local_key) == _last(key) \
+                else self._key_position(local_key, local)
             if at is not None:
                 return self.ids[at]
-        found = self._candidates(key, named)
+        found = self._candidates(key, named, written)
         if found:
             if len(found) > 1 and source is not None:
                 same = [p for p in found if posixpath.dirname(self.paths[p]) == folder]
@@ -279,15 +313,18 @@ class Resolver:
         return None
 
     def resolve_markdown(self, target: str, source: str) -> int | None:
-        """The note id a markdown link `[x](target)` written in `source` points to."""
+        """The note id a markdown link `[x](target)` written in `source` points to: the path
+        from the linking note's folder, else from the vault root, else by rules 1 and 2 (a
+        `./` or `../` target: that path only)."""
         rel = posixpath.normpath(posixpath.join(posixpath.dirname(source), target))
-        for cand in (rel, posixpath.normpath(target.lstrip("/"))):
+        root = posixpath.normpath(target.lstrip("/"))
+        for cand in (rel,) if target.startswith(("./", "../")) else (rel, root):
             if cand.startswith(".."):
                 continue
-            note_id = self._key_id(path_key(cand))
+            note_id = self._key_id(path_key(cand), cand)
             if note_id is not None:
                 return note_id
-        return None
+        return self.resolve_name(target, source)
 
     def resolve(self, link: LinkRow, source: str) -> int | None:
         """Resolve one stored link of note `source`. `[[#Heading]]` points to the note itself."""
@@ -311,8 +348,17 @@ class Resolver:
         hits = sorted({p for p in self.keys.positions(key) if path_key(paths[p]) == key},
                       key=lambda p: paths[p])
         if len(hits) > 1:
-            raise AmbiguousNote(note, [paths[p] for p in hits])
+            return self._one(note, hits, raw)
         return self.ids[hits[0]] if hits else None
+
+    def _one(self, note: str, spellings: list[int], written: str) -> int:
+        """Of several spellings of one path, the one spelled as `written` (`spelling` 0, else
+        1: the links' pick, `_pick`); none: AmbiguousNote listing them."""
+        paths = self.paths
+        best = min(spellings, key=lambda p: (spelling(paths[p], written), paths[p]))
+        if spelling(paths[best], written) == 2:
+            raise AmbiguousNote(note, [paths[p] for p in spellings])
+        return self.ids[best]
 
     def by_title(self, note: str) -> int | None:
         """The id of the one note whose file name, else alias, is `note` (a bare name).
@@ -323,6 +369,8 @@ class Resolver:
             return None
         found = self._name_positions(key)
         if len(found) > 1:
+            if len({path_key(self.paths[p]) for p in found}) == 1:  # one path, spelled apart
+                return self._one(note, found, note.strip().lstrip("/"))
             raise AmbiguousNote(note, [self.paths[p] for p in found])
         if found:
             return self.ids[found[0]]

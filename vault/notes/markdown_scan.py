@@ -10,8 +10,10 @@ Recognised forms follow Obsidian:
 - wiki-links `[[T]]`, `[[T|alias]]`, `[[T#Heading]]`, `[[T#^block]]`, `[[#Heading]]`, `![[T]]`,
   `[[T.md]]` (".md" stripped), `[[T\\|alias]]` (the table escape);
 - markdown links `[text](path/T.md)`, `[text](<path with spaces.md>)`, `![](T.md)`, with %-decoding
-  and an optional `#fragment`; external URLs (any `scheme:` or `//host`) and paths that do not end
-  in ".md" are not links;
+  and an optional `#fragment`, and without ".md" (`[text](Some%20Note)`, `[text](folder/note)`:
+  Obsidian's links to a note, resolved as `T.md`); external URLs (any `scheme:` or `//host`), a
+  bare `#fragment`, a folder (`a/`) and a path whose file name has another extension (a dot and
+  1-8 letters or digits, a letter among them: `pic.png`, `www.example.com`) are not links;
 - tags `#tag`, `#nested/tag`, `#a-b_c`, Unicode word characters; the `#` must start the line or
   follow whitespace, and the tag must hold at least one non-digit;
 - ATX headings `# Title` (up to 3 leading spaces, closing `#`s removed). Setext headings and
@@ -72,6 +74,7 @@ _MARKDOWN = re.compile(
     r"(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'))?[ \t]*\)"
 )
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:|//")
+_EXTENSION = re.compile(r"\.(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{1,8}")
 _TAG = re.compile(r"(?<!\S)#([\w/-]+)")
 _NOT_A_TAG = re.compile(r"[\d/_-]+")
 # The heading line; the title and its optional closing `#`s are cut in `_heading_title` (a lazy
@@ -208,7 +211,8 @@ def _markdown_site(m: re.Match[str]) -> LinkSite | None:
     if _SCHEME.match(raw_path.lstrip()):
         return None
     path = unquote(raw_path.strip())
-    if not path.lower().endswith(".md") or len(path) == 3:
+    md_suffix = path.lower().endswith(".md")
+    if not (note_path(path[:-3]) if md_suffix else bare_note_path(path)):
         return None
     frag = unquote(frag).strip()
     heading = block = None
@@ -219,10 +223,24 @@ def _markdown_site(m: re.Match[str]) -> LinkSite | None:
     lead = len(raw_path) - len(raw_path.lstrip())
     t0 = dest_start + lead
     text = m.group(2)
-    link = Link(
-        path[:-3], heading, block, text or None, bool(m.group(1)), "markdown", m.start(), m.end()
-    )
-    return LinkSite(link, t0, t0 + len(raw_path.strip()), True, angle)
+    link = Link(path[:-3] if md_suffix else path, heading, block, text or None, bool(m.group(1)),
+                "markdown", m.start(), m.end())
+    return LinkSite(link, t0, t0 + len(raw_path.strip()), md_suffix, angle)
+
+
+def note_path(path: str) -> bool:
+    """Whether a markdown destination's path (decoded, `.md` dropped) can name a note: a
+    file name, not empty, not a folder (`a/`), not `.` or `..`."""
+    name = path.rpartition("/")[2]
+    return name not in ("", ".", "..")
+
+
+def bare_note_path(path: str) -> bool:
+    """Whether a markdown destination written without `.md` names a note (`note_path`, and
+    no other extension ends its file name: `pic.png` is an attachment)."""
+    name = path.rpartition("/")[2]
+    dot = name.rfind(".")
+    return note_path(path) and (dot <= 0 or _EXTENSION.fullmatch(name[dot:]) is None)
 
 
 def scan_body(text: str, offset: int = 0) -> BodyScan:

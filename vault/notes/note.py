@@ -24,7 +24,7 @@ from typing import Any
 
 from ..errors import NoteFormatError
 from .frontmatter import dump, find_block, load, update
-from .markdown_scan import Link, LinkSite, scan_body, scan_wiki
+from .markdown_scan import Link, LinkSite, bare_note_path, scan_body, scan_wiki
 
 __all__ = [
     "Link",
@@ -163,6 +163,8 @@ def _format_target(site: LinkSite, new: str) -> str:
             raise NoteFormatError(f"wiki-link target cannot contain [ ] | #: {new!r}")
         return new + ".md" if site.md_suffix and not new.lower().endswith(".md") else new
     path = new if new.lower().endswith(".md") else new + ".md"
+    if not site.md_suffix and bare_note_path(path[:-3]):  # written without `.md`: kept so
+        path = path[:-3]
     if site.angle:
         if "<" in path or ">" in path:
             raise NoteFormatError(f"link target cannot contain < or >: {new!r}")

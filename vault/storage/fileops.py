@@ -83,22 +83,29 @@ def dead_temps(folder: Path, pattern: str) -> list[Path]:
 
 
 def place_no_clobber(src: str, dst: str, rel: str, *, keep_src: bool = False,
-                     done: Callable[[], None] = _nothing) -> None:
+                     done: Callable[[], None] = _nothing, src_dir_fd: int | None = None,
+                     dst_dir_fd: int | None = None) -> None:
     """Put `src` at `dst`, never replacing `dst` (NoteExists): an atomic hard link, then unlink
-    `src` unless `keep_src`; where links are unsupported, check then rename."""
+    `src` unless `keep_src`; where links are unsupported, check then rename. With
+    `src_dir_fd` / `dst_dir_fd`, the names are entries of those open folders
+    (storage/anchored.py)."""
     try:
-        os.link(src, dst, follow_symlinks=False)
+        os.link(src, dst, src_dir_fd=src_dir_fd, dst_dir_fd=dst_dir_fd, follow_symlinks=False)
     except FileExistsError as exc:
         raise NoteExists(rel) from exc
     except OSError as exc:
         if exc.errno not in _LINK_UNSUPPORTED:
             raise
-        if os.path.lexists(dst):
+        try:
+            os.stat(dst, dir_fd=dst_dir_fd, follow_symlinks=False)
+        except FileNotFoundError:
+            pass
+        else:
             raise NoteExists(rel) from exc
-        os.rename(src, dst)
+        os.rename(src, dst, src_dir_fd=src_dir_fd, dst_dir_fd=dst_dir_fd)
         done()
         return
     done()
     if not keep_src:
-        os.unlink(src)
+        os.unlink(src, dir_fd=src_dir_fd)
         done()

@@ -7,8 +7,11 @@
   any moment leaves the old or the new bytes; `clean_stale_temps` removes leftover temps.
 - Text is UTF-8 without newline translation; a leading BOM stays in the text as U+FEFF, so
   `write_text(p, read_text(p))` reproduces the file byte for byte.
-- `trash` and `move` never overwrite; nothing is hard-deleted. Limit: a local user swapping a
-  folder for a symlink between check and use can redirect a write (reads use O_NOFOLLOW).
+- `trash` and `move` never overwrite; nothing is hard-deleted.
+- Every change lands through a descriptor of its folder walked from the root without
+  following a symlink (storage/anchored.py): a parent folder swapped for a symlink between
+  the checks and the rename fails the write (PathRefused), it never redirects it. Reads check
+  once, then open the file with O_NOFOLLOW (a parent swapped meanwhile can redirect a read).
 - Every change holds the vault's write lock (storage/write_lock.py), so a guarded write
   (`expected_hash`) is a compare-and-swap that every rmh process respects; right before its
   rename the file's identity (inode, size, mtime) is checked again, which narrows the window
@@ -28,7 +31,7 @@ import os
 import re
 import signal
 import stat as st
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from ..errors import (
@@ -41,7 +44,8 @@ from ..errors import (
     PermissionDenied,
     QuotaExceeded,
 )
-from .fileops import alive, fsync_dir, place_no_clobber
+from .anchored import fsync_fds, lstat_at, open_dir, parts_of
+from .fileops import alive, place_no_clobber
 from .folder_view import FileStat as FileStat  # re-exported: the store's types
 from .folder_view import FolderView, inside
 from .folder_view import Scan as Scan
@@ -95,12 +99,21 @@ class Store(FolderView):
         the vault is skipped), so a write through one would change another note's file, or
         land where the index never looks."""
         lexical = os.path.join(self._root, self.check(path, write=write))
-        real = os.path.realpath(lexical)
+        real = self._realpath(path, lexical)
         if not inside(self._root, real):
             raise PathRefused(path, "symlink leaves the vault")
         if write and real != lexical:
             raise PathRefused(path, "symlink inside the vault")
         return Path(real)
+
+    @staticmethod
+    def _realpath(path: str, lexical: str) -> str:
+        """os.path.realpath of `lexical`; PathRefused when a link it met was swapped for a
+        folder as it read it (readlink's EINVAL), a race, refused."""
+        try:
+            return os.path.realpath(lexical)
+        except OSError as exc:
+            raise PathRefused(path, "symlink loop or symlink swapped in") from exc
 
     def _entry(self, path: str, *, write: bool = False) -> tuple[str, str]:
         """(checked path, directory entry) for renames: the parent is resolved, the final name
@@ -109,25 +122,40 @@ class Store(FolderView):
         rel = self.check(path, write=write)
         self.resolve(rel, write=write)
         parent, name = os.path.split(os.path.join(self._root, rel))
-        return rel, os.path.join(os.path.realpath(parent), name)
+        return rel, os.path.join(self._realpath(path, parent), name)
 
-    def _existing(self, path: str) -> tuple[str, str]:
-        """`_entry` of an existing non-folder: NoteNotFound, PathRefused("is a folder")."""
+    @contextlib.contextmanager
+    def _existing(self, path: str) -> Iterator[tuple[str, int, str, os.stat_result]]:
+        """(checked path, its open folder, its name, its lstat) of an existing non-folder
+        entry: NoteNotFound, PathRefused("is a folder"); the folder is the one the checks
+        saw, walked without following a link (a link swapped in since: PathRefused)."""
         rel, entry = self._entry(path)
-        if not os.path.lexists(entry):
-            raise NoteNotFound(path)
-        if os.path.isdir(entry) and not os.path.islink(entry):
-            raise PathRefused(path, "is a folder")
-        return rel, entry
-
-    def _makedirs(self, path: str, folder: str) -> None:
-        """Create `folder` unless its realpath leaves the vault."""
-        if not inside(self._root, os.path.realpath(folder)):
+        folder, name = os.path.split(entry)
+        if not inside(self._root, folder):  # swapped for a link since `resolve` looked
             raise PathRefused(path, "symlink leaves the vault")
         try:
-            os.makedirs(folder, exist_ok=True)
-        except (FileExistsError, NotADirectoryError) as exc:
-            raise PathRefused(path, "a parent folder is a file") from exc
+            fd = open_dir(self._root, parts_of(self._root, folder), path)
+        except (FileNotFoundError, NotADirectoryError) as exc:
+            raise NoteNotFound(path) from exc
+        try:
+            info = lstat_at(fd, name)
+            if info is None:
+                raise NoteNotFound(path)
+            if st.S_ISDIR(info.st_mode):
+                raise PathRefused(path, "is a folder")
+            yield rel, fd, name, info
+        finally:
+            os.close(fd)
+
+    @contextlib.contextmanager
+    def _folder_of(self, path: str, rel: str) -> Iterator[int]:
+        """The open folder of vault path `rel` (checked, no link on the way), made when
+        missing: PathRefused when a link leaves the vault or a parent folder is a file."""
+        fd = open_dir(self._root, rel.split("/")[:-1], path, create=True)
+        try:
+            yield fd
+        finally:
+            os.close(fd)
 
     def stat(self, path: str) -> FileStat | None:
         """FileStat of the regular file at `path`; None when missing or not a file."""
@@ -145,11 +173,16 @@ class Store(FolderView):
         PermissionDenied (the file system refuses this process: mode, owner, ACL)."""
         return self._read(path)[0]
 
-    def _read(self, path: str) -> tuple[bytes, os.stat_result]:
-        """The file's bytes and the stat of the very file they were read from."""
-        real = self.resolve(path)
+    def _read(self, path: str, at: tuple[int, str] | None = None
+              ) -> tuple[bytes, os.stat_result]:
+        """The file's bytes and the stat of the very file they were read from; `at` (an open
+        folder and a name in it) reads that entry instead of resolving `path`."""
+        flags = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0)
         try:
-            fd = os.open(real, os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
+            if at is None:
+                fd = os.open(self.resolve(path), flags)
+            else:
+                fd = os.open(at[1], flags, dir_fd=at[0])
         except (FileNotFoundError, NotADirectoryError) as exc:
             raise NoteNotFound(path) from exc
         except PermissionError as exc:
@@ -168,10 +201,11 @@ class Store(FolderView):
             raise QuotaExceeded(f"note size of {path}", MAX_NOTE_BYTES)
         return data, info
 
-    def _current(self, path: str) -> tuple[str | None, tuple[int, int, int] | None]:
+    def _current(self, path: str, at: tuple[int, str] | None = None
+                 ) -> tuple[str | None, tuple[int, int, int] | None]:
         """(sha256 hex of the file's bytes, its identity); (None, None) when missing."""
         try:
-            data, info = self._read(path)
+            data, info = self._read(path, at)
         except NoteNotFound:
             return None, None
         return hashlib.sha256(data).hexdigest(), _identity(info)
@@ -212,24 +246,32 @@ class Store(FolderView):
             raise NotText(path, "not utf-8 encodable") from exc
         if len(data) > MAX_NOTE_BYTES:
             raise QuotaExceeded(f"note size of {rel}", MAX_NOTE_BYTES)
-        target = str(self.resolve(rel, write=True))
-        folder, name = os.path.split(target)
-        self._makedirs(path, folder)
-        old = os.stat(target) if os.path.exists(target) else None
+        target = str(self.resolve(rel, write=True))  # the reasons; the walk below holds
+        with self._folder_of(path, rel) as dfd:
+            return self._write_at(path, rel, dfd, target, data, create_only, expected_hash)
+
+    def _write_at(self, path: str, rel: str, dfd: int, target: str, data: bytes,
+                  create_only: bool, expected_hash: str | None) -> FileStat:
+        name = os.path.basename(target)
+        old = lstat_at(dfd, name)
+        if old is not None and st.S_ISLNK(old.st_mode):  # swapped in since the check
+            raise PathRefused(path, "symlink inside the vault")
         if old is not None and (create_only or st.S_ISDIR(old.st_mode)):
             raise NoteExists(rel) if create_only else PathRefused(path, "is a folder")
         seen: tuple[int, int, int] | None = None
         if expected_hash is not None:
-            now, seen = self._current(rel)
+            now, seen = self._current(rel, (dfd, name))
             if now != expected_hash:
                 raise EditConflict(rel, expected_hash, now)
         short = name.encode("utf-8")[:200].decode("utf-8", "ignore")  # temp name <= 255 bytes
-        tmp = os.path.join(folder, f".{short}.rmh-tmp-{os.getpid()}-{next(_temp_counter)}")
-        _inflight.add(tmp)
+        tmp = f".{short}.rmh-tmp-{os.getpid()}-{next(_temp_counter)}"
+        inflight = os.path.join(os.path.dirname(target), tmp)
+        _inflight.add(inflight)
         try:
             # 0o666 & ~umask (0644 under the usual 022), as any editor creates a text file;
             # os.open's default of 0o777 made every new note executable.
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, NOTE_MODE)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, NOTE_MODE,
+                         dir_fd=dfd)
             with os.fdopen(fd, "wb") as fh:
                 if old is not None:
                     os.fchmod(fh.fileno(), st.S_IMODE(old.st_mode))
@@ -239,30 +281,29 @@ class Store(FolderView):
                 info = os.fstat(fh.fileno())
             self.count_op()
             if expected_hash is not None:
-                self._recheck(rel, target, expected_hash, seen)
+                self._recheck(rel, (dfd, name), expected_hash, seen)
             if create_only:
-                place_no_clobber(tmp, target, rel, keep_src=True, done=self.count_op)
+                place_no_clobber(tmp, name, rel, keep_src=True, done=self.count_op,
+                                 src_dir_fd=dfd, dst_dir_fd=dfd)
             else:
-                os.replace(tmp, target)
+                os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
                 self.count_op()
-            fsync_dir(folder, done=self.count_op)
+            fsync_fds(dfd, done=self.count_op)
         finally:
-            _inflight.discard(tmp)
-            if os.path.lexists(tmp):
-                os.unlink(tmp)
+            _inflight.discard(inflight)
+            if lstat_at(dfd, tmp) is not None:
+                os.unlink(tmp, dir_fd=dfd)
                 self.count_op()
         return FileStat(rel, info.st_size, wrap64(info.st_mtime_ns), wrap64(info.st_ino))
 
-    def _recheck(self, rel: str, target: str, expected: str,
+    def _recheck(self, rel: str, at: tuple[int, str], expected: str,
                  seen: tuple[int, int, int] | None) -> None:
         """Right before the rename: EditConflict when the file is no longer the one whose hash
         was checked (an editor that takes no lock replaced it meanwhile) and its bytes differ."""
-        try:
-            now_id: tuple[int, int, int] | None = _identity(os.stat(target))
-        except FileNotFoundError:
-            now_id = None
+        now_info = lstat_at(*at)
+        now_id = None if now_info is None else _identity(now_info)
         if now_id != seen:
-            now, _ = self._current(rel)
+            now, _ = self._current(rel, at)
             if now != expected:
                 raise EditConflict(rel, expected, now)
 
@@ -274,32 +315,29 @@ class Store(FolderView):
             return self._trash(path)
 
     def _trash(self, path: str) -> str:
-        rel, src = self._existing(path)
-        stem, suffix = os.path.splitext(rel)
-        self._makedirs(path, os.path.dirname(os.path.join(self._root, TRASH_DIR, rel)))
-        for n in range(MAX_TRASH_COPIES):
-            cand = rel if n == 0 else f"{stem} ({n}){suffix}"
-            dst = os.path.join(self._root, TRASH_DIR, cand)
-            try:
-                place_no_clobber(src, dst, cand, done=self.count_op)
-            except NoteExists:
-                continue
-            fsync_dir(os.path.dirname(dst), os.path.dirname(src), done=self.count_op)
-            return cand
+        with self._existing(path) as (rel, sfd, name, _):
+            stem, suffix = os.path.splitext(rel)
+            with self._folder_of(path, f"{TRASH_DIR}/{rel}") as dfd:
+                for n in range(MAX_TRASH_COPIES):
+                    cand = rel if n == 0 else f"{stem} ({n}){suffix}"
+                    try:
+                        place_no_clobber(name, os.path.basename(cand), cand, done=self.count_op,
+                                         src_dir_fd=sfd, dst_dir_fd=dfd)
+                    except NoteExists:
+                        continue
+                    fsync_fds(dfd, sfd, done=self.count_op)
+                    return cand
         raise QuotaExceeded(f"trash copies of {rel}", MAX_TRASH_COPIES)
 
     def erase(self, path: str) -> None:
         """Remove a note for good (erasure; `trash` is the reversible delete). A note already
         gone is no error: a second erasure finishes an interrupted first one."""
         self.check(path)
-        with self.lock.held():
-            try:
-                _, src = self._existing(path)
-            except NoteNotFound:
-                return
-            os.unlink(src)
+        with self.lock.held(), contextlib.suppress(NoteNotFound), \
+                self._existing(path) as (_, sfd, name, _):
+            os.unlink(name, dir_fd=sfd)
             self.count_op()
-            fsync_dir(os.path.dirname(src), done=self.count_op)
+            fsync_fds(sfd, done=self.count_op)
 
     def move(self, old: str, new: str) -> None:
         """Rename a note. NoteNotFound if `old` is missing; NoteExists if `new` exists (a
@@ -311,22 +349,26 @@ class Store(FolderView):
             self._move(old, new)
 
     def _move(self, old: str, new: str) -> None:
-        old_rel, src = self._existing(old)
-        new_rel, dst = self._entry(new, write=True)
-        if old_rel == new_rel:
-            return
-        self._makedirs(new, os.path.dirname(dst))
-        if not os.path.lexists(dst):
-            place_no_clobber(src, dst, new_rel, done=self.count_op)
-        elif os.path.islink(src) or os.path.islink(dst) or not os.path.samefile(src, dst):
-            raise NoteExists(new_rel)
-        elif os.lstat(src).st_nlink > 1:  # a rename killed between its link and its unlink
-            os.unlink(src)
-            self.count_op()
-        else:
-            os.rename(src, dst)  # one file, two spellings: a case-insensitive file system
-            self.count_op()
-        fsync_dir(os.path.dirname(dst), os.path.dirname(src), done=self.count_op)
+        with self._existing(old) as (old_rel, sfd, sname, src):
+            new_rel, _ = self._entry(new, write=True)
+            if old_rel == new_rel:
+                return
+            with self._folder_of(new, new_rel) as dfd:
+                dname = new_rel.rpartition("/")[2]
+                dst = lstat_at(dfd, dname)
+                if dst is None:
+                    place_no_clobber(sname, dname, new_rel, done=self.count_op,
+                                     src_dir_fd=sfd, dst_dir_fd=dfd)
+                elif (st.S_ISLNK(src.st_mode) or st.S_ISLNK(dst.st_mode)
+                      or (src.st_dev, src.st_ino) != (dst.st_dev, dst.st_ino)):
+                    raise NoteExists(new_rel)
+                elif src.st_nlink > 1:  # a rename killed between its link and its unlink
+                    os.unlink(sname, dir_fd=sfd)
+                    self.count_op()
+                else:  # one file, two spellings: a case-insensitive file system
+                    os.rename(sname, dname, src_dir_fd=sfd, dst_dir_fd=dfd)
+                    self.count_op()
+                fsync_fds(dfd, sfd, done=self.count_op)
 
     def clean_stale_temps(self, seen: Iterable[str] | None = None) -> list[str]:
         """Remove ".<name>.rmh-tmp-<pid>-<n>" leftovers of interrupted writes; returns the

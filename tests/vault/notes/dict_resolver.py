@@ -3,7 +3,9 @@
 The oracle the compact `vault.notes.links.Resolver` is checked against (test_name_tables.py):
 the same rules, the same answers, only the storage differs. Kept verbatim but for the name and
 the rules changed since: relative `[[./x]]`, `[[../x]]`; names compared by `fold`, not
-`casefold` (NFC and NFD one name) (session 20).
+`casefold` (NFC and NFD one name) (session 20); spellings of one path pick the one spelled as
+written, else the first in code-point order, for links and `by_path` / `by_title` alike, and
+markdown links fall back to the wiki rules but aliases (session 21: notes/links.py RULES 4).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from vault.errors import AmbiguousNote
-from vault.notes.links import fold, strip_md, title_of
+from vault.notes.links import fold, spelling, strip_md, title_of
 from vault.notes.rows import LinkRow
 
 
@@ -21,7 +23,8 @@ from vault.notes.rows import LinkRow
 class DictResolver:
     """Name tables for one set of note paths (and aliases)."""
 
-    by_key: Mapping[str, int]  # folded path without .md -> id
+    by_key: Mapping[str, int]  # folded path without .md -> id (the first path, code points)
+    variants: Mapping[str, tuple[str, ...]]  # folded path without .md -> its paths, sorted
     by_name: Mapping[str, tuple[str, ...]]  # folded title -> paths
     by_alias: Mapping[str, tuple[int, ...]]  # folded alias -> ids
     path_id: Mapping[str, int]
@@ -29,49 +32,63 @@ class DictResolver:
 
     @classmethod
     def build(cls, paths: Mapping[int, str], aliases: Mapping[int, Sequence[str]]) -> DictResolver:
-        by_key: dict[str, int] = {}
+        variants: dict[str, list[str]] = {}
         by_name: dict[str, list[str]] = {}
         by_alias: dict[str, list[int]] = {}
         for note_id in sorted(paths):
             path = paths[note_id]
-            by_key[fold(strip_md(path))] = note_id
+            variants.setdefault(fold(strip_md(path)), []).append(path)
             by_name.setdefault(fold(title_of(path)), []).append(path)
             for alias in aliases.get(note_id, ()):
                 ids = by_alias.setdefault(fold(alias.strip()), [])
                 if note_id not in ids:
                     ids.append(note_id)
+        path_id = {p: i for i, p in paths.items()}
         return cls(
-            by_key=by_key,
+            by_key={k: path_id[min(v)] for k, v in variants.items()},
+            variants={k: tuple(sorted(v)) for k, v in variants.items()},
             by_name={k: tuple(sorted(v)) for k, v in by_name.items()},
             by_alias={k: tuple(v) for k, v in by_alias.items()},
-            path_id={p: i for i, p in paths.items()},
+            path_id=path_id,
             id_path=dict(paths),
         )
 
+    def _pick(self, written: str) -> int | None:
+        """The note a written path names among the spellings of its folded path: the one
+        spelled as written, else the first in code-point order."""
+        found = self.variants.get(fold(strip_md(written)), ())
+        if not found:
+            return None
+        return self.path_id[min(found, key=lambda p: (spelling(p, written), p))]
+
     def candidates(self, target: str) -> list[str]:
         """Every note path a wiki target could mean, best first (rule 2's order, no folder)."""
-        key = fold(strip_md(target.strip().lstrip("/")))
+        written = target.strip().lstrip("/")
+        key = fold(strip_md(written))
         if not key:
             return []
-        if key in self.by_key:
-            return [self.id_path[self.by_key[key]]]
+        if key in self.variants:
+            return [self.id_path[self._pick(written) or 0]]
         name = posixpath.basename(key)
         found = [
             p
             for p in self.by_name.get(name, ())
             if ("/" + fold(strip_md(p))).endswith("/" + key)
         ]
-        return sorted(found, key=lambda p: (p.count("/"), len(p), p))
+        found.sort(key=lambda p: (p.count("/"), len(p), p))
+        first: dict[str, int] = {}
+        for i, p in enumerate(found):
+            first.setdefault(fold(strip_md(p)), i)
+        return sorted(found, key=lambda p: (first[fold(strip_md(p))], spelling(p, written), p))
 
-    def resolve_wiki(self, target: str, source: str | None = None) -> int | None:
-        """The note id a `[[target]]` written in note `source` points to, or None."""
+    def _by_name(self, target: str, source: str | None) -> int | None:
+        """Rules 1 and 2: the path (relative: only it), the local path, then the names."""
         if target.strip().startswith(("./", "../")):  # relative: that path only (session 20)
             folder = posixpath.dirname(source) if source is not None else ""
             rel = posixpath.normpath(posixpath.join(folder, target.strip()))
-            return None if rel.startswith("..") else self.by_key.get(fold(strip_md(rel)))
+            return None if rel.startswith("..") else self._pick(rel)
         if source is not None and posixpath.dirname(source):
-            local = posixpath.join(posixpath.dirname(source), strip_md(target.strip()))
-            note_id = self.by_key.get(fold(local))
+            note_id = self._pick(posixpath.join(posixpath.dirname(source), target.strip()))
             if note_id is not None:
                 return note_id
         found = self.candidates(target)
@@ -82,19 +99,27 @@ class DictResolver:
                 if same:
                     return self.path_id[same[0]]
             return self.path_id[found[0]]
+        return None
+
+    def resolve_wiki(self, target: str, source: str | None = None) -> int | None:
+        """The note id a `[[target]]` written in note `source` points to, or None."""
+        found = self._by_name(target, source)
+        if found is not None or target.strip().startswith(("./", "../")):
+            return found
         ids = self.by_alias.get(fold(strip_md(target.strip())), ())
         return ids[0] if len(ids) == 1 else None
 
     def resolve_markdown(self, target: str, source: str) -> int | None:
         """The note id a markdown link `[x](target)` written in `source` points to."""
         rel = posixpath.normpath(posixpath.join(posixpath.dirname(source), target))
-        for cand in (rel, posixpath.normpath(target.lstrip("/"))):
+        root = posixpath.normpath(target.lstrip("/"))
+        for cand in (rel,) if target.startswith(("./", "../")) else (rel, root):
             if cand.startswith(".."):
                 continue
-            note_id = self.by_key.get(fold(strip_md(cand)))
+            note_id = self._pick(cand)
             if note_id is not None:
                 return note_id
-        return None
+        return self._by_name(target, source)
 
     def resolve(self, link: LinkRow, source: str) -> int | None:
         """Resolve one stored link of note `source`. `[[#Heading]]` points to the note itself."""
@@ -111,10 +136,15 @@ class DictResolver:
         for exact in (raw,) if raw.lower().endswith(".md") else (raw + ".md", raw):
             if exact in self.path_id:
                 return self.path_id[exact]
-        key = fold(strip_md(raw))
-        hits = sorted(p for p in self.path_id if fold(strip_md(p)) == key)
+        hits = list(self.variants.get(fold(strip_md(raw)), ()))
+        return self._one(note, hits, raw)
+
+    def _one(self, note: str, hits: list[str], written: str) -> int | None:
         if len(hits) > 1:
-            raise AmbiguousNote(note, hits)
+            best = min(hits, key=lambda p: (spelling(p, written), p))
+            if spelling(best, written) == 2:
+                raise AmbiguousNote(note, hits)
+            return self.path_id[best]
         return self.path_id[hits[0]] if hits else None
 
     def by_title(self, note: str) -> int | None:
@@ -125,6 +155,8 @@ class DictResolver:
         if "/" in key:
             return None
         paths = self.by_name.get(key, ())
+        if len(paths) > 1 and len({fold(strip_md(p)) for p in paths}) == 1:
+            return self._one(note, list(paths), note.strip().lstrip("/"))
         if len(paths) > 1:
             raise AmbiguousNote(note, list(paths))
         if paths:

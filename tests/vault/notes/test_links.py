@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import random
+from collections.abc import Iterable
+
+import pytest
+
+from vault.errors import AmbiguousNote
 from vault.notes.links import Resolver
 from vault.notes.rows import LinkRow
 
@@ -92,3 +98,96 @@ def test_link_text_is_shortest_unique() -> None:
     r = res()
     assert r.link_text(3) == "Project X"
     assert r.link_text(2) == "work/Alice"
+
+
+# -- spellings of one path: one rule for links and `read` ------------------------------------
+
+NFC, NFD = "Caf\u00e9", "Cafe\u0301"
+SPELLINGS = ["Note", "note", "NOTE", NFC, NFD, "CAF\u00c9", "\u00dcber", "U\u0308ber", "\u00fcber"]
+FOLDERS = ["", "a/", "A/", "a/deep/"]
+
+
+def _read(r: Resolver, q: str) -> int | str | None:
+    """What `read q` answers (vault/storage/live.py `resolve`: by path, else by title)."""
+    try:
+        found = r.by_path(q)
+        return found if found is not None else r.by_title(q)
+    except AmbiguousNote:
+        return "ambiguous"
+
+
+def _spelled_vault(rng: random.Random) -> dict[str, int]:
+    """Paths that differ only by case or Unicode normal form (and `.md` case), with ids in a
+    random order: path -> id."""
+    paths = sorted({f"{rng.choice(FOLDERS)}{rng.choice(SPELLINGS)}{rng.choice(['.md', '.MD'])}"
+                    for _ in range(rng.randint(4, 24))})
+    ids = rng.sample(range(1, 1000), len(paths))
+    return dict(zip(paths, ids, strict=True))
+
+
+def _queries(paths: Iterable[str]) -> list[str]:
+    out = [*SPELLINGS, *(f + s for f in FOLDERS for s in SPELLINGS)]
+    for p in paths:
+        out += [p, p[:-3], p.upper(), p.rsplit("/", 1)[-1][:-3]]
+    return sorted(set(out))
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_read_and_links_pick_the_same_note_among_spellings(seed: int) -> None:
+    """Whenever `read NAME` answers, `[[NAME]]` and `[x](NAME)` (written at the root)
+    resolve to that very note; and which note a link picks among spellings of one path does
+    not depend on the notes' ids (the order they were indexed in)."""
+    rng = random.Random(seed)
+    by_path = _spelled_vault(rng)
+    r = Resolver.build({i: p for p, i in by_path.items()}, {})
+    other = rng.sample(range(1000, 2000), len(by_path))  # the same paths, other ids
+    again = Resolver.build(dict(zip(other, by_path, strict=True)), {})
+    for q in _queries(by_path):
+        read = _read(r, q)
+        if isinstance(read, int):
+            assert r.resolve_wiki(q) == read, (q, r.id_path[read])
+            assert r.resolve_markdown(q, "root.md") == read, q
+        for src in (None, "a/x.md", "A/x.md"):
+            one, two = r.resolve_wiki(q, src), again.resolve_wiki(q, src)
+            assert (one and r.id_path[one]) == (two and again.id_path[two]), (q, src)
+
+
+def test_the_spelling_rule_by_example() -> None:
+    """The exact spelling wins; none exact: the first path in code-point order for a link,
+    AmbiguousNote for `read`."""
+    paths = {9: "Note.md", 3: "note.md", 5: f"{NFC}.md", 2: f"{NFD}.md", 7: "a/Deep.md",
+             1: "a/deep.md", 4: "x.MD", 8: "x.md"}
+    r = Resolver.build(paths, {})
+    assert [r.resolve_wiki(q) for q in ("Note", "note", "NOTE")] == [9, 3, 9]
+    assert [r.resolve_wiki(q) for q in (NFC, NFD, "CAF\u00c9")] == [5, 2, 2]  # "e" < "é"
+    assert [r.by_path(q) for q in ("Note", "note", NFC, NFD)] == [9, 3, 5, 2]
+    for q in ("NOTE", "CAF\u00c9", "DEEP", "X"):
+        with pytest.raises(AmbiguousNote):
+            _read_strict(r, q)
+    assert [r.resolve_wiki(q) for q in ("Deep", "deep", "DEEP")] == [7, 1, 7]
+    assert [r.by_title(q) for q in ("Deep", "deep")] == [7, 1]
+    assert [r.resolve_wiki(q) for q in ("x", "x.md", "x.MD")] == [8, 8, 4]
+    assert [r.by_path(q) for q in ("x", "x.md", "x.MD")] == [8, 8, 4]
+
+
+def _read_strict(r: Resolver, q: str) -> int | None:
+    found = r.by_path(q)
+    return found if found is not None else r.by_title(q)
+
+
+def test_markdown_links_resolve_by_name_as_obsidian_s_shortest_paths() -> None:
+    """`[x](Name)` / `[x](Name.md)` (the target as the scan gives it: decoded, `.md`
+    dropped) is the path from the linking note's folder, else from the root, else the note
+    by that name as `[[Name]]` finds it (Obsidian's "shortest path when possible"); never by
+    alias, and an explicit `./` or `../` path names that path only."""
+    r = res()
+    assert r.resolve_markdown("Project X", "x.md") == 3
+    assert r.resolve_markdown("deep/Project X", "x.md") == 3
+    assert r.resolve_markdown("Robert", "notes/a.md") == 6
+    assert r.resolve_markdown("Meeting", "notes/today.md") == 4  # the linking note's folder
+    assert r.resolve_markdown("Meeting", "archive/today.md") == 5
+    assert r.resolve_markdown("Alice", "work/x.md") == 2
+    assert r.resolve_markdown("Bob", "x.md") is None  # an alias is no markdown target
+    assert r.resolve_markdown("./Alice", "notes/m.md") is None
+    assert r.resolve_markdown("../Alice", "work/m.md") == 1
+    assert r.resolve_markdown("Nobody", "x.md") is None

@@ -51,6 +51,16 @@ LINK_FORMS: list[tuple[str, tuple[str, str | None, str | None, str | None, bool,
     ("[](Note.md)", ("Note", None, None, None, False, "markdown")),
     ("![](Note.md)", ("Note", None, None, None, True, "markdown")),
     ("[t](Note.MD)", ("Note", None, None, "t", False, "markdown")),
+    # Obsidian's links without `.md` (the note `T.md`, resolved as `[t](T.md)` is)
+    ("[t](Target)", ("Target", None, None, "t", False, "markdown")),
+    ("[t](Some%20Note)", ("Some Note", None, None, "t", False, "markdown")),
+    ("[t](folder/note)", ("folder/note", None, None, "t", False, "markdown")),
+    ("[t](<My Note>)", ("My Note", None, None, "t", False, "markdown")),
+    ("[t](Some%20Note#Sec)", ("Some Note", "Sec", None, "t", False, "markdown")),
+    ("[t](../up/Note#^b1)", ("../up/Note", None, "b1", "t", False, "markdown")),
+    ("[t](Note%202.0)", ("Note 2.0", None, None, "t", False, "markdown")),
+    ("[t](Dr.%20Who)", ("Dr. Who", None, None, "t", False, "markdown")),
+    ("![](Some%20Note)", ("Some Note", None, None, None, True, "markdown")),
 ]
 
 
@@ -75,6 +85,16 @@ def test_every_link_form(syntax: str, expected: tuple[Any, ...]) -> None:
         "[img](pic.png)",
         "[doc](file.pdf)",
         "[anchor](#heading)",
+        "[anchor](#Some%20Heading)",
+        "[img](pic.PNG)",
+        "[arc](archive.tar.gz)",
+        "[site](www.example.com)",
+        "[site](example.com)",
+        "[folder](folder/)",
+        "[up](..)",
+        "[here](.)",
+        "[t](a/.md)",
+        "[t](Some Note)",  # a space must be %-encoded (or the path put in <...>)
         "[[]]",
         "[[ ]]",
         "[[|alias only]]",
@@ -247,6 +267,10 @@ REWRITES = [
     ("![](Old.md)", "![](New%20Name.md)"),
     ("[text](<Old.md>)", "[text](<New Name.md>)"),
     ("[text](<Old.md#^b>)", "[text](<New Name.md#^b>)"),
+    ("[text](Old)", "[text](New%20Name)"),  # written without `.md`: rewritten without it
+    ("[text](Old#Sec)", "[text](New%20Name#Sec)"),
+    ("[text](<Old>)", "[text](<New Name>)"),
+    ("![](Old)", "![](New%20Name)"),
 ]
 
 
@@ -284,6 +308,55 @@ def test_rewrite_encodes_markdown_destinations() -> None:
     out = rewrite_links("[t](a.md)", lambda link: "dir/50% (draft)")
     assert out == "[t](dir/50%25%20%28draft%29.md)"
     assert only_link(out).target == "dir/50% (draft)"
+
+
+NAME_PARTS = ["Note", "note", "Caf\u00e9", "Cafe\u0301", "50%", "(draft)", "a b", "v1.2", "x.y z",
+              "#1", "Dr.", "\u00fcber", "\u65e5\u672c", "a&b", "q?", "Report.v2", "pic.png", "x.MD"]
+
+
+def _strip_md(path: str) -> str:
+    return path[:-3] if path.lower().endswith(".md") else path
+
+
+def _other_extension(path: str) -> bool:
+    """Whether the file name ends in an extension that is not `.md`: a dot, then 1-8 ASCII
+    letters or digits, a letter among them."""
+    leaf = path.rsplit("/", 1)[-1]
+    ext = leaf.rpartition(".")[2] if leaf.rfind(".") > 0 else ""
+    return (0 < len(ext) <= 8 and ext.isascii() and ext.isalnum() and not ext.isdigit()
+            and not path.lower().endswith(".md"))
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_generated_markdown_links_without_md(seed: int) -> None:
+    """A generated note path written %-encoded without `.md` is a link to it unless its file
+    name ends in another extension (then it names an attachment, not a note), and a rewrite
+    to another generated path keeps the link's form: no `.md` added where the new name still
+    reads as a note without it, the `#heading` kept."""
+    import random
+    from urllib.parse import quote
+
+    rng = random.Random(seed)
+    for _ in range(30):
+        old = "/".join(rng.choice(NAME_PARTS) for _ in range(rng.randint(1, 3)))
+        new = "/".join(rng.choice(NAME_PARTS) for _ in range(rng.randint(1, 3)))
+        text = f"see [t]({quote(old)}#H) and [[Other]]\n"
+        links = parse(text).links
+        if _other_extension(old):
+            assert [ln.target for ln in links] == ["Other"], old
+            continue
+        assert [(ln.target, ln.heading, ln.kind) for ln in links] == [
+            (_strip_md(old), "H", "markdown"), ("Other", None, "wiki")], old
+
+        def to_new(ln: Link, new: str = new) -> str | None:
+            return new if ln.kind == "markdown" else None
+
+        out = rewrite_links(text, to_new)
+        (moved,) = [ln for ln in parse(out).links if ln.kind == "markdown"]
+        assert (moved.target, moved.heading) == (_strip_md(new), "H"), (old, new, out)
+        written = out[out.index("](") + 2:out.index("#H)")]
+        with_md = old.lower().endswith(".md") or _other_extension(_strip_md(new))
+        assert written.lower().endswith(".md") == with_md, (old, new, out)
 
 
 def test_rewrite_refuses_targets_that_break_the_syntax() -> None:

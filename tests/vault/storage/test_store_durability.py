@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from vault.storage.store import Store
 
 REPO = Path(__file__).resolve().parents[3]
@@ -24,6 +26,8 @@ WRITER = """
 import sys, types
 from pathlib import Path
 pkg = types.ModuleType("vault"); pkg.__path__ = [sys.argv[3]]; sys.modules["vault"] = pkg
+import pytest
+
 from vault.storage.store import Store
 store = Store(Path(sys.argv[1]))
 size = int(sys.argv[2])
@@ -74,3 +78,80 @@ def test_sigkill_never_tears_a_note(tmp_path: Path) -> None:
     assert store.scan().files[0].path == "note.md"
     # both contents were observed at kill time at least once: the kills landed mid-loop
     assert seen == contents
+
+
+# One store change run with Store(fault_after=N): SIGKILLed right after its N-th file
+# operation (the fault-injection seam), on the folder-descriptor path (storage/anchored.py).
+CHANGE = """
+import sys, types
+from pathlib import Path
+pkg = types.ModuleType("vault"); pkg.__path__ = [sys.argv[4]]; sys.modules["vault"] = pkg
+import pytest
+
+from vault.storage.store import Store
+store = Store(Path(sys.argv[1]), fault_after=int(sys.argv[2]))
+op = sys.argv[3]
+if op == "write":
+    store.write_text("sub/b.md", "bravo 2\\n")
+elif op == "guarded":
+    import hashlib
+    store.write_text("sub/b.md", "bravo 2\\n",
+                     expected_hash=hashlib.sha256(b"bravo\\n").hexdigest())
+elif op == "create":
+    store.write_text("new/deep/c.md", "charlie\\n", create_only=True)
+elif op == "move":
+    store.move("sub/b.md", "other/B.md")
+elif op == "trash":
+    store.trash("sub/b.md")
+else:
+    store.erase("sub/b.md")
+print(store.ops, flush=True)
+"""
+# The file operations each change makes: a temp written and fsynced, its rename (a create:
+# link, then the temp unlinked), a folder fsync per folder; a move or trash: link, unlink,
+# fsync of both folders.
+CHANGES = {"write": 3, "guarded": 3, "create": 4, "move": 4, "trash": 4, "erase": 2}
+
+
+def _notes(vault: Path) -> dict[str, bytes]:
+    """Every file under the vault but the write lock and temporaries."""
+    return {p.relative_to(vault).as_posix(): p.read_bytes() for p in sorted(vault.rglob("*"))
+            if p.is_file() and ".rmh-tmp-" not in p.name and p.parent.name != ".rmh"}
+
+
+@pytest.mark.parametrize("op", sorted(CHANGES))
+def test_a_change_killed_after_each_file_operation_leaves_old_or_new(
+        tmp_path: Path, op: str) -> None:
+    """Killed after each of its file operations, a change leaves the notes as they were or
+    as the change leaves them (a move or trash killed between its link and its unlink: the
+    note at both names, one file), and its temporary is swept; the count of operations is
+    what the seam counted before the writes went through folder descriptors."""
+    def fresh(name: str) -> Path:
+        vault = tmp_path / name
+        (vault / "sub").mkdir(parents=True)
+        (vault / "a.md").write_text("alpha\n", encoding="utf-8")
+        (vault / "sub" / "b.md").write_text("bravo\n", encoding="utf-8")
+        return vault
+
+    def run(vault: Path, n: int) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-c", CHANGE, str(vault), str(n), op,
+                               str(REPO / "vault")], capture_output=True, text=True,
+                              cwd=REPO, timeout=60)
+
+    before = _notes(fresh("before"))
+    done = fresh("after")
+    whole = run(done, 10_000)
+    assert whole.returncode == 0, whole.stderr
+    assert int(whole.stdout) == CHANGES[op]
+    after = _notes(done)
+    assert after != before
+    for n in range(1, CHANGES[op] + 1):
+        vault = fresh(f"kill{n}")
+        killed = run(vault, n)
+        assert killed.returncode == -signal.SIGKILL, killed.stderr
+        now = _notes(vault)
+        both = {**before, **after}
+        linked = now == both and op in ("move", "trash")
+        assert now in (before, after) or linked, (n, now)
+        Store(vault).clean_stale_temps()
+        assert not [p for p in vault.rglob("*") if ".rmh-tmp-" in p.name]

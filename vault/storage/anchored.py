@@ -1,0 +1,115 @@
+"""Folder descriptors walked from the vault root, never through a symlink: where the store's
+changes land.
+
+The store checks a path before it writes (no `..`, no symlink on the way: storage/store.py
+`resolve`), but a path checked is not a path used: a local process that swaps a parent folder
+for a symlink to somewhere outside the vault between the check and the rename would have
+the write follow it. So every change is made through a descriptor of its folder that
+`open_dir` reaches from the root one component at a time, each opened relative to the one
+before with O_NOFOLLOW | O_DIRECTORY (`openat`): a component that is a symlink at that moment
+fails the walk (PathRefused), and once a folder is open, whatever is renamed or swapped in
+its place no longer matters: the temporary (O_CREAT | O_EXCL | O_NOFOLLOW), the rename, link
+or unlink and the folder's fsync all name entries of the open folder (`dir_fd`), not paths.
+A folder moved elsewhere inside the vault while it is open still takes the write (inside the
+vault); one moved outside the vault by a process that may write there is not this module's
+concern (that process could move the note out itself).
+
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat as st
+from collections.abc import Callable, Sequence
+
+from ..errors import PathRefused
+from .folder_view import inside
+
+DIR_FLAGS = (os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
+             | getattr(os, "O_CLOEXEC", 0))
+FOLDER_MODE = 0o777  # new folders: as os.makedirs makes them, less the umask
+
+
+def _nothing() -> None:
+    return None
+
+
+def _why(root: str, parts: Sequence[str], fd: int, name: str, create: bool) -> str | None:
+    """Why component `name` (the last of `parts`) could not be opened as a folder; None when
+    it is no link and not `create`: the caller treats it as missing."""
+    try:
+        info = os.stat(name, dir_fd=fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return "symlink loop or symlink swapped in"  # gone again: raced
+    if st.S_ISLNK(info.st_mode):
+        try:
+            real = os.path.realpath(os.path.join(root, *parts))
+        except OSError:  # the link swapped back as realpath read it (EINVAL): raced
+            return "symlink loop or symlink swapped in"
+        return "symlink inside the vault" if inside(root, real) else "symlink leaves the vault"
+    if st.S_ISDIR(info.st_mode):
+        return "symlink loop or symlink swapped in"  # a link that was swapped back: raced
+    return "a parent folder is a file" if create else None
+
+
+def open_dir(root: str, parts: Sequence[str], path: str, *, create: bool = False) -> int:
+    """A descriptor (O_RDONLY, close-on-exec) of the folder `root`/`parts`, each component
+    opened relative to the one before without following a symlink; missing ones are made
+    (FOLDER_MODE less the umask) when `create`. `root` itself must be a real folder (the
+    store's realpath). PathRefused(`path`, why) when a component is a symlink ("symlink
+    inside the vault", "symlink leaves the vault"), or a file and `create` ("a parent folder
+    is a file"); FileNotFoundError / NotADirectoryError when one is missing or a file and not
+    `create`."""
+    fd = os.open(root, DIR_FLAGS)
+    try:
+        for i, name in enumerate(parts):
+            if create:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(name, FOLDER_MODE, dir_fd=fd)
+            try:
+                inner = os.open(name, DIR_FLAGS, dir_fd=fd)
+            except OSError as exc:
+                if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
+                    raise
+                why = _why(root, parts[: i + 1], fd, name, create)
+                if why is None:
+                    raise
+                raise PathRefused(path, why) from exc
+            os.close(fd)
+            fd = inner
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def parts_of(root: str, folder: str) -> list[str]:
+    """The components of `folder` (an absolute path inside `root`) below `root`."""
+    rel = os.path.relpath(folder, root)
+    parts = [] if rel == "." else rel.split(os.sep)
+    if ".." in parts:
+        raise ValueError(f"{folder!r} is not inside {root!r}")
+    return parts
+
+
+def lstat_at(fd: int, name: str) -> os.stat_result | None:
+    """The entry `name` of folder `fd`, not followed; None when missing."""
+    try:
+        return os.stat(name, dir_fd=fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+
+
+def fsync_fds(*fds: int, done: Callable[[], None] = _nothing) -> None:
+    """fsync each open folder once (two descriptors of one folder count once), calling
+    `done` after each: the entries of a rename or unlink made durable."""
+    seen: set[tuple[int, int]] = set()
+    for fd in fds:
+        info = os.fstat(fd)
+        if (info.st_dev, info.st_ino) in seen:
+            continue
+        seen.add((info.st_dev, info.st_ino))
+        os.fsync(fd)
+        done()
