@@ -123,7 +123,10 @@ def loose(text: str, now: date) -> tuple[TimeRef, ...]:
             d = now - timedelta(days=back)
             out.append(TimeRef(expr, d, d, "day"))
         elif m.group("hol"):
-            d = latest_holiday(m.group("hol"), now)
+            try:
+                d = latest_holiday(m.group("hol"), now)
+            except ValueError:  # none before `now` in the calendar (asked in January of year 1)
+                continue
             out.append(TimeRef(expr, d, d, "day"))
         elif m.group("yr"):
             year = int(m.group("yr"))

@@ -126,6 +126,15 @@ def test_no_question_breaks_the_reading(query: str, now: date) -> None:
     untimed_asked(query)
 
 
+@given(st.sampled_from(["What did I get for Christmas?", "What did I do last summer?",
+                        "What happened next Easter, 1/2/03 or in 2019?", "this winter 2019?"]),
+       st.dates())
+def test_any_calendar_day_as_now(query: str, now: date) -> None:
+    for start, end in asked(query, now):
+        assert start <= end < now
+    untimed_asked(query)
+
+
 def test_the_search_lifts_the_note_of_the_season_or_holiday_asked() -> None:
     bodies = ["I bought a lamp for the study.", "I bought a lamp for the study.",
               "I bought a lamp for the study.", "Last summer I bought a lamp for the study."]
