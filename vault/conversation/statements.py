@@ -209,7 +209,7 @@ def _object(raw: str, limit: int, commitment: bool = False) -> str | None:
 
 
 def _clauses(text: str) -> list[str]:
-    text = untimed(text.replace("’", "'").replace("‘", "'"))
+    text = untimed(text.replace("’", "'").replace("‘", "'"), names=False)
     out: list[str] = []
     for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):
         sentence = sentence.strip()

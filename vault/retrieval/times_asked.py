@@ -4,11 +4,18 @@ anything else; the standard library only (the prompt hook's own path imports it:
 `asked_ranges`: the ranges a query names (when.py's module docstring: the time prior) —
 "in the last/past N units" = [now - N units, now], then the expressions of notes/clocks.py
 `resolve` that are over by `now`, then the times a question names without a year or a
-"last" (`_LOOSE`: "on 8 May", "May 8th", "in March", "on Monday"), each the latest such
-time that is over by `now` (a question asks about the past: "What did I buy in March?" asked
-in June is this March, asked in February last year's, asked in March none, as a time still
-running is none; "on Monday" asked on a Monday is the Monday before). Only a question is
-read so: a note saying "on Monday" may mean the next one, so notes keep `resolve`'s rules.
+"last" (`_LOOSE`: "on 8 May", "May 8th", "in March", "on Monday", "at Christmas", "for
+Thanksgiving", "on Valentine's Day"), each the latest such time that is over by `now` (a
+question asks about the past: "What did I buy in March?" asked in June is this March, asked
+in February last year's, asked in March none, as a time still running is none; "on Monday"
+asked on a Monday is the Monday before; "at Christmas" asked on 25 December is last year's).
+A holiday needs a preposition before it and no noun after it ("the Christmas party",
+"Halloween costumes" are things). A bare year ("What did I do 2019?") is read when it ends a
+clause (punctuation or the end follows) and is over; one a word follows ("2019 steps", "the
+2019 election") or a sign or a hyphen precedes ("$2019", "pre-1920") is not; "in/during
+2019" is `resolve`'s. A season needs a "last"/"this"/"next" or a year ("summer camp", "plans
+for the summer" are no time). Only a question is read so: a note saying "on Monday" may mean
+the next one, "I love Christmas" names no day, so notes keep `resolve`'s rules.
 The first MAX_ASKED distinct ranges count (`distinct`: a hostile query naming ten thousand
 dates costs what MAX_ASKED of them do).
 
@@ -39,6 +46,7 @@ from ..notes.clocks import (
     resolve,
     untimed,
 )
+from ..notes.occasions import HOLIDAY_NAMES, latest_holiday
 from ..notes.text import content_terms, stems, tokenize
 
 MAX_ASKED = 8  # ranges read from a query (`distinct`)
@@ -47,6 +55,13 @@ _PAST = re.compile(r"\b(?:in|over|during|within)\s+the\s+(?:last|past)\s+(?:(?P<
                    r"two|three|four|five|six|seven|eight|nine|ten|few|couple of)\s+)?"
                    r"(?P<unit>day|week|month|year)s?\b(?!\s+of\b)", re.IGNORECASE)
 _MON = "(?:" + MONTH_NAMES + ")"
+_PREP = "on|at|for|during|over|around|since|after|before|until|till|by|from|through"
+_HOL_NOUN = (  # "the Christmas party" is a thing, not the day
+    r"\s+(?:party|parties|tree|trees|dinner|dinners|lunch|gift|gifts|present|presents|card|"
+    r"cards|movie|movies|film|films|song|songs|music|sweater|sweaters|decoration|decorations|"
+    r"lights|market|markets|break|vacation|holidays?|costume|costumes|candy|egg|eggs|hunt|"
+    r"bunny|special|episode|sale|sales|shopping|list|menu|tradition|traditions|spirit|season|"
+    r"cookies?|parade|fireworks)\b")
 _ORD = r"(?:st|nd|rd|th)?"
 _LOOSE = re.compile(  # read on what `untimed` leaves: a full date was read already
     r"\b(?:(?P<d1>\d{1,2})" + _ORD + r"\s+(?:of\s+)?(?P<m1>" + _MON + r")"
@@ -54,7 +69,10 @@ _LOOSE = re.compile(  # read on what `untimed` leaves: a full date was read alre
     + r"(?!\d)"  # "may 3" is as often the verb: the month before a day only as "May"
     r"|(?:in|during|through|throughout|early|late|mid)\s+(?:-\s*)?(?P<m3>" + _MON + r")"
     r"|on\s+(?P<wd>" + "|".join(WEEKDAYS) + r")(?!\s+(?:morning|afternoon|evening|night)s\b)"
-    r")\b(?!,?\s*\d)",  # "on Saturday mornings" is a habit, no day
+    # "on Saturday mornings" is a habit, no day
+    r"|(?:" + _PREP + r")\s+(?:the\s+)?(?P<hol>" + HOLIDAY_NAMES + r")\b(?!" + _HOL_NOUN + r")"
+    r"|(?<![$\u20ac\u00a3#/.,'-])(?P<yr>19\d{2}|20\d{2}|2100)(?=\s*(?:[?!;:)]|[.,](?!\d)|$))"
+    r")\b(?!,?\s*\d)",
     re.IGNORECASE)
 
 
@@ -78,7 +96,7 @@ def asked_ranges(query: str, now: date) -> tuple[TimeRef, ...]:
     rest.append(query[at:])
     text = " ".join(rest)
     over = (r for r in resolve(text, now) if r.end < now)
-    return distinct((*out, *over, *loose(untimed(text), now)), MAX_ASKED)
+    return distinct((*out, *over, *loose(untimed(text, names=False), now)), MAX_ASKED)
 
 
 def _latest_day(month: int, day: int, now: date) -> date | None:
@@ -104,6 +122,16 @@ def loose(text: str, now: date) -> tuple[TimeRef, ...]:
             back = (now.weekday() - WEEKDAYS.index(m.group("wd").lower())) % 7 or 7
             d = now - timedelta(days=back)
             out.append(TimeRef(expr, d, d, "day"))
+        elif m.group("hol"):
+            try:
+                d = latest_holiday(m.group("hol"), now)
+            except ValueError:  # none before `now` in the calendar (asked in January of year 1)
+                continue
+            out.append(TimeRef(expr, d, d, "day"))
+        elif m.group("yr"):
+            year = int(m.group("yr"))
+            if year < now.year:
+                out.append(TimeRef(expr, date(year, 1, 1), date(year, 12, 31), "year"))
         elif m.group("m3"):  # this year's if over, last year's if to come, none if running
             first, last = month_range(now.year, month_number(m.group("m3")))
             if first > now:
@@ -136,8 +164,14 @@ def distinct(refs: Sequence[TimeRef], cap: int) -> tuple[TimeRef, ...]:
 def untimed_asked(query: str) -> str:
     """`query` without the words of the times it may name: "in the last N units" and the
     loose times (read here) and the expressions of notes/clocks.py (`untimed`); what remains
-    can name a topic."""
-    return _LOOSE.sub(" ", untimed(_PAST.sub(" ", query)))
+    can name a topic (a holiday's or a season's name stays: "What did I get for Christmas?"
+    is about Christmas as well as asked of a day)."""
+    return _LOOSE.sub(_blank, untimed(_PAST.sub(" ", query)))
+
+
+def _blank(m: re.Match[str]) -> str:
+    """A loose time's words blanked, a holiday's name kept (notes/clocks.py `untimed`)."""
+    return f" {m.group('hol')} " if m.group("hol") else " "
 
 
 FRAME_WORDS = (

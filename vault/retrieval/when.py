@@ -7,7 +7,8 @@ interactive memory", section 5.4) narrows retrieval to the range a query names a
 temporal-reasoning recall; it extracts the range with an LLM. Here the range comes from the
 same rules that anchor a turn's own expressions (notes/clocks.py `resolve`: "N days/weeks
 ago" is that day, "N months ago" that month, "last week" the previous ISO week, "last
-Friday", "yesterday", absolute dates), resolved against `now`, the date the query is asked
+Friday", "yesterday", absolute dates, "last summer", "Christmas 2023", "8/5/2024"),
+resolved against `now`, the date the query is asked
 on (a parameter: the caller's clock, pinned for replay), plus "in the last/past N units" =
 [now - N units, now]. Relevance still decides: the range only scales notes that the other
 stages found, as a bounded multiplicative prior (Kraaij, Westerveld & Hiemstra 2002):
@@ -24,7 +25,7 @@ named), or between R and a range one of the note's own expressions
 names, resolved against the note's date (the two clocks of NDM: "Last month I sold my bike"
 said on 9 May is about April) and no longer than R (a note saying "this year" is no evidence
 of a day asked about). M_g, the slack of R's granularity (a day 3, a week 3, a month
-7, a year 30 days), takes people's loose counting ("a week ago" for six days). A note
+or a season 7, a year 30 days), takes people's loose counting ("a week ago" for six days). A note
 without a date, a query without a time, or no
 `now` leaves every score as it was. w = `weights.when`.
 """
@@ -51,7 +52,7 @@ F64 = npt.NDArray[np.float64]
 HEAD = 100
 MAX_OWN = 64  # ranges read from a note (`distinct`)
 SCAN = 1 << 16  # characters of a note's body read for its own expressions
-SLACK = {"day": 3, "week": 3, "month": 7, "year": 30}  # M_g, days
+SLACK = {"day": 3, "week": 3, "month": 7, "season": 7, "year": 30}  # M_g, days
 DATE_KEYS = ("date", "updated", "created")
 NO_DAY = -1  # `closeness_days`: a note without a day
 _NAME_DAY = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
@@ -94,7 +95,9 @@ def note_day(frontmatter: Mapping[str, Any]) -> date | None:
 
 def value_day(value: Any) -> date | None:
     """The day one frontmatter value names (a YAML date or datetime, ISO or "YYYY/MM/DD ..."
-    text, or any text `absolute` reads as one day), None when it names none."""
+    text, or any text `absolute` reads as one day), None when it names none, or when its
+    first expression is a numeric date that reads as two days ("8/5/2024": notes/occasions.py;
+    no day rather than a wrong one)."""
     if isinstance(value, datetime):
         return value.date()
     if isinstance(value, date):
@@ -107,8 +110,10 @@ def value_day(value: Any) -> date | None:
             return date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
         except ValueError:
             return None
-    days = [r.start for r in absolute(value) if r.granularity == "day"]
-    return days[0] if days else None
+    days = [r for r in absolute(value) if r.granularity == "day"]
+    if len(days) > 1 and days[1].expr == days[0].expr and days[1].start != days[0].start:
+        return None
+    return days[0].start if days else None
 
 
 _OWN: OrderedDict[tuple[bytes, date], tuple[TimeRef, ...]] = OrderedDict()

@@ -49,6 +49,11 @@ def test_ranges_of_a_query() -> None:
     ({"date": "1:56 pm on 8 May, 2023"}, date(2023, 5, 8)),
     ({"updated": "2023-02-30", "created": "2023-01-02"}, date(2023, 1, 2)),
     ({"date": "yesterday"}, None),
+    ({"date": "13/5/2024"}, date(2024, 5, 13)),
+    ({"date": "08.05.2024"}, date(2024, 5, 8)),
+    ({"date": "8/5/2024"}, None),  # 5 August or 8 May: no day rather than a wrong one
+    ({"date": "8/5/2024", "created": "2024-05-08"}, date(2024, 5, 8)),
+    ({"date": "Christmas 2023"}, date(2023, 12, 25)),
     ({"date": ["2023-01-02"]}, None),
     ({}, None),
 ])
