@@ -81,7 +81,11 @@ _NUM = (
 )
 MONTH_NAMES = "|".join(MONTHS) + "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"  # a regex
 _MON = "(?P<mon>" + MONTH_NAMES + ")"
-_YEAR = r"(?:19\d{2}|20\d{2}|2100)"
+_YEARS = r"(?:19\d{2}|20\d{2}|2100)"
+# A year that starts a full date is no year of its own: "in 2023-05-01" and "spring 2023/05/01"
+# name that day, not the year or the season.
+_FULL = r"(?![-/.]\d{1,2}[-/.]\d)"
+_YEAR = _YEARS + _FULL
 _SEASON_YEAR = (  # "summer 2023", "the spring of 2023", "winter 2023-24"
     r"(?:the\s+)?(?P<sn1>" + SEASON_NAMES + r")(?:\s+of)?,?\s+(?P<sy1>" + _YEAR + r")"
     r"(?:\s*[-/\u2013]\s*(?P<sy2>\d{4}|\d{2}))?")
@@ -100,7 +104,7 @@ STARTS = r"(?=\d|" + "|".join(sorted({w[:3] if len(w) > 2 else w + r"\b"
 PATTERN_BODY = (
     r"(?:"
     r"(?P<iso>(?P<iy>\d{4})-(?P<im>\d{2})-(?P<id>\d{2}))"
-    r"|(?<![\d/.])(?P<ymd>(?P<sy>" + _YEAR + r")(?P<ss>[/.])(?P<sm>\d{1,2})(?P=ss)(?P<sd>\d{1,2}))"
+    r"|(?<![\d/.])(?P<ymd>(?P<sy>" + _YEARS + r")(?P<ss>[/.])(?P<sm>\d{1,2})(?P=ss)(?P<sd>\d{1,2}))"
     r"(?![\d/]|\.\d)"
     r"|(?<![\d/.])(?P<num>(?P<na>\d{1,2})(?:(?P<sl>/)(?P<nb>\d{1,2})/(?P<ny>\d{4}|\d{2})"
     r"|(?P<dt>\.)(?P<nd>\d{1,2})\.(?P<nz>\d{4})))(?![\d/]|\.\d)"
@@ -110,7 +114,7 @@ PATTERN_BODY = (
     r"|(?P<mdy>"
     + _MON.replace("mon>", "m2>")
     + r"\s+(?P<d2>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<y2>\d{4}))"
-    r"|(?P<my>" + _MON.replace("mon>", "m3>") + r"(?:\s+of)?,?\s+(?P<y3>\d{4}))"
+    r"|(?P<my>" + _MON.replace("mon>", "m3>") + r"(?:\s+of)?,?\s+(?P<y3>\d{4})" + _FULL + ")"
     r"|(?P<seay>" + _SEASON_YEAR + r")"
     r"|(?P<holy>" + _HOLIDAY_YEAR + r")"
     r"|(?P<dby>the\s+day\s+before\s+yesterday)"

@@ -70,7 +70,9 @@ _LOOSE = re.compile(  # read on what `untimed` leaves: a full date was read alre
     r"|(?:in|during|through|throughout|early|late|mid)\s+(?:-\s*)?(?P<m3>" + _MON + r")"
     r"|on\s+(?P<wd>" + "|".join(WEEKDAYS) + r")(?!\s+(?:morning|afternoon|evening|night)s\b)"
     # "on Saturday mornings" is a habit, no day
-    r"|(?:" + _PREP + r")\s+(?:the\s+)?(?P<hol>" + HOLIDAY_NAMES + r")\b(?!" + _HOL_NOUN + r")"
+    # the longest name, atomic: "Christmas Eve dinner" is a thing, not "Christmas" + "Eve dinner"
+    r"|(?:" + _PREP + r")\s+(?:the\s+)?(?P<hol>(?>(?:" + HOLIDAY_NAMES + r")\b))"
+    r"(?!" + _HOL_NOUN + r")"
     r"|(?<![$\u20ac\u00a3#/.,'-])(?P<yr>19\d{2}|20\d{2}|2100)(?=\s*(?:[?!;:)]|[.,](?!\d)|$))"
     r")\b(?!,?\s*\d)",
     re.IGNORECASE)

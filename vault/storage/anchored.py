@@ -59,10 +59,15 @@ def open_dir(root: str, parts: Sequence[str], path: str, *, create: bool = False
     opened relative to the one before without following a symlink; missing ones are made
     (FOLDER_MODE less the umask) when `create`. `root` itself must be a real folder (the
     store's realpath). PathRefused(`path`, why) when a component is a symlink ("symlink
-    inside the vault", "symlink leaves the vault"), or a file and `create` ("a parent folder
-    is a file"); FileNotFoundError / NotADirectoryError when one is missing or a file and not
-    `create`."""
-    fd = os.open(root, DIR_FLAGS)
+    inside the vault", "symlink leaves the vault"; the root itself: "vault folder swapped"),
+    or a file and `create` ("a parent folder is a file"); FileNotFoundError /
+    NotADirectoryError when one is missing or a file and not `create`."""
+    try:
+        fd = os.open(root, DIR_FLAGS)
+    except OSError as exc:  # the root itself swapped since the store opened (ENOTDIR: a file)
+        if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
+            raise
+        raise PathRefused(path, "vault folder swapped for a symlink or a file") from exc
     try:
         for i, name in enumerate(parts):
             if create:

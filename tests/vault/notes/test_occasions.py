@@ -161,6 +161,22 @@ def test_years_with_a_preposition() -> None:
     assert span("May of 2023") == (date(2023, 5, 1), date(2023, 5, 31))
 
 
+@pytest.mark.parametrize(("text", "want"), [
+    ("in spring 2023-05-01 we met", date(2023, 5, 1)),
+    ("summer 2023/06/12 trip", date(2023, 6, 12)),
+    ("winter 2023-12-05", date(2023, 12, 5)),
+    ("Easter 2024-04-01", date(2024, 4, 1)),
+    ("during 2022-03-04", date(2022, 3, 4)),
+    ("released in 2023-05-01", date(2023, 5, 1)),
+    ("in 2023/05/01", date(2023, 5, 1)),
+    ("May 2023-05-07", date(2023, 5, 7)),
+])
+def test_a_year_that_starts_a_full_date_is_read_as_that_date(text: str, want: date) -> None:
+    # "spring 2023" or "in 2023" taking the year of the date written after it read the
+    # season or the year, or nothing at all ("spring 2023-05" is no winter span)
+    assert [(r[1], r[2]) for r in refs(text)] == [(want, want)]
+
+
 def test_the_absolute_forms_are_absolute_and_untimed_keeps_the_names() -> None:
     got = [r.expr for r in absolute("summer 2021, Christmas 2023, 8/5/2024, last summer")]
     assert got == ["summer 2021", "Christmas 2023", "8/5/2024", "8/5/2024"]

@@ -57,10 +57,18 @@ def test_holidays_asked(query: str, want: date) -> None:
 @pytest.mark.parametrize("query", [
     "What did I buy for the Christmas party?", "Which Halloween costumes did I like?",
     "Do I like Christmas?", "What is my favourite Thanksgiving tradition?",
-    "Where did I put the Easter eggs?",
+    "Where did I put the Easter eggs?", "What did we cook for Christmas Eve dinner?",
+    "Who was at the New Year's Eve party?",
 ])
 def test_a_holiday_as_a_thing_is_no_time(query: str) -> None:
     assert asked(query) == []
+
+
+def test_a_holiday_followed_by_a_word_that_is_no_thing_is_the_day() -> None:
+    assert asked("What did we do on Christmas evening?") == [
+        (date(2023, 12, 25), date(2023, 12, 25))]
+    assert asked("What did we eat for Christmas Eve?") == [
+        (date(2023, 12, 24), date(2023, 12, 24))]
 
 
 def test_asked_on_the_holiday_itself_is_last_years() -> None:

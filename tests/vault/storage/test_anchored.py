@@ -123,6 +123,35 @@ def test_a_parent_swapped_for_a_symlink_after_the_check_fails_the_change(
     assert not any(".rmh-tmp-" in name for name in os.listdir(vault / "aside"))
 
 
+@pytest.mark.parametrize("op", sorted(OPS))
+def test_the_vault_root_swapped_for_a_symlink_after_the_check_fails_the_change(
+        env: tuple[Store, Path, Path], op: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The root itself is the first folder walked: swapped for a symlink (or a file) after
+    the checks, the change is PathRefused like any parent, not an untyped OSError."""
+    store, vault, outside = env
+    before_out = tree(outside)
+    real_resolve = Store.resolve
+    swapped: list[bool] = []
+
+    def resolve_then_swap(self: Store, path: str, *, write: bool = False) -> Path:
+        got = real_resolve(self, path, write=write)
+        if not swapped:
+            os.rename(vault, vault.parent / "aside")
+            os.symlink(outside, vault)
+            swapped.append(True)
+        return got
+
+    monkeypatch.setattr(Store, "resolve", resolve_then_swap)
+    with pytest.raises(PathRefused, match="symlink"):
+        OPS[op](store)
+    assert swapped
+    assert tree(outside) == before_out
+    os.unlink(vault)
+    vault.write_bytes(b"")  # a file where the root was: refused as well
+    with pytest.raises(PathRefused):
+        open_dir(str(vault), ["sub"], "sub/a.md", create=True)
+
+
 def _exchange_supported(tmp_path: Path) -> bool:
     (tmp_path / "x").mkdir(parents=True)
     (tmp_path / "y").symlink_to("x")

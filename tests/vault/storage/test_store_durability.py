@@ -26,8 +26,6 @@ WRITER = """
 import sys, types
 from pathlib import Path
 pkg = types.ModuleType("vault"); pkg.__path__ = [sys.argv[3]]; sys.modules["vault"] = pkg
-import pytest
-
 from vault.storage.store import Store
 store = Store(Path(sys.argv[1]))
 size = int(sys.argv[2])
@@ -86,8 +84,6 @@ CHANGE = """
 import sys, types
 from pathlib import Path
 pkg = types.ModuleType("vault"); pkg.__path__ = [sys.argv[4]]; sys.modules["vault"] = pkg
-import pytest
-
 from vault.storage.store import Store
 store = Store(Path(sys.argv[1]), fault_after=int(sys.argv[2]))
 op = sys.argv[3]
