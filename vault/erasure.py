@@ -14,8 +14,6 @@ from what remains by the next search), then both SQLite files are vacuumed, then
 
 from __future__ import annotations
 
-import contextlib
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +25,7 @@ from .retrieval import dense_store, ivf_store, lexical_store, stamped
 from .retrieval.encoders import Encoder
 from .retrieval.signals.dense import note_chunks
 from .storage import catch_up, edge_store, note_store, stat_store
+from .storage.anchored import prune_below, remove_below
 from .storage.embeddings import (
     EmbeddingCache,
     SharedEmbeddingCache,
@@ -113,12 +112,12 @@ def steps(store: Store, index: Index, cache: EmbeddingCache | None, usage: Usage
     fault injection (Store.count_op), so a crash test can kill the process between any two."""
     for path in todo.notes:
         store.erase(path)
-    trash_root = store.root / TRASH_DIR
-    for rel in todo.trash:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(trash_root / rel)
+    root = str(store.root)
+    for rel in todo.trash:  # through folder descriptors: a folder swapped for a link is not
+        where = f"{TRASH_DIR}/{rel}"  # followed (storage/anchored.py)
+        if remove_below(root, where):
             store.count_op()
-        _prune_empty(trash_root, (trash_root / rel).parent)
+        prune_below(root, where.rpartition("/")[0], len(TRASH_DIR.split("/")))
     sync(list(todo.notes))
     store.count_op()
     keys = list(todo.chunk_keys)
@@ -207,13 +206,3 @@ def _drop_derived(state: Path) -> None:
 
 def _with_sidecars(files: Sequence[Path]) -> list[Path]:
     return [p for f in files for p in (f, Path(f"{f}-wal"), Path(f"{f}-journal"))]
-
-
-def _prune_empty(top: Path, folder: Path) -> None:
-    """Remove the now-empty folders from `folder` up to (not including) `top`."""
-    while folder != top and top in folder.parents:
-        try:
-            folder.rmdir()
-        except OSError:
-            return
-        folder = folder.parent

@@ -118,3 +118,44 @@ def fsync_fds(*fds: int, done: Callable[[], None] = _nothing) -> None:
         seen.add((info.st_dev, info.st_ino))
         os.fsync(fd)
         done()
+
+
+def remove_below(root: str, rel: str) -> bool:
+    """Unlink the file `rel` (vault-relative, "/"-separated) through its folder's descriptor
+    (`open_dir`, no link followed); True when it was removed. A missing file or folder, a
+    folder in its place, or a folder on the way that is no longer a folder (a file, or a
+    symlink swapped in: PathRefused) removes nothing and gives False: what the caller means to
+    remove is then not in the vault, and nothing outside it is touched."""
+    parts = rel.split("/")
+    try:
+        fd = open_dir(root, parts[:-1], rel)
+    except (FileNotFoundError, NotADirectoryError, PathRefused):
+        return False
+    try:
+        info = lstat_at(fd, parts[-1])
+        if info is None or st.S_ISDIR(info.st_mode):
+            return False
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(parts[-1], dir_fd=fd)
+            return True
+        return False
+    finally:
+        os.close(fd)
+
+
+def prune_below(root: str, rel_folder: str, keep: int) -> None:
+    """Remove the empty folders of `rel_folder` (vault-relative) from the deepest up, leaving
+    its first `keep` components: each `rmdir` names an entry of its parent's descriptor, so a
+    folder swapped for a symlink is never followed (rmdir of a link fails, and stops)."""
+    parts = [p for p in rel_folder.split("/") if p]
+    for depth in range(len(parts), keep, -1):
+        try:
+            fd = open_dir(root, parts[: depth - 1], rel_folder)
+        except (OSError, PathRefused):
+            return
+        try:
+            os.rmdir(parts[depth - 1], dir_fd=fd)
+        except OSError:
+            return
+        finally:
+            os.close(fd)

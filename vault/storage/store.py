@@ -44,7 +44,7 @@ from ..errors import (
     PermissionDenied,
     QuotaExceeded,
 )
-from .anchored import fsync_fds, lstat_at, open_dir, parts_of
+from .anchored import fsync_fds, lstat_at, open_dir, parts_of, remove_below
 from .fileops import alive, place_no_clobber
 from .folder_view import FileStat as FileStat  # re-exported: the store's types
 from .folder_view import FolderView, inside
@@ -384,10 +384,7 @@ class Store(FolderView):
             pid = int(m.group(1))
             if pid != os.getpid() and alive(pid):
                 continue
-            with contextlib.suppress(FileNotFoundError):
-                if seen is not None and st.S_ISDIR(os.lstat(self._abs(rel)).st_mode):
-                    continue
-                os.unlink(self._abs(rel))
+            if remove_below(self._root, rel):  # not a folder, no link followed
                 removed.append(rel)
         return sorted(removed)
 

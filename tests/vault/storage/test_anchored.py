@@ -19,7 +19,7 @@ import pytest
 
 from tests.vault.storage.test_store import tree
 from vault.errors import NoteNotFound, PathRefused
-from vault.storage.anchored import fsync_fds, open_dir, parts_of
+from vault.storage.anchored import fsync_fds, open_dir, parts_of, prune_below, remove_below
 from vault.storage.store import Store
 
 # Swaps VAULT/sub (a folder) and VAULT/.swap (a symlink to OUTSIDE) atomically with
@@ -229,3 +229,55 @@ def test_a_process_swapping_a_parent_for_a_symlink_never_gets_a_change_out(
     for rel, text in made.items():  # every change made landed inside, where it was asked
         assert (vault / rel).read_text(encoding="utf-8") == text, rel
     assert not [n for n in tree(vault) if ".rmh-tmp-" in n]
+
+
+def test_remove_below_and_prune_below_follow_no_link(env: tuple[Store, Path, Path]) -> None:
+    """The removals erasure and the stale-temp cleanup make: a folder on the way that is a
+    symlink (here to `outside`, which holds the same name) removes nothing; a real one is
+    pruned up to the kept components and no further."""
+    _, vault, outside = env
+    root = os.path.realpath(vault)
+    (vault / "t" / "deep").mkdir(parents=True)
+    (vault / "t" / "deep" / "x.md").write_text("in\n", encoding="utf-8")
+    (outside / "deep" / "x.md").write_text("out\n", encoding="utf-8")
+    os.symlink(outside, vault / "ln")
+    assert not remove_below(root, "ln/deep/x.md")
+    assert not remove_below(root, "ln/bait1.md")
+    assert not remove_below(root, "t/deep")  # a folder is no file to remove
+    assert not remove_below(root, "t/missing/x.md")
+    prune_below(root, "ln/deep", 0)
+    assert (outside / "deep" / "x.md").read_text(encoding="utf-8") == "out\n"
+    assert (outside / "bait1.md").exists() and (vault / "ln").is_symlink()
+    assert remove_below(root, "t/deep/x.md") and not (vault / "t" / "deep" / "x.md").exists()
+    prune_below(root, "t/deep", 1)
+    assert (vault / "t").is_dir() and not (vault / "t" / "deep").exists()
+
+
+def test_erasure_and_temp_cleanup_follow_no_swapped_trash_folder(tmp_path: Path) -> None:
+    """`forget` removes trash copies, and the sync's cleanup stale temps, through folder
+    descriptors: a trash folder swapped for a symlink to a folder outside the vault that holds
+    the same names after the plan was made loses nothing outside."""
+    from vault import Vault
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "diary.md").write_text("outside diary zanzibar\n", encoding="utf-8")
+    stale = ".diary.md.rmh-tmp-999999-0"
+    (outside / stale).write_text("outside temp\n", encoding="utf-8")
+    v = Vault.init(tmp_path / "v")
+    v.write("sub/diary.md", "the zanzibar diary line long enough to be a needle\n")
+    v.write("keep.md", "an unrelated note\n")
+    v.delete("sub/diary.md")
+    trash = v.root / ".rmh" / "trash" / "sub"
+    assert (trash / "diary.md").exists()
+    plan = v.forget_plan(subject="zanzibar")
+    assert list(plan.trash) == ["sub/diary.md"]
+    (trash / "diary.md").unlink()
+    trash.rmdir()
+    os.symlink(outside, trash)
+    v.forget(plan)
+    assert (outside / "diary.md").read_text(encoding="utf-8") == "outside diary zanzibar\n"
+    os.symlink(outside, v.root / "linked")
+    assert v.store.clean_stale_temps([f"linked/{stale}"]) == []
+    assert (outside / stale).exists()
+    v.close()
