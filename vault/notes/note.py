@@ -27,6 +27,7 @@ from .frontmatter import dump, find_block, load, update
 from .markdown_scan import Link, LinkSite, bare_note_path, scan_body, scan_wiki
 
 __all__ = [
+    "PARSE",
     "Link",
     "Note",
     "NoteFormatError",
@@ -35,6 +36,12 @@ __all__ = [
     "rewrite_links",
     "update_frontmatter",
 ]
+
+# The version of what `parse` makes of a text (frontmatter, aliases, tags, body, links): raised
+# whenever some text parses to other rows. An index whose notes were parsed by another version
+# re-parses every note from its file at its next full sync (storage/reparse.py). 1: markdown
+# links only with `.md`; 2: `[x](Some%20Note)` without `.md` is a link too (session 21).
+PARSE = 2
 
 _TAG_SPLIT = re.compile(r"[,\s]+")
 _COMMA = re.compile(",")

@@ -12,8 +12,9 @@ its place no longer matters: the temporary (O_CREAT | O_EXCL | O_NOFOLLOW), the 
 or unlink and the folder's fsync all name entries of the open folder (`dir_fd`), not paths.
 A folder moved elsewhere inside the vault while it is open still takes the write (inside the
 vault); one moved outside the vault by a process that may write there is not this module's
-concern (that process could move the note out itself).
-
+concern (that process could move the note out itself). Reads of notes go the same way
+(`open_note`, `stat_note`): a parent swapped between the check and the open cannot make a
+read return the bytes, or the stat, of a file outside the vault.
 """
 
 from __future__ import annotations
@@ -88,6 +89,57 @@ def open_dir(root: str, parts: Sequence[str], path: str, *, create: bool = False
         os.close(fd)
         raise
     return fd
+
+
+def open_file(root: str, real: str, path: str, flags: int) -> int:
+    """A descriptor of the entry `real` (a realpath inside `root`, the store's `resolve`)
+    opened with `flags` (O_NOFOLLOW among them) in its folder, which `open_dir` walks: a
+    parent swapped for a symlink after the check fails the open (PathRefused) instead of
+    reading outside the vault. FileNotFoundError / NotADirectoryError when it is gone."""
+    folder, name = os.path.split(real)
+    fd = open_dir(root, parts_of(root, folder), path)
+    try:
+        return os.open(name, flags, dir_fd=fd)
+    finally:
+        os.close(fd)
+
+
+def stat_file(root: str, real: str, path: str) -> os.stat_result:
+    """The entry `real` (as `open_file`) stat'ed in its walked folder, not followed."""
+    folder, name = os.path.split(real)
+    fd = open_dir(root, parts_of(root, folder), path)
+    try:
+        return os.stat(name, dir_fd=fd, follow_symlinks=False)
+    finally:
+        os.close(fd)
+
+
+def open_note(root: str, rel: str, path: str, flags: int, real: Callable[[], str]) -> int:
+    """`open_file` of checked vault path `rel`, walked as written first: no realpath (one
+    `lstat` per component) where no symlink is on the way. Where one is (the walk refuses
+    it, or the final name is one: ELOOP), `open_file` of its realpath `real()` (the store's
+    `resolve`: PathRefused when it leaves the vault), as the store reads through a symlink
+    that stays inside the vault."""
+    try:
+        return open_file(root, os.path.join(root, rel), path, flags)
+    except PathRefused:
+        pass
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
+    return open_file(root, real(), path, flags)
+
+
+def stat_note(root: str, rel: str, path: str, real: Callable[[], str]) -> os.stat_result:
+    """`stat_file` of `rel` as `open_note` opens it: as written, else (a symlink on the way
+    or at the end) its realpath `real()`."""
+    try:
+        info = stat_file(root, os.path.join(root, rel), path)
+        if not st.S_ISLNK(info.st_mode):
+            return info
+    except PathRefused:
+        pass
+    return stat_file(root, real(), path)
 
 
 def parts_of(root: str, folder: str) -> list[str]:

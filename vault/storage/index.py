@@ -9,7 +9,6 @@ survive renames (the move API updates the path in place; sync matches renamed fi
 
 from __future__ import annotations
 
-import logging
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -32,7 +31,6 @@ from .schema import install_stat_key, stat_key, stat_key_installed, stat_sample
 from .stat_cache import StatCache
 from .stat_cache import StatRow as StatRow  # re-exported: sync and tests import it here
 
-log = logging.getLogger("rmh.vault")
 
 class Index:
     """A connection to one vault's index database."""
@@ -156,8 +154,16 @@ class Index:
     # -- generation ---------------------------------------------------------------------
 
     def generation(self) -> int:
-        row = self._conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
-        return int(row[0])
+        return int(self.meta("generation") or 0)
+
+    def meta(self, key: str) -> str | None:
+        """The index's `meta` value under `key` (None when unset: reparse.py's parse version)."""
+        row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Set a `meta` value (call inside atomic())."""
+        self._conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
 
     def bump_generation(self) -> int:
         """Mark the index as changed (call inside atomic()); returns the new generation."""
@@ -318,22 +324,15 @@ class Index:
 
     def links_of(self, note_id: int) -> list[LinkRow]:
         """One note's links in text order."""
-        return [
-            decode_link(*r)
-            for r in self._conn.execute(
-                "SELECT target, heading, block, alias, embed, kind FROM links"
-                " WHERE src = ? ORDER BY ord",
-                (note_id,),
-            )
-        ]
+        return [decode_link(*r) for r in self._conn.execute(
+            "SELECT target, heading, block, alias, embed, kind FROM links WHERE src = ?"
+            " ORDER BY ord", (note_id,))]
 
     def links(self) -> dict[int, list[LinkRow]]:
         """Every note's links in text order, by source id."""
         out: dict[int, list[LinkRow]] = {}
-        for src, *rest in self._conn.execute(
-            "SELECT src, target, heading, block, alias, embed, kind FROM links ORDER BY src, ord"
-        ):
-            out.setdefault(src, []).append(decode_link(*rest))
+        for src, link in self.iter_links():
+            out.setdefault(src, []).append(link)
         return out
 
     # -- skipped files ----------------------------------------------------------------------

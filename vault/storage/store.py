@@ -10,8 +10,8 @@
 - `trash` and `move` never overwrite; nothing is hard-deleted.
 - Every change lands through a descriptor of its folder walked from the root without
   following a symlink (storage/anchored.py): a parent folder swapped for a symlink between
-  the checks and the rename fails the write (PathRefused), it never redirects it. Reads check
-  once, then open the file with O_NOFOLLOW (a parent swapped meanwhile can redirect a read).
+  the checks and the rename fails the write (PathRefused), it never redirects it. Reads and
+  `stat` open the file (O_NOFOLLOW) or stat it in its folder walked the same way.
 - Every change holds the vault's write lock (storage/write_lock.py), so a guarded write
   (`expected_hash`) is a compare-and-swap that every rmh process respects; right before its
   rename the file's identity (inode, size, mtime) is checked again, which narrows the window
@@ -44,7 +44,15 @@ from ..errors import (
     PermissionDenied,
     QuotaExceeded,
 )
-from .anchored import fsync_fds, lstat_at, open_dir, parts_of, remove_below
+from .anchored import (
+    fsync_fds,
+    lstat_at,
+    open_dir,
+    open_note,
+    parts_of,
+    remove_below,
+    stat_note,
+)
 from .fileops import alive, place_no_clobber
 from .folder_view import FileStat as FileStat  # re-exported: the store's types
 from .folder_view import FolderView, inside
@@ -161,7 +169,7 @@ class Store(FolderView):
         """FileStat of the regular file at `path`; None when missing or not a file."""
         rel = self.check(path)
         try:
-            info = os.stat(self.resolve(rel))
+            info = stat_note(self._root, rel, path, lambda: str(self.resolve(rel)))
         except (FileNotFoundError, NotADirectoryError):
             return None
         if not st.S_ISREG(info.st_mode):
@@ -180,7 +188,8 @@ class Store(FolderView):
         flags = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0)
         try:
             if at is None:
-                fd = os.open(self.resolve(path), flags)
+                rel = self.check(path)
+                fd = open_note(self._root, rel, path, flags, lambda: str(self.resolve(rel)))
             else:
                 fd = os.open(at[1], flags, dir_fd=at[0])
         except (FileNotFoundError, NotADirectoryError) as exc:

@@ -5,6 +5,8 @@ whose stat changed is read and hashed, and re-parsed only when its content hash 
 file whose hash equals that of a note that disappeared in the same pass is the same note,
 renamed outside rmh: it keeps its stable id. A file that cannot be read for a transient reason
 (an I/O error, a permission change) keeps its row: only a file that is really gone is removed.
+A full sync of an index parsed by another parser version reads and re-parses every note
+(storage/reparse.py), writing the rows of those it now parses differently.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from ..notes.hashing import content_hash
 from ..notes.links import title_of
 from ..notes.note import parse
 from ..notes.rows import LinkRow, NoteRow
+from . import reparse
 from .index import Index, StatRow
 from .store import FileStat, Store
 
@@ -34,6 +37,7 @@ class SyncReport:
     skipped: dict[str, str] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     generation: int = 0
+    reparsed: int = 0  # notes read again for a parser change (reparse.py); not in to_json
     # a full sync: the vault paths of hidden entries its scan saw named like the temporary
     # of an interrupted write (folders.TEMP_MARK), for Store.clean_stale_temps; not reported
     temps: list[str] = field(default_factory=list)
@@ -141,6 +145,7 @@ def _sync(store: Store, index: Index, only: Iterable[str] | None, workers: int |
           check: bool = True) -> SyncReport:
     report = SyncReport()
     start = index.generation()
+    again = only is None and reparse.stale(index)  # every note is read and parsed again
     only = None if only is None else sorted(set(only))
     known: Mapping[str, StatRow]
     files: dict[str, FileStat]
@@ -184,10 +189,17 @@ def _sync(store: Store, index: Index, only: Iterable[str] | None, workers: int |
     changes: list[tuple[bool, NoteRow, list[LinkRow]]] = []  # (is a new note, row, links)
     restats: list[tuple[int, FileStat]] = []  # touched but unchanged content: no re-parse
     new_texts: dict[str, tuple[FileStat, str]] = {}
-    for path in sorted(files):
-        st = files[path]
+    paths = sorted(files) if not again else sorted(
+        set(files) | {p for p in known if p not in gone})  # the unlisted: same folders
+    for path in paths:
         old = known.get(path)
-        if old is not None and _same_stat(old, st):
+        st = files.get(path)
+        if st is None:  # a note of a folder whose listing matched its rows (`again` only)
+            kept = known[path]
+            st = FileStat(path, kept.size, kept.mtime_ns, kept.inode)
+        if old is not None and again:
+            report.reparsed += 1
+        elif old is not None and _same_stat(old, st):
             continue
         text = _read(store, st, report)
         if text is None:
@@ -198,11 +210,15 @@ def _sync(store: Store, index: Index, only: Iterable[str] | None, workers: int |
             new_texts[path] = (st, text)
             continue
         digest = content_hash(text)
-        if digest == old.content_hash:
+        if digest == old.content_hash and not again:
             restats.append((old.id, st))
-        else:
-            changes.append((False, *note_row(old.id, st, text, digest)))
+            continue
+        row, links = note_row(old.id, st, text, digest)
+        if digest != old.content_hash or not reparse.same_parse(index, row, links):
+            changes.append((False, row, links))
             report.updated.append(path)
+        elif not _same_stat(old, st):
+            restats.append((old.id, st))
 
     # Renames outside rmh: a vanished note and a new file with the same content hash.
     vanished_by_hash: dict[str, list[StatRow]] = {}
@@ -228,10 +244,12 @@ def _sync(store: Store, index: Index, only: Iterable[str] | None, workers: int |
     partial_skips = any(  # a partial sync keeps the skipped rows of its paths current
         index.skipped_reason(p) != report.skipped.get(p) for p in only_paths
     )
-    if changes or restats or gone or skipped_changed or partial_skips:
+    if changes or restats or gone or skipped_changed or partial_skips or again:
         with index.atomic():
-            if check and index.generation() != start:
-                raise _Stale
+            if check and (index.generation() != start or (again and not reparse.stale(index))):
+                raise _Stale  # another process synced, or re-parsed (reparse.py), meanwhile
+            if again:
+                reparse.record(index)
             for path in report.removed:
                 index.delete_note(known[path].id)
             for note_id, st in restats:

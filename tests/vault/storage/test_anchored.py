@@ -19,8 +19,9 @@ import pytest
 
 from tests.vault.storage.test_store import tree
 from vault.errors import NoteNotFound, PathRefused
+from vault.storage import anchored
 from vault.storage.anchored import fsync_fds, open_dir, parts_of, prune_below, remove_below
-from vault.storage.store import Store
+from vault.storage.store import FileStat, Store
 
 # Swaps VAULT/sub (a folder) and VAULT/.swap (a symlink to OUTSIDE) atomically with
 # renameat2(RENAME_EXCHANGE), so "sub" is always one or the other, until STOP exists; then
@@ -281,3 +282,97 @@ def test_erasure_and_temp_cleanup_follow_no_swapped_trash_folder(tmp_path: Path)
     assert v.store.clean_stale_temps([f"linked/{stale}"]) == []
     assert (outside / stale).exists()
     v.close()
+
+
+READS: dict[str, Callable[[Store], object]] = {
+    "read_bytes": lambda s: s.read_bytes("sub/bait3.md"),
+    "read_text": lambda s: s.read_text("sub/bait3.md"),
+    "stat": lambda s: s.stat("sub/bait3.md"),
+}
+
+
+@pytest.mark.parametrize("op", sorted(READS))
+def test_a_parent_swapped_for_a_symlink_after_the_check_never_redirects_the_read(
+        env: tuple[Store, Path, Path], op: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The swap is made right after the store's last look at the path: its `resolve` (the
+    old code then opened the path again) or the walk of its folder (`open_dir`, the new
+    code then opens the name in the folder it holds). The read returns the note's own bytes
+    (stat: its own inode) or PathRefused; the old code returned `outside/bait3.md`'s."""
+    store, vault, outside = env
+    inode = (vault / "sub" / "bait3.md").stat().st_ino
+    swapped: list[bool] = []
+
+    def swap() -> None:
+        if not swapped:
+            os.rename(vault / "sub", vault / "aside")
+            os.symlink(outside, vault / "sub")
+            swapped.append(True)
+
+    def after(real: Callable[..., object]) -> Callable[..., object]:
+        def wrapper(*args: object, **kwargs: object) -> object:
+            got = real(*args, **kwargs)
+            swap()
+            return got
+        return wrapper
+
+    monkeypatch.setattr(Store, "resolve", after(Store.resolve))
+    monkeypatch.setattr(anchored, "open_dir", after(anchored.open_dir))
+    try:
+        got = READS[op](store)
+    except PathRefused as exc:
+        assert "symlink" in exc.reason
+        got = None
+    assert swapped
+    if isinstance(got, FileStat):
+        assert got.inode == inode
+    elif got is not None:
+        assert got in (b"inside 3\n", "inside 3\n")
+
+
+def test_a_process_swapping_a_parent_for_a_symlink_never_gets_a_read_out(
+        env: tuple[Store, Path, Path], tmp_path: Path) -> None:
+    """A real process swaps `sub` for a symlink to `outside` and back as fast as it can while
+    the store reads, reads text and stats `sub/` notes: each read returns the note's own
+    bytes (stat: the note's own inode) or a typed error (PathRefused, NoteNotFound), never
+    anything of `outside`, and both outcomes occur."""
+    if not hasattr(ctypes.CDLL(None), "renameat2") or not _exchange_supported(
+            tmp_path / "probe"):
+        pytest.skip("no renameat2(RENAME_EXCHANGE) here")
+    store, vault, outside = env
+    (vault / ".swap").symlink_to(outside)
+    inodes = {f"sub/bait{i}.md": (vault / "sub" / f"bait{i}.md").stat().st_ino
+              for i in range(40)}
+    stop = tmp_path / "stop"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SWAPPER, str(vault / "sub"), str(vault / ".swap"), str(stop)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    rng = random.Random(22)
+    outcomes = {"read": 0, "refused": 0}
+    wrong: list[str] = []
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == "ready\n"
+        for i in range(ROUNDS * 10):
+            n = rng.randrange(40)
+            path, kind = f"sub/bait{n}.md", rng.choice(sorted(READS))
+            try:
+                if kind == "stat":
+                    got = store.stat(path)
+                    ok = got is None or got.inode == inodes[path]
+                else:
+                    data = store.read_bytes(path) if kind == "read_bytes" else (
+                        store.read_text(path).encode())
+                    ok = data == f"inside {n}\n".encode()
+                outcomes["read"] += 1
+                if not ok:
+                    wrong.append(f"{i} {kind} {path}: {got if kind == 'stat' else data!r}")
+            except (PathRefused, NoteNotFound):
+                outcomes["refused"] += 1
+            except OSError as exc:  # untyped: neither the note nor the store's refusal
+                wrong.append(f"{i} {kind} {path}: {exc!r}")
+    finally:
+        stop.touch()
+        out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert int(out.split()[-1]) > ROUNDS
+    assert not wrong, wrong[:5]
+    assert outcomes["read"] > ROUNDS // 10 and outcomes["refused"] > ROUNDS // 10, outcomes

@@ -1,0 +1,58 @@
+"""Re-parse on a parser change: the index records which version of `notes.note.parse` made
+its rows, and a full sync under another version parses every note again from its file.
+
+Sync reads a file only when its stat changed, and parses it only when its content hash
+changed (storage/sync.py), so without this a vault indexed by an older parser would keep that
+parser's rows until each note is edited (session 21: `[x](Some%20Note)` became a link, and
+an existing vault saw none of them). The index's `meta` holds `parse` = `notes.note.PARSE`
+of the rows; an index without it (made before it was kept) counts as version 1.
+
+A full sync that finds another version (`stale`) reads every note whose stat did not change
+too, parses it, and compares the parsed columns (frontmatter, its error, aliases, tags, body)
+and the links with the stored ones (`same_parse`, two point queries per note): only a note
+whose rows differ is written and reported `updated`, so the derived stores follow the few
+notes the new parser reads differently, and nothing else moves. The stable id, the path,
+the title and the content hash are kept, and the dense store keys a note's vectors by title,
+speaker and content hash (retrieval/dense_store.py), so no vector is computed again. The
+version is written in the same transaction as the re-parsed rows (`record`): a process killed
+before the commit leaves the old version and the old rows (the next sync does it all again),
+one killed after leaves the new ones. Two processes opening an old index at once may both
+read every note, but the second finds the version current when it takes the write lock and
+syncs again from the new rows (sync's `_Stale`): the rows are written once, neither errs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..notes.note import PARSE
+from ..notes.rows import LinkRow, NoteRow
+from .index import Index
+from .row_codec import encode_note
+
+KEY = "parse"
+PREVIOUS = "1"  # what an index without the key was parsed by
+_PARSED = 6  # encode_note's columns from `frontmatter` on: what the parser makes of the text
+
+
+def version(index: Index) -> str:
+    """The parse version the index's rows were made by."""
+    return index.meta(KEY) or PREVIOUS
+
+
+def stale(index: Index) -> bool:
+    """Whether the index's rows were parsed by another version than this rmh's."""
+    return version(index) != str(PARSE)
+
+
+def record(index: Index) -> None:
+    """Record this rmh's parse version (inside the transaction that writes its rows)."""
+    index.set_meta(KEY, str(PARSE))
+
+
+def same_parse(index: Index, row: NoteRow, links: Sequence[LinkRow]) -> bool:
+    """Whether note `row.id` is stored with these parsed columns and links."""
+    stored = index.note(row.id)
+    return (stored is not None
+            and encode_note(stored)[_PARSED:] == encode_note(row)[_PARSED:]
+            and index.links_of(row.id) == list(links))
