@@ -25,10 +25,23 @@ as a learned profile, and read through their own channel of the ranking:
   how many of them held w (`LearnedState.word_df`); a query word no logged search held counts
   at the largest weight ln(1 + N), so the words a query adds beyond what notes were used for
   dilute the match (measured on LoCoMo: without it the channel cost unrelated questions).
-- Channel value: x(d, Q) = q(d) * sum_{w in W(Q) & B_d} idf(w) / sum_{w in W(Q)} idf(w), in
-  [0, 1]: the note's positive learned score (the Beta posterior of use, evidence.py; 0 for a
-  note never used or passed over more than used) times the share of the query's word weight
-  its bag covers. No shared word: x = 0, the note is untouched.
+- Channel value (v9): x(d, Q) = q(d) g(Q, d) c(Q, d) in [0, 1], with the word coverage
+      c(Q, d) = sum_{w in W(Q) & B_d} idf(w) / sum_{w in W(Q)} idf(w):
+  the note's positive learned score (the Beta posterior of use, evidence.py; 0 for a note
+  never used or passed over more than used) times the topic gate g of topic.py (the share of
+  the query, by phrases, its evidence was about) times the share of the query's word weight
+  its bag covers. No shared word or no shared phrase: x = 0, the note is untouched.
+  The coverage acts once: the channel holds the gated share q g c, the multiplicative
+  topic-free part (replay.py `free_of`) the rest q (1 - g) c. v6-v8 fused x = q c, so the
+  ungated share acted twice (channel and free part) on top of the gated prior q g: a turn
+  used for a neighbouring question ("Tim learning the violin" for "Which language is Tim
+  learning?") was lifted by all three, and LoCoMo's held-out unrelated questions lost MRR
+  -0.012 on conversations 5-10, below issue 31's -0.005 floor (NOTES-GATE.md). The rank-fused
+  channel can lift a note from anywhere in the list, so it takes only the share the topic
+  gate vouches for; the bounded factor (x1.2 at most, held below the notes the query names)
+  takes the rest. A paraphrase of a question the note answered has gate 1 (topic.py: new
+  words leave the gate) and keeps the whole channel, which is what moves the knowledge
+  workload's reworded questions (NOTES-LRN9.md).
 - Ranking (vault/retrieval/pipeline.py stage 3, scope.py `expansion_channel`): the channel is
   fused with the query-dependent signals, adding w_learned x(d) / (k + rank + 1) (weight 0.5,
   `[search] weights.learned`; 0 turns it off), and nothing it lifts passes a note the query

@@ -34,10 +34,16 @@ Formulas (the seed: Ori-Mnemos, "Computation is the missing bedrock of agentic m
   the notes the query names are. Without it the related held-out questions of LoCoMo, other
   questions about the same turns, got nothing (gate 0 for 26 of 32 with evidence: NOTES-F).
 - Query-log document expansion (v6, expansion.py): a used note keeps the stems of the
-  queries it was used for (`terms_cap` most frequent); a new query's share of those words
-  (idf from the query log, unlogged words diluting), times q, is a fused channel of the
-  ranking that never lifts a note past a note the query names. It is query-dependent: a
-  question that shares no word with what a note was used for leaves it untouched.
+  queries it was used for (`terms_cap` most frequent); a new query's share c of those words
+  (idf from the query log, unlogged words diluting), times q g (v9: only the gated share,
+  so that c acts once, q g c in the channel and q (1 - g) c in the free factor), is a fused
+  channel of the ranking that never lifts a note past a note the query names. It is
+  query-dependent: a question that shares no word with what a note was used for leaves it
+  untouched.
+- Topic gate g (topic.py, v9): a query phrase no logged query held counts against the gate
+  at ln(1 + N) when the log knows each of its words (a new pairing of known words is a
+  different question), and is left out when a word of it is new (a rewording); a negative
+  score's gate leaves new pairings out.
 - Query-log neighbours (v7, asked.py): a used note also keeps the text of the last
   `queries_cap` queries it was used for; with a sentence encoder, x(d, Q) = q(d) g(max_k
   cos(e(Q), e(Q_k))), g 0 below a similarity floor, is a second fused channel (off by default).
@@ -72,7 +78,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-LEARNING_VERSION = 8  # 8: a query's date expressions are no learned words or phrases;
+LEARNING_VERSION = 9  # 9: the gate counts a new pairing of known words against the match
+# (topic.py); the expansion channel carries only the gated share q g c (replay.py)
+# 8: a query's date expressions are no learned words or phrases;
 # the topic-free part acts through the query's words the note was used for (replay.py)
 # 7: the text of the last queries a note was used for (asked.py)
 # 6: the words of the queries a note was used for (expansion.py)

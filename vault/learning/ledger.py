@@ -328,9 +328,9 @@ class Ledger:
         with self._lock:
             self._sync_state()
             weighted, words = query_weights(self._state, query), word_query(self._state, query)
-            free = self._per_note(ids, lambda ns: free_of(ns, weighted, words, self.params),
-                                  np.float64)
-            expansion = self._per_note(ids, lambda ns: expansion_of(ns, words), np.float64)
+            f64, p = np.float64, self.params
+            free = self._per_note(ids, lambda ns: free_of(ns, weighted, words, p), f64)
+            expansion = self._per_note(ids, lambda ns: expansion_of(ns, words, weighted), f64)
             return Learned(self.warmth(ids, now), self.prior(ids, query), self._cooc(ids, now),
                            free=free, expansion=expansion, seq=self._state.last_seq, clock=now,
                            asked=self._vectors.asked(self._state.notes, ids))

@@ -14,21 +14,26 @@ from .expansion import Weighted, coverage, query_words, word_weights
 from .formulas import LearningParams, decayed
 from .pair_table import PairTable
 from .state import Event, LearnedState, NoteState, apply
-from .topic import gate_of, query_terms, weights
+from .topic import Phrases, gate_of, query_terms, weights
 from .usage import Learned
 from .vectors import NoteVectors
 
 
-def prior_of(ns: NoteState, weighted: Sequence[tuple[str, float]] | None) -> float:
+def prior_of(ns: NoteState, weighted: Phrases | None) -> float:
     """The note's learned score as it acts on a query whose phrase weights are `weighted`
     (topic.py `weights`): q times the gate of the bag its sign came from; q itself when no
-    query is given."""
+    query is given. A query's new pairings of known words dilute the gate of a lift only
+    (v9, topic.py): a note passed over for a query's phrases is demoted on them as before
+    (counted on the demotion too, LoCoMo conversations 5-10 lost unrelated MRR -0.0049 ->
+    -0.0064, NOTES-LRN9.md)."""
     if weighted is None or ns.q == 0.0:
         return ns.q
-    return ns.q * gate_of(weighted, ns.use_terms if ns.q > 0.0 else ns.skip_terms)
+    if ns.q > 0.0:
+        return ns.q * gate_of(weighted, ns.use_terms)
+    return ns.q * gate_of(weighted, ns.skip_terms, dilute=False)
 
 
-def free_of(ns: NoteState, weighted: Sequence[tuple[str, float]] | None,
+def free_of(ns: NoteState, weighted: Phrases | None,
             words: Weighted | None = None, params: LearningParams | None = None) -> float:
     """The part of a positive learned score its topic gate left out, as it acts on this query:
     q (1 - g) c, g the topic gate (phrases, topic.py) and c the share of the query's words the
@@ -55,12 +60,16 @@ def free_of(ns: NoteState, weighted: Sequence[tuple[str, float]] | None,
     return ns.q * (1.0 - gate_of(weighted, ns.use_terms)) * coverage(words, ns.use_words)
 
 
-def expansion_of(ns: NoteState, weighted: Weighted | None) -> float:
-    """q times the share of the query's words the note's use words hold (expansion.py);
-    0 for q <= 0, no query or no words."""
-    if weighted is None or ns.q <= 0.0 or not ns.use_words:
+def expansion_of(ns: NoteState, weighted: Weighted | None,
+                 phrases: Phrases | None = None) -> float:
+    """The expansion channel's value q g c (expansion.py): q times the topic gate g of the
+    query's `phrases` (topic.py) times the share c of the query's words the note's use words
+    hold; 0 for q <= 0, no query, no words or no phrases. The channel carries only the share
+    of the score the gate gives this query (v9); the rest, q (1 - g) c, acts once, as the
+    multiplicative `free_of`."""
+    if weighted is None or phrases is None or ns.q <= 0.0 or not ns.use_words:
         return 0.0
-    return ns.q * coverage(weighted, ns.use_words)
+    return ns.q * gate_of(phrases, ns.use_terms) * coverage(weighted, ns.use_words)
 
 
 def word_query(state: LearnedState, query: str | None) -> Weighted | None:
@@ -70,9 +79,11 @@ def word_query(state: LearnedState, query: str | None) -> Weighted | None:
     return word_weights(query_words(query), state.word_df, state.searches)
 
 
-def query_weights(state: LearnedState, query: str | None) -> list[tuple[str, float]] | None:
+def query_weights(state: LearnedState, query: str | None) -> Phrases | None:
     """The query's phrase weights against the state's query log (None without a query)."""
-    return None if query is None else weights(query_terms(query), state.query_df, state.searches)
+    if query is None:
+        return None
+    return weights(query_terms(query), state.query_df, state.searches, state.word_df)
 
 
 def learned_of(
@@ -93,7 +104,7 @@ def learned_of(
             warmth[k] = decayed(ns.activation, now - ns.as_of, ns.accesses, ns.sessions, params)
             prior[k] = prior_of(ns, weighted)
             free[k] = free_of(ns, weighted, words, params)
-            expansion[k] = expansion_of(ns, words)
+            expansion[k] = expansion_of(ns, words, weighted)
     archived = [n for n, ns in state.notes.items() if ns.archived_at is not None]
     edges = PairTable().edges(state, now, params).to_positions(ids, archived)
     return Learned(warmth, prior, edges, seq=state.last_seq, clock=now, free=free,

@@ -6,8 +6,10 @@ employer founded" would be lifted for a question about two other organisations t
 share its list (measured: unrelated held-out MRR -0.066 on the knowledge workload). So the
 score acts on a query in proportion to how much of that query its evidence was about:
 
-    gate(Q, d) = sum_{t in T(Q) & B_d} idf(t) / sum_{t in T(Q), df(t) > 0} idf(t)   in [0, 1]
-    idf(t)     = ln(1 + N / df(t))
+    gate(Q, d) = sum_{t in T(Q) & B_d} idf(t) / sum_{t in T'(Q)} idf(t)   in [0, 1]
+    idf(t)     = ln(1 + N / max(df(t), 1))
+    T'(Q)      = the phrases of T(Q) that a logged query held, or whose words logged queries
+                 held (df(t) > 0, or df(w) > 0 for each word w of t: v9, below)
 
 T(Q): the query's phrases, each pair of adjacent content terms (`tokenize`, stop words
 removed: "ravi lindqvist", "lindqvist employer"), each once -- pairs, not single words, because
@@ -16,10 +18,26 @@ single words it lifted him: unrelated MRR -0.022 on the knowledge workload, the 
 was chosen on that workload); B_d: the phrases of the queries whose searches
 showed d in sessions that used it (`use` bag; the `skip` bag for sessions that passed it over,
 which gates a negative score); N: the number of logged searches
-and df(t): how many of them held t. Phrases no logged query ever held are left out of the
-denominator, so the words a paraphrase adds do not dilute it, and a phrase every query holds
-("born earlier") weighs little. No shared phrase (a question about other things): gate 0,
-the note's score has no effect. Each bag keeps its `terms_cap` most frequent phrases (ties:
+and df(t): how many of them held t. A phrase every query holds ("born earlier") weighs little.
+No shared phrase (a question about other things): gate 0, the note's score has no effect.
+
+A phrase no logged query held (df(t) = 0) is judged by its words (v9):
+- a word of it no logged query held (`word_df`, expansion.py): the phrase is left out of the
+  denominator. New words are how a question is reworded ("employer established" for
+  "organisation ... founded"), so they say nothing of what it is about, and the paraphrase of a
+  question a note answered keeps gate 1 (the knowledge workload's related questions);
+- every word of it held by some logged query, never together: it counts in the denominator
+  at the weight of a phrase held once, idf = ln(1 + N), as an unseen word does in the
+  expansion channel's coverage. Known words in a new pairing are a different question about
+  known things: "career high assists" after "career high points", "language tim" after "tim
+  learning ... violin" (LoCoMo; NOTES-LRN9.md). Before v9 every unseen phrase was left out,
+  so one shared phrase ("tim learning") gave gate 1 to a question about something else;
+  counting every unseen phrase instead cost the knowledge workload's paraphrases a third of
+  their lift (NOTES-GATE.md). The split is the usual treatment of an unseen event by what
+  is known of its parts: a pairing of two known words has an expected frequency
+  (df(a) df(b) / N under independence; Church & Hanks 1990, "Word association norms, mutual
+  information, and lexicography") and was not observed, a pairing with an unknown word has
+  none to compare with. Each bag keeps its `terms_cap` most frequent phrases (ties:
 the newest, then by phrase), so the state stays bounded. Pure and deterministic: no clock,
 sorted iteration.
 """
@@ -29,10 +47,11 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
+from typing import NamedTuple
 
 from ..notes.clocks import untimed
-from ..notes.text import STOPWORDS, tokenize
+from ..notes.text import STOPWORDS, stem, tokenize
 
 
 @functools.lru_cache(maxsize=4096)  # queries are short, and a replay folds each many times
@@ -64,26 +83,40 @@ def add_terms(bag: dict[str, int], terms: Iterable[str], cap: int) -> None:
         bag.update(sorted(keep))
 
 
-def weights(terms: Iterable[str], df: Mapping[str, int], searches: int
-            ) -> list[tuple[str, float]]:
-    """(phrase, idf) for the query's phrases that some logged query held, sorted: computed
-    once per query, then `gate_of` per note."""
+class Phrases(NamedTuple):
+    """A query's phrases as the gate weighs them (`weights`): (phrase, idf) of those a logged
+    query held, sorted, and the summed weight ln(1 + N) of its new pairings of known words
+    (module docstring, v9), which are in no note's bag (bags hold logged phrases only)."""
+
+    logged: list[tuple[str, float]]
+    new: float = 0.0
+
+
+def weights(terms: Iterable[str], df: Mapping[str, int], searches: int,
+            known: Mapping[str, int] | None = None) -> Phrases:
+    """The query's `Phrases` against the log (`known`: its word df, by stem; None counts no
+    new pairing): computed once per query, then `gate_of` per note."""
     out = []
+    new = 0.0
+    unseen = math.log1p(max(searches, 1))
     for t in sorted(set(terms)):
         n = df.get(t, 0)
         if n > 0:
             out.append((t, math.log1p(max(searches, n) / n)))
-    return out
+        elif known is not None and all(known.get(stem(w), 0) > 0 for w in t.split()):
+            new += unseen
+    return Phrases(out, new)
 
 
-def gate_of(weighted: Sequence[tuple[str, float]], bag: Mapping[str, int]) -> float:
-    """The gate from a query's `weights` and a note's bag."""
-    total = sum(w for _, w in weighted)
-    hit = sum(w for t, w in weighted if t in bag)
+def gate_of(phrases: Phrases, bag: Mapping[str, int], dilute: bool = True) -> float:
+    """The gate from a query's `weights` and a note's bag; `dilute` False leaves the new
+    pairings out of the denominator (the gate of a negative score, replay.py `prior_of`)."""
+    total = sum(w for _, w in phrases.logged) + (phrases.new if dilute else 0.0)
+    hit = sum(w for t, w in phrases.logged if t in bag)
     return 0.0 if total <= 0.0 else min(1.0, hit / total)
 
 
 def gate(terms: Iterable[str], bag: Mapping[str, int], df: Mapping[str, int],
-         searches: int) -> float:
+         searches: int, known: Mapping[str, int] | None = None) -> float:
     """The share of the query (by idf) that the note's evidence was about (module docstring)."""
-    return gate_of(weights(terms, df, searches), bag)
+    return gate_of(weights(terms, df, searches, known), bag)

@@ -13,7 +13,7 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
    this query (fusion.gate: redundant lexical evidence counts once); `calibrate` (off) first
    sets w_bm25, w_dense, w_conj from the vault's own pseudo-queries (calibration.py);
    with learning on, the learned expansion channel joins them (learning v6): each note adds
-   w_learned x(d) / (k + rank + 1), x(d) in [0, 1] (vault/learning/expansion.py), held at
+   w_learned x(d) / (k + rank + 1), x(d) = q g c in [0, 1] (vault/learning/expansion.py), held at
    stage 6 below the named notes that ranked above it without it (learned_stages.py); so
    does, with an encoder and w_asked > 0 (off), the query-log neighbours' (asked_channel.py);
    a query asking for a time alone has a time channel (topicless.py, on with w_when);

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from vault import LEDGER_FILE, Ledger, Vault
 from vault.learning.expansion import asking_queries, coverage, query_words, word_weights
 from vault.learning.ledger import learned_of
-from vault.learning.replay import expansion_of, word_query
+from vault.learning.replay import expansion_of, free_of, prior_of, query_weights, word_query
 from vault.learning.rewards import Event
 from vault.learning.state import LearnedState, NoteState
 from vault.learning.topic import query_terms
@@ -102,13 +102,63 @@ def test_a_note_is_credited_with_the_query_it_was_read_from() -> None:
 @settings(max_examples=200, deadline=None)
 def test_the_channel_value_is_bounded_and_zero_without_use_or_shared_words(
         q: float, words: list[str], bag: dict[str, int]) -> None:
-    state = LearnedState(searches=5, word_df={"jon": 3, "danc": 1})
-    ns = NoteState(q=q, use_words=bag)
-    x = expansion_of(ns, word_query(state, " ".join(words)))
+    state = LearnedState(searches=5, word_df={"jon": 3, "danc": 1},
+                         query_df={"jon": 2, "danc": 1, "danc jon": 1})
+    ns = NoteState(q=q, use_words=bag, use_terms={"jon": 1, "danc jon": 1})
+    query = " ".join(words)
+    x = expansion_of(ns, word_query(state, query), query_weights(state, query))
     assert 0.0 <= x <= max(q, 0.0)
     if q <= 0 or not set(words) & set(bag) & {"jon", "danc"}:
         assert x == 0.0
     assert expansion_of(ns, None) == 0.0
+    assert expansion_of(ns, word_query(state, query)) == 0.0  # no phrases: no gate, nothing
+
+
+@given(st.floats(0.01, 1.0), st.lists(st.sampled_from(
+    ["john", "career", "high", "assists", "points", "game", "violin", "tim"]), max_size=6),
+    st.dictionaries(st.sampled_from(["career high", "game john", "high points", "tim violin"]),
+                    st.integers(1, 3)),
+    st.dictionaries(st.sampled_from(["john", "career", "high", "point", "game", "assist"]),
+                    st.integers(1, 3)))
+@settings(max_examples=300, deadline=None)
+def test_the_use_a_query_shares_acts_once_the_channel_holding_only_the_gated_share(
+        q: float, words: list[str], terms: dict[str, int], used: dict[str, int]) -> None:
+    """v9 (NOTES-LRN9.md): the word coverage c of a note's use acts once. The channel
+    carries the share q g c the topic gate gives the query, the multiplicative free part the
+    rest q (1 - g) c, so together q c; before v9 the channel carried q c and the free part
+    q (1 - g) c on top, and a turn used for a neighbouring question was lifted twice over."""
+    state = LearnedState(searches=8, query_df={"career high": 2, "game john": 2,
+                                               "high points": 1, "tim violin": 1},
+                         word_df={"john": 4, "career": 2, "high": 2, "point": 1, "game": 2,
+                                  "assist": 1, "tim": 3, "violin": 1})
+    ns = NoteState(q=q, use_terms=terms, use_words=used)
+    query = " ".join(words)
+    phrases, ws = query_weights(state, query), word_query(state, query)
+    assert phrases is not None and ws is not None
+    x, free, prior = expansion_of(ns, ws, phrases), free_of(ns, phrases, ws), prior_of(ns, phrases)
+    assert x + free == pytest.approx(q * coverage(ws, used))
+    assert x <= prior + 1e-12  # the channel never carries more than the gated prior
+
+
+def test_a_neighbouring_question_in_known_words_gets_less_than_the_full_lift() -> None:
+    """The LoCoMo case (NOTES-GATE.md): a turn used for John's career-high in points, asked
+    about his career-high in assists, a word the log knows from another question. v8 gave it
+    gate 1 (the new phrase "high assists" left out) and the channel q c on top of the free
+    part; v9 counts the new pairing against the gate and the channel holds only q g c."""
+    points = "What kind of game did John have a career-high in points in?"
+    assists = "What kind of game did John have a career-high in assists in?"
+    state = LearnedState(searches=10, query_df={t: 1 for t in query_terms(points)},
+                         word_df={w: 1 for w in [*query_words(points), "assist"]})
+    ns = NoteState(q=0.8, use_terms={t: 1 for t in query_terms(points)},
+                   use_words={w: 1 for w in query_words(points)})
+    phrases, ws = query_weights(state, assists), word_query(state, assists)
+    assert phrases is not None and ws is not None
+    g, c = prior_of(ns, phrases) / ns.q, coverage(ws, ns.use_words)
+    assert g == pytest.approx(4 / 5) and 0.0 < c < 1.0  # four shared phrases, one new pairing
+    assert expansion_of(ns, ws, phrases) == pytest.approx(0.8 * g * c)
+    assert expansion_of(ns, ws, phrases) + free_of(ns, phrases, ws) == pytest.approx(0.8 * c)
+    same = query_weights(state, points)
+    assert same is not None and prior_of(ns, same) == pytest.approx(0.8)  # its own question
 
 
 def test_live_equals_replay_and_the_bag_survives_reopening(tmp_path: Path) -> None:

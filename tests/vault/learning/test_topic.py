@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from vault import Ledger
-from vault.learning.topic import add_terms, gate, query_terms
+from vault.learning.topic import add_terms, gate, gate_of, query_terms, weights
 
 words = st.lists(st.sampled_from(["ravi lindqvist", "year born", "press aalto", "born"]),
                  max_size=6)
@@ -86,3 +86,26 @@ def test_ledger_prior_acts_on_related_queries_only(tmp_path: Path) -> None:
     assert led.learned([1, 2], as_of=t[0], query=related).prior.tolist() == \
         led.prior([1, 2], related).tolist()  # replay == live, with the query
     led.close()
+
+
+def test_a_new_pairing_of_known_words_counts_against_the_gate() -> None:
+    """v9 (NOTES-LRN9.md): a phrase no logged query held counts ln(1 + N) against the gate
+    when the log knows each of its words (a different question about known things), and is
+    left out when a word of it is new (a rewording: the paraphrase keeps gate 1)."""
+    points = "What kind of game did John have a career-high in points in?"
+    assists = "What kind of game did John have a career-high in assists in?"
+    df = {t: 1 for t in query_terms(points)} | {"basketball assists": 1, "john score": 1}
+    bag = {t: 1 for t in query_terms(points)}
+    n = 10
+    rare, unseen = math.log1p(n / 1), math.log1p(n)
+    known = {"kind": 1, "game": 1, "john": 2, "career": 1, "high": 1, "point": 1}
+    # "high assists" is new; "assist" unknown to the log: a rewording, left out (v8's gate)
+    assert gate(query_terms(assists), bag, df, n, known) == pytest.approx(1.0)
+    known["assist"] = 1  # another logged question held "assists": a new pairing of known words
+    assert gate(query_terms(assists), bag, df, n, known) == pytest.approx(
+        4 * rare / (4 * rare + unseen))
+    assert gate(query_terms(assists), bag, df, n) == pytest.approx(1.0)  # without word counts
+    phrases = weights(query_terms(assists), df, n, known)
+    assert phrases.new == pytest.approx(unseen) and len(phrases.logged) == 4
+    assert gate_of(phrases, bag, dilute=False) == pytest.approx(1.0)  # a demotion's gate
+    assert gate(query_terms(points), bag, df, n, known) == pytest.approx(1.0)  # the same one
