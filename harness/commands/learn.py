@@ -151,7 +151,9 @@ def _story(doc: dict[str, Any]) -> str:
     about = ", ".join(t for t, _ in sorted(bag.items(), key=lambda kv: (-kv[1], kv[0]))[:8])
     used = st.get("use_words", {})
     words = ", ".join(t for t, _ in sorted(used.items(), key=lambda kv: (-kv[1], kv[0]))[:8])
-    others = ("the same on a query about other things, but never past a note it names"
+    others = ("on a query about other things at most the same, in proportion to the share of "
+              "its words the note was used for (x1 on a query sharing none of its words), "
+              "never past a note it names"
               if doc["q"] > 0 else "less on others, x1 on a query about other things")
     if doc["passed_factor"] < 1.0:
         others = (f"x{doc['passed_factor']:.4f} of it on every query: passed over surely "
@@ -161,7 +163,8 @@ def _story(doc: dict[str, Any]) -> str:
              f"(q {doc['q']:+.4f} x prior_scale {doc['prior_scale']})",
              f"  about: {about or '-'}",
              f"  found by the words: {words or '-'} (a query holding them adds weights.learned"
-             f" x q x their share of its words / (k + rank + 1) to the fused score, never "
+             f" x q x the topic gate x their share of its words / (k + rank + 1) to the fused "
+             f"score, the gate being the share of the query's phrases it is about; never "
              f"past a note the query names)",
              f"  evidence: used {doc['used']:.2f}, examined and skipped {doc['skipped']:.2f}; "
              f"use rate {doc['use_rate']:.3f} (prior {doc['use_mean']:.2f})  "

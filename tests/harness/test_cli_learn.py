@@ -97,3 +97,18 @@ def test_learning_note_reads_the_passed_factor_from_weights_passed(tmp_path: Pat
         assert on["passed"] == off["passed"] and want < 1.0
         assert on["passed_factor"] == pytest.approx(want)
         assert on["multiplier"] == pytest.approx(off["multiplier"] * want)
+
+
+def test_the_story_of_a_used_note_says_what_learning_v9_does_on_other_queries() -> None:
+    """Issue 31 item 5: the story gives the effect the ranking applies. Learning v9: the words
+    channel adds w x q g c (the topic gate g, the word share c), the topic-free factor
+    1 + s q (1 - g) c is x1 on a query sharing none of the note's words (v8)."""
+    doc = {"note": "Studio.md", "id": 3, "q": 0.333, "prior": 0.333, "prior_scale": 0.2,
+           "passed": 0.0, "used": 2.0, "skipped": 0.0, "use_rate": 0.6, "use_mean": 0.25,
+           "state": {"use_terms": {"jon danc": 2}, "use_words": {"jon": 2, "danc": 2}},
+           "rewards": [], "events": [], "events_total": 0, "passed_factor": 1.0,
+           "multiplier": 1 + 0.2 * 0.333}
+    story = _story(doc)
+    assert "x q x the topic gate x their share of its words" in story
+    assert "x1 on a query sharing none of its words" in story
+    assert "the same on a query about other things" not in story

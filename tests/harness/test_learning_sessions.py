@@ -67,8 +67,8 @@ def test_mcp_client_learns_with_no_session_call(tmp_path: Path) -> None:
     human = rmh(vault, "learning", "Project Atlas")
     assert human.returncode == 0 and "cite +1.0000" in human.stdout
     assert "score x1.1000 on a query wholly about" in human.stdout  # read + cite: m = 0.625
-    assert "the same on a query about other things, but never past a note it names" in \
-        human.stdout  # v5: the topic-free part of a positive score
+    assert "x1 on a query sharing none of its words), never past a note it names" in \
+        human.stdout  # v5, v8: the topic-free part of a positive score, by the word share
     audit = json.loads(rmh(vault, "learning", "--json").stdout)
     assert audit["forward_citations"] == 1 and audit["replay_matches"] is True
     assert audit["sessions"] == {"open": 0, "ended": 1, "recovered": 0}

@@ -85,8 +85,12 @@ class Ledger:
             raise LedgerError(f"{path.name}: {exc}") from exc
         stamp = json.dumps({"version": LEARNING_VERSION, "params": asdict(params)}, sort_keys=True)
         ledger = cls(conn, clock, params)
-        if sql.get_meta(conn, "stamp") != stamp:
-            ledger.rebuild(stamp)
+        try:
+            if sql.get_meta(conn, "stamp") != stamp:
+                ledger.rebuild(stamp)
+        except BaseException:
+            ledger.close(checkpoint=False)  # a failed open leaves no connection behind
+            raise
         return ledger
 
     def close(self, *, checkpoint: bool = True) -> None:
@@ -366,19 +370,9 @@ class Ledger:
         return fold((ev for ev in self.events() if ev.t <= t), self.params)
 
     def rebuild(self, stamp: str | None = None) -> LearnedState:
-        """Rewrite every derived row from the events (one transaction); returns the new state."""
-        conn = self._conn
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            state = fold(sql.iter_events(conn), self.params)
-            sql.replace_state(conn, state)
-            if stamp is not None:
-                sql.set_meta(conn, "stamp", stamp)
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:  # SQLITE_FULL rolls back by itself
-                conn.execute("ROLLBACK")
-            raise
+        """Rewrite every derived row from the events (one transaction; with `stamp`, unless
+        another process has rebuilt under it meanwhile: ledger_sql.rebuild); the new state."""
+        sql.rebuild(self._conn, lambda events: fold(events, self.params), stamp)
         self._sync_state(force=True)
         return self._state
 

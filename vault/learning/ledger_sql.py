@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..errors import LedgerError
@@ -255,3 +255,23 @@ def replace_state(conn: sqlite3.Connection, st: LearnedState) -> None:
         words=set(st.word_df),
     )
     write_rows(conn, st, touched)
+
+
+def rebuild(conn: sqlite3.Connection, fold: Callable[[Iterator[Event]], LearnedState],
+            stamp: str | None) -> None:
+    """Every derived row rewritten from the events, `fold`ed, in one write transaction, with
+    `stamp` recorded; with a `stamp` the transaction first reads the stored one, and writes
+    nothing when it is that already: another process rebuilt the ledger meanwhile (all the
+    processes that open an upgraded ledger at once see the old stamp, and each would fold the
+    whole log again, holding the write lock as long, while the next ones wait)."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        if stamp is None or get_meta(conn, "stamp") != stamp:
+            replace_state(conn, fold(iter_events(conn)))
+            if stamp is not None:
+                set_meta(conn, "stamp", stamp)
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:  # SQLITE_FULL rolls back by itself
+            conn.execute("ROLLBACK")
+        raise

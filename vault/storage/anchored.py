@@ -25,7 +25,7 @@ import os
 import stat as st
 from collections.abc import Callable, Sequence
 
-from ..errors import PathRefused
+from ..errors import PathRefused, PermissionDenied
 from .folder_view import inside
 
 DIR_FLAGS = (os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
@@ -132,14 +132,18 @@ def open_note(root: str, rel: str, path: str, flags: int, real: Callable[[], str
 
 def stat_note(root: str, rel: str, path: str, real: Callable[[], str]) -> os.stat_result:
     """`stat_file` of `rel` as `open_note` opens it: as written, else (a symlink on the way
-    or at the end) its realpath `real()`."""
+    or at the end) its realpath `real()`. PermissionDenied(`rel`) when a folder on the way
+    may not be searched by this process (as `Store.read` says; never a raw OSError)."""
     try:
-        info = stat_file(root, os.path.join(root, rel), path)
-        if not st.S_ISLNK(info.st_mode):
-            return info
-    except PathRefused:
-        pass
-    return stat_file(root, real(), path)
+        try:
+            info = stat_file(root, os.path.join(root, rel), path)
+            if not st.S_ISLNK(info.st_mode):
+                return info
+        except PathRefused:
+            pass
+        return stat_file(root, real(), path)
+    except PermissionError as exc:
+        raise PermissionDenied(rel) from exc
 
 
 def parts_of(root: str, folder: str) -> list[str]:

@@ -19,11 +19,15 @@ before the commit leaves the old version and the old rows (the next sync does it
 one killed after leaves the new ones. Two processes opening an old index at once may both
 read every note, but the second finds the version current when it takes the write lock and
 syncs again from the new rows (sync's `_Stale`): the rows are written once, neither errs.
+A note whose file cannot be read during the re-parse (permission denied, an I/O error) keeps
+the old parser's rows, and its stat may never change: its id is recorded as owed (`OWED`),
+and each later full sync reads just the owed notes again until it can parse them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Iterable, Sequence
 
 from ..notes.note import PARSE
 from ..notes.rows import LinkRow, NoteRow
@@ -31,6 +35,7 @@ from .index import Index
 from .row_codec import encode_note
 
 KEY = "parse"
+OWED = "parse_owed"  # the ids of notes a re-parse could not read (JSON list)
 PREVIOUS = "1"  # what an index without the key was parsed by
 _PARSED = 6  # encode_note's columns from `frontmatter` on: what the parser makes of the text
 
@@ -45,9 +50,16 @@ def stale(index: Index) -> bool:
     return version(index) != str(PARSE)
 
 
-def record(index: Index) -> None:
-    """Record this rmh's parse version (inside the transaction that writes its rows)."""
+def owed(index: Index) -> frozenset[int]:
+    """The notes still owed a re-parse: their file could not be read when it ran."""
+    return frozenset(int(i) for i in json.loads(index.meta(OWED) or "[]"))
+
+
+def record(index: Index, unread: Iterable[int] = ()) -> None:
+    """Record this rmh's parse version and the notes it could not read, which the next full
+    syncs read again until they can (inside the transaction that writes its rows)."""
     index.set_meta(KEY, str(PARSE))
+    index.set_meta(OWED, json.dumps(sorted(unread)))
 
 
 def same_parse(index: Index, row: NoteRow, links: Sequence[LinkRow]) -> bool:

@@ -166,7 +166,7 @@ class Store(FolderView):
             os.close(fd)
 
     def stat(self, path: str) -> FileStat | None:
-        """FileStat of the regular file at `path`; None when missing or not a file."""
+        """The regular file's FileStat; None when missing or not a file; PermissionDenied."""
         rel = self.check(path)
         try:
             info = stat_note(self._root, rel, path, lambda: str(self.resolve(rel)))

@@ -146,6 +146,8 @@ def _sync(store: Store, index: Index, only: Iterable[str] | None, workers: int |
     report = SyncReport()
     start = index.generation()
     again = only is None and reparse.stale(index)  # every note is read and parsed again
+    owed = reparse.owed(index) if only is None else frozenset()  # unread at a re-parse
+    unread: set[int] = set()  # notes this re-parse could not read: owed to the next
     only = None if only is None else sorted(set(only))
     known: Mapping[str, StatRow]
     files: dict[str, FileStat]
@@ -189,19 +191,22 @@ def _sync(store: Store, index: Index, only: Iterable[str] | None, workers: int |
     changes: list[tuple[bool, NoteRow, list[LinkRow]]] = []  # (is a new note, row, links)
     restats: list[tuple[int, FileStat]] = []  # touched but unchanged content: no re-parse
     new_texts: dict[str, tuple[FileStat, str]] = {}
-    paths = sorted(files) if not again else sorted(
-        set(files) | {p for p in known if p not in gone})  # the unlisted: same folders
+    paths = sorted(files) if not (again or owed) else sorted(set(files) | {
+        p for p in known if p not in gone and (again or known[p].id in owed)})  # unlisted
     for path in paths:
         old = known.get(path)
         st = files.get(path)
-        if st is None:  # a note of a folder whose listing matched its rows (`again` only)
+        if st is None:  # a note of a folder whose listing matched its rows (a re-parse)
             kept = known[path]
             st = FileStat(path, kept.size, kept.mtime_ns, kept.inode)
-        if old is not None and again:
+        redo = old is not None and (again or old.id in owed)
+        if redo:
             report.reparsed += 1
         elif old is not None and _same_stat(old, st):
             continue
         text = _read(store, st, report)
+        if text is None and redo and path not in report.skipped:
+            unread.add(known[path].id)
         if text is None:
             if path in report.skipped and old is not None:
                 gone.add(path)  # the note became binary or oversized: it is no longer a note
@@ -210,7 +215,7 @@ def _sync(store: Store, index: Index, only: Iterable[str] | None, workers: int |
             new_texts[path] = (st, text)
             continue
         digest = content_hash(text)
-        if digest == old.content_hash and not again:
+        if digest == old.content_hash and not redo:
             restats.append((old.id, st))
             continue
         row, links = note_row(old.id, st, text, digest)
@@ -244,12 +249,14 @@ def _sync(store: Store, index: Index, only: Iterable[str] | None, workers: int |
     partial_skips = any(  # a partial sync keeps the skipped rows of its paths current
         index.skipped_reason(p) != report.skipped.get(p) for p in only_paths
     )
-    if changes or restats or gone or skipped_changed or partial_skips or again:
+    settle = again or unread != owed  # the version, or the notes owed a re-parse, change
+    if changes or restats or gone or skipped_changed or partial_skips or settle:
         with index.atomic():
-            if check and (index.generation() != start or (again and not reparse.stale(index))):
+            if check and (index.generation() != start or (again and not reparse.stale(index))
+                          or (only is None and reparse.owed(index) != owed)):
                 raise _Stale  # another process synced, or re-parsed (reparse.py), meanwhile
-            if again:
-                reparse.record(index)
+            if settle:
+                reparse.record(index, unread)
             for path in report.removed:
                 index.delete_note(known[path].id)
             for note_id, st in restats:

@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import random
 import sqlite3
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from vault import LEDGER_FILE, LearningParams, Ledger
+from vault.learning import ledger as ledger_module
+from vault.learning import ledger_sql as sql
 from vault.learning.evidence import passed_score
 from vault.learning.formulas import SECONDS_PER_DAY, edge_weight
 from vault.learning.ledger import fold
+from vault.learning.state import Event, LearnedState
 from vault.storage.linkgraph import undirected
 
 
@@ -349,3 +353,38 @@ def test_a_note_passed_over_in_many_sessions_is_surely_passed_over_live_and_repl
     assert replayed.free is not None and replayed.free.tolist() == live.free.tolist()
     assert led.note_history(10)["passed"] == sure and led.note_history(11)["passed"] == 0.0
     led.close()
+
+
+def test_a_ledger_another_process_rebuilt_meanwhile_is_not_rebuilt_again(
+        path: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every process that opens a ledger of an older LEARNING_VERSION sees the old stamp; the
+    first rebuilds under the write lock, the others wait for it and must not fold the whole
+    log again (each would hold the lock as long, and the last ones run past their busy
+    timeout: n processes opening an upgraded vault at once waited n rebuilds)."""
+    led = Ledger.open(path, clock=clock)
+    workload(led, clock, 4, sessions=3)
+    stamp = sql.get_meta(led._conn, "stamp")
+    assert stamp is not None
+    led.close()
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE meta SET value = '{\"version\": 8}' WHERE key = 'stamp'")
+    conn.commit()
+    conn.close()
+    late = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+    sql.migrate(late)
+    other = Ledger(late, clock, LearningParams())  # it read the old stamp, then waited
+    first = Ledger.open(path, clock=clock)  # rebuilds and records the current stamp
+    folds: list[int] = []
+    real = ledger_module.fold
+
+    def counted(events: Iterable[Event], params: LearningParams) -> LearnedState:
+        folds.append(1)
+        return real(events, params)
+
+    monkeypatch.setattr(ledger_module, "fold", counted)
+    assert other.rebuild(stamp) == first.state  # the other process's turn: nothing to do
+    assert folds == []
+    other.rebuild()  # `rmh replay` still rewrites every row
+    assert folds == [1] and other.state == first.replay()
+    first.close()
+    other.close()

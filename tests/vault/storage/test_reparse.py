@@ -12,6 +12,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,6 +21,8 @@ from vault.notes import markdown_scan
 from vault.notes.note import PARSE
 from vault.retrieval.dense_store import note_keys
 from vault.storage import reparse
+from vault.storage import sync as sync_module
+from vault.storage.sync import SyncReport
 
 REPO = Path(__file__).resolve().parents[3]
 HUB = "hub.md"
@@ -108,6 +111,7 @@ def test_a_fresh_index_records_the_version(tmp_path: Path) -> None:
 OPEN = """
 import os, signal, sys, time
 from pathlib import Path
+from typing import Any
 from vault import Vault
 from vault.storage.store import Store
 root, go, kill_at = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
@@ -184,3 +188,59 @@ def test_a_kill_right_after_the_reparse_commits(
     out, err = p.communicate(timeout=120)
     assert p.returncode == 0, err
     assert out.strip().split("|") == ["0", "", "people/Robert.md"]
+
+
+def test_a_note_unreadable_during_the_reparse_is_reparsed_once_it_can_be_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The version is recorded when the re-parse commits, but a note whose file could not be
+    read then (permission denied, an I/O error) still holds the old parser's rows: it is owed
+    a re-parse, and the first full sync that can read it does it (its stat unchanged, so
+    nothing else would), without reading the rest again."""
+    root = tmp_path / "v"
+    _old_vault(root, monkeypatch, extra=2)
+    real_open = os.open
+
+    def refusing(path: str, flags: int, *a: int, **k: int) -> int:
+        if os.fsdecode(path) == HUB:
+            raise PermissionError(13, "Permission denied", path)
+        return real_open(path, flags, *a, **k)
+
+    with monkeypatch.context() as m:
+        m.setattr(os, "open", refusing)
+        with Vault.open(root, watch=False) as v:
+            report = v.sync()
+            assert report.errors == [f"{HUB}: permission denied"] and not report.updated
+    assert _version(root) == str(PARSE)
+    with Vault.open(root, watch=False) as v:  # readable again, its stat unchanged
+        report = v.sync()
+        assert report.updated == [HUB] and report.reparsed == 1
+        assert v.backlinks("people/Robert") == [HUB]
+    with Vault.open(root, watch=False) as v:
+        assert v.sync().reparsed == 0
+
+
+def test_a_note_owed_a_reparse_leaves_writes_and_partial_syncs_alone(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "v"
+    _old_vault(root, monkeypatch)
+    with sqlite3.connect(root / ".rmh" / "index.sqlite") as conn:
+        hub = conn.execute("SELECT id FROM notes WHERE path = ?", (HUB,)).fetchone()[0]
+        conn.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+                         [(reparse.KEY, str(PARSE)), (reparse.OWED, f"[{hub}]")])
+    runs: list[object] = []
+    real = sync_module._sync
+
+    def counted(*a: Any, **k: Any) -> SyncReport:
+        runs.append(a[2])
+        return real(*a, **k)
+
+    monkeypatch.setattr(sync_module, "_sync", counted)
+    with Vault.open(root, watch=False, auto_sync=False) as v:
+        v.write("new", "a new note [n](Target%20One)\n")
+        assert runs == [["new.md"]]  # the partial sync ran once: nothing owed is its business
+        assert [ln.resolved for ln in v.links("new")] == ["Target One.md"]
+        report = v.sync()
+        assert report.reparsed == 1 and report.updated == [HUB]
+    with sqlite3.connect(root / ".rmh" / "index.sqlite") as conn:
+        owed = conn.execute("SELECT value FROM meta WHERE key = ?", (reparse.OWED,)).fetchone()
+    assert owed == ("[]",)
