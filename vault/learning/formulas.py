@@ -78,7 +78,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-LEARNING_VERSION = 9  # 9: the gate counts a new pairing of known words against the match
+LEARNING_VERSION = 10  # 10: a one-word query's gate is whether the note's use words hold it
+# 9: the gate counts a new pairing of known words against the match
 # (topic.py); the expansion channel carries only the gated share q g c (replay.py)
 # 8: a query's date expressions are no learned words or phrases;
 # the topic-free part acts through the query's words the note was used for (replay.py)

@@ -29,7 +29,7 @@ def prior_of(ns: NoteState, weighted: Phrases | None) -> float:
     if weighted is None or ns.q == 0.0:
         return ns.q
     if ns.q > 0.0:
-        return ns.q * gate_of(weighted, ns.use_terms)
+        return ns.q * gate_of(weighted, ns.use_terms, words=ns.use_words)
     return ns.q * gate_of(weighted, ns.skip_terms, dilute=False)
 
 
@@ -57,7 +57,8 @@ def free_of(ns: NoteState, weighted: Phrases | None,
         return passed_score(ns.used, ns.skipped, params or LearningParams())
     if words is None or not ns.use_words:
         return 0.0
-    return ns.q * (1.0 - gate_of(weighted, ns.use_terms)) * coverage(words, ns.use_words)
+    g = gate_of(weighted, ns.use_terms, words=ns.use_words)
+    return ns.q * (1.0 - g) * coverage(words, ns.use_words)
 
 
 def expansion_of(ns: NoteState, weighted: Weighted | None,
@@ -69,7 +70,8 @@ def expansion_of(ns: NoteState, weighted: Weighted | None,
     multiplicative `free_of`."""
     if weighted is None or phrases is None or ns.q <= 0.0 or not ns.use_words:
         return 0.0
-    return ns.q * gate_of(phrases, ns.use_terms) * coverage(weighted, ns.use_words)
+    g = gate_of(phrases, ns.use_terms, words=ns.use_words)
+    return ns.q * g * coverage(weighted, ns.use_words)
 
 
 def word_query(state: LearnedState, query: str | None) -> Weighted | None:

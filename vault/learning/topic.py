@@ -37,7 +37,12 @@ A phrase no logged query held (df(t) = 0) is judged by its words (v9):
   is known of its parts: a pairing of two known words has an expected frequency
   (df(a) df(b) / N under independence; Church & Hanks 1990, "Word association norms, mutual
   information, and lexicography") and was not observed, a pairing with an unknown word has
-  none to compare with. Each bag keeps its `terms_cap` most frequent phrases (ties:
+  none to compare with.
+
+A query of one content term ("violin") has no phrase: with the note's use words (by stem,
+expansion.py) its gate is 1 when they hold that term and 0 otherwise (v10; v9 counted the
+lone known word as a new pairing, gate 0, and a keyword search lost the expansion channel
+that v8 gave it). Each bag keeps its `terms_cap` most frequent phrases (ties:
 the newest, then by phrase), so the state stays bounded. Pure and deterministic: no clock,
 sorted iteration.
 """
@@ -90,6 +95,7 @@ class Phrases(NamedTuple):
 
     logged: list[tuple[str, float]]
     new: float = 0.0
+    word: str = ""  # a query of one content term: its stem (v10, `gate_of`)
 
 
 def weights(terms: Iterable[str], df: Mapping[str, int], searches: int,
@@ -105,12 +111,21 @@ def weights(terms: Iterable[str], df: Mapping[str, int], searches: int,
             out.append((t, math.log1p(max(searches, n) / n)))
         elif known is not None and all(known.get(stem(w), 0) > 0 for w in t.split()):
             new += unseen
-    return Phrases(out, new)
+    single = sorted(set(terms))
+    word = stem(single[0]) if len(single) == 1 and " " not in single[0] else ""
+    return Phrases(out, new, word)
 
 
-def gate_of(phrases: Phrases, bag: Mapping[str, int], dilute: bool = True) -> float:
+def gate_of(phrases: Phrases, bag: Mapping[str, int], dilute: bool = True,
+            words: Mapping[str, int] | None = None) -> float:
     """The gate from a query's `weights` and a note's bag; `dilute` False leaves the new
-    pairings out of the denominator (the gate of a negative score, replay.py `prior_of`)."""
+    pairings out of the denominator (the gate of a negative score, replay.py `prior_of`).
+    A query of one content term has no phrase (phrases are pairs), so with the note's
+    `words` (its use words, by stem) its gate is whether they hold that term (v10): a note
+    used for "when did Tim start learning the violin" is wholly about "violin", as v8's
+    channel had it; v9 counted the lone word as a new pairing and gave it 0."""
+    if phrases.word and words is not None:
+        return 1.0 if phrases.word in words else 0.0
     total = sum(w for _, w in phrases.logged) + (phrases.new if dilute else 0.0)
     hit = sum(w for t, w in phrases.logged if t in bag)
     return 0.0 if total <= 0.0 else min(1.0, hit / total)

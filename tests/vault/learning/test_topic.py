@@ -109,3 +109,23 @@ def test_a_new_pairing_of_known_words_counts_against_the_gate() -> None:
     assert phrases.new == pytest.approx(unseen) and len(phrases.logged) == 4
     assert gate_of(phrases, bag, dilute=False) == pytest.approx(1.0)  # a demotion's gate
     assert gate(query_terms(points), bag, df, n, known) == pytest.approx(1.0)  # the same one
+
+
+def test_a_one_word_query_is_gated_by_the_note_s_use_words() -> None:
+    """v10: a query of one content term has no phrase; its gate is whether the note's use
+    words (stems) hold it, so a keyword search for what a note was used for gets the whole
+    score (v9 gave it 0: the lone known word counted as a new pairing), another word none."""
+    asked = "When did Tim start learning the violin?"
+    df = {t: 1 for t in query_terms(asked)}
+    bag = {t: 1 for t in query_terms(asked)}
+    use_words = {"tim": 1, "start": 1, "learn": 1, "violin": 1}
+    known = dict(use_words)
+    violin = weights(query_terms("violin?"), df, 10, known)
+    assert violin.word == "violin" and violin.logged == [] and violin.new > 0
+    assert gate_of(violin, bag) == 0.0  # phrases alone: nothing to match
+    assert gate_of(violin, bag, words=use_words) == 1.0
+    assert gate_of(weights(query_terms("Violins"), df, 10, known), bag, words=use_words) == 1.0
+    assert gate_of(weights(query_terms("piano"), df, 10, known), bag, words=use_words) == 0.0
+    two = weights(query_terms("Tim violin"), df, 10, known)  # two words: a phrase, judged so
+    assert two.word == "" and gate_of(two, bag, words=use_words) == 0.0
+    assert weights(query_terms("the and of"), df, 10, known).word == ""  # no content term
