@@ -46,8 +46,12 @@ def version(index: Index) -> str:
 
 
 def stale(index: Index) -> bool:
-    """Whether the index's rows were parsed by another version than this rmh's."""
-    return version(index) != str(PARSE)
+    """Whether the index's rows were parsed by an older parser than this rmh's (or by one
+    whose version is unreadable). Rows a newer rmh parsed are left as they are: re-parsing
+    them with this older parser would lose what it reads, and two versions sharing a vault
+    would re-read every note each time the other opened it."""
+    stored = version(index)
+    return not stored.isdigit() or int(stored) < PARSE
 
 
 def owed(index: Index) -> frozenset[int]:

@@ -101,6 +101,28 @@ def test_a_note_edited_meanwhile_is_parsed_once_with_the_rest(
         assert [ln.resolved for ln in v.links("people/n0")] == ["Target One.md"]
 
 
+@pytest.mark.parametrize("stored", [str(PARSE + 1), str(PARSE + 40)])
+def test_rows_a_newer_parser_made_are_left_alone(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stored: str) -> None:
+    """An index a newer rmh parsed (its version above this one's) is not re-parsed down: that
+    would lose what the newer parser reads, and two versions sharing a vault would re-read
+    every note each time the other opened it. An unreadable version counts as old."""
+    root = tmp_path / "v"
+    _old_vault(root, monkeypatch)
+    with sqlite3.connect(root / ".rmh" / "index.sqlite") as conn:
+        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                     (reparse.KEY, stored))
+    with Vault.open(root, watch=False) as v:
+        assert v.sync().reparsed == 0
+        assert [ln.resolved for ln in v.links("hub")] == ["Target One.md"]
+    assert _version(root) == stored
+    with sqlite3.connect(root / ".rmh" / "index.sqlite") as conn:
+        conn.execute("UPDATE meta SET value = 'x2' WHERE key = ?", (reparse.KEY,))
+    with Vault.open(root, watch=False) as v:
+        assert v.sync().reparsed > 0
+    assert _version(root) == str(PARSE)
+
+
 def test_a_fresh_index_records_the_version(tmp_path: Path) -> None:
     with Vault.init(tmp_path / "v", watch=False) as v:
         v.write("a.md", "[b](b)\n")
