@@ -54,3 +54,25 @@ def test_forget_leaves_no_erased_path_in_the_catch_up_record(
     w.close()
     with Vault.open(v.root, watch=False) as fresh:
         _same(fresh.live.snapshot(), build_snapshot(fresh.index))
+
+
+def test_a_trash_copy_the_erasure_could_not_remove_is_in_its_proof(tmp_path: Path) -> None:
+    """A trash copy the plan found behind a symlinked trash folder (an older rmh's copies in a
+    trash moved elsewhere and linked) is not removed (anchored.remove_below follows no link),
+    and the proof, which walks the vault without following links, must still read it: an
+    erasure that names the copy among its erased entries never proves 0 occurrences while
+    the copy keeps the subject."""
+    v = Vault.init(tmp_path / "v")
+    v.write("sub/diary.md", "the zanzibar diary line that is long enough to be a needle\n")
+    v.write("keep.md", "an unrelated note\n")
+    v.delete("sub/diary.md")
+    trash = v.root / ".rmh" / "trash"
+    trash.rename(tmp_path / "elsewhere")
+    trash.symlink_to(tmp_path / "elsewhere")
+    plan = v.forget_plan(subject="zanzibar")
+    assert list(plan.trash) == ["sub/diary.md"]
+    erased = v.forget(plan)
+    left = tmp_path / "elsewhere" / "sub" / "diary.md"
+    assert left.exists()  # not removed through the link
+    assert erased.proof.occurrences > 0, erased.proof.to_json()
+    v.close()
