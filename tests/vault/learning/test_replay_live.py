@@ -1,4 +1,4 @@
-"""Replay equals live for every learned number a search reads (learning v9): generated logs of
+"""Replay equals live for every learned number a search reads (learning v9, v10's one-word gate): generated logs of
 varied queries (repeated phrases, new pairings of known words, one-word, stop-word-only and
 date-only queries, the empty query), then each stored vector compared bit for bit with the
 fold of the log, live, as of the last event, and after reopening from the stored rows."""
@@ -14,7 +14,9 @@ from hypothesis import strategies as st
 
 from vault import LEDGER_FILE, Ledger
 from vault.learning.ledger import learned_of
+from vault.learning.topic import content_tokens
 from vault.learning.usage import Learned
+from vault.notes.text import stem
 
 from .test_ledger_facade import Clock
 
@@ -22,7 +24,8 @@ WORDS = ["tim", "learning", "violin", "language", "career", "high", "points", "a
          "john", "game", "the", "of", "august", "2023"]
 PROBES = ["", "the of", "in August 2023", "violin", "Which language is Tim learning?",
           "tim learning violin", "career high assists", "john career high points",
-          "language tim", "words nobody logged", "high high high"]
+          "language tim", "words nobody logged", "high high high",
+          "Violins", "learning?", "Tim's", "2023", "August", "the violin of 2023"]  # one word (v10)
 
 
 def same(a: Learned, b: Learned) -> bool:
@@ -72,5 +75,12 @@ def test_every_learned_number_a_search_reads_is_the_fold_of_the_log(
         assert live.free is not None and live.expansion is not None
         assert (live.expansion >= 0).all() and (live.expansion <= np.maximum(live.prior, 0)
                                                 + 1e-12).all()
+        one = content_tokens(query or "")
+        if len(one) == 1:  # v10: a one-word query's gate is whether the use words hold it
+            word = stem(one[0])
+            for k, note in enumerate(ids):
+                ns = folded.notes.get(note)
+                if ns is not None and ns.q > 0:
+                    assert live.prior[k] == (ns.q if word in ns.use_words else 0.0), query
     led.close()
     reopened.close()
