@@ -76,11 +76,13 @@ def test_every_learned_number_a_search_reads_is_the_fold_of_the_log(
         assert (live.expansion >= 0).all() and (live.expansion <= np.maximum(live.prior, 0)
                                                 + 1e-12).all()
         one = content_tokens(query or "")
-        if len(one) == 1:  # v10: a one-word query's gate is whether the use words hold it
-            word = stem(one[0])
+        if len(one) == 1:  # v10: a one-word query's gate: the use words hold it, or the bag
+            word, term = stem(one[0]), one[0]
             for k, note in enumerate(ids):
                 ns = folded.notes.get(note)
                 if ns is not None and ns.q > 0:
-                    assert live.prior[k] == (ns.q if word in ns.use_words else 0.0), query
+                    held = word in ns.use_words or (folded.query_df.get(term, 0) > 0
+                                                    and term in ns.use_terms)
+                    assert live.prior[k] == (ns.q if held else 0.0), query
     led.close()
     reopened.close()
