@@ -1,7 +1,8 @@
-"""Replay equals live for every learned number a search reads (learning v9, v10's one-word gate): generated logs of
-varied queries (repeated phrases, new pairings of known words, one-word, stop-word-only and
-date-only queries, the empty query), then each stored vector compared bit for bit with the
-fold of the log, live, as of the last event, and after reopening from the stored rows."""
+"""Replay equals live for every learned number a search reads (learning v9, and v10's gate of
+a one-word query as a property): generated logs of varied queries (repeated phrases, new
+pairings of known words, one-word, stop-word-only and date-only queries, the empty query),
+then each stored vector compared bit for bit with the fold of the log, live, as of the last
+event, and after reopening from the stored rows."""
 
 from __future__ import annotations
 
