@@ -100,7 +100,10 @@ def execute(store: Store, index: Index, cache: EmbeddingCache | None, usage: Usa
             before()
         removed, learning = steps(store, index, cache, usage, todo, sync, extra_files)
         journal.finish(name)
-    proof = scan(owned_files(store.root, _with_sidecars(extra_files)), todo.needles)
+    # the plan's trash copies too, through a link the walk does not follow: a copy that
+    # remove_below left behind one (no link followed) still counts against the proof
+    left = [store.root / TRASH_DIR / rel for rel in todo.trash]
+    proof = scan(owned_files(store.root, [*_with_sidecars(extra_files), *left]), todo.needles)
     return Erased(todo, removed, learning, proof)
 
 

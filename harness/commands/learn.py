@@ -164,8 +164,9 @@ def _story(doc: dict[str, Any]) -> str:
              f"  about: {about or '-'}",
              f"  found by the words: {words or '-'} (a query holding them adds weights.learned"
              f" x q x the topic gate x their share of its words / (k + rank + 1) to the fused "
-             f"score, the gate being the share of the query's phrases it is about; never "
-             f"past a note the query names)",
+             f"score, the gate being the share of the query's phrases it is about (a query "
+             f"of one word: 1 when the words above or the about list hold it); never past "
+             f"a note the query names)",
              f"  evidence: used {doc['used']:.2f}, examined and skipped {doc['skipped']:.2f}; "
              f"use rate {doc['use_rate']:.3f} (prior {doc['use_mean']:.2f})  "
              f"shown {st.get('shown', 0)}  accesses {st.get('accesses', 0)}  "

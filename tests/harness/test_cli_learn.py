@@ -112,3 +112,6 @@ def test_the_story_of_a_used_note_says_what_learning_v9_does_on_other_queries() 
     assert "x q x the topic gate x their share of its words" in story
     assert "x1 on a query sharing none of its words" in story
     assert "the same on a query about other things" not in story
+    # v10: a one-word query has no phrase; its gate is whether these words (or the about
+    # list, a one-word query logged) hold it
+    assert "a query of one word: 1 when the words above or the about list hold it" in story

@@ -1,15 +1,20 @@
 """vault.erasure: `forget` leaves no erased path in the catch-up record, whether the note was
 written since the saved base (its path is one of the record's) or the record was left by an
-earlier process, and the next process still reads a snapshot equal to the rows."""
+earlier process, and the next process still reads a snapshot equal to the rows; its trash
+removals (a copy behind a symlinked trash is a trace in the proof; one stopped before its
+prune is finished by the next open)."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
 
-from vault import Vault
+from vault import LEDGER_FILE, Ledger, Vault
+from vault import erasure as erasure_module
 from vault.storage import catch_up
+from vault.storage.erase import owned_files, scan
 from vault.storage.snapshot import build_snapshot
 
 from .storage.test_increment import _same
@@ -54,3 +59,57 @@ def test_forget_leaves_no_erased_path_in_the_catch_up_record(
     w.close()
     with Vault.open(v.root, watch=False) as fresh:
         _same(fresh.live.snapshot(), build_snapshot(fresh.index))
+
+
+def test_a_trash_copy_the_erasure_could_not_remove_is_in_its_proof(tmp_path: Path) -> None:
+    """A trash copy the plan found behind a symlinked trash folder (an older rmh's copies in a
+    trash moved elsewhere and linked) is not removed (anchored.remove_below follows no link),
+    and the proof, which walks the vault without following links, must still read it: an
+    erasure that names the copy among its erased entries never proves 0 occurrences while
+    the copy keeps the subject."""
+    v = Vault.init(tmp_path / "v")
+    v.write("sub/diary.md", "the zanzibar diary line that is long enough to be a needle\n")
+    v.write("keep.md", "an unrelated note\n")
+    v.delete("sub/diary.md")
+    trash = v.root / ".rmh" / "trash"
+    trash.rename(tmp_path / "elsewhere")
+    trash.symlink_to(tmp_path / "elsewhere")
+    plan = v.forget_plan(subject="zanzibar")
+    assert list(plan.trash) == ["sub/diary.md"]
+    erased = v.forget(plan)
+    left = tmp_path / "elsewhere" / "sub" / "diary.md"
+    assert left.exists()  # not removed through the link
+    assert erased.proof.occurrences > 0, erased.proof.to_json()
+    v.close()
+
+
+def test_a_forget_stopped_between_a_trash_removal_and_its_prune_is_finished_by_the_next_open(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The trash copy removed, its emptied folders not yet pruned (the kill-at-N seam counts
+    the removal, not the prune): the next open's recovery finds the copy gone (no removal
+    counted), prunes the folders up to the trash and nothing above, and the proof is clean."""
+    def ledger() -> Ledger:
+        return Ledger.open(Vault.state_dir(tmp_path / "v", create=True) / LEDGER_FILE,
+                           clock=time.time)
+
+    v = Vault.init(tmp_path / "v", usage=ledger())
+    v.write("a/b/diary.md", "the zanzibar diary line that is long enough to be a needle\n")
+    v.write("keep.md", "an unrelated note\n")
+    v.delete("a/b/diary.md")
+    trash = v.root / ".rmh" / "trash"
+    assert (trash / "a" / "b" / "diary.md").exists()
+    plan = v.forget_plan(subject="zanzibar")
+
+    def stopped(*args: object) -> None:
+        raise KeyboardInterrupt  # as a kill would: the intent stays
+
+    monkeypatch.setattr(erasure_module, "prune_below", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        v.forget(plan)
+    assert not (trash / "a" / "b" / "diary.md").exists() and (trash / "a" / "b").is_dir()
+    v.close()
+    monkeypatch.undo()
+    with Vault.open(tmp_path / "v", usage=ledger()) as w:
+        assert len(w.erasures_recovered) == 1
+        assert trash.is_dir() and not (trash / "a").exists()
+    assert scan(owned_files(tmp_path / "v"), ["zanzibar", "a/b/diary.md"]).occurrences == 0

@@ -40,9 +40,10 @@ A phrase no logged query held (df(t) = 0) is judged by its words (v9):
   none to compare with.
 
 A query of one content term ("violin") has no phrase: with the note's use words (by stem,
-expansion.py) its gate is 1 when they hold that term and 0 otherwise (v10; v9 counted the
-lone known word as a new pairing, gate 0, and a keyword search lost the expansion channel
-that v8 gave it). Each bag keeps its `terms_cap` most frequent phrases (ties:
+expansion.py) its gate is 1 when they hold that term, else its phrase gate (1 when that
+one-word query was logged and the note's bag holds it, else 0) (v10; v9 counted the lone
+known word as a new pairing, gate 0, and a keyword search lost the expansion channel that
+v8 gave it). Each bag keeps its `terms_cap` most frequent phrases (ties:
 the newest, then by phrase), so the state stays bounded. Pure and deterministic: no clock,
 sorted iteration.
 """
@@ -123,9 +124,11 @@ def gate_of(phrases: Phrases, bag: Mapping[str, int], dilute: bool = True,
     A query of one content term has no phrase (phrases are pairs), so with the note's
     `words` (its use words, by stem) its gate is whether they hold that term (v10): a note
     used for "when did Tim start learning the violin" is wholly about "violin", as v8's
-    channel had it; v9 counted the lone word as a new pairing and gave it 0."""
-    if phrases.word and words is not None:
-        return 1.0 if phrases.word in words else 0.0
+    channel had it; v9 counted the lone word as a new pairing and gave it 0. Otherwise its
+    phrase gate as before: a one-word query logged is a term of the bag of the notes its
+    searches showed in sessions that used them, the asking query or not (state.py)."""
+    if phrases.word and words is not None and phrases.word in words:
+        return 1.0
     total = sum(w for _, w in phrases.logged) + (phrases.new if dilute else 0.0)
     hit = sum(w for t, w in phrases.logged if t in bag)
     return 0.0 if total <= 0.0 else min(1.0, hit / total)

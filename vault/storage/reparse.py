@@ -7,7 +7,7 @@ parser's rows until each note is edited (session 21: `[x](Some%20Note)` became a
 an existing vault saw none of them). The index's `meta` holds `parse` = `notes.note.PARSE`
 of the rows; an index without it (made before it was kept) counts as version 1.
 
-A full sync that finds another version (`stale`) reads every note whose stat did not change
+A full sync that finds an older version (`stale`) reads every note whose stat did not change
 too, parses it, and compares the parsed columns (frontmatter, its error, aliases, tags, body)
 and the links with the stored ones (`same_parse`, two point queries per note): only a note
 whose rows differ is written and reported `updated`, so the derived stores follow the few
@@ -50,12 +50,22 @@ def stale(index: Index) -> bool:
     whose version is unreadable). Rows a newer rmh parsed are left as they are: re-parsing
     them with this older parser would lose what it reads, and two versions sharing a vault
     would re-read every note each time the other opened it."""
+    return _stored(index) < PARSE
+
+
+def _stored(index: Index) -> int:
+    """The stored version as a number: 0 (older than any) when it is no ASCII digits that
+    this rmh wrote (str.isdigit alone takes "²", which int refuses)."""
     stored = version(index)
-    return not stored.isdigit() or int(stored) < PARSE
+    return int(stored) if stored.isascii() and stored.isdigit() else 0
 
 
 def owed(index: Index) -> frozenset[int]:
-    """The notes still owed a re-parse: their file could not be read when it ran."""
+    """The notes still owed a re-parse: their file could not be read when it ran. None for
+    this rmh where a newer parser made the rows: those notes are that parser's to read (this
+    one would parse them down, and record its older version over the newer one)."""
+    if _stored(index) > PARSE:
+        return frozenset()
     return frozenset(int(i) for i in json.loads(index.meta(OWED) or "[]"))
 
 

@@ -1,7 +1,8 @@
-"""Replay equals live for every learned number a search reads (learning v9): generated logs of
-varied queries (repeated phrases, new pairings of known words, one-word, stop-word-only and
-date-only queries, the empty query), then each stored vector compared bit for bit with the
-fold of the log, live, as of the last event, and after reopening from the stored rows."""
+"""Replay equals live for every learned number a search reads (learning v9, and v10's gate of
+a one-word query as a property): generated logs of varied queries (repeated phrases, new
+pairings of known words, one-word, stop-word-only and date-only queries, the empty query),
+then each stored vector compared bit for bit with the fold of the log, live, as of the last
+event, and after reopening from the stored rows."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ from hypothesis import strategies as st
 
 from vault import LEDGER_FILE, Ledger
 from vault.learning.ledger import learned_of
+from vault.learning.topic import content_tokens
 from vault.learning.usage import Learned
+from vault.notes.text import stem
 
 from .test_ledger_facade import Clock
 
@@ -22,7 +25,8 @@ WORDS = ["tim", "learning", "violin", "language", "career", "high", "points", "a
          "john", "game", "the", "of", "august", "2023"]
 PROBES = ["", "the of", "in August 2023", "violin", "Which language is Tim learning?",
           "tim learning violin", "career high assists", "john career high points",
-          "language tim", "words nobody logged", "high high high"]
+          "language tim", "words nobody logged", "high high high",
+          "Violins", "learning?", "Tim's", "2023", "August", "the violin of 2023"]  # one word (v10)
 
 
 def same(a: Learned, b: Learned) -> bool:
@@ -72,5 +76,14 @@ def test_every_learned_number_a_search_reads_is_the_fold_of_the_log(
         assert live.free is not None and live.expansion is not None
         assert (live.expansion >= 0).all() and (live.expansion <= np.maximum(live.prior, 0)
                                                 + 1e-12).all()
+        one = content_tokens(query or "")
+        if len(one) == 1:  # v10: a one-word query's gate: the use words hold it, or the bag
+            word, term = stem(one[0]), one[0]
+            for k, note in enumerate(ids):
+                ns = folded.notes.get(note)
+                if ns is not None and ns.q > 0:
+                    held = word in ns.use_words or (folded.query_df.get(term, 0) > 0
+                                                    and term in ns.use_terms)
+                    assert live.prior[k] == (ns.q if held else 0.0), query
     led.close()
     reopened.close()

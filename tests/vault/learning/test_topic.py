@@ -129,3 +129,18 @@ def test_a_one_word_query_is_gated_by_the_note_s_use_words() -> None:
     two = weights(query_terms("Tim violin"), df, 10, known)  # two words: a phrase, judged so
     assert two.word == "" and gate_of(two, bag, words=use_words) == 0.0
     assert weights(query_terms("the and of"), df, 10, known).word == ""  # no content term
+
+
+def test_a_one_word_query_the_note_was_used_after_keeps_its_phrase_gate() -> None:
+    """A one-word query that showed the note in sessions that used it ("violin", then a read
+    after another search: its use words hold only the asking query's, "concert schedul") is
+    in the note's use bag as a logged term: its gate stays 1 (v9 gave 1; the use words add
+    a way to 1, never take one away)."""
+    df = {"violin": 3, "concert schedule": 3}
+    bag = {"violin": 3, "concert schedule": 3}
+    use_words = {"concert": 3, "schedul": 3}
+    violin = weights(query_terms("violin"), df, 6, {"violin": 3, **use_words})
+    assert gate_of(violin, bag) == 1.0  # v9
+    assert gate_of(violin, bag, words=use_words) == 1.0
+    piano = weights(query_terms("piano"), df, 6, {"piano": 1, **use_words})
+    assert gate_of(piano, bag, words=use_words) == 0.0

@@ -266,3 +266,38 @@ def test_a_note_owed_a_reparse_leaves_writes_and_partial_syncs_alone(
     with sqlite3.connect(root / ".rmh" / "index.sqlite") as conn:
         owed = conn.execute("SELECT value FROM meta WHERE key = ?", (reparse.OWED,)).fetchone()
     assert owed == ("[]",)
+
+
+def test_notes_a_newer_parser_owes_are_left_to_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An index a newer rmh parsed, with notes it could not read owed (`OWED`): this older
+    parser neither re-parses them down nor records its own version over the newer one (the
+    newer rmh would then re-read every note at its next open)."""
+    root = tmp_path / "v"
+    _old_vault(root, monkeypatch)
+    newer = str(PARSE + 1)
+    with sqlite3.connect(root / ".rmh" / "index.sqlite") as conn:
+        hub = conn.execute("SELECT id FROM notes WHERE path = ?", (HUB,)).fetchone()[0]
+        conn.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+                         [(reparse.KEY, newer), (reparse.OWED, f"[{hub}]")])
+    with Vault.open(root, watch=False) as v:
+        assert v.sync().reparsed == 0
+        assert [ln.resolved for ln in v.links("hub")] == ["Target One.md"]
+    assert _version(root) == newer
+    with sqlite3.connect(root / ".rmh" / "index.sqlite") as conn:
+        owed = conn.execute("SELECT value FROM meta WHERE key = ?", (reparse.OWED,)).fetchone()
+    assert owed == (f"[{hub}]",)
+
+
+@pytest.mark.parametrize("stored", ["\u00b2", "\u0663", " 2", ""])
+def test_an_unreadable_version_is_old_and_never_an_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stored: str) -> None:
+    """A version no int reads ("²" is a digit to str.isdigit, not to int) counts as old."""
+    root = tmp_path / "v"
+    _old_vault(root, monkeypatch)
+    with sqlite3.connect(root / ".rmh" / "index.sqlite") as conn:
+        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                     (reparse.KEY, stored))
+    with Vault.open(root, watch=False) as v:
+        assert v.sync().reparsed > 0
+    assert _version(root) == str(PARSE)
