@@ -335,7 +335,8 @@ class Ledger:
             f64, p = np.float64, self.params
             free = self._per_note(ids, lambda ns: free_of(ns, weighted, words, p), f64)
             expansion = self._per_note(ids, lambda ns: expansion_of(ns, words, weighted), f64)
-            return Learned(self.warmth(ids, now), self.prior(ids, query), self._cooc(ids, now),
+            prior = self._per_note(ids, lambda ns: prior_of(ns, weighted), f64)  # as `prior`
+            return Learned(self.warmth(ids, now), prior, self._cooc(ids, now),
                            free=free, expansion=expansion, seq=self._state.last_seq, clock=now,
                            asked=self._vectors.asked(self._state.notes, ids))
 

@@ -19,6 +19,12 @@ from .usage import Learned
 from .vectors import NoteVectors
 
 
+def use_gate(ns: NoteState, phrases: Phrases) -> float:
+    """The topic gate of a positive score: the share of the query its use was about (topic.py
+    `gate_of` of its use bags), the g of `prior_of`, `free_of` and `expansion_of` alike."""
+    return gate_of(phrases, ns.use_terms, words=ns.use_words)
+
+
 def prior_of(ns: NoteState, weighted: Phrases | None) -> float:
     """The note's learned score as it acts on a query whose phrase weights are `weighted`
     (topic.py `weights`): q times the gate of the bag its sign came from; q itself when no
@@ -29,7 +35,7 @@ def prior_of(ns: NoteState, weighted: Phrases | None) -> float:
     if weighted is None or ns.q == 0.0:
         return ns.q
     if ns.q > 0.0:
-        return ns.q * gate_of(weighted, ns.use_terms, words=ns.use_words)
+        return ns.q * use_gate(ns, weighted)
     return ns.q * gate_of(weighted, ns.skip_terms, dilute=False)
 
 
@@ -57,8 +63,7 @@ def free_of(ns: NoteState, weighted: Phrases | None,
         return passed_score(ns.used, ns.skipped, params or LearningParams())
     if words is None or not ns.use_words:
         return 0.0
-    g = gate_of(weighted, ns.use_terms, words=ns.use_words)
-    return ns.q * (1.0 - g) * coverage(words, ns.use_words)
+    return ns.q * (1.0 - use_gate(ns, weighted)) * coverage(words, ns.use_words)
 
 
 def expansion_of(ns: NoteState, weighted: Weighted | None,
@@ -70,8 +75,7 @@ def expansion_of(ns: NoteState, weighted: Weighted | None,
     multiplicative `free_of`."""
     if weighted is None or phrases is None or ns.q <= 0.0 or not ns.use_words:
         return 0.0
-    g = gate_of(phrases, ns.use_terms, words=ns.use_words)
-    return ns.q * g * coverage(weighted, ns.use_words)
+    return ns.q * use_gate(ns, phrases) * coverage(weighted, ns.use_words)
 
 
 def word_query(state: LearnedState, query: str | None) -> Weighted | None:

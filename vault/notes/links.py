@@ -355,7 +355,8 @@ class Resolver:
         """Of several spellings of one path, the one spelled as `written` (`spelling` 0, else
         1: the links' pick, `_pick`); none: AmbiguousNote listing them."""
         paths = self.paths
-        best = min(spellings, key=lambda p: (spelling(paths[p], written), paths[p]))
+        best = self._pick(spellings, written)
+        assert best is not None  # several spellings
         if spelling(paths[best], written) == 2:
             raise AmbiguousNote(note, [paths[p] for p in spellings])
         return self.ids[best]

@@ -23,7 +23,7 @@ import contextlib
 import errno
 import os
 import stat as st
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from ..errors import PathRefused, PermissionDenied
 from .folder_view import inside
@@ -91,27 +91,32 @@ def open_dir(root: str, parts: Sequence[str], path: str, *, create: bool = False
     return fd
 
 
+@contextlib.contextmanager
+def folder(root: str, parts: Sequence[str], path: str, *, create: bool = False
+           ) -> Iterator[int]:
+    """`open_dir` as a context: the folder's descriptor, closed on exit."""
+    fd = open_dir(root, parts, path, create=create)
+    try:
+        yield fd
+    finally:
+        os.close(fd)
+
+
 def open_file(root: str, real: str, path: str, flags: int) -> int:
     """A descriptor of the entry `real` (a realpath inside `root`, the store's `resolve`)
     opened with `flags` (O_NOFOLLOW among them) in its folder, which `open_dir` walks: a
     parent swapped for a symlink after the check fails the open (PathRefused) instead of
     reading outside the vault. FileNotFoundError / NotADirectoryError when it is gone."""
-    folder, name = os.path.split(real)
-    fd = open_dir(root, parts_of(root, folder), path)
-    try:
+    where, name = os.path.split(real)
+    with folder(root, parts_of(root, where), path) as fd:
         return os.open(name, flags, dir_fd=fd)
-    finally:
-        os.close(fd)
 
 
 def stat_file(root: str, real: str, path: str) -> os.stat_result:
     """The entry `real` (as `open_file`) stat'ed in its walked folder, not followed."""
-    folder, name = os.path.split(real)
-    fd = open_dir(root, parts_of(root, folder), path)
-    try:
+    where, name = os.path.split(real)
+    with folder(root, parts_of(root, where), path) as fd:
         return os.stat(name, dir_fd=fd, follow_symlinks=False)
-    finally:
-        os.close(fd)
 
 
 def open_note(root: str, rel: str, path: str, flags: int, real: Callable[[], str]) -> int:
@@ -184,19 +189,14 @@ def remove_below(root: str, rel: str) -> bool:
     remove is then not in the vault, and nothing outside it is touched."""
     parts = rel.split("/")
     try:
-        fd = open_dir(root, parts[:-1], rel)
-    except (FileNotFoundError, NotADirectoryError, PathRefused):
-        return False
-    try:
-        info = lstat_at(fd, parts[-1])
-        if info is None or st.S_ISDIR(info.st_mode):
-            return False
-        with contextlib.suppress(FileNotFoundError):
+        with folder(root, parts[:-1], rel) as fd:
+            info = lstat_at(fd, parts[-1])
+            if info is None or st.S_ISDIR(info.st_mode):
+                return False
             os.unlink(parts[-1], dir_fd=fd)
             return True
+    except (FileNotFoundError, NotADirectoryError, PathRefused):
         return False
-    finally:
-        os.close(fd)
 
 
 def prune_below(root: str, rel_folder: str, keep: int) -> None:
@@ -206,12 +206,7 @@ def prune_below(root: str, rel_folder: str, keep: int) -> None:
     parts = [p for p in rel_folder.split("/") if p]
     for depth in range(len(parts), keep, -1):
         try:
-            fd = open_dir(root, parts[: depth - 1], rel_folder)
+            with folder(root, parts[: depth - 1], rel_folder) as fd:
+                os.rmdir(parts[depth - 1], dir_fd=fd)
         except (OSError, PathRefused):
             return
-        try:
-            os.rmdir(parts[depth - 1], dir_fd=fd)
-        except OSError:
-            return
-        finally:
-            os.close(fd)

@@ -45,6 +45,7 @@ from ..errors import (
     QuotaExceeded,
 )
 from .anchored import (
+    folder,
     fsync_fds,
     lstat_at,
     open_dir,
@@ -155,15 +156,10 @@ class Store(FolderView):
         finally:
             os.close(fd)
 
-    @contextlib.contextmanager
-    def _folder_of(self, path: str, rel: str) -> Iterator[int]:
+    def _folder_of(self, path: str, rel: str) -> contextlib.AbstractContextManager[int]:
         """The open folder of vault path `rel` (checked, no link on the way), made when
         missing: PathRefused when a link leaves the vault or a parent folder is a file."""
-        fd = open_dir(self._root, rel.split("/")[:-1], path, create=True)
-        try:
-            yield fd
-        finally:
-            os.close(fd)
+        return folder(self._root, rel.split("/")[:-1], path, create=True)
 
     def stat(self, path: str) -> FileStat | None:
         """The regular file's FileStat; None when missing or not a file; PermissionDenied."""
