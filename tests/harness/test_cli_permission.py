@@ -70,3 +70,30 @@ def test_an_unreadable_note_as_an_unprivileged_user() -> None:
         assert any("Late.md" in e for e in errors), errors
     finally:
         shutil.rmtree(home, ignore_errors=True)
+
+
+def test_a_folder_the_user_may_not_search_as_an_unprivileged_user() -> None:
+    """A folder of mode 000 on the way to a note (the kernel's refusal, not a seam: the
+    anchored walk opens each folder, storage/anchored.py): `read` of an indexed note in it and
+    of a name never indexed are `permission_denied` through the real CLI, and the rest of the
+    vault answers."""
+    home = unprivileged_home()
+    try:
+        uid = int(subprocess.check_output(["id", "-u", USER]))
+        vault = home / "v"
+        (vault / "sub").mkdir(parents=True)
+        (vault / "sub" / "a.md").write_text("hidden words\n", encoding="utf-8")
+        (vault / "Open.md").write_text("open words\n", encoding="utf-8")
+        for path in (vault, vault / "sub", vault / "sub" / "a.md", vault / "Open.md"):
+            os.chown(path, uid, -1)
+        assert as_user(home, "--vault", str(vault), "init", "--no-dense").returncode == 0
+        os.chmod(vault / "sub", 0)
+        for name in ("sub/a", "sub/never"):
+            r = as_user(home, "--vault", str(vault), "read", name, "--json")
+            assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+            assert json.loads(r.stdout)["error"]["kind"] == "permission_denied", r.stdout
+        r = as_user(home, "--vault", str(vault), "read", "Open", "--json")
+        assert r.returncode == 0 and json.loads(r.stdout)["text"] == "open words\n", r.stderr
+    finally:
+        os.chmod(home / "v" / "sub", 0o755)
+        shutil.rmtree(home, ignore_errors=True)
