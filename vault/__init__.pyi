@@ -85,6 +85,7 @@ from .notes.records import NoteRecord as NoteRecord
 from .notes.text import content_stems as content_stems
 from .notes.text import content_terms as content_terms
 from .notes.text import tokenize as tokenize
+from .notes.times_asked import asked_alone as asked_alone
 from .notes.trust import trust_of as _claim_trust
 from .retrieval.covered import coverage as _term_coverage
 from .retrieval.covered import query_terms as _topic_terms
@@ -109,7 +110,6 @@ from .retrieval.signals.graph import adjacency as _link_adjacency
 from .retrieval.signals.graph import pagerank as pagerank
 from .retrieval.signals.graph import push as _pagerank_push
 from .retrieval.signals.ivf import IvfParams as IvfParams
-from .retrieval.times_asked import asked_alone as asked_alone
 from .retrieval.when import name_day as name_day
 from .retrieval.when import value_day as value_day
 from .storage.corpus import Corpus as Corpus

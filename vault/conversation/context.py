@@ -20,7 +20,7 @@ t's speaker, never makes an unconnected turn relevant):
   (>= LEX_STRONG of the best) connects on its own;
 - ent: Σ idf(e) over the non-speaker entity rows of t whose words all occur in q outside its
   date expressions (not its frame words when q asks for a time and nothing else,
-  retrieval/times_asked.py), divided by
+  notes/times_asked.py), divided by
   Σ idf(e) over every entity row matched by q; idf(e) = ln(1 + N / df(e)); speakers are hubs
   and never count;
 - time: 1 when q asks about time ("when", "what year", "how long ago", ...) and t carries an
@@ -55,7 +55,7 @@ import numpy.typing as npt
 
 from ..notes.clocks import absolute
 from ..notes.text import content_stems, stem, tokenize
-from ..retrieval.times_asked import (
+from ..notes.times_asked import (
     FRAME,
     MAX_ASKED,
     asked_ranges,

@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..notes.text import content_stems, content_terms, stems, tokenize
-from ..retrieval.times_asked import topicless, untimed_asked
+from ..notes.times_asked import topicless, untimed_asked
 from ..retrieval.when import DATE_KEYS, name_day, value_day
 from .items import Item
 from .layout import ROOT, items_from_corpus
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
 def query_terms(query: str, speakers: Iterable[str]) -> frozenset[str]:
     """The query's content terms (search tokens less stop words) outside its date
-    expressions (retrieval/times_asked.py `untimed_asked`), less the words of speakers'
+    expressions (notes/times_asked.py `untimed_asked`), less the words of speakers'
     names, as stems; none for a query that asks for a time and nothing else (`topicless`:
     "What did we talk about on 8 May?" is no question about talking)."""
     if topicless(query):

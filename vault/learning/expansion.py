@@ -51,7 +51,9 @@ as a learned profile, and read through their own channel of the ranking:
   Brandt?").
 
 Dates are not topics (v8). A query's date expressions ("in August 2023", "last weekend
-before April 10, 2023": vault/notes/clocks.py `untimed`, what `resolve` recognises) are left
+before April 10, 2023": vault/notes/clocks.py `untimed`, what `resolve` recognises; since v11
+also the loose times of a question, "in August", "on Sunday": notes/times_asked.py
+`untimed_asked`) are left
 out of its words, here and in the topic gate's phrases (topic.py), as they are everywhere a
 question's words are matched against a note's (retrieval/relevance.py, the conversation
 context): a time the question names is matched as a time, never as words. Otherwise a turn
@@ -78,7 +80,7 @@ Weighted = tuple[list[tuple[str, float]], float]  # (word, idf) of the logged wo
 
 def query_words(text: str) -> list[str]:
     """The distinct Snowball stems of a query's content tokens outside its date expressions
-    (`untimed`, module docstring), sorted (BM25's terms)."""
+    (`untimed_asked`, module docstring), sorted (BM25's terms)."""
     return sorted({stem(t) for t in content_tokens(text)})
 
 

@@ -43,7 +43,12 @@ A query of one content term ("violin") has no phrase: with the note's use words 
 expansion.py) its gate is 1 when they hold that term, else its phrase gate (1 when that
 one-word query was logged and the note's bag holds it, else 0) (v10; v9 counted the lone
 known word as a new pairing, gate 0, and a keyword search lost the expansion channel that
-v8 gave it). Each bag keeps its `terms_cap` most frequent phrases (ties:
+v8 gave it). The same holds pair by pair (v11): a new pairing both of whose words the note's
+use words hold counts for the note, at the weight ln(1 + N) it counts against every other:
+"Tim violin" is wholly about what a note used for "When did Tim start learning the violin?"
+was used for, though no logged query paired the two words (v10 gave such a keyword search
+gate 0), while "high assists" still counts against a note used for "career high points"
+("assist" is no use word of it). Each bag keeps its `terms_cap` most frequent phrases (ties:
 the newest, then by phrase), so the state stays bounded. Pure and deterministic: no clock,
 sorted iteration.
 """
@@ -56,15 +61,16 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
-from ..notes.clocks import untimed
 from ..notes.text import STOPWORDS, stem, tokenize
+from ..notes.times_asked import untimed_asked
 
 
 @functools.lru_cache(maxsize=4096)  # queries are short, and a replay folds each many times
 def content_tokens(text: str) -> tuple[str, ...]:
-    """A query's content tokens in order (`tokenize`, stop words removed), outside its date
-    expressions (`untimed`: a time is no topic; expansion.py, learning v8)."""
-    return tuple(t for t in tokenize(untimed(text)) if t not in STOPWORDS)
+    """A query's content tokens in order (`tokenize`, stop words removed), outside the times
+    it names (`untimed_asked`: a time is no topic; expansion.py, learning v8; its loose times,
+    "in August", "on Sunday", since v11, as the search's relevance reads a question)."""
+    return tuple(t for t in tokenize(untimed_asked(text)) if t not in STOPWORDS)
 
 
 def query_terms(text: str) -> list[str]:
@@ -97,6 +103,7 @@ class Phrases(NamedTuple):
     logged: list[tuple[str, float]]
     new: float = 0.0
     word: str = ""  # a query of one content term: its stem (v10, `gate_of`)
+    pairs: tuple[tuple[str, str], ...] = ()  # the new pairings' stems (v11, `gate_of`)
 
 
 def weights(terms: Iterable[str], df: Mapping[str, int], searches: int,
@@ -104,17 +111,18 @@ def weights(terms: Iterable[str], df: Mapping[str, int], searches: int,
     """The query's `Phrases` against the log (`known`: its word df, by stem; None counts no
     new pairing): computed once per query, then `gate_of` per note."""
     out = []
-    new = 0.0
+    pairs: list[tuple[str, str]] = []
     unseen = math.log1p(max(searches, 1))
     for t in sorted(set(terms)):
         n = df.get(t, 0)
+        stems = [stem(w) for w in t.split()]
         if n > 0:
             out.append((t, math.log1p(max(searches, n) / n)))
-        elif known is not None and all(known.get(stem(w), 0) > 0 for w in t.split()):
-            new += unseen
+        elif known is not None and all(known.get(s, 0) > 0 for s in stems):
+            pairs.append((stems[0], stems[-1]))
     single = sorted(set(terms))
     word = stem(single[0]) if len(single) == 1 and " " not in single[0] else ""
-    return Phrases(out, new, word)
+    return Phrases(out, unseen * len(pairs), word, tuple(pairs))
 
 
 def gate_of(phrases: Phrases, bag: Mapping[str, int], dilute: bool = True,
@@ -126,11 +134,16 @@ def gate_of(phrases: Phrases, bag: Mapping[str, int], dilute: bool = True,
     used for "when did Tim start learning the violin" is wholly about "violin", as v8's
     channel had it; v9 counted the lone word as a new pairing and gave it 0. Otherwise its
     phrase gate as before: a one-word query logged is a term of the bag of the notes its
-    searches showed in sessions that used them, the asking query or not (state.py)."""
+    searches showed in sessions that used them, the asking query or not (state.py). With
+    `words`, a new pairing both of whose words they hold counts as matched (v11), at the
+    weight it counts against the others."""
     if phrases.word and words is not None and phrases.word in words:
         return 1.0
     total = sum(w for _, w in phrases.logged) + (phrases.new if dilute else 0.0)
     hit = sum(w for t, w in phrases.logged if t in bag)
+    if dilute and words is not None and phrases.pairs:
+        unseen = phrases.new / len(phrases.pairs)
+        hit += unseen * sum(1 for a, b in phrases.pairs if a in words and b in words)
     return 0.0 if total <= 0.0 else min(1.0, hit / total)
 
 

@@ -20,7 +20,7 @@ Conventions (fixed, so every answer is reproducible):
   Easter") and numeric dates ("8/5/2024", "08.05.2024", "5/8/24") follow notes/occasions.py
   (meteorological northern seasons, winter across the year boundary; an ambiguous slashed
   date gives both days). A bare "Christmas" or "2019" is no time in a turn ("I love
-  Christmas"); a question reads them (retrieval/times_asked.py).
+  Christmas"); a question reads them (notes/times_asked.py).
 """
 
 from __future__ import annotations

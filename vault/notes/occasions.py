@@ -2,7 +2,7 @@
 
 Pure functions of a year or an anchor day (never the clock), used by notes/clocks.py
 (`resolve`: "last summer", "Christmas 2023", "8/5/2024" in a turn, read against the turn's
-date) and retrieval/times_asked.py (a question's bare "at Christmas", read against the day it
+date) and notes/times_asked.py (a question's bare "at Christmas", read against the day it
 is asked on). The conventions are fixed, so every answer is reproducible:
 
 - Seasons are the northern hemisphere's meteorological ones (whole months: spring March-May,

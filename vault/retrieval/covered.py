@@ -19,7 +19,7 @@ import math
 from collections.abc import Sequence
 
 from ..notes.text import content_terms, stems, tokenize
-from .times_asked import FRAME, untimed_asked
+from ..notes.times_asked import FRAME, untimed_asked
 
 
 def idf(df: int, n_docs: int) -> float:

@@ -30,8 +30,8 @@ from datetime import date, datetime
 import numpy as np
 import numpy.typing as npt
 
+from ..notes.times_asked import asked_alone
 from ..storage.corpus import Corpus
-from .times_asked import asked_alone
 from .when import NO_DAY, closeness_days, name_day, note_day
 
 F64 = npt.NDArray[np.float64]

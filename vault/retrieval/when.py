@@ -44,9 +44,9 @@ import numpy as np
 import numpy.typing as npt
 
 from ..notes.clocks import TimeRef, absolute, resolve
+from ..notes.times_asked import asked_ranges, distinct
 from ..storage.corpus import Corpus
 from .fusion import top
-from .times_asked import asked_ranges, distinct
 
 F64 = npt.NDArray[np.float64]
 HEAD = 100

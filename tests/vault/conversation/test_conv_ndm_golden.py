@@ -288,7 +288,7 @@ def test_a_named_time_never_ranks_a_connected_turn_below_an_unconnected_one() ->
 def test_only_the_first_ranges_a_question_names_are_read() -> None:
     """Bounded work for a hostile question: of the distinct times it names, the first
     MAX_ASKED count (when.py), so a day named after eight others connects nothing."""
-    from vault.retrieval.times_asked import MAX_ASKED
+    from vault.notes.times_asked import MAX_ASKED
 
     items = [item_of(e) for e in build_events(seed_dialogue(fifth=True))]
     others = ", ".join(f"{d} January 2020" for d in range(1, MAX_ASKED + 1))

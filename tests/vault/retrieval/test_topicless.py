@@ -16,8 +16,8 @@ import pytest
 
 from tests.harness.test_conv_depiction_surfaces import SEED  # the NDM seed's four turns
 from vault import Vault, build_context, ingest_conversations, load_conversations
+from vault.notes.times_asked import FRAME_WORDS, topicless
 from vault.retrieval.pipeline import SearchEngine, SearchParams
-from vault.retrieval.times_asked import FRAME_WORDS, topicless
 from vault.retrieval.topicless import time_scores
 from vault.storage.corpus import Corpus
 
@@ -185,7 +185,7 @@ def test_a_time_named_without_a_year_is_the_latest_that_is_over(seed: int) -> No
     the day asked (a question asks about the past), never one still running, and its words
     are no topic words."""
     from vault.notes.clocks import MONTHS, WEEKDAYS
-    from vault.retrieval.times_asked import asked_ranges, untimed_asked
+    from vault.notes.times_asked import asked_ranges, untimed_asked
 
     rng = random.Random(seed)
     for _ in range(40):
@@ -212,7 +212,7 @@ def test_a_time_named_without_a_year_is_the_latest_that_is_over(seed: int) -> No
 
 
 def test_may_the_verb_and_a_weekly_habit_are_no_time() -> None:
-    from vault.retrieval.times_asked import asked_ranges, untimed_asked
+    from vault.notes.times_asked import asked_ranges, untimed_asked
 
     for text in ("I may 3 times a week go running", "you may 2 weeks wait", "How may I help?",
                  "What time do I wake up on Saturday mornings?", "I jog on Sundays"):

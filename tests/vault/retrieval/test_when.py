@@ -14,8 +14,9 @@ import numpy as np
 import pytest
 
 from vault import Ledger, NullUsage, Vault, open_read_only_ledger
+from vault.notes import times_asked
 from vault.notes.clocks import resolve
-from vault.retrieval import times_asked, when
+from vault.retrieval import when
 from vault.retrieval.pipeline import SearchEngine, SearchParams
 from vault.storage.corpus import Corpus
 

@@ -1,7 +1,7 @@
 """The times a query names, read against the day it is asked on, and whether it names
 anything else; the standard library only (the prompt hook's own path imports it: no numpy).
 
-`asked_ranges`: the ranges a query names (when.py's module docstring: the time prior) —
+`asked_ranges`: the ranges a query names (retrieval/when.py's docstring: the time prior) —
 "in the last/past N units" = [now - N units, now], then the expressions of notes/clocks.py
 `resolve` that are over by `now`, then the times a question names without a year or a
 "last" (`_LOOSE`: "on 8 May", "May 8th", "in March", "on Monday", "at Christmas", "for
@@ -26,8 +26,8 @@ and nouns that ask what happened ("happen", "talk", "discuss", "say", "mention",
 "anything", "summary", "notes"). FRAME is a fixed English list, like the stop words
 (notes/text.py): a language without one keeps the ordinary search. A query that names a time
 and a topic ("the vase in May") is not topicless: its words decide, and the time lifts
-(when.py). `asked_alone`: the times a topicless query names that are over (topicless.py makes
-them the query's topic).
+(retrieval/when.py). `asked_alone`: the times a topicless query names that are over
+(retrieval/topicless.py makes them the query's topic).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ import re
 from collections.abc import Sequence
 from datetime import date, timedelta
 
-from ..notes.clocks import (
+from .clocks import (
     MONTH_NAMES,
     WEEKDAYS,
     TimeRef,
@@ -46,8 +46,8 @@ from ..notes.clocks import (
     resolve,
     untimed,
 )
-from ..notes.occasions import HOLIDAY_NAMES, latest_holiday
-from ..notes.text import content_terms, stems, tokenize
+from .occasions import HOLIDAY_NAMES, latest_holiday
+from .text import content_terms, stems, tokenize
 
 MAX_ASKED = 8  # ranges read from a query (`distinct`)
 _UNITS = {"day": 1, "week": 7, "month": 30, "year": 365}
@@ -194,6 +194,6 @@ def topicless(query: str) -> bool:
 
 def asked_alone(query: str, now: date) -> tuple[TimeRef, ...]:
     """The times a topicless `query` asks about (`asked_ranges`), () for a query that names a
-    topic: what the search's time channel (topicless.py), `context` and the prompt hooks
+    topic: what the search's time channel (retrieval/topicless.py), `context` and the prompt hooks
     answer such a query by."""
     return asked_ranges(query, now) if topicless(query) else ()

@@ -1,4 +1,4 @@
-"""Seasons, holidays, numeric dates and bare years in a question (retrieval/times_asked.py):
+"""Seasons, holidays, numeric dates and bare years in a question (notes/times_asked.py):
 each read against the day it is asked on, only when over; negatives; generated properties."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from vault.notes.occasions import holiday
+from vault.notes.times_asked import asked_ranges, topicless, untimed_asked
 from vault.retrieval.pipeline import SearchEngine
-from vault.retrieval.times_asked import asked_ranges, topicless, untimed_asked
 
 from ..retrieval_fixtures import make_corpus
 
