@@ -120,7 +120,7 @@ class Vault(VaultWrites):
         vault = cls(store, index, built, recorder, auto_sync, watcher)
         try:
             if watcher is not None:  # its scan also sweeps stale temporaries (live.py)
-                vault.sync()
+                vault.live.opening_sync()
             if not isinstance(recorder, NullUsage) and not read_only:  # needs the ledger
                 vault.erasures_recovered = erasure.recover(
                     store, index, built.cache, recorder, vault.live.sync_paths)
@@ -367,8 +367,9 @@ class Vault(VaultWrites):
                 "stat_loop": "c" if NATIVE_STAT_LOOP else "python"}
 
     def doctor(self) -> dict[str, Any]:
-        """Dangling links, missing attachments, parse errors, orphans, skipped files, counts."""
-        report = self.sync()
+        """Dangling links, missing attachments, parse errors, orphans, skipped files, counts
+        (of the index as it is, on a full disk: `sync_errors` says so)."""
+        report = self.live.opening_sync()
         self.corpus()
         out = doctor_report(report, self._snapshot(), self.index, self.store.attachments())
         out["intents"] = {"pending": Journal(self.store).pending(),

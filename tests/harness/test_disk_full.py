@@ -118,6 +118,52 @@ def test_a_full_tmpfs(small_disk: Path, tmp_path: Path) -> None:
     assert "Traceback" not in log and "disk full" in log
 
 
+def _notes(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*.md"))
+            if ".rmh" not in p.parts}
+
+
+def test_a_full_disk_postpones_the_open_s_sync(small_disk: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """An index that owes writes when it is opened (a re-parse for a newer parser, a note
+    edited in another editor) on a full disk: every read-only command still answers, from
+    the index as it is, with a warning (before: `disk full` and exit 1 for every command,
+    the open's sync was the one write not postponed); no note changes; once there is room
+    the next call writes both, in a long-lived process as in the next command."""
+    from tests.vault.storage.test_reparse import _old_vault, _version
+
+    root = small_disk / "v"
+    _old_vault(root, monkeypatch, extra=20)
+    (root / "Target One.md").write_text("t zebra\n", encoding="utf-8")  # edited elsewhere
+    before = _notes(root)
+    fill(small_disk)
+    v = ("--vault", str(root))
+    for command in (("read", "hub"), ("links", "hub"), ("search", "note", "--no-dense"),
+                    ("list",), ("backlinks", "Target One"), ("doctor",)):
+        r = rmh(*v, *command)
+        assert r.returncode == 0, (command, r.stderr)
+        assert "Traceback" not in r.stderr and "index not brought up to date" in r.stderr, \
+            (command, r.stderr)
+    assert rmh(*v, "links", "hub").stdout.count("-> Target One.md") == 1  # the old parse
+    assert _version(root) is None and _notes(root) == before
+    with Vault.open(root) as served:  # a long-lived process: the open postponed, then room
+        assert [ln.resolved for ln in served.links("hub")] == ["Target One.md"]
+        assert served.doctor()["sync_errors"][0].startswith("index not brought up to date")
+        for name in ("filler", "filler-tail"):
+            os.remove(small_disk / name)
+        assert len(served.links("hub")) == 3 and served.doctor()["sync_errors"] == []
+    fill(small_disk)  # full again: the index owes nothing now, so nothing is postponed
+    r = rmh(*v, "links", "hub")
+    assert r.returncode == 0 and "not brought up to date" not in r.stderr, r.stderr
+    assert r.stdout.count("-> Target One.md") == 2 and "people/Robert.md" in r.stdout
+    for name in ("filler", "filler-tail"):
+        os.remove(small_disk / name)
+    assert _version(root) == "2"
+    found = rmh(*v, "search", "zebra", "--no-dense", "--json")
+    assert "Target One.md" in found.stdout, found.stdout
+    assert _notes(root) == before
+
+
 class FullConnection:
     """A sqlite3 connection whose writes fail as SQLite's own SQLITE_FULL (the seam)."""
 
