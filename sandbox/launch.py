@@ -185,6 +185,21 @@ class WorkerProcess:
             with contextlib.suppress(OSError):
                 os.close(fd)
 
+    def threads(self, descendants: bool) -> int | None:
+        """The most threads of any process in the worker's tree, as /proc tells the host (the
+        worker's own count is only its word: a `_thread` thread is not in it); `descendants`:
+        the worker runs below this process (bwrap). None where /proc does not say."""
+        root = self.proc.pid
+        stats = _proc_stats() if descendants else {root: _proc_stat(root)}
+        if stats.get(root) is None:
+            return None
+        tree, todo = [], [root]
+        while todo:  # no fork in the sandbox: the tree is bwrap's two processes and the worker
+            pid = todo.pop()
+            tree.append(pid)
+            todo += [child for child, stat in stats.items() if stat and stat[0] == pid]
+        return max(stat[1] for pid in tree if (stat := stats.get(pid)))
+
     def describe_exit(self) -> str:
         code = self.proc.poll()
         if code is None:
@@ -192,6 +207,25 @@ class WorkerProcess:
         if code < 0:
             return f"killed by signal {signal.Signals(-code).name}"
         return f"exited with status {code}"
+
+
+def _proc_stat(pid: int) -> tuple[int, int] | None:
+    """(parent pid, number of threads) of `pid` from /proc/PID/stat (proc(5)), or None."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return int(fields[1]), int(fields[17])
+
+
+def _proc_stats() -> dict[int, tuple[int, int] | None]:
+    """`_proc_stat` of every process the host sees."""
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return {}
+    return {int(name): _proc_stat(int(name)) for name in names if name.isdigit()}
 
 
 def _popen(argv: list[str], out: int, err: int, fds: tuple[int, ...],
