@@ -186,6 +186,7 @@ class Sandbox:
                     self._running = False
                 error = ErrorInfo("Cancelled", "the cell was cancelled before it started")
                 return self._result(Outcome(error=error), out, err, start, lost)
+            proc.resume()  # paused since its last cell answered
             try:
                 with context.running(start + limit):  # host functions see the deadline
                     ctx = contextvars.copy_context()  # the exec's context, for its host calls
@@ -198,6 +199,8 @@ class Sandbox:
             if outcome.kill:
                 self._replace()
                 lost = True
+            else:
+                proc.pause(tier(self.tier).pid_namespace)
             result = self._result(outcome, out, err, start, lost)
             warned = lint.warning_text(issues)
             return replace(result, stderr=warned + result.stderr) if warned else result
