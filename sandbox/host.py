@@ -186,6 +186,7 @@ class Sandbox:
                     self._running = False
                 error = ErrorInfo("Cancelled", "the cell was cancelled before it started")
                 return self._result(Outcome(error=error), out, err, start, lost)
+            proc.resume()  # paused since its last cell answered
             try:
                 with context.running(start + limit):  # host functions see the deadline
                     ctx = contextvars.copy_context()  # the exec's context, for its host calls
@@ -198,6 +199,8 @@ class Sandbox:
             if outcome.kill:
                 self._replace()
                 lost = True
+            else:
+                proc.pause(tier(self.tier).pid_namespace)
             result = self._result(outcome, out, err, start, lost)
             warned = lint.warning_text(issues)
             return replace(result, stderr=warned + result.stderr) if warned else result
@@ -213,6 +216,8 @@ class Sandbox:
              out: Capture, err: Capture, ctx: contextvars.Context) -> Outcome:
         sinks = {proc.stdout: out, proc.stderr: err}
         outcome = self._loop(proc, code, deadline, limit, sinks, ctx)
+        if not outcome.kill and (extra := _threads_left(proc, self.tier)):
+            outcome.threads_left(extra)  # the worker's own count missed them
         if outcome.kill:
             proc.kill()
         for fd, sink in sinks.items():
@@ -296,6 +301,20 @@ class Sandbox:
             reply = self._calls.run(name, lambda: invoke(function, args, kwargs, cap), ctx,
                                     deadline, self._wake, lambda: self._cancelled)
         channel.send(proc.to_worker, reply, deadline)
+
+
+def _threads_left(proc: launch.WorkerProcess, tier_name: str) -> int:
+    """Threads of the worker besides its main one once it answered, as the host counts them
+    (0 where /proc does not say). A thread that has just been joined may still be leaving the
+    kernel, so a count above one is looked at again for up to `_THREADS_SETTLE_S`."""
+    give_up = time.monotonic() + _THREADS_SETTLE_S
+    while (count := proc.threads(tier(tier_name).pid_namespace) or 1) > 1 \
+            and time.monotonic() < give_up:
+        time.sleep(0.005)
+    return count - 1
+
+
+_THREADS_SETTLE_S = 1.0  # generous on a loaded machine: a false count costs the state
 
 
 def _select(fds: list[int], timeout: float) -> tuple[list[int], list[int], list[int]]:

@@ -12,6 +12,9 @@ change (worker_guard), the filter refuses any change of it, and every live worke
 group is SIGKILLed on the supervisor's way out (`kill_all_workers`: atexit here, and the
 SIGTERM/SIGINT handling of `rmh serve` and `rmh exec`).
 
+Between cells the worker is stopped (`WorkerProcess.pause`, SIGSTOP; SIGCONT when the next cell
+starts) and its threads are counted from /proc: nothing of a cell runs once it has answered.
+
 Identity (identity.py): as root, bwrap itself runs as the dedicated uid with no
 supplementary groups, so the uid its user namespace maps is not root; it gets the trees it
 binds read-only as descriptors opened here (`--ro-bind-fd`), so that uid needs no search
@@ -168,6 +171,7 @@ class WorkerProcess:
     from_worker: int
     stdout: int
     stderr: int
+    _paused: tuple[bool, tuple[int, ...]] | None = None
 
     def kill(self) -> None:
         """SIGKILL the whole process group (idempotent; never signals anything else)."""
@@ -185,6 +189,48 @@ class WorkerProcess:
             with contextlib.suppress(OSError):
                 os.close(fd)
 
+    def _tree(self, descendants: bool) -> dict[int, tuple[int, int]]:
+        """(parent, threads) of the worker's processes from /proc: the worker alone, or with
+        `descendants` (bwrap) the process started here and every process below it."""
+        root = self.proc.pid
+        stats = _proc_stats() if descendants else {root: _proc_stat(root)}
+        tree: dict[int, tuple[int, int]] = {}
+        todo = [root]
+        while todo:  # no fork in the sandbox: bwrap's two processes and the worker at most
+            pid = todo.pop()
+            if (stat := stats.get(pid)) is not None:
+                tree[pid] = stat
+                todo += [child for child, st in stats.items() if st and st[0] == pid]
+        return tree
+
+    def threads(self, descendants: bool) -> int | None:
+        """The most threads of any process in the worker's tree, as /proc tells the host (the
+        worker's own count is only its word: a `_thread` thread is not in it). None where
+        /proc does not say."""
+        return max((stat[1] for stat in self._tree(descendants).values()), default=None)
+
+    def pause(self, descendants: bool) -> None:
+        """SIGSTOP every process of the worker's tree once a cell has answered: nothing of a
+        cell may run between cells (a signal handler on a timer, a patched exec loop would
+        otherwise spin until RLIMIT_CPU); `resume` continues them."""
+        self._paused = (descendants, tuple(self._tree(descendants)) or (self.proc.pid,))
+        self._signal(self._paused[1], signal.SIGSTOP)
+
+    def resume(self) -> None:
+        """SIGCONT what `pause` stopped and is still in the worker's tree (a pid below bwrap
+        that died meanwhile may be another process's by now); a no-op when nothing is paused."""
+        if self._paused is not None:
+            descendants, pids = self._paused
+            self._paused = None
+            tree = self._tree(descendants)
+            self._signal(tuple(pid for pid in pids if pid in tree), signal.SIGCONT)
+
+    def _signal(self, pids: tuple[int, ...], signum: int) -> None:
+        if self.proc.returncode is None:
+            for pid in pids:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signum)
+
     def describe_exit(self) -> str:
         code = self.proc.poll()
         if code is None:
@@ -192,6 +238,25 @@ class WorkerProcess:
         if code < 0:
             return f"killed by signal {signal.Signals(-code).name}"
         return f"exited with status {code}"
+
+
+def _proc_stat(pid: int) -> tuple[int, int] | None:
+    """(parent pid, number of threads) of `pid` from /proc/PID/stat (proc(5)), or None."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return int(fields[1]), int(fields[17])
+
+
+def _proc_stats() -> dict[int, tuple[int, int] | None]:
+    """`_proc_stat` of every process the host sees."""
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return {}
+    return {int(name): _proc_stat(int(name)) for name in names if name.isdigit()}
 
 
 def _popen(argv: list[str], out: int, err: int, fds: tuple[int, ...],

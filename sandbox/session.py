@@ -63,13 +63,17 @@ class Outcome:
         elif not frame["ok"]:
             self.error = ErrorInfo("WorkerError", "the worker reported failure without an error")
         if frame["threads"] > 1:
-            self.kill = True
-            if self.error is None:
-                self.error = ErrorInfo(
-                    "ThreadsLeftRunning",
-                    f"the cell left {frame['threads'] - 1} thread(s) running; the worker was "
-                    "restarted and its state lost (join threads before the cell ends)")
+            self.threads_left(frame["threads"] - 1)
         return self
+
+    def threads_left(self, count: int) -> None:
+        """The cell left `count` threads running: the worker is restarted."""
+        self.kill = True
+        if self.error is None:
+            self.error = ErrorInfo(
+                "ThreadsLeftRunning",
+                f"the cell left {count} thread(s) running; the worker was restarted and its "
+                "state lost (join threads before the cell ends)")
 
 
 def _check_keys(frame: Mapping[str, Any], schema: Mapping[str, Any], what: str) -> None:

@@ -1,0 +1,83 @@
+"""Nothing of a cell runs once its answer is given: a thread the worker's own count misses (a raw
+`_thread` thread, a patched `threading.active_count`) restarts the worker like any thread left
+running, since the host counts the worker's threads itself; and the worker is stopped between
+cells, so a signal handler on a timer or a patched exec loop cannot spin on after the answer.
+Per real tier, lint off."""
+
+from __future__ import annotations
+
+import resource
+import time
+
+import pytest
+
+from sandbox import CancelToken, Sandbox, SandboxConfig, probe
+
+from .conftest import REAL_TIERS, Host, run_attack
+
+_SPIN = """
+import _thread
+def spin():
+    while True:
+        pass
+_thread.start_new_thread(spin, ())
+"""
+
+
+@pytest.mark.parametrize("cell", [
+    _SPIN,
+    _SPIN.replace("import _thread", "import _thread, threading\n"
+                  "threading.active_count = lambda: 1"),
+    "import threading, time\nthreading._active.clear()\n"
+    "threading.Thread(target=time.sleep, args=(60,), daemon=True).start()\n"
+    "threading._active.clear()",
+], ids=["raw-thread", "patched-count", "cleared-registry"])
+def test_a_thread_the_worker_does_not_report_restarts_it(host: Host, cell: str) -> None:
+    res = run_attack(host, cell)
+    assert res.error is not None and res.error.type == "ThreadsLeftRunning", res.to_json()
+    assert res.state_lost
+
+
+def test_threads_joined_before_the_answer_keep_the_state(host: Host) -> None:
+    for _ in range(20):  # a joined thread may still be leaving the kernel: never a restart
+        res = run_attack(host, "import threading\nts = [threading.Thread(target=sum, "
+                         "args=(range(1000),)) for _ in range(8)]\n[t.start() for t in ts]\n"
+                         "[t.join() for t in ts]\nkept = 1")
+        assert res.ok and not res.state_lost, res.to_json()
+        assert host.sb.exec("kept").value == "1"
+
+
+_AFTER_THE_ANSWER = {
+    "timer": "import signal\ndef spin(*_):\n    while True:\n        pass\n"
+             "signal.signal(signal.SIGALRM, spin)\nsignal.setitimer(signal.ITIMER_REAL, 0.1)",
+    "patched-loop": "import gc\nchannel = [o for o in gc.get_objects() "
+                    "if type(o).__name__ == '_Channel'][0]\n"
+                    "def spin():\n    while True:\n        pass\nchannel.recv = spin",
+}
+
+
+def _children_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+@pytest.mark.parametrize("cancel_next", [False, True], ids=["idle", "next-cancelled"])
+@pytest.mark.parametrize("cell", sorted(_AFTER_THE_ANSWER))
+@pytest.mark.parametrize("tier", REAL_TIERS)
+def test_nothing_of_a_cell_runs_after_its_answer(tier: str, cell: str, cancel_next: bool) -> None:
+    if tier not in probe().available:
+        pytest.skip(f"tier {tier} is not available here")
+    before = _children_cpu_s()
+    sb = Sandbox(SandboxConfig(tier=tier, deadline_s=5, memory_mb=256, lint=False), {})
+    try:
+        res = sb.exec(_AFTER_THE_ANSWER[cell])
+        assert res.ok and not res.state_lost, res.to_json()
+        if cancel_next:  # a cell cancelled before it starts leaves the worker as it was
+            token = CancelToken()
+            token.cancel()
+            res = sb.exec("1", cancel=token)
+            assert res.error is not None and res.error.type == "Cancelled", res.to_json()
+        time.sleep(2.0)  # idle: a worker still running would spin all this time
+    finally:
+        sb.close()  # kills and reaps the worker: its CPU time is counted now
+    assert _children_cpu_s() - before < 0.5
