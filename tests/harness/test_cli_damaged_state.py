@@ -5,6 +5,7 @@ error on one line, never a traceback; no note changes."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -38,4 +39,30 @@ def test_derived_arrays_numpy_fails_on_oddly_are_rebuilt(tmp_path: Path) -> None
     for path in rows:
         tear_npy_header(path)
     assert hits(root) == want
+    assert notes_of(root) == notes
+
+
+def test_special_files_in_place_of_rmh_files_never_block_a_command(tmp_path: Path) -> None:
+    """A FIFO (opened plainly, it waits for a writer forever) or a link to /dev/zero (never
+    ends) where rmh keeps a derived file or an intent: each is ignored like a damaged file
+    (the intent is reported unreadable), and the command answers as before."""
+    root = make_vault(tmp_path)
+    want, notes = hits(root), notes_of(root)
+    state = root / ".rmh"
+    derived = [p for p in sorted(state.iterdir())
+               if p.is_file() and p.suffix in (".bin", ".npz", ".npy", ".json")]
+    assert len(derived) >= 8, derived
+    for i, path in enumerate(derived):
+        path.unlink()
+        if i % 2:
+            path.symlink_to("/dev/zero")
+        else:
+            os.mkfifo(path)
+    (state / "intents").mkdir()
+    os.mkfifo(state / "intents" / "00000001.json")
+    assert hits(root) == want
+    r = rmh("--vault", str(root), "doctor", "--json")
+    assert r.returncode == 0, r.stderr
+    (intent,) = json.loads(r.stdout)["vault"]["intents"]["recovered"]
+    assert intent["state"] == "unreadable"
     assert notes_of(root) == notes

@@ -39,7 +39,7 @@ from typing import Any
 
 from ..errors import EditConflict, NoteExists, NoteNotFound, NotText, VaultError
 from ..notes.hashing import content_hash
-from .fileops import fsync_dir
+from .fileops import fsync_dir, open_regular
 from .store import STATE_DIR, Store
 
 INTENTS_DIR = f"{STATE_DIR}/intents"
@@ -285,7 +285,7 @@ class Journal:
     def load(self, name: str) -> Intent:
         """The intent in file `name` (OSError, ValueError, KeyError or TypeError when it is
         unreadable)."""
-        with open(os.path.join(self.folder, name), "rb") as fh:
+        with open_regular(os.path.join(self.folder, name)) as fh:
             return load_intent(json.loads(fh.read()))
 
     def recover(self) -> list[Outcome]:

@@ -21,6 +21,8 @@ import numpy as np
 import numpy.typing as npt
 from numpy.lib.npyio import NpzFile
 
+from .fileops import open_regular
+
 T = TypeVar("T")
 
 
@@ -29,7 +31,7 @@ def read_npz(path: str | Path, use: Callable[[NpzFile], T]) -> T | None:
     the file is absent or reading it (in `use` too: its members are read lazily) fails in
     any way. `use` should only read members and check them."""
     try:
-        with np.load(path, allow_pickle=False) as z:
+        with open_regular(path) as fh, np.load(fh, allow_pickle=False) as z:
             return use(z)
     except Exception:  # any failure of a derived file's reader: the value is computed again
         return None
@@ -39,6 +41,7 @@ def map_npy(path: str | Path) -> npt.NDArray[Any] | None:
     """The `.npy` at `path` memory-mapped read only, or None when it is absent or its header
     does not read (module docstring)."""
     try:
+        open_regular(path).close()  # np.load maps only a path, opened plainly: a FIFO waits
         got = np.load(path, mmap_mode="r", allow_pickle=False)
     except Exception:  # as in read_npz
         return None
