@@ -66,3 +66,27 @@ def test_special_files_in_place_of_rmh_files_never_block_a_command(tmp_path: Pat
     (intent,) = json.loads(r.stdout)["vault"]["intents"]["recovered"]
     assert intent["state"] == "unreadable"
     assert notes_of(root) == notes
+
+
+@pytest.mark.parametrize(("name", "kind"), [("index.sqlite", "index_unusable"),
+                                            ("learned.sqlite", "ledger_error")])
+@pytest.mark.parametrize("odd", ["folder", "fifo"])
+def test_an_sqlite_file_sqlite_cannot_open_is_a_typed_error(
+        tmp_path: Path, name: str, kind: str, odd: str) -> None:
+    """SQLite refuses to open a folder or a FIFO at all (not only to read it): that is the
+    same typed error, on one line, as a damaged file, not a traceback."""
+    root = make_vault(tmp_path)
+    notes = notes_of(root)
+    path = root / ".rmh" / name
+    for extra in root.joinpath(".rmh").glob(f"{name}-*"):
+        extra.unlink()
+    path.unlink()
+    if odd == "folder":
+        path.mkdir()
+    else:
+        os.mkfifo(path)
+    r = rmh("--vault", str(root), "read", "Alice", "--json")
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    assert r.stderr.count("\n") == 1, r.stderr
+    assert json.loads(r.stdout)["error"]["kind"] == kind
+    assert notes_of(root) == notes
