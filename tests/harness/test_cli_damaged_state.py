@@ -90,3 +90,35 @@ def test_an_sqlite_file_sqlite_cannot_open_is_a_typed_error(
     assert r.stderr.count("\n") == 1, r.stderr
     assert json.loads(r.stdout)["error"]["kind"] == kind
     assert notes_of(root) == notes
+
+
+def _intent(op: str, **fields: object) -> str:
+    return json.dumps({"version": 1, "op": op, **fields})
+
+
+@pytest.mark.parametrize("body", [
+    "[" * 100_000 + "]" * 100_000,  # nesting past the stack
+    "[1, 2]", '"move"',  # JSON, but no object
+    _intent("writes", writes=[{"path": 5, "old_hash": None, "new_text": "x"}]),
+    _intent("writes", writes=[{"path": "new.md", "old_hash": None, "new_text": 5}]),
+    _intent("writes", writes=[{"path": "new.md", "old_hash": None, "new_text": "\ud800"}]),
+    _intent("move", old="Alice.md", new="Alicia.md", moved_hash="x",
+            rewrites=[{"path": "Billing.md", "text": "a", "new_text": "\udc00"}]),
+], ids=["deep", "list", "string", "path-int", "text-int", "surrogate", "move-surrogate"])
+def test_an_intent_of_the_wrong_shape_is_unreadable_not_a_crash(
+        tmp_path: Path, body: str) -> None:
+    """An intent file (`.rmh/intents/`) that is JSON but not a plan rmh writes: every
+    command still runs, the intent stays pending, reported unreadable, and no note moves."""
+    root = make_vault(tmp_path)
+    notes = notes_of(root)
+    (root / ".rmh" / "intents").mkdir()
+    (root / ".rmh" / "intents" / "00000001.json").write_text(body, encoding="utf-8",
+                                                             errors="surrogatepass")
+    r = rmh("--vault", str(root), "read", "Alice")
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    r = rmh("--vault", str(root), "doctor", "--json")
+    assert r.returncode == 0, r.stderr
+    intents = json.loads(r.stdout)["vault"]["intents"]
+    assert intents["pending"] == ["00000001.json"]
+    assert [i["state"] for i in intents["recovered"]] == ["unreadable"]
+    assert notes_of(root) == notes
