@@ -122,3 +122,37 @@ def test_an_intent_of_the_wrong_shape_is_unreadable_not_a_crash(
     assert intents["pending"] == ["00000001.json"]
     assert [i["state"] for i in intents["recovered"]] == ["unreadable"]
     assert notes_of(root) == notes
+
+
+@pytest.mark.parametrize(("name", "kind", "code"), [("index.sqlite", "index_unusable", -32010),
+                                                    ("learned.sqlite", "ledger_error", -32012)])
+def test_serve_answers_every_frame_when_its_state_cannot_be_opened(
+        tmp_path: Path, name: str, kind: str, code: int) -> None:
+    """`rmh serve` on a vault whose index or learning log cannot be opened used to print one
+    line and exit: the client saw a server that disconnects, and no frame was answered. It
+    now answers like a server with no vault (harness/unready.py), saying what to do."""
+    root = make_vault(tmp_path)
+    notes = notes_of(root)
+    for extra in root.joinpath(".rmh").glob(f"{name}-*"):
+        extra.unlink()
+    (root / ".rmh" / name).write_bytes(b"not a database, only damage" * 100)
+    frames = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "search", "arguments": {"query": "billing"}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "vault.read", "params": {"note": "Alice"}},
+        {"jsonrpc": "2.0", "id": 4, "method": "ping"},
+    ]
+    r = rmh("--vault", str(root), "serve", "--no-dense",
+            stdin="".join(json.dumps(f) + "\n" for f in frames))
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    got = {a["id"]: a for a in map(json.loads, r.stdout.splitlines())}
+    assert sorted(got) == [1, 2, 3, 4]
+    assert "To fix" in got[1]["result"]["instructions"]
+    assert got[2]["result"]["isError"] is True and kind in got[2]["result"]["content"][0]["text"]
+    assert got[3]["error"]["code"] == code and got[3]["error"]["data"]["kind"] == kind
+    assert name in got[3]["error"]["data"]["fix"]
+    assert got[4]["result"] == {}
+    assert notes_of(root) == notes
