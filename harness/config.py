@@ -16,6 +16,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from .hooks_client import MAX_WAIT_S
+
 MAX_K = 100  # the most hits one search returns: [search].k and every surface's `k`
 
 
@@ -146,6 +148,10 @@ class HooksSection:
     dense: bool = False
     daemon: bool = True  # session start starts a warm daemon the prompt hook asks first
     daemon_wait_s: float = 0.2  # the prompt hook's wait for the daemon's answer
+
+    def __post_init__(self) -> None:
+        if self.daemon_wait_s > MAX_WAIT_S:  # a hook refuses a longer wait (hooks_client.py)
+            raise ConfigError(f"rmh.toml: [hooks].daemon_wait_s must be at most {MAX_WAIT_S:g}")
 
 
 EXTRACTORS = ("auto", "rules", "spacy", "llm")

@@ -84,6 +84,7 @@ def test_calibration_and_the_second_pass_are_configurable(tmp_path: Path) -> Non
     ("[search]\nk = 500", "[search].k must be between 1 and 100"),
     ("[llm]\ntimeout_s = nan", "[llm].timeout_s must be a finite number"),
     ("[sandbox]\nmemory_mb = -1", "[sandbox].memory_mb must be a finite number"),
+    ("[hooks]\ndaemon_wait_s = 61", "[hooks].daemon_wait_s must be at most 60"),
 ])
 def test_numbers_out_of_any_meaning_are_config_errors(
         tmp_path: Path, body: str, says: str) -> None:
