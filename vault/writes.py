@@ -167,5 +167,10 @@ class VaultWrites(VaultParts):
         plan = relink_plan(lambda p: text if p == new_path else self.store.read_text(p),
                            self._snapshot().referrers(note_id), note_id, before,
                            moved(before, note_id, new_path), old_path, new_path)
+        for path, _, after in plan:  # before any change: the store refuses such a rewrite
+            size = len(after.encode("utf-8"))  # after the rename, which left the move half made
+            if size > MAX_NOTE_BYTES:
+                raise QuotaExceeded(f"note size of {path} after the move rewrites its links "
+                                    f"({size} bytes)", MAX_NOTE_BYTES)
         return MoveIntent(old_path, new_path, content_hash(text),
                           tuple(Rewrite(p, now, after) for p, now, after in plan))
