@@ -45,6 +45,10 @@ class VaultWrites(VaultParts):
         if len(notes) < 2:
             yield
             return
+        for path, text in notes:  # refused before any write: the store would refuse it midway,
+            size = len(text.encode("utf-8"))  # after the notes before it (half a conversation)
+            if size > MAX_NOTE_BYTES:
+                raise QuotaExceeded(f"note size of {path} ({size} bytes)", MAX_NOTE_BYTES)
         with self.store.lock.held():
             journal = Journal(self.store)
             planned = [(self._new_path(p), text) for p, text in notes]

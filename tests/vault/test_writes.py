@@ -61,3 +61,17 @@ def test_a_move_whose_link_rewrite_would_pass_the_size_cap_changes_nothing(
         assert not (tmp_path / ".rmh" / "intents").exists() or not any(
             (tmp_path / ".rmh" / "intents").iterdir())
         assert v.backlinks("A") == ["X.md"]
+
+
+def test_journalled_writes_with_one_note_over_the_cap_write_none(tmp_path: Path) -> None:
+    """An ingest writes a conversation's notes as one journalled operation, "whole or not at
+    all"; a turn over MAX_NOTE_BYTES was refused by the store after the turns before it were
+    written (and the journal finished): half a conversation, and an error. Refused first."""
+    with Vault.init(tmp_path) as v:
+        before = _bytes(tmp_path)
+        notes = [("c/t1.md", "first turn\n"), ("c/t2.md", "x" * (8 * 1024 * 1024 + 1)),
+                 ("c/t3.md", "third turn\n")]
+        with pytest.raises(QuotaExceeded), v.journalled(notes):
+            for path, text in notes:
+                v.write(path, text)
+        assert _bytes(tmp_path) == before
