@@ -8,12 +8,17 @@ Precedence for each value: explicit argument > environment variable > rmh.toml >
 
 from __future__ import annotations
 
+import math
 import os
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
+
+from .hooks_client import MAX_WAIT_S
+
+MAX_K = 100  # the most hits one search returns: [search].k and every surface's `k`
 
 
 class ConfigError(Exception):
@@ -58,9 +63,8 @@ class SearchSection:
     weights: Mapping[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        for key in ("scope", "prior_scale"):
-            if getattr(self, key) < 0:
-                raise ConfigError(f"rmh.toml: [search].{key} must be >= 0")
+        if not 1 <= self.k <= MAX_K:  # else every search failed as if -k had been typed
+            raise ConfigError(f"rmh.toml: [search].k must be between 1 and {MAX_K}")
 
 
 @dataclass(frozen=True)
@@ -144,6 +148,10 @@ class HooksSection:
     dense: bool = False
     daemon: bool = True  # session start starts a warm daemon the prompt hook asks first
     daemon_wait_s: float = 0.2  # the prompt hook's wait for the daemon's answer
+
+    def __post_init__(self) -> None:
+        if self.daemon_wait_s > MAX_WAIT_S:  # a hook refuses a longer wait (hooks_client.py)
+            raise ConfigError(f"rmh.toml: [hooks].daemon_wait_s must be at most {MAX_WAIT_S:g}")
 
 
 EXTRACTORS = ("auto", "rules", "spacy", "llm")
@@ -241,6 +249,17 @@ def _expand_home(value: str, environ: Mapping[str, str]) -> str:
     return value
 
 
+def _number(name: str, key: str, value: object) -> float:
+    """`value` as a number, when it is one, finite and >= 0: no setting of rmh.toml means
+    anything below 0 ("0 turns it off"), and a NaN or infinite weight or constant gave
+    searches that answered wrongly (NaN scores, Infinity in --json, no hits) without a word."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigError(f"rmh.toml: [{name}].{key} has the wrong type")
+    if not (math.isfinite(value) and value >= 0):
+        raise ConfigError(f"rmh.toml: [{name}].{key} must be a finite number >= 0, not {value}")
+    return float(value)
+
+
 def _section(name: str, cls: type[Any], raw: Mapping[str, Any]) -> Any:
     known = {f.name: f for f in fields(cls)}
     values: dict[str, Any] = {}
@@ -264,6 +283,10 @@ def _section(name: str, cls: type[Any], raw: Mapping[str, Any]) -> Any:
             ok = True
         if not ok:
             raise ConfigError(f"rmh.toml: [{name}].{key} has the wrong type")
+        if isinstance(default, Mapping):  # [search].weights: a number per signal
+            value = {k: _number(name, f"{key}.{k}", v) for k, v in value.items()}
+        elif isinstance(default, (int, float)) and not isinstance(default, bool):
+            _number(name, key, value)
         values[key] = value
     return cls(**values)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import stat
 import time
 from pathlib import Path
 
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
 SOCKET = "hooks.sock"
 SETTINGS = "hooks-daemon.json"  # what the daemon publishes for the hooks (`settings`)
 CLIENT_TIMEOUT_S = 0.2  # the prompt hook's wait for the daemon, connect to answer
+MAX_WAIT_S = 60.0  # the most any hook waits for the daemon: [hooks] daemon_wait_s's bound
+MAX_SETTINGS_BYTES = 65_536
 MAX_SUN_PATH = 100  # AF_UNIX paths are at most 107 bytes on Linux
 
 
@@ -55,13 +58,26 @@ def session_name(client: str, session_id: str) -> str:
 
 def settings(root: Path) -> dict[str, Any] | None:
     """The settings the running daemon published (VAULT/.rmh/hooks-daemon.json: its pid,
-    `wait_s` = its `[hooks] daemon_wait_s`, `start_words`), or None (no daemon, unreadable)."""
+    `wait_s` = its `[hooks] daemon_wait_s`, `start_words`), or None (no daemon, unreadable, or
+    not what a daemon writes). The hook must never hold its client: a FIFO in the file's
+    place is not read (opened plainly, it waits for a writer forever), and a wait that is not
+    a number from 0 to MAX_WAIT_S (NaN, 1e308: past what a socket timeout takes) is refused."""
     try:
-        doc = json.loads((root / ".rmh" / SETTINGS).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        fd = os.open(root / ".rmh" / SETTINGS, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_SETTINGS_BYTES:
+                return None
+            doc = json.loads(os.read(fd, MAX_SETTINGS_BYTES))
+        finally:
+            os.close(fd)
+    except (OSError, ValueError, RecursionError):
         return None
-    ok = (isinstance(doc, dict) and isinstance(doc.get("wait_s"), (int, float))
-          and isinstance(doc.get("start_words"), int))
+    if not isinstance(doc, dict):
+        return None
+    wait = doc.get("wait_s")
+    ok = (isinstance(wait, (int, float)) and not isinstance(wait, bool)
+          and 0 <= wait <= MAX_WAIT_S and isinstance(doc.get("start_words"), int))
     return doc if ok else None
 
 

@@ -76,8 +76,29 @@ def index_path(root: Path) -> Path:
 
 
 def _connect(path: Path) -> sqlite3.Connection:
+    """The index for writing. It is derived from the notes, so one SQLite calls damaged or no
+    database (or a FIFO, a device in its place) is removed and made again: else every hook
+    failed on it, and recalled nothing, until someone deleted it by hand."""
+    if path.exists() and not path.is_file():
+        path.unlink()  # a FIFO or a device; a folder raises, one line on stderr as before
+    try:
+        return _open_index(path)
+    except sqlite3.DatabaseError as exc:
+        if exc.sqlite_errorcode & 0xFF not in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
+            raise  # locked, a full disk, ...: not the file's fault
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    return _open_index(path)
+
+
+def _open_index(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(str(path), timeout=5.0)
-    conn.executescript(_SCHEMA)
+    try:
+        conn.executescript(_SCHEMA)
+        conn.execute("SELECT COUNT(*) FROM notes").fetchone()
+    except BaseException:
+        conn.close()
+        raise
     return conn
 
 
@@ -239,7 +260,7 @@ def reading(root: Path) -> Iterator[Reader | None]:
     """A `Reader` of the vault's hooks index, closed on exit; None when the index does not
     exist yet (nothing to recall)."""
     path = index_path(root)
-    if not path.exists():
+    if not path.is_file():  # SQLite would open a FIFO plainly: the prompt waited forever
         yield None
         return
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5.0)
@@ -283,7 +304,7 @@ def journal_shown(root: Path, session: str, prompt: str, notes: list[str]) -> No
 def take_shown(root: Path, session: str) -> list[tuple[str, list[str]]]:
     """The journalled (prompt, notes) of a session, removing the journal."""
     path = _journal(root, session)
-    if not path.exists():
+    if not path.is_file():  # a FIFO would be read forever
         return []
     out: list[tuple[str, list[str]]] = []
     for line in path.read_text(encoding="utf-8").splitlines():
@@ -316,9 +337,11 @@ def remember_used(root: Path, notes: list[str]) -> None:
 def used_lately(root: Path) -> list[str]:
     """The notes used lately (`remember_used`), most recent first."""
     path = root / ".rmh" / JOURNAL_DIR / USED_FILE
+    if not path.is_file():  # a FIFO would be read forever
+        return []
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
+    except (OSError, ValueError, RecursionError):  # ValueError: JSON, UTF-8
         return []
     return [str(n) for n in doc] if isinstance(doc, list) else []
 

@@ -27,6 +27,7 @@ from vault import EDIT_KINDS
 
 from . import mcp_views as views
 from . import schemas as out
+from .config import MAX_K
 from .schemas import Schema
 from .validate import Param, bind, check
 from .vault_list import KINDS
@@ -34,7 +35,6 @@ from .vault_list import KINDS
 Part = Literal["vault", "conversation", "llm", "control"]
 Runs = Literal["vault", "thread", "loop"]
 
-MAX_K = 100
 MAX_HOPS = 3
 MAX_LIST = 500  # items in one page of `list`
 MAX_QUERY = 10_000

@@ -1,4 +1,5 @@
-"""`rmh serve` where there is no vault yet: answer the client, and say what to do.
+"""`rmh serve` where there is no vault yet, or one it cannot open: answer the client, and say
+what to do.
 
 A client (Claude Desktop, Claude Code, ...) that starts `rmh serve` on a folder that is not
 an rmh vault (or with no vault configured, or a broken rmh.toml) would otherwise see only a
@@ -7,6 +8,10 @@ instructions say what is wrong), `tools/list` lists the usual tools, and every `
 is a tool error (isError, kind "not_a_vault") whose message names the fix (`rmh init PATH`
 or `rmh setup CLIENT`), so the model can tell the user. Resources and prompts are empty
 lists; every JSON-RPC vault method answers -32001 not_a_vault with the same message.
+
+The same holds for a vault whose `.rmh/index.sqlite` or `.rmh/learned.sqlite` cannot be
+opened (damaged, or written by a newer rmh): the kind is then index_unusable (-32010) or
+ledger_error (-32012) and the fix says what to do with that file (`STATE_FIX`).
 """
 
 from __future__ import annotations
@@ -29,10 +34,24 @@ def fix_hint(vault: str | None) -> str:
             "then restart this MCP server")
 
 
-def unready_methods(reason: str, vault: str | None) -> dict[str, AsyncMethod]:
-    """The method table of a server with no usable vault: `reason` says why."""
-    message = f"rmh has no vault to serve: {reason}. To fix: {fix_hint(vault)}."
-    data = {"reason": reason, "fix": fix_hint(vault), **({"vault": vault} if vault else {})}
+STATE_FIX = {
+    "index_unusable": "`.rmh/index.sqlite` holds only what rmh derives from the notes: delete "
+                      "it (with its -wal and -shm files; rmh rebuilds it) or use the rmh that "
+                      "wrote it, then restart this MCP server",
+    "ledger_error": "`.rmh/learned.sqlite` is the learning log: use the rmh that wrote it, or, "
+                    "if it is damaged, move it aside (learning starts again; no note is "
+                    "affected), then restart this MCP server",
+}
+
+
+def unready_methods(reason: str, vault: str | None,
+                    kind: str = "not_a_vault") -> dict[str, AsyncMethod]:
+    """The method table of a server with no usable vault: `reason` says why; `kind` is the
+    error every tool call and vault method answers (not_a_vault, or a key of STATE_FIX)."""
+    fix = STATE_FIX.get(kind) or fix_hint(vault)
+    message = f"rmh has no vault to serve: {reason}. To fix: {fix}."
+    data = {"reason": reason, "fix": fix, **({"vault": vault} if vault else {})}
+    code = application_error(kind, {}).code
 
     async def initialize(protocolVersion: Any = None, capabilities: Any = None,
                          clientInfo: Any = None, _meta: Any = None) -> dict[str, Any]:
@@ -53,7 +72,7 @@ def unready_methods(reason: str, vault: str | None) -> dict[str, AsyncMethod]:
 
     async def tools_call(name: Any = None, arguments: Any = None,
                          _meta: Any = None) -> dict[str, Any]:
-        error = {"kind": "not_a_vault", "message": message, "code": -32001, **data}
+        error = {"kind": kind, "message": message, "code": code, **data}
         return tool_result({"error": error}, is_error=True)
 
     async def empty(key: str, cursor: Any = None, _meta: Any = None) -> dict[str, Any]:
@@ -69,7 +88,7 @@ def unready_methods(reason: str, vault: str | None) -> dict[str, AsyncMethod]:
         return await empty("prompts")
 
     async def refuse(*_args: Any, **_kwargs: Any) -> Any:
-        err = application_error("not_a_vault", data)
+        err = application_error(kind, data)
         raise RpcError(err.code, message[:500], err.data)
 
     table: dict[str, AsyncMethod] = {op.rpc: refuse for op in OPERATIONS if op.rpc is not None}

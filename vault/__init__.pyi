@@ -48,6 +48,7 @@ from .errors import ConversationFormatError as ConversationFormatError
 from .errors import DiskFull as DiskFull
 from .errors import EditConflict as EditConflict
 from .errors import EditRefused as EditRefused
+from .errors import IndexUnusable as IndexUnusable
 from .errors import LedgerError as LedgerError
 from .errors import NotAVault as NotAVault
 from .errors import NoteExists as NoteExists

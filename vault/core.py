@@ -156,10 +156,11 @@ class Vault(VaultWrites):
 
     def sync(self) -> SyncReport:
         """Reconcile the index with the folder now (a read-only vault: nothing to reconcile
-        into; its index is read as its owner left it)."""
+        into; its index is read as its owner left it; on a full disk postponed as the open's
+        is, `live.opening_sync`: status answers from the index as it is)."""
         if self.read_only:
             return SyncReport(generation=self.index.generation())
-        return self.live.sync()
+        return self.live.opening_sync()
 
     # -- names ----------------------------------------------------------------------------------
 

@@ -178,7 +178,7 @@ def _finish(store: Store, index: Index, cache: EmbeddingCache | None, usage: Usa
         if not isinstance(intent, ForgetIntent):
             return None
         todo = plan_from_json(intent.plan)
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
         return None
     steps(store, index, cache, usage, todo, sync, [Path(p) for p in intent.extra_files])
     journal.finish(name)

@@ -325,9 +325,12 @@ _SQLITE_FULL = 13  # SQLITE_FULL: "database or disk is full"
 
 
 def is_disk_full(exc: BaseException) -> bool:
-    """Whether `exc` says the disk (or quota) is full: an OSError with ENOSPC/EDQUOT, or a
+    """Whether `exc` says the disk (or quota) is full: an OSError with ENOSPC/EDQUOT, a
     SQLite error with SQLITE_FULL (also when SQLite only got SQLITE_IOERR writing: its message
-    then names the full disk)."""
+    then names the full disk), or DiskFull itself (the index opened read only on a full disk
+    refuses every write with it)."""
+    if isinstance(exc, DiskFull):
+        return True
     if isinstance(exc, OSError):
         return exc.errno in _FULL
     if isinstance(exc, sqlite3.Error):

@@ -45,6 +45,10 @@ class VaultWrites(VaultParts):
         if len(notes) < 2:
             yield
             return
+        for path, text in notes:  # refused before any write: the store would refuse it midway,
+            size = len(text.encode("utf-8"))  # after the notes before it (half a conversation)
+            if size > MAX_NOTE_BYTES:
+                raise QuotaExceeded(f"note size of {path} ({size} bytes)", MAX_NOTE_BYTES)
         with self.store.lock.held():
             journal = Journal(self.store)
             planned = [(self._new_path(p), text) for p, text in notes]
@@ -167,5 +171,10 @@ class VaultWrites(VaultParts):
         plan = relink_plan(lambda p: text if p == new_path else self.store.read_text(p),
                            self._snapshot().referrers(note_id), note_id, before,
                            moved(before, note_id, new_path), old_path, new_path)
+        for path, _, after in plan:  # before any change: the store refuses such a rewrite
+            size = len(after.encode("utf-8"))  # after the rename, which left the move half made
+            if size > MAX_NOTE_BYTES:
+                raise QuotaExceeded(f"note size of {path} after the move rewrites its links "
+                                    f"({size} bytes)", MAX_NOTE_BYTES)
         return MoveIntent(old_path, new_path, content_hash(text),
                           tuple(Rewrite(p, now, after) for p, now, after in plan))

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from harness.compose import search_params
 from harness.config import ConfigError, SearchSection, load
+from tests.harness.test_cli_notes import make_vault, rmh
 from vault import SearchParams
 
 
@@ -68,3 +70,38 @@ def test_calibration_and_the_second_pass_are_configurable(tmp_path: Path) -> Non
                                        encoding="utf-8")
     params = search_params(load(vault=str(tmp_path), env={}))
     assert params.calibrate and not params.second_pass
+
+
+@pytest.mark.parametrize(("body", "says"), [
+    ('[search]\nweights = { bm25 = "x" }', "[search].weights.bm25 has the wrong type"),
+    ("[search]\nweights = { bm25 = [1] }", "[search].weights.bm25 has the wrong type"),
+    ("[search]\nweights = { bm25 = nan }", "[search].weights.bm25 must be a finite number"),
+    ("[search]\nweights = { dense = inf }", "[search].weights.dense must be a finite number"),
+    ("[search]\nweights = { graph = -1.0 }", "[search].weights.graph must be a finite number"),
+    ("[search]\nrrf_k = -60", "[search].rrf_k must be a finite number >= 0"),
+    ("[search]\nprior_scale = inf", "[search].prior_scale must be a finite number"),
+    ("[search]\nk = 0", "[search].k must be between 1 and 100"),
+    ("[search]\nk = 500", "[search].k must be between 1 and 100"),
+    ("[llm]\ntimeout_s = nan", "[llm].timeout_s must be a finite number"),
+    ("[sandbox]\nmemory_mb = -1", "[sandbox].memory_mb must be a finite number"),
+    ("[hooks]\ndaemon_wait_s = 61", "[hooks].daemon_wait_s must be at most 60"),
+])
+def test_numbers_out_of_any_meaning_are_config_errors(
+        tmp_path: Path, body: str, says: str) -> None:
+    """No setting means anything below 0 or not finite: such a value used to reach the
+    engine (NaN scores, Infinity in --json, no hits for rrf_k < 0), a weight that is no
+    number was a traceback, and a k out of bounds failed every search as a usage error of
+    a -k nobody typed."""
+    (tmp_path / "rmh.toml").write_text(body + "\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as got:
+        load(vault=str(tmp_path), env={})
+    assert says in str(got.value)
+
+
+@pytest.mark.slow
+def test_a_weight_that_is_no_number_is_one_config_error_line(tmp_path: Path) -> None:
+    root = make_vault(tmp_path)
+    (root / "rmh.toml").write_text('[search]\nweights = { bm25 = "x" }\n', encoding="utf-8")
+    r = rmh("--vault", str(root), "search", "billing", "--json")
+    assert r.returncode == 1 and r.stderr.count("\n") == 1, r.stderr
+    assert json.loads(r.stdout)["error"]["kind"] == "config_error"

@@ -236,3 +236,26 @@ def test_every_surface_types_a_full_disk() -> None:
         assert to_repl(exc, "write").type_name == "DiskFull"
     denied = to_rpc(OSError(errno.EACCES, "Permission denied", "/tmp/host-only/x.md")).to_json()
     assert denied["code"] == -32017 and denied["data"]["path"] == "x.md"  # no host path
+
+
+def test_a_full_tmpfs_after_an_edit_made_outside_rmh(small_disk: Path, tmp_path: Path) -> None:
+    """A note edited in another editor before the disk filled: the sync that opens the vault
+    (and doctor's, status's) had a change to write and failed as disk full, so every read,
+    search and doctor failed, not only writes. They answer from the index as it is, with a
+    warning; once there is room, the next call indexes the edit."""
+    root = small_disk / "v"
+    used_vault(root, tmp_path)
+    with open(root / "Beta.md", "a", encoding="utf-8") as fh:
+        fh.write("papaya grows here too\n")
+    fill(small_disk)
+    v = ("--vault", str(root))
+    for command in (*READ_ONLY, ("status",)):
+        r = rmh(*v, *command)
+        assert r.returncode == 0, (command, r.stderr)
+        assert "Traceback" not in r.stderr and "disk full" in r.stderr
+    assert "papaya" in rmh(*v, "read", "Beta").stdout  # the file itself, as it is now
+    for name in ("filler", "filler-tail"):
+        (small_disk / name).unlink()
+    r = rmh(*v, "search", "papaya", "--no-dense", "--json")
+    assert r.returncode == 0, r.stderr
+    assert [h["note"] for h in json.loads(r.stdout)["hits"]][:1] == ["Beta.md"]

@@ -108,3 +108,30 @@ def test_a_hook_the_daemon_answers_loads_nothing_heavy(tmp_path: Path) -> None:
     out, modules = timed_hook(root, "prompt", {**base, "prompt": "When does the nightly "
                                                "job run?"})
     assert "harness.cli" in modules and "02:00" in out.stdout
+
+
+@pytest.mark.parametrize("published", ['{"wait_s": 1e308, "start_words": 10}',
+                                       '{"wait_s": Infinity, "start_words": 10}', "fifo"])
+def test_settings_no_daemon_writes_never_hold_or_crash_the_hook(
+        tmp_path: Path, published: str) -> None:
+    """`.rmh/hooks-daemon.json` that no daemon wrote, beside a socket that never answers: a
+    wait past what a socket timeout takes was an OverflowError traceback (exit 1), and a
+    FIFO in the file's place held the client's prompt forever. The hook now exits 0."""
+    import socket
+
+    state = tmp_path / ".rmh"
+    state.mkdir()
+    if published == "fifo":
+        os.mkfifo(state / "hooks-daemon.json")
+    else:
+        (state / "hooks-daemon.json").write_text(published, encoding="utf-8")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as silent:
+        silent.bind(str(state / "hooks.sock"))
+        silent.listen(4)  # accepts connections, never answers
+        env = {k: v for k, v in os.environ.items() if k in CHILD_ENV}
+        env["PYTHONPATH"] = str(REPO)
+        out = subprocess.run([sys.executable, "-m", "harness", "--vault", str(tmp_path),
+                              "hook", "prompt", "--client", "claude-code"],
+                             input=json.dumps({"session_id": "s", "prompt": "who owns billing"}),
+                             capture_output=True, text=True, env=env, cwd=REPO, timeout=60)
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr

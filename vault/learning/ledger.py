@@ -77,11 +77,13 @@ class Ledger:
     ) -> Ledger:
         """Open (creating if needed) the ledger file; rebuilds derived state if params changed."""
         params = params or LearningParams()
-        conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
-        try:
+        conn: sqlite3.Connection | None = None
+        try:  # connecting fails too: the file is a folder, a FIFO
+            conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
             sql.migrate(conn)
         except sqlite3.DatabaseError as exc:
-            conn.close()
+            if conn is not None:
+                conn.close()
             raise LedgerError(f"{path.name}: {exc}") from exc
         stamp = json.dumps({"version": LEARNING_VERSION, "params": asdict(params)}, sort_keys=True)
         ledger = cls(conn, clock, params)

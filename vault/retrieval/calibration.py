@@ -51,6 +51,7 @@ import numpy.typing as npt
 
 from ..notes.text import tokenize
 from ..storage.corpus import Corpus
+from ..storage.fileops import open_regular
 from .fusion import fuse, top
 
 F64 = npt.NDArray[np.float64]
@@ -288,7 +289,8 @@ def save(folder: str | Path, cal: Calibration) -> bool:
 def load(folder: str | Path) -> Calibration | None:
     """The calibration persisted in `folder`, or None (none, unreadable, another version)."""
     try:
-        d = json.loads((Path(folder) / FILE).read_text(encoding="utf-8"))
+        with open_regular(Path(folder) / FILE) as fh:
+            d = json.loads(fh.read().decode("utf-8"))
         return Calibration.from_json(d)
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None

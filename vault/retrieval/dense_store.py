@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..storage.corpus import Corpus
+from ..storage.saved_arrays import map_npy, read_npz
 from . import stamped
 
 VERSION = 1
@@ -85,23 +85,23 @@ def _keys(corpus: Corpus) -> U8:
 
 def load(folder: str | Path, fingerprint: str, shape: tuple[int, int]) -> Stored | None:
     """The store in `folder` if there is a whole, readable one of this encoder and shape."""
-    path = Path(folder) / INDEX
+    meta = read_npz(Path(folder) / INDEX, lambda z: {k: z[k] for k in z.files})
     try:
-        with np.load(path, allow_pickle=False) as z:
-            meta = {k: z[k] for k in z.files}
-        if (int(meta["version"]) != VERSION or str(meta["fingerprint"]) != fingerprint
+        if (meta is None or int(meta["version"]) != VERSION
+                or str(meta["fingerprint"]) != fingerprint
                 or tuple(int(x) for x in meta["shape"]) != shape):
             return None
-        rows = Path(folder) / str(meta["rows"])
-        matrix = np.load(rows, mmap_mode="r", allow_pickle=False)
-    except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile):
+        matrix = map_npy(Path(folder) / str(meta["rows"]))
+        counts = meta["counts"].astype(np.int64)
+        keys = meta["keys"].astype(np.uint8)
+        cut = meta["cut"].astype(np.bool_)
+    except (KeyError, TypeError, ValueError):  # a store whose members are not its own
         return None
-    counts = meta["counts"].astype(np.int64)
-    keys = meta["keys"].astype(np.uint8)
-    if (matrix.ndim != 2 or matrix.dtype != np.float32 or int(counts.sum()) != matrix.shape[0]
-            or keys.shape != (counts.shape[0], KEY_BYTES)):
+    if (matrix is None or matrix.ndim != 2 or matrix.dtype != np.float32
+            or int(counts.sum()) != matrix.shape[0]
+            or keys.shape != (counts.shape[0], KEY_BYTES) or cut.shape != counts.shape):
         return None
-    return Stored(keys, counts, meta["cut"].astype(np.bool_), matrix, fingerprint, shape)
+    return Stored(keys, counts, cut, matrix, fingerprint, shape)
 
 
 def save(folder: str | Path, keys: U8, counts: I64, cut: npt.NDArray[np.bool_], matrix: F32,

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..storage.corpus import Corpus
+from ..storage.saved_arrays import map_npy, read_npz
 from .dense_store import drop_stale, note_keys
 from .encoders import Encoder
 from .signals.ivf import BLOCK, IvfParams, IvfStore, MemoryCodes
@@ -99,18 +99,19 @@ def save(folder: str | Path, name: str, counts: I64, cut: npt.NDArray[np.bool_],
 def load(folder: str | Path, name: str, notes: int) -> Loaded | None:
     """The store in `folder` when it was saved for digest `name` over `notes` notes and is
     whole, else None."""
+    meta = read_npz(Path(folder) / INDEX, lambda z: {k: z[k] for k in z.files})
     try:
-        with np.load(Path(folder) / INDEX, allow_pickle=False) as z:
-            if int(z["version"]) != VERSION or str(z["digest"]) != name:
-                return None
-            meta = {k: z[k] for k in z.files}
-        codes = np.load(Path(folder) / str(meta["codes"]), mmap_mode="r", allow_pickle=False)
-    except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile):
+        if meta is None or int(meta["version"]) != VERSION or str(meta["digest"]) != name:
+            return None
+        codes = map_npy(Path(folder) / str(meta["codes"]))
+        counts = meta["counts"].astype(np.int64)
+        cut = meta["cut"].astype(np.bool_)
+        cents, mean = meta["centroids"], meta["mean"]
+        offsets, scale, note = meta["offsets"], meta["scale"], meta["note"]
+    except (KeyError, TypeError, ValueError):  # a store whose members are not its own
         return None
-    counts = meta["counts"].astype(np.int64)
-    cut = meta["cut"].astype(np.bool_)
-    cents, mean = meta["centroids"], meta["mean"]
-    offsets, scale, note = meta["offsets"], meta["scale"], meta["note"]
+    if codes is None:
+        return None
     rows = int(counts.sum())
     whole = (codes.ndim == 2 and codes.dtype == np.int8 and codes.shape[0] == rows
              and counts.shape == (notes,) and cut.shape == (notes,)

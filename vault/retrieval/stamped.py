@@ -17,15 +17,16 @@ error of its own.
 from __future__ import annotations
 
 import os
-import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from numpy.lib.npyio import NpzFile
 
 from ..storage.corpus import Corpus
+from ..storage.saved_arrays import read_npz
 
 VERSION = 2
 PREFIX = "stamped-"
@@ -47,15 +48,16 @@ def remembered_arrays(folder: str | Path | None, corpus: Corpus, name: str,
     if folder is None or stamp is None:
         return compute()
     path = Path(folder) / f"{PREFIX}{name}.npz"
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            if (int(z["version"]) == VERSION and str(z["stamp"]) == stamp
-                    and int(z["notes"]) == len(corpus)):
-                got = {k[2:]: z[k] for k in z.files if k.startswith("v.")}
-                if sorted(got) == sorted(keys):
-                    return got
-    except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile):
-        pass
+    def saved(z: NpzFile) -> dict[str, npt.NDArray[Any]] | None:
+        if (int(z["version"]) != VERSION or str(z["stamp"]) != stamp
+                or int(z["notes"]) != len(corpus)):
+            return None
+        got = {k[2:]: z[k] for k in z.files if k.startswith("v.")}
+        return got if sorted(got) == sorted(keys) else None
+
+    got = read_npz(path, saved)
+    if got is not None:
+        return got
     value = compute()
     arrays: dict[str, Any] = {"version": np.int64(VERSION), "stamp": np.str_(stamp),
                               "notes": np.int64(len(corpus))}

@@ -54,7 +54,7 @@ from pathlib import Path
 
 from . import note_store
 from .corpus import BaseRef
-from .fileops import dead_temps, replace_whole
+from .fileops import dead_temps, open_regular, replace_whole
 from .increment import advance
 from .index import Index
 from .paths import MAX_PATH_BYTES, component_problem, path_problem
@@ -202,7 +202,7 @@ def _record(folder: Path, base: BaseRef) -> Chain | None:
     at most 21 characters and 2 more; 4096 for the rest."""
     n = limit(base.notes)
     try:
-        with open(folder / FILE, "rb") as fh:
+        with open_regular(folder / FILE) as fh:
             if os.fstat(fh.fileno()).st_size > n * (3 * MAX_PATH_BYTES + 4 + 2 * 23) + 4096:
                 return None
             got = json.loads(fh.read())

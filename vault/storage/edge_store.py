@@ -21,15 +21,17 @@ from __future__ import annotations
 
 import hashlib
 import os
-import zipfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from numpy.lib.npyio import NpzFile
 
 from ..notes.links import RULES
 from ..notes.rows import LinkRow
+from .saved_arrays import read_npz
 
 VERSION = 1
 FILE = "link-edges.npz"
@@ -59,13 +61,15 @@ class Digest:
 
 def load(folder: str | Path, digest: str) -> tuple[I64, I64] | None:
     """(source ids, target ids) from the store in `folder` when saved for `digest`."""
-    try:
-        with np.load(Path(folder) / FILE, allow_pickle=False) as z:
-            if int(z["version"]) != VERSION or str(z["digest"]) != digest:
-                return None
-            src, dst = z["src"], z["dst"]
-    except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile):
+    def saved(z: NpzFile) -> tuple[npt.NDArray[Any], npt.NDArray[Any]] | None:
+        if int(z["version"]) != VERSION or str(z["digest"]) != digest:
+            return None
+        return z["src"], z["dst"]
+
+    got = read_npz(Path(folder) / FILE, saved)
+    if got is None:
         return None
+    src, dst = got
     if (src.dtype != np.int64 or dst.dtype != np.int64 or src.ndim != 1
             or src.shape != dst.shape):
         return None

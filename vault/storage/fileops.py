@@ -1,5 +1,6 @@
 """The store's low-level file operations: fsync of folders, a rename that never replaces,
-liveness of a temp file's writer and the temporaries of dead writers. Each change calls `done`
+liveness of a temp file's writer and the temporaries of dead writers, and the one way rmh opens
+its own files in `.rmh/` for reading (`open_regular`). Each change calls `done`
 once it is made, so the store can count its file operations in one place (its fault-injection
 seam, storage/store.py)."""
 
@@ -7,8 +8,10 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import BinaryIO
 
 from ..errors import NoteExists
 
@@ -42,6 +45,26 @@ def replace_whole(path: Path, chunks: Iterable[bytes | bytearray | memoryview],
         tmp.unlink(missing_ok=True)
         return False
     return True
+
+
+def open_regular(path: str | Path) -> BinaryIO:
+    """`path` opened for reading in binary when it is a regular file (a symlink to one is
+    followed); OSError (EINVAL) when it is a FIFO, a socket, a device or a folder. A FIFO
+    opened plainly waits for a writer forever, and a device such as /dev/zero never ends, so
+    one put where rmh keeps a file of its own would stop every command. The file is never
+    opened when `stat` already shows it is not one (opening a device can act on it), and the
+    open descriptor is checked again (it may have been swapped in between)."""
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise OSError(errno.EINVAL, "not a regular file", str(path))
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def fsync_dir(*folders: str, done: Callable[[], None] = _nothing) -> None:

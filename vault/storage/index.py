@@ -53,28 +53,30 @@ class Index:
         """Open (creating and migrating as needed) the index at `path`; with `read_only` (a
         vault this process may not write) only read it, every write raising ReadOnlyVault."""
         if read_only:  # the stat file only where the key's triggers are there to keep it
-            conn = read_only_connection(path)
+            ro = read_only_connection(path)
             try:
-                keyed = stat_key_installed(conn)
+                keyed = stat_key_installed(ro)
             except sqlite3.DatabaseError:  # reported by the first read, as before
                 keyed = False
-            return cls(conn, refuse=lambda: ReadOnlyVault("index.sqlite"),
+            return cls(ro, refuse=lambda: ReadOnlyVault("index.sqlite"),
                        state=path.parent if keyed else None)
         path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(
-            str(path),
-            timeout=BUSY_TIMEOUT_MS / 1000,
-            isolation_level=None,
-            check_same_thread=False,
-        )
-        try:
+        conn: sqlite3.Connection | None = None
+        try:  # connecting fails too: the file is a folder, a FIFO
+            conn = sqlite3.connect(
+                str(path),
+                timeout=BUSY_TIMEOUT_MS / 1000,
+                isolation_level=None,
+                check_same_thread=False,
+            )
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             enter_wal(conn, BUSY_TIMEOUT_MS)
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute("PRAGMA foreign_keys = ON")
             migrate(conn, MIGRATIONS)
         except sqlite3.DatabaseError as exc:
-            conn.close()
+            if conn is not None:
+                conn.close()
             if is_disk_full(exc) or no_space(str(path.parent)):
                 return cls(full_disk_connection(path), read_only=True)
             raise IndexUnusable(f"cannot open index {path.name}: {exc}") from exc

@@ -39,7 +39,7 @@ from typing import Any
 
 from ..errors import EditConflict, NoteExists, NoteNotFound, NotText, VaultError
 from ..notes.hashing import content_hash
-from .fileops import fsync_dir
+from .fileops import fsync_dir, open_regular
 from .store import STATE_DIR, Store
 
 INTENTS_DIR = f"{STATE_DIR}/intents"
@@ -80,8 +80,9 @@ class MoveIntent:
     def from_json(cls, doc: dict[str, Any]) -> MoveIntent:
         if doc.get("version") != _VERSION or doc.get("op") != "move":
             raise ValueError(f"unknown intent: version {doc.get('version')}, op {doc.get('op')}")
-        return cls(doc["old"], doc["new"], doc["moved_hash"],
-                   tuple(Rewrite(r["path"], r["text"], r["new_text"]) for r in doc["rewrites"]))
+        return cls(_text(doc["old"]), _text(doc["new"]), _text(doc["moved_hash"]),
+                   tuple(Rewrite(_text(r["path"]), _text(r["text"]), _text(r["new_text"]))
+                         for r in _objects(doc["rewrites"])))
 
 
 @dataclass
@@ -143,14 +144,37 @@ class ForgetIntent:
 Intent = MoveIntent | WritesIntent | ForgetIntent
 
 
-def load_intent(doc: dict[str, Any]) -> Intent:
-    """An intent from its JSON (ValueError, KeyError or TypeError when it is not one)."""
+def load_intent(doc: object) -> Intent:
+    """An intent from its JSON (ValueError, KeyError or TypeError when it is not one, down to
+    each field's type: a damaged or forged file is then reported unreadable by `recover`
+    instead of failing every open of the vault half-way through its steps)."""
+    if not isinstance(doc, dict):
+        raise TypeError("an intent is a JSON object")
     if doc.get("version") == _VERSION and doc.get("op") == "forget":
-        return ForgetIntent(dict(doc["plan"]), tuple(str(f) for f in doc["extra_files"]))
+        if not isinstance(doc["plan"], dict) or not isinstance(doc["extra_files"], list):
+            raise TypeError("a forget intent's plan is an object, its extra files a list")
+        return ForgetIntent(dict(doc["plan"]), tuple(_text(f) for f in doc["extra_files"]))
     if doc.get("version") == _VERSION and doc.get("op") == "writes":
-        return WritesIntent(tuple(Write(w["path"], w["old_hash"], w["new_text"])
-                                  for w in doc["writes"]))
+        return WritesIntent(tuple(
+            Write(_text(w["path"]), None if w["old_hash"] is None else _text(w["old_hash"]),
+                  _text(w["new_text"])) for w in _objects(doc["writes"])))
     return MoveIntent.from_json(doc)
+
+
+def _text(value: object) -> str:
+    """`value` when it is a string UTF-8 can encode (TypeError, or UnicodeEncodeError for a
+    lone surrogate `\\ud800` that JSON can spell), as every path and text of a plan is."""
+    if not isinstance(value, str):
+        raise TypeError(f"expected a string, not {type(value).__name__}")
+    value.encode("utf-8")
+    return value
+
+
+def _objects(value: object) -> list[dict[str, Any]]:
+    """`value` when it is a list of JSON objects (TypeError else)."""
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise TypeError("expected a list of objects")
+    return value
 
 
 def apply_writes(store: Store, intent: WritesIntent, name: str = "") -> Outcome:
@@ -283,9 +307,9 @@ class Journal:
         fsync_dir(self.folder, done=self.store.count_op)
 
     def load(self, name: str) -> Intent:
-        """The intent in file `name` (OSError, ValueError, KeyError or TypeError when it is
-        unreadable)."""
-        with open(os.path.join(self.folder, name), "rb") as fh:
+        """The intent in file `name` (OSError, ValueError, KeyError, TypeError or
+        RecursionError, for JSON nested past the stack, when it is unreadable)."""
+        with open_regular(os.path.join(self.folder, name)) as fh:
             return load_intent(json.loads(fh.read()))
 
     def recover(self) -> list[Outcome]:
@@ -301,7 +325,7 @@ class Journal:
             for name in self.pending():
                 try:
                     intent = self.load(name)
-                except (OSError, ValueError, KeyError, TypeError):
+                except (OSError, ValueError, KeyError, TypeError, RecursionError):
                     outcomes.append(Outcome(name, "?", "", "", state="unreadable"))
                     continue
                 if isinstance(intent, ForgetIntent):

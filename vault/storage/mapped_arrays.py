@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .fileops import dead_temps, replace_whole
+from .fileops import dead_temps, open_regular, replace_whole
 
 _HEAD = 24  # magic (8 bytes), the header's length, the CRC
 _ALIGN = 64
@@ -75,7 +75,7 @@ def read(path: str | Path, magic: bytes
     """The head and the arrays of the file at `path` (arrays over a private mapping of it),
     or None when it is absent or fails any check (module docstring)."""
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_COPY)
     except (OSError, ValueError):
         return None

@@ -45,7 +45,7 @@ import numpy.typing as npt
 
 from ..notes.links import RULES
 from .columns import Decoded, Digests, Strings
-from .fileops import dead_temps, replace_whole
+from .fileops import dead_temps, open_regular, replace_whole
 from .row_codec import decode_aliases, decode_frontmatter
 
 VERSION = 1
@@ -151,7 +151,7 @@ def load(folder: str | Path, key: str) -> Columns | None:
     """The columns saved for `key` in `folder`, memory-mapped; None when there is no store
     for it or it is damaged in any way this can see (module docstring)."""
     try:
-        with open(Path(folder) / FILE, "rb") as fh:
+        with open_regular(Path(folder) / FILE) as fh:
             mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
     except (OSError, ValueError):
         return None
@@ -165,7 +165,7 @@ def saved_state(folder: str | Path) -> tuple[str, int, int] | None:
     """(key, generation, notes) of the store in `folder` from its header alone (no checksum:
     `load` checks the bytes), or None when there is none or its header does not read."""
     try:
-        with open(Path(folder) / FILE, "rb") as fh:
+        with open_regular(Path(folder) / FILE) as fh:
             first = fh.read(_HEAD)
             size = int.from_bytes(first[8:], "little")
             if (len(first) != _HEAD or first[:8] != MAGIC

@@ -152,3 +152,25 @@ def test_search_and_context_never_import_spacy(
         imported = {line.rsplit("|", 1)[-1].strip().split(".")[0]
                     for line in out.stderr.splitlines() if line.startswith("import time:")}
         assert "spacy" not in imported and "thinc" not in imported, cmd
+
+
+@needs_nlp
+def test_a_turn_longer_than_spacy_takes_is_read_by_the_rules(
+        tmp_path: Path, rmh: Callable[..., subprocess.CompletedProcess[str]]) -> None:
+    """spaCy refuses a text over 1,000,000 characters (a ValueError): one pasted log in a
+    turn failed the whole ingest with a traceback (a session-end hook: the session never
+    ingested). Such a turn is read by the rules, and the conversation ingests whole."""
+    long = "The build log follows. " + "step ok " * 150_000  # 1.2 M characters, 1.2 MB
+    doc = {"format": "rmh-conversation/1", "id": "big", "sessions": [
+        {"id": "S1", "date": "2026-11-02T09:00", "turns": [
+            {"id": "t0", "speaker": "Dana", "text": "Here is what the nightly build printed."},
+            {"id": "t1", "speaker": "Dana", "text": long}]}]}
+    conv = tmp_path / "big.json"
+    conv.write_text(json.dumps(doc), encoding="utf-8")
+    vault = tmp_path / "v"
+    assert rmh("--vault", str(vault), "init", "--no-dense").returncode == 0
+    out = rmh("--vault", str(vault), "ingest", str(conv), "--json")
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr[-2000:]
+    assert json.loads(out.stdout)["turns"] == 2
+    turns = sorted((vault / "conversations" / "big" / "S1").iterdir())
+    assert len(turns) == 2 and any("step ok" in p.read_text(encoding="utf-8") for p in turns)

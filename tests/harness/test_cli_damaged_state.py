@@ -1,0 +1,158 @@
+"""Damaged files in `.rmh/`, through the real CLI: a derived file that does not read is
+computed again (the same answer as before the damage), and what cannot be rebuilt is a typed
+error on one line, never a traceback; no note changes."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.harness.test_cli_notes import make_vault, rmh
+from tests.vault.storage.test_saved_arrays import raise_zip_version, tear_npy_header
+
+pytestmark = pytest.mark.slow
+
+
+def notes_of(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*.md"))
+            if ".rmh" not in p.parts}
+
+
+def hits(root: Path) -> list[str]:
+    r = rmh("--vault", str(root), "search", "who owns billing", "--json")
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    return [h["note"] for h in json.loads(r.stdout)["hits"]]
+
+
+def test_derived_arrays_numpy_fails_on_oddly_are_rebuilt(tmp_path: Path) -> None:
+    root = make_vault(tmp_path)
+    want, notes = hits(root), notes_of(root)
+    state = root / ".rmh"
+    zips = sorted(state.glob("*.npz"))
+    rows = sorted(state.glob("dense-rows-*.npy"))
+    assert zips and rows
+    for path in zips:
+        raise_zip_version(path)
+    for path in rows:
+        tear_npy_header(path)
+    assert hits(root) == want
+    assert notes_of(root) == notes
+
+
+def test_special_files_in_place_of_rmh_files_never_block_a_command(tmp_path: Path) -> None:
+    """A FIFO (opened plainly, it waits for a writer forever) or a link to /dev/zero (never
+    ends) where rmh keeps a derived file or an intent: each is ignored like a damaged file
+    (the intent is reported unreadable), and the command answers as before."""
+    root = make_vault(tmp_path)
+    want, notes = hits(root), notes_of(root)
+    state = root / ".rmh"
+    derived = [p for p in sorted(state.iterdir())
+               if p.is_file() and p.suffix in (".bin", ".npz", ".npy", ".json")]
+    assert len(derived) >= 8, derived
+    for i, path in enumerate(derived):
+        path.unlink()
+        if i % 2:
+            path.symlink_to("/dev/zero")
+        else:
+            os.mkfifo(path)
+    (state / "intents").mkdir()
+    os.mkfifo(state / "intents" / "00000001.json")
+    assert hits(root) == want
+    r = rmh("--vault", str(root), "doctor", "--json")
+    assert r.returncode == 0, r.stderr
+    (intent,) = json.loads(r.stdout)["vault"]["intents"]["recovered"]
+    assert intent["state"] == "unreadable"
+    assert notes_of(root) == notes
+
+
+@pytest.mark.parametrize(("name", "kind"), [("index.sqlite", "index_unusable"),
+                                            ("learned.sqlite", "ledger_error")])
+@pytest.mark.parametrize("odd", ["folder", "fifo"])
+def test_an_sqlite_file_sqlite_cannot_open_is_a_typed_error(
+        tmp_path: Path, name: str, kind: str, odd: str) -> None:
+    """SQLite refuses to open a folder or a FIFO at all (not only to read it): that is the
+    same typed error, on one line, as a damaged file, not a traceback."""
+    root = make_vault(tmp_path)
+    notes = notes_of(root)
+    path = root / ".rmh" / name
+    for extra in root.joinpath(".rmh").glob(f"{name}-*"):
+        extra.unlink()
+    path.unlink()
+    if odd == "folder":
+        path.mkdir()
+    else:
+        os.mkfifo(path)
+    r = rmh("--vault", str(root), "read", "Alice", "--json")
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    assert r.stderr.count("\n") == 1, r.stderr
+    assert json.loads(r.stdout)["error"]["kind"] == kind
+    assert notes_of(root) == notes
+
+
+def _intent(op: str, **fields: object) -> str:
+    return json.dumps({"version": 1, "op": op, **fields})
+
+
+@pytest.mark.parametrize("body", [
+    "[" * 100_000 + "]" * 100_000,  # nesting past the stack
+    "[1, 2]", '"move"',  # JSON, but no object
+    _intent("writes", writes=[{"path": 5, "old_hash": None, "new_text": "x"}]),
+    _intent("writes", writes=[{"path": "new.md", "old_hash": None, "new_text": 5}]),
+    _intent("writes", writes=[{"path": "new.md", "old_hash": None, "new_text": "\ud800"}]),
+    _intent("move", old="Alice.md", new="Alicia.md", moved_hash="x",
+            rewrites=[{"path": "Billing.md", "text": "a", "new_text": "\udc00"}]),
+], ids=["deep", "list", "string", "path-int", "text-int", "surrogate", "move-surrogate"])
+def test_an_intent_of_the_wrong_shape_is_unreadable_not_a_crash(
+        tmp_path: Path, body: str) -> None:
+    """An intent file (`.rmh/intents/`) that is JSON but not a plan rmh writes: every
+    command still runs, the intent stays pending, reported unreadable, and no note moves."""
+    root = make_vault(tmp_path)
+    notes = notes_of(root)
+    (root / ".rmh" / "intents").mkdir()
+    (root / ".rmh" / "intents" / "00000001.json").write_text(body, encoding="utf-8",
+                                                             errors="surrogatepass")
+    r = rmh("--vault", str(root), "read", "Alice")
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    r = rmh("--vault", str(root), "doctor", "--json")
+    assert r.returncode == 0, r.stderr
+    intents = json.loads(r.stdout)["vault"]["intents"]
+    assert intents["pending"] == ["00000001.json"]
+    assert [i["state"] for i in intents["recovered"]] == ["unreadable"]
+    assert notes_of(root) == notes
+
+
+@pytest.mark.parametrize(("name", "kind", "code"), [("index.sqlite", "index_unusable", -32010),
+                                                    ("learned.sqlite", "ledger_error", -32012)])
+def test_serve_answers_every_frame_when_its_state_cannot_be_opened(
+        tmp_path: Path, name: str, kind: str, code: int) -> None:
+    """`rmh serve` on a vault whose index or learning log cannot be opened used to print one
+    line and exit: the client saw a server that disconnects, and no frame was answered. It
+    now answers like a server with no vault (harness/unready.py), saying what to do."""
+    root = make_vault(tmp_path)
+    notes = notes_of(root)
+    for extra in root.joinpath(".rmh").glob(f"{name}-*"):
+        extra.unlink()
+    (root / ".rmh" / name).write_bytes(b"not a database, only damage" * 100)
+    frames = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "search", "arguments": {"query": "billing"}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "vault.read", "params": {"note": "Alice"}},
+        {"jsonrpc": "2.0", "id": 4, "method": "ping"},
+    ]
+    r = rmh("--vault", str(root), "serve", "--no-dense",
+            stdin="".join(json.dumps(f) + "\n" for f in frames))
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    got = {a["id"]: a for a in map(json.loads, r.stdout.splitlines())}
+    assert sorted(got) == [1, 2, 3, 4]
+    assert "To fix" in got[1]["result"]["instructions"]
+    assert got[2]["result"]["isError"] is True and kind in got[2]["result"]["content"][0]["text"]
+    assert got[3]["error"]["code"] == code and got[3]["error"]["data"]["kind"] == kind
+    assert name in got[3]["error"]["data"]["fix"]
+    assert got[4]["result"] == {}
+    assert notes_of(root) == notes
