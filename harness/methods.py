@@ -222,7 +222,7 @@ class Harness:
     # -- status --------------------------------------------------------------------------
 
     def _index_stats(self) -> dict[str, Any]:
-        self.vault.sync()
+        self.vault.sync(postpone_full=True)  # on a full disk: the index as it is
         corpus = self.vault.corpus()
         counts = dict(self.vault.counts())
         return {**counts, "edges": len(corpus.edges), "generation": corpus.generation,

@@ -154,13 +154,15 @@ class Vault(VaultWrites):
 
     # -- index --------------------------------------------------------------------------------
 
-    def sync(self) -> SyncReport:
+    def sync(self, *, postpone_full: bool = False) -> SyncReport:
         """Reconcile the index with the folder now (a read-only vault: nothing to reconcile
-        into; its index is read as its owner left it; on a full disk postponed as the open's
-        is, `live.opening_sync`: status answers from the index as it is)."""
+        into; its index is read as its owner left it). With `postpone_full` (a report of the
+        index: status, doctor) a full disk postpones it as the open's is (`live.opening_sync`:
+        the index as it is, its `errors` say so); without (`rmh index`, asked to write it),
+        DiskFull."""
         if self.read_only:
             return SyncReport(generation=self.index.generation())
-        return self.live.opening_sync()
+        return self.live.opening_sync() if postpone_full else self.live.sync()
 
     # -- names ----------------------------------------------------------------------------------
 
@@ -370,7 +372,7 @@ class Vault(VaultWrites):
     def doctor(self) -> dict[str, Any]:
         """Dangling links, missing attachments, parse errors, orphans, skipped files, counts
         (of the index as it is, on a full disk: `sync_errors` says so)."""
-        report = self.live.opening_sync()
+        report = self.sync(postpone_full=True)
         self.corpus()
         out = doctor_report(report, self._snapshot(), self.index, self.store.attachments())
         out["intents"] = {"pending": Journal(self.store).pending(),

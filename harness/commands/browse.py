@@ -34,7 +34,7 @@ def status_report(v: Vault, *, dense: bool) -> dict[str, Any]:
     from .health import sandbox_choice
     from .learn import learning_health
 
-    v.sync()
+    v.sync(postpone_full=True)  # on a full disk: the index as it is
     corpus = v.corpus()
     counts = dict(v.counts())
     doc: dict[str, Any] = {

@@ -145,6 +145,8 @@ def test_a_full_disk_postpones_the_open_s_sync(small_disk: Path,
         assert "Traceback" not in r.stderr and "index not brought up to date" in r.stderr, \
             (command, r.stderr)
     assert rmh(*v, "links", "hub").stdout.count("-> Target One.md") == 1  # the old parse
+    r = rmh(*v, "index", "--no-dense")  # asked to write the index: it says it could not
+    assert r.returncode == 1 and r.stderr.splitlines()[-1].startswith("rmh: disk full"), r.stderr
     assert _version(root) is None and _notes(root) == before
     with Vault.open(root) as served:  # a long-lived process: the open postponed, then room
         assert [ln.resolved for ln in served.links("hub")] == ["Target One.md"]
