@@ -105,3 +105,23 @@ def test_a_weight_that_is_no_number_is_one_config_error_line(tmp_path: Path) -> 
     r = rmh("--vault", str(root), "search", "billing", "--json")
     assert r.returncode == 1 and r.stderr.count("\n") == 1, r.stderr
     assert json.loads(r.stdout)["error"]["kind"] == "config_error"
+
+
+def test_a_weight_of_no_signal_is_a_config_error(tmp_path: Path) -> None:
+    """README: unknown keys are errors; a misspelt signal weight (`bm52`) was accepted and
+    meant nothing."""
+    (tmp_path / "rmh.toml").write_text("[search]\nweights = { bm52 = 1.0 }\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as got:
+        search_params(load(vault=str(tmp_path), env={}))
+    assert "weights.bm52 is no signal" in str(got.value) and "bm25" in str(got.value)
+    (tmp_path / "rmh.toml").write_text("[search]\nweights = { bm25 = 1.0 }\n", encoding="utf-8")
+    assert search_params(load(vault=str(tmp_path), env={})).weights["bm25"] == 1.0
+
+
+@pytest.mark.slow
+def test_a_weight_of_no_signal_is_one_config_error_line(tmp_path: Path) -> None:
+    root = make_vault(tmp_path)
+    (root / "rmh.toml").write_text("[search]\nweights = { bm52 = 1 }\n", encoding="utf-8")
+    r = rmh("--vault", str(root), "search", "billing", "--json")
+    assert r.returncode == 1 and r.stderr.count("\n") == 1, r.stderr
+    assert json.loads(r.stdout)["error"]["kind"] == "config_error"
