@@ -121,7 +121,10 @@ def _failed(args: argparse.Namespace, exc: Exception) -> int:
     """An operational error: one line on stderr, exit 1; under --json also one JSON document
     on stdout (`{"error": {"kind", "message", ...data}}`), so a script always gets JSON."""
     message = str(exc).encode("utf-8", "backslashreplace").decode("utf-8")
-    print(f"rmh: {message}", file=sys.stderr)
+    from .unready import STATE_FIX  # at failure only: it imports the server's tables
+
+    fix = STATE_FIX.get(error_kind(exc))  # a file of .rmh/ rmh cannot use: what to do
+    print(f"rmh: {message}" + (f" (to fix: {fix})" if fix else ""), file=sys.stderr)
     if getattr(args, "json", False):
         data = getattr(exc, "data", None)
         fields = data() if callable(data) else {}

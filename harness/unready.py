@@ -34,13 +34,13 @@ def fix_hint(vault: str | None) -> str:
             "then restart this MCP server")
 
 
-STATE_FIX = {
+STATE_FIX = {  # also the CLI's one line (cli.py `_failed`); a server adds "then restart"
     "index_unusable": "`.rmh/index.sqlite` holds only what rmh derives from the notes: delete "
                       "it (with its -wal and -shm files; rmh rebuilds it) or use the rmh that "
-                      "wrote it, then restart this MCP server",
+                      "wrote it",
     "ledger_error": "`.rmh/learned.sqlite` is the learning log: use the rmh that wrote it, or, "
                     "if it is damaged, move it aside (learning starts again; no note is "
-                    "affected), then restart this MCP server",
+                    "affected)",
 }
 
 
@@ -48,7 +48,8 @@ def unready_methods(reason: str, vault: str | None,
                     kind: str = "not_a_vault") -> dict[str, AsyncMethod]:
     """The method table of a server with no usable vault: `reason` says why; `kind` is the
     error every tool call and vault method answers (not_a_vault, or a key of STATE_FIX)."""
-    fix = STATE_FIX.get(kind) or fix_hint(vault)
+    fix = f"{STATE_FIX[kind]}, then restart this MCP server" if kind in STATE_FIX \
+        else fix_hint(vault)
     message = f"rmh has no vault to serve: {reason}. To fix: {fix}."
     data = {"reason": reason, "fix": fix, **({"vault": vault} if vault else {})}
     code = application_error(kind, {}).code

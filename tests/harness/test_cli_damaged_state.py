@@ -88,6 +88,7 @@ def test_an_sqlite_file_sqlite_cannot_open_is_a_typed_error(
     r = rmh("--vault", str(root), "read", "Alice", "--json")
     assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
     assert r.stderr.count("\n") == 1, r.stderr
+    assert f"(to fix: `.rmh/{name}`" in r.stderr, r.stderr  # the line says what to do
     assert json.loads(r.stdout)["error"]["kind"] == kind
     assert notes_of(root) == notes
 
