@@ -29,8 +29,8 @@ window, which suits a query a window can answer whole; a query longer than any w
 pasted paragraph, an ArguAna-style argument) spreads over the note, and both re-votes of the
 pass then rank the head worse than the final order (session 22, NOTES-MEAS: 600 long SciFact
 queries of 100-230 words, documents without titles, nDCG@10 +0.011 [+0.003, +0.019] with the
-rule; the claims, questions and sentences of every tuning set never come near it: SciFact-train
-claims at most 0.70 of a passage). The bound is the head's own passages, no constant.
+rule; the tuning sets do not reach it: SciFact-train claims hold at most 0.70 of a passage,
+and LoCoMo and LongMemEval rank identically with it). The bound is the head's own passages.
 No weights: every ranking counts the same, ties by the final order. Notes below the head
 keep their order after it. The pass runs only where passages exist: when the vault's median
 note has at least two passages (`long_notes`: a note of one passage was scored as a whole
