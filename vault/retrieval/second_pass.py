@@ -23,6 +23,14 @@ it positive), so a note the agent used (or dated in the time asked about) keeps 
 through the pass instead of keeping it in one vote of three (a multiplicative document prior
 applies to any evidence of the note, Kraaij, Westerveld & Hiemstra 2002); with nothing learned
 and no time asked the factor is 1 and the pass is as above.
+The pass also stands aside for a query no passage can hold: one with more distinct terms
+(stems) than the head's mean passage has words. Passage evidence scores a note by its one best
+window, which suits a query a window can answer whole; a query longer than any window (a
+pasted paragraph, an ArguAna-style argument) spreads over the note, and both re-votes of the
+pass then rank the head worse than the final order (session 22, NOTES-MEAS: 600 long SciFact
+queries of 100-230 words, documents without titles, nDCG@10 +0.011 [+0.003, +0.019] with the
+rule; the tuning sets do not reach it: SciFact-train claims hold at most 0.70 of a passage,
+and LoCoMo and LongMemEval rank identically with it). The bound is the head's own passages.
 No weights: every ranking counts the same, ties by the final order. Notes below the head
 keep their order after it. The pass runs only where passages exist: when the vault's median
 note has at least two passages (`long_notes`: a note of one passage was scored as a whole
@@ -113,6 +121,9 @@ def second_pass(corpus: Corpus, query: str, ranked: Sequence[int], dense: F64 | 
     plists = {i: passage_counts(corpus.titles[i], corpus.bodies[i]) for i in head}
     lengths = [length for i in head for length, _ in plists[i]]
     avg = max(1.0, float(np.mean(lengths)))
+    if len(idf) > avg:  # no passage can hold the query (module docstring)
+        return list(ranked), (f"skipped: the query's {len(idf)} terms outnumber the words of "
+                              f"the head's mean passage ({avg:.0f})")
     lex = {i: best_passage_bm25(list(idf), idf, plists[i], avg, bm25.k1, bm25.b) for i in head}
     final = {i: r for r, i in enumerate(head)}
 

@@ -96,6 +96,19 @@ def test_the_head_is_reordered_and_the_tail_kept() -> None:
     assert sp.long_notes(c) and not sp.long_notes(short) and not sp.long_notes(make_corpus([]))
 
 
+def test_a_query_no_passage_can_hold_keeps_the_final_order() -> None:
+    """A query with more distinct terms than the head's mean passage has words (a pasted
+    paragraph) is not re-voted by passages: the final order stands, and the report says why."""
+    _, c, bm25, ranked, dense = billing_head()
+    assert sp.second_pass(c, "billing outage", ranked, dense, bm25)[0][:2] == [7, 0]
+    words = " ".join(f"word{i}" for i in range(30))  # 32 distinct terms, passages of ~8 words
+    out, report = sp.second_pass(c, f"the billing outage {words}", ranked, dense, bm25)
+    assert out == ranked
+    assert report.startswith("skipped: the query's 33 terms outnumber")
+    # a query as long as the passages (not longer) is still re-voted
+    assert sp.second_pass(c, "billing outage was severe", ranked, dense, bm25)[0][:2] == [7, 0]
+
+
 def test_what_was_learned_scales_every_vote() -> None:
     """A note the agent used keeps its learned lift through the pass: the factor multiplies
     its dense and passage evidence too, not only its place in the final order."""
