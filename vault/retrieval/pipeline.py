@@ -46,8 +46,8 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
    factor counts in full) whose learned score is not negative; then, given the date `now`
    the query is asked on, the notes dated in the time it names are lifted (when.py);
 6b. with `second_pass` (on), the top 30 re-ordered by RRF of their final, dense and best
-   passage BM25 ranks (second_pass.py); 7. rerank: the top `rerank_top_n` are re-ordered by
-   the cross-encoder, its best `rerank_keep` first; the rest follow in the order before.
+   passage BM25 ranks (second_pass.py; not for a query longer than a passage); 7. rerank:
+   the top `rerank_top_n` re-ordered by the cross-encoder, its best `rerank_keep` first.
 Archived notes (corpus.archived or the caller's mask) are excluded unless `include_archived`;
 notes whose final score is 0 (no signal found them) are never hits. Receipt: score = fused +
 context + named + warmth + prior: "named" = named(d) - ctx(d), "warmth" = named(d) w_warmth
