@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from sandbox import CancelToken, Sandbox, SandboxConfig, probe
+from sandbox import CancelToken, Sandbox, SandboxConfig, launch, probe
 
 from .conftest import REAL_TIERS, Host, run_attack
 
@@ -100,3 +100,21 @@ def test_nothing_of_a_cell_runs_after_its_answer(tier: str, cell: str, cancel_ne
     finally:
         sb.close()
     assert spent < 0.5, f"{spent:.2f} CPU-s while idle"
+
+
+@pytest.mark.parametrize("tier", REAL_TIERS)
+def test_the_next_cell_runs_where_proc_does_not_say(tier: str,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where /proc does not say (not mounted, hidden, a descriptor limit), `pause` stops the
+    process the host started all the same, so `resume` must continue it: it is the host's own
+    unreaped child, its pid no other process's. Else every other cell ran to its deadline."""
+    if tier not in probe().available:
+        pytest.skip(f"tier {tier} is not available here")
+    monkeypatch.setattr(launch, "_proc_stat", lambda pid: None)
+    sb = Sandbox(SandboxConfig(tier=tier, deadline_s=5, memory_mb=256, lint=False), {})
+    try:
+        for n in range(3):
+            res = sb.exec(f"n = {n}")
+            assert res.ok and not res.state_lost, res.to_json()
+    finally:
+        sb.close()
