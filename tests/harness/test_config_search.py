@@ -85,6 +85,10 @@ def test_calibration_and_the_second_pass_are_configurable(tmp_path: Path) -> Non
     ("[llm]\ntimeout_s = nan", "[llm].timeout_s must be a finite number"),
     ("[sandbox]\nmemory_mb = -1", "[sandbox].memory_mb must be a finite number"),
     ("[hooks]\ndaemon_wait_s = 61", "[hooks].daemon_wait_s must be at most 60"),
+    # tomllib takes an integer of any length (TOML's are 64-bit): past a float, no number
+    (f"[search]\nrrf_k = 1{'0' * 400}", "[search].rrf_k must be a finite number"),
+    (f"[llm]\ntimeout_s = 1{'0' * 400}", "[llm].timeout_s must be a finite number"),
+    (f"[search]\nweights = {{ bm25 = 1{'0' * 400} }}", "[search].weights.bm25 must be a finite"),
 ])
 def test_numbers_out_of_any_meaning_are_config_errors(
         tmp_path: Path, body: str, says: str) -> None:
