@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .errors import PathRefused
 from .learning.usage import UsageRecorder
 from .notes.rows import NoteRow
 from .retrieval import dense_store, ivf_store, lexical_store, stamped
@@ -183,7 +184,9 @@ def _finish(store: Store, index: Index, cache: EmbeddingCache | None, usage: Usa
         if not isinstance(intent, ForgetIntent):
             return None
         todo = plan_from_json(intent.plan)
-    except (OSError, ValueError, KeyError, TypeError, RecursionError):
+        for path in todo.notes:  # a name the store refuses: no note rmh could have erased
+            store.check(path)
+    except (OSError, ValueError, KeyError, TypeError, RecursionError, PathRefused):
         return None
     steps(store, index, cache, usage, todo, sync, [Path(p) for p in intent.extra_files])
     journal.finish(name)

@@ -123,14 +123,16 @@ _PLAN = {"notes": ["a.md"], "ids": [1], "trash": [], "needles": ["a secret line"
 @pytest.mark.parametrize("field", [
     {"ids": [float("inf")]}, {"ids": [1.5]}, {"ids": [True]}, {"ids": ["1"]},
     {"needles": "abc"}, {"needles": [5]}, {"needles": ["\ud800"]}, {"notes": {"a.md": 1}},
+    {"notes": ["../outside.md"]}, {"notes": [".rmh/index.sqlite"]},
 ], ids=["ids-infinity", "ids-float", "ids-bool", "ids-text", "needles-text", "needles-int",
-        "needles-surrogate", "notes-object"])
+        "needles-surrogate", "notes-object", "note-outside", "note-in-rmh"])
 def test_an_erasure_intent_not_of_rmh_s_writing_stays_pending(
         tmp_path: Path, field: dict[str, object]) -> None:
     """A forget intent whose plan is JSON of the wrong types (`"ids": [Infinity]`, a text for
     a list) failed every open with a ledger (OverflowError), or was carried out on what it
-    meant by accident (int(1.5) is note 1, a text's characters are needles): it is no plan,
-    stays pending, and the vault opens."""
+    meant by accident (int(1.5) is note 1, a text's characters are needles), or names a note
+    the store refuses (PathRefused from every open): it is no plan, stays pending, and the
+    vault opens."""
     assert erasure_module.plan_from_json(dict(_PLAN)).ids == (1,)  # rmh's own shape
     root = tmp_path / "v"
     Vault.init(root).close()
