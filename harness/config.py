@@ -255,9 +255,14 @@ def _number(name: str, key: str, value: object) -> float:
     searches that answered wrongly (NaN scores, Infinity in --json, no hits) without a word."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ConfigError(f"rmh.toml: [{name}].{key} has the wrong type")
-    if not (math.isfinite(value) and value >= 0):
-        raise ConfigError(f"rmh.toml: [{name}].{key} must be a finite number >= 0, not {value}")
-    return float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an integer past any float: tomllib takes any length
+        number = math.inf
+    if not (math.isfinite(number) and number >= 0):
+        raise ConfigError(f"rmh.toml: [{name}].{key} must be a finite number >= 0, not "
+                          f"{value if math.isfinite(number) else number}")
+    return number
 
 
 def _section(name: str, cls: type[Any], raw: Mapping[str, Any]) -> Any:
@@ -271,7 +276,6 @@ def _section(name: str, cls: type[Any], raw: Mapping[str, Any]) -> Any:
             ok = isinstance(value, bool)
         elif isinstance(default, float):
             ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-            value = float(value) if ok else value
         elif isinstance(default, int):
             ok = isinstance(value, int) and not isinstance(value, bool)
         elif isinstance(default, str):
@@ -286,7 +290,8 @@ def _section(name: str, cls: type[Any], raw: Mapping[str, Any]) -> Any:
         if isinstance(default, Mapping):  # [search].weights: a number per signal
             value = {k: _number(name, f"{key}.{k}", v) for k, v in value.items()}
         elif isinstance(default, (int, float)) and not isinstance(default, bool):
-            _number(name, key, value)
+            number = _number(name, key, value)
+            value = number if isinstance(default, float) else value
         values[key] = value
     return cls(**values)
 

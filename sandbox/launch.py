@@ -217,13 +217,16 @@ class WorkerProcess:
         self._signal(self._paused[1], signal.SIGSTOP)
 
     def resume(self) -> None:
-        """SIGCONT what `pause` stopped and is still in the worker's tree (a pid below bwrap
-        that died meanwhile may be another process's by now); a no-op when nothing is paused."""
+        """SIGCONT what `pause` stopped: the process started here always (an unreaped child
+        of ours: its pid is no other process's, and where /proc does not say it is the one
+        `pause` stopped), the others while still in the worker's tree (a pid below bwrap that
+        died meanwhile may be another process's by now); a no-op when nothing is paused."""
         if self._paused is not None:
             descendants, pids = self._paused
             self._paused = None
             tree = self._tree(descendants)
-            self._signal(tuple(pid for pid in pids if pid in tree), signal.SIGCONT)
+            self._signal(tuple(pid for pid in pids if pid == self.proc.pid or pid in tree),
+                         signal.SIGCONT)
 
     def _signal(self, pids: tuple[int, ...], signum: int) -> None:
         if self.proc.returncode is None:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .errors import PathRefused
 from .learning.usage import UsageRecorder
 from .notes.rows import NoteRow
 from .retrieval import dense_store, ivf_store, lexical_store, stamped
@@ -42,7 +43,7 @@ from .storage.erase import (
     trash_copies,
 )
 from .storage.index import Index
-from .storage.intents import ForgetIntent, Journal
+from .storage.intents import ForgetIntent, Journal, texts
 from .storage.store import STATE_DIR, TRASH_DIR, Store
 
 
@@ -148,10 +149,15 @@ def _plan_json(todo: ErasurePlan) -> dict[str, Any]:
 
 
 def plan_from_json(doc: dict[str, Any]) -> ErasurePlan:
-    """The plan a `ForgetIntent` recorded (KeyError or TypeError when it is not one)."""
-    return ErasurePlan(tuple(map(str, doc["notes"])), tuple(int(i) for i in doc["ids"]),
-                       tuple(map(str, doc["trash"])), tuple(map(str, doc["needles"])),
-                       tuple(map(str, doc["chunk_keys"])))
+    """The plan a `ForgetIntent` recorded (KeyError, TypeError or UnicodeEncodeError when it
+    is not one: lists of strings, and of whole numbers for the ids, as `_plan_json` writes;
+    else a forged "ids": [Infinity] failed every open, and 1.5 or the characters of a text
+    were erased as what they happened to mean)."""
+    ids = doc["ids"]
+    if not isinstance(ids, list) or not all(type(i) is int for i in ids):
+        raise TypeError("an erasure plan's ids are whole numbers")
+    return ErasurePlan(texts(doc["notes"]), tuple(ids), texts(doc["trash"]),
+                       texts(doc["needles"]), texts(doc["chunk_keys"]))
 
 
 def recover(store: Store, index: Index, cache: EmbeddingCache | None, usage: UsageRecorder,
@@ -178,7 +184,9 @@ def _finish(store: Store, index: Index, cache: EmbeddingCache | None, usage: Usa
         if not isinstance(intent, ForgetIntent):
             return None
         todo = plan_from_json(intent.plan)
-    except (OSError, ValueError, KeyError, TypeError, RecursionError):
+        for path in todo.notes:  # a name the store refuses: no note rmh could have erased
+            store.check(path)
+    except (OSError, ValueError, KeyError, TypeError, RecursionError, PathRefused):
         return None
     steps(store, index, cache, usage, todo, sync, [Path(p) for p in intent.extra_files])
     journal.finish(name)

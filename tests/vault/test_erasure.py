@@ -6,6 +6,7 @@ prune is finished by the next open)."""
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -113,3 +114,33 @@ def test_a_forget_stopped_between_a_trash_removal_and_its_prune_is_finished_by_t
         assert len(w.erasures_recovered) == 1
         assert trash.is_dir() and not (trash / "a").exists()
     assert scan(owned_files(tmp_path / "v"), ["zanzibar", "a/b/diary.md"]).occurrences == 0
+
+
+_PLAN = {"notes": ["a.md"], "ids": [1], "trash": [], "needles": ["a secret line"],
+         "chunk_keys": []}
+
+
+@pytest.mark.parametrize("field", [
+    {"ids": [float("inf")]}, {"ids": [1.5]}, {"ids": [True]}, {"ids": ["1"]},
+    {"needles": "abc"}, {"needles": [5]}, {"needles": ["\ud800"]}, {"notes": {"a.md": 1}},
+    {"notes": ["../outside.md"]}, {"notes": [".rmh/index.sqlite"]},
+], ids=["ids-infinity", "ids-float", "ids-bool", "ids-text", "needles-text", "needles-int",
+        "needles-surrogate", "notes-object", "note-outside", "note-in-rmh"])
+def test_an_erasure_intent_not_of_rmh_s_writing_stays_pending(
+        tmp_path: Path, field: dict[str, object]) -> None:
+    """A forget intent whose plan is JSON of the wrong types (`"ids": [Infinity]`, a text for
+    a list) failed every open with a ledger (OverflowError), or was carried out on what it
+    meant by accident (int(1.5) is note 1, a text's characters are needles), or names a note
+    the store refuses (PathRefused from every open): it is no plan, stays pending, and the
+    vault opens."""
+    assert erasure_module.plan_from_json(dict(_PLAN)).ids == (1,)  # rmh's own shape
+    root = tmp_path / "v"
+    Vault.init(root).close()
+    (root / ".rmh" / "intents").mkdir()
+    doc = {"version": 1, "op": "forget", "plan": {**_PLAN, **field}, "extra_files": []}
+    (root / ".rmh" / "intents" / "00000001.json").write_text(
+        json.dumps(doc), encoding="utf-8", errors="surrogatepass")
+    ledger = Ledger.open(root / ".rmh" / LEDGER_FILE, clock=time.time)
+    with Vault.open(root, usage=ledger, watch=False) as v:
+        assert v.erasures_recovered == []
+        assert v.doctor()["intents"]["pending"] == ["00000001.json"]

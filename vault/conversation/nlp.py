@@ -75,6 +75,8 @@ def status(*, load: bool = False) -> dict[str, Any]:
 @lru_cache(maxsize=4096)
 def parse(text: str) -> Any | None:
     """The parsed Doc of `text` (cached), or None without a pipeline or for a text longer
-    than MAX_PARSE_CHARS (its callers then read it by the rules, as without the extra)."""
+    than MAX_PARSE_CHARS: its callers then read it as they read a turn with no parse (its
+    entities and facts by the rules; the parsed episode reading finds no goal or outcome in
+    it, episodes.py `_Parsed`, as the rules' reading is chosen per ingest, not per turn)."""
     nlp = pipeline()
     return None if nlp is None or len(text) > MAX_PARSE_CHARS else nlp(text)

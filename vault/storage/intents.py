@@ -151,9 +151,9 @@ def load_intent(doc: object) -> Intent:
     if not isinstance(doc, dict):
         raise TypeError("an intent is a JSON object")
     if doc.get("version") == _VERSION and doc.get("op") == "forget":
-        if not isinstance(doc["plan"], dict) or not isinstance(doc["extra_files"], list):
-            raise TypeError("a forget intent's plan is an object, its extra files a list")
-        return ForgetIntent(dict(doc["plan"]), tuple(_text(f) for f in doc["extra_files"]))
+        if not isinstance(doc["plan"], dict):
+            raise TypeError("a forget intent's plan is an object")
+        return ForgetIntent(dict(doc["plan"]), texts(doc["extra_files"]))
     if doc.get("version") == _VERSION and doc.get("op") == "writes":
         return WritesIntent(tuple(
             Write(_text(w["path"]), None if w["old_hash"] is None else _text(w["old_hash"]),
@@ -168,6 +168,13 @@ def _text(value: object) -> str:
         raise TypeError(f"expected a string, not {type(value).__name__}")
     value.encode("utf-8")
     return value
+
+
+def texts(value: object) -> tuple[str, ...]:
+    """`value` when it is a list of strings UTF-8 can encode (`_text`; TypeError else)."""
+    if not isinstance(value, list):
+        raise TypeError("expected a list of strings")
+    return tuple(_text(v) for v in value)
 
 
 def _objects(value: object) -> list[dict[str, Any]]:

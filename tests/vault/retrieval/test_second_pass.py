@@ -101,7 +101,7 @@ def test_a_query_no_passage_can_hold_keeps_the_final_order() -> None:
     paragraph) is not re-voted by passages: the final order stands, and the report says why."""
     _, c, bm25, ranked, dense = billing_head()
     assert sp.second_pass(c, "billing outage", ranked, dense, bm25)[0][:2] == [7, 0]
-    words = " ".join(f"word{i}" for i in range(30))  # 32 distinct terms, passages of ~8 words
+    words = " ".join(f"word{i}" for i in range(30))  # 33 distinct terms, passages of ~8 words
     out, report = sp.second_pass(c, f"the billing outage {words}", ranked, dense, bm25)
     assert out == ranked
     assert report.startswith("skipped: the query's 33 terms outnumber")
