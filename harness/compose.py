@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from vault import (
-    DEFAULT_WEIGHTS,
     LEDGER_FILE,
     SESSIONS_DIR,
     DenseParams,
@@ -44,18 +43,13 @@ from vault import (
 
 from . import hooks_index
 from .ask_used import WIKI_LINK
-from .config import Config, ConfigError, load
+from .config import Config, load
 
 log = logging.getLogger("rmh.embed")
 
 
 def search_params(cfg: Config) -> SearchParams:
-    """SearchParams from the [search] and [rerank] sections of rmh.toml; a weight of no
-    signal the engine knows is a ConfigError (a typo such as `bm52` was silently nothing)."""
-    unknown = sorted(set(cfg.search.weights) - set(DEFAULT_WEIGHTS))
-    if unknown:
-        raise ConfigError(f"rmh.toml: [search].weights.{unknown[0]} is no signal (known: "
-                          f"{', '.join(sorted(DEFAULT_WEIGHTS))})")
+    """SearchParams from the [search] and [rerank] sections of rmh.toml."""
     return SearchParams(
         weights=dict(cfg.search.weights),
         rrf_k=cfg.search.rrf_k,

@@ -19,6 +19,10 @@ from typing import Any
 from .hooks_client import MAX_WAIT_S
 
 MAX_K = 100  # the most hits one search returns: [search].k and every surface's `k`
+SIGNALS = ("asked", "asked_floor", "asked_walk", "bm25", "conjunctive", "context", "couse",
+           "dense", "graph", "learned", "named", "passed", "protect", "spread", "warmth",
+           "when")  # the keys of vault.DEFAULT_WEIGHTS (a test holds them equal; this module
+# stays light: the prompt hook reads the config without importing the engine)
 
 
 class ConfigError(Exception):
@@ -65,6 +69,10 @@ class SearchSection:
     def __post_init__(self) -> None:
         if not 1 <= self.k <= MAX_K:  # else every search failed as if -k had been typed
             raise ConfigError(f"rmh.toml: [search].k must be between 1 and {MAX_K}")
+        unknown = sorted(set(self.weights) - set(SIGNALS))
+        if unknown:  # a typo (`bm52`) meant nothing; every command reads the config
+            raise ConfigError(f"rmh.toml: [search].weights.{unknown[0]} is no signal "
+                              f"(known: {', '.join(SIGNALS)})")
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from harness.compose import search_params
-from harness.config import ConfigError, SearchSection, load
+from harness.config import SIGNALS, ConfigError, SearchSection, load
 from tests.harness.test_cli_notes import make_vault, rmh
-from vault import SearchParams
+from vault import DEFAULT_WEIGHTS, SearchParams
 
 
 def test_defaults_are_the_engines() -> None:
@@ -107,7 +107,7 @@ def test_a_weight_of_no_signal_is_a_config_error(tmp_path: Path) -> None:
     meant nothing."""
     (tmp_path / "rmh.toml").write_text("[search]\nweights = { bm52 = 1.0 }\n", encoding="utf-8")
     with pytest.raises(ConfigError) as got:
-        search_params(load(vault=str(tmp_path), env={}))
+        load(vault=str(tmp_path), env={})  # at load: the prompt hook builds no engine
     assert "weights.bm52 is no signal" in str(got.value) and "bm25" in str(got.value)
     (tmp_path / "rmh.toml").write_text("[search]\nweights = { bm25 = 1.0 }\n", encoding="utf-8")
     assert search_params(load(vault=str(tmp_path), env={})).weights["bm25"] == 1.0
@@ -121,3 +121,7 @@ def test_a_bad_weight_is_one_config_error_line(tmp_path: Path, weight: str) -> N
     r = rmh("--vault", str(root), "search", "billing", "--json")
     assert r.returncode == 1 and r.stderr.count("\n") == 1, r.stderr
     assert json.loads(r.stdout)["error"]["kind"] == "config_error"
+
+
+def test_the_config_knows_every_signal_the_engine_weighs() -> None:
+    assert tuple(sorted(DEFAULT_WEIGHTS)) == SIGNALS
