@@ -192,15 +192,20 @@ class WorkerProcess:
     def _tree(self, descendants: bool) -> dict[int, tuple[int, int]]:
         """(parent, threads) of the worker's processes from /proc: the worker alone, or with
         `descendants` (bwrap) the process started here and every process below it."""
-        root = self.proc.pid
-        stats = _proc_stats() if descendants else {root: _proc_stat(root)}
         tree: dict[int, tuple[int, int]] = {}
-        todo = [root]
+        todo = [self.proc.pid]
+        every: dict[int, tuple[int, int] | None] | None = None  # read only without children files
         while todo:  # no fork in the sandbox: bwrap's two processes and the worker at most
             pid = todo.pop()
-            if (stat := stats.get(pid)) is not None:
-                tree[pid] = stat
-                todo += [child for child, st in stats.items() if st and st[0] == pid]
+            if (stat := _proc_stat(pid)) is None:
+                continue
+            tree[pid] = stat
+            if descendants:
+                children = _children(pid)
+                if children is None:  # a kernel without them: every process, once
+                    every = _proc_stats() if every is None else every
+                    children = [child for child, st in every.items() if st and st[0] == pid]
+                todo += children
         return tree
 
     def threads(self, descendants: bool) -> int | None:
@@ -251,6 +256,21 @@ def _proc_stat(pid: int) -> tuple[int, int] | None:
     except (OSError, IndexError):
         return None
     return int(fields[1]), int(fields[17])
+
+
+def _children(pid: int) -> list[int] | None:
+    """The children of `pid` from /proc/PID/task/TID/children (proc(5); a few reads, where
+    scanning every process of a busy host costs milliseconds a cell), or None where the
+    kernel has no such files (CONFIG_PROC_CHILDREN) or /proc does not say."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+        found: list[int] = []
+        for tid in sorted(tasks):
+            with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
+                found += [int(child) for child in f.read().split()]
+    except (OSError, ValueError):  # gone, or no children files: the caller scans
+        return None
+    return found
 
 
 def _proc_stats() -> dict[int, tuple[int, int] | None]:

@@ -7,6 +7,9 @@ Per real tier, lint off."""
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import sys
 import time
 
 import pytest
@@ -118,3 +121,33 @@ def test_the_next_cell_runs_where_proc_does_not_say(tier: str,
             assert res.ok and not res.state_lost, res.to_json()
     finally:
         sb.close()
+
+
+
+@pytest.mark.parametrize("children_files", [True, False], ids=["children-files", "full-scan"])
+def test_the_worker_tree_is_its_descendants_whichever_way_proc_is_read(
+        children_files: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tree `pause`, `resume` and the thread count act on (bwrap's processes and the worker
+    below them) is read from /proc/PID/task/TID/children, a few reads where scanning every
+    process costs milliseconds a cell on a busy host; a kernel without those files falls back
+    to the scan. Both give the same tree: a process and its two children, no other."""
+    if not children_files:
+        monkeypatch.setattr(launch, "_children", lambda pid: None)
+    script = ("import subprocess, sys, time\n"
+              "kids = [subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])"
+              " for _ in range(2)]\nprint('up', flush=True)\ntime.sleep(60)\n")
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                            start_new_session=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == b"up\n"
+        worker = launch.WorkerProcess(proc, -1, -1, -1, -1)
+        tree = worker._tree(descendants=True)
+        assert len(tree) == 3 and proc.pid in tree, tree
+        assert sorted(parent for parent, _ in tree.values())[1:] == [proc.pid, proc.pid]
+        assert worker._tree(descendants=False) == {proc.pid: tree[proc.pid]}
+        assert worker.threads(descendants=True) == 1
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
