@@ -84,6 +84,26 @@ def test_open_dir_walks_without_following_links(env: tuple[Store, Path, Path]) -
         parts_of(root, str(outside))
 
 
+def _swap_after_resolve(monkeypatch: pytest.MonkeyPatch, folder: Path, aside: Path,
+                        outside: Path, when: Callable[[str], bool]) -> list[bool]:
+    """Make `Store.resolve` swap `folder` (moved to `aside`) for a symlink to `outside` right
+    after its first check of a path `when` accepts: the moment the old code trusted. The
+    returned list holds True once the swap happened."""
+    real_resolve = Store.resolve
+    swapped: list[bool] = []
+
+    def resolve_then_swap(self: Store, path: str, *, write: bool = False) -> Path:
+        got = real_resolve(self, path, write=write)
+        if when(path) and not swapped:
+            os.rename(folder, aside)
+            os.symlink(outside, folder)
+            swapped.append(True)
+        return got
+
+    monkeypatch.setattr(Store, "resolve", resolve_then_swap)
+    return swapped
+
+
 OPS: dict[str, Callable[[Store], object]] = {
     "write": lambda s: s.write_text("sub/bait1.md", "changed\n"),
     "write new folder": lambda s: s.write_text("sub/deep/new.md", "new\n"),
@@ -105,18 +125,8 @@ def test_a_parent_swapped_for_a_symlink_after_the_check_fails_the_change(
     moment the old code trusted: the change is refused and nothing outside changes."""
     store, vault, outside = env
     before_out = tree(outside)
-    real_resolve = Store.resolve
-    swapped: list[bool] = []
-
-    def resolve_then_swap(self: Store, path: str, *, write: bool = False) -> Path:
-        got = real_resolve(self, path, write=write)
-        if path.startswith("sub/") and not swapped:
-            os.rename(vault / "sub", vault / "aside")
-            os.symlink(outside, vault / "sub")
-            swapped.append(True)
-        return got
-
-    monkeypatch.setattr(Store, "resolve", resolve_then_swap)
+    swapped = _swap_after_resolve(monkeypatch, vault / "sub", vault / "aside", outside,
+                                  when=lambda path: path.startswith("sub/"))
     with pytest.raises(PathRefused, match="symlink"):
         OPS[op](store)
     assert swapped
@@ -131,18 +141,8 @@ def test_the_vault_root_swapped_for_a_symlink_after_the_check_fails_the_change(
     the checks, the change is PathRefused like any parent, not an untyped OSError."""
     store, vault, outside = env
     before_out = tree(outside)
-    real_resolve = Store.resolve
-    swapped: list[bool] = []
-
-    def resolve_then_swap(self: Store, path: str, *, write: bool = False) -> Path:
-        got = real_resolve(self, path, write=write)
-        if not swapped:
-            os.rename(vault, vault.parent / "aside")
-            os.symlink(outside, vault)
-            swapped.append(True)
-        return got
-
-    monkeypatch.setattr(Store, "resolve", resolve_then_swap)
+    swapped = _swap_after_resolve(monkeypatch, vault, vault.parent / "aside", outside,
+                                  when=lambda path: True)
     with pytest.raises(PathRefused, match="symlink"):
         OPS[op](store)
     assert swapped

@@ -48,6 +48,18 @@ def _old_vault(root: Path, monkeypatch: pytest.MonkeyPatch, extra: int = 0) -> N
         conn.execute("DELETE FROM meta WHERE key = ?", (reparse.KEY,))
 
 
+def _set_meta(root: Path, **values: str) -> None:
+    """Write `meta` rows of the index (KEY, OWED) as another rmh would have left them."""
+    with sqlite3.connect(root / ".rmh" / "index.sqlite") as conn:
+        conn.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                         [(getattr(reparse, k), v) for k, v in sorted(values.items())])
+
+
+def _hub_id(root: Path) -> int:
+    with sqlite3.connect(root / ".rmh" / "index.sqlite") as conn:
+        return int(conn.execute("SELECT id FROM notes WHERE path = ?", (HUB,)).fetchone()[0])
+
+
 def _version(root: Path) -> str | None:
     with sqlite3.connect(root / ".rmh" / "index.sqlite") as conn:
         row = conn.execute("SELECT value FROM meta WHERE key = ?", (reparse.KEY,)).fetchone()
@@ -109,9 +121,7 @@ def test_rows_a_newer_parser_made_are_left_alone(
     every note each time the other opened it. An unreadable version counts as old."""
     root = tmp_path / "v"
     _old_vault(root, monkeypatch)
-    with sqlite3.connect(root / ".rmh" / "index.sqlite") as conn:
-        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-                     (reparse.KEY, stored))
+    _set_meta(root, KEY=stored)
     with Vault.open(root, watch=False) as v:
         assert v.sync().reparsed == 0
         assert [ln.resolved for ln in v.links("hub")] == ["Target One.md"]
@@ -245,10 +255,8 @@ def test_a_note_owed_a_reparse_leaves_writes_and_partial_syncs_alone(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = tmp_path / "v"
     _old_vault(root, monkeypatch)
-    with sqlite3.connect(root / ".rmh" / "index.sqlite") as conn:
-        hub = conn.execute("SELECT id FROM notes WHERE path = ?", (HUB,)).fetchone()[0]
-        conn.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
-                         [(reparse.KEY, str(PARSE)), (reparse.OWED, f"[{hub}]")])
+    hub = _hub_id(root)
+    _set_meta(root, KEY=str(PARSE), OWED=f"[{hub}]")
     runs: list[object] = []
     real = sync_module._sync
 
@@ -276,10 +284,8 @@ def test_notes_a_newer_parser_owes_are_left_to_it(
     root = tmp_path / "v"
     _old_vault(root, monkeypatch)
     newer = str(PARSE + 1)
-    with sqlite3.connect(root / ".rmh" / "index.sqlite") as conn:
-        hub = conn.execute("SELECT id FROM notes WHERE path = ?", (HUB,)).fetchone()[0]
-        conn.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
-                         [(reparse.KEY, newer), (reparse.OWED, f"[{hub}]")])
+    hub = _hub_id(root)
+    _set_meta(root, KEY=newer, OWED=f"[{hub}]")
     with Vault.open(root, watch=False) as v:
         assert v.sync().reparsed == 0
         assert [ln.resolved for ln in v.links("hub")] == ["Target One.md"]
@@ -295,9 +301,7 @@ def test_an_unreadable_version_is_old_and_never_an_error(
     """A version no int reads ("²" is a digit to str.isdigit, not to int) counts as old."""
     root = tmp_path / "v"
     _old_vault(root, monkeypatch)
-    with sqlite3.connect(root / ".rmh" / "index.sqlite") as conn:
-        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-                     (reparse.KEY, stored))
+    _set_meta(root, KEY=stored)
     with Vault.open(root, watch=False) as v:
         assert v.sync().reparsed > 0
     assert _version(root) == str(PARSE)
