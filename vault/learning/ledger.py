@@ -332,15 +332,18 @@ class Ledger:
             return learned_of(self.state_as_of(as_of), ids, float(as_of), self.params, query)
         now = self.clock()
         with self._lock:
-            self._sync_state()
-            weighted, words = query_weights(self._state, query), word_query(self._state, query)
-            f64, p = np.float64, self.params
-            free = self._per_note(ids, lambda ns: free_of(ns, weighted, words, p), f64)
-            expansion = self._per_note(ids, lambda ns: expansion_of(ns, words, weighted), f64)
-            prior = self._per_note(ids, lambda ns: prior_of(ns, weighted), f64)  # as `prior`
-            return Learned(self.warmth(ids, now), prior, self._cooc(ids, now),
-                           free=free, expansion=expansion, seq=self._state.last_seq, clock=now,
-                           asked=self._vectors.asked(self._state.notes, ids))
+            self._sync_state()  # once: every vector below reads this one state
+            st, p = self._state, self.params
+            weighted, words = query_weights(st, query), word_query(st, query)
+
+            def per(value: Callable[[NoteState], float]) -> npt.NDArray[np.float64]:
+                return self._vectors.per_note(st.notes, ids, value, np.float64)
+
+            warm = per(lambda n: decayed(n.activation, now - n.as_of, n.accesses, n.sessions, p))
+            return Learned(warm, per(lambda ns: prior_of(ns, weighted)), self._cooc(ids, now),
+                           free=per(lambda ns: free_of(ns, weighted, words, p)),
+                           expansion=per(lambda ns: expansion_of(ns, words, weighted)),
+                           seq=st.last_seq, clock=now, asked=self._vectors.asked(st.notes, ids))
 
     def cooccurrence(self, ids: Sequence[int], now: float | None = None) -> WeightedEdges:
         self._sync_state()

@@ -113,15 +113,16 @@ def weights(terms: Iterable[str], df: Mapping[str, int], searches: int,
     out = []
     pairs: list[tuple[str, str]] = []
     unseen = math.log1p(max(searches, 1))
-    for t in sorted(set(terms)):
+    phrases = sorted(set(terms))  # `terms` read once: it may be an iterator
+    for t in phrases:
         n = df.get(t, 0)
-        stems = [stem(w) for w in t.split()]
         if n > 0:
             out.append((t, math.log1p(max(searches, n) / n)))
-        elif known is not None and all(known.get(s, 0) > 0 for s in stems):
-            pairs.append((stems[0], stems[-1]))
-    single = sorted(set(terms))
-    word = stem(single[0]) if len(single) == 1 and " " not in single[0] else ""
+        elif known is not None:
+            stems = [stem(w) for w in t.split()]
+            if all(known.get(s, 0) > 0 for s in stems):
+                pairs.append((stems[0], stems[-1]))
+    word = stem(phrases[0]) if len(phrases) == 1 and " " not in phrases[0] else ""
     return Phrases(out, unseen * len(pairs), word, tuple(pairs))
 
 

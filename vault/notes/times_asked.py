@@ -32,6 +32,7 @@ and a topic ("the vase in May") is not topicless: its words decide, and the time
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from datetime import date, timedelta
@@ -78,6 +79,7 @@ _LOOSE = re.compile(  # read on what `untimed` leaves: a full date was read alre
     re.IGNORECASE)
 
 
+@functools.lru_cache(maxsize=256)  # when.py and topicless.py read it for one query
 def asked_ranges(query: str, now: date) -> tuple[TimeRef, ...]:
     """The ranges `query` names, resolved against `now` (module docstring): "in the last N
     units" first (then its words are not read again as "last month"), then those of `resolve`
@@ -163,6 +165,7 @@ def distinct(refs: Sequence[TimeRef], cap: int) -> tuple[TimeRef, ...]:
     return tuple(out)
 
 
+@functools.lru_cache(maxsize=4096)  # a search reads it for several stages of one query
 def untimed_asked(query: str) -> str:
     """`query` without the words of the times it may name: "in the last N units" and the
     loose times (read here) and the expressions of notes/clocks.py (`untimed`); what remains
