@@ -44,17 +44,8 @@ from ..errors import (
     PermissionDenied,
     QuotaExceeded,
 )
-from .anchored import (
-    folder,
-    fsync_fds,
-    lstat_at,
-    open_dir,
-    open_note,
-    parts_of,
-    remove_below,
-    stat_note,
-)
-from .fileops import alive, place_no_clobber
+from .anchored import folder, fsync_fds, open_dir, open_note, parts_of, remove_below, stat_note
+from .fileops import alive, lstat_at, place_no_clobber
 from .folder_view import FileStat as FileStat  # re-exported: the store's types
 from .folder_view import FolderView, inside
 from .folder_view import Scan as Scan
