@@ -346,7 +346,8 @@ class Store(FolderView):
 
     def _move(self, old: str, new: str) -> None:
         with self._existing(old) as (old_rel, sfd, sname, src):
-            new_rel, _ = self._entry(new, write=True)
+            new_rel = self.check(new, write=True)
+            self.resolve(new_rel, write=True)  # the reasons; the walk below holds
             if old_rel == new_rel:
                 return
             with self._folder_of(new, new_rel) as dfd:
