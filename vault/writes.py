@@ -46,9 +46,7 @@ class VaultWrites(VaultParts):
             yield
             return
         for path, text in notes:  # refused before any write: the store would refuse it midway,
-            size = len(text.encode("utf-8"))  # after the notes before it (half a conversation)
-            if size > MAX_NOTE_BYTES:
-                raise QuotaExceeded(f"note size of {path} ({size} bytes)", MAX_NOTE_BYTES)
+            _fits(path, text)  # after the notes before it (half a conversation)
         with self.store.lock.held():
             journal = Journal(self.store)
             planned = [(self._new_path(p), text) for p, text in notes]
@@ -171,10 +169,16 @@ class VaultWrites(VaultParts):
         plan = relink_plan(lambda p: text if p == new_path else self.store.read_text(p),
                            self._snapshot().referrers(note_id), note_id, before,
                            moved(before, note_id, new_path), old_path, new_path)
-        for path, _, after in plan:  # before any change: the store refuses such a rewrite
-            size = len(after.encode("utf-8"))  # after the rename, which left the move half made
-            if size > MAX_NOTE_BYTES:
-                raise QuotaExceeded(f"note size of {path} after the move rewrites its links "
-                                    f"({size} bytes)", MAX_NOTE_BYTES)
+        for path, _, after in plan:  # before any change: the store would refuse such a
+            _fits(path, after, " after the move rewrites its links")  # rewrite after the
+            # rename, which left the move half made
         return MoveIntent(old_path, new_path, content_hash(text),
                           tuple(Rewrite(p, now, after) for p, now, after in plan))
+
+
+def _fits(path: str, text: str, when: str = "") -> None:
+    """QuotaExceeded when `text` is over MAX_NOTE_BYTES (as the store's write would refuse
+    it), checked before a change of several files begins."""
+    size = len(text.encode("utf-8"))
+    if size > MAX_NOTE_BYTES:
+        raise QuotaExceeded(f"note size of {path}{when} ({size} bytes)", MAX_NOTE_BYTES)

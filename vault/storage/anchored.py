@@ -26,6 +26,7 @@ import stat as st
 from collections.abc import Callable, Iterator, Sequence
 
 from ..errors import PathRefused, PermissionDenied
+from .fileops import lstat_at
 from .folder_view import inside
 
 DIR_FLAGS = (os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
@@ -40,9 +41,8 @@ def _nothing() -> None:
 def _why(root: str, parts: Sequence[str], fd: int, name: str, create: bool) -> str | None:
     """Why component `name` (the last of `parts`) could not be opened as a folder; None when
     it is no link and not `create`: the caller treats it as missing."""
-    try:
-        info = os.stat(name, dir_fd=fd, follow_symlinks=False)
-    except FileNotFoundError:
+    info = lstat_at(fd, name)
+    if info is None:
         return "symlink loop or symlink swapped in"  # gone again: raced
     if st.S_ISLNK(info.st_mode):
         try:
@@ -158,14 +158,6 @@ def parts_of(root: str, folder: str) -> list[str]:
     if ".." in parts:
         raise ValueError(f"{folder!r} is not inside {root!r}")
     return parts
-
-
-def lstat_at(fd: int, name: str) -> os.stat_result | None:
-    """The entry `name` of folder `fd`, not followed; None when missing."""
-    try:
-        return os.stat(name, dir_fd=fd, follow_symlinks=False)
-    except FileNotFoundError:
-        return None
 
 
 def fsync_fds(*fds: int, done: Callable[[], None] = _nothing) -> None:

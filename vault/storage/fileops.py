@@ -67,6 +67,15 @@ def open_regular(path: str | Path) -> BinaryIO:
         raise
 
 
+def lstat_at(fd: int | None, name: str) -> os.stat_result | None:
+    """The entry `name` of folder `fd` (None: of the working folder), not followed; None when
+    missing."""
+    try:
+        return os.stat(name, dir_fd=fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+
+
 def fsync_dir(*folders: str, done: Callable[[], None] = _nothing) -> None:
     """fsync each folder once (the entries of a rename or unlink made durable)."""
     for folder in dict.fromkeys(folders):
@@ -119,11 +128,7 @@ def place_no_clobber(src: str, dst: str, rel: str, *, keep_src: bool = False,
     except OSError as exc:
         if exc.errno not in _LINK_UNSUPPORTED:
             raise
-        try:
-            os.stat(dst, dir_fd=dst_dir_fd, follow_symlinks=False)
-        except FileNotFoundError:
-            pass
-        else:
+        if lstat_at(dst_dir_fd, dst) is not None:
             raise NoteExists(rel) from exc
         os.rename(src, dst, src_dir_fd=src_dir_fd, dst_dir_fd=dst_dir_fd)
         done()

@@ -111,31 +111,30 @@ class LiveIndex:
         On a full disk (the index cannot take the changes) the call goes on with the index as
         it is, with a warning, and the next call scans again: a read or a search needs no
         space."""
-        self._or_postpone(self._fresh)
+        try:
+            self._fresh()
+        except Exception as exc:
+            self._postpone(exc)
 
     def opening_sync(self) -> SyncReport:
         """A full sync postponed on a full disk as `fresh` is (the open's, doctor's): a note
         edited elsewhere or an index owing a re-parse (reparse.py) is written at the first
         call that finds room; meanwhile the index is read as it is, and the report says so
         (its `errors`)."""
-        done: list[SyncReport] = []
-        stale = self._or_postpone(lambda: done.append(self.sync()))
-        return done[0] if done else SyncReport(generation=self.index.generation(),
-                                               errors=[stale])
-
-    def _or_postpone(self, step: Callable[[], object]) -> str:
-        """Run `step`; on a full disk warn, scan again at the next call and return the
-        warning ("" when it ran)."""
         try:
-            step()
+            return self.sync()
         except Exception as exc:
-            if not is_disk_full(exc):
-                raise
-            self._rescan = True
-            warning = f"index not brought up to date: {DiskFull('index.sqlite')}"
-            log.warning("%s", warning)
-            return warning
-        return ""
+            return SyncReport(generation=self.index.generation(), errors=[self._postpone(exc)])
+
+    def _postpone(self, exc: Exception) -> str:
+        """On a full disk (`exc`), warn, scan again at the next call and return the warning;
+        any other error is raised again."""
+        if not is_disk_full(exc):
+            raise exc
+        self._rescan = True
+        warning = f"index not brought up to date: {DiskFull('index.sqlite')}"
+        log.warning("%s", warning)
+        return warning
 
     def _fresh(self) -> None:
         if not self.auto_sync or self._batch:

@@ -44,17 +44,8 @@ from ..errors import (
     PermissionDenied,
     QuotaExceeded,
 )
-from .anchored import (
-    folder,
-    fsync_fds,
-    lstat_at,
-    open_dir,
-    open_note,
-    parts_of,
-    remove_below,
-    stat_note,
-)
-from .fileops import alive, place_no_clobber
+from .anchored import folder, fsync_fds, open_dir, open_note, parts_of, remove_below, stat_note
+from .fileops import alive, lstat_at, place_no_clobber
 from .folder_view import FileStat as FileStat  # re-exported: the store's types
 from .folder_view import FolderView, inside
 from .folder_view import Scan as Scan
@@ -355,7 +346,8 @@ class Store(FolderView):
 
     def _move(self, old: str, new: str) -> None:
         with self._existing(old) as (old_rel, sfd, sname, src):
-            new_rel, _ = self._entry(new, write=True)
+            new_rel = self.check(new, write=True)
+            self.resolve(new_rel, write=True)  # the reasons; the walk below holds
             if old_rel == new_rel:
                 return
             with self._folder_of(new, new_rel) as dfd:
