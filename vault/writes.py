@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 
-from .errors import EditConflict, NoteExists, NoteNotFound, QuotaExceeded, VaultError
+from .errors import EditConflict, NoteExists, NoteNotFound, NotText, QuotaExceeded, VaultError
 from .landing import landed, tolerate_full
 from .notes import edits
 from .notes.hashing import content_hash
@@ -177,8 +177,12 @@ class VaultWrites(VaultParts):
 
 
 def _fits(path: str, text: str, when: str = "") -> None:
-    """QuotaExceeded when `text` is over MAX_NOTE_BYTES (as the store's write would refuse
-    it), checked before a change of several files begins."""
-    size = len(text.encode("utf-8"))
+    """QuotaExceeded when `text` is over MAX_NOTE_BYTES, NotText when it cannot be UTF-8
+    (a lone surrogate), as the store's write would refuse it, checked before a change of
+    several files begins."""
+    try:
+        size = len(text.encode("utf-8"))
+    except UnicodeEncodeError as exc:
+        raise NotText(path, "not utf-8 encodable") from exc
     if size > MAX_NOTE_BYTES:
         raise QuotaExceeded(f"note size of {path}{when} ({size} bytes)", MAX_NOTE_BYTES)

@@ -75,3 +75,18 @@ def test_journalled_writes_with_one_note_over_the_cap_write_none(tmp_path: Path)
             for path, text in notes:
                 v.write(path, text)
         assert _bytes(tmp_path) == before
+
+
+def test_journalled_writes_with_one_note_no_utf8_holds_write_none(tmp_path: Path) -> None:
+    """A lone surrogate (JSON carries "\\ud800" into an ingest) is NotText, as the store's own
+    write says, and refused before the first note is written: not a raw UnicodeEncodeError
+    from the size check that runs first."""
+    from vault.errors import NotText
+
+    with Vault.init(tmp_path) as v:
+        before = _bytes(tmp_path)
+        notes = [("c/t1.md", "first turn\n"), ("c/t2.md", "bad \ud800 turn\n")]
+        with pytest.raises(NotText), v.journalled(notes):
+            for path, text in notes:
+                v.write(path, text)
+        assert _bytes(tmp_path) == before

@@ -165,7 +165,7 @@ def distinct(refs: Sequence[TimeRef], cap: int) -> tuple[TimeRef, ...]:
     return tuple(out)
 
 
-@functools.lru_cache(maxsize=4096)  # a search reads it for several stages of one query
+@functools.lru_cache(maxsize=256)  # a search reads it for several stages of one query
 def untimed_asked(query: str) -> str:
     """`query` without the words of the times it may name: "in the last N units" and the
     loose times (read here) and the expressions of notes/clocks.py (`untimed`); what remains
