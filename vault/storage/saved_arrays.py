@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
+from numpy.lib import format as npformat
 from numpy.lib.npyio import NpzFile
 
 from .fileops import open_regular
@@ -38,11 +39,23 @@ def read_npz(path: str | Path, use: Callable[[NpzFile], T]) -> T | None:
 
 
 def map_npy(path: str | Path) -> npt.NDArray[Any] | None:
-    """The `.npy` at `path` memory-mapped read only, or None when it is absent or its header
-    does not read (module docstring)."""
+    """The `.npy` at `path` memory-mapped read only, or None when it is absent, not a regular
+    file or its header does not read (module docstring). The file is opened once
+    (`open_regular`: never a FIFO or a device) and mapped from that descriptor: `np.load`
+    maps only a path, which it opens again, so a file swapped in between the check and its
+    open (a FIFO: a wait for a writer forever; another file: its bytes) was what it read."""
     try:
-        open_regular(path).close()  # np.load maps only a path, opened plainly: a FIFO waits
-        got = np.load(path, mmap_mode="r", allow_pickle=False)
+        with open_regular(path) as fh:
+            version = npformat.read_magic(fh)
+            if version == (1, 0):
+                shape, fortran, dtype = npformat.read_array_header_1_0(fh)
+            elif version == (2, 0):
+                shape, fortran, dtype = npformat.read_array_header_2_0(fh)
+            else:  # 3.0 (UTF-8 field names): never written for rmh's plain arrays
+                return None
+            if dtype.hasobject:  # no pickles
+                return None
+            return np.memmap(fh, dtype=dtype, mode="r", offset=fh.tell(), shape=shape,
+                             order="F" if fortran else "C")  # mmap holds its own descriptor
     except Exception:  # as in read_npz
         return None
-    return got if isinstance(got, np.ndarray) else None
