@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from vault.storage import saved_arrays
+from vault.storage.fileops import open_regular
 from vault.storage.saved_arrays import map_npy, read_npz
 
 
@@ -70,7 +71,7 @@ def _swap_after_check(monkeypatch: pytest.MonkeyPatch, path: Path,
     """Make `saved_arrays.open_regular` replace the file at `path` (`put(path)` makes the
     replacement) right after it checked and opened it: the moment a reader that opens the
     path again reads whatever is there now. The list holds True once swapped."""
-    real = saved_arrays.open_regular
+    real = open_regular
     swapped: list[bool] = []
 
     def open_then_swap(name: str | Path) -> BinaryIO:
