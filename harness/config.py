@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from .config_file import read_config
 from .hooks_client import MAX_WAIT_S
 
 MAX_K = 100  # the most hits one search returns: [search].k and every surface's `k`
@@ -323,13 +324,13 @@ def load(
         path = Path(config_file)
     elif environ.get("RMH_CONFIG"):
         path = Path(environ["RMH_CONFIG"])
-    elif vault_path is not None and (vault_path / "rmh.toml").is_file():
-        path = vault_path / "rmh.toml"
+    elif vault_path is not None and (vault_path / "rmh.toml").exists():
+        path = vault_path / "rmh.toml"  # not a regular file: refused below, never ignored
 
     raw: dict[str, Any] = {}
     if path is not None:
         try:
-            raw = tomllib.loads(path.read_text(encoding="utf-8"))
+            raw = tomllib.loads(read_config(path).decode("utf-8"))
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
             raise ConfigError(f"cannot read {path}: {exc}") from exc
     for key in raw:

@@ -1,0 +1,82 @@
+"""Reading the bytes of `rmh.toml` (or the file `$RMH_CONFIG` names) without ever waiting on it.
+
+A plain `open` of a FIFO waits for a writer, forever when there is none, and a device such
+as /dev/zero never ends, so `RMH_CONFIG` naming one (or such a file put where the vault's
+`rmh.toml` goes) held every command, `rmh serve` and the agent client's hooks included. Here:
+
+- a regular file (a symlink to one is followed) is read whole, up to MAX_CONFIG_BYTES;
+- a FIFO or pipe is read because the user named it (`RMH_CONFIG=<(pass show rmh)`, a secret
+  kept out of files): opened non-blocking; with no writer at that moment it is refused at
+  once, else read until its writer closes it, at most WAIT_S seconds and MAX_CONFIG_BYTES;
+- anything else (a folder, a device, a socket) is refused without being opened (opening a
+  device can act on it).
+
+Every refusal is an OSError (the caller makes it a config_error naming the file).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import select
+import stat
+import time
+from pathlib import Path
+
+MAX_CONFIG_BYTES = 1 << 20  # a configuration is a few KiB; more is not one
+WAIT_S = 5.0  # the longest a FIFO's writer may take to write it all
+
+
+def read_config(path: Path) -> bytes:
+    """The bytes of the configuration file at `path` (module docstring); OSError when it is
+    missing, not a regular file or FIFO, a FIFO with no writer or one slower than WAIT_S, or
+    larger than MAX_CONFIG_BYTES."""
+    mode = os.stat(path).st_mode
+    if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
+        raise OSError(errno.EINVAL, "not a regular file", str(path))
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    try:
+        mode = os.fstat(fd).st_mode  # swapped since the stat: checked on what was opened
+        if stat.S_ISREG(mode):
+            os.set_blocking(fd, True)
+            with os.fdopen(os.dup(fd), "rb") as fh:
+                data = fh.read(MAX_CONFIG_BYTES + 1)
+            if len(data) > MAX_CONFIG_BYTES:
+                raise OSError(errno.EFBIG, f"larger than {MAX_CONFIG_BYTES} bytes", str(path))
+            return data
+        if not stat.S_ISFIFO(mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        return _from_fifo(fd, path)
+    finally:
+        os.close(fd)
+
+
+def _from_fifo(fd: int, path: Path) -> bytes:
+    """A FIFO's bytes until its writer closes it. Linux answers a non-blocking read of a FIFO
+    with no writer with end of file at once, of one with a writer and no data yet with EAGAIN:
+    so an empty first read means nobody is there to write it."""
+    chunks: list[bytes] = []
+    size = 0
+    deadline = time.monotonic() + WAIT_S
+    first = True
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except BlockingIOError:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise OSError(errno.ETIMEDOUT, f"a FIFO whose writer did not finish in "
+                              f"{WAIT_S:g} s", str(path)) from None
+            select.select([fd], [], [], left)
+            first = False
+            continue
+        if not chunk:
+            if first:
+                raise OSError(errno.ENXIO, "a FIFO with no writer (nothing would ever be "
+                              "written to it)", str(path))
+            return b"".join(chunks)
+        first = False
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > MAX_CONFIG_BYTES:
+            raise OSError(errno.EFBIG, f"larger than {MAX_CONFIG_BYTES} bytes", str(path))

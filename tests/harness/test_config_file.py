@@ -1,0 +1,141 @@
+"""Reading `rmh.toml` or `$RMH_CONFIG` (harness/config_file.py): never a wait. A FIFO with no
+writer, a device or a folder is a config_error at once, through the real CLI and `rmh serve`
+too; a FIFO with a writer (`RMH_CONFIG=<(...)`) is read; an endless writer is cut off."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from harness import config_file
+from harness.config import ConfigError, load
+from harness.config_file import MAX_CONFIG_BYTES, read_config
+from tests.forks import run_cli
+from tests.harness.test_cli_notes import ROOT, make_vault
+
+
+def _feed(path: Path, data: bytes, *, close: bool = True) -> threading.Thread:
+    """A thread that opens the FIFO `path` for writing (its open waits for a reader, and
+    counts as a writer meanwhile), writes `data`, and closes it unless `close` is False."""
+    def write() -> None:
+        fd = os.open(path, os.O_WRONLY)
+        os.write(fd, data)
+        if close:
+            os.close(fd)
+        else:
+            time.sleep(2.0)
+            os.close(fd)
+
+    thread = threading.Thread(target=write, daemon=True)
+    thread.start()
+    time.sleep(0.2)  # the writer is in its open
+    return thread
+
+
+def test_a_fifo_with_no_writer_is_refused_at_once(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "c.toml")
+    start = time.monotonic()
+    with pytest.raises(OSError) as got:
+        read_config(tmp_path / "c.toml")
+    assert got.value.errno == errno.ENXIO and "no writer" in str(got.value)
+    assert time.monotonic() - start < 1.0
+
+
+def test_a_fifo_with_a_writer_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    os.mkfifo(path)
+    writer = _feed(path, b"[search]\nk = 3\n")
+    assert read_config(path) == b"[search]\nk = 3\n"
+    writer.join()
+    writer = _feed(path, b"[search]\nk = 4\n")
+    assert load(vault=tmp_path, env={"RMH_CONFIG": str(path)}).search.k == 4
+    writer.join()
+
+
+def test_a_writer_that_never_finishes_is_cut_off(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(config_file, "WAIT_S", 0.5)
+    path = tmp_path / "c.toml"
+    os.mkfifo(path)
+    writer = _feed(path, b"[search]\n", close=False)
+    start = time.monotonic()
+    with pytest.raises(OSError) as got:
+        read_config(path)
+    assert got.value.errno == errno.ETIMEDOUT and time.monotonic() - start < 1.5
+    writer.join()
+
+
+@pytest.mark.parametrize("kind", ["device", "folder", "huge"])
+def test_other_files_are_refused(tmp_path: Path, kind: str) -> None:
+    path = tmp_path / "c.toml"
+    if kind == "device":
+        path.symlink_to("/dev/zero")
+    elif kind == "folder":
+        path.mkdir()
+    else:
+        path.write_bytes(b"#" * (MAX_CONFIG_BYTES + 1))
+    with pytest.raises(ConfigError, match="cannot read"):
+        load(vault=tmp_path, env={"RMH_CONFIG": str(path)})
+
+
+def _cli(*args: str, env: dict[str, str], stdin: str = "") -> subprocess.CompletedProcess[str]:
+    """The real CLI with `env` added, given 30 s (on main a FIFO config waited forever)."""
+    base = {k: v for k, v in os.environ.items() if k not in ("RMH_VAULT", "RMH_CONFIG")}
+    base.update({"PYTHONHASHSEED": "0", "PYTHONPATH": str(ROOT), **env})
+    return run_cli(args, env=base, cwd=ROOT, stdin=stdin, timeout=30)
+
+
+@pytest.mark.slow
+def test_the_cli_and_serve_refuse_a_writerless_fifo_config_at_once(tmp_path: Path) -> None:
+    root = make_vault(tmp_path)
+    fifo = tmp_path / "rmh.toml"
+    os.mkfifo(fifo)
+    r = _cli("--vault", str(root), "search", "billing", "--json", env={"RMH_CONFIG": str(fifo)})
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    error = json.loads(r.stdout)["error"]
+    assert error["kind"] == "config_error" and "no writer" in error["message"]
+    frame = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+             "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                        "clientInfo": {"name": "t", "version": "1"}}}
+    r = _cli("--vault", str(root), "serve", "--no-dense", env={"RMH_CONFIG": str(fifo)},
+             stdin=json.dumps(frame) + "\n")
+    assert r.returncode == 0, r.stderr
+    (answer,) = map(json.loads, r.stdout.splitlines())
+    assert "no writer" in answer["result"]["instructions"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["fifo", "folder"])
+def test_a_vault_rmh_toml_that_is_no_file_is_refused_not_ignored(tmp_path: Path,
+                                                                 kind: str) -> None:
+    """It used to be skipped without a word (`is_file()`): the vault ran on defaults its
+    owner did not choose (the sandbox's settings among them)."""
+    root = make_vault(tmp_path)
+    if kind == "fifo":
+        os.mkfifo(root / "rmh.toml")
+    else:
+        (root / "rmh.toml").mkdir()
+    r = _cli("--vault", str(root), "search", "billing", "--json", env={})
+    assert r.returncode == 1, r.stderr
+    assert json.loads(r.stdout)["error"]["kind"] == "config_error"
+
+
+@pytest.mark.slow
+def test_the_cli_reads_a_fifo_config_that_has_a_writer(tmp_path: Path) -> None:
+    """`RMH_CONFIG=<(...)`: the shell's writer holds the pipe open before rmh starts."""
+    root = make_vault(tmp_path)
+    fifo = tmp_path / "rmh.toml"
+    os.mkfifo(fifo)
+    writer = _feed(fifo, b"[search]\nk = 1\n")
+    r = _cli("--vault", str(root), "search", "billing", "--json", "--no-dense",
+             env={"RMH_CONFIG": str(fifo)})
+    writer.join()
+    assert r.returncode == 0, r.stderr
+    assert len(json.loads(r.stdout)["hits"]) == 1
