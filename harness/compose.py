@@ -6,10 +6,11 @@ inside `vault` stays a pure function of its inputs.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from vault import (
     DenseParams,
     DiskFull,
     EmbeddingCache,
+    ErasurePending,
     IvfParams,
     Ledger,
     LedgerError,
@@ -179,11 +181,24 @@ def open_vault(
         )
 
     usage = (_learning_or_none(root, create) if learning else None) or NullUsage(time.time)
-    vault = (Vault.init if create else Vault.open)(root, engine=engine, usage=usage,
-                                                   fault_after=cfg.fault_after_ops)
+    with _hooks_forget_pending(root):
+        vault = (Vault.init if create else Vault.open)(root, engine=engine, usage=usage,
+                                                       fault_after=cfg.fault_after_ops)
     for erased in vault.erasures_recovered:  # a killed `rmh forget`: the hooks' files too
         hooks_index.forget(root, erased.needles)
     return vault
+
+
+@contextlib.contextmanager
+def _hooks_forget_pending(root: Path) -> Iterator[None]:
+    """An erasure the open could not finish (ErasurePending) is still erased from the hooks'
+    own files (the prompt hook reads them without opening the vault), then raised."""
+    try:
+        yield
+    except ErasurePending as exc:
+        with contextlib.suppress(OSError):  # a full disk: what it managed; the error stands
+            hooks_index.forget(root, list(exc.needles))
+        raise
 
 
 def learning_vault(vault: str | None) -> tuple[Vault, Ledger]:
@@ -193,7 +208,8 @@ def learning_vault(vault: str | None) -> tuple[Vault, Ledger]:
     the ledger."""
     root = load(vault=vault).require_vault()
     ledger = open_ledger(root)
-    opened = Vault.open(root, usage=ledger)
+    with _hooks_forget_pending(root):
+        opened = Vault.open(root, usage=ledger)
     for erased in opened.erasures_recovered:  # a killed `rmh forget`: the hooks' files too
         hooks_index.forget(root, erased.needles)
     return opened, ledger

@@ -11,7 +11,9 @@ lists; every JSON-RPC vault method answers -32001 not_a_vault with the same mess
 
 The same holds for a vault whose `.rmh/index.sqlite` or `.rmh/learned.sqlite` cannot be
 opened (damaged, or written by a newer rmh): the kind is then index_unusable (-32010) or
-ledger_error (-32012) and the fix says what to do with that file (`STATE_FIX`).
+ledger_error (-32012) and the fix says what to do with that file (`STATE_FIX`); and for one
+with an erasure that could not finish (erasure_pending, -32019: the vault stays closed until
+it does, vault/erasure_steps.py), without the erased names.
 """
 
 from __future__ import annotations
@@ -44,12 +46,17 @@ STATE_FIX = {  # also the CLI's one line (cli.py `_failed`); a server adds "then
 }
 
 
-def unready_methods(reason: str, vault: str | None,
-                    kind: str = "not_a_vault") -> dict[str, AsyncMethod]:
+def unready_methods(reason: str, vault: str | None, kind: str = "not_a_vault",
+                    fix: str | None = None) -> dict[str, AsyncMethod]:
     """The method table of a server with no usable vault: `reason` says why; `kind` is the
-    error every tool call and vault method answers (not_a_vault, or a key of STATE_FIX)."""
-    fix = f"{STATE_FIX[kind]}, then restart this MCP server" if kind in STATE_FIX \
-        else fix_hint(vault)
+    error every tool call and vault method answers (not_a_vault, a key of STATE_FIX, or
+    erasure_pending with its own `fix`)."""
+    if fix is not None:
+        fix = f"{fix}; then restart this MCP server"
+    elif kind in STATE_FIX:
+        fix = f"{STATE_FIX[kind]}, then restart this MCP server"
+    else:
+        fix = fix_hint(vault)
     message = f"rmh has no vault to serve: {reason}. To fix: {fix}."
     data = {"reason": reason, "fix": fix, **({"vault": vault} if vault else {})}
     code = application_error(kind, {}).code

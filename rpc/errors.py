@@ -50,6 +50,7 @@ APPLICATION_CODES: Mapping[str, tuple[int, str]] = {
     "disk_full": (-32016, "Disk full"),
     "permission_denied": (-32017, "Permission denied"),
     "read_only_vault": (-32018, "Vault is read only"),
+    "erasure_pending": (-32019, "Erasure pending"),
     "sandbox_error": (-32020, "Sandbox error"),
     "sandbox_refused": (-32021, "Sandbox refused to run code"),
     "exec_busy": (-32022, "Another exec is running"),

@@ -48,6 +48,7 @@ from .errors import ConversationFormatError as ConversationFormatError
 from .errors import DiskFull as DiskFull
 from .errors import EditConflict as EditConflict
 from .errors import EditRefused as EditRefused
+from .errors import ErasurePending as ErasurePending
 from .errors import IndexUnusable as IndexUnusable
 from .errors import LedgerError as LedgerError
 from .errors import NotAVault as NotAVault

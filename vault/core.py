@@ -124,6 +124,10 @@ class Vault(VaultWrites):
             if not isinstance(recorder, NullUsage) and not read_only:  # needs the ledger
                 vault.erasures_recovered = erasure.recover(
                     store, index, built.cache, recorder, vault.live.sync_paths)
+            else:  # never served while pending (vault/erasure_steps.py)
+                erasure.refuse_pending(store, "this open cannot finish it (the vault is read "
+                                       "only for this process)" if read_only else
+                                       "this command opens no learning log to redact")
         except BaseException:
             vault.close()
             raise

@@ -19,18 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import PathRefused
+from . import erasure_steps
+from .errors import ErasurePending, PathRefused
 from .learning.usage import UsageRecorder
 from .notes.rows import NoteRow
-from .retrieval import dense_store, ivf_store, lexical_store, stamped
 from .retrieval.encoders import Encoder
 from .retrieval.signals.dense import note_chunks
-from .storage import catch_up, edge_store, note_store, stat_store
-from .storage.anchored import prune_below, remove_below
 from .storage.embeddings import (
     EmbeddingCache,
-    SharedEmbeddingCache,
-    TieredEmbeddingCache,
     embedding_key,
 )
 from .storage.erase import (
@@ -44,7 +40,7 @@ from .storage.erase import (
 )
 from .storage.index import Index
 from .storage.intents import ForgetIntent, Journal, texts
-from .storage.store import STATE_DIR, TRASH_DIR, Store
+from .storage.store import TRASH_DIR, Store
 
 
 @dataclass(frozen=True)
@@ -99,48 +95,15 @@ def execute(store: Store, index: Index, cache: EmbeddingCache | None, usage: Usa
         name = journal.record(ForgetIntent(_plan_json(todo), tuple(map(str, extra_files))))
         if before is not None:
             before()
-        removed, learning = steps(store, index, cache, usage, todo, sync, extra_files)
+        done = erasure_steps.run(store, index, cache, usage, todo, sync, extra_files)
+        if done.failed:  # the intent stays: the next open tries every step again
+            raise erasure_steps.pending(name, done.failed, todo.needles)
         journal.finish(name)
     # the plan's trash copies too, through a link the walk does not follow: a copy that
     # remove_below left behind one (no link followed) still counts against the proof
     left = [store.root / TRASH_DIR / rel for rel in todo.trash]
     proof = scan(owned_files(store.root, [*_with_sidecars(extra_files), *left]), todo.needles)
-    return Erased(todo, removed, learning, proof)
-
-
-def steps(store: Store, index: Index, cache: EmbeddingCache | None, usage: UsageRecorder,
-          todo: ErasurePlan, sync: Callable[[list[str]], object],
-          extra_files: Sequence[Path]) -> tuple[int, dict[str, int]]:
-    """The erasure's steps, each idempotent (a recovery makes them all again); returns the
-    embedding rows removed and the ledger's counts. Each step counts as one operation for
-    fault injection (Store.count_op), so a crash test can kill the process between any two."""
-    for path in todo.notes:
-        store.erase(path)
-    root = str(store.root)
-    for rel in todo.trash:  # through folder descriptors: a folder swapped for a link is not
-        where = f"{TRASH_DIR}/{rel}"  # followed (storage/anchored.py)
-        if remove_below(root, where):
-            store.count_op()
-        prune_below(root, where.rpartition("/")[0], len(TRASH_DIR.split("/")))
-    sync(list(todo.notes))
-    store.count_op()
-    keys = list(todo.chunk_keys)
-    removed = index.forget_embeddings(keys)
-    store.count_op()
-    shared = {str(p): SharedEmbeddingCache(p) for p in extra_files}
-    if isinstance(cache, TieredEmbeddingCache) and isinstance(cache.shared,
-                                                             SharedEmbeddingCache):
-        shared.setdefault(str(cache.shared.path), cache.shared)
-    for _, each in sorted(shared.items()):
-        removed += each.forget_embeddings(keys)
-        store.count_op()
-    learning = usage.redact(list(todo.ids), list(todo.needles))
-    store.count_op()
-    _drop_derived(store.root / STATE_DIR)
-    store.count_op()
-    index.vacuum()
-    store.count_op()
-    return removed, learning
+    return Erased(todo, done.removed, done.learning, proof)
 
 
 def _plan_json(todo: ErasurePlan) -> dict[str, Any]:
@@ -162,17 +125,53 @@ def plan_from_json(doc: dict[str, Any]) -> ErasurePlan:
 
 def recover(store: Store, index: Index, cache: EmbeddingCache | None, usage: UsageRecorder,
             sync: Callable[[list[str]], object]) -> list[ErasurePlan]:
-    """Finish every erasure a killed process left journalled (`Vault.open`); the plans
-    finished, in order (the caller's own derived files are then its to clean). An intent
-    that cannot be read or finished stays pending (`doctor` lists it)."""
+    """Finish every erasure a killed process left journalled (`Vault.open`); the plans whose
+    erased text is no longer readable, in order (the caller's own derived files are then its
+    to clean). An intent that cannot be read stays pending (`doctor` lists it). One whose
+    steps fail stays pending too (erasure_steps.py): when a failed step leaves erased text
+    readable, ErasurePending (after every intent was tried; it carries their needles, so the
+    caller can clean its own files all the same), else the vault opens and `doctor` lists
+    the step that failed (`store.recovered`)."""
     journal = Journal(store)
     done: list[ErasurePlan] = []
+    blocked: list[ErasurePending] = []
     with store.lock.held():
         for name in journal.pending():
-            todo = _finish(store, index, cache, usage, sync, journal, name)
+            try:
+                todo = _finish(store, index, cache, usage, sync, journal, name)
+            except ErasurePending as exc:
+                blocked.append(exc)
+                continue
             if todo is not None:
                 done.append(todo)
+    if blocked:
+        first = blocked[0]
+        raise ErasurePending(first.intent, [f for b in blocked for f in b.failed], first.fix,
+                             tuple(n for b in blocked for n in b.needles))
     return done
+
+
+def refuse_pending(store: Store, why: str) -> None:
+    """ErasurePending when an erasure is pending that this open will not finish (`why`: no
+    learning log to redact, or a vault read only for this process): the index and the files
+    may still hold its text, so nothing is served until an open that can finish it does.
+    An intent that is no readable erasure is no reason (it stays pending, `doctor` lists it)."""
+    journal = Journal(store)
+    names: list[str] = []
+    needles: list[str] = []
+    for name in journal.pending():
+        try:
+            intent = journal.load(name)
+            if not isinstance(intent, ForgetIntent):
+                continue
+            needles += plan_from_json(intent.plan).needles
+        except (OSError, ValueError, KeyError, TypeError, RecursionError):
+            continue
+        names.append(name)
+    if names:
+        raise ErasurePending(names[0], [("open", "", why)], "run `rmh doctor` as the vault's "
+                             "owner: its open finishes the erasure (if it fails, its message "
+                             "says why: a full disk, a file it may not remove)", tuple(needles))
 
 
 def _finish(store: Store, index: Index, cache: EmbeddingCache | None, usage: UsageRecorder,
@@ -188,31 +187,18 @@ def _finish(store: Store, index: Index, cache: EmbeddingCache | None, usage: Usa
             store.check(path)
     except (OSError, ValueError, KeyError, TypeError, RecursionError, PathRefused):
         return None
-    steps(store, index, cache, usage, todo, sync, [Path(p) for p in intent.extra_files])
-    journal.finish(name)
-    store.recovered.append({"intent": name, "op": "forget", "state": "rolled forward",
+    done = erasure_steps.run(store, index, cache, usage, todo, sync,
+                             [Path(p) for p in intent.extra_files])
+    if done.blocking:
+        raise erasure_steps.pending(name, done.failed, todo.needles)
+    state = "rolled forward"
+    if done.failed:  # only bytes nothing serves are left: tried again at the next open
+        state = "pending: " + "; ".join(f"{f.step}: {f.error}" for f in done.failed)
+    else:
+        journal.finish(name)
+    store.recovered.append({"intent": name, "op": "forget", "state": state,
                             "notes": len(todo.notes)})
     return todo
-
-
-def _drop_derived(state: Path) -> None:
-    """Remove the persisted retrieval structures (retrieval/dense_store.py, lexical_store.py,
-    ivf_store.py, storage/edge_store.py, note_store.py, stat_store.py) and the catch-up
-    record (storage/catch_up.py: the paths changed since the saved base): they hold the
-    erased notes' chunk keys, terms and vectors, digests of their paths and links, their
-    paths and text; the next search rebuilds them from the notes that remain."""
-    for path in [state / lexical_store.FILE, state / lexical_store.LEGACY,
-                 *sorted(state.glob(f".{lexical_store.FILE}.*.tmp")),
-                 state / dense_store.INDEX, state / ivf_store.INDEX,
-                 state / edge_store.FILE, state / note_store.FILE, state / catch_up.FILE,
-                 *sorted(state.glob(f".{catch_up.FILE}.*.tmp")),
-                 *sorted(state.glob(f".{note_store.FILE}.*.tmp")),
-                 state / stat_store.FILE, *sorted(state.glob(f".{stat_store.FILE}.*.tmp")),
-                 *sorted(state.glob(f"{stamped.PREFIX}*.npz")),
-                 *sorted(state.glob(f".{stamped.PREFIX}*.tmp")),
-                 *sorted(state.glob(f"{dense_store.ROWS_PREFIX}*.npy")),
-                 *sorted(state.glob(f"{ivf_store.CODES_PREFIX}*.npy"))]:
-        path.unlink(missing_ok=True)
 
 
 def _with_sidecars(files: Sequence[Path]) -> list[Path]:

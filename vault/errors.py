@@ -24,6 +24,7 @@ values, never exceptions. The tree:
     ├── Cancelled               the caller stopped waiting (vault/cancel.py)
     ├── DiskFull                no space left (ENOSPC, EDQUOT, SQLite's "disk is full")
     ├── PermissionDenied        the file system refused access to a note (EACCES, EPERM)
+    ├── ErasurePending          an erasure's steps failed: the vault stays closed until done
     └── ReadOnlyVault           the vault's `.rmh/` is not writable (a read-only mount, another
                                 owner): reads answer, every write is refused before it starts
 
@@ -308,6 +309,32 @@ class ReadOnlyVault(VaultError):
 
     def data(self) -> dict[str, object]:
         return {"what": self.what[:200]}
+
+
+class ErasurePending(VaultError):
+    """An erasure (`rmh forget`) could not finish: `failed` holds (step, target, error) for
+    each step that failed (vault/erasure_steps.py). Its intent stays in `.rmh/intents/`, every
+    open tries its steps again, and while erased text is still readable no open succeeds (the
+    erasure promise: never served again); `fix` says what to do. The message names the files
+    (for the user at a terminal); `data` and `public` do not (an agent is not told the erased
+    names). `needles`: the erased strings, for the caller's own files (never shown)."""
+
+    code_name = "erasure_pending"
+
+    def __init__(self, intent: str, failed: list[tuple[str, str, str]], fix: str,
+                 needles: tuple[str, ...] = ()) -> None:
+        steps = "; ".join(f"{step} {target}".rstrip() + f": {error}"
+                          for step, target, error in failed)
+        super().__init__(f"erasure pending ({intent}): {steps}. To fix: {fix}")
+        self.intent, self.failed, self.fix, self.needles = intent, failed, fix, needles
+
+    def public(self) -> str:
+        steps = "; ".join(f"{step}: {error}" for step, _, error in self.failed)
+        return f"erasure pending ({self.intent}): {steps} (`rmh doctor` names the files)"
+
+    def data(self) -> dict[str, object]:
+        return {"intent": self.intent, "fix": self.fix,
+                "failed": [{"step": s, "error": e[:300]} for s, _, e in self.failed[:20]]}
 
 
 def writable(folder: str, *files: str) -> bool:

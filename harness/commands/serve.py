@@ -27,7 +27,7 @@ from harness.rlm_tools import RlmTools
 from harness.write_quota import WriteLimits, WriteQuota
 from rpc import DEFAULT_MAX_FRAME, Dispatcher, StdioServer
 from sandbox import TIER_NAMES, HostFunction, Sandbox, SandboxConfig
-from vault import IndexUnusable, LedgerError, NotAVault
+from vault import ErasurePending, IndexUnusable, LedgerError, NotAVault
 
 # Cheap methods answered without waiting for a slot, ahead of queued work.
 CONTROL_METHODS = ("ping", "status")
@@ -96,8 +96,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         cfg = load(vault=args.vault)
         repl_factory = sandbox_factory(cfg, args.tier)
         vault = open_vault(cfg, dense=not args.no_dense)
-    except (ConfigError, NotAVault, IndexUnusable, LedgerError) as exc:  # answer the client
-        # anyway (harness/unready.py): a server that only exits is "disconnected" to it
+    except (ConfigError, NotAVault, IndexUnusable, LedgerError, ErasurePending) as exc:  # answer
+        # the client anyway (harness/unready.py): a server that only exits is "disconnected"
         print(f"rmh: {exc}", file=sys.stderr)
         return serve_unready(args, proto_fd, exc)
     broker = Broker.from_config(cfg.llm)
@@ -129,13 +129,16 @@ def serve_unready(args: argparse.Namespace, proto_fd: int, exc: Exception) -> in
     index or learning log cannot be opened)."""
     from harness.unready import unready_methods
 
-    reason = exc.reason if isinstance(exc, NotAVault) else str(exc)
+    reason = (exc.reason if isinstance(exc, NotAVault) else  # the erased names stay out:
+              exc.public() if isinstance(exc, ErasurePending) else str(exc))  # to the agent
     given = args.vault
     vault = str(Path(given).absolute()) if given else None
     if isinstance(exc, NotAVault):
         vault = exc.root
-    kind = exc.code_name if isinstance(exc, (IndexUnusable, LedgerError)) else "not_a_vault"
-    dispatcher = Dispatcher(unready_methods(reason, vault, kind), map_exception=map_exception,
+    kind = (exc.code_name if isinstance(exc, (IndexUnusable, LedgerError, ErasurePending))
+            else "not_a_vault")
+    fix = exc.fix if isinstance(exc, ErasurePending) else None
+    dispatcher = Dispatcher(unready_methods(reason, vault, kind, fix), map_exception=map_exception,
                             max_frame=args.max_frame, control=CONTROL_METHODS)
     server = StdioServer(dispatcher, max_in_flight=args.max_in_flight)
     anyio.run(server.run, 0, proto_fd)

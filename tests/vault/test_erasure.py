@@ -7,15 +7,17 @@ prune is finished by the next open)."""
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
 from pathlib import Path
 
 import pytest
 
-from vault import LEDGER_FILE, Ledger, Vault
+from vault import LEDGER_FILE, ErasurePending, Ledger, NoteNotFound, Vault, erasure_steps
 from vault import erasure as erasure_module
 from vault.storage import catch_up
 from vault.storage.erase import owned_files, scan
+from vault.storage.index import Index
 from vault.storage.snapshot import build_snapshot
 
 from .storage.test_increment import _same
@@ -104,7 +106,7 @@ def test_a_forget_stopped_between_a_trash_removal_and_its_prune_is_finished_by_t
     def stopped(*args: object) -> None:
         raise KeyboardInterrupt  # as a kill would: the intent stays
 
-    monkeypatch.setattr(erasure_module, "prune_below", stopped)
+    monkeypatch.setattr(erasure_steps, "prune_below", stopped)
     with pytest.raises(KeyboardInterrupt):
         v.forget(plan)
     assert not (trash / "a" / "b" / "diary.md").exists() and (trash / "a" / "b").is_dir()
@@ -144,3 +146,72 @@ def test_an_erasure_intent_not_of_rmh_s_writing_stays_pending(
     with Vault.open(root, usage=ledger, watch=False) as v:
         assert v.erasures_recovered == []
         assert v.doctor()["intents"]["pending"] == ["00000001.json"]
+
+
+def _ledger(root: Path) -> Ledger:
+    return Ledger.open(Vault.state_dir(root, create=True) / LEDGER_FILE, clock=time.time)
+
+
+def _secret_vault(root: Path) -> Vault:
+    v = Vault.init(root, usage=_ledger(root))
+    v.write("diary.md", "the zanzibar diary line that is long enough to be a needle\n")
+    v.write("keep.md", "an unrelated note\n")
+    assert v.search("zanzibar").hits
+    return v
+
+
+def _full(*args: object) -> None:
+    raise sqlite3.OperationalError("database or disk is full")
+
+
+def test_a_failed_step_that_leaves_text_readable_keeps_every_open_closed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ledger's rewrite fails (a full disk): `forget` and every later open raise
+    ErasurePending naming the step, with a fix, opens without a ledger too (they would serve
+    the index as it is); the other steps were made; once the cause is gone the next open
+    with a ledger finishes it."""
+    root = tmp_path / "v"
+    v = _secret_vault(root)
+    plan = v.forget_plan(subject="zanzibar")
+    monkeypatch.setattr(Ledger, "redact", _full)
+    with pytest.raises(ErasurePending) as got:
+        v.forget(plan)
+    v.close()
+    assert got.value.failed == [("ledger", "", "database or disk is full")]
+    assert "free space" in got.value.fix and "zanzibar" not in got.value.public()
+    assert not (root / "diary.md").exists()
+    for usage in (_ledger(root), None):
+        with pytest.raises(ErasurePending):
+            Vault.open(root, usage=usage, watch=False)
+    monkeypatch.undo()
+    with Vault.open(root, usage=_ledger(root), watch=False) as w:
+        assert len(w.erasures_recovered) == 1
+        with pytest.raises(NoteNotFound):  # (a search would log the subject anew)
+            w.read("diary")
+        assert w.doctor()["intents"]["pending"] == []
+    assert scan(owned_files(root), ["zanzibar"]).occurrences == 0
+
+
+def test_a_failed_step_that_leaves_only_bytes_at_rest_opens_and_retries(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """VACUUM fails (it copies the whole index: on a nearly full disk the likeliest to): the
+    rows are gone, nothing reads the freed pages, so the vault opens; the intent stays
+    pending, `doctor` names the step, and the next open makes it."""
+    root = tmp_path / "v"
+    v = _secret_vault(root)
+    plan = v.forget_plan(subject="zanzibar")
+    monkeypatch.setattr(Index, "vacuum", _full)
+    with pytest.raises(ErasurePending) as got:
+        v.forget(plan)
+    v.close()
+    assert got.value.failed == [("vacuum", "", "database or disk is full")]
+    with Vault.open(root, usage=_ledger(root), watch=False) as w:
+        with pytest.raises(NoteNotFound):
+            w.read("diary")
+        intents = w.doctor()["intents"]
+        assert len(intents["pending"]) == 1
+        assert intents["recovered"][0]["state"] == "pending: vacuum: database or disk is full"
+    monkeypatch.undo()
+    with Vault.open(root, usage=_ledger(root), watch=False) as w:
+        assert w.doctor()["intents"]["pending"] == []
+    assert scan(owned_files(root), ["zanzibar"]).occurrences == 0

@@ -127,7 +127,8 @@ def redact_ledger(conn: sqlite3.Connection, ids: Sequence[int], needles: Sequenc
         sql.replace_state(conn, fold(sql.iter_events(conn), params))
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:  # SQLite rolls back by itself on SQLITE_FULL: a ROLLBACK
+            conn.execute("ROLLBACK")  # then raised "no transaction", hiding the full disk
         raise
     sql.vacuum(conn)
     return done

@@ -165,4 +165,5 @@ def test_a_process_swapping_the_file_for_a_fifo_never_stops_a_reader(tmp_path: P
         stop.touch()
         swapper.wait(timeout=30)
     assert swapper.returncode == 0
-    assert reader.stdout.strip() in ("['None', '[0, 1, 2, 3]']", "['[0, 1, 2, 3]']")
+    # the true rows or None (the swapper may win every time on a loaded machine), never other
+    assert reader.stdout.strip() in ("['None', '[0, 1, 2, 3]']", "['[0, 1, 2, 3]']", "['None']")

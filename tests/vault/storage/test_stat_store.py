@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from vault import Vault
-from vault.erasure import _drop_derived
+from vault.erasure_steps import drop_derived as _drop_derived
 from vault.storage import stat_cache, stat_store
 from vault.storage.columns import Strings
 from vault.storage.index import Index

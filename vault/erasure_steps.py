@@ -1,0 +1,194 @@
+"""The steps of an erasure (vault/erasure.py), and what a failed one means.
+
+Every step is idempotent and independent of the others' success, so each is tried even when
+one before it failed (a note that cannot be removed does not keep the others, or the ledger,
+from being erased), and the intent, which stays while any failed, makes them all again at
+the next open. The steps that need no new bytes come first (the notes, the trash copies and
+the derived files are removals): on a full disk they free room, often enough for the SQLite
+steps that follow.
+
+A failed step is *blocking* when it leaves erased text where a read, a search, a report or a
+client can reach it: a note or a trash copy still there (the next sync indexes it again), the
+derived files (terms, paths), the index rows, the learning log (search texts naming the
+subject). The vault does not open while such a step is pending (ErasurePending, saying what
+to do): masking the erased notes instead would have to filter every path that reads the
+index, the files and the log (search and its snippets, links, backlinks, neighbors, export,
+the REPL's host functions, the hooks' memory, `rmh serve`), and one missed path serves what
+the user asked never to see again; failing closed keeps the promise with one check. The
+other steps keep bytes that nothing serves: the embedding rows (vectors under hashed keys,
+in the vault's cache and the shared one) and the freed pages that VACUUM rewrites. Their
+failure, on a full disk the likeliest (VACUUM copies the whole index), leaves the vault open;
+the intent stays pending (`doctor` lists the step) and the next open tries again.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import sqlite3
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import TypeVar
+
+from .errors import ErasurePending, PermissionDenied, ReadOnlyVault, is_disk_full
+from .learning.usage import UsageRecorder
+from .retrieval import dense_store, ivf_store, lexical_store, stamped
+from .storage import catch_up, edge_store, note_store, stat_store
+from .storage.anchored import prune_below, remove_below
+from .storage.embeddings import EmbeddingCache, SharedEmbeddingCache, TieredEmbeddingCache
+from .storage.erase import ErasurePlan
+from .storage.index import Index
+from .storage.store import STATE_DIR, TRASH_DIR, Store
+
+T = TypeVar("T")
+AT_REST = ("embeddings", "shared cache", "vacuum")  # steps whose failure serves nothing
+_DENIED = (errno.EACCES, errno.EPERM, errno.EROFS)
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One failed step: `step` (note, trash, derived files, index, embeddings, shared cache,
+    ledger, vacuum), `target` (the note or file; "" for the index's and ledger's steps),
+    `error` (one line), and what kind of failure it was."""
+
+    step: str
+    target: str
+    error: str
+    disk_full: bool
+    denied: bool
+
+    @property
+    def blocking(self) -> bool:
+        return self.step not in AT_REST
+
+    def to_json(self) -> dict[str, str]:
+        return {"step": self.step, "target": self.target, "error": self.error}
+
+
+@dataclass
+class Done:
+    """What the steps did: embedding rows removed, the ledger's counts, the failures."""
+
+    removed: int = 0
+    learning: dict[str, int] = field(default_factory=dict)
+    failed: list[Failure] = field(default_factory=list)
+
+    @property
+    def blocking(self) -> list[Failure]:
+        return [f for f in self.failed if f.blocking]
+
+
+def _line(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.errno is not None:
+        return os.strerror(exc.errno)  # no path: the step names its target
+    return " ".join(str(exc).split())[:300] or type(exc).__name__
+
+
+def _denied(exc: BaseException) -> bool:
+    if isinstance(exc, (PermissionDenied, ReadOnlyVault)):
+        return True
+    if isinstance(exc, sqlite3.Error):
+        return "readonly" in str(exc)
+    return isinstance(exc, OSError) and exc.errno in _DENIED
+
+
+def run(store: Store, index: Index, cache: EmbeddingCache | None, usage: UsageRecorder,
+        todo: ErasurePlan, sync: Callable[[list[str]], object],
+        extra_files: Sequence[Path]) -> Done:
+    """Make every step of `todo` (module docstring), each counted as one operation for fault
+    injection (Store.count_op) when it succeeds, so a crash test can kill between any two."""
+    done = Done()
+
+    def attempt(step: str, target: str, action: Callable[[], T]) -> T | None:
+        try:
+            got = action()
+        except Exception as exc:  # every step is tried; the failure is reported, typed
+            done.failed.append(Failure(step, target, _line(exc), is_disk_full(exc),
+                                       _denied(exc)))
+            return None
+        return got
+
+    for path in todo.notes:
+        attempt("note", path, partial(store.erase, path))
+    root = str(store.root)
+    for rel in todo.trash:  # through folder descriptors: a folder swapped for a link is not
+        attempt("trash", rel, partial(_trash, store, root, rel))  # followed (anchored.py)
+    state = store.root / STATE_DIR
+    attempt("derived files", STATE_DIR, partial(_counted, store, drop_derived, state))
+    attempt("index", "", partial(_counted, store, sync, list(todo.notes)))
+    keys = list(todo.chunk_keys)
+    done.removed = attempt("embeddings", "", partial(
+        _counted, store, index.forget_embeddings, keys)) or 0
+    for name, opened in sorted(_shared_caches(cache, extra_files).items()):
+        done.removed += attempt("shared cache", name, partial(
+            _counted, store, lambda c: c().forget_embeddings(keys), opened)) or 0
+    done.learning = attempt("ledger", "", partial(
+        _counted, store, usage.redact, list(todo.ids), list(todo.needles))) or {}
+    attempt("derived files", STATE_DIR, partial(_counted, store, drop_derived, state))
+    attempt("vacuum", "", partial(_counted, store, index.vacuum))
+    return done
+
+
+def _counted(store: Store, action: Callable[..., T], *args: object) -> T:
+    got = action(*args)
+    store.count_op()
+    return got
+
+
+def _shared_caches(cache: EmbeddingCache | None, extra_files: Sequence[Path]
+                   ) -> dict[str, Callable[[], SharedEmbeddingCache]]:
+    """The shared embedding caches to erase from, by path: the files named, and the one the
+    vault's cache reads through (opened already)."""
+    shared: dict[str, Callable[[], SharedEmbeddingCache]] = {
+        str(p): partial(SharedEmbeddingCache, p) for p in extra_files}
+    if isinstance(cache, TieredEmbeddingCache) and isinstance(cache.shared,
+                                                             SharedEmbeddingCache):
+        held = cache.shared
+        shared.setdefault(str(held.path), lambda: held)
+    return shared
+
+
+def _trash(store: Store, root: str, rel: str) -> None:
+    where = f"{TRASH_DIR}/{rel}"
+    if remove_below(root, where):
+        store.count_op()
+    prune_below(root, where.rpartition("/")[0], len(TRASH_DIR.split("/")))
+
+
+def pending(intent: str, failed: Sequence[Failure], needles: Sequence[str]) -> ErasurePending:
+    """The error for an erasure whose `failed` steps keep it pending, with what to do."""
+    fixes = []
+    if any(f.disk_full for f in failed):
+        fixes.append("free space on the disk that holds the vault (and the shared embedding "
+                     "cache)")
+    if any(f.denied for f in failed):
+        fixes.append("let this user remove or write the files named (their folder's owner or "
+                     "mode, an immutable attribute: `chattr -i`, a read-only mount)")
+    if not fixes:
+        fixes.append("remove the cause named")
+    fix = ("; ".join(fixes) + ", then run any rmh command (`rmh doctor`): its open finishes "
+           "the erasure")
+    return ErasurePending(intent, [(f.step, f.target, f.error) for f in failed], fix,
+                          tuple(needles))
+
+
+def drop_derived(state: Path) -> None:
+    """Remove the persisted retrieval structures (retrieval/dense_store.py, lexical_store.py,
+    ivf_store.py, storage/edge_store.py, note_store.py, stat_store.py) and the catch-up
+    record (storage/catch_up.py: the paths changed since the saved base): they hold the
+    erased notes' chunk keys, terms and vectors, digests of their paths and links, their
+    paths and text; the next search rebuilds them from the notes that remain."""
+    for path in [state / lexical_store.FILE, state / lexical_store.LEGACY,
+                 *sorted(state.glob(f".{lexical_store.FILE}.*.tmp")),
+                 state / dense_store.INDEX, state / ivf_store.INDEX,
+                 state / edge_store.FILE, state / note_store.FILE, state / catch_up.FILE,
+                 *sorted(state.glob(f".{catch_up.FILE}.*.tmp")),
+                 *sorted(state.glob(f".{note_store.FILE}.*.tmp")),
+                 state / stat_store.FILE, *sorted(state.glob(f".{stat_store.FILE}.*.tmp")),
+                 *sorted(state.glob(f"{stamped.PREFIX}*.npz")),
+                 *sorted(state.glob(f".{stamped.PREFIX}*.tmp")),
+                 *sorted(state.glob(f"{dense_store.ROWS_PREFIX}*.npy")),
+                 *sorted(state.glob(f"{ivf_store.CODES_PREFIX}*.npy"))]:
+        path.unlink(missing_ok=True)
