@@ -135,7 +135,7 @@ def test_no_import_cycles() -> None:
 # (TYPE_CHECKING and function-level imports included). The facade floor is vault's top-level
 # modules; the package root (`vault/__init__.py`) names the public surface and stands above.
 VAULT_FLOORS = ("errors", "notes", "storage", "learning", "retrieval", "facade", "conversation")
-FACADE = {"core", "parts", "writes", "landing", "erasure"}
+FACADE = {"core", "parts", "writes", "landing", "erasure", "erasure_steps"}
 # beside errors: the cooperative stop every floor may check, and the map of positions after
 # a removal, which every floor that keeps positions follows
 GROUND = {"cancel", "shift"}
