@@ -153,8 +153,8 @@ def test_prepend_and_append_keep_a_block_whatever_its_last_line() -> None:
     with the text, and the note lost its tags. Seeded generation over the shapes."""
     for seed in range(300):
         rng = random.Random(seed)
-        text, kind = _shaped(rng), rng.choice(["prepend", "append"])
-        edit = Edit(kind, rng.choice(["top", "top\n", "a\r\nb", ""]))
+        text, added = _shaped(rng), rng.choice(["top", "top\n", "a\r\nb", ""])
+        edit = Edit("prepend", added) if rng.random() < 0.5 else Edit("append", added)
         out = apply(text, edit)
         block = find_block(out)
         assert block is not None and out[block.yaml_start:block.yaml_end] == text[
