@@ -47,3 +47,16 @@ def test_a_nul_past_the_probe_is_text_as_the_reader_says(tmp_path: Path) -> None
         text = "z" * BINARY_PROBE_BYTES + "\x00tail"
         v.write("late.md", text)
         assert v.read("late.md", learn=False).text == text
+
+
+def test_a_journalled_change_with_a_binary_note_is_refused_before_any_write(
+        tmp_path: Path) -> None:
+    """Several notes written as one operation (an ingest built by code, a correction) are
+    checked before the first write, so none lands when one would be refused midway."""
+    root = tmp_path / "v"
+    with Vault.init(root) as v:
+        before = files(root)
+        with pytest.raises(NotText), v.journalled([("x.md", "fine\n"), ("y.md", "a\x00b")]):
+            v.write("x.md", "fine\n")
+            v.write("y.md", "a\x00b")
+        assert files(root) == before
