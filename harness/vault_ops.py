@@ -105,6 +105,7 @@ class WriteTicket:
 
     limit: int
     size: int | None = None
+    notes: tuple[str, ...] | None = None  # a writer of several notes (correct): their paths
 
 
 _TICKET: contextvars.ContextVar[WriteTicket | None] = contextvars.ContextVar(
@@ -159,9 +160,17 @@ class VaultCalls:
 
     def correct(self, note: str, action: str, value: str | None = None, reason: str = "",
                 by: str = "agent") -> dict[str, Any]:
-        """Confirm, reject or supersede a fact note (harness.fact_tools.correct_note)."""
-        return self.thread.call(lambda: correct_note(self.vault, note, action, value=value,
+        """Confirm, reject or supersede a fact note (harness.fact_tools.correct_note); under a
+        write ticket, reports the notes it wrote and their sizes after."""
+        done = self.thread.call(lambda: correct_note(self.vault, note, action, value=value,
                                                      reason=reason, by=by))
+        ticket = _TICKET.get()
+        if ticket is not None:
+            paths = tuple(str(p) for p in done["written"])
+            ticket.notes = tuple(p.lower() for p in paths)
+            ticket.size = sum(self.thread.call(lambda: [
+                self.vault.read(p, learn=False).size for p in paths]))
+        return done
 
     def why(self, note: str) -> dict[str, Any]:
         """Where `note` came from and what it was used for (harness.fact_tools.why_note)."""

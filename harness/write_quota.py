@@ -16,6 +16,8 @@ charged its content argument). A call's arguments are checked once, before the c
 run as checked (`OperationCall.bind` and `.run`). The exec boundary is
 the sandbox's own (`sandbox.current_exec().serial`), so no caller has to reset anything; calls
 made outside an exec are charged to the session only.
+`correct` (`REPORTING`) writes notes its arguments do not name (a supersede's new value's
+note): it is charged what it reports through the ticket once it ran.
 """
 
 from __future__ import annotations
@@ -39,6 +41,20 @@ from .vault_ops import write_ticket
 # note's size after the write (the ticket).
 WRITERS: dict[str, Operation] = {op.repl: op for op in OPERATIONS
                                  if op.repl is not None and op.writes is not None}
+
+
+# Writers whose notes and bytes are known once they ran (`correct`: the note, and on a
+# supersede the new value's note): refused before they run when the quota has no room for the
+# notes they may write, then charged the notes they wrote and those notes' sizes after, which
+# they report through the ticket. One such call can pass the byte budget by what it wrote (a
+# fact note: a few hundred bytes); the next is refused.
+REPORTING: dict[str, Operation] = {op.repl: op for op in OPERATIONS if op.repl == "correct"}
+
+
+def _may_write(arguments: Mapping[str, Any]) -> list[str]:
+    """The quota keys a `correct` call may write: its note, and a new note on a supersede."""
+    key = str(arguments["note"]).strip().lower()
+    return [key, key + "\0superseding"] if arguments.get("action") == "supersede" else [key]
 
 
 def _target(op: Operation, arguments: Mapping[str, Any]) -> tuple[str, int]:
@@ -75,8 +91,8 @@ class WriteQuota:
         self._exec_serial = -1
         self._lock = threading.Lock()
 
-    def _charge(self, note: str, size: int, commit: bool) -> int:
-        """Commit `size` bytes for `note`, or check that they fit and return the bytes left
+    def _charge(self, notes: list[str], size: int, commit: bool) -> int:
+        """Commit `size` bytes for `notes`, or check that they fit and return the bytes left
         (the smallest of the exec's and the session's)."""
         lim = self.limits
         left = lim.session_bytes
@@ -90,10 +106,10 @@ class WriteQuota:
             for tally, max_bytes, max_notes, scope in tallies:
                 if commit:
                     tally.bytes += size
-                    tally.notes.add(note)
+                    tally.notes.update(notes)
                 elif tally.bytes + size > max_bytes:
                     raise QuotaExceeded(f"bytes written per {scope}", max_bytes)
-                elif note not in tally.notes and len(tally.notes) >= max_notes:
+                elif len(tally.notes) + len(set(notes) - tally.notes) > max_notes:
                     raise QuotaExceeded(f"notes written per {scope}", max_notes)
                 left = min(left, max_bytes - tally.bytes)
         return left
@@ -107,14 +123,19 @@ class WriteQuota:
         @functools.wraps(fn)  # keeps the signature the host checks calls against
         def call(*args: Any, **kwargs: Any) -> Any:
             arguments = fn.bind(args, kwargs)  # once: a bad argument fails here, charged nothing
-            key, size = _target(op, arguments)
+            if op.writes is None:  # a REPORTING writer
+                keys, size = _may_write(arguments), 0
+            else:
+                key, size = _target(op, arguments)
+                keys = [key]
             try:
-                left = self._charge(key, size, commit=False)
+                left = self._charge(keys, size, commit=False)
             except QuotaExceeded as exc:
                 raise HostFunctionError(type(exc).__name__, str(exc)) from exc
             with write_ticket(left) as ticket:
                 result = fn.run(arguments)
-            self._charge(key, size if ticket.size is None else ticket.size, commit=True)
+            self._charge(list(ticket.notes or keys[:1]),
+                         size if ticket.size is None else ticket.size, commit=True)
             return result
 
         return call
@@ -124,8 +145,9 @@ class WriteQuota:
         the operation's own host function, harness.tools.OperationCall)."""
         out = dict(functions)
         for name, f in functions.items():
-            if name in WRITERS:
+            op = WRITERS.get(name) or REPORTING.get(name)
+            if op is not None:
                 if not isinstance(f.fn, OperationCall):
                     raise TypeError(f"writer {name!r} is not an operation's host function")
-                out[name] = replace(f, fn=self._guard(WRITERS[name], f.fn))
+                out[name] = replace(f, fn=self._guard(op, f.fn))
         return out

@@ -20,7 +20,7 @@ from .notes.relinks import moved, relink_plan
 from .parts import VaultParts
 from .storage.guard import check_read, check_write
 from .storage.intents import Journal, MoveIntent, Rewrite, WritesIntent, apply_move
-from .storage.store import MAX_NOTE_BYTES, TRASH_DIR
+from .storage.store import BINARY_PROBE_BYTES, MAX_NOTE_BYTES, TRASH_DIR
 
 EDIT_TRIES = 3  # an unguarded edit recomputed on bytes another writer changed meanwhile
 
@@ -178,11 +178,14 @@ class VaultWrites(VaultParts):
 
 def _fits(path: str, text: str, when: str = "") -> None:
     """QuotaExceeded when `text` is over MAX_NOTE_BYTES, NotText when it cannot be UTF-8
-    (a lone surrogate), as the store's write would refuse it, checked before a change of
-    several files begins."""
+    (a lone surrogate) or would be binary (a NUL in its first 8 KiB), as the store's write
+    would refuse it, checked before a change of several files begins."""
     try:
-        size = len(text.encode("utf-8"))
+        data = text.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise NotText(path, "not utf-8 encodable") from exc
+    size = len(data)
+    if b"\x00" in data[:BINARY_PROBE_BYTES]:
+        raise NotText(path, "a NUL byte in the first 8 KiB: binary")
     if size > MAX_NOTE_BYTES:
         raise QuotaExceeded(f"note size of {path}{when} ({size} bytes)", MAX_NOTE_BYTES)

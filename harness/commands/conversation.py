@@ -76,7 +76,9 @@ def cmd_note(args: argparse.Namespace) -> int:
 
 def cmd_end_session(args: argparse.Namespace) -> int:
     with plain_vault(args.vault) as v:
-        decisions = list(session_end(v.corpus(), args.id, args.session))
+        corpus = v.corpus()
+        read = dict(zip(corpus.paths, corpus.content_hashes, strict=True))  # what was decided on
+        decisions = list(session_end(corpus, args.id, args.session))
         done = 0
         if decisions and (args.apply or (v.root / ".rmh" / LEDGER_FILE).exists()):
             ledger = open_ledger(v.root)
@@ -84,8 +86,8 @@ def cmd_end_session(args: argparse.Namespace) -> int:
                 gone = ledger.archived([d.id for d in decisions])
                 decisions = [d for d, g in zip(decisions, gone, strict=True) if not g]
                 for d in decisions if args.apply else []:
-                    if d.action == "promote":
-                        v.write(d.note, d.text)
+                    if d.action == "promote":  # an edit made since is kept (edit_conflict)
+                        v.write(d.note, d.text, expected_hash=read.get(d.note))
                     else:
                         ledger.archive(d.id, time.time(), f"working: {d.reason}")
                     done += 1
@@ -109,7 +111,7 @@ def cmd_demote(args: argparse.Namespace) -> int:
         text = demoted_text(rec.frontmatter, rec.body)
         if text is None:
             fail(f"{rec.note} was not promoted from working memory")
-        v.write(rec.note, text)
+        v.write(rec.note, text, expected_hash=rec.hash)  # an edit made since is kept
     emit(args, {"note": rec.note, "tier": "working"}, f"{rec.note} is a working note again")
     return 0
 

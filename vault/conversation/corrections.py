@@ -31,7 +31,15 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import EditRefused
 from ..notes.note import parse, render
-from ..notes.trust import apply, is_claim, kept_fields, not_current, transition, trust_of
+from ..notes.trust import (
+    apply,
+    is_claim,
+    kept_fields,
+    links_in,
+    not_current,
+    transition,
+    trust_of,
+)
 from .facts import sentence
 from .layout import fact_path, link
 from .per_corpus import kept
@@ -104,6 +112,9 @@ def correct(vault: Vault, note: str, action: str, *, by: str, at: datetime | str
     new_value = " ".join((value or "").split()).lower()  # as extraction writes values
     if not new_value or new_value.casefold() == str(fm.get("value", "")).casefold():
         raise EditRefused("correct", "supersede needs a new value, different from the old")
+    if fm.get("subject") in (None, ""):  # the new value's note is (subject, key, value)
+        raise EditRefused("correct", f"{rec.note} names no subject: supersede needs one "
+                          "(confirm or reject it instead)")
     cid, subject, key = str(fm.get("conversation", "")), str(fm["subject"]), str(fm["key"])
     target = fold(subject, key, new_value)
     found = next((p for p, f in _claims(vault.corpus()) if triple_of(f) == target
@@ -113,7 +124,7 @@ def correct(vault: Vault, note: str, action: str, *, by: str, at: datetime | str
         new = vault.read(found, learn=False)
         new_fm = parse(new.text).frontmatter
         nf = transition(new_fm, "confirmed", by, when, reason)
-        nf["corrects"] = sorted({*kept_fields(new_fm).get("corrects", []), old_link})
+        nf["corrects"] = sorted({*links_in(new_fm.get("corrects")), old_link})
         nf.pop("superseded_by", None)
         new_path, new_text, new_hash = found, apply(new.text, nf), new.hash
     else:

@@ -76,6 +76,29 @@ class Conversation:
         return tuple(t for s in self.sessions for t in s.turns)
 
 
+# What no note can hold: a NUL makes a note binary to every reader (and to the index), and a
+# lone surrogate (a `\ud83d` cut from its pair, as agent transcripts carry) is no UTF-8 and
+# stops the parser. json.loads has already joined every valid pair, so any left is lone.
+_NOT_TEXT = re.compile("[\x00\ud800-\udfff]")
+
+
+def _text(value: str) -> str:
+    return _NOT_TEXT.sub("\ufffd", value)
+
+
+def text_only(conv: Conversation) -> Conversation:
+    """`conv` with each NUL and lone surrogate in its ids, speakers, texts, roles and entities
+    replaced by U+FFFD (as a UTF-8 decoder marks what it cannot read)."""
+    def turn(t: Turn) -> Turn:
+        ents = None if t.entities is None else tuple(_text(e) for e in t.entities)
+        return replace(t, turn_id=_text(t.turn_id), speaker=_text(t.speaker),
+                       text=_text(t.text), role=_text(t.role), entities=ents)
+
+    return Conversation(_text(conv.conversation_id), tuple(
+        Session(_text(s.session_id), s.when, tuple(turn(t) for t in s.turns))
+        for s in conv.sessions))
+
+
 def with_entities(conv: Conversation,
                   per_turn: Sequence[Sequence[str] | None]) -> Conversation:
     """`conv` with the entities of each turn (in `turns()` order) supplied: a list replaces
@@ -231,5 +254,5 @@ def load(text: str, fmt: str = "auto") -> tuple[Conversation, ...]:
     for item in items:
         if not isinstance(item, Mapping):
             raise ConversationFormatError("every item must be a JSON object")
-        out.append(parser[kind](item))
+        out.append(text_only(parser[kind](item)))
     return tuple(out)

@@ -15,6 +15,10 @@ value rejected anywhere in the vault is written rejected (`corrections.carry`).
 
 Re-ingesting the same conversation is a no-op: a note is written only when its rendered text
 differs from the file (compared by the sha256 the index keeps), so nothing changes on disk.
+Each such write is a compare-and-swap against the bytes that decision (and the trust carried)
+was based on: a note another process changed since the ingest began (a correction made while
+the turns were parsed) fails it, and the ingest starts again from the vault as it is, up to
+`ATTEMPTS` times (then EditConflict), so the change is carried, never overwritten.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..errors import EditConflict
 from ..notes.hashing import content_hash
 from ..notes.note import render
 from .corrections import carry
@@ -42,6 +47,7 @@ if TYPE_CHECKING:
 SUMMARY_MAX = 5
 TRAJECTORY_MAX = 50
 TIES_MAX = 5
+ATTEMPTS = 3  # ingests started again after a note changed under them (module docstring)
 
 
 @dataclass(frozen=True)
@@ -165,11 +171,22 @@ def _build(conv: Conversation, use_nlp: bool = True) -> tuple[list[tuple[str, st
 def ingest(vault: Vault, conversations: Conversation | Sequence[Conversation], *,
            use_nlp: bool = True) -> IngestReport:
     """Write the notes of one or more conversations; unchanged notes are not rewritten.
-    `use_nlp` False: no parse, the rules alone (the harness's `[extract] entities = "rules"`)."""
+    `use_nlp` False: no parse, the rules alone (the harness's `[extract] entities = "rules"`).
+    EditConflict when notes kept changing under it `ATTEMPTS` times (module docstring)."""
     convs = [conversations] if isinstance(conversations, Conversation) else list(conversations)
+    written: dict[str, None] = {}  # across attempts: what one wrote before a conflict counts
+    for _ in range(ATTEMPTS - 1):
+        try:
+            return _ingest(vault, convs, use_nlp, written)
+        except EditConflict:
+            continue
+    return _ingest(vault, convs, use_nlp, written)
+
+
+def _ingest(vault: Vault, convs: Sequence[Conversation], use_nlp: bool,
+            written: dict[str, None]) -> IngestReport:
     corpus = vault.corpus()
     stored = dict(zip(corpus.paths, corpus.content_hashes, strict=True))
-    written: list[str] = []
     paths: list[str] = []
     unchanged = turns = sessions = entities = rules = 0
     with vault.batch():
@@ -182,8 +199,8 @@ def ingest(vault: Vault, conversations: Conversation | Sequence[Conversation], *
             paths += [p for p, _ in notes]
             with vault.journalled(changed):  # a kill midway: the next open finishes them
                 for path, text in changed:
-                    vault.write(path, text)
-                    written.append(path)
+                    vault.write(path, text, expected_hash=stored.get(path))
+                    written[path] = None
             turns += len(conv.turns())
             sessions += sum(1 for s in conv.sessions if s.turns)
     entities = sum(1 for p in paths if "/entities/" in p)

@@ -42,7 +42,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..errors import ConversationFormatError
-from .formats import FORMATS, Conversation, Session, Turn, load
+from .formats import FORMATS, Conversation, Session, Turn, load, text_only
 
 TRANSCRIPT_FORMATS: tuple[str, ...] = ("claude-code", "codex", "openai")
 TOOL_ARG_CHARS = 80
@@ -325,7 +325,13 @@ def load_report(text: str, fmt: str = "auto", default_id: str = "conversation") 
 
     JSON formats (simple, LoCoMo, LongMemEval, OpenAI chat) are decoded whole and a bad file
     is a ConversationFormatError; the JSONL transcripts are read line by line and a bad line
-    is a problem, skipped. `default_id` names a conversation whose file names none."""
+    is a problem, skipped. `default_id` names a conversation whose file names none. A NUL or
+    a lone surrogate in any of it is U+FFFD (formats.text_only)."""
+    loaded = _load_report(text, fmt, default_id)
+    return Loaded(tuple(text_only(c) for c in loaded.conversations), loaded.problems)
+
+
+def _load_report(text: str, fmt: str, default_id: str) -> Loaded:
     if fmt not in ALL_FORMATS:
         raise ConversationFormatError(f"unknown format {fmt!r}; one of {', '.join(ALL_FORMATS)}")
     if fmt == "claude-code":
@@ -341,13 +347,13 @@ def load_report(text: str, fmt: str = "auto", default_id: str = "conversation") 
                 raise ConversationFormatError(
                     "format not recognised (neither JSON nor a Claude Code / Codex JSONL)"
                 ) from None
-            return load_report(text, kind, default_id)
+            return _load_report(text, kind, default_id)
         if is_openai_chat(obj):
             return parse_openai(obj, default_id)
         if isinstance(obj, Mapping) and "sessions" not in obj:
             kind = detect_jsonl(text)  # a one-line JSONL file is also valid JSON
             if kind is not None:
-                return load_report(text, kind, default_id)
+                return _load_report(text, kind, default_id)
         return Loaded(load(text, "auto"))
     if fmt == "openai":
         try:

@@ -6,7 +6,8 @@ person's edits elsewhere in the note (whitespace, line endings, frontmatter) sur
 
     append        text added at the end; a newline first when the note does not end in one
     prepend       text inserted at the start of the body: after the frontmatter block when
-                  there is one (a leading BOM stays first), else at the very start
+                  there is one (a leading BOM stays first), else at the very start; a block
+                  whose closing fence ends the file gets a newline after it first
     section       the body of the section under a heading (ATX "#" .. "######", outside
                   fenced code) is replaced: from the line after the heading up to the next
                   heading of the same or a higher level (or the end). `heading` is its text
@@ -91,6 +92,17 @@ def body_start(text: str) -> int:
     return 1 if text.startswith(BOM) else 0
 
 
+def _prepend_at(text: str, added: str) -> tuple[int, str]:
+    """Where prepended text goes, and the line ending it needs first: without one, text after
+    a closing fence that ends the file would fuse with it (`---top`), and the note would lose
+    its frontmatter."""
+    at = body_start(text)
+    block = find_block(text)
+    if block is None or not added or at < len(text) or text.endswith("\n"):
+        return at, ""
+    return at, "\n" if text.endswith("\r") else block.newline
+
+
 def _section_span(text: str, heading: str, replacement: str) -> tuple[int, int, str]:
     """(end of the heading line, end of its section, the replacement as inserted)."""
     wanted = heading.strip().lstrip("#").strip()
@@ -144,7 +156,7 @@ def size_after(text: str, edit: Edit) -> int:
         sep = text and not text.endswith("\n") and edit.text
         return size + (1 if sep else 0) + _utf8(edit.text)
     if edit.kind == "prepend":
-        return size + _utf8(edit.text)
+        return size + _utf8(_prepend_at(text, edit.text)[1] + edit.text)
     if edit.kind == "section":
         assert edit.heading
         head_end, end, replacement = _section_span(text, edit.heading, edit.text)
@@ -161,8 +173,8 @@ def apply(text: str, edit: Edit) -> str:
         sep = "\n" if text and not text.endswith("\n") and edit.text else ""
         return text + sep + edit.text
     if edit.kind == "prepend":
-        at = body_start(text)
-        return text[:at] + edit.text + text[at:]
+        at, sep = _prepend_at(text, edit.text)
+        return text[:at] + sep + edit.text + text[at:]
     if edit.kind == "section":
         assert edit.heading
         head_end, end, replacement = _section_span(text, edit.heading, edit.text)

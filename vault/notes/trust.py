@@ -32,12 +32,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .frontmatter import find_block
 from .note import update_frontmatter
 
 STATES = ("provisional", "confirmed", "rejected")
 FIELDS = ("trust", "trust_by", "trust_at", "trust_reason", "trust_history", "superseded_by",
           "corrects")
-_LINE = re.compile(r"^> Trust: [^\n]*\n(?:\n)?", re.M)
+_LINE = re.compile(r"^> Trust: [^\n]*\n(?:\r?\n)?", re.M)
+_TITLE = re.compile(r"# [^\n]*\n(?:\r?\n)?")
 
 
 @dataclass(frozen=True)
@@ -59,7 +61,9 @@ class Trust:
                 "current": self.current, "superseded_by": list(self.superseded_by)}
 
 
-def _links(value: object) -> tuple[str, ...]:
+def links_in(value: object) -> tuple[str, ...]:
+    """The links a `superseded_by` or `corrects` value holds: one string, or a list's
+    non-empty items (anything else an editor may have written there holds none)."""
     if isinstance(value, str) and value:
         return (value,)
     if isinstance(value, list):
@@ -74,7 +78,7 @@ def trust_of(fm: Mapping[str, Any]) -> Trust:
     by = str(fm.get("trust_by") or "extraction")
     at = str(fm.get("trust_at") or fm.get("first_observed") or "")
     return Trust(str(state), by, at, str(fm.get("trust_reason") or ""),
-                 _links(fm.get("superseded_by")))
+                 links_in(fm.get("superseded_by")))
 
 
 def is_claim(fm: Mapping[str, Any]) -> bool:
@@ -84,7 +88,7 @@ def is_claim(fm: Mapping[str, Any]) -> bool:
 
 def not_current(fm: Mapping[str, Any]) -> bool:
     """A claim that is rejected or superseded (left out of default search and context)."""
-    return bool(fm) and (fm.get("trust") == "rejected" or bool(_links(fm.get("superseded_by"))))
+    return bool(fm) and (fm.get("trust") == "rejected" or bool(links_in(fm.get("superseded_by"))))
 
 
 def kept_fields(fm: Mapping[str, Any]) -> dict[str, Any]:
@@ -100,7 +104,9 @@ def transition(fm: Mapping[str, Any], state: str, by: str, at: str, reason: str 
         raise ValueError(f"unknown trust state {state!r} (one of {', '.join(STATES)})")
     out = kept_fields(fm)
     before = trust_of(fm)
-    history = [dict(h) for h in out.get("trust_history", []) if isinstance(h, Mapping)]
+    earlier = out.get("trust_history")  # an editor may have left anything there
+    history = [dict(h) for h in (earlier if isinstance(earlier, list) else [])
+               if isinstance(h, Mapping)]
     history.append({"state": before.state, "by": before.by, "at": before.at,
                     "reason": before.reason})
     out.update(trust=state, trust_by=by, trust_at=at, trust_history=history)
@@ -119,25 +125,24 @@ def apply(text: str, fields: Mapping[str, Any]) -> str:
     line = _line(fields)
     if not line:
         return out
-    title = re.search(r"^# [^\n]*\n(?:\n)?", _body_start(out), re.M)
-    start = len(out) - len(_body_start(out))
-    at = start + title.end() if title is not None and title.start() == 0 else start
-    return out[:at] + line + "\n\n" + out[at:]
-
-
-def _body_start(text: str) -> str:
-    if text.startswith("---"):
-        end = text.find("\n---", 3)
-        if end >= 0:
-            nl = text.find("\n", end + 4)
-            return text[nl + 1:] if nl >= 0 else ""
-    return text
+    # The body starts where the parser's block ends (a byte-order mark, CRLF and a `...`
+    # fence included); a closing fence that ends the file gets its line ending first, or the
+    # trust line would fuse onto it (`---> Trust:`) and the note would lose its frontmatter.
+    block = find_block(out)
+    nl = "\n" if block is None else block.newline
+    start = (1 if out.startswith("\ufeff") else 0) if block is None else block.body_start
+    if block is not None and not out[:start].endswith("\n"):
+        out += "\n" if out.endswith("\r") else nl
+        start = len(out)
+    title = _TITLE.match(out, start)
+    at = start if title is None else title.end()
+    return out[:at] + line + nl + nl + out[at:]
 
 
 def _line(fields: Mapping[str, Any]) -> str:
     state = fields.get("trust")
-    sup = _links(fields.get("superseded_by"))
-    cor = _links(fields.get("corrects"))
+    sup = links_in(fields.get("superseded_by"))
+    cor = links_in(fields.get("corrects"))
     if state is None and not sup and not cor:
         return ""
     parts = [f"> Trust: {state or 'provisional'}"]

@@ -50,7 +50,7 @@ from .corpus import MAX_CHAIN, BaseRef, Corpus, CorpusDelta, chain_depth
 from .index import Index
 from .link_targets import alias_key, link_keys, note_keys
 from .overlay import Column, Patch, kept_rows
-from .snapshot import IndexLinks, Snapshot
+from .snapshot import IndexLinks, Snapshot, resolved
 
 
 def advance(prev: Snapshot, index: Index, paths: Sequence[str],
@@ -90,7 +90,7 @@ def advance(prev: Snapshot, index: Index, paths: Sequence[str],
             return None  # another writer since the rows were read: rebuild
         for s in sorted(sources):
             lns = links[s] if s in links else index.links_of(s)  # unchanged note: same links
-            dsts = {resolver.resolve(ln, resolver.id_path[s]) for ln in lns}
+            dsts = {d for _, d in resolved(resolver, lns, resolver.id_path[s])}
             out_edges[corpus.position(s)] = sorted(
                 corpus.position(d) for d in dsts if d is not None and d != s)
     edges = _splice(_dropped(c.edges, gone), out_edges)
@@ -100,8 +100,9 @@ def advance(prev: Snapshot, index: Index, paths: Sequence[str],
     corpus = replace(corpus, edges=edges, delta=delta)
     if "graph" in c.__dict__:  # cached_property: patch it rather than rebuild it lazily
         corpus.__dict__["graph"] = _patched_graph(c, corpus, out_edges, gone)
-    targets = prev.targets.plus(
-        (key, i) for i in sorted(rows) for ln in links[i] for key in link_keys(ln, rows[i].path)
+    targets = prev.targets.plus(  # each distinct (kind, target) once (snapshot.resolved)
+        (key, i) for i in sorted(rows) for ln in {(ln.kind, ln.target): ln for ln in links[i]}
+        .values() for key in link_keys(ln, rows[i].path)
     )
     return Snapshot(corpus, resolver, IndexLinks(index, resolver), targets)
 

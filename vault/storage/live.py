@@ -17,6 +17,8 @@ to `on_removed` (learning forgets it), inside a batch too.
 from __future__ import annotations
 
 import logging
+import os
+import stat as st
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 
@@ -31,6 +33,7 @@ from ..errors import (
 from ..notes.rows import LinkRow
 from . import catch_up
 from .corpus import BaseRef
+from .folders import wrap64
 from .increment import advance
 from .index import Index
 from .paths import printable
@@ -145,12 +148,29 @@ class LiveIndex:
         elif changed:
             self._start()
             try:
-                report = sync(self.store, self.index, only=sorted(changed))
+                report = sync(self.store, self.index, only=self._with_links(changed))
             except VaultError:  # a name the store refuses: let the full scan report it
                 self.sync()
                 return
             self._after(report)
             self._rescan = bool(report.errors)  # a failed read is retried by a full scan
+
+    def _with_links(self, changed: Iterable[str]) -> list[str]:
+        """`changed` and the other indexed names of those files that have several (hard
+        links): a write through one name changes them all, and inotify names only the one
+        written, so the others would keep their old text in the index until a full scan."""
+        paths = set(changed)
+        inodes = set()
+        for path in paths:
+            try:  # a hint only (the sync reads through the store): which rows to look at
+                info = os.stat(self.store.root / path, follow_symlinks=False)
+            except (OSError, ValueError):
+                continue
+            if info.st_nlink > 1 and st.S_ISREG(info.st_mode):
+                inodes.add(wrap64(info.st_ino))
+        if inodes:
+            paths.update(p for p, row in self.index.stats().items() if row.inode in inodes)
+        return sorted(paths)
 
     @contextmanager
     def batch(self) -> Iterator[None]:

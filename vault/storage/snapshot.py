@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from array import array
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,20 @@ from .note_store import Columns
 Resolved = list[tuple[LinkRow, int | None]]
 
 
+def resolved(resolver: Resolver, links: Iterable[LinkRow], source: str) -> Resolved:
+    """Each of `links` (written in note `source`) with the note id it resolves to, each
+    distinct (kind, target) resolved once: `Resolver.resolve` reads nothing else of a link,
+    and one note may repeat a link a million times (`[[x]]` x 10^6 is a 5 MB note)."""
+    done: dict[tuple[str, str], int | None] = {}
+    out: Resolved = []
+    for ln in links:
+        key = (ln.kind, ln.target)
+        if key not in done:
+            done[key] = resolver.resolve(ln, source)
+        out.append((ln, done[key]))
+    return out
+
+
 class IndexLinks(Mapping[int, Resolved]):
     """Note id -> its links in text order, each with its resolved id (None: dangling); read
     from the index on demand, resolved with `resolver`. Ids ascend in iteration."""
@@ -50,7 +64,7 @@ class IndexLinks(Mapping[int, Resolved]):
         path = self._resolver.id_path.get(note_id)
         if path is None:
             raise KeyError(note_id)
-        return [(ln, self._resolver.resolve(ln, path)) for ln in self._index.links_of(note_id)]
+        return resolved(self._resolver, self._index.links_of(note_id), path)
 
     def __iter__(self) -> Iterator[int]:
         return iter(sorted(self._resolver.id_path))
@@ -63,7 +77,7 @@ class IndexLinks(Mapping[int, Resolved]):
         raw = self._index.links()
         for note_id in self:
             path = self._resolver.id_path[note_id]
-            yield note_id, [(ln, self._resolver.resolve(ln, path)) for ln in raw.get(note_id, ())]
+            yield note_id, resolved(self._resolver, raw.get(note_id, ()), path)
 
 
 @dataclass(frozen=True)
@@ -243,11 +257,14 @@ def _unresolved(index: Index, resolver: Resolver, digest: Digest) -> tuple[LinkT
     resolved)."""
     keys = LinkTargets.builder()
     src, src_path = -1, ""
+    seen: set[tuple[str, str]] = set()
     for note_id, ln in index.iter_links():
         if note_id != src:
-            src, src_path = note_id, resolver.id_path[note_id]
+            src, src_path, seen = note_id, resolver.id_path[note_id], set()
         digest.link(note_id, ln)
-        keys.add(link_keys(ln, src_path), src)
+        if (ln.kind, ln.target) not in seen:  # link_keys reads nothing else of a link
+            seen.add((ln.kind, ln.target))
+            keys.add(link_keys(ln, src_path), src)
     return keys.build(), digest.hexdigest()
 
 
@@ -258,10 +275,14 @@ def _resolved(index: Index, resolver: Resolver) -> tuple[LinkTargets, I64, I64]:
     keys = LinkTargets.builder()
     src, src_path = -1, ""
     dsts: set[int] = set()
+    seen: set[tuple[str, str]] = set()
     for note_id, ln in index.iter_links():
         if note_id != src:
             _flush(src, dsts, src_ids, dst_ids)
-            src, src_path, dsts = note_id, resolver.id_path[note_id], set()
+            src, src_path, dsts, seen = note_id, resolver.id_path[note_id], set(), set()
+        if (ln.kind, ln.target) in seen:  # resolves as it did (`resolved`)
+            continue
+        seen.add((ln.kind, ln.target))
         dst = resolver.resolve(ln, src_path)
         if dst is not None and dst != src:
             dsts.add(dst)

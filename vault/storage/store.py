@@ -227,7 +227,8 @@ class Store(FolderView):
         With `expected_hash` (sha256 hex of the bytes the caller read), a compare-and-swap:
         EditConflict unless the file holds exactly those bytes, checked under the write lock
         and again (its identity: inode, size, mtime) right before the rename.
-        QuotaExceeded over MAX_NOTE_BYTES; NotText when `text` holds lone surrogates.
+        QuotaExceeded over MAX_NOTE_BYTES; NotText when `text` holds lone surrogates, or a NUL
+        where `read_text` would call the file binary (the index would skip the note written).
         """
         self.check(path, write=True)  # a refused name takes no lock (nothing is written)
         with self.lock.held():
@@ -240,6 +241,8 @@ class Store(FolderView):
             data = text.encode("utf-8")
         except UnicodeEncodeError as exc:
             raise NotText(path, "not utf-8 encodable") from exc
+        if b"\x00" in data[:BINARY_PROBE_BYTES]:
+            raise NotText(path, "a NUL byte in the first 8 KiB: binary")
         if len(data) > MAX_NOTE_BYTES:
             raise QuotaExceeded(f"note size of {rel}", MAX_NOTE_BYTES)
         target = str(self.resolve(rel, write=True))  # the reasons; the walk below holds

@@ -3,12 +3,15 @@ typed. vault.notes.edits."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vault import EDIT_KINDS, Edit, EditRefused
 from vault.notes.edits import apply, body_start, headings, size_after
+from vault.notes.frontmatter import BOM, find_block
 
 LINE = st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\r\n"),
                max_size=30)
@@ -135,3 +138,26 @@ def test_size_after_of_an_amplifying_replace_builds_nothing() -> None:
     text = "x" * 1000
     edit = Edit("replace", "y" * 300_000, find="x", expected_count=1000)
     assert size_after(text, edit) == 300_000_000  # computed, not built
+
+
+def _shaped(rng: random.Random) -> str:
+    """A note with frontmatter as an editor may leave it: a BOM, CRLF, a `...` fence, and the
+    closing fence ending the file (no newline, or a lone CR)."""
+    nl = rng.choice(["\n", "\r\n"])
+    text = rng.choice(["", BOM]) + f"---{nl}tags: [a]{nl}title: x{nl}" + rng.choice(["---", "..."])
+    return text + rng.choice(["", "", "\r", nl, nl + "body", nl + "# H" + nl + "x" + nl])
+
+
+def test_prepend_and_append_keep_a_block_whatever_its_last_line() -> None:
+    """`---\\ntags: [a]\\n---` + prepend "top" was `---top`: the block's closing fence fused
+    with the text, and the note lost its tags. Seeded generation over the shapes."""
+    for seed in range(300):
+        rng = random.Random(seed)
+        text, added = _shaped(rng), rng.choice(["top", "top\n", "a\r\nb", ""])
+        edit = Edit("prepend", added) if rng.random() < 0.5 else Edit("append", added)
+        out = apply(text, edit)
+        block = find_block(out)
+        assert block is not None and out[block.yaml_start:block.yaml_end] == text[
+            block.yaml_start:block.yaml_end], (seed, text, out)
+        assert edit.text in out[block.body_start:], (seed, text, out)
+        assert size_after(text, edit) == len(out.encode()), (seed, text, out)

@@ -1,0 +1,56 @@
+"""A correction that lands while an ingest builds its notes is kept (vault/conversation/
+ingest.py). The ingest decides what to write from the vault as it was when it began, and
+builds (parses every turn: seconds for a long transcript) before it writes; a `fact reject`
+acknowledged to another process in that window was overwritten by the re-rendered fact note
+carrying the old trust, so the rejected value came back as current. Now each write is a
+compare-and-swap against the bytes the ingest based it on, and a conflict starts it again
+from the vault as it is."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from vault import Vault, correct_fact, ingest_conversations, load_conversations
+from vault.conversation import ingest as ingest_module
+from vault.notes.note import parse
+
+AT = "2026-12-05T00:00:00+00:00"
+FACT = "conversations/ab/facts/sarah lives in paris.md"
+
+
+def conv(extra_turns: int) -> Any:
+    turns = [{"speaker": "Sarah", "text": "I live in Paris.", "role": "user"},
+             {"speaker": "Bot", "text": "Nice city.", "role": "assistant"}]
+    turns += [{"speaker": "Sarah", "text": f"I live in Paris, still, note {i}.", "role": "user"}
+              for i in range(extra_turns)]
+    (c,) = load_conversations(json.dumps({"format": "rmh-conversation/1", "id": "ab", "sessions": [
+        {"id": "s1", "date": "2024-05-01T10:00", "turns": turns}]}))
+    return c
+
+
+def test_a_correction_made_while_an_ingest_builds_is_not_overwritten(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "v"
+    with Vault.init(root) as v:
+        ingest_conversations(v, conv(0), use_nlp=False)
+        assert FACT in v.corpus().paths
+        before = (root / FACT).read_text()
+        real_build = ingest_module._build
+        calls: list[int] = []
+
+        def racing_build(c: Any, use_nlp: bool = True) -> Any:
+            if not calls:  # another process rejects the fact while this ingest builds
+                with Vault.open(root) as other:
+                    correct_fact(other, FACT, "reject", by="user", at=AT, reason="moved")
+            calls.append(1)
+            return real_build(c, use_nlp)
+
+        monkeypatch.setattr(ingest_module, "_build", racing_build)
+        ingest_conversations(v, conv(2), use_nlp=False)  # the grown conversation
+        after = (root / FACT).read_text()
+        assert after != before  # the ingest did update the fact note (its new evidence)
+        assert parse(after).frontmatter.get("trust") == "rejected", after
