@@ -214,6 +214,7 @@ def test_a_forget_pending_at_rest_erases_no_note_written_after_it(tmp_path: Path
         assert r.returncode == 1, r.stderr
         assert [f["step"] for f in json.loads(r.stdout)["error"]["failed"]] == ["shared cache"]
         assert rmh(work, "read", "keep").returncode == 0  # open: nothing erased is readable
+        assert rmh(work, "list", "notes").returncode == 0  # an open with no ledger too
         new.write_text("# Quillon\nLunch with the new Quillon on Friday.\n")
         r = rmh(work, "read", ERASED[0], "--json")
         assert r.returncode == 0 and "Lunch" in r.stdout, r.stdout + r.stderr
