@@ -7,7 +7,9 @@ as /dev/zero never ends, so `RMH_CONFIG` naming one (or such a file put where th
 - a regular file (a symlink to one is followed) is read whole, up to MAX_CONFIG_BYTES;
 - a FIFO or pipe is read because the user named it (`RMH_CONFIG=<(pass show rmh)`, a secret
   kept out of files): opened non-blocking; with no writer at that moment it is refused at
-  once, else read until its writer closes it, at most WAIT_S seconds and MAX_CONFIG_BYTES;
+  once (unless this process read it whole before: those bytes again, as the pipe of
+  `<(...)` is drained by the first load), else read until its writer closes it, at most
+  WAIT_S seconds and MAX_CONFIG_BYTES;
 - anything else (a folder, a device, a socket) is refused without being opened (opening a
   device can act on it).
 
@@ -25,6 +27,9 @@ from pathlib import Path
 
 MAX_CONFIG_BYTES = 1 << 20  # a configuration is a few KiB; more is not one
 WAIT_S = 5.0  # the longest a FIFO's writer may take to write it all
+# FIFOs this process read to their end, by (device, inode): a command that loads the
+# configuration twice (hooks install, doctor) finds `<(...)` drained and writerless then
+_READ: dict[tuple[int, int], bytes] = {}
 
 
 def read_config(path: Path) -> bytes:
@@ -36,7 +41,8 @@ def read_config(path: Path) -> bytes:
         raise OSError(errno.EINVAL, "not a regular file", str(path))
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
     try:
-        mode = os.fstat(fd).st_mode  # swapped since the stat: checked on what was opened
+        st = os.fstat(fd)  # swapped since the stat: checked on what was opened
+        mode = st.st_mode
         if stat.S_ISREG(mode):
             os.set_blocking(fd, True)
             with os.fdopen(os.dup(fd), "rb") as fh:
@@ -46,7 +52,15 @@ def read_config(path: Path) -> bytes:
             return data
         if not stat.S_ISFIFO(mode):
             raise OSError(errno.EINVAL, "not a regular file", str(path))
-        return _from_fifo(fd, path)
+        key = (st.st_dev, st.st_ino)
+        try:
+            data = _from_fifo(fd, path)
+        except OSError as exc:
+            if exc.errno == errno.ENXIO and key in _READ:  # read whole already: the same
+                return _READ[key]
+            raise
+        _READ[key] = data
+        return data
     finally:
         os.close(fd)
 

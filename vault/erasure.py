@@ -96,7 +96,9 @@ def execute(store: Store, index: Index, cache: EmbeddingCache | None, usage: Usa
         if before is not None:
             before()
         done = erasure_steps.run(store, index, cache, usage, todo, sync, extra_files)
-        if done.failed:  # the intent stays: the next open tries every step again
+        if done.failed:  # the intent stays: the next open tries the steps again
+            if not done.blocking:
+                name = _narrow(journal, name, todo, extra_files)
             raise erasure_steps.pending(name, done.failed, todo.needles)
         journal.finish(name)
     # the plan's trash copies too, through a link the walk does not follow: a copy that
@@ -155,7 +157,8 @@ def refuse_pending(store: Store, why: str) -> None:
     """ErasurePending when an erasure is pending that this open will not finish (`why`: no
     learning log to redact, or a vault read only for this process): the index and the files
     may still hold its text, so nothing is served until an open that can finish it does.
-    An intent that is no readable erasure is no reason (it stays pending, `doctor` lists it)."""
+    An intent that is no readable erasure, or one narrowed to its steps at rest (nothing
+    readable left), is no reason (it stays pending, `doctor` lists it)."""
     journal = Journal(store)
     names: list[str] = []
     needles: list[str] = []
@@ -164,7 +167,10 @@ def refuse_pending(store: Store, why: str) -> None:
             intent = journal.load(name)
             if not isinstance(intent, ForgetIntent):
                 continue
-            needles += plan_from_json(intent.plan).needles
+            todo = plan_from_json(intent.plan)
+            if erasure_steps.narrowed(todo):  # only bytes nothing serves: no reason
+                continue
+            needles += todo.needles
         except (OSError, ValueError, KeyError, TypeError, RecursionError):
             continue
         names.append(name)
@@ -194,11 +200,27 @@ def _finish(store: Store, index: Index, cache: EmbeddingCache | None, usage: Usa
     state = "rolled forward"
     if done.failed:  # only bytes nothing serves are left: tried again at the next open
         state = "pending: " + "; ".join(f"{f.step}: {f.error}" for f in done.failed)
+        if not erasure_steps.narrowed(todo):
+            name = _narrow(journal, name, todo, intent.extra_files)
     else:
         journal.finish(name)
     store.recovered.append({"intent": name, "op": "forget", "state": state,
                             "notes": len(todo.notes)})
     return todo
+
+
+def _narrow(journal: Journal, name: str, todo: ErasurePlan,
+            extra_files: Sequence[Path | str]) -> str:
+    """Replace the intent `name`, whose failed steps are all at rest, by one holding only
+    what those need (erasure_steps.at_rest); its name. A kill between the two leaves both
+    (the whole one is made again: as before); no room to write it leaves the whole one."""
+    try:
+        new = journal.record(ForgetIntent(_plan_json(erasure_steps.at_rest(todo)),
+                                          tuple(map(str, extra_files))))
+    except OSError:
+        return name
+    journal.finish(name)
+    return new
 
 
 def _with_sidecars(files: Sequence[Path]) -> list[Path]:

@@ -18,7 +18,8 @@ the user asked never to see again; failing closed keeps the promise with one che
 other steps keep bytes that nothing serves: the embedding rows (vectors under hashed keys,
 in the vault's cache and the shared one) and the freed pages that VACUUM rewrites. Their
 failure, on a full disk the likeliest (VACUUM copies the whole index), leaves the vault open;
-the intent stays pending (`doctor` lists the step) and the next open tries again.
+the intent stays pending (`doctor` lists the step), narrowed to what those steps need
+(`at_rest`), and the next open tries them again, and only them.
 """
 
 from __future__ import annotations
@@ -100,6 +101,7 @@ def run(store: Store, index: Index, cache: EmbeddingCache | None, usage: UsageRe
     """Make every step of `todo` (module docstring), each counted as one operation for fault
     injection (Store.count_op) when it succeeds, so a crash test can kill between any two."""
     done = Done()
+    whole = not narrowed(todo)
 
     def attempt(step: str, target: str, action: Callable[[], T]) -> T | None:
         try:
@@ -116,19 +118,35 @@ def run(store: Store, index: Index, cache: EmbeddingCache | None, usage: UsageRe
     for rel in todo.trash:  # through folder descriptors: a folder swapped for a link is not
         attempt("trash", rel, partial(_trash, store, root, rel))  # followed (anchored.py)
     state = store.root / STATE_DIR
-    attempt("derived files", STATE_DIR, partial(_counted, store, drop_derived, state))
-    attempt("index", "", partial(_counted, store, sync, list(todo.notes)))
+    if whole:
+        attempt("derived files", STATE_DIR, partial(_counted, store, drop_derived, state))
+        attempt("index", "", partial(_counted, store, sync, list(todo.notes)))
     keys = list(todo.chunk_keys)
     done.removed = attempt("embeddings", "", partial(
         _counted, store, index.forget_embeddings, keys)) or 0
     for name, opened in sorted(_shared_caches(cache, extra_files).items()):
         done.removed += attempt("shared cache", name, partial(
             _counted, store, lambda c: c().forget_embeddings(keys), opened)) or 0
-    done.learning = attempt("ledger", "", partial(
-        _counted, store, usage.redact, list(todo.ids), list(todo.needles))) or {}
-    attempt("derived files", STATE_DIR, partial(_counted, store, drop_derived, state))
+    if whole:
+        done.learning = attempt("ledger", "", partial(
+            _counted, store, usage.redact, list(todo.ids), list(todo.needles))) or {}
+        attempt("derived files", STATE_DIR, partial(_counted, store, drop_derived, state))
     attempt("vacuum", "", partial(_counted, store, index.vacuum))
     return done
+
+
+def narrowed(todo: ErasurePlan) -> bool:
+    """Whether `todo` is what is left of an erasure once only steps at rest failed (`at_rest`):
+    chunk keys, no note, id, trash copy or erased string, so nothing readable."""
+    return not (todo.notes or todo.ids or todo.trash or todo.needles)
+
+
+def at_rest(todo: ErasurePlan) -> ErasurePlan:
+    """The part of `todo` its steps at rest need: the chunk keys (the embedding rows; VACUUM
+    needs nothing). What an intent keeps once the other steps were made: a later open makes
+    none of them again (a note written at an erased path since is the user's, events logged
+    since are kept) and no erased string stays on disk in the intent."""
+    return ErasurePlan((), (), (), (), todo.chunk_keys)
 
 
 def _counted(store: Store, action: Callable[..., T], *args: object) -> T:

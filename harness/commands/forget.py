@@ -47,10 +47,11 @@ def cmd_forget(args: argparse.Namespace) -> int:
             emit(args, {"dry_run": True, **todo.to_json()}, "\n".join(lines))
             return 0
         shared = [Path(cfg.embed.shared_cache).expanduser()] if cfg.embed.shared_cache else []
-        had = []
-        done = v.forget(todo, shared,
-                        before=lambda: had.append(hooks_index.forget(v.root, todo.needles)))
-        if any(had):
+        # the hooks' files first, before the intent lands: the prompt hook reads them
+        # without opening the vault, so no open's check guards them while it is pending
+        had = hooks_index.forget(v.root, todo.needles)
+        done = v.forget(todo, shared)
+        if had:
             hooks_index.refresh(v)  # rebuilt from the notes that remain
     human = (f"erased {len(todo.notes)} notes and {len(todo.trash)} trash copies "
              f"({done.embeddings} embeddings, {done.learning.get('events_dropped', 0)} events "

@@ -8,6 +8,7 @@ import errno
 import json
 import os
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -139,3 +140,21 @@ def test_the_cli_reads_a_fifo_config_that_has_a_writer(tmp_path: Path) -> None:
     writer.join()
     assert r.returncode == 0, r.stderr
     assert len(json.loads(r.stdout)["hits"]) == 1
+
+
+@pytest.mark.slow
+def test_a_process_substitution_serves_every_load_of_one_command(tmp_path: Path) -> None:
+    """`RMH_CONFIG=<(...)` is one pipe, drained by the first read: a command that loads the
+    configuration twice (`rmh hooks install`, `rmh doctor`'s sandbox report, `rmh learning
+    NOTE`) found it empty and writerless the second time, a config_error."""
+    root = make_vault(tmp_path)
+    (tmp_path / "project").mkdir()
+    script = ('RMH_CONFIG=<(printf "[search]\\nk = 1\\n") exec "$0" -m harness --vault "$1" '
+              'hooks install claude-code --project "$2" --json')
+    env = {k: v for k, v in os.environ.items() if k not in ("RMH_VAULT", "RMH_CONFIG")}
+    env.update({"PYTHONPATH": str(ROOT), "HOME": str(tmp_path)})
+    r = subprocess.run(["bash", "-c", script, sys.executable, str(root),
+                        str(tmp_path / "project")], env=env, cwd=ROOT, capture_output=True,
+                       text=True, timeout=60, check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert json.loads(r.stdout)["index"]["notes"] == 3

@@ -178,3 +178,50 @@ def test_a_command_that_cannot_finish_a_pending_erasure_serves_nothing(tmp_path:
     r = rmh(work, "list", "notes", "--folder", "people", "--json")
     assert r.returncode == 1 and "quillon" not in r.stdout.casefold(), r.stdout  # gone
     assert occurrences(work) == {}
+
+
+def test_the_prompt_hook_recalls_nothing_of_a_killed_forget(tmp_path: Path) -> None:
+    """The prompt hook answers from the hooks' own index without opening the vault
+    (harness/hooks_recall.py), so no open's check stands between it and a pending erasure:
+    a forget killed once its intent landed, before it erased the hooks' files, left the
+    erased notes recalled into the agent's prompt until some command opened the vault."""
+    template = make_template(tmp_path / "template")
+    (template / "vault" / "rmh.toml").write_text("[hooks]\ndaemon = false\n")
+    start = rmh(template, "hook", "session-start", stdin=json.dumps({"session_id": "a"}))
+    assert start.returncode == 0, start.stderr  # builds the hooks' index
+    ask = json.dumps({"session_id": "a", "prompt": f"who owns {SECRET}, the launch code?"})
+    assert SECRET in rmh(template, "hook", "prompt", stdin=ask).stdout  # recalled before
+    n = _first_pending(template, tmp_path / "probe")
+    for at in (n, n + 1):
+        work = tmp_path / f"work{at}"
+        assert _killed_forget(template, work, at)
+        r = rmh(work, "hook", "prompt", stdin=ask)
+        assert r.returncode == 0 and SECRET.casefold() not in r.stdout.casefold(), (at, r.stdout)
+
+
+def test_a_forget_pending_at_rest_erases_no_note_written_after_it(tmp_path: Path) -> None:
+    """Only the shared embedding cache refused its rows (immutable): the vault opens and the
+    intent stays for the steps at rest. Every open made every step again, the first the
+    removal of the erased paths: a note the user then wrote at one was erased for good by the
+    next command, and the intent kept the erased strings on disk for as long."""
+    work = make_template(tmp_path / "work")
+    shared = work / "shared.sqlite"
+    if not _chattr("+i", shared):
+        pytest.skip("chattr +i is not available here (not root, or a file system without it)")
+    new = work / "vault" / ERASED[0]
+    try:
+        r = rmh(work, "forget", "--subject", SECRET, "--json")
+        assert r.returncode == 1, r.stderr
+        assert [f["step"] for f in json.loads(r.stdout)["error"]["failed"]] == ["shared cache"]
+        assert rmh(work, "read", "keep").returncode == 0  # open: nothing erased is readable
+        assert rmh(work, "list", "notes").returncode == 0  # an open with no ledger too
+        new.write_text("# Quillon\nLunch with the new Quillon on Friday.\n")
+        r = rmh(work, "read", ERASED[0], "--json")
+        assert r.returncode == 0 and "Lunch" in r.stdout, r.stdout + r.stderr
+        assert not [f for f in occurrences(work) if not f.startswith("shared.sqlite")]
+    finally:
+        _chattr("-i", shared)
+    fixed = rmh(work, "doctor", "--json")
+    assert fixed.returncode == 0, fixed.stderr
+    assert json.loads(fixed.stdout)["vault"]["intents"]["pending"] == []
+    assert occurrences(work) == {} and new.exists()
