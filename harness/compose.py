@@ -181,18 +181,17 @@ def open_vault(
         )
 
     usage = (_learning_or_none(root, create) if learning else None) or NullUsage(time.time)
-    with _hooks_forget_pending(root):
-        vault = (Vault.init if create else Vault.open)(root, engine=engine, usage=usage,
-                                                       fault_after=cfg.fault_after_ops)
-    for erased in vault.erasures_recovered:  # a killed `rmh forget`: the hooks' files too
-        hooks_index.forget(root, erased.needles)
-    return vault
+    with _hooks_forget_pending(root):  # a killed `rmh forget`: the hooks' files too
+        return (Vault.init if create else Vault.open)(
+            root, engine=engine, usage=usage, fault_after=cfg.fault_after_ops,
+            own_files=functools.partial(hooks_index.forget, root))
 
 
 @contextlib.contextmanager
 def _hooks_forget_pending(root: Path) -> Iterator[None]:
     """An erasure the open could not finish (ErasurePending) is still erased from the hooks'
-    own files (the prompt hook reads them without opening the vault), then raised."""
+    own files (the prompt hook reads them without opening the vault), then raised. (One it
+    finishes erases them as a step of its own, before its intent goes: `own_files`.)"""
     try:
         yield
     except ErasurePending as exc:
@@ -208,10 +207,9 @@ def learning_vault(vault: str | None) -> tuple[Vault, Ledger]:
     the ledger."""
     root = load(vault=vault).require_vault()
     ledger = open_ledger(root)
-    with _hooks_forget_pending(root):
-        opened = Vault.open(root, usage=ledger)
-    for erased in opened.erasures_recovered:  # a killed `rmh forget`: the hooks' files too
-        hooks_index.forget(root, erased.needles)
+    with _hooks_forget_pending(root):  # a killed `rmh forget`: the hooks' files too
+        opened = Vault.open(root, usage=ledger,
+                            own_files=functools.partial(hooks_index.forget, root))
     return opened, ledger
 
 

@@ -82,20 +82,22 @@ class Vault(VaultWrites):
         auto_sync: bool = True,
         watch: bool = True,
         fault_after: int | None = None,
+        own_files: Callable[[list[str]], object] | None = None,
     ) -> Vault:
         """Open an initialised vault (one with a `.rmh/` folder); NotAVault otherwise.
 
-        The one constructor: the vault is built whole, with its search `engine` (or a
-        function building it from the vault's own embedding cache, the index) and its usage
-        recorder (learning; default: none), and no part is replaced afterwards. Before
-        anything else, multi-file operations a killed process left unfinished are finished
-        (storage/intents.py; `doctor` lists them). With `auto_sync`, every call first brings
-        the index up to date with the folder; with `watch` as well (Linux), change
-        notification replaces the full scan per call. `fault_after`: Store's fault injection.
-        On failure `usage` is closed: it was handed over. A vault whose `.rmh/` this process
-        may not write (a read-only mount, another owner) opens read only (`read_only`):
-        nothing is recovered or cleaned, the index is read as its owner leaves it (no sync),
-        and every write raises ReadOnlyVault before its first change."""
+        The one constructor: the vault is built whole, with its search `engine` (or a function
+        building it from the vault's own embedding cache, the index) and its usage recorder
+        (learning; default: none), and no part is replaced afterwards. Before anything else,
+        multi-file operations a killed process left unfinished are finished (storage/intents.py;
+        `doctor` lists them). With `auto_sync`, every call first brings the index up to date with
+        the folder; with `watch` as well (Linux), change notification replaces the full scan per
+        call. `fault_after`: Store's fault injection. `own_files(needles)` erases the caller's own
+        files (the hooks' memory) in each erasure a killed process left, before its intent goes
+        (vault/erasure_steps.py). On failure `usage` is closed: it was handed over. A vault whose
+        `.rmh/` this process may not write (a read-only mount, another owner) opens read only
+        (`read_only`): nothing is recovered or cleaned, the index is read as its owner leaves it (no
+        sync), and every write raises ReadOnlyVault before its first change."""
         recorder = usage if usage is not None else NullUsage()
         try:
             state = cls.state_dir(root)
@@ -123,7 +125,7 @@ class Vault(VaultWrites):
                 vault.live.opening_sync()
             if not isinstance(recorder, NullUsage) and not read_only:  # needs the ledger
                 vault.erasures_recovered = erasure.recover(
-                    store, index, built.cache, recorder, vault.live.sync_paths)
+                    store, index, built.cache, recorder, vault.live.sync_paths, own_files)
             else:  # never served while pending (vault/erasure_steps.py)
                 erasure.refuse_pending(store, "this open cannot finish it (the vault is read "
                                        "only for this process)" if read_only else

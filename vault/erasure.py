@@ -126,21 +126,21 @@ def plan_from_json(doc: dict[str, Any]) -> ErasurePlan:
 
 
 def recover(store: Store, index: Index, cache: EmbeddingCache | None, usage: UsageRecorder,
-            sync: Callable[[list[str]], object]) -> list[ErasurePlan]:
-    """Finish every erasure a killed process left journalled (`Vault.open`); the plans whose
-    erased text is no longer readable, in order (the caller's own derived files are then its
-    to clean). An intent that cannot be read stays pending (`doctor` lists it). One whose
-    steps fail stays pending too (erasure_steps.py): when a failed step leaves erased text
-    readable, ErasurePending (after every intent was tried; it carries their needles, so the
-    caller can clean its own files all the same), else the vault opens and `doctor` lists
-    the step that failed (`store.recovered`)."""
+            sync: Callable[[list[str]], object],
+            own: Callable[[list[str]], object] | None = None) -> list[ErasurePlan]:
+    """Finish every erasure a killed process left journalled (`Vault.open`); the plans whose erased
+    text is no longer readable, in order. An intent that cannot be read stays pending (`doctor`
+    lists it). One whose steps fail stays pending too (erasure_steps.py): when a failed step leaves
+    erased text readable, ErasurePending (after every intent was tried; it carries their needles, so
+    the caller can clean its own files all the same), else the vault opens and `doctor` lists the
+    step that failed (`store.recovered`). `own`: the caller's files (erasure_steps.run)."""
     journal = Journal(store)
     done: list[ErasurePlan] = []
     blocked: list[ErasurePending] = []
     with store.lock.held():
         for name in journal.pending():
             try:
-                todo = _finish(store, index, cache, usage, sync, journal, name)
+                todo = _finish(store, index, cache, usage, sync, journal, name, own)
             except ErasurePending as exc:
                 blocked.append(exc)
                 continue
@@ -181,8 +181,8 @@ def refuse_pending(store: Store, why: str) -> None:
 
 
 def _finish(store: Store, index: Index, cache: EmbeddingCache | None, usage: UsageRecorder,
-            sync: Callable[[list[str]], object], journal: Journal, name: str
-            ) -> ErasurePlan | None:
+            sync: Callable[[list[str]], object], journal: Journal, name: str,
+            own: Callable[[list[str]], object] | None) -> ErasurePlan | None:
     """Finish the erasure intent `name`; None when it is no readable erasure."""
     try:
         intent = journal.load(name)
@@ -194,7 +194,7 @@ def _finish(store: Store, index: Index, cache: EmbeddingCache | None, usage: Usa
     except (OSError, ValueError, KeyError, TypeError, RecursionError, PathRefused):
         return None
     done = erasure_steps.run(store, index, cache, usage, todo, sync,
-                             [Path(p) for p in intent.extra_files])
+                             [Path(p) for p in intent.extra_files], own)
     if done.blocking:
         raise erasure_steps.pending(name, done.failed, todo.needles)
     state = "rolled forward"

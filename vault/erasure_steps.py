@@ -97,9 +97,13 @@ def _denied(exc: BaseException) -> bool:
 
 def run(store: Store, index: Index, cache: EmbeddingCache | None, usage: UsageRecorder,
         todo: ErasurePlan, sync: Callable[[list[str]], object],
-        extra_files: Sequence[Path]) -> Done:
+        extra_files: Sequence[Path], own: Callable[[list[str]], object] | None = None
+        ) -> Done:
     """Make every step of `todo` (module docstring), each counted as one operation for fault
-    injection (Store.count_op) when it succeeds, so a crash test can kill between any two."""
+    injection (Store.count_op) when it succeeds, so a crash test can kill between any two.
+    `own(needles)`: the caller's own files that hold text (the hooks' memory, which the
+    prompt hook reads without opening the vault), a blocking step of its own, made before
+    the intent is removed: a process killed after it leaves the intent, never the text."""
     done = Done()
     whole = not narrowed(todo)
 
@@ -130,6 +134,8 @@ def run(store: Store, index: Index, cache: EmbeddingCache | None, usage: UsageRe
     if whole:
         done.learning = attempt("ledger", "", partial(
             _counted, store, usage.redact, list(todo.ids), list(todo.needles))) or {}
+        if own is not None:
+            attempt("own files", "", partial(own, list(todo.needles)))
         attempt("derived files", STATE_DIR, partial(_counted, store, drop_derived, state))
     attempt("vacuum", "", partial(_counted, store, index.vacuum))
     return done

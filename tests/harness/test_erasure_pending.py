@@ -225,3 +225,40 @@ def test_a_forget_pending_at_rest_erases_no_note_written_after_it(tmp_path: Path
     assert fixed.returncode == 0, fixed.stderr
     assert json.loads(fixed.stdout)["vault"]["intents"]["pending"] == []
     assert occurrences(work) == {} and new.exists()
+
+
+def test_an_open_killed_while_it_finishes_an_erasure_leaves_no_text_in_the_hooks(
+        tmp_path: Path) -> None:
+    """A forget killed once its intent landed, with the hooks' index as it was before (as a
+    hooks daemon that held the vault, or an older rmh that cleared it last, leaves it); then
+    the next command, killed after each of its file operations in turn until one runs to the
+    end. The open erased the hooks' files only after it had removed the intent: a kill in
+    between left the hooks' index naming the erased subject with no intent left to finish it
+    (and a failure there raised past an open vault). Invariant at every point: while no
+    intent is pending, no file under the work folder holds an erased string."""
+    template = make_template(tmp_path / "template")
+    (template / "vault" / "rmh.toml").write_text("[hooks]\ndaemon = false\n")
+    assert rmh(template, "hook", "session-start",
+               stdin=json.dumps({"session_id": "a"})).returncode == 0
+    ask = json.dumps({"session_id": "a", "prompt": f"who owns {SECRET}, the launch code?"})
+    n = _first_pending(template, tmp_path / "probe")
+    killed = tmp_path / "killed"
+    assert _killed_forget(template, killed, n)
+    hooks = Path("vault", ".rmh", "hooks.sqlite")
+    shutil.copy(template / hooks, killed / hooks)
+    assert SECRET in rmh(killed, "hook", "prompt", stdin=ask).stdout  # recalled while pending
+    work = tmp_path / "work"
+    for m in range(1, 200):
+        if work.exists():
+            shutil.rmtree(work)
+        shutil.copytree(killed, work)
+        r = rmh(work, "read", "keep", fault_after=m)
+        pending = any((work / "vault" / ".rmh" / "intents").glob("*.json"))
+        if not pending:
+            assert occurrences(work) == {}, (m, occurrences(work))
+        if r.returncode == 0:
+            assert not pending and occurrences(work) == {}
+            break
+        assert r.returncode == -9, (m, r.returncode, r.stderr)
+    else:
+        raise AssertionError("the open never finished")
