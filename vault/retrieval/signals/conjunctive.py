@@ -27,7 +27,8 @@ for verbose queries (Bendersky, Metzler & Croft 2010, "Learning concept importan
 weighted dependence model"; Lease 2009, "An improved Markov random field model for
 supporting verbose queries"). Label-free and without a constant: both shares are read from
 the postings the query touches (the coordination level of the best note, Salton & McGill
-1983), and rho = 1 gives the unweighted cosine, bit for bit. (BENCHMARKS.md, session 23.)
+1983), and rho = 1 gives the unweighted cosine, bit for bit (measured:
+docs/measurements/session23/NOTES-RET.md).
 
 Incremental and exact: the index keeps which notes hold each unit (signals/postings.py, a base
 plus a delta), n_u, and per note m_d = |units(d)|, S1_d = sum_u l_u and S2_d = sum_u l_u^2 (in
@@ -287,8 +288,8 @@ class ConjunctiveIndex:
         n_p = int(pair.sum())
         if n_p == 0:
             return 1.0
-        held_t = np.zeros(self.n_docs, dtype=np.int64)
-        held_p = np.zeros(self.n_docs, dtype=np.int64)
+        held_t = np.zeros(self.n_docs, dtype=np.int32)  # a note holds < 2^31 query units
+        held_p = np.zeros(self.n_docs, dtype=np.int32)
         for c, is_pair in zip(cols.tolist(), pair.tolist(), strict=True):
             np.add.at(held_p if is_pair else held_t, self.postings.entries(c)[0], 1)
         h_t, h_p, n_t = int(held_t.max()), int(held_p.max()), int(cols.size) - n_p
