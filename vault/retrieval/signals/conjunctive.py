@@ -291,7 +291,10 @@ class ConjunctiveIndex:
         held_t = np.zeros(self.n_docs, dtype=np.int32)  # a note holds < 2^31 query units
         held_p = np.zeros(self.n_docs, dtype=np.int32)
         for c, is_pair in zip(cols.tolist(), pair.tolist(), strict=True):
-            np.add.at(held_p if is_pair else held_t, self.postings.entries(c)[0], 1)
+            rows = self.postings.entries(c)[0]
+            # an array of the counts' dtype, not the scalar 1: numpy's fast path for add.at
+            # (the scalar: 42 of the 50 ms of a query at 10^5 synthetic notes; this: ~2.5 ms)
+            np.add.at(held_p if is_pair else held_t, rows, np.ones(rows.size, np.int32))
         h_t, h_p, n_t = int(held_t.max()), int(held_p.max()), int(cols.size) - n_p
         if h_t == 0:  # a note holding a pair holds its terms; only a collision gets here
             return 1.0
