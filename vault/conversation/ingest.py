@@ -201,6 +201,7 @@ def _ingest(vault: Vault, convs: Sequence[Conversation], use_nlp: bool,
                 for path, text in changed:
                     vault.write(path, text, expected_hash=stored.get(path))
                     written[path] = None
+                    stored[path] = content_hash(text)  # a later conversation's note: ours
             turns += len(conv.turns())
             sessions += sum(1 for s in conv.sessions if s.turns)
     entities = sum(1 for p in paths if "/entities/" in p)

@@ -54,3 +54,18 @@ def test_a_correction_made_while_an_ingest_builds_is_not_overwritten(
         after = (root / FACT).read_text()
         assert after != before  # the ingest did update the fact note (its new evidence)
         assert parse(after).frontmatter.get("trust") == "rejected", after
+
+
+def test_conversations_sharing_notes_do_not_conflict_with_each_other(tmp_path: Path) -> None:
+    """Conversations of one ingest that write the same notes (one id, or ids that `slug`
+    alike: `team/a`, `team?a`): each write's expected hash is what this ingest last wrote there,
+    not the vault as it began. Before, the second write of a note conflicted with the first, and
+    with three such conversations every attempt did: a re-ingest raised EditConflict."""
+    root = tmp_path / "v"
+    convs = [conv(n) for n in range(3)]
+    with Vault.init(root) as v:
+        ingest_conversations(v, convs, use_nlp=False)
+        first = {p: p.read_bytes() for p in sorted(root.rglob("*.md")) if ".rmh" not in p.parts}
+        again = ingest_conversations(v, convs, use_nlp=False)  # raised EditConflict
+        assert again.turns == sum(len(c.turns()) for c in convs)
+        assert {p: p.read_bytes() for p in first} == first  # the last conversation's notes
