@@ -195,7 +195,8 @@ def _ingest(vault: Vault, convs: Sequence[Conversation], use_nlp: bool,
             notes = carry(corpus, notes)  # corrections stay corrected (corrections.py)
             rules += n_rules
             changed = [(p, t) for p, t in notes if stored.get(p) != content_hash(t)]
-            unchanged += len(notes) - len(changed)
+            # a note an earlier attempt wrote is written, not also unchanged
+            unchanged += len({p for p, _ in notes} - {p for p, _ in changed} - written.keys())
             paths += [p for p, _ in notes]
             with vault.journalled(changed):  # a kill midway: the next open finishes them
                 for path, text in changed:

@@ -50,10 +50,13 @@ def test_a_correction_made_while_an_ingest_builds_is_not_overwritten(
             return real_build(c, use_nlp)
 
         monkeypatch.setattr(ingest_module, "_build", racing_build)
-        ingest_conversations(v, conv(2), use_nlp=False)  # the grown conversation
+        report = ingest_conversations(v, conv(2), use_nlp=False)  # the grown conversation
         after = (root / FACT).read_text()
         assert after != before  # the ingest did update the fact note (its new evidence)
         assert parse(after).frontmatter.get("trust") == "rejected", after
+        assert len(calls) == 2  # started again once
+        # a note written before the conflict counts once: written, not also unchanged
+        assert len(report.written) + report.unchanged == len(set(report.notes))
 
 
 def test_conversations_sharing_notes_do_not_conflict_with_each_other(tmp_path: Path) -> None:
