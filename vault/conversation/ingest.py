@@ -193,6 +193,9 @@ def _ingest(vault: Vault, convs: Sequence[Conversation], use_nlp: bool,
         for conv in convs:
             notes, n_rules = _build(conv, use_nlp)
             notes = carry(corpus, notes)  # corrections stay corrected (corrections.py)
+            # entities whose names slug alike (`\ufffdSarah`, `\ufffd\ufffdSarah`) share a path:
+            # its last note, as the writes in order leave it (the same bytes again: no write)
+            notes = list(dict(notes).items())
             rules += n_rules
             changed = [(p, t) for p, t in notes if stored.get(p) != content_hash(t)]
             # a note an earlier attempt wrote is written, not also unchanged

@@ -58,3 +58,22 @@ def test_nul_and_lone_surrogates_never_reach_a_note(tmp_path: Path) -> None:
                 assert b"\x00" not in (root / path).read_bytes()
             hits = [h.note for h in v.search("zebrafinch1", 10, learn=False).hits]
             assert hits, seed
+
+
+def test_a_spoiled_conversation_ingested_again_writes_nothing(tmp_path: Path) -> None:
+    """Speakers that differ only by what `slug` drops (`\\ude00Sarah` and `\\udfff\\ud800Sarah`,
+    read as `\\ufffdSarah` and `\\ufffd\\ufffdSarah`: two entities, one entity note). Before,
+    each re-ingest of the same bytes rewrote that note with the entity the last ingest had not
+    left there, back and forth."""
+    for speakers in (["Sarah", "Sarah"], ["\ude00Sarah", "\udfff\ud800Sarah"]):
+        turns = [{"speaker": s, "text": f"I live in Paris, note {i}.", "role": "user"}
+                 for i, s in enumerate(speakers)]
+        text = json.dumps({"format": "rmh-conversation/1", "id": "conv", "sessions": [
+            {"id": "s1", "date": "2024-05-01T10:00", "turns": turns}]})
+        root = tmp_path / f"v{len(list(tmp_path.iterdir()))}"
+        with Vault.init(root) as v:
+            ingest_conversations(v, load_transcript(text).conversations, use_nlp=False)
+            for _ in range(2):
+                again = ingest_conversations(v, load_transcript(text).conversations,
+                                             use_nlp=False)
+                assert again.written == (), (speakers, again.written)
