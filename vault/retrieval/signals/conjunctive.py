@@ -9,27 +9,6 @@ containing unit u, idf(u) = ln((N + 1) / (n_u + 1)) + 1, computed as c - l_u wit
 c = ln(N + 1) + 1 and l_u = ln(n_u + 1). A note is the binary unit vector x_d[u] = idf(u),
 L2-normalised; the query likewise. The score is the cosine conj(d, q) = <x_d, x_q>, in [0, 1].
 
-The query's pair units are weighted per query (`pair_weight`): x_q[u] = rho(q) idf(u) for a
-pair u, idf(u) for a term, with
-
-    rho(q) = min(1, (h_P / |P|) / (h_T / |T|)),
-
-P and T the query's pair and term units that some note holds, h_P and h_T the most of each
-that one note holds (rho = 1 when the query has no such pair). A pair unit is evidence that
-two query words stand together in a note; rho compares how much of the query's pair
-structure the best note keeps with how much of its vocabulary the best note keeps. A short
-request ("auth outage on Monday") whose words one note holds together keeps rho = 1; a
-paragraph-length query's words are held by notes far more often than its word pairs are
-(SciFact paragraphs of 40-99 words: h_T / |T| ~ 0.41, h_P / |P| ~ 0.21), and its pairs,
-most of them incidental, then count less, as the sequential dependence model's unordered
-window features (Metzler & Croft 2005) are weighted per concept or query rather than fixed
-for verbose queries (Bendersky, Metzler & Croft 2010, "Learning concept importance using a
-weighted dependence model"; Lease 2009, "An improved Markov random field model for
-supporting verbose queries"). Label-free and without a constant: both shares are read from
-the postings the query touches (the coordination level of the best note, Salton & McGill
-1983), and rho = 1 gives the unweighted cosine, bit for bit (measured:
-docs/measurements/session23/NOTES-RET.md).
-
 Incremental and exact: the index keeps which notes hold each unit (signals/postings.py, a base
 plus a delta), n_u, and per note m_d = |units(d)|, S1_d = sum_u l_u and S2_d = sum_u l_u^2 (in
 fixed point, so sums are exact in any order), so that
@@ -57,7 +36,7 @@ from ...notes.text import tokenize
 from ...shift import Shift
 from ...storage.corpus import Corpus
 from .postings import Postings
-from .unit_codes import ENTRY_BLOCK, distinct, many_codes, term_codes, text_codes, token_codes
+from .unit_codes import ENTRY_BLOCK, distinct, many_codes, text_codes, token_codes
 
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
@@ -152,11 +131,6 @@ class ConjunctiveIndex:
         """`_column` of each code, in order, the unknown ones dropped: the base columns by
         one vectorised search (a call per code was 8 us: 0.17 s of a rename that rewrites 73
         notes at 10^5), the columns added since from their dict."""
-        out = self._columns_or_missing(codes)
-        return out[out >= 0]
-
-    def _columns_or_missing(self, codes: U32) -> I64:
-        """`_column` of each code, in order, -1 for an unknown one."""
         codes = np.asarray(codes, dtype=np.uint32)
         out = np.full(codes.size, -1, dtype=np.int64)
         base = int(self.postings.n_base_columns)
@@ -168,7 +142,7 @@ class ConjunctiveIndex:
         for k in np.flatnonzero(out < 0).tolist():
             col = self.columns.get(int(codes[k]))
             out[k] = -1 if col is None else col
-        return out
+        return out[out >= 0]
 
     def removed(self, shift: Shift, texts: Sequence[str]) -> ConjunctiveIndex:
         """The index without the notes at `shift.removed` (`shift.n` = `n_docs`), every later
@@ -250,55 +224,23 @@ class ConjunctiveIndex:
     def score_tokens(self, query_tokens: Sequence[str]) -> F64:
         """`score` for an already tokenized query."""
         y = np.zeros(self.n_docs, dtype=np.float64)
-        cols, pair = self._query_units(query_tokens)
-        if not cols.size:
+        if self.n_docs == 0:
+            return y
+        cols = [c for c in (self._column(int(h)) for h in token_codes(query_tokens))
+                if c is not None and self.df[c] > 0]
+        if not cols:
             return y
         c0 = self._c0
-        idf = c0 - np.log(self.df[cols] + 1.0)
-        q = idf * np.where(pair, self._pair_weight(cols, pair), 1.0)  # x_q (module docstring)
-        w = q / np.linalg.norm(q)
+        idf = c0 - np.log(self.df[np.asarray(cols)] + 1.0)
+        w = idf / np.linalg.norm(idf)
         norms = self._norms
-        for j, c in enumerate(cols.tolist()):  # hash order (token_codes is sorted)
+        for j, c in enumerate(cols):  # hash order (token_codes is sorted)
             rows = self.postings.entries(c)[0]
             v = norms[rows]
             np.divide(idf[j], v, out=v)  # idf / norm * w, in place: the same numbers
             v *= w[j]
             np.add.at(y, rows, v)  # rows are distinct: the same as y[rows] += v
         return y
-
-    def pair_weight(self, query_tokens: Sequence[str]) -> float:
-        """rho(q), the weight of the query's pair units (module docstring)."""
-        return self._pair_weight(*self._query_units(query_tokens))
-
-    def _query_units(self, query_tokens: Sequence[str]) -> tuple[I64, npt.NDArray[np.bool_]]:
-        """The columns of the query's units that some note holds, in hash order, and which
-        of them are pairs (not terms)."""
-        if self.n_docs == 0:
-            return np.zeros(0, np.int64), np.zeros(0, np.bool_)
-        codes = token_codes(query_tokens)
-        cols = self._columns_or_missing(codes)
-        known = cols >= 0
-        known[known] = self.df[cols[known]] > 0
-        pair = ~np.isin(codes, term_codes(query_tokens))
-        return cols[known], pair[known]
-
-    def _pair_weight(self, cols: I64, pair: npt.NDArray[np.bool_]) -> float:
-        """rho = min(1, (h_P / |P|) / (h_T / |T|)) over the query's held units `cols`
-        (`pair` marks the pairs): h_X the most units of X one note holds. 1 with no pair."""
-        n_p = int(pair.sum())
-        if n_p == 0:
-            return 1.0
-        held_t = np.zeros(self.n_docs, dtype=np.int32)  # a note holds < 2^31 query units
-        held_p = np.zeros(self.n_docs, dtype=np.int32)
-        for c, is_pair in zip(cols.tolist(), pair.tolist(), strict=True):
-            rows = self.postings.entries(c)[0]
-            # an array of the counts' dtype, not the scalar 1: numpy's fast path for add.at
-            # (the scalar: 42 of the 50 ms of a query at 10^5 synthetic notes; this: ~2.5 ms)
-            np.add.at(held_p if is_pair else held_t, rows, np.ones(rows.size, np.int32))
-        h_t, h_p, n_t = int(held_t.max()), int(held_p.max()), int(cols.size) - n_p
-        if h_t == 0:  # a note holding a pair holds its terms; only a collision gets here
-            return 1.0
-        return min(1.0, (h_p * n_t) / (h_t * n_p))
 
     @property
     def _c0(self) -> float:

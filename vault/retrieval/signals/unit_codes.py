@@ -67,8 +67,9 @@ def pair_hash(a: npt.NDArray[np.uint32], b: npt.NDArray[np.uint32]) -> U32:
     return (x >> np.uint64(32)).astype(np.uint32)
 
 
-def _term_and_pair_parts(tokens: Sequence[str], window: int) -> list[U32]:
-    """[the terms' addresses, then the pairs' `pair_hash` at each distance 1..window-1]."""
+def token_codes(tokens: Sequence[str], window: int = WINDOW) -> U32:
+    """Sorted unique hashed units of a tokenized text: the terms' blake2b addresses and the
+    `pair_hash` of every pair of distinct terms fewer than `window` apart."""
     terms = content_terms(tokens)
     h = np.fromiter((term_hash(t) for t in terms), dtype=np.uint32, count=len(terms))
     parts = [h]
@@ -76,20 +77,7 @@ def _term_and_pair_parts(tokens: Sequence[str], window: int) -> list[U32]:
         a, b = h[:-k], h[k:]
         keep = a != b
         parts.append(pair_hash(a[keep], b[keep]))
-    return parts
-
-
-def token_codes(tokens: Sequence[str], window: int = WINDOW) -> U32:
-    """Sorted unique hashed units of a tokenized text: the terms' blake2b addresses and the
-    `pair_hash` of every pair of distinct terms fewer than `window` apart."""
-    out: U32 = sorted_distinct(np.concatenate(_term_and_pair_parts(tokens, window)))
-    return out
-
-
-def term_codes(tokens: Sequence[str]) -> U32:
-    """The terms' part of `token_codes` (sorted unique addresses); a pair whose address equals
-    a term's (a 32-bit collision) counts as that term."""
-    out: U32 = sorted_distinct(_term_and_pair_parts(tokens, 1)[0])
+    out: U32 = sorted_distinct(np.concatenate(parts))
     return out
 
 
