@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import time
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from harness.compose import open_ledger, plain_vault
@@ -34,15 +33,13 @@ from vault import (
     working_path,
 )
 
+from .ingest import transcript_text
 from .output import emit, fail
 
 
 def cmd_stability(args: argparse.Namespace) -> int:
     if args.file:
-        try:
-            text = Path(args.file).read_text(encoding="utf-8")
-        except OSError as exc:
-            fail(f"cannot read {args.file}: {exc.strerror}")
+        text = transcript_text(args.file)
         convs = [c for c in load_transcript(text, args.format).conversations
                  if c.conversation_id == args.id]
         if not convs:

@@ -19,11 +19,25 @@ from .notes import configured_vault
 from .output import emit, fail
 
 
-def cmd_ingest(args: argparse.Namespace) -> int:
+def transcript_text(file: str) -> str:
+    """The text of the conversation file `file`: bytes that are not UTF-8 (a transcript cut
+    mid-character, a log in another encoding) are read as U+FFFD with a warning, as the
+    loaders read a NUL or a lone surrogate (vault/conversation/formats.py), rather than
+    losing the whole file to one byte; a file that cannot be read is a clear failure."""
     try:
-        text = Path(args.file).read_text(encoding="utf-8")
+        data = Path(file).read_bytes()
     except OSError as exc:
-        fail(f"cannot read {args.file}: {exc.strerror}")
+        fail(f"cannot read {file}: {exc.strerror}")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        print(f"rmh: {file}: not valid UTF-8 (the first bad byte at offset {exc.start}): "
+              "read with U+FFFD in place of the bytes that are not", file=sys.stderr)
+        return data.decode("utf-8", errors="replace")
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    text = transcript_text(args.file)
     loaded = load_transcript(text, args.format, Path(args.file).stem)
     for problem in loaded.problems:
         print(f"rmh: {args.file}: skipped {problem}", file=sys.stderr)

@@ -42,6 +42,29 @@ def test_bad_file_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "not a conversation" in capsys.readouterr().err
 
 
+def test_bytes_that_are_not_utf8_are_read_as_replacement_characters(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A transcript with a byte that is not UTF-8 (an emoji cut in half, a log in Latin-1)
+    was a raw UnicodeDecodeError traceback and nothing ingested; now the rest of the file is
+    ingested, the bad bytes read as U+FFFD with a warning, and ingesting it again writes
+    nothing. A file that cannot be read at all stays a one-line error."""
+    vault, conv = tmp_path / "v", tmp_path / "c.json"
+    data = json.dumps(CONV).encode("utf-8")
+    data = data.replace(b"pottery class.\"}", b"pottery \xf0\x9f class.\"}", 1)
+    conv.write_bytes(data.replace(b"sold my bike", b"sold my v\xe9lo"))
+    assert main(["--vault", str(vault), "init"]) == 0
+    capsys.readouterr()
+    assert main(["--vault", str(vault), "ingest", str(conv), "--json"]) == 0
+    out = capsys.readouterr()
+    assert json.loads(out.out)["turns"] == 3 and "not valid UTF-8" in out.err
+    texts = "".join(p.read_text(encoding="utf-8") for p in vault.rglob("*.md"))
+    assert "pottery \ufffd class." in texts and "sold my v\ufffdlo" in texts
+    assert main(["--vault", str(vault), "ingest", str(conv), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["written"] == 0
+    assert main(["--vault", str(vault), "ingest", str(tmp_path / "missing.json")]) == 1
+    assert "cannot read" in capsys.readouterr().err
+
+
 TABS = {"format": "rmh-conversation/1", "id": "sarah", "sessions": [
     {"id": "s1", "date": "2024-01-02T09:00", "turns": [
         {"speaker": "Sarah", "text": "I live in Paris. I prefer tabs."}]},
