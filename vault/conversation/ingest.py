@@ -16,9 +16,11 @@ value rejected anywhere in the vault is written rejected (`corrections.carry`).
 Re-ingesting the same conversation is a no-op: a note is written only when its rendered text
 differs from the file (compared by the sha256 the index keeps), so nothing changes on disk.
 Each such write is a compare-and-swap against the bytes that decision (and the trust carried)
-was based on: a note another process changed since the ingest began (a correction made while
-the turns were parsed) fails it, and the ingest starts again from the vault as it is, up to
-`ATTEMPTS` times (then EditConflict), so the change is carried, never overwritten.
+was based on, and a note the vault did not hold is created only if still absent: a note
+another process changed or created since the ingest began (a correction made while the turns
+were parsed; the same conversation ingested and corrected by another process) fails it, and
+the ingest starts again from the vault as it is, up to `ATTEMPTS` times (then EditConflict or
+NoteExists), so the change is carried, never overwritten.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..errors import EditConflict
+from ..errors import EditConflict, NoteExists
 from ..notes.hashing import content_hash
 from ..notes.note import render
 from .corrections import carry
@@ -172,13 +174,14 @@ def ingest(vault: Vault, conversations: Conversation | Sequence[Conversation], *
            use_nlp: bool = True) -> IngestReport:
     """Write the notes of one or more conversations; unchanged notes are not rewritten.
     `use_nlp` False: no parse, the rules alone (the harness's `[extract] entities = "rules"`).
-    EditConflict when notes kept changing under it `ATTEMPTS` times (module docstring)."""
+    EditConflict (or NoteExists) when notes kept changing under it `ATTEMPTS` times (module
+    docstring)."""
     convs = [conversations] if isinstance(conversations, Conversation) else list(conversations)
     written: dict[str, None] = {}  # across attempts: what one wrote before a conflict counts
     for _ in range(ATTEMPTS - 1):
         try:
             return _ingest(vault, convs, use_nlp, written)
-        except EditConflict:
+        except (EditConflict, NoteExists):
             continue
     return _ingest(vault, convs, use_nlp, written)
 
@@ -203,7 +206,8 @@ def _ingest(vault: Vault, convs: Sequence[Conversation], use_nlp: bool,
             paths += [p for p, _ in notes]
             with vault.journalled(changed):  # a kill midway: the next open finishes them
                 for path, text in changed:
-                    vault.write(path, text, expected_hash=stored.get(path))
+                    vault.write(path, text, expected_hash=stored.get(path),
+                                overwrite=path in stored)
                     written[path] = None
                     stored[path] = content_hash(text)  # a later conversation's note: ours
             turns += len(conv.turns())

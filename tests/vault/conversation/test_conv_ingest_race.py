@@ -72,3 +72,30 @@ def test_conversations_sharing_notes_do_not_conflict_with_each_other(tmp_path: P
         again = ingest_conversations(v, convs, use_nlp=False)  # raised EditConflict
         assert again.turns == sum(len(c.turns()) for c in convs)
         assert {p: p.read_bytes() for p in first} == first  # the last conversation's notes
+
+
+def test_a_note_created_and_corrected_while_an_ingest_builds_is_not_overwritten(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same conversation ingested by another process, and its fact rejected, while this
+    ingest (of the conversation grown) parses its turns: the fact note was new to this ingest,
+    so it was written without a check and the rejection was lost. A note the vault did not
+    hold is now created only if still absent; else the ingest starts again and carries it."""
+    root = tmp_path / "v"
+    Vault.init(root).close()
+    with Vault.open(root) as v:
+        real_build = ingest_module._build
+        calls: list[int] = []
+
+        def racing_build(c: Any, use_nlp: bool = True) -> Any:
+            calls.append(len(c.turns()))
+            if calls == [len(c.turns())] and len(c.turns()) > 2:  # this ingest's first build
+                with Vault.open(root) as other:
+                    ingest_conversations(other, conv(0), use_nlp=False)  # builds too: 2 turns
+                    correct_fact(other, FACT, "reject", by="user", at=AT, reason="moved")
+            return real_build(c, use_nlp)
+
+        monkeypatch.setattr(ingest_module, "_build", racing_build)
+        report = ingest_conversations(v, conv(2), use_nlp=False)
+        assert parse((root / FACT).read_text()).frontmatter.get("trust") == "rejected"
+        assert calls == [4, 2, 4]  # this ingest, the other's, this one's second attempt
+        assert len(report.written) + report.unchanged == len(set(report.notes))
