@@ -51,7 +51,7 @@ from .folder_view import FolderView, inside
 from .folder_view import Scan as Scan
 from .folder_view import Skipped as Skipped
 from .folders import MAX_NOTE_BYTES as MAX_NOTE_BYTES  # re-exported: the store's limit
-from .folders import wrap64
+from .folders import RACY, wrap64
 from .write_lock import WriteLock
 
 STATE_DIR = ".rmh"
@@ -161,7 +161,8 @@ class Store(FolderView):
             return None
         if not st.S_ISREG(info.st_mode):
             return None
-        return FileStat(rel, info.st_size, wrap64(info.st_mtime_ns), wrap64(info.st_ino))
+        return FileStat(rel, info.st_size, wrap64(info.st_mtime_ns), wrap64(info.st_ino),
+                        wrap64(info.st_ctime_ns))
 
     def read_bytes(self, path: str) -> bytes:
         """The file's bytes. NoteNotFound, NotText("not a regular file"), QuotaExceeded,
@@ -293,7 +294,8 @@ class Store(FolderView):
             if lstat_at(dfd, tmp) is not None:
                 os.unlink(tmp, dir_fd=dfd)
                 self.count_op()
-        return FileStat(rel, info.st_size, wrap64(info.st_mtime_ns), wrap64(info.st_ino))
+        # the rename set a ctime this fstat did not see: RACY, as the index would store it
+        return FileStat(rel, info.st_size, wrap64(info.st_mtime_ns), wrap64(info.st_ino), RACY)
 
     def _recheck(self, rel: str, at: tuple[int, str], expected: str,
                  seen: tuple[int, int, int] | None) -> None:
