@@ -24,7 +24,9 @@ file-system clock tick as rmh's read of the file (the stats then say nothing cha
 whose ctime was not SETTLED_NS old when the sync began reading (`stored_ctime`) stores RACY
 instead, which no listing shows, so the next sync reads and hashes that file again and the
 content hash decides; once settled, its true ctime is stored. The clock decides only whether
-a file is read again, never what the index holds of it.
+a file is read again, never what the index holds of it. A row from before ctimes were kept
+holds LEGACY, and the first sync adopts its file's ctime when the other stats match (sync.py):
+reading every note again on upgrade took 17 s at 10^5 notes.
 
 mtimes, inodes and ctimes are kept as signed 64-bit integers (`wrap64`): SQLite's INTEGER holds no
 more, and a file dated after 2262 (`touch -d 2300-01-01`) or an inode above 2^63 would
@@ -185,6 +187,7 @@ _clock = time.time_ns
 
 
 RACY = 0  # the ctime a row stores while its file may still change unseen (no file has it)
+LEGACY = -1  # the ctime of a row indexed before ctimes were kept (schema.py migration 3)
 
 
 def stored_ctime(ctime_ns: int, now: int) -> int:

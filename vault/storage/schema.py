@@ -2,7 +2,7 @@
 
 `MIGRATIONS` (storage/migrations.py runs them): notes, their raw links, skipped files, meta;
 then the embedding cache; then each note's ctime (storage/folders.py: part of its identity; the
-rows of an older index get folders.RACY, so its first sync reads and hashes each file once).
+rows of an older index get folders.LEGACY: its first sync adopts each file's ctime).
 With index.py the only code that runs SQL on the index.
 
 The stat key (storage/stat_store.py says what it guards): three triggers on `notes`, after
@@ -73,9 +73,9 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (model, key)
     );
     """,
-    # 3: each note's ctime, in its identity (0 = folders.RACY: read again at the next sync).
+    # 3: each note's ctime, in its identity (-1 = folders.LEGACY: sync.py adopts the file's).
     """
-    ALTER TABLE notes ADD COLUMN ctime_ns INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE notes ADD COLUMN ctime_ns INTEGER NOT NULL DEFAULT -1;
     """,
 )
 

@@ -3,7 +3,9 @@
 Incremental: a file whose (size, mtime_ns, inode, ctime_ns) match the index is not read at
 all; a file whose stat changed is read and hashed, and re-parsed only when its content hash
 changed. A file whose ctime was recent when the sync began is indexed with folders.RACY for
-its ctime (`folders.stored_ctime`: git's racily clean rule), so the next sync reads it again. A new
+its ctime (`folders.stored_ctime`: git's racily clean rule), so the next sync reads it again.
+A row indexed before ctimes were kept (folders.LEGACY) whose other stats match is trusted as
+it was then, and its ctime stored without a read. A new
 file whose hash equals that of a note that disappeared in the same pass is the same note,
 renamed outside rmh: it keeps its stable id. A file that cannot be read for a transient reason
 (an I/O error, a permission change) keeps its row: only a file that is really gone is removed.
@@ -23,7 +25,7 @@ from ..notes.links import title_of
 from ..notes.note import parse
 from ..notes.rows import LinkRow, NoteRow
 from . import reparse
-from .folders import now, stored_ctime
+from .folders import LEGACY, now, stored_ctime
 from .index import Index, StatRow
 from .store import FileStat, Store
 
@@ -215,6 +217,10 @@ def _sync(store: Store, index: Index, only: Iterable[str] | None, workers: int |
         if redo:
             report.reparsed += 1
         elif old is not None and _same_stat(old, st):
+            continue
+        elif old is not None and old.ctime_ns == LEGACY and _same_stat(old, st._replace(
+                ctime_ns=LEGACY)):  # trusted as before ctimes were kept: its ctime adopted
+            restats.append((old.id, _stored(st, clock)))
             continue
         text = _read(store, st, report)
         if text is None and redo and path not in report.skipped:

@@ -3,12 +3,14 @@
 An edit that keeps the size and sets the mtime back changes only the ctime; an edit in the
 same file-system clock tick as the sync that read the file changes no stat at all, which the
 rule covers by storing folders.RACY for a file whose ctime was recent, so the next sync reads
-it again. A coarse file system is simulated by truncating the listing's times to a tick.
+it again. A coarse file system is simulated by truncating the listing's times to a tick. An
+index from before ctimes were kept adopts them without reading the files again.
 """
 
 from __future__ import annotations
 
 import os
+import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +19,8 @@ import pytest
 
 from vault.storage import folders
 from vault.storage.index import Index
+from vault.storage.migrations import migrate
+from vault.storage.schema import MIGRATIONS
 from vault.storage.store import Store
 from vault.storage.sync import sync
 
@@ -158,3 +162,41 @@ def test_an_edit_in_the_same_tick_as_the_read_is_seen_next_sync(
         pytest.skip("the edit crossed a simulated tick")
     sync(store, index, workers=1)
     assert ("hippo" in _body(index, "sub/a.md")) == rule
+
+
+def test_an_index_from_before_ctimes_adopts_them_without_a_read(
+        vault: tuple[Store, Index, Path], monkeypatch: pytest.MonkeyPatch,
+        reads: list[str], tmp_path: Path) -> None:
+    """Migration 3 gives old rows folders.LEGACY: a file whose size, mtime and inode match
+    is trusted as before and its ctime stored without a read; one that changed is read."""
+    store, index, root = vault
+    _settled(monkeypatch)
+    sync(store, index, workers=1)
+    other = sqlite3.connect(tmp_path / "index.sqlite", isolation_level=None)
+    other.execute("UPDATE notes SET ctime_ns = ?", (folders.LEGACY,))  # as migrated
+    other.close()
+    (root / "b.md").write_text("bravo charlie\n")
+    reads.clear()
+    report = sync(store, index, workers=1)
+    assert reads == ["b.md"] and report.updated == ["b.md"]
+    want = {p: (root / p).stat().st_ctime_ns for p in ("b.md", "sub/a.md")}
+    assert {p: r.ctime_ns for p, r in index.stats().items()} == want
+    reads.clear()
+    assert not sync(store, index, workers=1).changed and reads == []
+
+
+def test_migration_3_marks_old_rows_legacy(tmp_path: Path) -> None:
+    path = tmp_path / "index.sqlite"
+    conn = sqlite3.connect(path, isolation_level=None)
+    migrate(conn, MIGRATIONS[:2])
+    conn.execute("INSERT INTO notes(path, title, size, mtime_ns, inode, content_hash,"
+                 " frontmatter, aliases, tags, body) VALUES ('a.md', 'a', 1, 2, 3, 'ab',"
+                 " '{}', '[]', '[]', 'x')")
+    conn.close()
+    index = Index.open(path)
+    try:
+        row = index.stat_of("a.md")
+        assert row is not None and (row.size, row.mtime_ns, row.inode) == (1, 2, 3)
+        assert row.ctime_ns == folders.LEGACY
+    finally:
+        index.close()
