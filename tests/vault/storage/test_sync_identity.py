@@ -185,7 +185,10 @@ def test_an_index_from_before_ctimes_adopts_them_without_a_read(
     assert not sync(store, index, workers=1).changed and reads == []
 
 
-def test_migration_3_marks_old_rows_legacy(tmp_path: Path) -> None:
+@pytest.mark.parametrize("read_only", [True, False])
+def test_an_index_from_before_migration_3_reads_its_rows_as_legacy(
+        tmp_path: Path, read_only: bool) -> None:
+    """Migrated, or read as it is where this process may not write it."""
     path = tmp_path / "index.sqlite"
     conn = sqlite3.connect(path, isolation_level=None)
     migrate(conn, MIGRATIONS[:2])
@@ -193,10 +196,15 @@ def test_migration_3_marks_old_rows_legacy(tmp_path: Path) -> None:
                  " frontmatter, aliases, tags, body) VALUES ('a.md', 'a', 1, 2, 3, 'ab',"
                  " '{}', '[]', '[]', 'x')")
     conn.close()
-    index = Index.open(path)
+    index = Index.open(path, read_only=read_only)
     try:
         row = index.stat_of("a.md")
         assert row is not None and (row.size, row.mtime_ns, row.inode) == (1, 2, 3)
         assert row.ctime_ns == folders.LEGACY
+        assert [(n.path, n.ctime_ns) for n in index.iter_notes()] == [("a.md", folders.LEGACY)]
+        assert set(index.stats()) == {"a.md"}
     finally:
         index.close()
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == (2 if read_only else 3)
+    conn.close()
