@@ -97,13 +97,14 @@ def _visible(root: Path) -> list[Path]:
                   if not any(part.startswith(".") for part in p.relative_to(root).parts))
 
 
-def disk(root: Path) -> dict[str, tuple[tuple[int, int, int], str]]:
-    """path -> ((size, mtime_ns, inode), sha256) of every note file."""
+def disk(root: Path) -> dict[str, tuple[tuple[int, int, int, int], str]]:
+    """path -> ((size, mtime_ns, inode, ctime_ns), sha256) of every note file."""
     out = {}
     for p in _visible(root):
         st = p.stat()
         out[p.relative_to(root).as_posix()] = (
-            (st.st_size, st.st_mtime_ns, st.st_ino), hashlib.sha256(p.read_bytes()).hexdigest())
+            (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns),
+            hashlib.sha256(p.read_bytes()).hexdigest())
     return out
 
 

@@ -167,8 +167,8 @@ def _check_quiet(root: Path, what: str) -> bool:
     any) is a full read's; True when there is one."""
     files = disk(root)
     key, rows, (got, agrees) = _index(root)
-    for _, path, size, mtime, inode, digest in rows:
-        if path in files and files[path][0] == (size, mtime, inode):
+    for _, path, size, mtime, inode, digest, ctime in rows:
+        if path in files and files[path][0] == (size, mtime, inode, ctime):
             assert files[path][1] == digest, f"{what}: stale row {path} would be trusted"
     if got is None:
         return False

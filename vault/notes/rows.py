@@ -30,6 +30,7 @@ class NoteRow:
     size: int
     mtime_ns: int
     inode: int
+    ctime_ns: int  # storage/folders.py: in the identity; folders.RACY while it may change
     content_hash: str
     frontmatter: dict[str, Any]
     frontmatter_error: str | None

@@ -1,2 +1,3 @@
 # The C stat loop (vault/storage/_stat_loop.c); optional: folders.py falls back to os.lstat.
+COLUMNS: int
 def regular_stats(fd: int, names: list[bytes], max_size: int, /) -> bytes | None: ...

@@ -22,7 +22,8 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 class FileStat(NamedTuple):
-    """One note file: vault-relative posix path, size in bytes, mtime (ns), inode.
+    """One note file: vault-relative posix path, size in bytes, mtime (ns), inode, ctime (ns)
+    (folders.py: the ctime is in a note's identity).
 
     A named tuple, not a dataclass: a scan makes one per file, and at 10^6 files a frozen
     dataclass's __init__ was a fifth of a no-op sync."""
@@ -31,6 +32,7 @@ class FileStat(NamedTuple):
     size: int
     mtime_ns: int
     inode: int
+    ctime_ns: int
 
 
 @dataclass(frozen=True)
@@ -210,12 +212,13 @@ class FolderView:
         files: list[FileStat] = []
         skipped: list[Skipped] = []
         prefix = f"{listing.folder}/" if listing.folder else ""
-        for name, size, mtime_ns, inode in zip(listing.names, listing.sizes, listing.mtimes,
-                                               listing.inodes, strict=True):
+        for name, size, mtime_ns, inode, ctime_ns in zip(
+                listing.names, listing.sizes, listing.mtimes, listing.inodes, listing.ctimes,
+                strict=True):
             rel = prefix + name
             problem = None if rel in checked else self._refused(rel)
             if problem is None:
-                files.append(FileStat(rel, size, mtime_ns, inode))
+                files.append(FileStat(rel, size, mtime_ns, inode, ctime_ns))
             else:
                 skipped.append(Skipped(printable(rel), problem))
         for skip in listing.skipped:

@@ -2,8 +2,8 @@
 
 `list_folder` lists one folder through a directory descriptor (one `fstatat` per entry, no
 path walk from the root) and returns a `Listing`: the names of its regular `*.md` notes in
-name order with (size, mtime_ns, inode) each, the entries it skips and why, and its
-sub-folders. `digest` hashes a folder's notes and their stats; `expected_digests` computes
+name order with (size, mtime_ns, inode, ctime_ns) each, the entries it skips and why, and
+its sub-folders. `digest` hashes a folder's notes and their stats; `expected_digests` computes
 the same digest from the index's rows, so a folder whose digest equals the index's has no
 note added, removed or changed by stat, and sync looks at none of its files one by one
 (`Listing.same`; the listing then carries no names). `walk` lists whole sub-trees; it is
@@ -16,7 +16,19 @@ install (`NATIVE`; the build is optional and RMH_NO_NATIVE=1 turns it off): os.l
 stat_result costs as much as the system call, so at 10^6 notes the C loop takes about 40 % off
 a no-op sync (BENCHMARKS.md). Both loops give the same bytes (`_packed`).
 
-mtimes and inodes are kept as signed 64-bit integers (`wrap64`): SQLite's INTEGER holds no
+A note's identity is (size, mtime_ns, inode, ctime_ns). The ctime is there because an edit
+that keeps the size and is followed by setting the mtime back (`touch -r`, `rsync -t`,
+`os.utime`) changes nothing else; every content change sets the ctime, and utime cannot set it
+back (it is the kernel's clock). git's "racily clean" rule covers an edit in the same
+file-system clock tick as rmh's read of the file (the stats then say nothing changed): a row
+whose ctime was not SETTLED_NS old when the sync began reading (`stored_ctime`) stores RACY
+instead, which no listing shows, so the next sync reads and hashes that file again and the
+content hash decides; once settled, its true ctime is stored. The clock decides only whether
+a file is read again, never what the index holds of it. A row from before ctimes were kept
+holds LEGACY, and the first sync adopts its file's ctime when the other stats match (sync.py):
+reading every note again on upgrade took 17 s at 10^5 notes.
+
+mtimes, inodes and ctimes are kept as signed 64-bit integers (`wrap64`): SQLite's INTEGER holds no
 more, and a file dated after 2262 (`touch -d 2300-01-01`) or an inode above 2^63 would
 otherwise stop every sync with an OverflowError.
 
@@ -70,6 +82,7 @@ class Listing(NamedTuple):
     sizes: tuple[int, ...]
     mtimes: tuple[int, ...]
     inodes: tuple[int, ...]
+    ctimes: tuple[int, ...]
     skipped: tuple[Skip, ...]
     temps: tuple[str, ...] = ()
 
@@ -84,22 +97,23 @@ def wrap64(value: int) -> int:
     return value if -_I64 <= value < _I64 else (value + _I64) % (1 << 64) - _I64
 
 
-def _packed(sizes: Sequence[int], mtimes: Sequence[int], inodes: Sequence[int]) -> bytes:
-    """The stat columns as native int64s, sizes then mtimes then inodes (what the C loop
-    returns); mtimes and inodes out of range are wrapped (`wrap64`)."""
+def _packed(sizes: Sequence[int], mtimes: Sequence[int], inodes: Sequence[int],
+            ctimes: Sequence[int]) -> bytes:
+    """The stat columns as native int64s, sizes then mtimes then inodes then ctimes (what
+    the C loop returns); values out of range are wrapped (`wrap64`)."""
     out = array("q", sizes)
-    for column in (mtimes, inodes):
+    for column in (mtimes, inodes, ctimes):
         if column and (max(column) >= _I64 or min(column) < -_I64):
             column = [wrap64(v) for v in column]
         out.extend(column)
     return out.tobytes()
 
 
-def _unpacked(packed: bytes, n: int) -> tuple[list[int], list[int], list[int]]:
+def _unpacked(packed: bytes, n: int) -> tuple[list[int], list[int], list[int], list[int]]:
     values = array("q")
     values.frombytes(packed)
     column = values.tolist()
-    return column[:n], column[n:2 * n], column[2 * n:]
+    return column[:n], column[n:2 * n], column[2 * n:3 * n], column[3 * n:]
 
 
 def _digest(names: Sequence[str], packed: bytes) -> bytes:
@@ -110,14 +124,14 @@ def _digest(names: Sequence[str], packed: bytes) -> bytes:
 
 
 def digest(names: Sequence[str], sizes: Sequence[int], mtimes: Sequence[int],
-           inodes: Sequence[int]) -> bytes:
+           inodes: Sequence[int], ctimes: Sequence[int]) -> bytes:
     """blake2b of a folder's note names (in name order) and their stats (`_packed`)."""
-    return _digest(names, _packed(sizes, mtimes, inodes))
+    return _digest(names, _packed(sizes, mtimes, inodes, ctimes))
 
 
 def digest_packed(names: Sequence[str], packed: bytes) -> bytes:
     """`digest` of stats already packed as `_packed` packs them (native int64 sizes, then
-    mtimes, then inodes, in range)."""
+    mtimes, then inodes, then ctimes, in range)."""
     return _digest(names, packed)
 
 
@@ -126,16 +140,17 @@ FolderDigest = tuple[bytes, Sequence[str]]  # a folder's digest, and its note pa
 
 def expected_digests(rows: Iterable[Sequence[Any]]) -> dict[str, FolderDigest]:
     """folder -> (digest, its note paths in name order) from indexed (path, size, mtime_ns,
-    inode) rows; the digest is the one `list_folder` computes when nothing changed."""
-    by_folder: dict[str, list[tuple[str, str, int, int, int]]] = {}
-    for path, size, mtime_ns, inode in rows:
+    inode, ctime_ns) rows; the digest is the one `list_folder` computes when nothing changed."""
+    by_folder: dict[str, list[tuple[str, str, int, int, int, int]]] = {}
+    for path, size, mtime_ns, inode, ctime_ns in rows:
         folder, _, name = path.rpartition("/")
-        by_folder.setdefault(folder, []).append((name, path, size, mtime_ns, inode))
+        by_folder.setdefault(folder, []).append((name, path, size, mtime_ns, inode, ctime_ns))
     out: dict[str, FolderDigest] = {}
     for folder in sorted(by_folder):
         notes = sorted(by_folder[folder])  # names are unique in a folder
         out[folder] = (digest([n[0] for n in notes], [n[2] for n in notes],
-                              [n[3] for n in notes], [n[4] for n in notes]),
+                              [n[3] for n in notes], [n[4] for n in notes],
+                              [n[5] for n in notes]),
                        tuple(n[1] for n in notes))
     return out
 
@@ -171,6 +186,22 @@ SETTLED_NS = 2_000_000_000
 _clock = time.time_ns
 
 
+RACY = 0  # the ctime a row stores while its file may still change unseen (no file has it)
+LEGACY = -1  # the ctime of a row indexed before ctimes were kept (schema.py migration 3)
+
+
+def stored_ctime(ctime_ns: int, now: int) -> int:
+    """The ctime a stat row stores for a file whose ctime is `ctime_ns`, read after the clock
+    said `now` (`_clock`): `ctime_ns` once it is SETTLED_NS old, else RACY (module
+    docstring: the next sync reads the file again)."""
+    return ctime_ns if ctime_ns < now - SETTLED_NS else RACY
+
+
+def now() -> int:
+    """The clock `stored_ctime` is given (ns; `_clock`, which tests replace)."""
+    return _clock()
+
+
 def _entries(fd: int, key: tuple[str, str]) -> _Names:
     """The open folder `fd`'s visible entries, each list sorted: those named like a note
     (`*.md`) and the others (hidden entries are in neither), the first again as the file
@@ -202,10 +233,10 @@ def _native_loop() -> Callable[[int, list[bytes], int], bytes | None] | None:
     if os.environ.get("RMH_NO_NATIVE", "") not in ("", "0") or sys.platform == "win32":
         return None
     try:
-        from ._stat_loop import regular_stats
+        from ._stat_loop import COLUMNS, regular_stats
     except ImportError:  # not built (no compiler at install): os.lstat does it
         return None
-    return regular_stats
+    return regular_stats if COLUMNS == 4 else None  # a stale build: os.lstat does it
 
 
 _native = _native_loop()
@@ -213,8 +244,8 @@ NATIVE = _native is not None  # the stat loop is the C one (module docstring)
 
 
 def _stat_notes(fd: int, names: list[bytes]) -> bytes | None:
-    """The sizes, mtimes and inodes of `names` in the open folder `fd` (`_packed`) when every
-    one is a regular file of at most MAX_NOTE_BYTES; None when one is not or cannot be
+    """The sizes, mtimes, inodes and ctimes of `names` in the open folder `fd` (`_packed`)
+    when every one is a regular file of at most MAX_NOTE_BYTES; None when one is not or cannot be
     stat'ed (the caller then lists the folder by `_classify`'s full rules). The hot loop of a
     no-op sync: the C loop when built, else `_stat_notes_py`."""
     if _native is not None:
@@ -223,13 +254,15 @@ def _stat_notes(fd: int, names: list[bytes]) -> bytes | None:
 
 
 def _stat_notes_py(fd: int, names: list[bytes]) -> bytes | None:
-    """`_stat_notes` in Python: one lstat per note, three appends, and a mode check only when
+    """`_stat_notes` in Python: one lstat per note, four appends, and a mode check only when
     the mode differs from the last regular one seen."""
     sizes: list[int] = []
     mtimes: list[int] = []
     inodes: list[int] = []
+    ctimes: list[int] = []
     lstat, is_reg = os.lstat, st.S_ISREG
     add_size, add_mtime, add_inode = sizes.append, mtimes.append, inodes.append
+    add_ctime = ctimes.append
     regular = -1  # the last mode seen to be a regular file's
     try:
         for name in names:
@@ -241,11 +274,12 @@ def _stat_notes_py(fd: int, names: list[bytes]) -> bytes | None:
             add_size(info.st_size)
             add_mtime(info.st_mtime_ns)
             add_inode(info.st_ino)
+            add_ctime(info.st_ctime_ns)
     except OSError:
         return None
     if sizes and max(sizes) > MAX_NOTE_BYTES:
         return None
-    return _packed(sizes, mtimes, inodes)
+    return _packed(sizes, mtimes, inodes, ctimes)
 
 
 class _Entries(NamedTuple):
@@ -253,6 +287,7 @@ class _Entries(NamedTuple):
     sizes: list[int]
     mtimes: list[int]
     inodes: list[int]
+    ctimes: list[int]
     skipped: list[Skip]
     subdirs: list[str]
 
@@ -260,8 +295,8 @@ class _Entries(NamedTuple):
 def _classify(root: str, prefix: str, fd: int, entries: list[str]) -> _Entries:
     """Visible `entries` of the open folder `fd` by the full rules: notes with their stats,
     what is skipped and why, sub-folders."""
-    out = _Entries([], [], [], [], [], [])
-    names, sizes, mtimes, inodes, skipped, subdirs = out
+    out = _Entries([], [], [], [], [], [], [])
+    names, sizes, mtimes, inodes, ctimes, skipped, subdirs = out
     lstat, is_reg, is_dir, is_link = os.lstat, st.S_ISREG, st.S_ISDIR, st.S_ISLNK
     for name in entries:
         try:
@@ -281,6 +316,7 @@ def _classify(root: str, prefix: str, fd: int, entries: list[str]) -> _Entries:
             sizes.append(info.st_size)
             mtimes.append(wrap64(info.st_mtime_ns))
             inodes.append(wrap64(info.st_ino))
+            ctimes.append(wrap64(info.st_ctime_ns))
         elif is_dir(mode):
             subdirs.append(prefix + name)
         elif is_link(mode):
@@ -308,23 +344,23 @@ def list_folder(root: str, folder: str, expected: bytes | None
         if fd >= 0:
             os.close(fd)
         skip = Skip(folder or ".", f"unreadable folder ({_err(exc)})", False)
-        return Listing(folder, False, False, (), (), (), (), (skip,)), []
+        return Listing(folder, False, False, (), (), (), (), (), (skip,)), []
     try:
         packed = _stat_notes(fd, encoded)
         if packed is None:
             found = _classify(root, prefix, fd, sorted([*notes, *others]))
             names, skipped, subdirs = found.names, found.skipped, found.subdirs
-            packed = _packed(found.sizes, found.mtimes, found.inodes)
+            packed = _packed(found.sizes, found.mtimes, found.inodes, found.ctimes)
         else:
             rest = _classify(root, prefix, fd, others)  # no entry named like a note
             names, skipped, subdirs = notes, rest.skipped, rest.subdirs
     finally:
         os.close(fd)
     if expected is not None and _digest(names, packed) == expected:
-        return Listing(folder, True, True, (), (), (), (), tuple(skipped), temps), subdirs
-    sizes, mtimes, inodes = _unpacked(packed, len(names))
+        return Listing(folder, True, True, (), (), (), (), (), tuple(skipped), temps), subdirs
+    sizes, mtimes, inodes, ctimes = _unpacked(packed, len(names))
     return Listing(folder, True, False, tuple(names), tuple(sizes), tuple(mtimes),
-                   tuple(inodes), tuple(skipped), temps), subdirs
+                   tuple(inodes), tuple(ctimes), tuple(skipped), temps), subdirs
 
 
 def walk(root: str, tops: list[str], expected: Mapping[str, bytes]) -> list[Listing]:

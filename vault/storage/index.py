@@ -253,12 +253,13 @@ class Index:
         )
         self._set_links(row.id, links)
 
-    def update_stat(self, note_id: int, size: int, mtime_ns: int, inode: int) -> None:
+    def update_stat(self, note_id: int, size: int, mtime_ns: int, inode: int,
+                    ctime_ns: int) -> None:
         """Record a new stat for a file whose content did not change."""
         self._touch(note_id, moved=False)
         self._conn.execute(
-            "UPDATE notes SET size=?, mtime_ns=?, inode=? WHERE id=?",
-            (size, mtime_ns, inode, note_id),
+            "UPDATE notes SET size=?, mtime_ns=?, inode=?, ctime_ns=? WHERE id=?",
+            (size, mtime_ns, inode, ctime_ns, note_id),
         )
 
     def delete_note(self, note_id: int) -> None:

@@ -36,6 +36,10 @@ def _connect_ro(path: Path, *, immutable: bool) -> sqlite3.Connection:
     try:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         conn.execute("SELECT COUNT(*) FROM meta").fetchone()
+        if "ctime_ns" not in {r[1] for r in conn.execute("PRAGMA main.table_info(notes)")}:
+            # an index from before schema.py's migration 3, which this connection cannot run:
+            # its rows read with folders.LEGACY (-1) for the ctime they do not hold
+            conn.execute("CREATE TEMP VIEW notes AS SELECT *, -1 AS ctime_ns FROM main.notes")
     except sqlite3.DatabaseError:
         conn.close()
         raise

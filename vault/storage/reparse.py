@@ -32,12 +32,13 @@ from collections.abc import Iterable, Sequence
 from ..notes.note import PARSE
 from ..notes.rows import LinkRow, NoteRow
 from .index import Index
-from .row_codec import encode_note
+from .row_codec import NOTE_FIELDS, encode_note
 
 KEY = "parse"
 OWED = "parse_owed"  # the ids of notes a re-parse could not read (JSON list)
 PREVIOUS = "1"  # what an index without the key was parsed by
-_PARSED = 6  # encode_note's columns from `frontmatter` on: what the parser makes of the text
+# encode_note's columns from `frontmatter` on: what the parser makes of the text
+_PARSED = NOTE_FIELDS.index("frontmatter")
 
 
 def version(index: Index) -> str:

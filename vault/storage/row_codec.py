@@ -13,11 +13,11 @@ from ..notes.rows import LinkRow, NoteRow
 
 # The columns `encode_note` fills, in its order; `id` is assigned by SQLite.
 NOTE_FIELDS = tuple(
-    "path title size mtime_ns inode content_hash frontmatter frontmatter_error aliases tags body"
-    .split()
+    "path title size mtime_ns inode ctime_ns content_hash frontmatter frontmatter_error aliases"
+    " tags body".split()
 )
 NOTE_COLS = "id, " + ", ".join(NOTE_FIELDS)
-STAT_COLS = "id, path, size, mtime_ns, inode, content_hash"
+STAT_COLS = "id, path, size, mtime_ns, inode, content_hash, ctime_ns"
 _SHORT = 64  # strings up to this length that repeat across notes are shared (interned)
 
 
@@ -58,12 +58,13 @@ def decode_note(r: Sequence[Any]) -> NoteRow:
         size=r[3],
         mtime_ns=r[4],
         inode=r[5],
-        content_hash=r[6],
-        frontmatter=_frontmatter(r[7]),
-        frontmatter_error=r[8],
-        aliases=tuple(json.loads(r[9])),
-        tags=tuple(json.loads(r[10])),
-        body=r[11],
+        ctime_ns=r[6],
+        content_hash=r[7],
+        frontmatter=_frontmatter(r[8]),
+        frontmatter_error=r[9],
+        aliases=tuple(json.loads(r[10])),
+        tags=tuple(json.loads(r[11])),
+        body=r[12],
     )
 
 
@@ -74,6 +75,7 @@ def encode_note(row: NoteRow) -> tuple[Any, ...]:
         row.size,
         row.mtime_ns,
         row.inode,
+        row.ctime_ns,
         row.content_hash,
         json.dumps(row.frontmatter, ensure_ascii=False),
         row.frontmatter_error,

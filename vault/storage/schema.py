@@ -1,17 +1,19 @@
 """The index's schema: its numbered migrations, and the stat rows' key kept by triggers.
 
 `MIGRATIONS` (storage/migrations.py runs them): notes, their raw links, skipped files, meta;
-then the embedding cache. With index.py the only code that runs SQL on the index.
+then the embedding cache; then each note's ctime (storage/folders.py: part of its identity; the
+rows of an older index get folders.LEGACY: its first sync adopts each file's ctime).
+With index.py the only code that runs SQL on the index.
 
 The stat key (storage/stat_store.py says what it guards): three triggers on `notes`, after
 every INSERT, DELETE, and UPDATE of a stat column (id, path, size, mtime_ns, inode,
-content_hash), add one to `stat_key.changes` and fold the changed row into `stat_key.sum`
-(a one-row table of integers: one UPDATE per changed row, 3-9 us each, where two updates of
-`meta`'s text values cost 6-12 us), a running sum modulo the prime P = 2^31 - 1:
+content_hash, ctime_ns), add one to `stat_key.changes` and fold the changed row into
+`stat_key.sum` (a one-row table of integers: one UPDATE per changed row, 3-9 us each, where two
+updates of `meta`'s text values cost 6-12 us), a running sum modulo the prime P = 2^31 - 1:
 
     sum <- (sum * 1000003 + term(row)) mod P
 
-where term(row) weighs the row's id, size, mtime and inode (each mod P), its path's length
+where term(row) weighs the row's id, size, mtime, inode and ctime (each mod P), its path's length
 and its last name character, four hex digits of its content hash, and the kind of change
 (a polynomial rolling hash, Karp & Rabin 1987, "Efficient randomized pattern-matching
 algorithms", over the sequence of changes). Every value stays below 2^52, so SQLite's 64-bit
@@ -71,9 +73,13 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (model, key)
     );
     """,
+    # 3: each note's ctime, in its identity (-1 = folders.LEGACY: sync.py adopts the file's).
+    """
+    ALTER TABLE notes ADD COLUMN ctime_ns INTEGER NOT NULL DEFAULT -1;
+    """,
 )
 
-STAT_KEY_VERSION = 1
+STAT_KEY_VERSION = 2  # 2: ctime_ns in the term and the watched columns
 _P = 2147483647
 
 
@@ -82,7 +88,7 @@ def _term(r: str, tag: int) -> str:
     digits = "".join(f" + instr('0123456789abcdef', substr({r}.content_hash, {k}, 1))"
                      f" * {16 ** (k - 1)}" for k in range(1, 5))
     return (f"(({r}.id % {_P}) * 3 + ({r}.size % {_P}) * 5 + ({r}.mtime_ns % {_P}) * 7"
-            f" + ({r}.inode % {_P}) * 11 + length({r}.path) * 13"
+            f" + ({r}.inode % {_P}) * 11 + ({r}.ctime_ns % {_P}) * 23 + length({r}.path) * 13"
             f" + coalesce(unicode(substr({r}.path, -4, 1)), 0) * 17"
             f" + ({digits[3:]}) * 19 + {tag})")
 
@@ -100,7 +106,7 @@ INSERT OR IGNORE INTO stat_key(one, changes, sum) VALUES (0, 0, 0);
 CREATE TRIGGER IF NOT EXISTS {STAT_TRIGGERS[0]} AFTER INSERT ON notes
 BEGIN {_body("new", 1)} END;
 CREATE TRIGGER IF NOT EXISTS {STAT_TRIGGERS[1]}
-AFTER UPDATE OF id, path, size, mtime_ns, inode, content_hash ON notes
+AFTER UPDATE OF id, path, size, mtime_ns, inode, content_hash, ctime_ns ON notes
 BEGIN {_body("new", 2)} END;
 CREATE TRIGGER IF NOT EXISTS {STAT_TRIGGERS[2]} AFTER DELETE ON notes
 BEGIN {_body("old", 3)} END;
@@ -160,8 +166,9 @@ def stat_key(conn: sqlite3.Connection) -> str | None:
 def stat_sample(conn: sqlite3.Connection, ids: Sequence[int]
                 ) -> tuple[int | None, list[tuple[Any, ...]]]:
     """The index's largest note id, and the stat rows (id, path, size, mtime_ns, inode,
-    content_hash) of those of `ids` it holds (at most 500 ids)."""
+    content_hash, ctime_ns) of those of `ids` it holds (at most 500 ids)."""
     top = conn.execute("SELECT max(id) FROM notes").fetchone()[0]
-    rows = conn.execute("SELECT id, path, size, mtime_ns, inode, content_hash FROM notes"
+    rows = conn.execute("SELECT id, path, size, mtime_ns, inode, content_hash, ctime_ns"
+                        " FROM notes"
                         f" WHERE id IN ({','.join('?' * len(ids))})", list(ids)).fetchall()
     return (None if top is None else int(top)), [tuple(r) for r in rows]

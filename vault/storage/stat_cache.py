@@ -44,6 +44,7 @@ class StatRow(NamedTuple):
     mtime_ns: int
     inode: int
     content_hash: str
+    ctime_ns: int  # storage/folders.py: in the identity (folders.RACY: read it again)
 
 
 def _folder(path: str) -> str:
@@ -62,27 +63,30 @@ class _Table:
 
     def __init__(self, c: StatColumns) -> None:
         self.ids, self.sizes, self.mtimes, self.inodes = c.ids, c.sizes, c.mtimes, c.inodes
+        self.ctimes = c.ctimes
         self.paths, self.hashes = c.paths, c.hashes
         self.spans: dict[str, tuple[int, int]] = dict(zip(  # folder -> its row range
             c.folders, map(tuple, c.spans.tolist()), strict=True))
 
     @classmethod
     def of(cls, rows: Iterable[Sequence[Any]]) -> _Table:
-        """The table of stat rows (id, path, size, mtime_ns, inode, content_hash)."""
+        """The table of stat rows (id, path, size, mtime_ns, inode, content_hash,
+        ctime_ns)."""
         paths: list[str] = []
         nums = array("q")
         hashes: list[str] = []
         for r in rows:
             paths.append(r[1])
-            nums.extend((r[0], r[2], r[3], r[4]))
+            nums.extend((r[0], r[2], r[3], r[4], r[6]))
             hashes.append(r[5])
         if any("\0" in p for p in paths):
             order = sorted(range(len(paths)), key=lambda k: paths[k].rpartition("/")[::2])
         else:
             order = sorted(range(len(paths)), key=lambda k: _order_key(paths[k]))
         perm = np.asarray(order, dtype=np.int64)
-        cols = np.frombuffer(nums, dtype=np.int64).reshape(-1, 4)[perm]
-        ids, sizes, mtimes, inodes = (np.ascontiguousarray(cols[:, j]) for j in range(4))
+        cols = np.frombuffer(nums, dtype=np.int64).reshape(-1, 5)[perm]
+        ids, sizes, mtimes, inodes, ctimes = (np.ascontiguousarray(cols[:, j])
+                                              for j in range(5))
         del cols, nums, perm
         sorted_hashes = hex_column(hashes[k] for k in order)
         del hashes
@@ -100,7 +104,8 @@ class _Table:
             names.append(folders[lo])
             spans.append((lo, hi))
             lo = hi
-        return cls(StatColumns(ids, sizes, mtimes, inodes, Strings(ordered), sorted_hashes,
+        return cls(StatColumns(ids, sizes, mtimes, inodes, ctimes, Strings(ordered),
+                               sorted_hashes,
                                tuple(names), np.array(spans, dtype=np.int64).reshape(-1, 2),
                                ()))
 
@@ -119,7 +124,8 @@ class _Table:
 
     def row(self, k: int) -> StatRow:
         return StatRow(int(self.ids[k]), self.paths[k], int(self.sizes[k]),
-                       int(self.mtimes[k]), int(self.inodes[k]), self.hashes[k])
+                       int(self.mtimes[k]), int(self.inodes[k]), self.hashes[k],
+                       int(self.ctimes[k]))
 
     def folders(self, digests: Mapping[str, bytes] | None = None) -> dict[str, FolderDigest]:
         """folder -> (digest, its rows' paths), the digests computed here unless given."""
@@ -130,22 +136,25 @@ class _Table:
             else:
                 d = digest_packed([p.rpartition("/")[2] for p in self.paths.run(lo, hi)],
                                   self.sizes[lo:hi].tobytes() + self.mtimes[lo:hi].tobytes()
-                                  + self.inodes[lo:hi].tobytes())
+                                  + self.inodes[lo:hi].tobytes()
+                                  + self.ctimes[lo:hi].tobytes())
             out[folder] = (d, _Span(self.paths, lo, hi))
         return out
 
     def entries(self, folder: str, hidden: AbstractSet[str]) -> list[_Entry]:
-        """(name, path, size, mtime_ns, inode) of the folder's rows not in `hidden`."""
+        """(name, path, size, mtime_ns, inode, ctime_ns) of the folder's rows not in
+        `hidden`."""
         lo, hi = self.spans.get(folder, (0, 0))
         paths = self.paths
-        return [(p.rpartition("/")[2], p, size, mtime, inode)
-                for p, size, mtime, inode in zip(
+        return [(p.rpartition("/")[2], p, size, mtime, inode, ctime)
+                for p, size, mtime, inode, ctime in zip(
                     paths.run(lo, hi), self.sizes[lo:hi].tolist(),
-                    self.mtimes[lo:hi].tolist(), self.inodes[lo:hi].tolist(), strict=True)
+                    self.mtimes[lo:hi].tolist(), self.inodes[lo:hi].tolist(),
+                    self.ctimes[lo:hi].tolist(), strict=True)
                 if p not in hidden]
 
 
-_Entry = tuple[str, str, int, int, int]
+_Entry = tuple[str, str, int, int, int, int]
 
 
 class _Span(ReadOnly[str]):
@@ -237,7 +246,7 @@ class StatCache:
             self._fold()
             return True
         t = self._table
-        cols = splice(t.ids, t.sizes, t.mtimes, t.inodes, t.paths, t.hashes, t.spans,
+        cols = splice(t.ids, t.sizes, t.mtimes, t.inodes, t.ctimes, t.paths, t.hashes, t.spans,
                       self._hidden, self._extra,
                       {f: d for f, (d, _) in self.folders.items()})
         if cols is None:
@@ -253,7 +262,8 @@ class StatCache:
             return None
         t = self._table
         names = tuple(t.spans)
-        return StatColumns(t.ids, t.sizes, t.mtimes, t.inodes, t.paths, t.hashes, names,
+        return StatColumns(t.ids, t.sizes, t.mtimes, t.inodes, t.ctimes, t.paths, t.hashes,
+                           names,
                            np.array([t.spans[f] for f in names], dtype=np.int64).reshape(-1, 2),
                            tuple(self.folders[f][0] for f in names))
 
@@ -283,11 +293,13 @@ class StatCache:
             self.folders.pop(folder, None)
             notes = table.entries(folder, self._hidden)
             notes.extend((p.rpartition("/")[2], p, extra[p].size, extra[p].mtime_ns,
-                          extra[p].inode) for p in self._by_folder.get(folder, ()))
+                          extra[p].inode, extra[p].ctime_ns)
+                         for p in self._by_folder.get(folder, ()))
             if notes:
                 notes.sort()  # names are unique in a folder
                 self.folders[folder] = (digest([n[0] for n in notes], [n[2] for n in notes],
-                                               [n[3] for n in notes], [n[4] for n in notes]),
+                                               [n[3] for n in notes], [n[4] for n in notes],
+                                               [n[5] for n in notes]),
                                         tuple(n[1] for n in notes))
         if folds(len(extra) + len(self._hidden), len(table)):
             self._fold()

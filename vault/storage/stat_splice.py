@@ -91,13 +91,14 @@ def _pieces(spans: Mapping[str, tuple[int, int]], paths: Strings, hidden: set[st
 
 
 def splice(ids: npt.NDArray[np.int64], sizes: npt.NDArray[np.int64],
-           mtimes: npt.NDArray[np.int64], inodes: npt.NDArray[np.int64], paths: Strings,
+           mtimes: npt.NDArray[np.int64], inodes: npt.NDArray[np.int64],
+           ctimes: npt.NDArray[np.int64], paths: Strings,
            hashes: Sequence[str], spans: Mapping[str, tuple[int, int]], hidden: set[str],
            extra: Mapping[str, Sequence[Any]], digests: Mapping[str, bytes]
            ) -> StatColumns | None:
     """The columns of the rows `ids`..`hashes` (in (folder, name) order, `spans`: folder ->
     row range) without the paths `hidden` and with the rows `extra` (path -> (id, path, size,
-    mtime_ns, inode, content_hash)); `digests`: every resulting folder's digest. None when
+    mtime_ns, inode, content_hash, ctime_ns)); `digests`: every resulting folder's digest. None when
     the layout is not the common one (module docstring)."""
     if not isinstance(hashes, Digests) or paths.errors != "strict":
         return None
@@ -109,7 +110,7 @@ def splice(ids: npt.NDArray[np.int64], sizes: npt.NDArray[np.int64],
     buf, off = paths.packed()
     offs = np.frombuffer(off, dtype=np.int64)
     raw = hashes.raw
-    nums: list[list[npt.NDArray[np.int64]]] = [[], [], [], []]
+    nums: list[list[npt.NDArray[np.int64]]] = [[], [], [], [], []]
     parts: list[bytes] = []
     new_off: list[npt.NDArray[np.int64]] = [np.zeros(1, dtype=np.int64)]
     digest_parts: list[bytes] = []
@@ -117,14 +118,14 @@ def splice(ids: npt.NDArray[np.int64], sizes: npt.NDArray[np.int64],
     for piece in pieces:
         if isinstance(piece, tuple):
             a, b = piece
-            for col, src in zip(nums, (ids, sizes, mtimes, inodes), strict=True):
+            for col, src in zip(nums, (ids, sizes, mtimes, inodes, ctimes), strict=True):
                 col.append(src[a:b])
             parts.append(bytes(buf[offs[a]:offs[b]]))
             new_off.append(offs[a + 1:b + 1] - offs[a] + base)
             base += int(offs[b] - offs[a])
             digest_parts.append(raw[32 * a:32 * b])
             continue
-        for j, col in zip((0, 2, 3, 4), nums, strict=True):
+        for j, col in zip((0, 2, 3, 4, 6), nums, strict=True):
             col.append(np.array([r[j] for r in piece], dtype=np.int64))
         encoded = [r[1].encode() for r in piece]
         parts.extend(encoded)
@@ -136,7 +137,7 @@ def splice(ids: npt.NDArray[np.int64], sizes: npt.NDArray[np.int64],
     span_arr = np.stack([ends - np.array(counts, dtype=np.int64), ends], axis=1) if counts \
         else np.zeros((0, 2), dtype=np.int64)
     offsets = array("q", np.concatenate(new_off).tobytes())
-    return StatColumns(cols[0], cols[1], cols[2], cols[3],
+    return StatColumns(cols[0], cols[1], cols[2], cols[3], cols[4],
                        Strings.over(b"".join(parts), offsets),
                        Digests(b"".join(digest_parts)), tuple(names),
                        span_arr.reshape(-1, 2), tuple(digests[f] for f in names))

@@ -4,8 +4,9 @@ A full sync compares every folder's listing with the digest of the index's stat 
 (storage/folders.py, stat_cache.py). Loading those rows from SQLite made six Python objects per
 note (id, path, size, mtime, inode, content hash): ~3.6 s of a new process's CPU at 10^6 notes
 (docs/measurements/session13/NOTES-B4.md). `.rmh/stat-columns.bin` holds the stat cache's
-columns as they are in memory (ids, sizes, mtimes, inodes as int64; paths as one UTF-8 buffer
-with offsets; content hashes as 32-byte digests; per folder its row range and digest), written
+columns as they are in memory (ids, sizes, mtimes, inodes, ctimes as int64; paths as one
+UTF-8 buffer with offsets; content hashes as 32-byte digests; per folder its row range and
+digest), written
 by storage/mapped_arrays.py (CRC-32 over everything after the magic, pid-named temporary,
 fsync, rename); a new process maps it and builds the cache over it in O(folders).
 
@@ -54,7 +55,7 @@ import numpy.typing as npt
 from . import mapped_arrays
 from .columns import Digests, Strings
 
-VERSION = 1
+VERSION = 2  # 2: ctimes (storage/folders.py: in a note's identity)
 FILE = "stat-columns.bin"
 MAGIC = b"RMHSTATS"
 SAMPLE = 64  # rows checked against the index when a file is loaded (`agrees`)
@@ -68,6 +69,7 @@ class StatColumns:
     sizes: npt.NDArray[np.int64]
     mtimes: npt.NDArray[np.int64]
     inodes: npt.NDArray[np.int64]
+    ctimes: npt.NDArray[np.int64]
     paths: Strings
     hashes: Sequence[str]
     folders: tuple[str, ...]
@@ -89,7 +91,8 @@ def save(folder: str | Path, name_key: str, c: StatColumns,
          count_op: Callable[[], None] | None = None) -> bool:
     """Persist `c` as the rows of key `name_key`; False when the folder cannot be written."""
     arrays: dict[str, npt.NDArray[Any]] = {
-        "ids": c.ids, "sizes": c.sizes, "mtimes": c.mtimes, "inodes": c.inodes}
+        "ids": c.ids, "sizes": c.sizes, "mtimes": c.mtimes, "inodes": c.inodes,
+        "ctimes": c.ctimes}
     arrays["paths"], arrays["paths.off"] = _packed(c.paths)
     errors = {"paths": c.paths.errors}
     if isinstance(c.hashes, Digests):
@@ -135,7 +138,7 @@ def _columns(head: dict[str, Any], a: dict[str, npt.NDArray[Any]],
         return None
     n = int(head["notes"])
     errors: dict[str, str] = head["errors"]
-    nums = [a[k] for k in ("ids", "sizes", "mtimes", "inodes")]
+    nums = [a[k] for k in ("ids", "sizes", "mtimes", "inodes", "ctimes")]
     if any(x.dtype != np.int64 or x.shape != (n,) for x in nums):
         return None
     paths = _strings(a, "paths", n, errors["paths"])
@@ -159,9 +162,10 @@ def _columns(head: dict[str, Any], a: dict[str, npt.NDArray[Any]],
         return None
     if not f and n:
         return None
-    ids, sizes, mtimes, inodes = nums
-    return StatColumns(ids, sizes, mtimes, inodes, paths=paths, hashes=hashes, folders=folders,
-                       spans=np.array(spans), digests=tuple(bytes(d) for d in digests))
+    ids, sizes, mtimes, inodes, ctimes = nums
+    return StatColumns(ids, sizes, mtimes, inodes, ctimes, paths=paths, hashes=hashes,
+                       folders=folders, spans=np.array(spans),
+                       digests=tuple(bytes(d) for d in digests))
 
 
 def agrees(c: StatColumns, sample: Callable[[Sequence[int]], tuple[int | None,
@@ -169,12 +173,12 @@ def agrees(c: StatColumns, sample: Callable[[Sequence[int]], tuple[int | None,
            ) -> bool:
     """Whether the index (`sample`: schema.py `stat_sample`) holds `c`'s largest id as its
     largest and, at SAMPLE rows spread evenly over `c`, the same (id, path, size, mtime,
-    inode, content hash) (module docstring: a check against another history of the index,
+    inode, content hash, ctime) (module docstring: a check against another history of the index,
     not the key's proof)."""
     n = len(c.ids)
     at = sorted({k * (n - 1) // max(1, SAMPLE - 1) for k in range(SAMPLE)}) if n else []
     want = {int(c.ids[k]): (int(c.ids[k]), c.paths[k], int(c.sizes[k]), int(c.mtimes[k]),
-                            int(c.inodes[k]), c.hashes[k]) for k in at}
+                            int(c.inodes[k]), c.hashes[k], int(c.ctimes[k])) for k in at}
     top, rows = sample(sorted(want))
     if top != (int(c.ids.max()) if n else None):
         return False

@@ -51,7 +51,7 @@ from .folder_view import FolderView, inside
 from .folder_view import Scan as Scan
 from .folder_view import Skipped as Skipped
 from .folders import MAX_NOTE_BYTES as MAX_NOTE_BYTES  # re-exported: the store's limit
-from .folders import wrap64
+from .folders import RACY, wrap64
 from .write_lock import WriteLock
 
 STATE_DIR = ".rmh"
@@ -66,8 +66,13 @@ _temp_counter = itertools.count()
 _inflight: set[str] = set()  # temps being written by this process (any Store instance)
 
 
-def _identity(info: os.stat_result) -> tuple[int, int, int]:
-    return info.st_ino, info.st_size, info.st_mtime_ns
+_Identity = tuple[int, int, int, int]
+
+
+def _identity(info: os.stat_result) -> _Identity:
+    """inode, size, mtime and ctime: an edit that sets the mtime back still moves the ctime
+    (storage/folders.py), so the recheck before a rename reads the bytes again."""
+    return info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns
 
 
 class Store(FolderView):
@@ -161,7 +166,8 @@ class Store(FolderView):
             return None
         if not st.S_ISREG(info.st_mode):
             return None
-        return FileStat(rel, info.st_size, wrap64(info.st_mtime_ns), wrap64(info.st_ino))
+        return FileStat(rel, info.st_size, wrap64(info.st_mtime_ns), wrap64(info.st_ino),
+                        wrap64(info.st_ctime_ns))
 
     def read_bytes(self, path: str) -> bytes:
         """The file's bytes. NoteNotFound, NotText("not a regular file"), QuotaExceeded,
@@ -198,7 +204,7 @@ class Store(FolderView):
         return data, info
 
     def _current(self, path: str, at: tuple[int, str] | None = None
-                 ) -> tuple[str | None, tuple[int, int, int] | None]:
+                 ) -> tuple[str | None, _Identity | None]:
         """(sha256 hex of the file's bytes, its identity); (None, None) when missing."""
         try:
             data, info = self._read(path, at)
@@ -257,7 +263,7 @@ class Store(FolderView):
             raise PathRefused(path, "symlink inside the vault")
         if old is not None and (create_only or st.S_ISDIR(old.st_mode)):
             raise NoteExists(rel) if create_only else PathRefused(path, "is a folder")
-        seen: tuple[int, int, int] | None = None
+        seen: _Identity | None = None
         if expected_hash is not None:
             now, seen = self._current(rel, (dfd, name))
             if now != expected_hash:
@@ -293,10 +299,11 @@ class Store(FolderView):
             if lstat_at(dfd, tmp) is not None:
                 os.unlink(tmp, dir_fd=dfd)
                 self.count_op()
-        return FileStat(rel, info.st_size, wrap64(info.st_mtime_ns), wrap64(info.st_ino))
+        # the rename set a ctime this fstat did not see: RACY, as the index would store it
+        return FileStat(rel, info.st_size, wrap64(info.st_mtime_ns), wrap64(info.st_ino), RACY)
 
     def _recheck(self, rel: str, at: tuple[int, str], expected: str,
-                 seen: tuple[int, int, int] | None) -> None:
+                 seen: _Identity | None) -> None:
         """Right before the rename: EditConflict when the file is no longer the one whose hash
         was checked (an editor that takes no lock replaced it meanwhile) and its bytes differ."""
         now_info = lstat_at(*at)

@@ -1,7 +1,11 @@
 """Folder -> index reconciliation.
 
-Incremental: a file whose (size, mtime_ns, inode) match the index is not read at all; a file
-whose stat changed is read and hashed, and re-parsed only when its content hash changed. A new
+Incremental: a file whose (size, mtime_ns, inode, ctime_ns) match the index is not read at
+all; a file whose stat changed is read and hashed, and re-parsed only when its content hash
+changed. A file whose ctime was recent when the sync began is indexed with folders.RACY for
+its ctime (`folders.stored_ctime`: git's racily clean rule), so the next sync reads it again.
+A row indexed before ctimes were kept (folders.LEGACY) whose other stats match is trusted as
+it was then, and its ctime stored without a read. A new
 file whose hash equals that of a note that disappeared in the same pass is the same note,
 renamed outside rmh: it keeps its stable id. A file that cannot be read for a transient reason
 (an I/O error, a permission change) keeps its row: only a file that is really gone is removed.
@@ -21,6 +25,7 @@ from ..notes.links import title_of
 from ..notes.note import parse
 from ..notes.rows import LinkRow, NoteRow
 from . import reparse
+from .folders import LEGACY, now, stored_ctime
 from .index import Index, StatRow
 from .store import FileStat, Store
 
@@ -70,6 +75,7 @@ def note_row(
         size=st.size,
         mtime_ns=st.mtime_ns,
         inode=st.inode,
+        ctime_ns=st.ctime_ns,
         content_hash=digest,
         frontmatter=dict(parsed.frontmatter),
         frontmatter_error=parsed.frontmatter_error,
@@ -99,7 +105,14 @@ def _read(store: Store, st: FileStat, report: SyncReport) -> str | None:
 
 
 def _same_stat(a: StatRow, b: FileStat) -> bool:
-    return a.size == b.size and a.mtime_ns == b.mtime_ns and a.inode == b.inode
+    return (a.size == b.size and a.mtime_ns == b.mtime_ns and a.inode == b.inode
+            and a.ctime_ns == b.ctime_ns)
+
+
+def _stored(st: FileStat, clock: int) -> FileStat:
+    """`st` as the index stores it when its file was read after the clock said `clock`."""
+    ctime = stored_ctime(st.ctime_ns, clock)
+    return st if ctime == st.ctime_ns else st._replace(ctime_ns=ctime)
 
 
 PARALLEL_SCAN_ABOVE = 50_000  # indexed notes from which the scan is split over processes
@@ -144,6 +157,7 @@ def sync(store: Store, index: Index, only: Iterable[str] | None = None,
 def _sync(store: Store, index: Index, only: Iterable[str] | None, workers: int | None,
           check: bool = True) -> SyncReport:
     report = SyncReport()
+    clock = now()  # before any file is stat'ed or read (folders.stored_ctime)
     start = index.generation()
     again = only is None and reparse.stale(index)  # every note is read and parsed again
     owed = reparse.owed(index) if only is None else frozenset()  # unread at a re-parse
@@ -198,11 +212,15 @@ def _sync(store: Store, index: Index, only: Iterable[str] | None, workers: int |
         st = files.get(path)
         if st is None:  # a note of a folder whose listing matched its rows (a re-parse)
             kept = known[path]
-            st = FileStat(path, kept.size, kept.mtime_ns, kept.inode)
+            st = FileStat(path, kept.size, kept.mtime_ns, kept.inode, kept.ctime_ns)
         redo = old is not None and (again or old.id in owed)
         if redo:
             report.reparsed += 1
         elif old is not None and _same_stat(old, st):
+            continue
+        elif old is not None and old.ctime_ns == LEGACY and _same_stat(old, st._replace(
+                ctime_ns=LEGACY)):  # trusted as before ctimes were kept: its ctime adopted
+            restats.append((old.id, _stored(st, clock)))
             continue
         text = _read(store, st, report)
         if text is None and redo and path not in report.skipped:
@@ -211,12 +229,14 @@ def _sync(store: Store, index: Index, only: Iterable[str] | None, workers: int |
             if path in report.skipped and old is not None:
                 gone.add(path)  # the note became binary or oversized: it is no longer a note
             continue
+        st = _stored(st, clock)
         if old is None:
             new_texts[path] = (st, text)
             continue
         digest = content_hash(text)
         if digest == old.content_hash and not redo:
-            restats.append((old.id, st))
+            if not _same_stat(old, st):  # not when it stays RACY: no write
+                restats.append((old.id, st))
             continue
         row, links = note_row(old.id, st, text, digest)
         if digest != old.content_hash or not reparse.same_parse(index, row, links):
@@ -260,7 +280,7 @@ def _sync(store: Store, index: Index, only: Iterable[str] | None, workers: int |
             for path in report.removed:
                 index.delete_note(known[path].id)
             for note_id, st in restats:
-                index.update_stat(note_id, st.size, st.mtime_ns, st.inode)
+                index.update_stat(note_id, st.size, st.mtime_ns, st.inode, st.ctime_ns)
             for is_new, row, links in changes:
                 if is_new:
                     index.insert_note(row, links)

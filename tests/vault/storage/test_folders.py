@@ -249,7 +249,10 @@ def test_one_of_two_workers_that_cannot_start_leaves_its_share_here(
     assert scan_pool._workers == made
 
 
-def test_a_folder_matching_its_digest_lists_no_names(tmp_path: Path) -> None:
+def test_a_folder_matching_its_digest_lists_no_names(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    # the notes as if written long ago: a recent one is indexed RACY (folders.stored_ctime)
+    monkeypatch.setattr(folders, "_clock", lambda: time.time_ns() + 3600 * 10**9)
     store = _vault(tmp_path / "v")
     index = Index.open(tmp_path / "index.sqlite")
     sync(store, index, workers=1)
@@ -385,7 +388,7 @@ def test_dead_workers_are_replaced(tmp_path: Path) -> None:
 
 
 def _lean(folder: Path, names: list[str], loop: Callable[[int, list[bytes]], bytes | None]
-          = folders._stat_notes) -> tuple[list[int], list[int], list[int]] | None:
+          = folders._stat_notes) -> tuple[list[int], list[int], list[int], list[int]] | None:
     fd = os.open(folder, os.O_RDONLY)
     try:
         packed = loop(fd, [os.fsencode(n) for n in names])
@@ -417,11 +420,11 @@ def test_the_lean_path_takes_plain_notes_only(
     _vault(root)
     n0 = (root / "f01" / "n0.md").stat()
     assert _lean(root / "f01", ["n0.md"], loop) == ([n0.st_size], [n0.st_mtime_ns],
-                                                     [n0.st_ino])
+                                                     [n0.st_ino], [n0.st_ctime_ns])
     for folder, odd in [("f06", "big.md"), ("f08", "fifo.md"), ("f09", "alias.md"),
                         ("f11", "folder.md"), ("f01", "gone.md")]:
         assert _lean(root / folder, ["n0.md", odd], loop) is None, odd  # the full rules decide
-    assert _lean(root / "f01", [], loop) == ([], [], [])
+    assert _lean(root / "f01", [], loop) == ([], [], [], [])
 
 
 def test_the_c_loop_gives_the_python_loop_s_bytes(
@@ -454,7 +457,7 @@ def test_wrap64_keeps_int64_values_and_wraps_the_rest() -> None:
     assert folders.wrap64(top + 1) == bottom and folders.wrap64(bottom - 1) == top
     assert folders.wrap64(2**64 - 1) == -1 and folders.wrap64(2**64 + 5) == 5
     # a wrapped value packs to the same bytes an unsigned 64-bit one has
-    assert folders._packed([0], [0], [2**64 - 1]) == folders._packed([0], [0], [-1])
+    assert folders._packed([0], [0], [2**64 - 1], [0]) == folders._packed([0], [0], [-1], [0])
 
 
 def test_rmh_no_native_turns_the_c_loop_off(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ import pytest
 
 from vault import Vault
 from vault.retrieval.beliefs import StaleClaims
-from vault.storage import catch_up, note_store
+from vault.storage import catch_up, folders, note_store
 from vault.storage.index import Index
 from vault.storage.snapshot import Snapshot, build_snapshot
 
@@ -134,6 +135,9 @@ def test_searches_from_the_store_equal_a_fresh_build_across_processes(tmp_path: 
     for path in (fresh / ".rmh").iterdir():  # nothing persisted but the index: all built again
         if path.is_file() and not path.name.startswith(("index.sqlite", "write.lock")):
             path.unlink()
+    # files this young are indexed RACY and read again once settled (folders.stored_ctime),
+    # which moves the stamp the store is saved under: let them settle first
+    time.sleep(folders.SETTLED_NS / 1e9)
     expected = _search(fresh, "1")
     assert any(expected) and (fresh / STORE).is_file()
     first = _search(root, "2")  # the store from the init; derived stores built and saved

@@ -15,7 +15,7 @@ from vault.storage.stat_cache import StatCache, StatRow
 
 def _row(i: int, path: str, size: int = 0, odd: bool = False) -> StatRow:
     h = "not-hex" if odd else hashlib.sha256(path.encode() + bytes([size % 256])).hexdigest()
-    return StatRow(i, path, size or 10 + i, 1_000 + 7 * i, 50_000 + i, h)
+    return StatRow(i, path, size or 10 + i, 1_000 + 7 * i, 50_000 + i, h, 3_000 + 5 * i)
 
 
 PATHS = ["a.md", "b/c.md", "b.md", "b/a.md", "b/c/d.md", "ba/x.md", "é/ü.md", "b-c/z.md",
@@ -24,7 +24,8 @@ PATHS = ["a.md", "b/c.md", "b.md", "b/a.md", "b/c/d.md", "ba/x.md", "é/ü.md", 
 
 def _plain(rows: list[StatRow]) -> tuple[dict[str, StatRow], dict[str, FolderDigest]]:
     by_path = {r.path: r for r in rows}
-    return by_path, expected_digests((r.path, r.size, r.mtime_ns, r.inode) for r in rows)
+    return by_path, expected_digests((r.path, r.size, r.mtime_ns, r.inode, r.ctime_ns)
+                                      for r in rows)
 
 
 @pytest.mark.parametrize(("odd", "nul"), [(False, False), (True, False), (False, True)])
@@ -82,7 +83,8 @@ def test_generated_trees_give_the_listing_digests(seed: int) -> None:
     paths = sorted({p.lstrip("/") for p in paths})
     edge = [-(1 << 63), (1 << 63) - 1, 0, -1]
     rows = [StatRow(i, p, rng.choice([*edge, i]), rng.choice([*edge, 7 * i]),
-                    rng.choice([*edge, i * 13]), hashlib.sha256(p.encode()).hexdigest())
+                    rng.choice([*edge, i * 13]), hashlib.sha256(p.encode()).hexdigest(),
+                    rng.choice([*edge, i * 17]))
             for i, p in enumerate(rng.sample(paths, len(paths)), 1)]
     cache = StatCache(1, rows)
     by_path, folders = _plain(rows)

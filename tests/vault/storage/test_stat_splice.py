@@ -79,7 +79,8 @@ def _rows(rng: random.Random, n: int) -> list[tuple[Any, ...]]:
         folder = rng.choice(["", "a", "a/b", "a-b", "b", "z/é"])
         name = f"{rng.choice('mnxyé')}{rng.randrange(10**4)}.md"
         out.append((i + 1, f"{folder}/{name}".lstrip("/"), rng.randrange(10**5),
-                    rng.randrange(10**15), rng.randrange(10**9), os.urandom(32).hex()))
+                    rng.randrange(10**15), rng.randrange(10**9), os.urandom(32).hex(),
+                    rng.randrange(10**15)))
     return list({r[1]: r for r in out}.values())
 
 
@@ -95,15 +96,15 @@ def test_splice_equals_the_columns_built_from_the_rows(seed: int) -> None:
         hidden |= {r[1] for r in rows if r[1].startswith("a/b/")}
     extra = {r[1]: r for r in _rows(rng, rng.randrange(40))}
     for p in rng.sample(sorted(hidden), min(3, len(hidden))):  # replaced in place
-        extra[p] = (10**6 + len(extra), p, 1, 2, 3, os.urandom(32).hex())
+        extra[p] = (10**6 + len(extra), p, 1, 2, 3, os.urandom(32).hex(), 4)
     hidden |= {p for p in extra if table.find(p) >= 0}
     final = [r for r in rows if r[1] not in hidden] + list(extra.values())
     want = _Table.of(final)
     digests = {f: d for f, (d, _) in want.folders().items()}
-    got = splice(table.ids, table.sizes, table.mtimes, table.inodes, table.paths, table.hashes,
-                 table.spans, hidden, extra, digests)
+    got = splice(table.ids, table.sizes, table.mtimes, table.inodes, table.ctimes, table.paths,
+                 table.hashes, table.spans, hidden, extra, digests)
     assert got is not None
-    for name in ("ids", "sizes", "mtimes", "inodes"):
+    for name in ("ids", "sizes", "mtimes", "inodes", "ctimes"):
         assert np.array_equal(getattr(got, name), getattr(want, name)), name
     assert list(got.paths) == list(want.paths)
     assert got.paths.packed()[0] == bytes(want.paths.packed()[0])
@@ -114,19 +115,19 @@ def test_splice_equals_the_columns_built_from_the_rows(seed: int) -> None:
 
 
 def test_a_layout_it_does_not_splice_is_left_to_the_rows() -> None:
-    rows = [(1, "a/x.md", 1, 2, 3, "ab" * 32), (2, "b/y.md", 1, 2, 3, "cd" * 32)]
+    rows = [(1, "a/x.md", 1, 2, 3, "ab" * 32, 4), (2, "b/y.md", 1, 2, 3, "cd" * 32, 4)]
     t = _Table.of(rows)
     digests = {f: d for f, (d, _) in t.folders().items()}
-    for extra in ({"a/x.md": (1, "a/x.md", 5, 2, 3, "not hex")},
-                  {"a/\udc80.md": (3, "a/\udc80.md", 5, 2, 3, "ef" * 32)}):
+    for extra in ({"a/x.md": (1, "a/x.md", 5, 2, 3, "not hex", 4)},
+                  {"a/\udc80.md": (3, "a/\udc80.md", 5, 2, 3, "ef" * 32, 4)}):
         hidden = {"a/x.md"} & set(extra)
-        assert splice(t.ids, t.sizes, t.mtimes, t.inodes, t.paths, t.hashes, t.spans, hidden,
-                      extra, digests) is None
+        assert splice(t.ids, t.sizes, t.mtimes, t.inodes, t.ctimes, t.paths, t.hashes, t.spans,
+                      hidden, extra, digests) is None
     texts = Strings(["h", "ab" * 32])  # content hashes not all digests
-    assert splice(t.ids, t.sizes, t.mtimes, t.inodes, t.paths, texts, t.spans, set(),
+    assert splice(t.ids, t.sizes, t.mtimes, t.inodes, t.ctimes, t.paths, texts, t.spans, set(),
                   {}, digests) is None
-    cache = StatCache(0, [(k, f"a/{k}.md", 1, 2, 3, "not hex") for k in range(5)])
-    cache.patch([], [(1, "a/1.md", 9, 2, 3, "not hex")])
+    cache = StatCache(0, [(k, f"a/{k}.md", 1, 2, 3, "not hex", 4) for k in range(5)])
+    cache.patch([], [(1, "a/1.md", 9, 2, 3, "not hex", 4)])
     assert not cache.settle()  # the layer stays: no file is saved from it
 
 
@@ -235,7 +236,7 @@ path = root / "f3" / "n003.md"
 st = path.stat()
 row = index.stat_of("f3/n003.md")
 with index.atomic():
-    index.update_stat(row.id, st.st_size, st.st_mtime_ns, st.st_ino)
+    index.update_stat(row.id, st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
 print(index.persist_stats(store.count_op))
 """
 

@@ -244,7 +244,7 @@ def test_a_file_under_the_right_key_with_other_rows_is_not_used(tmp_path: Path,
     else:
         ids[int(ids.argmax())] += 1000
     assert stat_store.save(root / ".rmh", key, stat_store.StatColumns(
-        ids, sizes, c.mtimes, c.inodes, Strings(paths), c.hashes, c.folders, c.spans,
+        ids, sizes, c.mtimes, c.inodes, c.ctimes, Strings(paths), c.hashes, c.folders, c.spans,
         c.digests))
     used, state = _new_process(root)
     assert not used and state == _from_rows(root)
@@ -380,7 +380,7 @@ def test_own_commits_are_not_saved_after_another_process_committed(
     note = index.stat_of("f1/n001.md")
     assert note is not None
     with index.atomic():
-        index.update_stat(note.id, note.size, note.mtime_ns + 1, note.inode)
+        index.update_stat(note.id, note.size, note.mtime_ns + 1, note.inode, note.ctime_ns)
     assert index._stats is not None and index._stats.patched
     assert not index.persist_stats() and not (root / FILE).exists()
     index.close()
@@ -389,7 +389,7 @@ def test_own_commits_are_not_saved_after_another_process_committed(
     index = Index.open(root / ".rmh" / "index.sqlite")  # alone: its own commit is saved
     index.stat_folders()
     with index.atomic():
-        index.update_stat(note.id, note.size, note.mtime_ns + 2, note.inode)
+        index.update_stat(note.id, note.size, note.mtime_ns + 2, note.inode, note.ctime_ns)
     assert index.persist_stats()
     index.close()
     used, state = _new_process(root)

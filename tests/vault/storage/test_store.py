@@ -11,7 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from vault.errors import NotAVault, NoteExists, NoteNotFound, NotText, PathRefused, QuotaExceeded
+from vault.errors import (
+    EditConflict,
+    NotAVault,
+    NoteExists,
+    NoteNotFound,
+    NotText,
+    PathRefused,
+    QuotaExceeded,
+)
+from vault.storage.folders import RACY
 from vault.storage.store import MAX_NOTE_BYTES, TRASH_DIR, FileStat, Skipped, Store
 
 REPO = Path(__file__).resolve().parents[3]
@@ -288,8 +297,9 @@ def test_read_write_round_trip_and_bom(env: tuple[Store, Path, Path]) -> None:
     raw = (vault / "new" / "deep" / "Note.md").read_bytes()
     assert raw == text.encode("utf-8") and raw.startswith(b"\xef\xbb\xbf")
     assert store.read_text("new/deep/Note.md") == text
-    assert fs == store.stat("./new//deep/Note.md")
-    assert fs == FileStat("new/deep/Note.md", len(raw), fs.mtime_ns, fs.inode)
+    now = store.stat("./new//deep/Note.md")
+    assert now is not None and fs == now._replace(ctime_ns=RACY)  # the rename set the ctime
+    assert fs == FileStat("new/deep/Note.md", len(raw), fs.mtime_ns, fs.inode, RACY)
     store.write_text("new/deep/Note.md", store.read_text("new/deep/Note.md"))
     assert (vault / "new" / "deep" / "Note.md").read_bytes() == raw
     assert store.stat("missing.md") is None
@@ -409,3 +419,24 @@ def test_new_notes_are_not_executable_and_honour_the_umask(
         os.umask(old)
     for name in ("new.md", "made.md"):
         assert os.stat(vault / "fresh" / name).st_mode & 0o7777 == mode
+
+
+def test_a_guarded_write_sees_an_edit_whose_mtime_was_set_back(
+        env: tuple[Store, Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """An editor's same-size save with the mtime restored, landing between the hash check and
+    the rename: only the ctime moved, and the recheck reads the bytes again."""
+    store, vault, _ = env
+    path = vault / "a.md"
+    expected = hashlib.sha256(path.read_bytes()).hexdigest()
+
+    def editor_saves() -> None:  # the first file operation: the temporary written
+        monkeypatch.setattr(store, "count_op", lambda: None)
+        st = path.stat()
+        with open(path, "r+b") as fh:
+            fh.write(b"omega\n")  # "alpha\n": same size
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+    monkeypatch.setattr(store, "count_op", editor_saves)
+    with pytest.raises(EditConflict):
+        store.write_text("a.md", "gamma\n", expected_hash=expected)
+    assert path.read_bytes() == b"omega\n"

@@ -52,6 +52,19 @@ def test_file_edits_are_seen_without_a_scan(vault: Vault, monkeypatch: pytest.Mo
     assert scans == []
 
 
+def test_an_edit_with_its_mtime_set_back_is_seen(vault: Vault) -> None:
+    """Same size, written in place, atime and mtime restored (touch -r, rsync -t): only the
+    ctime says it changed (storage/folders.py)."""
+    path = vault.root / "Beta.md"
+    assert vault.search("beta").hits and not vault.search("hippo").hits
+    st = path.stat()
+    with open(path, "r+b") as fh:
+        fh.write(b"hippo tex")  # "beta text" -> "hippo tex", same size
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert (path.stat().st_size, path.stat().st_mtime_ns) == (st.st_size, st.st_mtime_ns)
+    assert vault.search("hippo").hits[0].note == "Beta.md"
+
+
 def test_new_and_removed_folders_trigger_a_full_scan(
     vault: Vault, monkeypatch: pytest.MonkeyPatch
 ) -> None:
