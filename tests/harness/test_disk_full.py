@@ -31,19 +31,25 @@ READ_ONLY = (("read", "Alpha"), ("search", "kiwi", "--no-dense"), ("links", "Alp
              ("backlinks", "Beta"), ("doctor",))
 
 
-@pytest.fixture
-def small_disk(tmp_path: Path) -> Iterator[Path]:
+def tmpfs(tmp_path: Path, size: str, instead: str = "") -> Iterator[Path]:
+    """A real tmpfs of `size` mounted at `tmp_path`/mnt for the test, unmounted after; the
+    test is skipped where none can be mounted (not root), saying what covers it `instead`."""
     mnt = tmp_path / "mnt"
     mnt.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mnt)],
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mnt)],
                           capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here ({done.stderr.strip()[:120] or 'not root'}); "
-                    "the seam tests below cover the same paths")
+        pytest.skip(f"cannot mount a tmpfs here ({done.stderr.strip()[:120] or 'not root'})"
+                    + instead)
     try:
         yield mnt
     finally:
         subprocess.run(["umount", "-l", str(mnt)], check=False)
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    yield from tmpfs(tmp_path, "2m", "; the seam tests below cover the same paths")
 
 
 def fill(folder: Path) -> None:

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.harness.test_crash_forget import ERASED, SECRET, make_template, notes, occurrences, rmh
-from tests.harness.test_disk_full import fill
+from tests.harness.test_disk_full import fill, tmpfs
 
 pytestmark = pytest.mark.slow
 READS = (("read", "keep"), ("search", SECRET, "--no-dense"), ("links", "links"),
@@ -98,16 +98,7 @@ def test_a_note_rmh_may_not_remove_keeps_the_vault_closed_until_fixed(
 
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
-    mnt = tmp_path / "mnt"
-    mnt.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(mnt)],
-                          capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here ({done.stderr.strip()[:120] or 'not root'})")
-    try:
-        yield mnt
-    finally:
-        subprocess.run(["umount", "-l", str(mnt)], check=False)
+    yield from tmpfs(tmp_path, "8m")
 
 
 def _killed_forget(template: Path, work: Path, n: int) -> bool:

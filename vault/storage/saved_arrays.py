@@ -4,7 +4,8 @@ The stores saved beside the index with numpy (the dense rows and their index, th
 link edges, the stamped per-note values) are derived: when one cannot be read, its reader
 computes the value again and the next save replaces the file. numpy's readers do not fail
 with one kind of error on a damaged file: besides OSError, ValueError and zip's BadZipFile, a
-flipped byte in a zip's version field raises NotImplementedError, a torn `.npy` header
+flipped byte in a zip's version field raises the built-in "unsupported feature" error (numpy's
+zip reader, not an unfinished part of rmh), a torn `.npy` header
 `tokenize.TokenError`, a damaged deflate stream `zlib.error`, a header naming a huge shape
 MemoryError. Each was one more name in each reader's `except`, and each missed one was a
 traceback on every command of the vault. So the readers go through these two functions,
