@@ -36,6 +36,7 @@ import numpy.typing as npt
 
 from vault import Corpus, SearchEngine, order
 
+from .baselines import Baselines
 from .metrics import paired_bootstrap
 
 SPLITS = ("test", "train", "dev")
@@ -175,13 +176,14 @@ def plain_rrf(signals: Sequence[npt.NDArray[np.float64]], eligible: npt.NDArray[
 
 
 def rankings(engine: SearchEngine, corpus: Corpus, query: str, depth: int = RECALL_K,
-             skip: int | None = None) -> dict[str, list[int]]:
+             skip: int | None = None, baselines: Baselines | None = None
+             ) -> dict[str, list[int]]:
     """Each method's first `depth` notes for one query, from one `engine.score`, without the
     note at position `skip` (the query's own document, module docstring)."""
     s = engine.score(corpus, query)
     el = s.eligible
-    bm25 = s.signals.get("bm25", np.zeros(len(corpus)))
-    dense = s.signals.get("dense", np.zeros(len(corpus)))
+    base = (baselines or Baselines(engine)).signals(s.signals, corpus, query)
+    bm25, dense = base["bm25"], base["dense"]
     more = depth + (skip is not None)
     out = {"bm25": head(bm25, el, more), "dense": head(dense, el, more),
            "rrf": head(plain_rrf([bm25, dense], el), el, more)}
@@ -202,9 +204,11 @@ def run_beir(data: BeirSet, engine: SearchEngine, *, limit: int | None = None,
     lat: list[float] = []
     queries = data.queries if limit is None else data.queries[:limit]
     position = {d: i for i, d in enumerate(data.doc_ids)}
+    baselines = Baselines(engine)
     for qi, q in enumerate(queries):
         t = time.perf_counter()
-        ranked = rankings(engine, data.corpus, q.text, skip=position.get(q.qid))
+        ranked = rankings(engine, data.corpus, q.text, skip=position.get(q.qid),
+                          baselines=baselines)
         if qi > 0:  # the first query also builds the index
             lat.append(time.perf_counter() - t)
         for m in METHODS:

@@ -20,8 +20,9 @@ from typing import Any, TextIO
 import numpy as np
 import numpy.typing as npt
 
-from vault import EmbeddingCache, Encoder, SearchEngine, SearchParams, order
+from vault import DEFAULT_WEIGHTS, EmbeddingCache, Encoder, SearchEngine, SearchParams, order
 
+from .baselines import Baselines
 from .datasets import Haystack
 from .metrics import mean_metrics, paired_bootstrap, question_metrics
 
@@ -114,17 +115,18 @@ def score_haystack(
     rows = Rows({m: [] for m in methods}, [])
     lat: list[float] = []
     siblings = {}
+    baselines = Baselines(engine)
     for qi, q in enumerate(hay.questions[:quota]):
         t = time.perf_counter()
         s = engine.score(hay.corpus, q.text, now=q.asked_on)
         if qi > 0:
             lat.append(time.perf_counter() - t)
         el = s.eligible
+        base = baselines.signals(s.signals, hay.corpus, q.text, now=q.asked_on)
         rank = {
-            "bm25": _top(s.signals["bm25"], el),
-            "dense": _top(s.signals["dense"], el),
-            "rrf": _top(_plain_rrf(s.signals["bm25"], s.signals["dense"], el,
-                                   engine.params.rrf_k), el),
+            "bm25": _top(base["bm25"], el),
+            "dense": _top(base["dense"], el),
+            "rrf": _top(_plain_rrf(base["bm25"], base["dense"], el, engine.params.rrf_k), el),
         }
         if engine.reranker is not None or engine.params.second_pass:  # stages after score
             res = engine.search(hay.corpus, q.text, DEPTH, now=q.asked_on)
@@ -245,7 +247,5 @@ def default_cache_path() -> Path:
 
 
 def params_json(p: SearchParams) -> dict[str, Any]:
-    from vault import DEFAULT_WEIGHTS
-
     return {"weights": {s: p.weight(s) for s in sorted(DEFAULT_WEIGHTS)}, "rrf_k": p.rrf_k,
             "normalize": p.normalize, "alpha": p.alpha, "top_seeds": p.top_seeds}
