@@ -207,7 +207,15 @@ class _Done:
     """What the attempts of one ingest wrote, and the trash copies they made."""
 
     written: dict[str, None] = field(default_factory=dict)
-    trashed: dict[str, str] = field(default_factory=dict)
+    trashed: dict[str, str] = field(default_factory=dict)  # note -> its copy in the trash
+    copied: dict[str, str] = field(default_factory=dict)  # note -> sha256 of that copy
+
+    def copy(self, vault: Vault, path: str, current: str) -> None:
+        """`path`'s bytes (sha256 `current`, as the index read them) into the trash, unless an
+        earlier attempt copied those same bytes (a conflict elsewhere started it again)."""
+        if self.copied.get(path) != current:
+            self.trashed[path] = vault.trash_copy(path)
+            self.copied[path] = current
 
 
 def verdict(path: str, current: str | None, ours: tuple[str, ...] | None,
@@ -269,12 +277,13 @@ def _write(vault: Vault, notes: Sequence[tuple[str, str]], changed: Sequence[tup
             record.plan(path, content_hash(text))
         record.save()  # before the writes: a kill between leaves both versions ours
         try:
+            for path, _, v in plan:  # first: after a kill the journal's replay writes over
+                if v == "trash":  # the file, so its copy must exist before the journal does
+                    done.copy(vault, path, stored[path])
             with vault.journalled(writes):  # a kill midway: the next open finishes them
                 for path, text, v in plan:
                     if v == "keep":
                         continue
-                    if v == "trash":
-                        done.trashed[path] = vault.trash_copy(path)
                     vault.write(path, text, expected_hash=stored.get(path),
                                 overwrite=path in stored)
                     done.written[path] = None
