@@ -2,7 +2,8 @@
 generated.py). Before, re-ingesting a conversation wrote every turn, session, entity and
 episode note whose bytes differed from the rendering back as generated, with no copy
 anywhere: a user's edit made since was gone. Seeded generated edits (text appended, a
-frontmatter field added or changed, a line deleted, the note renamed on disk) of random notes
+frontmatter field added or changed, a line deleted, the note renamed on disk or moved with
+`Vault.move`, which rewrites the links of the generated notes pointing to it) of random notes
 of an ingested conversation, then the same or a grown transcript ingested again, with and
 without `regenerate`; the invariant: every version a user wrote is still a file (the note, its
 new name, or a copy in `.rmh/trash/`), and every note nobody edited is byte-identical to what
@@ -44,16 +45,22 @@ def trash_of(root: Path) -> list[bytes]:
     return [p.read_bytes() for p in sorted((root / ".rmh" / "trash").rglob("*.md"))]
 
 
-def edit(rng: random.Random, root: Path, path: str, n: int) -> tuple[str, bytes]:
-    """One edit a user might make; returns (where the user's version is now, its bytes)."""
+def edit(rng: random.Random, v: Vault, path: str, n: int) -> dict[str, bytes | None]:
+    """One edit a user might make: {vault path: its bytes now (None: gone from there)}."""
+    root = v.root
     file = root / path
     text = file.read_text(encoding="utf-8")
-    kind = rng.choice(("append", "frontmatter", "delete", "rename"))
+    kind = rng.choice(("append", "frontmatter", "delete", "rename", "move"))
     if kind == "rename":  # a file manager's rename: the note lives on under another name
         new = root / "mine" / f"renamed {n}.md"
         new.parent.mkdir(exist_ok=True)
         os.rename(file, new)
-        return f"mine/renamed {n}.md", new.read_bytes()
+        return {path: None, f"mine/renamed {n}.md": new.read_bytes()}
+    if kind == "move":  # `rmh move`: the links to it (other generated notes) follow
+        moved = v.move(path, f"mine/moved {n}.md")
+        out: dict[str, bytes | None] = {path: None}
+        out.update({p: (root / p).read_bytes() for p in (moved.note, *moved.rewritten)})
+        return out
     lines = text.split("\n")
     if kind == "append":
         text += f"My own words {n}: {rng.choice(WORDS)}.\n"
@@ -67,7 +74,7 @@ def edit(rng: random.Random, root: Path, path: str, n: int) -> tuple[str, bytes]
         del lines[rng.choice(body)]
         text = "\n".join(lines)
     file.write_text(text, encoding="utf-8")
-    return path, file.read_bytes()
+    return {path: file.read_bytes()}
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -80,15 +87,17 @@ def test_no_hand_edit_is_lost_and_untouched_notes_match_a_fresh_ingest(
     with Vault.init(root) as v:
         ingest_conversations(v, small, use_nlp=False)
         candidates = [p for p in notes_of(root) if "/facts/" not in p]  # facts: corrections
-        chosen = rng.sample(candidates, rng.randint(1, 5))
-        user = dict(edit(rng, root, p, n) for n, p in enumerate(chosen))
+        user: dict[str, bytes | None] = {}  # each note a user changed: its last version
+        for n, path in enumerate(rng.sample(candidates, rng.randint(1, 5))):
+            if (root / path).exists():  # not moved away by an earlier edit
+                user.update(edit(rng, v, path, n))
         report = ingest_conversations(v, grown, use_nlp=False, regenerate=regenerate)
         again = ingest_conversations(v, grown, use_nlp=False, regenerate=regenerate)
     with Vault.init(fresh) as f:
         ingest_conversations(f, grown, use_nlp=False)
     now, trash, expected = notes_of(root), trash_of(root), notes_of(fresh)
-    for where, data in user.items():  # every version a user wrote is a file still
-        assert now.get(where) == data or data in trash, (seed, where)
+    for where, data in user.items():  # every version a user made is a file still
+        assert data is None or now.get(where) == data or data in trash, (seed, where)
     for path, data in expected.items():  # untouched notes: as a fresh ingest writes them
         if path not in user or regenerate:
             assert now[path] == data, (seed, path)
@@ -96,8 +105,7 @@ def test_no_hand_edit_is_lost_and_untouched_notes_match_a_fresh_ingest(
     assert (kept <= set(user) and not regenerate) or not kept
     assert all(now[p] == user[p] for p in kept)
     assert not again.written and not again.trashed and set(again.kept) == kept
-    if not regenerate:
-        assert trash == []  # nothing the ingest wrote itself goes to the trash
+    assert all(t in user.values() for t in trash)  # no bytes of the ingest's own: no noise
     assert len(report.trashed) == len(trash)
 
 
