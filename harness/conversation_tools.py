@@ -44,15 +44,16 @@ def what_came_next(ops: VaultCalls, query: str, n: int = 3) -> dict[str, Any]:
 
 
 def ingest(ops: VaultCalls, conversation: str | dict[str, Any] | list[Any],
-           format: str = "auto") -> dict[str, Any]:
-    """Ingest a conversation given as text or a JSON object (any `vault.CONVERSATION_FORMATS`)."""
+           format: str = "auto", regenerate: bool = False) -> dict[str, Any]:
+    """Ingest a conversation given as text or a JSON object (any `vault.CONVERSATION_FORMATS`);
+    `regenerate`: rewrite notes edited by hand (the edit kept in the trash), else keep them."""
     from vault import ingest_conversations, load_transcript
 
     text = conversation if isinstance(conversation, str) else json.dumps(
         conversation, ensure_ascii=False)
     loaded = load_transcript(text, format)
-    return ops.thread.call(lambda: {**ingest_conversations(ops.vault, loaded.conversations
-                                                           ).to_json(),
+    return ops.thread.call(lambda: {**ingest_conversations(ops.vault, loaded.conversations,
+                                                           regenerate=regenerate).to_json(),
                                     "skipped_lines": list(loaded.problems)})
 
 
@@ -71,5 +72,5 @@ class ConversationCalls:
         return what_came_next(self.ops, query, n)
 
     def ingest(self, conversation: str | dict[str, Any] | list[Any],
-               format: str = "auto") -> dict[str, Any]:
-        return ingest(self.ops, conversation, format)
+               format: str = "auto", regenerate: bool = False) -> dict[str, Any]:
+        return ingest(self.ops, conversation, format, regenerate)

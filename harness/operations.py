@@ -278,7 +278,10 @@ OPERATIONS: tuple[Operation, ...] = (
                      max_length=MAX_CONVERSATION_CHARS),
                Param("format", "string", "auto, simple, locomo, longmemeval, openai, "
                      "claude-code or codex", "auto",
-                     max_length=40)),
+                     max_length=40),
+               Param("regenerate", "boolean", "rewrite notes edited by hand since the ingest "
+                     "wrote them (the edited version goes to the trash); false: keep them "
+                     "and list them in kept_edited", False)),
               "ingest",
               read_only=False, rpc="vault.ingest"),
     Operation("ask", "llm", "Answer a question with the recursive query loop: retrieve, follow "

@@ -56,6 +56,22 @@ class VaultWrites(VaultParts):
             finally:  # reached unless killed: this process knows what it wrote
                 journal.finish(name)
 
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        """The vault's write lock, held across several calls: a decision read from the vault
+        (and rmh's own state) and the writes it makes, with no other rmh writer between."""
+        with self.store.lock.held():
+            yield
+
+    def trash_copy(self, path: str) -> str:
+        """Put the bytes of the note at vault path `path` in `.rmh/trash/` as `delete` would,
+        leaving the note where it is; returns the trash path (`.rmh/trash/...`). The copy is a
+        hard link (the next write replaces the note by rename, so the link keeps these bytes);
+        where the file system has no hard links the note is moved there instead, and a guarded
+        write of it then fails (EditConflict) rather than lose them."""
+        self.live.fresh()
+        return f"{TRASH_DIR}/{self.store.trash(path, keep=True)}"
+
     def write(self, note: str, content: str, *, session: str | None = None,
               overwrite: bool = True, expected_hash: str | None = None) -> NoteRecord:
         """Create or replace a note atomically; it is indexed before this returns. Without

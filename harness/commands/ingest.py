@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -49,14 +50,29 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     for line in fallback_lines(extraction):
         print(f"rmh: {args.file}: {line}", file=sys.stderr)
     with configured_vault(args, dense=False) as v:
-        report = ingest_conversations(v, convs, use_nlp=use_nlp)
+        report = ingest_conversations(v, convs, use_nlp=use_nlp, regenerate=args.regenerate)
     more = {} if cfg.extract.entities == "auto" else {"extraction": extraction}
     emit(args, {**report.to_json(), "skipped_lines": list(loaded.problems), **more},
          f"ingested {len(report.conversations)} conversation(s): {report.turns} turns, "
          f"{report.sessions} sessions, {report.entities} entities, {report.facts} facts "
          f"({report.rules} promoted to L3 rules); "
-         f"{len(report.written)} notes written, {report.unchanged} unchanged")
+         f"{len(report.written)} notes written, {report.unchanged} unchanged"
+         + edited_lines(report.kept, report.trashed))
     return 0
+
+
+def edited_lines(kept: Sequence[str], trashed: Sequence[tuple[str, str]]) -> str:
+    """The report's lines on notes edited by hand since the ingest wrote them (none: "")."""
+    out = ""
+    if kept:
+        out += (f"\nkept {len(kept)} note(s) edited by hand as they are (`rmh ingest "
+                "--regenerate` rewrites them, the edited version going to the trash):")
+        out += "".join(f"\n  {p}" for p in kept)
+    if trashed:
+        out += (f"\nrewrote {len(trashed)} note(s) whose bytes were not the ingest's; "
+                "the version before is in the trash:")
+        out += "".join(f"\n  {p} -> {t}" for p, t in trashed)
+    return out
 
 
 def register(sub: Any) -> None:
@@ -66,6 +82,9 @@ def register(sub: Any) -> None:
     p.add_argument("file", help="rmh-conversation/1, LoCoMo, LongMemEval, an OpenAI chat "
                    "messages list, or a Claude Code / Codex CLI session JSONL")
     p.add_argument("--format", choices=CONVERSATION_FORMATS, default="auto")
+    p.add_argument("--regenerate", action="store_true",
+                   help="rewrite notes edited by hand since the ingest wrote them (the edited "
+                   "version goes to .rmh/trash/); without it they are kept and listed")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(func=cmd_ingest)
     vault_commands.register(sub, ("context",))

@@ -99,3 +99,29 @@ def test_lifecycle_reports_then_archives_through_the_ledger(
     assert main([*base, "--today", "2024-06-01", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["decisions"] == []
     assert main([*base, "--today", "June"]) == 1
+
+
+def test_a_note_edited_by_hand_is_kept_and_listed_or_regenerated_with_a_trash_copy(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`rmh ingest` leaves a generated note edited by hand as it is and names it; with
+    `--regenerate` it writes it as generated and puts the edited version in the trash."""
+    vault, conv = tmp_path / "v", tmp_path / "c.json"
+    conv.write_text(json.dumps(CONV), encoding="utf-8")
+    assert main(["--vault", str(vault), "init"]) == 0
+    assert main(["--vault", str(vault), "ingest", str(conv)]) == 0
+    session = vault / "conversations/ab/ab s2.md"
+    session.write_text(session.read_text("utf-8") + "My own note.\n", "utf-8")
+    grown = json.loads(json.dumps(CONV))
+    grown["sessions"][1]["turns"].append({"speaker": "Alice", "text": "Bikes are fun."})
+    conv.write_text(json.dumps(grown), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["--vault", str(vault), "ingest", str(conv)]) == 0
+    out = capsys.readouterr().out
+    assert "kept 1 note(s) edited by hand" in out and "\n  conversations/ab/ab s2.md" in out
+    assert session.read_text("utf-8").endswith("My own note.\n")
+    assert main(["--vault", str(vault), "ingest", str(conv), "--regenerate", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["kept_edited"] == [] and [d["note"] for d in doc["trashed"]] == [
+        "conversations/ab/ab s2.md"]
+    assert (vault / doc["trashed"][0]["trash"]).read_text("utf-8").endswith("My own note.\n")
+    assert "My own note." not in session.read_text("utf-8")

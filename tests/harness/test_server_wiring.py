@@ -94,3 +94,26 @@ def test_end_of_input_during_a_runaway_exec(tmp_path: Path) -> None:
     result = answers[0]["result"]
     assert result["ok"] is False and result["state_lost"] is True
     assert {p.name: p.read_bytes() for p in root.glob("*.md")} == before
+
+
+def test_ingest_keeps_a_hand_edit_and_regenerates_it_on_request(tmp_path: Path) -> None:
+    """`vault.ingest` leaves a generated note edited by hand as it is (`kept_edited`); with
+    `regenerate` it writes it as generated, the edited version in the trash (`trashed`)."""
+    root = make_vault(tmp_path / "v")
+    srv = Server(root, tmp_path)
+    try:
+        assert srv.call("vault.ingest", {"conversation": CONVERSATION}, rid=1)["result"]["turns"]
+        session = root / "conversations/ab/ab s2.md"
+        session.write_text(session.read_text("utf-8") + "Mine.\n", "utf-8")
+        grown = json.loads(json.dumps(CONVERSATION))
+        grown["sessions"][1]["turns"].append({"speaker": "Alice", "text": "Bikes are fun."})
+        kept = srv.call("vault.ingest", {"conversation": grown}, rid=2)["result"]
+        assert kept["kept_edited"] == ["conversations/ab/ab s2.md"] and kept["trashed"] == []
+        assert session.read_text("utf-8").endswith("Mine.\n")
+        redone = srv.call("vault.ingest", {"conversation": grown, "regenerate": True},
+                          rid=3)["result"]
+        assert [d["note"] for d in redone["trashed"]] == ["conversations/ab/ab s2.md"]
+        assert (root / redone["trashed"][0]["trash"]).read_text("utf-8").endswith("Mine.\n")
+        assert "Mine." not in session.read_text("utf-8")
+    finally:
+        assert srv.finish() == 0

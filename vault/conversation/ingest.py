@@ -21,6 +21,15 @@ another process changed or created since the ingest began (a correction made whi
 were parsed; the same conversation ingested and corrected by another process) fails it, and
 the ingest starts again from the vault as it is, up to `ATTEMPTS` times (then EditConflict or
 NoteExists), so the change is carried, never overwritten.
+
+A generated note edited by hand since the ingest wrote it is never lost (`generated` keeps the
+hash of the bytes the ingest last wrote to each note, so it tells the two apart): by default a
+turn, session, entity or episode note edited by hand is left as the user made it and listed
+(`IngestReport.kept`); with `regenerate` it is written as generated, the user's version first
+put in `.rmh/trash/` (`IngestReport.trashed`). A fact note is always written (its trust and
+corrections carried), and a note of which no record is kept (ingested by an older rmh, or made
+by hand where the ingest writes) is written too: either way, when its bytes are not the ones
+the ingest last wrote, they go to the trash first.
 """
 
 from __future__ import annotations
@@ -33,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import EditConflict, NoteExists
 from ..notes.hashing import content_hash
 from ..notes.note import render
+from ..storage.store import STATE_DIR
 from .corrections import carry
 from .episode_notes import episode_notes
 from .episodes import find_episodes
@@ -40,6 +50,7 @@ from .events import Event, build_events, incidence
 from .fact_notes import entity_relation_fields, fact_notes
 from .facts import build_facts
 from .formats import Conversation
+from .generated import Record
 from .layout import entity_path, link, session_path, turn_path
 from .lifecycle import promotable
 
@@ -66,6 +77,8 @@ class IngestReport:
     facts: int = 0
     rules: int = 0
     episodes: int = 0
+    kept: tuple[str, ...] = ()  # edited by hand since: left as the user made them
+    trashed: tuple[tuple[str, str], ...] = ()  # (note, trash path) of a version rewritten
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -74,6 +87,8 @@ class IngestReport:
             "rules": self.rules, "episodes": self.episodes,
             "written": len(self.written), "unchanged": self.unchanged,
             "written_notes": list(self.written[:50]),
+            "kept_edited": list(self.kept),
+            "trashed": [{"note": n, "trash": t} for n, t in self.trashed],
         }
 
 
@@ -171,28 +186,58 @@ def _build(conv: Conversation, use_nlp: bool = True) -> tuple[list[tuple[str, st
 
 
 def ingest(vault: Vault, conversations: Conversation | Sequence[Conversation], *,
-           use_nlp: bool = True) -> IngestReport:
+           use_nlp: bool = True, regenerate: bool = False) -> IngestReport:
     """Write the notes of one or more conversations; unchanged notes are not rewritten.
     `use_nlp` False: no parse, the rules alone (the harness's `[extract] entities = "rules"`).
-    EditConflict (or NoteExists) when notes kept changing under it `ATTEMPTS` times (module
-    docstring)."""
+    `regenerate`: a note edited by hand is written as generated, the edit kept in the trash
+    (else it is left as edited and reported). EditConflict (or NoteExists) when notes kept
+    changing under it `ATTEMPTS` times (module docstring)."""
     convs = [conversations] if isinstance(conversations, Conversation) else list(conversations)
-    written: dict[str, None] = {}  # across attempts: what one wrote before a conflict counts
+    done = _Done()  # across attempts: what one wrote before a conflict counts
     for _ in range(ATTEMPTS - 1):
         try:
-            return _ingest(vault, convs, use_nlp, written)
+            return _ingest(vault, convs, use_nlp, regenerate, done)
         except (EditConflict, NoteExists):
             continue
-    return _ingest(vault, convs, use_nlp, written)
+    return _ingest(vault, convs, use_nlp, regenerate, done)
 
 
-def _ingest(vault: Vault, convs: Sequence[Conversation], use_nlp: bool,
-            written: dict[str, None]) -> IngestReport:
-    corpus = vault.corpus()
-    stored = dict(zip(corpus.paths, corpus.content_hashes, strict=True))
+@dataclass
+class _Done:
+    """What the attempts of one ingest wrote, and the trash copies they made."""
+
+    written: dict[str, None] = field(default_factory=dict)
+    trashed: dict[str, str] = field(default_factory=dict)  # note -> its copy in the trash
+    copied: dict[str, str] = field(default_factory=dict)  # note -> sha256 of that copy
+
+    def copy(self, vault: Vault, path: str, current: str) -> None:
+        """`path`'s bytes (sha256 `current`, as the index read them) into the trash, unless an
+        earlier attempt copied those same bytes (a conflict elsewhere started it again)."""
+        if self.copied.get(path) != current:
+            self.trashed[path] = vault.trash_copy(path)
+            self.copied[path] = current
+
+
+def verdict(path: str, current: str | None, ours: tuple[str, ...] | None,
+            regenerate: bool) -> str:
+    """What the ingest does with a note whose rendered bytes differ from the file's: "write"
+    (absent, or its bytes, sha256 `current`, are ones the ingest wrote: `ours`), "trash" (write,
+    the file's bytes put in the trash first) or "keep" (edited by hand: left as it is)."""
+    if current is None or (ours is not None and current in ours):
+        return "write"
+    if ours is None or regenerate or "/facts/" in path:  # unknown; asked; trust is carried
+        return "trash"
+    return "keep"
+
+
+def _ingest(vault: Vault, convs: Sequence[Conversation], use_nlp: bool, regenerate: bool,
+            done: _Done) -> IngestReport:
     paths: list[str] = []
+    kept: dict[str, None] = {}
     unchanged = turns = sessions = entities = rules = 0
-    with vault.batch():
+    with vault.batch():  # its folder sync first: a note edited on disk is seen as edited
+        corpus = vault.corpus()
+        stored = dict(zip(corpus.paths, corpus.content_hashes, strict=True))
         for conv in convs:
             notes, n_rules = _build(conv, use_nlp)
             notes = carry(corpus, notes)  # corrections stay corrected (corrections.py)
@@ -201,19 +246,56 @@ def _ingest(vault: Vault, convs: Sequence[Conversation], use_nlp: bool,
             notes = list(dict(notes).items())
             rules += n_rules
             changed = [(p, t) for p, t in notes if stored.get(p) != content_hash(t)]
+            if changed:  # an unchanged transcript (a hook, every turn) reads no record
+                kept.update(dict.fromkeys(_write(vault, notes, changed, stored, regenerate,
+                                                 done)))
             # a note an earlier attempt wrote is written, not also unchanged
-            unchanged += len({p for p, _ in notes} - {p for p, _ in changed} - written.keys())
+            unchanged += len({p for p, _ in notes} - {p for p, _ in changed}
+                             - done.written.keys())
             paths += [p for p, _ in notes]
-            with vault.journalled(changed):  # a kill midway: the next open finishes them
-                for path, text in changed:
-                    vault.write(path, text, expected_hash=stored.get(path),
-                                overwrite=path in stored)
-                    written[path] = None
-                    stored[path] = content_hash(text)  # a later conversation's note: ours
             turns += len(conv.turns())
             sessions += sum(1 for s in conv.sessions if s.turns)
     entities = sum(1 for p in paths if "/entities/" in p)
     facts = [p for p in paths if "/facts/" in p]
     episodes = sum(1 for p in paths if "/episodes/" in p)
     return IngestReport(tuple(c.conversation_id for c in convs), turns, sessions, entities,
-                        tuple(written), unchanged, tuple(paths), len(facts), rules, episodes)
+                        tuple(done.written), unchanged, tuple(paths), len(facts), rules,
+                        episodes, tuple(kept), tuple(done.trashed.items()))
+
+
+def _write(vault: Vault, notes: Sequence[tuple[str, str]], changed: Sequence[tuple[str, str]],
+           stored: dict[str, str], regenerate: bool, done: _Done) -> list[str]:
+    """Write the `changed` notes of one conversation (`notes`: all of them) as `verdict` says,
+    under the write lock, recording what is written; returns the notes kept as edited."""
+    with vault.locked():
+        record = Record(vault.root / STATE_DIR)
+        plan = [(p, t, verdict(p, stored.get(p), record.hashes(p), regenerate))
+                for p, t in changed]
+        writes = [(p, t) for p, t, v in plan if v != "keep"]
+        before = {p: record.hashes(p) for p, _ in writes}
+        for path, text in writes:
+            record.plan(path, content_hash(text))
+        record.save()  # before the writes: a kill between leaves both versions ours
+        try:
+            for path, _, v in plan:  # first: after a kill the journal's replay writes over
+                if v == "trash":  # the file, so its copy must exist before the journal does
+                    done.copy(vault, path, stored[path])
+            with vault.journalled(writes):  # a kill midway: the next open finishes them
+                for path, text, v in plan:
+                    if v == "keep":
+                        continue
+                    vault.write(path, text, expected_hash=stored.get(path),
+                                overwrite=path in stored)
+                    done.written[path] = None
+                    stored[path] = content_hash(text)  # a later conversation's note: ours
+                    record.wrote(path, stored[path])
+                    del before[path]
+            differ = {p for p, _ in changed}
+            for path, text in notes:  # notes already as generated (an older rmh's): ours
+                if path not in differ and record.hashes(path) is None:
+                    record.wrote(path, content_hash(text))
+        finally:
+            for path, hashes in before.items():  # planned, not written (a conflict)
+                record.restore(path, hashes)
+            record.save()
+    return [p for p, _, v in plan if v == "keep"]

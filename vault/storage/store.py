@@ -313,22 +313,23 @@ class Store(FolderView):
             if now != expected:
                 raise EditConflict(rel, expected, now)
 
-    def trash(self, path: str) -> str:
+    def trash(self, path: str, *, keep: bool = False) -> str:
         """Move a note into `.rmh/trash/<path>`, never overwriting: " (1)", " (2)"... go before
-        the suffix when taken. Returns the path relative to TRASH_DIR."""
+        the suffix when taken. Returns the path relative to TRASH_DIR. With `keep` the note
+        stays too (the entry is a hard link: its bytes, as writes replace a note by rename)."""
         self.check(path)
         with self.lock.held():
-            return self._trash(path)
+            return self._trash(path, keep)
 
-    def _trash(self, path: str) -> str:
+    def _trash(self, path: str, keep: bool = False) -> str:
         with self._existing(path) as (rel, sfd, name, _):
             stem, suffix = os.path.splitext(rel)
             with self._folder_of(path, f"{TRASH_DIR}/{rel}") as dfd:
                 for n in range(MAX_TRASH_COPIES):
                     cand = rel if n == 0 else f"{stem} ({n}){suffix}"
                     try:
-                        place_no_clobber(name, os.path.basename(cand), cand, done=self.count_op,
-                                         src_dir_fd=sfd, dst_dir_fd=dfd)
+                        place_no_clobber(name, os.path.basename(cand), cand, keep_src=keep,
+                                         done=self.count_op, src_dir_fd=sfd, dst_dir_fd=dfd)
                     except NoteExists:
                         continue
                     fsync_fds(dfd, sfd, done=self.count_op)

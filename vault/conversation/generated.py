@@ -1,0 +1,120 @@
+"""What ingest last wrote to each generated note, so that a note edited by hand since is told
+apart from one the ingest wrote itself (vault/conversation/ingest.py decides what to do).
+
+The record lives beside the index, not in it (an index rebuild keeps it), one file per folder
+of conversation notes (`conversations/<cid>`: a hook re-reads its own conversation's file, not
+the vault's): `.rmh/generated/<h>.json`, h the sha256 of the folder, holding
+
+    {"version": 1, "notes": {sha256(note path)[:32]: [sha256 of bytes the ingest wrote]}}
+
+Paths are hashed so the file names no one (an erasure, `rmh forget`, finds no name here). A
+note has one hash, the bytes the ingest last wrote there, and two while a write is under way:
+the ingest records the new hash next to the old before it writes (`plan`) and keeps only the
+new one after (`wrote`), so an ingest killed between leaves either version recognised as its
+own. Nothing here reads a clock: the same transcript ingested again records the same bytes.
+Read and written under the vault's write lock (`Vault.locked`); a file that cannot be read is
+an empty record (every note then unknown: `Verdict` of the ingest treats those with care).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from ..storage.fileops import open_regular
+
+FOLDER = "generated"  # under the vault's .rmh/
+VERSION = 1
+KEPT = 2  # hashes per note at most: the last written and, during a write, the next
+
+
+def _h(text: str, n: int = 64) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:n]
+
+
+def folder_of(path: str) -> str:
+    """The record a note path belongs to: its first two components (`conversations/<cid>`)."""
+    return "/".join(path.split("/")[:2])
+
+
+class Record:
+    """The hashes ingest wrote, for the notes of several folders (module docstring)."""
+
+    def __init__(self, state_dir: Path) -> None:
+        self.dir = state_dir / FOLDER
+        self._notes: dict[str, dict[str, list[str]]] = {}  # folder -> hashed path -> hashes
+        self._dirty: set[str] = set()
+
+    def _folder(self, path: str) -> dict[str, list[str]]:
+        folder = folder_of(path)
+        if folder not in self._notes:
+            self._notes[folder] = _load(self.dir / f"{_h(folder)}.json")
+        return self._notes[folder]
+
+    def hashes(self, path: str) -> tuple[str, ...] | None:
+        """The hashes of the bytes ingest wrote to `path`; None: no record of it."""
+        got = self._folder(path).get(_h(path, 32))
+        return None if got is None else tuple(got)
+
+    def plan(self, path: str, new_hash: str) -> None:
+        """About to write `new_hash` to `path`: both it and what was there count as ours."""
+        notes = self._folder(path)
+        old = [h for h in notes.get(_h(path, 32), []) if h != new_hash]
+        self._set(path, [*old[-(KEPT - 1):], new_hash])
+
+    def wrote(self, path: str, new_hash: str) -> None:
+        """`path` now holds the bytes ingest wrote, `new_hash`."""
+        self._set(path, [new_hash])
+
+    def restore(self, path: str, hashes: tuple[str, ...] | None) -> None:
+        """`path`'s record back to `hashes` (a planned write that was not made)."""
+        if hashes is None:
+            if self._folder(path).pop(_h(path, 32), None) is not None:
+                self._dirty.add(folder_of(path))
+        else:
+            self._set(path, list(hashes))
+
+    def _set(self, path: str, hashes: list[str]) -> None:
+        notes = self._folder(path)
+        key = _h(path, 32)
+        if notes.get(key) != hashes:
+            notes[key] = hashes
+            self._dirty.add(folder_of(path))
+
+    def save(self) -> None:
+        """Write each changed folder's file (temp, fsync, rename): durable before the notes
+        whose writes it announces."""
+        if not self._dirty:
+            return
+        self.dir.mkdir(exist_ok=True)
+        for folder in sorted(self._dirty):
+            target = self.dir / f"{_h(folder)}.json"
+            tmp = self.dir / f".{target.name}.{os.getpid()}.tmp"
+            data = json.dumps({"version": VERSION, "notes": self._notes[folder]},
+                              sort_keys=True, separators=(",", ":")).encode("ascii")
+            with open(tmp, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, target)
+        dfd = os.open(self.dir, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+        self._dirty.clear()
+
+
+def _load(file: Path) -> dict[str, list[str]]:
+    try:
+        with open_regular(file) as fh:
+            doc = json.loads(fh.read().decode("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    notes = doc.get("notes") if isinstance(doc, dict) and doc.get("version") == VERSION else None
+    if not isinstance(notes, dict):
+        return {}
+    return {k: [h for h in v if isinstance(h, str)] for k, v in notes.items()
+            if isinstance(k, str) and isinstance(v, list)}
