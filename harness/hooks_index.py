@@ -33,6 +33,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from vault import mentioning
+
 if TYPE_CHECKING:
     from vault import Vault
 
@@ -353,19 +355,17 @@ def forget(root: Path, needles: Iterable[str]) -> bool:
     had = index_path(root).exists()
     for suffix in ("", "-wal", "-shm", "-journal"):
         Path(f"{index_path(root)}{suffix}").unlink(missing_ok=True)
-    folded = [n.casefold() for n in needles if n]
+    names = mentioning(needles)  # whole words, as the erasure picks notes (vault)
     folder = root / ".rmh" / JOURNAL_DIR
     for path in sorted(folder.glob("*")) if folder.is_dir() else []:
         if not path.is_file():
             continue
         text = path.read_text(encoding="utf-8", errors="replace")
         if path.name == USED_FILE:
-            keep: Any = [n for n in used_lately(root)
-                         if not any(f in n.casefold() for f in folded)]
+            keep: Any = [n for n in used_lately(root) if not names(n)]
             path.write_text(json.dumps(keep, ensure_ascii=False), encoding="utf-8")
             continue
-        lines = [ln for ln in text.splitlines(keepends=True)
-                 if not any(f in ln.casefold() for f in folded)]
+        lines = [ln for ln in text.splitlines(keepends=True) if not names(ln)]
         if lines:
             path.write_text("".join(lines), encoding="utf-8")
         else:

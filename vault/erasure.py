@@ -81,7 +81,7 @@ def plan(store: Store, index: Index, ids: set[int], subject: str, encoder: Encod
     paths = [r.path for r in erased]
     trash = trash_copies(store.root / TRASH_DIR, paths, subject)
     return ErasurePlan(tuple(paths), tuple(r.id for r in erased), tuple(trash),
-                       tuple(dict.fromkeys(needles)), tuple(sorted(set(keys))))
+                       tuple(dict.fromkeys(needles)), tuple(sorted(set(keys))), subject)
 
 
 def execute(store: Store, index: Index, cache: EmbeddingCache | None, usage: UsageRecorder,
@@ -104,7 +104,8 @@ def execute(store: Store, index: Index, cache: EmbeddingCache | None, usage: Usa
     # the plan's trash copies too, through a link the walk does not follow: a copy that
     # remove_below left behind one (no link followed) still counts against the proof
     left = [store.root / TRASH_DIR / rel for rel in todo.trash]
-    proof = scan(owned_files(store.root, [*_with_sidecars(extra_files), *left]), todo.needles)
+    proof = scan(owned_files(store.root, [*_with_sidecars(extra_files), *left]), todo.needles,
+                 todo.subject)
     return Erased(todo, done.removed, done.learning, proof)
 
 

@@ -149,3 +149,35 @@ def test_an_incomplete_erasure_is_one_json_error_carrying_its_report(tmp_path: P
     assert doc["error"]["kind"] == "erasure_incomplete"
     assert doc["error"]["report"]["proof"]["occurrences"] == 1
     assert doc["error"]["report"]["erased"]["notes"]  # the notes it could erase are gone
+
+
+def test_a_short_subject_erases_the_notes_naming_the_word_and_proves_it(tmp_path: Path) -> None:
+    """`--subject Ann` names the word Ann, as `rmh forget --help` says: not "annual", "Joanna"
+    or a hex digest (a substring rule erased those notes for good, and its proof then found
+    "ann" by chance in the index's hex hashes and the embedding cache's vectors: exit 1 on
+    every vault, whatever was erased)."""
+    env = _env(tmp_path)
+    root = tmp_path / "vault"
+    (root / "people").mkdir(parents=True)
+    notes = {"people/Ann.md": "Ann fires the kiln on Fridays.\n",
+             "call.md": "Call [[Ann]] about the glaze; ann's number is in the binder.\n",
+             "budget.md": "The annual budget review with Joanna and Hanna.\n",
+             "hashes.md": "Digests: 3ann0f, ann1, fann, an n.\n"}
+    notes.update({f"filler/n{i}.md": f"Filler note {i} about tea, bread and annotation.\n"
+                  for i in range(60)})
+    for rel, text in notes.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    assert rmh("--vault", str(root), "init", env=env).returncode == 0
+    for query in ("when does Ann fire the kiln", "annual budget review"):
+        assert rmh("--vault", str(root), "search", query, env=env).returncode == 0
+    r = rmh("--vault", str(root), "forget", "--subject", "ANN", "--json", env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    doc = json.loads(r.stdout)
+    assert sorted(doc["erased"]["notes"]) == ["call.md", "people/Ann.md"]
+    assert doc["proof"]["occurrences"] == 0, doc["proof"]
+    kept = {rel for rel in notes if (root / rel).exists()}
+    assert kept == set(notes) - {"call.md", "people/Ann.md"}
+    assert all((root / rel).read_text() == notes[rel] for rel in kept)
+    learned = (root / ".rmh" / "learned.sqlite").read_bytes()
+    assert b"annual budget review" in learned and b"fire the kiln" not in learned

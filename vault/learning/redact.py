@@ -6,7 +6,8 @@ dropped, the log is rewritten, the triggers are made again, a `redact` event is 
 records counts only, never what was erased), and every derived row is rebuilt from the
 rewritten log, so the learned state stays exactly a replay of the log that remains.
 
-What a rewrite removes, for erased note ids E and erased strings S (case-insensitive):
+What a rewrite removes, for erased note ids E and erased strings S (case-insensitive, whole
+words: storage/mentions.py):
 - every event about a note in E (`note` in E: reads, writes, deletes, archives of it);
 - from the others, every mention of a note in E: the `shown` rows of a search, the `linked`
   ids of a write, the `spread` boosts, the `notes` of a prune;
@@ -25,6 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..storage.mentions import mentioning
 from . import ledger_sql as sql
 from .formulas import LearningParams
 from .replay import fold
@@ -50,8 +52,8 @@ class Redaction:
 
 
 def _names(text: str, needles: Sequence[str]) -> bool:
-    folded = text.casefold()
-    return any(n.casefold() in folded for n in needles if n)
+    """Whether `text` names one of `needles` as a whole word (storage/mentions.py)."""
+    return mentioning(needles)(text)
 
 
 def _without(rows: Any, ids: frozenset[int]) -> Any:

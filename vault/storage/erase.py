@@ -7,12 +7,14 @@ byte for byte and searched for the erased strings (`scan`). Erasure is a hard de
 `delete`, which is reversible by design.
 
 What counts as the erased strings ("needles"): the subject given with `--subject` (every note
-whose path, title, frontmatter or body names it, case-insensitively, is erased), and for each
-erased note its vault-relative path and every line of its text of at least `LINE_MIN`
-characters that no surviving note contains (a line shared with a note that stays, such as a
-template heading, is that note's text, not a trace). The scan compares case-folded bytes, so
-"Alice" finds "ALICE"; it reads each file in blocks with an overlap of the longest needle, so
-a match across a block boundary is found.
+whose path, title, frontmatter or body names it as a whole word, case-insensitively, is
+erased: storage/mentions.py), and for each erased note its vault-relative path and every line
+of its text of at least `LINE_MIN` characters that no surviving note contains (a line shared
+with a note that stays, such as a template heading, is that note's text, not a trace). The
+scan compares case-folded bytes, so "Alice" finds "ALICE": the subject as a whole word in
+text (mentions.count_in_bytes: a short name is no trace where it is chance bytes, such as a
+hex digest or a vector), the other needles as they are, read in blocks with an overlap of the
+longest needle, so a match across a block boundary is found.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from .mentions import count_in_bytes, mentions
 
 LINE_MIN = 20  # characters: shorter lines ("## Notes", "- [ ] todo") are too common to prove
 BLOCK = 1 << 20
@@ -36,6 +40,7 @@ class ErasurePlan:
     trash: tuple[str, ...]  # entries of .rmh/trash/ erased (relative to it)
     needles: tuple[str, ...]  # the strings the proof scans for
     chunk_keys: tuple[str, ...]  # embedding-cache keys of their chunks
+    subject: str = ""  # `--subject`: the one needle the proof reads as a whole word
 
     def to_json(self) -> dict[str, Any]:
         return {"notes": list(self.notes), "ids": list(self.ids), "trash": list(self.trash),
@@ -63,8 +68,9 @@ class Proof:
 
 
 def names(text: str, subject: str) -> bool:
-    """Whether `text` names `subject` (case-insensitive; an empty subject names nothing)."""
-    return bool(subject) and subject.casefold() in text.casefold()
+    """Whether `text` names `subject`: as a whole word, case-insensitively (storage/
+    mentions.py; an empty subject names nothing)."""
+    return mentions(text, subject)
 
 
 def distinctive_lines(text: str, surviving: Iterable[str], *, folded: bool = False
@@ -95,25 +101,26 @@ def trash_copies(trash_root: Path, paths: Sequence[str], subject: str) -> list[s
         rel = file.relative_to(trash_root).as_posix()
         stem, suffix = os.path.splitext(rel)
         base = stem.rsplit(" (", 1)[0] if stem.endswith(")") else stem
-        if rel in wanted or (base, suffix) in stems or (
-                subject and _contains(file, [subject.casefold().encode()])):
+        if rel in wanted or (base, suffix) in stems or _names_bytes(file, subject):
             out.append(rel)
     return out
 
 
-def scan(files: Iterable[Path], needles: Sequence[str]) -> Proof:
+def scan(files: Iterable[Path], needles: Sequence[str], subject: str = "") -> Proof:
     """Read every file (missing ones skipped) and count the needles' case-folded occurrences
-    in its bytes and in its path."""
-    folded = [n.casefold().encode("utf-8") for n in dict.fromkeys(needles) if n]
+    in its bytes and in its path: `subject` as a whole word in text (storage/mentions.py), the
+    other needles (paths, lines of at least LINE_MIN characters) as plain bytes."""
+    folded = [n.casefold().encode("utf-8") for n in dict.fromkeys(needles) if n and n != subject]
     count, found = 0, {}
     for file in sorted(set(files)):
         try:
-            hits = _count(file, folded)
+            hits = _count(file, folded) + count_in_bytes(file, subject)
         except OSError:
             continue
         count += 1
         hits += sum(str(file).casefold().count(n.decode("utf-8", "surrogateescape"))
                     for n in folded)  # a name that keeps the text is a trace too
+        hits += mentions(str(file), subject)
         if hits:
             found[str(file)] = hits
     return Proof(count, found)
@@ -136,14 +143,14 @@ def _files(root: Path) -> Iterator[Path]:
                 yield path
 
 
-def _contains(file: Path, needles: Sequence[bytes]) -> bool:
+def _names_bytes(file: Path, subject: str) -> bool:
     try:
-        return _count(file, needles, first=True) > 0
+        return count_in_bytes(file, subject) > 0
     except OSError:
         return False
 
 
-def _count(file: Path, needles: Sequence[bytes], first: bool = False) -> int:
+def _count(file: Path, needles: Sequence[bytes]) -> int:
     """Occurrences of `needles` in the file's case-folded bytes, block by block with an
     overlap of the longest needle minus one byte, so nothing is counted twice or missed."""
     if not needles:
@@ -159,8 +166,6 @@ def _count(file: Path, needles: Sequence[bytes], first: bool = False) -> int:
                 while (i := text.find(needle, start)) >= 0:
                     if i + len(needle) > len(tail):
                         total += 1
-                        if first:
-                            return total
                     start = i + 1
             tail = text[-keep:] if keep > 0 else b""
     return total

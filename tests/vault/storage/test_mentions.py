@@ -1,0 +1,87 @@
+"""Whole-word mentions (storage/mentions.py): the rule erasure picks notes, trash copies and log
+lines by, and the proof's search of rmh's bytes for a subject. Generated texts against an
+oracle (the text's words), and real binary files: a SQLite file of float32 vectors under hex
+keys, as the embedding caches are."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vault.storage.mentions import count_in_bytes, mentioning, mentions
+
+PIECES = ("ann", "Ann", "ANN", "annual", "joanna", "3a9f", "deb", "debate", "é", "ß", "_", " ",
+          ", ", "'s", "[[", "]]", "/", ".md", "\n", "\\n", "-", "0", "zoë", "Ann_", "日本")
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"\w+", text.casefold())
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_word_is_mentioned_exactly_when_it_is_one_of_the_text_s_words(seed: int) -> None:
+    rng = random.Random(seed)
+    for _ in range(2000):
+        text = "".join(rng.choice(PIECES) for _ in range(rng.randint(0, 12)))
+        for subject in ("Ann", "deb", "Zoë", "3a9f"):
+            want = subject.casefold() in _words(text.replace("\\n", " "))
+            assert mentions(text, subject) == want, (text, subject)
+
+
+def test_edges_that_are_no_word_character_need_no_boundary() -> None:
+    assert mentions("I like C++.", "c++") and not mentions("xC++", "C++")
+    assert mentions("mail @ann!", "@ann") and mentions("x@ann", "@ann")
+    assert not mentions("anything", "") and not mentioning([])("anything")
+    assert mentioning(["Ann", "Deb"])("Deb's") and not mentioning(["Ann", "Deb"])("debt")
+
+
+def test_json_escapes_before_a_name_are_boundaries() -> None:
+    line = json.dumps({"prompt": "hi\nAnn said\tAnn\u00e9 and \u00e9Ann"}, ensure_ascii=True)
+    assert "\\nAnn" in line and mentions(line, "Ann")
+    assert mentions(json.dumps({"q": "x\tAnn"}), "ann")
+    assert not mentions(json.dumps({"q": "xAnn"}), "ann")
+
+
+def _vector_cache(path: Path, rows: int, seed: int, texts: tuple[str, ...] = ()) -> None:
+    """A SQLite file shaped like the embedding caches: hex keys, float32 vectors; `texts` as
+    rows of a text table beside them."""
+    rng = np.random.default_rng(seed)
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE embeddings (key TEXT PRIMARY KEY, vec BLOB)")
+    con.execute("CREATE TABLE log (data TEXT)")
+    con.executemany("INSERT INTO embeddings VALUES (?, ?)",
+                    [(f"{rng.integers(1 << 62):016x}{rng.integers(1 << 62):016x}",
+                      (rng.standard_normal(384) / 20).astype(np.float32).tobytes())
+                     for _ in range(rows)])
+    con.executemany("INSERT INTO log VALUES (?)", [(t,) for t in texts])
+    con.commit()
+    con.close()
+
+
+def test_chance_bytes_are_no_mention_and_text_among_them_is(tmp_path: Path) -> None:
+    cache = tmp_path / "cache.sqlite"
+    _vector_cache(cache, 4000, 7)  # 6 MB of vectors and hex keys
+    data = cache.read_bytes().lower()
+    for name in ("ed", "al", "ada", "deb", "bede", "Fae"):
+        assert count_in_bytes(cache, name) == 0, name
+    assert sum(data.count(n.encode()) for n in ("ed", "al", "ada")) > 100  # chance bytes
+    logged = tmp_path / "logged.sqlite"
+    _vector_cache(logged, 4000, 7, ('{"query":"where does Al live","shown":[3,4]}',
+                                    json.dumps({"prompt": "ok\nAda called"}),
+                                    "Zoë and the annual debate"))
+    assert count_in_bytes(logged, "al") == 1 and count_in_bytes(logged, "ADA") == 1
+    assert count_in_bytes(logged, "zoë") == 1 and count_in_bytes(logged, "Deb") == 0
+
+
+def test_a_short_text_file_is_text_to_its_ends(tmp_path: Path) -> None:
+    note = tmp_path / "n.md"
+    for body, want in (("Al", 1), ("Al\n", 1), ("[[Al]]", 1), ("Alan", 0), ("", 0),
+                       ("\x00\x01Al\x02", 0), ("\x00\x01 Al says hello to everyone\x02", 1)):
+        note.write_bytes(body.encode())
+        assert count_in_bytes(note, "al") == want, body

@@ -1,0 +1,135 @@
+"""Whether a text names a string: the one rule erasure uses to pick notes, trash copies, log
+lines and events that name a subject, and to look for it afterwards in the bytes rmh keeps.
+
+A text *mentions* a needle when the needle occurs in it case-insensitively (both case-folded,
+Unicode `str.casefold`) **as a whole word**: the character before the occurrence is no word
+character (a letter, a digit, `_`), nor is the one after, on each side where the needle's own
+edge is a word character ("C++" may be followed by anything). So `--subject Ann` names "Ann",
+"ann's", "[[Ann]]" and "people/Ann.md", and not "annual", "Joanna" or the hex digest "3ann0";
+a substring rule erased every note holding "annual" for good (`rmh forget` is not reversible).
+An escape in serialised text (JSON's `\\n`, `\\t`, `\\u00e9` before the needle) counts as a
+boundary, so a log line or record that stores "...\\nAnn said" still names Ann.
+
+In bytes (`count_in_bytes`, the proof after an erasure reads every file rmh owns, SQLite
+files and arrays included) a whole-word occurrence counts when it sits in text: at least
+`CONTEXT` printable characters (valid UTF-8, no control byte but tab and newlines) run on from
+it on one side, or the text runs to the file's start or end. Chance bytes are not text: in a
+78 MB shared embedding cache (float32 vectors under hex keys), "ed" occurs 20,098 times as
+bytes, 222 times as a whole word and 0 times in text, "al" 1,648, 216 and 0, "ada" 1,183, 1
+and 0 (with 8 characters of context 2 chance "ed" were left: a float's exponent byte is often
+"<", "=" or ">"). A letter or two of text between binary bytes and the occurrence is a
+field's header, not part of a word (`_bounded`: SQLite writes a value's serial type right
+before it, often an ASCII letter or digit). A needle as a whole value between
+binary fields (an alias "Ann" alone in a column) is not counted there; the proof also looks
+for every erased note's path and distinctive lines as plain bytes (storage/erase.py).
+"""
+
+from __future__ import annotations
+
+import mmap
+import re
+from collections.abc import Callable, Iterable
+from functools import lru_cache
+from pathlib import Path
+
+HEADER = 2  # characters between binary bytes and a value: SQLite's serial type varint
+CONTEXT = 16  # printable characters beside an occurrence in bytes that make it text
+_ESCAPE = re.compile(r"(?:\\[nrtbf\"/\\]|\\u[0-9a-f]{4})\Z")  # folded text: lower-case
+
+
+def _word(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
+@lru_cache(maxsize=64)
+def pattern(needle: str) -> re.Pattern[str]:
+    """The whole-word pattern of `needle` over case-folded text (module docstring)."""
+    folded = needle.casefold()
+    left = r"(?:(?<![\w])|(?<=\\[nrtbf\"/\\])|(?<=\\u[0-9a-f]{4}))" if _word(folded[0]) else ""
+    right = r"(?![\w])" if _word(folded[-1]) else ""
+    return re.compile(left + re.escape(folded) + right)
+
+
+def mentions(text: str, needle: str) -> bool:
+    """Whether `text` names `needle` as a whole word, case-insensitively (an empty needle
+    names nothing)."""
+    return bool(needle) and pattern(needle).search(text.casefold()) is not None
+
+
+def mentioning(needles: Iterable[str]) -> Callable[[str], bool]:
+    """`mentions` for several needles at once: a text names one of them (none: nothing)."""
+    pats = [pattern(n) for n in dict.fromkeys(needles) if n]
+
+    def test(text: str) -> bool:
+        if not pats:
+            return False
+        folded = text.casefold()
+        return any(p.search(folded) is not None for p in pats)
+    return test
+
+
+@lru_cache(maxsize=16)
+def _candidates(needle: str) -> re.Pattern[bytes]:
+    """Byte occurrences of `needle` in any case (each character as itself, or its lower,
+    upper or folded form, in UTF-8): what `count_in_bytes` then judges."""
+    parts = []
+    for ch in needle:
+        forms = sorted({f.encode("utf-8") for f in (ch, ch.lower(), ch.upper(), ch.casefold())})
+        parts.append(b"(?:" + b"|".join(re.escape(f) for f in forms) + b")")
+    return re.compile(b"".join(parts))
+
+
+def _bounded(left: str, right: str, needle: str) -> bool:
+    """Whether an occurrence between `left` and `right` (decoded neighbours) is a whole word.
+    A word character that is all the text there is between the occurrence and binary bytes
+    (`HEADER` characters at most) is a field's header, not a word: SQLite writes a text
+    value's serial type, often a letter or digit, right before it ("AZoë and ...")."""
+    folded = needle.casefold()
+    if (_word(folded[0]) and _glued(left[::-1])
+            and not _ESCAPE.search(left.casefold())):
+        return False
+    return not (_word(folded[-1]) and _glued(right))
+
+
+def _glued(side: str) -> bool:
+    """Whether `side` (read outwards from an occurrence) starts with a word character of text
+    (not a field header before binary bytes)."""
+    if not side or not _word(side[0]):
+        return False
+    run = _run(side)
+    return run > HEADER or run == len(side)
+
+
+def _run(text: str) -> int:
+    """How many characters from the start of `text` are printable (tab and newlines too)."""
+    n = 0
+    for ch in text:
+        if not (ch.isprintable() or ch in "\t\n\r"):
+            break
+        n += 1
+    return n
+
+
+def count_in_bytes(file: Path, needle: str) -> int:
+    """Occurrences of `needle` in the file's bytes as a whole word in text (module docstring).
+    OSError when the file cannot be read."""
+    if not needle:
+        return 0
+    with open(file, "rb") as fh:
+        size = fh.seek(0, 2)
+        if size == 0:
+            return 0
+        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as buf:
+            total = 0
+            for m in _candidates(needle).finditer(buf):
+                i, j = m.span()
+                lo, hi = max(0, i - 4 * CONTEXT), min(size, j + 4 * CONTEXT)
+                left = buf[lo:i].decode("utf-8", "surrogateescape")
+                right = buf[j:hi].decode("utf-8", "surrogateescape")
+                if not _bounded(left, right, needle):
+                    continue
+                back, ahead = _run(left[::-1]), _run(right)
+                if (back >= CONTEXT or (lo == 0 and back == len(left))
+                        or ahead >= CONTEXT or (hi == size and ahead == len(right))):
+                    total += 1
+            return total
