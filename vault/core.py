@@ -57,11 +57,15 @@ class Vault(VaultWrites):
         """The vault's own folder (`root/.rmh/`), made first with `create` (the vault folder
         too); NotAVault when it is missing. Where a learning ledger is opened before the vault
         it is given to (`open(usage=...)`)."""
-        if create:
-            root.mkdir(parents=True, exist_ok=True)
-            (root / STATE_DIR).mkdir(exist_ok=True)
+        if create and not (root.exists() and not root.is_dir()):
+            try:
+                root.mkdir(parents=True, exist_ok=True)
+            except (FileExistsError, NotADirectoryError):  # a file on the way: said below
+                pass
+            else:
+                (root / STATE_DIR).mkdir(exist_ok=True)
         if not root.is_dir():
-            raise NotAVault(str(root), "no such folder")
+            raise NotAVault(str(root), "not a folder" if root.exists() else "no such folder")
         if not (root / STATE_DIR).is_dir():
             raise NotAVault(str(root), "no .rmh folder; run `rmh init` first")
         return root / STATE_DIR
