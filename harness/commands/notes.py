@@ -102,12 +102,16 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     target = Path(args.path).absolute()
     count = write_demo_vault(target)
+    lines = [f"demo vault with {count} notes at {target}"]
+    searches = []
     with open_vault(load(vault=target), dense=not args.no_dense) as v:
-        print(f"demo vault with {count} notes at {target}")
         for query in ("who owns the billing service?", "what broke on Monday"):
-            print(f"\n$ rmh --vault {target} search {json.dumps(query)}")
-            for rank, hit in enumerate(v.search(query, k=3).hits, 1):
-                print(f"{rank:>2}. {hit.score:.6f}  {hit.note}")
+            hits = [{"note": hit.note, "score": hit.score} for hit in v.search(query, k=3).hits]
+            searches.append({"query": query, "hits": hits})
+            lines.append(f"\n$ rmh --vault {target} search {json.dumps(query)}")
+            lines += [f"{rank:>2}. {hit['score']:.6f}  {hit['note']}"
+                      for rank, hit in enumerate(hits, 1)]
+    emit(args, {"vault": str(target), "notes": count, "searches": searches}, "\n".join(lines))
     return 0
 
 
@@ -138,5 +142,7 @@ def register(sub: Any) -> None:
                                   "backlinks"))
     add("doctor", cmd_doctor, "health report: links, parse errors, orphans, sandbox, learning")
     p = add("demo", cmd_demo, "create a small sample vault and search it")
-    p.add_argument("path", nargs="?", default="rmh-demo-vault")
+    p.add_argument("path", nargs="?", default="rmh-demo-vault",
+                   help="a new or empty folder (default: ./rmh-demo-vault), or an earlier "
+                   "demo vault (searched again, its notes as they are)")
     p.add_argument("--no-dense", action="store_true", help="skip the ONNX embedder")
