@@ -126,7 +126,7 @@ class Vault(VaultWrites):
         vault = cls(store, index, built, recorder, auto_sync, watcher)
         try:
             if watcher is not None:  # its scan also sweeps stale temporaries (live.py)
-                vault.live.opening_sync()
+                vault.opened = vault.live.opening_sync()
             if not isinstance(recorder, NullUsage) and not read_only:  # needs the ledger
                 vault.erasures_recovered = erasure.recover(
                     store, index, built.cache, recorder, vault.live.sync_paths, own_files)

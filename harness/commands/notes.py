@@ -30,11 +30,25 @@ def initialise(cfg: Config, *, dense: bool = True) -> dict[str, Any]:
     # initial sync runs without learning: nothing has been learned from these notes yet
     open_ledger(cfg.require_vault(), create=True, recover=False).close()
     with open_vault(cfg, dense=dense, create=True, learning=False) as v:
-        report = v.sync()
+        report = brought_in(v)
         prepared = v.prepare(progress=Progress())
         notes = v.counts()["notes"]
-        return {"vault": str(v.root), "notes": notes, "sync": report.to_json(),
+        return {"vault": str(v.root), "notes": notes, "sync": report,
                 "prepared": prepared, "dense": v.dense}
+
+
+def brought_in(v: Vault) -> dict[str, Any]:
+    """A full sync now, reported with what the open's own sync found before it (`opened`):
+    the changes this process brought into the index, which the open's sync mostly made."""
+    now, first = v.sync(), v.opened
+    if first is None:
+        return now.to_json()
+    return {**now.to_json(),
+            "added": sorted({*first.added, *now.added}),
+            "updated": sorted({*first.updated, *now.updated}),
+            "removed": sorted({*first.removed, *now.removed}),
+            "renamed": [list(pair) for pair in (*first.renamed, *now.renamed)],
+            "errors": [*first.errors, *now.errors]}
 
 
 def cmd_init(args: argparse.Namespace) -> int:
@@ -55,8 +69,8 @@ def cmd_index(args: argparse.Namespace) -> int:
     if args.ray is not None and args.no_dense:
         raise CommandFailed("--ray embeds chunks; it cannot go with --no-dense")
     with configured_vault(args, dense=not args.no_dense) as v:
-        report = v.sync()
-        doc: dict[str, Any] = {"sync": report.to_json()}
+        report = brought_in(v)
+        doc: dict[str, Any] = {"sync": report}
         setup = v.embedding_setup()
         if args.ray is not None and setup is not None:
             from harness.ray_jobs import index_on_ray
@@ -68,9 +82,9 @@ def cmd_index(args: argparse.Namespace) -> int:
         counts = doc["counts"] = v.counts()
         on_ray = f"; {doc['ray']['embedded']} chunks embedded on Ray" if "ray" in doc else ""
         emit(args, doc,
-             f"indexed {counts['notes']} notes (+{len(report.added)} ~{len(report.updated)} "
-             f"-{len(report.removed)} renamed {len(report.renamed)}); "
-             f"skipped {len(report.skipped)}{on_ray}")
+             f"indexed {counts['notes']} notes (+{len(report['added'])} "
+             f"~{len(report['updated'])} -{len(report['removed'])} renamed "
+             f"{len(report['renamed'])}); skipped {len(report['skipped'])}{on_ray}")
     return 0
 
 
