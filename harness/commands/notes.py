@@ -114,7 +114,10 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from .demo import write_demo_vault
 
-    target = Path(args.path).absolute()
+    if args.path is not None and args.vault is not None and \
+            Path(args.path).absolute() != Path(args.vault).absolute():
+        raise CommandFailed(f"two vaults given: {args.path} and --vault {args.vault}")
+    target = Path(args.path or args.vault or "rmh-demo-vault").absolute()  # never $RMH_VAULT
     count = write_demo_vault(target)
     lines = [f"demo vault with {count} notes at {target}"]
     searches = []
@@ -156,7 +159,7 @@ def register(sub: Any) -> None:
                                   "backlinks"))
     add("doctor", cmd_doctor, "health report: links, parse errors, orphans, sandbox, learning")
     p = add("demo", cmd_demo, "create a small sample vault and search it")
-    p.add_argument("path", nargs="?", default="rmh-demo-vault",
-                   help="a new or empty folder (default: ./rmh-demo-vault), or an earlier "
-                   "demo vault (searched again, its notes as they are)")
+    p.add_argument("path", nargs="?", default=None,
+                   help="a new or empty folder (default: --vault, else ./rmh-demo-vault), or "
+                   "an earlier demo vault (searched again, its notes as they are)")
     p.add_argument("--no-dense", action="store_true", help="skip the ONNX embedder")

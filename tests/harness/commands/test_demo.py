@@ -45,3 +45,12 @@ def test_json_and_a_second_run_that_keeps_an_edited_demo_note(tmp_path: Path) ->
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith(f"demo vault with {len(DEMO_NOTES)} notes at {demo}\n")
     assert (demo / "People" / "Alice.md").read_text(encoding="utf-8") == "edited by me\n"
+
+
+def test_the_folder_is_path_else_vault_never_rmh_vault(tmp_path: Path) -> None:
+    demo, mine = tmp_path / "demo", tmp_path / "mine"
+    r = rmh("--vault", str(demo), "demo", "--no-dense", env={"RMH_VAULT": str(mine)})
+    assert r.returncode == 0 and r.stdout.startswith(f"demo vault with 9 notes at {demo}\n")
+    assert not mine.exists()
+    r = rmh("--vault", str(demo), "demo", str(mine), "--no-dense")
+    assert (r.returncode, r.stderr) == (1, f"rmh: two vaults given: {mine} and --vault {demo}\n")
