@@ -52,6 +52,9 @@ class Parser(argparse.ArgumentParser):
     json_errors = False
 
     def error(self, message: str) -> NoReturn:
+        if message.startswith("unrecognized arguments:") and \
+                re.search(r"(^|\s)--vault(=|\s|$)", message.split(":", 1)[1]):
+            message += " (--vault goes before the command: rmh --vault PATH COMMAND ...)"
         if Parser.json_errors:
             doc = {"error": {"kind": "usage", "message": message, "command": self.prog}}
             print(json.dumps(doc, ensure_ascii=False, sort_keys=True))

@@ -15,8 +15,16 @@ if TYPE_CHECKING:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run `rmh` with `argv` (default sys.argv[1:]); the exit status."""
-    words = sys.argv[1:] if argv is None else list(argv)
+    """Run `rmh` with `argv` (default sys.argv[1:]); the exit status. Ctrl-C (SIGINT) is one
+    line and exit 1 wherever it lands, while the CLI's modules are still importing too."""
+    try:
+        return _run(sys.argv[1:] if argv is None else list(argv))
+    except KeyboardInterrupt:
+        print("rmh: interrupted", file=sys.stderr)
+        return 1
+
+
+def _run(words: list[str]) -> int:
     if "hook" in words:
         from .hooks_fast import run
 

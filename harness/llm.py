@@ -44,7 +44,7 @@ import anyio
 import anyio.from_thread
 
 from .config import LlmSection
-from .llm_provider import ExtractiveProvider, OpenAIProvider
+from .llm_provider import OFFLINE_REASON, ExtractiveProvider, OpenAIProvider
 from .llm_types import (
     LlmUnavailable,
     Provider,
@@ -170,8 +170,7 @@ class Broker:
         """An OpenAI-compatible provider when a model is configured, else the extractive one."""
         if section.model:
             return cls(OpenAIProvider(section), section)
-        reason = "no model configured ([llm].model or RMH_MODEL)"
-        return cls(ExtractiveProvider(), section, reason=reason)
+        return cls(ExtractiveProvider(), section, reason=OFFLINE_REASON)
 
     # -- accounting -----------------------------------------------------------------------
     def new_budget(self) -> ExecBudget:

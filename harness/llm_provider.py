@@ -20,6 +20,18 @@ if TYPE_CHECKING:
 # The longest answer text a sub-call returns (max_tokens bounds a well-behaved model; this
 # bounds what an endpoint that ignores it can put into the REPL).
 MAX_ANSWER_CHARS = 64 * 1024
+DEFAULT_ENDPOINT = "https://api.openai.com/v1"
+OFFLINE_REASON = "no model configured ([llm].model or RMH_MODEL)"
+
+
+def describe(section: LlmSection) -> dict[str, str]:
+    """The provider the broker picks for `section` (Broker.from_config), without building it:
+    `rmh status` says it without importing openai."""
+    if section.model:
+        return {"provider": OpenAIProvider.name, "model": section.model,
+                "endpoint": section.base_url or DEFAULT_ENDPOINT, "reason": ""}
+    return {"provider": ExtractiveProvider.name, "model": ExtractiveProvider.model,
+            "endpoint": "", "reason": OFFLINE_REASON}
 
 
 class ExtractiveProvider:
@@ -46,7 +58,7 @@ class OpenAIProvider:
         # a sub-call's timeout. Only a configured model pays it (the offline default does not).
         import openai  # noqa: F401
         self.model = section.model
-        self.endpoint = section.base_url or "https://api.openai.com/v1"
+        self.endpoint = section.base_url or DEFAULT_ENDPOINT
         self._key = section.api_key
         self._section = section
         self._client: openai.AsyncOpenAI | None = None

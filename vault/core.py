@@ -57,11 +57,15 @@ class Vault(VaultWrites):
         """The vault's own folder (`root/.rmh/`), made first with `create` (the vault folder
         too); NotAVault when it is missing. Where a learning ledger is opened before the vault
         it is given to (`open(usage=...)`)."""
-        if create:
-            root.mkdir(parents=True, exist_ok=True)
-            (root / STATE_DIR).mkdir(exist_ok=True)
+        if create and not (root.exists() and not root.is_dir()):
+            try:
+                root.mkdir(parents=True, exist_ok=True)
+            except (FileExistsError, NotADirectoryError):  # a file on the way: said below
+                pass
+            else:
+                (root / STATE_DIR).mkdir(exist_ok=True)
         if not root.is_dir():
-            raise NotAVault(str(root), "no such folder")
+            raise NotAVault(str(root), "not a folder" if root.exists() else "no such folder")
         if not (root / STATE_DIR).is_dir():
             raise NotAVault(str(root), "no .rmh folder; run `rmh init` first")
         return root / STATE_DIR
@@ -122,7 +126,7 @@ class Vault(VaultWrites):
         vault = cls(store, index, built, recorder, auto_sync, watcher)
         try:
             if watcher is not None:  # its scan also sweeps stale temporaries (live.py)
-                vault.live.opening_sync()
+                vault.opened = vault.live.opening_sync()
             if not isinstance(recorder, NullUsage) and not read_only:  # needs the ledger
                 vault.erasures_recovered = erasure.recover(
                     store, index, built.cache, recorder, vault.live.sync_paths, own_files)

@@ -28,6 +28,7 @@ from .storage.index import Index
 from .storage.live import LiveIndex
 from .storage.snapshot import Snapshot
 from .storage.store import Store
+from .storage.sync import SyncReport
 from .storage.watch import Watcher
 
 UNLINKABLE: Final = "[]#^|"  # no new note's name holds one (VaultParts._new_path)
@@ -60,6 +61,9 @@ class VaultParts:
         # Erasures a killed process journalled, finished by `open` (their plans: the caller
         # cleans its own derived files of their strings).
         self.erasures_recovered: list[ErasurePlan] = []
+        # What the open's own sync changed (None: it made none), so that `rmh index` can say
+        # what it brought in, though its explicit sync then finds nothing left to do.
+        self.opened: SyncReport | None = None
         self._stale = StaleClaims()  # rejected or superseded facts (retrieval/beliefs.py)
 
     def _forget(self) -> None:

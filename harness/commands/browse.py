@@ -68,6 +68,10 @@ def print_status(doc: dict[str, Any]) -> None:
         from .health import READ_ONLY_NOTE
 
         print(f"access      {READ_ONLY_NOTE}")
+    llm = doc.get("llm")
+    if llm is not None:  # rlm_call and ask: the model, or why they answer offline
+        print(f"llm         {llm['provider']} {llm['model']}"
+              + (f" at {llm['endpoint']}" if llm["endpoint"] else f" ({llm['reason']})"))
     learning = doc.get("learning")
     if learning is not None:
         events = ", ".join(f"{k} {n}" for k, n in sorted(learning["events"].items())) or "none"
@@ -78,9 +82,12 @@ def print_status(doc: dict[str, Any]) -> None:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    from harness.llm_provider import describe
+
     dense = not args.no_dense
-    with open_vault(load(vault=args.vault), dense=dense) as v:
-        doc = status_report(v, dense=dense)
+    cfg = load(vault=args.vault)
+    with open_vault(cfg, dense=dense) as v:
+        doc = {**status_report(v, dense=dense), "llm": describe(cfg.llm)}
         if args.json:
             emit(args, doc, "")
         else:

@@ -6,6 +6,8 @@ from pathlib import Path
 
 from vault import Vault
 
+from .output import CommandFailed
+
 DEMO_NOTES: dict[str, str] = {
     "People/Alice.md": (
         "---\naliases: [Alice Chen]\ntags: [people]\n---\n"
@@ -51,8 +53,16 @@ DEMO_NOTES: dict[str, str] = {
 
 
 def write_demo_vault(target: Path) -> int:
-    """Create (or refresh) the sample vault at `target`; returns the number of notes."""
+    """Create the sample vault at `target` (a new or empty folder; an earlier demo vault, one
+    holding every demo note, is opened as it is); returns the number of notes. A folder
+    holding anything else is refused untouched: the demo never writes into your notes, and
+    never replaces a note (one you changed in the demo vault stays as you left it)."""
+    if target.is_dir() and any(target.iterdir()) and \
+            not all((target / path).is_file() for path in DEMO_NOTES):
+        raise CommandFailed(f"{target} is not empty and not a demo vault: `rmh demo` writes "
+                            "its sample notes only into a new or empty folder")
     with Vault.init(target) as v:
         for path in sorted(DEMO_NOTES):
-            v.write(path, DEMO_NOTES[path])
+            if not (target / path).is_file():
+                v.write(path, DEMO_NOTES[path], overwrite=False)
         return len(v.corpus())

@@ -30,11 +30,25 @@ def initialise(cfg: Config, *, dense: bool = True) -> dict[str, Any]:
     # initial sync runs without learning: nothing has been learned from these notes yet
     open_ledger(cfg.require_vault(), create=True, recover=False).close()
     with open_vault(cfg, dense=dense, create=True, learning=False) as v:
-        report = v.sync()
+        report = brought_in(v)
         prepared = v.prepare(progress=Progress())
         notes = v.counts()["notes"]
-        return {"vault": str(v.root), "notes": notes, "sync": report.to_json(),
+        return {"vault": str(v.root), "notes": notes, "sync": report,
                 "prepared": prepared, "dense": v.dense}
+
+
+def brought_in(v: Vault) -> dict[str, Any]:
+    """A full sync now, reported with what the open's own sync found before it (`opened`):
+    the changes this process brought into the index, which the open's sync mostly made."""
+    now, first = v.sync(), v.opened
+    if first is None:
+        return now.to_json()
+    return {**now.to_json(),
+            "added": sorted({*first.added, *now.added}),
+            "updated": sorted({*first.updated, *now.updated}),
+            "removed": sorted({*first.removed, *now.removed}),
+            "renamed": [list(pair) for pair in (*first.renamed, *now.renamed)],
+            "errors": [*first.errors, *now.errors]}
 
 
 def cmd_init(args: argparse.Namespace) -> int:
@@ -55,8 +69,8 @@ def cmd_index(args: argparse.Namespace) -> int:
     if args.ray is not None and args.no_dense:
         raise CommandFailed("--ray embeds chunks; it cannot go with --no-dense")
     with configured_vault(args, dense=not args.no_dense) as v:
-        report = v.sync()
-        doc: dict[str, Any] = {"sync": report.to_json()}
+        report = brought_in(v)
+        doc: dict[str, Any] = {"sync": report}
         setup = v.embedding_setup()
         if args.ray is not None and setup is not None:
             from harness.ray_jobs import index_on_ray
@@ -68,9 +82,9 @@ def cmd_index(args: argparse.Namespace) -> int:
         counts = doc["counts"] = v.counts()
         on_ray = f"; {doc['ray']['embedded']} chunks embedded on Ray" if "ray" in doc else ""
         emit(args, doc,
-             f"indexed {counts['notes']} notes (+{len(report.added)} ~{len(report.updated)} "
-             f"-{len(report.removed)} renamed {len(report.renamed)}); "
-             f"skipped {len(report.skipped)}{on_ray}")
+             f"indexed {counts['notes']} notes (+{len(report['added'])} "
+             f"~{len(report['updated'])} -{len(report['removed'])} renamed "
+             f"{len(report['renamed'])}); skipped {len(report['skipped'])}{on_ray}")
     return 0
 
 
@@ -100,14 +114,21 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from .demo import write_demo_vault
 
-    target = Path(args.path).absolute()
+    if args.path is not None and args.vault is not None and \
+            Path(args.path).absolute() != Path(args.vault).absolute():
+        raise CommandFailed(f"two vaults given: {args.path} and --vault {args.vault}")
+    target = Path(args.path or args.vault or "rmh-demo-vault").absolute()  # never $RMH_VAULT
     count = write_demo_vault(target)
+    lines = [f"demo vault with {count} notes at {target}"]
+    searches = []
     with open_vault(load(vault=target), dense=not args.no_dense) as v:
-        print(f"demo vault with {count} notes at {target}")
         for query in ("who owns the billing service?", "what broke on Monday"):
-            print(f"\n$ rmh --vault {target} search {json.dumps(query)}")
-            for rank, hit in enumerate(v.search(query, k=3).hits, 1):
-                print(f"{rank:>2}. {hit.score:.6f}  {hit.note}")
+            hits = [{"note": hit.note, "score": hit.score} for hit in v.search(query, k=3).hits]
+            searches.append({"query": query, "hits": hits})
+            lines.append(f"\n$ rmh --vault {target} search {json.dumps(query)}")
+            lines += [f"{rank:>2}. {hit['score']:.6f}  {hit['note']}"
+                      for rank, hit in enumerate(hits, 1)]
+    emit(args, {"vault": str(target), "notes": count, "searches": searches}, "\n".join(lines))
     return 0
 
 
@@ -138,5 +159,7 @@ def register(sub: Any) -> None:
                                   "backlinks"))
     add("doctor", cmd_doctor, "health report: links, parse errors, orphans, sandbox, learning")
     p = add("demo", cmd_demo, "create a small sample vault and search it")
-    p.add_argument("path", nargs="?", default="rmh-demo-vault")
+    p.add_argument("path", nargs="?", default=None,
+                   help="a new or empty folder (default: --vault, else ./rmh-demo-vault), or "
+                   "an earlier demo vault (searched again, its notes as they are)")
     p.add_argument("--no-dense", action="store_true", help="skip the ONNX embedder")

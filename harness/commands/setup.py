@@ -148,15 +148,21 @@ def ensure_vault(root: Path, *, yes: bool, dense: bool) -> dict[str, Any] | None
     return initialise(load(vault=root), dense=dense)
 
 
+def merged(client: Client, path: Path, name: str, entry: dict[str, Any]) -> tuple[str, bool]:
+    """The client's file with the entry merged in, and whether it replaced one; a file rmh
+    cannot merge into is ClientConfigError (nothing written)."""
+    if client.fmt == "toml":
+        text, previous = merge_toml(read_text(path), "mcp_servers", name, entry, path)
+        return text, previous is not None
+    doc, previous = merge_json(read_json(path), ("mcpServers",), name, entry, path)
+    return json_text(doc), previous is not None
+
+
 def write_entry(client: Client, path: Path, name: str,
                 entry: dict[str, Any]) -> tuple[Path | None, bool]:
     """Merge the entry into the client's file; (the backup, whether it replaced one)."""
-    if client.fmt == "toml":
-        text, previous = merge_toml(read_text(path), "mcp_servers", name, entry, path)
-    else:
-        doc, previous = merge_json(read_json(path), ("mcpServers",), name, entry, path)
-        text = json_text(doc)
-    return write_settings(path, text), previous is not None
+    text, replaced = merged(client, path, name, entry)
+    return write_settings(path, text), replaced
 
 
 def cmd_setup(args: argparse.Namespace) -> int:
@@ -165,21 +171,27 @@ def cmd_setup(args: argparse.Namespace) -> int:
     root = cfg.require_vault().resolve()  # the client runs elsewhere: no `..`, no link
     dense = not args.no_dense
     doc: dict[str, Any] = {"client": client.name, "vault": str(root), "name": args.name}
-    doc["initialised"] = ensure_vault(root, yes=args.yes, dense=dense)
     entry = server_entry(client, root, dense)
+    path = None if args.print or client.fmt == "print" else \
+        Path(args.config).absolute() if args.config else client.path(
+            args.scope, user_dirs(), Path.cwd(), sys.platform)
+    if path is not None:  # a settings file it cannot merge into stops it before the init
+        try:
+            merged(client, path, args.name, entry)
+        except ClientConfigError as exc:
+            raise CommandFailed(str(exc)) from exc
+    doc["initialised"] = ensure_vault(root, yes=args.yes, dense=dense)
     doc["server"] = entry
     lines: list[str] = []
     if doc["initialised"] is not None:
         lines.append(f"initialised {root} ({doc['initialised']['notes']} notes)")
-    if args.print or client.fmt == "print":
+    if path is None:
         doc["config"] = None
         text = snippet(client, args.name, entry)
         if not args.json:
             sys.stdout.write(text)
     else:
-        path = Path(args.config).absolute() if args.config else client.path(
-            args.scope, user_dirs(), Path.cwd(), sys.platform)
-        try:
+        try:  # merged again: the client may have rewritten its file during the init
             backup, replaced = write_entry(client, path, args.name, entry)
         except ClientConfigError as exc:
             raise CommandFailed(str(exc)) from exc

@@ -70,3 +70,28 @@ def test_keys_that_collide_are_a_parse_error_in_doctor(tmp_path: Path, block: st
     r = rmh("--vault", str(root), "read", "Dup", "--json")
     assert json.loads(r.stdout)["frontmatter"] == {}
     assert (root / "Dup.md").read_bytes() == raw  # untouched
+
+
+def test_a_vault_path_that_is_a_file_is_not_a_folder_for_every_command(tmp_path: Path) -> None:
+    """`init`, `demo` and `setup` make a missing folder; a file in its place is one line
+    naming it (not the OS's "File exists"), and the file is left as it was."""
+    afile = tmp_path / "notes.md"
+    afile.write_text("mine\n", encoding="utf-8")
+    for argv in (("init", str(afile)), ("--vault", str(afile), "init"), ("demo", str(afile)),
+                 ("setup", "generic", "--vault", str(afile), "--yes"),
+                 ("--vault", str(afile), "search", "x")):
+        assert kind_of(*argv) == "not_a_vault", argv
+        r = rmh(*argv)
+        assert r.stderr == f"rmh: not a vault: {afile} (not a folder)\n", argv
+    assert afile.read_text(encoding="utf-8") == "mine\n"
+
+
+def test_vault_after_the_command_says_where_it_goes(tmp_path: Path) -> None:
+    """`rmh setup CLIENT --vault PATH` takes it after the command; every other command takes
+    it before: the usage error says so instead of only 'unrecognized arguments'."""
+    hint = "(--vault goes before the command: rmh --vault PATH COMMAND ...)"
+    for argv in (("search", "--vault", str(tmp_path), "x"), ("status", f"--vault={tmp_path}")):
+        r = rmh(*argv)
+        assert r.returncode == 2 and r.stderr.rstrip().endswith(hint), r.stderr
+    r = rmh("search", "x", "--bogus")
+    assert r.returncode == 2 and "--vault goes" not in r.stderr

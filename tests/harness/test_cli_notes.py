@@ -244,3 +244,20 @@ def test_a_note_dated_after_2262_is_indexed_and_found(tmp_path: Path) -> None:
         fh.write("And the lunar payroll.\n")
     r = rmh("--vault", str(root), "search", "lunar payroll", "--json", "--no-dense")
     assert r.returncode == 0 and json.loads(r.stdout)["hits"][0]["note"] == "Future.md"
+
+
+def test_index_reports_the_changes_it_brought_in(tmp_path: Path) -> None:
+    """Opening the vault already syncs it (the watcher's first scan), so `rmh index` once
+    said `+0 ~0 -0 renamed 0` whatever had changed: it reports the open's changes too."""
+    root = make_vault(tmp_path)
+    (root / "Outside.md").write_text("written in Obsidian\n", encoding="utf-8")
+    (root / "Billing.md").write_text("Billing charges weekly now.\n", encoding="utf-8")
+    (root / "Notes" / "Carla.md").rename(root / "Notes" / "Carla Diaz.md")
+    (root / "Alice.md").unlink()
+    r = rmh("--vault", str(root), "index", "--no-dense", "--json")
+    assert r.returncode == 0, r.stderr
+    sync = json.loads(r.stdout)["sync"]
+    assert (sync["added"], sync["updated"], sync["removed"], sync["renamed"]) == (
+        ["Outside.md"], ["Billing.md"], ["Alice.md"], [["Notes/Carla.md", "Notes/Carla Diaz.md"]])
+    r = rmh("--vault", str(root), "index", "--no-dense")
+    assert r.stdout == "indexed 3 notes (+0 ~0 -0 renamed 0); skipped 0\n", r.stderr

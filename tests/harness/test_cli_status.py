@@ -91,3 +91,19 @@ def test_a_vault_that_does_not_exist_is_an_error_except_for_init(tmp_path: Path)
     other = tmp_path / "other"
     both = rmh("--vault", str(other), "init", str(typo), "--no-dense")
     assert both.returncode == 1 and "two vaults" in both.stderr and not other.exists()
+
+
+def test_status_says_which_llm_answers_rlm_call_and_ask(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    assert rmh("init", str(root), "--no-dense").returncode == 0
+    shown = rmh("--vault", str(root), "status", "--no-dense").stdout
+    assert "llm         extractive extractive-bm25 (no model configured" in shown
+    (root / "rmh.toml").write_text('[llm]\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m1"\n',
+                                   encoding="utf-8")
+    shown = rmh("--vault", str(root), "status", "--no-dense").stdout
+    assert "llm         openai m1 at http://127.0.0.1:9/v1\n" in shown  # no call is made
+    (root / "rmh.toml").unlink()
+    env = {"RMH_MODEL": "m2", "OPENAI_BASE_URL": ""}  # an empty variable overrides nothing
+    doc = json.loads(rmh("--vault", str(root), "status", "--no-dense", "--json", env=env).stdout)
+    assert doc["llm"] == {"provider": "openai", "model": "m2", "reason": "",
+                          "endpoint": "https://api.openai.com/v1"}

@@ -123,6 +123,11 @@ def test_bad_settings_are_refused_untouched(tmp_path: Path) -> None:
     assert json.loads(r.stdout)["error"]["message"]
     assert broken.read_text("utf-8") == '{"mcpServers": {'
     assert not list(broken.parent.glob("*.bak"))
+    assert not (vault / ".rmh").exists()  # refused before the folder is initialised
+    r = rmh("setup", "claude-desktop", "--scope", "project", "--vault", str(vault), "--yes",
+            "--no-dense", "--no-check", home=home)
+    assert r.returncode == 1 and "no project settings" in r.stderr
+    assert not (vault / ".rmh").exists()
     shaped = home / ".cursor" / "mcp.json"
     shaped.write_text('{"mcpServers": []}', encoding="utf-8")
     r = rmh("setup", "cursor", "--vault", str(vault), "--no-dense", "--no-check", home=home)
