@@ -70,7 +70,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                        description=__doc__)
     p.add_argument("notes", nargs="*", metavar="NOTE", help="notes to erase (path or title)")
     p.add_argument("--subject", metavar="TEXT",
-                   help="also erase every note naming TEXT (case-insensitive)")
+                   help="also erase every note naming TEXT (a whole word, case-insensitive)")
     p.add_argument("--dry-run", action="store_true", help="show what would go; change nothing")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(func=cmd_forget)
