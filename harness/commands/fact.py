@@ -88,7 +88,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(func=cmd_fact)
     w = sub.add_parser("why", help="where a note or fact came from and what it was used for",
-                       description=__doc__)
+                       description="Where a note or fact came from (source turns, conversation, "
+                       "session, correction) and what it has been used for (searches, reads, "
+                       "sessions).")
     w.add_argument("note", help="the note (path or title)")
     w.add_argument("--json", action="store_true", help="print one JSON document")
     w.set_defaults(func=cmd_why)
