@@ -14,6 +14,7 @@ from what remains by the next search), then both SQLite files are vacuumed, then
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,7 @@ from .learning.usage import UsageRecorder
 from .notes.rows import NoteRow
 from .retrieval.encoders import Encoder
 from .retrieval.signals.dense import note_chunks
+from .storage import forgotten
 from .storage.embeddings import (
     EmbeddingCache,
     embedding_key,
@@ -40,7 +42,7 @@ from .storage.erase import (
 )
 from .storage.index import Index
 from .storage.intents import ForgetIntent, Journal, texts
-from .storage.store import TRASH_DIR, Store
+from .storage.store import STATE_DIR, TRASH_DIR, Store
 
 
 @dataclass(frozen=True)
@@ -58,13 +60,18 @@ class Erased:
 
 
 def _text(row: NoteRow) -> str:
-    return "\n".join((row.path, row.title, *row.aliases, *row.tags, row.body))
+    """Everything of a note a subject can be named in: its path, title, every frontmatter
+    field (a conversation's `speakers`, a turn's `speaker`, not only aliases and tags) and
+    its body."""
+    fields = json.dumps(row.frontmatter, ensure_ascii=False, sort_keys=True, default=str)
+    return "\n".join((row.path, row.title, *row.aliases, *row.tags, fields, row.body))
 
 
 def plan(store: Store, index: Index, ids: set[int], subject: str, encoder: Encoder | None,
          max_tokens: int, max_units: int) -> ErasurePlan:
     """The erasure of the notes `ids` and of every note naming `subject` (nothing changes)."""
     rows = index.notes()
+    named = tuple(sorted(r.path for r in rows if r.id in ids))
     if subject:
         ids = ids | {r.id for r in rows if names(_text(r), subject)}
     erased = sorted((r for r in rows if r.id in ids), key=lambda r: r.path)
@@ -81,7 +88,7 @@ def plan(store: Store, index: Index, ids: set[int], subject: str, encoder: Encod
     paths = [r.path for r in erased]
     trash = trash_copies(store.root / TRASH_DIR, paths, subject)
     return ErasurePlan(tuple(paths), tuple(r.id for r in erased), tuple(trash),
-                       tuple(dict.fromkeys(needles)), tuple(sorted(set(keys))), subject)
+                       tuple(dict.fromkeys(needles)), tuple(sorted(set(keys))), subject, named)
 
 
 def execute(store: Store, index: Index, cache: EmbeddingCache | None, usage: UsageRecorder,
@@ -92,6 +99,8 @@ def execute(store: Store, index: Index, cache: EmbeddingCache | None, usage: Usa
     intent is recorded (the caller's own derived files)."""
     journal = Journal(store)
     with store.lock.held():  # the whole erasure: no other process finishes it meanwhile
+        # first: nothing rmh does (a hook's ingest of a transcript) makes it again
+        forgotten.remember(store.root / STATE_DIR, todo.subject, todo.named, store.count_op)
         name = journal.record(ForgetIntent(_plan_json(todo), tuple(map(str, extra_files))))
         if before is not None:
             before()

@@ -57,6 +57,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
          f"{report.sessions} sessions, {report.entities} entities, {report.facts} facts "
          f"({report.rules} promoted to L3 rules); "
          f"{len(report.written)} notes written, {report.unchanged} unchanged"
+         + (f"; {report.forgotten} turn(s) left out: erased by `rmh forget`"
+            if report.forgotten else "")
          + edited_lines(report.kept, report.trashed))
     return 0
 

@@ -30,18 +30,25 @@ put in `.rmh/trash/` (`IngestReport.trashed`). A fact note is always written (it
 corrections carried), and a note of which no record is kept (ingested by an older rmh, or made
 by hand where the ingest writes) is written too: either way, when its bytes are not the ones
 the ingest last wrote, they go to the trash first.
+
+What `rmh forget` erased stays erased (storage/forgotten.py): a turn whose speaker or text
+holds a forgotten subject, or whose note was erased, is left out before anything is built
+from it (no turn note, nor its words in a session summary, an entity, a fact or an episode),
+and no note is written where one was erased or whose text still holds a forgotten subject
+(`IngestReport.forgotten`: the turns left out).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ..errors import EditConflict, NoteExists
 from ..notes.hashing import content_hash
 from ..notes.note import render
+from ..storage import forgotten
 from ..storage.store import STATE_DIR
 from .corrections import carry
 from .episode_notes import episode_notes
@@ -79,6 +86,7 @@ class IngestReport:
     episodes: int = 0
     kept: tuple[str, ...] = ()  # edited by hand since: left as the user made them
     trashed: tuple[tuple[str, str], ...] = ()  # (note, trash path) of a version rewritten
+    forgotten: int = 0  # turns left out: erased by `rmh forget` (module docstring)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -89,6 +97,7 @@ class IngestReport:
             "written_notes": list(self.written[:50]),
             "kept_edited": list(self.kept),
             "trashed": [{"note": n, "trash": t} for n, t in self.trashed],
+            "forgotten_turns": self.forgotten,
         }
 
 
@@ -234,12 +243,19 @@ def _ingest(vault: Vault, convs: Sequence[Conversation], use_nlp: bool, regenera
             done: _Done) -> IngestReport:
     paths: list[str] = []
     kept: dict[str, None] = {}
-    unchanged = turns = sessions = entities = rules = 0
+    unchanged = turns = sessions = entities = rules = left_out = 0
     with vault.batch():  # its folder sync first: a note edited on disk is seen as edited
         corpus = vault.corpus()
         stored = dict(zip(corpus.paths, corpus.content_hashes, strict=True))
+        gone = forgotten.load(vault.root / STATE_DIR)
         for conv in convs:
+            if gone:
+                kept_turns = _remembered(conv, gone)
+                left_out += len(conv.turns()) - len(kept_turns.turns())
+                conv = kept_turns
             notes, n_rules = _build(conv, use_nlp)
+            if gone:
+                notes = [(p, t) for p, t in notes if not (gone.path(p) or gone.names(t))]
             notes = carry(corpus, notes)  # corrections stay corrected (corrections.py)
             # entities whose names slug alike (`\ufffdSarah`, `\ufffd\ufffdSarah`) share a path:
             # its last note, as the writes in order leave it (the same bytes again: no write)
@@ -260,7 +276,17 @@ def _ingest(vault: Vault, convs: Sequence[Conversation], use_nlp: bool, regenera
     episodes = sum(1 for p in paths if "/episodes/" in p)
     return IngestReport(tuple(c.conversation_id for c in convs), turns, sessions, entities,
                         tuple(done.written), unchanged, tuple(paths), len(facts), rules,
-                        episodes, tuple(kept), tuple(done.trashed.items()))
+                        episodes, tuple(kept), tuple(done.trashed.items()), left_out)
+
+
+def _remembered(conv: Conversation, gone: forgotten.Forgotten) -> Conversation:
+    """`conv` without the turns `rmh forget` erased (module docstring)."""
+    cid = conv.conversation_id
+    return replace(conv, sessions=tuple(
+        replace(s, turns=tuple(t for t in s.turns if not (
+            gone.names(t.speaker) or gone.names(t.text)
+            or gone.path(turn_path(cid, s.session_id, t.turn_id)))))
+        for s in conv.sessions))
 
 
 def _write(vault: Vault, notes: Sequence[tuple[str, str]], changed: Sequence[tuple[str, str]],

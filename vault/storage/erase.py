@@ -41,6 +41,7 @@ class ErasurePlan:
     needles: tuple[str, ...]  # the strings the proof scans for
     chunk_keys: tuple[str, ...]  # embedding-cache keys of their chunks
     subject: str = ""  # `--subject`: the one needle the proof reads as a whole word
+    named: tuple[str, ...] = ()  # the notes named one by one (not for naming the subject)
 
     def to_json(self) -> dict[str, Any]:
         return {"notes": list(self.notes), "ids": list(self.ids), "trash": list(self.trash),

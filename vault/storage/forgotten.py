@@ -1,0 +1,130 @@
+"""What `rmh forget` erased, kept so that nothing rmh does brings it back.
+
+A conversation's notes are made again from its transcript whenever it is ingested, and a
+client hook ingests its transcript at every turn: without this record, the first ingest after
+`rmh forget --subject Ann` wrote Ann's turns, session summary and entity notes again from the
+transcript, which rmh does not own. The erasure writes
+
+    .rmh/forgotten.json = {"version": 1, "subjects": [[n, h], ...], "paths": [h, ...]}
+
+before its first change: for a subject, h = blake2b(SALT + its words) with n the number of
+words (its letter-and-digit runs, case-folded, joined by one space: "Ann Lee", "ann-lee" and
+"ANN  LEE" are one subject); for every note erased by name, h of its vault-relative path (a
+note erased for naming the subject may come back without it: a session's summary of its
+other turns). A digest,
+not the text: the proof after the erasure finds no erased string here, though a guess can
+still be checked against a digest of so few bytes (stated in README). Nothing is ever removed
+from the record (the user forgot it for good), and nothing here reads a clock.
+
+`Forgotten.names(text)` says whether a text holds a forgotten subject's words in a row (the
+conversation ingest drops a turn whose speaker or text does, and any note it would write that
+still does); `Forgotten.path(p)` whether a note at `p` was erased (the ingest writes none
+there again). A subject with no letter or digit ("++") names nothing here. A record that
+cannot be read forgets nothing: an ingest then writes as before (`doctor` is not told).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .fileops import fsync_dir, open_regular
+
+NAME = "forgotten.json"
+VERSION = 1
+SALT = b"rmh-forgotten-1\x00"
+_WORDS = re.compile(r"[^\W_]+")
+
+
+def _nothing() -> None:
+    return None
+
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(SALT + text.encode("utf-8", "surrogatepass"),
+                           digest_size=16).hexdigest()
+
+
+def words(text: str) -> list[str]:
+    """A text's letter-and-digit runs, case-folded: what a subject is matched by."""
+    return _WORDS.findall(text.casefold())
+
+
+@dataclass(frozen=True)
+class Forgotten:
+    """The record (module docstring); empty: nothing forgotten."""
+
+    subjects: frozenset[tuple[int, str]] = frozenset()
+    paths: frozenset[str] = frozenset()
+
+    def __bool__(self) -> bool:
+        return bool(self.subjects or self.paths)
+
+    def names(self, text: str) -> bool:
+        """Whether `text` holds a forgotten subject's words in a row."""
+        if not self.subjects:
+            return False
+        ws = words(text)
+        for n in sorted({n for n, _ in self.subjects}):
+            wanted = {h for m, h in self.subjects if m == n}
+            if any(_digest(" ".join(ws[i:i + n])) in wanted for i in range(len(ws) - n + 1)):
+                return True
+        return False
+
+    def path(self, path: str) -> bool:
+        """Whether a note at vault-relative `path` was erased."""
+        return bool(self.paths) and _digest(path) in self.paths
+
+
+def load(state_dir: Path) -> Forgotten:
+    """The record in `state_dir` (the vault's `.rmh/`); empty when there is none or it cannot
+    be read."""
+    try:
+        with open_regular(state_dir / NAME) as fh:
+            doc = json.loads(fh.read().decode("utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return Forgotten()
+    if not isinstance(doc, dict) or doc.get("version") != VERSION:
+        return Forgotten()
+    subjects = doc.get("subjects")
+    paths = doc.get("paths")
+    return Forgotten(
+        frozenset((s[0], s[1]) for s in subjects if isinstance(s, list) and len(s) == 2
+                  and type(s[0]) is int and s[0] > 0 and isinstance(s[1], str))
+        if isinstance(subjects, list) else frozenset(),
+        frozenset(p for p in paths if isinstance(p, str)) if isinstance(paths, list)
+        else frozenset())
+
+
+def remember(state_dir: Path, subject: str, paths: Iterable[str],
+             count_op: Callable[[], None] = _nothing) -> None:
+    """Add `subject` (when it has words) and `paths` to the record, durably: a temporary,
+    fsynced, renamed, the folder fsynced (`count_op` after each: the store's fault-injection
+    seam). OSError when it cannot be written (a full disk, a read-only folder)."""
+    old = load(state_dir)
+    ws = words(subject)
+    subjects = set(old.subjects) | ({(len(ws), _digest(" ".join(ws)))} if ws else set())
+    every = set(old.paths) | {_digest(p) for p in paths}
+    if subjects == old.subjects and every == old.paths:
+        return
+    doc = {"version": VERSION, "subjects": sorted([n, h] for n, h in subjects),
+           "paths": sorted(every)}
+    target = state_dir / NAME
+    tmp = state_dir / f".{NAME}.{os.getpid()}.tmp"
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(json.dumps(doc, sort_keys=True, separators=(",", ":")).encode("ascii"))
+            fh.flush()
+            os.fsync(fh.fileno())
+        count_op()
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    count_op()
+    fsync_dir(str(state_dir), done=count_op)
