@@ -43,7 +43,7 @@ from vault import (
     writable,
 )
 
-from . import hooks_index
+from . import hooks_index, llm_entities
 from .ask_used import WIKI_LINK
 from .config import Config, load
 
@@ -184,7 +184,7 @@ def open_vault(
     with _hooks_forget_pending(root):  # a killed `rmh forget`: the hooks' files too
         return (Vault.init if create else Vault.open)(
             root, engine=engine, usage=usage, fault_after=cfg.fault_after_ops,
-            own_files=functools.partial(hooks_index.forget, root))
+            own_files=functools.partial(own_files, root))
 
 
 @contextlib.contextmanager
@@ -196,8 +196,17 @@ def _hooks_forget_pending(root: Path) -> Iterator[None]:
         yield
     except ErasurePending as exc:
         with contextlib.suppress(OSError):  # a full disk: what it managed; the error stands
-            hooks_index.forget(root, list(exc.needles))
+            own_files(root, list(exc.needles))
         raise
+
+
+def own_files(root: Path, needles: Sequence[str]) -> bool:
+    """Erasure in the shell's own files, which the vault does not know (`rmh forget`, and an
+    open finishing a killed one: `Vault.open(own_files=...)`): the hooks' index and journal,
+    and the LLM entity cache. True when there was a hooks' index (the caller rebuilds it)."""
+    had = hooks_index.forget(root, needles)
+    llm_entities.forget(root, needles)
+    return had
 
 
 def learning_vault(vault: str | None) -> tuple[Vault, Ledger]:
@@ -209,7 +218,7 @@ def learning_vault(vault: str | None) -> tuple[Vault, Ledger]:
     ledger = open_ledger(root)
     with _hooks_forget_pending(root):  # a killed `rmh forget`: the hooks' files too
         opened = Vault.open(root, usage=ledger,
-                            own_files=functools.partial(hooks_index.forget, root))
+                            own_files=functools.partial(own_files, root))
     return opened, ledger
 
 

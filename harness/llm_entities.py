@@ -149,6 +149,32 @@ class Cache:
             conn.close()
 
 
+def forget(root: Path, needles: Sequence[str]) -> int:
+    """Erasure (`rmh forget`): drop every cached answer whose entities name an erased string
+    (a whole word: the subject, a path), then VACUUM, so no freed page keeps them; returns
+    how many went. Before, the cache kept "Quillon" after `forget --subject Quillon`, and the
+    proof found it: the erasure ended incomplete for every vault that had used the LLM."""
+    from vault import mentioning
+
+    path = root / ".rmh" / CACHE_FILE
+    if not path.is_file():
+        return 0
+    names = mentioning(needles)
+    conn = sqlite3.connect(str(path), timeout=10.0)
+    try:
+        gone = [k for k, v in conn.execute("SELECT key, entities FROM answers") if names(v)]
+        with conn:
+            conn.executemany("DELETE FROM answers WHERE key = ?", [(k,) for k in gone])
+        conn.execute("VACUUM")
+    except sqlite3.DatabaseError:  # not our table (or not SQLite): a cache, dropped whole
+        conn.close()
+        path.unlink(missing_ok=True)
+        return 0
+    finally:
+        conn.close()
+    return len(gone)
+
+
 def llm_entities(cfg: Config, root: Path, conversations: Sequence[Any]
                  ) -> tuple[list[Any], Report]:
     """The conversations with each turn's LLM-listed entities supplied (module docstring),

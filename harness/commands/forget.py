@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import hooks_index
-from ..compose import open_vault
+from ..compose import open_vault, own_files
 from ..config import load
 from .output import CommandFailed, emit
 
@@ -49,7 +49,7 @@ def cmd_forget(args: argparse.Namespace) -> int:
         shared = [Path(cfg.embed.shared_cache).expanduser()] if cfg.embed.shared_cache else []
         # the hooks' files first, before the intent lands: the prompt hook reads them
         # without opening the vault, so no open's check guards them while it is pending
-        had = hooks_index.forget(v.root, todo.needles)
+        had = own_files(v.root, todo.needles)
         done = v.forget(todo, shared)
         if had:
             hooks_index.refresh(v)  # rebuilt from the notes that remain

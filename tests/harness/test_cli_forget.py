@@ -181,3 +181,24 @@ def test_a_short_subject_erases_the_notes_naming_the_word_and_proves_it(tmp_path
     assert all((root / rel).read_text() == notes[rel] for rel in kept)
     learned = (root / ".rmh" / "learned.sqlite").read_bytes()
     assert b"annual budget review" in learned and b"fire the kiln" not in learned
+
+
+def test_forget_erases_the_llm_entity_cache_too(tmp_path: Path) -> None:
+    """`[extract] entities = "llm"` caches each turn's entities in .rmh/entities-llm.sqlite;
+    `forget --subject` left "Quillon" there and its proof failed (exit 1) on every vault that
+    had used it. Answers naming the subject go; the others stay."""
+    from harness.llm_entities import CACHE_FILE, Cache
+
+    env = _env(tmp_path)
+    root = tmp_path / "vault"
+    root.mkdir()
+    (root / "Q.md").write_text("Quillon kayaks in Oslo every summer.\n")
+    (root / "keep.md").write_text("Tea and bread for the week.\n")
+    assert rmh("--vault", str(root), "init", "--no-dense", env=env).returncode == 0
+    Cache(root).put([("k1", "m", "p", ("Quillon", "Oslo")), ("k2", "m", "p", ("tea",)),
+                     ("k3", "m", "p", ("Quillonaire",))])
+    r = rmh("--vault", str(root), "forget", "--subject", "quillon", "--json", env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert json.loads(r.stdout)["proof"]["occurrences"] == 0
+    assert sorted(Cache(root).get(["k1", "k2", "k3"])) == ["k2", "k3"]
+    assert b"Quillon\"" not in (root / ".rmh" / CACHE_FILE).read_bytes()
