@@ -43,7 +43,7 @@ from .errors import (
 )
 from .flight import InFlight, Running
 from .framing import DEFAULT_MAX_FRAME, encode
-from .messages import Invalid, Request, failure, parse_frame, success
+from .messages import Invalid, Parsed, Request, failure, parse_frame, success
 
 log = logging.getLogger("rpc")
 
@@ -67,12 +67,24 @@ class Dispatcher:
         self._map_exception = map_exception
 
     async def dispatch(self, raw: bytes, flight: InFlight | None = None) -> bytes | None:
-        """One whole frame (no newline) in, its answer frame out; None: nothing to answer."""
+        """One whole frame (no newline) in, its answer frame out; None: nothing to answer.
+        The answer is counted in `flight.unwritten` from the moment its parts are made, until
+        the caller says it was written (`flight.answer_written(len(answer))`)."""
         parsed = parse_frame(raw)
-        if parsed.error is not None:
-            return encode(failure(None, parsed.error))
         flight = InFlight() if flight is None else flight
-        results = Answers(len(parsed.items), self.max_frame, batch=parsed.is_batch)
+        if parsed.error is not None:
+            out = encode(failure(None, parsed.error))
+            flight.answer_waiting(len(out))
+            return out
+        results = Answers(len(parsed.items), self.max_frame, batch=parsed.is_batch,
+                          flight=flight)
+        try:
+            return await self._dispatch(parsed, flight, results)
+        except BaseException:
+            results.abandon()
+            raise
+
+    async def _dispatch(self, parsed: Parsed, flight: InFlight, results: Answers) -> bytes | None:
         jobs: list[tuple[int, Request, Running]] = []
         # Every id is claimed here, in order, before anything awaits: no race, no reordering.
         for i, item in enumerate(parsed.items):
@@ -152,8 +164,11 @@ class Answers:
     itself is sent whatever the cap: it is small, and a cap below a few hundred bytes is only
     ever a test's.)"""
 
-    def __init__(self, size: int, max_frame: int, *, batch: bool) -> None:
+    def __init__(self, size: int, max_frame: int, *, batch: bool,
+                 flight: InFlight | None = None) -> None:
         self.max_frame, self.batch = max_frame, batch
+        self._flight = InFlight() if flight is None else flight
+        self._counted = 0  # bytes told to `flight.answer_waiting` so far
         self._frames: list[bytes | None] = [None] * size
         self._ids: list[Any] = [None] * size
         self._kept: list[tuple[int, int]] = []  # heap of (-length, index) not yet refused
@@ -163,6 +178,7 @@ class Answers:
 
     def add(self, i: int, response: dict[str, Any]) -> None:
         frame = _encode_one(response)
+        before = self._total
         self._frames[i], self._ids[i] = frame, response.get("id")
         self._total += len(frame)
         heapq.heappush(self._kept, (-len(frame), i))
@@ -173,6 +189,15 @@ class Answers:
             if old is not None and len(smaller) < len(old):
                 self._total += len(smaller) - len(old)
                 self._frames[largest] = smaller
+        self._count(self._total - before)  # before anything awaits: no slot opens uncounted
+
+    def _count(self, size: int) -> None:
+        self._counted += size
+        self._flight.answer_waiting(size)
+
+    def abandon(self) -> None:
+        """No answer will be written after all (a bug or a cancel): uncount what was made."""
+        self._count(-self._counted)
 
     def _refusal(self, rid: Any) -> bytes:
         too_large = application_error("response_too_large", {"limit": self.max_frame})
@@ -180,6 +205,11 @@ class Answers:
 
     def frame(self) -> bytes | None:
         """The answer frame; None when no response was added (only notifications)."""
+        out = self._join()
+        self._count((0 if out is None else len(out)) - self._counted)
+        return out
+
+    def _join(self) -> bytes | None:
         frames = [f for f in self._frames if f is not None]
         if not frames:
             return None
