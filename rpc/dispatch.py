@@ -17,11 +17,14 @@ the frame apart from the methods it calls). Contract:
   and unknown methods never wait, so they are answered ahead of queued work;
 - method errors follow `rpc.calls`; the answer frame is at most `max_frame` bytes: the
   largest responses of an oversize answer become `response_too_large` errors for their ids
-  until it fits, and a result that is not JSON becomes -32603 for its id.
+  until it fits, and a result that is not JSON becomes -32603 for its id. A batch's responses
+  are encoded as they come and the largest refused as soon as the array would pass the cap,
+  so a batch holds about `max_frame` of answers, not all of them (`Answers`).
 """
 
 from __future__ import annotations
 
+import heapq
 import logging
 from collections.abc import Collection, Mapping
 from typing import Any
@@ -40,7 +43,7 @@ from .errors import (
 )
 from .flight import InFlight, Running
 from .framing import DEFAULT_MAX_FRAME, encode
-from .messages import Invalid, Request, failure, parse_frame, success
+from .messages import Invalid, Parsed, Request, failure, parse_frame, success
 
 log = logging.getLogger("rpc")
 
@@ -64,41 +67,51 @@ class Dispatcher:
         self._map_exception = map_exception
 
     async def dispatch(self, raw: bytes, flight: InFlight | None = None) -> bytes | None:
-        """One whole frame (no newline) in, its answer frame out; None: nothing to answer."""
+        """One whole frame (no newline) in, its answer frame out; None: nothing to answer.
+        The answer is counted in `flight.unwritten` from the moment its parts are made, until
+        the caller says it was written (`flight.answer_written(len(answer))`)."""
         parsed = parse_frame(raw)
-        if parsed.error is not None:
-            return encode(failure(None, parsed.error))
         flight = InFlight() if flight is None else flight
-        results: list[dict[str, Any] | None] = [None] * len(parsed.items)
+        if parsed.error is not None:
+            out = encode(failure(None, parsed.error))
+            flight.answer_waiting(len(out))
+            return out
+        results = Answers(len(parsed.items), self.max_frame, batch=parsed.is_batch,
+                          flight=flight)
+        try:
+            return await self._dispatch(parsed, flight, results)
+        except BaseException:
+            results.abandon()
+            raise
+
+    async def _dispatch(self, parsed: Parsed, flight: InFlight, results: Answers) -> bytes | None:
         jobs: list[tuple[int, Request, Running]] = []
         # Every id is claimed here, in order, before anything awaits: no race, no reordering.
         for i, item in enumerate(parsed.items):
             if isinstance(item, Invalid):
-                results[i] = failure(item.id, item.error)
+                results.add(i, failure(item.id, item.error))
             elif item.method in CANCEL_METHODS:
                 _cancel(flight, item)
                 if not item.is_notification:
-                    results[i] = success(item.id, None)
+                    results.add(i, success(item.id, None))
             elif item.is_notification:
                 jobs.append((i, item, flight.track_notification()))
             else:
                 entry = flight.claim(item.id)
                 if entry is None:
                     reason = {"reason": "duplicate id in flight"}
-                    results[i] = failure(item.id, spec_error(INVALID_REQUEST, reason))
+                    results.add(i, failure(item.id, spec_error(INVALID_REQUEST, reason)))
                 else:
                     jobs.append((i, item, entry))
 
         async def job(i: int, request: Request, entry: Running) -> None:
-            results[i] = await self._run(request, entry, flight)
+            if (response := await self._run(request, entry, flight)) is not None:
+                results.add(i, response)
 
         async with anyio.create_task_group() as tg:
             for i, request, entry in jobs:
                 tg.start_soon(job, i, request, entry)
-        answered = [r for r in results if r is not None]
-        if not answered:
-            return None
-        return self.render(answered, batch=parsed.is_batch)
+        return results.frame()
 
     async def _run(
         self, request: Request, entry: Running, flight: InFlight
@@ -131,33 +144,79 @@ class Dispatcher:
         return None if request.is_notification else success(request.id, result)
 
     def render(self, responses: list[dict[str, Any]], *, batch: bool) -> bytes:
-        """Encode responses as one frame of at most `max_frame` bytes (see module doc).
+        """Encode responses as one frame of at most `max_frame` bytes (see `Answers`)."""
+        answers = Answers(len(responses), self.max_frame, batch=batch)
+        for i, response in enumerate(responses):
+            answers.add(i, response)
+        out = answers.frame()
+        assert out is not None
+        return out
 
-        A response over the cap becomes a `response_too_large` error for its id; in a batch,
-        the largest responses are replaced so until the array fits. Should even the errors not
-        fit (a huge batch of tiny requests), the answer is one such error with id null. (An
-        error itself is sent whatever the cap: it is small, and a cap below a few hundred
-        bytes is only ever a test's.)"""
-        frames = [_encode_one(r) for r in responses]
+
+class Answers:
+    """The responses of one frame, encoded as they come, never much over `max_frame` bytes.
+
+    A response over the cap becomes a `response_too_large` error for its id; in a batch, the
+    largest responses (the first of equal ones) are replaced so, as soon as the array would
+    pass the cap, until it fits again: what is kept is what refusing the largest of all the
+    responses at the end would keep, without holding them all. Should even the errors not fit
+    (a huge batch of tiny requests), the answer is one such error with id null. (An error
+    itself is sent whatever the cap: it is small, and a cap below a few hundred bytes is only
+    ever a test's.)"""
+
+    def __init__(self, size: int, max_frame: int, *, batch: bool,
+                 flight: InFlight | None = None) -> None:
+        self.max_frame, self.batch = max_frame, batch
+        self._flight = InFlight() if flight is None else flight
+        self._counted = 0  # bytes told to `flight.answer_waiting` so far
+        self._frames: list[bytes | None] = [None] * size
+        self._ids: list[Any] = [None] * size
+        self._kept: list[tuple[int, int]] = []  # heap of (-length, index) not yet refused
+        # the answer's bytes: a batch's array is its frames without their newlines, a comma
+        # between two, the brackets and one newline
+        self._total = 2 if batch else 0
+
+    def add(self, i: int, response: dict[str, Any]) -> None:
+        frame = _encode_one(response)
+        before = self._total
+        self._frames[i], self._ids[i] = frame, response.get("id")
+        self._total += len(frame)
+        heapq.heappush(self._kept, (-len(frame), i))
+        while self._total > self.max_frame and self._kept:
+            _, largest = heapq.heappop(self._kept)
+            old = self._frames[largest]
+            smaller = self._refusal(self._ids[largest])
+            if old is not None and len(smaller) < len(old):
+                self._total += len(smaller) - len(old)
+                self._frames[largest] = smaller
+        self._count(self._total - before)  # before anything awaits: no slot opens uncounted
+
+    def _count(self, size: int) -> None:
+        self._counted += size
+        self._flight.answer_waiting(size)
+
+    def abandon(self) -> None:
+        """No answer will be written after all (a bug or a cancel): uncount what was made."""
+        self._count(-self._counted)
+
+    def _refusal(self, rid: Any) -> bytes:
         too_large = application_error("response_too_large", {"limit": self.max_frame})
+        return encode(failure(rid, too_large))
 
-        def refuse(i: int) -> bytes:
-            return encode(failure(responses[i].get("id"), too_large))
+    def frame(self) -> bytes | None:
+        """The answer frame; None when no response was added (only notifications)."""
+        out = self._join()
+        self._count((0 if out is None else len(out)) - self._counted)
+        return out
 
-        frames = [refuse(i) if len(f) > self.max_frame else f for i, f in enumerate(frames)]
-        if not batch:
+    def _join(self) -> bytes | None:
+        frames = [f for f in self._frames if f is not None]
+        if not frames:
+            return None
+        if not self.batch:
             return frames[0]
-        # the array: each frame without its newline, the commas, two brackets, one newline
-        total = sum(len(f) - 1 for f in frames) + len(frames) + 1
-        for i in sorted(range(len(frames)), key=lambda i: (-len(frames[i]), i)):
-            if total <= self.max_frame:
-                break
-            smaller = refuse(i)
-            if len(smaller) < len(frames[i]):
-                total += len(smaller) - len(frames[i])
-                frames[i] = smaller
-        if total > self.max_frame:
-            return encode(failure(None, too_large))
+        if self._total > self.max_frame:
+            return self._refusal(None)
         return b"[" + b",".join(f[:-1] for f in frames) + b"]\n"
 
 

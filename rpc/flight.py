@@ -10,6 +10,11 @@ function. Contract:
   request and every one that arrives later, each marked `shutting_down`.
 - `slot()` bounds how many ordinary methods run at once (`max_running`; None: unbounded).
   Control methods never take a slot, so they are answered while every slot is busy.
+- With `max_unwritten`, a slot is also not entered while more than that many bytes of
+  answers wait to be written (counted by the dispatcher as it makes them, `answer_waiting`,
+  until the server has written them, `answer_written`), so a client that stops reading its
+  output holds at most that plus `max_running` answers in the server, not one per queued
+  request.
 Entries are created inside the event loop (they hold an anyio cancel scope); the registry
 itself may be created outside it.
 """
@@ -43,10 +48,14 @@ class Running:
 class InFlight:
     """Registry of one connection's running requests (see the module docstring)."""
 
-    def __init__(self, max_running: int | None = None) -> None:
+    def __init__(self, max_running: int | None = None,
+                 max_unwritten: int | None = None) -> None:
         if max_running is not None and max_running < 1:
             raise ValueError("max_running must be positive")
         self.max_running = max_running
+        self.max_unwritten = max_unwritten
+        self.unwritten = 0  # bytes of answers made and not yet written
+        self._written: anyio.Event | None = None  # set when some are written
         self._by_id: dict[str, Running] = {}
         self._active: set[Running] = set()  # every entry, notifications too
         self._slots = None if max_running is None else anyio.Semaphore(max_running)
@@ -106,4 +115,19 @@ class InFlight:
             yield
             return
         async with self._slots:
+            while self.max_unwritten is not None and self.unwritten > self.max_unwritten \
+                    and not self.closing:
+                if self._written is None or self._written.is_set():
+                    self._written = anyio.Event()
+                await self._written.wait()
             yield
+
+    def answer_waiting(self, size: int) -> None:
+        """An answer of `size` bytes was made and waits to be written."""
+        self.unwritten += size
+
+    def answer_written(self, size: int) -> None:
+        """An answer counted by `answer_waiting` was written (or dropped)."""
+        self.unwritten -= size
+        if self._written is not None:
+            self._written.set()

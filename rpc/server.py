@@ -10,7 +10,8 @@ Contract:
   inside dispatch for a slot while reading goes on, so control methods (`ping`, `status`,
   cancellation) are answered while every slot is busy. Reading stops (back-pressure) only
   while more than `max_pending_frames` frames, or `max_pending_bytes` bytes of them, are
-  waiting or running.
+  waiting or running; and no ordinary method starts while more than `max_pending_bytes` of
+  answers wait to be written (a client that does not read: `InFlight`'s `max_unwritten`).
 - Answers are written whole, one frame each, under a lock, to `out_fd` (the real stdout;
   `rmh serve` points fd 1 and `sys.stdout` at stderr so nothing else reaches it). Every frame
   gets an answer or, for notifications, deliberately none; a bug while handling a frame is
@@ -88,7 +89,7 @@ class StdioServer:
             4 * self.max_frame if max_pending_bytes is None else max_pending_bytes
         )
         self.drain_timeout_s = drain_timeout_s
-        self.flight = InFlight(max_in_flight)
+        self.flight = InFlight(max_in_flight, self.max_pending_bytes)
         self._pending = 0  # frames being handled (their answer not yet written)
         self._pending_bytes = 0
         self._room = anyio.Event()
@@ -120,12 +121,16 @@ class StdioServer:
     async def _handle(self, raw: bytes) -> None:
         try:
             try:
-                out = await self.dispatcher.dispatch(raw, self.flight)
+                out = await self.dispatcher.dispatch(raw, self.flight)  # counted as unwritten
             except Exception:  # a bug must cost one answer, never the server
                 log.exception("frame handling failed")
                 out = encode(failure(None, spec_error(INTERNAL_ERROR)))
+                self.flight.answer_waiting(len(out))
             if out is not None:
-                await self.send(out)
+                try:
+                    await self.send(out)
+                finally:
+                    self.flight.answer_written(len(out))
         finally:
             self._pending -= 1
             self._pending_bytes -= len(raw)

@@ -61,7 +61,10 @@ class FrameReader:
 
 
 def encode(frame: dict[str, Any]) -> bytes:
-    data = json.dumps(frame, allow_nan=False, ensure_ascii=False).encode("utf-8")
+    try:
+        data = json.dumps(frame, allow_nan=False, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: JSON escapes spell it in ASCII
+        data = json.dumps(frame, allow_nan=False).encode("ascii")
     return HEADER.pack(len(data)) + data
 
 

@@ -44,8 +44,13 @@ def invoke(function: HostFunction, args: list[Any], kwargs: dict[str, Any],
            max_bytes: int) -> dict[str, Any]:
     """Run one host function and build the reply frame (`ok`, then `value` or `type`+`message`).
 
-    A result that is not JSON (or larger than `max_bytes` once encoded) is a HostError.
+    A result that is not JSON (or larger than `max_bytes` once encoded) is a HostError. An
+    argument holding a lone surrogate (`chr(0xd800)`: not valid Unicode, as `rpc.calls` refuses
+    it in a request) is a ValueError and the function never runs.
     """
+    if _has_lone_surrogate([args, kwargs]):
+        return {"t": "reply", "ok": False, "type": "ValueError",
+                "message": "an argument holds a lone surrogate (not valid Unicode): refused"}
     try:
         inspect.signature(function.fn).bind(*args, **kwargs)
     except TypeError as exc:  # the caller's mistake: the message names only the arguments
@@ -64,6 +69,24 @@ def invoke(function: HostFunction, args: list[Any], kwargs: dict[str, Any],
         return {"t": "reply", "ok": False, "type": "HostError",
                 "message": f"result of {len(encoded)} bytes exceeds the frame cap"}
     return {"t": "reply", "ok": True, "value": value}
+
+
+def _has_lone_surrogate(value: Any) -> bool:
+    """Whether a string anywhere in `value` (a JSON value: keys included) cannot be UTF-8."""
+    todo = [value]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, str):
+            if not item.isascii():
+                try:
+                    item.encode("utf-8")
+                except UnicodeEncodeError:
+                    return True
+        elif isinstance(item, dict):
+            todo += [*item.keys(), *item.values()]
+        elif isinstance(item, list):
+            todo += item
+    return False
 
 
 def reject_constant(name: str) -> float:

@@ -62,7 +62,14 @@ class _Channel:
         return frame
 
     def send(self, frame: dict[str, Any]) -> None:
-        data = json.dumps(frame, allow_nan=False, ensure_ascii=False).encode("utf-8", "replace")
+        """A call's arguments go as they are (a lone surrogate as a JSON escape: the host
+        refuses the call); elsewhere one becomes "?" (output, values, errors)."""
+        text = json.dumps(frame, allow_nan=False, ensure_ascii=False)
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:
+            data = json.dumps(frame, allow_nan=False).encode("ascii") if frame.get("t") == "call" \
+                else text.encode("utf-8", "replace")
         if len(data) > self.max_frame:
             raise ValueError(f"message of {len(data)} bytes exceeds the {self.max_frame}-byte cap")
         view = memoryview(_HEADER.pack(len(data)) + data)

@@ -57,6 +57,7 @@ class Fixture:
         self.running = 0  # `block` calls now running (holding a slot)
         self.cancelled = 0
         self.shutdown_at: int | None = None
+        self.made = 0  # `repeat` answers made
 
     def methods(self) -> dict[str, Callable[..., Any]]:
         async def block() -> str:
@@ -78,14 +79,15 @@ class Fixture:
             return {}
 
         async def repeat(text: str, times: int) -> str:
+            self.made += 1
             return text * times
 
         return {"block": block, "echo": echo, "ping": ping, "repeat": repeat}
 
 
 @asynccontextmanager
-async def serving(fx: Fixture, max_frame: int = 8 * 1024 * 1024,
-                  max_in_flight: int = 64) -> AsyncIterator[Conn]:
+async def serving(fx: Fixture, max_frame: int = 8 * 1024 * 1024, max_in_flight: int = 64,
+                  max_pending_bytes: int | None = None) -> AsyncIterator[Conn]:
     in_r, in_w = os.pipe()
     out_r, out_w = os.pipe()
     shutdowns: list[int] = []
@@ -94,7 +96,8 @@ async def serving(fx: Fixture, max_frame: int = 8 * 1024 * 1024,
         shutdowns.append(1)
 
     dispatcher = Dispatcher(fx.methods(), max_frame=max_frame, control=("ping",))
-    server = StdioServer(dispatcher, on_shutdown=on_shutdown, max_in_flight=max_in_flight)
+    server = StdioServer(dispatcher, on_shutdown=on_shutdown, max_in_flight=max_in_flight,
+                         max_pending_bytes=max_pending_bytes)
     conn = Conn(in_w, out_r)
     try:
         async with anyio.create_task_group() as tg:
@@ -304,3 +307,32 @@ def test_the_server_sends_nothing_over_the_frame_cap() -> None:
         assert second["id"] == 5 and second["error"]["data"]["kind"] == "response_too_large"
 
     run_session(body, max_frame=1024)
+
+
+def test_answers_a_client_does_not_read_stay_bounded() -> None:
+    """A client that sends requests and reads nothing: the server makes answers only while
+    at most `max_pending_bytes` of them wait to be written (plus one per slot), not one per
+    queued request (`rmh serve` held 900 MB for 200 unread `vault.read` of a 4 MiB note);
+    once the client reads, every request is answered."""
+    size, count = 256 << 10, 100
+
+    async def body(fx: Fixture, c: Conn) -> None:
+        for i in range(count):
+            await c.send({"jsonrpc": "2.0", "method": "repeat", "params": ["x", size], "id": i})
+        await c.send({"jsonrpc": "2.0", "method": "block", "id": "last"})
+        with anyio.fail_after(10):
+            while fx.made < 4:
+                await anyio.sleep(0.01)
+        await anyio.sleep(0.5)  # a server without the bound makes all 100 in this time
+        made_unread = fx.made  # asserted once all is read: a failure here would hang the
+        fx.release.set()  # server's write, and so the test
+        ids: set[Any] = set()
+        with anyio.fail_after(30):
+            while len(ids) < count + 1:
+                answer = await c.recv()
+                assert "result" in answer, answer
+                ids.add(answer["id"])
+        assert fx.made == count
+        assert made_unread <= (1 << 20) // size + 4 + 2, made_unread
+
+    run_session(body, max_in_flight=4, max_pending_bytes=1 << 20)

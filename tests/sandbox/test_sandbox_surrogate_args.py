@@ -1,0 +1,75 @@
+"""A lone surrogate in a host function's argument (`chr(0xd800)`, not valid Unicode) never
+reaches a host function as another string. The worker used to encode its frames with
+errors="replace", so in `rmh serve` `write('keep\\ud800.md', ..., overwrite=True)` overwrote
+the note 'keep?.md' and `write('x.md', 'a\\ud800')` wrote 'a?' without a word. Now every host
+call holding one is refused on the host (the worker is hostile: a cell that writes its own
+call frame, the surrogate spelt as a JSON escape, is refused too; before, a host function
+echoing it made `Sandbox.exec` raise UnicodeEncodeError), with an error in the cell, and the
+host function never runs. Every real tier (conftest.py's `host`)."""
+
+from __future__ import annotations
+
+from sandbox.channel import FrameReader, encode
+
+from .conftest import Host, run_attack
+
+_HONEST = """
+r = []
+for call in (lambda: write('keep' + chr(0xd800) + '.md', 'replaced'),
+             lambda: write('fresh.md', 'text' + chr(0xdfff)),
+             lambda: read('keep' + chr(0xd800) + '.md'),
+             lambda: ping({'k': ['deep' + chr(0xdc80)]}),
+             lambda: ping(**{'x' + chr(0xd800): 1})):
+    try:
+        r.append(('returned', call()))
+    except Exception as exc:
+        r.append((type(exc).__name__, str(exc)))
+r
+"""
+
+# The hostile variant: the cell reaches the worker's channel through a stub's closure and
+# sends the call frame itself, the surrogate as a JSON escape (valid UTF-8 on the wire).
+_HOSTILE = """
+import json, os, struct
+worker = next(c.cell_contents for c in write.__closure__
+              if hasattr(c.cell_contents, 'channel'))
+ch = worker.channel
+frame = {'t': 'call', 'id': worker.exec_id, 'fn': 'ping', 'args': ['echo' + chr(0xd800)],
+         'kwargs': {}}
+data = json.dumps(frame).encode('ascii')
+with ch.lock:
+    os.write(ch.out_fd, struct.pack('>I', len(data)) + data)
+    reply = ch.recv()
+reply
+"""
+
+
+def _keep(host: Host) -> None:
+    if not (host.vault_dir / "keep?.md").exists():
+        host.vault.write("keep?.md", "precious\n")
+
+
+def test_lone_surrogate_argument_is_refused(host: Host) -> None:
+    _keep(host)
+    result = run_attack(host, _HONEST)
+    assert result.ok, result.to_json()
+    assert "returned" not in str(result.value), result.value
+    assert str(result.value).count("lone surrogate") == 5, result.value
+    assert (host.vault_dir / "keep?.md").read_text() == "precious\n"
+    assert not (host.vault_dir / "fresh.md").exists()
+
+
+def test_hostile_call_frame_with_a_lone_surrogate_is_refused(host: Host) -> None:
+    _keep(host)
+    result = run_attack(host, _HOSTILE)
+    assert result.ok, result.to_json()
+    assert "'ok': False" in str(result.value) and "lone surrogate" in str(result.value), \
+        result.value
+    assert (host.vault_dir / "keep?.md").read_text() == "precious\n"
+
+
+def test_host_frame_with_a_lone_surrogate_is_encoded() -> None:
+    """A reply the host sends that holds one (a host function's result) is spelt with JSON
+    escapes, not an UnicodeEncodeError out of `Sandbox.exec`."""
+    frame = {"t": "reply", "ok": True, "value": "a\ud800"}
+    assert FrameReader(1 << 20).feed(encode(frame)) == [frame]
