@@ -87,6 +87,12 @@ def test_an_editor_saving_while_ingest_runs_loses_no_line(tmp_path: Path) -> Non
         finally:
             stop.touch()
             assert editor.wait(timeout=60) == 0
+    with log.open("a", encoding="utf-8") as out:  # one save after the last ingest, whatever
+        for rel in TARGETS:  # the race left (the editor may have saved last before its write)
+            note = root / rel
+            note.write_text(note.read_text(encoding="utf-8") + "editor save final\n",
+                            encoding="utf-8")
+            out.write("editor save final\n")
     reports.append(rmh(root, "ingest", str(conv), "--regenerate"))  # the editor stopped
     assert {d["note"] for d in reports[-1]["trashed"]} == set(TARGETS)  # type: ignore[attr-defined]
     saved = log.read_text(encoding="utf-8").splitlines()
