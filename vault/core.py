@@ -130,6 +130,8 @@ class Vault(VaultWrites):
                 erasure.refuse_pending(store, "this open cannot finish it (the vault is read "
                                        "only for this process)" if read_only else
                                        "this command opens no learning log to redact")
+            # from now on another process's erasure stops every call (vault/erasure.py)
+            vault.live.guard = erasure.PendingGuard(store)
         except BaseException:
             vault.close()
             raise
@@ -345,19 +347,23 @@ class Vault(VaultWrites):
 
     def index_stats(self) -> dict[str, StatRow]:
         """Each note's stat row (path -> size, mtime, ...), as the index holds them."""
+        self.live.check()
         return self.index.stats()
 
     def note_rows(self) -> Iterator[NoteRow]:
         """Every note's index row, in id order, read in one transaction."""
+        self.live.check()
         with self.index.reading():
             yield from self.index.iter_notes()
 
     def note_row(self, note_id: int) -> NoteRow | None:
         """The index row of note `note_id`, or None when there is none."""
+        self.live.check()
         return self.index.note(note_id)
 
     def note_id(self, path: str) -> int | None:
         """The id of the note at vault-relative `path`, or None (no name resolution)."""
+        self.live.check()
         return self.index.note_id(path)
 
     @property

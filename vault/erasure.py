@@ -14,6 +14,7 @@ from what remains by the next search), then both SQLite files are vacuumed, then
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -99,7 +100,7 @@ def execute(store: Store, index: Index, cache: EmbeddingCache | None, usage: Usa
         if done.failed:  # the intent stays: the next open tries the steps again
             if not done.blocking:
                 name = _narrow(journal, name, todo, extra_files)
-            raise erasure_steps.pending(name, done.failed, todo.needles)
+            raise erasure_steps.pending(name, done.failed, todo.needles, len(todo.notes))
         journal.finish(name)
     # the plan's trash copies too, through a link the walk does not follow: a copy that
     # remove_below left behind one (no link followed) still counts against the proof
@@ -149,7 +150,8 @@ def recover(store: Store, index: Index, cache: EmbeddingCache | None, usage: Usa
     if blocked:
         first = blocked[0]
         raise ErasurePending(first.intent, [f for b in blocked for f in b.failed], first.fix,
-                             tuple(n for b in blocked for n in b.needles))
+                             tuple(n for b in blocked for n in b.needles),
+                             sum(b.notes for b in blocked))
     return done
 
 
@@ -160,43 +162,100 @@ def refuse_pending(store: Store, why: str) -> None:
     An intent that is no readable erasure, or one narrowed to its steps at rest (nothing
     readable left), is no reason (it stays pending, `doctor` lists it)."""
     journal = Journal(store)
-    names: list[str] = []
-    needles: list[str] = []
-    for name in journal.pending():
-        try:
-            intent = journal.load(name)
-            if not isinstance(intent, ForgetIntent):
-                continue
-            todo = plan_from_json(intent.plan)
-            if erasure_steps.narrowed(todo):  # only bytes nothing serves: no reason
-                continue
-            needles += todo.needles
-        except (OSError, ValueError, KeyError, TypeError, RecursionError):
-            continue
-        names.append(name)
-    if names:
-        raise ErasurePending(names[0], [("open", "", why)], "run `rmh doctor` as the vault's "
-                             "owner: its open finishes the erasure (if it fails, its message "
-                             "says why: a full disk, a file it may not remove)", tuple(needles))
+    found = [(name, got) for name in journal.pending()
+             if (got := _readable(journal, name)) is not None]
+    _refuse(found, "open", why, "run `rmh doctor` as the vault's owner: its open finishes the "
+            "erasure (if it fails, its message says why: a full disk, a file it may not remove)")
+
+
+class PendingGuard:
+    """Checked by an open vault before every call (storage/live.py `LiveIndex.guard`), so a
+    process that serves the vault for long (`rmh serve`, the hooks' daemon) stops serving an
+    erasure's text as soon as another process journals it: ErasurePending while a readable
+    erasure is pending (being made, or a step of it failed), as a fresh open would raise; once
+    it is finished the calls are answered again (the sync sees its changes). Not while this
+    thread holds the write lock (its own erasure, or an operation that checked before it took
+    the lock: no other process journals one meanwhile). Cost per call: one listdir of
+    `.rmh/intents/`; an intent is read once (its name, inode, size and mtime kept)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.journal = Journal(store)
+        self._seen: dict[str, tuple[tuple[int, int, int], _Pending | None]] = {}
+
+    def __call__(self) -> None:
+        names = self.journal.pending()
+        if not names or self.store.lock.held_here:
+            return
+        seen: dict[str, tuple[tuple[int, int, int], _Pending | None]] = {}
+        for name in names:
+            try:
+                info = os.stat(os.path.join(self.journal.folder, name))
+            except OSError:
+                continue  # finished meanwhile
+            key = (info.st_ino, info.st_size, info.st_mtime_ns)
+            known = self._seen.get(name)
+            seen[name] = known if known is not None and known[0] == key else (
+                key, _readable(self.journal, name))
+        self._seen = seen
+        _refuse([(name, got) for name, (_, got) in seen.items() if got is not None],
+                "pending", "an erasure is being made by another process, or a step of it failed",
+                "wait for the erasure to finish, or run `rmh doctor` as the vault's owner: its "
+                "open finishes it (if it fails, its message says why); calls are answered again "
+                "once it is finished, without a restart")
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """A pending erasure whose text may still be readable: how many notes, its needles."""
+
+    notes: int
+    needles: tuple[str, ...]
+
+
+def _readable(journal: Journal, name: str) -> _Pending | None:
+    """The intent `name` when it is an erasure whose text may still be readable; None when it
+    is no readable erasure, or one narrowed to its steps at rest."""
+    loaded = _load(journal.store, journal, name)
+    if loaded is None or erasure_steps.narrowed(loaded[1]):  # narrowed: nothing readable
+        return None
+    return _Pending(len(loaded[1].notes), loaded[1].needles)
+
+
+def _load(store: Store, journal: Journal, name: str) -> tuple[ForgetIntent, ErasurePlan] | None:
+    """The erasure intent `name` and its plan; None when it is no readable erasure (another
+    intent, unreadable, or naming a note the store refuses: none rmh could have erased)."""
+    try:
+        intent = journal.load(name)
+        if not isinstance(intent, ForgetIntent):
+            return None
+        todo = plan_from_json(intent.plan)
+        for path in todo.notes:
+            store.check(path)
+    except (OSError, ValueError, KeyError, TypeError, RecursionError, PathRefused):
+        return None
+    return intent, todo
+
+
+def _refuse(found: Sequence[tuple[str, _Pending]], step: str, why: str, fix: str) -> None:
+    if found:
+        raise ErasurePending(found[0][0], [(step, "", why)], fix,
+                             tuple(n for _, p in found for n in p.needles),
+                             sum(p.notes for _, p in found))
 
 
 def _finish(store: Store, index: Index, cache: EmbeddingCache | None, usage: UsageRecorder,
             sync: Callable[[list[str]], object], journal: Journal, name: str,
             own: Callable[[list[str]], object] | None) -> ErasurePlan | None:
     """Finish the erasure intent `name`; None when it is no readable erasure."""
-    try:
-        intent = journal.load(name)
-        if not isinstance(intent, ForgetIntent):
-            return None
-        todo = plan_from_json(intent.plan)
-        for path in todo.notes:  # a name the store refuses: no note rmh could have erased
-            store.check(path)
-    except (OSError, ValueError, KeyError, TypeError, RecursionError, PathRefused):
+    loaded = _load(store, journal, name)
+    if loaded is None:
         return None
+    intent, todo = loaded
     done = erasure_steps.run(store, index, cache, usage, todo, sync,
                              [Path(p) for p in intent.extra_files], own)
     if done.blocking:
-        raise erasure_steps.pending(name, done.failed, todo.needles)
+        raise erasure_steps.pending(name, done.failed, todo.needles, len(todo.notes))
     state = "rolled forward"
     if done.failed:  # only bytes nothing serves are left: tried again at the next open
         state = "pending: " + "; ".join(f"{f.step}: {f.error}" for f in done.failed)

@@ -177,7 +177,7 @@ def test_a_failed_step_that_leaves_text_readable_keeps_every_open_closed(
     with pytest.raises(ErasurePending) as got:
         v.forget(plan)
     v.close()
-    assert got.value.failed == [("ledger", "", "database or disk is full")]
+    assert got.value.failed == [("ledger", ".rmh/learned.sqlite", "database or disk is full")]
     assert "free space" in got.value.fix and "zanzibar" not in got.value.public()
     assert not (root / "diary.md").exists()
     for usage in (_ledger(root), None):
@@ -204,7 +204,7 @@ def test_a_failed_step_that_leaves_only_bytes_at_rest_opens_and_retries(
     with pytest.raises(ErasurePending) as got:
         v.forget(plan)
     v.close()
-    assert got.value.failed == [("vacuum", "", "database or disk is full")]
+    assert got.value.failed == [("vacuum", ".rmh/index.sqlite", "database or disk is full")]
     with Vault.open(root, usage=_ledger(root), watch=False) as w:
         with pytest.raises(NoteNotFound):
             w.read("diary")
