@@ -83,6 +83,7 @@ class Vault(VaultWrites):
         watch: bool = True,
         fault_after: int | None = None,
         own_files: Callable[[list[str]], object] | None = None,
+        retry_at_rest: bool = False,
     ) -> Vault:
         """Open an initialised vault (one with a `.rmh/` folder); NotAVault otherwise.
 
@@ -94,10 +95,11 @@ class Vault(VaultWrites):
         the folder; with `watch` as well (Linux), change notification replaces the full scan per
         call. `fault_after`: Store's fault injection. `own_files(needles)` erases the caller's own
         files (the hooks' memory) in each erasure a killed process left, before its intent goes
-        (vault/erasure_steps.py). On failure `usage` is closed: it was handed over. A vault whose
-        `.rmh/` this process may not write (a read-only mount, another owner) opens read only
-        (`read_only`): nothing is recovered or cleaned, the index is read as its owner leaves it (no
-        sync), and every write raises ReadOnlyVault before its first change."""
+        (vault/erasure_steps.py; `retry_at_rest`: erasure.recover's `at_rest`). On failure
+        `usage` is closed: it was handed over. A vault whose `.rmh/` this process may not write
+        (a read-only mount, another owner) opens read only (`read_only`): nothing is recovered or
+        cleaned, the index is read as its owner leaves it (no sync), and every write raises
+        ReadOnlyVault before its first change."""
         recorder = usage if usage is not None else NullUsage()
         try:
             state = cls.state_dir(root)
@@ -124,14 +126,13 @@ class Vault(VaultWrites):
             if watcher is not None:  # its scan also sweeps stale temporaries (live.py)
                 vault.live.opening_sync()
             if not isinstance(recorder, NullUsage) and not read_only:  # needs the ledger
-                vault.erasures_recovered = erasure.recover(
-                    store, index, built.cache, recorder, vault.live.sync_paths, own_files)
+                vault.erasures_recovered = erasure.recover(store, index, built.cache, recorder,
+                    vault.live.sync_paths, own_files, at_rest=retry_at_rest)
             else:  # never served while pending (vault/erasure_steps.py)
                 erasure.refuse_pending(store, "this open cannot finish it (the vault is read "
                                        "only for this process)" if read_only else
                                        "this command opens no learning log to redact")
-            # from now on another process's erasure stops every call (vault/erasure.py)
-            vault.live.guard = erasure.PendingGuard(store)
+            vault.live.guard = erasure.PendingGuard(store)  # another's erasure stops calls
         except BaseException:
             vault.close()
             raise

@@ -99,7 +99,8 @@ def execute(store: Store, index: Index, cache: EmbeddingCache | None, usage: Usa
         done = erasure_steps.run(store, index, cache, usage, todo, sync, extra_files)
         if done.failed:  # the intent stays: the next open tries the steps again
             if not done.blocking:
-                name = _narrow(journal, name, todo, extra_files)
+                name = _narrow(journal, name, todo, extra_files,
+                               erasure_steps.retry_state(done, store, extra_files))
             raise erasure_steps.pending(name, done.failed, todo.needles, len(todo.notes))
         journal.finish(name)
     # the plan's trash copies too, through a link the walk does not follow: a copy that
@@ -109,9 +110,10 @@ def execute(store: Store, index: Index, cache: EmbeddingCache | None, usage: Usa
     return Erased(todo, done.removed, done.learning, proof)
 
 
-def _plan_json(todo: ErasurePlan) -> dict[str, Any]:
-    return {"notes": list(todo.notes), "ids": list(todo.ids), "trash": list(todo.trash),
-            "needles": list(todo.needles), "chunk_keys": list(todo.chunk_keys)}
+def _plan_json(todo: ErasurePlan, retry: dict[str, object] | None = None) -> dict[str, Any]:
+    doc = {"notes": list(todo.notes), "ids": list(todo.ids), "trash": list(todo.trash),
+           "needles": list(todo.needles), "chunk_keys": list(todo.chunk_keys)}
+    return doc if retry is None else {**doc, "retry": retry}  # (erasure_steps.retry_state)
 
 
 def plan_from_json(doc: dict[str, Any]) -> ErasurePlan:
@@ -128,20 +130,23 @@ def plan_from_json(doc: dict[str, Any]) -> ErasurePlan:
 
 def recover(store: Store, index: Index, cache: EmbeddingCache | None, usage: UsageRecorder,
             sync: Callable[[list[str]], object],
-            own: Callable[[list[str]], object] | None = None) -> list[ErasurePlan]:
+            own: Callable[[list[str]], object] | None = None, *,
+            at_rest: bool = False) -> list[ErasurePlan]:
     """Finish every erasure a killed process left journalled (`Vault.open`); the plans whose erased
     text is no longer readable, in order. An intent that cannot be read stays pending (`doctor`
     lists it). One whose steps fail stays pending too (erasure_steps.py): when a failed step leaves
     erased text readable, ErasurePending (after every intent was tried; it carries their needles, so
     the caller can clean its own files all the same), else the vault opens and `doctor` lists the
-    step that failed (`store.recovered`). `own`: the caller's files (erasure_steps.run)."""
+    step that failed (`store.recovered`). `own`: the caller's files (erasure_steps.run). One
+    narrowed to its steps at rest whose last try failed on a full disk is tried again only once
+    free space grew (erasure_steps.waiting), or always with `at_rest` (`rmh doctor`)."""
     journal = Journal(store)
     done: list[ErasurePlan] = []
     blocked: list[ErasurePending] = []
     with store.lock.held():
         for name in journal.pending():
             try:
-                todo = _finish(store, index, cache, usage, sync, journal, name, own)
+                todo = _finish(store, index, cache, usage, sync, journal, name, own, at_rest)
             except ErasurePending as exc:
                 blocked.append(exc)
                 continue
@@ -246,21 +251,30 @@ def _refuse(found: Sequence[tuple[str, _Pending]], step: str, why: str, fix: str
 
 def _finish(store: Store, index: Index, cache: EmbeddingCache | None, usage: UsageRecorder,
             sync: Callable[[list[str]], object], journal: Journal, name: str,
-            own: Callable[[list[str]], object] | None) -> ErasurePlan | None:
+            own: Callable[[list[str]], object] | None, at_rest: bool) -> ErasurePlan | None:
     """Finish the erasure intent `name`; None when it is no readable erasure."""
     loaded = _load(store, journal, name)
     if loaded is None:
         return None
     intent, todo = loaded
-    done = erasure_steps.run(store, index, cache, usage, todo, sync,
-                             [Path(p) for p in intent.extra_files], own)
+    extra = [Path(p) for p in intent.extra_files]
+    narrowed = erasure_steps.narrowed(todo)
+    retry = intent.plan.get("retry") if narrowed else None
+    if not at_rest and erasure_steps.waiting(retry, store, extra):
+        store.recovered.append({"intent": name, "op": "forget", "notes": 0, "state":
+                                "pending: waiting for free space (tried again once it grows, "
+                                "or by `rmh doctor`)"})
+        return todo
+    done = erasure_steps.run(store, index, cache, usage, todo, sync, extra, own,
+                             vacuumed=isinstance(retry, dict) and retry.get("vacuumed") is True)
     if done.blocking:
         raise erasure_steps.pending(name, done.failed, todo.needles, len(todo.notes))
     state = "rolled forward"
     if done.failed:  # only bytes nothing serves are left: tried again at the next open
         state = "pending: " + "; ".join(f"{f.step}: {f.error}" for f in done.failed)
-        if not erasure_steps.narrowed(todo):
-            name = _narrow(journal, name, todo, intent.extra_files)
+        now = erasure_steps.retry_state(done, store, extra)
+        if not narrowed or now != retry:
+            name = _narrow(journal, name, todo, intent.extra_files, now)
     else:
         journal.finish(name)
     store.recovered.append({"intent": name, "op": "forget", "state": state,
@@ -269,12 +283,13 @@ def _finish(store: Store, index: Index, cache: EmbeddingCache | None, usage: Usa
 
 
 def _narrow(journal: Journal, name: str, todo: ErasurePlan,
-            extra_files: Sequence[Path | str]) -> str:
+            extra_files: Sequence[Path | str], retry: dict[str, object]) -> str:
     """Replace the intent `name`, whose failed steps are all at rest, by one holding only
-    what those need (erasure_steps.at_rest); its name. A kill between the two leaves both
-    (the whole one is made again: as before); no room to write it leaves the whole one."""
+    what those need (erasure_steps.at_rest) and what the try left to know (`retry`:
+    erasure_steps.retry_state); its name. A kill between the two leaves both (the whole one
+    is made again: as before); no room to write it leaves the whole one."""
     try:
-        new = journal.record(ForgetIntent(_plan_json(erasure_steps.at_rest(todo)),
+        new = journal.record(ForgetIntent(_plan_json(erasure_steps.at_rest(todo), retry),
                                           tuple(map(str, extra_files))))
     except OSError:
         return name

@@ -20,7 +20,8 @@ serves: the embedding rows (vectors under hashed keys, in the vault's cache and 
 and the freed pages that VACUUM rewrites. Their failure, on a full disk the likeliest (VACUUM
 copies the whole index), leaves the vault open; the intent stays pending (`doctor` lists the
 step), narrowed to what those steps need (`at_rest`), and the next open tries them again, and
-only them.
+only them: a VACUUM already made is not made again, and after a full disk they are tried again
+only once free space grew, or by `rmh doctor` (`retry_state`, `waiting`).
 """
 
 from __future__ import annotations
@@ -81,6 +82,7 @@ class Done:
     removed: int = 0
     learning: dict[str, int] = field(default_factory=dict)
     failed: list[Failure] = field(default_factory=list)
+    vacuumed: bool = False  # the index's VACUUM was made (or owed nothing: `run`)
 
     @property
     def blocking(self) -> list[Failure]:
@@ -103,13 +105,16 @@ def _denied(exc: BaseException) -> bool:
 
 def run(store: Store, index: Index, cache: EmbeddingCache | None, usage: UsageRecorder,
         todo: ErasurePlan, sync: Callable[[list[str]], object],
-        extra_files: Sequence[Path], own: Callable[[list[str]], object] | None = None
-        ) -> Done:
+        extra_files: Sequence[Path], own: Callable[[list[str]], object] | None = None,
+        vacuumed: bool = False) -> Done:
     """Make every step of `todo` (module docstring), each counted as one operation for fault
     injection (Store.count_op) when it succeeds, so a crash test can kill between any two.
     `own(needles)`: the caller's own files that hold text (the hooks' memory, which the
     prompt hook reads without opening the vault), a blocking step of its own, made before
-    the intent is removed: a process killed after it leaves the intent, never the text."""
+    the intent is removed: a process killed after it leaves the intent, never the text.
+    `vacuumed`: an earlier try of this narrowed erasure made the index's VACUUM; it is made
+    again only when the embeddings step removed rows now (else it frees no page: it cost
+    ~0.7 s per open at 10^4 notes while another step at rest kept the intent pending)."""
     done = Done()
     whole = not narrowed(todo)
 
@@ -132,8 +137,9 @@ def run(store: Store, index: Index, cache: EmbeddingCache | None, usage: UsageRe
         attempt("derived files", STATE_DIR, partial(_counted, store, drop_derived, state))
         attempt("index", INDEX_FILE, partial(_counted, store, sync, list(todo.notes)))
     keys = list(todo.chunk_keys)
-    done.removed = attempt("embeddings", INDEX_FILE, partial(
-        _counted, store, index.forget_embeddings, keys)) or 0
+    own_rows = attempt("embeddings", INDEX_FILE, partial(
+        _counted, store, index.forget_embeddings, keys))
+    done.removed = own_rows or 0
     for name, opened in sorted(_shared_caches(cache, extra_files).items()):
         done.removed += attempt("shared cache", name, partial(
             _counted, store, lambda c: c().forget_embeddings(keys), opened)) or 0
@@ -143,8 +149,47 @@ def run(store: Store, index: Index, cache: EmbeddingCache | None, usage: UsageRe
         if own is not None:
             attempt("own files", "", partial(own, list(todo.needles)))
         attempt("derived files", STATE_DIR, partial(_counted, store, drop_derived, state))
-    attempt("vacuum", INDEX_FILE, partial(_counted, store, index.vacuum))
+    if whole or not vacuumed or own_rows != 0:  # (None: the step failed, rows may be left)
+        done.vacuumed = attempt("vacuum", INDEX_FILE, partial(
+            _counted, store, _vacuum, index)) is True
+    else:
+        done.vacuumed = True
     return done
+
+
+def retry_state(done: Done, store: Store, extra_files: Sequence[Path]) -> dict[str, object]:
+    """What a narrowed intent keeps about the try that left it pending (`waiting` reads it):
+    whether the index's VACUUM was made, and, when every failure was a full disk, the free
+    bytes of each file system the steps write (the vault's `.rmh/`, the shared caches')."""
+    full = bool(done.failed) and all(f.disk_full for f in done.failed)
+    return {"vacuumed": done.vacuumed,
+            "free": free_space(store, extra_files) if full else None}
+
+
+def waiting(retry: object, store: Store, extra_files: Sequence[Path]) -> bool:
+    """Whether a narrowed erasure whose last try failed on a full disk (`retry_state`) need
+    not be tried again at this open: no file system it writes has gained free space since
+    (each try costs about a VACUUM of the index: ~0.7 s at 10^4 notes). Once space grows, or
+    at `rmh doctor` (which does not ask), it is tried again."""
+    free = retry.get("free") if isinstance(retry, dict) else None
+    if not isinstance(free, dict) or not free:
+        return False
+    now = free_space(store, extra_files)
+    return all(isinstance(was, int) and path in now and now[path] <= was
+               for path, was in free.items())
+
+
+def free_space(store: Store, extra_files: Sequence[Path]) -> dict[str, int]:
+    """Free bytes for this user on the file system of the vault's `.rmh/` and of each shared
+    cache's folder (those that can be asked)."""
+    out: dict[str, int] = {}
+    for folder in [store.root / STATE_DIR, *(Path(f).parent for f in extra_files)]:
+        try:
+            info = os.statvfs(folder)
+        except OSError:
+            continue
+        out[str(folder)] = info.f_bavail * info.f_frsize
+    return out
 
 
 def narrowed(todo: ErasurePlan) -> bool:
@@ -159,6 +204,11 @@ def at_rest(todo: ErasurePlan) -> ErasurePlan:
     none of them again (a note written at an erased path since is the user's, events logged
     since are kept) and no erased string stays on disk in the intent."""
     return ErasurePlan((), (), (), (), todo.chunk_keys)
+
+
+def _vacuum(index: Index) -> bool:
+    index.vacuum()
+    return True
 
 
 def _counted(store: Store, action: Callable[..., T], *args: object) -> T:
