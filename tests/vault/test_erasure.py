@@ -277,3 +277,34 @@ def test_an_erasure_pending_on_the_shared_cache_vacuums_the_index_once(
     assert _pending_states(root) == ([], "rolled forward")
     assert len(tries) == 1
     assert scan(owned_files(root), ["zanzibar"]).occurrences == 0
+
+
+def test_a_vault_open_before_an_erasure_fails_answers_nothing_until_it_is_finished(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A vault opened before (a running server) kept serving what another open's failed
+    erasure left readable: its snapshot and index were as before. Every call now raises
+    ErasurePending while the intent is pending, and answers again once an open finished it."""
+    root = tmp_path / "v"
+    _secret_vault(root).close()
+    served = Vault.open(root, usage=_ledger(root), watch=False)
+    assert served.search("zanzibar").hits and served.read("diary").body
+    other = Vault.open(root, usage=_ledger(root), watch=False)
+    plan = other.forget_plan(subject="zanzibar")
+    monkeypatch.setattr(Ledger, "redact", _full)
+    with pytest.raises(ErasurePending):
+        other.forget(plan)
+    other.close()
+    calls = (lambda: served.search("zanzibar"), lambda: served.read("keep"),
+             lambda: served.corpus(), lambda: list(served.note_rows()),
+             lambda: served.note_id("diary.md"), lambda: served.backlinks("keep"))
+    for call in calls:
+        with pytest.raises(ErasurePending) as got:
+            call()
+        assert "zanzibar" not in str(got.value) and "diary" not in str(got.value)
+    monkeypatch.undo()
+    Vault.open(root, usage=_ledger(root), watch=False).close()  # finishes it
+    # (asking for "zanzibar" again would log it anew: the caller's own words)
+    assert not served.search("diary line").hits and served.note_id("diary.md") is None
+    assert served.read("keep").body == "an unrelated note\n"
+    served.close()
+    assert scan(owned_files(root), ["zanzibar"]).occurrences == 0
