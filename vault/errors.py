@@ -41,6 +41,7 @@ from __future__ import annotations
 import errno
 import os
 import sqlite3
+from collections import Counter
 
 
 class VaultError(Exception):
@@ -312,15 +313,9 @@ class ReadOnlyVault(VaultError):
 
 
 class ErasurePending(VaultError):
-    """An erasure (`rmh forget`) of `notes` notes could not finish: `failed` holds (step,
-    target, error) for each step that failed (vault/erasure_steps.py; `target` is rmh's own
-    file, the index or the ledger, or "" where it would be an erased note's name). Its intent
-    stays in `.rmh/intents/`, every open tries its steps again, and while erased text is still
-    readable no open succeeds and no open vault answers (the erasure promise: never served
-    again); `fix` says what to do. Neither the message (what a terminal, or an agent running
-    `rmh` in a shell, sees) nor `public` and `data` (what a client is sent) names an erased note
-    or the subject; `public` and `data` name no host path either. `needles`: the erased
-    strings, for the caller's own files (never shown)."""
+    """An erasure (`rmh forget`) of `notes` notes could not finish: (step, rmh's file or "",
+    error) per `failed` step (erasure_steps.py), `fix` what to do. No text of it names an erased
+    note or the subject; `public`/`data` no host path. `needles`: erased strings (never shown)."""
 
     code_name = "erasure_pending"
 
@@ -328,31 +323,22 @@ class ErasurePending(VaultError):
                  needles: tuple[str, ...] = (), notes: int = 0) -> None:
         self.intent, self.failed, self.fix, self.needles = intent, failed, fix, needles
         self.notes = notes
-        super().__init__(f"{self._summary(host=True)}. To fix: {fix}")
+        super().__init__(f"{self.public(host=True)}. To fix: {fix}")
 
-    def _steps(self, host: bool) -> list[tuple[str, str, str, int]]:
-        """The failed steps once each (step, target, error, how many times), host paths
-        (the shared cache's) left out unless `host`."""
-        seen: dict[tuple[str, str, str], int] = {}
-        for step, target, error in self.failed:
-            shown = target if host or not os.path.isabs(target) else ""
-            seen[(step, shown, error)] = seen.get((step, shown, error), 0) + 1
-        return [(*key, n) for key, n in seen.items()]
+    def _steps(self, host: bool) -> Counter[tuple[str, str, str]]:
+        """Each (step, target, error) once, counted; the shared cache's path only if `host`."""
+        return Counter((s, t if host or not os.path.isabs(t) else "", e) for s, t, e in self.failed)
 
-    def _summary(self, host: bool) -> str:
-        steps = "; ".join(f"{step} {target}".rstrip() + f": {error}" + (f" (x{n})" if n > 1
-                                                                          else "")
-                          for step, target, error, n in self._steps(host))
+    def public(self, host: bool = False) -> str:
+        """The message without the fix (a client gets `fix` apart); host paths only if `host`."""
+        steps = "; ".join(f"{s} {t}".rstrip() + f": {e}" + (f" (x{n})" if n > 1 else "")
+                          for (s, t, e), n in self._steps(host).items())
         return f"erasure pending ({self.intent}, {self.notes} notes): {steps}"
-
-    def public(self) -> str:
-        """The message without the fix (a client gets `fix` apart) and without host paths."""
-        return self._summary(host=False)
 
     def data(self) -> dict[str, object]:
         return {"intent": self.intent, "notes": self.notes, "fix": self.fix,
                 "failed": [{"step": s, **({"target": t} if t else {}), "error": e[:300]}
-                           for s, t, e, _ in self._steps(host=False)[:20]]}
+                           for s, t, e in list(self._steps(host=False))[:20]]}
 
 
 def writable(folder: str, *files: str) -> bool:
