@@ -161,13 +161,15 @@ def embedding_cache(cfg: Config, own: EmbeddingCache) -> EmbeddingCache:
 
 
 def open_vault(
-    cfg: Config, *, dense: bool = True, create: bool = False, learning: bool = True
+    cfg: Config, *, dense: bool = True, create: bool = False, learning: bool = True,
+    retry_at_rest: bool = False,
 ) -> Vault:
     """Open (or with `create`, initialise) the configured vault, built whole: its full search
     engine and (with `learning`) its learning ledger are given to `Vault.open`.
 
     `dense=False` skips loading the ONNX embedder (lexical, graph and conjunctive signals only);
-    `learning=False` leaves usage unrecorded (the ranking is then the learning-free one).
+    `learning=False` leaves usage unrecorded (the ranking is then the learning-free one);
+    `retry_at_rest` (`rmh doctor`): Vault.open's.
     """
     root: Path = cfg.require_vault()
     encoder = shared_encoder(graph_folder(cfg)) if dense else None
@@ -184,7 +186,7 @@ def open_vault(
     with _hooks_forget_pending(root):  # a killed `rmh forget`: the hooks' files too
         return (Vault.init if create else Vault.open)(
             root, engine=engine, usage=usage, fault_after=cfg.fault_after_ops,
-            own_files=functools.partial(own_files, root))
+            own_files=functools.partial(own_files, root), retry_at_rest=retry_at_rest)
 
 
 @contextlib.contextmanager

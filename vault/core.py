@@ -87,6 +87,7 @@ class Vault(VaultWrites):
         watch: bool = True,
         fault_after: int | None = None,
         own_files: Callable[[list[str]], object] | None = None,
+        retry_at_rest: bool = False,
     ) -> Vault:
         """Open an initialised vault (one with a `.rmh/` folder); NotAVault otherwise.
 
@@ -98,10 +99,10 @@ class Vault(VaultWrites):
         the folder; with `watch` as well (Linux), change notification replaces the full scan per
         call. `fault_after`: Store's fault injection. `own_files(needles)` erases the caller's own
         files (the hooks' memory) in each erasure a killed process left, before its intent goes
-        (vault/erasure_steps.py). On failure `usage` is closed: it was handed over. A vault whose
-        `.rmh/` this process may not write (a read-only mount, another owner) opens read only
-        (`read_only`): nothing is recovered or cleaned, the index is read as its owner leaves it (no
-        sync), and every write raises ReadOnlyVault before its first change."""
+        (vault/erasure_steps.py; `retry_at_rest`: erasure.recover's `at_rest`). On failure
+        `usage` is closed. A vault whose `.rmh/` this process may not write (a read-only mount,
+        another owner) opens read only: nothing is recovered or cleaned, the index is read as
+        its owner leaves it, and every write raises ReadOnlyVault before its first change."""
         recorder = usage if usage is not None else NullUsage()
         try:
             state = cls.state_dir(root)
@@ -128,12 +129,13 @@ class Vault(VaultWrites):
             if watcher is not None:  # its scan also sweeps stale temporaries (live.py)
                 vault.opened = vault.live.opening_sync()
             if not isinstance(recorder, NullUsage) and not read_only:  # needs the ledger
-                vault.erasures_recovered = erasure.recover(
-                    store, index, built.cache, recorder, vault.live.sync_paths, own_files)
+                vault.erasures_recovered = erasure.recover(store, index, built.cache, recorder,
+                    vault.live.sync_paths, own_files, at_rest=retry_at_rest)
             else:  # never served while pending (vault/erasure_steps.py)
                 erasure.refuse_pending(store, "this open cannot finish it (the vault is read "
                                        "only for this process)" if read_only else
                                        "this command opens no learning log to redact")
+            vault.live.guard = erasure.PendingGuard(store)  # another's erasure stops calls
         except BaseException:
             vault.close()
             raise
@@ -296,15 +298,13 @@ class Vault(VaultWrites):
         self.live.fresh()
         p = self.engine.params
         return erasure.plan(self.store, self.index, {self._resolve(n) for n in notes},
-                            subject.strip(), self.engine.encoder, p.max_tokens,
-                            p.max_note_units)
+                            subject.strip(), self.engine.encoder, p.max_tokens, p.max_note_units)
 
     def forget(self, todo: ErasurePlan, extra_files: Sequence[Path] = (),
                before: Callable[[], object] | None = None) -> erasure.Erased:
         """Erase for good what `todo` names from the folder, the trash, the index, the
-        embedding caches and the learned log, vacuum, and prove it by scanning every file of
-        the vault and `extra_files` (the shared embedding cache) for the erased strings.
-        Journalled first (a kill midway: the next `open` with a ledger finishes it); `before`
+        embedding caches and the learned log, vacuum, and prove it (vault/erasure.py: files
+        of the vault and `extra_files`, the shared cache, scanned). Journalled first; `before`
         runs once the journal holds the plan (the caller's own derived files)."""
         return erasure.execute(self.store, self.index, self.engine.cache, self.usage, todo,
                                self.live.sync_paths, extra_files, before)
@@ -349,19 +349,23 @@ class Vault(VaultWrites):
 
     def index_stats(self) -> dict[str, StatRow]:
         """Each note's stat row (path -> size, mtime, ...), as the index holds them."""
+        self.live.check()
         return self.index.stats()
 
     def note_rows(self) -> Iterator[NoteRow]:
         """Every note's index row, in id order, read in one transaction."""
+        self.live.check()
         with self.index.reading():
             yield from self.index.iter_notes()
 
     def note_row(self, note_id: int) -> NoteRow | None:
         """The index row of note `note_id`, or None when there is none."""
+        self.live.check()
         return self.index.note(note_id)
 
     def note_id(self, path: str) -> int | None:
         """The id of the note at vault-relative `path`, or None (no name resolution)."""
+        self.live.check()
         return self.index.note_id(path)
 
     @property
@@ -391,7 +395,6 @@ class Vault(VaultWrites):
 
 
 def _within(count: int, limit: int | None, what: str) -> None:
-    """QuotaExceeded when a result of `count` items would pass `limit` (checked before the
-    items are built)."""
+    """QuotaExceeded when a result of `count` items would pass `limit` (checked first)."""
     if limit is not None and count > limit:
         raise QuotaExceeded(f"{what} in one result ({count}; ask for less)", limit)

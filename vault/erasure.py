@@ -15,6 +15,7 @@ from what remains by the next search), then both SQLite files are vacuumed, then
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,8 +108,9 @@ def execute(store: Store, index: Index, cache: EmbeddingCache | None, usage: Usa
         done = erasure_steps.run(store, index, cache, usage, todo, sync, extra_files)
         if done.failed:  # the intent stays: the next open tries the steps again
             if not done.blocking:
-                name = _narrow(journal, name, todo, extra_files)
-            raise erasure_steps.pending(name, done.failed, todo.needles)
+                name = _narrow(journal, name, todo, extra_files,
+                               erasure_steps.retry_state(done, store, extra_files))
+            raise erasure_steps.pending(name, done.failed, todo.needles, len(todo.notes))
         journal.finish(name)
     # the plan's trash copies too, through a link the walk does not follow: a copy that
     # remove_below left behind one (no link followed) still counts against the proof
@@ -118,9 +120,10 @@ def execute(store: Store, index: Index, cache: EmbeddingCache | None, usage: Usa
     return Erased(todo, done.removed, done.learning, proof)
 
 
-def _plan_json(todo: ErasurePlan) -> dict[str, Any]:
-    return {"notes": list(todo.notes), "ids": list(todo.ids), "trash": list(todo.trash),
-            "needles": list(todo.needles), "chunk_keys": list(todo.chunk_keys)}
+def _plan_json(todo: ErasurePlan, retry: dict[str, object] | None = None) -> dict[str, Any]:
+    doc = {"notes": list(todo.notes), "ids": list(todo.ids), "trash": list(todo.trash),
+           "needles": list(todo.needles), "chunk_keys": list(todo.chunk_keys)}
+    return doc if retry is None else {**doc, "retry": retry}  # (erasure_steps.retry_state)
 
 
 def plan_from_json(doc: dict[str, Any]) -> ErasurePlan:
@@ -137,20 +140,23 @@ def plan_from_json(doc: dict[str, Any]) -> ErasurePlan:
 
 def recover(store: Store, index: Index, cache: EmbeddingCache | None, usage: UsageRecorder,
             sync: Callable[[list[str]], object],
-            own: Callable[[list[str]], object] | None = None) -> list[ErasurePlan]:
+            own: Callable[[list[str]], object] | None = None, *,
+            at_rest: bool = False) -> list[ErasurePlan]:
     """Finish every erasure a killed process left journalled (`Vault.open`); the plans whose erased
     text is no longer readable, in order. An intent that cannot be read stays pending (`doctor`
     lists it). One whose steps fail stays pending too (erasure_steps.py): when a failed step leaves
     erased text readable, ErasurePending (after every intent was tried; it carries their needles, so
     the caller can clean its own files all the same), else the vault opens and `doctor` lists the
-    step that failed (`store.recovered`). `own`: the caller's files (erasure_steps.run)."""
+    step that failed (`store.recovered`). `own`: the caller's files (erasure_steps.run). One
+    narrowed to its steps at rest whose last try failed on a full disk is tried again only once
+    free space grew (erasure_steps.waiting), or always with `at_rest` (`rmh doctor`)."""
     journal = Journal(store)
     done: list[ErasurePlan] = []
     blocked: list[ErasurePending] = []
     with store.lock.held():
         for name in journal.pending():
             try:
-                todo = _finish(store, index, cache, usage, sync, journal, name, own)
+                todo = _finish(store, index, cache, usage, sync, journal, name, own, at_rest)
             except ErasurePending as exc:
                 blocked.append(exc)
                 continue
@@ -159,7 +165,8 @@ def recover(store: Store, index: Index, cache: EmbeddingCache | None, usage: Usa
     if blocked:
         first = blocked[0]
         raise ErasurePending(first.intent, [f for b in blocked for f in b.failed], first.fix,
-                             tuple(n for b in blocked for n in b.needles))
+                             tuple(n for b in blocked for n in b.needles),
+                             sum(b.notes for b in blocked))
     return done
 
 
@@ -170,48 +177,114 @@ def refuse_pending(store: Store, why: str) -> None:
     An intent that is no readable erasure, or one narrowed to its steps at rest (nothing
     readable left), is no reason (it stays pending, `doctor` lists it)."""
     journal = Journal(store)
-    names: list[str] = []
-    needles: list[str] = []
-    for name in journal.pending():
-        try:
-            intent = journal.load(name)
-            if not isinstance(intent, ForgetIntent):
-                continue
-            todo = plan_from_json(intent.plan)
-            if erasure_steps.narrowed(todo):  # only bytes nothing serves: no reason
-                continue
-            needles += todo.needles
-        except (OSError, ValueError, KeyError, TypeError, RecursionError):
-            continue
-        names.append(name)
-    if names:
-        raise ErasurePending(names[0], [("open", "", why)], "run `rmh doctor` as the vault's "
-                             "owner: its open finishes the erasure (if it fails, its message "
-                             "says why: a full disk, a file it may not remove)", tuple(needles))
+    found = [(name, got) for name in journal.pending()
+             if (got := _readable(journal, name)) is not None]
+    _refuse(found, "open", why, "run `rmh doctor` as the vault's owner: its open finishes the "
+            "erasure (if it fails, its message says why: a full disk, a file it may not remove)")
 
 
-def _finish(store: Store, index: Index, cache: EmbeddingCache | None, usage: UsageRecorder,
-            sync: Callable[[list[str]], object], journal: Journal, name: str,
-            own: Callable[[list[str]], object] | None) -> ErasurePlan | None:
-    """Finish the erasure intent `name`; None when it is no readable erasure."""
+class PendingGuard:
+    """Checked by an open vault before every call (storage/live.py `LiveIndex.guard`), so a
+    process that serves the vault for long (`rmh serve`, the hooks' daemon) stops serving an
+    erasure's text as soon as another process journals it: ErasurePending while a readable
+    erasure is pending (being made, or a step of it failed), as a fresh open would raise; once
+    it is finished the calls are answered again (the sync sees its changes). Not while this
+    thread holds the write lock (its own erasure, or an operation that checked before it took
+    the lock: no other process journals one meanwhile). Cost per call: one listdir of
+    `.rmh/intents/`; an intent is read once (its name, inode, size and mtime kept)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.journal = Journal(store)
+        self._seen: dict[str, tuple[tuple[int, int, int], _Pending | None]] = {}
+
+    def __call__(self) -> None:
+        names = self.journal.pending()
+        if not names or self.store.lock.held_here:
+            return
+        seen: dict[str, tuple[tuple[int, int, int], _Pending | None]] = {}
+        for name in names:
+            try:
+                info = os.stat(os.path.join(self.journal.folder, name))
+            except OSError:
+                continue  # finished meanwhile
+            key = (info.st_ino, info.st_size, info.st_mtime_ns)
+            known = self._seen.get(name)
+            seen[name] = known if known is not None and known[0] == key else (
+                key, _readable(self.journal, name))
+        self._seen = seen
+        _refuse([(name, got) for name, (_, got) in seen.items() if got is not None],
+                "pending", "an erasure is being made by another process, or a step of it failed",
+                "wait for the erasure to finish, or run `rmh doctor` as the vault's owner: its "
+                "open finishes it (if it fails, its message says why); calls are answered again "
+                "once it is finished, without a restart")
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """A pending erasure whose text may still be readable: how many notes, its needles."""
+
+    notes: int
+    needles: tuple[str, ...]
+
+
+def _readable(journal: Journal, name: str) -> _Pending | None:
+    """The intent `name` when it is an erasure whose text may still be readable; None when it
+    is no readable erasure, or one narrowed to its steps at rest."""
+    loaded = _load(journal.store, journal, name)
+    if loaded is None or erasure_steps.narrowed(loaded[1]):  # narrowed: nothing readable
+        return None
+    return _Pending(len(loaded[1].notes), loaded[1].needles)
+
+
+def _load(store: Store, journal: Journal, name: str) -> tuple[ForgetIntent, ErasurePlan] | None:
+    """The erasure intent `name` and its plan; None when it is no readable erasure (another
+    intent, unreadable, or naming a note the store refuses: none rmh could have erased)."""
     try:
         intent = journal.load(name)
         if not isinstance(intent, ForgetIntent):
             return None
         todo = plan_from_json(intent.plan)
-        for path in todo.notes:  # a name the store refuses: no note rmh could have erased
+        for path in todo.notes:
             store.check(path)
     except (OSError, ValueError, KeyError, TypeError, RecursionError, PathRefused):
         return None
-    done = erasure_steps.run(store, index, cache, usage, todo, sync,
-                             [Path(p) for p in intent.extra_files], own)
+    return intent, todo
+
+
+def _refuse(found: Sequence[tuple[str, _Pending]], step: str, why: str, fix: str) -> None:
+    if found:
+        raise ErasurePending(found[0][0], [(step, "", why)], fix,
+                             tuple(n for _, p in found for n in p.needles),
+                             sum(p.notes for _, p in found))
+
+
+def _finish(store: Store, index: Index, cache: EmbeddingCache | None, usage: UsageRecorder,
+            sync: Callable[[list[str]], object], journal: Journal, name: str,
+            own: Callable[[list[str]], object] | None, at_rest: bool) -> ErasurePlan | None:
+    """Finish the erasure intent `name`; None when it is no readable erasure."""
+    loaded = _load(store, journal, name)
+    if loaded is None:
+        return None
+    intent, todo = loaded
+    extra = [Path(p) for p in intent.extra_files]
+    narrowed = erasure_steps.narrowed(todo)
+    retry = intent.plan.get("retry") if narrowed else None
+    if not at_rest and erasure_steps.waiting(retry, store, extra):
+        store.recovered.append({"intent": name, "op": "forget", "notes": 0, "state":
+                                "pending: waiting for free space (tried again once it grows, "
+                                "or by `rmh doctor`)"})
+        return todo
+    done = erasure_steps.run(store, index, cache, usage, todo, sync, extra, own,
+                             vacuumed=isinstance(retry, dict) and retry.get("vacuumed") is True)
     if done.blocking:
-        raise erasure_steps.pending(name, done.failed, todo.needles)
+        raise erasure_steps.pending(name, done.failed, todo.needles, len(todo.notes))
     state = "rolled forward"
     if done.failed:  # only bytes nothing serves are left: tried again at the next open
         state = "pending: " + "; ".join(f"{f.step}: {f.error}" for f in done.failed)
-        if not erasure_steps.narrowed(todo):
-            name = _narrow(journal, name, todo, intent.extra_files)
+        now = erasure_steps.retry_state(done, store, extra)
+        if not narrowed or now != retry:
+            name = _narrow(journal, name, todo, intent.extra_files, now)
     else:
         journal.finish(name)
     store.recovered.append({"intent": name, "op": "forget", "state": state,
@@ -220,12 +293,13 @@ def _finish(store: Store, index: Index, cache: EmbeddingCache | None, usage: Usa
 
 
 def _narrow(journal: Journal, name: str, todo: ErasurePlan,
-            extra_files: Sequence[Path | str]) -> str:
+            extra_files: Sequence[Path | str], retry: dict[str, object]) -> str:
     """Replace the intent `name`, whose failed steps are all at rest, by one holding only
-    what those need (erasure_steps.at_rest); its name. A kill between the two leaves both
-    (the whole one is made again: as before); no room to write it leaves the whole one."""
+    what those need (erasure_steps.at_rest) and what the try left to know (`retry`:
+    erasure_steps.retry_state); its name. A kill between the two leaves both (the whole one
+    is made again: as before); no room to write it leaves the whole one."""
     try:
-        new = journal.record(ForgetIntent(_plan_json(erasure_steps.at_rest(todo)),
+        new = journal.record(ForgetIntent(_plan_json(erasure_steps.at_rest(todo), retry),
                                           tuple(map(str, extra_files))))
     except OSError:
         return name

@@ -10,16 +10,18 @@ steps that follow.
 A failed step is *blocking* when it leaves erased text where a read, a search, a report or a
 client can reach it: a note or a trash copy still there (the next sync indexes it again), the
 derived files (terms, paths), the index rows, the learning log (search texts naming the
-subject). The vault does not open while such a step is pending (ErasurePending, saying what
-to do): masking the erased notes instead would have to filter every path that reads the
-index, the files and the log (search and its snippets, links, backlinks, neighbors, export,
-the REPL's host functions, the hooks' memory, `rmh serve`), and one missed path serves what
-the user asked never to see again; failing closed keeps the promise with one check. The
-other steps keep bytes that nothing serves: the embedding rows (vectors under hashed keys,
-in the vault's cache and the shared one) and the freed pages that VACUUM rewrites. Their
-failure, on a full disk the likeliest (VACUUM copies the whole index), leaves the vault open;
-the intent stays pending (`doctor` lists the step), narrowed to what those steps need
-(`at_rest`), and the next open tries them again, and only them.
+subject). The vault does not open while such a step is pending (ErasurePending, saying what to
+do), and a vault opened before stops answering (vault/erasure.py `PendingGuard`): masking the
+erased notes instead would have to filter every path that reads the index, the files and the
+log (search and its snippets, links, backlinks, neighbors, export, the REPL's host functions,
+the hooks' memory, `rmh serve`), and one missed path serves what the user asked never to see
+again; failing closed keeps the promise with one check. The other steps keep bytes that nothing
+serves: the embedding rows (vectors under hashed keys, in the vault's cache and the shared one)
+and the freed pages that VACUUM rewrites. Their failure, on a full disk the likeliest (VACUUM
+copies the whole index), leaves the vault open; the intent stays pending (`doctor` lists the
+step), narrowed to what those steps need (`at_rest`), and the next open tries them again, and
+only them: a VACUUM already made is not made again, and after a full disk they are tried again
+only once free space grew, or by `rmh doctor` (`retry_state`, `waiting`).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from .errors import ErasurePending, PermissionDenied, ReadOnlyVault, is_disk_full
+from .learning.ledger import LEDGER_FILE
 from .learning.usage import UsageRecorder
 from .retrieval import dense_store, ivf_store, lexical_store, stamped
 from .storage import catch_up, edge_store, note_store, stat_store
@@ -45,14 +48,18 @@ from .storage.store import STATE_DIR, TRASH_DIR, Store
 
 T = TypeVar("T")
 AT_REST = ("embeddings", "shared cache", "vacuum")  # steps whose failure serves nothing
+ERASED_NAMES = ("note", "trash")  # steps whose target is an erased note's name: never shown
+INDEX_FILE = f"{STATE_DIR}/index.sqlite"
+LEDGER = f"{STATE_DIR}/{LEDGER_FILE}"
 _DENIED = (errno.EACCES, errno.EPERM, errno.EROFS)
 
 
 @dataclass(frozen=True)
 class Failure:
     """One failed step: `step` (note, trash, derived files, index, embeddings, shared cache,
-    ledger, vacuum), `target` (the note or file; "" for the index's and ledger's steps),
-    `error` (one line), and what kind of failure it was."""
+    ledger, own files, vacuum), `target` (the note or trash copy, or rmh's own file: the
+    index, the ledger, `.rmh`, the shared cache; "" for the caller's own files), `error`
+    (one line), and what kind of failure it was."""
 
     step: str
     target: str
@@ -75,6 +82,7 @@ class Done:
     removed: int = 0
     learning: dict[str, int] = field(default_factory=dict)
     failed: list[Failure] = field(default_factory=list)
+    vacuumed: bool = False  # the index's VACUUM was made (or owed nothing: `run`)
 
     @property
     def blocking(self) -> list[Failure]:
@@ -97,13 +105,16 @@ def _denied(exc: BaseException) -> bool:
 
 def run(store: Store, index: Index, cache: EmbeddingCache | None, usage: UsageRecorder,
         todo: ErasurePlan, sync: Callable[[list[str]], object],
-        extra_files: Sequence[Path], own: Callable[[list[str]], object] | None = None
-        ) -> Done:
+        extra_files: Sequence[Path], own: Callable[[list[str]], object] | None = None,
+        vacuumed: bool = False) -> Done:
     """Make every step of `todo` (module docstring), each counted as one operation for fault
     injection (Store.count_op) when it succeeds, so a crash test can kill between any two.
     `own(needles)`: the caller's own files that hold text (the hooks' memory, which the
     prompt hook reads without opening the vault), a blocking step of its own, made before
-    the intent is removed: a process killed after it leaves the intent, never the text."""
+    the intent is removed: a process killed after it leaves the intent, never the text.
+    `vacuumed`: an earlier try of this narrowed erasure made the index's VACUUM; it is made
+    again only when the embeddings step removed rows now (else it frees no page: it cost
+    ~0.7 s per open at 10^4 notes while another step at rest kept the intent pending)."""
     done = Done()
     whole = not narrowed(todo)
 
@@ -124,21 +135,61 @@ def run(store: Store, index: Index, cache: EmbeddingCache | None, usage: UsageRe
     state = store.root / STATE_DIR
     if whole:
         attempt("derived files", STATE_DIR, partial(_counted, store, drop_derived, state))
-        attempt("index", "", partial(_counted, store, sync, list(todo.notes)))
+        attempt("index", INDEX_FILE, partial(_counted, store, sync, list(todo.notes)))
     keys = list(todo.chunk_keys)
-    done.removed = attempt("embeddings", "", partial(
-        _counted, store, index.forget_embeddings, keys)) or 0
+    own_rows = attempt("embeddings", INDEX_FILE, partial(
+        _counted, store, index.forget_embeddings, keys))
+    done.removed = own_rows or 0
     for name, opened in sorted(_shared_caches(cache, extra_files).items()):
         done.removed += attempt("shared cache", name, partial(
             _counted, store, lambda c: c().forget_embeddings(keys), opened)) or 0
     if whole:
-        done.learning = attempt("ledger", "", partial(
+        done.learning = attempt("ledger", LEDGER, partial(
             _counted, store, usage.redact, list(todo.ids), list(todo.needles))) or {}
         if own is not None:
             attempt("own files", "", partial(own, list(todo.needles)))
         attempt("derived files", STATE_DIR, partial(_counted, store, drop_derived, state))
-    attempt("vacuum", "", partial(_counted, store, index.vacuum))
+    if whole or not vacuumed or own_rows != 0:  # (None: the step failed, rows may be left)
+        done.vacuumed = attempt("vacuum", INDEX_FILE, partial(
+            _counted, store, _vacuum, index)) is True
+    else:
+        done.vacuumed = True
     return done
+
+
+def retry_state(done: Done, store: Store, extra_files: Sequence[Path]) -> dict[str, object]:
+    """What a narrowed intent keeps about the try that left it pending (`waiting` reads it):
+    whether the index's VACUUM was made, and, when every failure was a full disk, the free
+    bytes of each file system the steps write (the vault's `.rmh/`, the shared caches')."""
+    full = bool(done.failed) and all(f.disk_full for f in done.failed)
+    return {"vacuumed": done.vacuumed,
+            "free": free_space(store, extra_files) if full else None}
+
+
+def waiting(retry: object, store: Store, extra_files: Sequence[Path]) -> bool:
+    """Whether a narrowed erasure whose last try failed on a full disk (`retry_state`) need
+    not be tried again at this open: no file system it writes has gained free space since
+    (each try costs about a VACUUM of the index: ~0.7 s at 10^4 notes). Once space grows, or
+    at `rmh doctor` (which does not ask), it is tried again."""
+    free = retry.get("free") if isinstance(retry, dict) else None
+    if not isinstance(free, dict) or not free:
+        return False
+    now = free_space(store, extra_files)
+    return all(isinstance(was, int) and path in now and now[path] <= was
+               for path, was in free.items())
+
+
+def free_space(store: Store, extra_files: Sequence[Path]) -> dict[str, int]:
+    """Free bytes for this user on the file system of the vault's `.rmh/` and of each shared
+    cache's folder (those that can be asked)."""
+    out: dict[str, int] = {}
+    for folder in [store.root / STATE_DIR, *(Path(f).parent for f in extra_files)]:
+        try:
+            info = os.statvfs(folder)
+        except OSError:
+            continue
+        out[str(folder)] = info.f_bavail * info.f_frsize
+    return out
 
 
 def narrowed(todo: ErasurePlan) -> bool:
@@ -153,6 +204,11 @@ def at_rest(todo: ErasurePlan) -> ErasurePlan:
     none of them again (a note written at an erased path since is the user's, events logged
     since are kept) and no erased string stays on disk in the intent."""
     return ErasurePlan((), (), (), (), todo.chunk_keys)
+
+
+def _vacuum(index: Index) -> bool:
+    index.vacuum()
+    return True
 
 
 def _counted(store: Store, action: Callable[..., T], *args: object) -> T:
@@ -181,21 +237,26 @@ def _trash(store: Store, root: str, rel: str) -> None:
     prune_below(root, where.rpartition("/")[0], len(TRASH_DIR.split("/")))
 
 
-def pending(intent: str, failed: Sequence[Failure], needles: Sequence[str]) -> ErasurePending:
-    """The error for an erasure whose `failed` steps keep it pending, with what to do."""
+def pending(intent: str, failed: Sequence[Failure], needles: Sequence[str],
+            notes: int) -> ErasurePending:
+    """The error for an erasure of `notes` notes whose `failed` steps keep it pending, with
+    what to do. It names rmh's own files that failed, never an erased note or trash copy
+    (their names are what the erasure removes: `ERASED_NAMES`), nor the subject."""
     fixes = []
     if any(f.disk_full for f in failed):
         fixes.append("free space on the disk that holds the vault (and the shared embedding "
                      "cache)")
     if any(f.denied for f in failed):
-        fixes.append("let this user remove or write the files named (their folder's owner or "
-                     "mode, an immutable attribute: `chattr -i`, a read-only mount)")
+        fixes.append("let this user remove or write the files of the failed steps (a note or "
+                     "trash step: the files of the notes you asked to erase, still in the "
+                     "vault folder or .rmh/trash/): their folder's owner or mode, an immutable "
+                     "attribute (`lsattr`, `chattr -i`), a read-only mount")
     if not fixes:
         fixes.append("remove the cause named")
     fix = ("; ".join(fixes) + ", then run any rmh command (`rmh doctor`): its open finishes "
            "the erasure")
-    return ErasurePending(intent, [(f.step, f.target, f.error) for f in failed], fix,
-                          tuple(needles))
+    return ErasurePending(intent, [(f.step, "" if f.step in ERASED_NAMES else f.target,
+                                    f.error) for f in failed], fix, tuple(needles), notes)
 
 
 def drop_derived(state: Path) -> None:

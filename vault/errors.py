@@ -41,6 +41,7 @@ from __future__ import annotations
 import errno
 import os
 import sqlite3
+from collections import Counter
 
 
 class VaultError(Exception):
@@ -312,29 +313,32 @@ class ReadOnlyVault(VaultError):
 
 
 class ErasurePending(VaultError):
-    """An erasure (`rmh forget`) could not finish: `failed` holds (step, target, error) for
-    each step that failed (vault/erasure_steps.py). Its intent stays in `.rmh/intents/`, every
-    open tries its steps again, and while erased text is still readable no open succeeds (the
-    erasure promise: never served again); `fix` says what to do. The message names the files
-    (for the user at a terminal); `data` and `public` do not (an agent is not told the erased
-    names). `needles`: the erased strings, for the caller's own files (never shown)."""
+    """An erasure (`rmh forget`) of `notes` notes could not finish: (step, rmh's file or "",
+    error) per `failed` step (erasure_steps.py), `fix` what to do. No text of it names an erased
+    note or the subject; `public`/`data` no host path. `needles`: erased strings (never shown)."""
 
     code_name = "erasure_pending"
 
     def __init__(self, intent: str, failed: list[tuple[str, str, str]], fix: str,
-                 needles: tuple[str, ...] = ()) -> None:
-        steps = "; ".join(f"{step} {target}".rstrip() + f": {error}"
-                          for step, target, error in failed)
-        super().__init__(f"erasure pending ({intent}): {steps}. To fix: {fix}")
+                 needles: tuple[str, ...] = (), notes: int = 0) -> None:
         self.intent, self.failed, self.fix, self.needles = intent, failed, fix, needles
+        self.notes = notes
+        super().__init__(f"{self.public(host=True)}. To fix: {fix}")
 
-    def public(self) -> str:
-        steps = "; ".join(f"{step}: {error}" for step, _, error in self.failed)
-        return f"erasure pending ({self.intent}): {steps} (`rmh doctor` names the files)"
+    def _steps(self, host: bool) -> Counter[tuple[str, str, str]]:
+        """Each (step, target, error) once, counted; the shared cache's path only if `host`."""
+        return Counter((s, t if host or not os.path.isabs(t) else "", e) for s, t, e in self.failed)
+
+    def public(self, host: bool = False) -> str:
+        """The message without the fix (a client gets `fix` apart); host paths only if `host`."""
+        steps = "; ".join(f"{s} {t}".rstrip() + f": {e}" + (f" (x{n})" if n > 1 else "")
+                          for (s, t, e), n in self._steps(host).items())
+        return f"erasure pending ({self.intent}, {self.notes} notes): {steps}"
 
     def data(self) -> dict[str, object]:
-        return {"intent": self.intent, "fix": self.fix,
-                "failed": [{"step": s, "error": e[:300]} for s, _, e in self.failed[:20]]}
+        return {"intent": self.intent, "notes": self.notes, "fix": self.fix,
+                "failed": [{"step": s, **({"target": t} if t else {}), "error": e[:300]}
+                           for s, t, e in list(self._steps(host=False))[:20]]}
 
 
 def writable(folder: str, *files: str) -> bool:

@@ -102,7 +102,8 @@ def positive_int(value: str) -> int:
 def cmd_doctor(args: argparse.Namespace) -> int:
     from .health import doctor_report, print_doctor
 
-    with configured_vault(args, dense=False) as v:
+    # an erasure left pending on a full disk is tried again here even if no space was freed
+    with open_vault(load(vault=args.vault), dense=False, retry_at_rest=True) as v:
         report: dict[str, Any] = doctor_report(v)
         if args.json:
             print(json.dumps(report, ensure_ascii=False, sort_keys=True))

@@ -83,6 +83,9 @@ class LiveIndex:
         # Called before a snapshot is built from every row, so its owner can let go of what it
         # derived from the last one first (the facade: its corpus and the engine's structures).
         self.on_rebuild: Callable[[], None] | None = None
+        # Called before every call reads the index or the snapshot (`check`): raises when the
+        # vault may not be served now (the facade: an erasure pending, vault/erasure.py).
+        self.guard: Callable[[], None] | None = None
         # How the index stands to the last saved state (catch_up.py); looked up before this
         # process's first sync changes anything, then kept by every sync.
         self._chain: catch_up.Chain | None = None
@@ -108,12 +111,19 @@ class LiveIndex:
         self._start()
         self._after(sync(self.store, self.index, only=list(paths)))
 
+    def check(self) -> None:
+        """The `guard`'s verdict (an exception it raises passes through)."""
+        if self.guard is not None:
+            self.guard()
+
     def fresh(self) -> None:
-        """Bring the index up to date before a call (no-op inside a batch or without auto_sync).
+        """Bring the index up to date before a call (no-op inside a batch or without auto_sync),
+        once the `guard` let it through (`check`, also without auto_sync).
 
         On a full disk (the index cannot take the changes) the call goes on with the index as
         it is, with a warning, and the next call scans again: a read or a search needs no
         space."""
+        self.check()
         try:
             self._fresh()
         except Exception as exc:
@@ -189,7 +199,9 @@ class LiveIndex:
                               self.store.count_op)
 
     def snapshot(self) -> Snapshot:
-        """The current snapshot (inside a batch: the one taken when the batch began)."""
+        """The current snapshot (inside a batch: the one taken when the batch began), once
+        the `guard` let it through."""
+        self.check()
         if self._snap is not None and (self._batch or self._snap.corpus.generation
                                        == self.index.generation()):
             return self._snap

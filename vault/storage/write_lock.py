@@ -42,6 +42,7 @@ class WriteLock:
         self.path = os.path.join(self.folder, LOCK_FILE)
         self._mutex = threading.RLock()  # threads of this process queue here first
         self._depth = 0
+        self._owner: int | None = None  # the thread holding it (the mutex's owner)
         self._fd: int | None = None
 
     @contextlib.contextmanager
@@ -50,11 +51,14 @@ class WriteLock:
         with self._mutex:
             if self._depth == 0:
                 self._fd = self._acquire()
+                self._owner = threading.get_ident()
             self._depth += 1
             try:
                 yield
             finally:
                 self._depth -= 1
+                if self._depth == 0:
+                    self._owner = None
                 if self._depth == 0 and self._fd is not None:
                     fd, self._fd = self._fd, None
                     os.close(fd)  # closing drops the flock
@@ -62,6 +66,11 @@ class WriteLock:
     @property
     def is_held(self) -> bool:
         return self._depth > 0
+
+    @property
+    def held_here(self) -> bool:
+        """Whether the calling thread holds it (an operation of this thread is under way)."""
+        return self._depth > 0 and self._owner == threading.get_ident()
 
     def create(self) -> None:
         """Create the lock file now when its folder exists (a vault's `.rmh/`), so that the
