@@ -264,7 +264,7 @@ def _ingest(vault: Vault, convs: Sequence[Conversation], use_nlp: bool, regenera
             changed = [(p, t) for p, t in notes if stored.get(p) != content_hash(t)]
             if changed:  # an unchanged transcript (a hook, every turn) reads no record
                 kept.update(dict.fromkeys(_write(vault, notes, changed, stored, regenerate,
-                                                 done)))
+                                                 done, gone)))
             # a note an earlier attempt wrote is written, not also unchanged
             unchanged += len({p for p, _ in notes} - {p for p, _ in changed}
                              - done.written.keys())
@@ -290,10 +290,16 @@ def _remembered(conv: Conversation, gone: forgotten.Forgotten) -> Conversation:
 
 
 def _write(vault: Vault, notes: Sequence[tuple[str, str]], changed: Sequence[tuple[str, str]],
-           stored: dict[str, str], regenerate: bool, done: _Done) -> list[str]:
+           stored: dict[str, str], regenerate: bool, done: _Done,
+           gone: forgotten.Forgotten) -> list[str]:
     """Write the `changed` notes of one conversation (`notes`: all of them) as `verdict` says,
-    under the write lock, recording what is written; returns the notes kept as edited."""
+    under the write lock, recording what is written; returns the notes kept as edited.
+    EditConflict when an `rmh forget` added to the record since `gone` was read: the notes
+    were built from turns it erased (the attempt starts again; before, they were written)."""
     with vault.locked():
+        if forgotten.load(vault.root / STATE_DIR) != gone:
+            raise EditConflict(f"{STATE_DIR}/{forgotten.NAME}", "read before the notes were "
+                               "built", None)
         record = Record(vault.root / STATE_DIR)
         plan = [(p, t, verdict(p, stored.get(p), record.hashes(p), regenerate))
                 for p, t in changed]
