@@ -43,6 +43,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import EditConflict, NoteExists
@@ -277,6 +278,15 @@ def _ingest(vault: Vault, convs: Sequence[Conversation], use_nlp: bool, regenera
     return IngestReport(tuple(c.conversation_id for c in convs), turns, sessions, entities,
                         tuple(done.written), unchanged, tuple(paths), len(facts), rules,
                         episodes, tuple(kept), tuple(done.trashed.items()), left_out)
+
+
+def remembered(root: Path, conversations: Sequence[Conversation]) -> list[Conversation]:
+    """The conversations without the turns an ingest into the vault at `root` leaves out
+    (erased by `rmh forget`: module docstring), for a step before the ingest that must not
+    see them either (the LLM entity step: it sent them to the model and cached its answers
+    naming the subject again)."""
+    gone = forgotten.load(root / STATE_DIR)
+    return [_remembered(c, gone) if gone else c for c in conversations]
 
 
 def _remembered(conv: Conversation, gone: forgotten.Forgotten) -> Conversation:
