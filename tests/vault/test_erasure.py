@@ -308,3 +308,22 @@ def test_a_vault_open_before_an_erasure_fails_answers_nothing_until_it_is_finish
     assert served.read("keep").body == "an unrelated note\n"
     served.close()
     assert scan(owned_files(root), ["zanzibar"]).occurrences == 0
+
+
+def test_the_folders_above_the_vault_are_no_trace(tmp_path: Path) -> None:
+    """A file's name counts in the proof from the vault down (a shared cache's: its base
+    name): a vault under /home/ann failed every `forget --subject Ann` (every file's path
+    named Ann)."""
+    root = tmp_path / "ann" / "v"
+    root.mkdir(parents=True)
+    (root / "Ann.md").write_text("# Ann\nAnn fires the kiln on Sundays.\n")
+    (root / "keep.md").write_text("Tea and bread for the week.\n")
+    shared = tmp_path / "ann" / "shared.sqlite"
+    shared.write_bytes(b"x" * 64)
+    with Vault.init(root) as v:
+        erased = v.forget(v.forget_plan(subject="ann"), [shared])
+    assert erased.plan.notes == ("Ann.md",) and erased.proof.occurrences == 0
+    (root / ".rmh" / "trash").mkdir(exist_ok=True)
+    (root / ".rmh" / "trash" / "Ann.png").write_bytes(b"\x89PNG")  # a name that names Ann
+    assert scan(owned_files(root, [shared]), ["ann"], "ann", root).found == {
+        str(root / ".rmh" / "trash" / "Ann.png"): 1}

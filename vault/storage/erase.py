@@ -107,10 +107,14 @@ def trash_copies(trash_root: Path, paths: Sequence[str], subject: str) -> list[s
     return out
 
 
-def scan(files: Iterable[Path], needles: Sequence[str], subject: str = "") -> Proof:
+def scan(files: Iterable[Path], needles: Sequence[str], subject: str = "",
+         root: Path | None = None) -> Proof:
     """Read every file (missing ones skipped) and count the needles' case-folded occurrences
-    in its bytes and in its path: `subject` as a whole word in text (storage/mentions.py), the
-    other needles (paths, lines of at least LINE_MIN characters) as plain bytes."""
+    in its bytes and in its name: `subject` as a whole word in text (storage/mentions.py), the
+    other needles (paths, lines of at least LINE_MIN characters) as plain bytes. The name of
+    a file under `root` (the vault) is its path from there, of any other its base name: the
+    folders above are the user's, not rmh's (a vault under /home/ann failed every proof of
+    `--subject Ann`)."""
     folded = [n.casefold().encode("utf-8") for n in dict.fromkeys(needles) if n and n != subject]
     count, found = 0, {}
     for file in sorted(set(files)):
@@ -119,12 +123,20 @@ def scan(files: Iterable[Path], needles: Sequence[str], subject: str = "") -> Pr
         except OSError:
             continue
         count += 1
-        hits += sum(str(file).casefold().count(n.decode("utf-8", "surrogateescape"))
+        name = _name(file, root)
+        hits += sum(name.casefold().count(n.decode("utf-8", "surrogateescape"))
                     for n in folded)  # a name that keeps the text is a trace too
-        hits += mentions(str(file), subject)
+        hits += mentions(name, subject)
         if hits:
             found[str(file)] = hits
     return Proof(count, found)
+
+
+def _name(file: Path, root: Path | None) -> str:
+    """`file`'s path from `root` when it lies under it, else its base name."""
+    if root is not None and file.is_relative_to(root):
+        return file.relative_to(root).as_posix()
+    return file.name
 
 
 def owned_files(root: Path, extra: Iterable[Path] = ()) -> list[Path]:
