@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .mentions import count_in_bytes, mentions
+from .mentions import count_in_bytes, count_in_sqlite, mentions
 
 LINE_MIN = 20  # characters: shorter lines ("## Notes", "- [ ] todo") are too common to prove
 BLOCK = 1 << 20
@@ -119,7 +119,8 @@ def scan(files: Iterable[Path], needles: Sequence[str], subject: str = "",
     count, found = 0, {}
     for file in sorted(set(files)):
         try:
-            hits = _count(file, folded) + count_in_bytes(file, subject)
+            hits = (_count(file, folded) + count_in_bytes(file, subject)
+                    + count_in_sqlite(file, subject))
         except OSError:
             continue
         count += 1

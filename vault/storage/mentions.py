@@ -20,14 +20,18 @@ and 0 (with 8 characters of context 2 chance "ed" were left: a float's exponent 
 "<", "=" or ">"). A letter or two of text between binary bytes and the occurrence is a
 field's header, not part of a word (`_bounded`: SQLite writes a value's serial type right
 before it, often an ASCII letter or digit). A needle as a whole value between
-binary fields (an alias "Ann" alone in a column) is not counted there; the proof also looks
-for every erased note's path and distinctive lines as plain bytes (storage/erase.py).
+binary fields (an alias "Ann" alone in a column) is not counted there, nor one that starts a
+value right after a text value ending in a letter ("search" then "Ann met Bo": "searchAnn met
+Bo" is one word as bytes): in a SQLite file `count_in_sqlite` reads every text value of its
+rows as text. The proof also looks for every erased note's path and distinctive lines as
+plain bytes (storage/erase.py).
 """
 
 from __future__ import annotations
 
 import mmap
 import re
+import sqlite3
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 from pathlib import Path
@@ -133,3 +137,40 @@ def count_in_bytes(file: Path, needle: str) -> int:
                         or ahead >= CONTEXT or (hi == size and ahead == len(right))):
                     total += 1
             return total
+
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def count_in_sqlite(file: Path, needle: str) -> int:
+    """Whole-word occurrences of `needle` in the text values of every table of the SQLite
+    file `file` (0 when it is none, or cannot be read as one), each value on its own: the
+    bytes of two values side by side make one word (module docstring). Read as immutable:
+    nothing is written beside it (its WAL, if any, is read as bytes by the caller)."""
+    if not needle:
+        return 0
+    with open(file, "rb") as fh:
+        if fh.read(len(SQLITE_MAGIC)) != SQLITE_MAGIC:
+            return 0
+    pat, total = pattern(needle), 0
+    try:
+        conn = sqlite3.connect(f"{file.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
+    except sqlite3.Error:
+        return 0
+    try:
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = "
+                                              "'table'")]
+        for table in tables:
+            quoted = '"' + table.replace('"', '""') + '"'
+            try:
+                rows = conn.execute(f"SELECT * FROM {quoted}")
+                for row in rows:
+                    total += sum(len(pat.findall(v.casefold())) for v in row
+                                 if isinstance(v, str))
+            except sqlite3.Error:  # a virtual table whose module is not loaded, a bad page
+                continue
+    except sqlite3.Error:
+        return total
+    finally:
+        conn.close()
+    return total

@@ -85,3 +85,28 @@ def test_a_short_text_file_is_text_to_its_ends(tmp_path: Path) -> None:
                        ("\x00\x01Al\x02", 0), ("\x00\x01 Al says hello to everyone\x02", 1)):
         note.write_bytes(body.encode())
         assert count_in_bytes(note, "al") == want, body
+
+
+def test_a_value_beside_another_in_a_sqlite_row_is_found(tmp_path: Path) -> None:
+    """Bytes alone cannot tell "searchAnn met Bo" (two text values of one SQLite row side by
+    side) from a word: the proof read no trace there, nor of "Ann" alone in a column. Read as
+    rows, each value is text on its own; chance bytes stay no trace (hex keys, vectors)."""
+    from vault.storage.erase import scan
+    from vault.storage.mentions import count_in_sqlite
+
+    db = tmp_path / "log.sqlite"
+    conn = sqlite3.connect(db)
+    conn.execute("CREATE TABLE events(kind TEXT, query TEXT, n INTEGER)")
+    conn.executemany("INSERT INTO events VALUES (?, ?, ?)", [
+        ("search", "Ann met Bo at the kiln today", 1), ("alias", "Ann", 2),
+        ("annual", "Joanna", 3), ("3ann0" * 12, "x", 4)])
+    conn.execute("CREATE TABLE vec(key TEXT, v BLOB)")
+    conn.execute("INSERT INTO vec VALUES (?, ?)", ("ab" * 32, b"\x00ann\x01" * 8))
+    conn.commit()
+    conn.close()
+    assert count_in_bytes(db, "Ann") == 0  # what the proof read before
+    assert count_in_sqlite(db, "Ann") == 2 and count_in_sqlite(db, "Bo") == 1
+    assert scan([db], ["Ann"], "Ann").occurrences == 2
+    (tmp_path / "plain.txt").write_text("not SQLite: Ann")
+    assert count_in_sqlite(tmp_path / "plain.txt", "Ann") == 0
+    assert count_in_sqlite(db, "Joann") == 0 and count_in_sqlite(db, "") == 0
