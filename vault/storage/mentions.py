@@ -2,11 +2,12 @@
 lines and events that name a subject, and to look for it afterwards in the bytes rmh keeps.
 
 A text *mentions* a needle when the needle occurs in it case-insensitively (both case-folded,
-Unicode `str.casefold`) **as a whole word**: the character before the occurrence is no word
-character (a letter, a digit, `_`), nor is the one after, on each side where the needle's own
-edge is a word character ("C++" may be followed by anything). So `--subject Ann` names "Ann",
-"ann's", "[[Ann]]" and "people/Ann.md", and not "annual", "Joanna" or the hex digest "3ann0";
-a substring rule erased every note holding "annual" for good (`rmh forget` is not reversible).
+Unicode `str.casefold`, and composed: NFC, `fold`) **as a whole word**: the character before
+the occurrence is no word character (a letter, a digit, `_`), nor is the one after, on each
+side where the needle's own edge is a word character ("C++" may be followed by anything).
+So `--subject Ann` names "Ann", "ann's", "[[Ann]]" and "people/Ann.md", and not "annual",
+"Joanna" or the hex digest "3ann0"; a substring rule erased every note holding "annual" for
+good (`rmh forget` is not reversible).
 An escape in serialised text (JSON's `\\n`, `\\t`, `\\u00e9` before the needle) counts as a
 boundary, so a log line or record that stores "...\\nAnn said" still names Ann.
 
@@ -32,6 +33,7 @@ from __future__ import annotations
 import mmap
 import re
 import sqlite3
+import unicodedata
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 from pathlib import Path
@@ -41,14 +43,23 @@ CONTEXT = 16  # printable characters beside an occurrence in bytes that make it 
 _ESCAPE = re.compile(r"(?:\\[nrtbf\"/\\]|\\u[0-9a-f]{4})\Z")  # folded text: lower-case
 
 
+def fold(text: str) -> str:
+    """`text` case-folded and composed (NFC): "Zoë" typed decomposed, as macOS names files,
+    is the "Zoë" a user types composed."""
+    folded = text.casefold()
+    return folded if unicodedata.is_normalized("NFC", folded) else unicodedata.normalize(
+        "NFC", folded)
+
+
 def _word(ch: str) -> bool:
-    return ch.isalnum() or ch == "_"
+    """A word character; a combining mark too (in bytes, "Zoe" before U+0308 is "Zoë")."""
+    return ch.isalnum() or ch == "_" or unicodedata.combining(ch) > 0
 
 
 @lru_cache(maxsize=64)
 def pattern(needle: str) -> re.Pattern[str]:
     """The whole-word pattern of `needle` over case-folded text (module docstring)."""
-    folded = needle.casefold()
+    folded = fold(needle)
     left = r"(?:(?<![\w])|(?<=\\[nrtbf\"/\\])|(?<=\\u[0-9a-f]{4}))" if _word(folded[0]) else ""
     right = r"(?![\w])" if _word(folded[-1]) else ""
     return re.compile(left + re.escape(folded) + right)
@@ -57,7 +68,7 @@ def pattern(needle: str) -> re.Pattern[str]:
 def mentions(text: str, needle: str) -> bool:
     """Whether `text` names `needle` as a whole word, case-insensitively (an empty needle
     names nothing)."""
-    return bool(needle) and pattern(needle).search(text.casefold()) is not None
+    return bool(needle) and pattern(needle).search(fold(text)) is not None
 
 
 def mentioning(needles: Iterable[str]) -> Callable[[str], bool]:
@@ -67,7 +78,7 @@ def mentioning(needles: Iterable[str]) -> Callable[[str], bool]:
     def test(text: str) -> bool:
         if not pats:
             return False
-        folded = text.casefold()
+        folded = fold(text)
         return any(p.search(folded) is not None for p in pats)
     return test
 
@@ -77,8 +88,10 @@ def _candidates(needle: str) -> re.Pattern[bytes]:
     """Byte occurrences of `needle` in any case (each character as itself, or its lower,
     upper or folded form, in UTF-8): what `count_in_bytes` then judges."""
     parts = []
-    for ch in needle:
-        forms = sorted({f.encode("utf-8") for f in (ch, ch.lower(), ch.upper(), ch.casefold())})
+    for ch in unicodedata.normalize("NFC", needle):
+        cased = (ch, ch.lower(), ch.upper(), ch.casefold())
+        forms = sorted({unicodedata.normalize(nf, f).encode("utf-8")
+                        for f in cased for nf in ("NFC", "NFD")})
         parts.append(b"(?:" + b"|".join(re.escape(f) for f in forms) + b")")
     return re.compile(b"".join(parts))
 
@@ -88,7 +101,7 @@ def _bounded(left: str, right: str, needle: str) -> bool:
     A word character that is all the text there is between the occurrence and binary bytes
     (`HEADER` characters at most) is a field's header, not a word: SQLite writes a text
     value's serial type, often a letter or digit, right before it ("AZoë and ...")."""
-    folded = needle.casefold()
+    folded = fold(needle)
     if (_word(folded[0]) and _glued(left[::-1])
             and not _ESCAPE.search(left.casefold())):
         return False
@@ -165,7 +178,7 @@ def count_in_sqlite(file: Path, needle: str) -> int:
             try:
                 rows = conn.execute(f"SELECT * FROM {quoted}")
                 for row in rows:
-                    total += sum(len(pat.findall(v.casefold())) for v in row
+                    total += sum(len(pat.findall(fold(v))) for v in row
                                  if isinstance(v, str))
             except sqlite3.Error:  # a virtual table whose module is not loaded, a bad page
                 continue

@@ -110,3 +110,20 @@ def test_a_value_beside_another_in_a_sqlite_row_is_found(tmp_path: Path) -> None
     (tmp_path / "plain.txt").write_text("not SQLite: Ann")
     assert count_in_sqlite(tmp_path / "plain.txt", "Ann") == 0
     assert count_in_sqlite(db, "Joann") == 0 and count_in_sqlite(db, "") == 0
+
+
+def test_a_name_is_the_same_composed_or_decomposed(tmp_path: Path) -> None:
+    """"Zoë" typed composed (NFC) names a "Zoë" written decomposed (NFD, as macOS names files
+    and some keyboards type): before, `forget --subject Zoë` left the NFD note, its proof
+    found nothing (other bytes), and the record of the subject did not match it either."""
+    from vault.storage import forgotten
+
+    nfc, nfd = "Zo\u00eb", "Zoe\u0308"
+    for text, needle in ((f"met {nfd} today", nfc), (f"met {nfc} today", nfd)):
+        assert mentions(text, needle) and mentioning([needle])(text)
+    assert not mentions(f"met {nfd}x today", nfc)
+    (tmp_path / "log.txt").write_text(f"a long line of text about {nfd} and the kiln\n")
+    assert count_in_bytes(tmp_path / "log.txt", nfc) == 1
+    assert count_in_bytes(tmp_path / "log.txt", "Zoe") == 0 and not mentions(nfd, "Zoe")
+    forgotten.remember(tmp_path, nfc, [])
+    assert forgotten.load(tmp_path).names(f"{nfd} said hello")
