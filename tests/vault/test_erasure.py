@@ -327,3 +327,21 @@ def test_the_folders_above_the_vault_are_no_trace(tmp_path: Path) -> None:
     (root / ".rmh" / "trash" / "Ann.png").write_bytes(b"\x89PNG")  # a name that names Ann
     assert scan(owned_files(root, [shared]), ["ann"], "ann", root).found == {
         str(root / ".rmh" / "trash" / "Ann.png"): 1}
+
+
+def test_a_failed_step_s_error_names_no_erased_note(tmp_path: Path) -> None:
+    """A step failing with an error that names its note (PathRefused: a folder swapped for a
+    link that leaves the vault) put the erased note's path in ErasurePending's message and
+    data; it reads "(erased)" there."""
+    root = tmp_path / "v"
+    (root / "people").mkdir(parents=True)
+    (root / "people" / "Quillon.md").write_text("# Quillon\nQuillon fires the kiln.\n")
+    (root / "keep.md").write_text("Tea and bread for the week.\n")
+    with Vault.init(root) as v:
+        todo = v.forget_plan(["people/Quillon.md"])
+        (root / "people").rename(tmp_path / "elsewhere")
+        (root / "people").symlink_to(tmp_path / "elsewhere")
+        with pytest.raises(ErasurePending) as got:
+            v.forget(todo)
+    shown = str(got.value) + json.dumps(got.value.data())
+    assert "path refused" in shown and "quillon" not in shown.casefold()
