@@ -9,7 +9,9 @@ So `--subject Ann` names "Ann", "ann's", "[[Ann]]" and "people/Ann.md", and not 
 "Joanna" or the hex digest "3ann0"; a substring rule erased every note holding "annual" for
 good (`rmh forget` is not reversible).
 An escape in serialised text (JSON's `\\n`, `\\t`, `\\u00e9` before the needle) counts as a
-boundary, so a log line or record that stores "...\\nAnn said" still names Ann.
+boundary, so a log line or record that stores "...\\nAnn said" still names Ann. A needle of
+several words is named across any white space between them ("Ann\\nLee" in a hard-wrapped
+paragraph names "Ann Lee").
 
 In bytes (`count_in_bytes`, the proof after an erasure reads every file rmh owns, SQLite
 files and arrays included) a whole-word occurrence counts when it sits in text: at least
@@ -40,6 +42,10 @@ from pathlib import Path
 
 HEADER = 2  # characters between binary bytes and a value: SQLite's serial type varint
 CONTEXT = 16  # printable characters beside an occurrence in bytes that make it text
+# white space between a needle's words: any run of it (a hard-wrapped "Ann\nLee" names "Ann
+# Lee"), or of its escapes in serialised text
+_SPACE = r"(?:\s|\\[nrt])+"
+_SPACE_BYTES = rb"(?:[ \t\r\n]|\xc2\xa0|\\[nrt])+"
 _ESCAPE = re.compile(r"(?:\\[nrtbf\"/\\]|\\u[0-9a-f]{4})\Z")  # folded text: lower-case
 
 
@@ -59,10 +65,12 @@ def _word(ch: str) -> bool:
 @lru_cache(maxsize=64)
 def pattern(needle: str) -> re.Pattern[str]:
     """The whole-word pattern of `needle` over case-folded text (module docstring)."""
-    folded = fold(needle)
+    folded = fold(needle).strip()
+    if not folded:
+        return re.compile(r"(?!)")  # only white space: names nothing
     left = r"(?:(?<![\w])|(?<=\\[nrtbf\"/\\])|(?<=\\u[0-9a-f]{4}))" if _word(folded[0]) else ""
     right = r"(?![\w])" if _word(folded[-1]) else ""
-    return re.compile(left + re.escape(folded) + right)
+    return re.compile(left + _SPACE.join(re.escape(w) for w in folded.split()) + right)
 
 
 def mentions(text: str, needle: str) -> bool:
@@ -87,13 +95,16 @@ def mentioning(needles: Iterable[str]) -> Callable[[str], bool]:
 def _candidates(needle: str) -> re.Pattern[bytes]:
     """Byte occurrences of `needle` in any case (each character as itself, or its lower,
     upper or folded form, in UTF-8): what `count_in_bytes` then judges."""
-    parts = []
-    for ch in unicodedata.normalize("NFC", needle):
-        cased = (ch, ch.lower(), ch.upper(), ch.casefold())
-        forms = sorted({unicodedata.normalize(nf, f).encode("utf-8")
-                        for f in cased for nf in ("NFC", "NFD")})
-        parts.append(b"(?:" + b"|".join(re.escape(f) for f in forms) + b")")
-    return re.compile(b"".join(parts))
+    words = []
+    for word in unicodedata.normalize("NFC", needle).split():
+        parts = []
+        for ch in word:
+            cased = (ch, ch.lower(), ch.upper(), ch.casefold())
+            forms = sorted({unicodedata.normalize(nf, f).encode("utf-8")
+                            for f in cased for nf in ("NFC", "NFD")})
+            parts.append(b"(?:" + b"|".join(re.escape(f) for f in forms) + b")")
+        words.append(b"".join(parts))
+    return re.compile(_SPACE_BYTES.join(words) if words else b"(?!)")
 
 
 def _bounded(left: str, right: str, needle: str) -> bool:
@@ -101,7 +112,9 @@ def _bounded(left: str, right: str, needle: str) -> bool:
     A word character that is all the text there is between the occurrence and binary bytes
     (`HEADER` characters at most) is a field's header, not a word: SQLite writes a text
     value's serial type, often a letter or digit, right before it ("AZoë and ...")."""
-    folded = fold(needle)
+    folded = fold(needle).strip()
+    if not folded:
+        return False
     if (_word(folded[0]) and _glued(left[::-1])
             and not _ESCAPE.search(left.casefold())):
         return False

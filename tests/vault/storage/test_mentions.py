@@ -127,3 +127,17 @@ def test_a_name_is_the_same_composed_or_decomposed(tmp_path: Path) -> None:
     assert count_in_bytes(tmp_path / "log.txt", "Zoe") == 0 and not mentions(nfd, "Zoe")
     forgotten.remember(tmp_path, nfc, [])
     assert forgotten.load(tmp_path).names(f"{nfd} said hello")
+
+
+def test_a_name_of_several_words_is_named_across_any_white_space(tmp_path: Path) -> None:
+    """A hard-wrapped paragraph ("met Ann\\nLee") names "Ann Lee": before, `forget --subject
+    "Ann Lee"` kept such a note and its proof, reading bytes for "ann lee", found nothing
+    (.rmh/forgotten.json matched it: words in a row)."""
+    for text in ("met Ann\nLee today", "met ANN  lee", "met Ann\t\n Lee", '{"t": "Ann\\nLee"}'):
+        assert mentions(text, "Ann Lee") and mentioning(["ann lee"])(text), text
+    for text in ("met Ann Leeds", "met Ann. Lee", "Ann", "met Joann Lee"):
+        assert not mentions(text, "Ann Lee"), text
+    assert not mentions("a  b", "  ") and not mentioning(["\n"])("a\nb")
+    (tmp_path / "note.md").write_text("We met Ann\nLee at the kiln on a quiet Sunday morning.\n")
+    assert count_in_bytes(tmp_path / "note.md", "Ann Lee") == 1
+    assert count_in_bytes(tmp_path / "note.md", " ") == 0
