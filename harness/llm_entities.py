@@ -12,6 +12,8 @@ version, turn text), the prompt version being the first 16 hex digits of the pro
 sha256: a changed prompt or model asks again, an unchanged turn never does. Re-ingest with
 every answer cached sends nothing, needs no endpoint, and writes the same bytes. Only
 well-formed answers are cached.
+A turn the ingest leaves out, erased by `rmh forget` (vault `remembered`), is never sent,
+nor its answer cached.
 
 A turn whose answer is malformed (not a JSON array of strings, too long), or that gets none
 (endpoint down, timeout, the call budget spent), keeps automatic extraction ("auto": the
@@ -179,15 +181,18 @@ def llm_entities(cfg: Config, root: Path, conversations: Sequence[Any]
                  ) -> tuple[list[Any], Report]:
     """The conversations with each turn's LLM-listed entities supplied (module docstring),
     and the report. ConfigError when no [llm] model is configured."""
-    from vault import conversation_with_entities
+    from vault import conversation_with_entities, remembered
 
     model = cfg.llm.model
     if not model:
         raise ConfigError('[extract] entities = "llm" needs an [llm] model (or RMH_MODEL)')
     version = prompt_version()
     report = Report(model, version)
+    # a turn the ingest leaves out (erased by `rmh forget`) is never sent, nor its answer cached
+    kept = {t for c in remembered(root, conversations) for t in c.turns()}
     texts: list[list[str | None]] = [
-        [t.text if t.entities is None else None for t in c.turns()] for c in conversations]
+        [t.text if t.entities is None and t in kept else None for t in c.turns()]
+        for c in conversations]
     keys = {text: cache_key(model, version, text)
             for per in texts for text in per if text is not None}
     report.turns = sum(t is not None for per in texts for t in per)

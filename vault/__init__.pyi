@@ -23,6 +23,7 @@ from .conversation import ingest_conversations as ingest_conversations
 from .conversation import load_conversations as load_conversations
 from .conversation import load_transcript as load_transcript
 from .conversation import next_in_vault as next_in_vault
+from .conversation import remembered as remembered
 from .conversation import session_end as session_end
 from .conversation import working_note as working_note
 from .conversation import working_path as working_path

@@ -116,7 +116,7 @@ def execute(store: Store, index: Index, cache: EmbeddingCache | None, usage: Usa
     # remove_below left behind one (no link followed) still counts against the proof
     left = [store.root / TRASH_DIR / rel for rel in todo.trash]
     proof = scan(owned_files(store.root, [*_with_sidecars(extra_files), *left]), todo.needles,
-                 todo.subject)
+                 todo.subject, store.root)
     return Erased(todo, done.removed, done.learning, proof)
 
 

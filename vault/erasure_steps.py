@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -89,10 +90,16 @@ class Done:
         return [f for f in self.failed if f.blocking]
 
 
-def _line(exc: BaseException) -> str:
+def _line(exc: BaseException, erased: Sequence[str] = ()) -> str:
+    """The error's one line, without any of the `erased` strings (case-insensitive): a
+    PathRefused or PermissionDenied names its note ("path refused: 'people/Ann.md' (symlink
+    leaves the vault)" was ErasurePending's message)."""
     if isinstance(exc, OSError) and exc.errno is not None:
         return os.strerror(exc.errno)  # no path: the step names its target
-    return " ".join(str(exc).split())[:300] or type(exc).__name__
+    line = " ".join(str(exc).split())
+    for text in sorted({e for e in erased if e}, key=len, reverse=True):
+        line = re.sub(re.escape(text), "(erased)", line, flags=re.IGNORECASE)
+    return line[:300] or type(exc).__name__
 
 
 def _denied(exc: BaseException) -> bool:
@@ -117,12 +124,13 @@ def run(store: Store, index: Index, cache: EmbeddingCache | None, usage: UsageRe
     ~0.7 s per open at 10^4 notes while another step at rest kept the intent pending)."""
     done = Done()
     whole = not narrowed(todo)
+    erased = (*todo.needles, *todo.notes, *todo.trash)
 
     def attempt(step: str, target: str, action: Callable[[], T]) -> T | None:
         try:
             got = action()
         except Exception as exc:  # every step is tried; the failure is reported, typed
-            done.failed.append(Failure(step, target, _line(exc), is_disk_full(exc),
+            done.failed.append(Failure(step, target, _line(exc, erased), is_disk_full(exc),
                                        _denied(exc)))
             return None
         return got

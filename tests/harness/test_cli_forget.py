@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from tests.forks import run_cli
 
@@ -202,3 +203,36 @@ def test_forget_erases_the_llm_entity_cache_too(tmp_path: Path) -> None:
     assert json.loads(r.stdout)["proof"]["occurrences"] == 0
     assert sorted(Cache(root).get(["k1", "k2", "k3"])) == ["k2", "k3"]
     assert b"Quillon\"" not in (root / ".rmh" / CACHE_FILE).read_bytes()
+
+
+def test_a_forgotten_subject_is_not_sent_to_the_llm_again(tmp_path: Path,
+                                                          monkeypatch: Any) -> None:
+    """After `forget --subject Quillon`, the next ingest (a hook's, every turn) with
+    `[extract] entities = "llm"` sent the turns naming Quillon to the model and cached its
+    answers ("Quillon") again in .rmh/entities-llm.sqlite: the ingest then left the turns out,
+    but the cache and the model had them."""
+    import harness.llm_entities as le
+    from harness.config import load
+    from vault import load_conversations
+    from vault.storage import forgotten
+
+    root = tmp_path / "vault"
+    (root / ".rmh").mkdir(parents=True)
+    (root / "rmh.toml").write_text('[llm]\nmodel = "m"\n[extract]\nentities = "llm"\n')
+    forgotten.remember(root / ".rmh", "Quillon", [])
+    asked: list[str] = []
+
+    def ask(cfg: Any, texts: Any) -> Any:
+        asked.extend(texts)
+        return {t: tuple(w for w in ("Quillon", "Oslo") if w in t) for t in texts}, {}, 0
+
+    monkeypatch.setattr(le, "_ask", ask)
+    (conv,) = load_conversations(json.dumps({"format": "rmh-conversation/1", "id": "c",
+        "sessions": [{"id": "s1", "date": "2024-05-01T10:00", "turns": [
+            {"speaker": "Ann", "text": "Quillon kayaks in Oslo."},
+            {"speaker": "Quillon", "text": "I do."},
+            {"speaker": "Ann", "text": "Oslo is cold."}]}]}))
+    out, report = le.llm_entities(load(vault=root, env={}), root, [conv])
+    assert asked == ["Oslo is cold."] and report.turns == 1
+    assert b"Quillon" not in (root / ".rmh" / le.CACHE_FILE).read_bytes()
+    assert [t.entities for t in out[0].turns()] == [None, None, ("Oslo",)]

@@ -308,3 +308,40 @@ def test_a_vault_open_before_an_erasure_fails_answers_nothing_until_it_is_finish
     assert served.read("keep").body == "an unrelated note\n"
     served.close()
     assert scan(owned_files(root), ["zanzibar"]).occurrences == 0
+
+
+def test_the_folders_above_the_vault_are_no_trace(tmp_path: Path) -> None:
+    """A file's name counts in the proof from the vault down (a shared cache's: its base
+    name): a vault under /home/ann failed every `forget --subject Ann` (every file's path
+    named Ann)."""
+    root = tmp_path / "ann" / "v"
+    root.mkdir(parents=True)
+    (root / "Ann.md").write_text("# Ann\nAnn fires the kiln on Sundays.\n")
+    (root / "keep.md").write_text("Tea and bread for the week.\n")
+    shared = tmp_path / "ann" / "shared.sqlite"
+    shared.write_bytes(b"x" * 64)
+    with Vault.init(root) as v:
+        erased = v.forget(v.forget_plan(subject="ann"), [shared])
+    assert erased.plan.notes == ("Ann.md",) and erased.proof.occurrences == 0
+    (root / ".rmh" / "trash").mkdir(exist_ok=True)
+    (root / ".rmh" / "trash" / "Ann.png").write_bytes(b"\x89PNG")  # a name that names Ann
+    assert scan(owned_files(root, [shared]), ["ann"], "ann", root).found == {
+        str(root / ".rmh" / "trash" / "Ann.png"): 1}
+
+
+def test_a_failed_step_s_error_names_no_erased_note(tmp_path: Path) -> None:
+    """A step failing with an error that names its note (PathRefused: a folder swapped for a
+    link that leaves the vault) put the erased note's path in ErasurePending's message and
+    data; it reads "(erased)" there."""
+    root = tmp_path / "v"
+    (root / "people").mkdir(parents=True)
+    (root / "people" / "Quillon.md").write_text("# Quillon\nQuillon fires the kiln.\n")
+    (root / "keep.md").write_text("Tea and bread for the week.\n")
+    with Vault.init(root) as v:
+        todo = v.forget_plan(["people/Quillon.md"])
+        (root / "people").rename(tmp_path / "elsewhere")
+        (root / "people").symlink_to(tmp_path / "elsewhere")
+        with pytest.raises(ErasurePending) as got:
+            v.forget(todo)
+    shown = str(got.value) + json.dumps(got.value.data())
+    assert "path refused" in shown and "quillon" not in shown.casefold()

@@ -13,7 +13,7 @@ from .following import Next, next_in_vault
 from .formats import Conversation
 from .formats import load as load_conversations
 from .formats import with_entities as conversation_with_entities
-from .ingest import IngestReport
+from .ingest import IngestReport, remembered
 from .ingest import ingest as ingest_conversations
 from .stability import MODES as STABILITY_MODES
 from .stability import Stability, conversation_from_corpus
@@ -44,6 +44,7 @@ __all__ = [
     "load_conversations",
     "load_transcript",
     "next_in_vault",
+    "remembered",
     "session_end",
     "working_note",
     "working_path",

@@ -43,6 +43,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import EditConflict, NoteExists
@@ -264,7 +265,7 @@ def _ingest(vault: Vault, convs: Sequence[Conversation], use_nlp: bool, regenera
             changed = [(p, t) for p, t in notes if stored.get(p) != content_hash(t)]
             if changed:  # an unchanged transcript (a hook, every turn) reads no record
                 kept.update(dict.fromkeys(_write(vault, notes, changed, stored, regenerate,
-                                                 done)))
+                                                 done, gone)))
             # a note an earlier attempt wrote is written, not also unchanged
             unchanged += len({p for p, _ in notes} - {p for p, _ in changed}
                              - done.written.keys())
@@ -279,6 +280,15 @@ def _ingest(vault: Vault, convs: Sequence[Conversation], use_nlp: bool, regenera
                         episodes, tuple(kept), tuple(done.trashed.items()), left_out)
 
 
+def remembered(root: Path, conversations: Sequence[Conversation]) -> list[Conversation]:
+    """The conversations without the turns an ingest into the vault at `root` leaves out
+    (erased by `rmh forget`: module docstring), for a step before the ingest that must not
+    see them either (the LLM entity step: it sent them to the model and cached its answers
+    naming the subject again)."""
+    gone = forgotten.load(root / STATE_DIR)
+    return [_remembered(c, gone) if gone else c for c in conversations]
+
+
 def _remembered(conv: Conversation, gone: forgotten.Forgotten) -> Conversation:
     """`conv` without the turns `rmh forget` erased (module docstring)."""
     cid = conv.conversation_id
@@ -290,10 +300,16 @@ def _remembered(conv: Conversation, gone: forgotten.Forgotten) -> Conversation:
 
 
 def _write(vault: Vault, notes: Sequence[tuple[str, str]], changed: Sequence[tuple[str, str]],
-           stored: dict[str, str], regenerate: bool, done: _Done) -> list[str]:
+           stored: dict[str, str], regenerate: bool, done: _Done,
+           gone: forgotten.Forgotten) -> list[str]:
     """Write the `changed` notes of one conversation (`notes`: all of them) as `verdict` says,
-    under the write lock, recording what is written; returns the notes kept as edited."""
+    under the write lock, recording what is written; returns the notes kept as edited.
+    EditConflict when an `rmh forget` added to the record since `gone` was read: the notes
+    were built from turns it erased (the attempt starts again; before, they were written)."""
     with vault.locked():
+        if forgotten.load(vault.root / STATE_DIR) != gone:
+            raise EditConflict(f"{STATE_DIR}/{forgotten.NAME}", "read before the notes were "
+                               "built", None)
         record = Record(vault.root / STATE_DIR)
         plan = [(p, t, verdict(p, stored.get(p), record.hashes(p), regenerate))
                 for p, t in changed]

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .mentions import count_in_bytes, mentions
+from .mentions import count_in_bytes, count_in_sqlite, mentions
 
 LINE_MIN = 20  # characters: shorter lines ("## Notes", "- [ ] todo") are too common to prove
 BLOCK = 1 << 20
@@ -107,24 +107,37 @@ def trash_copies(trash_root: Path, paths: Sequence[str], subject: str) -> list[s
     return out
 
 
-def scan(files: Iterable[Path], needles: Sequence[str], subject: str = "") -> Proof:
+def scan(files: Iterable[Path], needles: Sequence[str], subject: str = "",
+         root: Path | None = None) -> Proof:
     """Read every file (missing ones skipped) and count the needles' case-folded occurrences
-    in its bytes and in its path: `subject` as a whole word in text (storage/mentions.py), the
-    other needles (paths, lines of at least LINE_MIN characters) as plain bytes."""
+    in its bytes and in its name: `subject` as a whole word in text (storage/mentions.py), the
+    other needles (paths, lines of at least LINE_MIN characters) as plain bytes. The name of
+    a file under `root` (the vault) is its path from there, of any other its base name: the
+    folders above are the user's, not rmh's (a vault under /home/ann failed every proof of
+    `--subject Ann`)."""
     folded = [n.casefold().encode("utf-8") for n in dict.fromkeys(needles) if n and n != subject]
     count, found = 0, {}
     for file in sorted(set(files)):
         try:
-            hits = _count(file, folded) + count_in_bytes(file, subject)
+            hits = (_count(file, folded) + count_in_bytes(file, subject)
+                    + count_in_sqlite(file, subject))
         except OSError:
             continue
         count += 1
-        hits += sum(str(file).casefold().count(n.decode("utf-8", "surrogateescape"))
+        name = _name(file, root)
+        hits += sum(name.casefold().count(n.decode("utf-8", "surrogateescape"))
                     for n in folded)  # a name that keeps the text is a trace too
-        hits += mentions(str(file), subject)
+        hits += mentions(name, subject)
         if hits:
             found[str(file)] = hits
     return Proof(count, found)
+
+
+def _name(file: Path, root: Path | None) -> str:
+    """`file`'s path from `root` when it lies under it, else its base name."""
+    if root is not None and file.is_relative_to(root):
+        return file.relative_to(root).as_posix()
+    return file.name
 
 
 def owned_files(root: Path, extra: Iterable[Path] = ()) -> list[Path]:

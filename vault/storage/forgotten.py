@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .fileops import fsync_dir, open_regular
+from .mentions import fold
 
 NAME = "forgotten.json"
 VERSION = 1
@@ -51,8 +52,9 @@ def _digest(text: str) -> str:
 
 
 def words(text: str) -> list[str]:
-    """A text's letter-and-digit runs, case-folded: what a subject is matched by."""
-    return _WORDS.findall(text.casefold())
+    """A text's letter-and-digit runs, case-folded and composed (mentions.fold): what a
+    subject is matched by."""
+    return _WORDS.findall(fold(text))
 
 
 @dataclass(frozen=True)

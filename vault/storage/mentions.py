@@ -2,13 +2,16 @@
 lines and events that name a subject, and to look for it afterwards in the bytes rmh keeps.
 
 A text *mentions* a needle when the needle occurs in it case-insensitively (both case-folded,
-Unicode `str.casefold`) **as a whole word**: the character before the occurrence is no word
-character (a letter, a digit, `_`), nor is the one after, on each side where the needle's own
-edge is a word character ("C++" may be followed by anything). So `--subject Ann` names "Ann",
-"ann's", "[[Ann]]" and "people/Ann.md", and not "annual", "Joanna" or the hex digest "3ann0";
-a substring rule erased every note holding "annual" for good (`rmh forget` is not reversible).
+Unicode `str.casefold`, and composed: NFC, `fold`) **as a whole word**: the character before
+the occurrence is no word character (a letter, a digit, `_`), nor is the one after, on each
+side where the needle's own edge is a word character ("C++" may be followed by anything).
+So `--subject Ann` names "Ann", "ann's", "[[Ann]]" and "people/Ann.md", and not "annual",
+"Joanna" or the hex digest "3ann0"; a substring rule erased every note holding "annual" for
+good (`rmh forget` is not reversible).
 An escape in serialised text (JSON's `\\n`, `\\t`, `\\u00e9` before the needle) counts as a
-boundary, so a log line or record that stores "...\\nAnn said" still names Ann.
+boundary, so a log line or record that stores "...\\nAnn said" still names Ann. A needle of
+several words is named across any white space between them ("Ann\\nLee" in a hard-wrapped
+paragraph names "Ann Lee").
 
 In bytes (`count_in_bytes`, the proof after an erasure reads every file rmh owns, SQLite
 files and arrays included) a whole-word occurrence counts when it sits in text: at least
@@ -20,40 +23,60 @@ and 0 (with 8 characters of context 2 chance "ed" were left: a float's exponent 
 "<", "=" or ">"). A letter or two of text between binary bytes and the occurrence is a
 field's header, not part of a word (`_bounded`: SQLite writes a value's serial type right
 before it, often an ASCII letter or digit). A needle as a whole value between
-binary fields (an alias "Ann" alone in a column) is not counted there; the proof also looks
-for every erased note's path and distinctive lines as plain bytes (storage/erase.py).
+binary fields (an alias "Ann" alone in a column) is not counted there, nor one that starts a
+value right after a text value ending in a letter ("search" then "Ann met Bo": "searchAnn met
+Bo" is one word as bytes): in a SQLite file `count_in_sqlite` reads every text value of its
+rows as text. The proof also looks for every erased note's path and distinctive lines as
+plain bytes (storage/erase.py).
 """
 
 from __future__ import annotations
 
 import mmap
 import re
+import sqlite3
+import unicodedata
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 from pathlib import Path
 
 HEADER = 2  # characters between binary bytes and a value: SQLite's serial type varint
 CONTEXT = 16  # printable characters beside an occurrence in bytes that make it text
+# white space between a needle's words: any run of it (a hard-wrapped "Ann\nLee" names "Ann
+# Lee"), or of its escapes in serialised text
+_SPACE = r"(?:\s|\\[nrt])+"
+_SPACE_BYTES = rb"(?:[ \t\r\n]|\xc2\xa0|\\[nrt])+"
 _ESCAPE = re.compile(r"(?:\\[nrtbf\"/\\]|\\u[0-9a-f]{4})\Z")  # folded text: lower-case
 
 
+def fold(text: str) -> str:
+    """`text` case-folded and composed (NFC): "Zoë" typed decomposed, as macOS names files,
+    is the "Zoë" a user types composed."""
+    folded = text.casefold()
+    return folded if unicodedata.is_normalized("NFC", folded) else unicodedata.normalize(
+        "NFC", folded)
+
+
 def _word(ch: str) -> bool:
-    return ch.isalnum() or ch == "_"
+    """A word character; a combining mark too (in bytes, "Zoe" before U+0308 is "Zoë")."""
+    return ch.isalnum() or ch == "_" or unicodedata.combining(ch) > 0
 
 
 @lru_cache(maxsize=64)
 def pattern(needle: str) -> re.Pattern[str]:
     """The whole-word pattern of `needle` over case-folded text (module docstring)."""
-    folded = needle.casefold()
+    folded = fold(needle).strip()
+    if not folded:
+        return re.compile(r"(?!)")  # only white space: names nothing
     left = r"(?:(?<![\w])|(?<=\\[nrtbf\"/\\])|(?<=\\u[0-9a-f]{4}))" if _word(folded[0]) else ""
     right = r"(?![\w])" if _word(folded[-1]) else ""
-    return re.compile(left + re.escape(folded) + right)
+    return re.compile(left + _SPACE.join(re.escape(w) for w in folded.split()) + right)
 
 
 def mentions(text: str, needle: str) -> bool:
     """Whether `text` names `needle` as a whole word, case-insensitively (an empty needle
     names nothing)."""
-    return bool(needle) and pattern(needle).search(text.casefold()) is not None
+    return bool(needle) and pattern(needle).search(fold(text)) is not None
 
 
 def mentioning(needles: Iterable[str]) -> Callable[[str], bool]:
@@ -63,7 +86,7 @@ def mentioning(needles: Iterable[str]) -> Callable[[str], bool]:
     def test(text: str) -> bool:
         if not pats:
             return False
-        folded = text.casefold()
+        folded = fold(text)
         return any(p.search(folded) is not None for p in pats)
     return test
 
@@ -72,11 +95,16 @@ def mentioning(needles: Iterable[str]) -> Callable[[str], bool]:
 def _candidates(needle: str) -> re.Pattern[bytes]:
     """Byte occurrences of `needle` in any case (each character as itself, or its lower,
     upper or folded form, in UTF-8): what `count_in_bytes` then judges."""
-    parts = []
-    for ch in needle:
-        forms = sorted({f.encode("utf-8") for f in (ch, ch.lower(), ch.upper(), ch.casefold())})
-        parts.append(b"(?:" + b"|".join(re.escape(f) for f in forms) + b")")
-    return re.compile(b"".join(parts))
+    words = []
+    for word in unicodedata.normalize("NFC", needle).split():
+        parts = []
+        for ch in word:
+            cased = (ch, ch.lower(), ch.upper(), ch.casefold())
+            forms = sorted({unicodedata.normalize(nf, f).encode("utf-8")
+                            for f in cased for nf in ("NFC", "NFD")})
+            parts.append(b"(?:" + b"|".join(re.escape(f) for f in forms) + b")")
+        words.append(b"".join(parts))
+    return re.compile(_SPACE_BYTES.join(words) if words else b"(?!)")
 
 
 def _bounded(left: str, right: str, needle: str) -> bool:
@@ -84,7 +112,9 @@ def _bounded(left: str, right: str, needle: str) -> bool:
     A word character that is all the text there is between the occurrence and binary bytes
     (`HEADER` characters at most) is a field's header, not a word: SQLite writes a text
     value's serial type, often a letter or digit, right before it ("AZoë and ...")."""
-    folded = needle.casefold()
+    folded = fold(needle).strip()
+    if not folded:
+        return False
     if (_word(folded[0]) and _glued(left[::-1])
             and not _ESCAPE.search(left.casefold())):
         return False
@@ -133,3 +163,40 @@ def count_in_bytes(file: Path, needle: str) -> int:
                         or ahead >= CONTEXT or (hi == size and ahead == len(right))):
                     total += 1
             return total
+
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def count_in_sqlite(file: Path, needle: str) -> int:
+    """Whole-word occurrences of `needle` in the text values of every table of the SQLite
+    file `file` (0 when it is none, or cannot be read as one), each value on its own: the
+    bytes of two values side by side make one word (module docstring). Read as immutable:
+    nothing is written beside it (its WAL, if any, is read as bytes by the caller)."""
+    if not needle:
+        return 0
+    with open(file, "rb") as fh:
+        if fh.read(len(SQLITE_MAGIC)) != SQLITE_MAGIC:
+            return 0
+    pat, total = pattern(needle), 0
+    try:
+        conn = sqlite3.connect(f"{file.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
+    except sqlite3.Error:
+        return 0
+    try:
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = "
+                                              "'table'")]
+        for table in tables:
+            quoted = '"' + table.replace('"', '""') + '"'
+            try:
+                rows = conn.execute(f"SELECT * FROM {quoted}")
+                for row in rows:
+                    total += sum(len(pat.findall(fold(v))) for v in row
+                                 if isinstance(v, str))
+            except sqlite3.Error:  # a virtual table whose module is not loaded, a bad page
+                continue
+    except sqlite3.Error:
+        return total
+    finally:
+        conn.close()
+    return total

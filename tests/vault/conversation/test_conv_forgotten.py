@@ -105,3 +105,26 @@ def test_the_record_matches_words_in_a_row_and_reads_safely(tmp_path: Path) -> N
                 b'{"version": 1, "subjects": "x", "paths": [1]}', b"\xff"):
         (tmp_path / forgotten.NAME).write_bytes(bad)
         assert not forgotten.load(tmp_path)
+
+
+def test_a_forget_made_while_an_ingest_builds_its_notes_is_kept(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another process's `rmh forget` lands after the ingest read the record and before it
+    writes (its notes built from the turns the forget erased): before, they were written."""
+    from vault.conversation import ingest as ingest_module
+    build = ingest_module._build
+    fired: list[int] = []
+
+    def forget_meanwhile(c: Any, use_nlp: bool = True) -> Any:
+        if not fired:
+            fired.append(1)
+            with Vault.open(tmp_path / "v") as other:
+                assert other.forget(other.forget_plan(subject="Quillon")).proof.occurrences == 0
+        return build(c, use_nlp)
+
+    with Vault.init(tmp_path / "v") as v:
+        ingest_conversations(v, conv(random.Random(0), 10))
+        monkeypatch.setattr(ingest_module, "_build", forget_meanwhile)
+        report = ingest_conversations(v, conv(random.Random(0), 20))
+        assert fired and report.forgotten > 0
+        assert not [p for p, t in notes_of(v.root).items() if mentions(t, "Quillon")]

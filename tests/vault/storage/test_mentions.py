@@ -85,3 +85,59 @@ def test_a_short_text_file_is_text_to_its_ends(tmp_path: Path) -> None:
                        ("\x00\x01Al\x02", 0), ("\x00\x01 Al says hello to everyone\x02", 1)):
         note.write_bytes(body.encode())
         assert count_in_bytes(note, "al") == want, body
+
+
+def test_a_value_beside_another_in_a_sqlite_row_is_found(tmp_path: Path) -> None:
+    """Bytes alone cannot tell "searchAnn met Bo" (two text values of one SQLite row side by
+    side) from a word: the proof read no trace there, nor of "Ann" alone in a column. Read as
+    rows, each value is text on its own; chance bytes stay no trace (hex keys, vectors)."""
+    from vault.storage.erase import scan
+    from vault.storage.mentions import count_in_sqlite
+
+    db = tmp_path / "log.sqlite"
+    conn = sqlite3.connect(db)
+    conn.execute("CREATE TABLE events(kind TEXT, query TEXT, n INTEGER)")
+    conn.executemany("INSERT INTO events VALUES (?, ?, ?)", [
+        ("search", "Ann met Bo at the kiln today", 1), ("alias", "Ann", 2),
+        ("annual", "Joanna", 3), ("3ann0" * 12, "x", 4)])
+    conn.execute("CREATE TABLE vec(key TEXT, v BLOB)")
+    conn.execute("INSERT INTO vec VALUES (?, ?)", ("ab" * 32, b"\x00ann\x01" * 8))
+    conn.commit()
+    conn.close()
+    assert count_in_bytes(db, "Ann") == 0  # what the proof read before
+    assert count_in_sqlite(db, "Ann") == 2 and count_in_sqlite(db, "Bo") == 1
+    assert scan([db], ["Ann"], "Ann").occurrences == 2
+    (tmp_path / "plain.txt").write_text("not SQLite: Ann")
+    assert count_in_sqlite(tmp_path / "plain.txt", "Ann") == 0
+    assert count_in_sqlite(db, "Joann") == 0 and count_in_sqlite(db, "") == 0
+
+
+def test_a_name_is_the_same_composed_or_decomposed(tmp_path: Path) -> None:
+    """"Zoë" typed composed (NFC) names a "Zoë" written decomposed (NFD, as macOS names files
+    and some keyboards type): before, `forget --subject Zoë` left the NFD note, its proof
+    found nothing (other bytes), and the record of the subject did not match it either."""
+    from vault.storage import forgotten
+
+    nfc, nfd = "Zo\u00eb", "Zoe\u0308"
+    for text, needle in ((f"met {nfd} today", nfc), (f"met {nfc} today", nfd)):
+        assert mentions(text, needle) and mentioning([needle])(text)
+    assert not mentions(f"met {nfd}x today", nfc)
+    (tmp_path / "log.txt").write_text(f"a long line of text about {nfd} and the kiln\n")
+    assert count_in_bytes(tmp_path / "log.txt", nfc) == 1
+    assert count_in_bytes(tmp_path / "log.txt", "Zoe") == 0 and not mentions(nfd, "Zoe")
+    forgotten.remember(tmp_path, nfc, [])
+    assert forgotten.load(tmp_path).names(f"{nfd} said hello")
+
+
+def test_a_name_of_several_words_is_named_across_any_white_space(tmp_path: Path) -> None:
+    """A hard-wrapped paragraph ("met Ann\\nLee") names "Ann Lee": before, `forget --subject
+    "Ann Lee"` kept such a note and its proof, reading bytes for "ann lee", found nothing
+    (.rmh/forgotten.json matched it: words in a row)."""
+    for text in ("met Ann\nLee today", "met ANN  lee", "met Ann\t\n Lee", '{"t": "Ann\\nLee"}'):
+        assert mentions(text, "Ann Lee") and mentioning(["ann lee"])(text), text
+    for text in ("met Ann Leeds", "met Ann. Lee", "Ann", "met Joann Lee"):
+        assert not mentions(text, "Ann Lee"), text
+    assert not mentions("a  b", "  ") and not mentioning(["\n"])("a\nb")
+    (tmp_path / "note.md").write_text("We met Ann\nLee at the kiln on a quiet Sunday morning.\n")
+    assert count_in_bytes(tmp_path / "note.md", "Ann Lee") == 1
+    assert count_in_bytes(tmp_path / "note.md", " ") == 0
