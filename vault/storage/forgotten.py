@@ -19,7 +19,9 @@ from the record (the user forgot it for good), and nothing here reads a clock.
 `Forgotten.names(text)` says whether a text holds a forgotten subject's words in a row (the
 conversation ingest drops a turn whose speaker or text does, and any note it would write that
 still does); `Forgotten.path(p)` whether a note at `p` was erased (the ingest writes none
-there again). A subject with no letter or digit ("++") names nothing here. A record that
+there again). A subject that is more than words and joiners ("C++", "@ann", "++") is kept
+and matched by its white-space-separated tokens instead (h = blake2b(SALT + "\x01" + its
+tokens)), sentence punctuation around each stripped: as words "C++" would be "c". A record that
 cannot be read forgets nothing: an ingest then writes as before (`doctor` is not told).
 """
 
@@ -40,6 +42,9 @@ NAME = "forgotten.json"
 VERSION = 1
 SALT = b"rmh-forgotten-1\x00"
 _WORDS = re.compile(r"[^\W_]+")
+_WORDLIKE = re.compile(r"[\w\s'\u2019.\-]+")  # words and the joiners a name is written with
+_EDGE = ".,;:!?\"'()[]{}<>*`|\u2019\u201c\u201d"  # sentence punctuation around a token
+TOKENS = "\x01"  # a token entry's digest input starts so: never a words entry's
 
 
 def _nothing() -> None:
@@ -49,6 +54,25 @@ def _nothing() -> None:
 def _digest(text: str) -> str:
     return hashlib.blake2b(SALT + text.encode("utf-8", "surrogatepass"),
                            digest_size=16).hexdigest()
+
+
+def tokens(text: str) -> list[str]:
+    """A text's white-space-separated pieces, case-folded and composed, without the sentence
+    punctuation around them: what a subject that is more than words ("C++", "@ann") is
+    matched by."""
+    return [t for t in (p.strip(_EDGE) for p in fold(text).split()) if t]
+
+
+def _subject(subject: str) -> tuple[int, str] | None:
+    """The record's entry for `subject`: by its words when it is made of words (and joiners:
+    "Ann Lee", "ann-lee", "O'Neil"), else by its tokens (so "C++" is not the word "c", which
+    would leave out every turn saying "vitamin c"); None when it has neither."""
+    if _WORDLIKE.fullmatch(fold(subject)) is not None:
+        ws = words(subject)
+        if ws:
+            return len(ws), _digest(" ".join(ws))
+    ts = tokens(subject)
+    return (len(ts), _digest(TOKENS + " ".join(ts))) if ts else None
 
 
 def words(text: str) -> list[str]:
@@ -68,13 +92,16 @@ class Forgotten:
         return bool(self.subjects or self.paths)
 
     def names(self, text: str) -> bool:
-        """Whether `text` holds a forgotten subject's words in a row."""
+        """Whether `text` holds a forgotten subject's words (or tokens) in a row."""
         if not self.subjects:
             return False
-        ws = words(text)
+        ws, ts = words(text), tokens(text)
         for n in sorted({n for n, _ in self.subjects}):
             wanted = {h for m, h in self.subjects if m == n}
             if any(_digest(" ".join(ws[i:i + n])) in wanted for i in range(len(ws) - n + 1)):
+                return True
+            if any(_digest(TOKENS + " ".join(ts[i:i + n])) in wanted
+                   for i in range(len(ts) - n + 1)):
                 return True
         return False
 
@@ -109,8 +136,8 @@ def remember(state_dir: Path, subject: str, paths: Iterable[str],
     fsynced, renamed, the folder fsynced (`count_op` after each: the store's fault-injection
     seam). OSError when it cannot be written (a full disk, a read-only folder)."""
     old = load(state_dir)
-    ws = words(subject)
-    subjects = set(old.subjects) | ({(len(ws), _digest(" ".join(ws)))} if ws else set())
+    entry = _subject(subject)
+    subjects = set(old.subjects) | ({entry} if entry is not None else set())
     every = set(old.paths) | {_digest(p) for p in paths}
     if subjects == old.subjects and every == old.paths:
         return

@@ -128,3 +128,15 @@ def test_a_forget_made_while_an_ingest_builds_its_notes_is_kept(
         report = ingest_conversations(v, conv(random.Random(0), 20))
         assert fired and report.forgotten > 0
         assert not [p for p, t in notes_of(v.root).items() if mentions(t, "Quillon")]
+
+
+def test_a_subject_of_more_than_words_is_matched_by_its_tokens(tmp_path: Path) -> None:
+    """"C++" is not the word "c": recorded by words, its forget left out every turn saying
+    "vitamin c" (REV-A); "++" (no word at all) was not recorded and came back."""
+    for subject in ("C++", "++", "@ann"):
+        forgotten.remember(tmp_path, subject, [])
+    gone = forgotten.load(tmp_path)
+    assert gone.names("I like C++.") and gone.names("[[C++]] rocks") and gone.names("x ++ y")
+    assert gone.names("ping @ann!")
+    assert not gone.names("take vitamin c daily") and not gone.names("C++17 is out")
+    assert not gone.names("ann said") and not gone.names("a+b")
