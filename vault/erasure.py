@@ -87,9 +87,13 @@ def plan(store: Store, index: Index, ids: set[int], subject: str, encoder: Encod
                                     max_tokens, max_units)
             keys += [embedding_key(c) for c in chunks]
     paths = [r.path for r in erased]
+    folded = [p.casefold() for p in paths]
+    shadows = tuple(sorted(r.path for r in rows if r.id not in ids
+                           and any(f in r.path.casefold() for f in folded)))
     trash = trash_copies(store.root / TRASH_DIR, paths, subject)
     return ErasurePlan(tuple(paths), tuple(r.id for r in erased), tuple(trash),
-                       tuple(dict.fromkeys(needles)), tuple(sorted(set(keys))), subject, named)
+                       tuple(dict.fromkeys(needles)), tuple(sorted(set(keys))), subject, named,
+                       shadows)
 
 
 def execute(store: Store, index: Index, cache: EmbeddingCache | None, usage: UsageRecorder,
@@ -116,7 +120,7 @@ def execute(store: Store, index: Index, cache: EmbeddingCache | None, usage: Usa
     # remove_below left behind one (no link followed) still counts against the proof
     left = [store.root / TRASH_DIR / rel for rel in todo.trash]
     proof = scan(owned_files(store.root, [*_with_sidecars(extra_files), *left]), todo.needles,
-                 todo.subject, store.root)
+                 todo.subject, store.root, todo.shadows)
     return Erased(todo, done.removed, done.learning, proof)
 
 

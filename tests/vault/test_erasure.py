@@ -329,6 +329,24 @@ def test_the_folders_above_the_vault_are_no_trace(tmp_path: Path) -> None:
         str(root / ".rmh" / "trash" / "Ann.png"): 1}
 
 
+def test_a_note_that_stays_whose_path_holds_an_erased_one_is_no_trace(tmp_path: Path) -> None:
+    """Erasing `Ann.md` while `Joann.md` and `people/Joann.md` stay: the proof counted "ann.md"
+    inside their paths (their rows in the index, their file names) and ended incomplete. A copy
+    of the erased path left behind still counts."""
+    root = tmp_path / "v"
+    (root / "people").mkdir(parents=True)
+    (root / "Ann.md").write_text("Ann fires the kiln on Sundays.\n")
+    (root / "Joann.md").write_text("Joann writes about pottery.\n")
+    (root / "people" / "Joann.md").write_text("Another Joann, see [[Joann]].\n")
+    with Vault.init(root) as v:
+        erased = v.forget(v.forget_plan(["Ann.md"]))
+        assert erased.plan.shadows == ("Joann.md", "people/Joann.md")
+        assert erased.proof.occurrences == 0, erased.proof.found
+    (root / "left.md").write_text("a copy naming Ann.md and Joann.md\n")
+    proof = scan(owned_files(root), ["Ann.md"], "", root, ("Joann.md", "people/Joann.md"))
+    assert proof.found == {str(root / "left.md"): 1}
+
+
 def test_a_failed_step_s_error_names_no_erased_note(tmp_path: Path) -> None:
     """A step failing with an error that names its note (PathRefused: a folder swapped for a
     link that leaves the vault) put the erased note's path in ErasurePending's message and

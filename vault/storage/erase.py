@@ -42,6 +42,7 @@ class ErasurePlan:
     chunk_keys: tuple[str, ...]  # embedding-cache keys of their chunks
     subject: str = ""  # `--subject`: the one needle the proof reads as a whole word
     named: tuple[str, ...] = ()  # the notes named one by one (not for naming the subject)
+    shadows: tuple[str, ...] = ()  # paths of notes that stay holding an erased path (`scan`)
 
     def to_json(self) -> dict[str, Any]:
         return {"notes": list(self.notes), "ids": list(self.ids), "trash": list(self.trash),
@@ -108,26 +109,31 @@ def trash_copies(trash_root: Path, paths: Sequence[str], subject: str) -> list[s
 
 
 def scan(files: Iterable[Path], needles: Sequence[str], subject: str = "",
-         root: Path | None = None) -> Proof:
+         root: Path | None = None, shadows: Sequence[str] = ()) -> Proof:
     """Read every file (missing ones skipped) and count the needles' case-folded occurrences
     in its bytes and in its name: `subject` as a whole word in text (storage/mentions.py), the
     other needles (paths, lines of at least LINE_MIN characters) as plain bytes. The name of
     a file under `root` (the vault) is its path from there, of any other its base name: the
     folders above are the user's, not rmh's (a vault under /home/ann failed every proof of
-    `--subject Ann`)."""
+    `--subject Ann`). `shadows`: the paths of notes that stay which hold an erased path
+    (`Joann.md` holds `Ann.md`): each of their occurrences takes back the needles it holds,
+    so a note that stays is no trace of one erased."""
     folded = [n.casefold().encode("utf-8") for n in dict.fromkeys(needles) if n and n != subject]
+    within = [(s, sum(s.count(n) for n in folded))
+              for s in (x.casefold().encode("utf-8") for x in dict.fromkeys(shadows))]
+    within = [(s, k) for s, k in within if k]
     count, found = 0, {}
     for file in sorted(set(files)):
         try:
-            hits = (_count(file, folded) + count_in_bytes(file, subject)
-                    + count_in_sqlite(file, subject))
+            plain = _count(file, folded) - sum(k * _count(file, [s]) for s, k in within)
+            hits = max(plain, 0) + count_in_bytes(file, subject) + count_in_sqlite(file, subject)
         except OSError:
             continue
         count += 1
-        name = _name(file, root)
-        hits += sum(name.casefold().count(n.decode("utf-8", "surrogateescape"))
-                    for n in folded)  # a name that keeps the text is a trace too
-        hits += mentions(name, subject)
+        name = _name(file, root).casefold().encode("utf-8", "surrogateescape")
+        hits += max(sum(name.count(n) for n in folded)  # a name that keeps the text is a trace
+                    - sum(k * name.count(s) for s, k in within), 0)
+        hits += mentions(_name(file, root), subject)
         if hits:
             found[str(file)] = hits
     return Proof(count, found)
