@@ -359,3 +359,25 @@ def test_a_batch_whose_own_errors_pass_the_unwritten_bound_is_answered() -> None
         assert (await c.recv())["result"] == "y"
 
     run_session(body, max_frame=4096, max_pending_bytes=16 << 10, drain_timeout_s=1.0)
+
+
+def test_answers_of_running_batches_stay_bounded() -> None:
+    """Batches of a 256 KiB answer and a request still running: the answers made wait for
+    the running ones to finish their batches once the bound is passed, as they did before
+    batches whose own answers pass it were answered (20 such batches make 20 answers
+    without that wait)."""
+    size, count = 256 << 10, 20
+
+    async def body(fx: Fixture, c: Conn) -> None:
+        for i in range(count):
+            await c.send([{"jsonrpc": "2.0", "method": "repeat", "params": ["x", size],
+                           "id": f"r{i}"}, {"jsonrpc": "2.0", "method": "block", "id": f"b{i}"}])
+        await anyio.sleep(0.5)
+        made = fx.made
+        fx.release.set()
+        for _ in range(count):
+            answer = await c.recv()
+            assert {a["id"][0] for a in answer if "result" in a} == {"r", "b"}, answer
+        assert made <= (1 << 20) // size + 1, made
+
+    run_session(body, max_frame=1 << 20, max_pending_bytes=1 << 20)
