@@ -196,8 +196,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _failed(args, exc)
         raise
     except KeyboardInterrupt:
-        print("rmh: interrupted", file=sys.stderr)
-        return 1
+        from .interrupt import interrupted
+
+        return interrupted()
     return code
 
 

@@ -20,8 +20,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _run(sys.argv[1:] if argv is None else list(argv))
     except KeyboardInterrupt:
-        print("rmh: interrupted", file=sys.stderr)
-        return 1
+        from .interrupt import interrupted
+
+        return interrupted()
 
 
 def _run(words: list[str]) -> int:

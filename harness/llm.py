@@ -44,7 +44,7 @@ import anyio
 import anyio.from_thread
 
 from .config import LlmSection
-from .llm_provider import OFFLINE_REASON, ExtractiveProvider, OpenAIProvider
+from .llm_provider import OFFLINE_REASON, ExtractiveProvider, OpenAIProvider, shown_endpoint
 from .llm_types import (
     LlmUnavailable,
     Provider,
@@ -198,7 +198,7 @@ class Broker:
         return {
             "provider": self.provider.name,
             "model": self.provider.model,
-            "endpoint": getattr(self.provider, "endpoint", ""),
+            "endpoint": shown_endpoint(getattr(self.provider, "endpoint", "")),
             "reason": self.reason,
             "limits": {
                 "calls_per_exec": lim.calls_per_exec, "in_flight": lim.in_flight, "depth": 1,

@@ -24,12 +24,25 @@ DEFAULT_ENDPOINT = "https://api.openai.com/v1"
 OFFLINE_REASON = "no model configured ([llm].model or RMH_MODEL)"
 
 
+def shown_endpoint(url: str) -> str:
+    """`url` as status shows it (to the agent too): a password in it or a query, where keys
+    go (`https://user:KEY@host/v1`, `?key=KEY`), spelt `***`."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    user, at, host = parts.netloc.rpartition("@")
+    if at and ":" in user:
+        user = user.split(":", 1)[0] + ":***"
+    return urlunsplit((parts.scheme, user + at + host, parts.path,
+                       "***" if parts.query else "", ""))
+
+
 def describe(section: LlmSection) -> dict[str, str]:
     """The provider the broker picks for `section` (Broker.from_config), without building it:
     `rmh status` says it without importing openai."""
     if section.model:
         return {"provider": OpenAIProvider.name, "model": section.model,
-                "endpoint": section.base_url or DEFAULT_ENDPOINT, "reason": ""}
+                "endpoint": shown_endpoint(section.base_url or DEFAULT_ENDPOINT), "reason": ""}
     return {"provider": ExtractiveProvider.name, "model": ExtractiveProvider.model,
             "endpoint": "", "reason": OFFLINE_REASON}
 

@@ -68,13 +68,15 @@ class Dispatcher:
 
     async def dispatch(self, raw: bytes, flight: InFlight | None = None) -> bytes | None:
         """One whole frame (no newline) in, its answer frame out; None: nothing to answer.
-        The answer is counted in `flight.unwritten` from the moment its parts are made, until
-        the caller says it was written (`flight.answer_written(len(answer))`)."""
+        The answer is counted in `flight.unwritten` from the moment its parts are made, and in
+        `flight.ready` once whole, until the caller says it was written
+        (`flight.answer_written(len(answer))`)."""
         parsed = parse_frame(raw)
         flight = InFlight() if flight is None else flight
         if parsed.error is not None:
             out = encode(failure(None, parsed.error))
             flight.answer_waiting(len(out))
+            flight.answer_ready(len(out))
             return out
         results = Answers(len(parsed.items), self.max_frame, batch=parsed.is_batch,
                           flight=flight)
@@ -207,6 +209,8 @@ class Answers:
         """The answer frame; None when no response was added (only notifications)."""
         out = self._join()
         self._count((0 if out is None else len(out)) - self._counted)
+        if out is not None:
+            self._flight.answer_ready(len(out))
         return out
 
     def _join(self) -> bytes | None:

@@ -14,7 +14,11 @@ function. Contract:
   answers wait to be written (counted by the dispatcher as it makes them, `answer_waiting`,
   until the server has written them, `answer_written`), so a client that stops reading its
   output holds at most that plus `max_running` answers in the server, not one per queued
-  request.
+  request. It waits only while something can lower that count without it: a whole answer
+  frame made (`answer_ready`) that the client has only to read, or a method running that
+  may finish its frame. Answers of frames that only more requests can finish (a batch's
+  own, a batch of invalid elements whose errors cannot be refused smaller) never hold
+  every slot shut: a batch whose own answers passed the bound was never answered.
 Entries are created inside the event loop (they hold an anyio cancel scope); the registry
 itself may be created outside it.
 """
@@ -55,6 +59,8 @@ class InFlight:
         self.max_running = max_running
         self.max_unwritten = max_unwritten
         self.unwritten = 0  # bytes of answers made and not yet written
+        self.ready = 0  # of which whole frames, waiting only for the client to read them
+        self._started = 0  # ordinary methods running (past the wait in `slot`)
         self._written: anyio.Event | None = None  # set when some are written
         self._by_id: dict[str, Running] = {}
         self._active: set[Running] = set()  # every entry, notifications too
@@ -116,18 +122,30 @@ class InFlight:
             return
         async with self._slots:
             while self.max_unwritten is not None and self.unwritten > self.max_unwritten \
-                    and not self.closing:
+                    and (self.ready > 0 or self._started > 0) and not self.closing:
                 if self._written is None or self._written.is_set():
                     self._written = anyio.Event()
                 await self._written.wait()
-            yield
+            self._started += 1
+            try:
+                yield
+            finally:
+                self._started -= 1
+                if self._written is not None:
+                    self._written.set()
 
     def answer_waiting(self, size: int) -> None:
         """An answer of `size` bytes was made and waits to be written."""
         self.unwritten += size
 
+    def answer_ready(self, size: int) -> None:
+        """A whole answer frame of `size` bytes (already counted by `answer_waiting`) is
+        made: only writing it is left."""
+        self.ready += size
+
     def answer_written(self, size: int) -> None:
-        """An answer counted by `answer_waiting` was written (or dropped)."""
+        """An answer counted by `answer_waiting` and `answer_ready` was written (or dropped)."""
         self.unwritten -= size
+        self.ready -= size
         if self._written is not None:
             self._written.set()

@@ -126,6 +126,7 @@ class StdioServer:
                 log.exception("frame handling failed")
                 out = encode(failure(None, spec_error(INTERNAL_ERROR)))
                 self.flight.answer_waiting(len(out))
+                self.flight.answer_ready(len(out))
             if out is not None:
                 try:
                     await self.send(out)

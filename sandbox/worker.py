@@ -22,6 +22,7 @@ import io
 import json
 import linecache
 import os
+import re
 import struct
 import sys
 import threading
@@ -63,13 +64,20 @@ class _Channel:
 
     def send(self, frame: dict[str, Any]) -> None:
         """A call's arguments go as they are (a lone surrogate as a JSON escape: the host
-        refuses the call); elsewhere one becomes "?" (output, values, errors)."""
+        refuses the call), save a high surrogate followed by a low one: JSON reads those two
+        escapes back as one other character, so that call is refused here; elsewhere one
+        becomes "?" (output, values, errors)."""
         text = json.dumps(frame, allow_nan=False, ensure_ascii=False)
         try:
             data = text.encode("utf-8")
         except UnicodeEncodeError:
-            data = json.dumps(frame, allow_nan=False).encode("ascii") if frame.get("t") == "call" \
-                else text.encode("utf-8", "replace")
+            if frame.get("t") != "call":
+                data = text.encode("utf-8", "replace")
+            elif re.search("[\ud800-\udbff][\udc00-\udfff]", text):
+                raise ValueError("an argument holds a lone surrogate (not valid Unicode): "
+                                 "refused") from None
+            else:
+                data = json.dumps(frame, allow_nan=False).encode("ascii")
         if len(data) > self.max_frame:
             raise ValueError(f"message of {len(data)} bytes exceeds the {self.max_frame}-byte cap")
         view = memoryview(_HEADER.pack(len(data)) + data)

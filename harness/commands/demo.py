@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from vault import Vault
@@ -54,11 +55,11 @@ DEMO_NOTES: dict[str, str] = {
 
 def write_demo_vault(target: Path) -> int:
     """Create the sample vault at `target` (a new or empty folder; an earlier demo vault, one
-    holding every demo note, is opened as it is); returns the number of notes. A folder
+    holding every demo note, is opened as it is, and one a Ctrl-C or a crash left unfinished
+    is finished); returns the number of notes. A folder
     holding anything else is refused untouched: the demo never writes into your notes, and
     never replaces a note (one you changed in the demo vault stays as you left it)."""
-    if target.is_dir() and any(target.iterdir()) and \
-            not all((target / path).is_file() for path in DEMO_NOTES):
+    if target.is_dir() and any(target.iterdir()) and not _demo_vault(target):
         raise CommandFailed(f"{target} is not empty and not a demo vault: `rmh demo` writes "
                             "its sample notes only into a new or empty folder")
     with Vault.init(target) as v:
@@ -66,3 +67,26 @@ def write_demo_vault(target: Path) -> int:
             if not (target / path).is_file():
                 v.write(path, DEMO_NOTES[path], overwrite=False)
         return len(v.corpus())
+
+
+def _demo_vault(target: Path) -> bool:
+    """Whether `target` holds an earlier demo vault: every demo note (edited or not), or an
+    unfinished one: nothing but `.rmh/`, demo notes as the demo writes them, their folders
+    and the temporaries of an interrupted write."""
+    if all((target / path).is_file() for path in DEMO_NOTES):
+        return True
+    folders = {str(Path(path).parent) for path in DEMO_NOTES}
+    for top, dirs, files in os.walk(target):
+        here = Path(top).relative_to(target)
+        if here == Path("."):
+            dirs[:] = [d for d in dirs if d != ".rmh" or os.path.islink(target / d)]
+        if any(os.path.islink(Path(top) / d) or str(here / d) not in folders for d in dirs):
+            return False
+        for name in files:
+            rel, path = str(here / name), Path(top) / name
+            if name.startswith(".") and ".rmh-tmp-" in name:
+                continue
+            if rel not in DEMO_NOTES or path.is_symlink() or \
+                    path.read_bytes() != DEMO_NOTES[rel].encode("utf-8"):
+                return False
+    return True

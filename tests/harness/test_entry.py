@@ -40,3 +40,35 @@ def test_ctrl_c_while_the_cli_imports_is_one_line_and_exit_1(tmp_path: Path) -> 
     for module in ("harness.cli", "numpy"):
         r = interrupted(module, "--vault", str(tmp_path), "search", "anything")
         assert (r.returncode, r.stderr, r.stdout) == (1, "rmh: interrupted\n", ""), module
+
+
+# A KeyboardInterrupt raised in Python code that a C extension runs with PyRun_String (the
+# tokenizers and onnxruntime imports do: Ctrl-C lands there while the embedder loads) is
+# marked unhandled by CPython, which then killed `python -m harness` with SIGINT at exit
+# whatever main returned: "rmh: interrupted", then exit -2 (130 in a shell).
+INTERRUPT_IN_EXTENSION_CODE = """
+import ctypes, sys
+import vault
+from harness.entry import main
+
+run = ctypes.pythonapi.PyRun_String
+run.restype = ctypes.py_object
+run.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.py_object, ctypes.py_object]
+
+def open_interrupted(*args, **kwargs):
+    run(b"raise KeyboardInterrupt", 257, {}, {})  # 257: Py_file_input
+
+vault.Vault.open = vault.Vault.init = open_interrupted
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_ctrl_c_inside_an_extensions_python_code_is_exit_1(tmp_path: Path) -> None:
+    (tmp_path / "interrupt_in_extension.py").write_text(INTERRUPT_IN_EXTENSION_CODE)
+    env = {k: v for k, v in os.environ.items() if k not in ("RMH_VAULT", "RMH_CONFIG")}
+    env["PYTHONPATH"] = os.pathsep.join((str(ROOT), str(tmp_path)))
+    (tmp_path / "v" / ".rmh").mkdir(parents=True)
+    for argv in (["--vault", str(tmp_path / "v"), "status"], ["demo", str(tmp_path / "d")]):
+        r = subprocess.run([sys.executable, "-m", "interrupt_in_extension", *argv], cwd=ROOT,
+                           env=env, capture_output=True, text=True, timeout=120)
+        assert (r.returncode, r.stderr, r.stdout) == (1, "rmh: interrupted\n", ""), argv

@@ -22,6 +22,7 @@ from harness.llm import (
     RlmTimeout,
     build_request,
 )
+from harness.llm_provider import describe
 
 from .llm_stub_endpoint import ChatEndpoint, Reply, echo_question
 
@@ -227,3 +228,14 @@ def test_a_broker_never_closed_does_not_block_interpreter_exit() -> None:
                           text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "[extractive] Alice moved to Berlin.\n"
+
+
+def test_status_shows_no_key_written_into_the_endpoint() -> None:
+    """A key in the base URL (`https://user:KEY@host/v1`, `?key=KEY`) went to the agent in the
+    JSON-RPC status and to `rmh status` as it was; the status promises no key."""
+    url = "https://bob:" + KEY + "@llm.example/v1?key=" + KEY
+    section = LlmSection(base_url=url, api_key=KEY, model="m")
+    with Broker.from_config(section) as broker:
+        shown = broker.status()["endpoint"]
+    assert shown == "https://bob:***@llm.example/v1?***"
+    assert describe(section)["endpoint"] == shown

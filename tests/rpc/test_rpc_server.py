@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
 from typing import Any
@@ -87,7 +88,8 @@ class Fixture:
 
 @asynccontextmanager
 async def serving(fx: Fixture, max_frame: int = 8 * 1024 * 1024, max_in_flight: int = 64,
-                  max_pending_bytes: int | None = None) -> AsyncIterator[Conn]:
+                  max_pending_bytes: int | None = None,
+                  drain_timeout_s: float = 120.0) -> AsyncIterator[Conn]:
     in_r, in_w = os.pipe()
     out_r, out_w = os.pipe()
     shutdowns: list[int] = []
@@ -97,7 +99,7 @@ async def serving(fx: Fixture, max_frame: int = 8 * 1024 * 1024, max_in_flight: 
 
     dispatcher = Dispatcher(fx.methods(), max_frame=max_frame, control=("ping",))
     server = StdioServer(dispatcher, on_shutdown=on_shutdown, max_in_flight=max_in_flight,
-                         max_pending_bytes=max_pending_bytes)
+                         max_pending_bytes=max_pending_bytes, drain_timeout_s=drain_timeout_s)
     conn = Conn(in_w, out_r)
     try:
         async with anyio.create_task_group() as tg:
@@ -336,3 +338,46 @@ def test_answers_a_client_does_not_read_stay_bounded() -> None:
         assert made_unread <= (1 << 20) // size + 4 + 2, made_unread
 
     run_session(body, max_in_flight=4, max_pending_bytes=1 << 20)
+
+
+def test_a_batch_whose_own_errors_pass_the_unwritten_bound_is_answered() -> None:
+    """300 invalid elements (errors a refusal cannot make smaller, ~20 KB) and one ordinary
+    request in one batch, 16 KiB of unwritten answers allowed: the batch's own errors held
+    its request out of a slot until they were written, which needed the request (the batch
+    and every later ordinary request of the connection waited forever)."""
+
+    async def body(fx: Fixture, c: Conn) -> None:
+        echo = {"jsonrpc": "2.0", "method": "echo", "params": ["x"], "id": "e"}
+        await c.send([{}] * 300 + [echo])
+        readable, _, _ = await anyio.to_thread.run_sync(select.select, [c.read_fd], [], [], 10)
+        if not readable:  # (a thread's read cannot be cancelled: look before reading)
+            c.close_input()  # a held server drains for drain_timeout_s, then stops
+            raise AssertionError("the batch was not answered in 10 s")
+        whole = await c.recv()
+        assert whole["id"] is None and whole["error"]["data"]["kind"] == "response_too_large"
+        await c.send({"jsonrpc": "2.0", "method": "echo", "params": ["y"], "id": "after"})
+        assert (await c.recv())["result"] == "y"
+
+    run_session(body, max_frame=4096, max_pending_bytes=16 << 10, drain_timeout_s=1.0)
+
+
+def test_answers_of_running_batches_stay_bounded() -> None:
+    """Batches of a 256 KiB answer and a request still running: the answers made wait for
+    the running ones to finish their batches once the bound is passed, as they did before
+    batches whose own answers pass it were answered (20 such batches make 20 answers
+    without that wait)."""
+    size, count = 256 << 10, 20
+
+    async def body(fx: Fixture, c: Conn) -> None:
+        for i in range(count):
+            await c.send([{"jsonrpc": "2.0", "method": "repeat", "params": ["x", size],
+                           "id": f"r{i}"}, {"jsonrpc": "2.0", "method": "block", "id": f"b{i}"}])
+        await anyio.sleep(0.5)
+        made = fx.made
+        fx.release.set()
+        for _ in range(count):
+            answer = await c.recv()
+            assert {a["id"][0] for a in answer if "result" in a} == {"r", "b"}, answer
+        assert made <= (1 << 20) // size + 1, made
+
+    run_session(body, max_frame=1 << 20, max_pending_bytes=1 << 20)

@@ -5,7 +5,9 @@ the note 'keep?.md' and `write('x.md', 'a\\ud800')` wrote 'a?' without a word. N
 call holding one is refused on the host (the worker is hostile: a cell that writes its own
 call frame, the surrogate spelt as a JSON escape, is refused too; before, a host function
 echoing it made `Sandbox.exec` raise UnicodeEncodeError), with an error in the cell, and the
-host function never runs. Every real tier (conftest.py's `host`)."""
+host function never runs. A high surrogate then a low one (`chr(0xd83d) + chr(0xde00)`),
+which JSON can only spell as the escapes of another character, is refused in the worker.
+Every real tier (conftest.py's `host`)."""
 
 from __future__ import annotations
 
@@ -19,7 +21,8 @@ for call in (lambda: write('keep' + chr(0xd800) + '.md', 'replaced'),
              lambda: write('fresh.md', 'text' + chr(0xdfff)),
              lambda: read('keep' + chr(0xd800) + '.md'),
              lambda: ping({'k': ['deep' + chr(0xdc80)]}),
-             lambda: ping(**{'x' + chr(0xd800): 1})):
+             lambda: ping(**{'x' + chr(0xd800): 1}),
+             lambda: write('pair.md', 'x' + chr(0xd83d) + chr(0xde00))):
     try:
         r.append(('returned', call()))
     except Exception as exc:
@@ -54,9 +57,12 @@ def test_lone_surrogate_argument_is_refused(host: Host) -> None:
     result = run_attack(host, _HONEST)
     assert result.ok, result.to_json()
     assert "returned" not in str(result.value), result.value
-    assert str(result.value).count("lone surrogate") == 5, result.value
+    assert str(result.value).count("lone surrogate") == 6, result.value
     assert (host.vault_dir / "keep?.md").read_text() == "precious\n"
     assert not (host.vault_dir / "fresh.md").exists()
+    # two lone surrogates side by side, high then low, are spelt as two JSON escapes that
+    # read back as one character: write() wrote 'x\U0001f600' (an emoji the cell never had)
+    assert not (host.vault_dir / "pair.md").exists()
 
 
 def test_hostile_call_frame_with_a_lone_surrogate_is_refused(host: Host) -> None:

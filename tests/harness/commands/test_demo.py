@@ -54,3 +54,29 @@ def test_the_folder_is_path_else_vault_never_rmh_vault(tmp_path: Path) -> None:
     assert not mine.exists()
     r = rmh("--vault", str(demo), "demo", str(mine), "--no-dense")
     assert (r.returncode, r.stderr) == (1, f"rmh: two vaults given: {mine} and --vault {demo}\n")
+
+
+def test_a_demo_a_ctrl_c_left_unfinished_is_finished(tmp_path: Path) -> None:
+    """The demo's own unfinished vault (`.rmh/` and the first notes, as Ctrl-C while it writes
+    leaves it) was refused as 'not a demo vault', and so was every later `rmh demo` there;
+    now it is finished. A demo-named note whose text is not the demo's is still refused."""
+    from vault import Vault
+
+    demo = tmp_path / "demo"
+    with Vault.init(demo) as v:
+        for path in sorted(DEMO_NOTES)[:3]:
+            v.write(path, DEMO_NOTES[path], overwrite=False)
+    (demo / "People").mkdir()
+    (demo / "People" / ".Alice.md.rmh-tmp-1-1").write_text("half", encoding="utf-8")
+    r = rmh("demo", str(demo), "--no-dense", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["notes"] == len(DEMO_NOTES)
+    assert all((demo / path).read_text(encoding="utf-8") == text
+               for path, text in DEMO_NOTES.items())
+
+    mine = tmp_path / "mine"
+    (mine / "People").mkdir(parents=True)
+    (mine / "People" / "Bob.md").write_text(DEMO_NOTES["People/Bob.md"] + "mine\n", "utf-8")
+    r = rmh("demo", str(mine), "--no-dense")
+    assert r.returncode == 1 and "not a demo vault" in r.stderr, r.stderr
+    assert sorted(p.name for p in mine.rglob("*")) == ["Bob.md", "People"]
