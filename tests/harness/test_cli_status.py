@@ -97,7 +97,7 @@ def test_status_says_which_llm_answers_rlm_call_and_ask(tmp_path: Path) -> None:
     root = tmp_path / "v"
     assert rmh("init", str(root), "--no-dense").returncode == 0
     shown = rmh("--vault", str(root), "status", "--no-dense").stdout
-    assert "llm         extractive extractive-bm25 (no model configured" in shown
+    assert "llm         extractive extractive-bm25: no model configured" in shown
     (root / "rmh.toml").write_text('[llm]\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m1"\n',
                                    encoding="utf-8")
     shown = rmh("--vault", str(root), "status", "--no-dense").stdout
