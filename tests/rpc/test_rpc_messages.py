@@ -10,6 +10,7 @@ import pytest
 
 from rpc import Dispatcher, RpcError, application_error, parse_frame
 from rpc.errors import APPLICATION_CODES
+from rpc.messages import MAX_BATCH
 
 from .conftest import SPEC_METHODS
 
@@ -127,3 +128,27 @@ def test_application_codes_are_unique_and_in_range() -> None:
 
 def test_blank_frame_parses_to_invalid_json() -> None:
     assert parse_frame(b"   ").error is not None
+
+
+def test_a_batch_over_its_element_cap_is_one_error_and_runs_nothing() -> None:
+    """MAX_BATCH elements are answered one by one; one more is one error with id null (as an
+    empty batch), before any element is looked at: a frame of 2.8 million `{}` cost ~1.7 GB
+    and ~60 s of CPU in per-element work and error answers (REV-B)."""
+    ran: list[int] = []
+
+    async def count(n: int) -> int:
+        ran.append(n)
+        return n
+
+    d = Dispatcher({"count": count}, max_frame=64 << 20)
+    item = '{"jsonrpc":"2.0","method":"count","params":[1],"id":%d}'
+    whole = call(d, "[" + ",".join(item % i for i in range(MAX_BATCH)) + "]")
+    assert len(whole) == MAX_BATCH and len(ran) == MAX_BATCH
+    ran.clear()
+    over = call(d, "[" + ",".join(item % i for i in range(MAX_BATCH + 1)) + "]")
+    assert over["id"] is None and over["error"]["code"] == -32600
+    assert over["error"]["data"]["reason"] == (
+        f"batch too large ({MAX_BATCH + 1} elements; at most {MAX_BATCH})")
+    assert ran == []
+    huge = call(d, b"[" + b",".join([b"{}"] * 2_800_000) + b"]")
+    assert huge["error"]["code"] == -32600 and huge["id"] is None
