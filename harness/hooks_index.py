@@ -33,8 +33,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vault import mentioning
-
 if TYPE_CHECKING:
     from vault import Vault
 
@@ -355,6 +353,8 @@ def forget(root: Path, needles: Iterable[str]) -> bool:
     had = index_path(root).exists()
     for suffix in ("", "-wal", "-shm", "-journal"):
         Path(f"{index_path(root)}{suffix}").unlink(missing_ok=True)
+    from vault import mentioning  # here: the prompt hook imports this module, not this
+
     names = mentioning(needles)  # whole words, as the erasure picks notes (vault)
     folder = root / ".rmh" / JOURNAL_DIR
     for path in sorted(folder.glob("*")) if folder.is_dir() else []:

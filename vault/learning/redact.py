@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,9 +51,6 @@ class Redaction:
         return {"events_dropped": self.dropped, "events_rewritten": self.rewritten}
 
 
-def _names(text: str, needles: Sequence[str]) -> bool:
-    """Whether `text` names one of `needles` as a whole word (storage/mentions.py)."""
-    return mentioning(needles)(text)
 
 
 def _without(rows: Any, ids: frozenset[int]) -> Any:
@@ -69,7 +66,7 @@ def _without(rows: Any, ids: frozenset[int]) -> Any:
     return out
 
 
-def redact_event(ev: Event, ids: frozenset[int], needles: Sequence[str],
+def redact_event(ev: Event, ids: frozenset[int], names: Callable[[str], bool],
                  sessions: dict[str, str]) -> Event | None:
     """The event as the rewritten log keeps it, or None when it goes."""
     if ev.note is not None and ev.note in ids:
@@ -78,10 +75,10 @@ def redact_event(ev: Event, ids: frozenset[int], needles: Sequence[str],
     for key in ("shown", "linked", "spread", "notes", "answered"):
         if key in data:
             data[key] = _without(data[key], ids)
-    if isinstance(data.get("query"), str) and _names(data["query"], needles):
+    if isinstance(data.get("query"), str) and names(data["query"]):
         data["query"] = ""
     session = ev.session
-    if session is not None and _names(session, needles):
+    if session is not None and names(session):
         session = sessions.setdefault(session, f"redacted-{ev.seq}")
     return Event(ev.seq, ev.t, ev.kind, session, ev.note, data)
 
@@ -91,11 +88,12 @@ def rewrite_log(conn: sqlite3.Connection, events: Iterable[Event], ids: Iterable
     """Rewrite the `events` table of `conn` (inside the caller's transaction) and append the
     `redact` event; the caller rebuilds the derived rows afterwards."""
     erased = frozenset(int(i) for i in ids)
+    names = mentioning(needles)  # whole words (storage/mentions.py), built once
     sessions: dict[str, str] = {}
     kept: list[Event] = []
     dropped = rewritten = 0
     for ev in events:
-        new = redact_event(ev, erased, needles, sessions)
+        new = redact_event(ev, erased, names, sessions)
         if new is None:
             dropped += 1
             continue

@@ -130,10 +130,11 @@ def scan(files: Iterable[Path], needles: Sequence[str], subject: str = "",
         except OSError:
             continue
         count += 1
-        name = _name(file, root).casefold().encode("utf-8", "surrogateescape")
-        hits += max(sum(name.count(n) for n in folded)  # a name that keeps the text is a trace
-                    - sum(k * name.count(s) for s, k in within), 0)
-        hits += mentions(_name(file, root), subject)
+        name = _name(file, root)
+        encoded = name.casefold().encode("utf-8", "surrogateescape")
+        hits += max(sum(encoded.count(n) for n in folded)  # a name that keeps the text is a
+                    - sum(k * encoded.count(s) for s, k in within), 0)  # trace too
+        hits += mentions(name, subject)
         if hits:
             found[str(file)] = hits
     return Proof(count, found)

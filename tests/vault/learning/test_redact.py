@@ -11,6 +11,7 @@ import pytest
 from vault.learning.ledger import Ledger
 from vault.learning.redact import redact_event
 from vault.learning.rewards import Event
+from vault.storage.mentions import mentioning
 
 
 def _ledger(tmp_path: Path) -> Ledger:
@@ -24,13 +25,13 @@ def test_redact_event_drops_notes_and_strips_mentions() -> None:
     search = Event(3, 1.0, "search", "s-ORCHID", None,
                    {"query": "who has Orchid", "shown": [[7, 0, 1.0], [8, 1, 0.6]],
                     "spread": [[7, 0.1], [9, 0.05]]})
-    out = redact_event(search, ids, ["orchid"], sessions)
+    out = redact_event(search, ids, mentioning(["orchid"]), sessions)
     assert out is not None
     assert out.data["query"] == "" and out.data["shown"] == [[8, 1, 0.6]]
     assert out.data["spread"] == [[9, 0.05]] and out.session == "redacted-3"
-    assert redact_event(Event(4, 2.0, "read", "s", 7, {}), ids, [], sessions) is None
+    assert redact_event(Event(4, 2.0, "read", "s", 7, {}), ids, mentioning([]), sessions) is None
     keep = Event(5, 3.0, "write", "s", 8, {"linked": [7, 9], "created": True})
-    assert redact_event(keep, ids, [], sessions) == Event(
+    assert redact_event(keep, ids, mentioning([]), sessions) == Event(
         5, 3.0, "write", "s", 8, {"linked": [9], "created": True})
 
 
