@@ -37,7 +37,8 @@ One record is kept, the last writer's; it is written to a pid-named temporary, f
 renamed into place (a reader sees a whole record or the old one). A record for another state
 or another base, an unreadable one, one past `limit` paths and removed ids, one with a path
 the store never indexes (forged: `_record`), a removed id that is no note of the base or is
-a note of the index now, or a born id of a base note (`snapshot`) is not used: the process
+a note of the index now, a born id of a base note (`snapshot`), or one whose notes since
+are at least half the vault's bytes (`costlier_than_a_rebuild`) is not used: the process
 rebuilds from the rows and saves a new base, as before. A record of version 1 (no removed
 ids: written before removals were followed) is not read either: the first process after the
 upgrade rebuilds once. Nothing here is an error of its own.
@@ -63,6 +64,23 @@ from .sync import SyncReport
 
 VERSION = 2
 FILE = "catch-up.json"
+
+
+REPLAY_FLOOR = 1 << 20  # bytes changed since the base below which catching up always pays
+
+
+def costlier_than_a_rebuild(index: Index, chain: Chain) -> bool:
+    """Whether catching up re-reads more than a rebuild from every row would, so that the
+    process should rebuild (and save the new base) instead. Catching up costs every new
+    process the notes changed since the base, read twice (the base's text and the new one:
+    the lexical indexes take the old text's counts out, retrieval/derived.py); a rebuild costs
+    one process every note, once. So a record whose notes are at least half the vault's bytes
+    is not used, at least REPLAY_FLOOR of them (below it, either costs under about a second,
+    and the sizes are not summed). A single 7 MB note written into a small vault had every
+    new process re-tokenise it, ~9 s of CPU each (BENCHMARKS.md, session 25)."""
+    rows = index.stat_folders()[0]
+    changed = sum(rows[p].size for p in chain.since if p in rows)
+    return changed >= REPLAY_FLOOR and 2 * changed >= sum(r.size for r in rows.values())
 
 
 def limit(notes: int) -> int:
@@ -175,6 +193,8 @@ def snapshot(index: Index, folder: Path, known: Chain | None = None
         start(index, folder)
     if chain is None or (not chain.changes() and chain.stamp == chain.base.stamp):
         return None  # at the base: build_snapshot loads it
+    if costlier_than_a_rebuild(index, chain):
+        return None
     base = saved_snapshot(index, folder, chain.base)
     if base is None:
         return None

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vault.notes.text import tokenize
+from vault.retrieval.signals import conjunctive
 from vault.retrieval.signals.bm25 import Bm25Index
 from vault.retrieval.signals.conjunctive import ConjunctiveIndex
 from vault.retrieval.signals.postings import Postings
@@ -190,3 +192,42 @@ def test_postings_removed_keep_the_base_and_map_rows_on_read() -> None:
     # now row 0 (base 1) holds column 0 only; base row 3 is removed; 4 -> 1
     assert again.column(0)[0].tolist() == [0] and again.column(1)[0].tolist() == [1]
     assert again.removed_docs == 3 and edited.column(0)[0].tolist() == [0, 2]
+
+
+def test_a_gather_of_many_columns_equals_each_column_read_alone() -> None:
+    """`Postings.rows_of` (one gather, `_moved`'s) holds the same (column, row) entries as
+    `column` read for each column, over bases with stale, removed and delta rows."""
+    for seed in range(30):
+        seq = removals(seed, 1 + seed % 12, 1 + seed % 7)
+        cj = ConjunctiveIndex.from_texts(seq[0][0])
+        for docs, shift, change in seq[:-1]:
+            kept = [d for p, d in enumerate(docs) if shift.keep[p]]
+            cj = cj.removed(shift, [docs[p] for p in shift.removed]).updated(
+                {p: (kept[p] if p < len(kept) else None, t) for p, t in change.items()},
+                max(shift.kept, max(change, default=-1) + 1))
+        p = cj.postings
+        rng = random.Random(seed)
+        cols = np.asarray(sorted(rng.sample(range(cj.vocab.size), min(cj.vocab.size, 9))),
+                          np.int64)
+        rows, which = p.rows_of(cols)
+        got = sorted(zip(which.tolist(), rows.tolist(), strict=True))
+        want = sorted((j, r) for j, c in enumerate(cols.tolist()) for r in p.column(c)[0].tolist())
+        assert got == want, seed
+        assert all(p.column_sizes(cols)[j] >= len(p.column(c)[0]) for j, c in enumerate(cols))
+
+
+def test_updates_in_blocks_of_a_few_entries_equal_a_fresh_build(monkeypatch: Any) -> None:
+    """`_moved` reads the moved columns in blocks of about ENTRY_BLOCK entries; blocks of
+    two (one column each, mostly) give the fresh build's integer sums too."""
+    monkeypatch.setattr(conjunctive, "ENTRY_BLOCK", 2)
+    for seed in range(20):
+        seq = removals(seed, 2 + seed % 10, 1 + seed % 6)
+        cj = ConjunctiveIndex.from_texts(seq[0][0])
+        for docs, shift, change in seq[:-1]:
+            kept = [d for p, d in enumerate(docs) if shift.keep[p]]
+            cj = cj.removed(shift, [docs[p] for p in shift.removed]).updated(
+                {p: (kept[p] if p < len(kept) else None, t) for p, t in change.items()},
+                max(shift.kept, max(change, default=-1) + 1))
+        fresh = ConjunctiveIndex.from_texts(seq[-1][0])
+        for name in ("m", "s1", "s2"):
+            assert np.array_equal(getattr(cj, name), getattr(fresh, name)), (seed, name)

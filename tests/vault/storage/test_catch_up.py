@@ -368,3 +368,25 @@ def test_a_batch_of_writes_writes_one_record(tmp_path: Path,
     assert writes == [1]
     p.close()
     assert _new_process_matches_rows(root).corpus.base is not None
+
+
+def test_a_record_costlier_than_a_rebuild_is_not_used_and_a_new_base_is_saved(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Notes changed since the base weighing half the vault or more (and past the floor)
+    are not caught up in every process: one rebuilds and saves the new base, the next
+    process starts at it; lighter changes are caught up."""
+    monkeypatch.setattr(catch_up, "REPLAY_FLOOR", 2_000)
+    rng = random.Random(3)
+    root, paths = _vault(tmp_path, rng)
+    base = (root / COLUMNS).read_bytes()
+    vault_bytes = sum((root / p).stat().st_size for p in paths)
+    (root / paths[0]).write_text("light " * 300, encoding="utf-8")  # 1,800 bytes: the floor
+    assert _new_process_matches_rows(root).corpus.base is not None
+    assert (root / COLUMNS).read_bytes() == base
+    heavy = "heavy " * (vault_bytes // 3)  # twice the vault's bytes before it
+    (root / paths[1]).write_text(heavy, encoding="utf-8")
+    snap = _new_process_matches_rows(root)
+    assert snap.corpus.base is None and (root / COLUMNS).read_bytes() != base
+    assert _new_process_matches_rows(root).corpus.base is None  # at the new base: loaded
+    (root / paths[2]).write_text("a small edit after it\n", encoding="utf-8")
+    assert _new_process_matches_rows(root).corpus.base is not None

@@ -150,8 +150,8 @@ class Bm25Index:
         if self.stem:
             changes = {p: (None if old is None else stems(old), stems(new))
                        for p, (old, new) in changes.items()}
-        fresh = sorted({t for _, new in changes.values() for t in new
-                        if t not in self.vocabulary})
+        fresh = sorted(t for t in {t for _, new in changes.values() for t in new}
+                       if t not in self.vocabulary)
         vocab = self.vocabulary.with_terms(fresh)
         df = np.zeros(len(vocab), dtype=np.int64)
         df[: self.df.shape[0]] = self.df

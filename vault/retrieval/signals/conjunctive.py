@@ -139,9 +139,17 @@ class ConjunctiveIndex:
             hit = at < base
             hit[hit] = self.vocab[at[hit]] == codes[hit]
             out[hit] = at[hit]
-        for k in np.flatnonzero(out < 0).tolist():
-            col = self.columns.get(int(codes[k]))
-            out[k] = -1 if col is None else col
+        rest = np.flatnonzero(out < 0) if self.columns else np.zeros(0, np.int64)
+        if rest.size * 8 < len(self.columns):  # a few codes: the dict
+            for k in rest.tolist():
+                col = self.columns.get(int(codes[k]))
+                out[k] = -1 if col is None else col
+        elif rest.size:  # many (a long note): one search of the added columns' codes
+            added = self.vocab[base:]  # the code of column base + k (`updated`)
+            order = np.argsort(added, kind="stable")
+            at = np.minimum(np.searchsorted(added, codes[rest], sorter=order), added.size - 1)
+            hit = added[order[at]] == codes[rest]
+            out[rest[hit]] = base + order[at[hit]]
         return out[out >= 0]
 
     def removed(self, shift: Shift, texts: Sequence[str]) -> ConjunctiveIndex:
@@ -170,12 +178,18 @@ class ConjunctiveIndex:
         unit whose n_u moved from `old_df` to `df`, but the notes at `skip`."""
         moved = np.flatnonzero(df != old_df)
         d1, d2 = _lq(df[moved]) - _lq(old_df[moved]), _l2q(df[moved]) - _l2q(old_df[moved])
-        for j, c in enumerate(moved.tolist()):
-            rows = postings.column(c)[0]
+        ends = np.cumsum(postings.column_sizes(moved))
+        lo = 0
+        while lo < moved.size:  # columns in blocks of about ENTRY_BLOCK entries, at least one
+            start = int(ends[lo - 1]) if lo else 0
+            hi = max(lo + 1, int(np.searchsorted(ends, start + ENTRY_BLOCK, "right")))
+            rows, j = postings.rows_of(moved[lo:hi])
             if skip.size:
-                rows = rows[~np.isin(rows, skip)]
-            s1[rows] += d1[j]
-            s2[rows] += d2[j]
+                keep = ~np.isin(rows, skip)
+                rows, j = rows[keep], j[keep]
+            np.add.at(s1, rows, d1[lo:hi][j])  # integers: exact in any order
+            np.add.at(s2, rows, d2[lo:hi][j])
+            lo = hi
 
     def updated(self, changes: Mapping[int, tuple[str | None, str]], n_docs: int
                 ) -> ConjunctiveIndex:
@@ -184,11 +198,13 @@ class ConjunctiveIndex:
         olds = {p: text_codes(o) for p, (o, _) in changes.items() if o is not None}
         news = {p: text_codes(t) for p, (_, t) in sorted(changes.items())}
         columns = dict(self.columns)
-        added: list[int] = []
-        for c in sorted({int(c) for cs in news.values() for c in cs}):
-            if self._column(c) is None:
-                columns[c] = int(self.vocab.size) + len(added)
-                added.append(c)
+        codes = np.sort(np.concatenate([np.zeros(0, np.uint32), *news.values()]))
+        codes = codes[np.r_[True, codes[1:] != codes[:-1]]] if codes.size else codes
+        known = np.zeros(codes.size, np.bool_)
+        known[np.searchsorted(codes, self.vocab[self._columns_of(codes)])] = True
+        added: list[int] = codes[~known].tolist()  # ascending, as the loop per code was
+        for k, c in enumerate(added):
+            columns[c] = int(self.vocab.size) + k
         vocab = (np.concatenate([self.vocab, np.asarray(added, dtype=np.uint32)])
                  if added else self.vocab)
         cols_of = replace(self, vocab=vocab, columns=columns)._columns_of

@@ -174,6 +174,46 @@ class Postings:
         return (np.concatenate(parts_r).astype(np.int64),
                 np.concatenate(parts_v).astype(np.float64))
 
+    def column_sizes(self, cols: I64) -> I64:
+        """An upper bound of the entries of each column of `cols` (its base list, stale rows
+        included, and its delta entries): what reading those columns at once allocates."""
+        cols = np.asarray(cols, np.int64)
+        base = cols < self.n_base_columns
+        out = np.zeros(cols.size, np.int64)
+        out[base] = self.ptr[cols[base] + 1] - self.ptr[cols[base]]
+        if self.d_cols.size:
+            out += (np.searchsorted(self.d_cols, cols, side="right")
+                    - np.searchsorted(self.d_cols, cols, side="left"))
+        return out
+
+    def rows_of(self, cols: I64) -> tuple[I64, I64]:
+        """The rows now of every column of `cols` (ascending, distinct) at once, each with the
+        index into `cols` of its column: the rows of `column(c)` for each c, as one gather
+        (a call per column cost 15 us: 34 s for a note of 2.3 million distinct units)."""
+        cols = np.asarray(cols, np.int64)
+        rows: list[npt.NDArray[np.integer]] = []
+        which: list[I64] = []
+        at_base = np.flatnonzero(cols < self.n_base_columns)
+        lo = self.ptr[cols[at_base]]
+        size = self.ptr[cols[at_base] + 1] - lo
+        total = int(size.sum())
+        if total:
+            idx = np.arange(total, dtype=np.int64) + np.repeat(lo - (np.cumsum(size) - size),
+                                                               size)
+            now, keep = self._live(self.rows[idx])
+            j = np.repeat(at_base, size)
+            rows.append(now)
+            which.append(j if keep is None else j[keep])
+        if self.d_cols.size and cols.size:
+            at = np.minimum(np.searchsorted(cols, self.d_cols), cols.size - 1)
+            hit = cols[at] == self.d_cols
+            rows.append(self.d_rows[hit])
+            which.append(at[hit])
+        if not rows:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        return (np.concatenate(rows).astype(np.int64, copy=False),
+                np.concatenate(which).astype(np.int64, copy=False))
+
     def replace(self, docs: Mapping[int, tuple[I64, npt.NDArray[np.floating]]]) -> Postings:
         """A copy where each row in `docs` has exactly the given (columns, values) entries."""
         if not docs:

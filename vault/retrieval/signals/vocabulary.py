@@ -68,13 +68,16 @@ class Vocabulary(Mapping[str, int]):
         return replace(self, extra=extra, heads=self.heads)
 
     def _find(self, term: str) -> int | None:
+        added = self.extra.get(term)  # a term is in `extra` or in the base, never both
+        if added is not None:
+            return added
         b = bisect_right(self.heads or (), term) - 1
         if b >= 0:
             block = self._block(b)
             j = bisect_left(block, term)
             if j < len(block) and block[j] == term:
                 return int(self.ids[b * STRIDE + j])
-        return self.extra.get(term)
+        return None
 
     def __getitem__(self, term: str) -> int:
         found = self._find(term)
