@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from vault import PathRefused, QuotaExceeded, Vault
+from vault.errors import NoteFormatError
 from vault.parts import UNLINKABLE
 
 
@@ -90,3 +91,36 @@ def test_journalled_writes_with_one_note_no_utf8_holds_write_none(tmp_path: Path
             for path, text in notes:
                 v.write(path, text)
         assert _bytes(tmp_path) == before
+
+
+def test_a_move_to_a_name_with_quotes_keeps_every_referrer_s_frontmatter(tmp_path: Path) -> None:
+    """A wiki-link in a quoted frontmatter value was rewritten as raw text: a move to
+    `Bob's "T"` wrote `'[[Bob's "T"]]'`, which is no YAML, so the referrer lost its
+    frontmatter (tags, aliases) to a parse error. The new name is written escaped as the
+    value's quote needs, and read back unescaped (session 25, STORE)."""
+    (tmp_path / "Target.md").write_text("# Target\n", encoding="utf-8")
+    (tmp_path / "R.md").write_text(
+        "---\nrelated: '[[Target]]'\nother: \"[[Target|the \\\"T\\\"]]\"\ntags: [keep]\n---\n"
+        "body [[Target]]\n", encoding="utf-8")
+    with Vault.init(tmp_path) as v:
+        v.move("Target", "Bob's \"T\"")
+        row = v.note_row(v.resolve("R"))
+        assert row is not None and row.frontmatter_error is None and row.tags == ("keep",)
+        assert [(ln.target, ln.resolved) for ln in v.links("R")] == [
+            ("Bob's \"T\"", "Bob's \"T\".md")] * 3
+        assert v.backlinks("Bob's \"T\"") == ["R.md"]
+    assert (tmp_path / "R.md").read_text(encoding="utf-8") == (
+        "---\nrelated: '[[Bob''s \"T\"]]'\nother: \"[[Bob's \\\"T\\\"|the \\\"T\\\"]]\"\n"
+        "tags: [keep]\n---\nbody [[Bob's \"T\"]]\n")
+
+
+def test_a_move_that_cannot_be_written_in_a_plain_yaml_value_changes_nothing(
+        tmp_path: Path) -> None:
+    (tmp_path / "Target.md").write_text("# Target\n", encoding="utf-8")
+    (tmp_path / "R.md").write_text("---\nsee: also [[Target]]\n---\n", encoding="utf-8")
+    with Vault.init(tmp_path) as v:
+        before = _bytes(tmp_path)
+        with pytest.raises(NoteFormatError):
+            v.move("Target", "Plan: B")
+        assert _bytes(tmp_path) == before
+        assert v.backlinks("Target") == ["R.md"]
