@@ -14,8 +14,8 @@ import pytest
 
 from vault import PathRefused, QuotaExceeded, Vault
 from vault.errors import NoteFormatError
-from vault.storage.store import Store
 from vault.parts import UNLINKABLE
+from vault.storage.store import Store
 
 
 def _bytes(root: Path) -> dict[str, str]:
