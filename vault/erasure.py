@@ -119,8 +119,9 @@ def execute(store: Store, index: Index, cache: EmbeddingCache | None, usage: Usa
     # the plan's trash copies too, through a link the walk does not follow: a copy that
     # remove_below left behind one (no link followed) still counts against the proof
     left = [store.root / TRASH_DIR / rel for rel in todo.trash]
-    proof = scan(owned_files(store.root, [*_with_sidecars(extra_files), *left]), todo.needles,
-                 todo.subject, store.root, todo.shadows)
+    unread: list[Path] = []
+    proof = scan(owned_files(store.root, [*_with_sidecars(extra_files), *left], unread),
+                 todo.needles, todo.subject, store.root, todo.shadows, unread)
     return Erased(todo, done.removed, done.learning, proof)
 
 

@@ -11,7 +11,15 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 
-from .errors import EditConflict, NoteExists, NoteNotFound, NotText, QuotaExceeded, VaultError
+from .errors import (
+    EditConflict,
+    NoteExists,
+    NoteNotFound,
+    NotText,
+    QuotaExceeded,
+    VaultError,
+    is_disk_full,
+)
 from .landing import landed, tolerate_full
 from .notes import edits
 from .notes.hashing import content_hash
@@ -19,7 +27,7 @@ from .notes.records import MoveResult, NoteRecord
 from .notes.relinks import moved, relink_plan
 from .parts import VaultParts
 from .storage.guard import check_read, check_write
-from .storage.intents import Journal, MoveIntent, Rewrite, WritesIntent, apply_move
+from .storage.intents import Journal, MoveIntent, Rewrite, WritesIntent, apply_move, file_hash
 from .storage.store import BINARY_PROBE_BYTES, MAX_NOTE_BYTES, TRASH_DIR
 
 EDIT_TRIES = 3  # an unguarded edit recomputed on bytes another writer changed meanwhile
@@ -50,11 +58,19 @@ class VaultWrites(VaultParts):
         with self.store.lock.held():
             journal = Journal(self.store)
             planned = [(self._new_path(p), text) for p, text in notes]
-            name = journal.record(WritesIntent.plan(self.store, planned))
+            intent = WritesIntent.plan(self.store, planned)
+            name = journal.record(intent)
             try:
                 yield
-            finally:  # reached unless killed: this process knows what it wrote
-                journal.finish(name)
+            except BaseException as exc:
+                # a full disk (an I/O error) after some of the notes landed: the intent stays,
+                # so the next open, once there is room, finishes them (storage/intents.py)
+                if not ((is_disk_full(exc) or isinstance(exc, OSError))
+                        and any(file_hash(self.store, w.path) != w.old_hash
+                                for w in intent.writes)):
+                    journal.finish(name)
+                raise
+            journal.finish(name)  # reached unless killed: this process knows what it wrote
 
     @contextmanager
     def locked(self) -> Iterator[None]:

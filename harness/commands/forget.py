@@ -4,7 +4,8 @@ Unlike `rmh delete` (reversible: the note goes to `.rmh/trash/`), `forget` remov
 for good from the folder, the trash, the index, the embedding caches (the vault's and the
 shared one) and the learned event log, vacuums the SQLite files, and ends with a proof: every
 file rmh owns scanned for the erased strings (`0 occurrences in N files`). It exits 1 when the
-proof finds anything (`erasure_incomplete`; under `--json` the error carries the report).
+proof finds anything, or could not read a file of the vault (`erasure_incomplete`; under
+`--json` the error carries the report).
 `--dry-run` shows what would go and changes nothing.
 """
 
@@ -57,7 +58,7 @@ def cmd_forget(args: argparse.Namespace) -> int:
              f"({done.embeddings} embeddings, {done.learning.get('events_dropped', 0)} events "
              f"dropped, {done.learning.get('events_rewritten', 0)} rewritten); proof: "
              f"{done.proof.summary()}")
-    if done.proof.occurrences:  # under --json one document: the error, carrying the report
+    if not done.proof.complete:  # under --json one document: the error, carrying the report
         if not args.json:
             print(human)
         raise ErasureIncomplete(done.proof.summary(), done.to_json())

@@ -137,6 +137,7 @@ def test_a_full_disk_postpones_the_open_s_sync(small_disk: Path,
     the open's sync was the one write not postponed); no note changes; once there is room
     the next call writes both, in a long-lived process as in the next command."""
     from tests.vault.storage.test_reparse import _old_vault, _version
+    from vault.notes.note import PARSE
 
     root = small_disk / "v"
     _old_vault(root, monkeypatch, extra=20)
@@ -166,7 +167,7 @@ def test_a_full_disk_postpones_the_open_s_sync(small_disk: Path,
     assert r.stdout.count("-> Target One.md") == 2 and "people/Robert.md" in r.stdout
     for name in ("filler", "filler-tail"):
         os.remove(small_disk / name)
-    assert _version(root) == "2"
+    assert _version(root) == str(PARSE)
     found = rmh(*v, "search", "zebra", "--no-dense", "--json")
     assert "Target One.md" in found.stdout, found.stdout
     assert _notes(root) == before

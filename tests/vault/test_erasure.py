@@ -12,12 +12,14 @@ import os
 import sqlite3
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from vault import LEDGER_FILE, ErasurePending, Ledger, NoteNotFound, Vault, erasure_steps
 from vault import erasure as erasure_module
 from vault.storage import catch_up
+from vault.storage import erase as erase_module
 from vault.storage.embeddings import SharedEmbeddingCache
 from vault.storage.erase import owned_files, scan
 from vault.storage.index import Index
@@ -363,3 +365,40 @@ def test_a_failed_step_s_error_names_no_erased_note(tmp_path: Path) -> None:
             v.forget(todo)
     shown = str(got.value) + json.dumps(got.value.data())
     assert "path refused" in shown and "quillon" not in shown.casefold()
+
+
+def test_a_file_or_folder_the_proof_cannot_read_makes_it_incomplete(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run as a user who cannot read one note (root's, mode 0600) and one folder (0700),
+    `rmh forget --subject Quillon` printed "proof: 0 occurrences in 12 files" and exit 0
+    while the unreadable note still named Quillon: the proof skipped every file it could not
+    open, and os.walk left the folder out without a word (session 25, STORE). Both are now
+    in the proof's `unread`, which is then not `complete` (the CLI exits 1)."""
+    root = tmp_path / "v"
+    v = Vault.init(root)
+    v.write("gone.md", "the zanzibar diary line that is long enough to be a needle\n")
+    v.write("locked.md", "unreadable\n")
+    v.write("secret/hidden.md", "unlisted\n")
+    locked, secret = root / "locked.md", root / "secret"
+    plan = v.forget_plan(["gone.md"])
+    real_scandir = os.scandir
+
+    def fake_open(path: Any, *a: Any, **kw: Any) -> Any:
+        if Path(path) == locked:  # as mode 0600 of another user does
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return open(path, *a, **kw)
+
+    def fake_scandir(path: Any = ".") -> Any:
+        if Path(path) == secret:
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(erase_module, "open", fake_open, raising=False)
+    monkeypatch.setattr(os, "scandir", fake_scandir)
+    erased = v.forget(plan)
+    monkeypatch.undo()
+    assert erased.proof.unread == ("locked.md", "secret") and not erased.proof.found
+    assert not erased.proof.complete and erased.proof.to_json()["unread"] == [
+        "locked.md", "secret"]
+    assert "2 could not be read: locked.md, secret" in erased.proof.summary()
+    v.close()

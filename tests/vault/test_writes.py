@@ -4,14 +4,18 @@ destination, with nothing written; an existing file with such a name stays writa
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from vault import PathRefused, QuotaExceeded, Vault
+from vault.errors import NoteFormatError
 from vault.parts import UNLINKABLE
+from vault.storage.store import Store
 
 
 def _bytes(root: Path) -> dict[str, str]:
@@ -90,3 +94,71 @@ def test_journalled_writes_with_one_note_no_utf8_holds_write_none(tmp_path: Path
             for path, text in notes:
                 v.write(path, text)
         assert _bytes(tmp_path) == before
+
+
+def test_a_move_to_a_name_with_quotes_keeps_every_referrer_s_frontmatter(tmp_path: Path) -> None:
+    """A wiki-link in a quoted frontmatter value was rewritten as raw text: a move to
+    `Bob's "T"` wrote `'[[Bob's "T"]]'`, which is no YAML, so the referrer lost its
+    frontmatter (tags, aliases) to a parse error. The new name is written escaped as the
+    value's quote needs, and read back unescaped (session 25, STORE)."""
+    (tmp_path / "Target.md").write_text("# Target\n", encoding="utf-8")
+    (tmp_path / "R.md").write_text(
+        "---\nrelated: '[[Target]]'\nother: \"[[Target|the \\\"T\\\"]]\"\ntags: [keep]\n---\n"
+        "body [[Target]]\n", encoding="utf-8")
+    with Vault.init(tmp_path) as v:
+        v.move("Target", "Bob's \"T\"")
+        row = v.note_row(v.resolve("R"))
+        assert row is not None and row.frontmatter_error is None and row.tags == ("keep",)
+        assert [(ln.target, ln.resolved) for ln in v.links("R")] == [
+            ("Bob's \"T\"", "Bob's \"T\".md")] * 3
+        assert v.backlinks("Bob's \"T\"") == ["R.md"]
+    assert (tmp_path / "R.md").read_text(encoding="utf-8") == (
+        "---\nrelated: '[[Bob''s \"T\"]]'\nother: \"[[Bob's \\\"T\\\"|the \\\"T\\\"]]\"\n"
+        "tags: [keep]\n---\nbody [[Bob's \"T\"]]\n")
+
+
+def test_a_move_that_cannot_be_written_in_a_plain_yaml_value_changes_nothing(
+        tmp_path: Path) -> None:
+    (tmp_path / "Target.md").write_text("# Target\n", encoding="utf-8")
+    (tmp_path / "R.md").write_text("---\nsee: also [[Target]]\n---\n", encoding="utf-8")
+    with Vault.init(tmp_path) as v:
+        before = _bytes(tmp_path)
+        with pytest.raises(NoteFormatError):
+            v.move("Target", "Plan: B")
+        assert _bytes(tmp_path) == before
+        assert v.backlinks("Target") == ["R.md"]
+
+
+def test_journalled_writes_stopped_by_a_full_disk_are_finished_by_the_next_open(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`fact supersede` on a disk that filled between its two notes marked the old fact
+    superseded by a note that was never written, and finished its journal: nothing ever wrote
+    the new one (found with a real 3 MiB tmpfs, 150,000 bytes free). The intent now stays
+    when a full disk stops the writes after some landed; the next open, with room again,
+    finishes them. A failure before any landed still leaves nothing pending."""
+    (tmp_path / "Old.md").write_text("old fact\n", encoding="utf-8")
+    notes = [("Old.md", "old fact, superseded by [[New]]\n"), ("New.md", "new fact\n")]
+    real = Store.write_text
+
+    def full(self: Store, path: str, text: str, **kw: Any) -> Any:
+        if path == "New.md":
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(self, path, text, **kw)
+
+    with Vault.init(tmp_path) as v:
+        monkeypatch.setattr(Store, "write_text", full)
+        with pytest.raises(OSError), v.journalled(notes):
+            for path, text in notes:
+                v.write(path, text)
+        monkeypatch.setattr(Store, "write_text", real)
+    assert not (tmp_path / "New.md").exists()
+    assert len(list((tmp_path / ".rmh" / "intents").glob("*.json"))) == 1
+    with Vault.open(tmp_path, watch=False) as v:  # room again: the open finishes them
+        assert v.read("New").text == "new fact\n" and v.backlinks("New") == ["Old.md"]
+    assert not list((tmp_path / ".rmh" / "intents").glob("*.json"))
+    with Vault.open(tmp_path, watch=False) as v:  # nothing landed: nothing stays pending
+        monkeypatch.setattr(Store, "write_text", full)
+        with pytest.raises(OSError), v.journalled([notes[1], notes[0]]):
+            v.write("New.md", "newer\n")
+        monkeypatch.setattr(Store, "write_text", real)
+    assert not list((tmp_path / ".rmh" / "intents").glob("*.json"))

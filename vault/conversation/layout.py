@@ -55,9 +55,11 @@ def fact_path(cid: str, title: str) -> str:
 
 
 def link(path: str, label: str) -> str:
-    """A path wiki-link ("[[folder/Note|label]]"), unambiguous across conversations."""
+    """A path wiki-link ("[[folder/Note|label]]"), unambiguous across conversations. The
+    label keeps no "|", "[" or "]": a speaker or session named "[[x]]" made "[[x))" of it,
+    and the scanner read a link to "x))" inside the alias (a dangling link per mention)."""
     target = path[:-3] if path.endswith(".md") else path
-    return f"[[{target}|{label.replace('|', '-').replace(']', ')')}]]"
+    return f"[[{target}|{label.replace('|', '-').replace(']', ')').replace('[', '(')}]]"
 
 
 def as_date(value: Any) -> date | None:

@@ -107,7 +107,9 @@ class Block:
 class Loaded:
     data: dict[str, Any]
     root: MappingNode | None
-    value_spans: tuple[tuple[int, int], ...]  # source spans of scalar values holding "[["
+    # source spans of scalar values holding "[[", with the scalar's style: "'" or '"' (quoted),
+    # ":" (plain), "" (a literal or folded block)
+    value_spans: tuple[tuple[int, int, str], ...]
 
 
 BOM = "\ufeff"
@@ -150,8 +152,11 @@ def _json_safe(obj: object, depth: int, budget: list[int]) -> Any:
     return obj
 
 
-def _value_spans(root: MappingNode, text: str) -> tuple[tuple[int, int], ...]:
-    spans: list[tuple[int, int]] = []
+_QUOTES = {"'": "'", '"': '"', None: ":", "": ":"}  # a ScalarNode's style -> value_spans' mark
+
+
+def _value_spans(root: MappingNode, text: str) -> tuple[tuple[int, int, str], ...]:
+    spans: list[tuple[int, int, str]] = []
     seen: set[int] = set()  # membership only: aliases share nodes
     stack: list[Node] = [v for _, v in reversed(root.value)]
     while stack and len(seen) < MAX_NODES:
@@ -162,7 +167,7 @@ def _value_spans(root: MappingNode, text: str) -> tuple[tuple[int, int], ...]:
         if isinstance(node, ScalarNode):
             a, b = node.start_mark.index, node.end_mark.index
             if "[[" in text[a:b]:
-                spans.append((a, b))
+                spans.append((a, b, _QUOTES.get(node.style, "")))
         elif isinstance(node, SequenceNode):
             stack.extend(reversed(node.value))
         elif isinstance(node, MappingNode):

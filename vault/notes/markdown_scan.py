@@ -54,6 +54,9 @@ class LinkSite:
     target_end: int
     md_suffix: bool  # the written note part ends with ".md"
     angle: bool  # markdown destination written as <...>
+    # inside a frontmatter value: "'" or '"' (a quoted YAML scalar: the link's text is read
+    # unescaped and a new target written escaped), ":" (a plain scalar); "" elsewhere
+    quote: str = ""
 
 
 @dataclass(frozen=True)

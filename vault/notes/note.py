@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import NoteFormatError
@@ -40,13 +40,15 @@ __all__ = [
 # The version of what `parse` makes of a text (frontmatter, aliases, tags, body, links): raised
 # whenever some text parses to other rows. An index whose notes were parsed by another version
 # re-parses every note from its file at its next full sync (storage/reparse.py). 1: markdown
-# links only with `.md`; 2: `[x](Some%20Note)` without `.md` is a link too (session 21).
-PARSE = 2
+# links only with `.md`; 2: `[x](Some%20Note)` without `.md` is a link too (session 21); 3: a
+# wiki-link in a quoted frontmatter value is read unescaped (`'[[bob''s bike]]'`, session 25).
+PARSE = 3
 
 _TAG_SPLIT = re.compile(r"[,\s]+")
 _COMMA = re.compile(",")
 _URL_UNSAFE = re.compile(r"[%\s()<>#\[\]]")
 _FM_OPENER = re.compile(r"---\r?(?:\n|$)")
+_ESCAPED = re.compile(r'\\(["\\])')
 
 
 @dataclass(frozen=True)
@@ -106,8 +108,9 @@ def _scan(text: str) -> tuple[Note, list[LinkSite]]:
             error = exc.reason
         else:
             fm, body_start = loaded.data, block.body_start
-            for a, b in loaded.value_spans:
-                sites.extend(scan_wiki(text, block.yaml_start + a, block.yaml_start + b))
+            for a, b, quote in loaded.value_spans:
+                sites.extend(_in_yaml(site, quote) for site in
+                             scan_wiki(text, block.yaml_start + a, block.yaml_start + b))
     body = text[body_start:]
     scanned = scan_body(body, body_start)
     sites.extend(scanned.sites)
@@ -162,7 +165,37 @@ def _encode_path(path: str) -> str:
     return _URL_UNSAFE.sub(lambda m: "".join(f"%{b:02X}" for b in m.group().encode()), path)
 
 
+def _in_yaml(site: LinkSite, quote: str) -> LinkSite:
+    """A wiki-link found in a frontmatter scalar of style `quote`: its parts as YAML reads them
+    (`'bob''s'` is bob's, `"a \\"b\\""` is a "b"), where the note names it."""
+    link = site.link
+    if quote in ("'", '"'):
+        link = replace(link, target=_unquote(link.target, quote),
+                       heading=None if link.heading is None else _unquote(link.heading, quote),
+                       alias=None if link.alias is None else _unquote(link.alias, quote))
+    return replace(site, link=link, quote=quote)
+
+
+def _unquote(raw: str, quote: str) -> str:
+    if quote == "'":
+        return raw.replace("''", "'")
+    return _ESCAPED.sub(lambda m: m.group(1), raw)  # \" and \\ (other escapes kept as written)
+
+
 def _format_target(site: LinkSite, new: str) -> str:
+    """The note part `new` as the site writes it; in a quoted frontmatter value escaped as its
+    quote needs, so that the YAML still reads (a move to "Bob's" in `rel: '[[Bob]]'`)."""
+    out = _formatted(site, new)
+    if site.quote == "'":
+        return out.replace("'", "''")
+    if site.quote == '"':
+        return out.replace("\\", "\\\\").replace('"', '\\"')
+    if site.quote == ":" and ": " in out:
+        raise NoteFormatError(f"link target {new!r} cannot be written in a plain YAML value")
+    return out
+
+
+def _formatted(site: LinkSite, new: str) -> str:
     if "\n" in new or "\r" in new:
         raise NoteFormatError(f"link target contains a line break: {new!r}")
     if site.link.kind == "wiki":

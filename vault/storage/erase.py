@@ -55,18 +55,27 @@ class Proof:
 
     files: int
     found: dict[str, int] = field(default_factory=dict)  # file -> occurrences
+    # files and folders there that could not be read (not missing): they may hold it still
+    unread: tuple[str, ...] = ()
 
     @property
     def occurrences(self) -> int:
         return sum(self.found.values())
 
+    @property
+    def complete(self) -> bool:
+        """Nothing found, and every file read."""
+        return not self.found and not self.unread
+
     def to_json(self) -> dict[str, Any]:
         return {"files": self.files, "occurrences": self.occurrences,
-                "found": dict(sorted(self.found.items()))}
+                "found": dict(sorted(self.found.items())), "unread": list(self.unread)}
 
     def summary(self) -> str:
         where = "" if not self.found else ": " + ", ".join(sorted(self.found))
-        return f"{self.occurrences} occurrences in {self.files} files{where}"
+        unread = "" if not self.unread else (
+            f"; {len(self.unread)} could not be read: " + ", ".join(self.unread))
+        return f"{self.occurrences} occurrences in {self.files} files{where}{unread}"
 
 
 def names(text: str, subject: str) -> bool:
@@ -109,7 +118,8 @@ def trash_copies(trash_root: Path, paths: Sequence[str], subject: str) -> list[s
 
 
 def scan(files: Iterable[Path], needles: Sequence[str], subject: str = "",
-         root: Path | None = None, shadows: Sequence[str] = ()) -> Proof:
+         root: Path | None = None, shadows: Sequence[str] = (),
+         unread: Sequence[Path] = ()) -> Proof:
     """Read every file (missing ones skipped) and count the needles' case-folded occurrences
     in its bytes and in its name: `subject` as a whole word in text (storage/mentions.py), the
     other needles (paths, lines of at least LINE_MIN characters) as plain bytes. The name of
@@ -117,17 +127,23 @@ def scan(files: Iterable[Path], needles: Sequence[str], subject: str = "",
     folders above are the user's, not rmh's (a vault under /home/ann failed every proof of
     `--subject Ann`). `shadows`: the paths of notes that stay which hold an erased path
     (`Joann.md` holds `Ann.md`): each of their occurrences takes back the needles it holds,
-    so a note that stays is no trace of one erased."""
+    so a note that stays is no trace of one erased. A file that cannot be read (a note the
+    user made unreadable), and `unread` (folders `owned_files` could not list), are named in
+    the proof's `unread`: the proof cannot say they are clean."""
     folded = [n.casefold().encode("utf-8") for n in dict.fromkeys(needles) if n and n != subject]
     within = [(s, sum(s.count(n) for n in folded))
               for s in (x.casefold().encode("utf-8") for x in dict.fromkeys(shadows))]
     within = [(s, k) for s, k in within if k]
     count, found = 0, {}
+    skipped = [_name(p, root) for p in unread]
     for file in sorted(set(files)):
         try:
             plain = _count(file, folded) - sum(k * _count(file, [s]) for s, k in within)
             hits = max(plain, 0) + count_in_bytes(file, subject) + count_in_sqlite(file, subject)
+        except FileNotFoundError:
+            continue
         except OSError:
+            skipped.append(_name(file, root))
             continue
         count += 1
         name = _name(file, root)
@@ -137,7 +153,7 @@ def scan(files: Iterable[Path], needles: Sequence[str], subject: str = "",
         hits += mentions(name, subject)
         if hits:
             found[str(file)] = hits
-    return Proof(count, found)
+    return Proof(count, found, tuple(sorted(set(skipped))))
 
 
 def _name(file: Path, root: Path | None) -> str:
@@ -147,16 +163,22 @@ def _name(file: Path, root: Path | None) -> str:
     return file.name
 
 
-def owned_files(root: Path, extra: Iterable[Path] = ()) -> list[Path]:
+def owned_files(root: Path, extra: Iterable[Path] = (),
+                unread: list[Path] | None = None) -> list[Path]:
     """Every regular file in the vault folder (notes, attachments, `.rmh/` and the trash
-    included) and the `extra` files that exist (the shared embedding cache and its WAL)."""
-    out = list(_files(root))
+    included) and the `extra` files that exist (the shared embedding cache and its WAL); the
+    folders that could not be listed are added to `unread`."""
+    out = list(_files(root, unread))
     out += [p for p in extra if p.is_file()]
     return out
 
 
-def _files(root: Path) -> Iterator[Path]:
-    for folder, dirs, files in os.walk(root):
+def _files(root: Path, unread: list[Path] | None = None) -> Iterator[Path]:
+    def failed(exc: OSError) -> None:
+        if unread is not None and not isinstance(exc, FileNotFoundError) and exc.filename:
+            unread.append(Path(exc.filename))
+
+    for folder, dirs, files in os.walk(root, onerror=failed):
         dirs.sort()
         for name in sorted(files):
             path = Path(folder) / name

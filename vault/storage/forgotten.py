@@ -22,11 +22,13 @@ still does); `Forgotten.path(p)` whether a note at `p` was erased (the ingest wr
 there again). A subject that is more than words and joiners ("C++", "@ann", "++") is kept
 and matched by its white-space-separated tokens instead (h = blake2b(SALT + "\x01" + its
 tokens)), sentence punctuation around each stripped: as words "C++" would be "c". A record that
-cannot be read forgets nothing: an ingest then writes as before (`doctor` is not told).
+cannot be read forgets nothing: an ingest then writes as before (`doctor` is not told);
+an erasure refuses to write over it (it would drop every subject recorded there).
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -114,12 +116,23 @@ def load(state_dir: Path) -> Forgotten:
     """The record in `state_dir` (the vault's `.rmh/`); empty when there is none or it cannot
     be read."""
     try:
+        return _read(state_dir)
+    except OSError:
+        return Forgotten()
+
+
+def _read(state_dir: Path) -> Forgotten:
+    """The record; empty when there is none, OSError when one is there that cannot be read
+    (damaged, not a regular file, another version's)."""
+    try:
         with open_regular(state_dir / NAME) as fh:
             doc = json.loads(fh.read().decode("utf-8"))
-    except (OSError, ValueError, RecursionError):
+    except FileNotFoundError:
         return Forgotten()
+    except (OSError, ValueError, RecursionError) as exc:
+        raise _unreadable(exc) from exc
     if not isinstance(doc, dict) or doc.get("version") != VERSION:
-        return Forgotten()
+        raise _unreadable("not a version 1 record")
     subjects = doc.get("subjects")
     paths = doc.get("paths")
     return Forgotten(
@@ -130,12 +143,19 @@ def load(state_dir: Path) -> Forgotten:
         else frozenset())
 
 
+def _unreadable(why: object) -> OSError:
+    return OSError(errno.EIO, f".rmh/{NAME} (what earlier erasures keep from coming back) "
+                   f"cannot be read ({why}): repair it or move it aside first")
+
+
 def remember(state_dir: Path, subject: str, paths: Iterable[str],
              count_op: Callable[[], None] = _nothing) -> None:
     """Add `subject` (when it has words) and `paths` to the record, durably: a temporary,
     fsynced, renamed, the folder fsynced (`count_op` after each: the store's fault-injection
-    seam). OSError when it cannot be written (a full disk, a read-only folder)."""
-    old = load(state_dir)
+    seam). OSError when it cannot be written (a full disk, a read-only folder), or when the
+    record there cannot be read: writing a new one would drop what it holds, and the subjects
+    erased before would come back at the next ingest."""
+    old = _read(state_dir)
     entry = _subject(subject)
     subjects = set(old.subjects) | ({entry} if entry is not None else set())
     every = set(old.paths) | {_digest(p) for p in paths}

@@ -92,3 +92,20 @@ def test_a_given_day_is_the_day_the_search_reads_the_question_on_too(tmp_path: P
             ctx = build_context(v, asked, 200, now=date(2024, 5, 5))
             scores.append([(ln.item.turn_id, ln.score) for ln in ctx.lines])
     assert scores[0] == scores[1]
+
+
+def test_every_link_ingest_writes_resolves_whatever_the_names(tmp_path: Path) -> None:
+    """Ingest writes entity links in quoted frontmatter values: "bob's bike" as
+    `'[[.../bob''s bike|...]]'`, read with the doubled quote (a dangling link, no backlink)
+    until links in quoted values were read as YAML reads them; and a speaker named "[[x]]"
+    left "[[" in a link's label, which the scanner took for a link to "x))" (session
+    25, STORE). Every link now resolves."""
+    when = datetime(2024, 5, 1, 10, 0)
+    conv = Conversation("odd", (Session("s1", when, (
+        Turn("t0", "[[x]]", "I sold my bike to Carla last week.", when),
+        Turn("t1", "Bob", "Bob's bike was red, [[x]] said.", when))),))
+    with Vault.init(tmp_path / "v") as v:
+        ingest_conversations(v, [conv])
+        ingest_conversations(v, ndm_conversation())
+        assert v.doctor()["dangling_links"] == []
+        assert v.backlinks("conversations/ndm/entities/bob's bike")

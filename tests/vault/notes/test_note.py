@@ -379,3 +379,23 @@ def test_a_leading_byte_order_mark_does_not_hide_frontmatter() -> None:
     assert [text[ln.start : ln.end] for ln in note.links] == ["[[L]]"]
     assert update_frontmatter(text, {"a": 1}) == "\ufeff---\ntitle: x\na: 1\n---\nbody [[L]]\n"
     assert update_frontmatter("\ufeffplain\n", {"a": 1}) == "\ufeff---\na: 1\n---\nplain\n"
+
+
+def test_a_link_in_a_quoted_frontmatter_value_reads_as_yaml_reads_it() -> None:
+    """`'[[bob''s bike]]'` names bob's bike (ingest writes entity links so), `"[[a \\"b\\"]]"`
+    names a "b"; each is written back escaped as its quote needs (session 25)."""
+    text = "---\nx: '[[bob''s bike|the ''bike'']]'\ny: \"[[a \\\"b\\\" \\\\ c]]\"\n---\n[[it''s]]\n"
+    links = parse(text).links
+    assert [(ln.target, ln.alias) for ln in links] == [
+        ("bob's bike", "the 'bike'"), ('a "b" \\ c', None), ("it''s", None)]
+    out = rewrite_links(text, lambda link: "Al's \"car\"" if link.target != "it''s" else None)
+    assert out == ("---\nx: '[[Al''s \"car\"|the ''bike'']]'\ny: \"[[Al's \\\"car\\\"]]\"\n---\n"
+                   "[[it''s]]\n")
+    assert [ln.target for ln in parse(out).links][:2] == ["Al's \"car\""] * 2
+
+
+def test_a_target_a_plain_yaml_value_cannot_hold_is_refused() -> None:
+    with pytest.raises(NoteFormatError):
+        rewrite_links("---\nsee: also [[Old]]\n---\n", lambda link: "Plan: B")
+    assert rewrite_links("---\nsee: also [[Old]]\n---\n", lambda link: "Plan:B") == (
+        "---\nsee: also [[Plan:B]]\n---\n")
