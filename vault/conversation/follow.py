@@ -28,11 +28,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..notes.note import parse
 from ..storage.corpus import Corpus
 from .generated import Record, hashed
+
+if TYPE_CHECKING:
+    from ..core import Vault
 
 KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "L0": ("turn", ("session", "turn")), "L1": ("session", ("session",)),
@@ -110,3 +113,15 @@ def unlink(text: str, names: Mapping[str, str]) -> str:
     for old, new in names.items():
         text = text.replace(f"[[{new}|", f"[[{old.removesuffix('.md')}|")
     return text
+
+
+def namer(vault: Vault) -> Callable[[str], str]:
+    """The wiki-link target of a note by its path: the shortest unique name, as `rmh move`
+    writes it (`Resolver.link_text`); the path itself for a note not in the index."""
+    resolver = vault.resolver()
+
+    def name(path: str) -> str:
+        note_id = resolver.path_id.get(path)
+        return path.removesuffix(".md") if note_id is None else resolver.link_text(note_id)
+
+    return name

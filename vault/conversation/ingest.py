@@ -44,7 +44,7 @@ and no note is written where one was erased or whose text still holds a forgotte
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -60,7 +60,7 @@ from .episodes import find_episodes
 from .events import Event, build_events, incidence
 from .fact_notes import entity_relation_fields, fact_notes
 from .facts import build_facts
-from .follow import Followed, follow, unlink
+from .follow import Followed, follow, namer, unlink
 from .formats import Conversation
 from .generated import Record, is_fact, mark
 from .layout import entity_path, link, session_path, turn_path
@@ -274,7 +274,7 @@ def _ingest(vault: Vault, convs: Sequence[Conversation], use_nlp: bool, regenera
             found = Followed(notes)  # every note where the ingest put it: no record read
             if any(p not in stored for p, _ in notes):  # moved, deleted, or new (follow.py)
                 found = follow(corpus, stored, Record(vault.root / STATE_DIR), notes,
-                               regenerate, _namer(vault))
+                               regenerate, namer(vault))
             notes, deleted = found.notes, deleted + list(found.deleted)
             changed = [(p, t) for p, t in notes if stored.get(p) != content_hash(t)]
             # an unchanged transcript (a hook, every turn) reads no record; a followed note's
@@ -369,18 +369,6 @@ def _write(vault: Vault, notes: Sequence[tuple[str, str]], changed: Sequence[tup
                 record.restore(origin.get(path, path), hashes)
             record.save()
     return [p for p, _, v in plan if v == "keep"]
-
-
-def _namer(vault: Vault) -> Callable[[str], str]:
-    """The wiki-link target of a note by its path: the shortest unique name, as `rmh move`
-    writes it (`Resolver.link_text`); the path itself for a note not in the index."""
-    resolver = vault.resolver()
-
-    def name(path: str) -> str:
-        note_id = resolver.path_id.get(path)
-        return path.removesuffix(".md") if note_id is None else resolver.link_text(note_id)
-
-    return name
 
 
 def _verdict(vault: Vault, path: str, found: Followed, current: str | None, record: Record,
