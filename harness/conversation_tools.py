@@ -46,7 +46,8 @@ def what_came_next(ops: VaultCalls, query: str, n: int = 3) -> dict[str, Any]:
 def ingest(ops: VaultCalls, conversation: str | dict[str, Any] | list[Any],
            format: str = "auto", regenerate: bool = False) -> dict[str, Any]:
     """Ingest a conversation given as text or a JSON object (any `vault.CONVERSATION_FORMATS`);
-    `regenerate`: rewrite notes edited by hand (the edit kept in the trash), else keep them."""
+    `regenerate`: rewrite notes edited by hand (the edit kept in the trash) and write those
+    deleted again, else keep them and leave those out."""
     from vault import ingest_conversations, load_transcript
 
     text = conversation if isinstance(conversation, str) else json.dumps(

@@ -59,12 +59,14 @@ def cmd_ingest(args: argparse.Namespace) -> int:
          f"{len(report.written)} notes written, {report.unchanged} unchanged"
          + (f"; {report.forgotten} turn(s) left out: erased by `rmh forget`"
             if report.forgotten else "")
-         + edited_lines(report.kept, report.trashed))
+         + edited_lines(report.kept, report.trashed, report.left_deleted))
     return 0
 
 
-def edited_lines(kept: Sequence[str], trashed: Sequence[tuple[str, str]]) -> str:
-    """The report's lines on notes edited by hand since the ingest wrote them (none: "")."""
+def edited_lines(kept: Sequence[str], trashed: Sequence[tuple[str, str]],
+                 deleted: Sequence[str] = ()) -> str:
+    """The report's lines on notes edited, moved or deleted by hand since the ingest wrote
+    them (none: "")."""
     out = ""
     if kept:
         out += (f"\nkept {len(kept)} note(s) edited by hand as they are (`rmh ingest "
@@ -74,6 +76,10 @@ def edited_lines(kept: Sequence[str], trashed: Sequence[tuple[str, str]]) -> str
         out += (f"\nrewrote {len(trashed)} note(s) whose bytes were not the ingest's; "
                 "the version before is in the trash:")
         out += "".join(f"\n  {p} -> {t}" for p, t in trashed)
+    if deleted:
+        out += (f"\nleft out {len(deleted)} note(s) you deleted (`rmh ingest --regenerate` "
+                "writes them again):")
+        out += "".join(f"\n  {p}" for p in deleted)
     return out
 
 
@@ -86,7 +92,8 @@ def register(sub: Any) -> None:
     p.add_argument("--format", choices=CONVERSATION_FORMATS, default="auto")
     p.add_argument("--regenerate", action="store_true",
                    help="rewrite notes edited by hand since the ingest wrote them (the edited "
-                   "version goes to .rmh/trash/); without it they are kept and listed")
+                   "version goes to .rmh/trash/) and write again those deleted; without it "
+                   "they are kept and listed")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(func=cmd_ingest)
     vault_commands.register(sub, ("context",))

@@ -5,13 +5,17 @@ The record lives beside the index, not in it (an index rebuild keeps it), one fi
 of conversation notes (`conversations/<cid>`: a hook re-reads its own conversation's file, not
 the vault's): `.rmh/generated/<h>.json`, h the sha256 of the folder, holding
 
-    {"version": 1, "notes": {sha256(note path)[:32]: [sha256 of bytes the ingest wrote]}}
+    {"version": 1, "notes": {sha256(note path)[:32]: [sha256 of bytes the ingest wrote]},
+     "moved": {sha256(note path)[:32]: sha256(the path the user moved it to)[:32]}}
 
-Paths are hashed so the file names no one (an erasure, `rmh forget`, finds no name here). A
-note has one hash, the bytes the ingest last wrote there, and two while a write is under way:
-the ingest records the new hash next to the old before it writes (`plan`) and keeps only the
-new one after (`wrote`), so an ingest killed between leaves either version recognised as its
-own. Nothing here reads a clock: the same transcript ingested again records the same bytes.
+(a fact note's hash is of its bytes without the trust fields a correction sets, `mark`: a
+correction is no hand edit). A note the user moved is still keyed by the path the ingest
+generates for it, and `moved` says where the ingest last found it (`follow.py`). Paths are
+hashed so the file names no one (an erasure, `rmh forget`, finds no name here). A note has one
+hash, the bytes the ingest last wrote there, and two while a write is under way: the ingest
+records the new hash next to the old before it writes (`plan`) and keeps only the new one
+after (`wrote`), so an ingest killed between leaves either version recognised as its own.
+Nothing here reads a clock: the same transcript ingested again records the same bytes.
 Read and written under the vault's write lock (`Vault.locked`); a file that cannot be read is
 an empty record (every note then unknown: `Verdict` of the ingest treats those with care).
 """
@@ -23,15 +27,34 @@ import json
 import os
 from pathlib import Path
 
+from ..notes.hashing import content_hash
+from ..notes.trust import apply
 from ..storage.fileops import open_regular
 
 FOLDER = "generated"  # under the vault's .rmh/
 VERSION = 1
 KEPT = 2  # hashes per note at most: the last written and, during a write, the next
+NEW = ""  # first in a note's list while its first write is under way (`pending`)
 
 
 def _h(text: str, n: int = 64) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:n]
+
+
+def hashed(path: str) -> str:
+    """A path as the record names it."""
+    return _h(path, 32)
+
+
+def is_fact(path: str) -> bool:
+    """A fact note's generated path (`layout.fact_path`)."""
+    return "/facts/" in path
+
+
+def mark(path: str, text: str) -> str:
+    """What the record keeps of `text` written at generated path `path`: its sha256, for a
+    fact note that of the text without its trust fields (`notes.trust.apply`)."""
+    return content_hash(apply(text, {}) if is_fact(path) else text)
 
 
 def folder_of(path: str) -> str:
@@ -45,24 +68,49 @@ class Record:
     def __init__(self, state_dir: Path) -> None:
         self.dir = state_dir / FOLDER
         self._notes: dict[str, dict[str, list[str]]] = {}  # folder -> hashed path -> hashes
+        self._moved: dict[str, dict[str, str]] = {}  # folder -> hashed path -> hashed path
         self._dirty: set[str] = set()
 
     def _folder(self, path: str) -> dict[str, list[str]]:
         folder = folder_of(path)
         if folder not in self._notes:
-            self._notes[folder] = _load(self.dir / f"{_h(folder)}.json")
+            self._notes[folder], self._moved[folder] = _load(self.dir / f"{_h(folder)}.json")
         return self._notes[folder]
+
+    def at(self, path: str) -> str | None:
+        """Where the generated note `path` was last found moved to (hashed), if anywhere."""
+        self._folder(path)
+        return self._moved[folder_of(path)].get(_h(path, 32))
+
+    def found_at(self, path: str, where: str | None) -> None:
+        """The generated note `path` is at `where` now (None: at `path`, or nowhere)."""
+        self._folder(path)
+        moved, key = self._moved[folder_of(path)], _h(path, 32)
+        now = None if where is None else _h(where, 32)
+        if moved.get(key) != now:
+            if now is None:
+                del moved[key]
+            else:
+                moved[key] = now
+            self._dirty.add(folder_of(path))
 
     def hashes(self, path: str) -> tuple[str, ...] | None:
         """The hashes of the bytes ingest wrote to `path`; None: no record of it."""
         got = self._folder(path).get(_h(path, 32))
-        return None if got is None else tuple(got)
+        return None if got is None else tuple(h for h in got if h != NEW)
+
+    def pending(self, path: str) -> bool:
+        """Whether the first write of `path` may not have been made (planned, not confirmed:
+        an ingest killed between): a note absent there was not deleted by the user."""
+        return NEW in self._folder(path).get(_h(path, 32), ())
 
     def plan(self, path: str, new_hash: str) -> None:
-        """About to write `new_hash` to `path`: both it and what was there count as ours."""
-        notes = self._folder(path)
-        old = [h for h in notes.get(_h(path, 32), []) if h != new_hash]
-        self._set(path, [*old[-(KEPT - 1):], new_hash])
+        """About to write `new_hash` to `path`: both it and what was there count as ours (a
+        note not written before is `pending` until `wrote`)."""
+        prior = self._folder(path).get(_h(path, 32))
+        old = [h for h in prior or () if h not in (NEW, new_hash)][-(KEPT - 1):]
+        self._set(path, [NEW, *old, new_hash] if prior is None or NEW in prior
+                  else [*old, new_hash])
 
     def wrote(self, path: str, new_hash: str) -> None:
         """`path` now holds the bytes ingest wrote, `new_hash`."""
@@ -92,8 +140,10 @@ class Record:
         for folder in sorted(self._dirty):
             target = self.dir / f"{_h(folder)}.json"
             tmp = self.dir / f".{target.name}.{os.getpid()}.tmp"
-            data = json.dumps({"version": VERSION, "notes": self._notes[folder]},
-                              sort_keys=True, separators=(",", ":")).encode("ascii")
+            doc: dict[str, object] = {"version": VERSION, "notes": self._notes[folder]}
+            if self._moved[folder]:
+                doc["moved"] = self._moved[folder]
+            data = json.dumps(doc, sort_keys=True, separators=(",", ":")).encode("ascii")
             with open(tmp, "wb") as fh:
                 fh.write(data)
                 fh.flush()
@@ -107,14 +157,17 @@ class Record:
         self._dirty.clear()
 
 
-def _load(file: Path) -> dict[str, list[str]]:
+def _load(file: Path) -> tuple[dict[str, list[str]], dict[str, str]]:
     try:
         with open_regular(file) as fh:
             doc = json.loads(fh.read().decode("utf-8"))
     except (OSError, ValueError):
-        return {}
-    notes = doc.get("notes") if isinstance(doc, dict) and doc.get("version") == VERSION else None
+        return {}, {}
+    ok = isinstance(doc, dict) and doc.get("version") == VERSION
+    notes, moved = (doc.get("notes"), doc.get("moved")) if ok else (None, None)
     if not isinstance(notes, dict):
-        return {}
-    return {k: [h for h in v if isinstance(h, str)] for k, v in notes.items()
-            if isinstance(k, str) and isinstance(v, list)}
+        return {}, {}
+    return ({k: [h for h in v if isinstance(h, str)] for k, v in notes.items()
+             if isinstance(k, str) and isinstance(v, list)},
+            {k: v for k, v in moved.items() if isinstance(k, str) and isinstance(v, str)}
+            if isinstance(moved, dict) else {})

@@ -26,10 +26,13 @@ A generated note edited by hand since the ingest wrote it is never lost (`genera
 hash of the bytes the ingest last wrote to each note, so it tells the two apart): by default a
 turn, session, entity or episode note edited by hand is left as the user made it and listed
 (`IngestReport.kept`); with `regenerate` it is written as generated, the user's version first
-put in `.rmh/trash/` (`IngestReport.trashed`). A fact note is always written (its trust and
-corrections carried), and a note of which no record is kept (ingested by an older rmh, or made
-by hand where the ingest writes) is written too: either way, when its bytes are not the ones
-the ingest last wrote, they go to the trash first.
+put in `.rmh/trash/` (`IngestReport.trashed`). A fact note follows the same rule; a correction
+(`corrections.correct`: trust fields only) is no hand edit, since the record keeps the hash of a
+fact note without them and the ingest carries them onto the note it writes. A note of which no
+record is kept (ingested by an older rmh, or made by hand where the ingest writes) is written,
+its bytes put in the trash first. A generated note the user moved or renamed is followed to
+where it is and treated there the same way; one the user deleted is not written again unless
+`regenerate` (`follow.py`, `IngestReport.left_deleted`).
 
 What `rmh forget` erased stays erased (storage/forgotten.py): a turn whose speaker or text
 holds a forgotten subject, or whose note was erased, is left out before anything is built
@@ -57,8 +60,9 @@ from .episodes import find_episodes
 from .events import Event, build_events, incidence
 from .fact_notes import entity_relation_fields, fact_notes
 from .facts import build_facts
+from .follow import Followed, follow, namer, unlink
 from .formats import Conversation
-from .generated import Record
+from .generated import Record, is_fact, mark
 from .layout import entity_path, link, session_path, turn_path
 from .lifecycle import promotable
 
@@ -88,6 +92,7 @@ class IngestReport:
     kept: tuple[str, ...] = ()  # edited by hand since: left as the user made them
     trashed: tuple[tuple[str, str], ...] = ()  # (note, trash path) of a version rewritten
     forgotten: int = 0  # turns left out: erased by `rmh forget` (module docstring)
+    left_deleted: tuple[str, ...] = ()  # generated paths of notes the user deleted (follow.py)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -99,6 +104,7 @@ class IngestReport:
             "kept_edited": list(self.kept),
             "trashed": [{"note": n, "trash": t} for n, t in self.trashed],
             "forgotten_turns": self.forgotten,
+            "left_deleted": list(self.left_deleted),
         }
 
 
@@ -228,14 +234,15 @@ class _Done:
             self.copied[path] = current
 
 
-def verdict(path: str, current: str | None, ours: tuple[str, ...] | None,
-            regenerate: bool) -> str:
+def verdict(current: str | None, ours: tuple[str, ...] | None, regenerate: bool,
+            marked: str | None = None) -> str:
     """What the ingest does with a note whose rendered bytes differ from the file's: "write"
-    (absent, or its bytes, sha256 `current`, are ones the ingest wrote: `ours`), "trash" (write,
-    the file's bytes put in the trash first) or "keep" (edited by hand: left as it is)."""
-    if current is None or (ours is not None and current in ours):
+    (absent, or its bytes, sha256 `current`, are ones the ingest wrote: `ours`; for a fact note
+    `marked`, `generated.mark` of them, may be), "trash" (write, the file's bytes put in the
+    trash first) or "keep" (edited by hand: left as it is)."""
+    if current is None or (ours is not None and (current in ours or marked in ours)):
         return "write"
-    if ours is None or regenerate or "/facts/" in path:  # unknown; asked; trust is carried
+    if ours is None or regenerate:  # unknown: cannot tell an edit from older bytes; asked
         return "trash"
     return "keep"
 
@@ -243,7 +250,9 @@ def verdict(path: str, current: str | None, ours: tuple[str, ...] | None,
 def _ingest(vault: Vault, convs: Sequence[Conversation], use_nlp: bool, regenerate: bool,
             done: _Done) -> IngestReport:
     paths: list[str] = []
+    generated: list[str] = []  # the same notes by the paths the ingest gives them
     kept: dict[str, None] = {}
+    deleted: list[str] = []
     unchanged = turns = sessions = entities = rules = left_out = 0
     with vault.batch():  # its folder sync first: a note edited on disk is seen as edited
         corpus = vault.corpus()
@@ -262,22 +271,31 @@ def _ingest(vault: Vault, convs: Sequence[Conversation], use_nlp: bool, regenera
             # its last note, as the writes in order leave it (the same bytes again: no write)
             notes = list(dict(notes).items())
             rules += n_rules
+            found = Followed(notes)  # every note where the ingest put it: no record read
+            if any(p not in stored for p, _ in notes):  # moved, deleted, or new (follow.py)
+                found = follow(corpus, stored, Record(vault.root / STATE_DIR), notes,
+                               regenerate, namer(vault))
+            notes, deleted = found.notes, deleted + list(found.deleted)
             changed = [(p, t) for p, t in notes if stored.get(p) != content_hash(t)]
-            if changed:  # an unchanged transcript (a hook, every turn) reads no record
+            # an unchanged transcript (a hook, every turn) reads no record; a followed note's
+            # is kept current (where it is, the links `rmh move` rewrote to it: ours)
+            if changed or found.origin or found.deleted:
                 kept.update(dict.fromkeys(_write(vault, notes, changed, stored, regenerate,
-                                                 done, gone)))
+                                                 done, gone, found)))
             # a note an earlier attempt wrote is written, not also unchanged
             unchanged += len({p for p, _ in notes} - {p for p, _ in changed}
                              - done.written.keys())
             paths += [p for p, _ in notes]
+            generated += [found.origin.get(p, p) for p, _ in notes]
             turns += len(conv.turns())
             sessions += sum(1 for s in conv.sessions if s.turns)
-    entities = sum(1 for p in paths if "/entities/" in p)
-    facts = [p for p in paths if "/facts/" in p]
-    episodes = sum(1 for p in paths if "/episodes/" in p)
+    entities = sum(1 for p in generated if "/entities/" in p)
+    facts = sum(1 for p in generated if is_fact(p))
+    episodes = sum(1 for p in generated if "/episodes/" in p)
     return IngestReport(tuple(c.conversation_id for c in convs), turns, sessions, entities,
-                        tuple(done.written), unchanged, tuple(paths), len(facts), rules,
-                        episodes, tuple(kept), tuple(done.trashed.items()), left_out)
+                        tuple(done.written), unchanged, tuple(paths), facts, rules,
+                        episodes, tuple(kept), tuple(done.trashed.items()), left_out,
+                        tuple(deleted))
 
 
 def remembered(root: Path, conversations: Sequence[Conversation]) -> list[Conversation]:
@@ -301,22 +319,29 @@ def _remembered(conv: Conversation, gone: forgotten.Forgotten) -> Conversation:
 
 def _write(vault: Vault, notes: Sequence[tuple[str, str]], changed: Sequence[tuple[str, str]],
            stored: dict[str, str], regenerate: bool, done: _Done,
-           gone: forgotten.Forgotten) -> list[str]:
-    """Write the `changed` notes of one conversation (`notes`: all of them) as `verdict` says,
-    under the write lock, recording what is written; returns the notes kept as edited.
+           gone: forgotten.Forgotten, found: Followed) -> list[str]:
+    """Write the `changed` notes of one conversation (`notes`: all of them, where they are;
+    `found`: where the user moved some, `follow.follow`) as `verdict` says, under the write
+    lock, recording what is written (by generated path); returns the notes kept as edited.
     EditConflict when an `rmh forget` added to the record since `gone` was read: the notes
-    were built from turns it erased (the attempt starts again; before, they were written)."""
+    were built from turns it erased (the attempt starts again; before, they were written), or
+    when a note taken as moved or deleted is at its generated path again (another ingest
+    wrote it since the vault was read: this one would have left it out)."""
     with vault.locked():
         if forgotten.load(vault.root / STATE_DIR) != gone:
             raise EditConflict(f"{STATE_DIR}/{forgotten.NAME}", "read before the notes were "
                                "built", None)
+        for path in (*found.origin.values(), *found.deleted):  # moved or deleted: absent
+            if vault.store.stat(path) is not None:  # when the corpus was read; written since
+                raise EditConflict(path, "absent when the ingest read the vault", None)
         record = Record(vault.root / STATE_DIR)
-        plan = [(p, t, verdict(p, stored.get(p), record.hashes(p), regenerate))
+        origin = found.origin
+        plan = [(p, t, _verdict(vault, p, found, stored.get(p), record, regenerate))
                 for p, t in changed]
         writes = [(p, t) for p, t, v in plan if v != "keep"]
-        before = {p: record.hashes(p) for p, _ in writes}
+        before = {p: record.hashes(origin.get(p, p)) for p, _ in writes}
         for path, text in writes:
-            record.plan(path, content_hash(text))
+            record.plan(origin.get(path, path), mark(origin.get(path, path), text))
         record.save()  # before the writes: a kill between leaves both versions ours
         try:
             for path, _, v in plan:  # first: after a kill the journal's replay writes over
@@ -330,14 +355,32 @@ def _write(vault: Vault, notes: Sequence[tuple[str, str]], changed: Sequence[tup
                                 overwrite=path in stored)
                     done.written[path] = None
                     stored[path] = content_hash(text)  # a later conversation's note: ours
-                    record.wrote(path, stored[path])
+                    record.wrote(origin.get(path, path), mark(origin.get(path, path), text))
                     del before[path]
             differ = {p for p, _ in changed}
-            for path, text in notes:  # notes already as generated (an older rmh's): ours
-                if path not in differ and record.hashes(path) is None:
-                    record.wrote(path, content_hash(text))
+            for path, text in notes:  # notes as generated (an older rmh's; links `rmh move`
+                gen = origin.get(path, path)  # rewrote as the ingest now does): ours
+                record.found_at(gen, path if path in origin else None)
+                if path not in differ and (mark(gen, text) not in (record.hashes(gen) or ())
+                                           or record.pending(gen)):
+                    record.wrote(gen, mark(gen, text))
         finally:
             for path, hashes in before.items():  # planned, not written (a conflict)
-                record.restore(path, hashes)
+                record.restore(origin.get(path, path), hashes)
             record.save()
     return [p for p, _, v in plan if v == "keep"]
+
+
+def _verdict(vault: Vault, path: str, found: Followed, current: str | None, record: Record,
+             regenerate: bool) -> str:
+    """`verdict` for the note at `path`. Its bytes are read only when their hash is not the
+    ingest's, and then only for a fact note (a correction since is no edit: `mark`) or while
+    some note is followed (links `rmh move` or an editor rewrote to it are no edit either:
+    `follow.unlink` gives back the text the ingest wrote)."""
+    gen = found.origin.get(path, path)
+    ours = record.hashes(gen)
+    if current is None or ours is None or current in ours or not (is_fact(gen) or found.names):
+        return verdict(current, ours, regenerate)
+    text = vault.read(path, learn=False).text
+    marked = {mark(gen, text), mark(gen, unlink(text, found.names))}
+    return verdict(current, ours, regenerate, next((m for m in marked if m in ours), None))
