@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextvars
 import os
 import selectors
+import subprocess
 import threading
 import time
 from collections.abc import Mapping
@@ -252,7 +253,7 @@ class Sandbox:
                         elif data:
                             sinks[fd].add(data)
                     elif not data:
-                        return self._died(proc, outcome)
+                        return self._died(proc, outcome, deadline)
                     else:
                         for frame in reader.feed(data):
                             self._handle(proc, frame, outcome, deadline, ctx)
@@ -268,14 +269,27 @@ class Sandbox:
                                 f"{exc.describe()}; the worker was killed and restarted")
         except channel.WriteTimeout:
             return outcome.fail("DeadlineExceeded", f"the cell ran past its {limit:g} s deadline")
-        except OSError:  # EPIPE: the worker died while we were writing
-            return self._died(proc, outcome)
+        except OSError:  # EPIPE: the worker died (or closed its channel) while we were writing
+            return self._died(proc, outcome, deadline)
         finally:
             sel.close()
         return outcome.finish()
 
-    def _died(self, proc: launch.WorkerProcess, outcome: Outcome) -> Outcome:
-        proc.proc.wait()
+    def _died(self, proc: launch.WorkerProcess, outcome: Outcome, deadline: float) -> Outcome:
+        """The channel ended (EOF, or EPIPE on a write): the worker died, or closed its end and
+        lives on (it can answer nothing more). It has until the deadline, at most
+        `_EXIT_WAIT_S` and at least `_EXIT_WAIT_MIN_S`, to be reaped (a crash's status says
+        why); then it is killed. Waiting for it without a limit let a worker that closed its
+        channel and slept hold the cell past its deadline for as long as it liked."""
+        wait = min(_EXIT_WAIT_S, max(_EXIT_WAIT_MIN_S, deadline - time.monotonic()))
+        try:
+            proc.proc.wait(timeout=wait)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.proc.wait()
+            if not self._cancelled:
+                return outcome.fail("ProtocolViolation", "the worker closed its channel and "
+                                    "ran on; the worker was killed and restarted")
         if self._cancelled:
             return outcome.fail("Cancelled", "the cell was cancelled; the worker was restarted")
         return outcome.fail("WorkerCrashed", f"the worker {proc.describe_exit()}; "
@@ -315,6 +329,7 @@ def _threads_left(proc: launch.WorkerProcess, tier_name: str) -> int:
 
 
 _THREADS_SETTLE_S = 1.0  # generous on a loaded machine: a false count costs the state
+_EXIT_WAIT_S, _EXIT_WAIT_MIN_S = 1.0, 0.1  # a worker whose channel ended: time to be reaped
 
 
 def _select(fds: list[int], timeout: float) -> tuple[list[int], list[int], list[int]]:

@@ -21,7 +21,8 @@ binds read-only as descriptors opened here (`--ro-bind-fd`), so that uid needs n
 right on their ancestors. /dev is a small read-only tmpfs holding only null, zero, random
 and urandom (bwrap 0.8 cannot bind a device read-only: a read-only bind is also nodev, so
 these four are device binds; the worker's uid owns none of them, and the filter refuses
-chmod and utime); /tmp is the only writable mount, of `scratch_mb`; there is no /dev/shm.
+chmod and utime); /tmp is the only writable mount, of `scratch_mb` (its file count capped by
+the worker's guards); there is no /dev/shm.
 """
 
 from __future__ import annotations

@@ -16,6 +16,9 @@ from .config import TIER_BWRAP, TIER_LANDLOCK, TIER_SECCOMP, TIER_UNSAFE, Sandbo
 from .identity import private_root_possible, user_namespaces, worker_identity
 
 _MB = 1 << 20
+# Files and folders the bwrap tier's scratch /tmp may hold per MiB of its size (a tmpfs inode
+# and its name cost about 1 KiB of kernel memory that no rlimit counts).
+SCRATCH_FILES_PER_MB = 64
 
 
 @dataclass(frozen=True)
@@ -120,7 +123,8 @@ def _seccomp_refusal(config: SandboxConfig, non_dumpable: bool) -> str | None:
 REGISTRY: dict[str, Tier] = {t.name: t for t in (
     Tier(TIER_BWRAP, auto=True, sandboxed=True, pid_namespace=True, read_only_filter=False,
          works=lambda m: m.bwrap and m.seccomp, command=launch.bwrap_worker_command,
-         plan=lambda config: {"remount_ro": launch.device_nodes()},
+         plan=lambda config: {"remount_ro": launch.device_nodes(),
+                              "scratch_files": config.scratch_mb * SCRATCH_FILES_PER_MB},
          limits=lambda: (
              _SHARED_KERNEL,
              "/dev/null, zero, random and urandom are the host's nodes, bound read-only "

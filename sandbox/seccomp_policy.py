@@ -227,7 +227,7 @@ def denied_names() -> tuple[str, ...]:
     return (*NEVER, "clone", "clone3")
 
 
-@functools.cache
+@functools.lru_cache(maxsize=16)  # a few live workers' programs; one per pid ever grew rmh
 def compile_bpf(pid: int, read_only: bool = False) -> bytes:
     """The allowlist as a BPF program for this machine's architecture, for a worker whose
     own pid (as it sees it) is `pid`; `read_only`: no file is opened for writing, created,

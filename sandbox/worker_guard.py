@@ -9,7 +9,7 @@ library. Order of installation, each step irreversible for the process:
 2. the worker's view of the file system (`worker_root.py`): on the Landlock tier a private
    mount namespace whose root holds only the interpreter, the libraries and the worker files,
    read-only (its own user namespace too when the supervisor is unprivileged); on the bwrap tier
-   the device binds remounted read-only;
+   the device binds remounted read-only and the scratch /tmp's file count capped;
 3. the Landlock ruleset is built (its paths opened while they can still be reached);
 4. identity (supervisor root, Landlock and seccomp tiers): the import path is re-pointed at
    /proc/self/fd/N of directories opened now (not needed, and not possible, in a private root:
@@ -253,6 +253,9 @@ def install(plan: Mapping[str, Any], parent: int) -> list[str]:
     if plan.get("remount_ro"):
         worker_root.remount_read_only(list(plan["remount_ro"]))
         done.append("ro-devices")
+    if plan.get("scratch_files"):
+        worker_root.limit_files("/tmp", int(plan["scratch_files"]))
+        done.append("scratch-files")
     userns = root is not None and os.getuid() != 0  # private_root made one already
     landlock = plan.get("landlock")
     ruleset, abi = landlock_ruleset(list(landlock)) if landlock is not None else (-1, 0)

@@ -15,11 +15,12 @@ tree then fails with ENOENT whatever the syscall. Sources are opened (O_PATH, in
 namespace) before the tmpfs is mounted and bound from /proc/self/fd/N, so a source anywhere
 (under /tmp included) works.
 
-`remount_read_only(paths)` (bwrap tier): bubblewrap 0.8 can bind a device only read-write
-(`--ro-bind` also sets nodev), so bwrap keeps CAP_SYS_ADMIN in its user namespace for the
-worker's guards, which remount each device bind read-only here (nosuid, device access kept),
-before every capability is dropped. A read-only mount refuses chmod, chown and utime of the node
-(EROFS) while reads and writes of the device itself still work.
+`remount_read_only(paths)` and `limit_files(path, inodes)` (bwrap tier): bubblewrap 0.8 can
+bind a device only read-write (`--ro-bind` also sets nodev), and can give a tmpfs only a size,
+so bwrap keeps CAP_SYS_ADMIN in its user namespace for the worker's guards, which remount each
+device bind read-only here (nosuid, device access kept) and cap the scratch /tmp's file count
+(nr_inodes), before every capability is dropped. A read-only mount refuses chmod, chown and
+utime of the node (EROFS) while reads and writes of the device itself still work.
 
 References: mount(2), mount_namespaces(7), pivot_root(2), user_namespaces(7).
 """
@@ -85,6 +86,22 @@ def remount_read_only(paths: Sequence[str]) -> None:
     mount namespace (bwrap's user namespace gives it until the guards drop it)."""
     for path in paths:
         _remount_ro(path, 0)
+
+
+def limit_files(path: str, inodes: int) -> None:
+    """Cap the files and folders of the tmpfs mounted at `path` (the bwrap tier's scratch /tmp)
+    at `inodes`, keeping its other flags; checked with statvfs. bwrap can set only a tmpfs's
+    size, which an empty file does not use: the default inode count (half the host's RAM
+    pages) let one worker pin gigabytes of kernel memory in empty files. Needs CAP_SYS_ADMIN
+    over the tmpfs (bwrap's user namespace made it)."""
+    current = os.statvfs(path).f_flag
+    keep = 0
+    for st_flag, ms_flag in _KEEP.items():
+        if current & st_flag:
+            keep |= ms_flag
+    _mount(None, path, None, _MS_REMOUNT | keep, f"nr_inodes={inodes}")
+    if not 0 < os.statvfs(path).f_files <= inodes:
+        raise MountError(f"{path} still allows more than {inodes} files after the remount")
 
 
 def _own_namespaces() -> None:

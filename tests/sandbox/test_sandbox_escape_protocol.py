@@ -70,3 +70,23 @@ def test_case22_frame_between_execs(host: Host) -> None:
     assert first.state_lost
     res = run_attack(host, "ping(5)")
     assert res.ok and res.value == "5"
+
+
+_CLOSE = {  # the worker lives on after closing its end of the channel
+    "out": "os.close(OUT)",
+    "in": "os.close(int(sys.argv[1]))\n    try:\n        ping(1)\n    except OSError:\n"
+          "        pass",
+}
+
+
+@pytest.mark.parametrize("end", sorted(_CLOSE))
+def test_case22_a_worker_that_closes_its_channel_ends_at_the_deadline(host: Host,
+                                                                      end: str) -> None:
+    # The host took the channel's end for the worker's death and waited for it to exit,
+    # without a limit: the cell answered only when the worker chose to (60 s past a 3 s
+    # deadline through rmh serve; never, for a worker sleeping on).
+    res = run_attack(host, _FORGE + "    " + _CLOSE[end] + "\n    import time\n"
+                     "    time.sleep(30)\n", deadline_s=3.0)
+    assert res.error is not None and res.state_lost, res.to_json()
+    assert res.error.type in ("ProtocolViolation", "DeadlineExceeded"), res.to_json()
+    assert res.duration_s < 5.0, res.to_json()

@@ -28,7 +28,7 @@ def test_each_tiers_guard_plan_holds_what_it_needs() -> None:
     identity = {"identity"} if worker_identity(config.worker_user) is not None else set()
     root = {"root"} if private_root_possible() else set()
     keys = {name: set(tier(name).guard_plan(config, b"\0" * 8)) for name in TIERS}
-    assert keys[TIER_BWRAP] == COMMON | {"remount_ro", "seccomp"}
+    assert keys[TIER_BWRAP] == COMMON | {"remount_ro", "scratch_files", "seccomp"}
     assert keys[TIER_LANDLOCK] == COMMON | {"landlock", "userns", "seccomp"} | identity | root
     assert keys[TIER_SECCOMP] == COMMON | {"userns", "seccomp"} | identity
     assert keys[TIER_UNSAFE] == COMMON
