@@ -6,9 +6,10 @@ per session (escape suite cases 12 and 30: 100,000 writes in a loop, thousands o
 content arguments, read by name) charged by what it produces: the note's UTF-8
 size AFTER the write counts as bytes (a write: its content; an edit: the whole note as it
 will be, so `replace` of a short `find` by a long text, `expected_count` times, is charged
-count x text), and a note name not yet written in the exec (or the session) counts as one
-note. The bytes left are handed to the write as a `WriteTicket` (harness/vault_ops.py): the
-vault computes the note's size after an edit arithmetically and refuses it, before any new
+count x text), a write's folders FOLDER_BYTES each (`folder_charge`), and a note name not
+yet written in the exec (or the session) counts as one note. The bytes left are handed to
+the write as a `WriteTicket` (harness/vault_ops.py): the vault computes the note's size
+after an edit arithmetically and refuses it, before any new
 text is built, when it would pass what is left (or the vault's MAX_NOTE_BYTES). A call that
 would pass a limit raises `vault.QuotaExceeded` in the worker and writes nothing. Only calls
 that succeeded are counted (a writer that does not report its size through the ticket is
@@ -55,6 +56,22 @@ def _may_write(arguments: Mapping[str, Any]) -> list[str]:
     """The quota keys a `correct` call may write: its note, and a new note on a supersede."""
     key = str(arguments["note"]).strip().lower()
     return [key, key + "\0superseding"] if arguments.get("action") == "supersede" else [key]
+
+
+FOLDER_BYTES = 4096  # what a folder costs the disk (a block of ext4 and most file systems)
+
+
+def folder_charge(op: Operation, arguments: Mapping[str, Any]) -> int:
+    """Bytes charged for the folders a `write` may create: FOLDER_BYTES for each folder of the
+    note's path, whether or not it exists (an over-estimate: a note in a three-deep folder
+    pays 12 KiB, 200 of them 2.4 MiB of the exec's 8). Without it a one-byte note under a
+    1,000-character path made ~490 folders for one byte of quota: 57,450 folders and 231 MB
+    of disk in one 300 s cell (docs/measurements/session25/NOTES-SBX.md). An edit names a
+    note that exists, in folders that do."""
+    if op.repl != "write" or op.writes is None:
+        return 0
+    note = str(arguments[op.writes.note]).strip().strip("/")
+    return FOLDER_BYTES * note.count("/")
 
 
 def _target(op: Operation, arguments: Mapping[str, Any]) -> tuple[str, int]:
@@ -128,14 +145,15 @@ class WriteQuota:
             else:
                 key, size = _target(op, arguments)
                 keys = [key]
+            folders = folder_charge(op, arguments)
             try:
-                left = self._charge(keys, size, commit=False)
+                left = self._charge(keys, size + folders, commit=False)
             except QuotaExceeded as exc:
                 raise HostFunctionError(type(exc).__name__, str(exc)) from exc
-            with write_ticket(left) as ticket:
+            with write_ticket(left - folders) as ticket:
                 result = fn.run(arguments)
             self._charge(list(ticket.notes or keys[:1]),
-                         size if ticket.size is None else ticket.size, commit=True)
+                         folders + (size if ticket.size is None else ticket.size), commit=True)
             return result
 
         return call

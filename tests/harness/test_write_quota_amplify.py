@@ -130,3 +130,27 @@ def test_a_slice_naming_a_huge_note_fifty_times_holds_one_copy(tmp_path: Path) -
         assert peak_kb - before_kb < 100 * 1024, f"peak RSS {before_kb} kB -> {peak_kb} kB"
     finally:
         assert srv.finish() == 0
+
+
+def test_a_write_is_charged_the_folders_of_its_path(tmp_path: Path) -> None:
+    """A one-byte note under a deep path pays FOLDER_BYTES per folder: the byte budget bounds
+    the folders a cell can make (before: ~490 folders for one byte of quota)."""
+    from harness.write_quota import FOLDER_BYTES
+
+    vault = Vault.open(_vault(tmp_path / "v"))
+    thread = VaultThread()
+    try:
+        quota = WriteQuota(WriteLimits(session_bytes=10 * FOLDER_BYTES))
+        write = quota.wrap(build_functions(vault_functions(
+            VaultCalls(vault, thread, lambda: None))))["write"].fn
+        write("a/b/c.md", "x")
+        assert quota.report()["session_bytes"] == 2 * FOLDER_BYTES + 1
+        deep = "/".join(["d"] * 490) + "/n.md"
+        with pytest.raises(HostFunctionError, match="bytes written per session"):
+            write(deep, "x")
+        assert not (tmp_path / "v" / "d").exists()
+        write("top.md", "y" * FOLDER_BYTES)  # a note at the top pays its bytes only
+        assert quota.report()["session_bytes"] == 3 * FOLDER_BYTES + 1
+    finally:
+        thread.close()
+        vault.close()
