@@ -125,6 +125,7 @@ from .storage.embeddings import embedding_key as embedding_key
 from .storage.intents import journal_stamp as journal_stamp
 from .storage.mentions import ending_in_part as ending_in_part
 from .storage.mentions import mentioning as mentioning
+from .storage.paths import path_refusal as path_refusal
 
 ASKED_FLOOR = _ASKED_FLOOR
 ASKED_WALK = _ASKED_WALK

@@ -1,6 +1,7 @@
-"""A name no vault path may be, through a real `rmh serve` (JSON-RPC, MCP tools, resources,
-the REPL) and the CLI: every vault function answers path_refused (-32002), never
-note_not_found (-32003) as reads did before, and nothing outside the vault shows."""
+"""A name no vault path may be, through a real `rmh serve` (JSON-RPC, MCP tools, the REPL) and
+the CLI: every vault function answers path_refused (-32002), never note_not_found (-32003) as
+reads did before (`vault.list`'s folder: -32602 "no notes under"), and nothing outside the
+vault shows."""
 
 from __future__ import annotations
 
@@ -52,6 +53,9 @@ def test_served_functions_refuse_a_path_out_of_the_vault(tmp_path: Path) -> None
                 out = srv.call(method, params, rid)
                 assert out.get("error", {}).get("code") == -32002, (method, name, out)
                 assert out["error"]["data"]["kind"] == "path_refused", out
+            if name != "out/secret":  # a listing reads the index: a linked folder has no notes
+                listed = srv.call("vault.list", {"folder": name}, rid + 100_000)
+                assert listed["error"]["data"]["kind"] == "path_refused", (name, listed)
             tool = srv.call("tools/call", {"name": "read", "arguments": {"note": name}}, rid + 1)
             assert tool["result"]["isError"] is True
             assert tool["result"]["structuredContent"]["error"]["kind"] == "path_refused", tool
