@@ -165,10 +165,15 @@ class Reopen:
             try:
                 vault = await anyio.to_thread.run_sync(
                     partial(open_vault, self.cfg, dense=not self.args.no_dense))
-            except (ErasurePending, IndexUnusable, LedgerError, NotAVault, OSError) as exc:
+            except Exception as exc:  # still pending, or anything else: the unready table
                 logging.getLogger("rmh.serve").info("still not serving: %s", _public(exc))
+                return  # stays (a frame must not fail for it); tried again at the next change
+            try:
+                self.ready = Ready(self.args, self.cfg, vault, self.repl_factory)
+            except Exception:
+                vault.close()
+                logging.getLogger("rmh.serve").exception("the vault opened, serving it failed")
                 return
-            self.ready = Ready(self.args, self.cfg, vault, self.repl_factory)
             assert self.dispatcher is not None
             self.dispatcher.replace(self.ready.methods)
             logging.getLogger("rmh.serve").info("the pending erasure is finished: serving")
