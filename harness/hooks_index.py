@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -293,12 +293,26 @@ def _journal(root: Path, session: str) -> Path:
     return root / ".rmh" / JOURNAL_DIR / f"{safe}.jsonl"
 
 
+PROMPT_CHARS = 500  # how much of a prompt the journal keeps
+
+
 def journal_shown(root: Path, session: str, prompt: str, notes: list[str]) -> None:
     """Append what the prompt hook showed, for the session-end hook to log."""
     path = _journal(root, session)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a", encoding="utf-8") as f:
-        f.write(json.dumps({"prompt": prompt[:500], "notes": notes}, ensure_ascii=False) + "\n")
+        f.write(json.dumps({"prompt": prompt[:PROMPT_CHARS], "notes": notes},
+                           ensure_ascii=False) + "\n")
+
+
+def _cut_into(line: str, cut: Callable[[str], bool]) -> bool:
+    """Whether a journal line's prompt was cut at PROMPT_CHARS and ends in the beginning of
+    an erased string (vault `ending_in_part`: the cut end may be an erased line's start)."""
+    try:
+        prompt = json.loads(line).get("prompt")
+    except (ValueError, AttributeError, RecursionError):
+        return False
+    return isinstance(prompt, str) and len(prompt) >= PROMPT_CHARS and cut(prompt)
 
 
 def take_shown(root: Path, session: str) -> list[tuple[str, list[str]]]:
@@ -353,9 +367,12 @@ def forget(root: Path, needles: Iterable[str]) -> bool:
     had = index_path(root).exists()
     for suffix in ("", "-wal", "-shm", "-journal"):
         Path(f"{index_path(root)}{suffix}").unlink(missing_ok=True)
-    from vault import mentioning  # here: the prompt hook imports this module, not this
+    from vault import ending_in_part, mentioning  # here: the prompt hook imports this
+    # module, not this function
 
+    needles = list(needles)
     names = mentioning(needles)  # whole words, as the erasure picks notes (vault)
+    cut = ending_in_part(needles)
     folder = root / ".rmh" / JOURNAL_DIR
     for path in sorted(folder.glob("*")) if folder.is_dir() else []:
         if not path.is_file():
@@ -365,7 +382,8 @@ def forget(root: Path, needles: Iterable[str]) -> bool:
             keep: Any = [n for n in used_lately(root) if not names(n)]
             path.write_text(json.dumps(keep, ensure_ascii=False), encoding="utf-8")
             continue
-        lines = [ln for ln in text.splitlines(keepends=True) if not names(ln)]
+        lines = [ln for ln in text.splitlines(keepends=True)
+                 if not names(ln) and not _cut_into(ln, cut)]
         if lines:
             path.write_text("".join(lines), encoding="utf-8")
         else:

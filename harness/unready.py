@@ -47,12 +47,14 @@ STATE_FIX = {  # also the CLI's one line (cli.py `_failed`); a server adds "then
 
 
 def unready_methods(reason: str, vault: str | None, kind: str = "not_a_vault",
-                    fix: str | None = None) -> dict[str, AsyncMethod]:
+                    fix: str | None = None, *, restart: bool = True) -> dict[str, AsyncMethod]:
     """The method table of a server with no usable vault: `reason` says why; `kind` is the
     error every tool call and vault method answers (not_a_vault, a key of STATE_FIX, or
-    erasure_pending with its own `fix`)."""
+    erasure_pending with its own `fix`); without `restart` the server serves the vault by
+    itself once the fix is made (an erasure pending: commands/serve.py `Reopen`)."""
     if fix is not None:
-        fix = f"{fix}; then restart this MCP server"
+        fix = (f"{fix}; then restart this MCP server" if restart else
+               f"{fix}; this server serves the vault again by itself once it is finished")
     elif kind in STATE_FIX:
         fix = f"{STATE_FIX[kind]}, then restart this MCP server"
     else:

@@ -26,7 +26,7 @@ from collections import Counter
 from datetime import UTC, datetime
 from typing import Any
 
-from vault import Vault
+from vault import PathRefused, Vault, path_refusal
 
 from .errors import BadArgument
 
@@ -101,10 +101,14 @@ def browse(vault: Vault, what: str, folder: str = "", tag: str | None = None,
            listings: Listings | None = None) -> dict[str, Any]:
     """One page of a listing (see the module docstring); `listings` caches across calls."""
     cache = listings if listings is not None else Listings()
-    folder = folder.strip("/")
+    given, folder = folder, folder.strip("/")
     paths = cache.paths(vault)
     items: list[dict[str, Any]]
     if folder and not any(_under(p, folder) for p in paths):
+        # "/people" lists people/; a name no vault folder may be ("../..", "/etc") is refused
+        # as a path, as by every function taking a note (vault LiveIndex.not_found)
+        if (why := path_refusal(given)) is not None:
+            raise PathRefused(given, why)
         raise BadArgument("folder", f"no notes under {folder!r}")
     if what == "notes" and tag is None:
         items = [{"note": p} for p in paths if _folder(p) == folder]

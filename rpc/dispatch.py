@@ -15,6 +15,9 @@ the frame apart from the methods it calls). Contract:
   is then not answered, as MCP asks; after `InFlight.close()` requests are answered -32091;
 - ordinary methods wait for a slot of `flight`; `control` methods (cheap: `ping`, `status`)
   and unknown methods never wait, so they are answered ahead of queued work;
+- `refresh` (when given) is awaited before each frame's requests run, and may `replace` the
+  method table (a server that could not serve yet and now can: `rmh serve` once an erasure
+  another process left pending is finished);
 - method errors follow `rpc.calls`; the answer frame is at most `max_frame` bytes: the
   largest responses of an oversize answer become `response_too_large` errors for their ids
   until it fits, and a result that is not JSON becomes -32603 for its id. A batch's responses
@@ -26,7 +29,7 @@ from __future__ import annotations
 
 import heapq
 import logging
-from collections.abc import Collection, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from typing import Any
 
 import anyio
@@ -60,11 +63,17 @@ class Dispatcher:
         map_exception: ExceptionMapper = no_mapping,
         max_frame: int = DEFAULT_MAX_FRAME,
         control: Collection[str] = (),
+        refresh: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.max_frame = max_frame
         self.control = frozenset(control)
         self._methods = dict(methods)
         self._map_exception = map_exception
+        self._refresh = refresh
+
+    def replace(self, methods: Mapping[str, AsyncMethod]) -> None:
+        """Serve `methods` from the next request on (one already running finishes as it is)."""
+        self._methods = dict(methods)
 
     async def dispatch(self, raw: bytes, flight: InFlight | None = None) -> bytes | None:
         """One whole frame (no newline) in, its answer frame out; None: nothing to answer.
@@ -78,6 +87,8 @@ class Dispatcher:
             flight.answer_waiting(len(out))
             flight.answer_ready(len(out))
             return out
+        if self._refresh is not None:
+            await self._refresh()
         results = Answers(len(parsed.items), self.max_frame, batch=parsed.is_batch,
                           flight=flight)
         try:

@@ -301,13 +301,13 @@ class Vault(VaultWrites):
                             subject.strip(), self.engine.encoder, p.max_tokens, p.max_note_units)
 
     def forget(self, todo: ErasurePlan, extra_files: Sequence[Path] = (),
-               before: Callable[[], object] | None = None) -> erasure.Erased:
-        """Erase for good what `todo` names from the folder, the trash, the index, the
-        embedding caches and the learned log, vacuum, and prove it (vault/erasure.py: files
-        of the vault and `extra_files`, the shared cache, scanned). Journalled first; `before`
-        runs once the journal holds the plan (the caller's own derived files)."""
+               before: Callable[[], object] | None = None,
+               settings: Sequence[Path] = ()) -> erasure.Erased:
+        """Erase for good what `todo` names (folder, trash, index, embedding caches, learned
+        log), vacuum, and prove it (vault/erasure.py; the vault's files, `extra_files`; the
+        `settings` files as storage/erase.py `scan` reads them). `before`: see erasure.py."""
         return erasure.execute(self.store, self.index, self.engine.cache, self.usage, todo,
-                               self.live.sync_paths, extra_files, before)
+                               self.live.sync_paths, extra_files, before, settings)
 
     # -- what the shell reads (harness never reaches into the parts) -------------------------
 

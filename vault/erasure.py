@@ -98,10 +98,12 @@ def plan(store: Store, index: Index, ids: set[int], subject: str, encoder: Encod
 
 def execute(store: Store, index: Index, cache: EmbeddingCache | None, usage: UsageRecorder,
             todo: ErasurePlan, sync: Callable[[list[str]], object],
-            extra_files: Sequence[Path], before: Callable[[], object] | None = None) -> Erased:
+            extra_files: Sequence[Path], before: Callable[[], object] | None = None,
+            settings: Sequence[Path] = ()) -> Erased:
     """Carry out `todo` (see the module docstring for the order); `sync(paths)` brings the
     index in line with the folder for the removed paths; `before()` runs right after the
-    intent is recorded (the caller's own derived files)."""
+    intent is recorded (the caller's own derived files); `settings`: the caller's settings
+    files, whose file-system paths naming the subject the proof reports apart (`scan`)."""
     journal = Journal(store)
     with store.lock.held():  # the whole erasure: no other process finishes it meanwhile
         # first: nothing rmh does (a hook's ingest of a transcript) makes it again
@@ -121,7 +123,7 @@ def execute(store: Store, index: Index, cache: EmbeddingCache | None, usage: Usa
     left = [store.root / TRASH_DIR / rel for rel in todo.trash]
     unread: list[Path] = []
     proof = scan(owned_files(store.root, [*_with_sidecars(extra_files), *left], unread),
-                 todo.needles, todo.subject, store.root, todo.shadows, unread)
+                 todo.needles, todo.subject, store.root, todo.shadows, unread, settings)
     return Erased(todo, done.removed, done.learning, proof)
 
 

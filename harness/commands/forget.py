@@ -51,7 +51,8 @@ def cmd_forget(args: argparse.Namespace) -> int:
         # the hooks' files first, before the intent lands: the prompt hook reads them
         # without opening the vault, so no open's check guards them while it is pending
         had = own_files(v.root, todo.needles)
-        done = v.forget(todo, shared)
+        # rmh.toml's folder paths naming the subject are the user's layout, reported apart
+        done = v.forget(todo, shared, settings=[v.root / "rmh.toml"])
         if had:
             hooks_index.refresh(v)  # rebuilt from the notes that remain
     human = (f"erased {len(todo.notes)} notes and {len(todo.trash)} trash copies "

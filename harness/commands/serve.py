@@ -27,7 +27,7 @@ from harness.rlm_tools import RlmTools
 from harness.write_quota import WriteLimits, WriteQuota
 from rpc import DEFAULT_MAX_FRAME, Dispatcher, StdioServer
 from sandbox import TIER_NAMES, HostFunction, Sandbox, SandboxConfig
-from vault import ErasurePending, IndexUnusable, LedgerError, NotAVault
+from vault import ErasurePending, IndexUnusable, LedgerError, NotAVault, Vault, journal_stamp
 
 # Cheap methods answered without waiting for a slot, ahead of queued work.
 CONTROL_METHODS = ("ping", "status")
@@ -95,31 +95,119 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         cfg = load(vault=args.vault)
         repl_factory = sandbox_factory(cfg, args.tier)
+        stamp = journal_stamp(cfg.require_vault())  # before the open: none finished unseen
         vault = open_vault(cfg, dense=not args.no_dense)
-    except (ConfigError, NotAVault, IndexUnusable, LedgerError, ErasurePending) as exc:  # answer
-        # the client anyway (harness/unready.py): a server that only exits is "disconnected"
+    except ErasurePending as exc:  # another process's erasure: served again once it is done
+        print(f"rmh: {exc.public()}", file=sys.stderr)
+        return serve_pending(args, proto_fd, exc, Reopen(args, cfg, repl_factory, stamp))
+    except (ConfigError, NotAVault, IndexUnusable, LedgerError) as exc:  # answer the client
+        # anyway (harness/unready.py): a server that only exits is "disconnected"
         print(f"rmh: {exc}", file=sys.stderr)
         return serve_unready(args, proto_fd, exc)
-    broker = Broker.from_config(cfg.llm)
-    ledger = vault.ledger
-    hooks = (LedgerSessions(ledger, vault, texts=note_texts(vault))
-             if ledger is not None else None)
-    if hooks is not None:
-        recovered = hooks.recover()  # sessions whose process died (kill -9): rewards now
-        if recovered:
-            logging.getLogger("rmh.serve").info("recovered dead sessions %s", recovered)
-    harness = Harness(
-        cfg, vault, repl_factory=repl_factory, rlm=RlmTools(broker), hooks=hooks
-    )
-    methods = {**method_table(harness), **mcp_methods(harness)}
-    dispatcher = Dispatcher(methods, map_exception=map_exception, max_frame=args.max_frame,
-                            control=CONTROL_METHODS)
-    server = StdioServer(dispatcher, on_shutdown=harness.shutdown,
+    ready = Ready(args, cfg, vault, repl_factory)
+    dispatcher = Dispatcher(ready.methods, map_exception=map_exception,
+                            max_frame=args.max_frame, control=CONTROL_METHODS)
+    server = StdioServer(dispatcher, on_shutdown=ready.shutdown,
                          max_in_flight=args.max_in_flight)
     try:
         anyio.run(server.run, 0, proto_fd)
     finally:
-        broker.close()
+        ready.broker.close()
+    os.close(proto_fd)
+    return 0
+
+
+class Ready:
+    """The method table of a served vault, with what its shutdown and exit close."""
+
+    def __init__(self, args: argparse.Namespace, cfg: Config, vault: Vault,
+                 repl_factory: partial[Repl]) -> None:
+        self.broker = Broker.from_config(cfg.llm)
+        ledger = vault.ledger
+        hooks = (LedgerSessions(ledger, vault, texts=note_texts(vault))
+                 if ledger is not None else None)
+        if hooks is not None:
+            recovered = hooks.recover()  # sessions whose process died (kill -9): rewards now
+            if recovered:
+                logging.getLogger("rmh.serve").info("recovered dead sessions %s", recovered)
+        self.harness = Harness(cfg, vault, repl_factory=repl_factory, rlm=RlmTools(self.broker),
+                               hooks=hooks)
+        self.methods = {**method_table(self.harness), **mcp_methods(self.harness)}
+
+    async def shutdown(self) -> None:
+        await self.harness.shutdown()
+
+
+class Reopen:
+    """`rmh serve` started while another process's erasure was pending (ErasurePending at the
+    open: every call answers erasure_pending, -32019): before each frame, when the vault's
+    intent journal changed since the last try (one stat: `journal_stamp`), open the vault
+    again; once it opens (the erasure finished: `rmh doctor`, or this open finished it), serve
+    it, without a restart. An open that fails again leaves the unready table as it was."""
+
+    def __init__(self, args: argparse.Namespace, cfg: Config, repl_factory: partial[Repl],
+                 stamp: tuple[int, int, int] | None) -> None:
+        self.args, self.cfg, self.repl_factory = args, cfg, repl_factory
+        self.root = cfg.require_vault()
+        self.stamp = stamp  # the journal's before the open that failed
+        self.lock = anyio.Lock()
+        self.ready: Ready | None = None
+        self.dispatcher: Dispatcher | None = None
+
+    async def __call__(self) -> None:
+        if self.ready is not None or journal_stamp(self.root) == self.stamp:
+            return
+        async with self.lock:
+            stamp = journal_stamp(self.root)
+            if self.ready is not None or stamp == self.stamp:
+                return
+            self.stamp = stamp
+            try:
+                vault = await anyio.to_thread.run_sync(
+                    partial(open_vault, self.cfg, dense=not self.args.no_dense))
+            except Exception as exc:  # still pending, or anything else: the unready table
+                logging.getLogger("rmh.serve").info("still not serving: %s", _public(exc))
+                return  # stays (a frame must not fail for it); tried again at the next change
+            try:
+                self.ready = Ready(self.args, self.cfg, vault, self.repl_factory)
+            except Exception:
+                vault.close()
+                logging.getLogger("rmh.serve").exception("the vault opened, serving it failed")
+                return
+            assert self.dispatcher is not None
+            self.dispatcher.replace(self.ready.methods)
+            logging.getLogger("rmh.serve").info("the pending erasure is finished: serving")
+
+    async def shutdown(self) -> None:
+        if self.ready is not None:
+            await self.ready.shutdown()
+
+    def close(self) -> None:
+        if self.ready is not None:
+            self.ready.broker.close()
+
+
+def _public(exc: Exception) -> str:
+    return exc.public() if isinstance(exc, ErasurePending) else str(exc)
+
+
+def serve_pending(args: argparse.Namespace, proto_fd: int, exc: ErasurePending,
+                  reopen: Reopen) -> int:
+    """Serve as `serve_unready` does while the erasure is pending (without the erased names),
+    and the vault once it is finished (`reopen`)."""
+    from harness.unready import unready_methods
+
+    table = unready_methods(exc.public(), str(reopen.root), exc.code_name, exc.fix,
+                            restart=False)
+    dispatcher = Dispatcher(table, map_exception=map_exception, max_frame=args.max_frame,
+                            control=CONTROL_METHODS, refresh=reopen)
+    reopen.dispatcher = dispatcher
+    server = StdioServer(dispatcher, on_shutdown=reopen.shutdown,
+                         max_in_flight=args.max_in_flight)
+    try:
+        anyio.run(server.run, 0, proto_fd)
+    finally:
+        reopen.close()
     os.close(proto_fd)
     return 0
 
@@ -129,16 +217,13 @@ def serve_unready(args: argparse.Namespace, proto_fd: int, exc: Exception) -> in
     index or learning log cannot be opened)."""
     from harness.unready import unready_methods
 
-    reason = (exc.reason if isinstance(exc, NotAVault) else  # the erased names stay out:
-              exc.public() if isinstance(exc, ErasurePending) else str(exc))  # to the agent
+    reason = (exc.reason if isinstance(exc, NotAVault) else str(exc))
     given = args.vault
     vault = str(Path(given).absolute()) if given else None
     if isinstance(exc, NotAVault):
         vault = exc.root
-    kind = (exc.code_name if isinstance(exc, (IndexUnusable, LedgerError, ErasurePending))
-            else "not_a_vault")
-    fix = exc.fix if isinstance(exc, ErasurePending) else None
-    dispatcher = Dispatcher(unready_methods(reason, vault, kind, fix), map_exception=map_exception,
+    kind = (exc.code_name if isinstance(exc, (IndexUnusable, LedgerError)) else "not_a_vault")
+    dispatcher = Dispatcher(unready_methods(reason, vault, kind), map_exception=map_exception,
                             max_frame=args.max_frame, control=CONTROL_METHODS)
     server = StdioServer(dispatcher, max_in_flight=args.max_in_flight)
     anyio.run(server.run, 0, proto_fd)

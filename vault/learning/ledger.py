@@ -38,7 +38,7 @@ from .explain import note_history
 from .formulas import LEARNING_VERSION, LearningParams, decayed, utility
 from .health import health
 from .pair_table import PairTable
-from .redact import redact_ledger
+from .redact import QUERY_CHARS, redact_ledger
 from .replay import expansion_of, fold, free_of, learned_of, prior_of, query_weights, word_query
 from .state import Event, LearnedState, NoteState, apply
 from .usage import NO_LINKS, Learned, finite_clock
@@ -47,7 +47,6 @@ from .vectors import NoteVectors
 __all__ = ["LEDGER_FILE", "Ledger", "fold", "learned_of"]
 
 LEDGER_FILE = "learned.sqlite"
-QUERY_CHARS = 500  # how much of a query text is kept in the log
 
 
 class Ledger:

@@ -11,7 +11,9 @@ words: storage/mentions.py):
 - every event about a note in E (`note` in E: reads, writes, deletes, archives of it);
 - from the others, every mention of a note in E: the `shown` rows of a search, the `linked`
   ids of a write, the `spread` boosts, the `notes` of a prune;
-- a search's `query` that names a string of S (it becomes "", the ranks stay);
+- a search's `query` that names a string of S (it becomes "", the ranks stay), or that the log
+  cut at QUERY_CHARS and that ends in the beginning of a string of S (its cut end may be the
+  start of an erased line: "... the launch code is un");
 - a session id that names a string of S is replaced by a digest-free placeholder
   ("redacted-<seq of its first event>"), so sessions stay distinct.
 Events keep their `seq` and time: an audit of what remains still lines up with the seqs it
@@ -26,11 +28,13 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..storage.mentions import mentioning
+from ..storage.mentions import ending_in_part, mentioning
 from . import ledger_sql as sql
 from .formulas import LearningParams
 from .replay import fold
 from .state import Event
+
+QUERY_CHARS = 500  # how much of a query text the log keeps (learning/ledger.py)
 
 _TRIGGERS = (
     "CREATE TRIGGER events_no_update BEFORE UPDATE ON events "
@@ -67,15 +71,18 @@ def _without(rows: Any, ids: frozenset[int]) -> Any:
 
 
 def redact_event(ev: Event, ids: frozenset[int], names: Callable[[str], bool],
-                 sessions: dict[str, str]) -> Event | None:
-    """The event as the rewritten log keeps it, or None when it goes."""
+                 sessions: dict[str, str],
+                 cut: Callable[[str], bool] = lambda _: False) -> Event | None:
+    """The event as the rewritten log keeps it, or None when it goes; `cut`: whether a query
+    the log cut short ends in the beginning of an erased string (mentions.ending_in_part)."""
     if ev.note is not None and ev.note in ids:
         return None
     data = dict(ev.data)
     for key in ("shown", "linked", "spread", "notes", "answered"):
         if key in data:
             data[key] = _without(data[key], ids)
-    if isinstance(data.get("query"), str) and names(data["query"]):
+    query = data.get("query")
+    if isinstance(query, str) and (names(query) or (len(query) >= QUERY_CHARS and cut(query))):
         data["query"] = ""
     session = ev.session
     if session is not None and names(session):
@@ -89,11 +96,12 @@ def rewrite_log(conn: sqlite3.Connection, events: Iterable[Event], ids: Iterable
     `redact` event; the caller rebuilds the derived rows afterwards."""
     erased = frozenset(int(i) for i in ids)
     names = mentioning(needles)  # whole words (storage/mentions.py), built once
+    cut = ending_in_part(needles)
     sessions: dict[str, str] = {}
     kept: list[Event] = []
     dropped = rewritten = 0
     for ev in events:
-        new = redact_event(ev, erased, names, sessions)
+        new = redact_event(ev, erased, names, sessions, cut)
         if new is None:
             dropped += 1
             continue

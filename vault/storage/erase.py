@@ -15,17 +15,28 @@ scan compares case-folded bytes, so "Alice" finds "ALICE": the subject as a whol
 text (mentions.count_in_bytes: a short name is no trace where it is chance bytes, such as a
 hex digest or a vector), the other needles as they are, read in blocks with an overlap of the
 longest needle, so a match across a block boundary is found.
+
+A settings file (the caller names it: `rmh.toml`) is the operator's, written by no rmh code
+from a note: a string setting that is a place in the file system (an absolute path, "~...",
+"C:\\...") names the user's folders ("/home/ann/models" when forgetting Ann), which rmh can
+neither erase nor change without breaking the setting. Its occurrences of the subject are
+reported apart (`Proof.settings`: the file and the setting's key), not as traces, so the
+proof does not fail forever on a layout the user chose; the subject anywhere else in that
+file (a comment, any other value), and every other needle, is a trace as in any file. A note
+holding "/home/ann" still names Ann: notes are never read this way.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import tomllib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .mentions import count_in_bytes, count_in_sqlite, mentions
+from .mentions import count_in_bytes, count_in_sqlite, fold, mentions, pattern
 
 LINE_MIN = 20  # characters: shorter lines ("## Notes", "- [ ] todo") are too common to prove
 BLOCK = 1 << 20
@@ -57,6 +68,8 @@ class Proof:
     found: dict[str, int] = field(default_factory=dict)  # file -> occurrences
     # files and folders there that could not be read (not missing): they may hold it still
     unread: tuple[str, ...] = ()
+    # settings file -> keys of its file-system paths naming the subject (no trace: module doc)
+    settings: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def occurrences(self) -> int:
@@ -68,14 +81,20 @@ class Proof:
         return not self.found and not self.unread
 
     def to_json(self) -> dict[str, Any]:
-        return {"files": self.files, "occurrences": self.occurrences,
-                "found": dict(sorted(self.found.items())), "unread": list(self.unread)}
+        doc: dict[str, Any] = {"files": self.files, "occurrences": self.occurrences,
+                               "found": dict(sorted(self.found.items())),
+                               "unread": list(self.unread)}
+        if self.settings:
+            doc["in_settings_paths"] = dict(sorted(self.settings.items()))
+        return doc
 
     def summary(self) -> str:
         where = "" if not self.found else ": " + ", ".join(sorted(self.found))
         unread = "" if not self.unread else (
             f"; {len(self.unread)} could not be read: " + ", ".join(self.unread))
-        return f"{self.occurrences} occurrences in {self.files} files{where}{unread}"
+        apart = "; ".join(f"{f} ({', '.join(keys)})" for f, keys in sorted(self.settings.items()))
+        apart = f"; the subject names a folder in settings (not a trace): {apart}" if apart else ""
+        return f"{self.occurrences} occurrences in {self.files} files{where}{unread}{apart}"
 
 
 def names(text: str, subject: str) -> bool:
@@ -119,7 +138,7 @@ def trash_copies(trash_root: Path, paths: Sequence[str], subject: str) -> list[s
 
 def scan(files: Iterable[Path], needles: Sequence[str], subject: str = "",
          root: Path | None = None, shadows: Sequence[str] = (),
-         unread: Sequence[Path] = ()) -> Proof:
+         unread: Sequence[Path] = (), settings: Sequence[Path] = ()) -> Proof:
     """Read every file (missing ones skipped) and count the needles' case-folded occurrences
     in its bytes and in its name: `subject` as a whole word in text (storage/mentions.py), the
     other needles (paths, lines of at least LINE_MIN characters) as plain bytes. The name of
@@ -129,17 +148,26 @@ def scan(files: Iterable[Path], needles: Sequence[str], subject: str = "",
     (`Joann.md` holds `Ann.md`): each of their occurrences takes back the needles it holds,
     so a note that stays is no trace of one erased. A file that cannot be read (a note the
     user made unreadable), and `unread` (folders `owned_files` could not list), are named in
-    the proof's `unread`: the proof cannot say they are clean."""
+    the proof's `unread`: the proof cannot say they are clean. `settings`: settings files
+    (module docstring), their file-system paths naming `subject` reported apart
+    (`Proof.settings`)."""
     folded = [n.casefold().encode("utf-8") for n in dict.fromkeys(needles) if n and n != subject]
     within = [(s, sum(s.count(n) for n in folded))
               for s in (x.casefold().encode("utf-8") for x in dict.fromkeys(shadows))]
     within = [(s, k) for s, k in within if k]
-    count, found = 0, {}
+    count, found, apart = 0, {}, {}
     skipped = [_name(p, root) for p in unread]
+    configs = {os.path.realpath(f) for f in settings}
+    config_names = {os.path.basename(f) for f in configs}
     for file in sorted(set(files)):
         try:
             plain = _count(file, folded) - sum(k * _count(file, [s]) for s, k in within)
-            hits = max(plain, 0) + count_in_bytes(file, subject) + count_in_sqlite(file, subject)
+            if file.name in config_names and os.path.realpath(file) in configs:
+                named, keys = _in_settings(file, subject)
+                apart.update({str(file): keys} if keys else {})
+            else:
+                named = count_in_bytes(file, subject) + count_in_sqlite(file, subject)
+            hits = max(plain, 0) + named
         except FileNotFoundError:
             continue
         except OSError:
@@ -153,7 +181,43 @@ def scan(files: Iterable[Path], needles: Sequence[str], subject: str = "",
         hits += mentions(name, subject)
         if hits:
             found[str(file)] = hits
-    return Proof(count, found, tuple(sorted(set(skipped))))
+    return Proof(count, found, tuple(sorted(set(skipped))), apart)
+
+
+def _in_settings(file: Path, subject: str) -> tuple[int, list[str]]:
+    """The subject's whole-word occurrences in the settings file `file` outside its string
+    settings that are file-system paths, and the keys of those paths that name it. A path is
+    taken out where it stands in the file as written (an escaped one stays: counted); a file
+    that is no TOML (or no UTF-8) keeps every occurrence."""
+    if not subject:
+        return 0, []
+    raw = file.read_bytes().decode("utf-8", "surrogateescape")
+    try:
+        doc = tomllib.loads(raw)
+    except ValueError:  # TOMLDecodeError, a lone surrogate
+        return len(pattern(subject).findall(fold(raw))), []
+    rest, keys = raw, []
+    for key, value in _path_settings(doc, ""):
+        if value in rest and mentions(value, subject):
+            rest = rest.replace(value, "")
+            keys.append(key)
+    return len(pattern(subject).findall(fold(rest))), keys
+
+
+def _path_settings(value: object, key: str) -> Iterator[tuple[str, str]]:
+    """(dotted key, value) of every string setting of a TOML document that is a place in the
+    file system: absolute ("/...", "C:\\..." or "C:/..."), or under a home ("~...")."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _path_settings(v, f"{key}.{k}" if key else str(k))
+    elif isinstance(value, list):
+        for v in value:
+            yield from _path_settings(v, key)
+    elif isinstance(value, str) and _PATH.match(value):
+        yield key, value
+
+
+_PATH = re.compile(r"(?:/|~|[A-Za-z]:[\\/])")
 
 
 def _name(file: Path, root: Path | None) -> str:

@@ -46,6 +46,18 @@ INTENTS_DIR = f"{STATE_DIR}/intents"
 _VERSION = 1
 
 
+def journal_stamp(root: str | os.PathLike[str]) -> tuple[int, int, int] | None:
+    """(inode, mtime_ns, ctime_ns) of the vault's intent journal folder, None without one:
+    it changes whenever an intent is recorded, replaced or finished (an entry added, renamed
+    or removed), so a process waiting for another's erasure to finish (`rmh serve` started
+    while one was pending) opens the vault again only when it may have (one stat per call)."""
+    try:
+        info = os.stat(os.path.join(root, INTENTS_DIR))
+    except OSError:
+        return None
+    return info.st_ino, info.st_mtime_ns, info.st_ctime_ns
+
+
 @dataclass(frozen=True)
 class Rewrite:
     """One file of a plan: at `path` (after the rename), `text` -> `new_text`."""

@@ -26,6 +26,7 @@ from ..errors import (
     DiskFull,
     NoteNotFound,
     NoteSkipped,
+    PathRefused,
     PermissionDenied,
     VaultError,
     is_disk_full,
@@ -258,21 +259,31 @@ class LiveIndex:
             raise self.not_found(note)
         return found
 
-    def not_found(self, note: str) -> NoteNotFound | PermissionDenied:
-        """NoteSkipped with the index's reason when `note` (`.md` optional) is a skipped file,
-        PermissionDenied when it is a file this process may not read (a sync could not index
-        it), else NoteNotFound."""
+    def not_found(self, note: str) -> NoteNotFound | PermissionDenied | PathRefused:
+        """Why `note` (`.md` optional), which names no note by path, title or alias, cannot be
+        read: NoteSkipped with the index's reason when it is a file of the vault the scan
+        skipped (a name no path may be: still the file's answer); PathRefused when the store
+        refuses it as a path (traversal, absolute, a backslash, NUL, ...: `Store.check`) or a
+        symlink on the way leaves the vault (a skipped link, or a linked folder: one answer
+        whatever lies outside, so nothing tells what exists there); PermissionDenied when it
+        is a file this process may not read (a sync could not index it); else NoteNotFound."""
         raw = note.strip()
         for path in (printable(raw), printable(raw + ".md")):  # as the scan stored them
             reason = self.index.skipped_reason(path)
-            if reason is not None:
+            if reason == "symlink outside vault":
+                return PathRefused(note, "symlink leaves the vault")
+            if reason is not None:  # a file of the vault the scan skipped (its name: any)
                 return NoteSkipped(note, path, reason)
+        try:
+            self.store.check(raw)
+        except PathRefused as exc:
+            return PathRefused(note, exc.reason)
         for path in (raw, raw + ".md"):
             try:
                 if self.store.stat(path) is not None:
                     self.store.read_bytes(path)
-            except PermissionDenied as exc:
-                return exc
+            except (PermissionDenied, PathRefused) as exc:
+                return exc if isinstance(exc, PermissionDenied) else PathRefused(note, exc.reason)
             except VaultError:
                 continue
         return NoteNotFound(note)

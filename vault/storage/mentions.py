@@ -32,6 +32,7 @@ plain bytes (storage/erase.py).
 
 from __future__ import annotations
 
+import bisect
 import mmap
 import re
 import sqlite3
@@ -88,6 +89,29 @@ def mentioning(needles: Iterable[str]) -> Callable[[str], bool]:
             return False
         folded = fold(text)
         return any(p.search(folded) is not None for p in pats)
+    return test
+
+
+def ending_in_part(needles: Iterable[str]) -> Callable[[str], bool]:
+    """Whether a text that was cut short (a log keeps only so many characters of it) ends in
+    the beginning of a needle: from a word boundary (as `mentions` counts one) to its end,
+    the text, folded and with its white space runs made one space, is where a needle starts
+    (any length, one letter included: what followed the cut is unknown, so the cut part may
+    be that needle's). A cut "... the launch code is un" of the erased line "The launch code
+    is under the floorboard" holds no whole needle, and is its fragment."""
+    starts = sorted({" ".join(fold(n).split()) for n in needles if n.strip()})
+    longest = max((len(n) for n in starts), default=0)
+
+    def test(text: str) -> bool:
+        folded = " ".join(fold(text).split())
+        for i in range(max(0, len(folded) - longest), len(folded)):
+            tail = folded[i:]
+            if i and _word(tail[0]) and _word(folded[i - 1]):
+                continue  # inside a word: no needle starts there
+            at = bisect.bisect_left(starts, tail)
+            if at < len(starts) and starts[at].startswith(tail):
+                return True
+        return False
     return test
 
 

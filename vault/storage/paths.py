@@ -86,3 +86,13 @@ def component_problem(comp: str) -> str | None:
     if "/" in norm or "\\" in norm:
         return "look-alike slash (NFKC)"
     return "look-alike dot (NFKC)" if norm.startswith(".") else None
+
+
+def path_refusal(path: str) -> str | None:
+    """Why `path` can be no vault path (`FolderView.check`'s reasons, a note's ".md" aside:
+    a folder's name too), or None when it may be one."""
+    problem = path_problem(path)
+    for comp in path.split("/"):
+        if comp not in ("", "."):
+            problem = problem or component_problem(comp)
+    return problem
