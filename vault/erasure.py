@@ -123,7 +123,8 @@ def execute(store: Store, index: Index, cache: EmbeddingCache | None, usage: Usa
     left = [store.root / TRASH_DIR / rel for rel in todo.trash]
     unread: list[Path] = []
     proof = scan(owned_files(store.root, [*_with_sidecars(extra_files), *left], unread),
-                 todo.needles, todo.subject, store.root, todo.shadows, unread, settings)
+                 todo.needles, todo.subject, store.root, todo.shadows, unread=unread,
+                 settings=settings)
     return Erased(todo, done.removed, done.learning, proof)
 
 

@@ -138,7 +138,7 @@ def trash_copies(trash_root: Path, paths: Sequence[str], subject: str) -> list[s
 
 def scan(files: Iterable[Path], needles: Sequence[str], subject: str = "",
          root: Path | None = None, shadows: Sequence[str] = (),
-         unread: Sequence[Path] = (), settings: Sequence[Path] = ()) -> Proof:
+         *, unread: Sequence[Path] = (), settings: Sequence[Path] = ()) -> Proof:
     """Read every file (missing ones skipped) and count the needles' case-folded occurrences
     in its bytes and in its name: `subject` as a whole word in text (storage/mentions.py), the
     other needles (paths, lines of at least LINE_MIN characters) as plain bytes. The name of

@@ -20,7 +20,7 @@ def _scan(tmp_path: Path, text: str, needles: tuple[str, ...] = ("Ann",)) -> tup
         str, list[str]]]:
     config = tmp_path / "rmh.toml"
     config.write_text(text, encoding="utf-8")
-    proof = scan([config], needles, "Ann", tmp_path, (), [config])
+    proof = scan([config], needles, "Ann", tmp_path, (), settings=[config])
     return proof.occurrences, proof.settings
 
 
