@@ -16,6 +16,9 @@ an editor) or deleted by the user:
   claiming one identity (a copy): the one found last time (`Record.at`), else the first by path.
 - deleted (no note has its identity): the user did not want it; it is not written again
   (`IngestReport.left_deleted`), unless `regenerate` asks for every note as generated.
+- moved onto a path this ingest generates for another note (a turn the transcript adds
+  since): that note is written there as over any bytes not the ingest's (the user's to the
+  trash), and the moved one again at its own path: not deleted, the user did not delete it.
 
 A note whose identity fields the user changed and that is no longer at its path is not found:
 it stays as the user left it, and the note it was counts as deleted (nothing is lost). A
@@ -83,17 +86,21 @@ def follow(corpus: Corpus, stored: Mapping[str, str], record: Record,
         if ident is not None:
             want.setdefault(ident, path)
     found: dict[str, list[str]] = {}
+    displaced: set[str] = set()  # moved onto a path this ingest generates for another note
     for path, fm in zip(corpus.paths, corpus.frontmatter, strict=True):
-        if fm and path not in texts:
-            ident = identity(fm)
-            if ident is not None and ident in want:
+        ident = identity(fm) if fm else None
+        if ident is not None and ident in want:
+            if path not in texts:
                 found.setdefault(want[ident], []).append(path)
+            elif want[ident] != path:
+                displaced.add(want[ident])
     moved: dict[str, str] = {}
     for path, where in found.items():
         last = record.at(path)
         ranked = sorted(where)
         moved[path] = next((q for q in ranked if hashed(q) == last), ranked[0])
-    deleted = () if regenerate else tuple(p for p in gone if p not in moved)
+    deleted = () if regenerate else tuple(p for p in gone
+                                          if p not in moved and p not in displaced)
     names = {p: name(q) for p, q in moved.items()}
     out = [(moved.get(p, p), relink(t, names)) for p, t in notes if p not in deleted]
     return Followed(out, {q: p for p, q in moved.items()}, names, deleted)

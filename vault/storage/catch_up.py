@@ -37,8 +37,9 @@ One record is kept, the last writer's; it is written to a pid-named temporary, f
 renamed into place (a reader sees a whole record or the old one). A record for another state
 or another base, an unreadable one, one past `limit` paths and removed ids, one with a path
 the store never indexes (forged: `_record`), a removed id that is no note of the base or is
-a note of the index now, a born id of a base note (`snapshot`), or one whose notes since
-are at least half the vault's bytes (`costlier_than_a_rebuild`) is not used: the process
+a note of the index now, a born id of a base note (`snapshot`), or one whose replay reads
+at least the vault's bytes (`costlier_than_a_rebuild`: the notes since, and the base's text
+of those and of the removed ones) is not used: the process
 rebuilds from the rows and saves a new base, as before. A record of version 1 (no removed
 ids: written before removals were followed) is not read either: the first process after the
 upgrade rebuilds once. Nothing here is an error of its own.
@@ -54,7 +55,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from . import note_store
-from .corpus import BaseRef
+from .corpus import BaseRef, Corpus
 from .fileops import dead_temps, open_regular, replace_whole
 from .increment import advance
 from .index import Index
@@ -69,18 +70,38 @@ FILE = "catch-up.json"
 REPLAY_FLOOR = 1 << 20  # bytes changed since the base below which catching up always pays
 
 
-def costlier_than_a_rebuild(index: Index, chain: Chain) -> bool:
+def costlier_than_a_rebuild(index: Index, chain: Chain, old: int | None = None) -> bool:
     """Whether catching up re-reads more than a rebuild from every row would, so that the
     process should rebuild (and save the new base) instead. Catching up costs every new
     process the notes changed since the base, read twice (the base's text and the new one:
-    the lexical indexes take the old text's counts out, retrieval/derived.py); a rebuild costs
-    one process every note, once. So a record whose notes are at least half the vault's bytes
-    is not used, at least REPLAY_FLOOR of them (below it, either costs under about a second,
-    and the sizes are not summed). A single 7 MB note written into a small vault had every
-    new process re-tokenise it, ~9 s of CPU each (BENCHMARKS.md, session 25)."""
+    the lexical indexes take the old text's counts out, retrieval/derived.py), and the base's
+    text of the notes removed since; a rebuild costs one process every note, once. So a
+    record whose replay reads at least the vault's bytes is not used, at least twice
+    REPLAY_FLOOR (below it, either costs under about a second, and the sizes are not summed).
+    `old`: the UTF-8 bytes of the base's text of the notes changed or removed since
+    (`_base_bytes`, once the base is loaded); None: taken to be the new text's. A single 7 MB
+    note written into a small vault had every new process re-tokenise it, ~9 s of CPU each
+    (BENCHMARKS.md, session 25); one truncated or deleted after it was the base's, 3.6 s each
+    (docs/measurements/session25/NOTES-REV.md)."""
     rows = index.stat_folders()[0]
-    changed = sum(rows[p].size for p in chain.since if p in rows)
-    return changed >= REPLAY_FLOOR and 2 * changed >= sum(r.size for r in rows.values())
+    new = sum(rows[p].size for p in chain.since if p in rows)
+    replay = 2 * new if old is None else new + old
+    return replay >= 2 * REPLAY_FLOOR and replay >= sum(r.size for r in rows.values())
+
+
+def _base_bytes(base: Corpus, now: Corpus, gone: frozenset[int]) -> int:
+    """UTF-8 bytes of the base's title and body of the notes of `now` changed since the base
+    (`now.delta`) and of the base's notes removed since (ids `gone`): what catching up reads
+    of the base."""
+    changed = [now.ids[p] for p in now.delta.changed] if now.delta is not None else []
+    out = 0
+    for i in [*changed, *sorted(gone)]:
+        try:
+            q = base.position(i)
+        except KeyError:
+            continue
+        out += len(base.titles[q].encode("utf-8")) + len(base.bodies[q].encode("utf-8"))
+    return out
 
 
 def limit(notes: int) -> int:
@@ -208,6 +229,9 @@ def snapshot(index: Index, folder: Path, known: Chain | None = None
     snap = (advance(base, index, sorted(chain.since), sorted(chain.gone)) if chain.changes()
             else base)
     if snap is None or snap.corpus.generation != chain.seen:
+        return None
+    if chain.changes() and costlier_than_a_rebuild(
+            index, chain, _base_bytes(base.corpus, snap.corpus, chain.gone)):
         return None
     return snap, chain
 

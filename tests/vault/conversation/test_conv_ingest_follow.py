@@ -223,3 +223,25 @@ def test_a_fact_note_edited_by_hand_is_kept_and_a_correction_is_no_edit(
         report = ingest_conversations(v, conv(16), use_nlp=False, regenerate=True)
         assert dict(report.trashed).keys() == {edited} and mine in trash_of(root)
         assert b"My note on it." not in file.read_bytes()
+
+
+def test_a_note_moved_onto_a_path_the_ingest_generates_is_not_taken_for_deleted(
+        tmp_path: Path) -> None:
+    """A turn note the user moved (and edited) onto the path of a turn the grown transcript
+    adds: the new turn's note is written there (the user's bytes to the trash, as for any
+    note standing on a generated path), and the moved turn is written again at its own path,
+    not reported as deleted (before: left out, so the turn was only in the trash; REV)."""
+    root = tmp_path / "v"
+    turn, future = "conversations/ab/s1/ab s1-4.md", "conversations/ab/s2/ab s2-1.md"
+    with Vault.init(root) as v:
+        ingest_conversations(v, conv(10), use_nlp=False)
+        assert (root / turn).exists() and not (root / future).exists()
+        (root / future).parent.mkdir(parents=True)
+        os.rename(root / turn, root / future)
+        (root / future).write_text((root / future).read_text("utf-8") + "Mine.\n", "utf-8")
+        mine = (root / future).read_bytes()
+        report = ingest_conversations(v, conv(16), use_nlp=False)
+        assert report.left_deleted == () and (root / turn).exists()
+        assert mine in trash_of(root) and b"Mine." not in (root / future).read_bytes()
+        assert b"\nturn: s2:1\n" in (root / future).read_bytes()
+        assert b"\nturn: s1:4\n" in (root / turn).read_bytes()
