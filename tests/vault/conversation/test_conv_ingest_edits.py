@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -51,22 +52,29 @@ def edit(rng: random.Random, v: Vault, path: str, n: int) -> dict[str, bytes | N
     """One edit a user might make: {vault path: its bytes now (None: gone from there)}."""
     root = v.root
     file = root / path
-    text = file.read_text(encoding="utf-8")
-    kind = rng.choice(("append", "frontmatter", "delete"))
-    lines = text.split("\n")
-    if kind == "append":
-        text += f"My own words {n}: {rng.choice(WORDS)}.\n"
-    elif kind == "frontmatter":  # a field of its own, or a generated field's value changed
+
+    def field(lines: list[str]) -> None:  # a field of its own, or a generated one's value
         at = rng.randrange(1, lines.index("---", 1))
         lines.insert(at, f"mine: edit {n}") if rng.random() < 0.5 else lines.__setitem__(
             at, lines[at].split(":", 1)[0] + f": changed {n}")
-        text = "\n".join(lines)
+
+    file.write_text(edited(rng, file.read_text(encoding="utf-8"), n, field), encoding="utf-8")
+    return {path: file.read_bytes()}
+
+
+def edited(rng: random.Random, text: str, n: int, field: Callable[[list[str]], None]) -> str:
+    """`text` after one edit a user might make: words appended, its frontmatter changed by
+    `field` (in place, on its lines), or a line of its body deleted."""
+    lines = text.split("\n")
+    kind = rng.choice(("append", "frontmatter", "delete"))
+    if kind == "append":
+        return text + f"My own words {n}: {rng.choice(WORDS)}.\n"
+    if kind == "frontmatter":
+        field(lines)
     else:
         body = [i for i, ln in enumerate(lines) if ln.strip() and i > lines.index("---", 1)]
         del lines[rng.choice(body)]
-        text = "\n".join(lines)
-    file.write_text(text, encoding="utf-8")
-    return {path: file.read_bytes()}
+    return "\n".join(lines)
 
 
 @pytest.mark.parametrize("seed", range(8))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,29 @@ def trash(root: Path) -> list[bytes]:
     return [p.read_bytes() for p in sorted((root / ".rmh" / "trash").rglob("*.md"))]
 
 
+def killed_ingests(tmp_path: Path, template: Path, conv: Path, regenerate: bool
+                   ) -> Iterator[tuple[int, Path, Vault, bool]]:
+    """For n = 1, 2, ...: a copy of `template` whose ingest of `conv` was SIGKILLed after its
+    n-th file operation, reopened (the journal finishes or drops its writes), with whether it
+    finished instead; stops after the first that finished, checking that many were killed."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    killed = 0
+    with ForkServer(PRELOAD, workdir=tmp_path / "forks", env=env, cwd=REPO) as server:
+        for n in range(1, 400):
+            work = tmp_path / "work"
+            shutil.rmtree(work, ignore_errors=True)
+            shutil.copytree(template, work)
+            done = server.run([str(work), str(n), str(conv), "1" if regenerate else "0"],
+                              code=CHILD, env=env, cwd=REPO)
+            assert done.returncode in (0, -9), done.stderr
+            with Vault.open(work, watch=False) as v:
+                yield n, work, v, done.returncode == 0
+            if done.returncode == 0:
+                break
+            killed += 1
+    assert killed > 10  # the sweep did kill the ingest at many points before it finished
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("regenerate", [True, False])
 def test_a_reingest_killed_anywhere_loses_no_hand_edit(tmp_path: Path, regenerate: bool) -> None:
@@ -66,26 +90,12 @@ def test_a_reingest_killed_anywhere_loses_no_hand_edit(tmp_path: Path, regenerat
         ingest_conversations(v, load_conversations(transcript(6)), use_nlp=False,
                              regenerate=regenerate)
     expected = notes(reference)
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    killed = 0
-    with ForkServer(PRELOAD, workdir=tmp_path / "forks", env=env, cwd=REPO) as server:
-        for n in range(1, 400):
-            work = tmp_path / "work"
-            shutil.rmtree(work, ignore_errors=True)
-            shutil.copytree(template, work)
-            done = server.run([str(work), str(n), str(conv), "1" if regenerate else "0"],
-                              code=CHILD, env=env, cwd=REPO)
-            assert done.returncode in (0, -9), done.stderr
-            with Vault.open(work, watch=False) as v:  # the journal finishes or drops
-                now, copies = notes(work), trash(work)
-                for rel, data in user.items():
-                    assert now[rel] == data or data in copies, (n, rel)
-                again = ingest_conversations(v, load_conversations(transcript(6)),
-                                             use_nlp=False, regenerate=regenerate)
-            assert notes(work) == expected, (n, again)
-            if not regenerate:
-                assert set(again.kept) == set(EDITED), n
-            if done.returncode == 0:
-                break
-            killed += 1
-    assert killed > 10  # the sweep did kill the ingest at many points before it finished
+    for n, work, v, _ in killed_ingests(tmp_path, template, conv, regenerate):
+        now, copies = notes(work), trash(work)
+        for rel, data in user.items():
+            assert now[rel] == data or data in copies, (n, rel)
+        again = ingest_conversations(v, load_conversations(transcript(6)),
+                                     use_nlp=False, regenerate=regenerate)
+        assert notes(work) == expected, (n, again)
+        if not regenerate:
+            assert set(again.kept) == set(EDITED), n

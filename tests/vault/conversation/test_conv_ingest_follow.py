@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.vault.conversation.test_conv_ingest_edits import WORDS, conv, notes_of, trash_of
+from tests.vault.conversation.test_conv_ingest_edits import conv, edited, notes_of, trash_of
 from vault import Vault, correct_fact, ingest_conversations
 
 
@@ -40,18 +40,9 @@ class Model:
 
 
 def content_edit(rng: random.Random, file: Path, n: int) -> bytes:
-    text = file.read_text(encoding="utf-8")
-    lines = text.split("\n")
-    kind = rng.choice(("append", "field", "line"))
-    if kind == "append":
-        text += f"My own words {n}: {rng.choice(WORDS)}.\n"
-    elif kind == "field":  # a field of the user's own (not one that says what the note is)
-        lines.insert(1, f"mine: edit {n}")
-        text = "\n".join(lines)
-    else:
-        body = [i for i, ln in enumerate(lines) if ln.strip() and i > lines.index("---", 1)]
-        del lines[rng.choice(body)]
-        text = "\n".join(lines)
+    # a field of the user's own (not one that says what the note is)
+    text = edited(rng, file.read_text(encoding="utf-8"), n,
+                  lambda lines: lines.insert(1, f"mine: edit {n}"))
     file.write_text(text, encoding="utf-8")
     return file.read_bytes()
 

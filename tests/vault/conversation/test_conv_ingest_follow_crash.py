@@ -16,15 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.forks import ForkServer
 from tests.vault.conversation.test_conv_ingest_edits import conv_json
-from tests.vault.conversation.test_conv_ingest_edits_crash import (
-    CHILD,
-    PRELOAD,
-    REPO,
-    notes,
-    trash,
-)
+from tests.vault.conversation.test_conv_ingest_edits_crash import killed_ingests, notes, trash
 from vault import Vault, ingest_conversations, load_conversations
 
 SESSION, ALICE = "conversations/ab/ab s1.md", "conversations/ab/entities/alice.md"
@@ -62,28 +55,14 @@ def test_a_following_reingest_killed_anywhere_leaves_no_duplicate(tmp_path: Path
     expected = notes(reference)
     assert SESSION not in expected and ALICE not in expected and (BOB in expected) == regenerate
     assert "mine/session.md" in first.written
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    killed = 0
-    with ForkServer(PRELOAD, workdir=tmp_path / "forks", env=env, cwd=REPO) as server:
-        for n in range(1, 400):
-            work = tmp_path / "work"
-            shutil.rmtree(work, ignore_errors=True)
-            shutil.copytree(base, work)
-            done = server.run([str(work), str(n), str(conv), "1" if regenerate else "0"],
-                              code=CHILD, env=env, cwd=REPO)
-            assert done.returncode in (0, -9), done.stderr
-            with Vault.open(work, watch=False) as v:  # the journal finishes or drops
-                now, copies = notes(work), trash(work)
-                assert SESSION not in now and ALICE not in now, n  # no duplicate
-                assert BOB not in now or regenerate, n
-                for rel, data in user.items():
-                    assert now[rel] == data or data in copies, (n, rel)
-                again = ingest_conversations(v, load_conversations(conv_json(16)),
-                                             use_nlp=False, regenerate=regenerate)
-            assert notes(work) == expected, (n, again)
-            if not regenerate:
-                assert set(again.kept) == set(user) and again.left_deleted == (BOB,), n
-            if done.returncode == 0:
-                break
-            killed += 1
-    assert killed > 10  # the sweep did kill the ingest at many points before it finished
+    for n, work, v, _ in killed_ingests(tmp_path, base, conv, regenerate):
+        now, copies = notes(work), trash(work)
+        assert SESSION not in now and ALICE not in now, n  # no duplicate
+        assert BOB not in now or regenerate, n
+        for rel, data in user.items():
+            assert now[rel] == data or data in copies, (n, rel)
+        again = ingest_conversations(v, load_conversations(conv_json(16)),
+                                     use_nlp=False, regenerate=regenerate)
+        assert notes(work) == expected, (n, again)
+        if not regenerate:
+            assert set(again.kept) == set(user) and again.left_deleted == (BOB,), n

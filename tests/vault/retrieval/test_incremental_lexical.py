@@ -194,17 +194,24 @@ def test_postings_removed_keep_the_base_and_map_rows_on_read() -> None:
     assert again.removed_docs == 3 and edited.column(0)[0].tolist() == [0, 2]
 
 
+def _replayed(seed: int, n0: int, steps: int) -> tuple[ConjunctiveIndex, list[str]]:
+    """The conjunctive index after `removals(seed, n0, steps)` applied step by step, and the
+    final documents."""
+    seq = removals(seed, n0, steps)
+    cj = ConjunctiveIndex.from_texts(seq[0][0])
+    for docs, shift, change in seq[:-1]:
+        kept = [d for p, d in enumerate(docs) if shift.keep[p]]
+        cj = cj.removed(shift, [docs[p] for p in shift.removed]).updated(
+            {p: (kept[p] if p < len(kept) else None, t) for p, t in change.items()},
+            max(shift.kept, max(change, default=-1) + 1))
+    return cj, seq[-1][0]
+
+
 def test_a_gather_of_many_columns_equals_each_column_read_alone() -> None:
     """`Postings.rows_of` (one gather, `_moved`'s) holds the same (column, row) entries as
     `column` read for each column, over bases with stale, removed and delta rows."""
     for seed in range(30):
-        seq = removals(seed, 1 + seed % 12, 1 + seed % 7)
-        cj = ConjunctiveIndex.from_texts(seq[0][0])
-        for docs, shift, change in seq[:-1]:
-            kept = [d for p, d in enumerate(docs) if shift.keep[p]]
-            cj = cj.removed(shift, [docs[p] for p in shift.removed]).updated(
-                {p: (kept[p] if p < len(kept) else None, t) for p, t in change.items()},
-                max(shift.kept, max(change, default=-1) + 1))
+        cj, _ = _replayed(seed, 1 + seed % 12, 1 + seed % 7)
         p = cj.postings
         rng = random.Random(seed)
         cols = np.asarray(sorted(rng.sample(range(cj.vocab.size), min(cj.vocab.size, 9))),
@@ -221,13 +228,7 @@ def test_updates_in_blocks_of_a_few_entries_equal_a_fresh_build(monkeypatch: Any
     two (one column each, mostly) give the fresh build's integer sums too."""
     monkeypatch.setattr(conjunctive, "ENTRY_BLOCK", 2)
     for seed in range(20):
-        seq = removals(seed, 2 + seed % 10, 1 + seed % 6)
-        cj = ConjunctiveIndex.from_texts(seq[0][0])
-        for docs, shift, change in seq[:-1]:
-            kept = [d for p, d in enumerate(docs) if shift.keep[p]]
-            cj = cj.removed(shift, [docs[p] for p in shift.removed]).updated(
-                {p: (kept[p] if p < len(kept) else None, t) for p, t in change.items()},
-                max(shift.kept, max(change, default=-1) + 1))
-        fresh = ConjunctiveIndex.from_texts(seq[-1][0])
+        cj, final = _replayed(seed, 2 + seed % 10, 1 + seed % 6)
+        fresh = ConjunctiveIndex.from_texts(final)
         for name in ("m", "s1", "s2"):
             assert np.array_equal(getattr(cj, name), getattr(fresh, name)), (seed, name)
