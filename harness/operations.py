@@ -281,8 +281,8 @@ OPERATIONS: tuple[Operation, ...] = (
                      max_length=40),
                Param("regenerate", "boolean", "rewrite notes edited by hand since the ingest "
                      "wrote them (the edited version goes to the trash) and write again those "
-                     "deleted; false: keep them and list them in kept_edited, and "
-                     "left_deleted", False)),
+                     "deleted; false: keep the edited ones (kept_edited) and leave the deleted "
+                     "ones out (left_deleted)", False)),
               "ingest",
               read_only=False, rpc="vault.ingest"),
     Operation("ask", "llm", "Answer a question with the recursive query loop: retrieve, follow "

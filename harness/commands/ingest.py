@@ -93,7 +93,7 @@ def register(sub: Any) -> None:
     p.add_argument("--regenerate", action="store_true",
                    help="rewrite notes edited by hand since the ingest wrote them (the edited "
                    "version goes to .rmh/trash/) and write again those deleted; without it "
-                   "they are kept and listed")
+                   "the edited ones are kept and the deleted ones left out, both listed")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(func=cmd_ingest)
     vault_commands.register(sub, ("context",))
