@@ -26,6 +26,7 @@ only once free space grew, or by `rmh doctor` (`retry_state`, `waiting`).
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import re
@@ -44,6 +45,7 @@ from .storage import catch_up, edge_store, note_store, stat_store
 from .storage.anchored import prune_below, remove_below
 from .storage.embeddings import EmbeddingCache, SharedEmbeddingCache, TieredEmbeddingCache
 from .storage.erase import ErasurePlan
+from .storage.generated_record import forget_notes
 from .storage.index import Index
 from .storage.store import STATE_DIR, TRASH_DIR, Store
 
@@ -144,6 +146,11 @@ def run(store: Store, index: Index, cache: EmbeddingCache | None, usage: UsageRe
     if whole:
         attempt("derived files", STATE_DIR, partial(_counted, store, drop_derived, state))
         attempt("index", INDEX_FILE, partial(_counted, store, sync, list(todo.notes)))
+        # the ingest's record of the erased notes (hashes: no trace of them), so that what
+        # remains of them is written again; best effort: without it the next ingest leaves
+        # them out as notes the user deleted (`left_deleted`), which loses nothing erased
+        with contextlib.suppress(OSError):
+            _counted(store, forget_notes, state, list(todo.notes))
     keys = list(todo.chunk_keys)
     own_rows = attempt("embeddings", INDEX_FILE, partial(
         _counted, store, index.forget_embeddings, keys))

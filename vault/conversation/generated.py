@@ -22,28 +22,16 @@ an empty record (every note then unknown: `Verdict` of the ingest treats those w
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
 from pathlib import Path
 
 from ..notes.hashing import content_hash
 from ..notes.trust import apply
-from ..storage.fileops import open_regular
+from ..storage.generated_record import FOLDER, digest, hashed, load, sync_dir, write
 
-FOLDER = "generated"  # under the vault's .rmh/
-VERSION = 1
+__all__ = ["FOLDER", "Record", "folder_of", "hashed", "is_fact", "mark"]
+
 KEPT = 2  # hashes per note at most: the last written and, during a write, the next
 NEW = ""  # first in a note's list while its first write is under way (`pending`)
-
-
-def _h(text: str, n: int = 64) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:n]
-
-
-def hashed(path: str) -> str:
-    """A path as the record names it."""
-    return _h(path, 32)
 
 
 def is_fact(path: str) -> bool:
@@ -74,19 +62,19 @@ class Record:
     def _folder(self, path: str) -> dict[str, list[str]]:
         folder = folder_of(path)
         if folder not in self._notes:
-            self._notes[folder], self._moved[folder] = _load(self.dir / f"{_h(folder)}.json")
+            self._notes[folder], self._moved[folder] = load(self.dir / f"{digest(folder)}.json")
         return self._notes[folder]
 
     def at(self, path: str) -> str | None:
         """Where the generated note `path` was last found moved to (hashed), if anywhere."""
         self._folder(path)
-        return self._moved[folder_of(path)].get(_h(path, 32))
+        return self._moved[folder_of(path)].get(digest(path, 32))
 
     def found_at(self, path: str, where: str | None) -> None:
         """The generated note `path` is at `where` now (None: at `path`, or nowhere)."""
         self._folder(path)
-        moved, key = self._moved[folder_of(path)], _h(path, 32)
-        now = None if where is None else _h(where, 32)
+        moved, key = self._moved[folder_of(path)], digest(path, 32)
+        now = None if where is None else digest(where, 32)
         if moved.get(key) != now:
             if now is None:
                 del moved[key]
@@ -96,18 +84,18 @@ class Record:
 
     def hashes(self, path: str) -> tuple[str, ...] | None:
         """The hashes of the bytes ingest wrote to `path`; None: no record of it."""
-        got = self._folder(path).get(_h(path, 32))
+        got = self._folder(path).get(digest(path, 32))
         return None if got is None else tuple(h for h in got if h != NEW)
 
     def pending(self, path: str) -> bool:
         """Whether the first write of `path` may not have been made (planned, not confirmed:
         an ingest killed between): a note absent there was not deleted by the user."""
-        return NEW in self._folder(path).get(_h(path, 32), ())
+        return NEW in self._folder(path).get(digest(path, 32), ())
 
     def plan(self, path: str, new_hash: str) -> None:
         """About to write `new_hash` to `path`: both it and what was there count as ours (a
         note not written before is `pending` until `wrote`)."""
-        prior = self._folder(path).get(_h(path, 32))
+        prior = self._folder(path).get(digest(path, 32))
         old = [h for h in prior or () if h not in (NEW, new_hash)][-(KEPT - 1):]
         self._set(path, [NEW, *old, new_hash] if prior is None or NEW in prior
                   else [*old, new_hash])
@@ -119,14 +107,14 @@ class Record:
     def restore(self, path: str, hashes: tuple[str, ...] | None) -> None:
         """`path`'s record back to `hashes` (a planned write that was not made)."""
         if hashes is None:
-            if self._folder(path).pop(_h(path, 32), None) is not None:
+            if self._folder(path).pop(digest(path, 32), None) is not None:
                 self._dirty.add(folder_of(path))
         else:
             self._set(path, list(hashes))
 
     def _set(self, path: str, hashes: list[str]) -> None:
         notes = self._folder(path)
-        key = _h(path, 32)
+        key = digest(path, 32)
         if notes.get(key) != hashes:
             notes[key] = hashes
             self._dirty.add(folder_of(path))
@@ -138,36 +126,6 @@ class Record:
             return
         self.dir.mkdir(exist_ok=True)
         for folder in sorted(self._dirty):
-            target = self.dir / f"{_h(folder)}.json"
-            tmp = self.dir / f".{target.name}.{os.getpid()}.tmp"
-            doc: dict[str, object] = {"version": VERSION, "notes": self._notes[folder]}
-            if self._moved[folder]:
-                doc["moved"] = self._moved[folder]
-            data = json.dumps(doc, sort_keys=True, separators=(",", ":")).encode("ascii")
-            with open(tmp, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, target)
-        dfd = os.open(self.dir, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
+            write(self.dir / f"{digest(folder)}.json", self._notes[folder], self._moved[folder])
+        sync_dir(self.dir)
         self._dirty.clear()
-
-
-def _load(file: Path) -> tuple[dict[str, list[str]], dict[str, str]]:
-    try:
-        with open_regular(file) as fh:
-            doc = json.loads(fh.read().decode("utf-8"))
-    except (OSError, ValueError):
-        return {}, {}
-    ok = isinstance(doc, dict) and doc.get("version") == VERSION
-    notes, moved = (doc.get("notes"), doc.get("moved")) if ok else (None, None)
-    if not isinstance(notes, dict):
-        return {}, {}
-    return ({k: [h for h in v if isinstance(h, str)] for k, v in notes.items()
-             if isinstance(k, str) and isinstance(v, list)},
-            {k: v for k, v in moved.items() if isinstance(k, str) and isinstance(v, str)}
-            if isinstance(moved, dict) else {})

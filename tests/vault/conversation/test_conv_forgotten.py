@@ -63,6 +63,9 @@ def test_a_forgotten_subject_never_comes_back_from_its_transcript(tmp_path: Path
             report = ingest_conversations(v, c)
             assert report.forgotten == sum(mentions(f"{t.speaker} {t.text}", subject)
                                            for t in c.turns())
+            # what the erasure removed is no note the user deleted: what remains of it (a
+            # session's other turns) is written again (DOCS: its session note stayed out)
+            assert not report.left_deleted, report.left_deleted
             left = notes_of(v.root)
             assert not [p for p, t in left.items() if mentions(t, subject)]
             kept = [t for t in c.turns() if not mentions(f"{t.speaker} {t.text}", subject)]

@@ -1,0 +1,96 @@
+"""The file of ingest's record of generated notes (conversation/generated.py says what it
+means and when it is written): `.rmh/generated/<h>.json` per folder of conversation notes,
+
+    {"version": 1, "notes": {sha256(note path)[:32]: [sha256 of bytes the ingest wrote]},
+     "moved": {sha256(note path)[:32]: sha256(the path the user moved it to)[:32]}}
+
+read (a file that cannot be read is an empty record), written whole (temp, fsync, rename),
+and cut by an erasure (`forget_notes`, vault/erasure_steps.py), which sits below the
+conversation floor: paths are hashed, so the file names no one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from .fileops import open_regular
+
+FOLDER = "generated"  # under the vault's .rmh/
+VERSION = 1
+
+
+def digest(text: str, n: int = 64) -> str:
+    """The hex sha256 of `text` (its first `n` digits)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:n]
+
+
+def hashed(path: str) -> str:
+    """A path as the record names it."""
+    return digest(path, 32)
+
+
+def forget_notes(state_dir: Path, paths: Sequence[str]) -> None:
+    """Drop what the record says of the notes at `paths`, an erasure's (`rmh forget`): those
+    generated there and those the user had moved there. The next ingest then writes what
+    remains of them (a session's other turns) as new notes, without what the erasure made it
+    forget (storage/forgotten.py), instead of taking them for notes the user deleted and
+    leaving them out (`left_deleted`). Every record file is read: a moved note's entry is in
+    its conversation's file, wherever the user moved it."""
+    gone = {hashed(p) for p in paths}
+    folder = state_dir / FOLDER
+    if not gone or not folder.is_dir():
+        return
+    changed = False
+    for file in sorted(folder.glob("*.json")):
+        notes, moved = load(file)
+        drop = {k for k in notes if k in gone} | {k for k, at in moved.items() if at in gone}
+        if drop:
+            write(file, {k: v for k, v in notes.items() if k not in drop},
+                   {k: v for k, v in moved.items() if k not in drop})
+            changed = True
+    if changed:
+        sync_dir(folder)
+
+
+def write(target: Path, notes: dict[str, list[str]], moved: dict[str, str]) -> None:
+    """One folder's record file, whole (temp, fsync, rename)."""
+    tmp = target.parent / f".{target.name}.{os.getpid()}.tmp"
+    doc: dict[str, object] = {"version": VERSION, "notes": notes}
+    if moved:
+        doc["moved"] = moved
+    data = json.dumps(doc, sort_keys=True, separators=(",", ":")).encode("ascii")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, target)
+
+
+def sync_dir(folder: Path) -> None:
+    """fsync a folder (its entries: the renames into it are durable)."""
+    dfd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(dfd)
+    finally:
+        os.close(dfd)
+
+
+def load(file: Path) -> tuple[dict[str, list[str]], dict[str, str]]:
+    """(hashed path -> hashes, hashed path -> hashed path moved to) of one record file."""
+    try:
+        with open_regular(file) as fh:
+            doc = json.loads(fh.read().decode("utf-8"))
+    except (OSError, ValueError):
+        return {}, {}
+    ok = isinstance(doc, dict) and doc.get("version") == VERSION
+    notes, moved = (doc.get("notes"), doc.get("moved")) if ok else (None, None)
+    if not isinstance(notes, dict):
+        return {}, {}
+    return ({k: [h for h in v if isinstance(h, str)] for k, v in notes.items()
+             if isinstance(k, str) and isinstance(v, list)},
+            {k: v for k, v in moved.items() if isinstance(k, str) and isinstance(v, str)}
+            if isinstance(moved, dict) else {})
