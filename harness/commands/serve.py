@@ -12,7 +12,7 @@ import argparse
 import logging
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from functools import partial
 from pathlib import Path
 
@@ -107,14 +107,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     ready = Ready(args, cfg, vault, repl_factory)
     dispatcher = Dispatcher(ready.methods, map_exception=map_exception,
                             max_frame=args.max_frame, control=CONTROL_METHODS)
-    server = StdioServer(dispatcher, on_shutdown=ready.shutdown,
-                         max_in_flight=args.max_in_flight)
-    try:
-        anyio.run(server.run, 0, proto_fd)
-    finally:
-        ready.broker.close()
-    os.close(proto_fd)
-    return 0
+    return _run(dispatcher, args, proto_fd, ready.shutdown, ready.broker.close)
 
 
 class Ready:
@@ -202,14 +195,7 @@ def serve_pending(args: argparse.Namespace, proto_fd: int, exc: ErasurePending,
     dispatcher = Dispatcher(table, map_exception=map_exception, max_frame=args.max_frame,
                             control=CONTROL_METHODS, refresh=reopen)
     reopen.dispatcher = dispatcher
-    server = StdioServer(dispatcher, on_shutdown=reopen.shutdown,
-                         max_in_flight=args.max_in_flight)
-    try:
-        anyio.run(server.run, 0, proto_fd)
-    finally:
-        reopen.close()
-    os.close(proto_fd)
-    return 0
+    return _run(dispatcher, args, proto_fd, reopen.shutdown, reopen.close)
 
 
 def serve_unready(args: argparse.Namespace, proto_fd: int, exc: Exception) -> int:
@@ -225,8 +211,23 @@ def serve_unready(args: argparse.Namespace, proto_fd: int, exc: Exception) -> in
     kind = (exc.code_name if isinstance(exc, (IndexUnusable, LedgerError)) else "not_a_vault")
     dispatcher = Dispatcher(unready_methods(reason, vault, kind), map_exception=map_exception,
                             max_frame=args.max_frame, control=CONTROL_METHODS)
-    server = StdioServer(dispatcher, max_in_flight=args.max_in_flight)
-    anyio.run(server.run, 0, proto_fd)
+    return _run(dispatcher, args, proto_fd)
+
+
+async def _nothing() -> None:
+    return None
+
+
+def _run(dispatcher: Dispatcher, args: argparse.Namespace, proto_fd: int,
+         on_shutdown: Callable[[], Awaitable[None]] = _nothing,
+         close: Callable[[], None] = lambda: None) -> int:
+    """Serve `dispatcher` on the protocol descriptor until the client closes it, then `close`
+    what the table held (the LLM broker)."""
+    server = StdioServer(dispatcher, on_shutdown=on_shutdown, max_in_flight=args.max_in_flight)
+    try:
+        anyio.run(server.run, 0, proto_fd)
+    finally:
+        close()
     os.close(proto_fd)
     return 0
 

@@ -1,5 +1,5 @@
 """`rmh forget --subject Ann` on a vault whose rmh.toml holds a folder path naming Ann (its
-shared cache under /home/ann): before, the proof found "ann" in rmh.toml and the command
+shared cache under her home folder): before, the proof found "ann" in rmh.toml and the command
 exited 1 (`erasure_incomplete`) on every such vault; now it exits 0 and says where the subject
 names a folder in settings (storage/erase.py). A comment naming Ann there is still a trace."""
 
@@ -10,7 +10,10 @@ from pathlib import Path
 
 from tests.harness.test_crash_forget import rmh
 
-TOML = '[embed]\ngraph_cache = "/home/ann/.cache/rmh"\n'
+
+def settings(tmp_path: Path) -> str:
+    """A graph cache under Ann's home folder, made under the test's temporary folder."""
+    return f'[embed]\ngraph_cache = "{(tmp_path / "home" / "ann").as_posix()}/.cache/rmh"\n'
 
 
 def _work(tmp_path: Path, toml: str) -> Path:
@@ -25,7 +28,7 @@ def _work(tmp_path: Path, toml: str) -> Path:
 
 
 def test_a_settings_path_naming_the_subject_is_no_failed_proof(tmp_path: Path) -> None:
-    work = _work(tmp_path, TOML)
+    work = _work(tmp_path, settings(tmp_path))
     done = rmh(work, "forget", "--subject", "Ann", "--json")
     assert done.returncode == 0, done.stdout + done.stderr
     proof = json.loads(done.stdout)["proof"]
@@ -36,7 +39,7 @@ def test_a_settings_path_naming_the_subject_is_no_failed_proof(tmp_path: Path) -
 
 
 def test_a_comment_naming_the_subject_in_settings_is_a_trace(tmp_path: Path) -> None:
-    work = _work(tmp_path, f"# Ann's vault\n{TOML}")
+    work = _work(tmp_path, f"# Ann's vault\n{settings(tmp_path)}")
     done = rmh(work, "forget", "--subject", "Ann", "--json")
     assert done.returncode == 1
     assert json.loads(done.stdout)["error"]["kind"] == "erasure_incomplete"

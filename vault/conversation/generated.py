@@ -26,7 +26,8 @@ from pathlib import Path
 
 from ..notes.hashing import content_hash
 from ..notes.trust import apply
-from ..storage.generated_record import FOLDER, digest, hashed, load, sync_dir, write
+from ..storage.fileops import fsync_dir
+from ..storage.generated_record import FOLDER, digest, hashed, load, write
 
 __all__ = ["FOLDER", "Record", "folder_of", "hashed", "is_fact", "mark"]
 
@@ -127,5 +128,5 @@ class Record:
         self.dir.mkdir(exist_ok=True)
         for folder in sorted(self._dirty):
             write(self.dir / f"{digest(folder)}.json", self._notes[folder], self._moved[folder])
-        sync_dir(self.dir)
+        fsync_dir(str(self.dir))
         self._dirty.clear()

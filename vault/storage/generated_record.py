@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from .fileops import open_regular
+from .fileops import fsync_dir, open_regular, replace_whole
 
 FOLDER = "generated"  # under the vault's .rmh/
 VERSION = 1
@@ -53,30 +52,18 @@ def forget_notes(state_dir: Path, paths: Sequence[str]) -> None:
                    {k: v for k, v in moved.items() if k not in drop})
             changed = True
     if changed:
-        sync_dir(folder)
+        fsync_dir(str(folder))
 
 
 def write(target: Path, notes: dict[str, list[str]], moved: dict[str, str]) -> None:
-    """One folder's record file, whole (temp, fsync, rename)."""
-    tmp = target.parent / f".{target.name}.{os.getpid()}.tmp"
+    """One folder's record file, whole (fileops.replace_whole); OSError when it could not be
+    written (the ingest must not write notes the record does not announce)."""
     doc: dict[str, object] = {"version": VERSION, "notes": notes}
     if moved:
         doc["moved"] = moved
     data = json.dumps(doc, sort_keys=True, separators=(",", ":")).encode("ascii")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, target)
-
-
-def sync_dir(folder: Path) -> None:
-    """fsync a folder (its entries: the renames into it are durable)."""
-    dfd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(dfd)
-    finally:
-        os.close(dfd)
+    if not replace_whole(target, [data]):
+        raise OSError(f"cannot write {target.name} in {target.parent}")
 
 
 def load(file: Path) -> tuple[dict[str, list[str]], dict[str, str]]:
