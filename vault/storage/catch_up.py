@@ -40,7 +40,12 @@ the store never indexes (forged: `_record`), a removed id that is no note of the
 a note of the index now, a born id of a base note (`snapshot`), or one whose replay reads
 at least the vault's bytes (`costlier_than_a_rebuild`: the notes since, and the base's text
 of those and of the removed ones) is not used: the process
-rebuilds from the rows and saves a new base, as before. A record of version 1 (no removed
+rebuilds from the rows and saves a new base, as before. Nor is one once the processes that
+caught up from the base have together read as much (`.rmh/catch-up-paid.json`, `paid`):
+the ski-rental rule, which rents (replays) until the rent paid reaches the price of buying
+(a rebuild), so that the processes never pay more than twice what the best choice made in
+hindsight would (Karlin, Manasse, Rudolph & Sleator, "Competitive snoopy caching",
+Algorithmica 3, 1988). A record of version 1 (no removed
 ids: written before removals were followed) is not read either: the first process after the
 upgrade rebuilds once. Nothing here is an error of its own.
 """
@@ -65,12 +70,14 @@ from .sync import SyncReport
 
 VERSION = 2
 FILE = "catch-up.json"
+PAID_FILE = "catch-up-paid.json"  # {"base": stamp, "bytes": read by catching up from it}
 
 
 REPLAY_FLOOR = 1 << 20  # bytes changed since the base below which catching up always pays
 
 
-def costlier_than_a_rebuild(index: Index, chain: Chain, old: int | None = None) -> bool:
+def costlier_than_a_rebuild(index: Index, chain: Chain, old: int | None = None,
+                            paid: int = 0) -> bool:
     """Whether catching up re-reads more than a rebuild from every row would, so that the
     process should rebuild (and save the new base) instead. Catching up costs every new
     process the notes changed since the base, read twice (the base's text and the new one:
@@ -82,11 +89,45 @@ def costlier_than_a_rebuild(index: Index, chain: Chain, old: int | None = None) 
     (`_base_bytes`, once the base is loaded); None: taken to be the new text's. A single 7 MB
     note written into a small vault had every new process re-tokenise it, ~9 s of CPU each
     (BENCHMARKS.md, session 25); one truncated or deleted after it was the base's, 3.6 s each
-    (docs/measurements/session25/NOTES-REV.md)."""
+    (docs/measurements/session25/NOTES-REV.md). `paid`: the bytes earlier processes read
+    catching up from the same base (`paid`), which count toward the rebuild's price: a
+    7 MB note in a vault whose other notes outweigh it cost every new process 3-8 s for
+    good (session 25), and now costs them until they have read the vault's bytes."""
+    replay = replay_bytes(index, chain, old)
+    return replay >= 2 * REPLAY_FLOOR and replay + paid >= sum(
+        r.size for r in index.stat_folders()[0].values())
+
+
+def replay_bytes(index: Index, chain: Chain, old: int | None = None) -> int:
+    """What catching up over `chain` reads (`costlier_than_a_rebuild`): the new text of the
+    notes changed since the base, and `old` (None: the new text's size again)."""
     rows = index.stat_folders()[0]
     new = sum(rows[p].size for p in chain.since if p in rows)
-    replay = 2 * new if old is None else new + old
-    return replay >= 2 * REPLAY_FLOOR and replay >= sum(r.size for r in rows.values())
+    return 2 * new if old is None else new + old
+
+
+def paid(folder: Path, base: BaseRef) -> int:
+    """The bytes processes have read catching up from `base` (`PAID_FILE`): 0 when the file is
+    missing, unreadable, of another base, or not what `pay` writes."""
+    try:
+        with open_regular(folder / PAID_FILE) as fh:
+            got = json.loads(fh.read(4096))
+        value = got["bytes"]
+        return value if got["base"] == base.stamp and type(value) is int and 0 <= value < (
+            1 << 63) else 0
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
+        return 0
+
+
+def pay(folder: Path, base: BaseRef, total: int,
+        count_op: Callable[[], None] | None = None) -> None:
+    """Record that processes have read `total` bytes catching up from `base` (`paid`). Best
+    effort: two processes at once may each write their own sum (one's share is lost, and the
+    rebuild comes a process later), and a folder that cannot be written keeps the old sum."""
+    for old in dead_temps(folder, f".{PAID_FILE}.*.tmp"):
+        old.unlink(missing_ok=True)
+    replace_whole(folder / PAID_FILE, (json.dumps(
+        {"base": base.stamp, "bytes": min(total, (1 << 63) - 1)}).encode(),), count_op)
 
 
 def _base_bytes(base: Corpus, now: Corpus, gone: frozenset[int]) -> int:
@@ -204,17 +245,18 @@ def save(chain: Chain, index: Index, folder: Path,
         _write(folder, replace(chain, stamp=stamp), count_op)
 
 
-def snapshot(index: Index, folder: Path, known: Chain | None = None
-             ) -> tuple[Snapshot, Chain] | None:
+def snapshot(index: Index, folder: Path, known: Chain | None = None,
+             count_op: Callable[[], None] | None = None) -> tuple[Snapshot, Chain] | None:
     """The snapshot of the index now from the saved base and the paths since (module
     docstring), with its chain: the `known` chain of this process's syncs when it is of the
     index's generation now (no writer since), else the record's; None when they do not lead
-    here."""
+    here. A replay past the floor is added to what was `paid` (`count_op`: the store's)."""
     chain = known if known is not None and known.seen == index.generation() else \
         start(index, folder)
     if chain is None or (not chain.changes() and chain.stamp == chain.base.stamp):
         return None  # at the base: build_snapshot loads it
-    if costlier_than_a_rebuild(index, chain):
+    spent = paid(folder, chain.base)
+    if costlier_than_a_rebuild(index, chain, paid=spent):
         return None
     base = saved_snapshot(index, folder, chain.base)
     if base is None:
@@ -230,9 +272,14 @@ def snapshot(index: Index, folder: Path, known: Chain | None = None
             else base)
     if snap is None or snap.corpus.generation != chain.seen:
         return None
-    if chain.changes() and costlier_than_a_rebuild(
-            index, chain, _base_bytes(base.corpus, snap.corpus, chain.gone)):
+    if not chain.changes():
+        return snap, chain
+    old = _base_bytes(base.corpus, snap.corpus, chain.gone)
+    if costlier_than_a_rebuild(index, chain, old, spent):
         return None
+    replay = replay_bytes(index, chain, old)
+    if replay >= 2 * REPLAY_FLOOR:  # below it, under about a second: not worth a write
+        pay(folder, chain.base, spent + replay, count_op)
     return snap, chain
 
 

@@ -227,7 +227,7 @@ class LiveIndex:
         """The snapshot of the index now from the saved base and the catch-up record when
         they lead here, else from every row (saved: the new base)."""
         folder = self.store.root / STATE_DIR
-        got = catch_up.snapshot(self.index, folder, self._chain)
+        got = catch_up.snapshot(self.index, folder, self._chain, self.store.count_op)
         if got is not None:
             snap, self._chain = got
             return snap

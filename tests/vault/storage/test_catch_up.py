@@ -413,3 +413,101 @@ def test_a_heavy_note_of_the_base_shrunk_or_removed_is_not_replayed_by_every_pro
     snap = _new_process_matches_rows(root)
     assert snap.corpus.base is None and (root / COLUMNS).read_bytes() != base
     assert _new_process_matches_rows(root).corpus.base is None  # at the new base: loaded
+
+
+def _vault_bytes(root: Path) -> int:
+    """The notes' bytes as the index has them (what `costlier_than_a_rebuild` weighs)."""
+    index = Index.open(root / ".rmh" / "index.sqlite")
+    try:
+        return sum(r.size for r in index.stat_folders()[0].values())
+    finally:
+        index.close()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_replays_add_up_to_a_rebuild(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    """A heavy note in a vault whose other notes outweigh it is cheaper to replay than a
+    rebuild for one process, but not for every process for good: the bytes each process reads
+    catching up add up (`paid`), and the process for which they would reach the vault's
+    bytes rebuilds and saves the new base (the ski-rental rule); the one after loads it.
+    Every snapshot equals one from the rows."""
+    monkeypatch.setattr(catch_up, "REPLAY_FLOOR", 1_000)
+    rng = random.Random(seed)
+    root, paths = _vault(tmp_path, rng, n=rng.randint(10, 16))
+    for rel in paths[1:]:  # the other notes outweigh the heavy one several times over
+        (root / rel).write_text(_text(rng) + "filler words " * rng.randint(800, 1600),
+                                encoding="utf-8")
+    _new_process_matches_rows(root)  # their state is the base
+    base = (root / COLUMNS).read_bytes()
+    (root / paths[0]).write_text("heavy " * rng.randint(1_500, 2_500), encoding="utf-8")
+    paid = root / ".rmh" / catch_up.PAID_FILE
+    p = Process(root)
+    p.snapshot()  # the writer: syncs, records the heavy note and catches up itself
+    p.close()
+    vault = _vault_bytes(root)
+    before, steps, replay = json.loads(paid.read_text())["bytes"], 0, None
+    while True:
+        snap = _new_process_matches_rows(root)
+        if snap.corpus.base is None:
+            break
+        now = json.loads(paid.read_text())["bytes"]
+        replay = now - before if replay is None else replay
+        assert now - before == replay >= 2 * catch_up.REPLAY_FLOOR and replay < vault
+        before, steps = now, steps + 1
+        assert steps < 100
+    # rebuilt on time: never past the vault's bytes, at most one replay early (the check
+    # before the base is loaded takes the old text's size for the new one's)
+    assert replay is not None and steps >= 2 and before < vault <= before + 2 * replay
+    assert (root / COLUMNS).read_bytes() != base
+    assert _new_process_matches_rows(root).corpus.base is None  # the new base, loaded
+
+
+@pytest.mark.parametrize("content", [b"", b"{", b"[1]", b'{"base": 1, "bytes": 5}',
+                                     b'{"base": "other", "bytes": 99999999}',
+                                     b'{"base": "B", "bytes": -1}', b'{"base": "B", "bytes": 1e400}',
+                                     b'{"base": "B", "bytes": true}', b"\xff\xfe" * 100,
+                                     b"[" * 100_000])
+def test_a_damaged_or_foreign_paid_file_counts_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, content: bytes) -> None:
+    """What the paid file holds only moves the rebuild earlier or later; one that is not what
+    `pay` wrote for this base counts as nothing read, and the next replay writes it anew."""
+    monkeypatch.setattr(catch_up, "REPLAY_FLOOR", 1_000)
+    rng = random.Random(7)
+    root, paths = _vault(tmp_path, rng)
+    for rel in paths[1:]:
+        (root / rel).write_text("filler words " * 2_000, encoding="utf-8")
+    _new_process_matches_rows(root)
+    (root / paths[0]).write_text("heavy " * 1_000, encoding="utf-8")
+    p = Process(root)
+    p.snapshot()
+    p.close()
+    stamp = json.loads((root / RECORD).read_text())["base"]
+    paid = root / ".rmh" / catch_up.PAID_FILE
+    paid.write_bytes(content.replace(b'"B"', json.dumps(stamp).encode()))
+    assert _new_process_matches_rows(root).corpus.base is not None
+    got = json.loads(paid.read_text())
+    assert got["base"] == stamp and 0 < got["bytes"] < _vault_bytes(root)
+
+
+def test_a_paid_file_that_is_a_fifo_or_a_folder_is_skipped(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(catch_up, "REPLAY_FLOOR", 1_000)
+    rng = random.Random(8)
+    root, paths = _vault(tmp_path, rng)
+    for rel in paths[1:]:
+        (root / rel).write_text("filler words " * 2_000, encoding="utf-8")
+    _new_process_matches_rows(root)
+    (root / paths[0]).write_text("heavy " * 1_000, encoding="utf-8")
+    paid = root / ".rmh" / catch_up.PAID_FILE
+    os.mkfifo(paid)
+    assert _new_process_matches_rows(root).corpus.base is not None  # no wait on the FIFO
+    assert paid.is_file()  # replaced whole by the next sum
+
+
+def test_a_small_replay_writes_no_paid_file(tmp_path: Path) -> None:
+    rng = random.Random(9)
+    root, paths = _vault(tmp_path, rng)
+    (root / paths[0]).write_text("a small edit\n", encoding="utf-8")
+    assert _new_process_matches_rows(root).corpus.base is not None
+    assert not (root / ".rmh" / catch_up.PAID_FILE).exists()
