@@ -20,6 +20,7 @@ from .snapshot import load_open
 from .state import Event, LearnedState, NoteState, Pair, SessionState, Touched
 
 SCHEMA_VERSION = 3
+WAL_LIMIT = 4 << 20  # bytes of WAL kept after a checkpoint (`migrate`)
 EVENT_OVERHEAD = 32  # bytes one event row costs beside its payload (retention.py `cost`)
 # an event's size as retention counts it (the payload's UTF-8 bytes plus the row), in SQL
 _COST = f"{EVENT_OVERHEAD} + LENGTH(CAST(data AS BLOB))"
@@ -91,10 +92,13 @@ def schema_version() -> int:
 
 def migrate(conn: sqlite3.Connection) -> None:
     """Busy timeout first (several processes may open a fresh file at once), WAL +
-    synchronous=FULL, then apply numbered migrations (user_version; storage/migrations.py)."""
+    synchronous=FULL, then apply numbered migrations (user_version; storage/migrations.py).
+    The WAL is cut back to WAL_LIMIT after a checkpoint: a compaction's large transaction
+    (compact.py) would otherwise leave it at its high-water mark until the ledger closes."""
     conn.execute("PRAGMA busy_timeout=10000")
     enter_wal(conn, 10000)
     conn.execute("PRAGMA synchronous=FULL")
+    conn.execute(f"PRAGMA journal_size_limit={WAL_LIMIT}")
     apply_migrations(conn, _MIGRATIONS)
 
 
