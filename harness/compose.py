@@ -24,6 +24,7 @@ from vault import (
     IvfParams,
     Ledger,
     LedgerError,
+    LedgerLimits,
     MiniLmEncoder,
     NullUsage,
     OnnxCrossEncoder,
@@ -71,7 +72,14 @@ def search_params(cfg: Config) -> SearchParams:
     )
 
 
-def open_ledger(root: Path, *, create: bool = False, recover: bool = True) -> Ledger:
+def ledger_limits(cfg: Config) -> LedgerLimits:
+    """The learning log's bounds as rmh.toml's [learning] sets them."""
+    return LedgerLimits(session_bytes=cfg.learning.session_bytes,
+                        log_bytes=cfg.learning.log_bytes)
+
+
+def open_ledger(root: Path, *, create: bool = False, recover: bool = True,
+                limits: LedgerLimits | None = None) -> Ledger:
     """The learned-state ledger of the vault at `root`, on the wall clock (NotAVault when
     `root` is no vault; `create` makes it one first, as `Vault.init` does). DiskFull when
     the disk has no room for it to open (SQLite says only "disk I/O error" then);
@@ -80,12 +88,14 @@ def open_ledger(root: Path, *, create: bool = False, recover: bool = True) -> Le
     Every process that opens it (the server, the CLI's search, learning, doctor...) first
     recovers the dead sessions: those whose serving process is gone (issue 31; `liveness`),
     and those with no recorded process idle for longer than `stale_session_s`. On a full
-    disk that recovery waits for a later process (a warning says so)."""
+    disk that recovery waits for a later process (a warning says so). `limits`: the log's
+    bounds (default: the vault's configuration, `ledger_limits`)."""
     state = Vault.state_dir(root, create=create)
     if not writable(str(state), LEDGER_FILE):
         raise ReadOnlyVault(LEDGER_FILE)
     try:
-        ledger = Ledger.open(state / LEDGER_FILE, clock=time.time)
+        ledger = Ledger.open(state / LEDGER_FILE, clock=time.time,
+                             limits=limits or ledger_limits(load(vault=root)))
     except LedgerError as exc:
         if no_space(str(state)):
             raise DiskFull(LEDGER_FILE) from exc
@@ -113,14 +123,15 @@ def liveness(ledger: Ledger, root: Path, locks: SessionLocks | None = None
     return lambda session: held.verdict(session, ledger.session_owner(session))
 
 
-def _learning_or_none(root: Path, create: bool) -> Ledger | ReadOnlyUsage | None:
+def _learning_or_none(root: Path, create: bool,
+                      limits: LedgerLimits) -> Ledger | ReadOnlyUsage | None:
     """The ledger, or None with a warning when a full disk keeps it from opening: the
     command runs without learning (a read or search still answers; a write fails on its own
     as disk_full). On a vault read only for this process (its `.rmh/` not writable) the
     learned state read as it is (vault ReadOnlyUsage: ranks as the owner's process does,
     records nothing), else None; a warning says learning is off."""
     try:
-        return open_ledger(root, create=create)
+        return open_ledger(root, create=create, limits=limits)
     except ReadOnlyVault as exc:
         usage = open_read_only_ledger(root / ".rmh" / LEDGER_FILE, clock=time.time)
         kept = "; ranked with the learned state as it is" if usage is not None else ""
@@ -182,7 +193,8 @@ def open_vault(
             scratch=str(root / ".rmh"),  # the dense IVF's codes, above approx_above chunks
         )
 
-    usage = (_learning_or_none(root, create) if learning else None) or NullUsage(time.time)
+    usage = ((_learning_or_none(root, create, ledger_limits(cfg)) if learning else None)
+             or NullUsage(time.time))
     with _hooks_forget_pending(root):  # a killed `rmh forget`: the hooks' files too
         return (Vault.init if create else Vault.open)(
             root, engine=engine, usage=usage, fault_after=cfg.fault_after_ops,

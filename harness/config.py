@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .config_file import read_config
+from .config_learning import LearningSection
 from .hooks_client import MAX_WAIT_S
 
 MAX_K = 100  # the most hits one search returns: [search].k and every surface's `k`
@@ -192,6 +193,7 @@ class Config:
     embed: EmbedSection = field(default_factory=EmbedSection)
     hooks: HooksSection = field(default_factory=HooksSection)
     extract: ExtractSection = field(default_factory=ExtractSection)
+    learning: LearningSection = field(default_factory=LearningSection)
     # Fault injection for crash tests and benchmarks ($RMH_FAULT_AFTER_OPS=N): the vault's
     # store SIGKILLs the process right after its N-th file operation (vault.Store).
     fault_after_ops: int | None = None
@@ -211,6 +213,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "embed": EmbedSection,
     "hooks": HooksSection,
     "extract": ExtractSection,
+    "learning": LearningSection,
 }
 
 # Environment variable -> (section, key). Documented in README.md.

@@ -75,6 +75,8 @@ def search_view(result: Mapping[str, Any]) -> dict[str, Any]:
             out["receipt"] = rounded(hit["receipt"])
         hits.append(out)
     view: dict[str, Any] = {"hits": hits}
+    if "learning" in result:  # the log did not record the search (a session's budget spent)
+        view["learning"] = result["learning"]
     for key in ("stages", "basis"):
         if key in result:
             view[key] = rounded(result[key])

@@ -96,6 +96,10 @@ class Operation:
 
 
 def _hits(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """The REPL's search value: the hits; each carries the result's "learning" note when the
+    learning log did not record the search (its session's budget spent)."""
+    if "learning" in result:
+        return [{**hit, "learning": result["learning"]} for hit in result["hits"]]
     return list(result["hits"])
 
 

@@ -68,6 +68,7 @@ from .errors import writable as writable
 from .learning.answer import answer_uses as answer_uses
 from .learning.asked import FLOOR as _ASKED_FLOOR
 from .learning.asked import WALK as _ASKED_WALK
+from .learning.compact import LedgerLimits as LedgerLimits
 from .learning.edges import WeightedEdges as WeightedEdges
 from .learning.formulas import LEARNING_VERSION as LEARNING_VERSION
 from .learning.formulas import LearningParams as LearningParams

@@ -283,7 +283,7 @@ class Vault(VaultWrites):
         if learn and as_of is None:
             shown = [(h.id, r, examination_probability(r)) for r, h in enumerate(result.hits)]
             graph = self._snapshot().corpus.graph
-            self._learn(lambda: self.usage.on_search(session, query, shown, graph))
+            result = self._log_search(result, session, query, shown, graph)
         return result
 
     def today(self) -> date | None:

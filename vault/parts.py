@@ -7,7 +7,7 @@ loses the fact, never the call."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Final
 
@@ -21,10 +21,12 @@ from .notes.links import Resolver
 from .notes.records import LinkInfo, NoteRecord, link_infos, record_of
 from .notes.rows import NoteRow
 from .retrieval.beliefs import StaleClaims
+from .retrieval.hits import SearchResult
 from .retrieval.pipeline import SearchEngine
 from .storage.corpus import Corpus
 from .storage.erase import ErasurePlan
 from .storage.index import Index
+from .storage.linkgraph import Adjacency
 from .storage.live import LiveIndex
 from .storage.snapshot import Snapshot
 from .storage.store import Store
@@ -75,6 +77,14 @@ class VaultParts:
     def _learn(self, record: Callable[[], object]) -> str | None:
         """Record one usage fact: a full disk loses the fact, never the call (landing.py)."""
         return tolerate_full(record, "learning not recorded", "learned.sqlite")
+
+    def _log_search(self, result: SearchResult, session: str | None, query: str,
+                    shown: Sequence[tuple[int, int, float]], graph: Adjacency) -> SearchResult:
+        """`_learn` of a search's fact; the result says why learning did not record it (its
+        session's budget spent: learning/compact.py), and still answers."""
+        why: list[str | None] = []
+        self._learn(lambda: why.append(self.usage.on_search(session, query, shown, graph)))
+        return replace(result, unrecorded=why[0]) if why and why[0] else result
 
     def corpus(self) -> Corpus:
         """The snapshot every signal reads (rebuilt only when the index generation changes),

@@ -34,10 +34,12 @@ def _mention(ev: Event, note: int) -> dict[str, Any] | None:
 
 
 def note_history(
-    events: Iterable[Event], note: int, params: LearningParams, limit: int = 200
+    events: Iterable[Event], note: int, params: LearningParams, limit: int = 200,
+    start: LearnedState | None = None,
 ) -> dict[str, Any]:
-    """The note's learned state and history (module docstring); the last `limit` events."""
-    state = LearnedState()
+    """The note's learned state and history (module docstring); the last `limit` events;
+    `start`: a compacted log's base (compact.py), folded into in place."""
+    state = LearnedState() if start is None else start
     mentions: list[dict[str, Any]] = []
     rewards: list[dict[str, Any]] = []
     for ev in events:

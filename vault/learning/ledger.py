@@ -5,7 +5,10 @@ every call appends one event and writes the rows that event changed (learning/st
 in ONE transaction, committed before the call returns. Durability: WAL journal with
 synchronous=FULL, so each commit fsyncs the WAL (an acknowledged event survives kill -9 and
 power loss); SQLite's default auto-checkpoint (1000 pages) bounds the WAL, and `close()`
-checkpoints. Triggers make the events table append-only.
+checkpoints. Triggers make the events table append-only (erasure, redact.py, and retention,
+compact.py, lift them inside their own transactions). Retention: `limits` bound what one
+session may append and fold the oldest events into a stored base past a size, so replay is
+`fold(events after the base, start = base)` (compact.py).
 
 Time: the ledger reads no clock of its own. Protocol calls (which carry no time) and `now()`
 ask the injected `clock()`; session start/end take `now` explicitly (the harness: time.time).
@@ -21,7 +24,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -33,28 +36,35 @@ from ..errors import LedgerError
 from ..storage.linkgraph import Adjacency
 from . import ledger_sql as sql
 from .activation import spread
+from .compact import (
+    NO_LIMITS,
+    Compaction,
+    LedgerLimits,
+    SessionBudget,
+    compact,
+)
 from .edges import WeightedEdges
-from .explain import note_history
 from .formulas import LEARNING_VERSION, LearningParams, decayed, utility
-from .health import health
+from .ledger_audit import LedgerAudit
 from .pair_table import PairTable
-from .redact import QUERY_CHARS, redact_ledger
+from .redact import QUERY_CHARS
 from .replay import expansion_of, fold, free_of, learned_of, prior_of, query_weights, word_query
 from .state import Event, LearnedState, NoteState, apply
 from .usage import NO_LINKS, Learned, finite_clock
 from .vectors import NoteVectors
 
-__all__ = ["LEDGER_FILE", "Ledger", "fold", "learned_of"]
+__all__ = ["LEDGER_FILE", "Ledger", "LedgerLimits", "fold", "learned_of"]
 
 LEDGER_FILE = "learned.sqlite"
 
 
-class Ledger:
+class Ledger(LedgerAudit):
     """Event log + derived learned state for one vault (see module docstring)."""
 
     def __init__(self, conn: sqlite3.Connection, clock: Callable[[], float],
-                 params: LearningParams) -> None:
-        self._conn, self._closed = conn, False
+                 params: LearningParams, limits: LedgerLimits = NO_LIMITS) -> None:
+        self._conn, self._closed, self.limits = conn, False, limits
+        self._budget = SessionBudget(limits.session_bytes)
         self._lock = threading.RLock()  # writes and reloads; reads assume one caller thread
         self.clock, self.params = finite_clock(clock), params
         self._edges: tuple[tuple[int, float], WeightedEdges] | None = None
@@ -71,10 +81,10 @@ class Ledger:
         return self._state
 
     @classmethod
-    def open(
-        cls, path: Path, *, clock: Callable[[], float], params: LearningParams | None = None
-    ) -> Ledger:
-        """Open (creating if needed) the ledger file; rebuilds derived state if params changed."""
+    def open(cls, path: Path, *, clock: Callable[[], float], params: LearningParams | None = None,
+             limits: LedgerLimits | None = None) -> Ledger:
+        """Open (creating if needed) the ledger file; rebuilds derived state if params changed.
+        `limits`: the log's bounds (compact.py; default LedgerLimits())."""
         params = params or LearningParams()
         conn: sqlite3.Connection | None = None
         try:  # connecting fails too: the file is a folder, a FIFO
@@ -85,7 +95,7 @@ class Ledger:
                 conn.close()
             raise LedgerError(f"{path.name}: {exc}") from exc
         stamp = json.dumps({"version": LEARNING_VERSION, "params": asdict(params)}, sort_keys=True)
-        ledger = cls(conn, clock, params)
+        ledger = cls(conn, clock, params, LedgerLimits() if limits is None else limits)
         try:
             if sql.get_meta(conn, "stamp") != stamp:
                 ledger.rebuild(stamp)
@@ -129,19 +139,49 @@ class Ledger:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 self._sync_state()
+                added = 0
                 for when, kind, session, note, data in events:
                     t = float(when)
-                    seq = sql.insert_event(conn, t, kind, session, note, data)
+                    seq, size = sql.insert_event(conn, t, kind, session, note, data)
+                    added += size
                     ev = Event(seq, t, kind, session, note, json.loads(json.dumps(data)))
                     touched = apply(self._state, ev, self.params)
                     self._pairs.mark(touched.pairs, touched.notes)
                     sql.write_rows(conn, self._state, touched)
+                total = sql.add_log_bytes(conn, added)
                 conn.execute("COMMIT")
             except BaseException:
                 if conn.in_transaction:  # SQLITE_FULL rolls back by itself
                     conn.execute("ROLLBACK")
                 self._sync_state(force=True)
                 raise
+            if self.limits.log_bytes and total > self.limits.log_bytes:
+                self.compact()
+
+    def _record(self, session: str | None, kind: str, note: int | None,
+                data: dict[str, Any]) -> str | None:
+        """Append one usage event of `session` within its budget (compact.py); why not when
+        it was not recorded."""
+        size = sql.event_cost(sql.payload(data))
+        with self._lock:
+            self._sync_state()
+            why = self._budget.refuse(session, self._state.open_events.get(session or "", []),
+                                      size)
+            if why is None:
+                self._append([(self.clock(), kind, session, note, data)])
+                self._budget.charge(session, size)
+        return why
+
+    def compact(self) -> Compaction | None:
+        """Fold the oldest events into the base when the log is past `limits.log_bytes`
+        (compact.py); what it did, None when nothing (or that bound is off)."""
+        if not self.limits.log_bytes:
+            return None
+        with self._lock:
+            try:
+                return compact(self._conn, self.params, self.limits.log_bytes)
+            finally:
+                self._sync_state(force=True)
 
     # -- sessions ---------------------------------------------------------------------------
 
@@ -223,17 +263,18 @@ class Ledger:
         query: str,
         shown: Sequence[tuple[int, int, float]],
         graph: Adjacency = NO_LINKS,
-    ) -> None:
+    ) -> str | None:
         rows = [[int(i), int(r), float(p)] for i, r, p in shown]
         seeds = [
             (int(i), utility(int(r))) for i, r, _ in shown if int(r) < self.params.activation_top
         ]
         data = {"query": query[:QUERY_CHARS], "shown": rows, "spread": self._spread(seeds, graph)}
-        self._append([(self.clock(), "search", session, None, data)])
+        return self._record(session, "search", None, data)
 
-    def on_read(self, session: str | None, note_id: int, graph: Adjacency = NO_LINKS) -> None:
-        data = {"spread": self._spread([(note_id, 1.0)], graph)}
-        self._append([(self.clock(), "read", session, note_id, data)])
+    def on_read(self, session: str | None, note_id: int,
+                graph: Adjacency = NO_LINKS) -> str | None:
+        return self._record(session, "read", note_id, {"spread": self._spread([(note_id, 1.0)],
+                                                                              graph)})
 
     def on_write(
         self,
@@ -242,13 +283,10 @@ class Ledger:
         created: bool,
         linked_ids: Sequence[int],
         graph: Adjacency = NO_LINKS,
-    ) -> None:
-        data = {
-            "created": bool(created),
-            "linked": sorted({int(i) for i in linked_ids}),
-            "spread": self._spread([(note_id, 1.0)], graph),
-        }
-        self._append([(self.clock(), "write", session, note_id, data)])
+    ) -> str | None:
+        data = {"created": bool(created), "linked": sorted({int(i) for i in linked_ids}),
+                "spread": self._spread([(note_id, 1.0)], graph)}
+        return self._record(session, "write", note_id, data)
 
     def on_delete(self, note_id: int) -> None:
         self._append([(self.clock(), "delete", None, note_id, {})])
@@ -351,49 +389,3 @@ class Ledger:
     def _cooc(self, ids: Sequence[int], now: float) -> WeightedEdges:
         archived = [n for n, ns in self._state.notes.items() if ns.archived_at is not None]
         return self._edges_at(now).to_positions(self._vectors.id_array(ids)[0], archived)
-
-    # -- replay and audit --------------------------------------------------------------------------
-
-    def events(self) -> Iterator[Event]:
-        """Every event in log order."""
-        return sql.iter_events(self._conn)
-
-    def replay(self, until: int | None = None) -> LearnedState:
-        """The state rebuilt from the events alone (nothing is written); with `until`, from
-        the events with seq <= until (the state as it was right after that event)."""
-        events = self.events()
-        if until is not None:
-            events = (ev for ev in events if ev.seq <= until)
-        return fold(events, self.params)
-
-    def note_history(self, note_id: int) -> dict[str, Any]:
-        """One note's Q, prior, events and rewards, replayed from the log (learning/explain.py)."""
-        return note_history(self.events(), note_id, self.params)
-
-    def state_as_of(self, t: float) -> LearnedState:
-        """The state replayed from the events logged at times <= t (nothing is written)."""
-        return fold((ev for ev in self.events() if ev.t <= t), self.params)
-
-    def rebuild(self, stamp: str | None = None) -> LearnedState:
-        """Rewrite every derived row from the events (one transaction; with `stamp`, unless
-        another process has rebuilt under it meanwhile: ledger_sql.rebuild); the new state."""
-        sql.rebuild(self._conn, lambda events: fold(events, self.params), stamp)
-        self._sync_state(force=True)
-        return self._state
-
-    def redact(self, ids: Sequence[int], needles: Sequence[str]) -> dict[str, int]:
-        """Erasure: the log rewritten without the erased payloads and every derived row
-        rebuilt from it, the file vacuumed (learning/redact.py)."""
-        with self._lock:
-            done = redact_ledger(self._conn, ids, needles, self.clock(), self.params)
-            self._sync_state(force=True)
-        return done.to_json()
-
-    def event_counts(self) -> dict[str, int]:
-        return sql.event_counts(self._conn)
-
-    def health(self, existing_ids: Iterable[int], now: float) -> dict[str, Any]:
-        """The learning audit (vault/learning/health.py) against the index's live note ids."""
-        self._sync_state()
-        edges = self._edges_at(now).w.tolist()
-        return health(self._state, self.event_counts(), edges, existing_ids)

@@ -10,15 +10,20 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from ..errors import LedgerError
 from ..storage.migrations import enter_wal
 from ..storage.migrations import migrate as apply_migrations
+from .snapshot import load_open
 from .state import Event, LearnedState, NoteState, Pair, SessionState, Touched
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+WAL_LIMIT = 4 << 20  # bytes of WAL kept after a checkpoint (`migrate`)
+EVENT_OVERHEAD = 32  # bytes one event row costs beside its payload (retention.py `cost`)
+# an event's size as retention counts it (the payload's UTF-8 bytes plus the row), in SQL
+_COST = f"{EVENT_OVERHEAD} + LENGTH(CAST(data AS BLOB))"
 
 _MIGRATIONS: tuple[str, ...] = (
     """
@@ -52,6 +57,14 @@ _MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE note ADD COLUMN terms TEXT NOT NULL DEFAULT '{}';
     CREATE TABLE qterm(term TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
     """,
+    # 3: retention (learning/compact.py): the base the oldest events were folded into, and
+    # the log's size as retention counts it
+    f"""
+    CREATE TABLE base(id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL,
+        t REAL NOT NULL, folded INTEGER NOT NULL, state TEXT NOT NULL, open TEXT NOT NULL);
+    INSERT OR REPLACE INTO meta(key, value)
+        SELECT 'log_bytes', CAST(COALESCE(SUM({_COST}), 0) AS TEXT) FROM events;
+    """,
 )
 
 _NOTE_COLS = (
@@ -79,11 +92,40 @@ def schema_version() -> int:
 
 def migrate(conn: sqlite3.Connection) -> None:
     """Busy timeout first (several processes may open a fresh file at once), WAL +
-    synchronous=FULL, then apply numbered migrations (user_version; storage/migrations.py)."""
+    synchronous=FULL, then apply numbered migrations (user_version; storage/migrations.py).
+    The WAL is cut back to WAL_LIMIT after a checkpoint: a compaction's large transaction
+    (compact.py) would otherwise leave it at its high-water mark until the ledger closes."""
     conn.execute("PRAGMA busy_timeout=10000")
     enter_wal(conn, 10000)
     conn.execute("PRAGMA synchronous=FULL")
+    conn.execute(f"PRAGMA journal_size_limit={WAL_LIMIT}")
     apply_migrations(conn, _MIGRATIONS)
+
+
+GUARDS = (
+    "CREATE TRIGGER events_no_update BEFORE UPDATE ON events "
+    "BEGIN SELECT RAISE(ABORT, 'events are append-only'); END",
+    "CREATE TRIGGER events_no_delete BEFORE DELETE ON events "
+    "BEGIN SELECT RAISE(ABORT, 'events are append-only'); END",
+)
+
+
+def drop_guards(conn: sqlite3.Connection) -> None:
+    """Lift the append-only triggers (inside a rewrite's transaction: erasure, retention)."""
+    conn.execute("DROP TRIGGER IF EXISTS events_no_update")
+    conn.execute("DROP TRIGGER IF EXISTS events_no_delete")
+
+
+def restore_guards(conn: sqlite3.Connection) -> None:
+    for trigger in GUARDS:
+        conn.execute(trigger)
+
+
+def delete_events(conn: sqlite3.Connection, where: str, args: tuple[Any, ...]) -> None:
+    """Delete the events `where` holds, the triggers lifted for it (caller's transaction)."""
+    drop_guards(conn)
+    conn.execute(f"DELETE FROM events WHERE {where}", args)
+    restore_guards(conn)
 
 
 def vacuum(conn: sqlite3.Connection) -> None:
@@ -109,14 +151,65 @@ def insert_event(
     session: str | None,
     note: int | None,
     data: dict[str, Any],
-) -> int:
+) -> tuple[int, int]:
+    """Append one event; (its seq, its size as retention counts it: `event_cost`)."""
     if not math.isfinite(t):  # NaN would be stored as NULL: an untyped IntegrityError
         raise LedgerError(f"an event's time must be finite Unix seconds, not {t!r}")
+    text = payload(data)
     cur = conn.execute(
         "INSERT INTO events(t, kind, session, note, data) VALUES (?, ?, ?, ?, ?)",
-        (t, kind, session, note, json.dumps(data, sort_keys=True, separators=(",", ":"))),
+        (t, kind, session, note, text),
     )
-    return int(cur.lastrowid or 0)
+    return int(cur.lastrowid or 0), event_cost(text)
+
+
+def payload(data: Mapping[str, Any]) -> str:
+    """An event's payload as the log stores it (canonical JSON)."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"))
+
+
+def event_cost(text: str) -> int:
+    """The size retention counts for an event whose stored payload is `text` (= _COST)."""
+    return EVENT_OVERHEAD + len(text.encode("utf-8"))
+
+
+def log_bytes(conn: sqlite3.Connection) -> int:
+    """The log's size as retention counts it (kept in `meta`, updated with each append)."""
+    return int(get_meta(conn, "log_bytes") or 0)
+
+
+def add_log_bytes(conn: sqlite3.Connection, n: int) -> int:
+    """Count `n` more bytes of log (inside the caller's transaction); the new total."""
+    total = log_bytes(conn) + n
+    set_meta(conn, "log_bytes", str(total))
+    return total
+
+
+def recount_log_bytes(conn: sqlite3.Connection) -> int:
+    """Count the log's size afresh (after a rewrite or a compaction)."""
+    total = int(conn.execute(f"SELECT COALESCE(SUM({_COST}), 0) FROM events").fetchone()[0])
+    set_meta(conn, "log_bytes", str(total))
+    return total
+
+
+def costs_newest_first(conn: sqlite3.Connection, since: int) -> Iterator[tuple[int, int]]:
+    """(seq, cost) of the events after `since`, newest first."""
+    for seq, cost in conn.execute(
+            f"SELECT seq, {_COST} FROM events WHERE seq > ? ORDER BY seq DESC", (since,)):
+        yield int(seq), int(cost)
+
+
+def load_base(conn: sqlite3.Connection) -> tuple[int, float, int, str, str] | None:
+    """The stored base (seq, t, folded, state, open) of a compacted log; None when none."""
+    row = conn.execute("SELECT seq, t, folded, state, open FROM base WHERE id = 1").fetchone()
+    return None if row is None else (int(row[0]), float(row[1]), int(row[2]), str(row[3]),
+                                     str(row[4]))
+
+
+def base_seq(conn: sqlite3.Connection) -> int:
+    """The last event folded into the base (0: none; replay reads the events after it)."""
+    row = conn.execute("SELECT seq FROM base WHERE id = 1").fetchone()
+    return 0 if row is None else int(row[0])
 
 
 def _event(row: tuple[Any, ...]) -> Event:
@@ -177,13 +270,15 @@ def load_state(conn: sqlite3.Connection) -> LearnedState:
     st.gone = {int(r[0]) for r in conn.execute("SELECT note FROM gone")}
     st.searches = int(get_meta(conn, "searches") or 0)
     st.last_seq = int(get_meta(conn, "last_seq") or 0)
+    base = conn.execute("SELECT seq, open FROM base WHERE id = 1").fetchone()
+    since, kept = (0, {}) if base is None else (int(base[0]), load_open(str(base[1])))
     for sid in sorted(s for s, info in st.sessions.items() if info.ended is None):
-        st.open_events[sid] = [
+        st.open_events[sid] = kept.get(sid, []) + [
             _event(r)
             for r in conn.execute(
                 f"SELECT {_EVENT_COLS} FROM events WHERE session=? "
-                "AND kind NOT IN ('start', 'end') AND seq <= ? ORDER BY seq",
-                (sid, st.last_seq),
+                "AND kind NOT IN ('start', 'end') AND seq > ? AND seq <= ? ORDER BY seq",
+                (sid, since, st.last_seq),
             )
         ]
     return st
@@ -257,17 +352,18 @@ def replace_state(conn: sqlite3.Connection, st: LearnedState) -> None:
     write_rows(conn, st, touched)
 
 
-def rebuild(conn: sqlite3.Connection, fold: Callable[[Iterator[Event]], LearnedState],
+def rebuild(conn: sqlite3.Connection, fold: Callable[[], LearnedState],
             stamp: str | None) -> None:
-    """Every derived row rewritten from the events, `fold`ed, in one write transaction, with
-    `stamp` recorded; with a `stamp` the transaction first reads the stored one, and writes
-    nothing when it is that already: another process rebuilt the ledger meanwhile (all the
-    processes that open an upgraded ledger at once see the old stamp, and each would fold the
-    whole log again, holding the write lock as long, while the next ones wait)."""
+    """Every derived row rewritten from the log (`fold`: its replay, base and events), in
+    one write transaction, with `stamp` recorded; with a `stamp` the transaction first reads
+    the stored one, and writes nothing when it is that already: another process rebuilt the
+    ledger meanwhile (all the processes that open an upgraded ledger at once see the old
+    stamp, and each would fold the whole log again, holding the write lock as long, while
+    the next ones wait)."""
     conn.execute("BEGIN IMMEDIATE")
     try:
         if stamp is None or get_meta(conn, "stamp") != stamp:
-            replace_state(conn, fold(iter_events(conn)))
+            replace_state(conn, fold())
             if stamp is not None:
                 set_meta(conn, "stamp", stamp)
         conn.execute("COMMIT")

@@ -17,7 +17,8 @@ words: storage/mentions.py):
 - a session id that names a string of S is replaced by a digest-free placeholder
   ("redacted-<seq of its first event>"), so sessions stay distinct.
 Events keep their `seq` and time: an audit of what remains still lines up with the seqs it
-cited.
+cited. A compacted log's base (compact.py) is erased as snapshot.py `redact_state` says, in the
+same transaction, and the derived rows are rebuilt from it and the rewritten events.
 """
 
 from __future__ import annotations
@@ -30,18 +31,14 @@ from typing import Any
 
 from ..storage.mentions import ending_in_part, mentioning
 from . import ledger_sql as sql
+from .compact import base_state, store_base
 from .formulas import LearningParams
 from .replay import fold
-from .state import Event
+from .snapshot import needle_words, redact_state
+from .state import Event, LearnedState
 
 QUERY_CHARS = 500  # how much of a query text the log keeps (learning/ledger.py)
 
-_TRIGGERS = (
-    "CREATE TRIGGER events_no_update BEFORE UPDATE ON events "
-    "BEGIN SELECT RAISE(ABORT, 'events are append-only'); END",
-    "CREATE TRIGGER events_no_delete BEFORE DELETE ON events "
-    "BEGIN SELECT RAISE(ABORT, 'events are append-only'); END",
-)
 
 
 @dataclass(frozen=True)
@@ -91,13 +88,15 @@ def redact_event(ev: Event, ids: frozenset[int], names: Callable[[str], bool],
 
 
 def rewrite_log(conn: sqlite3.Connection, events: Iterable[Event], ids: Iterable[int],
-                needles: Sequence[str], now: float) -> Redaction:
+                needles: Sequence[str], now: float,
+                sessions: dict[str, str] | None = None) -> Redaction:
     """Rewrite the `events` table of `conn` (inside the caller's transaction) and append the
-    `redact` event; the caller rebuilds the derived rows afterwards."""
+    `redact` event; the caller rebuilds the derived rows afterwards. `sessions`: the renamed
+    session ids so far (the base's, `redact_base`), extended here."""
     erased = frozenset(int(i) for i in ids)
     names = mentioning(needles)  # whole words (storage/mentions.py), built once
     cut = ending_in_part(needles)
-    sessions: dict[str, str] = {}
+    sessions = {} if sessions is None else sessions
     kept: list[Event] = []
     dropped = rewritten = 0
     for ev in events:
@@ -108,20 +107,34 @@ def rewrite_log(conn: sqlite3.Connection, events: Iterable[Event], ids: Iterable
         if new != ev:
             rewritten += 1
         kept.append(new)
-    conn.execute("DROP TRIGGER IF EXISTS events_no_update")
-    conn.execute("DROP TRIGGER IF EXISTS events_no_delete")
+    sql.drop_guards(conn)
     conn.execute("DELETE FROM events")
     conn.executemany(
         "INSERT INTO events(seq, t, kind, session, note, data) VALUES (?, ?, ?, ?, ?, ?)",
         [(ev.seq, ev.t, ev.kind, ev.session, ev.note,
           json.dumps(ev.data, sort_keys=True, separators=(",", ":"))) for ev in kept])
-    for trigger in _TRIGGERS:
-        conn.execute(trigger)
+    sql.restore_guards(conn)
     done = Redaction(dropped, rewritten)
     conn.execute("INSERT INTO events(t, kind, session, note, data) VALUES (?, 'redact', NULL, "
                  "NULL, ?)", (float(now), json.dumps(done.to_json(), sort_keys=True,
                                                       separators=(",", ":"))))
     return done
+
+
+def redact_base(conn: sqlite3.Connection, ids: Iterable[int], needles: Sequence[str],
+                sessions: dict[str, str]) -> tuple[int, LearnedState | None]:
+    """Erase in the base of a compacted log (snapshot.py `redact_state`; inside the caller's
+    transaction), filling `sessions` with its renamed ids; (its seq, the erased base), (0,
+    None) when the log has none."""
+    seq, t, folded, base = base_state(conn)
+    if base is None:
+        return 0, None
+    erased = frozenset(int(i) for i in ids)
+    names, cut = mentioning(needles), ending_in_part(needles)
+    redact_state(base, erased, names, lambda q: names(q) or cut(q), needle_words(needles),
+                 lambda ev: redact_event(ev, erased, names, sessions, cut), sessions)
+    store_base(conn, seq, t, folded, base)
+    return seq, base
 
 
 def redact_ledger(conn: sqlite3.Connection, ids: Sequence[int], needles: Sequence[str],
@@ -131,8 +144,11 @@ def redact_ledger(conn: sqlite3.Connection, ids: Sequence[int], needles: Sequenc
     old frame keeps the erased text. The caller reloads its in-memory state afterwards."""
     conn.execute("BEGIN IMMEDIATE")
     try:
-        done = rewrite_log(conn, list(sql.iter_events(conn)), ids, needles, now)
-        sql.replace_state(conn, fold(sql.iter_events(conn), params))
+        sessions: dict[str, str] = {}
+        since, base = redact_base(conn, ids, needles, sessions)
+        done = rewrite_log(conn, list(sql.iter_events(conn)), ids, needles, now, sessions)
+        sql.recount_log_bytes(conn)
+        sql.replace_state(conn, fold(sql.iter_events(conn, since=since), params, base))
         conn.execute("COMMIT")
     except BaseException:
         if conn.in_transaction:  # SQLite rolls back by itself on SQLITE_FULL: a ROLLBACK

@@ -117,9 +117,11 @@ def learned_of(
                    expansion=expansion, asked=NoteVectors().asked(state.notes, ids))
 
 
-def fold(events: Iterable[Event], params: LearningParams) -> LearnedState:
-    """The learned state that these events produce, from nothing (the definition of replay)."""
-    state = LearnedState()
+def fold(events: Iterable[Event], params: LearningParams,
+         start: LearnedState | None = None) -> LearnedState:
+    """The learned state that these events produce, from nothing or from `start` (a compacted
+    log's base, compact.py; folded into in place): the definition of replay."""
+    state = LearnedState() if start is None else start
     for ev in events:
         apply(state, ev, params)
     return state

@@ -62,10 +62,13 @@ class UsageRecorder(Protocol):
         query: str,
         shown: Sequence[tuple[int, int, float]],
         graph: Adjacency = NO_LINKS,
-    ) -> None:
-        """`shown` is (note id, rank from 0, probability of being shown at that rank)."""
+    ) -> str | None:
+        """`shown` is (note id, rank from 0, probability of being shown at that rank). Each
+        `on_*` returns why the fact was not recorded (a session's budget spent: learning/
+        compact.py), None when it was."""
 
-    def on_read(self, session: str | None, note_id: int, graph: Adjacency = NO_LINKS) -> None:
+    def on_read(self, session: str | None, note_id: int,
+                graph: Adjacency = NO_LINKS) -> str | None:
         ...
 
     def on_write(
@@ -75,7 +78,7 @@ class UsageRecorder(Protocol):
         created: bool,
         linked_ids: Sequence[int],
         graph: Adjacency = NO_LINKS,
-    ) -> None:
+    ) -> str | None:
         """`linked_ids`: the resolved wiki-link targets of the new text (for citations)."""
 
     def on_delete(self, note_id: int) -> None: ...

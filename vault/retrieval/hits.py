@@ -62,6 +62,8 @@ class SearchResult:
     basis: dict[str, Any] = field(default_factory=dict)
     # whether anything relevant was found (retrieval/relevance.py); None: not judged
     relevance: Relevance | None = None
+    # why learning did not record this search (a session's log budget spent); "" when it did
+    unrecorded: str = ""
 
     @property
     def relevant(self) -> bool:
@@ -69,14 +71,17 @@ class SearchResult:
         return self.relevance is None or self.relevance.relevant
 
     def to_json(self, *, receipt: bool = False) -> dict[str, Any]:
-        """{"query", "hits"}; with `receipt` each hit's receipt, the stage report and the
-        basis (index generation, learned event seq, clock) that re-runs the search."""
+        """{"query", "hits"} (and "learning" when it did not record the search); with
+        `receipt` each hit's receipt, the stage report and the basis (index generation,
+        learned event seq, clock) that re-runs the search."""
         out: dict[str, Any] = {
             "query": self.query,
             "hits": [h.to_json(receipt=receipt) for h in self.hits],
         }
         if self.relevance is not None:
             out["relevant"] = self.relevance.relevant
+        if self.unrecorded:
+            out["learning"] = f"not recorded: {self.unrecorded}"
         if receipt:  # the explanation: stages, and the basis a re-run needs (receipts too)
             out["stages"] = dict(self.stages)
             if self.relevance is not None:

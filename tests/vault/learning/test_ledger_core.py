@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 from vault import LEDGER_FILE, LearningParams, Ledger
-from vault.learning import ledger as ledger_module
+from vault.learning import compact as compact_module
 from vault.learning import ledger_sql as sql
+from vault.learning import replay as replay_module
 from vault.learning.evidence import passed_score
 from vault.learning.formulas import SECONDS_PER_DAY, edge_weight
 from vault.learning.ledger import fold
@@ -128,7 +129,8 @@ def test_a_version_2_ledger_is_migrated_and_rebuilt_from_its_events(path: Path,
     conn = sqlite3.connect(path)
     conn.executescript("CREATE TABLE note2 AS SELECT id, q, q_updates, activation, as_of, "
                        "accesses, sessions, shown, seen, recalled, archived_at FROM note; "
-                       "DROP TABLE note; DROP TABLE qterm; ALTER TABLE note2 RENAME TO note; "
+                       "DROP TABLE note; DROP TABLE qterm; DROP TABLE base; "
+                       "ALTER TABLE note2 RENAME TO note; "
                        "UPDATE note SET q = 0.123; PRAGMA user_version = 1; "
                        "UPDATE meta SET value = '{\"version\": 2}' WHERE key = 'stamp';")
     conn.close()
@@ -375,13 +377,14 @@ def test_a_ledger_another_process_rebuilt_meanwhile_is_not_rebuilt_again(
     other = Ledger(late, clock, LearningParams())  # it read the old stamp, then waited
     first = Ledger.open(path, clock=clock)  # rebuilds and records the current stamp
     folds: list[int] = []
-    real = ledger_module.fold
+    real = replay_module.fold
 
-    def counted(events: Iterable[Event], params: LearningParams) -> LearnedState:
+    def counted(events: Iterable[Event], params: LearningParams,
+                start: LearnedState | None = None) -> LearnedState:
         folds.append(1)
-        return real(events, params)
+        return real(events, params, start)
 
-    monkeypatch.setattr(ledger_module, "fold", counted)
+    monkeypatch.setattr(compact_module, "fold", counted)
     assert other.rebuild(stamp) == first.state  # the other process's turn: nothing to do
     assert folds == []
     other.rebuild()  # `rmh replay` still rewrites every row
