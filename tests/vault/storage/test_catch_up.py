@@ -465,7 +465,8 @@ def test_replays_add_up_to_a_rebuild(
 
 @pytest.mark.parametrize("content", [b"", b"{", b"[1]", b'{"base": 1, "bytes": 5}',
                                      b'{"base": "other", "bytes": 99999999}',
-                                     b'{"base": "B", "bytes": -1}', b'{"base": "B", "bytes": 1e400}',
+                                     b'{"base": "B", "bytes": -1}',
+                                     b'{"base": "B", "bytes": 1e400}',
                                      b'{"base": "B", "bytes": true}', b"\xff\xfe" * 100,
                                      b"[" * 100_000])
 def test_a_damaged_or_foreign_paid_file_counts_nothing(
