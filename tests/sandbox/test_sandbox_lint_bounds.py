@@ -9,7 +9,7 @@ from __future__ import annotations
 import tracemalloc
 
 from sandbox import Sandbox, SandboxConfig
-from sandbox.lint import MAX_CHECKED_CHARS, check
+from sandbox.lint import MAX_CHECKED_CHARS, MAX_WARNINGS, check
 
 
 def _literal(chars: int) -> str:
@@ -39,3 +39,13 @@ def test_a_long_cell_runs_unchecked_and_a_short_one_is_still_checked() -> None:
         long = sb.exec(refused + _literal(MAX_CHECKED_CHARS) + "\nlen(x)")
         assert long.error is None or long.error.type != "LintError", long.to_json()
         assert "lint warning" not in long.stderr
+
+
+def test_lint_warnings_above_the_stderr_are_few() -> None:
+    """The warnings are added to the cell's stderr outside its output cap: a cell of 166,000
+    `a.__b` lines had 20 MB of them (`stderr_truncated` false); now MAX_WARNINGS and a count."""
+    with Sandbox(SandboxConfig(memory_mb=256, lint=True), {}) as sb:
+        result = sb.exec("a = 1\n" + "a.__b if 0 else 0\n" * 100)
+    lines = result.stderr.splitlines()
+    assert len(lines) == MAX_WARNINGS + 1, lines[-3:]
+    assert lines[-1] == f"lint: {100 - MAX_WARNINGS} more warnings not shown"
