@@ -4,7 +4,8 @@ This file runs inside the sandbox (it is bound read-only next to `worker.py`) an
 imported by the host's probe for `landlock_abi()`. It must import nothing but the standard
 library. Order of installation, each step irreversible for the process:
 
-1. rlimits (address space, CPU, open files, file size, no core dumps); SIGXFSZ ignored so an
+1. rlimits (address space, CPU, open files, file size, no core dumps, queued signals: the
+   kernel counts those for the uid outside every user namespace too); SIGXFSZ ignored so an
    over-long write fails with EFBIG instead of killing the cell;
 2. the worker's view of the file system (`worker_root.py`): on the Landlock tier a private
    mount namespace whose root holds only the interpreter, the libraries and the worker files,
@@ -97,7 +98,8 @@ def landlock_abi() -> int:
 
 
 def set_rlimits(limits: Mapping[str, int]) -> None:
-    """Lower soft and hard limits (names: AS, CPU, NOFILE, FSIZE, CORE, NPROC, STACK)."""
+    """Lower soft and hard limits (names: AS, CPU, NOFILE, FSIZE, CORE, NPROC, STACK,
+    SIGPENDING)."""
     for name, value in limits.items():
         which = getattr(resource, f"RLIMIT_{name}")
         resource.setrlimit(which, (value, value))
