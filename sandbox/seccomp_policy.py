@@ -24,6 +24,8 @@ register values, never memory, so a pid is checked but a path is not):
 - fcntl only with the commands in `FCNTL_COMMANDS` (no F_SETOWN, F_SETOWN_EX, F_SETSIG,
   F_SETLEASE, F_NOTIFY: no SIGIO aimed at another process); ioctl only with `IOCTL_REQUESTS`
   (no FIOSETOWN/SIOCSPGRP, no TIOCSTI);
+- futex only with the operations in `FUTEX_OPS` (no priority-inheritance futex: it looks up
+  a task by the pid in the futex word);
 - clone only for threads (CLONE_THREAD set, no CLONE_NEW* flag); clone3 fails with ENOSYS so
   glibc falls back to clone(2), whose flags are visible.
 On the seccomp-only tier (no Landlock, no bwrap: nothing else confines the file system) the
@@ -101,7 +103,6 @@ ALLOWED: dict[str, str] = {
     "mremap": "realloc of large blocks",
     "mprotect": "the dynamic loader, thread stacks' guard pages",
     "madvise": "free of large blocks (MADV_DONTNEED)",
-    "futex": "locks, conditions, joins",
     "set_robust_list": "thread start (glibc)",
     "set_tid_address": "thread start (glibc)",
     "rseq": "thread start (glibc >= 2.35)",
@@ -174,6 +175,7 @@ FILTERED: dict[str, str] = {
     "fcntl": "the commands in FCNTL_COMMANDS only",
     "ioctl": "the requests in IOCTL_REQUESTS only",
     "clone": "threads only (CLONE_THREAD, no CLONE_NEW* flag)",
+    "futex": "locks, conditions, joins: the operations in FUTEX_OPS only (no PI futex)",
     "prctl": "the options in PRCTL_OPTIONS only",
 }
 
@@ -182,6 +184,14 @@ FILTERED: dict[str, str] = {
 # worker must never hold a lock a vault file or its advisory lock file could wait on. No
 # F_SETOWN/F_SETSIG/F_SETLEASE/F_NOTIFY: no SIGIO aimed at another process.
 FCNTL_COMMANDS = (0, 1, 2, 3, 4, 1030, 1032)
+# futex(2) operations (the op's low bits; FUTEX_PRIVATE_FLAG and FUTEX_CLOCK_REALTIME may be
+# set): WAIT, WAKE, REQUEUE, CMP_REQUEUE, WAKE_OP, WAIT_BITSET, WAKE_BITSET, what glibc's
+# locks, conditions, semaphores and joins use. No priority-inheritance operation (LOCK_PI,
+# UNLOCK_PI, TRYLOCK_PI, WAIT_REQUEUE_PI, CMP_REQUEUE_PI, LOCK_PI2): they look up the task
+# whose pid is in the futex word, so ESRCH or not said which host pids exist (every one, in
+# 0.15 s, from a Landlock-tier cell), and LOCK_PI lends the waiter's priority to that task.
+FUTEX_OPS = (0, 1, 3, 4, 5, 9, 10)
+FUTEX_FLAGS = 128 | 256  # FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME
 # ioctl(2) requests: TCGETS (isatty), TIOCGWINSZ, FIONREAD, FIONBIO, FIOCLEX, FIONCLEX.
 IOCTL_REQUESTS = (0x5401, 0x5413, 0x541B, 0x5421, 0x5451, 0x5450)
 # prctl(2) options: PR_GET_PDEATHSIG, PR_GET_DUMPABLE, PR_SET_NAME / PR_GET_NAME (thread
@@ -259,6 +269,8 @@ def compile_bpf(pid: int, read_only: bool = False) -> bytes:
         rule(name, sc.Arg(0, sc.EQ, 0))
     for cmd in FCNTL_COMMANDS:
         rule("fcntl", sc.Arg(1, sc.EQ, cmd))
+    for op in FUTEX_OPS:  # the low 32 bits (an int), either flag set or not
+        rule("futex", sc.Arg(1, sc.MASKED_EQ, 0xFFFFFFFF & ~FUTEX_FLAGS, op))
     for request in IOCTL_REQUESTS:
         rule("ioctl", sc.Arg(1, sc.MASKED_EQ, 0xFFFFFFFF, request))
     for option in PRCTL_OPTIONS:

@@ -126,3 +126,36 @@ def test_case27_supervisor_through_proc(host: Host, capfd: pytest.CaptureFixture
     assert res.ok and res.value is not None, res.to_json()
     assert "OK" not in res.value, res.value
     assert "FORGED-BY-CELL" not in capfd.readouterr().out
+
+
+_PI_FUTEX = """
+    import ctypes, errno
+    word = ctypes.c_uint32()
+    def pi_futex(op, pid):  # FUTEX_LOCK_PI (6) waits at most 50 ms
+        word.value = pid
+        limit = (ctypes.c_long * 2)(0, 50_000_000) if op == 6 else None
+        libc.syscall.restype = ctypes.c_long
+        r = libc.syscall(202 if platform.machine() == "x86_64" else 98, ctypes.byref(word),
+                         op | 128, 0, limit, None, 0)
+        return errno.errorcode.get(ctypes.get_errno(), "?") if r < 0 else "OK"
+    out = {}
+    for op in (8, 6):  # FUTEX_TRYLOCK_PI, FUTEX_LOCK_PI
+        for who, pid in (("sup", @SUPPID@), ("bys", @BYSTANDER@), ("none", 0x3FFFFFFF)):
+            out[f"{op}_{who}"] = pi_futex(op, pid)
+    out
+"""
+
+
+def test_no_pi_futex_says_which_host_pids_exist(host: Host,
+                                               bystander: subprocess.Popen[bytes]) -> None:
+    """A priority-inheritance futex looks up the task whose pid is in the futex word: before,
+    EPERM for a live pid and ESRCH for none told a cell on the Landlock or seccomp tier every
+    host pid (all of them in 0.15 s), though getpgid/getsid of another pid are refused for
+    that reason; LOCK_PI also lent the waiter's priority to that task. Now every PI operation
+    is refused by the filter, whatever the pid."""
+    cell = (_ATTEMPT + _PI_FUTEX).replace("@BYSTANDER@", str(bystander.pid))
+    res = run_attack(host, cell)
+    assert res.ok and res.value is not None, res.to_json()
+    answers = ast.literal_eval(res.value)
+    assert set(answers.values()) == {"EPERM"}, answers
+    assert bystander.poll() is None
