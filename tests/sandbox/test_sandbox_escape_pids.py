@@ -159,3 +159,35 @@ def test_no_pi_futex_says_which_host_pids_exist(host: Host,
     answers = ast.literal_eval(res.value)
     assert set(answers.values()) == {"EPERM"}, answers
     assert bystander.poll() is None
+
+
+_CPU_CLOCKS = """
+    import errno, threading, time
+    def cpu_clock(call, pid):  # clock_getcpuclockid(3): the CPU clock of process `pid`
+        try:
+            return "OK " + repr(call((~pid << 3) | 2))
+        except OSError as exc:
+            return errno.errorcode.get(exc.errno, "?")
+    out = {}
+    for who, pid in (("sup", @SUPPID@), ("bys", @BYSTANDER@), ("none", 0x3FFFFFF)):
+        out["get_" + who] = cpu_clock(time.clock_gettime, pid)
+        out["res_" + who] = cpu_clock(time.clock_getres, pid)
+    own = (time.process_time(), time.thread_time(), time.clock_gettime(time.CLOCK_BOOTTIME),
+           time.get_clock_info("monotonic").resolution, time.sleep(0.01),
+           threading.Event().wait(0.01))
+    (out, len(own))
+"""
+
+
+def test_no_cpu_clock_of_another_process(host: Host,
+                                         bystander: subprocess.Popen[bytes]) -> None:
+    """clock_gettime on the CPU clock of a pid needs no permission: before, a cell read the
+    supervisor's CPU time (a side channel on what it does) and listed every host pid by it
+    (EINVAL for none) on the Landlock and seccomp tiers. Now only fixed clocks (ids 0 to 15)
+    pass the filter; the cell's own clocks and sleeps work."""
+    cell = (_ATTEMPT + _CPU_CLOCKS).replace("@BYSTANDER@", str(bystander.pid))
+    res = run_attack(host, cell)
+    assert res.ok and res.value is not None, res.to_json()
+    answers, own = ast.literal_eval(res.value)
+    assert set(answers.values()) == {"EPERM"}, answers
+    assert own == 6
