@@ -148,7 +148,9 @@ REGISTRY: dict[str, Tier] = {t.name: t for t in (
              "no file-system confinement of reads: the worker reads, lists and stats whatever "
              "its uid can (as an unprivileged supervisor: the user's files, the vault, "
              "rmh.toml; refused while an API key is configured; never chosen by auto); it "
-             "writes no file (the filter refuses open for writing, create, remove and rename)",
+             "writes no file (the filter refuses open for writing, create, remove and rename); "
+             "opening a device read-only still acts on it: each /dev/ptmx opened makes one of "
+             "the host's ptys (up to open_files per worker)",
              "host processes are visible in /proc (pids, command lines of other users' "
              "processes where /proc allows it); with no user namespace (unprivileged, none "
              "allowed) the worker has the supervisor's uid: /proc/<ppid> is closed only because "
