@@ -24,7 +24,12 @@ library. Order of installation, each step irreversible for the process:
    when the worker runs as root without a user namespace, or has just made one;
 8. PR_SET_PDEATHSIG(SIGKILL), after every credential change (each one clears it), then
    getppid() checked: if the supervisor already died, the worker exits;
-9. `PR_SET_NO_NEW_PRIVS`;
+9. `PR_SET_NO_NEW_PRIVS`, and `PR_SET_DUMPABLE` 0 (after the last credential change, which
+   resets it to fs.suid_dumpable): the kernel does not apply RLIMIT_CORE to a core_pattern
+   pipe (fs/coredump.c hands the crash to systemd-coredump or apport, root helpers that read
+   the worker's memory, whatever the limit), and suid_dumpable 2 (where apport sets it)
+   dumps even a worker that changed uid; an unprivileged supervisor's worker was dumpable
+   on every tier;
 10. Landlock (file-system allowlist, no TCP, signal and abstract-socket scoping where the ABI has
    them);
 11. seccomp: the BPF allowlist compiled by the host for this worker's pid (`seccomp_policy.py`)
@@ -50,6 +55,7 @@ else:  # inside the sandbox: a plain module next to this one
     import worker_root
 
 _PR_SET_PDEATHSIG = 1
+_PR_GET_DUMPABLE, _PR_SET_DUMPABLE = 3, 4
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_SET_SECCOMP = 22
 _PR_CAPBSET_DROP = 24
@@ -161,6 +167,14 @@ def die_with_parent(parent: int) -> None:
     _check(_libc().prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "prctl(PDEATHSIG)")
     if os.getppid() != parent:
         os._exit(0)
+
+
+def no_core_dumps() -> None:
+    """PR_SET_DUMPABLE 0 (checked): no core dump of this process reaches any handler."""
+    libc = _libc()
+    _check(libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0), "prctl(SET_DUMPABLE)")
+    if libc.prctl(_PR_GET_DUMPABLE, 0, 0, 0, 0) != 0:
+        raise GuardError("the worker is still dumpable")
 
 
 def no_new_privs() -> None:
@@ -278,6 +292,8 @@ def install(plan: Mapping[str, Any], parent: int) -> list[str]:
     die_with_parent(parent)
     done.append("pdeathsig")
     no_new_privs()
+    no_core_dumps()
+    done.append("nodump")
     if ruleset >= 0:
         landlock_enforce(ruleset)
         done.append(f"landlock-abi{abi}")

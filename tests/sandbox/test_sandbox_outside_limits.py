@@ -135,3 +135,14 @@ def test_signals_a_cell_queues_stop_at_the_pending_cap(host: Host) -> None:
     queued, limit = ast.literal_eval(str(res.value))
     assert limit == (PENDING_SIGNALS, PENDING_SIGNALS), res.value
     assert 0 < queued <= PENDING_SIGNALS, res.value  # 5,000 before
+
+
+def test_the_worker_is_not_dumpable(host: Host) -> None:
+    """RLIMIT_CORE 0 does not stop the kernel from handing a crash to a core_pattern pipe
+    (systemd-coredump, apport), and a credential change leaves a process at
+    fs.suid_dumpable (2, root-owned dumps, on Ubuntu): the worker sets PR_SET_DUMPABLE 0 after
+    its last one. Before, an unprivileged supervisor's worker was dumpable (1) on every tier
+    (tests/sandbox/test_sandbox_nonroot.py runs this as such a user)."""
+    res = run_attack(host, "import ctypes\nctypes.CDLL(None).prctl(3, 0, 0, 0, 0)")
+    assert res.ok and res.value == "0", res.to_json()  # PR_GET_DUMPABLE
+    assert "nodump" in host.sb.guards
