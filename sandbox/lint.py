@@ -28,6 +28,13 @@ REFUSED_MODULES = frozenset({"subprocess", "socket", "ctypes", "multiprocessing"
                              "urllib", "http"})
 FORBIDDEN_CALLS = frozenset({"eval", "exec", "compile", "__import__", "open", "globals",
                              "vars", "getattr", "setattr", "delattr", "breakpoint"})
+# The longest cell checked. The check parses untrusted code in the supervisor, outside every
+# rlimit and outside the deadline: a 1,000,000-character list literal (the REPL's MAX_CODE)
+# raised `rmh serve`'s peak RSS from 55 to 540-560 MB and took ~3 s there, each exec. Up to
+# this many characters the tree costs at most ~16 MB; a longer cell is not checked (the lint
+# is advice, never a boundary).
+MAX_CHECKED_CHARS = 32_768
+MAX_WARNINGS = 20  # shown above a cell's stderr; the rest are counted
 
 
 @dataclass(frozen=True)
@@ -48,14 +55,22 @@ def _issue(node: ast.AST, message: str, severity: Literal["refuse", "warn"] = "w
 
 
 def warning_text(issues: list[LintIssue]) -> str:
-    """The warnings as lines for the top of a cell's stderr."""
-    return "".join(f"lint warning (advice, not a refusal): {i}\n" for i in issues
-                   if i.severity == "warn")
+    """The first MAX_WARNINGS warnings as lines for the top of a cell's stderr, then how many
+    more there were: the text is added outside the output cap (a cell of 166,000 `a.__b`
+    lines had 20 MB of warnings in its stderr, `stderr_truncated` false)."""
+    warnings = [i for i in issues if i.severity == "warn"]
+    text = "".join(f"lint warning (advice, not a refusal): {i}\n"
+                   for i in warnings[:MAX_WARNINGS])
+    if len(warnings) > MAX_WARNINGS:
+        text += f"lint: {len(warnings) - MAX_WARNINGS} more warnings not shown\n"
+    return text
 
 
 def check(code: str) -> list[LintIssue]:
-    """Issues in source order; [] for clean code. A syntax error is left to the worker, whose
-    traceback is clearer."""
+    """Issues in source order; [] for clean code and for a cell over MAX_CHECKED_CHARS. A
+    syntax error is left to the worker, whose traceback is clearer."""
+    if len(code) > MAX_CHECKED_CHARS:
+        return []
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):

@@ -19,6 +19,13 @@ _MB = 1 << 20
 # Files and folders the bwrap tier's scratch /tmp may hold per MiB of its size (a tmpfs inode
 # and its name cost about 1 KiB of kernel memory that no rlimit counts).
 SCRATCH_FILES_PER_MB = 64
+# Signals queued to the worker at once (RLIMIT_SIGPENDING). The kernel counts them for the
+# worker's uid outside its user namespace too, against the same count as every other process
+# of that uid: with the host's default (~96,000 here) one cell that blocked a real-time
+# signal and sent it to itself 200,000 times left every process of that uid (as root, every
+# other worker; unprivileged, the user's whole session) unable to create a POSIX timer
+# (EAGAIN) and losing queued real-time signals for as long as the worker lived.
+PENDING_SIGNALS = 128
 
 
 @dataclass(frozen=True)
@@ -55,7 +62,8 @@ class Tier:
     def guard_plan(self, config: SandboxConfig, seccomp_bpf: bytes | None) -> dict[str, Any]:
         """What the worker installs on itself before user code (see worker_guard.install)."""
         rlimits = {"AS": config.memory_mb * _MB, "CPU": config.cpu_s,
-                   "NOFILE": config.open_files, "FSIZE": config.scratch_mb * _MB, "CORE": 0}
+                   "NOFILE": config.open_files, "FSIZE": config.scratch_mb * _MB, "CORE": 0,
+                   "SIGPENDING": PENDING_SIGNALS}
         plan: dict[str, Any] = {"rlimits": rlimits, "drop_caps": self.sandboxed,
                                 "max_tasks": config.max_tasks, **self.plan(config)}
         if self.sandboxed and seccomp_bpf is not None:
@@ -140,7 +148,9 @@ REGISTRY: dict[str, Tier] = {t.name: t for t in (
              "no file-system confinement of reads: the worker reads, lists and stats whatever "
              "its uid can (as an unprivileged supervisor: the user's files, the vault, "
              "rmh.toml; refused while an API key is configured; never chosen by auto); it "
-             "writes no file (the filter refuses open for writing, create, remove and rename)",
+             "writes no file (the filter refuses open for writing, create, remove and rename); "
+             "opening a device read-only still acts on it: each /dev/ptmx opened makes one of "
+             "the host's ptys (up to open_files per worker)",
              "host processes are visible in /proc (pids, command lines of other users' "
              "processes where /proc allows it); with no user namespace (unprivileged, none "
              "allowed) the worker has the supervisor's uid: /proc/<ppid> is closed only because "

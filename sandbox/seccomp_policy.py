@@ -24,6 +24,9 @@ register values, never memory, so a pid is checked but a path is not):
 - fcntl only with the commands in `FCNTL_COMMANDS` (no F_SETOWN, F_SETOWN_EX, F_SETSIG,
   F_SETLEASE, F_NOTIFY: no SIGIO aimed at another process); ioctl only with `IOCTL_REQUESTS`
   (no FIOSETOWN/SIOCSPGRP, no TIOCSTI);
+- clocks only the fixed ones (`FIXED_CLOCKS`: never another process's CPU clock);
+- futex only with the operations in `FUTEX_OPS` (no priority-inheritance futex: it looks up
+  a task by the pid in the futex word);
 - clone only for threads (CLONE_THREAD set, no CLONE_NEW* flag); clone3 fails with ENOSYS so
   glibc falls back to clone(2), whose flags are visible.
 On the seccomp-only tier (no Landlock, no bwrap: nothing else confines the file system) the
@@ -101,7 +104,6 @@ ALLOWED: dict[str, str] = {
     "mremap": "realloc of large blocks",
     "mprotect": "the dynamic loader, thread stacks' guard pages",
     "madvise": "free of large blocks (MADV_DONTNEED)",
-    "futex": "locks, conditions, joins",
     "set_robust_list": "thread start (glibc)",
     "set_tid_address": "thread start (glibc)",
     "rseq": "thread start (glibc >= 2.35)",
@@ -128,9 +130,6 @@ ALLOWED: dict[str, str] = {
     "alarm": "signal.alarm (its own SIGALRM)",
     "getitimer": "signal.getitimer",
     "setitimer": "signal.setitimer (its own timers)",
-    "clock_gettime": "time.time / monotonic",
-    "clock_getres": "time.get_clock_info",
-    "clock_nanosleep": "time.sleep",
     "nanosleep": "time.sleep on older glibc",
     "gettimeofday": "time.time on older glibc",
     "time": "time(2) from C code",
@@ -174,6 +173,10 @@ FILTERED: dict[str, str] = {
     "fcntl": "the commands in FCNTL_COMMANDS only",
     "ioctl": "the requests in IOCTL_REQUESTS only",
     "clone": "threads only (CLONE_THREAD, no CLONE_NEW* flag)",
+    "futex": "locks, conditions, joins: the operations in FUTEX_OPS only (no PI futex)",
+    "clock_gettime": "time.time / monotonic / process_time: fixed clocks only (id < 16)",
+    "clock_getres": "time.get_clock_info: fixed clocks only (id < 16)",
+    "clock_nanosleep": "time.sleep: fixed clocks only (id < 16)",
     "prctl": "the options in PRCTL_OPTIONS only",
 }
 
@@ -182,6 +185,20 @@ FILTERED: dict[str, str] = {
 # worker must never hold a lock a vault file or its advisory lock file could wait on. No
 # F_SETOWN/F_SETSIG/F_SETLEASE/F_NOTIFY: no SIGIO aimed at another process.
 FCNTL_COMMANDS = (0, 1, 2, 3, 4, 1030, 1032)
+# futex(2) operations (the op's low bits; FUTEX_PRIVATE_FLAG and FUTEX_CLOCK_REALTIME may be
+# set): WAIT, WAKE, REQUEUE, CMP_REQUEUE, WAKE_OP, WAIT_BITSET, WAKE_BITSET, what glibc's
+# locks, conditions, semaphores and joins use. No priority-inheritance operation (LOCK_PI,
+# UNLOCK_PI, TRYLOCK_PI, WAIT_REQUEUE_PI, CMP_REQUEUE_PI, LOCK_PI2): they look up the task
+# whose pid is in the futex word, so ESRCH or not said which host pids exist (every one, in
+# 0.15 s, from a Landlock-tier cell), and LOCK_PI lends the waiter's priority to that task.
+FUTEX_OPS = (0, 1, 3, 4, 5, 9, 10)
+FUTEX_FLAGS = 128 | 256  # FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME
+# clock_gettime, clock_getres and clock_nanosleep take only the fixed clocks (REALTIME,
+# MONOTONIC, PROCESS_CPUTIME_ID, THREAD_CPUTIME_ID, BOOTTIME, TAI, ...: ids 0 to 15). A
+# negative id names the CPU clock of a pid ((~pid << 3) | 2, clock_getcpuclockid(3)), which
+# the kernel reads for any process it can see, with no permission check: a cell read the
+# supervisor's CPU time and listed every host pid (EINVAL for none).
+FIXED_CLOCKS = 16
 # ioctl(2) requests: TCGETS (isatty), TIOCGWINSZ, FIONREAD, FIONBIO, FIOCLEX, FIONCLEX.
 IOCTL_REQUESTS = (0x5401, 0x5413, 0x541B, 0x5421, 0x5451, 0x5450)
 # prctl(2) options: PR_GET_PDEATHSIG, PR_GET_DUMPABLE, PR_SET_NAME / PR_GET_NAME (thread
@@ -259,6 +276,10 @@ def compile_bpf(pid: int, read_only: bool = False) -> bytes:
         rule(name, sc.Arg(0, sc.EQ, 0))
     for cmd in FCNTL_COMMANDS:
         rule("fcntl", sc.Arg(1, sc.EQ, cmd))
+    for name in ("clock_gettime", "clock_getres", "clock_nanosleep"):
+        rule(name, sc.Arg(0, sc.LT, FIXED_CLOCKS))  # unsigned 64-bit: a negative id is huge
+    for op in FUTEX_OPS:  # the low 32 bits (an int), either flag set or not
+        rule("futex", sc.Arg(1, sc.MASKED_EQ, 0xFFFFFFFF & ~FUTEX_FLAGS, op))
     for request in IOCTL_REQUESTS:
         rule("ioctl", sc.Arg(1, sc.MASKED_EQ, 0xFFFFFFFF, request))
     for option in PRCTL_OPTIONS:

@@ -56,9 +56,9 @@ class Outcome:
         """Turn a checked result frame into value/error; threads left running -> restart."""
         assert self.result is not None
         frame = self.result
-        self.value = frame["value"]
+        self.value = None if frame["value"] is None else valid_text(frame["value"])
         if frame["error"] is not None:
-            e = frame["error"]
+            e = {key: valid_text(text) for key, text in frame["error"].items()}
             self.error = ErrorInfo(e["type"], e["message"], e["traceback"])
         elif not frame["ok"]:
             self.error = ErrorInfo("WorkerError", "the worker reported failure without an error")
@@ -74,6 +74,13 @@ class Outcome:
                 "ThreadsLeftRunning",
                 f"the cell left {count} thread(s) running; the worker was restarted and its "
                 "state lost (join threads before the cell ends)")
+
+
+def valid_text(text: str) -> str:
+    """`text` with each lone surrogate (a JSON escape such as "\\ud800" reads back as one, and
+    it is not Unicode) as "?", the worker's own rule for what it sends: a hostile worker's
+    value in `ExecResult` made `rmh exec` and `rmh repl` die printing it."""
+    return text.encode("utf-8", "replace").decode("utf-8")
 
 
 def _check_keys(frame: Mapping[str, Any], schema: Mapping[str, Any], what: str) -> None:

@@ -4,7 +4,8 @@ This file runs inside the sandbox (it is bound read-only next to `worker.py`) an
 imported by the host's probe for `landlock_abi()`. It must import nothing but the standard
 library. Order of installation, each step irreversible for the process:
 
-1. rlimits (address space, CPU, open files, file size, no core dumps); SIGXFSZ ignored so an
+1. rlimits (address space, CPU, open files, file size, no core dumps, queued signals: the
+   kernel counts those for the uid outside every user namespace too); SIGXFSZ ignored so an
    over-long write fails with EFBIG instead of killing the cell;
 2. the worker's view of the file system (`worker_root.py`): on the Landlock tier a private
    mount namespace whose root holds only the interpreter, the libraries and the worker files,
@@ -23,7 +24,12 @@ library. Order of installation, each step irreversible for the process:
    when the worker runs as root without a user namespace, or has just made one;
 8. PR_SET_PDEATHSIG(SIGKILL), after every credential change (each one clears it), then
    getppid() checked: if the supervisor already died, the worker exits;
-9. `PR_SET_NO_NEW_PRIVS`;
+9. `PR_SET_NO_NEW_PRIVS`, and `PR_SET_DUMPABLE` 0 (after the last credential change, which
+   resets it to fs.suid_dumpable): the kernel does not apply RLIMIT_CORE to a core_pattern
+   pipe (fs/coredump.c hands the crash to systemd-coredump or apport, root helpers that read
+   the worker's memory, whatever the limit), and suid_dumpable 2 (where apport sets it)
+   dumps even a worker that changed uid; an unprivileged supervisor's worker was dumpable
+   on every tier;
 10. Landlock (file-system allowlist, no TCP, signal and abstract-socket scoping where the ABI has
    them);
 11. seccomp: the BPF allowlist compiled by the host for this worker's pid (`seccomp_policy.py`)
@@ -49,6 +55,7 @@ else:  # inside the sandbox: a plain module next to this one
     import worker_root
 
 _PR_SET_PDEATHSIG = 1
+_PR_GET_DUMPABLE, _PR_SET_DUMPABLE = 3, 4
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_SET_SECCOMP = 22
 _PR_CAPBSET_DROP = 24
@@ -97,7 +104,8 @@ def landlock_abi() -> int:
 
 
 def set_rlimits(limits: Mapping[str, int]) -> None:
-    """Lower soft and hard limits (names: AS, CPU, NOFILE, FSIZE, CORE, NPROC, STACK)."""
+    """Lower soft and hard limits (names: AS, CPU, NOFILE, FSIZE, CORE, NPROC, STACK,
+    SIGPENDING)."""
     for name, value in limits.items():
         which = getattr(resource, f"RLIMIT_{name}")
         resource.setrlimit(which, (value, value))
@@ -159,6 +167,14 @@ def die_with_parent(parent: int) -> None:
     _check(_libc().prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "prctl(PDEATHSIG)")
     if os.getppid() != parent:
         os._exit(0)
+
+
+def no_core_dumps() -> None:
+    """PR_SET_DUMPABLE 0 (checked): no core dump of this process reaches any handler."""
+    libc = _libc()
+    _check(libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0), "prctl(SET_DUMPABLE)")
+    if libc.prctl(_PR_GET_DUMPABLE, 0, 0, 0, 0) != 0:
+        raise GuardError("the worker is still dumpable")
 
 
 def no_new_privs() -> None:
@@ -276,6 +292,8 @@ def install(plan: Mapping[str, Any], parent: int) -> list[str]:
     die_with_parent(parent)
     done.append("pdeathsig")
     no_new_privs()
+    no_core_dumps()
+    done.append("nodump")
     if ruleset >= 0:
         landlock_enforce(ruleset)
         done.append(f"landlock-abi{abi}")

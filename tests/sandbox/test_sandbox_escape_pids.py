@@ -126,3 +126,68 @@ def test_case27_supervisor_through_proc(host: Host, capfd: pytest.CaptureFixture
     assert res.ok and res.value is not None, res.to_json()
     assert "OK" not in res.value, res.value
     assert "FORGED-BY-CELL" not in capfd.readouterr().out
+
+
+_PI_FUTEX = """
+    import ctypes, errno
+    word = ctypes.c_uint32()
+    def pi_futex(op, pid):  # FUTEX_LOCK_PI (6) waits at most 50 ms
+        word.value = pid
+        limit = (ctypes.c_long * 2)(0, 50_000_000) if op == 6 else None
+        libc.syscall.restype = ctypes.c_long
+        r = libc.syscall(202 if platform.machine() == "x86_64" else 98, ctypes.byref(word),
+                         op | 128, 0, limit, None, 0)
+        return errno.errorcode.get(ctypes.get_errno(), "?") if r < 0 else "OK"
+    out = {}
+    for op in (8, 6):  # FUTEX_TRYLOCK_PI, FUTEX_LOCK_PI
+        for who, pid in (("sup", @SUPPID@), ("bys", @BYSTANDER@), ("none", 0x3FFFFFFF)):
+            out[f"{op}_{who}"] = pi_futex(op, pid)
+    out
+"""
+
+
+def test_no_pi_futex_says_which_host_pids_exist(host: Host,
+                                               bystander: subprocess.Popen[bytes]) -> None:
+    """A priority-inheritance futex looks up the task whose pid is in the futex word: before,
+    EPERM for a live pid and ESRCH for none told a cell on the Landlock or seccomp tier every
+    host pid (all of them in 0.15 s), though getpgid/getsid of another pid are refused for
+    that reason; LOCK_PI also lent the waiter's priority to that task. Now every PI operation
+    is refused by the filter, whatever the pid."""
+    cell = (_ATTEMPT + _PI_FUTEX).replace("@BYSTANDER@", str(bystander.pid))
+    res = run_attack(host, cell)
+    assert res.ok and res.value is not None, res.to_json()
+    answers = ast.literal_eval(res.value)
+    assert set(answers.values()) == {"EPERM"}, answers
+    assert bystander.poll() is None
+
+
+_CPU_CLOCKS = """
+    import errno, threading, time
+    def cpu_clock(call, pid):  # clock_getcpuclockid(3): the CPU clock of process `pid`
+        try:
+            return "OK " + repr(call((~pid << 3) | 2))
+        except OSError as exc:
+            return errno.errorcode.get(exc.errno, "?")
+    out = {}
+    for who, pid in (("sup", @SUPPID@), ("bys", @BYSTANDER@), ("none", 0x3FFFFFF)):
+        out["get_" + who] = cpu_clock(time.clock_gettime, pid)
+        out["res_" + who] = cpu_clock(time.clock_getres, pid)
+    own = (time.process_time(), time.thread_time(), time.clock_gettime(time.CLOCK_BOOTTIME),
+           time.get_clock_info("monotonic").resolution, time.sleep(0.01),
+           threading.Event().wait(0.01))
+    (out, len(own))
+"""
+
+
+def test_no_cpu_clock_of_another_process(host: Host,
+                                         bystander: subprocess.Popen[bytes]) -> None:
+    """clock_gettime on the CPU clock of a pid needs no permission: before, a cell read the
+    supervisor's CPU time (a side channel on what it does) and listed every host pid by it
+    (EINVAL for none) on the Landlock and seccomp tiers. Now only fixed clocks (ids 0 to 15)
+    pass the filter; the cell's own clocks and sleeps work."""
+    cell = (_ATTEMPT + _CPU_CLOCKS).replace("@BYSTANDER@", str(bystander.pid))
+    res = run_attack(host, cell)
+    assert res.ok and res.value is not None, res.to_json()
+    answers, own = ast.literal_eval(res.value)
+    assert set(answers.values()) == {"EPERM"}, answers
+    assert own == 6

@@ -8,6 +8,7 @@ import ast
 import os
 
 from sandbox import TIER_BWRAP, TIER_SECCOMP, SandboxConfig
+from sandbox.registry import PENDING_SIGNALS
 
 from .conftest import Host, run_attack
 
@@ -107,3 +108,41 @@ def test_the_scratch_mount_stops_at_its_file_count(host: Host) -> None:
         assert error == "OSError" and 0 < made < host.sb.config.scratch_mb * 64  # registry.py
     else:  # no writable folder at all
         assert made == 0, (made, error)
+
+
+# Real-time signals are queued, one each, up to RLIMIT_SIGPENDING; the kernel counts them for
+# the worker's uid outside its user namespace as well (the same count as every other process
+# of that uid).
+_QUEUE_SIGNALS = """
+import os, resource, signal
+signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGRTMIN])
+for _ in range(5000):
+    os.kill(os.getpid(), signal.SIGRTMIN)
+queued = 0
+while signal.sigtimedwait([signal.SIGRTMIN], 0) is not None:
+    queued += 1
+(queued, resource.getrlimit(resource.RLIMIT_SIGPENDING))
+"""
+
+
+def test_signals_a_cell_queues_stop_at_the_pending_cap(host: Host) -> None:
+    """Before, the host's limit applied (~96,000 here): a worker holding that many left every
+    other process of its uid (as root, every other worker; unprivileged, the user's session)
+    unable to create a POSIX timer (EAGAIN), and losing queued real-time signals, for as long
+    as it lived (docs/measurements/session26/NOTES-ADVSBX.md)."""
+    res = run_attack(host, _QUEUE_SIGNALS)
+    assert res.ok, res.to_json()
+    queued, limit = ast.literal_eval(str(res.value))
+    assert limit == (PENDING_SIGNALS, PENDING_SIGNALS), res.value
+    assert 0 < queued <= PENDING_SIGNALS, res.value  # 5,000 before
+
+
+def test_the_worker_is_not_dumpable(host: Host) -> None:
+    """RLIMIT_CORE 0 does not stop the kernel from handing a crash to a core_pattern pipe
+    (systemd-coredump, apport), and a credential change leaves a process at
+    fs.suid_dumpable (2, root-owned dumps, on Ubuntu): the worker sets PR_SET_DUMPABLE 0 after
+    its last one. Before, an unprivileged supervisor's worker was dumpable (1) on every tier
+    (tests/sandbox/test_sandbox_nonroot.py runs this as such a user)."""
+    res = run_attack(host, "import ctypes\nctypes.CDLL(None).prctl(3, 0, 0, 0, 0)")
+    assert res.ok and res.value == "0", res.to_json()  # PR_GET_DUMPABLE
+    assert "nodump" in host.sb.guards

@@ -34,6 +34,8 @@ r
 # sends the call frame itself, the surrogate as a JSON escape (valid UTF-8 on the wire).
 _HOSTILE = """
 import json, os, struct
+ch = next(c.cell_contents for c in write.__closure__
+          if hasattr(c.cell_contents, 'channel')).channel
 worker = next(c.cell_contents for c in write.__closure__
               if hasattr(c.cell_contents, 'channel'))
 ch = worker.channel
@@ -79,3 +81,40 @@ def test_host_frame_with_a_lone_surrogate_is_encoded() -> None:
     escapes, not an UnicodeEncodeError out of `Sandbox.exec`."""
     frame = {"t": "reply", "ok": True, "value": "a\ud800"}
     assert FrameReader(1 << 20).feed(encode(frame)) == [frame]
+
+
+# A hostile worker's own result frame: the value and every text of its error hold a lone
+# surrogate, spelt as JSON escapes (valid UTF-8 on the wire; the honest worker sends "?").
+# This cell makes the worker send it in place of the NEXT cell's result (the exec loop took
+# `channel.send` before this cell ran).
+_FORGE_NEXT_RESULT = """
+import json, os, struct
+ch = next(c.cell_contents for c in write.__closure__
+          if hasattr(c.cell_contents, 'channel')).channel
+
+
+def send(frame, honest=ch.send):
+    if frame.get('t') != 'result':
+        return honest(frame)
+    del ch.send
+    forged = {'t': 'result', 'id': frame['id'], 'ok': False, 'value': 'v' + chr(0xd800),
+              'error': {'type': 'E' + chr(0xdfff), 'message': 'm' + chr(0xdc80),
+                        'traceback': 't' + chr(0xde00) + chr(0xd83d)}, 'threads': 1}
+    data = json.dumps(forged).encode('ascii')
+    os.write(ch.out_fd, struct.pack('>I', len(data)) + data)
+
+
+ch.send = send
+"""
+
+
+def test_forged_result_with_lone_surrogates_is_valid_unicode(host: Host) -> None:
+    """The host holds the result frame to the worker's rule: a lone surrogate in the value or
+    an error's text becomes "?". Before, it reached `ExecResult` as it came, and `rmh exec`
+    and `rmh repl` died with a UnicodeEncodeError traceback printing it (human and --json)."""
+    assert host.sb.exec(host.code(_FORGE_NEXT_RESULT)).ok
+    result = run_attack(host, "1")
+    texts = [result.value, *result.to_json()["error"].values()]
+    for text in texts:
+        text.encode("utf-8")  # no lone surrogate left
+    assert texts == ["v?", "E?", "m?", "t??"], texts
