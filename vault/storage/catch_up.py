@@ -38,7 +38,7 @@ renamed into place (a reader sees a whole record or the old one). A record for a
 or another base, an unreadable one, one past `limit` paths and removed ids, one with a path
 the store never indexes (forged: `_record`), a removed id that is no note of the base or is
 a note of the index now, a born id of a base note (`snapshot`), or one whose replay reads
-at least the vault's bytes (`costlier_than_a_rebuild`: the notes since, and the base's text
+at least the vault's bytes (`ReplayCost`: the notes since, and the base's text
 of those and of the removed ones) is not used: the process
 rebuilds from the rows and saves a new base, as before. A record of version 1 (no removed
 ids: written before removals were followed) is not read either: the first process after the
@@ -70,23 +70,38 @@ FILE = "catch-up.json"
 REPLAY_FLOOR = 1 << 20  # bytes changed since the base below which catching up always pays
 
 
-def costlier_than_a_rebuild(index: Index, chain: Chain, old: int | None = None) -> bool:
+class ReplayCost:
     """Whether catching up re-reads more than a rebuild from every row would, so that the
-    process should rebuild (and save the new base) instead. Catching up costs every new
-    process the notes changed since the base, read twice (the base's text and the new one:
-    the lexical indexes take the old text's counts out, retrieval/derived.py), and the base's
-    text of the notes removed since; a rebuild costs one process every note, once. So a
-    record whose replay reads at least the vault's bytes is not used, at least twice
-    REPLAY_FLOOR (below it, either costs under about a second, and the sizes are not summed).
-    `old`: the UTF-8 bytes of the base's text of the notes changed or removed since
-    (`_base_bytes`, once the base is loaded); None: taken to be the new text's. A single 7 MB
-    note written into a small vault had every new process re-tokenise it, ~9 s of CPU each
-    (BENCHMARKS.md, session 25); one truncated or deleted after it was the base's, 3.6 s each
-    (docs/measurements/session25/NOTES-REV.md)."""
-    rows = index.stat_folders()[0]
-    new = sum(rows[p].size for p in chain.since if p in rows)
-    replay = 2 * new if old is None else new + old
-    return replay >= 2 * REPLAY_FLOOR and replay >= sum(r.size for r in rows.values())
+    process should rebuild (and save the new base) instead: `costlier_than_a_rebuild`.
+    Catching up costs every new process the notes changed since the base, read twice (the
+    base's text and the new one: the lexical indexes take the old text's counts out,
+    retrieval/derived.py), and the base's text of the notes removed since; a rebuild costs
+    one process every note, once. So a record whose replay reads at least the vault's bytes
+    is not used, at least twice REPLAY_FLOOR (below it, either costs under about a second,
+    and the vault's sizes are not summed). A single 7 MB note written into a small vault had
+    every new process re-tokenise it, ~9 s of CPU each (BENCHMARKS.md, session 25); one
+    truncated or deleted after it was the base's, 3.6 s each
+    (docs/measurements/session25/NOTES-REV.md).
+
+    One per catch-up, asked before the base is loaded and again once its text is known: the
+    vault's bytes are summed once, at the first question past the floor (each question
+    summed every note's size before: twice, ~0.1 s at 10^6 notes, for a record it then used
+    or not)."""
+
+    def __init__(self, index: Index, chain: Chain) -> None:
+        self._rows = index.stat_folders()[0]
+        self.new = sum(self._rows[p].size for p in chain.since if p in self._rows)
+        self._vault: int | None = None
+
+    def costlier_than_a_rebuild(self, old: int | None = None) -> bool:
+        """`old`: the UTF-8 bytes of the base's text of the notes changed or removed since
+        (`_base_bytes`, once the base is loaded); None: taken to be the new text's."""
+        replay = 2 * self.new if old is None else self.new + old
+        if replay < 2 * REPLAY_FLOOR:
+            return False
+        if self._vault is None:
+            self._vault = sum(r.size for r in self._rows.values())
+        return replay >= self._vault
 
 
 def _base_bytes(base: Corpus, now: Corpus, gone: frozenset[int]) -> int:
@@ -214,7 +229,8 @@ def snapshot(index: Index, folder: Path, known: Chain | None = None
         start(index, folder)
     if chain is None or (not chain.changes() and chain.stamp == chain.base.stamp):
         return None  # at the base: build_snapshot loads it
-    if costlier_than_a_rebuild(index, chain):
+    cost = ReplayCost(index, chain)
+    if cost.costlier_than_a_rebuild():
         return None
     base = saved_snapshot(index, folder, chain.base)
     if base is None:
@@ -230,8 +246,8 @@ def snapshot(index: Index, folder: Path, known: Chain | None = None
             else base)
     if snap is None or snap.corpus.generation != chain.seen:
         return None
-    if chain.changes() and costlier_than_a_rebuild(
-            index, chain, _base_bytes(base.corpus, snap.corpus, chain.gone)):
+    if chain.changes() and cost.costlier_than_a_rebuild(
+            _base_bytes(base.corpus, snap.corpus, chain.gone)):
         return None
     return snap, chain
 
