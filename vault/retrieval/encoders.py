@@ -55,6 +55,31 @@ DIM = 384
 F32Matrix = npt.NDArray[np.float32]
 
 
+def model_error(what: str, exc: BaseException) -> ModelUnavailable:
+    """ModelUnavailable(`what`, why) for `exc`, an error loading a model; but a Ctrl-C that a
+    native extension turned into an error on the way is raised again as the interruption it
+    is (`interruption`), never reported as a model fault."""
+    if (stop := interruption(exc)) is not None:
+        raise stop from exc
+    return ModelUnavailable(what, str(exc))
+
+
+def interruption(exc: BaseException) -> KeyboardInterrupt | None:
+    """The KeyboardInterrupt in `exc`'s chain of causes and contexts, or None. pybind11's
+    module init turns a SIGINT during `import onnxruntime` into ImportError("initialization
+    failed") caused by it (onnxruntime re-raises that), so a Ctrl-C at start-up read as
+    "model unavailable: model.onnx (initialization failed)"; a native call may wrap one the
+    same way."""
+    seen: set[int] = set()
+    link: BaseException | None = exc
+    while link is not None and id(link) not in seen:
+        if isinstance(link, KeyboardInterrupt):
+            return KeyboardInterrupt(*link.args)
+        seen.add(id(link))
+        link = link.__cause__ or link.__context__
+    return None
+
+
 class Encoder(Protocol):
     """Maps texts to L2-normalised float32 vectors (one row per text)."""
 
@@ -150,7 +175,7 @@ class MiniLmEncoder:
             model_bytes = model.read_bytes()
             tokenizer = Tokenizer.from_file(str(tok_file))
         except Exception as exc:  # OSError, or tokenizers' plain Exception on bad JSON
-            raise ModelUnavailable(str(model.name), str(exc)) from exc
+            raise model_error(str(model.name), exc) from exc
         # The shipped tokenizer pads and truncates to a fixed 128; reset both.
         tokenizer.no_padding()
         tokenizer.no_truncation()
@@ -197,7 +222,7 @@ class MiniLmEncoder:
                 self._session = session(self._model_bytes, self._fp, self._threads,
                                         self._graph_folder, cpu_session)
             except Exception as exc:  # onnxruntime raises its own untyped errors
-                raise ModelUnavailable(self._model_name, str(exc)) from exc
+                raise model_error(self._model_name, exc) from exc
             self._inputs = {i.name for i in self._session.get_inputs()}
         if "token_type_ids" in self._inputs:
             feeds["token_type_ids"] = np.zeros_like(feeds["input_ids"])
