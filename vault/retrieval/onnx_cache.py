@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from ..storage.fileops import dead_temps
-from .encoders import interruption
+from .interrupted import interruption
 
 FORMAT = 2
 PREFIX = "onnx-optimized-"

@@ -21,7 +21,8 @@ import numpy.typing as npt
 
 from ..errors import ModelUnavailable
 from ..storage.corpus import Corpus
-from .encoders import cpu_session, model_error
+from .encoders import cpu_session
+from .interrupted import model_error
 
 RERANK_CHARS = 4000  # passage text handed to the cross-encoder (its tokenizer truncates too)
 MAX_TOKENS = 512

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from vault.errors import ModelUnavailable
 from vault.retrieval import encoders, onnx_cache, rerank
-from vault.retrieval.encoders import MiniLmEncoder, interruption, model_error
+from vault.retrieval.encoders import MiniLmEncoder
+from vault.retrieval.interrupted import interruption, model_error
 
 WRAPPERS = st.lists(st.sampled_from([ImportError, RuntimeError, OSError, ValueError, Exception]),
                     min_size=1, max_size=4)
