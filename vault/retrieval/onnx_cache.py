@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from ..storage.fileops import dead_temps
+from .interrupted import interruption
 
 FORMAT = 2
 PREFIX = "onnx-optimized-"
@@ -103,7 +104,9 @@ def _load(saved: Path, threads: int, make: Make) -> Any | None:
         want = (saved / PROBE).read_bytes()
         sess = make(str(saved / MODEL), threads, optimize=False)
         return sess if probe(sess) == want else None
-    except Exception:  # onnxruntime raises its own untyped errors for a bad file
+    except Exception as exc:  # onnxruntime raises its own untyped errors for a bad file
+        if (stop := interruption(exc)) is not None:  # a Ctrl-C it wrapped: not a bad file
+            raise stop from exc
         return None
 
 
@@ -145,6 +148,8 @@ def session(model_bytes: bytes, fingerprint: str, threads: int, folder: Path | N
         _sweep(folder)
         _save(saved, model_bytes, threads, make, made)
         return made[0]
-    except Exception:  # a full or read-only disk, or onnxruntime failing to write the graph
-        # with nothing made, the shipped bytes are tried plainly: their errors propagate
+    except Exception as exc:  # a full or read-only disk, or onnxruntime failing to write the
+        # graph; with nothing made, the shipped bytes are tried plainly: their errors propagate
+        if (stop := interruption(exc)) is not None:  # a Ctrl-C it wrapped: no disk fault
+            raise stop from exc
         return made[0] if made else make(model_bytes, threads)

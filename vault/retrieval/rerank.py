@@ -22,6 +22,7 @@ import numpy.typing as npt
 from ..errors import ModelUnavailable
 from ..storage.corpus import Corpus
 from .encoders import cpu_session
+from .interrupted import model_error
 
 RERANK_CHARS = 4000  # passage text handed to the cross-encoder (its tokenizer truncates too)
 MAX_TOKENS = 512
@@ -73,7 +74,7 @@ class OnnxCrossEncoder:
             tokenizer.enable_padding(pad_id=tokenizer.token_to_id("[PAD]") or 0)
             session = cpu_session(model_bytes, threads)
         except Exception as exc:  # tokenizers/onnxruntime raise untyped errors
-            raise ModelUnavailable("cross-encoder", str(exc)) from exc
+            raise model_error("cross-encoder", exc) from exc
         names = {i.name for i in session.get_inputs()}
         if not {"input_ids", "attention_mask"} <= names:
             raise ModelUnavailable("cross-encoder", f"unexpected inputs {sorted(names)}")

@@ -38,7 +38,7 @@ renamed into place (a reader sees a whole record or the old one). A record for a
 or another base, an unreadable one, one past `limit` paths and removed ids, one with a path
 the store never indexes (forged: `_record`), a removed id that is no note of the base or is
 a note of the index now, a born id of a base note (`snapshot`), or one whose replay reads
-at least the vault's bytes (`costlier_than_a_rebuild`: the notes since, and the base's text
+at least the vault's bytes (`ReplayCost`: the notes since, and the base's text
 of those and of the removed ones) is not used: the process
 rebuilds from the rows and saves a new base, as before. Nor is one once the processes that
 caught up from the base have together read as much (`.rmh/catch-up-paid.json`, `paid`):
@@ -76,34 +76,48 @@ PAID_FILE = "catch-up-paid.json"  # {"base": stamp, "bytes": read by catching up
 REPLAY_FLOOR = 1 << 20  # bytes changed since the base below which catching up always pays
 
 
-def costlier_than_a_rebuild(index: Index, chain: Chain, old: int | None = None,
-                            paid: int = 0) -> bool:
+class ReplayCost:
     """Whether catching up re-reads more than a rebuild from every row would, so that the
-    process should rebuild (and save the new base) instead. Catching up costs every new
-    process the notes changed since the base, read twice (the base's text and the new one:
-    the lexical indexes take the old text's counts out, retrieval/derived.py), and the base's
-    text of the notes removed since; a rebuild costs one process every note, once. So a
-    record whose replay reads at least the vault's bytes is not used, at least twice
-    REPLAY_FLOOR (below it, either costs under about a second, and the sizes are not summed).
-    `old`: the UTF-8 bytes of the base's text of the notes changed or removed since
-    (`_base_bytes`, once the base is loaded); None: taken to be the new text's. A single 7 MB
-    note written into a small vault had every new process re-tokenise it, ~9 s of CPU each
-    (BENCHMARKS.md, session 25); one truncated or deleted after it was the base's, 3.6 s each
+    process should rebuild (and save the new base) instead: `costlier_than_a_rebuild`.
+    Catching up costs every new process the notes changed since the base, read twice (the
+    base's text and the new one: the lexical indexes take the old text's counts out,
+    retrieval/derived.py), and the base's text of the notes removed since; a rebuild costs
+    one process every note, once. So a record whose replay reads at least the vault's bytes
+    is not used, at least twice REPLAY_FLOOR (below it, either costs under about a second,
+    and the vault's sizes are not summed). A single 7 MB note written into a small vault had
+    every new process re-tokenise it, ~9 s of CPU each (BENCHMARKS.md, session 25); one
+    truncated or deleted after it was the base's, 3.6 s each
     (docs/measurements/session25/NOTES-REV.md). `paid`: the bytes earlier processes read
-    catching up from the same base (`paid`), which count toward the rebuild's price: a
-    7 MB note in a vault whose other notes outweigh it cost every new process 3-8 s for
-    good (session 25), and now costs them until they have read the vault's bytes."""
-    replay = replay_bytes(index, chain, old)
-    return replay >= 2 * REPLAY_FLOOR and replay + paid >= sum(
-        r.size for r in index.stat_folders()[0].values())
+    catching up from the same base (`paid`), which count toward the rebuild's price (the
+    ski-rental rule, module docstring): a 7 MB note in a vault whose other notes outweigh it
+    cost every new process 3-8 s for good (session 25), and now costs them until they have
+    read the vault's bytes.
 
+    One per catch-up, asked before the base is loaded and again once its text is known: the
+    vault's bytes are summed once, at the first question past the floor (each question
+    summed every note's size before: twice, ~0.1 s at 10^6 notes, for a record it then used
+    or not)."""
 
-def replay_bytes(index: Index, chain: Chain, old: int | None = None) -> int:
-    """What catching up over `chain` reads (`costlier_than_a_rebuild`): the new text of the
-    notes changed since the base, and `old` (None: the new text's size again)."""
-    rows = index.stat_folders()[0]
-    new = sum(rows[p].size for p in chain.since if p in rows)
-    return 2 * new if old is None else new + old
+    def __init__(self, index: Index, chain: Chain, paid: int = 0) -> None:
+        self._rows = index.stat_folders()[0]
+        self.new = sum(self._rows[p].size for p in chain.since if p in self._rows)
+        self.paid = paid
+        self._vault: int | None = None
+
+    def replay(self, old: int | None = None) -> int:
+        """What catching up reads: the new text of the notes changed since the base, and
+        `old`, the UTF-8 bytes of the base's text of the notes changed or removed since
+        (`_base_bytes`, once the base is loaded); None: taken to be the new text's."""
+        return 2 * self.new if old is None else self.new + old
+
+    def costlier_than_a_rebuild(self, old: int | None = None) -> bool:
+        """Whether this replay (`old`: as `replay`), with what was paid, reaches a rebuild's."""
+        replay = self.replay(old)
+        if replay < 2 * REPLAY_FLOOR:
+            return False
+        if self._vault is None:
+            self._vault = sum(r.size for r in self._rows.values())
+        return replay + self.paid >= self._vault
 
 
 def paid(folder: Path, base: BaseRef) -> int:
@@ -255,8 +269,8 @@ def snapshot(index: Index, folder: Path, known: Chain | None = None,
         start(index, folder)
     if chain is None or (not chain.changes() and chain.stamp == chain.base.stamp):
         return None  # at the base: build_snapshot loads it
-    spent = paid(folder, chain.base)
-    if costlier_than_a_rebuild(index, chain, paid=spent):
+    cost = ReplayCost(index, chain, paid(folder, chain.base))
+    if cost.costlier_than_a_rebuild():
         return None
     base = saved_snapshot(index, folder, chain.base)
     if base is None:
@@ -275,11 +289,10 @@ def snapshot(index: Index, folder: Path, known: Chain | None = None,
     if not chain.changes():
         return snap, chain
     old = _base_bytes(base.corpus, snap.corpus, chain.gone)
-    if costlier_than_a_rebuild(index, chain, old, spent):
+    if cost.costlier_than_a_rebuild(old):
         return None
-    replay = replay_bytes(index, chain, old)
-    if replay >= 2 * REPLAY_FLOOR:  # below it, under about a second: not worth a write
-        pay(folder, chain.base, spent + replay, count_op)
+    if cost.replay(old) >= 2 * REPLAY_FLOOR:  # below it, under a second: not worth a write
+        pay(folder, chain.base, cost.paid + cost.replay(old), count_op)
     return snap, chain
 
 

@@ -23,10 +23,11 @@ back (it is the kernel's clock). git's "racily clean" rule covers an edit in the
 file-system clock tick as rmh's read of the file (the stats then say nothing changed): a row
 whose ctime was not SETTLED_NS old when the sync began reading (`stored_ctime`) stores RACY
 instead, which no listing shows, so the next sync reads and hashes that file again and the
-content hash decides; once settled, its true ctime is stored. The clock decides only whether
-a file is read again, never what the index holds of it. A row from before ctimes were kept
-holds LEGACY, and the first sync adopts its file's ctime when the other stats match (sync.py):
-reading every note again on upgrade took 17 s at 10^5 notes.
+content hash decides; once settled, its true ctime is stored (one ahead of the file system's
+clock is stored negated and trusted until that clock nears it: storage/future.py). The clock
+decides only whether a file is read again, never what the index holds of it. A row from
+before ctimes were kept holds LEGACY, and the first sync adopts its file's ctime when the other
+stats match (sync.py): reading every note again on upgrade took 17 s at 10^5 notes.
 
 mtimes, inodes and ctimes are kept as signed 64-bit integers (`wrap64`): SQLite's INTEGER holds no
 more, and a file dated after 2262 (`touch -d 2300-01-01`) or an inode above 2^63 would

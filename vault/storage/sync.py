@@ -4,8 +4,10 @@ Incremental: a file whose (size, mtime_ns, inode, ctime_ns) match the index is n
 all; a file whose stat changed is read and hashed, and re-parsed only when its content hash
 changed. A file whose ctime was recent when the sync began is indexed with folders.RACY for
 its ctime (`folders.stored_ctime`: git's racily clean rule), so the next sync reads it again.
-A row indexed before ctimes were kept (folders.LEGACY) whose other stats match is trusted as
-it was then, and its ctime stored without a read. A new
+A file whose ctime is ahead of the file system's clock is read once, then trusted until that
+clock comes near it (storage/future.py). A row indexed before ctimes were kept
+(folders.LEGACY) whose other stats match is trusted as it was then, and its ctime stored
+without a read. A new
 file whose hash equals that of a note that disappeared in the same pass is the same note,
 renamed outside rmh: it keeps its stable id. A file that cannot be read for a transient reason
 (an I/O error, a permission change) keeps its row: only a file that is really gone is removed.
@@ -25,9 +27,10 @@ from ..notes.links import title_of
 from ..notes.note import parse
 from ..notes.rows import LinkRow, NoteRow
 from . import reparse
-from .folders import LEGACY, now, stored_ctime
+from .folders import LEGACY, now
+from .future import FileSystemClock, stored, unchanged
 from .index import Index, StatRow
-from .store import FileStat, Store
+from .store import STATE_DIR, FileStat, Store
 
 
 @dataclass
@@ -109,9 +112,16 @@ def _same_stat(a: StatRow, b: FileStat) -> bool:
             and a.ctime_ns == b.ctime_ns)
 
 
-def _stored(st: FileStat, clock: int) -> FileStat:
+def _still_ahead(old: StatRow, st: FileStat, fs_clock: FileSystemClock) -> bool:
+    """A row storing FUTURE (storage/future.py) whose file is listed with that ctime and the
+    same other stats, while the file system's clock is still well before it: unchanged."""
+    return (old.ctime_ns < LEGACY and _same_stat(old, st._replace(ctime_ns=-st.ctime_ns))
+            and unchanged(old.ctime_ns, st.ctime_ns, fs_clock))
+
+
+def _stored(st: FileStat, clock: int, fs_clock: FileSystemClock) -> FileStat:
     """`st` as the index stores it when its file was read after the clock said `clock`."""
-    ctime = stored_ctime(st.ctime_ns, clock)
+    ctime = stored(st.ctime_ns, clock, fs_clock)
     return st if ctime == st.ctime_ns else st._replace(ctime_ns=ctime)
 
 
@@ -158,6 +168,7 @@ def _sync(store: Store, index: Index, only: Iterable[str] | None, workers: int |
           check: bool = True) -> SyncReport:
     report = SyncReport()
     clock = now()  # before any file is stat'ed or read (folders.stored_ctime)
+    fs_clock = FileSystemClock(None if store.read_only else str(store.root / STATE_DIR))
     start = index.generation()
     again = only is None and reparse.stale(index)  # every note is read and parsed again
     owed = reparse.owed(index) if only is None else frozenset()  # unread at a re-parse
@@ -216,11 +227,11 @@ def _sync(store: Store, index: Index, only: Iterable[str] | None, workers: int |
         redo = old is not None and (again or old.id in owed)
         if redo:
             report.reparsed += 1
-        elif old is not None and _same_stat(old, st):
+        elif old is not None and (_same_stat(old, st) or _still_ahead(old, st, fs_clock)):
             continue
         elif old is not None and old.ctime_ns == LEGACY and _same_stat(old, st._replace(
                 ctime_ns=LEGACY)):  # trusted as before ctimes were kept: its ctime adopted
-            restats.append((old.id, _stored(st, clock)))
+            restats.append((old.id, _stored(st, clock, fs_clock)))
             continue
         text = _read(store, st, report)
         if text is None and redo and path not in report.skipped:
@@ -229,7 +240,7 @@ def _sync(store: Store, index: Index, only: Iterable[str] | None, workers: int |
             if path in report.skipped and old is not None:
                 gone.add(path)  # the note became binary or oversized: it is no longer a note
             continue
-        st = _stored(st, clock)
+        st = _stored(st, clock, fs_clock)
         if old is None:
             new_texts[path] = (st, text)
             continue

@@ -152,7 +152,7 @@ def test_an_edit_in_the_same_tick_as_the_read_is_seen_next_sync(
     store, index, root = vault
     _coarse(monkeypatch)
     if not rule:
-        monkeypatch.setattr("vault.storage.sync.stored_ctime", lambda ctime, now: ctime)
+        monkeypatch.setattr("vault.storage.future.stored_ctime", lambda ctime, now: ctime)
     path = root / "sub" / "a.md"
     sync(store, index, workers=1)
     before = folders.list_folder(str(root), "sub", None)[0]
