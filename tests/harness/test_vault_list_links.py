@@ -1,8 +1,9 @@
 """The list operation on a folder reached through a symlink, in-process: out of the vault, into
 it, looping, broken or climbing out with "../..", at any depth and whatever follows it, every
-listing answers path_refused (-32002) with the reason a read through the same link gives,
-never -32602 "no notes under" (session 26: a link out answered invalid params), and nothing
-outside shows; a real folder with no notes still answers -32602."""
+listing answers path_refused (-32002) with the reason a read or a write through the same link
+gives, never -32602 "no notes under" (session 26: a link out answered invalid params; a read
+through a link inside answered note_not_found), and nothing outside shows; a real folder with
+no notes still answers -32602."""
 
 from __future__ import annotations
 
@@ -60,14 +61,14 @@ def test_a_folder_through_a_symlink_is_refused_as_a_path(
     assert out["error"]["data"] == {"kind": "path_refused", "path": folder,
                                     "reason": LINKS[link]}, out
     assert SECRET not in json.dumps(out)
-    # a read and a write through the same link: a link out, refused with the same reason;
-    # a write refuses a link inside too (the scan follows none), where a read may follow it
+    # a read and a write through the same link: refused with the same reason, a link inside
+    # too (the scan follows none, so no note has that path; a read said note_not_found)
     for method, extra in (("vault.read", {}), ("vault.write", {"content": "x"})):
-        note = folder.rstrip("/") + "/secret"
-        err = rpc(harness, method, {"note": note, **extra})["error"]["data"]
-        if LINKS[link] == LEAVES or method == "vault.write":
+        for name in ("secret", "Kept"):  # outside, and a note the inside links reach
+            note = folder.rstrip("/") + "/" + name
+            err = rpc(harness, method, {"note": note, **extra})["error"]["data"]
             assert (err["kind"], err["reason"]) == ("path_refused", LINKS[link]), (method, err)
-        assert SECRET not in json.dumps(err)
+            assert SECRET not in json.dumps(err)
 
 
 def test_real_folders_list_and_a_missing_one_is_a_bad_argument(harness: Harness) -> None:

@@ -33,6 +33,7 @@ from ..errors import (
 )
 from ..notes.rows import LinkRow
 from . import catch_up
+from .anchored import open_dir
 from .corpus import BaseRef
 from .folders import wrap64
 from .increment import advance
@@ -265,7 +266,9 @@ class LiveIndex:
         skipped (a name no path may be: still the file's answer); PathRefused when the store
         refuses it as a path (traversal, absolute, a backslash, NUL, ...: `Store.check`) or a
         symlink on the way leaves the vault (a skipped link, or a linked folder: one answer
-        whatever lies outside, so nothing tells what exists there); PermissionDenied when it
+        whatever lies outside, so nothing tells what exists there) or is a folder linked
+        inside it ("symlink inside the vault", as a listing of that folder and a write through
+        it say: the scan follows no link, so no note has that path); PermissionDenied when it
         is a file this process may not read (a sync could not index it); else NoteNotFound."""
         raw = note.strip()
         for path in (printable(raw), printable(raw + ".md")):  # as the scan stored them
@@ -286,6 +289,13 @@ class LiveIndex:
                 return exc if isinstance(exc, PermissionDenied) else PathRefused(note, exc.reason)
             except VaultError:
                 continue
+        parts = [p for p in raw.split("/")[:-1] if p not in ("", ".")]
+        try:  # a folder on the way that is a symlink: what a listing of it says
+            os.close(open_dir(str(self.store.root), parts, note))
+        except PathRefused as exc:
+            return PathRefused(note, exc.reason)
+        except OSError:
+            pass
         return NoteNotFound(note)
 
     def links_of(self, note_id: int) -> list[tuple[LinkRow, int | None]]:
