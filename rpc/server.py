@@ -17,9 +17,11 @@ Contract:
   gets an answer or, for notifications, deliberately none; a bug while handling a frame is
   logged and answered -32603 with id null, never fatal.
 - End of input: stop reading, let running requests finish and answer (within
-  `drain_timeout_s`), then `on_shutdown`. SIGTERM/SIGINT: cancel running requests (answered
-  -32091 "shutting down"), then the same `on_shutdown`. A closed output pipe is treated as
-  end of input.
+  `drain_timeout_s`), then `on_shutdown`. SIGTERM/SIGINT/SIGHUP: cancel running requests
+  (answered -32091 "shutting down"), then the same `on_shutdown`. (SIGHUP is a client's
+  terminal or parent going away: left at its default it killed the server with no answer
+  for a running request, no session end, and, the supervisor's exit path skipped, its
+  sandbox worker left to the kernel.) A closed output pipe is treated as end of input.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from .messages import failure
 log = logging.getLogger("rpc.server")
 
 READ_CHUNK = 65_536
+SHUTDOWN_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 ShutdownHook = Callable[[], Awaitable[None]]
 
 
@@ -167,7 +170,7 @@ class StdioServer:
     # -- the loop -------------------------------------------------------------------------
 
     async def _watch_signals(self, reading: anyio.CancelScope) -> None:
-        with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+        with anyio.open_signal_receiver(*SHUTDOWN_SIGNALS) as signals:
             async for signum in signals:
                 log.info("signal %d: shutting down", signum)
                 self.flight.close()
