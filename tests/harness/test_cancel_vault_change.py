@@ -61,6 +61,10 @@ def test_a_cancelled_answer_means_the_vault_did_not_change(tmp_path: Path) -> No
                 assert lunch.read_bytes().count(f"line {i}".encode()) == 1
             outcomes.append("error" in got)
         assert outcomes[0] is True  # the batch's cancel came first: nothing ran
+        # a read queues behind every vault job sent before it: it sees each one that landed
+        text = server.call("vault.read", {"note": "Lunch"}, rid="last")["result"]["text"]
+        assert [text.count(f"line {i}") for i in range(ROUNDS)] == \
+            [0 if cancelled else 1 for cancelled in outcomes], text
         assert server.finish() == 0
     finally:
         if server.proc.poll() is None:

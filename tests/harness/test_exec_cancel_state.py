@@ -26,11 +26,16 @@ pytestmark = [pytest.mark.slow,
 @pytest.mark.parametrize("cancel", ["notifications/cancelled", "$/cancelRequest"])
 def test_the_exec_after_a_cancelled_cell_says_the_state_was_lost(tmp_path: Path,
                                                                  cancel: str) -> None:
-    server = Server(make_vault(tmp_path / "vault"), tmp_path)
+    vault = make_vault(tmp_path / "vault")
+    server = Server(vault, tmp_path)
     try:
         assert server.call("repl.exec", {"code": "x = 1\nx"}, rid=1)["result"]["value"] == "1"
-        server.send("repl.exec", {"code": "import time\ntime.sleep(60)"}, rid="long")
-        time.sleep(1.0)  # the cell is running
+        server.send("repl.exec", {"code": "write('Running', 'now')\nimport time\n"
+                                          "time.sleep(60)"}, rid="long")
+        end = time.monotonic() + 60
+        while not (vault / "Running.md").exists():  # the cell is running
+            assert time.monotonic() < end, "the cell never ran"
+            time.sleep(0.05)
         if cancel == "$/cancelRequest":
             server.send(cancel, {"id": "long"})
             assert server.recv()["error"]["code"] == -32800
