@@ -91,14 +91,22 @@ class BoundOperation:
         return cls(op, getattr(target, op.run), thread)
 
     async def acall(self, arguments: Mapping[str, Any]) -> Any:
-        """Run from the event loop, where `op.runs` says."""
+        """Run from the event loop, where `op.runs` says.
+
+        A vault job, once queued, runs whatever happens to its caller (`VaultThread.acall`):
+        so the caller of one that changes the vault waits for it, shielded from a cancel, and
+        its request is answered with what it did (ADVRPC: an edit cancelled by
+        `$/cancelRequest` while queued behind another call was answered -32800 "Request
+        cancelled" and landed anyway: a client that retried appended twice). A cancel that
+        comes before the job is queued still stops it."""
         if self.op.runs == "loop":
             return await self.method(**arguments)
         job = functools.partial(self.method, **arguments)
-        if self.op.runs == "vault":
-            return await self.thread.acall(job)
         import anyio.to_thread  # (not at import: a CLI command never calls from a loop)
 
+        if self.op.runs == "vault":
+            with anyio.CancelScope(shield=not self.op.read_only):
+                return await self.thread.acall(job)
         return await anyio.to_thread.run_sync(job)
 
     def call(self, arguments: Mapping[str, Any]) -> Any:

@@ -8,7 +8,8 @@ TransientError (retryable: connection errors, HTTP 408/409/429/5xx) or LlmUnavai
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import re
+from typing import TYPE_CHECKING, Any
 
 from .config import LlmSection
 from .extractive import extract_answer
@@ -20,6 +21,9 @@ if TYPE_CHECKING:
 # The longest answer text a sub-call returns (max_tokens bounds a well-behaved model; this
 # bounds what an endpoint that ignores it can put into the REPL).
 MAX_ANSWER_CHARS = 64 * 1024
+# A token count past this is not a count: the ledger keeps 0 for it (see `_answer`).
+MAX_TOKEN_COUNT = 2**31
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # json has joined every valid pair already
 DEFAULT_ENDPOINT = "https://api.openai.com/v1"
 OFFLINE_REASON = "no model configured ([llm].model or RMH_MODEL)"
 
@@ -112,16 +116,35 @@ class OpenAIProvider:
             raise LlmUnavailable(f"HTTP {status}: {self._scrub(exc.message)}") from exc
         except openai.OpenAIError as exc:
             raise LlmUnavailable(self._scrub(str(exc))) from exc
-        text = resp.choices[0].message.content if resp.choices else None
-        if not text or not text.strip():
-            raise LlmUnavailable("the model returned no text")
-        usage = resp.usage
-        return SubAnswer(
-            text.strip()[:MAX_ANSWER_CHARS],
-            usage.prompt_tokens if usage else 0,
-            usage.completion_tokens if usage else 0,
-        )
+        except (ValueError, RecursionError, AttributeError, TypeError) as exc:
+            # the client decodes the body leniently: not JSON, nested past the recursion
+            # limit, a number of 5,000 digits, or JSON of another shape fails in there
+            raise LlmUnavailable(f"the endpoint's answer is not a chat completion "
+                                 f"({type(exc).__name__})") from None
+        return _answer(resp)
 
     async def aclose(self) -> None:
         if self._client is not None:
             await self._client.close()
+
+
+def _answer(resp: Any) -> SubAnswer:
+    """The text and token counts of a chat completion, checked: the endpoint is outside the
+    boundary, and the client builds its objects without validation (ADVRPC: a body whose
+    `content` was a list or whose `message` was null was an AttributeError, `"prompt_tokens":
+    1e400` or `NaN` made the exec's result and every later `status` -32603, not JSON).
+    A lone surrogate in the text becomes U+FFFD; a count that is not an int in
+    [0, MAX_TOKEN_COUNT] is recorded as 0."""
+    try:
+        choices = resp.choices
+        text = choices[0].message.content if choices else None
+        usage = resp.usage
+        counts = (usage.prompt_tokens, usage.completion_tokens) if usage else (0, 0)
+    except (AttributeError, TypeError, IndexError, KeyError):
+        raise LlmUnavailable("the endpoint's answer is not a chat completion") from None
+    if not isinstance(text, str) or not text.strip():
+        raise LlmUnavailable("the model returned no text")
+    prompt, completion = (n if isinstance(n, int) and not isinstance(n, bool)
+                          and 0 <= n <= MAX_TOKEN_COUNT else 0 for n in counts)
+    return SubAnswer(_LONE_SURROGATE.sub("\ufffd", text.strip()[:MAX_ANSWER_CHARS]),
+                     prompt, completion)

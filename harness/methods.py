@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import threading
 import uuid
 from collections.abc import Callable, Mapping
 from importlib import metadata
@@ -119,6 +120,10 @@ class Harness:
         self._repl: Repl | None = None
         self._repl_error: str | None = None
         self._exec_lock = anyio.Lock()
+        # a cell whose request was cancelled may lose the namespace (its worker is killed) in a
+        # result nobody reads: the next exec's result says state_lost instead
+        self._cell_lock = threading.Lock()
+        self._lost_unreported = False
         self._closed = False
 
     # -- the REPL ------------------------------------------------------------------------
@@ -147,7 +152,9 @@ class Harness:
         whenever it comes: while the cell waits for the REPL, before it starts (it then never
         runs), or while it runs (its worker is killed, even during a host call). The request
         is answered at once; the thread left behind returns as soon as the sandbox has
-        stopped the cell."""
+        stopped the cell, and the next exec's result says `state_lost` if it lost the
+        namespace (ADVRPC: it was said only in the cancelled cell's result, which no client
+        reads, so the next cell found its variables gone with `state_lost` false)."""
         limit = None if deadline_s is None else float(deadline_s)
         token = CancelToken()
         try:
@@ -164,19 +171,32 @@ class Harness:
             def run() -> tuple[Any, dict[str, Any] | None]:
                 # The sub-LLM budget lives in this thread's context: one per top-level exec.
                 budget = rlm.begin_exec() if rlm is not None else None
-                result = repl.exec(code, deadline_s=limit, cancel=token)
+                with self._cell_lock:  # a cell abandoned by a cancel records its loss first
+                    result = repl.exec(code, deadline_s=limit, cancel=token)
+                    self._lost_unreported |= bool(getattr(result, "state_lost", False))
                 return result, budget.report() if budget is not None else None
 
             result, usage = await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
+            with self._cell_lock:  # this result is read: it reports every loss so far
+                lost, self._lost_unreported = self._lost_unreported, False
         out = to_json(result)
+        if lost and isinstance(out, dict):
+            out["state_lost"] = True
         if usage is not None and isinstance(out, dict):
             out["rlm"] = usage
         return out
 
     async def reset(self) -> dict[str, Any]:
         async with self._exec_lock:
-            if self._repl is not None:
-                await anyio.to_thread.run_sync(self._repl.reset)
+            repl = self._repl
+
+            def clear() -> None:
+                with self._cell_lock:  # an empty namespace is what a reset asks for
+                    if repl is not None:
+                        repl.reset()
+                    self._lost_unreported = False
+
+            await anyio.to_thread.run_sync(clear)
         return {"reset": True}
 
     # -- sessions ------------------------------------------------------------------------

@@ -84,12 +84,12 @@ class Param:
             return value
         if self.kind == "number":
             if not isinstance(value, int | float) or isinstance(value, bool) \
-                    or not math.isfinite(value):
+                    or not math.isfinite(number := _as_float(value)):
                 raise BadArgument(self.name, "must be a finite number")
-            if (self.minimum is not None and value < self.minimum) or (
-                    self.maximum is not None and value > self.maximum):
+            if (self.minimum is not None and number < self.minimum) or (
+                    self.maximum is not None and number > self.maximum):
                 raise BadArgument(self.name, _range(self.minimum, self.maximum))
-            return float(value)
+            return number
         if self.kind == "boolean":
             if not isinstance(value, bool):
                 raise BadArgument(self.name, "must be true or false")
@@ -135,6 +135,15 @@ class Param:
         if not self.required and self.default is not None:
             out["default"] = self.default
         return out
+
+
+def _as_float(value: int | float) -> float:
+    """`float(value)`; an integer past the float range (JSON's `1` and 400 zeros, which
+    `math.isfinite` and `float` raise OverflowError on) is infinite, refused like `1e400`."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
 
 
 def _range(lo: int | None, hi: int | None) -> str:

@@ -89,8 +89,15 @@ def spec_error(code: int, data: Any = None) -> RpcError:
     return RpcError(code, SPEC_MESSAGES[code], data)
 
 
+# The longest parameter name an answer echoes: the name of an unexpected parameter is the
+# client's key, up to a whole frame long (ADVRPC: a 5 MB key, echoed twice, made the answer
+# too large to send, so the client learnt `response_too_large`, not which parameter).
+MAX_PARAM_ECHO = 200
+
+
 def invalid_params(param: str, reason: str) -> RpcError:
-    """-32602 naming the offending parameter."""
+    """-32602 naming the offending parameter (cut to `MAX_PARAM_ECHO` characters)."""
+    param = param[:MAX_PARAM_ECHO]
     return RpcError(INVALID_PARAMS, f"Invalid params: {param}", {"param": param, "reason": reason})
 
 

@@ -17,15 +17,22 @@ Contract:
   gets an answer or, for notifications, deliberately none; a bug while handling a frame is
   logged and answered -32603 with id null, never fatal.
 - End of input: stop reading, let running requests finish and answer (within
-  `drain_timeout_s`), then `on_shutdown`. SIGTERM/SIGINT: cancel running requests (answered
-  -32091 "shutting down"), then the same `on_shutdown`. A closed output pipe is treated as
-  end of input.
+  `drain_timeout_s`), then `on_shutdown`. SIGTERM/SIGINT/SIGHUP: cancel running requests
+  (answered -32091 "shutting down"), then the same `on_shutdown`. (SIGHUP is a client's
+  terminal or parent going away: left at its default it killed the server with no answer
+  for a running request, no session end, and, the supervisor's exit path skipped, its
+  sandbox worker left to the kernel.) A closed output pipe is treated as end of input.
+- Either way, answers not written `write_grace_s` after the requests were cancelled are
+  abandoned: frames are written by a daemon thread, so a client that stops reading stdout
+  cannot hold the shutdown (ADVRPC: with 20 MB of answers unread, SIGTERM left the server in
+  write(2) for good, and its session was never ended).
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import queue
 import signal
 import threading
 from collections.abc import Awaitable, Callable
@@ -44,6 +51,7 @@ from .messages import failure
 log = logging.getLogger("rpc.server")
 
 READ_CHUNK = 65_536
+SHUTDOWN_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 ShutdownHook = Callable[[], Awaitable[None]]
 
 
@@ -68,6 +76,26 @@ def _reader(fd: int, send: MemoryObjectSendStream[bytes], token: EventLoopToken)
         return
 
 
+WriteJob = tuple[bytes, list[OSError], anyio.Event]
+
+
+def _writer(fd: int, jobs: queue.SimpleQueue[WriteJob | None], token: EventLoopToken) -> None:
+    """Daemon thread: write each frame whole, then wake its sender (None: stop). A daemon,
+    so a write(2) a client never lets finish cannot hold the process's exit."""
+    while (job := jobs.get()) is not None:
+        data, failed, done = job
+        view = memoryview(data)
+        try:
+            while view:
+                view = view[os.write(fd, view):]
+        except OSError as exc:  # BrokenPipe: the client is gone
+            failed.append(exc)
+        try:
+            anyio.from_thread.run_sync(done.set, token=token)
+        except Exception:  # the loop has finished: nobody waits for it
+            return
+
+
 class StdioServer:
     """Serves one connection (one agent) over a pair of file descriptors."""
 
@@ -80,6 +108,7 @@ class StdioServer:
         max_pending_frames: int = 1024,
         max_pending_bytes: int | None = None,
         drain_timeout_s: float = 120.0,
+        write_grace_s: float = 5.0,
     ) -> None:
         self.dispatcher = dispatcher
         self.on_shutdown = on_shutdown
@@ -89,30 +118,31 @@ class StdioServer:
             4 * self.max_frame if max_pending_bytes is None else max_pending_bytes
         )
         self.drain_timeout_s = drain_timeout_s
+        self.write_grace_s = write_grace_s
+        self._jobs: queue.SimpleQueue[WriteJob | None] = queue.SimpleQueue()
         self.flight = InFlight(max_in_flight, self.max_pending_bytes)
         self._pending = 0  # frames being handled (their answer not yet written)
         self._pending_bytes = 0
         self._room = anyio.Event()
         self._write_lock = anyio.Lock()
-        self._out_fd = -1
         self._output_broken = False
 
     # -- output ---------------------------------------------------------------------------
-
-    def _write_all(self, data: bytes) -> None:
-        view = memoryview(data)
-        while view:
-            n = os.write(self._out_fd, view)
-            view = view[n:]
 
     async def send(self, frame: bytes) -> None:
         """Write one whole frame (frames never interleave)."""
         async with self._write_lock:
             if self._output_broken:
                 return
+            failed: list[OSError] = []
+            done = anyio.Event()
+            self._jobs.put((frame, failed, done))
             try:
-                await anyio.to_thread.run_sync(self._write_all, frame)
-            except OSError:  # BrokenPipe: the client is gone
+                await done.wait()
+            except BaseException:  # abandoned at shutdown: part of it may be out, so no more
+                self._output_broken = True
+                raise
+            if failed:
                 self._output_broken = True
                 log.warning("output closed; stopping")
 
@@ -166,8 +196,15 @@ class StdioServer:
 
     # -- the loop -------------------------------------------------------------------------
 
+    async def _drain(self, timeout_s: float) -> None:
+        """Wait until every frame read is answered, or `timeout_s` passes."""
+        with anyio.move_on_after(timeout_s):
+            while self._pending:
+                self._room = anyio.Event()
+                await self._room.wait()
+
     async def _watch_signals(self, reading: anyio.CancelScope) -> None:
-        with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+        with anyio.open_signal_receiver(*SHUTDOWN_SIGNALS) as signals:
             async for signum in signals:
                 log.info("signal %d: shutting down", signum)
                 self.flight.close()
@@ -175,11 +212,12 @@ class StdioServer:
 
     async def run(self, in_fd: int, out_fd: int, *, handle_signals: bool = True) -> None:
         """Serve until end of input or a signal, then shut down cleanly."""
-        self._out_fd = out_fd
         send, receive = anyio.create_memory_object_stream[bytes](16)
         thread = threading.Thread(
             target=_reader, args=(in_fd, send, current_token()), daemon=True, name="rpc-stdin"
         )
+        threading.Thread(target=_writer, args=(out_fd, self._jobs, current_token()),
+                         daemon=True, name="rpc-stdout").start()
         reading = anyio.CancelScope()
         async with anyio.create_task_group() as control:
             if handle_signals:
@@ -188,13 +226,13 @@ class StdioServer:
                 thread.start()
                 with reading:
                     await self._frames(receive, requests)
-                # end of input (or a signal): let running requests finish, within a bound
-                with anyio.move_on_after(self.drain_timeout_s):
-                    while self._pending:
-                        self._room = anyio.Event()
-                        await self._room.wait()
-                self.flight.close()
+                if not self.flight.closing:  # end of input: let running requests finish
+                    await self._drain(self.drain_timeout_s)
+                self.flight.close()  # (a signal has cancelled them already)
+                await self._drain(self.write_grace_s)
+                requests.cancel_scope.cancel()  # answers a client does not read: abandoned
             control.cancel_scope.cancel()
+        self._jobs.put(None)
         with anyio.CancelScope(shield=True):
             await self.on_shutdown()
         send.close()

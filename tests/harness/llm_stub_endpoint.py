@@ -25,6 +25,7 @@ class Reply:
     prompt_tokens: int = 10
     completion_tokens: int = 5
     error_message: str = "scripted failure"
+    raw: bytes | None = None  # the whole body of a 200 answer, as it is (a hostile endpoint)
 
 
 Script = Callable[[int, dict[str, Any]], Reply]
@@ -128,12 +129,13 @@ class ChatEndpoint:
                         err = {"message": reply.error_message, "type": "scripted"}
                         self._send(reply.status, {"error": err})
                         return
-                    self._send(200, _completion(body, reply))
+                    self._send(200, _completion(body, reply), reply.raw)
                 finally:
                     endpoint._done()
 
-            def _send(self, status: int, payload: dict[str, Any]) -> None:
-                data = json.dumps(payload).encode()
+            def _send(self, status: int, payload: dict[str, Any],
+                      raw: bytes | None = None) -> None:
+                data = json.dumps(payload).encode() if raw is None else raw
                 try:
                     self.send_response(status)
                     self.send_header("Content-Type", "application/json")

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -211,15 +212,32 @@ def test_duplicate_id_and_garbage_on_the_wire(server: Server) -> None:
     assert server.finish() == 0
 
 
-def test_sigterm_flushes_session_end_and_exits_cleanly(server: Server) -> None:
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP],
+                         ids=lambda s: signal.Signals(s).name)
+def test_a_stop_signal_flushes_session_end_and_exits_cleanly(server: Server,
+                                                             signum: int) -> None:
+    """SIGHUP too (ADVRPC, session 26): at its default it killed the server with the running
+    exec unanswered and the session left to the next connection's recovery."""
     server.call("session.start", {"session": "term-test"})
     server.send("repl.exec", {"code": "import time\ntime.sleep(60)"}, "long")
     assert server.call("ping", rid="p")["result"] == {}
-    server.proc.send_signal(signal.SIGTERM)
+    server.proc.send_signal(signum)
     out = server.recv()
     assert out["id"] == "long" and out["error"]["data"]["kind"] == "server_shutting_down"
     assert server.proc.wait(timeout=60) == 0
     assert "session term-test ended" in server.stderr_path.read_text()
+
+
+def test_sigterm_stops_a_server_whose_client_does_not_read(server: Server) -> None:
+    """ADVRPC: 20 MB of answers nobody read held the server in write(2); SIGTERM never ended
+    it (150 s and counting) and its session was never ended."""
+    server.call("vault.write", {"note": "Big", "content": "word " * 200_000})
+    for i in range(20):
+        server.send("vault.read", {"note": "Big"}, rid=f"r{i}")
+    time.sleep(2.0)  # the pipe is full
+    server.proc.send_signal(signal.SIGTERM)
+    assert server.proc.wait(timeout=60) == 0
+    assert "ended" in server.stderr_path.read_text()
 
 
 def test_100_mb_line_is_refused_in_bounded_memory(server: Server) -> None:

@@ -11,6 +11,8 @@ from typing import Any
 
 import anyio
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from rpc import Dispatcher, InFlight
 
@@ -110,6 +112,19 @@ def test_lone_surrogates_are_invalid_params_naming_the_parameter(
 def test_a_surrogate_pair_is_fine(dispatcher: Dispatcher) -> None:
     out = call(dispatcher, '{"jsonrpc":"2.0","method":"echo","params":["\\ud83d\\ude00"],"id":1}')
     assert out["result"] == "\U0001f600"
+
+
+@given(length=st.integers(1, 3_000_000))
+@settings(max_examples=25, deadline=None)
+@example(length=5_000_000)
+def test_an_unexpected_parameter_is_named_within_a_bound(length: int) -> None:
+    """ADVRPC: the key was echoed whole (twice), so a 5 MB one was `response_too_large`."""
+    out = call(Dispatcher({"f": positional_only}, max_frame=8 * 1024 * 1024),
+               json.dumps({"jsonrpc": "2.0", "method": "f", "id": 1,
+                           "params": {"c": 1, "k" * length: 2}}))
+    assert out["error"]["code"] == -32602, out["error"]
+    assert out["error"]["data"]["param"] == "k" * min(length, 200)
+    assert out["error"]["data"]["reason"] == "unexpected parameter"
 
 
 async def positional_only(a: int, /, b: int = 0, *, c: int) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import select
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
 from typing import Any
@@ -381,3 +382,55 @@ def test_answers_of_running_batches_stay_bounded() -> None:
         assert made <= (1 << 20) // size + 1, made
 
     run_session(body, max_frame=1 << 20, max_pending_bytes=1 << 20)
+
+
+def test_a_client_that_stops_reading_cannot_hold_the_shutdown() -> None:
+    """ADVRPC: answers a client never reads filled the pipe and held the server in write(2):
+    at end of input (or SIGTERM) it never finished, so `on_shutdown` never ran. Now answers
+    not written `write_grace_s` after the requests are cancelled are abandoned. (On the code
+    before, the test reads the pipe after 15 s so that it can end, and fails.)"""
+    fx = Fixture()
+    took: list[float] = []
+    rescued: list[bool] = []
+    shutdowns: list[int] = []
+
+    async def on_shutdown() -> None:
+        shutdowns.append(1)
+
+    async def main() -> None:
+        in_r, in_w = os.pipe()
+        out_r, out_w = os.pipe()
+        server = StdioServer(Dispatcher(fx.methods()), on_shutdown=on_shutdown,
+                             drain_timeout_s=1.0, write_grace_s=0.5)
+        finished = anyio.Event()
+
+        async def run() -> None:
+            start = time.monotonic()
+            await server.run(in_r, out_w, handle_signals=False)
+            took.append(time.monotonic() - start)
+            finished.set()
+
+        def read_until_finished() -> None:
+            while not finished.is_set():
+                if select.select([out_r], [], [], 0.1)[0]:
+                    os.read(out_r, 1 << 20)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(run)
+            conn = Conn(in_w, out_r)
+            for i in range(8):  # 8 MB of answers against a 64 KB pipe nobody reads
+                await conn.send({"jsonrpc": "2.0", "method": "repeat",
+                                 "params": {"text": "x", "times": 1 << 20}, "id": i})
+            conn.close_input()
+            with anyio.move_on_after(15):
+                await finished.wait()
+            if not finished.is_set():
+                rescued.append(True)
+                await anyio.to_thread.run_sync(read_until_finished)
+        for fd in (in_r, out_r, out_w):
+            with suppress(OSError):
+                os.close(fd)
+
+    anyio.run(main)
+    assert not rescued and took[0] < 10, (rescued, took)
+    assert shutdowns == [1]

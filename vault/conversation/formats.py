@@ -239,12 +239,27 @@ def detect(obj: Any) -> str:
     raise ConversationFormatError("format not recognised (simple, locomo, longmemeval)")
 
 
+def decode_json(text: str) -> Any:
+    """`json.loads(text)`, where text the decoder cannot hold (nesting past the interpreter's
+    recursion limit, an integer of more digits than `sys.get_int_max_str_digits()`) raises
+    `json.JSONDecodeError` too, so a caller's one except clause covers hostile input (ADVRPC:
+    `vault.ingest` of `[[[…` 3,000 deep or a 5,000-digit number was an internal error)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except RecursionError:
+        raise json.JSONDecodeError("nesting too deep", text, 0) from None
+    except ValueError:
+        raise json.JSONDecodeError("number too long", text, 0) from None
+
+
 def load(text: str, fmt: str = "auto") -> tuple[Conversation, ...]:
     """Decode `text` (JSON) as conversations in format `fmt` ("auto" detects it)."""
     if fmt not in FORMATS:
         raise ConversationFormatError(f"unknown format {fmt!r}; one of {', '.join(FORMATS)}")
     try:
-        obj = json.loads(text)
+        obj = decode_json(text)
     except json.JSONDecodeError as exc:
         raise ConversationFormatError(f"invalid JSON ({exc.msg} at line {exc.lineno})") from None
     kind = detect(obj) if fmt == "auto" else fmt

@@ -42,7 +42,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..errors import ConversationFormatError
-from .formats import FORMATS, Conversation, Session, Turn, load, text_only
+from .formats import FORMATS, Conversation, Session, Turn, decode_json, load, text_only
 
 TRANSCRIPT_FORMATS: tuple[str, ...] = ("claude-code", "codex", "openai")
 TOOL_ARG_CHARS = 80
@@ -88,7 +88,7 @@ def tool_line(name: str, args: Any) -> str:
     """One line for a tool call: "[tool NAME: most telling argument]" (cut to 80 chars)."""
     if isinstance(args, str):
         with contextlib.suppress(json.JSONDecodeError):
-            args = json.loads(args)
+            args = decode_json(args)
     arg = ""
     if isinstance(args, Mapping):
         for key in _TOOL_KEYS:
@@ -116,7 +116,7 @@ def _lines(text: str) -> Iterator[tuple[int, Any, str | None]]:
         if not raw.strip():
             continue
         try:
-            obj = json.loads(raw)
+            obj = decode_json(raw)
         except json.JSONDecodeError as exc:
             yield n, None, f"line {n}: not JSON ({exc.msg})"
             continue
@@ -340,7 +340,7 @@ def _load_report(text: str, fmt: str, default_id: str) -> Loaded:
         return parse_codex(text, default_id)
     if fmt == "auto":
         try:
-            obj = json.loads(text)
+            obj = decode_json(text)
         except json.JSONDecodeError:
             kind = detect_jsonl(text)
             if kind is None:
@@ -357,7 +357,7 @@ def _load_report(text: str, fmt: str, default_id: str) -> Loaded:
         return Loaded(load(text, "auto"))
     if fmt == "openai":
         try:
-            return parse_openai(json.loads(text), default_id)
+            return parse_openai(decode_json(text), default_id)
         except json.JSONDecodeError as exc:
             raise ConversationFormatError(f"invalid JSON ({exc.msg} at line {exc.lineno})"
                                           ) from None
