@@ -123,8 +123,13 @@ def error_kind(exc: BaseException) -> str:
 def _failed(args: argparse.Namespace, exc: Exception) -> int:
     """An operational error: one line on stderr, exit 1; under --json also one JSON document
     on stdout (`{"error": {"kind", "message", ...data}}`), so a script always gets JSON."""
-    message = str(exc).encode("utf-8", "backslashreplace").decode("utf-8")
+    from .errors import BadArgument
     from .unready import STATE_FIX  # at failure only: it imports the server's tables
+
+    param = getattr(exc, "param", None)  # a learning log's point before its base
+    if isinstance(param, str) and error_kind(exc) == "ledger_error":
+        exc = BadArgument(param, str(exc))  # a bad argument, not the fix for a damaged file
+    message = str(exc).encode("utf-8", "backslashreplace").decode("utf-8")
 
     fix = STATE_FIX.get(error_kind(exc))  # a file of .rmh/ rmh cannot use: what to do
     print(f"rmh: {message}" + (f" (to fix: {fix})" if fix else ""), file=sys.stderr)

@@ -33,7 +33,7 @@ import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-from vault import storage_error
+from vault import LedgerError, storage_error
 
 if TYPE_CHECKING:  # imported where used: a CLI command that fails needs neither
     from rpc import RpcError
@@ -76,10 +76,13 @@ class Refused(HarnessError):
 
 def typed(exc: BaseException) -> BaseException:
     """`exc`, or the typed vault error an untyped OSError/SQLite error stands for (DiskFull,
-    PermissionDenied: `vault.storage_error`)."""
+    PermissionDenied: `vault.storage_error`), or the bad argument a LedgerError names (a time
+    or event before the learning log's base)."""
     if isinstance(exc, OSError | sqlite3.Error) and not isinstance(
             getattr(exc, "code_name", None), str):
         return storage_error(exc) or exc
+    if isinstance(exc, LedgerError) and exc.param is not None:  # a point before the base
+        return BadArgument(exc.param, str(exc))
     return exc
 
 

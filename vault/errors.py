@@ -25,15 +25,13 @@ values, never exceptions. The tree:
     ├── DiskFull                no space left (ENOSPC, EDQUOT, SQLite's "disk is full")
     ├── PermissionDenied        the file system refused access to a note (EACCES, EPERM)
     ├── ErasurePending          an erasure's steps failed: the vault stays closed until done
-    └── ReadOnlyVault           the vault's `.rmh/` is not writable (a read-only mount, another
-                                owner): reads answer, every write is refused before it starts
+    └── ReadOnlyVault           .rmh/ not writable (a read-only mount, another owner): no write
 
 `storage_error` turns an OSError or a SQLite error that means one of the last two into it (the
 boundary calls it on anything untyped, so every surface says "disk full", not "internal").
 
     sqlite3.DatabaseError
-    └── SchemaTooNew            a SQLite file's schema is newer than this rmh (wrapped into
-                                IndexUnusable / LedgerError by their openers)
+    └── SchemaTooNew            a SQLite schema newer than this rmh (its opener wraps it)
 """
 
 from __future__ import annotations
@@ -55,8 +53,7 @@ class VaultError(Exception):
 
 
 class Cancelled(VaultError):
-    """Long work stopped at a checkpoint because its caller stopped waiting (vault/cancel.py);
-    nothing was changed."""
+    """The caller stopped waiting: long work stopped at a checkpoint, nothing changed."""
 
     code_name = "cancelled"
 
@@ -248,9 +245,14 @@ class IndexUnusable(VaultError):
 
 
 class LedgerError(VaultError):
-    """learned.sqlite cannot be used (written by a newer schema, or not a ledger)."""
+    """learned.sqlite cannot be used (a newer schema, not a ledger); with `param`, that
+    argument asks for a point before the log's base (retention): a bad argument, no damage."""
 
     code_name = "ledger_error"
+
+    def __init__(self, message: str, param: str | None = None) -> None:
+        super().__init__(message)
+        self.param = param
 
 
 class ConversationFormatError(VaultError):
@@ -342,9 +344,8 @@ class ErasurePending(VaultError):
 
 
 def writable(folder: str, *files: str) -> bool:
-    """Whether this process may create files in `folder` and write those of `files` (names in
-    it) that exist (access(2): the owner and mode, ACLs, and a read-only mount, which refuses
-    even root)."""
+    """Whether this process may create files in `folder` and write those of `files` in it that
+    exist (access(2): owner and mode, ACLs, a read-only mount, which refuses even root)."""
     if not os.access(folder, os.W_OK | os.X_OK):
         return False
     paths = (os.path.join(folder, name) for name in files)
@@ -374,10 +375,9 @@ def no_space(folder: str) -> bool:
     """Whether the file system holding `folder` has no block left for this user (what
     SQLite reports only as a "disk I/O error" when it cannot create its WAL index there)."""
     try:
-        info = os.statvfs(folder)
+        return os.statvfs(folder).f_bavail == 0
     except OSError:
         return False
-    return info.f_bavail == 0
 
 
 def storage_error(exc: BaseException, what: str = "vault files") -> VaultError | None:

@@ -112,8 +112,10 @@ def replay_log(conn: sqlite3.Connection, params: LearningParams, *, until_seq: i
     base, whose events are gone."""
     seq, t, _, start = base_state(conn)
     if (until_seq is not None and until_seq < seq) or (until_t is not None and until_t < t):
-        raise LedgerError(f"learned.sqlite keeps its events from seq {seq + 1} (time {t:g}) "
-                          "on: the older ones were folded into its base (retention)")
+        raise LedgerError(f"before the learning log's base: it keeps its events from seq "
+                          f"{seq + 1} (time {t!r}) on, the older ones folded into the base "
+                          "(retention, rmh.toml [learning] log_bytes)",
+                          "until" if until_seq is not None and until_seq < seq else "as_of")
     events: Iterator[Event] = sql.iter_events(conn, since=seq)
     if until_seq is not None:
         events = (ev for ev in events if ev.seq <= until_seq)
