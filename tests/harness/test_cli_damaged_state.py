@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -157,3 +158,51 @@ def test_serve_answers_every_frame_when_its_state_cannot_be_opened(
     assert name in got[3]["error"]["data"]["fix"]
     assert got[4]["result"] == {}
     assert notes_of(root) == notes
+
+
+def _other_apps_database(path: Path) -> bytes:
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE places (id INTEGER, url TEXT)")
+    conn.execute("INSERT INTO places VALUES (1, 'https://example.org')")
+    conn.commit()
+    conn.close()
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize("name", ["index.sqlite", "learned.sqlite"])
+def test_an_sqlite_file_linked_out_of_the_vault_is_refused_not_written(
+        tmp_path: Path, name: str) -> None:
+    """`.rmh/learned.sqlite` (or the index) a symlink to another program's database outside
+    the vault (a vault copied or cloned with its links): rmh added its tables to that file.
+    It is refused on one typed line, and the file outside keeps its bytes."""
+    root = make_vault(tmp_path)
+    notes = notes_of(root)
+    other = tmp_path / "elsewhere.sqlite"
+    before = _other_apps_database(other)
+    for path in root.joinpath(".rmh").glob(f"{name}*"):
+        path.unlink()
+    (root / ".rmh" / name).symlink_to(other)
+    for command in (["read", "Alice", "--json"], ["write", "New", "--json"]):
+        r = rmh("--vault", str(root), *command, stdin="new text\n")
+        assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+        assert json.loads(r.stdout)["error"]["kind"] == "path_refused", r.stdout
+        assert f".rmh/{name}" in r.stderr, r.stderr
+    assert other.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere.sqlite", "vault"]
+    assert notes_of(root) == notes
+
+
+def test_a_state_folder_linked_out_of_the_vault_gets_no_file(tmp_path: Path) -> None:
+    """`.rmh` a symlink to an empty folder outside the vault: every command refused it, but
+    only after the learning ledger was created there."""
+    root = tmp_path / "vault"
+    root.mkdir()
+    (root / "Alice.md").write_text("Alice owns billing.\n")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (root / ".rmh").symlink_to(outside)
+    for command in (["init"], ["search", "billing"], ["write", "New"]):
+        r = rmh("--vault", str(root), *command, stdin="text\n")
+        assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+        assert "symlink leaves the vault" in r.stderr, r.stderr
+    assert list(outside.iterdir()) == []

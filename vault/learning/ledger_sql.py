@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..errors import LedgerError
+from ..storage.migrations import connect as connect
 from ..storage.migrations import enter_wal
 from ..storage.migrations import migrate as apply_migrations
 from .state import Event, LearnedState, NoteState, Pair, SessionState, Touched
