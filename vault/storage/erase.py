@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from .mentions import count_in_bytes, count_in_sqlite, fold, mentions, pattern
+from .paths import printable
 
 LINE_MIN = 20  # characters: shorter lines ("## Notes", "- [ ] todo") are too common to prove
 BLOCK = 1 << 20
@@ -89,10 +90,13 @@ class Proof:
         return doc
 
     def summary(self) -> str:
-        where = "" if not self.found else ": " + ", ".join(sorted(self.found))
+        """One line: each file named as `paths.printable` shows it (a file name is any bytes:
+        a newline in one wrote a line of its own, an escape sequence acted on the terminal)."""
+        where = "" if not self.found else ": " + ", ".join(map(printable, sorted(self.found)))
         unread = "" if not self.unread else (
-            f"; {len(self.unread)} could not be read: " + ", ".join(self.unread))
-        apart = "; ".join(f"{f} ({', '.join(keys)})" for f, keys in sorted(self.settings.items()))
+            f"; {len(self.unread)} could not be read: " + ", ".join(map(printable, self.unread)))
+        apart = "; ".join(f"{printable(f)} ({', '.join(keys)})"
+                          for f, keys in sorted(self.settings.items()))
         apart = f"; the subject names a folder in settings (not a trace): {apart}" if apart else ""
         return f"{self.occurrences} occurrences in {self.files} files{where}{unread}{apart}"
 
