@@ -206,3 +206,42 @@ def test_a_state_folder_linked_out_of_the_vault_gets_no_file(tmp_path: Path) -> 
         assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
         assert "symlink leaves the vault" in r.stderr, r.stderr
     assert list(outside.iterdir()) == []
+
+
+@pytest.mark.parametrize("name", ["index.sqlite", "learned.sqlite", ""])
+def test_serve_answers_every_frame_when_its_state_is_linked_out(
+        tmp_path: Path, name: str) -> None:
+    """A state file (or `.rmh` itself: name "") linked out of the vault is refused: `rmh
+    serve` then stays up and answers each frame with path_refused and what to do, as for a
+    state file it cannot open, instead of a server that only exits ("disconnected")."""
+    root = make_vault(tmp_path)
+    state = root / ".rmh"
+    if name:
+        other = tmp_path / "elsewhere.sqlite"
+        before = _other_apps_database(other)
+        for path in state.glob(f"{name}*"):
+            path.unlink()
+        (state / name).symlink_to(other)
+    else:
+        other = tmp_path / "elsewhere"
+        state.rename(other)
+        state.symlink_to(other)
+    frames = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "search", "arguments": {"query": "billing"}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "vault.read", "params": {"note": "Alice"}},
+    ]
+    r = rmh("--vault", str(root), "serve", "--no-dense",
+            stdin="".join(json.dumps(f) + "\n" for f in frames))
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    got = {a["id"]: a for a in map(json.loads, r.stdout.splitlines())}
+    assert sorted(got) == [1, 2, 3]
+    assert "symlink" in got[1]["result"]["instructions"]
+    assert got[2]["result"]["isError"] is True
+    assert got[3]["error"]["data"]["kind"] == "path_refused"
+    assert f".rmh{'/' + name if name else ''}`" in got[3]["error"]["data"]["fix"]
+    if name:
+        assert other.read_bytes() == before
