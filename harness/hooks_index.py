@@ -78,8 +78,9 @@ def index_path(root: Path) -> Path:
 def _connect(path: Path) -> sqlite3.Connection:
     """The index for writing. It is derived from the notes, so one SQLite calls damaged or no
     database (or a FIFO, a device in its place) is removed and made again: else every hook
-    failed on it, and recalled nothing, until someone deleted it by hand."""
-    if path.exists() and not path.is_file():
+    failed on it, and recalled nothing, until someone deleted it by hand. A symlink in its
+    place is removed too: its tables went into the file it named (another program's)."""
+    if path.is_symlink() or (path.exists() and not path.is_file()):
         path.unlink()  # a FIFO or a device; a folder raises, one line on stderr as before
     try:
         return _open_index(path)
