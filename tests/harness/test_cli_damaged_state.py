@@ -4,6 +4,7 @@ error on one line, never a traceback; no note changes."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -245,3 +246,32 @@ def test_serve_answers_every_frame_when_its_state_is_linked_out(
     assert f".rmh{'/' + name if name else ''}`" in got[3]["error"]["data"]["fix"]
     if name:
         assert other.read_bytes() == before
+
+
+def test_a_symlink_at_a_temporary_s_name_is_never_written_through(tmp_path: Path) -> None:
+    """rmh writes its files in `.rmh/` through a temporary named by the process id (`.NAME.
+    PID.tmp`): symlinks planted at those names for the next pids (a vault folder another
+    user or a sync tool can write) made the next commands truncate and write the file they
+    named, outside the vault (stat-columns bytes in the victim). Temporaries are created
+    new, never opened through a link."""
+    root = make_vault(tmp_path)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    state = root / ".rmh"
+    names = [p.name for p in state.iterdir() if p.is_file() and not p.name.endswith(
+        ".sqlite") and p.name != "write.lock"] + ["forgotten.json", "intents/.00000001.json"]
+    (state / "intents").mkdir(exist_ok=True)
+    last = int(Path("/proc/sys/kernel/ns_last_pid").read_text())
+    for pid in range(last, last + 300):
+        for name in names:
+            folder, _, base = name.rpartition("/")
+            with contextlib.suppress(FileExistsError):
+                (state / folder / f".{base}.{pid}.tmp").symlink_to(victim)
+    with contextlib.suppress(FileExistsError):
+        (state / "intents" / ".00000001.json.tmp").symlink_to(victim)
+    for command in (["write", "New"], ["edit", "Alice", "append", "--text", "more"],
+                    ["move", "Billing", "Billing2"], ["forget", "--subject", "Carla"],
+                    ["search", "billing"]):
+        r = rmh("--vault", str(root), *command, stdin="new [[Alice]]\n")
+        assert "Traceback" not in r.stderr, r.stderr
+    assert victim.read_text() == "precious\n"
