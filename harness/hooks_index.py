@@ -301,6 +301,8 @@ def journal_shown(root: Path, session: str, prompt: str, notes: list[str]) -> No
     """Append what the prompt hook showed, for the session-end hook to log."""
     path = _journal(root, session)
     path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_symlink():  # planted: appending wrote into the file it named
+        path.unlink()
     with path.open("a", encoding="utf-8") as f:
         f.write(json.dumps({"prompt": prompt[:PROMPT_CHARS], "notes": notes},
                            ensure_ascii=False) + "\n")
@@ -345,6 +347,7 @@ def remember_used(root: Path, notes: list[str]) -> None:
     old = used_lately(root)
     new = list(dict.fromkeys([*notes, *old]))[:USED_MAX]
     tmp = path.with_suffix(".tmp")
+    tmp.unlink(missing_ok=True)  # a link planted at the name was written through
     tmp.write_text(json.dumps(new, ensure_ascii=False), encoding="utf-8")
     tmp.replace(path)
 
@@ -376,6 +379,8 @@ def forget(root: Path, needles: Iterable[str]) -> bool:
     cut = ending_in_part(needles)
     folder = root / ".rmh" / JOURNAL_DIR
     for path in sorted(folder.glob("*")) if folder.is_dir() else []:
+        if path.is_symlink():  # not rmh's file: rewriting it changed the file it named
+            path.unlink()
         if not path.is_file():
             continue
         text = path.read_text(encoding="utf-8", errors="replace")
