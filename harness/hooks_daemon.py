@@ -42,7 +42,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from .hooks_client import CLIENT_TIMEOUT_S, SETTINGS, SOCKET, daemon_request, socket_path
 
@@ -56,13 +56,23 @@ IDLE_S = 4 * 3600.0
 MAX_REQUEST = 1 << 20
 
 
+def own_file(path: Path, mode: str) -> IO[Any]:
+    """`path`, a file of `.rmh/`, opened to append (`mode` "a" or "ab"), never through a
+    symlink: one planted there is removed first (appending wrote into the file it named,
+    outside the vault too), and O_NOFOLLOW refuses one put back in between."""
+    if path.is_symlink():
+        path.unlink()
+    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC | os.O_NOFOLLOW
+    return os.fdopen(os.open(path, flags, 0o666), mode)
+
+
 def spawn(root: Path, session: str) -> bool:
     """Register client `session` with the vault's daemon, starting `rmh hooks daemon` in the
     background (with that session) when none answers; True when one was started. Never
     waits for it to be ready."""
     if socket_path(root) is None or daemon_request(root, {"event": "start", "session": session}):
         return False
-    log = open(root / ".rmh" / LOG, "ab")  # noqa: SIM115 (handed to the child)
+    log = own_file(root / ".rmh" / LOG, "ab")  # handed to the child
     try:
         subprocess.Popen([sys.executable, "-m", "harness", "--vault", str(root),
                           "hooks", "daemon", "--session", session], stdin=subprocess.DEVNULL,
@@ -126,7 +136,7 @@ class Daemon:
         """Answer on `path` until done (module doc); the socket is removed at the end. False
         at once when another daemon holds the vault's daemon lock (two session starts
         racing: one daemon serves)."""
-        lock = open(path.with_name(LOCK), "a")  # noqa: SIM115 (held for the daemon's life)
+        lock = own_file(path.with_name(LOCK), "a")  # held for the daemon's life
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -134,8 +144,10 @@ class Daemon:
             return False
         pid, published = path.with_name(PID), path.with_name(SETTINGS)
         try:
+            pid.unlink(missing_ok=True)  # a link planted there was written through
             pid.write_text(f"{os.getpid()}\n", encoding="utf-8")
             tmp = published.with_suffix(".tmp")
+            tmp.unlink(missing_ok=True)
             tmp.write_text(json.dumps({"pid": os.getpid(), "wait_s": self.wait_s,
                                        "start_words": self.start_words}), encoding="utf-8")
             tmp.replace(published)  # what a hook asking this daemon uses (hooks_fast.py)

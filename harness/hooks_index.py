@@ -78,8 +78,9 @@ def index_path(root: Path) -> Path:
 def _connect(path: Path) -> sqlite3.Connection:
     """The index for writing. It is derived from the notes, so one SQLite calls damaged or no
     database (or a FIFO, a device in its place) is removed and made again: else every hook
-    failed on it, and recalled nothing, until someone deleted it by hand."""
-    if path.exists() and not path.is_file():
+    failed on it, and recalled nothing, until someone deleted it by hand. A symlink in its
+    place is removed too: its tables went into the file it named (another program's)."""
+    if path.is_symlink() or (path.exists() and not path.is_file()):
         path.unlink()  # a FIFO or a device; a folder raises, one line on stderr as before
     try:
         return _open_index(path)
@@ -300,6 +301,8 @@ def journal_shown(root: Path, session: str, prompt: str, notes: list[str]) -> No
     """Append what the prompt hook showed, for the session-end hook to log."""
     path = _journal(root, session)
     path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_symlink():  # planted: appending wrote into the file it named
+        path.unlink()
     with path.open("a", encoding="utf-8") as f:
         f.write(json.dumps({"prompt": prompt[:PROMPT_CHARS], "notes": notes},
                            ensure_ascii=False) + "\n")
@@ -344,6 +347,7 @@ def remember_used(root: Path, notes: list[str]) -> None:
     old = used_lately(root)
     new = list(dict.fromkeys([*notes, *old]))[:USED_MAX]
     tmp = path.with_suffix(".tmp")
+    tmp.unlink(missing_ok=True)  # a link planted at the name was written through
     tmp.write_text(json.dumps(new, ensure_ascii=False), encoding="utf-8")
     tmp.replace(path)
 
@@ -375,6 +379,8 @@ def forget(root: Path, needles: Iterable[str]) -> bool:
     cut = ending_in_part(needles)
     folder = root / ".rmh" / JOURNAL_DIR
     for path in sorted(folder.glob("*")) if folder.is_dir() else []:
+        if path.is_symlink():  # not rmh's file: rewriting it changed the file it named
+            path.unlink()
         if not path.is_file():
             continue
         text = path.read_text(encoding="utf-8", errors="replace")

@@ -119,7 +119,7 @@ class Cache:
         self.path = root / ".rmh" / CACHE_FILE
 
     def get(self, keys: Sequence[str]) -> dict[str, tuple[str, ...]]:
-        if not self.path.exists() or not keys:
+        if not self.path.exists() or self.path.is_symlink() or not keys:
             return {}
         conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=10.0)
         try:
@@ -139,6 +139,8 @@ class Cache:
         if not rows:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self.path.is_symlink():  # its table went into the file it named: derived, dropped
+            self.path.unlink()
         conn = sqlite3.connect(str(self.path), timeout=10.0)
         try:
             with conn:
@@ -159,6 +161,8 @@ def forget(root: Path, needles: Sequence[str]) -> int:
     from vault import mentioning
 
     path = root / ".rmh" / CACHE_FILE
+    if path.is_symlink():  # not rmh's file (its rows are another program's): the link goes
+        path.unlink()
     if not path.is_file():
         return 0
     names = mentioning(needles)

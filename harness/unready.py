@@ -11,9 +11,11 @@ lists; every JSON-RPC vault method answers -32001 not_a_vault with the same mess
 
 The same holds for a vault whose `.rmh/index.sqlite` or `.rmh/learned.sqlite` cannot be
 opened (damaged, or written by a newer rmh): the kind is then index_unusable (-32010) or
-ledger_error (-32012) and the fix says what to do with that file (`STATE_FIX`); and for one
-with an erasure that could not finish (erasure_pending, -32019: the vault stays closed until
-it does, vault/erasure_steps.py), without the erased names.
+ledger_error (-32012) and the fix says what to do with that file (`STATE_FIX`); for one whose
+`.rmh` or state file is a symlink rmh refuses (path_refused, -32002: the fix comes with it,
+commands/serve.py); and for one with an erasure that could not finish (erasure_pending,
+-32019: the vault stays closed until it does, vault/erasure_steps.py), without the erased
+names.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from . import erasure
-from .errors import NotAVault, QuotaExceeded, writable
+from .errors import QuotaExceeded, writable
 from .learning.ledger import Ledger
 from .learning.usage import NullUsage, UsageRecorder, examination_probability
 from .notes.records import LinkInfo, NoteRecord
@@ -38,6 +38,7 @@ from .storage.folders import NATIVE as NATIVE_STAT_LOOP
 from .storage.index import Index, StatRow
 from .storage.intents import Journal
 from .storage.linkgraph import hops_from
+from .storage.state_folder import state_folder
 from .storage.store import Store
 from .storage.sync import SyncReport
 from .storage.watch import Watcher
@@ -55,20 +56,10 @@ class Vault(VaultWrites):
     @staticmethod
     def state_dir(root: Path, *, create: bool = False) -> Path:
         """The vault's own folder (`root/.rmh/`), made first with `create` (the vault folder
-        too); NotAVault when it is missing. Where a learning ledger is opened before the vault
+        too); NotAVault when it is missing, PathRefused when it is a symlink leaving the vault
+        (storage/state_folder.py). Where a learning ledger is opened before the vault
         it is given to (`open(usage=...)`)."""
-        if create and not (root.exists() and not root.is_dir()):
-            try:
-                root.mkdir(parents=True, exist_ok=True)
-            except (FileExistsError, NotADirectoryError):  # a file on the way: said below
-                pass
-            else:
-                (root / STATE_DIR).mkdir(exist_ok=True)
-        if not root.is_dir():
-            raise NotAVault(str(root), "not a folder" if root.exists() else "no such folder")
-        if not (root / STATE_DIR).is_dir():
-            raise NotAVault(str(root), "no .rmh folder; run `rmh init` first")
-        return root / STATE_DIR
+        return state_folder(root, STATE_DIR, create=create)
 
     @classmethod
     def init(cls, root: Path, **kwargs: Any) -> Vault:

@@ -159,9 +159,9 @@ def _refresh_later(root: Path, client: str, session_id: str) -> None:
     import json
     import subprocess
 
-    from harness.hooks_daemon import LOG
+    from harness.hooks_daemon import LOG, own_file
 
-    log = open(root / ".rmh" / LOG, "ab")  # noqa: SIM115 (handed to the child)
+    log = own_file(root / ".rmh" / LOG, "ab")  # handed to the child
     try:
         child = subprocess.Popen(
             [sys.executable, "-m", "harness", "--vault", str(root), "hook", "pre-compact",

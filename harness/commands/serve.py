@@ -27,7 +27,15 @@ from harness.rlm_tools import RlmTools
 from harness.write_quota import WriteLimits, WriteQuota
 from rpc import DEFAULT_MAX_FRAME, Dispatcher, StdioServer
 from sandbox import TIER_NAMES, HostFunction, Sandbox, SandboxConfig
-from vault import ErasurePending, IndexUnusable, LedgerError, NotAVault, Vault, journal_stamp
+from vault import (
+    ErasurePending,
+    IndexUnusable,
+    LedgerError,
+    NotAVault,
+    PathRefused,
+    Vault,
+    journal_stamp,
+)
 
 # Cheap methods answered without waiting for a slot, ahead of queued work.
 CONTROL_METHODS = ("ping", "status")
@@ -100,8 +108,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except ErasurePending as exc:  # another process's erasure: served again once it is done
         print(f"rmh: {exc.public()}", file=sys.stderr)
         return serve_pending(args, proto_fd, exc, Reopen(args, cfg, repl_factory, stamp))
-    except (ConfigError, NotAVault, IndexUnusable, LedgerError) as exc:  # answer the client
-        # anyway (harness/unready.py): a server that only exits is "disconnected"
+    except (ConfigError, NotAVault, IndexUnusable, LedgerError, PathRefused) as exc:  # answer
+        # the client anyway (harness/unready.py): a server that only exits is "disconnected"
         print(f"rmh: {exc}", file=sys.stderr)
         return serve_unready(args, proto_fd, exc)
     ready = Ready(args, cfg, vault, repl_factory)
@@ -199,8 +207,8 @@ def serve_pending(args: argparse.Namespace, proto_fd: int, exc: ErasurePending,
 
 
 def serve_unready(args: argparse.Namespace, proto_fd: int, exc: Exception) -> int:
-    """Serve the MCP handshake with every tool saying what to do (no vault to serve, or its
-    index or learning log cannot be opened)."""
+    """Serve the MCP handshake with every tool saying what to do (no vault to serve, its
+    index or learning log cannot be opened, or `.rmh` or a file of it is a refused link)."""
     from harness.unready import unready_methods
 
     reason = (exc.reason if isinstance(exc, NotAVault) else str(exc))
@@ -208,9 +216,14 @@ def serve_unready(args: argparse.Namespace, proto_fd: int, exc: Exception) -> in
     vault = str(Path(given).absolute()) if given else None
     if isinstance(exc, NotAVault):
         vault = exc.root
-    kind = (exc.code_name if isinstance(exc, (IndexUnusable, LedgerError)) else "not_a_vault")
-    dispatcher = Dispatcher(unready_methods(reason, vault, kind), map_exception=map_exception,
-                            max_frame=args.max_frame, control=CONTROL_METHODS)
+    kind = (exc.code_name if isinstance(exc, (IndexUnusable, LedgerError, PathRefused))
+            else "not_a_vault")
+    fix = None if not isinstance(exc, PathRefused) else (  # `.rmh` or a file of it linked
+        f"put a file or folder of rmh's own at `{exc.path}` in place of the symlink (one "
+        "missing is made again)")
+    dispatcher = Dispatcher(unready_methods(reason, vault, kind, fix),
+                            map_exception=map_exception, max_frame=args.max_frame,
+                            control=CONTROL_METHODS)
     return _run(dispatcher, args, proto_fd)
 
 

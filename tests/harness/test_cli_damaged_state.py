@@ -4,8 +4,10 @@ error on one line, never a traceback; no note changes."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -157,3 +159,119 @@ def test_serve_answers_every_frame_when_its_state_cannot_be_opened(
     assert name in got[3]["error"]["data"]["fix"]
     assert got[4]["result"] == {}
     assert notes_of(root) == notes
+
+
+def _other_apps_database(path: Path) -> bytes:
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE places (id INTEGER, url TEXT)")
+    conn.execute("INSERT INTO places VALUES (1, 'https://example.org')")
+    conn.commit()
+    conn.close()
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize("name", ["index.sqlite", "learned.sqlite"])
+def test_an_sqlite_file_linked_out_of_the_vault_is_refused_not_written(
+        tmp_path: Path, name: str) -> None:
+    """`.rmh/learned.sqlite` (or the index) a symlink to another program's database outside
+    the vault (a vault copied or cloned with its links): rmh added its tables to that file.
+    It is refused on one typed line, and the file outside keeps its bytes."""
+    root = make_vault(tmp_path)
+    notes = notes_of(root)
+    other = tmp_path / "elsewhere.sqlite"
+    before = _other_apps_database(other)
+    for path in root.joinpath(".rmh").glob(f"{name}*"):
+        path.unlink()
+    (root / ".rmh" / name).symlink_to(other)
+    for command in (["read", "Alice", "--json"], ["write", "New", "--json"]):
+        r = rmh("--vault", str(root), *command, stdin="new text\n")
+        assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+        assert json.loads(r.stdout)["error"]["kind"] == "path_refused", r.stdout
+        assert f".rmh/{name}" in r.stderr, r.stderr
+    assert other.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere.sqlite", "vault"]
+    assert notes_of(root) == notes
+
+
+def test_a_state_folder_linked_out_of_the_vault_gets_no_file(tmp_path: Path) -> None:
+    """`.rmh` a symlink to an empty folder outside the vault: every command refused it, but
+    only after the learning ledger was created there."""
+    root = tmp_path / "vault"
+    root.mkdir()
+    (root / "Alice.md").write_text("Alice owns billing.\n")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (root / ".rmh").symlink_to(outside)
+    for command in (["init"], ["search", "billing"], ["write", "New"]):
+        r = rmh("--vault", str(root), *command, stdin="text\n")
+        assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+        assert "symlink leaves the vault" in r.stderr, r.stderr
+    assert list(outside.iterdir()) == []
+
+
+@pytest.mark.parametrize("name", ["index.sqlite", "learned.sqlite", ""])
+def test_serve_answers_every_frame_when_its_state_is_linked_out(
+        tmp_path: Path, name: str) -> None:
+    """A state file (or `.rmh` itself: name "") linked out of the vault is refused: `rmh
+    serve` then stays up and answers each frame with path_refused and what to do, as for a
+    state file it cannot open, instead of a server that only exits ("disconnected")."""
+    root = make_vault(tmp_path)
+    state = root / ".rmh"
+    if name:
+        other = tmp_path / "elsewhere.sqlite"
+        before = _other_apps_database(other)
+        for path in state.glob(f"{name}*"):
+            path.unlink()
+        (state / name).symlink_to(other)
+    else:
+        other = tmp_path / "elsewhere"
+        state.rename(other)
+        state.symlink_to(other)
+    frames = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "search", "arguments": {"query": "billing"}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "vault.read", "params": {"note": "Alice"}},
+    ]
+    r = rmh("--vault", str(root), "serve", "--no-dense",
+            stdin="".join(json.dumps(f) + "\n" for f in frames))
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    got = {a["id"]: a for a in map(json.loads, r.stdout.splitlines())}
+    assert sorted(got) == [1, 2, 3]
+    assert "symlink" in got[1]["result"]["instructions"]
+    assert got[2]["result"]["isError"] is True
+    assert got[3]["error"]["data"]["kind"] == "path_refused"
+    assert f".rmh{'/' + name if name else ''}`" in got[3]["error"]["data"]["fix"]
+    if name:
+        assert other.read_bytes() == before
+
+
+def test_a_symlink_at_a_temporary_s_name_is_never_written_through(tmp_path: Path) -> None:
+    """rmh writes its files in `.rmh/` through a temporary named by the process id (`.NAME.
+    PID.tmp`): symlinks planted at those names for the next pids (a vault folder another
+    user or a sync tool can write) made the next commands truncate and write the file they
+    named, outside the vault (stat-columns bytes in the victim). Temporaries are created
+    new, never opened through a link."""
+    root = make_vault(tmp_path)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    state = root / ".rmh"
+    names = [p.name for p in state.iterdir() if p.is_file() and not p.name.endswith(
+        ".sqlite") and p.name != "write.lock"] + ["forgotten.json", "intents/.00000001.json"]
+    (state / "intents").mkdir(exist_ok=True)
+    last = int(Path("/proc/sys/kernel/ns_last_pid").read_text())
+    for pid in range(last, last + 300):
+        for name in names:
+            folder, _, base = name.rpartition("/")
+            with contextlib.suppress(FileExistsError):
+                (state / folder / f".{base}.{pid}.tmp").symlink_to(victim)
+    with contextlib.suppress(FileExistsError):
+        (state / "intents" / ".00000001.json.tmp").symlink_to(victim)
+    for command in (["write", "New"], ["edit", "Alice", "append", "--text", "more"],
+                    ["move", "Billing", "Billing2"], ["forget", "--subject", "Carla"],
+                    ["search", "billing"]):
+        r = rmh("--vault", str(root), *command, stdin="new [[Alice]]\n")
+        assert "Traceback" not in r.stderr, r.stderr
+    assert victim.read_text() == "precious\n"

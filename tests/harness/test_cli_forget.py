@@ -152,6 +152,24 @@ def test_an_incomplete_erasure_is_one_json_error_carrying_its_report(tmp_path: P
     assert doc["error"]["report"]["erased"]["notes"]  # the notes it could erase are gone
 
 
+def test_the_files_the_proof_names_are_one_line_each_however_they_are_named(
+        tmp_path: Path) -> None:
+    """A file the proof finds is named as its name reads (storage/paths.py `printable`): a
+    newline in a name broke the error's one line (a name can write a line of its own, "rmh:
+    proof: 0 occurrences"), a U+202E turned the rest of the line around on a terminal."""
+    env = _env(tmp_path)
+    root = _vault(tmp_path)
+    assert rmh("--vault", str(root), "init", "--no-dense", env=env).returncode == 0
+    for name in ("a\nrmh: erased, proof: 0 occurrences.md", "b\u202ed.md", "c\x1b[2J.md"):
+        (root / name).write_text(f"badge {SECRET}\n", "utf-8")
+    r = rmh("--vault", str(root), "forget", "--subject", SECRET, env=env)
+    assert r.returncode == 1
+    assert r.stderr.count("\n") == 1 and r.stdout.count("\n") == 1, (r.stdout, r.stderr)
+    for shown in ("a\\x0armh: erased", "b\\u202ed.md", "c\\x1b[2J.md"):
+        assert shown in r.stderr and shown in r.stdout, (shown, r.stderr)
+    assert "\x1b" not in r.stderr + r.stdout and "\u202e" not in r.stderr + r.stdout
+
+
 def test_a_short_subject_erases_the_notes_naming_the_word_and_proves_it(tmp_path: Path) -> None:
     """`--subject Ann` names the word Ann, as `rmh forget --help` says: not "annual", "Joanna"
     or a hex digest (a substring rule erased those notes for good, and its proof then found

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -57,3 +58,26 @@ def test_a_fifo_among_the_hooks_files_never_holds_a_hook(
     os.mkfifo(path)
     quick_hook(vault, "session-start", {"session_id": "s2", "cwd": str(tmp_path)})
     quick_hook(vault, "prompt", PROMPT)
+
+
+def test_a_hooks_index_linked_to_another_database_is_replaced_not_written(
+        vault: Path, tmp_path: Path) -> None:  # noqa: F811 (the fixture)
+    """`.rmh/hooks.sqlite` a symlink to another program's SQLite database: the refresh wrote
+    its tables (and rows of the notes) into that file. The link is replaced by the index."""
+    other = tmp_path / "elsewhere.sqlite"
+    conn = sqlite3.connect(other)
+    conn.execute("CREATE TABLE places (id INTEGER, url TEXT)")
+    conn.commit()
+    conn.close()
+    before = other.read_bytes()
+    index = vault / ".rmh" / "hooks.sqlite"
+    for extra in index.parent.glob("hooks.sqlite*"):
+        extra.unlink()
+    index.symlink_to(other)
+    transcript = tmp_path / "s1.jsonl"
+    transcript.write_text("", encoding="utf-8")
+    quick_hook(vault, "session-start", {"session_id": "s1", "cwd": str(tmp_path)})
+    quick_hook(vault, "prompt", PROMPT)
+    hook(vault, "session-end", {"session_id": "s1", "transcript_path": str(transcript)})
+    assert other.read_bytes() == before
+    assert not index.is_symlink() and "02:00" in quick_hook(vault, "prompt", PROMPT)

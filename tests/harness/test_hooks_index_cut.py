@@ -19,3 +19,27 @@ def test_a_prompt_cut_into_an_erased_line_leaves_the_hooks_journal(tmp_path: Pat
     hooks_index.forget(root, [LINE, "diary.md"])
     kept = hooks_index.take_shown(root, "s1")
     assert [p[:8] for p, _ in kept] == ["tomatoes"]
+
+
+def test_forget_never_rewrites_a_file_a_journal_link_names(tmp_path: Path) -> None:
+    """A symlink in the hooks' journal folder (`.rmh/hooks/`) to a file outside the vault:
+    `forget` rewrote that file without the lines naming the subject (`journal_shown` appended
+    to it, `remember_used` wrote its temporary through one). The link is dropped; the file it
+    named keeps its bytes."""
+    root = tmp_path / "v"
+    (root / ".rmh" / "hooks").mkdir(parents=True)
+    outside = tmp_path / "diary.txt"
+    outside.write_text("Quillon came by.\nA quiet day.\n")
+    for name in ("s9.jsonl", hooks_index.USED_FILE):
+        (root / ".rmh" / "hooks" / name).symlink_to(outside)
+    hooks_index.forget(root, ["Quillon"])
+    assert outside.read_text() == "Quillon came by.\nA quiet day.\n"
+    assert sorted(p.name for p in (root / ".rmh" / "hooks").iterdir()) == []
+    link = hooks_index._journal(root, "s1")
+    link.symlink_to(outside)
+    hooks_index.journal_shown(root, "s1", "a prompt", ["keep.md"])
+    assert outside.read_text() == "Quillon came by.\nA quiet day.\n" and not link.is_symlink()
+    (root / ".rmh" / "hooks" / "used.tmp").symlink_to(outside)
+    hooks_index.remember_used(root, ["keep.md"])
+    assert outside.read_text() == "Quillon came by.\nA quiet day.\n"
+    assert hooks_index.used_lately(root) == ["keep.md"]

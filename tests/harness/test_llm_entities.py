@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +18,7 @@ from typing import Any
 import pytest
 
 from harness.config import ConfigError, load
-from harness.llm_entities import CACHE_FILE, MalformedAnswer, parse_answer
+from harness.llm_entities import CACHE_FILE, Cache, MalformedAnswer, forget, parse_answer
 from tests.forks import CLI_PRELOAD, ForkServer
 from tests.harness.llm_stub_endpoint import ChatEndpoint, Reply
 from tests.harness.test_server_e2e import CHILD_ENV, REPO
@@ -175,3 +176,24 @@ def test_the_in_flight_cap_holds(tmp_path: Path, forks: ForkServer) -> None:
         assert out.returncode == 0, out.stderr
         assert ep.count == 8 and ep.max_in_flight == 2
     assert json.loads(out.stdout)["extraction"]["answered"] == 8
+
+
+def test_a_cache_linked_to_another_database_is_replaced_not_written(tmp_path: Path) -> None:
+    """`.rmh/entities-llm.sqlite` a symlink to another program's database: `put` created its
+    table there, `forget` deleted rows there, `get` read it. The cache is derived: the link
+    is dropped (put, forget) or taken for no cache (get)."""
+    other = tmp_path / "elsewhere.sqlite"
+    conn = sqlite3.connect(other)
+    conn.execute("CREATE TABLE places (id INTEGER, url TEXT)")
+    conn.commit()
+    conn.close()
+    before = other.read_bytes()
+    path = tmp_path / ".rmh" / CACHE_FILE
+    path.parent.mkdir()
+    path.symlink_to(other)
+    assert forget(tmp_path, ["Quillon"]) == 0 and not path.is_symlink()
+    path.symlink_to(other)
+    assert Cache(tmp_path).get(["k"]) == {}  # not read through the link either
+    Cache(tmp_path).put([("k", "m", "1", ("Quillon",))])
+    assert other.read_bytes() == before and not path.is_symlink()
+    assert Cache(tmp_path).get(["k"]) == {"k": ("Quillon",)}

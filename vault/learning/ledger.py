@@ -88,7 +88,7 @@ class Ledger(LedgerAudit):
         params = params or LearningParams()
         conn: sqlite3.Connection | None = None
         try:  # connecting fails too: the file is a folder, a FIFO
-            conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+            conn = sql.connect(path, isolation_level=None, check_same_thread=False)
             sql.migrate(conn)
         except sqlite3.DatabaseError as exc:
             if conn is not None:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from ..errors import LedgerError
+from ..storage.migrations import connect as connect
 from ..storage.migrations import enter_wal
 from ..storage.migrations import migrate as apply_migrations
 from .snapshot import load_open

@@ -76,7 +76,10 @@ class SessionLocks:
         if session in self._held:
             return True
         self.folder.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self._path(session), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        path = self._path(session)
+        if path.is_symlink():  # planted: opening it truncated the file it named, outside too
+            path.unlink()
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -51,7 +51,7 @@ import numpy.typing as npt
 
 from ..notes.text import tokenize
 from ..storage.corpus import Corpus
-from ..storage.fileops import open_regular
+from ..storage.fileops import create_temp, open_regular
 from .fusion import fuse, top
 
 F64 = npt.NDArray[np.float64]
@@ -278,7 +278,8 @@ def save(folder: str | Path, cal: Calibration) -> bool:
     folder = Path(folder)
     tmp = folder / f".{FILE}.{os.getpid()}.tmp"
     try:
-        tmp.write_text(json.dumps(cal.to_json(), sort_keys=True), encoding="utf-8")
+        with create_temp(tmp) as fh:
+            fh.write(json.dumps(cal.to_json(), sort_keys=True).encode("utf-8"))
         os.replace(tmp, folder / FILE)
     except OSError:
         tmp.unlink(missing_ok=True)

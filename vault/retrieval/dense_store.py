@@ -35,6 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..storage.corpus import Corpus
+from ..storage.fileops import create_temp
 from ..storage.saved_arrays import map_npy, read_npz
 from . import stamped
 
@@ -116,10 +117,10 @@ def save(folder: str | Path, keys: U8, counts: I64, cut: npt.NDArray[np.bool_], 
     tmp_index = folder / f".{INDEX}.{os.getpid()}.tmp"
     try:
         if not (folder / name).exists():
-            with open(tmp_rows, "wb") as fh:
+            with create_temp(tmp_rows) as fh:
                 np.save(fh, m, allow_pickle=False)
             os.replace(tmp_rows, folder / name)
-        with open(tmp_index, "wb") as fh:
+        with create_temp(tmp_index) as fh:
             np.savez(fh, version=np.int64(VERSION), fingerprint=np.str_(fingerprint),
                      shape=np.asarray(shape, np.int64), rows=np.str_(name),
                      keys=keys, counts=counts.astype(np.int64), cut=cut.astype(np.bool_))

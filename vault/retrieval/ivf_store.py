@@ -34,6 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..storage.corpus import Corpus
+from ..storage.fileops import create_temp
 from ..storage.saved_arrays import map_npy, read_npz
 from .dense_store import drop_stale, note_keys
 from .encoders import Encoder
@@ -74,6 +75,7 @@ def save(folder: str | Path, name: str, counts: I64, cut: npt.NDArray[np.bool_],
     tmp_index = folder / f".{INDEX}.{os.getpid()}.tmp"
     rows, dim = ivf.codes.shape
     try:
+        create_temp(tmp_codes).close()  # a link planted at the name goes first
         out = np.lib.format.open_memmap(tmp_codes, mode="w+", dtype=np.int8, shape=(rows, dim))
         at = 0
         for block in ivf.codes.blocks(0, rows, BLOCK):
@@ -82,7 +84,7 @@ def save(folder: str | Path, name: str, counts: I64, cut: npt.NDArray[np.bool_],
         out.flush()
         del out
         os.replace(tmp_codes, folder / codes_name)
-        with open(tmp_index, "wb") as fh:
+        with create_temp(tmp_index) as fh:
             np.savez(fh, version=np.int64(VERSION), digest=np.str_(name),
                      codes=np.str_(codes_name), counts=counts.astype(np.int64),
                      cut=cut.astype(np.bool_), centroids=ivf.centroids, mean=ivf.mean,

@@ -26,6 +26,7 @@ import numpy.typing as npt
 from numpy.lib.npyio import NpzFile
 
 from ..storage.corpus import Corpus
+from ..storage.fileops import create_temp
 from ..storage.saved_arrays import read_npz
 
 VERSION = 2
@@ -64,7 +65,7 @@ def remembered_arrays(folder: str | Path | None, corpus: Corpus, name: str,
     arrays.update({f"v.{k}": v for k, v in value.items()})
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        with open(tmp, "wb") as fh:
+        with create_temp(tmp) as fh:
             np.savez(fh, **arrays)
         os.replace(tmp, path)
     except OSError:

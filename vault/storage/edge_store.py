@@ -31,6 +31,7 @@ from numpy.lib.npyio import NpzFile
 
 from ..notes.links import RULES
 from ..notes.rows import LinkRow
+from .fileops import create_temp
 from .saved_arrays import read_npz
 
 VERSION = 1
@@ -81,7 +82,7 @@ def save(folder: str | Path, digest: str, src: I64, dst: I64) -> bool:
     folder = Path(folder)
     tmp = folder / f".{FILE}.{os.getpid()}.tmp"
     try:
-        with open(tmp, "wb") as fh:
+        with create_temp(tmp) as fh:
             np.savez(fh, version=np.int64(VERSION), digest=np.str_(digest),
                      src=np.ascontiguousarray(src, dtype=np.int64),
                      dst=np.ascontiguousarray(dst, dtype=np.int64))

@@ -37,9 +37,11 @@ from pathlib import Path
 from typing import Any
 
 from .mentions import count_in_bytes, count_in_sqlite, fold, mentions, pattern
+from .paths import copy_name, printable
 
 LINE_MIN = 20  # characters: shorter lines ("## Notes", "- [ ] todo") are too common to prove
 BLOCK = 1 << 20
+_COPY = re.compile(r" \((\d{1,9})\)(\.[^./]*)?$")  # a copy's " (n)" (storage/paths.py copy_name)
 
 
 @dataclass(frozen=True)
@@ -89,10 +91,13 @@ class Proof:
         return doc
 
     def summary(self) -> str:
-        where = "" if not self.found else ": " + ", ".join(sorted(self.found))
+        """One line: each file named as `paths.printable` shows it (a file name is any bytes:
+        a newline in one wrote a line of its own, an escape sequence acted on the terminal)."""
+        where = "" if not self.found else ": " + ", ".join(map(printable, sorted(self.found)))
         unread = "" if not self.unread else (
-            f"; {len(self.unread)} could not be read: " + ", ".join(self.unread))
-        apart = "; ".join(f"{f} ({', '.join(keys)})" for f, keys in sorted(self.settings.items()))
+            f"; {len(self.unread)} could not be read: " + ", ".join(map(printable, self.unread)))
+        apart = "; ".join(f"{printable(f)} ({', '.join(keys)})"
+                          for f, keys in sorted(self.settings.items()))
         apart = f"; the subject names a folder in settings (not a trace): {apart}" if apart else ""
         return f"{self.occurrences} occurrences in {self.files} files{where}{unread}{apart}"
 
@@ -125,13 +130,14 @@ def trash_copies(trash_root: Path, paths: Sequence[str], subject: str) -> list[s
     if not trash_root.is_dir():
         return []
     wanted = set(paths)
-    stems = {os.path.splitext(p) for p in paths}
+    copies: dict[str, set[str]] = {}  # " (n)" -> the names `copy_name` gives copy n
     out: list[str] = []
     for file in sorted(_files(trash_root)):
         rel = file.relative_to(trash_root).as_posix()
-        stem, suffix = os.path.splitext(rel)
-        base = stem.rsplit(" (", 1)[0] if stem.endswith(")") else stem
-        if rel in wanted or (base, suffix) in stems or _names_bytes(file, subject):
+        tag = _COPY.search(rel)
+        if tag and tag[1] not in copies:
+            copies[tag[1]] = {copy_name(p, int(tag[1])) for p in paths}
+        if rel in wanted or (tag and rel in copies[tag[1]]) or _names_bytes(file, subject):
             out.append(rel)
     return out
 

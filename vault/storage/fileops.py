@@ -6,6 +6,7 @@ seam, storage/store.py)."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
@@ -31,7 +32,7 @@ def replace_whole(path: Path, chunks: Iterable[bytes | bytearray | memoryview],
     (the store's fault-injection seam)."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        with open(tmp, "wb") as fh:
+        with create_temp(tmp) as fh:
             for chunk in chunks:
                 fh.write(chunk)
             fh.flush()
@@ -45,6 +46,19 @@ def replace_whole(path: Path, chunks: Iterable[bytes | bytearray | memoryview],
         tmp.unlink(missing_ok=True)
         return False
     return True
+
+
+def create_temp(path: str | Path) -> BinaryIO:
+    """`path`, a temporary of rmh's own (a pid-named name beside the file it replaces), made
+    new and opened for writing. Whatever is at that name first goes: a leftover of an earlier
+    process with this pid, or a symlink planted there, which `open(path, "wb")` followed,
+    truncating and writing the file it named (outside the vault: any file this user may
+    write). O_EXCL | O_NOFOLLOW: one planted again in between fails the write, never
+    redirects it."""
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
+    return os.fdopen(os.open(path, flags, 0o666), "wb")
 
 
 def open_regular(path: str | Path) -> BinaryIO:

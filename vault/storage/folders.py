@@ -161,8 +161,12 @@ def _err(exc: OSError) -> str:
 
 
 def symlink_reason(root: str, link: str) -> str:
-    """Why a symlink is not followed: where it points, or that it is broken or a loop."""
-    real = os.path.realpath(link)
+    """Why a symlink is not followed: where it points, or that it is broken or a loop (or it
+    was swapped for a file as realpath read it: EINVAL, a race)."""
+    try:
+        real = os.path.realpath(link)
+    except OSError:
+        return "symlink swapped in"
     if os.path.commonpath([root, real]) != root:
         return "symlink outside vault"
     try:

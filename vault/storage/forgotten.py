@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .fileops import fsync_dir, open_regular
+from .fileops import create_temp, fsync_dir, open_regular
 from .mentions import fold
 
 NAME = "forgotten.json"
@@ -166,7 +166,7 @@ def remember(state_dir: Path, subject: str, paths: Iterable[str],
     target = state_dir / NAME
     tmp = state_dir / f".{NAME}.{os.getpid()}.tmp"
     try:
-        with open(tmp, "wb") as fh:
+        with create_temp(tmp) as fh:
             fh.write(json.dumps(doc, sort_keys=True, separators=(",", ":")).encode("ascii"))
             fh.flush()
             os.fsync(fh.fileno())

@@ -24,7 +24,7 @@ from . import stat_store
 from .embeddings import delete_embeddings, insert_embeddings, select_embeddings, vacuum
 from .folders import FolderDigest
 from .index_ro import BUSY_TIMEOUT_MS, full_disk_connection, read_only_connection
-from .migrations import enter_wal, migrate
+from .migrations import connect, enter_wal, migrate
 from .row_codec import NOTE_COLS, NOTE_FIELDS, STAT_COLS, decode_link, decode_note, encode_note
 from .schema import MIGRATIONS as MIGRATIONS
 from .schema import install_stat_key, stat_key, stat_key_installed, stat_sample
@@ -63,8 +63,8 @@ class Index:
         path.parent.mkdir(parents=True, exist_ok=True)
         conn: sqlite3.Connection | None = None
         try:  # connecting fails too: the file is a folder, a FIFO
-            conn = sqlite3.connect(
-                str(path),
+            conn = connect(
+                path,
                 timeout=BUSY_TIMEOUT_MS / 1000,
                 isolation_level=None,
                 check_same_thread=False,

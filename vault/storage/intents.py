@@ -39,7 +39,7 @@ from typing import Any
 
 from ..errors import EditConflict, NoteExists, NoteNotFound, NotText, VaultError
 from ..notes.hashing import content_hash
-from .fileops import fsync_dir, open_regular
+from .fileops import create_temp, fsync_dir, open_regular
 from .store import STATE_DIR, Store
 
 INTENTS_DIR = f"{STATE_DIR}/intents"
@@ -309,7 +309,7 @@ class Journal:
         taken = self.pending()
         name = f"{int(taken[-1][:-5]) + 1 if taken else 1:08d}.json"
         tmp = os.path.join(self.folder, f".{name}.tmp")
-        with open(tmp, "wb") as fh:
+        with create_temp(tmp) as fh:
             fh.write(json.dumps(intent.to_json(), ensure_ascii=False).encode("utf-8"))
             fh.flush()
             os.fsync(fh.fileno())

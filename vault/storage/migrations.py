@@ -7,6 +7,11 @@ and migrates, the others wait (the caller's busy timeout) and then find the vers
 no migration runs twice (issue 27: "table meta already exists"). A crash leaves the file at the
 old version or the new one, never between. A file newer than this rmh is refused.
 
+`connect` opens one of them, never through a symlink: `.rmh/learned.sqlite` linked to
+another program's database outside the vault (a vault copied or cloned with its links) got
+rmh's tables written into it. (Checked just before connecting: a link swapped in between is
+the window left, as for an editor that takes no lock.)
+
 `enter_wal` switches a file to WAL first. On a fresh file that switch needs the exclusive lock
 while the connection already holds a shared one, so when two processes make it at once SQLite
 answers SQLITE_BUSY to one of them at once instead of calling its busy handler (the deadlock
@@ -16,11 +21,23 @@ and tries again, within the same busy budget.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
 
-from ..errors import SchemaTooNew
+from ..errors import PathRefused, SchemaTooNew
+
+
+def connect(path: Path, **options: Any) -> sqlite3.Connection:
+    """`sqlite3.connect(path, **options)`; PathRefused (named `folder/file`) when `path` is a
+    symlink, wherever it points: rmh's SQLite files are its own, in its state folder."""
+    if os.path.islink(path):
+        raise PathRefused(f"{path.parent.name}/{path.name}", "symlink in place of rmh's file")
+    conn: sqlite3.Connection = sqlite3.connect(str(path), **options)
+    return conn
 
 
 def statements(script: str) -> Iterator[str]:

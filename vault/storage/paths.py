@@ -8,6 +8,7 @@ not notes), longer than `MAX_COMPONENT_BYTES`, or becomes a slash or a leading d
 
 from __future__ import annotations
 
+import posixpath
 import re
 import unicodedata
 from functools import lru_cache
@@ -50,6 +51,20 @@ def printable(name: str) -> str:
     if name.isprintable() and "\\" not in name:
         return name
     return "".join(map(_escape, name))
+
+
+def copy_name(rel: str, n: int) -> str:
+    """The `n`-th name for a copy of vault path `rel` where the others are taken (the trash:
+    `Store.trash`): `rel` for 0, else " (n)" before its suffix, the name cut at a character
+    so it stays within MAX_COMPONENT_BYTES (a note named at the cap had one trash copy, then
+    ENAMETOOLONG: it could not be deleted again)."""
+    if n == 0:
+        return rel
+    folder, base = posixpath.split(rel)
+    stem, suffix = posixpath.splitext(base)
+    tag = f" ({n}){suffix}"
+    room = max(MAX_COMPONENT_BYTES - len(tag.encode("utf-8")), 0)
+    return posixpath.join(folder, stem.encode("utf-8")[:room].decode("utf-8", "ignore") + tag)
 
 
 def path_problem(path: str) -> str | None:

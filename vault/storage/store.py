@@ -52,6 +52,7 @@ from .folder_view import Scan as Scan
 from .folder_view import Skipped as Skipped
 from .folders import MAX_NOTE_BYTES as MAX_NOTE_BYTES  # re-exported: the store's limit
 from .folders import RACY, wrap64
+from .paths import copy_name
 from .write_lock import WriteLock
 
 STATE_DIR = ".rmh"
@@ -322,18 +323,17 @@ class Store(FolderView):
             return self._trash(path, keep)
 
     def _trash(self, path: str, keep: bool = False) -> str:
-        with self._existing(path) as (rel, sfd, name, _):
-            stem, suffix = os.path.splitext(rel)
-            with self._folder_of(path, f"{TRASH_DIR}/{rel}") as dfd:
-                for n in range(MAX_TRASH_COPIES):
-                    cand = rel if n == 0 else f"{stem} ({n}){suffix}"
-                    try:
-                        place_no_clobber(name, os.path.basename(cand), cand, keep_src=keep,
-                                         done=self.count_op, src_dir_fd=sfd, dst_dir_fd=dfd)
-                    except NoteExists:
-                        continue
-                    fsync_fds(dfd, sfd, done=self.count_op)
-                    return cand
+        with (self._existing(path) as (rel, sfd, name, _),
+              self._folder_of(path, f"{TRASH_DIR}/{rel}") as dfd):
+            for n in range(MAX_TRASH_COPIES):
+                cand = copy_name(rel, n)  # cut to fit the name's cap (storage/paths.py)
+                try:
+                    place_no_clobber(name, os.path.basename(cand), cand, keep_src=keep,
+                                     done=self.count_op, src_dir_fd=sfd, dst_dir_fd=dfd)
+                except NoteExists:
+                    continue
+                fsync_fds(dfd, sfd, done=self.count_op)
+                return cand
         raise QuotaExceeded(f"trash copies of {rel}", MAX_TRASH_COPIES)
 
     def erase(self, path: str) -> None:

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vault.storage import erase
+from vault.storage.paths import copy_name
 
 
 def test_distinctive_lines_skip_short_and_shared_lines() -> None:
@@ -31,6 +32,19 @@ def test_trash_copies_match_the_path_its_numbered_copies_and_the_subject(tmp_pat
     got = erase.trash_copies(trash, ["people/Zed.md"], "orchid")
     assert got == ["other.md", "people/Zed (1).md", "people/Zed.md"]
     assert erase.trash_copies(tmp_path / "missing", ["a.md"], "x") == []
+
+
+def test_trash_copies_match_the_cut_copies_of_a_name_at_the_cap(tmp_path: Path) -> None:
+    """The copies `Store.trash` makes of a note named at 255 bytes have their names cut
+    (storage/paths.py `copy_name`); forgetting the note finds them all."""
+    trash, stem = tmp_path / "trash", "é" * 126
+    trash.mkdir()
+    names = [copy_name(f"{stem}.md", n) for n in (0, 1, 12)] + [copy_name("é.md", 1)]
+    names += ["Plan (2) (1).md", "Plan (2).md", "Plan (3).md"]
+    for name in names:
+        (trash / name).write_text("x")
+    assert erase.trash_copies(trash, [f"{stem}.md"], "") == sorted(names[:3])
+    assert erase.trash_copies(trash, ["Plan (2).md"], "") == ["Plan (2) (1).md", "Plan (2).md"]
 
 
 @settings(max_examples=60, deadline=None)

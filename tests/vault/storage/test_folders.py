@@ -522,3 +522,26 @@ def test_a_note_turning_odd_in_a_settled_folder_is_seen(
     report = sync(store, index, workers=workers)
     assert report.updated == ["f01/n0.md"] and "f01/n0.md" not in report.skipped
     assert not sync(store, index, workers=workers).changed
+
+
+def test_a_link_swapped_for_a_file_while_its_reason_is_read_is_skipped(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`os.path.realpath` raises EINVAL when a link it is reading is swapped for a file (a
+    racer's renameat2 exchange): the scan raised it, and `rmh doctor` (any command) failed
+    with "[Errno 22] Invalid argument: '/host/path/N7.md'". The entry is skipped instead."""
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / "a.md").write_text("a\n")
+    (root / "b.md").symlink_to(root / "a.md")
+    real = os.path.realpath
+
+    def swapped(path: str, *, strict: bool = False) -> str:
+        if str(path).endswith("b.md"):
+            raise OSError(22, "Invalid argument", str(path))
+        return real(path, strict=strict)
+
+    monkeypatch.setattr(folders, "_listed", {})
+    monkeypatch.setattr(os.path, "realpath", swapped)
+    scan = Store(root).scan()
+    assert [f.path for f in scan.files] == ["a.md"]
+    assert [(s.path, s.reason) for s in scan.skipped] == [("b.md", "symlink swapped in")]

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from vault.errors import IndexUnusable, SchemaTooNew
+from vault.errors import IndexUnusable, PathRefused, SchemaTooNew
 from vault.storage.index import Index
-from vault.storage.migrations import enter_wal, migrate
+from vault.storage.migrations import connect, enter_wal, migrate
 
 
 def test_migrations_apply_in_order_and_only_once(tmp_path: Path) -> None:
@@ -78,3 +78,13 @@ def test_enter_wal_gives_up_after_its_budget(tmp_path: Path) -> None:
     conn.close()
     holder.execute("ROLLBACK")
     holder.close()
+
+
+def test_connect_refuses_a_symlink_wherever_it_points(tmp_path: Path) -> None:
+    other = tmp_path / "other.sqlite"
+    sqlite3.connect(other).close()
+    (tmp_path / ".rmh").mkdir()
+    (tmp_path / ".rmh" / "learned.sqlite").symlink_to(other)
+    with pytest.raises(PathRefused, match=r"\.rmh/learned\.sqlite"):
+        connect(tmp_path / ".rmh" / "learned.sqlite")
+    connect(other).close()  # a plain file opens as before

@@ -356,6 +356,22 @@ def test_trash_never_overwrites(env: tuple[Store, Path, Path]) -> None:
     assert [f.path for f in store.scan().files] == ["a.md"]  # the trash is not scanned
 
 
+@pytest.mark.parametrize("stem", ["x" * 252, "é" * 126])
+def test_a_note_named_at_the_cap_is_trashed_again(env: tuple[Store, Path, Path],
+                                                   stem: str) -> None:
+    """A note name of 255 bytes had one trash copy, then ENAMETOOLONG (" (1)" added to it):
+    it could not be deleted again. A further copy's name is cut, at a character, to fit."""
+    store, vault, _ = env
+    names = []
+    for i in range(3):
+        store.write_text(f"sub/{stem}.md", f"version {i}")
+        names.append(store.trash(f"sub/{stem}.md"))
+    assert all(len(os.path.basename(n).encode()) <= 255 for n in names), names
+    assert names[1].endswith(" (1).md") and names[2].endswith(" (2).md")
+    trash = vault / TRASH_DIR
+    assert [(trash / n).read_text() for n in names] == ["version 0", "version 1", "version 2"]
+
+
 def test_trash_refuses_an_escaping_state_folder(env: tuple[Store, Path, Path]) -> None:
     store, vault, outside = env
     shutil.rmtree(vault / ".rmh")
