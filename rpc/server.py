@@ -137,11 +137,11 @@ class StdioServer:
             failed: list[OSError] = []
             done = anyio.Event()
             self._jobs.put((frame, failed, done))
-            try:
-                await done.wait()
-            except BaseException:  # abandoned at shutdown: part of it may be out, so no more
-                self._output_broken = True
-                raise
+            # A cancelled wait (a signal, the shutdown's abandonment) leaves the frame queued:
+            # the writer thread writes each frame whole and in order whoever waits for it, so
+            # the next answer is still framed (marking the output broken here lost the running
+            # requests' "shutting down" answers to a signal that came during a write)
+            await done.wait()
             if failed:
                 self._output_broken = True
                 log.warning("output closed; stopping")
