@@ -113,19 +113,22 @@ def test_without_the_state_folder_the_clock_is_unknown(
     assert (root / ".rmh" / future.CLOCK_FILE).is_file()
 
 
-@pytest.mark.parametrize("kind", ["fifo", "folder", "link"])
+@pytest.mark.parametrize("kind", ["fifo", "folder", "link", "hard link"])
 def test_a_clock_file_that_is_no_file_is_no_clock(
         vault: tuple[Store, Index, Path], monkeypatch: pytest.MonkeyPatch,
         reads: list[str], kind: str) -> None:  # noqa: F811
     """`.rmh/clock` replaced by a FIFO (session 26 review: the open for writing waited for a
-    reader, and the sync hung for good), a folder or a link to a file: no clock, the files
-    stay RACY, the sync ends, and nothing is written through the link."""
+    reader, and the sync hung for good), a folder, a link to a file or a hard link to a note
+    (its times were set to now at each sync): no clock, the files stay RACY, the sync ends,
+    and no file's times change through it."""
     store, index, root = vault
     clock = root / ".rmh" / future.CLOCK_FILE
     target = root.parent / "outside"
     target.write_text("x")
+    os.utime(target, ns=(10**18, 10**18))
     made = {"fifo": lambda: os.mkfifo(clock), "folder": clock.mkdir,
-            "link": lambda: clock.symlink_to(target)}
+            "link": lambda: clock.symlink_to(target),
+            "hard link": lambda: clock.hardlink_to(target)}
     made[kind]()
     _clocks(monkeypatch, -HOUR, 0)
     done: list[object] = []
@@ -139,7 +142,7 @@ def test_a_clock_file_that_is_no_file_is_no_clock(
     reads.clear()
     sync(store, index, workers=1)
     assert sorted(reads) == ["b.md", "sub/a.md"]
-    assert target.read_text() == "x"
+    assert target.read_text() == "x" and target.stat().st_mtime_ns == 10**18
 
 
 # -- the model -----------------------------------------------------------------------------
