@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -126,9 +126,9 @@ def test_a_clock_file_that_is_no_file_is_no_clock(
     target = root.parent / "outside"
     target.write_text("x")
     os.utime(target, ns=(10**18, 10**18))
-    made = {"fifo": lambda: os.mkfifo(clock), "folder": clock.mkdir,
-            "link": lambda: clock.symlink_to(target),
-            "hard link": lambda: clock.hardlink_to(target)}
+    made: dict[str, Callable[[], None]] = {
+        "fifo": lambda: os.mkfifo(clock), "folder": clock.mkdir,
+        "link": lambda: clock.symlink_to(target), "hard link": lambda: clock.hardlink_to(target)}
     made[kind]()
     _clocks(monkeypatch, -HOUR, 0)
     done: list[object] = []
