@@ -110,16 +110,17 @@ def replay_log(conn: sqlite3.Connection, params: LearningParams, *, until_seq: i
     """The state replayed from the base and the events after it (with `until_seq` /
     `until_t`: those with seq / time at most that); LedgerError when the limit is before the
     base, whose events are gone."""
-    seq, t, _, start = base_state(conn)
-    if (until_seq is not None and until_seq < seq) or (until_t is not None and until_t < t):
-        raise LedgerError(f"learned.sqlite keeps its events from seq {seq + 1} (time {t:g}) "
-                          "on: the older ones were folded into its base (retention)")
-    events: Iterator[Event] = sql.iter_events(conn, since=seq)
-    if until_seq is not None:
-        events = (ev for ev in events if ev.seq <= until_seq)
-    if until_t is not None:
-        events = (ev for ev in events if ev.t <= until_t)
-    return fold(events, params, start)
+    with sql.read_snapshot(conn):  # the base and the events after it, of one state
+        seq, t, _, start = base_state(conn)
+        if (until_seq is not None and until_seq < seq) or (until_t is not None and until_t < t):
+            raise LedgerError(f"learned.sqlite keeps its events from seq {seq + 1} (time "
+                              f"{t:g}) on: the older ones were folded into its base (retention)")
+        events: Iterator[Event] = sql.iter_events(conn, since=seq)
+        if until_seq is not None:
+            events = (ev for ev in events if ev.seq <= until_seq)
+        if until_t is not None:
+            events = (ev for ev in events if ev.t <= until_t)
+        return fold(events, params, start)
 
 
 def _cut(conn: sqlite3.Connection, since: int, keep: int) -> int | None:
