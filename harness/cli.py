@@ -126,7 +126,8 @@ def _failed(args: argparse.Namespace, exc: Exception) -> int:
     message = str(exc).encode("utf-8", "backslashreplace").decode("utf-8")
     from .unready import STATE_FIX  # at failure only: it imports the server's tables
 
-    fix = STATE_FIX.get(error_kind(exc))  # a file of .rmh/ rmh cannot use: what to do
+    # a file of .rmh/ rmh cannot use: what to do (not for a replay past the log's horizon)
+    fix = STATE_FIX.get(error_kind(exc)) if getattr(exc, "file_unusable", True) else None
     print(f"rmh: {message}" + (f" (to fix: {fix})" if fix else ""), file=sys.stderr)
     if getattr(args, "json", False):
         data = getattr(exc, "data", None)

@@ -19,9 +19,9 @@ full. Two bounds, `LedgerLimits` (configured in rmh.toml's [learning]):
 Sizes are counted as each event's payload bytes plus `EVENT_OVERHEAD` (ledger_sql.py), the
 same in SQL and here. Compaction is one SQLite write transaction: a kill -9 part way leaves
 the log as it was. What it gives up: a replay as of a time before the base (`as_of`, `rmh
-replay --until`) and a note history from before it can no longer be rebuilt (LedgerError
-names the horizon), and a change of LearningParams rebuilds from the base rather than from
-the first event. Deterministic: no clock is read; the cut depends on the log alone.
+replay --until`) and a note history from before it can no longer be rebuilt (LedgerHorizon,
+a LedgerError, names the horizon), and a change of LearningParams rebuilds from the base
+rather than from the first event. Deterministic: no clock is read; the cut depends on the log alone.
 """
 
 from __future__ import annotations
@@ -37,6 +37,14 @@ from .formulas import LearningParams
 from .replay import fold
 from .snapshot import dump_state, load_state
 from .state import Event, LearnedState, apply
+
+
+class LedgerHorizon(LedgerError):
+    """A replay asked for a time or event older than the log keeps (folded into the base):
+    the request's limit is at fault, not the file, so the CLI gives no hint to move the file
+    aside (`file_unusable`; harness/cli.py)."""
+
+    file_unusable = False
 
 
 @dataclass(frozen=True)
@@ -108,12 +116,12 @@ def store_base(conn: sqlite3.Connection, seq: int, t: float, folded: int,
 def replay_log(conn: sqlite3.Connection, params: LearningParams, *, until_seq: int | None = None,
                until_t: float | None = None) -> LearnedState:
     """The state replayed from the base and the events after it (with `until_seq` /
-    `until_t`: those with seq / time at most that); LedgerError when the limit is before the
+    `until_t`: those with seq / time at most that); LedgerHorizon when the limit is before the
     base, whose events are gone."""
     with sql.read_snapshot(conn):  # the base and the events after it, of one state
         seq, t, _, start = base_state(conn)
         if (until_seq is not None and until_seq < seq) or (until_t is not None and until_t < t):
-            raise LedgerError(f"learned.sqlite keeps its events from seq {seq + 1} (time "
+            raise LedgerHorizon(f"learned.sqlite keeps its events from seq {seq + 1} (time "
                               f"{t:g}) on: the older ones were folded into its base (retention)")
         events: Iterator[Event] = sql.iter_events(conn, since=seq)
         if until_seq is not None:
