@@ -490,3 +490,45 @@ def test_a_signal_during_a_written_answer_loses_no_later_answer() -> None:
     answers = {json.dumps(json.loads(line).get("id")): json.loads(line) for line in lines}
     assert answers["null"]["error"]["code"] == -32600, lines  # the oversize line
     assert answers["1"]["error"]["code"] == -32091, lines  # the running request: shutting down
+
+
+def test_a_hangup_the_process_started_ignoring_is_still_ignored() -> None:
+    """REV (session 26): `nohup rmh serve` starts with SIGHUP ignored, asking to outlive its
+    terminal; the server's SIGHUP handler (ADVRPC) overrode that and shut down at a hangup.
+    Now SIGHUP stops the server only where it was not ignored at the start."""
+    fx = Fixture()
+    answers: list[Any] = []
+    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+
+    async def on_shutdown() -> None:
+        pass
+
+    async def main() -> None:
+        in_r, in_w = os.pipe()
+        out_r, out_w = os.pipe()
+        server = StdioServer(Dispatcher(fx.methods()), on_shutdown=on_shutdown)
+
+        async def run() -> None:
+            await server.run(in_r, out_w, handle_signals=True)
+            os.close(out_w)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(run)
+            conn = Conn(in_w, out_r)
+            await conn.send({"jsonrpc": "2.0", "method": "echo", "params": {"value": 1}, "id": 1})
+            answers.append(await conn.recv())
+            os.kill(os.getpid(), signal.SIGHUP)
+            await anyio.sleep(0.2)
+            await conn.send({"jsonrpc": "2.0", "method": "echo", "params": {"value": 2}, "id": 2})
+            with anyio.fail_after(10), suppress(EOFError):
+                answers.append(await conn.recv())
+            conn.close_input()
+        for fd in (in_r, out_r):
+            with suppress(OSError):
+                os.close(fd)
+
+    try:
+        anyio.run(main)
+    finally:
+        signal.signal(signal.SIGHUP, previous)
+    assert [a.get("result") for a in answers] == [1, 2], answers
