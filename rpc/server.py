@@ -53,6 +53,7 @@ log = logging.getLogger("rpc.server")
 
 READ_CHUNK = 65_536
 SHUTDOWN_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+ShutdownHook = Callable[[], Awaitable[None]]
 
 
 def shutdown_signals() -> tuple[signal.Signals, ...]:
@@ -60,7 +61,6 @@ def shutdown_signals() -> tuple[signal.Signals, ...]:
     outlive its terminal; a handler would override what the caller asked for)."""
     return tuple(s for s in SHUTDOWN_SIGNALS
                  if s != signal.SIGHUP or signal.getsignal(s) is not signal.SIG_IGN)
-ShutdownHook = Callable[[], Awaitable[None]]
 
 
 async def _nothing() -> None:

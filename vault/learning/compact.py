@@ -122,7 +122,8 @@ def replay_log(conn: sqlite3.Connection, params: LearningParams, *, until_seq: i
         seq, t, _, start = base_state(conn)
         if (until_seq is not None and until_seq < seq) or (until_t is not None and until_t < t):
             raise LedgerHorizon(f"learned.sqlite keeps its events from seq {seq + 1} (time "
-                              f"{t:g}) on: the older ones were folded into its base (retention)")
+                                f"{t:g}) on: the older ones were folded into its base "
+                                "(retention)")
         events: Iterator[Event] = sql.iter_events(conn, since=seq)
         if until_seq is not None:
             events = (ev for ev in events if ev.seq <= until_seq)
