@@ -21,7 +21,8 @@ Contract:
   (answered -32091 "shutting down"), then the same `on_shutdown`. (SIGHUP is a client's
   terminal or parent going away: left at its default it killed the server with no answer
   for a running request, no session end, and, the supervisor's exit path skipped, its
-  sandbox worker left to the kernel.) A closed output pipe is treated as end of input.
+  sandbox worker left to the kernel. A SIGHUP ignored at the start, `nohup`, stays
+  ignored.) A closed output pipe is treated as end of input.
 - Either way, answers not written `write_grace_s` after the requests were cancelled are
   abandoned: frames are written by a daemon thread, so a client that stops reading stdout
   cannot hold the shutdown (ADVRPC: with 20 MB of answers unread, SIGTERM left the server in
@@ -53,6 +54,13 @@ log = logging.getLogger("rpc.server")
 READ_CHUNK = 65_536
 SHUTDOWN_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 ShutdownHook = Callable[[], Awaitable[None]]
+
+
+def shutdown_signals() -> tuple[signal.Signals, ...]:
+    """SHUTDOWN_SIGNALS, less SIGHUP when this process ignores it (`nohup`: started to
+    outlive its terminal; a handler would override what the caller asked for)."""
+    return tuple(s for s in SHUTDOWN_SIGNALS
+                 if s != signal.SIGHUP or signal.getsignal(s) is not signal.SIG_IGN)
 
 
 async def _nothing() -> None:
@@ -137,11 +145,11 @@ class StdioServer:
             failed: list[OSError] = []
             done = anyio.Event()
             self._jobs.put((frame, failed, done))
-            try:
-                await done.wait()
-            except BaseException:  # abandoned at shutdown: part of it may be out, so no more
-                self._output_broken = True
-                raise
+            # A cancelled wait (a signal, the shutdown's abandonment) leaves the frame queued:
+            # the writer thread writes each frame whole and in order whoever waits for it, so
+            # the next answer is still framed (marking the output broken here lost the running
+            # requests' "shutting down" answers to a signal that came during a write)
+            await done.wait()
             if failed:
                 self._output_broken = True
                 log.warning("output closed; stopping")
@@ -204,7 +212,7 @@ class StdioServer:
                 await self._room.wait()
 
     async def _watch_signals(self, reading: anyio.CancelScope) -> None:
-        with anyio.open_signal_receiver(*SHUTDOWN_SIGNALS) as signals:
+        with anyio.open_signal_receiver(*shutdown_signals()) as signals:
             async for signum in signals:
                 log.info("signal %d: shutting down", signum)
                 self.flight.close()

@@ -115,3 +115,27 @@ def test_the_story_of_a_used_note_says_what_learning_v9_does_on_other_queries() 
     # v10: a one-word query has no phrase; its gate is whether these words (or the about
     # list, a one-word query logged) hold it
     assert "a query of one word: 1 when the words above or the about list hold it" in story
+
+
+@pytest.mark.slow
+def test_a_replay_past_the_retention_horizon_is_no_damaged_file(tmp_path: Path) -> None:
+    """`rmh replay --until` an event folded into the base (retention) fails naming the
+    horizon, and without the damaged-file hint ("move it aside": it would throw the learned
+    state away for a request that only asked too far back; session 26 review)."""
+    root = tmp_path / "v"
+    root.mkdir()
+    for i in range(4):
+        (root / f"n{i}.md").write_text(f"hiking auth n{i}\n", encoding="utf-8")
+    assert rmh(root, "init", "--no-dense").returncode == 0
+    (root / "rmh.toml").write_text("[learning]\nsession_bytes = 0\nlog_bytes = 2000\n",
+                                   encoding="utf-8")
+    ledger = open_ledger(root)
+    try:
+        for i in range(40):
+            ledger.on_search(None, f"hiking {i}", [(1, 0, 1.0), (2, 1, 0.6)])
+    finally:
+        ledger.close()
+    r = rmh(root, "replay", "--until", "1", "--json")
+    assert r.returncode == 1
+    assert json.loads(r.stdout)["error"]["kind"] == "bad_argument"
+    assert "folded into the base" in r.stderr and "move it aside" not in r.stderr, r.stderr

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import select
+import signal
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
@@ -434,3 +435,100 @@ def test_a_client_that_stops_reading_cannot_hold_the_shutdown() -> None:
     anyio.run(main)
     assert not rescued and took[0] < 10, (rescued, took)
     assert shutdowns == [1]
+
+
+def test_a_signal_during_a_written_answer_loses_no_later_answer() -> None:
+    """REV (session 26): SIGTERM while the reader was waiting for its own answer (an oversize
+    line's error) to be written marked the output broken, so the running request's "shutting
+    down" answer was never written though the client kept reading. The writer thread writes
+    each queued frame whole and in order whoever waits for it: a cancelled wait breaks
+    nothing."""
+    fx = Fixture()
+    got: list[bytes] = []
+    junk = [0]
+
+    async def on_shutdown() -> None:
+        pass
+
+    async def main() -> None:
+        in_r, in_w = os.pipe()
+        out_r, out_w = os.pipe()
+        os.set_blocking(out_w, False)
+        with suppress(BlockingIOError):
+            while True:  # the pipe full: the next answer waits in write(2)
+                junk[0] += os.write(out_w, b"." * 4096)
+        os.set_blocking(out_w, True)
+        server = StdioServer(Dispatcher(fx.methods(), max_frame=4096), on_shutdown=on_shutdown)
+
+        async def run() -> None:
+            await server.run(in_r, out_w, handle_signals=True)
+            os.close(out_w)
+
+        def read_all() -> None:
+            while chunk := os.read(out_r, 1 << 16):
+                got.append(chunk)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(run)
+            conn = Conn(in_w, out_r)
+            await conn.send({"jsonrpc": "2.0", "method": "block", "id": 1})
+            await fx.started.wait()
+            await conn.send_raw(b"x" * 8192 + b"\n")  # answered "frame too large"
+            with anyio.fail_after(10):  # that answer taken by the writer, which waits
+                while not (server._write_lock.locked() and server._jobs.empty()):
+                    await anyio.sleep(0.01)
+            await anyio.sleep(0.1)
+            os.kill(os.getpid(), signal.SIGTERM)
+            await anyio.sleep(0.1)
+            await anyio.to_thread.run_sync(read_all)
+        for fd in (in_r, in_w, out_r):
+            with suppress(OSError):
+                os.close(fd)
+
+    anyio.run(main)
+    lines = b"".join(got)[junk[0]:].splitlines()
+    answers = {json.dumps(json.loads(line).get("id")): json.loads(line) for line in lines}
+    assert answers["null"]["error"]["code"] == -32600, lines  # the oversize line
+    assert answers["1"]["error"]["code"] == -32091, lines  # the running request: shutting down
+
+
+def test_a_hangup_the_process_started_ignoring_is_still_ignored() -> None:
+    """REV (session 26): `nohup rmh serve` starts with SIGHUP ignored, asking to outlive its
+    terminal; the server's SIGHUP handler (ADVRPC) overrode that and shut down at a hangup.
+    Now SIGHUP stops the server only where it was not ignored at the start."""
+    fx = Fixture()
+    answers: list[Any] = []
+    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+
+    async def on_shutdown() -> None:
+        pass
+
+    async def main() -> None:
+        in_r, in_w = os.pipe()
+        out_r, out_w = os.pipe()
+        server = StdioServer(Dispatcher(fx.methods()), on_shutdown=on_shutdown)
+
+        async def run() -> None:
+            await server.run(in_r, out_w, handle_signals=True)
+            os.close(out_w)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(run)
+            conn = Conn(in_w, out_r)
+            await conn.send({"jsonrpc": "2.0", "method": "echo", "params": {"value": 1}, "id": 1})
+            answers.append(await conn.recv())
+            os.kill(os.getpid(), signal.SIGHUP)
+            await anyio.sleep(0.2)
+            await conn.send({"jsonrpc": "2.0", "method": "echo", "params": {"value": 2}, "id": 2})
+            with anyio.fail_after(10), suppress(EOFError):
+                answers.append(await conn.recv())
+            conn.close_input()
+        for fd in (in_r, out_r):
+            with suppress(OSError):
+                os.close(fd)
+
+    try:
+        anyio.run(main)
+    finally:
+        signal.signal(signal.SIGHUP, previous)
+    assert [a.get("result") for a in answers] == [1, 2], answers

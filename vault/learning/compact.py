@@ -19,9 +19,10 @@ full. Two bounds, `LedgerLimits` (configured in rmh.toml's [learning]):
 Sizes are counted as each event's payload bytes plus `EVENT_OVERHEAD` (ledger_sql.py), the
 same in SQL and here. Compaction is one SQLite write transaction: a kill -9 part way leaves
 the log as it was. What it gives up: a replay as of a time before the base (`as_of`, `rmh
-replay --until`) and a note history from before it can no longer be rebuilt (LedgerError
-names the horizon), and a change of LearningParams rebuilds from the base rather than from
-the first event. Deterministic: no clock is read; the cut depends on the log alone.
+replay --until`) and a note history from before it can no longer be rebuilt (a LedgerError
+naming the argument and the horizon: a bad argument on every surface), and a change of
+LearningParams rebuilds from the base rather than from the first event. Deterministic: no
+clock is read; the cut depends on the log alone.
 """
 
 from __future__ import annotations
@@ -108,20 +109,21 @@ def store_base(conn: sqlite3.Connection, seq: int, t: float, folded: int,
 def replay_log(conn: sqlite3.Connection, params: LearningParams, *, until_seq: int | None = None,
                until_t: float | None = None) -> LearnedState:
     """The state replayed from the base and the events after it (with `until_seq` /
-    `until_t`: those with seq / time at most that); LedgerError when the limit is before the
-    base, whose events are gone."""
-    seq, t, _, start = base_state(conn)
-    if (until_seq is not None and until_seq < seq) or (until_t is not None and until_t < t):
-        raise LedgerError(f"before the learning log's base: it keeps its events from seq "
-                          f"{seq + 1} (time {t!r}) on, the older ones folded into the base "
-                          "(retention, rmh.toml [learning] log_bytes)",
-                          "until" if until_seq is not None and until_seq < seq else "as_of")
-    events: Iterator[Event] = sql.iter_events(conn, since=seq)
-    if until_seq is not None:
-        events = (ev for ev in events if ev.seq <= until_seq)
-    if until_t is not None:
-        events = (ev for ev in events if ev.t <= until_t)
-    return fold(events, params, start)
+    `until_t`: those with seq / time at most that); LedgerError naming the argument (`param`:
+    a bad argument, harness/errors.py) when the limit is before the base, whose events are gone."""
+    with sql.read_snapshot(conn):  # the base and the events after it, of one state
+        seq, t, _, start = base_state(conn)
+        if (until_seq is not None and until_seq < seq) or (until_t is not None and until_t < t):
+            raise LedgerError(f"before the learning log's base: it keeps its events from seq "
+                              f"{seq + 1} (time {t!r}) on, the older ones folded into the base "
+                              "(retention, rmh.toml [learning] log_bytes)",
+                              "until" if until_seq is not None and until_seq < seq else "as_of")
+        events: Iterator[Event] = sql.iter_events(conn, since=seq)
+        if until_seq is not None:
+            events = (ev for ev in events if ev.seq <= until_seq)
+        if until_t is not None:
+            events = (ev for ev in events if ev.t <= until_t)
+        return fold(events, params, start)
 
 
 def _cut(conn: sqlite3.Connection, since: int, keep: int) -> int | None:

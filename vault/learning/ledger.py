@@ -118,7 +118,7 @@ class Ledger(LedgerAudit):
     # -- state loading and writing -------------------------------------------------------------
 
     def _sync_state(self, force: bool = False) -> None:
-        with self._lock:
+        with self._lock, sql.read_snapshot(self._conn):  # every table of one state
             version = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
             if force or version != self._version:
                 self._state = sql.load_state(self._conn)

@@ -43,18 +43,21 @@ class LedgerAudit:
         """The state rebuilt from the log alone, its base and events (nothing is written);
         with `until`, from the events with seq <= until (the state right after that event;
         LedgerError when it is inside the base, compact.py)."""
-        return replay_log(self._conn, self.params, until_seq=until)
+        with self._lock:  # its read transaction is the connection's, as a write's is
+            return replay_log(self._conn, self.params, until_seq=until)
 
     def note_history(self, note_id: int) -> dict[str, Any]:
         """One note's Q, prior, events and rewards, replayed from the log (learning/explain.py;
         of a compacted log, from its base on)."""
-        seq, _, _, start = base_state(self._conn)
-        return note_history(sql.iter_events(self._conn, since=seq), note_id, self.params,
-                            start=start)
+        with self._lock, sql.read_snapshot(self._conn):  # the base and its events, one state
+            seq, _, _, start = base_state(self._conn)
+            return note_history(sql.iter_events(self._conn, since=seq), note_id, self.params,
+                                start=start)
 
     def state_as_of(self, t: float) -> LearnedState:
         """The state replayed from the events logged at times <= t (nothing is written)."""
-        return replay_log(self._conn, self.params, until_t=t)
+        with self._lock:
+            return replay_log(self._conn, self.params, until_t=t)
 
     def rebuild(self, stamp: str | None = None) -> LearnedState:
         """Rewrite every derived row from the log (one transaction; with `stamp`, unless

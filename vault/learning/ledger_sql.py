@@ -11,6 +11,7 @@ import json
 import math
 import sqlite3
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from ..errors import LedgerError
@@ -134,6 +135,23 @@ def vacuum(conn: sqlite3.Connection) -> None:
     WAL frames would otherwise keep deleted text)."""
     conn.execute("VACUUM")
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+@contextmanager
+def read_snapshot(conn: sqlite3.Connection) -> Iterator[None]:
+    """Several reads from one state of the file (a deferred transaction: in WAL mode its first
+    read fixes what it sees), or from the caller's transaction when one is open. A base and
+    the events after it read in two statements could straddle another process's compaction,
+    which deletes events the older base lacks: a replay missed them (session 26 review)."""
+    if conn.in_transaction:
+        yield
+        return
+    conn.execute("BEGIN")
+    try:
+        yield
+    finally:
+        if conn.in_transaction:
+            conn.execute("COMMIT")
 
 
 def get_meta(conn: sqlite3.Connection, key: str) -> str | None:

@@ -27,22 +27,29 @@ a state folder that refuses the write) the row stays RACY, as before.
 from __future__ import annotations
 
 import os
+import stat
 
 from .folders import RACY, SETTLED_NS, stored_ctime
 
 CLOCK_FILE = "clock"  # in the vault's state folder: only its times are ever changed
-_FLAGS = (os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
-          | getattr(os, "O_CLOEXEC", 0))
+# O_NONBLOCK: a FIFO put there would hold the open (and the sync) until a reader came
+_FLAGS = (os.O_WRONLY | os.O_CREAT | getattr(os, "O_NONBLOCK", 0)
+          | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
 
 
 def file_system_now(state: str) -> int | None:
     """The file system's clock now (ns), as it stamps a change: the ctime of `state`/clock
-    (made when missing) once its times are set to now; None when that fails."""
+    (made when missing) once its times are set to now; None when that fails or it is no
+    regular file of its own (a link, a hard link, a FIFO, a device: never waited on, nor
+    another file's times set through it)."""
     try:
         fd = os.open(os.path.join(state, CLOCK_FILE), _FLAGS, 0o644)
     except OSError:
         return None
     try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:  # a hard link: another's times
+            return None
         os.utime(fd)  # times omitted: now, by the file system's clock (NFS: the server's)
         return os.fstat(fd).st_ctime_ns
     except OSError:

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from vault import LEDGER_FILE, Ledger, LedgerError, LedgerLimits
+from vault.learning import compact as compact_module
 from vault.learning import ledger_sql as sql
 from vault.learning.compact import NO_LIMITS, base_state
 from vault.learning.formulas import SECONDS_PER_DAY
@@ -212,3 +213,36 @@ def test_a_schema_2_ledger_is_migrated_with_its_log_counted(tmp_path: Path) -> N
     assert total.fetchone()[0] == sql.log_bytes(led._conn) > 0
     assert base_state(led._conn)[0] == 0
     led.close()
+
+
+@pytest.mark.parametrize("ask", ["replay", "as_of"])
+def test_a_replay_reads_one_state_while_another_process_compacts(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ask: str) -> None:
+    """A replay read the base, then the events after it, in two statements: another
+    process's compaction between them deleted events the older base does not hold, and the
+    replay silently missed them (session 26 review: 40 of 19,886 replays in a loop beside a
+    writer, docs/measurements/session26/rev_replay_race.py.txt). Now both come from one read
+    snapshot: every event is a search, so a whole replay has searches == last_seq."""
+    path = tmp_path / LEDGER_FILE
+    writer = Ledger.open(path, clock=Clock(), limits=LedgerLimits(0, 3000))
+    reader = Ledger.open(path, clock=Clock(), limits=NO_LIMITS)
+    for i in range(30):
+        writer.on_search(None, f"q{i}", shown([1, 2]))
+    raced: list[int] = []
+
+    def racing(conn: sqlite3.Connection) -> Any:
+        got = base_state(conn)
+        if conn is reader._conn and not raced:  # the other process, between the two reads
+            raced.append(0)
+            for i in range(60):
+                writer.on_search(None, f"r{i}", shown([3]))
+            raced[0] = sql.base_seq(writer._conn)
+        return got
+
+    monkeypatch.setattr(compact_module, "base_state", racing)
+    st = reader.replay() if ask == "replay" else reader.state_as_of(2e6)
+    monkeypatch.undo()
+    assert raced and raced[0] > 30  # the writer compacted past what the reader's base held
+    assert st.searches == st.last_seq
+    writer.close()
+    reader.close()

@@ -7,8 +7,10 @@ edits checks that no sync ever trusts a row its file has changed since."""
 
 from __future__ import annotations
 
+import os
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -109,6 +111,38 @@ def test_without_the_state_folder_the_clock_is_unknown(
     assert not (root / "missing").exists()
     assert FileSystemClock(str(root / ".rmh"))() is not None
     assert (root / ".rmh" / future.CLOCK_FILE).is_file()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder", "link", "hard link"])
+def test_a_clock_file_that_is_no_file_is_no_clock(
+        vault: tuple[Store, Index, Path], monkeypatch: pytest.MonkeyPatch,
+        reads: list[str], kind: str) -> None:  # noqa: F811
+    """`.rmh/clock` replaced by a FIFO (session 26 review: the open for writing waited for a
+    reader, and the sync hung for good), a folder, a link to a file or a hard link to a note
+    (its times were set to now at each sync): no clock, the files stay RACY, the sync ends,
+    and no file's times change through it."""
+    store, index, root = vault
+    clock = root / ".rmh" / future.CLOCK_FILE
+    target = root.parent / "outside"
+    target.write_text("x")
+    os.utime(target, ns=(10**18, 10**18))
+    made: dict[str, Callable[[], None]] = {
+        "fifo": lambda: os.mkfifo(clock), "folder": clock.mkdir,
+        "link": lambda: clock.symlink_to(target), "hard link": lambda: clock.hardlink_to(target)}
+    made[kind]()
+    _clocks(monkeypatch, -HOUR, 0)
+    done: list[object] = []
+    worker = threading.Thread(target=lambda: done.append(sync(store, index, workers=1)),
+                              daemon=True)
+    worker.start()
+    worker.join(20)
+    assert done, "the sync did not end"
+    assert future.file_system_now(str(root / ".rmh")) is None
+    assert {r.ctime_ns for r in index.stats().values()} == {RACY}
+    reads.clear()
+    sync(store, index, workers=1)
+    assert sorted(reads) == ["b.md", "sub/a.md"]
+    assert target.read_text() == "x" and target.stat().st_mtime_ns == 10**18
 
 
 # -- the model -----------------------------------------------------------------------------
