@@ -23,7 +23,7 @@ from .errors import (
 from .landing import landed, tolerate_full
 from .notes import edits
 from .notes.hashing import content_hash
-from .notes.records import MoveResult, NoteRecord
+from .notes.records import CHANGED_MEANWHILE, GONE_MEANWHILE, MoveResult, NoteRecord
 from .notes.relinks import moved, relink_plan
 from .parts import VaultParts
 from .storage.guard import check_read, check_write
@@ -191,9 +191,11 @@ class VaultWrites(VaultParts):
                 journal.finish(name)  # the rename was refused: nothing changed
                 raise
             journal.finish(name)
+            left = tuple((p, GONE_MEANWHILE if self.store.stat(p) is None else CHANGED_MEANWHILE)
+                         for p in outcome.left)
         if outcome.written:
             self.live.sync_paths(outcome.written)
-        return MoveResult(new_path, old_path, tuple(outcome.written))
+        return MoveResult(new_path, old_path, tuple(outcome.written), left)
 
     def _move_intent(self, note_id: int, old_path: str, new_path: str) -> MoveIntent:
         before = self.resolver()
