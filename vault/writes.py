@@ -186,8 +186,10 @@ class VaultWrites(VaultParts):
                 outcome = apply_move(self.store, intent, name, after_rename=lambda: (
                     self.live.sync_paths([old_path, new_path])))
             except VaultError:
-                if self.store.stat(old_path) is None:
-                    raise  # something changed: the next open finishes or undoes the plan
+                old_now, new_now = self.store.stat(old_path), self.store.stat(new_path)
+                if old_now is None or (new_now is not None and new_now.inode == old_now.inode):
+                    raise  # something changed (the rename's link made, its unlink refused:
+                    # PermissionDenied): the next open finishes or undoes the plan
                 journal.finish(name)  # the rename was refused: nothing changed
                 raise
             journal.finish(name)
