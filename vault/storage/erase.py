@@ -164,7 +164,7 @@ def scan(files: Iterable[Path], needles: Sequence[str], subject: str = "",
     within = [(s, sum(s.count(n) for n in folded))
               for s in (x.casefold().encode("utf-8") for x in dict.fromkeys(shadows))]
     within = [(s, k) for s, k in within if k]
-    count, found, apart = 0, {}, {}
+    count, found, apart = 0, dict[str, int](), dict[str, list[str]]()
     skipped = [_name(p, root) for p in unread]
     configs = {os.path.realpath(f) for f in settings}
     config_names = {os.path.basename(f) for f in configs}
