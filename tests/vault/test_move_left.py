@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 import vault.writes as writes_module
 from vault import Vault
 from vault.notes.records import CHANGED_MEANWHILE, GONE_MEANWHILE
+from vault.storage.intents import apply_move
 
 FATE = st.sampled_from(["kept", "edited", "removed"])
 
@@ -29,7 +30,7 @@ def test_referrers_changed_meanwhile_are_named_with_why(
     names = [f"R{i}.md" for i in range(len(fates))]
     for name in names:
         (root / name).write_text(f"{name} links to [[Target]].\n", encoding="utf-8")
-    real = writes_module.apply_move
+    real = apply_move
 
     def editor_saves_first(store: Any, intent: Any, *args: Any, **kwargs: Any) -> Any:
         for name, fate in zip(names, fates, strict=True):  # after the plan, before the rewrite
