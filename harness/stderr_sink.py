@@ -67,6 +67,7 @@ class StderrSink(io.TextIOBase):
                 return len(s)
             if self._pending + len(data) > self._max:
                 self._dropped += len(data)
+                self._cond.notify_all()  # an idle writer says so (one write over the bound)
                 return len(s)
             if self._dropped:
                 self._queue.append((dropped_line(self._dropped), 0))

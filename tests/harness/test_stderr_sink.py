@@ -136,3 +136,14 @@ def test_rmh_serve_answers_every_frame_while_its_stderr_is_not_read(tmp_path: Pa
         os.close(r)
     ended = re.findall(rb"session (s\d{4})-x+ ended\n", log)
     assert ended == [f"s{n:04d}".encode() for n in range(0, 2 * rounds, 2)]
+
+
+def test_a_write_over_the_bound_is_counted_at_once_by_an_idle_writer() -> None:
+    r, w = os.pipe()
+    sink = StderrSink(w, max_pending=10)
+    sink.write("x" * 50 + "\n")
+    assert sink.drain(5.0)  # the count is written without waiting for another write
+    assert os.read(r, 4096) == dropped_line(51)
+    sink.close()
+    os.close(w)
+    os.close(r)
