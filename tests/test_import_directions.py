@@ -136,9 +136,10 @@ def test_no_import_cycles() -> None:
 # modules; the package root (`vault/__init__.py`) names the public surface and stands above.
 VAULT_FLOORS = ("errors", "notes", "storage", "learning", "retrieval", "facade", "conversation")
 FACADE = {"core", "parts", "writes", "landing", "erasure", "erasure_steps"}
-# beside errors: the cooperative stop every floor may check, and the map of positions after
-# a removal, which every floor that keeps positions follows
-GROUND = {"cancel", "shift"}
+# beside errors: the cooperative stop every floor may check, the map of positions after
+# a removal, which every floor that keeps positions follows, and the typed error an untyped
+# OSError or SQLite error stands for (the boundary's storage_error)
+GROUND = {"cancel", "shift", "untyped_errors"}
 
 
 def vault_floor(module: str) -> int | None:

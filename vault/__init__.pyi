@@ -63,7 +63,6 @@ from .errors import ReadOnlyVault as ReadOnlyVault
 from .errors import VaultError as VaultError
 from .errors import is_disk_full as is_disk_full
 from .errors import no_space as no_space
-from .errors import storage_error as storage_error
 from .errors import writable as writable
 from .learning.answer import answer_uses as answer_uses
 from .learning.asked import FLOOR as _ASKED_FLOOR
@@ -127,6 +126,7 @@ from .storage.intents import journal_stamp as journal_stamp
 from .storage.mentions import ending_in_part as ending_in_part
 from .storage.mentions import mentioning as mentioning
 from .storage.paths import path_refusal as path_refusal
+from .untyped_errors import storage_error as storage_error
 
 ASKED_FLOOR = _ASKED_FLOOR
 ASKED_WALK = _ASKED_WALK

@@ -27,8 +27,9 @@ values, never exceptions. The tree:
     ├── ErasurePending          an erasure's steps failed: the vault stays closed until done
     └── ReadOnlyVault           .rmh/ not writable (a read-only mount, another owner): no write
 
-`storage_error` turns an OSError or a SQLite error that means one of the last two into it (the
-boundary calls it on anything untyped, so every surface says "disk full", not "internal").
+`storage_error` (untyped_errors.py) turns an OSError or a SQLite error that means one of the
+last three into it (the boundary calls it on anything untyped, so every surface says "disk
+full", not "internal").
 
     sqlite3.DatabaseError
     └── SchemaTooNew            a SQLite schema newer than this rmh (its opener wraps it)
@@ -378,17 +379,6 @@ def no_space(folder: str) -> bool:
         return os.statvfs(folder).f_bavail == 0
     except OSError:
         return False
-
-
-def storage_error(exc: BaseException, what: str = "vault files") -> VaultError | None:
-    """The typed error an untyped OSError or SQLite error stands for (DiskFull; for an
-    OSError with EACCES/EPERM and a file name, PermissionDenied), or None."""
-    if is_disk_full(exc):
-        return DiskFull(what)
-    if isinstance(exc, OSError) and exc.errno in (errno.EACCES, errno.EPERM):
-        name = exc.filename if isinstance(exc.filename, str) else what
-        return PermissionDenied(name.rsplit("/", 1)[-1])  # no host path leaves
-    return None
 
 
 class SchemaTooNew(sqlite3.DatabaseError):

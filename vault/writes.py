@@ -23,7 +23,7 @@ from .errors import (
 from .landing import landed, tolerate_full
 from .notes import edits
 from .notes.hashing import content_hash
-from .notes.records import MoveResult, NoteRecord
+from .notes.records import CHANGED_MEANWHILE, GONE_MEANWHILE, MoveResult, NoteRecord
 from .notes.relinks import moved, relink_plan
 from .parts import VaultParts
 from .storage.guard import check_read, check_write
@@ -186,14 +186,18 @@ class VaultWrites(VaultParts):
                 outcome = apply_move(self.store, intent, name, after_rename=lambda: (
                     self.live.sync_paths([old_path, new_path])))
             except VaultError:
-                if self.store.stat(old_path) is None:
-                    raise  # something changed: the next open finishes or undoes the plan
+                old_now, new_now = self.store.stat(old_path), self.store.stat(new_path)
+                if old_now is None or (new_now is not None and new_now.inode == old_now.inode):
+                    raise  # something changed (the rename's link made, its unlink refused:
+                    # PermissionDenied): the next open finishes or undoes the plan
                 journal.finish(name)  # the rename was refused: nothing changed
                 raise
             journal.finish(name)
+            left = tuple((p, GONE_MEANWHILE if self.store.stat(p) is None else CHANGED_MEANWHILE)
+                         for p in outcome.left)
         if outcome.written:
             self.live.sync_paths(outcome.written)
-        return MoveResult(new_path, old_path, tuple(outcome.written))
+        return MoveResult(new_path, old_path, tuple(outcome.written), left)
 
     def _move_intent(self, note_id: int, old_path: str, new_path: str) -> MoveIntent:
         before = self.resolver()

@@ -3,7 +3,8 @@
 Both run code in the sandboxed worker with the vault functions as globals; the vault itself
 is only ever touched by this (trusted) process. `rmh exec` reads the cell from -c or stdin and
 prints its output, value and error; with --json, one document (`ExecResult.to_json()`).
-Exit code: 0 when the cell succeeded, 1 when it raised or was stopped.
+Exit code: 0 when the cell succeeded, 1 when it raised or was stopped; SIGTERM or SIGHUP end
+either command with one line and 128 + the signal's number (143, 129), the worker cleaned up.
 
 A cell that reached its deadline while a host function was running (a search building the
 index) is answered at the deadline; the host call is abandoned (sandbox/hostcalls.py). The
@@ -14,6 +15,7 @@ whatever it had not committed to the index is rolled back by SQLite (as after a 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import signal
@@ -99,19 +101,27 @@ def _print_human(result: ExecResult) -> None:
     sys.stdout.flush()
 
 
-def _exit_on_sigterm() -> None:
-    """SIGTERM ends the run through the `finally` that closes the sandbox (its worker's
-    process group is killed), as Ctrl-C does; the worker also dies by PR_SET_PDEATHSIG if
-    this process is killed outright."""
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)  # SIGHUP: a closed terminal, a dying session
+
+
+def _exit_on_stop_signals() -> None:
+    """SIGTERM and SIGHUP end the run through the `finally` that closes the sandbox (its
+    worker's process group is killed) and the vault, as Ctrl-C does, with one line on stderr
+    (`rmh: stopped by SIGHUP`) and exit status 128 + the signal's number (143, 129). SIGHUP
+    killed the process outright before: no word, no cleanup but the worker's own
+    PR_SET_PDEATHSIG, which still covers a process killed outright."""
 
     def handler(signum: int, frame: FrameType | None) -> None:
+        with contextlib.suppress(OSError):  # a hung-up terminal refuses the line (EIO)
+            os.write(2, f"rmh: stopped by {signal.Signals(signum).name}\n".encode())
         raise SystemExit(128 + signum)
 
-    signal.signal(signal.SIGTERM, handler)
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, handler)
 
 
 def cmd_exec(args: argparse.Namespace) -> int:
-    _exit_on_sigterm()
+    _exit_on_stop_signals()
     code = args.code if args.code is not None else sys.stdin.read()
     cell = _sandbox(load(vault=args.vault), args)
     try:
@@ -148,7 +158,7 @@ def _read_cell() -> str | None:
 
 
 def cmd_repl(args: argparse.Namespace) -> int:
-    _exit_on_sigterm()
+    _exit_on_stop_signals()
     session = _sandbox(load(vault=args.vault), args)
     print(f"rmh repl ({session.tier}); help() lists the vault functions; Ctrl-D quits",
           file=sys.stderr)

@@ -3,12 +3,15 @@
 Nothing but protocol frames reaches stdout: before anything else runs, the real stdout is
 duplicated to a private descriptor for the frames, and fd 1 and `sys.stdout` are pointed at
 stderr, so a stray print (ours, a library's, a C extension's, a child process's) lands in the
-log. Logs go to stderr. Exit code 0 after end of input or SIGTERM (session-end work flushed).
+log. Logs go to stderr through `StderrSink` (harness/stderr_sink.py): a client that never reads
+that pipe costs dropped log lines, never a server stuck in write(2). Exit code 0 after end of
+input or SIGTERM (session-end work flushed).
 """
 
 from __future__ import annotations
 
 import argparse
+import atexit
 import logging
 import os
 import sys
@@ -24,6 +27,7 @@ from harness.llm import Broker
 from harness.mcp import mcp_methods
 from harness.methods import Harness, Repl, map_exception, method_table
 from harness.rlm_tools import RlmTools
+from harness.stderr_sink import StderrSink
 from harness.write_quota import WriteLimits, WriteQuota
 from rpc import DEFAULT_MAX_FRAME, Dispatcher, StdioServer
 from sandbox import TIER_NAMES, HostFunction, Sandbox, SandboxConfig
@@ -39,6 +43,7 @@ from vault import (
 
 # Cheap methods answered without waiting for a slot, ahead of queued work.
 CONTROL_METHODS = ("ping", "status")
+EXIT_DRAIN_S = 1.0  # at exit, the most time given to log lines a client is slow to read
 
 
 def protect_stdout() -> int:
@@ -93,13 +98,28 @@ def sandbox_factory(cfg: Config, tier: str | None = None) -> partial[Repl]:
     return partial(make, sb_config)
 
 
+def quiet_stderr() -> StderrSink:
+    """Point `sys.stderr` and `sys.stdout` (stray prints: `protect_stdout`) at a sink that
+    never blocks its writers on a pipe the client does not read; at exit (after a traceback
+    too) what is queued gets at most EXIT_DRAIN_S to go out."""
+    sink = StderrSink(2)
+    sys.stderr = sys.stdout = sink
+    atexit.register(sink.drain, EXIT_DRAIN_S)
+    return sink
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     proto_fd = protect_stdout()
+    sink = quiet_stderr()
     logging.basicConfig(
-        stream=sys.stderr,
+        stream=sink,
         level=getattr(logging, str(args.log_level).upper(), logging.WARNING),
         format="rmh %(levelname)s %(name)s: %(message)s",
     )
+    return _serve(args, proto_fd)
+
+
+def _serve(args: argparse.Namespace, proto_fd: int) -> int:
     try:
         cfg = load(vault=args.vault)
         repl_factory = sandbox_factory(cfg, args.tier)

@@ -78,6 +78,15 @@ def render_search(args: argparse.Namespace, doc: dict[str, Any]) -> tuple[Any, s
     return doc, "".join(text + "\n" for text in out)
 
 
+def moved(args: argparse.Namespace, doc: dict[str, Any]) -> tuple[Any, str]:
+    """The rendering of move: where the note went, how many notes had their links rewritten,
+    and each referrer the move left as it was (changed meanwhile), with why."""
+    text = f"moved {doc['old']} -> {doc['note']}; rewrote links in {len(doc['rewritten'])} notes"
+    for left in doc.get("not_rewritten", ()):
+        text += f"\nnot rewritten: {left['note']}: {left['reason']}"
+    return doc, line(text)
+
+
 def written(verb: str) -> Any:
     """The rendering of write and edit: the note, its id and its new hash."""
 
@@ -146,9 +155,7 @@ COMMANDS: tuple[Command, ...] = (
         Arg("expected_count", ("--count",),
             help="replace: how many occurrences there must be (default 1)"),
         EXPECTED_HASH), written("edited"), session=True, stdin=edit_input),
-    Command("move", "move", (Arg("note", metavar="old"), Arg("new")),
-            lambda args, doc: (doc, line(f"moved {doc['old']} -> {doc['note']}; rewrote links "
-                                         f"in {len(doc['rewritten'])} notes"))),
+    Command("move", "move", (Arg("note", metavar="old"), Arg("new")), moved),
     Command("delete", "delete", (Arg("note"),),
             lambda args, doc: ({"trash": doc["trash"]}, line(f"moved to {doc['trash']}"))),
     Command("links", "links", (Arg("note"),),

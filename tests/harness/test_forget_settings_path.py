@@ -33,7 +33,7 @@ def test_a_settings_path_naming_the_subject_is_no_failed_proof(tmp_path: Path) -
     assert done.returncode == 0, done.stdout + done.stderr
     proof = json.loads(done.stdout)["proof"]
     assert proof["occurrences"] == 0
-    assert proof["in_settings_paths"] == {str(work / "vault" / "rmh.toml"): ["embed.graph_cache"]}
+    assert proof["in_settings_paths"] == {"rmh.toml": ["embed.graph_cache"]}
     human = rmh(work, "forget", "--subject", "Bob")
     assert human.returncode == 0 and "settings" not in human.stdout
 

@@ -19,9 +19,11 @@ only an idle timer can tell). Every rmh process that opens the ledger recovers t
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import hashlib
 import os
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -105,11 +107,19 @@ class SessionLocks:
         if session in self._held:
             return True
         path = self._path(session)
-        try:
-            fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
-        except FileNotFoundError:
+        try:  # no link followed (a planted one named another program's file: rmh took its
+            # lock, and a lock held there made a dead session alive), no wait on a FIFO
+            fd = os.open(path, os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except (FileNotFoundError, IsADirectoryError):
+            return False
+        except OSError as exc:
+            if exc.errno != errno.ELOOP:
+                raise
+            path.unlink(missing_ok=True)  # a symlink: never a session's lock (`hold`)
             return False
         try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return False  # a FIFO or a device planted there: no session's lock
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             return True

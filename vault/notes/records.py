@@ -68,17 +68,28 @@ class NoteRecord:
         return out
 
 
+# Why a referrer's links were not rewritten (MoveResult.not_rewritten).
+CHANGED_MEANWHILE = ("changed since the move read it (saved by another program meanwhile): its "
+                     "links were left as they are; `rmh doctor` lists those that dangle")
+GONE_MEANWHILE = "removed since the move read it"
+
+
 @dataclass(frozen=True)
 class MoveResult:
     """Where a note went and which notes had their links rewritten (the notes linking to it;
-    last, the moved note itself when links of its own had to follow it to its new folder)."""
+    last, the moved note itself when links of its own had to follow it to its new folder);
+    `not_rewritten`: (note, why) of each one the move planned to rewrite but left as it was,
+    because it changed between the plan and its rewrite (an editor saved it: no edit is lost,
+    its links to the old path may now dangle)."""
 
     note: str
     old: str
     rewritten: tuple[str, ...]
+    not_rewritten: tuple[tuple[str, str], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {"note": self.note, "old": self.old, "rewritten": list(self.rewritten)}
+        return {"note": self.note, "old": self.old, "rewritten": list(self.rewritten),
+                "not_rewritten": [{"note": p, "reason": why} for p, why in self.not_rewritten]}
 
 
 def link_infos(

@@ -67,6 +67,8 @@ class Proof:
     """The scan after erasure: files read, and where an erased string was still found."""
 
     files: int
+    # Every file is named as `scan` names it for the search: its path from the vault folder,
+    # a file outside it (the shared embedding cache) by its base name; never a host path.
     found: dict[str, int] = field(default_factory=dict)  # file -> occurrences
     # files and folders there that could not be read (not missing): they may hold it still
     unread: tuple[str, ...] = ()
@@ -150,8 +152,9 @@ def scan(files: Iterable[Path], needles: Sequence[str], subject: str = "",
     other needles (paths, lines of at least LINE_MIN characters) as plain bytes. The name of
     a file under `root` (the vault) is its path from there, of any other its base name: the
     folders above are the user's, not rmh's (a vault under /home/ann failed every proof of
-    `--subject Ann`). `shadows`: the paths of notes that stay which hold an erased path
-    (`Joann.md` holds `Ann.md`): each of their occurrences takes back the needles it holds,
+    `--subject Ann`); the proof names it so too, in `found`, `unread` and `settings` alike.
+    `shadows`: the paths of notes that stay which hold an erased path (`Joann.md` holds
+    `Ann.md`): each of their occurrences takes back the needles it holds,
     so a note that stays is no trace of one erased. A file that cannot be read (a note the
     user made unreadable), and `unread` (folders `owned_files` could not list), are named in
     the proof's `unread`: the proof cannot say they are clean. `settings`: settings files
@@ -161,7 +164,7 @@ def scan(files: Iterable[Path], needles: Sequence[str], subject: str = "",
     within = [(s, sum(s.count(n) for n in folded))
               for s in (x.casefold().encode("utf-8") for x in dict.fromkeys(shadows))]
     within = [(s, k) for s, k in within if k]
-    count, found, apart = 0, {}, {}
+    count, found, apart = 0, dict[str, int](), dict[str, list[str]]()
     skipped = [_name(p, root) for p in unread]
     configs = {os.path.realpath(f) for f in settings}
     config_names = {os.path.basename(f) for f in configs}
@@ -170,7 +173,7 @@ def scan(files: Iterable[Path], needles: Sequence[str], subject: str = "",
             plain = _count(file, folded) - sum(k * _count(file, [s]) for s, k in within)
             if file.name in config_names and os.path.realpath(file) in configs:
                 named, keys = _in_settings(file, subject)
-                apart.update({str(file): keys} if keys else {})
+                apart.update({_name(file, root): keys} if keys else {})
             else:
                 named = count_in_bytes(file, subject) + count_in_sqlite(file, subject)
             hits = max(plain, 0) + named
@@ -186,7 +189,7 @@ def scan(files: Iterable[Path], needles: Sequence[str], subject: str = "",
                     - sum(k * encoded.count(s) for s, k in within), 0)  # trace too
         hits += mentions(name, subject)
         if hits:
-            found[str(file)] = hits
+            found[name] = found.get(name, 0) + hits  # two outside files of one base name
     return Proof(count, found, tuple(sorted(set(skipped))), apart)
 
 

@@ -1,6 +1,7 @@
 """The store's low-level file operations: fsync of folders, a rename that never replaces,
-liveness of a temp file's writer and the temporaries of dead writers, and the one way rmh opens
-its own files in `.rmh/` for reading (`open_regular`). Each change calls `done`
+liveness of a temp file's writer and the temporaries of dead writers, the one way rmh opens
+its own files in `.rmh/` for reading (`open_regular`), and how a refused change to a note is
+reported (`refused_change`). Each change calls `done`
 once it is made, so the store can count its file operations in one place (its fault-injection
 seam, storage/store.py)."""
 
@@ -10,13 +11,24 @@ import contextlib
 import errno
 import os
 import stat
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from ..errors import NoteExists
+from ..errors import NoteExists, PermissionDenied
 
 _LINK_UNSUPPORTED = (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK)
+
+
+@contextlib.contextmanager
+def refused_change(rel: str) -> Iterator[None]:
+    """The file system's refusal (EACCES, EPERM) of any step of a change to note `rel` (its
+    temporary, a folder made for it, the rename, the trash) as PermissionDenied(rel, "write"):
+    the note by its vault path, never the temporary's name nor a host path."""
+    try:
+        yield
+    except PermissionError as exc:
+        raise PermissionDenied(rel, "write") from exc
 
 
 def _nothing() -> None:

@@ -45,7 +45,7 @@ from ..errors import (
     QuotaExceeded,
 )
 from .anchored import folder, fsync_fds, open_dir, open_note, parts_of, remove_below, stat_note
-from .fileops import alive, lstat_at, place_no_clobber
+from .fileops import alive, lstat_at, place_no_clobber, refused_change
 from .folder_view import FileStat as FileStat  # re-exported: the store's types
 from .folder_view import FolderView, inside
 from .folder_view import Scan as Scan
@@ -237,8 +237,8 @@ class Store(FolderView):
         QuotaExceeded over MAX_NOTE_BYTES; NotText when `text` holds lone surrogates, or a NUL
         where `read_text` would call the file binary (the index would skip the note written).
         """
-        self.check(path, write=True)  # a refused name takes no lock (nothing is written)
-        with self.lock.held():
+        rel = self.check(path, write=True)  # a refused name takes no lock (nothing is written)
+        with self.lock.held(), refused_change(rel):
             return self._write_text(path, text, create_only, expected_hash)
 
     def _write_text(self, path: str, text: str, create_only: bool,
@@ -318,8 +318,8 @@ class Store(FolderView):
         """Move a note into `.rmh/trash/<path>`, never overwriting: " (1)", " (2)"... go before
         the suffix when taken. Returns the path relative to TRASH_DIR. With `keep` the note
         stays too (the entry is a hard link: its bytes, as writes replace a note by rename)."""
-        self.check(path)
-        with self.lock.held():
+        rel = self.check(path)
+        with self.lock.held(), refused_change(rel):
             return self._trash(path, keep)
 
     def _trash(self, path: str, keep: bool = False) -> str:
@@ -339,8 +339,8 @@ class Store(FolderView):
     def erase(self, path: str) -> None:
         """Remove a note for good (erasure; `trash` is the reversible delete). A note already
         gone is no error: a second erasure finishes an interrupted first one."""
-        self.check(path)
-        with self.lock.held(), contextlib.suppress(NoteNotFound), \
+        rel = self.check(path)
+        with self.lock.held(), refused_change(rel), contextlib.suppress(NoteNotFound), \
                 self._existing(path) as (_, sfd, name, _):
             os.unlink(name, dir_fd=sfd)
             self.count_op()
@@ -350,9 +350,9 @@ class Store(FolderView):
         """Rename a note. NoteNotFound if `old` is missing; NoteExists if `new` exists (a
         case-only rename of one file on a case-insensitive file system is allowed). Creates
         `new`'s parent folders. Links in other notes are not touched here."""
-        self.check(old)
+        rel = self.check(old)
         self.check(new, write=True)
-        with self.lock.held():
+        with self.lock.held(), refused_change(rel):
             self._move(old, new)
 
     def _move(self, old: str, new: str) -> None:

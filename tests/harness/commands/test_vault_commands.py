@@ -1,9 +1,12 @@
 """harness/commands/vault_commands.py: `--explain` shows every part of a hit's score, the time
-prior's among them (vault/retrieval/when.py), in the order the pipeline applies them."""
+prior's among them (vault/retrieval/when.py), in the order the pipeline applies them; `move`
+names each referrer it left as it was, with why."""
 
 from __future__ import annotations
 
-from harness.commands.vault_commands import explain_line
+import argparse
+
+from harness.commands.vault_commands import explain_line, moved
 
 
 def test_the_time_prior_is_shown_after_the_learned_prior() -> None:
@@ -13,3 +16,14 @@ def test_the_time_prior_is_shown_after_the_learned_prior() -> None:
     line = explain_line(receipt)
     assert line.endswith("prior x1.100 (+0.0040 on 0.0400)  when x2.000 (+0.0440)")
     assert "when" not in explain_line({**receipt, "when": 0.0, "when_factor": 1.0})
+
+
+def test_a_move_names_the_referrers_it_left() -> None:
+    doc = {"note": "b/New.md", "old": "Old.md", "rewritten": ["R1.md"],
+           "not_rewritten": [{"note": "R2.md", "reason": "changed since the move read it"}]}
+    shown, text = moved(argparse.Namespace(), doc)
+    assert shown == doc
+    assert text == ("moved Old.md -> b/New.md; rewrote links in 1 notes\n"
+                    "not rewritten: R2.md: changed since the move read it\n")
+    _, plain = moved(argparse.Namespace(), {**doc, "not_rewritten": []})
+    assert plain == "moved Old.md -> b/New.md; rewrote links in 1 notes\n"

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
 from pathlib import Path
+
+import pytest
 
 from vault.learning.liveness import SessionLocks
 
@@ -20,3 +24,48 @@ def test_a_symlink_planted_at_a_session_s_lock_is_not_written_through(tmp_path: 
     assert victim.read_text() == "precious\n"
     assert not path.is_symlink() and locks.alive("s1")
     locks.release("s1")
+
+
+KINDS = ("none", "file", "held file", "link to file", "link to held file", "dangling link",
+         "fifo", "folder")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_alive_reads_only_rmh_s_own_lock_file_and_follows_no_link(tmp_path: Path,
+                                                                  kind: str) -> None:
+    """What is at `.rmh/sessions/<lock>` decides `alive`: only a regular file another holder
+    locks is a live session. `alive` opened the name read-write through a symlink: a link to
+    another program's locked file made a dead session alive for good (and rmh took that
+    program's lock while it looked); a folder there was a raw IsADirectoryError."""
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    victim = tmp_path / "victim.lock"
+    victim.write_text("another program's\n")
+    holder = os.open(victim, os.O_RDWR)
+    fcntl.flock(holder, fcntl.LOCK_EX)  # another program holds its own lock
+    locks = SessionLocks(sessions)
+    path = locks._path("s1")
+    if kind in ("file", "held file"):
+        path.write_text("123\n")
+    elif kind in ("link to file", "link to held file"):
+        path.symlink_to(victim if kind == "link to held file" else tmp_path / "free.lock")
+        (tmp_path / "free.lock").write_text("free\n")
+    elif kind == "dangling link":
+        path.symlink_to(tmp_path / "nowhere")
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "folder":
+        path.mkdir()
+    other = None
+    if kind == "held file":
+        other = os.open(path, os.O_RDWR)
+        fcntl.flock(other, fcntl.LOCK_EX)
+    try:
+        assert locks.alive("s1") is (kind == "held file")
+        if "link" in kind:
+            assert not os.path.lexists(path)  # the planted link is gone
+        assert victim.read_text() == "another program's\n"
+    finally:
+        os.close(holder)
+        if other is not None:
+            os.close(other)

@@ -73,5 +73,40 @@ def test_scan_finds_names_and_skips_missing_files(tmp_path: Path) -> None:
     named = tmp_path / "Orchid-notes.txt"
     named.write_bytes(b"\xff\xfe binary ORCHID \x00")
     proof = erase.scan([named, tmp_path / "gone"], ["orchid"])
-    assert proof.files == 1 and proof.found == {str(named): 2}
+    assert proof.files == 1 and proof.found == {"Orchid-notes.txt": 2}  # no root: the base name
     assert "2 occurrences in 1 files" in proof.summary()
+
+
+PART = st.text(st.sampled_from("abcxyz-_. "), min_size=1, max_size=6).filter(
+    lambda p: p.strip(" .") == p and p not in (".", ".."))
+
+
+@settings(max_examples=25, deadline=None)
+@given(rels=st.lists(st.lists(PART, min_size=1, max_size=3).map("/".join), min_size=1,
+                     max_size=6, unique=True),
+       hidden=st.booleans())
+def test_the_proof_names_every_file_from_the_vault_in_found_unread_and_settings(
+        tmp_path_factory: pytest.TempPathFactory, rels: list[str], hidden: bool) -> None:
+    """`found` held absolute paths while `unread` held vault-relative ones (ADVSTORE): all
+    are named from the vault folder now; a file outside it (the shared cache) by its base
+    name; no host path in the report."""
+    base = tmp_path_factory.mktemp("p")
+    root = base / "vault"
+    made: list[str] = []
+    for rel in rels:
+        rel = f".rmh/{rel}" if hidden else rel
+        path = root / rel
+        if any(p.is_file() for p in path.parents) or path.is_dir():
+            continue  # a prefix of another generated path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("still names ORCHID here\n", encoding="utf-8")
+        made.append(rel)
+    (root / "rmh.toml").write_text('[embed]\nshared_cache = "/x/orchid/c.sqlite"\n', "utf-8")
+    outside = base / "shared" / "cache.sqlite"
+    outside.parent.mkdir()
+    outside.write_text("orchid\n", encoding="utf-8")
+    proof = erase.scan(erase.owned_files(root, [outside]), ["xx"], "orchid", root,
+                       unread=[root / "locked"], settings=[root / "rmh.toml"])
+    assert set(proof.found) == {*made, "cache.sqlite"}
+    assert proof.unread == ("locked",) and proof.settings == {"rmh.toml": ["embed.shared_cache"]}
+    assert str(base) not in str(proof.to_json()) and str(base) not in proof.summary()

@@ -1,0 +1,67 @@
+"""A move whose referrer changes between the plan and its rewrite (an editor saves it; rmh's
+write lock does not stop an editor): the referrer is left as the editor wrote it, and the
+move's result says so (`not_rewritten`, with why) instead of reporting plain success."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import vault.writes as writes_module
+from vault import Vault
+from vault.notes.records import CHANGED_MEANWHILE, GONE_MEANWHILE
+from vault.storage.intents import apply_move
+
+FATE = st.sampled_from(["kept", "edited", "removed"])
+
+
+@settings(max_examples=20, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(fates=st.lists(FATE, min_size=1, max_size=6))
+def test_referrers_changed_meanwhile_are_named_with_why(
+        tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch,
+        fates: list[str]) -> None:
+    root = tmp_path_factory.mktemp("v")
+    (root / "Target.md").write_text("the target\n", encoding="utf-8")
+    names = [f"R{i}.md" for i in range(len(fates))]
+    for name in names:
+        (root / name).write_text(f"{name} links to [[Target]].\n", encoding="utf-8")
+    real = apply_move
+
+    def editor_saves_first(store: Any, intent: Any, *args: Any, **kwargs: Any) -> Any:
+        for name, fate in zip(names, fates, strict=True):  # after the plan, before the rewrite
+            if fate == "edited":
+                (root / name).write_text("the editor's own [[Target]] text\n", encoding="utf-8")
+            elif fate == "removed":
+                (root / name).unlink()
+        return real(store, intent, *args, **kwargs)
+
+    with Vault.init(root) as v:
+        monkeypatch.setattr(writes_module, "apply_move", editor_saves_first)
+        res = v.move("Target", "sub/Renamed")
+        monkeypatch.undo()
+        why = {"edited": CHANGED_MEANWHILE, "removed": GONE_MEANWHILE}
+        assert res.not_rewritten == tuple((n, why[f]) for n, f in zip(names, fates, strict=True)
+                                          if f != "kept")
+        assert sorted(res.rewritten) == [n for n, f in zip(names, fates, strict=True)
+                                         if f == "kept"]
+        doc = res.to_json()
+        assert doc["not_rewritten"] == [{"note": n, "reason": r} for n, r in res.not_rewritten]
+    for name, fate in zip(names, fates, strict=True):
+        if fate == "edited":  # no edit lost
+            assert (root / name).read_text(encoding="utf-8").startswith("the editor's own")
+        elif fate == "kept":
+            assert "[[Renamed]]" in (root / name).read_text(encoding="utf-8")
+
+
+def test_a_plain_move_leaves_nothing(tmp_path: Path) -> None:
+    (tmp_path / "A.md").write_text("a\n", encoding="utf-8")
+    (tmp_path / "B.md").write_text("[[A]]\n", encoding="utf-8")
+    with Vault.init(tmp_path) as v:
+        res = v.move("A", "C")
+    assert res.rewritten == ("B.md",) and res.not_rewritten == ()
+    assert res.to_json()["not_rewritten"] == []

@@ -1,0 +1,32 @@
+"""What an untyped OSError or SQLite error that reached the boundary stands for.
+
+The boundary (harness/errors.py, the CLI) calls `storage_error` on anything untyped, so every
+surface says "disk full" or "permission denied", not "internal". Changes to notes are typed
+where they are made (storage/fileops.py `refused_change`: the note, action "write"); what
+still arrives here names a file by the OSError's file name: its last part only (no host path
+leaves), and a temporary of rmh's (`.NAME.rmh-tmp-PID-N` of a note, `.NAME.PID.tmp` of a
+`.rmh/` file) by the file it was written for, with action "write" (a temporary is only ever
+written). Any other file's action is not known here; "read" is said, as before.
+"""
+
+from __future__ import annotations
+
+import errno
+import re
+
+from .errors import DiskFull, PermissionDenied, VaultError, is_disk_full
+
+_TEMP = re.compile(r"\.(.+)\.(?:rmh-tmp-\d+-\d+|\d+\.tmp)")
+
+
+def storage_error(exc: BaseException, what: str = "vault files") -> VaultError | None:
+    """The typed error an untyped OSError or SQLite error stands for (DiskFull; for an
+    OSError with EACCES/EPERM, PermissionDenied naming the file as the module docstring
+    says), or None."""
+    if is_disk_full(exc):
+        return DiskFull(what)
+    if isinstance(exc, OSError) and exc.errno in (errno.EACCES, errno.EPERM):
+        name = (exc.filename if isinstance(exc.filename, str) else what).rsplit("/", 1)[-1]
+        temp = _TEMP.fullmatch(name)
+        return PermissionDenied(temp[1], "write") if temp else PermissionDenied(name)
+    return None
