@@ -127,7 +127,15 @@ _LME_DATE = re.compile(r"^\s*(\d{4})/(\d{2})/(\d{2})(?:\s*\(\w+\))?\s*(\d{1,2}):
 
 def parse_date(text: str) -> datetime:
     """ISO ("2024-05-01", "2024-05-01T10:00"), LoCoMo ("1:56 pm on 8 May, 2023") or
-    LongMemEval ("2023/05/20 (Sat) 10:44") -> naive datetime; ConversationFormatError otherwise."""
+    LongMemEval ("2023/05/20 (Sat) 10:44") -> naive datetime; ConversationFormatError otherwise
+    (also for a date of that shape that is no day: "31 February", "25:44"; CONV: a ValueError)."""
+    try:
+        return _parse_date(text)
+    except ValueError:
+        raise ConversationFormatError(f"unreadable date {text!r}") from None
+
+
+def _parse_date(text: str) -> datetime:
     m = _LOCOMO_DATE.match(text)
     if m:
         hour, minute, ampm, day, month, year = m.groups()

@@ -55,6 +55,7 @@ from ..notes.note import render
 from ..storage import forgotten
 from ..storage.store import STATE_DIR
 from .corrections import carry
+from .entities import normalise
 from .episode_notes import episode_notes
 from .episodes import find_episodes
 from .events import Event, build_events, incidence
@@ -63,7 +64,7 @@ from .facts import build_facts
 from .follow import Followed, follow, namer, unlink
 from .formats import Conversation
 from .generated import Record, is_fact, mark
-from .layout import entity_path, link, session_path, turn_path
+from .layout import distinct, entity_path, link, session_path, turn_path
 from .lifecycle import promotable
 
 if TYPE_CHECKING:
@@ -112,11 +113,14 @@ def _turn_note(ev: Event, prev: Event | None, nxt: Event | None,
                ent_paths: dict[str, str]) -> tuple[str, str]:
     path = turn_path(ev.conversation, ev.session, ev.turn_id)
     keys = [e for e in ev.entities if e.kind != "speaker"]
+    # a speaker with no key ("." or "": nothing left to name) has no entity note (CONV: the
+    # first entity was taken for it, an IndexError, or a link to the turn's first entity)
+    own = normalise(ev.speaker)
     fm: dict[str, Any] = {
         "tier": "L0", "conversation": ev.conversation, "session": ev.session,
         "turn": ev.turn_id, "speaker": ev.speaker, "role": ev.role,
         "date": ev.when.isoformat(), "tick": ev.tick,
-        "speaker_note": link(ent_paths[ev.entities[0].key], ev.speaker),
+        "speaker_note": link(ent_paths[own], ev.speaker) if own in ent_paths else None,
         "entities": [link(ent_paths[e.key], e.key) for e in keys if e.key in ent_paths],
         "entity_keys": [e.key for e in keys],
         "dates": [{"expr": r.expr, "start": r.start.isoformat(), "end": r.end.isoformat()}
@@ -124,6 +128,8 @@ def _turn_note(ev: Event, prev: Event | None, nxt: Event | None,
         "references": [r.to_json() for r in ev.references],
         "omega": round(ev.survival.omega, 4),
     }
+    if fm["speaker_note"] is None:
+        del fm["speaker_note"]
     for name, other in (("previous", prev), ("next", nxt)):
         if other is not None:
             fm[name] = link(turn_path(other.conversation, other.session, other.turn_id),
@@ -151,7 +157,7 @@ def _session_note(session: str, evs: Sequence[Event]) -> tuple[str, str]:
 
 def notes_for(conv: Conversation) -> list[tuple[str, str]]:
     """Every (path, text) the conversation becomes, in a fixed order."""
-    return _build(conv)[0]
+    return _build(distinct([conv])[0])[0]
 
 
 def _build(conv: Conversation, use_nlp: bool = True) -> tuple[list[tuple[str, str]], int]:
@@ -208,7 +214,8 @@ def ingest(vault: Vault, conversations: Conversation | Sequence[Conversation], *
     `regenerate`: a note edited by hand is written as generated, the edit kept in the trash
     (else it is left as edited and reported). EditConflict (or NoteExists) when notes kept
     changing under it `ATTEMPTS` times (module docstring)."""
-    convs = [conversations] if isinstance(conversations, Conversation) else list(conversations)
+    convs = distinct([conversations] if isinstance(conversations, Conversation)
+                     else conversations)
     done = _Done()  # across attempts: what one wrote before a conflict counts
     for _ in range(ATTEMPTS - 1):
         try:

@@ -20,11 +20,14 @@ summary) and live working notes (kind "working": tick -1, text = the body).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import date, datetime
 from typing import Any
 
 from ..storage.corpus import Corpus
+from .formats import Conversation, Session
 from .items import Item
 from .per_corpus import kept
 
@@ -142,3 +145,50 @@ def _items(corpus: Corpus, conversation: str | None) -> tuple[Item, ...]:
         if it is not None and (conversation is None or it.conversation == conversation):
             found.append(it)
     return tuple(sorted(found, key=lambda it: (it.conversation, it.tick, it.note)))
+
+
+# the folders of a conversation's other notes: a session of one of these names put its turn
+# notes among them ("facts": every turn counted, and corrected, as a fact)
+_FOLDERS = ("entities", "facts", "episodes", "working")
+
+
+def _name_key(text: str) -> str:
+    """What two names share a file under, on any file system (case-folding, normalising)."""
+    return unicodedata.normalize("NFC", slug(text)).casefold()
+
+
+def _plain(name: str) -> str:
+    """`name` with its brackets round: a name is written as it is in frontmatter, headings and
+    summaries, where "[[x]]" is a link to "x" (CONV: a dangling link per mention)."""
+    return name.replace("[", "(").replace("]", ")")
+
+
+def _fresh(name: str, used: set[str]) -> str:
+    """`_plain(name)`, or "<it> 2", "<it> 3"...: the first whose file name is not in `used`."""
+    name = _plain(name)
+    n, out = 1, name
+    while _name_key(out) in used:
+        n += 1  # the name cut so that its slug keeps the number (`slug` keeps 120 characters)
+        out = f"{name[:100]} {n}"
+    used.add(_name_key(out))
+    return out
+
+
+def distinct(convs: Sequence[Conversation]) -> list[Conversation]:
+    """`convs` with each conversation, session and turn whose notes would share a file with an
+    earlier one's (the same id twice, "a/b" and "a-b", "S1" and "s1") renamed "<id> 2",
+    "<id> 3"..., no session named as a conversation folder, and ids and speakers `_plain`.
+    CONV: the later note was written over the earlier, a turn lost without a word (two
+    conversations: rewritten in turn by every ingest of the file)."""
+    out: list[Conversation] = []
+    used_c: set[str] = set()
+    for conv in convs:
+        sessions: list[Session] = []
+        used_s = {_name_key(f) for f in _FOLDERS}
+        for s in conv.sessions:
+            used_t: set[str] = set()
+            turns = tuple(replace(t, turn_id=_fresh(t.turn_id, used_t), speaker=_plain(t.speaker))
+                          for t in s.turns)
+            sessions.append(Session(_fresh(s.session_id, used_s), s.when, turns))
+        out.append(Conversation(_fresh(conv.conversation_id, used_c), tuple(sessions)))
+    return out

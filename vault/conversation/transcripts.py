@@ -72,16 +72,18 @@ class _Piece:
 
 
 def timestamp(value: Any) -> datetime:
-    """An ISO timestamp ("...Z", "+00:00" or naive) or Unix seconds -> naive UTC datetime."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return datetime.fromtimestamp(float(value), UTC).replace(tzinfo=None)
-    if not isinstance(value, str):
-        raise ConversationFormatError(f"unreadable timestamp {value!r}")
+    """An ISO timestamp ("...Z", "+00:00" or naive) or Unix seconds -> naive UTC datetime;
+    ConversationFormatError for any other value, or one past the years 1..9999 (1e20, NaN,
+    "0001-01-01T00:00+01:00"; CONV: an OverflowError stopped the whole file)."""
     try:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return datetime.fromtimestamp(float(value), UTC).replace(tzinfo=None)
+        if not isinstance(value, str):
+            raise ConversationFormatError(f"unreadable timestamp {value!r}")
         dt = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-    except ValueError:
+        return dt.astimezone(UTC).replace(tzinfo=None) if dt.tzinfo else dt
+    except (ValueError, OverflowError, OSError):
         raise ConversationFormatError(f"unreadable timestamp {value!r}") from None
-    return dt.astimezone(UTC).replace(tzinfo=None) if dt.tzinfo else dt
 
 
 def tool_line(name: str, args: Any) -> str:
