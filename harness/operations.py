@@ -131,7 +131,8 @@ Bounds: 15 calls per exec (retries count, identical repeated calls are cached an
 5 in flight. Raises RlmBudgetExceeded, RlmTimeout, LlmUnavailable, RlmSliceTooLarge."""
 
 RLM_BATCH_DOC = """A batch needing more uncached calls than this exec has left raises
-RlmBudgetExceeded before anything is sent; one still running at the cell's deadline raises
+RlmBudgetExceeded before anything is sent, and so does a slice over the cap RlmSliceTooLarge
+(the notes of the slices are read first); one still running at the cell's deadline raises
 RlmTimeout. If any call fails, the first failure (in input order) is raised after all finish;
 the answers that did arrive are cached, so re-running the same batch costs only the failed
 calls."""

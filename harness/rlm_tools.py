@@ -24,7 +24,7 @@ import contextvars
 from collections.abc import Mapping
 from typing import Any
 
-from sandbox import HostFunction, current_exec
+from sandbox import HostFunction, current_exec, exec_time_left
 from vault import AmbiguousNote, VaultError
 
 from .ask import Searchable, ask
@@ -32,6 +32,7 @@ from .ask_render import render_note, render_notes
 from .binding import Targets
 from .errors import BadShape
 from .llm import Broker, ExecBudget
+from .llm_types import RlmSliceTooLarge, RlmTimeout
 from .operations import MAX_QUESTION
 from .tools import repl_functions
 from .vault_ops import UnrecordedVault, VaultCalls
@@ -75,6 +76,7 @@ class RlmTools:
     def _record(self, item: Any, library: Searchable) -> Mapping[str, Any]:
         """The note an item names, its text cut to what a slice can show (a list of 50 names
         of an 8 MiB note must not hold 50 copies of it while the slice is built)."""
+        _in_time()
         if isinstance(item, Mapping):
             if item.get("text") or item.get("body"):
                 return item
@@ -91,8 +93,19 @@ class RlmTools:
                              if isinstance(record.get(key), str)}}
 
     def slice_text(self, value: Any, library: Searchable) -> str:
-        """Render a slice value (module doc) to the text the sub-model sees."""
+        """Render a slice value (module doc) to the text the sub-model sees; RlmSliceTooLarge
+        (the broker's refusal, raised here already) when it is longer than the cap, so that
+        rlm_batch holds at most one such slice: 64 pairs naming a 4 MB note held 64 rendered
+        copies (host RSS +530 MiB) before the broker refused the first."""
         cap = self.broker.limits.slice_max_chars
+        text = self._render(value, library, cap)
+        if len(text) > cap:
+            raise RlmSliceTooLarge(f"slice has {len(text)} characters; the cap is {cap} "
+                                   "(pass a smaller slice)")
+        return text
+
+    def _render(self, value: Any, library: Searchable, cap: int) -> str:
+        _in_time()
         if isinstance(value, str):
             one_line = "\n" not in value and 0 < len(value.strip()) <= NOTE_NAME_MAX
             if one_line:
@@ -143,6 +156,16 @@ class RlmTools:
     def functions(self, ops: VaultCalls) -> dict[str, HostFunction]:
         """The host-function table (a `FunctionParts` for harness.methods.Harness)."""
         return repl_functions(Targets(ops, self), "llm")
+
+
+def _in_time() -> None:
+    """RlmTimeout once the exec's deadline has passed: a slice of many notes is read on the
+    host before anything is sent, and the cell is answered at its deadline, so reading on
+    would be host work for nobody (64 pairs of 50 names of a 4 MB note: 3,200 reads, ~100 s
+    of host CPU, all but the first 20 s after a 20 s cell had been answered)."""
+    if exec_time_left() <= 0:
+        raise RlmTimeout("the exec's deadline passed while the slices were read (nothing was "
+                         "sent)")
 
 
 def _question(value: Any) -> str:

@@ -5,11 +5,21 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vault import Vault
-from vault.retrieval.snippets import SNIPPET_CHARS, note_facts, readable, snippet
+from vault.cancel import cancellable
+from vault.errors import Cancelled
+from vault.retrieval.snippets import (
+    SNIPPET_CHARS,
+    _cut,
+    note_facts,
+    readable,
+    snippet,
+    with_snippets,
+)
 
 
 def test_the_best_sentence_wins_and_ties_go_to_the_earliest() -> None:
@@ -66,3 +76,36 @@ def test_a_dot_inside_a_token_does_not_end_a_sentence() -> None:
     assert readable("Diagram: ![[missing.png]] and more") == ["Diagram: missing.png and more"]
     body = "We upgraded the billing service to version 1.2 on Monday."
     assert snippet(body, "billing upgrade") == body
+
+
+def test_snippets_of_a_search_stop_at_a_checkpoint(tmp_path: Path) -> None:
+    """with_snippets looks for every query term in every hit (a ~1,500-term context() query
+    over 3,000 notes took ~10 s, and went on after its cell's deadline): it is stoppable, and
+    stops before logging anything (NOTES-HOST.md)."""
+    v = Vault.init(tmp_path / "v")
+    for i in range(3):
+        v.write(f"n{i}.md", f"alpha beta {i}\n")
+    result = v.search("alpha", k=3, learn=False)
+    corpus = v.corpus()
+    assert with_snippets(result, corpus) == result
+    with cancellable(lambda: True), pytest.raises(Cancelled):
+        with_snippets(result, corpus)
+    v.close()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["ab", "cd", "abc", "x", "bcd", "zz"]), min_size=1, max_size=60),
+       st.frozensets(st.sampled_from(["ab", "cd", "abc", "x", "bcd", "q"]), max_size=5),
+       st.integers(10, 40))
+def test_cut_focuses_on_the_earliest_term_as_before(words: list[str], terms: frozenset[str],
+                                                    max_chars: int) -> None:
+    """One find a term (it was two): the cut is the one its earliest-found term gives."""
+    passage = " ".join(words)
+    lowered = passage.casefold()
+    positions = [lowered.find(t) for t in sorted(terms) if lowered.find(t) >= 0]
+    earliest = min(positions) if positions else None
+    out = _cut(passage, terms, max_chars)
+    if earliest is not None:
+        # the same focus as one term found exactly there
+        first = min(t for t in terms if lowered.find(t) == earliest)
+        assert out == _cut(passage, frozenset({first}), max_chars)
