@@ -9,20 +9,32 @@ client's settings. The contract, for JSON (Claude Code, Claude Desktop, Cursor) 
   servers table not an object), is refused with `ClientConfigError` and left untouched;
 - the write is atomic (a temporary file in the same folder, fsync, rename) and keeps the old
   file's permission bits; the old file, when there was one, is first copied to
-  `NAME.bak` (`NAME.bak.1`, ... when that exists), never overwritten.
+  `NAME.bak` (`NAME.bak.1`, ... when that exists), never overwritten;
+- a symbolic link (a dotfiles folder's) is followed: its target is read and replaced, the link
+  stays; a dangling link, or a path that is not a regular file (a FIFO, a device, a folder),
+  is refused without being opened (reading a FIFO or /dev/zero never ends);
+- a read-merge-write runs under `locked` (an advisory lock on the file's folder), so two
+  rmh commands writing the same file at once both land (one rewrote the other's before);
+- text that UTF-8 cannot hold (a vault path with undecodable bytes) is refused.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import re
 import shutil
+import stat
 import tempfile
+import time
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+LOCK_WAIT_S = 10.0  # the longest another rmh's read-merge-write of the same file may hold us
 
 
 class ClientConfigError(Exception):
@@ -39,14 +51,67 @@ class ClientConfigError(Exception):
         return {"path": str(self.path), "reason": self.reason}
 
 
+def settings_file(path: Path) -> Path:
+    """The file behind `path`: itself, or a symbolic link's final target (which must exist);
+    ClientConfigError when that is there and not a regular file."""
+    real = path
+    if path.is_symlink():
+        try:
+            real = path.resolve()
+        except (OSError, RuntimeError) as exc:  # a loop of links
+            raise ClientConfigError(path, f"cannot follow the link ({exc})") from exc
+        if not real.exists():
+            raise ClientConfigError(path, f"a symbolic link to {real}, which does not exist; "
+                                    "create that file or remove the link first")
+    try:
+        mode = real.stat().st_mode
+    except FileNotFoundError:
+        return real
+    except OSError as exc:
+        raise ClientConfigError(path, f"cannot read it ({exc})") from exc
+    if not stat.S_ISREG(mode):
+        raise ClientConfigError(path, "not a regular file; move it away first")
+    return real
+
+
+@contextlib.contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """Hold an exclusive advisory lock on the folder of the file behind `path` (made when
+    missing) for a read-merge-write: a folder, so no lock file is left in the user's home;
+    ClientConfigError when another holder keeps it past LOCK_WAIT_S."""
+    folder = settings_file(path).parent
+    folder.mkdir(parents=True, exist_ok=True)
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        deadline = time.monotonic() + LOCK_WAIT_S
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise ClientConfigError(path, f"another rmh held {folder} for "
+                                            f"{LOCK_WAIT_S:g} s; try again") from None
+                time.sleep(0.05)
+        yield
+    finally:
+        os.close(fd)  # and the lock with it
+
+
+def encodable(path: Path, text: str) -> Path:
+    """`path`, when UTF-8 can hold `text`; else ClientConfigError (a vault path whose name
+    has bytes that are not UTF-8 has no form in the client's file)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ClientConfigError(path, f"UTF-8 cannot hold what would be written ({exc}); "
+                                "rename the vault's folder to a UTF-8 name") from exc
+    return path
+
+
 def read_json(path: Path) -> dict[str, Any]:
     """The JSON object in `path` ({} when the file does not exist or is empty)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return {}
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ClientConfigError(path, f"cannot read it ({exc})") from exc
+    text = read_text(path)
     if not text.strip():
         return {}
     try:
@@ -78,8 +143,8 @@ def json_text(doc: Mapping[str, Any]) -> str:
 
 
 def _toml_value(value: Any) -> str:
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)  # JSON's escapes are TOML's too
+    if isinstance(value, str):  # JSON's escapes are TOML's too; TOML also bars DEL
+        return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int | float):
@@ -156,7 +221,7 @@ def merge_toml(text: str, table: str, name: str, entry: Mapping[str, Any],
 def read_text(path: Path) -> str:
     """The file's text ("" when it does not exist)."""
     try:
-        return path.read_text(encoding="utf-8")
+        return settings_file(path).read_text(encoding="utf-8")
     except FileNotFoundError:
         return ""
     except (OSError, UnicodeDecodeError) as exc:
@@ -175,7 +240,9 @@ def backup_path(path: Path) -> Path:
 
 def write_settings(path: Path, text: str) -> Path | None:
     """Write `text` to `path` atomically, keeping its mode; return the backup of the old
-    file (None when there was none, or it already held exactly `text`)."""
+    file (None when there was none, or it already held exactly `text`). A link's target is
+    written (module docstring)."""
+    path = settings_file(encodable(path, text))
     backup: Path | None = None
     mode: int | None = None
     if path.exists():
@@ -194,7 +261,10 @@ def write_settings(path: Path, text: str) -> Path | None:
         if mode is not None:
             os.chmod(tmp, mode)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError):  # an immutable file, a full disk: say which file
+            raise ClientConfigError(path, f"cannot write it ({exc.strerror}); it was left "
+                                    "as it was") from exc
         raise
     return backup

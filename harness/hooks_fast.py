@@ -73,8 +73,8 @@ def run(argv: Sequence[str]) -> int | None:
     sys.stdin = io.StringIO(text)  # for the full CLI, should it run
     try:
         doc = json.loads(text)
-    except ValueError:
-        return None
+    except (ValueError, RecursionError):  # nested past the parser's depth: a traceback was
+        return None                       # exit 1; the full CLI answers it (exit 0)
     if not isinstance(doc, dict):
         return None
 

@@ -10,22 +10,22 @@ entries (so installing twice, or from another checkout, leaves one set), uninsta
 only those: every other key, event, group and handler stays as it was (an event or the
 ``hooks`` object left empty by the removal goes; a file left empty by it is deleted).
 
-The file is rewritten atomically (a temporary file in the same folder, then a rename); a
-file that is not a JSON object is an error and is left untouched.
+The file is read and rewritten by `harness.client_config` (as `rmh setup` does: atomic, its
+mode kept, a symbolic link's target written, a FIFO or device refused unopened, the old file
+backed up); a file that is not a JSON object is an error and is left untouched.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shlex
 import sys
-import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from .client_config import ClientConfigError, json_text, locked, read_json, write_settings
 from .hooks import CLIENTS, EVENTS, Client
 
 TIMEOUT_S = {"session-start": 30, "prompt": 10, "session-end": 120, "pre-compact": 120}
@@ -70,24 +70,17 @@ def settings_path(client: Client, scope: str, project: Path, home: Path) -> Path
 
 
 def _read(path: Path) -> dict[str, Any]:
-    if not path.exists():
-        return {}
     try:
-        doc = json.loads(path.read_text(encoding="utf-8") or "{}")
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise SettingsError(f"cannot read {path} as JSON: {exc}") from None
-    if not isinstance(doc, dict):
-        raise SettingsError(f"{path} is not a JSON object")
-    return doc
+        return read_json(path)
+    except ClientConfigError as exc:
+        raise SettingsError(f"cannot read {path} as a JSON object: {exc.reason}") from None
 
 
 def _write(path: Path, doc: Mapping[str, Any]) -> None:
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".rmh-", dir=path.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
-        os.replace(tmp, path)
+        write_settings(path, json_text(doc))
+    except ClientConfigError as exc:
+        raise SettingsError(str(exc)) from None
     except OSError as exc:
         raise SettingsError(f"cannot write {path}: {exc.strerror}") from None
 
@@ -124,11 +117,31 @@ def without_ours(doc: dict[str, Any], client: Client) -> tuple[dict[str, Any], i
     return out, removed
 
 
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """client_config.locked (two rmh writing the file at once both land), when the folder is
+    there: uninstall makes no folder."""
+    if not path.parent.is_dir():
+        yield
+        return
+    try:
+        with locked(path):
+            yield
+    except ClientConfigError as exc:
+        raise SettingsError(str(exc)) from None
+
+
 def install(client_name: str, scope: str, vault: Path, project: Path,
             home: Path) -> dict[str, Any]:
     """Add rmh's four hooks to the client's settings (replacing rmh's earlier ones)."""
     client = CLIENTS[client_name]
     path = settings_path(client, scope, project, home)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with _locked(path):
+        return _install(client, path, vault)
+
+
+def _install(client: Client, path: Path, vault: Path) -> dict[str, Any]:
     doc, replaced = without_ours(_read(path), client)
     hooks = doc.setdefault("hooks", {})
     if not isinstance(hooks, dict):
@@ -151,13 +164,13 @@ def uninstall(client_name: str, scope: str, project: Path, home: Path) -> dict[s
     deleted, and then its folder (`.claude/`, `.codex/`, `.gemini/`) when it is empty."""
     client = CLIENTS[client_name]
     path = settings_path(client, scope, project, home)
-    doc, removed = without_ours(_read(path), client)
-    if removed:
-        if doc:
+    with _locked(path):
+        doc, removed = without_ours(_read(path), client)
+        if removed and doc:
             _write(path, doc)
-        else:
+        elif removed:
             path.unlink()
-            # and the client's folder, when install made it and nothing else is there
-            with contextlib.suppress(OSError):
-                path.parent.rmdir()
+    if removed and not doc:  # and the client's folder, when install made it and it is empty
+        with contextlib.suppress(OSError):
+            path.parent.rmdir()
     return {"client": client.name, "settings": str(path), "removed": removed}

@@ -33,7 +33,9 @@ from typing import Any, Literal
 
 from harness.client_config import (
     ClientConfigError,
+    encodable,
     json_text,
+    locked,
     merge_json,
     merge_toml,
     read_json,
@@ -153,16 +155,19 @@ def merged(client: Client, path: Path, name: str, entry: dict[str, Any]) -> tupl
     cannot merge into is ClientConfigError (nothing written)."""
     if client.fmt == "toml":
         text, previous = merge_toml(read_text(path), "mcp_servers", name, entry, path)
-        return text, previous is not None
-    doc, previous = merge_json(read_json(path), ("mcpServers",), name, entry, path)
-    return json_text(doc), previous is not None
+    else:
+        doc, previous = merge_json(read_json(path), ("mcpServers",), name, entry, path)
+        text = json_text(doc)
+    encodable(path, text)
+    return text, previous is not None
 
 
 def write_entry(client: Client, path: Path, name: str,
                 entry: dict[str, Any]) -> tuple[Path | None, bool]:
     """Merge the entry into the client's file; (the backup, whether it replaced one)."""
-    text, replaced = merged(client, path, name, entry)
-    return write_settings(path, text), replaced
+    with locked(path):  # another rmh setup's entry is read before ours is merged in
+        text, replaced = merged(client, path, name, entry)
+        return write_settings(path, text), replaced
 
 
 def cmd_setup(args: argparse.Namespace) -> int:

@@ -135,3 +135,24 @@ def test_settings_no_daemon_writes_never_hold_or_crash_the_hook(
                              input=json.dumps({"session_id": "s", "prompt": "who owns billing"}),
                              capture_output=True, text=True, env=env, cwd=REPO, timeout=60)
     assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+
+
+def test_input_nested_past_the_parser_never_crashes_the_hook(tmp_path: Path) -> None:
+    """stdin of 100000 `[` with a daemon's settings published: json.loads's RecursionError
+    escaped the fast path (a traceback, exit 1, before the full CLI could answer)."""
+    import socket
+
+    state = tmp_path / ".rmh"
+    state.mkdir()
+    (state / "hooks-daemon.json").write_text('{"wait_s": 0.5, "start_words": 10}',
+                                             encoding="utf-8")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as silent:
+        silent.bind(str(state / "hooks.sock"))
+        silent.listen(4)
+        env = {k: v for k, v in os.environ.items() if k in CHILD_ENV}
+        env["PYTHONPATH"] = str(REPO)
+        out = subprocess.run([sys.executable, "-m", "harness", "--vault", str(tmp_path),
+                              "hook", "prompt", "--client", "claude-code"],
+                             input="[" * 100_000, capture_output=True, text=True, env=env,
+                             cwd=REPO, timeout=60)
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
