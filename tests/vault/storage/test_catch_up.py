@@ -473,13 +473,7 @@ def test_a_damaged_or_foreign_paid_file_counts_nothing(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, content: bytes) -> None:
     """What the paid file holds only moves the rebuild earlier or later; one that is not what
     `pay` wrote for this base counts as nothing read, and the next replay writes it anew."""
-    monkeypatch.setattr(catch_up, "REPLAY_FLOOR", 1_000)
-    rng = random.Random(7)
-    root, paths = _vault(tmp_path, rng)
-    for rel in paths[1:]:
-        (root / rel).write_text("filler words " * 2_000, encoding="utf-8")
-    _new_process_matches_rows(root)
-    (root / paths[0]).write_text("heavy " * 1_000, encoding="utf-8")
+    root = _heavy_note_since_the_base(tmp_path, monkeypatch, 7)
     p = Process(root)
     p.snapshot()
     p.close()
@@ -491,19 +485,33 @@ def test_a_damaged_or_foreign_paid_file_counts_nothing(
     assert got["base"] == stamp and 0 < got["bytes"] < _vault_bytes(root)
 
 
-def test_a_paid_file_that_is_a_fifo_or_a_folder_is_skipped(tmp_path: Path,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("kind", ["fifo", "folder"])
+def test_a_paid_file_that_is_a_fifo_or_a_folder_is_skipped(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
+    """No wait on a FIFO, no error on a folder: the sum counts nothing and the processes catch
+    up (a FIFO is replaced whole by the next sum; a folder stays, and nothing is summed)."""
+    root = _heavy_note_since_the_base(tmp_path, monkeypatch, 8)
+    paid = root / ".rmh" / catch_up.PAID_FILE
+    if kind == "fifo":
+        os.mkfifo(paid)
+    else:
+        paid.mkdir()
+    for _ in range(2):
+        assert _new_process_matches_rows(root).corpus.base is not None
+    assert paid.is_file() if kind == "fifo" else paid.is_dir()
+
+
+def _heavy_note_since_the_base(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                               seed: int) -> Path:
+    """A vault whose other notes outweigh one heavy note written since its base, the floor
+    lowered so that its replay is summed."""
     monkeypatch.setattr(catch_up, "REPLAY_FLOOR", 1_000)
-    rng = random.Random(8)
-    root, paths = _vault(tmp_path, rng)
+    root, paths = _vault(tmp_path, random.Random(seed))
     for rel in paths[1:]:
         (root / rel).write_text("filler words " * 2_000, encoding="utf-8")
     _new_process_matches_rows(root)
     (root / paths[0]).write_text("heavy " * 1_000, encoding="utf-8")
-    paid = root / ".rmh" / catch_up.PAID_FILE
-    os.mkfifo(paid)
-    assert _new_process_matches_rows(root).corpus.base is not None  # no wait on the FIFO
-    assert paid.is_file()  # replaced whole by the next sum
+    return root
 
 
 def test_a_small_replay_writes_no_paid_file(tmp_path: Path) -> None:
