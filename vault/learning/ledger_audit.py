@@ -1,6 +1,7 @@
 """Replay and audit of a ledger: the part of `Ledger` (ledger.py) that reads the log whole.
 
-A mixin: `Ledger` provides the connection, the lock, the parameters and its state loading.
+A mixin: `Ledger` provides the connection, the lock, the parameters, its state loading and its
+co-use edges (the attributes declared below; there is no instance of this class alone).
 """
 
 from __future__ import annotations
@@ -29,11 +30,10 @@ class LedgerAudit:
     params: LearningParams
     clock: Callable[[], float]
 
-    def _sync_state(self, force: bool = False) -> None:
-        raise NotImplementedError
-
-    def _edges_at(self, now: float) -> WeightedEdges:
-        raise NotImplementedError
+    # provided by `Ledger`: its state reload (`force`: whatever the file's data_version) and
+    # the co-use edges at a time
+    _sync_state: Callable[..., None]
+    _edges_at: Callable[[float], WeightedEdges]
 
     def events(self) -> Iterator[Event]:
         """Every event in log order."""

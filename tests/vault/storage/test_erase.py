@@ -101,7 +101,8 @@ def test_the_proof_names_every_file_from_the_vault_in_found_unread_and_settings(
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("still names ORCHID here\n", encoding="utf-8")
         made.append(rel)
-    (root / "rmh.toml").write_text('[embed]\nshared_cache = "/x/orchid/c.sqlite"\n', "utf-8")
+    named = base / "orchid" / "c.sqlite"  # a settings path naming the subject
+    (root / "rmh.toml").write_text(f'[embed]\nshared_cache = "{named}"\n', "utf-8")
     outside = base / "shared" / "cache.sqlite"
     outside.parent.mkdir()
     outside.write_text("orchid\n", encoding="utf-8")

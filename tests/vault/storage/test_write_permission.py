@@ -78,12 +78,14 @@ def test_a_refused_change_names_the_note_and_says_write(
 
 
 @pytest.mark.parametrize(("name", "shown", "action"), [
-    ("/abs/v/.Fresh.md.rmh-tmp-19283-0", "Fresh.md", "write"),
-    ("/abs/v/.rmh/.stat-columns.bin.4242.tmp", "stat-columns.bin", "write"),
-    ("/abs/v/notes/a.md", "a.md", "read"),
+    (".Fresh.md.rmh-tmp-19283-0", "Fresh.md", "write"),
+    (".rmh/.stat-columns.bin.4242.tmp", "stat-columns.bin", "write"),
+    ("notes/a.md", "a.md", "read"),
 ])
-def test_the_boundary_names_a_temporary_by_its_file(name: str, shown: str,
+def test_the_boundary_names_a_temporary_by_its_file(tmp_path: Path, name: str, shown: str,
                                                      action: str) -> None:
-    typed = storage_error(PermissionError(errno.EACCES, "Permission denied", name))
+    """A refusal naming a file under the vault (an absolute path, as the OS gives it)."""
+    full = str(tmp_path / "v" / name)
+    typed = storage_error(PermissionError(errno.EACCES, "Permission denied", full))
     assert isinstance(typed, PermissionDenied)
     assert typed.data() == {"path": shown, "action": action}
