@@ -18,6 +18,17 @@ from tests.vault.storage.test_saved_arrays import raise_zip_version, tear_npy_he
 pytestmark = pytest.mark.slow
 
 
+# what a client sends a server whose state cannot be opened: MCP's start, a tool, a method
+FRAMES = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "search", "arguments": {"query": "billing"}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "vault.read", "params": {"note": "Alice"}},
+]
+
+
 def notes_of(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*.md"))
             if ".rmh" not in p.parts}
@@ -139,15 +150,7 @@ def test_serve_answers_every_frame_when_its_state_cannot_be_opened(
     for extra in root.joinpath(".rmh").glob(f"{name}-*"):
         extra.unlink()
     (root / ".rmh" / name).write_bytes(b"not a database, only damage" * 100)
-    frames = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                    "clientInfo": {"name": "t", "version": "1"}}},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-         "params": {"name": "search", "arguments": {"query": "billing"}}},
-        {"jsonrpc": "2.0", "id": 3, "method": "vault.read", "params": {"note": "Alice"}},
-        {"jsonrpc": "2.0", "id": 4, "method": "ping"},
-    ]
+    frames = [*FRAMES, {"jsonrpc": "2.0", "id": 4, "method": "ping"}]
     r = rmh("--vault", str(root), "serve", "--no-dense",
             stdin="".join(json.dumps(f) + "\n" for f in frames))
     assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
@@ -161,7 +164,8 @@ def test_serve_answers_every_frame_when_its_state_cannot_be_opened(
     assert notes_of(root) == notes
 
 
-def _other_apps_database(path: Path) -> bytes:
+def other_apps_database(path: Path) -> bytes:
+    """Another program's SQLite database at `path` (a table and a row); its bytes."""
     conn = sqlite3.connect(path)
     conn.execute("CREATE TABLE places (id INTEGER, url TEXT)")
     conn.execute("INSERT INTO places VALUES (1, 'https://example.org')")
@@ -179,7 +183,7 @@ def test_an_sqlite_file_linked_out_of_the_vault_is_refused_not_written(
     root = make_vault(tmp_path)
     notes = notes_of(root)
     other = tmp_path / "elsewhere.sqlite"
-    before = _other_apps_database(other)
+    before = other_apps_database(other)
     for path in root.joinpath(".rmh").glob(f"{name}*"):
         path.unlink()
     (root / ".rmh" / name).symlink_to(other)
@@ -219,7 +223,7 @@ def test_serve_answers_every_frame_when_its_state_is_linked_out(
     state = root / ".rmh"
     if name:
         other = tmp_path / "elsewhere.sqlite"
-        before = _other_apps_database(other)
+        before = other_apps_database(other)
         for path in state.glob(f"{name}*"):
             path.unlink()
         (state / name).symlink_to(other)
@@ -227,14 +231,7 @@ def test_serve_answers_every_frame_when_its_state_is_linked_out(
         other = tmp_path / "elsewhere"
         state.rename(other)
         state.symlink_to(other)
-    frames = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                    "clientInfo": {"name": "t", "version": "1"}}},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-         "params": {"name": "search", "arguments": {"query": "billing"}}},
-        {"jsonrpc": "2.0", "id": 3, "method": "vault.read", "params": {"note": "Alice"}},
-    ]
+    frames = FRAMES
     r = rmh("--vault", str(root), "serve", "--no-dense",
             stdin="".join(json.dumps(f) + "\n" for f in frames))
     assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr

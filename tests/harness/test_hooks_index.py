@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +14,7 @@ import pytest
 
 from tests.forks import run_cli
 
+from .test_cli_damaged_state import other_apps_database
 from .test_hooks_session import hook, vault  # noqa: F401 (a fixture)
 from .test_server_e2e import CHILD_ENV, REPO
 
@@ -65,11 +65,7 @@ def test_a_hooks_index_linked_to_another_database_is_replaced_not_written(
     """`.rmh/hooks.sqlite` a symlink to another program's SQLite database: the refresh wrote
     its tables (and rows of the notes) into that file. The link is replaced by the index."""
     other = tmp_path / "elsewhere.sqlite"
-    conn = sqlite3.connect(other)
-    conn.execute("CREATE TABLE places (id INTEGER, url TEXT)")
-    conn.commit()
-    conn.close()
-    before = other.read_bytes()
+    before = other_apps_database(other)
     index = vault / ".rmh" / "hooks.sqlite"
     for extra in index.parent.glob("hooks.sqlite*"):
         extra.unlink()

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sqlite3
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +20,7 @@ from harness.config import ConfigError, load
 from harness.llm_entities import CACHE_FILE, Cache, MalformedAnswer, forget, parse_answer
 from tests.forks import CLI_PRELOAD, ForkServer
 from tests.harness.llm_stub_endpoint import ChatEndpoint, Reply
+from tests.harness.test_cli_damaged_state import other_apps_database
 from tests.harness.test_server_e2e import CHILD_ENV, REPO
 
 pytestmark = pytest.mark.slow
@@ -183,11 +183,7 @@ def test_a_cache_linked_to_another_database_is_replaced_not_written(tmp_path: Pa
     table there, `forget` deleted rows there, `get` read it. The cache is derived: the link
     is dropped (put, forget) or taken for no cache (get)."""
     other = tmp_path / "elsewhere.sqlite"
-    conn = sqlite3.connect(other)
-    conn.execute("CREATE TABLE places (id INTEGER, url TEXT)")
-    conn.commit()
-    conn.close()
-    before = other.read_bytes()
+    before = other_apps_database(other)
     path = tmp_path / ".rmh" / CACHE_FILE
     path.parent.mkdir()
     path.symlink_to(other)

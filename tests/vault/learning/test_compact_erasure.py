@@ -9,7 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from vault import LEDGER_FILE, Ledger, LedgerLimits
@@ -17,19 +16,9 @@ from vault.learning import ledger_sql as sql
 from vault.learning.compact import NO_LIMITS, base_state
 from vault.storage.linkgraph import undirected
 
+from .test_compact import Clock, shown
+
 REPO = Path(__file__).resolve().parents[3]
-
-
-class Clock:
-    def __init__(self, t: float = 1_000_000.0) -> None:
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
-
-
-def shown(ids: list[int]) -> list[tuple[int, int, float]]:
-    return [(n, r, 1.0 / float(np.log2(r + 2))) for r, n in enumerate(ids)]
 
 
 def fill(led: Ledger, clock: Clock, sessions: int = 30) -> None:

@@ -25,7 +25,7 @@ from vault.storage.index import Index
 from vault.storage.store import Store
 from vault.storage.sync import sync
 
-from .test_sync_identity import _body, _edit_keeping_stat, reads  # noqa: F401 (a fixture)
+from .test_sync_identity import _body, _edit_keeping_stat, reads, two_notes  # noqa: F401
 
 HOUR = 3600 * 10**9
 _FILE_SYSTEM_NOW = future.file_system_now
@@ -33,10 +33,7 @@ _FILE_SYSTEM_NOW = future.file_system_now
 
 @pytest.fixture
 def vault(tmp_path: Path) -> Iterator[tuple[Store, Index, Path]]:
-    root = tmp_path / "v"
-    (root / "sub").mkdir(parents=True)
-    (root / "sub" / "a.md").write_text("alpha zebra\n")
-    (root / "b.md").write_text("bravo\n")
+    root = two_notes(tmp_path)
     (root / ".rmh").mkdir()  # the state folder, where the clock file is
     index = Index.open(tmp_path / "index.sqlite")
     yield Store(root), index, root

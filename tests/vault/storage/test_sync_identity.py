@@ -64,12 +64,18 @@ def _coarse(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(os, "lstat", coarse)  # what the scan's Python loops call
 
 
-@pytest.fixture
-def vault(tmp_path: Path) -> Iterator[tuple[Store, Index, Path]]:
+def two_notes(tmp_path: Path) -> Path:
+    """A vault folder of two notes, one in a sub-folder."""
     root = tmp_path / "v"
     (root / "sub").mkdir(parents=True)
     (root / "sub" / "a.md").write_text("alpha zebra\n")
     (root / "b.md").write_text("bravo\n")
+    return root
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Iterator[tuple[Store, Index, Path]]:
+    root = two_notes(tmp_path)
     index = Index.open(tmp_path / "index.sqlite")
     yield Store(root), index, root
     index.close()
