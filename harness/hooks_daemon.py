@@ -144,13 +144,14 @@ class Daemon:
             return False
         pid, published = path.with_name(PID), path.with_name(SETTINGS)
         try:
-            pid.unlink(missing_ok=True)  # a link planted there was written through
-            pid.write_text(f"{os.getpid()}\n", encoding="utf-8")
-            tmp = published.with_suffix(".tmp")
-            tmp.unlink(missing_ok=True)
-            tmp.write_text(json.dumps({"pid": os.getpid(), "wait_s": self.wait_s,
-                                       "start_words": self.start_words}), encoding="utf-8")
-            tmp.replace(published)  # what a hook asking this daemon uses (hooks_fast.py)
+            from vault import replace_whole
+
+            # whole, never through a link planted at a name (vault.replace_whole); published:
+            # what a hook asking this daemon uses (hooks_fast.py)
+            if not (replace_whole(pid, (f"{os.getpid()}\n".encode(),)) and replace_whole(
+                    published, (json.dumps({"pid": os.getpid(), "wait_s": self.wait_s,
+                                            "start_words": self.start_words}).encode(),))):
+                raise OSError(f"cannot write {PID} or {SETTINGS} in .rmh")
             self._serve(path)
         finally:
             for done in (published, pid):

@@ -346,10 +346,9 @@ def remember_used(root: Path, notes: list[str]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     old = used_lately(root)
     new = list(dict.fromkeys([*notes, *old]))[:USED_MAX]
-    tmp = path.with_suffix(".tmp")
-    tmp.unlink(missing_ok=True)  # a link planted at the name was written through
-    tmp.write_text(json.dumps(new, ensure_ascii=False), encoding="utf-8")
-    tmp.replace(path)
+    from vault import replace_whole  # whole, never through a link planted at a name
+
+    replace_whole(path, (json.dumps(new, ensure_ascii=False).encode("utf-8"),))
 
 
 def used_lately(root: Path) -> list[str]:
