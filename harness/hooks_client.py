@@ -16,6 +16,7 @@ import socket
 import stat
 import time
 from pathlib import Path
+from typing import IO, Any
 
 TYPE_CHECKING = False  # `typing` is not imported at run time (a hook's start-up)
 if TYPE_CHECKING:
@@ -114,3 +115,14 @@ def daemon_request(root: Path, request: dict[str, Any],
     except (OSError, ValueError):
         return None
     return doc if isinstance(doc, dict) else None
+
+
+def own_file(path: Path, mode: str) -> IO[Any]:
+    """`path`, a file of `.rmh/` (the daemon's log and lock, the hooks' journals), opened to
+    append (`mode` "a" or "ab"), never through a symlink: one planted there is removed first
+    (appending wrote into the file it named, outside the vault too), and O_NOFOLLOW refuses
+    one put back in between."""
+    if path.is_symlink():
+        path.unlink()
+    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC | os.O_NOFOLLOW
+    return os.fdopen(os.open(path, flags, 0o666), mode)

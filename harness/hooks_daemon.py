@@ -42,9 +42,16 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
-from .hooks_client import CLIENT_TIMEOUT_S, SETTINGS, SOCKET, daemon_request, socket_path
+from .hooks_client import (
+    CLIENT_TIMEOUT_S,
+    SETTINGS,
+    SOCKET,
+    daemon_request,
+    own_file,
+    socket_path,
+)
 
 __all__ = ["CLIENT_TIMEOUT_S", "SETTINGS", "SOCKET", "Daemon", "daemon_request", "socket_path",
            "spawn"]
@@ -54,16 +61,6 @@ LOCK = "hooks-daemon.lock"
 PID = "hooks-daemon.pid"
 IDLE_S = 4 * 3600.0
 MAX_REQUEST = 1 << 20
-
-
-def own_file(path: Path, mode: str) -> IO[Any]:
-    """`path`, a file of `.rmh/`, opened to append (`mode` "a" or "ab"), never through a
-    symlink: one planted there is removed first (appending wrote into the file it named,
-    outside the vault too), and O_NOFOLLOW refuses one put back in between."""
-    if path.is_symlink():
-        path.unlink()
-    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC | os.O_NOFOLLOW
-    return os.fdopen(os.open(path, flags, 0o666), mode)
 
 
 def spawn(root: Path, session: str) -> bool:

@@ -33,6 +33,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .hooks_client import own_file
+
 if TYPE_CHECKING:
     from vault import Vault
 
@@ -301,9 +303,7 @@ def journal_shown(root: Path, session: str, prompt: str, notes: list[str]) -> No
     """Append what the prompt hook showed, for the session-end hook to log."""
     path = _journal(root, session)
     path.parent.mkdir(parents=True, exist_ok=True)
-    if path.is_symlink():  # planted: appending wrote into the file it named
-        path.unlink()
-    with path.open("a", encoding="utf-8") as f:
+    with own_file(path, "a") as f:  # never through a link planted there
         f.write(json.dumps({"prompt": prompt[:PROMPT_CHARS], "notes": notes},
                            ensure_ascii=False) + "\n")
 

@@ -159,7 +159,8 @@ def _refresh_later(root: Path, client: str, session_id: str) -> None:
     import json
     import subprocess
 
-    from harness.hooks_daemon import LOG, own_file
+    from harness.hooks_client import own_file
+    from harness.hooks_daemon import LOG
 
     log = own_file(root / ".rmh" / LOG, "ab")  # handed to the child
     try:

@@ -1,4 +1,4 @@
-"""harness/hooks_daemon.py `own_file`: the daemon's log and lock in `.rmh/` are never opened
+"""harness/hooks_client.py `own_file`: the daemon's log and lock in `.rmh/` are never opened
 through a symlink (`open(LOG, "ab")` appended the daemon's stderr to the file a planted link
 named, outside the vault too)."""
 
@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.hooks_daemon import LOG, own_file
+from harness.hooks_client import own_file
+from harness.hooks_daemon import LOG
 
 
 def test_a_link_at_the_daemon_s_log_is_replaced_not_appended_to(tmp_path: Path) -> None:
