@@ -78,7 +78,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-LEARNING_VERSION = 11  # 11: a new pairing both of whose words the note's use words hold matches
+LEARNING_VERSION = 12  # 12: an ended session's (note, session) rows go; it counts no more sessions
+# 11: a new pairing both of whose words the note's use words hold matches
 # 10: a one-word query's gate is whether the note's use words hold it
 # 9: the gate counts a new pairing of known words against the match
 # (topic.py); the expansion channel carries only the gated share q g c (replay.py)

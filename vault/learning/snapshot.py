@@ -72,9 +72,12 @@ def load_state(text: str, opened: str) -> LearnedState:
     st = LearnedState()
     st.notes = {int(n): NoteState(**d) for n, d in doc["notes"].items()}
     st.pairs = {(int(a), int(b)): Pair(int(c), float(t)) for a, b, c, t in doc["pairs"]}
-    st.note_sessions = {(int(n), str(s)) for n, s in doc["note_sessions"]}
     st.sessions = {str(s): SessionState(float(a), float(b), None if e is None else float(e),
                                         bool(r)) for s, (a, b, e, r) in doc["sessions"].items()}
+    # A base dumped before LEARNING_VERSION 12 holds the rows of ended sessions too: drop them
+    # as `_end` now does, so a state loaded from it equals one replayed by this version.
+    st.note_sessions = {(int(n), str(s)) for n, s in doc["note_sessions"]
+                        if str(s) not in st.sessions or st.sessions[str(s)].ended is None}
     st.open_events = load_open(opened)
     st.rewards = {str(k): (int(n), float(t)) for k, (n, t) in doc["rewards"].items()}
     st.gone = {int(n) for n in doc["gone"]}

@@ -122,16 +122,26 @@ def _note(state: LearnedState, note: int, params: LearningParams, touched: Touch
     return ns
 
 
+def _counting(state: LearnedState, session: str | None) -> bool:
+    """Whether an activation in `session` may count one more session for its note: only
+    while the session is open. Its (note, session) rows dedupe the count; they go when the
+    session ends (`_end`), so the rows held are the open sessions' alone, not one per note
+    per session ever (LEARNING_VERSION 12)."""
+    info = state.sessions.get(session) if session is not None else None
+    return info is not None and info.ended is None
+
+
 def _activate(
     state: LearnedState, ev: Event, params: LearningParams, touched: Touched, seeds: list[int]
 ) -> None:
+    session = ev.session if _counting(state, ev.session) else None
     for note in sorted(set(seeds)):
         ns = _note(state, note, params, touched)
         _decay_to(ns, ev.t, params)
         ns.accesses += 1
-        if ev.session is not None and (note, ev.session) not in state.note_sessions:
-            state.note_sessions.add((note, ev.session))
-            touched.note_sessions.add((note, ev.session))
+        if session is not None and (note, session) not in state.note_sessions:
+            state.note_sessions.add((note, session))
+            touched.note_sessions.add((note, session))
             ns.sessions += 1
     for note, boost in ev.data.get("spread", []):
         ns = _note(state, int(note), params, touched)
@@ -250,6 +260,9 @@ def _end(state: LearnedState, ev: Event, params: LearningParams, touched: Touche
         _note(state, note, params, touched).recalled += 1
     info = state.sessions[session]
     info.ended = ev.t
+    for ns_key in sorted(k for k in state.note_sessions if k[1] == session):
+        state.note_sessions.discard(ns_key)
+        touched.note_sessions.add(ns_key)
     info.recovered = bool(ev.data.get("recovered", False))
 
 
