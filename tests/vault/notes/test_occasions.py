@@ -7,7 +7,7 @@ import re
 from datetime import date, timedelta
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from vault.notes.clocks import _PATTERN, PATTERN_BODY, absolute, resolve, untimed
@@ -215,10 +215,14 @@ def test_a_year_with_a_season_or_holiday_lies_in_that_year(
 
 
 @given(DAYS, st.sampled_from(HOLIDAYS))
+@example(date(2001, 11, 22), "Thanksgiving")
 def test_last_and_next_holiday_lie_about_a_year_around_the_day(anchor: date, hol: str) -> None:
     last, nxt = relative_holiday(hol, -1, anchor), relative_holiday(hol, 1, anchor)
-    year = timedelta(days=366 + 35 * hol.startswith("Easter"))  # Easter moves by 35 days
-    assert anchor - year <= last < anchor < nxt <= anchor + year
+    # the occurrence of the anchor's year or the one before / after it: a weekday-anchored day
+    # (Thanksgiving: 2001-11-22, then 2002-11-28) lies up to 371 days on, Easter 35 days more
+    this = holiday(hol, anchor.year)
+    assert last == (this if this < anchor else holiday(hol, anchor.year - 1))
+    assert nxt == (this if this > anchor else holiday(hol, anchor.year + 1))
     (ref,) = resolve(f"last {hol}", anchor)
     assert ref.start == ref.end == last
 
