@@ -9,8 +9,9 @@ unclosed comment runs to the end). A link, tag or heading that overlaps any of t
 Recognised forms follow Obsidian:
 - wiki-links `[[T]]`, `[[T|alias]]`, `[[T#Heading]]`, `[[T#^block]]`, `[[#Heading]]`, `![[T]]`,
   `[[T.md]]` (".md" stripped), `[[T\\|alias]]` (the table escape);
-- markdown links `[text](path/T.md)`, `[text](<path with spaces.md>)`, `![](T.md)`, with %-decoding
-  and an optional `#fragment`, and without ".md" (`[text](Some%20Note)`, `[text](folder/note)`:
+- markdown links `[text](path/T.md)`, `[text](<path with spaces.md>)`, `![](T.md)`, with %-decoding,
+  an optional `#fragment`, balanced parentheses (one level: `[t](Swan%20(book).md)`),
+  and without ".md" (`[text](Some%20Note)`, `[text](folder/note)`:
   Obsidian's links to a note, resolved as `T.md`); external URLs (any `scheme:` or `//host`), a
   bare `#fragment`, a folder (`a/`) and a path whose file name has another extension (a dot and
   1-8 letters or digits, a letter among them: `pic.png`, `www.example.com`) are not links;
@@ -72,8 +73,10 @@ _INLINE_START = re.compile(r"`+|<!--|%%")
 _BACKTICKS = re.compile(r"`+")
 _BLANK_LINE = re.compile(r"\n[ \t]*\r?\n")
 WIKI = re.compile(r"(!?)\[\[([^\[\]\n]+)\]\]")
+# A destination not in <...> may hold balanced parentheses (CommonMark 6.3, one level here:
+# Obsidian writes `[x](Black%20Swan%20(book).md)`, %-encoding spaces but not parentheses).
 _MARKDOWN = re.compile(
-    r"(!?)\[([^\[\]\n]*)\]\([ \t]*(?:<([^<>\n]*)>|([^\s()<>]+))"
+    r"(!?)\[([^\[\]\n]*)\]\([ \t]*(?:<([^<>\n]*)>|((?:[^\s()<>]|\([^\s()<>]*\))++))"
     r"(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'))?[ \t]*\)"
 )
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:|//")

@@ -41,8 +41,9 @@ __all__ = [
 # whenever some text parses to other rows. An index whose notes were parsed by another version
 # re-parses every note from its file at its next full sync (storage/reparse.py). 1: markdown
 # links only with `.md`; 2: `[x](Some%20Note)` without `.md` is a link too (session 21); 3: a
-# wiki-link in a quoted frontmatter value is read unescaped (`'[[bob''s bike]]'`, session 25).
-PARSE = 3
+# wiki-link in a quoted frontmatter value is read unescaped (`'[[bob''s bike]]'`, session 25);
+# 4: a markdown destination may hold balanced parentheses (`[x](Swan%20(book).md)`, session 27).
+PARSE = 4
 
 _TAG_SPLIT = re.compile(r"[,\s]+")
 _COMMA = re.compile(",")

@@ -61,6 +61,11 @@ LINK_FORMS: list[tuple[str, tuple[str, str | None, str | None, str | None, bool,
     ("[t](Note%202.0)", ("Note 2.0", None, None, "t", False, "markdown")),
     ("[t](Dr.%20Who)", ("Dr. Who", None, None, "t", False, "markdown")),
     ("![](Some%20Note)", ("Some Note", None, None, None, True, "markdown")),
+    # balanced parentheses in the destination (CommonMark; Obsidian leaves them unencoded)
+    ("[t](Black%20Swan%20(book).md)", ("Black Swan (book)", None, None, "t", False, "markdown")),
+    ("[t](a/(x)%20b.md#Sec)", ("a/(x) b", "Sec", None, "t", False, "markdown")),
+    ("[t](Swan%20(book))", ("Swan (book)", None, None, "t", False, "markdown")),
+    ("[t](f(1)(2).md 'x')", ("f(1)(2)", None, None, "t", False, "markdown")),
 ]
 
 
@@ -101,6 +106,7 @@ def test_every_link_form(syntax: str, expected: tuple[Any, ...]) -> None:
         "[[T\nT]]",
         "[t](.md)",
         "plain [brackets] and (parens)",
+        "[t](a(b.md)",  # unbalanced parentheses end no destination
     ],
 )
 def test_not_links(text: str) -> None:
@@ -271,13 +277,16 @@ REWRITES = [
     ("[text](Old#Sec)", "[text](New%20Name#Sec)"),
     ("[text](<Old>)", "[text](<New Name>)"),
     ("![](Old)", "![](New%20Name)"),
+    ("[text](Old%20(v1).md#S)", "[text](New%20Name.md#S)"),
+    ("(see [text](Old%20(v1)))", "(see [text](New%20Name))"),
 ]
 
 
 @pytest.mark.parametrize(("before", "after"), REWRITES)
 def test_rewrite_preserves_syntax(before: str, after: str) -> None:
     text = f"x {before} y\r\n"
-    out = rewrite_links(text, lambda link: "New Name" if link.target == "Old" else None)
+    out = rewrite_links(text, lambda link: "New Name" if link.target in ("Old", "Old (v1)")
+                        else None)
     assert out == f"x {after} y\r\n"
 
 
