@@ -1,0 +1,51 @@
+"""Vaults written as Obsidian writes them (files made outside rmh): each link form reads,
+resolves and follows a move as Obsidian's "update internal links" would, every other byte kept."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+from vault import Vault
+
+# File names Obsidian accepts, parentheses among them (`Black Swan (book).md`).
+PARTS = ["Black Swan (book)", "Plan (v2) final", "f(x)", "Caf\u00e9 (Paris)", "(draft)", "a&b"]
+
+
+def obsidian_url(path: str) -> str:
+    """A markdown destination as Obsidian writes it: %-encoded as `encodeURI` does, which
+    leaves parentheses (and `&`) as they are."""
+    return quote(path, safe="/()&")
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_markdown_links_with_parentheses_resolve_and_follow_a_move(
+        tmp_path: Path, seed: int) -> None:
+    rng = random.Random(seed)
+    root = tmp_path / "v"
+    names = sorted({f"{rng.choice(['', 'x/', 'y z/'])}{rng.choice(PARTS)} {i}" for i in range(4)})
+    for name in names:
+        (root / f"{name}.md").parent.mkdir(parents=True, exist_ok=True)
+        (root / f"{name}.md").write_text(f"# {name}\n", encoding="utf-8")
+    hub = root / "hub" / "Hub.md"
+    hub.parent.mkdir(parents=True)
+    lines = [f"- [{i}]({obsidian_url('../' + n + '.md')}#H) and [{i}]({obsidian_url('../' + n)})"
+             f" (see above)\n" for i, n in enumerate(names)]
+    hub.write_text("".join(lines) + "`[c](../code%20(x).md)`\n", encoding="utf-8")
+    with Vault.init(root) as v:
+        assert [ln.resolved for ln in v.links("hub/Hub")] == [
+            f"{n}.md" for n in names for _ in range(2)]
+        assert all(v.backlinks(n) == ["hub/Hub.md"] for n in names)
+        moved = [f"moved/{n.rsplit('/', 1)[-1]} m" for n in names]
+        for old, new in zip(names, moved, strict=True):
+            v.move(old, new)
+        assert [ln.resolved for ln in v.links("hub/Hub")] == [
+            f"{n}.md" for n in moved for _ in range(2)]
+        text = hub.read_text(encoding="utf-8")
+        for i, line in enumerate(text.splitlines()[:-1]):  # the link text, `#H` and the
+            assert line.startswith(f"- [{i}](../moved/")  # words around each link kept
+            assert ".md#H) and [" in line and line.endswith("%20m) (see above)")
+        assert text.endswith("`[c](../code%20(x).md)`\n")  # code: no link, left alone
