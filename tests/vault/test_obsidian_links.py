@@ -49,3 +49,22 @@ def test_markdown_links_with_parentheses_resolve_and_follow_a_move(
             assert line.startswith(f"- [{i}](../moved/")  # words around each link kept
             assert ".md#H) and [" in line and line.endswith("%20m) (see above)")
         assert text.endswith("`[c](../code%20(x).md)`\n")  # code: no link, left alone
+
+
+@pytest.mark.parametrize(("key", "tags"), [("Aliases", "Tags"), ("ALIASES", "TAGS"),
+                                           ("Alias", "Tag"), ("aliases", "tags")])
+def test_aliases_and_tags_under_keys_in_any_case_name_the_note(
+        tmp_path: Path, key: str, tags: str) -> None:
+    """Obsidian reads `Aliases:`/`Tags:` as it reads `aliases:`/`tags:` (/^alias(es)?$/i,
+    /^tags?$/i): a link by the alias resolves, `read` finds the note by it, and its tags list."""
+    root = tmp_path / "v"
+    (root / "people").mkdir(parents=True)
+    (root / "people" / "Robert.md").write_text(
+        f"---\n{key}: [Bobby]\n{tags}: [crew]\n---\nR\n",
+        encoding="utf-8")
+    (root / "Hub.md").write_text("[[Bobby]]\n", encoding="utf-8")
+    with Vault.init(root) as v:
+        assert [ln.resolved for ln in v.links("Hub")] == ["people/Robert.md"]
+        record = v.read("Bobby")
+        assert record.note == "people/Robert.md" and record.aliases == ("Bobby",)
+        assert record.tags == ("crew",)

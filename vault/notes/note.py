@@ -13,6 +13,8 @@ Contracts:
 - Tags: frontmatter `tags`/`tag` (a list, or a string split on commas and whitespace) then inline
   `#tags`, "#" removed, in order of first appearance, deduplicated case-insensitively (first
   spelling kept). Aliases: frontmatter `aliases`/`alias` (a list, or a string split on commas).
+  As Obsidian reads them (`/^tags?$/i`, `/^alias(es)?$/i`), those keys match in any case
+  (`Tags:`, `ALIASES:`), every matching key in the block's order.
 """
 
 from __future__ import annotations
@@ -42,7 +44,8 @@ __all__ = [
 # re-parses every note from its file at its next full sync (storage/reparse.py). 1: markdown
 # links only with `.md`; 2: `[x](Some%20Note)` without `.md` is a link too (session 21); 3: a
 # wiki-link in a quoted frontmatter value is read unescaped (`'[[bob''s bike]]'`, session 25);
-# 4: a markdown destination may hold balanced parentheses (`[x](Swan%20(book).md)`, session 27).
+# 4: a markdown destination may hold balanced parentheses (`[x](Swan%20(book).md)`), and tags
+# and aliases are read under their keys in any case (`Tags:`, `ALIASES:`; session 27).
 PARSE = 4
 
 _TAG_SPLIT = re.compile(r"[,\s]+")
@@ -117,10 +120,12 @@ def _scan(text: str) -> tuple[Note, list[LinkSite]]:
     sites.extend(scanned.sites)
     tag_items: list[str] = []
     alias_items: list[str] = []
-    for key in ("tags", "tag"):
-        tag_items.extend(t.lstrip("#") for t in _items(fm.get(key), _TAG_SPLIT))
-    for key in ("aliases", "alias"):
-        alias_items.extend(_items(fm.get(key), _COMMA))
+    for key, value in fm.items():  # in the block's order, the key in any case (as Obsidian)
+        name = key.lower() if key.isascii() else ""
+        if name in ("tags", "tag"):
+            tag_items.extend(t.lstrip("#") for t in _items(value, _TAG_SPLIT))
+        elif name in ("aliases", "alias"):
+            alias_items.extend(_items(value, _COMMA))
     tag_items.extend(scanned.tags)
     note = Note(
         text=text,

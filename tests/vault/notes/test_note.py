@@ -226,6 +226,11 @@ def test_inline_tags(text: str, tags: tuple[str, ...]) -> None:
         ("tags:", ()),
         ("tag: old", ("old",)),
         ("tags: [A, a, B]", ("A", "B")),
+        # the keys in any case, every one in the block's order (Obsidian's /^tags?$/i)
+        ("Tags: [a, b]", ("a", "b")),
+        ("TAG: x y", ("x", "y")),
+        ("tag: one\nTags: [two]\ntags: three", ("one", "two", "three")),
+        ("t\u00e4gs: [x]\ntagsx: [y]\nmytags: [z]", ()),
     ],
 )
 def test_frontmatter_tags(fm: str, tags: tuple[str, ...]) -> None:
@@ -246,6 +251,10 @@ def test_tags_order_of_first_appearance_deduplicated_case_insensitively() -> Non
         ("alias: Bob", ("Bob",)),
         ("aliases: [Bob, Bob, null]", ("Bob",)),
         ("aliases:", ()),
+        ("Aliases: [Bob]", ("Bob",)),
+        ("ALIAS: Bob, Bobby", ("Bob", "Bobby")),
+        ("Alias: Al\naliases: [Bob]", ("Al", "Bob")),
+        ("aliasesx: [Bob]\nmy_alias: Al", ()),
     ],
 )
 def test_aliases(fm: str, aliases: tuple[str, ...]) -> None:
