@@ -1,5 +1,6 @@
-"""Attachment links (`![[diagram.png]]`, `[report](files/report.pdf)`): links to files that
-are not notes, resolved the way Obsidian resolves them.
+"""Attachment links (`![[diagram.png]]`, `[[files/report.pdf]]`): wiki-links to files that
+are not notes, resolved the way Obsidian resolves them. (A markdown link to such a file,
+`[report](files/report.pdf)`, is no link at all to rmh: markdown_scan.py.)
 
 A link target is an attachment when its last path part has an extension other than `.md`:
 letters and digits, a letter among them (`diagram.png`, `plan.canvas`, `clip.3gp`, which
