@@ -10,7 +10,8 @@ Recognised forms follow Obsidian:
 - wiki-links `[[T]]`, `[[T|alias]]`, `[[T#Heading]]`, `[[T#^block]]`, `[[#Heading]]`, `![[T]]`,
   `[[T.md]]` (".md" stripped), `[[T\\|alias]]` (the table escape);
 - markdown links `[text](path/T.md)`, `[text](<path with spaces.md>)`, `![](T.md)`, with %-decoding,
-  an optional `#fragment`, balanced parentheses (one level: `[t](Swan%20(book).md)`),
+  an optional `#fragment`, balanced parentheses (one level: `[t](Swan%20(book).md)`), a title
+  in quotes or parentheses,
   and without ".md" (`[text](Some%20Note)`, `[text](folder/note)`:
   Obsidian's links to a note, resolved as `T.md`); external URLs (any `scheme:` or `//host`), a
   bare `#fragment`, a folder (`a/`) and a path whose file name has another extension (a dot and
@@ -79,7 +80,7 @@ WIKI = re.compile(r"(!?)\[\[([^\[\]\n]+)\]\]")
 # Obsidian writes `[x](Black%20Swan%20(book).md)`, %-encoding spaces but not parentheses).
 _MARKDOWN = re.compile(
     r"(!?)\[([^\[\]\n]*)\]\([ \t]*(?:<([^<>\n]*)>|((?:[^\s()<>]|\([^\s()<>]*\))++))"
-    r"(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'))?[ \t]*\)"
+    r"(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*\)"
 )
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:|//")
 _EXTENSION = re.compile(r"\.(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{1,8}")

@@ -44,9 +44,9 @@ __all__ = [
 # re-parses every note from its file at its next full sync (storage/reparse.py). 1: markdown
 # links only with `.md`; 2: `[x](Some%20Note)` without `.md` is a link too (session 21); 3: a
 # wiki-link in a quoted frontmatter value is read unescaped (`'[[bob''s bike]]'`, session 25);
-# 4: a markdown destination may hold balanced parentheses (`[x](Swan%20(book).md)`), and tags
-# and aliases are read under their keys in any case (`Tags:`, `ALIASES:`), and plain YAML
-# scalars as YAML 1.2's core schema reads them (`12:30`, `yes` text; session 27).
+# 4: a markdown destination may hold balanced parentheses (`[x](Swan%20(book).md)`) and a
+# `(title)`, tags and aliases are read under their keys in any case (`Tags:`, `ALIASES:`), and
+# plain YAML scalars as YAML 1.2's core schema reads them (`12:30`, `yes` text; session 27).
 PARSE = 4
 
 _TAG_SPLIT = re.compile(r"[,\s]+")

@@ -66,6 +66,7 @@ LINK_FORMS: list[tuple[str, tuple[str, str | None, str | None, str | None, bool,
     ("[t](a/(x)%20b.md#Sec)", ("a/(x) b", "Sec", None, "t", False, "markdown")),
     ("[t](Swan%20(book))", ("Swan (book)", None, None, "t", False, "markdown")),
     ("[t](f(1)(2).md 'x')", ("f(1)(2)", None, None, "t", False, "markdown")),
+    ("[t](Note.md (a title))", ("Note", None, None, "t", False, "markdown")),  # CommonMark
 ]
 
 
@@ -288,6 +289,7 @@ REWRITES = [
     ("![](Old)", "![](New%20Name)"),
     ("[text](Old%20(v1).md#S)", "[text](New%20Name.md#S)"),
     ("(see [text](Old%20(v1)))", "(see [text](New%20Name))"),
+    ("[text](Old.md (title))", "[text](New%20Name.md (title))"),
 ]
 
 
