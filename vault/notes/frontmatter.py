@@ -2,7 +2,7 @@
 
 A block exists only when the text starts with a line exactly `---` (LF or CRLF) and a later line
 is exactly `---` or `...`; the YAML is what lies between. Loading uses a `yaml.SafeLoader`
-subclass that reads plain scalars as Obsidian does (YAML 1.2's core schema: `_CORE`), without
+subclass that reads plain scalars as Obsidian does (YAML 1.2's core schema: yaml_core.py), without
 timestamps, so `date: 2024-01-02` stays the string "2024-01-02", `time: 12:30` "12:30";
 `!!binary` stays its source text, `!!set` becomes a list, non-finite floats (`.nan`) their source
 text, tuples lists and keys strings: every loaded value is JSON-safe. A block that fails to parse,
