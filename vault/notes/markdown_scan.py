@@ -16,8 +16,8 @@ Recognised forms follow Obsidian:
   Obsidian's links to a note, resolved as `T.md`); external URLs (any `scheme:` or `//host`), a
   bare `#fragment`, a folder (`a/`) and a path whose file name has another extension (a dot and
   1-8 letters or digits, a letter among them: `pic.png`, `www.example.com`) are not links;
-- tags `#tag`, `#nested/tag`, `#a-b_c`, Unicode word characters; the `#` must start the line or
-  follow whitespace, and the tag must hold at least one non-digit;
+- tags `#tag`, `#nested/tag`, `#a-b_c`, `#2024-05`, `#📚/books`: up to white space or punctuation
+  (`_TAG`); the `#` must start the line or follow whitespace, and the tag must not be all digits;
 - ATX headings `# Title` (up to 3 leading spaces, closing `#`s removed). Setext headings and
   indented code blocks are not recognised.
 """
@@ -84,8 +84,10 @@ _MARKDOWN = re.compile(
 )
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:|//")
 _EXTENSION = re.compile(r"\.(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{1,8}")
-_TAG = re.compile(r"(?<!\S)#([\w/-]+)")
-_NOT_A_TAG = re.compile(r"[\d/_-]+")
+# A tag runs to white space or punctuation, as Obsidian's tag check reads it (letters, digits,
+# `_`, `-`, `/`, emoji: `#📚/books`; not `.,;:!?'"()[]{}` or General Punctuation such as `’`).
+_TAG = re.compile(r"(?<!\S)#([^\s\u2000-\u206f\u2e00-\u2e7f'!\"#$%&()*+,.:;<=>?@^`{|}~\[\]\\]+)")
+_NOT_A_TAG = re.compile(r"\d+")
 # The heading line; the title and its optional closing `#`s are cut in `_heading_title` (a lazy
 # `(.*?)(?:[ \t]+#+)?` backtracked quadratically on a long line of spaces).
 _HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t][^\n]*)?$", re.MULTILINE)

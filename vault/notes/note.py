@@ -46,7 +46,8 @@ __all__ = [
 # wiki-link in a quoted frontmatter value is read unescaped (`'[[bob''s bike]]'`, session 25);
 # 4: a markdown destination may hold balanced parentheses (`[x](Swan%20(book).md)`) and a
 # `(title)`, tags and aliases are read under their keys in any case (`Tags:`, `ALIASES:`), and
-# plain YAML scalars as YAML 1.2's core schema reads them (`12:30`, `yes` text; session 27).
+# plain YAML scalars as YAML 1.2's core schema reads them (`12:30`, `yes` text), and inline
+# tags run to punctuation (`#2024-05`, emoji; session 27).
 PARSE = 4
 
 _TAG_SPLIT = re.compile(r"[,\s]+")

@@ -210,6 +210,12 @@ def test_backtick_fence_info_string_with_backtick_is_not_a_fence() -> None:
         ("#Tag #tag #TAG", ("Tag",)),
         ("\t#tab\n#line", ("tab", "line")),
         ("## Title #intitle", ("intitle",)),
+        # as Obsidian: not all digits is enough (`-`, `/`, `_` count), emoji are tag characters,
+        # punctuation ends a tag
+        ("#2024-05 #2024/q1 #1_000", ("2024-05", "2024/q1", "1_000")),
+        ("#\U0001f680rocket #\U0001f4da/books #\u2705\ufe0f",
+         ("\U0001f680rocket", "\U0001f4da/books", "\u2705\ufe0f")),
+        ("#tag\u2019s #a.b #c:d #e(f) #g;h #i! #j? #k] #l\"m #n'o", ("tag", *"acegijkln")),
     ],
 )
 def test_inline_tags(text: str, tags: tuple[str, ...]) -> None:
