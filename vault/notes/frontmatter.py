@@ -2,7 +2,8 @@
 
 A block exists only when the text starts with a line exactly `---` (LF or CRLF) and a later line
 is exactly `---` or `...`; the YAML is what lies between. Loading uses a `yaml.SafeLoader`
-subclass that does not resolve timestamps, so `date: 2024-01-02` stays the string "2024-01-02";
+subclass that reads plain scalars as Obsidian does (YAML 1.2's core schema: yaml_core.py), without
+timestamps, so `date: 2024-01-02` stays the string "2024-01-02", `time: 12:30` "12:30";
 `!!binary` stays its source text, `!!set` becomes a list, non-finite floats (`.nan`) their source
 text, tuples lists and keys strings: every loaded value is JSON-safe. A block that fails to parse,
 is not a mapping (empty is `{}`), nests deeper than `MAX_DEPTH` or expands (through aliases) to
@@ -23,17 +24,12 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ..errors import NoteFormatError
+from .yaml_core import core_int, core_resolvers
 
 MAX_DEPTH = 64
 MAX_NODES = 100_000
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 _CLOSE = re.compile(r"^(?:---|\.\.\.)\r?$", re.MULTILINE)
-
-
-def _without_timestamps(
-    resolvers: dict[Any, list[tuple[str, Any]]],
-) -> dict[Any, list[tuple[str, Any]]]:
-    return {k: [(t, rx) for t, rx in v if t != _TIMESTAMP] for k, v in resolvers.items()}
 
 
 # libyaml when the wheel has it (~10x faster; its marks count characters too), else pure Python.
@@ -85,8 +81,9 @@ def _set_as_list(loader: yaml.SafeLoader, node: Node) -> list[Any]:
     return list(loader.construct_mapping(node))  # type: ignore[arg-type]
 
 
-_Loader.yaml_implicit_resolvers = _without_timestamps(yaml.SafeLoader.yaml_implicit_resolvers)
-_Dumper.yaml_implicit_resolvers = _without_timestamps(yaml.SafeDumper.yaml_implicit_resolvers)
+_Loader.yaml_implicit_resolvers = core_resolvers()
+_Dumper.yaml_implicit_resolvers = core_resolvers()  # quotes what would not read back as text
+_Loader.add_constructor("tag:yaml.org,2002:int", core_int)
 _Loader.add_constructor(_TIMESTAMP, _source_text)
 _Loader.add_constructor("tag:yaml.org,2002:binary", _source_text)
 _Loader.add_constructor("tag:yaml.org,2002:float", _float_or_text)

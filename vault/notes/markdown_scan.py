@@ -9,13 +9,15 @@ unclosed comment runs to the end). A link, tag or heading that overlaps any of t
 Recognised forms follow Obsidian:
 - wiki-links `[[T]]`, `[[T|alias]]`, `[[T#Heading]]`, `[[T#^block]]`, `[[#Heading]]`, `![[T]]`,
   `[[T.md]]` (".md" stripped), `[[T\\|alias]]` (the table escape);
-- markdown links `[text](path/T.md)`, `[text](<path with spaces.md>)`, `![](T.md)`, with %-decoding
-  and an optional `#fragment`, and without ".md" (`[text](Some%20Note)`, `[text](folder/note)`:
+- markdown links `[text](path/T.md)`, `[text](<path with spaces.md>)`, `![](T.md)`, with %-decoding,
+  an optional `#fragment`, balanced parentheses (one level: `[t](Swan%20(book).md)`), a title
+  in quotes or parentheses,
+  and without ".md" (`[text](Some%20Note)`, `[text](folder/note)`:
   Obsidian's links to a note, resolved as `T.md`); external URLs (any `scheme:` or `//host`), a
   bare `#fragment`, a folder (`a/`) and a path whose file name has another extension (a dot and
   1-8 letters or digits, a letter among them: `pic.png`, `www.example.com`) are not links;
-- tags `#tag`, `#nested/tag`, `#a-b_c`, Unicode word characters; the `#` must start the line or
-  follow whitespace, and the tag must hold at least one non-digit;
+- tags `#tag`, `#nested/tag`, `#a-b_c`, `#2024-05`, `#📚/books`: up to white space or punctuation
+  (`_TAG`); the `#` must start the line or follow whitespace, and the tag must not be all digits;
 - ATX headings `# Title` (up to 3 leading spaces, closing `#`s removed). Setext headings and
   indented code blocks are not recognised.
 """
@@ -57,6 +59,8 @@ class LinkSite:
     # inside a frontmatter value: "'" or '"' (a quoted YAML scalar: the link's text is read
     # unescaped and a new target written escaped), ":" (a plain scalar); "" elsewhere
     quote: str = ""
+    label_start: int = -1  # the alias (wiki) or link text (markdown) as written; -1: none
+    label_end: int = -1
 
 
 @dataclass(frozen=True)
@@ -72,14 +76,18 @@ _INLINE_START = re.compile(r"`+|<!--|%%")
 _BACKTICKS = re.compile(r"`+")
 _BLANK_LINE = re.compile(r"\n[ \t]*\r?\n")
 WIKI = re.compile(r"(!?)\[\[([^\[\]\n]+)\]\]")
+# A destination not in <...> may hold balanced parentheses (CommonMark 6.3, one level here:
+# Obsidian writes `[x](Black%20Swan%20(book).md)`, %-encoding spaces but not parentheses).
 _MARKDOWN = re.compile(
-    r"(!?)\[([^\[\]\n]*)\]\([ \t]*(?:<([^<>\n]*)>|([^\s()<>]+))"
-    r"(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'))?[ \t]*\)"
+    r"(!?)\[([^\[\]\n]*)\]\([ \t]*(?:<([^<>\n]*)>|((?:[^\s()<>]|\([^\s()<>]*\))++))"
+    r"(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*\)"
 )
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:|//")
 _EXTENSION = re.compile(r"\.(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{1,8}")
-_TAG = re.compile(r"(?<!\S)#([\w/-]+)")
-_NOT_A_TAG = re.compile(r"[\d/_-]+")
+# A tag runs to white space or punctuation, as Obsidian's tag check reads it (letters, digits,
+# `_`, `-`, `/`, emoji: `#📚/books`; not `.,;:!?'"()[]{}` or General Punctuation such as `’`).
+_TAG = re.compile(r"(?<!\S)#([^\s\u2000-\u206f\u2e00-\u2e7f'!\"#$%&()*+,.:;<=>?@^`{|}~\[\]\\]+)")
+_NOT_A_TAG = re.compile(r"\d+")
 # The heading line; the title and its optional closing `#`s are cut in `_heading_title` (a lazy
 # `(.*?)(?:[ \t]+#+)?` backtracked quadratically on a long line of spaces).
 _HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t][^\n]*)?$", re.MULTILINE)
@@ -192,7 +200,9 @@ def wiki_site(inner: str, start: int, end: int, inner_start: int, embed: bool) -
         return None
     t0 = inner_start + lead
     link = Link(target, heading, block, alias if bar else None, embed, "wiki", start, end)
-    return LinkSite(link, t0, t0 + len(raw), md_suffix, False)
+    a0 = inner_start + inner.index("|") + 1 if bar else -1
+    return LinkSite(link, t0, t0 + len(raw), md_suffix, False, "", a0,
+                    inner_start + len(inner) if bar else -1)
 
 
 def scan_wiki(text: str, lo: int, hi: int) -> list[LinkSite]:
@@ -228,7 +238,8 @@ def _markdown_site(m: re.Match[str]) -> LinkSite | None:
     text = m.group(2)
     link = Link(path[:-3] if md_suffix else path, heading, block, text or None, bool(m.group(1)),
                 "markdown", m.start(), m.end())
-    return LinkSite(link, t0, t0 + len(raw_path.strip()), md_suffix, angle)
+    return LinkSite(link, t0, t0 + len(raw_path.strip()), md_suffix, angle, "", m.start(2),
+                    m.end(2))
 
 
 def note_path(path: str) -> bool:
@@ -310,4 +321,6 @@ def _shift(site: LinkSite, offset: int) -> LinkSite:
         link=link,
         target_start=site.target_start + offset,
         target_end=site.target_end + offset,
+        label_start=site.label_start + offset if site.label_start >= 0 else -1,
+        label_end=site.label_end + offset if site.label_end >= 0 else -1,
     )

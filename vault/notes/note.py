@@ -13,6 +13,8 @@ Contracts:
 - Tags: frontmatter `tags`/`tag` (a list, or a string split on commas and whitespace) then inline
   `#tags`, "#" removed, in order of first appearance, deduplicated case-insensitively (first
   spelling kept). Aliases: frontmatter `aliases`/`alias` (a list, or a string split on commas).
+  As Obsidian reads them (`/^tags?$/i`, `/^alias(es)?$/i`), those keys match in any case
+  (`Tags:`, `ALIASES:`), every matching key in the block's order.
 """
 
 from __future__ import annotations
@@ -41,8 +43,12 @@ __all__ = [
 # whenever some text parses to other rows. An index whose notes were parsed by another version
 # re-parses every note from its file at its next full sync (storage/reparse.py). 1: markdown
 # links only with `.md`; 2: `[x](Some%20Note)` without `.md` is a link too (session 21); 3: a
-# wiki-link in a quoted frontmatter value is read unescaped (`'[[bob''s bike]]'`, session 25).
-PARSE = 3
+# wiki-link in a quoted frontmatter value is read unescaped (`'[[bob''s bike]]'`, session 25);
+# 4: a markdown destination may hold balanced parentheses (`[x](Swan%20(book).md)`) and a
+# `(title)`, tags and aliases are read under their keys in any case (`Tags:`, `ALIASES:`), and
+# plain YAML scalars as YAML 1.2's core schema reads them (`12:30`, `yes` text), and inline
+# tags run to punctuation (`#2024-05`, emoji; session 27).
+PARSE = 4
 
 _TAG_SPLIT = re.compile(r"[,\s]+")
 _COMMA = re.compile(",")
@@ -116,10 +122,12 @@ def _scan(text: str) -> tuple[Note, list[LinkSite]]:
     sites.extend(scanned.sites)
     tag_items: list[str] = []
     alias_items: list[str] = []
-    for key in ("tags", "tag"):
-        tag_items.extend(t.lstrip("#") for t in _items(fm.get(key), _TAG_SPLIT))
-    for key in ("aliases", "alias"):
-        alias_items.extend(_items(fm.get(key), _COMMA))
+    for key, value in fm.items():  # in the block's order, the key in any case (as Obsidian)
+        name = key.lower() if key.isascii() else ""
+        if name in ("tags", "tag"):
+            tag_items.extend(t.lstrip("#") for t in _items(value, _TAG_SPLIT))
+        elif name in ("aliases", "alias"):
+            alias_items.extend(_items(value, _COMMA))
     tag_items.extend(scanned.tags)
     note = Note(
         text=text,
@@ -186,10 +194,8 @@ def _format_target(site: LinkSite, new: str) -> str:
     """The note part `new` as the site writes it; in a quoted frontmatter value escaped as its
     quote needs, so that the YAML still reads (a move to "Bob's" in `rel: '[[Bob]]'`)."""
     out = _formatted(site, new)
-    if site.quote == "'":
-        return out.replace("'", "''")
-    if site.quote == '"':
-        return out.replace("\\", "\\\\").replace('"', '\\"')
+    if site.quote in ("'", '"'):
+        return _quoted(site, out)
     if site.quote == ":" and ": " in out:
         raise NoteFormatError(f"link target {new!r} cannot be written in a plain YAML value")
     return out
@@ -212,21 +218,59 @@ def _formatted(site: LinkSite, new: str) -> str:
     return _encode_path(path)
 
 
+def _relabel(site: LinkSite, new: str) -> str | None:
+    """The text a link shows once its note part is `new`, where Obsidian's "update internal
+    links" changes it (1.13): a markdown link's text that was the old file name (`[Old](Old.md)`)
+    or, with a folder, the old path becomes the new one; a wiki-link's alias that was the old
+    file name of a link written with a folder (`[[f/Old|Old]]`) becomes the new name. Any other
+    text, `[[Old|Old]]` among them, is the writer's own and stays (None)."""
+    link, label = site.link, (site.link.alias or "").strip()
+    if not label or site.label_start < 0:
+        return None
+    old, stem = link.target, new[:-3] if new.lower().endswith(".md") else new
+    name = old.rpartition("/")[2]
+    if link.kind == "markdown":
+        if label == name or ("/" in label and label == old):
+            return stem.rpartition("/")[2] if label == name else stem
+        return None
+    written = old + (".md" if site.md_suffix else "")
+    if ("/" in written and link.heading is None and link.block is None
+            and label == written.rpartition("/")[2]):
+        return stem.rpartition("/")[2]
+    return None
+
+
+def _quoted(site: LinkSite, out: str) -> str:
+    if site.quote == "'":
+        return out.replace("'", "''")
+    if site.quote == '"':
+        return out.replace("\\", "\\\\").replace('"', '\\"')
+    return out
+
+
 def rewrite_links(text: str, rewrite: Callable[[Link], str | None]) -> str:
     """Replace the note part of each link with `rewrite(link)` (None keeps it).
 
     Everything else stays: "!", "#heading", "#^block", "|alias", markdown link text and title,
-    `<...>` brackets, a written ".md" suffix of a wiki-link. Markdown destinations are
-    %-encoded where needed (space, %, parentheses, <, >, #, brackets).
+    `<...>` brackets, a written ".md" suffix of a wiki-link; but a link text that only
+    repeated the old name follows the new one, as Obsidian rewrites it (`_relabel`). Markdown
+    destinations are %-encoded where needed (space, %, parentheses, <, >, #, brackets).
     """
-    out: list[str] = []
-    pos = 0
+    edits: list[tuple[int, int, str]] = []
     for site in _scan(text)[1]:
         new = rewrite(site.link)
         if new is None or new == site.link.target:
             continue
-        out.append(text[pos : site.target_start])
-        out.append(_format_target(site, new))
-        pos = site.target_end
+        edits.append((site.target_start, site.target_end, _format_target(site, new)))
+        label = _relabel(site, new) if text[site.label_start - 2 : site.label_start] != "\\|" \
+            else None  # in a table (`[[f/Old\\|Old]]`) Obsidian's rule never matches: kept
+        if label is not None and label != (site.link.alias or "").strip():
+            edits.append((site.label_start, site.label_end, _quoted(site, label)))
+    out: list[str] = []
+    pos = 0
+    for start, end, part in sorted(edits):
+        out.append(text[pos:start])
+        out.append(part)
+        pos = end
     out.append(text[pos:])
     return "".join(out)

@@ -1,8 +1,10 @@
-"""Attachment links (`![[diagram.png]]`, `[report](files/report.pdf)`): links to files that
-are not notes, resolved the way Obsidian resolves them.
+"""Attachment links (`![[diagram.png]]`, `[[files/report.pdf]]`): wiki-links to files that
+are not notes, resolved the way Obsidian resolves them. (A markdown link to such a file,
+`[report](files/report.pdf)`, is no link at all to rmh: markdown_scan.py.)
 
-A link target is an attachment when its last path part has an extension other than `.md`
-that starts with a letter (`diagram.png`, `plan.canvas`; not `Release 1.2`). It resolves to
+A link target is an attachment when its last path part has an extension other than `.md`:
+letters and digits, a letter among them (`diagram.png`, `plan.canvas`, `clip.3gp`, which
+Obsidian embeds as audio; not `Release 1.2`). It resolves to
 an existing file, compared case-insensitively, by: the exact vault path; the path relative to
 the linking note's folder; a path that ends with the target (`assets/x/diagram.png` for
 `x/diagram.png`); or the file name anywhere in the vault (Obsidian's "shortest path when
@@ -16,7 +18,7 @@ import posixpath
 import re
 from collections.abc import Iterable, Sequence
 
-_EXT = re.compile(r"\.([A-Za-z][A-Za-z0-9]{0,9})$")
+_EXT = re.compile(r"\.((?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{1,10})$")
 
 
 def is_attachment(target: str) -> bool:

@@ -61,6 +61,12 @@ LINK_FORMS: list[tuple[str, tuple[str, str | None, str | None, str | None, bool,
     ("[t](Note%202.0)", ("Note 2.0", None, None, "t", False, "markdown")),
     ("[t](Dr.%20Who)", ("Dr. Who", None, None, "t", False, "markdown")),
     ("![](Some%20Note)", ("Some Note", None, None, None, True, "markdown")),
+    # balanced parentheses in the destination (CommonMark; Obsidian leaves them unencoded)
+    ("[t](Black%20Swan%20(book).md)", ("Black Swan (book)", None, None, "t", False, "markdown")),
+    ("[t](a/(x)%20b.md#Sec)", ("a/(x) b", "Sec", None, "t", False, "markdown")),
+    ("[t](Swan%20(book))", ("Swan (book)", None, None, "t", False, "markdown")),
+    ("[t](f(1)(2).md 'x')", ("f(1)(2)", None, None, "t", False, "markdown")),
+    ("[t](Note.md (a title))", ("Note", None, None, "t", False, "markdown")),  # CommonMark
 ]
 
 
@@ -101,6 +107,7 @@ def test_every_link_form(syntax: str, expected: tuple[Any, ...]) -> None:
         "[[T\nT]]",
         "[t](.md)",
         "plain [brackets] and (parens)",
+        "[t](a(b.md)",  # unbalanced parentheses end no destination
     ],
 )
 def test_not_links(text: str) -> None:
@@ -203,6 +210,12 @@ def test_backtick_fence_info_string_with_backtick_is_not_a_fence() -> None:
         ("#Tag #tag #TAG", ("Tag",)),
         ("\t#tab\n#line", ("tab", "line")),
         ("## Title #intitle", ("intitle",)),
+        # as Obsidian: not all digits is enough (`-`, `/`, `_` count), emoji are tag characters,
+        # punctuation ends a tag
+        ("#2024-05 #2024/q1 #1_000", ("2024-05", "2024/q1", "1_000")),
+        ("#\U0001f680rocket #\U0001f4da/books #\u2705\ufe0f",
+         ("\U0001f680rocket", "\U0001f4da/books", "\u2705\ufe0f")),
+        ("#tag\u2019s #a.b #c:d #e(f) #g;h #i! #j? #k] #l\"m #n'o", ("tag", *"acegijkln")),
     ],
 )
 def test_inline_tags(text: str, tags: tuple[str, ...]) -> None:
@@ -220,6 +233,11 @@ def test_inline_tags(text: str, tags: tuple[str, ...]) -> None:
         ("tags:", ()),
         ("tag: old", ("old",)),
         ("tags: [A, a, B]", ("A", "B")),
+        # the keys in any case, every one in the block's order (Obsidian's /^tags?$/i)
+        ("Tags: [a, b]", ("a", "b")),
+        ("TAG: x y", ("x", "y")),
+        ("tag: one\nTags: [two]\ntags: three", ("one", "two", "three")),
+        ("t\u00e4gs: [x]\ntagsx: [y]\nmytags: [z]", ()),
     ],
 )
 def test_frontmatter_tags(fm: str, tags: tuple[str, ...]) -> None:
@@ -240,6 +258,10 @@ def test_tags_order_of_first_appearance_deduplicated_case_insensitively() -> Non
         ("alias: Bob", ("Bob",)),
         ("aliases: [Bob, Bob, null]", ("Bob",)),
         ("aliases:", ()),
+        ("Aliases: [Bob]", ("Bob",)),
+        ("ALIAS: Bob, Bobby", ("Bob", "Bobby")),
+        ("Alias: Al\naliases: [Bob]", ("Al", "Bob")),
+        ("aliasesx: [Bob]\nmy_alias: Al", ()),
     ],
 )
 def test_aliases(fm: str, aliases: tuple[str, ...]) -> None:
@@ -271,13 +293,17 @@ REWRITES = [
     ("[text](Old#Sec)", "[text](New%20Name#Sec)"),
     ("[text](<Old>)", "[text](<New Name>)"),
     ("![](Old)", "![](New%20Name)"),
+    ("[text](Old%20(v1).md#S)", "[text](New%20Name.md#S)"),
+    ("(see [text](Old%20(v1)))", "(see [text](New%20Name))"),
+    ("[text](Old.md (title))", "[text](New%20Name.md (title))"),
 ]
 
 
 @pytest.mark.parametrize(("before", "after"), REWRITES)
 def test_rewrite_preserves_syntax(before: str, after: str) -> None:
     text = f"x {before} y\r\n"
-    out = rewrite_links(text, lambda link: "New Name" if link.target == "Old" else None)
+    out = rewrite_links(text, lambda link: "New Name" if link.target in ("Old", "Old (v1)")
+                        else None)
     assert out == f"x {after} y\r\n"
 
 
@@ -399,3 +425,36 @@ def test_a_target_a_plain_yaml_value_cannot_hold_is_refused() -> None:
         rewrite_links("---\nsee: also [[Old]]\n---\n", lambda link: "Plan: B")
     assert rewrite_links("---\nsee: also [[Old]]\n---\n", lambda link: "Plan:B") == (
         "---\nsee: also [[Plan:B]]\n---\n")
+
+
+RELABELS = [  # (before, after) with Old, f/Old, ../Old -> sub/New, as Obsidian 1.13 rewrites them
+    ("[Old](Old.md)", "[New](sub/New.md)"),  # the text was the old name: follows it
+    ("![Old](Old.md)", "![New](sub/New.md)"),
+    ("[ Old ](Old.md 't')", "[New](sub/New.md 't')"),
+    ("[Old](<Old.md>)", "[New](<sub/New.md>)"),
+    ("[Old](../Old.md)", "[New](sub/New.md)"),
+    ("[f/Old](f/Old.md)", "[sub/New](sub/New.md)"),  # the old path, with its folder
+    ("[[f/Old|Old]]", "[[sub/New|New]]"),  # a wiki alias repeating the name of a path link
+    ("| [[f/Old\\|Old]] |", "| [[sub/New\\|Old]] |"),  # Obsidian's `basename("f/Old\\")`
+    ("[other](Old.md)", "[other](sub/New.md)"),  # the writer's own text stays
+    ("[Old stuff](Old.md)", "[Old stuff](sub/New.md)"),
+    ("[[Old|Old]]", "[[sub/New|Old]]"),  # no folder in the old link: an alias the writer chose
+    ("[[f/Old#H|Old]]", "[[sub/New#H|Old]]"),
+    ("[[f/Old|alias text]]", "[[sub/New|alias text]]"),
+    ("[](Old.md)", "[](sub/New.md)"),
+]
+
+
+@pytest.mark.parametrize(("before", "after"), RELABELS)
+def test_a_link_text_that_was_the_old_name_follows_the_new_one(before: str, after: str) -> None:
+    def to_new(link: Link) -> str | None:
+        return "sub/New" if link.target in ("Old", "f/Old", "../Old") else None
+
+    assert rewrite_links(f"x {before} y\n", to_new) == f"x {after} y\n"
+
+
+def test_a_relabelled_alias_in_a_quoted_frontmatter_value_is_escaped() -> None:
+    text = "---\nr: '[[f/Old|Old]]'\ns: \"[[f/Old|Old]]\"\n---\n"
+    out = rewrite_links(text, lambda link: "sub/Bob's \"B\"" if link.target == "f/Old" else None)
+    fm = parse(out).frontmatter
+    assert fm == {"r": "[[sub/Bob's \"B\"|Bob's \"B\"]]", "s": "[[sub/Bob's \"B\"|Bob's \"B\"]]"}

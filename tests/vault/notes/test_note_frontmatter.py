@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from vault.errors import VaultError
@@ -205,7 +207,7 @@ def test_update_of_a_block_with_a_duplicate_key_is_refused() -> None:
 
 @pytest.mark.parametrize("block", [
     "a: 1\na: 2", "1: x\ntrue: y", "1: x\n01: y", "1: x\n0x1: y", "1: x\n'1': y",
-    "true: x\nyes: y", "on: x\nTrue: y", "null: x\n~: y", "1: x\n1.0: y",
+    "true: x\nTrue: y", "false: x\nFALSE: y", "null: x\n~: y", "1: x\n1.0: y",
     "m:\n  k: 1\n  k: 2",
 ])
 def test_keys_that_load_as_one_are_a_parse_error(block: str) -> None:
@@ -242,3 +244,26 @@ def test_update_refuses_values_that_cannot_round_trip() -> None:
         update_frontmatter(MESSY, {"x": float("inf")})
     with pytest.raises(NoteFormatError):
         update_frontmatter(MESSY, {"x": {1, 2}})
+
+
+# Plain scalars as Obsidian reads them (YAML 1.2's core schema), not as YAML 1.1 did.
+SCALARS: list[tuple[str, Any]] = [
+    ("12:30", "12:30"), ("1:30:00", "1:30:00"), ("yes", "yes"), ("No", "No"), ("NO", "NO"),
+    ("on", "on"), ("off", "off"), ("y", "y"), ("012345", 12345), ("-012", -12), ("0o17", 15),
+    ("0x1F", 31), ("1e5", 100000.0), ("1_000", "1_000"), ("0b101", "0b101"), ("=", "="),
+    ("true", True), ("FALSE", False), ("~", None), ("", None), ("1.10", 1.1), ("-.5", -0.5),
+    ("2024-01-02", "2024-01-02"), ("2024-01-02T10:00:00", "2024-01-02T10:00:00"),
+]
+
+
+@pytest.mark.parametrize(("plain", "value"), SCALARS)
+def test_plain_scalars_read_as_obsidian_reads_them(plain: str, value: Any) -> None:
+    """`time: 12:30` is the text "12:30" (YAML 1.1 read 750), `country: NO` the text "NO" (not
+    false), `zip: 012345` the number 12345 (not octal 5349); in a list too; and a value
+    written back by an edit reads back the same."""
+    parsed = parse(f"---\nk: {plain}\nl: [{plain or 'null'}]\n---\nbody\n")
+    assert parsed.frontmatter_error is None
+    assert parsed.frontmatter == {"k": value, "l": [value]}
+    if value is not None:  # (None deletes a key)
+        out = update_frontmatter("---\nother: 1\n---\nbody\n", {"k": value})
+        assert parse(out).frontmatter == {"other": 1, "k": value}

@@ -14,6 +14,22 @@ def test_what_is_an_attachment() -> None:
     assert is_attachment("board.canvas") and is_attachment("img.png#page=2")
     assert not is_attachment("Some Note") and not is_attachment("Release 1.2")
     assert not is_attachment("Note.md") and not is_attachment("Note.md#Heading")
+    # Obsidian's accepted formats include `3gp` (audio): an extension may start with a digit
+    assert is_attachment("clip.3gp") and is_attachment("rec/Voice.3GP#t=5")
+    assert not is_attachment("v 2.10") and not is_attachment("Note 3.md")
+
+
+def test_an_embedded_3gp_file_is_an_attachment_not_a_dangling_note(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    (root / "audio").mkdir(parents=True)
+    (root / "audio" / "clip.3gp").write_bytes(b"\x00\x00\x00\x18ftyp3gp4")
+    (root / "A.md").write_text("![[clip.3gp]] ![[lost.3gp]]\n", encoding="utf-8")
+    with Vault.init(root) as v:
+        assert [(i.target, i.attachment) for i in v.links("A")] == [
+            ("clip.3gp", "audio/clip.3gp"), ("lost.3gp", None)]
+        doc = v.doctor()
+    assert doc["dangling_links"] == [] and doc["attachment_links"] == 1
+    assert doc["missing_attachments"] == [{"note": "A.md", "target": "lost.3gp"}]
 
 
 def test_resolution_like_obsidian() -> None:

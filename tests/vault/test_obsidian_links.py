@@ -1,0 +1,90 @@
+"""Vaults written as Obsidian writes them (files made outside rmh): each link form reads,
+resolves and follows a move as Obsidian's "update internal links" would, every other byte kept."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+from vault import Vault
+
+# File names Obsidian accepts, parentheses among them (`Black Swan (book).md`).
+PARTS = ["Black Swan (book)", "Plan (v2) final", "f(x)", "Caf\u00e9 (Paris)", "(draft)", "a&b"]
+
+
+def obsidian_url(path: str) -> str:
+    """A markdown destination as Obsidian writes it: %-encoded as `encodeURI` does, which
+    leaves parentheses (and `&`) as they are."""
+    return quote(path, safe="/()&")
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_markdown_links_with_parentheses_resolve_and_follow_a_move(
+        tmp_path: Path, seed: int) -> None:
+    rng = random.Random(seed)
+    root = tmp_path / "v"
+    names = sorted({f"{rng.choice(['', 'x/', 'y z/'])}{rng.choice(PARTS)} {i}" for i in range(4)})
+    for name in names:
+        (root / f"{name}.md").parent.mkdir(parents=True, exist_ok=True)
+        (root / f"{name}.md").write_text(f"# {name}\n", encoding="utf-8")
+    hub = root / "hub" / "Hub.md"
+    hub.parent.mkdir(parents=True)
+    lines = [f"- [{i}]({obsidian_url('../' + n + '.md')}#H) and [{i}]({obsidian_url('../' + n)})"
+             f" (see above)\n" for i, n in enumerate(names)]
+    hub.write_text("".join(lines) + "`[c](../code%20(x).md)`\n", encoding="utf-8")
+    with Vault.init(root) as v:
+        assert [ln.resolved for ln in v.links("hub/Hub")] == [
+            f"{n}.md" for n in names for _ in range(2)]
+        assert all(v.backlinks(n) == ["hub/Hub.md"] for n in names)
+        moved = [f"moved/{n.rsplit('/', 1)[-1]} m" for n in names]
+        for old, new in zip(names, moved, strict=True):
+            v.move(old, new)
+        assert [ln.resolved for ln in v.links("hub/Hub")] == [
+            f"{n}.md" for n in moved for _ in range(2)]
+        text = hub.read_text(encoding="utf-8")
+        for i, line in enumerate(text.splitlines()[:-1]):  # the link text, `#H` and the
+            assert line.startswith(f"- [{i}](../moved/")  # words around each link kept
+            assert ".md#H) and [" in line and line.endswith("%20m) (see above)")
+        assert text.endswith("`[c](../code%20(x).md)`\n")  # code: no link, left alone
+
+
+@pytest.mark.parametrize(("key", "tags"), [("Aliases", "Tags"), ("ALIASES", "TAGS"),
+                                           ("Alias", "Tag"), ("aliases", "tags")])
+def test_aliases_and_tags_under_keys_in_any_case_name_the_note(
+        tmp_path: Path, key: str, tags: str) -> None:
+    """Obsidian reads `Aliases:`/`Tags:` as it reads `aliases:`/`tags:` (/^alias(es)?$/i,
+    /^tags?$/i): a link by the alias resolves, `read` finds the note by it, and its tags list."""
+    root = tmp_path / "v"
+    (root / "people").mkdir(parents=True)
+    (root / "people" / "Robert.md").write_text(
+        f"---\n{key}: [Bobby]\n{tags}: [crew]\n---\nR\n",
+        encoding="utf-8")
+    (root / "Hub.md").write_text("[[Bobby]]\n", encoding="utf-8")
+    with Vault.init(root) as v:
+        assert [ln.resolved for ln in v.links("Hub")] == ["people/Robert.md"]
+        record = v.read("Bobby")
+        assert record.note == "people/Robert.md" and record.aliases == ("Bobby",)
+        assert record.tags == ("crew",)
+
+
+def test_a_move_rewrites_link_texts_that_were_the_old_name_as_obsidian_does(
+        tmp_path: Path) -> None:
+    """Obsidian's "update internal links" (1.13) also rewrites a markdown link's text that was
+    the old file name, and the alias of a folder link that repeated it; an alias of the
+    writer's own stays, and so does every byte around the links."""
+    root = tmp_path / "v"
+    (root / "people").mkdir(parents=True)
+    (root / "people" / "Old Name.md").write_text("# Old Name\n", encoding="utf-8")
+    hub = root / "Hub.md"
+    hub.write_text("See [Old Name](people/Old%20Name.md), [[people/Old Name|Old Name]],\n"
+                   "[[Old Name|my alias]] and [the person](people/Old%20Name.md#H).\n",
+                   encoding="utf-8")
+    with Vault.init(root) as v:
+        v.move("people/Old Name", "team/New Name")
+        assert hub.read_text(encoding="utf-8") == (
+            "See [New Name](team/New%20Name.md), [[New Name|New Name]],\n"
+            "[[New Name|my alias]] and [the person](team/New%20Name.md#H).\n")
+        assert {ln.resolved for ln in v.links("Hub")} == {"team/New Name.md"}
