@@ -262,8 +262,7 @@ def rewrite_links(text: str, rewrite: Callable[[Link], str | None]) -> str:
         if new is None or new == site.link.target:
             continue
         edits.append((site.target_start, site.target_end, _format_target(site, new)))
-        label = _relabel(site, new) if text[site.label_start - 2 : site.label_start] != "\\|" \
-            else None  # in a table (`[[f/Old\\|Old]]`) Obsidian's rule never matches: kept
+        label = _relabel(site, new)
         if label is not None and label != (site.link.alias or "").strip():
             edits.append((site.label_start, site.label_end, _quoted(site, label)))
     out: list[str] = []

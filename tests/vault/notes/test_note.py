@@ -435,7 +435,7 @@ RELABELS = [  # (before, after) with Old, f/Old, ../Old -> sub/New, as Obsidian 
     ("[Old](../Old.md)", "[New](sub/New.md)"),
     ("[f/Old](f/Old.md)", "[sub/New](sub/New.md)"),  # the old path, with its folder
     ("[[f/Old|Old]]", "[[sub/New|New]]"),  # a wiki alias repeating the name of a path link
-    ("| [[f/Old\\|Old]] |", "| [[sub/New\\|Old]] |"),  # Obsidian's `basename("f/Old\\")`
+    ("| [[f/Old\\|Old]] |", "| [[sub/New\\|New]] |"),
     ("[other](Old.md)", "[other](sub/New.md)"),  # the writer's own text stays
     ("[Old stuff](Old.md)", "[Old stuff](sub/New.md)"),
     ("[[Old|Old]]", "[[sub/New|Old]]"),  # no folder in the old link: an alias the writer chose
