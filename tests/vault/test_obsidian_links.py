@@ -68,23 +68,3 @@ def test_aliases_and_tags_under_keys_in_any_case_name_the_note(
         record = v.read("Bobby")
         assert record.note == "people/Robert.md" and record.aliases == ("Bobby",)
         assert record.tags == ("crew",)
-
-
-def test_a_move_rewrites_link_texts_that_were_the_old_name_as_obsidian_does(
-        tmp_path: Path) -> None:
-    """Obsidian's "update internal links" (1.13) also rewrites a markdown link's text that was
-    the old file name, and the alias of a folder link that repeated it; an alias of the
-    writer's own stays, and so does every byte around the links."""
-    root = tmp_path / "v"
-    (root / "people").mkdir(parents=True)
-    (root / "people" / "Old Name.md").write_text("# Old Name\n", encoding="utf-8")
-    hub = root / "Hub.md"
-    hub.write_text("See [Old Name](people/Old%20Name.md), [[people/Old Name|Old Name]],\n"
-                   "[[Old Name|my alias]] and [the person](people/Old%20Name.md#H).\n",
-                   encoding="utf-8")
-    with Vault.init(root) as v:
-        v.move("people/Old Name", "team/New Name")
-        assert hub.read_text(encoding="utf-8") == (
-            "See [New Name](team/New%20Name.md), [[New Name|New Name]],\n"
-            "[[New Name|my alias]] and [the person](team/New%20Name.md#H).\n")
-        assert {ln.resolved for ln in v.links("Hub")} == {"team/New Name.md"}

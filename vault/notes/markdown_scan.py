@@ -59,8 +59,6 @@ class LinkSite:
     # inside a frontmatter value: "'" or '"' (a quoted YAML scalar: the link's text is read
     # unescaped and a new target written escaped), ":" (a plain scalar); "" elsewhere
     quote: str = ""
-    label_start: int = -1  # the alias (wiki) or link text (markdown) as written; -1: none
-    label_end: int = -1
 
 
 @dataclass(frozen=True)
@@ -200,9 +198,7 @@ def wiki_site(inner: str, start: int, end: int, inner_start: int, embed: bool) -
         return None
     t0 = inner_start + lead
     link = Link(target, heading, block, alias if bar else None, embed, "wiki", start, end)
-    a0 = inner_start + inner.index("|") + 1 if bar else -1
-    return LinkSite(link, t0, t0 + len(raw), md_suffix, False, "", a0,
-                    inner_start + len(inner) if bar else -1)
+    return LinkSite(link, t0, t0 + len(raw), md_suffix, False)
 
 
 def scan_wiki(text: str, lo: int, hi: int) -> list[LinkSite]:
@@ -238,8 +234,7 @@ def _markdown_site(m: re.Match[str]) -> LinkSite | None:
     text = m.group(2)
     link = Link(path[:-3] if md_suffix else path, heading, block, text or None, bool(m.group(1)),
                 "markdown", m.start(), m.end())
-    return LinkSite(link, t0, t0 + len(raw_path.strip()), md_suffix, angle, "", m.start(2),
-                    m.end(2))
+    return LinkSite(link, t0, t0 + len(raw_path.strip()), md_suffix, angle)
 
 
 def note_path(path: str) -> bool:
@@ -321,6 +316,4 @@ def _shift(site: LinkSite, offset: int) -> LinkSite:
         link=link,
         target_start=site.target_start + offset,
         target_end=site.target_end + offset,
-        label_start=site.label_start + offset if site.label_start >= 0 else -1,
-        label_end=site.label_end + offset if site.label_end >= 0 else -1,
     )

@@ -194,8 +194,10 @@ def _format_target(site: LinkSite, new: str) -> str:
     """The note part `new` as the site writes it; in a quoted frontmatter value escaped as its
     quote needs, so that the YAML still reads (a move to "Bob's" in `rel: '[[Bob]]'`)."""
     out = _formatted(site, new)
-    if site.quote in ("'", '"'):
-        return _quoted(site, out)
+    if site.quote == "'":
+        return out.replace("'", "''")
+    if site.quote == '"':
+        return out.replace("\\", "\\\\").replace('"', '\\"')
     if site.quote == ":" and ": " in out:
         raise NoteFormatError(f"link target {new!r} cannot be written in a plain YAML value")
     return out
@@ -218,58 +220,21 @@ def _formatted(site: LinkSite, new: str) -> str:
     return _encode_path(path)
 
 
-def _relabel(site: LinkSite, new: str) -> str | None:
-    """The text a link shows once its note part is `new`, where Obsidian's "update internal
-    links" changes it (1.13): a markdown link's text that was the old file name (`[Old](Old.md)`)
-    or, with a folder, the old path becomes the new one; a wiki-link's alias that was the old
-    file name of a link written with a folder (`[[f/Old|Old]]`) becomes the new name. Any other
-    text, `[[Old|Old]]` among them, is the writer's own and stays (None)."""
-    link, label = site.link, (site.link.alias or "").strip()
-    if not label or site.label_start < 0:
-        return None
-    old, stem = link.target, new[:-3] if new.lower().endswith(".md") else new
-    name = old.rpartition("/")[2]
-    if link.kind == "markdown":
-        if label == name or ("/" in label and label == old):
-            return stem.rpartition("/")[2] if label == name else stem
-        return None
-    written = old + (".md" if site.md_suffix else "")
-    if ("/" in written and link.heading is None and link.block is None
-            and label == written.rpartition("/")[2]):
-        return stem.rpartition("/")[2]
-    return None
-
-
-def _quoted(site: LinkSite, out: str) -> str:
-    if site.quote == "'":
-        return out.replace("'", "''")
-    if site.quote == '"':
-        return out.replace("\\", "\\\\").replace('"', '\\"')
-    return out
-
-
 def rewrite_links(text: str, rewrite: Callable[[Link], str | None]) -> str:
     """Replace the note part of each link with `rewrite(link)` (None keeps it).
 
     Everything else stays: "!", "#heading", "#^block", "|alias", markdown link text and title,
-    `<...>` brackets, a written ".md" suffix of a wiki-link; but a link text that only
-    repeated the old name follows the new one, as Obsidian rewrites it (`_relabel`). Markdown
-    destinations are %-encoded where needed (space, %, parentheses, <, >, #, brackets).
+    `<...>` brackets, a written ".md" suffix of a wiki-link. Markdown destinations are
+    %-encoded where needed (space, %, parentheses, <, >, #, brackets).
     """
-    edits: list[tuple[int, int, str]] = []
+    out: list[str] = []
+    pos = 0
     for site in _scan(text)[1]:
         new = rewrite(site.link)
         if new is None or new == site.link.target:
             continue
-        edits.append((site.target_start, site.target_end, _format_target(site, new)))
-        label = _relabel(site, new)
-        if label is not None and label != (site.link.alias or "").strip():
-            edits.append((site.label_start, site.label_end, _quoted(site, label)))
-    out: list[str] = []
-    pos = 0
-    for start, end, part in sorted(edits):
-        out.append(text[pos:start])
-        out.append(part)
-        pos = end
+        out.append(text[pos : site.target_start])
+        out.append(_format_target(site, new))
+        pos = site.target_end
     out.append(text[pos:])
     return "".join(out)

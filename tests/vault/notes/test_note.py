@@ -425,36 +425,3 @@ def test_a_target_a_plain_yaml_value_cannot_hold_is_refused() -> None:
         rewrite_links("---\nsee: also [[Old]]\n---\n", lambda link: "Plan: B")
     assert rewrite_links("---\nsee: also [[Old]]\n---\n", lambda link: "Plan:B") == (
         "---\nsee: also [[Plan:B]]\n---\n")
-
-
-RELABELS = [  # (before, after) with Old, f/Old, ../Old -> sub/New, as Obsidian 1.13 rewrites them
-    ("[Old](Old.md)", "[New](sub/New.md)"),  # the text was the old name: follows it
-    ("![Old](Old.md)", "![New](sub/New.md)"),
-    ("[ Old ](Old.md 't')", "[New](sub/New.md 't')"),
-    ("[Old](<Old.md>)", "[New](<sub/New.md>)"),
-    ("[Old](../Old.md)", "[New](sub/New.md)"),
-    ("[f/Old](f/Old.md)", "[sub/New](sub/New.md)"),  # the old path, with its folder
-    ("[[f/Old|Old]]", "[[sub/New|New]]"),  # a wiki alias repeating the name of a path link
-    ("| [[f/Old\\|Old]] |", "| [[sub/New\\|New]] |"),
-    ("[other](Old.md)", "[other](sub/New.md)"),  # the writer's own text stays
-    ("[Old stuff](Old.md)", "[Old stuff](sub/New.md)"),
-    ("[[Old|Old]]", "[[sub/New|Old]]"),  # no folder in the old link: an alias the writer chose
-    ("[[f/Old#H|Old]]", "[[sub/New#H|Old]]"),
-    ("[[f/Old|alias text]]", "[[sub/New|alias text]]"),
-    ("[](Old.md)", "[](sub/New.md)"),
-]
-
-
-@pytest.mark.parametrize(("before", "after"), RELABELS)
-def test_a_link_text_that_was_the_old_name_follows_the_new_one(before: str, after: str) -> None:
-    def to_new(link: Link) -> str | None:
-        return "sub/New" if link.target in ("Old", "f/Old", "../Old") else None
-
-    assert rewrite_links(f"x {before} y\n", to_new) == f"x {after} y\n"
-
-
-def test_a_relabelled_alias_in_a_quoted_frontmatter_value_is_escaped() -> None:
-    text = "---\nr: '[[f/Old|Old]]'\ns: \"[[f/Old|Old]]\"\n---\n"
-    out = rewrite_links(text, lambda link: "sub/Bob's \"B\"" if link.target == "f/Old" else None)
-    fm = parse(out).frontmatter
-    assert fm == {"r": "[[sub/Bob's \"B\"|Bob's \"B\"]]", "s": "[[sub/Bob's \"B\"|Bob's \"B\"]]"}
