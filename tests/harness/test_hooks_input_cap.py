@@ -55,6 +55,7 @@ def test_read_input_keeps_up_to_the_limit_and_drains_past_it(limit: int) -> None
         assert kept.read() == ""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("client", ["claude-code", "gemini"])
 @pytest.mark.parametrize("dead_daemon", [False, True])
 def test_a_huge_hook_input_is_refused_in_bounded_memory(
