@@ -245,15 +245,16 @@ def write_settings(path: Path, text: str) -> Path | None:
     path = settings_file(encodable(path, text))
     backup: Path | None = None
     mode: int | None = None
-    if path.exists():
-        if read_text(path) == text:
-            return None
-        backup = backup_path(path)
-        shutil.copy2(path, backup)
-        mode = path.stat().st_mode & 0o7777
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
+    if path.exists() and read_text(path) == text:
+        return None
+    tmp = ""
+    try:  # any refusal (a name past 255 bytes, a full disk): no backup or temporary left
+        if path.exists():
+            mode = path.stat().st_mode & 0o7777
+            backup = backup_path(path)
+            shutil.copy2(path, backup)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
             f.flush()
@@ -262,7 +263,9 @@ def write_settings(path: Path, text: str) -> Path | None:
             os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException as exc:
-        Path(tmp).unlink(missing_ok=True)
+        for made in (Path(tmp) if tmp else None, backup):
+            if made is not None:
+                made.unlink(missing_ok=True)
         if isinstance(exc, OSError):  # an immutable file, a full disk: say which file
             raise ClientConfigError(path, f"cannot write it ({exc.strerror}); it was left "
                                     "as it was") from exc

@@ -171,14 +171,14 @@ EXTRACTORS = ("auto", "rules", "spacy", "llm")
 class ExtractSection:
     """Conversation extraction (`rmh ingest`, the session-end and pre-compact hooks): where a
     turn's entities come from. `entities`: "auto" (spaCy's parse when the `nlp` extra is
-    installed, else the rules), "rules" (no parse: entities and facts by the rules), "spacy"
-    (the parse; an error when it is not installed), "llm" (the NDM seed's step: the [llm]
-    model lists each turn's entities, harness/llm_entities.py, at most `llm_max_calls` calls
-    per ingest; answers cached in VAULT/.rmh/entities-llm.sqlite, so re-ingest writes the same
-    bytes and needs no LLM; a turn without a usable answer falls back to "auto")."""
+    installed, else the rules), "rules" (no parse), "spacy" (the parse; an error when it is not
+    installed), "llm" (the NDM seed's step: the [llm] model lists each turn's entities,
+    harness/llm_entities.py, at most `llm_max_calls` calls per ingest; answers cached in
+    VAULT/.rmh/entities-llm.sqlite, so re-ingest needs no LLM; else "auto")."""
 
     entities: str = "auto"
     llm_max_calls: int = 10_000
+    file_bytes: int = 256 << 20  # most bytes of a conversation file read (harness/extraction.py)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,27 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .config import Config, ConfigError
+from .config import Config, ConfigError, ExtractSection
+from .errors import BadArgument
+
+FILE_BYTES = ExtractSection.file_bytes  # the default bound of `read_conversation_file`
+
+
+class ConversationFileTooLarge(BadArgument):
+    """A conversation file longer than `[extract] file_bytes`: refused whole, nothing read."""
+
+
+def read_conversation_file(path: str, limit: int = FILE_BYTES) -> bytes:
+    """The bytes of the conversation file `path`, read at most `limit` + 1 of them (0: no
+    bound): ConversationFileTooLarge past `limit` (a file that grows while read, or
+    /dev/zero, is refused too), so the memory is O(limit) whatever the file holds."""
+    with open(path, "rb") as f:
+        data = f.read(limit + 1) if limit else f.read()
+    if limit and len(data) > limit:
+        raise ConversationFileTooLarge(
+            "file", f"{path} is larger than [extract] file_bytes = {limit} bytes; nothing was "
+            "ingested (raise it in rmh.toml to read this file, 0 = no bound)")
+    return data
 
 
 def prepare(cfg: Config, root: Path, conversations: Sequence[Any]

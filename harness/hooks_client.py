@@ -28,6 +28,10 @@ CLIENT_TIMEOUT_S = 0.2  # the prompt hook's wait for the daemon, connect to answ
 MAX_WAIT_S = 60.0  # the most any hook waits for the daemon: [hooks] daemon_wait_s's bound
 MAX_SETTINGS_BYTES = 65_536
 MAX_SUN_PATH = 100  # AF_UNIX paths are at most 107 bytes on Linux
+# The most characters of a client's hook input read (`read_input`): a prompt is at most a
+# model's context (under 1 MB); 8 Mi characters hold ~32 MiB at most as text.
+MAX_INPUT_CHARS = 8 << 20
+DRAIN_CHUNK = 1 << 16
 
 
 # rmh event -> each client's event name (harness/hooks.py's table, module docstring there)
@@ -115,6 +119,26 @@ def daemon_request(root: Path, request: dict[str, Any],
     except (OSError, ValueError):
         return None
     return doc if isinstance(doc, dict) else None
+
+
+def read_input(stream: IO[str], limit: int = MAX_INPUT_CHARS) -> str | None:
+    """The client's whole hook input from `stream`, or None when it is longer than `limit`
+    characters: then the rest is read and dropped in DRAIN_CHUNK pieces to its end (a client
+    still writing would get EPIPE), so memory stays O(limit) whatever the client sends."""
+    text = stream.read(limit + 1)
+    if len(text) <= limit:
+        return text
+    raw = getattr(stream, "buffer", None)  # the bytes: undecodable ones are dropped too
+    drain = raw.read if raw is not None else stream.read
+    while drain(DRAIN_CHUNK):
+        pass
+    return None
+
+
+def too_long_line(event: str) -> str:
+    """The stderr line of a hook whose input `read_input` refused."""
+    return (f"rmh hook {event}: the hook input is longer than {MAX_INPUT_CHARS} characters; "
+            "nothing was read of it")
 
 
 def own_file(path: Path, mode: str) -> IO[Any]:

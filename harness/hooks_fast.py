@@ -17,6 +17,8 @@ shape, no daemon or a dead daemon's socket (refused at once: the hooks' own inde
 the daemon answers without a brief (the hooks' index not built yet), input that is not a
 JSON object (the full path says so on stderr). The answers are the full path's: a prompt
 the daemon does not answer in time injects nothing and says so on stderr, exit 0.
+Input over harness/hooks_client.py's MAX_INPUT_CHARS is drained and answered here as the
+full path answers it: one stderr line, the empty answer, exit 0, in bounded memory.
 """
 
 from __future__ import annotations
@@ -27,7 +29,15 @@ import sys
 import time
 from pathlib import Path
 
-from .hooks_client import EVENT_NAMES, answer_text, daemon_request, session_name, settings
+from .hooks_client import (
+    EVENT_NAMES,
+    answer_text,
+    daemon_request,
+    read_input,
+    session_name,
+    settings,
+    too_long_line,
+)
 
 TYPE_CHECKING = False  # `typing` and `collections.abc` are not imported at run time
 if TYPE_CHECKING:
@@ -69,7 +79,11 @@ def run(argv: Sequence[str]) -> int | None:
     if published is None or not (root / ".rmh" / "hooks.sock").exists():
         return None
     wait = float(published["wait_s"])
-    text = sys.stdin.read()
+    text = read_input(sys.stdin)
+    if text is None:  # over the cap (drained): the full path's answer to it, at once
+        print(too_long_line(event), file=sys.stderr)
+        _print(answer_text(client, event, ""))
+        return 0
     sys.stdin = io.StringIO(text)  # for the full CLI, should it run
     try:
         doc = json.loads(text)

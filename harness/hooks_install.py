@@ -161,14 +161,15 @@ def _install(client: Client, path: Path, vault: Path) -> dict[str, Any]:
 
 def uninstall(client_name: str, scope: str, project: Path, home: Path) -> dict[str, Any]:
     """Remove rmh's hooks (and nothing else) from the client's settings: a file left empty is
-    deleted, and then its folder (`.claude/`, `.codex/`, `.gemini/`) when it is empty."""
+    deleted (a symlink's target is left holding `{}`, the link kept), and then its folder
+    (`.claude/`, `.codex/`, `.gemini/`) when it is empty."""
     client = CLIENTS[client_name]
     path = settings_path(client, scope, project, home)
     with _locked(path):
         doc, removed = without_ours(_read(path), client)
-        if removed and doc:
-            _write(path, doc)
-        elif removed:
+        if removed and (doc or path.is_symlink()):  # a link's target is written through
+            _write(path, doc)                        # ({}), the link kept: deleting the link
+        elif removed:                                # left rmh's hooks in the target
             path.unlink()
     if removed and not doc:  # and the client's folder, when install made it and it is empty
         with contextlib.suppress(OSError):

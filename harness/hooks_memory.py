@@ -40,7 +40,7 @@ from vault import (
 )
 
 from .config import Config
-from .extraction import prepare
+from .extraction import FILE_BYTES, prepare, read_conversation_file
 from .hooks import fence
 from .hooks_recall import MAX_TERMS
 
@@ -110,7 +110,8 @@ def capture(vault: Vault, transcript: str, session_id: str, session: str | None,
     """Ingest the transcript (an empty one: nothing; entities as `cfg`'s [extract] says:
     harness/extraction.py); with `end`, log the cited notes as read and end `session`. An
     unreadable or malformed transcript raises, having ingested nothing."""
-    text = Path(transcript).read_text(encoding="utf-8")
+    limit = FILE_BYTES if cfg is None else cfg.extract.file_bytes
+    text = read_conversation_file(transcript, limit).decode("utf-8")
     if not text.strip():  # a session with nothing said yet: nothing to ingest
         doc: dict[str, Any] = {"turns": 0, "written": 0, "skipped_lines": 0}
         if end and session is not None:

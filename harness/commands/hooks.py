@@ -20,6 +20,7 @@ from typing import Any
 
 from harness.config import home_dir, load
 from harness.hooks import CLIENTS, EVENTS, HookInput, answer, session_key
+from harness.hooks_client import read_input, too_long_line
 
 from .output import emit
 
@@ -203,7 +204,11 @@ def cmd_hook(args: argparse.Namespace) -> int:
     client = CLIENTS[args.client]
     text = ""
     try:
-        text = _run_hook(args, HookInput.parse(sys.stdin.read()))
+        given = read_input(sys.stdin)
+        if given is None:  # over the cap: drained, nothing done
+            print(too_long_line(args.event), file=sys.stderr)
+        else:
+            text = _run_hook(args, HookInput.parse(given))
     except Exception as exc:  # a hook must not break its client, whatever went wrong
         print(f"rmh hook {args.event}: {type(exc).__name__}: {exc}", file=sys.stderr)
         text = ""

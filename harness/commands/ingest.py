@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from harness.extraction import FILE_BYTES, ConversationFileTooLarge, read_conversation_file
 from vault import (
     CONVERSATION_FORMATS,
     ingest_conversations,
@@ -20,15 +21,18 @@ from .notes import configured_vault
 from .output import emit, fail
 
 
-def transcript_text(file: str) -> str:
+def transcript_text(file: str, limit: int = FILE_BYTES) -> str:
     """The text of the conversation file `file`: bytes that are not UTF-8 (a transcript cut
     mid-character, a log in another encoding) are read as U+FFFD with a warning, as the
     loaders read a NUL or a lone surrogate (vault/conversation/formats.py), rather than
-    losing the whole file to one byte; a file that cannot be read is a clear failure."""
+    losing the whole file to one byte; a file that cannot be read, or one over `limit` bytes
+    (`[extract] file_bytes`), is a clear failure."""
     try:
-        data = Path(file).read_bytes()
+        data = read_conversation_file(file, limit)
     except OSError as exc:
         fail(f"cannot read {file}: {exc.strerror}")
+    except ConversationFileTooLarge as exc:
+        fail(exc.reason)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -38,14 +42,14 @@ def transcript_text(file: str) -> str:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    text = transcript_text(args.file)
-    loaded = load_transcript(text, args.format, Path(args.file).stem)
-    for problem in loaded.problems:
-        print(f"rmh: {args.file}: skipped {problem}", file=sys.stderr)
     from harness.config import load
     from harness.extraction import fallback_lines, prepare
 
     cfg = load(vault=args.vault)
+    text = transcript_text(args.file, cfg.extract.file_bytes)
+    loaded = load_transcript(text, args.format, Path(args.file).stem)
+    for problem in loaded.problems:
+        print(f"rmh: {args.file}: skipped {problem}", file=sys.stderr)
     convs, use_nlp, extraction = prepare(cfg, cfg.require_vault(), loaded.conversations)
     for line in fallback_lines(extraction):
         print(f"rmh: {args.file}: {line}", file=sys.stderr)

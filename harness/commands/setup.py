@@ -25,6 +25,8 @@ server as the client will and checks it answers the MCP handshake and lists its 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import shutil
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -150,6 +152,17 @@ def ensure_vault(root: Path, *, yes: bool, dense: bool) -> dict[str, Any] | None
     return initialise(load(vault=root), dense=dense)
 
 
+def _undo_init(root: Path, existed: bool) -> str:
+    """Take back the init of this run (its settings write failed): `.rmh/`, and the folder
+    when the init made it and it holds nothing else; the words the failure message ends
+    with."""
+    shutil.rmtree(root / ".rmh", ignore_errors=True)
+    if not existed:
+        with contextlib.suppress(OSError):  # not empty: something else was put there since
+            root.rmdir()
+    return f"; the vault this run initialised was taken back ({root} is as it was before)"
+
+
 def merged(client: Client, path: Path, name: str, entry: dict[str, Any]) -> tuple[str, bool]:
     """The client's file with the entry merged in, and whether it replaced one; a file rmh
     cannot merge into is ClientConfigError (nothing written)."""
@@ -185,6 +198,7 @@ def cmd_setup(args: argparse.Namespace) -> int:
             merged(client, path, args.name, entry)
         except ClientConfigError as exc:
             raise CommandFailed(str(exc)) from exc
+    existed = root.exists()
     doc["initialised"] = ensure_vault(root, yes=args.yes, dense=dense)
     doc["server"] = entry
     lines: list[str] = []
@@ -199,7 +213,8 @@ def cmd_setup(args: argparse.Namespace) -> int:
         try:  # merged again: the client may have rewritten its file during the init
             backup, replaced = write_entry(client, path, args.name, entry)
         except ClientConfigError as exc:
-            raise CommandFailed(str(exc)) from exc
+            undone = "" if doc["initialised"] is None else _undo_init(root, existed)
+            raise CommandFailed(f"{exc}{undone}") from exc
         doc.update({"config": str(path), "backup": str(backup) if backup else None,
                     "replaced": replaced})
         lines.append(f"{'updated' if replaced else 'added'} MCP server '{args.name}' in "

@@ -16,7 +16,7 @@ import pytest
 
 from harness.client_config import ClientConfigError, read_json, toml_table, write_settings
 from harness.commands.setup import CLIENTS, write_entry
-from harness.hooks_install import SettingsError, install
+from harness.hooks_install import SettingsError, install, uninstall
 
 OLD = {"theme": "dark", "mcpServers": {"other": {"command": "x"}}}
 
@@ -139,3 +139,19 @@ def test_hooks_install_keeps_the_mode_and_the_link_and_refuses_a_fifo(
     os.mkfifo(link)
     with pytest.raises(SettingsError, match="not a regular file"):
         install("claude-code", "user", vault, tmp_path, home)
+
+
+@pytest.mark.parametrize("other", [{}, {"theme": "dark"}])
+def test_hooks_uninstall_through_a_link_keeps_the_link_and_clears_the_target(
+        tmp_path: Path, deadline: None, other: dict[str, str]) -> None:
+    home, vault = tmp_path / "home", tmp_path / "vault"
+    target = tmp_path / "dotfiles" / "settings.json"
+    target.parent.mkdir()
+    target.write_text(json.dumps(other), encoding="utf-8")
+    (home / ".claude").mkdir(parents=True)
+    link = home / ".claude" / "settings.json"
+    link.symlink_to(target)
+    install("claude-code", "user", vault, tmp_path, home)
+    assert uninstall("claude-code", "user", tmp_path, home)["removed"] == 4
+    assert link.is_symlink() and link.resolve() == target.resolve()
+    assert json.loads(target.read_text(encoding="utf-8")) == other  # no rmh hook left in it

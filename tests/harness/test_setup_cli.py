@@ -219,3 +219,24 @@ def test_off_a_terminal_setup_without_yes_is_not_a_vault_and_writes_nothing(
     assert json.loads(r.stdout)["error"] == {
         "kind": "not_a_vault", "message": f"not a vault: {a_file} (not a folder)",
         "reason": "not a folder"}
+
+
+@pytest.mark.parametrize("made", [False, True])
+def test_a_settings_write_refused_after_the_init_takes_the_init_back(
+        tmp_path: Path, made: bool) -> None:
+    """The settings file's name (245 bytes) reads and merges, but its backup and temporary
+    names pass 255 bytes: the write after the init fails, and the init is taken back."""
+    home = tmp_path / "home"
+    home.mkdir()
+    settings = tmp_path / "cfg" / ("s" * 240 + ".json")
+    settings.parent.mkdir()
+    settings.write_text('{"theme": "dark"}', encoding="utf-8")
+    vault = seeded_vault(tmp_path) if not made else tmp_path / "new"
+    kept = sorted(p.name for p in vault.iterdir()) if vault.exists() else None
+    r = rmh("setup", "claude-code", "--vault", str(vault), "--config", str(settings), "--yes",
+            "--no-dense", "--no-check", home=home)
+    assert r.returncode == 1
+    assert "cannot write it" in r.stderr and "was taken back" in r.stderr
+    assert (sorted(p.name for p in vault.iterdir()) if vault.exists() else None) == kept
+    assert settings.read_text("utf-8") == '{"theme": "dark"}'
+    assert [p.name for p in settings.parent.iterdir()] == [settings.name]  # no backup left

@@ -37,7 +37,8 @@ from .signals.postings import Postings
 from .signals.vocabulary import Vocabulary
 
 VERSION = 3  # of the file: 2 was an .npz; 3: a mapped file
-DIGEST_VERSION = 2  # of what a build derives from (2: BM25 over stems)
+DIGEST_VERSION = 3  # of what a build derives from (2: BM25 over stems; 3: the
+# conjunctive units of a note's first MAX_NOTE_TERMS content terms, signals/unit_codes.py)
 FILE = "lexical-index.bin"
 LEGACY = "lexical-index.npz"  # version 2's file: removed by the next save
 MAGIC = b"RMHLEXIX"

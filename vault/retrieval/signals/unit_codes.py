@@ -8,6 +8,13 @@ term addresses (`pair_hash`, vectorised: hashing every pair with blake2b cost 3 
 10 minutes for a million notes), so "auth on Monday" and "auth on Tuesday" are different
 addresses however similar their embeddings are. `many_codes` and `distinct` serve a whole
 build, with temporaries bounded by blocks (at 10^6 notes the codes alone are ~500 MB).
+
+A note's units come from its first MAX_NOTE_TERMS content terms only: at most
+MAX_NOTE_TERMS * WINDOW codes a note, so the index's memory for one note is bounded (a 3.9 MB
+note of 500,000 distinct words made ~2 million units, each a column of the index and an entry
+of its dict of added codes). The cap is past any note of the benchmarks' data (a few thousand
+terms at most), so their units and rankings are unchanged; BM25 (signals/bm25.py) still reads
+every term of a longer note, so each of its words still finds it.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ import numpy.typing as npt
 from ...notes.text import content_terms, tokenize
 
 WINDOW = 4  # pairs of content terms fewer than WINDOW positions apart
+MAX_NOTE_TERMS = 1 << 15  # content terms of a text that make its units (module docstring)
 
 I64 = npt.NDArray[np.int64]
 U32 = npt.NDArray[np.uint32]
@@ -69,8 +77,9 @@ def pair_hash(a: npt.NDArray[np.uint32], b: npt.NDArray[np.uint32]) -> U32:
 
 def token_codes(tokens: Sequence[str], window: int = WINDOW) -> U32:
     """Sorted unique hashed units of a tokenized text: the terms' blake2b addresses and the
-    `pair_hash` of every pair of distinct terms fewer than `window` apart."""
-    terms = content_terms(tokens)
+    `pair_hash` of every pair of distinct terms fewer than `window` apart, of its first
+    MAX_NOTE_TERMS content terms."""
+    terms = content_terms(tokens)[:MAX_NOTE_TERMS]
     h = np.fromiter((term_hash(t) for t in terms), dtype=np.uint32, count=len(terms))
     parts = [h]
     for k in range(1, window):
@@ -109,7 +118,7 @@ def many_codes(texts: Iterable[str], window: int = WINDOW) -> tuple[U32, I64]:
         lens.clear()
 
     for text in texts:
-        terms = content_terms(tokenize(text))
+        terms = content_terms(tokenize(text))[:MAX_NOTE_TERMS]
         flat.extend(term_hash(t) for t in terms)
         lens.append(len(terms))
         if len(lens) == BLOCK:
