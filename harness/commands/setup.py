@@ -25,7 +25,6 @@ server as the client will and checks it answers the MCP handshake and lists its 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import shutil
 import sys
 from collections.abc import Callable
@@ -152,14 +151,27 @@ def ensure_vault(root: Path, *, yes: bool, dense: bool) -> dict[str, Any] | None
     return initialise(load(vault=root), dense=dense)
 
 
-def _undo_init(root: Path, existed: bool) -> str:
-    """Take back the init of this run (its settings write failed): `.rmh/`, and the folder
-    when the init made it and it holds nothing else; the words the failure message ends
-    with."""
+def _missing(root: Path) -> list[Path]:
+    """The folders from `root` up that do not exist yet (the init makes them all), deepest
+    first: what taking the init back removes, besides `.rmh/`."""
+    made: list[Path] = []
+    for folder in (root, *root.parents):
+        if folder.exists() or folder.is_symlink():
+            break
+        made.append(folder)
+    return made
+
+
+def _undo_init(root: Path, made: list[Path]) -> str:
+    """Take back the init of this run (its settings write failed): `.rmh/`, and the folders
+    the init made (`made`, deepest first) that hold nothing else; the words the failure
+    message ends with."""
     shutil.rmtree(root / ".rmh", ignore_errors=True)
-    if not existed:
-        with contextlib.suppress(OSError):  # not empty: something else was put there since
-            root.rmdir()
+    for folder in made:
+        try:
+            folder.rmdir()
+        except OSError:  # not empty: something else was put there since; keep it and above
+            break
     return f"; the vault this run initialised was taken back ({root} is as it was before)"
 
 
@@ -198,7 +210,7 @@ def cmd_setup(args: argparse.Namespace) -> int:
             merged(client, path, args.name, entry)
         except ClientConfigError as exc:
             raise CommandFailed(str(exc)) from exc
-    existed = root.exists()
+    made = _missing(root)
     doc["initialised"] = ensure_vault(root, yes=args.yes, dense=dense)
     doc["server"] = entry
     lines: list[str] = []
@@ -213,7 +225,7 @@ def cmd_setup(args: argparse.Namespace) -> int:
         try:  # merged again: the client may have rewritten its file during the init
             backup, replaced = write_entry(client, path, args.name, entry)
         except ClientConfigError as exc:
-            undone = "" if doc["initialised"] is None else _undo_init(root, existed)
+            undone = "" if doc["initialised"] is None else _undo_init(root, made)
             raise CommandFailed(f"{exc}{undone}") from exc
         doc.update({"config": str(path), "backup": str(backup) if backup else None,
                     "replaced": replaced})

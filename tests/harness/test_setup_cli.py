@@ -221,18 +221,20 @@ def test_off_a_terminal_setup_without_yes_is_not_a_vault_and_writes_nothing(
         "reason": "not a folder"}
 
 
-@pytest.mark.parametrize("made", [False, True])
+@pytest.mark.parametrize("made", [None, "new", "a/new", "a/b/new"])
 def test_a_settings_write_refused_after_the_init_takes_the_init_back(
-        tmp_path: Path, made: bool) -> None:
+        tmp_path: Path, made: str | None) -> None:
     """The settings file's name (245 bytes) reads and merges, but its backup and temporary
-    names pass 255 bytes: the write after the init fails, and the init is taken back."""
+    names pass 255 bytes: the write after the init fails, and the init is taken back, with
+    every folder it made (the vault's missing parents too)."""
     home = tmp_path / "home"
     home.mkdir()
     settings = tmp_path / "cfg" / ("s" * 240 + ".json")
     settings.parent.mkdir()
     settings.write_text('{"theme": "dark"}', encoding="utf-8")
-    vault = seeded_vault(tmp_path) if not made else tmp_path / "new"
+    vault = seeded_vault(tmp_path) if made is None else tmp_path / made
     kept = sorted(p.name for p in vault.iterdir()) if vault.exists() else None
+    around = sorted(p.name for p in tmp_path.iterdir())
     r = rmh("setup", "claude-code", "--vault", str(vault), "--config", str(settings), "--yes",
             "--no-dense", "--no-check", home=home)
     assert r.returncode == 1
@@ -240,3 +242,4 @@ def test_a_settings_write_refused_after_the_init_takes_the_init_back(
     assert (sorted(p.name for p in vault.iterdir()) if vault.exists() else None) == kept
     assert settings.read_text("utf-8") == '{"theme": "dark"}'
     assert [p.name for p in settings.parent.iterdir()] == [settings.name]  # no backup left
+    assert sorted(p.name for p in tmp_path.iterdir()) == around  # no parent left behind
