@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import bisect
 import errno
-import mmap
 import os
 import re
 import sqlite3
@@ -171,30 +170,62 @@ def _run(text: str) -> int:
 
 def count_in_bytes(file: Path, needle: str) -> int:
     """Occurrences of `needle` in the file's bytes as a whole word in text (module docstring).
-    OSError when the file cannot be read."""
+    OSError when the file cannot be read. Read in windows with `pread`, never mapped: a file
+    another program shortens while it is read (an editor truncating in place, a WAL
+    checkpoint) only reads short, where a mapping killed the process with SIGBUS."""
     if not needle:
         return 0
     with open(file, "rb") as fh:
         size = fh.seek(0, 2)
-        if size == 0:
-            return 0
         candidates = _candidates(needle)
         extents = [(0, size)] if "\0" in needle else data_extents(fh, size)
-        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as buf:
-            total = 0
-            for m in (m for start, end in extents
-                      for m in candidates.finditer(buf, start, end)):
-                i, j = m.span()
-                lo, hi = max(0, i - 4 * CONTEXT), min(size, j + 4 * CONTEXT)
-                left = buf[lo:i].decode("utf-8", "surrogateescape")
-                right = buf[j:hi].decode("utf-8", "surrogateescape")
-                if not _bounded(left, right, needle):
-                    continue
-                back, ahead = _run(left[::-1]), _run(right)
-                if (back >= CONTEXT or (lo == 0 and back == len(left))
-                        or ahead >= CONTEXT or (hi == size and ahead == len(right))):
-                    total += 1
-            return total
+        return sum(_count_window(fh.fileno(), start, end, size, candidates, needle)
+                   for start, end in extents)
+
+
+WINDOW = 1 << 20  # bytes judged per read; each read adds MARGIN on both sides
+MARGIN = 1 << 12  # at least 4 * CONTEXT: the context an occurrence is judged by
+
+
+def _count_window(fd: int, start: int, end: int, size: int, candidates: re.Pattern[bytes],
+                  needle: str) -> int:
+    """`count_in_bytes` for the occurrences starting in [start, end) of the file `fd` of
+    `size` bytes: windows of WINDOW bytes read with MARGIN around them (an occurrence whose
+    match or context reaches past a window's margin is judged again in a wider one)."""
+    total, pos, margin, resume = 0, start, MARGIN, start
+    while pos < end:
+        stop = min(end, pos + WINDOW)
+        lo_w = max(0, pos - margin)
+        want = min(size, stop + margin) - lo_w
+        buf = os.pread(fd, want, lo_w)
+        hi_w = lo_w + len(buf)
+        eof = size if len(buf) == want else hi_w  # a short read: the file shrank meanwhile
+        found, wider, last = 0, False, resume
+        for m in candidates.finditer(buf, max(pos, resume) - lo_w):  # not inside the last
+            i, j = m.start() + lo_w, m.end() + lo_w
+            if i >= stop:
+                break
+            lo, hi = max(0, i - 4 * CONTEXT), min(eof, j + 4 * CONTEXT)
+            if lo < lo_w or (hi_w < eof and j + 4 * CONTEXT > hi_w):
+                wider = True  # the match or its context may go on past the margin
+                break
+            last = j
+            left = buf[lo - lo_w:i - lo_w].decode("utf-8", "surrogateescape")
+            right = buf[j - lo_w:hi - lo_w].decode("utf-8", "surrogateescape")
+            if not _bounded(left, right, needle):
+                continue
+            back, ahead = _run(left[::-1]), _run(right)
+            if (back >= CONTEXT or (lo == 0 and back == len(left))
+                    or ahead >= CONTEXT or (hi == eof and ahead == len(right))):
+                found += 1
+        if wider:
+            margin *= 2
+            continue
+        total, resume = total + found, last
+        if eof < size:  # the file shrank: nothing more to read
+            break
+        pos, margin = stop, MARGIN
+    return total
 
 
 def data_extents(fh: BinaryIO, size: int) -> list[tuple[int, int]]:
