@@ -183,33 +183,47 @@ def count_in_bytes(file: Path, needle: str) -> int:
                    for start, end in extents)
 
 
-WINDOW = 1 << 20  # bytes judged per read; each read adds MARGIN on both sides
-MARGIN = 1 << 12  # at least 4 * CONTEXT: the context an occurrence is judged by
+WINDOW = 1 << 20  # bytes judged per read (more up to the next cut: `_cuts`)
+MARGIN = 1 << 12  # read on both sides of them: at least 4 * CONTEXT, the context judged
+
+
+@lru_cache(maxsize=16)
+def _cuts(needle: str) -> re.Pattern[bytes]:
+    """A byte no occurrence of `needle` (`_candidates`) can hold: none of its characters'
+    forms' bytes, no white space or escape byte. No occurrence lies across one."""
+    held = {b for ch in unicodedata.normalize("NFC", needle)
+            for f in (ch, ch.lower(), ch.upper(), ch.casefold()) for nf in ("NFC", "NFD")
+            for b in unicodedata.normalize(nf, f).encode("utf-8")}
+    held |= set(b" \t\r\n\xc2\xa0\\nrt")
+    return re.compile(b"[^" + b"".join(re.escape(bytes([b])) for b in sorted(held)) + b"]")
 
 
 def _count_window(fd: int, start: int, end: int, size: int, candidates: re.Pattern[bytes],
                   needle: str) -> int:
-    """`count_in_bytes` for the occurrences starting in [start, end) of the file `fd` of
-    `size` bytes: windows of WINDOW bytes read with MARGIN around them (an occurrence whose
-    match or context reaches past a window's margin is judged again in a wider one)."""
-    total, pos, margin, resume = 0, start, MARGIN, start
+    """`count_in_bytes` over [start, end) of the file `fd` of `size` bytes, in windows of at
+    least WINDOW bytes, each ending at a cut (`_cuts`: no occurrence goes on past it) and
+    read with MARGIN bytes of context around it. Where no cut follows within what was read,
+    more is read (a file all of the needle's bytes and white space is read in one piece)."""
+    total, pos, extra, cuts = 0, start, MARGIN, _cuts(needle)
     while pos < end:
-        stop = min(end, pos + WINDOW)
-        lo_w = max(0, pos - margin)
-        want = min(size, stop + margin) - lo_w
+        lo_w = max(0, pos - MARGIN)
+        want = min(size, pos + WINDOW + extra + MARGIN) - lo_w
         buf = os.pread(fd, want, lo_w)
         hi_w = lo_w + len(buf)
         eof = size if len(buf) == want else hi_w  # a short read: the file shrank meanwhile
-        found, wider, last = 0, False, resume
-        for m in candidates.finditer(buf, max(pos, resume) - lo_w):  # not inside the last
+        size, end = eof, min(end, eof)
+        if min(end, eof) <= pos + WINDOW:
+            stop = min(end, eof)
+        else:
+            cut = cuts.search(buf, pos + WINDOW - lo_w)
+            stop = cut.start() + lo_w if cut is not None else hi_w
+            if stop + MARGIN > hi_w and hi_w < eof:  # no cut, or no context after it: more
+                extra *= 2
+                continue
+            stop = min(stop, end)
+        for m in candidates.finditer(buf, pos - lo_w, stop - lo_w):
             i, j = m.start() + lo_w, m.end() + lo_w
-            if i >= stop:
-                break
             lo, hi = max(0, i - 4 * CONTEXT), min(eof, j + 4 * CONTEXT)
-            if lo < lo_w or (hi_w < eof and j + 4 * CONTEXT > hi_w):
-                wider = True  # the match or its context may go on past the margin
-                break
-            last = j
             left = buf[lo - lo_w:i - lo_w].decode("utf-8", "surrogateescape")
             right = buf[j - lo_w:hi - lo_w].decode("utf-8", "surrogateescape")
             if not _bounded(left, right, needle):
@@ -217,14 +231,8 @@ def _count_window(fd: int, start: int, end: int, size: int, candidates: re.Patte
             back, ahead = _run(left[::-1]), _run(right)
             if (back >= CONTEXT or (lo == 0 and back == len(left))
                     or ahead >= CONTEXT or (hi == eof and ahead == len(right))):
-                found += 1
-        if wider:
-            margin *= 2
-            continue
-        total, resume = total + found, last
-        if eof < size:  # the file shrank: nothing more to read
-            break
-        pos, margin = stop, MARGIN
+                total += 1
+        pos, extra = stop, MARGIN
     return total
 
 

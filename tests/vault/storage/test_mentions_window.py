@@ -11,19 +11,26 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from vault.storage import mentions
 
 PIECES = ["Ann", "ann's", "ANN", "Ann Lee", "Ann\n\n  Lee", "annual", "Joann", "x", " ", "\n",
           "\\n", "\x00", "\x01\x02\x03", "é", "Zoë", "Zoe\u0308", "a" * 40, "[[Ann]]", "_",
-          "C++", "9"]
+          "C++", "9", "+", "++", " " * 70, "\n" * 90, "Lee"]
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=300, deadline=None)
+@example(pieces=["a" * 40, " Ann", " " * 70, "Lee ", "a" * 40], needle="Ann Lee", window=1)
+@example(pieces=["a" * 40, "Ann", "\n" * 90, "\\n", "LEE", "a" * 40], needle="Ann Lee",
+         window=3)
+@example(pieces=["a" * 40, "++", "+", "a" * 40], needle="++", window=1)
+@example(pieces=["Ann", "a" * 40], needle="Ann", window=2)
+@example(pieces=["\x01\x02\x03", "Ann", " " * 117, "Lee", " ", "a" * 100], needle="Ann Lee",
+         window=1)  # text on the right only, ending near a window's margin
 @given(pieces=st.lists(st.sampled_from(PIECES), max_size=60),
-       needle=st.sampled_from(["Ann", "Ann Lee", "Zoë", "C++", "aa"]),
+       needle=st.sampled_from(["Ann", "Ann Lee", "Zoë", "C++", "aa", "++"]),
        window=st.integers(1, 50))
 def test_windows_count_what_one_read_counts(tmp_path_factory: pytest.TempPathFactory,
                                             pieces: list[str], needle: str,
