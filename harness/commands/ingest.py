@@ -24,11 +24,15 @@ def transcript_text(file: str) -> str:
     """The text of the conversation file `file`: bytes that are not UTF-8 (a transcript cut
     mid-character, a log in another encoding) are read as U+FFFD with a warning, as the
     loaders read a NUL or a lone surrogate (vault/conversation/formats.py), rather than
-    losing the whole file to one byte; a file that cannot be read is a clear failure."""
+    losing the whole file to one byte; a file that cannot be read, or is too large to hold in
+    memory (a sparse terabyte was a MemoryError traceback), is a clear failure."""
     try:
         data = Path(file).read_bytes()
     except OSError as exc:
         fail(f"cannot read {file}: {exc.strerror}")
+    except MemoryError:
+        fail(f"cannot read {file}: too large to hold in memory "
+             f"({Path(file).stat().st_size} bytes)")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
