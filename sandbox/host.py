@@ -73,7 +73,8 @@ class Sandbox:
                    else None)
             init = {"t": "init", "plan": kind.guard_plan(self.config, bpf),
                     "functions": describe(self._functions),
-                    "caps": {"frame": self.config.max_frame, "value": self.config.output_cap}}
+                    "caps": {"frame": self.config.max_frame, "value": self.config.output_cap,
+                             "values": channel.MAX_VALUES}}
             channel.send(proc.to_worker, init, deadline)
             frame = self._await(proc, reader, deadline, "ready")
             if not isinstance(frame.get("guards"), list):

@@ -27,6 +27,7 @@ register values, never memory, so a pid is checked but a path is not):
 - clocks only the fixed ones (`FIXED_CLOCKS`: never another process's CPU clock);
 - futex only with the operations in `FUTEX_OPS` (no priority-inheritance futex: it looks up
   a task by the pid in the futex word);
+- madvise only with the advice in `MADVISE_ADVICE` (no KSM merging, no forced page-out);
 - clone only for threads (CLONE_THREAD set, no CLONE_NEW* flag); clone3 fails with ENOSYS so
   glibc falls back to clone(2), whose flags are visible.
 On the seccomp-only tier (no Landlock, no bwrap: nothing else confines the file system) the
@@ -103,7 +104,6 @@ ALLOWED: dict[str, str] = {
     "munmap": "free() of large blocks and of thread stacks",
     "mremap": "realloc of large blocks",
     "mprotect": "the dynamic loader, thread stacks' guard pages",
-    "madvise": "free of large blocks (MADV_DONTNEED)",
     "set_robust_list": "thread start (glibc)",
     "set_tid_address": "thread start (glibc)",
     "rseq": "thread start (glibc >= 2.35)",
@@ -178,6 +178,7 @@ FILTERED: dict[str, str] = {
     "clock_getres": "time.get_clock_info: fixed clocks only (id < 16)",
     "clock_nanosleep": "time.sleep: fixed clocks only (id < 16)",
     "prctl": "the options in PRCTL_OPTIONS only",
+    "madvise": "free of large blocks (MADV_DONTNEED), thread stacks: MADVISE_ADVICE only",
 }
 
 # fcntl(2) commands: F_DUPFD, F_GETFD, F_SETFD, F_GETFL, F_SETFL, F_DUPFD_CLOEXEC, F_GETPIPE_SZ.
@@ -199,6 +200,14 @@ FUTEX_FLAGS = 128 | 256  # FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME
 # the kernel reads for any process it can see, with no permission check: a cell read the
 # supervisor's CPU time and listed every host pid (EINVAL for none).
 FIXED_CLOCKS = 16
+# madvise(2) advice: NORMAL, RANDOM, SEQUENTIAL, WILLNEED, DONTNEED, FREE, REMOVE, DONTFORK,
+# DOFORK, HUGEPAGE, NOHUGEPAGE, DONTDUMP, DODUMP, WIPEONFORK, KEEPONFORK, COLD, POPULATE_READ,
+# POPULATE_WRITE, DONTNEED_LOCKED, GUARD_INSTALL, GUARD_REMOVE: what allocators and thread
+# stacks use, on the worker's own memory. Never MERGEABLE/UNMERGEABLE (its pages would join the
+# host's KSM, whose merge timing tells a cell which page contents exist in other processes'
+# mergeable memory: virtual machines' on a host running KSM), PAGEOUT (host swap I/O at the
+# cell's will), COLLAPSE, HWPOISON, SOFT_OFFLINE.
+MADVISE_ADVICE = (0, 1, 2, 3, 4, 8, 9, 10, 11, 14, 15, 16, 17, 18, 19, 20, 22, 23, 24, 102, 103)
 # ioctl(2) requests: TCGETS (isatty), TIOCGWINSZ, FIONREAD, FIONBIO, FIOCLEX, FIONCLEX.
 IOCTL_REQUESTS = (0x5401, 0x5413, 0x541B, 0x5421, 0x5451, 0x5450)
 # prctl(2) options: PR_GET_PDEATHSIG, PR_GET_DUMPABLE, PR_SET_NAME / PR_GET_NAME (thread
@@ -280,6 +289,8 @@ def compile_bpf(pid: int, read_only: bool = False) -> bytes:
         rule(name, sc.Arg(0, sc.LT, FIXED_CLOCKS))  # unsigned 64-bit: a negative id is huge
     for op in FUTEX_OPS:  # the low 32 bits (an int), either flag set or not
         rule("futex", sc.Arg(1, sc.MASKED_EQ, 0xFFFFFFFF & ~FUTEX_FLAGS, op))
+    for advice in MADVISE_ADVICE:
+        rule("madvise", sc.Arg(2, sc.MASKED_EQ, 0xFFFFFFFF, advice))  # an int
     for request in IOCTL_REQUESTS:
         rule("ioctl", sc.Arg(1, sc.MASKED_EQ, 0xFFFFFFFF, request))
     for option in PRCTL_OPTIONS:

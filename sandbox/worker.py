@@ -36,6 +36,22 @@ else:
     import worker_guard
 
 _HEADER = struct.Struct(">I")
+_STRUCTURAL = (b",", b":", b"[", b"{")
+_TOKEN = re.compile(rb'"[^"\\]*(?:\\(?:.|\Z)[^"\\]*)*(?:"|\Z)|[,:\[{]', re.DOTALL)
+
+
+def _values_over(data: bytes, cap: int) -> bool:
+    """The host's `channel.values_over` (the host refuses such a frame and kills the worker;
+    here the call is refused with a ValueError and the cell goes on)."""
+    if sum(map(data.count, _STRUCTURAL)) < cap:
+        return False
+    marks = strings = 0
+    for match in _TOKEN.finditer(data):
+        strings, marks = (strings + 1, marks) if data[match.start()] == 0x22 else (strings,
+                                                                                   marks + 1)
+        if marks >= cap or strings > cap:
+            return True
+    return marks >= cap
 
 
 class HostError(Exception):
@@ -45,6 +61,7 @@ class HostError(Exception):
 class _Channel:
     def __init__(self, in_fd: int, out_fd: int, max_frame: int) -> None:
         self.in_fd, self.out_fd, self.max_frame = in_fd, out_fd, max_frame
+        self.max_values = 1 << 18
         self.lock = threading.Lock()
 
     def _read_exact(self, n: int) -> bytes:
@@ -80,6 +97,8 @@ class _Channel:
                 data = json.dumps(frame, allow_nan=False).encode("ascii")
         if len(data) > self.max_frame:
             raise ValueError(f"message of {len(data)} bytes exceeds the {self.max_frame}-byte cap")
+        if _values_over(data, self.max_values):
+            raise ValueError(f"message holds more than {self.max_values} JSON values (the cap)")
         view = memoryview(_HEADER.pack(len(data)) + data)
         while view:
             view = view[os.write(self.out_fd, view):]
@@ -216,6 +235,7 @@ def main(argv: list[str]) -> int:
     channel.send({"t": "hello", "pid": os.getpid()})  # seccomp's kill/tgkill checks need it
     init = channel.recv()
     channel.max_frame = int(init.get("caps", {}).get("frame", 8 << 20))
+    channel.max_values = int(init.get("caps", {}).get("values", 1 << 18))
     guards = worker_guard.install(init["plan"], parent)
     for fd, name in ((1, "stdout"), (2, "stderr")):
         stream = io.TextIOWrapper(io.FileIO(fd, "w", closefd=False), encoding="utf-8",

@@ -9,7 +9,8 @@ library. Order of installation, each step irreversible for the process:
    over-long write fails with EFBIG instead of killing the cell;
 2. the worker's view of the file system (`worker_root.py`): on the Landlock tier a private
    mount namespace whose root holds only the interpreter, the libraries and the worker files,
-   read-only (its own user namespace too when the supervisor is unprivileged); on the bwrap tier
+   read-only (its own user namespace too when the supervisor is unprivileged); on the seccomp
+   tier, where a mount namespace can be made, a /dev of four device nodes; on the bwrap tier
    the device binds remounted read-only and the scratch /tmp's file count capped;
 3. the Landlock ruleset is built (its paths opened while they can still be reached);
 4. identity (supervisor root, Landlock and seccomp tiers): the import path is re-pointed at
@@ -266,13 +267,17 @@ def install(plan: Mapping[str, Any], parent: int) -> list[str]:
     if root is not None:
         worker_root.private_root(list(root["paths"]), dict(root["symlinks"]))
         done.append("private-root")
+    dev = plan.get("private_dev")
+    if dev is not None and worker_root.private_dev(list(dev)):
+        done.append("private-dev")  # else no mount namespace here: the tier's limits say so
     if plan.get("remount_ro"):
         worker_root.remount_read_only(list(plan["remount_ro"]))
         done.append("ro-devices")
     if plan.get("scratch_files"):
         worker_root.limit_files("/tmp", int(plan["scratch_files"]))
         done.append("scratch-files")
-    userns = root is not None and os.getuid() != 0  # private_root made one already
+    userns = "private-root" in done or "private-dev" in done  # it made one (unprivileged)
+    userns = userns and os.getuid() != 0
     landlock = plan.get("landlock")
     ruleset, abi = landlock_ruleset(list(landlock)) if landlock is not None else (-1, 0)
     identity = plan.get("identity")

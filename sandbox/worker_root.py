@@ -15,6 +15,14 @@ tree then fails with ENOENT whatever the syscall. Sources are opened (O_PATH, in
 namespace) before the tmpfs is mounted and bound from /proc/self/fd/N, so a source anywhere
 (under /tmp included) works.
 
+`private_dev(nodes)` (seccomp tier, which keeps the host's file system): the filter cannot see
+paths, so a read-only open of a device still acted on it (each /dev/ptmx opened made one of the
+host's ptys, up to open_files per worker, held for its life). The worker gets its own mount
+namespace as above, with a read-only tmpfs over /dev holding only `nodes` (null, zero, random,
+urandom), each bound read-only from the host's (nothing else of /dev: no ptmx, pts, shm, mqueue).
+Where no mount namespace can be made (root without CAP_SYS_ADMIN, as in a container;
+unprivileged without user namespaces) it returns False and changes nothing.
+
 `remount_read_only(paths)` and `limit_files(path, inodes)` (bwrap tier): bubblewrap 0.8 can
 bind a device only read-write (`--ro-bind` also sets nodev), and can give a tmpfs only a size,
 so bwrap keeps CAP_SYS_ADMIN in its user namespace for the worker's guards, which remount each
@@ -112,6 +120,11 @@ def _own_namespaces() -> None:
         _check(_libc().unshare(_CLONE_NEWNS), "unshare(CLONE_NEWNS)")
         return
     _check(_libc().unshare(_CLONE_NEWUSER | _CLONE_NEWNS), "unshare(CLONE_NEWUSER|NEWNS)")
+    _map_ids(uid, gid)
+
+
+def _map_ids(uid: int, gid: int) -> None:
+    """Map this uid and gid to themselves in the user namespace just made; deny setgroups."""
     for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"),
                        ("gid_map", f"{gid} {gid} 1")):
         fd = os.open(f"/proc/self/{name}", os.O_WRONLY | os.O_CLOEXEC)
@@ -151,6 +164,36 @@ def _pivot(new_root: str) -> None:
     _check(int(libc.syscall(number, b".", b".")), "pivot_root")
     _check(libc.umount2(b".", _MNT_DETACH), "umount2(old root)")
     os.chdir("/")
+
+
+def private_dev(nodes: Sequence[str]) -> bool:
+    """Replace /dev, in a mount namespace of this process's own, by a read-only tmpfs holding
+    only the device `nodes` (absolute paths under /dev), bound read-only from the host's; see
+    the module docstring. False, with nothing changed, where the kernel refuses the namespace;
+    MountError (or OSError) when a later step fails."""
+    uid, gid = os.getuid(), os.getgid()  # read before: a new user namespace maps nothing yet
+    flags = _CLONE_NEWNS if uid == 0 else _CLONE_NEWUSER | _CLONE_NEWNS
+    if _libc().unshare(flags) != 0:
+        return False
+    if uid != 0:
+        _map_ids(uid, gid)
+    _mount(None, "/", None, _MS_REC | _MS_PRIVATE)  # nothing propagates to the host
+    sources = _sources([node for node in nodes if os.path.dirname(node) == "/dev"])
+    old_umask = os.umask(0o022)
+    try:
+        _mount("tmpfs", "/dev", "tmpfs", _MS_NOSUID | _MS_NOEXEC, "size=64k,nr_inodes=16,mode=0755")
+        for path, fd, _ in sources:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o644))
+            _mount(f"/proc/self/fd/{fd}", path, None, _MS_BIND)
+            _remount_ro(path, 0)
+        _remount_ro("/dev", _MS_NODEV | _MS_NOEXEC)
+    finally:
+        os.umask(old_umask)
+        for _, fd, _ in sources:
+            os.close(fd)
+    if sorted(os.listdir("/dev")) != sorted(os.path.basename(p) for p, _, _ in sources):
+        raise MountError("/dev holds more than the device nodes after the mount")
+    return True
 
 
 def private_root(paths: Sequence[str], symlinks: Mapping[str, str]) -> None:

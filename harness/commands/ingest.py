@@ -25,14 +25,18 @@ def transcript_text(file: str, limit: int = FILE_BYTES) -> str:
     """The text of the conversation file `file`: bytes that are not UTF-8 (a transcript cut
     mid-character, a log in another encoding) are read as U+FFFD with a warning, as the
     loaders read a NUL or a lone surrogate (vault/conversation/formats.py), rather than
-    losing the whole file to one byte; a file that cannot be read, or one over `limit` bytes
-    (`[extract] file_bytes`), is a clear failure."""
+    losing the whole file to one byte; a file that cannot be read, one over `limit` bytes
+    (`[extract] file_bytes`), or one too large to hold in memory under no limit (a sparse
+    terabyte was a MemoryError traceback) is a clear failure."""
     try:
         data = read_conversation_file(file, limit)
     except OSError as exc:
         fail(f"cannot read {file}: {exc.strerror}")
     except ConversationFileTooLarge as exc:
         fail(exc.reason)
+    except MemoryError:
+        fail(f"cannot read {file}: too large to hold in memory "
+             f"({Path(file).stat().st_size} bytes)")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

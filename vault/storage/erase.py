@@ -34,9 +34,9 @@ import tomllib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
-from .mentions import count_in_bytes, count_in_sqlite, fold, mentions, pattern
+from .mentions import count_in_bytes, count_in_sqlite, data_extents, fold, mentions, pattern
 from .paths import copy_name, printable
 
 LINE_MIN = 20  # characters: shorter lines ("## Notes", "- [ ] todo") are too common to prove
@@ -268,22 +268,35 @@ def _names_bytes(file: Path, subject: str) -> bool:
 
 def _count(file: Path, needles: Sequence[bytes]) -> int:
     """Occurrences of `needles` in the file's case-folded bytes, block by block with an
-    overlap of the longest needle minus one byte, so nothing is counted twice or missed."""
+    overlap of the longest needle minus one byte, so nothing is counted twice or missed; a
+    sparse file's holes are skipped (mentions.data_extents) unless a needle holds a NUL."""
     if not needles:
         return 0
     keep = max(map(len, needles)) - 1
-    total, tail = 0, b""
+    total = 0
     with open(file, "rb") as fh:
-        while block := fh.read(BLOCK):
-            text = tail + _fold(block)
-            for needle in needles:
-                # Count the matches that end inside the new bytes only (the tail was counted).
-                start = 0
-                while (i := text.find(needle, start)) >= 0:
-                    if i + len(needle) > len(tail):
-                        total += 1
-                    start = i + 1
-            tail = text[-keep:] if keep > 0 else b""
+        size = os.fstat(fh.fileno()).st_size
+        nul = any(b"\0" in n for n in needles)
+        for start, end in [(0, size)] if nul else data_extents(fh, size):
+            fh.seek(start)
+            total += _count_from(fh, end - start, needles, keep)
+    return total
+
+
+def _count_from(fh: BinaryIO, length: int, needles: Sequence[bytes], keep: int) -> int:
+    """`_count` over the next `length` bytes of `fh` (one data extent)."""
+    total, tail = 0, b""
+    while length > 0 and (block := fh.read(min(BLOCK, length))):
+        length -= len(block)
+        text = tail + _fold(block)
+        for needle in needles:
+            # Count the matches that end inside the new bytes only (the tail was counted).
+            start = 0
+            while (i := text.find(needle, start)) >= 0:
+                if i + len(needle) > len(tail):
+                    total += 1
+                start = i + 1
+        tail = text[-keep:] if keep > 0 else b""
     return total
 
 

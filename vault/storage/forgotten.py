@@ -22,8 +22,10 @@ still does); `Forgotten.path(p)` whether a note at `p` was erased (the ingest wr
 there again). A subject that is more than words and joiners ("C++", "@ann", "++") is kept
 and matched by its white-space-separated tokens instead (h = blake2b(SALT + "\x01" + its
 tokens)), sentence punctuation around each stripped: as words "C++" would be "c". A record that
-cannot be read forgets nothing: an ingest then writes as before (`doctor` is not told);
-an erasure refuses to write over it (it would drop every subject recorded there).
+is there but cannot be read (damaged, not a regular file, another version's) stops both its
+readers and its writer with one OSError (EIO) saying so, nothing written: an erasure would
+drop every subject recorded there, and an ingest would write the erased turns back from the
+transcript (before, it read such a record as empty and did).
 """
 
 from __future__ import annotations
@@ -113,12 +115,9 @@ class Forgotten:
 
 
 def load(state_dir: Path) -> Forgotten:
-    """The record in `state_dir` (the vault's `.rmh/`); empty when there is none or it cannot
-    be read."""
-    try:
-        return _read(state_dir)
-    except OSError:
-        return Forgotten()
+    """The record in `state_dir` (the vault's `.rmh/`); empty when there is none, OSError when
+    one is there that cannot be read (module docstring)."""
+    return _read(state_dir)
 
 
 def _read(state_dir: Path) -> Forgotten:
@@ -133,19 +132,20 @@ def _read(state_dir: Path) -> Forgotten:
         raise _unreadable(exc) from exc
     if not isinstance(doc, dict) or doc.get("version") != VERSION:
         raise _unreadable("not a version 1 record")
-    subjects = doc.get("subjects")
-    paths = doc.get("paths")
-    return Forgotten(
-        frozenset((s[0], s[1]) for s in subjects if isinstance(s, list) and len(s) == 2
-                  and type(s[0]) is int and s[0] > 0 and isinstance(s[1], str))
-        if isinstance(subjects, list) else frozenset(),
-        frozenset(p for p in paths if isinstance(p, str)) if isinstance(paths, list)
-        else frozenset())
+    subjects, paths = doc.get("subjects", []), doc.get("paths", [])
+    if not (isinstance(subjects, list) and all(
+            isinstance(s, list) and len(s) == 2 and type(s[0]) is int and s[0] > 0
+            and isinstance(s[1], str) for s in subjects)):
+        raise _unreadable("a damaged subject entry")  # no rmh writes one: a part was lost
+    if not (isinstance(paths, list) and all(isinstance(p, str) for p in paths)):
+        raise _unreadable("a damaged path entry")
+    return Forgotten(frozenset((s[0], s[1]) for s in subjects), frozenset(paths))
 
 
 def _unreadable(why: object) -> OSError:
     return OSError(errno.EIO, f".rmh/{NAME} (what earlier erasures keep from coming back) "
-                   f"cannot be read ({why}): repair it or move it aside first")
+                   f"cannot be read ({why}): repair it first (moved aside, the "
+                   "subjects erased before come back at the next ingest of their transcript)")
 
 
 def remember(state_dir: Path, subject: str, paths: Iterable[str],

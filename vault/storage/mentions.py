@@ -27,19 +27,23 @@ binary fields (an alias "Ann" alone in a column) is not counted there, nor one t
 value right after a text value ending in a letter ("search" then "Ann met Bo": "searchAnn met
 Bo" is one word as bytes): in a SQLite file `count_in_sqlite` reads every text value of its
 rows as text. The proof also looks for every erased note's path and distinctive lines as
-plain bytes (storage/erase.py).
+plain bytes (storage/erase.py). A sparse file's holes (`data_extents`) are zero bytes no needle
+without a NUL can match, so they are not read: a 1 TB sparse file in the vault made the
+proof read a terabyte of zeros (hours) before.
 """
 
 from __future__ import annotations
 
 import bisect
-import mmap
+import errno
+import os
 import re
 import sqlite3
 import unicodedata
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 from pathlib import Path
+from typing import BinaryIO
 
 HEADER = 2  # characters between binary bytes and a value: SQLite's serial type varint
 CONTEXT = 16  # printable characters beside an occurrence in bytes that make it text
@@ -166,27 +170,94 @@ def _run(text: str) -> int:
 
 def count_in_bytes(file: Path, needle: str) -> int:
     """Occurrences of `needle` in the file's bytes as a whole word in text (module docstring).
-    OSError when the file cannot be read."""
+    OSError when the file cannot be read. Read in windows with `pread`, never mapped: a file
+    another program shortens while it is read (an editor truncating in place, a WAL
+    checkpoint) only reads short, where a mapping killed the process with SIGBUS."""
     if not needle:
         return 0
     with open(file, "rb") as fh:
         size = fh.seek(0, 2)
-        if size == 0:
-            return 0
-        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as buf:
-            total = 0
-            for m in _candidates(needle).finditer(buf):
-                i, j = m.span()
-                lo, hi = max(0, i - 4 * CONTEXT), min(size, j + 4 * CONTEXT)
-                left = buf[lo:i].decode("utf-8", "surrogateescape")
-                right = buf[j:hi].decode("utf-8", "surrogateescape")
-                if not _bounded(left, right, needle):
-                    continue
-                back, ahead = _run(left[::-1]), _run(right)
-                if (back >= CONTEXT or (lo == 0 and back == len(left))
-                        or ahead >= CONTEXT or (hi == size and ahead == len(right))):
-                    total += 1
-            return total
+        candidates = _candidates(needle)
+        extents = [(0, size)] if "\0" in needle else data_extents(fh, size)
+        return sum(_count_window(fh.fileno(), start, end, size, candidates, needle)
+                   for start, end in extents)
+
+
+WINDOW = 1 << 20  # bytes judged per read (more up to the next cut: `_cuts`)
+MARGIN = 1 << 12  # read on both sides of them: at least 4 * CONTEXT, the context judged
+
+
+@lru_cache(maxsize=16)
+def _cuts(needle: str) -> re.Pattern[bytes]:
+    """A byte no occurrence of `needle` (`_candidates`) can hold: none of its characters'
+    forms' bytes, no white space or escape byte. No occurrence lies across one."""
+    held = {b for ch in unicodedata.normalize("NFC", needle)
+            for f in (ch, ch.lower(), ch.upper(), ch.casefold()) for nf in ("NFC", "NFD")
+            for b in unicodedata.normalize(nf, f).encode("utf-8")}
+    held |= set(b" \t\r\n\xc2\xa0\\nrt")
+    return re.compile(b"[^" + b"".join(re.escape(bytes([b])) for b in sorted(held)) + b"]")
+
+
+def _count_window(fd: int, start: int, end: int, size: int, candidates: re.Pattern[bytes],
+                  needle: str) -> int:
+    """`count_in_bytes` over [start, end) of the file `fd` of `size` bytes, in windows of at
+    least WINDOW bytes, each ending at a cut (`_cuts`: no occurrence goes on past it) and
+    read with MARGIN bytes of context around it. Where no cut follows within what was read,
+    more is read (a file all of the needle's bytes and white space is read in one piece)."""
+    total, pos, extra, cuts = 0, start, MARGIN, _cuts(needle)
+    while pos < end:
+        lo_w = max(0, pos - MARGIN)
+        want = min(size, pos + WINDOW + extra + MARGIN) - lo_w
+        buf = os.pread(fd, want, lo_w)
+        hi_w = lo_w + len(buf)
+        eof = size if len(buf) == want else hi_w  # a short read: the file shrank meanwhile
+        size, end = eof, min(end, eof)
+        if min(end, eof) <= pos + WINDOW:
+            stop = min(end, eof)
+        else:
+            cut = cuts.search(buf, pos + WINDOW - lo_w)
+            stop = cut.start() + lo_w if cut is not None else hi_w
+            if stop + MARGIN > hi_w and hi_w < eof:  # no cut, or no context after it: more
+                extra *= 2
+                continue
+            stop = min(stop, end)
+        for m in candidates.finditer(buf, pos - lo_w, stop - lo_w):
+            i, j = m.start() + lo_w, m.end() + lo_w
+            lo, hi = max(0, i - 4 * CONTEXT), min(eof, j + 4 * CONTEXT)
+            left = buf[lo - lo_w:i - lo_w].decode("utf-8", "surrogateescape")
+            right = buf[j - lo_w:hi - lo_w].decode("utf-8", "surrogateescape")
+            if not _bounded(left, right, needle):
+                continue
+            back, ahead = _run(left[::-1]), _run(right)
+            if (back >= CONTEXT or (lo == 0 and back == len(left))
+                    or ahead >= CONTEXT or (hi == eof and ahead == len(right))):
+                total += 1
+        pos, extra = stop, MARGIN
+    return total
+
+
+def data_extents(fh: BinaryIO, size: int) -> list[tuple[int, int]]:
+    """The (start, end) byte ranges of the first `size` bytes of the open file `fh` that hold
+    data, in order: a sparse file's holes (all zero bytes) are left out (SEEK_DATA and
+    SEEK_HOLE), so no match of a needle without a NUL byte lies across one. The whole file
+    where the file system cannot tell. Moves `fh`'s position."""
+    if not hasattr(os, "SEEK_DATA") or size <= 0:
+        return [(0, size)] if size > 0 else []
+    out, pos, fd = list[tuple[int, int]](), 0, fh.fileno()
+    try:
+        while pos < size:
+            start = os.lseek(fd, pos, os.SEEK_DATA)
+            end = min(os.lseek(fd, start, os.SEEK_HOLE), size)
+            if start >= size:
+                break
+            if end <= start:  # no progress: the file changes under us; read it whole
+                return [(0, size)]
+            out.append((start, end))
+            pos = end
+    except OSError as exc:
+        if exc.errno != errno.ENXIO:  # ENXIO: no data after `pos`; else no support
+            return [(0, size)]
+    return out
 
 
 SQLITE_MAGIC = b"SQLite format 3\x00"

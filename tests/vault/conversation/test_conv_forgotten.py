@@ -11,6 +11,7 @@ erased text."""
 from __future__ import annotations
 
 import json
+import os
 import random
 from pathlib import Path
 from typing import Any
@@ -107,7 +108,8 @@ def test_the_record_matches_words_in_a_row_and_reads_safely(tmp_path: Path) -> N
     for bad in (b"{", b"[]", b'{"version": 2}', b'{"version": 1, "subjects": [[0, "x"]]}',
                 b'{"version": 1, "subjects": "x", "paths": [1]}', b"\xff"):
         (tmp_path / forgotten.NAME).write_bytes(bad)
-        assert not forgotten.load(tmp_path)
+        with pytest.raises(OSError, match="cannot be read"):  # not read as empty: the
+            forgotten.load(tmp_path)  # subjects it kept would come back (module docstring)
 
 
 def test_a_forget_made_while_an_ingest_builds_its_notes_is_kept(
@@ -143,3 +145,40 @@ def test_a_subject_of_more_than_words_is_matched_by_its_tokens(tmp_path: Path) -
     assert gone.names("ping @ann!")
     assert not gone.names("take vitamin c daily") and not gone.names("C++17 is out")
     assert not gone.names("ann said") and not gone.names("a+b")
+
+
+DAMAGED = [b'{"version": 1, "subjects": [[1, "', b"", b"\xff\xfe", b"[]", b'{"version": 2}',
+           b'{"version": 1, "subjects": [[1, 5]], "paths": []}',
+           b'{"version": 1, "subjects": [], "paths": [null]}', None]
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("bad", DAMAGED)
+def test_an_ingest_never_takes_a_damaged_record_as_nothing_forgotten(
+        tmp_path: Path, seed: int, bad: bytes | None) -> None:
+    """A `.rmh/forgotten.json` that is there but cannot be read (cut short, not JSON, another
+    version, a damaged entry, a FIFO) was read as empty by the ingest, which then wrote the
+    erased subject's turns back from the transcript. The ingest now stops with the record's
+    error and writes nothing; with the record repaired it goes on and leaves them out."""
+    c = conv(random.Random(seed), 14)
+    subject = next(n for n in NAMES if any(mentions(f"{t.speaker} {t.text}", n)
+                                           for t in c.turns()))
+    with Vault.init(tmp_path / "v") as v:
+        ingest_conversations(v, c)
+        v.forget(v.forget_plan(subject=subject))
+        record = v.root / ".rmh" / forgotten.NAME
+        good = record.read_bytes()
+        before = notes_of(v.root)
+        record.unlink()
+        if bad is None:
+            os.mkfifo(record)
+        else:
+            record.write_bytes(bad)
+        with pytest.raises(OSError, match="cannot be read"):
+            ingest_conversations(v, c)
+        assert notes_of(v.root) == before
+        assert not any(mentions(t, subject) for t in notes_of(v.root).values())
+        record.unlink()
+        record.write_bytes(good)
+        ingest_conversations(v, c)
+        assert not any(mentions(t, subject) for t in notes_of(v.root).values())
