@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -18,6 +20,7 @@ from .config import Config, ConfigError, ExtractSection
 from .errors import BadArgument
 
 FILE_BYTES = ExtractSection.file_bytes  # the default bound of `read_conversation_file`
+READ_CHUNK = 1 << 16  # bytes a read asks for past a regular file's size (a pipe, a device)
 
 
 class ConversationFileTooLarge(BadArgument):
@@ -26,15 +29,31 @@ class ConversationFileTooLarge(BadArgument):
 
 def read_conversation_file(path: str, limit: int = FILE_BYTES) -> bytes:
     """The bytes of the conversation file `path`, read at most `limit` + 1 of them (0: no
-    bound): ConversationFileTooLarge past `limit` (a file that grows while read, or
-    /dev/zero, is refused too), so the memory is O(limit) whatever the file holds."""
+    bound): ConversationFileTooLarge past `limit` (a regular file by its size, before any byte
+    is read; a file that grows while read, or /dev/zero, when a read passes it), so the memory
+    is O(the file) and O(limit) whatever the file holds. Reads ask for at most the file's size
+    + 1, then READ_CHUNK, never `limit` + 1 at once: a read makes its buffer that large up
+    front (256 MiB of address space for a 1 KB transcript; a raised limit was a MemoryError or
+    an OverflowError on any file)."""
     with open(path, "rb") as f:
-        data = f.read(limit + 1) if limit else f.read()
-    if limit and len(data) > limit:
+        if not limit:
+            return f.read()
+        info = os.fstat(f.fileno())
+        size = info.st_size if stat.S_ISREG(info.st_mode) else 0
+        parts: list[bytes] = []
+        got, want = 0, size + 1 if size else READ_CHUNK
+        while got <= limit and size <= limit:
+            part = f.read(min(want, limit + 1 - got))
+            if not part:
+                break
+            parts.append(part)
+            got += len(part)  # then 1 byte to see the end of a file read whole, else a chunk
+            want = 1 if size and got == size else READ_CHUNK
+    if size > limit or got > limit:
         raise ConversationFileTooLarge(
             "file", f"{path} is larger than [extract] file_bytes = {limit} bytes; nothing was "
             "ingested (raise it in rmh.toml to read this file, 0 = no bound)")
-    return data
+    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def prepare(cfg: Config, root: Path, conversations: Sequence[Any]

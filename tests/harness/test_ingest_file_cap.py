@@ -4,10 +4,13 @@ exit 0), in memory bounded by the setting, not by the file (harness/extraction.p
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
+import threading
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -89,3 +92,44 @@ def test_rmh_ingest_refuses_a_file_over_the_setting_in_bounded_memory(tmp_path: 
     ok = subprocess.run([sys.executable, "-m", "harness", "--vault", str(vault), "ingest",
                          str(src)], env=env, capture_output=True, text=True)
     assert ok.returncode == 0, ok.stderr
+
+
+@pytest.mark.parametrize("limit", [256 << 20, 1 << 40, 1 << 63, 10**30])
+def test_a_small_file_under_a_large_limit_reads_in_memory_of_its_size(
+        tmp_path: Path, limit: int) -> None:
+    """A read asked for limit + 1 bytes at once, and Python makes that buffer up front: 256 MiB
+    for every transcript under the default, a MemoryError past the host's memory and an
+    OverflowError past 2**63 (config accepts any integer), whatever the file's size."""
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b'{"x": 1}\n' * 100)
+    tracemalloc.start()
+    try:
+        assert read_conversation_file(str(path), limit) == b'{"x": 1}\n' * 100
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 256 << 10  # the file, and a read's buffer of a few KiB
+
+
+@pytest.mark.parametrize(("size", "limit"), [(0, 1), (5, 5), (3 << 20, 4 << 20),
+                                             (3 << 20, (3 << 20) - 1), (5 << 20, 1 << 20)])
+def test_a_pipe_is_read_to_the_limit(tmp_path: Path, size: int, limit: int) -> None:
+    """A file of no size to stat (a FIFO) is read in chunks up to the limit, and refused past."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    data = bytes(range(256)) * (size // 256) + b"z" * (size % 256)
+
+    def feed() -> None:
+        with contextlib.suppress(BrokenPipeError), open(fifo, "wb") as w:  # the reader may
+            w.write(data)  # stop past the limit
+
+    writer = threading.Thread(target=feed)
+    writer.start()
+    try:
+        if size <= limit:
+            assert read_conversation_file(str(fifo), limit) == data
+        else:
+            with pytest.raises(ConversationFileTooLarge):
+                read_conversation_file(str(fifo), limit)
+    finally:
+        writer.join()
