@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import codecs
 import errno
 import io
 import os
@@ -112,24 +113,37 @@ def _hold(fd: int) -> None:
     os.set_inheritable(fd, True)  # as the caller's descriptor was: children get it too
 
 
-def install() -> None:
+def install(encoding: object = None) -> None:
     """Make the standard streams safe (module docstring). Called once, first thing, by the
-    `rmh` entry point; in-process callers of harness.cli.main keep their own streams."""
+    `rmh` entry point; in-process callers of harness.cli.main keep their own streams.
+    `encoding` (a str): stdout's and stderr's, instead of what Python chose (the locale's
+    own, for a process run again in UTF-8 mode: harness/entry.py)."""
     closed = {fd: _closed(fd) for fd in (STDIN, STDOUT, STDERR)}
     for fd in (STDIN, STDOUT, STDERR):
         if closed[fd]:
             _hold(fd)
-    if closed[STDERR]:
+    if closed[STDERR] or isinstance(encoding, str):
+        if sys.stderr is not None:
+            sys.stderr.flush()
         sys.stderr = open(STDERR, "w", buffering=1, errors="backslashreplace",  # noqa: SIM115
-                          closefd=False)
+                          closefd=False, encoding=_usable(encoding, sys.stderr))
     if closed[STDIN]:
         sys.stdin = io.TextIOWrapper(io.BufferedReader(_ClosedInput()), encoding="utf-8")
     old = sys.stdout
-    encoding = getattr(old, "encoding", None) or "utf-8"
     line_buffering = bool(getattr(old, "line_buffering", False))
     raw = _Output(STDOUT, closed_at_start=closed[STDOUT])
-    sys.stdout = io.TextIOWrapper(io.BufferedWriter(raw), encoding=encoding,
+    sys.stdout = io.TextIOWrapper(io.BufferedWriter(raw), encoding=_usable(encoding, old),
                                   errors="backslashreplace", line_buffering=line_buffering)
+
+
+def _usable(encoding: object, stream: object) -> str:
+    """`encoding` where Python knows it, else `stream`'s own (else UTF-8)."""
+    if isinstance(encoding, str):
+        try:
+            return codecs.lookup(encoding).name
+        except LookupError:
+            pass
+    return getattr(stream, "encoding", None) or "utf-8"
 
 
 def require_stdout() -> None:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
 import signal
 import sys
@@ -31,7 +30,7 @@ from harness.tools import build_functions, conversation_functions, vault_functio
 from harness.vault_ops import VaultCalls, VaultThread
 from sandbox import TIER_NAMES, ExecResult, Sandbox, SandboxError
 
-from .output import fail
+from .output import fail, json_line
 from .serve import sandbox_config, write_quota
 
 _PROMPT, _MORE = ">>> ", "... "
@@ -130,7 +129,7 @@ def cmd_exec(args: argparse.Namespace) -> int:
         cell.close()
         raise
     if args.json:
-        print(json.dumps(result.to_json(), ensure_ascii=False, sort_keys=True))
+        print(json_line(result.to_json()))
     else:
         _print_human(result)
     cell.exit_if_abandoned(0 if result.ok else 1)
