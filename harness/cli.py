@@ -13,12 +13,12 @@ import importlib
 import re
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, NoReturn
 
 from .commands.catalog import COMMANDS, modules
 from .commands.output import CommandFailed, json_line
 from .config import ConfigError
+from .config_file import user_path
 from .stdio import StreamError
 
 # Command modules, in help order. Each adds its own sub-commands.
@@ -179,10 +179,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         select = None
     args = build_parser(select).parse_args(words)
     vault = getattr(args, "vault", None)
-    if vault and args.command not in MISSING_VAULT_OK and not Path(vault).expanduser().is_dir():
+    if vault and args.command not in MISSING_VAULT_OK and not user_path(vault).is_dir():
         from vault import NotAVault
 
-        if Path(vault).expanduser().exists():
+        if user_path(vault).exists():
             return _failed(args, NotAVault(vault, "not a folder"))
         return _failed(args, NotAVault(vault, f"no such folder; `rmh init {vault}` makes one"))
     try:
