@@ -30,6 +30,7 @@ from harness.tools import build_functions, conversation_functions, vault_functio
 from harness.vault_ops import VaultCalls, VaultThread
 from sandbox import TIER_NAMES, ExecResult, Sandbox, SandboxError
 
+from .operation_commands import stdin_text
 from .output import fail, json_line
 from .serve import sandbox_config, write_quota
 
@@ -121,7 +122,7 @@ def _exit_on_stop_signals() -> None:
 
 def cmd_exec(args: argparse.Namespace) -> int:
     _exit_on_stop_signals()
-    code = args.code if args.code is not None else sys.stdin.read()
+    code = args.code if args.code is not None else stdin_text()
     cell = _sandbox(load(vault=args.vault), args)
     try:
         result = cell.exec(code)

@@ -22,7 +22,7 @@ CLOSED = "Bad file descriptor"
 NO_OUT, NO_IN = f"rmh: cannot write stdout: {CLOSED}\n", f"rmh: cannot read stdin: {CLOSED}\n"
 
 
-def run(*argv: str, close: int | None = None, stdin: str | None = None,
+def run(*argv: str, close: int | None = None, stdin: str | bytes | None = None,
         stdout: int | None = subprocess.PIPE, env: dict[str, str] | None = None,
         ) -> subprocess.CompletedProcess[bytes]:
     """`python -m harness ARGV`, descriptor `close` closed in the child before it starts."""
@@ -33,7 +33,7 @@ def run(*argv: str, close: int | None = None, stdin: str | None = None,
     closer: Callable[[], None] | None = None if close is None else (lambda: os.close(close))
     return subprocess.run(
         [sys.executable, "-m", "harness", *argv], cwd=ROOT, env=base, timeout=120,
-        input=None if stdin is None else stdin.encode(), stdout=stdout,
+        input=stdin.encode() if isinstance(stdin, str) else stdin, stdout=stdout,
         stderr=subprocess.PIPE, preexec_fn=closer, check=False,
         stdin=subprocess.DEVNULL if stdin is None and close != 0 else None)
 
@@ -130,3 +130,14 @@ def test_an_ascii_stdout_gets_escaped_text_and_ascii_json(vault: Path) -> None:
         assert r.returncode == 0 and _clean(r) == "", encoding
         doc = json.loads(r.stdout.decode("ascii"))
         assert doc["query"] == "café" and doc["hits"][0]["title"] == NOTE
+
+
+def test_stdin_that_is_not_utf8_is_one_line_and_nothing_written(vault: Path) -> None:
+    v = ("--vault", str(vault))
+    for data, offset in ((b"ab\xffcd\n", 2), (b"\xc3(", 0), ("caf\u00e9".encode("latin-1"), 3)):
+        line = f"rmh: stdin is not UTF-8 text: byte 0x{data[offset]:02x} at offset {offset}\n"
+        for argv in ((*v, "write", "Bytes"), (*v, "edit", NOTE, "append"), (*v, "exec")):
+            r = run(*argv, stdin=data)
+            assert (r.returncode, _clean(r)) == (1, line), argv  # a traceback before
+    assert not (vault / "Bytes.md").exists()
+    assert (vault / f"{NOTE}.md").read_text(encoding="utf-8") == TEXT
