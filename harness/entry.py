@@ -56,6 +56,9 @@ def _in_utf8() -> None:
     that is not UTF-8 is read in the locale's encoding (`-X rmh_locale`, `_arguments`)."""
     if sys.flags.utf8_mode or sys.getfilesystemencoding() == "utf-8" or not sys.executable:
         return
+    words = sys.argv[1:]
+    if words and sys.orig_argv[-len(words):] != words:  # not the command line that ran us
+        return  # (a fork of a pre-imported interpreter, an embedding): nothing to run again
     import os
 
     locale = sys.getfilesystemencoding()
