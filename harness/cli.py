@@ -8,17 +8,18 @@ stderr), 2 usage error (argparse's own convention).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
-import json
 import re
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, NoReturn
 
 from .commands.catalog import COMMANDS, modules
 from .commands.output import CommandFailed, json_line
 from .config import ConfigError
+from .config_file import user_path
+from .stdio import StreamError
 
 # Command modules, in help order. Each adds its own sub-commands.
 COMMAND_MODULES: tuple[str, ...] = modules()
@@ -57,7 +58,7 @@ class Parser(argparse.ArgumentParser):
             message += " (--vault goes before the command: rmh --vault PATH COMMAND ...)"
         if Parser.json_errors:
             doc = {"error": {"kind": "usage", "message": message, "command": self.prog}}
-            print(json.dumps(doc, ensure_ascii=False, sort_keys=True))
+            print(json_line(doc))
         super().error(message)
 
 
@@ -136,8 +137,9 @@ def _failed(args: argparse.Namespace, exc: Exception) -> int:
     if getattr(args, "json", False):
         data = getattr(exc, "data", None)
         fields = data() if callable(data) else {}
-        print(json_line({"error": {"kind": error_kind(exc), "message": message[:500],
-                                   **fields}}))
+        with contextlib.suppress(StreamError):  # the error may be stdout's own
+            print(json_line({"error": {"kind": error_kind(exc), "message": message[:500],
+                                       **fields}}))
     return 1
 
 
@@ -177,16 +179,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         select = None
     args = build_parser(select).parse_args(words)
     vault = getattr(args, "vault", None)
-    if vault and args.command not in MISSING_VAULT_OK and not Path(vault).expanduser().is_dir():
+    if vault and args.command not in MISSING_VAULT_OK and not user_path(vault).is_dir():
         from vault import NotAVault
 
-        if Path(vault).expanduser().exists():
+        if user_path(vault).exists():
             return _failed(args, NotAVault(vault, "not a folder"))
         return _failed(args, NotAVault(vault, f"no such folder; `rmh init {vault}` makes one"))
     try:
         code: int = args.func(args)
     except BrokenPipeError:
         return 1
+    except StreamError as exc:  # stdout could not be written, stdin read (harness/stdio.py)
+        return 1 if exc.broken_pipe else _failed(args, exc)
     except (CommandFailed, ConfigError) as exc:
         return _failed(args, exc)
     except Exception as exc:

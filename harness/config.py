@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from .config_file import read_config
+from .config_file import expand_home, read_config, user_path
 from .config_learning import LearningSection
 from .hooks_client import MAX_WAIT_S
 
@@ -253,14 +253,6 @@ def home_dir(env: Mapping[str, str] | None = None) -> Path:
     return Path(environ["HOME"]) if environ.get("HOME") else Path.home()
 
 
-def _expand_home(value: str, environ: Mapping[str, str]) -> str:
-    """A leading `~/` replaced by $HOME from `environ` (left as it is without one)."""
-    if value == "~" or value.startswith("~/"):
-        home = environ.get("HOME", "")
-        return home + value[1:] if home else value
-    return value
-
-
 def _number(name: str, key: str, value: object) -> float:
     """`value` as a number, when it is one, finite and >= 0: no setting of rmh.toml means
     anything below 0 ("0 turns it off"), and a NaN or infinite weight or constant gave
@@ -320,7 +312,7 @@ def load(
     """
     environ = os.environ if env is None else env
     vault_str = str(vault) if vault is not None else environ.get("RMH_VAULT", "")
-    vault_path = Path(vault_str).expanduser().absolute() if vault_str else None
+    vault_path = user_path(vault_str).absolute() if vault_str else None
 
     path: Path | None = None
     if config_file is not None:
@@ -336,9 +328,11 @@ def load(
             raw = tomllib.loads(read_config(path).decode("utf-8"))
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
             raise ConfigError(f"cannot read {path}: {exc}") from exc
-    for key in raw:
+    for key, value in raw.items():
         if key not in _SECTIONS:
             raise ConfigError(f"rmh.toml: unknown section [{key}]")
+        if not isinstance(value, dict):  # `search = 5`, `[[llm]]`: no table
+            raise ConfigError(f"rmh.toml: {key} must be a table ([{key}])")
 
     merged: dict[str, dict[str, Any]] = {
         name: dict(raw.get(name, {})) for name in _SECTIONS
@@ -353,11 +347,11 @@ def load(
     if "shared_cache" not in embed:
         embed["shared_cache"] = default_shared_cache(environ)
     elif isinstance(embed["shared_cache"], str):
-        embed["shared_cache"] = _expand_home(embed["shared_cache"], environ)
+        embed["shared_cache"] = expand_home(embed["shared_cache"], environ)
     if "graph_cache" not in embed:
         embed["graph_cache"] = default_graph_cache(environ)
     elif isinstance(embed["graph_cache"], str):
-        embed["graph_cache"] = _expand_home(embed["graph_cache"], environ)
+        embed["graph_cache"] = expand_home(embed["graph_cache"], environ)
     built = {name: _section(name, cls, merged[name]) for name, cls in _SECTIONS.items()}
     if built["extract"].entities not in EXTRACTORS:
         raise ConfigError(f"rmh.toml: [extract].entities must be one of {', '.join(EXTRACTORS)}"
@@ -383,7 +377,7 @@ def user_dirs(env: Mapping[str, str] | None = None) -> UserDirs:
 
     def path(name: str) -> Path | None:
         value = environ.get(name, "")
-        return Path(value).expanduser() if value else None
+        return user_path(value) if value else None
 
     home = path("HOME") or path("USERPROFILE")
     return UserDirs(home=home, appdata=path("APPDATA"),

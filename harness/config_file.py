@@ -23,6 +23,7 @@ import os
 import select
 import stat
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 MAX_CONFIG_BYTES = 1 << 20  # a configuration is a few KiB; more is not one
@@ -94,3 +95,22 @@ def _from_fifo(fd: int, path: Path) -> bytes:
         size += len(chunk)
         if size > MAX_CONFIG_BYTES:
             raise OSError(errno.EFBIG, f"larger than {MAX_CONFIG_BYTES} bytes", str(path))
+
+
+def user_path(text: str) -> Path:
+    """`text` as a path, a leading `~` or `~user` expanded as a shell does: kept as written
+    when there is no such user or no home to expand it to (`--vault '~nosuchuser/v'` and
+    `RMH_VAULT='~old'` were a RuntimeError traceback from every command, `rmh serve`'s too)."""
+    path = Path(text)
+    try:
+        return path.expanduser()
+    except RuntimeError:  # "Could not determine home directory."
+        return path
+
+
+def expand_home(value: str, environ: Mapping[str, str]) -> str:
+    """A leading `~/` replaced by $HOME from `environ` (left as it is without one)."""
+    if value == "~" or value.startswith("~/"):
+        home = environ.get("HOME", "")
+        return home + value[1:] if home else value
+    return value

@@ -33,7 +33,10 @@ def shown_endpoint(url: str) -> str:
     go (`https://user:KEY@host/v1`, `?key=KEY`), spelt `***`."""
     from urllib.parse import urlsplit, urlunsplit
 
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError as exc:  # `http://[::1`: not shown at all, it may hold a key
+        return f"(not a URL: {exc})"  # (a ValueError traceback from status and ask before)
     user, at, host = parts.netloc.rpartition("@")
     if at and ":" in user:
         user = user.split(":", 1)[0] + ":***"

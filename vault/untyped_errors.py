@@ -12,6 +12,7 @@ written). Any other file's action is not known here; "read" is said, as before.
 from __future__ import annotations
 
 import errno
+import os
 import re
 
 from .errors import DiskFull, PermissionDenied, VaultError, is_disk_full
@@ -29,4 +30,17 @@ def storage_error(exc: BaseException, what: str = "vault files") -> VaultError |
         name = (exc.filename if isinstance(exc.filename, str) else what).rsplit("/", 1)[-1]
         temp = _TEMP.fullmatch(name)
         return PermissionDenied(temp[1], "write") if temp else PermissionDenied(name)
+    return None
+
+
+def out_of_descriptors(path: str | os.PathLike[str]) -> OSError | None:
+    """The EMFILE/ENFILE this process gets opening a descriptor for `path` (O_PATH: nothing of
+    the file is read, a FIFO or device is not acted on), else None. SQLite says "unable to open
+    database file" when a process is out of descriptors (`ulimit -n`), which read as a damaged
+    `learned.sqlite`, whose fix text says to move it aside and lose the learning log."""
+    flags = getattr(os, "O_PATH", os.O_RDONLY | os.O_NONBLOCK) | os.O_CLOEXEC
+    try:
+        os.close(os.open(path, flags | os.O_NOFOLLOW))
+    except OSError as exc:
+        return exc if exc.errno in (errno.EMFILE, errno.ENFILE) else None
     return None

@@ -12,12 +12,12 @@ proof finds anything, or could not read a file of the vault (`erasure_incomplete
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 from .. import hooks_index
 from ..compose import open_vault, own_files
 from ..config import load
+from ..config_file import user_path
 from .output import CommandFailed, emit
 
 
@@ -47,7 +47,7 @@ def cmd_forget(args: argparse.Namespace) -> int:
                      *(f"  {p}" for p in todo.notes), *(f"  trash: {t}" for t in todo.trash)]
             emit(args, {"dry_run": True, **todo.to_json()}, "\n".join(lines))
             return 0
-        shared = [Path(cfg.embed.shared_cache).expanduser()] if cfg.embed.shared_cache else []
+        shared = [user_path(cfg.embed.shared_cache)] if cfg.embed.shared_cache else []
         # the hooks' files first, before the intent lands: the prompt hook reads them
         # without opening the vault, so no open's check guards them while it is pending
         had = own_files(v.root, todo.needles)

@@ -14,7 +14,7 @@ from harness.config import Config, load
 from vault import Vault
 
 from . import vault_commands
-from .output import CommandFailed, emit
+from .output import CommandFailed, emit, json_line
 from .progress import Progress
 
 
@@ -106,7 +106,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     with open_vault(load(vault=args.vault), dense=False, retry_at_rest=True) as v:
         report: dict[str, Any] = doctor_report(v)
         if args.json:
-            print(json.dumps(report, ensure_ascii=False, sort_keys=True))
+            print(json_line(report))
         else:
             print_doctor(report)
     return 0

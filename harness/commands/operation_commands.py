@@ -222,5 +222,11 @@ def line(text: str) -> str:
 
 
 def stdin_text() -> str:
-    """All of stdin, as UTF-8 (a decoding error fails the command)."""
-    return sys.stdin.buffer.read().decode("utf-8", errors="strict")
+    """All of stdin, as UTF-8: bytes that are not fail the command (one line, nothing
+    written; a UnicodeDecodeError traceback before: `printf 'a\\xff' | rmh write N`)."""
+    data = sys.stdin.buffer.read()
+    try:
+        return data.decode("utf-8", errors="strict")
+    except UnicodeDecodeError as exc:
+        raise CommandFailed(f"stdin is not UTF-8 text: byte 0x{data[exc.start]:02x} at "
+                            f"offset {exc.start}") from None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from datetime import date
 from typing import Any, NoReturn
 
@@ -18,11 +19,13 @@ class CommandFailed(Exception):
 def json_line(doc: Any) -> str:
     """`doc` as one line of JSON: UTF-8 as it is, or escaped to ASCII when a string in it is
     not text (a lone surrogate: a file name's bytes that were not UTF-8), which no stdout
-    could print."""
+    could print, or when stdout's encoding cannot hold it (`PYTHONIOENCODING=ascii`: its
+    backslash escapes would not be JSON)."""
     text = json.dumps(doc, ensure_ascii=False, sort_keys=True)
     try:
         text.encode("utf-8")
-    except UnicodeEncodeError:
+        text.encode(getattr(sys.stdout, "encoding", None) or "utf-8")
+    except (UnicodeEncodeError, LookupError):
         return json.dumps(doc, ensure_ascii=True, sort_keys=True)
     return text
 

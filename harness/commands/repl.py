@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
 import signal
 import sys
@@ -31,7 +30,8 @@ from harness.tools import build_functions, conversation_functions, vault_functio
 from harness.vault_ops import VaultCalls, VaultThread
 from sandbox import TIER_NAMES, ExecResult, Sandbox, SandboxError
 
-from .output import fail
+from .operation_commands import stdin_text
+from .output import fail, json_line
 from .serve import sandbox_config, write_quota
 
 _PROMPT, _MORE = ">>> ", "... "
@@ -122,7 +122,7 @@ def _exit_on_stop_signals() -> None:
 
 def cmd_exec(args: argparse.Namespace) -> int:
     _exit_on_stop_signals()
-    code = args.code if args.code is not None else sys.stdin.read()
+    code = args.code if args.code is not None else stdin_text()
     cell = _sandbox(load(vault=args.vault), args)
     try:
         result = cell.exec(code)
@@ -130,7 +130,7 @@ def cmd_exec(args: argparse.Namespace) -> int:
         cell.close()
         raise
     if args.json:
-        print(json.dumps(result.to_json(), ensure_ascii=False, sort_keys=True))
+        print(json_line(result.to_json()))
     else:
         _print_human(result)
     cell.exit_if_abandoned(0 if result.ok else 1)

@@ -28,6 +28,7 @@ from harness.mcp import mcp_methods
 from harness.methods import Harness, Repl, map_exception, method_table
 from harness.rlm_tools import RlmTools
 from harness.stderr_sink import StderrSink
+from harness.stdio import require_stdout
 from harness.write_quota import WriteLimits, WriteQuota
 from rpc import DEFAULT_MAX_FRAME, Dispatcher, StdioServer
 from sandbox import TIER_NAMES, HostFunction, Sandbox, SandboxConfig
@@ -47,8 +48,9 @@ EXIT_DRAIN_S = 1.0  # at exit, the most time given to log lines a client is slow
 
 
 def protect_stdout() -> int:
-    """Reserve the real stdout for frames; return its new descriptor."""
-    sys.stdout.flush()
+    """Reserve the real stdout for frames; return its new descriptor. A stdout the caller
+    closed is a StreamError (one line, exit 1): no answer could reach the client."""
+    require_stdout()
     proto = os.dup(1)
     os.dup2(2, 1)
     sys.stdout = sys.stderr

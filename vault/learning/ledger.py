@@ -34,6 +34,7 @@ import numpy.typing as npt
 
 from ..errors import LedgerError
 from ..storage.linkgraph import Adjacency
+from ..untyped_errors import out_of_descriptors
 from . import ledger_sql as sql
 from .activation import spread
 from .compact import (
@@ -91,8 +92,11 @@ class Ledger(LedgerAudit):
             conn = sql.connect(path, isolation_level=None, check_same_thread=False)
             sql.migrate(conn)
         except sqlite3.DatabaseError as exc:
+            exhausted = out_of_descriptors(path)  # before the connection frees its own
             if conn is not None:
                 conn.close()
+            if exhausted is not None:  # ulimit -n: not a damaged ledger
+                raise exhausted from exc
             raise LedgerError(f"{path.name}: {exc}") from exc
         stamp = json.dumps({"version": LEARNING_VERSION, "params": asdict(params)}, sort_keys=True)
         ledger = cls(conn, clock, params, LedgerLimits() if limits is None else limits)
