@@ -39,8 +39,9 @@ _SafeLoaderBase: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeL
 class _Loader(_SafeLoaderBase):  # type: ignore[valid-type,misc]
     """SafeLoader that keeps dates and times as their source strings and refuses a mapping
     with two keys that load as one JSON key: `a` twice, or `1`/`01`/`0x1`/`"1"`, or `true`/
-    `yes`/`on`/`"true"` (YAML 1.1 resolves them alike, and a dict keeps only the last value,
-    which would vanish without a word). Merge keys (`<<`) may still be overridden."""
+    `True`/`"true"` (the core schema resolves them alike, and a dict keeps only the last value,
+    which would vanish without a word; `yes` and `on` are text). Merge keys (`<<`) may still
+    be overridden."""
 
     def construct_mapping(self, node: Node, deep: bool = False) -> dict[Any, Any]:
         if isinstance(node, MappingNode):
