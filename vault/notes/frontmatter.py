@@ -24,7 +24,7 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ..errors import NoteFormatError
-from .yaml_core import core_int, core_resolvers
+from .yaml_core import core_int, core_resolvers, portable_resolvers
 
 MAX_DEPTH = 64
 MAX_NODES = 100_000
@@ -83,7 +83,7 @@ def _set_as_list(loader: yaml.SafeLoader, node: Node) -> list[Any]:
 
 
 _Loader.yaml_implicit_resolvers = core_resolvers()
-_Dumper.yaml_implicit_resolvers = core_resolvers()  # quotes what would not read back as text
+_Dumper.yaml_implicit_resolvers = portable_resolvers()  # quotes what 1.2 or 1.1 reads otherwise
 _Loader.add_constructor("tag:yaml.org,2002:int", core_int)
 _Loader.add_constructor(_TIMESTAMP, _source_text)
 _Loader.add_constructor("tag:yaml.org,2002:binary", _source_text)

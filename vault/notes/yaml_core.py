@@ -31,6 +31,19 @@ def core_resolvers() -> dict[Any, list[tuple[str, Any]]]:
     return table
 
 
+def portable_resolvers() -> dict[Any, list[tuple[str, Any]]]:
+    """`yaml_implicit_resolvers` for the dumper: the core schema's, then YAML 1.1's (PyYAML's,
+    without timestamps). A string either reads as something else is quoted, so what rmh writes
+    reads the same to Obsidian and to a YAML 1.1 reader (PyYAML, Jekyll): `draft: 'yes'`,
+    `time: '12:30'`, `zip: '012345'`; a date stays plain (text to both, as before)."""
+    table = core_resolvers()
+    for first, rules in sorted(yaml.SafeDumper.yaml_implicit_resolvers.items(),
+                               key=lambda kv: str(kv[0])):
+        table.setdefault(first, []).extend(
+            (tag, rx) for tag, rx in rules if tag != "tag:yaml.org,2002:timestamp")
+    return table
+
+
 def core_int(loader: yaml.SafeLoader, node: Node) -> int:
     """The int constructor for the core schema's forms."""
     text = str(node.value)  # `012` is 12; an explicit `!!int` of another form as PyYAML reads it

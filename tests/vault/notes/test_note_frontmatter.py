@@ -267,3 +267,26 @@ def test_plain_scalars_read_as_obsidian_reads_them(plain: str, value: Any) -> No
     if value is not None:  # (None deletes a key)
         out = update_frontmatter("---\nother: 1\n---\nbody\n", {"k": value})
         assert parse(out).frontmatter == {"other": 1, "k": value}
+
+
+# Texts a YAML 1.1 reader (PyYAML's safe_load, Jekyll, MkDocs) reads as a bool, a number or
+# null, though Obsidian reads them as text; and texts only YAML 1.2 reads otherwise.
+TEXTS_1_1 = ["yes", "No", "ON", "off", "y", "N", "12:30", "1:30:00", "1_000", "0b101",
+             "+0x_1F", "=", "-1_0.5", "190:20:30.15", ".NaN"]
+TEXTS_1_2 = ["012", "0o17", "1e5", "+1", "-.inf", ".5", "true", "Null", "~", ""]
+
+
+@pytest.mark.parametrize("text", [t + s for t in TEXTS_1_1 + TEXTS_1_2 for s in ("", " x")])
+def test_a_text_rmh_writes_reads_as_text_to_yaml_1_1_and_1_2(text: str) -> None:
+    """rmh writes a text plain only when both schemas read it as that text: `draft: 'yes'`,
+    not `draft: yes` (true to every YAML 1.1 reader of the same vault, as before session 27's
+    core schema); a text that is plain to both (`yes x`) is still written plain."""
+    import yaml
+
+    for value in (text, [text], {"n": text}):
+        out = update_frontmatter("---\nother: 1\n---\nbody\n", {"k": value})
+        block = out.split("---\n")[1]
+        assert parse(out).frontmatter == {"other": 1, "k": value}
+        assert yaml.safe_load(block) == {"other": 1, "k": value}, block
+        if text.endswith(" x") and text != " x":  # (a leading space needs quotes)
+            assert f"'{text}'" not in block and f'"{text}"' not in block
