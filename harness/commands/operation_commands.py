@@ -76,6 +76,23 @@ MISSING_EMBEDDINGS = ("rmh: some notes have no embeddings yet; embedding them no
 SESSION_HELP = "attribute this use to session ID (learning; `rmh end-session ID` ends it)"
 
 
+def session_type() -> Callable[[str], Any]:
+    """argparse `type` of a session id: the rule of session.start's `session` (no lone
+    surrogate -- argv bytes that were not UTF-8 --, not blank, at most 200 characters)."""
+    checked = value_type(next(p for p in operation("session_start").params
+                              if p.name == "session"))
+
+    def parse(text: str) -> Any:
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise argparse.ArgumentTypeError(
+                "holds bytes that are not UTF-8 (a lone surrogate)") from None
+        return checked(text)
+
+    return parse
+
+
 def value_type(p: Param) -> Callable[[str], Any]:
     """argparse `type` of a parameter: the text parsed to its kind and checked against its
     declaration; a failure is a usage error naming the argument."""
@@ -118,7 +135,8 @@ def add_command(sub: Any, command: Command) -> argparse.ArgumentParser:
     if command.dense:
         parser.add_argument("--no-dense", action="store_true", help="skip the ONNX embedder")
     if command.session:
-        parser.add_argument("--session", default=None, metavar="ID", help=SESSION_HELP)
+        parser.add_argument("--session", default=None, metavar="ID", help=SESSION_HELP,
+                            type=session_type())
     if command.json_last:
         parser.add_argument("--json", action="store_true", help="print one JSON document")
     parser.set_defaults(func=lambda args: run(command, args, parser))
