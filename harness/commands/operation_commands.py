@@ -28,10 +28,11 @@ from typing import Any
 from harness.binding import BoundOperation, Targets
 from harness.compose import open_vault
 from harness.config import Config, load
-from harness.errors import BadArgument
+from harness.errors import BadArgument, Refused
 from harness.operations import OPERATIONS, Operation
 from harness.validate import Param
 from harness.vault_ops import VaultCalls, VaultThread
+from vault import Ledger
 
 from .catalog import COMMANDS
 from .output import CommandFailed, json_line
@@ -221,6 +222,8 @@ def run(command: Command, args: argparse.Namespace, parser: argparse.ArgumentPar
         if command.prepare and dense and v.dense:  # saying so
             v.prepare(progress=Progress(announce=MISSING_EMBEDDINGS))
         session = getattr(args, "session", None)
+        if session is not None:
+            ended_session(v.usage, session)
         ops = VaultCalls(v, VaultThread.inline(), lambda: session)
         try:
             result = BoundOperation.of(op, Targets(ops).target(op.part), ops.thread).call(checked)
@@ -232,6 +235,14 @@ def run(command: Command, args: argparse.Namespace, parser: argparse.ArgumentPar
     else:
         sys.stdout.write(human)
     return 0
+
+
+def ended_session(usage: object, session: str) -> None:
+    """Refuse `--session ID` naming a session that ended: its use would count in no session
+    (as serve's session.start refuses the id)."""
+    if isinstance(usage, Ledger) and usage.has_session(session) \
+            and session not in usage.open_sessions():
+        raise Refused("session_error", f"session {session!r} has ended; use another id")
 
 
 def line(text: str) -> str:

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import json
 import signal
+import sqlite3
 from pathlib import Path
 
 import pytest
+
+from vault import LEDGER_FILE
 
 from .test_learning_sessions import learning, rmh
 from .test_server_e2e import Server, make_vault
@@ -59,3 +62,27 @@ def test_a_known_session_id_is_refused_and_the_use_still_counts(tmp_path: Path,
     rewards = learning(vault, "Project Atlas")["rewards"]
     assert isinstance(rewards, list)
     assert [r["session"] for r in rewards] == [own]
+
+
+def _events(vault: Path) -> int:
+    db = sqlite3.connect(vault / ".rmh" / LEDGER_FILE)
+    try:
+        return int(db.execute("SELECT count(*) FROM events").fetchone()[0])
+    finally:
+        db.close()
+
+
+@pytest.mark.parametrize("command", [("search", "noodle bar", "--no-dense"),
+                                     ("read", "Lunch")], ids=lambda c: c[0])
+def test_the_cli_refuses_a_session_that_ended(tmp_path: Path,
+                                              command: tuple[str, ...]) -> None:
+    """`rmh search|read --session ID` after `rmh end-session ID`: the use was logged into the
+    ended session and counted in none, with no word to the user."""
+    vault = make_vault(tmp_path / "vault")
+    assert rmh(vault, "search", "auth rewrite", "--session", "s1", "--no-dense").returncode == 0
+    assert rmh(vault, "end-session", "s1").returncode == 0
+    before = _events(vault)
+    out = rmh(vault, *command, "--session", "s1")
+    assert out.returncode == 1 and "session 's1' has ended" in out.stderr, out.stderr
+    assert _events(vault) == before
+    assert rmh(vault, *command, "--session", "s2").returncode == 0
