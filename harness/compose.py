@@ -47,6 +47,7 @@ from vault import (
 from . import hooks_index, llm_entities
 from .ask_used import WIKI_LINK
 from .config import Config, load
+from .errors import Refused
 
 log = logging.getLogger("rmh.embed")
 
@@ -276,7 +277,20 @@ class LedgerSessions:
             return []
 
     def start(self, session: str) -> Mapping[str, Any]:
-        self.locks.hold(session)
+        """Open `session` here. An id the log knows is refused unless it is an open session
+        no process claims (the CLI's --session), as `session_error`: an ended one (nothing more
+        would count), another live process's, or a dead server's, which is
+        recovered first; served here, the dead owner its start event names made the next
+        rmh process recover it under this live server, and this server's use was lost."""
+        verdict = self.alive(session) if session in self.ledger.open_sessions() else None
+        if verdict is False:
+            self.ledger.recover(time.time(), alive=self.alive)
+        if self.ledger.has_session(session) and session not in self.ledger.open_sessions():
+            raise Refused("session_error", f"session {session!r} has ended; start another id "
+                                           "(or none: one is made)")
+        if verdict is True or not self.locks.hold(session):
+            raise Refused("session_error", f"session {session!r} is open in another rmh "
+                                            "process; start another id (or none: one is made)")
         recovered = self.ledger.start_session(session, time.time(), alive=self.alive,
                                               owner=self.locks.owner())
         return {"recovered_sessions": recovered}

@@ -224,8 +224,8 @@ class Harness:
         out: dict[str, Any] = {}
         if self.session is not None:
             out["ended"] = await self.session_end()
+        started = await self.thread.acall(self.hooks.start, sid)  # refused: no session open
         self.session, self.implicit = sid, False
-        started = await self.thread.acall(self.hooks.start, sid)
         out.update({"session": sid, **dict(started)})
         return out
 

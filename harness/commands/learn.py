@@ -17,6 +17,7 @@ from harness.config import load
 from harness.errors import Refused
 from vault import LearnedState, Ledger, Vault, passed_factor
 
+from .operation_commands import session_type
 from .output import emit
 
 
@@ -235,6 +236,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=cmd_learning)
     p = sub.add_parser("end-session", help="end a session the CLI's --session opened: "
                        "its rewards apply")
-    p.add_argument("session")
+    p.add_argument("session", type=session_type())
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_end_session)

@@ -28,10 +28,11 @@ from typing import Any
 from harness.binding import BoundOperation, Targets
 from harness.compose import open_vault
 from harness.config import Config, load
-from harness.errors import BadArgument
+from harness.errors import BadArgument, Refused
 from harness.operations import OPERATIONS, Operation
 from harness.validate import Param
 from harness.vault_ops import VaultCalls, VaultThread
+from vault import Ledger
 
 from .catalog import COMMANDS
 from .output import CommandFailed, json_line
@@ -76,6 +77,23 @@ MISSING_EMBEDDINGS = ("rmh: some notes have no embeddings yet; embedding them no
 SESSION_HELP = "attribute this use to session ID (learning; `rmh end-session ID` ends it)"
 
 
+def session_type() -> Callable[[str], Any]:
+    """argparse `type` of a session id: the rule of session.start's `session` (no lone
+    surrogate -- argv bytes that were not UTF-8 --, not blank, at most 200 characters)."""
+    checked = value_type(next(p for p in operation("session_start").params
+                              if p.name == "session"))
+
+    def parse(text: str) -> Any:
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise argparse.ArgumentTypeError(
+                "holds bytes that are not UTF-8 (a lone surrogate)") from None
+        return checked(text)
+
+    return parse
+
+
 def value_type(p: Param) -> Callable[[str], Any]:
     """argparse `type` of a parameter: the text parsed to its kind and checked against its
     declaration; a failure is a usage error naming the argument."""
@@ -118,7 +136,8 @@ def add_command(sub: Any, command: Command) -> argparse.ArgumentParser:
     if command.dense:
         parser.add_argument("--no-dense", action="store_true", help="skip the ONNX embedder")
     if command.session:
-        parser.add_argument("--session", default=None, metavar="ID", help=SESSION_HELP)
+        parser.add_argument("--session", default=None, metavar="ID", help=SESSION_HELP,
+                            type=session_type())
     if command.json_last:
         parser.add_argument("--json", action="store_true", help="print one JSON document")
     parser.set_defaults(func=lambda args: run(command, args, parser))
@@ -203,6 +222,8 @@ def run(command: Command, args: argparse.Namespace, parser: argparse.ArgumentPar
         if command.prepare and dense and v.dense:  # saying so
             v.prepare(progress=Progress(announce=MISSING_EMBEDDINGS))
         session = getattr(args, "session", None)
+        if session is not None:
+            ended_session(v.usage, session)
         ops = VaultCalls(v, VaultThread.inline(), lambda: session)
         try:
             result = BoundOperation.of(op, Targets(ops).target(op.part), ops.thread).call(checked)
@@ -214,6 +235,14 @@ def run(command: Command, args: argparse.Namespace, parser: argparse.ArgumentPar
     else:
         sys.stdout.write(human)
     return 0
+
+
+def ended_session(usage: object, session: str) -> None:
+    """Refuse `--session ID` naming a session that ended: its use would count in no session
+    (as serve's session.start refuses the id)."""
+    if isinstance(usage, Ledger) and usage.has_session(session) \
+            and session not in usage.open_sessions():
+        raise Refused("session_error", f"session {session!r} has ended; use another id")
 
 
 def line(text: str) -> str:

@@ -131,13 +131,17 @@ class Ledger(LedgerAudit):
 
     def _append(
         self, events: Sequence[tuple[float, str, str | None, int | None, dict[str, Any]]]
-    ) -> None:
+    ) -> list[str]:
         """Append events and their derived rows in one committed transaction.
 
         The state is synced inside the write lock, so it is current when the events fold in;
         this connection's own COMMIT leaves `PRAGMA data_version` unchanged, so the version
         recorded there stays valid (asking again after COMMIT could hide another writer's).
+        A session's `end` (or `start`) that another writer already logged, seen only here
+        inside the lock, is dropped: a session ends once, whoever recovers it. Returns the
+        sessions whose `end` this call logged.
         """
+        ended: list[str] = []
         with self._lock:
             conn = self._conn
             conn.execute("BEGIN IMMEDIATE")
@@ -145,6 +149,9 @@ class Ledger(LedgerAudit):
                 self._sync_state()
                 added = 0
                 for when, kind, session, note, data in events:
+                    if not self._fresh(kind, session):
+                        continue
+                    ended += [session] if kind == "end" and session is not None else []
                     t = float(when)
                     seq, size = sql.insert_event(conn, t, kind, session, note, data)
                     added += size
@@ -161,6 +168,14 @@ class Ledger(LedgerAudit):
                 raise
             if self.limits.log_bytes and total > self.limits.log_bytes:
                 self.compact()
+        return ended
+
+    def _fresh(self, kind: str, session: str | None) -> bool:
+        """Whether a session event is news to the state: no second start, no second end."""
+        info = None if session is None else self._state.sessions.get(session)
+        if kind == "start":
+            return info is None
+        return kind != "end" or (info is not None and info.ended is None)
 
     def _record(self, session: str | None, kind: str, note: int | None,
                 data: dict[str, Any]) -> str | None:
@@ -189,13 +204,9 @@ class Ledger(LedgerAudit):
 
     # -- sessions ---------------------------------------------------------------------------
 
-    def start_session(
-        self,
-        session_id: str,
-        now: float,
-        alive: Callable[[str], bool | None] | None = None,
-        owner: Mapping[str, Any] | None = None,
-    ) -> list[str]:
+    def start_session(self, session_id: str, now: float,
+                      alive: Callable[[str], bool | None] | None = None,
+                      owner: Mapping[str, Any] | None = None) -> list[str]:
         """Begin a session (recording its `owner` process, liveness.py) after recovering the
         dead open sessions: `alive(id) is False`, or idle for `stale_session_s` when there is
         no test or it answers None. Returns the recovered ids; a known session is kept."""
@@ -205,9 +216,7 @@ class Ledger(LedgerAudit):
         ]
         if session_id not in self._state.sessions:
             batch.append((now, "start", session_id, None, dict(owner or {})))
-        if batch:
-            self._append(batch)
-        return stale
+        return self._append(batch) if batch else []
 
     def end_session(self, session_id: str, now: float, answered: Sequence[int] = ()) -> bool:
         """Apply the session's evidence (`answered`: the notes the agent's answer used,
@@ -219,15 +228,13 @@ class Ledger(LedgerAudit):
         data: dict[str, Any] = {"recovered": False}
         if answered:
             data["answered"] = sorted({int(n) for n in answered})
-        self._append([(now, "end", session_id, None, data)])
-        return True
+        return session_id in self._append([(now, "end", session_id, None, data)])
 
     def recover(self, now: float, alive: Callable[[str], bool | None] | None = None) -> list[str]:
         """Close every dead open session (what start_session does first)."""
         stale = self._stale_sessions(now, alive=alive)
-        if stale:
-            self._append([(now, "end", s, None, {"recovered": True}) for s in stale])
-        return stale
+        return self._append([(now, "end", s, None, {"recovered": True}) for s in stale]) \
+            if stale else []
 
     def has_session(self, session_id: str) -> bool:
         """Whether a session of this id was ever started (ended or not)."""
