@@ -37,13 +37,7 @@ from ..storage.linkgraph import Adjacency
 from ..untyped_errors import out_of_descriptors
 from . import ledger_sql as sql
 from .activation import spread
-from .compact import (
-    NO_LIMITS,
-    Compaction,
-    LedgerLimits,
-    SessionBudget,
-    compact,
-)
+from .compact import NO_LIMITS, Compaction, LedgerLimits, SessionBudget, compact
 from .edges import WeightedEdges
 from .formulas import LEARNING_VERSION, LearningParams, decayed, utility
 from .ledger_audit import LedgerAudit
