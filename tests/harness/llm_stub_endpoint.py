@@ -25,7 +25,8 @@ class Reply:
     prompt_tokens: int = 10
     completion_tokens: int = 5
     error_message: str = "scripted failure"
-    raw: bytes | None = None  # the whole body of a 200 answer, as it is (a hostile endpoint)
+    raw: bytes | None = None  # the whole body of the answer, as it is (a hostile endpoint)
+    headers: tuple[tuple[str, str], ...] = ()  # more headers (e.g. Content-Encoding)
 
 
 Script = Callable[[int, dict[str, Any]], Reply]
@@ -127,18 +128,20 @@ class ChatEndpoint:
                     reply = endpoint._serve(body, {k.lower(): v for k, v in self.headers.items()})
                     if reply.status != 200:
                         err = {"message": reply.error_message, "type": "scripted"}
-                        self._send(reply.status, {"error": err})
+                        self._send(reply.status, {"error": err}, reply.raw, reply.headers)
                         return
-                    self._send(200, _completion(body, reply), reply.raw)
+                    self._send(200, _completion(body, reply), reply.raw, reply.headers)
                 finally:
                     endpoint._done()
 
-            def _send(self, status: int, payload: dict[str, Any],
-                      raw: bytes | None = None) -> None:
+            def _send(self, status: int, payload: dict[str, Any], raw: bytes | None = None,
+                      headers: tuple[tuple[str, str], ...] = ()) -> None:
                 data = json.dumps(payload).encode() if raw is None else raw
                 try:
                     self.send_response(status)
                     self.send_header("Content-Type", "application/json")
+                    for name, value in headers:
+                        self.send_header(name, value)
                     self.send_header("Content-Length", str(len(data)))
                     self.end_headers()
                     self.wfile.write(data)
