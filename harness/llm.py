@@ -40,7 +40,7 @@ import json
 import math
 import threading
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -87,6 +87,29 @@ BACKOFF_CAP_S = 8.0
 
 # True while this task is serving a sub-call; any call made in that context is refused.
 _SERVING: contextvars.ContextVar[bool] = contextvars.ContextVar("rmh_llm_serving", default=False)
+# How to stop the sub-calls of the request this code runs for, when it runs in a thread that
+# a cancel of the request abandons (harness.binding, `stops_on_cancel`).
+_STOPS: contextvars.ContextVar[list[Callable[[], None]] | None] = contextvars.ContextVar(
+    "rmh_llm_request_stops", default=None)
+
+
+@contextlib.contextmanager
+def stops_on_cancel() -> Iterator[list[Callable[[], None]]]:
+    """Collect, for code run in this context (and threads started from it), how to stop its
+    sub-calls: a caller that gives up on it calls each."""
+    stops: list[Callable[[], None]] = []
+    token = _STOPS.set(stops)
+    try:
+        yield stops
+    finally:
+        _STOPS.reset(token)
+
+
+def stop_with_request(budget: ExecBudget, broker: Broker) -> None:
+    """Register `budget`'s sub-calls to stop when the request running this is cancelled."""
+    stops = _STOPS.get()
+    if stops is not None:
+        stops.append(lambda: broker.cancel(budget))
 
 
 @dataclass(frozen=True)
