@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from .conversation_tools import ConversationCalls
 from .errors import Refused
+from .llm import stops_on_cancel
 from .operations import Operation, Part
 from .vault_ops import VaultCalls, VaultThread
 
@@ -107,7 +108,16 @@ class BoundOperation:
         if self.op.runs == "vault":
             with anyio.CancelScope(shield=not self.op.read_only):
                 return await self.thread.acall(job)
-        return await anyio.to_thread.run_sync(job)
+        # A cancel (or the shutdown) answers at once and stops the job's sub-LLM calls, so
+        # the thread left behind ends soon (ADVRPC, session 27: a cancelled `ask` waiting on
+        # a slow endpoint was answered 181 s later, with its result; SIGTERM took as long)
+        with stops_on_cancel() as stops:
+            try:
+                return await anyio.to_thread.run_sync(job, abandon_on_cancel=True)
+            except anyio.get_cancelled_exc_class():
+                for stop in stops:
+                    stop()
+                raise
 
     def call(self, arguments: Mapping[str, Any]) -> Any:
         """Run in the calling thread (a REPL call; never for a "loop" operation)."""

@@ -15,6 +15,10 @@ Every bound is enforced here, before a request leaves the process:
 - the exec's deadline (`ExecBudget.deadline`, time.monotonic): every attempt's timeout and
   every back-off is clipped to the time left, no attempt starts once it is spent, and a batch
   is cancelled when it runs out (RlmTimeout);
+- the exec's end (`Broker.cancel(budget)`: the exec was cancelled, or its cell is over): its
+  sub-calls in flight are cancelled and later ones refused (RlmCancelled). ADVRPC (session
+  27): a cancelled exec's five calls ran on against the endpoint to the old exec's deadline,
+  holding every in-flight slot, so the next exec's one call waited 30 s;
 - a batch needing more uncached calls than the budget has left is refused before anything is
   sent (RlmBudgetExceeded);
 - the slice size (RlmSliceTooLarge);
@@ -29,14 +33,14 @@ never part of a prompt, a status, an error message or anything sent to the worke
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import hashlib
 import json
 import math
 import threading
-import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,9 +50,11 @@ import anyio.from_thread
 from .config import LlmSection
 from .llm_provider import OFFLINE_REASON, ExtractiveProvider, OpenAIProvider, shown_endpoint
 from .llm_types import (
+    ExecBudget,
     LlmUnavailable,
     Provider,
     RlmBudgetExceeded,
+    RlmCancelled,
     RlmDepthExceeded,
     RlmError,
     RlmSliceTooLarge,
@@ -65,6 +71,7 @@ __all__ = [
     "LedgerEntry",
     "LlmUnavailable",
     "RlmBudgetExceeded",
+    "RlmCancelled",
     "RlmDepthExceeded",
     "RlmError",
     "RlmSliceTooLarge",
@@ -80,61 +87,29 @@ BACKOFF_CAP_S = 8.0
 
 # True while this task is serving a sub-call; any call made in that context is refused.
 _SERVING: contextvars.ContextVar[bool] = contextvars.ContextVar("rmh_llm_serving", default=False)
+# How to stop the sub-calls of the request this code runs for, when it runs in a thread that
+# a cancel of the request abandons (harness.binding, `stops_on_cancel`).
+_STOPS: contextvars.ContextVar[list[Callable[[], None]] | None] = contextvars.ContextVar(
+    "rmh_llm_request_stops", default=None)
 
 
-class ExecBudget:
-    """The counters of one top-level exec. Thread-safe; `report()` is JSON-safe."""
+@contextlib.contextmanager
+def stops_on_cancel() -> Iterator[list[Callable[[], None]]]:
+    """Collect, for code run in this context (and threads started from it), how to stop its
+    sub-calls: a caller that gives up on it calls each."""
+    stops: list[Callable[[], None]] = []
+    token = _STOPS.set(stops)
+    try:
+        yield stops
+    finally:
+        _STOPS.reset(token)
 
-    def __init__(self, limit: int, exec_id: int, provider: str) -> None:
-        self.limit = limit
-        self.exec_id = exec_id
-        self.provider = provider
-        self.calls = 0
-        self.retries = 0
-        self.cache_hits = 0
-        self.prompt_tokens = 0
-        self.completion_tokens = 0
-        self.deadline = math.inf  # time.monotonic() by which the exec must be answered
-        self._lock = threading.Lock()
 
-    def time_left(self) -> float:
-        """Seconds to the exec's deadline (infinity when none is bound)."""
-        return self.deadline - time.monotonic()
-
-    def take(self) -> None:
-        """Count one attempt, or raise RlmBudgetExceeded if the budget is spent."""
-        with self._lock:
-            if self.calls >= self.limit:
-                raise RlmBudgetExceeded(
-                    f"rlm budget spent: {self.limit} sub-calls per exec (retries count)"
-                )
-            self.calls += 1
-
-    @property
-    def remaining(self) -> int:
-        with self._lock:
-            return self.limit - self.calls
-
-    def add(
-        self, *, retries: int = 0, cache_hits: int = 0, answer: SubAnswer | None = None
-    ) -> None:
-        with self._lock:
-            self.retries += retries
-            self.cache_hits += cache_hits
-            if answer is not None:
-                self.prompt_tokens += answer.prompt_tokens
-                self.completion_tokens += answer.completion_tokens
-
-    def report(self) -> dict[str, Any]:
-        with self._lock:
-            return {
-                "provider": self.provider,
-                "calls": self.calls,
-                "limit": self.limit,
-                "retries": self.retries,
-                "cache_hits": self.cache_hits,
-                "tokens": {"prompt": self.prompt_tokens, "completion": self.completion_tokens},
-            }
+def stop_with_request(budget: ExecBudget, broker: Broker) -> None:
+    """Register `budget`'s sub-calls to stop when the request running this is cancelled."""
+    stops = _STOPS.get()
+    if stops is not None:
+        stops.append(lambda: broker.cancel(budget))
 
 
 @dataclass(frozen=True)
@@ -222,6 +197,16 @@ class Broker:
                 f"slice has {len(request.slice_text)} characters; the cap is "
                 f"{self.limits.slice_max_chars} (pass a smaller slice)"
             )
+        scope = anyio.CancelScope()
+        if budget.watch(scope):
+            try:
+                with scope:
+                    return await self._arun(request, budget)
+            finally:
+                budget.unwatch(scope)
+        raise RlmCancelled("the exec is over (cancelled or ended): the sub-call was stopped")
+
+    async def _arun(self, request: SubRequest, budget: ExecBudget) -> str:
         key = self._key(request)
         if self._limiter is None:
             self._limiter = anyio.CapacityLimiter(self.limits.in_flight)
@@ -354,6 +339,23 @@ class Broker:
         """Blocking rlm_batch on rendered slices: answers in input order."""
         requests = [build_request(s, q, max_words) for s, q in pairs]
         return self._enter().call(self.abatch, requests, budget)
+
+    def cancel(self, budget: ExecBudget) -> None:
+        """The exec of `budget` is over: cancel its sub-calls in flight (each raises
+        RlmCancelled to its caller, and frees its in-flight slot) and refuse later ones.
+        From any thread; does not wait."""
+        scopes = budget.stop()
+        with self._lock:
+            portal = self._portal
+        if portal is None or not scopes:
+            return
+
+        async def stop_all() -> None:
+            for scope in scopes:
+                scope.cancel()
+
+        with contextlib.suppress(RuntimeError):  # the broker's loop has stopped: none runs
+            portal.start_task_soon(stop_all)
 
     def close(self) -> None:
         """Close the provider's connections and stop the broker's loop (idempotent)."""

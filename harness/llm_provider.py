@@ -23,6 +23,11 @@ if TYPE_CHECKING:
 MAX_ANSWER_CHARS = 64 * 1024
 # A token count past this is not a count: the ledger keeps 0 for it (see `_answer`).
 MAX_TOKEN_COUNT = 2**31
+# The most bytes of one HTTP answer read (after gzip/deflate/br decoding), error bodies too: a
+# chat completion of MAX_ANSWER_CHARS escaped is well under 1 MiB. ADVRPC (session 27): the
+# client read any body whole, so a 298 KiB gzip body (300 MiB once decoded) took the serving
+# process to 1 GB; a few at once (5 may be in flight) end it by OOM.
+MAX_BODY_BYTES = 8 * 1024 * 1024
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # json has joined every valid pair already
 DEFAULT_ENDPOINT = "https://api.openai.com/v1"
 OFFLINE_REASON = "no model configured ([llm].model or RMH_MODEL)"
@@ -52,6 +57,37 @@ def describe(section: LlmSection) -> dict[str, str]:
                 "endpoint": shown_endpoint(section.base_url or DEFAULT_ENDPOINT), "reason": ""}
     return {"provider": ExtractiveProvider.name, "model": ExtractiveProvider.model,
             "endpoint": "", "reason": OFFLINE_REASON}
+
+
+class AnswerTooLarge(Exception):
+    """An endpoint's answer passed MAX_BODY_BYTES (raised inside the HTTP client)."""
+
+
+def _capped_http_client(section: LlmSection, cap: int) -> Any:
+    """The openai SDK's own HTTP client class (its defaults kept) whose `send` reads each
+    answer as it comes, decoded, and stops at `cap` bytes (AnswerTooLarge): the SDK would
+    read the whole body, on success and on an HTTP error alike, before any check of ours."""
+    import openai
+
+    class Capped(openai.DefaultAsyncHttpxClient):
+        async def send(self, request: Any, **kwargs: Any) -> Any:
+            kwargs["stream"] = True
+            response = await super().send(request, **kwargs)
+            body = bytearray()
+            try:
+                async for chunk in response.aiter_bytes():  # decoded: a bomb counts as it grows
+                    body += chunk
+                    if len(body) > cap:
+                        raise AnswerTooLarge(f"the endpoint's answer is over {cap} bytes")
+            finally:
+                await response.aclose()
+            drop = {"content-encoding", "content-length", "transfer-encoding"}
+            headers = [(k, v) for k, v in response.headers.multi_items()
+                       if k.lower() not in drop]
+            return type(response)(response.status_code, headers=headers, content=bytes(body),
+                                  request=request, extensions=response.extensions)
+
+    return Capped(timeout=section.timeout_s)
 
 
 class ExtractiveProvider:
@@ -97,6 +133,7 @@ class OpenAIProvider:
                 base_url=self.endpoint,
                 timeout=self._section.timeout_s,
                 max_retries=0,  # retries are ours, so each one is counted
+                http_client=_capped_http_client(self._section, MAX_BODY_BYTES),
             )
         try:
             resp = await self._client.chat.completions.create(
@@ -106,9 +143,13 @@ class OpenAIProvider:
                 temperature=self._section.temperature,
                 stream=False,
             )
+        except AnswerTooLarge as exc:  # passed on as it is (openai 2+), not retried
+            raise LlmUnavailable(str(exc)) from None
         except openai.APITimeoutError as exc:
             raise TimeoutError("the endpoint did not answer in time") from exc
         except openai.APIConnectionError as exc:
+            if isinstance(exc.__cause__, AnswerTooLarge):  # wrapped (openai 1.x)
+                raise LlmUnavailable(str(exc.__cause__)) from None
             raise TransientError(f"cannot reach {self.endpoint}") from exc
         except openai.APIStatusError as exc:
             status = exc.status_code

@@ -1,5 +1,6 @@
-"""The vocabulary of the LLM broker: its typed errors, a sub-call request and answer, and
-the Provider protocol every backend implements (harness/llm_provider.py has the two we ship).
+"""The vocabulary of the LLM broker: its typed errors, a sub-call request and answer, one
+exec's budget (`ExecBudget`), and the Provider protocol every backend implements
+(harness/llm_provider.py has the two we ship).
 
 The prompt of a sub-call comes from prompts/rlm_system.md and prompts/rlm_user.md; the user
 turn fences the slice between two lines tagged with the slice's own sha256 prefix, so the
@@ -9,9 +10,14 @@ slice cannot forge the closing fence (it would have to contain its own hash).
 from __future__ import annotations
 
 import hashlib
+import math
+import threading
+import time
 from dataclasses import dataclass
 from string import Template
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+import anyio
 
 import prompts
 
@@ -49,6 +55,10 @@ class LlmUnavailable(RlmError):
 
 class RlmDepthExceeded(RlmError):
     """A call was attempted while serving a sub-call: depth is 1."""
+
+
+class RlmCancelled(RlmError):
+    """The exec the sub-call belongs to was cancelled or has ended: the call was stopped."""
 
 
 class RlmSliceTooLarge(RlmError):
@@ -110,3 +120,77 @@ class Provider(Protocol):
     async def complete(self, request: SubRequest) -> SubAnswer: ...
 
     async def aclose(self) -> None: ...
+
+
+class ExecBudget:
+    """The counters of one top-level exec. Thread-safe; `report()` is JSON-safe."""
+
+    def __init__(self, limit: int, exec_id: int, provider: str) -> None:
+        self.limit = limit
+        self.exec_id = exec_id
+        self.provider = provider
+        self.calls = 0
+        self.retries = 0
+        self.cache_hits = 0
+        self.prompt_tokens = 0
+        self.completion_tokens = 0
+        self.deadline = math.inf  # time.monotonic() by which the exec must be answered
+        self.cancelled = False  # the exec is over: no more sub-calls (Broker.cancel)
+        self._scopes: set[anyio.CancelScope] = set()  # its sub-calls running on the broker
+        self._lock = threading.Lock()
+
+    def watch(self, scope: anyio.CancelScope) -> bool:
+        """Register a running sub-call's scope; False when the exec is over already."""
+        with self._lock:
+            if not self.cancelled:
+                self._scopes.add(scope)
+            return not self.cancelled
+
+    def unwatch(self, scope: anyio.CancelScope) -> None:
+        with self._lock:
+            self._scopes.discard(scope)
+
+    def stop(self) -> list[anyio.CancelScope]:
+        """Mark the exec over; the scopes of its sub-calls still running."""
+        with self._lock:
+            self.cancelled = True
+            return list(self._scopes)
+
+    def time_left(self) -> float:
+        """Seconds to the exec's deadline (infinity when none is bound)."""
+        return self.deadline - time.monotonic()
+
+    def take(self) -> None:
+        """Count one attempt, or raise RlmBudgetExceeded if the budget is spent."""
+        with self._lock:
+            if self.calls >= self.limit:
+                raise RlmBudgetExceeded(
+                    f"rlm budget spent: {self.limit} sub-calls per exec (retries count)"
+                )
+            self.calls += 1
+
+    @property
+    def remaining(self) -> int:
+        with self._lock:
+            return self.limit - self.calls
+
+    def add(
+        self, *, retries: int = 0, cache_hits: int = 0, answer: SubAnswer | None = None
+    ) -> None:
+        with self._lock:
+            self.retries += retries
+            self.cache_hits += cache_hits
+            if answer is not None:
+                self.prompt_tokens += answer.prompt_tokens
+                self.completion_tokens += answer.completion_tokens
+
+    def report(self) -> dict[str, Any]:
+        with self._lock:
+            return {
+                "provider": self.provider,
+                "calls": self.calls,
+                "limit": self.limit,
+                "retries": self.retries,
+                "cache_hits": self.cache_hits,
+                "tokens": {"prompt": self.prompt_tokens, "completion": self.completion_tokens},
+            }

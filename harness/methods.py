@@ -34,6 +34,7 @@ from .binding import BoundOperation, Targets
 from .config import Config
 from .errors import Refused
 from .errors import map_exception as map_exception
+from .llm import ExecBudget
 from .mcp_sessions import CALL_SESSION, Handles
 from .operations import OPERATIONS
 from .rlm_tools import RlmTools
@@ -154,16 +155,25 @@ class Harness:
         is answered at once; the thread left behind returns as soon as the sandbox has
         stopped the cell, and the next exec's result says `state_lost` if it lost the
         namespace (ADVRPC: it was said only in the cancelled cell's result, which no client
-        reads, so the next cell found its variables gone with `state_lost` false)."""
+        reads, so the next cell found its variables gone with `state_lost` false). The cell's
+        sub-LLM calls still in flight are stopped with it (harness/llm.py `Broker.cancel`)."""
         limit = None if deadline_s is None else float(deadline_s)
         token = CancelToken()
+        budgets: list[ExecBudget] = []  # the cell's sub-LLM budget, once its thread made it
         try:
-            return await self._exec(code, limit, token)
+            return await self._exec(code, limit, token, budgets)
         except anyio.get_cancelled_exc_class():
             token.cancel()  # before or during the run: never lost (sandbox/cancel.py)
+            self._stop_calls(budgets)
             raise
 
-    async def _exec(self, code: str, limit: float | None, token: CancelToken) -> Any:
+    def _stop_calls(self, budgets: list[ExecBudget]) -> None:
+        if self.rlm is not None:
+            for budget in budgets:
+                self.rlm.broker.cancel(budget)
+
+    async def _exec(self, code: str, limit: float | None, token: CancelToken,
+                    budgets: list[ExecBudget]) -> Any:
         async with self._exec_lock:
             repl = await anyio.to_thread.run_sync(self._ensure_repl)
             rlm = self.rlm
@@ -171,8 +181,13 @@ class Harness:
             def run() -> tuple[Any, dict[str, Any] | None]:
                 # The sub-LLM budget lives in this thread's context: one per top-level exec.
                 budget = rlm.begin_exec() if rlm is not None else None
+                if budget is not None:
+                    budgets.append(budget)
                 with self._cell_lock:  # a cell abandoned by a cancel records its loss first
-                    result = repl.exec(code, deadline_s=limit, cancel=token)
+                    try:
+                        result = repl.exec(code, deadline_s=limit, cancel=token)
+                    finally:  # the cell is over (even killed in a host call): so are its calls
+                        self._stop_calls(budgets)
                     self._lost_unreported |= bool(getattr(result, "state_lost", False))
                 return result, budget.report() if budget is not None else None
 

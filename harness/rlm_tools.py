@@ -31,7 +31,7 @@ from .ask import Searchable, ask
 from .ask_render import render_note, render_notes
 from .binding import Targets
 from .errors import BadShape
-from .llm import Broker, ExecBudget
+from .llm import Broker, ExecBudget, stop_with_request
 from .llm_types import RlmSliceTooLarge, RlmTimeout
 from .operations import MAX_QUESTION
 from .tools import repl_functions
@@ -57,6 +57,7 @@ class RlmTools:
     def begin_exec(self) -> ExecBudget:
         """A fresh budget for the exec about to run in this context; returns it for reporting."""
         budget = self.broker.new_budget()
+        stop_with_request(budget, self.broker)  # an `ask` request's cancel stops its calls
         _EXEC_BUDGET.set((self, budget))
         self.last = budget
         return budget

@@ -236,9 +236,13 @@ class Answers:
 
 
 def _cancel(flight: InFlight, request: Request) -> None:
-    params = request.params if isinstance(request.params, dict) else {}
+    """Cancel the request the params name; params that name none cancel nothing (ADVRPC,
+    session 27: a missing `id`/`requestId` was read as null, so `{}` cancelled a request in
+    flight with id null)."""
     mcp = request.method == "notifications/cancelled"
-    flight.cancel(params.get("requestId" if mcp else "id"), answer=not mcp)
+    key = "requestId" if mcp else "id"
+    if isinstance(request.params, dict) and key in request.params:
+        flight.cancel(request.params[key], answer=not mcp)
 
 
 def _encode_one(response: dict[str, Any]) -> bytes:

@@ -8,6 +8,8 @@ together (or `hold_timeout_s` passes), so a concurrency bound can be checked wit
 from __future__ import annotations
 
 import json
+import select
+import socket
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,7 +27,9 @@ class Reply:
     prompt_tokens: int = 10
     completion_tokens: int = 5
     error_message: str = "scripted failure"
-    raw: bytes | None = None  # the whole body of a 200 answer, as it is (a hostile endpoint)
+    raw: bytes | None = None  # the whole body of the answer, as it is (a hostile endpoint)
+    headers: tuple[tuple[str, str], ...] = ()  # more headers (e.g. Content-Encoding)
+    until_closed: bool = False  # answer nothing; hold until the client closes the connection
 
 
 Script = Callable[[int, dict[str, Any]], Reply]
@@ -51,6 +55,7 @@ class ChatEndpoint:
         self.headers: list[dict[str, str]] = []
         self.in_flight = 0
         self.max_in_flight = 0
+        self.closed_by_client = 0  # `until_closed` requests whose client closed the connection
         self._cond = threading.Condition()
         self._stop = threading.Event()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -73,6 +78,26 @@ class ChatEndpoint:
         with self._cond:
             self._cond.wait_for(lambda: len(self.bodies) >= n, timeout=timeout_s)
             return len(self.bodies)
+
+    def wait_closed(self, n: int, timeout_s: float = 120.0) -> int:
+        """`closed_by_client`, once it reaches `n` (or `timeout_s` passes)."""
+        with self._cond:
+            self._cond.wait_for(lambda: self.closed_by_client >= n, timeout=timeout_s)
+            return self.closed_by_client
+
+    def _hold_until_closed(self, conn: socket.socket) -> None:
+        while not self._stop.is_set():
+            readable, _, _ = select.select([conn], [], [], 0.1)
+            try:
+                if readable and conn.recv(1, socket.MSG_PEEK) == b"":
+                    break
+            except OSError:
+                break
+        else:
+            return
+        with self._cond:
+            self.closed_by_client += 1
+            self._cond.notify_all()
 
     def __enter__(self) -> ChatEndpoint:
         self._thread.start()
@@ -125,20 +150,26 @@ class ChatEndpoint:
                     return
                 try:
                     reply = endpoint._serve(body, {k.lower(): v for k, v in self.headers.items()})
+                    if reply.until_closed:
+                        endpoint._hold_until_closed(self.connection)
+                        self.close_connection = True
+                        return
                     if reply.status != 200:
                         err = {"message": reply.error_message, "type": "scripted"}
-                        self._send(reply.status, {"error": err})
+                        self._send(reply.status, {"error": err}, reply.raw, reply.headers)
                         return
-                    self._send(200, _completion(body, reply), reply.raw)
+                    self._send(200, _completion(body, reply), reply.raw, reply.headers)
                 finally:
                     endpoint._done()
 
-            def _send(self, status: int, payload: dict[str, Any],
-                      raw: bytes | None = None) -> None:
+            def _send(self, status: int, payload: dict[str, Any], raw: bytes | None = None,
+                      headers: tuple[tuple[str, str], ...] = ()) -> None:
                 data = json.dumps(payload).encode() if raw is None else raw
                 try:
                     self.send_response(status)
                     self.send_header("Content-Type", "application/json")
+                    for name, value in headers:
+                        self.send_header(name, value)
                     self.send_header("Content-Length", str(len(data)))
                     self.end_headers()
                     self.wfile.write(data)

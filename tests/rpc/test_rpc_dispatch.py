@@ -199,6 +199,37 @@ def test_cancel_earlier_in_the_same_batch() -> None:
     assert len(out) == 1 and out[0]["id"] == 1 and out[0]["error"]["code"] == -32800
 
 
+JSON_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=5))
+
+
+@settings(max_examples=60, deadline=None)
+@given(method=st.sampled_from(["$/cancelRequest", "notifications/cancelled"]),
+       params=st.one_of(
+           st.dictionaries(st.sampled_from(["reason", "ID", "request_id", "requestid", "_meta"]),
+                           JSON_SCALARS, max_size=3),
+           st.lists(JSON_SCALARS, max_size=3)),
+       wrong_key=st.booleans(), notification=st.booleans())
+@example(method="$/cancelRequest", params={}, wrong_key=False, notification=True)
+@example(method="notifications/cancelled", params={"reason": "x"}, wrong_key=False,
+         notification=True)
+def test_a_cancel_that_names_no_request_cancels_none(
+        method: str, params: Any, wrong_key: bool, notification: bool) -> None:
+    """A cancel without the member naming the id (`id` for `$/cancelRequest`, `requestId`
+    for MCP's, the other one given instead, or params an array) leaves every request alone,
+    the one with id null too (before: the missing member was read as null and cancelled it)."""
+    async def quick() -> str:
+        await anyio.sleep(0)
+        return "done"
+
+    if wrong_key and isinstance(params, dict):
+        params = {**params, ("requestId" if method == "$/cancelRequest" else "id"): None}
+    cancel: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "params": params}
+    if not notification:
+        cancel["id"] = "c"
+    out = call(Dispatcher({"quick": quick}), json.dumps([req("quick", None), cancel]))
+    assert out[0] == {"jsonrpc": "2.0", "result": "done", "id": None}, out
+
+
 def test_after_close_requests_are_answered_shutting_down(dispatcher: Dispatcher) -> None:
     flight = InFlight()
     flight.close()
