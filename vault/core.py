@@ -36,7 +36,7 @@ from .storage.embeddings import EmbeddingCache
 from .storage.erase import ErasurePlan
 from .storage.folders import NATIVE as NATIVE_STAT_LOOP
 from .storage.index import Index, StatRow
-from .storage.intents import Journal
+from .storage.intents import Journal, finish_left
 from .storage.linkgraph import hops_from
 from .storage.state_folder import state_folder
 from .storage.store import Store
@@ -101,6 +101,7 @@ class Vault(VaultWrites):
             store = Store(root, fault_after=fault_after, read_only=read_only)
             if not read_only:  # a read-only vault leaves its intents to its owner (doctor)
                 store.recovered.extend(o.to_json() for o in Journal(store).recover())
+                store.lock.on_acquire = lambda: finish_left(store)
             index = Index.open(store.root / STATE_DIR / INDEX_FILE, read_only=read_only)
             auto_sync = auto_sync and not read_only  # the index is read as its owner left it
         except BaseException:

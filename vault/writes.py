@@ -170,13 +170,13 @@ class VaultWrites(VaultParts):
         intent journal before the first change, under the vault's write lock, so a process
         killed midway leaves a move the next open finishes (storage/intents.py). Inside a
         batch the links are rewritten too (resolved against the batch's snapshot)."""
-        self.live.fresh()
-        note_id = self._resolve(old)
-        old_path = self.path_of(note_id)
-        new_path = self._new_path(new, create=True)
-        if new_path == old_path:
-            return MoveResult(new_path, old_path, ())
-        with self.store.lock.held():
+        with self.store.lock.held():  # the referrers are read under the lock: a referrer
+            self.live.fresh()  # another process wrote while this one waited is rewritten too
+            note_id = self._resolve(old)
+            old_path = self.path_of(note_id)
+            new_path = self._new_path(new, create=True)
+            if new_path == old_path:
+                return MoveResult(new_path, old_path, ())
             if self.store.stat(new_path) is not None:
                 raise NoteExists(new_path)
             intent = self._move_intent(note_id, old_path, new_path)

@@ -362,6 +362,17 @@ class Journal:
         return outcomes
 
 
+def finish_left(store: Store) -> None:
+    """Finish the intents a dead process left, from a live one (the write lock's `on_acquire`,
+    set by Vault.open): an intent found when the lock is taken from free has no live holder,
+    since every journalled operation holds the lock throughout. Without this a process that
+    opened the vault before the kill wrote over the half-made move, and its change made the
+    recovery leave that referrer's link dangling. Outcomes join `store.recovered` once."""
+    for outcome in Journal(store).recover():
+        if (entry := outcome.to_json()) not in store.recovered:
+            store.recovered.append(entry)
+
+
 def written_paths(outcomes: Sequence[Outcome]) -> list[str]:
     """Every path the outcomes touched (renames' both ends and rewrites), once, in order."""
     paths = [p for o in outcomes for p in (o.old, o.new, *o.written) if p]

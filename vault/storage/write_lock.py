@@ -19,7 +19,7 @@ import errno
 import fcntl
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from ..errors import PathRefused, ReadOnlyVault
 
@@ -44,6 +44,9 @@ class WriteLock:
         self._depth = 0
         self._owner: int | None = None  # the thread holding it (the mutex's owner)
         self._fd: int | None = None
+        # run holding the lock each time this process takes it from free (the store's owner
+        # sets it: intents.finish_left, the intents a dead holder left finished first)
+        self.on_acquire: Callable[[], None] | None = None
 
     @contextlib.contextmanager
     def held(self) -> Iterator[None]:
@@ -54,6 +57,8 @@ class WriteLock:
                 self._owner = threading.get_ident()
             self._depth += 1
             try:
+                if self._depth == 1 and self.on_acquire is not None:
+                    self.on_acquire()
                 yield
             finally:
                 self._depth -= 1
