@@ -105,6 +105,11 @@ def _hits(result: dict[str, Any]) -> list[dict[str, Any]]:
 
 _NOTE = Param("note", "string", "path ('folder/Note.md') or title",
               max_length=MAX_NOTE_NAME)
+# One page of links/backlinks/neighbors (vault_ops.MAX_RESULT_ITEMS: more without a limit is
+# QuotaExceeded); limit and offset page through a hub's list.
+_PAGE = (Param("limit", "integer", "most items (a page; default: all, refused past 10000)",
+               None, 1, 10_000),
+         Param("offset", "integer", "items to skip first (the next page)", 0, 0, 10**9))
 _QUERY = Param("query", "string", "what to look for", max_length=MAX_QUERY)
 _QUESTION = Param("question", "string", "the question", max_length=MAX_QUESTION)
 _HASH = Param("expected_hash", "string", "the `hash` read returned: refuse if the file changed "
@@ -209,19 +214,21 @@ OPERATIONS: tuple[Operation, ...] = (
               "delete",
               read_only=False, destructive=True, idempotent=False,
               rpc="vault.delete", mcp="delete", output=out.DELETED, title="Delete a note"),
-    Operation("links", "vault", "Outgoing links of a note and where they resolve.", (_NOTE,),
+    Operation("links", "vault", "Outgoing links of a note and where they resolve.",
+              (_NOTE, *_PAGE),
               "links",
               rpc="vault.links", mcp="links", repl="links", returns="list[dict]",
               doc='Each link is {"target", "resolved", "embed", ...}; "resolved" is the path it\n'
                   "points to, or None for a dangling link.",
               output=out.items_of(out.LINK), title="Outgoing links"),
-    Operation("backlinks", "vault", "Notes that link to a note.", (_NOTE,),
+    Operation("backlinks", "vault", "Notes that link to a note (sorted by path).",
+              (_NOTE, *_PAGE),
               "backlinks",
               rpc="vault.backlinks", mcp="backlinks", repl="backlinks", returns="list[str]",
               output=out.items_of(out.STR), title="Backlinks"),
     Operation("neighbors", "vault", "Notes within a few links of a note, nearest first.",
               (_NOTE, Param("hops", "integer", "links to follow, either direction", 1, 1,
-                              MAX_HOPS)),
+                              MAX_HOPS), *_PAGE),
               "neighbors",
               rpc="vault.neighbors", mcp="neighbors", repl="neighbors", returns="list[str]",
               output=out.items_of(out.STR), title="Linked neighbourhood"),

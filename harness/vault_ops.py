@@ -231,16 +231,20 @@ class VaultCalls:
 
         return self.thread.call(run)
 
-    def links(self, note: str) -> list[dict[str, Any]]:
+    # Without `limit` more than MAX_RESULT_ITEMS items is QuotaExceeded; with it, one page
+    # of at most `limit` from `offset` on (a hub's 50,000 backlinks in pages).
+    def links(self, note: str, limit: int | None = None, offset: int = 0) -> list[dict[str, Any]]:
         return self.thread.call(lambda: [ln.to_json() for ln in self.vault.links(
-            note, limit=MAX_RESULT_ITEMS)])
+            note, limit=MAX_RESULT_ITEMS, offset=offset, count=limit)])
 
-    def backlinks(self, note: str) -> list[str]:
-        return self.thread.call(lambda: list(self.vault.backlinks(note, limit=MAX_RESULT_ITEMS)))
+    def backlinks(self, note: str, limit: int | None = None, offset: int = 0) -> list[str]:
+        return self.thread.call(lambda: list(self.vault.backlinks(
+            note, limit=MAX_RESULT_ITEMS, offset=offset, count=limit)))
 
-    def neighbors(self, note: str, hops: int = 1) -> list[str]:
+    def neighbors(self, note: str, hops: int = 1, limit: int | None = None,
+                  offset: int = 0) -> list[str]:
         return self.thread.call(lambda: list(self.vault.neighbors(
-            note, hops, limit=MAX_RESULT_ITEMS)))
+            note, hops, limit=MAX_RESULT_ITEMS, offset=offset, count=limit)))
 
     def browse(self, what: str = "notes", folder: str = "", tag: str | None = None,
              limit: int = 50, cursor: str | None = None) -> dict[str, Any]:

@@ -20,11 +20,12 @@ from typing import Any
 import numpy as np
 
 from . import erasure
-from .errors import QuotaExceeded, writable
+from .errors import writable
 from .learning.ledger import Ledger
 from .learning.usage import NullUsage, UsageRecorder, examination_probability
 from .notes.records import LinkInfo, NoteRecord
 from .notes.rows import NoteRow
+from .parts import page_of, within
 from .retrieval.encoders import Encoder, Progress
 from .retrieval.hits import SearchResult, with_basis
 from .retrieval.pipeline import SearchEngine, SearchParams
@@ -193,38 +194,48 @@ class Vault(VaultWrites):
             self._learn(lambda: self.usage.on_read(session, note_id, graph))
         return record
 
-    def links(self, note: str, *, limit: int | None = None) -> list[LinkInfo]:
+    def links(self, note: str, *, limit: int | None = None, offset: int = 0,
+              count: int | None = None) -> list[LinkInfo]:
         """Outgoing links of a note in text order, each resolved, an existing attachment
         (`attachment`: its file; the folder is listed only when there is one to find), or
-        dangling; more than `limit` of them is QuotaExceeded, raised before any is rendered."""
+        dangling; only the `count` (None: all) from position `offset` on; more than `limit` of
+        those is QuotaExceeded, raised before any is rendered."""
         self.live.fresh()
         note_id = self._resolve(note)
-        _within(len(self.live.links_of(note_id)), limit, "links")
-        infos = self._link_infos(note_id)
+        page = page_of(offset, count)  # range(n)[page]: its length without building it
+        within(len(range(len(self.live.links_of(note_id)))[page]), limit, "links")
+        infos = self._link_infos(note_id)[page]
         if not any(i.resolved is None and is_attachment(i.target) for i in infos):
             return infos
         files, source = self.store.attachments(), self.path_of(note_id)
         return [replace(i, attachment=attachment_path(i.target, source, files))
                 if i.resolved is None and is_attachment(i.target) else i for i in infos]
 
-    def backlinks(self, note: str, *, limit: int | None = None) -> list[str]:
-        """Paths of the notes linking to `note`, sorted (more than `limit`: QuotaExceeded)."""
+    def backlinks(self, note: str, *, limit: int | None = None, offset: int = 0,
+                  count: int | None = None) -> list[str]:
+        """Paths of the notes linking to `note`, sorted; only the `count` (None: all) from
+        position `offset` on (more than `limit` of those: QuotaExceeded)."""
         self.live.fresh()
         snap = self._snapshot()
         referrers = snap.referrers(self._resolve(note))
-        _within(len(referrers), limit, "backlinks")
-        return sorted(snap.resolver.id_path[i] for i in referrers)
+        page = page_of(offset, count)
+        within(len(range(len(referrers))[page]), limit, "backlinks")
+        return sorted(snap.resolver.id_path[i] for i in referrers)[page]
 
-    def neighbors(self, note: str, hops: int = 1, *, limit: int | None = None) -> list[str]:
-        """Notes within `hops` links (either direction), nearest first, then by path (more
-        than `limit`: QuotaExceeded)."""
+    def neighbors(self, note: str, hops: int = 1, *, limit: int | None = None, offset: int = 0,
+                  count: int | None = None) -> list[str]:
+        """Notes within `hops` links (either direction), nearest first, then by path; only the
+        `count` (None: all) from position `offset` on (more than `limit` of those:
+        QuotaExceeded)."""
         self.live.fresh()
         note_id = self._resolve(note)
         snap = self._snapshot()
         dist = hops_from(note_id, snap.corpus.graph, hops)
-        _within(len(dist) - 1, limit, "neighbors")
+        page = page_of(offset, count)
+        within(len(range(len(dist) - 1)[page]), limit, "neighbors")
         paths = snap.resolver.id_path
-        return [path for _, path in sorted((d, paths[n]) for n, d in dist.items() if n != note_id)]
+        return [path for _, path in sorted((d, paths[n]) for n, d in dist.items()
+                                           if n != note_id)][page]
 
     # -- search ---------------------------------------------------------------------------------
 
@@ -385,8 +396,3 @@ class Vault(VaultWrites):
                           "recovered": list(self.store.recovered)}
         return out
 
-
-def _within(count: int, limit: int | None, what: str) -> None:
-    """QuotaExceeded when a result of `count` items would pass `limit` (checked first)."""
-    if limit is not None and count > limit:
-        raise QuotaExceeded(f"{what} in one result ({count}; ask for less)", limit)

@@ -15,7 +15,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from .errors import NoteNotFound, PathRefused
+from .errors import NoteNotFound, PathRefused, QuotaExceeded
 from .landing import tolerate_full
 from .learning.usage import UsageRecorder
 from .notes.links import Resolver
@@ -155,3 +155,15 @@ class VaultParts:
 
     def _link_infos(self, note_id: int) -> list[LinkInfo]:
         return link_infos(self.live.links_of(note_id), self.resolver().id_path)
+
+
+def within(count: int, limit: int | None, what: str) -> None:
+    """QuotaExceeded when a result of `count` items would pass `limit` (checked first)."""
+    if limit is not None and count > limit:
+        raise QuotaExceeded(f"{what} in one result ({count}; ask for less: a limit and an "
+                            "offset give one page)", limit)
+
+
+def page_of(offset: int, count: int | None) -> slice:
+    """The page of `count` items (None: all) from position `offset` on."""
+    return slice(offset, None if count is None else offset + count)

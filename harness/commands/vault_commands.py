@@ -14,6 +14,9 @@ from .output import CommandFailed
 
 EXPECTED_HASH = Arg("expected_hash", ("--expected-hash",), metavar="SHA256",
                     help="refuse unless the file still has this hash (`read --json` gives it)")
+_PAGE = (Arg("limit", ("--limit",), help="print one page of at most this many (default: all, "
+                                        "refused past 10000)"),
+         Arg("offset", ("--offset",), help="skip this many first (with --limit: the next page)"))
 
 
 def parse_time(text: str) -> float:
@@ -158,10 +161,10 @@ COMMANDS: tuple[Command, ...] = (
     Command("move", "move", (Arg("note", metavar="old"), Arg("new")), moved),
     Command("delete", "delete", (Arg("note"),),
             lambda args, doc: ({"trash": doc["trash"]}, line(f"moved to {doc['trash']}"))),
-    Command("links", "links", (Arg("note"),),
+    Command("links", "links", (Arg("note"), *_PAGE),
             lambda args, links: ({"links": links}, line("\n".join(
                 f"{ln['target']} -> {_link_end(ln)}" for ln in links)))),
-    Command("backlinks", "backlinks", (Arg("note"),),
+    Command("backlinks", "backlinks", (Arg("note"), *_PAGE),
             lambda args, back: ({"backlinks": back}, line("\n".join(back)))),
     Command("list", "list", (
         Arg("what"),

@@ -67,6 +67,8 @@ class _Table:
         self.paths, self.hashes = c.paths, c.hashes
         self.spans: dict[str, tuple[int, int]] = dict(zip(  # folder -> its row range
             c.folders, map(tuple, c.spans.tolist()), strict=True))
+        self._asked: dict[str, int] = {}  # folder -> finds in it so far
+        self._named: dict[str, dict[str, int]] = {}  # folder -> path -> row, once asked often
 
     @classmethod
     def of(cls, rows: Iterable[Sequence[Any]]) -> _Table:
@@ -115,10 +117,20 @@ class _Table:
     def find(self, path: str) -> int:
         """The row of `path`, or -1: a bisection of its folder's rows, which are sorted by
         name (no path -> row table: building one cost a process's first write 1.3 s of CPU
-        at 10^6 notes, BENCHMARKS.md, session 18)."""
+        at 10^6 notes, BENCHMARKS.md, session 18), until the folder has been asked about
+        more than 64 + its rows / 64 times: then its own table, built once (a sync of one
+        changed note in a folder of 10^5 asked each of its notes twice, 17 Python key calls a
+        bisection: 6 s of CPU; docs/measurements/session27/NOTES-SHAPES.md)."""
         folder, _, name = path.rpartition("/")
+        named = self._named.get(folder)
+        if named is not None:
+            return named.get(path, -1)
         lo, hi = self.spans.get(folder, (0, 0))
         paths = self.paths
+        asked = self._asked[folder] = self._asked.get(folder, 0) + 1
+        if asked > 64 + (hi - lo) // 64:
+            self._named[folder] = {p: k for k, p in enumerate(paths.run(lo, hi), lo)}
+            return self._named[folder].get(path, -1)
         k = lo + bisect_left(range(lo, hi), name, key=lambda j: paths[j].rpartition("/")[2])
         return k if k < hi and paths[k] == path else -1
 
