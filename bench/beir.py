@@ -6,11 +6,12 @@ Layout read (the standard BEIR one): `corpus.jsonl` (`_id`, `title`, `text`), `q
 score`, tab- or space-separated; a repeated pair: the later line counts, as in BEIR's loader);
 any of them may be gzip'd (`NAME.gz`, as the Hugging Face copies are), start with a BOM or end
 lines in CRLF. A document becomes one note (title = its title, or its id when it has none;
-body = its text), notes in file order, so tie-breaks by note id follow the corpus file. Only
-queries with at least one judgement of score > 0 in the split are asked; a judgement > 0 of a
-query queries.jsonl lacks is dropped and counted; one naming a document the corpus lacks
-stays in the query's relevant set (its ideal DCG and Recall's denominator), as pytrec_eval
-keeps it, and is counted (`unreachable_judgements`).
+body = its text), notes in file order, so tie-breaks by note id follow the corpus file. As in
+BEIR's evaluation (pytrec_eval scores every query of the run that the qrels name), every query
+judged in the split is asked, one whose judgements are all 0 scoring 0 (`no_relevant`
+counts them); a judgement of a query queries.jsonl lacks is dropped and counted; one naming a
+document the corpus lacks stays in the query's relevant set (its ideal DCG and Recall's
+denominator), as pytrec_eval keeps it, and is counted (`unreachable_judgements`).
 
 Metrics as BEIR reports them (pytrec_eval / trec_eval): nDCG@10 with graded gains,
 DCG = sum_{i=1..10} rel_i / log2(i + 1) (Jarvelin & Kekalainen 2002), IDCG over the ideal
@@ -67,8 +68,9 @@ class BeirSet:
     corpus: Corpus
     doc_ids: tuple[str, ...]
     queries: tuple[BeirQuery, ...]
-    dropped_judgements: int  # judged > 0 for a query queries.jsonl lacks
+    dropped_judgements: int  # judgements of a query queries.jsonl lacks
     unreachable_judgements: int = 0  # judged > 0, the document not in the corpus (kept)
+    no_relevant: int = 0  # asked queries whose judgements are all <= 0 (each scores 0)
 
 
 def _open(path: Path) -> TextIO:
@@ -141,21 +143,22 @@ def load_beir(folder: Path, split: str = "test") -> BeirSet:
     absent: dict[str, int] = {}  # judged relevant, not in the corpus -> a position < 0
     gains: dict[str, dict[int, float]] = {}
     for qid, row in judged.items():
+        gains.setdefault(qid, {})  # judged, none relevant: asked, scores 0 (as in pytrec_eval)
         for did, score in row.items():
             if score > 0:
                 at = position.get(did)
                 if at is None:
                     at = absent.setdefault(did, -1 - len(absent))
-                gains.setdefault(qid, {})[at] = score
+                gains[qid][at] = score
     asked = tuple(BeirQuery(qid, queries[qid], gains[qid]) for qid in sorted(gains)
                   if qid in queries)
-    dropped = sum(len(g) for qid, g in gains.items() if qid not in queries)
-    if not asked:
+    dropped = sum(len(judged[qid]) for qid in gains if qid not in queries)
+    if not any(q.gains for q in asked):
         raise BeirError(f"qrels/{split}.tsv in {folder}: no query has a judgement > 0 and a "
                         "text in queries.jsonl")
     unreachable = sum(1 for q in asked for at in q.gains if at < 0)
     return BeirSet(corpus_of(docs), tuple(str(d["_id"]) for d in docs), asked, dropped,
-                   unreachable)
+                   unreachable, sum(1 for q in asked if not q.gains))
 
 
 def _qrels(path: Path) -> dict[str, dict[str, float]]:
@@ -294,7 +297,8 @@ def render_beir(report: Mapping[str, Any]) -> str:
     lines = [report["title"], f"  {report['setup']}",
              f"  documents: {report['documents']}  queries: {report['questions']}  "
              f"dropped judgements: {report['dropped_judgements']}  judged documents not in "
-             f"the corpus: {report.get('unreachable_judgements', 0)}", "",
+             f"the corpus: {report.get('unreachable_judgements', 0)}  queries without a "
+             f"relevant document: {report.get('no_relevant', 0)}", "",
              f"{'method':<8} {'nDCG@10':>9} {'Recall@100':>11}"]
     for m, v in report["methods"].items():
         lines.append(f"{m:<8} {v['ndcg@10']:>9.3f} {v['recall@100']:>11.3f}")

@@ -89,6 +89,7 @@ def cmd_beir(args: argparse.Namespace) -> int:
         "questions": len(rows["full"]),
         "dropped_judgements": beir.dropped_judgements,
         "unreachable_judgements": beir.unreachable_judgements,
+        "no_relevant": beir.no_relevant,
         "params": params_json(engine.params),
         "rerank": "skipped: no model" if engine.reranker is None else "ran",
         "timing": timing,

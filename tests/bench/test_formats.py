@@ -114,8 +114,9 @@ def test_beir_variants_read_alike_and_score_as_pytrec_eval(tmp_path: Path, varia
     assert data.corpus.titles[1] == data.doc_ids[1] and data.corpus.titles[0] == "Title 0"
     assert data.corpus.bodies[7] == "long " * 20000 and "文档" in data.corpus.bodies[1]
     reference = _reference(qrels)
-    asked = sorted(q for q, j in reference.items() if any(s > 0 for s in j.values()))
-    assert sorted(f"q{q.qid.lstrip('q')}" for q in data.queries) == asked
+    # every judged query is asked, one judged 0 only scoring 0 (pytrec_eval scores it)
+    assert sorted(f"q{q.qid.lstrip('q')}" for q in data.queries) == sorted(reference)
+    assert data.no_relevant == sum(1 for j in reference.values() if max(j.values()) <= 0)
     rng = random.Random(seed + 100)
     for q in data.queries:
         judged = reference[f"q{q.qid.lstrip('q')}"]
@@ -153,7 +154,7 @@ def test_beir_layout_errors_name_what_is_there(tmp_path: Path) -> None:
     with pytest.raises(BeirError, match=r"corpus\.jsonl .*give one as --data: android, english"):
         load_beir(tmp_path / "cqa")
     assert load_beir(tmp_path / "cqa" / "english").queries
-    _collection(tmp_path / "z", docs, queries, [("q1", "d1", 0)], "plain")
+    _collection(tmp_path / "z", docs, queries, [("q1", "d1", 0), ("q2", "d2", 0)], "plain")
     with pytest.raises(BeirError, match=r"no query has a judgement > 0"):
         load_beir(tmp_path / "z")
 
@@ -162,8 +163,11 @@ def test_beir_last_judgement_of_a_pair_counts(tmp_path: Path) -> None:
     docs, queries, _ = _generated(4)
     qrels = [("q1", "d1", 2), ("q1", "d2", 1), ("q1", "d1", 0), ("q1", "d3", 0),
              ("q1", "d3", 1)]
-    data = load_beir(_collection(tmp_path / "c", docs, queries, qrels, "plain"))
-    assert [dict(q.gains) for q in data.queries] == [{2: 1.0, 3: 1.0}]
+    data = load_beir(_collection(tmp_path / "c", docs, queries, [*qrels, ("q2", "d1", 0)],
+                                 "plain"))
+    assert [dict(q.gains) for q in data.queries] == [{2: 1.0, 3: 1.0}, {}]
+    rows, _ = run_beir(data, SearchEngine(SearchParams(weights={"dense": 0.0})), progress=None)
+    assert rows["full"][1] == {"ndcg@10": 0.0, "recall@100": 0.0}  # q2: averaged in as 0
 
 
 def _lme_item(qid: str, n_sessions: int = 3) -> dict[str, Any]:
