@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from vault import Corpus
 
@@ -36,16 +36,71 @@ class DatasetError(ValueError):
     """A LoCoMo / LongMemEval file rmh cannot read (names the file, the item, the problem)."""
 
 
-def _items(path: Path) -> list[Any]:
-    """The file's top-level JSON list (a BOM is dropped)."""
+class _Stream:
+    """A JSON text read a chunk at a time: the next non-blank character, the next value."""
+
+    def __init__(self, fh: TextIO, chunk: int) -> None:
+        self.fh, self.chunk, self.buf, self.at = fh, chunk, "", 0
+
+    def peek(self) -> str:
+        """The next non-blank character ("" at the end of the file), reading on as needed."""
+        while True:
+            while self.at < len(self.buf) and self.buf[self.at] in " \t\r\n":
+                self.at += 1
+            if self.at < len(self.buf):
+                return self.buf[self.at]
+            more = self.fh.read(self.chunk)
+            if not more:
+                return ""
+            self.buf, self.at = more, 0
+
+    def value(self) -> Any:
+        """The JSON value that starts at the next non-blank character, reading on until it is
+        complete."""
+        self.peek()
+        while True:
+            try:
+                item, self.at = _DECODER.raw_decode(self.buf, self.at)
+                return item
+            except json.JSONDecodeError:
+                more = self.fh.read(max(self.chunk, len(self.buf) - self.at))
+                if not more:
+                    raise
+                self.buf, self.at = self.buf[self.at:] + more, 0
+
+
+_DECODER = json.JSONDecoder()
+
+
+def _items(path: Path, chunk: int = 1 << 20) -> Iterator[Any]:
+    """The items of the file's top-level JSON list, one at a time (a BOM is dropped): a
+    LongMemEval_M file holds gigabytes, and parsed whole it would take several times that."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8-sig"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        where = f" (line {e.lineno})" if isinstance(e, json.JSONDecodeError) else ""
-        raise DatasetError(f"{path}: not a JSON file{where}") from None
-    if not isinstance(data, list):
-        raise DatasetError(f"{path}: a JSON list is expected, not a {type(data).__name__}")
-    return data
+        with path.open(encoding="utf-8-sig") as fh:
+            s = _Stream(fh, chunk)
+            first = s.peek()
+            if first != "[":
+                what = f"it starts with {first!r}" if first else "it is empty"
+                raise DatasetError(f"{path}: a JSON list is expected, {what}")
+            s.at += 1
+            if s.peek() == "]":
+                return
+            n = 0
+            while True:
+                try:
+                    item = s.value()
+                except json.JSONDecodeError as e:
+                    raise DatasetError(f"{path}: not a JSON file (item {n}: {e.msg})") from None
+                yield item
+                n += 1
+                sep = s.peek()
+                if sep == "]":
+                    return
+                if sep != ",":
+                    raise DatasetError(f"{path}: not a JSON file (after item {n - 1})")
+                s.at += 1
+    except UnicodeDecodeError:
+        raise DatasetError(f"{path}: not a JSON file (not UTF-8)") from None
 
 
 def _field(path: Path, where: str, obj: Any, key: str, kind: type | tuple[type, ...]) -> Any:

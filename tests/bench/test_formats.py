@@ -293,3 +293,24 @@ def test_bench_ask_bad_file_is_one_line(tmp_path: Path, benchmark: str) -> None:
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 1 and "Traceback" not in run.stderr
     assert run.stderr.strip().splitlines()[-1].startswith(f"rmh: {path}: ")
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 64, 1 << 20])
+def test_json_lists_are_read_an_item_at_a_time_alike(tmp_path: Path, chunk: int) -> None:
+    """The streamed reader (a LongMemEval_M file is gigabytes) gives json.load's items for
+    every layout: pretty-printed, CRLF, BOM, unicode, empty list; and fails on broken ones."""
+    from bench.datasets import _items
+
+    items = [_lme_item(f"q{i}", 2 + i) for i in range(4)]
+    items[1]["question"] = "Zoë's “café” 文档 \\ \" ]},"
+    path = tmp_path / "f.json"
+    for text in (json.dumps(items), json.dumps(items, indent=2).replace("\n", "\r\n"),
+                 "\ufeff" + json.dumps(items, ensure_ascii=False), " [ ] ", "[]"):
+        path.write_bytes(text.encode("utf-8"))
+        assert list(_items(path, chunk)) == json.loads(text.lstrip("\ufeff"))
+    for text, problem in ((json.dumps(items)[:-40], r"not a JSON file \(item 3"),
+                          (json.dumps(items)[:-1] + " x", r"after item 3"),
+                          ("", "it is empty"), ('{"a": 1}', "starts with '{'")):
+        path.write_text(text)
+        with pytest.raises(DatasetError, match=problem):
+            list(_items(path, chunk))
