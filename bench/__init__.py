@@ -7,7 +7,14 @@ from .ask_runner import run as run_ask
 from .ask_runner import summarize as summarize_ask
 from .beir import BeirError, load_beir, render_beir, run_beir, summarize_beir
 from .cache import SqliteEmbeddingCache
-from .datasets import Haystack, Question, load_locomo, load_longmemeval, locomo_excluded
+from .datasets import (
+    DatasetError,
+    Haystack,
+    Question,
+    load_locomo,
+    load_longmemeval,
+    locomo_excluded,
+)
 from .knowledge import generate as generate_knowledge
 from .runner import (
     LOCOMO_CATEGORIES,
@@ -28,6 +35,7 @@ __all__ = [
     "LOCOMO_CATEGORIES",
     "Asker",
     "BeirError",
+    "DatasetError",
     "Haystack",
     "QueryMemoEncoder",
     "Question",

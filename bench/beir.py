@@ -2,11 +2,16 @@
 the `SearchEngine` the Vault uses.
 
 Layout read (the standard BEIR one): `corpus.jsonl` (`_id`, `title`, `text`), `queries.jsonl`
-(`_id`, `text`) and `qrels/SPLIT.tsv` (a header line, then `query-id  corpus-id  score`). A
-document becomes one note (title = its title, or its id when it has none; body = its text),
-notes in file order, so tie-breaks by note id follow the corpus file. Only queries with at
-least one judgement of score > 0 in the split are asked (BEIR's evaluation does the same);
-judgements naming a document the corpus lacks are dropped and counted.
+(`_id`, `text`) and `qrels/SPLIT.tsv` (an optional header line, then `query-id  corpus-id
+score`, tab- or space-separated; a repeated pair: the later line counts, as in BEIR's loader);
+any of them may be gzip'd (`NAME.gz`, as the Hugging Face copies are), start with a BOM or end
+lines in CRLF. A document becomes one note (title = its title, or its id when it has none;
+body = its text), notes in file order, so tie-breaks by note id follow the corpus file. As in
+BEIR's evaluation (pytrec_eval scores every query of the run that the qrels name), every query
+judged in the split is asked, one whose judgements are all 0 scoring 0 (`no_relevant`
+counts them); a judgement of a query queries.jsonl lacks is dropped and counted; one naming a
+document the corpus lacks stays in the query's relevant set (its ideal DCG and Recall's
+denominator), as pytrec_eval keeps it, and is counted (`unreachable_judgements`).
 
 Metrics as BEIR reports them (pytrec_eval / trec_eval): nDCG@10 with graded gains,
 DCG = sum_{i=1..10} rel_i / log2(i + 1) (Jarvelin & Kekalainen 2002), IDCG over the ideal
@@ -23,6 +28,7 @@ per-query wins and losses.
 from __future__ import annotations
 
 import csv
+import gzip
 import json
 import sys
 import time
@@ -53,7 +59,8 @@ class BeirError(ValueError):
 class BeirQuery:
     qid: str
     text: str
-    gains: Mapping[int, float]  # corpus position -> judged relevance (> 0 only)
+    gains: Mapping[int, float]  # corpus position -> judged relevance (> 0 only); a document
+    # absent from the corpus has a position < 0 that no ranking holds
 
 
 @dataclass(frozen=True)
@@ -61,14 +68,35 @@ class BeirSet:
     corpus: Corpus
     doc_ids: tuple[str, ...]
     queries: tuple[BeirQuery, ...]
-    dropped_judgements: int
+    dropped_judgements: int  # judgements of a query queries.jsonl lacks
+    unreachable_judgements: int = 0  # judged > 0, the document not in the corpus (kept)
+    no_relevant: int = 0  # asked queries whose judgements are all <= 0 (each scores 0)
+
+
+def _open(path: Path) -> TextIO:
+    """`path`, or `path`.gz (the Hugging Face BeIR copies ship gzip'd files), as text; a
+    byte-order mark is dropped; universal newlines (CRLF files read as LF ones)."""
+    if path.is_file():
+        return path.open(encoding="utf-8-sig")
+    packed = path.with_name(path.name + ".gz")
+    if packed.is_file():
+        return gzip.open(packed, "rt", encoding="utf-8-sig")
+    where = path.parent.parent if path.parent.name == "qrels" else path.parent
+    raise BeirError(f"missing {path.relative_to(where)} in {where}{_hint(path)}")
+
+
+def _hint(path: Path) -> str:
+    """What the folder holds instead: the splits present, or sub-collections (CQADupStack)."""
+    if path.parent.name == "qrels":
+        have = sorted({p.name.split(".")[0] for p in path.parent.glob("*.tsv*")})
+        return f" (splits present: {', '.join(have) if have else 'none'})"
+    subs = sorted(p.parent.name for p in path.parent.glob("*/corpus.jsonl*"))
+    return f" (sub-collections, give one as --data: {', '.join(subs)})" if subs else ""
 
 
 def _jsonl(path: Path) -> list[dict[str, Any]]:
-    if not path.is_file():
-        raise BeirError(f"missing {path.name} in {path.parent}")
     out: list[dict[str, Any]] = []
-    with path.open(encoding="utf-8") as fh:
+    with _open(path) as fh:
         for n, line in enumerate(fh, start=1):
             if not line.strip():
                 continue
@@ -106,32 +134,50 @@ def load_beir(folder: Path, split: str = "test") -> BeirSet:
         raise BeirError(f"unknown split {split!r} (one of {', '.join(SPLITS)})")
     docs = _jsonl(folder / "corpus.jsonl")
     queries = {str(q["_id"]): str(q.get("text", "")) for q in _jsonl(folder / "queries.jsonl")}
-    qrels_path = folder / "qrels" / f"{split}.tsv"
-    if not qrels_path.is_file():
-        raise BeirError(f"missing qrels/{split}.tsv in {folder}")
     position: dict[str, int] = {}
     for i, d in enumerate(docs):
         if str(d["_id"]) in position:
             raise BeirError(f"corpus.jsonl: duplicate _id {d['_id']!r}")
         position[str(d["_id"])] = i
+    judged = _qrels(folder / "qrels" / f"{split}.tsv")
+    absent: dict[str, int] = {}  # judged relevant, not in the corpus -> a position < 0
     gains: dict[str, dict[int, float]] = {}
-    dropped = 0
-    with qrels_path.open(encoding="utf-8", newline="") as fh:
-        for n, row in enumerate(csv.reader(fh, delimiter="\t"), start=1):
-            if not row or (n == 1 and not _is_number(row[-1])):
-                continue  # blank lines; the header
-            if len(row) < 3 or not _is_number(row[2]):
-                raise BeirError(f"qrels/{split}.tsv line {n}: want query-id, corpus-id, score")
-            qid, did, score = row[0], row[1], float(row[2])
-            if did not in position:
-                dropped += 1
-                continue
+    for qid, row in judged.items():
+        gains.setdefault(qid, {})  # judged, none relevant: asked, scores 0 (as in pytrec_eval)
+        for did, score in row.items():
             if score > 0:
-                gains.setdefault(qid, {})[position[did]] = score
+                at = position.get(did)
+                if at is None:
+                    at = absent.setdefault(did, -1 - len(absent))
+                gains[qid][at] = score
     asked = tuple(BeirQuery(qid, queries[qid], gains[qid]) for qid in sorted(gains)
                   if qid in queries)
-    dropped += sum(len(g) for qid, g in gains.items() if qid not in queries)
-    return BeirSet(corpus_of(docs), tuple(str(d["_id"]) for d in docs), asked, dropped)
+    dropped = sum(len(judged[qid]) for qid in gains if qid not in queries)
+    if not any(q.gains for q in asked):
+        raise BeirError(f"qrels/{split}.tsv in {folder}: no query has a judgement > 0 and a "
+                        "text in queries.jsonl")
+    unreachable = sum(1 for q in asked for at in q.gains if at < 0)
+    return BeirSet(corpus_of(docs), tuple(str(d["_id"]) for d in docs), asked, dropped,
+                   unreachable, sum(1 for q in asked if not q.gains))
+
+
+def _qrels(path: Path) -> dict[str, dict[str, float]]:
+    """query-id -> corpus-id -> score, a later line for the same pair replacing an earlier
+    one (BEIR's loader); tab-separated, or whitespace-separated when a line has no tab; the
+    first line is skipped when its score is not a number (the header)."""
+    out: dict[str, dict[str, float]] = {}
+    name = f"qrels/{path.name}"
+    with _open(path) as fh:
+        for n, row in enumerate(csv.reader(fh, delimiter="\t"), start=1):
+            if len(row) == 1:
+                row = row[0].split()
+            if not row or (n == 1 and not _is_number(row[-1])):
+                continue  # blank lines; the header
+            if len(row) != 3 or not _is_number(row[2]):
+                raise BeirError(f"{name} line {n}: want query-id, corpus-id, score "
+                                f"(got {len(row)} fields)")
+            out.setdefault(row[0].strip(), {})[row[1].strip()] = float(row[2])
+    return out
 
 
 def _is_number(text: str) -> bool:
@@ -250,7 +296,9 @@ def render_beir(report: Mapping[str, Any]) -> str:
     """The human table."""
     lines = [report["title"], f"  {report['setup']}",
              f"  documents: {report['documents']}  queries: {report['questions']}  "
-             f"dropped judgements: {report['dropped_judgements']}", "",
+             f"dropped judgements: {report['dropped_judgements']}  judged documents not in "
+             f"the corpus: {report.get('unreachable_judgements', 0)}  queries without a "
+             f"relevant document: {report.get('no_relevant', 0)}", "",
              f"{'method':<8} {'nDCG@10':>9} {'Recall@100':>11}"]
     for m, v in report["methods"].items():
         lines.append(f"{m:<8} {v['ndcg@10']:>9.3f} {v['recall@100']:>11.3f}")

@@ -19,6 +19,7 @@ from typing import Any
 from bench import (
     LOCOMO_CATEGORIES,
     BeirError,
+    DatasetError,
     QueryMemoEncoder,
     SqliteEmbeddingCache,
     default_cache_path,
@@ -87,6 +88,8 @@ def cmd_beir(args: argparse.Namespace) -> int:
         "documents": len(beir.corpus),
         "questions": len(rows["full"]),
         "dropped_judgements": beir.dropped_judgements,
+        "unreachable_judgements": beir.unreachable_judgements,
+        "no_relevant": beir.no_relevant,
         "params": params_json(engine.params),
         "rerank": "skipped: no model" if engine.reranker is None else "ran",
         "timing": timing,
@@ -108,22 +111,33 @@ def cmd_bench(args: argparse.Namespace) -> int:
     excluded: dict[str, int] = {}
     if args.benchmark == "locomo":
         haystacks = load_locomo(data)
-        excluded = locomo_excluded(data)
+        try:
+            excluded = locomo_excluded(data)
+        except DatasetError as e:
+            fail(str(e))
         headline, names, title = "recall@10", LOCOMO_CATEGORIES, "LoCoMo (turn level)"
     else:
         haystacks = load_longmemeval(data, args.granularity, excluded)
         headline, names = "recall_all@5", None
         title = f"LongMemEval-S ({args.granularity} level)"
     print(f"rmh bench {args.benchmark}: {data}", file=sys.stderr)
-    if args.ray is not None:  # the haystacks as Ray tasks (bench/ray_bench.py)
-        from .ray_bench import BenchSpec, run_on_ray
+    try:  # the loaders check each item as it is read (bench/datasets.py)
+        if args.ray is not None:  # the haystacks as Ray tasks (bench/ray_bench.py)
+            from .ray_bench import BenchSpec, run_on_ray
 
-        spec = BenchSpec(params, threads=args.threads, rerank=args.rerank, ablate=args.ablate)
-        rows, timing = run_on_ray(list(haystacks), spec, encoder, cache, args.ray,
-                                  args.ray_workers, limit=args.limit)
-    else:
-        rows, timing = run(haystacks, engine, limit=args.limit, ablate=args.ablate)
-    cache.close()
+            spec = BenchSpec(params, threads=args.threads, rerank=args.rerank,
+                             ablate=args.ablate)
+            rows, timing = run_on_ray(list(haystacks), spec, encoder, cache, args.ray,
+                                      args.ray_workers, limit=args.limit)
+        else:
+            rows, timing = run(haystacks, engine, limit=args.limit, ablate=args.ablate)
+    except DatasetError as e:
+        print(file=sys.stderr)  # ends the progress line
+        fail(str(e))
+    finally:
+        cache.close()
+    if not rows.categories:
+        fail(f"{data}: no question to ask (excluded: {json.dumps(excluded, sort_keys=True)})")
     report: dict[str, Any] = {
         "title": title,
         "benchmark": args.benchmark,

@@ -28,6 +28,7 @@ from typing import Any
 
 from bench import (
     Asker,
+    DatasetError,
     QueryMemoEncoder,
     SqliteEmbeddingCache,
     default_cache_path,
@@ -100,12 +101,17 @@ def cmd_bench_ask(args: argparse.Namespace) -> int:
         elif not args.data:
             print(f"{args.benchmark} needs --data FILE", file=sys.stderr)
             return 2
-        elif args.benchmark == "locomo":
-            haystacks = list(load_locomo(Path(args.data)))
-            title = "LoCoMo (turn level), dense engine"
         else:
-            haystacks = list(load_longmemeval(Path(args.data), args.granularity, {}))
-            title = f"LongMemEval-S ({args.granularity} level), dense engine"
+            try:
+                if args.benchmark == "locomo":
+                    haystacks = list(load_locomo(Path(args.data)))
+                    title = "LoCoMo (turn level), dense engine"
+                else:
+                    haystacks = list(load_longmemeval(Path(args.data), args.granularity, {}))
+                    title = f"LongMemEval-S ({args.granularity} level), dense engine"
+            except (DatasetError, OSError) as e:
+                print(f"rmh: {e}", file=sys.stderr)
+                return 1
     print(f"rmh bench-ask {args.benchmark}", file=sys.stderr)
     chosen = set(args.ablate.split(",")) if args.ablate else set()
     unknown = chosen - set(ABLATIONS) - {"all"}

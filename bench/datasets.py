@@ -27,9 +27,105 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from vault import Corpus
+
+
+class DatasetError(ValueError):
+    """A LoCoMo / LongMemEval file rmh cannot read (names the file, the item, the problem)."""
+
+
+class _Stream:
+    """A JSON text read a chunk at a time: the next non-blank character, the next value."""
+
+    def __init__(self, fh: TextIO, chunk: int) -> None:
+        self.fh, self.chunk, self.buf, self.at = fh, chunk, "", 0
+
+    def peek(self) -> str:
+        """The next non-blank character ("" at the end of the file), reading on as needed."""
+        while True:
+            while self.at < len(self.buf) and self.buf[self.at] in " \t\r\n":
+                self.at += 1
+            if self.at < len(self.buf):
+                return self.buf[self.at]
+            more = self.fh.read(self.chunk)
+            if not more:
+                return ""
+            self.buf, self.at = more, 0
+
+    def value(self) -> Any:
+        """The JSON value that starts at the next non-blank character, reading on until it is
+        complete."""
+        self.peek()
+        while True:
+            try:
+                item, self.at = _DECODER.raw_decode(self.buf, self.at)
+                return item
+            except json.JSONDecodeError:
+                more = self.fh.read(max(self.chunk, len(self.buf) - self.at))
+                if not more:
+                    raise
+                self.buf, self.at = self.buf[self.at:] + more, 0
+
+
+_DECODER = json.JSONDecoder()
+
+
+def _items(path: Path, chunk: int = 1 << 20) -> Iterator[Any]:
+    """The items of the file's top-level JSON list, one at a time (a BOM is dropped): a
+    LongMemEval_M file holds gigabytes, and parsed whole it would take several times that."""
+    try:
+        with path.open(encoding="utf-8-sig") as fh:
+            s = _Stream(fh, chunk)
+            first = s.peek()
+            if first != "[":
+                what = f"it starts with {first!r}" if first else "it is empty"
+                raise DatasetError(f"{path}: a JSON list is expected, {what}")
+            s.at += 1
+            if s.peek() == "]":
+                return
+            n = 0
+            while True:
+                try:
+                    item = s.value()
+                except json.JSONDecodeError as e:
+                    raise DatasetError(f"{path}: not a JSON file (item {n}: {e.msg})") from None
+                yield item
+                n += 1
+                sep = s.peek()
+                if sep == "]":
+                    return
+                if sep != ",":
+                    raise DatasetError(f"{path}: not a JSON file (after item {n - 1})")
+                s.at += 1
+    except UnicodeDecodeError:
+        raise DatasetError(f"{path}: not a JSON file (not UTF-8)") from None
+
+
+def _field(path: Path, where: str, obj: Any, key: str, kind: type | tuple[type, ...]) -> Any:
+    """obj[key], which must be of `kind`, or a DatasetError naming the file and `where`."""
+    if not isinstance(obj, dict):
+        raise DatasetError(f"{path}: {where} is not an object")
+    if key not in obj:
+        raise DatasetError(f"{path}: {where} has no {key!r}")
+    if not isinstance(obj[key], kind):
+        raise DatasetError(f"{path}: {where} {key!r} is a {type(obj[key]).__name__}")
+    return obj[key]
+
+
+_DIA = re.compile(r"D\s*(\d+)\s*:\s*(\d+)")
+
+
+def dialog_ids(evidence: Any) -> list[str]:
+    """LoCoMo evidence as canonical "D<session>:<turn>" ids: an entry may hold several
+    ("D8:6; D9:17", "D1:3 D1:5") or odd spacing ("D1: 3"); anything else is kept stripped."""
+    out: list[str] = []
+    for e in evidence if isinstance(evidence, list) else [evidence]:
+        text = str(e)
+        found = [f"D{a}:{b}" for a, b in _DIA.findall(text)]
+        out.extend(found or ([text.strip()] if text.strip() else []))
+    return out
 
 
 @dataclass(frozen=True)
@@ -94,19 +190,37 @@ class _Builder:
         )
 
 
+def _sessions(path: Path, where: str, c: Any) -> list[tuple[int, list[Any]]]:
+    """A LoCoMo conversation's sessions by number (gaps allowed), each a list of turns."""
+    if not isinstance(c, dict):
+        raise DatasetError(f"{path}: {where} 'conversation' is not an object")
+    found = sorted((int(m.group(1)), k) for k in c
+                   if (m := re.fullmatch(r"session_(\d+)", k)) is not None)
+    return [(n, _field(path, where, c, key, list)) for n, key in found]
+
+
+def _category(path: Path, where: str, qa: Any) -> int:
+    cat = qa.get("category", 0) if isinstance(qa, dict) else None
+    try:
+        return int(cat)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise DatasetError(f"{path}: {where} category {cat!r} is not a number") from None
+
+
 def load_locomo(path: Path) -> Iterator[Haystack]:
     """One haystack per conversation; questions of categories 1-4 with resolvable evidence."""
-    data = json.loads(path.read_text(encoding="utf-8"))
-    for ci, conv in enumerate(data):
-        c = conv["conversation"]
+    for ci, conv in enumerate(_items(path)):
+        where = f"conversation {ci}"
+        name = str(_field(path, where, conv, "sample_id", (str, int)))
         b = _Builder(generation=1_000_000 + ci)
         dia: dict[str, int] = {}
-        s = 1
-        while f"session_{s}" in c:
-            date = str(c.get(f"session_{s}_date_time", ""))
+        for s, turns in _sessions(path, where, _field(path, where, conv, "conversation", dict)):
+            date = str(conv["conversation"].get(f"session_{s}_date_time", ""))
             prev: int | None = None
-            for turn in c[f"session_{s}"]:
-                speaker, did = str(turn["speaker"]), str(turn["dia_id"])
+            for ti, turn in enumerate(turns):
+                at = f"{where} session_{s} turn {ti}"
+                speaker = str(_field(path, at, turn, "speaker", str))
+                did = str(_field(path, at, turn, "dia_id", (str, int)))
                 text = str(turn.get("text", ""))
                 if turn.get("blip_caption"):
                     text += f" [shares a photo: {turn['blip_caption']}]"
@@ -117,39 +231,54 @@ def load_locomo(path: Path) -> Iterator[Haystack]:
                     f"[[{speaker}]]: {text}",
                     {"speaker": speaker, "date": date, "session": s, "dia_id": did},
                 )
-                dia[did] = pos
+                dia[(dialog_ids(did) or [did])[0]] = pos
                 b.link(pos, b.hub(speaker))
                 if prev is not None:
                     b.link(pos, prev)
                 prev = pos
-            s += 1
         questions = []
-        for qi, qa in enumerate(conv["qa"]):
-            cat = int(qa.get("category", 0))
+        for qi, qa in enumerate(_field(path, where, conv, "qa", list)):
+            cat = _category(path, f"{where} qa {qi}", qa)
             if cat not in (1, 2, 3, 4):
                 continue
-            ev = frozenset(dia[e.strip()] for e in qa.get("evidence", []) if e.strip() in dia)
+            ev = frozenset(dia[e] for e in dialog_ids(qa.get("evidence", [])) if e in dia)
             if not ev:
                 continue
-            questions.append(Question(f"{conv['sample_id']}#{qi}", str(qa["question"]),
-                                      str(cat), ev))
-        yield Haystack(str(conv["sample_id"]), b.corpus(), tuple(questions))
+            text = _field(path, f"{where} qa {qi}", qa, "question", (str, int))
+            questions.append(Question(f"{name}#{qi}", str(text), str(cat), ev))
+        yield Haystack(name, b.corpus(), tuple(questions))
 
 
 def locomo_excluded(path: Path) -> dict[str, int]:
     """How many LoCoMo questions of categories 1-4 were dropped for unresolvable evidence."""
-    data = json.loads(path.read_text(encoding="utf-8"))
     dropped = 0
-    for conv in data:
-        c = conv["conversation"]
-        ids = {t["dia_id"] for k, v in c.items() if k.startswith("session_") and isinstance(v, list)
-               for t in v}
-        for qa in conv["qa"]:
-            if int(qa.get("category", 0)) in (1, 2, 3, 4) and not any(
-                e.strip() in ids for e in qa.get("evidence", [])
+    for ci, conv in enumerate(_items(path)):
+        where = f"conversation {ci}"
+        sessions = _sessions(path, where, _field(path, where, conv, "conversation", dict))
+        ids = {(dialog_ids(str(t.get("dia_id", ""))) or [""])[0] for _, turns in sessions
+               for t in turns if isinstance(t, dict)}
+        for qi, qa in enumerate(_field(path, where, conv, "qa", list)):
+            if _category(path, f"{where} qa {qi}", qa) in (1, 2, 3, 4) and not any(
+                e in ids for e in dialog_ids(qa.get("evidence", []))
             ):
                 dropped += 1
     return {"no_resolvable_evidence": dropped}
+
+
+def _lme_sessions(path: Path, where: str, item: Any) -> list[tuple[str, str, list[Any]]]:
+    """(session id, date, turns) of one LongMemEval question, checked."""
+    ids = _field(path, where, item, "haystack_session_ids", list)
+    dates = _field(path, where, item, "haystack_dates", list)
+    sessions = _field(path, where, item, "haystack_sessions", list)
+    if not len(ids) == len(dates) == len(sessions):
+        raise DatasetError(f"{path}: {where} has {len(ids)} haystack_session_ids, "
+                           f"{len(dates)} haystack_dates, {len(sessions)} haystack_sessions")
+    for si, turns in enumerate(sessions):
+        if not isinstance(turns, list) or not all(isinstance(t, dict) for t in turns):
+            raise DatasetError(f"{path}: {where} haystack_sessions[{si}] is not a list of turns")
+        for t in turns:
+            _field(path, f"{where} haystack_sessions[{si}] turn", t, "role", str)
+    return [(str(i), str(d), t) for i, d, t in zip(ids, dates, sessions, strict=True)]
 
 
 def load_longmemeval(
@@ -158,9 +287,10 @@ def load_longmemeval(
     """One haystack per question (its own session history); `excluded` counts the dropped.
     With `abstention`, the `_abs` questions (whose answer is in no session) are kept, with
     category "abstention" and no evidence (bench/bench_abstain.py)."""
-    data = json.loads(path.read_text(encoding="utf-8"))
-    for qi, item in enumerate(data):
-        qid = str(item["question_id"])
+    for qi, item in enumerate(_items(path)):
+        qid = str(_field(path, f"item {qi}", item, "question_id", (str, int)))
+        where = f"question {qid}"
+        question = str(_field(path, where, item, "question", (str, int)))
         abstains = qid.endswith("_abs")
         if abstains and not abstention:
             excluded["abstention"] = excluded.get("abstention", 0) + 1
@@ -168,16 +298,14 @@ def load_longmemeval(
         b = _Builder(generation=2_000_000 + qi)
         user = b.hub("User")
         evidence: set[int] = set()
-        sessions = zip(item["haystack_session_ids"], item["haystack_dates"],
-                       item["haystack_sessions"], strict=True)
-        for si, (sid, when, turns) in enumerate(sessions, start=1):
+        for si, (sid, when, turns) in enumerate(_lme_sessions(path, where, item), start=1):
             # Titles never carry the dataset's session ids (they contain the word "answer").
-            answer = "answer" in str(sid)
+            answer = "answer" in sid
             user_turns = [(j, t) for j, t in enumerate(turns) if t.get("role") == "user"]
             if granularity == "session":
                 text = "\n".join(str(t.get("content", "")) for _, t in user_turns)
                 pos = b.add(f"sessions/s{si}.md", f"Session {si}", f"[[User]]:\n{text}",
-                            {"speaker": "user", "date": str(when)})
+                            {"speaker": "user", "date": when})
                 b.link(pos, user)
                 if answer and any(t.get("has_answer") for _, t in user_turns):
                     evidence.add(pos)
@@ -185,18 +313,18 @@ def load_longmemeval(
             for j, t in user_turns:
                 pos = b.add(f"sessions/s{si}/t{j + 1}.md", f"Session {si} turn {j + 1}",
                             f"[[User]]: {t.get('content', '')}",
-                            {"speaker": "user", "date": str(when), "session": si})
+                            {"speaker": "user", "date": when, "session": si})
                 b.link(pos, user)
                 if answer and t.get("has_answer"):
                     evidence.add(pos)
         if abstains:
-            q = Question(qid, str(item["question"]), "abstention", frozenset())
+            q = Question(qid, question, "abstention", frozenset())
             yield Haystack(qid, b.corpus(), (q,))
             continue
         if not evidence:
             excluded["no_user_evidence"] = excluded.get("no_user_evidence", 0) + 1
             continue
-        q = Question(qid, str(item["question"]), str(item.get("question_type", "")),
+        q = Question(qid, question, str(item.get("question_type", "")),
                      frozenset(evidence), asked_day(str(item.get("question_date", ""))))
         yield Haystack(qid, b.corpus(), (q,))
 

@@ -37,10 +37,13 @@ def test_loader(tmp_path: Path) -> None:
     c = data.corpus
     assert len(c) == 3 and c.titles == ("Cardiac progenitors", "Bread", "d3")  # no title: id
     assert c.bodies[1] == "Yeast makes the dough rise." and not c.edges
-    # only queries with a judgement > 0 are asked, in id order; d9 is not in the corpus
-    assert [(q.qid, dict(q.gains)) for q in data.queries] == [("q1", {0: 1.0}),
-                                                              ("q2", {1: 2.0, 2: 1.0})]
-    assert data.dropped_judgements == 1
+    # every judged query is asked, in id order (q4, judged 0 only, scores 0 as in pytrec_eval);
+    # d9 is not in the corpus but stays relevant (pytrec_eval keeps it): a position no
+    # ranking holds
+    assert [(q.qid, dict(q.gains)) for q in data.queries] == [
+        ("q1", {0: 1.0}), ("q2", {1: 2.0, 2: 1.0, -1: 1.0}), ("q4", {})]
+    assert data.dropped_judgements == 0 and data.unreachable_judgements == 1
+    assert data.no_relevant == 1
 
 
 def test_loader_errors(tmp_path: Path) -> None:
