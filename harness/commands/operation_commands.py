@@ -74,7 +74,8 @@ class Command:
 
 MISSING_EMBEDDINGS = ("rmh: some notes have no embeddings yet; embedding them now (run "
                       "`rmh index` to fill them ahead of time, or pass --no-dense)")
-SESSION_HELP = "attribute this use to session ID (learning; `rmh end-session ID` ends it)"
+SESSION_HELP = ("attribute this use to session ID (learning; `rmh end-session ID` ends it, and an "
+                "ended ID is refused)")
 
 
 def session_type() -> Callable[[str], Any]:
