@@ -17,7 +17,6 @@ from typing import Any, Protocol
 
 from .conversation_tools import ConversationCalls
 from .errors import Refused
-from .llm import stops_on_cancel
 from .operations import Operation, Part
 from .vault_ops import VaultCalls, VaultThread
 
@@ -104,6 +103,8 @@ class BoundOperation:
             return await self.method(**arguments)
         job = functools.partial(self.method, **arguments)
         import anyio.to_thread  # (not at import: a CLI command never calls from a loop)
+
+        from .llm import stops_on_cancel  # (anyio and the broker: the same)
 
         if self.op.runs == "vault":
             with anyio.CancelScope(shield=not self.op.read_only):

@@ -17,11 +17,10 @@ from dataclasses import dataclass
 from string import Template
 from typing import TYPE_CHECKING, Any, Protocol
 
-import anyio
-
 import prompts
 
 if TYPE_CHECKING:  # the openai package costs seconds to import; only its types are needed here
+    import anyio  # (a command that needs no LLM, `rmh read`, imports no anyio either)
     from openai.types.chat import ChatCompletionMessageParam
 
 

@@ -239,8 +239,16 @@ class Harness:
         out: dict[str, Any] = {}
         if self.session is not None:
             out["ended"] = await self.session_end()
-        started = await self.thread.acall(self.hooks.start, sid)  # refused: no session open
+        # the session is this connection's before the start runs (a session.end or search sent
+        # right after it, answered meanwhile, finds it; their vault work queues behind the
+        # start on the vault thread); a refused start leaves no session open
         self.session, self.implicit = sid, False
+        try:
+            started = await self.thread.acall(self.hooks.start, sid)
+        except BaseException:
+            if self.session == sid:
+                self.session = None
+            raise
         out.update({"session": sid, **dict(started)})
         return out
 

@@ -224,7 +224,7 @@ def run(command: Command, args: argparse.Namespace, parser: argparse.ArgumentPar
             v.prepare(progress=Progress(announce=MISSING_EMBEDDINGS))
         session = getattr(args, "session", None)
         if session is not None:
-            ended_session(v.usage, session)
+            ended_session(v.ledger, session)
         ops = VaultCalls(v, VaultThread.inline(), lambda: session)
         try:
             result = BoundOperation.of(op, Targets(ops).target(op.part), ops.thread).call(checked)
@@ -238,11 +238,11 @@ def run(command: Command, args: argparse.Namespace, parser: argparse.ArgumentPar
     return 0
 
 
-def ended_session(usage: object, session: str) -> None:
+def ended_session(ledger: Ledger | None, session: str) -> None:
     """Refuse `--session ID` naming a session that ended: its use would count in no session
     (as serve's session.start refuses the id)."""
-    if isinstance(usage, Ledger) and usage.has_session(session) \
-            and session not in usage.open_sessions():
+    if ledger is not None and ledger.has_session(session) \
+            and session not in ledger.open_sessions():
         raise Refused("session_error", f"session {session!r} has ended; use another id")
 
 
