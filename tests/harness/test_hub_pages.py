@@ -8,8 +8,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from harness.vault_ops import MAX_RESULT_ITEMS, VaultCalls, VaultThread
-from vault import QuotaExceeded, Vault
+from harness.vault_ops import MAX_RESULT_ITEMS, VaultCalls
+from tests.harness.vault_calls import vault_calls
+from vault import QuotaExceeded
 
 REFERRERS = MAX_RESULT_ITEMS + 3
 
@@ -21,13 +22,8 @@ def calls(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VaultCalls]:
     (root / "hub.md").write_text("# hub\n")
     for i in range(REFERRERS):
         (root / "r" / f"r{i:05d}.md").write_text("[[hub]]\n")
-    vault = Vault.init(root)
-    thread = VaultThread()
-    try:
-        yield VaultCalls(vault, thread, lambda: None)
-    finally:
-        thread.close()
-        vault.close()
+    with vault_calls(root) as calls:
+        yield calls
 
 
 def test_a_hub_s_backlinks_are_refused_whole_and_listed_in_pages(calls: VaultCalls) -> None:

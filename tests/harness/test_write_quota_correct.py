@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from harness.tools import build_functions, vault_functions
-from harness.vault_ops import VaultCalls, VaultThread
+from harness.vault_ops import VaultCalls
 from harness.write_quota import WriteLimits, WriteQuota
 from sandbox import HostFunctionError
-from vault import Vault
+from tests.harness.vault_calls import vault_calls
 
 FACT = "---\ntier: L2\nconversation: c\nsubject: sarah\nkey: city\nvalue: paris\n---\nfact\n"
 
@@ -23,13 +23,8 @@ FACT = "---\ntier: L2\nconversation: c\nsubject: sarah\nkey: city\nvalue: paris\
 def calls(tmp_path: Path) -> Iterator[VaultCalls]:
     (tmp_path / "v").mkdir()
     (tmp_path / "v" / "f.md").write_text(FACT)
-    vault = Vault.init(tmp_path / "v")
-    thread = VaultThread()
-    try:
-        yield VaultCalls(vault, thread, lambda: None)
-    finally:
-        thread.close()
-        vault.close()
+    with vault_calls(tmp_path / "v") as calls:
+        yield calls
 
 
 def notes_on_disk(root: Path) -> set[str]:

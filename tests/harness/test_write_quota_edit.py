@@ -13,22 +13,17 @@ import pytest
 import harness.operations
 import harness.validate
 from harness.tools import build_functions, vault_functions
-from harness.vault_ops import VaultCalls, VaultThread
+from harness.vault_ops import VaultCalls
 from harness.write_quota import WRITERS, WriteLimits, WriteQuota
 from sandbox import HostFunction, HostFunctionError
-from vault import Vault
+from tests.harness.vault_calls import vault_calls
 
 
 @pytest.fixture
 def calls(tmp_path: Path) -> Iterator[VaultCalls]:
     (tmp_path / "v").mkdir()
-    vault = Vault.init(tmp_path / "v")
-    thread = VaultThread()
-    try:
-        yield VaultCalls(vault, thread, lambda: None)
-    finally:
-        thread.close()
-        vault.close()
+    with vault_calls(tmp_path / "v") as calls:
+        yield calls
 
 
 def test_edit_is_charged_its_text(calls: VaultCalls, tmp_path: Path) -> None:

@@ -1,0 +1,22 @@
+"""The harness's vault calls over a freshly initialised vault, for tests that drive the
+operations directly (no server): `Vault.init(root)` on its own thread, closed after."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+
+from harness.vault_ops import VaultCalls, VaultThread
+from vault import Vault
+
+
+@contextlib.contextmanager
+def vault_calls(root: Path) -> Iterator[VaultCalls]:
+    vault = Vault.init(root)
+    thread = VaultThread()
+    try:
+        yield VaultCalls(vault, thread, lambda: None)
+    finally:
+        thread.close()
+        vault.close()
