@@ -18,12 +18,12 @@ longest needle, so a match across a block boundary is found.
 
 A settings file (the caller names it: `rmh.toml`) is the operator's, written by no rmh code
 from a note: a string setting that is a place in the file system (an absolute path, "~...",
-"C:\\...") names the user's folders ("/home/ann/models" when forgetting Ann), which rmh can
-neither erase nor change without breaking the setting. Its occurrences of the subject are
-reported apart (`Proof.settings`: the file and the setting's key), not as traces, so the
-proof does not fail forever on a layout the user chose; the subject anywhere else in that
-file (a comment, any other value), and every other needle, is a trace as in any file. A note
-holding "/home/ann" still names Ann: notes are never read this way.
+"C:\\...") names the user's folders (a models folder under Ann's home, when forgetting
+Ann), which rmh can neither erase nor change without breaking the setting. Its occurrences
+of the subject are reported apart (`Proof.settings`: the file and the setting's key), not as
+traces, so the proof does not fail forever on a layout the user chose; the subject anywhere
+else in that file (a comment, any other value), and every other needle, is a trace as in any
+file. A note holding the path of Ann's home folder still names Ann: notes are never read this way.
 """
 
 from __future__ import annotations
