@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -295,10 +295,9 @@ class Journal:
     def pending(self) -> list[str]:
         """Names of the intent files present now, in order."""
         try:
-            names = os.listdir(self.folder)
+            return _intent_names(os.listdir(self.folder))
         except FileNotFoundError:
             return []
-        return sorted(n for n in names if n.endswith(".json") and n[:-5].isdigit())
 
     def record(self, intent: Intent) -> str:
         """Write `intent` durably (fsynced file and folder) and return its name. Call with
@@ -336,12 +335,15 @@ class Journal:
         in order. An intent file that cannot be read ("unreadable"), or whose steps fail
         ("failed: why"), is kept (pending) and reported; the vault opens all the same."""
         outcomes: list[Outcome] = []
-        with self.store.lock.held():
-            if os.path.isdir(self.folder):
-                for leftover in os.listdir(self.folder):  # an intent killed while recorded
-                    if leftover.startswith(".") and leftover.endswith(".json.tmp"):
-                        os.unlink(os.path.join(self.folder, leftover))
-            for name in self.pending():
+        with self.store.lock.held():  # one listing: no other process records meanwhile
+            try:  # (this runs at every write lock a live process takes: intents.finish_left)
+                listed = os.listdir(self.folder)
+            except FileNotFoundError:
+                listed = []
+            for leftover in listed:  # an intent killed while recorded
+                if leftover.startswith(".") and leftover.endswith(".json.tmp"):
+                    os.unlink(os.path.join(self.folder, leftover))
+            for name in _intent_names(listed):
                 try:
                     intent = self.load(name)
                 except (OSError, ValueError, KeyError, TypeError, RecursionError):
@@ -360,6 +362,11 @@ class Journal:
                 outcomes.append(outcome)
                 self.finish(name)
         return outcomes
+
+
+def _intent_names(names: Iterable[str]) -> list[str]:
+    """The intent files among a listing of the intents folder, in order."""
+    return sorted(n for n in names if n.endswith(".json") and n[:-5].isdigit())
 
 
 def finish_left(store: Store) -> None:
