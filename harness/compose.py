@@ -285,7 +285,7 @@ class LedgerSessions:
         verdict = self.alive(session) if session in self.ledger.open_sessions() else None
         if verdict is False:
             self.ledger.recover(time.time(), alive=self.alive)
-        if self.ledger.has_session(session) and session not in self.ledger.open_sessions():
+        if self.ledger.session_ended(session):
             raise Refused("session_error", f"session {session!r} has ended; start another id "
                                            "(or none: one is made)")
         if verdict is True or not self.locks.hold(session):

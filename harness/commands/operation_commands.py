@@ -241,8 +241,7 @@ def run(command: Command, args: argparse.Namespace, parser: argparse.ArgumentPar
 def ended_session(ledger: Ledger | None, session: str) -> None:
     """Refuse `--session ID` naming a session that ended: its use would count in no session
     (as serve's session.start refuses the id)."""
-    if ledger is not None and ledger.has_session(session) \
-            and session not in ledger.open_sessions():
+    if ledger is not None and ledger.session_ended(session):
         raise Refused("session_error", f"session {session!r} has ended; use another id")
 
 

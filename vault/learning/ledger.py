@@ -63,10 +63,8 @@ class Ledger(LedgerAudit):
         self._lock = threading.RLock()  # writes and reloads; reads assume one caller thread
         self.clock, self.params = finite_clock(clock), params
         self._edges: tuple[tuple[int, float], WeightedEdges] | None = None
-        self._version = -1
-        self._vectors = NoteVectors()
-        self._state = LearnedState()
-        self._pairs = PairTable()
+        self._version, self._vectors = -1, NoteVectors()
+        self._state, self._pairs = LearnedState(), PairTable()
         self._sync_state(force=True)
 
     @property
@@ -234,6 +232,12 @@ class Ledger(LedgerAudit):
         """Whether a session of this id was ever started (ended or not)."""
         self._sync_state()
         return session_id in self._state.sessions
+
+    def session_ended(self, session_id: str) -> bool:
+        """Whether a session of this id was started and has ended (its id is spent)."""
+        self._sync_state()
+        info = self._state.sessions.get(session_id)
+        return info is not None and info.ended is not None
 
     def open_sessions(self) -> list[str]:
         """The ids of the sessions started and not ended, sorted."""
