@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import os
 import stat
 from collections.abc import Callable, Iterable, Iterator
@@ -36,12 +37,21 @@ def _nothing() -> None:
 
 
 def replace_whole(path: Path, chunks: Iterable[bytes | bytearray | memoryview],
-                  count_op: Callable[[], None] | None = None) -> bool:
+                  count_op: Callable[[], None] | None = None,
+                  still: Callable[[], bool] | None = None) -> bool:
     """Write `chunks` to `path` whole or not at all: a pid-named temporary beside it
     (`.NAME.PID.tmp`, which `dead_temps` finds), fsynced, then renamed into place; a reader
     sees the old file or the new one. False (the temporary removed) when the folder cannot
     be written. `count_op` is called after the temporary is written and after the rename
-    (the store's fault-injection seam)."""
+    (the store's fault-injection seam).
+
+    `still`: whether what was written is still worth keeping, asked right before the rename
+    while this process holds an exclusive flock of the folder (`folder_locked`); False drops
+    the temporary and returns False. Writers of a derived file stamped with a state of
+    something that moves on (the index) pass it, so that of two racing writers the one whose
+    state is older never renames last: a writer whose state moved on before its check skips,
+    and one whose state moves on after it is followed by the writer that moved it (which
+    waits for the lock to check and rename)."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         with create_temp(tmp) as fh:
@@ -51,13 +61,29 @@ def replace_whole(path: Path, chunks: Iterable[bytes | bytearray | memoryview],
             os.fsync(fh.fileno())
         if count_op is not None:
             count_op()
-        os.replace(tmp, path)
+        with folder_locked(path.parent) if still is not None else contextlib.nullcontext():
+            if still is not None and not still():
+                tmp.unlink(missing_ok=True)
+                return False
+            os.replace(tmp, path)
         if count_op is not None:
             count_op()
     except OSError:
         tmp.unlink(missing_ok=True)
         return False
     return True
+
+
+@contextlib.contextmanager
+def folder_locked(folder: Path) -> Iterator[None]:
+    """An exclusive flock of `folder` itself (its directory file descriptor: no lock file is
+    made, so none can be planted) for the block; the kernel drops it when a holder dies."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing drops the flock
 
 
 def create_temp(path: str | Path) -> BinaryIO:

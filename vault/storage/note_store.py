@@ -100,10 +100,14 @@ def _texts(items: Iterable[str]) -> tuple[bytes, I64, bool]:
 
 def save(folder: str | Path, key: str, generation: int, raw: Columns,
          frontmatter_json: Iterable[str], aliases_json: Iterable[str],
-         count_op: Callable[[], None] | None = None) -> bool:
+         count_op: Callable[[], None] | None = None,
+         current: Callable[[], str] | None = None) -> bool:
     """Persist the columns for `key` (frontmatter and aliases given as the index's JSON text);
-    False when the folder cannot be written. `count_op` is called after the temporary file is
-    written and after the rename (the store's fault injection, storage/store.py)."""
+    False when the folder cannot be written, or when `current` (the index's stamp now) is no
+    longer `key` at the rename (fileops.replace_whole `still`: of processes racing to save
+    after the index moved on, the store of the older state never lands last, which made the
+    next process build again). `count_op` is called after the temporary file is written and
+    after the rename (the store's fault injection, storage/store.py)."""
     folder = Path(folder)
     if not os.access(folder, os.W_OK):  # a read-only vault: not worth packing every note
         return False
@@ -144,7 +148,8 @@ def save(folder: str | Path, key: str, generation: int, raw: Columns,
     head += b" " * (-(len(head) + _HEAD) % _ALIGN)
     _sweep(folder)
     return replace_whole(folder / FILE, (MAGIC + len(head).to_bytes(8, "little") + head,
-                                         body), count_op)
+                                         body), count_op,
+                         None if current is None else lambda: current() == key)
 
 
 def load(folder: str | Path, key: str) -> Columns | None:

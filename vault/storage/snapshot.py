@@ -139,7 +139,7 @@ def build_snapshot(index: Index, folder: str | Path | None = None,
                 return _loaded(index, generation, saved, key, Path(folder))
         snap = _from_rows(index, generation, folder)
     if folder is not None and key is not None:
-        _save(snap, folder, key, count_op)
+        _save(snap, folder, key, count_op, lambda: state(index)[1])
         snap = replace(snap, corpus=replace(snap.corpus, stamp=key))
     return snap
 
@@ -195,8 +195,10 @@ def _loaded(index: Index, generation: int, c: Columns, key: str, folder: Path) -
 
 
 def _save(snap: Snapshot, folder: str | Path, key: str,
-          count_op: Callable[[], None] | None) -> None:
-    """Persist a snapshot built from the rows (frontmatter and aliases as the index's JSON)."""
+          count_op: Callable[[], None] | None, current: Callable[[], str]) -> None:
+    """Persist a snapshot built from the rows (frontmatter and aliases as the index's JSON),
+    unless the index's stamp is no longer `key` when the store would be renamed into place
+    (`current`: note_store.save)."""
     c = snap.corpus
     edges = c.edges
     assert isinstance(edges, Edges)
@@ -207,7 +209,7 @@ def _save(snap: Snapshot, folder: str | Path, key: str,
     if note_store.save(folder, key, c.generation, cols,
                        (json.dumps(fm, ensure_ascii=False) for fm in c.frontmatter),
                        (json.dumps(list(a), ensure_ascii=False) for a in c.aliases),
-                       count_op):
+                       count_op, current):
         # the name tables too, so the first process that catches up from these columns
         # does not build them (~2.7 s at 10^6 notes; name_tables.py)
         resolver = Resolver.over(c.ids, c.paths, c.aliases,

@@ -23,6 +23,7 @@ from vault.retrieval.beliefs import StaleClaims
 from vault.storage import catch_up, folders, note_store
 from vault.storage.index import Index
 from vault.storage.snapshot import Snapshot, build_snapshot
+from vault.storage.snapshot import state as snapshot_state
 
 ROOT = Path(__file__).resolve().parents[3]
 STORE = Path(".rmh") / note_store.FILE
@@ -175,6 +176,32 @@ def test_processes_saving_at_once_leave_one_whole_store(tmp_path: Path) -> None:
     _same_as_rows(root)
     assert _search(root, "7") == expected
     assert _inode(root) == kept  # loaded, not saved again
+
+
+def test_a_store_of_a_state_the_index_left_never_lands_over_a_newer_one(tmp_path: Path) -> None:
+    """A process whose index moved on (another process changed a note and saved the newer
+    state's store) between its build and its rename drops its store instead of renaming it
+    over the newer one: what stands is the store of the index's state now, so the next
+    process loads it instead of building again (a CI run saw a fifth racer rebuild)."""
+    root = _vault(tmp_path)
+    (root / STORE).unlink()
+    index = Index.open(root / ".rmh" / "index.sqlite")
+    raced: list[str] = []
+
+    def other_process() -> None:  # after this process's temporary, before its rename
+        if raced:
+            return
+        (root / "Carol.md").write_text("# Carol\nNow about [[Billing]] only.\n")
+        raced.append(json.dumps(_search(root, "3")))
+
+    build_snapshot(index, root / ".rmh", count_op=other_process)
+    assert raced
+    saved = note_store.saved_state(root / ".rmh")
+    assert saved is not None
+    assert saved[0] == snapshot_state(Index.open(root / ".rmh" / "index.sqlite"))[1]
+    kept = _inode(root)
+    assert json.loads(raced[0]) == _search(root, "7")
+    assert _inode(root) == kept  # loaded, not built and saved again
 
 
 @pytest.mark.parametrize("change", ["edit", "rename", "alias", "delete", "add"])
