@@ -21,7 +21,8 @@ import numpy as np
 
 from . import erasure
 from .errors import writable
-from .learning.ledger import Ledger
+from .learning.ledger import LEDGER_FILE, Ledger
+from .learning.read_only import highest_note_id
 from .learning.usage import NullUsage, UsageRecorder, examination_probability
 from .notes.records import LinkInfo, NoteRecord
 from .notes.rows import NoteRow
@@ -103,7 +104,8 @@ class Vault(VaultWrites):
             if not read_only:  # a read-only vault leaves its intents to its owner (doctor)
                 store.recovered.extend(o.to_json() for o in Journal(store).recover())
                 store.lock.on_acquire = lambda: finish_left(store)
-            index = Index.open(store.root / STATE_DIR / INDEX_FILE, read_only=read_only)
+            index = Index.open(state / INDEX_FILE, read_only=read_only,
+                               id_floor=lambda: highest_note_id(state / LEDGER_FILE))
             auto_sync = auto_sync and not read_only  # the index is read as its owner left it
         except BaseException:
             recorder.close()

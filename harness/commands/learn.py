@@ -10,6 +10,7 @@ import argparse
 import hashlib
 import json
 import time
+from dataclasses import fields, is_dataclass
 from typing import Any
 
 from harness.compose import learning_vault, liveness, search_params
@@ -56,8 +57,26 @@ def learning_warnings(report: dict[str, Any], dead: list[str]) -> list[str]:
 
 
 def state_digest(state: LearnedState) -> str:
-    """sha256 of the state's repr: equal digests mean bit-identical learned numbers."""
-    return hashlib.sha256(repr(state).encode("utf-8")).hexdigest()[:16]
+    """sha256 of the state's canonical form: equal digests mean bit-identical learned numbers,
+    and equal numbers give equal digests (in any process: the repr of a set follows the
+    process's string hashing, and that of a dict the order its keys were added in)."""
+    return hashlib.sha256(repr(_canonical(state)).encode("utf-8")).hexdigest()[:16]
+
+
+def _canonical(x: object) -> object:
+    """`x` with every dict and set as a sorted tuple (by the keys' canonical reprs), every
+    float as its exact hex, dataclasses as (name, fields): the same for equal values."""
+    if is_dataclass(x) and not isinstance(x, type):
+        return (type(x).__name__, tuple((f.name, _canonical(getattr(x, f.name)))
+                                        for f in fields(x)))
+    if isinstance(x, dict):
+        return tuple(sorted(((_canonical(k), _canonical(v)) for k, v in x.items()),
+                            key=lambda kv: repr(kv[0])))
+    if isinstance(x, set | frozenset):
+        return tuple(sorted((_canonical(e) for e in x), key=repr))
+    if isinstance(x, list | tuple):
+        return tuple(_canonical(e) for e in x)
+    return float.hex(x) if isinstance(x, float) else x
 
 
 def cmd_replay(args: argparse.Namespace) -> int:

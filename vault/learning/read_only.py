@@ -83,3 +83,31 @@ class ReadOnlyUsage:
     def close(self) -> None:
         """Close the connection (no checkpoint: this process may not write)."""
         self.ledger.close(checkpoint=False)
+
+
+def highest_note_id(path: Path) -> int:
+    """The highest note id the learning log at `path` holds anything about (events, derived
+    rows, notes it knows are gone); 0 when there is none or the file cannot be read. A new
+    index hands out ids above it (storage/id_floor.py), so what was learned about the notes of
+    a deleted index is never read as another note's."""
+    if not path.is_file():
+        return 0
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.DatabaseError:
+        return 0
+    try:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        asked = [f"SELECT MAX({col}) FROM {table}" for table, col in _NOTE_COLUMNS
+                 if table in tables]
+        found = [conn.execute(q).fetchone()[0] for q in asked]
+        return max([int(v) for v in found if isinstance(v, int)], default=0)
+    except sqlite3.DatabaseError:
+        return 0
+    finally:
+        conn.close()
+
+
+# every column of the ledger (ledger_sql.py) that holds a note id
+_NOTE_COLUMNS = (("events", "note"), ("note", "id"), ("gone", "note"), ("pair", "a"),
+                 ("pair", "b"), ("note_session", "note"))

@@ -23,6 +23,7 @@ from ..notes.rows import LinkRow, NoteRow
 from . import stat_store
 from .embeddings import delete_embeddings, insert_embeddings, select_embeddings, vacuum
 from .folders import FolderDigest
+from .id_floor import reserve_ids
 from .index_ro import BUSY_TIMEOUT_MS, full_disk_connection, read_only_connection
 from .migrations import connect, enter_wal, migrate
 from .row_codec import NOTE_COLS, NOTE_FIELDS, STAT_COLS, decode_link, decode_note, encode_note
@@ -49,9 +50,11 @@ class Index:
         self._read_tx: int | None = None  # in a transaction `reading` began: total_changes
 
     @classmethod
-    def open(cls, path: Path, *, read_only: bool = False) -> Index:
+    def open(cls, path: Path, *, read_only: bool = False,
+             id_floor: Callable[[], int] | None = None) -> Index:
         """Open (creating and migrating as needed) the index at `path`; with `read_only` (a
-        vault this process may not write) only read it, every write raising ReadOnlyVault."""
+        vault this process may not write) only read it, every write raising ReadOnlyVault.
+        An index that has handed out no note id yet starts above `id_floor()` (id_floor.py)."""
         if read_only:  # the stat file only where the key's triggers are there to keep it
             ro = read_only_connection(path)
             try:
@@ -63,17 +66,14 @@ class Index:
         path.parent.mkdir(parents=True, exist_ok=True)
         conn: sqlite3.Connection | None = None
         try:  # connecting fails too: the file is a folder, a FIFO
-            conn = connect(
-                path,
-                timeout=BUSY_TIMEOUT_MS / 1000,
-                isolation_level=None,
-                check_same_thread=False,
-            )
+            conn = connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                           check_same_thread=False)
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             enter_wal(conn, BUSY_TIMEOUT_MS)
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute("PRAGMA foreign_keys = ON")
             migrate(conn, MIGRATIONS)
+            reserve_ids(conn, id_floor)
         except sqlite3.DatabaseError as exc:
             if conn is not None:
                 conn.close()
