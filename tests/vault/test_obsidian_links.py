@@ -68,3 +68,24 @@ def test_aliases_and_tags_under_keys_in_any_case_name_the_note(
         record = v.read("Bobby")
         assert record.note == "people/Robert.md" and record.aliases == ("Bobby",)
         assert record.tags == ("crew",)
+
+
+@pytest.mark.parametrize("stray", ["Type <!-- to open a comment", "a <!--b", "x<!-- y -- z"])
+def test_a_stray_comment_opener_in_a_sentence_hides_no_link(tmp_path: Path, stray: str) -> None:
+    """A `<!--` inside a line with no `-->` in its paragraph is text (CommonMark's raw HTML,
+    which Obsidian follows): the links after it are links, backlinks and followed by a move."""
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / "Target.md").write_text("# Target\n", encoding="utf-8")
+    (root / "Other.md").write_text("# Other\n", encoding="utf-8")
+    stray_text = f"{stray}, see [[Target]].\n\nMore: [[Other]] #tagged\n"
+    (root / "Stray.md").write_text(stray_text, encoding="utf-8")
+    (root / "Block.md").write_text("<!-- hidden\n[[Target]]\n-->\n[[Other]]\n", encoding="utf-8")
+    with Vault.init(root) as v:
+        assert [ln.resolved for ln in v.links("Stray")] == ["Target.md", "Other.md"]
+        assert v.read("Stray").tags == ("tagged",)
+        assert v.backlinks("Target") == ["Stray.md"]  # Block.md's is inside its comment
+        v.move("Target", "moved/Renamed")
+        assert (root / "Stray.md").read_text(encoding="utf-8") == stray_text.replace(
+            "[[Target]]", "[[Renamed]]")
+        assert (root / "Block.md").read_text(encoding="utf-8").count("[[Target]]") == 1
