@@ -258,20 +258,24 @@ class Resolver:
         return self._pick([p for p, k in named if k == key], written)
 
     def _candidates(self, key: str, named: list[tuple[int, str]], written: str,
-                    folder: str = "") -> list[int]:
+                    folder: str = "", first: bool = False) -> list[int]:
         """The notes `key` may mean, best first: the one at that vault path, else every note
         whose path ends with `/key`: those under `folder` (the linking note's) first, then
-        the shorter path, then code points; spellings of one path together, the pick first."""
-        if not key:
-            return []
-        at = self._exact(key, named, written)
-        if at is not None:
-            return [at]
+        the shorter path, then code points; spellings of one path together, the pick first.
+        `first`: only the best, in one pass (no sort: a link to a name thousands of notes
+        share, `index.md` in every folder, costs O(notes of that name))."""
+        at = self._exact(key, named, written) if key else None
+        if at is not None or not key:
+            return [] if at is None else [at]
         paths, tail = self.paths, "/" + key
         found = [(p, k) for p, k in named if ("/" + k).endswith(tail)]
         if len(found) < 2:
             return [p for p, _ in found]
         under = fold(folder) + "/" if folder else ""
+        if first:
+            near = [e for e in found if e[1].startswith(under)] or found
+            best = min(near, key=lambda e: (len(paths[e[0]]), paths[e[0]]))[1]
+            return [self._pick([p for p, k in found if k == best], written) or 0]
         found.sort(key=lambda e: (not e[1].startswith(under), len(paths[e[0]]), paths[e[0]]))
         rank: dict[str, int] = {}  # spellings of one path: together, the picked one first
         for i, (_, k) in enumerate(found):
@@ -309,7 +313,7 @@ class Resolver:
         if bare.startswith("/"):  # from the vault root: that path and no other
             at = self._exact(key, named, written) if key else None
             return None if at is None else self.ids[at]
-        found = self._candidates(key, named, written, folder)
+        found = self._candidates(key, named, written, folder, first=True)
         return self.ids[found[0]] if found else None
 
     def resolve_markdown(self, target: str, source: str) -> int | None:
