@@ -68,3 +68,57 @@ def test_aliases_and_tags_under_keys_in_any_case_name_the_note(
         record = v.read("Bobby")
         assert record.note == "people/Robert.md" and record.aliases == ("Bobby",)
         assert record.tags == ("crew",)
+
+
+@pytest.mark.parametrize("stray", ["Type <!-- to open a comment", "a <!--b", "x<!-- y -- z"])
+def test_a_stray_comment_opener_in_a_sentence_hides_no_link(tmp_path: Path, stray: str) -> None:
+    """A `<!--` inside a line with no `-->` in its paragraph is text (CommonMark's raw HTML,
+    which Obsidian follows): the links after it are links, backlinks and followed by a move."""
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / "Target.md").write_text("# Target\n", encoding="utf-8")
+    (root / "Other.md").write_text("# Other\n", encoding="utf-8")
+    stray_text = f"{stray}, see [[Target]].\n\nMore: [[Other]] #tagged\n"
+    (root / "Stray.md").write_text(stray_text, encoding="utf-8")
+    (root / "Block.md").write_text("<!-- hidden\n[[Target]]\n-->\n[[Other]]\n", encoding="utf-8")
+    with Vault.init(root) as v:
+        assert [ln.resolved for ln in v.links("Stray")] == ["Target.md", "Other.md"]
+        assert v.read("Stray").tags == ("tagged",)
+        assert v.backlinks("Target") == ["Stray.md"]  # Block.md's is inside its comment
+        v.move("Target", "moved/Renamed")
+        assert (root / "Stray.md").read_text(encoding="utf-8") == stray_text.replace(
+            "[[Target]]", "[[Renamed]]")
+        assert (root / "Block.md").read_text(encoding="utf-8").count("[[Target]]") == 1
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_name_shared_by_notes_resolves_as_obsidian_s_getlinkpathdest(
+        tmp_path: Path, seed: int) -> None:
+    """Obsidian (MetadataCache.getLinkpathDest): the note at the vault path first, even with
+    one of that name beside the linking note; else the notes under the linking note's folder,
+    then the shorter path (`a/b/X.md` before `longer/X.md`); `[[/X]]` from the root only. The
+    links, the backlinks and a move follow that."""
+    rng = random.Random(seed)
+    root = tmp_path / "v"
+    name = rng.choice(["Index", "README", "Caf\u00e9", "Plan (v2)", "x y"])
+    f, long = rng.choice(["proj", "a b", "Z\u00fcrich/sub"]), rng.choice(["longer", "zz top"])
+    files = {f"{name}.md": "root\n", f"{f}/{name}.md": "beside\n",
+             f"a/b/{name} 2.md": "short\n", f"{long}/{name} 2.md": "long\n",
+             f"{f}/deep/er/{name} 3.md": "under\n", f"z/{name} 3.md": "elsewhere\n",
+             f"w/{name} 4.md": "four\n",
+             f"{f}/Linker.md": f"[[{name}]] [[{f}/{name}]] [[{name} 3]] [[/{name} 4]]\n",
+             "Top.md": f"[[{name} 2]] [[{name} 3|three]]\n"}
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    with Vault.init(root) as v:
+        assert [ln.resolved for ln in v.links(f"{f}/Linker")] == [
+            f"{name}.md", f"{f}/{name}.md", f"{f}/deep/er/{name} 3.md", None]
+        assert [ln.resolved for ln in v.links("Top")] == [f"a/b/{name} 2.md", f"z/{name} 3.md"]
+        assert v.backlinks(f"{name}.md") == [f"{f}/Linker.md"]
+        assert v.backlinks(f"{long}/{name} 2.md") == []
+        v.move(f"{name}.md", f"moved/{name} renamed")
+        assert (root / f"{f}/Linker.md").read_text(encoding="utf-8") == (
+            f"[[{name} renamed]] [[{f}/{name}]] [[{name} 3]] [[/{name} 4]]\n")
+        assert v.backlinks(f"moved/{name} renamed") == [f"{f}/Linker.md"]
+        assert [ln.resolved for ln in v.links(f"{f}/Linker")][1] == f"{f}/{name}.md"

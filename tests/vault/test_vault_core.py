@@ -107,20 +107,23 @@ def test_move_keeps_id_and_rewrites_links(vault: Vault) -> None:
 
 def test_a_moved_note_s_own_relative_links_follow_it(vault: Vault) -> None:
     """Moved from people/ to team/, a note's `[x](Carol.md)` (people/Carol.md) would mean
-    the root's Carol.md: it becomes `../people/Carol.md` (and `[[Carol]]` `[[people/Carol]]`);
-    a link still meaning the same note from there and its link to itself are kept or follow
-    as well; a rename within the folder changes no byte of the note."""
+    the root's Carol.md: it becomes `../people/Carol.md`; `[[Zed]]` (people/Zed.md, under its
+    folder) would mean the shorter x/Zed.md: it becomes `[[people/Zed]]`; `[[Carol]]` meant
+    the root's Carol.md (the vault path first, as in Obsidian) and still does: kept; its link
+    to itself follows; a rename within the folder changes no byte of the note."""
     vault.write("Carol.md", "Another Carol.\n")
     vault.write("people/Carol.md", "Carol.\n")
-    vault.write("people/Bob.md", "[c](Carol.md) [[Carol]] [a](Auth.md) [me](Bob.md)\n")
+    vault.write("people/Zed.md", "Zed.\n")
+    vault.write("x/Zed.md", "Another Zed.\n")
+    vault.write("people/Bob.md", "[c](Carol.md) [[Carol]] [[Zed]] [a](Auth.md) [me](Bob.md)\n")
     bob = vault.resolve("people/Bob")
     res = vault.move("people/Bob", "team/Dave")
     assert res.rewritten[-1] == "team/Dave.md"
     assert vault.read("team/Dave").text == (
-        "[c](../people/Carol.md) [[people/Carol]] [a](Auth.md) [me](Dave.md)\n")
+        "[c](../people/Carol.md) [[Carol]] [[people/Zed]] [a](Auth.md) [me](Dave.md)\n")
     carol, auth = vault.resolve("people/Carol"), vault.resolve("Auth")
     assert [ln.resolved for ln in vault.read("team/Dave").links] == [
-        "people/Carol.md", "people/Carol.md", "Auth.md", "team/Dave.md"]
+        "people/Carol.md", "Carol.md", "people/Zed.md", "Auth.md", "team/Dave.md"]
     assert vault.resolve("team/Dave") == bob and carol != auth
     text = vault.read("team/Dave").text
     vault.move("team/Dave", "team/Eve")  # the same folder: only the link to itself changes

@@ -1,12 +1,15 @@
 """Link resolution over the whole vault, as Obsidian does it.
 
-A wiki-link target `Name` or `Folder/Name` resolves, case-insensitively:
-  1. to the note at `target` relative to the linking note's folder, else to the note whose
-     vault path (without `.md`) equals the target;
-  2. else to the notes whose path ends with `/target` (file name match for a bare name),
-     preferring the one in the linking note's folder, then the shortest path, then the path
-     in code-point order (so a result never depends on scan order);
+A wiki-link target `Name` or `Folder/Name` resolves, case-insensitively, as Obsidian's
+`MetadataCache.getLinkpathDest` does (as de-minified in public copies of its app.js):
+  1. to the note whose vault path (without `.md`) equals the target, even when the linking
+     note's folder holds one of that name (`[[Alice]]` in `work/x.md` is `Alice.md`);
+  2. else to the notes whose path ends with `/target` (file name match for a bare name):
+     those under the linking note's folder (at any depth) first, then the shorter path
+     (characters, not folders: `a/b/X.md` before `longer/X.md`), then the path in code-point
+     order (so a result never depends on scan order);
   3. else to the unique note with that alias.
+A target that starts with `/` is the path from the vault root and resolves to that note only.
 Names compare by `fold`: casefolded and in one Unicode normal form, so a link typed `[[Über]]`
 (NFC, as Linux and Windows keyboards write it) finds `Über.md` written NFD (as macOS file
 systems and sync tools may store it), and the other way round.
@@ -96,8 +99,10 @@ def alias_keys(aliases: Sequence[str]) -> list[str]:
 # them instead of serving the old rules' edges. 2: `[[./x]]` and `[[../x]]` resolve.
 # 3: names compare by `fold` (NFC and NFD spellings are one name). 4: spellings of one path
 # pick the one spelled as written, else the first in code-point order (was: the highest id);
-# markdown links resolve by name as wiki-links do, and without `.md`.
-RULES = 4
+# markdown links resolve by name as wiki-links do, and without `.md`. 5: the vault path before
+# the linking note's folder, then notes under that folder, then the shorter path (was: the
+# folder first, then fewer folders); `[[/x]]` only from the root, as Obsidian (session 28).
+RULES = 5
 
 SHORT = 8  # notes sharing a file name that `_exact` scans rather than look the path key up
 
@@ -252,17 +257,26 @@ class Resolver:
             return self._key_position(key, written)
         return self._pick([p for p, k in named if k == key], written)
 
-    def _candidates(self, key: str, named: list[tuple[int, str]], written: str) -> list[int]:
-        if not key:
-            return []
-        at = self._exact(key, named, written)
-        if at is not None:
-            return [at]
+    def _candidates(self, key: str, named: list[tuple[int, str]], written: str,
+                    folder: str = "", first: bool = False) -> list[int]:
+        """The notes `key` may mean, best first: the one at that vault path, else every note
+        whose path ends with `/key`: those under `folder` (the linking note's) first, then
+        the shorter path, then code points; spellings of one path together, the pick first.
+        `first`: only the best, in one pass (no sort: a link to a name thousands of notes
+        share, `index.md` in every folder, costs O(notes of that name))."""
+        at = self._exact(key, named, written) if key else None
+        if at is not None or not key:
+            return [] if at is None else [at]
         paths, tail = self.paths, "/" + key
         found = [(p, k) for p, k in named if ("/" + k).endswith(tail)]
         if len(found) < 2:
             return [p for p, _ in found]
-        found.sort(key=lambda e: (paths[e[0]].count("/"), len(paths[e[0]]), paths[e[0]]))
+        under = fold(folder) + "/" if folder else ""
+        if first:
+            near = [e for e in found if e[1].startswith(under)] or found
+            best = min(near, key=lambda e: (len(paths[e[0]]), paths[e[0]]))[1]
+            return [self._pick([p for p, k in found if k == best], written) or 0]
+        found.sort(key=lambda e: (not e[1].startswith(under), len(paths[e[0]]), paths[e[0]]))
         rank: dict[str, int] = {}  # spellings of one path: together, the picked one first
         for i, (_, k) in enumerate(found):
             rank.setdefault(k, i)
@@ -287,7 +301,7 @@ class Resolver:
 
     def resolve_name(self, target: str, source: str | None = None) -> int | None:
         """`resolve_wiki` by rules 1 and 2 alone (path, file name; no alias). One lookup of
-        the target's file name serves their path lookups (`_exact`)."""
+        the target's file name serves the path lookup (`_exact`)."""
         bare = target.strip()
         folder = posixpath.dirname(source) if source is not None else ""
         if bare.startswith(("./", "../")):  # explicitly relative: that path and no other
@@ -296,21 +310,11 @@ class Resolver:
         written = bare.lstrip("/")
         key = path_key(written)
         named = self._named(_last(key))
-        if folder:
-            local = posixpath.join(folder, bare)
-            local_key = path_key(local)
-            at = self._exact(local_key, named, local) if _last(local_key) == _last(key) \
-                else self._key_position(local_key, local)
-            if at is not None:
-                return self.ids[at]
-        found = self._candidates(key, named, written)
-        if found:
-            if len(found) > 1 and source is not None:
-                same = [p for p in found if posixpath.dirname(self.paths[p]) == folder]
-                if same:
-                    return self.ids[same[0]]
-            return self.ids[found[0]]
-        return None
+        if bare.startswith("/"):  # from the vault root: that path and no other
+            at = self._exact(key, named, written) if key else None
+            return None if at is None else self.ids[at]
+        found = self._candidates(key, named, written, folder, first=True)
+        return self.ids[found[0]] if found else None
 
     def resolve_markdown(self, target: str, source: str) -> int | None:
         """The note id a markdown link `[x](target)` written in `source` points to: the path

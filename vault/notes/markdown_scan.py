@@ -4,7 +4,9 @@ Contract: `scan_body(text)` never raises. It ignores everything inside fenced co
 (``` or ~~~, length >= 3, closed by a fence of the same character at least as long, or the end
 of the text), inline code spans (a run of n backticks closed by the next run of exactly n
 backticks in the same paragraph), HTML comments `<!-- -->` and Obsidian comments `%% %%` (an
-unclosed comment runs to the end). A link, tag or heading that overlaps any of these is dropped.
+unclosed comment runs to the end; but a `<!--` inside a line is a comment only when its `-->`
+is in the same paragraph, else literal text, as CommonMark reads raw HTML: `_comment_end`). A
+link, tag or heading that overlaps any of these is dropped.
 
 Recognised forms follow Obsidian:
 - wiki-links `[[T]]`, `[[T|alias]]`, `[[T#Heading]]`, `[[T#^block]]`, `[[#Heading]]`, `![[T]]`,
@@ -73,6 +75,9 @@ _FENCE_CLOSE = re.compile(r"(?:[ \t]*>)*[ \t]*(`{3,}|~{3,})[ \t]*")
 _INLINE_START = re.compile(r"`+|<!--|%%")
 _BACKTICKS = re.compile(r"`+")
 _BLANK_LINE = re.compile(r"\n[ \t]*\r?\n")
+# What may precede a `<!--` on its line for it to open an HTML block (CommonMark 4.6, type 2):
+# indentation, blockquote markers, list markers. Anything else makes it inline (6.6).
+_BLOCK_PREFIX = re.compile(r"[ \t]*(?:>[ \t]*|(?:[-+*]|\d{1,9}[.)])[ \t]+)*")
 WIKI = re.compile(r"(!?)\[\[([^\[\]\n]+)\]\]")
 # A destination not in <...> may hold balanced parentheses (CommonMark 6.3, one level here:
 # Obsidian writes `[x](Black%20Swan%20(book).md)`, %-encoding spaces but not parentheses).
@@ -130,12 +135,35 @@ def _code_span_end(text: str, start: int, run: int, limit: int, blanks: list[int
     return -1
 
 
+def _next_blank(blanks: list[int], start: int, limit: int) -> int:
+    """Where the paragraph holding `start` ends: the next blank line, else `limit`."""
+    i = bisect_left(blanks, start)
+    return min(limit, blanks[i]) if i < len(blanks) else limit
+
+
+def _comment_end(text: str, start: int, limit: int, blanks: list[int]) -> int:
+    """End of the HTML comment whose `<!--` is at `start`, or -1 when it is literal text.
+
+    At the start of a line (after indentation, `>` or a list marker) it opens an HTML block
+    that runs to the `-->`, else to the end of the text (CommonMark 4.6, type 2). Elsewhere
+    it is inline raw HTML (6.6): a comment only when its `-->` comes within its paragraph; an
+    unclosed `<!--` in a sentence is literal and hides nothing."""
+    e = text.find("-->", start + 4)
+    line = text.rfind("\n", 0, start) + 1
+    if _BLOCK_PREFIX.fullmatch(text, line, start) is not None:
+        return len(text) if e < 0 else e + 3
+    if e < 0 or e >= _next_blank(blanks, start, limit):
+        return -1
+    return e + 3
+
+
 def excluded_spans(text: str) -> list[Span]:
     """Sorted, merged spans of code and comments, where nothing is a link, tag or heading."""
     fences = _fenced_spans(text)
     spans = list(fences)
     n, fi, pos = len(text), 0, 0
-    blanks: list[int] | None = None
+    blanks: list[int] = []  # starts of blank lines, found at the first `<!--` or backtick
+    found_blanks = False
     while (m := _INLINE_START.search(text, pos)) is not None:
         s = m.start()
         while fi < len(fences) and fences[fi][1] <= s:
@@ -144,9 +172,13 @@ def excluded_spans(text: str) -> list[Span]:
             pos = fences[fi][1]
             continue
         tok = m.group()
+        if tok != "%%" and not found_blanks:
+            blanks, found_blanks = [b.start() for b in _BLANK_LINE.finditer(text)], True
         if tok == "<!--":
-            e = text.find("-->", m.end())
-            end = n if e < 0 else e + 3
+            end = _comment_end(text, s, n, blanks)
+            if end < 0:  # literal `<!--`
+                pos = m.end()
+                continue
         elif tok == "%%":
             e = text.find("%%", m.end())
             end = n if e < 0 else e + 2
@@ -155,8 +187,6 @@ def excluded_spans(text: str) -> list[Span]:
                 pos = s + 1
                 continue
             limit = fences[fi][0] if fi < len(fences) else n
-            if blanks is None:
-                blanks = [b.start() for b in _BLANK_LINE.finditer(text)]
             end = _code_span_end(text, m.end(), len(tok), limit, blanks)
             if end < 0:  # unmatched run: literal backticks
                 pos = m.end()

@@ -47,8 +47,9 @@ __all__ = [
 # 4: a markdown destination may hold balanced parentheses (`[x](Swan%20(book).md)`) and a
 # `(title)`, tags and aliases are read under their keys in any case (`Tags:`, `ALIASES:`), and
 # plain YAML scalars as YAML 1.2's core schema reads them (`12:30`, `yes` text), and inline
-# tags run to punctuation (`#2024-05`, emoji; session 27).
-PARSE = 4
+# tags run to punctuation (`#2024-05`, emoji; session 27); 5: a `<!--` inside a line and not
+# closed in its paragraph is literal text, not a comment hiding the rest (session 28).
+PARSE = 5
 
 _TAG_SPLIT = re.compile(r"[,\s]+")
 _COMMA = re.compile(",")

@@ -5,7 +5,9 @@ the same rules, the same answers, only the storage differs. Kept verbatim but fo
 the rules changed since: relative `[[./x]]`, `[[../x]]`; names compared by `fold`, not
 `casefold` (NFC and NFD one name) (session 20); spellings of one path pick the one spelled as
 written, else the first in code-point order, for links and `by_path` / `by_title` alike, and
-markdown links fall back to the wiki rules but aliases (session 21: notes/links.py RULES 4).
+markdown links fall back to the wiki rules but aliases (session 21: notes/links.py RULES 4);
+the vault path before the linking note's folder, notes under that folder first, then by path
+length, and `[[/x]]` only from the root, as Obsidian's getLinkpathDest (session 28: RULES 5).
 """
 
 from __future__ import annotations
@@ -61,8 +63,9 @@ class DictResolver:
             return None
         return self.path_id[min(found, key=lambda p: (spelling(p, written), p))]
 
-    def candidates(self, target: str) -> list[str]:
-        """Every note path a wiki target could mean, best first (rule 2's order, no folder)."""
+    def candidates(self, target: str, folder: str = "") -> list[str]:
+        """Every note path a wiki target could mean, best first (rule 2's order): the vault
+        path, else the paths ending with it, under `folder` first, then by length."""
         written = target.strip().lstrip("/")
         key = fold(strip_md(written))
         if not key:
@@ -75,31 +78,23 @@ class DictResolver:
             for p in self.by_name.get(name, ())
             if ("/" + fold(strip_md(p))).endswith("/" + key)
         ]
-        found.sort(key=lambda p: (p.count("/"), len(p), p))
+        under = fold(folder) + "/" if folder else ""
+        found.sort(key=lambda p: (not fold(p).startswith(under), len(p), p))
         first: dict[str, int] = {}
         for i, p in enumerate(found):
             first.setdefault(fold(strip_md(p)), i)
         return sorted(found, key=lambda p: (first[fold(strip_md(p))], spelling(p, written), p))
 
     def _by_name(self, target: str, source: str | None) -> int | None:
-        """Rules 1 and 2: the path (relative: only it), the local path, then the names."""
+        """Rules 1 and 2: a relative or rooted path (only it), else the candidates."""
+        folder = posixpath.dirname(source) if source is not None else ""
         if target.strip().startswith(("./", "../")):  # relative: that path only (session 20)
-            folder = posixpath.dirname(source) if source is not None else ""
             rel = posixpath.normpath(posixpath.join(folder, target.strip()))
             return None if rel.startswith("..") else self._pick(rel)
-        if source is not None and posixpath.dirname(source):
-            note_id = self._pick(posixpath.join(posixpath.dirname(source), target.strip()))
-            if note_id is not None:
-                return note_id
-        found = self.candidates(target)
-        if found:
-            if source is not None and len(found) > 1:
-                folder = posixpath.dirname(source)
-                same = [p for p in found if posixpath.dirname(p) == folder]
-                if same:
-                    return self.path_id[same[0]]
-            return self.path_id[found[0]]
-        return None
+        if target.strip().startswith("/"):  # from the vault root: that path only (session 28)
+            return self._pick(target.strip().lstrip("/"))
+        found = self.candidates(target, folder)
+        return self.path_id[found[0]] if found else None
 
     def resolve_wiki(self, target: str, source: str | None = None) -> int | None:
         """The note id a `[[target]]` written in note `source` points to, or None."""

@@ -37,13 +37,33 @@ def test_exact_path_and_case_insensitive() -> None:
     assert r.resolve_wiki("project x") == 3
 
 
-def test_collision_prefers_same_folder_then_shortest_path() -> None:
+def test_collision_prefers_the_vault_path_then_the_folder_then_the_shorter_path() -> None:
+    """Obsidian's getLinkpathDest: the note at the target's vault path; else the notes whose
+    path ends with it, those under the linking note's folder first, each by path length."""
     r = res()
-    assert r.resolve_wiki("Alice", "work/other.md") == 2
+    assert r.resolve_wiki("Alice", "work/other.md") == 1  # `Alice.md` is the vault path
     assert r.resolve_wiki("Alice", "elsewhere/n.md") == 1
-    assert r.resolve_wiki("Meeting", "x.md") == 4  # same depth: the shorter path
+    assert r.resolve_wiki("Meeting", "x.md") == 4  # the shorter path
     assert r.resolve_wiki("Meeting", "notes/today.md") == 4
+    assert r.resolve_wiki("Meeting", "archive/today.md") == 5  # under the folder
     assert r.resolve_wiki("deep/Project X") == 3  # partial path suffix
+    r = Resolver.build({1: "a/b/X.md", 2: "longer/X.md", 3: "p/sub/deep/Y.md", 4: "z/Y.md",
+                        5: "p/Z.md", 6: "p/q/Z.md", 7: "Z.md"}, {})
+    assert r.resolve_wiki("X", "src.md") == 1  # shorter, though deeper
+    assert r.resolve_wiki("Y", "p/index.md") == 3  # under p/, though longer
+    assert r.resolve_wiki("Y", "src.md") == r.resolve_wiki("Y", "pp/x.md") == 4
+    assert r.resolve_wiki("Z", "p/q/n.md") == 7  # the vault path first
+    assert r.resolve_wiki("q/Z", "p/n.md") == 6
+    assert r.candidates("X") == ["a/b/X.md", "longer/X.md"]
+
+
+def test_a_target_from_the_vault_root_names_that_path_only() -> None:
+    """`[[/f/Note]]` is the path from the vault root, never a note whose path ends so."""
+    r = Resolver.build({1: "f/Note.md", 2: "x/f/Note.md", 3: "x/Other.md"}, {3: ("/Nick",)})
+    assert r.resolve_wiki("/f/Note") == r.resolve_wiki("/F/note.md", "x/a.md") == 1
+    assert r.resolve_wiki("f/Note", "x/a.md") == 1
+    assert r.resolve_wiki("/Note") is None and r.resolve_wiki("/Other") is None
+    assert r.resolve_wiki("Other") == 3
 
 
 def test_aliases_and_dangling() -> None:

@@ -184,6 +184,33 @@ def test_inline_code_does_not_cross_a_blank_line() -> None:
     assert [ln.target for ln in parse("`open\n\n[[Seen]] `").links] == ["Seen"]
 
 
+# A `<!--` inside a line, not closed in its paragraph, is literal text (CommonMark 6.6, which
+# Obsidian follows): the links and tags after it are read. One that opens a line (after
+# indentation, `>` or a list marker) opens an HTML block that runs to `-->` or the end (4.6).
+_SENTENCES = ["a <!-- b", "write <!--x", "**<!--** here", "[[Seen0]] <!-- ", "1 <!- <!--"]
+_AFTER = [" [[Seen1]] #seen", "\n[[Seen1]] #seen", "\n\n[[Seen1]] #seen", "\n\n> [[Seen1]] #seen"]
+
+
+@pytest.mark.parametrize("sentence", _SENTENCES)
+@pytest.mark.parametrize("after", _AFTER)
+def test_an_unclosed_comment_inside_a_line_hides_nothing(sentence: str, after: str) -> None:
+    note = parse(f"{sentence}{after}\n\nlater [[Seen2]] -->")
+    assert [ln.target for ln in note.links if ln.target != "Seen0"] == ["Seen1", "Seen2"]
+    assert note.tags == ("seen",)
+
+
+@pytest.mark.parametrize("prefix", ["", "   ", "> ", "- ", "1. ", "\t* ", "> - "])
+def test_a_comment_opening_a_line_hides_the_rest_or_up_to_its_end(prefix: str) -> None:
+    assert [ln.target for ln in parse(f"[[A]]\n{prefix}<!-- x\n\n[[No]] #no").links] == ["A"]
+    note = parse(f"[[A]]\n{prefix}<!-- x\n\n[[No]]\n-->[[B]]")
+    assert [ln.target for ln in note.links] == ["A", "B"]
+
+
+def test_an_inline_comment_closes_within_its_paragraph_only() -> None:
+    assert [ln.target for ln in parse("a <!-- x\n[[No]] --> [[A]]").links] == ["A"]
+    assert [ln.target for ln in parse("a <!-- x\n\n[[B]] --> [[A]]").links] == ["B", "A"]
+
+
 def test_backtick_fence_info_string_with_backtick_is_not_a_fence() -> None:
     assert [ln.target for ln in parse("``` a`b\n[[Seen]]\n").links] == ["Seen"]
 
