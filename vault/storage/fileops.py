@@ -55,9 +55,19 @@ def replace_whole(path: Path, chunks: Iterable[bytes | bytearray | memoryview],
         if count_op is not None:
             count_op()
     except OSError:
-        tmp.unlink(missing_ok=True)
+        drop_temps(tmp)
         return False
     return True
+
+
+def drop_temps(*paths: str | Path) -> None:
+    """Remove the temporaries of a write that failed, as far as the file system lets: on a
+    read-only mount unlink(2) is EROFS even for a name that is not there (the mount is checked
+    before the lookup), so a plain `unlink(missing_ok=True)` turned "this state file cannot be
+    saved" (False, the value kept in memory) into the command's error."""
+    for path in paths:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
 
 
 def create_temp(path: str | Path) -> BinaryIO:
