@@ -15,8 +15,9 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from ..errors import NoteExists, PermissionDenied
+from ..errors import NoteExists, PathRefused, PermissionDenied
 
+CROSS_DEVICE = "on another file system than the note (a mount point): a note moves only by rename"
 _LINK_UNSUPPORTED = (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK)
 
 
@@ -166,7 +167,12 @@ def place_no_clobber(src: str, dst: str, rel: str, *, keep_src: bool = False,
             raise
         if lstat_at(dst_dir_fd, dst) is not None:
             raise NoteExists(rel) from exc
-        os.rename(src, dst, src_dir_fd=src_dir_fd, dst_dir_fd=dst_dir_fd)
+        try:
+            os.rename(src, dst, src_dir_fd=src_dir_fd, dst_dir_fd=dst_dir_fd)
+        except OSError as moved:  # EXDEV: `dst` is on another file system (a mount point
+            if moved.errno != errno.EXDEV:  # inside the vault, `.rmh/` mounted apart): typed,
+                raise  # so a journalled move that changed nothing is closed, not left pending
+            raise PathRefused(rel, CROSS_DEVICE) from moved
         done()
         return
     done()
