@@ -11,7 +11,9 @@ move on one file system works."""
 from __future__ import annotations
 
 import hashlib
+import os
 import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -84,3 +86,42 @@ def test_a_move_onto_another_file_system_is_refused_and_leaves_nothing_pending(
         v.move("R", "R2")  # nothing pending blocks the next write
     with Vault.open(root, watch=False) as v:
         assert "R2.md" in v.backlinks("A")
+
+
+def _killed_move(root: Path, old: str, new: str) -> bool:
+    """`rmh move OLD NEW` SIGKILLed at each file operation in turn until one leaves its intent
+    journalled and the note not yet renamed; False when no point does."""
+    env = {k: v for k, v in os.environ.items() if k not in ("RMH_VAULT", "RMH_CONFIG")}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
+    for n in range(1, 12):
+        env["RMH_FAULT_AFTER_OPS"] = str(n)
+        done = subprocess.run([sys.executable, "-m", "harness", "--vault", str(root), "move",
+                               old, new], env=env, capture_output=True, text=True, check=False)
+        pending = sorted((root / ".rmh" / "intents").glob("*.json"))
+        if done.returncode == -9 and pending and (root / f"{old}.md").exists():
+            return True
+        assert done.returncode == -9 and not pending, done.stderr  # killed before the intent
+    return False
+
+
+@pytest.mark.parametrize("new", ["m/A", "m/deep/A"])
+def test_a_killed_move_whose_folder_became_a_mount_point_is_rolled_back(
+        tmp_path: Path, mounts: Callable[[Path], None], new: str) -> None:
+    """A move killed after its plan was journalled, then a file system mounted where it was
+    going (a disk mounted at boot on that folder): the next open cannot rename, ever. Before,
+    the intent stayed pending for good (`failed: [Errno 18] ...`, tried at every open and
+    every lock); now it is rolled back, the note and its referrers as they were."""
+    root = tmp_path / "v"
+    root.mkdir()
+    notes = {"A.md": "# A\nalpha\n", "R.md": "R [[A]]\n", "S.md": "S [[A|a]] [l](A.md)\n"}
+    for name, text in notes.items():
+        (root / name).write_text(text, encoding="utf-8")
+    Vault.init(root).close()
+    assert _killed_move(root, "A", new)
+    mounts(root / "m")
+    with Vault.open(root, watch=False) as v:
+        assert files(root) == {n: hashlib.sha256(t.encode()).hexdigest()
+                               for n, t in notes.items()}
+        assert sorted((root / ".rmh" / "intents").glob("*.json")) == []
+        assert [o["state"] for o in v.store.recovered] == ["rolled back"]
+        assert sorted(v.backlinks("A")) == ["R.md", "S.md"]
