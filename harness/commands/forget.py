@@ -14,6 +14,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from vault import ReadOnlyVault
+
 from .. import hooks_index
 from ..compose import open_vault, own_files
 from ..config import load
@@ -47,6 +49,8 @@ def cmd_forget(args: argparse.Namespace) -> int:
                      *(f"  {p}" for p in todo.notes), *(f"  trash: {t}" for t in todo.trash)]
             emit(args, {"dry_run": True, **todo.to_json()}, "\n".join(lines))
             return 0
+        if v.read_only:  # refused before the hooks' files below, as every write is: their
+            raise ReadOnlyVault()  # unlinks were the first thing to fail (an untyped EROFS)
         shared = [user_path(cfg.embed.shared_cache)] if cfg.embed.shared_cache else []
         # the hooks' files first, before the intent lands: the prompt hook reads them
         # without opening the vault, so no open's check guards them while it is pending

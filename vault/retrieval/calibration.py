@@ -51,7 +51,7 @@ import numpy.typing as npt
 
 from ..notes.text import tokenize
 from ..storage.corpus import Corpus
-from ..storage.fileops import create_temp, open_regular
+from ..storage.fileops import create_temp, drop_temps, open_regular
 from .fusion import fuse, top
 
 F64 = npt.NDArray[np.float64]
@@ -282,7 +282,7 @@ def save(folder: str | Path, cal: Calibration) -> bool:
             fh.write(json.dumps(cal.to_json(), sort_keys=True).encode("utf-8"))
         os.replace(tmp, folder / FILE)
     except OSError:
-        tmp.unlink(missing_ok=True)
+        drop_temps(tmp)
         return False
     return True
 

@@ -35,7 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..storage.corpus import Corpus
-from ..storage.fileops import create_temp
+from ..storage.fileops import create_temp, drop_temps
 from ..storage.saved_arrays import map_npy, read_npz
 from . import stamped
 
@@ -126,8 +126,7 @@ def save(folder: str | Path, keys: U8, counts: I64, cut: npt.NDArray[np.bool_], 
                      keys=keys, counts=counts.astype(np.int64), cut=cut.astype(np.bool_))
         os.replace(tmp_index, folder / INDEX)
     except OSError:
-        for tmp in (tmp_rows, tmp_index):
-            tmp.unlink(missing_ok=True)
+        drop_temps(tmp_rows, tmp_index)
         return False
     drop_stale(folder, ROWS_PREFIX, name)
     return True

@@ -34,7 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..storage.corpus import Corpus
-from ..storage.fileops import create_temp
+from ..storage.fileops import create_temp, drop_temps
 from ..storage.saved_arrays import map_npy, read_npz
 from .dense_store import drop_stale, note_keys
 from .encoders import Encoder
@@ -91,8 +91,7 @@ def save(folder: str | Path, name: str, counts: I64, cut: npt.NDArray[np.bool_],
                      offsets=ivf.offsets, scale=ivf.scale, note=ivf.note)
         os.replace(tmp_index, folder / INDEX)
     except (OSError, ValueError):
-        for tmp in (tmp_codes, tmp_index):
-            tmp.unlink(missing_ok=True)
+        drop_temps(tmp_codes, tmp_index)
         return False
     drop_stale(folder, CODES_PREFIX, codes_name)
     return True

@@ -26,7 +26,7 @@ import numpy.typing as npt
 from numpy.lib.npyio import NpzFile
 
 from ..storage.corpus import Corpus
-from ..storage.fileops import create_temp
+from ..storage.fileops import create_temp, drop_temps
 from ..storage.saved_arrays import read_npz
 
 VERSION = 2
@@ -69,5 +69,5 @@ def remembered_arrays(folder: str | Path | None, corpus: Corpus, name: str,
             np.savez(fh, **arrays)
         os.replace(tmp, path)
     except OSError:
-        tmp.unlink(missing_ok=True)
+        drop_temps(tmp)
     return value

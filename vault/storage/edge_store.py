@@ -31,7 +31,7 @@ from numpy.lib.npyio import NpzFile
 
 from ..notes.links import RULES
 from ..notes.rows import LinkRow
-from .fileops import create_temp
+from .fileops import create_temp, drop_temps
 from .saved_arrays import read_npz
 
 VERSION = 1
@@ -88,6 +88,6 @@ def save(folder: str | Path, digest: str, src: I64, dst: I64) -> bool:
                      dst=np.ascontiguousarray(dst, dtype=np.int64))
         os.replace(tmp, folder / FILE)
     except OSError:
-        tmp.unlink(missing_ok=True)
+        drop_temps(tmp)
         return False
     return True

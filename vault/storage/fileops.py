@@ -16,8 +16,9 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from ..errors import NoteExists, PermissionDenied
+from ..errors import NoteExists, PathRefused, PermissionDenied
 
+CROSS_DEVICE = "on another file system than the note (a mount point): a note moves only by rename"
 _LINK_UNSUPPORTED = (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK)
 
 
@@ -63,13 +64,13 @@ def replace_whole(path: Path, chunks: Iterable[bytes | bytearray | memoryview],
             count_op()
         with folder_locked(path.parent) if still is not None else contextlib.nullcontext():
             if still is not None and not still():
-                tmp.unlink(missing_ok=True)
+                drop_temps(tmp)
                 return False
             os.replace(tmp, path)
         if count_op is not None:
             count_op()
     except OSError:
-        tmp.unlink(missing_ok=True)
+        drop_temps(tmp)
         return False
     return True
 
@@ -84,6 +85,16 @@ def folder_locked(folder: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)  # closing drops the flock
+
+
+def drop_temps(*paths: str | Path) -> None:
+    """Remove the temporaries of a write that failed, as far as the file system lets: on a
+    read-only mount unlink(2) is EROFS even for a name that is not there (the mount is checked
+    before the lookup), so a plain `unlink(missing_ok=True)` turned "this state file cannot be
+    saved" (False, the value kept in memory) into the command's error."""
+    for path in paths:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
 
 
 def create_temp(path: str | Path) -> BinaryIO:
@@ -182,7 +193,12 @@ def place_no_clobber(src: str, dst: str, rel: str, *, keep_src: bool = False,
             raise
         if lstat_at(dst_dir_fd, dst) is not None:
             raise NoteExists(rel) from exc
-        os.rename(src, dst, src_dir_fd=src_dir_fd, dst_dir_fd=dst_dir_fd)
+        try:
+            os.rename(src, dst, src_dir_fd=src_dir_fd, dst_dir_fd=dst_dir_fd)
+        except OSError as moved:  # EXDEV: `dst` is on another file system (a mount point
+            if moved.errno != errno.EXDEV:  # inside the vault, `.rmh/` mounted apart): typed,
+                raise  # so a journalled move that changed nothing is closed, not left pending
+            raise PathRefused(rel, CROSS_DEVICE) from moved
         done()
         return
     done()

@@ -14,8 +14,9 @@ the vault's write lock, before anything else) makes the same steps again:
 - each rewrite, when the file still has the hash it had when planned (compare-and-swap under
   the lock); already made when it has the new text's hash; left as it is, and reported, when
   it changed since (someone else edited it: their bytes win);
-- when the rename cannot be made (the note is gone, or `new` holds another file), it is rolled
-  back instead: every rewrite already made is undone the same guarded way.
+- when the rename cannot be made (the note is gone, `new` holds another file, or, recovering,
+  `new` is on another file system than `old`: a mount point), it is rolled back instead:
+  every rewrite already made is undone the same guarded way.
 
 Every step is idempotent, so a crash during recovery is recovered the same way. Intents of a
 live process are never touched: the process holds the write lock for the whole operation.
@@ -37,9 +38,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..errors import EditConflict, NoteExists, NoteNotFound, NotText, VaultError
+from ..errors import EditConflict, NoteExists, NoteNotFound, NotText, PathRefused, VaultError
 from ..notes.hashing import content_hash
-from .fileops import create_temp, fsync_dir, open_regular
+from .fileops import CROSS_DEVICE, create_temp, fsync_dir, open_regular
 from .store import STATE_DIR, Store
 
 INTENTS_DIR = f"{STATE_DIR}/intents"
@@ -260,14 +261,21 @@ def _swap(store: Store, path: str, expected: str, text: str) -> bool:
 def apply_move(store: Store, intent: MoveIntent, name: str = "",
                after_rename: Callable[[], None] | None = None) -> Outcome:
     """Make (or finish) the plan's steps; idempotent. `after_rename` runs once the rename is
-    made here (the facade re-indexes the moved note then, so it keeps its id)."""
+    made here (the facade re-indexes the moved note then, so it keeps its id); without it
+    (recovery) a rename refused as CROSS_DEVICE rolls the plan back."""
     out = Outcome(name, "move", intent.old, intent.new)
     with store.lock.held():
         state = _rename_state(store, intent)
         if state == "todo":
-            store.move(intent.old, intent.new)
-            if after_rename is not None:
-                after_rename()
+            try:
+                store.move(intent.old, intent.new)
+            except PathRefused as exc:  # recovering a move onto what is now a mount point: no
+                if after_rename is not None or exc.reason != CROSS_DEVICE:  # rename ever
+                    raise  # makes it (the live move raises: nothing changed, journal closed)
+                state = "impossible"
+            else:
+                if after_rename is not None:
+                    after_rename()
         for rw in intent.rewrites:
             now = _hash_of(store, rw.path)
             if state == "impossible":  # undo what was made, the same guarded way
