@@ -22,6 +22,7 @@ from rpc import AsyncMethod, RpcError, invalid_params
 from vault import NoteNotFound
 
 from .methods import Harness
+from .vault_list import offset_digits
 
 SCHEME = "rmh://note/"
 PAGE = 100
@@ -42,9 +43,11 @@ def _title(path: str) -> str:
 
 
 def _offset(cursor: Any) -> int:
+    """The offset a cursor of ours names: "n:" and ASCII digits (MCPRPC, session 28: any
+    Unicode digit passed `isdigit`, so "n:²" and a 5,000-digit offset were -32603)."""
     if cursor is None:
         return 0
-    if isinstance(cursor, str) and cursor.startswith("n:") and cursor[2:].isdigit():
+    if isinstance(cursor, str) and cursor.startswith("n:") and offset_digits(cursor[2:]):
         return int(cursor[2:])
     raise invalid_params("cursor", "not a cursor this server gave")
 
