@@ -4,7 +4,8 @@ other is a clear -32602 (MCP "Pagination": invalid cursors SHOULD be -32602), ne
 Generated over every non-ASCII character `str.isdigit` accepts (MCPRPC, session 28: "n:²"
 passed the `isdigit` check and made `int` raise, an internal error on `resources/list`,
 `vault.list` and the `list` tool; "n:٣" was read as 3) and over offsets long past the
-4,300-digit limit of `int`.
+4,300-digit limit of `int`. And a note written or deleted between two pages of
+`resources/list` loses or repeats no other note (the offset cursor did both).
 """
 
 from __future__ import annotations
@@ -60,3 +61,37 @@ def test_the_cursors_the_server_gives_still_page(harness: Harness) -> None:
     listed = _answer(harness, "vault.list", {"limit": 100})["result"]
     rest = _answer(harness, "vault.list", {"cursor": listed["next_cursor"]})["result"]
     assert len(listed["items"]) + len(rest["items"]) == 107
+
+
+@pytest.mark.parametrize("change", ["delete n000", "delete n099", "delete n100",
+                                    "write a-first", "write n099b", "write z-last"])
+def test_paging_resources_while_notes_change_lists_every_lasting_note_once(
+        harness: Harness, change: str) -> None:
+    for i in range(110):
+        assert "result" in _answer(harness, "vault.write", {"note": f"n{i:03}", "content": "x"})
+    before = {r["uri"] for r in _listed(harness)}
+    seen: list[str] = []
+    page = _answer(harness, "resources/list", {})["result"]
+    seen += [r["uri"] for r in page["resources"]]
+    verb, note = change.split()
+    if verb == "delete":
+        assert "result" in _answer(harness, "vault.delete", {"note": note})
+    else:
+        assert "result" in _answer(harness, "vault.write", {"note": note, "content": "x"})
+    after = {r["uri"] for r in _listed(harness)}
+    while "nextCursor" in page:
+        page = _answer(harness, "resources/list", {"cursor": page["nextCursor"]})["result"]
+        seen += [r["uri"] for r in page["resources"]]
+    assert len(seen) == len(set(seen)), sorted(u for u in seen if seen.count(u) > 1)
+    assert before & after <= set(seen), sorted((before & after) - set(seen))
+
+
+def _listed(harness: Harness) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    page: dict[str, Any] = {"nextCursor": None}
+    while "nextCursor" in page:
+        cursor = page["nextCursor"]
+        page = _answer(harness, "resources/list", {} if cursor is None else {"cursor": cursor})
+        page = page["result"]
+        out += page["resources"]
+    return out
