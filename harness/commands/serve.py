@@ -21,6 +21,7 @@ from pathlib import Path
 
 import anyio
 
+from harness.commands.notes import positive_int
 from harness.compose import LedgerSessions, note_texts, open_vault
 from harness.config import Config, ConfigError, SandboxSection, load
 from harness.llm import Broker
@@ -276,9 +277,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--no-dense", action="store_true",
                    help="skip the ONNX embedder (keyword, graph and conjunctive signals only)")
-    p.add_argument("--max-frame", type=int, default=DEFAULT_MAX_FRAME, metavar="BYTES",
+    # at least 1: a 0 or negative bound was a traceback once serving began (MCPRPC, session 28)
+    p.add_argument("--max-frame", type=positive_int, default=DEFAULT_MAX_FRAME, metavar="BYTES",
                    help="largest accepted or sent frame (default 8 MiB)")
-    p.add_argument("--max-in-flight", type=int, default=64, metavar="N",
+    p.add_argument("--max-in-flight", type=positive_int, default=64, metavar="N",
                    help="most requests running at once; more wait, while ping and status "
                    "are still answered (default 64)")
     p.add_argument("--tier", choices=sorted(TIER_NAMES), default=None,
