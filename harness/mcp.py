@@ -32,7 +32,7 @@ from rpc import AsyncMethod, RpcError, invalid_params
 
 from .errors import BadArgument, to_mcp, tool_result
 from .mcp_prompts import prompt_methods
-from .mcp_resources import resource_methods
+from .mcp_resources import one_page, resource_methods
 from .mcp_sessions import HANDLED_TOOLS, call_session_tool, session_tools, with_handle
 from .methods import Harness, version
 from .operations import OPERATIONS, Operation
@@ -273,6 +273,7 @@ def mcp_methods(h: Harness) -> dict[str, AsyncMethod]:
         return None
 
     async def tools_list(cursor: Any = None, _meta: Any = None) -> dict[str, Any]:
+        one_page(cursor)
         return {"tools": [dict(t) for t in TOOLS]}
 
     async def server_discover(_meta: Any = None, **_ignored: Any) -> dict[str, Any]:

@@ -60,6 +60,14 @@ def _start(cursor: Any, paths: list[str]) -> int:
     raise invalid_params("cursor", "not a cursor this server gave")
 
 
+def one_page(cursor: Any) -> None:
+    """A list that fits one page gives no cursor, so any cursor sent is not ours: -32602 (MCP
+    "Pagination": invalid cursors SHOULD be -32602; tools/list, prompts/list and
+    resources/templates/list answered their one page to any cursor, `5` too)."""
+    if cursor is not None:
+        raise invalid_params("cursor", "not a cursor this server gave (this list is one page)")
+
+
 def resource_methods(h: Harness) -> dict[str, AsyncMethod]:
     """resources/list, resources/templates/list and resources/read over the vault."""
 
@@ -75,6 +83,7 @@ def resource_methods(h: Harness) -> dict[str, AsyncMethod]:
         return out
 
     async def templates_list(cursor: Any = None, _meta: Any = None) -> dict[str, Any]:
+        one_page(cursor)
         return {"resourceTemplates": [dict(TEMPLATE)]}
 
     async def resources_read(uri: Any, _meta: Any = None) -> dict[str, Any]:

@@ -95,3 +95,13 @@ def _listed(harness: Harness) -> list[dict[str, Any]]:
         page = page["result"]
         out += page["resources"]
     return out
+
+
+@pytest.mark.parametrize("method", ["tools/list", "prompts/list", "resources/templates/list"])
+@pytest.mark.parametrize("cursor", ["bogus", "n:0", "p:A", "", 5, [], {}])
+def test_a_list_of_one_page_refuses_any_cursor(harness: Harness, method: str,
+                                               cursor: Any) -> None:
+    assert "nextCursor" not in _answer(harness, method, {})["result"]
+    out = _answer(harness, method, {"cursor": cursor})
+    assert out.get("error", {}).get("code") == -32602, out
+    assert out["error"]["data"]["param"] == "cursor"
