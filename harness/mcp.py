@@ -256,6 +256,22 @@ def tool_call_result(op: Operation, value: Any, notice: str | None = None) -> di
     return tool_result(viewed, is_error=failed)
 
 
+def too_large(limit: int) -> dict[str, Any]:
+    """The `tools/call` result answered when a tool's own is over the frame limit: a tool
+    failure the model can read and act on (MCPRPC, session 28: a 6 MB note, written through
+    `write`, read through `read` was a -32090 protocol error, which hosts do not show the
+    model; the result carries the text twice, as JSON text and as structuredContent)."""
+    return tool_result({"error": {
+        "kind": "response_too_large", "code": -32090, "limit": limit,
+        "message": f"the result is over {limit} bytes, the most one answer may hold; ask for "
+                   "less, or take it in parts with exec (e.g. read(note)['text'][:100000])"}},
+        is_error=True)
+
+
+# Results `rpc.Dispatcher` answers instead of a `response_too_large` error, by method.
+OVERSIZE = {"tools/call": too_large}
+
+
 def mcp_methods(h: Harness) -> dict[str, AsyncMethod]:
     """The MCP methods to merge into the JSON-RPC method table."""
     calls = {b.op.mcp: b for b in h.bound() if b.op.mcp is not None}

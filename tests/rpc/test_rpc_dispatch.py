@@ -262,6 +262,29 @@ def test_oversize_batch_answers_refuse_the_largest_until_they_fit() -> None:
     assert answers[1]["id"] == 2 and answers[1]["error"]["data"]["kind"] == "response_too_large"
 
 
+@pytest.mark.parametrize("times", [990, 1_500, 50_000])
+@pytest.mark.parametrize("batch", [False, True])
+def test_an_oversize_result_of_an_oversize_method_is_its_substitute(times: int,
+                                                                    batch: bool) -> None:
+    """`oversize`: a method whose result is over the cap answers the result made for the
+    limit (MCP tools/call: an isError result), other methods keep response_too_large."""
+    async def repeat(text: str, times: int) -> str:
+        return text * times
+
+    d = Dispatcher({"repeat": repeat, "tool": repeat}, max_frame=1000,
+                   oversize={"tool": lambda limit: {"isError": True, "limit": limit}})
+    items = [req("tool", 1, "a", times), req("repeat", 2, "b", times)]
+    out = anyio.run(d.dispatch, json.dumps(items if batch else items[0]).encode())
+    assert out is not None and len(out) <= 1000
+    answers = json.loads(out)
+    tool = answers[0] if batch else answers
+    assert tool == {"jsonrpc": "2.0", "result": {"isError": True, "limit": 1000}, "id": 1}
+    if batch:
+        assert answers[1]["error"]["data"]["kind"] == "response_too_large"
+    single = anyio.run(d.dispatch, json.dumps(req("tool", 3, "c", 10)).encode())
+    assert single is not None and json.loads(single)["result"] == "c" * 10
+
+
 def test_a_batch_whose_errors_alone_overflow_gets_one_error() -> None:
     d = Dispatcher(SPEC_METHODS, max_frame=4096)
     out = anyio.run(d.dispatch, b"[" + b",".join([b"1"] * 500) + b"]")
