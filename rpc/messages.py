@@ -7,6 +7,7 @@ such as `1e400` that only decodes to infinity are invalid: such an element is an
 with id null, and its batch siblings are answered as usual), `params` an array or an object.
 The id of an invalid request is echoed when it is valid, else null. NaN/Infinity literals are a
 parse error; so is nesting deeper than the interpreter can decode (answered, never a crash). A
+parse error's reason names an LSP `Content-Length:` header, or a second value on the line. A
 batch of more than `MAX_BATCH` elements gets one error, id null, as an empty batch does.
 """
 
@@ -108,7 +109,9 @@ def parse_frame(raw: bytes) -> Parsed:
         obj = json.loads(text, parse_constant=_reject_constant)
     except RecursionError:
         return Parsed(error=spec_error(PARSE_ERROR, {"reason": "nesting too deep"}))
-    except ValueError:  # JSONDecodeError, NaN/Infinity, integers too long to convert
+    except json.JSONDecodeError as exc:
+        return Parsed(error=spec_error(PARSE_ERROR, {"reason": _undecodable(text, exc)}))
+    except ValueError:  # NaN/Infinity, integers too long to convert
         return Parsed(error=spec_error(PARSE_ERROR, {"reason": "invalid JSON"}))
     if isinstance(obj, list):
         if not obj:
@@ -118,6 +121,21 @@ def parse_frame(raw: bytes) -> Parsed:
                 "reason": f"batch too large ({len(obj)} elements; at most {MAX_BATCH})"}))
         return Parsed(items=tuple(parse_item(o) for o in obj), is_batch=True)
     return Parsed(items=(parse_item(obj),))
+
+
+# The two framing mistakes a client makes, said as such (MCPRPC, session 28: both were
+# "invalid JSON", which does not tell a client that LSP-style Content-Length framing, or two
+# messages written on one line, is why its request was lost).
+LSP_HEADER = ("a Content-Length header: this server reads one JSON message per line "
+              "(newline-delimited, as MCP's stdio transport), not LSP framing")
+EXTRA_DATA = "more than one JSON value on the line: write one message per line"
+
+
+def _undecodable(text: str, exc: json.JSONDecodeError) -> str:
+    """The parse error's reason: a framing mistake by name, else "invalid JSON"."""
+    if text.lstrip()[:15].lower() == "content-length:":
+        return LSP_HEADER
+    return EXTRA_DATA if exc.msg == "Extra data" else "invalid JSON"
 
 
 def success(rid: Any, result: Any) -> dict[str, Any]:
