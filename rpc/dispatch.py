@@ -5,6 +5,7 @@ what the JSON-RPC 2.0 spec tests call directly. It does no I/O; its only state i
 `InFlight` registry it is given (a fresh one by default, which makes it a pure function of
 the frame apart from the methods it calls). Contract:
 - a frame that is not JSON, not UTF-8, or an empty batch is answered with one error, id null;
+- a response object (this server sends no requests) is logged and answered by nothing;
 - each element of a batch is validated and answered on its own (`rpc.messages`); elements run
   concurrently and the batch answer keeps their order; notifications are never answered, and
   a frame of only notifications gets None;
@@ -48,7 +49,7 @@ from .errors import (
 )
 from .flight import InFlight, Running
 from .framing import DEFAULT_MAX_FRAME, encode
-from .messages import Invalid, Parsed, Request, failure, parse_frame, success
+from .messages import Invalid, Parsed, Request, Stray, failure, parse_frame, success
 
 log = logging.getLogger("rpc")
 
@@ -107,7 +108,10 @@ class Dispatcher:
         jobs: list[tuple[int, Request, Running]] = []
         # Every id is claimed here, in order, before anything awaits: no race, no reordering.
         for i, item in enumerate(parsed.items):
-            if isinstance(item, Invalid):
+            if isinstance(item, Stray):  # a response to no request of ours: nothing to say
+                log.warning("a response (id %s) to no request of ours: dropped",
+                            str(item.id)[:40])
+            elif isinstance(item, Invalid):
                 results.add(i, failure(item.id, item.error))
             elif item.method in CANCEL_METHODS:
                 _cancel(flight, item)
