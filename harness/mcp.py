@@ -32,7 +32,7 @@ from rpc import AsyncMethod, RpcError, invalid_params
 
 from .errors import BadArgument, to_mcp, tool_result
 from .mcp_prompts import prompt_methods
-from .mcp_resources import resource_methods
+from .mcp_resources import one_page, resource_methods
 from .mcp_sessions import HANDLED_TOOLS, call_session_tool, session_tools, with_handle
 from .methods import Harness, version
 from .operations import OPERATIONS, Operation
@@ -256,6 +256,22 @@ def tool_call_result(op: Operation, value: Any, notice: str | None = None) -> di
     return tool_result(viewed, is_error=failed)
 
 
+def too_large(limit: int) -> dict[str, Any]:
+    """The `tools/call` result answered when a tool's own is over the frame limit: a tool
+    failure the model can read and act on (MCPRPC, session 28: a 6 MB note, written through
+    `write`, read through `read` was a -32090 protocol error, which hosts do not show the
+    model; the result carries the text twice, as JSON text and as structuredContent)."""
+    return tool_result({"error": {
+        "kind": "response_too_large", "code": -32090, "limit": limit,
+        "message": f"the result is over {limit} bytes, the most one answer may hold; ask for "
+                   "less, or take it in parts with exec (e.g. read(note)['text'][:100000])"}},
+        is_error=True)
+
+
+# Results `rpc.Dispatcher` answers instead of a `response_too_large` error, by method.
+OVERSIZE = {"tools/call": too_large}
+
+
 def mcp_methods(h: Harness) -> dict[str, AsyncMethod]:
     """The MCP methods to merge into the JSON-RPC method table."""
     calls = {b.op.mcp: b for b in h.bound() if b.op.mcp is not None}
@@ -273,6 +289,7 @@ def mcp_methods(h: Harness) -> dict[str, AsyncMethod]:
         return None
 
     async def tools_list(cursor: Any = None, _meta: Any = None) -> dict[str, Any]:
+        one_page(cursor)
         return {"tools": [dict(t) for t in TOOLS]}
 
     async def server_discover(_meta: Any = None, **_ignored: Any) -> dict[str, Any]:

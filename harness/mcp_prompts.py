@@ -14,6 +14,8 @@ from typing import Any
 from prompts import load
 from rpc import AsyncMethod, RpcError, invalid_params
 
+from .mcp_resources import one_page
+
 MAX_ARGUMENT = 10_000  # characters of one prompt argument
 
 
@@ -63,6 +65,7 @@ def prompt_methods() -> dict[str, AsyncMethod]:
     """prompts/list and prompts/get."""
 
     async def prompts_list(cursor: Any = None, _meta: Any = None) -> dict[str, Any]:
+        one_page(cursor)
         return {"prompts": [p.to_json() for p in PROMPTS.values()]}
 
     async def prompts_get(name: Any, arguments: Any = None, _meta: Any = None) -> dict[str, Any]:

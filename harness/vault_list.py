@@ -33,11 +33,18 @@ from .errors import BadArgument
 KINDS = ("notes", "folders", "tags", "recent")
 
 
+def offset_digits(text: str) -> bool:
+    """Whether `text` is an offset a cursor of ours can hold: 1-18 ASCII digits. (`isdigit`
+    alone also takes "²" and "٣", which `int` refuses or reads, and any length, which `int`
+    refuses past 4,300 digits: both were -32603, MCPRPC session 28.)"""
+    return 0 < len(text) <= 18 and text.isascii() and text.isdigit()
+
+
 def _offset(what: str, cursor: str | None) -> int:
     if cursor is None or cursor == "":
         return 0
     kind, _, number = cursor.partition(":")
-    if kind != what or not number.isdigit():
+    if kind != what or not offset_digits(number):
         raise BadArgument("cursor", f"not a cursor of a '{what}' listing: {cursor[:40]!r}")
     return int(number)
 

@@ -5,6 +5,7 @@ what the JSON-RPC 2.0 spec tests call directly. It does no I/O; its only state i
 `InFlight` registry it is given (a fresh one by default, which makes it a pure function of
 the frame apart from the methods it calls). Contract:
 - a frame that is not JSON, not UTF-8, or an empty batch is answered with one error, id null;
+- a response object (this server sends no requests) is logged and answered by nothing;
 - each element of a batch is validated and answered on its own (`rpc.messages`); elements run
   concurrently and the batch answer keeps their order; notifications are never answered, and
   a frame of only notifications gets None;
@@ -20,7 +21,9 @@ the frame apart from the methods it calls). Contract:
   another process left pending is finished);
 - method errors follow `rpc.calls`; the answer frame is at most `max_frame` bytes: the
   largest responses of an oversize answer become `response_too_large` errors for their ids
-  until it fits, and a result that is not JSON becomes -32603 for its id. A batch's responses
+  until it fits (for a method of `oversize`, a success holding the result it makes for the
+  limit instead: MCP's `tools/call` answers an `isError` result the model can read, not a
+  protocol error), and a result that is not JSON becomes -32603 for its id. A batch's responses
   are encoded as they come and the largest refused as soon as the array would pass the cap,
   so a batch holds about `max_frame` of answers, not all of them (`Answers`).
 """
@@ -46,11 +49,13 @@ from .errors import (
 )
 from .flight import InFlight, Running
 from .framing import DEFAULT_MAX_FRAME, encode
-from .messages import Invalid, Parsed, Request, failure, parse_frame, success
+from .messages import Invalid, Parsed, Request, Stray, failure, parse_frame, success
 
 log = logging.getLogger("rpc")
 
 CANCEL_METHODS = frozenset({"$/cancelRequest", "notifications/cancelled"})
+# The result a method answers, for the frame limit, when its own result is over it.
+Oversize = Callable[[int], Any]
 
 
 class Dispatcher:
@@ -64,8 +69,10 @@ class Dispatcher:
         max_frame: int = DEFAULT_MAX_FRAME,
         control: Collection[str] = (),
         refresh: Callable[[], Awaitable[None]] | None = None,
+        oversize: Mapping[str, Oversize] | None = None,
     ) -> None:
         self.max_frame = max_frame
+        self.oversize = dict(oversize or {})
         self.control = frozenset(control)
         self._methods = dict(methods)
         self._map_exception = map_exception
@@ -90,7 +97,7 @@ class Dispatcher:
         if self._refresh is not None:
             await self._refresh()
         results = Answers(len(parsed.items), self.max_frame, batch=parsed.is_batch,
-                          flight=flight)
+                          flight=flight, oversize=self.oversize)
         try:
             return await self._dispatch(parsed, flight, results)
         except BaseException:
@@ -101,7 +108,10 @@ class Dispatcher:
         jobs: list[tuple[int, Request, Running]] = []
         # Every id is claimed here, in order, before anything awaits: no race, no reordering.
         for i, item in enumerate(parsed.items):
-            if isinstance(item, Invalid):
+            if isinstance(item, Stray):  # a response to no request of ours: nothing to say
+                log.warning("a response (id %s) to no request of ours: dropped",
+                            str(item.id)[:40])
+            elif isinstance(item, Invalid):
                 results.add(i, failure(item.id, item.error))
             elif item.method in CANCEL_METHODS:
                 _cancel(flight, item)
@@ -119,7 +129,7 @@ class Dispatcher:
 
         async def job(i: int, request: Request, entry: Running) -> None:
             if (response := await self._run(request, entry, flight)) is not None:
-                results.add(i, response)
+                results.add(i, response, request.method)
 
         async with anyio.create_task_group() as tg:
             for i, request, entry in jobs:
@@ -158,7 +168,7 @@ class Dispatcher:
 
     def render(self, responses: list[dict[str, Any]], *, batch: bool) -> bytes:
         """Encode responses as one frame of at most `max_frame` bytes (see `Answers`)."""
-        answers = Answers(len(responses), self.max_frame, batch=batch)
+        answers = Answers(len(responses), self.max_frame, batch=batch, oversize=self.oversize)
         for i, response in enumerate(responses):
             answers.add(i, response)
         out = answers.frame()
@@ -178,8 +188,11 @@ class Answers:
     ever a test's.)"""
 
     def __init__(self, size: int, max_frame: int, *, batch: bool,
-                 flight: InFlight | None = None) -> None:
+                 flight: InFlight | None = None,
+                 oversize: Mapping[str, Oversize] | None = None) -> None:
         self.max_frame, self.batch = max_frame, batch
+        self._oversize = oversize or {}
+        self._methods: list[str | None] = [None] * size
         self._flight = InFlight() if flight is None else flight
         self._counted = 0  # bytes told to `flight.answer_waiting` so far
         self._frames: list[bytes | None] = [None] * size
@@ -189,16 +202,16 @@ class Answers:
         # between two, the brackets and one newline
         self._total = 2 if batch else 0
 
-    def add(self, i: int, response: dict[str, Any]) -> None:
+    def add(self, i: int, response: dict[str, Any], method: str | None = None) -> None:
         frame = _encode_one(response)
         before = self._total
-        self._frames[i], self._ids[i] = frame, response.get("id")
+        self._frames[i], self._ids[i], self._methods[i] = frame, response.get("id"), method
         self._total += len(frame)
         heapq.heappush(self._kept, (-len(frame), i))
         while self._total > self.max_frame and self._kept:
             _, largest = heapq.heappop(self._kept)
             old = self._frames[largest]
-            smaller = self._refusal(self._ids[largest])
+            smaller = self._refusal(self._ids[largest], self._methods[largest])
             if old is not None and len(smaller) < len(old):
                 self._total += len(smaller) - len(old)
                 self._frames[largest] = smaller
@@ -212,7 +225,9 @@ class Answers:
         """No answer will be written after all (a bug or a cancel): uncount what was made."""
         self._count(-self._counted)
 
-    def _refusal(self, rid: Any) -> bytes:
+    def _refusal(self, rid: Any, method: str | None = None) -> bytes:
+        if method is not None and (instead := self._oversize.get(method)) is not None:
+            return encode(success(rid, instead(self.max_frame)))
         too_large = application_error("response_too_large", {"limit": self.max_frame})
         return encode(failure(rid, too_large))
 

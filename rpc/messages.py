@@ -5,8 +5,11 @@ error per element), an empty batch gets one error (not an array), `"jsonrpc"` mu
 `"2.0"`, `id` must be a string, a finite number or null (booleans, arrays, objects and a number
 such as `1e400` that only decodes to infinity are invalid: such an element is answered -32600
 with id null, and its batch siblings are answered as usual), `params` an array or an object.
+A well-formed response object (`result` or `error` and an id, no `method`) is not answered:
+it is a `Stray` (MCP peers send both ways; see `parse_item`).
 The id of an invalid request is echoed when it is valid, else null. NaN/Infinity literals are a
 parse error; so is nesting deeper than the interpreter can decode (answered, never a crash). A
+parse error's reason names an LSP `Content-Length:` header, or a second value on the line. A
 batch of more than `MAX_BATCH` elements gets one error, id null, as an empty batch does.
 """
 
@@ -47,13 +50,20 @@ class Invalid:
 
 
 @dataclass(frozen=True)
+class Stray:
+    """A well-formed response object sent to us: answered by nothing (see `parse_item`)."""
+
+    id: Any
+
+
+@dataclass(frozen=True)
 class Parsed:
     """A frame: its items (requests and invalid elements), and whether it was a batch.
 
     `error` is set instead when the frame as a whole is answered with one error (parse error,
     empty batch, a non-container top level)."""
 
-    items: tuple[Request | Invalid, ...] = ()
+    items: tuple[Request | Invalid | Stray, ...] = ()
     is_batch: bool = False
     error: RpcError | None = None
 
@@ -76,12 +86,19 @@ def _bad(reason: str, rid: Any = None) -> Invalid:
     return Invalid(spec_error(INVALID_REQUEST, {"reason": reason}), rid)
 
 
-def parse_item(obj: Any) -> Request | Invalid:
-    """Validate one element (the whole frame, or one element of a batch)."""
+def parse_item(obj: Any) -> Request | Invalid | Stray:
+    """Validate one element (the whole frame, or one element of a batch). A well-formed
+    response object (no method; a result or an error, not both; an id, null only with an
+    error) is a `Stray`: MCP is two-way, and this server sends no requests, so the peer has
+    answered nothing of ours. Answering it -32600 (MCPRPC, session 28) sent the client an
+    error under an id of its own namespace, a second answer to its own request of that id,
+    and two peers that answer what they cannot read would ping-pong errors for ever."""
     if not isinstance(obj, dict):
         return _bad("not an object")
     has_id = "id" in obj
     rid = obj.get("id")
+    if _response(obj, has_id, rid):
+        return Stray(rid)
     echo = rid if has_id and valid_id(rid) else None
     if obj.get("jsonrpc") != "2.0":
         return _bad('jsonrpc must be "2.0"', echo)
@@ -98,6 +115,15 @@ def parse_item(obj: Any) -> Request | Invalid:
     return Request(method, params, rid if has_id else NO_ID)
 
 
+def _response(obj: dict[str, Any], has_id: bool, rid: Any) -> bool:
+    if "method" in obj or obj.get("jsonrpc") != "2.0" or not has_id or not valid_id(rid):
+        return False
+    if "result" in obj:
+        return "error" not in obj and rid is not None
+    error = obj.get("error")
+    return isinstance(error, dict) and isinstance(error.get("code"), int)
+
+
 def parse_frame(raw: bytes) -> Parsed:
     """Decode and validate one frame (no newline). Never raises."""
     try:
@@ -108,7 +134,9 @@ def parse_frame(raw: bytes) -> Parsed:
         obj = json.loads(text, parse_constant=_reject_constant)
     except RecursionError:
         return Parsed(error=spec_error(PARSE_ERROR, {"reason": "nesting too deep"}))
-    except ValueError:  # JSONDecodeError, NaN/Infinity, integers too long to convert
+    except json.JSONDecodeError as exc:
+        return Parsed(error=spec_error(PARSE_ERROR, {"reason": _undecodable(text, exc)}))
+    except ValueError:  # NaN/Infinity, integers too long to convert
         return Parsed(error=spec_error(PARSE_ERROR, {"reason": "invalid JSON"}))
     if isinstance(obj, list):
         if not obj:
@@ -118,6 +146,21 @@ def parse_frame(raw: bytes) -> Parsed:
                 "reason": f"batch too large ({len(obj)} elements; at most {MAX_BATCH})"}))
         return Parsed(items=tuple(parse_item(o) for o in obj), is_batch=True)
     return Parsed(items=(parse_item(obj),))
+
+
+# The two framing mistakes a client makes, said as such (MCPRPC, session 28: both were
+# "invalid JSON", which does not tell a client that LSP-style Content-Length framing, or two
+# messages written on one line, is why its request was lost).
+LSP_HEADER = ("a Content-Length header: this server reads one JSON message per line "
+              "(newline-delimited, as MCP's stdio transport), not LSP framing")
+EXTRA_DATA = "more than one JSON value on the line: write one message per line"
+
+
+def _undecodable(text: str, exc: json.JSONDecodeError) -> str:
+    """The parse error's reason: a framing mistake by name, else "invalid JSON"."""
+    if text.lstrip()[:15].lower() == "content-length:":
+        return LSP_HEADER
+    return EXTRA_DATA if exc.msg == "Extra data" else "invalid JSON"
 
 
 def success(rid: Any, result: Any) -> dict[str, Any]:

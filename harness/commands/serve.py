@@ -21,10 +21,11 @@ from pathlib import Path
 
 import anyio
 
+from harness.commands.notes import positive_int
 from harness.compose import LedgerSessions, note_texts, open_vault
 from harness.config import Config, ConfigError, SandboxSection, load
 from harness.llm import Broker
-from harness.mcp import mcp_methods
+from harness.mcp import OVERSIZE, mcp_methods
 from harness.methods import Harness, Repl, map_exception, method_table
 from harness.rlm_tools import RlmTools
 from harness.stderr_sink import StderrSink
@@ -136,7 +137,8 @@ def _serve(args: argparse.Namespace, proto_fd: int) -> int:
         return serve_unready(args, proto_fd, exc)
     ready = Ready(args, cfg, vault, repl_factory)
     dispatcher = Dispatcher(ready.methods, map_exception=map_exception,
-                            max_frame=args.max_frame, control=CONTROL_METHODS)
+                            max_frame=args.max_frame, control=CONTROL_METHODS,
+                            oversize=OVERSIZE)
     return _run(dispatcher, args, proto_fd, ready.shutdown, ready.broker.close)
 
 
@@ -223,7 +225,7 @@ def serve_pending(args: argparse.Namespace, proto_fd: int, exc: ErasurePending,
     table = unready_methods(exc.public(), str(reopen.root), exc.code_name, exc.fix,
                             restart=False)
     dispatcher = Dispatcher(table, map_exception=map_exception, max_frame=args.max_frame,
-                            control=CONTROL_METHODS, refresh=reopen)
+                            control=CONTROL_METHODS, oversize=OVERSIZE, refresh=reopen)
     reopen.dispatcher = dispatcher
     return _run(dispatcher, args, proto_fd, reopen.shutdown, reopen.close)
 
@@ -245,7 +247,7 @@ def serve_unready(args: argparse.Namespace, proto_fd: int, exc: Exception) -> in
         "missing is made again)")
     dispatcher = Dispatcher(unready_methods(reason, vault, kind, fix),
                             map_exception=map_exception, max_frame=args.max_frame,
-                            control=CONTROL_METHODS)
+                            control=CONTROL_METHODS, oversize=OVERSIZE)
     return _run(dispatcher, args, proto_fd)
 
 
@@ -276,9 +278,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--no-dense", action="store_true",
                    help="skip the ONNX embedder (keyword, graph and conjunctive signals only)")
-    p.add_argument("--max-frame", type=int, default=DEFAULT_MAX_FRAME, metavar="BYTES",
+    # at least 1: a 0 or negative bound was a traceback once serving began (MCPRPC, session 28)
+    p.add_argument("--max-frame", type=positive_int, default=DEFAULT_MAX_FRAME, metavar="BYTES",
                    help="largest accepted or sent frame (default 8 MiB)")
-    p.add_argument("--max-in-flight", type=int, default=64, metavar="N",
+    p.add_argument("--max-in-flight", type=positive_int, default=64, metavar="N",
                    help="most requests running at once; more wait, while ping and status "
                    "are still answered (default 64)")
     p.add_argument("--tier", choices=sorted(TIER_NAMES), default=None,

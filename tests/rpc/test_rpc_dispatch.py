@@ -262,6 +262,29 @@ def test_oversize_batch_answers_refuse_the_largest_until_they_fit() -> None:
     assert answers[1]["id"] == 2 and answers[1]["error"]["data"]["kind"] == "response_too_large"
 
 
+@pytest.mark.parametrize("times", [990, 1_500, 50_000])
+@pytest.mark.parametrize("batch", [False, True])
+def test_an_oversize_result_of_an_oversize_method_is_its_substitute(times: int,
+                                                                    batch: bool) -> None:
+    """`oversize`: a method whose result is over the cap answers the result made for the
+    limit (MCP tools/call: an isError result), other methods keep response_too_large."""
+    async def repeat(text: str, times: int) -> str:
+        return text * times
+
+    d = Dispatcher({"repeat": repeat, "tool": repeat}, max_frame=1000,
+                   oversize={"tool": lambda limit: {"isError": True, "limit": limit}})
+    items = [req("tool", 1, "a", times), req("repeat", 2, "b", times)]
+    out = anyio.run(d.dispatch, json.dumps(items if batch else items[0]).encode())
+    assert out is not None and len(out) <= 1000
+    answers = json.loads(out)
+    tool = answers[0] if batch else answers
+    assert tool == {"jsonrpc": "2.0", "result": {"isError": True, "limit": 1000}, "id": 1}
+    if batch:
+        assert answers[1]["error"]["data"]["kind"] == "response_too_large"
+    single = anyio.run(d.dispatch, json.dumps(req("tool", 3, "c", 10)).encode())
+    assert single is not None and json.loads(single)["result"] == "c" * 10
+
+
 def test_a_batch_whose_errors_alone_overflow_gets_one_error() -> None:
     d = Dispatcher(SPEC_METHODS, max_frame=4096)
     out = anyio.run(d.dispatch, b"[" + b",".join([b"1"] * 500) + b"]")
@@ -310,3 +333,67 @@ def test_a_batch_holds_no_more_than_its_cap_of_answers() -> None:
     assert kept == [7, 8, 9]
     assert all(a["error"]["data"]["kind"] == "response_too_large"
                for a in answers if "result" not in a)
+
+
+RESULTS: list[Any] = [{}, None, 0, "x"]
+RESPONSES = [
+    *({"jsonrpc": "2.0", "result": result, "id": rid}
+      for result in RESULTS for rid in (7, "7", 0, -3, 1.5, "")),
+    *({"jsonrpc": "2.0", "error": {"code": code, "message": "m"}, "id": rid}
+      for code in (-32600, -32700, 1) for rid in (7, "a", None)),
+]
+NOT_RESPONSES = [  # still -32600: not the shape of a response
+    {"jsonrpc": "2.0", "result": 1, "error": {"code": 1, "message": "m"}, "id": 7},
+    {"jsonrpc": "2.0", "result": 1, "id": None},
+    {"jsonrpc": "2.0", "result": 1},
+    {"jsonrpc": "2.0", "error": "boom", "id": 7},
+    {"jsonrpc": "2.0", "error": {"code": "x", "message": "m"}, "id": 7},
+    {"jsonrpc": "1.0", "result": 1, "id": 7},
+    {"jsonrpc": "2.0", "result": 1, "id": True},
+    {"jsonrpc": "2.0", "method": "echo", "result": 1, "id": 7},
+    {"foo": "boo"},
+]
+
+
+@pytest.mark.parametrize("response", RESPONSES, ids=json.dumps)
+def test_a_response_sent_to_the_server_is_answered_by_nothing(response: dict[str, Any]) -> None:
+    """MCP is two-way and this server sends no requests: a response is to nothing of ours.
+    Before (MCPRPC, session 28) it was answered -32600 under its id, while the client's own
+    request of that id was in flight: two answers for one id."""
+    release = anyio.Event()
+
+    async def block() -> str:
+        await release.wait()
+        return "released"
+
+    d = Dispatcher({"block": block, **SPEC_METHODS})
+    answers: list[Any] = []
+    rid = response["id"] if response.get("id") is not None else 9
+
+    async def main() -> None:
+        flight = InFlight()
+
+        async def own() -> None:
+            out = await d.dispatch(json.dumps(req("block", rid)).encode(), flight)
+            answers.append(json.loads(out or b"null"))
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(own)
+            await anyio.sleep(0.01)
+            answers.append(await d.dispatch(json.dumps(response).encode(), flight))
+            batch = [response, req("echo", "b", "x"), response]
+            answers.append(json.loads(await d.dispatch(json.dumps(batch).encode(), flight)
+                                      or b"null"))
+            answers.append(await d.dispatch(json.dumps([response]).encode(), flight))
+            release.set()
+
+    anyio.run(main)
+    assert answers[0] is None and answers[2] is None, answers
+    assert answers[1] == [{"jsonrpc": "2.0", "result": "x", "id": "b"}]
+    assert answers[3] == {"jsonrpc": "2.0", "result": "released", "id": rid}
+
+
+@pytest.mark.parametrize("frame", NOT_RESPONSES, ids=json.dumps)
+def test_what_only_looks_like_a_response_is_an_invalid_request(frame: dict[str, Any]) -> None:
+    out = call(Dispatcher(SPEC_METHODS), json.dumps(frame))
+    assert out["error"]["code"] == -32600, out

@@ -81,6 +81,17 @@ def test_notification_of_failing_method_gets_no_answer(dispatcher: Dispatcher) -
         (b'{"jsonrpc":"2.0","method":"echo","params":[NaN],"id":1}', "invalid JSON"),
         (b'{"jsonrpc":"2.0","method":"echo","params":[1' + b"0" * 5000 + b'],"id":1}',
          "invalid JSON"),
+        (b"Content-Length: 41", "a Content-Length header: this server reads one JSON message "
+         "per line (newline-delimited, as MCP's stdio transport), not LSP framing"),
+        (b" content-length:12", "a Content-Length header: this server reads one JSON message "
+         "per line (newline-delimited, as MCP's stdio transport), not LSP framing"),
+        (b'{"jsonrpc":"2.0","method":"echo","id":1}{"jsonrpc":"2.0","method":"echo","id":2}',
+         "more than one JSON value on the line: write one message per line"),
+        (b'{"jsonrpc":"2.0","method":"echo","id":1}Content-Length: 41',
+         "more than one JSON value on the line: write one message per line"),
+        (b'[] 1', "more than one JSON value on the line: write one message per line"),
+        (b"Content-Type: application/json", "invalid JSON"),
+        (b'{"jsonrpc":"2.0"', "invalid JSON"),
         (b"[" * 100_000 + b"]" * 100_000, "nesting too deep"),
         (b'{"a":' * 100_000 + b"1" + b"}" * 100_000, "nesting too deep"),
     ],
