@@ -13,7 +13,7 @@ import time
 from dataclasses import fields, is_dataclass
 from typing import Any
 
-from harness.compose import learning_vault, liveness, search_params
+from harness.compose import learning_vault, liveness, open_vault, search_params
 from harness.config import load
 from harness.errors import Refused
 from vault import LearnedState, Ledger, Vault, passed_factor
@@ -154,13 +154,58 @@ def cmd_learning(args: argparse.Namespace) -> int:
                 for r in doc["rewards"]:
                     r["multiplier_before"] = 1.0 + scale * r["q_before"]
                     r["multiplier_after"] = 1.0 + scale * r["q_after"]
-                emit(args, doc, _story(doc))
-                return 0
-            report = learning_health(v, ledger)
+            else:
+                report = learning_health(v, ledger)
         finally:
             ledger.close()
+    if args.note is not None:
+        doc["measured"] = measured_effect(args, note_id, _used_query(doc))
+        emit(args, doc, _story(doc))
+        return 0
     emit(args, report, json.dumps(report, indent=2, sort_keys=True))
     return 0 if report["missing_rows"] == 0 and report["replay_matches"] else 1
+
+
+def _used_query(doc: dict[str, Any]) -> str | None:
+    """The query the note was last used for (else the last that showed it; None: none)."""
+    asked = (doc["state"] or {}).get("use_queries", {})
+    if asked:
+        return str(max(asked.items(), key=lambda kv: (kv[1], kv[0]))[0])
+    shown = [e["query"] for e in doc["events"] if e["kind"] == "search" and e.get("query")]
+    return str(shown[-1]) if shown else None
+
+
+def measured_effect(args: argparse.Namespace, note_id: int,
+                    query: str | None) -> dict[str, Any] | None:
+    """Learning's whole effect on the note for `query`, measured: the configured search (as
+    `rmh search` ranks, recording nothing) with the live learned state and with none, on the
+    same day. The prior is one factor of it; the learned channel, warmth and the others act
+    too, so the ratio of the two scores is what a person reading "learning lifts it" needs."""
+    if query is None:
+        return None
+    cfg = load(vault=args.vault)
+    out: dict[str, Any] = {"query": query}
+    day = None
+    for name, learning in (("with", True), ("without", False)):
+        with open_vault(cfg, dense=not args.no_dense, learning=learning) as v:
+            day = v.today() if day is None else day
+            hits = v.search(query, k=100, learn=False, now=day).hits
+        at = [(rank, h.score) for rank, h in enumerate(hits) if h.id == note_id]
+        out[name] = {"rank": at[0][0] + 1, "score": at[0][1]} if at else None
+    w, wo = out["with"], out["without"]
+    out["factor"] = w["score"] / wo["score"] if w and wo and wo["score"] > 0 else None
+    return out
+
+
+def _measured_line(m: dict[str, Any] | None) -> str:
+    if m is None:
+        return "  measured: no query showed it"
+    def at(x: dict[str, Any] | None) -> str:
+        return "not in the top 100" if x is None else f"{x['score']:.5f} (rank {x['rank']})"
+    factor = "" if m["factor"] is None else f": x{m['factor']:.4f}"
+    return (f"  measured on {m['query'][:60]!r} (the last query it was used for, else shown "
+            f"by): score {at(m['with'])} with learning, {at(m['without'])} without{factor} "
+            f"(every learned signal together)")
 
 
 def _story(doc: dict[str, Any]) -> str:
@@ -178,9 +223,10 @@ def _story(doc: dict[str, Any]) -> str:
     if doc["passed_factor"] < 1.0:
         others = (f"x{doc['passed_factor']:.4f} of it on every query: passed over surely "
                   f"({doc['passed']:+.4f} x weights.passed)")
-    lines = [f"{doc['note']} (id {doc['id']}): score x{doc['multiplier']:.4f} on a query wholly "
+    lines = [f"{doc['note']} (id {doc['id']}): prior x{doc['multiplier']:.4f} on a query wholly "
              f"about what it was {'used' if doc['q'] >= 0 else 'skipped'} for, {others} "
              f"(q {doc['q']:+.4f} x prior_scale {doc['prior_scale']})",
+             *([_measured_line(doc["measured"])] if "measured" in doc else []),
              f"  about: {about or '-'}",
              f"  found by the words: {words or '-'} (a query holding them adds weights.learned"
              f" x q x the topic gate x their share of its words / (k + rank + 1) to the fused "
@@ -251,6 +297,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("learning", help="audit learned state (the learning part of doctor); "
                        "with NOTE, that note's Q, events and rewards")
     p.add_argument("note", nargs="?", default=None)
+    p.add_argument("--no-dense", action="store_true",
+                   help="with NOTE: measure learning's effect without the dense signal")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_learning)
     p = sub.add_parser("end-session", help="end a session the CLI's --session opened: "

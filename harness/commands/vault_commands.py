@@ -172,7 +172,7 @@ COMMANDS: tuple[Command, ...] = (
         Arg("tag", ("--tag",), help="notes: only those with this tag (any folder)"),
         Arg("limit", ("--limit",), help="most items (default 50)"),
         Arg("cursor", ("--cursor",), help="the next page (printed at the end of one)")),
-        render_listing, learning=False, json_last=True),
+        render_listing, json_last=True),
     Command("context", "context", (
         Arg("query"),
         Arg("budget_words", ("--budget",), help="word budget (default 600)"),

@@ -62,10 +62,10 @@ def test_the_story_names_the_demotion_of_a_note_surely_passed_over() -> None:
            "use_rate": 0.023, "use_mean": 0.25, "state": {"skip_terms": {"melanie kids": 3}},
            "rewards": [], "events": [], "events_total": 0}
     on = _story({**doc, "passed_factor": 0.824, "multiplier": (1 - 0.2 * 0.227) * 0.824})
-    assert "score x0.7866 on a query wholly about what it was skipped for" in on
+    assert "prior x0.7866 on a query wholly about what it was skipped for" in on
     assert "x0.8240 of it on every query: passed over surely (-0.1760 x weights.passed)" in on
     off = _story({**doc, "passed_factor": 1.0, "multiplier": 1 - 0.2 * 0.227})
-    assert "score x0.9546" in off and "less on others, x1 on a query about other things" in off
+    assert "prior x0.9546" in off and "less on others, x1 on a query about other things" in off
 
 
 @pytest.mark.slow
@@ -88,12 +88,12 @@ def test_learning_note_reads_the_passed_factor_from_weights_passed(tmp_path: Pat
             ledger.end_session(f"s{k}", 1001.0 + 10 * k)
     finally:
         ledger.close()
-    off = json.loads(rmh(root, "learning", "Melanie", "--json").stdout)
+    off = json.loads(rmh(root, "learning", "Melanie", "--json", "--no-dense").stdout)
     assert off["passed"] < -0.1 and off["passed_factor"] == 1.0
     for w, want in ((2.0, 1.0 + 2.0 * off["passed"]), (4.0, 0.5)):  # 4: at the floor
         (root / "rmh.toml").write_text(f"[search]\nweights = {{ passed = {w} }}\n",
                                        encoding="utf-8")
-        on = json.loads(rmh(root, "learning", "Melanie", "--json").stdout)
+        on = json.loads(rmh(root, "learning", "Melanie", "--json", "--no-dense").stdout)
         assert on["passed"] == off["passed"] and want < 1.0
         assert on["passed_factor"] == pytest.approx(want)
         assert on["multiplier"] == pytest.approx(off["multiplier"] * want)

@@ -78,7 +78,7 @@ def test_a_session_is_captured_and_recalled_in_the_next(vault: Path, tmp_path: P
     assert " 0 notes written" in again.stderr  # idempotent: nothing rewritten
     assert before == {p: p.stat().st_mtime_ns for p in vault.rglob("*.md")}
     # the cited note was logged as read in the hooks' learning session, which ended
-    learned = json.loads(rmh(vault, "learning", "Build notes", "--json").stdout)
+    learned = json.loads(rmh(vault, "learning", "Build notes", "--json", "--no-dense").stdout)
     assert any(e.get("session") == f"hook-claude-code-{SESSION}"
                for e in learned["events"]), learned["events"]
 

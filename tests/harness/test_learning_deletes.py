@@ -95,7 +95,7 @@ def test_a_delete_through_serve_leaves_learning(tmp_path: Path) -> None:
     assert not {alpha, beta} & learned and gamma in learned
     doc = learning(root)
     assert doc["events"].get("delete") == 2 and "prune" not in doc["events"]
-    r = rmh("--vault", str(root), "learning", "Alpha")
+    r = rmh("--vault", str(root), "learning", "Alpha", "--no-dense")
     assert r.returncode == 1 and "not found" in r.stderr
 
 

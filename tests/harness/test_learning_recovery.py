@@ -5,8 +5,10 @@ the retrieved notes the answer uses."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -31,13 +33,19 @@ def _killed_session(vault: Path, tmp: Path) -> str:
 
 
 @pytest.mark.parametrize("command", [("learning", "--json"), ("doctor", "--json"),
-                                     ("search", "hiking", "--no-dense", "--json")])
+                                     ("search", "hiking", "--no-dense", "--json"),
+                                     ("list", "--json"), ("read", "Lunch"), ("links", "Lunch"),
+                                     ("status", "--no-dense")])
 def test_a_cli_command_recovers_a_killed_server_session(tmp_path: Path,
                                                         command: tuple[str, ...]) -> None:
     vault = make_vault(tmp_path / "vault")
     session = _killed_session(vault, tmp_path)
     out = rmh(vault, *command)  # no server started since the kill
     assert out.returncode == 0, out.stderr
+    with contextlib.closing(sqlite3.connect(vault / ".rmh" / "learned.sqlite")) as db:
+        ends = db.execute("SELECT count(*) FROM events WHERE kind = 'end' AND session = ?",
+                          (session,)).fetchone()[0]
+    assert ends == 1  # recovered by that command itself, before any other ran
     doc = learning(vault, "Project Atlas")
     rewards = doc["rewards"]
     assert isinstance(rewards, list) and len(rewards) == 1
@@ -149,3 +157,21 @@ def test_doctor_warns_through_real_processes(tmp_path: Path) -> None:
     assert any("exposure/Q correlation is negative" in w for w in audit["warnings"])
     text = rmh(vault, "doctor").stdout
     assert "exposure/Q correlation is negative" in text
+
+
+@pytest.mark.parametrize("first", [("list",), ("list", "recent"), ("status", "--no-dense")])
+def test_a_note_removed_on_disk_leaves_learning_whatever_command_sees_it_first(
+        tmp_path: Path, first: tuple[str, ...]) -> None:
+    """The first process to see the removal logs the delete: `rmh list` opened the vault
+    without its ledger, so the note's learned rows stayed (and `rmh learning` exited 1, `doctor`
+    warned of rows naming missing notes) until a `rmh serve` started."""
+    vault = make_vault(tmp_path / "vault")
+    assert rmh(vault, "search", "auth rewrite", "--session", "s1", "--no-dense").returncode == 0
+    assert rmh(vault, "read", "Project Atlas", "--session", "s1").returncode == 0
+    assert rmh(vault, "end-session", "s1").returncode == 0
+    (vault / "Project Atlas.md").unlink()
+    assert rmh(vault, *first).returncode == 0
+    out = rmh(vault, "learning", "--json")
+    audit = json.loads(out.stdout)
+    assert out.returncode == 0 and audit["missing_rows"] == 0 and audit["warnings"] == []
+    assert audit["events"].get("delete") == 1 and audit["replay_matches"] is True

@@ -34,7 +34,7 @@ def rmh(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def learning(root: Path, note: str) -> dict[str, object]:
-    out = rmh(root, "learning", note, "--json")
+    out = rmh(root, "learning", note, "--json", "--no-dense")
     assert out.returncode == 0, out.stderr
     doc: dict[str, object] = json.loads(out.stdout)
     return doc
@@ -64,9 +64,9 @@ def test_mcp_client_learns_with_no_session_call(tmp_path: Path) -> None:
     assert rewards[0]["session"].startswith("c-") and not rewards[0]["recovered"]
     kinds = [e["kind"] for e in doc["events"]]  # type: ignore[attr-defined]
     assert kinds == ["search", "read", "linked_from"]
-    human = rmh(vault, "learning", "Project Atlas")
+    human = rmh(vault, "learning", "Project Atlas", "--no-dense")
     assert human.returncode == 0 and "cite +1.0000" in human.stdout
-    assert "score x1.1000 on a query wholly about" in human.stdout  # read + cite: m = 0.625
+    assert "prior x1.1000 on a query wholly about" in human.stdout  # read + cite: m = 0.625
     assert "x1 on a query sharing none of its words), never past a note it names" in \
         human.stdout  # v5, v8: the topic-free part of a positive score, by the word share
     audit = json.loads(rmh(vault, "learning", "--json").stdout)
