@@ -163,7 +163,9 @@ REGISTRY: dict[str, Tier] = {t.name: t for t in (
              "namespace (root with CAP_SYS_ADMIN, or user namespaces allowed: guard "
              "'private-dev'); elsewhere it is the host's, and opening a device read-only still "
              "acts on it: each /dev/ptmx opened makes one of the host's ptys (up to open_files "
-             "per worker)",
+             "per worker); any other read-only open acts on what it opens as well: it takes "
+             "the data of a host FIFO from that FIFO's reader, and breaks a write lease on the "
+             "file (its holder gets SIGIO)",
              "host processes are visible in /proc (pids, command lines of other users' "
              "processes where /proc allows it); with no user namespace (unprivileged, none "
              "allowed) the worker has the supervisor's uid: /proc/<ppid> is closed only because "
