@@ -6,8 +6,8 @@ read a file another process waits on woke that process's waiter (FUTEX_WAKE retu
 requeued it onto a word of its own (its real wake-up then woke nobody: it slept to its timeout)
 or could take its wake-ups by waiting on the same word. The seccomp tier reads any file its uid
 can (a process-shared lock in /dev/shm or LMDB's lock.mdb); every tier reads the interpreter's
-own files, which is what the waiter here uses: a thread of this process waits on the first word
-of a standard-library module, the same file the worker reads under whatever path its tier binds
+own files, which is what the waiter here uses: a thread of this process waits on a word of a
+standard-library module, the same file the worker reads under whatever path its tier binds
 it. Every real tier (conftest.py's `host`)."""
 
 from __future__ import annotations
@@ -25,6 +25,9 @@ from .conftest import Host, run_attack
 
 _FUTEX = 202 if platform.machine() == "x86_64" else 98
 _WAIT, _WAKE, _REQUEUE = 0, 1, 3
+# The word: one of the first 1,000 of the page, by pid, so that two runs of this test at once
+# (the interpreter's files are shared by the whole machine) never wait on the same word.
+_OFFSET = (os.getpid() % 1000) * 4
 
 _CELL = """
 import ctypes, errno, importlib.util, os
@@ -34,7 +37,7 @@ libc.mmap.restype = ctypes.c_void_p
 libc.mmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int,
                       ctypes.c_long)
 fd = os.open(importlib.util.find_spec("colorsys").origin, os.O_RDONLY)
-theirs = ctypes.c_void_p(libc.mmap(None, 4096, 1, 2, fd, 0))  # PROT_READ, MAP_PRIVATE
+theirs = ctypes.c_void_p(libc.mmap(None, 4096, 1, 2, fd, 0) + @OFFSET@)  # PROT_READ, MAP_PRIVATE
 own, other = ctypes.c_int(0), ctypes.c_int(0)
 def futex(addr, op, val, val2=None, addr2=None, val3=0):
     r = libc.syscall(@NR@, addr, op, val, val2, addr2, val3)
@@ -53,8 +56,8 @@ many = ctypes.c_void_p(0x7FFFFFFF)
 
 
 class _Waiter:
-    """A thread of this process in a shared FUTEX_WAIT on word 0 of colorsys.py (mapped
-    read-only), as another process would wait on a process-shared lock."""
+    """A thread of this process in a shared FUTEX_WAIT on a word of colorsys.py (`_OFFSET`,
+    mapped read-only), as another process would wait on a process-shared lock."""
 
     def __init__(self) -> None:
         self.libc = ctypes.CDLL(None, use_errno=True)
@@ -65,7 +68,7 @@ class _Waiter:
         assert colorsys.__file__ is not None
         fd = os.open(colorsys.__file__, os.O_RDONLY)
         try:
-            self.word = ctypes.c_void_p(self.libc.mmap(None, 4096, 1, 2, fd, 0))
+            self.word = ctypes.c_void_p(self.libc.mmap(None, 4096, 1, 2, fd, 0) + _OFFSET)
         finally:
             os.close(fd)
         self.value = ctypes.c_uint32.from_address(self.word.value or 0).value
@@ -101,7 +104,8 @@ def test_no_shared_futex_reaches_a_waiter_in_another_process(host: Host) -> None
     waiter = _Waiter()
     waiter.start()
     try:
-        result = run_attack(host, _CELL.replace("@NR@", str(_FUTEX)))
+        result = run_attack(host, _CELL.replace("@NR@", str(_FUTEX)).replace("@OFFSET@",
+                                                                            str(_OFFSET)))
         assert result.ok and result.value is not None, result.to_json()
         answers = ast.literal_eval(result.value)
         assert waiter.thread.is_alive() and waiter.answer is None, "the cell woke the waiter"
