@@ -19,7 +19,10 @@ namespace) before the tmpfs is mounted and bound from /proc/self/fd/N, so a sour
 paths, so a read-only open of a device still acted on it (each /dev/ptmx opened made one of the
 host's ptys, up to open_files per worker, held for its life). The worker gets its own mount
 namespace as above, with a read-only tmpfs over /dev holding only `nodes` (null, zero, random,
-urandom), each bound read-only from the host's (nothing else of /dev: no ptmx, pts, shm, mqueue).
+urandom), each bound read-only from the host's (nothing else of /dev: no ptmx, pts, shm, mqueue),
+and every mount of that namespace is made read-only (mount_setattr(2), recursive): a read of a
+host file through a writable mount set its access time (relatime: a file not read since its
+last change, or for a day), the one change of host metadata the read-only filter let through.
 Where no mount namespace can be made (root without CAP_SYS_ADMIN, as in a container;
 unprivileged without user namespaces) it returns False and changes nothing.
 
@@ -36,6 +39,7 @@ References: mount(2), mount_namespaces(7), pivot_root(2), user_namespaces(7).
 from __future__ import annotations
 
 import ctypes
+import errno
 import os
 from collections.abc import Mapping, Sequence
 
@@ -48,6 +52,8 @@ _KEEP = {os.ST_NOSUID: _MS_NOSUID, os.ST_NODEV: _MS_NODEV, os.ST_NOEXEC: _MS_NOE
          os.ST_NOATIME: _MS_NOATIME, os.ST_NODIRATIME: _MS_NODIRATIME,
          os.ST_RELATIME: _MS_RELATIME}
 _MNT_DETACH = 2
+_SYS_MOUNT_SETATTR = 442  # the same number on x86_64 and aarch64
+_AT_FDCWD, _AT_RECURSIVE, _MOUNT_ATTR_RDONLY = -100, 0x8000, 1
 _CLONE_NEWNS, _CLONE_NEWUSER = 0x00020000, 0x10000000
 _SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
 _NEW_ROOT = "/tmp"  # mount point of the new root's tmpfs, in the worker's namespace only
@@ -168,9 +174,10 @@ def _pivot(new_root: str) -> None:
 
 def private_dev(nodes: Sequence[str]) -> bool:
     """Replace /dev, in a mount namespace of this process's own, by a read-only tmpfs holding
-    only the device `nodes` (absolute paths under /dev), bound read-only from the host's; see
-    the module docstring. False, with nothing changed, where the kernel refuses the namespace;
-    MountError (or OSError) when a later step fails."""
+    only the device `nodes` (absolute paths under /dev), bound read-only from the host's, and
+    make every mount of that namespace read-only; see the module docstring. False, with
+    nothing changed, where the kernel refuses the namespace; MountError (or OSError) when a
+    later step fails."""
     uid, gid = os.getuid(), os.getgid()  # read before: a new user namespace maps nothing yet
     flags = _CLONE_NEWNS if uid == 0 else _CLONE_NEWUSER | _CLONE_NEWNS
     if _libc().unshare(flags) != 0:
@@ -193,7 +200,30 @@ def private_dev(nodes: Sequence[str]) -> bool:
             os.close(fd)
     if sorted(os.listdir("/dev")) != sorted(os.path.basename(p) for p, _, _ in sources):
         raise MountError("/dev holds more than the device nodes after the mount")
+    _read_only_tree("/")
     return True
+
+
+class _MountAttr(ctypes.Structure):
+    _fields_ = [("attr_set", ctypes.c_uint64), ("attr_clr", ctypes.c_uint64),
+                ("propagation", ctypes.c_uint64), ("userns_fd", ctypes.c_uint64)]
+
+
+def _read_only_tree(path: str) -> None:
+    """Make every mount at and beneath `path`, in this process's own mount namespace,
+    read-only (mount_setattr(2) with AT_RECURSIVE: only the read-only flag is added, so the
+    flags the kernel locks in a user namespace stay as they are); checked on `path`. A kernel
+    before 5.12 has no mount_setattr: the mounts stay as they are (reads set access times)."""
+    libc = _libc()
+    libc.syscall.restype = ctypes.c_long
+    attr = _MountAttr(_MOUNT_ATTR_RDONLY, 0, 0, 0)
+    if int(libc.syscall(_SYS_MOUNT_SETATTR, _AT_FDCWD, path.encode(), _AT_RECURSIVE,
+                        ctypes.byref(attr), ctypes.sizeof(attr))) < 0:
+        if ctypes.get_errno() == errno.ENOSYS:
+            return
+        _check(-1, f"mount_setattr({path})")
+    if not os.statvfs(path).f_flag & os.ST_RDONLY:
+        raise MountError(f"{path} is still writable after mount_setattr")
 
 
 def private_root(paths: Sequence[str], symlinks: Mapping[str, str]) -> None:
