@@ -6,14 +6,15 @@ called by `worker_guard.install` while the worker is still single-threaded.
 readlink, access or statfs, so a Landlock allowlist alone leaves the modes, owners and times of
 every host file, and /proc of every host process, visible. The worker therefore gets its own
 mount namespace (unshare(CLONE_NEWNS); as an unprivileged supervisor together with
-CLONE_NEWUSER, its own uid and gid mapped to themselves, setgroups denied) whose root is a
-small tmpfs holding only `paths` (the interpreter's prefix, the library folders, the worker's
-files), each bound read-only at its own path, and `symlinks` (such as /lib -> usr/lib); no /proc,
-no /dev, nothing writable. The mounts are made private first, so nothing propagates to the host,
-then pivot_root(2) makes the tmpfs the root and the old root is detached. A path outside the
-tree then fails with ENOENT whatever the syscall. Sources are opened (O_PATH, in the new
-namespace) before the tmpfs is mounted and bound from /proc/self/fd/N, so a source anywhere
-(under /tmp included) works.
+CLONE_NEWUSER, its own uid and gid mapped to themselves, setgroups denied) whose root is a small
+tmpfs holding only `paths` (the interpreter's prefix, the library folders, the worker's files),
+each bound read-only at its own path with every mount beneath it (a remount of the bind alone
+left them writable: Landlock still refused writes, but reads set access times), and `symlinks`
+(such as /lib -> usr/lib); no /proc, no /dev, nothing writable. The mounts are made private
+first, so nothing propagates to the host, then pivot_root(2) makes the tmpfs the root and the
+old root is detached. A path outside the tree then fails with ENOENT whatever the syscall.
+Sources are opened (O_PATH, in the new namespace) before the tmpfs is mounted and bound from
+/proc/self/fd/N, so a source anywhere (under /tmp included) works.
 
 `private_dev(nodes)` (seccomp tier, which keeps the host's file system): the filter cannot see
 paths, so a read-only open of a device still acted on it (each /dev/ptmx opened made one of the
@@ -251,6 +252,7 @@ def private_root(paths: Sequence[str], symlinks: Mapping[str, str]) -> None:
                 os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
                 os.symlink(dest, target)
         _remount_ro(_NEW_ROOT, _MS_NODEV | _MS_NOEXEC)
+        _read_only_tree(_NEW_ROOT)  # the mounts beneath each bound tree too
         _pivot(_NEW_ROOT)
     finally:
         os.umask(old_umask)
