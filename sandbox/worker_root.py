@@ -213,14 +213,15 @@ class _MountAttr(ctypes.Structure):
 def _read_only_tree(path: str) -> None:
     """Make every mount at and beneath `path`, in this process's own mount namespace,
     read-only (mount_setattr(2) with AT_RECURSIVE: only the read-only flag is added, so the
-    flags the kernel locks in a user namespace stay as they are); checked on `path`. A kernel
-    before 5.12 has no mount_setattr: the mounts stay as they are (reads set access times)."""
+    flags the kernel locks in a user namespace stay as they are); checked on `path`. Where
+    mount_setattr does not exist (a kernel before 5.12: ENOSYS) or a container's seccomp
+    profile predates it (EPERM), the mounts stay as they were (reads set access times)."""
     libc = _libc()
     libc.syscall.restype = ctypes.c_long
     attr = _MountAttr(_MOUNT_ATTR_RDONLY, 0, 0, 0)
     if int(libc.syscall(_SYS_MOUNT_SETATTR, _AT_FDCWD, path.encode(), _AT_RECURSIVE,
                         ctypes.byref(attr), ctypes.sizeof(attr))) < 0:
-        if ctypes.get_errno() == errno.ENOSYS:
+        if ctypes.get_errno() in (errno.ENOSYS, errno.EPERM):
             return
         _check(-1, f"mount_setattr({path})")
     if not os.statvfs(path).f_flag & os.ST_RDONLY:
