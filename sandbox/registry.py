@@ -90,9 +90,9 @@ def _own_identity(config: SandboxConfig) -> dict[str, Any]:
 
 
 def _seccomp_plan(config: SandboxConfig) -> dict[str, Any]:
-    """`_own_identity`, and a /dev of the four device nodes where a mount namespace may be
-    made (worker_root.private_dev): the filter cannot see which device a read-only open acts
-    on, and each /dev/ptmx opened made one of the host's ptys."""
+    """`_own_identity`, and a /dev of the four device nodes and every mount read-only where a
+    mount namespace may be made (worker_root.private_dev): the filter cannot see which device
+    a read-only open acts on, and each /dev/ptmx opened made one of the host's ptys."""
     plan = _own_identity(config)
     if private_root_possible():
         plan["private_dev"] = launch.device_nodes()
@@ -155,15 +155,18 @@ REGISTRY: dict[str, Tier] = {t.name: t for t in (
     Tier(TIER_SECCOMP, auto=False, sandboxed=True, pid_namespace=False, read_only_filter=True,
          works=lambda m: m.seccomp, command=launch.plain_command, plan=_seccomp_plan,
          limits=lambda: (
-             "no file-system confinement of reads: the worker reads, lists and stats whatever "
-             "its uid can (as an unprivileged supervisor: the user's files, the vault, "
-             "rmh.toml; refused while an API key is configured; never chosen by auto); it "
-             "writes no file (the filter refuses open for writing, create, remove and rename); "
-             "/dev holds only null, zero, random and urandom where the worker can make a mount "
-             "namespace (root with CAP_SYS_ADMIN, or user namespaces allowed: guard "
-             "'private-dev'); elsewhere it is the host's, and opening a device read-only still "
-             "acts on it: each /dev/ptmx opened makes one of the host's ptys (up to open_files "
-             "per worker)",
+             "no file-system confinement of reads: the worker reads, lists and stats whatever its "
+             "uid can (as an unprivileged supervisor: the user's files, the vault, rmh.toml; "
+             "refused while an API key is configured; never chosen by auto); it writes no file "
+             "(the filter refuses open for writing, create, remove and rename); /dev holds only "
+             "null, zero, random and urandom, and every mount is read-only (kernel 5.12+: a read "
+             "sets no access time), where the worker can make a mount namespace (root with "
+             "CAP_SYS_ADMIN, or user namespaces allowed: guard 'private-dev'); elsewhere /dev is "
+             "the host's, reads set access times, and opening a device read-only still acts on it:"
+             " each /dev/ptmx opened makes one of the host's ptys (up to open_files per worker); "
+             "any other read-only open acts on what it opens as well: it takes the data of a host "
+             "FIFO from that FIFO's reader, and breaks a write lease on the file (its holder gets "
+             "SIGIO)",
              "host processes are visible in /proc (pids, command lines of other users' "
              "processes where /proc allows it); with no user namespace (unprivileged, none "
              "allowed) the worker has the supervisor's uid: /proc/<ppid> is closed only because "

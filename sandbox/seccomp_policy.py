@@ -26,7 +26,8 @@ register values, never memory, so a pid is checked but a path is not):
   (no FIOSETOWN/SIOCSPGRP, no TIOCSTI);
 - clocks only the fixed ones (`FIXED_CLOCKS`: never another process's CPU clock);
 - futex only with the operations in `FUTEX_OPS` (no priority-inheritance futex: it looks up
-  a task by the pid in the futex word);
+  a task by the pid in the futex word), and only FUTEX_PRIVATE_FLAG ones (a shared futex on a
+  file page is keyed on the file, so it reached other processes' waiters: see `FUTEX_OPS`);
 - madvise only with the advice in `MADVISE_ADVICE` (no KSM merging, no forced page-out);
 - clone only for threads (CLONE_THREAD set, no CLONE_NEW* flag); clone3 fails with ENOSYS so
   glibc falls back to clone(2), whose flags are visible.
@@ -173,7 +174,7 @@ FILTERED: dict[str, str] = {
     "fcntl": "the commands in FCNTL_COMMANDS only",
     "ioctl": "the requests in IOCTL_REQUESTS only",
     "clone": "threads only (CLONE_THREAD, no CLONE_NEW* flag)",
-    "futex": "locks, conditions, joins: the operations in FUTEX_OPS only (no PI futex)",
+    "futex": "locks, conditions, joins: FUTEX_OPS, private only (no PI, no shared futex)",
     "clock_gettime": "time.time / monotonic / process_time: fixed clocks only (id < 16)",
     "clock_getres": "time.get_clock_info: fixed clocks only (id < 16)",
     "clock_nanosleep": "time.sleep: fixed clocks only (id < 16)",
@@ -192,8 +193,18 @@ FCNTL_COMMANDS = (0, 1, 2, 3, 4, 1030, 1032)
 # UNLOCK_PI, TRYLOCK_PI, WAIT_REQUEUE_PI, CMP_REQUEUE_PI, LOCK_PI2): they look up the task
 # whose pid is in the futex word, so ESRCH or not said which host pids exist (every one, in
 # 0.15 s, from a Landlock-tier cell), and LOCK_PI lends the waiter's priority to that task.
+# Each only with FUTEX_PRIVATE_FLAG (its word is then keyed on the worker's own memory): a
+# shared futex on a page of a file is keyed on the file, whoever maps it, and a read-only
+# MAP_PRIVATE view of a file is enough, so a seccomp-tier cell that could read a file another
+# process waits on (a process-shared lock: a POSIX semaphore, LMDB's lock.mdb) woke that
+# process's waiters, requeued them onto a word of its own (their real wake-up then went to
+# nobody: the process hung) and could take their wake-ups with waiters of its own. A shared
+# WAIT or WAIT_BITSET gets EAGAIN (the word changed: every futex user checks it again, so
+# glibc's pthread_join, which waits shared on the thread's tid, polls instead of sleeping);
+# the other shared operations EPERM. CPython's locks, conditions and joins are all private.
 FUTEX_OPS = (0, 1, 3, 4, 5, 9, 10)
-FUTEX_FLAGS = 128 | 256  # FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME
+FUTEX_WAITS = (0, 9)  # WAIT, WAIT_BITSET
+FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME = 128, 256
 # clock_gettime, clock_getres and clock_nanosleep take only the fixed clocks (REALTIME,
 # MONOTONIC, PROCESS_CPUTIME_ID, THREAD_CPUTIME_ID, BOOTTIME, TAI, ...: ids 0 to 15). A
 # negative id names the CPU clock of a pid ((~pid << 3) | 2, clock_getcpuclockid(3)), which
@@ -287,8 +298,11 @@ def compile_bpf(pid: int, read_only: bool = False) -> bytes:
         rule("fcntl", sc.Arg(1, sc.EQ, cmd))
     for name in ("clock_gettime", "clock_getres", "clock_nanosleep"):
         rule(name, sc.Arg(0, sc.LT, FIXED_CLOCKS))  # unsigned 64-bit: a negative id is huge
-    for op in FUTEX_OPS:  # the low 32 bits (an int), either flag set or not
-        rule("futex", sc.Arg(1, sc.MASKED_EQ, 0xFFFFFFFF & ~FUTEX_FLAGS, op))
+    futex_op = 0xFFFFFFFF & ~FUTEX_CLOCK_REALTIME  # the low 32 bits (an int), that flag or not
+    for op in FUTEX_OPS:
+        rule("futex", sc.Arg(1, sc.MASKED_EQ, futex_op, op | FUTEX_PRIVATE_FLAG))
+    for op in FUTEX_WAITS:  # shared: never queued on a file's word (FUTEX_OPS)
+        filt.add_rule(sc.ERRNO(errno.EAGAIN), "futex", sc.Arg(1, sc.MASKED_EQ, futex_op, op))
     for advice in MADVISE_ADVICE:
         rule("madvise", sc.Arg(2, sc.MASKED_EQ, 0xFFFFFFFF, advice))  # an int
     for request in IOCTL_REQUESTS:

@@ -23,7 +23,8 @@ confines the file system and the worker's view of other processes:
   unprivileged supervisor: the user's files, rmh.toml, the vault). Its filter is compiled
   read-only (seccomp_policy.py): no file opened for writing, created, removed or renamed.
   Where a mount namespace can be made (root, or user namespaces allowed) its /dev holds only
-  null, zero, random and urandom (worker_root.private_dev: no host pty from /dev/ptmx).
+  null, zero, random and urandom (worker_root.private_dev: no host pty from /dev/ptmx), and
+  every mount is read-only (a read sets no host file's access time).
   Never chosen by "auto"; only when named, with a warning; refused while a secret (an API
   key) is configured.
 

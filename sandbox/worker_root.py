@@ -6,20 +6,24 @@ called by `worker_guard.install` while the worker is still single-threaded.
 readlink, access or statfs, so a Landlock allowlist alone leaves the modes, owners and times of
 every host file, and /proc of every host process, visible. The worker therefore gets its own
 mount namespace (unshare(CLONE_NEWNS); as an unprivileged supervisor together with
-CLONE_NEWUSER, its own uid and gid mapped to themselves, setgroups denied) whose root is a
-small tmpfs holding only `paths` (the interpreter's prefix, the library folders, the worker's
-files), each bound read-only at its own path, and `symlinks` (such as /lib -> usr/lib); no /proc,
-no /dev, nothing writable. The mounts are made private first, so nothing propagates to the host,
-then pivot_root(2) makes the tmpfs the root and the old root is detached. A path outside the
-tree then fails with ENOENT whatever the syscall. Sources are opened (O_PATH, in the new
-namespace) before the tmpfs is mounted and bound from /proc/self/fd/N, so a source anywhere
-(under /tmp included) works.
+CLONE_NEWUSER, its own uid and gid mapped to themselves, setgroups denied) whose root is a small
+tmpfs holding only `paths` (the interpreter's prefix, the library folders, the worker's files),
+each bound read-only at its own path with every mount beneath it (a remount of the bind alone
+left them writable: Landlock still refused writes, but reads set access times), and `symlinks`
+(such as /lib -> usr/lib); no /proc, no /dev, nothing writable. The mounts are made private
+first, so nothing propagates to the host, then pivot_root(2) makes the tmpfs the root and the
+old root is detached. A path outside the tree then fails with ENOENT whatever the syscall.
+Sources are opened (O_PATH, in the new namespace) before the tmpfs is mounted and bound from
+/proc/self/fd/N, so a source anywhere (under /tmp included) works.
 
 `private_dev(nodes)` (seccomp tier, which keeps the host's file system): the filter cannot see
 paths, so a read-only open of a device still acted on it (each /dev/ptmx opened made one of the
 host's ptys, up to open_files per worker, held for its life). The worker gets its own mount
 namespace as above, with a read-only tmpfs over /dev holding only `nodes` (null, zero, random,
-urandom), each bound read-only from the host's (nothing else of /dev: no ptmx, pts, shm, mqueue).
+urandom), each bound read-only from the host's (nothing else of /dev: no ptmx, pts, shm, mqueue),
+and every mount of that namespace is made read-only (mount_setattr(2), recursive): a read of a
+host file through a writable mount set its access time (relatime: a file not read since its
+last change, or for a day), the one change of host metadata the read-only filter let through.
 Where no mount namespace can be made (root without CAP_SYS_ADMIN, as in a container;
 unprivileged without user namespaces) it returns False and changes nothing.
 
@@ -36,6 +40,7 @@ References: mount(2), mount_namespaces(7), pivot_root(2), user_namespaces(7).
 from __future__ import annotations
 
 import ctypes
+import errno
 import os
 from collections.abc import Mapping, Sequence
 
@@ -48,6 +53,8 @@ _KEEP = {os.ST_NOSUID: _MS_NOSUID, os.ST_NODEV: _MS_NODEV, os.ST_NOEXEC: _MS_NOE
          os.ST_NOATIME: _MS_NOATIME, os.ST_NODIRATIME: _MS_NODIRATIME,
          os.ST_RELATIME: _MS_RELATIME}
 _MNT_DETACH = 2
+_SYS_MOUNT_SETATTR = 442  # the same number on x86_64 and aarch64
+_AT_FDCWD, _AT_RECURSIVE, _MOUNT_ATTR_RDONLY = -100, 0x8000, 1
 _CLONE_NEWNS, _CLONE_NEWUSER = 0x00020000, 0x10000000
 _SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
 _NEW_ROOT = "/tmp"  # mount point of the new root's tmpfs, in the worker's namespace only
@@ -168,9 +175,10 @@ def _pivot(new_root: str) -> None:
 
 def private_dev(nodes: Sequence[str]) -> bool:
     """Replace /dev, in a mount namespace of this process's own, by a read-only tmpfs holding
-    only the device `nodes` (absolute paths under /dev), bound read-only from the host's; see
-    the module docstring. False, with nothing changed, where the kernel refuses the namespace;
-    MountError (or OSError) when a later step fails."""
+    only the device `nodes` (absolute paths under /dev), bound read-only from the host's, and
+    make every mount of that namespace read-only; see the module docstring. False, with
+    nothing changed, where the kernel refuses the namespace; MountError (or OSError) when a
+    later step fails."""
     uid, gid = os.getuid(), os.getgid()  # read before: a new user namespace maps nothing yet
     flags = _CLONE_NEWNS if uid == 0 else _CLONE_NEWUSER | _CLONE_NEWNS
     if _libc().unshare(flags) != 0:
@@ -193,7 +201,31 @@ def private_dev(nodes: Sequence[str]) -> bool:
             os.close(fd)
     if sorted(os.listdir("/dev")) != sorted(os.path.basename(p) for p, _, _ in sources):
         raise MountError("/dev holds more than the device nodes after the mount")
+    _read_only_tree("/")
     return True
+
+
+class _MountAttr(ctypes.Structure):
+    _fields_ = [("attr_set", ctypes.c_uint64), ("attr_clr", ctypes.c_uint64),
+                ("propagation", ctypes.c_uint64), ("userns_fd", ctypes.c_uint64)]
+
+
+def _read_only_tree(path: str) -> None:
+    """Make every mount at and beneath `path`, in this process's own mount namespace,
+    read-only (mount_setattr(2) with AT_RECURSIVE: only the read-only flag is added, so the
+    flags the kernel locks in a user namespace stay as they are); checked on `path`. Where
+    mount_setattr does not exist (a kernel before 5.12: ENOSYS) or a container's seccomp
+    profile predates it (EPERM), the mounts stay as they were (reads set access times)."""
+    libc = _libc()
+    libc.syscall.restype = ctypes.c_long
+    attr = _MountAttr(_MOUNT_ATTR_RDONLY, 0, 0, 0)
+    if int(libc.syscall(_SYS_MOUNT_SETATTR, _AT_FDCWD, path.encode(), _AT_RECURSIVE,
+                        ctypes.byref(attr), ctypes.sizeof(attr))) < 0:
+        if ctypes.get_errno() in (errno.ENOSYS, errno.EPERM):
+            return
+        _check(-1, f"mount_setattr({path})")
+    if not os.statvfs(path).f_flag & os.ST_RDONLY:
+        raise MountError(f"{path} is still writable after mount_setattr")
 
 
 def private_root(paths: Sequence[str], symlinks: Mapping[str, str]) -> None:
@@ -221,6 +253,7 @@ def private_root(paths: Sequence[str], symlinks: Mapping[str, str]) -> None:
                 os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
                 os.symlink(dest, target)
         _remount_ro(_NEW_ROOT, _MS_NODEV | _MS_NOEXEC)
+        _read_only_tree(_NEW_ROOT)  # the mounts beneath each bound tree too
         _pivot(_NEW_ROOT)
     finally:
         os.umask(old_umask)

@@ -9,6 +9,10 @@ root has no /dev at all. Every real tier (conftest.py's `host`)."""
 from __future__ import annotations
 
 import ast
+import os
+from pathlib import Path
+
+from sandbox import TIER_SECCOMP
 
 from .conftest import Host, run_attack
 
@@ -36,3 +40,38 @@ def test_no_cell_opens_a_device_beyond_the_four(host: Host) -> None:
     assert result.ok and result.value is not None, result.to_json()
     opened, works = ast.literal_eval(result.value)
     assert opened == [] and works, result.value
+
+
+_READ = """
+import errno, os
+try:
+    with open(@PATH@, "rb") as f:
+        read = f.read()
+except OSError as exc:
+    read = errno.errorcode[exc.errno]
+writable = None
+if os.path.exists("/proc/self/mountinfo"):  # the seccomp tier's: every mount of the host's
+    with open("/proc/self/mountinfo") as f:
+        writable = [line.split()[4] for line in f if "rw" in line.split()[5].split(",")]
+read, writable
+"""
+
+
+def test_no_read_changes_a_host_files_access_time(host: Host, tmp_path: Path) -> None:
+    """A read of a host file set its access time (relatime: a file not read since its last
+    change, or for a day): on the seccomp tier, which reads what its uid can, the one change of
+    a host file's metadata the read-only filter let through. Its namespace's mounts are now all
+    read-only (a read-only mount sets no access time). As root the worker's uid cannot reach
+    tmp_path; the unprivileged run (test_sandbox_nonroot.py) reads it."""
+    canary = tmp_path / "read-me.txt"
+    canary.write_text("old news")
+    os.utime(canary, (1_000_000_000, canary.stat().st_mtime))  # read long before its change
+    before = canary.stat().st_atime_ns
+    result = run_attack(host, _READ.replace("@PATH@", repr(str(canary))))
+    assert result.ok and result.value is not None, result.to_json()
+    read, writable = ast.literal_eval(result.value)
+    if host.tier == TIER_SECCOMP:
+        assert writable == [], writable
+        if os.getuid() != 0:
+            assert read == b"old news"  # it did read the file
+    assert canary.stat().st_atime_ns == before, (read, canary.stat().st_atime)
