@@ -185,7 +185,8 @@ def open_vault(
     """
     root: Path = cfg.require_vault()
     encoder = shared_encoder(graph_folder(cfg)) if dense else None
-    reranker = OnnxCrossEncoder.load(Path(cfg.rerank.model_dir)) if cfg.rerank.model_dir else None
+    reranker = (OnnxCrossEncoder.load(Path(cfg.rerank.model_dir), timeout_s=cfg.rerank.timeout_s)
+                if cfg.rerank.model_dir else None)
 
     def engine(own: EmbeddingCache) -> SearchEngine:
         return SearchEngine(
