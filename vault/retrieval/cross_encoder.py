@@ -12,9 +12,12 @@ num_labels == 1): sigmoid(logit) for one logit; for two, softmax's column 1 =
 sigmoid(l_1 - l_0), column 1 being the "relevant" label of a binary classifier (LABEL_1; the
 monoBERT convention). More labels is an error, as CrossEncoder.rank() refuses num_labels != 1.
 
-`load` checks all of this and runs the model once on a pair holding the tokenizer's largest id,
-so a model that cannot serve (unknown input, unsupported op, a tokenizer of another vocabulary,
-a non-finite score) is one ModelUnavailable at load, never a failure at the first query.
+Pairs are cut to MAX_TOKENS, a fixed sequence axis, or `model_max_length` in
+tokenizer_config.json (transformers' own limit) when it is smaller. `load` checks all of this
+and runs the model once on a full-length pair holding the tokenizer's largest id, so a model
+that cannot serve (unknown input, unsupported op, a tokenizer of another vocabulary, fewer
+positions than the length, a non-finite score) is one ModelUnavailable at load, never a
+failure at the first query.
 Each run is bounded: past `timeout_s` onnxruntime is told to stop (RunOptions.terminate) and
 the run fails (RerankFailed), so a slow model costs a query its rerank, never a hang. That
 bound is the one wall-clock reading in retrieval: it decides only whether the stage ran.
@@ -23,6 +26,7 @@ bound is the one wall-clock reading in retrieval: it decides only whether the st
 from __future__ import annotations
 
 import hashlib
+import json
 import stat
 import threading
 from collections.abc import Sequence
@@ -157,6 +161,20 @@ def _digest(path: Path) -> str:
     return h.hexdigest()
 
 
+def _model_max_length(folder: Path, default: int) -> int:
+    """tokenizer_config.json's `model_max_length` beside the model (what transformers and
+    sentence-transformers cut pairs to), or `default` when it is absent or unset (HF writes
+    1e30 for "no limit")."""
+    try:
+        raw = json.loads(_regular(folder / "tokenizer_config.json", 1 << 20).read_text("utf-8"))
+        value = raw.get("model_max_length") if isinstance(raw, dict) else None
+    except (ModelUnavailable, OSError, ValueError):
+        return default
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 4:
+        return value
+    return default
+
+
 def _pad_id(tokenizer: Any) -> int:
     """The tokenizer's own pad id, else that of the first of PAD_TOKENS it has, else 0."""
     if tokenizer.padding is not None:
@@ -199,7 +217,7 @@ class OnnxCrossEncoder:
         except Exception as exc:  # tokenizers/onnxruntime raise untyped errors
             raise model_error(WHAT, exc) from exc
         sig = signature(session)
-        length = min(max_tokens, sig.seq) if sig.seq else max_tokens
+        length = min(max_tokens, sig.seq or max_tokens, _model_max_length(folder, max_tokens))
         pad = _pad_id(tokenizer)
         tokenizer.no_padding()
         tokenizer.enable_truncation(max_length=length)
@@ -209,9 +227,10 @@ class OnnxCrossEncoder:
         return ce
 
     def _check(self) -> None:
-        """Run the model once on a pair holding the tokenizer's largest id; ModelUnavailable
-        when the tokenizer builds no pairs or the model cannot score them."""
-        enc = self._tokenizer.encode("query", "passage")
+        """Run the model once on a pair as long as any it will get, holding the tokenizer's
+        largest id; ModelUnavailable when the tokenizer builds no pairs or the model cannot
+        score them (another vocabulary; fewer positions than the length)."""
+        enc = self._tokenizer.encode("query", " ".join(["passage"] * MAX_TOKENS * 2))
         if not any(enc.special_tokens_mask):
             raise _fail("tokenizer.json adds no special tokens to a pair: not a "
                         "cross-encoder's tokenizer (no pair post_processor)")

@@ -36,6 +36,7 @@ class Export:
     extra_output: str = ""         # one more output (first), of that name
     poison: float = 0.0            # W["car"] set to this (nan, inf) when not 0
     vocab: int = len(VOCAB)        # rows of W (fewer than the tokenizer's: a mismatch)
+    positions: int = 0             # a position table of this many rows (0: none)
 
 
 def build(folder: Path, ex: Export = Export(), *, tokenizer: bool = True) -> Path:
@@ -69,6 +70,17 @@ def build(folder: Path, ex: Export = Export(), *, tokenizer: bool = True) -> Pat
         nodes.append(helper.make_node("Mul", [last, "extra3"], ["emb_x"]))
         nodes.append(helper.make_node("Div", ["emb_x", "extra3"], ["emb_y"]))
         last = "emb_y"
+    if ex.positions:  # emb += P[arange(seq)] (zeros), as BERT: fails past P's rows
+        inits += [helper.make_tensor("P", TensorProto.FLOAT, [ex.positions, 1],
+                                     [0.0] * ex.positions),
+                  helper.make_tensor("one", TensorProto.INT64, [], [1]),
+                  helper.make_tensor("zero", TensorProto.INT64, [], [0])]
+        nodes += [helper.make_node("Shape", [ex.ids_name], ["shape"]),
+                  helper.make_node("Gather", ["shape", "one"], ["length"]),
+                  helper.make_node("Range", ["zero", "length", "one"], ["pos"]),
+                  helper.make_node("Gather", ["P", "pos"], ["pos_emb"]),  # (seq, 1)
+                  helper.make_node("Add", [last, "pos_emb"], ["emb_p"])]
+        last = "emb_p"
     nodes += [
         helper.make_node("Cast", ["attention_mask"], ["m"], to=TensorProto.FLOAT),
         helper.make_node("Unsqueeze", ["m", "axis2"], ["m3"]),
@@ -122,10 +134,9 @@ def logit(query: str, passage: str, *, types: bool = True) -> float:
                  + BIAS)
 
 
-def build_slow(folder: Path, trips_per_token: int = 200) -> Path:
-    """A model whose run loops `trips_per_token` times per attended token over a 256x256
-    MatMul (a short test pair: milliseconds; 16 long passages: tens of seconds), giving
-    logit = number of attended tokens; and the tokenizer."""
+def build_slow(folder: Path, token: str, trips_per_token: int) -> Path:
+    """A model whose run loops `trips_per_token` times per `token` in its input over a
+    256x256 MatMul, giving logit = number of attended tokens; and the tokenizer."""
     eye = np.eye(256, dtype=np.float32).ravel().tolist()
     body = helper.make_graph(
         [helper.make_node("MatMul", ["v_in", "M"], ["v_out"]),
@@ -139,7 +150,9 @@ def build_slow(folder: Path, trips_per_token: int = 200) -> Path:
     axes = ["batch", "seq"]
     inputs = [helper.make_tensor_value_info(n, TensorProto.INT64, axes)
               for n in ("input_ids", "attention_mask")]
-    nodes = [helper.make_node("ReduceSum", ["attention_mask"], ["tokens"], keepdims=0),
+    nodes = [helper.make_node("Equal", ["input_ids", "slow_id"], ["hit"]),
+             helper.make_node("Cast", ["hit"], ["hit_i"], to=TensorProto.INT64),
+             helper.make_node("ReduceSum", ["hit_i"], ["tokens"], keepdims=0),
              helper.make_node("Mul", ["tokens", "K"], ["trips"]),
              helper.make_node("Loop", ["trips", "true", "v0"], ["v_n"], body=body),
              helper.make_node("ReduceSum", ["v_n"], ["zero"], keepdims=1),  # (1, 1): 0
@@ -147,6 +160,7 @@ def build_slow(folder: Path, trips_per_token: int = 200) -> Path:
              helper.make_node("ReduceSum", ["m", "axis1"], ["count"], keepdims=1),
              helper.make_node("Add", ["count", "zero"], ["logits"])]
     inits = [helper.make_tensor("K", TensorProto.INT64, [], [trips_per_token]),
+             helper.make_tensor("slow_id", TensorProto.INT64, [], [VOCAB[token]]),
              helper.make_tensor("true", TensorProto.BOOL, [], [True]),
              helper.make_tensor("v0", TensorProto.FLOAT, [1, 256], [0.0] * 256),
              helper.make_tensor("axis1", TensorProto.INT64, [1], [1])]

@@ -151,9 +151,10 @@ def test_non_finite_logits_keep_the_fused_order_and_say_so(tmp_path: Path, poiso
 
 
 def test_a_slow_model_is_stopped_and_search_answers(tmp_path: Path) -> None:
-    """The test pair runs in milliseconds; 16 passages of 400 tokens would run for minutes;
-    the run is stopped at the timeout and the query keeps the fused order."""
-    ce = OnnxCrossEncoder.load(build_slow(tmp_path), timeout_s=2.0)
+    """Slow on "car" only: the test pair (no "car") runs in milliseconds, the query's 120
+    "car"s would run for minutes; the run is stopped at the timeout and the query keeps the
+    fused order."""
+    ce = OnnxCrossEncoder.load(build_slow(tmp_path, "car", 10**5), timeout_s=2.0)
     long = " ".join(["fruit apple"] * 200)
     corpus = make_corpus([(f"n{j}", f"{long} {'car ' * j}") for j in range(16)])
     plain = SearchEngine(SearchParams()).search(corpus, QUERY, k=16)
@@ -165,7 +166,8 @@ def test_a_slow_model_is_stopped_and_search_answers(tmp_path: Path) -> None:
 
 def test_a_model_slow_on_the_test_pair_is_refused_at_load(tmp_path: Path) -> None:
     with pytest.raises(ModelUnavailable, match=r"over 0\.001 s"):
-        OnnxCrossEncoder.load(build_slow(tmp_path, trips_per_token=10**9), timeout_s=0.001)
+        # the test pair holds the tokenizer's largest id, "red", once in each of its 2 rows
+        OnnxCrossEncoder.load(build_slow(tmp_path, "red", 10**9), timeout_s=0.001)
 
 
 def test_weights_kept_as_external_data_load(tmp_path: Path) -> None:
@@ -185,3 +187,17 @@ def test_weights_kept_as_external_data_load(tmp_path: Path) -> None:
     assert (tmp_path / "model.onnx_data").stat().st_size > 0
     got = OnnxCrossEncoder.load(tmp_path).score(QUERY, PASSAGES[:5])
     assert np.allclose(got, [want(Export(), p) for p in PASSAGES[:5]], atol=1e-6)
+
+
+def test_the_length_is_tokenizer_configs_and_checked_at_load(tmp_path: Path) -> None:
+    """A model with 64 positions: refused at load unless tokenizer_config.json says 64 (as
+    transformers' exports write it), and then long passages are cut to 64 and scored."""
+    build(tmp_path, Export(positions=64))
+    with pytest.raises(ModelUnavailable, match="tokenizer's pairs"):
+        OnnxCrossEncoder.load(tmp_path)
+    (tmp_path / "tokenizer_config.json").write_text('{"model_max_length": 64}', "utf-8")
+    long = " ".join(["apple"] * 100)
+    got = OnnxCrossEncoder.load(tmp_path).score(QUERY, [long, "car"])
+    cut = " ".join(["apple"] * 60)  # 64 = [CLS] fruit [SEP] + 60 + [SEP]
+    assert got[0] == pytest.approx(want(Export(), cut), abs=1e-6)
+    assert got[1] == pytest.approx(want(Export(), "car"), abs=1e-6)
