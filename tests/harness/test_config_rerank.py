@@ -24,9 +24,9 @@ def test_timeout_defaults_to_the_engines_and_must_be_positive(tmp_path: Path) ->
             load(vault=str(tmp_path), env={})
 
 
-def _search(root: Path, model: Path) -> tuple[int, str, str]:
-    r = rmh("--vault", str(root), "search", "--json", "--explain", "Billing",
-            env={"RMH_RERANK_MODEL": str(model)})
+def _search(root: Path, model: Path | str, home: Path | None = None) -> tuple[int, str, str]:
+    env = {"RMH_RERANK_MODEL": str(model)} | ({"HOME": str(home)} if home else {})
+    r = rmh("--vault", str(root), "search", "--json", "--explain", "Billing", env=env)
     return r.returncode, r.stdout, r.stderr
 
 
@@ -59,3 +59,15 @@ def test_a_model_no_export_has_stops_with_one_line(tmp_path: Path) -> None:
         "reason": "output 'logits' has 3 labels; a reranker has 1 (or 2)",
         "message": "model unavailable: cross-encoder (output 'logits' has 3 labels; a reranker "
                    "has 1 (or 2))"}
+
+
+def test_a_model_dir_under_home_is_found(tmp_path: Path) -> None:
+    """`model_dir = "~/models/x"` (as graph_cache and --vault take `~`) was read as a folder
+    named "~" in the working directory: "missing model.onnx"."""
+    root = make_vault(tmp_path)
+    home = tmp_path / "home"
+    (home / "models" / "x").mkdir(parents=True)
+    build(home / "models" / "x")
+    code, out, err = _search(root, "~/models/x", home)
+    assert code == 0, err
+    assert json.loads(out)["stages"]["rerank"].startswith("ran")
