@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from vault.errors import ModelUnavailable
 from vault.retrieval.pipeline import SearchEngine, SearchParams
@@ -48,6 +50,27 @@ def test_every_standard_export_scores_as_its_logits_say(tmp_path: Path, ex: Expo
     ce = OnnxCrossEncoder.load(build(tmp_path, ex))
     got = ce.score(QUERY, PASSAGES)
     assert np.allclose(got, [want(ex, p) for p in PASSAGES], atol=1e-6)
+
+
+EXPORTS = st.builds(Export, types=st.booleans(), int32=st.booleans(),
+                    batch=st.sampled_from(["batch", 1, 2, 5]),
+                    seq=st.sampled_from(["seq", 12, 40]), head=st.sampled_from(["n1", "n2", "n"]),
+                    extra_output=st.sampled_from(["", "hidden"]))
+WORDS = st.lists(st.sampled_from(["apple", "banana", "fruit", "car", "red", "kiwi"]),
+                 min_size=1, max_size=30).map(" ".join)
+
+
+@settings(max_examples=30, deadline=None)
+@given(EXPORTS, st.lists(WORDS, min_size=1, max_size=20))
+def test_any_export_shape_gives_the_scores_its_logits_mean(
+        tmp_path_factory: pytest.TempPathFactory, ex: Export, passages: list[str]) -> None:
+    """Any combination of the standard shapes, any passages (a fixed length cuts them: the
+    formula is then taken on the cut pair)."""
+    ce = OnnxCrossEncoder.load(build(tmp_path_factory.mktemp("ce"), ex))
+    length = ex.seq if isinstance(ex.seq, int) else 512
+    cut = [" ".join(p.split()[: length - 4]) for p in passages]  # [CLS] q [SEP] p [SEP]
+    got = ce.score(QUERY, passages)
+    assert np.allclose(got, [want(ex, p) for p in cut], atol=1e-6)
 
 
 REFUSED = {
