@@ -81,11 +81,11 @@ def _fail(reason: str) -> ModelUnavailable:
     return ModelUnavailable(WHAT, reason)
 
 
-def _fixed(dims: Sequence[Any], name: str, axis: str) -> int | None:
+def _fixed(dims: Sequence[Any], axis: str) -> int | None:
     """The one fixed size the inputs give an axis, or None when it is dynamic in all."""
     sizes = sorted({d for d in dims if isinstance(d, int) and d > 0})
     if len(sizes) > 1:
-        raise _fail(f"inputs disagree on the {axis} axis of {name}: {sizes}")
+        raise _fail(f"the inputs disagree on the {axis} axis: sizes {sizes}")
     return sizes[0] if sizes else None
 
 
@@ -106,8 +106,8 @@ def signature(session: Any) -> Signature:
         if len(arg.shape) != 2:
             raise _fail(f"input {name!r} has shape {arg.shape}, not (batch, sequence)")
         feeds.append((name, INT_TYPES[arg.type]))
-    batch = _fixed([inputs[n].shape[0] for n, _ in feeds], "the inputs", "batch")
-    seq = _fixed([inputs[n].shape[1] for n, _ in feeds], "the inputs", "sequence")
+    batch = _fixed([inputs[n].shape[0] for n, _ in feeds], "batch")
+    seq = _fixed([inputs[n].shape[1] for n, _ in feeds], "sequence")
     outputs = {o.name: o for o in session.get_outputs()}
     if "logits" in outputs:
         out = outputs["logits"]
