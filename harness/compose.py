@@ -47,6 +47,7 @@ from vault import (
 from . import hooks_index, llm_entities
 from .ask_used import WIKI_LINK
 from .config import Config, load
+from .config_file import user_path
 from .errors import Refused
 
 log = logging.getLogger("rmh.embed")
@@ -185,7 +186,9 @@ def open_vault(
     """
     root: Path = cfg.require_vault()
     encoder = shared_encoder(graph_folder(cfg)) if dense else None
-    reranker = OnnxCrossEncoder.load(Path(cfg.rerank.model_dir)) if cfg.rerank.model_dir else None
+    reranker = (OnnxCrossEncoder.load(user_path(cfg.rerank.model_dir),  # "~/models/x" too
+                                      timeout_s=cfg.rerank.timeout_s)
+                if cfg.rerank.model_dir else None)
 
     def engine(own: EmbeddingCache) -> SearchEngine:
         return SearchEngine(

@@ -84,6 +84,11 @@ class RerankSection:
     model_dir: str = ""
     top_n: int = 15
     keep: int = 10
+    timeout_s: float = 30.0  # one model run; past it the query keeps the fused order
+
+    def __post_init__(self) -> None:
+        if self.timeout_s <= 0:
+            raise ConfigError("rmh.toml: [rerank].timeout_s must be above 0")
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vault.errors import ModelUnavailable
-from vault.retrieval import encoders, onnx_cache, rerank
+from vault.retrieval import cross_encoder, encoders, onnx_cache, rerank
 from vault.retrieval.encoders import MiniLmEncoder
 from vault.retrieval.interrupted import interruption, model_error
+
+from .cross_encoder_exports import build
 
 WRAPPERS = st.lists(st.sampled_from([ImportError, RuntimeError, OSError, ValueError, Exception]),
                     min_size=1, max_size=4)
@@ -60,6 +62,12 @@ def test_a_cycle_of_contexts_ends() -> None:
 _ENCODER: list[MiniLmEncoder] = []
 
 
+@pytest.fixture(scope="module")
+def ce_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One tiny cross-encoder export for every example."""
+    return build(tmp_path_factory.mktemp("ce"))
+
+
 def _encoder() -> MiniLmEncoder:
     """One encoder for every example; its session is never made (cpu_session fails)."""
     if not _ENCODER:
@@ -76,7 +84,8 @@ def _failing(exc: BaseException) -> Any:
 @settings(max_examples=25, deadline=None)
 @given(WRAPPERS, st.lists(LINKS, min_size=1, max_size=4), st.booleans())
 def test_every_model_start_raises_the_interrupt(
-        wrappers: list[type[Exception]], links: list[str], interrupt: bool) -> None:
+        ce_folder: Path, wrappers: list[type[Exception]], links: list[str], interrupt: bool
+) -> None:
     exc = _buried(wrappers, links, interrupt)
     expected: type[BaseException] = KeyboardInterrupt if interrupt else ModelUnavailable
     enc = _encoder()
@@ -84,13 +93,9 @@ def test_every_model_start_raises_the_interrupt(
         mp.setattr(encoders, "cpu_session", _failing(exc))
         with pytest.raises(expected):
             enc.encode(["a text"])
-        mp.setattr(rerank, "cpu_session", _failing(exc))
-        folder = Path(encoders._dist_file(encoders.TOKENIZER_DIST,
-                                          encoders.TOKENIZER_FILE)).parent
-        mp.setattr(Path, "is_file", lambda _self: True)
-        mp.setattr(Path, "read_bytes", lambda _self: b"model")
+        mp.setattr(cross_encoder, "cpu_session", _failing(exc))
         with pytest.raises(expected):
-            rerank.OnnxCrossEncoder.load(folder)
+            rerank.OnnxCrossEncoder.load(ce_folder)
 
 
 @pytest.mark.parametrize("where", ["load", "save"])
