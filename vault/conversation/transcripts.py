@@ -38,11 +38,22 @@ import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from ..errors import ConversationFormatError
-from .formats import FORMATS, Conversation, Session, Turn, decode_json, load, text_only
+from .exports import EXPORT_FORMATS, export_kind, parse_export
+from .formats import (
+    EXPECTED,
+    FORMATS,
+    Conversation,
+    Session,
+    Turn,
+    decode_json,
+    load,
+    text_only,
+    timestamp,
+)
 
 TRANSCRIPT_FORMATS: tuple[str, ...] = ("claude-code", "codex", "openai")
 TOOL_ARG_CHARS = 80
@@ -69,21 +80,6 @@ class _Piece:
     tools: list[str]
     when: datetime
     ident: str
-
-
-def timestamp(value: Any) -> datetime:
-    """An ISO timestamp ("...Z", "+00:00" or naive) or Unix seconds -> naive UTC datetime;
-    ConversationFormatError for any other value, or one past the years 1..9999 (1e20, NaN,
-    "0001-01-01T00:00+01:00"; CONV: an OverflowError stopped the whole file)."""
-    try:
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return datetime.fromtimestamp(float(value), UTC).replace(tzinfo=None)
-        if not isinstance(value, str):
-            raise ConversationFormatError(f"unreadable timestamp {value!r}")
-        dt = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-        return dt.astimezone(UTC).replace(tzinfo=None) if dt.tzinfo else dt
-    except (ValueError, OverflowError, OSError):
-        raise ConversationFormatError(f"unreadable timestamp {value!r}") from None
 
 
 def tool_line(name: str, args: Any) -> str:
@@ -319,7 +315,7 @@ def is_openai_chat(obj: Any) -> bool:
             and "role" in obj[0] and "content" in obj[0])
 
 
-ALL_FORMATS: tuple[str, ...] = FORMATS + TRANSCRIPT_FORMATS
+ALL_FORMATS: tuple[str, ...] = FORMATS + TRANSCRIPT_FORMATS + EXPORT_FORMATS
 
 
 def load_report(text: str, fmt: str = "auto", default_id: str = "conversation") -> Loaded:
@@ -340,27 +336,34 @@ def _load_report(text: str, fmt: str, default_id: str) -> Loaded:
         return parse_claude_code(text, default_id)
     if fmt == "codex":
         return parse_codex(text, default_id)
+    if fmt in EXPORT_FORMATS:
+        return Loaded(*parse_export(_json(text), fmt, default_id))
     if fmt == "auto":
         try:
             obj = decode_json(text)
         except json.JSONDecodeError:
             kind = detect_jsonl(text)
             if kind is None:
-                raise ConversationFormatError(
-                    "format not recognised (neither JSON nor a Claude Code / Codex JSONL)"
-                ) from None
+                raise ConversationFormatError(f"format not recognised (not JSON, and no line "
+                                              f"of a JSONL transcript); {EXPECTED}") from None
             return _load_report(text, kind, default_id)
         if is_openai_chat(obj):
             return parse_openai(obj, default_id)
+        if (export := export_kind(obj)) is not None:
+            return Loaded(*parse_export(obj, export, default_id))
         if isinstance(obj, Mapping) and "sessions" not in obj:
             kind = detect_jsonl(text)  # a one-line JSONL file is also valid JSON
             if kind is not None:
                 return _load_report(text, kind, default_id)
         return Loaded(load(text, "auto"))
     if fmt == "openai":
-        try:
-            return parse_openai(decode_json(text), default_id)
-        except json.JSONDecodeError as exc:
-            raise ConversationFormatError(f"invalid JSON ({exc.msg} at line {exc.lineno})"
-                                          ) from None
+        return parse_openai(_json(text), default_id)
     return Loaded(load(text, fmt))
+
+
+def _json(text: str) -> Any:
+    try:
+        return decode_json(text)
+    except json.JSONDecodeError as exc:
+        raise ConversationFormatError(f"invalid JSON ({exc.msg} at line {exc.lineno})"
+                                      ) from None

@@ -1,0 +1,116 @@
+"""Chat data exports (CONV, session 28): ChatGPT's and Claude.ai's `conversations.json`.
+
+Before: both were refused ("format not recognised (simple, locomo, longmemeval)"), and a file
+of no known shape got one of two messages, each naming only part of what `rmh ingest` reads.
+Now both exports are read (the shown thread, message ids as turn ids, UTC times, a message
+without a time dated as the one before), re-ingest writes nothing, a grown export writes its
+new turns, and any other shape's error names every format read."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from vault import Vault, ingest_conversations, load_transcript
+from vault.errors import ConversationFormatError
+from vault.notes.note import parse
+
+TOPICS = ["zebrafinch", "kayak", "harpsichord", "sourdough", "telescope"]
+
+
+def _chatgpt(n: int, *, branch: bool = False, times: bool = True) -> list[dict[str, Any]]:
+    """One ChatGPT conversation of `n` messages, user and assistant in turn; `branch` adds an
+    abandoned sibling of the second message (an edit), which is not the current thread."""
+    mapping: dict[str, Any] = {"root": {"id": "root", "parent": None, "children": [],
+                                        "message": None}}
+    parent = "root"
+    for i in range(n):
+        key = f"n{i}"
+        role = "user" if i % 2 == 0 else "assistant"
+        mapping[key] = {"id": key, "parent": parent, "children": [], "message": {
+            "id": key, "author": {"role": role},
+            "create_time": 1_700_000_000 + 60 * i if times and i != 2 else None,
+            "content": {"content_type": "text", "parts": [f"I talk of {TOPICS[i % 5]} {i}"]}}}
+        mapping[parent]["children"].append(key)
+        parent = key
+    if branch and n > 1:
+        mapping["old"] = {"id": "old", "parent": "n0", "children": [], "message": {
+            "id": "old", "author": {"role": "assistant"}, "create_time": 1_700_000_030,
+            "content": {"content_type": "text", "parts": ["an abandoned answer"]}}}
+        mapping["n0"]["children"].insert(0, "old")
+    return [{"id": "chat-1", "title": "t", "create_time": 1_699_999_999, "mapping": mapping,
+             "current_node": parent}]
+
+
+@pytest.mark.parametrize("n,branch,times", [(1, False, True), (4, True, True),
+                                            (5, False, False), (7, True, True)])
+def test_a_chatgpt_export_reads_the_shown_thread(n: int, branch: bool, times: bool) -> None:
+    (conv,) = load_transcript(json.dumps(_chatgpt(n, branch=branch, times=times))
+                              ).conversations
+    turns = conv.turns()
+    assert conv.conversation_id == "chat-1"
+    assert [t.turn_id for t in turns] == [f"n{i}" for i in range(n)]
+    assert [t.speaker for t in turns] == ["user" if i % 2 == 0 else "assistant"
+                                          for i in range(n)]
+    assert all("abandoned" not in t.text for t in turns)
+    for i, t in enumerate(turns):  # message 2 has no time: dated as message 1
+        seconds = 1_700_000_000 + 60 * (i if i != 2 else 1) if times else 1_699_999_999
+        assert t.when == datetime.fromtimestamp(seconds, UTC).replace(tzinfo=None)
+
+
+def test_a_claude_ai_export_reads_human_and_assistant() -> None:
+    export = [{"uuid": "u-1", "created_at": "2023-11-14T22:13:20Z", "chat_messages": [
+        {"uuid": "m1", "sender": "human", "text": "I sold my kayak",
+         "created_at": "2023-11-14T23:13:20+01:00"},
+        {"uuid": "m2", "sender": "assistant", "text": "",
+         "content": [{"type": "text", "text": "Noted."}], "created_at": None}]}]
+    (conv,) = load_transcript(json.dumps(export)).conversations
+    assert [(t.turn_id, t.speaker, t.text, t.when.isoformat()) for t in conv.turns()] == [
+        ("m1", "user", "I sold my kayak", "2023-11-14T22:13:20"),
+        ("m2", "assistant", "Noted.", "2023-11-14T22:13:20")]
+
+
+def _turn_notes(root: Path, paths: tuple[str, ...]) -> set[str]:
+    return {p for p in paths
+            if parse((root / p).read_text(encoding="utf-8")).frontmatter.get("tier") == "L0"}
+
+
+def test_a_chatgpt_export_is_idempotent_grows_and_is_found(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    with Vault.init(root) as v:
+        first = ingest_conversations(v, load_transcript(json.dumps(_chatgpt(4))).conversations,
+                                     use_nlp=False)
+        assert len(_turn_notes(root, first.written)) == 4
+        before = {p: (root / p).read_bytes() for p in first.written}
+        again = ingest_conversations(
+            v, load_transcript(json.dumps(_chatgpt(4))).conversations, use_nlp=False)
+        assert again.written == ()
+        assert {p: (root / p).read_bytes() for p in first.written} == before
+        grown = ingest_conversations(
+            v, load_transcript(json.dumps(_chatgpt(6))).conversations, use_nlp=False)
+        # the two new turns, and the old last turn (its `next` link): no other old turn
+        assert sorted(Path(p).stem for p in _turn_notes(root, grown.written)) == [
+            "chat-1 n3", "chat-1 n4", "chat-1 n5"]
+        v.sync()
+        hits = [h.note for h in v.search("sourdough", 5, learn=False).hits]
+        assert hits and parse((root / hits[0]).read_text(encoding="utf-8")
+                              ).frontmatter.get("turn") == "n3"
+
+
+@pytest.mark.parametrize("text", [
+    "", "[]", "{}", "Bob: I sold my bike\nAnn: why?\n",
+    "12/31/23, 9:15 PM - Bob: I sold my bike\n", "31.12.23, 21:15 - Bob: I sold my bike\n",
+    json.dumps([{"type": "message", "user": "U1", "text": "hi", "ts": "1700000000.000100"}]),
+    json.dumps({"guild": {}, "messages": [{"author": {"name": "b"}, "content": "hi"}]}),
+    json.dumps({"role": "user", "content": "hi"}),
+])
+def test_a_file_of_no_known_shape_names_every_format(text: str) -> None:
+    with pytest.raises(ConversationFormatError) as info:
+        load_transcript(text)
+    for name in ("simple", "LoCoMo", "LongMemEval", "OpenAI chat", "ChatGPT", "Claude.ai",
+                 "Claude Code", "Codex"):
+        assert name in info.value.reason
