@@ -36,8 +36,9 @@ FORMATS: tuple[str, ...] = ("auto", "simple", "locomo", "longmemeval")
 SIMPLE_TAG = "rmh-conversation/1"
 # What the "format not recognised" error names: every shape `rmh ingest` reads.
 EXPECTED = ("rmh reads: the simple format ({\"format\": \"rmh-conversation/1\", \"sessions\": "
-            "[...]}), LoCoMo, LongMemEval, an OpenAI chat `messages` list, a ChatGPT or "
-            "Claude.ai export (conversations.json), a Claude Code or Codex CLI session JSONL")
+            "[...]}), LoCoMo, LongMemEval, an OpenAI chat `messages` list (or a JSONL of chats "
+            "or of messages), a ChatGPT or Claude.ai export (conversations.json), a Claude Code "
+            "or Codex CLI session JSONL")
 
 
 @dataclass(frozen=True)

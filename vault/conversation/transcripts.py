@@ -343,9 +343,12 @@ def _load_report(text: str, fmt: str, default_id: str) -> Loaded:
             obj = decode_json(text)
         except json.JSONDecodeError:
             kind = detect_jsonl(text)
+            chats = _openai_lines(text, default_id) if kind is None else None
+            if chats is not None:
+                return chats
             if kind is None:
-                raise ConversationFormatError(f"format not recognised (not JSON, and no line "
-                                              f"of a JSONL transcript); {EXPECTED}") from None
+                raise ConversationFormatError(f"format not recognised (not JSON, nor JSONL of "
+                                              f"a known shape); {EXPECTED}") from None
             return _load_report(text, kind, default_id)
         if is_openai_chat(obj):
             return parse_openai(obj, default_id)
@@ -355,10 +358,33 @@ def _load_report(text: str, fmt: str, default_id: str) -> Loaded:
             kind = detect_jsonl(text)  # a one-line JSONL file is also valid JSON
             if kind is not None:
                 return _load_report(text, kind, default_id)
+            if (chats := _openai_lines(text, default_id)) is not None:
+                return chats
         return Loaded(load(text, "auto"))
     if fmt == "openai":
-        return parse_openai(_json(text), default_id)
+        chats = _openai_lines(text, default_id)
+        return chats if chats is not None else parse_openai(_json(text), default_id)
     return Loaded(load(text, fmt))
+
+
+def _openai_lines(text: str, default_id: str) -> Loaded | None:
+    """A JSONL of OpenAI chats (a `{"messages": [...]}` a line, as fine-tuning files are: a
+    conversation each, named by its "id", else `default_id-LINE`) or of chat messages (a
+    `{"role", "content"}` a line: one chat) -> Loaded; None when its JSON lines are neither."""
+    read = list(_lines(text))
+    objs = [(n, obj) for n, obj, problem in read if problem is None]
+    problems = [problem for _, _, problem in read if problem is not None]
+    if objs and all(is_openai_chat(o) for _, o in objs):
+        convs: list[Conversation] = []
+        for n, obj in objs:
+            got = parse_openai(obj, f"{default_id}-{n}")
+            convs.extend(got.conversations)
+            problems.extend(f"line {n}: {p}" for p in got.problems)
+        return Loaded(tuple(convs), tuple(problems))
+    if objs and all(is_openai_chat([o]) for _, o in objs):
+        got = parse_openai([o for _, o in objs], default_id)
+        return Loaded(got.conversations, (*problems, *got.problems))
+    return None
 
 
 def _json(text: str) -> Any:

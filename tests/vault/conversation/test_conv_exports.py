@@ -106,7 +106,7 @@ def test_a_chatgpt_export_is_idempotent_grows_and_is_found(tmp_path: Path) -> No
     "12/31/23, 9:15 PM - Bob: I sold my bike\n", "31.12.23, 21:15 - Bob: I sold my bike\n",
     json.dumps([{"type": "message", "user": "U1", "text": "hi", "ts": "1700000000.000100"}]),
     json.dumps({"guild": {}, "messages": [{"author": {"name": "b"}, "content": "hi"}]}),
-    json.dumps({"role": "user", "content": "hi"}),
+    json.dumps({"role": "user"}) + "\n" + json.dumps({"content": "hi"}),
 ])
 def test_a_file_of_no_known_shape_names_every_format(text: str) -> None:
     with pytest.raises(ConversationFormatError) as info:
@@ -114,3 +114,39 @@ def test_a_file_of_no_known_shape_names_every_format(text: str) -> None:
     for name in ("simple", "LoCoMo", "LongMemEval", "OpenAI chat", "ChatGPT", "Claude.ai",
                  "Claude Code", "Codex"):
         assert name in info.value.reason
+
+
+def _message_lines(n: int) -> str:
+    return "".join(json.dumps({"role": "user" if i % 2 == 0 else "assistant",
+                               "content": f"I talk of {TOPICS[i % 5]} {i}"}) + "\n"
+                   for i in range(n))
+
+
+@pytest.mark.parametrize("n", [1, 2, 5])
+def test_a_jsonl_of_chats_is_a_conversation_a_line(n: int) -> None:
+    lines = [json.dumps({"messages": [{"role": "user", "content": f"I own a {TOPICS[i]}"},
+                                      {"role": "assistant", "content": "ok"}]})
+             for i in range(n)]
+    loaded = load_transcript("\n".join([*lines, "not json"]), "auto", "tune")
+    assert [c.conversation_id for c in loaded.conversations] == [
+        f"tune-{i}" for i in range(1, n + 1)]
+    assert [len(c.turns()) for c in loaded.conversations] == [2] * n
+    assert loaded.problems == (f"line {n + 1}: not JSON (Expecting value)",)
+
+
+def test_a_jsonl_of_messages_is_one_chat_that_grows(tmp_path: Path) -> None:
+    (conv,) = load_transcript(_message_lines(3), "auto", "log").conversations
+    assert [(t.turn_id, t.speaker) for t in conv.turns()] == [
+        ("m1", "user"), ("m2", "assistant"), ("m3", "user")]
+    root = tmp_path / "v"
+    with Vault.init(root) as v:
+        first = ingest_conversations(v, load_transcript(_message_lines(3), "auto", "log"
+                                                        ).conversations, use_nlp=False)
+        again = ingest_conversations(v, load_transcript(_message_lines(3), "openai", "log"
+                                                        ).conversations, use_nlp=False)
+        assert again.written == ()
+        grown = ingest_conversations(v, load_transcript(_message_lines(5), "auto", "log"
+                                                        ).conversations, use_nlp=False)
+    assert sorted(Path(p).stem for p in _turn_notes(root, grown.written)) == [
+        "log m3", "log m4", "log m5"]
+    assert len(_turn_notes(root, first.written)) == 3
