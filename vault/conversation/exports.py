@@ -140,6 +140,7 @@ def _claude_ai(item: Mapping[str, Any], where: str, problems: list[str]
                ) -> tuple[str, list[_Row]]:
     raw = item.get("chat_messages")
     rows: list[_Row] = []
+    seen: set[str] = set()
     for n, msg in enumerate(raw if isinstance(raw, list) else [], start=1):
         if not isinstance(msg, Mapping):
             problems.append(f"{where} message {n}: not an object")
@@ -152,7 +153,8 @@ def _claude_ai(item: Mapping[str, Any], where: str, problems: list[str]
         if not str(text).strip() and isinstance(msg.get("content"), list):
             text = "\n".join(str(b["text"]) for b in msg["content"] if isinstance(b, Mapping)
                              and b.get("type") == "text" and isinstance(b.get("text"), str))
-        if str(text).strip():
-            rows.append((str(msg.get("uuid") or f"m{n}"), role, str(text),
-                         msg.get("created_at")))
+        ident = str(msg.get("uuid") or f"m{n}")
+        if str(text).strip() and ident not in seen:  # a message listed twice is one turn
+            seen.add(ident)
+            rows.append((ident, role, str(text), msg.get("created_at")))
     return str(item.get("uuid") or item.get("id") or ""), rows

@@ -185,12 +185,13 @@ def parse_claude_code(text: str, default_id: str = "claude-code") -> Loaded:
     pieces: list[_Piece] = []
     problems: list[str] = []
     sid = ""
+    seen: set[str] = set()  # a line read twice (a retried write, files joined) is one turn
     for n, obj, problem in _lines(text):
         if problem is not None:
             problems.append(problem)
             continue
-        kind = obj.get("type")
-        if kind not in ("user", "assistant"):
+        kind, uid = obj.get("type"), obj.get("uuid")
+        if kind not in ("user", "assistant") or (isinstance(uid, str) and uid in seen):
             continue
         if obj.get("isSidechain") is True or obj.get("isMeta") is True:
             continue
@@ -211,7 +212,9 @@ def parse_claude_code(text: str, default_id: str = "claude-code") -> Loaded:
         body = _text(texts)
         if role == "user" and _INJECTED.match(body):
             continue
-        pieces.append(_Piece(role, body, tools, when, str(obj.get("uuid") or f"L{n}")))
+        if isinstance(uid, str):
+            seen.add(uid)
+        pieces.append(_Piece(role, body, tools, when, str(uid or f"L{n}")))
     return Loaded((_conversation(sid or default_id, pieces),), tuple(problems))
 
 

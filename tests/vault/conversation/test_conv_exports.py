@@ -150,3 +150,30 @@ def test_a_jsonl_of_messages_is_one_chat_that_grows(tmp_path: Path) -> None:
     assert sorted(Path(p).stem for p in _turn_notes(root, grown.written)) == [
         "log m3", "log m4", "log m5"]
     assert len(_turn_notes(root, first.written)) == 3
+
+
+def _cc(uuid: Any, kind: str, text: str, second: int) -> str:
+    return json.dumps({"type": kind, "sessionId": "S", "uuid": uuid,
+                       "timestamp": f"2024-05-01T10:00:{second:02d}Z",
+                       "message": {"role": kind, "content": text}})
+
+
+@pytest.mark.parametrize("order", [[0, 1, 2], [0, 0, 1, 2], [0, 1, 2, 0, 1, 2], [0, 1, 1, 2, 2]])
+def test_a_claude_code_line_read_twice_is_one_turn(order: list[int]) -> None:
+    lines = [_cc("u1", "user", "I sold my kayak", 0), _cc("a1", "assistant", "Noted.", 5),
+             _cc("u2", "user", "It was red", 9)]
+    (conv,) = load_transcript("\n".join(lines[i] for i in order)).conversations
+    assert [t.turn_id for t in conv.turns()] == ["u1", "a1", "u2"]
+
+
+def test_a_claude_ai_message_listed_twice_is_one_turn() -> None:
+    msg = {"uuid": "m1", "sender": "human", "text": "I sold my kayak",
+           "created_at": "2023-11-14T22:13:20Z"}
+    export = [{"uuid": "u", "created_at": "2023-11-14T22:13:20Z", "chat_messages": [msg, msg]}]
+    (conv,) = load_transcript(json.dumps(export)).conversations
+    assert [t.turn_id for t in conv.turns()] == ["m1"]
+
+
+def test_an_unhashable_uuid_is_read_as_text() -> None:
+    (conv,) = load_transcript(_cc(["x"], "user", "I sold my kayak", 0)).conversations
+    assert [t.text for t in conv.turns()] == ["I sold my kayak"]
