@@ -87,15 +87,13 @@ def _chatgpt(item: Mapping[str, Any], where: str, problems: list[str]
     mapping = item.get("mapping")
     nodes: Mapping[str, Any] = mapping if isinstance(mapping, Mapping) else {}
     chain: list[str] = []
-    node = item.get("current_node")
-    if not isinstance(node, str) or node not in nodes:
-        node = _last_leaf(nodes)
+    node = _node(nodes, item.get("current_node")) or _last_leaf(nodes)
     seen: set[str] = set()
-    while isinstance(node, str) and node in nodes and node not in seen:
+    while node is not None and node not in seen:
         seen.add(node)
         chain.append(node)
         here = nodes[node]
-        node = here.get("parent") if isinstance(here, Mapping) else None
+        node = _node(nodes, here.get("parent") if isinstance(here, Mapping) else None)
     rows: list[_Row] = []
     for key in reversed(chain):
         here = nodes[key]
@@ -128,12 +126,18 @@ def _last_leaf(nodes: Mapping[str, Any]) -> str | None:
                    if isinstance(v, Mapping) and v.get("parent") is None)
     node = roots[0] if roots else None
     for _ in range(len(nodes)):
-        here = nodes.get(node) if node is not None else None
+        here = nodes[node] if node is not None else None
         kids = here.get("children") if isinstance(here, Mapping) else None
-        if not isinstance(kids, list) or not kids or kids[-1] not in nodes:
+        child = _node(nodes, kids[-1]) if isinstance(kids, list) and kids else None
+        if child is None:
             break
-        node = kids[-1]
+        node = child
     return node
+
+
+def _node(nodes: Mapping[str, Any], key: Any) -> str | None:
+    """`key` when it names a node of `nodes` (a string: a list or an object names none)."""
+    return key if isinstance(key, str) and key in nodes else None
 
 
 def _claude_ai(item: Mapping[str, Any], where: str, problems: list[str]

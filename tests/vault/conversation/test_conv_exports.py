@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from vault import Vault, ingest_conversations, load_transcript
 from vault.errors import ConversationFormatError
@@ -177,3 +179,39 @@ def test_a_claude_ai_message_listed_twice_is_one_turn() -> None:
 def test_an_unhashable_uuid_is_read_as_text() -> None:
     (conv,) = load_transcript(_cc(["x"], "user", "I sold my kayak", 0)).conversations
     assert [t.text for t in conv.turns()] == ["I sold my kayak"]
+
+
+_JS = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=3),
+                   lambda c: st.lists(c, max_size=3)
+                   | st.dictionaries(st.text(max_size=2), c, max_size=3), max_leaves=8)
+_SLOT = st.one_of(_JS, st.sampled_from(["a", "b", "r"]))
+_MESSAGE = st.fixed_dictionaries({
+    "id": _SLOT, "create_time": _JS, "metadata": _JS,
+    "author": st.one_of(_JS, st.fixed_dictionaries(
+        {"role": st.one_of(_JS, st.sampled_from(["user", "assistant"]))})),
+    "content": st.one_of(_JS, st.fixed_dictionaries(
+        {"content_type": st.one_of(_JS, st.just("text")), "parts": _JS}))})
+_NODE = st.fixed_dictionaries({"id": _SLOT, "parent": _SLOT, "message": st.one_of(_JS, _MESSAGE),
+                               "children": st.one_of(_JS, st.lists(_SLOT, max_size=3))})
+_CHATGPT = st.fixed_dictionaries({"id": _JS, "create_time": _JS, "current_node": _SLOT,
+                                  "mapping": st.dictionaries(st.sampled_from(["a", "b", "r"]),
+                                                             st.one_of(_NODE, _JS), max_size=3)})
+_CLAUDE = st.fixed_dictionaries({"uuid": _JS, "created_at": _JS, "chat_messages": st.lists(
+    st.one_of(_JS, st.fixed_dictionaries({"uuid": _JS, "sender": st.one_of(_JS, st.just("human")),
+                                          "text": _JS, "content": _JS, "created_at": _JS})),
+    max_size=3)})
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(_CHATGPT, _CLAUDE), min_size=1, max_size=2))
+@example([{"mapping": {"a": {"parent": "a"}, "b": {"parent": None, "children": [[]]}}}])
+@example([{"current_node": "a", "mapping": {"a": {"parent": ["b"], "message": None}}}])
+def test_a_hostile_export_is_read_or_refused_never_a_crash(items: list[Any]) -> None:
+    """Before the fix: a ChatGPT node whose child or parent was a list (not a node id) was a
+    TypeError ("unhashable type: 'list'")."""
+    try:
+        loaded = load_transcript(json.dumps(items))
+    except ConversationFormatError:
+        return
+    for conv in loaded.conversations:
+        assert all(t.speaker in ("user", "assistant") and t.text.strip() for t in conv.turns())
