@@ -288,7 +288,7 @@ def parse_openai(obj: Any, default_id: str = "chat") -> Loaded:
         if role not in ("user", "assistant"):
             continue
         texts, tools, _ = _blocks(m.get("content") or "")
-        for call in m.get("tool_calls") or []:
+        for call in (m["tool_calls"] if isinstance(m.get("tool_calls"), list) else ()):
             fn = call.get("function") if isinstance(call, Mapping) else None
             if isinstance(fn, Mapping):
                 tools.append(tool_line(str(fn.get("name", "?")), fn.get("arguments")))

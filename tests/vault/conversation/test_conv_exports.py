@@ -215,3 +215,11 @@ def test_a_hostile_export_is_read_or_refused_never_a_crash(items: list[Any]) -> 
         return
     for conv in loaded.conversations:
         assert all(t.speaker in ("user", "assistant") and t.text.strip() for t in conv.turns())
+
+
+@pytest.mark.parametrize("calls", [5, True, 1.5, {"a": 1}, "ab", None, []])
+def test_openai_tool_calls_that_are_no_list_are_no_calls(calls: Any) -> None:
+    """Before: `"tool_calls": 5` (any number) was a TypeError out of the reader."""
+    chat = {"messages": [{"role": "assistant", "content": "x", "tool_calls": calls}]}
+    (conv,) = load_transcript(json.dumps(chat)).conversations
+    assert [t.text for t in conv.turns()] == ["x"]
