@@ -26,7 +26,7 @@ from datetime import datetime
 from typing import Any
 
 from ..errors import ConversationFormatError
-from .formats import Conversation, Session, Turn, timestamp
+from .formats import EXPECTED, Conversation, Session, Turn, timestamp
 
 EXPORT_FORMATS: tuple[str, ...] = ("chatgpt", "claude-ai")
 _EPOCH = datetime(1970, 1, 1)
@@ -46,7 +46,13 @@ def export_kind(obj: Any) -> str | None:
 
 def parse_export(obj: Any, kind: str, default_id: str
                  ) -> tuple[tuple[Conversation, ...], tuple[str, ...]]:
-    """Conversations and problems of a ChatGPT (`kind` "chatgpt") or Claude.ai export."""
+    """Conversations and problems of a ChatGPT (`kind` "chatgpt") or Claude.ai export;
+    ConversationFormatError for a value that is no such export (`--format` named the wrong
+    one)."""
+    if export_kind(obj) != kind:
+        raise ConversationFormatError(
+            f"{kind}: not an export of conversations with "
+            f"{'a `mapping`' if kind == 'chatgpt' else '`chat_messages`'}; {EXPECTED}")
     items: Sequence[Any] = obj if isinstance(obj, list) else [obj]
     out: list[Conversation] = []
     problems: list[str] = []

@@ -223,3 +223,15 @@ def test_openai_tool_calls_that_are_no_list_are_no_calls(calls: Any) -> None:
     chat = {"messages": [{"role": "assistant", "content": "x", "tool_calls": calls}]}
     (conv,) = load_transcript(json.dumps(chat)).conversations
     assert [t.text for t in conv.turns()] == ["x"]
+
+
+@pytest.mark.parametrize("fmt", ["chatgpt", "claude-ai"])
+@pytest.mark.parametrize("obj", [
+    {"format": "rmh-conversation/1", "id": "x", "sessions": []}, [], {"messages": []},
+    "the other export"])
+def test_an_export_format_named_for_another_file_is_refused(fmt: str, obj: Any) -> None:
+    """Before: `--format chatgpt` on a simple file 'ingested 1 conversation(s): 0 turns'."""
+    if obj == "the other export":
+        obj = [{"chat_messages": []}] if fmt == "chatgpt" else [{"mapping": {}}]
+    with pytest.raises(ConversationFormatError, match=f"{fmt}: not an export"):
+        load_transcript(json.dumps(obj), fmt)
