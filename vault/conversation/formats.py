@@ -203,7 +203,8 @@ def parse_simple(obj: Mapping[str, Any]) -> Conversation:
                     turn_id=str(t.get("id", f"{sid}:{j}")),
                     speaker=_str(t, "speaker", f"turn {sid}:{j}"),
                     text=_str(t, "text", f"turn {sid}:{j}"),
-                    when=parse_date(t["date"]) if isinstance(t.get("date"), str) else when,
+                    when=when if t.get("date") is None  # a number was the session's date
+                    else parse_date(_str(t, "date", f"turn {sid}:{j}")),
                     role=str(t.get("role", "user")),
                     entities=tuple(str(e) for e in ents) if isinstance(ents, list) else None,
                 )

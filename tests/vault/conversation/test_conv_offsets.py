@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from vault import Vault, build_context, ingest_conversations, load_transcript
+from vault.errors import ConversationFormatError
 
 TOPICS = ["zebrafinch", "kayak", "harpsichord"]
 
@@ -44,3 +45,23 @@ def date_time(text: str) -> str:
     """The time as the note keeps it (seconds added)."""
     day, _, rest = text.partition("T")
     return f"{day}T{rest[:5]}:00{rest[5:]}"
+
+
+@pytest.mark.parametrize("value", [1700000000, 1.5, True, ["2024-05-01"], {"d": 1}])
+def test_a_turn_date_that_is_no_string_is_refused(value: object) -> None:
+    """Before: the turn was silently dated as its session."""
+    text = json.dumps({"format": "rmh-conversation/1", "id": "c", "sessions": [
+        {"id": "s1", "date": "2024-05-01T10:00", "turns": [
+            {"speaker": "Bob", "text": "hi", "date": value}]}]})
+    with pytest.raises(ConversationFormatError, match="turn s1:1: 'date' must be a string"):
+        load_transcript(text)
+
+
+@pytest.mark.parametrize("value,when", [(None, "2024-05-01T10:00:00"),
+                                        ("2024-05-01T11:00", "2024-05-01T11:00:00")])
+def test_a_turn_date_absent_or_a_string(value: object, when: str) -> None:
+    text = json.dumps({"format": "rmh-conversation/1", "id": "c", "sessions": [
+        {"id": "s1", "date": "2024-05-01T10:00", "turns": [
+            {"speaker": "Bob", "text": "hi", "date": value}]}]})
+    (conv,) = load_transcript(text).conversations
+    assert [t.when.isoformat() for t in conv.turns()] == [when]
