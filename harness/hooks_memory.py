@@ -76,7 +76,7 @@ def prompt_memory(vault: Vault, prompt: str, words: int, *, k: int, min_share: f
              if ln.item.kind == "turn"}
     hits = sorted((ln for ln in ctx.lines if ln.reason == "hit" and covers(ln.item.text)
                    and (not own_conversation or ln.item.conversation != own_conversation)),
-                  key=lambda ln: (-ln.score, ln.item.when, ln.item.tick, ln.item.note))
+                  key=lambda ln: (-ln.score, ln.item.instant, ln.item.tick, ln.item.note))
     befores = [turns.get((h.item.conversation, h.item.tick - 1)) for h in hits
                if h.item.kind == "turn"]
     chosen: dict[str, ContextLine] = {}
@@ -86,7 +86,7 @@ def prompt_memory(vault: Vault, prompt: str, words: int, *, k: int, min_share: f
         if ln.item.note not in chosen and used + cost <= words:
             chosen[ln.item.note] = ln
             used += cost
-    ordered = sorted(chosen.values(), key=lambda ln: (ln.item.when, ln.item.tick, ln.item.note))
+    ordered = sorted(chosen.values(), key=lambda ln: (ln.item.instant, ln.item.tick, ln.item.note))
     if not ordered:
         return ""
     lines = [render(ln) for ln in ordered]

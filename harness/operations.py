@@ -285,11 +285,12 @@ OPERATIONS: tuple[Operation, ...] = (
               rpc="vault.why", mcp="why", repl="why", title="Provenance of a note",
               output=out.WHY),
     Operation("ingest", "conversation", "Ingest a conversation (LoCoMo, LongMemEval, simple, "
-              "OpenAI chat, Claude Code or Codex CLI session JSONL).",
+              "OpenAI chat, a ChatGPT or Claude.ai export, Claude Code or Codex CLI session "
+              "JSONL).",
               (Param("conversation", "json", "the conversation: JSON or JSONL text, or an object",
                      max_length=MAX_CONVERSATION_CHARS),
                Param("format", "string", "auto, simple, locomo, longmemeval, openai, "
-                     "claude-code or codex", "auto",
+                     "claude-code, codex, chatgpt or claude-ai", "auto",
                      max_length=40),
                Param("regenerate", "boolean", "rewrite notes edited by hand since the ingest "
                      "wrote them (the edited version goes to the trash) and write again those "

@@ -96,7 +96,8 @@ def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
         "ingest", help="turn a conversation file into notes (turns, sessions, entities, facts)")
     p.add_argument("file", help="rmh-conversation/1, LoCoMo, LongMemEval, an OpenAI chat "
-                   "messages list, or a Claude Code / Codex CLI session JSONL")
+                   "messages list, a ChatGPT or Claude.ai export (conversations.json), or a "
+                   "Claude Code / Codex CLI session JSONL")
     p.add_argument("--format", choices=CONVERSATION_FORMATS, default="auto")
     p.add_argument("--regenerate", action="store_true",
                    help="rewrite notes edited by hand since the ingest wrote them (the edited "

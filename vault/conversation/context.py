@@ -319,7 +319,7 @@ def assemble(
             continue
         chosen[k] = line
         used += line.words
-    ordered = sorted(chosen.items(), key=lambda kv: (kv[1].item.when, kv[1].item.tick, kv[0]))
+    ordered = sorted(chosen.items(), key=lambda kv: (kv[1].item.instant, kv[1].item.tick, kv[0]))
     return Context(
         query,
         budget_words,

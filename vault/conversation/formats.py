@@ -26,7 +26,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from ..errors import ConversationFormatError
@@ -34,6 +34,11 @@ from ..notes.clocks import MONTHS
 
 FORMATS: tuple[str, ...] = ("auto", "simple", "locomo", "longmemeval")
 SIMPLE_TAG = "rmh-conversation/1"
+# What the "format not recognised" error names: every shape `rmh ingest` reads.
+EXPECTED = ("rmh reads: the simple format ({\"format\": \"rmh-conversation/1\", \"sessions\": "
+            "[...]}), LoCoMo, LongMemEval, an OpenAI chat `messages` list (or a JSONL of chats "
+            "or of messages), a ChatGPT or Claude.ai export (conversations.json), a Claude Code "
+            "or Codex CLI session JSONL")
 
 
 @dataclass(frozen=True)
@@ -154,6 +159,21 @@ def _parse_date(text: str) -> datetime:
         raise ConversationFormatError(f"unreadable date {text!r}") from None
 
 
+def timestamp(value: Any) -> datetime:
+    """An ISO timestamp ("...Z", "+00:00" or naive) or Unix seconds -> naive UTC datetime;
+    ConversationFormatError for any other value, or one past the years 1..9999 (1e20, NaN,
+    "0001-01-01T00:00+01:00"; CONV: an OverflowError stopped the whole file)."""
+    try:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return datetime.fromtimestamp(float(value), UTC).replace(tzinfo=None)
+        if not isinstance(value, str):
+            raise ConversationFormatError(f"unreadable timestamp {value!r}")
+        dt = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        return dt.astimezone(UTC).replace(tzinfo=None) if dt.tzinfo else dt
+    except (ValueError, OverflowError, OSError):
+        raise ConversationFormatError(f"unreadable timestamp {value!r}") from None
+
+
 def _str(obj: Mapping[str, Any], key: str, where: str) -> str:
     value = obj.get(key)
     if not isinstance(value, str):
@@ -183,7 +203,8 @@ def parse_simple(obj: Mapping[str, Any]) -> Conversation:
                     turn_id=str(t.get("id", f"{sid}:{j}")),
                     speaker=_str(t, "speaker", f"turn {sid}:{j}"),
                     text=_str(t, "text", f"turn {sid}:{j}"),
-                    when=parse_date(t["date"]) if isinstance(t.get("date"), str) else when,
+                    when=when if t.get("date") is None  # a number was the session's date
+                    else parse_date(_str(t, "date", f"turn {sid}:{j}")),
                     role=str(t.get("role", "user")),
                     entities=tuple(str(e) for e in ents) if isinstance(ents, list) else None,
                 )
@@ -244,7 +265,7 @@ def detect(obj: Any) -> str:
             return "locomo"
         if "haystack_sessions" in first:
             return "longmemeval"
-    raise ConversationFormatError("format not recognised (simple, locomo, longmemeval)")
+    raise ConversationFormatError(f"format not recognised (JSON of no known shape); {EXPECTED}")
 
 
 def decode_json(text: str) -> Any:

@@ -7,7 +7,7 @@ An `Item` is built from an ingested `Event` (`item_of`) or from a turn note in t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 
 from .events import Event
 
@@ -28,6 +28,18 @@ class Item:
     omega: float = 0.0
     note: str = ""
     kind: str = "turn"  # "turn" (L0) | "episode" | "working" (live scratch) | "note" (passage)
+
+    @property
+    def instant(self) -> datetime:
+        """`when` to order items by: a time with an offset (a simple-format file's
+        "2024-05-02T10:00-07:00") as naive UTC, so that it orders among the naive ones (UTC:
+        transcripts, LoCoMo, ordinary notes) rather than stopping the sort with a TypeError."""
+        if self.when.tzinfo is None:
+            return self.when
+        try:
+            return self.when.astimezone(UTC).replace(tzinfo=None)
+        except OverflowError:  # "0001-01-01T00:00+01:00": before year 1 in UTC
+            return self.when.replace(tzinfo=None)
 
     def render(self, *, labels: bool = True) -> str:
         """The line shown to the model."""

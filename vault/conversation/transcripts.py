@@ -38,11 +38,22 @@ import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from ..errors import ConversationFormatError
-from .formats import FORMATS, Conversation, Session, Turn, decode_json, load, text_only
+from .exports import EXPORT_FORMATS, export_kind, parse_export
+from .formats import (
+    EXPECTED,
+    FORMATS,
+    Conversation,
+    Session,
+    Turn,
+    decode_json,
+    load,
+    text_only,
+    timestamp,
+)
 
 TRANSCRIPT_FORMATS: tuple[str, ...] = ("claude-code", "codex", "openai")
 TOOL_ARG_CHARS = 80
@@ -69,21 +80,6 @@ class _Piece:
     tools: list[str]
     when: datetime
     ident: str
-
-
-def timestamp(value: Any) -> datetime:
-    """An ISO timestamp ("...Z", "+00:00" or naive) or Unix seconds -> naive UTC datetime;
-    ConversationFormatError for any other value, or one past the years 1..9999 (1e20, NaN,
-    "0001-01-01T00:00+01:00"; CONV: an OverflowError stopped the whole file)."""
-    try:
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return datetime.fromtimestamp(float(value), UTC).replace(tzinfo=None)
-        if not isinstance(value, str):
-            raise ConversationFormatError(f"unreadable timestamp {value!r}")
-        dt = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-        return dt.astimezone(UTC).replace(tzinfo=None) if dt.tzinfo else dt
-    except (ValueError, OverflowError, OSError):
-        raise ConversationFormatError(f"unreadable timestamp {value!r}") from None
 
 
 def tool_line(name: str, args: Any) -> str:
@@ -189,12 +185,13 @@ def parse_claude_code(text: str, default_id: str = "claude-code") -> Loaded:
     pieces: list[_Piece] = []
     problems: list[str] = []
     sid = ""
+    seen: set[str] = set()  # a line read twice (a retried write, files joined) is one turn
     for n, obj, problem in _lines(text):
         if problem is not None:
             problems.append(problem)
             continue
-        kind = obj.get("type")
-        if kind not in ("user", "assistant"):
+        kind, uid = obj.get("type"), obj.get("uuid")
+        if kind not in ("user", "assistant") or (isinstance(uid, str) and uid in seen):
             continue
         if obj.get("isSidechain") is True or obj.get("isMeta") is True:
             continue
@@ -215,7 +212,9 @@ def parse_claude_code(text: str, default_id: str = "claude-code") -> Loaded:
         body = _text(texts)
         if role == "user" and _INJECTED.match(body):
             continue
-        pieces.append(_Piece(role, body, tools, when, str(obj.get("uuid") or f"L{n}")))
+        if isinstance(uid, str):
+            seen.add(uid)
+        pieces.append(_Piece(role, body, tools, when, str(uid or f"L{n}")))
     return Loaded((_conversation(sid or default_id, pieces),), tuple(problems))
 
 
@@ -289,7 +288,7 @@ def parse_openai(obj: Any, default_id: str = "chat") -> Loaded:
         if role not in ("user", "assistant"):
             continue
         texts, tools, _ = _blocks(m.get("content") or "")
-        for call in m.get("tool_calls") or []:
+        for call in (m["tool_calls"] if isinstance(m.get("tool_calls"), list) else ()):
             fn = call.get("function") if isinstance(call, Mapping) else None
             if isinstance(fn, Mapping):
                 tools.append(tool_line(str(fn.get("name", "?")), fn.get("arguments")))
@@ -319,7 +318,7 @@ def is_openai_chat(obj: Any) -> bool:
             and "role" in obj[0] and "content" in obj[0])
 
 
-ALL_FORMATS: tuple[str, ...] = FORMATS + TRANSCRIPT_FORMATS
+ALL_FORMATS: tuple[str, ...] = FORMATS + TRANSCRIPT_FORMATS + EXPORT_FORMATS
 
 
 def load_report(text: str, fmt: str = "auto", default_id: str = "conversation") -> Loaded:
@@ -340,27 +339,60 @@ def _load_report(text: str, fmt: str, default_id: str) -> Loaded:
         return parse_claude_code(text, default_id)
     if fmt == "codex":
         return parse_codex(text, default_id)
+    if fmt in EXPORT_FORMATS:
+        return Loaded(*parse_export(_json(text), fmt, default_id))
     if fmt == "auto":
         try:
             obj = decode_json(text)
         except json.JSONDecodeError:
             kind = detect_jsonl(text)
+            chats = _openai_lines(text, default_id) if kind is None else None
+            if chats is not None:
+                return chats
             if kind is None:
-                raise ConversationFormatError(
-                    "format not recognised (neither JSON nor a Claude Code / Codex JSONL)"
-                ) from None
+                raise ConversationFormatError(f"format not recognised (not JSON, nor JSONL of "
+                                              f"a known shape); {EXPECTED}") from None
             return _load_report(text, kind, default_id)
         if is_openai_chat(obj):
             return parse_openai(obj, default_id)
+        if (export := export_kind(obj)) is not None:
+            return Loaded(*parse_export(obj, export, default_id))
         if isinstance(obj, Mapping) and "sessions" not in obj:
             kind = detect_jsonl(text)  # a one-line JSONL file is also valid JSON
             if kind is not None:
                 return _load_report(text, kind, default_id)
+            if (chats := _openai_lines(text, default_id)) is not None:
+                return chats
         return Loaded(load(text, "auto"))
     if fmt == "openai":
-        try:
-            return parse_openai(decode_json(text), default_id)
-        except json.JSONDecodeError as exc:
-            raise ConversationFormatError(f"invalid JSON ({exc.msg} at line {exc.lineno})"
-                                          ) from None
+        chats = _openai_lines(text, default_id)
+        return chats if chats is not None else parse_openai(_json(text), default_id)
     return Loaded(load(text, fmt))
+
+
+def _openai_lines(text: str, default_id: str) -> Loaded | None:
+    """A JSONL of OpenAI chats (a `{"messages": [...]}` a line, as fine-tuning files are: a
+    conversation each, named by its "id", else `default_id-LINE`) or of chat messages (a
+    `{"role", "content"}` a line: one chat) -> Loaded; None when its JSON lines are neither."""
+    read = list(_lines(text))
+    objs = [(n, obj) for n, obj, problem in read if problem is None]
+    problems = [problem for _, _, problem in read if problem is not None]
+    if objs and all(is_openai_chat(o) for _, o in objs):
+        convs: list[Conversation] = []
+        for n, obj in objs:
+            got = parse_openai(obj, f"{default_id}-{n}")
+            convs.extend(got.conversations)
+            problems.extend(f"line {n}: {p}" for p in got.problems)
+        return Loaded(tuple(convs), tuple(problems))
+    if objs and all(is_openai_chat([o]) for _, o in objs):
+        got = parse_openai([o for _, o in objs], default_id)
+        return Loaded(got.conversations, (*problems, *got.problems))
+    return None
+
+
+def _json(text: str) -> Any:
+    try:
+        return decode_json(text)
+    except json.JSONDecodeError as exc:
+        raise ConversationFormatError(f"invalid JSON ({exc.msg} at line {exc.lineno})"
+                                      ) from None

@@ -14,8 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from vault import load_transcript
-from vault.conversation.formats import parse_date
-from vault.conversation.transcripts import timestamp
+from vault.conversation.formats import parse_date, timestamp
 from vault.errors import ConversationFormatError
 
 
