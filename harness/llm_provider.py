@@ -137,6 +137,10 @@ class OpenAIProvider:
 
         import openai
 
+        if any(not " " <= c < "\x7f" for c in self._key):  # else "cannot reach" (a line
+            raise LlmUnavailable(  # break) or "not a chat completion" (non-ASCII)
+                "the API key ([llm] api_key or $OPENAI_API_KEY) holds a character an HTTP "
+                "header cannot carry (a line break, a control or a non-ASCII one)")
         base = urlsplit(self.endpoint)
         query = dict(parse_qsl(base.query))
         headers = {"api-key": self._key} if "api-version" in query and self._key else None

@@ -192,6 +192,16 @@ def test_a_password_in_base_url_is_not_in_the_error() -> None:
     assert KEY not in out and calls == 1
 
 
+@pytest.mark.parametrize("key", ["sk-a\nb", "sk-\u043a\u043b\u044e\u0447", "sk-\x7f", "sk-a\tb"])
+def test_a_key_no_header_can_carry_is_named_as_such(key: str) -> None:
+    with ChatEndpoint(lambda n, body: Reply(text="tea")) as ep:
+        out, _ = _ask(_section(ep.url, api_key=key))
+        assert out.startswith("ERROR LlmUnavailable: the API key ([llm] api_key or "
+                              "$OPENAI_API_KEY) holds a character") and ep.count == 0, out
+        assert _ask(_section(ep.url, api_key=f" {KEY}\n"))[0] == "tea"  # a key file's newline
+        assert ep.headers[0]["authorization"] == f"Bearer {KEY}"
+
+
 @pytest.mark.skipif(importlib.util.find_spec("socksio") is not None, reason="socksio present")
 def test_a_socks_proxy_the_client_cannot_use_is_a_typed_error(
         monkeypatch: pytest.MonkeyPatch) -> None:
