@@ -70,6 +70,12 @@ def _capped_http_client(section: LlmSection, cap: int) -> Any:
     import openai
 
     class Capped(openai.DefaultAsyncHttpxClient):
+        def _redirect_headers(self, request: Any, url: Any, method: str) -> Any:
+            headers = super()._redirect_headers(request, url, method)
+            if "Authorization" in request.headers and "Authorization" not in headers:
+                headers.pop("api-key", None)  # leaving the origin: Azure's key header too
+            return headers
+
         async def send(self, request: Any, **kwargs: Any) -> Any:
             kwargs["stream"] = True
             response = await super().send(request, **kwargs)

@@ -156,6 +156,17 @@ def test_an_azure_deployment_url_keeps_its_query_and_sends_api_key() -> None:
         assert "api-key" not in ep.headers[1]
 
 
+def test_a_redirect_to_another_origin_carries_no_key_header() -> None:
+    with ChatEndpoint(lambda n, body: Reply(text="tea")) as target:
+        to = target.url.replace("127.0.0.1", "localhost") + "/chat/completions?api-version=1"
+        with ChatEndpoint(lambda n, body: Reply(status=307, headers=(("Location", to),))) as ep:
+            root = ep.url.removesuffix("/v1")
+            out, _ = _ask(_section(f"{root}/openai/deployments/d?api-version=1"))
+            assert ep.headers[0]["api-key"] == KEY
+        assert out == "tea" and target.count == 1
+        assert not {"api-key", "authorization"} & set(target.headers[0]), target.headers
+
+
 def test_a_base_url_without_v1_says_so() -> None:
     def ollama(n: int, body: dict[str, Any]) -> Reply:  # serves /v1/chat/completions only
         if ep.paths[n].startswith("/v1/"):
