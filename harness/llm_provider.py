@@ -147,7 +147,18 @@ class OpenAIProvider:
             raise LlmUnavailable(  # break) or "not a chat completion" (non-ASCII)
                 "the API key ([llm] api_key or $OPENAI_API_KEY) holds a character an HTTP "
                 "header cannot carry (a line break, a control or a non-ASCII one)")
-        base = urlsplit(self.endpoint)
+        try:
+            base = urlsplit(self.endpoint.strip())
+            ok = base.scheme.lower() in ("http", "https") and bool(base.hostname) and (
+                base.port is None or base.port > 0)
+        except ValueError:  # `http://[::1`, a port of 99999
+            ok = False
+        if not ok:
+            raise LlmUnavailable(  # else 1 + max_retries calls, each "cannot reach"
+                f"base_url {shown_endpoint(self.endpoint)!r} is no http(s) URL: write it as "
+                "http://HOST:PORT/v1")
+        # the whole endpoint pasted (…/v1/chat/completions): the SDK appends that part itself
+        base = base._replace(path=base.path.rstrip("/").removesuffix("/chat/completions"))
         query = dict(parse_qsl(base.query))
         headers = {"api-key": self._key} if "api-version" in query and self._key else None
         try:

@@ -197,6 +197,32 @@ def test_a_redirect_that_makes_the_post_a_get_names_where_to_point() -> None:
                 assert calls == 1
 
 
+NOT_HTTP = ["{host}/v1", "localhost:{port}/v1", "ftp://{host}/v1", "http:/{host}/v1",
+            "http://[::1", "http://127.0.0.1:99999/v1", "http://127.0.0.1:0/v1"]
+
+
+@pytest.mark.parametrize("spelt", NOT_HTTP)
+def test_a_base_url_that_is_no_http_url_is_named_once(spelt: str) -> None:
+    with ChatEndpoint(lambda n, body: Reply(text="tea")) as ep:
+        host = ep.url.removeprefix("http://").removesuffix("/v1")
+        url = spelt.format(host=host, port=host.split(":")[1])
+        out, calls = _ask(_section(url))
+    assert out.startswith("ERROR LlmUnavailable: base_url ") and out.endswith(
+        "is no http(s) URL: write it as http://HOST:PORT/v1") and calls == 1, out
+
+
+@pytest.mark.parametrize("spelt", [" {url}", "{url}\n", "{url}/chat/completions",
+                                    "{url}/chat/completions/"])
+def test_a_base_url_with_spaces_or_the_whole_route_is_read(spelt: str) -> None:
+    def strict(n: int, body: dict[str, Any]) -> Reply:  # a real server's one route
+        ok = ep.paths[n] == "/v1/chat/completions"
+        return Reply(text="tea") if ok else Reply(status=404, raw=b"404 page not found")
+
+    with ChatEndpoint(strict) as ep:
+        out, calls = _ask(_section(spelt.format(url=ep.url)))
+    assert out == "tea" and calls == 1, out
+
+
 def test_a_password_in_base_url_is_not_in_the_error() -> None:
     out, calls = _ask(_section(f"http://user:{KEY}@127.0.0.1:9/v1", max_retries=0))
     assert out.startswith("ERROR LlmUnavailable: cannot reach http://user:***@127.0.0.1:9/v1")
