@@ -136,7 +136,7 @@ class OpenAIProvider:
     def _scrub(self, text: str) -> str:
         if self._key:
             text = text.replace(self._key, "***")
-        return _LONE_SURROGATE.sub("\ufffd", text[:300])
+        return _LONE_SURROGATE.sub("\ufffd", " ".join(text[:4096].split())[:300])
 
     def _open(self) -> openai.AsyncOpenAI:
         from urllib.parse import parse_qsl, urlsplit, urlunsplit
@@ -211,8 +211,9 @@ class OpenAIProvider:
     def _status_error(self, exc: Any, sent: dict[str, Any]) -> Exception:
         """The typed error for an HTTP error answer (TransientError: worth another attempt)."""
         status, code = exc.status_code, getattr(exc, "code", None)
-        body = exc.body if isinstance(exc.body, dict) else {}
-        message = body["message"] if isinstance(body.get("message"), str) else str(exc.message)
+        body = exc.body if isinstance(exc.body, dict) else {}  # the body's "error", or it all
+        message = (body["message"] if isinstance(body.get("message"), str) else exc.body
+                   if isinstance(exc.body, str) and exc.body.strip() else str(exc.message))
         request = exc.response.request  # the last one: a redirect may have been followed
         if request.method != "POST":  # a 301/302/303 made the POST a GET (http -> https)
             return LlmUnavailable(f"HTTP {status}: the endpoint redirected the request to "
@@ -347,7 +348,9 @@ def _why_no_text(resp: Any, message: Any, finish: object) -> str:
     if finish == "content_filter":
         return "the endpoint's content filter withheld the answer"
     if isinstance(error, dict) and isinstance(error.get("message"), str):
-        return f"the endpoint answered an error: {error['message'][:300]}"
+        error = error["message"]
+    if isinstance(error, str):  # {"error": {"message": ..}} (OpenRouter), {"error": ".."}
+        return f"the endpoint answered an error: {error[:300]}"
     if not resp.choices:
         return "the endpoint's answer has no choices"
     return "the model returned no text"

@@ -76,6 +76,8 @@ SHAPES = [  # (body the server sends, the answer or a part of the error)
      "no choices"),
     (json.dumps({"error": {"message": f"Provider returned error {KEY}", "code": 502}}).encode(),
      "ERROR LlmUnavailable: the endpoint answered an error: Provider returned error ***"),
+    (b'{"error": "Model unloaded"}', "ERROR LlmUnavailable: the endpoint answered an error: "
+     "Model unloaded"),
 ]
 
 
@@ -115,6 +117,24 @@ def test_a_refused_parameter_is_left_out_and_every_request_counts(refused: tuple
             assert sent["max_completion_tokens"] == LlmSection().max_tokens
         out, calls = _ask(_section(ep.url, calls_per_exec=len(refused)))
         assert out.startswith("ERROR RlmBudgetExceeded") and calls == len(refused), out
+
+
+ERROR_BODIES = [  # (status, body, what the error says after "HTTP <status>: ")
+    (404, b'{"error": "Model not loaded."}', "Model not loaded."),  # LM Studio
+    (404, b"404 page not found", "404 page not found"),  # Ollama's router, no JSON
+    (400, b'{"object": "error", "message": "context too long", "code": 400}',
+     "context too long"),  # vLLM
+    (404, b"<html>\n <body>\n  Not   Found\n </body>\n</html>", "<html> <body> Not Found"),
+    (400, json.dumps({"error": {"message": f"bad key {KEY} here"}}).encode(), "bad key *** here"),
+]
+
+
+@pytest.mark.parametrize(("status", "raw", "says"), ERROR_BODIES)
+def test_an_error_body_of_any_server_kind_is_quoted_once(status: int, raw: bytes,
+                                                         says: str) -> None:
+    with ChatEndpoint(lambda n, body: Reply(status=status, raw=raw)) as ep:
+        out, calls = _ask(_section(ep.url))
+    assert out.startswith(f"ERROR LlmUnavailable: HTTP {status}: {says}") and calls == 1, out
 
 
 def test_a_too_large_max_tokens_is_not_taken_for_a_refusal() -> None:
