@@ -165,6 +165,16 @@ def test_retry_after_is_waited_and_a_spent_quota_is_not_retried() -> None:
         assert ep.count == 1 and "quota is spent" in out, out
 
 
+def test_a_retry_after_past_the_deadline_ends_the_call_without_waiting() -> None:
+    wait = Reply(status=429, headers=(("Retry-After", "8"),))
+    with ChatEndpoint(lambda n, body: wait) as ep, Broker.from_config(_section(ep.url)) as b:
+        budget = b.new_budget()
+        budget.deadline = time.monotonic() + 5.0  # the exec's: an 8 s wait does not fit
+        with pytest.raises(LlmUnavailable, match=r"HTTP 429 from the endpoint \(attempt 1\)"):
+            b.batch([(f"slice {i}", "q") for i in range(8)], budget)
+        assert ep.count == budget.calls == 8 and ep.max_in_flight <= 5
+
+
 def test_an_azure_deployment_url_keeps_its_query_and_sends_api_key() -> None:
     with ChatEndpoint(lambda n, body: Reply(text="tea")) as ep:
         root = ep.url.removesuffix("/v1")
