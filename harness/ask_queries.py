@@ -26,6 +26,7 @@ from .ask_state import (
     Query,
 )
 from .llm import Broker, ExecBudget, SubRequest
+from .llm_provider import TRUNCATED
 
 
 def feedback_queries(g: Gathered, question: str, asked: set[str]) -> list[Query]:
@@ -94,5 +95,7 @@ def model_subquestions(
         fence=hashlib.sha256(listing.encode("utf-8")).hexdigest()[:16],
     )
     reply = broker.run(SubRequest(prompts.load("rlm_system"), user), budget)
+    if reply.endswith(TRUNCATED):  # cut at max_tokens: its last line is a partial question
+        reply = reply.removesuffix(TRUNCATED).rpartition("\n")[0]
     queries = [re.sub(r"^\s*(?:[-*•]|\d+[.)])\s*", "", ln).strip() for ln in reply.splitlines()]
     return [q for q in queries if q and q.upper() != "NONE"][:MAX_SUBQUESTIONS]

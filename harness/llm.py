@@ -223,14 +223,16 @@ class Broker:
         return answer.text
 
     async def _attempts(self, request: SubRequest, budget: ExecBudget, key: str) -> SubAnswer:
+        """1 + max_retries attempts, each counted (one after the provider adapted to a refused
+        parameter is no retry); back-off: Retry-After if longer, capped at BACKOFF_CAP_S."""
         last: RlmError | None = None
-        for attempt in range(self.limits.max_retries + 1):
-            if attempt:
-                backoff = min(BACKOFF_CAP_S, self.limits.retry_backoff_s * 2 ** (attempt - 1))
-                if backoff >= budget.time_left():
+        retry, n, wait = 0, 0, None  # retries, attempts, seconds before the next (None: none)
+        while retry <= self.limits.max_retries:
+            if wait is not None:
+                if wait >= budget.time_left():
                     break  # no time for another attempt: report the last failure
                 budget.add(retries=1)
-                await anyio.sleep(backoff)
+                await anyio.sleep(wait)
             timeout = min(self.limits.timeout_s, budget.time_left())
             if timeout <= 0:
                 break
@@ -238,21 +240,24 @@ class Broker:
                 budget.take()
             except RlmBudgetExceeded as exc:
                 raise exc from last
-            token = _SERVING.set(True)
+            token, n = _SERVING.set(True), n + 1
             try:
                 with anyio.fail_after(timeout):
                     answer = await self.provider.complete(request)
             except TimeoutError as exc:
                 self._record(LedgerEntry(budget.exec_id, key[:16], "timeout"))
                 last = RlmTimeout(
-                    f"no answer within {timeout:g} s (attempt {attempt + 1}"
+                    f"no answer within {timeout:g} s (attempt {n}"
                     f"{'' if timeout == self.limits.timeout_s else ', clipped to the deadline'})"
                 )
-                last.__cause__ = exc
+                last.__cause__, retry = exc, retry + 1
+                wait = min(BACKOFF_CAP_S, self.limits.retry_backoff_s * 2 ** (retry - 1))
                 continue
             except TransientError as exc:
                 self._record(LedgerEntry(budget.exec_id, key[:16], "transient"))
-                last = LlmUnavailable(f"{exc} (attempt {attempt + 1})")
+                last, retry = LlmUnavailable(f"{exc} (attempt {n})"), retry + (not exc.adapted)
+                wait = None if exc.adapted else min(BACKOFF_CAP_S, max(
+                    exc.retry_after, self.limits.retry_backoff_s * 2 ** (retry - 1)))
                 continue
             except RlmError:
                 self._record(LedgerEntry(budget.exec_id, key[:16], "unavailable"))

@@ -70,6 +70,12 @@ def _capped_http_client(section: LlmSection, cap: int) -> Any:
     import openai
 
     class Capped(openai.DefaultAsyncHttpxClient):
+        def _redirect_headers(self, request: Any, url: Any, method: str) -> Any:
+            headers = super()._redirect_headers(request, url, method)
+            if "Authorization" in request.headers and "Authorization" not in headers:
+                headers.pop("api-key", None)  # leaving the origin: Azure's key header too
+            return headers
+
         async def send(self, request: Any, **kwargs: Any) -> Any:
             kwargs["stream"] = True
             response = await super().send(request, **kwargs)
@@ -85,7 +91,8 @@ def _capped_http_client(section: LlmSection, cap: int) -> Any:
             headers = [(k, v) for k, v in response.headers.multi_items()
                        if k.lower() not in drop]
             return type(response)(response.status_code, headers=headers, content=bytes(body),
-                                  request=request, extensions=response.extensions)
+                                  request=response.request,  # the last, after redirects
+                                  extensions=response.extensions)
 
     return Capped(timeout=section.timeout_s)
 
@@ -105,7 +112,12 @@ class ExtractiveProvider:
 
 
 class OpenAIProvider:
-    """Any OpenAI-compatible chat-completions endpoint, through `openai.AsyncOpenAI`."""
+    """Any OpenAI-compatible chat-completions endpoint, through `openai.AsyncOpenAI`.
+
+    A query in base_url (Azure's `?api-version=...`) is sent with every request, and then the
+    key also as Azure's `api-key` header. A 400 that names `max_tokens` (OpenAI's reasoning
+    models want `max_completion_tokens`) or `temperature` (refused, or only its default taken)
+    makes this provider send the other name, or none, from then on (TransientError adapted)."""
 
     name = "openai"
 
@@ -115,34 +127,63 @@ class OpenAIProvider:
         import openai  # noqa: F401
         self.model = section.model
         self.endpoint = section.base_url or DEFAULT_ENDPOINT
-        self._key = section.api_key
+        self._key = section.api_key.strip()  # a key file's newline is no part of the key
         self._section = section
         self._client: openai.AsyncOpenAI | None = None
+        self._params: dict[str, Any] = {"max_tokens": section.max_tokens,
+                                        "temperature": section.temperature}
 
     def _scrub(self, text: str) -> str:
         if self._key:
             text = text.replace(self._key, "***")
-        return text[:300]
+        return _LONE_SURROGATE.sub("\ufffd", " ".join(text[:4096].split())[:300])
+
+    def _open(self) -> openai.AsyncOpenAI:
+        from urllib.parse import parse_qsl, urlsplit, urlunsplit
+
+        import openai
+
+        if any(not " " <= c < "\x7f" for c in self._key):  # else "cannot reach" (a line
+            raise LlmUnavailable(  # break) or "not a chat completion" (non-ASCII)
+                "the API key ([llm] api_key or $OPENAI_API_KEY) holds a character an HTTP "
+                "header cannot carry (a line break, a control or a non-ASCII one)")
+        try:
+            base = urlsplit(self.endpoint.strip())
+            ok = base.scheme.lower() in ("http", "https") and bool(base.hostname) and (
+                base.port is None or base.port > 0)
+        except ValueError:  # `http://[::1`, a port of 99999
+            ok = False
+        if not ok:
+            raise LlmUnavailable(  # else 1 + max_retries calls, each "cannot reach"
+                f"base_url {shown_endpoint(self.endpoint)!r} is no http(s) URL: write it as "
+                "http://HOST:PORT/v1")
+        # the whole endpoint pasted (…/v1/chat/completions): the SDK appends that part itself
+        base = base._replace(path=base.path.rstrip("/").removesuffix("/chat/completions"))
+        query = dict(parse_qsl(base.query))
+        headers = {"api-key": self._key} if "api-version" in query and self._key else None
+        try:
+            return openai.AsyncOpenAI(
+                api_key=self._key or "sk-no-key",  # local servers need a non-empty value
+                base_url=urlunsplit(base._replace(query="", fragment="")),
+                default_query=query or None, default_headers=headers,
+                timeout=self._section.timeout_s,
+                max_retries=0,  # retries are ours, so each one is counted
+                http_client=_capped_http_client(self._section, MAX_BODY_BYTES),
+            )
+        except (ImportError, ValueError, TypeError) as exc:  # $ALL_PROXY=socks5://.. without
+            raise LlmUnavailable(  # socksio, a proxy URL httpx cannot read
+                f"cannot set up the HTTP client ({_proxy_note() or 'base_url'}): "
+                f"{self._scrub(str(exc))}") from None
 
     async def complete(self, request: SubRequest) -> SubAnswer:
         import openai  # already imported by __init__: a dictionary lookup
 
         if self._client is None:  # created on the broker's loop, the only one that uses it
-            self._client = openai.AsyncOpenAI(
-                api_key=self._key or "sk-no-key",  # local servers need a non-empty value
-                base_url=self.endpoint,
-                timeout=self._section.timeout_s,
-                max_retries=0,  # retries are ours, so each one is counted
-                http_client=_capped_http_client(self._section, MAX_BODY_BYTES),
-            )
+            self._client = self._open()
+        params = dict(self._params)
         try:
             resp = await self._client.chat.completions.create(
-                model=self.model,
-                messages=request.messages(),
-                max_tokens=self._section.max_tokens,
-                temperature=self._section.temperature,
-                stream=False,
-            )
+                model=self.model, messages=request.messages(), stream=False, **params)
         except AnswerTooLarge as exc:  # passed on as it is (openai 2+), not retried
             raise LlmUnavailable(str(exc)) from None
         except openai.APITimeoutError as exc:
@@ -150,14 +191,11 @@ class OpenAIProvider:
         except openai.APIConnectionError as exc:
             if isinstance(exc.__cause__, AnswerTooLarge):  # wrapped (openai 1.x)
                 raise LlmUnavailable(str(exc.__cause__)) from None
-            raise TransientError(f"cannot reach {self.endpoint}") from exc
+            note = _proxy_note()
+            raise TransientError(f"cannot reach {shown_endpoint(self.endpoint)}"
+                                 + (f" ({note})" if note else "")) from exc
         except openai.APIStatusError as exc:
-            status = exc.status_code
-            if status in (408, 409, 429) or status >= 500:
-                raise TransientError(f"HTTP {status} from the endpoint") from exc
-            if status in (401, 403):  # never echo the body: it may quote part of the key
-                raise LlmUnavailable(f"HTTP {status}: authentication refused") from exc
-            raise LlmUnavailable(f"HTTP {status}: {self._scrub(exc.message)}") from exc
+            raise self._status_error(exc, params) from exc
         except openai.OpenAIError as exc:
             raise LlmUnavailable(self._scrub(str(exc))) from exc
         except (ValueError, RecursionError, AttributeError, TypeError) as exc:
@@ -165,11 +203,97 @@ class OpenAIProvider:
             # limit, a number of 5,000 digits, or JSON of another shape fails in there
             raise LlmUnavailable(f"the endpoint's answer is not a chat completion "
                                  f"({type(exc).__name__})") from None
-        return _answer(resp)
+        try:
+            return _answer(resp)
+        except LlmUnavailable as exc:  # an error member of the body may quote anything
+            raise LlmUnavailable(self._scrub(str(exc))) from None
+
+    def _status_error(self, exc: Any, sent: dict[str, Any]) -> Exception:
+        """The typed error for an HTTP error answer (TransientError: worth another attempt)."""
+        status, code = exc.status_code, getattr(exc, "code", None)
+        body = exc.body if isinstance(exc.body, dict) else {}  # the body's "error", or it all
+        message = (body["message"] if isinstance(body.get("message"), str) else exc.body
+                   if isinstance(exc.body, str) and exc.body.strip() else str(exc.message))
+        request = exc.response.request  # the last one: a redirect may have been followed
+        if request.method != "POST":  # a 301/302/303 made the POST a GET (http -> https)
+            return LlmUnavailable(f"HTTP {status}: the endpoint redirected the request to "
+                                  f"{shown_endpoint(str(request.url))} as a {request.method}: "
+                                  "set base_url to where it redirects")
+        if status in (401, 403):  # never echo the body: it may quote part of the key
+            return LlmUnavailable(f"HTTP {status}: authentication refused (check [llm] api_key "
+                                  "or $OPENAI_API_KEY)")
+        if status == 429 and code == "insufficient_quota":  # no retry makes it pass
+            return LlmUnavailable(f"HTTP 429: the account's quota is spent: "
+                                  f"{self._scrub(message)}")
+        if status in (408, 409, 429) or status >= 500:
+            return TransientError(f"HTTP {status} from the endpoint",
+                                  retry_after=_retry_after(exc.response.headers))
+        if status in (400, 422):
+            refused = _refused_param(getattr(exc, "param", None), message, sent)
+            if refused == "max_tokens" and refused in self._params:  # (once: calls overlap)
+                self._params["max_completion_tokens"] = self._params.pop("max_tokens")
+            elif refused in ("max_completion_tokens", "temperature"):
+                self._params.pop(refused, None)
+            if refused:
+                return TransientError(f"HTTP {status}: the endpoint refused {refused}",
+                                      adapted=True)
+        hint = ""
+        if status == 404 and not re.search(r"/v\d|/openai/", _path(self.endpoint)):
+            hint = " (no /v1 in base_url: most servers serve /v1/chat/completions)"
+        return LlmUnavailable(f"HTTP {status}: {self._scrub(message)}{hint}")
 
     async def aclose(self) -> None:
         if self._client is not None:
             await self._client.close()
+
+
+def _path(url: str) -> str:
+    from urllib.parse import urlsplit
+
+    try:
+        return urlsplit(url).path
+    except ValueError:
+        return ""
+
+
+_REFUSAL = re.compile(r"unsupported|not supported|unrecognized|unknown|extra|not permitted|"
+                      r"forbidden|does not support|not allowed|only the default", re.I)
+
+
+def _refused_param(param: object, message: str, sent: dict[str, Any]) -> str:
+    """Which parameter of `sent` a 400 refuses (not one it finds too large): its `param`
+    field or its message names it, and the message says it is refused ("Unsupported
+    parameter: 'max_tokens' ... Use 'max_completion_tokens' instead", "Unrecognized request
+    argument supplied: temperature", "extra_forbidden"), or ""."""
+    if not _REFUSAL.search(message):
+        return ""
+    message = message.split("max_completion_tokens' instead")[0]
+    for name in ("max_tokens", "max_completion_tokens", "temperature"):
+        if name in sent and (param == name or re.search(rf"\b{name}\b", message)):
+            return name
+    return ""
+
+
+def _retry_after(headers: Any) -> float:
+    """Seconds from `retry-after-ms` or `retry-after` (seconds only; 0 if absent or odd)."""
+    for name, unit in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        try:
+            value = float(headers.get(name, "")) / unit
+        except (TypeError, ValueError):
+            continue
+        if 0 <= value < float("inf"):
+            return value
+    return 0.0
+
+
+def _proxy_note() -> str:
+    """The proxy variables the HTTP client reads that are set (their names only: a proxy URL
+    may hold a password)."""
+    import os
+
+    names = [n for n in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy",
+                         "all_proxy") if os.environ.get(n)]
+    return f"proxy from ${', $'.join(names)}; $NO_PROXY bypasses it" if names else ""
 
 
 def _answer(resp: Any) -> SubAnswer:
@@ -177,18 +301,56 @@ def _answer(resp: Any) -> SubAnswer:
     boundary, and the client builds its objects without validation (ADVRPC: a body whose
     `content` was a list or whose `message` was null was an AttributeError, `"prompt_tokens":
     1e400` or `NaN` made the exec's result and every later `status` -32603, not JSON).
-    A lone surrogate in the text becomes U+FFFD; a count that is not an int in
-    [0, MAX_TOKEN_COUNT] is recorded as 0."""
+    `content` as a list of parts (LiteLLM, Mistral) is the text of its text parts; an answer
+    cut by max_tokens (finish_reason "length") ends in TRUNCATED; no text says why (reasoning
+    only, cut before any answer, filtered, no choices). A lone surrogate in the text becomes
+    U+FFFD; a count that is not an int in [0, MAX_TOKEN_COUNT] is recorded as 0."""
     try:
         choices = resp.choices
-        text = choices[0].message.content if choices else None
+        message = choices[0].message if choices else None
+        text = _text(message.content) if message is not None else None
+        finish = choices[0].finish_reason if choices else None
         usage = resp.usage
         counts = (usage.prompt_tokens, usage.completion_tokens) if usage else (0, 0)
     except (AttributeError, TypeError, IndexError, KeyError):
         raise LlmUnavailable("the endpoint's answer is not a chat completion") from None
     if not isinstance(text, str) or not text.strip():
-        raise LlmUnavailable("the model returned no text")
+        raise LlmUnavailable(_why_no_text(resp, message, finish))
     prompt, completion = (n if isinstance(n, int) and not isinstance(n, bool)
                           and 0 <= n <= MAX_TOKEN_COUNT else 0 for n in counts)
-    return SubAnswer(_LONE_SURROGATE.sub("\ufffd", text.strip()[:MAX_ANSWER_CHARS]),
-                     prompt, completion)
+    text = text.strip()[:MAX_ANSWER_CHARS] + (TRUNCATED if finish == "length" else "")
+    return SubAnswer(_LONE_SURROGATE.sub("\ufffd", text), prompt, completion)
+
+
+# appended to an answer the endpoint cut at max_tokens: the caller sees it is incomplete
+TRUNCATED = " [truncated: the model reached max_tokens]"
+
+
+def _text(content: object) -> str | None:
+    """`content` as text: a string, or the text parts of a list of parts joined."""
+    if isinstance(content, list):
+        parts = [p.get("text") for p in content if isinstance(p, dict)
+                 and p.get("type", "text") in ("text", "output_text")]
+        return "".join(p for p in parts if isinstance(p, str))
+    return content if isinstance(content, str) else None
+
+
+def _why_no_text(resp: Any, message: Any, finish: object) -> str:
+    reasoning = any(isinstance(getattr(message, name, None), str) and getattr(message, name)
+                    for name in ("reasoning_content", "reasoning"))
+    error = getattr(resp, "error", None)
+    if finish == "length":
+        return ("the model reached max_tokens before any answer text"
+                + (" (it spent them on reasoning)" if reasoning else "")
+                + ": raise [llm] max_tokens")
+    if reasoning:
+        return "the model returned reasoning but no answer text"
+    if finish == "content_filter":
+        return "the endpoint's content filter withheld the answer"
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        error = error["message"]
+    if isinstance(error, str):  # {"error": {"message": ..}} (OpenRouter), {"error": ".."}
+        return f"the endpoint answered an error: {error[:300]}"
+    if not resp.choices:
+        return "the endpoint's answer has no choices"
+    return "the model returned no text"

@@ -65,7 +65,15 @@ class RlmSliceTooLarge(RlmError):
 
 
 class TransientError(Exception):
-    """A provider failure worth retrying (connection error, HTTP 408/409/429/5xx)."""
+    """A provider failure worth retrying (connection error, HTTP 408/409/429/5xx).
+    `retry_after`: the seconds the endpoint asked to wait (Retry-After), 0 if none;
+    `adapted`: the provider changed its request to suit the endpoint (a parameter it refused),
+    so the next attempt is not a retry of the same request (it still counts as a call)."""
+
+    def __init__(self, message: str, *, retry_after: float = 0.0, adapted: bool = False) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+        self.adapted = adapted
 
 
 @dataclass(frozen=True)

@@ -53,6 +53,7 @@ class ChatEndpoint:
         self.hold_timeout_s = hold_timeout_s
         self.bodies: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        self.paths: list[str] = []  # each request's path, its query too
         self.in_flight = 0
         self.max_in_flight = 0
         self.closed_by_client = 0  # `until_closed` requests whose client closed the connection
@@ -111,11 +112,12 @@ class ChatEndpoint:
         self._server.server_close()
         self._thread.join(timeout=5)
 
-    def _serve(self, body: dict[str, Any], headers: dict[str, str]) -> Reply:
+    def _serve(self, body: dict[str, Any], headers: dict[str, str], path: str) -> Reply:
         with self._cond:
             n = len(self.bodies)
             self.bodies.append(body)
             self.headers.append(headers)
+            self.paths.append(path)
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
             self._cond.notify_all()
@@ -145,11 +147,12 @@ class ChatEndpoint:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))
                 body = json.loads(self.rfile.read(length) or b"{}")
-                if not self.path.endswith("/chat/completions"):
+                if not self.path.split("?")[0].endswith("/chat/completions"):
                     self._send(404, {"error": {"message": "no such route"}})
                     return
                 try:
-                    reply = endpoint._serve(body, {k.lower(): v for k, v in self.headers.items()})
+                    headers = {k.lower(): v for k, v in self.headers.items()}
+                    reply = endpoint._serve(body, headers, self.path)
                     if reply.until_closed:
                         endpoint._hold_until_closed(self.connection)
                         self.close_connection = True
