@@ -54,7 +54,7 @@ import numpy.typing as npt
 
 from ..learning.edges import WeightedEdges
 from .csr import Csr
-from .fusion import top
+from .fusion import Paths, top
 from .scope import hold_below
 
 F64 = npt.NDArray[np.float64]
@@ -89,7 +89,7 @@ class Association:
         return out
 
     def via(self, i: int) -> list[int]:
-        """The seeds (positions) that credited `i`, strongest first (ties by position)."""
+        """The seeds (positions) that credited `i`, strongest first (ties in seed order)."""
         credit = np.zeros(self.seeds.shape[0], dtype=np.float64)
         e = self.edges
         for src, dst in ((e.a, e.b), (e.b, e.a)):
@@ -102,13 +102,13 @@ class Association:
             for k in range(self.seeds.shape[0]):
                 if i in rows.indices[rows.indptr[k]:rows.indptr[k + 1]]:
                     credit[k] += self.sigma[k]
-        order = np.lexsort((self.seeds, -credit))
+        order = np.lexsort((np.arange(self.seeds.shape[0]), -credit))
         return [int(self.seeds[k]) for k in order if credit[k] > 0]
 
 
-def seeds_of(score: F64, eligible: Mask, m: int) -> tuple[Index, F64]:
+def seeds_of(score: F64, eligible: Mask, m: int, paths: Paths = None) -> tuple[Index, F64]:
     """T(Q) and sigma (module docstring); empty when no eligible note scored."""
-    t = top(score, m, eligible)
+    t = top(score, m, eligible, paths)
     if t.size == 0:
         return t, np.zeros(0, dtype=np.float64)
     return t, score[t] / score[t[0]]
@@ -166,7 +166,7 @@ def useful_of(prior: npt.ArrayLike | None, free: npt.ArrayLike | None, n: int) -
 def association_stage(
     score: F64, eligible: Mask, named: Mask, weights: dict[str, float], seeds: int,
     rrf_k: int, edges: WeightedEdges | None, links: Csr, prior: npt.ArrayLike | None,
-    free: npt.ArrayLike | None, activation: npt.ArrayLike | None,
+    free: npt.ArrayLike | None, activation: npt.ArrayLike | None, paths: Paths = None,
 ) -> tuple[str, F64, Association | None]:
     """(report, score + what the channels added, held below the `named` notes whose learned
     prior is not negative; the Association, or None when nothing was added). `score` =
@@ -182,7 +182,7 @@ def association_stage(
         raise ValueError("association weights must be >= 0")
     if seeds <= 0:
         return "skipped: no seeds (scope 0)", score, None
-    t, sigma = seeds_of(score, eligible, seeds)
+    t, sigma = seeds_of(score, eligible, seeds, paths)
     if t.size == 0:
         return "skipped: no seeds", score, None
     values: dict[str, F64] = {}
