@@ -13,7 +13,7 @@ hand), as co-occurrence query expansion does for terms (Xu & Croft 1996, "Query 
 using local and global document analysis", SIGIR):
 
     T(Q)      = the query's top `seeds` eligible notes by their score before any learned
-                stage (named(d) after stage 5b), ties by position; sigma(s) = score(s) /
+                stage (named(d) after stage 5b), ties by path; sigma(s) = score(s) /
                 score(first seed), so the seeds weigh by how strongly THIS query found them
     couse(d)  = q+(d) * sum_{s in T(Q)} sigma(s) E(s, d) / sum_{s in T(Q)} sigma(s)
     spread(d) = a(d)  * sum_{s in T(Q)} sigma(s) [s linked to d] / sum_{s in T(Q)} sigma(s)
@@ -30,7 +30,7 @@ co-used with another query's hits gets nothing.
 
 Ranking: each value is a rank-fused channel added after stage 5b, like the learned expansion
 channel (scope.py `expansion_channel`): a note adds w x(d) / (k + rank_x(d) + 1), rank_x
-among the notes with x > 0 (ties by position), w = `weights.couse` / `weights.spread`. The
+among the notes with x > 0 (ties by path), w = `weights.couse` / `weights.spread`. The
 values are absolute, not normalised per query, so a weak association lifts little (an edge
 seen in a few searches has E ~0.03-0.1): useful weights are ~10-30. Both 0, off, by default:
 measured, co-use lifts the knowledge workload's citing agent but costs LoCoMo's unrelated
@@ -54,7 +54,7 @@ import numpy.typing as npt
 
 from ..learning.edges import WeightedEdges
 from .csr import Csr
-from .fusion import Paths, top
+from .fusion import Paths, positive_ranks, top
 from .scope import hold_below
 
 F64 = npt.NDArray[np.float64]
@@ -141,14 +141,10 @@ def spread_values(links: Csr, seeds: Index, sigma: F64, activation: F64) -> F64:
     return np.minimum(x / float(sigma.sum()), 1.0) * np.clip(activation, 0.0, 1.0)
 
 
-def rank_of(x: F64, eligible: Mask) -> Index:
-    """rank_x(d) among the eligible notes with x > 0 (descending, ties by position); -1
-    elsewhere."""
-    ranks = np.full(x.shape[0], -1, dtype=np.int64)
-    idx = np.flatnonzero((x > 0) & eligible)
-    order = idx[np.lexsort((idx, -x[idx]))]
-    ranks[order] = np.arange(order.size)
-    return ranks
+def rank_of(x: F64, eligible: Mask, paths: Paths = None) -> Index:
+    """rank_x(d) among the eligible notes with x > 0 (descending, ties by path, then
+    position: fusion.positive_ranks); -1 elsewhere."""
+    return positive_ranks(np.where(eligible, x, 0.0), paths)
 
 
 def useful_of(prior: npt.ArrayLike | None, free: npt.ArrayLike | None, n: int) -> F64:
@@ -193,7 +189,7 @@ def association_stage(
     values = {k: v * eligible for k, v in values.items() if np.any(v * eligible > 0)}
     if not values:
         return f"skipped: nothing learned near the top {t.size}", score, None
-    ranks = {k: rank_of(v, eligible) for k, v in values.items()}
+    ranks = {k: rank_of(v, eligible, paths) for k, v in values.items()}
     added = {k: np.where(ranks[k] >= 0, weights[k] * v / (rrf_k + ranks[k] + 1.0), 0.0)
              for k, v in values.items()}
     after = score + sum(added[k] for k in sorted(added))

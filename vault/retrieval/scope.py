@@ -8,7 +8,7 @@ unrelated held-out MRR, BENCHMARKS.md). Scoped, each acts only on notes next to 
 query itself found, so a query about other things is left as it was:
 
     T(Q)        = the query's top `scope` eligible notes by their score before any learned
-                  stage (named(d) after stage 5b), ties by position
+                  stage (named(d) after stage 5b), ties by path
     near(Q)     = {d : d is wiki-linked to a note of T(Q), or shares a learned
                   co-occurrence edge with one}
     warmth_Q(d) = warmth(d) if d in near(Q), else 0
