@@ -13,7 +13,7 @@ hand), as co-occurrence query expansion does for terms (Xu & Croft 1996, "Query 
 using local and global document analysis", SIGIR):
 
     T(Q)      = the query's top `seeds` eligible notes by their score before any learned
-                stage (named(d) after stage 5b), ties by position; sigma(s) = score(s) /
+                stage (named(d) after stage 5b), ties by path; sigma(s) = score(s) /
                 score(first seed), so the seeds weigh by how strongly THIS query found them
     couse(d)  = q+(d) * sum_{s in T(Q)} sigma(s) E(s, d) / sum_{s in T(Q)} sigma(s)
     spread(d) = a(d)  * sum_{s in T(Q)} sigma(s) [s linked to d] / sum_{s in T(Q)} sigma(s)
@@ -30,7 +30,7 @@ co-used with another query's hits gets nothing.
 
 Ranking: each value is a rank-fused channel added after stage 5b, like the learned expansion
 channel (scope.py `expansion_channel`): a note adds w x(d) / (k + rank_x(d) + 1), rank_x
-among the notes with x > 0 (ties by position), w = `weights.couse` / `weights.spread`. The
+among the notes with x > 0 (ties by path), w = `weights.couse` / `weights.spread`. The
 values are absolute, not normalised per query, so a weak association lifts little (an edge
 seen in a few searches has E ~0.03-0.1): useful weights are ~10-30. Both 0, off, by default:
 measured, co-use lifts the knowledge workload's citing agent but costs LoCoMo's unrelated
@@ -54,7 +54,7 @@ import numpy.typing as npt
 
 from ..learning.edges import WeightedEdges
 from .csr import Csr
-from .fusion import top
+from .fusion import Paths, positive_ranks, top
 from .scope import hold_below
 
 F64 = npt.NDArray[np.float64]
@@ -89,7 +89,7 @@ class Association:
         return out
 
     def via(self, i: int) -> list[int]:
-        """The seeds (positions) that credited `i`, strongest first (ties by position)."""
+        """The seeds (positions) that credited `i`, strongest first (ties in seed order)."""
         credit = np.zeros(self.seeds.shape[0], dtype=np.float64)
         e = self.edges
         for src, dst in ((e.a, e.b), (e.b, e.a)):
@@ -102,13 +102,13 @@ class Association:
             for k in range(self.seeds.shape[0]):
                 if i in rows.indices[rows.indptr[k]:rows.indptr[k + 1]]:
                     credit[k] += self.sigma[k]
-        order = np.lexsort((self.seeds, -credit))
+        order = np.lexsort((np.arange(self.seeds.shape[0]), -credit))
         return [int(self.seeds[k]) for k in order if credit[k] > 0]
 
 
-def seeds_of(score: F64, eligible: Mask, m: int) -> tuple[Index, F64]:
+def seeds_of(score: F64, eligible: Mask, m: int, paths: Paths = None) -> tuple[Index, F64]:
     """T(Q) and sigma (module docstring); empty when no eligible note scored."""
-    t = top(score, m, eligible)
+    t = top(score, m, eligible, paths)
     if t.size == 0:
         return t, np.zeros(0, dtype=np.float64)
     return t, score[t] / score[t[0]]
@@ -141,14 +141,10 @@ def spread_values(links: Csr, seeds: Index, sigma: F64, activation: F64) -> F64:
     return np.minimum(x / float(sigma.sum()), 1.0) * np.clip(activation, 0.0, 1.0)
 
 
-def rank_of(x: F64, eligible: Mask) -> Index:
-    """rank_x(d) among the eligible notes with x > 0 (descending, ties by position); -1
-    elsewhere."""
-    ranks = np.full(x.shape[0], -1, dtype=np.int64)
-    idx = np.flatnonzero((x > 0) & eligible)
-    order = idx[np.lexsort((idx, -x[idx]))]
-    ranks[order] = np.arange(order.size)
-    return ranks
+def rank_of(x: F64, eligible: Mask, paths: Paths = None) -> Index:
+    """rank_x(d) among the eligible notes with x > 0 (descending, ties by path, then
+    position: fusion.positive_ranks); -1 elsewhere."""
+    return positive_ranks(np.where(eligible, x, 0.0), paths)
 
 
 def useful_of(prior: npt.ArrayLike | None, free: npt.ArrayLike | None, n: int) -> F64:
@@ -166,7 +162,7 @@ def useful_of(prior: npt.ArrayLike | None, free: npt.ArrayLike | None, n: int) -
 def association_stage(
     score: F64, eligible: Mask, named: Mask, weights: dict[str, float], seeds: int,
     rrf_k: int, edges: WeightedEdges | None, links: Csr, prior: npt.ArrayLike | None,
-    free: npt.ArrayLike | None, activation: npt.ArrayLike | None,
+    free: npt.ArrayLike | None, activation: npt.ArrayLike | None, paths: Paths = None,
 ) -> tuple[str, F64, Association | None]:
     """(report, score + what the channels added, held below the `named` notes whose learned
     prior is not negative; the Association, or None when nothing was added). `score` =
@@ -182,7 +178,7 @@ def association_stage(
         raise ValueError("association weights must be >= 0")
     if seeds <= 0:
         return "skipped: no seeds (scope 0)", score, None
-    t, sigma = seeds_of(score, eligible, seeds)
+    t, sigma = seeds_of(score, eligible, seeds, paths)
     if t.size == 0:
         return "skipped: no seeds", score, None
     values: dict[str, F64] = {}
@@ -193,7 +189,7 @@ def association_stage(
     values = {k: v * eligible for k, v in values.items() if np.any(v * eligible > 0)}
     if not values:
         return f"skipped: nothing learned near the top {t.size}", score, None
-    ranks = {k: rank_of(v, eligible) for k, v in values.items()}
+    ranks = {k: rank_of(v, eligible, paths) for k, v in values.items()}
     added = {k: np.where(ranks[k] >= 0, weights[k] * v / (rrf_k + ranks[k] + 1.0), 0.0)
              for k, v in values.items()}
     after = score + sum(added[k] for k in sorted(added))

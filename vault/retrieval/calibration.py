@@ -209,12 +209,18 @@ def pseudo_queries(corpus: Corpus, positions: Sequence[int], df: Frequency
     return out
 
 
-def reciprocal_rank(scores: F64, source: int) -> float:
-    """1 / (1 + rank of `source`) in the total order of fusion.order; 0 if it scores <= 0."""
+def reciprocal_rank(scores: F64, source: int, paths: Sequence[str] | None = None) -> float:
+    """1 / (1 + rank of `source`) in the total order of fusion.order (ties by path, then
+    position); 0 if it scores <= 0."""
     s = float(scores[source])
     if not s > 0:
         return 0.0
-    above = int((scores > s).sum()) + int((scores[:source] == s).sum())
+    if paths is None:
+        above = int((scores > s).sum()) + int((scores[:source] == s).sum())
+    else:
+        own = (paths[source], source)
+        above = int((scores > s).sum()) + sum(
+            1 for i in np.flatnonzero(scores == s).tolist() if (paths[i], i) < own)
     return 1.0 / (1 + above)
 
 
@@ -232,12 +238,13 @@ def calibrate(corpus: Corpus, channels: Channels, df: Frequency, configured: Map
         sig = {s: np.asarray(v, dtype=np.float64) for s, v in channels(q.text).items()
                if s in CHANNELS}
         for s, v in sorted(sig.items()):
-            alone.setdefault(s, []).append(reciprocal_rank(v, q.source))
-        heads = {s: top(v, depth) for s, v in sig.items()} if depth > 0 else None
+            alone.setdefault(s, []).append(reciprocal_rank(v, q.source, corpus.paths))
+        heads = ({s: top(v, depth, paths=corpus.paths) for s, v in sig.items()} if depth > 0
+                 else None)
         for g, mult in enumerate(GRID):
             w = {s: base[s] * m for s, m in zip(CHANNELS, mult, strict=True) if s in sig}
-            fused = fuse(sig, w, k, "max", depth, heads).fused
-            grid_rr[g, j] = reciprocal_rank(fused, q.source)
+            fused = fuse(sig, w, k, "max", depth, heads, corpus.paths).fused
+            grid_rr[g, j] = reciprocal_rank(fused, q.source, corpus.paths)
     means = grid_rr.mean(axis=1) if queries else np.zeros(len(GRID))
     pick = 0
     if len(queries) >= MIN_QUERIES:

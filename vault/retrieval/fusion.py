@@ -5,7 +5,9 @@ For signals s with raw score vectors raw_s (aligned with corpus positions) and w
     fused(d) = sum_s w_s * v_s(d) / (k + rank_s(d) + 1),   k = 60, rank from 0
 
 (Cormack, Clarke & Buettcher 2009 for RRF; the raw-score factor makes it score-weighted).
-rank_s orders the notes by raw_s descending, ties broken by position (= ascending note id).
+rank_s orders the notes by raw_s descending, ties broken by vault path (then position): note
+ids, and so positions, follow the order notes were first indexed, so a tie-break by position
+made the same files rank differently after another history (NOTES-TIES.md).
 Only notes with raw_s(d) > 0 contribute, and only they are ranked (O(p log p) for p of
 them); with a depth D > 0 only each signal's first D notes do (a partition, O(n + D log D)),
 as RRF was defined over each system's top 1,000 (Cormack et al. 2009). The default depth,
@@ -21,7 +23,7 @@ does not depend on dict order.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,16 +34,18 @@ RRF_DEPTH = 1000  # notes ranked per signal (module docstring)
 
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
+# The vault path of every corpus position (Corpus.paths): what breaks ties. None: position.
+Paths = Sequence[str] | None
 
 
-def order(scores: F64) -> I64:
-    """Positions sorted by score descending, ties by position ascending (a total order)."""
-    return stable_order(np.nan_to_num(np.asarray(scores, dtype=np.float64), nan=-np.inf))
+def order(scores: F64, paths: Paths = None) -> I64:
+    """Positions sorted by score descending, ties by path, then position (a total order)."""
+    return stable_order(np.nan_to_num(np.asarray(scores, dtype=np.float64), nan=-np.inf), paths)
 
 
-def ranks(scores: F64) -> I64:
-    """rank[d] = index of d in `order(scores)` (0 = best)."""
-    o = order(scores)
+def ranks(scores: F64, paths: Paths = None) -> I64:
+    """rank[d] = index of d in `order(scores, paths)` (0 = best)."""
+    o = order(scores, paths)
     r = np.empty_like(o)
     r[o] = np.arange(o.shape[0], dtype=np.int64)
     return r
@@ -56,14 +60,18 @@ def distinct(a: npt.NDArray[np.integer]) -> I64:
     return x
 
 
-def stable_order(x: F64) -> I64:
+def stable_order(x: F64, paths: Paths = None, at: I64 | None = None) -> I64:
     """`order(x)` for finite x: numpy's fast unstable argsort, then each run of equal values
-    re-sorted by position (one sort of packed (run, position) integer keys over the tied
-    entries only). numpy's stable argsort of 10^6 floats is 2-5x slower."""
+    re-sorted by (path, position) (`_by_path`), or, without paths, by position (one sort of
+    packed (run, position) integer keys). Only the tied entries are sorted again: O(t log t)
+    for t of them. numpy's stable argsort of 10^6 floats is 2-5x slower. `at[j]`, when
+    given, is the corpus position of x[j] (its path is `paths[at[j]]`); default j."""
     n = int(x.shape[0])
     o = np.argsort(-x).astype(np.int64)
-    if n < 2 or n >= 1 << 32:
-        return o if n < 2 else np.argsort(-x, kind="stable").astype(np.int64)
+    if n < 2:
+        return o
+    if n >= 1 << 32 and paths is None:
+        return np.argsort(-x, kind="stable").astype(np.int64)
     v = x[o]
     eq = v[1:] == v[:-1]
     if not eq.any():
@@ -73,18 +81,30 @@ def stable_order(x: F64) -> I64:
     tied[:-1] |= eq
     run = np.cumsum(np.concatenate(([True], ~eq))).astype(np.uint64)
     idx = np.flatnonzero(tied)
+    if paths is not None:
+        o[idx] = _by_path(o[idx], run[idx], paths, at)
+        return o
     key = (run[idx] << np.uint64(32)) | o[idx].astype(np.uint64)
     key.sort()
     o[idx] = (key & np.uint64(0xFFFFFFFF)).astype(np.int64)
     return o
 
 
-def positive_ranks(scores: F64) -> I64:
+def _by_path(o: I64, run: npt.NDArray[np.uint64], paths: Sequence[str], at: I64 | None) -> I64:
+    """`o` (tied entries, by run) sorted by (run, path, position): one lexsort of the t
+    tied entries' paths, gathered as a numpy string array (code point order, as `sorted`)."""
+    pos = o if at is None else at[o]
+    names = np.array([paths[i] for i in pos.tolist()], dtype=np.str_)
+    out: I64 = o[np.lexsort((pos, names, run))]
+    return out
+
+
+def positive_ranks(scores: F64, paths: Paths = None) -> I64:
     """rank[d] as in `ranks` for every d with scores[d] > 0 (they come first in that order);
     -1 elsewhere. Costs O(p log p) for p positive scores, not O(n log n)."""
     x = np.asarray(scores, dtype=np.float64)
     pos = np.flatnonzero(x > 0)
-    o = pos[stable_order(x[pos])]  # pos ascends: ties by position
+    o = pos[stable_order(x[pos], paths, pos)]  # pos ascends: ties by position
     r = np.full(x.shape[0], -1, dtype=np.int64)
     r[o] = np.arange(o.shape[0], dtype=np.int64)
     return r
@@ -107,9 +127,11 @@ def _floor(x: F64, m: int) -> float | None:
     return t if t > 0 else None
 
 
-def top(scores: F64, m: int, keep: npt.NDArray[np.bool_] | None = None) -> I64:
-    """The first `m` positions of `order(scores)` among those with `keep` (default: all) and a
-    positive score: exact, in O(n + m log m) (a partition, then a sort of the head and ties).
+def top(scores: F64, m: int, keep: npt.NDArray[np.bool_] | None = None,
+        paths: Paths = None) -> I64:
+    """The first `m` positions of `order(scores, paths)` among those with `keep` (default:
+    all) and a positive score: exact, in O(n + m log m) (a partition, then a sort of the head
+    and ties).
 
     For m far below n, the candidates are first cut at a floor t > 0 taken from a strided
     sample of the scores (`_floor`): when at least m candidates reach t, the m-th largest is
@@ -131,7 +153,7 @@ def top(scores: F64, m: int, keep: npt.NDArray[np.bool_] | None = None) -> I64:
         vals = x[cand]
         kth = np.partition(vals, cand.size - m)[cand.size - m]  # the m-th largest
         cand = cand[vals >= kth]  # the head and every tie with its last value
-    out: I64 = cand[stable_order(x[cand])][:m].astype(np.int64)
+    out: I64 = cand[stable_order(x[cand], paths, cand)][:m].astype(np.int64)
     return out
 
 
@@ -161,6 +183,7 @@ class Fusion:
     fused: F64
     heads: Mapping[str, Head]
     support: I64 | None = None  # ascending positions where `fused` may be positive, if known
+    paths: Paths = None  # what broke the ties (`stable_order`); `by_fused` breaks them so too
 
     @property
     def ranks(self) -> dict[str, I64]:
@@ -190,10 +213,12 @@ def fuse(
     normalize: str = "max",
     depth: int = 0,
     heads: Mapping[str, I64] | None = None,
+    paths: Paths = None,
 ) -> Fusion:
     """Score-weighted RRF (module docstring). Signals without a weight get weight 1.0; with
     `depth` > 0 only each signal's first `depth` notes are ranked and contribute; `heads`
-    may give a signal's `top(raw, depth)`, computed already."""
+    may give a signal's `top(raw, depth, paths=paths)`, computed already; `paths` breaks
+    ties (`stable_order`)."""
     if normalize not in ("max", "none"):
         raise ValueError(f"unknown normalisation {normalize!r}")
     n = len(next(iter(signals.values()))) if signals else 0
@@ -205,11 +230,12 @@ def fuse(
         if raw.shape != (n,):
             raise ValueError(f"signal {name!r} has shape {raw.shape}, expected ({n},)")
         if depth > 0:
-            head = heads[name] if heads is not None and name in heads else top(raw, depth)
+            head = heads[name] if heads is not None and name in heads else top(raw, depth,
+                                                                                paths=paths)
             at = np.argsort(head, kind="stable")  # the head by position: r[pos[j]] = at[j]
             pos, rank = head[at], at.astype(np.int64)
         else:
-            r = positive_ranks(raw)
+            r = positive_ranks(raw, paths)
             pos = np.flatnonzero(r >= 0)
             rank = r[pos]
         v = raw[pos]
@@ -220,19 +246,20 @@ def fuse(
         touched.append(pos)
         parts[name] = Head(pos, rank, c)
     support = distinct(np.concatenate(touched)) if touched else np.zeros(0, np.int64)
-    return Fusion(fused=fused, heads=parts, support=support)
+    return Fusion(fused=fused, heads=parts, support=support, paths=paths)
 
 
 REDUNDANCY_HEAD = 20  # notes of each head compared by `overlap`
 
 
-def overlap(a: F64, b: F64, m: int = REDUNDANCY_HEAD, head_a: I64 | None = None) -> float:
+def overlap(a: F64, b: F64, m: int = REDUNDANCY_HEAD, head_a: I64 | None = None,
+            paths: Paths = None) -> float:
     """|H_m(a) ∩ H_m(b)| / min(m, |H_m(a)|, |H_m(b)|), H_m(x) = the first m notes of `top(x)`
     (positive scores only; `head_a` may give `top(a, M)` for some M >= m, computed already);
     0 when either head is empty. Order-free: a set overlap of two exact heads."""
     ha = (head_a if head_a is not None and head_a.shape[0] >= min(m, int((a > 0).sum()))
-          else top(a, m))[:m]
-    hb = top(b, m)
+          else top(a, m, paths=paths))[:m]
+    hb = top(b, m, paths=paths)
     if ha.size == 0 or hb.size == 0:
         return 0.0
     shared = int(np.intersect1d(ha, hb, assume_unique=True).size)
@@ -240,7 +267,8 @@ def overlap(a: F64, b: F64, m: int = REDUNDANCY_HEAD, head_a: I64 | None = None)
 
 
 def gate(weights: Mapping[str, float], signals: Mapping[str, F64], m: int = REDUNDANCY_HEAD,
-         heads: Mapping[str, I64] | None = None) -> tuple[dict[str, float], str]:
+         heads: Mapping[str, I64] | None = None, paths: Paths = None
+         ) -> tuple[dict[str, float], str]:
     """The fusion weights for one query: `weights`, the conjunctive channel's scaled by
     1 - J, J = `overlap` of its first m notes with BM25's (m = 0: off), and a report.
 
@@ -255,7 +283,7 @@ def gate(weights: Mapping[str, float], signals: Mapping[str, F64], m: int = REDU
     if m <= 0 or "conjunctive" not in signals or "bm25" not in signals:
         return out, ""
     j = overlap(signals["bm25"], signals["conjunctive"], m,
-                None if heads is None else heads.get("bm25"))
+                None if heads is None else heads.get("bm25"), paths)
     out["conjunctive"] = out.get("conjunctive", 1.0) * (1.0 - j)
     return out, f", conjunctive x{1.0 - j:.2f}: its head shares {j:.2f} with bm25's"
 
@@ -264,7 +292,7 @@ def by_fused(fusion: Fusion) -> I64:
     """`top(fusion.fused, n)`: the notes with a positive fused score, best first, looked for
     in the fusion's support when it has one (every positive score is there)."""
     if fusion.support is None:
-        return top(fusion.fused, int(fusion.fused.shape[0]))
+        return top(fusion.fused, int(fusion.fused.shape[0]), paths=fusion.paths)
     cand = fusion.support[fusion.fused[fusion.support] > 0]
-    out: I64 = cand[stable_order(fusion.fused[cand])].astype(np.int64)
+    out: I64 = cand[stable_order(fusion.fused[cand], fusion.paths, cand)].astype(np.int64)
     return out

@@ -261,7 +261,7 @@ class SearchEngine:
     ) -> Scored:
         """Compute every stage but the cross-encoder for all notes of `corpus`."""
         p = self.params
-        n = len(corpus)
+        n, paths = len(corpus), corpus.paths  # paths break every tie (fusion.stable_order)
         view = self._view(corpus)
         tokens = tokenize(query)
         named = view.names.named_in_tokens(tokens)  # PageRank seeds and the named stage
@@ -286,17 +286,17 @@ class SearchEngine:
         # the first-stage heads fusion ranks, taken once: PageRank's seeds are their first
         # `top_seeds` (a sort of 10^6 scores fewer per signal)
         heads: dict[str, npt.NDArray[np.int64]] = (
-            {s: top(sig[s], p.rrf_depth) for s in ("bm25", "dense") if s in sig}
+            {s: top(sig[s], p.rrf_depth, paths=paths) for s in ("bm25", "dense") if s in sig}
             if p.rrf_depth >= p.top_seeds else {})
         if wanted("graph"):
             stages["graph"], graph = graph_stage(view.links, view.walk, named, sig, heads,
                                                  cooccurrence, p.alpha, p.beta, p.top_seeds,
-                                                 p.push_above, p.scope)
+                                                 p.push_above, p.scope, paths)
             if graph is not None:
                 sig["graph"] = graph
         cal = self.calibration(corpus)
         base = {s: cal.weights.get(s, p.weight(s)) if cal else p.weight(s) for s in sig}
-        weights, gated = gate(base, sig, p.redundancy_head, heads)
+        weights, gated = gate(base, sig, p.redundancy_head, heads, paths)
         stages["time"] = time_channel(sig, weights, corpus, query, now, p.weight("when"))
         if expansion is not None and np.any(expansion) and wanted("learned"):  # words shared
             stages["learned"] = expansion_channel(sig, weights, expansion, p.weight("learned"), n)
@@ -305,7 +305,7 @@ class SearchEngine:
                 sig, weights, self.encoder, self.cache, query, asked, p.weight("asked"),
                 p.weight("asked_floor"), n, p.weight("asked_walk") > 0,
                 None if self.encoder is None else q.vector)
-        fusion = fuse(sig, weights, p.rrf_k, p.normalize, p.rrf_depth, heads)
+        fusion = fuse(sig, weights, p.rrf_k, p.normalize, p.rrf_depth, heads, paths)
         stages["fusion"] = (f"ran (k={p.rrf_k}, normalize={p.normalize}, depth={p.rrf_depth}"
                             f"{gated}{'' if cal is None else '; ' + cal.describe()})")
         eligible = np.ones(n, dtype=np.bool_)
@@ -331,12 +331,12 @@ class SearchEngine:
         a, warm = np.zeros(n, dtype=np.float64), lifted
         if wanted("warmth"):
             stages["warmth"], a, warm = warmth_stage(warmth, p.weight("warmth"), view.links,
-                                                     cooccurrence, lifted, eligible, p.scope)
+                                                     cooccurrence, lifted, eligible, p.scope, paths)
         assoc, on = None, {c: p.weight(c) for c in CHANNELS if p.weight(c)}  # association.py
         if on:
             stages["association"], warm, assoc = association_stage(
                 warm, eligible, protectors & eligible, on, p.scope, p.rrf_k, cooccurrence,
-                view.links, prior, free_prior, warmth)
+                view.links, prior, free_prior, warmth, paths)
         without = None if not {"learned", "asked"} & sig.keys() else (lambda: self.score(
             corpus, query, warmth=warmth, prior=prior, cooccurrence=cooccurrence,
             archived=archived, free_prior=free_prior).final)
@@ -380,7 +380,7 @@ class SearchEngine:
         # A note no signal found (final score 0) is not a hit, however few hits there are.
         # Only the head can be shown or reranked, so only it is materialised.
         idx = top(s.final, max(k, p.rerank_top_n if self.reranker else 0,
-                               HEAD if p.second_pass else 0), s.eligible)
+                               HEAD if p.second_pass else 0), s.eligible, corpus.paths)
         ranked = [int(i) for i in idx]
         if p.second_pass:
             base = s.context + s.named  # named(d): the score before anything learned

@@ -35,8 +35,9 @@ class CrossEncoder(Protocol):
 def rerank_order(
     head: Sequence[int], rerank: npt.NDArray[np.float64], fused: npt.NDArray[np.float64]
 ) -> list[int]:
-    """Head positions sorted by rerank score desc, then fused score desc, then position."""
-    keyed = sorted(range(len(head)), key=lambda j: (-rerank[j], -fused[head[j]], head[j]))
+    """Head positions sorted by rerank score desc, then fused score desc, then their order
+    in `head` (which broke ties by path: fusion.stable_order)."""
+    keyed = sorted(range(len(head)), key=lambda j: (-rerank[j], -fused[head[j]], j))
     return [head[j] for j in keyed]
 
 

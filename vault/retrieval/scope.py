@@ -8,7 +8,7 @@ unrelated held-out MRR, BENCHMARKS.md). Scoped, each acts only on notes next to 
 query itself found, so a query about other things is left as it was:
 
     T(Q)        = the query's top `scope` eligible notes by their score before any learned
-                  stage (named(d) after stage 5b), ties by position
+                  stage (named(d) after stage 5b), ties by path
     near(Q)     = {d : d is wiki-linked to a note of T(Q), or shares a learned
                   co-occurrence edge with one}
     warmth_Q(d) = warmth(d) if d in near(Q), else 0
@@ -36,7 +36,7 @@ import numpy.typing as npt
 
 from ..learning.edges import WeightedEdges
 from .csr import Csr
-from .fusion import top
+from .fusion import Paths, top
 from .signals.warmth import warmth_scores
 from .stages import protect_stage
 
@@ -62,7 +62,7 @@ def near(links: Csr, cooc: WeightedEdges | None, tops: Index, n: int) -> Mask:
 
 def warmth_stage(
     warmth: npt.ArrayLike | None, weight: float, links: Csr,
-    cooc: WeightedEdges | None, lifted: F64, eligible: Mask, scope: int,
+    cooc: WeightedEdges | None, lifted: F64, eligible: Mask, scope: int, paths: Paths = None,
 ) -> tuple[str, F64, F64]:
     """Stage 6a: (report, a, warm) with a = warmth_Q clipped to [0, 1] and
     warm = lifted (1 + weight a); `weight` > 0 (the pipeline skips weight 0)."""
@@ -75,7 +75,7 @@ def warmth_stage(
         raise ValueError("the warmth weight is a boost scale and must be >= 0")
     where = "everywhere"
     if scope > 0:
-        w = w * near(links, cooc, top(lifted, scope, eligible), n)
+        w = w * near(links, cooc, top(lifted, scope, eligible, paths), n)
         if not w.any():
             return f"skipped: nothing warm near the top {scope}", zero, lifted
         where = f"near the top {scope}"

@@ -32,6 +32,7 @@ import numpy.typing as npt
 
 from ..learning.edges import WeightedEdges
 from .csr import Csr
+from .fusion import Paths
 from .signals.graph import Walk, adjacency, pagerank, seed_vector
 
 F64 = npt.NDArray[np.float64]
@@ -183,6 +184,7 @@ def graph_stage(
     top_seeds: int,
     push_above: int,
     scope: int,
+    paths: Paths = None,
 ) -> tuple[str, F64 | None]:
     """Stage 2 of the pipeline: personalized PageRank (signals/graph.py, damping `alpha`)
     over the links plus the co-occurrence edges that touch a seed (`incident`, `scope`)
@@ -192,7 +194,7 @@ def graph_stage(
     adj = links
     first = [s for s in ("bm25", "dense") if s in sig]
     seeds = seed_vector(n, named, [sig[s] for s in first], top_seeds,
-                        [heads.get(s) for s in first])
+                        [heads.get(s) for s in first], paths)
     cooccurrence = incident(cooccurrence, seeds, scope)
     if cooccurrence is not None and len(cooccurrence) and beta > 0:
         adj = adj + adjacency(n, (), cooccurrence, beta)

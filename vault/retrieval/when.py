@@ -183,7 +183,7 @@ def when_stage(corpus: Corpus, query: str, now: date | None, final: F64,
     if not asked:
         return final, None, "skipped: the query names no time"
     factor = np.ones(final.shape[0], dtype=np.float64)
-    for i in top(final, HEAD, eligible).tolist():
+    for i in top(final, HEAD, eligible, corpus.paths).tolist():
         day = note_day(corpus.frontmatter[i]) or name_day(corpus.paths[i])
         m = closeness(asked, day, ())
         if day is not None and m < 1.0:  # its own expressions can only bring it nearer

@@ -37,7 +37,7 @@ import numpy.typing as npt
 from ...learning.edges import WeightedEdges
 from ...storage.columns import Edges
 from ..csr import Csr, adjacency_of
-from ..fusion import distinct
+from ..fusion import Paths, distinct
 from ..fusion import top as first
 
 ALPHA = 0.85
@@ -190,11 +190,11 @@ def push(w: Walk, s: F64, alpha: float = ALPHA, eps: float = PUSH_EPS) -> tuple[
 
 def seed_vector(
     n: int, named: Sequence[int], first_stage: Sequence[F64], top: int = TOP_SEEDS,
-    heads: Sequence[npt.NDArray[np.int64] | None] = (),
+    heads: Sequence[npt.NDArray[np.int64] | None] = (), paths: Paths = None,
 ) -> F64:
     """Unnormalised seeds: NAMED_WEIGHT per named note + 1/(rank+1) for each signal's top hits.
 
-    A signal's hit counts only when its score is positive; ties break by position (= note id).
+    A signal's hit counts only when its score is positive; ties break by path (fusion.top).
     `heads[j]`, when given, is `first(first_stage[j], m)` for some m >= `top` (the fusion's
     head: its first `top` are this signal's, by the total order), so it is not sorted again.
     """
@@ -203,7 +203,8 @@ def seed_vector(
         s[i] += NAMED_WEIGHT
     for j, scores in enumerate(first_stage):
         head = heads[j] if j < len(heads) else None
-        for rank, i in enumerate((first(scores, top) if head is None else head[:top]).tolist()):
+        ranked = first(scores, top, paths=paths) if head is None else head[:top]
+        for rank, i in enumerate(ranked.tolist()):
             if scores[i] > 0:
                 s[i] += 1.0 / (rank + 1)
     return s
