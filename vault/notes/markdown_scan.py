@@ -141,20 +141,21 @@ def _next_blank(blanks: list[int], start: int, limit: int) -> int:
     return min(limit, blanks[i]) if i < len(blanks) else limit
 
 
-def _comment_end(text: str, start: int, limit: int, blanks: list[int]) -> int:
+def _comment_end(text: str, start: int, limit: int, blanks: list[int], close: int,
+                 line: int) -> int:
     """End of the HTML comment whose `<!--` is at `start`, or -1 when it is literal text.
+    `close`: the first `-->` after the `<!--` (-1: none), `line`: where its line starts (both
+    kept by the caller as it moves on, so a note of many `<!--` is scanned once, not once each).
 
     At the start of a line (after indentation, `>` or a list marker) it opens an HTML block
     that runs to the `-->`, else to the end of the text (CommonMark 4.6, type 2). Elsewhere
     it is inline raw HTML (6.6): a comment only when its `-->` comes within its paragraph; an
     unclosed `<!--` in a sentence is literal and hides nothing."""
-    e = text.find("-->", start + 4)
-    line = text.rfind("\n", 0, start) + 1
     if _BLOCK_PREFIX.fullmatch(text, line, start) is not None:
-        return len(text) if e < 0 else e + 3
-    if e < 0 or e >= _next_blank(blanks, start, limit):
+        return len(text) if close < 0 else close + 3
+    if close < 0 or close >= _next_blank(blanks, start, limit):
         return -1
-    return e + 3
+    return close + 3
 
 
 def excluded_spans(text: str) -> list[Span]:
@@ -164,6 +165,7 @@ def excluded_spans(text: str) -> list[Span]:
     n, fi, pos = len(text), 0, 0
     blanks: list[int] = []  # starts of blank lines, found at the first `<!--` or backtick
     found_blanks = False
+    close, line, seen = -2, 0, 0  # next `-->` (-2: not looked for), line start of `seen`
     while (m := _INLINE_START.search(text, pos)) is not None:
         s = m.start()
         while fi < len(fences) and fences[fi][1] <= s:
@@ -175,7 +177,10 @@ def excluded_spans(text: str) -> list[Span]:
         if tok != "%%" and not found_blanks:
             blanks, found_blanks = [b.start() for b in _BLANK_LINE.finditer(text)], True
         if tok == "<!--":
-            end = _comment_end(text, s, n, blanks)
+            if close != -1 and close < s + 4:  # none left stays none
+                close = text.find("-->", s + 4)
+            line, seen = max(line, text.rfind("\n", seen, s) + 1), s
+            end = _comment_end(text, s, n, blanks, close, line)
             if end < 0:  # literal `<!--`
                 pos = m.end()
                 continue
