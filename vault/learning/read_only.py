@@ -89,7 +89,10 @@ def highest_note_id(path: Path) -> int:
     """The highest note id the learning log at `path` holds anything about (events, derived
     rows, notes it knows are gone); 0 when there is none or the file cannot be read. A new
     index hands out ids above it (storage/id_floor.py), so what was learned about the notes of
-    a deleted index is never read as another note's."""
+    a deleted index is never read as another note's. Ids from `ID_CEILING` up are not counted:
+    no index counting up from below it reaches them (2**62 notes), so they name no note, and a
+    damaged or edited log holding one near 2**63 would leave a rebuilt index no id to hand out
+    (SQLite's AUTOINCREMENT fails as "database or disk is full")."""
     if not path.is_file():
         return 0
     try:
@@ -98,9 +101,9 @@ def highest_note_id(path: Path) -> int:
         return 0
     try:
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        asked = [f"SELECT MAX({col}) FROM {table}" for table, col in _NOTE_COLUMNS
+        asked = [f"SELECT MAX({col}) FROM {table} WHERE {col} < ?" for table, col in _NOTE_COLUMNS
                  if table in tables]
-        found = [conn.execute(q).fetchone()[0] for q in asked]
+        found = [conn.execute(q, (ID_CEILING,)).fetchone()[0] for q in asked]
         return max([int(v) for v in found if isinstance(v, int)], default=0)
     except sqlite3.DatabaseError:
         return 0
@@ -108,6 +111,7 @@ def highest_note_id(path: Path) -> int:
         conn.close()
 
 
+ID_CEILING = 2**62  # note ids a log may hold that no index will reach (`highest_note_id`)
 # every column of the ledger (ledger_sql.py) that holds a note id
 _NOTE_COLUMNS = (("events", "note"), ("note", "id"), ("gone", "note"), ("pair", "a"),
                  ("pair", "b"), ("note_session", "note"))

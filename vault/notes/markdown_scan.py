@@ -5,8 +5,8 @@ Contract: `scan_body(text)` never raises. It ignores everything inside fenced co
 of the text), inline code spans (a run of n backticks closed by the next run of exactly n
 backticks in the same paragraph), HTML comments `<!-- -->` and Obsidian comments `%% %%` (an
 unclosed comment runs to the end; but a `<!--` inside a line is a comment only when its `-->`
-is in the same paragraph, else literal text, as CommonMark reads raw HTML: `_comment_end`). A
-link, tag or heading that overlaps any of these is dropped.
+is in the same paragraph or heading line, else literal text, as CommonMark reads raw HTML:
+`_comment_end`). A link, tag or heading that overlaps any of these is dropped.
 
 Recognised forms follow Obsidian:
 - wiki-links `[[T]]`, `[[T|alias]]`, `[[T#Heading]]`, `[[T#^block]]`, `[[#Heading]]`, `![[T]]`,
@@ -141,20 +141,25 @@ def _next_blank(blanks: list[int], start: int, limit: int) -> int:
     return min(limit, blanks[i]) if i < len(blanks) else limit
 
 
-def _comment_end(text: str, start: int, limit: int, blanks: list[int]) -> int:
+def _comment_end(text: str, start: int, limit: int, blanks: list[int], close: int,
+                 line: int, heads: list[Span]) -> int:
     """End of the HTML comment whose `<!--` is at `start`, or -1 when it is literal text.
+    `close`: the first `-->` after the `<!--` (-1: none), `line`: where its line starts (both
+    kept by the caller as it moves on, so a note of many `<!--` is scanned once, not once each).
 
     At the start of a line (after indentation, `>` or a list marker) it opens an HTML block
     that runs to the `-->`, else to the end of the text (CommonMark 4.6, type 2). Elsewhere
-    it is inline raw HTML (6.6): a comment only when its `-->` comes within its paragraph; an
-    unclosed `<!--` in a sentence is literal and hides nothing."""
-    e = text.find("-->", start + 4)
-    line = text.rfind("\n", 0, start) + 1
+    it is inline raw HTML (6.6): a comment only when its `-->` comes within its paragraph or
+    heading line (`heads`: the heading lines); an unclosed `<!--` in a sentence is literal
+    and hides nothing."""
     if _BLOCK_PREFIX.fullmatch(text, line, start) is not None:
-        return len(text) if e < 0 else e + 3
-    if e < 0 or e >= _next_blank(blanks, start, limit):
+        return len(text) if close < 0 else close + 3
+    if close < 0 or close >= _next_blank(blanks, start, limit):
         return -1
-    return e + 3
+    i = bisect_left(heads, (line, line))  # a heading is a block of one line, and it ends
+    if i < len(heads) and heads[i][0] == line:  # a paragraph above it (CommonMark 4.2)
+        return -1 if close >= heads[i][1] else close + 3
+    return -1 if i < len(heads) and heads[i][0] < close else close + 3
 
 
 def excluded_spans(text: str) -> list[Span]:
@@ -164,6 +169,8 @@ def excluded_spans(text: str) -> list[Span]:
     n, fi, pos = len(text), 0, 0
     blanks: list[int] = []  # starts of blank lines, found at the first `<!--` or backtick
     found_blanks = False
+    close, line, seen = -2, 0, 0  # next `-->` (-2: not looked for), line start of `seen`
+    heads: list[Span] = []  # the heading lines, found with the blank lines
     while (m := _INLINE_START.search(text, pos)) is not None:
         s = m.start()
         while fi < len(fences) and fences[fi][1] <= s:
@@ -174,8 +181,12 @@ def excluded_spans(text: str) -> list[Span]:
         tok = m.group()
         if tok != "%%" and not found_blanks:
             blanks, found_blanks = [b.start() for b in _BLANK_LINE.finditer(text)], True
+            heads = [h.span() for h in _HEADING.finditer(text)] if "#" in text else []
         if tok == "<!--":
-            end = _comment_end(text, s, n, blanks)
+            if close != -1 and close < s + 4:  # none left stays none
+                close = text.find("-->", s + 4)
+            line, seen = max(line, text.rfind("\n", seen, s) + 1), s
+            end = _comment_end(text, s, n, blanks, close, line, heads)
             if end < 0:  # literal `<!--`
                 pos = m.end()
                 continue

@@ -48,8 +48,9 @@ __all__ = [
 # `(title)`, tags and aliases are read under their keys in any case (`Tags:`, `ALIASES:`), and
 # plain YAML scalars as YAML 1.2's core schema reads them (`12:30`, `yes` text), and inline
 # tags run to punctuation (`#2024-05`, emoji; session 27); 5: a `<!--` inside a line and not
-# closed in its paragraph is literal text, not a comment hiding the rest (session 28).
-PARSE = 5
+# closed in its paragraph is literal text, not a comment hiding the rest (session 28); 6: nor
+# one not closed on its heading line, or closed only past a heading line below it.
+PARSE = 6
 
 _TAG_SPLIT = re.compile(r"[,\s]+")
 _COMMA = re.compile(",")

@@ -452,3 +452,15 @@ def test_a_target_a_plain_yaml_value_cannot_hold_is_refused() -> None:
         rewrite_links("---\nsee: also [[Old]]\n---\n", lambda link: "Plan: B")
     assert rewrite_links("---\nsee: also [[Old]]\n---\n", lambda link: "Plan:B") == (
         "---\nsee: also [[Plan:B]]\n---\n")
+
+
+@pytest.mark.parametrize("heading", ["# T", "## T", "   ### T", "# T #", "###### T\t"])
+def test_an_inline_comment_does_not_cross_a_heading_line(heading: str) -> None:
+    # a heading is one line, and it ends the paragraph above it (CommonMark 4.2): an inline
+    # `<!--` there is closed by a `-->` on its own line or nowhere
+    assert [ln.target for ln in parse(f"{heading} <!-- x\n[[A]] -->").links] == ["A"]
+    note = parse(f"a <!-- x\n{heading}\n[[A]] --> [[B]]")
+    assert [ln.target for ln in note.links] == ["A", "B"]
+    assert note.headings == ("T",)
+    assert [ln.target for ln in parse(f"{heading} <!-- [[No]] --> [[A]]").links] == ["A"]
+    assert [ln.target for ln in parse(f"a <!-- [[No]]\nb --> [[A]]\n{heading}").links] == ["A"]

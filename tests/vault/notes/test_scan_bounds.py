@@ -28,7 +28,9 @@ def test_headings_match_the_reference_rule_on_random_lines() -> None:
 def test_hostile_one_line_notes_scan_in_linear_time() -> None:
     n = 400_000
     for evil in ("# a" + " " * n + "x", "# " + " #" * (n // 2) + "x", "[[" * (n // 2),
-                 "[[a|" * (n // 4), "#a" * (n // 2), "[a](" * (n // 4), "<!--" * (n // 4)):
+                 "[[a|" * (n // 4), "#a" * (n // 2), "[a](" * (n // 4), "<!--" * (n // 4),
+                 # `<!--` inside lines: literal, each with no `-->` after it or a far one
+                 "a <!-- " * (n // 7), "a <!--\n" * (n // 7), "a <!--\n\n" * (n // 8) + "-->"):
         t = time.process_time()  # CPU, not wall: a loaded machine's waits do not count
         scan_body(evil)
         assert time.process_time() - t < 3.0, evil[:20]  # the heading rule took minutes

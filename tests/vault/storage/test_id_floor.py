@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import random
+import sqlite3
 import time
 from pathlib import Path
 
@@ -52,3 +53,27 @@ def test_the_floor_of_a_missing_or_damaged_log_is_zero(tmp_path: Path) -> None:
     (root / "a.md").write_text("a\n", encoding="utf-8")
     with Vault.open(root) as v:  # a damaged log does not stop the index: ids from 1
         assert v.resolve("a") == 1
+
+
+@pytest.mark.parametrize("huge", [2**62, 2**63 - 2**20, 2**63 - 2, 2**63 - 1])
+def test_a_log_holding_an_id_no_index_reaches_leaves_ids_to_hand_out(tmp_path: Path,
+                                                                      huge: int) -> None:
+    root = tmp_path / "v"
+    Vault.state_dir(root, create=True)
+    names = [f"n{i}" for i in range(3)]
+    with _open(root) as v:
+        for name in names:
+            v.write(name, f"{name} kiwi\n")
+            v.read(name, session="s")
+        learned = max(v.resolve(name) for name in names)
+    ledger = sqlite3.connect(Vault.state_dir(root) / LEDGER_FILE)  # damaged or edited
+    with ledger:
+        ledger.execute("INSERT INTO gone(note) VALUES (?)", (huge,))
+    ledger.close()
+    assert highest_note_id(Vault.state_dir(root) / LEDGER_FILE) == learned
+    (Vault.state_dir(root) / "index.sqlite").unlink()
+    with _open(root) as v:  # was: "disk full" (AUTOINCREMENT past 2**63 - 1), no index
+        for i in range(3):
+            v.write(f"new{i}", "fig\n")
+        ids = [v.resolve(name) for name in [*names, "new0", "new1", "new2"]]
+    assert min(ids) > learned and max(ids) < 2**62 and len(set(ids)) == len(ids)
