@@ -78,8 +78,15 @@ def replace_whole(path: Path, chunks: Iterable[bytes | bytearray | memoryview],
 @contextlib.contextmanager
 def folder_locked(folder: Path) -> Iterator[None]:
     """An exclusive flock of `folder` itself (its directory file descriptor: no lock file is
-    made, so none can be planted) for the block; the kernel drops it when a holder dies."""
-    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    made, so none can be planted) for the block; the kernel drops it when a holder dies. A
+    folder this process may write but not read (mode -wx) cannot be opened to lock: the block
+    then runs unlocked, as every write did before the lock (a race costs a rebuild, never a
+    wrong answer: a stale store's stamp does not match)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except PermissionError:
+        yield
+        return
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
