@@ -121,6 +121,57 @@ def test_what_was_learned_scales_every_vote() -> None:
     assert sp.second_pass(c, "billing outage", ranked, dense, bm25, learned)[0][:2] == [0, 7]
 
 
+def slow_tau(a: list[int], b: list[int]) -> float:
+    n = len(a)
+    pairs = [(x, y) for x in range(n) for y in range(x + 1, n)]
+    c = sum(1 for x, y in pairs if (a[x] - a[y]) * (b[x] - b[y]) > 0)
+    d = sum(1 for x, y in pairs if (a[x] - a[y]) * (b[x] - b[y]) < 0)
+    return (c - d) / len(pairs) if pairs else 0.0
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.permutations(list(range(12))), st.permutations(list(range(12))), st.integers(0, 12))
+def test_kendall_tau_matches_the_slow_twin(a: list[int], b: list[int], n: int) -> None:
+    assert math.isclose(sp.kendall_tau(a[:n], b[:n]), slow_tau(a[:n], b[:n]), abs_tol=1e-12)
+    assert sp.kendall_tau(a, a) == 1.0 and sp.kendall_tau(a, [11 - x for x in a]) == -1.0
+
+
+def test_a_dense_ranking_that_disagrees_with_the_passages_has_no_vote() -> None:
+    """Issue 33: where the head's dense ranking disagrees with its passage-BM25 ranking beyond
+    chance (Kendall tau below sp.disagreement_bound), the pass re-votes the final order and
+    the passages only; every such dense signal gives the same order. A dense ranking that
+    agrees (test_the_head_is_reordered_and_the_tail_kept), or disagrees within chance, keeps
+    its vote."""
+    _, c, bm25, ranked, _ = billing_head()
+    # passages rank note 7 first, then the final order; each dense below reverses the head's
+    # final order, then swaps a few neighbours: it disagrees with the passages
+    outs = set()
+    for swaps in range(0, 12, 3):
+        order = ranked[::-1]
+        for j in range(swaps):
+            order[2 * j], order[2 * j + 1] = order[2 * j + 1], order[2 * j]
+        dense = np.zeros(40)
+        dense[order] = np.linspace(0.9, -0.9, 40)
+        out, report = sp.second_pass(c, "billing outage", ranked, dense, bm25)
+        assert "final and passage BM25 ranks" in report and "tau -" in report
+        outs.add(tuple(out))
+    # final and passages alone: note 7 (1/12 + 1/11) ties note 0 (1/11 + 1/12): final order
+    assert outs == {tuple(ranked)}
+    # a dense ranking that disagrees within chance: the final order with a block reversed
+    seen: set[bool] = set()
+    for block in range(2, 30, 3):
+        order = ranked[:30 - block] + ranked[30 - block:30][::-1] + ranked[30:]
+        dense = np.zeros(40)
+        dense[order] = np.linspace(0.9, -0.9, 40)
+        out, report = sp.second_pass(c, "billing outage", ranked, dense, bm25)
+        agree = float(report.split("tau ")[1].split(";")[0])
+        trusted = agree >= sp.disagreement_bound(30)
+        assert ("final, dense and passage BM25 ranks" in report) == trusted
+        seen.add(trusted)
+    assert seen == {True, False}  # some blocks within chance, some beyond
+    assert -0.26 < sp.disagreement_bound(30) < -0.25 and sp.disagreement_bound(1) == -math.inf
+
+
 def reports() -> list[tuple[str, str]]:
     return [(t, b + " The team paged on-call. A fix shipped. The review followed.")
             for t, b in incident_reports()]
