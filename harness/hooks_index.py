@@ -23,6 +23,7 @@ the ledger.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import sqlite3
@@ -292,7 +293,10 @@ def by_path(root: Path, path: str) -> Row | None:
 
 
 def _journal(root: Path, session: str) -> Path:
+    """One file per session: a name changed to be safe ("a/b", "a:b") or cut gets a hash."""
     safe = re.sub(r"[^\w.-]", "-", session)[:120]
+    if safe != session:
+        safe += "-" + hashlib.sha256(session.encode("utf-8", "surrogatepass")).hexdigest()[:16]
     return root / ".rmh" / JOURNAL_DIR / f"{safe}.jsonl"
 
 
