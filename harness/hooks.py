@@ -27,7 +27,14 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .hooks_client import EVENT_NAMES, JSON_ALWAYS, answer_text, session_name
+from .hooks_client import (
+    EVENT_NAMES,
+    JSON_ALWAYS,
+    answer_text,
+    prompt_text,
+    session_name,
+    text_field,
+)
 
 EVENTS: tuple[str, ...] = ("session-start", "prompt", "session-end", "pre-compact")
 MEMORY_TAG = "rmh-memory"  # vault/conversation/transcripts.py cuts it out of transcripts
@@ -79,12 +86,10 @@ class HookInput:
         if not isinstance(obj, Mapping):
             raise HookInputError("hook input is not a JSON object")
 
-        def field(key: str) -> str:
-            value = obj.get(key)
-            return value if isinstance(value, str) else ""
-
-        return cls(field("session_id"), field("transcript_path"), field("cwd"),
-                   field("hook_event_name"), field("prompt"))
+        doc = dict(obj)
+        return cls(text_field(doc, "session_id"), text_field(doc, "transcript_path"),
+                   text_field(doc, "cwd"), text_field(doc, "hook_event_name"),
+                   prompt_text(text_field(doc, "prompt")))
 
 
 def answer(client: Client, event: str, text: str) -> str:
