@@ -2,11 +2,12 @@
 were, parallel client sessions never share a journal of what the prompt hook showed, a
 transcript path naming a FIFO never holds the client, and a prompt holding a lone surrogate
 still gets its memory, and a prompt near the input cap is answered within the client's
-timeout (recall reads its head and tail)."""
+timeout (recall reads its head and tail); parallel session ends keep every used note."""
 
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import random
 import resource
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.hooks_index import journal_shown, take_shown
+from harness.hooks_index import journal_shown, remember_used, take_shown, used_lately
 from tests.forks import run_cli
 from tests.harness.test_hooks_session import context_of, hook, rmh, two_notes
 from tests.harness.test_server_e2e import CHILD_ENV, REPO
@@ -114,3 +115,24 @@ def test_a_huge_prompt_costs_bounded_cpu(vault: Path, where: str) -> None:
     assert out.returncode == 0 and out.stderr == ""
     assert out.stdout == "" or context_of(out, EVENT["claude-code"])
     assert cpu < 5.0, cpu  # all of it read: ~25 s, past the client's 10 s timeout
+
+
+def _remember(root: str, tag: str, start: object) -> None:
+    start.wait()  # type: ignore[attr-defined]  # a multiprocessing Barrier
+    for i in range(24):
+        remember_used(Path(root), [f"{tag}-{i}.md"])
+
+
+def test_parallel_session_ends_keep_every_used_note(tmp_path: Path) -> None:
+    (tmp_path / ".rmh").mkdir()
+    ctx = multiprocessing.get_context("spawn")
+    start = ctx.Barrier(2)
+    procs = [ctx.Process(target=_remember, args=(str(tmp_path), tag, start))
+             for tag in ("a", "b")]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+        assert p.exitcode == 0
+    assert sorted(used_lately(tmp_path)) == sorted(f"{t}-{i}.md" for t in "ab"
+                                                   for i in range(24))
