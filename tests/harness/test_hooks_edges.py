@@ -1,8 +1,8 @@
-"""Hooks attacked from outside: an install that fails leaves the client's settings as they
-were, parallel client sessions never share a journal of what the prompt hook showed, a
-transcript path naming a FIFO never holds the client, and a prompt holding a lone surrogate
-still gets its memory, and a prompt near the input cap is answered within the client's
-timeout (recall reads its head and tail); parallel session ends keep every used note."""
+"""Hooks attacked from outside (docs/measurements/session28/NOTES-HOOKS.md): an install
+that fails leaves the client's settings as they were; parallel client sessions never share a
+journal and keep every used note; a FIFO transcript never holds the client; a prompt with a
+lone surrogate still gets its memory; a huge prompt costs bounded CPU; a note holding a blob
+injects a bounded text."""
 
 from __future__ import annotations
 
@@ -136,3 +136,23 @@ def test_parallel_session_ends_keep_every_used_note(tmp_path: Path) -> None:
         assert p.exitcode == 0
     assert sorted(used_lately(tmp_path)) == sorted(f"{t}-{i}.md" for t in "ab"
                                                    for i in range(24))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("event", "payload"), [
+    ("prompt", {"prompt": "what is the deploy pipeline key for the staging servers?"}),
+    ("session-start", {"cwd": "/work/deploy-pipeline"})])
+def test_a_note_holding_a_blob_injects_bounded_text(
+        tmp_path: Path, event: str, payload: dict[str, str]) -> None:
+    root = tmp_path / "vault"  # a base64 blob is one word: the word caps did not bound it
+    root.mkdir()
+    blob = "".join(random.Random(3).choice("ABCDEFGHabcdefgh0123456789+/") for _ in range(200_000))
+    (root / "Deploy key.md").write_text(
+        f"The deploy pipeline key for staging servers is {blob} and rotates monthly.\n", "utf-8")
+    (root / "rmh.toml").write_text("[hooks]\ndaemon = false\n", "utf-8")
+    assert rmh(root, "init", "--no-dense").returncode == 0
+    hook(root, "session-start", {"session_id": "s0"})  # the index
+    text = context_of(hook(root, event, {"session_id": "s1", **payload}),
+                      {"prompt": "UserPromptSubmit", "session-start": "SessionStart"}[event])
+    assert "Deploy key.md" in text and blob[:200] + "…" in text
+    assert len(text) < 2_000
