@@ -35,7 +35,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .hooks_client import own_file
-from .hooks_used import JOURNAL_DIR, USED_FILE, update_used
+from .hooks_used import JOURNAL_DIR, update_used
+from .hooks_used import USED_FILE as USED_FILE
 from .hooks_used import remember_used as remember_used  # still importable from here
 from .hooks_used import used_lately as used_lately
 
