@@ -56,6 +56,29 @@ def answer_text(client: str, event: str, text: str) -> str:
     return "{}" if client in JSON_ALWAYS else ""
 
 
+def text_field(doc: dict[str, Any], key: str) -> str:
+    """`doc[key]` when it is a string ("" else), each lone surrogate made U+FFFD: JSON's
+    "\\ud800" (a string cut mid-emoji) or a byte stdin could not decode is valid input, but
+    UTF-8 cannot write it (the journal, the ledger), which failed a hook that found memory."""
+    value = doc.get(key)
+    if not isinstance(value, str):
+        return ""
+    return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+
+
+PROMPT_CHARS = 1 << 15  # a prompt's head and tail that recall reads (`prompt_text`)
+
+
+def prompt_text(prompt: str) -> str:
+    """What the prompt hook recalls for: the prompt, or of one longer than 2 * PROMPT_CHARS
+    (a pasted log, a file) its first and last PROMPT_CHARS characters, where the ask is.
+    Recall's cost grows with the prompt (about 3 s of CPU per MiB of distinct words), so an
+    8 Mi-character prompt outlasted the client's 10 s timeout: nothing came back."""
+    if len(prompt) <= 2 * PROMPT_CHARS:
+        return prompt
+    return prompt[:PROMPT_CHARS] + "\n…\n" + prompt[-PROMPT_CHARS:]
+
+
 def session_name(client: str, session_id: str) -> str:
     """The learning session a client session's hooks log under ("hook-<client>-<id>")."""
     return f"hook-{client}-{session_id or 'unknown'}"

@@ -33,9 +33,11 @@ from .hooks_client import (
     EVENT_NAMES,
     answer_text,
     daemon_request,
+    prompt_text,
     read_input,
     session_name,
     settings,
+    text_field,
     too_long_line,
 )
 
@@ -93,13 +95,12 @@ def run(argv: Sequence[str]) -> int | None:
         return None
 
     def field(key: str) -> str:
-        value = doc.get(key)
-        return value if isinstance(value, str) else ""
+        return text_field(doc, key)
 
     session = session_name(client, field("session_id"))
     t0 = time.monotonic()
     if event == "prompt":
-        got = daemon_request(root, {"event": "prompt", "prompt": field("prompt"),
+        got = daemon_request(root, {"event": "prompt", "prompt": prompt_text(field("prompt")),
                                     "session": session, "own": field("session_id")}, wait)
     else:
         got = daemon_request(root, {"event": "start", "session": session, "cwd": field("cwd"),

@@ -23,6 +23,7 @@ the ledger.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import sqlite3
@@ -34,12 +35,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .hooks_client import own_file
+from .hooks_used import JOURNAL_DIR, update_used
+from .hooks_used import USED_FILE as USED_FILE
+from .hooks_used import remember_used as remember_used  # still importable from here
+from .hooks_used import used_lately as used_lately
 
 if TYPE_CHECKING:
     from vault import Vault
 
 INDEX_FILE = "hooks.sqlite"
-JOURNAL_DIR = "hooks"
 SKIP_TIERS = frozenset({"entity", "L1", "working"})
 # The index's format (SQLite user_version); an index of another format is rebuilt whole.
 # 2: a fact (L2) is indexed by what was said, not its provenance lines ("confirmed 1
@@ -292,7 +296,10 @@ def by_path(root: Path, path: str) -> Row | None:
 
 
 def _journal(root: Path, session: str) -> Path:
+    """One file per session: a name changed to be safe ("a/b", "a:b") or cut gets a hash."""
     safe = re.sub(r"[^\w.-]", "-", session)[:120]
+    if safe != session:
+        safe += "-" + hashlib.sha256(session.encode("utf-8", "surrogatepass")).hexdigest()[:16]
     return root / ".rmh" / JOURNAL_DIR / f"{safe}.jsonl"
 
 
@@ -335,34 +342,6 @@ def take_shown(root: Path, session: str) -> list[tuple[str, list[str]]]:
     return out
 
 
-USED_FILE = "used.json"
-USED_MAX = 50
-
-
-def remember_used(root: Path, notes: list[str]) -> None:
-    """Put `notes` first in the list of notes used lately (most recent first, at most
-    USED_MAX), which the session-start brief reads."""
-    path = root / ".rmh" / JOURNAL_DIR / USED_FILE
-    path.parent.mkdir(parents=True, exist_ok=True)
-    old = used_lately(root)
-    new = list(dict.fromkeys([*notes, *old]))[:USED_MAX]
-    from vault import replace_whole  # whole, never through a link planted at a name
-
-    replace_whole(path, (json.dumps(new, ensure_ascii=False).encode("utf-8"),))
-
-
-def used_lately(root: Path) -> list[str]:
-    """The notes used lately (`remember_used`), most recent first."""
-    path = root / ".rmh" / JOURNAL_DIR / USED_FILE
-    if not path.is_file():  # a FIFO would be read forever
-        return []
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):  # ValueError: JSON, UTF-8
-        return []
-    return [str(n) for n in doc] if isinstance(doc, list) else []
-
-
 def forget(root: Path, needles: Iterable[str]) -> bool:
     """Erasure (`rmh forget`): drop the hooks' index (derived; True when there was one, so
     the caller rebuilds it from what remains), and every journal line and used-lately entry
@@ -384,8 +363,7 @@ def forget(root: Path, needles: Iterable[str]) -> bool:
             continue
         text = path.read_text(encoding="utf-8", errors="replace")
         if path.name == USED_FILE:
-            keep: Any = [n for n in used_lately(root) if not names(n)]
-            path.write_text(json.dumps(keep, ensure_ascii=False), encoding="utf-8")
+            update_used(root, lambda old: [n for n in old if not names(n)])
             continue
         lines = [ln for ln in text.splitlines(keepends=True)
                  if not names(ln) and not _cut_into(ln, cut)]

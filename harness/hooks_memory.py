@@ -20,7 +20,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -40,6 +42,7 @@ from vault import (
 )
 
 from .config import Config
+from .errors import BadArgument
 from .extraction import FILE_BYTES, prepare, read_conversation_file
 from .hooks import fence
 from .hooks_recall import MAX_TERMS
@@ -111,6 +114,10 @@ def capture(vault: Vault, transcript: str, session_id: str, session: str | None,
     harness/extraction.py); with `end`, log the cited notes as read and end `session`. An
     unreadable or malformed transcript raises, having ingested nothing."""
     limit = FILE_BYTES if cfg is None else cfg.extract.file_bytes
+    # a FIFO's open waits for a writer forever (the client held to its timeout); a device
+    if not stat.S_ISREG(os.stat(transcript).st_mode):  # (/dev/zero) is read to the bound
+        raise BadArgument("transcript_path", f"{transcript} is not a regular file; nothing "
+                          "was ingested")
     text = read_conversation_file(transcript, limit).decode("utf-8")
     if not text.strip():  # a session with nothing said yet: nothing to ingest
         doc: dict[str, Any] = {"turns": 0, "written": 0, "skipped_lines": 0}

@@ -26,22 +26,24 @@ from .output import emit
 
 
 def cmd_install(args: argparse.Namespace) -> int:
+    from harness.compose import plain_vault
+    from harness.hooks_index import refresh
     from harness.hooks_install import SettingsError, install
 
     vault = load(vault=args.vault).require_vault()
     scope = "user" if args.user else "project"
+    # The vault first: one that does not open (a folder that is not a vault, a read-only
+    # one) fails the command before the client's settings are touched, never after.
+    with plain_vault(args.vault) as v:  # the hooks' index, so the first session starts fast
+        v.sync()
+        index = refresh(v)
     try:
         doc = install(args.client, scope, vault, Path(args.project or "."), home_dir())
     except SettingsError as exc:
         from .output import fail
 
         fail(str(exc))
-    from harness.compose import plain_vault
-    from harness.hooks_index import refresh
-
-    with plain_vault(args.vault) as v:  # the hooks' index, so the first session starts fast
-        v.sync()
-        doc["index"] = refresh(v)
+    doc["index"] = index
     emit(args, doc, f"installed rmh hooks for {args.client} in {doc['settings']} "
          f"({', '.join(f'{k} -> {v}' for k, v in doc['events'].items())}; vault {vault})")
     return 0
