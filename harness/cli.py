@@ -162,6 +162,21 @@ def _unknown_global(words: Sequence[str]) -> str | None:
     return None
 
 
+def _not_a_folder(vault: str) -> Exception | None:
+    """Why --vault names no folder (None: it does). A name the system refuses to look up (a
+    component past 255 bytes: ENAMETOOLONG) is one line too; it was a traceback."""
+    from vault import NotAVault
+
+    try:
+        if user_path(vault).is_dir():
+            return None
+        if user_path(vault).exists():
+            return NotAVault(vault, "not a folder")
+    except OSError as exc:
+        return NotAVault(vault, exc.strerror or type(exc).__name__)
+    return NotAVault(vault, f"no such folder; `rmh init {vault}` makes one")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `rmh` console script and `python -m harness`."""
     words = sys.argv[1:] if argv is None else list(argv)
@@ -179,12 +194,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         select = None
     args = build_parser(select).parse_args(words)
     vault = getattr(args, "vault", None)
-    if vault and args.command not in MISSING_VAULT_OK and not user_path(vault).is_dir():
-        from vault import NotAVault
-
-        if user_path(vault).exists():
-            return _failed(args, NotAVault(vault, "not a folder"))
-        return _failed(args, NotAVault(vault, f"no such folder; `rmh init {vault}` makes one"))
+    if vault and args.command not in MISSING_VAULT_OK:
+        refused = _not_a_folder(vault)
+        if refused is not None:
+            return _failed(args, refused)
     try:
         code: int = args.func(args)
     except BrokenPipeError:

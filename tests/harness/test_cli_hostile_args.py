@@ -37,3 +37,61 @@ def test_an_empty_folder_argument_is_a_usage_error(tmp_path: Path, command: str)
     assert "must not be empty" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["other"]
     assert list(other.iterdir()) == []
+
+
+def _vault(tmp_path: Path) -> Path:
+    root = tmp_path / "v"
+    assert cli(tmp_path, "--vault", str(root), "init", "--no-dense")[0] == 0
+    return root
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*.md"))}
+
+
+@pytest.mark.parametrize("argv", [
+    ("search", "q", "--no-dense", "--as-of", "2024-02-30"),  # was exit 1, `--as-of nan` exit 2
+    ("search", "q", "--no-dense", "--as-of", "yesterday"),
+    ("search", "q", "--no-dense", "--as-of", ""),
+    ("lifecycle", "--today", "2024-02-30"),  # was exit 1, `context --from 2024-02-30` exit 2
+    ("lifecycle", "--today", ""),
+    ("fact", "confirm", "Note", "--at", "2024-02-30"),  # was written into the note
+    ("fact", "confirm", "Note", "--at", "yesterday"),
+    ("fact", "confirm", "Note", "--at", "nan"),
+    ("fact", "confirm", "Note", "--by", ""),  # JSON-RPC's vault.correct refuses these
+    ("fact", "confirm", "Note", "--by", "b" * 201),
+    ("fact", "confirm", "Note", "--reason", "r" * 1001),
+    ("fact", "supersede", "Note", "--value", "v" * 1001),
+])
+def test_a_malformed_value_is_a_usage_error_naming_the_option(
+        tmp_path: Path, argv: tuple[str, ...]) -> None:
+    root = _vault(tmp_path)
+    (root / "Note.md").write_text("# Note\n", encoding="utf-8")
+    before = _snapshot(root)
+    code, out, err = cli(tmp_path, "--vault", str(root), *argv, "--json")
+    assert code == 2, (out, err)
+    error = json.loads(out)["error"]
+    option = next(a for a in argv if a.startswith("--") and a != "--no-dense")
+    assert error["kind"] == "usage" and f"argument {option}:" in error["message"]
+    assert _snapshot(root) == before
+
+
+@pytest.mark.parametrize("argv", [
+    ("search", "q", "--no-dense", "--as-of", "2024-01-01T00:00:00Z"),
+    ("search", "q", "--no-dense", "--as-of", "1733011200.5"),
+    ("lifecycle", "--today", "2024-02-29"),
+])
+def test_a_well_formed_value_still_runs(tmp_path: Path, argv: tuple[str, ...]) -> None:
+    root = _vault(tmp_path)
+    code, out, err = cli(tmp_path, "--vault", str(root), *argv, "--json")
+    assert code == 0, (out, err)
+    assert "error" not in json.loads(out)
+
+
+@pytest.mark.parametrize("argv", [("status",), ("read", "x"), ("list",)])
+def test_a_vault_name_too_long_to_look_up_is_one_line(tmp_path: Path,
+                                                      argv: tuple[str, ...]) -> None:
+    """`--vault` with a component past 255 bytes (ENAMETOOLONG) was a traceback."""
+    code, out, err = cli(tmp_path, "--vault", str(tmp_path / ("a" * 300)), *argv, "--json")
+    assert code == 1 and err.count("\n") == 1, err
+    assert json.loads(out)["error"]["kind"] == "not_a_vault"
