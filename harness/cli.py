@@ -59,7 +59,7 @@ class Parser(argparse.ArgumentParser):
         if Parser.json_errors:
             doc = {"error": {"kind": "usage", "message": message, "command": self.prog}}
             print(json_line(doc))
-        super().error(message)
+        super().error(one_line(message))
 
 
 def _base_parser() -> tuple[argparse.ArgumentParser, Any]:
@@ -121,6 +121,16 @@ def error_kind(exc: BaseException) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", type(exc).__name__).lower()
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def one_line(text: str) -> str:
+    """`text` with its control characters backslash-escaped (a newline as `\\n`, ESC as
+    `\\x1b`): an error quotes the user's words, and `--vault $'a\\nb'` made the one
+    stderr line three, a name holding ESC sent a terminal escape sequence."""
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
+
+
 def _failed(args: argparse.Namespace, exc: Exception) -> int:
     """An operational error: one line on stderr, exit 1; under --json also one JSON document
     on stdout (`{"error": {"kind", "message", ...data}}`), so a script always gets JSON."""
@@ -133,7 +143,7 @@ def _failed(args: argparse.Namespace, exc: Exception) -> int:
     message = str(exc).encode("utf-8", "backslashreplace").decode("utf-8")
 
     fix = STATE_FIX.get(error_kind(exc))  # a file of .rmh/ rmh cannot use: what to do
-    print(f"rmh: {message}" + (f" (to fix: {fix})" if fix else ""), file=sys.stderr)
+    print(f"rmh: {one_line(message)}" + (f" (to fix: {fix})" if fix else ""), file=sys.stderr)
     if getattr(args, "json", False):
         data = getattr(exc, "data", None)
         fields = data() if callable(data) else {}

@@ -95,3 +95,24 @@ def test_a_vault_name_too_long_to_look_up_is_one_line(tmp_path: Path,
     code, out, err = cli(tmp_path, "--vault", str(tmp_path / ("a" * 300)), *argv, "--json")
     assert code == 1 and err.count("\n") == 1, err
     assert json.loads(out)["error"]["kind"] == "not_a_vault"
+
+
+@pytest.mark.parametrize("word", ["a\nb", "a\rb", "a\x1b[31mb", "a\x85b"])
+@pytest.mark.parametrize("argv", [
+    ("--vault", "{word}", "status"),
+    ("--vault", "{vault}", "write", "Note", "--expected-hash", "{word}"),
+    ("--vault", "{vault}", "init", "{word}"),
+])
+def test_an_error_quoting_a_control_character_stays_one_line(
+        tmp_path: Path, word: str, argv: tuple[str, ...]) -> None:
+    """An error quotes the user's words: a newline in one made the one stderr line several,
+    and ESC reached the terminal raw."""
+    root = _vault(tmp_path)
+    (root / "Note.md").write_text("# Note\n", encoding="utf-8")
+    before = _snapshot(root)
+    args = [a.format(word=word, vault=root) for a in argv]
+    code, out, err = cli(tmp_path, *args, "--json")
+    assert code == 1 and err.count("\n") == 1 and err.startswith("rmh: "), err
+    assert "\x1b" not in err and "\r" not in err and "\x85" not in err
+    assert word in json.loads(out)["error"]["message"]  # JSON keeps the words as given
+    assert _snapshot(root) == before
