@@ -190,7 +190,8 @@ def _not_a_folder(vault: str) -> Exception | None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `rmh` console script and `python -m harness`."""
     words = sys.argv[1:] if argv is None else list(argv)
-    Parser.json_errors = "--json" in words
+    # --json after `--` is a word (a note named `--json`), not the option
+    Parser.json_errors = "--json" in words[:words.index("--") if "--" in words else None]
     bogus = _unknown_global(words)
     if bogus is not None:
         _base_parser()[0].error(f"unknown option {bogus} (options go after the command: "

@@ -116,3 +116,16 @@ def test_an_error_quoting_a_control_character_stays_one_line(
     assert "\x1b" not in err and "\r" not in err and "\x85" not in err
     assert word in json.loads(out)["error"]["message"]  # JSON keeps the words as given
     assert _snapshot(root) == before
+
+
+@pytest.mark.parametrize("argv, asked", [
+    (("read", "--", "--json", "extra"), False),  # a note named --json: no JSON asked for
+    (("search", "--", "--json", "-k", "0"), False),
+    (("read", "--json", "--", "x", "extra"), True),
+])
+def test_json_after_double_dash_is_a_word_not_the_option(
+        tmp_path: Path, argv: tuple[str, ...], asked: bool) -> None:
+    root = _vault(tmp_path)
+    code, out, err = cli(tmp_path, "--vault", str(root), *argv)
+    assert code == 2, err
+    assert (json.loads(out)["error"]["kind"] == "usage") if asked else out == ""
