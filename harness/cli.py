@@ -59,7 +59,7 @@ class Parser(argparse.ArgumentParser):
         if Parser.json_errors:
             doc = {"error": {"kind": "usage", "message": message, "command": self.prog}}
             print(json_line(doc))
-        super().error(message)
+        super().error(one_line(message))
 
 
 def _base_parser() -> tuple[argparse.ArgumentParser, Any]:
@@ -121,6 +121,16 @@ def error_kind(exc: BaseException) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", type(exc).__name__).lower()
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def one_line(text: str) -> str:
+    """`text` with its control characters backslash-escaped (a newline as `\\n`, ESC as
+    `\\x1b`): an error quotes the user's words, and `--vault $'a\\nb'` made the one
+    stderr line three, a name holding ESC sent a terminal escape sequence."""
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
+
+
 def _failed(args: argparse.Namespace, exc: Exception) -> int:
     """An operational error: one line on stderr, exit 1; under --json also one JSON document
     on stdout (`{"error": {"kind", "message", ...data}}`), so a script always gets JSON."""
@@ -133,7 +143,7 @@ def _failed(args: argparse.Namespace, exc: Exception) -> int:
     message = str(exc).encode("utf-8", "backslashreplace").decode("utf-8")
 
     fix = STATE_FIX.get(error_kind(exc))  # a file of .rmh/ rmh cannot use: what to do
-    print(f"rmh: {message}" + (f" (to fix: {fix})" if fix else ""), file=sys.stderr)
+    print(f"rmh: {one_line(message)}" + (f" (to fix: {fix})" if fix else ""), file=sys.stderr)
     if getattr(args, "json", False):
         data = getattr(exc, "data", None)
         fields = data() if callable(data) else {}
@@ -162,10 +172,26 @@ def _unknown_global(words: Sequence[str]) -> str | None:
     return None
 
 
+def _not_a_folder(vault: str) -> Exception | None:
+    """Why --vault names no folder (None: it does). A name the system refuses to look up (a
+    component past 255 bytes: ENAMETOOLONG) is one line too; it was a traceback."""
+    from vault import NotAVault
+
+    try:
+        if user_path(vault).is_dir():
+            return None
+        if user_path(vault).exists():
+            return NotAVault(vault, "not a folder")
+    except OSError as exc:
+        return NotAVault(vault, exc.strerror or type(exc).__name__)
+    return NotAVault(vault, f"no such folder; `rmh init {vault}` makes one")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `rmh` console script and `python -m harness`."""
     words = sys.argv[1:] if argv is None else list(argv)
-    Parser.json_errors = "--json" in words
+    # --json after `--` is a word (a note named `--json`), not the option
+    Parser.json_errors = "--json" in words[:words.index("--") if "--" in words else None]
     bogus = _unknown_global(words)
     if bogus is not None:
         _base_parser()[0].error(f"unknown option {bogus} (options go after the command: "
@@ -179,12 +205,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         select = None
     args = build_parser(select).parse_args(words)
     vault = getattr(args, "vault", None)
-    if vault and args.command not in MISSING_VAULT_OK and not user_path(vault).is_dir():
-        from vault import NotAVault
-
-        if user_path(vault).exists():
-            return _failed(args, NotAVault(vault, "not a folder"))
-        return _failed(args, NotAVault(vault, f"no such folder; `rmh init {vault}` makes one"))
+    if vault and args.command not in MISSING_VAULT_OK:
+        refused = _not_a_folder(vault)
+        if refused is not None:
+            return _failed(args, refused)
     try:
         code: int = args.func(args)
     except BrokenPipeError:

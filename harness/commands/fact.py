@@ -14,6 +14,8 @@ reads and sessions that name it).
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from harness.compose import open_vault
@@ -21,6 +23,25 @@ from harness.config import load
 from harness.fact_tools import correct_note, why_note
 
 from .output import emit
+
+
+def rule(name: str) -> Callable[[str], Any]:
+    """argparse `type` of an argument of `correct`: the operation's rule for it, as JSON-RPC
+    and MCP apply it. `rmh fact` took a `--by` of 10,000 characters, an empty one, a
+    `--reason` past 1,000, into the note's frontmatter: rules the other surfaces refuse."""
+    from .operation_commands import operation, value_type
+
+    return value_type(next(p for p in operation("correct").params if p.name == name))
+
+
+def iso_time(text: str) -> str:
+    """argparse `type` of --at: an ISO 8601 date or time, kept as written. `--at 2024-02-30`,
+    `--at yesterday`, `--at nan` were stored as the correction's time."""
+    try:
+        datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an ISO 8601 time: {text!r}") from None
+    return text
 
 
 def cmd_fact(args: argparse.Namespace) -> int:
@@ -79,11 +100,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("fact", help="confirm, reject or supersede a fact note",
                        description=__doc__)
     p.add_argument("action", choices=("confirm", "reject", "supersede"))
-    p.add_argument("note", help="the fact note (path or title)")
-    p.add_argument("--value", help="supersede: the value that replaces it")
-    p.add_argument("--reason", help="why (kept in the note's trust history)")
-    p.add_argument("--by", default="user", help="who corrects (default: user)")
-    p.add_argument("--at", default=None, metavar="TIME",
+    p.add_argument("note", type=rule("note"), help="the fact note (path or title)")
+    p.add_argument("--value", type=rule("value"), help="supersede: the value that replaces it")
+    p.add_argument("--reason", type=rule("reason"),
+                   help="why (kept in the note's trust history)")
+    p.add_argument("--by", default="user", type=rule("by"),
+                   help="who corrects (default: user)")
+    p.add_argument("--at", default=None, metavar="TIME", type=iso_time,
                    help="when, ISO 8601 (default: now, UTC)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(func=cmd_fact)

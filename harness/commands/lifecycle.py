@@ -45,7 +45,7 @@ def plan(vault: Vault, today: date, *, apply: bool,
 
 
 def cmd_lifecycle(args: argparse.Namespace) -> int:
-    today = iso_date(args.today) or date.today()
+    today: date = args.today or date.today()
     with plain_vault(args.vault) as v:
         decisions, already, done = plan(v, today, apply=args.apply)
     rules = Counter(d.rule for d in decisions)
@@ -74,7 +74,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "lifecycle", help="archive stale conversation notes (DMF survival, 4D rule); reversible")
     p.add_argument("--apply", action="store_true",
                    help="record the archive decisions in the learning ledger (default: report)")
-    p.add_argument("--today", default=None, help="ISO date the rules are judged at (default: "
-                   "today's date)")
+    p.add_argument("--today", default=None, type=iso_date,
+                   help="ISO date the rules are judged at (default: today's date)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(func=cmd_lifecycle)

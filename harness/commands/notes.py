@@ -99,6 +99,14 @@ def positive_int(value: str) -> int:
     return number
 
 
+def folder_arg(value: str) -> str:
+    """argparse type of init's and demo's PATH: not empty. `rmh init ""` initialised
+    $RMH_VAULT and `rmh demo ""` wrote ./rmh-demo-vault: the empty word read as no PATH."""
+    if not value:
+        raise argparse.ArgumentTypeError("the folder must not be empty")
+    return value
+
+
 def cmd_doctor(args: argparse.Namespace) -> int:
     from .health import doctor_report, print_doctor
 
@@ -143,7 +151,7 @@ def register(sub: Any) -> None:
         return p
 
     p = add("init", cmd_init, "make a folder an rmh vault and index it")
-    p.add_argument("path", nargs="?", default=None,
+    p.add_argument("path", nargs="?", default=None, type=folder_arg,
                    help="the folder (default: --vault, else $RMH_VAULT); created if missing")
     p.add_argument("--no-dense", action="store_true",
                    help="skip embeddings (the ONNX embedder); `rmh index` fills them later")
@@ -160,7 +168,7 @@ def register(sub: Any) -> None:
                                   "backlinks"))
     add("doctor", cmd_doctor, "health report: links, parse errors, orphans, sandbox, learning")
     p = add("demo", cmd_demo, "create a small sample vault and search it")
-    p.add_argument("path", nargs="?", default=None,
+    p.add_argument("path", nargs="?", default=None, type=folder_arg,
                    help="a new or empty folder (default: --vault, else ./rmh-demo-vault), or "
                    "an earlier demo vault (searched again, its notes as they are)")
     p.add_argument("--no-dense", action="store_true", help="skip the ONNX embedder")

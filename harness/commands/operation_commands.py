@@ -168,11 +168,28 @@ def add_arg(parser: argparse.ArgumentParser, arg: Arg, p: Param) -> None:
 
 
 def _typed(p: Param, arg: Arg) -> dict[str, Any]:
-    if arg.convert is not None or p.kind == "any":
+    if arg.convert is not None:
+        return {"type": _checked_by(arg.convert)}
+    if p.kind == "any":
         return {}
     if p.choices is not None:
         return {"choices": p.choices}
     return {"type": value_type(p)}
+
+
+def _checked_by(convert: Callable[[str], Any]) -> Callable[[str], str]:
+    """argparse `type` of an argument converted at run time: the text, once `convert` took
+    it; a ValueError is a usage error naming the option. `search --as-of 2024-02-30` was exit
+    1 (`command_failed`) while `--as-of nan` was exit 2: one option, two contracts."""
+
+    def check(text: str) -> str:
+        try:
+            convert(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        return text
+
+    return check
 
 
 def operation(name: str) -> Operation:

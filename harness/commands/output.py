@@ -42,11 +42,10 @@ def fail(message: str) -> NoReturn:
     raise CommandFailed(message)
 
 
-def iso_date(text: str | None) -> date | None:
-    """A YYYY-MM-DD argument (None stays None); anything else fails the command."""
-    if text is None:
-        return None
+def iso_date(text: str) -> date:
+    """argparse `type` of a YYYY-MM-DD argument; anything else is a usage error (exit 2), as
+    `context --from` is: `lifecycle --today 2024-02-30` was exit 1, `command_failed`."""
     try:
         return date.fromisoformat(text)
     except ValueError:
-        fail(f"not an ISO date: {text!r}")
+        raise argparse.ArgumentTypeError(f"not an ISO date (YYYY-MM-DD): {text!r}") from None

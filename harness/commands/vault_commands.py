@@ -10,7 +10,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .operation_commands import Arg, Command, add_command, line, stdin_text
-from .output import CommandFailed
 
 EXPECTED_HASH = Arg("expected_hash", ("--expected-hash",), metavar="SHA256",
                     help="refuse unless the file still has this hash (`read --json` gives it)")
@@ -20,15 +19,16 @@ _PAGE = (Arg("limit", ("--limit",), help="print one page of at most this many (d
 
 
 def parse_time(text: str) -> float:
-    """--as-of: Unix seconds ("1733011200.5") or an ISO 8601 time ("2024-12-01T00:00:00Z")."""
+    """--as-of: Unix seconds ("1733011200.5") or an ISO 8601 time ("2024-12-01T00:00:00Z");
+    a ValueError otherwise (a usage error: operation_commands._checked_by)."""
     try:
         return float(text)
     except ValueError:
         pass
     try:
         stamp = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError as exc:
-        raise CommandFailed(f"--as-of {text!r}: not Unix seconds or an ISO time") from exc
+    except ValueError:
+        raise ValueError(f"not Unix seconds or an ISO time: {text!r}") from None
     if stamp.tzinfo is None:
         stamp = stamp.replace(tzinfo=UTC)
     return stamp.timestamp()

@@ -98,7 +98,9 @@ def test_lifecycle_reports_then_archives_through_the_ledger(
     assert "restored" in capsys.readouterr().out
     assert main([*base, "--today", "2024-06-01", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["decisions"] == []
-    assert main([*base, "--today", "June"]) == 1
+    with pytest.raises(SystemExit) as bad:  # a malformed date is a usage error, as --from's
+        main([*base, "--today", "June"])
+    assert bad.value.code == 2
 
 
 def test_a_note_edited_by_hand_is_kept_and_listed_or_regenerated_with_a_trash_copy(

@@ -1,0 +1,131 @@
+"""Hostile argument values on the command line (session 28, CLIFUZZ): each is a usage error
+(exit 2, a JSON `usage` error under --json) or an operational one (exit 1), never a
+traceback, and a refused command writes nothing: not in the vault, not beside it."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.forks import run_cli
+from tests.harness.test_cli_notes import ROOT
+
+pytestmark = pytest.mark.slow
+
+
+def cli(cwd: Path, *args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    base = {k: v for k, v in os.environ.items() if k not in ("RMH_VAULT", "RMH_CONFIG")}
+    base.update(PYTHONPATH=str(ROOT), HOME=str(cwd), **(env or {}))
+    r = run_cli(args, env=base, cwd=cwd, timeout=120)
+    assert "Traceback" not in r.stderr, r.stderr
+    return r.returncode, r.stdout, r.stderr
+
+
+@pytest.mark.parametrize("command", ["init", "demo"])
+def test_an_empty_folder_argument_is_a_usage_error(tmp_path: Path, command: str) -> None:
+    """`rmh init ""` initialised $RMH_VAULT, `rmh demo ""` wrote ./rmh-demo-vault: the empty
+    word was read as no PATH at all."""
+    other = tmp_path / "other"
+    other.mkdir()
+    code, out, err = cli(tmp_path, command, "", "--no-dense", "--json",
+                         env={"RMH_VAULT": str(other)})
+    assert code == 2, (out, err)
+    assert json.loads(out)["error"]["kind"] == "usage"
+    assert "must not be empty" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other"]
+    assert list(other.iterdir()) == []
+
+
+def _vault(tmp_path: Path) -> Path:
+    root = tmp_path / "v"
+    assert cli(tmp_path, "--vault", str(root), "init", "--no-dense")[0] == 0
+    return root
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*.md"))}
+
+
+@pytest.mark.parametrize("argv", [
+    ("search", "q", "--no-dense", "--as-of", "2024-02-30"),  # was exit 1, `--as-of nan` exit 2
+    ("search", "q", "--no-dense", "--as-of", "yesterday"),
+    ("search", "q", "--no-dense", "--as-of", ""),
+    ("lifecycle", "--today", "2024-02-30"),  # was exit 1, `context --from 2024-02-30` exit 2
+    ("lifecycle", "--today", ""),
+    ("fact", "confirm", "Note", "--at", "2024-02-30"),  # was written into the note
+    ("fact", "confirm", "Note", "--at", "yesterday"),
+    ("fact", "confirm", "Note", "--at", "nan"),
+    ("fact", "confirm", "Note", "--by", ""),  # JSON-RPC's vault.correct refuses these
+    ("fact", "confirm", "Note", "--by", "b" * 201),
+    ("fact", "confirm", "Note", "--reason", "r" * 1001),
+    ("fact", "supersede", "Note", "--value", "v" * 1001),
+])
+def test_a_malformed_value_is_a_usage_error_naming_the_option(
+        tmp_path: Path, argv: tuple[str, ...]) -> None:
+    root = _vault(tmp_path)
+    (root / "Note.md").write_text("# Note\n", encoding="utf-8")
+    before = _snapshot(root)
+    code, out, err = cli(tmp_path, "--vault", str(root), *argv, "--json")
+    assert code == 2, (out, err)
+    error = json.loads(out)["error"]
+    option = next(a for a in argv if a.startswith("--") and a != "--no-dense")
+    assert error["kind"] == "usage" and f"argument {option}:" in error["message"]
+    assert _snapshot(root) == before
+
+
+@pytest.mark.parametrize("argv", [
+    ("search", "q", "--no-dense", "--as-of", "2024-01-01T00:00:00Z"),
+    ("search", "q", "--no-dense", "--as-of", "1733011200.5"),
+    ("lifecycle", "--today", "2024-02-29"),
+])
+def test_a_well_formed_value_still_runs(tmp_path: Path, argv: tuple[str, ...]) -> None:
+    root = _vault(tmp_path)
+    code, out, err = cli(tmp_path, "--vault", str(root), *argv, "--json")
+    assert code == 0, (out, err)
+    assert "error" not in json.loads(out)
+
+
+@pytest.mark.parametrize("argv", [("status",), ("read", "x"), ("list",)])
+def test_a_vault_name_too_long_to_look_up_is_one_line(tmp_path: Path,
+                                                      argv: tuple[str, ...]) -> None:
+    """`--vault` with a component past 255 bytes (ENAMETOOLONG) was a traceback."""
+    code, out, err = cli(tmp_path, "--vault", str(tmp_path / ("a" * 300)), *argv, "--json")
+    assert code == 1 and err.count("\n") == 1, err
+    assert json.loads(out)["error"]["kind"] == "not_a_vault"
+
+
+@pytest.mark.parametrize("word", ["a\nb", "a\rb", "a\x1b[31mb", "a\x85b"])
+@pytest.mark.parametrize("argv", [
+    ("--vault", "{word}", "status"),
+    ("--vault", "{vault}", "write", "Note", "--expected-hash", "{word}"),
+    ("--vault", "{vault}", "init", "{word}"),
+])
+def test_an_error_quoting_a_control_character_stays_one_line(
+        tmp_path: Path, word: str, argv: tuple[str, ...]) -> None:
+    """An error quotes the user's words: a newline in one made the one stderr line several,
+    and ESC reached the terminal raw."""
+    root = _vault(tmp_path)
+    (root / "Note.md").write_text("# Note\n", encoding="utf-8")
+    before = _snapshot(root)
+    args = [a.format(word=word, vault=root) for a in argv]
+    code, out, err = cli(tmp_path, *args, "--json")
+    assert code == 1 and err.count("\n") == 1 and err.startswith("rmh: "), err
+    assert "\x1b" not in err and "\r" not in err and "\x85" not in err
+    assert word in json.loads(out)["error"]["message"]  # JSON keeps the words as given
+    assert _snapshot(root) == before
+
+
+@pytest.mark.parametrize("argv, asked", [
+    (("read", "--", "--json", "extra"), False),  # a note named --json: no JSON asked for
+    (("search", "--", "--json", "-k", "0"), False),
+    (("read", "--json", "--", "x", "extra"), True),
+])
+def test_json_after_double_dash_is_a_word_not_the_option(
+        tmp_path: Path, argv: tuple[str, ...], asked: bool) -> None:
+    root = _vault(tmp_path)
+    code, out, err = cli(tmp_path, "--vault", str(root), *argv)
+    assert code == 2, err
+    assert (json.loads(out)["error"]["kind"] == "usage") if asked else out == ""
