@@ -46,14 +46,14 @@ _READ = """
 import errno, os
 try:
     with open(@PATH@, "rb") as f:
-        read = f.read()
+        got = f.read()  # not `read`: the session's globals outlive the cell (the vault's read)
 except OSError as exc:
-    read = errno.errorcode[exc.errno]
+    got = errno.errorcode[exc.errno]
 writable = None
 if os.path.exists("/proc/self/mountinfo"):  # the seccomp tier's: every mount of the host's
     with open("/proc/self/mountinfo") as f:
         writable = [line.split()[4] for line in f if "rw" in line.split()[5].split(",")]
-read, writable
+got, writable
 """
 
 
