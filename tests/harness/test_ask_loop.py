@@ -15,6 +15,7 @@ from harness.vault_ops import VaultCalls, VaultThread
 from vault import Vault
 
 from .llm_stub_endpoint import ChatEndpoint, Reply
+from .vault_calls import vault_calls
 
 NOTES = {
     "people/Alice.md": "---\ndate: 2024-03-01\n---\nAlice works as an engineer at [[Acme]].\n",
@@ -33,13 +34,8 @@ ONE_DEEP = LoopParams(pool=1, feedback=False)
 
 @pytest.fixture
 def library(tmp_path: Path) -> Iterator[VaultCalls]:
-    vault = Vault.init(tmp_path / "vault")
-    for path, text in NOTES.items():
-        vault.write(path, text)
-    thread = VaultThread()
-    yield VaultCalls(vault, thread, lambda: None)
-    thread.call(vault.close)
-    thread.close()
+    with vault_calls(tmp_path / "vault", NOTES) as calls:
+        yield calls
 
 
 def passes(result: Any) -> list[dict[str, Any]]:

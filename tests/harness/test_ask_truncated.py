@@ -14,10 +14,10 @@ import pytest
 from harness.ask import LoopParams, ask
 from harness.config import LlmSection
 from harness.llm import Broker
-from harness.vault_ops import VaultCalls, VaultThread
-from vault import Vault
+from harness.vault_ops import VaultCalls
 
 from .llm_stub_endpoint import ChatEndpoint, Reply
+from .vault_calls import vault_calls
 
 NOTES = {"people/Alice.md": "Alice works as an engineer at [[Acme]].\n",
          "orgs/Acme.md": "Acme is a robotics company. Dana founded it in 1999.\n",
@@ -26,13 +26,8 @@ NOTES = {"people/Alice.md": "Alice works as an engineer at [[Acme]].\n",
 
 @pytest.fixture
 def library(tmp_path: Path) -> Iterator[VaultCalls]:
-    vault = Vault.init(tmp_path / "vault")
-    for path, text in NOTES.items():
-        vault.write(path, text)
-    thread = VaultThread()
-    yield VaultCalls(vault, thread, lambda: None)
-    thread.call(vault.close)
-    thread.close()
+    with vault_calls(tmp_path / "vault", NOTES) as calls:
+        yield calls
 
 
 def _cut(text: str) -> bytes:

@@ -141,7 +141,7 @@ def test_parallel_session_ends_keep_every_used_note(tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize(("event", "payload"), [
     ("prompt", {"prompt": "what is the deploy pipeline key for the staging servers?"}),
-    ("session-start", {"cwd": "/srv/deploy-pipeline"})])
+    ("session-start", {"cwd": "deploy-pipeline"})])  # a cwd outside the vault
 def test_a_note_holding_a_blob_injects_bounded_text(
         tmp_path: Path, event: str, payload: dict[str, str]) -> None:
     root = tmp_path / "vault"  # a base64 blob is one word: the word caps did not bound it

@@ -9,7 +9,8 @@ bind mount failed with `[Errno 30] Read-only file system: '.rmh/.stamped-dense-k
 PID.tmp'` (the absolute path of this machine), and so did `context`.
 
 `rmh forget` erased the hooks' files first and failed there, untyped:
-`[Errno 30] Read-only file system: '/abs/vault/.rmh/hooks.sqlite'`; every other write is
+`[Errno 30] Read-only file system: 'VAULT/.rmh/hooks.sqlite'` (VAULT the vault's absolute path);
+every other write is
 refused as `read_only_vault` before it changes anything."""
 
 from __future__ import annotations

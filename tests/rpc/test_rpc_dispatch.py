@@ -44,14 +44,19 @@ def test_repeated_id_in_a_batch_runs_the_first_and_refuses_the_rest(
         assert dup["error"]["data"]["reason"] == "duplicate id in flight"
 
 
-def test_an_id_in_flight_in_another_frame_is_refused_then_free_again() -> None:
+def _blocking() -> tuple[anyio.Event, Dispatcher]:
+    """A dispatcher whose method `block` answers "released" once the event is set."""
     release = anyio.Event()
 
     async def block() -> str:
         await release.wait()
         return "released"
 
-    d = Dispatcher({"block": block, **SPEC_METHODS})
+    return release, Dispatcher({"block": block, **SPEC_METHODS})
+
+
+def test_an_id_in_flight_in_another_frame_is_refused_then_free_again() -> None:
+    release, d = _blocking()
     answers: list[Any] = []
 
     async def main() -> None:
@@ -360,13 +365,7 @@ def test_a_response_sent_to_the_server_is_answered_by_nothing(response: dict[str
     """MCP is two-way and this server sends no requests: a response is to nothing of ours.
     Before (MCPRPC, session 28) it was answered -32600 under its id, while the client's own
     request of that id was in flight: two answers for one id."""
-    release = anyio.Event()
-
-    async def block() -> str:
-        await release.wait()
-        return "released"
-
-    d = Dispatcher({"block": block, **SPEC_METHODS})
+    release, d = _blocking()
     answers: list[Any] = []
     rid = response["id"] if response.get("id") is not None else 9
 

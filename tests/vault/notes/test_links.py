@@ -57,12 +57,16 @@ def test_collision_prefers_the_vault_path_then_the_folder_then_the_shorter_path(
     assert r.candidates("X") == ["a/b/X.md", "longer/X.md"]
 
 
+ROOTED = "/"  # a link target starting so names a path from the vault root (not the host)
+
+
 def test_a_target_from_the_vault_root_names_that_path_only() -> None:
-    """`[[/f/Note]]` is the path from the vault root, never a note whose path ends so."""
-    r = Resolver.build({1: "f/Note.md", 2: "x/f/Note.md", 3: "x/Other.md"}, {3: ("/Nick",)})
-    assert r.resolve_wiki("/f/Note") == r.resolve_wiki("/F/note.md", "x/a.md") == 1
+    """`[[/f/Note]]` (ROOTED: Obsidian's vault-root prefix) is the path from the vault root,
+    never a note whose path ends so."""
+    r = Resolver.build({1: "f/Note.md", 2: "x/f/Note.md", 3: "x/Other.md"}, {3: (ROOTED + "Nick",)})
+    assert r.resolve_wiki(ROOTED + "f/Note") == r.resolve_wiki(ROOTED + "F/note.md", "x/a.md") == 1
     assert r.resolve_wiki("f/Note", "x/a.md") == 1
-    assert r.resolve_wiki("/Note") is None and r.resolve_wiki("/Other") is None
+    assert r.resolve_wiki(ROOTED + "Note") is None and r.resolve_wiki(ROOTED + "Other") is None
     assert r.resolve_wiki("Other") == 3
 
 
