@@ -167,6 +167,12 @@ REGISTRY: dict[str, Tier] = {t.name: t for t in (
              "any other read-only open acts on what it opens as well: it takes the data of a host "
              "FIFO from that FIFO's reader, and breaks a write lease on the file (its holder gets "
              "SIGIO)",
+             "as root the worker reaches the interpreter's folders (above which the dedicated uid "
+             "may have no search right, a 0700 /root) through descriptors of detached read-only "
+             "copies of their mount trees (guard 'detached-imports'); where the kernel refuses "
+             "such copies (no CAP_SYS_ADMIN) through the folders themselves, and '..' from them "
+             "reads every folder between the interpreter and /root that its uid cannot reach by "
+             "path (a venv or checkout under /root)",
              "host processes are visible in /proc (pids, command lines of other users' "
              "processes where /proc allows it); with no user namespace (unprivileged, none "
              "allowed) the worker has the supervisor's uid: /proc/<ppid> is closed only because "

@@ -54,6 +54,8 @@ _KEEP = {os.ST_NOSUID: _MS_NOSUID, os.ST_NODEV: _MS_NODEV, os.ST_NOEXEC: _MS_NOE
          os.ST_RELATIME: _MS_RELATIME}
 _MNT_DETACH = 2
 _SYS_MOUNT_SETATTR = 442  # the same number on x86_64 and aarch64
+_SYS_OPEN_TREE = 428  # likewise
+_OPEN_TREE_CLONE = 1
 _AT_FDCWD, _AT_RECURSIVE, _MOUNT_ATTR_RDONLY = -100, 0x8000, 1
 _CLONE_NEWNS, _CLONE_NEWUSER = 0x00020000, 0x10000000
 _SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
@@ -226,6 +228,29 @@ def _read_only_tree(path: str) -> None:
         _check(-1, f"mount_setattr({path})")
     if not os.statvfs(path).f_flag & os.ST_RDONLY:
         raise MountError(f"{path} is still writable after mount_setattr")
+
+
+def detached_copy(path: str) -> int | None:
+    """A descriptor of a detached, read-only copy of the mount tree at directory `path`
+    (open_tree(2) OPEN_TREE_CLONE, recursive, close-on-exec): a path resolved through
+    /proc/self/fd/N of it reaches `path`'s tree only, since '..' at the root of a mount that
+    has no parent stays where it is (a descriptor of `path` itself let '..' climb to every
+    folder above it). None where the kernel refuses the copy (no CAP_SYS_ADMIN over this
+    process's mount namespace: root in a container without it; a kernel before 5.2)."""
+    libc = _libc()
+    libc.syscall.restype = ctypes.c_long
+    flags = _OPEN_TREE_CLONE | os.O_CLOEXEC | _AT_RECURSIVE
+    fd = int(libc.syscall(_SYS_OPEN_TREE, _AT_FDCWD, path.encode(), flags))
+    if fd < 0:
+        if ctypes.get_errno() in (errno.EPERM, errno.ENOSYS, errno.EINVAL):
+            return None
+        _check(-1, f"open_tree({path})")
+    try:
+        _read_only_tree(f"/proc/self/fd/{fd}")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def private_root(paths: Sequence[str], symlinks: Mapping[str, str]) -> None:

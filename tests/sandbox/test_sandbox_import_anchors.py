@@ -1,0 +1,46 @@
+"""No cell climbs above the interpreter's folders through the descriptors its imports use.
+
+As root the worker drops to the dedicated uid, which may have no search right on the folders
+above the interpreter (a 0700 /root), so before the drop it opens each import folder and puts
+/proc/self/fd/N on sys.path (worker_guard.reach_imports_by_descriptor; the seccomp tier: the
+Landlock tier's private root needs none). A descriptor of the folder itself let '..' climb:
+from /root/.pyenv/versions/3.11.7/lib/python3.11 a cell listed and read every folder up to
+/root/.pyenv (all of pyenv, every other Python), which it could not reach by path
+(PermissionError), and from a venv or checkout under /root it would read that whole project.
+Now each folder's descriptor is of a detached read-only copy of its mount tree, whose root has
+no parent mount, so '..' there stays where it is. Every real tier (conftest.py's `host`)."""
+
+from __future__ import annotations
+
+import ast
+import os
+
+from sandbox import TIER_SECCOMP
+
+from .conftest import Host, run_attack
+
+_CELL = """
+import os, sys
+anchors = [p for p in sys.path if p.startswith("/proc/self/fd/") and os.path.isdir(p)]
+climbed = []
+for anchor in anchors:
+    for depth in range(1, 6):
+        up = anchor + "/.." * depth
+        try:
+            os.listdir(up)
+        except OSError:
+            continue
+        if not os.path.samestat(os.stat(up), os.stat(anchor)):
+            climbed.append((os.readlink(anchor), depth, sorted(os.listdir(up))[:3]))
+import decimal  # a module of the copy, and its C extension from lib-dynload's copy
+len(anchors), climbed, str(decimal.Decimal("1.1") * 3)
+"""
+
+
+def test_no_cell_climbs_above_an_import_folder(host: Host) -> None:
+    result = run_attack(host, _CELL)
+    assert result.ok and result.value is not None, result.to_json()
+    anchors, climbed, product = ast.literal_eval(result.value)
+    if host.tier == TIER_SECCOMP and os.getuid() == 0:
+        assert anchors >= 2, result.value  # the standard library and lib-dynload at least
+    assert climbed == [] and product == "3.3", result.value
