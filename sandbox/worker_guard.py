@@ -139,8 +139,8 @@ def reach_imports_by_descriptor() -> bool:
     A directory's descriptor is of a detached copy of its mount tree where the kernel allows
     one (worker_root.detached_copy: root with its own mount namespace), so '..' from it does
     not climb to the folders above it: a descriptor of the directory itself let the dropped
-    uid list and read every folder between the interpreter and a 0700 /root (all of
-    /root/.pyenv, a checkout or venv under /root) that it cannot reach by path. True when
+    uid list and read every folder between the interpreter and a 0700 /root (all of a pyenv
+    tree, a checkout or venv under it) that it cannot reach by path. True when
     every directory is such a copy."""
     paths: list[str] = []
     detached = True

@@ -4,8 +4,8 @@ As root the worker drops to the dedicated uid, which may have no search right on
 above the interpreter (a 0700 /root), so before the drop it opens each import folder and puts
 /proc/self/fd/N on sys.path (worker_guard.reach_imports_by_descriptor; the seccomp tier: the
 Landlock tier's private root needs none). A descriptor of the folder itself let '..' climb:
-from /root/.pyenv/versions/3.11.7/lib/python3.11 a cell listed and read every folder up to
-/root/.pyenv (all of pyenv, every other Python), which it could not reach by path
+from a pyenv Python's standard library under /root a cell listed and read every folder up to
+pyenv's own (all of pyenv, every other Python), which it could not reach by path
 (PermissionError), and from a venv or checkout under /root it would read that whole project.
 Now each folder's descriptor is of a detached read-only copy of its mount tree, whose root has
 no parent mount, so '..' there stays where it is. Every real tier (conftest.py's `host`)."""
