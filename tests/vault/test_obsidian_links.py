@@ -122,3 +122,38 @@ def test_a_name_shared_by_notes_resolves_as_obsidian_s_getlinkpathdest(
             f"[[{name} renamed]] [[{f}/{name}]] [[{name} 3]] [[/{name} 4]]\n")
         assert v.backlinks(f"moved/{name} renamed") == [f"{f}/Linker.md"]
         assert [ln.resolved for ln in v.links(f"{f}/Linker")][1] == f"{f}/{name}.md"
+
+
+@pytest.mark.parametrize("name", ["Note", "Plan (v2)", "Caf\u00e9 50%", "x y"])
+def test_a_markdown_link_takes_the_vault_path_before_its_folder_and_a_move_keeps_it(
+        tmp_path: Path, name: str) -> None:
+    """Obsidian resolves a markdown link's decoded path as a wiki-link's
+    (MetadataCache.getLinkpathDest): `[x](Name.md)` in `proj/` is the root's `Name.md` even
+    with a `proj/Name.md`, which `[x](./Name.md)` names; `[x](sub/D.md)` is the vault path
+    `sub/D.md` before `proj/sub/D.md`. A move writes each link in the style it was written and
+    so that it still means its note: `./` where a bare relative path would be the root's."""
+    root = tmp_path / "v"
+    enc = obsidian_url(name)
+    files = {f"{name}.md": "root\n", f"proj/{name}.md": "beside\n", "sub/D.md": "root sub\n",
+             "proj/sub/D.md": "beside sub\n", f"z/{name} 2.md": "z\n", f"{name} 2.md": "r2\n",
+             "t/Target.md": "t\n",
+             "proj/a.md": (f"[n]({enc}.md) [e](./{enc}.md) [f](<{name}.md#Top>) [d](sub/D.md)"
+                           f" [s](../z/{enc}%202.md) [t](Target) [u](/t/Target.md)"
+                           " [w](t/Target.md)\n")}
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    with Vault.init(root) as v:
+        assert [ln.resolved for ln in v.links("proj/a")] == [
+            f"{name}.md", f"proj/{name}.md", f"{name}.md", "sub/D.md", f"z/{name} 2.md",
+            "t/Target.md", "t/Target.md", "t/Target.md"]
+        assert v.backlinks(f"{name}.md") == ["proj/a.md"]
+        assert v.backlinks("proj/sub/D.md") == []
+        v.move(f"z/{name} 2.md", f"proj/{name} 2.md")  # `{name} 2.md` is the root's
+        v.move("t/Target.md", "arch/Target.md")
+        written = "".join(f"%{ord(c):02X}" if c in " %()" else c for c in name)  # as rmh does
+        assert (root / "proj/a.md").read_text(encoding="utf-8") == (
+            f"[n]({enc}.md) [e](./{enc}.md) [f](<{name}.md#Top>) [d](sub/D.md)"
+            f" [s](./{written}%202.md) [t](Target) [u](/arch/Target.md) [w](arch/Target.md)\n")
+        assert [ln.resolved for ln in v.links("proj/a")][4:] == [
+            f"proj/{name} 2.md", "arch/Target.md", "arch/Target.md", "arch/Target.md"]

@@ -8,25 +8,63 @@ import bisect
 import posixpath
 from collections.abc import Callable, Sequence
 
-from .links import Resolver
+from .links import Resolver, path_key, strip_md, title_of
 from .note import Link, rewrite_links
 
 
-def retarget(
-    before: Resolver, src_path: str, note_id: int, wiki_text: str, new_path: str
-) -> Callable[[Link], str | None]:
-    """A `rewrite_links` callback for a move: every link in note `src_path` that meant
-    `note_id` before the move gets its new name (`wiki_text` for wiki-links, the relative path
-    for markdown links; `rewrite_links` does the %-encoding); other links stay as written,
-    and so does a link by one of the note's aliases (`[[Al]]` for Alice.md): the alias moves
-    with the note and still names it, and the text the reader sees stays the alias."""
+def markdown_target(after: Resolver, written: str, note_id: int, was: str, old_src: str,
+                    src: str) -> str | None:
+    """What a markdown link written `written` (decoded, `.md` dropped) in note `src` (at
+    `old_src` before the move) that meant note `note_id` (at `was` before the move) is
+    rewritten to, so that it means that note under `after` (links.py): None when it still
+    does (no byte changes), else a target in the style written, the first of its forms that
+    resolves to the note:
+    - `./x` or `../x`: the path relative to the folder of `src`, with `./` or `../`;
+    - `/x`: the path from the vault root, with `/`;
+    - a bare name (`Note`, Obsidian's "shortest path when possible"): the file name, else the
+      vault path, as Obsidian writes a name other notes share;
+    - a bare path relative to the folder of `old_src` (Obsidian's "relative path to file"
+      writes `sub/Note.md`, no `./`): the relative path, with `./` when a bare one would be
+      taken to another note (the vault path wins: `Note.md` in `proj/` is the root's);
+    - another bare path (Obsidian's "absolute path in vault"): the vault path.
+    Each falls back to `/` and the vault path, which names that note only."""
+    if after.resolve_markdown(written, src) == note_id:
+        return None
+    bare, path = written.strip(), after.id_path[note_id]
+    new = strip_md(path)  # the relative path of the file (`a.md` from `a/` is `../a`)
+    rel = strip_md(posixpath.relpath(path, posixpath.dirname(src) or "."))
+    dotted = rel if rel.startswith("../") else "./" + rel
+    if bare.startswith(("./", "../")):
+        forms = [dotted]
+    elif bare.startswith("/"):
+        forms = []
+    elif "/" not in bare:
+        forms = [title_of(new), new]
+    elif (path_key(posixpath.normpath(posixpath.join(posixpath.dirname(old_src), bare)))
+          == path_key(was) != path_key(bare)):
+        forms = [rel, dotted]
+    else:
+        forms = [new]
+    forms.append("/" + new)
+    return next((f for f in forms if after.resolve_markdown(f, src) == note_id), forms[-1])
+
+
+def retarget(before: Resolver, after: Resolver, old_src: str, src: str, note_id: int,
+             wiki_text: str) -> Callable[[Link], str | None]:
+    """A `rewrite_links` callback for a move: every link in a note at `old_src` before the
+    move, `src` after it, that meant `note_id` before the move gets its new name (`wiki_text`
+    for wiki-links, `markdown_target` for markdown links: in the style written; `rewrite_links`
+    does the %-encoding); other links stay as written, and so does a link by one of the
+    note's aliases (`[[Al]]` for Alice.md): the alias moves with the note and still names it,
+    and the text the reader sees stays the alias."""
+    was = before.id_path.get(note_id, "")
 
     def rewrite(link: Link) -> str | None:
         if link.kind == "markdown":
-            if before.resolve_markdown(link.target, src_path) != note_id:
+            if before.resolve_markdown(link.target, old_src) != note_id:
                 return None
-            return posixpath.relpath(new_path, posixpath.dirname(src_path) or ".")
-        if not link.target or before.resolve_name(link.target, src_path) != note_id:
+            return markdown_target(after, link.target, note_id, was, old_src, src)
+        if not link.target or before.resolve_name(link.target, old_src) != note_id:
             return None
         return wiki_text
 
@@ -37,17 +75,18 @@ def follow(before: Resolver, after: Resolver, old_path: str,
            new_path: str) -> Callable[[Link], str | None]:
     """A `rewrite_links` callback for the moved note itself: each of its links that meant a
     note when written at `old_path` (resolved with `before`) but would not mean it from
-    `new_path` (with `after`) gets that note's name as seen from there: the relative path for
-    a markdown link (`[a](Alice.md)` moved from people/ to team/ -> `../people/Alice.md`), the
-    shortest unique name for a wiki-link. Links that still mean the same note stay as
-    written, so a rename within a folder changes no byte of the note."""
+    `new_path` (with `after`) gets that note's name as seen from there: for a markdown link
+    `markdown_target` (`[a](../people/Alice.md)` moved from work/ to team/x/ ->
+    `../../people/Alice.md`), the shortest unique name for a wiki-link. Links that still mean
+    the same note stay as written, so a rename within a folder changes no byte of the note."""
 
     def rewrite(link: Link) -> str | None:
         if link.kind == "markdown":
             meant = before.resolve_markdown(link.target, old_path)
-            if meant is None or after.resolve_markdown(link.target, new_path) == meant:
+            if meant is None:
                 return None
-            return posixpath.relpath(after.id_path[meant], posixpath.dirname(new_path) or ".")
+            return markdown_target(after, link.target, meant, before.id_path[meant], old_path,
+                                   new_path)
         if not link.target:
             return None
         meant = before.resolve_wiki(link.target, old_path)
@@ -81,18 +120,33 @@ def relink_plan(
     """The rewrites a move of note `note_id` from `old_path` to `new_path` needs, computed
     before anything changes: the links to it in each referrer (by id, resolved with `before`,
     the names as they were) as Obsidian does, then the moved note's own links that must follow
-    it (`follow`). `read(path)` gives a note's text by its path after the move (`new_path`:
-    the moved note). Returns (path after the move, text now, new text) of each note whose text
-    changes, in `referrers` order, the moved note last; other bytes are kept (rewrite_links)."""
-    texts: dict[str, tuple[str, str]] = {}  # path -> (text now, text after the rewrites)
-    rewrites = [(after.id_path[src],
-                 retarget(before, after.id_path[src], note_id, after.link_text(note_id),
-                          new_path)) for src in referrers]
-    for path, rewrite in [*rewrites, (new_path, follow(before, after, old_path, new_path))]:
-        if path not in texts:
-            text = read(path)
-            texts[path] = (text, text)
-        now, planned = texts[path]
-        texts[path] = (now, rewrite_links(planned, rewrite))
-    order = [p for p in texts if p != new_path] + [new_path]  # the moved note last
-    return [(p, *texts[p]) for p in order if texts[p][0] != texts[p][1]]
+    it (`follow`), each link of a note rewritten once, as it was written: the moved note's
+    link to itself is `retarget`-ed and not then taken by `follow` for a link to another note
+    (`[me](./Note.md)` rewritten `./New.md` would mean the `New.md` beside the old place).
+    `read(path)` gives a note's text by its path after the move (`new_path`: the moved note).
+    Returns (path after the move, text now, new text) of each note whose text changes, in
+    `referrers` order, the moved note last; other bytes are kept (rewrite_links)."""
+    rewrites: dict[str, list[Callable[[Link], str | None]]] = {}  # path -> its callbacks
+    for src in referrers:
+        path = after.id_path[src]
+        rewrites.setdefault(path, []).append(
+            retarget(before, after, before.id_path.get(src, path), path, note_id,
+                     after.link_text(note_id)))
+    rewrites.setdefault(new_path, []).append(follow(before, after, old_path, new_path))
+    order = [p for p in rewrites if p != new_path] + [new_path]  # the moved note last
+    plan = []
+    for path in order:
+        text = read(path)
+        new = rewrite_links(text, _first(rewrites[path]))
+        if new != text:
+            plan.append((path, text, new))
+    return plan
+
+
+def _first(each: Sequence[Callable[[Link], str | None]]) -> Callable[[Link], str | None]:
+    """The `rewrite_links` callback that rewrites a link as the first of `each` that does."""
+
+    def rewrite(link: Link) -> str | None:
+        return next((r for r in (f(link) for f in each) if r is not None), None)
+
+    return rewrite

@@ -1,0 +1,184 @@
+"""Markdown links against a model of Obsidian's resolver, and what a move writes for them.
+
+The model (`obsidian`) is `MetadataCache.getLinkpathDest` as de-minified from Obsidian's
+app.js (docs/measurements/session29/NOTES-MDLINK.md), which Obsidian's link resolver
+(`resolveLinks`) calls on every link's decoded path without its `#subpath`, markdown links
+included. The vaults are generated so that the known differences (NOTES) do not arise: no folder
+name is a prefix or suffix of another, names are NFC, paths that tie in length differ in code
+points, and a `./` link names a file.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import random
+from urllib.parse import quote
+
+import pytest
+
+from vault.notes.links import Resolver, strip_md
+from vault.notes.markdown_scan import scan_body
+from vault.notes.relinks import moved, relink_plan
+
+FOLDERS = ["", "proj", "proj/sub", "Z\u00fcrich x", "(par) f", "50% q", "sub", "hash#d"]
+NAMES = ["Note", "note", "Plan (v2)", "50% done", "Caf\u00e9 #1", "a&b", "x y", "v1.2 notes"]
+
+
+def obsidian(linkpath: str, source: str, paths: list[str]) -> str | None:
+    """Obsidian's getLinkpathDest(linkpath, source)[0], transcribed (lower-case compares, the
+    file name looked up as written if it has a dot, else with `.md`; `./` and `../` exact;
+    the vault path; `/x` stops there; else the paths ending with it, under the source's
+    folder first, each group by length; ties: code points, where Obsidian keeps load order)."""
+    n = linkpath.lower()
+    i = posixpath.basename(n)
+    r = [f for f in paths if posixpath.basename(f).lower() == i] if "." in i else []
+    if not r:
+        n = (linkpath + ".md").lower()
+        i = posixpath.basename(n)
+        r = [f for f in paths if posixpath.basename(f).lower() == i]
+    if not r:
+        return None
+    if i == n and len(r) == 1:
+        return r[0]
+    o = posixpath.dirname(source).lower()
+    if n.startswith(("./", "../")):
+        if n.startswith("./../"):
+            n = n[2:]
+        if n.startswith("./"):
+            n = (o + "/" if o else "") + n[2:]
+        else:
+            while n.startswith("../"):
+                n, o = n[3:], posixpath.dirname(o)
+            n = (o + "/" if o else "") + n
+        for f in r:
+            if f.lower() == n:
+                return f
+    n = n.removeprefix("/")
+    for f in r:
+        if f.lower() == n:
+            return f
+    if linkpath.startswith("/"):
+        return None
+    ends = [f for f in r if f.lower().endswith(n)]
+    ranked = sorted(ends, key=lambda f: (not f.lower().startswith(o), len(f), f))
+    return ranked[0] if ranked else None
+
+
+def forms(source: str, target: str) -> list[str]:
+    """Every way Obsidian's settings (and hands) write a link from `source` to `target`:
+    the name (shortest), the vault path (absolute), `/` + it, the relative path as Obsidian's
+    "relative path to file" writes it (no `./`), and with `./`."""
+    rel = posixpath.relpath(target, posixpath.dirname(source) or ".")
+    return [posixpath.basename(target), target, "/" + target, rel,
+            rel if rel.startswith("../") else "./" + rel]
+
+
+def link(rng: random.Random, path: str) -> str:
+    """A markdown link to `path` as written: `.md` or not, %-encoded or in `<...>`, a heading
+    or not."""
+    if rng.random() < 0.3:
+        path = strip_md(path)
+    head = rng.choice(["", "#Top"])
+    if rng.random() < 0.3 and not any(c in path for c in "<>#"):
+        return f"[t](<{path}{head}>)"
+    return f"[t]({quote(path, safe='/()&')}{head})"
+
+
+def vault(rng: random.Random) -> dict[str, str]:
+    """Notes named alike in the root, in the linking notes' folders and elsewhere, each
+    linking to some of them in every form."""
+    paths = sorted({posixpath.join(rng.choice(FOLDERS), rng.choice(NAMES)) + ".md"
+                    for _ in range(12)})
+    paths = [p for i, p in enumerate(paths)  # one spelling of a path (no `Note`/`note`)
+             if all(p.lower() != q.lower() for q in paths[:i])]
+    return {p: " ".join(link(rng, f) for t in rng.sample(paths, 3) for f in forms(p, t)) + "\n"
+            for p in paths}
+
+
+def targets(text: str) -> list[str]:
+    return [s.link.target for s in scan_body(text).sites]
+
+
+def meanings(notes: dict[str, str], resolver: Resolver) -> dict[str, list[int | None]]:
+    return {p: [resolver.resolve_markdown(t, p) for t in targets(text)]
+            for p, text in notes.items()}
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_markdown_links_resolve_as_obsidian_s_getlinkpathdest(seed: int) -> None:
+    """Every form of link between notes named alike in the root, the linking note's folder
+    and elsewhere: rmh's note is the model's (a bare `Note.md` in `proj/` is the root's)."""
+    notes = vault(random.Random(seed))
+    paths = sorted(notes)
+    resolver = Resolver.build(dict(enumerate(paths, 1)), {})
+    for source, text in notes.items():
+        for site in scan_body(text).sites:
+            written = site.link.target + (".md" if site.md_suffix else "")
+            want = obsidian(written, source, paths)
+            got = resolver.resolve_markdown(site.link.target, source)
+            assert (None if got is None else resolver.id_path[got]) == want, (source, written)
+
+
+def style(target: str) -> str:
+    return "/" if target.startswith("/") else "./" if target.startswith(("./", "../")) else ""
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_moves_keep_every_markdown_link_s_note_and_style(seed: int) -> None:
+    """After each of a sequence of moves (names clashing with the root's, the linking folder's
+    and others'), every link means the note it meant (by id), under rmh's rule and the model's;
+    a link whose text still meant that note is not changed; a rewritten one keeps its form
+    (`/`, `./`/`../`, a bare name a bare name or path; a bare path may gain `./` or `../`;
+    `/` and the vault path is the last resort of each). A link to another note that the moved
+    note now takes (Obsidian's rule, as Obsidian does) is counted, not a failure."""
+    rng = random.Random(seed)
+    notes = vault(rng)
+    ids = {p: i for i, p in enumerate(sorted(notes), 1)}
+    for _ in range(6):
+        paths = {i: p for p, i in ids.items()}
+        before = Resolver.build(paths, {})
+        old_path = rng.choice(sorted(notes))
+        new_path = posixpath.join(rng.choice(FOLDERS), rng.choice(NAMES) + " " + rng.choice(
+            ["", "m", "#2"]).strip()).strip() + ".md"
+        if any(new_path.lower() == p.lower() for p in notes):
+            continue
+        note_id = ids[old_path]
+        after = moved(before, note_id, new_path)
+        meant = meanings(notes, before)
+        referrers = [ids[p] for p in sorted(notes) if note_id in meant[p]]
+        text_of = {new_path if p == old_path else p: t for p, t in notes.items()}
+        for path, _, new in relink_plan(text_of.__getitem__, referrers, note_id, before, after,
+                                        old_path, new_path):
+            text_of[path] = new
+        ids[new_path] = ids.pop(old_path)
+        now = meanings(text_of, after)
+        all_paths = sorted(text_of)
+        for path, text in text_of.items():
+            was_path = old_path if path == new_path else path
+            olds, news = targets(notes[was_path]), targets(text)
+            assert len(olds) == len(news)
+            for old, new, m, n in zip(olds, news, meant[was_path], now[path], strict=True):
+                if m != note_id and n == note_id and m != n:
+                    continue  # captured by the moved note, as in Obsidian
+                assert n == m, (was_path, old, new, old_path, new_path)
+                model = obsidian(new, path, all_paths)  # `.md` dropped: looked up with it
+                assert model == (None if n is None else after.id_path[n]), (path, new)
+                if after.resolve_markdown(old, path) == m:
+                    assert new == old, (path, old, new)
+                elif style(old) or "/" not in old:  # a bare name: a name or a path
+                    assert style(new) in (style(old), "/"), (old, new)
+        notes = text_of
+
+
+@pytest.mark.parametrize("link", ["[me](./X.md)", "[me](X.md)", "[me](a/X.md)", "[me](/a/X.md)"])
+def test_a_moved_note_s_link_to_itself_is_rewritten_once(link: str) -> None:
+    """A note's link to itself, moved to a name that a note beside its old place has: it is
+    retargeted at the moved note, and not then read from the old folder as a link to that
+    other note (`./Y.md` rewritten `../a/Y.md`)."""
+    paths = {1: "a/X.md", 2: "a/Y.md"}
+    before = Resolver.build(paths, {})
+    after = moved(before, 1, "b/Y.md")
+    plan = relink_plan(lambda p: link + "\n", [1], 1, before, after, "a/X.md", "b/Y.md")
+    assert [p for p, _, _ in plan] == ["b/Y.md"]
+    (new,) = targets(plan[0][2])
+    assert after.resolve_markdown(new, "b/Y.md") == 1
