@@ -1,12 +1,7 @@
-"""Markdown links against a model of Obsidian's resolver, and what a move writes for them.
-
-The model (`obsidian`) is `MetadataCache.getLinkpathDest` as de-minified from Obsidian's
-app.js (docs/measurements/session29/NOTES-MDLINK.md), which Obsidian's link resolver
-(`resolveLinks`) calls on every link's decoded path without its `#subpath`, markdown links
-included. The vaults are generated so that the known differences (NOTES) do not arise: no folder
-name is a prefix or suffix of another, names are NFC, paths that tie in length differ in code
-points, and a `./` link names a file.
-"""
+"""Markdown links against a model of Obsidian's resolver (obsidian_model.py), and what a
+move writes for them. The vaults are generated so that the model's known differences from rmh
+do not arise: no folder name is a prefix or suffix of another but its own sub-folders, names
+are NFC, and a `./` link names a file."""
 
 from __future__ import annotations
 
@@ -20,48 +15,10 @@ from vault.notes.links import Resolver, strip_md
 from vault.notes.markdown_scan import scan_body
 from vault.notes.relinks import moved, relink_plan
 
+from .obsidian_model import obsidian
+
 FOLDERS = ["", "proj", "proj/sub", "Z\u00fcrich x", "(par) f", "50% q", "sub", "hash#d"]
 NAMES = ["Note", "note", "Plan (v2)", "50% done", "Caf\u00e9 #1", "a&b", "x y", "v1.2 notes"]
-
-
-def obsidian(linkpath: str, source: str, paths: list[str]) -> str | None:
-    """Obsidian's getLinkpathDest(linkpath, source)[0], transcribed (lower-case compares, the
-    file name looked up as written if it has a dot, else with `.md`; `./` and `../` exact;
-    the vault path; `/x` stops there; else the paths ending with it, under the source's
-    folder first, each group by length; ties: code points, where Obsidian keeps load order)."""
-    n = linkpath.lower()
-    i = posixpath.basename(n)
-    r = [f for f in paths if posixpath.basename(f).lower() == i] if "." in i else []
-    if not r:
-        n = (linkpath + ".md").lower()
-        i = posixpath.basename(n)
-        r = [f for f in paths if posixpath.basename(f).lower() == i]
-    if not r:
-        return None
-    if i == n and len(r) == 1:
-        return r[0]
-    o = posixpath.dirname(source).lower()
-    if n.startswith(("./", "../")):
-        if n.startswith("./../"):
-            n = n[2:]
-        if n.startswith("./"):
-            n = (o + "/" if o else "") + n[2:]
-        else:
-            while n.startswith("../"):
-                n, o = n[3:], posixpath.dirname(o)
-            n = (o + "/" if o else "") + n
-        for f in r:
-            if f.lower() == n:
-                return f
-    n = n.removeprefix("/")
-    for f in r:
-        if f.lower() == n:
-            return f
-    if linkpath.startswith("/"):
-        return None
-    ends = [f for f in r if f.lower().endswith(n)]
-    ranked = sorted(ends, key=lambda f: (not f.lower().startswith(o), len(f), f))
-    return ranked[0] if ranked else None
 
 
 def forms(source: str, target: str) -> list[str]:
