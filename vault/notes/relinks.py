@@ -49,10 +49,10 @@ def markdown_target(after: Resolver, written: str, note_id: int, was: str, old_s
     return next((f for f in forms if after.resolve_markdown(f, src) == note_id), forms[-1])
 
 
-def retarget(before: Resolver, after: Resolver, old_src: str, src: str, note_id: int,
+def retarget(before: Resolver, after: Resolver, src: str, note_id: int,
              wiki_text: str) -> Callable[[Link], str | None]:
-    """A `rewrite_links` callback for a move: every link in a note at `old_src` before the
-    move, `src` after it, that meant `note_id` before the move gets its new name (`wiki_text`
+    """A `rewrite_links` callback for a move: every link in note `src` (another note than the
+    moved one) that meant `note_id` before the move gets its new name (`wiki_text`
     for wiki-links, `markdown_target` for markdown links: in the style written; `rewrite_links`
     does the %-encoding); other links stay as written, and so does a link by one of the
     note's aliases (`[[Al]]` for Alice.md): the alias moves with the note and still names it,
@@ -61,10 +61,10 @@ def retarget(before: Resolver, after: Resolver, old_src: str, src: str, note_id:
 
     def rewrite(link: Link) -> str | None:
         if link.kind == "markdown":
-            if before.resolve_markdown(link.target, old_src) != note_id:
+            if before.resolve_markdown(link.target, src) != note_id:
                 return None
-            return markdown_target(after, link.target, note_id, was, old_src, src)
-        if not link.target or before.resolve_name(link.target, old_src) != note_id:
+            return markdown_target(after, link.target, note_id, was, src, src)
+        if not link.target or before.resolve_name(link.target, src) != note_id:
             return None
         return wiki_text
 
@@ -120,33 +120,20 @@ def relink_plan(
     """The rewrites a move of note `note_id` from `old_path` to `new_path` needs, computed
     before anything changes: the links to it in each referrer (by id, resolved with `before`,
     the names as they were) as Obsidian does, then the moved note's own links that must follow
-    it (`follow`), each link of a note rewritten once, as it was written: the moved note's
-    link to itself is `retarget`-ed and not then taken by `follow` for a link to another note
-    (`[me](./Note.md)` rewritten `./New.md` would mean the `New.md` beside the old place).
-    `read(path)` gives a note's text by its path after the move (`new_path`: the moved note).
-    Returns (path after the move, text now, new text) of each note whose text changes, in
-    `referrers` order, the moved note last; other bytes are kept (rewrite_links)."""
-    rewrites: dict[str, list[Callable[[Link], str | None]]] = {}  # path -> its callbacks
-    for src in referrers:
-        path = after.id_path[src]
-        rewrites.setdefault(path, []).append(
-            retarget(before, after, before.id_path.get(src, path), path, note_id,
-                     after.link_text(note_id)))
-    rewrites.setdefault(new_path, []).append(follow(before, after, old_path, new_path))
-    order = [p for p in rewrites if p != new_path] + [new_path]  # the moved note last
-    plan = []
-    for path in order:
-        text = read(path)
-        new = rewrite_links(text, _first(rewrites[path]))
-        if new != text:
-            plan.append((path, text, new))
-    return plan
-
-
-def _first(each: Sequence[Callable[[Link], str | None]]) -> Callable[[Link], str | None]:
-    """The `rewrite_links` callback that rewrites a link as the first of `each` that does."""
-
-    def rewrite(link: Link) -> str | None:
-        return next((r for r in (f(link) for f in each) if r is not None), None)
-
-    return rewrite
+    it (`follow`). `referrers` are the other notes (a note's link to itself is the moved
+    note's own: `follow`). `read(path)` gives a note's text by its path after the move
+    (`new_path`: the moved note). Returns (path after the move, text now, new text) of each
+    note whose text changes, in `referrers` order, the moved note last; other bytes are kept
+    (rewrite_links)."""
+    texts: dict[str, tuple[str, str]] = {}  # path -> (text now, text after the rewrites)
+    rewrites = [(after.id_path[src],
+                 retarget(before, after, after.id_path[src], note_id, after.link_text(note_id)))
+                for src in referrers]
+    for path, rewrite in [*rewrites, (new_path, follow(before, after, old_path, new_path))]:
+        if path not in texts:
+            text = read(path)
+            texts[path] = (text, text)
+        now, planned = texts[path]
+        texts[path] = (now, rewrite_links(planned, rewrite))
+    order = [p for p in texts if p != new_path] + [new_path]  # the moved note last
+    return [(p, *texts[p]) for p in order if texts[p][0] != texts[p][1]]

@@ -102,7 +102,8 @@ def test_moves_keep_every_markdown_link_s_note_and_style(seed: int) -> None:
         note_id = ids[old_path]
         after = moved(before, note_id, new_path)
         meant = meanings(notes, before)
-        referrers = [ids[p] for p in sorted(notes) if note_id in meant[p]]
+        referrers = [ids[p] for p in sorted(notes)  # the other notes (snapshot.py)
+                     if note_id in meant[p] and p != old_path]
         text_of = {new_path if p == old_path else p: t for p, t in notes.items()}
         for path, _, new in relink_plan(text_of.__getitem__, referrers, note_id, before, after,
                                         old_path, new_path):
@@ -127,15 +128,21 @@ def test_moves_keep_every_markdown_link_s_note_and_style(seed: int) -> None:
         notes = text_of
 
 
-@pytest.mark.parametrize("link", ["[me](./X.md)", "[me](X.md)", "[me](a/X.md)", "[me](/a/X.md)"])
-def test_a_moved_note_s_link_to_itself_is_rewritten_once(link: str) -> None:
-    """A note's link to itself, moved to a name that a note beside its old place has: it is
-    retargeted at the moved note, and not then read from the old folder as a link to that
-    other note (`./Y.md` rewritten `../a/Y.md`)."""
-    paths = {1: "a/X.md", 2: "a/Y.md"}
+@pytest.mark.parametrize(("new_path", "want"), [
+    ("proj/X.md", "./X"),  # bare `X.md` would be the root's X.md: `./`
+    ("proj/other/X.md", "other/X"),  # no vault path `other/X.md`: bare, as written
+    ("z/X.md", "../z/X"),
+    ("proj/sub/Y.md", "sub/Y"),
+])
+def test_a_bare_relative_link_stays_bare_unless_the_root_would_take_it(
+        new_path: str, want: str) -> None:
+    """`[x](sub/X.md)` in `proj/a.md` ("relative path to file", as Obsidian writes it: no
+    `./`) meant `proj/sub/X.md` (no vault path `sub/X.md`): after a move it is the path from
+    `proj/`, with `./` only where the vault path would win."""
+    paths = {1: "X.md", 2: "proj/sub/X.md", 3: "proj/a.md"}
     before = Resolver.build(paths, {})
-    after = moved(before, 1, "b/Y.md")
-    plan = relink_plan(lambda p: link + "\n", [1], 1, before, after, "a/X.md", "b/Y.md")
-    assert [p for p, _, _ in plan] == ["b/Y.md"]
+    after = moved(before, 2, new_path)
+    plan = relink_plan(lambda p: "[x](sub/X.md)\n", [3], 2, before, after, "proj/sub/X.md",
+                       new_path)
     (new,) = targets(plan[0][2])
-    assert after.resolve_markdown(new, "b/Y.md") == 1
+    assert new == want and after.resolve_markdown(new, "proj/a.md") == 2
