@@ -39,7 +39,7 @@ def markdown_target(after: Resolver, written: str, note_id: int, was: str, old_s
     elif bare.startswith("/"):
         forms = []
     elif "/" not in bare:
-        forms = [title_of(new), new]
+        forms = [title_of(path), new]
     elif (path_key(posixpath.normpath(posixpath.join(posixpath.dirname(old_src), bare)))
           == path_key(was) != path_key(bare)):
         forms = [rel, dotted]
