@@ -5,10 +5,14 @@ and every option README gives a command there is one the command has."""
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import re
 from pathlib import Path
 
 from harness.cli import build_parser
+from tests.forks import run_cli
+from tests.harness.test_server_e2e import CHILD_ENV, REPO
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
@@ -105,3 +109,24 @@ def test_every_rmh_word_in_readme_is_a_command() -> None:
     unknown = {c for span in re.findall(r"`(rmh [^`]+)`", text) for c in named(span)
                if re.fullmatch(r"[a-z][a-z-]*", c) and c not in table}
     assert sorted(unknown) == []
+
+
+def test_exec_json_prints_the_fields_readme_lists(tmp_path: Path) -> None:
+    """README's `rmh exec --json` field list is the document's keys (it lacked duration_s and
+    stdout_truncated / stderr_truncated)."""
+    text = re.sub(r"\s+", " ", README.read_text(encoding="utf-8"))
+    listed = re.search(r"`--json` prints `([^`]+)`", text)
+    assert listed is not None
+    fields = {re.sub(r"\{.*\}", "", f).strip() for f in listed[1].split(", ")}
+    env = {k: v for k, v in os.environ.items() if k in CHILD_ENV}
+    env["PYTHONPATH"] = str(REPO)
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "a.md").write_text("alpha\n", encoding="utf-8")
+    init = run_cli(["init", str(vault), "--no-dense"], env=env, cwd=tmp_path)
+    assert init.returncode == 0, init.stderr
+    out = run_cli(["--vault", str(vault), "exec", "--no-dense", "--json", "-c", "1 / 0"],
+                  env=env, cwd=tmp_path)
+    doc = json.loads(out.stdout)
+    assert set(doc) == fields
+    assert set(doc["error"]) == {"type", "message", "traceback"}
