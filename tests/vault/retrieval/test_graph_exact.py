@@ -14,6 +14,7 @@ import pytest
 
 from vault import SearchEngine, SearchParams, Vault
 from vault.learning.edges import WeightedEdges
+from vault.retrieval.association import couse_values
 from vault.retrieval.signals.graph import Walk, adjacency, exact_sum, pagerank
 
 from .test_path_ties import QUERIES, by_edits, in_path_order, one_by_one, vault_files
@@ -100,3 +101,31 @@ def test_same_files_same_bytes_whatever_the_history(tmp_path: Path, seed: int) -
         assert "'graph'" in want[0]  # the graph signal scored these hits
         assert byte_answers(tmp_path / "shuffled", params) == want
         assert byte_answers(tmp_path / "edited", params) == want
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_couse_gives_each_note_the_same_bits_whatever_the_edge_order(seed: int) -> None:
+    """A note co-used with several seeds sums their shares in seed order, not in the order
+    the learned edges are stored (by note id): the same edges renumbered give the same bits."""
+    rng = np.random.default_rng(seed)
+    n = 40
+    pairs = [(a, b) for a in range(n) for b in range(a + 1, n) if rng.random() < 0.5]
+    edges = WeightedEdges(np.asarray([a for a, _ in pairs], dtype=np.int64),
+                          np.asarray([b for _, b in pairs], dtype=np.int64),
+                          rng.random(len(pairs)))
+    seeds = rng.choice(n, 15, replace=False)
+    sigma = np.sort(rng.random(15))[::-1]
+    useful = rng.random(n)
+    want = couse_values(edges, seeds, sigma, useful)
+    assert np.count_nonzero(want) > 5
+    for _ in range(4):
+        perm = rng.permutation(n)
+        flip = rng.random(len(edges)) < 0.5
+        a = np.where(flip, edges.b, edges.a)
+        b = np.where(flip, edges.a, edges.b)
+        shuffle = rng.permutation(len(edges))
+        moved = WeightedEdges(perm[a][shuffle], perm[b][shuffle], edges.w[shuffle])
+        u = np.zeros(n)
+        u[perm] = useful
+        got = couse_values(moved, perm[seeds], sigma, u)
+        assert got[perm].tobytes() == want.tobytes()
