@@ -10,6 +10,7 @@ tests/test_import_directions.py import the modules inside directly.
 """
 
 from .cancel import cancellable as cancellable
+from .conversation import CONVERSATION_DATE_ORDERS as CONVERSATION_DATE_ORDERS
 from .conversation import CONVERSATION_FORMATS as CONVERSATION_FORMATS
 from .conversation import STABILITY_MODES as STABILITY_MODES
 from .conversation import ArchiveDecision as ArchiveDecision

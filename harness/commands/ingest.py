@@ -11,6 +11,7 @@ from typing import Any
 
 from harness.extraction import FILE_BYTES, ConversationFileTooLarge, read_conversation_file
 from vault import (
+    CONVERSATION_DATE_ORDERS,
     CONVERSATION_FORMATS,
     ingest_conversations,
     load_transcript,
@@ -51,7 +52,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
     cfg = load(vault=args.vault)
     text = transcript_text(args.file, cfg.extract.file_bytes)
-    loaded = load_transcript(text, args.format, Path(args.file).stem)
+    loaded = load_transcript(text, args.format, Path(args.file).stem, args.date_order)
     for problem in loaded.problems:
         print(f"rmh: {args.file}: skipped {problem}", file=sys.stderr)
     convs, use_nlp, extraction = prepare(cfg, cfg.require_vault(), loaded.conversations)
@@ -96,9 +97,13 @@ def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
         "ingest", help="turn a conversation file into notes (turns, sessions, entities, facts)")
     p.add_argument("file", help="rmh-conversation/1, LoCoMo, LongMemEval, an OpenAI chat "
-                   "messages list, a ChatGPT or Claude.ai export (conversations.json), or a "
-                   "Claude Code / Codex CLI session JSONL")
+                   "messages list, a ChatGPT or Claude.ai export (conversations.json), a "
+                   "Claude Code / Codex CLI session JSONL, a WhatsApp chat export (.txt) or a "
+                   "plain \"Name: text\" transcript")
     p.add_argument("--format", choices=CONVERSATION_FORMATS, default="auto")
+    p.add_argument("--date-order", choices=CONVERSATION_DATE_ORDERS, default=None,
+                   help="how a WhatsApp export's dates read, day or month first (needed only "
+                   "where no date shows it: no field above 12)")
     p.add_argument("--regenerate", action="store_true",
                    help="rewrite notes edited by hand since the ingest wrote them (the edited "
                    "version goes to .rmh/trash/) and write again those deleted; without it "
