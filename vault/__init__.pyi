@@ -22,6 +22,7 @@ from .conversation import conversation_with_entities as conversation_with_entiti
 from .conversation import demoted_text as demoted_text
 from .conversation import ingest_conversations as ingest_conversations
 from .conversation import load_conversations as load_conversations
+from .conversation import load_slack_export as load_slack_export
 from .conversation import load_transcript as load_transcript
 from .conversation import next_in_vault as next_in_vault
 from .conversation import remembered as remembered

@@ -39,3 +39,21 @@ def test_an_undecided_date_order_names_the_option_that_settles_it(
     assert main(["--vault", str(vault), "ingest", str(chat), "--date-order", "dmy",
                  "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["written"] == 0
+
+
+def test_an_unzipped_slack_export_folder_ingests_a_conversation_a_channel(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    vault, export = tmp_path / "v", tmp_path / "Acme Slack export"
+    (export / "general").mkdir(parents=True)
+    (export / "users.json").write_text(json.dumps([{"id": "U1", "real_name": "Ann Lee"}]))
+    day = [{"type": "message", "user": "U1", "text": "I sold my bike", "ts": "1714557600.0002"}]
+    (export / "general" / "2024-05-01.json").write_text(json.dumps(day))
+    assert main(["--vault", str(vault), "init"]) == 0
+    capsys.readouterr()
+    assert main(["--vault", str(vault), "ingest", str(export), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["conversations"] == ["general"] and doc["turns"] == 1
+    assert "Ann Lee: I sold my bike" in (
+        vault / "conversations/general/2024-05-01/general 1714557600.0002.md").read_text()
+    assert main(["--vault", str(vault), "ingest", str(export), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["written"] == 0

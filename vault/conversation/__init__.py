@@ -19,6 +19,7 @@ from .reading import ALL_FORMATS as CONVERSATION_FORMATS
 from .reading import DATE_ORDERS as CONVERSATION_DATE_ORDERS
 from .reading import Loaded as LoadedConversations
 from .reading import load_report as load_transcript
+from .slack import load_slack_export
 from .stability import MODES as STABILITY_MODES
 from .stability import Stability, conversation_from_corpus
 from .stability import stability as conversation_stability
@@ -44,6 +45,7 @@ __all__ = [
     "demoted_text",
     "ingest_conversations",
     "load_conversations",
+    "load_slack_export",
     "load_transcript",
     "next_in_vault",
     "remembered",

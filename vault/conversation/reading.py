@@ -1,7 +1,8 @@
 """Any conversation file -> `Loaded`: which reader a file goes to, by `--format` or by shape.
 
 The readers: `formats` (simple, LoCoMo, LongMemEval), `transcripts` (Claude Code, Codex CLI,
-OpenAI chat), `exports` (ChatGPT, Claude.ai) and the text chats (`whatsapp`, `plain_chat`).
+OpenAI chat), `exports` (ChatGPT, Claude.ai), the text chats (`whatsapp`, `plain_chat`) and
+a Slack channel's day file (`slack`; a whole export folder: `slack.load_slack_export`).
 Auto-detection tries JSON first, then the JSONL shapes, then the text shapes (a WhatsApp
 header on the first line; then a plain transcript), and names every shape read when none fits.
 """
@@ -16,6 +17,7 @@ from ..errors import ConversationFormatError
 from .exports import EXPORT_FORMATS, export_kind, parse_export
 from .formats import EXPECTED, FORMATS, Conversation, decode_json, load, text_only
 from .plain_chat import is_plain_chat, parse_plain
+from .slack import is_slack, parse_slack
 from .transcripts import (
     TRANSCRIPT_FORMATS,
     Loaded,
@@ -28,7 +30,7 @@ from .transcripts import (
 )
 from .whatsapp import DATE_ORDERS, is_whatsapp, parse_whatsapp
 
-TEXT_FORMATS: tuple[str, ...] = ("whatsapp", "text")
+TEXT_FORMATS: tuple[str, ...] = ("whatsapp", "text", "slack")
 ALL_FORMATS: tuple[str, ...] = FORMATS + TRANSCRIPT_FORMATS + EXPORT_FORMATS + TEXT_FORMATS
 __all__ = ["ALL_FORMATS", "DATE_ORDERS", "Loaded", "load_report"]
 
@@ -58,6 +60,8 @@ def _load_report(text: str, fmt: str, default_id: str, date_order: str | None) -
         return _one(*parse_whatsapp(text, default_id, date_order))
     if fmt == "text":
         return _one(*parse_plain(text, default_id))
+    if fmt == "slack":
+        return _one(*parse_slack(_json(text), default_id))
     if fmt in EXPORT_FORMATS:
         return Loaded(*parse_export(_json(text), fmt, default_id))
     if fmt == "auto":
@@ -80,6 +84,8 @@ def _load_report(text: str, fmt: str, default_id: str, date_order: str | None) -
             return parse_openai(obj, default_id)
         if (export := export_kind(obj)) is not None:
             return Loaded(*parse_export(obj, export, default_id))
+        if is_slack(obj):
+            return _one(*parse_slack(obj, default_id))
         if isinstance(obj, Mapping) and "sessions" not in obj:
             kind = detect_jsonl(text)  # a one-line JSONL file is also valid JSON
             if kind is not None:

@@ -105,7 +105,7 @@ def test_a_chatgpt_export_is_idempotent_grows_and_is_found(tmp_path: Path) -> No
 
 @pytest.mark.parametrize("text", [
     "", "[]", "{}", "Subject: bike\nFrom: Bob\nTo: Ann\n",  # WhatsApp, "Name: text": read
-    json.dumps([{"type": "message", "user": "U1", "text": "hi", "ts": "1700000000.000100"}]),
+    json.dumps([{"type": "file", "user": "U1", "text": "hi", "ts": "1700000000.000100"}]),
     json.dumps({"guild": {}, "messages": [{"author": {"name": "b"}, "content": "hi"}]}),
     json.dumps({"role": "user"}) + "\n" + json.dumps({"content": "hi"}),
 ])
@@ -113,7 +113,7 @@ def test_a_file_of_no_known_shape_names_every_format(text: str) -> None:
     with pytest.raises(ConversationFormatError) as info:
         load_transcript(text)
     for name in ("simple", "LoCoMo", "LongMemEval", "OpenAI chat", "ChatGPT", "Claude.ai",
-                 "Claude Code", "Codex", "WhatsApp", "Name: text"):
+                 "Claude Code", "Codex", "WhatsApp", "Name: text", "Slack"):
         assert name in info.value.reason
 
 
