@@ -87,9 +87,11 @@ def test_a_structured_answer_that_refuses_nothing_keeps_the_cap(
 
 def test_odd_bodies_refuse_nothing_and_never_raise() -> None:
     sent = {"max_tokens": 1, "temperature": 0.0}
-    for body in [None, "text", [], {"detail": "Not Found"}, {"detail": [1, None, {"loc": 3}]},
-                 {"detail": [{"type": "extra_forbidden", "loc": []}]}, {"code": 7, "param": 8},
-                 {"code": "unsupported_parameter", "param": ["max_tokens"]}]:
+    bodies: list[object] = [
+        None, "text", [], {"detail": "Not Found"}, {"detail": [1, None, {"loc": 3}]},
+        {"detail": [{"type": "extra_forbidden", "loc": []}]}, {"code": 7, "param": 8},
+        {"code": "unsupported_parameter", "param": ["max_tokens"]}]
+    for body in bodies:
         assert refused_param(body, "", sent) == ""
     for code in sorted(REFUSAL_CODES):
         assert refused_param({"code": code, "param": "temperature"}, "", sent) == "temperature"
