@@ -61,6 +61,16 @@ class Parser(argparse.ArgumentParser):
             print(json_line(doc))
         super().error(one_line(message))
 
+    def _get_values(self, action: argparse.Action, arg_strings: list[str]) -> Any:
+        # Python 3.11's argparse drops a "--" that is an option's own value (`--find=--`,
+        # `--session=--`): the option got [], unconverted and unchecked (a traceback later
+        # on). It is the value "--", as `--find -- ` would be were "--" not the separator.
+        if action.option_strings and action.nargs in (None, "?") and arg_strings == ["--"]:
+            value = self._get_value(action, "--")
+            self._check_value(action, value)
+            return value
+        return super()._get_values(action, arg_strings)
+
 
 def _base_parser() -> tuple[argparse.ArgumentParser, Any]:
     """The global options and an empty sub-command table."""

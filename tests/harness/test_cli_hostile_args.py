@@ -4,6 +4,7 @@ traceback, and a refused command writes nothing: not in the vault, not beside it
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 from pathlib import Path
@@ -134,3 +135,59 @@ def test_json_after_double_dash_is_a_word_not_the_option(
     code, out, err = cli(tmp_path, "--vault", str(root), *argv)
     assert code == 2, err
     assert (json.loads(out)["error"]["kind"] == "usage") if asked else out == ""
+
+
+def _value_options() -> list[tuple[list[str], str, str, list[str]]]:
+    """(command words, an option taking a value, its dest, the command's required
+    positionals) for every command of the parser."""
+    from harness.cli import build_parser
+
+    found = []
+
+    def walk(parser: argparse.ArgumentParser, path: list[str]) -> None:
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        if subs:
+            for name, sp in subs[0].choices.items():
+                walk(sp, [*path, name])
+            return
+        pos = [next(iter(a.choices)) if a.choices else "Note" for a in parser._actions
+               if not a.option_strings and a.nargs not in ("?", "*")]
+        found.extend((path, a.option_strings[-1], a.dest, pos) for a in parser._actions
+                     if a.option_strings and a.nargs != 0 and a.option_strings[-1][:2] == "--")
+
+    walk(build_parser(None), [])
+    return found
+
+
+@pytest.mark.parametrize("path, option, dest, pos", _value_options(), ids=str)
+def test_an_option_whose_value_is_double_dash_gets_that_value(
+        path: list[str], option: str, dest: str, pos: list[str]) -> None:
+    """Python 3.11's argparse gave `--session=--` the value [] (a list, never converted or
+    checked): `rmh read --session=-- Note` was a TypeError traceback. It is the text "--"
+    now, checked like any other value: a value or a usage error (exit 2)."""
+    from harness.cli import build_parser
+
+    try:
+        ns = build_parser(None).parse_args([*path, f"{option}=--", *pos])
+    except SystemExit as exc:
+        assert exc.code == 2
+        return
+    assert not isinstance(getattr(ns, dest), list), vars(ns)
+
+
+def test_read_with_session_double_dash_answers(tmp_path: Path) -> None:
+    root = _vault(tmp_path)
+    (root / "Note.md").write_text("# Note\n", encoding="utf-8")
+    code, out, err = cli(tmp_path, "--vault", str(root), "read", "--session=--", "Note", "--json")
+    assert code == 0, err
+    assert json.loads(out)["note"] == "Note.md"
+
+
+def test_a_query_of_bytes_that_are_not_utf8_is_searched(tmp_path: Path) -> None:
+    """`rmh search $'\\xff'` (with the dense encoder) was a TypeError traceback."""
+    root = _vault(tmp_path)
+    (root / "Note.md").write_text("# Note\n", encoding="utf-8")
+    code, out, err = cli(tmp_path, "--vault", str(root), "search", "--json", "--",
+                         os.fsdecode(b"Note \xff\xfe"))
+    assert code == 0, err
+    assert [h["note"] for h in json.loads(out)["hits"]] == ["Note.md"]

@@ -41,7 +41,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ModelUnavailable
-from .encoders import cpu_session
+from .encoders import cpu_session, tokenizable
 from .interrupted import model_error
 
 MAX_TOKENS = 512
@@ -331,7 +331,8 @@ class OnnxCrossEncoder:
         when the model fails on them."""
         out = np.zeros(len(passages), dtype=np.float64)
         for start in range(0, len(passages), BATCH_SIZE):
-            batch = [(query, p) for p in passages[start : start + BATCH_SIZE]]
+            query_text, *texts = tokenizable([query, *passages[start : start + BATCH_SIZE]])
+            batch = [(query_text, p) for p in texts]
             try:
                 out[start : start + len(batch)] = self._run(
                     self._tokenizer.encode_batch(batch))
