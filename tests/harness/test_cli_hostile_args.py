@@ -142,7 +142,7 @@ def _value_options() -> list[tuple[list[str], str, str, list[str]]]:
     positionals) for every command of the parser."""
     from harness.cli import build_parser
 
-    found = []
+    found: list[tuple[list[str], str, str, list[str]]] = []
 
     def walk(parser: argparse.ArgumentParser, path: list[str]) -> None:
         subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
