@@ -69,6 +69,9 @@ def _snapshot(root: Path) -> dict[str, bytes]:
     ("write", "Note", "--expected-hash", "a\nb"),
     ("write", "Note", "--expected-hash", "g" * 64),
     ("edit", "Note", "replace", "--expected-hash", "0" * 63, "--find", "Note", "--text", "X"),
+    # a subject of non-UTF-8 bytes was a UnicodeEncodeError traceback writing the intent
+    ("forget", "--subject", os.fsdecode(b"bad\xff\xfe")),
+    ("forget", "--subject", os.fsdecode(b"\xc3"), "--dry-run"),
 ])
 def test_a_malformed_value_is_a_usage_error_naming_the_option(
         tmp_path: Path, argv: tuple[str, ...]) -> None:
