@@ -69,6 +69,8 @@ def _snapshot(root: Path) -> dict[str, bytes]:
     ("write", "Note", "--expected-hash", "a\nb"),
     ("write", "Note", "--expected-hash", "g" * 64),
     ("edit", "Note", "replace", "--expected-hash", "0" * 63, "--find", "Note", "--text", "X"),
+    ("conversation", "note", "c1", "s1", "T", "t", "--date", "nan"),  # was a traceback
+    ("conversation", "note", "c1", "s1", "T", "t", "--date", ""),
     # a subject of non-UTF-8 bytes was a UnicodeEncodeError traceback writing the intent
     ("forget", "--subject", os.fsdecode(b"bad\xff\xfe")),
     ("forget", "--subject", os.fsdecode(b"\xc3"), "--dry-run"),
@@ -194,3 +196,41 @@ def test_a_query_of_bytes_that_are_not_utf8_is_searched(tmp_path: Path) -> None:
                          os.fsdecode(b"Note \xff\xfe"))
     assert code == 0, err
     assert [h["note"] for h in json.loads(out)["hits"]] == ["Note.md"]
+
+
+def _positionals() -> list[tuple[list[str], int, list[tuple[str, object]]]]:
+    """(command words, index of a required positional, every required positional's dest and
+    choices) for every command with one."""
+    from harness.cli import build_parser
+
+    found: list[tuple[list[str], int, list[tuple[str, object]]]] = []
+
+    def walk(parser: argparse.ArgumentParser, path: list[str]) -> None:
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        if subs:
+            for name, sp in subs[0].choices.items():
+                walk(sp, [*path, name])
+            return
+        pos: list[tuple[str, object]] = [(a.dest, a.choices) for a in parser._actions
+                                         if not a.option_strings and a.nargs is None]
+        found.extend((path, j, pos) for j in range(len(pos)))
+
+    walk(build_parser(None), [])
+    return found
+
+
+@pytest.mark.parametrize("path, j, pos", _positionals(), ids=str)
+def test_a_positional_after_the_separator_may_be_double_dash(
+        path: list[str], j: int, pos: list[tuple[str, object]]) -> None:
+    """`rmh conversation note -- ID -- T X`: the session "--" was [] (Python 3.11's argparse
+    drops every "--"), then a TypeError traceback."""
+    from harness.cli import build_parser
+
+    words = ["--" if k == j else (next(iter(c)) if c else "w")  # type: ignore[call-overload]
+             for k, (_, c) in enumerate(pos)]
+    try:
+        ns = build_parser(None).parse_args([*path, "--", *words])
+    except SystemExit as exc:
+        assert exc.code == 2 and pos[j][1] is not None  # "--" is no choice
+        return
+    assert getattr(ns, pos[j][0]) == "--"
