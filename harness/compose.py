@@ -30,6 +30,7 @@ from vault import (
     OnnxCrossEncoder,
     ReadOnlyUsage,
     ReadOnlyVault,
+    RunBound,
     SearchEngine,
     SearchParams,
     SessionLocks,
@@ -49,6 +50,7 @@ from .ask_used import WIKI_LINK
 from .config import Config, load
 from .config_file import user_path
 from .errors import Refused
+from .run_bound import WallClock
 
 log = logging.getLogger("rmh.embed")
 
@@ -187,8 +189,9 @@ def open_vault(
     """
     root: Path = cfg.require_vault()
     encoder = shared_encoder(graph_folder(cfg)) if dense else None
+    bound: RunBound = WallClock(cfg.rerank.timeout_s)  # vault reads no clock: the shell's
     reranker = (OnnxCrossEncoder.load(user_path(cfg.rerank.model_dir),  # "~/models/x" too
-                                      timeout_s=cfg.rerank.timeout_s)
+                                      bound=bound)
                 if cfg.rerank.model_dir else None)
 
     def engine(own: EmbeddingCache) -> SearchEngine:

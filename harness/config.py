@@ -19,6 +19,7 @@ from typing import Any
 from .config_file import beside, expand_home, fault_after, read_config, user_path
 from .config_learning import LearningSection
 from .hooks_client import MAX_WAIT_S
+from .run_bound import TIMEOUT_S
 
 MAX_K = 100  # the most hits one search returns: [search].k and every surface's `k`
 SIGNALS = ("asked", "asked_floor", "asked_walk", "bm25", "conjunctive", "context", "couse",
@@ -84,7 +85,7 @@ class RerankSection:
     model_dir: str = ""
     top_n: int = 15
     keep: int = 10
-    timeout_s: float = 30.0  # one model run; past it the query keeps the fused order
+    timeout_s: float = TIMEOUT_S  # one model run; past it the query keeps the fused order
 
     def __post_init__(self) -> None:
         if self.timeout_s <= 0:

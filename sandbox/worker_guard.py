@@ -132,17 +132,29 @@ def drop_capabilities() -> None:
     _check(_libc().syscall(number, header, data), "capset")
 
 
-def reach_imports_by_descriptor() -> None:
+def reach_imports_by_descriptor() -> bool:
     """Point every import directory on sys.path at /proc/self/fd/N of a descriptor opened
     now, so imports keep working after a drop to a uid without search rights on the
-    directories above the interpreter (a process may always use its own /proc/self/fd)."""
+    directories above the interpreter (a process may always use its own /proc/self/fd).
+    A directory's descriptor is of a detached copy of its mount tree where the kernel allows
+    one (worker_root.detached_copy: root with its own mount namespace), so '..' from it does
+    not climb to the folders above it: a descriptor of the directory itself let the dropped
+    uid list and read every folder between the interpreter and a 0700 /root (all of a pyenv
+    tree, a checkout or venv under it) that it cannot reach by path. True when
+    every directory is such a copy."""
     paths: list[str] = []
+    detached = True
     for entry in sys.path:  # directories, and a zip of the standard library where there is one
-        if os.path.exists(entry):
+        if not os.path.exists(entry):
+            continue
+        fd = worker_root.detached_copy(entry) if os.path.isdir(entry) else None
+        if fd is None:  # a file ('..' after it is ENOTDIR), or no copy possible here
+            detached = detached and not os.path.isdir(entry)
             fd = os.open(entry, os.O_PATH | os.O_CLOEXEC)
-            paths.append(f"/proc/self/fd/{fd}")
+        paths.append(f"/proc/self/fd/{fd}")
     sys.path[:] = paths
     sys.path_importer_cache.clear()
+    return detached
 
 
 def drop_identity(uid: int, gid: int) -> None:
@@ -282,8 +294,8 @@ def install(plan: Mapping[str, Any], parent: int) -> list[str]:
     ruleset, abi = landlock_ruleset(list(landlock)) if landlock is not None else (-1, 0)
     identity = plan.get("identity")
     if identity is not None:
-        if root is None:
-            reach_imports_by_descriptor()
+        if root is None and reach_imports_by_descriptor():
+            done.append("detached-imports")
         drop_identity(int(identity[0]), int(identity[1]))
         done.append(f"uid{identity[0]}")
     if plan.get("userns") and (userns or own_user_namespace()):

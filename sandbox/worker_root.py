@@ -23,7 +23,9 @@ namespace as above, with a read-only tmpfs over /dev holding only `nodes` (null,
 urandom), each bound read-only from the host's (nothing else of /dev: no ptmx, pts, shm, mqueue),
 and every mount of that namespace is made read-only (mount_setattr(2), recursive): a read of a
 host file through a writable mount set its access time (relatime: a file not read since its
-last change, or for a day), the one change of host metadata the read-only filter let through.
+last change, or for a day), the one change of host metadata the read-only filter let through;
+and without devices (nodev) but for the four binds: a device node elsewhere (a chroot's /dev
+with its pts bound beside it) opened as on the host, so /dev/ptmx's twin made host ptys.
 Where no mount namespace can be made (root without CAP_SYS_ADMIN, as in a container;
 unprivileged without user namespaces) it returns False and changes nothing.
 
@@ -54,7 +56,9 @@ _KEEP = {os.ST_NOSUID: _MS_NOSUID, os.ST_NODEV: _MS_NODEV, os.ST_NOEXEC: _MS_NOE
          os.ST_RELATIME: _MS_RELATIME}
 _MNT_DETACH = 2
 _SYS_MOUNT_SETATTR = 442  # the same number on x86_64 and aarch64
-_AT_FDCWD, _AT_RECURSIVE, _MOUNT_ATTR_RDONLY = -100, 0x8000, 1
+_SYS_OPEN_TREE = 428  # likewise
+_OPEN_TREE_CLONE = 1
+_AT_FDCWD, _AT_RECURSIVE, _MOUNT_ATTR_RDONLY, _MOUNT_ATTR_NODEV = -100, 0x8000, 1, 4
 _CLONE_NEWNS, _CLONE_NEWUSER = 0x00020000, 0x10000000
 _SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
 _NEW_ROOT = "/tmp"  # mount point of the new root's tmpfs, in the worker's namespace only
@@ -201,7 +205,11 @@ def private_dev(nodes: Sequence[str]) -> bool:
             os.close(fd)
     if sorted(os.listdir("/dev")) != sorted(os.path.basename(p) for p, _, _ in sources):
         raise MountError("/dev holds more than the device nodes after the mount")
-    _read_only_tree("/")
+    if _read_only_tree("/"):  # no device node anywhere else opens; these four again do
+        for path, _, _ in sources:
+            _mount_setattr(path, 0, _MOUNT_ATTR_NODEV, 0)
+            if os.statvfs(path).f_flag & os.ST_NODEV:
+                raise MountError(f"{path} still has no device access")
     return True
 
 
@@ -210,22 +218,57 @@ class _MountAttr(ctypes.Structure):
                 ("propagation", ctypes.c_uint64), ("userns_fd", ctypes.c_uint64)]
 
 
-def _read_only_tree(path: str) -> None:
-    """Make every mount at and beneath `path`, in this process's own mount namespace,
-    read-only (mount_setattr(2) with AT_RECURSIVE: only the read-only flag is added, so the
-    flags the kernel locks in a user namespace stay as they are); checked on `path`. Where
-    mount_setattr does not exist (a kernel before 5.12: ENOSYS) or a container's seccomp
-    profile predates it (EPERM), the mounts stay as they were (reads set access times)."""
+def _mount_setattr(path: str, attr_set: int, attr_clr: int, flags: int) -> bool:
+    """mount_setattr(2) on `path`; False where it does not exist (a kernel before 5.12:
+    ENOSYS) or a container's seccomp profile predates it (EPERM)."""
     libc = _libc()
     libc.syscall.restype = ctypes.c_long
-    attr = _MountAttr(_MOUNT_ATTR_RDONLY, 0, 0, 0)
-    if int(libc.syscall(_SYS_MOUNT_SETATTR, _AT_FDCWD, path.encode(), _AT_RECURSIVE,
+    attr = _MountAttr(attr_set, attr_clr, 0, 0)
+    if int(libc.syscall(_SYS_MOUNT_SETATTR, _AT_FDCWD, path.encode(), flags,
                         ctypes.byref(attr), ctypes.sizeof(attr))) < 0:
         if ctypes.get_errno() in (errno.ENOSYS, errno.EPERM):
-            return
+            return False
         _check(-1, f"mount_setattr({path})")
-    if not os.statvfs(path).f_flag & os.ST_RDONLY:
-        raise MountError(f"{path} is still writable after mount_setattr")
+    return True
+
+
+def _read_only_tree(path: str) -> bool:
+    """Make every mount at and beneath `path`, in this process's own mount namespace,
+    read-only and without devices (mount_setattr(2) with AT_RECURSIVE: only these two flags
+    are added, so the flags the kernel locks in a user namespace stay as they are); checked on
+    `path`. Without devices: a device node anywhere on the host's file system (a chroot's or a
+    container rootfs's /dev, with its devpts bound beside it) opened as on the host, so a
+    read-only open of its ptmx made a host pty after all. False, the mounts as they were
+    (reads set access times, device nodes open), where mount_setattr is refused."""
+    if not _mount_setattr(path, _MOUNT_ATTR_RDONLY | _MOUNT_ATTR_NODEV, 0, _AT_RECURSIVE):
+        return False
+    flags = os.statvfs(path).f_flag
+    if not flags & os.ST_RDONLY or not flags & os.ST_NODEV:
+        raise MountError(f"{path} is still writable or has devices after mount_setattr")
+    return True
+
+
+def detached_copy(path: str) -> int | None:
+    """A descriptor of a detached, read-only copy of the mount tree at directory `path`
+    (open_tree(2) OPEN_TREE_CLONE, recursive, close-on-exec): a path resolved through
+    /proc/self/fd/N of it reaches `path`'s tree only, since '..' at the root of a mount that
+    has no parent stays where it is (a descriptor of `path` itself let '..' climb to every
+    folder above it). None where the kernel refuses the copy (no CAP_SYS_ADMIN over this
+    process's mount namespace: root in a container without it; a kernel before 5.2)."""
+    libc = _libc()
+    libc.syscall.restype = ctypes.c_long
+    flags = _OPEN_TREE_CLONE | os.O_CLOEXEC | _AT_RECURSIVE
+    fd = int(libc.syscall(_SYS_OPEN_TREE, _AT_FDCWD, path.encode(), flags))
+    if fd < 0:
+        if ctypes.get_errno() in (errno.EPERM, errno.ENOSYS, errno.EINVAL):
+            return None
+        _check(-1, f"open_tree({path})")
+    try:
+        _read_only_tree(f"/proc/self/fd/{fd}")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def private_root(paths: Sequence[str], symlinks: Mapping[str, str]) -> None:

@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -518,9 +519,9 @@ def test_a_catch_up_past_the_dense_compaction_point_does_not_compact(
     compactions: list[int] = []
     real = DenseIndex._compacted
 
-    def counted(self: DenseIndex) -> DenseIndex:
+    def counted(self: DenseIndex, paths: Sequence[str] | None = None) -> DenseIndex:
         compactions.append(self.generation)
-        return real(self)
+        return real(self, paths)
 
     monkeypatch.setattr(DenseIndex, "_compacted", counted)
     rng = random.Random(2)

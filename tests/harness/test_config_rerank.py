@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from harness.config import ConfigError, RerankSection, load
+from harness.run_bound import TIMEOUT_S
 from tests.harness.test_cli_notes import make_vault, rmh
 from tests.vault.retrieval.cross_encoder_exports import Export, build
-from vault.retrieval.cross_encoder import TIMEOUT_S
 
 
 def test_timeout_defaults_to_the_engines_and_must_be_positive(tmp_path: Path) -> None:

@@ -10,11 +10,18 @@ from __future__ import annotations
 
 import ast
 import os
+import stat
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from sandbox import TIER_SECCOMP
 
 from .conftest import Host, run_attack
+
+ROOT = Path(__file__).resolve().parents[2]
 
 _CELL = """
 import os
@@ -75,3 +82,47 @@ def test_no_read_changes_a_host_files_access_time(host: Host, tmp_path: Path) ->
         if os.getuid() != 0:
             assert read == b"old news"  # it did read the file
     assert canary.stat().st_atime_ns == before, (read, canary.stat().st_atime)
+
+
+_CHILD = """
+import os, sys
+sys.path.insert(0, sys.argv[1])
+from sandbox import worker_root
+assert worker_root.private_dev(["/dev/null", "/dev/zero", "/dev/random", "/dev/urandom"])
+opened = []
+for path in sys.argv[2:]:
+    try:
+        os.close(os.open(path, os.O_RDONLY | os.O_NOCTTY | os.O_NONBLOCK))
+    except OSError:
+        continue
+    opened.append(os.path.basename(path))
+with open("/dev/urandom", "rb") as f, open("/dev/zero", "rb") as zero:
+    works = len(f.read(16)) == 16 and zero.read(2) == b"\\0\\0"
+print((opened, works))
+"""
+
+# (name, major, minor) of device nodes a chroot's or container rootfs's /dev holds
+_NODES = [("null", 1, 3), ("zero", 1, 5), ("full", 1, 7), ("urandom", 1, 9), ("tty", 5, 0),
+          ("ptmx", 5, 2)]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mknod and a mount namespace: root only")
+@pytest.mark.parametrize("nodes", [_NODES[:1], _NODES[1:4], _NODES])
+def test_no_device_node_outside_dev_opens(tmp_path: Path,
+                                          nodes: list[tuple[str, int, int]]) -> None:
+    """The private /dev held four nodes, but a device node anywhere else on the host's file
+    system (a chroot's or container rootfs's /dev, which the seccomp tier's uid may reach)
+    opened as on the host: with its devpts bound beside it (schroot does so) a read-only open of
+    its ptmx made a host pty (SBXDEV_devnode.py.txt: 3 ptys from one cell, as root and as
+    rmhtest the node opened). Every mount of the worker's namespace is now nodev but the four
+    binds. Run as private_dev itself, in a child process (its own mount namespace)."""
+    chroot_dev = tmp_path / "dev"
+    chroot_dev.mkdir()
+    for name, major, minor in nodes:
+        os.mknod(chroot_dev / name, 0o666 | stat.S_IFCHR, os.makedev(major, minor))
+    paths = [str(chroot_dev / name) for name, _, _ in nodes]
+    child = subprocess.run([sys.executable, "-c", _CHILD, str(ROOT), *paths],
+                           capture_output=True, text=True, timeout=60, check=False)
+    assert child.returncode == 0, child.stderr
+    opened, works = ast.literal_eval(child.stdout.strip())
+    assert opened == [] and works, child.stdout

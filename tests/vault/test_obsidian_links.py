@@ -3,6 +3,7 @@ resolves and follows a move as Obsidian's "update internal links" would, every o
 
 from __future__ import annotations
 
+import posixpath
 import random
 from pathlib import Path
 from urllib.parse import quote
@@ -10,6 +11,8 @@ from urllib.parse import quote
 import pytest
 
 from vault import Vault
+
+from .notes.obsidian_model import obsidian
 
 # File names Obsidian accepts, parentheses among them (`Black Swan (book).md`).
 PARTS = ["Black Swan (book)", "Plan (v2) final", "f(x)", "Caf\u00e9 (Paris)", "(draft)", "a&b"]
@@ -122,3 +125,100 @@ def test_a_name_shared_by_notes_resolves_as_obsidian_s_getlinkpathdest(
             f"[[{name} renamed]] [[{f}/{name}]] [[{name} 3]] [[/{name} 4]]\n")
         assert v.backlinks(f"moved/{name} renamed") == [f"{f}/Linker.md"]
         assert [ln.resolved for ln in v.links(f"{f}/Linker")][1] == f"{f}/{name}.md"
+
+
+@pytest.mark.parametrize("name", ["Note", "Plan (v2)", "Caf\u00e9 50%", "x y"])
+def test_a_markdown_link_takes_the_vault_path_before_its_folder_and_a_move_keeps_it(
+        tmp_path: Path, name: str) -> None:
+    """Obsidian resolves a markdown link's decoded path as a wiki-link's
+    (MetadataCache.getLinkpathDest): `[x](Name.md)` in `proj/` is the root's `Name.md` even
+    with a `proj/Name.md`, which `[x](./Name.md)` names; `[x](sub/D.md)` is the vault path
+    `sub/D.md` before `proj/sub/D.md`. A move writes each link in the style it was written and
+    so that it still means its note: `./` where a bare relative path would be the root's."""
+    root = tmp_path / "v"
+    enc = obsidian_url(name)
+    files = {f"{name}.md": "root\n", f"proj/{name}.md": "beside\n", "sub/D.md": "root sub\n",
+             "proj/sub/D.md": "beside sub\n", f"z/{name} 2.md": "z\n", f"{name} 2.md": "r2\n",
+             "t/Target.md": "t\n",
+             "proj/a.md": (f"[n]({enc}.md) [e](./{enc}.md) [f](<{name}.md#Top>) [d](sub/D.md)"
+                           f" [s](../z/{enc}%202.md) [t](Target) [u](/t/Target.md)"
+                           " [w](t/Target.md)\n")}
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    with Vault.init(root) as v:
+        assert [ln.resolved for ln in v.links("proj/a")] == [
+            f"{name}.md", f"proj/{name}.md", f"{name}.md", "sub/D.md", f"z/{name} 2.md",
+            "t/Target.md", "t/Target.md", "t/Target.md"]
+        assert v.backlinks(f"{name}.md") == ["proj/a.md"]
+        assert v.backlinks("proj/sub/D.md") == []
+        v.move(f"z/{name} 2.md", f"proj/{name} 2.md")  # `{name} 2.md` is the root's
+        v.move("t/Target.md", "arch/Target.md")
+        written = "".join(f"%{ord(c):02X}" if c in " %()" else c for c in name)  # as rmh does
+        assert (root / "proj/a.md").read_text(encoding="utf-8") == (
+            f"[n]({enc}.md) [e](./{enc}.md) [f](<{name}.md#Top>) [d](sub/D.md)"
+            f" [s](./{written}%202.md) [t](Target) [u](/arch/Target.md) [w](arch/Target.md)\n")
+        assert [ln.resolved for ln in v.links("proj/a")][4:] == [
+            f"proj/{name} 2.md", "arch/Target.md", "arch/Target.md", "arch/Target.md"]
+
+
+FOLDERS = ["", "proj", "proj/sub", "Z\u00fcrich x", "(par) f", "50% q"]
+NAMES = ["Note", "Plan (v2)", "50% done", "Caf\u00e9 #1", "x y", "v1.2 notes"]
+
+
+def link_forms(source: str, target: str) -> list[str]:
+    """A markdown destination to `target` from `source` as each "New link format" writes it
+    (Use [[Wikilinks]] off): shortest (the name), absolute (the vault path), relative (no `./`),
+    and by hand with `/` or `./`."""
+    rel = posixpath.relpath(target, posixpath.dirname(source) or ".")
+    return [posixpath.basename(target), target, rel, "/" + target,
+            rel if rel.startswith("../") else "./" + rel]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_generated_markdown_links_keep_their_notes_through_moves(
+        tmp_path: Path, seed: int) -> None:
+    """Notes named alike in the root, the linking folders and elsewhere, written outside rmh
+    and linked in every form Obsidian writes: each link means the note Obsidian's resolver
+    takes (obsidian_model.py), and after each of a sequence of moves (to names that clash) the
+    note it meant (a link that the moved note takes from another note, or from none, by the
+    vault path as Obsidian would, aside); only notes that linked the moved one change
+    (test_relinks.py checks each link's text)."""
+    rng = random.Random(seed)
+    root = tmp_path / "v"
+    paths = sorted({posixpath.join(rng.choice(FOLDERS), rng.choice(NAMES)) + ".md"
+                    for _ in range(9)})
+    for p in paths:
+        dests = [obsidian_url(f) for t in rng.sample(paths, 3) for f in link_forms(p, t)]
+        (root / p).parent.mkdir(parents=True, exist_ok=True)
+        (root / p).write_text(" ".join(f"[t]({d})" for d in dests) + "\n", encoding="utf-8")
+    who = {p: p for p in paths}  # path now -> the note's first path (its identity)
+    with Vault.init(root) as v:
+        def meanings() -> dict[str, list[str | None]]:
+            """Each link's note (its identity), checked against Obsidian's (the model's)."""
+            found = {p: v.links(p) for p in who}
+            for p, links in found.items():
+                assert [ln.resolved for ln in links] == [
+                    obsidian(ln.target, p, sorted(who)) for ln in links], p
+            return {p: [None if ln.resolved is None else who[ln.resolved] for ln in links]
+                    for p, links in found.items()}
+
+        meant = meanings()
+        for _ in range(4):
+            old = rng.choice(sorted(who))
+            new = posixpath.join(rng.choice(FOLDERS), rng.choice(NAMES) + " m") + ".md"
+            if "#" in new or any(new.lower() == p.lower() for p in who):  # rmh refuses a
+                continue  # new name with `#`, as Obsidian does; files may hold one
+            texts = {p: (root / p).read_text(encoding="utf-8") for p in who}
+            v.move(old, new)
+            who[new] = who.pop(old)
+            now = meanings()
+            for p, links in now.items():
+                was = old if p == new else p
+                for i, (m, n) in enumerate(zip(meant[was], links, strict=True)):
+                    if n == who[new] != m:
+                        continue  # taken by the moved note, as in Obsidian
+                    assert n == m, (p, i, old, new)
+                if p != new and (root / p).read_text(encoding="utf-8") != texts[p]:
+                    assert who[new] in meant[was]  # only a note linking the moved one changes
+            meant = {p: now[p] for p in who}

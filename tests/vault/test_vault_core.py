@@ -106,8 +106,9 @@ def test_move_keeps_id_and_rewrites_links(vault: Vault) -> None:
 
 
 def test_a_moved_note_s_own_relative_links_follow_it(vault: Vault) -> None:
-    """Moved from people/ to team/, a note's `[x](Carol.md)` (people/Carol.md) would mean
-    the root's Carol.md: it becomes `../people/Carol.md`; `[[Zed]]` (people/Zed.md, under its
+    """Moved from people/ to team/, a note's `[x](./Carol.md)` (people/Carol.md) would mean
+    team/Carol.md: it becomes `../people/Carol.md`; `[k](Carol.md)` meant the root's Carol.md
+    (the vault path first, as in Obsidian) and still does: kept; `[[Zed]]` (people/Zed.md, under its
     folder) would mean the shorter x/Zed.md: it becomes `[[people/Zed]]`; `[[Carol]]` meant
     the root's Carol.md (the vault path first, as in Obsidian) and still does: kept; its link
     to itself follows; a rename within the folder changes no byte of the note."""
@@ -115,15 +116,17 @@ def test_a_moved_note_s_own_relative_links_follow_it(vault: Vault) -> None:
     vault.write("people/Carol.md", "Carol.\n")
     vault.write("people/Zed.md", "Zed.\n")
     vault.write("x/Zed.md", "Another Zed.\n")
-    vault.write("people/Bob.md", "[c](Carol.md) [[Carol]] [[Zed]] [a](Auth.md) [me](Bob.md)\n")
+    vault.write("people/Bob.md",
+                "[c](./Carol.md) [k](Carol.md) [[Carol]] [[Zed]] [a](Auth.md) [me](Bob.md)\n")
     bob = vault.resolve("people/Bob")
     res = vault.move("people/Bob", "team/Dave")
     assert res.rewritten[-1] == "team/Dave.md"
     assert vault.read("team/Dave").text == (
-        "[c](../people/Carol.md) [[Carol]] [[people/Zed]] [a](Auth.md) [me](Dave.md)\n")
+        "[c](../people/Carol.md) [k](Carol.md) [[Carol]] [[people/Zed]] [a](Auth.md)"
+        " [me](Dave.md)\n")
     carol, auth = vault.resolve("people/Carol"), vault.resolve("Auth")
     assert [ln.resolved for ln in vault.read("team/Dave").links] == [
-        "people/Carol.md", "Carol.md", "people/Zed.md", "Auth.md", "team/Dave.md"]
+        "people/Carol.md", "Carol.md", "Carol.md", "people/Zed.md", "Auth.md", "team/Dave.md"]
     assert vault.resolve("team/Dave") == bob and carol != auth
     text = vault.read("team/Dave").text
     vault.move("team/Dave", "team/Eve")  # the same folder: only the link to itself changes
@@ -329,8 +332,8 @@ def test_prepare_sees_the_notes_as_they_are_now(tmp_path: Path, watch: bool) -> 
 
 def test_markdown_links_without_md_resolve_and_follow_a_move(tmp_path: Path) -> None:
     """`[t](../Target%20One)`, `[u](<../Target One#H>)` and `[s](Target%20One)` (by name, as
-    Obsidian writes a shortest path) mean `Target One.md`; a move rewrites them as it
-    rewrites `[x](../Target%20One.md)`: the path from the linking note, `.md` as written."""
+    Obsidian writes a shortest path) mean `Target One.md`; a move rewrites them in the style
+    written, `.md` as written: a path from the linking note stays one, a name stays a name."""
     v = Vault.init(tmp_path / "m")
     v.write("Target One.md", "t\n")
     v.write("people/Robert.md", "r\n")
@@ -342,9 +345,9 @@ def test_markdown_links_without_md_resolve_and_follow_a_move(tmp_path: Path) -> 
     assert res.rewritten == ("a/Note.md",)
     assert v.read("a/Note").text == (
         "see [t](../sub/Target%20Two), [u](<../sub/Target Two#H>), [r](Robert), "
-        "[s](../sub/Target%20Two) and [x](../sub/Target%20Two.md)\n")
+        "[s](Target%20Two) and [x](../sub/Target%20Two.md)\n")
     v.move("people/Robert", "people/Rob")
-    assert "[r](../people/Rob)," in v.read("a/Note").text
+    assert "[r](Rob)," in v.read("a/Note").text
     assert [ln.resolved for ln in v.links("a/Note")] == [
         "sub/Target Two.md", "sub/Target Two.md", "people/Rob.md", "sub/Target Two.md",
         "sub/Target Two.md"]

@@ -15,10 +15,11 @@ Names compare by `fold`: casefolded and in one Unicode normal form, so a link ty
 systems and sync tools may store it), and the other way round.
 A target that starts with `./` or `../` is a path relative to the linking note's folder and
 resolves to that note only (Obsidian's "relative path to file" links).
-Markdown links (`.md` optional, %-decoded by the scan) are relative to the linking note's folder,
-then to the vault root, then resolve by rules 1 and 2 as a wiki-link does (Obsidian's default
-"shortest path when possible" writes `[x](Note%20Name.md)` for a note in any folder); never by
-alias; one that starts with `./` or `../` names that path only.
+Markdown links (`.md` optional, %-decoded by the scan, `#heading` cut) resolve by the same rules
+1 and 2 (and `/`, `./`, `../`), never by alias: Obsidian passes their decoded path to the same
+`getLinkpathDest`, so `[x](Note.md)` in `proj/a.md` is the root's `Note.md` even when
+`proj/Note.md` exists (that one is `[x](./Note.md)`), and `[x](sub/N.md)` is the vault path
+`sub/N.md` before `proj/sub/N.md`, which it reaches by rule 2 (under the folder) when there is none.
 Unresolved links are kept as dangling (resolved = None).
 
 Spellings of one path (`Note.md` and `note.md` on a case-sensitive file system; `Café.md`
@@ -102,7 +103,9 @@ def alias_keys(aliases: Sequence[str]) -> list[str]:
 # markdown links resolve by name as wiki-links do, and without `.md`. 5: the vault path before
 # the linking note's folder, then notes under that folder, then the shorter path (was: the
 # folder first, then fewer folders); `[[/x]]` only from the root, as Obsidian (session 28).
-RULES = 5
+# 6: markdown links by rules 1 and 2 alone, as Obsidian: no "relative, then root" first
+# (`[x](Note.md)` in `proj/` was `proj/Note.md` before the root's `Note.md`) (session 29).
+RULES = 6
 
 SHORT = 8  # notes sharing a file name that `_exact` scans rather than look the path key up
 
@@ -317,17 +320,10 @@ class Resolver:
         return self.ids[found[0]] if found else None
 
     def resolve_markdown(self, target: str, source: str) -> int | None:
-        """The note id a markdown link `[x](target)` written in `source` points to: the path
-        from the linking note's folder, else from the vault root, else by rules 1 and 2 (a
-        `./` or `../` target: that path only)."""
-        rel = posixpath.normpath(posixpath.join(posixpath.dirname(source), target))
-        root = posixpath.normpath(target.lstrip("/"))
-        for cand in (rel,) if target.startswith(("./", "../")) else (rel, root):
-            if cand.startswith(".."):
-                continue
-            note_id = self._key_id(path_key(cand), cand)
-            if note_id is not None:
-                return note_id
+        """The note id a markdown link `[x](target)` written in `source` points to (`target`
+        decoded, `.md` and `#heading` dropped): rules 1 and 2 as `resolve_name`, as Obsidian
+        resolves it; the vault path first, so a path relative to the folder of `source` names
+        the note there only when written with `./` or when no other note has that vault path."""
         return self.resolve_name(target, source)
 
     def resolve(self, link: LinkRow, source: str) -> int | None:

@@ -171,6 +171,9 @@ def update_frontmatter(text: str, changes: Mapping[str, Any | None]) -> str:
     return update(text, changes)
 
 
+_ANGLE_UNSAFE = re.compile(r"#|%(?=[0-9A-Fa-f]{2})")
+
+
 def _encode_path(path: str) -> str:
     return _URL_UNSAFE.sub(lambda m: "".join(f"%{b:02X}" for b in m.group().encode()), path)
 
@@ -218,7 +221,9 @@ def _formatted(site: LinkSite, new: str) -> str:
     if site.angle:
         if "<" in path or ">" in path:
             raise NoteFormatError(f"link target cannot contain < or >: {new!r}")
-        return path
+        # the scan cuts `#heading` and %-decodes here too: only what it would misread is
+        # encoded (`#`, a `%` before two hex digits), so `<Plan 50% done.md>` stays as is
+        return _ANGLE_UNSAFE.sub(lambda m: "%23" if m.group() == "#" else "%25", path)
     return _encode_path(path)
 
 

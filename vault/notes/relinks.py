@@ -8,25 +8,63 @@ import bisect
 import posixpath
 from collections.abc import Callable, Sequence
 
-from .links import Resolver
+from .links import Resolver, path_key, strip_md, title_of
 from .note import Link, rewrite_links
 
 
-def retarget(
-    before: Resolver, src_path: str, note_id: int, wiki_text: str, new_path: str
-) -> Callable[[Link], str | None]:
-    """A `rewrite_links` callback for a move: every link in note `src_path` that meant
-    `note_id` before the move gets its new name (`wiki_text` for wiki-links, the relative path
-    for markdown links; `rewrite_links` does the %-encoding); other links stay as written,
-    and so does a link by one of the note's aliases (`[[Al]]` for Alice.md): the alias moves
-    with the note and still names it, and the text the reader sees stays the alias."""
+def markdown_target(after: Resolver, written: str, note_id: int, was: str, old_src: str,
+                    src: str) -> str | None:
+    """What a markdown link written `written` (decoded, `.md` dropped) in note `src` (at
+    `old_src` before the move) that meant note `note_id` (at `was` before the move) is
+    rewritten to, so that it means that note under `after` (links.py): None when it still
+    does (no byte changes), else a target in the style written, the first of its forms that
+    resolves to the note:
+    - `./x` or `../x`: the path relative to the folder of `src`, with `./` or `../`;
+    - `/x`: the path from the vault root, with `/`;
+    - a bare name (`Note`, Obsidian's "shortest path when possible"): the file name, else the
+      vault path, as Obsidian writes a name other notes share;
+    - a bare path relative to the folder of `old_src` (Obsidian's "relative path to file"
+      writes `sub/Note.md`, no `./`): the relative path, with `./` when a bare one would be
+      taken to another note (the vault path wins: `Note.md` in `proj/` is the root's);
+    - another bare path (Obsidian's "absolute path in vault"): the vault path.
+    Each falls back to `/` and the vault path, which names that note only."""
+    if after.resolve_markdown(written, src) == note_id:
+        return None
+    bare, path = written.strip(), after.id_path[note_id]
+    new = strip_md(path)  # the relative path of the file (`a.md` from `a/` is `../a`)
+    rel = strip_md(posixpath.relpath(path, posixpath.dirname(src) or "."))
+    dotted = rel if rel.startswith("../") else "./" + rel
+    if bare.startswith(("./", "../")):
+        forms = [dotted]
+    elif bare.startswith("/"):
+        forms = []
+    elif "/" not in bare:
+        forms = [title_of(path), new]
+    elif (path_key(posixpath.normpath(posixpath.join(posixpath.dirname(old_src), bare)))
+          == path_key(was) != path_key(bare)):
+        forms = [rel, dotted]
+    else:
+        forms = [new]
+    forms.append("/" + new)
+    return next((f for f in forms if after.resolve_markdown(f, src) == note_id), forms[-1])
+
+
+def retarget(before: Resolver, after: Resolver, src: str, note_id: int,
+             wiki_text: str) -> Callable[[Link], str | None]:
+    """A `rewrite_links` callback for a move: every link in note `src` (another note than the
+    moved one) that meant `note_id` before the move gets its new name (`wiki_text`
+    for wiki-links, `markdown_target` for markdown links: in the style written; `rewrite_links`
+    does the %-encoding); other links stay as written, and so does a link by one of the
+    note's aliases (`[[Al]]` for Alice.md): the alias moves with the note and still names it,
+    and the text the reader sees stays the alias."""
+    was = before.id_path.get(note_id, "")
 
     def rewrite(link: Link) -> str | None:
         if link.kind == "markdown":
-            if before.resolve_markdown(link.target, src_path) != note_id:
+            if before.resolve_markdown(link.target, src) != note_id:
                 return None
-            return posixpath.relpath(new_path, posixpath.dirname(src_path) or ".")
-        if not link.target or before.resolve_name(link.target, src_path) != note_id:
+            return markdown_target(after, link.target, note_id, was, src, src)
+        if not link.target or before.resolve_name(link.target, src) != note_id:
             return None
         return wiki_text
 
@@ -37,17 +75,18 @@ def follow(before: Resolver, after: Resolver, old_path: str,
            new_path: str) -> Callable[[Link], str | None]:
     """A `rewrite_links` callback for the moved note itself: each of its links that meant a
     note when written at `old_path` (resolved with `before`) but would not mean it from
-    `new_path` (with `after`) gets that note's name as seen from there: the relative path for
-    a markdown link (`[a](Alice.md)` moved from people/ to team/ -> `../people/Alice.md`), the
-    shortest unique name for a wiki-link. Links that still mean the same note stay as
-    written, so a rename within a folder changes no byte of the note."""
+    `new_path` (with `after`) gets that note's name as seen from there: for a markdown link
+    `markdown_target` (`[a](../people/Alice.md)` moved from work/ to team/x/ ->
+    `../../people/Alice.md`), the shortest unique name for a wiki-link. Links that still mean
+    the same note stay as written, so a rename within a folder changes no byte of the note."""
 
     def rewrite(link: Link) -> str | None:
         if link.kind == "markdown":
             meant = before.resolve_markdown(link.target, old_path)
-            if meant is None or after.resolve_markdown(link.target, new_path) == meant:
+            if meant is None:
                 return None
-            return posixpath.relpath(after.id_path[meant], posixpath.dirname(new_path) or ".")
+            return markdown_target(after, link.target, meant, before.id_path[meant], old_path,
+                                   new_path)
         if not link.target:
             return None
         meant = before.resolve_wiki(link.target, old_path)
@@ -81,13 +120,15 @@ def relink_plan(
     """The rewrites a move of note `note_id` from `old_path` to `new_path` needs, computed
     before anything changes: the links to it in each referrer (by id, resolved with `before`,
     the names as they were) as Obsidian does, then the moved note's own links that must follow
-    it (`follow`). `read(path)` gives a note's text by its path after the move (`new_path`:
-    the moved note). Returns (path after the move, text now, new text) of each note whose text
-    changes, in `referrers` order, the moved note last; other bytes are kept (rewrite_links)."""
+    it (`follow`). `referrers` are the other notes (a note's link to itself is the moved
+    note's own: `follow`). `read(path)` gives a note's text by its path after the move
+    (`new_path`: the moved note). Returns (path after the move, text now, new text) of each
+    note whose text changes, in `referrers` order, the moved note last; other bytes are kept
+    (rewrite_links)."""
     texts: dict[str, tuple[str, str]] = {}  # path -> (text now, text after the rewrites)
     rewrites = [(after.id_path[src],
-                 retarget(before, after.id_path[src], note_id, after.link_text(note_id),
-                          new_path)) for src in referrers]
+                 retarget(before, after, after.id_path[src], note_id, after.link_text(note_id)))
+                for src in referrers]
     for path, rewrite in [*rewrites, (new_path, follow(before, after, old_path, new_path))]:
         if path not in texts:
             text = read(path)

@@ -122,10 +122,18 @@ def couse_values(edges: WeightedEdges | None, seeds: Index, sigma: F64, useful: 
         return x
     pos = np.full(n, -1, dtype=np.int64)
     pos[seeds] = np.arange(seeds.size)
+    ks, ds, ws = [], [], []
     for src, dst in ((edges.a, edges.b), (edges.b, edges.a)):
         k = pos[src]
         ok = (k >= 0) & (edges.w > 0)
-        np.add.at(x, dst[ok], sigma[k[ok]] * np.clip(edges.w[ok], 0.0, 1.0))
+        ks.append(k[ok])
+        ds.append(dst[ok])
+        ws.append(np.clip(edges.w[ok], 0.0, 1.0))
+    k, d, w = np.concatenate(ks), np.concatenate(ds), np.concatenate(ws)
+    # each note's shares are added in seed order (the seeds' total order, ties by path), then
+    # by weight: not in edge order, which follows note ids (and so the indexing history)
+    at = np.lexsort((w, d, k))
+    np.add.at(x, d[at], sigma[k[at]] * w[at])
     return x / float(sigma.sum()) * np.clip(useful, 0.0, 1.0)
 
 

@@ -21,9 +21,13 @@ and runs the model once on a full-length pair holding the tokenizer's largest id
 that cannot serve (unknown input, unsupported op, a tokenizer of another vocabulary, fewer
 positions than the length, a non-finite score) is one ModelUnavailable at load, never a
 failure at the first query.
-Each run is bounded: past `timeout_s` onnxruntime is told to stop (RunOptions.terminate) and
-the run fails (RerankFailed), so a slow model costs a query its rerank, never a hang. That
-bound is the one wall-clock reading in retrieval: it decides only whether the stage ran.
+Each run can be bounded: a `RunBound` given at load watches every run (the load's test run
+too) and may call `stop`; onnxruntime is then told to stop (RunOptions.terminate) and the run
+fails (RerankFailed, "the model ran over <bound>"), so a slow model costs a query its rerank,
+never a hang. vault reads no clock for it: the bound is a parameter, the shell's wall clock
+(harness/run_bound.py `WallClock`, rmh.toml `[rerank] timeout_s`) or any other a caller pins
+(a test's bound stops the Nth run). Without one, runs are not bounded. The bound decides only
+whether the stage ran, and the receipt says which.
 """
 
 from __future__ import annotations
@@ -31,11 +35,11 @@ from __future__ import annotations
 import hashlib
 import json
 import stat
-import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -46,7 +50,6 @@ from .interrupted import model_error
 
 MAX_TOKENS = 512
 BATCH_SIZE = 16
-TIMEOUT_S = 30.0  # one run of the model (a batch of pairs), then it is stopped
 MAX_MODEL_BYTES = 2**31  # protobuf's limit: bigger exports keep weights in external data
 MAX_TOKENIZER_BYTES = 2**28
 FEEDS = ("input_ids", "attention_mask", "token_type_ids")
@@ -61,6 +64,14 @@ IRRELEVANT = ("label_0", "irrelevant", "not_relevant", "non_relevant", "nonrelev
               "no_match", "mismatch", "unrelated", "dissimilar", "not_duplicate",
               "not_paraphrase")
 WHAT = "cross-encoder"
+
+
+class RunBound(Protocol):
+    """When one model run must stop (module docstring): `watching(stop)` is a context around
+    the run that calls `stop` (from any thread) once the run has to end; str() names the bound
+    in the failure ("the model ran over 30 s")."""
+
+    def watching(self, stop: Callable[[], None]) -> AbstractContextManager[object]: ...
 
 
 def sigmoid(x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
@@ -218,21 +229,21 @@ class OnnxCrossEncoder:
     """A cross-encoder loaded from a folder (module docstring for what loads)."""
 
     def __init__(self, session: Any, tokenizer: Any, fingerprint: str, sig: Signature,
-                 timeout_s: float = TIMEOUT_S, column: tuple[int, str] = (1, "")) -> None:
+                 bound: RunBound | None = None, column: tuple[int, str] = (1, "")) -> None:
         self._session = session
         self._column, self._relevant = column
         self._tokenizer = tokenizer
         self._fp = fingerprint
         self._sig = sig
-        self._timeout_s = timeout_s
+        self._bound = bound
 
     @classmethod
     def load(
         cls, model_dir: str | Path, *, threads: int = 1, max_tokens: int = MAX_TOKENS,
-        timeout_s: float = TIMEOUT_S,
+        bound: RunBound | None = None,
     ) -> OnnxCrossEncoder:
         """Load and check the folder's model and tokenizer; ModelUnavailable when unusable
-        (a test run over `timeout_s` too)."""
+        (a test run stopped by `bound` too)."""
         from tokenizers import Tokenizer
 
         folder = Path(model_dir)
@@ -255,7 +266,7 @@ class OnnxCrossEncoder:
         tokenizer.enable_truncation(max_length=length)
         tokenizer.enable_padding(pad_id=pad, length=sig.seq)
         column = relevant_column(folder) if sig.labels in (2, None) else (1, "")
-        ce = cls(session, tokenizer, _digest(model_file), sig, timeout_s, column)
+        ce = cls(session, tokenizer, _digest(model_file), sig, bound, column)
         ce._check()
         return ce
 
@@ -309,22 +320,20 @@ class OnnxCrossEncoder:
         return out
 
     def _bounded(self, feeds: dict[str, Any]) -> Any:
-        """The output of one run, stopped past the timeout (module docstring)."""
+        """The output of one run, stopped when the bound says so (module docstring)."""
         import onnxruntime as ort
 
         opts = ort.RunOptions()
         opts.log_severity_level = 4  # its errors are raised, not printed
-        timer = threading.Timer(self._timeout_s, setattr, (opts, "terminate", True))
-        timer.daemon = True
-        timer.start()
-        try:
+        if self._bound is None:
             return self._session.run([self._sig.output], feeds, opts)[0]
+        try:
+            with self._bound.watching(lambda: setattr(opts, "terminate", True)):
+                return self._session.run([self._sig.output], feeds, opts)[0]
         except Exception as exc:
             if opts.terminate:
-                raise RerankFailed(f"the model ran over {self._timeout_s:g} s") from exc
+                raise RerankFailed(f"the model ran over {self._bound}") from exc
             raise
-        finally:
-            timer.cancel()
 
     def score(self, query: str, passages: Sequence[str]) -> npt.NDArray[np.float64]:
         """A score in (0, 1) for each (query, passage) pair, in input order; RerankFailed

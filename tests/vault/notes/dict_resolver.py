@@ -7,7 +7,8 @@ the rules changed since: relative `[[./x]]`, `[[../x]]`; names compared by `fold
 written, else the first in code-point order, for links and `by_path` / `by_title` alike, and
 markdown links fall back to the wiki rules but aliases (session 21: notes/links.py RULES 4);
 the vault path before the linking note's folder, notes under that folder first, then by path
-length, and `[[/x]]` only from the root, as Obsidian's getLinkpathDest (session 28: RULES 5).
+length, and `[[/x]]` only from the root, as Obsidian's getLinkpathDest (session 28: RULES 5);
+markdown links by those rules alone, as Obsidian, no relative-then-root step (session 29: RULES 6).
 """
 
 from __future__ import annotations
@@ -105,15 +106,8 @@ class DictResolver:
         return ids[0] if len(ids) == 1 else None
 
     def resolve_markdown(self, target: str, source: str) -> int | None:
-        """The note id a markdown link `[x](target)` written in `source` points to."""
-        rel = posixpath.normpath(posixpath.join(posixpath.dirname(source), target))
-        root = posixpath.normpath(target.lstrip("/"))
-        for cand in (rel,) if target.startswith(("./", "../")) else (rel, root):
-            if cand.startswith(".."):
-                continue
-            note_id = self._pick(cand)
-            if note_id is not None:
-                return note_id
+        """The note id a markdown link `[x](target)` written in `source` points to: rules 1
+        and 2 as a wiki-link, no alias (session 29: no "relative, then root" first)."""
         return self._by_name(target, source)
 
     def resolve(self, link: LinkRow, source: str) -> int | None:

@@ -201,16 +201,17 @@ def _read_strict(r: Resolver, q: str) -> int | None:
 
 def test_markdown_links_resolve_by_name_as_obsidian_s_shortest_paths() -> None:
     """`[x](Name)` / `[x](Name.md)` (the target as the scan gives it: decoded, `.md`
-    dropped) is the path from the linking note's folder, else from the root, else the note
-    by that name as `[[Name]]` finds it (Obsidian's "shortest path when possible"); never by
-    alias, and an explicit `./` or `../` path names that path only."""
+    dropped) is the note `[[Name]]` finds (Obsidian's getLinkpathDest serves both: the vault
+    path first, even with a note of that name in the linking note's folder); never by alias,
+    and an explicit `./` or `../` path names that path only."""
     r = res()
     assert r.resolve_markdown("Project X", "x.md") == 3
     assert r.resolve_markdown("deep/Project X", "x.md") == 3
     assert r.resolve_markdown("Robert", "notes/a.md") == 6
     assert r.resolve_markdown("Meeting", "notes/today.md") == 4  # the linking note's folder
     assert r.resolve_markdown("Meeting", "archive/today.md") == 5
-    assert r.resolve_markdown("Alice", "work/x.md") == 2
+    assert r.resolve_markdown("Alice", "work/x.md") == 1  # the vault path: the root's
+    assert r.resolve_markdown("./Alice", "work/x.md") == 2
     assert r.resolve_markdown("Bob", "x.md") is None  # an alias is no markdown target
     assert r.resolve_markdown("./Alice", "notes/m.md") is None
     assert r.resolve_markdown("../Alice", "work/m.md") == 1

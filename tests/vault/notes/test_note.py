@@ -363,6 +363,15 @@ def test_rewrite_encodes_markdown_destinations() -> None:
     assert only_link(out).target == "dir/50% (draft)"
 
 
+@pytest.mark.parametrize("name", ["Caf\u00e9 #1", "a#b", "50%25 x", "#", "x %41 #2", "50% done"])
+def test_a_rewritten_angle_destination_reads_back_as_the_name(name: str) -> None:
+    """`<...>` keeps a name as written, but the scan cuts `#heading` and %-decodes there too:
+    a `#` or a `%` before two hex digits is encoded, the rest stays (`<50% done.md>`)."""
+    out = rewrite_links("[t](<Old.md#H>)", lambda link: name)
+    assert only_link(out).target == name and only_link(out).heading == "H"
+    assert out.startswith("[t](<") and (" " not in name or " " in out)
+
+
 NAME_PARTS = ["Note", "note", "Caf\u00e9", "Cafe\u0301", "50%", "(draft)", "a b", "v1.2", "x.y z",
               "#1", "Dr.", "\u00fcber", "\u65e5\u672c", "a&b", "q?", "Report.v2", "pic.png", "x.MD"]
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +27,6 @@ from ..retrieval_fixtures import make_corpus
 from .cross_encoder_exports import (
     Export,
     build,
-    build_slow,
     build_unsupported,
     logit,
     save_tokenizer,
@@ -174,24 +175,59 @@ def test_non_finite_logits_keep_the_fused_order_and_say_so(tmp_path: Path, poiso
     assert all(h.receipt["rerank"] is None for h in res.hits)
 
 
-def test_a_slow_model_is_stopped_and_search_answers(tmp_path: Path) -> None:
-    """Slow on "car" only: the test pair (no "car") runs in milliseconds, the query's 120
-    "car"s would run for minutes; the run is stopped at the timeout and the query keeps the
-    fused order."""
-    ce = OnnxCrossEncoder.load(build_slow(tmp_path, "car", 10**5), timeout_s=2.0)
-    long = " ".join(["fruit apple"] * 200)
-    corpus = make_corpus([(f"n{j}", f"{long} {'car ' * j}") for j in range(16)])
-    plain = SearchEngine(SearchParams()).search(corpus, QUERY, k=16)
-    res = SearchEngine(SearchParams(rerank_top_n=16, rerank_keep=16),
-                       reranker=ce).search(corpus, QUERY, k=16)
-    assert res.stages["rerank"] == "failed: the model ran over 2 s; fused order kept"
+class StopRuns:
+    """A pinned bound (cross_encoder.RunBound): while `armed`, stops every run as soon as it
+    starts; no clock."""
+
+    def __init__(self, armed: bool) -> None:
+        self.armed, self.runs, self.stopped = armed, 0, 0
+
+    @contextmanager
+    def watching(self, stop: Callable[[], None]) -> Iterator[None]:
+        self.runs += 1
+        if self.armed:
+            self.stopped += 1
+            stop()
+        yield
+
+    def __str__(self) -> str:
+        return "the pinned bound"
+
+
+@pytest.mark.parametrize("ex", [Export(), Export(batch=1), Export(head="n2", types=False)])
+def test_a_run_the_bound_stops_fails_the_stage_and_search_answers(tmp_path: Path, ex: Export
+                                                                 ) -> None:
+    """The bound is a parameter (vault reads no clock): armed after load, it stops the query's
+    first run; the stage says so and the query keeps the fused order. Unarmed, it reranks."""
+    bound = StopRuns(armed=False)
+    ce = OnnxCrossEncoder.load(build(tmp_path, ex), bound=bound)
+    assert bound.runs >= 1  # the load's test run went through it
+    corpus = make_corpus([(f"n{j}", p) for j, p in enumerate(PASSAGES)])
+    engine = SearchEngine(SearchParams(rerank_top_n=8, rerank_keep=8), reranker=ce)
+    assert engine.search(corpus, QUERY, k=8).stages["rerank"].startswith("ran")
+    bound.armed = True
+    plain = SearchEngine(SearchParams()).search(corpus, QUERY, k=8)
+    res = engine.search(corpus, QUERY, k=8)
+    assert bound.stopped == 1
+    assert res.stages["rerank"] == "failed: the model ran over the pinned bound; fused order kept"
     assert [h.note for h in res.hits] == [h.note for h in plain.hits]
+    assert all(h.receipt["rerank"] is None for h in res.hits)
 
 
-def test_a_model_slow_on_the_test_pair_is_refused_at_load(tmp_path: Path) -> None:
-    with pytest.raises(ModelUnavailable, match=r"over 0\.001 s"):
-        # the test pair holds the tokenizer's largest id, "red", once in each of its 2 rows
-        OnnxCrossEncoder.load(build_slow(tmp_path, "red", 10**9), timeout_s=0.001)
+def test_a_model_stopped_on_the_test_pair_is_refused_at_load(tmp_path: Path) -> None:
+    with pytest.raises(ModelUnavailable, match="over the pinned bound"):
+        OnnxCrossEncoder.load(build(tmp_path, Export()), bound=StopRuns(armed=True))
+
+
+def test_retrieval_reads_no_clock() -> None:
+    """Time enters retrieval as a parameter (a RunBound, a `now`), never read inside it."""
+    root = Path(__file__).resolve().parents[3] / "vault" / "retrieval"
+    clock = re.compile(r"threading\.Timer|\btime\.(monotonic|time|perf_counter|process_time)"
+                       r"|\b(datetime|date)\.(now|today|utcnow)\(|^\s*import time\b"
+                       r"|^\s*from time import", re.MULTILINE)
+    found = [f"{f.relative_to(root)}: {m.group(0)}" for f in sorted(root.rglob("*.py"))
+             for m in clock.finditer(f.read_text(encoding="utf-8"))]
+    assert found == []
 
 
 def test_weights_kept_as_external_data_load(tmp_path: Path) -> None:

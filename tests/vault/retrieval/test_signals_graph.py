@@ -15,6 +15,7 @@ from vault.retrieval import stages
 from vault.retrieval.names import NameIndex
 from vault.retrieval.signals.graph import (
     ALPHA,
+    FIXED,
     Walk,
     _linked_pairs,
     adjacency,
@@ -177,30 +178,33 @@ def test_context_from_the_fused_support_equals_the_full_pass(
         stages.DENSE_SHARE = saved
 
 
-def _push_by_slicing(w: Walk, s: np.ndarray, alpha: float = ALPHA, eps: float = 1e-5
-                     ) -> np.ndarray:
-    """Forward push as first written (scipy row slicing, the floor computed per call)."""
-    p, q, seeds = np.zeros(w.n), s.copy(), np.flatnonzero(s)
+def _push_by_slicing(w: Walk, s: np.ndarray, alpha: float = ALPHA, eps: float = 1e-5,
+                     grid: bool = True) -> np.ndarray:
+    """Forward push as first written (scipy row slicing, the floor computed per call); with
+    `grid`, p and q on the 2^-60 grid as `push` keeps them (graph.py docstring), else floats."""
+    one = FIXED if grid else 1.0
+    dt = np.int64 if grid else np.float64
+    p, q, seeds = np.zeros(w.n, dtype=dt), (s * one).astype(dt), np.flatnonzero(s)
     deg = np.where(w.inv_deg > 0, 1.0 / np.where(w.inv_deg > 0, w.inv_deg, 1.0), 0.0)
-    floor = eps * np.maximum(deg, 1.0)
+    floor = eps * one * np.maximum(deg, 1.0)
     active = seeds[q[seeds] > floor[seeds]]
     while active.size:
-        qa = q[active]
-        q[active] = 0.0
-        p[active] += (1.0 - alpha) * qa
+        qa = q[active].astype(np.float64)
+        q[active] = 0
+        p[active] += ((1.0 - alpha) * qa).astype(dt)
         spread = w.inv_deg[active] > 0
         src = active[spread]
-        sub = w.adj[src]
+        sub = w.adj.to_scipy()[src]
         share = np.repeat(alpha * qa[spread] * w.inv_deg[src], np.diff(sub.indptr))
-        np.add.at(q, sub.indices, share * sub.data)
+        np.add.at(q, sub.indices, (share * sub.data).astype(dt))
         touched = [sub.indices.astype(np.int64)]
-        lost = float((alpha * qa[~spread]).sum())
+        lost = (alpha * qa[~spread]).astype(dt).sum()
         if lost > 0:
-            q[seeds] += lost * s[seeds]
+            q[seeds] += (float(lost) * s[seeds]).astype(dt)
             touched.append(seeds)
         cand = np.unique(np.concatenate(touched))
         active = cand[q[cand] > floor[cand]]
-    return p
+    return p.astype(np.float64) / one
 
 
 def test_push_gives_the_bytes_of_the_first_push() -> None:
@@ -213,7 +217,10 @@ def test_push_gives_the_bytes_of_the_first_push() -> None:
         s = np.zeros(n)
         s[rng.integers(0, n, 4 + trial)] = rng.random(4 + trial)
         s /= s.sum()
-        assert np.array_equal(push(walk, s)[0], _push_by_slicing(walk, s))
+        got = push(walk, s)[0]
+        assert np.array_equal(got, _push_by_slicing(walk, s))
+        # the grid moves the float push's answer by rounding alone
+        assert np.allclose(got, _push_by_slicing(walk, s, grid=False), rtol=1e-12, atol=1e-17)
 
 
 def test_linked_pairs_are_the_sorted_distinct_unordered_pairs() -> None:

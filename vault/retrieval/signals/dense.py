@@ -24,9 +24,12 @@ a small float32 `delta` (a new chunk of the approximate index goes to its neares
 list), and once delta rows plus masked rows exceed `compact_fraction` of the base rows the
 two merge into a new base (`_compacted`). On the exact layout every score after any sequence
 of updates equals, bit for bit, a fresh `build` on the final corpus (same cache). On the
-approximate layout the result depends on history: the centroids are those trained at the
-last build or compaction, on that base's rows in its row order; a kept note's score is what
-those lists gave it before a removal.
+approximate layout a build (or a compaction) trains on a sample taken in path order
+(ivf.path_sample) and scores a row by itself (np.vecdot), so two builds of the same files,
+whatever positions their notes hold, give every note the same bits (same machine and BLAS:
+ivf.py). Between compactions it follows history: the centroids are those of the last build or
+compaction (one from int8 codes, not the float rows a build samples), new chunks join the
+nearest existing list, and a kept note's score is what those lists gave it before a removal.
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ from ..chunking import chunk_note
 from ..encoders import Encoder, Progress, encode_cached
 from ..packed_texts import PackedTexts
 from .dense_update import Overlay, Rows, compacted_exact, compacted_ivf, starts_of
-from .ivf import F32, I32, I64, IvfParams, IvfStore, quantize, room, sample_rows
+from .ivf import F32, I32, I64, IvfParams, IvfStore, path_sample, quantize, room
 
 Bools = npt.NDArray[np.bool_]
 Texts = TypeVar("Texts", list[str], PackedTexts)
@@ -149,7 +152,8 @@ class DenseIndex:
         dim, ivf = encoder.dim, None
         if 0 < p.approx_above < len(texts):
             note = np.repeat(every, counts).astype(np.int32)
-            ivf = _ivf_build(texts, note, encoder, cache, progress, p.ivf, scratch)
+            ivf = _ivf_build(texts, note, corpus.paths, encoder, cache, progress, p.ivf,
+                             scratch)
             matrix = np.zeros((0, dim), dtype=np.float32)
             ivf_store.save_build(scratch, corpus, encoder, shape, p.ivf, counts, cut, ivf)
         else:
@@ -195,20 +199,22 @@ class DenseIndex:
             ov = ov.replacing(fresh, counts, cut, vecs, lists, len(corpus))
         out = replace(self, overlay=ov, generation=corpus.generation)
         due = out.delta.matrix.shape[0] + ov.stale_rows(self._base_counts())
-        return (out._compacted() if compact and due > self.params.compact_fraction
+        return (out._compacted(corpus.paths) if compact and due > self.params.compact_fraction
                 * self.base_rows else out)
 
     def _base_counts(self) -> I64:
         return np.diff(np.append(self.starts, self.base_rows))
 
-    def _compacted(self) -> DenseIndex:
-        """Base and overlay merged into a new base (re-trained when approximate)."""
+    def _compacted(self, paths: Sequence[str] | None = None) -> DenseIndex:
+        """Base and overlay merged into a new base (re-trained when approximate; `paths`, the
+        corpus's, order the k-means sample: ivf.path_sample; without them, row order)."""
         p, ov = self.params, self.overlay
         if self.ivf is not None:
-            matrix, counts, ivf = compacted_ivf(self.ivf, ov, p.ivf, self.scratch, ENCODE_BLOCK)
+            matrix, counts, ivf = compacted_ivf(self.ivf, ov, p.ivf, self.scratch, ENCODE_BLOCK,
+                                                paths)
         else:
             matrix, counts, ivf = compacted_exact(self.matrix, self._base_counts(), ov,
-                                                  p.approx_above, p.ivf, self.scratch)
+                                                  p.approx_above, p.ivf, self.scratch, paths)
         return replace(self, matrix=matrix, starts=starts_of(counts),
                        overlay=Overlay.empty(ov.cut, self.matrix.shape[1]), ivf=ivf)
 
@@ -251,14 +257,17 @@ class DenseIndex:
         return best
 
 
-def _ivf_build(texts: Sequence[str], note: I32, encoder: Encoder, cache: EmbeddingCache | None,
-               progress: Progress | None, params: IvfParams, scratch: str | None) -> IvfStore:
+def _ivf_build(texts: Sequence[str], note: I32, paths: Sequence[str], encoder: Encoder,
+               cache: EmbeddingCache | None, progress: Progress | None, params: IvfParams,
+               scratch: str | None) -> IvfStore:
     """Embed `texts` a block at a time into int8 rows (never the whole float32 matrix),
     keeping the k-means sample rows in float32, then train."""
     n = len(texts)
     codes = room(n, encoder.dim, scratch)
     scale = np.empty(n, dtype=np.float32)
-    pick = sample_rows(n, params.train_per_list * params.lists(n))
+    want = path_sample(note, paths, params.train_per_list * params.lists(n))
+    at = np.argsort(want, kind="stable")  # filled a block of rows at a time
+    pick = want[at]
     sample = np.empty((pick.shape[0], encoder.dim), dtype=np.float32)
     for s in range(0, n, ENCODE_BLOCK):
         e = min(n, s + ENCODE_BLOCK)
@@ -266,7 +275,7 @@ def _ivf_build(texts: Sequence[str], note: I32, encoder: Encoder, cache: Embeddi
         block, scale[s:e] = quantize(vecs)
         codes.put(s, block)
         lo, hi = np.searchsorted(pick, [s, e])
-        sample[lo:hi] = vecs[pick[lo:hi] - s]
+        sample[at[lo:hi]] = vecs[pick[lo:hi] - s]
         if progress is not None:
             progress(e, n, "embedding")
     return IvfStore.train(codes, scale, note, sample, params)

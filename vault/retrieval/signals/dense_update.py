@@ -40,6 +40,7 @@ on them, so other lists than a fresh build's).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -55,10 +56,10 @@ from .ivf import (
     IvfParams,
     IvfStore,
     MemoryCodes,
+    path_sample,
     quantize,
     room,
     row_file,
-    sample_rows,
 )
 
 Bools = npt.NDArray[np.bool_]
@@ -173,7 +174,8 @@ class Overlay:
 
 
 def compacted_exact(matrix: F32, counts: I64, ov: Overlay, approx_above: int,
-                    params: IvfParams, scratch: str | None) -> tuple[F32, I64, IvfStore | None]:
+                    params: IvfParams, scratch: str | None, paths: Sequence[str] | None = None
+                    ) -> tuple[F32, I64, IvfStore | None]:
     """(matrix, rows per note, IVF or None) of the new base from an exact base (`counts`
     rows per base note); the IVF when the rows exceed `approx_above` > 0."""
     n, dim = ov.cut.shape[0], matrix.shape[1]
@@ -184,13 +186,14 @@ def compacted_exact(matrix: F32, counts: I64, ov: Overlay, approx_above: int,
     merged = np.concatenate((matrix[live], ov.delta.matrix))[order]
     out_counts = np.bincount(row_note, minlength=n).astype(np.int64)
     if 0 < approx_above < merged.shape[0]:
-        ivf = ivf_of(merged, row_note[order].astype(np.int32), params, scratch)
+        ivf = ivf_of(merged, row_note[order].astype(np.int32), params, scratch, paths)
         return np.zeros((0, dim), np.float32), out_counts, ivf
     return merged, out_counts, None
 
 
 def compacted_ivf(ivf: IvfStore, ov: Overlay, params: IvfParams, scratch: str | None,
-                  block: int) -> tuple[F32, I64, IvfStore | None]:
+                  block: int, paths: Sequence[str] | None = None
+                  ) -> tuple[F32, I64, IvfStore | None]:
     """The same from an IVF base: its live codes and the quantised delta, lists trained
     again (`block` rows copied at a time); an empty exact base when no row is left."""
     n, dim = ov.cut.shape[0], ivf.codes.shape[1]
@@ -201,7 +204,7 @@ def compacted_ivf(ivf: IvfStore, ov: Overlay, params: IvfParams, scratch: str | 
     dcodes, dscale = quantize(ov.delta.matrix)
     codes = _live_codes(ivf.codes, live, dcodes, scratch, block)
     scale = np.concatenate((ivf.scale[live], dscale))
-    pick = sample_rows(len(note), params.train_per_list * params.lists(len(note)))
+    pick = path_sample(note, paths, params.train_per_list * params.lists(len(note)))
     sample = codes.take(pick).astype(np.float32) * scale[pick, None]
     out = IvfStore.train(codes, scale, note, sample, params)
     return np.zeros((0, dim), np.float32), np.bincount(note, minlength=n).astype(np.int64), out
@@ -220,7 +223,8 @@ def _live_codes(base: Codes, live: Bools, extra: npt.NDArray[np.int8], scratch: 
     return out
 
 
-def ivf_of(matrix: F32, note: I32, params: IvfParams, scratch: str | None) -> IvfStore:
+def ivf_of(matrix: F32, note: I32, params: IvfParams, scratch: str | None,
+           paths: Sequence[str] | None = None) -> IvfStore:
     """An IVF trained on float rows `matrix` (codes in a `scratch` file when one can be made)."""
     quantized, scale = quantize(matrix)
     codes: Codes = MemoryCodes(quantized)
@@ -229,5 +233,5 @@ def ivf_of(matrix: F32, note: I32, params: IvfParams, scratch: str | None) -> Iv
         spill.put(0, quantized)
         codes = spill
         del quantized
-    pick = sample_rows(matrix.shape[0], params.train_per_list * params.lists(matrix.shape[0]))
+    pick = path_sample(note, paths, params.train_per_list * params.lists(matrix.shape[0]))
     return IvfStore.train(codes, scale, note, matrix[pick], params)

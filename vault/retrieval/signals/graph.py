@@ -19,6 +19,17 @@ eps * d_u and the work is O(1 / (eps (1 - alpha))) whatever the graph size; only
 received mass are ever examined. Rounds are processed in ascending node order, so the result
 is deterministic.
 
+History-independent sums: a node's position follows its note id, and ids follow the order the
+notes were first indexed, so a sum taken in position order (a sparse product's row, the
+dangling mass, the convergence test, push's scattered residuals) rounds differently for the
+same files indexed through another history (~1e-16, and a convergence test that lands on the
+other side of `tol` stops an iteration earlier). Every such sum is exact instead: each term on
+the grid of 2^-60 (`FIXED`; r and each row of P r sum to at most 1, so a partial sum fits an
+int64), added in integers, whose sum has no order. Push keeps p and q on that grid. The seeds'
+total is `math.fsum` (correctly rounded, so order-free). Per-node products stay floats: they
+do not depend on order. So r is a function of the graph's notes and links alone, bit for bit
+(tests/vault/retrieval/test_graph_exact.py).
+
 Seeds: notes named in the query (a title or alias whose token sequence appears in the query's
 tokens) with weight `NAMED_WEIGHT` each, plus the top `TOP_SEEDS` hits of each first-stage
 signal (BM25, dense) with weight 1/(rank + 1); then s is normalised to sum 1.
@@ -26,10 +37,12 @@ signal (BM25, dense) with weight 1/(rank + 1); then s is normalised to sum 1.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import chain
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -48,8 +61,57 @@ NAMED_WEIGHT = 1.0
 TOP_SEEDS = 5
 PUSH_ABOVE = 50_000  # nodes from which pagerank() pushes instead of iterating
 PUSH_EPS = 1e-5
+FIXED = 2.0**60  # the exact sums' unit (module docstring): 2^-60 ~ 8.7e-19
+DEG_FIXED = 2.0**40  # a weighted degree's unit: rows of total weight below 2^23 sum exactly
 
 F64 = npt.NDArray[np.float64]
+I64 = npt.NDArray[np.int64]
+
+
+def fixed(x: F64, unit: float = FIXED) -> I64:
+    """x on the grid of 1/unit, as integers (truncated toward 0: per element, order-free)."""
+    out: I64 = (x * unit).astype(np.int64)
+    return out
+
+
+def exact_sum(x: F64) -> float:
+    """sum(x) for |sum| < 8 whatever the order of x: terms on the 2^-60 grid, added in int64."""
+    return float(int(fixed(x).sum())) / FIXED
+
+
+def row_sums(starts: tuple[npt.NDArray[np.bool_], npt.NDArray[np.intp]], terms: I64) -> I64:
+    """Each row's integer sum of `terms` (in CSR layout; `starts` = `row_starts(indptr)`):
+    exact, so independent of the order of a row's entries; 0 for an empty row."""
+    has, first = starts
+    out = np.zeros(has.shape[0], dtype=np.int64)
+    if first.size:
+        out[has] = np.add.reduceat(terms, first)
+    return out
+
+
+def row_starts(indptr: npt.NDArray[np.integer[Any]]
+               ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.intp]]:
+    """(which rows hold entries, where each of those starts): what `row_sums` reduces at."""
+    ptr = indptr.astype(np.intp)
+    has = ptr[1:] > ptr[:-1]
+    return has, ptr[:-1][has]
+
+
+def exact_matvec(w: Walk, x: F64) -> F64:
+    """w.adj @ x with each row summed exactly (`row_sums` of the products on the 2^-60
+    grid): for x = inv_deg * r every row, and all rows together, sum to at most sum(r).
+    Unit weights (links only) put x on the grid once per node, not once per entry; `np.take`
+    with the int32 indices gathers faster than fancy indexing (and than Csr's bincount)."""
+    adj = w.adj
+    if w.unit:
+        terms = np.take(fixed(x), adj.indices)
+    else:  # in place: one float temporary of the entries, then their integers
+        prod = np.take(x, adj.indices)
+        prod *= adj.data
+        prod *= FIXED
+        terms = prod.astype(np.int64)
+    out: F64 = row_sums(w.starts, terms).astype(np.float64) * (1.0 / FIXED)
+    return out
 
 
 def _linked_pairs(edges: Sequence[tuple[int, int]]) -> tuple[npt.NDArray[np.int64],
@@ -108,8 +170,11 @@ class Walk:
         csr = adj.tocsr()
         deg = np.zeros(int(csr.shape[0]))
         has = np.diff(csr.indptr) > 0
-        if has.any():  # column sums = row sums: A is symmetric
-            deg[has] = np.add.reduceat(csr.data, csr.indptr[:-1][has])
+        if bool((csr.data == 1.0).all()):  # column sums = row sums: A is symmetric
+            if has.any():  # sums of ones: exact in any order
+                deg[has] = np.add.reduceat(csr.data, csr.indptr[:-1][has])
+        else:  # weighted (co-occurrence): exact sums on the 2^-40 grid (module docstring)
+            deg = row_sums(row_starts(csr.indptr), fixed(csr.data, DEG_FIXED)) / DEG_FIXED
         is_dangling = deg == 0
         inv = np.where(is_dangling, 0.0, 1.0 / np.where(is_dangling, 1.0, deg))
         return cls(csr, inv, np.flatnonzero(is_dangling).astype(np.int64))
@@ -117,6 +182,16 @@ class Walk:
     @property
     def n(self) -> int:
         return int(self.adj.shape[0])
+
+    @cached_property
+    def unit(self) -> bool:
+        """Whether every edge weighs 1 (links only, no co-occurrence)."""
+        return bool((self.adj.data == 1.0).all())
+
+    @cached_property
+    def starts(self) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.intp]]:
+        """`row_starts` of the adjacency, once per walk (`exact_matvec` sums at them)."""
+        return row_starts(self.adj.indptr)
 
     @cached_property
     def floor_unit(self) -> F64:
@@ -143,7 +218,7 @@ def pagerank(
     Returns (r, iterations or push rounds)."""
     w = walk if isinstance(walk, Walk) else Walk.build(walk)
     s = np.asarray(seeds, dtype=np.float64)
-    total = s.sum()
+    total = math.fsum(s[s != 0].tolist())  # correctly rounded: no order
     if w.n == 0 or total <= 0:
         raise ValueError("seed vector must have positive mass")
     s = s / total
@@ -152,40 +227,45 @@ def pagerank(
     restart = (1.0 - alpha) * s
     r = s.copy()
     for it in range(1, max_iter + 1):
-        nxt = alpha * (w.adj @ (w.inv_deg * r)) + (alpha * r[w.dangling].sum()) * s + restart
-        if np.abs(nxt - r).sum() < tol:
+        mass = exact_sum(r[w.dangling])
+        nxt = alpha * exact_matvec(w, w.inv_deg * r) + (alpha * mass) * s + restart
+        if exact_sum(np.abs(nxt - r)) < tol:
             return nxt, it
         r = nxt
     return r, max_iter
 
 
 def push(w: Walk, s: F64, alpha: float = ALPHA, eps: float = PUSH_EPS) -> tuple[F64, int]:
-    """Forward-push approximation of the PageRank fixed point for seeds `s` (sum 1)."""
+    """Forward-push approximation of the PageRank fixed point for seeds `s` (sum 1). The
+    estimate p and residual q are integers on the 2^-60 grid (module docstring): each round's
+    shares are per-node floats put on the grid, scattered by integer adds, which have no order."""
     n = w.n
-    p = np.zeros(n)
-    q = s.copy()
+    p = np.zeros(n, dtype=np.int64)
+    q = fixed(s)
     seeds = np.flatnonzero(s)
     unit = w.floor_unit  # the threshold of node u is eps * unit[u], computed where needed
-    active = seeds[q[seeds] > eps * unit[seeds]]
+    bar = eps * FIXED
+    active = seeds[q[seeds] > bar * unit[seeds]]
     rounds = 0
     while active.size:
         rounds += 1
-        qa = q[active]
-        q[active] = 0.0
-        p[active] += (1.0 - alpha) * qa
+        qa = q[active].astype(np.float64)
+        q[active] = 0
+        p[active] += ((1.0 - alpha) * qa).astype(np.int64)
         spread = w.inv_deg[active] > 0
         src = active[spread]
         sub = w.adj[src]  # whole rows copied at once: faster than an index gather at hubs
         share = np.repeat(alpha * qa[spread] * w.inv_deg[src], np.diff(sub.indptr))
-        np.add.at(q, sub.indices, share * sub.data)
+        np.add.at(q, sub.indices, (share if w.unit else share * sub.data).astype(np.int64))
         touched = [sub.indices]
-        lost = float((alpha * qa[~spread]).sum())
+        lost = int((alpha * qa[~spread]).astype(np.int64).sum())
         if lost > 0:  # dangling nodes return their share to the seeds
-            q[seeds] += lost * s[seeds]
+            q[seeds] += (float(lost) * s[seeds]).astype(np.int64)
             touched.append(seeds)
         cand = distinct(np.concatenate(touched))
-        active = cand[q[cand] > eps * unit[cand]]
-    return p, rounds
+        active = cand[q[cand] > bar * unit[cand]]
+    out: F64 = p.astype(np.float64) / FIXED
+    return out, rounds
 
 
 def seed_vector(

@@ -25,7 +25,10 @@ same bytes out.
 Determinism: no random numbers; initial centroids are evenly spaced sample rows, a fixed
 number of Lloyd iterations, ties to the lowest index (np.argmax, stable sorts), an empty
 cluster keeps its previous centroid. Same rows in the same order on the same BLAS build give
-the same bytes. Sums and products go through BLAS, whose rounding differs between CPU kernels
+the same bytes; the sample is drawn and ordered by note path (`path_sample`), so the same
+notes at other positions (another indexing history) train the same centroids, and a scanned
+row's score is np.vecdot's, which depends on the row alone (not on its place in a block).
+Sums and products go through BLAS, whose rounding differs between CPU kernels
 and thread counts, so bytes across machines may differ: a build persisted by
 retrieval/ivf_store.py and loaded on another machine is the saving machine's build.
 """
@@ -33,7 +36,7 @@ retrieval/ivf_store.py and loaded on another machine is the saving machine's bui
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -157,6 +160,20 @@ def sample_rows(n: int, m: int) -> I64:
     if m >= n:
         return np.arange(n, dtype=np.int64)
     return np.unique(np.linspace(0, n - 1, m).round().astype(np.int64))
+
+
+def path_sample(note: I32, paths: Sequence[str] | None, m: int) -> I64:
+    """`m` rows evenly spaced over the rows in path order (a note's rows in chunk order;
+    `note[r]` is row r's note position), in that order: the k-means sample of the same files
+    whatever their positions (positions follow note ids, ids the indexing history). Without
+    `paths`, `sample_rows` (row order)."""
+    if paths is None:
+        return sample_rows(note.shape[0], m)
+    rank = np.empty(len(paths), dtype=np.int64)
+    rank[np.argsort(np.asarray(paths, dtype=str), kind="stable")] = np.arange(len(paths))
+    order = np.lexsort((np.arange(note.shape[0]), rank[note]))
+    out: I64 = order[sample_rows(note.shape[0], m)]
+    return out
 
 
 def assign(rows: F32 | I8 | Codes, centroids: F32, mean: F32 | None = None,
@@ -300,7 +317,9 @@ class IvfStore:
             at = lo
             for part in self.codes.blocks(lo, hi, SCAN_BLOCK):
                 end = at + part.shape[0]
-                sims.append((part.astype(np.float32) @ qvec) * self.scale[at:end])
+                # np.vecdot: a row's score depends on the row alone (BLAS gemv rounds by
+                # where the row sits in the block, and blocks follow note positions)
+                sims.append(np.vecdot(part.astype(np.float32), qvec) * self.scale[at:end])
                 at = end
         if not notes:
             return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.float32)
