@@ -1,9 +1,10 @@
 """A `.rmh/` SQLite file damaged in one page (session 29, ADVSTORE2). The files open cleanly
 (the header page is whole) and fail only when the damaged page is read, at whatever statement
 of whatever command reads it first: `status`, `search` and the MCP server printed a Python
-traceback (`sqlite3.DatabaseError: database disk image is malformed`) for 13 of 14 pages of
-`learned.sqlite` and 12 of 13 of `index.sqlite`. Each is now the typed error of the file
-(`ledger_error`, `index_unusable`) with its one-line fix, exit 1, and no note is touched."""
+traceback (`sqlite3.DatabaseError: database disk image is malformed`) for 13 of 16 pages of
+`learned.sqlite` and 8 of 14 of `index.sqlite` (probe counts). Each is now the typed error
+of the file (`ledger_error`, `index_unusable`) with its one-line fix, exit 1, and no note is
+touched."""
 
 from __future__ import annotations
 
