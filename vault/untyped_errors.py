@@ -7,6 +7,13 @@ still arrives here names a file by the OSError's file name: its last part only (
 leaves), and a temporary of rmh's (`.NAME.rmh-tmp-PID-N` of a note, `.NAME.PID.tmp` of a
 `.rmh/` file) by the file it was written for, with action "write" (a temporary is only ever
 written). Any other file's action is not known here; "read" is said, as before.
+
+A SQLite file of `.rmh/` damaged in one page (a disk error, a sync tool's partial copy, a
+truncation) opens cleanly and fails only when that page is read ("database disk image is
+malformed", "file is not a database"), at any statement of any command: IndexUnusable or
+LedgerError then, as when the file fails to open, by the package whose code read it (the
+learning log's is vault/learning; every other SQLite file of vault/ is the index), so the
+user gets the file's one-line fix, not a traceback.
 """
 
 from __future__ import annotations
@@ -14,8 +21,9 @@ from __future__ import annotations
 import errno
 import os
 import re
+import sqlite3
 
-from .errors import DiskFull, PermissionDenied, VaultError, is_disk_full
+from .errors import DiskFull, IndexUnusable, LedgerError, PermissionDenied, VaultError, is_disk_full
 
 _TEMP = re.compile(r"\.(.+)\.(?:rmh-tmp-\d+-\d+|\d+\.tmp)")
 
@@ -30,7 +38,30 @@ def storage_error(exc: BaseException, what: str = "vault files") -> VaultError |
         name = (exc.filename if isinstance(exc.filename, str) else what).rsplit("/", 1)[-1]
         temp = _TEMP.fullmatch(name)
         return PermissionDenied(temp[1], "write") if temp else PermissionDenied(name)
-    return None
+    return damaged_database(exc)
+
+
+_DAMAGED = (11, 26)  # SQLITE_CORRUPT, SQLITE_NOTADB
+
+
+def damaged_database(exc: BaseException) -> VaultError | None:
+    """The typed error of a damaged `.rmh/` SQLite file (module docstring), or None: the
+    innermost frame of vault/ that raised it names the file."""
+    if getattr(exc, "sqlite_errorcode", None) not in _DAMAGED or not isinstance(
+            exc, sqlite3.DatabaseError):
+        return None
+    package = None
+    tb = exc.__traceback__
+    while tb is not None:
+        name = str(tb.tb_frame.f_globals.get("__name__", ""))
+        if name.startswith("vault."):
+            package = name
+        tb = tb.tb_next
+    if package is None:
+        return None
+    if package.startswith("vault.learning."):
+        return LedgerError(f"learned.sqlite: {exc}")
+    return IndexUnusable(f"cannot open index index.sqlite: {exc}")
 
 
 def out_of_descriptors(path: str | os.PathLike[str]) -> OSError | None:

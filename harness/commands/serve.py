@@ -14,6 +14,7 @@ import argparse
 import atexit
 import logging
 import os
+import sqlite3
 import sys
 from collections.abc import Awaitable, Callable, Mapping
 from functools import partial
@@ -41,6 +42,7 @@ from vault import (
     PathRefused,
     Vault,
     journal_stamp,
+    storage_error,
 )
 
 # Cheap methods answered without waiting for a slot, ahead of queued work.
@@ -135,6 +137,12 @@ def _serve(args: argparse.Namespace, proto_fd: int) -> int:
         # the client anyway (harness/unready.py): a server that only exits is "disconnected"
         print(f"rmh: {exc}", file=sys.stderr)
         return serve_unready(args, proto_fd, exc)
+    except sqlite3.DatabaseError as exc:  # a page of a file damaged: found by its first read
+        typed = storage_error(exc)
+        if not isinstance(typed, (IndexUnusable, LedgerError)):
+            raise
+        print(f"rmh: {typed}", file=sys.stderr)
+        return serve_unready(args, proto_fd, typed)
     ready = Ready(args, cfg, vault, repl_factory)
     dispatcher = Dispatcher(ready.methods, map_exception=map_exception,
                             max_frame=args.max_frame, control=CONTROL_METHODS,
