@@ -44,15 +44,17 @@ def what_came_next(ops: VaultCalls, query: str, n: int = 3) -> dict[str, Any]:
 
 
 def ingest(ops: VaultCalls, conversation: str | dict[str, Any] | list[Any],
-           format: str = "auto", regenerate: bool = False) -> dict[str, Any]:
+           format: str = "auto", regenerate: bool = False,
+           date_order: str | None = None) -> dict[str, Any]:
     """Ingest a conversation given as text or a JSON object (any `vault.CONVERSATION_FORMATS`);
     `regenerate`: rewrite notes edited by hand (the edit kept in the trash) and write those
-    deleted again, else keep them and leave those out."""
+    deleted again, else keep them and leave those out; `date_order` ("dmy", "mdy"): how a
+    WhatsApp export's dates read where the file does not show it."""
     from vault import ingest_conversations, load_transcript
 
     text = conversation if isinstance(conversation, str) else json.dumps(
         conversation, ensure_ascii=False)
-    loaded = load_transcript(text, format)
+    loaded = load_transcript(text, format, date_order=date_order)
     return ops.thread.call(lambda: {**ingest_conversations(ops.vault, loaded.conversations,
                                                            regenerate=regenerate).to_json(),
                                     "skipped_lines": list(loaded.problems)})
@@ -73,5 +75,6 @@ class ConversationCalls:
         return what_came_next(self.ops, query, n)
 
     def ingest(self, conversation: str | dict[str, Any] | list[Any],
-               format: str = "auto", regenerate: bool = False) -> dict[str, Any]:
-        return ingest(self.ops, conversation, format, regenerate)
+               format: str = "auto", regenerate: bool = False,
+               date_order: str | None = None) -> dict[str, Any]:
+        return ingest(self.ops, conversation, format, regenerate, date_order)

@@ -286,12 +286,16 @@ OPERATIONS: tuple[Operation, ...] = (
               output=out.WHY),
     Operation("ingest", "conversation", "Ingest a conversation (LoCoMo, LongMemEval, simple, "
               "OpenAI chat, a ChatGPT or Claude.ai export, Claude Code or Codex CLI session "
-              "JSONL).",
+              "JSONL, a WhatsApp chat export, a plain \"Name: text\" transcript or a Slack "
+              "channel's day file).",
               (Param("conversation", "json", "the conversation: JSON or JSONL text, or an object",
                      max_length=MAX_CONVERSATION_CHARS),
                Param("format", "string", "auto, simple, locomo, longmemeval, openai, "
-                     "claude-code, codex, chatgpt or claude-ai", "auto",
+                     "claude-code, codex, chatgpt, claude-ai, whatsapp, text or slack", "auto",
                      max_length=40),
+               Param("date_order", "string", "dmy or mdy: how a WhatsApp export's dates read "
+                     "(only needed where no date shows it: no field above 12)", None,
+                     max_length=8),
                Param("regenerate", "boolean", "rewrite notes edited by hand since the ingest "
                      "wrote them (the edited version goes to the trash) and write again those "
                      "deleted; false: keep the edited ones (kept_edited) and leave the deleted "

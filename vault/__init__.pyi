@@ -10,6 +10,7 @@ tests/test_import_directions.py import the modules inside directly.
 """
 
 from .cancel import cancellable as cancellable
+from .conversation import CONVERSATION_DATE_ORDERS as CONVERSATION_DATE_ORDERS
 from .conversation import CONVERSATION_FORMATS as CONVERSATION_FORMATS
 from .conversation import STABILITY_MODES as STABILITY_MODES
 from .conversation import ArchiveDecision as ArchiveDecision
@@ -21,6 +22,7 @@ from .conversation import conversation_with_entities as conversation_with_entiti
 from .conversation import demoted_text as demoted_text
 from .conversation import ingest_conversations as ingest_conversations
 from .conversation import load_conversations as load_conversations
+from .conversation import load_slack_export as load_slack_export
 from .conversation import load_transcript as load_transcript
 from .conversation import next_in_vault as next_in_vault
 from .conversation import remembered as remembered

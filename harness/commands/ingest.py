@@ -11,8 +11,10 @@ from typing import Any
 
 from harness.extraction import FILE_BYTES, ConversationFileTooLarge, read_conversation_file
 from vault import (
+    CONVERSATION_DATE_ORDERS,
     CONVERSATION_FORMATS,
     ingest_conversations,
+    load_slack_export,
     load_transcript,
 )
 
@@ -45,13 +47,35 @@ def transcript_text(file: str, limit: int = FILE_BYTES) -> str:
         return data.decode("utf-8", errors="replace")
 
 
+def export_files(folder: str, limit: int = FILE_BYTES) -> dict[str, str]:
+    """The JSON files of an unzipped export folder (Slack's: `users.json`, `CHANNEL/DAY.json`)
+    as {path relative to it: text}, read as `transcript_text` reads one file; `limit` bounds
+    the bytes of all of them together (`[extract] file_bytes`)."""
+    root = Path(folder)
+    files: dict[str, str] = {}
+    total = 0
+    for path in sorted([*root.glob("*.json"), *root.glob("*/*.json")]):
+        if not path.is_file():
+            continue
+        text = transcript_text(str(path), limit)
+        files[path.relative_to(root).as_posix()] = text
+        total += len(text)
+        if limit and total > limit:
+            fail(f"{folder}: its JSON files are larger than [extract] file_bytes = {limit} "
+                 "bytes together; nothing was ingested (raise it in rmh.toml, 0 = no bound)")
+    return files
+
+
 def cmd_ingest(args: argparse.Namespace) -> int:
     from harness.config import load
     from harness.extraction import fallback_lines, prepare
 
     cfg = load(vault=args.vault)
-    text = transcript_text(args.file, cfg.extract.file_bytes)
-    loaded = load_transcript(text, args.format, Path(args.file).stem)
+    if Path(args.file).is_dir():
+        loaded = load_slack_export(export_files(args.file, cfg.extract.file_bytes))
+    else:
+        text = transcript_text(args.file, cfg.extract.file_bytes)
+        loaded = load_transcript(text, args.format, Path(args.file).stem, args.date_order)
     for problem in loaded.problems:
         print(f"rmh: {args.file}: skipped {problem}", file=sys.stderr)
     convs, use_nlp, extraction = prepare(cfg, cfg.require_vault(), loaded.conversations)
@@ -96,9 +120,14 @@ def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
         "ingest", help="turn a conversation file into notes (turns, sessions, entities, facts)")
     p.add_argument("file", help="rmh-conversation/1, LoCoMo, LongMemEval, an OpenAI chat "
-                   "messages list, a ChatGPT or Claude.ai export (conversations.json), or a "
-                   "Claude Code / Codex CLI session JSONL")
+                   "messages list, a ChatGPT or Claude.ai export (conversations.json), a "
+                   "Claude Code / Codex CLI session JSONL, a WhatsApp chat export (.txt), a "
+                   "plain \"Name: text\" transcript, or an unzipped Slack export folder (a "
+                   "channel's day file alone too)")
     p.add_argument("--format", choices=CONVERSATION_FORMATS, default="auto")
+    p.add_argument("--date-order", choices=CONVERSATION_DATE_ORDERS, default=None,
+                   help="how a WhatsApp export's dates read, day or month first (needed only "
+                   "where no date shows it: no field above 12)")
     p.add_argument("--regenerate", action="store_true",
                    help="rewrite notes edited by hand since the ingest wrote them (the edited "
                    "version goes to .rmh/trash/) and write again those deleted; without it "

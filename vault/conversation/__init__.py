@@ -15,15 +15,18 @@ from .formats import load as load_conversations
 from .formats import with_entities as conversation_with_entities
 from .ingest import IngestReport, remembered
 from .ingest import ingest as ingest_conversations
+from .reading import ALL_FORMATS as CONVERSATION_FORMATS
+from .reading import DATE_ORDERS as CONVERSATION_DATE_ORDERS
+from .reading import Loaded as LoadedConversations
+from .reading import load_report as load_transcript
+from .slack import load_slack_export
 from .stability import MODES as STABILITY_MODES
 from .stability import Stability, conversation_from_corpus
 from .stability import stability as conversation_stability
-from .transcripts import ALL_FORMATS as CONVERSATION_FORMATS
-from .transcripts import Loaded as LoadedConversations
-from .transcripts import load_report as load_transcript
 from .working import WorkingDecision, demoted_text, session_end, working_note, working_path
 
 __all__ = [
+    "CONVERSATION_DATE_ORDERS",
     "CONVERSATION_FORMATS",
     "STABILITY_MODES",
     "ArchiveDecision",
@@ -42,6 +45,7 @@ __all__ = [
     "demoted_text",
     "ingest_conversations",
     "load_conversations",
+    "load_slack_export",
     "load_transcript",
     "next_in_vault",
     "remembered",

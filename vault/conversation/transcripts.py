@@ -42,18 +42,7 @@ from datetime import datetime
 from typing import Any
 
 from ..errors import ConversationFormatError
-from .exports import EXPORT_FORMATS, export_kind, parse_export
-from .formats import (
-    EXPECTED,
-    FORMATS,
-    Conversation,
-    Session,
-    Turn,
-    decode_json,
-    load,
-    text_only,
-    timestamp,
-)
+from .formats import Conversation, Session, Turn, decode_json, timestamp
 
 TRANSCRIPT_FORMATS: tuple[str, ...] = ("claude-code", "codex", "openai")
 TOOL_ARG_CHARS = 80
@@ -108,7 +97,7 @@ def tool_line(name: str, args: Any) -> str:
     return f"[tool {name}: {arg}]" if arg else f"[tool {name}]"
 
 
-def _lines(text: str) -> Iterator[tuple[int, Any, str | None]]:
+def json_lines(text: str) -> Iterator[tuple[int, Any, str | None]]:
     """(line number, decoded object or None, problem or None) of each non-blank line."""
     for n, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
@@ -186,7 +175,7 @@ def parse_claude_code(text: str, default_id: str = "claude-code") -> Loaded:
     problems: list[str] = []
     sid = ""
     seen: set[str] = set()  # a line read twice (a retried write, files joined) is one turn
-    for n, obj, problem in _lines(text):
+    for n, obj, problem in json_lines(text):
         if problem is not None:
             problems.append(problem)
             continue
@@ -223,7 +212,7 @@ def parse_codex(text: str, default_id: str = "codex") -> Loaded:
     pieces: list[_Piece] = []
     problems: list[str] = []
     sid = ""
-    for n, obj, problem in _lines(text):
+    for n, obj, problem in json_lines(text):
         if problem is not None:
             problems.append(problem)
             continue
@@ -298,7 +287,7 @@ def parse_openai(obj: Any, default_id: str = "chat") -> Loaded:
 
 def detect_jsonl(text: str) -> str | None:
     """"claude-code" or "codex" when the first JSON object line looks like one; else None."""
-    for _, obj, problem in _lines(text):
+    for _, obj, problem in json_lines(text):
         if problem is not None:
             continue
         if "payload" in obj and obj.get("type") in (
@@ -316,83 +305,3 @@ def is_openai_chat(obj: Any) -> bool:
         obj = obj.get("messages")
     return (isinstance(obj, list) and bool(obj) and isinstance(obj[0], Mapping)
             and "role" in obj[0] and "content" in obj[0])
-
-
-ALL_FORMATS: tuple[str, ...] = FORMATS + TRANSCRIPT_FORMATS + EXPORT_FORMATS
-
-
-def load_report(text: str, fmt: str = "auto", default_id: str = "conversation") -> Loaded:
-    """Any supported file (`ALL_FORMATS`; "auto" detects it) -> conversations and problems.
-
-    JSON formats (simple, LoCoMo, LongMemEval, OpenAI chat) are decoded whole and a bad file
-    is a ConversationFormatError; the JSONL transcripts are read line by line and a bad line
-    is a problem, skipped. `default_id` names a conversation whose file names none. A NUL or
-    a lone surrogate in any of it is U+FFFD (formats.text_only)."""
-    loaded = _load_report(text, fmt, default_id)
-    return Loaded(tuple(text_only(c) for c in loaded.conversations), loaded.problems)
-
-
-def _load_report(text: str, fmt: str, default_id: str) -> Loaded:
-    if fmt not in ALL_FORMATS:
-        raise ConversationFormatError(f"unknown format {fmt!r}; one of {', '.join(ALL_FORMATS)}")
-    if fmt == "claude-code":
-        return parse_claude_code(text, default_id)
-    if fmt == "codex":
-        return parse_codex(text, default_id)
-    if fmt in EXPORT_FORMATS:
-        return Loaded(*parse_export(_json(text), fmt, default_id))
-    if fmt == "auto":
-        try:
-            obj = decode_json(text)
-        except json.JSONDecodeError:
-            kind = detect_jsonl(text)
-            chats = _openai_lines(text, default_id) if kind is None else None
-            if chats is not None:
-                return chats
-            if kind is None:
-                raise ConversationFormatError(f"format not recognised (not JSON, nor JSONL of "
-                                              f"a known shape); {EXPECTED}") from None
-            return _load_report(text, kind, default_id)
-        if is_openai_chat(obj):
-            return parse_openai(obj, default_id)
-        if (export := export_kind(obj)) is not None:
-            return Loaded(*parse_export(obj, export, default_id))
-        if isinstance(obj, Mapping) and "sessions" not in obj:
-            kind = detect_jsonl(text)  # a one-line JSONL file is also valid JSON
-            if kind is not None:
-                return _load_report(text, kind, default_id)
-            if (chats := _openai_lines(text, default_id)) is not None:
-                return chats
-        return Loaded(load(text, "auto"))
-    if fmt == "openai":
-        chats = _openai_lines(text, default_id)
-        return chats if chats is not None else parse_openai(_json(text), default_id)
-    return Loaded(load(text, fmt))
-
-
-def _openai_lines(text: str, default_id: str) -> Loaded | None:
-    """A JSONL of OpenAI chats (a `{"messages": [...]}` a line, as fine-tuning files are: a
-    conversation each, named by its "id", else `default_id-LINE`) or of chat messages (a
-    `{"role", "content"}` a line: one chat) -> Loaded; None when its JSON lines are neither."""
-    read = list(_lines(text))
-    objs = [(n, obj) for n, obj, problem in read if problem is None]
-    problems = [problem for _, _, problem in read if problem is not None]
-    if objs and all(is_openai_chat(o) for _, o in objs):
-        convs: list[Conversation] = []
-        for n, obj in objs:
-            got = parse_openai(obj, f"{default_id}-{n}")
-            convs.extend(got.conversations)
-            problems.extend(f"line {n}: {p}" for p in got.problems)
-        return Loaded(tuple(convs), tuple(problems))
-    if objs and all(is_openai_chat([o]) for _, o in objs):
-        got = parse_openai([o for _, o in objs], default_id)
-        return Loaded(got.conversations, (*problems, *got.problems))
-    return None
-
-
-def _json(text: str) -> Any:
-    try:
-        return decode_json(text)
-    except json.JSONDecodeError as exc:
-        raise ConversationFormatError(f"invalid JSON ({exc.msg} at line {exc.lineno})"
-                                      ) from None

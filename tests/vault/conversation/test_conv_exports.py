@@ -104,9 +104,8 @@ def test_a_chatgpt_export_is_idempotent_grows_and_is_found(tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize("text", [
-    "", "[]", "{}", "Bob: I sold my bike\nAnn: why?\n",
-    "12/31/23, 9:15 PM - Bob: I sold my bike\n", "31.12.23, 21:15 - Bob: I sold my bike\n",
-    json.dumps([{"type": "message", "user": "U1", "text": "hi", "ts": "1700000000.000100"}]),
+    "", "[]", "{}", "Subject: bike\nFrom: Bob\nTo: Ann\n",  # WhatsApp, "Name: text": read
+    json.dumps([{"type": "file", "user": "U1", "text": "hi", "ts": "1700000000.000100"}]),
     json.dumps({"guild": {}, "messages": [{"author": {"name": "b"}, "content": "hi"}]}),
     json.dumps({"role": "user"}) + "\n" + json.dumps({"content": "hi"}),
 ])
@@ -114,7 +113,7 @@ def test_a_file_of_no_known_shape_names_every_format(text: str) -> None:
     with pytest.raises(ConversationFormatError) as info:
         load_transcript(text)
     for name in ("simple", "LoCoMo", "LongMemEval", "OpenAI chat", "ChatGPT", "Claude.ai",
-                 "Claude Code", "Codex"):
+                 "Claude Code", "Codex", "WhatsApp", "Name: text", "Slack"):
         assert name in info.value.reason
 
 
