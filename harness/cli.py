@@ -61,6 +61,18 @@ class Parser(argparse.ArgumentParser):
             print(json_line(doc))
         super().error(one_line(message))
 
+    def _get_values(self, action: argparse.Action, arg_strings: list[str]) -> Any:
+        # Python 3.11's argparse drops every "--" that is an argument's own value: an option's
+        # (`--find=--`, `--session=--`) or a positional's after the separator (`rmh
+        # conversation note -- ID -- T X`): it got [], unconverted and unchecked (a traceback
+        # later on). It is the value "--" (one value alone is never the separator).
+        one = action.nargs is None or (action.nargs == "?" and bool(action.option_strings))
+        if one and arg_strings == ["--"]:
+            value = self._get_value(action, "--")
+            self._check_value(action, value)
+            return value
+        return super()._get_values(action, arg_strings)
+
 
 def _base_parser() -> tuple[argparse.ArgumentParser, Any]:
     """The global options and an empty sub-command table."""

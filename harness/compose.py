@@ -177,14 +177,15 @@ def embedding_cache(cfg: Config, own: EmbeddingCache) -> EmbeddingCache:
 
 def open_vault(
     cfg: Config, *, dense: bool = True, create: bool = False, learning: bool = True,
-    retry_at_rest: bool = False,
+    retry_at_rest: bool = False, ledger: Ledger | None = None,
 ) -> Vault:
     """Open (or with `create`, initialise) the configured vault, built whole: its full search
     engine and (with `learning`) its learning ledger are given to `Vault.open`.
 
     `dense=False` skips loading the ONNX embedder (lexical, graph and conjunctive signals only);
     `learning=False` leaves usage unrecorded (the ranking is then the learning-free one);
-    `retry_at_rest` (`rmh doctor`): Vault.open's.
+    `retry_at_rest` (`rmh doctor`): Vault.open's; `ledger`: this open ledger as the usage
+    recorder (`rmh learning NOTE` reads it too; closing the vault closes it).
     """
     root: Path = cfg.require_vault()
     encoder = shared_encoder(graph_folder(cfg)) if dense else None
@@ -200,8 +201,8 @@ def open_vault(
             scratch=str(root / ".rmh"),  # the dense IVF's codes, above approx_above chunks
         )
 
-    usage = ((_learning_or_none(root, create, ledger_limits(cfg)) if learning else None)
-             or NullUsage(time.time))
+    usage = ledger or ((_learning_or_none(root, create, ledger_limits(cfg)) if learning
+                        else None) or NullUsage(time.time))
     with _hooks_forget_pending(root):  # a killed `rmh forget`: the hooks' files too
         return (Vault.init if create else Vault.open)(
             root, engine=engine, usage=usage, fault_after=cfg.fault_after_ops,

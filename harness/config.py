@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from .config_file import expand_home, read_config, user_path
+from .config_file import beside, expand_home, fault_after, read_config, user_path
 from .config_learning import LearningSection
 from .hooks_client import MAX_WAIT_S
 from .run_bound import TIMEOUT_S
@@ -234,6 +234,7 @@ _ENV_EVEN_EMPTY: dict[str, tuple[str, str]] = {
     "RMH_EMBED_CACHE": ("embed", "shared_cache"),
     "RMH_GRAPH_CACHE": ("embed", "graph_cache"),
 }
+_PATHS = (("rerank", "model_dir"), ("embed", "shared_cache"), ("embed", "graph_cache"))
 
 
 def default_shared_cache(environ: Mapping[str, str]) -> str:
@@ -343,6 +344,9 @@ def load(
     merged: dict[str, dict[str, Any]] = {
         name: dict(raw.get(name, {})) for name in _SECTIONS
     }
+    for section, key in _PATHS:  # rmh.toml's own paths: from its folder (config_file.beside)
+        if path is not None and key in merged[section]:
+            merged[section][key] = beside(merged[section][key], path)
     for var, (section, key) in _ENV.items():
         if environ.get(var):
             merged[section][key] = environ[var]
@@ -362,7 +366,11 @@ def load(
     if built["extract"].entities not in EXTRACTORS:
         raise ConfigError(f"rmh.toml: [extract].entities must be one of {', '.join(EXTRACTORS)}"
                           f", not {built['extract'].entities!r}")
-    return Config(vault=vault_path, fault_after_ops=_fault_after(environ), **built)
+    try:
+        fault = fault_after(environ)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    return Config(vault=vault_path, fault_after_ops=fault, **built)
 
 
 @dataclass(frozen=True)
@@ -388,13 +396,3 @@ def user_dirs(env: Mapping[str, str] | None = None) -> UserDirs:
     home = path("HOME") or path("USERPROFILE")
     return UserDirs(home=home, appdata=path("APPDATA"),
                     xdg_config_home=path("XDG_CONFIG_HOME"), codex_home=path("CODEX_HOME"))
-
-
-def _fault_after(environ: Mapping[str, str]) -> int | None:
-    """$RMH_FAULT_AFTER_OPS: a positive integer, or unset/"" (no fault injection)."""
-    raw = environ.get("RMH_FAULT_AFTER_OPS", "")
-    if not raw:
-        return None
-    if not raw.isdigit() or int(raw) < 1:
-        raise ConfigError(f"RMH_FAULT_AFTER_OPS must be a positive integer, not {raw!r}")
-    return int(raw)

@@ -114,3 +114,22 @@ def expand_home(value: str, environ: Mapping[str, str]) -> str:
         home = environ.get("HOME", "")
         return home + value[1:] if home else value
     return value
+
+
+def beside(value: object, config: Path) -> object:
+    """A path setting of the configuration file `config` as that file means it: a relative
+    one (not "", not `~...`) is taken from the file's folder, not from the working directory
+    (an `rmh serve` that an agent client started elsewhere found no `model_dir = "models/x"`)."""
+    if not isinstance(value, str) or not value or value.startswith("~"):
+        return value
+    return value if Path(value).is_absolute() else str(config.absolute().parent / value)
+
+
+def fault_after(environ: Mapping[str, str]) -> int | None:
+    """$RMH_FAULT_AFTER_OPS: a positive integer, or unset/"" (no fault injection)."""
+    raw = environ.get("RMH_FAULT_AFTER_OPS", "")
+    if not raw:
+        return None
+    if not raw.isdigit() or int(raw) < 1:
+        raise ValueError(f"RMH_FAULT_AFTER_OPS must be a positive integer, not {raw!r}")
+    return int(raw)

@@ -8,7 +8,10 @@ CLIENT`` with absolute paths. An entry is rmh's when its command ends in ``hook 
 --client CLIENT`` with an rmh program before it (`is_ours`); install first removes rmh's old
 entries (so installing twice, or from another checkout, leaves one set), uninstall removes
 only those: every other key, event, group and handler stays as it was (an event or the
-``hooks`` object left empty by the removal goes; a file left empty by it is deleted).
+``hooks`` object left empty by the removal goes; a file left empty by it is deleted). When a
+backup install left (NAME.bak...) is that file before rmh's entries came (`_before_install`),
+uninstall writes its text back instead: the user's own bytes, an empty ``"hooks": {}`` or
+``EVENT: []`` they had included (session 28 dropped those).
 
 The file is read and rewritten by `harness.client_config` (as `rmh setup` does: atomic, its
 mode kept, a symbolic link's target written, a FIFO or device refused unopened, the old file
@@ -18,6 +21,7 @@ backed up); a file that is not a JSON object is an error and is left untouched.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shlex
 import sys
@@ -25,7 +29,15 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from .client_config import ClientConfigError, json_text, locked, read_json, write_settings
+from .client_config import (
+    ClientConfigError,
+    json_text,
+    locked,
+    read_json,
+    read_text,
+    settings_file,
+    write_settings,
+)
 from .hooks import CLIENTS, EVENTS, Client
 
 TIMEOUT_S = {"session-start": 30, "prompt": 10, "session-end": 120, "pre-compact": 120}
@@ -77,8 +89,12 @@ def _read(path: Path) -> dict[str, Any]:
 
 
 def _write(path: Path, doc: Mapping[str, Any]) -> None:
+    _write_text(path, json_text(doc))
+
+
+def _write_text(path: Path, text: str) -> None:
     try:
-        write_settings(path, json_text(doc))
+        write_settings(path, text)
     except ClientConfigError as exc:
         raise SettingsError(str(exc)) from None
     except OSError as exc:
@@ -115,6 +131,43 @@ def without_ours(doc: dict[str, Any], client: Client) -> tuple[dict[str, Any], i
     else:
         del out["hooks"]
     return out, removed
+
+
+MAX_BACKUPS = 64  # the newest backups looked at for the file as it was before install
+
+
+def _bare(doc: Mapping[str, Any]) -> str:
+    """`doc` less the empty `hooks` containers (which the removal drops), as ordered text."""
+    hooks = doc.get("hooks")
+    if isinstance(hooks, dict):
+        kept = {event: groups for event, groups in hooks.items() if groups != []}
+        doc = {k: kept if k == "hooks" else v for k, v in doc.items() if k != "hooks" or kept}
+    return json.dumps(doc, ensure_ascii=False)
+
+
+def _before_install(path: Path, doc: Mapping[str, Any], client: Client) -> str | None:
+    """The text of the newest backup of `path` (client_config's NAME.bak, NAME.bak.N) that
+    holds none of rmh's entries and is `doc` (the file less rmh's entries) but for empty
+    `hooks` containers, keys in the same order: the file before install, when nothing but
+    rmh's entries changed since. None when no backup is."""
+    try:
+        target = settings_file(path)
+        names = [p for p in target.parent.iterdir() if p.name == target.name + ".bak"
+                 or (p.name.startswith(target.name + ".bak.")
+                     and p.name[len(target.name) + 5:].isdigit())]
+    except (ClientConfigError, OSError):
+        return None
+    names.sort(key=lambda p: -int(p.name[len(target.name) + 5:] or -1))
+    want = _bare(doc)
+    for backup in names[:MAX_BACKUPS]:
+        try:
+            text = read_text(backup)
+            old = json.loads(text) if text.strip() else {}
+        except (ClientConfigError, ValueError, RecursionError):
+            continue
+        if isinstance(old, dict) and not without_ours(old, client)[1] and _bare(old) == want:
+            return text
+    return None
 
 
 @contextlib.contextmanager
@@ -160,18 +213,23 @@ def _install(client: Client, path: Path, vault: Path) -> dict[str, Any]:
 
 
 def uninstall(client_name: str, scope: str, project: Path, home: Path) -> dict[str, Any]:
-    """Remove rmh's hooks (and nothing else) from the client's settings: a file left empty is
+    """Remove rmh's hooks (and nothing else) from the client's settings: the file as it was
+    before install when a backup is that (`_before_install`), else a file left empty is
     deleted (a symlink's target is left holding `{}`, the link kept), and then its folder
     (`.claude/`, `.codex/`, `.gemini/`) when it is empty."""
     client = CLIENTS[client_name]
     path = settings_path(client, scope, project, home)
     with _locked(path):
         doc, removed = without_ours(_read(path), client)
-        if removed and (doc or path.is_symlink()):  # a link's target is written through
-            _write(path, doc)                        # ({}), the link kept: deleting the link
-        elif removed:                                # left rmh's hooks in the target
+        before = _before_install(path, doc, client) if removed else None
+        if before is not None:
+            _write_text(path, before)
+        elif removed and (doc or path.is_symlink()):  # a link's target is written through
+            _write(path, doc)                          # ({}), the link kept: deleting the
+        elif removed:                                  # link left rmh's hooks in the target
             path.unlink()
-    if removed and not doc:  # and the client's folder, when install made it and it is empty
+    if removed and not doc and before is None:  # and the client's folder, when install made
+        # it and it is empty
         with contextlib.suppress(OSError):
             path.parent.rmdir()
     return {"client": client.name, "settings": str(path), "removed": removed}

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from .config import LlmSection
 from .extractive import extract_answer
+from .llm_refusal import refused_param
 from .llm_types import LlmUnavailable, SubAnswer, SubRequest, TransientError
 
 if TYPE_CHECKING:
@@ -115,9 +116,10 @@ class OpenAIProvider:
     """Any OpenAI-compatible chat-completions endpoint, through `openai.AsyncOpenAI`.
 
     A query in base_url (Azure's `?api-version=...`) is sent with every request, and then the
-    key also as Azure's `api-key` header. A 400 that names `max_tokens` (OpenAI's reasoning
-    models want `max_completion_tokens`) or `temperature` (refused, or only its default taken)
-    makes this provider send the other name, or none, from then on (TransientError adapted)."""
+    key also as Azure's `api-key` header. A 400/422 refusing `max_tokens` (OpenAI's reasoning
+    models want `max_completion_tokens`) or `temperature` (refused, or only its default taken;
+    harness/llm_refusal.py reads which) makes this provider send the other name, or none,
+    from then on (TransientError adapted)."""
 
     name = "openai"
 
@@ -229,7 +231,7 @@ class OpenAIProvider:
             return TransientError(f"HTTP {status} from the endpoint",
                                   retry_after=_retry_after(exc.response.headers))
         if status in (400, 422):
-            refused = _refused_param(getattr(exc, "param", None), message, sent)
+            refused = refused_param(exc.body, message, sent)  # harness/llm_refusal.py
             if refused == "max_tokens" and refused in self._params:  # (once: calls overlap)
                 self._params["max_completion_tokens"] = self._params.pop("max_tokens")
             elif refused in ("max_completion_tokens", "temperature"):
@@ -254,24 +256,6 @@ def _path(url: str) -> str:
         return urlsplit(url).path
     except ValueError:
         return ""
-
-
-_REFUSAL = re.compile(r"unsupported|not supported|unrecognized|unknown|extra|not permitted|"
-                      r"forbidden|does not support|not allowed|only the default", re.I)
-
-
-def _refused_param(param: object, message: str, sent: dict[str, Any]) -> str:
-    """Which parameter of `sent` a 400 refuses (not one it finds too large): its `param`
-    field or its message names it, and the message says it is refused ("Unsupported
-    parameter: 'max_tokens' ... Use 'max_completion_tokens' instead", "Unrecognized request
-    argument supplied: temperature", "extra_forbidden"), or ""."""
-    if not _REFUSAL.search(message):
-        return ""
-    message = message.split("max_completion_tokens' instead")[0]
-    for name in ("max_tokens", "max_completion_tokens", "temperature"):
-        if name in sent and (param == name or re.search(rf"\b{name}\b", message)):
-            return name
-    return ""
 
 
 def _retry_after(headers: Any) -> float:

@@ -113,7 +113,8 @@ _PAGE = (Param("limit", "integer", "most items (a page; default: all, refused pa
 _QUERY = Param("query", "string", "what to look for", max_length=MAX_QUERY)
 _QUESTION = Param("question", "string", "the question", max_length=MAX_QUESTION)
 _HASH = Param("expected_hash", "string", "the `hash` read returned: refuse if the file changed "
-               "since", None, max_length=64)
+               "since", None, max_length=64,
+               pattern=("[0-9a-f]{64}", "a sha256: the 64 lowercase hex digits `read` gives"))
 _MAX_WORDS = Param("max_words", "integer", "longest answer in words", default=None,
                    minimum=1, maximum=2_000, keyword_only=True)
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -63,6 +64,7 @@ class Param:
     blank_ok: bool = False
     keyword_only: bool = False  # REPL: after `*` (never bound by position)
     choices: tuple[str, ...] | None = None  # the allowed values of a "string"
+    pattern: tuple[str, str] | None = None  # (regex a "string" matches whole, what it is)
 
     @property
     def required(self) -> bool:
@@ -110,6 +112,8 @@ class Param:
                 raise BadArgument(self.name, "must be an ISO date (YYYY-MM-DD)") from exc
         if self.choices is not None and value not in self.choices:
             raise BadArgument(self.name, f"must be one of {', '.join(self.choices)}")
+        if self.pattern is not None and not re.fullmatch(self.pattern[0], value):
+            raise BadArgument(self.name, f"must be {self.pattern[1]}")
         return value
 
     def schema(self) -> dict[str, Any]:
@@ -128,6 +132,8 @@ class Param:
         if self.max_length is not None and self.kind in ("string", "date") \
                 and self.choices is None:
             out["maxLength"] = self.max_length
+        if self.pattern is not None:
+            out["pattern"] = f"^{self.pattern[0]}$"
         if self.minimum is not None:
             out["minimum"] = self.minimum
         if self.maximum is not None:

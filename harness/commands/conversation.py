@@ -61,9 +61,17 @@ def cmd_stability(args: argparse.Namespace) -> int:
     return 0
 
 
+def iso_datetime(text: str) -> datetime:
+    """argparse `type` of `--date`: an ISO 8601 datetime, else a usage error (any other text
+    was a ValueError traceback)."""
+    try:
+        return datetime.fromisoformat(text)
+    except (ValueError, OverflowError):
+        raise argparse.ArgumentTypeError(f"not an ISO datetime: {text!r}") from None
+
+
 def cmd_note(args: argparse.Namespace) -> int:
-    when = datetime.fromisoformat(args.date) if args.date else datetime.now().replace(
-        microsecond=0)
+    when = args.date if args.date is not None else datetime.now().replace(microsecond=0)
     path = working_path(args.id, args.session, args.title)
     with plain_vault(args.vault) as v:
         v.write(path, working_note(args.id, args.session, args.text, when, args.confirmed))
@@ -130,7 +138,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     n = cs.add_parser("note", help="write a working (scratch) note for a live session")
     for name in ("id", "session", "title", "text"):
         n.add_argument(name)
-    n.add_argument("--date", default=None, help="ISO datetime (default: now)")
+    n.add_argument("--date", default=None, type=iso_datetime,
+                   help="ISO datetime (default: now)")
     n.add_argument("--confirmed", action="store_true", help="mark it confirmed")
     n.add_argument("--json", action="store_true", help="print one JSON document")
     n.set_defaults(func=cmd_note)

@@ -20,6 +20,7 @@ from .. import hooks_index
 from ..compose import open_vault, own_files
 from ..config import load
 from ..config_file import user_path
+from .operation_commands import utf8_text
 from .output import CommandFailed, emit
 
 
@@ -75,7 +76,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("forget", help="erase notes for good, with proof (not reversible)",
                        description=__doc__)
     p.add_argument("notes", nargs="*", metavar="NOTE", help="notes to erase (path or title)")
-    p.add_argument("--subject", metavar="TEXT",
+    p.add_argument("--subject", metavar="TEXT", type=utf8_text,  # it goes in the intent file
                    help="also erase every note naming TEXT (a whole word, case-insensitive)")
     p.add_argument("--dry-run", action="store_true", help="show what would go; change nothing")
     p.add_argument("--json", action="store_true", help="print one JSON document")

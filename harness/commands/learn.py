@@ -13,7 +13,7 @@ import time
 from dataclasses import fields, is_dataclass
 from typing import Any
 
-from harness.compose import learning_vault, liveness, open_vault, search_params
+from harness.compose import learning_vault, liveness, open_ledger, open_vault, search_params
 from harness.config import load
 from harness.errors import Refused
 from vault import LearnedState, Ledger, Vault, passed_factor
@@ -140,30 +140,42 @@ def cmd_restore(args: argparse.Namespace) -> int:
 
 
 def cmd_learning(args: argparse.Namespace) -> int:
+    if args.note is not None:
+        return _note_learning(args)
     v, ledger = learning_vault(args.vault)
     with v:
         try:
-            if args.note is not None:
-                note_id = v.resolve(args.note)
-                doc = {"note": v.path_of(note_id), **ledger.note_history(note_id)}
-                params = search_params(load(vault=args.vault))
-                scale = doc["prior_scale"] = params.prior_scale
-                # a note surely passed over is demoted on every query with weights.passed
-                doc["passed_factor"] = float(passed_factor(doc["passed"], params.weight("passed")))
-                doc["multiplier"] = (1.0 + scale * doc["prior"]) * doc["passed_factor"]
-                for r in doc["rewards"]:
-                    r["multiplier_before"] = 1.0 + scale * r["q_before"]
-                    r["multiplier_after"] = 1.0 + scale * r["q_after"]
-            else:
-                report = learning_health(v, ledger)
+            report = learning_health(v, ledger)
         finally:
             ledger.close()
-    if args.note is not None:
-        doc["measured"] = measured_effect(args, note_id, _used_query(doc))
-        emit(args, doc, _story(doc))
-        return 0
     emit(args, report, json.dumps(report, indent=2, sort_keys=True))
     return 0 if report["missing_rows"] == 0 and report["replay_matches"] else 1
+
+
+def _note_learning(args: argparse.Namespace) -> int:
+    """`rmh learning NOTE`, on one open of the vault (session 28 opened it three times: for
+    the history, then a search with and one without learning, each a sync and an engine)."""
+    cfg = load(vault=args.vault)
+    ledger = open_ledger(cfg.require_vault())
+    try:
+        v = open_vault(cfg, dense=not args.no_dense, ledger=ledger)
+    except BaseException:
+        ledger.close()
+        raise
+    with v:  # closes the ledger
+        note_id = v.resolve(args.note)
+        doc = {"note": v.path_of(note_id), **ledger.note_history(note_id)}
+        params = search_params(cfg)
+        scale = doc["prior_scale"] = params.prior_scale
+        # a note surely passed over is demoted on every query with weights.passed
+        doc["passed_factor"] = float(passed_factor(doc["passed"], params.weight("passed")))
+        doc["multiplier"] = (1.0 + scale * doc["prior"]) * doc["passed_factor"]
+        for r in doc["rewards"]:
+            r["multiplier_before"] = 1.0 + scale * r["q_before"]
+            r["multiplier_after"] = 1.0 + scale * r["q_after"]
+        doc["measured"] = measured_effect(v, note_id, _used_query(doc))
+    emit(args, doc, _story(doc))
+    return 0
 
 
 def _used_query(doc: dict[str, Any]) -> str | None:
@@ -175,21 +187,18 @@ def _used_query(doc: dict[str, Any]) -> str | None:
     return str(shown[-1]) if shown else None
 
 
-def measured_effect(args: argparse.Namespace, note_id: int,
-                    query: str | None) -> dict[str, Any] | None:
+def measured_effect(v: Vault, note_id: int, query: str | None) -> dict[str, Any] | None:
     """Learning's whole effect on the note for `query`, measured: the configured search (as
-    `rmh search` ranks, recording nothing) with the live learned state and with none, on the
-    same day. The prior is one factor of it; the learned channel, warmth and the others act
-    too, so the ratio of the two scores is what a person reading "learning lifts it" needs."""
+    `rmh search` ranks, recording nothing) with the live learned state and with none (the
+    state replayed up to time 0: no event), on the same day. The prior is one factor of it;
+    the learned channel, warmth and the others act too, so the ratio of the two scores is
+    what a person reading "learning lifts it" needs."""
     if query is None:
         return None
-    cfg = load(vault=args.vault)
     out: dict[str, Any] = {"query": query}
-    day = None
-    for name, learning in (("with", True), ("without", False)):
-        with open_vault(cfg, dense=not args.no_dense, learning=learning) as v:
-            day = v.today() if day is None else day
-            hits = v.search(query, k=100, learn=False, now=day).hits
+    day = v.today()
+    for name, as_of in (("with", None), ("without", 0.0)):
+        hits = v.search(query, k=100, learn=False, as_of=as_of, now=day).hits
         at = [(rank, h.score) for rank, h in enumerate(hits) if h.id == note_id]
         out[name] = {"rank": at[0][0] + 1, "score": at[0][1]} if at else None
     w, wo = out["with"], out["without"]

@@ -85,14 +85,20 @@ def session_type() -> Callable[[str], Any]:
                               if p.name == "session"))
 
     def parse(text: str) -> Any:
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:
-            raise argparse.ArgumentTypeError(
-                "holds bytes that are not UTF-8 (a lone surrogate)") from None
-        return checked(text)
+        return checked(utf8_text(text))
 
     return parse
+
+
+def utf8_text(text: str) -> str:
+    """argparse `type` of a word that must be text: refused when it holds argv bytes that
+    were not UTF-8 (a lone surrogate), which nothing can write to a UTF-8 file."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise argparse.ArgumentTypeError(
+            "holds bytes that are not UTF-8 (a lone surrogate)") from None
+    return text
 
 
 def value_type(p: Param) -> Callable[[str], Any]:

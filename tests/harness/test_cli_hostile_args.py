@@ -4,6 +4,7 @@ traceback, and a refused command writes nothing: not in the vault, not beside it
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 from pathlib import Path
@@ -62,6 +63,17 @@ def _snapshot(root: Path) -> dict[str, bytes]:
     ("fact", "confirm", "Note", "--by", "b" * 201),
     ("fact", "confirm", "Note", "--reason", "r" * 1001),
     ("fact", "supersede", "Note", "--value", "v" * 1001),
+    # a malformed hash was "changed since it was read" (edit_conflict, exit 1): session 29
+    ("write", "Note", "--expected-hash", "abc"),
+    ("write", "Note", "--expected-hash", "A" * 64),
+    ("write", "Note", "--expected-hash", "a\nb"),
+    ("write", "Note", "--expected-hash", "g" * 64),
+    ("edit", "Note", "replace", "--expected-hash", "0" * 63, "--find", "Note", "--text", "X"),
+    ("conversation", "note", "c1", "s1", "T", "t", "--date", "nan"),  # was a traceback
+    ("conversation", "note", "c1", "s1", "T", "t", "--date", ""),
+    # a subject of non-UTF-8 bytes was a UnicodeEncodeError traceback writing the intent
+    ("forget", "--subject", os.fsdecode(b"bad\xff\xfe")),
+    ("forget", "--subject", os.fsdecode(b"\xc3"), "--dry-run"),
 ])
 def test_a_malformed_value_is_a_usage_error_naming_the_option(
         tmp_path: Path, argv: tuple[str, ...]) -> None:
@@ -100,7 +112,6 @@ def test_a_vault_name_too_long_to_look_up_is_one_line(tmp_path: Path,
 @pytest.mark.parametrize("word", ["a\nb", "a\rb", "a\x1b[31mb", "a\x85b"])
 @pytest.mark.parametrize("argv", [
     ("--vault", "{word}", "status"),
-    ("--vault", "{vault}", "write", "Note", "--expected-hash", "{word}"),
     ("--vault", "{vault}", "init", "{word}"),
 ])
 def test_an_error_quoting_a_control_character_stays_one_line(
@@ -129,3 +140,97 @@ def test_json_after_double_dash_is_a_word_not_the_option(
     code, out, err = cli(tmp_path, "--vault", str(root), *argv)
     assert code == 2, err
     assert (json.loads(out)["error"]["kind"] == "usage") if asked else out == ""
+
+
+def _value_options() -> list[tuple[list[str], str, str, list[str]]]:
+    """(command words, an option taking a value, its dest, the command's required
+    positionals) for every command of the parser."""
+    from harness.cli import build_parser
+
+    found: list[tuple[list[str], str, str, list[str]]] = []
+
+    def walk(parser: argparse.ArgumentParser, path: list[str]) -> None:
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        if subs:
+            for name, sp in subs[0].choices.items():
+                walk(sp, [*path, name])
+            return
+        pos = [next(iter(a.choices)) if a.choices else "Note" for a in parser._actions
+               if not a.option_strings and a.nargs not in ("?", "*")]
+        found.extend((path, a.option_strings[-1], a.dest, pos) for a in parser._actions
+                     if a.option_strings and a.nargs != 0 and a.option_strings[-1][:2] == "--")
+
+    walk(build_parser(None), [])
+    return found
+
+
+@pytest.mark.parametrize("path, option, dest, pos", _value_options(), ids=str)
+def test_an_option_whose_value_is_double_dash_gets_that_value(
+        path: list[str], option: str, dest: str, pos: list[str]) -> None:
+    """Python 3.11's argparse gave `--session=--` the value [] (a list, never converted or
+    checked): `rmh read --session=-- Note` was a TypeError traceback. It is the text "--"
+    now, checked like any other value: a value or a usage error (exit 2)."""
+    from harness.cli import build_parser
+
+    try:
+        ns = build_parser(None).parse_args([*path, f"{option}=--", *pos])
+    except SystemExit as exc:
+        assert exc.code == 2
+        return
+    assert not isinstance(getattr(ns, dest), list), vars(ns)
+
+
+def test_read_with_session_double_dash_answers(tmp_path: Path) -> None:
+    root = _vault(tmp_path)
+    (root / "Note.md").write_text("# Note\n", encoding="utf-8")
+    code, out, err = cli(tmp_path, "--vault", str(root), "read", "--session=--", "Note", "--json")
+    assert code == 0, err
+    assert json.loads(out)["note"] == "Note.md"
+
+
+def test_a_query_of_bytes_that_are_not_utf8_is_searched(tmp_path: Path) -> None:
+    """`rmh search $'\\xff'` (with the dense encoder) was a TypeError traceback."""
+    root = _vault(tmp_path)
+    (root / "Note.md").write_text("# Note\n", encoding="utf-8")
+    code, out, err = cli(tmp_path, "--vault", str(root), "search", "--json", "--",
+                         os.fsdecode(b"Note \xff\xfe"))
+    assert code == 0, err
+    assert [h["note"] for h in json.loads(out)["hits"]] == ["Note.md"]
+
+
+def _positionals() -> list[tuple[list[str], int, list[tuple[str, object]]]]:
+    """(command words, index of a required positional, every required positional's dest and
+    choices) for every command with one."""
+    from harness.cli import build_parser
+
+    found: list[tuple[list[str], int, list[tuple[str, object]]]] = []
+
+    def walk(parser: argparse.ArgumentParser, path: list[str]) -> None:
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        if subs:
+            for name, sp in subs[0].choices.items():
+                walk(sp, [*path, name])
+            return
+        pos: list[tuple[str, object]] = [(a.dest, a.choices) for a in parser._actions
+                                         if not a.option_strings and a.nargs is None]
+        found.extend((path, j, pos) for j in range(len(pos)))
+
+    walk(build_parser(None), [])
+    return found
+
+
+@pytest.mark.parametrize("path, j, pos", _positionals(), ids=str)
+def test_a_positional_after_the_separator_may_be_double_dash(
+        path: list[str], j: int, pos: list[tuple[str, object]]) -> None:
+    """`rmh conversation note -- ID -- T X`: the session "--" was [] (Python 3.11's argparse
+    drops every "--"), then a TypeError traceback."""
+    from harness.cli import build_parser
+
+    words = ["--" if k == j else (next(iter(c)) if c else "w")  # type: ignore[call-overload]
+             for k, (_, c) in enumerate(pos)]
+    try:
+        ns = build_parser(None).parse_args([*path, "--", *words])
+    except SystemExit as exc:
+        assert exc.code == 2 and pos[j][1] is not None  # "--" is no choice
+        return
+    assert getattr(ns, pos[j][0]) == "--"

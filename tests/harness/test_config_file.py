@@ -4,6 +4,7 @@ too; a FIFO with a writer (`RMH_CONFIG=<(...)`) is read; an endless writer is cu
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -11,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,22 +24,37 @@ from tests.forks import run_cli
 from tests.harness.test_cli_notes import ROOT, make_vault
 
 
-def _feed(path: Path, data: bytes, *, close: bool = True) -> threading.Thread:
-    """A thread that opens the FIFO `path` for writing (its open waits for a reader, and
-    counts as a writer meanwhile), writes `data`, and closes it unless `close` is False."""
+@contextlib.contextmanager
+def _feed(path: Path, data: bytes, *, close: bool = True) -> Iterator[None]:
+    """While in the block, the FIFO `path` has a writer: a thread that has opened it (waited
+    for, not guessed at: a sleep of 0.2 s for the thread to reach its open was too short on a
+    loaded machine, and the read found no writer), writes `data` and closes it, or unless
+    `close` holds it open until the block ends (HOLD_S at most). A reader of ours that never
+    reads holds the FIFO meanwhile, so the writer's open returns at once and what it writes
+    is kept until the reader under test takes it."""
+    holder = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    opened, done = threading.Event(), threading.Event()
+
     def write() -> None:
         fd = os.open(path, os.O_WRONLY)
+        opened.set()
         os.write(fd, data)
-        if close:
-            os.close(fd)
-        else:
-            time.sleep(2.0)
-            os.close(fd)
+        if not close:
+            done.wait(HOLD_S)
+        os.close(fd)
 
     thread = threading.Thread(target=write, daemon=True)
     thread.start()
-    time.sleep(0.2)  # the writer is in its open
-    return thread
+    try:
+        assert opened.wait(HOLD_S)
+        yield
+    finally:
+        done.set()
+        thread.join()
+        os.close(holder)
+
+
+HOLD_S = 30.0  # an endless writer's end: a read that is not cut off gets its data then
 
 
 def test_a_fifo_with_no_writer_is_refused_at_once(tmp_path: Path) -> None:
@@ -52,25 +69,23 @@ def test_a_fifo_with_no_writer_is_refused_at_once(tmp_path: Path) -> None:
 def test_a_fifo_with_a_writer_is_read(tmp_path: Path) -> None:
     path = tmp_path / "c.toml"
     os.mkfifo(path)
-    writer = _feed(path, b"[search]\nk = 3\n")
-    assert read_config(path) == b"[search]\nk = 3\n"
-    writer.join()
-    writer = _feed(path, b"[search]\nk = 4\n")
-    assert load(vault=tmp_path, env={"RMH_CONFIG": str(path)}).search.k == 4
-    writer.join()
+    with _feed(path, b"[search]\nk = 3\n"):
+        assert read_config(path) == b"[search]\nk = 3\n"
+    with _feed(path, b"[search]\nk = 4\n"):
+        assert load(vault=tmp_path, env={"RMH_CONFIG": str(path)}).search.k == 4
 
 
 def test_a_writer_that_never_finishes_is_cut_off(tmp_path: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cut off after WAIT_S, the writer still holding the FIFO open: a read that waited
+    for the writer's end would get the bytes instead, HOLD_S later (no clock is read here:
+    ETIMEDOUT is only raised by the cut)."""
     monkeypatch.setattr(config_file, "WAIT_S", 0.5)
     path = tmp_path / "c.toml"
     os.mkfifo(path)
-    writer = _feed(path, b"[search]\n", close=False)
-    start = time.monotonic()
-    with pytest.raises(OSError) as got:
+    with _feed(path, b"[search]\n", close=False), pytest.raises(OSError) as got:
         read_config(path)
-    assert got.value.errno == errno.ETIMEDOUT and time.monotonic() - start < 1.5
-    writer.join()
+    assert got.value.errno == errno.ETIMEDOUT
 
 
 @pytest.mark.parametrize("kind", ["device", "folder", "huge"])
@@ -134,10 +149,9 @@ def test_the_cli_reads_a_fifo_config_that_has_a_writer(tmp_path: Path) -> None:
     root = make_vault(tmp_path)
     fifo = tmp_path / "rmh.toml"
     os.mkfifo(fifo)
-    writer = _feed(fifo, b"[search]\nk = 1\n")
-    r = _cli("--vault", str(root), "search", "billing", "--json", "--no-dense",
-             env={"RMH_CONFIG": str(fifo)})
-    writer.join()
+    with _feed(fifo, b"[search]\nk = 1\n"):
+        r = _cli("--vault", str(root), "search", "billing", "--json", "--no-dense",
+                 env={"RMH_CONFIG": str(fifo)})
     assert r.returncode == 0, r.stderr
     assert len(json.loads(r.stdout)["hits"]) == 1
 

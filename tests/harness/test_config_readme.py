@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.config import Config, load
+from vault.retrieval.pipeline import DEFAULT_WEIGHTS, PRIOR_SCALE
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
@@ -47,3 +48,24 @@ def test_the_configuration_block_shows_the_defaults_and_every_key() -> None:
             # weights: shown as the engine's own, which the default (an empty table) keeps
             if key not in ("shared_cache", "graph_cache", "weights"):
                 assert getattr(section, key) == value, (name, key)
+
+
+def test_the_retrieval_section_gives_the_engines_default_weights() -> None:
+    """Retrieval's formulas name the weights of vault/retrieval/pipeline.py (the warmth factor
+    said 0.1 after warmth was turned off: 0.0)."""
+    text = re.sub(r"\s+", " ", README.read_text(encoding="utf-8"))
+    w = DEFAULT_WEIGHTS
+    fusion = re.search(r"\(weights: bm25 ([\d.]+), dense ([\d.]+), conjunctive ([\d.]+), "
+                       r"graph ([\d.]+)\)", text)
+    assert fusion is not None
+    assert [float(x) for x in fusion.groups()] == [w["bm25"], w["dense"], w["conjunctive"],
+                                                   w["graph"]]
+    context = re.search(r"a link-context stage adds ([\d.]+) of", text)
+    named = re.search(r"a named stage multiplies by ([\d.]+) the notes", text)
+    warmth = re.search(r"`× \(1 \+ ([\d.]+)·a\(d\)\)`", text)
+    prior = re.search(r"`× \(1 \+ ([\d.]+)·q·g\)`", text)
+    assert context and named and warmth and prior
+    assert float(context[1]) == w["context"]
+    assert float(named[1]) == 1 + w["named"]
+    assert float(warmth[1]) == w["warmth"]
+    assert float(prior[1]) == PRIOR_SCALE

@@ -71,3 +71,55 @@ def test_a_model_dir_under_home_is_found(tmp_path: Path) -> None:
     code, out, err = _search(root, "~/models/x", home)
     assert code == 0, err
     assert json.loads(out)["stages"]["rerank"].startswith("ran")
+
+
+@pytest.mark.parametrize("where", ["vault", "RMH_CONFIG"])
+def test_a_relative_model_dir_is_taken_from_rmh_tomls_folder(tmp_path: Path, where: str
+                                                             ) -> None:
+    """`model_dir = "../model"` was read from the working directory (session 28: an `rmh
+    serve` an agent client started elsewhere found no model); now from rmh.toml's folder."""
+    root = make_vault(tmp_path)
+    (tmp_path / "model").mkdir()
+    build(tmp_path / "model")
+    conf = root if where == "vault" else tmp_path / "conf"
+    conf.mkdir(exist_ok=True)
+    (conf / "rmh.toml").write_text('[rerank]\nmodel_dir = "../model"\n', encoding="utf-8")
+    assert load(vault=root, config_file=conf / "rmh.toml", env={}).rerank.model_dir == str(
+        tmp_path / "conf" / ".." / "model" if where != "vault" else root / ".." / "model")
+    env = {} if where == "vault" else {"RMH_CONFIG": str(conf / "rmh.toml")}
+    r = rmh("--vault", str(root), "search", "--json", "--explain", "Billing", env=env)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["stages"]["rerank"].startswith("ran")
+
+
+def test_paths_in_rmh_toml_are_from_its_folder_and_the_environment_from_the_cwd(
+        tmp_path: Path) -> None:
+    """Every path rmh.toml sets (model_dir and the two caches) is taken from its folder; `~`,
+    absolute paths, "" (off) and environment variables are kept as given."""
+    text = ('[rerank]\nmodel_dir = "m"\n[embed]\nshared_cache = "c/e.sqlite"\n'
+            'graph_cache = ""\n')
+    (tmp_path / "rmh.toml").write_text(text, encoding="utf-8")
+    cfg = load(vault=tmp_path, env={})
+    assert (cfg.rerank.model_dir, cfg.embed.shared_cache, cfg.embed.graph_cache) == (
+        str(tmp_path / "m"), str(tmp_path / "c" / "e.sqlite"), "")
+    for value in ("~/m", "/abs/m"):
+        (tmp_path / "rmh.toml").write_text(f'[rerank]\nmodel_dir = "{value}"\n', "utf-8")
+        assert load(vault=tmp_path, env={}).rerank.model_dir == value
+    env = {"RMH_RERANK_MODEL": "rel", "RMH_EMBED_CACHE": "rel.sqlite"}
+    cfg = load(vault=tmp_path, env=env)
+    assert (cfg.rerank.model_dir, cfg.embed.shared_cache) == ("rel", "rel.sqlite")
+
+
+def test_explain_says_which_column_a_two_label_model_was_read_by(tmp_path: Path) -> None:
+    root = make_vault(tmp_path)
+    model = tmp_path / "model"
+    model.mkdir()
+    build(model, Export(head="n2"))
+    code, out, err = _search(root, model)
+    assert code == 0, err
+    assert json.loads(out)["stages"]["rerank"].endswith(
+        "relevant: column 1 by convention (no 2-label id2label in config.json))")
+    (model / "config.json").write_text('{"id2label": {"0": "relevant", "1": "other"}}', "utf-8")
+    code, out, err = _search(root, model)
+    assert json.loads(out)["stages"]["rerank"].endswith(
+        "relevant: column 0 'relevant' (config.json))")

@@ -471,3 +471,40 @@ def test_engine_memory_fills_the_budget_with_covered_lines_in_date_order(tmp_pat
                 body = (root / note).read_text(encoding="utf-8").split("---\n")[-1]
                 assert term_coverage(terms, dfs, n, [body]) >= 0.3, (prompt, ln)
         assert shown >= 15  # not vacuous: the prompts do inject
+
+
+USER_FILES = ['{"hooks": {}}', '{\n    "hooks": {}\n}\n', '{"hooks": {"SessionStart": []}, "m": 1}',
+              '{"m": "x",   "hooks": {"Stop": [{"hooks": []}], "UserPromptSubmit": []}}\n',
+              "", "{}", '  {"env": {"A": "1"}}  \n', '{"hooks": {"BeforeAgent": [], "X": []}}']
+
+
+@pytest.mark.parametrize("client", sorted(CLIENTS))
+@pytest.mark.parametrize("text", USER_FILES)
+@pytest.mark.parametrize("installs", [1, 2])
+def test_uninstall_gives_back_the_users_file_byte_for_byte(
+        tmp_path: Path, client: str, text: str, installs: int) -> None:
+    """A file the user had is theirs again after install + uninstall, to the byte: session 28
+    dropped an empty `"hooks": {}` or `EVENT: []` they had (and deleted a file left `{}`)."""
+    home = tmp_path / "home"
+    path = home / CLIENTS[client].user_file
+    path.parent.mkdir(parents=True)
+    path.with_name(path.name + ".bak").write_text('{"older": 1}', encoding="utf-8")
+    path.write_text(text, encoding="utf-8")
+    for _ in range(installs):
+        install(client, "user", tmp_path / "v", tmp_path, home)
+    assert path.read_text(encoding="utf-8") != text
+    assert uninstall(client, "user", tmp_path, home)["removed"] == 4
+    assert path.read_text(encoding="utf-8") == text
+
+
+def test_uninstall_after_the_user_edited_keeps_the_edit(tmp_path: Path) -> None:
+    """No backup is the file less rmh's entries: they are removed from it as it is."""
+    home = tmp_path / "home"
+    path = home / CLIENTS["claude-code"].user_file
+    path.parent.mkdir(parents=True)
+    path.write_text('{"hooks": {}}', encoding="utf-8")
+    install("claude-code", "user", tmp_path / "v", tmp_path, home)
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    path.write_text(json.dumps({**doc, "model": "y"}), encoding="utf-8")
+    assert uninstall("claude-code", "user", tmp_path, home)["removed"] == 4
+    assert json.loads(path.read_text(encoding="utf-8")) == {"model": "y"}

@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -66,3 +67,36 @@ def test_the_printed_factor_is_the_score_with_learning_over_the_score_without(
     human = rmh(root, "learning", note, "--no-dense").stdout
     assert f"x{learned / unlearned:.4f} (every learned signal together)" in human
     assert f"prior x{doc['multiplier']:.4f} on a query wholly about" in human
+
+
+COUNT_OPENS = """
+import collections, os, sys
+counts = collections.Counter()
+sys.addaudithook(lambda event, args: counts.update(
+    [os.path.basename(str(args[0]))] if event == "sqlite3.connect" else []))
+from harness.cli import main
+code = main(sys.argv[1:])
+print(code, sorted(counts.items()), file=sys.stderr)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("note", sorted(NOTES))
+def test_learning_note_opens_the_vault_once(tmp_path: Path, note: str) -> None:
+    """Its history and both measuring searches on one open: session 28 opened the index three
+    times and the ledger twice (each open a sync, each search's an engine of its own)."""
+    root = tmp_path / "v"
+    root.mkdir()
+    for title, body in NOTES.items():
+        (root / f"{title}.md").write_text(f"# {title}\n\n{body}\n", encoding="utf-8")
+    rmh(root, "init", "--no-dense")
+    rmh(root, "search", "zephyr turbine", "--session", "s1", "--no-dense")
+    rmh(root, "read", note, "--session", "s1")
+    rmh(root, "end-session", "s1")
+    env = {k: v for k, v in os.environ.items() if k not in ("RMH_VAULT", "RMH_CONFIG")}
+    r = subprocess.run([sys.executable, "-c", COUNT_OPENS, "--vault",
+                        str(root), "learning", note, "--json", "--no-dense"],
+                       env={**env, "PYTHONPATH": str(ROOT)}, cwd=ROOT, capture_output=True,
+                       text=True, timeout=120, check=False)
+    assert r.stderr.splitlines()[-1] == "0 [('index.sqlite', 1), ('learned.sqlite', 1)]", r.stderr
+    assert json.loads(r.stdout)["note"] == f"{note}.md"

@@ -63,8 +63,11 @@ def health(
     event_counts: Mapping[str, int],
     edge_weights: Sequence[float],
     existing_ids: Iterable[int],
+    query_log_capacity: int | None = None,
 ) -> dict[str, Any]:
-    """The audit as one JSON-safe dict (see module docstring)."""
+    """The audit as one JSON-safe dict (see module docstring); `query_log` says how full the
+    query log's bounded df tables are (query_log.py: keys held, the bound each table is cut
+    back to, keys forgotten so far)."""
     alive = set(existing_ids)
     notes = state.notes
     missing_notes = sorted(n for n in notes if n not in alive)
@@ -99,6 +102,8 @@ def health(
             "mean": float(np.mean(qs)) if qs else None,
         },
         "edges": {"pairs": len(state.pairs), "weights": distribution(edge_weights)},
+        "query_log": {"phrases": len(state.query_df), "words": len(state.word_df),
+                      "capacity": query_log_capacity, "forgotten": state.terms_forgotten},
         "archived": sum(1 for n in notes.values() if n.archived_at is not None),
         "missing_rows": len(missing_notes) + missing_pairs + missing_sessions,
         "missing_notes": missing_notes[:20],

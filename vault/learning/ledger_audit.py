@@ -81,4 +81,5 @@ class LedgerAudit:
         """The learning audit (vault/learning/health.py) against the index's live note ids."""
         self._sync_state()
         edges = self._edges_at(now).w.tolist()
-        return health(self._state, self.event_counts(), edges, existing_ids)
+        return health(self._state, self.event_counts(), edges, existing_ids,
+                      self.params.query_log_capacity)

@@ -67,6 +67,7 @@ _MIGRATIONS: tuple[str, ...] = (
     INSERT OR REPLACE INTO meta(key, value)
         SELECT 'log_bytes', CAST(COALESCE(SUM({_COST}), 0) AS TEXT) FROM events;
     """,
+    "ALTER TABLE qterm ADD COLUMN last INTEGER NOT NULL DEFAULT 0;",  # 4: v13, query_log.py
 )
 
 _NOTE_COLS = (
@@ -269,11 +270,11 @@ def load_state(conn: sqlite3.Connection) -> LearnedState:
         ns = st.notes[int(row[0])] = NoteState(*row[1:-1])
         ns.use_terms, ns.skip_terms = dict(terms.get("u", {})), dict(terms.get("s", {}))
         ns.use_words, ns.use_queries = dict(terms.get("w", {})), dict(terms.get("a", {}))
-    for t, n in conn.execute("SELECT term, n FROM qterm"):
-        if str(t).startswith(WORD):  # a query word's stem (expansion.py), not a phrase
-            st.word_df[str(t)[len(WORD):]] = int(n)
-        else:
-            st.query_df[str(t)] = int(n)
+    for t, n, last in conn.execute("SELECT term, n, last FROM qterm ORDER BY term"):
+        word = str(t).startswith(WORD)  # a query word's stem (expansion.py), not a phrase
+        key = str(t)[len(WORD):] if word else str(t)
+        (st.word_df if word else st.query_df)[key] = int(n)
+        (st.word_last if word else st.query_last)[key] = int(last)
     for a, b, count, last_t in conn.execute("SELECT a, b, count, last_t FROM pair ORDER BY a, b"):
         st.pairs[(int(a), int(b))] = Pair(int(count), float(last_t))
     for note, session in conn.execute("SELECT note, session FROM note_session"):
@@ -289,6 +290,8 @@ def load_state(conn: sqlite3.Connection) -> LearnedState:
     st.gone = {int(r[0]) for r in conn.execute("SELECT note FROM gone")}
     st.searches = int(get_meta(conn, "searches") or 0)
     st.last_seq = int(get_meta(conn, "last_seq") or 0)
+    forgotten, *kept = json.loads(get_meta(conn, "query_log") or "[0, 0, 0]")
+    st.terms_forgotten, st.terms_kept = int(forgotten), (int(kept[0]), int(kept[1]))
     base = conn.execute("SELECT seq, open FROM base WHERE id = 1").fetchone()
     since, kept = (0, {}) if base is None else (int(base[0]), load_open(str(base[1])))
     for sid in sorted(s for s, info in st.sessions.items() if info.ended is None):
@@ -346,11 +349,16 @@ def write_rows(conn: sqlite3.Connection, st: LearnedState, touched: Touched) -> 
             conn.execute("INSERT OR IGNORE INTO gone VALUES (?)", (note,))
         else:
             conn.execute("DELETE FROM gone WHERE note=?", (note,))
-    for term in sorted(touched.terms):
-        conn.execute("INSERT OR REPLACE INTO qterm VALUES (?, ?)", (term, st.query_df[term]))
-    for word in sorted(touched.words):
-        conn.execute("INSERT OR REPLACE INTO qterm VALUES (?, ?)", (WORD + word, st.word_df[word]))
+    rows = [(t, st.query_df, st.query_last, t) for t in sorted(touched.terms)]
+    for key, df, last, term in rows + [(w, st.word_df, st.word_last, WORD + w)
+                                       for w in sorted(touched.words)]:
+        if key in df:
+            conn.execute("INSERT OR REPLACE INTO qterm(term, n, last) VALUES (?, ?, ?)",
+                         (term, df[key], last.get(key, 0)))
+        else:  # forgotten (query_log.py)
+            conn.execute("DELETE FROM qterm WHERE term=?", (term,))
     set_meta(conn, "searches", str(st.searches))
+    set_meta(conn, "query_log", json.dumps([st.terms_forgotten, *st.terms_kept]))
     set_meta(conn, "last_seq", str(st.last_seq))
 
 

@@ -11,10 +11,11 @@ longer holds the events it came from, so it cannot be refolded without them; ins
 key and text naming what is erased is dropped from it:
 - the rows of an erased note: its `NoteState`, its pairs, its note-session rows, its
   tombstone;
-- a query-log term or word (`query_df`, `word_df`) and a term, word or query kept in a note's
-  bags (topic.py, expansion.py, asked.py) that names a string of S, or any word of one (a
-  base does not know which query a term came from: a term "launch" of the erased query
-  "launch code is unicorn" goes with the whole query, where the log's rewrite blanked it);
+- a query-log term or word (`query_df`, `word_df`, their recency) and a term, word or query
+  kept in a note's bags (topic.py, expansion.py, asked.py) that names a string of S, or any
+  word of one (a base does not know which query a term came from: a term "launch" of the
+  erased query "launch code is unicorn" goes with the whole query, where the log's rewrite
+  blanked it);
 - a session named by a string of S is renamed, as the log's rewrite renames it;
 - the open events it keeps are redacted as the log's are (`redact_event`).
 What stays are counts that name nothing (`searches`, the reward totals by source).
@@ -54,6 +55,10 @@ def dump_state(st: LearnedState) -> tuple[str, str]:
         "last_seq": st.last_seq,
         "query_df": dict(sorted(st.query_df.items())),
         "word_df": dict(sorted(st.word_df.items())),
+        "query_last": dict(sorted(st.query_last.items())),
+        "word_last": dict(sorted(st.word_last.items())),
+        "terms_forgotten": st.terms_forgotten,
+        "terms_kept": list(st.terms_kept),
     }
     opened = {s: [_event_json(e) for e in evs] for s, evs in sorted(st.open_events.items())}
     return (json.dumps(doc, sort_keys=True, separators=(",", ":")),
@@ -84,6 +89,12 @@ def load_state(text: str, opened: str) -> LearnedState:
     st.searches, st.last_seq = int(doc["searches"]), int(doc["last_seq"])
     st.query_df = {str(k): int(v) for k, v in doc["query_df"].items()}
     st.word_df = {str(k): int(v) for k, v in doc["word_df"].items()}
+    # a base dumped before LEARNING_VERSION 13 holds no recency: 0, as the migration's default
+    st.query_last = {k: int(doc.get("query_last", {}).get(k, 0)) for k in st.query_df}
+    st.word_last = {k: int(doc.get("word_last", {}).get(k, 0)) for k in st.word_df}
+    st.terms_forgotten = int(doc.get("terms_forgotten", 0))
+    kept = doc.get("terms_kept", [0, 0])
+    st.terms_kept = (int(kept[0]), int(kept[1]))
     return st
 
 
@@ -125,6 +136,8 @@ def redact_state(st: LearnedState, ids: frozenset[int], names: Names, dropped: N
                       for s, evs in sorted(st.open_events.items())}
     st.query_df = _keep(st.query_df, words)
     st.word_df = _keep(st.word_df, words)
+    st.query_last = _keep(st.query_last, words)
+    st.word_last = _keep(st.word_last, words)
     for ns in st.notes.values():
         ns.use_terms = _keep(ns.use_terms, words)
         ns.skip_terms = _keep(ns.skip_terms, words)

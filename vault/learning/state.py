@@ -20,6 +20,7 @@ event (vault/learning/activation.py); logging it makes replay independent of lat
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -28,6 +29,7 @@ from .asked import add_queries
 from .evidence import score, skip_weight, use_weight
 from .expansion import asking_queries, query_words
 from .formulas import SECONDS_PER_DAY, LearningParams, accumulate, decayed, pair_strength
+from .query_log import forget_rare
 from .rewards import SOURCES, Event, session_rewards
 from .topic import add_terms, query_terms
 
@@ -94,6 +96,10 @@ class LearnedState:
     last_seq: int = 0
     query_df: dict[str, int] = field(default_factory=dict)  # term -> searches holding it
     word_df: dict[str, int] = field(default_factory=dict)  # stem -> searches holding it
+    query_last: dict[str, int] = field(default_factory=dict)  # term -> seq of its last search
+    word_last: dict[str, int] = field(default_factory=dict)  # stem -> seq of its last search
+    terms_forgotten: int = 0  # query_df and word_df keys forgotten (query_log.py)
+    terms_kept: tuple[int, int] = (0, 0)  # keys of query_df, word_df kept at their last cut
 
 
 @dataclass
@@ -163,10 +169,13 @@ def _search(state: LearnedState, ev: Event, params: LearningParams, touched: Tou
     state.searches += 1
     for term in query_terms(str(ev.data.get("query", ""))):
         state.query_df[term] = state.query_df.get(term, 0) + 1
+        state.query_last[term] = ev.seq
         touched.terms.add(term)
     for word in query_words(str(ev.data.get("query", ""))):
         state.word_df[word] = state.word_df.get(word, 0) + 1
+        state.word_last[word] = ev.seq
         touched.words.add(word)
+    _forget_terms(state, params, touched)
     for note in top:
         state.notes[note].seen += 1
     for i, a in enumerate(top):
@@ -200,6 +209,26 @@ def _evict_pairs(
     for i in sorted(weakest.tolist()):
         del state.pairs[keys[i]]
         touched.pairs.add(keys[i])
+
+
+def _forget_terms(state: LearnedState, params: LearningParams, touched: Touched) -> None:
+    """Keep the query log's df tables bounded (query_log.py), keeping the keys the notes' bags
+    hold and those of the open sessions' queries (their end counts them into bags). What is
+    held is read only when a table is past its bound (generators, read as sets)."""
+    notes, cap = state.notes.values(), params.query_log_capacity
+    opened = state.open_events.values()
+    terms, kept_terms = forget_rare(state.query_df, state.query_last, itertools.chain(
+        (t for ns in notes for bag in (ns.use_terms, ns.skip_terms) for t in bag),
+        (t for evs in opened for e in evs if e.kind == "search"
+         for t in query_terms(str(e.data.get("query", ""))))), cap, state.terms_kept[0])
+    words, kept_words = forget_rare(state.word_df, state.word_last, itertools.chain(
+        (w for ns in notes for w in ns.use_words),
+        (w for evs in opened for e in evs if e.kind == "search"
+         for w in query_words(str(e.data.get("query", ""))))), cap, state.terms_kept[1])
+    state.terms_kept = (kept_terms, kept_words)
+    touched.terms.update(terms)
+    touched.words.update(words)
+    state.terms_forgotten += len(terms) + len(words)
 
 
 def _forget(state: LearnedState, notes: list[int], touched: Touched) -> None:

@@ -8,9 +8,12 @@ either axis dynamic or fixed (a fixed batch is filled with copies and cut; a fix
 padded to). Output: `logits` (or the only output), shape (n,), (n, 1) or (n, 2).
 
 Score (as sentence-transformers' CrossEncoder.predict, which applies Sigmoid when
-num_labels == 1): sigmoid(logit) for one logit; for two, softmax's column 1 =
-sigmoid(l_1 - l_0), column 1 being the "relevant" label of a binary classifier (LABEL_1; the
-monoBERT convention). More labels is an error, as CrossEncoder.rank() refuses num_labels != 1.
+num_labels == 1): sigmoid(logit) for one logit; for two, softmax's relevant column r =
+sigmoid(l_r - l_(1-r)). r is read from config.json's `id2label` beside the model when one of
+its two labels names relevance (RELEVANT: LABEL_1, "relevant", "entailment", ...) or the
+other its absence (IRRELEVANT); else r = 1 by convention (LABEL_1 of a binary classifier, as
+monoBERT), and the stage report says which (`OnnxCrossEncoder.relevant`). More labels is an
+error, as CrossEncoder.rank() refuses num_labels != 1.
 
 Pairs are cut to MAX_TOKENS, a fixed sequence axis, or `model_max_length` in
 tokenizer_config.json (transformers' own limit) when it is smaller. `load` checks all of this
@@ -42,7 +45,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ModelUnavailable
-from .encoders import cpu_session
+from .encoders import cpu_session, tokenizable
 from .interrupted import model_error
 
 MAX_TOKENS = 512
@@ -53,6 +56,13 @@ FEEDS = ("input_ids", "attention_mask", "token_type_ids")
 INT_TYPES: dict[str, type[np.integer[Any]]] = {"tensor(int64)": np.int64,
                                              "tensor(int32)": np.int32}
 PAD_TOKENS = ("[PAD]", "<pad>", "<|pad|>")
+# id2label names (lower case, "-" and " " as "_") of a binary classifier's two columns
+RELEVANT = ("label_1", "relevant", "entailment", "entailed", "positive", "pos", "yes", "true",
+            "1", "match", "matched", "related", "similar", "duplicate", "paraphrase")
+IRRELEVANT = ("label_0", "irrelevant", "not_relevant", "non_relevant", "nonrelevant",
+              "contradiction", "not_entailment", "negative", "neg", "no", "false", "0",
+              "no_match", "mismatch", "unrelated", "dissimilar", "not_duplicate",
+              "not_paraphrase")
 WHAT = "cross-encoder"
 
 
@@ -138,17 +148,38 @@ def signature(session: Any) -> Signature:
     return Signature(tuple(feeds), batch, seq, out.name, labels)
 
 
-def relevance(logits: npt.NDArray[np.float64], n: int, labels: int | None
+def relevance(logits: npt.NDArray[np.float64], n: int, labels: int | None, column: int = 1
               ) -> npt.NDArray[np.float64]:
-    """The n scores in (0, 1) from a run's output (module docstring); RerankFailed when its
-    shape is not one the signature allows or a logit is not finite."""
+    """The n scores in (0, 1) from a run's output, `column` the relevant one of two (module
+    docstring); RerankFailed when its shape is not one the signature allows or a logit is not
+    finite."""
     width = logits.size // n if n and logits.size % n == 0 else -1
     if width not in (1, 2) or (labels is not None and width != max(labels, 1)):
         raise RerankFailed(f"output of shape {logits.shape} for {n} pairs")
     if not np.all(np.isfinite(logits)):
         raise RerankFailed("the model gave a non-finite logit")
     grid = logits.reshape(n, width)
-    return sigmoid(grid[:, 0] if width == 1 else grid[:, 1] - grid[:, 0])
+    return sigmoid(grid[:, 0] if width == 1 else grid[:, column] - grid[:, 1 - column])
+
+
+def relevant_column(folder: Path) -> tuple[int, str]:
+    """The column of a 2-label output that means "relevant", read from config.json's
+    `id2label` (module docstring), and a line saying where it came from."""
+    try:
+        raw = json.loads(_regular(folder / "config.json", 1 << 20).read_text("utf-8"))
+        table = raw.get("id2label") if isinstance(raw, dict) else None
+    except (ModelUnavailable, OSError, ValueError):
+        table = None
+    if not isinstance(table, dict) or sorted(table) != ["0", "1"]:
+        return 1, "column 1 by convention (no 2-label id2label in config.json)"
+    names = [str(table["0"]), str(table["1"])]
+    keys = [n.strip().lower().replace("-", "_").replace(" ", "_") for n in names]
+    for words, flip in ((RELEVANT, 0), (IRRELEVANT, 1)):  # one names it, or the other not
+        hits = [j for j, k in enumerate(keys) if k in words]
+        if len(hits) == 1:
+            col = hits[0] ^ flip
+            return col, f"column {col} {names[col]!r} (config.json)"
+    return 1, f"column 1 by convention (config.json's labels {names} name no relevance)"
 
 
 def _regular(path: Path, limit: int) -> Path:
@@ -198,8 +229,9 @@ class OnnxCrossEncoder:
     """A cross-encoder loaded from a folder (module docstring for what loads)."""
 
     def __init__(self, session: Any, tokenizer: Any, fingerprint: str, sig: Signature,
-                 bound: RunBound | None = None) -> None:
+                 bound: RunBound | None = None, column: tuple[int, str] = (1, "")) -> None:
         self._session = session
+        self._column, self._relevant = column
         self._tokenizer = tokenizer
         self._fp = fingerprint
         self._sig = sig
@@ -233,7 +265,8 @@ class OnnxCrossEncoder:
         tokenizer.no_padding()
         tokenizer.enable_truncation(max_length=length)
         tokenizer.enable_padding(pad_id=pad, length=sig.seq)
-        ce = cls(session, tokenizer, _digest(model_file), sig, bound)
+        column = relevant_column(folder) if sig.labels in (2, None) else (1, "")
+        ce = cls(session, tokenizer, _digest(model_file), sig, bound, column)
         ce._check()
         return ce
 
@@ -262,6 +295,11 @@ class OnnxCrossEncoder:
     def fingerprint(self) -> str:
         return self._fp
 
+    @property
+    def relevant(self) -> str:
+        """Which output column is read as "relevant" and why ("" for one logit)."""
+        return self._relevant
+
     def _run(self, encs: Sequence[Any], ids: npt.NDArray[np.int64] | None = None
              ) -> npt.NDArray[np.float64]:
         """Scores for a batch of encodings (a fixed batch size: run in slices, the last
@@ -277,7 +315,7 @@ class OnnxCrossEncoder:
             rows += [rows[-1]] * (step - len(rows))
             feeds = {name: cols[name][rows].astype(kind) for name, kind in sig.feeds}
             raw = self._bounded(feeds)
-            got = relevance(np.asarray(raw, dtype=np.float64), step, sig.labels)
+            got = relevance(np.asarray(raw, dtype=np.float64), step, sig.labels, self._column)
             out[start : start + step] = got[: min(step, n - start)]
         return out
 
@@ -302,7 +340,8 @@ class OnnxCrossEncoder:
         when the model fails on them."""
         out = np.zeros(len(passages), dtype=np.float64)
         for start in range(0, len(passages), BATCH_SIZE):
-            batch = [(query, p) for p in passages[start : start + BATCH_SIZE]]
+            query_text, *texts = tokenizable([query, *passages[start : start + BATCH_SIZE]])
+            batch = [(query_text, p) for p in texts]
             try:
                 out[start : start + len(batch)] = self._run(
                     self._tokenizer.encode_batch(batch))

@@ -30,6 +30,7 @@ of token length, so equal lengths mostly meet in the same slice and batches are 
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Sequence
 from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
@@ -52,6 +53,15 @@ MAX_TOKENS = 256  # sentence-transformers' max_seq_length for all-MiniLM-L6-v2
 BATCH_SIZE = 32
 PROGRESS_STEP = 128  # new texts embedded (and cached) per slice: a progress beat every 1-3 s
 DIM = 384
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def tokenizable(texts: Sequence[str]) -> list[str]:
+    """`texts` as a `tokenizers` tokenizer takes them: a lone surrogate (argv bytes or JSON
+    text that were not UTF-8) as U+FFFD. The tokenizer refused the whole batch with a
+    TypeError: `rmh search` with such a query was a traceback (session 29)."""
+    return [t if t.isascii() else _LONE_SURROGATE.sub("\ufffd", t) for t in texts]
+
 
 F32Matrix = npt.NDArray[np.float32]
 
@@ -188,7 +198,7 @@ class MiniLmEncoder:
             counter = Tokenizer.from_str(self._tokenizer.to_str())
             counter.no_truncation()
             self._counter = counter
-        return len(self._counter.encode(text).ids)
+        return len(self._counter.encode(tokenizable([text])[0]).ids)
 
     def _run(self, feeds: dict[str, Any]) -> Any:
         if self._session is None:
@@ -210,7 +220,7 @@ class MiniLmEncoder:
         out = np.zeros((len(texts), DIM), dtype=np.float32)
         if not texts:
             return out
-        ids = [e.ids for e in self._tokenizer.encode_batch(list(texts))]
+        ids = [e.ids for e in self._tokenizer.encode_batch(tokenizable(texts))]
         for batch in length_batches([len(x) for x in ids], self._batch):
             arr = np.array([ids[i] for i in batch], dtype=np.int64)
             mask = np.ones_like(arr)
@@ -223,7 +233,7 @@ class MiniLmEncoder:
         itself (a row could depend on its batch; see the module)."""
         out = np.zeros((len(texts), DIM), dtype=np.float32)
         for start in range(0, len(texts), self._batch):
-            encs = self._tokenizer.encode_batch(list(texts[start : start + self._batch]))
+            encs = self._tokenizer.encode_batch(tokenizable(texts[start : start + self._batch]))
             width = max(len(e.ids) for e in encs)
             arr = np.zeros((len(encs), width), dtype=np.int64)
             mask = np.zeros_like(arr)

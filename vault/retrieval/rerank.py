@@ -63,5 +63,8 @@ def cross_encode(reranker: CrossEncoder | None, corpus: Corpus, query: str, rank
     rer = {i: float(scores[j]) for j, i in enumerate(head)}
     kept = rerank_order(head, scores, final)[:keep]
     kept_set = set(kept)
+    # which of a 2-label model's columns was read as relevant (OnnxCrossEncoder.relevant)
+    column = getattr(reranker, "relevant", "")
+    said = f"; relevant: {column}" if column else ""
     return (kept + [i for i in ranked if i not in kept_set], rer,
-            f"ran (top {len(head)}, keep {len(kept)})")
+            f"ran (top {len(head)}, keep {len(kept)}{said})")

@@ -6,6 +6,7 @@ read as "missing"; a 3 GiB model.onnx was read whole into memory)."""
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
@@ -260,3 +261,41 @@ def test_the_length_is_tokenizer_configs_and_checked_at_load(tmp_path: Path) -> 
     cut = " ".join(["apple"] * 60)  # 64 = [CLS] fruit [SEP] + 60 + [SEP]
     assert got[0] == pytest.approx(want(Export(), cut), abs=1e-6)
     assert got[1] == pytest.approx(want(Export(), "car"), abs=1e-6)
+
+
+# id2label of config.json -> the column that means "relevant" (None: no config.json)
+LABELS: list[tuple[dict[str, str] | None, int, str]] = [
+    (None, 1, "convention"), ({"0": "LABEL_0", "1": "LABEL_1"}, 1, "config.json"),
+    ({"0": "relevant", "1": "not relevant"}, 0, "config.json"),
+    ({"0": "entailment", "1": "contradiction"}, 0, "config.json"),
+    ({"0": "Negative", "1": "Positive"}, 1, "config.json"),
+    ({"0": "yes", "1": "other"}, 0, "config.json"),
+    ({"0": "other", "1": "Not-Relevant"}, 0, "config.json"),
+    ({"0": "LABEL_1", "1": "LABEL_0"}, 0, "config.json"),
+    ({"0": "foo", "1": "bar"}, 1, "convention"), ({"0": "yes", "1": "true"}, 1, "convention"),
+    ({"0": "only"}, 1, "convention")]
+
+
+@pytest.mark.parametrize("id2label, column, source", LABELS, ids=repr)
+def test_a_two_label_models_relevant_column_is_read_from_config_json(
+        tmp_path: Path, id2label: dict[str, str] | None, column: int, source: str) -> None:
+    """config.json's id2label says which of two columns means "relevant" (session 28 read
+    column 1 always: a model whose label 0 means relevant ranked inverted); labels that name
+    no relevance keep the convention, and `relevant` says which was used."""
+    build(tmp_path, Export(head="n2"))
+    if id2label is not None:
+        (tmp_path / "config.json").write_text(json.dumps({"id2label": id2label}), "utf-8")
+    ce = OnnxCrossEncoder.load(tmp_path)
+    sign = 1 if column == 1 else -1
+    want = [float(sigmoid(np.array([sign * 2 * logit(QUERY, p, types=True)]))[0])
+            for p in PASSAGES]
+    assert np.allclose(ce.score(QUERY, PASSAGES), want, atol=1e-6)
+    assert ce.relevant.startswith(f"column {column}") and source in ce.relevant
+
+
+def test_a_one_logit_model_ignores_config_json(tmp_path: Path) -> None:
+    build(tmp_path, Export(head="n1"))
+    (tmp_path / "config.json").write_text('{"id2label": {"0": "irrelevant"}}', "utf-8")
+    ce = OnnxCrossEncoder.load(tmp_path)
+    assert ce.relevant == ""
+    assert np.allclose(ce.score(QUERY, PASSAGES), [want(Export(), p) for p in PASSAGES])

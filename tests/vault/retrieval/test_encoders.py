@@ -178,3 +178,14 @@ def test_progress_is_reported_before_the_first_slice_and_after_each() -> None:
     encode_cached(CountingEncoder(), [], MemoryEmbeddingCache(),
                   lambda done, total, what: seen.append((done, total)))
     assert seen == []  # nothing to embed: nothing reported
+
+
+def test_a_lone_surrogate_is_embedded_as_the_replacement_character() -> None:
+    """A query whose argv bytes were not UTF-8 (or JSON "\\udcff") holds lone surrogates: the
+    tokenizer refused the whole batch with a TypeError (`rmh search` was a traceback)."""
+    for text in ["bad\udcff\udcfe", "\ud800", "ok \udfff end", "caf\u00e9 \udc80"]:
+        fixed = text.replace("\udcff", "\ufffd").replace("\udcfe", "\ufffd").replace(
+            "\ud800", "\ufffd").replace("\udfff", "\ufffd").replace("\udc80", "\ufffd")
+        got = encoder().encode([text, "plain"])
+        assert np.array_equal(got[0], encoder().encode([fixed])[0])
+        assert encoder().count_tokens(text) == encoder().count_tokens(fixed)

@@ -370,8 +370,13 @@ def test_a_settled_folder_is_not_read_again_and_every_change_still_shows(
 
 def test_a_folder_changed_as_it_is_listed_is_read_again(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    store = _vault(tmp_path / "v")
+    root = tmp_path / "v"
+    store = _vault(root)
     monkeypatch.setattr(folders, "_listed", {})
+    # the clock at the oldest folder's ctime, for good: on the real one a listing that began
+    # SETTLED_NS after the folders were made kept them (a loaded machine)
+    oldest = min(p.stat().st_ctime_ns for p in [root, *root.rglob("*")] if p.is_dir())
+    monkeypatch.setattr(folders, "_clock", lambda: oldest)
     store.listings()
     assert folders._listed == {}  # ctimes of just now are not settled: nothing kept
 

@@ -51,6 +51,12 @@ def _clocks(monkeypatch: pytest.MonkeyPatch, process: int, file_system: int | No
     monkeypatch.setattr(future, "file_system_now", shifted)
 
 
+def _clocks_at(monkeypatch: pytest.MonkeyPatch, process: int, file_system: int) -> None:
+    """This process's clock and the file system's stopped at these times (ns)."""
+    monkeypatch.setattr(folders, "_clock", lambda: process)
+    monkeypatch.setattr(future, "file_system_now", lambda state: file_system)
+
+
 def test_a_file_dated_ahead_of_the_clocks_is_read_once(
         vault: tuple[Store, Index, Path], monkeypatch: pytest.MonkeyPatch,
         reads: list[str]) -> None:  # noqa: F811
@@ -69,10 +75,16 @@ def test_a_file_dated_ahead_of_the_clocks_is_read_once(
     reads.clear()
     assert sync(store, index, workers=1).updated == ["sub/a.md"] and reads == ["sub/a.md"]
     assert "hippo" in _body(index, "sub/a.md")
-    _clocks(monkeypatch, 0, 0)  # the clocks at the files' ctimes: read again, RACY
+    # the clocks at the files' ctimes: read again, RACY. This process's at the older one's
+    # and the file system's at the newer one's: both are within SETTLED_NS of each, however
+    # long the syncs above took (on the kernel's clock, syncs slower than SETTLED_NS on a
+    # loaded machine left b.md settled here, not read at the next step)
+    ctimes = sorted(p.stat().st_ctime_ns for p in (root / "b.md", root / "sub" / "a.md"))
+    _clocks_at(monkeypatch, ctimes[0], ctimes[-1])
     reads.clear()
     assert not sync(store, index, workers=1).changed
     assert sorted(reads) == ["b.md", "sub/a.md"]
+    assert {r.ctime_ns for r in index.stats().values()} == {RACY}
     _clocks(monkeypatch, HOUR, HOUR)  # long past them: read once more, settled
     reads.clear()
     sync(store, index, workers=1)

@@ -46,6 +46,15 @@ def _settled(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(folders, "_clock", lambda: time.time_ns() + 3600 * 10**9)
 
 
+def _at_the_writing(monkeypatch: pytest.MonkeyPatch, root: Path, tick: int = 1) -> None:
+    """This process's clock at the oldest note's ctime (floored to `tick`, as a listing
+    shows it), for good: every note is younger than SETTLED_NS then, however long the test
+    has run. (On the real clock a sync that began SETTLED_NS after the notes were written
+    stored their true ctimes, and a test that wants them RACY failed on a loaded machine.)"""
+    oldest = min(p.stat().st_ctime_ns for p in root.rglob("*.md")) // tick * tick
+    monkeypatch.setattr(folders, "_clock", lambda: oldest)
+
+
 def _coarse(monkeypatch: pytest.MonkeyPatch) -> None:
     """Listings whose mtimes and ctimes are truncated to TICK (a coarse file system), through
     the Python stat loops (os.lstat)."""
@@ -132,7 +141,8 @@ def test_a_recent_file_is_read_again_until_it_settles(
         reads: list[str]) -> None:
     """The clock decides only whether a file is read again: the rows hold the same note
     either way, and once settled a sync reads nothing."""
-    store, index, _ = vault
+    store, index, root = vault
+    _at_the_writing(monkeypatch, root)
     sync(store, index, workers=1)  # the files were written just now: RACY
     assert {r.ctime_ns for r in index.stats().values()} == {folders.RACY}
     generation = index.generation()
@@ -159,6 +169,7 @@ def test_an_edit_in_the_same_tick_as_the_read_is_seen_next_sync(
     _coarse(monkeypatch)
     if not rule:
         monkeypatch.setattr("vault.storage.future.stored_ctime", lambda ctime, now: ctime)
+    _at_the_writing(monkeypatch, root, TICK)
     path = root / "sub" / "a.md"
     sync(store, index, workers=1)
     before = folders.list_folder(str(root), "sub", None)[0]
