@@ -16,16 +16,16 @@ SIGTERM/SIGINT handling of `rmh serve` and `rmh exec`).
 Between cells the worker is stopped (`WorkerProcess.pause`, SIGSTOP; SIGCONT when the next cell
 starts) and its threads are counted from /proc: nothing of a cell runs once it has answered.
 
-Identity (identity.py): as root, bwrap itself runs as the dedicated uid with no
-supplementary groups, so the uid its user namespace maps is not root; it gets the trees it
-binds read-only as descriptors opened here (`--ro-bind-fd`). bwrap 0.8 still resolves each
-descriptor's path (/proc/self/fd/N) as that uid, so the uid needs search rights on the trees'
-ancestors: where it lacks them (an interpreter under a 0700 /root) the tier fails its probe
-and `auto` takes the next one (`rmh doctor` says why; session 29 NOTES-FLAKE). /dev is a small read-only tmpfs holding only null, zero, random
-and urandom (bwrap 0.8 cannot bind a device read-only: a read-only bind is also nodev, so
-these four are device binds; the worker's uid owns none of them, and the filter refuses
-chmod and utime); /tmp is the only writable mount, of `scratch_mb` (its file count capped by
-the worker's guards); there is no /dev/shm.
+Identity (identity.py): as root, bwrap itself runs as the dedicated uid with no supplementary
+groups, so the uid its user namespace maps is not root; it gets the trees it binds read-only as
+descriptors opened here (`--ro-bind-fd`). bwrap 0.8 still resolves each descriptor's path
+(/proc/self/fd/N) as that uid, so the uid needs search rights on the trees' ancestors: where it
+lacks them (an interpreter under a 0700 /root) the tier fails its probe and `auto` takes the
+next one (`rmh doctor` says why; session 29 NOTES-FLAKE). /dev is a small read-only tmpfs
+holding only null, zero, random and urandom (bwrap 0.8 cannot bind a device read-only: a
+read-only bind is also nodev, so these four are device binds; the worker's uid owns none of
+them, and the filter refuses chmod and utime); /tmp is the only writable mount, of `scratch_mb`
+(its file count capped by the worker's guards); there is no /dev/shm.
 """
 
 from __future__ import annotations
