@@ -2,7 +2,8 @@
 
 The worker is `python -I -S -B worker.py IN OUT`: isolated mode, no site, no bytecode writes,
 an empty environment (MALLOC_ARENA_MAX=2 only: glibc's per-thread arenas would otherwise
-starve threads under RLIMIT_AS), stdin /dev/null, stdout/stderr on pipes the host drains, and
+starve threads under RLIMIT_AS; in bwrap, LD_LIBRARY_PATH too for a shared-library build, whose
+libpython is bound at /opt/python/lib), stdin /dev/null, stdout/stderr on pipes the host drains, and
 no inherited descriptor but the two channel pipes. It leads its own session and process group
 so one SIGKILL to the group ends it (bwrap adds --die-with-parent and a PID namespace, so the
 sandboxed interpreter dies with the outer bwrap process).
@@ -15,16 +16,16 @@ SIGTERM/SIGINT handling of `rmh serve` and `rmh exec`).
 Between cells the worker is stopped (`WorkerProcess.pause`, SIGSTOP; SIGCONT when the next cell
 starts) and its threads are counted from /proc: nothing of a cell runs once it has answered.
 
-Identity (identity.py): as root, bwrap itself runs as the dedicated uid with no
-supplementary groups, so the uid its user namespace maps is not root; it gets the trees it
-binds read-only as descriptors opened here (`--ro-bind-fd`). bwrap 0.8 still resolves each
-descriptor's path (/proc/self/fd/N) as that uid, so the uid needs search rights on the trees'
-ancestors: where it lacks them (an interpreter under a 0700 /root) the tier fails its probe
-and `auto` takes the next one (`rmh doctor` says why; session 29 NOTES-FLAKE). /dev is a small read-only tmpfs holding only null, zero, random
-and urandom (bwrap 0.8 cannot bind a device read-only: a read-only bind is also nodev, so
-these four are device binds; the worker's uid owns none of them, and the filter refuses
-chmod and utime); /tmp is the only writable mount, of `scratch_mb` (its file count capped by
-the worker's guards); there is no /dev/shm.
+Identity (identity.py): as root, bwrap itself runs as the dedicated uid with no supplementary
+groups, so the uid its user namespace maps is not root; it gets the trees it binds read-only as
+descriptors opened here (`--ro-bind-fd`). bwrap 0.8 still resolves each descriptor's path
+(/proc/self/fd/N) as that uid, so the uid needs search rights on the trees' ancestors: where it
+lacks them (an interpreter under a 0700 /root) the tier fails its probe and `auto` takes the
+next one (`rmh doctor` says why; session 29 NOTES-FLAKE). /dev is a small read-only tmpfs
+holding only null, zero, random and urandom (bwrap 0.8 cannot bind a device read-only: a
+read-only bind is also nodev, so these four are device binds; the worker's uid owns none of
+them, and the filter refuses chmod and utime); /tmp is the only writable mount, of `scratch_mb`
+(its file count capped by the worker's guards); there is no /dev/shm.
 """
 
 from __future__ import annotations
@@ -85,6 +86,16 @@ class Command:
         return {"user": self.identity.uid, "group": self.identity.gid, "extra_groups": []}
 
 
+def own_libpython(prefix: Path) -> list[str]:
+    """bwrap's `--setenv LD_LIBRARY_PATH /opt/python/lib` where the interpreter is a shared
+    build (its libpython in `prefix`/lib): it finds that library by an absolute RUNPATH of the
+    host's prefix, which is not there inside, and the loader took the system's libpython of the
+    same soname instead (another patch release: `import ssl` failed on a missing symbol)."""
+    if not any((prefix / "lib").glob("libpython*.so*")):
+        return []
+    return ["--setenv", "LD_LIBRARY_PATH", f"{_INSIDE_PYTHON}/lib"]
+
+
 def bwrap_command(config: SandboxConfig) -> Command:
     """bwrap command line up to and including the interpreter's flags (`-I -S -B`); the
     read-only trees are bound from descriptors opened here (closed by `Command.close`)."""
@@ -106,7 +117,7 @@ def bwrap_command(config: SandboxConfig) -> Command:
                 "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP", "--uid", "65534", "--gid", "65534",
                 "--die-with-parent", "--new-session",
                 "--clearenv", "--setenv", "MALLOC_ARENA_MAX", "2",
-                *ro_bind(str(prefix), _INSIDE_PYTHON)]
+                *own_libpython(prefix), *ro_bind(str(prefix), _INSIDE_PYTHON)]
         site = Path(f"lib/python{sys.version_info[0]}.{sys.version_info[1]}/site-packages")
         if (prefix / site).is_dir():  # hide the base interpreter's third-party packages
             argv += ["--tmpfs", f"{_INSIDE_PYTHON}/{site}", "--remount-ro",

@@ -13,9 +13,11 @@ letter, of letters, digits, spaces and ``.'’_@()&+-``, is one. Every other lin
 message above it.
 
 `--format text` reads any such file; auto-detection takes a file as a transcript only when its
-first line is a header, it has two messages or more, and either two speakers at most or
-speakers who speak more than once saying half of its messages or more (a list of "Key: value"
-settings, or a mail's "From:", "To:", "Subject:", names a new "speaker" each line).
+first line is a header, it has two messages or more, and speakers who speak more than once
+say half of its messages or more, or, when its headers have times, there are two speakers at
+most (a list of "Key: value" settings, or a mail's "From:", "To:", "Subject:", names a new
+"speaker" each line; two untimed lines of two names, a settings file's two keys, a mail's two
+headers, a Python file's `def f(x):` and `class A:`, are no exchange).
 """
 
 from __future__ import annotations
@@ -42,7 +44,8 @@ def is_plain_chat(text: str) -> bool:
     if len(messages) < 2:
         return False
     said = Counter(unmarked(m.speaker) for m in messages)
-    return len(said) <= 2 or 2 * sum(n for n in said.values() if n > 1) >= len(messages)
+    again = 2 * sum(n for n in said.values() if n > 1) >= len(messages)
+    return again or (len(said) <= 2 and messages[0].when is not None)
 
 
 def parse_plain(text: str, default_id: str) -> tuple[Conversation, tuple[str, ...]]:

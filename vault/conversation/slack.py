@@ -10,9 +10,11 @@ of messages ``{"type": "message", "user", "text", "ts", "user_profile": {"displa
   conversation per channel folder, named by it, its day files in name order.
 
 A speaker is named by `users.json` (display name, else real name, else name), else by the
-`user_profile` a message of theirs carries, else by their user id; `<@U123>` in a text
-becomes "@name". A message with a subtype other than "thread_broadcast", "file_share" or
-"me_message" (joins, topic changes, bots) is no turn; thread replies are turns where they
+`user_profile` a message of theirs carries, else by their user id; a text reads as the
+channel showed it (`shown`: `<@U123>` "@name", `<#C1|general>` "#general", `<!here>`
+"@here", a link's label and url, `&amp;` `&lt;` `&gt;` as `&` `<` `>`). A message with a
+subtype other than "thread_broadcast", "file_share" or "me_message" (joins, topic changes,
+bots) is no turn; thread replies are turns where they
 fall in time. A turn's id is its `ts` (unique in a channel, kept as the export grows); its
 time is `ts`'s seconds, UTC, naive; a day is a session (`chat_lines`). A message that is not
 an object, or has no readable `ts`, is a problem, skipped.
@@ -31,7 +33,10 @@ from .formats import Conversation, decode_json, text_only, timestamp
 from .transcripts import Loaded
 
 _SAID_SUBTYPES = (None, "thread_broadcast", "file_share", "me_message")
-_MENTION = re.compile(r"<@([A-Z0-9]+)(?:\|[^>]*)?>")
+# Slack's markup in a message's text: <@U1> a person, <#C1|name> a channel, <!here> a
+# broadcast, <url|label> a link; &, < and > themselves are written &amp; &lt; &gt;
+_MARKUP = re.compile(r"<([@#!]?)([^<>|]*)(?:\|([^<>]*))?>")
+_ESCAPES = re.compile(r"&(amp|lt|gt);")
 _DAY_FILE = re.compile(r"^([^/]+)/(\d{4}-\d{2}-\d{2})\.json$")
 
 
@@ -86,9 +91,28 @@ def _messages(messages: list[Any], names: Mapping[str, str], where: str,
             continue
         user = str(msg.get("user") or "")
         speaker = names.get(user) or user or str(msg.get("username") or "?")
-        text = _MENTION.sub(lambda m: "@" + names.get(m[1], m[1]), text)
+        text = shown(text, names)
         read.append(Message(n, when, str(ts), speaker, [text]))
     return read
+
+
+def shown(text: str, names: Mapping[str, str]) -> str:
+    """A message's text as the channel showed it: `<@U1>` "@name" (by `names`), `<#C1|general>`
+    "#general", `<!here>` "@here", `<url|label>` "label (url)", `<url>` the url, and the
+    escapes &amp; &lt; &gt; as & < > (each once: "&amp;amp;" is "&amp;")."""
+
+    def markup(m: re.Match[str]) -> str:
+        kind, target, label = m[1], m[2], m[3]
+        if kind == "@":
+            return "@" + names.get(target, label or target)
+        if kind == "#":
+            return "#" + (label or target)
+        if kind == "!":
+            return label if label and label.startswith("@") else "@" + (label or target)
+        return f"{label} ({target})" if label else target
+
+    unescape = {"amp": "&", "lt": "<", "gt": ">"}
+    return _ESCAPES.sub(lambda m: unescape[m[1]], _MARKUP.sub(markup, text))
 
 
 def user_names(users: Any) -> dict[str, str]:

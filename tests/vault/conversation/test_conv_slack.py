@@ -77,3 +77,22 @@ def test_a_hostile_day_file_is_read_or_refused_never_a_crash(messages: list[obje
         load_transcript(json.dumps(messages), "slack", "c")
     except ConversationFormatError:
         return
+
+
+@pytest.mark.parametrize(("raw", "said"), [
+    ("Q&amp;A at 5 &lt;3 &gt; 2", "Q&A at 5 <3 > 2"),
+    ("see <#C024BE7LR|general> and <#C024BE7LR>", "see #general and #C024BE7LR"),
+    ("<!here> <!channel> <!subteam^S01|@devs> ping", "@here @channel @devs ping"),
+    ("docs <https://example.com/a?b=1&amp;c=2|the site>, <mailto:a@b.c|mail> <https://x.org>",
+     "docs the site (https://example.com/a?b=1&c=2), mail (mailto:a@b.c) https://x.org"),
+    ("<@U1|annie> &amp;amp; <@U9>", "@annie &amp; @U9"),
+])
+def test_slack_markup_reads_as_a_person_saw_it(raw: str, said: str) -> None:
+    """Slack escapes &, < and > in a message's text (&amp; &lt; &gt;) and writes channels,
+    @here and links as <...> markup: the turn holds what the channel showed, not the escapes
+    (an "amp" token in every message that said "&")."""
+    day = [{"type": "message", "user": "U1", "text": raw, "ts": "1714557600.000200"}]
+    loaded = load_slack_export({"users.json": json.dumps(USERS),
+                                "general/2024-05-01.json": json.dumps(day)})
+    (conv,) = loaded.conversations
+    assert [t.text for t in conv.turns()] == [said]

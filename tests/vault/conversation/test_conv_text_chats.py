@@ -117,6 +117,11 @@ def test_a_plain_transcript_reads_with_and_without_times() -> None:
     "name: rmh\nversion: 1\nauthor: x\nlicense: MIT\n",
     "From: a@b.c\nTo: d@e.f\nSubject: hi\n\nBody: text\n",
     "# Notes\nAlice: hi\nBob: yo\n", "Alice: only one line\n",
+    # two untimed "Key: value" lines, no one speaking again: two keys of a settings file,
+    # a mail's two headers, a note's fields, a Python file's `def`/`class` lines
+    "name: rmh\nversion: 1.0\n", "From: a@b.c\nSubject: lunch\n\nHi Bob, noon?\n",
+    "Title: My note\n\nSome text.\nStatus: draft\n", "TODO: buy milk\nNote: call mum\n",
+    "def f(x):\n    return x\n\n\nclass A:\n    pass\n", "Host: example.com\nAccept: */*\n",
 ])
 def test_text_that_is_no_chat_is_not_taken_for_one(text: str) -> None:
     with pytest.raises(ConversationFormatError, match="format not recognised"):
