@@ -42,7 +42,8 @@ from .storage.erase import (
     trash_copies,
 )
 from .storage.index import Index
-from .storage.intents import ForgetIntent, Journal, texts
+from .storage.intent_fields import texts
+from .storage.intents import ForgetIntent, Journal
 from .storage.store import STATE_DIR, TRASH_DIR, Store
 
 

@@ -61,3 +61,49 @@ def test_a_referrer_changed_before_recovery_is_left_and_reported(tmp_path: Path)
     assert b"[[Target Moved]]" in now["r/Ref 000.md"] and b"[[Target Moved]]" in now[
         "r/Ref 002.md"]
     assert not list((work / ".rmh" / "intents").glob("*.json"))
+
+
+def test_a_move_killed_anywhere_then_its_referrers_saved_by_an_editor_leaves_no_link_dangling(
+        tmp_path: Path) -> None:
+    """Killed after each file operation; before the next process opens the vault an editor
+    saves every referrer with a line of its own added (written whole to a temporary and
+    renamed, as editors save), under the link line and above it. The recovery makes the
+    plan's link rewrites over the editor's text (storage/intents.py, notes/merge3.py): no
+    link dangles, every editor line is kept, nothing is left pending (ADVSTORE2's probe:
+    links dangled at 65 of 76 kill points)."""
+    template = make_template(tmp_path / "template", 3)
+    refs = sorted(p.relative_to(template).as_posix() for p in (template / "r").glob("*.md"))
+    work = tmp_path / "work"
+    moves = 0
+    with ForkServer(CLI_PRELOAD, workdir=tmp_path / "forks", cwd=REPO) as server:
+        runner = cli_runner(server, REPO)
+        for n in range(1, 1000):
+            shutil.rmtree(work, ignore_errors=True)
+            shutil.copytree(template, work)
+            moved = rmh(work, "move", OLD, NEW, fault_after=n, runner=runner)
+            if moved.returncode != -9:
+                assert moved.returncode == 0, moved.stderr
+                break
+            for i, rel in enumerate(refs):
+                path = work / rel
+                text = path.read_text(encoding="utf-8")
+                saved = (f"Editor's top line {i}.\n{text}" if i % 2 else
+                         f"{text}Editor's line {i} at {n}.\n")
+                tmp = path.with_name(f".{path.name}.swp")
+                tmp.write_text(saved, encoding="utf-8")
+                tmp.replace(path)
+            doc = rmh(work, "doctor", "--json", runner=runner)
+            assert doc.returncode == 0, doc.stderr
+            vault = json.loads(doc.stdout)["vault"]
+            assert vault["intents"]["pending"] == [], n
+            assert vault["dangling_links"] == [], (n, vault["intents"]["recovered"])
+            now = texts(work)
+            done = NEW in now
+            assert done != (OLD in now), n  # killed before the intent: nothing moved
+            moves += done
+            for i, rel in enumerate(refs):
+                assert (b"Editor's top line" if i % 2 else b"Editor's line") in now[rel], n
+                assert (b"[[Target Moved]]" in now[rel]) == done, n
+                assert (b"[[Target]]" in now[rel]) != done, n
+            assert all(o["left"] == [] for o in vault["intents"]["recovered"]), n
+    assert moves > 6  # killed after the intent, the rename, every rewrite: all finished

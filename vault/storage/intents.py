@@ -12,8 +12,11 @@ the vault's write lock, before anything else) makes the same steps again:
 - the rename, when `old` is there and `new` is not; already made when `new` is there and
   `old` is not (or `new` holds the moved note's bytes, planned or not);
 - each rewrite, when the file still has the hash it had when planned (compare-and-swap under
-  the lock); already made when it has the new text's hash; left as it is, and reported, when
-  it changed since (someone else edited it: their bytes win);
+  the lock); already made when it has the new text's hash; when it changed since (an editor
+  saved it), made over their text where they did not change the same lines (a three-way
+  merge, notes/merge3.py: a killed move's links no longer dangle because an editor saved the
+  referrer before the next process recovered it), else left as it is, and reported (their
+  bytes win);
 - when the rename cannot be made (the note is gone, `new` holds another file, or, recovering,
   `new` is on another file system than `old`: a mount point), it is rolled back instead:
   every rewrite already made is undone the same guarded way.
@@ -40,6 +43,8 @@ from typing import Any
 
 from ..errors import EditConflict, NoteExists, NoteNotFound, NotText, PathRefused, VaultError
 from ..notes.hashing import content_hash
+from ..notes.merge3 import holds, merge3
+from . import intent_fields as fields
 from .fileops import CROSS_DEVICE, create_temp, fsync_dir, open_regular
 from .store import STATE_DIR, Store
 
@@ -93,9 +98,10 @@ class MoveIntent:
     def from_json(cls, doc: dict[str, Any]) -> MoveIntent:
         if doc.get("version") != _VERSION or doc.get("op") != "move":
             raise ValueError(f"unknown intent: version {doc.get('version')}, op {doc.get('op')}")
-        return cls(_text(doc["old"]), _text(doc["new"]), _text(doc["moved_hash"]),
-                   tuple(Rewrite(_text(r["path"]), _text(r["text"]), _text(r["new_text"]))
-                         for r in _objects(doc["rewrites"])))
+        t = fields.text
+        return cls(t(doc["old"]), t(doc["new"]), t(doc["moved_hash"]),
+                   tuple(Rewrite(t(r["path"]), t(r["text"]), t(r["new_text"]))
+                         for r in fields.objects(doc["rewrites"])))
 
 
 @dataclass
@@ -166,35 +172,13 @@ def load_intent(doc: object) -> Intent:
     if doc.get("version") == _VERSION and doc.get("op") == "forget":
         if not isinstance(doc["plan"], dict):
             raise TypeError("a forget intent's plan is an object")
-        return ForgetIntent(dict(doc["plan"]), texts(doc["extra_files"]))
+        return ForgetIntent(dict(doc["plan"]), fields.texts(doc["extra_files"]))
     if doc.get("version") == _VERSION and doc.get("op") == "writes":
+        t = fields.text
         return WritesIntent(tuple(
-            Write(_text(w["path"]), None if w["old_hash"] is None else _text(w["old_hash"]),
-                  _text(w["new_text"])) for w in _objects(doc["writes"])))
+            Write(t(w["path"]), None if w["old_hash"] is None else t(w["old_hash"]),
+                  t(w["new_text"])) for w in fields.objects(doc["writes"])))
     return MoveIntent.from_json(doc)
-
-
-def _text(value: object) -> str:
-    """`value` when it is a string UTF-8 can encode (TypeError, or UnicodeEncodeError for a
-    lone surrogate `\\ud800` that JSON can spell), as every path and text of a plan is."""
-    if not isinstance(value, str):
-        raise TypeError(f"expected a string, not {type(value).__name__}")
-    value.encode("utf-8")
-    return value
-
-
-def texts(value: object) -> tuple[str, ...]:
-    """`value` when it is a list of strings UTF-8 can encode (`_text`; TypeError else)."""
-    if not isinstance(value, list):
-        raise TypeError("expected a list of strings")
-    return tuple(_text(v) for v in value)
-
-
-def _objects(value: object) -> list[dict[str, Any]]:
-    """`value` when it is a list of JSON objects (TypeError else)."""
-    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
-        raise TypeError("expected a list of objects")
-    return value
 
 
 def apply_writes(store: Store, intent: WritesIntent, name: str = "") -> Outcome:
@@ -258,6 +242,25 @@ def _swap(store: Store, path: str, expected: str, text: str) -> bool:
     return True
 
 
+def _merged(store: Store, rw: Rewrite, now: str | None) -> str:
+    """Make the planned rewrite of a file somebody changed since it was planned over their
+    text, where they did not change the same lines (notes/merge3.py): "written", "made" (their
+    text holds it already: a recovery killed after this step), or "left" (they changed the
+    same lines, the file is gone or no longer text, or it changed again meanwhile)."""
+    if now is None:
+        return "left"
+    try:
+        text = store.read_text(rw.path)
+    except (VaultError, OSError):
+        return "left"
+    merged = merge3(rw.text, rw.new_text, text)
+    if content_hash(text) != now:
+        return "left"
+    if merged is None or merged == text:
+        return "made" if holds(rw.text, rw.new_text, text) else "left"
+    return "written" if _swap(store, rw.path, now, merged) else "left"
+
+
 def apply_move(store: Store, intent: MoveIntent, name: str = "",
                after_rename: Callable[[], None] | None = None) -> Outcome:
     """Make (or finish) the plan's steps; idempotent. `after_rename` runs once the rename is
@@ -287,7 +290,10 @@ def apply_move(store: Store, intent: MoveIntent, name: str = "",
                 else:
                     out.left.append(rw.path)
             elif now != rw.new_hash:
-                out.left.append(rw.path)
+                if (merge := _merged(store, rw, now)) == "written":
+                    out.written.append(rw.path)
+                elif merge == "left":
+                    out.left.append(rw.path)
         if state == "impossible":
             out.state = "rolled back"
     return out
