@@ -58,6 +58,8 @@ def _weights(text: str | None) -> dict[str, float]:
 def _engine(args: argparse.Namespace) -> tuple[SearchEngine, SqliteEmbeddingCache]:
     cache = SqliteEmbeddingCache(Path(args.cache) if args.cache else default_cache_path())
     encoder = QueryMemoEncoder(MiniLmEncoder(threads=args.threads), cache)
+    # no time bound here (harness/run_bound.py bounds `rmh search`): a benchmark's numbers
+    # must not depend on the machine's load, which a run stopped at a deadline would make
     reranker = OnnxCrossEncoder.load(args.rerank) if args.rerank else None
     params = SearchParams(weights=_weights(args.weights), normalize=args.normalize,
                           redundancy_head=args.redundancy_head, calibrate=args.calibrate,

@@ -65,6 +65,7 @@ def haystack_task(
     """One haystack on a worker: (rows, latencies, new vectors, the worker's fingerprint)."""
     inner = MiniLmEncoder(threads=spec.threads)
     cache = RecordingCache(fingerprint, seed)
+    # unbounded, as bench/cli.py: a deadline would make the numbers follow the load
     reranker = OnnxCrossEncoder.load(Path(spec.rerank)) if spec.rerank else None
     engine = SearchEngine(spec.params, encoder=QueryMemoEncoder(inner, cache), reranker=reranker,
                           cache=cache)
