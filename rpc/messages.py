@@ -9,6 +9,7 @@ A well-formed response object (`result` or `error` and an id, no `method`) is no
 it is a `Stray` (MCP peers send both ways; see `parse_item`).
 The id of an invalid request is echoed when it is valid, else null. NaN/Infinity literals are a
 parse error; so is nesting deeper than the interpreter can decode (answered, never a crash). A
+byte order mark before a frame's JSON is skipped (RFC 8259 section 8.1 allows it). A
 parse error's reason names an LSP `Content-Length:` header, or a second value on the line. A
 batch of more than `MAX_BATCH` elements gets one error, id null, as an empty batch does.
 """
@@ -130,6 +131,10 @@ def parse_frame(raw: bytes) -> Parsed:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         return Parsed(error=spec_error(PARSE_ERROR, {"reason": "invalid UTF-8"}))
+    # A UTF-8 byte order mark before the JSON (Windows tools write one at a stream's start) is
+    # skipped, as RFC 8259 section 8.1 lets a parser do: it was "invalid JSON", so a client's
+    # first request, its `initialize`, was lost without saying why (MCPRPC2, session 29).
+    text = text.removeprefix("\ufeff")
     try:
         obj = json.loads(text, parse_constant=_reject_constant)
     except RecursionError:
