@@ -134,6 +134,7 @@ class StdioServer:
         self._room = anyio.Event()
         self._write_lock = anyio.Lock()
         self._output_broken = False
+        self._reading: anyio.CancelScope | None = None  # the read loop, while it runs
 
     # -- output ---------------------------------------------------------------------------
 
@@ -153,6 +154,10 @@ class StdioServer:
             if failed:
                 self._output_broken = True
                 log.warning("output closed; stopping")
+                # Reading stops now, not at the next chunk: a client that closed our stdout
+                # and wrote nothing more held the server in read(2) for good (MCPRPC2).
+                if self._reading is not None:
+                    self._reading.cancel()
 
     # -- frames ---------------------------------------------------------------------------
 
@@ -226,7 +231,7 @@ class StdioServer:
         )
         threading.Thread(target=_writer, args=(out_fd, self._jobs, current_token()),
                          daemon=True, name="rpc-stdout").start()
-        reading = anyio.CancelScope()
+        reading = self._reading = anyio.CancelScope()
         async with anyio.create_task_group() as control:
             if handle_signals:
                 control.start_soon(self._watch_signals, reading)

@@ -1,0 +1,84 @@
+"""A client that closes the server's output (EPIPE) while it keeps the server's input open:
+`rpc.StdioServer` logged "output closed; stopping" yet went on waiting in read(2) for input
+that never came, so it never shut down (MCPRPC2, session 29; the contract says a closed
+output pipe is end of input). Now the first failed write stops reading at once."""
+
+from __future__ import annotations
+
+import json
+import os
+from contextlib import suppress
+from typing import Any
+
+import anyio
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rpc import Dispatcher, StdioServer
+
+
+async def ping() -> dict[str, Any]:
+    return {}
+
+
+async def echo(value: Any = None) -> Any:
+    return value
+
+
+def frame(method: str, rid: int, params: Any = None) -> bytes:
+    msg: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "id": rid}
+    if params is not None:
+        msg["params"] = params
+    return json.dumps(msg).encode() + b"\n"
+
+
+def serve_then_close_output(after: list[bytes]) -> tuple[bool, int]:
+    """(whether the server had to be rescued by closing its input, on_shutdown calls)."""
+    rescued: list[bool] = []
+    shutdowns: list[int] = []
+
+    async def on_shutdown() -> None:
+        shutdowns.append(1)
+
+    async def main() -> None:
+        in_r, in_w = os.pipe()
+        out_r, out_w = os.pipe()
+        server = StdioServer(Dispatcher({"ping": ping, "echo": echo}), on_shutdown=on_shutdown,
+                             drain_timeout_s=5.0, write_grace_s=0.5)
+        finished = anyio.Event()
+
+        async def run() -> None:
+            await server.run(in_r, out_w, handle_signals=False)
+            finished.set()
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(run)
+            os.write(in_w, frame("ping", 0))
+            answer = await anyio.to_thread.run_sync(os.read, out_r, 65536)
+            assert json.loads(answer) == {"jsonrpc": "2.0", "result": {}, "id": 0}
+            os.close(out_r)  # the client stops reading; its input stays open
+            await anyio.to_thread.run_sync(os.write, in_w, b"".join(after))
+            with anyio.move_on_after(20):  # poll for the state, a bound far over the need
+                await finished.wait()
+            if not finished.is_set():
+                rescued.append(True)
+                os.close(in_w)  # end of input: lets the server of main end
+                await finished.wait()
+        for fd in (in_r, in_w, out_w):
+            with suppress(OSError):
+                os.close(fd)
+
+    anyio.run(main)
+    return bool(rescued), len(shutdowns)
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.lists(st.sampled_from([("ping", None), ("echo", ["x" * 70_000]), ("echo", [1]),
+                                 ("nope", None)]), min_size=1, max_size=40))
+def test_a_closed_output_stops_the_server_while_its_input_stays_open(
+    calls: list[tuple[str, Any]],
+) -> None:
+    rescued, shutdowns = serve_then_close_output(
+        [frame(method, i + 1, params) for i, (method, params) in enumerate(calls)])
+    assert not rescued
+    assert shutdowns == 1
