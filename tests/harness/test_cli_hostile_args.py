@@ -142,25 +142,32 @@ def test_json_after_double_dash_is_a_word_not_the_option(
     assert (json.loads(out)["error"]["kind"] == "usage") if asked else out == ""
 
 
-def _value_options() -> list[tuple[list[str], str, str, list[str]]]:
-    """(command words, an option taking a value, its dest, the command's required
-    positionals) for every command of the parser."""
+def _leaf_parsers() -> list[tuple[list[str], argparse.ArgumentParser]]:
+    """(command words, its parser) for every command of the CLI without subcommands."""
     from harness.cli import build_parser
 
-    found: list[tuple[list[str], str, str, list[str]]] = []
+    found: list[tuple[list[str], argparse.ArgumentParser]] = []
 
     def walk(parser: argparse.ArgumentParser, path: list[str]) -> None:
         subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-        if subs:
-            for name, sp in subs[0].choices.items():
-                walk(sp, [*path, name])
-            return
+        if not subs:
+            found.append((path, parser))
+        for name, sp in (subs[0].choices.items() if subs else ()):
+            walk(sp, [*path, name])
+
+    walk(build_parser(None), [])
+    return found
+
+
+def _value_options() -> list[tuple[list[str], str, str, list[str]]]:
+    """(command words, an option taking a value, its dest, the command's required
+    positionals) for every command of the parser."""
+    found: list[tuple[list[str], str, str, list[str]]] = []
+    for path, parser in _leaf_parsers():
         pos = [next(iter(a.choices)) if a.choices else "Note" for a in parser._actions
                if not a.option_strings and a.nargs not in ("?", "*")]
         found.extend((path, a.option_strings[-1], a.dest, pos) for a in parser._actions
                      if a.option_strings and a.nargs != 0 and a.option_strings[-1][:2] == "--")
-
-    walk(build_parser(None), [])
     return found
 
 
@@ -201,21 +208,11 @@ def test_a_query_of_bytes_that_are_not_utf8_is_searched(tmp_path: Path) -> None:
 def _positionals() -> list[tuple[list[str], int, list[tuple[str, object]]]]:
     """(command words, index of a required positional, every required positional's dest and
     choices) for every command with one."""
-    from harness.cli import build_parser
-
     found: list[tuple[list[str], int, list[tuple[str, object]]]] = []
-
-    def walk(parser: argparse.ArgumentParser, path: list[str]) -> None:
-        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-        if subs:
-            for name, sp in subs[0].choices.items():
-                walk(sp, [*path, name])
-            return
+    for path, parser in _leaf_parsers():
         pos: list[tuple[str, object]] = [(a.dest, a.choices) for a in parser._actions
                                          if not a.option_strings and a.nargs is None]
         found.extend((path, j, pos) for j in range(len(pos)))
-
-    walk(build_parser(None), [])
     return found
 
 

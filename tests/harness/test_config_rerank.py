@@ -102,7 +102,7 @@ def test_paths_in_rmh_toml_are_from_its_folder_and_the_environment_from_the_cwd(
     cfg = load(vault=tmp_path, env={})
     assert (cfg.rerank.model_dir, cfg.embed.shared_cache, cfg.embed.graph_cache) == (
         str(tmp_path / "m"), str(tmp_path / "c" / "e.sqlite"), "")
-    for value in ("~/m", "/abs/m"):
+    for value in ("~/m", str(tmp_path.parent / "elsewhere" / "m")):  # "~", an absolute path
         (tmp_path / "rmh.toml").write_text(f'[rerank]\nmodel_dir = "{value}"\n', "utf-8")
         assert load(vault=tmp_path, env={}).rerank.model_dir == value
     env = {"RMH_RERANK_MODEL": "rel", "RMH_EMBED_CACHE": "rel.sqlite"}
