@@ -11,7 +11,8 @@ that a process maps for its lifetime is first copied to an unnamed file of its o
 and is freed when the process closes it or dies) and the copy is what is mapped.
 
 The copy is `copy_file_range` (in the kernel, no bytes through Python; a reflink on btrfs and
-XFS, so no bytes at all), or `sendfile` where the kernel refuses that. Its cost is one pass
+XFS, so no bytes at all), or `sendfile` where the kernel refuses that, or `pread` and `write`
+where both are refused (another platform, a seccomp filter). Its cost is one pass
 over the file's bytes at load, which the CRC-checked stores already make, and the file's
 size in page cache and disk while the process lives (measurements: session 30 NOTES-MMAP).
 Where the folder cannot hold a temporary (a read-only `.rmh/`, a full disk) the copy goes
@@ -35,7 +36,10 @@ from typing import BinaryIO
 from .fileops import open_regular
 
 _CHUNK = 1 << 30  # bytes per copy call (the kernel caps one call near 2 GiB)
-_NO_RANGE = (errno.EXDEV, errno.ENOSYS, errno.EOPNOTSUPP, errno.EINVAL, errno.ENOTSUP)
+_READ = 1 << 24  # bytes per pread where neither in-kernel copy is allowed
+_CALLS = {"range": "copy_file_range", "sendfile": "sendfile"}
+_REFUSED = (errno.EXDEV, errno.ENOSYS, errno.EOPNOTSUPP, errno.EINVAL, errno.ENOTSUP,
+            errno.ENOTSOCK, errno.EPERM)  # EPERM: a seccomp filter's answer
 
 
 def open_private(path: str | Path) -> BinaryIO:
@@ -77,22 +81,26 @@ def _in_memory(_: Path) -> BinaryIO:
 
 def _copy(src: int, dst: int, size: int) -> None:
     """Copy bytes 0..`size` of `src` to `dst` (at its position 0); stops early, leaving a short
-    copy, when `src` ends sooner (truncated meanwhile)."""
+    copy, when `src` ends sooner (truncated meanwhile). Each way is tried until the kernel
+    refuses it: `copy_file_range`, `sendfile` (to a file: Linux only), `pread` + `write`."""
     done = 0
-    ranged = hasattr(os, "copy_file_range")
+    ways = [w for w in ("range", "sendfile") if hasattr(os, _CALLS[w])] + ["read"]
     while done < size:
         count = min(_CHUNK, size - done)
-        if ranged:
-            try:
+        try:
+            if ways[0] == "range":
                 got = os.copy_file_range(src, dst, count, done, done)
-            except OSError as exc:
-                if exc.errno not in _NO_RANGE:
-                    raise
-                ranged = False
-                continue
-        else:
-            os.lseek(dst, done, os.SEEK_SET)
-            got = os.sendfile(dst, src, done, count)
+            elif ways[0] == "sendfile":
+                os.lseek(dst, done, os.SEEK_SET)
+                got = os.sendfile(dst, src, done, count)
+            else:
+                os.lseek(dst, done, os.SEEK_SET)
+                got = os.write(dst, os.pread(src, min(count, _READ), done))
+        except OSError as exc:
+            if exc.errno not in _REFUSED or len(ways) == 1:
+                raise
+            ways.pop(0)
+            continue
         if got <= 0:
             return
         done += got

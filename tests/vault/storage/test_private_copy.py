@@ -129,16 +129,26 @@ def test_without_any_copy_the_store_itself_is_opened(tmp_path: Path,
         assert fh.read() == data
 
 
-def test_a_kernel_without_copy_file_range_copies_with_sendfile(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    path, data = _store(tmp_path)
+@pytest.mark.parametrize("refused", [("copy_file_range",), ("copy_file_range", "sendfile")])
+def test_a_kernel_refusing_a_way_to_copy_gets_the_next(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, refused: tuple[str, ...]) -> None:
+    """`copy_file_range` across file systems (EXDEV), `sendfile` to a file off Linux
+    (ENOTSOCK): `sendfile`, then `pread` and `write`."""
+    path, data = _store(tmp_path, 40_000_001)  # more than one pread
+    calls: list[str] = []
 
-    def cross(*_: Any) -> int:
-        raise OSError(errno.EXDEV, "cross-device")
+    def refuse(name: str, code: int) -> Any:
+        def call(*_: Any) -> int:
+            calls.append(name)
+            raise OSError(code, name)
+        return call
 
-    monkeypatch.setattr(os, "copy_file_range", cross)
+    for name, code in zip(refused, (errno.EXDEV, errno.ENOTSOCK), strict=False):
+        monkeypatch.setattr(os, name, refuse(name, code))
     with private_copy.open_private(path) as fh:
+        assert os.fstat(fh.fileno()).st_nlink == 0
         assert fh.read() == data
+    assert calls == list(refused)  # each refused once, then not asked again
 
 
 @pytest.mark.parametrize("size", [0, 1, 4096, 300_001])
