@@ -90,13 +90,12 @@ def _own_identity(config: SandboxConfig) -> dict[str, Any]:
 
 
 def _seccomp_plan(config: SandboxConfig) -> dict[str, Any]:
-    """`_own_identity`, and a /dev of the four device nodes and every mount read-only where a
-    mount namespace may be made (worker_root.private_dev): the filter cannot see which device
-    a read-only open acts on, and each /dev/ptmx opened made one of the host's ptys."""
-    plan = _own_identity(config)
-    if private_root_possible():
-        plan["private_dev"] = launch.device_nodes()
-    return plan
+    """`_own_identity`, and a /dev of the four device nodes with every mount read-only and
+    nodev (worker_root.private_dev): the filter cannot see which file or device a read-only
+    open acts on (each /dev/ptmx opened made one of the host's ptys; a read through a writable
+    mount set the file's access time). Always asked: where the kernel refuses the worker a
+    mount namespace the worker refuses to run (worker_guard.NO_MOUNT_NAMESPACE)."""
+    return {**_own_identity(config), "private_dev": launch.device_nodes()}
 
 
 def _landlock_plan(config: SandboxConfig) -> dict[str, Any]:
@@ -159,15 +158,13 @@ REGISTRY: dict[str, Tier] = {t.name: t for t in (
              "uid can (as an unprivileged supervisor: the user's files, the vault, rmh.toml; "
              "refused while an API key is configured; never chosen by auto); it writes no file "
              "(the filter refuses open for writing, create, remove and rename); /dev holds only "
-             "null, zero, random and urandom, and every mount is read-only (kernel 5.12+: a read "
-             "sets no access time) and nodev (no device node elsewhere opens), where the worker "
-             "can make a mount namespace (root with CAP_SYS_ADMIN, or user namespaces allowed: "
-             "guard 'private-dev'); elsewhere /dev is "
-             "the host's, reads set access times, and opening a device read-only still acts on it:"
-             " each /dev/ptmx opened makes one of the host's ptys (up to open_files per worker); "
-             "any other read-only open acts on what it opens as well: it takes the data of a host "
-             "FIFO from that FIFO's reader, and breaks a write lease on the file (its holder gets "
-             "SIGIO)",
+             "null, zero, random and urandom, and every mount is read-only (a read sets no access "
+             "time) and nodev (no device node elsewhere opens): the worker makes a mount "
+             "namespace of its own for them (guard 'private-dev'), and where the kernel refuses "
+             "one (root without CAP_SYS_ADMIN, unprivileged without user namespaces, a kernel "
+             "before 5.12) the tier refuses to start; a read-only open still acts on what it "
+             "opens: it takes the data of a host FIFO from that FIFO's reader, and breaks a write "
+             "lease on the file (its holder gets SIGIO)",
              "as root the worker reaches the interpreter's folders (above which the dedicated uid "
              "may have no search right, a 0700 /root) through descriptors of detached read-only "
              "copies of their mount trees (guard 'detached-imports'); where the kernel refuses "

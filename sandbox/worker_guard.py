@@ -10,7 +10,9 @@ library. Order of installation, each step irreversible for the process:
 2. the worker's view of the file system (`worker_root.py`): on the Landlock tier a private
    mount namespace whose root holds only the interpreter, the libraries and the worker files,
    read-only (its own user namespace too when the supervisor is unprivileged); on the seccomp
-   tier, where a mount namespace can be made, a /dev of four device nodes; on the bwrap tier
+   tier a mount namespace with a /dev of four device nodes and every mount read-only and
+   nodev, or no worker at all (`NO_MOUNT_NAMESPACE`: the tier cannot keep host files'
+   metadata, the host's devices and FIFOs from its cells without one); on the bwrap tier
    the device binds remounted read-only and the scratch /tmp's file count capped;
 3. the Landlock ruleset is built (its paths opened while they can still be reached);
 4. identity (supervisor root, Landlock and seccomp tiers): the import path is re-pointed at
@@ -81,6 +83,14 @@ _SCOPE_ABSTRACT_UNIX_SOCKET, _SCOPE_SIGNAL = 1, 2
 
 class GuardError(Exception):
     """A guard the tier requires could not be installed; the worker must not run code."""
+
+
+# Why the seccomp tier refuses to start where its worker cannot make a mount namespace.
+NO_MOUNT_NAMESPACE = (
+    "the seccomp tier needs a mount namespace of the worker's own (root with CAP_SYS_ADMIN, or "
+    "user namespaces allowed) and the kernel refused one: without it a cell's reads set host "
+    "files' access times and it opens the host's /dev and every device node; "
+    "use the landlock or bwrap tier, or --unsafe-no-sandbox")
 
 
 def _libc() -> ctypes.CDLL:
@@ -280,8 +290,10 @@ def install(plan: Mapping[str, Any], parent: int) -> list[str]:
         worker_root.private_root(list(root["paths"]), dict(root["symlinks"]))
         done.append("private-root")
     dev = plan.get("private_dev")
-    if dev is not None and worker_root.private_dev(list(dev)):
-        done.append("private-dev")  # else no mount namespace here: the tier's limits say so
+    if dev is not None:
+        if not worker_root.private_dev(list(dev)):
+            raise GuardError(NO_MOUNT_NAMESPACE)
+        done.append("private-dev")
     if plan.get("remount_ro"):
         worker_root.remount_read_only(list(plan["remount_ro"]))
         done.append("ro-devices")

@@ -27,7 +27,9 @@ last change, or for a day), the one change of host metadata the read-only filter
 and without devices (nodev) but for the four binds: a device node elsewhere (a chroot's /dev
 with its pts bound beside it) opened as on the host, so /dev/ptmx's twin made host ptys.
 Where no mount namespace can be made (root without CAP_SYS_ADMIN, as in a container;
-unprivileged without user namespaces) it returns False and changes nothing.
+unprivileged without user namespaces) it returns False and changes nothing, and the worker
+refuses to run (worker_guard.NO_MOUNT_NAMESPACE); where mount_setattr(2) is refused (a kernel
+before 5.12) it raises MountError: the mounts would stay writable.
 
 `remount_read_only(paths)` and `limit_files(path, inodes)` (bwrap tier): bubblewrap 0.8 can
 bind a device only read-write (`--ro-bind` also sets nodev), and can give a tmpfs only a size,
@@ -180,9 +182,9 @@ def _pivot(new_root: str) -> None:
 def private_dev(nodes: Sequence[str]) -> bool:
     """Replace /dev, in a mount namespace of this process's own, by a read-only tmpfs holding
     only the device `nodes` (absolute paths under /dev), bound read-only from the host's, and
-    make every mount of that namespace read-only; see the module docstring. False, with
-    nothing changed, where the kernel refuses the namespace; MountError (or OSError) when a
-    later step fails."""
+    make every mount of that namespace read-only and nodev; see the module docstring. False,
+    with nothing changed, where the kernel refuses the namespace; MountError (or OSError) when
+    a later step fails, mount_setattr(2) included."""
     uid, gid = os.getuid(), os.getgid()  # read before: a new user namespace maps nothing yet
     flags = _CLONE_NEWNS if uid == 0 else _CLONE_NEWUSER | _CLONE_NEWNS
     if _libc().unshare(flags) != 0:
@@ -205,11 +207,13 @@ def private_dev(nodes: Sequence[str]) -> bool:
             os.close(fd)
     if sorted(os.listdir("/dev")) != sorted(os.path.basename(p) for p, _, _ in sources):
         raise MountError("/dev holds more than the device nodes after the mount")
-    if _read_only_tree("/"):  # no device node anywhere else opens; these four again do
-        for path, _, _ in sources:
-            _mount_setattr(path, 0, _MOUNT_ATTR_NODEV, 0)
-            if os.statvfs(path).f_flag & os.ST_NODEV:
-                raise MountError(f"{path} still has no device access")
+    if not _read_only_tree("/"):  # else reads set host access times, device nodes open
+        raise MountError("mount_setattr(2) refused (a kernel before 5.12, or a container's "
+                         "profile): the host's mounts would stay writable, with devices")
+    for path, _, _ in sources:  # no device node anywhere else opens; these four again do
+        _mount_setattr(path, 0, _MOUNT_ATTR_NODEV, 0)
+        if os.statvfs(path).f_flag & os.ST_NODEV:
+            raise MountError(f"{path} still has no device access")
     return True
 
 

@@ -33,7 +33,7 @@ SUBSET = ["tests/sandbox/test_sandbox_escape_pids.py", "tests/sandbox/test_sandb
           " or after_its_answer or does_not_report or where_proc or unlisted_syscall"
           " or pi_futex or cpu_clock or pending_cap or not_dumpable or small_values"
           " or json_punctuation or over_the_cap or beyond_the_four"
-          " or madvise or shared_futex"]
+          " or madvise or shared_futex or no_mount_namespace"]
 
 
 def _ensure_user() -> str | None:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox import TIER_SECCOMP
+from sandbox import TIER_SECCOMP, probe
 
 from .conftest import Host, run_attack
 
@@ -126,3 +126,58 @@ def test_no_device_node_outside_dev_opens(tmp_path: Path,
     assert child.returncode == 0, child.stderr
     opened, works = ast.literal_eval(child.stdout.strip())
     assert opened == [] and works, child.stdout
+
+
+_REFUSING = """
+import ast, errno, os, sys
+sys.path.insert(0, sys.argv[1])
+import pyseccomp as sc
+name, err, canary = sys.argv[2], int(sys.argv[3]), sys.argv[4]
+filt = sc.SyscallFilter(sc.ALLOW)  # what a container's profile does (inherited by the worker)
+filt.add_rule(sc.ERRNO(err), name)
+filt.load()
+from sandbox import Sandbox, SandboxConfig, SandboxError
+try:
+    sb = Sandbox(SandboxConfig(tier="seccomp", memory_mb=256, lint=False), {})
+except SandboxError as exc:
+    print(("refused", str(exc)[-400:]))
+    sys.exit(0)
+cell = _READ.replace("@PATH@", repr(canary)) + "\\n(got, writable, sorted(os.listdir('/dev')))"
+result = sb.exec(cell)
+sb.close()
+print(("ran", result.value if result.ok else result.to_json()))
+"""
+
+
+@pytest.mark.skipif(TIER_SECCOMP not in probe().available, reason="no seccomp tier here")
+@pytest.mark.parametrize(("refused", "err"), [("unshare", 1), ("unshare", 38),
+                                              ("mount_setattr", 1), ("mount_setattr", 38)])
+def test_no_mount_namespace_means_no_seccomp_worker(tmp_path: Path, refused: str,
+                                                    err: int) -> None:
+    """Where the seccomp tier's worker could not make its mount namespace (a container's
+    profile refusing unshare: root without CAP_SYS_ADMIN; unprivileged without user
+    namespaces) it ran anyway with the host's /dev and writable mounts, and where mount_setattr
+    was refused (a kernel before 5.12, an older profile) with its mounts writable: a cell's
+    read set a host file's access time, and it opened any device node and took a host FIFO's
+    data (SBX3_nomountns.py.txt). Now the worker refuses to run there. Simulated by a seccomp
+    filter of the supervisor's own process refusing `refused` with errno `err`."""
+    canary = tmp_path / "read-me.txt"
+    canary.write_text("old news")
+    os.utime(canary, (1_000_000_000, canary.stat().st_mtime))  # read long before its change
+    before = canary.stat().st_atime_ns
+    script = _REFUSING.replace("_READ", repr(_READ))
+    child = subprocess.run([sys.executable, "-c", script, str(ROOT), refused, str(err),
+                            str(canary)], capture_output=True, text=True, timeout=120,
+                           check=False)
+    assert child.returncode == 0, child.stderr[-2000:]
+    outcome, detail = ast.literal_eval(child.stdout.strip().splitlines()[-1])
+    assert canary.stat().st_atime_ns == before, detail
+    if outcome == "refused":
+        assert "mount namespace" in detail or "mount_setattr" in detail, detail
+        return
+    _, writable, dev = ast.literal_eval(detail)
+    assert writable == [] and dev == sorted(os.path.basename(d) for d in _DEV_NODES), detail
+
+
+_DEV_NODES = [d for d in ("/dev/null", "/dev/zero", "/dev/random", "/dev/urandom")
+              if os.path.exists(d)]
