@@ -152,7 +152,8 @@ REGISTRY: dict[str, Tier] = {t.name: t for t in (
          works=lambda m: m.landlock_abi >= 1 and m.seccomp, command=launch.plain_command,
          plan=_landlock_plan, limits=_landlock_limits, refusal=_landlock_refusal),
     Tier(TIER_SECCOMP, auto=False, sandboxed=True, pid_namespace=False, read_only_filter=True,
-         works=lambda m: m.seccomp, command=launch.plain_command, plan=_seccomp_plan,
+         works=lambda m: m.seccomp and private_root_possible(),  # else its worker refuses
+         command=launch.plain_command, plan=_seccomp_plan,
          limits=lambda: (
              "no file-system confinement of reads: the worker reads, lists and stats whatever its "
              "uid can (as an unprivileged supervisor: the user's files, the vault, rmh.toml; "

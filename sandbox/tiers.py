@@ -22,9 +22,11 @@ confines the file system and the worker's view of other processes:
 - seccomp: NO file-system confinement of reads: the worker reads what its uid can (as an
   unprivileged supervisor: the user's files, rmh.toml, the vault). Its filter is compiled
   read-only (seccomp_policy.py): no file opened for writing, created, removed or renamed.
-  Where a mount namespace can be made (root, or user namespaces allowed) its /dev holds only
-  null, zero, random and urandom (worker_root.private_dev: no host pty from /dev/ptmx), and
-  every mount is read-only (a read sets no host file's access time).
+  Its own mount namespace holds a /dev of only null, zero, random and urandom
+  (worker_root.private_dev: no host pty from /dev/ptmx), and every mount is read-only (a read
+  sets no host file's access time) and nodev; where the kernel refuses that namespace the
+  worker refuses to run (worker_guard.NO_MOUNT_NAMESPACE). A read-only open still takes a host
+  FIFO's data and breaks a lease (registry.py says so).
   Never chosen by "auto"; only when named, with a warning; refused while a secret (an API
   key) is configured.
 
