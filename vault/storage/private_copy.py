@@ -19,6 +19,13 @@ Where the folder cannot hold a temporary (a read-only `.rmh/`, a full disk) the 
 to an anonymous memory file (`memfd_create`: memory, not disk); where neither can be made,
 the store itself is opened, mapped as before (the one case left open to SIGBUS).
 
+A store larger than `COPY_MAX` bytes is mapped itself, as before: at 10^6 notes the largest
+stores (IVF codes, lexical index, note columns) are 0.5 to 1.1 GB each, and a copy per
+process would cost their size again in page cache and disk writes and ~0.7 s of CPU per
+start, against a documented cold start of about 3 s (session 30 NOTES-MMAP). Such a store
+stays open to SIGBUS under an outside in-place truncation (README says so); below the bound,
+which every store of a vault of up to about 2x10^5 notes stays under, nothing is.
+
 A store truncated or rewritten while it is copied gives a copy of the wrong size or bytes:
 the caller's checks (size, CRC, numpy's shape) refuse it as they refuse any damaged store,
 and the value is built again. After the copy, nothing another program does to the store's
@@ -35,6 +42,7 @@ from typing import BinaryIO
 
 from .fileops import open_regular
 
+COPY_MAX = 256 << 20  # bytes: a larger store is mapped itself (module docstring)
 _CHUNK = 1 << 30  # bytes per copy call (the kernel caps one call near 2 GiB)
 _READ = 1 << 24  # bytes per pread where neither in-kernel copy is allowed
 _CALLS = {"range": "copy_file_range", "sendfile": "sendfile"}
@@ -46,10 +54,12 @@ def open_private(path: str | Path) -> BinaryIO:
     """A file of this process's own, at offset 0, holding the bytes of the regular file at
     `path` (up to its size when opened); OSError as `fileops.open_regular` when `path` is
     absent or not a regular file. Falls back to `path` itself only when no private file can
-    be made or filled (module docstring)."""
+    be made or filled, or when it is larger than `COPY_MAX` (module docstring)."""
     src = open_regular(path)
     try:
         size = os.fstat(src.fileno()).st_size
+        if size > COPY_MAX:
+            return src
         for make in (_in_folder, _in_memory):
             try:
                 own = make(Path(path).parent)

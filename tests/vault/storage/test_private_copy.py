@@ -129,6 +129,19 @@ def test_without_any_copy_the_store_itself_is_opened(tmp_path: Path,
         assert fh.read() == data
 
 
+@pytest.mark.parametrize("bound", [-1, 0, 1])
+def test_a_store_over_the_bound_is_the_store_itself(tmp_path: Path, bound: int,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past `COPY_MAX` (the 10^6 vault's stores) the store is mapped as it is; at the bound and
+    under it, a copy."""
+    path, data = _store(tmp_path)
+    monkeypatch.setattr(private_copy, "COPY_MAX", len(data) + bound)
+    with private_copy.open_private(path) as fh:
+        same = os.fstat(fh.fileno()).st_ino == path.stat().st_ino
+        assert same == (bound < 0)
+        assert fh.read() == data
+
+
 @pytest.mark.parametrize("refused", [("copy_file_range",), ("copy_file_range", "sendfile")])
 def test_a_kernel_refusing_a_way_to_copy_gets_the_next(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, refused: tuple[str, ...]) -> None:
