@@ -3,7 +3,10 @@ files that exist as Obsidian does (storage.attachments)."""
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
+
+import pytest
 
 from vault import Vault
 from vault.storage.attachments import is_attachment, resolves
@@ -57,7 +60,7 @@ def test_doctor_reports_attachments_apart(tmp_path: Path) -> None:
 
 def test_links_name_the_file_an_attachment_link_reaches(tmp_path: Path) -> None:
     """`Vault.links` gives an existing attachment's file (as doctor counts it resolved), a
-    missing one none, and a note link its note; `read` lists the same links, unchanged."""
+    missing one none, and a note link its note; `read` lists the same links."""
     from vault.storage.attachments import attachment_path
 
     files = ["assets/Diagram.png", "notes/diagram.png", "notes/local.pdf"]
@@ -74,4 +77,29 @@ def test_links_name_the_file_an_attachment_link_reaches(tmp_path: Path) -> None:
         got = [(i.target, i.resolved, i.attachment) for i in v.links("A")]
         assert got == [("diagram.png", None, "assets/diagram.png"), ("gone.png", None, None),
                        ("Ghost", None, None), ("B", "B.md", None)]
-        assert [i.attachment for i in v.read("A").links] == [None] * 4
+        assert [(i.target, i.resolved, i.attachment) for i in v.read("A").links] == got
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_read_names_the_file_of_each_attachment_link_as_links_does(
+        tmp_path: Path, seed: int) -> None:
+    """`read` (vault.read, MCP and sandbox `read`) gives each link as `links` gives it: an
+    embed of an existing image, PDF or canvas names its file (README, vault.read), where
+    `read` said null, as for a file that is not there."""
+    rng = random.Random(seed)
+    root = tmp_path / "v"
+    files = sorted({f"{rng.choice(['', 'assets/', 'a b/c/'])}{rng.choice(['pic', 'Scan 1', 'Ü'])}"
+                    f"{i}.{rng.choice(['png', 'pdf', 'canvas', 'mp3'])}" for i in range(6)})
+    for f in files:
+        (root / f).parent.mkdir(parents=True, exist_ok=True)
+        (root / f).write_bytes(bytes(range(seed, seed + 9)))
+    for n in range(3):
+        shown = rng.sample(files, 3)
+        lines = [f"![[{f.rsplit('/', 1)[-1]}]] [[{f}|f]] ![[gone{n}.png]] [[N{(n + 1) % 3}]]"
+                 for f in shown]
+        (root / f"N{n}.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with Vault.init(root) as v:
+        for n in range(3):
+            links = v.links(f"N{n}")
+            assert sum(i.attachment is not None for i in links) == 6
+            assert v.read(f"N{n}").links == tuple(links)
