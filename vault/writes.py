@@ -7,7 +7,7 @@ written to the intent journal first (storage/intents.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 
@@ -26,6 +26,7 @@ from .notes.hashing import content_hash
 from .notes.records import CHANGED_MEANWHILE, GONE_MEANWHILE, MoveResult, NoteRecord
 from .notes.relinks import moved, relink_plan
 from .parts import VaultParts
+from .storage.attachments import attachment_path, is_attachment
 from .storage.guard import check_read, check_write
 from .storage.intents import Journal, MoveIntent, Rewrite, WritesIntent, apply_move, file_hash
 from .storage.store import BINARY_PROBE_BYTES, MAX_NOTE_BYTES, TRASH_DIR
@@ -204,12 +205,29 @@ class VaultWrites(VaultParts):
         text = self.store.read_text(old_path)
         plan = relink_plan(lambda p: text if p == new_path else self.store.read_text(p),
                            self._snapshot().referrers(note_id), note_id, before,
-                           moved(before, note_id, new_path), old_path, new_path)
+                           moved(before, note_id, new_path), old_path, new_path,
+                           self._reach())
         for path, _, after in plan:  # before any change: the store would refuse such a
             _fits(path, after, " after the move rewrites its links")  # rewrite after the
             # rename, which left the move half made
         return MoveIntent(old_path, new_path, content_hash(text),
                           tuple(Rewrite(p, now, after) for p, now, after in plan))
+
+
+    def _reach(self) -> Callable[[str, str], str | None]:
+        """The file an attachment link reaches from a note (storage/attachments.py), the
+        vault's files listed once, at the first attachment link asked about."""
+        files: list[str] | None = None
+
+        def reach(target: str, source: str) -> str | None:
+            nonlocal files
+            if not is_attachment(target):
+                return None
+            if files is None:
+                files = self.store.attachments()
+            return attachment_path(target, source, files)
+
+        return reach
 
 
 def _fits(path: str, text: str, when: str = "") -> None:

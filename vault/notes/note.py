@@ -33,6 +33,7 @@ __all__ = [
     "Link",
     "Note",
     "NoteFormatError",
+    "frontmatter_tags",
     "parse",
     "render",
     "rewrite_links",
@@ -103,6 +104,16 @@ def _dedupe(items: list[str], fold: bool) -> tuple[str, ...]:
     return tuple(out)
 
 
+def frontmatter_tags(frontmatter: Mapping[str, Any]) -> list[str]:
+    """The tags a note's loaded frontmatter gives: under `tags`/`tag` in any case, in the
+    block's order (module docstring), "#" removed, not deduplicated."""
+    out: list[str] = []
+    for key, value in frontmatter.items():
+        if (key.lower() if key.isascii() else "") in ("tags", "tag"):
+            out.extend(t.lstrip("#") for t in _items(value, _TAG_SPLIT))
+    return out
+
+
 def _scan(text: str) -> tuple[Note, list[LinkSite]]:
     fm: dict[str, Any] = {}
     error: str | None = None
@@ -122,13 +133,10 @@ def _scan(text: str) -> tuple[Note, list[LinkSite]]:
     body = text[body_start:]
     scanned = scan_body(body, body_start)
     sites.extend(scanned.sites)
-    tag_items: list[str] = []
+    tag_items = frontmatter_tags(fm)
     alias_items: list[str] = []
     for key, value in fm.items():  # in the block's order, the key in any case (as Obsidian)
-        name = key.lower() if key.isascii() else ""
-        if name in ("tags", "tag"):
-            tag_items.extend(t.lstrip("#") for t in _items(value, _TAG_SPLIT))
-        elif name in ("aliases", "alias"):
+        if (key.lower() if key.isascii() else "") in ("aliases", "alias"):
             alias_items.extend(_items(value, _COMMA))
     tag_items.extend(scanned.tags)
     note = Note(

@@ -71,14 +71,46 @@ def retarget(before: Resolver, after: Resolver, src: str, note_id: int,
     return rewrite
 
 
+Reach = Callable[[str, str], str | None]  # (attachment target, linking note) -> its file
+
+
+def file_target(written: str, old_path: str, new_path: str, reach: Reach) -> str | None:
+    """What an attachment link written `written` in the note moving from `old_path` to
+    `new_path` is rewritten to, so that it reaches the same file (`reach`, storage/
+    attachments.py: the file a target reaches from a note, None for none or no attachment):
+    None when it still does or reached none; else in the style written, the first form that
+    reaches it, as `markdown_target` chooses: `./x`/`../x` relative to the new folder; a bare
+    name the file name, else the vault path; a path the vault path; each falling back to
+    `/` and the vault path. A form a wiki-link cannot hold (`[`, `]`, `|`, `#`) is skipped;
+    none left: None (the link is left as written)."""
+    file = reach(written, old_path)
+    if file is None or reach(written, new_path) == file:
+        return None
+    bare = written.strip()
+    rel = posixpath.relpath(file, posixpath.dirname(new_path) or ".")
+    if bare.startswith(("./", "../")):
+        forms = [rel if rel.startswith("../") else "./" + rel]
+    elif bare.startswith("/"):
+        forms = []
+    elif "/" not in bare:
+        forms = [posixpath.basename(file), file]
+    else:
+        forms = [file]
+    forms.append("/" + file)
+    fit = [f for f in forms if not any(c in f for c in "[]|#\n\r")]
+    return next((f for f in fit if reach(f, new_path) == file), fit[-1] if fit else None)
+
+
 def follow(before: Resolver, after: Resolver, old_path: str,
-           new_path: str) -> Callable[[Link], str | None]:
+           new_path: str, reach: Reach | None = None) -> Callable[[Link], str | None]:
     """A `rewrite_links` callback for the moved note itself: each of its links that meant a
     note when written at `old_path` (resolved with `before`) but would not mean it from
     `new_path` (with `after`) gets that note's name as seen from there: for a markdown link
     `markdown_target` (`[a](../people/Alice.md)` moved from work/ to team/x/ ->
     `../../people/Alice.md`), the shortest unique name for a wiki-link. Links that still mean
-    the same note stay as written, so a rename within a folder changes no byte of the note."""
+    the same note stay as written, so a rename within a folder changes no byte of the note.
+    With `reach`, a wiki-link naming no note that reached an attachment's file from
+    `old_path` and would not from `new_path` is rewritten to reach it (`file_target`)."""
 
     def rewrite(link: Link) -> str | None:
         if link.kind == "markdown":
@@ -90,7 +122,10 @@ def follow(before: Resolver, after: Resolver, old_path: str,
         if not link.target:
             return None
         meant = before.resolve_wiki(link.target, old_path)
-        if meant is None or after.resolve_wiki(link.target, new_path) == meant:
+        if meant is None:
+            return None if reach is None else file_target(link.target, old_path, new_path,
+                                                          reach)
+        if after.resolve_wiki(link.target, new_path) == meant:
             return None
         return after.link_text(meant)
 
@@ -116,20 +151,22 @@ def relink_plan(
     after: Resolver,
     old_path: str,
     new_path: str,
+    reach: Reach | None = None,
 ) -> list[tuple[str, str, str]]:
     """The rewrites a move of note `note_id` from `old_path` to `new_path` needs, computed
     before anything changes: the links to it in each referrer (by id, resolved with `before`,
     the names as they were) as Obsidian does, then the moved note's own links that must follow
-    it (`follow`). `referrers` are the other notes (a note's link to itself is the moved
-    note's own: `follow`). `read(path)` gives a note's text by its path after the move
-    (`new_path`: the moved note). Returns (path after the move, text now, new text) of each
-    note whose text changes, in `referrers` order, the moved note last; other bytes are kept
-    (rewrite_links)."""
+    it (`follow`; with `reach`, its attachment links too). `referrers` are the other notes
+    (a note's link to itself is the moved note's own: `follow`). `read(path)` gives a
+    note's text by its path after the move (`new_path`: the moved note). Returns (path after
+    the move, text now, new text) of each note whose text changes, in `referrers` order, the
+    moved note last; other bytes are kept (rewrite_links)."""
     texts: dict[str, tuple[str, str]] = {}  # path -> (text now, text after the rewrites)
     rewrites = [(after.id_path[src],
                  retarget(before, after, after.id_path[src], note_id, after.link_text(note_id)))
                 for src in referrers]
-    for path, rewrite in [*rewrites, (new_path, follow(before, after, old_path, new_path))]:
+    own = follow(before, after, old_path, new_path, reach)
+    for path, rewrite in [*rewrites, (new_path, own)]:
         if path not in texts:
             text = read(path)
             texts[path] = (text, text)
