@@ -82,4 +82,4 @@ class LedgerAudit:
         self._sync_state()
         edges = self._edges_at(now).w.tolist()
         return health(self._state, self.event_counts(), edges, existing_ids,
-                      self.params.query_log_capacity)
+                      self.params.query_log_capacity, self.params.session_capacity)

@@ -68,22 +68,11 @@ _MIGRATIONS: tuple[str, ...] = (
         SELECT 'log_bytes', CAST(COALESCE(SUM({_COST}), 0) AS TEXT) FROM events;
     """,
     "ALTER TABLE qterm ADD COLUMN last INTEGER NOT NULL DEFAULT 0;",  # 4: v13, query_log.py
+    "ALTER TABLE session ADD COLUMN end_seq INTEGER NOT NULL DEFAULT 0;",  # 5: v14, ended.py
 )
 
-_NOTE_COLS = (
-    "q",
-    "q_updates",
-    "activation",
-    "as_of",
-    "accesses",
-    "sessions",
-    "shown",
-    "seen",
-    "recalled",
-    "archived_at",
-    "used",
-    "skipped",
-)
+_NOTE_COLS = ("q", "q_updates", "activation", "as_of", "accesses", "sessions", "shown", "seen",
+              "recalled", "archived_at", "used", "skipped")
 _EVENT_COLS = "seq, t, kind, session, note, data"
 WORD = "w:"  # qterm keys of query words (state.word_df); a phrase never holds ":"
 
@@ -279,12 +268,12 @@ def load_state(conn: sqlite3.Connection) -> LearnedState:
         st.pairs[(int(a), int(b))] = Pair(int(count), float(last_t))
     for note, session in conn.execute("SELECT note, session FROM note_session"):
         st.note_sessions.add((int(note), str(session)))
-    for sid, started, last_t, ended, recovered in conn.execute(
-        "SELECT id, started, last_t, ended, recovered FROM session ORDER BY id"
+    for sid, started, last_t, ended, recovered, end_seq in conn.execute(
+        "SELECT id, started, last_t, ended, recovered, end_seq FROM session ORDER BY id"
     ):
         st.sessions[str(sid)] = SessionState(
-            float(started), float(last_t), None if ended is None else float(ended), bool(recovered)
-        )
+            float(started), float(last_t), None if ended is None else float(ended),
+            bool(recovered), int(end_seq))
     for source, n, total in conn.execute("SELECT source, n, total FROM reward ORDER BY source"):
         st.rewards[str(source)] = (int(n), float(total))
     st.gone = {int(r[0]) for r in conn.execute("SELECT note FROM gone")}
@@ -292,6 +281,8 @@ def load_state(conn: sqlite3.Connection) -> LearnedState:
     st.last_seq = int(get_meta(conn, "last_seq") or 0)
     forgotten, *kept = json.loads(get_meta(conn, "query_log") or "[0, 0, 0]")
     st.terms_forgotten, st.terms_kept = int(forgotten), (int(kept[0]), int(kept[1]))
+    ended, recovered = json.loads(get_meta(conn, "sessions_forgotten") or "[0, 0]")
+    st.sessions_forgotten = (int(ended), int(recovered))
     base = conn.execute("SELECT seq, open FROM base WHERE id = 1").fetchone()
     since, kept = (0, {}) if base is None else (int(base[0]), load_open(str(base[1])))
     for sid in sorted(s for s, info in st.sessions.items() if info.ended is None):
@@ -336,10 +327,13 @@ def write_rows(conn: sqlite3.Connection, st: LearnedState, touched: Touched) -> 
             conn.execute("DELETE FROM note_session WHERE note=? AND session=?", (note, session))
     for sid in sorted(touched.sessions):
         info = st.sessions.get(sid)
-        if info is not None:
+        if info is None:  # forgotten (ended.py)
+            conn.execute("DELETE FROM session WHERE id=?", (sid,))
+        else:
             conn.execute(
-                "INSERT OR REPLACE INTO session VALUES (?, ?, ?, ?, ?)",
-                (sid, info.started, info.last_t, info.ended, int(info.recovered)),
+                "INSERT OR REPLACE INTO session(id, started, last_t, ended, recovered, end_seq) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (sid, info.started, info.last_t, info.ended, int(info.recovered), info.end_seq),
             )
     for source in sorted(touched.sources):
         n, total = st.rewards[source]
@@ -359,6 +353,7 @@ def write_rows(conn: sqlite3.Connection, st: LearnedState, touched: Touched) -> 
             conn.execute("DELETE FROM qterm WHERE term=?", (term,))
     set_meta(conn, "searches", str(st.searches))
     set_meta(conn, "query_log", json.dumps([st.terms_forgotten, *st.terms_kept]))
+    set_meta(conn, "sessions_forgotten", json.dumps(list(st.sessions_forgotten)))
     set_meta(conn, "last_seq", str(st.last_seq))
 
 
