@@ -33,7 +33,8 @@ def learning_health(vault: Vault, ledger: Ledger, now: float | None = None) -> d
     report["open_sessions"] = [
         {"session": s, "alive": {True: "yes", False: "dead", None: "unknown (no process "
                                  "recorded; recovered after the idle timeout)"}[v],
-         **{k: x for k, x in ledger.session_owner(s).items() if k in ("pid", "pid_start")}}
+         **{k: x for k, x in ledger.session_owner(s).items()
+            if k in ("pid", "pid_start", "pid_ns")}}
         for s, v in sorted(verdicts.items())]
     report["warnings"] = learning_warnings(report, dead=[s for s, v in verdicts.items()
                                                          if v is False])

@@ -6,7 +6,7 @@ event carries its time) and depends on no dict or set order (every loop runs ove
 so folding the same events always yields bit-identical numbers: `replay == live`.
 
 Event kinds and payloads (`Event.data`):
-    start   {"pid": int, "pid_start": int, "lock": bool}   (optional) the serving process
+    start   {"pid": int, "pid_start": int, "pid_ns": str, "lock": bool}  (optional) its process
     end     {"recovered": bool, "answered": [ids]}         evidence applied (once), closed
     search  {"shown": [[id, rank, p]...], "spread": [[id, boost]...]}
     read    {"spread": [...]}                   note = the note read
