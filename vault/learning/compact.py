@@ -27,6 +27,7 @@ clock is read; the cut depends on the log alone.
 
 from __future__ import annotations
 
+import itertools
 import json
 import sqlite3
 from collections.abc import Iterator, Sequence
@@ -115,8 +116,9 @@ def store_base(conn: sqlite3.Connection, seq: int, t: float, folded: int,
 def replay_log(conn: sqlite3.Connection, params: LearningParams, *, until_seq: int | None = None,
                until_t: float | None = None) -> LearnedState:
     """The state replayed from the base and the events after it (with `until_seq` /
-    `until_t`: those with seq / time at most that); LedgerError naming the argument (`param`:
-    a bad argument, harness/errors.py) when the limit is before the base, whose events are gone."""
+    `until_t`: those before the first with a larger seq / time); LedgerError naming the
+    argument (`param`: a bad argument, harness/errors.py) when the limit is before the base,
+    whose events are gone."""
     with sql.read_snapshot(conn):  # the base and the events after it, of one state
         seq, t, _, start = base_state(conn)
         if (until_seq is not None and until_seq < seq) or (until_t is not None and until_t < t):
@@ -129,8 +131,10 @@ def replay_log(conn: sqlite3.Connection, params: LearningParams, *, until_seq: i
             events: Iterator[Event] = logged
             if until_seq is not None:
                 events = (ev for ev in events if ev.seq <= until_seq)
-            if until_t is not None:
-                events = (ev for ev in events if ev.t <= until_t)
+            if until_t is not None:  # the log up to its first event past until_t: a
+                # clock stepped back later logs events with older times after it, and a
+                # filter on t took them in, rewriting the past (LROWS_clock.py.txt)
+                events = itertools.takewhile(lambda ev: ev.t <= until_t, events)
             return fold(events, params, start)
 
 

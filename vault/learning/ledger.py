@@ -368,7 +368,7 @@ class Ledger(LedgerAudit):
                 query: str | None = None) -> Learned:
         """Warmth, prior (gated by `query`, topic.py) and edges for `ids`, all at ONE time,
         with the basis they used. Live (`as_of` None): the current state at the clock read
-        once. With `as_of`: the state replayed from the events with t <= as_of, evaluated at
+        once. With `as_of`: the state replayed from the events before the first past as_of, at
         t = as_of, so the same log, `as_of` and query give bit-identical vectors."""
         if as_of is not None:
             return learned_of(self.state_as_of(as_of), ids, float(as_of), self.params, query)

@@ -55,7 +55,9 @@ class LedgerAudit:
                                 start=start)
 
     def state_as_of(self, t: float) -> LearnedState:
-        """The state replayed from the events logged at times <= t (nothing is written)."""
+        """The state replayed from the events logged before the first one past time t
+        (nothing is written): once the log passed t, later events (a clock stepped back)
+        never change it."""
         with self._lock:
             return replay_log(self._conn, self.params, until_t=t)
 
