@@ -20,6 +20,7 @@ Contracts:
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -50,12 +51,16 @@ __all__ = [
 # plain YAML scalars as YAML 1.2's core schema reads them (`12:30`, `yes` text), and inline
 # tags run to punctuation (`#2024-05`, emoji; session 27); 5: a `<!--` inside a line and not
 # closed in its paragraph is literal text, not a comment hiding the rest (session 28); 6: nor
-# one not closed on its heading line, or closed only past a heading line below it.
-PARSE = 6
+# one not closed on its heading line, or closed only past a heading line below it; 7: tags
+# deduplicated by case and Unicode form (`#café` typed composed and decomposed is one tag), and
+# a file whose lines end in a lone CR (classic Mac) read as lines, as CodeMirror splits them
+# (session 30).
+PARSE = 7
 
 _TAG_SPLIT = re.compile(r"[,\s]+")
 _COMMA = re.compile(",")
 _URL_UNSAFE = re.compile(r"[%\s()<>#\[\]]")
+_LONE_CR = re.compile(r"\r(?!\n)")
 _FM_OPENER = re.compile(r"---\r?(?:\n|$)")
 _ESCAPED = re.compile(r'\\(["\\])')
 
@@ -93,11 +98,19 @@ def _items(value: object, split: re.Pattern[str]) -> list[str]:
     return out
 
 
+def _tag_key(tag: str) -> str:
+    """A tag as tags compare (Obsidian: case-insensitive; one tag in either Unicode form): the
+    caseless match of Unicode 15, section 3.13, as notes/links.py `fold` compares names."""
+    if tag.isascii():
+        return tag.casefold()
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFD", tag).casefold())
+
+
 def _dedupe(items: list[str], fold: bool) -> tuple[str, ...]:
     seen: set[str] = set()
     out = []
     for item in items:
-        key = item.casefold() if fold else item
+        key = _tag_key(item) if fold else item
         if key not in seen:
             seen.add(key)
             out.append(item)
@@ -114,7 +127,16 @@ def frontmatter_tags(frontmatter: Mapping[str, Any]) -> list[str]:
     return out
 
 
-def _scan(text: str) -> tuple[Note, list[LinkSite]]:
+def _lines_view(text: str) -> str:
+    """`text` with each lone CR (a classic Mac line end) read as LF, every other character
+    and so every offset kept: what the scanners read. CodeMirror, Obsidian's editor, splits
+    lines at `\\r\\n?|\\n` (@codemirror/state `DefaultSplit`), so such a file shows lines,
+    frontmatter and headings there; the file's bytes are never changed by reading it."""
+    return _LONE_CR.sub("\n", text) if "\r" in text else text
+
+
+def _scan(raw: str) -> tuple[Note, list[LinkSite]]:
+    text = _lines_view(raw)
     fm: dict[str, Any] = {}
     error: str | None = None
     body_start = 0
@@ -130,8 +152,7 @@ def _scan(text: str) -> tuple[Note, list[LinkSite]]:
             for a, b, quote in loaded.value_spans:
                 sites.extend(_in_yaml(site, quote) for site in
                              scan_wiki(text, block.yaml_start + a, block.yaml_start + b))
-    body = text[body_start:]
-    scanned = scan_body(body, body_start)
+    scanned = scan_body(text[body_start:], body_start)
     sites.extend(scanned.sites)
     tag_items = frontmatter_tags(fm)
     alias_items: list[str] = []
@@ -140,10 +161,10 @@ def _scan(text: str) -> tuple[Note, list[LinkSite]]:
             alias_items.extend(_items(value, _COMMA))
     tag_items.extend(scanned.tags)
     note = Note(
-        text=text,
+        text=raw,
         frontmatter=fm,
         frontmatter_error=error,
-        body=body,
+        body=raw[body_start:],  # as written: a store or a rewrite keeps the file's line ends
         body_start=body_start,
         links=tuple(s.link for s in sites),
         tags=_dedupe([t for t in tag_items if t], fold=True),
