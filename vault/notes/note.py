@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import NoteFormatError
-from .frontmatter import dump, find_block, load, update
+from .frontmatter import dump, find_block, lines_view, load, update
 from .markdown_scan import Link, LinkSite, bare_note_path, scan_body, scan_wiki
 
 __all__ = [
@@ -60,7 +60,6 @@ PARSE = 7
 _TAG_SPLIT = re.compile(r"[,\s]+")
 _COMMA = re.compile(",")
 _URL_UNSAFE = re.compile(r"[%\s()<>#\[\]]")
-_LONE_CR = re.compile(r"\r(?!\n)")
 _FM_OPENER = re.compile(r"---\r?(?:\n|$)")
 _ESCAPED = re.compile(r'\\(["\\])')
 
@@ -127,16 +126,8 @@ def frontmatter_tags(frontmatter: Mapping[str, Any]) -> list[str]:
     return out
 
 
-def _lines_view(text: str) -> str:
-    """`text` with each lone CR (a classic Mac line end) read as LF, every other character
-    and so every offset kept: what the scanners read. CodeMirror, Obsidian's editor, splits
-    lines at `\\r\\n?|\\n` (@codemirror/state `DefaultSplit`), so such a file shows lines,
-    frontmatter and headings there; the file's bytes are never changed by reading it."""
-    return _LONE_CR.sub("\n", text) if "\r" in text else text
-
-
 def _scan(raw: str) -> tuple[Note, list[LinkSite]]:
-    text = _lines_view(raw)
+    text = lines_view(raw)  # offsets into it are offsets into `raw`
     fm: dict[str, Any] = {}
     error: str | None = None
     body_start = 0
