@@ -38,6 +38,7 @@ idempotent, so after a kill the next open leaves everything of the plan erased.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Callable, Iterable
@@ -55,6 +56,8 @@ from .intent_writes import Outcome, Write, WritesIntent, apply_writes, file_hash
 from .store import STATE_DIR, Store
 
 INTENTS_DIR = f"{STATE_DIR}/intents"
+LEFT_LOG = f"{STATE_DIR}/intents-left.json"  # recovered with files left, until doctor shows
+LEFT_KEPT = 50  # outcomes that log keeps, the latest
 
 
 def journal_stamp(root: str | os.PathLike[str]) -> tuple[int, int, int] | None:
@@ -321,7 +324,44 @@ class Journal:
                     continue
                 outcomes.append(outcome)
                 self.finish(name)
+            if left := [o.to_json() for o in outcomes if o.left]:
+                self._keep_left(left)
         return outcomes
+
+    def _keep_left(self, outcomes: list[dict[str, Any]]) -> None:
+        """Add outcomes that left files to LEFT_LOG (the latest LEFT_KEPT), for `report`: a
+        recovery made by any command (`rmh read`, an `rmh serve` taking the lock) is shown
+        by the next doctor, not only by a doctor that made it itself."""
+        log = os.path.join(self.store.root, LEFT_LOG)
+        tmp = os.path.join(self.folder, ".left.json.tmp")  # a leftover: removed as an intent's
+        with create_temp(tmp) as fh:
+            doc = [*self._left(), *outcomes][-LEFT_KEPT:]
+            fh.write(json.dumps(doc, ensure_ascii=False).encode("utf-8"))
+            fh.flush()
+            os.fsync(fh.fileno())
+        self.store.count_op()
+        os.replace(tmp, log)
+        self.store.count_op()
+
+    def _left(self) -> list[dict[str, Any]]:
+        try:
+            with open_regular(os.path.join(self.store.root, LEFT_LOG)) as fh:
+                doc = json.loads(fh.read())
+        except (OSError, ValueError, RecursionError):
+            return []
+        return [o for o in doc if isinstance(o, dict)] if isinstance(doc, list) else []
+
+    def report(self) -> dict[str, list[Any]]:
+        """Doctor's `intents`: the intent files pending, and the intents recovered, by this
+        process's open (`store.recovered`) and, where they left files, by earlier commands
+        since the last report (LEFT_LOG, emptied here: each shown once)."""
+        if self.store.read_only:
+            return {"pending": self.pending(), "recovered": list(self.store.recovered)}
+        with self.store.lock.held():
+            earlier = [o for o in self._left() if o not in self.store.recovered]
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(os.path.join(self.store.root, LEFT_LOG))
+            return {"pending": self.pending(), "recovered": [*earlier, *self.store.recovered]}
 
 
 def _intent_names(names: Iterable[str]) -> list[str]:
