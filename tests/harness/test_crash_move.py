@@ -173,3 +173,21 @@ def test_a_link_to_the_old_name_an_editor_adds_before_recovery_is_rewritten_not_
                         "../a/Target.md", "../b/Target%20Moved.md").encode() in now[rel], n
                 assert b"[[Target]]" not in now[rel], n
     assert recoveries > 6
+
+
+def test_a_command_on_the_old_name_of_a_move_its_open_finished_says_where_it_went(
+        tmp_path: Path) -> None:
+    """Killed after its intent, before its rename: the user still sees a/Target.md and moves
+    it elsewhere. The open finishes the first move, so the note is not found at the old name;
+    the answer names where the finished move put it (was: a bare `note not found`)."""
+    template = make_template(tmp_path / "template", 2)
+    work = tmp_path / "work"
+    shutil.copytree(template, work)
+    assert rmh(work, "move", OLD, NEW, fault_after=5).returncode == -9
+    assert (work / OLD).exists() and not (work / NEW).exists()
+    again = rmh(work, "move", "--json", "a/Target", "c/Third")
+    assert again.returncode == 1
+    error = json.loads(again.stdout)["error"]
+    assert error["kind"] == "note_not_found" and error["moved_to"] == NEW
+    assert f"moved it to {NEW!r}" in error["message"]
+    assert (work / NEW).exists() and not (work / OLD).exists()
