@@ -45,7 +45,7 @@ from ..errors import (
     QuotaExceeded,
 )
 from .anchored import folder, fsync_fds, open_dir, open_note, parts_of, remove_below, stat_note
-from .fileops import alive, lstat_at, place_no_clobber, refused_change
+from .fileops import alive, lstat_at, place_no_clobber, refused_change, swap_in
 from .folder_view import FileStat as FileStat  # re-exported: the store's types
 from .folder_view import FolderView, inside
 from .folder_view import Scan as Scan
@@ -291,9 +291,9 @@ class Store(FolderView):
             if create_only:
                 place_no_clobber(tmp, name, rel, keep_src=True, done=self.count_op,
                                  src_dir_fd=dfd, dst_dir_fd=dfd)
-            else:
-                os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
-                self.count_op()
+            elif not swap_in(tmp, name, dfd, None if expected_hash is None else lambda: (
+                    self._current(rel, (dfd, tmp))[0] == expected_hash), done=self.count_op):
+                raise EditConflict(rel, expected_hash or "", self._current(rel, (dfd, name))[0])
             fsync_fds(dfd, done=self.count_op)
         finally:
             _inflight.discard(inflight)
