@@ -232,8 +232,8 @@ class Store(FolderView):
         new one with NOTE_MODE less the umask (0644 under umask 022). With
         `create_only`, NoteExists when present (atomic: the temp is hard-linked into place).
         With `expected_hash` (sha256 hex of the bytes the caller read), a compare-and-swap:
-        EditConflict unless the file holds exactly those bytes, checked under the write lock
-        and again (its identity: inode, size, mtime) right before the rename.
+        EditConflict unless the file holds exactly those bytes, checked under the write lock,
+        by identity before the swap, and the file the swap replaced (fileops.swap_in).
         QuotaExceeded over MAX_NOTE_BYTES; NotText when `text` holds lone surrogates, or a NUL
         where `read_text` would call the file binary (the index would skip the note written).
         """
