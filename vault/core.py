@@ -388,7 +388,6 @@ class Vault(VaultWrites):
         report = self.sync(postpone_full=True)
         self.corpus()
         out = doctor_report(report, self._snapshot(), self.index, self.store.attachments())
-        out["intents"] = {"pending": Journal(self.store).pending(),
-                          "recovered": list(self.store.recovered)}
+        out["intents"] = Journal(self.store).report()
         return out
 

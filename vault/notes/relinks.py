@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import bisect
 import posixpath
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from .links import Resolver, path_key, strip_md, title_of
 from .note import Link, rewrite_links
@@ -174,3 +174,68 @@ def relink_plan(
         texts[path] = (now, rewrite_links(planned, rewrite))
     order = [p for p in texts if p != new_path] + [new_path]  # the moved note last
     return [(p, *texts[p]) for p in order if texts[p][0] != texts[p][1]]
+
+
+def names_meaning(before: Resolver, note_id: int, src: str) -> tuple[str, ...]:
+    """The path keys by which a bare link target written in note `src` meant note `note_id`
+    under `before` (rules 1 and 2: its vault path, and each shorter trailing part of it that
+    resolved to it from there), in order. A move's plan records them for each file it
+    rewrites, so a process without a resolver (the recovery of a killed move) still tells a
+    link to the moved note that an editor wrote since the plan (`relinked`)."""
+    parts = strip_md(before.id_path[note_id]).split("/")
+    tails = ["/".join(parts[i:]) for i in range(len(parts))]
+    return tuple(path_key(t) for t in tails if before.resolve_name(t, src) == note_id)
+
+
+def _targets(text: str) -> list[tuple[str, str]]:
+    found: list[tuple[str, str]] = []
+    rewrite_links(text, lambda link: found.append((link.kind, link.target)))
+    return found
+
+
+def relinked(text: str, planned: tuple[str, str], src: str, here: str, old: str, new: str,
+             wiki: str, names: Collection[str]) -> str | None:
+    """`text` (a file a move planned to rewrite from `planned[0]` to `planned[1]`, changed
+    since by somebody else: at `src` when planned, at `here` now) with each link that meant
+    the moved note (`old` -> `new`) when the plan was made rewritten, as Obsidian rewrites
+    every link to a moved note: a link written as one the plan rewrote in that file gets the
+    same new target (the same text in the same note meant the same note: the moved note's own
+    links that `follow` it too); else a link whose target meant it (`./x`, `../x` by path
+    from `src`'s folder, `/x` by vault path, a bare target by `names`, `names_meaning`) gets
+    `wiki` (a wiki-link, as `retarget`), or for a markdown link as written: `wiki` (a bare
+    name), the vault path (a bare path, or `/x`), the path relative to `here` (`./x`).
+    Other bytes are kept (rewrite_links). None when a wiki-link that meant it cannot name it
+    now (`wiki` holds `#`, `|`, `[` or `]`)."""
+    before, after = _targets(planned[0]), _targets(planned[1])
+    seen = ({b: a[1] for b, a in zip(before, after, strict=True) if a != b}
+            if len(before) == len(after) else {})
+    old_key, keys = path_key(old), frozenset(names)
+    folder = posixpath.dirname(src)
+    unwritable: list[Link] = []
+
+    def meant(bare: str) -> str | None:  # the new target of one that meant the moved note
+        if bare.startswith(("./", "../")):
+            rel = posixpath.normpath(posixpath.join(folder, bare))
+            if rel.startswith("..") or path_key(rel) != old_key:
+                return None
+            rel = strip_md(posixpath.relpath(new, posixpath.dirname(here) or "."))
+            return rel if rel.startswith("../") else "./" + rel
+        if bare.startswith("/"):
+            return "/" + strip_md(new) if path_key(bare.lstrip("/")) == old_key else None
+        if not bare or path_key(bare) not in keys:
+            return None
+        return wiki if "/" not in bare else strip_md(new)
+
+    def rewrite(link: Link) -> str | None:
+        if (same := seen.get((link.kind, link.target))) is not None:
+            return same
+        target = meant(link.target.strip())
+        if link.kind == "markdown" or target is None:
+            return target
+        if any(c in wiki for c in "[]|#"):  # a wiki-link, rewritten as the plan does
+            unwritable.append(link)
+            return None
+        return wiki
+
+    done = rewrite_links(text, rewrite)
+    return None if unwritable else done
