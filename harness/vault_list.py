@@ -11,9 +11,9 @@ on the vault thread after the vault's own sync, reads the index only, and return
   below); by path;
 - "tags": every tag, each {"tag", "notes"}; most used first, then by name. Tags are one tag
   whatever their case (Obsidian's help, "Tags": "#tag and #TAG will be treated as
-  identical") or Unicode form (`#café` composed or decomposed, as links compare names):
-  `notes` counts the notes holding any spelling, `tag` is the spelling most of them use
-  (a tie: the first note's, by path);
+  identical") or Unicode form (`#café` composed or decomposed; vault `tag_key`, by which a
+  note dedupes its own tags): `notes` counts the notes holding any spelling, `tag` is the
+  spelling most of them use (a tie: the first note's, by path);
 - "recent": every note under `folder`, each {"note", "modified"} (ISO 8601 UTC of the file's
   modification time), newest first, then by path.
 The sorted paths and the tags are cached per connection (`Listings`) until the index's
@@ -26,12 +26,11 @@ tie-breaks), so pages of an unchanged vault never skip or repeat an item.
 
 from __future__ import annotations
 
-import unicodedata
 from collections import Counter
 from datetime import UTC, datetime
 from typing import Any
 
-from vault import PathRefused, Vault, path_refusal
+from vault import PathRefused, Vault, path_refusal, tag_key
 
 from .errors import BadArgument
 
@@ -102,19 +101,13 @@ class Listings:
         return self._tags
 
 
-def _tag_key(tag: str) -> str:
-    """What tags compare by: casefolded, composed (NFC), so `#Café`, `#café` and `#cafe\u0301`
-    are one tag."""
-    return tag.casefold() if tag.isascii() else unicodedata.normalize("NFC", tag).casefold()
-
-
 def _tag_counts(tagged: list[tuple[str, tuple[str, ...]]]) -> list[dict[str, Any]]:
-    """{"tag", "notes"} of each tag (`_tag_key`) of `tagged` (by path): the spelling most
+    """{"tag", "notes"} of each tag (`tag_key`) of `tagged` (by path): the spelling most
     notes use (a tie: the one met first), most used first, then by name."""
     notes: Counter[str] = Counter()
     spellings: dict[str, dict[str, tuple[int, int]]] = {}  # key -> spelling -> (-n, first)
     for i, (_, tags) in enumerate(tagged):
-        mine = {_tag_key(t): t for t in reversed(tags)}  # a note's first spelling of each
+        mine = {tag_key(t): t for t in reversed(tags)}  # a note's first spelling of each
         for key, tag in mine.items():
             notes[key] += 1
             n, first = spellings.setdefault(key, {}).get(tag, (0, i))
@@ -149,9 +142,9 @@ def browse(vault: Vault, what: str, folder: str = "", tag: str | None = None,
     if what == "notes" and tag is None:
         items = [{"note": p} for p in paths if _folder(p) == folder]
     elif what == "notes":
-        wanted = _tag_key(str(tag).lstrip("#")).rstrip("/")
+        wanted = tag_key(str(tag).lstrip("#")).rstrip("/")
         items = [{"note": p} for p, tags in cache.tagged(vault)
-                 if _under(p, folder) and any(_nested(_tag_key(t), wanted) for t in tags)]
+                 if _under(p, folder) and any(_nested(tag_key(t), wanted) for t in tags)]
     elif what == "folders":
         counts: Counter[str] = Counter()
         depth = len(folder.split("/")) if folder else 0

@@ -86,6 +86,7 @@ from .learning.state import Pair as Pair
 from .learning.usage import NullUsage as NullUsage
 from .notes.edits import EDIT_KINDS as EDIT_KINDS
 from .notes.edits import Edit as Edit
+from .notes.note import tag_key as tag_key
 from .notes.records import NoteRecord as NoteRecord
 from .notes.text import content_stems as content_stems
 from .notes.text import content_terms as content_terms

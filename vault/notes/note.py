@@ -38,6 +38,7 @@ __all__ = [
     "parse",
     "render",
     "rewrite_links",
+    "tag_key",
     "update_frontmatter",
 ]
 
@@ -97,7 +98,7 @@ def _items(value: object, split: re.Pattern[str]) -> list[str]:
     return out
 
 
-def _tag_key(tag: str) -> str:
+def tag_key(tag: str) -> str:
     """A tag as tags compare (Obsidian: case-insensitive; one tag in either Unicode form): the
     caseless match of Unicode 15, section 3.13, as notes/links.py `fold` compares names."""
     if tag.isascii():
@@ -109,7 +110,7 @@ def _dedupe(items: list[str], fold: bool) -> tuple[str, ...]:
     seen: set[str] = set()
     out = []
     for item in items:
-        key = _tag_key(item) if fold else item
+        key = tag_key(item) if fold else item
         if key not in seen:
             seen.add(key)
             out.append(item)
