@@ -218,7 +218,8 @@ def place_no_clobber(src: str, dst: str, rel: str, *, keep_src: bool = False,
 
 
 _RENAME_EXCHANGE = 2  # renameat2's flag (Linux 3.15)
-_NO_EXCHANGE = (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV)
+_NO_EXCHANGE = (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV,
+                errno.EPERM)  # EPERM: a seccomp filter not listing renameat2 (a container's)
 
 
 @functools.cache

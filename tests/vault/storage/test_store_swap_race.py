@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -72,3 +74,43 @@ def test_an_editor_saving_in_place_is_never_replaced_unseen(tmp_path: Path) -> N
         # and their bytes are gone
         lost += written and landed[0] and path.read_text(encoding="utf-8") != THEIRS
     assert lost == 0
+
+
+# A child process whose seccomp filter answers renameat2 with EPERM, as a container profile
+# that does not list it does; it writes with expected_hash, then against a changed file.
+REFUSED = r"""
+import os, sys
+from pathlib import Path
+import pyseccomp as sc
+from vault.errors import EditConflict
+from vault.storage.store import Store
+root = Path(sys.argv[1])
+store = Store(root)
+now = (root / "A.md").read_bytes()
+filt = sc.SyscallFilter(sc.ALLOW)
+filt.add_rule(sc.ERRNO(1), "renameat2")
+filt.load()
+import hashlib
+store.write_text("A.md", "two\n", expected_hash=hashlib.sha256(now).hexdigest())
+print((root / "A.md").read_text(encoding="utf-8").strip())
+try:
+    store.write_text("A.md", "three\n", expected_hash=hashlib.sha256(now).hexdigest())
+except EditConflict:
+    print("conflict")
+"""
+
+
+def test_a_system_refusing_the_exchange_with_eperm_still_writes(tmp_path: Path) -> None:
+    """`swap_in` falls back to a rename where renameat2 is refused as unknown: EPERM from a
+    seccomp filter too (it raised, so every guarded write, an edit or a move's rewrite, failed
+    with PermissionDenied in such a container); a changed file is still an EditConflict."""
+    pytest.importorskip("pyseccomp")
+    root = tmp_path / "v"
+    (root / ".rmh").mkdir(parents=True)
+    (root / "A.md").write_text("one\n", encoding="utf-8")
+    repo = Path(__file__).resolve().parents[3]
+    r = subprocess.run([sys.executable, "-c", REFUSED, str(root)], capture_output=True,
+                       text=True, cwd=repo, timeout=120,
+                       env={**os.environ, "PYTHONPATH": str(repo)})
+    assert r.returncode == 0, r.stderr[-800:]
+    assert r.stdout.split() == ["two", "conflict"]
