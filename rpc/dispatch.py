@@ -54,7 +54,7 @@ from .errors import (
 )
 from .flight import InFlight, Running
 from .framing import DEFAULT_MAX_FRAME, encode
-from .messages import Invalid, Parsed, Request, Stray, failure, parse_frame, success
+from .messages import NO_ID, Invalid, Parsed, Request, Stray, failure, parse_frame, success
 
 log = logging.getLogger("rpc")
 
@@ -123,6 +123,8 @@ class Dispatcher:
             if isinstance(item, Stray):  # a response to no request of ours: nothing to say
                 log.warning("a response (id %s) to no request of ours: dropped",
                             str(item.id)[:40])
+            elif isinstance(item, Invalid) and item.id is NO_ID:
+                log.warning("a notification not run: %s", item.error.data)
             elif isinstance(item, Invalid):
                 results.add(i, failure(item.id, item.error))
             elif item.method == MCP_CANCEL and not item.is_notification:
