@@ -22,7 +22,11 @@ Contract:
   terminal or parent going away: left at its default it killed the server with no answer
   for a running request, no session end, and, the supervisor's exit path skipped, its
   sandbox worker left to the kernel. A SIGHUP ignored at the start, `nohup`, stays
-  ignored.) A closed output pipe is treated as end of input.
+  ignored.) A closed output is the client gone: reading stops and running requests are
+  cancelled (nobody can read their answers), then the same `on_shutdown`. It is noticed at
+  the first failed write, or at once by a poll of the output fd for POLLERR/POLLHUP (a
+  client that closed our stdout and wrote nothing more was noticed only when an answer was
+  next written: a request running for minutes held the server that long; PROTO3).
 - Either way, answers not written `write_grace_s` after the requests were cancelled are
   abandoned: frames are written by a daemon thread, so a client that stops reading stdout
   cannot hold the shutdown (ADVRPC: with 20 MB of answers unread, SIGTERM left the server in
@@ -34,9 +38,11 @@ from __future__ import annotations
 import logging
 import os
 import queue
+import select
 import signal
 import threading
 from collections.abc import Awaitable, Callable
+from contextlib import suppress
 
 import anyio
 import anyio.abc
@@ -104,6 +110,33 @@ def _writer(fd: int, jobs: queue.SimpleQueue[WriteJob | None], token: EventLoopT
             return
 
 
+def _watch_output(fd: int, stop_fd: int, token: EventLoopToken,
+                  gone: Callable[[], None]) -> None:
+    """Daemon thread: wait for the output fd to report POLLERR or POLLHUP (a pipe whose reader
+    closed it, a hung-up terminal, a closed socket), then call `gone` in the loop; a byte on
+    `stop_fd` (the server is done) ends it. Asking for no events reports only those: a
+    regular file or /dev/null never wakes it."""
+    poller = select.poll()
+    poller.register(fd, 0)
+    poller.register(stop_fd, select.POLLIN)
+    try:
+        while True:
+            try:
+                events = poller.poll()
+            except InterruptedError:
+                continue
+            for polled, mask in events:
+                if polled == stop_fd or mask & select.POLLNVAL:
+                    return
+                if mask & (select.POLLERR | select.POLLHUP):
+                    anyio.from_thread.run_sync(gone, token=token)
+                    return
+    except Exception:  # the loop has finished: nobody to tell
+        return
+    finally:
+        os.close(stop_fd)
+
+
 class StdioServer:
     """Serves one connection (one agent) over a pair of file descriptors."""
 
@@ -152,12 +185,19 @@ class StdioServer:
             # requests' "shutting down" answers to a signal that came during a write)
             await done.wait()
             if failed:
-                self._output_broken = True
-                log.warning("output closed; stopping")
-                # Reading stops now, not at the next chunk: a client that closed our stdout
-                # and wrote nothing more held the server in read(2) for good (MCPRPC2).
-                if self._reading is not None:
-                    self._reading.cancel()
+                self._output_gone()
+
+    def _output_gone(self) -> None:
+        """The client closed our output: stop reading now, not at the next chunk (a client
+        that closed our stdout and wrote nothing more held the server in read(2) for good,
+        MCPRPC2), and cancel what runs: no answer can reach anyone."""
+        if self._output_broken:
+            return
+        self._output_broken = True
+        log.warning("output closed; stopping")
+        self.flight.close()
+        if self._reading is not None:
+            self._reading.cancel()
 
     # -- frames ---------------------------------------------------------------------------
 
@@ -223,14 +263,8 @@ class StdioServer:
                 self.flight.close()
                 reading.cancel()
 
-    async def run(self, in_fd: int, out_fd: int, *, handle_signals: bool = True) -> None:
-        """Serve until end of input or a signal, then shut down cleanly."""
-        send, receive = anyio.create_memory_object_stream[bytes](16)
-        thread = threading.Thread(
-            target=_reader, args=(in_fd, send, current_token()), daemon=True, name="rpc-stdin"
-        )
-        threading.Thread(target=_writer, args=(out_fd, self._jobs, current_token()),
-                         daemon=True, name="rpc-stdout").start()
+    async def _serve(self, thread: threading.Thread, receive: MemoryObjectReceiveStream[bytes],
+                     handle_signals: bool) -> None:
         reading = self._reading = anyio.CancelScope()
         async with anyio.create_task_group() as control:
             if handle_signals:
@@ -245,6 +279,24 @@ class StdioServer:
                 await self._drain(self.write_grace_s)
                 requests.cancel_scope.cancel()  # answers a client does not read: abandoned
             control.cancel_scope.cancel()
+
+    async def run(self, in_fd: int, out_fd: int, *, handle_signals: bool = True) -> None:
+        """Serve until end of input or a signal, then shut down cleanly."""
+        send, receive = anyio.create_memory_object_stream[bytes](16)
+        thread = threading.Thread(
+            target=_reader, args=(in_fd, send, current_token()), daemon=True, name="rpc-stdin"
+        )
+        threading.Thread(target=_writer, args=(out_fd, self._jobs, current_token()),
+                         daemon=True, name="rpc-stdout").start()
+        stop_r, stop_w = os.pipe()
+        threading.Thread(target=_watch_output, daemon=True, name="rpc-stdout-poll",
+                         args=(out_fd, stop_r, current_token(), self._output_gone)).start()
+        try:
+            await self._serve(thread, receive, handle_signals)
+        finally:
+            with suppress(OSError):  # BrokenPipe: the watcher has ended already
+                os.write(stop_w, b"x")
+            os.close(stop_w)
         self._jobs.put(None)
         with anyio.CancelScope(shield=True):
             await self.on_shutdown()
