@@ -27,10 +27,11 @@ Contract:
   the first failed write, or at once by a poll of the output fd for POLLERR/POLLHUP (a
   client that closed our stdout and wrote nothing more was noticed only when an answer was
   next written: a request running for minutes held the server that long; PROTO3).
-- Either way, answers not written `write_grace_s` after the requests were cancelled are
-  abandoned: frames are written by a daemon thread, so a client that stops reading stdout
-  cannot hold the shutdown (ADVRPC: with 20 MB of answers unread, SIGTERM left the server in
-  write(2) for good, and its session was never ended).
+- Either way, a request a cancel cannot stop (a vault change, shielded so that it lands)
+  is waited for (within `drain_timeout_s`) and its answer written; then answers not written
+  `write_grace_s` later are abandoned: frames are written by a daemon thread, so a client
+  that stops reading stdout cannot hold the shutdown (ADVRPC: with 20 MB of answers unread,
+  SIGTERM left the server in write(2) for good, and its session was never ended).
 """
 
 from __future__ import annotations
@@ -74,7 +75,11 @@ async def _nothing() -> None:
 
 
 def _reader(fd: int, send: MemoryObjectSendStream[bytes], token: EventLoopToken) -> None:
-    """Daemon thread: forward raw chunks; b"" marks end of input."""
+    """Daemon thread: forward raw chunks; b"" marks end of input. `fd` is the thread's own
+    duplicate, closed when it ends: a read that outlives the server (it never stops a thread
+    in read(2)) cannot take the bytes of whatever file the caller's fd number is reused for
+    once the caller closes it (a server's reader read the next server's first request, in a
+    test that ran servers one after another: that server never answered it)."""
     try:
         while True:
             try:
@@ -86,8 +91,10 @@ def _reader(fd: int, send: MemoryObjectSendStream[bytes], token: EventLoopToken)
             anyio.from_thread.run(send.send, chunk, token=token)
             if not chunk:
                 return
-    except Exception:  # the loop has finished (RunFinishedError, closed stream): just stop
-        return
+    except BaseException:  # the loop has finished (RunFinishedError, closed stream, or the
+        return  # cancelled call of one that ended while it waited): just stop
+    finally:
+        os.close(fd)
 
 
 WriteJob = tuple[bytes, list[OSError], anyio.Event]
@@ -276,6 +283,11 @@ class StdioServer:
                 if not self.flight.closing:  # end of input: let running requests finish
                     await self._drain(self.drain_timeout_s)
                 self.flight.close()  # (a signal has cancelled them already)
+                # What runs on is a change a cancel cannot stop (it lands): its answer is
+                # written whatever the grace, which bounds only a client's reading (SIGTERM
+                # during a 3 MB `write` answered nothing though the note landed: PROTO3)
+                with anyio.move_on_after(self.drain_timeout_s):
+                    await self.flight.idle()
                 await self._drain(self.write_grace_s)
                 requests.cancel_scope.cancel()  # answers a client does not read: abandoned
             control.cancel_scope.cancel()
@@ -284,7 +296,8 @@ class StdioServer:
         """Serve until end of input or a signal, then shut down cleanly."""
         send, receive = anyio.create_memory_object_stream[bytes](16)
         thread = threading.Thread(
-            target=_reader, args=(in_fd, send, current_token()), daemon=True, name="rpc-stdin"
+            target=_reader, args=(os.dup(in_fd), send, current_token()), daemon=True,
+            name="rpc-stdin"
         )
         threading.Thread(target=_writer, args=(out_fd, self._jobs, current_token()),
                          daemon=True, name="rpc-stdout").start()
