@@ -42,6 +42,7 @@ import queue
 import select
 import signal
 import threading
+from collections import deque
 from collections.abc import Awaitable, Callable
 from contextlib import suppress
 
@@ -53,7 +54,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from .dispatch import Dispatcher
 from .errors import INTERNAL_ERROR, INVALID_REQUEST, spec_error
 from .flight import InFlight
-from .framing import FrameTooLarge, LineSplitter, encode
+from .framing import Frame, FrameTooLarge, LineSplitter, encode
 from .messages import failure
 
 log = logging.getLogger("rpc.server")
@@ -175,6 +176,8 @@ class StdioServer:
         self._write_lock = anyio.Lock()
         self._output_broken = False
         self._reading: anyio.CancelScope | None = None  # the read loop, while it runs
+        self._splitter = LineSplitter(self.max_frame)
+        self._backlog: deque[Frame] = deque()  # frames read, not yet handed to a task
 
     # -- output ---------------------------------------------------------------------------
 
@@ -241,18 +244,39 @@ class StdioServer:
     async def _frames(
         self, chunks: MemoryObjectReceiveStream[bytes], tg: anyio.abc.TaskGroup
     ) -> None:
-        splitter = LineSplitter(self.max_frame)
         async for chunk in chunks:
-            frames = splitter.feed(chunk) if chunk else splitter.close()
-            for frame in frames:
-                if isinstance(frame, FrameTooLarge):
-                    reason = {"reason": "frame too large", "limit": frame.limit}
-                    await self.send(encode(failure(None, spec_error(INVALID_REQUEST, reason))))
-                    continue
-                await self._admit(len(frame))
-                tg.start_soon(self._handle, frame)
+            self._backlog.extend(self._splitter.feed(chunk) if chunk else self._splitter.close())
+            await self._take_backlog(tg)
             if not chunk or self._output_broken:
                 return
+
+    async def _take_backlog(self, tg: anyio.abc.TaskGroup) -> None:
+        """Hand each frame read to its task; one a cancel interrupts stays for `_answer_read`."""
+        while self._backlog:
+            frame = self._backlog[0]
+            if isinstance(frame, FrameTooLarge):
+                self._backlog.popleft()
+                reason = {"reason": "frame too large", "limit": frame.limit}
+                await self.send(encode(failure(None, spec_error(INVALID_REQUEST, reason))))
+                continue
+            await self._admit(len(frame))
+            self._backlog.popleft()
+            tg.start_soon(self._handle, frame)
+
+    async def _answer_read(
+        self, chunks: MemoryObjectReceiveStream[bytes], tg: anyio.abc.TaskGroup
+    ) -> None:
+        """After a stop signal: the frames already read (the rest of the chunk at hand, the
+        chunks the reader thread handed over) are handled, so each request is answered
+        (-32091), not dropped: SIGTERM after 5,000 requests were written left 3,976 of them,
+        read into the server's buffers behind the back-pressure bound, unanswered (PROTO3)."""
+        while True:
+            await self._take_backlog(tg)
+            try:
+                chunk = chunks.receive_nowait()
+            except (anyio.WouldBlock, anyio.EndOfStream, anyio.ClosedResourceError):
+                return
+            self._backlog.extend(self._splitter.feed(chunk) if chunk else self._splitter.close())
 
     # -- the loop -------------------------------------------------------------------------
 
@@ -280,6 +304,9 @@ class StdioServer:
                 thread.start()
                 with reading:
                     await self._frames(receive, requests)
+                if self.flight.closing and not self._output_broken:  # a signal
+                    with anyio.move_on_after(self.write_grace_s):
+                        await self._answer_read(receive, requests)
                 if not self.flight.closing:  # end of input: let running requests finish
                     await self._drain(self.drain_timeout_s)
                 self.flight.close()  # (a signal has cancelled them already)

@@ -85,3 +85,56 @@ def test_a_change_that_lands_after_a_signal_is_answered(
         assert by_id[f"c{n}"].get("result") == n, got  # it landed: it is answered so
     for i in range(others):
         assert by_id[f"b{i}"]["error"]["code"] == -32091, got
+
+
+def pipe_holds(fd: int) -> int:
+    """Bytes waiting in a pipe (FIONREAD)."""
+    import fcntl
+    import struct
+    import termios
+
+    return int(struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0])
+
+
+@settings(max_examples=5, deadline=None, phases=[Phase.explicit, Phase.generate])
+@given(count=st.integers(6, 300), signum=st.sampled_from([signal.SIGTERM, signal.SIGHUP]))
+def test_requests_read_before_a_signal_are_answered(count: int, signum: int) -> None:
+    """PROTO3: requests past the back-pressure bound wait, read, in the server's buffers; a
+    stop signal dropped them unanswered (5,000 written, 1,024 answered). Now every request the
+    server had read when the signal came is answered (-32091)."""
+    fx = Fixture()
+    got: list[Any] = []
+
+    async def on_shutdown() -> None:
+        pass
+
+    async def main() -> None:
+        in_r, in_w = os.pipe()
+        out_r, out_w = os.pipe()
+        server = StdioServer(Dispatcher(fx.methods()), on_shutdown=on_shutdown,
+                             max_pending_frames=4, write_grace_s=5.0)
+
+        async def run() -> None:
+            await server.run(in_r, out_w, handle_signals=True)
+            os.close(out_w)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(run)
+            conn = Conn(in_w, out_r)
+            await conn.send_raw(b"".join(
+                b'{"jsonrpc":"2.0","method":"block","id":%d}\n' % i for i in range(count)))
+            with anyio.fail_after(10):  # the reader has taken every byte: all read
+                while pipe_holds(in_r) or server._pending < 4:
+                    await anyio.sleep(0.01)
+            os.kill(os.getpid(), signum)
+            with anyio.fail_after(60), suppress(EOFError):
+                while True:
+                    got.append(await conn.recv())
+        for fd in (in_r, in_w, out_r):
+            with suppress(OSError):
+                os.close(fd)
+
+    anyio.run(main)
+    ids = sorted(a["id"] for a in got)
+    assert ids == list(range(count)), (len(got), count)
+    assert {a["error"]["code"] for a in got} == {-32091}
