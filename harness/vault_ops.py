@@ -69,9 +69,16 @@ class VaultThread:
         import asyncio  # (not at import: a CLI command never calls from a loop)
 
         # Awaited on the loop itself (no worker thread waits on it: one hand-off fewer per
-        # request); shielded, so a cancelled caller abandons the job and never cancels it: a
-        # queued call still runs, in order, as a started one finishes.
-        return await asyncio.shield(asyncio.wrap_future(future))
+        # request); shielded, so a cancelled caller never stops a started job halfway. A job
+        # that has not started when its caller is cancelled is dropped: it was answered
+        # cancelled, and SIGTERM with the 64 slots' searches queued held `rmh serve` for
+        # minutes (the session end queued behind them, each run for nobody: PROTO3). The
+        # caller of a change waits shielded (binding.py), so a change is never dropped so.
+        try:
+            return await asyncio.shield(asyncio.wrap_future(future))
+        except asyncio.CancelledError:
+            future.cancel()  # no effect once it runs
+            raise
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)

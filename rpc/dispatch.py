@@ -13,7 +13,11 @@ the frame apart from the methods it calls). Contract:
   is refused with -32600 echoing the id, reason "duplicate id in flight"; the first one runs;
 - `$/cancelRequest {"id"}` cancels a request in flight, which is answered -32800 (a request
   form of it gets result null); MCP `notifications/cancelled {"requestId"}` cancels one that
-  is then not answered, as MCP asks; after `InFlight.close()` requests are answered -32091;
+  is then not answered, as MCP asks, unless it is an element of a batch: a batch's array
+  answers each of its requests (JSON-RPC 2.0 section 6), so it holds -32800 for it. Sent with
+  an id, `notifications/cancelled` is a request for a method that exists only as a
+  notification: -32601, and nothing is cancelled (as the official MCP SDK does); after
+  `InFlight.close()` requests are answered -32091;
 - ordinary methods wait for a slot of `flight`; `control` methods (cheap: `ping`, `status`)
   and unknown methods never wait, so they are answered ahead of queued work;
 - `refresh` (when given) is awaited before each frame's requests run, and may `replace` the
@@ -42,6 +46,7 @@ from .calls import AsyncMethod, ExceptionMapper, call_method, no_mapping
 from .errors import (
     INTERNAL_ERROR,
     INVALID_REQUEST,
+    METHOD_NOT_FOUND,
     REQUEST_CANCELLED,
     RpcError,
     application_error,
@@ -49,11 +54,18 @@ from .errors import (
 )
 from .flight import InFlight, Running
 from .framing import DEFAULT_MAX_FRAME, encode
-from .messages import Invalid, Parsed, Request, Stray, failure, parse_frame, success
+from .messages import NO_ID, Invalid, Parsed, Request, Stray, failure, parse_frame, success
 
 log = logging.getLogger("rpc")
 
 CANCEL_METHODS = frozenset({"$/cancelRequest", "notifications/cancelled"})
+MCP_CANCEL = "notifications/cancelled"
+# MCP's cancel sent with an id: it cancelled the request it named, which then got no answer
+# (MCP's rule for the notification), while the cancel itself was answered `result: null`, so
+# a client that sent it as a request was told it succeeded and then waited for ever for the
+# other answer (MCPRPC2, session 29; PROTO3, session 30). The official SDK answers it -32601.
+CANCEL_AS_REQUEST = {"method": MCP_CANCEL, "reason": (
+    "a notification: send it without an id; nothing was cancelled")}
 # The result a method answers, for the frame limit, when its own result is over it.
 Oversize = Callable[[int], Any]
 
@@ -111,8 +123,12 @@ class Dispatcher:
             if isinstance(item, Stray):  # a response to no request of ours: nothing to say
                 log.warning("a response (id %s) to no request of ours: dropped",
                             str(item.id)[:40])
+            elif isinstance(item, Invalid) and item.id is NO_ID:
+                log.warning("a notification not run: %s", item.error.data)
             elif isinstance(item, Invalid):
                 results.add(i, failure(item.id, item.error))
+            elif item.method == MCP_CANCEL and not item.is_notification:
+                results.add(i, failure(item.id, spec_error(METHOD_NOT_FOUND, CANCEL_AS_REQUEST)))
             elif item.method in CANCEL_METHODS:
                 _cancel(flight, item)
                 if not item.is_notification:
@@ -128,7 +144,8 @@ class Dispatcher:
                     jobs.append((i, item, entry))
 
         async def job(i: int, request: Request, entry: Running) -> None:
-            if (response := await self._run(request, entry, flight)) is not None:
+            response = await self._run(request, entry, flight, parsed.is_batch)
+            if response is not None:
                 results.add(i, response, request.method)
 
         async with anyio.create_task_group() as tg:
@@ -137,9 +154,12 @@ class Dispatcher:
         return results.frame()
 
     async def _run(
-        self, request: Request, entry: Running, flight: InFlight
+        self, request: Request, entry: Running, flight: InFlight, in_batch: bool
     ) -> dict[str, Any] | None:
-        """Run one request under its own cancel scope; its response (None: no answer)."""
+        """Run one request under its own cancel scope; its response (None: no answer). A
+        batch element cancelled by MCP's notification is answered -32800 all the same: the
+        batch's array is sent for its other elements anyway, and a batch of a request and a
+        cancel of it got no answer at all, which a client cannot tell from a lost frame."""
         try:
             with entry.scope:
                 await anyio.lowlevel.checkpoint()  # honours a cancel from before the start
@@ -151,7 +171,7 @@ class Dispatcher:
                 return None
             if entry.shutting_down:
                 return failure(request.id, application_error("server_shutting_down"))
-            if entry.answer_cancel:
+            if entry.answer_cancel or in_batch:
                 return failure(request.id, spec_error(REQUEST_CANCELLED))
             return None
         finally:

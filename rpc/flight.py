@@ -65,6 +65,7 @@ class InFlight:
         self._by_id: dict[str, Running] = {}
         self._active: set[Running] = set()  # every entry, notifications too
         self._slots = None if max_running is None else anyio.Semaphore(max_running)
+        self._released: anyio.Event | None = None  # set when an entry is released
         self.closing = False
 
     def claim(self, rid: Any) -> Running | None:
@@ -92,6 +93,15 @@ class InFlight:
         self._active.discard(entry)
         if entry.key is not None and self._by_id.get(entry.key) is entry:
             del self._by_id[entry.key]
+        if self._released is not None:
+            self._released.set()
+
+    async def idle(self) -> None:
+        """Wait until nothing is in flight (after `close()`: until what a cancel cannot stop,
+        a change shielded so that it lands, has finished and made its answer)."""
+        while self._active:
+            self._released = anyio.Event()
+            await self._released.wait()
 
     def cancel(self, rid: Any, *, answer: bool) -> bool:
         """Cancel the request with id `rid`; `answer`: reply -32800 (False: no reply)."""

@@ -12,16 +12,20 @@ parse error; so is nesting deeper than the interpreter can decode (answered, nev
 byte order mark before a frame's JSON is skipped (RFC 8259 section 8.1 allows it). A
 parse error's reason names an LSP `Content-Length:` header, or a second value on the line. A
 batch of more than `MAX_BATCH` elements gets one error, id null, as an empty batch does.
+An integer of more digits than Python converts (`sys.get_int_max_str_digits()`, 4,300) is
+valid JSON, not a parse error: as an id it is -32600 and in params -32602, each saying so,
+and the frame's other elements are answered as usual.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import sys
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import INVALID_REQUEST, PARSE_ERROR, RpcError, spec_error
+from .errors import INVALID_REQUEST, PARSE_ERROR, RpcError, invalid_params, spec_error
 
 NO_ID: Any = object()  # sentinel: a notification has no id member at all
 # Elements of one batch at most: a frame of 2.8 million `{}` cost ~1.7 GB and ~60 s of CPU
@@ -44,7 +48,8 @@ class Request:
 
 @dataclass(frozen=True)
 class Invalid:
-    """An element that is not a valid request: it is answered with `error`, id `id`."""
+    """An element that is not a valid request: it is answered with `error`, id `id` (`NO_ID`:
+    a notification the server cannot run, logged and answered by nothing)."""
 
     error: RpcError
     id: Any = None
@@ -73,6 +78,44 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+@dataclass(frozen=True)
+class LongInt:
+    """Stands in for an integer literal of more digits than `int()` converts. Such a frame is
+    valid JSON, but it was answered -32700 "invalid JSON" with id null (MCPRPC2, session 29),
+    so a client learnt neither which request nor why."""
+
+    digits: int
+
+    def reason(self) -> str:
+        return (f"an integer of {self.digits} digits: this server reads integers of at most "
+                f"{sys.get_int_max_str_digits()} digits")
+
+
+def _parse_int(text: str) -> int | LongInt:
+    try:
+        return int(text)
+    except ValueError:  # the only one JSON's integer grammar leaves: too many digits
+        return LongInt(len(text.lstrip("-")))
+
+
+def _long_int_in(value: Any) -> tuple[str, LongInt] | None:
+    """The first `LongInt` inside params, with the top-level member it is under."""
+    top: list[tuple[str, Any]] = (
+        [(str(k), v) for k, v in value.items()] if isinstance(value, dict)
+        else [(str(i), v) for i, v in enumerate(value)])
+    for name, item in top:
+        stack = [item]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, LongInt):
+                return name, node
+            if isinstance(node, dict):
+                stack.extend(node.values())
+            elif isinstance(node, list):
+                stack.extend(node)
+    return None
+
+
 def valid_id(value: Any) -> bool:
     """An id may be a string, a finite number or null (never a boolean, array or object).
 
@@ -87,13 +130,14 @@ def _bad(reason: str, rid: Any = None) -> Invalid:
     return Invalid(spec_error(INVALID_REQUEST, {"reason": reason}), rid)
 
 
-def parse_item(obj: Any) -> Request | Invalid | Stray:
+def parse_item(obj: Any, long_ints: bool = False) -> Request | Invalid | Stray:
     """Validate one element (the whole frame, or one element of a batch). A well-formed
     response object (no method; a result or an error, not both; an id, null only with an
     error) is a `Stray`: MCP is two-way, and this server sends no requests, so the peer has
     answered nothing of ours. Answering it -32600 (MCPRPC, session 28) sent the client an
     error under an id of its own namespace, a second answer to its own request of that id,
-    and two peers that answer what they cannot read would ping-pong errors for ever."""
+    and two peers that answer what they cannot read would ping-pong errors for ever.
+    `long_ints`: the frame held a `LongInt` (its params are searched for one only then)."""
     if not isinstance(obj, dict):
         return _bad("not an object")
     has_id = "id" in obj
@@ -106,6 +150,8 @@ def parse_item(obj: Any) -> Request | Invalid | Stray:
     method = obj.get("method")
     if not isinstance(method, str):
         return _bad("method must be a string", echo)
+    if isinstance(rid, LongInt):
+        return _bad(f"id is {rid.reason()}")
     if has_id and not valid_id(rid):
         return _bad("id must be a string, finite number or null")
     params = obj.get("params", {})
@@ -113,6 +159,9 @@ def parse_item(obj: Any) -> Request | Invalid | Stray:
         return _bad("params must be array or object", echo)
     if "result" in obj or "error" in obj:
         return _bad("a response is not a request", echo)
+    if long_ints and (found := _long_int_in(params)) is not None:
+        # a notification's error is never answered (JSON-RPC 2.0 section 4.1): NO_ID says so
+        return Invalid(invalid_params(found[0], found[1].reason()), echo if has_id else NO_ID)
     return Request(method, params, rid if has_id else NO_ID)
 
 
@@ -135,13 +184,21 @@ def parse_frame(raw: bytes) -> Parsed:
     # skipped, as RFC 8259 section 8.1 lets a parser do: it was "invalid JSON", so a client's
     # first request, its `initialize`, was lost without saying why (MCPRPC2, session 29).
     text = text.removeprefix("\ufeff")
+    long_ints: list[LongInt] = []
+
+    def parse_int(literal: str) -> int | LongInt:
+        value = _parse_int(literal)
+        if isinstance(value, LongInt):
+            long_ints.append(value)
+        return value
+
     try:
-        obj = json.loads(text, parse_constant=_reject_constant)
+        obj = json.loads(text, parse_constant=_reject_constant, parse_int=parse_int)
     except RecursionError:
         return Parsed(error=spec_error(PARSE_ERROR, {"reason": "nesting too deep"}))
     except json.JSONDecodeError as exc:
         return Parsed(error=spec_error(PARSE_ERROR, {"reason": _undecodable(text, exc)}))
-    except ValueError:  # NaN/Infinity, integers too long to convert
+    except ValueError:  # NaN/Infinity
         return Parsed(error=spec_error(PARSE_ERROR, {"reason": "invalid JSON"}))
     if isinstance(obj, list):
         if not obj:
@@ -149,8 +206,8 @@ def parse_frame(raw: bytes) -> Parsed:
         if len(obj) > MAX_BATCH:  # one error, as for an empty batch: nothing of it runs
             return Parsed(error=spec_error(INVALID_REQUEST, {
                 "reason": f"batch too large ({len(obj)} elements; at most {MAX_BATCH})"}))
-        return Parsed(items=tuple(parse_item(o) for o in obj), is_batch=True)
-    return Parsed(items=(parse_item(obj),))
+        return Parsed(items=tuple(parse_item(o, bool(long_ints)) for o in obj), is_batch=True)
+    return Parsed(items=(parse_item(obj, bool(long_ints)),))
 
 
 # The two framing mistakes a client makes, said as such (MCPRPC, session 28: both were

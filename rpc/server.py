@@ -22,11 +22,16 @@ Contract:
   terminal or parent going away: left at its default it killed the server with no answer
   for a running request, no session end, and, the supervisor's exit path skipped, its
   sandbox worker left to the kernel. A SIGHUP ignored at the start, `nohup`, stays
-  ignored.) A closed output pipe is treated as end of input.
-- Either way, answers not written `write_grace_s` after the requests were cancelled are
-  abandoned: frames are written by a daemon thread, so a client that stops reading stdout
-  cannot hold the shutdown (ADVRPC: with 20 MB of answers unread, SIGTERM left the server in
-  write(2) for good, and its session was never ended).
+  ignored.) A closed output is the client gone: reading stops and running requests are
+  cancelled (nobody can read their answers), then the same `on_shutdown`. It is noticed at
+  the first failed write, or at once by a poll of the output fd for POLLERR/POLLHUP (a
+  client that closed our stdout and wrote nothing more was noticed only when an answer was
+  next written: a request running for minutes held the server that long; PROTO3).
+- Either way, a request a cancel cannot stop (a vault change, shielded so that it lands)
+  is waited for (within `drain_timeout_s`) and its answer written; then answers not written
+  `write_grace_s` later are abandoned: frames are written by a daemon thread, so a client
+  that stops reading stdout cannot hold the shutdown (ADVRPC: with 20 MB of answers unread,
+  SIGTERM left the server in write(2) for good, and its session was never ended).
 """
 
 from __future__ import annotations
@@ -34,9 +39,12 @@ from __future__ import annotations
 import logging
 import os
 import queue
+import select
 import signal
 import threading
+from collections import deque
 from collections.abc import Awaitable, Callable
+from contextlib import suppress
 
 import anyio
 import anyio.abc
@@ -46,7 +54,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from .dispatch import Dispatcher
 from .errors import INTERNAL_ERROR, INVALID_REQUEST, spec_error
 from .flight import InFlight
-from .framing import FrameTooLarge, LineSplitter, encode
+from .framing import Frame, FrameTooLarge, LineSplitter, encode
 from .messages import failure
 
 log = logging.getLogger("rpc.server")
@@ -68,7 +76,11 @@ async def _nothing() -> None:
 
 
 def _reader(fd: int, send: MemoryObjectSendStream[bytes], token: EventLoopToken) -> None:
-    """Daemon thread: forward raw chunks; b"" marks end of input."""
+    """Daemon thread: forward raw chunks; b"" marks end of input. `fd` is the thread's own
+    duplicate, closed when it ends: a read that outlives the server (it never stops a thread
+    in read(2)) cannot take the bytes of whatever file the caller's fd number is reused for
+    once the caller closes it (a server's reader read the next server's first request, in a
+    test that ran servers one after another: that server never answered it)."""
     try:
         while True:
             try:
@@ -80,8 +92,10 @@ def _reader(fd: int, send: MemoryObjectSendStream[bytes], token: EventLoopToken)
             anyio.from_thread.run(send.send, chunk, token=token)
             if not chunk:
                 return
-    except Exception:  # the loop has finished (RunFinishedError, closed stream): just stop
-        return
+    except BaseException:  # the loop has finished (RunFinishedError, closed stream, or the
+        return  # cancelled call of one that ended while it waited): just stop
+    finally:
+        os.close(fd)
 
 
 WriteJob = tuple[bytes, list[OSError], anyio.Event]
@@ -102,6 +116,33 @@ def _writer(fd: int, jobs: queue.SimpleQueue[WriteJob | None], token: EventLoopT
             anyio.from_thread.run_sync(done.set, token=token)
         except Exception:  # the loop has finished: nobody waits for it
             return
+
+
+def _watch_output(fd: int, stop_fd: int, token: EventLoopToken,
+                  gone: Callable[[], None]) -> None:
+    """Daemon thread: wait for the output fd to report POLLERR or POLLHUP (a pipe whose reader
+    closed it, a hung-up terminal, a closed socket), then call `gone` in the loop; a byte on
+    `stop_fd` (the server is done) ends it. Asking for no events reports only those: a
+    regular file or /dev/null never wakes it."""
+    poller = select.poll()
+    poller.register(fd, 0)
+    poller.register(stop_fd, select.POLLIN)
+    try:
+        while True:
+            try:
+                events = poller.poll()
+            except InterruptedError:
+                continue
+            for polled, mask in events:
+                if polled == stop_fd or mask & select.POLLNVAL:
+                    return
+                if mask & (select.POLLERR | select.POLLHUP):
+                    anyio.from_thread.run_sync(gone, token=token)
+                    return
+    except Exception:  # the loop has finished: nobody to tell
+        return
+    finally:
+        os.close(stop_fd)
 
 
 class StdioServer:
@@ -135,6 +176,8 @@ class StdioServer:
         self._write_lock = anyio.Lock()
         self._output_broken = False
         self._reading: anyio.CancelScope | None = None  # the read loop, while it runs
+        self._splitter = LineSplitter(self.max_frame)
+        self._backlog: deque[Frame] = deque()  # frames read, not yet handed to a task
 
     # -- output ---------------------------------------------------------------------------
 
@@ -152,12 +195,19 @@ class StdioServer:
             # requests' "shutting down" answers to a signal that came during a write)
             await done.wait()
             if failed:
-                self._output_broken = True
-                log.warning("output closed; stopping")
-                # Reading stops now, not at the next chunk: a client that closed our stdout
-                # and wrote nothing more held the server in read(2) for good (MCPRPC2).
-                if self._reading is not None:
-                    self._reading.cancel()
+                self._output_gone()
+
+    def _output_gone(self) -> None:
+        """The client closed our output: stop reading now, not at the next chunk (a client
+        that closed our stdout and wrote nothing more held the server in read(2) for good,
+        MCPRPC2), and cancel what runs: no answer can reach anyone."""
+        if self._output_broken:
+            return
+        self._output_broken = True
+        log.warning("output closed; stopping")
+        self.flight.close()
+        if self._reading is not None:
+            self._reading.cancel()
 
     # -- frames ---------------------------------------------------------------------------
 
@@ -194,18 +244,39 @@ class StdioServer:
     async def _frames(
         self, chunks: MemoryObjectReceiveStream[bytes], tg: anyio.abc.TaskGroup
     ) -> None:
-        splitter = LineSplitter(self.max_frame)
         async for chunk in chunks:
-            frames = splitter.feed(chunk) if chunk else splitter.close()
-            for frame in frames:
-                if isinstance(frame, FrameTooLarge):
-                    reason = {"reason": "frame too large", "limit": frame.limit}
-                    await self.send(encode(failure(None, spec_error(INVALID_REQUEST, reason))))
-                    continue
-                await self._admit(len(frame))
-                tg.start_soon(self._handle, frame)
+            self._backlog.extend(self._splitter.feed(chunk) if chunk else self._splitter.close())
+            await self._take_backlog(tg)
             if not chunk or self._output_broken:
                 return
+
+    async def _take_backlog(self, tg: anyio.abc.TaskGroup) -> None:
+        """Hand each frame read to its task; one a cancel interrupts stays for `_answer_read`."""
+        while self._backlog:
+            frame = self._backlog[0]
+            if isinstance(frame, FrameTooLarge):
+                self._backlog.popleft()
+                reason = {"reason": "frame too large", "limit": frame.limit}
+                await self.send(encode(failure(None, spec_error(INVALID_REQUEST, reason))))
+                continue
+            await self._admit(len(frame))
+            self._backlog.popleft()
+            tg.start_soon(self._handle, frame)
+
+    async def _answer_read(
+        self, chunks: MemoryObjectReceiveStream[bytes], tg: anyio.abc.TaskGroup
+    ) -> None:
+        """After a stop signal: the frames already read (the rest of the chunk at hand, the
+        chunks the reader thread handed over) are handled, so each request is answered
+        (-32091), not dropped: SIGTERM after 5,000 requests were written left 3,976 of them,
+        read into the server's buffers behind the back-pressure bound, unanswered (PROTO3)."""
+        while True:
+            await self._take_backlog(tg)
+            try:
+                chunk = chunks.receive_nowait()
+            except (anyio.WouldBlock, anyio.EndOfStream, anyio.ClosedResourceError):
+                return
+            self._backlog.extend(self._splitter.feed(chunk) if chunk else self._splitter.close())
 
     # -- the loop -------------------------------------------------------------------------
 
@@ -223,14 +294,8 @@ class StdioServer:
                 self.flight.close()
                 reading.cancel()
 
-    async def run(self, in_fd: int, out_fd: int, *, handle_signals: bool = True) -> None:
-        """Serve until end of input or a signal, then shut down cleanly."""
-        send, receive = anyio.create_memory_object_stream[bytes](16)
-        thread = threading.Thread(
-            target=_reader, args=(in_fd, send, current_token()), daemon=True, name="rpc-stdin"
-        )
-        threading.Thread(target=_writer, args=(out_fd, self._jobs, current_token()),
-                         daemon=True, name="rpc-stdout").start()
+    async def _serve(self, thread: threading.Thread, receive: MemoryObjectReceiveStream[bytes],
+                     handle_signals: bool) -> None:
         reading = self._reading = anyio.CancelScope()
         async with anyio.create_task_group() as control:
             if handle_signals:
@@ -239,12 +304,39 @@ class StdioServer:
                 thread.start()
                 with reading:
                     await self._frames(receive, requests)
+                if self.flight.closing and not self._output_broken:  # a signal
+                    with anyio.move_on_after(self.write_grace_s):
+                        await self._answer_read(receive, requests)
                 if not self.flight.closing:  # end of input: let running requests finish
                     await self._drain(self.drain_timeout_s)
                 self.flight.close()  # (a signal has cancelled them already)
+                # What runs on is a change a cancel cannot stop (it lands): its answer is
+                # written whatever the grace, which bounds only a client's reading (SIGTERM
+                # during a 3 MB `write` answered nothing though the note landed: PROTO3)
+                with anyio.move_on_after(self.drain_timeout_s):
+                    await self.flight.idle()
                 await self._drain(self.write_grace_s)
                 requests.cancel_scope.cancel()  # answers a client does not read: abandoned
             control.cancel_scope.cancel()
+
+    async def run(self, in_fd: int, out_fd: int, *, handle_signals: bool = True) -> None:
+        """Serve until end of input or a signal, then shut down cleanly."""
+        send, receive = anyio.create_memory_object_stream[bytes](16)
+        thread = threading.Thread(
+            target=_reader, args=(os.dup(in_fd), send, current_token()), daemon=True,
+            name="rpc-stdin"
+        )
+        threading.Thread(target=_writer, args=(out_fd, self._jobs, current_token()),
+                         daemon=True, name="rpc-stdout").start()
+        stop_r, stop_w = os.pipe()
+        threading.Thread(target=_watch_output, daemon=True, name="rpc-stdout-poll",
+                         args=(out_fd, stop_r, current_token(), self._output_gone)).start()
+        try:
+            await self._serve(thread, receive, handle_signals)
+        finally:
+            with suppress(OSError):  # BrokenPipe: the watcher has ended already
+                os.write(stop_w, b"x")
+            os.close(stop_w)
         self._jobs.put(None)
         with anyio.CancelScope(shield=True):
             await self.on_shutdown()

@@ -11,7 +11,7 @@ from contextlib import suppress
 from typing import Any
 
 import anyio
-from hypothesis import given, settings
+from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 from rpc import Dispatcher, StdioServer
@@ -89,3 +89,70 @@ def test_a_closed_output_stops_the_server_while_its_input_stays_open(
         [frame(method, i + 1, params) for i, (method, params) in enumerate(calls)])
     assert not rescued
     assert shutdowns == 1
+
+
+def close_output_while_running(running: int, answered_first: int) -> tuple[bool, int, int]:
+    """`running` requests that never end by themselves are in flight (after `answered_first`
+    pings answered) when the client closes the server's output and then writes nothing, its
+    input left open. (whether it had to be rescued by closing the input, requests cancelled,
+    on_shutdown calls)."""
+    rescued: list[bool] = []
+    shutdowns: list[int] = []
+    cancelled: list[int] = []
+    started: list[int] = []
+
+    async def on_shutdown() -> None:
+        shutdowns.append(1)
+
+    async def block() -> None:
+        started.append(1)
+        try:
+            await anyio.sleep_forever()
+        except anyio.get_cancelled_exc_class():
+            cancelled.append(1)
+            raise
+
+    async def main() -> None:
+        in_r, in_w = os.pipe()
+        out_r, out_w = os.pipe()
+        server = StdioServer(Dispatcher({"ping": ping, "block": block}), on_shutdown=on_shutdown,
+                             drain_timeout_s=2.0, write_grace_s=0.5)
+        finished = anyio.Event()
+
+        async def run() -> None:
+            await server.run(in_r, out_w, handle_signals=False)
+            finished.set()
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(run)
+            for i in range(answered_first):
+                os.write(in_w, frame("ping", i))
+                answer = await anyio.to_thread.run_sync(os.read, out_r, 65536)
+                assert json.loads(answer)["id"] == i
+            os.write(in_w, b"".join(frame("block", 100 + i) for i in range(running)))
+            while len(started) < running:  # poll for the state: every one is running
+                await anyio.sleep(0.01)
+            os.close(out_r)  # the client goes away from our output; nothing more is written
+            with anyio.move_on_after(20):  # a bound far over the need
+                await finished.wait()
+            if not finished.is_set():
+                rescued.append(True)
+                os.close(in_w)  # end of input: main's server drains (2 s), then ends
+                await finished.wait()
+        for fd in (in_r, in_w, out_w):
+            with suppress(OSError):
+                os.close(fd)
+
+    anyio.run(main)
+    return bool(rescued), len(cancelled), len(shutdowns)
+
+
+@settings(max_examples=4, deadline=None, phases=[Phase.explicit, Phase.generate])
+@given(running=st.integers(1, 5), answered_first=st.integers(0, 3))
+def test_a_closed_output_is_noticed_without_a_write(running: int, answered_first: int) -> None:
+    """Before (PROTO3, session 30): the closed output was noticed only when an answer was next
+    written, so requests running for long held the server, reading input that never came.
+    Now a poll of the output fd sees POLLERR at once: reading stops, what runs is cancelled."""
+    rescued, cancelled, shutdowns = close_output_while_running(running, answered_first)
+    assert not rescued
+    assert cancelled == running and shutdowns == 1
