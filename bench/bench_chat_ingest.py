@@ -1,9 +1,10 @@
 """`rmh ingest` of a generated WhatsApp export: first ingest and re-ingest, per code tree.
 
-    python -m bench.bench_chat_ingest --messages 1000 10000 100000 [--tree DIR ...]
+    python -m bench.bench_chat_ingest --messages 1000 10000 100000 [--per-day 50] [--tree DIR ...]
 
-The export (`export`): 50 messages a day (one session a day), 7 speakers, 20 % of messages two
-lines, dates `dd/mm/yy, HH:MM - Name: text`. For each size and each code tree (default: this
+The export (`export`): `--per-day` messages a day (50; one session a day; 1 is session 29's
+CHATTXT_big shape, a session a message), 7 speakers, 20 % of messages two lines, dates
+`dd/mm/yy, HH:MM - Name: text`. For each size and each code tree (default: this
 checkout; name main's with `--tree` for a comparison in the same run) a child process
 (PYTHONPATH=TREE) reads it, ingests it into a fresh vault (rules, no NLP: the harness's
 `[extract] entities = "rules"`) and ingests it again (0 notes written); it prints CPU seconds
@@ -48,11 +49,11 @@ print(json.dumps(out))
 """
 
 
-def export(n: int) -> str:
-    """`n` WhatsApp (Android, day first) messages, `PER_DAY` a day from 1 January 2021."""
+def export(n: int, per_day: int = PER_DAY) -> str:
+    """`n` WhatsApp (Android, day first) messages, `per_day` a day from 1 January 2021."""
     rows = []
     for i in range(n):
-        day, k = divmod(i, PER_DAY)
+        day, k = divmod(i, per_day)
         y, rest = divmod(day, 336)
         m, d = divmod(rest, 28)
         minute = 8 * 60 + k * 13 % 720
@@ -72,6 +73,7 @@ def run(tree: Path, text_file: Path, vault: Path) -> dict[str, object]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--messages", type=int, nargs="+", default=[1000, 10000])
+    ap.add_argument("--per-day", type=int, default=PER_DAY)
     ap.add_argument("--tree", type=Path, nargs="+", default=[Path(".")])
     args = ap.parse_args()
     print("| messages | tree | first: CPU s | first: wall s | notes written | "
@@ -80,7 +82,7 @@ def main() -> None:
     for n in args.messages:
         with tempfile.TemporaryDirectory() as tmp:
             text_file = Path(tmp) / "chat.txt"
-            text_file.write_text(export(n), encoding="utf-8")
+            text_file.write_text(export(n, args.per_day), encoding="utf-8")
             for i, tree in enumerate(args.tree):
                 r = run(tree.resolve(), text_file, Path(tmp) / f"vault{i}")
                 f, a = r["first"], r["again"]
