@@ -9,7 +9,11 @@ on the vault thread after the vault's own sync, reads the index only, and return
   {"note": path}; by path;
 - "folders": the sub-folders directly in `folder`, each {"folder", "notes"} (notes in it and
   below); by path;
-- "tags": every tag, each {"tag", "notes"}; most used first, then by name;
+- "tags": every tag, each {"tag", "notes"}; most used first, then by name. Tags are one tag
+  whatever their case (Obsidian's help, "Tags": "#tag and #TAG will be treated as
+  identical") or Unicode form (`#café` composed or decomposed, as links compare names):
+  `notes` counts the notes holding any spelling, `tag` is the spelling most of them use
+  (a tie: the first note's, by path);
 - "recent": every note under `folder`, each {"note", "modified"} (ISO 8601 UTC of the file's
   modification time), newest first, then by path.
 The sorted paths and the tags are cached per connection (`Listings`) until the index's
@@ -22,6 +26,7 @@ tie-breaks), so pages of an unchanged vault never skip or repeat an item.
 
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter
 from datetime import UTC, datetime
 from typing import Any
@@ -97,6 +102,28 @@ class Listings:
         return self._tags
 
 
+def _tag_key(tag: str) -> str:
+    """What tags compare by: casefolded, composed (NFC), so `#Café`, `#café` and `#cafe\u0301`
+    are one tag."""
+    return tag.casefold() if tag.isascii() else unicodedata.normalize("NFC", tag).casefold()
+
+
+def _tag_counts(tagged: list[tuple[str, tuple[str, ...]]]) -> list[dict[str, Any]]:
+    """{"tag", "notes"} of each tag (`_tag_key`) of `tagged` (by path): the spelling most
+    notes use (a tie: the one met first), most used first, then by name."""
+    notes: Counter[str] = Counter()
+    spellings: dict[str, dict[str, tuple[int, int]]] = {}  # key -> spelling -> (-n, first)
+    for i, (_, tags) in enumerate(tagged):
+        mine = {_tag_key(t): t for t in reversed(tags)}  # a note's first spelling of each
+        for key, tag in mine.items():
+            notes[key] += 1
+            n, first = spellings.setdefault(key, {}).get(tag, (0, i))
+            spellings[key][tag] = (n - 1, first)
+    shown = {k: min(s, key=lambda t: (*s[t], t)) for k, s in spellings.items()}
+    return [{"tag": shown[k], "notes": n}
+            for k, n in sorted(notes.items(), key=lambda kv: (-kv[1], shown[kv[0]], kv[0]))]
+
+
 def _nested(tag: str, wanted: str) -> bool:
     """`tag` is `wanted` or nested under it ("a/b/c" under "a" and "a/b"), as Obsidian's tag
     search reads a tag."""
@@ -122,9 +149,9 @@ def browse(vault: Vault, what: str, folder: str = "", tag: str | None = None,
     if what == "notes" and tag is None:
         items = [{"note": p} for p in paths if _folder(p) == folder]
     elif what == "notes":
-        wanted = str(tag).lstrip("#").casefold().rstrip("/")
+        wanted = _tag_key(str(tag).lstrip("#")).rstrip("/")
         items = [{"note": p} for p, tags in cache.tagged(vault)
-                 if _under(p, folder) and any(_nested(t.casefold(), wanted) for t in tags)]
+                 if _under(p, folder) and any(_nested(_tag_key(t), wanted) for t in tags)]
     elif what == "folders":
         counts: Counter[str] = Counter()
         depth = len(folder.split("/")) if folder else 0
@@ -134,12 +161,7 @@ def browse(vault: Vault, what: str, folder: str = "", tag: str | None = None,
                 counts["/".join(parts[:depth + 1])] += 1
         items = [{"folder": f, "notes": n} for f, n in sorted(counts.items())]
     elif what == "tags":
-        tag_counts: Counter[str] = Counter()
-        for p, tags in cache.tagged(vault):
-            if _under(p, folder):
-                tag_counts.update(set(tags))
-        items = [{"tag": t, "notes": n}
-                 for t, n in sorted(tag_counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+        items = _tag_counts([(p, t) for p, t in cache.tagged(vault) if _under(p, folder)])
     else:
         stats = vault.index_stats()
         rows = sorted(((stats[p].mtime_ns, p) for p in paths if p in stats and _under(p, folder)),

@@ -99,8 +99,9 @@ def _probe(worker_user: str) -> TierReport:
 def choose_tier(config: SandboxConfig, *, warn: bool = True) -> str:
     """The tier `config` asks for, or the strongest available that `tiers.refusal` allows;
     SandboxError when refusing (the message says why). "auto" never picks the seccomp-only
-    tier (it confines no file system): only naming it does, and then, unless `warn` is
-    False, a warning on stderr (the "rmh.sandbox" logger) says what it does not hold."""
+    tier (nothing but its private root confines it: no Landlock, no bwrap): only naming it
+    does, and then, unless `warn` is False, a warning on stderr (the "rmh.sandbox" logger)
+    says what it does not hold."""
     report = probe(config.worker_user)
     non_dumpable = make_supervisor_non_dumpable()
     strong = [t for t in report.available if tier(t).auto]
@@ -108,11 +109,11 @@ def choose_tier(config: SandboxConfig, *, warn: bool = True) -> str:
         if not config.unsafe_no_sandbox:
             named = [t for t in report.available if not tier(t).auto]
             only = "/".join(named)
-            seccomp_only = (f" The {only}-only tier works here but confines no file system: "
-                            f"it runs only when named (--tier {only}, [sandbox] tier)."
-                            if named else "")
+            seccomp_only = (f" The {only}-only tier works here (a private root with no "
+                            f"Landlock or bwrap behind it): it runs only when named "
+                            f"(--tier {only}, [sandbox] tier)." if named else "")
             raise SandboxError(
-                "no sandbox tier that confines the file system works here (need bubblewrap "
+                "no sandbox tier that auto may pick works here (need bubblewrap "
                 f"or Landlock, with seccomp): bwrap: {report.bwrap_detail}; seccomp: "
                 f"{report.seccomp_detail}; landlock ABI {report.landlock_abi}.{seccomp_only} "
                 "Refusing to run code; pass --unsafe-no-sandbox to run it with rlimits only")

@@ -89,21 +89,26 @@ def _own_identity(config: SandboxConfig) -> dict[str, Any]:
     return plan
 
 
+def _private_root() -> dict[str, Any]:
+    """The worker's private root (worker_root.private_root): the interpreter's prefix, the
+    library folders and the worker files, read-only."""
+    return {"paths": launch.landlock_paths(), "symlinks": launch.lib_symlinks()}
+
+
 def _seccomp_plan(config: SandboxConfig) -> dict[str, Any]:
-    """`_own_identity`, and a /dev of the four device nodes and every mount read-only where a
-    mount namespace may be made (worker_root.private_dev): the filter cannot see which device
-    a read-only open acts on, and each /dev/ptmx opened made one of the host's ptys."""
-    plan = _own_identity(config)
-    if private_root_possible():
-        plan["private_dev"] = launch.device_nodes()
-    return plan
+    """`_own_identity`, and the Landlock tier's private root, every mount of it read-only and
+    nodev (`whole_tree`): the filter cannot see which file or device a read-only open acts on
+    (a host FIFO's data taken, a host file's lease broken, a host pty made; a read through a
+    writable mount set the file's access time). Always asked: where the kernel refuses the
+    worker a mount namespace, or mount_setattr(2), the worker refuses to run
+    (worker_guard.NO_MOUNT_NAMESPACE)."""
+    return {**_own_identity(config), "root": {**_private_root(), "whole_tree": True}}
 
 
 def _landlock_plan(config: SandboxConfig) -> dict[str, Any]:
-    paths = launch.landlock_paths()
-    plan: dict[str, Any] = {"landlock": paths, **_own_identity(config)}
+    plan: dict[str, Any] = {"landlock": launch.landlock_paths(), **_own_identity(config)}
     if private_root_possible():
-        plan["root"] = {"paths": paths, "symlinks": launch.lib_symlinks()}
+        plan["root"] = _private_root()
     return plan
 
 
@@ -132,9 +137,9 @@ def _landlock_refusal(config: SandboxConfig, non_dumpable: bool) -> str | None:
 
 def _seccomp_refusal(config: SandboxConfig, non_dumpable: bool) -> str | None:
     if config.secret_configured:
-        return ("the seccomp tier does not confine the file system, so the worker could read "
-                "the configured API key from rmh.toml or the environment files of the "
-                "supervisor's user; install bubblewrap or use a kernel with Landlock")
+        return ("the seccomp tier has no Landlock allowlist behind its private root and no "
+                "scoping of signals, so it is not trusted with a configured API key; install "
+                "bubblewrap or use a kernel with Landlock")
     return None
 
 
@@ -153,33 +158,20 @@ REGISTRY: dict[str, Tier] = {t.name: t for t in (
          works=lambda m: m.landlock_abi >= 1 and m.seccomp, command=launch.plain_command,
          plan=_landlock_plan, limits=_landlock_limits, refusal=_landlock_refusal),
     Tier(TIER_SECCOMP, auto=False, sandboxed=True, pid_namespace=False, read_only_filter=True,
-         works=lambda m: m.seccomp, command=launch.plain_command, plan=_seccomp_plan,
+         works=lambda m: m.seccomp and private_root_possible(),  # else its worker refuses
+         command=launch.plain_command, plan=_seccomp_plan,
          limits=lambda: (
-             "no file-system confinement of reads: the worker reads, lists and stats whatever its "
-             "uid can (as an unprivileged supervisor: the user's files, the vault, rmh.toml; "
-             "refused while an API key is configured; never chosen by auto); it writes no file "
-             "(the filter refuses open for writing, create, remove and rename); /dev holds only "
-             "null, zero, random and urandom, and every mount is read-only (kernel 5.12+: a read "
-             "sets no access time) and nodev (no device node elsewhere opens), where the worker "
-             "can make a mount namespace (root with CAP_SYS_ADMIN, or user namespaces allowed: "
-             "guard 'private-dev'); elsewhere /dev is "
-             "the host's, reads set access times, and opening a device read-only still acts on it:"
-             " each /dev/ptmx opened makes one of the host's ptys (up to open_files per worker); "
-             "any other read-only open acts on what it opens as well: it takes the data of a host "
-             "FIFO from that FIFO's reader, and breaks a write lease on the file (its holder gets "
-             "SIGIO)",
-             "as root the worker reaches the interpreter's folders (above which the dedicated uid "
-             "may have no search right, a 0700 /root) through descriptors of detached read-only "
-             "copies of their mount trees (guard 'detached-imports'); where the kernel refuses "
-             "such copies (no CAP_SYS_ADMIN) through the folders themselves, and '..' from them "
-             "reads every folder between the interpreter and /root that its uid cannot reach by "
-             "path (a venv or checkout under /root)",
-             "host processes are visible in /proc (pids, command lines of other users' "
-             "processes where /proc allows it); with no user namespace (unprivileged, none "
-             "allowed) the worker has the supervisor's uid: /proc/<ppid> is closed only because "
-             "the supervisor is non-dumpable, and other processes of that user are open to it "
-             "through /proc",
-             "the kernel is shared, and no namespace separates the worker from the host"),
+             _SHARED_KERNEL,
+             "no Landlock: the worker's own mount namespace is its only file-system "
+             "confinement; its root holds only the interpreter's prefix, the library folders "
+             "(/usr/lib, /lib64, ...) and the worker files, read-only and nodev (no /proc, /dev "
+             "or /tmp: any other host path is ENOENT), and their files' modes, owners and times "
+             "can be read; where the kernel refuses the namespace or mount_setattr(2) (root "
+             "without CAP_SYS_ADMIN, a kernel before 5.12) the tier refuses to start",
+             "its filter opens no file for writing and creates, removes or renames none; it "
+             "has no PID namespace and no Landlock scoping: only the filter's pid checks and "
+             "the non-dumpable supervisor keep it from signalling or reaching host processes; "
+             "never chosen by auto, refused while an API key is configured"),
          refusal=_seccomp_refusal),
     Tier(TIER_UNSAFE, auto=False, sandboxed=False, pid_namespace=False, read_only_filter=False,
          works=lambda m: False, command=launch.plain_command, plan=lambda config: {},

@@ -31,11 +31,11 @@ register values, never memory, so a pid is checked but a path is not):
 - madvise only with the advice in `MADVISE_ADVICE` (no KSM merging, no forced page-out);
 - clone only for threads (CLONE_THREAD set, no CLONE_NEW* flag); clone3 fails with ENOSYS so
   glibc falls back to clone(2), whose flags are visible.
-On the seccomp-only tier (no Landlock, no bwrap: nothing else confines the file system) the
+On the seccomp-only tier (no Landlock, no bwrap: only its private root confines the files) the
 program is compiled `read_only`: open/openat only without O_WRONLY, O_RDWR, O_CREAT, O_TRUNC and
 O_APPEND (the flags are a register), and none of `WRITE_NAMES` (mkdir, rmdir, unlink, rename):
 the worker writes no file at all, only the descriptors it was given (the channel, stdout and
-stderr). What it can still read is whatever its uid can (registry.py says so).
+stderr). What it reads is its private root (registry.py says what that holds).
 The worker's pid is known only once it runs (inside bwrap it is in a PID namespace), so the
 host compiles the program for the pid the worker reports in its hello frame, before any user
 code exists (`compile_bpf(pid)`).

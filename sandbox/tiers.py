@@ -19,12 +19,13 @@ confines the file system and the worker's view of other processes:
   scoped to the worker's domain. As root the worker drops to the dedicated uid; its own user
   namespace, where the kernel allows one, takes away any ptrace right over the user's other
   processes. Unprivileged without user namespaces there is no private root (`tier_limits`).
-- seccomp: NO file-system confinement of reads: the worker reads what its uid can (as an
-  unprivileged supervisor: the user's files, rmh.toml, the vault). Its filter is compiled
-  read-only (seccomp_policy.py): no file opened for writing, created, removed or renamed.
-  Where a mount namespace can be made (root, or user namespaces allowed) its /dev holds only
-  null, zero, random and urandom (worker_root.private_dev: no host pty from /dev/ptmx), and
-  every mount is read-only (a read sets no host file's access time).
+- seccomp: no Landlock, no bwrap: the worker's own mount namespace with the Landlock tier's
+  private root (worker_root.py: only the interpreter's prefix, the libraries and the worker
+  files, read-only and nodev; no /proc, /dev or /tmp) is its only file-system confinement;
+  where the kernel refuses that namespace, or mount_setattr(2), the worker refuses to run
+  (worker_guard.NO_MOUNT_NAMESPACE). Its filter is compiled read-only (seccomp_policy.py): no
+  file opened for writing, created, removed or renamed. No scoping of signals beyond the
+  filter's pid checks.
   Never chosen by "auto"; only when named, with a warning; refused while a secret (an API
   key) is configured.
 
@@ -69,10 +70,9 @@ def identity_limits(worker_user: str) -> tuple[str, ...]:
                 "own user namespace (no capability or ptrace right over this user's other "
                 "processes; the task cap counts only its own tasks); only the seccomp filter "
                 "(no chmod, chown, utime, xattr, lock; on the seccomp tier no write at all) "
-                "and, except on the seccomp tier, the private root with Landlock, or bwrap, "
-                "keep it off this user's files",)
+                "and the private root (with Landlock on the landlock tier), or bwrap, keep it "
+                "off this user's files",)
     return ("supervisor is unprivileged and user namespaces are not allowed: the worker runs "
             "as this user's uid; the task cap (RLIMIT_NPROC) counts every process of the "
-            "user; on the seccomp tier it can read /proc/PID/environ and mem of this user's "
-            "other processes; on the Landlock tier it has no private root (stat of any path); "
-            "only the filter keeps metadata changes off this user's files",)
+            "user; the seccomp tier is not offered; on the Landlock tier it has no private root "
+            "(stat of any path); only the filter keeps metadata changes off this user's files",)

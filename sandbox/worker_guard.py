@@ -7,17 +7,18 @@ library. Order of installation, each step irreversible for the process:
 1. rlimits (address space, CPU, open files, file size, no core dumps, queued signals: the
    kernel counts those for the uid outside every user namespace too); SIGXFSZ ignored so an
    over-long write fails with EFBIG instead of killing the cell;
-2. the worker's view of the file system (`worker_root.py`): on the Landlock tier a private
-   mount namespace whose root holds only the interpreter, the libraries and the worker files,
-   read-only (its own user namespace too when the supervisor is unprivileged); on the seccomp
-   tier, where a mount namespace can be made, a /dev of four device nodes; on the bwrap tier
-   the device binds remounted read-only and the scratch /tmp's file count capped;
+2. the worker's view of the file system (`worker_root.py`): on the Landlock and seccomp tiers
+   a private mount namespace whose root holds only the interpreter, the libraries and the
+   worker files, read-only (its own user namespace too when the supervisor is unprivileged);
+   the seccomp tier, which has no Landlock behind it, refuses to run without one
+   (`NO_MOUNT_NAMESPACE`: it cannot keep the host's files, FIFOs, leases and devices from its
+   cells otherwise); on the bwrap tier the device binds remounted read-only and the scratch
+   /tmp's file count capped;
 3. the Landlock ruleset is built (its paths opened while they can still be reached);
-4. identity (supervisor root, Landlock and seccomp tiers): the import path is re-pointed at
-   /proc/self/fd/N of directories opened now (not needed, and not possible, in a private root:
-   its folders are searchable and it has no /proc), then setgroups([]), setresgid, setresuid to the
-   dedicated uid/gid, so untrusted code never runs as the supervisor's uid and needs no
-   search right on the interpreter's ancestors (a 0700 /root);
+4. identity (supervisor root, Landlock and seccomp tiers): setgroups([]), setresgid, setresuid
+   to the dedicated uid/gid, so untrusted code never runs as the supervisor's uid; its imports
+   need no search right on the interpreter's ancestors (a 0700 /root): in the private root
+   those are folders of its tmpfs (mode 0755), and a drop is refused without one;
 5. its own user namespace (unshare(CLONE_NEWUSER), while single-threaded), where asked:
    no capability over the user's other processes, and RLIMIT_NPROC then counts only its tasks;
 6. RLIMIT_NPROC (the task cap), set inside that namespace;
@@ -46,7 +47,6 @@ import ctypes
 import os
 import resource
 import signal
-import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -81,6 +81,14 @@ _SCOPE_ABSTRACT_UNIX_SOCKET, _SCOPE_SIGNAL = 1, 2
 
 class GuardError(Exception):
     """A guard the tier requires could not be installed; the worker must not run code."""
+
+
+# Why the seccomp tier refuses to start where its worker cannot make a mount namespace.
+NO_MOUNT_NAMESPACE = (
+    "the seccomp tier needs a mount namespace of the worker's own (root with CAP_SYS_ADMIN, or "
+    "user namespaces allowed) and the kernel refused one: without it a cell reads the host's "
+    "files, takes its FIFOs' data, breaks its files' leases and opens its device nodes; "
+    "use the landlock or bwrap tier, or --unsafe-no-sandbox")
 
 
 def _libc() -> ctypes.CDLL:
@@ -130,31 +138,6 @@ def drop_capabilities() -> None:
     if number is None:
         raise GuardError(f"capset: unknown machine {os.uname().machine}")
     _check(_libc().syscall(number, header, data), "capset")
-
-
-def reach_imports_by_descriptor() -> bool:
-    """Point every import directory on sys.path at /proc/self/fd/N of a descriptor opened
-    now, so imports keep working after a drop to a uid without search rights on the
-    directories above the interpreter (a process may always use its own /proc/self/fd).
-    A directory's descriptor is of a detached copy of its mount tree where the kernel allows
-    one (worker_root.detached_copy: root with its own mount namespace), so '..' from it does
-    not climb to the folders above it: a descriptor of the directory itself let the dropped
-    uid list and read every folder between the interpreter and a 0700 /root (all of a pyenv
-    tree, a checkout or venv under it) that it cannot reach by path. True when
-    every directory is such a copy."""
-    paths: list[str] = []
-    detached = True
-    for entry in sys.path:  # directories, and a zip of the standard library where there is one
-        if not os.path.exists(entry):
-            continue
-        fd = worker_root.detached_copy(entry) if os.path.isdir(entry) else None
-        if fd is None:  # a file ('..' after it is ENOTDIR), or no copy possible here
-            detached = detached and not os.path.isdir(entry)
-            fd = os.open(entry, os.O_PATH | os.O_CLOEXEC)
-        paths.append(f"/proc/self/fd/{fd}")
-    sys.path[:] = paths
-    sys.path_importer_cache.clear()
-    return detached
 
 
 def drop_identity(uid: int, gid: int) -> None:
@@ -277,25 +260,28 @@ def install(plan: Mapping[str, Any], parent: int) -> list[str]:
     done.append("rlimits")
     root = plan.get("root")
     if root is not None:
-        worker_root.private_root(list(root["paths"]), dict(root["symlinks"]))
+        try:
+            worker_root.private_root(list(root["paths"]), dict(root["symlinks"]),
+                                     whole_tree=bool(root.get("whole_tree")))
+        except worker_root.NoNamespace as exc:
+            if root.get("whole_tree"):  # the seccomp tier: nothing else confines it
+                raise GuardError(f"{NO_MOUNT_NAMESPACE} ({exc})") from exc
+            raise
         done.append("private-root")
-    dev = plan.get("private_dev")
-    if dev is not None and worker_root.private_dev(list(dev)):
-        done.append("private-dev")  # else no mount namespace here: the tier's limits say so
     if plan.get("remount_ro"):
         worker_root.remount_read_only(list(plan["remount_ro"]))
         done.append("ro-devices")
     if plan.get("scratch_files"):
         worker_root.limit_files("/tmp", int(plan["scratch_files"]))
         done.append("scratch-files")
-    userns = "private-root" in done or "private-dev" in done  # it made one (unprivileged)
+    userns = "private-root" in done  # it made one (unprivileged)
     userns = userns and os.getuid() != 0
     landlock = plan.get("landlock")
     ruleset, abi = landlock_ruleset(list(landlock)) if landlock is not None else (-1, 0)
     identity = plan.get("identity")
     if identity is not None:
-        if root is None and reach_imports_by_descriptor():
-            done.append("detached-imports")
+        if root is None:  # the dropped uid would need search rights above the interpreter
+            raise GuardError("a drop to the dedicated uid needs the private root")
         drop_identity(int(identity[0]), int(identity[1]))
         done.append(f"uid{identity[0]}")
     if plan.get("userns") and (userns or own_user_namespace()):

@@ -1,33 +1,24 @@
-"""What the worker sees of the host's file system: a private root (Landlock tier) and read-only
-device binds (bwrap tier). Stdlib only: this file runs inside the sandbox, before any user code,
-called by `worker_guard.install` while the worker is still single-threaded.
+"""What the worker sees of the host's file system: a private root (Landlock and seccomp tiers)
+and read-only device binds (bwrap tier). Stdlib only: this file runs inside the sandbox, before
+any user code, called by `worker_guard.install` while the worker is still single-threaded.
 
-`private_root(paths, symlinks)` (Landlock tier): Landlock has no hook for stat, lstat, statx,
-readlink, access or statfs, so a Landlock allowlist alone leaves the modes, owners and times of
-every host file, and /proc of every host process, visible. The worker therefore gets its own
-mount namespace (unshare(CLONE_NEWNS); as an unprivileged supervisor together with
-CLONE_NEWUSER, its own uid and gid mapped to themselves, setgroups denied) whose root is a small
-tmpfs holding only `paths` (the interpreter's prefix, the library folders, the worker's files),
-each bound read-only at its own path with every mount beneath it (a remount of the bind alone
-left them writable: Landlock still refused writes, but reads set access times), and `symlinks`
-(such as /lib -> usr/lib); no /proc, no /dev, nothing writable. The mounts are made private
-first, so nothing propagates to the host, then pivot_root(2) makes the tmpfs the root and the
-old root is detached. A path outside the tree then fails with ENOENT whatever the syscall.
-Sources are opened (O_PATH, in the new namespace) before the tmpfs is mounted and bound from
-/proc/self/fd/N, so a source anywhere (under /tmp included) works.
-
-`private_dev(nodes)` (seccomp tier, which keeps the host's file system): the filter cannot see
-paths, so a read-only open of a device still acted on it (each /dev/ptmx opened made one of the
-host's ptys, up to open_files per worker, held for its life). The worker gets its own mount
-namespace as above, with a read-only tmpfs over /dev holding only `nodes` (null, zero, random,
-urandom), each bound read-only from the host's (nothing else of /dev: no ptmx, pts, shm, mqueue),
-and every mount of that namespace is made read-only (mount_setattr(2), recursive): a read of a
-host file through a writable mount set its access time (relatime: a file not read since its
-last change, or for a day), the one change of host metadata the read-only filter let through;
-and without devices (nodev) but for the four binds: a device node elsewhere (a chroot's /dev
-with its pts bound beside it) opened as on the host, so /dev/ptmx's twin made host ptys.
-Where no mount namespace can be made (root without CAP_SYS_ADMIN, as in a container;
-unprivileged without user namespaces) it returns False and changes nothing.
+`private_root(paths, symlinks)` (Landlock and seccomp tiers): Landlock has no hook for stat,
+lstat, statx, readlink, access or statfs, so a Landlock allowlist alone leaves the modes, owners
+and times of every host file, and /proc of every host process, visible; the seccomp tier has no
+allowlist at all, and its filter cannot see which file a read-only open acts on (a host FIFO's
+data taken from its reader, a host file's write lease broken, a host pty made by /dev/ptmx). The
+worker therefore gets its own mount namespace (unshare(CLONE_NEWNS); as an unprivileged
+supervisor together with CLONE_NEWUSER, its own uid and gid mapped to themselves, setgroups
+denied) whose root is a small tmpfs holding only `paths` (the interpreter's prefix, the library
+folders, the worker's files), each bound read-only and nodev at its own path with every mount
+beneath it (a remount of the bind alone left them writable: reads set access times), and
+`symlinks` (such as /lib -> usr/lib); no /proc, no /dev, no /tmp, nothing writable. The mounts
+are made private first, so nothing propagates to the host, then pivot_root(2) makes the tmpfs
+the root and the old root is detached. A path outside the tree then fails with ENOENT whatever
+the syscall. Sources are opened (O_PATH, in the new namespace) before the tmpfs is mounted and
+bound from /proc/self/fd/N, so a source anywhere (under /tmp included) works. Where the kernel
+refuses the namespace (root without CAP_SYS_ADMIN, as in a container; unprivileged without
+user namespaces) it raises NoNamespace and the worker does not run.
 
 `remount_read_only(paths)` and `limit_files(path, inodes)` (bwrap tier): bubblewrap 0.8 can
 bind a device only read-write (`--ro-bind` also sets nodev), and can give a tmpfs only a size,
@@ -56,8 +47,6 @@ _KEEP = {os.ST_NOSUID: _MS_NOSUID, os.ST_NODEV: _MS_NODEV, os.ST_NOEXEC: _MS_NOE
          os.ST_RELATIME: _MS_RELATIME}
 _MNT_DETACH = 2
 _SYS_MOUNT_SETATTR = 442  # the same number on x86_64 and aarch64
-_SYS_OPEN_TREE = 428  # likewise
-_OPEN_TREE_CLONE = 1
 _AT_FDCWD, _AT_RECURSIVE, _MOUNT_ATTR_RDONLY, _MOUNT_ATTR_NODEV = -100, 0x8000, 1, 4
 _CLONE_NEWNS, _CLONE_NEWUSER = 0x00020000, 0x10000000
 _SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
@@ -66,6 +55,11 @@ _NEW_ROOT = "/tmp"  # mount point of the new root's tmpfs, in the worker's names
 
 class MountError(Exception):
     """The private root or a read-only remount could not be made; the worker must not run."""
+
+
+class NoNamespace(MountError):
+    """The kernel refused the worker a mount namespace (root without CAP_SYS_ADMIN, as in a
+    container; unprivileged without user namespaces)."""
 
 
 def _libc() -> ctypes.CDLL:
@@ -125,13 +119,16 @@ def limit_files(path: str, inodes: int) -> None:
 
 def _own_namespaces() -> None:
     """A mount namespace of its own: as root directly; otherwise inside a new user namespace
-    where this uid and gid map to themselves (an unprivileged id) and setgroups is denied."""
-    uid, gid = os.getuid(), os.getgid()
-    if uid == 0:
-        _check(_libc().unshare(_CLONE_NEWNS), "unshare(CLONE_NEWNS)")
-        return
-    _check(_libc().unshare(_CLONE_NEWUSER | _CLONE_NEWNS), "unshare(CLONE_NEWUSER|NEWNS)")
-    _map_ids(uid, gid)
+    where this uid and gid map to themselves (an unprivileged id) and setgroups is denied.
+    NoNamespace, with nothing changed, where the kernel refuses it."""
+    uid, gid = os.getuid(), os.getgid()  # read before: a new user namespace maps nothing yet
+    flags = _CLONE_NEWNS if uid == 0 else _CLONE_NEWUSER | _CLONE_NEWNS
+    if _libc().unshare(flags) != 0:
+        err = ctypes.get_errno()
+        raise NoNamespace(f"unshare({'CLONE_NEWNS' if uid == 0 else 'CLONE_NEWUSER|NEWNS'}) "
+                          f"failed: {os.strerror(err)} (errno {err})")
+    if uid != 0:
+        _map_ids(uid, gid)
 
 
 def _map_ids(uid: int, gid: int) -> None:
@@ -177,42 +174,6 @@ def _pivot(new_root: str) -> None:
     os.chdir("/")
 
 
-def private_dev(nodes: Sequence[str]) -> bool:
-    """Replace /dev, in a mount namespace of this process's own, by a read-only tmpfs holding
-    only the device `nodes` (absolute paths under /dev), bound read-only from the host's, and
-    make every mount of that namespace read-only; see the module docstring. False, with
-    nothing changed, where the kernel refuses the namespace; MountError (or OSError) when a
-    later step fails."""
-    uid, gid = os.getuid(), os.getgid()  # read before: a new user namespace maps nothing yet
-    flags = _CLONE_NEWNS if uid == 0 else _CLONE_NEWUSER | _CLONE_NEWNS
-    if _libc().unshare(flags) != 0:
-        return False
-    if uid != 0:
-        _map_ids(uid, gid)
-    _mount(None, "/", None, _MS_REC | _MS_PRIVATE)  # nothing propagates to the host
-    sources = _sources([node for node in nodes if os.path.dirname(node) == "/dev"])
-    old_umask = os.umask(0o022)
-    try:
-        _mount("tmpfs", "/dev", "tmpfs", _MS_NOSUID | _MS_NOEXEC, "size=64k,nr_inodes=16,mode=0755")
-        for path, fd, _ in sources:
-            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o644))
-            _mount(f"/proc/self/fd/{fd}", path, None, _MS_BIND)
-            _remount_ro(path, 0)
-        _remount_ro("/dev", _MS_NODEV | _MS_NOEXEC)
-    finally:
-        os.umask(old_umask)
-        for _, fd, _ in sources:
-            os.close(fd)
-    if sorted(os.listdir("/dev")) != sorted(os.path.basename(p) for p, _, _ in sources):
-        raise MountError("/dev holds more than the device nodes after the mount")
-    if _read_only_tree("/"):  # no device node anywhere else opens; these four again do
-        for path, _, _ in sources:
-            _mount_setattr(path, 0, _MOUNT_ATTR_NODEV, 0)
-            if os.statvfs(path).f_flag & os.ST_NODEV:
-                raise MountError(f"{path} still has no device access")
-    return True
-
-
 class _MountAttr(ctypes.Structure):
     _fields_ = [("attr_set", ctypes.c_uint64), ("attr_clr", ctypes.c_uint64),
                 ("propagation", ctypes.c_uint64), ("userns_fd", ctypes.c_uint64)]
@@ -248,33 +209,14 @@ def _read_only_tree(path: str) -> bool:
     return True
 
 
-def detached_copy(path: str) -> int | None:
-    """A descriptor of a detached, read-only copy of the mount tree at directory `path`
-    (open_tree(2) OPEN_TREE_CLONE, recursive, close-on-exec): a path resolved through
-    /proc/self/fd/N of it reaches `path`'s tree only, since '..' at the root of a mount that
-    has no parent stays where it is (a descriptor of `path` itself let '..' climb to every
-    folder above it). None where the kernel refuses the copy (no CAP_SYS_ADMIN over this
-    process's mount namespace: root in a container without it; a kernel before 5.2)."""
-    libc = _libc()
-    libc.syscall.restype = ctypes.c_long
-    flags = _OPEN_TREE_CLONE | os.O_CLOEXEC | _AT_RECURSIVE
-    fd = int(libc.syscall(_SYS_OPEN_TREE, _AT_FDCWD, path.encode(), flags))
-    if fd < 0:
-        if ctypes.get_errno() in (errno.EPERM, errno.ENOSYS, errno.EINVAL):
-            return None
-        _check(-1, f"open_tree({path})")
-    try:
-        _read_only_tree(f"/proc/self/fd/{fd}")
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
-
-
-def private_root(paths: Sequence[str], symlinks: Mapping[str, str]) -> None:
+def private_root(paths: Sequence[str], symlinks: Mapping[str, str], *,
+                 whole_tree: bool = False) -> None:
     """Replace this process's view of the file system by a read-only tree of `paths` (files or
     folders, each at its own absolute path) and `symlinks` (path -> target); see the module
-    docstring. Raises MountError (or OSError) when any step fails."""
+    docstring. NoNamespace where the kernel refuses the mount namespace; MountError (or
+    OSError) when any other step fails, and with `whole_tree` (the seccomp tier: no Landlock
+    behind it) also where mount_setattr(2) is refused, which would leave the mounts beneath
+    each bound folder writable (reads set access times) and with devices."""
     _own_namespaces()
     _mount(None, "/", None, _MS_REC | _MS_PRIVATE)  # nothing propagates to the host
     sources = _sources(paths)  # opened in the new namespace: a bind's source must be in it
@@ -296,7 +238,10 @@ def private_root(paths: Sequence[str], symlinks: Mapping[str, str]) -> None:
                 os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
                 os.symlink(dest, target)
         _remount_ro(_NEW_ROOT, _MS_NODEV | _MS_NOEXEC)
-        _read_only_tree(_NEW_ROOT)  # the mounts beneath each bound tree too
+        if not _read_only_tree(_NEW_ROOT) and whole_tree:  # the mounts beneath each bound tree
+            raise MountError("mount_setattr(2) refused (a kernel before 5.12, or a container's "
+                             "profile): mounts beneath the private root's folders would stay "
+                             "writable, with devices")
         _pivot(_NEW_ROOT)
     finally:
         os.umask(old_umask)

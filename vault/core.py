@@ -32,7 +32,6 @@ from .retrieval.hits import SearchResult, with_basis
 from .retrieval.pipeline import SearchEngine, SearchParams
 from .retrieval.snippets import with_snippets
 from .retrieval.when import clock_day
-from .storage.attachments import attachment_path, is_attachment
 from .storage.doctor import doctor_report
 from .storage.embeddings import EmbeddingCache
 from .storage.erase import ErasurePlan
@@ -206,12 +205,7 @@ class Vault(VaultWrites):
         note_id = self._resolve(note)
         page = page_of(offset, count)  # range(n)[page]: its length without building it
         within(len(range(len(self.live.links_of(note_id)))[page]), limit, "links")
-        infos = self._link_infos(note_id)[page]
-        if not any(i.resolved is None and is_attachment(i.target) for i in infos):
-            return infos
-        files, source = self.store.attachments(), self.path_of(note_id)
-        return [replace(i, attachment=attachment_path(i.target, source, files))
-                if i.resolved is None and is_attachment(i.target) else i for i in infos]
+        return self._with_files(note_id, self._link_infos(note_id)[page])
 
     def backlinks(self, note: str, *, limit: int | None = None, offset: int = 0,
                   count: int | None = None) -> list[str]:
@@ -394,7 +388,6 @@ class Vault(VaultWrites):
         report = self.sync(postpone_full=True)
         self.corpus()
         out = doctor_report(report, self._snapshot(), self.index, self.store.attachments())
-        out["intents"] = {"pending": Journal(self.store).pending(),
-                          "recovered": list(self.store.recovered)}
+        out["intents"] = Journal(self.store).report()
         return out
 

@@ -95,12 +95,16 @@ class NoteNotFound(VaultError):
 
     code_name = "note_not_found"
 
-    def __init__(self, note: str) -> None:
-        super().__init__(f"note not found: {note!r}")
+    def __init__(self, note: str, moved_to: str | None = None) -> None:
+        super().__init__(f"note not found: {note!r}" + (
+            "" if moved_to is None else f" (a move interrupted earlier, finished when this "
+            f"command opened the vault, moved it to {moved_to!r})"))
         self.note = note
+        self.moved_to = moved_to
 
     def data(self) -> dict[str, object]:
-        return {"note": self.note[:200]}
+        return {"note": self.note[:200], **({} if self.moved_to is None else
+                                            {"moved_to": self.moved_to[:200]})}
 
 
 class NoteSkipped(NoteNotFound):

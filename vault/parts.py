@@ -25,6 +25,7 @@ from .retrieval.beliefs import StaleClaims
 from .retrieval.hits import SearchResult
 from .retrieval.pipeline import SearchEngine
 from .storage.anchored import open_dir
+from .storage.attachments import attachment_path, is_attachment
 from .storage.corpus import Corpus
 from .storage.erase import ErasurePlan
 from .storage.index import Index
@@ -151,10 +152,21 @@ class VaultParts:
 
     def _record(self, note_id: int) -> NoteRecord:
         row = self._row(note_id)
-        return record_of(row, self.store.read_text(row.path), self._link_infos(note_id))
+        return record_of(row, self.store.read_text(row.path),
+                         self._with_files(note_id, self._link_infos(note_id)))
 
     def _link_infos(self, note_id: int) -> list[LinkInfo]:
         return link_infos(self.live.links_of(note_id), self.resolver().id_path)
+
+    def _with_files(self, note_id: int, infos: list[LinkInfo]) -> list[LinkInfo]:
+        """`infos` (links of note `note_id`) with `attachment` set on each attachment link
+        that names an existing file, as `links` and `read` both give them (the folder walked
+        once, only when the note has such a link)."""
+        if not any(i.resolved is None and is_attachment(i.target) for i in infos):
+            return infos
+        files, source = self.store.attachments(), self.path_of(note_id)
+        return [replace(i, attachment=attachment_path(i.target, source, files))
+                if i.resolved is None and is_attachment(i.target) else i for i in infos]
 
 
 def within(count: int, limit: int | None, what: str) -> None:

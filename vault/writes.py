@@ -25,10 +25,12 @@ from .landing import landed, tolerate_full
 from .notes import edits
 from .notes.hashing import content_hash
 from .notes.records import CHANGED_MEANWHILE, GONE_MEANWHILE, MoveResult, NoteRecord
-from .notes.relinks import moved, relink_plan
+from .notes.relinks import moved, names_meaning, relink_plan
 from .parts import VaultParts
+from .storage.attachments import attachment_path, is_attachment
 from .storage.guard import check_read, check_write
-from .storage.intents import Journal, MoveIntent, Rewrite, WritesIntent, apply_move, file_hash
+from .storage.intent_writes import WritesIntent, file_hash
+from .storage.intents import Journal, MoveIntent, Rewrite, apply_move
 from .storage.store import BINARY_PROBE_BYTES, MAX_NOTE_BYTES, TRASH_DIR
 
 EDIT_TRIES = 3  # an unguarded edit recomputed on bytes another writer changed meanwhile
@@ -242,15 +244,36 @@ class VaultWrites(VaultParts):
 
     def _move_intent(self, note_id: int, old_path: str, new_path: str) -> MoveIntent:
         before = self.resolver()
+        after = moved(before, note_id, new_path)
         text = self.store.read_text(old_path)
         plan = relink_plan(lambda p: text if p == new_path else self.store.read_text(p),
-                           self._snapshot().referrers(note_id), note_id, before,
-                           moved(before, note_id, new_path), old_path, new_path)
-        for path, _, after in plan:  # before any change: the store would refuse such a
-            _fits(path, after, " after the move rewrites its links")  # rewrite after the
+                           self._snapshot().referrers(note_id), note_id, before, after,
+                           old_path, new_path, self._reach())
+        for path, _, new_text in plan:  # before any change: the store would refuse such a
+            _fits(path, new_text, " after the move rewrites its links")  # rewrite after the
             # rename, which left the move half made
-        return MoveIntent(old_path, new_path, content_hash(text),
-                          tuple(Rewrite(p, now, after) for p, now, after in plan))
+        # each file's names of the note then: a link an editor adds to one before the plan's
+        # rewrite is made over their save is rewritten too (storage/intents.py `_merged`)
+        return MoveIntent(old_path, new_path, content_hash(text), tuple(
+            Rewrite(p, now, new_text,
+                    names_meaning(before, note_id, old_path if p == new_path else p))
+            for p, now, new_text in plan), after.link_text(note_id))
+
+
+    def _reach(self) -> Callable[[str, str], str | None]:
+        """The file an attachment link reaches from a note (storage/attachments.py), the
+        vault's files listed once, at the first attachment link asked about."""
+        files: list[str] | None = None
+
+        def reach(target: str, source: str) -> str | None:
+            nonlocal files
+            if not is_attachment(target):
+                return None
+            if files is None:
+                files = self.store.attachments()
+            return attachment_path(target, source, files)
+
+        return reach
 
 
 def _fits(path: str, text: str, when: str = "") -> None:

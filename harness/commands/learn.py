@@ -16,7 +16,7 @@ from typing import Any
 from harness.compose import learning_vault, liveness, open_ledger, open_vault, search_params
 from harness.config import load
 from harness.errors import Refused
-from vault import LearnedState, Ledger, Vault, passed_factor
+from vault import LearnedState, Ledger, LedgerError, Vault, passed_factor
 
 from .operation_commands import session_type
 from .output import emit
@@ -27,13 +27,17 @@ def learning_health(vault: Vault, ledger: Ledger, now: float | None = None) -> d
     Q), edge weight distribution, rows naming missing notes (must be 0), replay consistency,
     open sessions with their liveness, recovered sessions, and warnings."""
     report = ledger.health(vault.corpus().ids, time.time() if now is None else now)
-    report["replay_matches"] = ledger.replay() == ledger.state
+    try:
+        report["replay_matches"] = ledger.replay() == ledger.state
+    except LedgerError as exc:  # a damaged event (vault damage.py): reported, not raised
+        report["replay_matches"], report["replay_error"] = False, str(exc)
     alive = liveness(ledger, vault.root)
     verdicts = {s: alive(s) for s in report["open_sessions"]}
     report["open_sessions"] = [
         {"session": s, "alive": {True: "yes", False: "dead", None: "unknown (no process "
                                  "recorded; recovered after the idle timeout)"}[v],
-         **{k: x for k, x in ledger.session_owner(s).items() if k in ("pid", "pid_start")}}
+         **{k: x for k, x in ledger.session_owner(s).items()
+            if k in ("pid", "pid_start", "pid_ns")}}
         for s, v in sorted(verdicts.items())]
     report["warnings"] = learning_warnings(report, dead=[s for s, v in verdicts.items()
                                                          if v is False])
@@ -51,7 +55,9 @@ def learning_warnings(report: dict[str, Any], dead: list[str]) -> list[str]:
         out.append(f"dead sessions still open: {', '.join(sorted(dead))}")
     if report.get("missing_rows"):
         out.append(f"{report['missing_rows']} learned rows name notes missing from the index")
-    if not report.get("replay_matches", True):
+    if report.get("replay_error"):
+        out.append(f"the learning log does not replay: {report['replay_error']}")
+    elif not report.get("replay_matches", True):
         out.append("stored learned state differs from its replay: run `rmh replay`")
     return out
 

@@ -4,9 +4,12 @@ every change (a write, an edit, an outside edit, a delete), and paging is total.
 from __future__ import annotations
 
 import json
+import random
+import unicodedata
 from typing import Any
 
 import anyio
+import pytest
 
 from harness.errors import map_exception
 from harness.mcp import mcp_methods
@@ -78,3 +81,36 @@ def test_a_tag_finds_the_tags_nested_under_it(harness: Harness) -> None:
     assert tagged("#proj/") == ["N1.md", "N2.md", "N5.md"]
     assert tagged("proj/api") == ["N1.md"]
     assert tagged("project") == ["N3.md"] and tagged("proj/api/v") == []
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_tags_differing_in_case_or_unicode_form_are_one_tag(harness: Harness, seed: int) -> None:
+    """Obsidian's help ("Tags"): "#tag and #TAG will be treated as identical"; and `#café`
+    typed composed or decomposed reads the same. The listing counts each tag once per note
+    under the spelling most notes use, and `tag` finds every spelling."""
+    rng = random.Random(seed)
+    words = ["Proj", "caf\u00e9", "\u00dcber/alles", "todo"]
+    holders: dict[str, set[str]] = {w: set() for w in words}
+    spelt: dict[str, dict[str, int]] = {w: {} for w in words}
+    for i in range(12):
+        chosen = rng.sample(words, rng.randrange(1, 3))
+        spellings = []
+        for w in chosen:
+            s = rng.choice([w, w.upper(), w.lower(), unicodedata.normalize("NFD", w)])
+            spellings.append(s)
+            holders[w].add(f"N{i:02d}.md")
+            spelt[w][s] = spelt[w].get(s, 0) + 1
+        rpc(harness, "vault.write",
+            {"note": f"N{i:02d}", "content": " ".join(f"#{s}" for s in spellings) + "\n"})
+    listed = {unicodedata.normalize("NFC", i["tag"]).casefold(): i for i in tags(harness)}
+    assert sorted(listed) == sorted(unicodedata.normalize("NFC", w).casefold()
+                                    for w in words if holders[w])
+    for w in words:
+        if not holders[w]:
+            continue
+        item = listed[unicodedata.normalize("NFC", w).casefold()]
+        assert item["notes"] == len(holders[w])
+        assert spelt[w][item["tag"]] == max(spelt[w].values())
+        for query in {w, w.upper(), unicodedata.normalize("NFD", w.lower())}:
+            page = rpc(harness, "vault.list", {"what": "notes", "tag": query})["result"]
+            assert {i["note"] for i in page["items"]} == holders[w]

@@ -36,8 +36,7 @@ from sandbox import (
 )
 from vault import Vault, VaultError
 
-# Every real tier; the seccomp tier has no file-system confinement, so cases that need it
-# call `needs_fs_confinement` (sandbox/registry.py lists what each tier does not guarantee).
+# Every real tier (sandbox/registry.py lists what each tier does not guarantee).
 REAL_TIERS = (TIER_BWRAP, TIER_LANDLOCK, TIER_SECCOMP)
 SECRET_VAR = "RMH_ESCAPE_SUITE_SECRET"
 
@@ -153,14 +152,6 @@ def host(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactor
     vault.close()
     tcp.close()
     udp.close()
-
-
-def needs_fs_confinement(host: Host) -> None:
-    """Skip a case whose invariants need a confined file system on the seccomp tier, which has
-    none (as root it can read /etc/shadow and write the host's /tmp): see sandbox/tiers.py;
-    the tier is refused while an API key is configured."""
-    if host.tier == TIER_SECCOMP:
-        pytest.skip("the seccomp tier does not confine the file system (sandbox/tiers.py)")
 
 
 def run_attack(host: Host, source: str, *, deadline_s: float = 5.0,

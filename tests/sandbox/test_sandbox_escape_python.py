@@ -1,17 +1,16 @@
 """Escape suite, cases 1-9: reaching os/builtins from inside Python, crashes, hostile values.
 
-Each case runs per real tier (bwrap+seccomp, landlock+seccomp) with the lint pass off; the
-invariants I1-I6 are checked by `run_attack` after every cell.
+Each case runs per real tier (bwrap+seccomp, landlock+seccomp, seccomp) with the lint pass
+off; the invariants I1-I6 are checked by `run_attack` after every cell.
 """
 
 from __future__ import annotations
 
-from .conftest import Host, needs_fs_confinement, run_attack
+from .conftest import Host, run_attack
 from .escape_payload import EFFECTS, assert_denied
 
 
 def test_case01_subclasses_walk_to_os_system(host: Host) -> None:
-    needs_fs_confinement(host)
     res = run_attack(host, EFFECTS + """
     found = None
     for c in ().__class__.__base__.__subclasses__():
@@ -29,7 +28,6 @@ def test_case01_subclasses_walk_to_os_system(host: Host) -> None:
 
 
 def test_case02_subclasses_walk_to_popen(host: Host) -> None:
-    needs_fs_confinement(host)
     res = run_attack(host, """
     import subprocess
     popen = [c for c in object.__subclasses__() if c.__name__ == "Popen"][0]
@@ -40,7 +38,6 @@ def test_case02_subclasses_walk_to_popen(host: Host) -> None:
 
 
 def test_case03_traceback_and_context_walks(host: Host) -> None:
-    needs_fs_confinement(host)
     res = run_attack(host, EFFECTS + """
     try:
         1 / 0
@@ -64,7 +61,6 @@ def test_case03_traceback_and_context_walks(host: Host) -> None:
 
 
 def test_case04_generator_and_coroutine_frames(host: Host) -> None:
-    needs_fs_confinement(host)
     res = run_attack(host, EFFECTS + """
     def gen():
         yield 1
@@ -96,7 +92,6 @@ def test_case05_format_string_traversal(host: Host) -> None:
 
 
 def test_case06_import_tricks(host: Host) -> None:
-    needs_fs_confinement(host)
     res = run_attack(host, EFFECTS + """
     import importlib, sys, random
     mods = [__import__("os"), importlib.import_module("os"), sys.modules["os"], random._os,
@@ -109,7 +104,6 @@ def test_case06_import_tricks(host: Host) -> None:
 
 
 def test_case07_ctypes_system_syscall_mount(host: Host) -> None:
-    needs_fs_confinement(host)
     res = run_attack(host, """
     import ctypes
     libc = ctypes.CDLL(None, use_errno=True)

@@ -27,13 +27,14 @@ SUBSET = ["tests/sandbox/test_sandbox_escape_pids.py", "tests/sandbox/test_sandb
           "tests/sandbox/test_sandbox_between_execs.py",  # nothing runs after an answer
           "tests/sandbox/test_sandbox_unlisted_syscalls.py",
           "tests/sandbox/test_sandbox_frame_values.py",  # bwrap runs only unprivileged here
-          "tests/sandbox/test_sandbox_private_dev.py", "tests/sandbox/test_sandbox_madvise.py",
+          "tests/sandbox/test_sandbox_device_nodes.py", "tests/sandbox/test_sandbox_madvise.py",
           "tests/sandbox/test_sandbox_shared_futex.py",
+          "tests/sandbox/test_sandbox_host_objects.py",
           "-k", "case10 or case15 or case26 or case27 or probes or dies or threads or mounts"
           " or after_its_answer or does_not_report or where_proc or unlisted_syscall"
           " or pi_futex or cpu_clock or pending_cap or not_dumpable or small_values"
           " or json_punctuation or over_the_cap or beyond_the_four"
-          " or madvise or shared_futex"]
+          " or madvise or shared_futex or no_mount_namespace or host_object"]
 
 
 def _ensure_user() -> str | None:

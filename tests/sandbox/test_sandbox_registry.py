@@ -27,11 +27,15 @@ def test_each_tiers_guard_plan_holds_what_it_needs() -> None:
     config = SandboxConfig()
     identity = {"identity"} if worker_identity(config.worker_user) is not None else set()
     root = {"root"} if private_root_possible() else set()
-    dev = {"private_dev"} if private_root_possible() else set()
     keys = {name: set(tier(name).guard_plan(config, b"\0" * 8)) for name in TIERS}
     assert keys[TIER_BWRAP] == COMMON | {"remount_ro", "scratch_files", "seccomp"}
     assert keys[TIER_LANDLOCK] == COMMON | {"landlock", "userns", "seccomp"} | identity | root
-    assert keys[TIER_SECCOMP] == COMMON | {"userns", "seccomp"} | identity | dev
+    assert keys[TIER_SECCOMP] == COMMON | {"userns", "seccomp", "root"} | identity
+    seccomp_root = tier(TIER_SECCOMP).guard_plan(config, None)["root"]
+    assert seccomp_root["whole_tree"] is True  # no Landlock behind it: every mount read-only
+    if root:
+        assert tier(TIER_LANDLOCK).guard_plan(config, None)["root"] == {
+            key: value for key, value in seccomp_root.items() if key != "whole_tree"}
     assert keys[TIER_UNSAFE] == COMMON
     assert tier(TIER_UNSAFE).guard_plan(config, None)["drop_caps"] is False
     assert tier(TIER_SECCOMP).read_only_filter and not tier(TIER_LANDLOCK).read_only_filter

@@ -1,6 +1,7 @@
 """A move whose referrer changes between the plan and its rewrite (an editor saves it; rmh's
-write lock does not stop an editor): the referrer is left as the editor wrote it, and the
-move's result says so (`not_rewritten`, with why) instead of reporting plain success."""
+write lock does not stop an editor): the editor's text is kept, its links to the moved note
+rewritten, and the move's result names what it could not rewrite (`not_rewritten`, with why)
+instead of reporting plain success."""
 
 from __future__ import annotations
 
@@ -13,18 +14,22 @@ from hypothesis import strategies as st
 
 import vault.writes as writes_module
 from vault import Vault
-from vault.notes.records import CHANGED_MEANWHILE, GONE_MEANWHILE
+from vault.notes.records import GONE_MEANWHILE
 from vault.storage.intents import apply_move
 
-FATE = st.sampled_from(["kept", "edited", "removed"])
+FATE = st.sampled_from(["kept", "edited", "unlinked", "removed"])
 
 
 @settings(max_examples=20, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(fates=st.lists(FATE, min_size=1, max_size=6))
-def test_referrers_changed_meanwhile_are_named_with_why(
+def test_referrers_changed_meanwhile_are_relinked_or_named_with_why(
         tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch,
         fates: list[str]) -> None:
+    """An editor's save between the plan and the rewrite: its text is kept and its links to
+    the old name (written while the note was there: they meant it) are rewritten, the
+    referrer reported rewritten (NOTES-REV2 finding 2: left dangling, reported left); one
+    that no longer links the note is neither; one removed is named with why."""
     root = tmp_path_factory.mktemp("v")
     (root / "Target.md").write_text("the target\n", encoding="utf-8")
     names = [f"R{i}.md" for i in range(len(fates))]
@@ -36,6 +41,8 @@ def test_referrers_changed_meanwhile_are_named_with_why(
         for name, fate in zip(names, fates, strict=True):  # after the plan, before the rewrite
             if fate == "edited":
                 (root / name).write_text("the editor's own [[Target]] text\n", encoding="utf-8")
+            elif fate == "unlinked":
+                (root / name).write_text("the editor's own text\n", encoding="utf-8")
             elif fate == "removed":
                 (root / name).unlink()
         return real(store, intent, *args, **kwargs)
@@ -44,18 +51,18 @@ def test_referrers_changed_meanwhile_are_named_with_why(
         monkeypatch.setattr(writes_module, "apply_move", editor_saves_first)
         res = v.move("Target", "sub/Renamed")
         monkeypatch.undo()
-        why = {"edited": CHANGED_MEANWHILE, "removed": GONE_MEANWHILE}
-        assert res.not_rewritten == tuple((n, why[f]) for n, f in zip(names, fates, strict=True)
-                                          if f != "kept")
+        assert res.not_rewritten == tuple((n, GONE_MEANWHILE) for n, f in zip(
+            names, fates, strict=True) if f == "removed")
         assert sorted(res.rewritten) == [n for n, f in zip(names, fates, strict=True)
-                                         if f == "kept"]
+                                         if f in ("kept", "edited")]
         doc = res.to_json()
         assert doc["not_rewritten"] == [{"note": n, "reason": r} for n, r in res.not_rewritten]
+        assert v.doctor()["dangling_links"] == []
     for name, fate in zip(names, fates, strict=True):
-        if fate == "edited":  # no edit lost
-            assert (root / name).read_text(encoding="utf-8").startswith("the editor's own")
-        elif fate == "kept":
-            assert "[[Renamed]]" in (root / name).read_text(encoding="utf-8")
+        text = (root / name).read_text(encoding="utf-8") if fate != "removed" else ""
+        assert text == {"edited": "the editor's own [[Renamed]] text\n",
+                        "unlinked": "the editor's own text\n", "removed": "",
+                        "kept": f"{name} links to [[Renamed]].\n"}[fate]
 
 
 def test_a_plain_move_leaves_nothing(tmp_path: Path) -> None:

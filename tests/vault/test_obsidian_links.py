@@ -222,3 +222,40 @@ def test_generated_markdown_links_keep_their_notes_through_moves(
                 if p != new and (root / p).read_text(encoding="utf-8") != texts[p]:
                     assert who[new] in meant[was]  # only a note linking the moved one changes
             meant = {p: now[p] for p in who}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_moved_note_s_attachment_links_still_reach_their_files(
+        tmp_path: Path, seed: int) -> None:
+    """A move rewrites the moved note's own attachment links that would reach another file,
+    or none, from its new folder (`![[./sub/img.png]]`, `![[../z/a.png]]`, a name shared by
+    files in several folders), as Obsidian updates every link of a renamed file, in the style
+    written; the others, the `!`, a `#page` and the words around are kept."""
+    rng = random.Random(seed)
+    root = tmp_path / "v"
+    stems = ["img", "shot", "Caf\u00e9"]
+    files = sorted({f"{rng.choice(['', 'proj/', 'proj/sub/', 'z/', 'a/long/', 'Ün/'])}"
+                    f"{rng.choice(stems)}.{rng.choice(['png', 'pdf'])}" for _ in range(12)})
+    for f in files:
+        (root / f).parent.mkdir(parents=True, exist_ok=True)
+        (root / f).write_bytes(b"\x89PNG")
+    note = "proj/P.md"
+    forms = []
+    for f in rng.sample(files, min(6, len(files))):
+        rel = posixpath.relpath(f, "proj")
+        forms.append(rng.choice([f, posixpath.basename(f), rel if rel.startswith("..")
+                                 else "./" + rel]))
+    (root / note).write_text("".join(f"- see ![[{t}#page=2]] here\n" for t in forms),
+                             encoding="utf-8")
+    with Vault.init(root) as v:
+        reached = [i.attachment for i in v.links(note)]
+        assert all(r is not None for r in reached)
+        path = note
+        for new in ("elsewhere/deep/P", "P", "Ün/P2", "proj/sub/P3"):
+            v.move(path, new)
+            path = new + ".md"
+            assert [i.attachment for i in v.links(path)] == reached
+            lines = (root / path).read_text(encoding="utf-8").splitlines()
+            assert all(ln.startswith("- see ![[") and ln.endswith("#page=2]] here")
+                       for ln in lines) and len(lines) == len(forms)
+        assert v.doctor()["missing_attachments"] == []

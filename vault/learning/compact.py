@@ -27,13 +27,16 @@ clock is read; the cut depends on the log alone.
 
 from __future__ import annotations
 
+import itertools
 import json
 import sqlite3
 from collections.abc import Iterator, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 
 from ..errors import LedgerError
 from . import ledger_sql as sql
+from .damage import ROW_DAMAGE
 from .formulas import LearningParams
 from .replay import fold
 from .snapshot import dump_state, load_state
@@ -92,10 +95,14 @@ class Compaction:
 def base_state(conn: sqlite3.Connection) -> tuple[int, float, int, LearnedState | None]:
     """(seq, time, events folded, state) of the stored base: the last event folded into it,
     the latest time among them, how many; (0, -inf, 0, None) when the log was never cut."""
-    base = sql.load_base(conn)
-    if base is None:
-        return 0, float("-inf"), 0, None
-    return base[0], base[1], base[2], load_state(base[3], base[4])
+    try:
+        base = sql.load_base(conn)
+        if base is None:
+            return 0, float("-inf"), 0, None
+        return base[0], base[1], base[2], load_state(base[3], base[4])
+    except ROW_DAMAGE as exc:  # the base is the log's beginning: nothing rebuilds it
+        raise LedgerError(f"the learning log's base is damaged ({type(exc).__name__}: "
+                          f"{exc}); the log cannot be replayed") from exc
 
 
 def store_base(conn: sqlite3.Connection, seq: int, t: float, folded: int,
@@ -109,8 +116,9 @@ def store_base(conn: sqlite3.Connection, seq: int, t: float, folded: int,
 def replay_log(conn: sqlite3.Connection, params: LearningParams, *, until_seq: int | None = None,
                until_t: float | None = None) -> LearnedState:
     """The state replayed from the base and the events after it (with `until_seq` /
-    `until_t`: those with seq / time at most that); LedgerError naming the argument (`param`:
-    a bad argument, harness/errors.py) when the limit is before the base, whose events are gone."""
+    `until_t`: those before the first with a larger seq / time); LedgerError naming the
+    argument (`param`: a bad argument, harness/errors.py) when the limit is before the base,
+    whose events are gone."""
     with sql.read_snapshot(conn):  # the base and the events after it, of one state
         seq, t, _, start = base_state(conn)
         if (until_seq is not None and until_seq < seq) or (until_t is not None and until_t < t):
@@ -118,12 +126,16 @@ def replay_log(conn: sqlite3.Connection, params: LearningParams, *, until_seq: i
                               f"{seq + 1} (time {t!r}) on, the older ones folded into the base "
                               "(retention, rmh.toml [learning] log_bytes)",
                               "until" if until_seq is not None and until_seq < seq else "as_of")
-        events: Iterator[Event] = sql.iter_events(conn, since=seq)
-        if until_seq is not None:
-            events = (ev for ev in events if ev.seq <= until_seq)
-        if until_t is not None:
-            events = (ev for ev in events if ev.t <= until_t)
-        return fold(events, params, start)
+        logged = sql.iter_events(conn, since=seq)
+        with closing(logged):  # its statement ends even when an event is damaged (damage.py)
+            events: Iterator[Event] = logged
+            if until_seq is not None:
+                events = (ev for ev in events if ev.seq <= until_seq)
+            if until_t is not None:  # the log up to its first event past until_t: a
+                # clock stepped back later logs events with older times after it, and a
+                # filter on t took them in, rewriting the past (LROWS_clock.py.txt)
+                events = itertools.takewhile(lambda ev: ev.t <= until_t, events)
+            return fold(events, params, start)
 
 
 def _cut(conn: sqlite3.Connection, since: int, keep: int) -> int | None:

@@ -78,7 +78,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-LEARNING_VERSION = 13  # 13: the query log's df tables are bounded (query_log.py)
+LEARNING_VERSION = 14  # 14: ended sessions' rows and tombstones are bounded (ended.py)
+# 13: the query log's df tables are bounded (query_log.py)
 # 12: an ended session's (note, session) rows go; it counts no more sessions
 # 11: a new pairing both of whose words the note's use words hold matches
 # 10: a one-word query's gate is whether the note's use words hold it
@@ -121,6 +122,7 @@ class LearningParams:
     cooc_min_weight: float = 0.01
     cooc_capacity: int = 20_000  # pairs kept; past 1.25x this the weakest are forgotten
     query_log_capacity: int = 32_768  # query_df / word_df keys kept each (query_log.py)
+    session_capacity: int = 4_096  # ended sessions' rows kept (ended.py)
     hub_share: float = 0.25  # a note in more than this share of searches is a hub...
     hub_min_searches: int = 20  # ...once there have been at least this many searches
     damping: float = 0.6
@@ -146,6 +148,7 @@ class LearningParams:
             "cooc_scale": self.cooc_scale > 0.0,
             "cooc_capacity": self.cooc_capacity >= 1,
             "query_log_capacity": self.query_log_capacity >= 1,
+            "session_capacity": self.session_capacity >= 1,
         }
         bad = sorted(name for name, ok in checks.items() if not ok)
         if bad:

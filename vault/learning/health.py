@@ -64,10 +64,12 @@ def health(
     edge_weights: Sequence[float],
     existing_ids: Iterable[int],
     query_log_capacity: int | None = None,
+    session_capacity: int | None = None,
 ) -> dict[str, Any]:
     """The audit as one JSON-safe dict (see module docstring); `query_log` says how full the
     query log's bounded df tables are (query_log.py: keys held, the bound each table is cut
-    back to, keys forgotten so far)."""
+    back to, keys forgotten so far); `sessions` counts every session ever (the rows held and
+    the ended ones forgotten, ended.py); `rows` the session rows and tombstones held."""
     alive = set(existing_ids)
     notes = state.notes
     missing_notes = sorted(n for n in notes if n not in alive)
@@ -76,14 +78,18 @@ def health(
     exposed = sorted(n for n in notes if notes[n].shown > 0)
     qs = [notes[n].q for n in sorted(notes)]
     sessions = state.sessions.values()
+    forgotten, forgotten_recovered = state.sessions_forgotten
     return {
         "version": LEARNING_VERSION,
         "events": dict(sorted(event_counts.items())),
         "sessions": {
             "open": sum(1 for s in sessions if s.ended is None),
-            "ended": sum(1 for s in sessions if s.ended is not None and not s.recovered),
-            "recovered": sum(1 for s in sessions if s.recovered),
+            "ended": sum(1 for s in sessions if s.ended is not None and not s.recovered)
+            + forgotten - forgotten_recovered,
+            "recovered": sum(1 for s in sessions if s.recovered) + forgotten_recovered,
         },
+        "rows": {"sessions": len(state.sessions), "session_capacity": session_capacity,
+                 "sessions_forgotten": forgotten, "tombstones": len(state.gone)},
         "recovered_sessions": _latest(state, recovered=True),
         "open_sessions": sorted(s for s, info in state.sessions.items() if info.ended is None),
         "rewards": {k: {"n": n, "sum": round(t, 6)} for k, (n, t) in sorted(state.rewards.items())},

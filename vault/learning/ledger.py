@@ -37,7 +37,7 @@ from ..storage.linkgraph import Adjacency
 from ..untyped_errors import out_of_descriptors
 from . import ledger_sql as sql
 from .activation import spread
-from .compact import NO_LIMITS, Compaction, LedgerLimits, SessionBudget, compact
+from .compact import NO_LIMITS, Compaction, LedgerLimits, SessionBudget, compact, replay_log
 from .edges import WeightedEdges
 from .formulas import LEARNING_VERSION, LearningParams, decayed, utility
 from .ledger_audit import LedgerAudit
@@ -114,7 +114,15 @@ class Ledger(LedgerAudit):
     # -- state loading and writing -------------------------------------------------------------
 
     def _sync_state(self, force: bool = False) -> None:
-        with self._lock, sql.read_snapshot(self._conn):  # every table of one state
+        with self._lock:
+            try:  # rows that do not decode: rewritten from the log first (damage.py)
+                self._load(force)
+            except sql.ROW_DAMAGE:
+                sql.repair(self._conn, lambda: replay_log(self._conn, self.params))
+                self._load(True)
+
+    def _load(self, force: bool) -> None:
+        with sql.read_snapshot(self._conn):  # every table of one state
             version = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
             if force or version != self._version:
                 self._state = sql.load_state(self._conn)
@@ -204,8 +212,7 @@ class Ledger(LedgerAudit):
         no test or it answers None. Returns the recovered ids; a known session is kept."""
         stale = self._stale_sessions(now, keep=session_id, alive=alive)
         batch: list[tuple[float, str, str | None, int | None, dict[str, Any]]] = [
-            (now, "end", s, None, {"recovered": True}) for s in stale
-        ]
+            (now, "end", s, None, {"recovered": True}) for s in stale]
         if session_id not in self._state.sessions:
             batch.append((now, "start", session_id, None, dict(owner or {})))
         return self._append(batch) if batch else []
@@ -266,13 +273,8 @@ class Ledger(LedgerAudit):
     def _spread(self, seeds: list[tuple[int, float]], graph: Adjacency) -> list[list[float]]:
         return [[n, b] for n, b in spread(seeds, graph, self.params)]
 
-    def on_search(
-        self,
-        session: str | None,
-        query: str,
-        shown: Sequence[tuple[int, int, float]],
-        graph: Adjacency = NO_LINKS,
-    ) -> str | None:
+    def on_search(self, session: str | None, query: str, shown: Sequence[tuple[int, int, float]],
+                  graph: Adjacency = NO_LINKS) -> str | None:
         rows = [[int(i), int(r), float(p)] for i, r, p in shown]
         seeds = [
             (int(i), utility(int(r))) for i, r, _ in shown if int(r) < self.params.activation_top
@@ -285,14 +287,8 @@ class Ledger(LedgerAudit):
         return self._record(session, "read", note_id, {"spread": self._spread([(note_id, 1.0)],
                                                                               graph)})
 
-    def on_write(
-        self,
-        session: str | None,
-        note_id: int,
-        created: bool,
-        linked_ids: Sequence[int],
-        graph: Adjacency = NO_LINKS,
-    ) -> str | None:
+    def on_write(self, session: str | None, note_id: int, created: bool,
+                 linked_ids: Sequence[int], graph: Adjacency = NO_LINKS) -> str | None:
         data = {"created": bool(created), "linked": sorted({int(i) for i in linked_ids}),
                 "spread": self._spread([(note_id, 1.0)], graph)}
         return self._record(session, "write", note_id, data)
@@ -372,7 +368,7 @@ class Ledger(LedgerAudit):
                 query: str | None = None) -> Learned:
         """Warmth, prior (gated by `query`, topic.py) and edges for `ids`, all at ONE time,
         with the basis they used. Live (`as_of` None): the current state at the clock read
-        once. With `as_of`: the state replayed from the events with t <= as_of, evaluated at
+        once. With `as_of`: the state replayed from the events before the first past as_of, at
         t = as_of, so the same log, `as_of` and query give bit-identical vectors."""
         if as_of is not None:
             return learned_of(self.state_as_of(as_of), ids, float(as_of), self.params, query)

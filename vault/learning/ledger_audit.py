@@ -55,7 +55,9 @@ class LedgerAudit:
                                 start=start)
 
     def state_as_of(self, t: float) -> LearnedState:
-        """The state replayed from the events logged at times <= t (nothing is written)."""
+        """The state replayed from the events logged before the first one past time t
+        (nothing is written): once the log passed t, later events (a clock stepped back)
+        never change it."""
         with self._lock:
             return replay_log(self._conn, self.params, until_t=t)
 
@@ -82,4 +84,4 @@ class LedgerAudit:
         self._sync_state()
         edges = self._edges_at(now).w.tolist()
         return health(self._state, self.event_counts(), edges, existing_ids,
-                      self.params.query_log_capacity)
+                      self.params.query_log_capacity, self.params.session_capacity)

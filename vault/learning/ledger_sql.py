@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -18,8 +18,10 @@ from ..errors import LedgerError
 from ..storage.migrations import connect as connect
 from ..storage.migrations import enter_wal
 from ..storage.migrations import migrate as apply_migrations
+from .damage import ROW_DAMAGE as ROW_DAMAGE
+from .damage import event_of, note_of
 from .snapshot import load_open
-from .state import Event, LearnedState, NoteState, Pair, SessionState, Touched
+from .state import Event, LearnedState, Pair, SessionState, Touched
 
 SCHEMA_VERSION = 3
 WAL_LIMIT = 4 << 20  # bytes of WAL kept after a checkpoint (`migrate`)
@@ -68,22 +70,11 @@ _MIGRATIONS: tuple[str, ...] = (
         SELECT 'log_bytes', CAST(COALESCE(SUM({_COST}), 0) AS TEXT) FROM events;
     """,
     "ALTER TABLE qterm ADD COLUMN last INTEGER NOT NULL DEFAULT 0;",  # 4: v13, query_log.py
+    "ALTER TABLE session ADD COLUMN end_seq INTEGER NOT NULL DEFAULT 0;",  # 5: v14, ended.py
 )
 
-_NOTE_COLS = (
-    "q",
-    "q_updates",
-    "activation",
-    "as_of",
-    "accesses",
-    "sessions",
-    "shown",
-    "seen",
-    "recalled",
-    "archived_at",
-    "used",
-    "skipped",
-)
+_NOTE_COLS = ("q", "q_updates", "activation", "as_of", "accesses", "sessions", "shown", "seen",
+              "recalled", "archived_at", "used", "skipped")
 _EVENT_COLS = "seq, t, kind, session, note, data"
 WORD = "w:"  # qterm keys of query words (state.word_df); a phrase never holds ":"
 
@@ -164,14 +155,8 @@ def set_meta(conn: sqlite3.Connection, key: str, value: str) -> None:
     conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
 
 
-def insert_event(
-    conn: sqlite3.Connection,
-    t: float,
-    kind: str,
-    session: str | None,
-    note: int | None,
-    data: dict[str, Any],
-) -> tuple[int, int]:
+def insert_event(conn: sqlite3.Connection, t: float, kind: str, session: str | None,
+                 note: int | None, data: dict[str, Any]) -> tuple[int, int]:
     """Append one event; (its seq, its size as retention counts it: `event_cost`)."""
     if not math.isfinite(t):  # NaN would be stored as NULL: an untyped IntegrityError
         raise LedgerError(f"an event's time must be finite Unix seconds, not {t!r}")
@@ -194,8 +179,12 @@ def event_cost(text: str) -> int:
 
 
 def log_bytes(conn: sqlite3.Connection) -> int:
-    """The log's size as retention counts it (kept in `meta`, updated with each append)."""
-    return int(get_meta(conn, "log_bytes") or 0)
+    """The log's size as retention counts it (kept in `meta`, updated with each append;
+    counted afresh when that row does not decode, damage.py)."""
+    try:
+        return int(get_meta(conn, "log_bytes") or 0)
+    except ValueError:
+        return recount_log_bytes(conn)
 
 
 def add_log_bytes(conn: sqlite3.Connection, n: int) -> int:
@@ -232,22 +221,17 @@ def base_seq(conn: sqlite3.Connection) -> int:
     return 0 if row is None else int(row[0])
 
 
-def _event(row: tuple[Any, ...]) -> Event:
-    seq, t, kind, session, note, data = row
-    return Event(
-        int(seq),
-        float(t),
-        str(kind),
-        session,
-        None if note is None else int(note),
-        json.loads(data),
-    )
-
-
-def iter_events(conn: sqlite3.Connection, since: int = 0) -> Iterator[Event]:
+def iter_events(conn: sqlite3.Connection, since: int = 0) -> Generator[Event, None, None]:
+    """The events after `since`; closing the iterator (or a damaged row) ends its statement
+    (an unfinished one kept the connection's checkpoint at close "table is locked")."""
     cur = conn.execute(f"SELECT {_EVENT_COLS} FROM events WHERE seq > ? ORDER BY seq", (since,))
-    for row in cur:
-        yield _event(row)
+    try:
+        for row in cur:
+            yield event_of(row)
+    finally:
+        cur.close()
+
+
 
 
 def start_data(conn: sqlite3.Connection, session: str) -> dict[str, Any]:
@@ -266,10 +250,7 @@ def load_state(conn: sqlite3.Connection) -> LearnedState:
     """The derived state as stored (open sessions' events are re-read from the log)."""
     st = LearnedState()
     for row in conn.execute(f"SELECT id, {', '.join(_NOTE_COLS)}, terms FROM note ORDER BY id"):
-        terms = json.loads(row[-1])
-        ns = st.notes[int(row[0])] = NoteState(*row[1:-1])
-        ns.use_terms, ns.skip_terms = dict(terms.get("u", {})), dict(terms.get("s", {}))
-        ns.use_words, ns.use_queries = dict(terms.get("w", {})), dict(terms.get("a", {}))
+        st.notes[int(row[0])] = note_of(_NOTE_COLS, row[1:-1], row[-1])
     for t, n, last in conn.execute("SELECT term, n, last FROM qterm ORDER BY term"):
         word = str(t).startswith(WORD)  # a query word's stem (expansion.py), not a phrase
         key = str(t)[len(WORD):] if word else str(t)
@@ -279,12 +260,12 @@ def load_state(conn: sqlite3.Connection) -> LearnedState:
         st.pairs[(int(a), int(b))] = Pair(int(count), float(last_t))
     for note, session in conn.execute("SELECT note, session FROM note_session"):
         st.note_sessions.add((int(note), str(session)))
-    for sid, started, last_t, ended, recovered in conn.execute(
-        "SELECT id, started, last_t, ended, recovered FROM session ORDER BY id"
+    for sid, started, last_t, ended, recovered, end_seq in conn.execute(
+        "SELECT id, started, last_t, ended, recovered, end_seq FROM session ORDER BY id"
     ):
         st.sessions[str(sid)] = SessionState(
-            float(started), float(last_t), None if ended is None else float(ended), bool(recovered)
-        )
+            float(started), float(last_t), None if ended is None else float(ended),
+            bool(recovered), int(end_seq))
     for source, n, total in conn.execute("SELECT source, n, total FROM reward ORDER BY source"):
         st.rewards[str(source)] = (int(n), float(total))
     st.gone = {int(r[0]) for r in conn.execute("SELECT note FROM gone")}
@@ -292,11 +273,13 @@ def load_state(conn: sqlite3.Connection) -> LearnedState:
     st.last_seq = int(get_meta(conn, "last_seq") or 0)
     forgotten, *kept = json.loads(get_meta(conn, "query_log") or "[0, 0, 0]")
     st.terms_forgotten, st.terms_kept = int(forgotten), (int(kept[0]), int(kept[1]))
+    ended, recovered = json.loads(get_meta(conn, "sessions_forgotten") or "[0, 0]")
+    st.sessions_forgotten = (int(ended), int(recovered))
     base = conn.execute("SELECT seq, open FROM base WHERE id = 1").fetchone()
     since, kept = (0, {}) if base is None else (int(base[0]), load_open(str(base[1])))
     for sid in sorted(s for s, info in st.sessions.items() if info.ended is None):
         st.open_events[sid] = kept.get(sid, []) + [
-            _event(r)
+            event_of(r)
             for r in conn.execute(
                 f"SELECT {_EVENT_COLS} FROM events WHERE session=? "
                 "AND kind NOT IN ('start', 'end') AND seq > ? AND seq <= ? ORDER BY seq",
@@ -336,10 +319,13 @@ def write_rows(conn: sqlite3.Connection, st: LearnedState, touched: Touched) -> 
             conn.execute("DELETE FROM note_session WHERE note=? AND session=?", (note, session))
     for sid in sorted(touched.sessions):
         info = st.sessions.get(sid)
-        if info is not None:
+        if info is None:  # forgotten (ended.py)
+            conn.execute("DELETE FROM session WHERE id=?", (sid,))
+        else:
             conn.execute(
-                "INSERT OR REPLACE INTO session VALUES (?, ?, ?, ?, ?)",
-                (sid, info.started, info.last_t, info.ended, int(info.recovered)),
+                "INSERT OR REPLACE INTO session(id, started, last_t, ended, recovered, end_seq) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (sid, info.started, info.last_t, info.ended, int(info.recovered), info.end_seq),
             )
     for source in sorted(touched.sources):
         n, total = st.rewards[source]
@@ -359,6 +345,7 @@ def write_rows(conn: sqlite3.Connection, st: LearnedState, touched: Touched) -> 
             conn.execute("DELETE FROM qterm WHERE term=?", (term,))
     set_meta(conn, "searches", str(st.searches))
     set_meta(conn, "query_log", json.dumps([st.terms_forgotten, *st.terms_kept]))
+    set_meta(conn, "sessions_forgotten", json.dumps(list(st.sessions_forgotten)))
     set_meta(conn, "last_seq", str(st.last_seq))
 
 
@@ -366,17 +353,20 @@ def replace_state(conn: sqlite3.Connection, st: LearnedState) -> None:
     """Delete every derived row and write `st` in full (inside the caller's transaction)."""
     for table in ("note", "pair", "note_session", "session", "reward", "gone", "qterm"):
         conn.execute(f"DELETE FROM {table}")
-    touched = Touched(
-        notes=set(st.notes),
-        pairs=set(st.pairs),
-        note_sessions=set(st.note_sessions),
-        sessions=set(st.sessions),
-        sources=set(st.rewards),
-        gone=set(st.gone),
-        terms=set(st.query_df),
-        words=set(st.word_df),
-    )
+    touched = Touched(notes=set(st.notes), pairs=set(st.pairs),
+                      note_sessions=set(st.note_sessions), sessions=set(st.sessions),
+                      sources=set(st.rewards), gone=set(st.gone), terms=set(st.query_df),
+                      words=set(st.word_df))
     write_rows(conn, st, touched)
+
+
+def repair(conn: sqlite3.Connection, fold: Callable[[], LearnedState]) -> None:
+    """Derived rows that do not decode (ROW_DAMAGE) rewritten from the log (`fold`: its
+    replay): in the caller's write transaction when one is open, else in one of its own."""
+    if conn.in_transaction:
+        replace_state(conn, fold())
+    else:
+        rebuild(conn, fold, None)
 
 
 def rebuild(conn: sqlite3.Connection, fold: Callable[[], LearnedState],

@@ -10,11 +10,18 @@ with no lock file, or whose lock can be taken, is dead. Linux/macOS (flock); no 
 
 Which sessions have an owner (issue 31): the process that starts a session records
 `owner()` -- its pid, the pid's start time from /proc/PID/stat (so a reused pid is not
-mistaken for it) and `"lock": true` -- in the session's start event. `verdict(id, owner)` is
-then True (alive), False (dead: its lock is free, or its process is gone or is another process
-with the same pid) or None for a session with no owner (one the CLI opened with --session:
-only an idle timer can tell). Every rmh process that opens the ledger recovers the dead ones
-(harness/compose.py), the CLI included.
+mistaken for it), its pid namespace and `"lock": true` -- in the session's start event.
+`verdict(id, owner)` is then True (alive), False (dead: its lock is free, or its process is
+gone or is another process with the same pid) or None for a session with no owner (one the
+CLI opened with --session: only an idle timer can tell). Every rmh process that opens the
+ledger recovers the dead ones (harness/compose.py), the CLI included. Only a held lock makes a
+session alive, so a reused pid never keeps a dead one open.
+
+A pid means something only in its own pid namespace: a server in a container (or under
+`unshare --pid`) that shares the vault folder records its namespace's pid, which names no
+process or another one here. Its session was then judged dead while its server ran, recovered
+under it, and the server's use lost (session 30, NOTES-LROWS.md). The lock is the kernel's
+and spans namespaces: for an owner of another pid namespace, the lock alone decides.
 """
 
 from __future__ import annotations
@@ -47,6 +54,14 @@ def process_start(pid: int) -> int | None:
     try:
         return int(fields[19])
     except (IndexError, ValueError):
+        return None
+
+
+def pid_namespace() -> str | None:
+    """This process's pid namespace ("pid:[INODE]"), or None without /proc."""
+    try:
+        return os.readlink("/proc/self/ns/pid")
+    except OSError:
         return None
 
 
@@ -131,7 +146,8 @@ class SessionLocks:
     def owner(self) -> dict[str, object]:
         """What a session start records about the process that serves it (module docstring)."""
         pid = os.getpid()
-        return {"pid": pid, "pid_start": process_start(pid), "lock": True}
+        return {"pid": pid, "pid_start": process_start(pid), "pid_ns": pid_namespace(),
+                "lock": True}
 
     def verdict(self, session: str, owner: Mapping[str, object] | None) -> bool | None:
         """Alive (True), dead (False), or unknown (None: no owner recorded)."""
@@ -139,8 +155,10 @@ class SessionLocks:
             return None
         if session in self._held:
             return True
-        pid, start = owner.get("pid"), owner.get("pid_start")
+        pid, start, ns = owner.get("pid"), owner.get("pid_start"), owner.get("pid_ns")
         held = self.alive(session)  # also removes a dead session's leftover file
+        if isinstance(ns, str) and ns != pid_namespace():
+            return held  # its pid names no process here (module docstring)
         if isinstance(pid, int) and not process_alive(pid, start if isinstance(start, int)
                                                       else None):
             return False  # gone, or its pid reused: a lock still held is a stray child's

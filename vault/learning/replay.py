@@ -9,6 +9,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from .damage import ROW_DAMAGE, damaged_event
 from .evidence import passed_score
 from .expansion import Weighted, coverage, query_words, word_weights
 from .formulas import LearningParams, decayed
@@ -123,5 +124,8 @@ def fold(events: Iterable[Event], params: LearningParams,
     log's base, compact.py; folded into in place): the definition of replay."""
     state = LearnedState() if start is None else start
     for ev in events:
-        apply(state, ev, params)
+        try:
+            apply(state, ev, params)
+        except ROW_DAMAGE as exc:  # a payload of the wrong shape: LedgerError naming it
+            raise damaged_event(ev.seq, exc) from exc
     return state

@@ -47,8 +47,9 @@ def dump_state(st: LearnedState) -> tuple[str, str]:
         "notes": {str(n): asdict(ns) for n, ns in sorted(st.notes.items())},
         "pairs": [[a, b, p.count, p.last_t] for (a, b), p in sorted(st.pairs.items())],
         "note_sessions": sorted([n, s] for n, s in st.note_sessions),
-        "sessions": {s: [i.started, i.last_t, i.ended, i.recovered]
+        "sessions": {s: [i.started, i.last_t, i.ended, i.recovered, i.end_seq]
                      for s, i in sorted(st.sessions.items())},
+        "sessions_forgotten": list(st.sessions_forgotten),
         "rewards": {k: list(v) for k, v in sorted(st.rewards.items())},
         "gone": sorted(st.gone),
         "searches": st.searches,
@@ -77,8 +78,12 @@ def load_state(text: str, opened: str) -> LearnedState:
     st = LearnedState()
     st.notes = {int(n): NoteState(**d) for n, d in doc["notes"].items()}
     st.pairs = {(int(a), int(b)): Pair(int(c), float(t)) for a, b, c, t in doc["pairs"]}
+    # a base dumped before LEARNING_VERSION 14 holds no end seq: 0, as the migration's default
     st.sessions = {str(s): SessionState(float(a), float(b), None if e is None else float(e),
-                                        bool(r)) for s, (a, b, e, r) in doc["sessions"].items()}
+                                        bool(r), int(q[0]) if q else 0)
+                   for s, (a, b, e, r, *q) in doc["sessions"].items()}
+    forgotten = doc.get("sessions_forgotten", [0, 0])
+    st.sessions_forgotten = (int(forgotten[0]), int(forgotten[1]))
     # A base dumped before LEARNING_VERSION 12 holds the rows of ended sessions too: drop them
     # as `_end` now does, so a state loaded from it equals one replayed by this version.
     st.note_sessions = {(int(n), str(s)) for n, s in doc["note_sessions"]

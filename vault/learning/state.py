@@ -6,7 +6,7 @@ event carries its time) and depends on no dict or set order (every loop runs ove
 so folding the same events always yields bit-identical numbers: `replay == live`.
 
 Event kinds and payloads (`Event.data`):
-    start   {"pid": int, "pid_start": int, "lock": bool}   (optional) the serving process
+    start   {"pid": int, "pid_start": int, "pid_ns": str, "lock": bool}  (optional) its process
     end     {"recovered": bool, "answered": [ids]}         evidence applied (once), closed
     search  {"shown": [[id, rank, p]...], "spread": [[id, boost]...]}
     read    {"spread": [...]}                   note = the note read
@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .asked import add_queries
+from .ended import forget_ended, shown_by_open
 from .evidence import score, skip_weight, use_weight
 from .expansion import asking_queries, query_words
 from .formulas import SECONDS_PER_DAY, LearningParams, accumulate, decayed, pair_strength
@@ -81,6 +82,7 @@ class SessionState:
     last_t: float
     ended: float | None = None
     recovered: bool = False
+    end_seq: int = 0  # the seq of its end event (ended.py: the oldest-ended go first)
 
 
 @dataclass
@@ -91,7 +93,7 @@ class LearnedState:
     sessions: dict[str, SessionState] = field(default_factory=dict)
     open_events: dict[str, list[Event]] = field(default_factory=dict)
     rewards: dict[str, tuple[int, float]] = field(default_factory=dict)  # source -> (n, sum)
-    gone: set[int] = field(default_factory=set)  # deleted/pruned notes (tombstones)
+    gone: set[int] = field(default_factory=set)  # deleted notes open sessions were shown
     searches: int = 0
     last_seq: int = 0
     query_df: dict[str, int] = field(default_factory=dict)  # term -> searches holding it
@@ -100,6 +102,7 @@ class LearnedState:
     word_last: dict[str, int] = field(default_factory=dict)  # stem -> seq of its last search
     terms_forgotten: int = 0  # query_df and word_df keys forgotten (query_log.py)
     terms_kept: tuple[int, int] = (0, 0)  # keys of query_df, word_df kept at their last cut
+    sessions_forgotten: tuple[int, int] = (0, 0)  # ended rows forgotten, of them recovered
 
 
 @dataclass
@@ -232,12 +235,16 @@ def _forget_terms(state: LearnedState, params: LearningParams, touched: Touched)
 
 
 def _forget(state: LearnedState, notes: list[int], touched: Touched) -> None:
+    """A deleted note's rows go; a tombstone only where an open session was shown it
+    (ended.py)."""
     drop = set(notes)
+    shown = shown_by_open(state.open_events) if drop else set()
     for note in sorted(drop):
         state.notes.pop(note, None)
-        state.gone.add(note)
         touched.notes.add(note)
-        touched.gone.add(note)
+        if note in shown:
+            state.gone.add(note)
+            touched.gone.add(note)
     for key in sorted(k for k in state.pairs if k[0] in drop or k[1] in drop):
         del state.pairs[key]
         touched.pairs.add(key)
@@ -288,11 +295,32 @@ def _end(state: LearnedState, ev: Event, params: LearningParams, touched: Touche
     for note in sorted(outcome.used - state.gone):
         _note(state, note, params, touched).recalled += 1
     info = state.sessions[session]
-    info.ended = ev.t
+    info.ended, info.end_seq = ev.t, ev.seq
     for ns_key in sorted(k for k in state.note_sessions if k[1] == session):
         state.note_sessions.discard(ns_key)
         touched.note_sessions.add(ns_key)
     info.recovered = bool(ev.data.get("recovered", False))
+    _bound_ended(state, params, touched)
+
+
+def _bound_ended(state: LearnedState, params: LearningParams, touched: Touched) -> None:
+    """After an end: the tombstones no open session needs go, and the oldest-ended
+    sessions' rows past the capacity (ended.py)."""
+    if state.gone:
+        unneeded = sorted(state.gone - shown_by_open(state.open_events))
+        state.gone.difference_update(unneeded)
+        touched.gone.update(unneeded)
+    bound = params.session_capacity + params.session_capacity // 4
+    if len(state.sessions) <= bound:  # no more ended than rows: no count needed
+        return
+    ended = [(info.end_seq, sid) for sid, info in state.sessions.items() if info.ended is not None]
+    count = len(ended)
+    forgotten, recovered = state.sessions_forgotten
+    for sid in forget_ended(ended, count, params.session_capacity):
+        recovered += int(state.sessions.pop(sid).recovered)
+        forgotten += 1
+        touched.sessions.add(sid)
+    state.sessions_forgotten = (forgotten, recovered)
 
 
 def apply(state: LearnedState, ev: Event, params: LearningParams) -> Touched:

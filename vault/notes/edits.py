@@ -5,6 +5,7 @@ the property tests check: every character outside the edited span is kept as it 
 person's edits elsewhere in the note (whitespace, line endings, frontmatter) survive.
 
     append        text added at the end; a newline first when the note does not end in one
+                  (a lone CR when its lines end so, classic Mac: it ends a line there too)
     prepend       text inserted at the start of the body: after the frontmatter block when
                   there is one (a leading BOM stays first), else at the very start; a block
                   whose closing fence ends the file gets a newline after it first
@@ -84,6 +85,19 @@ def headings(text: str, start: int = 0) -> list[tuple[int, int, int, str]]:
     return found
 
 
+def _classic_mac(text: str) -> bool:
+    """Whether `text`'s lines end in lone CRs (no LF at all): what is added to it ends so."""
+    return "\r" in text and "\n" not in text
+
+
+def _ends_line(text: str) -> bool:
+    return text.endswith("\n") or (text.endswith("\r") and _classic_mac(text))
+
+
+def _line_end(text: str) -> str:
+    return "\r" if _classic_mac(text) else "\n"
+
+
 def body_start(text: str) -> int:
     """Where the body starts: after the frontmatter block, else after a BOM, else 0."""
     block = find_block(text)
@@ -98,7 +112,8 @@ def _prepend_at(text: str, added: str) -> tuple[int, str]:
     its frontmatter."""
     at = body_start(text)
     block = find_block(text)
-    if block is None or not added or at < len(text) or text.endswith("\n"):
+    if block is None or not added or at < len(text) or text.endswith("\n") \
+            or (text.endswith("\r") and block.newline == "\r"):  # a lone CR ends the fence line
         return at, ""
     return at, "\n" if text.endswith("\r") else block.newline
 
@@ -116,10 +131,11 @@ def _section_span(text: str, heading: str, replacement: str) -> tuple[int, int, 
     i = matches[0]
     _, head_end, level, _ = all_heads[i]
     end = next((h[0] for h in all_heads[i + 1:] if h[2] <= level), len(text))
-    if end < len(text) and replacement and not replacement.endswith("\n"):
-        replacement += "\n"
-    if head_end == len(text) and not text.endswith("\n") and replacement:
-        replacement = "\n" + replacement  # the heading was the last line, without a newline
+    if end < len(text) and replacement and not replacement.endswith("\n") \
+            and not (replacement.endswith("\r") and _classic_mac(text)):
+        replacement += _line_end(text)
+    if head_end == len(text) and not _ends_line(text) and replacement:
+        replacement = _line_end(text) + replacement  # the heading was the last line, unended
     return head_end, end, replacement
 
 
@@ -153,7 +169,7 @@ def size_after(text: str, edit: Edit) -> int:
     _check(edit)
     size = _utf8(text)
     if edit.kind == "append":
-        sep = text and not text.endswith("\n") and edit.text
+        sep = text and not _ends_line(text) and edit.text
         return size + (1 if sep else 0) + _utf8(edit.text)
     if edit.kind == "prepend":
         return size + _utf8(_prepend_at(text, edit.text)[1] + edit.text)
@@ -170,7 +186,7 @@ def apply(text: str, edit: Edit) -> str:
     """The note's text after `edit`; EditRefused when the edit cannot apply as asked."""
     _check(edit)
     if edit.kind == "append":
-        sep = "\n" if text and not text.endswith("\n") and edit.text else ""
+        sep = _line_end(text) if text and not _ends_line(text) and edit.text else ""
         return text + sep + edit.text
     if edit.kind == "prepend":
         at, sep = _prepend_at(text, edit.text)

@@ -1,7 +1,8 @@
 """YAML frontmatter of one note: find the block, load it JSON-safe, dump it, edit it in place.
 
-A block exists only when the text starts with a line exactly `---` (LF or CRLF) and a later line
-is exactly `---` or `...`; the YAML is what lies between. Loading uses a `yaml.SafeLoader`
+A block exists only when the text starts with a line exactly `---` (LF, CRLF or a lone CR: lines
+as CodeMirror, Obsidian's editor, splits them, `lines_view`) and a later line is exactly `---` or
+`...`; the YAML is what lies between. Loading uses a `yaml.SafeLoader`
 subclass that reads plain scalars as Obsidian does (YAML 1.2's core schema: yaml_core.py), without
 timestamps, so `date: 2024-01-02` stays the string "2024-01-02", `time: 12:30` "12:30";
 `!!binary` stays its source text, `!!set` becomes a list, non-finite floats (`.nan`) their source
@@ -30,6 +31,15 @@ MAX_DEPTH = 64
 MAX_NODES = 100_000
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 _CLOSE = re.compile(r"^(?:---|\.\.\.)\r?$", re.MULTILINE)
+_LONE_CR = re.compile(r"\r(?!\n)")
+
+
+def lines_view(text: str) -> str:
+    """`text` with each lone CR (a classic Mac line end) read as LF, every other character
+    and so every offset kept: what the scanners read. CodeMirror, Obsidian's editor, splits
+    lines at `\\r\\n?|\\n` (@codemirror/state `DefaultSplit`), so such a file shows lines,
+    frontmatter and headings there; the file's bytes are never changed by reading it."""
+    return _LONE_CR.sub("\n", text) if "\r" in text else text
 
 
 # libyaml when the wheel has it (~10x faster; its marks count characters too), else pure Python.
@@ -98,7 +108,7 @@ class Block:
     yaml_start: int  # after the opening `---` line
     yaml_end: int  # start of the closing line
     body_start: int  # after the closing line
-    newline: str  # "\r\n" or "\n", as the opening line ends
+    newline: str  # "\r\n", "\n" or "\r", as the opening line ends
 
 
 @dataclass(frozen=True)
@@ -117,13 +127,14 @@ def find_block(text: str) -> Block | None:
     """The frontmatter block of `text`, or None when it has none. A leading byte-order mark
     (which the store keeps, so files round-trip byte for byte) does not hide the block."""
     skip = 1 if text.startswith(BOM) else 0
-    if text.startswith("---\n", skip):
-        start, newline = skip + 4, "\n"
-    elif text.startswith("---\r\n", skip):
+    view = lines_view(text)
+    if view.startswith("---\n", skip):
+        start, newline = skip + 4, text[skip + 3]  # "\n", or "\r" alone (classic Mac)
+    elif view.startswith("---\r\n", skip):
         start, newline = skip + 5, "\r\n"
     else:
         return None
-    m = _CLOSE.search(text, start)
+    m = _CLOSE.search(view, start)
     if m is None:
         return None
     body_start = min(len(text), m.end() + 1)
@@ -369,9 +380,14 @@ def update(text: str, changes: Mapping[str, Any]) -> str:
             return text
         eol = text.find("\n")
         nl = "\r\n" if eol > 0 and text[eol - 1] == "\r" else "\n"
+        nl = "\r" if eol < 0 and "\r" in text else nl  # lone CRs: the classic-Mac text's own
         bom = BOM if text.startswith(BOM) else ""
         return bom + "---" + nl + dump(new).replace("\n", nl) + "---" + nl + text[len(bom):]
     yaml_text = text[block.yaml_start : block.yaml_end]
+    # a lone-CR block is edited as LF lines (what `_edit` reads) and written back in CRs
+    cr = block.newline == "\r" and "\n" not in yaml_text
+    if cr:
+        yaml_text = yaml_text.replace("\r", "\n")
     loaded = load(yaml_text)
     current = loaded.data
     todo = {
@@ -390,7 +406,9 @@ def update(text: str, changes: Mapping[str, Any]) -> str:
             expected[k] = v
     body = text[block.body_start :]
     head, tail = text[: block.yaml_start], text[block.yaml_end :]
-    new_yaml = _edit(yaml_text, loaded.root, todo, block.newline)
+    new_yaml = _edit(yaml_text, loaded.root, todo, "\n" if cr else block.newline)
+    if new_yaml is not None and cr:
+        new_yaml = new_yaml.replace("\n", "\r")
     if new_yaml is None or not _reads_back(head + new_yaml + tail, expected, body):
         new_yaml = dump(expected).replace("\n", block.newline)  # only when the edit failed
         if not _reads_back(head + new_yaml + tail, expected, body):

@@ -20,12 +20,13 @@ Contracts:
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import NoteFormatError
-from .frontmatter import dump, find_block, load, update
+from .frontmatter import dump, find_block, lines_view, load, update
 from .markdown_scan import Link, LinkSite, bare_note_path, scan_body, scan_wiki
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "Link",
     "Note",
     "NoteFormatError",
+    "frontmatter_tags",
     "parse",
     "render",
     "rewrite_links",
@@ -49,8 +51,11 @@ __all__ = [
 # plain YAML scalars as YAML 1.2's core schema reads them (`12:30`, `yes` text), and inline
 # tags run to punctuation (`#2024-05`, emoji; session 27); 5: a `<!--` inside a line and not
 # closed in its paragraph is literal text, not a comment hiding the rest (session 28); 6: nor
-# one not closed on its heading line, or closed only past a heading line below it.
-PARSE = 6
+# one not closed on its heading line, or closed only past a heading line below it; 7: tags
+# deduplicated by case and Unicode form (`#café` typed composed and decomposed is one tag), and
+# a file whose lines end in a lone CR (classic Mac) read as lines, as CodeMirror splits them
+# (session 30).
+PARSE = 7
 
 _TAG_SPLIT = re.compile(r"[,\s]+")
 _COMMA = re.compile(",")
@@ -92,18 +97,37 @@ def _items(value: object, split: re.Pattern[str]) -> list[str]:
     return out
 
 
+def _tag_key(tag: str) -> str:
+    """A tag as tags compare (Obsidian: case-insensitive; one tag in either Unicode form): the
+    caseless match of Unicode 15, section 3.13, as notes/links.py `fold` compares names."""
+    if tag.isascii():
+        return tag.casefold()
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFD", tag).casefold())
+
+
 def _dedupe(items: list[str], fold: bool) -> tuple[str, ...]:
     seen: set[str] = set()
     out = []
     for item in items:
-        key = item.casefold() if fold else item
+        key = _tag_key(item) if fold else item
         if key not in seen:
             seen.add(key)
             out.append(item)
     return tuple(out)
 
 
-def _scan(text: str) -> tuple[Note, list[LinkSite]]:
+def frontmatter_tags(frontmatter: Mapping[str, Any]) -> list[str]:
+    """The tags a note's loaded frontmatter gives: under `tags`/`tag` in any case, in the
+    block's order (module docstring), "#" removed, not deduplicated."""
+    out: list[str] = []
+    for key, value in frontmatter.items():
+        if (key.lower() if key.isascii() else "") in ("tags", "tag"):
+            out.extend(t.lstrip("#") for t in _items(value, _TAG_SPLIT))
+    return out
+
+
+def _scan(raw: str) -> tuple[Note, list[LinkSite]]:
+    text = lines_view(raw)  # offsets into it are offsets into `raw`
     fm: dict[str, Any] = {}
     error: str | None = None
     body_start = 0
@@ -119,23 +143,19 @@ def _scan(text: str) -> tuple[Note, list[LinkSite]]:
             for a, b, quote in loaded.value_spans:
                 sites.extend(_in_yaml(site, quote) for site in
                              scan_wiki(text, block.yaml_start + a, block.yaml_start + b))
-    body = text[body_start:]
-    scanned = scan_body(body, body_start)
+    scanned = scan_body(text[body_start:], body_start)
     sites.extend(scanned.sites)
-    tag_items: list[str] = []
+    tag_items = frontmatter_tags(fm)
     alias_items: list[str] = []
     for key, value in fm.items():  # in the block's order, the key in any case (as Obsidian)
-        name = key.lower() if key.isascii() else ""
-        if name in ("tags", "tag"):
-            tag_items.extend(t.lstrip("#") for t in _items(value, _TAG_SPLIT))
-        elif name in ("aliases", "alias"):
+        if (key.lower() if key.isascii() else "") in ("aliases", "alias"):
             alias_items.extend(_items(value, _COMMA))
     tag_items.extend(scanned.tags)
     note = Note(
-        text=text,
+        text=raw,
         frontmatter=fm,
         frontmatter_error=error,
-        body=body,
+        body=raw[body_start:],  # as written: a store or a rewrite keeps the file's line ends
         body_start=body_start,
         links=tuple(s.link for s in sites),
         tags=_dedupe([t for t in tag_items if t], fold=True),

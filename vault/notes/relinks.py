@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import bisect
 import posixpath
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from .links import Resolver, path_key, strip_md, title_of
 from .note import Link, rewrite_links
@@ -71,14 +71,46 @@ def retarget(before: Resolver, after: Resolver, src: str, note_id: int,
     return rewrite
 
 
+Reach = Callable[[str, str], str | None]  # (attachment target, linking note) -> its file
+
+
+def file_target(written: str, old_path: str, new_path: str, reach: Reach) -> str | None:
+    """What an attachment link written `written` in the note moving from `old_path` to
+    `new_path` is rewritten to, so that it reaches the same file (`reach`, storage/
+    attachments.py: the file a target reaches from a note, None for none or no attachment):
+    None when it still does or reached none; else in the style written, the first form that
+    reaches it, as `markdown_target` chooses: `./x`/`../x` relative to the new folder; a bare
+    name the file name, else the vault path; a path the vault path; each falling back to
+    `/` and the vault path. A form a wiki-link cannot hold (`[`, `]`, `|`, `#`) is skipped;
+    none left: None (the link is left as written)."""
+    file = reach(written, old_path)
+    if file is None or reach(written, new_path) == file:
+        return None
+    bare = written.strip()
+    rel = posixpath.relpath(file, posixpath.dirname(new_path) or ".")
+    if bare.startswith(("./", "../")):
+        forms = [rel if rel.startswith("../") else "./" + rel]
+    elif bare.startswith("/"):
+        forms = []
+    elif "/" not in bare:
+        forms = [posixpath.basename(file), file]
+    else:
+        forms = [file]
+    forms.append("/" + file)
+    fit = [f for f in forms if not any(c in f for c in "[]|#\n\r")]
+    return next((f for f in fit if reach(f, new_path) == file), fit[-1] if fit else None)
+
+
 def follow(before: Resolver, after: Resolver, old_path: str,
-           new_path: str) -> Callable[[Link], str | None]:
+           new_path: str, reach: Reach | None = None) -> Callable[[Link], str | None]:
     """A `rewrite_links` callback for the moved note itself: each of its links that meant a
     note when written at `old_path` (resolved with `before`) but would not mean it from
     `new_path` (with `after`) gets that note's name as seen from there: for a markdown link
     `markdown_target` (`[a](../people/Alice.md)` moved from work/ to team/x/ ->
     `../../people/Alice.md`), the shortest unique name for a wiki-link. Links that still mean
-    the same note stay as written, so a rename within a folder changes no byte of the note."""
+    the same note stay as written, so a rename within a folder changes no byte of the note.
+    With `reach`, a wiki-link naming no note that reached an attachment's file from
+    `old_path` and would not from `new_path` is rewritten to reach it (`file_target`)."""
 
     def rewrite(link: Link) -> str | None:
         if link.kind == "markdown":
@@ -90,7 +122,10 @@ def follow(before: Resolver, after: Resolver, old_path: str,
         if not link.target:
             return None
         meant = before.resolve_wiki(link.target, old_path)
-        if meant is None or after.resolve_wiki(link.target, new_path) == meant:
+        if meant is None:
+            return None if reach is None else file_target(link.target, old_path, new_path,
+                                                          reach)
+        if after.resolve_wiki(link.target, new_path) == meant:
             return None
         return after.link_text(meant)
 
@@ -116,20 +151,22 @@ def relink_plan(
     after: Resolver,
     old_path: str,
     new_path: str,
+    reach: Reach | None = None,
 ) -> list[tuple[str, str, str]]:
     """The rewrites a move of note `note_id` from `old_path` to `new_path` needs, computed
     before anything changes: the links to it in each referrer (by id, resolved with `before`,
     the names as they were) as Obsidian does, then the moved note's own links that must follow
-    it (`follow`). `referrers` are the other notes (a note's link to itself is the moved
-    note's own: `follow`). `read(path)` gives a note's text by its path after the move
-    (`new_path`: the moved note). Returns (path after the move, text now, new text) of each
-    note whose text changes, in `referrers` order, the moved note last; other bytes are kept
-    (rewrite_links)."""
+    it (`follow`; with `reach`, its attachment links too). `referrers` are the other notes
+    (a note's link to itself is the moved note's own: `follow`). `read(path)` gives a
+    note's text by its path after the move (`new_path`: the moved note). Returns (path after
+    the move, text now, new text) of each note whose text changes, in `referrers` order, the
+    moved note last; other bytes are kept (rewrite_links)."""
     texts: dict[str, tuple[str, str]] = {}  # path -> (text now, text after the rewrites)
     rewrites = [(after.id_path[src],
                  retarget(before, after, after.id_path[src], note_id, after.link_text(note_id)))
                 for src in referrers]
-    for path, rewrite in [*rewrites, (new_path, follow(before, after, old_path, new_path))]:
+    own = follow(before, after, old_path, new_path, reach)
+    for path, rewrite in [*rewrites, (new_path, own)]:
         if path not in texts:
             text = read(path)
             texts[path] = (text, text)
@@ -137,3 +174,68 @@ def relink_plan(
         texts[path] = (now, rewrite_links(planned, rewrite))
     order = [p for p in texts if p != new_path] + [new_path]  # the moved note last
     return [(p, *texts[p]) for p in order if texts[p][0] != texts[p][1]]
+
+
+def names_meaning(before: Resolver, note_id: int, src: str) -> tuple[str, ...]:
+    """The path keys by which a bare link target written in note `src` meant note `note_id`
+    under `before` (rules 1 and 2: its vault path, and each shorter trailing part of it that
+    resolved to it from there), in order. A move's plan records them for each file it
+    rewrites, so a process without a resolver (the recovery of a killed move) still tells a
+    link to the moved note that an editor wrote since the plan (`relinked`)."""
+    parts = strip_md(before.id_path[note_id]).split("/")
+    tails = ["/".join(parts[i:]) for i in range(len(parts))]
+    return tuple(path_key(t) for t in tails if before.resolve_name(t, src) == note_id)
+
+
+def _targets(text: str) -> list[tuple[str, str]]:
+    found: list[tuple[str, str]] = []
+    rewrite_links(text, lambda link: found.append((link.kind, link.target)))
+    return found
+
+
+def relinked(text: str, planned: tuple[str, str], src: str, here: str, old: str, new: str,
+             wiki: str, names: Collection[str]) -> str | None:
+    """`text` (a file a move planned to rewrite from `planned[0]` to `planned[1]`, changed
+    since by somebody else: at `src` when planned, at `here` now) with each link that meant
+    the moved note (`old` -> `new`) when the plan was made rewritten, as Obsidian rewrites
+    every link to a moved note: a link written as one the plan rewrote in that file gets the
+    same new target (the same text in the same note meant the same note: the moved note's own
+    links that `follow` it too); else a link whose target meant it (`./x`, `../x` by path
+    from `src`'s folder, `/x` by vault path, a bare target by `names`, `names_meaning`) gets
+    `wiki` (a wiki-link, as `retarget`), or for a markdown link as written: `wiki` (a bare
+    name), the vault path (a bare path, or `/x`), the path relative to `here` (`./x`).
+    Other bytes are kept (rewrite_links). None when a wiki-link that meant it cannot name it
+    now (`wiki` holds `#`, `|`, `[` or `]`)."""
+    before, after = _targets(planned[0]), _targets(planned[1])
+    seen = ({b: a[1] for b, a in zip(before, after, strict=True) if a != b}
+            if len(before) == len(after) else {})
+    old_key, keys = path_key(old), frozenset(names)
+    folder = posixpath.dirname(src)
+    unwritable: list[Link] = []
+
+    def meant(bare: str) -> str | None:  # the new target of one that meant the moved note
+        if bare.startswith(("./", "../")):
+            rel = posixpath.normpath(posixpath.join(folder, bare))
+            if rel.startswith("..") or path_key(rel) != old_key:
+                return None
+            rel = strip_md(posixpath.relpath(new, posixpath.dirname(here) or "."))
+            return rel if rel.startswith("../") else "./" + rel
+        if bare.startswith("/"):
+            return "/" + strip_md(new) if path_key(bare.lstrip("/")) == old_key else None
+        if not bare or path_key(bare) not in keys:
+            return None
+        return wiki if "/" not in bare else strip_md(new)
+
+    def rewrite(link: Link) -> str | None:
+        if (same := seen.get((link.kind, link.target))) is not None:
+            return same
+        target = meant(link.target.strip())
+        if link.kind == "markdown" or target is None:
+            return target
+        if any(c in wiki for c in "[]|#"):  # a wiki-link, rewritten as the plan does
+            unwritable.append(link)
+            return None
+        return wiki
+
+    done = rewrite_links(text, rewrite)
+    return None if unwritable else done

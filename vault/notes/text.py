@@ -1,9 +1,13 @@
 """Word tokens for every lexical signal (BM25, conjunctive code, extractive answers).
 
 `tokenize` is the one tokenizer of rmh: NFKC-normalised, case-folded, Unicode `\\w+` runs,
-with underscores treated as separators. It is deterministic and locale-free. `stems` maps
-tokens to their English Snowball stems; BM25 indexes and queries stems (signals/bm25.py), the
-other lexical signals read the tokens themselves.
+with underscores treated as separators. It is deterministic and locale-free. Scripts written
+without spaces between words (Han, kana, Hangul; Thai, Lao, Khmer, Myanmar) give overlapping
+character bigrams instead of one token per run, as Lucene's CJKAnalyzer and Elasticsearch's
+`cjk_bigram` do: "機械学習" is `機械 械学 学習`, so "学習" finds it; a lone character is its own
+token. Text holding none of those scripts is tokenised exactly as before (the fast path).
+`stems` maps tokens to their English Snowball stems; BM25 indexes and queries stems
+(signals/bm25.py), the other lexical signals read the tokens themselves.
 """
 
 from __future__ import annotations
@@ -16,6 +20,33 @@ from collections.abc import Iterable
 from typing import Any
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+# The blocks of the scripts written without spaces between words: Thai and Lao, Myanmar,
+# Hangul Jamo, Khmer, CJK radicals, CJK symbols to Hangul compatibility Jamo and the kana
+# extensions, CJK Unified Ideographs (extension A and the base block), Hangul syllables and
+# Jamo extensions, CJK compatibility ideographs, the kana supplements, and ideographs of the
+# supplementary planes. Only letters, digits and the marks below ever reach the test.
+_SPACELESS_RANGES = ((0x0E00, 0x0EFF), (0x1000, 0x109F), (0x1100, 0x11FF), (0x1780, 0x17FF),
+                     (0x2E80, 0x2FDF), (0x3000, 0x31FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF),
+                     (0xA960, 0xA97F), (0xAC00, 0xD7FF), (0xF900, 0xFAFF), (0x1B000, 0x1B16F),
+                     (0x20000, 0x3134F))
+# The lead bytes of UTF-8 sequences of three or four bytes: a text without one holds no
+# character from U+0800 up, so none of those scripts (the common case of accented Latin).
+_HIGH_UTF8 = re.compile(rb"[\xe0-\xf4]")
+
+
+@functools.cache
+def _spaceless() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """(a run of those scripts, a run of a word: letters, digits and those scripts' marks),
+    compiled on first use: the blocks' class takes sre ~5 ms to compile, which a process that
+    never meets such text should not pay at import. The marks (Thai vowel and tone signs, a
+    Khmer coeng...) are not `\\w`; inside a run they belong to the word. Only the first six
+    blocks hold marks (2,000 code points read, not the 10^5 ideographs)."""
+    spaceless = "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in _SPACELESS_RANGES)
+    marks = "".join(chr(c) for a, b in _SPACELESS_RANGES[:6] for c in range(a, b + 1)
+                    if unicodedata.category(chr(c)) in ("Mn", "Mc"))
+    return re.compile(f"[{spaceless}]+"), re.compile(f"(?:[^\\W_]|[{re.escape(marks)}])+")
+
 
 # A small fixed English stop-word list (function words only). Content terms are what remains.
 STOPWORDS: frozenset[str] = frozenset(
@@ -34,8 +65,26 @@ STOPWORDS: frozenset[str] = frozenset(
 
 
 def tokenize(text: str) -> list[str]:
-    """Lowercase word tokens of `text` (NFKC, casefold, Unicode letters and digits)."""
-    return _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
+    """Lowercase word tokens of `text` (NFKC, casefold, Unicode letters and digits); runs of
+    a script written without spaces as overlapping bigrams (module docstring)."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    if folded.isascii() or _HIGH_UTF8.search(folded.encode("utf-8", "surrogatepass")) is None:
+        return _WORD.findall(folded)
+    spaceless, runs = _spaceless()
+    if spaceless.search(folded) is None:
+        return _WORD.findall(folded)
+    out: list[str] = []
+    for run in runs.findall(folded):
+        at = 0
+        for m in spaceless.finditer(run):
+            if m.start() > at:
+                out.append(run[at:m.start()])
+            seg = m.group()
+            out.extend([seg] if len(seg) == 1 else [seg[i:i + 2] for i in range(len(seg) - 1)])
+            at = m.end()
+        if at < len(run):
+            out.append(run[at:])
+    return out
 
 
 def content_terms(tokens: Iterable[str]) -> list[str]:

@@ -1,10 +1,11 @@
 """The lexical indexes (BM25, the conjunctive code) of a full build persisted beside the index,
 so a new process loads arrays instead of re-tokenising and re-hashing every note.
 
-A full build is a function of every note's title, aliases, `description` and body, in
+A full build is a function of every note's title, aliases, `description` and tags, and body, in
 position order. The store is valid for exactly one such corpus, named by
 
-    digest = BLAKE2b-256(DIGEST_VERSION, n, for each note: title, aliases, description, content)
+    digest = BLAKE2b-256(DIGEST_VERSION, n, for each note: title, aliases, description and
+                         tags, content)
 
 content being the note's content hash when the corpus has one (the file's bytes) and else its
 body. `.rmh/lexical-index.bin` holds the version, the digest and the arrays of both indexes (a
@@ -31,14 +32,16 @@ import numpy as np
 from ..storage import mapped_arrays
 from ..storage.corpus import Corpus
 from . import stamped
-from .signals.bm25 import Bm25Index
+from .signals.bm25 import Bm25Index, described
 from .signals.conjunctive import ConjunctiveIndex
 from .signals.postings import Postings
 from .signals.vocabulary import Vocabulary
 
 VERSION = 3  # of the file: 2 was an .npz; 3: a mapped file
-DIGEST_VERSION = 3  # of what a build derives from (2: BM25 over stems; 3: the
-# conjunctive units of a note's first MAX_NOTE_TERMS content terms, signals/unit_codes.py)
+DIGEST_VERSION = 5  # of what a build derives from (2: BM25 over stems; 3: the
+# conjunctive units of a note's first MAX_NOTE_TERMS content terms, signals/unit_codes.py;
+# 4: frontmatter tags beside the description, bm25.py `described`; 5: bigrams of scripts
+# written without spaces, notes/text.py `tokenize`; session 30)
 FILE = "lexical-index.bin"
 LEGACY = "lexical-index.npz"  # version 2's file: removed by the next save
 MAGIC = b"RMHLEXIX"
@@ -55,10 +58,8 @@ def _digest(corpus: Corpus) -> str:
     h = hashlib.blake2b(digest_size=32)
     h.update(f"rmh-lexical/{DIGEST_VERSION}/{len(corpus)}".encode())
     for i in range(len(corpus)):
-        desc = corpus.frontmatter[i].get("description", "")
         parts = (corpus.titles[i], "\x1f".join(corpus.aliases[i]),
-                 desc if isinstance(desc, str) else "", corpus.content_hashes[i]
-                 or corpus.bodies[i])
+                 described(corpus.frontmatter[i]), corpus.content_hashes[i] or corpus.bodies[i])
         h.update(("\x1e" + "\x1d".join(parts)).encode("utf-8", "surrogatepass"))
     return h.hexdigest()
 

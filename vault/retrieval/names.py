@@ -210,7 +210,7 @@ def _utf8(items: Sequence[str]) -> tuple[bytes, list[int]]:
     return bytes(buf), off
 
 
-VERSION = 1  # of the packed form `stored` keeps
+VERSION = 2  # of the packed form `stored` keeps (2: CJK/Thai names as bigrams, text.tokenize)
 
 
 def _names(corpus: Corpus, i: int) -> set[str]:

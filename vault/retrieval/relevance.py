@@ -9,8 +9,8 @@ weights, so it holds when fusion changes:
   dense signal (sentence encoders put unrelated texts near 0.0-0.3 and paraphrases above);
 - `coverage`: the share of the query's content terms, weighted by their inverse document
   frequency over the vault, that the best-covered of the top `TOP` hits contains in its
-  title, aliases or body, as BM25 reads them (covered.py: compared by stem, the words of a
-  date expression left out).
+  title, aliases, frontmatter tags or body, as BM25 reads them (covered.py: compared by
+  stem, the words of a date expression left out).
 
 P(relevant) = σ(b₀ + b₁·dense + b₂·coverage) (logistic calibration in the manner of Platt
 1999), or σ(b₀ + b₂·coverage) when the dense signal did not run; `relevant` is P ≥ the floor.
@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..notes.note import frontmatter_tags
 from ..storage.corpus import Corpus
 from .covered import coverage, query_terms
 
@@ -100,6 +101,7 @@ def judge_head(corpus: Corpus, query: str, dense: npt.NDArray[np.float64] | None
     terms = query_terms(query)
     best = float(np.max(dense, where=eligible, initial=0.0)) if dense is not None else None
     cover = coverage(terms, frequency(terms), len(corpus),
-                     ["\n".join([corpus.titles[i], *corpus.aliases[i], corpus.bodies[i]])
+                     ["\n".join([corpus.titles[i], *corpus.aliases[i],
+                                 *frontmatter_tags(corpus.frontmatter[i]), corpus.bodies[i]])
                       for i in head])
     return judge(best, cover)

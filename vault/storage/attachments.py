@@ -5,10 +5,12 @@ are not notes, resolved the way Obsidian resolves them. (A markdown link to such
 A link target is an attachment when its last path part has an extension other than `.md`:
 letters and digits, a letter among them (`diagram.png`, `plan.canvas`, `clip.3gp`, which
 Obsidian embeds as audio; not `Release 1.2`). It resolves to
-an existing file, compared case-insensitively, by: the exact vault path; the path relative to
-the linking note's folder; a path that ends with the target (`assets/x/diagram.png` for
-`x/diagram.png`); or the file name anywhere in the vault (Obsidian's "shortest path when
-possible" links name only the file). Doctor reports the ones that resolve to no file as
+an existing file by the rules a note link resolves by (notes/links.py, Obsidian's
+`getLinkpathDest`; names caseless, NFC and NFD alike, as a macOS-synced vault stores them):
+the exact vault path; else a path that ends with the target (`assets/x/diagram.png` for
+`x/diagram.png`, or the file name anywhere in the vault: Obsidian's "shortest path when
+possible" links name only the file), under the linking note's folder first, then the
+shorter path. Doctor reports the ones that resolve to no file as
 missing attachments, apart from dangling note links.
 """
 
@@ -17,6 +19,8 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Iterable, Sequence
+
+from ..notes.links import fold
 
 _EXT = re.compile(r"\.((?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{1,10})$")
 
@@ -34,21 +38,31 @@ def resolves(target: str, source: str, files: Iterable[str]) -> bool:
 
 
 def attachment_path(target: str, source: str, files: Iterable[str]) -> str | None:
-    """The file of `files` (vault paths, sorted) the attachment `target` linked from note
-    `source` names: the path as written, else relative to the note's folder, else the first
-    whose name and folders end as written (caseless, as `resolves` matches); None if none."""
-    want = target.split("#", 1)[0].strip().lstrip("/").casefold()
+    """The file of `files` (vault paths) the attachment `target` linked from note `source`
+    names, by the rules a note link resolves by (notes/links.py, Obsidian's
+    `getLinkpathDest`), names compared by `fold` (caseless, NFC and NFD alike): the file at
+    that vault path; else the files whose path ends with `/target`: those under the note's
+    folder (at any depth) first, then the shorter path, then code points. `./x`, `../x`: that
+    path relative to the note's folder only; `/x`: that vault path only. None if none."""
+    bare = target.split("#", 1)[0].strip()
+    folder = posixpath.dirname(source)
+    if bare.startswith(("./", "../")):
+        rel = posixpath.normpath(posixpath.join(folder, bare))
+        want, anywhere = ("" if rel.startswith("..") else fold(rel)), False
+    else:
+        want, anywhere = fold(bare.lstrip("/")), not bare.startswith("/")
     if not want:
         return None
-    relative = posixpath.normpath(posixpath.join(posixpath.dirname(source), want)).casefold()
-    suffix = None
+    under = fold(folder) + "/" if folder else ""
+    best: tuple[bool, int, str] | None = None
     for path in files:
-        low = path.casefold()
-        if low in (want, relative):
+        key = fold(path)
+        if key == want:
             return path
-        if suffix is None and low.endswith("/" + want):
-            suffix = path
-    return suffix
+        if anywhere and key.endswith("/" + want):
+            rank = (not key.startswith(under), len(path), path)
+            best = rank if best is None or rank < best else best
+    return None if best is None else best[2]
 
 
 def split_dangling(dangling: Sequence[tuple[str, str]], files: Sequence[str]

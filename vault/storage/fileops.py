@@ -8,8 +8,11 @@ seam, storage/store.py)."""
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import ctypes.util
 import errno
 import fcntl
+import functools
 import os
 import stat
 from collections.abc import Callable, Iterable, Iterator
@@ -212,3 +215,48 @@ def place_no_clobber(src: str, dst: str, rel: str, *, keep_src: bool = False,
     if not keep_src:
         os.unlink(src, dir_fd=src_dir_fd)
         done()
+
+
+_RENAME_EXCHANGE = 2  # renameat2's flag (Linux 3.15)
+_NO_EXCHANGE = (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV)
+
+
+@functools.cache
+def _renameat2() -> Callable[..., int] | None:
+    """libc's renameat2, None where there is none (not Linux, an old libc)."""
+    name = ctypes.util.find_library("c")
+    try:
+        fn: Callable[..., int] = ctypes.CDLL(name, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return None
+    return fn
+
+
+def swap_in(tmp: str, name: str, dir_fd: int, unchanged: Callable[[], bool] | None,
+            done: Callable[[], None] = _nothing) -> bool:
+    """Put file `tmp` at `name` (entries of the open folder `dir_fd`). With `unchanged`,
+    exchanged atomically (renameat2 RENAME_EXCHANGE): `tmp` then names exactly the file that
+    was at `name` at that instant, and `unchanged()` (reading `tmp`) judges it: False puts it
+    back (exchanged again) and returns False, so a change an editor wrote in place just before
+    the swap is never replaced unseen (a recheck of its identity then a rename left a window
+    between the two: NOTES-MOVE3 §5); `name` gone meanwhile is False too. Where the system
+    cannot exchange, and without `unchanged`, `os.replace`. The caller removes `tmp`."""
+    if unchanged is not None and (exchange := _renameat2()) is not None:
+        a, b = os.fsencode(tmp), os.fsencode(name)
+        if exchange(dir_fd, a, dir_fd, b, _RENAME_EXCHANGE) == 0:
+            done()
+            if unchanged():
+                return True
+            if exchange(dir_fd, a, dir_fd, b, _RENAME_EXCHANGE) != 0:
+                err = ctypes.get_errno()
+                raise OSError(err, os.strerror(err), name)
+            done()
+            return False
+        err = ctypes.get_errno()
+        if err == errno.ENOENT:
+            return False
+        if err not in _NO_EXCHANGE:
+            raise OSError(err, os.strerror(err), name)
+    os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    done()
+    return True

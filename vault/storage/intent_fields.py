@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+VERSION = 1  # of every intent file
+
 
 def text(value: object) -> str:
     """`value` when it is a string UTF-8 can encode (TypeError, or UnicodeEncodeError for a

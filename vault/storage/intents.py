@@ -15,8 +15,11 @@ the vault's write lock, before anything else) makes the same steps again:
   the lock); already made when it has the new text's hash; when it changed since (an editor
   saved it), made over their text where they did not change the same lines (a three-way
   merge, notes/merge3.py: a killed move's links no longer dangle because an editor saved the
-  referrer before the next process recovered it), else left as it is, and reported (their
-  bytes win);
+  referrer before the next process recovered it), then the links to the moved note they
+  wrote meanwhile rewritten too (one to the old name, written while the note was there, meant
+  the note that moved: notes/relinks.py `relinked`); a referrer's plan is its links alone,
+  so where both changed its lines their text is relinked all the same; the moved note's
+  lines changed both ways are left as they are, and reported (their bytes win);
 - when the rename cannot be made (the note is gone, `new` holds another file, or, recovering,
   `new` is on another file system than `old`: a mount point), it is rolled back instead:
   every rewrite already made is undone the same guarded way.
@@ -35,21 +38,26 @@ idempotent, so after a kill the next open leaves everything of the plan erased.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass
 from typing import Any
 
-from ..errors import EditConflict, NoteExists, NoteNotFound, NotText, PathRefused, VaultError
+from ..errors import EditConflict, NoteNotFound, PathRefused, VaultError
 from ..notes.hashing import content_hash
 from ..notes.merge3 import holds, merge3
+from ..notes.relinks import relinked
 from . import intent_fields as fields
 from .fileops import CROSS_DEVICE, create_temp, fsync_dir, open_regular
+from .intent_fields import VERSION
+from .intent_writes import Outcome, Write, WritesIntent, apply_writes, file_hash
 from .store import STATE_DIR, Store
 
 INTENTS_DIR = f"{STATE_DIR}/intents"
-_VERSION = 1
+LEFT_LOG = f"{STATE_DIR}/intents-left.json"  # recovered with files left, until doctor shows
+LEFT_KEPT = 50  # outcomes that log keeps, the latest
 
 
 def journal_stamp(root: str | os.PathLike[str]) -> tuple[int, int, int] | None:
@@ -71,6 +79,7 @@ class Rewrite:
     path: str
     text: str
     new_text: str
+    names: tuple[str, ...] = ()  # bare link targets that meant the moved note from here
 
     @property
     def old_hash(self) -> str:
@@ -90,58 +99,20 @@ class MoveIntent:
     new: str
     moved_hash: str
     rewrites: tuple[Rewrite, ...]
+    wiki: str = ""  # a link's target to the note after the move ("": an older plan's)
 
     def to_json(self) -> dict[str, Any]:
-        return {"version": _VERSION, "op": "move", **asdict(self)}
+        return {"version": VERSION, "op": "move", **asdict(self)}
 
     @classmethod
     def from_json(cls, doc: dict[str, Any]) -> MoveIntent:
-        if doc.get("version") != _VERSION or doc.get("op") != "move":
+        if doc.get("version") != VERSION or doc.get("op") != "move":
             raise ValueError(f"unknown intent: version {doc.get('version')}, op {doc.get('op')}")
         t = fields.text
         return cls(t(doc["old"]), t(doc["new"]), t(doc["moved_hash"]),
-                   tuple(Rewrite(t(r["path"]), t(r["text"]), t(r["new_text"]))
-                         for r in fields.objects(doc["rewrites"])))
-
-
-@dataclass
-class Outcome:
-    """What applying (or recovering) one intent did."""
-
-    intent: str
-    op: str
-    old: str
-    new: str
-    state: str = "rolled forward"  # or "rolled back", "unreadable", "failed: why"
-    written: list[str] = field(default_factory=list)  # paths changed, in plan order
-    left: list[str] = field(default_factory=list)  # changed since planned: left as they are
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class Write:
-    """One note of a `WritesIntent`: `path` from `old_hash` (None: absent) to `new_text`."""
-
-    path: str
-    old_hash: str | None
-    new_text: str
-
-
-@dataclass(frozen=True)
-class WritesIntent:
-    """Several writes made as one operation (module docstring)."""
-
-    writes: tuple[Write, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"version": _VERSION, "op": "writes", **asdict(self)}
-
-    @classmethod
-    def plan(cls, store: Store, notes: Sequence[tuple[str, str]]) -> WritesIntent:
-        """The intent of writing `notes` ((vault path, text)) over what the files hold now."""
-        return cls(tuple(Write(p, file_hash(store, p), text) for p, text in notes))
+                   tuple(Rewrite(t(r["path"]), t(r["text"]), t(r["new_text"]),
+                                 fields.texts(r.get("names", [])))
+                         for r in fields.objects(doc["rewrites"])), t(doc.get("wiki", "")))
 
 
 @dataclass(frozen=True)
@@ -156,7 +127,7 @@ class ForgetIntent:
     extra_files: tuple[str, ...]
 
     def to_json(self) -> dict[str, Any]:
-        return {"version": _VERSION, "op": "forget", "plan": self.plan,
+        return {"version": VERSION, "op": "forget", "plan": self.plan,
                 "extra_files": list(self.extra_files)}
 
 
@@ -169,49 +140,16 @@ def load_intent(doc: object) -> Intent:
     instead of failing every open of the vault half-way through its steps)."""
     if not isinstance(doc, dict):
         raise TypeError("an intent is a JSON object")
-    if doc.get("version") == _VERSION and doc.get("op") == "forget":
+    if doc.get("version") == VERSION and doc.get("op") == "forget":
         if not isinstance(doc["plan"], dict):
             raise TypeError("a forget intent's plan is an object")
         return ForgetIntent(dict(doc["plan"]), fields.texts(doc["extra_files"]))
-    if doc.get("version") == _VERSION and doc.get("op") == "writes":
+    if doc.get("version") == VERSION and doc.get("op") == "writes":
         t = fields.text
         return WritesIntent(tuple(
             Write(t(w["path"]), None if w["old_hash"] is None else t(w["old_hash"]),
                   t(w["new_text"])) for w in fields.objects(doc["writes"])))
     return MoveIntent.from_json(doc)
-
-
-def apply_writes(store: Store, intent: WritesIntent, name: str = "") -> Outcome:
-    """Make (or finish) a `WritesIntent`'s writes, each guarded by its old hash; idempotent."""
-    out = Outcome(name, "writes", "", "")
-    with store.lock.held():
-        for w in intent.writes:
-            now = file_hash(store, w.path)
-            if now == content_hash(w.new_text):
-                continue
-            if now != w.old_hash:
-                out.left.append(w.path)
-                continue
-            try:
-                store.write_text(w.path, w.new_text, create_only=w.old_hash is None,
-                                 expected_hash=w.old_hash)
-            except (EditConflict, NoteExists, NoteNotFound):
-                out.left.append(w.path)
-                continue
-            out.written.append(w.path)
-    return out
-
-
-def file_hash(store: Store, path: str) -> str | None:
-    """sha256 hex of the file's bytes now; None when it is missing or not a note file."""
-    return _hash_of(store, path)
-
-
-def _hash_of(store: Store, path: str) -> str | None:
-    try:
-        return content_hash(store.read_bytes(path))
-    except (NoteNotFound, NotText):
-        return None
 
 
 def _twins(store: Store, a: str, b: str) -> bool:
@@ -225,7 +163,7 @@ def _twins(store: Store, a: str, b: str) -> bool:
 
 def _rename_state(store: Store, intent: MoveIntent) -> str:
     """"todo", "done" or "impossible" for the plan's rename (module docstring)."""
-    old_hash, new_hash = _hash_of(store, intent.old), _hash_of(store, intent.new)
+    old_hash, new_hash = file_hash(store, intent.old), file_hash(store, intent.new)
     if old_hash is not None and new_hash is not None and _twins(store, intent.old, intent.new):
         return "todo"
     if new_hash is None:
@@ -242,11 +180,11 @@ def _swap(store: Store, path: str, expected: str, text: str) -> bool:
     return True
 
 
-def _merged(store: Store, rw: Rewrite, now: str | None) -> str:
-    """Make the planned rewrite of a file somebody changed since it was planned over their
-    text, where they did not change the same lines (notes/merge3.py): "written", "made" (their
-    text holds it already: a recovery killed after this step), or "left" (they changed the
-    same lines, the file is gone or no longer text, or it changed again meanwhile)."""
+def _merged(store: Store, intent: MoveIntent, rw: Rewrite, now: str | None) -> str:
+    """Make the planned rewrite of a file changed since it was planned over its new text
+    (module docstring): "written", "made" (it holds it already: a recovery killed after this
+    step), or "left" (the moved note's own lines changed both ways, a wiki-link of theirs
+    cannot name it, the file is gone or no longer text, or it changed again meanwhile)."""
     if now is None:
         return "left"
     try:
@@ -256,8 +194,19 @@ def _merged(store: Store, rw: Rewrite, now: str | None) -> str:
     merged = merge3(rw.text, rw.new_text, text)
     if content_hash(text) != now:
         return "left"
-    if merged is None or merged == text:
-        return "made" if holds(rw.text, rw.new_text, text) else "left"
+    if merged is None and (holds(rw.text, rw.new_text, text)
+                           or (intent.wiki and rw.path != intent.new)):
+        merged = text
+    if merged is None:
+        return "left"
+    if intent.wiki:  # a plan recorded by an older rmh has no names: its merge alone
+        src = intent.old if rw.path == intent.new else rw.path
+        merged = relinked(merged, (rw.text, rw.new_text), src, rw.path, intent.old, intent.new,
+                          intent.wiki, rw.names)
+    if merged is None:  # a wiki-link they wrote cannot name the note now: theirs, reported
+        return "left"
+    if merged == text:
+        return "made"
     return "written" if _swap(store, rw.path, now, merged) else "left"
 
 
@@ -280,7 +229,7 @@ def apply_move(store: Store, intent: MoveIntent, name: str = "",
                 if after_rename is not None:
                     after_rename()
         for rw in intent.rewrites:
-            now = _hash_of(store, rw.path)
+            now = file_hash(store, rw.path)
             if state == "impossible":  # undo what was made, the same guarded way
                 if now == rw.new_hash and _swap(store, rw.path, rw.new_hash, rw.text):
                     out.written.append(rw.path)
@@ -290,7 +239,7 @@ def apply_move(store: Store, intent: MoveIntent, name: str = "",
                 else:
                     out.left.append(rw.path)
             elif now != rw.new_hash:
-                if (merge := _merged(store, rw, now)) == "written":
+                if (merge := _merged(store, intent, rw, now)) == "written":
                     out.written.append(rw.path)
                 elif merge == "left":
                     out.left.append(rw.path)
@@ -375,7 +324,44 @@ class Journal:
                     continue
                 outcomes.append(outcome)
                 self.finish(name)
+            if left := [o.to_json() for o in outcomes if o.left]:
+                self._keep_left(left)
         return outcomes
+
+    def _keep_left(self, outcomes: list[dict[str, Any]]) -> None:
+        """Add outcomes that left files to LEFT_LOG (the latest LEFT_KEPT), for `report`: a
+        recovery made by any command (`rmh read`, an `rmh serve` taking the lock) is shown
+        by the next doctor, not only by a doctor that made it itself."""
+        log = os.path.join(self.store.root, LEFT_LOG)
+        tmp = os.path.join(self.folder, ".left.json.tmp")  # a leftover: removed as an intent's
+        with create_temp(tmp) as fh:
+            doc = [*self._left(), *outcomes][-LEFT_KEPT:]
+            fh.write(json.dumps(doc, ensure_ascii=False).encode("utf-8"))
+            fh.flush()
+            os.fsync(fh.fileno())
+        self.store.count_op()
+        os.replace(tmp, log)
+        self.store.count_op()
+
+    def _left(self) -> list[dict[str, Any]]:
+        try:
+            with open_regular(os.path.join(self.store.root, LEFT_LOG)) as fh:
+                doc = json.loads(fh.read())
+        except (OSError, ValueError, RecursionError):
+            return []
+        return [o for o in doc if isinstance(o, dict)] if isinstance(doc, list) else []
+
+    def report(self) -> dict[str, list[Any]]:
+        """Doctor's `intents`: the intent files pending, and the intents recovered, by this
+        process's open (`store.recovered`) and, where they left files, by earlier commands
+        since the last report (LEFT_LOG, emptied here: each shown once)."""
+        if self.store.read_only:
+            return {"pending": self.pending(), "recovered": list(self.store.recovered)}
+        with self.store.lock.held():
+            earlier = [o for o in self._left() if o not in self.store.recovered]
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(os.path.join(self.store.root, LEFT_LOG))
+            return {"pending": self.pending(), "recovered": [*earlier, *self.store.recovered]}
 
 
 def _intent_names(names: Iterable[str]) -> list[str]:
@@ -392,9 +378,3 @@ def finish_left(store: Store) -> None:
     for outcome in Journal(store).recover():
         if (entry := outcome.to_json()) not in store.recovered:
             store.recovered.append(entry)
-
-
-def written_paths(outcomes: Sequence[Outcome]) -> list[str]:
-    """Every path the outcomes touched (renames' both ends and rewrites), once, in order."""
-    paths = [p for o in outcomes for p in (o.old, o.new, *o.written) if p]
-    return list(dict.fromkeys(paths))

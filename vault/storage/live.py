@@ -296,7 +296,10 @@ class LiveIndex:
             return PathRefused(note, exc.reason)
         except OSError:
             pass
-        return NoteNotFound(note)
+        moved = [str(o["new"]) for o in self.store.recovered  # this open finished a killed move
+                 if o.get("op") == "move" and o.get("state") == "rolled forward"
+                 and o.get("old") in (raw, raw + ".md")]
+        return NoteNotFound(note, moved[-1] if moved else None)
 
     def links_of(self, note_id: int) -> list[tuple[LinkRow, int | None]]:
         """A note's links in text order, each with the id it resolves to (None: dangling).

@@ -5,8 +5,10 @@ SQLite into the corpus (and ~60 s at 10^6, extrapolated). `.rmh/note-columns.bin
 `build_snapshot` makes of those rows, one generation's worth: ids, paths, titles, aliases,
 bodies, frontmatter and content hashes as packed columns, the resolved edges (positions) and
 the link targets (name-key hash -> source id, with a stable hash: link_targets.py). A loaded
-store is memory-mapped: a column reads as the tuple it stands for and decodes an item when it
-is read (columns.py `Strings`, `Decoded`), so a search decodes only what it touches.
+store is memory-mapped (from this process's unnamed copy of the file: another program
+truncating or rewriting it is no SIGBUS and no changed bytes, private_copy.py): a column
+reads as the tuple it stands for and decodes an item when it is read (columns.py `Strings`,
+`Decoded`), so a search decodes only what it touches.
 
 The store is valid for exactly one state of the index, named by its *stamp*:
 
@@ -46,6 +48,7 @@ import numpy.typing as npt
 from ..notes.links import RULES
 from .columns import Decoded, Digests, Strings
 from .fileops import dead_temps, open_regular, replace_whole
+from .private_copy import open_private
 from .row_codec import decode_aliases, decode_frontmatter
 
 VERSION = 1
@@ -156,7 +159,7 @@ def load(folder: str | Path, key: str) -> Columns | None:
     """The columns saved for `key` in `folder`, memory-mapped; None when there is no store
     for it or it is damaged in any way this can see (module docstring)."""
     try:
-        with open_regular(Path(folder) / FILE) as fh:
+        with open_private(Path(folder) / FILE) as fh:  # SIGBUS-proof: private_copy.py
             mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
     except (OSError, ValueError):
         return None

@@ -24,6 +24,7 @@ from numpy.lib import format as npformat
 from numpy.lib.npyio import NpzFile
 
 from .fileops import open_regular
+from .private_copy import open_private
 
 T = TypeVar("T")
 
@@ -42,11 +43,13 @@ def read_npz(path: str | Path, use: Callable[[NpzFile], T]) -> T | None:
 def map_npy(path: str | Path) -> npt.NDArray[Any] | None:
     """The `.npy` at `path` memory-mapped read only, or None when it is absent, not a regular
     file or its header does not read (module docstring). The file is opened once
-    (`open_regular`: never a FIFO or a device) and mapped from that descriptor: `np.load`
+    (`open_regular`: never a FIFO or a device), copied to a file of this process's own
+    (private_copy.py: another program truncating the `.npy` is no SIGBUS) and the copy
+    mapped from its descriptor: `np.load`
     maps only a path, which it opens again, so a file swapped in between the check and its
     open (a FIFO: a wait for a writer forever; another file: its bytes) was what it read."""
     try:
-        with open_regular(path) as fh:
+        with open_private(path) as fh:  # SIGBUS-proof: private_copy.py
             version = npformat.read_magic(fh)
             if version == (1, 0):
                 shape, fortran, dtype = npformat.read_array_header_1_0(fh)

@@ -45,7 +45,7 @@ from ..errors import (
     QuotaExceeded,
 )
 from .anchored import folder, fsync_fds, open_dir, open_note, parts_of, remove_below, stat_note
-from .fileops import alive, lstat_at, place_no_clobber, refused_change
+from .fileops import alive, lstat_at, place_no_clobber, refused_change, swap_in
 from .folder_view import FileStat as FileStat  # re-exported: the store's types
 from .folder_view import FolderView, inside
 from .folder_view import Scan as Scan
@@ -232,8 +232,8 @@ class Store(FolderView):
         new one with NOTE_MODE less the umask (0644 under umask 022). With
         `create_only`, NoteExists when present (atomic: the temp is hard-linked into place).
         With `expected_hash` (sha256 hex of the bytes the caller read), a compare-and-swap:
-        EditConflict unless the file holds exactly those bytes, checked under the write lock
-        and again (its identity: inode, size, mtime) right before the rename.
+        EditConflict unless the file holds exactly those bytes, checked under the write lock,
+        by identity before the swap, and the file the swap replaced (fileops.swap_in).
         QuotaExceeded over MAX_NOTE_BYTES; NotText when `text` holds lone surrogates, or a NUL
         where `read_text` would call the file binary (the index would skip the note written).
         """
@@ -291,9 +291,9 @@ class Store(FolderView):
             if create_only:
                 place_no_clobber(tmp, name, rel, keep_src=True, done=self.count_op,
                                  src_dir_fd=dfd, dst_dir_fd=dfd)
-            else:
-                os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
-                self.count_op()
+            elif not swap_in(tmp, name, dfd, None if expected_hash is None else lambda: (
+                    self._current(rel, (dfd, tmp))[0] == expected_hash), done=self.count_op):
+                raise EditConflict(rel, expected_hash or "", self._current(rel, (dfd, name))[0])
             fsync_fds(dfd, done=self.count_op)
         finally:
             _inflight.discard(inflight)

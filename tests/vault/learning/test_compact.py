@@ -205,7 +205,8 @@ def test_a_schema_2_ledger_is_migrated_with_its_log_counted(tmp_path: Path) -> N
     led.close()
     conn = sqlite3.connect(tmp_path / LEDGER_FILE)
     conn.executescript("DROP TABLE base; DELETE FROM meta WHERE key='log_bytes'; "
-                       "ALTER TABLE qterm DROP COLUMN last; PRAGMA user_version = 2;")
+                       "ALTER TABLE qterm DROP COLUMN last; "
+                       "ALTER TABLE session DROP COLUMN end_seq; PRAGMA user_version = 2;")
     conn.close()
     led = Ledger.open(tmp_path / LEDGER_FILE, clock=Clock(), limits=NO_LIMITS)
     led.on_search(None, "auth", shown([3]))

@@ -130,7 +130,7 @@ def test_a_version_2_ledger_is_migrated_and_rebuilt_from_its_events(path: Path,
     conn.executescript("CREATE TABLE note2 AS SELECT id, q, q_updates, activation, as_of, "
                        "accesses, sessions, shown, seen, recalled, archived_at FROM note; "
                        "DROP TABLE note; DROP TABLE qterm; DROP TABLE base; "
-                       "ALTER TABLE note2 RENAME TO note; "
+                       "ALTER TABLE note2 RENAME TO note; ALTER TABLE session DROP COLUMN end_seq; "
                        "UPDATE note SET q = 0.123; PRAGMA user_version = 1; "
                        "UPDATE meta SET value = '{\"version\": 2}' WHERE key = 'stamp';")
     conn.close()

@@ -69,3 +69,23 @@ def test_alive_reads_only_rmh_s_own_lock_file_and_follows_no_link(tmp_path: Path
         os.close(holder)
         if other is not None:
             os.close(other)
+
+
+@pytest.mark.parametrize("pid", [1, 4_194_305, os.getpid()])
+def test_an_owner_in_another_pid_namespace_is_judged_by_its_lock_alone(tmp_path: Path,
+                                                                       pid: int) -> None:
+    """A server in its own pid namespace (a container sharing the vault, `unshare --pid`)
+    records its namespace's pid: here that pid is another process (1: init), none (past
+    pid_max) or a process that started at another time. Its session was judged dead while
+    its lock was held, and recovered under the live server (LROWS_liveness.py.txt)."""
+    owner = {"pid": pid, "pid_start": -1, "pid_ns": "pid:[1]", "lock": True}
+    server, here = SessionLocks(tmp_path / "sessions"), SessionLocks(tmp_path / "sessions")
+    assert server.hold("s1")
+    assert here.verdict("s1", owner) is True
+    server.release("s1")
+    assert here.verdict("s1", owner) is False  # its lock free: dead, whatever the pid says
+
+
+def test_an_owner_records_its_pid_namespace(tmp_path: Path) -> None:
+    owner = SessionLocks(tmp_path / "sessions").owner()
+    assert owner["pid_ns"] == os.readlink("/proc/self/ns/pid") and owner["pid"] == os.getpid()

@@ -1,13 +1,19 @@
-"""`stem`'s shortcut for tokens the stemmer leaves as they are, checked against the stemmer."""
+"""`stem`'s shortcut for tokens the stemmer leaves as they are, checked against the stemmer;
+`tokenize`'s bigrams of scripts written without spaces, and its unchanged Latin tokens."""
 
 from __future__ import annotations
 
 import itertools
 import random
+import re
+import unicodedata
 
+import pytest
 import snowballstemmer
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from vault.notes.text import stem, stems
+from vault.notes.text import stem, stems, tokenize
 
 ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
 # suffixes Porter2 removes or replaces, and its exceptional words
@@ -35,3 +41,48 @@ def test_stems_equal_the_stemmer_word_by_word() -> None:
     snowball = snowballstemmer.stemmer("english")
     words = "running runs ran easily generalization skies news 3d h2o ab abc y2k caresses".split()
     assert stems(words * 3) == [snowball.stemWord(w) for w in words * 3]
+
+
+# Every block holding a script written without spaces (notes/text.py `_SPACELESS_RANGES`).
+_SPACELESS = ((0x0E00, 0x0EFF), (0x1000, 0x109F), (0x1100, 0x11FF), (0x1780, 0x17FF),
+              (0x2E80, 0x2FDF), (0x3000, 0x31FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF),
+              (0xA960, 0xA97F), (0xAC00, 0xD7FF), (0xF900, 0xFAFF), (0x1B000, 0x1B16F),
+              (0x20000, 0x3134F))
+
+
+def _spaceless(c: str) -> bool:
+    return any(a <= ord(c) <= b for a, b in _SPACELESS)
+
+
+_OTHER = st.characters(exclude_categories=["Cs"]).filter(lambda c: not any(
+    _spaceless(x) for x in unicodedata.normalize("NFKC", c)))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(_OTHER, max_size=60) | st.text(st.sampled_from("aZ é_ß-9'İıǅﬁ\u00a0ö\u0301"),
+                                             max_size=40))
+def test_text_without_spaceless_scripts_is_tokenised_as_before(text: str) -> None:
+    """Latin (and every other spaced script) keeps the tokens of the `\\w+` tokenizer that
+    every benchmark number was measured with: the bigrams touch only the spaceless scripts."""
+    old = re.findall(r"[^\W_]+", unicodedata.normalize("NFKC", text).casefold())
+    assert tokenize(text) == old
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_part_of_a_spaceless_run_is_a_run_of_its_tokens(seed: int) -> None:
+    """Any two or more adjacent characters of a CJK/Thai run tokenise to a contiguous run of
+    the whole text's tokens (what lets "学習" find 機械学習); Latin words around it stay whole."""
+    rng = random.Random(seed)
+    pools = ["機械学習自然言語処理東京大学病院", "ひらがなカタカナテスト", "데이터베이스한국어문법",
+             "ภาษาไทยงายมาก"]
+    for _ in range(50):
+        pool = rng.choice(pools)
+        run = "".join(rng.choice(pool) for _ in range(rng.randint(2, 12)))
+        text = f"word{rng.randint(0, 9)} {run}。 Latin"
+        toks = tokenize(text)
+        assert toks[0].startswith("word") and toks[-1] == "latin"
+        i = rng.randint(0, len(run) - 2)
+        part = run[i:rng.randint(i + 2, len(run))]
+        sub = tokenize(part)
+        assert any(toks[k:k + len(sub)] == sub for k in range(len(toks))), (run, part)
+    assert tokenize("学") == ["学"]

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import math
+import random
+from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rank_bm25 import BM25Okapi
 
+from vault import Vault
 from vault.retrieval.signals.bm25 import K1, B, Bm25Index, field_tokens
 
 
@@ -90,3 +94,33 @@ def test_every_inflection_finds_the_others_and_counts_as_one_term() -> None:
     assert idx.frequency(["developing", "cell", "lung"]) == [1, 1, 0]
     plain = Bm25Index.from_documents([["cells", "developed"], ["heart"]])
     assert plain.score_tokens(["develops"]).tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_frontmatter_tag_is_found_by_search(tmp_path: Path, seed: int) -> None:
+    """A note tagged in its frontmatter (`tags:` list, string, `Tag:`, nested `a/b`, `#x`) is
+    found by the tag's word, as an inline `#tag` is and as Obsidian's search finds it (its
+    help, "Search": words match anywhere in a note; `tag:` reads frontmatter tags); after an
+    edit of the tag, by the new word and not the old; and by a new process (the persisted
+    lexical store)."""
+    rng = random.Random(seed)
+    root = tmp_path / "v"
+    root.mkdir()
+    words = rng.sample(["zeppelin", "quasar", "obsidian", "marmot", "tundra", "glyph"], 4)
+    forms = ["tags: [{w}]", "tags: {w}", "Tag: other {w}", "tags:\n  - area/{w}",
+             "TAGS: '#{w}'"]
+    for i, w in enumerate(words):
+        fm = rng.choice(forms).format(w=w)
+        (root / f"T{i}.md").write_text(f"---\n{fm}\n---\nPlain words.\n", encoding="utf-8")
+    for i in range(12):
+        (root / f"o{i}.md").write_text(f"Other plain words {i}.\n", encoding="utf-8")
+    with Vault.init(root) as v:
+        for i, w in enumerate(words):
+            assert [h.note for h in v.search(w, k=1, learn=False).hits] == [f"T{i}.md"]
+        (root / "T0.md").write_text("---\ntags: [renamedtag]\n---\nPlain words.\n",
+                                    encoding="utf-8")
+        v.sync()
+        assert [h.note for h in v.search("renamedtag", k=1, learn=False).hits] == ["T0.md"]
+        assert v.search(words[0], k=1, learn=False).hits == ()
+    with Vault.open(root) as v:
+        assert [h.note for h in v.search(words[1], k=1, learn=False).hits] == ["T1.md"]

@@ -110,3 +110,25 @@ def test_an_intent_that_cannot_be_finished_stays_pending_and_the_vault_opens(
         report = v.doctor()["intents"]
         assert report["pending"] == Journal(store).pending()
         assert report["recovered"][0]["state"].startswith("failed")
+
+
+def test_files_a_recovery_left_are_reported_by_the_next_doctor_whoever_recovered(
+        tmp_path: Path) -> None:
+    """A killed move recovered by a command that reports nothing (here a plain open, as
+    `rmh read` makes) while a referrer is mid-save, renamed away vim-style: the referrer is
+    left. The editor then puts it back with its old link, which dangles. The next doctor
+    lists that recovery and its left file (was: `recovered` empty, only the dangling link,
+    NOTES-MOVE3), once: a second doctor no longer does."""
+    store, intent = setup(tmp_path)
+    Journal(store).record(intent)
+    os.rename(store.root / "r2.md", store.root / "r2.md~")
+    with Vault.open(store.root) as v:
+        assert v.read("r1").text == NEW_REF
+    os.rename(store.root / "r2.md~", store.root / "r2.md")
+    with Vault.open(store.root) as v:
+        report = v.doctor()
+        (outcome,) = report["intents"]["recovered"]
+        assert outcome["left"] == ["r2.md"] and outcome["written"] == ["r1.md"]
+        assert [d["note"] for d in report["dangling_links"]] == ["r2.md"]
+        assert v.doctor()["intents"]["recovered"] == []
+    assert not [p for p in (store.root / ".rmh").rglob("*") if p.name.endswith(".tmp")]

@@ -17,7 +17,7 @@ from typing import BinaryIO
 import numpy as np
 import pytest
 
-from vault.storage import saved_arrays
+from vault.storage import private_copy, saved_arrays
 from vault.storage.fileops import open_regular
 from vault.storage.saved_arrays import map_npy, read_npz
 
@@ -68,9 +68,10 @@ def test_absent_files_read_as_none(tmp_path: Path) -> None:
 
 def _swap_after_check(monkeypatch: pytest.MonkeyPatch, path: Path,
                       put: Callable[[Path], None]) -> list[bool]:
-    """Make `saved_arrays.open_regular` replace the file at `path` (`put(path)` makes the
-    replacement) right after it checked and opened it: the moment a reader that opens the
-    path again reads whatever is there now. The list holds True once swapped."""
+    """Make `open_regular` (as `saved_arrays` and `private_copy`, map_npy's opener, call it)
+    replace the file at `path` (`put(path)` makes the replacement) right after it checked
+    and opened it: the moment a reader that opens the path again reads whatever is there
+    now. The list holds True once swapped."""
     real = open_regular
     swapped: list[bool] = []
 
@@ -83,6 +84,7 @@ def _swap_after_check(monkeypatch: pytest.MonkeyPatch, path: Path,
         return fh
 
     monkeypatch.setattr(saved_arrays, "open_regular", open_then_swap)
+    monkeypatch.setattr(private_copy, "open_regular", open_then_swap)
     return swapped
 
 

@@ -1,4 +1,5 @@
-"""BM25 keyword signal over title (x3), aliases and description (x2) and body (x1).
+"""BM25 keyword signal over title (x3), aliases, description and frontmatter tags (x2) and
+body (x1, inline `#tags` among its words).
 
 Variant: Okapi BM25 (Robertson & Zaragoza 2009, "The Probabilistic Relevance Framework") with
 the non-negative idf used by Lucene:
@@ -11,7 +12,9 @@ with k1 = 1.2, b = 0.75, over English Snowball stems (text.stems) of the tokens:
 built with `stem` (every corpus build) stems the documents it is given and every query, so
 "develops" finds "developed" (on SciFact train, BM25 nDCG@10 0.668 -> 0.704; NOTES-F.md).
 Fields are combined by term-frequency weighting: the document is the
-title's tokens three times, the aliases' (and frontmatter `description`) twice and the body once,
+title's tokens three times, the aliases' (and frontmatter `description` and `tags`: a note
+tagged `zeppelin` in its frontmatter is found by "zeppelin", as Obsidian's search finds it)
+twice and the body once,
 so f and |d| count weighted occurrences. This equals `rank_bm25.BM25Okapi` over that repeated
 token list with its idf replaced by the formula above (checked to 1e-6 in the tests). Query
 terms count with multiplicity, as BM25Okapi does.
@@ -31,11 +34,13 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from ...cancel import checked
+from ...notes.note import frontmatter_tags
 from ...notes.text import stems, tokenize
 from ...shift import Shift
 from ...storage.corpus import Corpus
@@ -59,11 +64,19 @@ def field_tokens(title: str, aliases: Sequence[str], description: str, body: str
     return tokenize(title) * TITLE_WEIGHT + side * ALIAS_WEIGHT + tokenize(body) * BODY_WEIGHT
 
 
+def described(frontmatter: Mapping[str, Any]) -> str:
+    """What a note's frontmatter adds to its aliases' field: its `description` (a string)
+    and its tags (note.py `frontmatter_tags`), space-joined."""
+    desc = frontmatter.get("description", "")
+    text = desc if isinstance(desc, str) else ""
+    tags = frontmatter_tags(frontmatter) if frontmatter else []
+    return " ".join([text, *tags]) if tags else text
+
+
 def note_document(corpus: Corpus, i: int) -> list[str]:
     """The weighted token list of the note at position `i`."""
-    desc = corpus.frontmatter[i].get("description", "")
-    return field_tokens(corpus.titles[i], corpus.aliases[i],
-                        desc if isinstance(desc, str) else "", corpus.bodies[i])
+    return field_tokens(corpus.titles[i], corpus.aliases[i], described(corpus.frontmatter[i]),
+                        corpus.bodies[i])
 
 
 def corpus_documents(corpus: Corpus) -> Iterator[list[str]]:

@@ -32,6 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ...cancel import checked
+from ...notes.note import frontmatter_tags
 from ...notes.text import tokenize
 from ...shift import Shift
 from ...storage.corpus import Corpus
@@ -44,8 +45,11 @@ U32 = npt.NDArray[np.uint32]
 
 
 def note_text(corpus: Corpus, i: int) -> str:
-    """What the conjunctive channel reads of a note: title, aliases and body."""
-    return " ".join([corpus.titles[i], *corpus.aliases[i], corpus.bodies[i]])
+    """What the conjunctive channel reads of a note: title, aliases, frontmatter tags (as
+    BM25 reads them, bm25.py) and body."""
+    fm = corpus.frontmatter[i]
+    tags = frontmatter_tags(fm) if fm else []
+    return " ".join([corpus.titles[i], *corpus.aliases[i], *tags, corpus.bodies[i]])
 
 
 L_SCALE = float(1 << 32)  # fixed-point scale of l_u in S1

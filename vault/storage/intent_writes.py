@@ -1,0 +1,82 @@
+"""An ingest's journalled writes (`WritesIntent`, storage/intents.py's module docstring) and
+what applying an intent did (`Outcome`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..errors import EditConflict, NoteExists, NoteNotFound, NotText
+from ..notes.hashing import content_hash
+from .intent_fields import VERSION
+from .store import Store
+
+
+@dataclass
+class Outcome:
+    """What applying (or recovering) one intent did."""
+
+    intent: str
+    op: str
+    old: str
+    new: str
+    state: str = "rolled forward"  # or "rolled back", "unreadable", "failed: why"
+    written: list[str] = field(default_factory=list)  # paths changed, in plan order
+    left: list[str] = field(default_factory=list)  # changed since planned: left as they are
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Write:
+    """One note of a `WritesIntent`: `path` from `old_hash` (None: absent) to `new_text`."""
+
+    path: str
+    old_hash: str | None
+    new_text: str
+
+
+@dataclass(frozen=True)
+class WritesIntent:
+    """Several writes made as one operation (module docstring)."""
+
+    writes: tuple[Write, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"version": VERSION, "op": "writes", **asdict(self)}
+
+    @classmethod
+    def plan(cls, store: Store, notes: Sequence[tuple[str, str]]) -> WritesIntent:
+        """The intent of writing `notes` ((vault path, text)) over what the files hold now."""
+        return cls(tuple(Write(p, file_hash(store, p), text) for p, text in notes))
+
+
+def apply_writes(store: Store, intent: WritesIntent, name: str = "") -> Outcome:
+    """Make (or finish) a `WritesIntent`'s writes, each guarded by its old hash; idempotent."""
+    out = Outcome(name, "writes", "", "")
+    with store.lock.held():
+        for w in intent.writes:
+            now = file_hash(store, w.path)
+            if now == content_hash(w.new_text):
+                continue
+            if now != w.old_hash:
+                out.left.append(w.path)
+                continue
+            try:
+                store.write_text(w.path, w.new_text, create_only=w.old_hash is None,
+                                 expected_hash=w.old_hash)
+            except (EditConflict, NoteExists, NoteNotFound):
+                out.left.append(w.path)
+                continue
+            out.written.append(w.path)
+    return out
+
+
+def file_hash(store: Store, path: str) -> str | None:
+    """sha256 hex of the file's bytes now; None when it is missing or not a note file."""
+    try:
+        return content_hash(store.read_bytes(path))
+    except (NoteNotFound, NotText):
+        return None
