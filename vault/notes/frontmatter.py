@@ -25,6 +25,7 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ..errors import NoteFormatError
+from .remembered import Remembered
 from .yaml_core import core_int, core_resolvers, portable_resolvers
 
 MAX_DEPTH = 64
@@ -229,29 +230,8 @@ def _reloads(text: str, data: Any) -> bool:
         return False
 
 
-# Entries dumped before, by key and exact value (`canonical`: 1, 1.0 and true differ): an
-# ingest renders the same `tier: L0`, speaker and session lines thousands of times, and each
-# dump is a YAML emit and a load (most of a note's rendering). Bounded: emptied when full.
-_DUMPED: dict[tuple[str, str], str] = {}
-DUMPED_MAX = 8192
-
-
+@Remembered  # each distinct entry dumped once (remembered.py)
 def _dump_entry(key: str, value: Any) -> str:
-    if type(value) is int and value:  # plain digits whatever the key: the key's dump with 0
-        zero = _dump_entry(key, 0)
-        if zero.endswith(" 0\n"):
-            return f"{zero[:-2]}{value}\n"
-    memo = (key, canonical(value))
-    text = _DUMPED.get(memo)
-    if text is None:
-        text = _dump_fresh(key, value)
-        if len(_DUMPED) >= DUMPED_MAX:
-            _DUMPED.clear()
-        _DUMPED[memo] = text
-    return text
-
-
-def _dump_fresh(key: str, value: Any) -> str:
     for style in (None, '"'):
         text: str = yaml.dump(
             {key: value},

@@ -62,7 +62,7 @@ _VALUES = st.recursive(
 @given(st.text(min_size=1, max_size=12), _VALUES)
 def test_a_remembered_dump_is_the_bytes_of_a_fresh_one(key: str, value: object) -> None:
     try:
-        fresh = frontmatter._dump_fresh(key, frontmatter.plain(value))
+        fresh = frontmatter._dump_entry.fresh(key, frontmatter.plain(value))
     except Exception as exc:
         with pytest.raises(type(exc)):
             frontmatter.dump({key: value})
@@ -70,4 +70,4 @@ def test_a_remembered_dump_is_the_bytes_of_a_fresh_one(key: str, value: object) 
     assert frontmatter.dump({key: value}) == fresh
     assert frontmatter.dump({key: value}) == fresh  # the second from memory
     if isinstance(value, int) and not isinstance(value, bool):
-        assert frontmatter.dump({key: -value}) == frontmatter._dump_fresh(key, -value)
+        assert frontmatter.dump({key: -value}) == frontmatter._dump_entry.fresh(key, -value)
