@@ -1,5 +1,5 @@
 """A path link among many notes of one file name (session 30 CHATPERF): a chat ingest gives
-every day's turn at 08:00 the name `chat 08:00`, and every turn links its neighbours by path.
+every day's turn at 08:00 the name `chat 08-00`, and every turn links its neighbours by path.
 Resolving such a link looks the path up, not every note of that name: its CPU cost does not
 grow with them (main: 1.6 ms a link among 2,000, 25 us among 20)."""
 
@@ -12,7 +12,7 @@ from vault.notes.links import Resolver
 
 def _cpu_per_link(days: int) -> float:
     paths = {i + 1: f"conversations/chat/{2000 + i // 336}-{i // 28 % 12 + 1:02d}-"
-                    f"{i % 28 + 1:02d}/chat 08:00.md" for i in range(days)}
+                    f"{i % 28 + 1:02d}/chat 08-00.md" for i in range(days)}
     resolver = Resolver.build(paths, {})
     links = [(p[:-3], i) for i, p in paths.items()]
     best = float("inf")
