@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
+from functools import partial
 
 from .errors import (
     EditConflict,
@@ -115,6 +116,46 @@ class VaultWrites(VaultParts):
         warning = self._learn(lambda: self.usage.on_write(session, new_id, note_id is None,
                                                           linked, graph))
         return replace(record, warning=warning) if warning else record
+
+    @contextmanager
+    def indexed_together(self) -> Iterator[Callable[[str, str, str | None, bool], None]]:
+        """A writer of many notes (an ingest's): each call (`note`, `content`, `expected_hash`,
+        `overwrite`) writes one as `write` does, refused alike, but the notes are indexed and
+        their learning events recorded when the block ends, in one sync (one transaction, each
+        folder's digest once), not one per note. Whatever the block raises, the notes written
+        are indexed before it propagates; a kill midway leaves them to the next sync (their
+        stat differs from the index's), as a full disk does (landing.py)."""
+        written: list[tuple[str, bool]] = []
+
+        def put(note: str, content: str, expected_hash: str | None, overwrite: bool) -> None:
+            self.live.fresh()
+            note_id = self._write_target(note)
+            path = (self.path_of(note_id) if note_id is not None
+                    else self._new_path(note, create=True))
+            check_write(self.store, path, exists=note_id is not None, overwrite=overwrite,
+                        expected_hash=expected_hash)
+            self.store.write_text(path, content, create_only=note_id is None and not overwrite,
+                                  expected_hash=expected_hash)
+            written.append((path, note_id is None))
+
+        try:
+            yield put
+        finally:
+            if written:
+                self._indexed([p for p, _ in written], [c for _, c in written])
+
+    def _indexed(self, paths: Sequence[str], created: Sequence[bool]) -> None:
+        """Index the notes just written at `paths` and record their learning events."""
+        if tolerate_full(lambda: self.live.sync_paths(paths), "written, not yet indexed",
+                         "index.sqlite"):
+            return
+        graph = self._snapshot().corpus.graph
+        for path, new in zip(paths, created, strict=True):
+            new_id = self.index.note_id(path)
+            if new_id is None:  # written but not indexable
+                continue
+            linked = sorted({dst for _, dst in self.live.links_of(new_id) if dst is not None})
+            self._learn(partial(self.usage.on_write, None, new_id, new, linked, graph))
 
     def _write_target(self, note: str) -> int | None:
         """The note a write replaces: a name ending in `.md` is a file path, that file only

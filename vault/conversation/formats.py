@@ -39,7 +39,8 @@ EXPECTED = ("rmh reads: the simple format ({\"format\": \"rmh-conversation/1\", 
             "[...]}), LoCoMo, LongMemEval, an OpenAI chat `messages` list (or a JSONL of chats "
             "or of messages), a ChatGPT or Claude.ai export (conversations.json), a Claude Code "
             "or Codex CLI session JSONL, a WhatsApp chat export (.txt), a plain \"Name: text\" "
-            "transcript, a Slack export (its folder, or a channel's day file)")
+            "transcript, a Slack export (its folder, or a channel's day file), a "
+            "DiscordChatExporter JSON export of a channel")
 
 
 @dataclass(frozen=True)

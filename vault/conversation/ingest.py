@@ -173,10 +173,12 @@ def _build(conv: Conversation, use_nlp: bool = True) -> tuple[list[tuple[str, st
         prev = events[i - 1] if i > 0 else None
         nxt = events[i + 1] if i + 1 < len(events) else None
         out.append(_turn_note(ev, prev, nxt, ent_paths))
+    by_session: dict[str, list[Event]] = {}  # one pass (a scan per session: n sessions x n)
+    for ev in events:
+        by_session.setdefault(ev.session, []).append(ev)
     for s in conv.sessions:
-        evs = [e for e in events if e.session == s.session_id]
-        if evs:
-            out.append(_session_note(s.session_id, evs))
+        if s.session_id in by_session:
+            out.append(_session_note(s.session_id, by_session[s.session_id]))
     records = build_facts(events, use_nlp=use_nlp)
     aa = inc.adamic_adar()
     for row, (key, kind) in enumerate(zip(inc.keys, inc.kinds, strict=True)):
@@ -354,12 +356,12 @@ def _write(vault: Vault, notes: Sequence[tuple[str, str]], changed: Sequence[tup
             for path, _, v in plan:  # first: after a kill the journal's replay writes over
                 if v == "trash":  # the file, so its copy must exist before the journal does
                     done.copy(vault, path, stored[path])
-            with vault.journalled(writes):  # a kill midway: the next open finishes them
+            # a kill midway: the next open finishes them; indexed together when all are written
+            with vault.journalled(writes), vault.indexed_together() as put:
                 for path, text, v in plan:
                     if v == "keep":
                         continue
-                    vault.write(path, text, expected_hash=stored.get(path),
-                                overwrite=path in stored)
+                    put(path, text, stored.get(path), path in stored)
                     done.written[path] = None
                     stored[path] = content_hash(text)  # a later conversation's note: ours
                     record.wrote(origin.get(path, path), mark(origin.get(path, path), text))

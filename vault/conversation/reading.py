@@ -2,7 +2,8 @@
 
 The readers: `formats` (simple, LoCoMo, LongMemEval), `transcripts` (Claude Code, Codex CLI,
 OpenAI chat), `exports` (ChatGPT, Claude.ai), the text chats (`whatsapp`, `plain_chat`) and
-a Slack channel's day file (`slack`; a whole export folder: `slack.load_slack_export`).
+a Slack channel's day file (`slack`; a whole export folder: `slack.load_slack_export`) and a
+DiscordChatExporter JSON export of a channel (`discord`).
 Auto-detection tries JSON first, then the JSONL shapes, then the text shapes (a WhatsApp
 header on the first line; then a plain transcript), and names every shape read when none fits.
 """
@@ -14,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import ConversationFormatError
+from .discord import is_discord, parse_discord
 from .exports import EXPORT_FORMATS, export_kind, parse_export
 from .formats import EXPECTED, FORMATS, Conversation, decode_json, load, text_only
 from .plain_chat import is_plain_chat, parse_plain
@@ -30,7 +32,7 @@ from .transcripts import (
 )
 from .whatsapp import DATE_ORDERS, is_whatsapp, parse_whatsapp
 
-TEXT_FORMATS: tuple[str, ...] = ("whatsapp", "text", "slack")
+TEXT_FORMATS: tuple[str, ...] = ("whatsapp", "text", "slack", "discord")
 ALL_FORMATS: tuple[str, ...] = FORMATS + TRANSCRIPT_FORMATS + EXPORT_FORMATS + TEXT_FORMATS
 __all__ = ["ALL_FORMATS", "DATE_ORDERS", "Loaded", "load_report"]
 
@@ -62,6 +64,8 @@ def _load_report(text: str, fmt: str, default_id: str, date_order: str | None) -
         return _one(*parse_plain(text, default_id))
     if fmt == "slack":
         return _one(*parse_slack(_json(text), default_id))
+    if fmt == "discord":
+        return _one(*parse_discord(_json(text), default_id))
     if fmt in EXPORT_FORMATS:
         return Loaded(*parse_export(_json(text), fmt, default_id))
     if fmt == "auto":
@@ -86,6 +90,8 @@ def _load_report(text: str, fmt: str, default_id: str, date_order: str | None) -
             return Loaded(*parse_export(obj, export, default_id))
         if is_slack(obj):
             return _one(*parse_slack(obj, default_id))
+        if is_discord(obj):
+            return _one(*parse_discord(obj, default_id))
         if isinstance(obj, Mapping) and "sessions" not in obj:
             kind = detect_jsonl(text)  # a one-line JSONL file is also valid JSON
             if kind is not None:

@@ -26,9 +26,14 @@ showing neither unless the caller says (`date_order` "dmy" or "mdy"; `rmh ingest
 turned to 24 hours. Times are as the phone showed them (its local time, naive).
 
 Not turns: WhatsApp's own lines (a header without "Name: ", such as Android's "Messages and
-calls are end-to-end encrypted..." or "Alice added Bob"; an iOS text starting with U+200E),
-media placeholders ("<Media omitted>", "image omitted"), deleted messages ("This message was
-deleted") and "null" (a view-once message); the "<This message was edited>" note is cut.
+calls are end-to-end encrypted..." or "Alice added Bob"; an iOS text starting with U+200E;
+in any language), media placeholders ("<Media omitted>", "image omitted"), deleted messages
+("This message was deleted") and "null" (a view-once message); the "<This message was
+edited>" note is cut. In a language other than English, a system line whose subject holds
+": " is told by the quotation mark WhatsApp opens before it and that closes after the colon
+(an odd number of quotation marks before the first ": ", an even number in the whole line,
+in every line of that "name"), and a media placeholder by being the message's
+whole text in `<...>` (no ":", "/" or "@" inside: no link, address or time).
 A line that is no header belongs to the message above it. A header whose date or time is no
 real one (31/02, 25:10) is a problem (`Loaded.problems`), its message skipped whole.
 """
@@ -36,6 +41,7 @@ real one (31/02, 25:10) is a problem (`Loaded.problems`), its message skipped wh
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -59,6 +65,13 @@ _NOT_SAID = re.compile(
 _EDITED = re.compile(r"\s*<this message was edited>\s*$", re.I)
 _SYSTEM = re.compile(r"end-to-end encrypted|changed the subject|changed the group"
                      r"|created group|security code (?:with|changed)", re.I)
+# The quotation marks WhatsApp puts round a subject or group name in a system line, in any
+# language ("x", “x”, „x“, « x », 「x」); a sender's name holds them in pairs, if at all.
+_QUOTES = frozenset('"\u201c\u201d\u201e\u201f\u00ab\u00bb\u2039\u203a\u300c\u300d'
+                    '\u300e\u300f\uff02')
+# Android's placeholder for a message it left out, in any language: the whole text one
+# `<...>` ("<Media omitted>", "<Medien ausgeschlossen>", "<Multimedia omitido>")
+_PLACEHOLDER = re.compile(r"^<[^<>\n:/@]+>$")
 _Parts = tuple[int, int, int, int, int, int | None, str | None]
 
 
@@ -108,9 +121,11 @@ def parse_whatsapp(text: str, default_id: str, date_order: str | None = None
             speaker, first = said
             clock = f"{when:%H:%M:%S}" if m["s"] else f"{when:%H:%M}"
             messages.append(Message(n, when, clock, speaker, [first, *more]))
+    messages = _without_quoted(messages, bool(found[0][1]["br"]))
     for msg in messages:
         msg.text[-1] = _EDITED.sub("", msg.text[-1])
-        if _NOT_SAID.match(unmarked("\n".join(msg.text))):
+        whole = unmarked("\n".join(msg.text))
+        if _NOT_SAID.match(whole) or _PLACEHOLDER.match(whole):
             msg.text = []
     return conversation(default_id, messages), tuple(problems)
 
@@ -177,3 +192,22 @@ def _said(rest: str, ios: bool) -> tuple[str, str] | None:
     if not ios and _SYSTEM.search(speaker):
         return None  # 'Ann changed the subject to "a: b"': the colon is in the subject
     return speaker.lstrip("~" + MARKS + " \u00a0\u202f"), text
+
+
+def _without_quoted(messages: list[Message], ios: bool) -> list[Message]:
+    """`messages` without Android system lines of any language whose subject holds ": "
+    (module docstring): the "speaker" opens a quotation that the line's text closes, in every
+    message said by that name (a sender whose name holds an unpaired quotation mark is one
+    whose lines do not all close it)."""
+    if ios:
+        return messages
+
+    def quotes(text: str) -> int:
+        return sum(c in _QUOTES for c in text)
+
+    def closed(m: Message) -> bool:
+        return quotes(m.speaker) % 2 == 1 and quotes(m.text[0]) % 2 == 1
+
+    sends = Counter(m.speaker for m in messages)
+    closes = Counter(m.speaker for m in messages if closed(m))
+    return [m for m in messages if not closes[m.speaker] == sends[m.speaker] > 0]

@@ -25,6 +25,7 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ..errors import NoteFormatError
+from .remembered import Remembered
 from .yaml_core import core_int, core_resolvers, portable_resolvers
 
 MAX_DEPTH = 64
@@ -229,6 +230,7 @@ def _reloads(text: str, data: Any) -> bool:
         return False
 
 
+@Remembered  # each distinct entry dumped once (remembered.py)
 def _dump_entry(key: str, value: Any) -> str:
     for style in (None, '"'):
         text: str = yaml.dump(

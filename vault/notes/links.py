@@ -312,6 +312,9 @@ class Resolver:
             return None if rel.startswith("..") else self._key_id(path_key(rel), rel)
         written = bare.lstrip("/")
         key = path_key(written)
+        at = self._key_position(key, written) if key else None
+        if at is not None:  # the note at that vault path (rule 1), looked up by its key: not
+            return self.ids[at]  # a scan of every note of its name (a day's `chat 08-00`)
         named = self._named(_last(key))
         if bare.startswith("/"):  # from the vault root: that path and no other
             at = self._exact(key, named, written) if key else None

@@ -5,13 +5,14 @@ read or refused with ConversationFormatError, nothing else."""
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from vault import load_transcript
-from vault.conversation.chat_lines import MARKS
+from vault.conversation.chat_lines import MARKS, unmarked
 from vault.conversation.whatsapp import is_whatsapp
 from vault.errors import ConversationFormatError
 
@@ -45,6 +46,19 @@ def _expected_text(lines: list[str]) -> str:
     return "\n".join(lines).strip()
 
 
+# session 30: the ambiguities of telling WhatsApp's own lines in any language (whatsapp.py's
+# docstring): a whole text in <...> is a media placeholder; an Android "name" that opens a
+# quotation each of its lines closes is a subject change ('Ann a modifié le sujet en « a: b »')
+_PLACEHOLDER = re.compile(r"<[^<>\n:/@]+>")
+_QUOTES = '"\u201c\u201d\u201e\u201f\u00ab\u00bb\u2039\u203a\u300c\u300d\u300e\u300f\uff02'
+
+
+def _subject_change(ios: bool, name: str, first_lines: list[str]) -> bool:
+    def quotes(text: str) -> int:
+        return sum(c in _QUOTES for c in text)
+    return not ios and quotes(name) % 2 == 1 and all(quotes(f) % 2 for f in first_lines)
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(MESSAGES, st.booleans(), st.sampled_from(["dmy", "mdy"]), st.booleans(),
        st.sampled_from(["\n", "\r\n", "\r", "mixed"]), st.booleans())
@@ -53,11 +67,17 @@ def test_a_generated_whatsapp_export_reads_back_what_was_written(
         newline: str, bom: bool) -> None:
     rows: list[str] = []
     want = []
-    for name, text, when in messages:
-        text = [line for line in text if not is_whatsapp(line)]
+    kept = [(name, [line for line in text if not is_whatsapp(line)], when)
+            for name, text, when in messages]
+    firsts: dict[str, list[str]] = {}
+    for name, text, _ in kept:
+        firsts.setdefault(name, []).append(text[0] if text else "")
+    for name, text, when in kept:
         rows.append(_header(when, ios, order, ampm) + f"{name}: " + "\n".join(text))
         body = _expected_text(text)
-        if body and body.lower() not in ("null", "<media omitted>"):
+        if body and body.lower() not in ("null", "<media omitted>") and not (
+                _PLACEHOLDER.fullmatch(unmarked(body))
+                or _subject_change(ios, name, firsts[name])):
             want.append((name, body, when))
     joined = "\n".join(rows) + "\n"
     if newline == "mixed":
