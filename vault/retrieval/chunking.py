@@ -170,8 +170,8 @@ def turn_speaker(body: str) -> str:
     pasted exchange); else "". For a note whose frontmatter names no `speaker`."""
     text = body.lstrip()
     m = _LABEL.match(text)
-    if m is None or len(_LINE_LABEL.findall(text)) > 1:
-        return ""
+    if m is None or next(islice(_LINE_LABEL.finditer(text), 1, None), None) is not None:
+        return ""  # no label, or a second labelled line (the scan stops there)
     return m.group(1).strip()
 
 
