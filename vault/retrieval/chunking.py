@@ -21,8 +21,12 @@ vaults write them) that fit one window are also embedded sentence by sentence, e
 prefixed with its speaker ("Alice: ..."), and score by their best unit. Finer retrieval units
 raise dense recall (Chen et al. 2023, "Dense X Retrieval: What Retrieval Granularity Should We
 Use?"), but only with their context attached: on LoCoMo, bare sentences scored recall@10 0.300
-against 0.448 for whole turns, and speaker-prefixed sentences 0.571 (BENCHMARKS.md). Notes
-without a speaker keep one unit per window, so ordinary vaults pay nothing extra.
+against 0.448 for whole turns, and speaker-prefixed sentences 0.571 (BENCHMARKS.md). A turn
+whose frontmatter names no speaker but whose body starts with one ("user: ...", "Caroline:
+...", a BEIR corpus of chat turns, a pasted message) is read as that speaker's turn
+(`turn_speaker`): its aside ("By the way, I just canceled my Forbes subscription") gets a
+vector of its own (issue 33's lme_turns: dense nDCG@10 0.339 -> 0.552, NOTES-QUAL4.md).
+Other notes keep one unit per window, so ordinary vaults pay nothing extra.
 """
 
 from __future__ import annotations
@@ -44,6 +48,10 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 # the next "[": linear on any input ("[[" * n was quadratic with `[^\]|#]*`).
 _LINK = re.compile(r"!?\[\[([^\[\]\n|#]*)(?:#[^\[\]\n|]*)?(?:\|([^\[\]\n]*))?\]\]")
 _WORD = re.compile(r"[^\W\d_]{2,}")
+# A turn's speaker label: a word or name of up to 31 characters, a colon, a space ("user: ",
+# "Caroline: "); a digit cannot start it ("1. Step: ...") nor "/" follow its colon (URLs).
+_LABEL = re.compile(r"([^\W\d_][\w .'-]{0,30}?):[ \t]")
+_LINE_LABEL = re.compile(r"^[^\W\d_][\w .'-]{0,30}?:[ \t]", re.MULTILINE)
 
 
 def plain_links(text: str) -> str:
@@ -154,6 +162,17 @@ def _split_long(text: str, c: _Count) -> Iterator[str]:
         yield from c.exact(cur)
     elif not emitted:
         yield text
+
+
+def turn_speaker(body: str) -> str:
+    """The speaker a dialogue turn written as plain text names: the label its body starts
+    with ("user: I just canceled ..."), when no later line starts with one (one turn, not a
+    pasted exchange); else "". For a note whose frontmatter names no `speaker`."""
+    text = body.lstrip()
+    m = _LABEL.match(text)
+    if m is None or next(islice(_LINE_LABEL.finditer(text), 1, None), None) is not None:
+        return ""  # no label, or a second labelled line (the scan stops there)
+    return m.group(1).strip()
 
 
 def speaker_sentences(title: str, body: str, speaker: str) -> list[str]:

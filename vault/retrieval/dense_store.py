@@ -39,7 +39,7 @@ from ..storage.fileops import create_temp, drop_temps
 from ..storage.saved_arrays import map_npy, read_npz
 from . import stamped
 
-VERSION = 1
+VERSION = 2  # 2: a turn whose body starts with its speaker ("user: ...") has sentence units
 INDEX = "dense-index.npz"
 ROWS_PREFIX = "dense-rows-"
 KEY_BYTES = 16

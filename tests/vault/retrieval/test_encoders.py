@@ -7,8 +7,9 @@ from functools import cache
 
 import numpy as np
 import numpy.typing as npt
+import pytest
 
-from vault.retrieval.chunking import chunk_note, informative_title, plain_links
+from vault.retrieval.chunking import chunk_note, informative_title, plain_links, turn_speaker
 from vault.retrieval.encoders import MiniLmEncoder, encode_cached, mean_pool
 from vault.retrieval.signals.dense import DenseIndex, dense_scores
 from vault.storage.embeddings import MemoryEmbeddingCache
@@ -163,6 +164,30 @@ def test_dense_index_reads_the_speaker_from_frontmatter() -> None:
     q = "Ann: He drove to the stadium."
     whole = float(idx.matrix[0] @ encoder().encode([q])[0])
     assert dense_scores(idx, encoder(), q)[0] > whole + 0.05  # the sentence unit wins
+
+
+@pytest.mark.parametrize("name", ["user", "assistant", "Caroline", "Dr. Ann Lee", "O'Brien"])
+def test_a_body_that_starts_with_a_speaker_label_is_that_speakers_turn(name: str) -> None:
+    text = "I'm planning a trip. By the way, I canceled my magazine subscription."
+    assert turn_speaker(f"{name}: {text}") == name
+    assert turn_speaker(f"\n  {name}:\t{text}") == name
+    # two labelled lines are an exchange, not one turn; no label, a digit or a URL: none
+    assert turn_speaker(f"{name}: {text}\nBob: Which one?") == ""
+    assert turn_speaker(text) == ""
+    assert turn_speaker(f"1. {name}: {text}") == ""
+    assert turn_speaker(f"{name}://example.org {text}") == ""
+
+
+def test_dense_index_reads_the_speaker_from_the_body_when_frontmatter_names_none() -> None:
+    # a chat turn as a BEIR corpus or a pasted message holds it (issue 33's lme_turns): the
+    # aside gets a unit of its own, and a question about it finds the turn by that unit
+    text = "user: I'm planning a trip to Jordan to see Petra. By the way, I just canceled my " \
+           "Forbes magazine subscription."
+    idx = DenseIndex.build(make_corpus([("t00001", text)]), encoder(), MemoryEmbeddingCache())
+    assert idx.matrix.shape[0] == 3  # the whole turn and its two sentences
+    q = "How many magazine subscriptions do I have?"
+    whole = float(idx.matrix[0] @ encoder().encode([q])[0])
+    assert dense_scores(idx, encoder(), q)[0] > whole
 
 
 def test_progress_is_reported_before_the_first_slice_and_after_each() -> None:

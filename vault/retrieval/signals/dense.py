@@ -44,7 +44,7 @@ import numpy.typing as npt
 from ...storage.corpus import Corpus
 from ...storage.embeddings import EmbeddingCache
 from .. import dense_store, ivf_store
-from ..chunking import chunk_note
+from ..chunking import chunk_note, turn_speaker
 from ..encoders import Encoder, Progress, encode_cached
 from ..packed_texts import PackedTexts
 from .dense_update import Overlay, Rows, compacted_exact, compacted_ivf, starts_of
@@ -302,9 +302,10 @@ def note_chunks(title: str, body: str, frontmatter: Mapping[str, Any],
                 ) -> tuple[tuple[str, ...], bool]:
     """The chunks one note is embedded as, and whether they were cut at `max_units` (the
     one definition the index and erasure's embedding keys share)."""
-    speaker = frontmatter.get("speaker")
+    given = frontmatter.get("speaker")
+    speaker = given.strip() if isinstance(given, str) else ""
     chunks = chunk_note(title, body, count_tokens, max_tokens,
-                        speaker.strip() if isinstance(speaker, str) else "",
+                        speaker or turn_speaker(body),
                         max_units + 1 if max_units > 0 else 0)  # one more tells a cut note
     if 0 < max_units < len(chunks):
         return chunks[:max_units], True
