@@ -175,6 +175,66 @@ def test_a_link_to_the_old_name_an_editor_adds_before_recovery_is_rewritten_not_
     assert recoveries > 6
 
 
+UNLISTED = {"r/Other.md": "see [[Target]] and [md](../a/Target.md#Head).\n",
+            "Top.md": "and [[a/target|x]], [[Target#Head]].\n",  # no link to a/Target before
+            "deep/er/Near.md": "and [[Target]].\n"}  # deep/er/Target.md's, from its folder
+
+
+def test_a_link_to_the_old_name_an_editor_adds_to_a_note_the_plan_did_not_list_is_rewritten(
+        tmp_path: Path) -> None:
+    """Killed after each file operation; before the next process an editor saves two notes
+    that did not link to the moved note when the move was planned (so its plan does not list
+    them), each with links to its old name (and one with a link to another note of its name,
+    which stays as written). Whenever the next open recovers the move (the
+    move unacknowledged: those links meant the note that moved), they are rewritten by the
+    plan's rule, the files reported written, and no link dangles. Killed after the intent is
+    finished, the links are the user's own, written after the whole move: doctor lists them.
+    On main the recovery left them dangling and reported nothing."""
+    template = make_template(tmp_path / "template", 2)
+    (template / "deep" / "er").mkdir(parents=True)
+    for rel in [*UNLISTED, "deep/er/Target.md"]:
+        (template / rel).write_text("Nothing linked here.\n", encoding="utf-8")
+    assert rmh(template, "init", "--no-dense").returncode == 0
+    work = tmp_path / "work"
+    recoveries = 0
+    with ForkServer(CLI_PRELOAD, workdir=tmp_path / "forks", cwd=REPO) as server:
+        runner = cli_runner(server, REPO)
+        for n in range(1, 1000):
+            shutil.rmtree(work, ignore_errors=True)
+            shutil.copytree(template, work)
+            moved = rmh(work, "move", OLD, NEW, fault_after=n, runner=runner)
+            if moved.returncode != -9:
+                assert moved.returncode == 0, moved.stderr
+                break
+            for rel, line in UNLISTED.items():
+                path = work / rel
+                tmp = path.with_name(f".{path.name}.swp")
+                tmp.write_text(path.read_text(encoding="utf-8") + line, "utf-8")
+                tmp.replace(path)
+            doc = rmh(work, "doctor", "--json", runner=runner)
+            assert doc.returncode == 0, doc.stderr
+            vault = json.loads(doc.stdout)["vault"]
+            recovered, dangling = vault["intents"]["recovered"], vault["dangling_links"]
+            assert vault["intents"]["pending"] == [], n
+            now = texts(work)
+            if (work / OLD).exists():
+                assert dangling == [] and NEW not in now, n  # killed before the intent
+                continue
+            if not recovered:  # killed after the move was whole: the editor's own links
+                assert {d["note"] for d in dangling} == {"r/Other.md", "Top.md"}, n
+                continue
+            recoveries += 1
+            assert dangling == [], (n, recovered)
+            (outcome,) = recovered
+            assert {"r/Other.md", "Top.md"} <= set(outcome["written"]), n
+            assert "deep/er/Near.md" not in outcome["written"] and outcome["left"] == [], n
+            assert now["r/Other.md"].endswith(
+                b"see [[Target Moved]] and [md](../b/Target%20Moved.md#Head).\n"), n
+            assert now["Top.md"].endswith(b"and [[Target Moved|x]], [[Target Moved#Head]].\n"), n
+            assert now["deep/er/Near.md"].endswith(b"and [[Target]].\n"), n
+    assert recoveries > 4
+
+
 def test_a_command_on_the_old_name_of_a_move_its_open_finished_says_where_it_went(
         tmp_path: Path) -> None:
     """Killed after its intent, before its rename: the user still sees a/Target.md and moves

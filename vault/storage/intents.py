@@ -19,7 +19,9 @@ the vault's write lock, before anything else) makes the same steps again:
   wrote meanwhile rewritten too (one to the old name, written while the note was there, meant
   the note that moved: notes/relinks.py `relinked`); a referrer's plan is its links alone,
   so where both changed its lines their text is relinked all the same; the moved note's
-  lines changed both ways are left as they are, and reported (their bytes win);
+  lines changed both ways are left as they are, and reported (their bytes win); a note the
+  plan did not list, saved since with a link to the old name, is rewritten too
+  (intent_added.py);
 - when the rename cannot be made (the note is gone, `new` holds another file, or, recovering,
   `new` is on another file system than `old`: a mount point), it is rolled back instead:
   every rewrite already made is undone the same guarded way.
@@ -51,6 +53,7 @@ from ..notes.merge3 import holds, merge3
 from ..notes.relinks import relinked
 from . import intent_fields as fields
 from .fileops import CROSS_DEVICE, create_temp, fsync_dir, open_regular
+from .intent_added import relink_added
 from .intent_fields import VERSION
 from .intent_writes import Outcome, Write, WritesIntent, apply_writes, file_hash
 from .store import STATE_DIR, Store
@@ -211,10 +214,13 @@ def _merged(store: Store, intent: MoveIntent, rw: Rewrite, now: str | None) -> s
 
 
 def apply_move(store: Store, intent: MoveIntent, name: str = "",
-               after_rename: Callable[[], None] | None = None) -> Outcome:
+               after_rename: Callable[[], None] | None = None,
+               since_ns: int | None = None) -> Outcome:
     """Make (or finish) the plan's steps; idempotent. `after_rename` runs once the rename is
     made here (the facade re-indexes the moved note then, so it keeps its id); without it
-    (recovery) a rename refused as CROSS_DEVICE rolls the plan back."""
+    (recovery) a rename refused as CROSS_DEVICE rolls the plan back. With `since_ns` (the
+    recovery: the intent file's mtime), links to the old name written since in notes the
+    plan did not list are rewritten too (intent_added.py)."""
     out = Outcome(name, "move", intent.old, intent.new)
     with store.lock.held():
         state = _rename_state(store, intent)
@@ -245,6 +251,9 @@ def apply_move(store: Store, intent: MoveIntent, name: str = "",
                     out.left.append(rw.path)
         if state == "impossible":
             out.state = "rolled back"
+        elif since_ns is not None and intent.wiki:
+            relink_added(store, intent.old, intent.new, intent.wiki,
+                         frozenset(rw.path for rw in intent.rewrites), since_ns, out)
     return out
 
 
@@ -309,6 +318,7 @@ class Journal:
             for name in _intent_names(listed):
                 try:
                     intent = self.load(name)
+                    since = os.stat(os.path.join(self.folder, name)).st_mtime_ns
                 except (OSError, ValueError, KeyError, TypeError, RecursionError):
                     outcomes.append(Outcome(name, "?", "", "", state="unreadable"))
                     continue
@@ -317,7 +327,7 @@ class Journal:
                 try:
                     outcome = (apply_writes(self.store, intent, name)
                                if isinstance(intent, WritesIntent)
-                               else apply_move(self.store, intent, name))
+                               else apply_move(self.store, intent, name, since_ns=since))
                 except (VaultError, OSError) as exc:  # the vault still opens; doctor shows it
                     op = "writes" if isinstance(intent, WritesIntent) else "move"
                     outcomes.append(Outcome(name, op, "", "", state=f"failed: {exc}"))
