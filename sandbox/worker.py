@@ -30,10 +30,11 @@ import traceback
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from sandbox import worker_guard
+    from sandbox import worker_guard, worker_root
 else:
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import worker_guard
+    import worker_root
 
 _HEADER = struct.Struct(">I")
 _STRUCTURAL = (b",", b":", b"[", b"{")
@@ -236,7 +237,12 @@ def main(argv: list[str]) -> int:
     init = channel.recv()
     channel.max_frame = int(init.get("caps", {}).get("frame", 8 << 20))
     channel.max_values = int(init.get("caps", {}).get("values", 1 << 18))
-    guards = worker_guard.install(init["plan"], parent)
+    try:
+        guards = worker_guard.install(init["plan"], parent)
+    except (worker_guard.GuardError, worker_root.MountError, OSError) as exc:
+        # a guard the tier needs is refused: say why in one line (the host shows it), no code
+        os.write(2, f"sandbox guard refused: {exc}\n".encode("utf-8", "backslashreplace"))
+        return 1
     for fd, name in ((1, "stdout"), (2, "stderr")):
         stream = io.TextIOWrapper(io.FileIO(fd, "w", closefd=False), encoding="utf-8",
                                   errors="backslashreplace", write_through=True)

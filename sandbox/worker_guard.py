@@ -266,7 +266,10 @@ def install(plan: Mapping[str, Any], parent: int) -> list[str]:
         except worker_root.NoNamespace as exc:
             if root.get("whole_tree"):  # the seccomp tier: nothing else confines it
                 raise GuardError(f"{NO_MOUNT_NAMESPACE} ({exc})") from exc
-            raise
+            raise GuardError(f"the Landlock tier's private root needs a mount namespace of the "
+                             f"worker's own and the kernel refused one (root without "
+                             f"CAP_SYS_ADMIN, as in a container); use the bwrap tier ({exc})"
+                             ) from exc
         done.append("private-root")
     if plan.get("remount_ro"):
         worker_root.remount_read_only(list(plan["remount_ro"]))
