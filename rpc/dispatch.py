@@ -15,8 +15,9 @@ the frame apart from the methods it calls). Contract:
   form of it gets result null); MCP `notifications/cancelled {"requestId"}` cancels one that
   is then not answered, as MCP asks, unless it is an element of a batch: a batch's array
   answers each of its requests (JSON-RPC 2.0 section 6), so it holds -32800 for it. Sent with
-  an id, `notifications/cancelled` is a request for a method that exists only as a
-  notification: -32601, and nothing is cancelled (as the official MCP SDK does); after
+  an id, `notifications/cancelled` (like every `notifications/*` method) is a request for a
+  method that exists only as a notification: -32601, and nothing is cancelled or run (as the
+  official MCP SDK does); after
   `InFlight.close()` requests are answered -32091;
 - ordinary methods wait for a slot of `flight`; `control` methods (cheap: `ping`, `status`)
   and unknown methods never wait, so they are answered ahead of queued work;
@@ -66,6 +67,18 @@ MCP_CANCEL = "notifications/cancelled"
 # other answer (MCPRPC2, session 29; PROTO3, session 30). The official SDK answers it -32601.
 CANCEL_AS_REQUEST = {"method": MCP_CANCEL, "reason": (
     "a notification: send it without an id; nothing was cancelled")}
+# Every other MCP notification (`notifications/initialized`, `/progress`, `/roots/list_changed`,
+# ...) sent with an id is a request for a method that exists only as a notification, -32601
+# as the official SDK answers it (no request handler has its name); `notifications/initialized`
+# with an id was run and answered `result: null` (PROTO4, session 30).
+NOTIFICATION_PREFIX = "notifications/"
+
+
+def notification_as_request(method: str) -> dict[str, str]:
+    """-32601's data for a request named like an MCP notification."""
+    if method == MCP_CANCEL:
+        return CANCEL_AS_REQUEST
+    return {"method": method[:200], "reason": "a notification: send it without an id"}
 # The result a method answers, for the frame limit, when its own result is over it.
 Oversize = Callable[[int], Any]
 
@@ -127,8 +140,9 @@ class Dispatcher:
                 log.warning("a notification not run: %s", item.error.data)
             elif isinstance(item, Invalid):
                 results.add(i, failure(item.id, item.error))
-            elif item.method == MCP_CANCEL and not item.is_notification:
-                results.add(i, failure(item.id, spec_error(METHOD_NOT_FOUND, CANCEL_AS_REQUEST)))
+            elif item.method.startswith(NOTIFICATION_PREFIX) and not item.is_notification:
+                data = notification_as_request(item.method)
+                results.add(i, failure(item.id, spec_error(METHOD_NOT_FOUND, data)))
             elif item.method in CANCEL_METHODS:
                 _cancel(flight, item)
                 if not item.is_notification:
