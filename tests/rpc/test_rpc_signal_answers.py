@@ -97,12 +97,10 @@ def pipe_holds(fd: int) -> int:
     return int(struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0])
 
 
-@settings(max_examples=5, deadline=None, phases=[Phase.explicit, Phase.generate])
-@given(count=st.integers(6, 300), signum=st.sampled_from([signal.SIGTERM, signal.SIGHUP]))
-def test_requests_read_before_a_signal_are_answered(count: int, signum: int) -> None:
-    """PROTO3: requests past the back-pressure bound wait, read, in the server's buffers; a
-    stop signal dropped them unanswered (5,000 written, 1,024 answered). Now every request the
-    server had read when the signal came is answered (-32091)."""
+def _answers_after_a_signal(count: int, signum: int, grace_s: float, wait_s: float) -> None:
+    """`count` blocking requests written at once to an in-process server (4 pending at most:
+    the rest wait read in its buffers), then `signum`: every one answered -32091 within
+    `wait_s`, the server given `grace_s` (`write_grace_s`)."""
     fx = Fixture()
     got: list[Any] = []
 
@@ -113,7 +111,7 @@ def test_requests_read_before_a_signal_are_answered(count: int, signum: int) -> 
         in_r, in_w = os.pipe()
         out_r, out_w = os.pipe()
         server = StdioServer(Dispatcher(fx.methods()), on_shutdown=on_shutdown,
-                             max_pending_frames=4, write_grace_s=5.0)
+                             max_pending_frames=4, write_grace_s=grace_s)
 
         async def run() -> None:
             await server.run(in_r, out_w, handle_signals=True)
@@ -128,7 +126,7 @@ def test_requests_read_before_a_signal_are_answered(count: int, signum: int) -> 
                 while pipe_holds(in_r) or server._pending < 4:
                     await anyio.sleep(0.01)
             os.kill(os.getpid(), signum)
-            with anyio.fail_after(60), suppress(EOFError):
+            with anyio.fail_after(wait_s), suppress(EOFError):
                 while True:
                     got.append(await conn.recv())
         for fd in (in_r, in_w, out_r):
@@ -139,6 +137,15 @@ def test_requests_read_before_a_signal_are_answered(count: int, signum: int) -> 
     ids = sorted(a["id"] for a in got)
     assert ids == list(range(count)), (len(got), count)
     assert {a["error"]["code"] for a in got} == {-32091}
+
+
+@settings(max_examples=5, deadline=None, phases=[Phase.explicit, Phase.generate])
+@given(count=st.integers(6, 300), signum=st.sampled_from([signal.SIGTERM, signal.SIGHUP]))
+def test_requests_read_before_a_signal_are_answered(count: int, signum: int) -> None:
+    """PROTO3: requests past the back-pressure bound wait, read, in the server's buffers; a
+    stop signal dropped them unanswered (5,000 written, 1,024 answered). Now every request the
+    server had read when the signal came is answered (-32091)."""
+    _answers_after_a_signal(count, signum, grace_s=5.0, wait_s=60)
 
 
 @settings(max_examples=5, deadline=None, phases=[Phase.explicit, Phase.generate])
@@ -210,38 +217,4 @@ def test_answering_after_a_signal_lasts_while_the_client_reads(count: int, signu
     rest (5,000 at SIGTERM, load ~11: 3,985 answered in the 5 s). The grace now bounds a
     pause in the client's reading, not the answering: thousands of answers, a grace (0.5 s)
     far shorter than writing them all takes on main, every one answered."""
-    fx = Fixture()
-    got: list[Any] = []
-
-    async def on_shutdown() -> None:
-        pass
-
-    async def main() -> None:
-        in_r, in_w = os.pipe()
-        out_r, out_w = os.pipe()
-        server = StdioServer(Dispatcher(fx.methods()), on_shutdown=on_shutdown,
-                             max_pending_frames=4, write_grace_s=0.5)
-
-        async def run() -> None:
-            await server.run(in_r, out_w, handle_signals=True)
-            os.close(out_w)
-
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(run)
-            conn = Conn(in_w, out_r)
-            await conn.send_raw(b"".join(
-                b'{"jsonrpc":"2.0","method":"block","id":%d}\n' % i for i in range(count)))
-            with anyio.fail_after(10):  # the reader has taken every byte: all read
-                while pipe_holds(in_r) or server._pending < 4:
-                    await anyio.sleep(0.01)
-            os.kill(os.getpid(), signum)
-            with anyio.fail_after(120), suppress(EOFError):
-                while True:
-                    got.append(await conn.recv())
-        for fd in (in_r, in_w, out_r):
-            with suppress(OSError):
-                os.close(fd)
-
-    anyio.run(main)
-    ids = sorted(a["id"] for a in got)
-    assert ids == list(range(count)), (len(got), count)
+    _answers_after_a_signal(count, signum, grace_s=0.5, wait_s=120)
