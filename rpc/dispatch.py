@@ -288,7 +288,7 @@ def _cancel(flight: InFlight, request: Request) -> None:
     """Cancel the request the params name; params that name none cancel nothing (ADVRPC,
     session 27: a missing `id`/`requestId` was read as null, so `{}` cancelled a request in
     flight with id null)."""
-    mcp = request.method == "notifications/cancelled"
+    mcp = request.method == MCP_CANCEL
     key = "requestId" if mcp else "id"
     if isinstance(request.params, dict) and key in request.params:
         flight.cancel(request.params[key], answer=not mcp)

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from bench.crash_move import NEW, OLD, REPO, kill_at, make_template, reference, rmh, texts
+from bench.crash_move import NEW, OLD, REPO, Runner, kill_at, make_template, reference, rmh, texts
 from tests.forks import CLI_PRELOAD, ForkServer, cli_runner
 
 pytestmark = pytest.mark.slow
@@ -70,6 +71,29 @@ def test_a_referrer_rewritten_before_recovery_keeps_its_text_and_gets_its_link(
     assert not list((work / ".rmh" / "intents").glob("*.json"))
 
 
+def _killed_moves(tmp_path: Path, template: Path, work: Path) -> Iterator[tuple[int, Runner]]:
+    """For n = 1, 2, ...: `work` a fresh copy of `template`, `rmh move OLD NEW` in it killed
+    after its n-th file operation; yields n and the runner for the next commands, until a
+    move runs to its end (asserted to succeed)."""
+    with ForkServer(CLI_PRELOAD, workdir=tmp_path / "forks", cwd=REPO) as server:
+        runner = cli_runner(server, REPO)
+        for n in range(1, 1000):
+            shutil.rmtree(work, ignore_errors=True)
+            shutil.copytree(template, work)
+            moved = rmh(work, "move", OLD, NEW, fault_after=n, runner=runner)
+            if moved.returncode != -9:
+                assert moved.returncode == 0, moved.stderr
+                return
+            yield n, runner
+
+
+def _editor_saves(path: Path, text: str) -> None:
+    """As editors save: the whole text to a temporary beside the note, renamed over it."""
+    tmp = path.with_name(f".{path.name}.swp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+
+
 def test_a_move_killed_anywhere_then_its_referrers_saved_by_an_editor_leaves_no_link_dangling(
         tmp_path: Path) -> None:
     """Killed after each file operation; before the next process opens the vault an editor
@@ -82,37 +106,25 @@ def test_a_move_killed_anywhere_then_its_referrers_saved_by_an_editor_leaves_no_
     refs = sorted(p.relative_to(template).as_posix() for p in (template / "r").glob("*.md"))
     work = tmp_path / "work"
     moves = 0
-    with ForkServer(CLI_PRELOAD, workdir=tmp_path / "forks", cwd=REPO) as server:
-        runner = cli_runner(server, REPO)
-        for n in range(1, 1000):
-            shutil.rmtree(work, ignore_errors=True)
-            shutil.copytree(template, work)
-            moved = rmh(work, "move", OLD, NEW, fault_after=n, runner=runner)
-            if moved.returncode != -9:
-                assert moved.returncode == 0, moved.stderr
-                break
-            for i, rel in enumerate(refs):
-                path = work / rel
-                text = path.read_text(encoding="utf-8")
-                saved = (f"Editor's top line {i}.\n{text}" if i % 2 else
-                         f"{text}Editor's line {i} at {n}.\n")
-                tmp = path.with_name(f".{path.name}.swp")
-                tmp.write_text(saved, encoding="utf-8")
-                tmp.replace(path)
-            doc = rmh(work, "doctor", "--json", runner=runner)
-            assert doc.returncode == 0, doc.stderr
-            vault = json.loads(doc.stdout)["vault"]
-            assert vault["intents"]["pending"] == [], n
-            assert vault["dangling_links"] == [], (n, vault["intents"]["recovered"])
-            now = texts(work)
-            done = NEW in now
-            assert done != (OLD in now), n  # killed before the intent: nothing moved
-            moves += done
-            for i, rel in enumerate(refs):
-                assert (b"Editor's top line" if i % 2 else b"Editor's line") in now[rel], n
-                assert (b"[[Target Moved]]" in now[rel]) == done, n
-                assert (b"[[Target]]" in now[rel]) != done, n
-            assert all(o["left"] == [] for o in vault["intents"]["recovered"]), n
+    for n, runner in _killed_moves(tmp_path, template, work):
+        for i, rel in enumerate(refs):
+            text = (work / rel).read_text(encoding="utf-8")
+            _editor_saves(work / rel, f"Editor's top line {i}.\n{text}" if i % 2 else
+                          f"{text}Editor's line {i} at {n}.\n")
+        doc = rmh(work, "doctor", "--json", runner=runner)
+        assert doc.returncode == 0, doc.stderr
+        vault = json.loads(doc.stdout)["vault"]
+        assert vault["intents"]["pending"] == [], n
+        assert vault["dangling_links"] == [], (n, vault["intents"]["recovered"])
+        now = texts(work)
+        done = NEW in now
+        assert done != (OLD in now), n  # killed before the intent: nothing moved
+        moves += done
+        for i, rel in enumerate(refs):
+            assert (b"Editor's top line" if i % 2 else b"Editor's line") in now[rel], n
+            assert (b"[[Target Moved]]" in now[rel]) == done, n
+            assert (b"[[Target]]" in now[rel]) != done, n
+        assert all(o["left"] == [] for o in vault["intents"]["recovered"]), n
     assert moves > 6  # killed after the intent, the rename, every rewrite: all finished
 
 
@@ -135,43 +147,32 @@ def test_a_link_to_the_old_name_an_editor_adds_before_recovery_is_rewritten_not_
     refs = sorted(p.relative_to(template).as_posix() for p in (template / "r").glob("*.md"))
     work = tmp_path / "work"
     recoveries = 0
-    with ForkServer(CLI_PRELOAD, workdir=tmp_path / "forks", cwd=REPO) as server:
-        runner = cli_runner(server, REPO)
-        for n in range(1, 1000):
-            shutil.rmtree(work, ignore_errors=True)
-            shutil.copytree(template, work)
-            moved = rmh(work, "move", OLD, NEW, fault_after=n, runner=runner)
-            if moved.returncode != -9:
-                assert moved.returncode == 0, moved.stderr
-                break
-            for rel, line in zip(refs, ADDED, strict=True):
-                path = work / rel
-                text = path.read_text(encoding="utf-8")
-                tmp = path.with_name(f".{path.name}.swp")
-                tmp.write_text(text + (line or text.splitlines(keepends=True)[0]), "utf-8")
-                tmp.replace(path)
-            doc = rmh(work, "doctor", "--json", runner=runner)
-            assert doc.returncode == 0, doc.stderr
-            vault = json.loads(doc.stdout)["vault"]
-            recovered, dangling = vault["intents"]["recovered"], vault["dangling_links"]
-            assert vault["intents"]["pending"] == [], n
-            now = texts(work)
-            if (work / OLD).exists():
-                assert dangling == [] and NEW not in now, n  # killed before the intent
-                continue
-            if not recovered:  # killed after the move was whole: the editor's own links
-                assert {d["note"] for d in dangling} <= set(refs), n
-                continue
-            recoveries += 1
-            assert dangling == [], (n, recovered)
-            (outcome,) = recovered
-            assert outcome["left"] == [], n  # each written, or holding its rewrite already
-            for rel, line in zip(refs, ADDED, strict=True):
-                if line is not None:  # the editor's line, its link to the moved note's name
-                    assert line.replace("[[Target", "[[Target Moved").replace(
-                        "[[A/target", "[[Target Moved").replace(
-                        "../a/Target.md", "../b/Target%20Moved.md").encode() in now[rel], n
-                assert b"[[Target]]" not in now[rel], n
+    for n, runner in _killed_moves(tmp_path, template, work):
+        for rel, line in zip(refs, ADDED, strict=True):
+            text = (work / rel).read_text(encoding="utf-8")
+            _editor_saves(work / rel, text + (line or text.splitlines(keepends=True)[0]))
+        doc = rmh(work, "doctor", "--json", runner=runner)
+        assert doc.returncode == 0, doc.stderr
+        vault = json.loads(doc.stdout)["vault"]
+        recovered, dangling = vault["intents"]["recovered"], vault["dangling_links"]
+        assert vault["intents"]["pending"] == [], n
+        now = texts(work)
+        if (work / OLD).exists():
+            assert dangling == [] and NEW not in now, n  # killed before the intent
+            continue
+        if not recovered:  # killed after the move was whole: the editor's own links
+            assert {d["note"] for d in dangling} <= set(refs), n
+            continue
+        recoveries += 1
+        assert dangling == [], (n, recovered)
+        (outcome,) = recovered
+        assert outcome["left"] == [], n  # each written, or holding its rewrite already
+        for rel, line in zip(refs, ADDED, strict=True):
+            if line is not None:  # the editor's line, its link to the moved note's name
+                assert line.replace("[[Target", "[[Target Moved").replace(
+                    "[[A/target", "[[Target Moved").replace(
+                    "../a/Target.md", "../b/Target%20Moved.md").encode() in now[rel], n
+            assert b"[[Target]]" not in now[rel], n
     assert recoveries > 6
 
 
@@ -197,41 +198,30 @@ def test_a_link_to_the_old_name_an_editor_adds_to_a_note_the_plan_did_not_list_i
     assert rmh(template, "init", "--no-dense").returncode == 0
     work = tmp_path / "work"
     recoveries = 0
-    with ForkServer(CLI_PRELOAD, workdir=tmp_path / "forks", cwd=REPO) as server:
-        runner = cli_runner(server, REPO)
-        for n in range(1, 1000):
-            shutil.rmtree(work, ignore_errors=True)
-            shutil.copytree(template, work)
-            moved = rmh(work, "move", OLD, NEW, fault_after=n, runner=runner)
-            if moved.returncode != -9:
-                assert moved.returncode == 0, moved.stderr
-                break
-            for rel, line in UNLISTED.items():
-                path = work / rel
-                tmp = path.with_name(f".{path.name}.swp")
-                tmp.write_text(path.read_text(encoding="utf-8") + line, "utf-8")
-                tmp.replace(path)
-            doc = rmh(work, "doctor", "--json", runner=runner)
-            assert doc.returncode == 0, doc.stderr
-            vault = json.loads(doc.stdout)["vault"]
-            recovered, dangling = vault["intents"]["recovered"], vault["dangling_links"]
-            assert vault["intents"]["pending"] == [], n
-            now = texts(work)
-            if (work / OLD).exists():
-                assert dangling == [] and NEW not in now, n  # killed before the intent
-                continue
-            if not recovered:  # killed after the move was whole: the editor's own links
-                assert {d["note"] for d in dangling} == {"r/Other.md", "Top.md"}, n
-                continue
-            recoveries += 1
-            assert dangling == [], (n, recovered)
-            (outcome,) = recovered
-            assert {"r/Other.md", "Top.md"} <= set(outcome["written"]), n
-            assert "deep/er/Near.md" not in outcome["written"] and outcome["left"] == [], n
-            assert now["r/Other.md"].endswith(
-                b"see [[Target Moved]] and [md](../b/Target%20Moved.md#Head).\n"), n
-            assert now["Top.md"].endswith(b"and [[Target Moved|x]], [[Target Moved#Head]].\n"), n
-            assert now["deep/er/Near.md"].endswith(b"and [[Target]].\n"), n
+    for n, runner in _killed_moves(tmp_path, template, work):
+        for rel, line in UNLISTED.items():
+            _editor_saves(work / rel, (work / rel).read_text(encoding="utf-8") + line)
+        doc = rmh(work, "doctor", "--json", runner=runner)
+        assert doc.returncode == 0, doc.stderr
+        vault = json.loads(doc.stdout)["vault"]
+        recovered, dangling = vault["intents"]["recovered"], vault["dangling_links"]
+        assert vault["intents"]["pending"] == [], n
+        now = texts(work)
+        if (work / OLD).exists():
+            assert dangling == [] and NEW not in now, n  # killed before the intent
+            continue
+        if not recovered:  # killed after the move was whole: the editor's own links
+            assert {d["note"] for d in dangling} == {"r/Other.md", "Top.md"}, n
+            continue
+        recoveries += 1
+        assert dangling == [], (n, recovered)
+        (outcome,) = recovered
+        assert {"r/Other.md", "Top.md"} <= set(outcome["written"]), n
+        assert "deep/er/Near.md" not in outcome["written"] and outcome["left"] == [], n
+        assert now["r/Other.md"].endswith(
+            b"see [[Target Moved]] and [md](../b/Target%20Moved.md#Head).\n"), n
+        assert now["Top.md"].endswith(b"and [[Target Moved|x]], [[Target Moved#Head]].\n"), n
+        assert now["deep/er/Near.md"].endswith(b"and [[Target]].\n"), n
     assert recoveries > 4
 
 

@@ -20,13 +20,13 @@ Contracts:
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import NoteFormatError
 from .frontmatter import dump, find_block, lines_view, load, update
+from .links import fold
 from .markdown_scan import Link, LinkSite, bare_note_path, scan_body, scan_wiki
 
 __all__ = [
@@ -101,9 +101,7 @@ def _items(value: object, split: re.Pattern[str]) -> list[str]:
 def tag_key(tag: str) -> str:
     """A tag as tags compare (Obsidian: case-insensitive; one tag in either Unicode form): the
     caseless match of Unicode 15, section 3.13, as notes/links.py `fold` compares names."""
-    if tag.isascii():
-        return tag.casefold()
-    return unicodedata.normalize("NFC", unicodedata.normalize("NFD", tag).casefold())
+    return fold(tag)
 
 
 def _dedupe(items: list[str], fold: bool) -> tuple[str, ...]:
