@@ -25,7 +25,10 @@ against 0.448 for whole turns, and speaker-prefixed sentences 0.571 (BENCHMARKS.
 whose frontmatter names no speaker but whose body starts with one ("user: ...", "Caroline:
 ...", a BEIR corpus of chat turns, a pasted message) is read as that speaker's turn
 (`turn_speaker`): its aside ("By the way, I just canceled my Forbes subscription") gets a
-vector of its own (issue 33's lme_turns: dense nDCG@10 0.339 -> 0.552, NOTES-QUAL4.md).
+vector of its own (issue 33's lme_turns: dense nDCG@10 0.339 -> 0.552, NOTES-QUAL4.md). A
+first label that two later sentences answer with labels of their own ("Background: ...
+Methods: ... Results: ...", a structured abstract) heads a section and names no speaker
+(24 of SciFact's 5,183 abstracts, NOTES-QUAL5.md).
 Other notes keep one unit per window, so ordinary vaults pay nothing extra.
 """
 
@@ -52,6 +55,10 @@ _WORD = re.compile(r"[^\W\d_]{2,}")
 # "Caroline: "); a digit cannot start it ("1. Step: ...") nor "/" follow its colon (URLs).
 _LABEL = re.compile(r"([^\W\d_][\w .'-]{0,30}?):[ \t]")
 _LINE_LABEL = re.compile(r"^[^\W\d_][\w .'-]{0,30}?:[ \t]", re.MULTILINE)
+# The same label at the start of a later sentence of the same line ("... blood. Methods: We
+# ..."), group 1 its sentence's end mark; `_inline_labels` drops those after a list number
+# ("1. Hiking: ...") or an initial ("by J.K. Rowling: ...").
+_INLINE_LABEL = re.compile(r"([.!?])[ \t]+[^\W\d_][\w .'-]{0,30}?:[ \t]")
 
 
 def plain_links(text: str) -> str:
@@ -167,12 +174,34 @@ def _split_long(text: str, c: _Count) -> Iterator[str]:
 def turn_speaker(body: str) -> str:
     """The speaker a dialogue turn written as plain text names: the label its body starts
     with ("user: I just canceled ..."), when no later line starts with one (one turn, not a
-    pasted exchange); else "". For a note whose frontmatter names no `speaker`."""
+    pasted exchange) and no two later sentences do (a structured abstract's "Background: ...
+    Methods: ... Results: ...": the first label is a section heading, not a voice); else "".
+    For a note whose frontmatter names no `speaker`."""
     text = body.lstrip()
     m = _LABEL.match(text)
     if m is None or next(islice(_LINE_LABEL.finditer(text), 1, None), None) is not None:
         return ""  # no label, or a second labelled line (the scan stops there)
+    if next(islice(_inline_labels(text), 1, None), None) is not None:
+        return ""  # answered by two more labelled parts: headings (the scan stops there)
     return m.group(1).strip()
+
+
+def _inline_labels(text: str) -> Iterator[int]:
+    """Offsets of the labels that start a later sentence of `text` ("... blood. Methods: We"),
+    not counting a label after a list number ("2. Camping: ...") or an initial ("by J.K.
+    Rowling: ..."): one such label is an aside a speaker may make ("Exciting news: I ..."),
+    two or more divide the text into labelled parts."""
+    for m in _INLINE_LABEL.finditer(text):
+        end = m.start(1)
+        word = end
+        while word > 0 and end - word < 3 and text[word - 1].isalnum():
+            word -= 1
+        token = text[word:end]
+        start_of_word = word == 0 or not text[word - 1].isalnum()
+        if start_of_word and ((len(token) <= 2 and token.isdigit())
+                              or (len(token) == 1 and token.isalpha())):
+            continue  # a list number or an initial ends no sentence
+        yield m.start()
 
 
 def speaker_sentences(title: str, body: str, speaker: str) -> list[str]:

@@ -39,7 +39,8 @@ from ..storage.fileops import create_temp, drop_temps
 from ..storage.saved_arrays import map_npy, read_npz
 from . import stamped
 
-VERSION = 2  # 2: a turn whose body starts with its speaker ("user: ...") has sentence units
+VERSION = 3  # 2: a turn whose body starts with its speaker ("user: ...") has sentence units;
+# 3: not one whose first label later sentences answer with more (a structured abstract)
 INDEX = "dense-index.npz"
 ROWS_PREFIX = "dense-rows-"
 KEY_BYTES = 16

@@ -40,7 +40,7 @@ from .dense_store import drop_stale, note_keys
 from .encoders import Encoder
 from .signals.ivf import BLOCK, IvfParams, IvfStore, MemoryCodes
 
-VERSION = 2  # 2: as dense_store.py 2 (chunking.turn_speaker)
+VERSION = 3  # 2, 3: as dense_store.py 2, 3 (chunking.turn_speaker)
 INDEX = "dense-ivf.npz"
 CODES_PREFIX = "dense-ivf-codes-"
 

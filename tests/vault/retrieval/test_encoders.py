@@ -178,6 +178,31 @@ def test_a_body_that_starts_with_a_speaker_label_is_that_speakers_turn(name: str
     assert turn_speaker(f"{name}://example.org {text}") == ""
 
 
+@pytest.mark.parametrize("labels", [("Background", "Methods", "Results", "Conclusions"),
+                                    ("BACKGROUND", "METHODS", "RESULTS"),
+                                    ("Objective", "Materials and methods", "Results"),
+                                    ("Rationale", "Design", "Setting", "Main outcome measure"),
+                                    ("Alice", "Bob", "Alice")])
+def test_a_body_whose_first_label_is_answered_by_later_labelled_parts_has_no_speaker(
+        labels: tuple[str, ...]) -> None:
+    # a structured abstract on one line ("Background: ... Methods: ... Results: ...") or a
+    # pasted exchange: the first label heads a part of the text, it is nobody's turn
+    parts = [f"{label}: We measured {i} things in 2014. It took {i} days." for i, label in
+             enumerate(labels)]
+    assert turn_speaker(" ".join(parts)) == ""
+    assert turn_speaker(" ".join(parts[:2])) == labels[0]  # one later label: an aside
+
+
+@pytest.mark.parametrize("name", ["user", "assistant", "Gina", "Tim"])
+def test_a_speakers_asides_lists_and_initials_are_no_labelled_parts(name: str) -> None:
+    asides = [f"{name}: Hey Evan! Exciting news: I got the job. It was a big step.",
+              f"{name}: Options are:\n\n1. Hiking: the park has trails. 2. Camping: sites "
+              "open in May. 3. Skiing: in winter.",
+              f"{name}: Read The Poppy War by R.F. Kuang: a fantasy. Or The Ten Thousand "
+              "Doors of January by Alix E. Harrow: a portal story."]
+    assert [turn_speaker(text) for text in asides] == [name] * len(asides)
+
+
 def test_dense_index_reads_the_speaker_from_the_body_when_frontmatter_names_none() -> None:
     # a chat turn as a BEIR corpus or a pasted message holds it (issue 33's lme_turns): the
     # aside gets a unit of its own, and a question about it finds the turn by that unit
