@@ -18,11 +18,13 @@ confines the file system and the worker's view of other processes:
   of the same paths (landlock(7)); with Landlock ABI >= 6 signals and abstract Unix sockets are
   scoped to the worker's domain. As root the worker drops to the dedicated uid; its own user
   namespace, where the kernel allows one, takes away any ptrace right over the user's other
-  processes. Unprivileged without user namespaces there is no private root (`tier_limits`).
+  processes. Unprivileged where the kernel refuses the worker a mount namespace there is no
+  private root (`tier_limits`); as root there the tier is not offered (root_probe.py).
 - seccomp: no Landlock, no bwrap: the worker's own mount namespace with the Landlock tier's
   private root (worker_root.py: only the interpreter's prefix, the libraries and the worker
   files, read-only and nodev; no /proc, /dev or /tmp) is its only file-system confinement;
-  where the kernel refuses that namespace, or mount_setattr(2), the worker refuses to run
+  where the kernel refuses that namespace, or mount_setattr(2), the tier is not offered (the
+  probe builds that root once, root_probe.py) and the worker refuses to run
   (worker_guard.NO_MOUNT_NAMESPACE). Its filter is compiled read-only (seccomp_policy.py): no
   file opened for writing, created, removed or renamed. No scoping of signals beyond the
   filter's pid checks.

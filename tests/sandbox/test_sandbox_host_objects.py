@@ -25,7 +25,7 @@ from types import FrameType
 import pytest
 
 from sandbox import TIER_LANDLOCK
-from sandbox.identity import private_root_possible
+from sandbox.root_probe import private_root_possible
 
 from .conftest import Host, run_attack
 
