@@ -4,7 +4,7 @@ Both run code in the sandboxed worker with the vault functions as globals; the v
 is only ever touched by this (trusted) process. `rmh exec` reads the cell from -c or stdin and
 prints its output, value and error; with --json, one document (`ExecResult.to_json()`).
 What a cell prints is untrusted: on a terminal its control characters are shown escaped
-(`_for_terminal`), never sent to the terminal.
+(`output.for_terminal`), never sent to the terminal.
 Exit code: 0 when the cell succeeded, 1 when it raised or was stopped; SIGTERM or SIGHUP end
 either command with one line and 128 + the signal's number (143, 129), the worker cleaned up.
 
@@ -19,11 +19,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import re
 import signal
 import sys
 from types import FrameType
-from typing import Any, TextIO
+from typing import Any
 
 from harness.compose import open_vault
 from harness.config import Config, ConfigError, load
@@ -34,12 +33,10 @@ from harness.vault_ops import VaultCalls, VaultThread
 from sandbox import TIER_NAMES, ExecResult, Sandbox, SandboxError
 
 from .operation_commands import stdin_text
-from .output import fail, json_line
+from .output import fail, for_terminal, json_line
 from .serve import sandbox_config, write_quota
 
 _PROMPT, _MORE = ">>> ", "... "
-# C0 controls but newline and tab, DEL and the C1 controls (U+009B is CSI to some terminals)
-_TERMINAL_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 class _Cell:
@@ -91,28 +88,15 @@ def _sandbox(cfg: Config, args: argparse.Namespace) -> _Cell:
         fail(str(exc))
 
 
-def _for_terminal(text: str, stream: TextIO) -> str:
-    """`text` as it may go to `stream`: on a terminal every control character but newline and
-    tab backslash-escaped (ESC as `\\x1b`, a carriage return as `\\r`); elsewhere (a pipe, a
-    file) unchanged. A cell's output, value and exception are written by untrusted code:
-    sent raw they set the terminal's title and clipboard (OSC 0, OSC 52), cleared the screen,
-    hid a line under another (CR), and made the terminal answer queries (DECRQSS, CSI 21t)
-    into the input of the shell that ran `rmh exec` (SBX5_terminal.py.txt)."""
-    isatty = getattr(stream, "isatty", None)
-    if isatty is None or not isatty():
-        return text
-    return _TERMINAL_CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
-
-
 def _print_human(result: ExecResult) -> None:
-    sys.stdout.write(_for_terminal(result.stdout, sys.stdout))
-    sys.stderr.write(_for_terminal(result.stderr, sys.stderr))
+    sys.stdout.write(for_terminal(result.stdout, sys.stdout))
+    sys.stderr.write(for_terminal(result.stderr, sys.stderr))
     if result.value is not None:
-        print(_for_terminal(result.value, sys.stdout))
+        print(for_terminal(result.value, sys.stdout))
     if result.truncated:
         print("[output truncated]", file=sys.stderr)
     if result.error is not None:
-        print(_for_terminal(result.error.traceback
+        print(for_terminal(result.error.traceback
                             or f"{result.error.type}: {result.error.message}", sys.stderr),
               file=sys.stderr, end="" if result.error.traceback.endswith("\n") else "\n")
     if result.state_lost:

@@ -2,7 +2,8 @@
 terminal control: its output, value and exception were written raw, so a cell set the
 terminal's title and clipboard (OSC 0, OSC 52), cleared the screen, hid a line under another
 (CR) and made the terminal answer queries into the shell's input (SBX5_terminal.py.txt).
-On a pipe the bytes stay exactly what the cell wrote (scripts read them)."""
+A note a cell wrote reaches it the same way later, through `rmh read` and a search's
+snippet. On a pipe the bytes stay exactly what the cell wrote (scripts read them)."""
 
 from __future__ import annotations
 
@@ -36,10 +37,13 @@ PLACES = {"value": "v", "exception": "raise ValueError('exc' + chars + 'end')"}
 
 
 def _run(vault: Path, code: str, *, terminal: bool) -> bytes:
+    return _rmh(vault, ["exec", "--no-dense", "-c", code], terminal=terminal)
+
+
+def _rmh(vault: Path, command: list[str], *, terminal: bool) -> bytes:
     env = {k: v for k, v in os.environ.items() if not k.startswith("RMH_")}
     env["PYTHONPATH"] = str(REPO)
-    argv = [sys.executable, "-m", "harness", "--vault", str(vault), "exec", "--no-dense",
-            "-c", code]
+    argv = [sys.executable, "-m", "harness", "--vault", str(vault), *command]
     if not terminal:
         done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, env=env,
                               cwd=REPO, timeout=120, check=False)
@@ -92,3 +96,21 @@ def test_a_pipe_gets_the_cells_bytes(vault: Path) -> None:
     text = data.decode("utf-8")
     for tag in ("out", "err", "val"):
         assert f"{tag}{chars}end" in text, ascii(text[-2000:])
+
+
+# the commands that show a note's text or a snippet of it (human output)
+SHOWING = [["read", "written-by-a-cell"], ["search", "--no-dense", "zebraquartz"]]
+
+
+@pytest.mark.parametrize("command", SHOWING, ids=[c[0] for c in SHOWING])
+def test_a_note_a_cell_wrote_reaches_the_terminal_as_text(vault: Path,
+                                                          command: list[str]) -> None:
+    chars = "".join(c for c in CONTROLS if c != "\x00")  # a NUL makes a note binary: refused
+    code = (f"write('written-by-a-cell', '# t\\n\\nzebraquartz ' + {chars!r} + ' end\\n', "
+            "overwrite=True)")
+    written = _run(vault, code, terminal=False)
+    assert b"written-by-a-cell" in written, written[-2000:]
+    text = _rmh(vault, command, terminal=True).decode("utf-8", "replace")
+    assert "zebraquartz" in text, text[-2000:]
+    reached = sorted({f"{ord(c):#04x}" for c in text if c in CONTROLS})
+    assert reached == [], text[-2000:]
