@@ -42,7 +42,8 @@ from __future__ import annotations
 import ctypes
 import functools
 
-from .identity import user_namespaces, worker_identity
+from .identity import worker_identity
+from .root_probe import private_root_possible
 
 _PR_SET_DUMPABLE, _PR_GET_DUMPABLE = 4, 3
 
@@ -67,14 +68,16 @@ def identity_limits(worker_user: str) -> tuple[str, ...]:
     if ident is not None:
         return (f"supervisor is root: the worker runs as {ident.source} with no supplementary "
                 "groups on every tier, so it owns no host file",)
-    if user_namespaces():
+    if private_root_possible():  # its unshare(CLONE_NEWUSER|CLONE_NEWNS) worked here
         return ("supervisor is unprivileged: the worker keeps this user's kernel uid, in its "
                 "own user namespace (no capability or ptrace right over this user's other "
                 "processes; the task cap counts only its own tasks); only the seccomp filter "
                 "(no chmod, chown, utime, xattr, lock; on the seccomp tier no write at all) "
                 "and the private root (with Landlock on the landlock tier), or bwrap, keep it "
                 "off this user's files",)
-    return ("supervisor is unprivileged and user namespaces are not allowed: the worker runs "
-            "as this user's uid; the task cap (RLIMIT_NPROC) counts every process of the "
-            "user; the seccomp tier is not offered; on the Landlock tier it has no private root "
-            "(stat of any path); only the filter keeps metadata changes off this user's files",)
+    return ("supervisor is unprivileged and the kernel refuses the worker a user namespace "
+            "of its own (not allowed, or a container's profile refusing unshare): outside "
+            "bwrap the worker runs as this user's uid, in no user namespace; the task cap "
+            "(RLIMIT_NPROC) counts every process of the user; the seccomp tier is not "
+            "offered; on the Landlock tier it has no private root (stat of any path); only "
+            "the filter keeps metadata changes off this user's files",)

@@ -33,8 +33,9 @@ if refused != "-":
     filt = sc.SyscallFilter(sc.ALLOW)  # what a container's profile does (the worker inherits it)
     filt.add_rule(sc.ERRNO(err), refused)
     filt.load()
-from sandbox import TIERS, TIER_UNSAFE, Sandbox, SandboxConfig, SandboxError, probe
+from sandbox import TIERS, TIER_UNSAFE, Sandbox, SandboxConfig, SandboxError, identity_limits, probe
 listed = probe().available
+guards = {}
 outcome = {}
 for tier in ["auto", *(t for t in TIERS if t != TIER_UNSAFE)]:
     try:
@@ -44,11 +45,12 @@ for tier in ["auto", *(t for t in TIERS if t != TIER_UNSAFE)]:
         continue
     try:
         result = sb.exec("6 * 7")
+        guards[sb.tier] = list(sb.guards)
         outcome[tier] = ("ran", sb.tier) if result.ok and result.value == "42" else (
             "failed", str(result.to_json())[:300])
     finally:
         sb.close()
-print(repr((listed, outcome)))
+print(repr((listed, outcome, guards, identity_limits("auto"))))
 """
 
 # (syscall the supervisor's profile refuses, errno): none; unshare as in a container's
@@ -61,7 +63,11 @@ REFUSALS = [("-", 0), ("unshare", 1), ("unshare", 38), ("mount_setattr", 1),
 def _check(argv: list[str]) -> None:
     child = subprocess.run(argv, capture_output=True, text=True, timeout=300, check=False)
     assert child.returncode == 0, child.stderr[-3000:]
-    listed, outcome = ast.literal_eval(child.stdout.strip().splitlines()[-1])
+    listed, outcome, guards, identity = ast.literal_eval(child.stdout.strip().splitlines()[-1])
+    # what doctor says of the worker's identity: its own user namespace only where it has one
+    for tier, names in guards.items():
+        if tier != "bwrap+seccomp" and os.geteuid() != 0 and "userns" not in names:
+            assert "in its own user namespace" not in " ".join(identity), (tier, names, identity)
     for tier, (what, detail) in outcome.items():
         if tier == "auto":
             assert what == "ran" or not any(t in listed for t in ("bwrap+seccomp",
