@@ -98,19 +98,29 @@ def test_a_pipe_gets_the_cells_bytes(vault: Path) -> None:
         assert f"{tag}{chars}end" in text, ascii(text[-2000:])
 
 
-# the commands that show a note's text or a snippet of it (human output)
-SHOWING = [["read", "written-by-a-cell"], ["search", "--no-dense", "zebraquartz"]]
+# the commands that show a note's text, its tags or a snippet of it (human output)
+SHOWING = [["read", "written-by-a-cell"], ["search", "--no-dense", "zebraquartz"],
+           ["list", "tags"], ["context", "zebraquartz"], ["ask", "--no-dense", "zebraquartz"],
+           ["list", "notes"], ["links", "written-by-a-cell"], ["why", "written-by-a-cell"]]
+# in a tag: what a YAML list item holds on one line
+TAG_CONTROLS = "\x1b]0;t\x07\x1b[2J\x9b31m"
 
 
-@pytest.mark.parametrize("command", SHOWING, ids=[c[0] for c in SHOWING])
-def test_a_note_a_cell_wrote_reaches_the_terminal_as_text(vault: Path,
+@pytest.fixture(scope="module")
+def note_by_a_cell(vault: Path) -> Path:
+    body = "".join(c for c in CONTROLS if c != "\x00")  # a NUL makes a note binary: refused
+    text = (f"---\ntags: [tagz{TAG_CONTROLS}]\n---\n# t\n\nzebraquartz {body} end "
+            f"#hash{TAG_CONTROLS}\n")
+    written = _run(vault, f"write('written-by-a-cell', {text!r}, overwrite=True)",
+                   terminal=False)
+    assert b"written-by-a-cell" in written and b"Error" not in written, written[-2000:]
+    return vault
+
+
+@pytest.mark.parametrize("command", SHOWING, ids=["-".join(c[:2]) for c in SHOWING])
+def test_a_note_a_cell_wrote_reaches_the_terminal_as_text(note_by_a_cell: Path,
                                                           command: list[str]) -> None:
-    chars = "".join(c for c in CONTROLS if c != "\x00")  # a NUL makes a note binary: refused
-    code = (f"write('written-by-a-cell', '# t\\n\\nzebraquartz ' + {chars!r} + ' end\\n', "
-            "overwrite=True)")
-    written = _run(vault, code, terminal=False)
-    assert b"written-by-a-cell" in written, written[-2000:]
-    text = _rmh(vault, command, terminal=True).decode("utf-8", "replace")
-    assert "zebraquartz" in text, text[-2000:]
+    data = _rmh(note_by_a_cell, command, terminal=True)
+    text = data.decode("utf-8", "replace")
     reached = sorted({f"{ord(c):#04x}" for c in text if c in CONTROLS})
     assert reached == [], text[-2000:]
