@@ -12,6 +12,7 @@ from typing import Any, NoReturn, TextIO
 
 # C0 controls but newline and tab, DEL and the C1 controls (U+009B is CSI to some terminals)
 _TERMINAL_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_JSON_RAW_CONTROL = re.compile(r"[\x7f-\x9f]")  # only ever inside a JSON string
 
 
 class CommandFailed(Exception):
@@ -31,7 +32,9 @@ def json_line(doc: Any) -> str:
         text.encode(getattr(sys.stdout, "encoding", None) or "utf-8")
     except (UnicodeEncodeError, LookupError):
         return json.dumps(doc, ensure_ascii=True, sort_keys=True)
-    return text
+    # DEL and the C1 controls as \u escapes too (json.dumps escapes only C0): the same JSON,
+    # and U+009B (CSI to some terminals) from a cell's output never reaches a terminal raw
+    return _JSON_RAW_CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def for_terminal(text: str, stream: TextIO) -> str:

@@ -7,6 +7,7 @@ snippet. On a pipe the bytes stay exactly what the cell wrote (scripts read them
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -88,6 +89,16 @@ def test_no_control_character_reaches_the_terminal(vault: Path, place: str) -> N
         assert f"{tag}\\x00" in text, text[-2000:]  # shown, escaped
     reached = sorted({f"{ord(c):#04x}" for c in text if c in CONTROLS})
     assert reached == [], text[-2000:]
+
+
+def test_json_on_a_terminal_holds_no_raw_control(vault: Path) -> None:
+    """--json escapes C0 (json.dumps) and now DEL and C1 too; the document is the same."""
+    chars = "".join(CONTROLS)
+    data = _rmh(vault, ["exec", "--no-dense", "--json", "-c", f"print('out' + {chars!r})"],
+                terminal=True)
+    text = data.decode("utf-8")
+    assert sorted({f"{ord(c):#04x}" for c in text if c in CONTROLS}) == [], ascii(text)
+    assert json.loads(text.strip().splitlines()[-1])["stdout"] == f"out{chars}\n"
 
 
 def test_a_pipe_gets_the_cells_bytes(vault: Path) -> None:
