@@ -119,10 +119,11 @@ def _landlock_plan(config: SandboxConfig) -> dict[str, Any]:
 _LANDLOCK_NO_ROOT = (
     "the kernel refuses this unprivileged user's worker a mount namespace (user namespaces not "
     "allowed, or a container's profile refusing unshare), so the worker gets no private root: "
-    "stat, lstat, statx, readlink and access of any host path work (Landlock has no hook for "
-    "them): modes, owners and times of host files, and the pids and uids of host processes in "
-    "/proc; processes are visible by pid, and only seccomp's pid checks, Landlock's signal "
-    "scope (ABI >= 6) and the non-dumpable supervisor keep the worker from acting on them",
+    "stat, lstat, statx, readlink, access and O_PATH opens of any host path work (Landlock "
+    "has no hook for them): modes, owners and times of host files, and the pids and uids of "
+    "host processes in /proc; processes are visible by pid, and only seccomp's pid checks, "
+    "Landlock's signal scope (ABI >= 6) and the non-dumpable supervisor keep the worker from "
+    "acting on them",
 )
 
 
