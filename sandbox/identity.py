@@ -64,12 +64,6 @@ def worker_identity(spec: str) -> WorkerIdentity | None:
     return resolve(spec) if os.geteuid() == 0 else None
 
 
-def private_root_possible() -> bool:
-    """Whether a Landlock worker can get its own mount namespace (worker_root.private_root):
-    as root, or where unprivileged user namespaces are allowed."""
-    return os.geteuid() == 0 or user_namespaces()
-
-
 def user_namespaces() -> bool:
     """True when the kernel lets an unprivileged process make a user namespace (the sysctls
     of user_namespaces(7), Debian's and Ubuntu's switches included). The worker reports

@@ -13,6 +13,7 @@ from typing import Any
 from . import launch, worker_guard
 from .config import TIER_UNSAFE, SandboxConfig, SandboxError
 from .registry import REGISTRY, Mechanisms, refusal, tier, tier_limits
+from .root_probe import private_root_check
 from .seccomp_policy import allowed_names, compile_bpf
 from .tiers import make_supervisor_non_dumpable
 
@@ -26,6 +27,8 @@ class TierReport:
     seccomp: bool
     seccomp_detail: str
     landlock_abi: int
+    private_root: bool
+    private_root_detail: str
     available: tuple[str, ...]
 
     @property
@@ -37,7 +40,8 @@ class TierReport:
         return {
             "bwrap": self.bwrap, "bwrap_detail": self.bwrap_detail,
             "seccomp": self.seccomp, "seccomp_detail": self.seccomp_detail,
-            "landlock_abi": self.landlock_abi, "available": list(self.available),
+            "landlock_abi": self.landlock_abi, "private_root": self.private_root,
+            "private_root_detail": self.private_root_detail, "available": list(self.available),
             "best": self.best,
         }
 
@@ -91,9 +95,11 @@ def _probe(worker_user: str) -> TierReport:
     seccomp, seccomp_detail = _probe_seccomp()
     bwrap, bwrap_detail = _probe_bwrap(SandboxConfig(worker_user=worker_user))
     abi = worker_guard.landlock_abi()
-    found = Mechanisms(bwrap, seccomp, abi)
+    root = private_root_check()
+    found = Mechanisms(bwrap, seccomp, abi, root.namespace, root.read_only_tree)
     tiers = tuple(t.name for t in REGISTRY.values() if t.works(found))  # strongest first
-    return TierReport(bwrap, bwrap_detail, seccomp, seccomp_detail, abi, tiers)
+    return TierReport(bwrap, bwrap_detail, seccomp, seccomp_detail, abi, root.namespace,
+                      root.detail or "the worker's own mount namespace, read-only mounts", tiers)
 
 
 def choose_tier(config: SandboxConfig, *, warn: bool = True) -> str:
@@ -115,7 +121,8 @@ def choose_tier(config: SandboxConfig, *, warn: bool = True) -> str:
             raise SandboxError(
                 "no sandbox tier that auto may pick works here (need bubblewrap "
                 f"or Landlock, with seccomp): bwrap: {report.bwrap_detail}; seccomp: "
-                f"{report.seccomp_detail}; landlock ABI {report.landlock_abi}.{seccomp_only} "
+                f"{report.seccomp_detail}; landlock ABI {report.landlock_abi}; private root: "
+                f"{report.private_root_detail}.{seccomp_only} "
                 "Refusing to run code; pass --unsafe-no-sandbox to run it with rlimits only")
         return TIER_UNSAFE
     if config.tier == "auto":

@@ -7,13 +7,15 @@ What each tier is, in words, is in tiers.py's docstring.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from . import launch
 from .config import TIER_BWRAP, TIER_LANDLOCK, TIER_SECCOMP, TIER_UNSAFE, SandboxConfig
-from .identity import private_root_possible, user_namespaces, worker_identity
+from .identity import user_namespaces, worker_identity
+from .root_probe import private_root_possible
 
 _MB = 1 << 20
 # Files and folders the bwrap tier's scratch /tmp may hold per MiB of its size (a tmpfs inode
@@ -35,6 +37,8 @@ class Mechanisms:
     bwrap: bool
     seccomp: bool
     landlock_abi: int
+    private_root: bool  # a worker can make its private root (root_probe.py)
+    read_only_tree: bool  # and every mount beneath it read-only, nodev (mount_setattr(2))
 
 
 @dataclass(frozen=True)
@@ -113,11 +117,13 @@ def _landlock_plan(config: SandboxConfig) -> dict[str, Any]:
 
 
 _LANDLOCK_NO_ROOT = (
-    "unprivileged and user namespaces are not allowed, so the worker gets no private root: "
-    "stat, lstat, statx, readlink and access of any host path work (Landlock has no hook for "
-    "them): modes, owners and times of host files, and the pids and uids of host processes in "
-    "/proc; processes are visible by pid, and only seccomp's pid checks, Landlock's signal "
-    "scope (ABI >= 6) and the non-dumpable supervisor keep the worker from acting on them",
+    "the kernel refuses this unprivileged user's worker a mount namespace (user namespaces not "
+    "allowed, or a container's profile refusing unshare), so the worker gets no private root: "
+    "stat, lstat, statx, readlink, access and O_PATH opens of any host path work (Landlock "
+    "has no hook for them): modes, owners and times of host files, and the pids and uids of "
+    "host processes in /proc; processes are visible by pid, and only seccomp's pid checks, "
+    "Landlock's signal scope (ABI >= 6) and the non-dumpable supervisor keep the worker from "
+    "acting on them",
 )
 
 
@@ -155,10 +161,13 @@ REGISTRY: dict[str, Tier] = {t.name: t for t in (
              "as on the host"),
          refusal=_no_refusal),
     Tier(TIER_LANDLOCK, auto=True, sandboxed=True, pid_namespace=False, read_only_filter=False,
-         works=lambda m: m.landlock_abi >= 1 and m.seccomp, command=launch.plain_command,
+         # as root the worker drops its uid, which needs the private root (worker_guard)
+         works=lambda m: (m.landlock_abi >= 1 and m.seccomp
+                          and (m.private_root or os.geteuid() != 0)),
+         command=launch.plain_command,
          plan=_landlock_plan, limits=_landlock_limits, refusal=_landlock_refusal),
     Tier(TIER_SECCOMP, auto=False, sandboxed=True, pid_namespace=False, read_only_filter=True,
-         works=lambda m: m.seccomp and private_root_possible(),  # else its worker refuses
+         works=lambda m: m.seccomp and m.private_root and m.read_only_tree,  # else it refuses
          command=launch.plain_command, plan=_seccomp_plan,
          limits=lambda: (
              _SHARED_KERNEL,
@@ -167,7 +176,8 @@ REGISTRY: dict[str, Tier] = {t.name: t for t in (
              "(/usr/lib, /lib64, ...) and the worker files, read-only and nodev (no /proc, /dev "
              "or /tmp: any other host path is ENOENT), and their files' modes, owners and times "
              "can be read; where the kernel refuses the namespace or mount_setattr(2) (root "
-             "without CAP_SYS_ADMIN, a kernel before 5.12) the tier refuses to start",
+             "without CAP_SYS_ADMIN, a kernel before 5.12) the tier is not offered "
+             "(root_probe.py)",
              "its filter opens no file for writing and creates, removes or renames none; it "
              "has no PID namespace and no Landlock scoping: only the filter's pid checks and "
              "the non-dumpable supervisor keep it from signalling or reaching host processes; "

@@ -18,11 +18,13 @@ confines the file system and the worker's view of other processes:
   of the same paths (landlock(7)); with Landlock ABI >= 6 signals and abstract Unix sockets are
   scoped to the worker's domain. As root the worker drops to the dedicated uid; its own user
   namespace, where the kernel allows one, takes away any ptrace right over the user's other
-  processes. Unprivileged without user namespaces there is no private root (`tier_limits`).
+  processes. Unprivileged where the kernel refuses the worker a mount namespace there is no
+  private root (`tier_limits`); as root there the tier is not offered (root_probe.py).
 - seccomp: no Landlock, no bwrap: the worker's own mount namespace with the Landlock tier's
   private root (worker_root.py: only the interpreter's prefix, the libraries and the worker
   files, read-only and nodev; no /proc, /dev or /tmp) is its only file-system confinement;
-  where the kernel refuses that namespace, or mount_setattr(2), the worker refuses to run
+  where the kernel refuses that namespace, or mount_setattr(2), the tier is not offered (the
+  probe builds that root once, root_probe.py) and the worker refuses to run
   (worker_guard.NO_MOUNT_NAMESPACE). Its filter is compiled read-only (seccomp_policy.py): no
   file opened for writing, created, removed or renamed. No scoping of signals beyond the
   filter's pid checks.
@@ -40,7 +42,8 @@ from __future__ import annotations
 import ctypes
 import functools
 
-from .identity import user_namespaces, worker_identity
+from .identity import worker_identity
+from .root_probe import private_root_possible
 
 _PR_SET_DUMPABLE, _PR_GET_DUMPABLE = 4, 3
 
@@ -65,14 +68,16 @@ def identity_limits(worker_user: str) -> tuple[str, ...]:
     if ident is not None:
         return (f"supervisor is root: the worker runs as {ident.source} with no supplementary "
                 "groups on every tier, so it owns no host file",)
-    if user_namespaces():
+    if private_root_possible():  # its unshare(CLONE_NEWUSER|CLONE_NEWNS) worked here
         return ("supervisor is unprivileged: the worker keeps this user's kernel uid, in its "
                 "own user namespace (no capability or ptrace right over this user's other "
                 "processes; the task cap counts only its own tasks); only the seccomp filter "
                 "(no chmod, chown, utime, xattr, lock; on the seccomp tier no write at all) "
                 "and the private root (with Landlock on the landlock tier), or bwrap, keep it "
                 "off this user's files",)
-    return ("supervisor is unprivileged and user namespaces are not allowed: the worker runs "
-            "as this user's uid; the task cap (RLIMIT_NPROC) counts every process of the "
-            "user; the seccomp tier is not offered; on the Landlock tier it has no private root "
-            "(stat of any path); only the filter keeps metadata changes off this user's files",)
+    return ("supervisor is unprivileged and the kernel refuses the worker a user namespace "
+            "of its own (not allowed, or a container's profile refusing unshare): outside "
+            "bwrap the worker runs as this user's uid, in no user namespace; the task cap "
+            "(RLIMIT_NPROC) counts every process of the user; the seccomp tier is not "
+            "offered; on the Landlock tier it has no private root (stat of any path); only "
+            "the filter keeps metadata changes off this user's files",)

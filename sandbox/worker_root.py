@@ -62,6 +62,11 @@ class NoNamespace(MountError):
     container; unprivileged without user namespaces)."""
 
 
+class NoReadOnlyTree(MountError):
+    """mount_setattr(2) was refused (a kernel before 5.12, a container's profile that predates
+    it), so the mounts beneath the private root's folders would stay writable, with devices."""
+
+
 def _libc() -> ctypes.CDLL:
     return ctypes.CDLL(None, use_errno=True)
 
@@ -239,7 +244,7 @@ def private_root(paths: Sequence[str], symlinks: Mapping[str, str], *,
                 os.symlink(dest, target)
         _remount_ro(_NEW_ROOT, _MS_NODEV | _MS_NOEXEC)
         if not _read_only_tree(_NEW_ROOT) and whole_tree:  # the mounts beneath each bound tree
-            raise MountError("mount_setattr(2) refused (a kernel before 5.12, or a container's "
+            raise NoReadOnlyTree("mount_setattr(2) refused (a kernel before 5.12, or a container's "
                              "profile): mounts beneath the private root's folders would stay "
                              "writable, with devices")
         _pivot(_NEW_ROOT)

@@ -35,7 +35,7 @@ from harness.vault_ops import VaultCalls, VaultThread
 from vault import Ledger
 
 from .catalog import COMMANDS
-from .output import CommandFailed, json_line
+from .output import CommandFailed, for_terminal, json_line
 from .progress import Progress
 
 Render = Callable[[argparse.Namespace, Any], tuple[Any, str]]
@@ -257,7 +257,7 @@ def run(command: Command, args: argparse.Namespace, parser: argparse.ArgumentPar
     if args.json:
         print(json_line(doc))
     else:
-        sys.stdout.write(human)
+        sys.stdout.write(for_terminal(human, sys.stdout))
     return 0
 
 

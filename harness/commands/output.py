@@ -5,9 +5,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from datetime import date
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TextIO
+
+# C0 controls but newline and tab, DEL and the C1 controls (U+009B is CSI to some terminals)
+_TERMINAL_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_JSON_RAW_CONTROL = re.compile(r"[\x7f-\x9f]")  # only ever inside a JSON string
 
 
 class CommandFailed(Exception):
@@ -27,15 +32,32 @@ def json_line(doc: Any) -> str:
         text.encode(getattr(sys.stdout, "encoding", None) or "utf-8")
     except (UnicodeEncodeError, LookupError):
         return json.dumps(doc, ensure_ascii=True, sort_keys=True)
-    return text
+    # DEL and the C1 controls as \u escapes too (json.dumps escapes only C0): the same JSON,
+    # and U+009B (CSI to some terminals) from a cell's output never reaches a terminal raw
+    return _JSON_RAW_CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def for_terminal(text: str, stream: TextIO) -> str:
+    """`text` as it may go to `stream`: on a terminal every control character but newline and
+    tab backslash-escaped (ESC as `\\x1b`, a carriage return as `\\r`); elsewhere (a pipe, a
+    file) unchanged. Human output carries text that untrusted code wrote (a cell's output,
+    value and exception; a note a cell wrote, shown by `rmh read` or a search's snippet):
+    sent raw it set the terminal's title and clipboard (OSC 0, OSC 52), cleared the screen,
+    hid a line under another (CR), and made the terminal answer queries (DECRQSS, CSI 21t)
+    into the input of the shell that ran rmh (SBX5_terminal.py.txt)."""
+    isatty = getattr(stream, "isatty", None)
+    if isatty is None or not isatty():
+        return text
+    return _TERMINAL_CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
 
 
 def emit(args: argparse.Namespace, doc: Any, human: str) -> None:
-    """Print `doc` as one JSON document under --json, else the human text."""
+    """Print `doc` as one JSON document under --json, else the human text (`for_terminal`)."""
     if getattr(args, "json", False):
         print(json_line(doc))
     elif human:
-        print(human.encode("utf-8", "backslashreplace").decode("utf-8"))
+        print(for_terminal(human.encode("utf-8", "backslashreplace").decode("utf-8"),
+                           sys.stdout))
 
 
 def fail(message: str) -> NoReturn:

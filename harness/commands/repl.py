@@ -3,6 +3,8 @@
 Both run code in the sandboxed worker with the vault functions as globals; the vault itself
 is only ever touched by this (trusted) process. `rmh exec` reads the cell from -c or stdin and
 prints its output, value and error; with --json, one document (`ExecResult.to_json()`).
+What a cell prints is untrusted: on a terminal its control characters are shown escaped
+(`output.for_terminal`), never sent to the terminal.
 Exit code: 0 when the cell succeeded, 1 when it raised or was stopped; SIGTERM or SIGHUP end
 either command with one line and 128 + the signal's number (143, 129), the worker cleaned up.
 
@@ -31,7 +33,7 @@ from harness.vault_ops import VaultCalls, VaultThread
 from sandbox import TIER_NAMES, ExecResult, Sandbox, SandboxError
 
 from .operation_commands import stdin_text
-from .output import fail, json_line
+from .output import fail, for_terminal, json_line
 from .serve import sandbox_config, write_quota
 
 _PROMPT, _MORE = ">>> ", "... "
@@ -87,14 +89,15 @@ def _sandbox(cfg: Config, args: argparse.Namespace) -> _Cell:
 
 
 def _print_human(result: ExecResult) -> None:
-    sys.stdout.write(result.stdout)
-    sys.stderr.write(result.stderr)
+    sys.stdout.write(for_terminal(result.stdout, sys.stdout))
+    sys.stderr.write(for_terminal(result.stderr, sys.stderr))
     if result.value is not None:
-        print(result.value)
+        print(for_terminal(result.value, sys.stdout))
     if result.truncated:
         print("[output truncated]", file=sys.stderr)
     if result.error is not None:
-        print(result.error.traceback or f"{result.error.type}: {result.error.message}",
+        print(for_terminal(result.error.traceback
+                            or f"{result.error.type}: {result.error.message}", sys.stderr),
               file=sys.stderr, end="" if result.error.traceback.endswith("\n") else "\n")
     if result.state_lost:
         print("[the worker was restarted: variables were lost]", file=sys.stderr)

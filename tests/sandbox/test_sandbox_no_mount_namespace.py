@@ -1,5 +1,6 @@
 """Root without CAP_SYS_ADMIN (a container's root): the tiers whose worker needs a mount
-namespace of its own refuse to start with one line saying why, not a worker traceback.
+namespace of its own refuse to start with one line saying why, not a worker traceback (and,
+since SBX5, before any worker starts: the probe tries the private root, root_probe.py).
 
 Run through the real CLI under `capsh --drop=cap_sys_admin`, as a user of such a container
 would (the bounding set loses CAP_SYS_ADMIN, so the worker's unshare(CLONE_NEWNS) is EPERM).
@@ -22,8 +23,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 # (the tier's CLI name, its registry name, what its one-line refusal names)
 CASES = [
-    ("seccomp", TIER_SECCOMP, "the seccomp tier needs a mount namespace of the worker's own"),
-    ("landlock", TIER_LANDLOCK, "the Landlock tier's private root needs a mount namespace"),
+    ("seccomp", TIER_SECCOMP, "the kernel refuses the worker's private root: unshare"),
+    ("landlock", TIER_LANDLOCK, "the kernel refuses the worker's private root: unshare"),
 ]
 
 

@@ -81,7 +81,7 @@ def test_auto_never_picks_the_seccomp_only_tier(monkeypatch: pytest.MonkeyPatch)
     if real.available:
         assert choose_tier(SandboxConfig()) != TIER_SECCOMP
     # A machine where only seccomp works (a report of that machine, fed to the choice):
-    only = TierReport(False, "absent", True, "ok", 0, (TIER_SECCOMP,))
+    only = TierReport(False, "absent", True, "ok", 0, True, "ok", (TIER_SECCOMP,))
     monkeypatch.setattr(sys.modules["sandbox.probe"], "probe", lambda worker_user="auto": only)
     with pytest.raises(SandboxError, match="--tier seccomp"):
         choose_tier(SandboxConfig())

@@ -8,8 +8,9 @@ import os
 
 from sandbox import TIER_BWRAP, TIER_LANDLOCK, TIER_SECCOMP, TIER_UNSAFE, TIERS, probe
 from sandbox.config import SandboxConfig
-from sandbox.identity import private_root_possible, worker_identity
+from sandbox.identity import worker_identity
 from sandbox.registry import REGISTRY, tier, tier_limits
+from sandbox.root_probe import private_root_possible
 
 COMMON = {"rlimits", "drop_caps", "max_tasks"}
 

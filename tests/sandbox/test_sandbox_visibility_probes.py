@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from sandbox import TIER_BWRAP, TIER_LANDLOCK, TIER_SECCOMP, tier_limits
-from sandbox.identity import private_root_possible
+from sandbox.root_probe import private_root_possible
 from tests.harness.test_server_e2e import Server, make_vault
 
 from .test_sandbox_identity_probes import (
