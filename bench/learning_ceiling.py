@@ -74,6 +74,7 @@ def conversation(hay: Haystack, root: Path, seed: int) -> dict[str, Any]:
         used[[pos[p] for p in sorted(used_paths)]] = 1.0
         engine = vault.engine
         base_params = engine.params
+        day = vault.today()  # every ranking on the live clock's day, as `off` and the server
         cites: dict[str, set[str]] = {}
         for a, b in corpus.edges:
             if corpus.paths[a].startswith("answers/"):
@@ -87,7 +88,7 @@ def conversation(hay: Haystack, root: Path, seed: int) -> dict[str, Any]:
                 gold[[pos[p] for p in sorted(evidence & used_paths)]] = 1.0
                 engine.params = base_params
                 # on the live clock's day (bench_learning.py: the dates a question names)
-                off = vault.search(q.text, DEPTH, as_of=0.0, now=vault.today())
+                off = vault.search(q.text, DEPTH, as_of=0.0, now=day)
                 off_head = [h.note for h in off.hits[:HEAD]]
                 live = vault.search(q.text, 10, learn=False)
                 row: dict[str, Any] = {
@@ -99,7 +100,7 @@ def conversation(hay: Haystack, root: Path, seed: int) -> dict[str, Any]:
                     for name, prior in (("gold", gold), ("used", used)):
                         if name == "gold" and group == "unrelated":
                             continue
-                        res = engine.search(corpus, q.text, 10, prior=prior)
+                        res = engine.search(corpus, q.text, 10, prior=prior, now=day)
                         row[f"{name}@{x}"] = first_rank([h.note for h in res.hits], evidence)
                 for w in CHANNEL_WEIGHTS:
                     engine.params = replace(base_params, weights={
@@ -107,7 +108,7 @@ def conversation(hay: Haystack, root: Path, seed: int) -> dict[str, Any]:
                     for name, mask in (("gold", gold), ("used", used)):
                         if name == "gold" and group == "unrelated":
                             continue
-                        res = engine.search(corpus, q.text, 10, expansion=mask)
+                        res = engine.search(corpus, q.text, 10, expansion=mask, now=day)
                         row[f"{name}+{w}"] = first_rank([h.note for h in res.hits], evidence)
                 row.update(live_variants(vault, corpus, q.text, evidence, pos, off_head))
                 row.update(answer_ranks([h.note for h in off.hits], evidence, cites))
@@ -124,8 +125,9 @@ def live_variants(vault: Vault, corpus: Corpus, query: str, evidence: set[str],
     """First evidence rank under the live learned state with the product's knobs turned:
     the channel's weight w ("w1", "w2"), the prior's scale ("prior0.5"), and the channel
     restricted to the learning-free top HEAD ("head w1", "head w2"). "live0" reproduces the
-    bench's `on` (the check that the in-process ranking is the server's)."""
-    engine, base = vault.engine, vault.engine.params
+    bench's `on` (the check that the in-process ranking is the server's), ranked on the live
+    clock's day as the server ranks (without it the time channel was skipped)."""
+    engine, base, day = vault.engine, vault.engine.params, vault.today()
     got = vault.usage.learned(corpus.ids, None, query=query)
     x = np.zeros(len(corpus)) if got.expansion is None else np.asarray(got.expansion)
     in_head = np.zeros(len(corpus), dtype=np.bool_)
@@ -142,7 +144,8 @@ def live_variants(vault: Vault, corpus: Corpus, query: str, evidence: set[str],
         try:
             res = engine.search(corpus, query, 10, warmth=got.warmth, prior=got.prior,
                                 free_prior=got.free, cooccurrence=got.cooccurrence,
-                                expansion=np.where(in_head, x, 0.0) if only_head else x)
+                                expansion=np.where(in_head, x, 0.0) if only_head else x,
+                                now=day)
         finally:
             engine.params = base
         out[name] = first_rank([h.note for h in res.hits], evidence)

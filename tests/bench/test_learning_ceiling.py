@@ -4,11 +4,21 @@ bench/bench_learning.py (so the ceiling is measured on the questions the bench t
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 from bench.bench_learning import split
 from bench.datasets import Haystack, Question
-from bench.learning_ceiling import SCALES, VARIANTS, above, answer_ranks, first_rank, rr, table
-from vault import Corpus
+from bench.learning_ceiling import (
+    SCALES,
+    VARIANTS,
+    above,
+    answer_ranks,
+    first_rank,
+    live_variants,
+    rr,
+    table,
+)
+from vault import LEDGER_FILE, Corpus, Ledger, SearchEngine, Vault
 
 
 def haystack(n: int = 20) -> Haystack:
@@ -63,3 +73,29 @@ def test_split_is_the_benchs_and_related_share_a_trained_turn() -> None:
     assert all(q.evidence & trained for q in related)
     assert not any(q.evidence & trained for q in unrelated)
     assert len(split(hay, random.Random("0:conv-x"), max_train=3)[0]) == 3
+
+
+def test_live_variants_rank_on_the_live_clock_s_day_as_the_search_does(tmp_path: Path) -> None:
+    """The in-process variants are ranked on the vault's day, as `vault.search` (the bench's
+    `on`) is: without it the time channel was skipped, "live0" no longer reproduced the
+    served ranking (LoCoMo conversations 1-4: related +0.004 against the server's +0.040,
+    NOTES-LRN12.md), and every oracle column was paired against a ranking with times read."""
+    root = tmp_path / "v"
+    (root / ".rmh").mkdir(parents=True)
+    for month, name in enumerate(("June 2024", "July 2024", "May 2023", "March 2022")):
+        path = root / f"t{month}.md"
+        path.write_text(f'---\ndate: "1:56 pm on 8 {name.replace(" ", ", ")}"\n---\n'
+                        "Alice painted a lake with her kids.\n", encoding="utf-8")
+    ledger = Ledger.open(root / ".rmh" / LEDGER_FILE, clock=lambda: 1.7e9)
+    vault = Vault.open(root, engine=SearchEngine.lexical(), usage=ledger)
+    try:
+        corpus = vault.corpus()
+        pos = {p: i for i, p in enumerate(corpus.paths)}
+        for query in ("What did Alice paint in May 2023?", "What did Alice paint in March 2022?"):
+            served = [h.note for h in vault.search(query, 10, learn=False).hits]
+            evidence = {served[0]}
+            assert served[0] != sorted(served)[0]  # the time read decides the first place
+            got = live_variants(vault, corpus, query, evidence, pos, served)
+            assert got["live0"] == 1 == first_rank(served, evidence)
+    finally:
+        vault.close()
