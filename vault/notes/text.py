@@ -8,7 +8,8 @@ character bigrams instead of one token per run, as Lucene's CJKAnalyzer and Elas
 token. A combining mark (a Devanagari vowel sign or virama, Arabic harakat, Hebrew points)
 belongs to the word before it, as Unicode's word boundaries (UAX #29) keep it, instead of
 splitting "हिन्दी" into letters; Arabic harakat and Hebrew points, written or left out at
-will, are then dropped (as Lucene's Arabic normaliser does), so "محمد" finds "مُحَمَّد". Text
+will, are then dropped and Arabic alef/teh marbuta/yeh variants folded (as Lucene's Arabic
+normaliser does), so "محمد" finds "مُحَمَّد" and "احمد" "أحمد". Text
 holding none of those scripts and no mark is tokenised exactly as before (the fast path).
 `stems` maps tokens to their English Snowball stems; BM25 indexes and queries stems
 (signals/bm25.py), the other lexical signals read the tokens themselves.
@@ -38,18 +39,21 @@ _SPACELESS_RANGES = ((0x0E00, 0x0EFF), (0x1000, 0x109F), (0x1100, 0x11FF), (0x17
 # character from U+0800 up, so none of those scripts (the common case of accented Latin).
 _HIGH_UTF8 = re.compile(rb"[\xe0-\xf4]")
 _ASTRAL_UTF8 = re.compile(rb"[\xf0-\xf4]")  # a character above U+FFFF: it may be a mark
+_MARKABLE_UTF8 = re.compile(rb"[\xcc-\xf4]")  # a character from U+0300 (the first marks) up
 
 
 @functools.cache
 def _marked() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
-    """(a combining mark or a tatweel, a word: a letter or digit then letters, digits and
-    marks, the marks to delete from a word: `_OPTIONAL_POINTS`...), compiled on first use as
-    `_spaceless` is (~25 ms: the marks' ranges are read from the Unicode database)."""
+    """(a mark, tatweel or Arabic letter variant: what the fast path cannot read; a word: a
+    letter or digit then letters, digits and marks; the marks to delete from a word:
+    `_OPTIONAL_POINTS`...), compiled on first use as `_spaceless` is (~20 ms: the marks'
+    ranges are read from the Unicode database)."""
     codes = [c for c in (*range(0x300, 0x20000), *range(0xE0100, 0xE01F0))
              if unicodedata.category(chr(c)) in ("Mn", "Mc", "Me")]
     # sre tests a class of the Basic Multilingual Plane by a table, a class reaching above it
     # range by range (~300 ranges: 6x slower a character), so the two are apart
-    bmp = _class(c for c in codes if c < 0x10000) + "|\u0640"
+    bmp = _class(sorted([c for c in codes if c < 0x10000] + [0x0640]))
+    special = _class(sorted([c for c in codes if c < 0x10000] + [0x0640, *_VARIANTS]))
     cls = f"{bmp}|{_class(c for c in codes if c >= 0x10000)}"
     lead = _class(ord(c) for c in _spaceless_marks())
     drop = [c for a, b in _OPTIONAL_POINTS for c in range(a, b + 1)
@@ -60,7 +64,7 @@ def _marked() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     points = re.compile(_class(c for c in drop if c < 0x10000) + "+|"
                         + _class(c for c in drop if c >= 0x10000) + "+")
     words = re.compile(f"(?:[^\\W_]|{lead})(?:[^\\W_]|{cls})*")
-    return re.compile(bmp), words, points
+    return re.compile(special), words, points
 
 
 def _class(codes: Iterable[int]) -> str:
@@ -73,6 +77,12 @@ def _class(codes: Iterable[int]) -> str:
             spans.append([c, c])
     return "[" + "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in spans) + "]"
 
+
+# Arabic letters typed either way (Lucene's ArabicNormalizer): alef with madda or hamza above
+# or below is alef, teh marbuta heh, alef maksura yeh; "احمد" finds "أحمد".
+_VARIANTS = (0x0622, 0x0623, 0x0625, 0x0629, 0x0649)
+_ARABIC_VARIANT = re.compile("[\u0622\u0623\u0625\u0629\u0649]")
+_ARABIC_FOLD = dict(zip(_VARIANTS, (0x0627, 0x0627, 0x0627, 0x0647, 0x064A), strict=True))
 
 # Hebrew points and cantillation, Arabic harakat, Quranic marks and the tatweel: optional in
 # writing (their nonspacing marks only, plus U+0640 TATWEEL, are deleted from tokens), as are
@@ -120,14 +130,19 @@ def tokenize(text: str) -> list[str]:
     folded = unicodedata.normalize("NFKC", text).casefold()
     if folded.isascii():
         return _WORD.findall(folded)
-    mark, runs, points = _marked()
+    utf8 = folded.encode("utf-8", "surrogatepass")
+    if _MARKABLE_UTF8.search(utf8) is None:  # all below U+0300: accented Latin
+        return _WORD.findall(folded)
+    special, runs, points = _marked()
+    spaceless = _spaceless() if _HIGH_UTF8.search(utf8) is not None else None
+    plain = spaceless is None or spaceless.search(folded) is None
+    if plain and special.search(folded) is None and _ASTRAL_UTF8.search(utf8) is None:
+        return _WORD.findall(folded)
     if "i\u0307" in folded:  # İ casefolds to i + U+0307: "İstanbul" is "istanbul"
         folded = folded.replace("i\u0307", "i")
-    utf8 = folded.encode("utf-8", "surrogatepass")
-    spaceless = _spaceless() if _HIGH_UTF8.search(utf8) is not None else None
-    if spaceless is None or spaceless.search(folded) is None:
-        if mark.search(folded) is None and _ASTRAL_UTF8.search(utf8) is None:
-            return _WORD.findall(folded)
+    if _ARABIC_VARIANT.search(folded) is not None:
+        folded = folded.translate(_ARABIC_FOLD)
+    if plain or spaceless is None:
         return runs.findall(points.sub("", folded))
     out: list[str] = []
     for run in runs.findall(points.sub("", folded)):

@@ -1,7 +1,7 @@
 """Search in scripts whose vowels, viramas or points are combining marks (Devanagari, Bengali,
 Tamil, Arabic, Hebrew): a word is one token (notes/text.py `tokenize`), so a query finds the
 note holding the word, not notes sharing its letters; Arabic and Hebrew found with or without
-their optional points; by `init` and by a new process on the persisted store."""
+their optional points, Arabic alef/teh marbuta typed either way; by `init` and by a new process on the persisted store."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ WORDS = [("हिन्दी", None, "हम दिन में नदी द�
          ("पुस्तकालय", None, "पुल पर सत्य कल आलय"), ("শান্তি", None, "শত নদী তির শান"),
          ("தமிழ்", None, "தம் மிழ ழகர"), ("مُحَمَّد", "محمد", "حمامة مد محم دم"),
          ("الْكِتَابُ", "الكتاب", "كتب الكت ابو لك"), ("שָׁלוֹם", "שלום", "של לום שם לו"),
-         ("סֵפֶר", "ספר", "ספ פר רס")]
+         ("סֵפֶר", "ספר", "ספ פר רס"), ("أحمد", "احمد", "حمد مد اح"),
+         ("مدرسة", "مدرسه", "درس مدر سة")]
 
 
 @pytest.mark.parametrize("seed", range(3))
