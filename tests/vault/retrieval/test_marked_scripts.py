@@ -1,7 +1,8 @@
 """Search in scripts whose vowels, viramas or points are combining marks (Devanagari, Bengali,
 Tamil, Arabic, Hebrew): a word is one token (notes/text.py `tokenize`), so a query finds the
 note holding the word, not notes sharing its letters; Arabic and Hebrew found with or without
-their optional points, Arabic alef/teh marbuta typed either way; by `init` and by a new process on the persisted store."""
+their optional points, Arabic alef/teh marbuta typed either way; by `init` and by a new
+process on the persisted store."""
 
 from __future__ import annotations
 
