@@ -42,7 +42,7 @@ HIT = obj({"note": STR, "score": NUM, "snippet": STR, "title": STR, "date": STR,
            "speaker": STR, "receipt": OBJ}, "title", "date", "speaker", "receipt")
 SEARCH = obj({"hits": array(HIT), "stages": OBJ}, "stages")
 LINK = obj({"target": STR, "resolved": OPT_STR, "embed": BOOL, "heading": OPT_STR, "kind": STR,
-            "attachment": OPT_STR})
+            "attachment": OPT_STR, "block": OPT_STR}, "block")
 NOTE = obj({"note": STR, "title": STR, "hash": STR, "text": STR, "frontmatter": OBJ,
             "frontmatter_error": STR, "tags": array(STR), "aliases": array(STR),
             "links": array(OBJ)}, "frontmatter", "frontmatter_error", "tags", "aliases", "links")

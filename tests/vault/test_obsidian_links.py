@@ -259,3 +259,36 @@ def test_a_moved_note_s_attachment_links_still_reach_their_files(
             assert all(ln.startswith("- see ![[") and ln.endswith("#page=2]] here")
                        for ln in lines) and len(lines) == len(forms)
         assert v.doctor()["missing_attachments"] == []
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_read_and_links_name_the_block_of_a_block_link(tmp_path: Path, seed: int) -> None:
+    """`[[T#^id]]`, `![[T#^id]]`, `[[#^id]]`: `read` and `links` give the block id (JSON
+    `block`), a heading link its heading and no block, as Obsidian's link cache tells them."""
+    rng = random.Random(seed)
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / "T.md").write_text("# T\n\n## Part\n\nA line ^b1\n\nAnother ^b-2\n", encoding="utf-8")
+    forms: list[str] = []
+    want: list[tuple[str, str | None, str | None]] = []
+    for _ in range(8):
+        block = rng.choice(["b1", "b-2", "x9"])
+        kind = rng.randrange(4)
+        if kind == 0:
+            forms.append(f"[[T#^{block}]]")
+            want.append(("T.md", None, block))
+        elif kind == 1:
+            forms.append(f"![[T#^{block}|shown]]")
+            want.append(("T.md", None, block))
+        elif kind == 2:
+            forms.append(f"[[#^{block}]]")
+            want.append(("S.md", None, block))
+        else:
+            forms.append("[[T#Part]]")
+            want.append(("T.md", "Part", None))
+    (root / "S.md").write_text(" ".join(forms) + "\n\nHere ^x9\n", encoding="utf-8")
+    with Vault.init(root) as v:
+        for got in ([(ln.resolved, ln.heading, ln.block) for ln in v.links("S")],
+                    [(ln["resolved"], ln["heading"], ln["block"])
+                     for ln in v.read("S").to_json()["links"]]):
+            assert got == want, forms

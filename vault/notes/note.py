@@ -55,8 +55,9 @@ __all__ = [
 # one not closed on its heading line, or closed only past a heading line below it; 7: tags
 # deduplicated by case and Unicode form (`#café` typed composed and decomposed is one tag), and
 # a file whose lines end in a lone CR (classic Mac) read as lines, as CodeMirror splits them
-# (session 30).
-PARSE = 7
+# (session 30); 8: nothing inside math (`$...$`, `$$...$$`) is a link, tag or heading
+# (session 31).
+PARSE = 8
 
 _TAG_SPLIT = re.compile(r"[,\s]+")
 _COMMA = re.compile(",")

@@ -20,6 +20,7 @@ class LinkInfo:
     heading: str | None = None
     kind: str = "wiki"
     attachment: str | None = None  # the existing file an attachment link names (not a note)
+    block: str | None = None  # the block id of `[[T#^id]]`, without `^`
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -27,6 +28,7 @@ class LinkInfo:
             "resolved": self.resolved,
             "embed": self.embed,
             "heading": self.heading,
+            "block": self.block,
             "kind": self.kind,
             "attachment": self.attachment,
         }
@@ -103,6 +105,7 @@ def link_infos(
             embed=ln.embed,
             heading=ln.heading,
             kind=ln.kind,
+            block=ln.block,
         )
         for ln, dst in resolved
     ]

@@ -5,7 +5,12 @@ with underscores treated as separators. It is deterministic and locale-free. Scr
 without spaces between words (Han, kana, Hangul; Thai, Lao, Khmer, Myanmar) give overlapping
 character bigrams instead of one token per run, as Lucene's CJKAnalyzer and Elasticsearch's
 `cjk_bigram` do: "機械学習" is `機械 械学 学習`, so "学習" finds it; a lone character is its own
-token. Text holding none of those scripts is tokenised exactly as before (the fast path).
+token. A combining mark (a Devanagari vowel sign or virama, Arabic harakat, Hebrew points)
+belongs to the word before it, as Unicode's word boundaries (UAX #29) keep it, instead of
+splitting "हिन्दी" into letters; Arabic harakat and Hebrew points, written or left out at
+will, are then dropped and Arabic alef/teh marbuta/yeh variants folded (as Lucene's Arabic
+normaliser does), so "محمد" finds "مُحَمَّد" and "احمد" "أحمد". Text
+holding none of those scripts and no mark is tokenised exactly as before (the fast path).
 `stems` maps tokens to their English Snowball stems; BM25 indexes and queries stems
 (signals/bm25.py), the other lexical signals read the tokens themselves.
 """
@@ -33,19 +38,74 @@ _SPACELESS_RANGES = ((0x0E00, 0x0EFF), (0x1000, 0x109F), (0x1100, 0x11FF), (0x17
 # The lead bytes of UTF-8 sequences of three or four bytes: a text without one holds no
 # character from U+0800 up, so none of those scripts (the common case of accented Latin).
 _HIGH_UTF8 = re.compile(rb"[\xe0-\xf4]")
+_ASTRAL_UTF8 = re.compile(rb"[\xf0-\xf4]")  # a character above U+FFFF: it may be a mark
+_MARKABLE_UTF8 = re.compile(rb"[\xcc-\xf4]")  # a character from U+0300 (the first marks) up
 
 
 @functools.cache
-def _spaceless() -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """(a run of those scripts, a run of a word: letters, digits and those scripts' marks),
-    compiled on first use: the blocks' class takes sre ~5 ms to compile, which a process that
-    never meets such text should not pay at import. The marks (Thai vowel and tone signs, a
-    Khmer coeng...) are not `\\w`; inside a run they belong to the word. Only the first six
-    blocks hold marks (2,000 code points read, not the 10^5 ideographs)."""
+def _marked() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """(a mark, tatweel or Arabic letter variant: what the fast path cannot read; a word: a
+    letter or digit then letters, digits and marks; the marks to delete from a word:
+    `_OPTIONAL_POINTS`...), compiled on first use as `_spaceless` is (~20 ms: the marks'
+    ranges are read from the Unicode database)."""
+    codes = [c for c in (*range(0x300, 0x20000), *range(0xE0100, 0xE01F0))
+             if unicodedata.category(chr(c)) in ("Mn", "Mc", "Me")]
+    # sre tests a class of the Basic Multilingual Plane by a table, a class reaching above it
+    # range by range (~300 ranges: 6x slower a character), so the two are apart
+    bmp = _class(sorted([c for c in codes if c < 0x10000] + [0x0640]))
+    special = _class(sorted([c for c in codes if c < 0x10000] + [0x0640, *_VARIANTS]))
+    cls = f"{bmp}|{_class(c for c in codes if c >= 0x10000)}"
+    lead = _class(ord(c) for c in _spaceless_marks())
+    drop = [c for a, b in _OPTIONAL_POINTS for c in range(a, b + 1)
+            if unicodedata.category(chr(c)) == "Mn" or c == 0x0640]
+    drop += [c for c in codes if unicodedata.category(chr(c)) == "Me" or 0xFE00 <= c <= 0xFE0F
+             or c >= 0xE0100]
+    drop.sort()
+    points = re.compile(_class(c for c in drop if c < 0x10000) + "+|"
+                        + _class(c for c in drop if c >= 0x10000) + "+")
+    words = re.compile(f"(?:[^\\W_]|{lead})(?:[^\\W_]|{cls})*")
+    return re.compile(special), words, points
+
+
+def _class(codes: Iterable[int]) -> str:
+    """A regex character class of ascending code points, as ranges."""
+    spans: list[list[int]] = []
+    for c in codes:
+        if spans and spans[-1][1] == c - 1:
+            spans[-1][1] = c
+        else:
+            spans.append([c, c])
+    return "[" + "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in spans) + "]"
+
+
+# Arabic letters typed either way (Lucene's ArabicNormalizer): alef with madda or hamza above
+# or below is alef, teh marbuta heh, alef maksura yeh; "احمد" finds "أحمد".
+_VARIANTS = (0x0622, 0x0623, 0x0625, 0x0629, 0x0649)
+_ARABIC_VARIANT = re.compile("[\u0622\u0623\u0625\u0629\u0649]")
+_ARABIC_FOLD = dict(zip(_VARIANTS, (0x0627, 0x0627, 0x0627, 0x0647, 0x064A), strict=True))
+
+# Hebrew points and cantillation, Arabic harakat, Quranic marks and the tatweel: optional in
+# writing (their nonspacing marks only, plus U+0640 TATWEEL, are deleted from tokens), as are
+# variation selectors and enclosing marks (the emoji keycap "1️⃣" is the token "1").
+_OPTIONAL_POINTS = ((0x0591, 0x05C7), (0x0610, 0x061A), (0x0640, 0x065F), (0x0670, 0x0670),
+                    (0x06D6, 0x06ED))
+
+
+@functools.cache
+def _spaceless_marks() -> str:
+    """The combining marks of the spaceless scripts' first six blocks (Thai vowel and tone
+    signs, a Khmer coeng...): a word may start with one of them, as session 30's runs did.
+    Only those blocks hold marks (2,000 code points read, not the 10^5 ideographs)."""
+    return "".join(chr(c) for a, b in _SPACELESS_RANGES[:6] for c in range(a, b + 1)
+                   if unicodedata.category(chr(c)) in ("Mn", "Mc"))
+
+
+@functools.cache
+def _spaceless() -> re.Pattern[str]:
+    """A run of those scripts, compiled on first use: the blocks' class takes sre ~5 ms to
+    compile, which a process that never meets such text should not pay at import."""
     spaceless = "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in _SPACELESS_RANGES)
-    marks = "".join(chr(c) for a, b in _SPACELESS_RANGES[:6] for c in range(a, b + 1)
-                    if unicodedata.category(chr(c)) in ("Mn", "Mc"))
-    return re.compile(f"[{spaceless}]+"), re.compile(f"(?:[^\\W_]|[{re.escape(marks)}])+")
+    return re.compile(f"[{spaceless}]+")
 
 
 # A small fixed English stop-word list (function words only). Content terms are what remains.
@@ -68,13 +128,24 @@ def tokenize(text: str) -> list[str]:
     """Lowercase word tokens of `text` (NFKC, casefold, Unicode letters and digits); runs of
     a script written without spaces as overlapping bigrams (module docstring)."""
     folded = unicodedata.normalize("NFKC", text).casefold()
-    if folded.isascii() or _HIGH_UTF8.search(folded.encode("utf-8", "surrogatepass")) is None:
+    if folded.isascii():
         return _WORD.findall(folded)
-    spaceless, runs = _spaceless()
-    if spaceless.search(folded) is None:
+    utf8 = folded.encode("utf-8", "surrogatepass")
+    if _MARKABLE_UTF8.search(utf8) is None:  # all below U+0300: accented Latin
         return _WORD.findall(folded)
+    special, runs, points = _marked()
+    spaceless = _spaceless() if _HIGH_UTF8.search(utf8) is not None else None
+    plain = spaceless is None or spaceless.search(folded) is None
+    if plain and special.search(folded) is None and _ASTRAL_UTF8.search(utf8) is None:
+        return _WORD.findall(folded)
+    if "i\u0307" in folded:  # İ casefolds to i + U+0307: "İstanbul" is "istanbul"
+        folded = folded.replace("i\u0307", "i")
+    if _ARABIC_VARIANT.search(folded) is not None:
+        folded = folded.translate(_ARABIC_FOLD)
+    if plain or spaceless is None:  # (`plain` is True when None: this narrows the type)
+        return runs.findall(points.sub("", folded))
     out: list[str] = []
-    for run in runs.findall(folded):
+    for run in runs.findall(points.sub("", folded)):
         at = 0
         for m in spaceless.finditer(run):
             if m.start() > at:

@@ -210,7 +210,8 @@ def _utf8(items: Sequence[str]) -> tuple[bytes, list[int]]:
     return bytes(buf), off
 
 
-VERSION = 2  # of the packed form `stored` keeps (2: CJK/Thai names as bigrams, text.tokenize)
+VERSION = 3  # of the packed form `stored` keeps (2: CJK/Thai names as bigrams, text.tokenize;
+# 3: combining marks kept in their word, Arabic/Hebrew points dropped)
 
 
 def _names(corpus: Corpus, i: int) -> set[str]:

@@ -1,0 +1,67 @@
+"""Math in Obsidian notes (`$...$`, `$$...$$`, rendered by MathJax): a `[[x]]` inside it (an
+Iverson bracket, denotational semantics' ⟦e⟧ typed `[[e]]`) is no link, a `#` no tag, a `# `
+line no heading, so no backlink, no dangling link, and a move leaves the formula's bytes alone;
+dollars as prices ("$5 and $10") are text and the links after them stay links."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from vault import Vault
+from vault.notes.markdown_scan import scan_body
+
+MATH = ["${}$", "$x = {} + 1$", "$$\n\\sum {}\n$$", "$${}$$", "$$\n# {}\n$$",
+        "$\\mathcal{{E}}{}_\\rho$", "$$\na\n\n{} b\n$$"]
+PROSE = ["Costs $5 and $10, see {}.", "{} costs \\$3.", "Pay $ 4 for {} $ now.",
+         "From $2 to {}.", "`$` {} `$`", "{}"]
+
+
+def _texts(rng: random.Random) -> tuple[str, int, int]:
+    """A note of paragraphs, each a formula holding `[[Target]]` (or a tag) or prose holding
+    it as a link; (text, links outside math, tags outside math)."""
+    parts, links, tags = [], 0, 0
+    for _ in range(rng.randint(2, 7)):
+        inside = rng.random() < 0.5
+        item = rng.choice(["[[Target]]", "[[Target#Sec|t]]", "#mathtag" if inside else "#prose"])
+        form = rng.choice(MATH if inside else PROSE)
+        parts.append(form.format(item))
+        if not inside:
+            links += item.startswith("[[")
+            tags += item.startswith("#")
+    return "\n\n".join(parts) + "\n", links, tags
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_links_and_tags_inside_math_do_not_count(seed: int) -> None:
+    rng = random.Random(seed)
+    for _ in range(60):
+        text, links, tags = _texts(rng)
+        scan = scan_body(text)
+        assert len(scan.sites) == links and len(scan.tags) == tags, text
+        assert all(h == "" or "Target" not in h for h in scan.headings), text
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_move_leaves_math_alone_and_follows_the_links_around_it(tmp_path: Path,
+                                                                  seed: int) -> None:
+    rng = random.Random(seed)
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / "Target.md").write_text("# Target\n\n## Sec\n", encoding="utf-8")
+    notes: dict[str, tuple[str, int]] = {}
+    for i in range(8):
+        text, links, _ = _texts(rng)
+        notes[f"n{i}.md"] = (text, links)
+        (root / f"n{i}.md").write_text(text, encoding="utf-8")
+    with Vault.init(root) as v:
+        for name, (text, links) in notes.items():
+            assert [ln.resolved for ln in v.links(name)] == ["Target.md"] * links, text
+        assert v.backlinks("Target") == sorted(n for n, (_, k) in notes.items() if k)
+        v.move("Target", "moved/Renamed")
+        for name, (text, links) in notes.items():
+            after = (root / name).read_text(encoding="utf-8")
+            assert after.count("[[Target") == text.count("[[Target") - links, (text, after)
+            assert [ln.resolved for ln in v.links(name)] == ["moved/Renamed.md"] * links
