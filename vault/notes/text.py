@@ -47,7 +47,8 @@ def _marked() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     """(a mark, tatweel or Arabic letter variant: what the fast path cannot read; a word: a
     letter or digit then letters, digits and marks; the marks to delete from a word:
     `_OPTIONAL_POINTS`...), compiled on first use as `_spaceless` is (~20 ms: the marks'
-    ranges are read from the Unicode database)."""
+    ranges are read from the Unicode database), which `_has_marks` puts off until a text
+    holds a mark or is long."""
     codes = [c for c in (*range(0x300, 0x20000), *range(0xE0100, 0xE01F0))
              if unicodedata.category(chr(c)) in ("Mn", "Mc", "Me")]
     # sre tests a class of the Basic Multilingual Plane by a table, a class reaching above it
@@ -65,6 +66,28 @@ def _marked() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
                         + _class(c for c in drop if c >= 0x10000) + "+")
     words = re.compile(f"(?:[^\\W_]|{lead})(?:[^\\W_]|{cls})*")
     return re.compile(special), words, points
+
+
+# Until `_marked` is compiled, a text up to this long is read character by character instead
+# (a prompt, a query, a chat turn: "what’s up 😀" holds no mark, and a hook that reads one
+# should not pay 20 ms for the classes); past it, or once they are compiled, one regex scan.
+_SHORT = 1000
+
+
+def _has_marks(folded: str, utf8: bytes) -> bool:
+    """Whether `folded` (`utf8` its bytes) may hold a combining mark, a tatweel or an Arabic
+    letter variant: what the fast path cannot read. By the regex, any character above U+FFFF
+    counts (`_marked`: its class stops at U+FFFF); read character by character (`_SHORT`),
+    only those; the words are the same either way."""
+    if len(folded) > _SHORT or _marked.cache_info().currsize:
+        return _marked()[0].search(folded) is not None or _ASTRAL_UTF8.search(utf8) is not None
+    return any(_special(c) for c in set(folded) if c >= "\u0300")  # any(): order-free
+
+
+@functools.cache
+def _special(c: str) -> bool:
+    """`c` is a mark (Mn, Mc, Me), the tatweel or an Arabic letter variant (`_VARIANTS`)."""
+    return unicodedata.category(c) in ("Mn", "Mc", "Me") or ord(c) in (0x0640, *_VARIANTS)
 
 
 def _class(codes: Iterable[int]) -> str:
@@ -133,19 +156,24 @@ def tokenize(text: str) -> list[str]:
     utf8 = folded.encode("utf-8", "surrogatepass")
     if _MARKABLE_UTF8.search(utf8) is None:  # all below U+0300: accented Latin
         return _WORD.findall(folded)
-    special, runs, points = _marked()
     spaceless = _spaceless() if _HIGH_UTF8.search(utf8) is not None else None
     plain = spaceless is None or spaceless.search(folded) is None
-    if plain and special.search(folded) is None and _ASTRAL_UTF8.search(utf8) is None:
+    marked = _has_marks(folded, utf8)
+    if plain and not marked:
         return _WORD.findall(folded)
-    if "i\u0307" in folded:  # İ casefolds to i + U+0307: "İstanbul" is "istanbul"
-        folded = folded.replace("i\u0307", "i")
-    if _ARABIC_VARIANT.search(folded) is not None:
-        folded = folded.translate(_ARABIC_FOLD)
+    if marked:
+        if "i\u0307" in folded:  # İ casefolds to i + U+0307: "İstanbul" is "istanbul"
+            folded = folded.replace("i\u0307", "i")
+        if _ARABIC_VARIANT.search(folded) is not None:
+            folded = folded.translate(_ARABIC_FOLD)
+        _, runs, points = _marked()
+        words = runs.findall(points.sub("", folded))
+    else:  # no mark to keep or drop: the words are `_WORD`'s
+        words = _WORD.findall(folded)
     if plain or spaceless is None:  # (`plain` is True when None: this narrows the type)
-        return runs.findall(points.sub("", folded))
+        return words
     out: list[str] = []
-    for run in runs.findall(points.sub("", folded)):
+    for run in words:
         at = 0
         for m in spaceless.finditer(run):
             if m.start() > at:

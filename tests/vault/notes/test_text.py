@@ -13,6 +13,7 @@ import snowballstemmer
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import vault.notes.text as text_module
 from vault.notes.text import stem, stems, tokenize
 
 ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
@@ -121,3 +122,27 @@ def test_a_part_of_a_spaceless_run_is_a_run_of_its_tokens(seed: int) -> None:
         sub = tokenize(part)
         assert any(toks[k:k + len(sub)] == sub for k in range(len(toks))), (run, part)
     assert tokenize("学") == ["学"]
+
+
+# Characters from U+0300 up that are no mark: punctuation a prompt holds, emoji (astral, a
+# skin tone, ZWJ), Greek, Cyrillic, Latin extended, kana and an ideograph
+_NO_MARK = [*"\u2019\u201c\u2014\u2026€Ωдλệ", "😀", "👍\U0001f3fb", "\u200d", "が", "學", "한"]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_text_without_marks_compiles_no_mark_class(seed: int) -> None:
+    """A prompt or query holding a curly quote or an emoji (characters from U+0300 up, no
+    mark) is tokenised without compiling the mark classes (~20 ms, which `rmh hook prompt`
+    paid on every such prompt: REV_tokcost), and gives the words it gives once they are
+    compiled; a text with a mark still compiles them."""
+    rng = random.Random(seed)
+    texts = ["".join(rng.choice([*_NO_MARK, *"aB 9_-."]) for _ in range(rng.randrange(1, 60)))
+             for _ in range(200)]
+    text_module._marked.cache_clear()
+    before = [tokenize(t) for t in texts]
+    assert text_module._marked.cache_info().currsize == 0
+    text_module._marked()
+    assert [tokenize(t) for t in texts] == before
+    text_module._marked.cache_clear()
+    assert tokenize("what\u2019s हिन्दी") == ["what", "s", "हिन्दी"]
+    assert text_module._marked.cache_info().currsize == 1
