@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 import sys
 import tty
@@ -135,3 +136,23 @@ def test_a_note_a_cell_wrote_reaches_the_terminal_as_text(note_by_a_cell: Path,
     text = data.decode("utf-8", "replace")
     reached = sorted({f"{ord(c):#04x}" for c in text if c in CONTROLS})
     assert reached == [], text[-2000:]
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_a_note_with_crlf_line_ends_shows_its_lines_on_a_terminal(tmp_path: Path,
+                                                                  seed: int) -> None:
+    """A note saved with CRLF line ends (on Windows) is shown by `rmh read` on a terminal as
+    its lines: a CR before a newline moves nothing over text, so it is not escaped (it was:
+    every line ended in a visible `\\r`); a CR inside a line still is."""
+    rng = random.Random(seed)
+    lines = [" ".join(rng.choice(["alpha", "beta", "[[b]]", "#tag", "é", "x"])
+                      for _ in range(rng.randrange(1, 6))) for _ in range(rng.randrange(2, 8))]
+    hidden = rng.randrange(len(lines))
+    lines[hidden] += "\rcovered"
+    (tmp_path / "a.md").write_bytes(("---\ntitle: A\n---\n" + "\n".join(lines) + "\n")
+                                    .replace("\n", "\r\n").encode("utf-8"))
+    Vault.init(tmp_path).close()
+    text = _rmh(tmp_path, ["read", "a.md"], terminal=True).decode("utf-8")
+    for line in lines:
+        assert line.replace("\r", "\\r") + "\r\n" in text, ascii(text)
+    assert text.count("\\r") == 1 and text.count("\r") == len(lines) + 3, ascii(text)
