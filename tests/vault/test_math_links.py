@@ -65,3 +65,35 @@ def test_a_move_leaves_math_alone_and_follows_the_links_around_it(tmp_path: Path
             after = (root / name).read_text(encoding="utf-8")
             assert after.count("[[Target") == text.count("[[Target") - links, (text, after)
             assert [ln.resolved for ln in v.links(name)] == ["moved/Renamed.md"] * links
+
+
+# notes whose names hold a dollar: tickers (cashtags), prices, a price tier
+DOLLAR_NAMES = ["$AAPL", "$TSLA", "Cost $5", "$$ tier", "US$ bonds", "$x$"]
+LINK_FORMS = ["[[{}]]", "[[{}|shown]]", "![[{}]]", "[[{}#Sec]]"]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_dollar_inside_a_wiki_link_opens_no_math(tmp_path: Path, seed: int) -> None:
+    """`[[$AAPL]] and [[$TSLA]]`: each link starts before its `$`, so the two dollars are
+    no formula `$AAPL]] and [[$` hiding both links (they were dropped: no backlink, and a
+    move of `$AAPL.md` left them naming nothing); math beside them still hides its own."""
+    rng = random.Random(seed)
+    root = tmp_path / "v"
+    root.mkdir()
+    for name in DOLLAR_NAMES:
+        (root / f"{name}.md").write_text("# t\n\n## Sec\n", encoding="utf-8")
+    linked: dict[str, list[str]] = {}
+    for i in range(8):
+        names = [rng.choice(DOLLAR_NAMES) for _ in range(rng.randint(2, 5))]
+        words = [rng.choice(LINK_FORMS).format(n) for n in names]
+        line = " and ".join(words) + rng.choice(["", " cost $5", " as $x + [[y]]$ says"])
+        (root / f"n{i}.md").write_text(f"{line}\n\n$$[[in math]]$$\n", encoding="utf-8")
+        linked[f"n{i}.md"] = names
+        assert [s.link.target for s in scan_body(line).sites] == names, line
+    with Vault.init(root) as v:
+        for note, names in linked.items():
+            assert [ln.resolved for ln in v.links(note)] == [f"{n}.md" for n in names]
+        v.move("$AAPL", "moved/Apple")
+        for note, names in linked.items():
+            want = [("moved/Apple" if n == "$AAPL" else n) + ".md" for n in names]
+            assert [ln.resolved for ln in v.links(note)] == want

@@ -6,10 +6,8 @@ of the text), inline code spans (a run of n backticks closed by the next run of 
 backticks in the same paragraph), HTML comments `<!-- -->` and Obsidian comments `%% %%` (an
 unclosed comment runs to the end; but a `<!--` inside a line is a comment only when its `-->`
 is in the same paragraph or heading line, else literal text, as CommonMark reads raw HTML:
-`_comment_end`), and math: `$$...$$` (display, to the next `$$`) and `$...$` (inline, on one
-line: Pandoc's rule, which keeps "$5 and $10" text: the opening `$` is followed by a non-space,
-the closing one preceded by a non-space and not followed by a digit; `\\$` is a dollar).
-A link, tag or heading that overlaps any of these is dropped.
+`_comment_end`), and math (`$$...$$`, `$...$` on one line: math_spans.py). A link, tag or
+heading that overlaps any of these is dropped.
 
 Recognised forms follow Obsidian:
 - wiki-links `[[T]]`, `[[T|alias]]`, `[[T#Heading]]`, `[[T#^block]]`, `[[#Heading]]`, `![[T]]`,
@@ -34,6 +32,8 @@ from bisect import bisect_left
 from dataclasses import dataclass, replace
 from typing import Literal
 from urllib.parse import unquote
+
+from .math_spans import MathScan
 
 Span = tuple[int, int]
 
@@ -76,7 +76,6 @@ class BodyScan:
 _FENCE_OPEN = re.compile(r"(?:[ \t]*>)*[ \t]*(`{3,}|~{3,})(.*)")
 _FENCE_CLOSE = re.compile(r"(?:[ \t]*>)*[ \t]*(`{3,}|~{3,})[ \t]*")
 _INLINE_START = re.compile(r"`+|<!--|%%|\$\$?")
-_DOLLAR = re.compile(r"\$")
 _BACKTICKS = re.compile(r"`+")
 _BLANK_LINE = re.compile(r"\n[ \t]*\r?\n")
 # What may precede a `<!--` on its line for it to open an HTML block (CommonMark 4.6, type 2):
@@ -139,23 +138,6 @@ def _code_span_end(text: str, start: int, run: int, limit: int, blanks: list[int
     return -1
 
 
-def _math_end(text: str, start: int, stop: int) -> int:
-    """End of the inline math `$...$` opened at `start` (its `$` not followed by a space),
-    closed before `stop` (its line's end) by a `$` after a non-space and not before a digit
-    or `$`; else -1.
-    Whether a `$` closes depends on that `$` alone, so one search that fails holds for every
-    opening up to `stop` (the caller skips them: linear in a paragraph of prices)."""
-    if start + 1 >= len(text) or text[start + 1].isspace():
-        return -1
-    for m in _DOLLAR.finditer(text, start + 2, stop):
-        c = m.start()
-        after = text[c + 1:c + 2]
-        if not text[c - 1].isspace() and text[c - 1] != "\\" and not after.isdigit() \
-                and after != "$":
-            return c + 1
-    return -1
-
-
 def _next_blank(blanks: list[int], start: int, limit: int) -> int:
     """Where the paragraph holding `start` ends: the next blank line, else `limit`."""
     i = bisect_left(blanks, start)
@@ -184,7 +166,8 @@ def _comment_end(text: str, start: int, limit: int, blanks: list[int], close: in
 
 
 def excluded_spans(text: str) -> list[Span]:
-    """Sorted, merged spans of code and comments, where nothing is a link, tag or heading."""
+    """Sorted, merged spans of code, comments and math, where nothing is a link, tag or
+    heading."""
     fences = _fenced_spans(text)
     spans = list(fences)
     n, fi, pos = len(text), 0, 0
@@ -192,7 +175,7 @@ def excluded_spans(text: str) -> list[Span]:
     found_blanks = False
     close, line, seen = -2, 0, 0  # next `-->` (-2: not looked for), line start of `seen`
     heads: list[Span] = []  # the heading lines, found with the blank lines
-    off = [0, 0]  # up to here no `$`, `$$` opens math (a failed search: `_math_end`)
+    math = MathScan(text, WIKI)
     while (m := _INLINE_START.search(text, pos)) is not None:
         s = m.start()
         while fi < len(fences) and fences[fi][1] <= s:
@@ -201,8 +184,10 @@ def excluded_spans(text: str) -> list[Span]:
             pos = fences[fi][1]
             continue
         tok = m.group()
-        if tok[0] == "$" and (s < off[len(tok) - 1] or (s > 0 and text[s - 1] == "\\")):
-            pos = m.end() if s < off[len(tok) - 1] else s + 1  # literal
+        if tok[0] == "$":
+            end, pos = math.span_end(s, tok, fences[fi][0] if fi < len(fences) else n)
+            if end >= 0:
+                spans.append((s, end))
             continue
         if tok != "%%" and not found_blanks:
             blanks, found_blanks = [b.start() for b in _BLANK_LINE.finditer(text)], True
@@ -218,21 +203,6 @@ def excluded_spans(text: str) -> list[Span]:
         elif tok == "%%":
             e = text.find("%%", m.end())
             end = n if e < 0 else e + 2
-        elif tok[0] == "$":  # math: `$$` to the next unescaped `$$`, `$` in its paragraph
-            limit = fences[fi][0] if fi < len(fences) else n
-            if tok == "$":
-                stop = text.find("\n", s, limit) % (limit + 1)  # none: -1 % (limit + 1)
-                end = _math_end(text, s, stop)
-            else:
-                stop, end = limit, m.end()
-                while (end := text.find("$$", end, limit) + 2) > 1 and text[end - 3] == "\\":
-                    pass
-                end = end if end > 1 else -1
-            if end < 0:  # no `$`/`$$` before `stop` closes any opening: all literal
-                if tok == "$$" or not text[s + 1:s + 2].isspace():
-                    off[len(tok) - 1] = stop
-                pos = m.end()
-                continue
         else:
             if s > 0 and text[s - 1] == "\\":  # an escaped backtick is literal
                 pos = s + 1

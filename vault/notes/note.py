@@ -55,9 +55,9 @@ __all__ = [
 # one not closed on its heading line, or closed only past a heading line below it; 7: tags
 # deduplicated by case and Unicode form (`#café` typed composed and decomposed is one tag), and
 # a file whose lines end in a lone CR (classic Mac) read as lines, as CodeMirror splits them
-# (session 30); 8: nothing inside math (`$...$`, `$$...$$`) is a link, tag or heading
-# (session 31).
-PARSE = 8
+# (session 30); 8: nothing inside math (`$...$`, `$$...$$`) is a link, tag or heading; 9: but
+# a `$` inside a wiki-link opens no math (`[[$AAPL]] and [[$TSLA]]`) (session 31).
+PARSE = 9
 
 _TAG_SPLIT = re.compile(r"[,\s]+")
 _COMMA = re.compile(",")
