@@ -10,7 +10,7 @@ parser reading left to right finds them), not a formula `$AAPL]] and [[$` hiding
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_right
 
 _DOLLAR = re.compile(r"\$")
 
@@ -22,7 +22,8 @@ class MathScan:
     def __init__(self, text: str, wiki: re.Pattern[str]) -> None:
         self._text, self._wiki = text, wiki
         self._off = [0, 0]
-        self._links: list[tuple[int, int]] | None = None
+        self._starts: list[int] | None = None  # of the wiki-links, and their ends
+        self._ends: list[int] = []
 
     def span_end(self, s: int, tok: str, limit: int) -> tuple[int, int]:
         """(the end of the math that `tok` ("$" or "$$") at `s` opens, else -1: a literal
@@ -47,11 +48,14 @@ class MathScan:
         return -1, s + len(tok)
 
     def _in_link(self, s: int) -> bool:
-        if self._links is None:
-            self._links = ([w.span() for w in self._wiki.finditer(self._text)]
-                           if "[[" in self._text else [])
-        i = bisect_left(self._links, (s + 1, -1)) - 1
-        return i >= 0 and self._links[i][1] > s
+        if self._starts is None:
+            links = self._wiki.finditer(self._text) if "[[" in self._text else iter(())
+            self._starts, self._ends = [], []
+            for w in links:
+                self._starts.append(w.start())
+                self._ends.append(w.end())
+        i = bisect_right(self._starts, s) - 1
+        return i >= 0 and self._ends[i] > s
 
 
 def _inline_end(text: str, start: int, stop: int) -> int:
