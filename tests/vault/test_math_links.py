@@ -97,3 +97,28 @@ def test_a_dollar_inside_a_wiki_link_opens_no_math(tmp_path: Path, seed: int) ->
         for note, names in linked.items():
             want = [("moved/Apple" if n == "$AAPL" else n) + ".md" for n in names]
             assert [ln.resolved for ln in v.links(note)] == want
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_price_tier_after_text_is_no_math_across_paragraphs(seed: int) -> None:
+    """A `$$` after text on its line ("Price: $$") closes in its paragraph or is a dollar:
+    a restaurant list of price tiers read everything between two tiers, paragraphs apart, as
+    one formula (its headings, tags and links gone). A `$$` starting its line still opens a
+    block to the next `$$`, and one closed in its paragraph is still math."""
+    rng = random.Random(seed)
+    for _ in range(40):
+        parts, heads, links, tags = [], 0, 0, 0
+        for i in range(rng.randint(2, 6)):
+            tier = rng.choice(["$", "$$", "$$$", "$$$$"])
+            parts.append(f"## Place {i}\nPrice: {tier}\nTags: #food [[City {i}]]")
+            heads, tags, links = heads + 1, tags + 1, links + 1
+            if rng.random() < 0.5:  # inline display math, closed in its paragraph
+                parts.append(rng.choice(["As $$[[hidden]]$$ says.", "Rate $$x$$ and [[shown]]."]))
+                links += "shown" in parts[-1]
+        if rng.random() < 0.5:
+            parts.insert(rng.randrange(len(parts) + 1), "$$\n[[in block]]\n\n#blocktag\n$$")
+        text = "\n\n".join(parts) + "\n"
+        scan = scan_body(text)
+        assert [h for h in scan.headings if h.startswith("Place")] == [
+            f"Place {i}" for i in range(heads)], text
+        assert (len(scan.sites), len(scan.tags)) == (links, tags), text

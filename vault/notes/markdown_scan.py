@@ -175,7 +175,7 @@ def excluded_spans(text: str) -> list[Span]:
     found_blanks = False
     close, line, seen = -2, 0, 0  # next `-->` (-2: not looked for), line start of `seen`
     heads: list[Span] = []  # the heading lines, found with the blank lines
-    math = MathScan(text, WIKI)
+    math = MathScan(text, WIKI, _BLANK_LINE)
     while (m := _INLINE_START.search(text, pos)) is not None:
         s = m.start()
         while fi < len(fences) and fences[fi][1] <= s:

@@ -1,16 +1,19 @@
 """Math in Obsidian markdown, where nothing is a link, tag or heading (`markdown_scan`'s
 `excluded_spans` asks here at each `$` it meets, left to right): `$$...$$` (display, to the
-next unescaped `$$`, not into a fenced block) and `$...$` (inline, on one line: Pandoc's rule,
-which keeps "$5 and $10" text: the opening `$` is followed by a non-space, the closing one
-preceded by a non-space and not followed by a digit). `\\$` is a dollar, and so is a `$`
-inside a wiki-link: `[[$AAPL]] and [[$TSLA]]` are two links (each starts before its `$`, as a
-parser reading left to right finds them), not a formula `$AAPL]] and [[$` hiding both.
+next unescaped `$$`, not into a fenced block; but a `$$` after text on its line, "Price: $$",
+closes in its paragraph or is a dollar: blocks are read before inline math, so a price tier
+two paragraphs below no longer hides the headings, links and tags between) and `$...$`
+(inline, on one line: Pandoc's rule, which keeps "$5 and $10" text: the opening `$` is
+followed by a non-space, the closing one preceded by a non-space and not followed by a
+digit). `\\$` is a dollar, and so is a `$` inside a wiki-link: `[[$AAPL]] and [[$TSLA]]` are
+two links (each starts before its `$`, as a parser reading left to right finds them), not a
+formula `$AAPL]] and [[$` hiding both.
 """
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 
 _DOLLAR = re.compile(r"\$")
 
@@ -19,8 +22,9 @@ class MathScan:
     """The math of one text, opening by opening: up to where no `$` (`$$`) opens math (a
     search that failed, `_inline_end`), and the wiki-links' spans, found at the first `$`."""
 
-    def __init__(self, text: str, wiki: re.Pattern[str]) -> None:
-        self._text, self._wiki = text, wiki
+    def __init__(self, text: str, wiki: re.Pattern[str], blank: re.Pattern[str]) -> None:
+        self._text, self._wiki, self._blank = text, wiki, blank
+        self._blanks: list[int] | None = None  # where blank lines start
         self._off = [0, 0]
         self._starts: list[int] | None = None  # of the wiki-links, and their ends
         self._ends: list[int] = []
@@ -37,8 +41,8 @@ class MathScan:
             stop = text.find("\n", s, limit) % (limit + 1)  # none: -1 % (limit + 1)
             end = _inline_end(text, s, stop)
         else:
-            stop, end = limit, s + 2
-            while (end := text.find("$$", end, limit) + 2) > 1 and text[end - 3] == "\\":
+            stop, end = (limit if self._starts_line(s) else self._paragraph_end(s, limit)), s + 2
+            while (end := text.find("$$", end, stop) + 2) > 1 and text[end - 3] == "\\":
                 pass
             end = end if end > 1 else -1
         if end >= 0:
@@ -46,6 +50,19 @@ class MathScan:
         if tok == "$$" or not text[s + 1:s + 2].isspace():
             self._off[k] = stop  # no `$`/`$$` before `stop` closes any opening: all literal
         return -1, s + len(tok)
+
+    def _starts_line(self, s: int) -> bool:
+        """Only blanks and blockquote markers precede `s` on its line."""
+        i = s - 1
+        while i >= 0 and self._text[i] in " \t>":
+            i -= 1
+        return i < 0 or self._text[i] == "\n"
+
+    def _paragraph_end(self, s: int, limit: int) -> int:
+        if self._blanks is None:
+            self._blanks = [b.start() for b in self._blank.finditer(self._text)]
+        i = bisect_left(self._blanks, s)
+        return min(limit, self._blanks[i]) if i < len(self._blanks) else limit
 
     def _in_link(self, s: int) -> bool:
         if self._starts is None:

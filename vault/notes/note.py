@@ -56,7 +56,8 @@ __all__ = [
 # deduplicated by case and Unicode form (`#café` typed composed and decomposed is one tag), and
 # a file whose lines end in a lone CR (classic Mac) read as lines, as CodeMirror splits them
 # (session 30); 8: nothing inside math (`$...$`, `$$...$$`) is a link, tag or heading; 9: but
-# a `$` inside a wiki-link opens no math (`[[$AAPL]] and [[$TSLA]]`) (session 31).
+# a `$` inside a wiki-link opens no math (`[[$AAPL]] and [[$TSLA]]`), and a `$$` after text on
+# its line ("Price: $$") closes in its paragraph or is text (session 31).
 PARSE = 9
 
 _TAG_SPLIT = re.compile(r"[,\s]+")
