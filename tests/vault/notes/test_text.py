@@ -133,7 +133,7 @@ _NO_MARK = [*"\u2019\u201c\u2014\u2026€Ωдλệ", "😀", "👍\U0001f3fb", "
 def test_a_text_without_marks_compiles_no_mark_class(seed: int) -> None:
     """A prompt or query holding a curly quote or an emoji (characters from U+0300 up, no
     mark) is tokenised without compiling the mark classes (~20 ms, which `rmh hook prompt`
-    paid on every such prompt: REV_tokcost), and gives the words it gives once they are
+    paid on every such prompt: REV_hookcost.py.txt), and gives the words it gives once they are
     compiled; a text with a mark still compiles them."""
     rng = random.Random(seed)
     texts = ["".join(rng.choice([*_NO_MARK, *"aB 9_-."]) for _ in range(rng.randrange(1, 60)))
