@@ -13,21 +13,22 @@ formula `$AAPL]] and [[$` hiding both.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
 
 _DOLLAR = re.compile(r"\$")
 
 
 class MathScan:
-    """The math of one text, opening by opening: up to where no `$` (`$$`) opens math (a
-    search that failed, `_inline_end`), and the wiki-links' spans, found at the first `$`."""
+    """The math of one text, asked about its `$`s left to right (`s` grows from call to
+    call): up to where no `$` (`$$`) opens math (a search that failed, `_inline_end`); the
+    first wiki-link and blank line not before the last `$` asked about, read on lazily."""
 
     def __init__(self, text: str, wiki: re.Pattern[str], blank: re.Pattern[str]) -> None:
-        self._text, self._wiki, self._blank = text, wiki, blank
-        self._blanks: list[int] | None = None  # where blank lines start
+        self._text = text
         self._off = [0, 0]
-        self._starts: list[int] | None = None  # of the wiki-links, and their ends
-        self._ends: list[int] = []
+        self._links = wiki.finditer(text) if "[[" in text else iter(())
+        self._link = (-1, -1)
+        self._blanks = blank.finditer(text)
+        self._blank_at = -1
 
     def span_end(self, s: int, tok: str, limit: int) -> tuple[int, int]:
         """(the end of the math that `tok` ("$" or "$$") at `s` opens, else -1: a literal
@@ -59,20 +60,17 @@ class MathScan:
         return i < 0 or self._text[i] == "\n"
 
     def _paragraph_end(self, s: int, limit: int) -> int:
-        if self._blanks is None:
-            self._blanks = [b.start() for b in self._blank.finditer(self._text)]
-        i = bisect_left(self._blanks, s)
-        return min(limit, self._blanks[i]) if i < len(self._blanks) else limit
+        """Where the next blank line from `s` starts, else `limit`."""
+        while self._blank_at < s:
+            b = next(self._blanks, None)
+            self._blank_at = len(self._text) if b is None else b.start()
+        return min(limit, self._blank_at)
 
     def _in_link(self, s: int) -> bool:
-        if self._starts is None:
-            links = self._wiki.finditer(self._text) if "[[" in self._text else iter(())
-            self._starts, self._ends = [], []
-            for w in links:
-                self._starts.append(w.start())
-                self._ends.append(w.end())
-        i = bisect_right(self._starts, s) - 1
-        return i >= 0 and self._ends[i] > s
+        while self._link[1] <= s:
+            w = next(self._links, None)
+            self._link = (len(self._text) + 1,) * 2 if w is None else w.span()
+        return self._link[0] <= s
 
 
 def _inline_end(text: str, start: int, stop: int) -> int:
