@@ -6,7 +6,10 @@ recovery rewrites it by the plan's own rule (notes/relinks.py `retarget`), with 
 name tables read from the folders (`folders.walk`; no index: the recovery runs before it is
 open). Only notes changed since the plan are read: their ctime is at or after the intent
 file's mtime (both the file system's clock; a note changed in the same tick is read too, and
-holds no link that meant the moved note unless one was added: a plan lists every referrer)."""
+holds no link that meant the moved note unless one was added: a plan lists every referrer).
+The live move makes the same pass before it ends (vault/writes.py `move`), from the file
+system's clock read before its plan: an editor takes no lock, so it may save such a note
+while the move runs, and the move is not acknowledged yet either."""
 
 from __future__ import annotations
 
