@@ -242,6 +242,11 @@ class VaultWrites(VaultParts):
                 journal.finish(name)  # the rename was refused: nothing changed
                 raise
             journal.finish(name)
+            if outcome.state == "rolled back":  # the note went, or a file took `new`, after
+                # the plan was read (another program: no lock): nothing moved, none rewritten
+                if self.store.stat(new_path) is not None:
+                    raise NoteExists(new_path)
+                raise NoteNotFound(old_path)
             left = tuple((p, GONE_MEANWHILE if self.store.stat(p) is None else CHANGED_MEANWHILE)
                          for p in outcome.left)
         if outcome.written:
