@@ -106,3 +106,45 @@ def test_a_link_to_the_old_name_saved_during_a_live_move_in_an_unlisted_note_is_
             checked += was == old
         assert (path in res.rewritten) == (now != written[path])
     assert checked > 0
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_folder_moved_into_the_vault_during_a_live_move_has_its_old_name_links_rewritten(
+        tmp_path: Path, seed: int) -> None:
+    """Another program moves a folder of notes linking the old name into the vault (`mv
+    ~/drafts vault/`) during the move: a folder's rename leaves its notes' ctimes as they
+    were, so the pass read none of them and those links dangled, unreported."""
+    rng = random.Random(seed)
+    root = tmp_path / "v"
+    (root / "a").mkdir(parents=True)
+    (root / "a" / "Target.md").write_text("the target\n", encoding="utf-8")
+    (root / "R.md").write_text("R links [[Target]]\n", encoding="utf-8")
+    old, new = "a/Target.md", "b/Moved.md"
+    drafts = tmp_path / "drafts"
+    inner = rng.choice(["", "deeper", "deeper/still"])
+    places = [posixpath.join("drafts", inner, f"D{i}.md") for i in range(rng.randint(1, 3))]
+    written = {}
+    for path in places:
+        line = " ".join(link(rng, f) if rng.random() < 0.5 else f"[[{posixpath.splitext(f)[0]}]]"
+                        for f in forms(path, old))
+        written[path] = f"draft\n{line}\n"
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(written[path], encoding="utf-8")
+    Vault.init(root).close()
+    n = rng.randint(1, _last_op(root, old, new))
+    with Vault.open(root) as v:
+        counted, start = v.store.count_op, v.store.ops
+
+        def mover() -> None:
+            counted()
+            if v.store.ops - start == n:
+                drafts.rename(root / "drafts")
+
+        v.store.count_op = mover  # type: ignore[method-assign]
+        res = v.move(old, new)
+        v.store.count_op = counted  # type: ignore[method-assign]
+    after = Resolver.build({1: new, 2: "R.md", **{i: p for i, p in enumerate(places, 3)}}, {})
+    for path in places:
+        now = (root / path).read_text(encoding="utf-8")
+        assert path in res.rewritten
+        assert all(meaning(after, s.link, path) == new for s in scan_body(now).sites), now
