@@ -249,9 +249,11 @@ class VaultWrites(VaultParts):
                 raise NoteNotFound(old_path)
             left = tuple((p, GONE_MEANWHILE if self.store.stat(p) is None else CHANGED_MEANWHILE)
                          for p in outcome.left)
-        if outcome.written:
-            self.live.sync_paths(outcome.written)
-        return MoveResult(new_path, old_path, tuple(outcome.written), left)
+        # the moved note last, after the notes the unlisted-notes pass wrote (stable sort)
+        written = sorted(outcome.written, key=lambda p: p == new_path)
+        if written:
+            self.live.sync_paths(written)
+        return MoveResult(new_path, old_path, tuple(written), left)
 
     def _move_intent(self, note_id: int, old_path: str, new_path: str) -> MoveIntent:
         before = self.resolver()

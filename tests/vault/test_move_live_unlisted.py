@@ -94,6 +94,7 @@ def test_a_link_to_the_old_name_saved_during_a_live_move_in_an_unlisted_note_is_
         res = v.move(old, new)
         v.store.count_op = counted  # type: ignore[method-assign]
         assert res.not_rewritten == ()
+        assert new not in res.rewritten[:-1]  # the moved note, when rewritten, is last
     checked = 0
     for path in unlisted:
         now = (root / path).read_text(encoding="utf-8")
