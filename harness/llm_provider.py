@@ -193,7 +193,12 @@ class OpenAIProvider:
         except openai.APIConnectionError as exc:
             if isinstance(exc.__cause__, AnswerTooLarge):  # wrapped (openai 1.x)
                 raise LlmUnavailable(str(exc.__cause__)) from None
-            note = _proxy_note()
+            # reached, but it broke off or its answer was no HTTP: "cannot reach" sent the
+            # user to check a URL that works (PLUG5, session 31)
+            note, cause = _proxy_note(), exc.__cause__
+            if type(cause).__name__ == "RemoteProtocolError":
+                raise TransientError(f"{shown_endpoint(self.endpoint)} answered no whole HTTP "
+                                     f"response ({self._scrub(str(cause))[:120]})") from exc
             raise TransientError(f"cannot reach {shown_endpoint(self.endpoint)}"
                                  + (f" ({note})" if note else "")) from exc
         except openai.APIStatusError as exc:
@@ -329,6 +334,8 @@ def _why_no_text(resp: Any, message: Any, finish: object) -> str:
                 + ": raise [llm] max_tokens")
     if reasoning:
         return "the model returned reasoning but no answer text"
+    if getattr(message, "tool_calls", None) or getattr(message, "function_call", None):
+        return "the model answered with a tool call, not text (a sub-call offers no tools)"
     if finish == "content_filter":
         return "the endpoint's content filter withheld the answer"
     if isinstance(error, dict) and isinstance(error.get("message"), str):

@@ -78,6 +78,12 @@ SHAPES = [  # (body the server sends, the answer or a part of the error)
      "ERROR LlmUnavailable: the endpoint answered an error: Provider returned error ***"),
     (b'{"error": "Model unloaded"}', "ERROR LlmUnavailable: the endpoint answered an error: "
      "Model unloaded"),
+    # a tool call instead of text (PLUG5, session 31: "the model returned no text" before)
+    *((_body(content, finish, **call), "ERROR LlmUnavailable: the model answered with a tool "
+       "call, not text") for content in (None, "") for finish in ("tool_calls", "stop")
+      for call in ({"tool_calls": [{"id": "t", "type": "function", "function": {
+          "name": "search", "arguments": "{}"}}]},
+                   {"function_call": {"name": "search", "arguments": "{}"}})),
 ]
 
 
