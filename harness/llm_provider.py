@@ -233,8 +233,10 @@ class OpenAIProvider:
             return LlmUnavailable(f"HTTP 429: the account's quota is spent: "
                                   f"{self._scrub(message)}")
         if status in (408, 409, 429) or status >= 500:
-            return TransientError(f"HTTP {status} from the endpoint",
-                                  retry_after=_retry_after(exc.response.headers))
+            # the wait asked for is said: past the exec's deadline, one attempt is all (PLUG5)
+            wait = _retry_after(exc.response.headers)
+            asked = f", which asks for a retry after {wait:g} s" if wait else ""
+            return TransientError(f"HTTP {status} from the endpoint{asked}", retry_after=wait)
         if status in (400, 422):
             refused = refused_param(exc.body, message, sent)  # harness/llm_refusal.py
             if refused == "max_tokens" and refused in self._params:  # (once: calls overlap)
