@@ -159,6 +159,10 @@ class OpenAIProvider:
             raise LlmUnavailable(  # else 1 + max_retries calls, each "cannot reach"
                 f"base_url {shown_endpoint(self.endpoint)!r} is no http(s) URL: write it as "
                 "http://HOST:PORT/v1")
+        if not self._key and (base.hostname or "").lower() == "api.openai.com":  # else each
+            raise LlmUnavailable(  # attempt went out keyless: 401, or offline "cannot reach"
+                "api.openai.com needs an API key: set $OPENAI_API_KEY or [llm] api_key (or "
+                "base_url, for a local server)")
         # the whole endpoint pasted (…/v1/chat/completions): the SDK appends that part itself
         base = base._replace(path=base.path.rstrip("/").removesuffix("/chat/completions"))
         query = dict(parse_qsl(base.query))
