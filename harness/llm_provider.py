@@ -8,13 +8,14 @@ TransientError (retryable: connection errors, HTTP 408/409/429/5xx) or LlmUnavai
 
 from __future__ import annotations
 
+import contextvars
 import re
 from typing import TYPE_CHECKING, Any
 
 from .config import LlmSection
 from .extractive import extract_answer
 from .llm_refusal import refused_param
-from .llm_types import LlmUnavailable, SubAnswer, SubRequest, TransientError
+from .llm_types import LlmUnavailable, SubAnswer, SubRequest, TransientError, charge_redirect
 
 if TYPE_CHECKING:
     import openai
@@ -22,6 +23,9 @@ if TYPE_CHECKING:
 # The longest answer text a sub-call returns (max_tokens bounds a well-behaved model; this
 # bounds what an endpoint that ignores it can put into the REPL).
 MAX_ANSWER_CHARS = 64 * 1024
+# Redirects one attempt follows (a moved endpoint, http -> https); each is a call of the
+# exec's budget. PLUG5 (session 31): a redirect loop was 11 requests per counted call.
+MAX_REDIRECTS = 1
 # A token count past this is not a count: the ledger keeps 0 for it (see `_answer`).
 MAX_TOKEN_COUNT = 2**31
 # The most bytes of one HTTP answer read (after gzip/deflate/br decoding), error bodies too: a
@@ -60,6 +64,10 @@ def describe(section: LlmSection) -> dict[str, str]:
             "endpoint": "", "reason": OFFLINE_REASON}
 
 
+# the request an HTTP client's `send` was given (the hops after it are redirects it follows)
+_FIRST: contextvars.ContextVar[object] = contextvars.ContextVar("rmh_llm_first", default=None)
+
+
 class AnswerTooLarge(Exception):
     """An endpoint's answer passed MAX_BODY_BYTES (raised inside the HTTP client)."""
 
@@ -79,7 +87,11 @@ def _capped_http_client(section: LlmSection, cap: int) -> Any:
 
         async def send(self, request: Any, **kwargs: Any) -> Any:
             kwargs["stream"] = True
-            response = await super().send(request, **kwargs)
+            first = _FIRST.set(request)
+            try:
+                response = await super().send(request, **kwargs)
+            finally:
+                _FIRST.reset(first)
             body = bytearray()
             try:
                 async for chunk in response.aiter_bytes():  # decoded: a bomb counts as it grows
@@ -95,7 +107,12 @@ def _capped_http_client(section: LlmSection, cap: int) -> Any:
                                   request=response.request,  # the last, after redirects
                                   extensions=response.extensions)
 
-    return Capped(timeout=section.timeout_s)
+    async def each_request(request: Any) -> None:  # a redirect followed: one more call
+        if request is not _FIRST.get():
+            charge_redirect()
+
+    return Capped(timeout=section.timeout_s, max_redirects=MAX_REDIRECTS,
+                  event_hooks={"request": [each_request]})
 
 
 class ExtractiveProvider:
@@ -200,6 +217,12 @@ class OpenAIProvider:
             # reached, but it broke off or its answer was no HTTP: "cannot reach" sent the
             # user to check a URL that works (PLUG5, session 31)
             note, cause = _proxy_note(), exc.__cause__
+            if type(cause).__name__ in ("TooManyRedirects", "UnsupportedProtocol"):
+                where = shown_endpoint(_request_url(cause))
+                raise LlmUnavailable(f"{shown_endpoint(self.endpoint)} redirected the request "
+                                     f"to {where}, which is no endpoint to follow (a second "
+                                     "redirect, or no http(s)): set base_url to where the "
+                                     "endpoint is") from exc
             if type(cause).__name__ == "RemoteProtocolError":
                 raise TransientError(f"{shown_endpoint(self.endpoint)} answered no whole HTTP "
                                      f"response ({self._scrub(str(cause))[:120]})") from exc
@@ -267,6 +290,14 @@ def _path(url: str) -> str:
         return urlsplit(url).path
     except ValueError:
         return ""
+
+
+def _request_url(error: Any) -> str:
+    """The URL of the request an HTTP client error is about (its redirect target)."""
+    try:
+        return str(error.request.url)
+    except (AttributeError, RuntimeError):  # httpx raises RuntimeError when none is set
+        return "?"
 
 
 def _retry_after(headers: Any) -> float:
