@@ -192,7 +192,7 @@ def merge_toml(text: str, table: str, name: str, entry: Mapping[str, Any],
     exactly `entry` there, or nothing is written."""
     try:
         before = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+    except (tomllib.TOMLDecodeError, RecursionError) as exc:  # (nested: a traceback, PLUG5)
         raise ClientConfigError(path, f"not valid TOML ({exc}); fix or move it first") from exc
     servers = before.get(table, {})
     if not isinstance(servers, dict):

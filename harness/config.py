@@ -337,7 +337,7 @@ def load(
     if path is not None:
         try:
             raw = tomllib.loads(read_config(path).decode("utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError) as exc:
             raise ConfigError(f"cannot read {path}: {exc}") from exc
     for key, value in raw.items():
         if key not in _SECTIONS:

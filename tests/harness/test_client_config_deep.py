@@ -44,3 +44,20 @@ def test_setup_and_hooks_install_refuse_it_in_one_line(tmp_path: Path, argv: tup
     assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
     assert "nested past the parser's depth" in r.stderr and str(settings) in r.stderr
     assert settings.read_text("utf-8") == DEEP["array"]
+
+
+@pytest.mark.parametrize("nest", ["array", "inline table"])
+def test_setup_codex_refuses_a_config_toml_nested_past_the_parser(tmp_path: Path,
+                                                                  nest: str) -> None:
+    text = ("x = " + "[" * DEPTH + "]" * DEPTH if nest == "array"
+            else "x = " + "{a=" * DEPTH + "1" + "}" * DEPTH) + "\n"
+    home = tmp_path / "home"
+    settings = home / ".codex" / "config.toml"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(text, encoding="utf-8")
+    vault = seeded_vault(tmp_path)
+    r = rmh("setup", "codex", "--vault", str(vault), "--yes", "--no-dense", "--no-check",
+            home=home)
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    assert "not valid TOML" in r.stderr and str(settings) in r.stderr
+    assert settings.read_text("utf-8") == text
