@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 # bounds what an endpoint that ignores it can put into the REPL).
 MAX_ANSWER_CHARS = 64 * 1024
 # Redirects one attempt follows (a moved endpoint, http -> https); each is a call of the
-# exec's budget. PLUG5 (session 31): a redirect loop was 11 requests per counted call.
+# exec's budget. PLUG5 (session 31): a redirect loop was 11-16 requests per counted call.
 MAX_REDIRECTS = 1
 # A token count past this is not a count: the ledger keeps 0 for it (see `_answer`).
 MAX_TOKEN_COUNT = 2**31

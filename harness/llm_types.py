@@ -215,7 +215,7 @@ def charge_redirect() -> None:
     """A redirect the running attempt's HTTP client is about to follow is one more request
     to the endpoint: one more call of that attempt's budget (RlmBudgetExceeded when spent),
     so the endpoint never sees more requests than the budget allows (PLUG5, session 31: a
-    redirect loop was 11 requests per counted call)."""
+    redirect loop was 11 to 16 requests per counted call)."""
     budget = _ATTEMPT.get()
     if budget is not None:
         budget.take()

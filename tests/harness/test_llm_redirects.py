@@ -1,8 +1,8 @@
 """Redirects count: each one the HTTP client follows is a call of the exec's budget, one is
 followed per attempt, and a loop or a redirect to no http(s) URL is one typed error (PLUG5,
-session 31): a 307 loop was 11 requests at the endpoint per counted call (32 for one
-rlm_call, ~160 for an exec's 15), reported as "cannot reach". Requests counted at the
-endpoints, real `openai` client, real servers on loopback."""
+session 31): a 307 loop was 11 to 16 requests at the endpoint per counted call (32 and 47
+for one rlm_call in two runs, hundreds for an exec's 15), reported as "cannot reach".
+Requests counted at the endpoints, real `openai` client, real servers on loopback."""
 
 from __future__ import annotations
 
