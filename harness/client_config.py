@@ -120,6 +120,9 @@ def read_json(path: Path) -> dict[str, Any]:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ClientConfigError(path, f"not valid JSON ({exc}); fix or move it first") from exc
+    except RecursionError:  # a traceback from `rmh setup` and `rmh hooks install` (PLUG5)
+        raise ClientConfigError(path, "not JSON a client writes (nested past the parser's "
+                                "depth); fix or move it first") from None
     if not isinstance(doc, dict):
         raise ClientConfigError(path, "not a JSON object")
     return doc
@@ -191,7 +194,7 @@ def merge_toml(text: str, table: str, name: str, entry: Mapping[str, Any],
     exactly `entry` there, or nothing is written."""
     try:
         before = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+    except (tomllib.TOMLDecodeError, RecursionError) as exc:  # (nested: a traceback, PLUG5)
         raise ClientConfigError(path, f"not valid TOML ({exc}); fix or move it first") from exc
     servers = before.get(table, {})
     if not isinstance(servers, dict):
