@@ -5,6 +5,11 @@ A text *mentions* a needle when the needle occurs in it case-insensitively (both
 Unicode `str.casefold`, and composed: NFC, `fold`) **as a whole word**: the character before
 the occurrence is no word character (a letter, a digit, `_`), nor is the one after, on each
 side where the needle's own edge is a word character ("C++" may be followed by anything).
+A character of a script written without spaces between words (Han, kana, Hangul, Thai, Lao,
+Khmer, Myanmar: notes/text.py) is no edge on either side: "山田太郎" is named in
+"山田太郎さんは東京に住んでいる" and "Ann" in "私はAnnさんと会った" (the whole-word rule
+alone named a name in such prose nowhere, and `rmh forget` erased none of its notes while its
+proof said 0 occurrences).
 So `--subject Ann` names "Ann", "ann's", "[[Ann]]" and "people/Ann.md", and not "annual",
 "Joanna" or the hex digest "3ann0"; a substring rule erased every note holding "annual" for
 good (`rmh forget` is not reversible).
@@ -45,6 +50,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import BinaryIO
 
+from ..notes.text import SPACELESS_CLASS, spaceless
+
 HEADER = 2  # characters between binary bytes and a value: SQLite's serial type varint
 CONTEXT = 16  # printable characters beside an occurrence in bytes that make it text
 # white space between a needle's words: any run of it (a hard-wrapped "Ann\nLee" names "Ann
@@ -67,14 +74,24 @@ def _word(ch: str) -> bool:
     return ch.isalnum() or ch == "_" or unicodedata.combining(ch) > 0
 
 
+def _edge(ch: str) -> bool:
+    """A word character that a whole word does not run on past: not of a script written
+    without spaces (module docstring)."""
+    return _word(ch) and not spaceless(ch)
+
+
+_GLUED = f"[^\\W{SPACELESS_CLASS}]"  # a character a word runs on through (`_edge`, in `re`)
+
+
 @lru_cache(maxsize=64)
 def pattern(needle: str) -> re.Pattern[str]:
     """The whole-word pattern of `needle` over case-folded text (module docstring)."""
     folded = fold(needle).strip()
     if not folded:
         return re.compile(r"(?!)")  # only white space: names nothing
-    left = r"(?:(?<![\w])|(?<=\\[nrtbf\"/\\])|(?<=\\u[0-9a-f]{4}))" if _word(folded[0]) else ""
-    right = r"(?![\w])" if _word(folded[-1]) else ""
+    left = (f"(?:(?<!{_GLUED})|" + r"(?<=\\[nrtbf\"/\\])|(?<=\\u[0-9a-f]{4}))"
+            if _edge(folded[0]) else "")
+    right = f"(?!{_GLUED})" if _edge(folded[-1]) else ""
     return re.compile(left + _SPACE.join(re.escape(w) for w in folded.split()) + right)
 
 
@@ -143,16 +160,16 @@ def _bounded(left: str, right: str, needle: str) -> bool:
     folded = fold(needle).strip()
     if not folded:
         return False
-    if (_word(folded[0]) and _glued(left[::-1])
+    if (_edge(folded[0]) and _glued(left[::-1])
             and not _ESCAPE.search(left.casefold())):
         return False
-    return not (_word(folded[-1]) and _glued(right))
+    return not (_edge(folded[-1]) and _glued(right))
 
 
 def _glued(side: str) -> bool:
     """Whether `side` (read outwards from an occurrence) starts with a word character of text
     (not a field header before binary bytes)."""
-    if not side or not _word(side[0]):
+    if not side or not _edge(side[0]):
         return False
     run = _run(side)
     return run > HEADER or run == len(side)
