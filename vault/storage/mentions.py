@@ -2,9 +2,10 @@
 lines and events that name a subject, and to look for it afterwards in the bytes rmh keeps.
 
 A text *mentions* a needle when the needle occurs in it case-insensitively (both case-folded,
-Unicode `str.casefold`, and composed: NFC, `fold`) **as a whole word**: the character before
-the occurrence is no word character (a letter, a digit, `_`), nor is the one after, on each
-side where the needle's own edge is a word character ("C++" may be followed by anything).
+Unicode `str.casefold`, and in compatibility form: NFKC, `fold`, as search reads text) **as a
+whole word**: the character before the occurrence is no word character (a letter, a digit,
+`_`), nor is the one after, on each side where the needle's own edge is a word character
+("C++" may be followed by anything).
 A character of a script written without spaces between words (Han, kana, Hangul, Thai, Lao,
 Khmer, Myanmar: notes/text.py) is no edge on either side: "山田太郎" is named in
 "山田太郎さんは東京に住んでいる" and "Ann" in "私はAnnさんと会った" (the whole-word rule
@@ -62,11 +63,15 @@ _ESCAPE = re.compile(r"(?:\\[nrtbf\"/\\]|\\u[0-9a-f]{4})\Z")  # folded text: low
 
 
 def fold(text: str) -> str:
-    """`text` case-folded and composed (NFC): "Zoë" typed decomposed, as macOS names files,
-    is the "Zoë" a user types composed."""
+    """`text` in compatibility form (NFKC), case-folded and composed, as search's tokenizer
+    reads it (notes/text.py): "Zoë" typed decomposed, as macOS names files, is the "Zoë" a
+    user types composed, and a full-width "Ｑｕｉｘ" is "quix" (search found it for "quix";
+    the erasure, folding to NFC only, left it)."""
+    if not unicodedata.is_normalized("NFKC", text):
+        text = unicodedata.normalize("NFKC", text)
     folded = text.casefold()
-    return folded if unicodedata.is_normalized("NFC", folded) else unicodedata.normalize(
-        "NFC", folded)
+    return folded if unicodedata.is_normalized("NFKC", folded) else unicodedata.normalize(
+        "NFKC", folded)
 
 
 def _word(ch: str) -> bool:
