@@ -141,20 +141,35 @@ def ending_in_part(needles: Iterable[str]) -> Callable[[str], bool]:
     return test
 
 
+def _forms(ch: str) -> set[bytes]:
+    """The UTF-8 forms of one character a byte occurrence may hold: itself, its lower, upper
+    and folded forms, composed or not, and an ASCII one's full-width form (`fold` reads it as
+    the ASCII one)."""
+    cased = {ch, ch.lower(), ch.upper(), ch.casefold()}
+    cased |= {chr(ord(c) + 0xFEE0) for c in list(cased) if "!" <= c <= "~"}
+    return {unicodedata.normalize(nf, f).encode("utf-8") for f in cased for nf in ("NFC", "NFD")}
+
+
+def _spellings(needle: str) -> list[str]:
+    """The needle as typed (composed) and as `fold` reads it: a full-width "Ｑｕｉｘ" is
+    searched as "quix" too."""
+    return list(dict.fromkeys((unicodedata.normalize("NFC", needle), fold(needle))))
+
+
 @lru_cache(maxsize=16)
 def _candidates(needle: str) -> re.Pattern[bytes]:
-    """Byte occurrences of `needle` in any case (each character as itself, or its lower,
-    upper or folded form, in UTF-8): what `count_in_bytes` then judges."""
-    words = []
-    for word in unicodedata.normalize("NFC", needle).split():
-        parts = []
-        for ch in word:
-            cased = (ch, ch.lower(), ch.upper(), ch.casefold())
-            forms = sorted({unicodedata.normalize(nf, f).encode("utf-8")
-                            for f in cased for nf in ("NFC", "NFD")})
-            parts.append(b"(?:" + b"|".join(re.escape(f) for f in forms) + b")")
-        words.append(b"".join(parts))
-    return re.compile(_SPACE_BYTES.join(words) if words else b"(?!)")
+    """Byte occurrences of `needle` in any case (each character as one of its `_forms`, in
+    UTF-8), as typed or folded: what `count_in_bytes` then judges."""
+    spellings = []
+    for spelling in _spellings(needle):
+        words = []
+        for word in spelling.split():
+            parts = [b"(?:" + b"|".join(re.escape(f) for f in sorted(_forms(ch))) + b")"
+                     for ch in word]
+            words.append(b"".join(parts))
+        if words:
+            spellings.append(_SPACE_BYTES.join(words))
+    return re.compile(b"|".join(spellings) if spellings else b"(?!)")
 
 
 def _bounded(left: str, right: str, needle: str) -> bool:
@@ -213,9 +228,8 @@ MARGIN = 1 << 12  # read on both sides of them: at least 4 * CONTEXT, the contex
 def _cuts(needle: str) -> re.Pattern[bytes]:
     """A byte no occurrence of `needle` (`_candidates`) can hold: none of its characters'
     forms' bytes, no white space or escape byte. No occurrence lies across one."""
-    held = {b for ch in unicodedata.normalize("NFC", needle)
-            for f in (ch, ch.lower(), ch.upper(), ch.casefold()) for nf in ("NFC", "NFD")
-            for b in unicodedata.normalize(nf, f).encode("utf-8")}
+    held = {b for spelling in _spellings(needle) for ch in spelling for f in _forms(ch)
+            for b in f}
     held |= set(b" \t\r\n\xc2\xa0\\nrt")
     return re.compile(b"[^" + b"".join(re.escape(bytes([b])) for b in sorted(held)) + b"]")
 

@@ -13,7 +13,7 @@ import pytest
 from vault import Vault
 from vault.notes.text import tokenize
 from vault.storage import forgotten
-from vault.storage.mentions import mentions
+from vault.storage.mentions import count_in_bytes, mentions
 
 
 def _wide(text: str, rng: random.Random) -> str:
@@ -45,3 +45,18 @@ def test_forget_erases_the_note_naming_it_in_full_width(tmp_path: Path) -> None:
         v.write("a.md", f"The courier {_wide('quixbrel', rng)} delivered parcels.\n")
         v.write("b.md", "Gardening and tea.\n")
         assert v.forget_plan(subject="Quixbrel").notes == ("a.md",)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_proof_finds_either_spelling_in_bytes(tmp_path: Path, seed: int) -> None:
+    """The proof's byte search (count_in_bytes) finds a full-width copy of an ASCII subject
+    and an ASCII copy of a subject typed in full width, as `mentions` names them."""
+    rng = random.Random(seed)
+    for k in range(40):
+        name = "".join(rng.choices(string.ascii_lowercase, k=rng.randint(3, 9)))
+        wide, file = _wide(name, rng), tmp_path / f"{k}.bin"
+        file.write_bytes(bytes(rng.randrange(256) for _ in range(64))
+                         + f"the courier {wide} delivered the parcels; ".encode()
+                         + f"then {name} left.".encode())
+        assert count_in_bytes(file, name) == 2, (wide, name)
+        assert count_in_bytes(file, wide) == 2, (wide, name)
