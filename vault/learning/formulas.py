@@ -78,7 +78,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-LEARNING_VERSION = 15  # 15: scripts without spaces tokenised as bigrams (notes/text.py)
+LEARNING_VERSION = 16  # 16: a first warming stamped at its own time, before 1970 too
+# 15: scripts without spaces tokenised as bigrams (notes/text.py)
 # 14: ended sessions' rows and tombstones are bounded (ended.py)
 # 13: the query log's df tables are bounded (query_log.py)
 # 12: an ended session's (note, session) rows go; it counts no more sessions
