@@ -35,6 +35,9 @@ _SPACELESS_RANGES = ((0x0E00, 0x0EFF), (0x1000, 0x109F), (0x1100, 0x11FF), (0x17
                      (0x2E80, 0x2FDF), (0x3000, 0x31FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF),
                      (0xA960, 0xA97F), (0xAC00, 0xD7FF), (0xF900, 0xFAFF), (0x1B000, 0x1B16F),
                      (0x20000, 0x3134F))
+# The same blocks as the body of a regular-expression character class (storage/mentions.py:
+# a name in such a script is a word wherever it stands in running text).
+SPACELESS_CLASS = "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in _SPACELESS_RANGES)
 # The lead bytes of UTF-8 sequences of three or four bytes: a text without one holds no
 # character from U+0800 up, so none of those scripts (the common case of accented Latin).
 _HIGH_UTF8 = re.compile(rb"[\xe0-\xf4]")
@@ -104,7 +107,7 @@ def _spaceless_marks() -> str:
 def _spaceless() -> re.Pattern[str]:
     """A run of those scripts, compiled on first use: the blocks' class takes sre ~5 ms to
     compile, which a process that never meets such text should not pay at import."""
-    spaceless = "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in _SPACELESS_RANGES)
+    spaceless = SPACELESS_CLASS
     return re.compile(f"[{spaceless}]+")
 
 
@@ -156,6 +159,12 @@ def tokenize(text: str) -> list[str]:
         if at < len(run):
             out.append(run[at:])
     return out
+
+
+def spaceless(ch: str) -> bool:
+    """Whether the character `ch` is of a script written without spaces between words."""
+    code = ord(ch)
+    return any(a <= code <= b for a, b in _SPACELESS_RANGES)
 
 
 def content_terms(tokens: Iterable[str]) -> list[str]:
