@@ -51,23 +51,58 @@ def _marked() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     letter or digit then letters, digits and marks; the marks to delete from a word:
     `_OPTIONAL_POINTS`...), compiled on first use as `_spaceless` is (~20 ms: the marks'
     ranges are read from the Unicode database)."""
-    codes = [c for c in (*range(0x300, 0x20000), *range(0xE0100, 0xE01F0))
-             if unicodedata.category(chr(c)) in ("Mn", "Mc", "Me")]
+    codes = _marks()
     # sre tests a class of the Basic Multilingual Plane by a table, a class reaching above it
     # range by range (~300 ranges: 6x slower a character), so the two are apart
     bmp = _class(sorted([c for c in codes if c < 0x10000] + [0x0640]))
     special = _class(sorted([c for c in codes if c < 0x10000] + [0x0640, *_VARIANTS]))
     cls = f"{bmp}|{_class(c for c in codes if c >= 0x10000)}"
     lead = _class(ord(c) for c in _spaceless_marks())
-    drop = [c for a, b in _OPTIONAL_POINTS for c in range(a, b + 1)
-            if unicodedata.category(chr(c)) == "Mn" or c == 0x0640]
-    drop += [c for c in codes if unicodedata.category(chr(c)) == "Me" or 0xFE00 <= c <= 0xFE0F
-             or c >= 0xE0100]
-    drop.sort()
+    drop = _dropped()
     points = re.compile(_class(c for c in drop if c < 0x10000) + "+|"
                         + _class(c for c in drop if c >= 0x10000) + "+")
     words = re.compile(f"(?:[^\\W_]|{lead})(?:[^\\W_]|{cls})*")
     return re.compile(special), words, points
+
+
+@functools.cache
+def _marks() -> tuple[int, ...]:
+    """Every combining mark's code point (Mn, Mc, Me), ascending."""
+    return tuple(c for c in (*range(0x300, 0x20000), *range(0xE0100, 0xE01F0))
+                 if unicodedata.category(chr(c)) in ("Mn", "Mc", "Me"))
+
+
+@functools.cache
+def _dropped() -> tuple[int, ...]:
+    """The code points a word loses (`_OPTIONAL_POINTS`' nonspacing marks and the tatweel,
+    variation selectors, enclosing marks), ascending."""
+    drop = [c for a, b in _OPTIONAL_POINTS for c in range(a, b + 1)
+            if unicodedata.category(chr(c)) == "Mn" or c == 0x0640]
+    drop += [c for c in _marks() if unicodedata.category(chr(c)) == "Me"
+             or 0xFE00 <= c <= 0xFE0F or c >= 0xE0100]
+    return tuple(sorted(drop))
+
+
+def optional_points() -> str:
+    """The characters search reads away wherever they stand (`search_form`)."""
+    return "".join(map(chr, _dropped()))
+
+
+def search_form(folded: str) -> str:
+    """A case-folded NFKC text as search's words read it (`tokenize`): "i\u0307" (a folded
+    "İ") is "i", an Arabic letter variant is its plain letter, and the optional points are
+    gone. Erasure reads a name so (storage/mentions.py): what search finds, forget names."""
+    if _MARKABLE_UTF8.search(folded.encode("utf-8", "surrogatepass")) is None:
+        return folded  # nothing from U+0300 up: nothing to read away
+    return _unpointed(folded, _marked()[2])
+
+
+def _unpointed(folded: str, points: re.Pattern[str]) -> str:
+    if "i\u0307" in folded:  # İ casefolds to i + U+0307: "İstanbul" is "istanbul"
+        folded = folded.replace("i\u0307", "i")
+    if _ARABIC_VARIANT.search(folded) is not None:
+        folded = folded.translate(_ARABIC_FOLD)
+    return points.sub("", folded)
 
 
 def _class(codes: Iterable[int]) -> str:
@@ -86,6 +121,9 @@ def _class(codes: Iterable[int]) -> str:
 _VARIANTS = (0x0622, 0x0623, 0x0625, 0x0629, 0x0649)
 _ARABIC_VARIANT = re.compile("[\u0622\u0623\u0625\u0629\u0649]")
 _ARABIC_FOLD = dict(zip(_VARIANTS, (0x0627, 0x0627, 0x0627, 0x0647, 0x064A), strict=True))
+# A letter of `search_form`'s output -> the letters it reads as that letter
+SEARCH_VARIANTS = {"i": "\u0130", "\u0627": "\u0622\u0623\u0625", "\u0647": "\u0629",
+                   "\u064a": "\u0649"}
 
 # Hebrew points and cantillation, Arabic harakat, Quranic marks and the tatweel: optional in
 # writing (their nonspacing marks only, plus U+0640 TATWEEL, are deleted from tokens), as are
@@ -141,14 +179,11 @@ def tokenize(text: str) -> list[str]:
     plain = spaceless is None or spaceless.search(folded) is None
     if plain and special.search(folded) is None and _ASTRAL_UTF8.search(utf8) is None:
         return _WORD.findall(folded)
-    if "i\u0307" in folded:  # İ casefolds to i + U+0307: "İstanbul" is "istanbul"
-        folded = folded.replace("i\u0307", "i")
-    if _ARABIC_VARIANT.search(folded) is not None:
-        folded = folded.translate(_ARABIC_FOLD)
+    folded = _unpointed(folded, points)
     if plain or spaceless is None:  # (`plain` is True when None: this narrows the type)
-        return runs.findall(points.sub("", folded))
+        return runs.findall(folded)
     out: list[str] = []
-    for run in runs.findall(points.sub("", folded)):
+    for run in runs.findall(folded):
         at = 0
         for m in spaceless.finditer(run):
             if m.start() > at:

@@ -41,7 +41,7 @@ from pathlib import Path
 
 from ..notes.text import SPACELESS_CLASS
 from .fileops import create_temp, fsync_dir, open_regular
-from .mentions import fold
+from .mentions import case_fold, fold
 
 NAME = "forgotten.json"
 VERSION = 1
@@ -106,14 +106,20 @@ class Forgotten:
         if not self.subjects:
             return False
         ws, ts = words(text), tokens(text)
-        old = _LEGACY.findall(fold(text))  # a record an older rmh wrote kept such runs whole
+        # records an older rmh wrote: such runs kept whole; points and letter variants kept
+        # as written (`mentions.case_fold`)
+        as_typed = case_fold(text)
+        olds = [_LEGACY.findall(fold(text))]
+        olds += [_LEGACY.findall(as_typed), _WORDS.findall(as_typed)] if fold(text) != as_typed \
+            else []
+        old_ts = [t for t in (p.strip(_EDGE) for p in as_typed.split()) if t]
         for n in sorted({n for n, _ in self.subjects}):
             wanted = {h for m, h in self.subjects if m == n}
             if any(_digest(" ".join(w[i:i + n])) in wanted
-                   for w in (ws, old) for i in range(len(w) - n + 1)):
+                   for w in (ws, *olds) for i in range(len(w) - n + 1)):
                 return True
-            if any(_digest(TOKENS + " ".join(ts[i:i + n])) in wanted
-                   for i in range(len(ts) - n + 1)):
+            if any(_digest(TOKENS + " ".join(t[i:i + n])) in wanted
+                   for t in (ts, old_ts) for i in range(len(t) - n + 1)):
                 return True
         return False
 

@@ -51,7 +51,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import BinaryIO
 
-from ..notes.text import SPACELESS_CLASS, spaceless
+from ..notes.text import SEARCH_VARIANTS, SPACELESS_CLASS, optional_points, search_form, spaceless
 
 HEADER = 2  # characters between binary bytes and a value: SQLite's serial type varint
 CONTEXT = 16  # printable characters beside an occurrence in bytes that make it text
@@ -59,6 +59,9 @@ CONTEXT = 16  # printable characters beside an occurrence in bytes that make it 
 # Lee"), or of its escapes in serialised text
 _SPACE = r"(?:\s|\\[nrt])+"
 _SPACE_BYTES = rb"(?:[ \t\r\n]|\xc2\xa0|\\[nrt])+"
+_POINTED, _POINTED_END = "\u0590", "\u06ff"  # the Hebrew and Arabic blocks
+_POINTS = b"(?:" + b"|".join(re.escape(c.encode()) for c in optional_points()
+                             if _POINTED <= c <= _POINTED_END) + b")*"
 _ESCAPE = re.compile(r"(?:\\[nrtbf\"/\\]|\\u[0-9a-f]{4})\Z")  # folded text: lower-case
 
 
@@ -66,7 +69,15 @@ def fold(text: str) -> str:
     """`text` in compatibility form (NFKC), case-folded and composed, as search's tokenizer
     reads it (notes/text.py): "Zoë" typed decomposed, as macOS names files, is the "Zoë" a
     user types composed, and a full-width "Ｑｕｉｘ" is "quix" (search found it for "quix";
-    the erasure, folding to NFC only, left it)."""
+    the erasure, folding to NFC only, left it); "İstanbul" is "istanbul", and Arabic and Hebrew
+    points are read away and Arabic letter variants folded (`search_form`: search found
+    "مُحَمَّد" for "محمد", the erasure named it nowhere)."""
+    return search_form(case_fold(text))
+
+
+def case_fold(text: str) -> str:
+    """`text` in compatibility form, case-folded, its points and letter variants as written
+    (`fold` before session 31: records of forgotten subjects written then hold it)."""
     if not unicodedata.is_normalized("NFKC", text):
         text = unicodedata.normalize("NFKC", text)
     folded = text.casefold()
@@ -144,9 +155,10 @@ def ending_in_part(needles: Iterable[str]) -> Callable[[str], bool]:
 def _forms(ch: str) -> set[bytes]:
     """The UTF-8 forms of one character a byte occurrence may hold: itself, its lower, upper
     and folded forms, composed or not, and an ASCII one's full-width form (`fold` reads it as
-    the ASCII one)."""
-    cased = {ch, ch.lower(), ch.upper(), ch.casefold()}
-    cased |= {chr(ord(c) + 0xFEE0) for c in list(cased) if "!" <= c <= "~"}
+    the ASCII one), and the letters search reads as it (`SEARCH_VARIANTS`: "İ" for "i")."""
+    cased = {ch, ch.lower(), ch.upper(), ch.casefold(), *SEARCH_VARIANTS.get(ch, "")}
+    # ("İ".casefold() is two characters, which have no full-width form)
+    cased |= {chr(ord(c) + 0xFEE0) for c in list(cased) if len(c) == 1 and "!" <= c <= "~"}
     return {unicodedata.normalize(nf, f).encode("utf-8") for f in cased for nf in ("NFC", "NFD")}
 
 
@@ -159,13 +171,14 @@ def _spellings(needle: str) -> list[str]:
 @lru_cache(maxsize=16)
 def _candidates(needle: str) -> re.Pattern[bytes]:
     """Byte occurrences of `needle` in any case (each character as one of its `_forms`, in
-    UTF-8), as typed or folded: what `count_in_bytes` then judges."""
+    UTF-8), as typed or folded, a Hebrew or Arabic letter followed by any of its optional
+    points (`search_form` reads them away): what `count_in_bytes` then judges."""
     spellings = []
     for spelling in _spellings(needle):
         words = []
         for word in spelling.split():
             parts = [b"(?:" + b"|".join(re.escape(f) for f in sorted(_forms(ch))) + b")"
-                     for ch in word]
+                     + (_POINTS if _POINTED <= ch <= _POINTED_END else b"") for ch in word]
             words.append(b"".join(parts))
         if words:
             spellings.append(_SPACE_BYTES.join(words))
