@@ -124,7 +124,8 @@ class Context:
     receipt: dict[str, Any] = field(default_factory=dict)
     # False when nothing in memory is relevant: the search declined (retrieval/relevance.py)
     # and no turn shares a named entity with the question (a time it names then connects
-    # nothing: "the melting point of tungsten in May 2024"); then there are no lines.
+    # nothing: "the melting point of tungsten in May 2024"); then there are no lines. True
+    # with no lines: relevant turns, none of whose lines fits in the budget.
     relevant: bool = True
 
     @property
@@ -384,5 +385,7 @@ def build_context(
                              date_from=date_from, date_to=date_to,
                              now=day)
     receipt = dict(ctx.receipt, turns=len(items), search_hits=n_hits)
+    # relevant: some turn scored (CONV5: `bool(ctx.lines)` called a question whose relevant
+    # turns were each longer than the budget one that nothing in memory is relevant to)
     return Context(ctx.query, ctx.budget_words, ctx.lines, ctx.candidates, receipt,
-                   relevant=bool(ctx.lines))
+                   relevant=ctx.candidates > 0)
