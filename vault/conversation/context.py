@@ -184,7 +184,9 @@ class EventIndex:
     speaker_words: tuple[frozenset[str], ...]
     has_dates: npt.NDArray[np.bool_]
     omega: npt.NDArray[np.float64]
-    speakers: tuple[str, ...]  # the turns' speakers, hubs the gate of lex leaves out
+    # a conversation's speakers: hubs the gate of lex leaves out for its turns (CONV5: one
+    # set for all let a speaker "tea" in one chat cut "tea" out of questions on every chat)
+    speakers: dict[str, tuple[str, ...]]
 
     @classmethod
     def build(cls, items: Sequence[Item]) -> EventIndex:
@@ -203,8 +205,14 @@ class EventIndex:
             tuple(frozenset(tokenize(it.speaker)) for it in items),
             np.asarray([bool(it.dates) for it in items], dtype=bool),
             np.asarray([it.omega for it in items], dtype=np.float64),
-            tuple(sorted({it.speaker for it in items if it.kind == "turn"})),
+            _speakers(items),
         )
+
+
+def _speakers(items: Sequence[Item]) -> dict[str, tuple[str, ...]]:
+    turns = [it for it in items if it.kind == "turn"]
+    return {c: tuple(sorted({it.speaker for it in turns if it.conversation == c}))
+            for c in sorted({it.conversation for it in turns})}
 
 
 @dataclass(frozen=True)
@@ -240,10 +248,11 @@ def score_parts(index: EventIndex, query: str, lexical: npt.ArrayLike,
     lex = np.asarray(lexical, dtype=np.float64).reshape(-1)
     if lex.shape[0] != n:
         raise ValueError(f"lexical has {lex.shape[0]} scores for {n} items")
-    terms = query_terms(query, index.speakers)
+    terms: dict[str, frozenset[str]] = {}  # a conversation's: its speakers left out
     lex = lex.copy()
     for i in np.flatnonzero(lex).tolist():  # the gate, where there is a score to gate
-        if items[i].kind == "turn" and terms.isdisjoint(content_stems(items[i].text)):
+        if (it := items[i]).kind == "turn" and terms.setdefault(it.conversation, query_terms(
+                query, index.speakers.get(it.conversation, ()))).isdisjoint(content_stems(it.text)):
             lex[i] = 0.0
     top = float(lex.max()) if n else 0.0
     lex = lex / top if top > 0 else np.zeros(n)
@@ -385,7 +394,6 @@ def build_context(
                              date_from=date_from, date_to=date_to,
                              now=day)
     receipt = dict(ctx.receipt, turns=len(items), search_hits=n_hits)
-    # relevant: some turn scored (CONV5: `bool(ctx.lines)` called a question whose relevant
-    # turns were each longer than the budget one that nothing in memory is relevant to)
+    # relevant: some turn scored, whether or not a line fits the budget (CONV5)
     return Context(ctx.query, ctx.budget_words, ctx.lines, ctx.candidates, receipt,
                    relevant=ctx.candidates > 0)
