@@ -34,9 +34,9 @@ longer than MAX_OBJECT_WORDS words is refused (precision over recall). Values ar
 like entity rows (`entities.normalise`: casefold, determiners dropped, "my X" -> "alice's x"),
 commitments only casefolded. Words quoted in the first person ('Al said "I like tea."') are
 someone else's and state nothing of the speaker. A commitment loses leading and trailing
-adverbs ("definitely", "always", "just", ...) and must keep two words ("I'll always cherish" states nothing); a social
-formula ("I'll let you know", "keep you posted", "do my best", "give it a try", ...) is no
-commitment. Same text and speakers -> same statements, in text order.
+adverbs ("definitely", "always", "just", ...) and must keep two words ("I'll always cherish"
+states nothing); a social formula ("I'll let you know", "keep you posted", "do my best", "give
+it a try", ...) is no commitment. Same text and speakers -> same statements, in text order.
 """
 
 from __future__ import annotations
