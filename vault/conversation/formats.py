@@ -293,9 +293,11 @@ def decode_json(text: str) -> Any:
     """`json.loads(text)`, where text the decoder cannot hold (nesting past the interpreter's
     recursion limit, an integer of more digits than `sys.get_int_max_str_digits()`) raises
     `json.JSONDecodeError` too, so a caller's one except clause covers hostile input (ADVRPC:
-    `vault.ingest` of `[[[…` 3,000 deep or a 5,000-digit number was an internal error)."""
+    `vault.ingest` of `[[[…` 3,000 deep or a 5,000-digit number was an internal error). A
+    byte order mark before it is no part of it (CONV5: a JSON export saved "UTF-8 with BOM"
+    was refused, "format not recognised", as the text formats were not)."""
     try:
-        return json.loads(text)
+        return json.loads(text.removeprefix("\ufeff"))
     except json.JSONDecodeError:
         raise
     except RecursionError:
