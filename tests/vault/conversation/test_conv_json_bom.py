@@ -35,7 +35,8 @@ SAMPLES = {
 
 def _shape(text: str, fmt: str) -> list[tuple[str, list[tuple[str, str, str]]]]:
     got = load_report(text, fmt, "dflt")
-    return [(c.conversation_id, [(t.turn_id, t.speaker, t.text) for s in c.sessions for t in s.turns])
+    return [(c.conversation_id,
+             [(t.turn_id, t.speaker, t.text) for s in c.sessions for t in s.turns])
             for c in got.conversations]
 
 
