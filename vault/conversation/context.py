@@ -184,8 +184,7 @@ class EventIndex:
     speaker_words: tuple[frozenset[str], ...]
     has_dates: npt.NDArray[np.bool_]
     omega: npt.NDArray[np.float64]
-    # a conversation's speakers: hubs the gate of lex leaves out for its turns (CONV5: one
-    # set for all let a speaker "tea" in one chat cut "tea" out of questions on every chat)
+    # a conversation's speakers: hubs the gate of lex leaves out for its turns only (CONV5)
     speakers: dict[str, tuple[str, ...]]
 
     @classmethod
@@ -323,6 +322,8 @@ def assemble(
         if used >= budget_words:
             break
         p, why, hit = prio[k]
+        if why == "before" and pos.get((items[k].conversation, items[k].tick + 1)) not in chosen:
+            continue  # the turn before a hit that did not fit explains nothing (CONV5)
         line = Line(items[k], hit if why == "before" else p, why,
                     items[k].render(labels=weights.labels))
         if used + line.words > budget_words:
