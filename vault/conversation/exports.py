@@ -48,9 +48,8 @@ def parse_export(obj: Any, kind: str, default_id: str
                  ) -> tuple[tuple[Conversation, ...], tuple[str, ...]]:
     """Conversations and problems of a ChatGPT (`kind` "chatgpt") or Claude.ai export;
     ConversationFormatError for a value that is no such export (`--format` named the wrong
-    one). An empty list (the export of an account with no chats) is no conversation (CONV5:
-    it was refused)."""
-    if obj != [] and export_kind(obj) != kind:
+    one)."""
+    if export_kind(obj) != kind:
         raise ConversationFormatError(
             f"{kind}: not an export of conversations with "
             f"{'a `mapping`' if kind == 'chatgpt' else '`chat_messages`'}; {EXPECTED}")
