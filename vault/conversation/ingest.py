@@ -149,7 +149,8 @@ def _session_note(session: str, evs: Sequence[Event]) -> tuple[str, str]:
         "date": first.when.isoformat(), "speakers": speakers, "turns": len(evs),
         "first_tick": first.tick, "last_tick": evs[-1].tick,
     }
-    lines = [f"# Session {session} ({first.when:%Y-%m-%d})", "", "## Summary (extractive)", ""]
+    lines = [f"# Session {session} ({first.when.date().isoformat()})", "",
+             "## Summary (extractive)", ""]
     lines += [f"- {tlink[e.tick]} **{e.speaker}**: {e.text}" for e in summary]
     lines += ["", "## Turns", ""] + [f"- {tlink[e.tick]}" for e in evs]
     return session_path(first.conversation, session), render(fm, "\n".join(lines) + "\n")
@@ -196,7 +197,7 @@ def _build(conv: Conversation, use_nlp: bool = True) -> tuple[list[tuple[str, st
         }
         body = [f"# {key}", "", f"Mentioned in {len(ticks)} turn(s).", "", "## Trajectory", ""]
         body += [
-            f"- {events[t].when:%Y-%m-%d} "
+            f"- {events[t].when.date().isoformat()} "
             + link(turn_path(cid, events[t].session, events[t].turn_id), events[t].turn_id)
             for t in ticks[:TRAJECTORY_MAX]
         ]
