@@ -21,6 +21,10 @@ measures it unchanged:
   LongMemEval-S;
 - the sessions in date order (ties by session id), as LongMemEval-S orders them.
 
+`--salt S` (default none) puts S before the question id in both hashes: another draw of
+fillers and of their dates for the same questions, a second proxy on which a choice made on
+the first can be checked (with no salt the bytes are those of earlier sessions).
+
 Questions: all 450, or `--sample N` of them stratified by question type (each type's share
 rounded, the questions of a type taken by the smallest SHA-256 of their id), optionally only
 the `--half first|second` of that order per type, so a choice made on one half can be checked
@@ -84,16 +88,18 @@ def choose(questions: list[dict[str, Any]], sample: int, half: str) -> list[dict
     return sorted(out, key=lambda q: str(q["question_id"]))
 
 
-def haystack(q: dict[str, Any], pool: list[tuple[str, Any]], distractors: int) -> dict[str, Any]:
+def haystack(q: dict[str, Any], pool: list[tuple[str, Any]], distractors: int,
+             salt: str = "") -> dict[str, Any]:
     """One question in LongMemEval-S's layout (module docstring)."""
     qid = str(q["question_id"])
+    key = (salt, qid) if salt else (qid,)
     end = _date(str(q["question_date"]))
     first = min((_date(str(d)) for d in q["haystack_dates"]), default=end)
     start = min(first, end) - timedelta(days=WINDOW_DAYS)
     span = max(60, int((end - start).total_seconds()) // 60)  # minutes
     own = {said(turns) for turns in q["haystack_sessions"]}
     picked: list[tuple[str, Any]] = []
-    for s in sorted(pool, key=lambda s: _h(qid, s[0])):
+    for s in sorted(pool, key=lambda s: _h(*key, s[0])):
         if len(picked) == distractors:
             break
         if said(s[1]) not in own:  # its own evidence under a filler's id: not a filler
@@ -102,7 +108,7 @@ def haystack(q: dict[str, Any], pool: list[tuple[str, Any]], distractors: int) -
                 zip(q["haystack_session_ids"], q["haystack_dates"], q["haystack_sessions"],
                     strict=True)]
     for sid, turns in picked:
-        at = start + timedelta(minutes=int(_h(qid, sid, "date")[:12], 16) % span)
+        at = start + timedelta(minutes=int(_h(*key, sid, "date")[:12], 16) % span)
         sessions.append((at, sid, turns))
     sessions.sort(key=lambda s: (s[0], s[1]))
     out = {k: v for k, v in q.items()
@@ -114,7 +120,7 @@ def haystack(q: dict[str, Any], pool: list[tuple[str, Any]], distractors: int) -
 
 
 def build(oracle: Path, subset: Path, out: Path, distractors: int, sample: int,
-          half: str) -> dict[str, int]:
+          half: str, salt: str = "") -> dict[str, int]:
     everything = json.loads(oracle.read_text(encoding="utf-8"))
     tuned = json.loads(subset.read_text(encoding="utf-8"))
     tuned_ids = {str(q["question_id"]) for q in tuned}
@@ -123,7 +129,7 @@ def build(oracle: Path, subset: Path, out: Path, distractors: int, sample: int,
     heldout = [q for q in everything if str(q["question_id"]) not in tuned_ids
                and not str(q["question_id"]).endswith("_abs")]
     chosen = choose(heldout, sample, half)
-    items = [haystack(q, pool, distractors) for q in chosen]
+    items = [haystack(q, pool, distractors, salt) for q in chosen]
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(items, ensure_ascii=False, sort_keys=True), encoding="utf-8")
     return {"questions": len(items), "heldout": len(heldout), "pool": len(pool),
@@ -139,8 +145,10 @@ def main() -> None:
     p.add_argument("--distractors", type=int, default=50)
     p.add_argument("--sample", type=int, default=0)
     p.add_argument("--half", choices=("all", "first", "second"), default="all")
+    p.add_argument("--salt", default="", help="another draw of fillers and dates")
     a = p.parse_args()
-    print(json.dumps(build(a.oracle, a.subset, a.out, a.distractors, a.sample, a.half)))
+    print(json.dumps(build(a.oracle, a.subset, a.out, a.distractors, a.sample, a.half,
+                           a.salt)))
 
 
 if __name__ == "__main__":

@@ -11,9 +11,12 @@ REPL thread (`call`).
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
+
+from vault import cancellable
 
 from .conversation_tools import ConversationCalls
 from .errors import Refused
@@ -95,7 +98,8 @@ class BoundOperation:
 
         A vault job, once queued, runs whatever happens to its caller (`VaultThread.acall`):
         so the caller of one that changes the vault waits for it, shielded from a cancel, and
-        its request is answered with what it did (ADVRPC: an edit cancelled by
+        its request is answered with what it did (an `Operation.stops` change stops at its next
+        checkpoint and says what landed: `_stopping`) (ADVRPC: an edit cancelled by
         `$/cancelRequest` while queued behind another call was answered -32800 "Request
         cancelled" and landed anyway: a client that retried appended twice). A cancel that
         comes before the job is queued still stops it."""
@@ -106,6 +110,8 @@ class BoundOperation:
 
         from .llm import stops_on_cancel  # (anyio and the broker: the same)
 
+        if self.op.runs == "vault" and self.op.stops:
+            return await self._stopping(job)
         if self.op.runs == "vault":
             with anyio.CancelScope(shield=not self.op.read_only):
                 return await self.thread.acall(job)
@@ -119,6 +125,31 @@ class BoundOperation:
                 for stop in stops:
                     stop()
                 raise
+
+    async def _stopping(self, job: Callable[[], Any]) -> Any:
+        """Run a change that stops between the parts that land whole (`Operation.stops`: an
+        ingest, between notes): its stop test (`vault.cancellable`) turns true when its caller
+        is cancelled (a cancel, the shutdown), and the caller then waits, shielded, for it to
+        reach its next checkpoint and answer what landed (`vault.IngestStopped`) or, done
+        before it, its result. A long ingest held SIGTERM for its whole length (PROTO5: 95 s
+        for 3,000 lines, ~7 min for 20,000)."""
+        import asyncio  # (not at import: a CLI command never calls from a loop)
+
+        import anyio
+
+        stop = threading.Event()
+
+        def stoppable() -> Any:
+            with cancellable(stop.is_set):
+                return job()
+
+        waited = asyncio.wrap_future(self.thread.submit(stoppable))
+        try:
+            return await asyncio.shield(waited)
+        except anyio.get_cancelled_exc_class():
+            stop.set()
+            with anyio.CancelScope(shield=True):
+                return await waited
 
     def call(self, arguments: Mapping[str, Any]) -> Any:
         """Run in the calling thread (a REPL call; never for a "loop" operation)."""

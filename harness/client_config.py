@@ -8,7 +8,8 @@ client's settings. The contract, for JSON (Claude Code, Claude Desktop, Cursor) 
 - a file that cannot be parsed, or whose shape is not what the client documents (the
   servers table not an object), is refused with `ClientConfigError` and left untouched;
 - the write is atomic (a temporary file in the same folder, fsync, rename) and keeps the old
-  file's permission bits; the old file, when there was one, is first copied to
+  file's permission bits; a temporary an rmh killed mid-write left is removed by the next
+  write (its name marks it rmh's); the old file, when there was one, is first copied to
   `NAME.bak` (`NAME.bak.1`, ... when that exists), never overwritten;
 - a symbolic link (a dotfiles folder's) is followed: its target is read and replaced, the link
   stays; a dangling link, or a path that is not a regular file (a FIFO, a device, a folder),
@@ -34,6 +35,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+TEMP_MARK = "rmh-tmp-"  # in the name of a settings write's temporary (`_temp_prefix`)
 LOCK_WAIT_S = 10.0  # the longest another rmh's read-merge-write of the same file may hold us
 
 
@@ -118,6 +120,9 @@ def read_json(path: Path) -> dict[str, Any]:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ClientConfigError(path, f"not valid JSON ({exc}); fix or move it first") from exc
+    except RecursionError:  # a traceback from `rmh setup` and `rmh hooks install` (PLUG5)
+        raise ClientConfigError(path, "not JSON a client writes (nested past the parser's "
+                                "depth); fix or move it first") from None
     if not isinstance(doc, dict):
         raise ClientConfigError(path, "not a JSON object")
     return doc
@@ -189,7 +194,7 @@ def merge_toml(text: str, table: str, name: str, entry: Mapping[str, Any],
     exactly `entry` there, or nothing is written."""
     try:
         before = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+    except (tomllib.TOMLDecodeError, RecursionError) as exc:  # (nested: a traceback, PLUG5)
         raise ClientConfigError(path, f"not valid TOML ({exc}); fix or move it first") from exc
     servers = before.get(table, {})
     if not isinstance(servers, dict):
@@ -238,11 +243,27 @@ def backup_path(path: Path) -> Path:
     return candidate
 
 
+def _temp_prefix(path: Path) -> str:
+    return f".{path.name}.{TEMP_MARK}"
+
+
+def _drop_stale_temps(path: Path) -> None:
+    """Remove the temporaries an rmh killed mid-write left beside `path` (named by
+    `_temp_prefix`: no other program's file). Called under `locked`, so none is in use."""
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(path.parent):
+            if entry.name.startswith(_temp_prefix(path)) and entry.name.endswith(".tmp"):
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+
+
 def write_settings(path: Path, text: str) -> Path | None:
     """Write `text` to `path` atomically, keeping its mode; return the backup of the old
     file (None when there was none, or it already held exactly `text`). A link's target is
-    written (module docstring)."""
+    written (module docstring). Call under `locked`: the temporaries a killed rmh left
+    beside it are removed first."""
     path = settings_file(encodable(path, text))
+    _drop_stale_temps(path)
     backup: Path | None = None
     mode: int | None = None
     if path.exists() and read_text(path) == text:
@@ -254,7 +275,7 @@ def write_settings(path: Path, text: str) -> Path | None:
             backup = backup_path(path)
             shutil.copy2(path, backup)
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=".tmp", dir=path.parent)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
             f.flush()

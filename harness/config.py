@@ -24,8 +24,7 @@ from .run_bound import TIMEOUT_S
 MAX_K = 100  # the most hits one search returns: [search].k and every surface's `k`
 SIGNALS = ("asked", "asked_floor", "asked_walk", "bm25", "conjunctive", "context", "couse",
            "dense", "graph", "learned", "named", "passed", "protect", "spread", "warmth",
-           "when")  # the keys of vault.DEFAULT_WEIGHTS (a test holds them equal; this module
-# stays light: the prompt hook reads the config without importing the engine)
+           "when")  # vault.DEFAULT_WEIGHTS' keys (a test holds them equal; this module stays light)
 
 
 class ConfigError(Exception):
@@ -107,6 +106,11 @@ class LlmSection:
     max_tokens: int = 1024
     temperature: float = 0.0
     retry_backoff_s: float = 0.5  # wait before retry n: retry_backoff_s * 2**(n-1), capped at 8 s
+
+    def __post_init__(self) -> None:  # 0 in flight held every call to the exec's deadline
+        for key in ("in_flight", "timeout_s"):  # and a timeout of 0 sent none (PLUG5)
+            if getattr(self, key) <= 0:
+                raise ConfigError(f"rmh.toml: [llm].{key} must be above 0")
 
 
 @dataclass(frozen=True)
@@ -333,7 +337,7 @@ def load(
     if path is not None:
         try:
             raw = tomllib.loads(read_config(path).decode("utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError) as exc:
             raise ConfigError(f"cannot read {path}: {exc}") from exc
     for key, value in raw.items():
         if key not in _SECTIONS:
@@ -341,9 +345,7 @@ def load(
         if not isinstance(value, dict):  # `search = 5`, `[[llm]]`: no table
             raise ConfigError(f"rmh.toml: {key} must be a table ([{key}])")
 
-    merged: dict[str, dict[str, Any]] = {
-        name: dict(raw.get(name, {})) for name in _SECTIONS
-    }
+    merged: dict[str, dict[str, Any]] = {name: dict(raw.get(name, {})) for name in _SECTIONS}
     for section, key in _PATHS:  # rmh.toml's own paths: from its folder (config_file.beside)
         if path is not None and key in merged[section]:
             merged[section][key] = beside(merged[section][key], path)

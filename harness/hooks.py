@@ -86,6 +86,9 @@ class HookInput:
             obj = json.loads(text) if text.strip() else {}
         except json.JSONDecodeError as exc:
             raise HookInputError(f"hook input is not JSON ({exc.msg})") from None
+        except RecursionError:  # was "RecursionError: maximum recursion depth ..." (PLUG5)
+            raise HookInputError("hook input is not JSON a hook sends (nested past the "
+                                 "parser's depth)") from None
         if not isinstance(obj, Mapping):
             raise HookInputError("hook input is not a JSON object")
 

@@ -139,7 +139,7 @@ def daemon_request(root: Path, request: dict[str, Any],
                     return None
                 data += chunk
         doc = json.loads(data)
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # an answer nested past the parser too
         return None
     return doc if isinstance(doc, dict) else None
 

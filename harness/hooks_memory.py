@@ -80,13 +80,15 @@ def prompt_memory(vault: Vault, prompt: str, words: int, *, k: int, min_share: f
     hits = sorted((ln for ln in ctx.lines if ln.reason == "hit" and covers(ln.item.text)
                    and (not own_conversation or ln.item.conversation != own_conversation)),
                   key=lambda ln: (-ln.score, ln.item.instant, ln.item.tick, ln.item.note))
-    befores = [turns.get((h.item.conversation, h.item.tick - 1)) for h in hits
+    befores = [(h, turns.get((h.item.conversation, h.item.tick - 1))) for h in hits
                if h.item.kind == "turn"]
     chosen: dict[str, ContextLine] = {}
     used = 0
-    for ln in [*hits, *(b for b in befores if b is not None)]:  # the hits first (NDM step 6)
+    # the hits first (NDM step 6), then each turn before a hit shown, never without it (CONV5)
+    for hit, ln in [*((h, h) for h in hits), *((h, b) for h, b in befores if b is not None)]:
         cost = len(render(ln).split())
-        if ln.item.note not in chosen and used + cost <= words:
+        if (ln.item.note not in chosen and hit.item.note in {*chosen, ln.item.note}
+                and used + cost <= words):
             chosen[ln.item.note] = ln
             used += cost
     ordered = sorted(chosen.values(), key=lambda ln: (ln.item.instant, ln.item.tick, ln.item.note))

@@ -19,11 +19,9 @@ Every bound is enforced here, before a request leaves the process:
   sub-calls in flight are cancelled and later ones refused (RlmCancelled). ADVRPC (session
   27): a cancelled exec's five calls ran on against the endpoint to the old exec's deadline,
   holding every in-flight slot, so the next exec's one call waited 30 s;
-- a batch needing more uncached calls than the budget has left is refused before anything is
-  sent (RlmBudgetExceeded);
-- the slice size (RlmSliceTooLarge);
-- a session ledger of calls, tokens and outcomes, and a cache keyed by
-  sha256(provider, model, messages, parameters).
+- a batch needing more uncached calls than are left is refused before any is sent;
+- the slice size (RlmSliceTooLarge); a session ledger of calls, tokens and outcomes, and a
+  cache keyed by sha256(provider, model, messages, parameters).
 
 Threading: the broker owns its event loop (an anyio BlockingPortal on a private thread), so its
 sync methods `call`/`batch`/`run` can be used from any thread: the sandbox's exec thread, an
@@ -273,32 +271,35 @@ class Broker:
         raise last
 
     async def abatch(self, requests: Sequence[SubRequest], budget: ExecBudget) -> list[str]:
-        """Answers in input order; at most `in_flight` at once. The first failure (in input
-        order) is raised after all finish; the answers that did arrive are cached, so running
-        the same batch again costs only the failed calls."""
-        uncached = {k for k in map(self._key, requests) if k not in self._cache}
+        """Answers in input order, a pair given twice sent once (PLUG5: each copy was sent and
+        answered apart); at most `in_flight` at once. The first failure (in input order) is
+        raised after all finish; the answers that arrived are cached (a rerun costs only the
+        failed calls)."""
+        keys = [self._key(r) for r in requests]
+        unique = dict(zip(keys, requests, strict=True))
+        uncached = [k for k in unique if k not in self._cache]
         if len(uncached) > budget.remaining:
             raise RlmBudgetExceeded(
                 f"the batch needs {len(uncached)} sub-calls; this exec has {budget.remaining} "
                 f"of {budget.limit} left (nothing was sent)"
             )
-        results: list[str | Exception] = ["" for _ in requests]
+        results: dict[str, str | Exception] = {}
 
-        async def one(i: int, request: SubRequest) -> None:
+        async def one(key: str, request: SubRequest) -> None:
             try:
-                results[i] = await self.arun(request, budget)
+                results[key] = await self.arun(request, budget)
             except Exception as exc:  # re-raised below, in input order
-                results[i] = exc
+                results[key] = exc
 
         left = budget.time_left()
         with anyio.move_on_after(None if math.isinf(left) else left) as scope:
             async with anyio.create_task_group() as tg:
-                for i, request in enumerate(requests):
-                    tg.start_soon(one, i, request)
+                for key, request in unique.items():
+                    tg.start_soon(one, key, request)
         if scope.cancelled_caught:
             raise RlmTimeout("the exec's deadline passed during the batch; unsent calls dropped")
         out: list[str] = []
-        for r in results:
+        for r in map(results.__getitem__, keys):
             if isinstance(r, Exception):
                 raise r
             out.append(r)
@@ -332,9 +333,8 @@ class Broker:
         """Blocking `arun`."""
         return self._enter().call(self.arun, request, budget)
 
-    def call(
-        self, slice_text: str, question: str, budget: ExecBudget, max_words: int | None = None
-    ) -> str:
+    def call(self, slice_text: str, question: str, budget: ExecBudget,
+             max_words: int | None = None) -> str:
         """Blocking rlm_call on a rendered slice."""
         return self.run(build_request(slice_text, question, max_words), budget)
 

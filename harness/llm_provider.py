@@ -8,13 +8,14 @@ TransientError (retryable: connection errors, HTTP 408/409/429/5xx) or LlmUnavai
 
 from __future__ import annotations
 
+import contextvars
 import re
 from typing import TYPE_CHECKING, Any
 
 from .config import LlmSection
 from .extractive import extract_answer
 from .llm_refusal import refused_param
-from .llm_types import LlmUnavailable, SubAnswer, SubRequest, TransientError
+from .llm_types import LlmUnavailable, SubAnswer, SubRequest, TransientError, charge_redirect
 
 if TYPE_CHECKING:
     import openai
@@ -22,6 +23,9 @@ if TYPE_CHECKING:
 # The longest answer text a sub-call returns (max_tokens bounds a well-behaved model; this
 # bounds what an endpoint that ignores it can put into the REPL).
 MAX_ANSWER_CHARS = 64 * 1024
+# Redirects one attempt follows (a moved endpoint, http -> https); each is a call of the
+# exec's budget. PLUG5 (session 31): a redirect loop was 11-16 requests per counted call.
+MAX_REDIRECTS = 1
 # A token count past this is not a count: the ledger keeps 0 for it (see `_answer`).
 MAX_TOKEN_COUNT = 2**31
 # The most bytes of one HTTP answer read (after gzip/deflate/br decoding), error bodies too: a
@@ -60,6 +64,10 @@ def describe(section: LlmSection) -> dict[str, str]:
             "endpoint": "", "reason": OFFLINE_REASON}
 
 
+# the request an HTTP client's `send` was given (the hops after it are redirects it follows)
+_FIRST: contextvars.ContextVar[object] = contextvars.ContextVar("rmh_llm_first", default=None)
+
+
 class AnswerTooLarge(Exception):
     """An endpoint's answer passed MAX_BODY_BYTES (raised inside the HTTP client)."""
 
@@ -79,7 +87,11 @@ def _capped_http_client(section: LlmSection, cap: int) -> Any:
 
         async def send(self, request: Any, **kwargs: Any) -> Any:
             kwargs["stream"] = True
-            response = await super().send(request, **kwargs)
+            first = _FIRST.set(request)
+            try:
+                response = await super().send(request, **kwargs)
+            finally:
+                _FIRST.reset(first)
             body = bytearray()
             try:
                 async for chunk in response.aiter_bytes():  # decoded: a bomb counts as it grows
@@ -95,7 +107,12 @@ def _capped_http_client(section: LlmSection, cap: int) -> Any:
                                   request=response.request,  # the last, after redirects
                                   extensions=response.extensions)
 
-    return Capped(timeout=section.timeout_s)
+    async def each_request(request: Any) -> None:  # a redirect followed: one more call
+        if request is not _FIRST.get():
+            charge_redirect()
+
+    return Capped(timeout=section.timeout_s, max_redirects=MAX_REDIRECTS,
+                  event_hooks={"request": [each_request]})
 
 
 class ExtractiveProvider:
@@ -159,6 +176,10 @@ class OpenAIProvider:
             raise LlmUnavailable(  # else 1 + max_retries calls, each "cannot reach"
                 f"base_url {shown_endpoint(self.endpoint)!r} is no http(s) URL: write it as "
                 "http://HOST:PORT/v1")
+        if not self._key and (base.hostname or "").lower() == "api.openai.com":  # else each
+            raise LlmUnavailable(  # attempt went out keyless: 401, or offline "cannot reach"
+                "api.openai.com needs an API key: set $OPENAI_API_KEY or [llm] api_key (or "
+                "base_url, for a local server)")
         # the whole endpoint pasted (…/v1/chat/completions): the SDK appends that part itself
         base = base._replace(path=base.path.rstrip("/").removesuffix("/chat/completions"))
         query = dict(parse_qsl(base.query))
@@ -193,7 +214,18 @@ class OpenAIProvider:
         except openai.APIConnectionError as exc:
             if isinstance(exc.__cause__, AnswerTooLarge):  # wrapped (openai 1.x)
                 raise LlmUnavailable(str(exc.__cause__)) from None
-            note = _proxy_note()
+            # reached, but it broke off or its answer was no HTTP: "cannot reach" sent the
+            # user to check a URL that works (PLUG5, session 31)
+            note, cause = _proxy_note(), exc.__cause__
+            if type(cause).__name__ in ("TooManyRedirects", "UnsupportedProtocol"):
+                where = shown_endpoint(_request_url(cause))
+                raise LlmUnavailable(f"{shown_endpoint(self.endpoint)} redirected the request "
+                                     f"to {where}, which is no endpoint to follow (a second "
+                                     "redirect, or no http(s)): set base_url to where the "
+                                     "endpoint is") from exc
+            if type(cause).__name__ == "RemoteProtocolError":
+                raise TransientError(f"{shown_endpoint(self.endpoint)} answered no whole HTTP "
+                                     f"response ({self._scrub(str(cause))[:120]})") from exc
             raise TransientError(f"cannot reach {shown_endpoint(self.endpoint)}"
                                  + (f" ({note})" if note else "")) from exc
         except openai.APIStatusError as exc:
@@ -228,8 +260,10 @@ class OpenAIProvider:
             return LlmUnavailable(f"HTTP 429: the account's quota is spent: "
                                   f"{self._scrub(message)}")
         if status in (408, 409, 429) or status >= 500:
-            return TransientError(f"HTTP {status} from the endpoint",
-                                  retry_after=_retry_after(exc.response.headers))
+            # the wait asked for is said: past the exec's deadline, one attempt is all (PLUG5)
+            wait = _retry_after(exc.response.headers)
+            asked = f", which asks for a retry after {wait:g} s" if wait else ""
+            return TransientError(f"HTTP {status} from the endpoint{asked}", retry_after=wait)
         if status in (400, 422):
             refused = refused_param(exc.body, message, sent)  # harness/llm_refusal.py
             if refused == "max_tokens" and refused in self._params:  # (once: calls overlap)
@@ -256,6 +290,14 @@ def _path(url: str) -> str:
         return urlsplit(url).path
     except ValueError:
         return ""
+
+
+def _request_url(error: Any) -> str:
+    """The URL of the request an HTTP client error is about (its redirect target)."""
+    try:
+        return str(error.request.url)
+    except (AttributeError, RuntimeError):  # httpx raises RuntimeError when none is set
+        return "?"
 
 
 def _retry_after(headers: Any) -> float:
@@ -329,6 +371,8 @@ def _why_no_text(resp: Any, message: Any, finish: object) -> str:
                 + ": raise [llm] max_tokens")
     if reasoning:
         return "the model returned reasoning but no answer text"
+    if getattr(message, "tool_calls", None) or getattr(message, "function_call", None):
+        return "the model answered with a tool call, not text (a sub-call offers no tools)"
     if finish == "content_filter":
         return "the endpoint's content filter withheld the answer"
     if isinstance(error, dict) and isinstance(error.get("message"), str):

@@ -9,6 +9,7 @@ slice cannot forge the closing fence (it would have to contain its own hash).
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import math
 import threading
@@ -168,13 +169,16 @@ class ExecBudget:
         return self.deadline - time.monotonic()
 
     def take(self) -> None:
-        """Count one attempt, or raise RlmBudgetExceeded if the budget is spent."""
+        """Count one attempt, or raise RlmBudgetExceeded if the budget is spent. The attempt
+        (the task calling this, then the provider) charges this budget for each redirect
+        its HTTP client follows: `charge_redirect`."""
         with self._lock:
             if self.calls >= self.limit:
                 raise RlmBudgetExceeded(
                     f"rlm budget spent: {self.limit} sub-calls per exec (retries count)"
                 )
             self.calls += 1
+        _ATTEMPT.set(self)
 
     @property
     def remaining(self) -> int:
@@ -201,3 +205,17 @@ class ExecBudget:
                 "cache_hits": self.cache_hits,
                 "tokens": {"prompt": self.prompt_tokens, "completion": self.completion_tokens},
             }
+
+
+_ATTEMPT: contextvars.ContextVar[ExecBudget | None] = contextvars.ContextVar(
+    "rmh_llm_attempt", default=None)
+
+
+def charge_redirect() -> None:
+    """A redirect the running attempt's HTTP client is about to follow is one more request
+    to the endpoint: one more call of that attempt's budget (RlmBudgetExceeded when spent),
+    so the endpoint never sees more requests than the budget allows (PLUG5, session 31: a
+    redirect loop was 11 to 16 requests per counted call)."""
+    budget = _ATTEMPT.get()
+    if budget is not None:
+        budget.take()

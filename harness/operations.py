@@ -68,6 +68,7 @@ class Operation:
     run: str  # the implementing method of the part's target (see the module doc)
     runs: Runs = "vault"
     read_only: bool = True
+    stops: bool = False  # a change that stops between whole notes at a cancel (binding.py)
     destructive: bool = False
     idempotent: bool = True
     rpc: str | None = None  # JSON-RPC method name ("vault.search")
@@ -302,7 +303,7 @@ OPERATIONS: tuple[Operation, ...] = (
                      "deleted; false: keep the edited ones (kept_edited) and leave the deleted "
                      "ones out (left_deleted)", False)),
               "ingest",
-              read_only=False, rpc="vault.ingest"),
+              read_only=False, stops=True, rpc="vault.ingest"),
     Operation("ask", "llm", "Answer a question with the recursive query loop: retrieve, follow "
               "links, ask sub-questions; returns the answer, the notes used and the trace.",
               (_QUESTION, Param("budget", "integer", "most notes in the answer set", 10, 1,

@@ -65,7 +65,7 @@ class VaultThread:
 
         The job is queued before the first await, so requests' vault calls run in the order
         the requests started. The caller's context variables go with it."""
-        future = self._pool.submit(contextvars.copy_context().run, fn, *args)
+        future = self.submit(fn, *args)
         import asyncio  # (not at import: a CLI command never calls from a loop)
 
         # Awaited on the loop itself (no worker thread waits on it: one hand-off fewer per
@@ -79,6 +79,10 @@ class VaultThread:
         except asyncio.CancelledError:
             future.cancel()  # no effect once it runs
             raise
+
+    def submit(self, fn: Callable[..., T], *args: Any) -> concurrent.futures.Future[T]:
+        """Queue `fn(*args)` on the vault thread, with the caller's context variables."""
+        return self._pool.submit(contextvars.copy_context().run, fn, *args)
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)

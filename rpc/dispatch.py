@@ -174,19 +174,23 @@ class Dispatcher:
         batch element cancelled by MCP's notification is answered -32800 all the same: the
         batch's array is sent for its other elements anyway, and a batch of a request and a
         cancel of it got no answer at all, which a client cannot tell from a lost frame."""
+        stopped: dict[str, Any] | None = None
         try:
             with entry.scope:
                 await anyio.lowlevel.checkpoint()  # honours a cancel from before the start
                 if request.method in self.control or request.method not in self._methods:
                     return await self._answer(request)
                 async with flight.slot():
-                    return await self._answer(request)
+                    response = await self._answer(request)
+                stopped = _stopped(response) if entry.scope.cancel_called else None
+                if stopped is None:
+                    return response
             if request.is_notification:
                 return None
             if entry.shutting_down:
-                return failure(request.id, application_error("server_shutting_down"))
+                return failure(request.id, application_error("server_shutting_down", stopped))
             if entry.answer_cancel or in_batch:
-                return failure(request.id, spec_error(REQUEST_CANCELLED))
+                return failure(request.id, spec_error(REQUEST_CANCELLED, stopped))
             return None
         finally:
             flight.release(entry)
@@ -208,6 +212,17 @@ class Dispatcher:
         out = answers.frame()
         assert out is not None
         return out
+
+
+def _stopped(response: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The `data` of an error saying a change stopped at the cancel, what landed named
+    (`vault.IngestStopped`: kind "cancelled", `stopped`), less its kind: the cancel's own
+    error (-32800, -32091) answers, with it. None for any other response."""
+    error = (response or {}).get("error")
+    data = error.get("data") if isinstance(error, dict) else None
+    if not (isinstance(data, dict) and data.get("kind") == "cancelled" and data.get("stopped")):
+        return None
+    return {k: v for k, v in data.items() if k != "kind"}
 
 
 class Answers:

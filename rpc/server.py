@@ -27,8 +27,9 @@ Contract:
   the first failed write, or at once by a poll of the output fd for POLLERR/POLLHUP (a
   client that closed our stdout and wrote nothing more was noticed only when an answer was
   next written: a request running for minutes held the server that long; PROTO3).
-- Either way, a request a cancel cannot stop (a vault change, shielded so that it lands)
-  is waited for (within `drain_timeout_s`) and its answer written; then answers not written
+- Either way, a request a cancel cannot stop (a vault change, shielded so that it lands;
+  an ingest stops at its next note and answers what landed: dispatch `_stopped`) is waited
+  for (within `drain_timeout_s`) and its answer written; then answers not written
   `write_grace_s` later are abandoned: frames are written by a daemon thread, so a client
   that stops reading stdout cannot hold the shutdown (ADVRPC: with 20 MB of answers unread,
   SIGTERM left the server in write(2) for good, and its session was never ended).

@@ -1,14 +1,18 @@
 """The stdio server's input: a daemon thread reading raw chunks for `StdioServer`.
 
 It reads in a thread so that a blocked read never holds up exit. After a stop signal it reads
-what the input holds at that moment without waiting, so that every complete frame a client
-wrote before the signal is answered (-32091 "shutting down"), then reports DRAINED.
+what the input holds at that moment (no more: a client that writes on must not hold the
+shutdown), so that every complete frame a client wrote before the signal is answered (-32091
+"shutting down"), then reports DRAINED.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import select
+import struct
+import termios
 
 import anyio
 from anyio.lowlevel import EventLoopToken
@@ -55,24 +59,38 @@ def read_input(fd: int, stop_fd: int, send: MemoryObjectSendStream[Chunk],
         os.close(stop_fd)
 
 
-def read_chunk(fd: int) -> bytes:
+def read_chunk(fd: int, size: int = READ_CHUNK) -> bytes:
     while True:
         try:
-            return os.read(fd, READ_CHUNK)
+            return os.read(fd, size)
         except InterruptedError:
             continue
         except OSError:
             return b""
 
 
+def holds(fd: int) -> int | None:
+    """Bytes `fd` holds now, unread (FIONREAD: pipes, sockets, terminals, regular files);
+    None where it cannot say."""
+    try:
+        return int(struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0])
+    except OSError:
+        return None
+
+
 def drain_input(fd: int, send: MemoryObjectSendStream[Chunk], token: EventLoopToken,
                  cap: int) -> None:
-    """Forward what `fd` holds now (a chunk whenever poll reports it readable at once), then
-    DRAINED; b"" instead where the input ends. A partial last line stays unanswered."""
+    """Forward what `fd` holds now, then DRAINED; b"" instead where the input ends. A partial
+    last line stays unanswered. "Now" is the byte count FIONREAD gives at the call (within
+    `cap`): reading while poll said readable, a client that wrote on after the signal was
+    read up to `cap` (32 MiB) and answered, and held SIGTERM the whole `drain_timeout_s`
+    (120 s; PROTO5). Where FIONREAD fails, while poll reports it readable at once."""
     poller = select.poll()
     poller.register(fd, select.POLLIN)
+    now = holds(fd)
+    cap = cap if now is None else min(cap, now)
     while cap > 0 and poller.poll(0):
-        chunk = read_chunk(fd)[:cap]
+        chunk = read_chunk(fd, min(READ_CHUNK, cap))
         cap -= len(chunk)
         anyio.from_thread.run(send.send, chunk, token=token)
         if not chunk:

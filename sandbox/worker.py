@@ -96,10 +96,12 @@ class _Channel:
                                  "refused") from None
             else:
                 data = json.dumps(frame, allow_nan=False).encode("ascii")
-        if len(data) > self.max_frame:
-            raise ValueError(f"message of {len(data)} bytes exceeds the {self.max_frame}-byte cap")
+        what = f"the arguments of {frame.get('fn')}()" if frame.get("t") == "call" else "message"
+        if len(data) > self.max_frame:  # (a 100 MB slice said "message of .. bytes": PLUG5)
+            raise ValueError(f"{what}: {len(data)} bytes as JSON, over the {self.max_frame}-"
+                             "byte cap of one host call (pass less)")
         if _values_over(data, self.max_values):
-            raise ValueError(f"message holds more than {self.max_values} JSON values (the cap)")
+            raise ValueError(f"{what}: more than {self.max_values} JSON values (the cap)")
         view = memoryview(_HEADER.pack(len(data)) + data)
         while view:
             view = view[os.write(self.out_fd, view):]

@@ -9,6 +9,7 @@ these; tests of vault's own rooms and the white-box tools named in
 tests/test_import_directions.py import the modules inside directly.
 """
 
+from .cancel import IngestStopped as IngestStopped
 from .cancel import cancellable as cancellable
 from .conversation import CONVERSATION_DATE_ORDERS as CONVERSATION_DATE_ORDERS
 from .conversation import CONVERSATION_FORMATS as CONVERSATION_FORMATS

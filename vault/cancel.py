@@ -7,7 +7,9 @@ nothing, so results never depend on it: a search either finishes exactly as it w
 raises. Checkpoints sit only where what was built so far is either in memory and discarded on
 the way out (the snapshot, a lexical index being built) or already whole on disk (the lexical
 store saved right before its checkpoint, each slice of embeddings once it is in the cache), so
-a cancel leaves nothing half-done, and the next search resumes from what was kept.
+a cancel leaves nothing half-done, and the next search resumes from what was kept. An ingest
+checks before each conversation, turn parsed and note written: each note it wrote is whole on
+disk, and it raises `IngestStopped` naming them (conversation/ingest.py).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import TypeVar
 
-from .errors import Cancelled
+from .errors import Cancelled, VaultError
 
 T = TypeVar("T")
 
@@ -53,3 +55,21 @@ def checked(items: Iterable[T]) -> Iterator[T]:
         if i % EVERY == 0:
             checkpoint()
         yield item
+
+
+class IngestStopped(Cancelled):
+    """A `Cancelled` ingest, stopped between two notes (conversation/ingest.py): the `written`
+    notes landed whole and stay, the rest were not written; ingesting the same conversations
+    again writes them, leaving the vault as one uninterrupted ingest would."""
+
+    def __init__(self, written: tuple[str, ...], conversations: int, done: int) -> None:
+        VaultError.__init__(self, f"ingest stopped: {len(written)} note(s) written, "
+                            f"{done} of {conversations} conversation(s) whole; ingest the "
+                            "same conversations again to finish")
+        self.written, self.conversations, self.done = written, conversations, done
+
+    def data(self) -> dict[str, object]:
+        return {"stopped": True, "written": len(self.written),
+                "written_notes": list(self.written[:50]),
+                "conversations": self.conversations, "conversations_done": self.done}
+

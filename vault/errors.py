@@ -22,6 +22,7 @@ values, never exceptions. The tree:
     ├── LedgerError             learned.sqlite cannot be used
     ├── ConversationFormatError not a conversation in a known format
     ├── Cancelled               the caller stopped waiting (vault/cancel.py)
+    │   └── IngestStopped       an ingest stopped between notes (vault/cancel.py)
     ├── DiskFull                no space left (ENOSPC, EDQUOT, SQLite's "disk is full")
     ├── PermissionDenied        the file system refused access to a note (EACCES, EPERM)
     ├── ErasurePending          an erasure's steps failed: the vault stays closed until done

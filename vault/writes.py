@@ -28,10 +28,11 @@ from .notes.records import CHANGED_MEANWHILE, GONE_MEANWHILE, MoveResult, NoteRe
 from .notes.relinks import moved, names_meaning, relink_plan
 from .parts import VaultParts
 from .storage.attachments import attachment_path, is_attachment
+from .storage.future import file_system_now
 from .storage.guard import check_read, check_write
 from .storage.intent_writes import WritesIntent, file_hash
 from .storage.intents import Journal, MoveIntent, Rewrite, apply_move
-from .storage.store import BINARY_PROBE_BYTES, MAX_NOTE_BYTES, TRASH_DIR
+from .storage.store import BINARY_PROBE_BYTES, MAX_NOTE_BYTES, STATE_DIR, TRASH_DIR
 
 EDIT_TRIES = 3  # an unguarded edit recomputed on bytes another writer changed meanwhile
 
@@ -214,7 +215,11 @@ class VaultWrites(VaultParts):
         killed midway leaves a move the next open finishes (storage/intents.py). Inside a
         batch the links are rewritten too (resolved against the batch's snapshot)."""
         with self.store.lock.held():  # the referrers are read under the lock: a referrer
-            self.live.fresh()  # another process wrote while this one waited is rewritten too
+            # another process wrote while this one waited is rewritten too; a note an editor
+            # (no lock) saves from here on, with a link to the old name, has a ctime at or
+            # after `since` and is rewritten before the move ends (storage/intent_added.py)
+            since = file_system_now(str(self.store.root / STATE_DIR))
+            self.live.fresh()
             note_id = self._resolve(old)
             old_path = self.path_of(note_id)
             new_path = self._new_path(new, create=True)
@@ -227,7 +232,8 @@ class VaultWrites(VaultParts):
             name = journal.record(intent)
             try:
                 outcome = apply_move(self.store, intent, name, after_rename=lambda: (
-                    self.live.sync_paths([old_path, new_path])))
+                    self.live.sync_paths([old_path, new_path])),
+                    since_ns=journal.recorded_ns(name) if since is None else since)
             except VaultError:
                 old_now, new_now = self.store.stat(old_path), self.store.stat(new_path)
                 if old_now is None or (new_now is not None and new_now.inode == old_now.inode):
@@ -236,11 +242,18 @@ class VaultWrites(VaultParts):
                 journal.finish(name)  # the rename was refused: nothing changed
                 raise
             journal.finish(name)
+            if outcome.state == "rolled back":  # the note went, or a file took `new`, after
+                # the plan was read (another program: no lock): nothing moved, none rewritten
+                if self.store.stat(new_path) is not None:
+                    raise NoteExists(new_path)
+                raise NoteNotFound(old_path)
             left = tuple((p, GONE_MEANWHILE if self.store.stat(p) is None else CHANGED_MEANWHILE)
                          for p in outcome.left)
-        if outcome.written:
-            self.live.sync_paths(outcome.written)
-        return MoveResult(new_path, old_path, tuple(outcome.written), left)
+        # the moved note last, after the notes the unlisted-notes pass wrote (stable sort)
+        written = sorted(outcome.written, key=lambda p: p == new_path)
+        if written:
+            self.live.sync_paths(written)
+        return MoveResult(new_path, old_path, tuple(written), left)
 
     def _move_intent(self, note_id: int, old_path: str, new_path: str) -> MoveIntent:
         before = self.resolver()

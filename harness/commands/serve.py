@@ -253,6 +253,9 @@ def serve_unready(args: argparse.Namespace, proto_fd: int, exc: Exception) -> in
     fix = None if not isinstance(exc, PathRefused) else (  # `.rmh` or a file of it linked
         f"put a file or folder of rmh's own at `{exc.path}` in place of the symlink (one "
         "missing is made again)")
+    if isinstance(exc, ConfigError):  # the vault is there: `rmh init` was no fix (PLUG5)
+        fix = ("correct what the reason names, in rmh.toml (the vault's, or $RMH_CONFIG) or "
+               "the environment")
     dispatcher = Dispatcher(unready_methods(reason, vault, kind, fix),
                             map_exception=map_exception, max_frame=args.max_frame,
                             control=CONTROL_METHODS, oversize=OVERSIZE)

@@ -180,7 +180,8 @@ COMMANDS: tuple[Command, ...] = (
         Arg("date_from", ("--from",), metavar="DATE_FROM", help="ISO date, inclusive"),
         Arg("date_to", ("--to",), metavar="DATE_TO", help="ISO date, inclusive")),
         lambda args, doc: (doc, line(doc["text"] or (
-            "(no matching turns)" if doc.get("relevant", True) else
+            f"(no relevant line fits in {doc['budget_words']} words: "
+            f"{doc['candidates']} candidate(s); raise --budget)" if doc.get("relevant", True) else
             "Nothing in memory is relevant to this question."))),
         dense=True, json_last=True, described=False),
 )

@@ -107,3 +107,24 @@ def test_a_filler_is_never_the_question_own_evidence_under_a_filler_id(tmp_path:
     assert "filler_q00_0" not in items["q20"]["haystack_session_ids"]
     assert len(items["q20"]["haystack_session_ids"]) == 1 + 47
     assert "filler_q00_0" in items["q21"]["haystack_session_ids"]  # another question's: kept
+
+
+def test_a_salt_draws_other_fillers_for_the_same_questions(tmp_path: Path) -> None:
+    """`--salt` re-draws the fillers and their dates, the same bytes for the same salt, and
+    no salt is the build of earlier sessions (the hashes of (question id, session id))."""
+    oracle, subset = write_data(tmp_path)
+    out = {}
+    for name, salt in (("plain", ""), ("a", "B"), ("b", "B"), ("c", "C")):
+        build(oracle, subset, tmp_path / f"{name}.json", 5, 0, "all", salt)
+        out[name] = json.loads((tmp_path / f"{name}.json").read_text())
+    build(oracle, subset, tmp_path / "default.json", 5, 0, "all")
+    assert (tmp_path / "default.json").read_bytes() == (tmp_path / "plain.json").read_bytes()
+    assert out["a"] == out["b"]
+    for other in ("a", "c"):
+        assert [i["question_id"] for i in out[other]] == [i["question_id"] for i in out["plain"]]
+        changed = sum(i["haystack_session_ids"] != j["haystack_session_ids"]
+                      for i, j in zip(out[other], out["plain"], strict=True))
+        assert changed > len(out["plain"]) // 2
+        for item in out[other]:
+            assert [s for s in item["haystack_session_ids"] if "answer" in s] == [
+                f"answer_{item['question_id']}_1"]

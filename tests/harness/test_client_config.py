@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
+import sys
 import threading
 import tomllib
 from collections.abc import Iterator
@@ -14,7 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from harness.client_config import ClientConfigError, read_json, toml_table, write_settings
+from harness.client_config import (
+    ClientConfigError,
+    locked,
+    read_json,
+    toml_table,
+    write_settings,
+)
 from harness.commands.setup import CLIENTS, write_entry
 from harness.hooks_install import SettingsError, install, uninstall
 
@@ -155,3 +163,37 @@ def test_hooks_uninstall_through_a_link_keeps_the_link_and_clears_the_target(
     assert uninstall("claude-code", "user", tmp_path, home)["removed"] == 4
     assert link.is_symlink() and link.resolve() == target.resolve()
     assert json.loads(target.read_text(encoding="utf-8")) == other  # no rmh hook left in it
+
+
+KILLED_WRITE = """
+import os, signal, sys
+from pathlib import Path
+from harness.client_config import locked, write_settings
+os.replace = lambda *a, **k: os.kill(os.getpid(), signal.SIGKILL)  # killed before its rename
+with locked(Path(sys.argv[1])):
+    write_settings(Path(sys.argv[1]), sys.argv[2])
+"""
+
+
+@pytest.mark.parametrize("name", ["settings.json", ".claude.json", "config.toml"])
+def test_a_temporary_left_by_a_killed_write_is_removed_by_the_next(
+        tmp_path: Path, name: str) -> None:
+    """`rmh setup` killed between its temporary's fsync and its rename left
+    `.NAME.XXXXXXXX.tmp` in the client's folder (`$HOME` for Claude Code) for good: no later
+    run removed it (docs/measurements/session31/STORE5_setup_kill: 1 of 16 kills). The next
+    write removes rmh's own; another program's temporary of that name shape is kept."""
+    path = tmp_path / "home" / name
+    path.parent.mkdir()
+    path.write_text("old\n", encoding="utf-8")
+    theirs = path.parent / f".{name}.a1b2c3d4.tmp"
+    theirs.write_text("another program's\n", encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    child = subprocess.run([sys.executable, "-c", KILLED_WRITE, str(path), "new\n"], env=env,
+                           capture_output=True, text=True, timeout=60)
+    assert child.returncode == -signal.SIGKILL, child.stderr
+    assert path.read_text(encoding="utf-8") == "old\n"
+    assert len([p for p in path.parent.iterdir() if p.name.endswith(".tmp")]) == 2
+    with locked(path):
+        write_settings(path, "newer\n")
+    assert path.read_text(encoding="utf-8") == "newer\n"
+    assert [p for p in path.parent.iterdir() if p.name.endswith(".tmp")] == [theirs]

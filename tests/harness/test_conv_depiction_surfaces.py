@@ -165,3 +165,19 @@ def test_context_finds_a_plain_note_by_its_alias(tmp_path: Path,
     doc = _context(vault, "Central Station", 40, capsys)
     assert [ln["note"] for ln in doc["lines"]] == ["Hauptbahnhof.md"], doc
     assert "garden" not in json.dumps(_context(vault, "Central Heating", 40, capsys))
+
+
+@pytest.mark.parametrize("budget", [1, 5, 9])
+def test_a_budget_under_every_line_says_so_not_that_nothing_is_relevant(
+        seed_vault: Path, budget: int) -> None:
+    """CONV5: each of the seed's lines has 10+ words; under that, `rmh context` printed
+    "Nothing in memory is relevant to this question." (relevant false) for the seed question."""
+    env = {k: v for k, v in os.environ.items() if k in CHILD_ENV}
+    env["PYTHONPATH"] = str(REPO)
+    args = ["--vault", str(seed_vault), "context", QUESTION, "--budget", str(budget),
+            "--no-dense"]
+    doc = json.loads(run_cli([*args, "--json"], env=env, cwd=REPO).stdout)
+    assert doc["relevant"] is True and doc["lines"] == [] and doc["candidates"] >= 1
+    out = run_cli(args, env=env, cwd=REPO)
+    assert out.returncode == 0 and out.stdout.startswith(
+        f"(no relevant line fits in {budget} words: "), out.stdout

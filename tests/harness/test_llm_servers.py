@@ -78,6 +78,12 @@ SHAPES = [  # (body the server sends, the answer or a part of the error)
      "ERROR LlmUnavailable: the endpoint answered an error: Provider returned error ***"),
     (b'{"error": "Model unloaded"}', "ERROR LlmUnavailable: the endpoint answered an error: "
      "Model unloaded"),
+    # a tool call instead of text (PLUG5, session 31: "the model returned no text" before)
+    *((_body(content, finish, **call), "ERROR LlmUnavailable: the model answered with a tool "
+       "call, not text") for content in (None, "") for finish in ("tool_calls", "stop")
+      for call in ({"tool_calls": [{"id": "t", "type": "function", "function": {
+          "name": "search", "arguments": "{}"}}]},
+                   {"function_call": {"name": "search", "arguments": "{}"}})),
 ]
 
 
@@ -170,9 +176,34 @@ def test_a_retry_after_past_the_deadline_ends_the_call_without_waiting() -> None
     with ChatEndpoint(lambda n, body: wait) as ep, Broker.from_config(_section(ep.url)) as b:
         budget = b.new_budget()
         budget.deadline = time.monotonic() + 5.0  # the exec's: an 8 s wait does not fit
-        with pytest.raises(LlmUnavailable, match=r"HTTP 429 from the endpoint \(attempt 1\)"):
+        with pytest.raises(LlmUnavailable, match=r"HTTP 429 from the endpoint, which asks for "
+                           r"a retry after 8 s \(attempt 1\)"):
             b.batch([(f"slice {i}", "q") for i in range(8)], budget)
         assert ep.count == budget.calls == 8 and ep.max_in_flight <= 5
+
+
+# (headers, what the error says of them): PLUG5, session 31: a Retry-After past the exec's
+# deadline ended the call after one attempt, saying only "HTTP 429 from the endpoint"
+RETRY_AFTER = [((("Retry-After", "99999"),), ", which asks for a retry after 99999 s"),
+               ((("Retry-After", "30"),), ", which asks for a retry after 30 s"),
+               ((("retry-after-ms", "45000"),), ", which asks for a retry after 45 s"),
+               ((("Retry-After", "Wed, 21 Oct 2015 07:28:00 GMT"),), ""),  # no seconds: none
+               ((), "")]
+
+
+@pytest.mark.parametrize(("headers", "said"), RETRY_AFTER)
+@pytest.mark.parametrize("status", [429, 503])
+def test_the_wait_an_endpoint_asks_for_is_said(headers: tuple[tuple[str, str], ...], said: str,
+                                               status: int) -> None:
+    reply = Reply(status=status, headers=headers)
+    with ChatEndpoint(lambda n, body: reply) as ep, Broker.from_config(
+            _section(ep.url, retry_backoff_s=0.0)) as b:
+        budget = b.new_budget()
+        budget.deadline = time.monotonic() + 5.0  # none of the asked waits (8 s at most) fits
+        with pytest.raises(LlmUnavailable) as info:
+            b.call("slice", "q", budget)
+    message = str(info.value)
+    assert message.startswith(f"HTTP {status} from the endpoint{said} (attempt "), message
 
 
 def test_an_azure_deployment_url_keeps_its_query_and_sends_api_key() -> None:
@@ -224,7 +255,7 @@ def test_a_redirect_that_makes_the_post_a_get_names_where_to_point() -> None:
             else:
                 assert out.startswith("ERROR LlmUnavailable: HTTP 501: the endpoint redirected "
                                       f"the request to {target} as a GET"), out
-                assert calls == 1
+                assert calls == 2  # the redirected GET was a request too (PLUG5)
 
 
 NOT_HTTP = ["{host}/v1", "localhost:{port}/v1", "ftp://{host}/v1", "http:/{host}/v1",

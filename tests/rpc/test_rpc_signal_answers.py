@@ -8,6 +8,8 @@ answered by nothing (PROTO3, session 30).
 
 from __future__ import annotations
 
+import fcntl
+import json
 import os
 import signal
 from contextlib import suppress
@@ -218,3 +220,84 @@ def test_answering_after_a_signal_lasts_while_the_client_reads(count: int, signu
     pause in the client's reading, not the answering: thousands of answers, a grace (0.5 s)
     far shorter than writing them all takes on main, every one answered."""
     _answers_after_a_signal(count, signum, grace_s=0.5, wait_s=120)
+
+
+@settings(max_examples=4, deadline=None, phases=[Phase.explicit, Phase.generate])
+@given(before=st.integers(1, 40), block=st.sampled_from([1_000, 4_096]),
+       signum=st.sampled_from([signal.SIGTERM, signal.SIGINT, signal.SIGHUP]))
+def test_a_client_that_writes_on_after_a_signal_does_not_hold_the_shutdown(
+        before: int, block: int, signum: int) -> None:
+    """PROTO5 (session 31): after a stop signal the reader read for as long as the input was
+    readable at once, so a client that kept writing (and reading its answers) was read and
+    answered up to `max_pending_bytes`: `rmh serve` under SIGTERM with a client writing pings
+    exited 120.4 s later (`drain_timeout_s`). Now only what the input held at the signal is
+    read. Here a client writes pings without end, in blocks of about `block` bytes (at most
+    PIPE_BUF: a block is written whole once there is room), and reads the
+    answers; the signal comes after `before` answers. Of the pings written once the server
+    had begun its shutdown, it reads at most the chunk its reader was reading, and what the
+    pipe held then (its capacity each); on main it read them up to `max_pending_bytes`."""
+    fx = Fixture()
+    frame = b'{"jsonrpc":"2.0","method":"ping","id":%d}\n'
+    got: list[Any] = []
+    ended = anyio.Event()
+    first_after = [-1]  # the first id written after the server had begun its shutdown
+
+    async def on_shutdown() -> None:
+        pass
+
+    async def main() -> None:
+        in_r, in_w = os.pipe()
+        out_r, out_w = os.pipe()
+        # a one-page pipe: what is read ahead of the signal (answered, as it must be) is
+        # small, so is the test's time; what the reader can read after it is a page
+        capacity = fcntl.fcntl(in_w, fcntl.F_SETPIPE_SZ, 4096)
+        server = StdioServer(Dispatcher(fx.methods()), on_shutdown=on_shutdown,
+                             max_pending_bytes=64 * capacity, drain_timeout_s=600)
+
+        async def run() -> None:
+            await server.run(in_r, out_w, handle_signals=True)
+            ended.set()
+            os.close(out_w)
+
+        def write_on() -> None:  # until the server has ended (its reader gone)
+            n = 0
+            with suppress(OSError):
+                while not ended.is_set():
+                    if first_after[0] < 0 and server.flight.closing:
+                        first_after[0] = n
+                    many = max(1, block // len(frame % n))
+                    data = b"".join(frame % i for i in range(n, n + many))
+                    n += data.count(b"\n")
+                    view = memoryview(data)
+                    while view:
+                        view = view[os.write(in_w, view):]
+
+        def read_until(lines: int) -> bytes:  # chunks, not a line at a time: 10^4 answers
+            data = []
+            count = 0
+            while count < lines and (chunk := os.read(out_r, 1 << 20)):
+                data.append(chunk)
+                count += chunk.count(b"\n")
+            return b"".join(data)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(run)
+            tg.start_soon(anyio.to_thread.run_sync, write_on)
+            with anyio.fail_after(60):  # (one answered: the server's signal handler is set)
+                out = await anyio.to_thread.run_sync(read_until, before)
+            os.kill(os.getpid(), signum)
+            with anyio.fail_after(300):
+                out += await anyio.to_thread.run_sync(read_until, 1 << 62)
+            os.close(in_r)  # (the writer, blocked on a full pipe, fails and ends)
+        for fd in (in_w, out_r):
+            with suppress(OSError):
+                os.close(fd)
+        got.extend(json.loads(line) for line in out.splitlines())
+        ids = [a["id"] for a in got]
+        assert len(set(ids)) == len(ids)
+        assert first_after[0] >= 0
+        after = [i for i in ids if i >= first_after[0]]
+        bound = 2 * capacity // len(frame % first_after[0]) + 1  # a read, then the pipe
+        assert len(after) <= bound, (len(after), bound)
+
+    anyio.run(main)

@@ -98,3 +98,21 @@ def test_the_bound_is_exact_without_empty_containers(seed: int) -> None:
     count = _count(document)
     assert not values_over(body, count), (body, count)
     assert values_over(body, count - 1), (body, count)
+
+
+@pytest.mark.parametrize("size", [(8 << 20) + 1, 20 << 20, 64 << 20])
+def test_a_call_whose_arguments_pass_the_frame_cap_names_the_function(
+        host: Host, size: int) -> None:
+    """PLUG5 (session 31): `rlm_call('x' * 100_000_000, q)` was a ValueError "message of
+    100000073 bytes exceeds the 8388608-byte cap", naming neither the call nor what to do."""
+    cell = f"""
+try:
+    ping('x' * {size})
+except ValueError as exc:
+    r = str(exc)
+r, ping('small')
+"""
+    result = run_attack(host, cell, deadline_s=60)
+    assert result.ok and not result.state_lost, result.to_json()
+    assert result.value is not None and "the arguments of ping()" in result.value
+    assert "(pass less)" in result.value and str(8 << 20) in result.value, result.value

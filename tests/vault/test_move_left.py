@@ -5,6 +5,7 @@ instead of reporting plain success."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 
 import vault.writes as writes_module
 from vault import Vault
+from vault.errors import NoteExists, NoteNotFound
 from vault.notes.records import GONE_MEANWHILE
 from vault.storage.intents import apply_move
 
@@ -72,3 +74,59 @@ def test_a_plain_move_leaves_nothing(tmp_path: Path) -> None:
         res = v.move("A", "C")
     assert res.rewritten == ("B.md",) and res.not_rewritten == ()
     assert res.to_json()["not_rewritten"] == []
+
+
+def _remove(root: Path) -> type[Exception]:
+    (root / "a" / "Target.md").unlink()
+    return NoteNotFound
+
+
+def _rename_folder(root: Path) -> type[Exception]:
+    (root / "a").rename(root / "a2")
+    return NoteNotFound
+
+
+def _take_new(root: Path) -> type[Exception]:
+    (root / "b").mkdir(exist_ok=True)
+    (root / "b" / "Moved.md").write_text("another program's note\n", encoding="utf-8")
+    return NoteExists
+
+
+@pytest.mark.parametrize("n", range(1, 5))  # the intent recorded: 4 operations
+@pytest.mark.parametrize("other", [_remove, _rename_folder, _take_new],
+                         ids=lambda f: f.__name__.strip("_"))
+def test_a_move_whose_note_went_or_whose_name_was_taken_after_its_plan_is_refused(
+        tmp_path: Path, n: int, other: Callable[[Path], type[Exception]]) -> None:
+    """Another program (no lock) removes the note, renames its folder, or puts a file at the
+    new path after the move's N-th file operation, before its rename: nothing can move. On
+    main the plan was rolled back and the move still answered success (`moved ... rewrote
+    links in 0 notes`), the note not moved (docs/measurements/session31/
+    STORE5_folder_rename). Now it is refused, no intent left, every file as the other
+    program left it."""
+    root = tmp_path / "v"
+    (root / "a").mkdir(parents=True)
+    (root / "a" / "Target.md").write_text("the target\n", encoding="utf-8")
+    (root / "R.md").write_text("R links [[Target]] and [t](a/Target.md)\n", encoding="utf-8")
+    with Vault.init(root) as v:
+        counted, start = v.store.count_op, v.store.ops
+        wants: list[type[Exception]] = []
+        left: list[dict[str, bytes]] = []
+
+        def count() -> None:
+            counted()
+            if v.store.ops - start == n and not (root / "b" / "Moved.md").exists():
+                wants.append(other(root))
+                left.append(_files(root))
+
+        v.store.count_op = count  # type: ignore[method-assign]
+        with pytest.raises((NoteNotFound, NoteExists)) as refused:
+            v.move("a/Target", "b/Moved")  # main: answered success, nothing moved
+        v.store.count_op = counted  # type: ignore[method-assign]
+    assert isinstance(refused.value, wants[0])
+    assert _files(root) == left[0]
+    assert not list((root / ".rmh" / "intents").glob("*.json"))
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes()
+            for p in sorted(root.rglob("*.md")) if ".rmh" not in p.parts}

@@ -13,12 +13,13 @@ from .following import Next, next_in_vault
 from .formats import Conversation
 from .formats import load as load_conversations
 from .formats import with_entities as conversation_with_entities
-from .ingest import IngestReport, remembered
+from .ingest import IngestReport
 from .ingest import ingest as ingest_conversations
 from .reading import ALL_FORMATS as CONVERSATION_FORMATS
 from .reading import DATE_ORDERS as CONVERSATION_DATE_ORDERS
 from .reading import Loaded as LoadedConversations
 from .reading import load_report as load_transcript
+from .remembered import remembered
 from .slack import load_slack_export
 from .stability import MODES as STABILITY_MODES
 from .stability import Stability, conversation_from_corpus

@@ -124,7 +124,8 @@ class Context:
     receipt: dict[str, Any] = field(default_factory=dict)
     # False when nothing in memory is relevant: the search declined (retrieval/relevance.py)
     # and no turn shares a named entity with the question (a time it names then connects
-    # nothing: "the melting point of tungsten in May 2024"); then there are no lines.
+    # nothing: "the melting point of tungsten in May 2024"); then there are no lines. True
+    # with no lines: relevant turns, none of whose lines fits in the budget.
     relevant: bool = True
 
     @property
@@ -183,7 +184,8 @@ class EventIndex:
     speaker_words: tuple[frozenset[str], ...]
     has_dates: npt.NDArray[np.bool_]
     omega: npt.NDArray[np.float64]
-    speakers: tuple[str, ...]  # the turns' speakers, hubs the gate of lex leaves out
+    # a conversation's speakers: hubs the gate of lex leaves out for its turns only (CONV5)
+    speakers: dict[str, tuple[str, ...]]
 
     @classmethod
     def build(cls, items: Sequence[Item]) -> EventIndex:
@@ -202,8 +204,14 @@ class EventIndex:
             tuple(frozenset(tokenize(it.speaker)) for it in items),
             np.asarray([bool(it.dates) for it in items], dtype=bool),
             np.asarray([it.omega for it in items], dtype=np.float64),
-            tuple(sorted({it.speaker for it in items if it.kind == "turn"})),
+            _speakers(items),
         )
+
+
+def _speakers(items: Sequence[Item]) -> dict[str, tuple[str, ...]]:
+    turns = [it for it in items if it.kind == "turn"]
+    return {c: tuple(sorted({it.speaker for it in turns if it.conversation == c}))
+            for c in sorted({it.conversation for it in turns})}
 
 
 @dataclass(frozen=True)
@@ -239,10 +247,11 @@ def score_parts(index: EventIndex, query: str, lexical: npt.ArrayLike,
     lex = np.asarray(lexical, dtype=np.float64).reshape(-1)
     if lex.shape[0] != n:
         raise ValueError(f"lexical has {lex.shape[0]} scores for {n} items")
-    terms = query_terms(query, index.speakers)
+    terms: dict[str, frozenset[str]] = {}  # a conversation's: its speakers left out
     lex = lex.copy()
     for i in np.flatnonzero(lex).tolist():  # the gate, where there is a score to gate
-        if items[i].kind == "turn" and terms.isdisjoint(content_stems(items[i].text)):
+        if (it := items[i]).kind == "turn" and terms.setdefault(it.conversation, query_terms(
+                query, index.speakers.get(it.conversation, ()))).isdisjoint(content_stems(it.text)):
             lex[i] = 0.0
     top = float(lex.max()) if n else 0.0
     lex = lex / top if top > 0 else np.zeros(n)
@@ -313,6 +322,8 @@ def assemble(
         if used >= budget_words:
             break
         p, why, hit = prio[k]
+        if why == "before" and pos.get((items[k].conversation, items[k].tick + 1)) not in chosen:
+            continue  # the turn before a hit that did not fit explains nothing (CONV5)
         line = Line(items[k], hit if why == "before" else p, why,
                     items[k].render(labels=weights.labels))
         if used + line.words > budget_words:
@@ -384,5 +395,6 @@ def build_context(
                              date_from=date_from, date_to=date_to,
                              now=day)
     receipt = dict(ctx.receipt, turns=len(items), search_hits=n_hits)
+    # relevant: some turn scored, whether or not a line fits the budget (CONV5)
     return Context(ctx.query, ctx.budget_words, ctx.lines, ctx.candidates, receipt,
-                   relevant=bool(ctx.lines))
+                   relevant=ctx.candidates > 0)

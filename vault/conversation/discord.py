@@ -55,7 +55,7 @@ def parse_discord(obj: Any, default_id: str) -> tuple[Conversation, tuple[str, .
         raise ConversationFormatError("discord: not a DiscordChatExporter JSON export (an "
                                       "object with a \"channel\" and a \"messages\" list)")
     problems: list[str] = []
-    read: list[tuple[tuple[datetime, int, int, int], Message]] = []
+    read: list[tuple[tuple[datetime, int, int, str, int], Message]] = []
     for n, msg in enumerate(obj["messages"], start=1):
         if not isinstance(msg, Mapping):
             problems.append(f"message {n}: not an object")
@@ -71,8 +71,12 @@ def parse_discord(obj: Any, default_id: str) -> tuple[Conversation, tuple[str, .
         if not isinstance(text, str):
             continue
         ident = str(msg.get("id") or f"m{n}")
-        # a tie in time: by id (Discord's ids grow with time), then by place in the file
-        snowflake = (0, int(ident)) if ident.isascii() and ident.isdigit() else (1, 0)
+        # a tie in time: by id (Discord's ids grow with time), then by place in the file;
+        # digits compared as numbers without int() (CONV5: an id of 5000 digits was a
+        # ValueError out of int(): Python's 4300-digit limit)
+        digits = ident.lstrip("0")
+        snowflake = ((0, len(digits), digits) if ident.isascii() and ident.isdigit()
+                     else (1, 0, ""))
         read.append(((when, *snowflake, n), Message(n, when, ident, _author(msg.get("author")),
                                                     [text])))
     read.sort(key=lambda r: r[0])

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from ..cancel import checkpoint
 from ..notes.clocks import TimeRef, resolve
 from .entities import (
     Entity,
@@ -75,6 +76,7 @@ def build_events(conv: Conversation, *, use_nlp: bool = True) -> tuple[Event, ..
     tick = 0
     for session in conv.sessions:
         for turn in session.turns:
+            checkpoint()  # a parse is the slow step of an ingest (ingest.py: a stop)
             anchor = turn.when.date()
             refs = resolve(turn.text, anchor)
             addressee = _addressee(speakers, turn.speaker, previous)

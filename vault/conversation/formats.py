@@ -183,6 +183,17 @@ def _str(obj: Mapping[str, Any], key: str, where: str) -> str:
     return value
 
 
+def _objects(value: Any, where: str) -> list[Mapping[str, Any]]:
+    """`value` as a list of objects; ConversationFormatError naming `where` otherwise (CONV5:
+    a number or a string there was a TypeError or an AttributeError out of the reader)."""
+    if not isinstance(value, list):
+        raise ConversationFormatError(f"{where} must be a list of turns")
+    for j, item in enumerate(value, start=1):
+        if not isinstance(item, Mapping):
+            raise ConversationFormatError(f"{where}: turn {j} is not an object")
+    return value
+
+
 def parse_simple(obj: Mapping[str, Any]) -> Conversation:
     """One object in the simple format (see the module docstring)."""
     cid = str(obj.get("id", "conversation"))
@@ -196,9 +207,8 @@ def parse_simple(obj: Mapping[str, Any]) -> Conversation:
         sid = str(s.get("id", f"S{i}"))
         when = parse_date(_str(s, "date", f"session {sid}"))
         turns: list[Turn] = []
-        for j, t in enumerate(s.get("turns", []), start=1):
-            if not isinstance(t, Mapping):
-                raise ConversationFormatError(f"session {sid} turn {j} is not an object")
+        for j, t in enumerate(_objects(s.get("turns", []), f"session {sid}: 'turns'"),
+                              start=1):
             ents = t.get("entities")
             turns.append(
                 Turn(
@@ -224,17 +234,21 @@ def parse_locomo(obj: Mapping[str, Any]) -> Conversation:
     conv = obj.get("conversation")
     if not isinstance(conv, Mapping):
         raise ConversationFormatError("locomo: missing 'conversation'")
-    numbers = sorted(int(k.split("_")[1]) for k in conv if re.fullmatch(r"session_\d+", k))
+    # the keys themselves, by number then as written ("session_01" reads its own date key);
+    # ASCII digits only, at most 9 (CONV5: "session_\u0661" was a KeyError, 5000 digits a
+    # ValueError of int())
+    keys = sorted((int(k[8:]), k) for k in conv if re.fullmatch(r"session_[0-9]{1,9}", k))
     sessions: list[Session] = []
-    for n in numbers:
-        when = parse_date(_str(conv, f"session_{n}_date_time", "locomo"))
+    for n, key in keys:
+        when = parse_date(_str(conv, f"{key}_date_time", "locomo"))
         turns: list[Turn] = []
-        for j, t in enumerate(conv[f"session_{n}"], start=1):
+        for j, t in enumerate(_objects(conv[key], f"locomo: {key!r}"), start=1):
             text = str(t.get("text", ""))
             caption = t.get("blip_caption")
             if isinstance(caption, str) and caption:
                 text = f"{text} [shares a photo: {caption}]"
-            turns.append(Turn(str(t.get("dia_id", f"D{n}:{j}")), str(t["speaker"]), text, when))
+            speaker = _str(t, "speaker", f"locomo: {key} turn {j}")
+            turns.append(Turn(str(t.get("dia_id", f"D{n}:{j}")), speaker, text, when))
         sessions.append(Session(f"S{n}", when, tuple(turns)))
     return Conversation(str(obj.get("sample_id", "locomo")), tuple(sessions))
 
@@ -246,12 +260,17 @@ def parse_longmemeval(obj: Mapping[str, Any]) -> Conversation:
     if not isinstance(raw, list) or not isinstance(dates, list) or len(raw) != len(dates):
         raise ConversationFormatError("longmemeval: haystack_sessions/haystack_dates mismatch")
     ids = obj.get("haystack_session_ids") or [f"S{i}" for i in range(1, len(raw) + 1)]
+    if not isinstance(ids, list) or len(ids) != len(raw):
+        raise ConversationFormatError("longmemeval: haystack_session_ids/haystack_sessions "
+                                      "mismatch")
     sessions: list[Session] = []
     for sid, date_text, turns_raw in zip(ids, dates, raw, strict=True):
         when = parse_date(str(date_text))
+        where = f"longmemeval: session {sid}"
         turns = tuple(
-            Turn(f"{sid}:{j}", str(t["role"]), str(t["content"]), when, role=str(t["role"]))
-            for j, t in enumerate(turns_raw, start=1)
+            Turn(f"{sid}:{j}", _str(t, "role", f"{where} turn {j}"),
+                 _str(t, "content", f"{where} turn {j}"), when, role=str(t["role"]))
+            for j, t in enumerate(_objects(turns_raw, where), start=1)
         )
         sessions.append(Session(str(sid), when, turns))
     return Conversation(str(obj.get("question_id", "longmemeval")), tuple(sessions))
@@ -274,9 +293,11 @@ def decode_json(text: str) -> Any:
     """`json.loads(text)`, where text the decoder cannot hold (nesting past the interpreter's
     recursion limit, an integer of more digits than `sys.get_int_max_str_digits()`) raises
     `json.JSONDecodeError` too, so a caller's one except clause covers hostile input (ADVRPC:
-    `vault.ingest` of `[[[…` 3,000 deep or a 5,000-digit number was an internal error)."""
+    `vault.ingest` of `[[[…` 3,000 deep or a 5,000-digit number was an internal error). A
+    byte order mark before it is no part of it (CONV5: a JSON export saved "UTF-8 with BOM"
+    was refused, "format not recognised", as the text formats were not)."""
     try:
-        return json.loads(text)
+        return json.loads(text.removeprefix("\ufeff"))
     except json.JSONDecodeError:
         raise
     except RecursionError:

@@ -39,17 +39,22 @@ holds a forgotten subject, or whose note was erased, is left out before anything
 from it (no turn note, nor its words in a session summary, an entity, a fact or an episode),
 and no note is written where one was erased or whose text still holds a forgotten subject
 (`IngestReport.forgotten`: the turns left out).
+
+A stop (`vault.cancellable`: `rmh serve`'s, once `vault.ingest` is cancelled or the server
+stops) is checked before each conversation, turn parsed and note written; it raises
+`IngestStopped`. The notes written stay whole (by rename, the journal finished, record and
+index kept); ingesting the same conversations again writes the rest, bytes as if uninterrupted.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..errors import EditConflict, NoteExists
+from ..cancel import IngestStopped, checkpoint
+from ..errors import Cancelled, EditConflict, NoteExists
 from ..notes.hashing import content_hash
 from ..notes.note import render
 from ..storage import forgotten
@@ -66,6 +71,7 @@ from .formats import Conversation
 from .generated import Record, is_fact, mark
 from .layout import distinct, entity_path, link, session_path, turn_path
 from .lifecycle import promotable
+from .remembered import without_forgotten
 
 if TYPE_CHECKING:
     from ..core import Vault
@@ -149,7 +155,8 @@ def _session_note(session: str, evs: Sequence[Event]) -> tuple[str, str]:
         "date": first.when.isoformat(), "speakers": speakers, "turns": len(evs),
         "first_tick": first.tick, "last_tick": evs[-1].tick,
     }
-    lines = [f"# Session {session} ({first.when:%Y-%m-%d})", "", "## Summary (extractive)", ""]
+    lines = [f"# Session {session} ({first.when.date().isoformat()})", "",
+             "## Summary (extractive)", ""]
     lines += [f"- {tlink[e.tick]} **{e.speaker}**: {e.text}" for e in summary]
     lines += ["", "## Turns", ""] + [f"- {tlink[e.tick]}" for e in evs]
     return session_path(first.conversation, session), render(fm, "\n".join(lines) + "\n")
@@ -196,7 +203,7 @@ def _build(conv: Conversation, use_nlp: bool = True) -> tuple[list[tuple[str, st
         }
         body = [f"# {key}", "", f"Mentioned in {len(ticks)} turn(s).", "", "## Trajectory", ""]
         body += [
-            f"- {events[t].when:%Y-%m-%d} "
+            f"- {events[t].when.date().isoformat()} "
             + link(turn_path(cid, events[t].session, events[t].turn_id), events[t].turn_id)
             for t in ticks[:TRAJECTORY_MAX]
         ]
@@ -219,12 +226,15 @@ def ingest(vault: Vault, conversations: Conversation | Sequence[Conversation], *
     convs = distinct([conversations] if isinstance(conversations, Conversation)
                      else conversations)
     done = _Done()  # across attempts: what one wrote before a conflict counts
-    for _ in range(ATTEMPTS - 1):
-        try:
-            return _ingest(vault, convs, use_nlp, regenerate, done)
-        except (EditConflict, NoteExists):
-            continue
-    return _ingest(vault, convs, use_nlp, regenerate, done)
+    try:
+        for _ in range(ATTEMPTS - 1):
+            try:
+                return _ingest(vault, convs, use_nlp, regenerate, done)
+            except (EditConflict, NoteExists):
+                continue
+        return _ingest(vault, convs, use_nlp, regenerate, done)
+    except Cancelled:  # at a checkpoint: between two notes (module docstring)
+        raise IngestStopped(tuple(done.written), len(convs), done.whole) from None
 
 
 @dataclass
@@ -234,6 +244,7 @@ class _Done:
     written: dict[str, None] = field(default_factory=dict)
     trashed: dict[str, str] = field(default_factory=dict)  # note -> its copy in the trash
     copied: dict[str, str] = field(default_factory=dict)  # note -> sha256 of that copy
+    whole: int = 0  # conversations the last attempt wrote all of
 
     def copy(self, vault: Vault, path: str, current: str) -> None:
         """`path`'s bytes (sha256 `current`, as the index read them) into the trash, unless an
@@ -262,14 +273,15 @@ def _ingest(vault: Vault, convs: Sequence[Conversation], use_nlp: bool, regenera
     generated: list[str] = []  # the same notes by the paths the ingest gives them
     kept: dict[str, None] = {}
     deleted: list[str] = []
-    unchanged = turns = sessions = entities = rules = left_out = 0
+    unchanged = turns = sessions = entities = rules = left_out = done.whole = 0
     with vault.batch():  # its folder sync first: a note edited on disk is seen as edited
         corpus = vault.corpus()
         stored = dict(zip(corpus.paths, corpus.content_hashes, strict=True))
         gone = forgotten.load(vault.root / STATE_DIR)
         for conv in convs:
+            checkpoint()
             if gone:
-                kept_turns = _remembered(conv, gone)
+                kept_turns = without_forgotten(conv, gone)
                 left_out += len(conv.turns()) - len(kept_turns.turns())
                 conv = kept_turns
             notes, n_rules = _build(conv, use_nlp)
@@ -298,6 +310,7 @@ def _ingest(vault: Vault, convs: Sequence[Conversation], use_nlp: bool, regenera
             generated += [found.origin.get(p, p) for p, _ in notes]
             turns += len(conv.turns())
             sessions += sum(1 for s in conv.sessions if s.turns)
+            done.whole += 1
     entities = sum(1 for p in generated if "/entities/" in p)
     facts = sum(1 for p in generated if is_fact(p))
     episodes = sum(1 for p in generated if "/episodes/" in p)
@@ -305,25 +318,6 @@ def _ingest(vault: Vault, convs: Sequence[Conversation], use_nlp: bool, regenera
                         tuple(done.written), unchanged, tuple(paths), facts, rules,
                         episodes, tuple(kept), tuple(done.trashed.items()), left_out,
                         tuple(deleted))
-
-
-def remembered(root: Path, conversations: Sequence[Conversation]) -> list[Conversation]:
-    """The conversations without the turns an ingest into the vault at `root` leaves out
-    (erased by `rmh forget`: module docstring), for a step before the ingest that must not
-    see them either (the LLM entity step: it sent them to the model and cached its answers
-    naming the subject again)."""
-    gone = forgotten.load(root / STATE_DIR)
-    return [_remembered(c, gone) if gone else c for c in conversations]
-
-
-def _remembered(conv: Conversation, gone: forgotten.Forgotten) -> Conversation:
-    """`conv` without the turns `rmh forget` erased (module docstring)."""
-    cid = conv.conversation_id
-    return replace(conv, sessions=tuple(
-        replace(s, turns=tuple(t for t in s.turns if not (
-            gone.names(t.speaker) or gone.names(t.text)
-            or gone.path(turn_path(cid, s.session_id, t.turn_id)))))
-        for s in conv.sessions))
 
 
 def _write(vault: Vault, notes: Sequence[tuple[str, str]], changed: Sequence[tuple[str, str]],
@@ -361,6 +355,7 @@ def _write(vault: Vault, notes: Sequence[tuple[str, str]], changed: Sequence[tup
                 for path, text, v in plan:
                     if v == "keep":
                         continue
+                    checkpoint()  # a stop: the notes put so far stay (module docstring)
                     put(path, text, stored.get(path), path in stored)
                     done.written[path] = None
                     stored[path] = content_hash(text)  # a later conversation's note: ours

@@ -44,12 +44,14 @@ class Item:
     def render(self, *, labels: bool = True) -> str:
         """The line shown to the model."""
         if self.kind == "note":  # an ordinary note's passage: its date and path
-            return (f"[{self.when:%Y-%m-%d}] {self.note}: {self.text}" if labels
+            return (f"[{self.when.date().isoformat()}] {self.note}: {self.text}" if labels
                     else f"{self.note}: {self.text}")
         who = self.speaker if self.kind == "turn" else f"{self.kind.capitalize()} ({self.speaker})"
         if not labels:
             return f"{who}: {self.text}"
-        line = f"[{self.when:%Y-%m-%d %H:%M}] {who}: {self.text}"
+        # the date by isoformat: strftime's %Y is "1" for the year 1 on glibc, "0001" on
+        # others (CONV5): the same turn must read the same everywhere
+        line = f"[{self.when.date().isoformat()} {self.when:%H:%M}] {who}: {self.text}"
         if self.dates:
             line += " (" + "; ".join(f"{e} = {_label(s, t)}" for e, s, t in self.dates) + ")"
         return line

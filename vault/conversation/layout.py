@@ -66,13 +66,20 @@ def link(path: str, label: str) -> str:
 
 
 def as_date(value: Any) -> date | None:
-    """A frontmatter date (YAML date, datetime or ISO text) as a date; None if it is not one."""
+    """A frontmatter date (YAML date, datetime or ISO text: a date, or a date and time, its
+    day as written, whatever its offset, as a datetime's) as a date; None if it is not one.
+    ISO text with a time ("2023-02-28T23:30:00-05:00", "...Z") was None: a fact note so
+    dated was no fact, and `rmh lifecycle` never judged it."""
     if isinstance(value, datetime):
         return value.date()
     if isinstance(value, date):
         return value
     try:
         return date.fromisoformat(str(value))
+    except ValueError:
+        pass
+    try:
+        return datetime.fromisoformat(str(value)).date()
     except ValueError:
         return None
 

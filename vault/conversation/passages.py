@@ -7,9 +7,10 @@ after, dense similarity), so a hit's score alone can connect a turn that shares 
 the question: through a served vault, "Last month I sold my bike." was a hit for "When was
 Alice's vase praised?" (its neighbour's link). `shares_terms` is the gate: a hit gives its
 score as `lex` only when its text holds a content term of the query (no stop word: "She said it
-was my best work." shares only "was" with that question) that is not a speaker's name
-(speakers are hubs, as in the collision count). Terms are compared by their stems, as the
-search compares them: "What is Jon's favorite style of dance?" connects "I love all dances".
+was my best work." shares only "was" with that question) that is not the name of a speaker
+of the turn's own conversation (speakers are hubs, as in the collision count; of their own
+conversation only). Terms are compared by their stems, as the search compares them: "What
+is Jon's favorite style of dance?" connects "I love all dances".
 
 Ordinary notes (no conversation `tier`, outside ``conversations/``) that the search finds,
 sharing a content term with the query in their title, an alias or the passage, or lying in
@@ -104,7 +105,15 @@ def vault_turns(
     is asked on, is the search's (default: the vault's clock)."""
     turns = items_from_corpus(vault.corpus(), conversation)
     pos = {it.note: i for i, it in enumerate(turns)}
-    terms = query_terms(query, {it.speaker for it in turns if it.kind == "turn"})
+    # a speaker's name is a hub of its own conversation only (CONV5: the speakers of every
+    # conversation were taken out of the question, so a Discord nickname "tea" kept "Does Al
+    # like tea?" from connecting Al's "I like tea." in another chat)
+    speakers: dict[str, set[str]] = {}
+    for it in turns:
+        if it.kind == "turn":
+            speakers.setdefault(it.conversation, set()).add(it.speaker)
+    by_conversation = {c: query_terms(query, names) for c, names in speakers.items()}
+    every = query_terms(query, {name for names in speakers.values() for name in names})
     result = vault.search(query, k, now=now)
     # With `decline`, a search that found nothing relevant lends no turn or passage its score
     # (only named entities shared with the question can still connect a turn).
@@ -114,11 +123,11 @@ def vault_turns(
     for h in hits:
         i = pos.get(h.note)
         if i is not None:
-            if shares_terms(turns[i].text, terms):
+            if shares_terms(turns[i].text, by_conversation.get(turns[i].conversation, every)):
                 scored[i] = max(scored.get(i, 0.0), h.score)
             continue
         row = None if conversation is not None else vault.index.note(h.id)
-        if row is None or not (shares_terms(" ".join([h.title, *row.aliases, h.snippet]), terms)
+        if row is None or not (shares_terms(" ".join([h.title, *row.aliases, h.snippet]), every)
                                or in_time_asked(h.receipt)):
             continue  # a note found by its title or an alias shares what names it
         if is_plain_note(row.path, row.frontmatter):

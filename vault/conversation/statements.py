@@ -32,10 +32,11 @@ Objects are cut at the first clause word ("and", "but", "because", "which", ...)
 fillers ("now", "too", "a lot", ...) are dropped, and an object that is a pronoun, empty, or
 longer than MAX_OBJECT_WORDS words is refused (precision over recall). Values are normalised
 like entity rows (`entities.normalise`: casefold, determiners dropped, "my X" -> "alice's x"),
-commitments only casefolded. A commitment loses leading and trailing adverbs ("definitely",
-"always", "just", ...) and must keep two words ("I'll always cherish" states nothing); a social
-formula ("I'll let you know", "keep you posted", "do my best", "give it a try", ...) is no
-commitment. Same text and speakers -> same statements, in text order.
+commitments only casefolded. Words quoted in the first person ('Al said "I like tea."') are
+someone else's and state nothing of the speaker. A commitment loses leading and trailing
+adverbs ("definitely", "always", "just", ...) and must keep two words ("I'll always cherish"
+states nothing); a social formula ("I'll let you know", "keep you posted", "do my best", "give
+it a try", ...) is no commitment. Same text and speakers -> same statements, in text order.
 """
 
 from __future__ import annotations
@@ -208,8 +209,16 @@ def _object(raw: str, limit: int, commitment: bool = False) -> str | None:
     return " ".join(words)
 
 
+# Quoted words in the first person ('Al said "I like tea."'): someone else's words, no
+# statement of the speaker's (CONV5: they were the quoting speaker's fact, "bo likes tea")
+_QUOTED_FIRST_PERSON = re.compile(
+    r"[\"“„«]\s*(?:i|i'm|i'll|i've|i'd|im|my|me|we|we're|our)\b[^\"“”„«»]*(?:[\"”»“]|$)",
+    re.I)
+
+
 def _clauses(text: str) -> list[str]:
-    text = untimed(text.replace("’", "'").replace("‘", "'"), names=False)
+    text = text.replace("’", "'").replace("‘", "'")
+    text = untimed(_QUOTED_FIRST_PERSON.sub(" . ", text), names=False)
     out: list[str] = []
     for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):
         sentence = sentence.strip()

@@ -79,7 +79,8 @@ import numpy as np
 import numpy.typing as npt
 
 LEARNING_VERSION = 16  # 16: combining marks kept in their word, Arabic/Hebrew points dropped
-# (notes/text.py), so learned words of such text changed
+# (notes/text.py), so learned words of such text changed; a first warming stamped at its own
+# time, before 1970 too (state.py)
 # 15: scripts without spaces tokenised as bigrams (notes/text.py)
 # 14: ended sessions' rows and tombstones are bounded (ended.py)
 # 13: the query log's df tables are bounded (query_log.py)

@@ -159,7 +159,12 @@ def _activate(
 
 
 def _decay_to(ns: NoteState, t: float, params: LearningParams) -> None:
-    """Decay the stored activation to time t (never backwards) and stamp it as of then."""
+    """Decay the stored activation to time t (never backwards) and stamp it as of then. With
+    nothing to decay the stamp is t itself: a note first warmed before 1970 (a clock pinned
+    there) was stamped 0.0, the default, and its warmth did not decay until 1970."""
+    if ns.activation == 0.0:
+        ns.as_of = t
+        return
     ns.activation = decayed(ns.activation, t - ns.as_of, ns.accesses, ns.sessions, params)
     ns.as_of = max(ns.as_of, t)
 

@@ -35,6 +35,9 @@ _SPACELESS_RANGES = ((0x0E00, 0x0EFF), (0x1000, 0x109F), (0x1100, 0x11FF), (0x17
                      (0x2E80, 0x2FDF), (0x3000, 0x31FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF),
                      (0xA960, 0xA97F), (0xAC00, 0xD7FF), (0xF900, 0xFAFF), (0x1B000, 0x1B16F),
                      (0x20000, 0x3134F))
+# The same blocks as the body of a regular-expression character class (storage/mentions.py:
+# a name in such a script is a word wherever it stands in running text).
+SPACELESS_CLASS = "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in _SPACELESS_RANGES)
 # The lead bytes of UTF-8 sequences of three or four bytes: a text without one holds no
 # character from U+0800 up, so none of those scripts (the common case of accented Latin).
 _HIGH_UTF8 = re.compile(rb"[\xe0-\xf4]")
@@ -49,19 +52,14 @@ def _marked() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     `_OPTIONAL_POINTS`...), compiled on first use as `_spaceless` is (~20 ms: the marks'
     ranges are read from the Unicode database), which `_has_marks` puts off until a text
     holds a mark or is long."""
-    codes = [c for c in (*range(0x300, 0x20000), *range(0xE0100, 0xE01F0))
-             if unicodedata.category(chr(c)) in ("Mn", "Mc", "Me")]
+    codes = _marks()
     # sre tests a class of the Basic Multilingual Plane by a table, a class reaching above it
     # range by range (~300 ranges: 6x slower a character), so the two are apart
     bmp = _class(sorted([c for c in codes if c < 0x10000] + [0x0640]))
     special = _class(sorted([c for c in codes if c < 0x10000] + [0x0640, *_VARIANTS]))
     cls = f"{bmp}|{_class(c for c in codes if c >= 0x10000)}"
     lead = _class(ord(c) for c in _spaceless_marks())
-    drop = [c for a, b in _OPTIONAL_POINTS for c in range(a, b + 1)
-            if unicodedata.category(chr(c)) == "Mn" or c == 0x0640]
-    drop += [c for c in codes if unicodedata.category(chr(c)) == "Me" or 0xFE00 <= c <= 0xFE0F
-             or c >= 0xE0100]
-    drop.sort()
+    drop = _dropped()
     points = re.compile(_class(c for c in drop if c < 0x10000) + "+|"
                         + _class(c for c in drop if c >= 0x10000) + "+")
     words = re.compile(f"(?:[^\\W_]|{lead})(?:[^\\W_]|{cls})*")
@@ -90,6 +88,46 @@ def _special(c: str) -> bool:
     return unicodedata.category(c) in ("Mn", "Mc", "Me") or ord(c) in (0x0640, *_VARIANTS)
 
 
+@functools.cache
+def _marks() -> tuple[int, ...]:
+    """Every combining mark's code point (Mn, Mc, Me), ascending."""
+    return tuple(c for c in (*range(0x300, 0x20000), *range(0xE0100, 0xE01F0))
+                 if unicodedata.category(chr(c)) in ("Mn", "Mc", "Me"))
+
+
+@functools.cache
+def _dropped() -> tuple[int, ...]:
+    """The code points a word loses (`_OPTIONAL_POINTS`' nonspacing marks and the tatweel,
+    variation selectors, enclosing marks), ascending."""
+    drop = [c for a, b in _OPTIONAL_POINTS for c in range(a, b + 1)
+            if unicodedata.category(chr(c)) == "Mn" or c == 0x0640]
+    drop += [c for c in _marks() if unicodedata.category(chr(c)) == "Me"
+             or 0xFE00 <= c <= 0xFE0F or c >= 0xE0100]
+    return tuple(sorted(drop))
+
+
+def optional_points() -> str:
+    """The characters search reads away wherever they stand (`search_form`)."""
+    return "".join(map(chr, _dropped()))
+
+
+def search_form(folded: str) -> str:
+    """A case-folded NFKC text as search's words read it (`tokenize`): "i\u0307" (a folded
+    "İ") is "i", an Arabic letter variant is its plain letter, and the optional points are
+    gone. Erasure reads a name so (storage/mentions.py): what search finds, forget names."""
+    if _MARKABLE_UTF8.search(folded.encode("utf-8", "surrogatepass")) is None:
+        return folded  # nothing from U+0300 up: nothing to read away
+    return _unpointed(folded, _marked()[2])
+
+
+def _unpointed(folded: str, points: re.Pattern[str]) -> str:
+    if "i\u0307" in folded:  # İ casefolds to i + U+0307: "İstanbul" is "istanbul"
+        folded = folded.replace("i\u0307", "i")
+    if _ARABIC_VARIANT.search(folded) is not None:
+        folded = folded.translate(_ARABIC_FOLD)
+    return points.sub("", folded)
+
+
 def _class(codes: Iterable[int]) -> str:
     """A regex character class of ascending code points, as ranges."""
     spans: list[list[int]] = []
@@ -106,6 +144,9 @@ def _class(codes: Iterable[int]) -> str:
 _VARIANTS = (0x0622, 0x0623, 0x0625, 0x0629, 0x0649)
 _ARABIC_VARIANT = re.compile("[\u0622\u0623\u0625\u0629\u0649]")
 _ARABIC_FOLD = dict(zip(_VARIANTS, (0x0627, 0x0627, 0x0627, 0x0647, 0x064A), strict=True))
+# A letter of `search_form`'s output -> the letters it reads as that letter
+SEARCH_VARIANTS = {"i": "\u0130", "\u0627": "\u0622\u0623\u0625", "\u0647": "\u0629",
+                   "\u064a": "\u0649"}
 
 # Hebrew points and cantillation, Arabic harakat, Quranic marks and the tatweel: optional in
 # writing (their nonspacing marks only, plus U+0640 TATWEEL, are deleted from tokens), as are
@@ -127,7 +168,7 @@ def _spaceless_marks() -> str:
 def _spaceless() -> re.Pattern[str]:
     """A run of those scripts, compiled on first use: the blocks' class takes sre ~5 ms to
     compile, which a process that never meets such text should not pay at import."""
-    spaceless = "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in _SPACELESS_RANGES)
+    spaceless = SPACELESS_CLASS
     return re.compile(f"[{spaceless}]+")
 
 
@@ -162,12 +203,8 @@ def tokenize(text: str) -> list[str]:
     if plain and not marked:
         return _WORD.findall(folded)
     if marked:
-        if "i\u0307" in folded:  # İ casefolds to i + U+0307: "İstanbul" is "istanbul"
-            folded = folded.replace("i\u0307", "i")
-        if _ARABIC_VARIANT.search(folded) is not None:
-            folded = folded.translate(_ARABIC_FOLD)
         _, runs, points = _marked()
-        words = runs.findall(points.sub("", folded))
+        words = runs.findall(_unpointed(folded, points))
     else:  # no mark to keep or drop: the words are `_WORD`'s
         words = _WORD.findall(folded)
     if plain or spaceless is None:  # (`plain` is True when None: this narrows the type)
@@ -184,6 +221,12 @@ def tokenize(text: str) -> list[str]:
         if at < len(run):
             out.append(run[at:])
     return out
+
+
+def spaceless(ch: str) -> bool:
+    """Whether the character `ch` is of a script written without spaces between words."""
+    code = ord(ch)
+    return any(a <= code <= b for a, b in _SPACELESS_RANGES)
 
 
 def content_terms(tokens: Iterable[str]) -> list[str]:

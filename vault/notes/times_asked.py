@@ -3,8 +3,9 @@ anything else; the standard library only (the prompt hook's own path imports it:
 
 `asked_ranges`: the ranges a query names (retrieval/when.py's docstring: the time prior) —
 "in the last/past N units" = [now - N units, now], then the expressions of notes/clocks.py
-`resolve` that are over by `now`, then the times a question names without a year or a
-"last" (`_LOOSE`: "on 8 May", "May 8th", "in March", "on Monday", "at Christmas", "for
+`resolve` that are over by `now` (a count of weeks, "two weeks ago", widened to the week
+around its day: `weeks_wide`), then the times a question names without a year or a "last"
+(`_LOOSE`: "on 8 May", "May 8th", "in March", "on Monday", "at Christmas", "for
 Thanksgiving", "on Valentine's Day"), each the latest such time that is over by `now` (a
 question asks about the past: "What did I buy in March?" asked in June is this March, asked
 in February last year's, asked in March none, as a time still running is none; "on Monday"
@@ -56,6 +57,7 @@ _PAST = re.compile(r"\b(?:in|over|during|within)\s+the\s+(?:last|past)\s+(?:(?P<
                    r"two|three|four|five|six|seven|eight|nine|ten|few|couple of)\s+)?"
                    r"(?P<unit>day|week|month|year)s?\b(?!\s+of\b)", re.IGNORECASE)
 _MON = "(?:" + MONTH_NAMES + ")"
+_WEEKS_AGO = re.compile(r"weeks?\s+ago$", re.IGNORECASE)
 _PREP = "on|at|for|during|over|around|since|after|before|until|till|by|from|through"
 _HOL_NOUN = (  # "the Christmas party" is a thing, not the day
     r"\s+(?:party|parties|tree|trees|dinner|dinners|lunch|gift|gifts|present|presents|card|"
@@ -99,8 +101,17 @@ def asked_ranges(query: str, now: date) -> tuple[TimeRef, ...]:
         at = m.end()
     rest.append(query[at:])
     text = " ".join(rest)
-    over = (r for r in resolve(text, now) if r.end < now)
+    over = (weeks_wide(r) for r in resolve(text, now) if r.end < now)
     return distinct((*out, *over, *loose(untimed(text, names=False), now)), MAX_ASKED)
+
+
+def weeks_wide(ref: TimeRef) -> TimeRef:
+    """A count of weeks asked about ("two weeks ago") as the week around that day: `resolve`
+    makes it one day, to place a turn's event, but a question counting in weeks is as loose
+    as its unit, as "two months ago" is a whole month; so the day half a week either side."""
+    if ref.granularity != "day" or not _WEEKS_AGO.search(ref.expr):
+        return ref
+    return TimeRef(ref.expr, ref.start - timedelta(days=3), ref.end + timedelta(days=3), "week")
 
 
 def _latest_day(month: int, day: int, now: date) -> date | None:

@@ -55,6 +55,7 @@ MAX_TOKENIZER_BYTES = 2**28
 FEEDS = ("input_ids", "attention_mask", "token_type_ids")
 INT_TYPES: dict[str, type[np.integer[Any]]] = {"tensor(int64)": np.int64,
                                              "tensor(int32)": np.int32}
+FLOAT_TYPES = ("tensor(float)", "tensor(float16)", "tensor(double)")
 PAD_TOKENS = ("[PAD]", "<pad>", "<|pad|>")
 # id2label names (lower case, "-" and " " as "_") of a binary classifier's two columns
 RELEVANT = ("label_1", "relevant", "entailment", "entailed", "positive", "pos", "yes", "true",
@@ -136,8 +137,9 @@ def signature(session: Any) -> Signature:
         out = next(iter(outputs.values()))
     else:
         raise _fail(f"several outputs and none named 'logits': {', '.join(sorted(outputs))}")
-    if "float" not in out.type and "double" not in out.type:
-        raise _fail(f"output {out.name!r} is {out.type}, not floating point")
+    if out.type not in FLOAT_TYPES:  # bfloat16 was "cannot score the tokenizer's pairs"
+        raise _fail(f"output {out.name!r} is {out.type}, not a float32, float16 or float64 "
+                    "tensor")
     labels: int | None = 0
     if len(out.shape) == 2:
         labels = out.shape[1] if isinstance(out.shape[1], int) else None

@@ -383,7 +383,7 @@ class SearchEngine:
                                HEAD if p.second_pass else 0), s.eligible, corpus.paths)
         ranked = [int(i) for i in idx]
         if p.second_pass:
-            base = s.context + s.named  # named(d): the score before anything learned
+            base = s.fusion.fused + s.context + s.named  # named(d), before anything learned
             learned = np.divide(s.final, base, out=np.ones_like(s.final), where=base > 0)
             ranked, s.stages["second_pass"] = second_pass(
                 corpus, query, ranked, s.signals.get("dense"), self._view(corpus).bm25, learned)

@@ -39,14 +39,18 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..notes.text import SPACELESS_CLASS
 from .fileops import create_temp, fsync_dir, open_regular
-from .mentions import fold
+from .mentions import case_fold, fold
 
 NAME = "forgotten.json"
 VERSION = 1
 SALT = b"rmh-forgotten-1\x00"
-_WORDS = re.compile(r"[^\W_]+")
-_WORDLIKE = re.compile(r"[\w\s'\u2019.\-]+")  # words and the joiners a name is written with
+_LEGACY = re.compile(r"[^\W_]+")  # words before a spaceless script's letters were each one
+# a letter of a script written without spaces is a word of its own (storage/mentions.py)
+_WORDS = re.compile(f"[{SPACELESS_CLASS}]|[^\\W_{SPACELESS_CLASS}]+")
+# words and the joiners a name is written with (a Thai vowel sign is no `\w`, yet of a word)
+_WORDLIKE = re.compile(f"[\\w\\s'\u2019.\\-{SPACELESS_CLASS}]+")
 _EDGE = ".,;:!?\"'()[]{}<>*`|\u2019\u201c\u201d"  # sentence punctuation around a token
 TOKENS = "\x01"  # a token entry's digest input starts so: never a words entry's
 
@@ -80,8 +84,10 @@ def _subject(subject: str) -> tuple[int, str] | None:
 
 
 def words(text: str) -> list[str]:
-    """A text's letter-and-digit runs, case-folded and composed (mentions.fold): what a
-    subject is matched by."""
+    """A text's letter-and-digit runs, case-folded and composed (mentions.fold), each letter
+    of a script written without spaces a word of its own ("山田太郎さん" is 6 words, so its
+    subject "山田太郎" is 4 of them in a row: as one run it named no turn of Japanese prose
+    and a re-ingest wrote its turns back): what a subject is matched by."""
     return _WORDS.findall(fold(text))
 
 
@@ -100,12 +106,20 @@ class Forgotten:
         if not self.subjects:
             return False
         ws, ts = words(text), tokens(text)
+        # records an older rmh wrote: such runs kept whole; points and letter variants kept
+        # as written (`mentions.case_fold`)
+        as_typed = case_fold(text)
+        olds = [_LEGACY.findall(fold(text))]
+        olds += [_LEGACY.findall(as_typed), _WORDS.findall(as_typed)] if fold(text) != as_typed \
+            else []
+        old_ts = [t for t in (p.strip(_EDGE) for p in as_typed.split()) if t]
         for n in sorted({n for n, _ in self.subjects}):
             wanted = {h for m, h in self.subjects if m == n}
-            if any(_digest(" ".join(ws[i:i + n])) in wanted for i in range(len(ws) - n + 1)):
+            if any(_digest(" ".join(w[i:i + n])) in wanted
+                   for w in (ws, *olds) for i in range(len(w) - n + 1)):
                 return True
-            if any(_digest(TOKENS + " ".join(ts[i:i + n])) in wanted
-                   for i in range(len(ts) - n + 1)):
+            if any(_digest(TOKENS + " ".join(t[i:i + n])) in wanted
+                   for t in (ts, old_ts) for i in range(len(t) - n + 1)):
                 return True
         return False
 

@@ -6,10 +6,16 @@ recovery rewrites it by the plan's own rule (notes/relinks.py `retarget`), with 
 name tables read from the folders (`folders.walk`; no index: the recovery runs before it is
 open). Only notes changed since the plan are read: their ctime is at or after the intent
 file's mtime (both the file system's clock; a note changed in the same tick is read too, and
-holds no link that meant the moved note unless one was added: a plan lists every referrer)."""
+holds no link that meant the moved note unless one was added: a plan lists every referrer);
+so are the notes below a folder renamed since (moved into the vault: a folder's rename leaves
+its notes' ctimes as they were).
+The live move makes the same pass before it ends (vault/writes.py `move`), from the file
+system's clock read before its plan: an editor takes no lock, so it may save such a note
+while the move runs, and the move is not acknowledged yet either."""
 
 from __future__ import annotations
 
+import os
 import posixpath
 from collections.abc import Iterator
 
@@ -23,12 +29,29 @@ from .intent_writes import Outcome
 from .store import Store
 
 
+def _renamed_since(root: str, folder: str, since_ns: int) -> bool:
+    """Whether `folder` itself was renamed (moved in from elsewhere) at or after `since_ns`:
+    its ctime is, its mtime is not (an entry added or removed sets both; a rename of the
+    folder, which leaves its notes' ctimes as they were, sets its ctime alone)."""
+    try:
+        st = os.lstat(os.path.join(root, folder))
+    except OSError:
+        return False
+    return st.st_ctime_ns >= since_ns > st.st_mtime_ns
+
+
 def _changed_since(store: Store, since_ns: int) -> Iterator[tuple[str, bool]]:
-    """Every note's vault path, in order, with whether it changed at or after `since_ns`."""
-    since = wrap64(since_ns)
-    for listing in walk(str(store.root), [""], {}):
+    """Every note's vault path, in order, with whether it changed at or after `since_ns`:
+    its ctime, or a folder above it renamed since (`_renamed_since`)."""
+    since, root = wrap64(since_ns), str(store.root)
+    renamed: dict[str, bool] = {"": False}
+    for listing in walk(root, [""], {}):
+        folder = listing.folder
+        if folder not in renamed:  # a parent is listed before its sub-folders
+            renamed[folder] = (renamed.get(posixpath.dirname(folder), False)
+                               or _renamed_since(root, folder, since_ns))
         for name, ctime in zip(listing.names, listing.ctimes, strict=True):
-            yield posixpath.join(listing.folder, name), ctime >= since
+            yield posixpath.join(folder, name), renamed[folder] or ctime >= since
 
 
 def relink_added(store: Store, old: str, new: str, wiki: str, planned: frozenset[str],

@@ -219,8 +219,9 @@ def apply_move(store: Store, intent: MoveIntent, name: str = "",
     """Make (or finish) the plan's steps; idempotent. `after_rename` runs once the rename is
     made here (the facade re-indexes the moved note then, so it keeps its id); without it
     (recovery) a rename refused as CROSS_DEVICE rolls the plan back. With `since_ns` (the
-    recovery: the intent file's mtime), links to the old name written since in notes the
-    plan did not list are rewritten too (intent_added.py)."""
+    recovery: the intent file's mtime; the live move: the file system's clock before its
+    plan was read), links to the old name written since in notes the plan did not list are
+    rewritten too (intent_added.py)."""
     out = Outcome(name, "move", intent.old, intent.new)
     with store.lock.held():
         state = _rename_state(store, intent)
@@ -296,6 +297,10 @@ class Journal:
         self.store.count_op()
         fsync_dir(self.folder, done=self.store.count_op)
 
+    def recorded_ns(self, name: str) -> int:
+        """When intent `name` was recorded: its file's mtime (the file system's clock)."""
+        return os.stat(os.path.join(self.folder, name)).st_mtime_ns
+
     def load(self, name: str) -> Intent:
         """The intent in file `name` (OSError, ValueError, KeyError, TypeError or
         RecursionError, for JSON nested past the stack, when it is unreadable)."""
@@ -318,7 +323,7 @@ class Journal:
             for name in _intent_names(listed):
                 try:
                     intent = self.load(name)
-                    since = os.stat(os.path.join(self.folder, name)).st_mtime_ns
+                    since = self.recorded_ns(name)
                 except (OSError, ValueError, KeyError, TypeError, RecursionError):
                     outcomes.append(Outcome(name, "?", "", "", state="unreadable"))
                     continue

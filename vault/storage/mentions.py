@@ -2,9 +2,15 @@
 lines and events that name a subject, and to look for it afterwards in the bytes rmh keeps.
 
 A text *mentions* a needle when the needle occurs in it case-insensitively (both case-folded,
-Unicode `str.casefold`, and composed: NFC, `fold`) **as a whole word**: the character before
-the occurrence is no word character (a letter, a digit, `_`), nor is the one after, on each
-side where the needle's own edge is a word character ("C++" may be followed by anything).
+Unicode `str.casefold`, and in compatibility form: NFKC, `fold`, as search reads text) **as a
+whole word**: the character before the occurrence is no word character (a letter, a digit,
+`_`), nor is the one after, on each side where the needle's own edge is a word character
+("C++" may be followed by anything).
+A character of a script written without spaces between words (Han, kana, Hangul, Thai, Lao,
+Khmer, Myanmar: notes/text.py) is no edge on either side: "山田太郎" is named in
+"山田太郎さんは東京に住んでいる" and "Ann" in "私はAnnさんと会った" (the whole-word rule
+alone named a name in such prose nowhere, and `rmh forget` erased none of its notes while its
+proof said 0 occurrences).
 So `--subject Ann` names "Ann", "ann's", "[[Ann]]" and "people/Ann.md", and not "annual",
 "Joanna" or the hex digest "3ann0"; a substring rule erased every note holding "annual" for
 good (`rmh forget` is not reversible).
@@ -45,26 +51,52 @@ from functools import lru_cache
 from pathlib import Path
 from typing import BinaryIO
 
+from ..notes.text import SEARCH_VARIANTS, SPACELESS_CLASS, optional_points, search_form, spaceless
+
 HEADER = 2  # characters between binary bytes and a value: SQLite's serial type varint
 CONTEXT = 16  # printable characters beside an occurrence in bytes that make it text
 # white space between a needle's words: any run of it (a hard-wrapped "Ann\nLee" names "Ann
 # Lee"), or of its escapes in serialised text
 _SPACE = r"(?:\s|\\[nrt])+"
 _SPACE_BYTES = rb"(?:[ \t\r\n]|\xc2\xa0|\\[nrt])+"
+_POINTED, _POINTED_END = "\u0590", "\u06ff"  # the Hebrew and Arabic blocks
+_POINTS = b"(?:" + b"|".join(re.escape(c.encode()) for c in optional_points()
+                             if _POINTED <= c <= _POINTED_END) + b")*"
 _ESCAPE = re.compile(r"(?:\\[nrtbf\"/\\]|\\u[0-9a-f]{4})\Z")  # folded text: lower-case
 
 
 def fold(text: str) -> str:
-    """`text` case-folded and composed (NFC): "Zoë" typed decomposed, as macOS names files,
-    is the "Zoë" a user types composed."""
+    """`text` in compatibility form (NFKC), case-folded and composed, as search's tokenizer
+    reads it (notes/text.py): "Zoë" typed decomposed, as macOS names files, is the "Zoë" a
+    user types composed, and a full-width "Ｑｕｉｘ" is "quix" (search found it for "quix";
+    the erasure, folding to NFC only, left it); "İstanbul" is "istanbul", and Arabic and Hebrew
+    points are read away and Arabic letter variants folded (`search_form`: search found
+    "مُحَمَّد" for "محمد", the erasure named it nowhere)."""
+    return search_form(case_fold(text))
+
+
+def case_fold(text: str) -> str:
+    """`text` in compatibility form, case-folded, its points and letter variants as written
+    (`fold` before session 31: records of forgotten subjects written then hold it)."""
+    if not unicodedata.is_normalized("NFKC", text):
+        text = unicodedata.normalize("NFKC", text)
     folded = text.casefold()
-    return folded if unicodedata.is_normalized("NFC", folded) else unicodedata.normalize(
-        "NFC", folded)
+    return folded if unicodedata.is_normalized("NFKC", folded) else unicodedata.normalize(
+        "NFKC", folded)
 
 
 def _word(ch: str) -> bool:
     """A word character; a combining mark too (in bytes, "Zoe" before U+0308 is "Zoë")."""
     return ch.isalnum() or ch == "_" or unicodedata.combining(ch) > 0
+
+
+def _edge(ch: str) -> bool:
+    """A word character that a whole word does not run on past: not of a script written
+    without spaces (module docstring)."""
+    return _word(ch) and not spaceless(ch)
+
+
+_GLUED = f"[^\\W{SPACELESS_CLASS}]"  # a character a word runs on through (`_edge`, in `re`)
 
 
 @lru_cache(maxsize=64)
@@ -73,8 +105,9 @@ def pattern(needle: str) -> re.Pattern[str]:
     folded = fold(needle).strip()
     if not folded:
         return re.compile(r"(?!)")  # only white space: names nothing
-    left = r"(?:(?<![\w])|(?<=\\[nrtbf\"/\\])|(?<=\\u[0-9a-f]{4}))" if _word(folded[0]) else ""
-    right = r"(?![\w])" if _word(folded[-1]) else ""
+    left = (f"(?:(?<!{_GLUED})|" + r"(?<=\\[nrtbf\"/\\])|(?<=\\u[0-9a-f]{4}))"
+            if _edge(folded[0]) else "")
+    right = f"(?!{_GLUED})" if _edge(folded[-1]) else ""
     return re.compile(left + _SPACE.join(re.escape(w) for w in folded.split()) + right)
 
 
@@ -119,20 +152,37 @@ def ending_in_part(needles: Iterable[str]) -> Callable[[str], bool]:
     return test
 
 
+def _forms(ch: str) -> set[bytes]:
+    """The UTF-8 forms of one character a byte occurrence may hold: itself, its lower, upper
+    and folded forms, composed or not, and an ASCII one's full-width form (`fold` reads it as
+    the ASCII one), and the letters search reads as it (`SEARCH_VARIANTS`: "İ" for "i")."""
+    cased = {ch, ch.lower(), ch.upper(), ch.casefold(), *SEARCH_VARIANTS.get(ch, "")}
+    # ("İ".casefold() is two characters, which have no full-width form)
+    cased |= {chr(ord(c) + 0xFEE0) for c in list(cased) if len(c) == 1 and "!" <= c <= "~"}
+    return {unicodedata.normalize(nf, f).encode("utf-8") for f in cased for nf in ("NFC", "NFD")}
+
+
+def _spellings(needle: str) -> list[str]:
+    """The needle as typed (composed) and as `fold` reads it: a full-width "Ｑｕｉｘ" is
+    searched as "quix" too."""
+    return list(dict.fromkeys((unicodedata.normalize("NFC", needle), fold(needle))))
+
+
 @lru_cache(maxsize=16)
 def _candidates(needle: str) -> re.Pattern[bytes]:
-    """Byte occurrences of `needle` in any case (each character as itself, or its lower,
-    upper or folded form, in UTF-8): what `count_in_bytes` then judges."""
-    words = []
-    for word in unicodedata.normalize("NFC", needle).split():
-        parts = []
-        for ch in word:
-            cased = (ch, ch.lower(), ch.upper(), ch.casefold())
-            forms = sorted({unicodedata.normalize(nf, f).encode("utf-8")
-                            for f in cased for nf in ("NFC", "NFD")})
-            parts.append(b"(?:" + b"|".join(re.escape(f) for f in forms) + b")")
-        words.append(b"".join(parts))
-    return re.compile(_SPACE_BYTES.join(words) if words else b"(?!)")
+    """Byte occurrences of `needle` in any case (each character as one of its `_forms`, in
+    UTF-8), as typed or folded, a Hebrew or Arabic letter followed by any of its optional
+    points (`search_form` reads them away): what `count_in_bytes` then judges."""
+    spellings = []
+    for spelling in _spellings(needle):
+        words = []
+        for word in spelling.split():
+            parts = [b"(?:" + b"|".join(re.escape(f) for f in sorted(_forms(ch))) + b")"
+                     + (_POINTS if _POINTED <= ch <= _POINTED_END else b"") for ch in word]
+            words.append(b"".join(parts))
+        if words:
+            spellings.append(_SPACE_BYTES.join(words))
+    return re.compile(b"|".join(spellings) if spellings else b"(?!)")
 
 
 def _bounded(left: str, right: str, needle: str) -> bool:
@@ -143,16 +193,16 @@ def _bounded(left: str, right: str, needle: str) -> bool:
     folded = fold(needle).strip()
     if not folded:
         return False
-    if (_word(folded[0]) and _glued(left[::-1])
+    if (_edge(folded[0]) and _glued(left[::-1])
             and not _ESCAPE.search(left.casefold())):
         return False
-    return not (_word(folded[-1]) and _glued(right))
+    return not (_edge(folded[-1]) and _glued(right))
 
 
 def _glued(side: str) -> bool:
     """Whether `side` (read outwards from an occurrence) starts with a word character of text
     (not a field header before binary bytes)."""
-    if not side or not _word(side[0]):
+    if not side or not _edge(side[0]):
         return False
     run = _run(side)
     return run > HEADER or run == len(side)
@@ -191,9 +241,8 @@ MARGIN = 1 << 12  # read on both sides of them: at least 4 * CONTEXT, the contex
 def _cuts(needle: str) -> re.Pattern[bytes]:
     """A byte no occurrence of `needle` (`_candidates`) can hold: none of its characters'
     forms' bytes, no white space or escape byte. No occurrence lies across one."""
-    held = {b for ch in unicodedata.normalize("NFC", needle)
-            for f in (ch, ch.lower(), ch.upper(), ch.casefold()) for nf in ("NFC", "NFD")
-            for b in unicodedata.normalize(nf, f).encode("utf-8")}
+    held = {b for spelling in _spellings(needle) for ch in spelling for f in _forms(ch)
+            for b in f}
     held |= set(b" \t\r\n\xc2\xa0\\nrt")
     return re.compile(b"[^" + b"".join(re.escape(bytes([b])) for b in sorted(held)) + b"]")
 

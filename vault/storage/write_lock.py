@@ -21,7 +21,7 @@ import os
 import threading
 from collections.abc import Callable, Iterator
 
-from ..errors import PathRefused, ReadOnlyVault
+from ..errors import NotAVault, PathRefused, ReadOnlyVault
 
 LOCK_FILE = "write.lock"
 LOCK_MODE = 0o600
@@ -30,7 +30,8 @@ _FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_
 
 class WriteLock:
     """The lock file `root/state/LOCK_FILE`, held re-entrantly. The state folder is created
-    when missing; one whose realpath leaves `root` is refused (PathRefused), and the lock file
+    when missing (never the vault root: NotAVault when it is gone, moved away while open);
+    one whose realpath leaves `root` is refused (PathRefused), and the lock file
     itself is never followed through a symlink. `read_only` (a vault this process may not
     write): nothing is created, and taking the lock raises ReadOnlyVault, so every write is
     refused before its first change."""
@@ -87,7 +88,12 @@ class WriteLock:
         real = os.path.realpath(self.folder)
         if os.path.commonpath([self.root, real]) != self.root:
             raise PathRefused(os.path.basename(self.folder), "symlink leaves the vault")
-        os.makedirs(self.folder, exist_ok=True)
+        try:  # the state folder only: a vault root gone since the open (moved away, removed)
+            os.mkdir(self.folder)  # is never made again, an empty vault beside the real one
+        except FileExistsError:
+            pass
+        except FileNotFoundError as exc:
+            raise NotAVault(self.root, "missing: moved or removed while open") from exc
         try:
             return os.open(self.path, _FLAGS, LOCK_MODE)
         except OSError as exc:

@@ -4,7 +4,7 @@ each read against the day it is asked on, only when over; negatives; generated p
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import date
+from datetime import date, timedelta
 
 import pytest
 from hypothesis import given
@@ -162,3 +162,22 @@ def test_the_search_lifts_the_note_of_the_season_or_holiday_asked() -> None:
         "n0.md": 1.0, "n1.md": 2.0, "n2.md": 1.0, "n3.md": 2.0}
     assert factors("Which lamp did I buy on 8/5/2024?") == {
         "n0.md": 1.0, "n1.md": 1.0, "n2.md": 2.0, "n3.md": 1.0}
+
+
+COUNTS = {"a": 1, "one": 1, "two": 2, "three": 3, "a couple of": 2, "a few": 3, "four": 4,
+          "5": 5, "12": 12}
+
+
+@given(DAYS, st.sampled_from(sorted(COUNTS)), st.sampled_from(["weeks", "week", "WEEKS"]))
+def test_a_count_of_weeks_asked_is_the_week_around_that_day(now: date, count: str,
+                                                             unit: str) -> None:
+    """ "two weeks ago" is the seven days centred on 14 days back (as loose as its unit, as
+    "two months ago" is a month); "N days ago" stays the day; either is over by `now`."""
+    back = 7 * COUNTS[count]
+    (got,) = asked_ranges(f"What did I buy {count} {unit} ago?", now)
+    assert (got.start, got.end, got.granularity) == (
+        now - timedelta(days=back + 3), now - timedelta(days=back - 3), "week")
+    assert got.end < now
+    (day,) = asked_ranges(f"What did I buy {back} days ago?", now)
+    assert (day.start, day.end, day.granularity) == (
+        now - timedelta(days=back), now - timedelta(days=back), "day")

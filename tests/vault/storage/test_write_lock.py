@@ -4,16 +4,19 @@ exclusive between holders and between processes, never followed out of the vault
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from vault import Vault
-from vault.errors import PathRefused
+from vault.errors import NotAVault, PathRefused
+from vault.storage.store import Store
 from vault.storage.write_lock import LOCK_FILE, WriteLock
 
 REPO = Path(__file__).resolve().parents[3]
@@ -74,3 +77,35 @@ def test_a_state_folder_leaving_the_vault_is_refused(tmp_path: Path) -> None:
     with pytest.raises(PathRefused), lock.held():
         pass
     assert list(outside.iterdir()) == []
+
+
+@pytest.mark.parametrize("change", [
+    lambda s: s.write_text("N.md", "new\n"),
+    lambda s: s.write_text("sub/N.md", "new\n"),
+    lambda s: s.write_text("A.md", "changed\n"),
+    lambda s: s.move("A.md", "B.md"),
+    lambda s: s.trash("A.md"),
+], ids=["new", "new-in-folder", "replace", "move", "trash"])
+@pytest.mark.parametrize("then", ["moved", "removed"])
+def test_a_vault_root_gone_while_open_is_not_made_again(
+        tmp_path: Path, change: Callable[[Store], object], then: str) -> None:
+    """The vault folder moved away (or removed) while a process has it open (`rmh serve`).
+    Main's lock made the root again (`os.makedirs` of `.rmh/`) and the change landed in that
+    new, empty vault at the old path, acknowledged, away from the vault moved
+    (docs/measurements/session31/STORE5_root_swap). Now it is refused, nothing made."""
+    root = tmp_path / "v"
+    (root / ".rmh").mkdir(parents=True)
+    (root / "A.md").write_text("a\n", encoding="utf-8")
+    store = Store(root)
+    before = {p.relative_to(root).as_posix(): p.read_bytes()
+              for p in root.rglob("*") if p.is_file()}
+    if then == "moved":
+        root.rename(tmp_path / "away")
+    else:
+        shutil.rmtree(root)
+    with pytest.raises(NotAVault):
+        change(store)
+    assert not root.exists()
+    if then == "moved":
+        assert {p.relative_to(tmp_path / "away").as_posix(): p.read_bytes()
+                for p in (tmp_path / "away").rglob("*") if p.is_file()} == before
