@@ -11,8 +11,11 @@ from datetime import date
 from typing import Any, NoReturn, TextIO
 
 # C0 controls but newline and tab, DEL and the C1 controls (U+009B is CSI to some terminals);
-# a CR that ends a line (CRLF, a note written on Windows) moves nothing over text: kept
-_TERMINAL_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)")
+# a CR that ends a line (CRLF, a note written on Windows) moves nothing over text: kept; and
+# the bidirectional embeddings, overrides and isolates (U+202A-202E, U+2066-2069, which
+# reorder how the rest of a line is shown: "Trojan Source", Boucher & Anderson 2021)
+_TERMINAL_CONTROL = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]|\r(?!\n)")
 _JSON_RAW_CONTROL = re.compile(r"[\x7f-\x9f]")  # only ever inside a JSON string
 
 
@@ -41,9 +44,10 @@ def json_line(doc: Any) -> str:
 def for_terminal(text: str, stream: TextIO) -> str:
     """`text` as it may go to `stream`: on a terminal every control character but newline and
     tab backslash-escaped (ESC as `\\x1b`, a carriage return as `\\r` but before a newline:
-    a CRLF note's lines are lines); elsewhere (a pipe, a file) unchanged. Human output
-    carries text that untrusted code wrote (a cell's output, value and exception; a note a
-    cell wrote, shown by `rmh read` or a search's snippet):
+    a CRLF note's lines are lines), and so are the bidirectional overrides, embeddings and
+    isolates (U+202E as `\\u202e`: they reorder what follows on the line); elsewhere (a
+    pipe, a file) unchanged. Human output carries text that untrusted code wrote (a cell's
+    output, value and exception; a note a cell wrote, shown by `rmh read` or a snippet):
     sent raw it set the terminal's title and clipboard (OSC 0, OSC 52), cleared the screen,
     hid a line under another (CR), and made the terminal answer queries (DECRQSS, CSI 21t)
     into the input of the shell that ran rmh (SBX5_terminal.py.txt)."""

@@ -35,6 +35,8 @@ class V:
 v = V()
 {last}
 """
+# the bidirectional embeddings, overrides and isolates: they reorder how a line is shown
+BIDI = [chr(c) for c in [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]]
 PLACES = {"value": "v", "exception": "raise ValueError('exc' + chars + 'end')"}
 
 
@@ -84,11 +86,12 @@ def vault(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.parametrize("place", sorted(PLACES))
 def test_no_control_character_reaches_the_terminal(vault: Path, place: str) -> None:
-    code = _CELL.format(chars="".join(CONTROLS), last=PLACES[place])
+    code = _CELL.format(chars="".join(CONTROLS + BIDI), last=PLACES[place])
     text = _run(vault, code, terminal=True).decode("utf-8", "replace")
     for tag in ("out", "err", "val" if place == "value" else "exc"):
         assert f"{tag}\\x00" in text, text[-2000:]  # shown, escaped
-    reached = sorted({f"{ord(c):#04x}" for c in text if c in CONTROLS})
+        assert "\\u202e" in text, text[-2000:]
+    reached = sorted({f"{ord(c):#04x}" for c in text if c in CONTROLS + BIDI})
     assert reached == [], text[-2000:]
 
 
