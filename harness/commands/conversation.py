@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import argparse
 import time
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from harness.compose import open_ledger, plain_vault
@@ -71,7 +71,8 @@ def iso_datetime(text: str) -> datetime:
 
 
 def cmd_note(args: argparse.Namespace) -> int:
-    when = args.date if args.date is not None else datetime.now().replace(microsecond=0)
+    when = args.date if args.date is not None else (  # naive UTC, as every note date
+        datetime.fromtimestamp(int(time.time()), UTC).replace(tzinfo=None))
     path = working_path(args.id, args.session, args.title)
     with plain_vault(args.vault) as v:
         v.write(path, working_note(args.id, args.session, args.text, when, args.confirmed))

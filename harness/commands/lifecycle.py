@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import time
 from collections import Counter
-from datetime import date
+from datetime import UTC, date, datetime
 from typing import Any
 
 from harness.compose import open_ledger, plain_vault
@@ -45,7 +45,9 @@ def plan(vault: Vault, today: date, *, apply: bool,
 
 
 def cmd_lifecycle(args: argparse.Namespace) -> int:
-    today: date = args.today or date.today()
+    # the clock's UTC day, as every other day rmh reads off the clock (retrieval/when.py
+    # clock_day): date.today() was the local day, so TZ changed the decisions
+    today: date = args.today or datetime.fromtimestamp(time.time(), UTC).date()
     with plain_vault(args.vault) as v:
         decisions, already, done = plan(v, today, apply=args.apply)
     rules = Counter(d.rule for d in decisions)
