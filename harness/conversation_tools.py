@@ -13,6 +13,8 @@ import json
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
+from .errors import BadArgument
+
 if TYPE_CHECKING:
     from .vault_ops import VaultCalls
 
@@ -25,8 +27,14 @@ def context(
     date_from: date | None = None,
     date_to: date | None = None,
 ) -> dict[str, Any]:
-    """Budgeted, dated, speaker-labelled context for `query` (no LLM tokens spent)."""
+    """Budgeted, dated, speaker-labelled context for `query` (no LLM tokens spent); a range
+    that ends before it starts is a `BadArgument` (it holds no day: "nothing relevant" would
+    blame the question)."""
     from vault import build_context
+
+    if date_from is not None and date_to is not None and date_from > date_to:
+        raise BadArgument("date_from", f"{date_from.isoformat()} is after date_to "
+                                       f"{date_to.isoformat()}: the range holds no day")
 
     return ops.thread.call(
         lambda: build_context(

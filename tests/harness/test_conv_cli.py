@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
@@ -127,3 +128,22 @@ def test_a_note_edited_by_hand_is_kept_and_listed_or_regenerated_with_a_trash_co
         "conversations/ab/ab s2.md"]
     assert (vault / doc["trashed"][0]["trash"]).read_text("utf-8").endswith("My own note.\n")
     assert "My own note." not in session.read_text("utf-8")
+
+
+@pytest.mark.parametrize("gap", [1, 2, 31, 366])
+def test_a_range_that_ends_before_it_starts_is_a_bad_argument(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], gap: int) -> None:
+    """`--from` after `--to` holds no day: an error naming the argument, not "Nothing in
+    memory is relevant", which blamed the question."""
+    vault, conv = tmp_path / "v", tmp_path / "c.json"
+    conv.write_text(json.dumps(CONV), encoding="utf-8")
+    assert main(["--vault", str(vault), "init"]) == 0
+    assert main(["--vault", str(vault), "ingest", str(conv)]) == 0
+    capsys.readouterr()
+    start = date(2024, 5, 9)
+    code = main(["--vault", str(vault), "context", "sold bike", "--no-dense",
+                 "--from", start.isoformat(), "--to", (start - timedelta(days=gap)).isoformat()])
+    out = capsys.readouterr()
+    assert code != 0 and "date_from" in out.err and "Nothing in memory" not in out.out, out
+    assert main(["--vault", str(vault), "context", "sold bike", "--no-dense", "--json",
+                 "--from", start.isoformat(), "--to", start.isoformat()]) == 0
