@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import posixpath
 import random
+from collections.abc import Collection
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,25 @@ def meaning(resolver: Resolver, found: Link, source: str) -> str | None:
     got = (resolver.resolve_markdown(found.target, source) if found.kind == "markdown"
            else resolver.resolve_wiki(found.target, source))
     return None if got is None else resolver.id_path[got]
+
+
+def relinked(root: Path, written: dict[str, str], before: Resolver, after: Resolver, old: str,
+             new: str, changed: Collection[str]) -> int:
+    """Check each note of `written` (its text as the editor saved it) now: every link means
+    what it meant, but a link to `old` means `new`; a note is in `changed` exactly when its
+    text changed. The number of links to `old` checked."""
+    checked = 0
+    for path in written:
+        now = (root / path).read_text(encoding="utf-8")
+        olds, news = scan_body(written[path]).sites, scan_body(now).sites
+        assert len(olds) == len(news)
+        for o, n in zip(olds, news, strict=True):
+            was = meaning(before, o.link, path)
+            assert meaning(after, n.link, path) == (new if was == old else was), (
+                path, o.link.target, n.link.target)
+            checked += was == old
+        assert (path in changed) == (now != written[path])
+    return checked
 
 
 @pytest.mark.parametrize("seed", range(30))
@@ -75,17 +95,7 @@ def test_links_to_the_old_name_added_to_unlisted_notes_mean_the_moved_note_after
         (root / path).write_text(written[path], encoding="utf-8")
     (outcome,) = journal.recover()
     assert outcome.left == [] and journal.pending() == []
-    checked = 0
-    for path in unlisted:
-        now = (root / path).read_text(encoding="utf-8")
-        olds, news = scan_body(written[path]).sites, scan_body(now).sites
-        assert len(olds) == len(news)
-        for o, n in zip(olds, news, strict=True):
-            was = meaning(before, o.link, path)
-            assert meaning(after, n.link, path) == (new if was == old else was), (
-                path, o.link.target, n.link.target)
-            checked += was == old
-        assert (path in outcome.written) == (now != written[path])
+    checked = relinked(root, written, before, after, old, new, outcome.written)
     for path, _, planned_text in plan:
         assert (root / path).read_text(encoding="utf-8") == planned_text
     assert checked > 0
