@@ -25,7 +25,7 @@ from types import FrameType
 from typing import Any
 
 from harness.compose import open_vault
-from harness.config import Config, ConfigError, load
+from harness.config import Config, load
 from harness.llm import Broker
 from harness.rlm_tools import RlmTools
 from harness.tools import build_functions, conversation_functions, vault_functions
@@ -69,11 +69,9 @@ class _Cell:
 
 
 def _sandbox(cfg: Config, args: argparse.Namespace) -> _Cell:
-    try:
-        config = sandbox_config(cfg, tier=args.tier, deadline_s=args.deadline,
-                                unsafe=args.unsafe_no_sandbox)
-    except ConfigError as exc:
-        fail(str(exc))
+    # a setting the sandbox refuses is a ConfigError: kind config_error, as for any bad rmh.toml
+    config = sandbox_config(cfg, tier=args.tier, deadline_s=args.deadline,
+                            unsafe=args.unsafe_no_sandbox)
     vault = open_vault(cfg, dense=not args.no_dense)
     ops = VaultCalls(vault, VaultThread(), lambda: None)
     rlm = RlmTools(Broker.from_config(cfg.llm))

@@ -256,10 +256,13 @@ class OnnxCrossEncoder:
             model_file = folder / "onnx" / "model.onnx"
         model_file = _regular(model_file, MAX_MODEL_BYTES)
         tok_file = _regular(folder / "tokenizer.json", MAX_TOKENIZER_BYTES)
-        try:
+        try:  # tokenizers/onnxruntime raise untyped errors; the tokenizer's never names it
             tokenizer = Tokenizer.from_file(str(tok_file))
+        except Exception as exc:
+            raise _fail(f"tokenizer.json: {model_error(WHAT, exc).reason}") from exc
+        try:
             session = cpu_session(str(model_file), threads)  # a path: external data loads
-        except Exception as exc:  # tokenizers/onnxruntime raise untyped errors
+        except Exception as exc:
             raise model_error(WHAT, exc) from exc
         sig = signature(session)
         length = min(max_tokens, sig.seq or max_tokens, _model_max_length(folder, max_tokens))

@@ -115,6 +115,12 @@ def _corrupt(d: Path) -> Path:
     return d
 
 
+def _bad_tokenizer(d: Path) -> Path:
+    build(d)
+    (d / "tokenizer.json").write_text("{}", encoding="utf-8")
+    return d
+
+
 def _no_pairs(d: Path) -> Path:
     build(d)
     save_tokenizer(d, pair_template=False)
@@ -129,6 +135,7 @@ BROKEN: dict[str, Callable[[Path], Path]] = {
     "model.onnx is corrupt": _corrupt,
     "an unsupported op": build_unsupported,
     "no tokenizer.json": lambda d: build(d, tokenizer=False),
+    "tokenizer.json is no tokenizer": _bad_tokenizer,
     "a tokenizer that builds no pairs": _no_pairs,
 }
 
@@ -138,6 +145,18 @@ def test_a_broken_folder_is_one_model_unavailable(tmp_path: Path, name: str) -> 
     with pytest.raises(ModelUnavailable) as err:
         OnnxCrossEncoder.load(BROKEN[name](tmp_path))
     assert "missing model.onnx" not in str(err.value) or name == "no tokenizer.json"
+
+
+@pytest.mark.parametrize("text", ["{}", "", "not json", '{"model": 5}', "[]"])
+def test_a_tokenizer_that_does_not_load_is_named_in_the_reason(tmp_path: Path, text: str
+                                                                ) -> None:
+    """The tokenizers library's own error ("Model missing. at line 1 column 2") names no file:
+    the reason says it is tokenizer.json, not the model, that does not load."""
+    build(tmp_path)
+    (tmp_path / "tokenizer.json").write_text(text, encoding="utf-8")
+    with pytest.raises(ModelUnavailable) as err:
+        OnnxCrossEncoder.load(tmp_path)
+    assert err.value.reason.startswith("tokenizer.json: "), err.value.reason
 
 
 def test_symlinks_and_the_hub_layout_load(tmp_path: Path) -> None:
