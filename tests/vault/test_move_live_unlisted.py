@@ -17,12 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.vault.notes.test_relinks import FOLDERS, NAMES, forms, link, vault
-from tests.vault.storage.test_intent_added import meaning, relinked
+from tests.vault.notes.test_relinks import forms, link
+from tests.vault.storage.test_intent_added import meaning, planned_move, relinked
 from vault import Vault
 from vault.notes.links import Resolver
 from vault.notes.markdown_scan import scan_body
-from vault.notes.relinks import moved
 
 
 def _last_op(root: Path, old: str, new: str) -> int:
@@ -47,21 +46,9 @@ def _last_op(root: Path, old: str, new: str) -> int:
 def test_a_link_to_the_old_name_saved_during_a_live_move_in_an_unlisted_note_is_rewritten(
         tmp_path: Path, seed: int) -> None:
     rng = random.Random(seed)
-    notes = vault(rng)
-    paths = sorted(notes)
-    ids = {p: i for i, p in enumerate(paths, 1)}
-    before = Resolver.build({i: p for p, i in ids.items()}, {})
-    while True:  # a move the live move makes (a free name a wiki-link can write)
-        old = rng.choice(paths)
-        new = posixpath.join(rng.choice(FOLDERS), rng.choice(NAMES) + " m.md")
-        after = moved(before, ids[old], new)
-        if all(new.lower() != p.lower() for p in paths) and not any(
-                c in after.link_text(ids[old]) for c in "[]|#"):
-            break
     root = tmp_path / "v"
-    for path, text in notes.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text, encoding="utf-8")
+    notes, _, before, old, new, after = planned_move(rng, root)
+    paths = sorted(notes)
     unlisted = [p for p in paths if p != old and all(
         meaning(before, s.link, p) != old for s in scan_body(notes[p]).sites)]
     Vault.init(root).close()

@@ -97,26 +97,31 @@ def _marks() -> tuple[int, ...]:
 
 @functools.cache
 def _dropped() -> tuple[int, ...]:
-    """The code points a word loses (`_OPTIONAL_POINTS`' nonspacing marks and the tatweel,
-    variation selectors, enclosing marks), ascending."""
-    drop = [c for a, b in _OPTIONAL_POINTS for c in range(a, b + 1)
-            if unicodedata.category(chr(c)) == "Mn" or c == 0x0640]
+    """The code points a word loses (`script_points`, variation selectors, enclosing marks),
+    ascending."""
+    drop = [*map(ord, script_points())]
     drop += [c for c in _marks() if unicodedata.category(chr(c)) == "Me"
              or 0xFE00 <= c <= 0xFE0F or c >= 0xE0100]
     return tuple(sorted(drop))
 
 
-def optional_points() -> str:
-    """The characters search reads away wherever they stand (`search_form`)."""
-    return "".join(map(chr, _dropped()))
+@functools.cache
+def script_points() -> str:
+    """The Hebrew and Arabic points and the tatweel (`_OPTIONAL_POINTS`' nonspacing marks and
+    U+0640) that search reads away wherever they stand (`search_form`); a few hundred code
+    points, read without `_marks`' scan of the whole database."""
+    return "".join(chr(c) for a, b in _OPTIONAL_POINTS for c in range(a, b + 1)
+                   if unicodedata.category(chr(c)) == "Mn" or c == 0x0640)
 
 
 def search_form(folded: str) -> str:
     """A case-folded NFKC text as search's words read it (`tokenize`): "i\u0307" (a folded
     "İ") is "i", an Arabic letter variant is its plain letter, and the optional points are
-    gone. Erasure reads a name so (storage/mentions.py): what search finds, forget names."""
-    if _MARKABLE_UTF8.search(folded.encode("utf-8", "surrogatepass")) is None:
-        return folded  # nothing from U+0300 up: nothing to read away
+    gone. Erasure reads a name so (storage/mentions.py): what search finds, forget names.
+    Builds the mark tables only when the text holds a mark (`_has_marks`), as `tokenize`."""
+    utf8 = folded.encode("utf-8", "surrogatepass")
+    if _MARKABLE_UTF8.search(utf8) is None or not _has_marks(folded, utf8):
+        return folded  # no mark, tatweel or letter variant: nothing to read away
     return _unpointed(folded, _marked()[2])
 
 

@@ -39,7 +39,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..notes.text import SPACELESS_CLASS
+from ..notes.text import SPACELESS_CLASS, search_form
 from .fileops import create_temp, fsync_dir, open_regular
 from .mentions import case_fold, fold
 
@@ -68,7 +68,11 @@ def tokens(text: str) -> list[str]:
     """A text's white-space-separated pieces, case-folded and composed, without the sentence
     punctuation around them: what a subject that is more than words ("C++", "@ann") is
     matched by."""
-    return [t for t in (p.strip(_EDGE) for p in fold(text).split()) if t]
+    return _pieces(fold(text))
+
+
+def _pieces(folded: str) -> list[str]:
+    return [t for t in (p.strip(_EDGE) for p in folded.split()) if t]
 
 
 def _subject(subject: str) -> tuple[int, str] | None:
@@ -105,14 +109,15 @@ class Forgotten:
         """Whether `text` holds a forgotten subject's words (or tokens) in a row."""
         if not self.subjects:
             return False
-        ws, ts = words(text), tokens(text)
+        as_typed = case_fold(text)
+        folded = search_form(as_typed)  # fold(text)
+        ws, ts = _WORDS.findall(folded), _pieces(folded)
         # records an older rmh wrote: such runs kept whole; points and letter variants kept
         # as written (`mentions.case_fold`)
-        as_typed = case_fold(text)
-        olds = [_LEGACY.findall(fold(text))]
-        olds += [_LEGACY.findall(as_typed), _WORDS.findall(as_typed)] if fold(text) != as_typed \
-            else []
-        old_ts = [t for t in (p.strip(_EDGE) for p in as_typed.split()) if t]
+        olds, old_ts = [_LEGACY.findall(folded)], []
+        if folded != as_typed:
+            olds += [_LEGACY.findall(as_typed), _WORDS.findall(as_typed)]
+            old_ts = _pieces(as_typed)
         for n in sorted({n for n, _ in self.subjects}):
             wanted = {h for m, h in self.subjects if m == n}
             if any(_digest(" ".join(w[i:i + n])) in wanted

@@ -51,7 +51,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import BinaryIO
 
-from ..notes.text import SEARCH_VARIANTS, SPACELESS_CLASS, optional_points, search_form, spaceless
+from ..notes.text import SEARCH_VARIANTS, SPACELESS_CLASS, script_points, search_form, spaceless
 
 HEADER = 2  # characters between binary bytes and a value: SQLite's serial type varint
 CONTEXT = 16  # printable characters beside an occurrence in bytes that make it text
@@ -60,8 +60,6 @@ CONTEXT = 16  # printable characters beside an occurrence in bytes that make it 
 _SPACE = r"(?:\s|\\[nrt])+"
 _SPACE_BYTES = rb"(?:[ \t\r\n]|\xc2\xa0|\\[nrt])+"
 _POINTED, _POINTED_END = "\u0590", "\u06ff"  # the Hebrew and Arabic blocks
-_POINTS = b"(?:" + b"|".join(re.escape(c.encode()) for c in optional_points()
-                             if _POINTED <= c <= _POINTED_END) + b")*"
 _ESCAPE = re.compile(r"(?:\\[nrtbf\"/\\]|\\u[0-9a-f]{4})\Z")  # folded text: lower-case
 
 
@@ -178,11 +176,17 @@ def _candidates(needle: str) -> re.Pattern[bytes]:
         words = []
         for word in spelling.split():
             parts = [b"(?:" + b"|".join(re.escape(f) for f in sorted(_forms(ch))) + b")"
-                     + (_POINTS if _POINTED <= ch <= _POINTED_END else b"") for ch in word]
+                     + (_points() if _POINTED <= ch <= _POINTED_END else b"") for ch in word]
             words.append(b"".join(parts))
         if words:
             spellings.append(_SPACE_BYTES.join(words))
     return re.compile(b"|".join(spellings) if spellings else b"(?!)")
+
+
+@lru_cache(maxsize=1)
+def _points() -> bytes:
+    """Any run of the points search reads away after a Hebrew or Arabic letter, in UTF-8."""
+    return b"(?:" + b"|".join(re.escape(c.encode()) for c in script_points()) + b")*"
 
 
 def _bounded(left: str, right: str, needle: str) -> bool:

@@ -28,6 +28,27 @@ def meaning(resolver: Resolver, found: Link, source: str) -> str | None:
     return None if got is None else resolver.id_path[got]
 
 
+def planned_move(rng: random.Random, root: Path) -> tuple[
+        dict[str, str], dict[str, int], Resolver, str, str, Resolver]:
+    """A generated vault written under `root` and a move the live move makes (to a free
+    name a wiki-link can write): (notes, their ids, the resolver before, old, new, after)."""
+    notes = vault(rng)
+    paths = sorted(notes)
+    ids = {p: i for i, p in enumerate(paths, 1)}
+    before = Resolver.build({i: p for p, i in ids.items()}, {})
+    while True:
+        old = rng.choice(paths)
+        new = posixpath.join(rng.choice(FOLDERS), rng.choice(NAMES) + " m.md")
+        after = moved(before, ids[old], new)
+        if all(new.lower() != p.lower() for p in paths) and not any(
+                c in after.link_text(ids[old]) for c in "[]|#"):
+            break
+    for path, text in notes.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text, encoding="utf-8")
+    return notes, ids, before, old, new, after
+
+
 def relinked(root: Path, written: dict[str, str], before: Resolver, after: Resolver, old: str,
              new: str, changed: Collection[str]) -> int:
     """Check each note of `written` (its text as the editor saved it) now: every link means
@@ -57,23 +78,12 @@ def test_links_to_the_old_name_added_to_unlisted_notes_mean_the_moved_note_after
     path); the notes it rewrote are reported written; the planned referrers are the plan's
     text. On main those links dangled, or (a name another note shares) meant another."""
     rng = random.Random(seed)
-    notes = vault(rng)
-    paths = sorted(notes)
-    ids = {p: i for i, p in enumerate(paths, 1)}
-    before = Resolver.build({i: p for p, i in ids.items()}, {})
-    while True:  # a move the live move makes (a free name a wiki-link can write)
-        old = rng.choice(paths)
-        new = posixpath.join(rng.choice(FOLDERS), rng.choice(NAMES) + " m.md")
-        note_id = ids[old]
-        after = moved(before, note_id, new)
-        wiki = after.link_text(note_id)
-        if all(new.lower() != p.lower() for p in paths) and not any(c in wiki for c in "[]|#"):
-            break
     root = tmp_path / "v"
-    (root / ".rmh").mkdir(parents=True)
-    for path, text in notes.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text, encoding="utf-8")
+    notes, ids, before, old, new, after = planned_move(rng, root)
+    paths = sorted(notes)
+    note_id = ids[old]
+    wiki = after.link_text(note_id)
+    (root / ".rmh").mkdir()
     referrers = [ids[p] for p in paths if p != old and note_id in [
         before.resolve_markdown(t, p) for t in targets(notes[p])]]
     text_of = {new if p == old else p: t for p, t in notes.items()}
