@@ -46,7 +46,8 @@ def cmd_forget(args: argparse.Namespace) -> int:
         todo = v.forget_plan(args.notes, args.subject or "")
         if args.dry_run:
             lines = [f"would erase {len(todo.notes)} notes, {len(todo.trash)} trash copies, "
-                     f"{len(todo.chunk_keys)} embedding keys, and their learned events:",
+                     f"the stored embeddings of their {len(todo.chunk_keys)} chunks (none where "
+                     "they were never embedded), and their learned events:",
                      *(f"  {p}" for p in todo.notes), *(f"  trash: {t}" for t in todo.trash)]
             emit(args, {"dry_run": True, **todo.to_json()}, "\n".join(lines))
             return 0
