@@ -63,9 +63,14 @@ def ingest(ops: VaultCalls, conversation: str | dict[str, Any] | list[Any],
     text = conversation if isinstance(conversation, str) else json.dumps(
         conversation, ensure_ascii=False)
     loaded = load_transcript(text, format, date_order=date_order)
-    return ops.thread.call(lambda: {**ingest_conversations(ops.vault, loaded.conversations,
-                                                           regenerate=regenerate).to_json(),
-                                    "skipped_lines": list(loaded.problems)})
+    # the entity step `[extract] entities` names, as `rmh ingest` takes it (harness/extraction)
+    convs, use_nlp, more = list(loaded.conversations), True, {}
+    if ops.extract is not None:
+        convs, use_nlp, report = ops.extract(loaded.conversations)
+        more = {"extraction": report}
+    return ops.thread.call(lambda: {**ingest_conversations(
+        ops.vault, convs, use_nlp=use_nlp, regenerate=regenerate).to_json(),
+        "skipped_lines": list(loaded.problems), **more})
 
 
 class ConversationCalls:

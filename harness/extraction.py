@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,17 @@ def read_conversation_file(path: str, limit: int = FILE_BYTES) -> bytes:
             "file", f"{path} is larger than [extract] file_bytes = {limit} bytes; nothing was "
             "ingested (raise it in rmh.toml to read this file, 0 = no bound)")
     return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
+# conversations -> (the conversations to ingest, use_nlp, the report): `prepare` for one vault
+Extract = Callable[[Sequence[Any]], tuple[list[Any], bool, dict[str, Any]]]
+
+
+def configured(cfg: Config, root: Path) -> Extract | None:
+    """The entity step `vault.ingest` applies for `cfg` on the vault at `root` (None for
+    "auto": what the vault does by itself). Before, `vault.ingest` (JSON-RPC, MCP, the REPL)
+    always extracted as "auto", whatever `[extract] entities` said."""
+    return None if cfg.extract.entities == "auto" else partial(prepare, cfg, root)
 
 
 def prepare(cfg: Config, root: Path, conversations: Sequence[Any]

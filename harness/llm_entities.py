@@ -28,13 +28,15 @@ import hashlib
 import json
 import re
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import prompts
+from vault import Cancelled, IngestStopped, checkpoint
 
 from .config import Config, ConfigError
 
@@ -42,6 +44,8 @@ CACHE_FILE = "entities-llm.sqlite"
 PROMPT = "entities"
 MAX_ENTITIES = 64  # an answer listing more is malformed
 MAX_CHARS = 80  # a longer item names no entity: dropped
+POLL_S = 0.1  # seconds between two checks for a stop while an answer is awaited
+T = TypeVar("T")
 _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.S)
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\[\]|#]")
 
@@ -207,13 +211,15 @@ def llm_entities(cfg: Config, root: Path, conversations: Sequence[Any]
                                        if t is not None and keys[t] not in known)
     failed: dict[str, str] = {}
     if missing:
-        got, failed, dropped = _ask(cfg, missing[: cfg.extract.llm_max_calls])
+        got, failed, dropped, stopped = _ask(cfg, missing[: cfg.extract.llm_max_calls])
         report.asked = min(len(missing), cfg.extract.llm_max_calls)
         report.answered = len(got)
         report.dropped_items = dropped
         for text in missing[cfg.extract.llm_max_calls:]:
             failed[text] = "call budget spent ([extract] llm_max_calls)"
         cache.put([(keys[t], model, version, e) for t, e in sorted(got.items())])
+        if stopped:  # (`rmh serve`'s stop) nothing written; the answers so far are cached, so
+            raise IngestStopped((), len(conversations), 0)  # the next ingest asks the rest
         known.update((keys[t], e) for t, e in got.items())
     out = []
     for conv, per in zip(conversations, texts, strict=True):
@@ -229,8 +235,12 @@ def llm_entities(cfg: Config, root: Path, conversations: Sequence[Any]
 
 
 def _ask(cfg: Config, texts: Sequence[str]
-         ) -> tuple[dict[str, tuple[str, ...]], dict[str, str], int]:
-    """Ask the model about each text: (well-formed answers, text -> why none, items dropped)."""
+         ) -> tuple[dict[str, tuple[str, ...]], dict[str, str], int, bool]:
+    """Ask the model about each text: (well-formed answers, text -> why none, items dropped,
+    whether a stop came first). A stop bound to the ingest (`vault.cancellable`: `rmh serve`'s
+    cancel or SIGTERM) is checked at least every POLL_S while answers are awaited: the calls
+    not yet sent are dropped, those in flight left to end on their own; before, a cancelled
+    `vault.ingest` with `[extract] entities = "llm"` waited for every call."""
     from .llm import Broker, ExecBudget, RlmError, SubRequest
 
     system = prompts.load(PROMPT)
@@ -251,11 +261,31 @@ def _ask(cfg: Config, texts: Sequence[str]
                 return text, f"malformed answer: {exc}", 0
             return text, names, n
 
-        with ThreadPoolExecutor(max(1, cfg.llm.in_flight)) as pool:
-            for text, result, n in pool.map(one, texts):
+        pool = ThreadPoolExecutor(max(1, cfg.llm.in_flight))
+        try:
+            for text, result, n in _answers(pool, one, texts):
                 if isinstance(result, str):
                     failed[text] = result
                 else:
                     got[text] = result
                     dropped += n
-    return got, failed, dropped
+        except Cancelled:
+            pool.shutdown(wait=False, cancel_futures=True)
+            return got, failed, dropped, True
+        pool.shutdown()
+    return got, failed, dropped, False
+
+
+def _answers(pool: ThreadPoolExecutor, one: Callable[[str], T], texts: Sequence[str]
+             ) -> Iterator[T]:
+    """`one(text)` for each text, run on `pool`, in order; a `checkpoint()` at least every
+    POLL_S while one is awaited."""
+    futures = [pool.submit(one, text) for text in texts]
+    for future in futures:
+        while True:
+            checkpoint()
+            try:
+                yield future.result(timeout=POLL_S)
+                break
+            except FutureTimeout:
+                continue

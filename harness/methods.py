@@ -34,6 +34,7 @@ from .binding import BoundOperation, Targets
 from .config import Config
 from .errors import Refused
 from .errors import map_exception as map_exception
+from .extraction import configured
 from .llm import ExecBudget
 from .mcp_sessions import CALL_SESSION, Handles
 from .operations import OPERATIONS
@@ -109,7 +110,8 @@ class Harness:
         self.config = config
         self.vault = vault
         self.thread = VaultThread()
-        self.ops = VaultCalls(vault, self.thread, self.use_session)
+        self.ops = VaultCalls(vault, self.thread, self.use_session,
+                              configured(config, vault.root))
         self.env = Targets(self.ops, rlm)
         self.hooks: SessionHooks = hooks if hooks is not None else NullHooks()
         self.session: str | None = None

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 from vault import Edit, NoteRecord, QuotaExceeded, Vault, cancellable
 
+from .extraction import Extract
 from .fact_tools import correct_note, label_hits, why_note
 from .vault_list import Listings, browse
 
@@ -150,10 +151,12 @@ class VaultCalls:
     usage is attributed to it. Methods are blocking and safe from any thread.
     """
 
-    def __init__(self, vault: Vault, thread: VaultThread, session: Callable[[], str | None]):
+    def __init__(self, vault: Vault, thread: VaultThread, session: Callable[[], str | None],
+                 extract: Extract | None = None):
         self.vault = vault
         self.thread = thread
         self.session = session
+        self.extract = extract  # `[extract] entities` for ingests (None: "auto")
         self.listings = Listings()  # used on the vault thread only
 
     def search(self, query: str, k: int = 10, explain: bool = False,

@@ -11,6 +11,7 @@ tests/test_import_directions.py import the modules inside directly.
 
 from .cancel import IngestStopped as IngestStopped
 from .cancel import cancellable as cancellable
+from .cancel import checkpoint as checkpoint
 from .conversation import CONVERSATION_DATE_ORDERS as CONVERSATION_DATE_ORDERS
 from .conversation import CONVERSATION_FORMATS as CONVERSATION_FORMATS
 from .conversation import STABILITY_MODES as STABILITY_MODES
@@ -48,6 +49,7 @@ from .conversation.provenance import origin as _note_origin
 from .conversation.statements import extract_statements as extract_statements
 from .core import Vault as Vault
 from .errors import AmbiguousNote as AmbiguousNote
+from .errors import Cancelled as Cancelled
 from .errors import ConversationFormatError as ConversationFormatError
 from .errors import DiskFull as DiskFull
 from .errors import EditConflict as EditConflict

@@ -29,6 +29,7 @@ from harness.binding import BoundOperation, Targets
 from harness.compose import open_vault
 from harness.config import Config, load
 from harness.errors import BadArgument, Refused
+from harness.extraction import configured
 from harness.operations import OPERATIONS, Operation
 from harness.validate import Param
 from harness.vault_ops import VaultCalls, VaultThread
@@ -248,7 +249,7 @@ def run(command: Command, args: argparse.Namespace, parser: argparse.ArgumentPar
         session = getattr(args, "session", None)
         if session is not None:
             ended_session(v.ledger, session)
-        ops = VaultCalls(v, VaultThread.inline(), lambda: session)
+        ops = VaultCalls(v, VaultThread.inline(), lambda: session, configured(cfg, v.root))
         try:
             result = BoundOperation.of(op, Targets(ops).target(op.part), ops.thread).call(checked)
         except BadArgument as exc:  # found by the operation itself (a cursor it cannot read)

@@ -26,6 +26,7 @@ from typing import Any
 
 from harness.compose import open_vault
 from harness.config import Config, load
+from harness.extraction import configured
 from harness.llm import Broker
 from harness.rlm_tools import RlmTools
 from harness.tools import build_functions, conversation_functions, vault_functions
@@ -73,7 +74,7 @@ def _sandbox(cfg: Config, args: argparse.Namespace) -> _Cell:
     config = sandbox_config(cfg, tier=args.tier, deadline_s=args.deadline,
                             unsafe=args.unsafe_no_sandbox)
     vault = open_vault(cfg, dense=not args.no_dense)
-    ops = VaultCalls(vault, VaultThread(), lambda: None)
+    ops = VaultCalls(vault, VaultThread(), lambda: None, configured(cfg, vault.root))
     rlm = RlmTools(Broker.from_config(cfg.llm))
     try:
         functions = write_quota(cfg).wrap(build_functions(
