@@ -147,7 +147,7 @@ def test_a_cancel_while_the_llm_answers_stops_before_any_note(tmp_path: Path) ->
         try:
             assert server.call("ping")["result"] == {}
             server.send("vault.ingest", {"conversation": doc}, "ing")
-            ep.wait_count(3)  # the LLM step has begun
+            ep.wait_count(4)  # the LLM step has begun, three answers given
             server.send_raw(json.dumps({"jsonrpc": "2.0", "method": "$/cancelRequest",
                                         "params": {"id": "ing"}}).encode() + b"\n")
             while True:
