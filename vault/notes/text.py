@@ -97,12 +97,17 @@ def _marks() -> tuple[int, ...]:
 
 @functools.cache
 def _dropped() -> tuple[int, ...]:
-    """The code points a word loses (`script_points`, variation selectors, enclosing marks),
-    ascending."""
+    """The code points a word loses (`script_points`, variation selectors), ascending; an
+    enclosing mark ends its word instead (`_ENCLOSING`)."""
     drop = [*map(ord, script_points())]
-    drop += [c for c in _marks() if unicodedata.category(chr(c)) == "Me"
-             or 0xFE00 <= c <= 0xFE0F or c >= 0xE0100]
+    drop += [c for c in _marks() if 0xFE00 <= c <= 0xFE0F or c >= 0xE0100]
     return tuple(sorted(drop))
+
+
+# The enclosing marks (Me: the keycap U+20E3, the enclosing circle and square...): each ends
+# its word, as a space would, so a list "1️⃣2️⃣3️⃣" is the words 1, 2, 3, not "123", and "2️⃣2"
+# is 2 and 2. A fixed set (the thirteen code points of Unicode 14, the last added in 6.0).
+_ENCLOSING = re.compile("[\u0488\u0489\u1abe\u20dd-\u20e0\u20e2-\u20e4\ua670-\ua672]")
 
 
 @functools.cache
@@ -130,6 +135,8 @@ def _unpointed(folded: str, points: re.Pattern[str]) -> str:
         folded = folded.replace("i\u0307", "i")
     if _ARABIC_VARIANT.search(folded) is not None:
         folded = folded.translate(_ARABIC_FOLD)
+    if _ENCLOSING.search(folded) is not None:
+        folded = _ENCLOSING.sub(" ", folded)
     return points.sub("", folded)
 
 
@@ -155,7 +162,7 @@ SEARCH_VARIANTS = {"i": "\u0130", "\u0627": "\u0622\u0623\u0625", "\u0647": "\u0
 
 # Hebrew points and cantillation, Arabic harakat, Quranic marks and the tatweel: optional in
 # writing (their nonspacing marks only, plus U+0640 TATWEEL, are deleted from tokens), as are
-# variation selectors and enclosing marks (the emoji keycap "1️⃣" is the token "1").
+# variation selectors (the emoji keycap "1️⃣" is the token "1": `_ENCLOSING`).
 _OPTIONAL_POINTS = ((0x0591, 0x05C7), (0x0610, 0x061A), (0x0640, 0x065F), (0x0670, 0x0670),
                     (0x06D6, 0x06ED))
 

@@ -38,11 +38,12 @@ from .signals.postings import Postings
 from .signals.vocabulary import Vocabulary
 
 VERSION = 3  # of the file: 2 was an .npz; 3: a mapped file
-DIGEST_VERSION = 6  # of what a build derives from (2: BM25 over stems; 3: the
+DIGEST_VERSION = 7  # of what a build derives from (2: BM25 over stems; 3: the
 # conjunctive units of a note's first MAX_NOTE_TERMS content terms, signals/unit_codes.py;
 # 4: frontmatter tags beside the description, bm25.py `described`; 5: bigrams of scripts
 # written without spaces, notes/text.py `tokenize`; session 30; 6: combining marks kept in
-# their word, Arabic/Hebrew points dropped, `tokenize`; session 31)
+# their word, Arabic/Hebrew points dropped, `tokenize`; session 31; 7: an enclosing mark
+# (the keycap of "1️⃣2️⃣") ends its word, `tokenize`; session 32)
 FILE = "lexical-index.bin"
 LEGACY = "lexical-index.npz"  # version 2's file: removed by the next save
 MAGIC = b"RMHLEXIX"
