@@ -43,7 +43,8 @@ DIGEST_VERSION = 7  # of what a build derives from (2: BM25 over stems; 3: the
 # 4: frontmatter tags beside the description, bm25.py `described`; 5: bigrams of scripts
 # written without spaces, notes/text.py `tokenize`; session 30; 6: combining marks kept in
 # their word, Arabic/Hebrew points dropped, `tokenize`; session 31; 7: an enclosing mark
-# (the keycap of "1️⃣2️⃣") ends its word, `tokenize`; session 32)
+# (the keycap of "1️⃣2️⃣") ends its word, `tokenize`, and a frontmatter `title` beside the
+# aliases, bm25.py `described`; session 32)
 FILE = "lexical-index.bin"
 LEGACY = "lexical-index.npz"  # version 2's file: removed by the next save
 MAGIC = b"RMHLEXIX"
@@ -60,8 +61,9 @@ def _digest(corpus: Corpus) -> str:
     h = hashlib.blake2b(digest_size=32)
     h.update(f"rmh-lexical/{DIGEST_VERSION}/{len(corpus)}".encode())
     for i in range(len(corpus)):
-        parts = (corpus.titles[i], "\x1f".join(corpus.aliases[i]),
-                 described(corpus.frontmatter[i]), corpus.content_hashes[i] or corpus.bodies[i])
+        title = corpus.titles[i]
+        parts = (title, "\x1f".join(corpus.aliases[i]), described(corpus.frontmatter[i], title),
+                 corpus.content_hashes[i] or corpus.bodies[i])
         h.update(("\x1e" + "\x1d".join(parts)).encode("utf-8", "surrogatepass"))
     return h.hexdigest()
 
