@@ -11,8 +11,9 @@ splitting "हिन्दी" into letters; Arabic harakat and Hebrew points, w
 will, are then dropped and Arabic alef/teh marbuta/yeh variants folded (as Lucene's Arabic
 normaliser does), so "محمد" finds "مُحَمَّد" and "احمد" "أحمد". Text
 holding none of those scripts and no mark is tokenised exactly as before (the fast path).
-`stems` maps tokens to their English Snowball stems; BM25 indexes and queries stems
-(signals/bm25.py), the other lexical signals read the tokens themselves.
+`stems` maps tokens to their Snowball stems (English; Arabic and Hindi for words of those
+scripts); BM25 indexes and queries stems (signals/bm25.py), the other lexical signals read
+the tokens themselves.
 """
 
 from __future__ import annotations
@@ -263,6 +264,8 @@ def stem(token: str) -> str:
     350,000 of them, each a stemmer call (about 0.1 ms) in every new process."""
     if len(token) <= 2 or "0" <= token[-1] <= "9":
         return token
+    if token[0] >= "\u0600":
+        return _script_stem(token)
     return _snowball(token)
 
 
@@ -277,6 +280,41 @@ def _snowball(token: str) -> str:
 
             _STEMMER = snowballstemmer.stemmer("english")
         out: str = _STEMMER.stemWord(token)
+    return out
+
+
+# Letters of Persian, Urdu and other languages written in Arabic script that Arabic does not
+# use (پ چ ژ گ ک ی ے ٹ ڈ ڑ ں ھ): a word holding one is left unstemmed, as Snowball's Arabic
+# stemmer cuts their words wrong (کتابخانه -> کتابخ; VAULT6_arabic_stem.out).
+_NOT_ARABIC = re.compile("[\u067e\u0686\u0698\u06af\u06a9\u06cc\u06d2\u0679\u0688"
+                         "\u0691\u06ba\u06be]")
+_SCRIPT_STEMMERS: dict[str, Any] = {}
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _script_stem(token: str) -> str:
+    """An Arabic word's Snowball Arabic stem (clitics و ال ب ل and suffixes ها هم ات ين ون off:
+    "الكتاب" and "كتابهم" are "كتاب"), taken again until it stays (one pass strips a prefix or
+    one suffix class: "المدرسه" -> "مدرسه" -> "مدرس", as "مدرسه" gives at once), a Devanagari
+    word's Snowball Hindi stem ("किताबें" is "किताब"); any other token as it is. Both stemmers
+    ship with `snowballstemmer`."""
+    c = token[0]
+    if "\u0620" <= c <= "\u064a" and _NOT_ARABIC.search(token) is None:
+        lang = "arabic"
+    elif "\u0900" <= c <= "\u097f":
+        lang = "hindi"
+    else:
+        return token
+    with _STEM_LOCK:
+        if lang not in _SCRIPT_STEMMERS:
+            import snowballstemmer
+
+            _SCRIPT_STEMMERS[lang] = snowballstemmer.stemmer(lang)
+        out: str = _SCRIPT_STEMMERS[lang].stemWord(token)
+        for _ in range(2 if lang == "arabic" else 0):
+            token, out = out, _SCRIPT_STEMMERS[lang].stemWord(out)
+            if out == token:
+                break
     return out
 
 

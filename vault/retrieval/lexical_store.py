@@ -43,8 +43,8 @@ DIGEST_VERSION = 7  # of what a build derives from (2: BM25 over stems; 3: the
 # 4: frontmatter tags beside the description, bm25.py `described`; 5: bigrams of scripts
 # written without spaces, notes/text.py `tokenize`; session 30; 6: combining marks kept in
 # their word, Arabic/Hebrew points dropped, `tokenize`; session 31; 7: an enclosing mark
-# (the keycap of "1️⃣2️⃣") ends its word, `tokenize`, and a frontmatter `title` beside the
-# aliases, bm25.py `described`; session 32)
+# (the keycap of "1️⃣2️⃣") ends its word, `tokenize`; Arabic and Hindi words stemmed, `stem`;
+# a frontmatter `title` beside the aliases, bm25.py `described`; session 32)
 FILE = "lexical-index.bin"
 LEGACY = "lexical-index.npz"  # version 2's file: removed by the next save
 MAGIC = b"RMHLEXIX"
