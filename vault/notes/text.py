@@ -253,7 +253,8 @@ _STEMMER: Any = None
 
 def stem(token: str) -> str:
     """The English Snowball ("Porter2") stem of one `tokenize` token (Porter 1980; Porter
-    2001, snowballstem.org), via the `snowballstemmer` package; deterministic.
+    2001, snowballstem.org), via the `snowballstemmer` package; deterministic. A token that
+    starts at U+0600 or above takes `_script_stem` instead (Arabic, Hindi; others as they are).
 
     A token of at most two characters, or ending in an ASCII digit, is its own stem without
     asking the stemmer: Porter2 leaves a word shorter than three letters as it is, and every
