@@ -1,8 +1,12 @@
 """Math in Obsidian markdown, where nothing is a link, tag or heading (`markdown_scan`'s
 `excluded_spans` asks here at each `$` it meets, left to right): `$$...$$` (display, to the
-next unescaped `$$`, not into a fenced block; but a `$$` after text on its line, "Price: $$",
-closes in its paragraph or is a dollar: blocks are read before inline math, so a price tier
-two paragraphs below no longer hides the headings, links and tags between) and `$...$`
+next unescaped `$$` in its paragraph, not into a fenced block; a `$$` not closed before the
+next blank line is a dollar, also at a line's start: blocks are read before inline math, and
+Obsidian's reading view renders each section between blank lines on its own, so a formula
+with a blank line inside does not render there (obsidian-latex-suite issues #358, #117: "an
+Obsidian bug", live preview and reading view disagree). So a price tier or a money legend
+("$$ = mid-range" on its own line) no longer hides the headings, links and tags of the
+paragraphs down to the next `$$`) and `$...$`
 (inline, on one line: Pandoc's rule, which keeps "$5 and $10" text: the opening `$` is
 followed by a non-space, the closing one preceded by a non-space and not followed by a
 digit). `\\$` is a dollar, and so is a `$` inside a wiki-link: `[[$AAPL]] and [[$TSLA]]` are
@@ -42,7 +46,7 @@ class MathScan:
             stop = text.find("\n", s, limit) % (limit + 1)  # none: -1 % (limit + 1)
             end = _inline_end(text, s, stop)
         else:
-            stop, end = (limit if self._starts_line(s) else self._paragraph_end(s, limit)), s + 2
+            stop, end = self._paragraph_end(s, limit), s + 2
             while (end := text.find("$$", end, stop) + 2) > 1 and text[end - 3] == "\\":
                 pass
             end = end if end > 1 else -1
@@ -51,13 +55,6 @@ class MathScan:
         if tok == "$$" or not text[s + 1:s + 2].isspace():
             self._off[k] = stop  # no `$`/`$$` before `stop` closes any opening: all literal
         return -1, s + len(tok)
-
-    def _starts_line(self, s: int) -> bool:
-        """Only blanks and blockquote markers precede `s` on its line."""
-        i = s - 1
-        while i >= 0 and self._text[i] in " \t>":
-            i -= 1
-        return i < 0 or self._text[i] == "\n"
 
     def _paragraph_end(self, s: int, limit: int) -> int:
         """Where the next blank line from `s` starts, else `limit`."""

@@ -57,8 +57,9 @@ __all__ = [
 # a file whose lines end in a lone CR (classic Mac) read as lines, as CodeMirror splits them
 # (session 30); 8: nothing inside math (`$...$`, `$$...$$`) is a link, tag or heading; 9: but
 # a `$` inside a wiki-link opens no math (`[[$AAPL]] and [[$TSLA]]`), and a `$$` after text on
-# its line ("Price: $$") closes in its paragraph or is text (session 31).
-PARSE = 9
+# its line ("Price: $$") closes in its paragraph or is text (session 31); 10: so does a `$$`
+# at a line's start (a "$$ = mid-range" legend hid the paragraphs below it; session 32).
+PARSE = 10
 
 _TAG_SPLIT = re.compile(r"[,\s]+")
 _COMMA = re.compile(",")

@@ -11,8 +11,9 @@ splitting "हिन्दी" into letters; Arabic harakat and Hebrew points, w
 will, are then dropped and Arabic alef/teh marbuta/yeh variants folded (as Lucene's Arabic
 normaliser does), so "محمد" finds "مُحَمَّد" and "احمد" "أحمد". Text
 holding none of those scripts and no mark is tokenised exactly as before (the fast path).
-`stems` maps tokens to their English Snowball stems; BM25 indexes and queries stems
-(signals/bm25.py), the other lexical signals read the tokens themselves.
+`stems` maps tokens to their Snowball stems (English; Arabic and Hindi for words of those
+scripts); BM25 indexes and queries stems (signals/bm25.py), the other lexical signals read
+the tokens themselves.
 """
 
 from __future__ import annotations
@@ -97,12 +98,17 @@ def _marks() -> tuple[int, ...]:
 
 @functools.cache
 def _dropped() -> tuple[int, ...]:
-    """The code points a word loses (`script_points`, variation selectors, enclosing marks),
-    ascending."""
+    """The code points a word loses (`script_points`, variation selectors), ascending; an
+    enclosing mark ends its word instead (`_ENCLOSING`)."""
     drop = [*map(ord, script_points())]
-    drop += [c for c in _marks() if unicodedata.category(chr(c)) == "Me"
-             or 0xFE00 <= c <= 0xFE0F or c >= 0xE0100]
+    drop += [c for c in _marks() if 0xFE00 <= c <= 0xFE0F or c >= 0xE0100]
     return tuple(sorted(drop))
+
+
+# The enclosing marks (Me: the keycap U+20E3, the enclosing circle and square...): each ends
+# its word, as a space would, so a list "1️⃣2️⃣3️⃣" is the words 1, 2, 3, not "123", and "2️⃣2"
+# is 2 and 2. A fixed set (the thirteen code points of Unicode 14, the last added in 6.0).
+_ENCLOSING = re.compile("[\u0488\u0489\u1abe\u20dd-\u20e0\u20e2-\u20e4\ua670-\ua672]")
 
 
 @functools.cache
@@ -130,6 +136,8 @@ def _unpointed(folded: str, points: re.Pattern[str]) -> str:
         folded = folded.replace("i\u0307", "i")
     if _ARABIC_VARIANT.search(folded) is not None:
         folded = folded.translate(_ARABIC_FOLD)
+    if _ENCLOSING.search(folded) is not None:
+        folded = _ENCLOSING.sub(" ", folded)
     return points.sub("", folded)
 
 
@@ -155,7 +163,7 @@ SEARCH_VARIANTS = {"i": "\u0130", "\u0627": "\u0622\u0623\u0625", "\u0647": "\u0
 
 # Hebrew points and cantillation, Arabic harakat, Quranic marks and the tatweel: optional in
 # writing (their nonspacing marks only, plus U+0640 TATWEEL, are deleted from tokens), as are
-# variation selectors and enclosing marks (the emoji keycap "1️⃣" is the token "1").
+# variation selectors (the emoji keycap "1️⃣" is the token "1": `_ENCLOSING`).
 _OPTIONAL_POINTS = ((0x0591, 0x05C7), (0x0610, 0x061A), (0x0640, 0x065F), (0x0670, 0x0670),
                     (0x06D6, 0x06ED))
 
@@ -245,7 +253,8 @@ _STEMMER: Any = None
 
 def stem(token: str) -> str:
     """The English Snowball ("Porter2") stem of one `tokenize` token (Porter 1980; Porter
-    2001, snowballstem.org), via the `snowballstemmer` package; deterministic.
+    2001, snowballstem.org), via the `snowballstemmer` package; deterministic. A token that
+    starts at U+0600 or above takes `_script_stem` instead (Arabic, Hindi; others as they are).
 
     A token of at most two characters, or ending in an ASCII digit, is its own stem without
     asking the stemmer: Porter2 leaves a word shorter than three letters as it is, and every
@@ -256,6 +265,8 @@ def stem(token: str) -> str:
     350,000 of them, each a stemmer call (about 0.1 ms) in every new process."""
     if len(token) <= 2 or "0" <= token[-1] <= "9":
         return token
+    if token[0] >= "\u0600":
+        return _script_stem(token)
     return _snowball(token)
 
 
@@ -270,6 +281,41 @@ def _snowball(token: str) -> str:
 
             _STEMMER = snowballstemmer.stemmer("english")
         out: str = _STEMMER.stemWord(token)
+    return out
+
+
+# Letters of Persian, Urdu and other languages written in Arabic script that Arabic does not
+# use (پ چ ژ گ ک ی ے ٹ ڈ ڑ ں ھ): a word holding one is left unstemmed, as Snowball's Arabic
+# stemmer cuts their words wrong (کتابخانه -> کتابخ; VAULT6_arabic_stem.out).
+_NOT_ARABIC = re.compile("[\u067e\u0686\u0698\u06af\u06a9\u06cc\u06d2\u0679\u0688"
+                         "\u0691\u06ba\u06be]")
+_SCRIPT_STEMMERS: dict[str, Any] = {}
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _script_stem(token: str) -> str:
+    """An Arabic word's Snowball Arabic stem (clitics و ال ب ل and suffixes ها هم ات ين ون off:
+    "الكتاب" and "كتابهم" are "كتاب"), taken again until it stays (one pass strips a prefix or
+    one suffix class: "المدرسه" -> "مدرسه" -> "مدرس", as "مدرسه" gives at once), a Devanagari
+    word's Snowball Hindi stem ("किताबें" is "किताब"); any other token as it is. Both stemmers
+    ship with `snowballstemmer`."""
+    c = token[0]
+    if "\u0620" <= c <= "\u064a" and _NOT_ARABIC.search(token) is None:
+        lang = "arabic"
+    elif "\u0900" <= c <= "\u097f":
+        lang = "hindi"
+    else:
+        return token
+    with _STEM_LOCK:
+        if lang not in _SCRIPT_STEMMERS:
+            import snowballstemmer
+
+            _SCRIPT_STEMMERS[lang] = snowballstemmer.stemmer(lang)
+        out: str = _SCRIPT_STEMMERS[lang].stemWord(token)
+        for _ in range(2 if lang == "arabic" else 0):
+            token, out = out, _SCRIPT_STEMMERS[lang].stemWord(out)
+            if out == token:
+                break
     return out
 
 

@@ -58,8 +58,9 @@ F64 = npt.NDArray[np.float64]
 Channels = Callable[[str], Mapping[str, F64]]  # a text -> the first-stage scores per channel
 Frequency = Callable[[Sequence[str]], list[int]]  # tokens -> notes holding each
 
-VERSION = 3  # 2: scripts without spaces tokenised as bigrams (notes/text.py), so scores moved;
-# 3: combining marks kept in their word (notes/text.py)
+VERSION = 4  # 2: scripts without spaces tokenised as bigrams (notes/text.py), so scores moved;
+# 3: combining marks kept in their word (notes/text.py); 4: an enclosing mark ends its word,
+# Arabic and Hindi stems, a frontmatter title searched (session 32)
 FILE = "fusion-calibration.json"
 SALT = b"rmh-calibration/1"
 CHANNELS = ("bm25", "dense", "conjunctive")

@@ -38,11 +38,13 @@ from .signals.postings import Postings
 from .signals.vocabulary import Vocabulary
 
 VERSION = 3  # of the file: 2 was an .npz; 3: a mapped file
-DIGEST_VERSION = 6  # of what a build derives from (2: BM25 over stems; 3: the
+DIGEST_VERSION = 7  # of what a build derives from (2: BM25 over stems; 3: the
 # conjunctive units of a note's first MAX_NOTE_TERMS content terms, signals/unit_codes.py;
 # 4: frontmatter tags beside the description, bm25.py `described`; 5: bigrams of scripts
 # written without spaces, notes/text.py `tokenize`; session 30; 6: combining marks kept in
-# their word, Arabic/Hebrew points dropped, `tokenize`; session 31)
+# their word, Arabic/Hebrew points dropped, `tokenize`; session 31; 7: an enclosing mark
+# (the keycap of "1️⃣2️⃣") ends its word, `tokenize`; Arabic and Hindi words stemmed, `stem`;
+# a frontmatter `title` beside the aliases, bm25.py `described`; session 32)
 FILE = "lexical-index.bin"
 LEGACY = "lexical-index.npz"  # version 2's file: removed by the next save
 MAGIC = b"RMHLEXIX"
@@ -59,8 +61,9 @@ def _digest(corpus: Corpus) -> str:
     h = hashlib.blake2b(digest_size=32)
     h.update(f"rmh-lexical/{DIGEST_VERSION}/{len(corpus)}".encode())
     for i in range(len(corpus)):
-        parts = (corpus.titles[i], "\x1f".join(corpus.aliases[i]),
-                 described(corpus.frontmatter[i]), corpus.content_hashes[i] or corpus.bodies[i])
+        title = corpus.titles[i]
+        parts = (title, "\x1f".join(corpus.aliases[i]), described(corpus.frontmatter[i], title),
+                 corpus.content_hashes[i] or corpus.bodies[i])
         h.update(("\x1e" + "\x1d".join(parts)).encode("utf-8", "surrogatepass"))
     return h.hexdigest()
 

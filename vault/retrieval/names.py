@@ -210,8 +210,9 @@ def _utf8(items: Sequence[str]) -> tuple[bytes, list[int]]:
     return bytes(buf), off
 
 
-VERSION = 3  # of the packed form `stored` keeps (2: CJK/Thai names as bigrams, text.tokenize;
-# 3: combining marks kept in their word, Arabic/Hebrew points dropped)
+VERSION = 4  # of the packed form `stored` keeps (2: CJK/Thai names as bigrams, text.tokenize;
+# 3: combining marks kept in their word, Arabic/Hebrew points dropped; 4: an enclosing mark
+# ends its word)
 
 
 def _names(corpus: Corpus, i: int) -> set[str]:

@@ -146,3 +146,23 @@ def test_a_text_without_marks_compiles_no_mark_class(seed: int) -> None:
     text_module._marked.cache_clear()
     assert tokenize("what\u2019s हिन्दी") == ["what", "s", "हिन्दी"]
     assert text_module._marked.cache_info().currsize == 1
+
+
+# keycaps ("1️⃣": digit, VS16, U+20E3), a digit with only the keycap, enclosing circle and
+# square, Cyrillic millions sign, words and digits around them
+_ENCLOSED = ["1\ufe0f\u20e3", "7\u20e3", "#\ufe0f\u20e3", "a\u20dd", "x\u20de", "\u0488",
+             "10", "item", " ", "9", "é"]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_an_enclosing_mark_ends_its_word(seed: int) -> None:
+    """An enclosing mark (the keycap U+20E3 of "1️⃣", a circle, a square) ends the word it
+    closes, as a space would: a numbered list written "1️⃣2️⃣3️⃣" was the one token "123", and
+    "2️⃣2" was "22", so neither "1" nor "2" found it, and "123" found it instead."""
+    rng = random.Random(seed)
+    for _ in range(300):
+        text = "".join(rng.choice(_ENCLOSED) for _ in range(rng.randint(1, 12)))
+        spaced = re.sub("[\u0488\u20dd\u20de\u20e3]", " ", text).replace("\ufe0f", "")
+        want = re.findall(r"[^\W_]+", unicodedata.normalize("NFKC", spaced).casefold())
+        assert tokenize(text) == want, ascii(text)
+    assert tokenize("1\ufe0f\u20e32\ufe0f\u20e33\ufe0f\u20e3") == ["1", "2", "3"]

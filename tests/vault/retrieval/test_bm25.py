@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from rank_bm25 import BM25Okapi
 
 from vault import Vault
-from vault.retrieval.signals.bm25 import K1, B, Bm25Index, field_tokens
+from vault.retrieval.signals.bm25 import K1, B, Bm25Index, described, field_tokens
 
 
 class LuceneIdfOkapi(BM25Okapi):  # type: ignore[misc]
@@ -124,3 +124,36 @@ def test_a_frontmatter_tag_is_found_by_search(tmp_path: Path, seed: int) -> None
         assert v.search(words[0], k=1, learn=False).hits == ()
     with Vault.open(root) as v:
         assert [h.note for h in v.search(words[1], k=1, learn=False).hits] == ["T1.md"]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_frontmatter_title_is_found_by_search(tmp_path: Path, seed: int) -> None:
+    """A note named by its date or id (`2024-01-05.md`, `202401051230.md`: Hugo, Jekyll,
+    Zettelkasten) with its title in `title:` is found by the title's words, as Obsidian's
+    search finds a property's text; it found nothing. A `title:` equal to the file's
+    title adds nothing (the same tokens as without it); an edit moves the words."""
+    rng = random.Random(seed)
+    root = tmp_path / "v"
+    root.mkdir()
+    words = rng.sample(["zeppelin", "quasar", "marmot", "tundra", "glyph", "fjord", "kelp"], 5)
+    forms = ["title: {w} plans", "title: \"The {w}\"", "Title: '{w}: a review'", "title: {w}"]
+    names = [f"2024-01-{i + 10:02d}" if rng.random() < 0.5 else f"2024011{i}1230"
+             for i in range(len(words))]
+    for name, w in zip(names, words, strict=True):
+        fm = rng.choice(forms).format(w=w)
+        (root / f"{name}.md").write_text(f"---\n{fm}\n---\nPlain words.\n", encoding="utf-8")
+    for i in range(12):
+        (root / f"o{i}.md").write_text(f"Other plain words {i}.\n", encoding="utf-8")
+    same = ["Same name", "Same name.", "same NAME"]
+    (root / "Same name.md").write_text(f"---\ntitle: {rng.choice(same)}\n---\nx\n",
+                                       encoding="utf-8")
+    with Vault.init(root) as v:
+        for name, w in zip(names, words, strict=True):
+            assert [h.note for h in v.search(w, k=1, learn=False).hits] == [f"{name}.md"]
+        (root / f"{names[0]}.md").write_text("---\ntitle: renamedtitle\n---\nPlain words.\n",
+                                             encoding="utf-8")
+        v.sync()
+        assert [h.note for h in v.search("renamedtitle", k=1, learn=False).hits] == [
+            f"{names[0]}.md"]
+        assert v.search(words[0], k=1, learn=False).hits == ()
+    assert described({"title": rng.choice(same)}, "Same name") == ""

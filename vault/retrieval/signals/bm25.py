@@ -1,4 +1,4 @@
-"""BM25 keyword signal over title (x3), aliases, description and frontmatter tags (x2) and
+"""BM25 keyword signal over title (x3), aliases, frontmatter title, description and tags (x2) and
 body (x1, inline `#tags` among its words).
 
 Variant: Okapi BM25 (Robertson & Zaragoza 2009, "The Probabilistic Relevance Framework") with
@@ -12,7 +12,7 @@ with k1 = 1.2, b = 0.75, over English Snowball stems (text.stems) of the tokens:
 built with `stem` (every corpus build) stems the documents it is given and every query, so
 "develops" finds "developed" (on SciFact train, BM25 nDCG@10 0.668 -> 0.704; NOTES-F.md).
 Fields are combined by term-frequency weighting: the document is the
-title's tokens three times, the aliases' (and frontmatter `description` and `tags`: a note
+title's tokens three times, the aliases' (and frontmatter `title`, `description` and `tags`: a note
 tagged `zeppelin` in its frontmatter is found by "zeppelin", as Obsidian's search finds it)
 twice and the body once,
 so f and |d| count weighted occurrences. This equals `rank_bm25.BM25Okapi` over that repeated
@@ -64,19 +64,29 @@ def field_tokens(title: str, aliases: Sequence[str], description: str, body: str
     return tokenize(title) * TITLE_WEIGHT + side * ALIAS_WEIGHT + tokenize(body) * BODY_WEIGHT
 
 
-def described(frontmatter: Mapping[str, Any]) -> str:
-    """What a note's frontmatter adds to its aliases' field: its `description` (a string)
-    and its tags (note.py `frontmatter_tags`), space-joined."""
-    desc = frontmatter.get("description", "")
-    text = desc if isinstance(desc, str) else ""
+def described(frontmatter: Mapping[str, Any], title: str) -> str:
+    """What a note's frontmatter adds to its aliases' field: its `title` (a string whose
+    words are not those of `title`, the file's), its `description` (a string; both keys in
+    any case, as `frontmatter_tags` reads `Tags:`) and its tags (note.py `frontmatter_tags`),
+    space-joined. A vault of Hugo, Jekyll or Zettelkasten notes names each `2024-01-05.md`
+    or `202401051230.md` and writes the title in `title:`; Obsidian's search finds the note
+    by it (properties are searched)."""
+    found = {"title": "", "description": ""}
+    for key, value in frontmatter.items():
+        low = key.lower() if key.isascii() else ""
+        if low in found and isinstance(value, str) and not found[low]:
+            found[low] = value
+    text, named = found["description"], found["title"]
+    if named and tokenize(named) != tokenize(title):
+        text = f"{named} {text}" if text else named
     tags = frontmatter_tags(frontmatter) if frontmatter else []
     return " ".join([text, *tags]) if tags else text
 
 
 def note_document(corpus: Corpus, i: int) -> list[str]:
     """The weighted token list of the note at position `i`."""
-    return field_tokens(corpus.titles[i], corpus.aliases[i], described(corpus.frontmatter[i]),
-                        corpus.bodies[i])
+    return field_tokens(corpus.titles[i], corpus.aliases[i],
+                        described(corpus.frontmatter[i], corpus.titles[i]), corpus.bodies[i])
 
 
 def corpus_documents(corpus: Corpus) -> Iterator[list[str]]:
