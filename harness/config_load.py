@@ -126,7 +126,8 @@ def load(
             raise ConfigError(f"cannot read {path}: {exc}") from exc
     for key, value in raw.items():
         if key not in _SECTIONS:
-            raise ConfigError(f"rmh.toml: unknown section [{key}]")
+            raise ConfigError(f"rmh.toml: unknown section [{key}] (known: "
+                              f"{', '.join(_SECTIONS)})")
         if not isinstance(value, dict):  # `search = 5`, `[[llm]]`: no table
             raise ConfigError(f"rmh.toml: {key} must be a table ([{key}])")
 
