@@ -52,6 +52,7 @@ class Rule:
     low: float = 0
     high: float = MAX_INT
     above: bool = False
+    below: bool = False  # high itself excluded
     off: bool = False
     choices: tuple[str, ...] = ()
     pattern: re.Pattern[str] | None = None
@@ -68,6 +69,7 @@ class Rule:
             return self.text
         low = _num(self.low)
         span = (f"above {low} and at most {_num(self.high)}" if self.above
+                else f"at least {low} and below {_num(self.high)}" if self.below
                 else f"between {low} and {_num(self.high)}")
         return f"0 (off) or {span}" if self.off else span
 
@@ -85,10 +87,12 @@ class Rule:
         if not (isinstance(value, int) or math.isfinite(value)):
             return False
         low_ok = value > self.low if self.above else value >= self.low
-        return low_ok and value <= self.high
+        return low_ok and (value < self.high if self.below else value <= self.high)
 
 
 def _num(x: float) -> str:
+    if x == MAX_INT:
+        return "2^53"
     return str(int(x)) if float(x).is_integer() else f"{x:g}"
 
 
@@ -129,8 +133,8 @@ RULES: dict[str, dict[str, Rule]] = {
                 "file_bytes": COUNT},
     "learning": {"session_bytes": LOG_BOUND, "log_bytes": LOG_BOUND},
 }
-# [search].weights: each signal's own rule (the cosine floor of `asked` is a cosine)
-WEIGHT_RULES: dict[str, Rule] = {s: Rule(low=-1, high=1) if s == "asked_floor" else WEIGHT
+# [search].weights: each signal's own rule (`asked_floor`: vault/learning/asked.py `gate`)
+WEIGHT_RULES: dict[str, Rule] = {s: Rule(high=1, below=True) if s == "asked_floor" else WEIGHT
                                  for s in SIGNALS}
 
 

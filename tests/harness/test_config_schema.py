@@ -70,7 +70,8 @@ def bad(kind: type, rule: Rule) -> list[object]:
             out += ["a\x00b", "a\nb"]
     elif kind is not bool:
         below = rule.low if rule.above else rule.low - 1
-        out += [v for v in (below, -1, rule.high + 1, 10**30, 2**63) if not rule.check_number(v)]
+        out += [v for v in (below, -1, rule.high, rule.high + 1, 10**30, 2**63)
+                if not rule.check_number(v)]
         if rule.off and rule.low > 1:
             out.append(rule.low - 1)  # between 0 (off) and the least bound
         if kind is float:
@@ -85,7 +86,8 @@ def good(kind: type, rule: Rule) -> list[object]:
     if kind is str:
         return list(rule.choices[:1]) or (["auto", "rmh-sandbox", "4321:4321"]
                                           if rule.pattern is not None else ["plain text"])
-    edges = [rule.high, rule.low + 1 if rule.above else rule.low] + ([0] if rule.off else [])
+    top = rule.high / 2 if rule.below else rule.high
+    edges = [top, rule.low + 1 if rule.above else rule.low] + ([0] if rule.off else [])
     return [float(v) if kind is float else int(v) for v in edges]
 
 

@@ -81,7 +81,7 @@ W = "[search].weights.{} must be between 0 and 1000000"
     ("[search]\nweights = { bm25 = nan }", W.format("bm25") + ", not nan"),
     ("[search]\nweights = { dense = inf }", W.format("dense") + ", not inf"),
     ("[search]\nweights = { graph = -1.0 }", W.format("graph")),
-    ("[search]\nrrf_k = -60", "[search].rrf_k must be between 0 and 9007199254740992"),
+    ("[search]\nrrf_k = -60", "[search].rrf_k must be between 0 and 2^53"),
     ("[search]\nprior_scale = inf", "[search].prior_scale must be between 0 and 1000000"),
     ("[search]\nk = 0", "[search].k must be between 1 and 100"),
     ("[search]\nk = 500", "[search].k must be between 1 and 100"),
@@ -89,7 +89,7 @@ W = "[search].weights.{} must be between 0 and 1000000"
     ("[sandbox]\nmemory_mb = -1", "[sandbox].memory_mb must be between 64 and"),
     ("[hooks]\ndaemon_wait_s = 61", "[hooks].daemon_wait_s must be between 0 and 60"),
     # tomllib takes an integer of any length (TOML's are 64-bit): past a float, no number
-    (f"[search]\nrrf_k = 1{'0' * 400}", "[search].rrf_k must be between 0 and 9007199254740992"),
+    (f"[search]\nrrf_k = 1{'0' * 400}", "[search].rrf_k must be between 0 and 2^53"),
     (f"[llm]\ntimeout_s = 1{'0' * 400}", "[llm].timeout_s must be above 0 and at most 86400"),
     (f"[search]\nweights = {{ bm25 = 1{'0' * 400} }}", W.format("bm25")),
 ])
