@@ -114,9 +114,14 @@ def landlock_abi() -> int:
 
 def set_rlimits(limits: Mapping[str, int]) -> None:
     """Lower soft and hard limits (names: AS, CPU, NOFILE, FSIZE, CORE, NPROC, STACK,
-    SIGPENDING)."""
+    SIGPENDING), never above the hard limit the worker has: a value past it (`[sandbox]
+    max_tasks = 200000` where the user's hard RLIMIT_NPROC is 96555) was a ValueError that
+    killed the worker at start; the lower one holds instead."""
     for name, value in limits.items():
         which = getattr(resource, f"RLIMIT_{name}")
+        hard = resource.getrlimit(which)[1]
+        if hard != resource.RLIM_INFINITY:
+            value = min(value, hard)
         resource.setrlimit(which, (value, value))
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 
