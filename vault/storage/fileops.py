@@ -261,3 +261,44 @@ def swap_in(tmp: str, name: str, dir_fd: int, unchanged: Callable[[], bool] | No
     os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     done()
     return True
+
+
+_KEPT_XATTRS = ("user.", "system.posix_acl_access")  # never security.* (file capabilities)
+_SET_ID = stat.S_ISUID | stat.S_ISGID
+
+
+def keep_metadata(fd: int, dir_fd: int, name: str, old: os.stat_result) -> None:
+    """Give a note's replacement (`fd`, not yet renamed over `name` in `dir_fd`) what the note
+    `old` had: its owner and group where this process may set them, its ACL and user.*
+    attributes, and its permission bits less set-user-ID and set-group-ID (the kernel drops
+    them on any write by a process without CAP_FSETID). As root, a write used to leave a user's
+    note root's (a 0600 one out of its owner's reach), a setuid note a setuid-root file of the
+    new bytes, and an ACL'd note readable by its group (the mask became the group's bits)."""
+    new = os.fstat(fd)
+    if (new.st_uid, new.st_gid) != (old.st_uid, old.st_gid):
+        with contextlib.suppress(PermissionError):  # unprivileged: as an editor's save does
+            os.fchown(fd, old.st_uid, old.st_gid)
+    for attr, value in _kept_xattrs(dir_fd, name, old):
+        with contextlib.suppress(OSError):  # a file system without them: nothing to keep
+            os.setxattr(fd, attr, value)
+    os.fchmod(fd, stat.S_IMODE(old.st_mode) & ~_SET_ID)
+
+
+def _kept_xattrs(dir_fd: int, name: str, old: os.stat_result) -> list[tuple[str, bytes]]:
+    """The kept attributes of `name` in `dir_fd` while it is still the file `old` describes
+    (none when it cannot be opened, was replaced meanwhile, or has none)."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
+    try:
+        fd = os.open(name, flags, dir_fd=dir_fd)
+    except OSError:
+        return []
+    try:
+        now = os.fstat(fd)
+        if (now.st_dev, now.st_ino) != (old.st_dev, old.st_ino):
+            return []
+        return [(attr, os.getxattr(fd, attr)) for attr in sorted(os.listxattr(fd))
+                if attr.startswith(_KEPT_XATTRS)]
+    except OSError:
+        return []
+    finally:
+        os.close(fd)

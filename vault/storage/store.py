@@ -45,7 +45,7 @@ from ..errors import (
     QuotaExceeded,
 )
 from .anchored import folder, fsync_fds, open_dir, open_note, parts_of, remove_below, stat_note
-from .fileops import alive, lstat_at, place_no_clobber, refused_change, swap_in
+from .fileops import alive, keep_metadata, lstat_at, place_no_clobber, refused_change, swap_in
 from .folder_view import FileStat as FileStat  # re-exported: the store's types
 from .folder_view import FolderView, inside
 from .folder_view import Scan as Scan
@@ -228,7 +228,8 @@ class Store(FolderView):
                    expected_hash: str | None = None) -> FileStat:
         """Atomically replace (or create) a .md note with `text` as UTF-8; returns its FileStat.
 
-        Creates missing parent folders; keeps an existing file's permission bits, and creates a
+        Creates missing parent folders; keeps an existing file's owner, permission bits (less
+        setuid/setgid), ACL and user.* attributes (fileops.keep_metadata), and creates a
         new one with NOTE_MODE less the umask (0644 under umask 022). With
         `create_only`, NoteExists when present (atomic: the temp is hard-linked into place).
         With `expected_hash` (sha256 hex of the bytes the caller read), a compare-and-swap:
@@ -280,7 +281,7 @@ class Store(FolderView):
                          dir_fd=dfd)
             with os.fdopen(fd, "wb") as fh:
                 if old is not None:
-                    os.fchmod(fh.fileno(), st.S_IMODE(old.st_mode))
+                    keep_metadata(fh.fileno(), dfd, name, old)
                 fh.write(data)
                 fh.flush()
                 os.fsync(fh.fileno())
