@@ -263,6 +263,14 @@ def swap_in(tmp: str, name: str, dir_fd: int, unchanged: Callable[[], bool] | No
     return True
 
 
+def not_a_file(info: os.stat_result) -> str:
+    """Why the entry `info` describes is no note to replace: a write renamed a new note over a
+    FIFO, a socket or a device node in the vault (another process's rendezvous), as it did
+    over a folder before that was refused."""
+    return "is a folder" if stat.S_ISDIR(info.st_mode) else (
+        "not a regular file: a FIFO, socket or device is never replaced")
+
+
 _KEPT_XATTRS = ("user.", "system.posix_acl_access")  # never security.* (file capabilities)
 _SET_ID = stat.S_ISUID | stat.S_ISGID
 

@@ -1,5 +1,6 @@
-"""A cell's write of an existing note keeps that note's owner, group, ACL and user.* attributes
-on the host, and never leaves a setuid or setgid file (SBX6, session 32).
+"""What a cell's write does to the file it replaces on the host (SBX6, session 32): a note keeps
+its owner, group, ACL and user.* attributes and loses setuid/setgid; a FIFO, socket or device
+node at a note's path is never replaced.
 
 A note is replaced by a new file renamed over it (vault/storage/store.py). The replacement
 used to get only the old permission bits: under a root supervisor a user's note became
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import os
 import pwd
+import socket
 import stat
 import struct
 from pathlib import Path
@@ -81,3 +83,52 @@ def test_a_cells_write_keeps_the_notes_owner_and_attributes(host: Host, attrs: s
         after = _metadata(path)
         want = (uid, gid, bits & ~(stat.S_ISUID | stat.S_ISGID), kept)
         assert after == want, f"{host.tier} {name}: {before[name]} -> {after}"
+
+
+SPECIAL = ("fifo", "socket", "device")
+
+
+def _special(path: Path, kind: str) -> socket.socket | None:
+    """Make a `kind` entry at `path`; a socket's listener is returned (kept open)."""
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "device":
+        if os.geteuid() != 0:
+            pytest.skip("only root makes a device node")
+        os.mknod(path, 0o644 | stat.S_IFCHR, os.makedev(1, 3))
+    else:
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(str(path))
+        server.listen()
+        return server
+    return None
+
+
+@pytest.mark.parametrize("kind", SPECIAL)
+def test_a_cells_write_never_replaces_a_fifo_socket_or_device(host: Host, kind: str) -> None:
+    """A write (the REPL's `write(..., overwrite=True)`) renamed a new note over a FIFO, a
+    listening socket or a device node at the note's path: the socket took no connection after."""
+    path = host.vault_dir / f"special-{kind}.md"
+    server = _special(path, kind)
+    try:
+        before = os.lstat(path)
+        res = host.sb.exec(host.code(f"""
+        try:
+            write({path.name!r}, "a cell wrote this")
+            got = "written"
+        except HostError as exc:
+            got = type(exc).__name__ + ": " + str(exc)
+        got
+        """), deadline_s=30)  # not run_attack: its digest of the vault would open the FIFO
+        assert host.sb.exec("ping(21) * 2", deadline_s=30).value == "42"
+        assert res.ok and res.value is not None and "PathRefused" in res.value, res.to_json()
+        after = os.lstat(path)
+        assert stat.S_IFMT(after.st_mode) == stat.S_IFMT(before.st_mode), f"{kind} replaced"
+        assert after.st_ino == before.st_ino
+        if server is not None:
+            with socket.socket(socket.AF_UNIX) as client:
+                client.connect(str(path))
+    finally:
+        if server is not None:
+            server.close()
+        path.unlink()
