@@ -132,3 +132,25 @@ def test_a_cells_write_never_replaces_a_fifo_socket_or_device(host: Host, kind: 
         if server is not None:
             server.close()
         path.unlink()
+
+
+@pytest.mark.parametrize("depth", [0, 1, 3])
+def test_a_cells_new_note_and_folders_belong_to_the_vaults_owner(host: Host, depth: int) -> None:
+    """As root, a cell's new note (and each folder made for it) was root's in a folder another
+    user owns: that user could then neither edit the note nor add a note to the folder."""
+    if os.geteuid() != 0:
+        pytest.skip("only a root supervisor makes files another user does not own")
+    uid, gid = _owner()
+    base = host.vault_dir / f"owned-{depth}"
+    base.mkdir()
+    os.chown(base, uid, gid)
+    folders = [f"f{depth}-{i}" for i in range(depth)]
+    note = "/".join([base.name, *folders, "new"])
+    res = run_attack(host, f"write({note!r}, 'a cell wrote this')['note']",
+                     vault_may_change=True, deadline_s=60)
+    assert res.ok, res.to_json()
+    made = [base.joinpath(*folders[: i + 1]) for i in range(depth)]
+    made.append(base.joinpath(*folders, "new.md"))
+    owners = {str(p.relative_to(host.vault_dir)): (p.stat().st_uid, p.stat().st_gid)
+              for p in made}
+    assert owners == {key: (uid, gid) for key in owners}, owners

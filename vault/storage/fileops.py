@@ -275,13 +275,27 @@ _KEPT_XATTRS = ("user.", "system.posix_acl_access")  # never security.* (file ca
 _SET_ID = stat.S_ISUID | stat.S_ISGID
 
 
-def keep_metadata(fd: int, dir_fd: int, name: str, old: os.stat_result) -> None:
+def adopt(fd: int, dir_fd: int) -> None:
+    """As root, give the entry `fd` just made in folder `dir_fd` that folder's owner and group:
+    a note or folder a root rmh made in a user's vault was root's (0644, 0755), so the vault's
+    owner could neither edit that note nor add a note to that folder."""
+    if os.geteuid() == 0:
+        folder, new = os.fstat(dir_fd), os.fstat(fd)
+        if (new.st_uid, new.st_gid) != (folder.st_uid, folder.st_gid):
+            os.fchown(fd, folder.st_uid, folder.st_gid)
+
+
+def keep_metadata(fd: int, dir_fd: int, name: str, old: os.stat_result | None) -> None:
     """Give a note's replacement (`fd`, not yet renamed over `name` in `dir_fd`) what the note
     `old` had: its owner and group where this process may set them, its ACL and user.*
     attributes, and its permission bits less set-user-ID and set-group-ID (the kernel drops
     them on any write by a process without CAP_FSETID). As root, a write used to leave a user's
     note root's (a 0600 one out of its owner's reach), a setuid note a setuid-root file of the
-    new bytes, and an ACL'd note readable by its group (the mask became the group's bits)."""
+    new bytes, and an ACL'd note readable by its group (the mask became the group's bits).
+    A new note (`old` None) is adopted by its folder's owner (`adopt`)."""
+    if old is None:
+        adopt(fd, dir_fd)
+        return
     new = os.fstat(fd)
     if (new.st_uid, new.st_gid) != (old.st_uid, old.st_gid):
         with contextlib.suppress(PermissionError):  # unprivileged: as an editor's save does

@@ -231,8 +231,9 @@ class Store(FolderView):
 
         Creates missing parent folders; keeps an existing file's owner, mode less setuid/setgid,
         ACL and user.* attributes (fileops.keep_metadata), never replaces a FIFO, socket or
-        device (PathRefused); a new note gets NOTE_MODE less the umask (0644 under 022). With
-        `create_only`, NoteExists when present (atomic: the temp is hard-linked into place).
+        device (PathRefused); a new note gets NOTE_MODE less the umask and, as root (new folders
+        too), its folder's owner. With `create_only`, NoteExists when present (atomic: the temp
+        is hard-linked into place).
         With `expected_hash` (sha256 hex of the bytes the caller read), a compare-and-swap:
         EditConflict unless the file holds exactly those bytes, checked under the write lock,
         by identity before the swap, and the file the swap replaced (fileops.swap_in).
@@ -281,8 +282,7 @@ class Store(FolderView):
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, NOTE_MODE,
                          dir_fd=dfd)
             with os.fdopen(fd, "wb") as fh:
-                if old is not None:
-                    fileops.keep_metadata(fh.fileno(), dfd, name, old)
+                fileops.keep_metadata(fh.fileno(), dfd, name, old)
                 fh.write(data)
                 fh.flush()
                 os.fsync(fh.fileno())
