@@ -282,7 +282,7 @@ def adopt(fd: int, dir_fd: int) -> None:
     if os.geteuid() == 0:
         folder, new = os.fstat(dir_fd), os.fstat(fd)
         if (new.st_uid, new.st_gid) != (folder.st_uid, folder.st_gid):
-            os.fchown(fd, folder.st_uid, folder.st_gid)
+            _chown(fd, folder)
 
 
 def keep_metadata(fd: int, dir_fd: int, name: str, old: os.stat_result | None) -> None:
@@ -298,12 +298,18 @@ def keep_metadata(fd: int, dir_fd: int, name: str, old: os.stat_result | None) -
         return
     new = os.fstat(fd)
     if (new.st_uid, new.st_gid) != (old.st_uid, old.st_gid):
-        with contextlib.suppress(PermissionError):  # unprivileged: as an editor's save does
-            os.fchown(fd, old.st_uid, old.st_gid)
+        _chown(fd, old)
     for attr, value in _kept_xattrs(dir_fd, name, old):
         with contextlib.suppress(OSError):  # a file system without them: nothing to keep
             os.setxattr(fd, attr, value)
     os.fchmod(fd, stat.S_IMODE(old.st_mode) & ~_SET_ID)
+
+
+def _chown(fd: int, like: os.stat_result) -> None:
+    """`like`'s owner and group for `fd` where the kernel allows it; else unchanged, as an
+    editor's save (EPERM unprivileged; EINVAL for an owner this user namespace does not map)."""
+    with contextlib.suppress(OSError):
+        os.fchown(fd, like.st_uid, like.st_gid)
 
 
 def _kept_xattrs(dir_fd: int, name: str, old: os.stat_result) -> list[tuple[str, bytes]]:
