@@ -26,7 +26,8 @@ SCRATCH_FILES_PER_MB = 64
 # of that uid: with the host's default (~96,000 here) one cell that blocked a real-time
 # signal and sent it to itself 200,000 times left every process of that uid (as root, every
 # other worker; unprivileged, the user's whole session) unable to create a POSIX timer
-# (EAGAIN) and losing queued real-time signals for as long as the worker lived.
+# (EAGAIN) and losing queued real-time signals for as long as the worker lived. Set inside the
+# worker's own user namespace (worker_guard._IN_NAMESPACE), so workers do not share one count.
 PENDING_SIGNALS = 128
 
 

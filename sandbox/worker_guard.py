@@ -4,8 +4,7 @@ This file runs inside the sandbox (it is bound read-only next to `worker.py`) an
 imported by the host's probe for `landlock_abi()`. It must import nothing but the standard
 library. Order of installation, each step irreversible for the process:
 
-1. rlimits (address space, CPU, open files, file size, no core dumps, queued signals: the
-   kernel counts those for the uid outside every user namespace too); SIGXFSZ ignored so an
+1. rlimits (address space, CPU, open files, file size, no core dumps); SIGXFSZ ignored so an
    over-long write fails with EFBIG instead of killing the cell;
 2. the worker's view of the file system (`worker_root.py`): on the Landlock and seccomp tiers
    a private mount namespace whose root holds only the interpreter, the libraries and the
@@ -21,7 +20,8 @@ library. Order of installation, each step irreversible for the process:
    those are folders of its tmpfs (mode 0755), and a drop is refused without one;
 5. its own user namespace (unshare(CLONE_NEWUSER), while single-threaded), where asked:
    no capability over the user's other processes, and RLIMIT_NPROC then counts only its tasks;
-6. RLIMIT_NPROC (the task cap), set inside that namespace;
+6. RLIMIT_NPROC (the task cap) and RLIMIT_SIGPENDING (queued signals), set inside that
+   namespace (`_IN_NAMESPACE`: set before it, a limit caps the uid's count outside it too);
 7. capabilities dropped (bounding, ambient, effective, permitted, inheritable), which matters
    when the worker runs as root without a user namespace, or has just made one;
 8. PR_SET_PDEATHSIG(SIGKILL), after every credential change (each one clears it), then
@@ -256,12 +256,23 @@ def load_seccomp(bpf: bytes) -> None:
            "prctl(SET_SECCOMP)")
 
 
+# Limits set only once the worker is in its own user namespace (step 6): the kernel counts
+# queued signals at every level of user namespaces, and caps each level above the worker's at
+# the limit its creator had when it made the namespace. Set before the unshare, the worker's
+# 128 became the cap of its uid's count outside it, one count for every worker of that uid:
+# a cell holding 128 queued signals left every other session's worker unable to queue one
+# (EAGAIN), a channel between sessions (SBX6, session 32).
+_IN_NAMESPACE = ("SIGPENDING",)
+
+
 def install(plan: Mapping[str, Any], parent: int) -> list[str]:
     """Install the guards named by the host's plan, in the order of this module's docstring;
     `parent` is the pid this process saw as its parent when it started. Returns the names of
     those installed."""
     done: list[str] = []
-    set_rlimits(plan.get("rlimits", {}))
+    rlimits = dict(plan.get("rlimits", {}))
+    late = {name: rlimits.pop(name) for name in _IN_NAMESPACE if name in rlimits}
+    set_rlimits(rlimits)
     done.append("rlimits")
     root = plan.get("root")
     if root is not None:
@@ -297,6 +308,7 @@ def install(plan: Mapping[str, Any], parent: int) -> list[str]:
     if plan.get("max_tasks"):
         set_rlimits({"NPROC": int(plan["max_tasks"])})
         done.append("nproc")
+    set_rlimits(late)
     if plan.get("drop_caps"):
         drop_capabilities()
         done.append("caps")

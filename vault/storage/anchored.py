@@ -26,7 +26,7 @@ import stat as st
 from collections.abc import Callable, Iterator, Sequence
 
 from ..errors import PathRefused, PermissionDenied
-from .fileops import lstat_at
+from .fileops import adopt, lstat_at
 from .folder_view import inside
 
 DIR_FLAGS = (os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
@@ -58,11 +58,11 @@ def _why(root: str, parts: Sequence[str], fd: int, name: str, create: bool) -> s
 def open_dir(root: str, parts: Sequence[str], path: str, *, create: bool = False) -> int:
     """A descriptor (O_RDONLY, close-on-exec) of the folder `root`/`parts`, each component
     opened relative to the one before without following a symlink; missing ones are made
-    (FOLDER_MODE less the umask) when `create`. `root` itself must be a real folder (the
-    store's realpath). PathRefused(`path`, why) when a component is a symlink ("symlink
-    inside the vault", "symlink leaves the vault"; the root itself: "vault folder swapped"),
-    or a file and `create` ("a parent folder is a file"); FileNotFoundError /
-    NotADirectoryError when one is missing or a file and not `create`."""
+    (FOLDER_MODE less the umask; as root, owned as their parent: fileops.adopt) when `create`.
+    `root` itself must be a real folder (the store's realpath). PathRefused(`path`, why) when
+    a component is a symlink ("symlink inside the vault", "symlink leaves the vault"; the root
+    itself: "vault folder swapped"), or a file and `create` ("a parent folder is a file");
+    FileNotFoundError / NotADirectoryError when one is missing or a file and not `create`."""
     try:
         fd = os.open(root, DIR_FLAGS)
     except OSError as exc:  # the root itself swapped since the store opened (ENOTDIR: a file)
@@ -71,9 +71,11 @@ def open_dir(root: str, parts: Sequence[str], path: str, *, create: bool = False
         raise PathRefused(path, "vault folder swapped for a symlink or a file") from exc
     try:
         for i, name in enumerate(parts):
+            made = False
             if create:
                 with contextlib.suppress(FileExistsError):
                     os.mkdir(name, FOLDER_MODE, dir_fd=fd)
+                    made = True
             try:
                 inner = os.open(name, DIR_FLAGS, dir_fd=fd)
             except OSError as exc:
@@ -83,6 +85,8 @@ def open_dir(root: str, parts: Sequence[str], path: str, *, create: bool = False
                 if why is None:
                     raise
                 raise PathRefused(path, why) from exc
+            if made:
+                adopt(inner, fd)  # as root: the parent folder's owner's (fileops.adopt)
             os.close(fd)
             fd = inner
     except BaseException:

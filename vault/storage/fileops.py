@@ -261,3 +261,72 @@ def swap_in(tmp: str, name: str, dir_fd: int, unchanged: Callable[[], bool] | No
     os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     done()
     return True
+
+
+def not_a_file(info: os.stat_result) -> str:
+    """Why the entry `info` describes is no note to replace: a write renamed a new note over a
+    FIFO, a socket or a device node in the vault (another process's rendezvous), as it did
+    over a folder before that was refused."""
+    return "is a folder" if stat.S_ISDIR(info.st_mode) else (
+        "not a regular file: a FIFO, socket or device is never replaced")
+
+
+_KEPT_XATTRS = ("user.", "system.posix_acl_access")  # never security.* (file capabilities)
+_SET_ID = stat.S_ISUID | stat.S_ISGID
+
+
+def adopt(fd: int, dir_fd: int) -> None:
+    """As root, give the entry `fd` just made in folder `dir_fd` that folder's owner and group:
+    a note or folder a root rmh made in a user's vault was root's (0644, 0755), so the vault's
+    owner could neither edit that note nor add a note to that folder."""
+    if os.geteuid() == 0:
+        folder, new = os.fstat(dir_fd), os.fstat(fd)
+        if (new.st_uid, new.st_gid) != (folder.st_uid, folder.st_gid):
+            _chown(fd, folder)
+
+
+def keep_metadata(fd: int, dir_fd: int, name: str, old: os.stat_result | None) -> None:
+    """Give a note's replacement (`fd`, not yet renamed over `name` in `dir_fd`) what the note
+    `old` had: its owner and group where this process may set them, its ACL and user.*
+    attributes, and its permission bits less set-user-ID and set-group-ID (the kernel drops
+    them on any write by a process without CAP_FSETID). As root, a write used to leave a user's
+    note root's (a 0600 one out of its owner's reach), a setuid note a setuid-root file of the
+    new bytes, and an ACL'd note readable by its group (the mask became the group's bits).
+    A new note (`old` None) is adopted by its folder's owner (`adopt`)."""
+    if old is None:
+        adopt(fd, dir_fd)
+        return
+    new = os.fstat(fd)
+    if (new.st_uid, new.st_gid) != (old.st_uid, old.st_gid):
+        _chown(fd, old)
+    for attr, value in _kept_xattrs(dir_fd, name, old):
+        with contextlib.suppress(OSError):  # a file system without them: nothing to keep
+            os.setxattr(fd, attr, value)
+    os.fchmod(fd, stat.S_IMODE(old.st_mode) & ~_SET_ID)
+
+
+def _chown(fd: int, like: os.stat_result) -> None:
+    """`like`'s owner and group for `fd` where the kernel allows it; else unchanged, as an
+    editor's save (EPERM unprivileged; EINVAL for an owner this user namespace does not map)."""
+    with contextlib.suppress(OSError):
+        os.fchown(fd, like.st_uid, like.st_gid)
+
+
+def _kept_xattrs(dir_fd: int, name: str, old: os.stat_result) -> list[tuple[str, bytes]]:
+    """The kept attributes of `name` in `dir_fd` while it is still the file `old` describes
+    (none when it cannot be opened, was replaced meanwhile, or has none)."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
+    try:
+        fd = os.open(name, flags, dir_fd=dir_fd)
+    except OSError:
+        return []
+    try:
+        now = os.fstat(fd)
+        if (now.st_dev, now.st_ino) != (old.st_dev, old.st_ino):
+            return []
+        return [(attr, os.getxattr(fd, attr)) for attr in sorted(os.listxattr(fd))
+                if attr.startswith(_KEPT_XATTRS)]
+    except OSError:
+        return []
+    finally:
+        os.close(fd)

@@ -44,6 +44,7 @@ from ..errors import (
     PermissionDenied,
     QuotaExceeded,
 )
+from . import fileops
 from .anchored import folder, fsync_fds, open_dir, open_note, parts_of, remove_below, stat_note
 from .fileops import alive, lstat_at, place_no_clobber, refused_change, swap_in
 from .folder_view import FileStat as FileStat  # re-exported: the store's types
@@ -228,9 +229,11 @@ class Store(FolderView):
                    expected_hash: str | None = None) -> FileStat:
         """Atomically replace (or create) a .md note with `text` as UTF-8; returns its FileStat.
 
-        Creates missing parent folders; keeps an existing file's permission bits, and creates a
-        new one with NOTE_MODE less the umask (0644 under umask 022). With
-        `create_only`, NoteExists when present (atomic: the temp is hard-linked into place).
+        Creates missing parent folders; keeps an existing file's owner, mode less setuid/setgid,
+        ACL and user.* attributes (fileops.keep_metadata), never replaces a FIFO, socket or
+        device (PathRefused); a new note gets NOTE_MODE less the umask and, as root (new folders
+        too), its folder's owner. With `create_only`, NoteExists when present (atomic: the temp
+        is hard-linked into place).
         With `expected_hash` (sha256 hex of the bytes the caller read), a compare-and-swap:
         EditConflict unless the file holds exactly those bytes, checked under the write lock,
         by identity before the swap, and the file the swap replaced (fileops.swap_in).
@@ -262,8 +265,8 @@ class Store(FolderView):
         old = lstat_at(dfd, name)
         if old is not None and st.S_ISLNK(old.st_mode):  # swapped in since the check
             raise PathRefused(path, "symlink inside the vault")
-        if old is not None and (create_only or st.S_ISDIR(old.st_mode)):
-            raise NoteExists(rel) if create_only else PathRefused(path, "is a folder")
+        if old is not None and (create_only or not st.S_ISREG(old.st_mode)):
+            raise NoteExists(rel) if create_only else PathRefused(path, fileops.not_a_file(old))
         seen: _Identity | None = None
         if expected_hash is not None:
             now, seen = self._current(rel, (dfd, name))
@@ -279,8 +282,7 @@ class Store(FolderView):
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, NOTE_MODE,
                          dir_fd=dfd)
             with os.fdopen(fd, "wb") as fh:
-                if old is not None:
-                    os.fchmod(fh.fileno(), st.S_IMODE(old.st_mode))
+                fileops.keep_metadata(fh.fileno(), dfd, name, old)
                 fh.write(data)
                 fh.flush()
                 os.fsync(fh.fileno())
