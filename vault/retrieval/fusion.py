@@ -14,7 +14,7 @@ as RRF was defined over each system's top 1,000 (Cormack et al. 2009). The defau
 1,000, is above the size of every benchmark haystack, so it changes nothing there; at 10^6
 notes a common query term gives BM25 a positive score for most notes, and ranking them all
 cost ~0.1 s per signal (BENCHMARKS.md, scale). v_s is the raw score itself (`normalize="none"`) or
-the raw score divided by the signal's maximum for this query (`normalize="max"`, the default):
+the raw score divided by the signal's maximum for this query (`normalize="max"`, `fuse`'s default):
 raw scales differ by orders of magnitude (BM25 ~ 1..30, cosines in [-1, 1], PageRank mass
 ~ 1e-4..1e-1), and max-normalisation makes every signal's best note count v = 1, so w_s alone
 sets each signal's share. With `normalize="range"` (the pipeline's default since session 32)
