@@ -173,7 +173,9 @@ def register(sub: Any) -> None:
     p.add_argument("--ablate", action="store_true", help="also run without each signal")
     p.add_argument("--json", action="store_true", help="one JSON document on stdout")
     p.add_argument("--weights", metavar="S=W,...", help="override fusion weights")
-    p.add_argument("--normalize", choices=("max", "none"), default="max")
+    p.add_argument("--normalize", choices=("range", "max", "none"),
+                   default=SearchParams().normalize,
+                   help="score normalisation in fusion (vault fusion.py; default: range)")
     p.add_argument("--redundancy-head", type=int, default=0, metavar="M",
                    help="gate the conjunctive weight by its head's overlap with BM25's over "
                    "M notes (vault fusion.gate; default 0: off)")

@@ -58,9 +58,10 @@ F64 = npt.NDArray[np.float64]
 Channels = Callable[[str], Mapping[str, F64]]  # a text -> the first-stage scores per channel
 Frequency = Callable[[Sequence[str]], list[int]]  # tokens -> notes holding each
 
-VERSION = 4  # 2: scripts without spaces tokenised as bigrams (notes/text.py), so scores moved;
+VERSION = 5  # 2: scripts without spaces tokenised as bigrams (notes/text.py), so scores moved;
 # 3: combining marks kept in their word (notes/text.py); 4: an enclosing mark ends its word,
-# Arabic and Hindi stems, a frontmatter title searched (session 32)
+# Arabic and Hindi stems, a frontmatter title searched (session 32); 5: fusion by range
+# (fusion.py; a store written at 4 by either change alone is rebuilt)
 FILE = "fusion-calibration.json"
 SALT = b"rmh-calibration/1"
 CHANNELS = ("bm25", "dense", "conjunctive")
@@ -227,10 +228,11 @@ def reciprocal_rank(scores: F64, source: int, paths: Sequence[str] | None = None
 
 
 def calibrate(corpus: Corpus, channels: Channels, df: Frequency, configured: Mapping[str, float],
-              *, k: int, depth: int, encoder: str = "") -> Calibration:
+              *, k: int, depth: int, encoder: str = "", normalize: str = "range"
+              ) -> Calibration:
     """Weights for CHANNELS from pseudo-queries over `corpus` (module docstring, steps 1-4).
     `channels(text)` returns the engine's first-stage scores; `configured` the weights the
-    engine would fuse with otherwise."""
+    engine would fuse with otherwise; `normalize` its fusion's (fusion.NORMALIZE)."""
     positions = sample_notes(corpus)
     queries = pseudo_queries(corpus, positions, df)
     base = {s: float(configured.get(s, 1.0)) for s in CHANNELS}
@@ -245,7 +247,7 @@ def calibrate(corpus: Corpus, channels: Channels, df: Frequency, configured: Map
                  else None)
         for g, mult in enumerate(GRID):
             w = {s: base[s] * m for s, m in zip(CHANNELS, mult, strict=True) if s in sig}
-            fused = fuse(sig, w, k, "max", depth, heads, corpus.paths).fused
+            fused = fuse(sig, w, k, normalize, depth, heads, corpus.paths).fused
             grid_rr[g, j] = reciprocal_rank(fused, q.source, corpus.paths)
     means = grid_rr.mean(axis=1) if queries else np.zeros(len(GRID))
     pick = 0
@@ -352,7 +354,7 @@ class Calibrator:
         return self.get(corpus, fp, conf, lambda: calibrate(
             corpus, lambda text: plain.score(corpus, text).signals,
             lambda toks: engine.document_frequency(corpus, toks), conf, k=p.rrf_k,
-            depth=p.rrf_depth, encoder=fp))
+            depth=p.rrf_depth, encoder=fp, normalize=p.normalize))
 
     def get(self, corpus: Corpus, encoder: str, configured: Mapping[str, float],
             make: Callable[[], Calibration]) -> Calibration:

@@ -14,16 +14,31 @@ as RRF was defined over each system's top 1,000 (Cormack et al. 2009). The defau
 1,000, is above the size of every benchmark haystack, so it changes nothing there; at 10^6
 notes a common query term gives BM25 a positive score for most notes, and ranking them all
 cost ~0.1 s per signal (BENCHMARKS.md, scale). v_s is the raw score itself (`normalize="none"`) or
-the raw score divided by the signal's maximum for this query (`normalize="max"`, the default):
+the raw score divided by the signal's maximum for this query (`normalize="max"`, `fuse`'s default):
 raw scales differ by orders of magnitude (BM25 ~ 1..30, cosines in [-1, 1], PageRank mass
 ~ 1e-4..1e-1), and max-normalisation makes every signal's best note count v = 1, so w_s alone
-sets each signal's share. Signals are summed in sorted-name order so the floating-point result
-does not depend on dict order.
+sets each signal's share. With `normalize="range"` (the pipeline's default since session 32)
+the signals named in `ranged` count their range above the list's cut-off instead,
+
+    v_s(d) = (raw_s(d) - c_s) / (max raw_s - c_s),   c_s = the best score of a note s does not
+                                                    rank (0 when s ranks every note it scores),
+
+min-max normalisation (Lee 1997, "Analyses of multiple evidence combination"; Montague & Aslam
+2001, "Relevance score normalization for metasearch") with the list's minimum taken at its
+cut-off, so a note's part falls to 0 as it nears the cut and the depth makes no jump, as it
+does by the maximum (a note just inside counts raw/max, one just outside 0). Dividing by the
+maximum alone treats a score of 0 as "no evidence"; cosines crowd below their maximum (a
+MiniLM head of 20 SciFact abstracts keeps 0.68 of it, BM25's 0.44, the conjunctive
+IDF-cosine's 0.26: NOTES-QUAL7.md, session 32), so by the maximum the dense signal told its
+first notes apart less than the lexical ones told theirs. Where a signal ranks every note it
+scores (a vault under `depth` notes) c_s = 0 and the range is the maximum's.
+Signals are summed in sorted-name order so the floating-point result does not depend on dict
+order.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,6 +46,7 @@ import numpy.typing as npt
 
 RRF_K = 60
 RRF_DEPTH = 1000  # notes ranked per signal (module docstring)
+NORMALIZE = ("max", "range", "none")
 
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
@@ -214,12 +230,14 @@ def fuse(
     depth: int = 0,
     heads: Mapping[str, I64] | None = None,
     paths: Paths = None,
+    ranged: Collection[str] | None = None,
 ) -> Fusion:
     """Score-weighted RRF (module docstring). Signals without a weight get weight 1.0; with
     `depth` > 0 only each signal's first `depth` notes are ranked and contribute; `heads`
     may give a signal's `top(raw, depth, paths=paths)`, computed already; `paths` breaks
-    ties (`stable_order`)."""
-    if normalize not in ("max", "none"):
+    ties (`stable_order`); with `normalize="range"` the signals in `ranged` (None: all) are
+    normalised by their range above the cut-off (`cutoff`), the others by their maximum."""
+    if normalize not in NORMALIZE:
         raise ValueError(f"unknown normalisation {normalize!r}")
     n = len(next(iter(signals.values()))) if signals else 0
     fused = np.zeros(n, dtype=np.float64)
@@ -239,14 +257,27 @@ def fuse(
             pos = np.flatnonzero(r >= 0)
             rank = r[pos]
         v = raw[pos]
-        if normalize == "max" and pos.size:
-            v = v / v.max()
+        if normalize != "none" and pos.size:
+            cut = (cutoff(raw, pos, depth) if normalize == "range"
+                   and (ranged is None or name in ranged) else 0.0)
+            top_v = float(v.max())
+            v = (v - cut) / (top_v - cut) if top_v > cut else np.ones_like(v)
         c = weights.get(name, 1.0) * v / (k + rank + 1.0)
         fused[pos] += c  # 0 elsewhere: the same sums as adding an n-length vector
         touched.append(pos)
         parts[name] = Head(pos, rank, c)
     support = distinct(np.concatenate(touched)) if touched else np.zeros(0, np.int64)
     return Fusion(fused=fused, heads=parts, support=support, paths=paths)
+
+
+def cutoff(raw: F64, pos: I64, depth: int) -> float:
+    """The best score of a note outside a signal's ranked notes `pos` (its first `depth`
+    positive scores), at least 0; 0 when it ranks every note it scores (module docstring)."""
+    if depth <= 0 or pos.shape[0] < depth:
+        return 0.0
+    outside = np.ones(raw.shape[0], dtype=np.bool_)
+    outside[pos] = False
+    return max(0.0, float(np.max(raw, where=outside, initial=0.0)))
 
 
 REDUNDANCY_HEAD = 20  # notes of each head compared by `overlap`

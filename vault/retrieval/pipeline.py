@@ -7,7 +7,7 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
    and the top bm25/dense hits, over wiki-links plus the learned co-occurrence edges that
    touch a seed (scope.py);
 3. fusion (fusion.py) of the query-dependent signals above:
-   fused(d) = sum_s w_s(q) v_s(d) / (k + rank_s(d) + 1),
+   fused(d) = sum_s w_s(q) v_s(d) / (k + rank_s(d) + 1) (v_s: stage 1's by range, fusion.py),
    w_s(q) = w_s, or, with `redundancy_head` m > 0 (off by default), w_conj(q) =
    w_conj (1 - J(q)), J(q) the overlap of the conjunctive and BM25 heads of m notes for
    this query (fusion.gate: redundant lexical evidence counts once); `calibrate` (off) first
@@ -84,7 +84,7 @@ from .scope import expansion_channel, warmth_stage
 from .second_pass import HEAD, second_pass
 from .signals.dense import DenseParams
 from .signals.graph import ALPHA, BETA, PUSH_ABOVE, TOP_SEEDS
-from .signals.registry import DENSE, REGISTRY, BuildEnv, Query
+from .signals.registry import DENSE, REGISTRY, STAGE1, BuildEnv, Query
 from .stages import context_stage, graph_stage, named_stage, protect_stage
 from .topicless import time_channel
 from .when import when_stage
@@ -124,7 +124,7 @@ class SearchParams:
     second_pass: bool = True  # the weight-free passage pass over the head (second_pass.py)
     rerank_top_n: int = 15
     rerank_keep: int = 10
-    normalize: str = "max"
+    normalize: str = "range"  # fusion.NORMALIZE: "max" was the default before session 32
     alpha: float = ALPHA
     beta: float = BETA
     top_seeds: int = TOP_SEEDS
@@ -305,7 +305,7 @@ class SearchEngine:
                 sig, weights, self.encoder, self.cache, query, asked, p.weight("asked"),
                 p.weight("asked_floor"), n, p.weight("asked_walk") > 0,
                 None if self.encoder is None else q.vector)
-        fusion = fuse(sig, weights, p.rrf_k, p.normalize, p.rrf_depth, heads, paths)
+        fusion = fuse(sig, weights, p.rrf_k, p.normalize, p.rrf_depth, heads, paths, STAGE1)
         stages["fusion"] = (f"ran (k={p.rrf_k}, normalize={p.normalize}, depth={p.rrf_depth}"
                             f"{gated}{'' if cal is None else '; ' + cal.describe()})")
         eligible = np.ones(n, dtype=np.bool_)

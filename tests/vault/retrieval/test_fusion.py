@@ -123,3 +123,61 @@ def test_fusion_support_holds_every_positive_fused_score() -> None:
         f = fuse(raw, {}, k=60, depth=depth)
         assert f.support is not None
         assert np.array_equal(f.support, np.flatnonzero(f.fused > 0))
+
+
+def range_rrf(signals: dict[str, list[float]], k: int, depth: int, ranged: set[str]
+              ) -> list[float]:
+    """fused(d) with the signals in `ranged` over their range above the best score they do
+    not rank, the others over their maximum (fusion.py, normalize="range")."""
+    n = len(next(iter(signals.values())))
+    out = [0.0] * n
+    for name, raw in signals.items():
+        listed = [i for i in sorted(range(n), key=lambda i: (-raw[i], i)) if raw[i] > 0][:depth]
+        top = max(raw[i] for i in listed) if listed else 0.0
+        cut = max([0.0] + [raw[i] for i in range(n) if i not in listed]) if name in ranged else 0.0
+        for rank, d in enumerate(listed):
+            v = (raw[d] - cut) / (top - cut) if top > cut else 1.0
+            out[d] += v / (k + rank + 1)
+    return out
+
+
+positive = st.lists(st.sampled_from([0.0, 0.2, 0.5, 0.7, 1.0, 2.0, 3.5]), min_size=1,
+                    max_size=12)
+
+
+@settings(max_examples=80, deadline=None)
+@given(a=positive, b=positive, depth=st.integers(1, 8), both=st.booleans())
+def test_range_counts_a_signal_above_the_best_score_it_does_not_rank(
+        a: list[float], b: list[float], depth: int, both: bool) -> None:
+    n = min(len(a), len(b))
+    sig = {"a": a[:n], "b": b[:n]}
+    ranged = {"a", "b"} if both else {"a"}
+    f = fuse({k: np.array(v) for k, v in sig.items()}, {}, k=60, normalize="range",
+             depth=depth, ranged=ranged)
+    assert np.allclose(f.fused, range_rrf(sig, 60, depth, ranged), atol=1e-15)
+
+
+@settings(max_examples=60, deadline=None)
+@given(a=st.lists(st.floats(0.01, 1.0), min_size=6, max_size=12), shift=st.floats(0.01, 5.0),
+       depth=st.integers(1, 5))
+def test_range_fusion_does_not_depend_on_where_a_signal_s_scores_sit(
+        a: list[float], shift: float, depth: int) -> None:
+    """A cosine that crowds below its maximum and the same ranking spread out fuse alike; by
+    the maximum, the crowded copy's first notes stand out less (NOTES-QUAL7.md)."""
+    raw = np.array(a)
+    other = np.linspace(1.0, 0.1, raw.shape[0])
+    f = fuse({"a": raw, "b": other}, {}, k=60, normalize="range", depth=depth)
+    g = fuse({"a": raw + shift, "b": other}, {}, k=60, normalize="range", depth=depth)
+    assert np.allclose(f.fused, g.fused, atol=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(a=scores, b=scores, extra=st.integers(0, 4))
+def test_range_is_the_maximum_s_where_a_signal_ranks_every_note_it_scores(
+        a: list[float], b: list[float], extra: int) -> None:
+    n = min(len(a), len(b))
+    sig = {"a": np.array(a[:n]), "b": np.array(b[:n])}
+    depth = max(int((sig["a"] > 0).sum()), int((sig["b"] > 0).sum())) + extra
+    f = fuse(sig, {"a": 0.5}, k=60, normalize="range", depth=depth)
+    g = fuse(sig, {"a": 0.5}, k=60, normalize="max", depth=depth)
+    assert f.fused.tolist() == g.fused.tolist()
