@@ -50,14 +50,13 @@ from contextlib import suppress
 import anyio
 import anyio.abc
 from anyio.lowlevel import EventLoopToken, current_token
-from anyio.streams.memory import MemoryObjectReceiveStream
 
 from .dispatch import Dispatcher
 from .errors import INTERNAL_ERROR, INVALID_REQUEST, spec_error
 from .flight import InFlight
 from .framing import Frame, FrameTooLarge, LineSplitter, encode
 from .messages import failure
-from .stdin import CHUNKS_AHEAD, DRAINED, Chunk, read_input
+from .stdin import CHUNKS_AHEAD, DRAINED, Chunk, Chunks, read_input
 
 log = logging.getLogger("rpc.server")
 
@@ -239,9 +238,7 @@ class StdioServer:
             self._input_done = True
             self._backlog.extend(self._splitter.close())
 
-    async def _frames(
-        self, chunks: MemoryObjectReceiveStream[Chunk], tg: anyio.abc.TaskGroup
-    ) -> None:
+    async def _frames(self, chunks: Chunks, tg: anyio.abc.TaskGroup) -> None:
         async for chunk in chunks:
             self._split(chunk)
             await self._take_backlog(tg)
@@ -261,9 +258,7 @@ class StdioServer:
             self._backlog.popleft()
             tg.start_soon(self._handle, frame)
 
-    async def _answer_read(
-        self, chunks: MemoryObjectReceiveStream[Chunk], tg: anyio.abc.TaskGroup
-    ) -> None:
+    async def _answer_read(self, chunks: Chunks, tg: anyio.abc.TaskGroup) -> None:
         """After a stop signal: the frames the client wrote before it (the rest of the chunk
         at hand, the chunks the reader thread handed over, and what the input pipe holds,
         read by the reader up to DRAINED) are handled, so each request is answered (-32091),
@@ -297,7 +292,7 @@ class StdioServer:
                 self.flight.close()
                 reading.cancel()
 
-    async def _serve(self, thread: threading.Thread, receive: MemoryObjectReceiveStream[Chunk],
+    async def _serve(self, thread: threading.Thread, receive: Chunks,
                      handle_signals: bool) -> None:
         reading = self._reading = anyio.CancelScope()
         async with anyio.create_task_group() as control:
@@ -329,11 +324,11 @@ class StdioServer:
 
     async def run(self, in_fd: int, out_fd: int, *, handle_signals: bool = True) -> None:
         """Serve until end of input or a signal, then shut down cleanly."""
-        send, receive = anyio.create_memory_object_stream[Chunk](CHUNKS_AHEAD)
+        chunks = Chunks(CHUNKS_AHEAD)
         stop_reading, self._stop_reading = os.pipe()
         thread = threading.Thread(
             target=read_input, daemon=True, name="rpc-stdin",
-            args=(os.dup(in_fd), stop_reading, send, current_token(), self.max_pending_bytes),
+            args=(os.dup(in_fd), stop_reading, chunks, current_token(), self.max_pending_bytes),
         )
         threading.Thread(target=_writer, args=(os.dup(out_fd), self._jobs, current_token()),
                          daemon=True, name="rpc-stdout").start()
@@ -341,7 +336,7 @@ class StdioServer:
         threading.Thread(target=_watch_output, daemon=True, name="rpc-stdout-poll",
                          args=(out_fd, stop_r, current_token(), self._output_gone)).start()
         try:
-            await self._serve(thread, receive, handle_signals)
+            await self._serve(thread, chunks, handle_signals)
         finally:
             with suppress(OSError):  # BrokenPipe: the watcher has ended already
                 os.write(stop_w, b"x")
@@ -350,5 +345,4 @@ class StdioServer:
         self._jobs.put(None)
         with anyio.CancelScope(shield=True):
             await self.on_shutdown()
-        send.close()
-        receive.close()
+        chunks.close()
