@@ -38,6 +38,7 @@ Contract:
 from __future__ import annotations
 
 import logging
+import math
 import os
 import queue
 import select
@@ -154,6 +155,7 @@ class StdioServer:
         self._jobs: queue.SimpleQueue[WriteJob | None] = queue.SimpleQueue()
         self.flight = InFlight(max_in_flight, self.max_pending_bytes)
         self._pending = 0  # frames being handled (their answer not yet written)
+        self._unmade = 0  # of which those whose answer is not made yet
         self._pending_bytes = 0
         self._room = anyio.Event()
         self._write_lock = anyio.Lock()
@@ -163,7 +165,8 @@ class StdioServer:
         self._backlog: deque[Frame] = deque()  # frames read, not yet handed to a task
         self._input_done = False  # end of input read, or what it held at a stop signal
         self._stop_reading = -1  # a byte here: the reader reads what waits, then DRAINED
-        self._grace: anyio.CancelScope | None = None  # answering after a signal: renewed per write
+        self._grace: anyio.CancelScope | None = None  # answering at the end: renewed per answer
+        self._progress_at = 0.0  # when an answer was last made or written
 
     # -- output ---------------------------------------------------------------------------
 
@@ -182,8 +185,17 @@ class StdioServer:
             await done.wait()
             if failed:
                 self._output_gone()
-            elif self._grace is not None:  # the client reads: more time to answer
-                self._grace.deadline = anyio.current_time() + self.write_grace_s
+            else:  # the client reads: more time to answer
+                self._progress()
+
+    def _progress(self) -> None:
+        """An answer was made or written: what waits to be written has `write_grace_s` from
+        now. One bound for a client that does not read, whatever the shutdown's phase: after
+        a signal it waited that long for the frames read, then as long again for the answers
+        left (PROTO5: SIGTERM exit 10.4 s, not README's 5 s)."""
+        self._progress_at = anyio.current_time()
+        if self._grace is not None:
+            self._grace.deadline = self._progress_at + self.write_grace_s
 
     def _output_gone(self) -> None:
         """The client closed our output: stop reading now, not at the next chunk (a client
@@ -208,7 +220,11 @@ class StdioServer:
                 out = encode(failure(None, spec_error(INTERNAL_ERROR)))
                 self.flight.answer_waiting(len(out))
                 self.flight.answer_ready(len(out))
+            finally:
+                self._unmade -= 1
+                self._room.set()
             if out is not None:
+                self._progress()
                 try:
                     await self.send(out)
                 finally:
@@ -227,6 +243,7 @@ class StdioServer:
             self._room = anyio.Event()
             await self._room.wait()
         self._pending += 1
+        self._unmade += 1
         self._pending_bytes += size
 
     def _split(self, chunk: Chunk) -> None:
@@ -283,6 +300,14 @@ class StdioServer:
                 self._room = anyio.Event()
                 await self._room.wait()
 
+    async def _made(self) -> None:
+        """Wait until every frame handed to a task has its answer made (or none): a change
+        that lands late finishes its request before its answer exists, and the grace
+        counted from before then lost that answer."""
+        while self._unmade:
+            self._room = anyio.Event()
+            await self._room.wait()
+
     async def _watch_signals(self, reading: anyio.CancelScope) -> None:
         with anyio.open_signal_receiver(*shutdown_signals()) as signals:
             async for signum in signals:
@@ -318,12 +343,18 @@ class StdioServer:
                 # during a 3 MB `write` answered nothing though the note landed: PROTO3)
                 with anyio.move_on_after(self.drain_timeout_s):
                     await self.flight.idle()
-                await self._drain(self.write_grace_s)
+                    await self._made()  # (each answer made counts as progress)
+                self._grace = anyio.CancelScope(
+                    deadline=self._progress_at + self.write_grace_s)
+                with self._grace:
+                    await self._drain(math.inf)
+                self._grace = None
                 requests.cancel_scope.cancel()  # answers a client does not read: abandoned
             control.cancel_scope.cancel()
 
     async def run(self, in_fd: int, out_fd: int, *, handle_signals: bool = True) -> None:
         """Serve until end of input or a signal, then shut down cleanly."""
+        self._progress_at = anyio.current_time()
         chunks = Chunks(CHUNKS_AHEAD)
         stop_reading, self._stop_reading = os.pipe()
         thread = threading.Thread(
