@@ -38,6 +38,7 @@ Contract:
 from __future__ import annotations
 
 import logging
+import math
 import os
 import queue
 import select
@@ -50,14 +51,13 @@ from contextlib import suppress
 import anyio
 import anyio.abc
 from anyio.lowlevel import EventLoopToken, current_token
-from anyio.streams.memory import MemoryObjectReceiveStream
 
 from .dispatch import Dispatcher
 from .errors import INTERNAL_ERROR, INVALID_REQUEST, spec_error
 from .flight import InFlight
 from .framing import Frame, FrameTooLarge, LineSplitter, encode
 from .messages import failure
-from .stdin import CHUNKS_AHEAD, DRAINED, Chunk, read_input
+from .stdin import CHUNKS_AHEAD, DRAINED, Chunk, Chunks, read_input
 
 log = logging.getLogger("rpc.server")
 
@@ -155,6 +155,7 @@ class StdioServer:
         self._jobs: queue.SimpleQueue[WriteJob | None] = queue.SimpleQueue()
         self.flight = InFlight(max_in_flight, self.max_pending_bytes)
         self._pending = 0  # frames being handled (their answer not yet written)
+        self._unmade = 0  # of which those whose answer is not made yet
         self._pending_bytes = 0
         self._room = anyio.Event()
         self._write_lock = anyio.Lock()
@@ -164,7 +165,8 @@ class StdioServer:
         self._backlog: deque[Frame] = deque()  # frames read, not yet handed to a task
         self._input_done = False  # end of input read, or what it held at a stop signal
         self._stop_reading = -1  # a byte here: the reader reads what waits, then DRAINED
-        self._grace: anyio.CancelScope | None = None  # answering after a signal: renewed per write
+        self._grace: anyio.CancelScope | None = None  # answering at the end: renewed per answer
+        self._progress_at = 0.0  # when an answer was last made or written
 
     # -- output ---------------------------------------------------------------------------
 
@@ -183,8 +185,17 @@ class StdioServer:
             await done.wait()
             if failed:
                 self._output_gone()
-            elif self._grace is not None:  # the client reads: more time to answer
-                self._grace.deadline = anyio.current_time() + self.write_grace_s
+            else:  # the client reads: more time to answer
+                self._progress()
+
+    def _progress(self) -> None:
+        """An answer was made or written: what waits to be written has `write_grace_s` from
+        now. One bound for a client that does not read, whatever the shutdown's phase: after
+        a signal it waited that long for the frames read, then as long again for the answers
+        left (PROTO5: SIGTERM exit 10.4 s, not README's 5 s)."""
+        self._progress_at = anyio.current_time()
+        if self._grace is not None:
+            self._grace.deadline = self._progress_at + self.write_grace_s
 
     def _output_gone(self) -> None:
         """The client closed our output: stop reading now, not at the next chunk (a client
@@ -209,7 +220,11 @@ class StdioServer:
                 out = encode(failure(None, spec_error(INTERNAL_ERROR)))
                 self.flight.answer_waiting(len(out))
                 self.flight.answer_ready(len(out))
+            finally:
+                self._unmade -= 1
+                self._room.set()
             if out is not None:
+                self._progress()
                 try:
                     await self.send(out)
                 finally:
@@ -228,6 +243,7 @@ class StdioServer:
             self._room = anyio.Event()
             await self._room.wait()
         self._pending += 1
+        self._unmade += 1
         self._pending_bytes += size
 
     def _split(self, chunk: Chunk) -> None:
@@ -239,9 +255,7 @@ class StdioServer:
             self._input_done = True
             self._backlog.extend(self._splitter.close())
 
-    async def _frames(
-        self, chunks: MemoryObjectReceiveStream[Chunk], tg: anyio.abc.TaskGroup
-    ) -> None:
+    async def _frames(self, chunks: Chunks, tg: anyio.abc.TaskGroup) -> None:
         async for chunk in chunks:
             self._split(chunk)
             await self._take_backlog(tg)
@@ -261,9 +275,7 @@ class StdioServer:
             self._backlog.popleft()
             tg.start_soon(self._handle, frame)
 
-    async def _answer_read(
-        self, chunks: MemoryObjectReceiveStream[Chunk], tg: anyio.abc.TaskGroup
-    ) -> None:
+    async def _answer_read(self, chunks: Chunks, tg: anyio.abc.TaskGroup) -> None:
         """After a stop signal: the frames the client wrote before it (the rest of the chunk
         at hand, the chunks the reader thread handed over, and what the input pipe holds,
         read by the reader up to DRAINED) are handled, so each request is answered (-32091),
@@ -288,6 +300,14 @@ class StdioServer:
                 self._room = anyio.Event()
                 await self._room.wait()
 
+    async def _made(self) -> None:
+        """Wait until every frame handed to a task has its answer made (or none): a change
+        that lands late finishes its request before its answer exists, and the grace
+        counted from before then lost that answer."""
+        while self._unmade:
+            self._room = anyio.Event()
+            await self._room.wait()
+
     async def _watch_signals(self, reading: anyio.CancelScope) -> None:
         with anyio.open_signal_receiver(*shutdown_signals()) as signals:
             async for signum in signals:
@@ -297,7 +317,7 @@ class StdioServer:
                 self.flight.close()
                 reading.cancel()
 
-    async def _serve(self, thread: threading.Thread, receive: MemoryObjectReceiveStream[Chunk],
+    async def _serve(self, thread: threading.Thread, receive: Chunks,
                      handle_signals: bool) -> None:
         reading = self._reading = anyio.CancelScope()
         async with anyio.create_task_group() as control:
@@ -323,17 +343,23 @@ class StdioServer:
                 # during a 3 MB `write` answered nothing though the note landed: PROTO3)
                 with anyio.move_on_after(self.drain_timeout_s):
                     await self.flight.idle()
-                await self._drain(self.write_grace_s)
+                    await self._made()  # (each answer made counts as progress)
+                self._grace = anyio.CancelScope(
+                    deadline=self._progress_at + self.write_grace_s)
+                with self._grace:
+                    await self._drain(math.inf)
+                self._grace = None
                 requests.cancel_scope.cancel()  # answers a client does not read: abandoned
             control.cancel_scope.cancel()
 
     async def run(self, in_fd: int, out_fd: int, *, handle_signals: bool = True) -> None:
         """Serve until end of input or a signal, then shut down cleanly."""
-        send, receive = anyio.create_memory_object_stream[Chunk](CHUNKS_AHEAD)
+        self._progress_at = anyio.current_time()
+        chunks = Chunks(CHUNKS_AHEAD)
         stop_reading, self._stop_reading = os.pipe()
         thread = threading.Thread(
             target=read_input, daemon=True, name="rpc-stdin",
-            args=(os.dup(in_fd), stop_reading, send, current_token(), self.max_pending_bytes),
+            args=(os.dup(in_fd), stop_reading, chunks, current_token(), self.max_pending_bytes),
         )
         threading.Thread(target=_writer, args=(os.dup(out_fd), self._jobs, current_token()),
                          daemon=True, name="rpc-stdout").start()
@@ -341,7 +367,7 @@ class StdioServer:
         threading.Thread(target=_watch_output, daemon=True, name="rpc-stdout-poll",
                          args=(out_fd, stop_r, current_token(), self._output_gone)).start()
         try:
-            await self._serve(thread, receive, handle_signals)
+            await self._serve(thread, chunks, handle_signals)
         finally:
             with suppress(OSError):  # BrokenPipe: the watcher has ended already
                 os.write(stop_w, b"x")
@@ -350,5 +376,4 @@ class StdioServer:
         self._jobs.put(None)
         with anyio.CancelScope(shield=True):
             await self.on_shutdown()
-        send.close()
-        receive.close()
+        chunks.close()

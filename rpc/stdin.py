@@ -13,10 +13,11 @@ import os
 import select
 import struct
 import termios
+import threading
+from collections import deque
 
 import anyio
 from anyio.lowlevel import EventLoopToken
-from anyio.streams.memory import MemoryObjectSendStream
 
 READ_CHUNK = 65_536
 CHUNKS_AHEAD = 16  # chunks read ahead of the server: then the reader waits to hand one over
@@ -24,7 +25,63 @@ Chunk = bytes | None  # b"": end of input; None: what the input held at a stop i
 DRAINED: Chunk = None
 
 
-def read_input(fd: int, stop_fd: int, send: MemoryObjectSendStream[Chunk],
+class Chunks:
+    """The reader thread's chunks, handed to the loop. At most `ahead` wait unread: then the
+    thread waits for room (back-pressure). The thread makes no coroutine: a handover is a
+    plain callback (`from_thread.run_sync`). With `from_thread.run(send.send, ...)` (an
+    anyio memory stream) the thread made one per chunk, and one made as the loop closed was
+    never run: "coroutine ... task_wrapper was never awaited" at a server's end (seen in
+    tests/rpc/test_rpc_output_closed.py; PROTO6: 8 in 300 loop ends with a thread handing
+    over)."""
+
+    def __init__(self, ahead: int = CHUNKS_AHEAD) -> None:
+        self._room = threading.Semaphore(ahead)
+        self._waiting: deque[Chunk] = deque()
+        self._arrived = anyio.Event()
+        self._closed = False
+
+    def put(self, chunk: Chunk, token: EventLoopToken) -> None:
+        """Thread side: hand `chunk` over, waiting for room; raises once the loop side is
+        closed or the loop has finished (the reader then just ends)."""
+        self._room.acquire()
+        if self._closed:
+            raise anyio.ClosedResourceError
+        anyio.from_thread.run_sync(self._add, chunk, token=token)
+
+    def _add(self, chunk: Chunk) -> None:
+        if self._closed:
+            raise anyio.ClosedResourceError
+        self._waiting.append(chunk)
+        self._arrived.set()
+
+    async def receive(self) -> Chunk:
+        """Loop side: the next chunk; EndOfStream once closed."""
+        while not self._waiting:
+            if self._closed:
+                raise anyio.EndOfStream
+            self._arrived = anyio.Event()
+            await self._arrived.wait()
+        self._room.release()
+        return self._waiting.popleft()
+
+    def __aiter__(self) -> Chunks:
+        return self
+
+    async def __anext__(self) -> Chunk:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    def close(self) -> None:
+        """Loop side: no more chunks; a thread waiting for room wakes and ends."""
+        self._closed = True
+        self._waiting.clear()
+        self._arrived.set()
+        self._room.release()
+
+
+def read_input(fd: int, stop_fd: int, chunks: Chunks,
                token: EventLoopToken, drain_cap: int) -> None:
     """Daemon thread: forward raw chunks; b"" marks end of input. A byte on `stop_fd` (a stop
     signal) makes it read what the input holds at that moment without waiting (poll with no
@@ -46,14 +103,14 @@ def read_input(fd: int, stop_fd: int, send: MemoryObjectSendStream[Chunk],
                 continue
             if stop_fd in ready:
                 if os.read(stop_fd, 1):
-                    drain_input(fd, send, token, drain_cap)
+                    drain_input(fd, chunks, token, drain_cap)
                 return
             chunk = read_chunk(fd)
-            anyio.from_thread.run(send.send, chunk, token=token)
+            chunks.put(chunk, token)
             if not chunk:
                 return
-    except BaseException:  # the loop has finished (RunFinishedError, closed stream, or the
-        return  # cancelled call of one that ended while it waited): just stop
+    except BaseException:  # the loop has finished (RunFinishedError, "Event loop is
+        return  # closed"), or the server closed `chunks`: just stop
     finally:
         os.close(fd)
         os.close(stop_fd)
@@ -78,8 +135,7 @@ def holds(fd: int) -> int | None:
         return None
 
 
-def drain_input(fd: int, send: MemoryObjectSendStream[Chunk], token: EventLoopToken,
-                 cap: int) -> None:
+def drain_input(fd: int, chunks: Chunks, token: EventLoopToken, cap: int) -> None:
     """Forward what `fd` holds now, then DRAINED; b"" instead where the input ends. A partial
     last line stays unanswered. "Now" is the byte count FIONREAD gives at the call (within
     `cap`): reading while poll said readable, a client that wrote on after the signal was
@@ -92,7 +148,7 @@ def drain_input(fd: int, send: MemoryObjectSendStream[Chunk], token: EventLoopTo
     while cap > 0 and poller.poll(0):
         chunk = read_chunk(fd, min(READ_CHUNK, cap))
         cap -= len(chunk)
-        anyio.from_thread.run(send.send, chunk, token=token)
+        chunks.put(chunk, token)
         if not chunk:
             return
-    anyio.from_thread.run(send.send, DRAINED, token=token)
+    chunks.put(DRAINED, token)
