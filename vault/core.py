@@ -23,6 +23,7 @@ from . import erasure
 from .errors import writable
 from .learning.ledger import LEDGER_FILE, Ledger
 from .learning.read_only import highest_note_id
+from .learning.topic import held_words
 from .learning.usage import NullUsage, UsageRecorder, examination_probability
 from .notes.records import LinkInfo, NoteRecord
 from .notes.rows import NoteRow
@@ -262,7 +263,8 @@ class Vault(VaultWrites):
         names the clock whose day did."""
         self.live.fresh()
         corpus = self.corpus()
-        learned = self.usage.learned(corpus.ids, as_of, query=query)
+        held = held_words(query, lambda tokens: self.engine.document_frequency(corpus, tokens))
+        learned = self.usage.learned(corpus.ids, as_of, query=query, held=held)
         day = clock_day(learned.clock) if now is None else now
         stale = self._stale.mask(corpus)
         found = self.engine.search(

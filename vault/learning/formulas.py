@@ -78,7 +78,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-LEARNING_VERSION = 17  # 17: an enclosing mark (a keycap) ends its word, Arabic and Hindi
+LEARNING_VERSION = 18  # 18: a question's words new to the query log that some note holds
+# count against the topic gate (topic.py)
+# 17: an enclosing mark (a keycap) ends its word, Arabic and Hindi
 # words stemmed (notes/text.py)
 # 16: combining marks kept in their word, Arabic/Hebrew points dropped
 # (notes/text.py), so learned words of such text changed; a first warming stamped at its own

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -365,18 +365,19 @@ class Ledger(LedgerAudit):
         return float(self.clock())
 
     def learned(self, ids: Sequence[int], as_of: float | None = None,
-                query: str | None = None) -> Learned:
+                query: str | None = None, held: Collection[str] = ()) -> Learned:
         """Warmth, prior (gated by `query`, topic.py) and edges for `ids`, all at ONE time,
         with the basis they used. Live (`as_of` None): the current state at the clock read
         once. With `as_of`: the state replayed from the events before the first past as_of, at
         t = as_of, so the same log, `as_of` and query give bit-identical vectors."""
         if as_of is not None:
-            return learned_of(self.state_as_of(as_of), ids, float(as_of), self.params, query)
+            return learned_of(self.state_as_of(as_of), ids, float(as_of), self.params, query,
+                              held)
         now = self.clock()
         with self._lock:
             self._sync_state()  # once: every vector below reads this one state
             st, p = self._state, self.params
-            weighted, words = query_weights(st, query), word_query(st, query)
+            weighted, words = query_weights(st, query, held), word_query(st, query)
 
             def per(value: Callable[[NoteState], float]) -> npt.NDArray[np.float64]:
                 return self._vectors.per_note(st.notes, ids, value, np.float64)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import asdict
 from pathlib import Path
 
@@ -71,8 +71,8 @@ class ReadOnlyUsage:
         raise ReadOnlyVault("learned.sqlite")
 
     def learned(self, ids: Sequence[int], as_of: float | None = None,
-                query: str | None = None) -> Learned:
-        return self.ledger.learned(ids, as_of, query)
+                query: str | None = None, held: Collection[str] = ()) -> Learned:
+        return self.ledger.learned(ids, as_of, query, held)
 
     def now(self) -> float:
         return self.ledger.now()

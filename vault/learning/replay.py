@@ -5,7 +5,7 @@ Pure functions of their arguments (the definition `replay == live` is checked ag
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 import numpy as np
 
@@ -86,20 +86,22 @@ def word_query(state: LearnedState, query: str | None) -> Weighted | None:
     return word_weights(query_words(query), state.word_df, state.searches)
 
 
-def query_weights(state: LearnedState, query: str | None) -> Phrases | None:
-    """The query's phrase weights against the state's query log (None without a query)."""
+def query_weights(state: LearnedState, query: str | None,
+                  held: Collection[str] = ()) -> Phrases | None:
+    """The query's phrase weights against the state's query log (None without a query);
+    `held`: the stems of the query's words some note holds (topic.py, v18)."""
     if query is None:
         return None
-    return weights(query_terms(query), state.query_df, state.searches, state.word_df)
+    return weights(query_terms(query), state.query_df, state.searches, state.word_df, held)
 
 
 def learned_of(
     state: LearnedState, ids: Sequence[int], now: float, params: LearningParams,
-    query: str | None = None,
+    query: str | None = None, held: Collection[str] = (),
 ) -> Learned:
     """The `Learned` vectors of a (replayed) state at time `now` for `query` (its prior gated
     by topic.py; ungated without one): a pure function of its arguments."""
-    weighted = query_weights(state, query)
+    weighted = query_weights(state, query, held)
     words = word_query(state, query)
     expansion = np.zeros(len(ids), dtype=np.float64)
     warmth = np.zeros(len(ids), dtype=np.float64)

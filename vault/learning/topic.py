@@ -22,10 +22,23 @@ and df(t): how many of them held t. A phrase every query holds ("born earlier") 
 No shared phrase (a question about other things): gate 0, the note's score has no effect.
 
 A phrase no logged query held (df(t) = 0) is judged by its words (v9):
-- a word of it no logged query held (`word_df`, expansion.py): the phrase is left out of the
-  denominator. New words are how a question is reworded ("employer established" for
+- a word of it no logged query held (`word_df`, expansion.py) and no note of the vault holds
+  (`held_words`, the search index's document frequency): the phrase is left out of the
+  denominator. Such words are how a question is reworded ("employer established" for
   "organisation ... founded"), so they say nothing of what it is about, and the paraphrase of a
-  question a note answered keeps gate 1 (the knowledge workload's related questions);
+  question a note answered keeps gate 1 (the knowledge workload's related questions: every
+  word its paraphrases add is in no note);
+- a word of it no logged query held that some note holds (v18): the phrase counts in the
+  denominator at ln(1 + N), as a new pairing of known words does. A word the vault can be
+  searched by that no logged query asked about is what this question is about, and no note's
+  use was about it. Before v18 such phrases were left out too, so "What did James and
+  Samantha discover they both enjoy at McGee's bar?", whose one logged phrase is the two
+  names, gave gate 1 to every turn used for another question about the two, and x1.16 put one
+  above the turn "McGee's bar" finds first (LoCoMo conversations 5-10: each of the three
+  unrelated first places lost, NOTES-LRN13.md). The line drawn is BM25's: a query word no
+  document holds adds nothing to any note's score (Robertson & Zaragoza 2009, "The
+  probabilistic relevance framework: BM25 and beyond"), so it cannot be what the question
+  finds a note by; one some note holds can;
 - every word of it held by some logged query, never together: it counts in the denominator
   at the weight of a phrase held once, idf = ln(1 + N), as an unseen word does in the
   expansion channel's coverage. Known words in a new pairing are a different question about
@@ -58,7 +71,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from ..notes.text import STOPWORDS, stem, tokenize
@@ -83,6 +96,14 @@ def query_terms(text: str) -> list[str]:
     return sorted({f"{a} {b}" for a, b in itertools.pairwise(words)})
 
 
+def held_words(text: str, frequency: Callable[[Sequence[str]], list[int]]) -> frozenset[str]:
+    """The stems of the query's content tokens (`content_tokens`) that some note holds, by
+    `frequency` (the search index's document frequency of each token): the words the vault
+    can answer by, which a phrase new to the query log counts against the gate (v18)."""
+    tokens = sorted(set(content_tokens(text)))
+    return frozenset(stem(t) for t, n in zip(tokens, frequency(tokens), strict=True) if n > 0)
+
+
 def add_terms(bag: dict[str, int], terms: Iterable[str], cap: int) -> None:
     """Count `terms` into `bag` (in place), then keep its `cap` most frequent; among equal
     counts the terms just added win (so a new topic can enter a full bag), then by term."""
@@ -104,14 +125,18 @@ class Phrases(NamedTuple):
     new: float = 0.0
     word: str = ""  # a query of one content term: its stem (v10, `gate_of`)
     pairs: tuple[tuple[str, str], ...] = ()  # the new pairings' stems (v11, `gate_of`)
+    held: float = 0.0  # ln(1 + N) per phrase with a new word some note holds (v18)
 
 
 def weights(terms: Iterable[str], df: Mapping[str, int], searches: int,
-            known: Mapping[str, int] | None = None) -> Phrases:
+            known: Mapping[str, int] | None = None,
+            held: Collection[str] = ()) -> Phrases:
     """The query's `Phrases` against the log (`known`: its word df, by stem; None counts no
-    new pairing): computed once per query, then `gate_of` per note."""
+    new pairing; `held`: the stems of the query's words some note of the vault holds, v18):
+    computed once per query, then `gate_of` per note."""
     out = []
     pairs: list[tuple[str, str]] = []
+    found = 0
     unseen = math.log1p(max(searches, 1))
     phrases = sorted(set(terms))  # `terms` read once: it may be an iterator
     for t in phrases:
@@ -122,8 +147,10 @@ def weights(terms: Iterable[str], df: Mapping[str, int], searches: int,
             stems = [stem(w) for w in t.split()]
             if all(known.get(s, 0) > 0 for s in stems):
                 pairs.append((stems[0], stems[-1]))
+            elif any(known.get(s, 0) == 0 and s in held for s in stems):
+                found += 1
     word = stem(phrases[0]) if len(phrases) == 1 and " " not in phrases[0] else ""
-    return Phrases(out, unseen * len(pairs), word, tuple(pairs))
+    return Phrases(out, unseen * len(pairs), word, tuple(pairs), unseen * found)
 
 
 def gate_of(phrases: Phrases, bag: Mapping[str, int], dilute: bool = True,
@@ -140,7 +167,7 @@ def gate_of(phrases: Phrases, bag: Mapping[str, int], dilute: bool = True,
     weight it counts against the others."""
     if phrases.word and words is not None and phrases.word in words:
         return 1.0
-    total = sum(w for _, w in phrases.logged) + (phrases.new if dilute else 0.0)
+    total = sum(w for _, w in phrases.logged) + (phrases.new + phrases.held if dilute else 0.0)
     hit = sum(w for t, w in phrases.logged if t in bag)
     if dilute and words is not None and phrases.pairs:
         unseen = phrases.new / len(phrases.pairs)

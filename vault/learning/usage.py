@@ -9,7 +9,7 @@ nothing and returns zeros, so ranking is exactly the learning-free ranking.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Protocol
@@ -89,10 +89,11 @@ class UsageRecorder(Protocol):
         ...
 
     def learned(self, ids: Sequence[int], as_of: float | None = None,
-                query: str | None = None) -> Learned:
-        """Warmth, learned prior (for `query`: gated by what each note's evidence was about)
-        and co-occurrence edges for the notes `ids` (in that order): live, or with `as_of` the
-        state replayed from the events logged up to that time."""
+                query: str | None = None, held: Collection[str] = ()) -> Learned:
+        """Warmth, learned prior (for `query`: gated by what each note's evidence was about;
+        `held`, the stems of its words some note holds, topic.py v18) and co-occurrence edges
+        for the notes `ids` (in that order): live, or with `as_of` the state replayed from the
+        events logged up to that time."""
         ...
 
     def now(self) -> float:
@@ -145,7 +146,7 @@ class NullUsage:
         return {}
 
     def learned(self, ids: Sequence[int], as_of: float | None = None,
-                query: str | None = None) -> Learned:
+                query: str | None = None, held: Collection[str] = ()) -> Learned:
         now = float(as_of) if as_of is not None else self.clock() if self.clock else 0.0
         return Learned.none(len(ids), now)
 
