@@ -36,6 +36,7 @@ from datetime import date, datetime
 from typing import Any
 
 from .events import Event
+from .formats import naive_utc
 from .informative import informative_only
 from .layout import as_date, turn_path
 from .lifecycle import Fact, observe
@@ -67,7 +68,7 @@ class Evidence:
     session: str
     turn_id: str
     path: str
-    instant: datetime  # the turn's time: "said later" is by this, then by tick
+    instant: datetime  # the turn's time, naive UTC: "said later" is by this, then tick
 
 
 @dataclass(frozen=True)
@@ -153,7 +154,7 @@ def build_facts(events: Sequence[Event], *, use_nlp: bool = True) -> tuple[FactR
     first: dict[tuple[str, str, str], Statement] = {}
     evidence: dict[tuple[str, str, str], list[Evidence]] = {}
     seen: set[tuple[str, tuple[str, str, str]]] = set()  # (session, triple) already counted
-    for ev in sorted(events, key=lambda e: (e.when, e.tick)):
+    for ev in sorted(events, key=lambda e: (naive_utc(e.when), e.tick)):
         if ev.role != "user":
             continue
         in_turn: set[tuple[str, str, str]] = set()
@@ -165,7 +166,8 @@ def build_facts(events: Sequence[Event], *, use_nlp: bool = True) -> tuple[FactR
             path = turn_path(ev.conversation, ev.session, ev.turn_id)
             if (ev.session, triple) in seen:
                 evidence[triple].append(
-                    Evidence(ev.when.date(), ev.tick, ev.session, ev.turn_id, path, ev.when))
+                    Evidence(ev.when.date(), ev.tick, ev.session, ev.turn_id, path,
+                             naive_utc(ev.when)))
                 continue
             seen.add((ev.session, triple))
             c_obs = observation_confidence(st)
@@ -180,7 +182,8 @@ def build_facts(events: Sequence[Event], *, use_nlp: bool = True) -> tuple[FactR
                            when=ev.when.date(), session=ev.session, source=path)
             first.setdefault(triple, st)
             evidence.setdefault(triple, []).append(
-                Evidence(ev.when.date(), ev.tick, ev.session, ev.turn_id, path, ev.when))
+                Evidence(ev.when.date(), ev.tick, ev.session, ev.turn_id, path,
+                         naive_utc(ev.when)))
     return tuple(
         FactRecord(f, first[t].kind, first[t].relation, first[t].said, tuple(evidence[t]))
         for f in book
