@@ -69,13 +69,44 @@ def _text(row: NoteRow) -> str:
     return "\n".join((row.path, row.title, *row.aliases, *row.tags, fields, row.body))
 
 
+def _forms(subject: str) -> tuple[str, ...]:
+    """The subject as typed, and as a conversation's notes write a name with brackets (round:
+    "[John]" is "(John)", conversation/layout.py `_plain`), so that a speaker is forgotten by
+    the name the chat shows (CONV6: `--subject "[John]"` named no note)."""
+    if not subject:
+        return ()
+    return tuple(dict.fromkeys((subject, subject.replace("[", "(").replace("]", ")"))))
+
+
+def _link_path(value: Any) -> str | None:
+    """The note path a generated `'[[PATH|label]]'` frontmatter link names (PATH + ".md")."""
+    if not isinstance(value, str) or not value.startswith("[[") or not value.endswith("]]"):
+        return None
+    return value[2:-2].split("|", 1)[0] + ".md"
+
+
+def _about_speakers(rows: Sequence[NoteRow], ids: set[int], subject: str) -> set[int]:
+    """Notes ingest made about a speaker the subject names, whose own text may not name it:
+    the speaker's entity note (`speaker_note` of its turns) and the fact notes about or
+    pointing at it (`subject_note`, `value_note`). A speaker's key drops punctuation ("C++
+    Bot (beta)" is "c++ bot beta", "John (work)" "john work"), so `forget --subject "John
+    (work)"` named the turns but left "john work lives in rome" (CONV6)."""
+    targets = {t for r in rows if r.id in ids and names(str(r.frontmatter.get("speaker", "")),
+                                                         subject)
+               if (t := _link_path(r.frontmatter.get("speaker_note"))) is not None}
+    return {r.id for r in rows if r.path in targets
+            or _link_path(r.frontmatter.get("subject_note")) in targets
+            or _link_path(r.frontmatter.get("value_note")) in targets}
+
+
 def plan(store: Store, index: Index, ids: set[int], subject: str, encoder: Encoder | None,
          max_tokens: int, max_units: int) -> ErasurePlan:
     """The erasure of the notes `ids` and of every note naming `subject` (nothing changes)."""
     rows = index.notes()
     named = tuple(sorted(r.path for r in rows if r.id in ids))
-    if subject:
-        ids = ids | {r.id for r in rows if names(_text(r), subject)}
+    for form in _forms(subject):
+        ids = ids | {r.id for r in rows if names(_text(r), form)}
+        ids = ids | _about_speakers(rows, ids, form)
     erased = sorted((r for r in rows if r.id in ids), key=lambda r: r.path)
     surviving = [_text(r).casefold() for r in rows if r.id not in ids]  # folded once
     needles: list[str] = [subject] if subject else []

@@ -3,8 +3,9 @@
 Two rules, both read from the notes' own frontmatter (a pure function of the corpus and
 `today`; no wall clock):
 
-- **dmf** (seed 001), L0 turn notes: Δn = (last tick of the conversation) − (the turn's tick)
-  newer interactions; archive when Ω_eff(Δn) = Ω · 2^(−Δn / H(Ω)) < `survival.ARCHIVE_BELOW`.
+- **dmf** (seed 001), L0 turn notes: Δn = the turns of the conversation said after this one
+  (by their `date`, naive UTC, then tick; by tick alone where a turn of it has no readable
+  date), newer interactions; archive when Ω_eff(Δn) = Ω · 2^(−Δn / H(Ω)) < `survival.ARCHIVE_BELOW`.
   A turn that is the evidence of a fact not itself archived is kept (the fact cites it).
 - **lifecycle** (seed 002), L2 fact notes: archive when older than 365 days (today −
   last_confirmed) AND confidence < 0.6 AND fewer than 2 confirmations
@@ -18,12 +19,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
+from itertools import pairwise
 from typing import Any
 
 from ..storage.corpus import Corpus
 from . import survival
 from .facts import fact_from_frontmatter
+from .formats import naive_utc
 from .lifecycle import (
     ARCHIVE_CONFIDENCE,
     ARCHIVE_CONFIRMATIONS,
@@ -57,6 +60,38 @@ def _turn(fm: Mapping[str, Any]) -> tuple[str, int, float] | None:
     return str(fm.get("conversation", "")), tick, float(omega)
 
 
+def _when(value: Any) -> datetime | None:
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError:
+            return None
+    return naive_utc(value) if isinstance(value, datetime) else None
+
+
+def _newer(corpus: Corpus, turns: list[tuple[int, tuple[str, int, float]]]) -> dict[int, int]:
+    """Δn of each turn (corpus index -> how many turns of its conversation came after it).
+    By time, so that a file listing its sessions newest first does not decay its newest
+    turns fastest (CONV6: by tick alone the 2024 session of such a file was archived and the
+    2023 one kept). Where time agrees with the file order, or a turn of the conversation has
+    no readable date: the last tick minus the turn's, as before (a turn erased since still
+    counts as an interaction)."""
+    by_conv: dict[str, list[tuple[int, int, datetime | None]]] = {}
+    for i, (conv, tick, _omega) in turns:
+        by_conv.setdefault(conv, []).append((i, tick, _when(corpus.frontmatter[i].get("date"))))
+    out: dict[int, int] = {}
+    for rows in by_conv.values():
+        by_tick = sorted(rows, key=lambda r: (r[1], r[0]))
+        times = [when for _, _, when in by_tick if when is not None]
+        if len(times) < len(rows) or all(a <= b for a, b in pairwise(times)):
+            last = by_tick[-1][1]  # time agrees with the file (or is unknown): by tick
+            out.update((i, last - tick) for i, tick, _ in rows)
+            continue
+        by_time = sorted(((when, tick, i) for i, tick, when in rows if when is not None))
+        out.update((i, len(by_time) - 1 - n) for n, (_, _, i) in enumerate(by_time))
+    return out
+
+
 def archive_decisions(corpus: Corpus, today: date) -> tuple[ArchiveDecision, ...]:
     """Every note to archive as of `today`, sorted by (rule order, path)."""
     decisions: list[ArchiveDecision] = []
@@ -81,11 +116,9 @@ def archive_decisions(corpus: Corpus, today: date) -> tuple[ArchiveDecision, ...
             if target:
                 cited.add(target if target.endswith(".md") else target + ".md")
     turns = [(i, t) for i in range(len(corpus.ids)) if (t := _turn(corpus.frontmatter[i]))]
-    last: dict[str, int] = {}
-    for _, (conv, tick, _omega) in turns:
-        last[conv] = max(last.get(conv, tick), tick)
-    for i, (conv, tick, omega) in turns:
-        newer = last[conv] - tick
+    newer_of = _newer(corpus, turns)
+    for i, (_conv, _tick, omega) in turns:
+        newer = newer_of[i]
         if corpus.archived[i] or corpus.paths[i] in cited:
             continue
         if survival.archivable(omega, newer):

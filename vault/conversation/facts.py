@@ -1,8 +1,9 @@
 """L2 facts and preferences from a conversation's statements (4D seed, tier L1 -> L2 -> L3).
 
 Statements (`statements.extract_statements`) of the turns said by a user (role "user"; the
-assistant's and tools' turns are not evidence about anyone) are folded, in tick order, into a
-fact book keyed by (subject, key, value), so a repeated statement confirms the same fact:
+assistant's and tools' turns are not evidence about anyone) are folded, in the order they were
+said (the turn's time; ties: tick, the file order), into a fact book keyed by (subject, key,
+value), so a repeated statement confirms the same fact:
 
 - an observation's own confidence c_obs is 0.7 for a first-person statement ("I live in
   Paris", said by its subject) and 0.5 for a statement about someone or something else ("Dan
@@ -19,7 +20,10 @@ fact book keyed by (subject, key, value), so a repeated statement confirms the s
   opinion:X, favourite:T, some roles) a different value is a conflict: both facts are kept side
   by side with sources, dates and confidences, and the value said later discounts the other,
   c_other <- c_other · (1 - c_obs) (it is weakened, never overwritten or deleted); a later
-  re-confirmation raises it again by noisy-or.
+  re-confirmation raises it again by noisy-or. "Later" is by the turns' times, not by where
+  they stand in the file (CONV6: a file listing its 2024 session before its 2023 one made the
+  2023 value the newest, weakening the 2024 one; the same turns in date order gave the
+  opposite).
 
 `fact_from_frontmatter` reads a fact back from its note, for the archive rule.
 """
@@ -28,10 +32,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import date
+from datetime import date, datetime
 from typing import Any
 
 from .events import Event
+from .formats import naive_utc
 from .informative import informative_only
 from .layout import as_date, turn_path
 from .lifecycle import Fact, observe
@@ -63,6 +68,7 @@ class Evidence:
     session: str
     turn_id: str
     path: str
+    instant: datetime  # the turn's time, naive UTC: "said later" is by this, then tick
 
 
 @dataclass(frozen=True)
@@ -148,7 +154,7 @@ def build_facts(events: Sequence[Event], *, use_nlp: bool = True) -> tuple[FactR
     first: dict[tuple[str, str, str], Statement] = {}
     evidence: dict[tuple[str, str, str], list[Evidence]] = {}
     seen: set[tuple[str, tuple[str, str, str]]] = set()  # (session, triple) already counted
-    for ev in sorted(events, key=lambda e: e.tick):
+    for ev in sorted(events, key=lambda e: (naive_utc(e.when), e.tick)):
         if ev.role != "user":
             continue
         in_turn: set[tuple[str, str, str]] = set()
@@ -160,7 +166,8 @@ def build_facts(events: Sequence[Event], *, use_nlp: bool = True) -> tuple[FactR
             path = turn_path(ev.conversation, ev.session, ev.turn_id)
             if (ev.session, triple) in seen:
                 evidence[triple].append(
-                    Evidence(ev.when.date(), ev.tick, ev.session, ev.turn_id, path))
+                    Evidence(ev.when.date(), ev.tick, ev.session, ev.turn_id, path,
+                             naive_utc(ev.when)))
                 continue
             seen.add((ev.session, triple))
             c_obs = observation_confidence(st)
@@ -175,7 +182,8 @@ def build_facts(events: Sequence[Event], *, use_nlp: bool = True) -> tuple[FactR
                            when=ev.when.date(), session=ev.session, source=path)
             first.setdefault(triple, st)
             evidence.setdefault(triple, []).append(
-                Evidence(ev.when.date(), ev.tick, ev.session, ev.turn_id, path))
+                Evidence(ev.when.date(), ev.tick, ev.session, ev.turn_id, path,
+                         naive_utc(ev.when)))
     return tuple(
         FactRecord(f, first[t].kind, first[t].relation, first[t].said, tuple(evidence[t]))
         for f in book
@@ -193,8 +201,10 @@ def conflict_groups(records: Sequence[FactRecord]) -> dict[tuple[str, str], list
 
 
 def latest(group: Sequence[FactRecord]) -> FactRecord:
-    """The most recently stated value of a conflict (last tick; ties: confidence, value)."""
-    return max(group, key=lambda r: (r.evidence[-1].tick, r.fact.confidence, r.fact.value))
+    """The most recently stated value of a conflict (by the time of its last statement, then
+    its tick; ties: confidence, value)."""
+    return max(group, key=lambda r: (r.evidence[-1].instant, r.evidence[-1].tick,
+                                     r.fact.confidence, r.fact.value))
 
 
 def fact_from_frontmatter(fm: Mapping[str, Any]) -> Fact | None:

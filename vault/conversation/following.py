@@ -2,7 +2,9 @@
 
 "What happened after the pottery class?" is answered by finding the event the question is
 about (the best-scoring turn, as context scores it) and returning the turns that follow it in
-tick order, within the same conversation (optionally the same session). Deterministic.
+time (the turn's time as naive UTC, then tick: the file order), within the same conversation
+(optionally the same session). Deterministic. (CONV6: by tick alone, a file listing its
+sessions newest first answered "what came after the February class?" with January's turns.)
 """
 
 from __future__ import annotations
@@ -39,11 +41,13 @@ class Next:
 
 def following(items: Sequence[Item], anchor: Item, n: int = 3,
               same_session: bool = False) -> tuple[Item, ...]:
-    """The n events after `anchor` in its conversation, in tick order."""
+    """The n events after `anchor` in its conversation, in time order (ties: tick)."""
+    here = (anchor.instant, anchor.tick)
     later = sorted(
-        (it for it in items if it.conversation == anchor.conversation and it.tick > anchor.tick
+        (it for it in items if it.conversation == anchor.conversation
+         and (it.instant, it.tick) > here
          and (not same_session or it.session == anchor.session)),
-        key=lambda it: it.tick,
+        key=lambda it: (it.instant, it.tick),
     )
     return tuple(later[:n])
 

@@ -161,6 +161,19 @@ def _parse_date(text: str) -> datetime:
         raise ConversationFormatError(f"unreadable date {text!r}") from None
 
 
+def naive_utc(when: datetime) -> datetime:
+    """`when` to order turns by: a time with an offset (a simple-format file's
+    "2024-05-02T10:00-07:00") as naive UTC, so that it orders among the naive ones (UTC:
+    transcripts, LoCoMo) rather than stopping a sort with a TypeError; one before the year 1
+    in UTC ("0001-01-01T00:00+01:00") as written."""
+    if when.tzinfo is None:
+        return when
+    try:
+        return when.astimezone(UTC).replace(tzinfo=None)
+    except OverflowError:
+        return when.replace(tzinfo=None)
+
+
 def timestamp(value: Any) -> datetime:
     """An ISO timestamp ("...Z", "+00:00" or naive) or Unix seconds -> naive UTC datetime;
     ConversationFormatError for any other value, or one past the years 1..9999 (1e20, NaN,

@@ -7,9 +7,10 @@ An `Item` is built from an ingested `Event` (`item_of`) or from a turn note in t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 
 from .events import Event
+from .formats import naive_utc
 
 
 @dataclass(frozen=True)
@@ -31,15 +32,8 @@ class Item:
 
     @property
     def instant(self) -> datetime:
-        """`when` to order items by: a time with an offset (a simple-format file's
-        "2024-05-02T10:00-07:00") as naive UTC, so that it orders among the naive ones (UTC:
-        transcripts, LoCoMo, ordinary notes) rather than stopping the sort with a TypeError."""
-        if self.when.tzinfo is None:
-            return self.when
-        try:
-            return self.when.astimezone(UTC).replace(tzinfo=None)
-        except OverflowError:  # "0001-01-01T00:00+01:00": before year 1 in UTC
-            return self.when.replace(tzinfo=None)
+        """`when` to order items by: naive UTC (`formats.naive_utc`)."""
+        return naive_utc(self.when)
 
     def render(self, *, labels: bool = True) -> str:
         """The line shown to the model."""
