@@ -19,6 +19,7 @@ the tokens themselves.
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 import threading
 import unicodedata
@@ -331,6 +332,26 @@ def stems(tokens: Iterable[str]) -> list[str]:
             s = memo[t] = stem(t)
         out.append(s)
     return out
+
+
+# Words whose stems tell Snowball's releases apart (snowballstemmer 2.2 stems "university"
+# "univers", as "universe"; 3.x "universiti": NOTES-DET6.md, session 32), and words of the
+# Arabic and Hindi stemmers: what `stemmer_fingerprint` stems.
+_FINGERPRINT_WORDS = ("university", "universe", "generously", "news", "dying", "skies",
+                      "proceeding", "\u0627\u0644\u0645\u0643\u062a\u0628\u0629",
+                      "\u0643\u062a\u0627\u0628\u0647\u0645",
+                      "\u0915\u093f\u0924\u093e\u092c\u0947\u0902",
+                      "\u0932\u0921\u093c\u0915\u094b\u0902")
+
+
+@functools.cache
+def stemmer_fingerprint() -> str:
+    """A name for the stems `stem` gives in this process (16 hex digits of SHA-256 over its
+    stems of `_FINGERPRINT_WORDS`): what an index of stems stored on disk was made with.
+    pyproject allows any snowballstemmer from 2.2 on, and the releases stem some words
+    differently, so an index saved before an upgrade held stems no query made any more."""
+    joined = "\x1f".join(stem(w) for w in _FINGERPRINT_WORDS)
+    return hashlib.sha256(joined.encode("utf-8")).hexdigest()[:16]
 
 
 def content_stems(text: str) -> frozenset[str]:

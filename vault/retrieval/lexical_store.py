@@ -5,10 +5,12 @@ A full build is a function of every note's title, aliases, `description` and tag
 position order. The store is valid for exactly one such corpus, named by
 
     digest = BLAKE2b-256(DIGEST_VERSION, n, for each note: title, aliases, description and
-                         tags, content)
+                         tags, content), hashed again with `text.stemmer_fingerprint()`
 
 content being the note's content hash when the corpus has one (the file's bytes) and else its
-body. `.rmh/lexical-index.bin` holds the version, the digest and the arrays of both indexes (a
+body, and the fingerprint of the stems this process's snowballstemmer gives (another release
+stems some words otherwise, and a query is stemmed by the process that asks it).
+`.rmh/lexical-index.bin` holds the version, the digest and the arrays of both indexes (a
 build has no delta: postings.py's base only) in storage/mapped_arrays.py's layout: written to
 a temporary name, fsynced and renamed into place, so a reader sees a whole store or none; read
 back memory-mapped after a CRC-32 of the payload (version 2 was an `.npz` whose `np.load`
@@ -29,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from ..notes.text import stemmer_fingerprint
 from ..storage import mapped_arrays
 from ..storage.corpus import Corpus
 from . import stamped
@@ -53,8 +56,10 @@ MAGIC = b"RMHLEXIX"
 def corpus_digest(corpus: Corpus, folder: str | Path | None = None) -> str:
     """What a full lexical build of `corpus` derives from (module docstring), as hex; with
     `folder`, remembered there under the corpus's stamp (retrieval/stamped.py)."""
-    return str(stamped.remembered(folder, corpus, f"lexical-digest-{DIGEST_VERSION}",
-                                  lambda: np.array(_digest(corpus))))
+    notes = str(stamped.remembered(folder, corpus, f"lexical-digest-{DIGEST_VERSION}",
+                                   lambda: np.array(_digest(corpus))))
+    # the stems of this process's stemmer (a store saved before an upgrade is stale)
+    return hashlib.blake2b(f"{notes}/{stemmer_fingerprint()}".encode(), digest_size=32).hexdigest()
 
 
 def _digest(corpus: Corpus) -> str:
