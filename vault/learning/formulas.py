@@ -72,11 +72,14 @@ Formulas (the seed: Ori-Mnemos, "Computation is the missing bedrock of agentic m
 
 from __future__ import annotations
 
+import json
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import numpy as np
 import numpy.typing as npt
+
+from ..notes.text import stemmer_fingerprint
 
 LEARNING_VERSION = 18  # 18: a question's words new to the query log that some note holds
 # count against the topic gate (topic.py)
@@ -280,3 +283,13 @@ def accumulate(old: float, boost: float) -> float:
 def utility(rank: int) -> float:
     """The known-scale utility of a retrieved hit: 1 / (rank + 1), in (0, 1]."""
     return 1.0 / (rank + 1)
+
+
+def stamp_of(params: LearningParams) -> str:
+    """What the ledger's derived state was built under: LEARNING_VERSION, the parameters and
+    the stemmer's fingerprint (notes/text.py `stemmer_fingerprint`). The derived tables hold
+    stems (use words, word frequencies), and snowballstemmer's releases stem some words
+    otherwise: a ledger built before an upgrade kept stems no query made any more; a stamp that
+    differs at open rebuilds the state from its events under this stemmer (DET6, session 32)."""
+    return json.dumps({"version": LEARNING_VERSION, "params": asdict(params),
+                       "stems": stemmer_fingerprint()}, sort_keys=True)

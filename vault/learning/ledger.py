@@ -25,7 +25,6 @@ import json
 import sqlite3
 import threading
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +38,7 @@ from . import ledger_sql as sql
 from .activation import spread
 from .compact import NO_LIMITS, Compaction, LedgerLimits, SessionBudget, compact, replay_log
 from .edges import WeightedEdges
-from .formulas import LEARNING_VERSION, LearningParams, decayed, utility
+from .formulas import LearningParams, decayed, stamp_of, utility
 from .ledger_audit import LedgerAudit
 from .pair_table import PairTable
 from .redact import QUERY_CHARS
@@ -90,7 +89,7 @@ class Ledger(LedgerAudit):
             if exhausted is not None:  # ulimit -n: not a damaged ledger
                 raise exhausted from exc
             raise LedgerError(f"{path.name}: {exc}") from exc
-        stamp = json.dumps({"version": LEARNING_VERSION, "params": asdict(params)}, sort_keys=True)
+        stamp = stamp_of(params)
         ledger = cls(conn, clock, params, LedgerLimits() if limits is None else limits)
         try:
             if sql.get_meta(conn, "stamp") != stamp:

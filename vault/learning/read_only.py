@@ -8,10 +8,8 @@ may migrate or rebuild it), or a file it cannot open at all."""
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +19,7 @@ from ..errors import IndexUnusable, ReadOnlyVault
 from ..storage.index_ro import read_only_connection
 from ..storage.linkgraph import Adjacency
 from . import ledger_sql as sql
-from .formulas import LEARNING_VERSION, LearningParams
+from .formulas import LearningParams, stamp_of
 from .ledger import Ledger
 from .usage import NO_LINKS, Learned
 
@@ -36,9 +34,7 @@ def open_read_only_ledger(path: Path, *, clock: Callable[[], float],
         return None
     try:
         version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-        stamp = json.dumps({"version": LEARNING_VERSION, "params": asdict(params)},
-                           sort_keys=True)
-        if version != sql.schema_version() or sql.get_meta(conn, "stamp") != stamp:
+        if version != sql.schema_version() or sql.get_meta(conn, "stamp") != stamp_of(params):
             conn.close()
             return None
         return ReadOnlyUsage(Ledger(conn, clock, params))
