@@ -79,6 +79,8 @@ def parse_answer(answer: str, text: str) -> tuple[tuple[str, ...], int]:
         doc = json.loads(body)
     except ValueError:
         raise MalformedAnswer("not JSON") from None
+    except RecursionError:  # ~1,000 nested arrays: one answer ended the whole ingest
+        raise MalformedAnswer("JSON nested too deeply") from None
     if not isinstance(doc, list) or not all(isinstance(x, str) for x in doc):
         raise MalformedAnswer("not a JSON array of strings")
     if len(doc) > MAX_ENTITIES:
@@ -261,7 +263,7 @@ def _ask(cfg: Config, texts: Sequence[str]
                 return text, f"malformed answer: {exc}", 0
             return text, names, n
 
-        pool = ThreadPoolExecutor(max(1, cfg.llm.in_flight))
+        pool, answered = ThreadPoolExecutor(max(1, cfg.llm.in_flight)), False
         try:
             for text, result, n in _answers(pool, one, texts):
                 if isinstance(result, str):
@@ -269,10 +271,11 @@ def _ask(cfg: Config, texts: Sequence[str]
                 else:
                     got[text] = result
                     dropped += n
+            answered = True
         except Cancelled:
-            pool.shutdown(wait=False, cancel_futures=True)
             return got, failed, dropped, True
-        pool.shutdown()
+        finally:  # a stop or an error: the calls not yet sent are dropped, not left to run
+            pool.shutdown(wait=answered, cancel_futures=not answered)
     return got, failed, dropped, False
 
 

@@ -99,3 +99,41 @@ def test_live_variants_rank_on_the_live_clock_s_day_as_the_search_does(tmp_path:
             assert got["live0"] == 1 == first_rank(served, evidence)
     finally:
         vault.close()
+
+
+# (filler words that put the used note's BM25 just below the answer's, within its lift)
+FILLERS = (" then today", " so then today", " so it was then today")
+
+
+def test_live_variants_gate_as_the_search_does_by_the_words_notes_hold(tmp_path: Path) -> None:
+    """"live0" reproduces the served ranking also where the question's words new to the query
+    log are in some note (learning v18, topic.py `held_words`): the bench asked the ledger
+    without them, so a turn used for another question about the two kept its whole lift
+    (x1.12) and ranked above the answer the search ranks first."""
+    from tests.vault.learning.test_ledger_facade import Clock
+
+    answer = "James and Samantha love the live jazz at McGee's bar, they said"
+    question = "What did James and Samantha discover at McGee's bar?"
+    for n, extra in enumerate(FILLERS):
+        root = tmp_path / f"v{n}"
+        (root / ".rmh").mkdir(parents=True)
+        clock = Clock()
+        ledger = Ledger.open(root / ".rmh" / LEDGER_FILE, clock=clock)
+        with Vault.open(root, usage=ledger) as vault:
+            vault.write("Used.md", f"{answer}{extra}.\n")
+            vault.write("Answer.md", f"{answer}.\n")
+            vault.write("Other.md", "The weather was grey all week.\n")
+            for s in range(3):
+                ledger.start_session(f"s{s}", clock.t)
+                vault.search("What did James and Samantha make at the cooking class?",
+                             session=f"s{s}")
+                vault.read("Used", session=f"s{s}")
+                clock.t += 60.0
+                ledger.end_session(f"s{s}", clock.t)
+            served = [h.note for h in vault.search(question, 10, learn=False).hits]
+            corpus = vault.corpus()
+            pos = {p: i for i, p in enumerate(corpus.paths)}
+            got = live_variants(vault, corpus, question, {"Answer.md"}, pos, served)
+            assert served[0] == "Answer.md"
+            assert got["live0"] == first_rank(served, {"Answer.md"}) == 1
+        ledger.close()

@@ -336,10 +336,12 @@ class Ledger(LedgerAudit):
 
         return self._per_note(ids, warm, np.float64)
 
-    def prior(self, ids: Sequence[int], query: str | None = None) -> npt.NDArray[np.float64]:
-        """The learned score per id, gated by `query` (topic.py); ungated without one."""
+    def prior(self, ids: Sequence[int], query: str | None = None,
+              held: Collection[str] = ()) -> npt.NDArray[np.float64]:
+        """The learned score per id, gated by `query` (topic.py; `held` as `learned`'s, v18);
+        ungated without one."""
         self._sync_state()  # the query log's weights and the notes from one state
-        weighted = query_weights(self._state, query)
+        weighted = query_weights(self._state, query, held)
         return self._per_note(ids, lambda ns: prior_of(ns, weighted), np.float64)
 
     def archived(self, ids: Sequence[int]) -> npt.NDArray[np.bool_]:

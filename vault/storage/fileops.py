@@ -292,7 +292,10 @@ def keep_metadata(fd: int, dir_fd: int, name: str, old: os.stat_result | None) -
     them on any write by a process without CAP_FSETID). As root, a write used to leave a user's
     note root's (a 0600 one out of its owner's reach), a setuid note a setuid-root file of the
     new bytes, and an ACL'd note readable by its group (the mask became the group's bits).
-    A new note (`old` None) is adopted by its folder's owner (`adopt`)."""
+    A new note (`old` None) is adopted by its folder's owner (`adopt`). Where the group cannot
+    be kept (a writer outside the note's group), the group bits become the note's bits for
+    others, as vim's save does: a 0640 note of group "staff" rewritten by its owner, who is not
+    in "staff", was left readable by the owner's own group."""
     if old is None:
         adopt(fd, dir_fd)
         return
@@ -302,7 +305,17 @@ def keep_metadata(fd: int, dir_fd: int, name: str, old: os.stat_result | None) -
     for attr, value in _kept_xattrs(dir_fd, name, old):
         with contextlib.suppress(OSError):  # a file system without them: nothing to keep
             os.setxattr(fd, attr, value)
-    os.fchmod(fd, stat.S_IMODE(old.st_mode) & ~_SET_ID)
+    os.fchmod(fd, kept_mode(old.st_mode, os.fstat(fd).st_gid == old.st_gid))
+
+
+def kept_mode(mode: int, same_group: bool) -> int:
+    """The permission bits a note's replacement takes from the note's `mode`: less set-user-ID
+    and set-group-ID; in another group than the note's (`same_group` False), the group's bits
+    as low as the others' (`keep_metadata`; with an ACL, these bits are its mask)."""
+    bits = stat.S_IMODE(mode) & ~_SET_ID
+    if same_group:
+        return bits
+    return (bits & ~stat.S_IRWXG) | ((bits & stat.S_IRWXO) << 3)
 
 
 def _chown(fd: int, like: os.stat_result) -> None:

@@ -10,7 +10,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from vault import Ledger
-from vault.learning.topic import add_terms, content_tokens, gate, gate_of, query_terms, weights
+from vault.learning.topic import (
+    add_terms,
+    content_tokens,
+    gate,
+    gate_of,
+    held_words,
+    query_terms,
+    weights,
+)
 
 words = st.lists(st.sampled_from(["ravi lindqvist", "year born", "press aalto", "born"]),
                  max_size=6)
@@ -181,3 +189,23 @@ def test_a_question_s_loose_times_are_no_learned_words() -> None:
     assert query_terms("What did Tim's teammates give him when they met on Aug 15th?") == \
         query_terms("What did Tim's teammates give him when they met?")
     assert "june" in content_tokens("Who is June?")  # a name, no time
+
+
+def test_ledger_prior_takes_the_words_notes_hold_as_learned_does(tmp_path: Path) -> None:
+    """`Ledger.prior` with `held` (v18) is `learned(...).prior`, live and replayed: it took no
+    `held`, so it gave the pre-v18 gate to a question whose new words some note holds."""
+    t = [1000.0]
+    led = Ledger.open(tmp_path / "learned.sqlite", clock=lambda: t[0])
+    led.start_session("s0", t[0])
+    led.on_search("s0", "In which year was the organisation Ravi Lindqvist works for founded?",
+                  [(1, 0, 1.0), (2, 1, 0.63)])
+    led.on_read("s0", 1)
+    led.end_session("s0", t[0])
+    for query in ("When was Ravi Lindqvist's employer established?",
+                  "Where did Ravi Lindqvist study chemistry?"):
+        held = held_words(query, lambda tokens: [1] * len(tokens))  # every word in a note
+        got = led.prior([1, 2], query, held).tolist()
+        assert got == led.learned([1, 2], query=query, held=held).prior.tolist()
+        assert got == led.learned([1, 2], as_of=t[0], query=query, held=held).prior.tolist()
+        assert got[0] < led.prior([1, 2], query)[0]  # the held new words count against it
+    led.close()
