@@ -172,6 +172,8 @@ class Cache:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if self.path.is_symlink():  # its table went into the file it named: derived, dropped
             self.path.unlink()
+        if self.path.exists() and not self.path.is_file():  # made while the model answered
+            return f"{self.path.name}: not a file"  # (before: OperationalError, PLUG6)
         try:
             self._put(rows)
         except sqlite3.DatabaseError as exc:  # not SQLite (or damaged): derived, made anew

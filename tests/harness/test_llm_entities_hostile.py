@@ -207,3 +207,39 @@ def test_failures_not_in_a_row_and_bad_answers_never_stop_the_asking(
         _, _, report = prepare(cfg, root, convs)
         assert ep.count == len(MANY)
     assert not any(f["reason"].startswith("not asked") for f in report["fallback"])
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo"])
+def test_a_cache_name_taken_while_the_model_answers_leaves_the_answers_unkept(
+        tmp_path: Path, kind: str) -> None:
+    """The name taken after the step began (here: by the endpoint, while it answers the first
+    turn): before, `put` raised sqlite3.OperationalError ("unable to open database file",
+    "disk I/O error"), the ingest ended and the answers were lost."""
+    made: list[bool] = []
+
+    def take_the_name(n: int, body: dict[str, Any]) -> Reply:
+        if not made:
+            made.append(True)
+            path = root / ".rmh" / CACHE_FILE
+            path.mkdir() if kind == "folder" else os.mkfifo(path)
+        return answer(n, body)
+
+    with ChatEndpoint(take_the_name) as ep:
+        cfg, root, convs = setup(tmp_path, ep.url, "max_retries = 0\nin_flight = 1")
+        box: list[Any] = []
+
+        def step() -> None:
+            try:
+                box.append(prepare(cfg, root, convs))
+            except BaseException as exc:  # the result, checked below
+                box.append(exc)
+
+        worker = threading.Thread(target=step, daemon=True)
+        worker.start()
+        worker.join(HANG_GUARD_S)
+        assert box, f"the ingest's LLM step hung on a {kind} named {CACHE_FILE}"
+        assert isinstance(box[0], tuple), box[0]
+        out, _, report = box[0]
+        assert ep.count == len(TEXTS)
+    assert entities(out) == [tuple(t.split()[:2]) for t in TEXTS]
+    assert report["not_cached"] == f"{CACHE_FILE}: not a file"
