@@ -139,7 +139,8 @@ class Cache:
             return {}
         out: dict[str, tuple[str, ...]] = {}
         try:
-            conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=10.0)
+            conn = sqlite3.connect(f"{self.path.absolute().as_uri()}?mode=ro", uri=True,
+                                   timeout=10.0)  # (a raw path: "#", "?", "%" broke it, PLUG6)
         except sqlite3.Error:
             return {}
         try:
