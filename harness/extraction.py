@@ -90,4 +90,6 @@ def prepare(cfg: Config, root: Path, conversations: Sequence[Any]
 def fallback_lines(report: dict[str, Any]) -> list[str]:
     """One line per turn the LLM step fell back on (for stderr)."""
     return [f"turn {f['turn']} of {f['conversation']}: no LLM entities ({f['reason']}); "
-            "automatic extraction used" for f in report.get("fallback", [])]
+            "automatic extraction used" for f in report.get("fallback", [])] + [
+        f"the LLM's answers were used but not cached ({why})"
+        for why in [report.get("not_cached", "")] if why]

@@ -270,7 +270,7 @@ def reading(root: Path) -> Iterator[Reader | None]:
     if not path.is_file():  # SQLite would open a FIFO plainly: the prompt waited forever
         yield None
         return
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5.0)
+    conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, timeout=5.0)  # PLUG6
     try:
         yield Reader(conn)
     finally:

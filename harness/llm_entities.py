@@ -28,6 +28,7 @@ import hashlib
 import json
 import re
 import sqlite3
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -39,12 +40,15 @@ import prompts
 from vault import Cancelled, IngestStopped, checkpoint
 
 from .config import Config, ConfigError
+from .errors import Refused
 
 CACHE_FILE = "entities-llm.sqlite"
 PROMPT = "entities"
 MAX_ENTITIES = 64  # an answer listing more is malformed
 MAX_CHARS = 80  # a longer item names no entity: dropped
+BREAK_AFTER = 3  # turns whose calls failed in a row, after which no other turn is asked
 POLL_S = 0.1  # seconds between two checks for a stop while an answer is awaited
+_UNWRITABLE = (5, 6, 8)  # SQLITE_BUSY, SQLITE_LOCKED, SQLITE_READONLY
 T = TypeVar("T")
 _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.S)
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\[\]|#]")
@@ -79,8 +83,8 @@ def parse_answer(answer: str, text: str) -> tuple[tuple[str, ...], int]:
         doc = json.loads(body)
     except ValueError:
         raise MalformedAnswer("not JSON") from None
-    except RecursionError:  # ~1,000 nested arrays: one answer ended the whole ingest
-        raise MalformedAnswer("JSON nested too deeply") from None
+    except RecursionError:  # was a RecursionError traceback that ended the ingest (PLUG6)
+        raise MalformedAnswer("JSON nested past the parser's depth") from None
     if not isinstance(doc, list) or not all(isinstance(x, str) for x in doc):
         raise MalformedAnswer("not a JSON array of strings")
     if len(doc) > MAX_ENTITIES:
@@ -110,12 +114,14 @@ class Report:
     answered: int = 0
     dropped_items: int = 0
     fallback: list[dict[str, str]] = field(default_factory=list)  # turn, reason
+    not_cached: str = ""  # why the answers could not be cached (the cache locked), if so
 
     def to_json(self) -> dict[str, Any]:
         return {"extractor": "llm", "model": self.model, "prompt_version": self.prompt_version,
                 "turns": self.turns, "cached": self.cached, "asked": self.asked,
                 "answered": self.answered, "dropped_items": self.dropped_items,
-                "fallback": self.fallback}
+                "fallback": self.fallback,
+                **({"not_cached": self.not_cached} if self.not_cached else {})}
 
 
 class Cache:
@@ -125,28 +131,63 @@ class Cache:
         self.path = root / ".rmh" / CACHE_FILE
 
     def get(self, keys: Sequence[str]) -> dict[str, tuple[str, ...]]:
-        if not self.path.exists() or self.path.is_symlink() or not keys:
+        """The cached entities of `keys`. The file is derived: one SQLite cannot read (not a
+        database, no `answers` table, locked past the timeout) answers nothing, and a row whose
+        value is not a JSON list of strings is left out: those turns are asked again (`put`
+        replaces them). Before, each was a traceback that ended the ingest (PLUG6)."""
+        if not keys or not self.path.is_file() or self.path.is_symlink():
             return {}
-        conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=10.0)
+        out: dict[str, tuple[str, ...]] = {}
         try:
-            out: dict[str, tuple[str, ...]] = {}
+            conn = sqlite3.connect(f"{self.path.absolute().as_uri()}?mode=ro", uri=True,
+                                   timeout=10.0)  # (a raw path: "#", "?", "%" broke it, PLUG6)
+        except sqlite3.Error:
+            return {}
+        try:
             unique = sorted(set(keys))
             for i in range(0, len(unique), 500):
                 part = unique[i:i + 500]
                 rows = conn.execute("SELECT key, entities FROM answers WHERE key IN "
                                     f"({','.join('?' * len(part))})", part)
-                out.update((k, tuple(json.loads(v))) for k, v in rows)
+                out.update((k, v) for k, v in ((k, _entities(v)) for k, v in rows) if v is not None)
+        except sqlite3.Error:
             return out
         finally:
             conn.close()
+        return out
 
-    def put(self, rows: Sequence[tuple[str, str, str, tuple[str, ...]]]) -> None:
-        """Store (key, model, prompt version, entities) rows."""
+    def check(self) -> None:
+        """Refused before any call when the cache's name is taken by what is not a file (a
+        folder, a FIFO): no answer could be kept. Before, a folder was "sqlite3.Operational
+        Error: disk I/O error" (PLUG6)."""
+        if self.path.exists() and not self.path.is_file() and not self.path.is_symlink():
+            raise Refused("cache_unusable", f"{self.path} is not a file, so no LLM answer can "
+                          "be cached: move it away (rmh makes the file again)")
+
+    def put(self, rows: Sequence[tuple[str, str, str, tuple[str, ...]]]) -> str:
+        """Store (key, model, prompt version, entities) rows; "" or why they were not (the
+        file locked or read-only past the timeout: the answers are used, not kept; before, a
+        traceback that ended the ingest after the model had answered, PLUG6)."""
         if not rows:
-            return
+            return ""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if self.path.is_symlink():  # its table went into the file it named: derived, dropped
             self.path.unlink()
+        if self.path.exists() and not self.path.is_file():  # made while the model answered
+            return f"{self.path.name}: not a file"  # (before: OperationalError, PLUG6)
+        try:
+            self._put(rows)
+        except sqlite3.DatabaseError as exc:  # not SQLite (or damaged): derived, made anew
+            code = getattr(exc, "sqlite_errorcode", None)
+            if code in _UNWRITABLE:
+                return f"{self.path.name}: {exc}"
+            if code not in (11, 26) or not self.path.is_file():
+                raise
+            self.path.unlink()
+            self._put(rows)
+        return ""
+
+    def _put(self, rows: Sequence[tuple[str, str, str, tuple[str, ...]]]) -> None:
         conn = sqlite3.connect(str(self.path), timeout=10.0)
         try:
             with conn:
@@ -157,6 +198,17 @@ class Cache:
                                   for k, m, p, e in rows])
         finally:
             conn.close()
+
+
+def _entities(value: object) -> tuple[str, ...] | None:
+    """A cached value as entities, or None when it is not a JSON list of strings."""
+    try:
+        doc = json.loads(value) if isinstance(value, str) else None
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(doc, list) or not all(isinstance(x, str) for x in doc):
+        return None
+    return tuple(doc)
 
 
 def forget(root: Path, needles: Sequence[str]) -> int:
@@ -207,6 +259,7 @@ def llm_entities(cfg: Config, root: Path, conversations: Sequence[Any]
             for per in texts for text in per if text is not None}
     report.turns = sum(t is not None for per in texts for t in per)
     cache = Cache(root)
+    cache.check()
     known = cache.get(list(keys.values()))
     missing = sorted({text for text, key in keys.items() if key not in known})
     report.cached = report.turns - sum(1 for per in texts for t in per
@@ -219,7 +272,8 @@ def llm_entities(cfg: Config, root: Path, conversations: Sequence[Any]
         report.dropped_items = dropped
         for text in missing[cfg.extract.llm_max_calls:]:
             failed[text] = "call budget spent ([extract] llm_max_calls)"
-        cache.put([(keys[t], model, version, e) for t, e in sorted(got.items())])
+        report.not_cached = cache.put([(keys[t], model, version, e)
+                                       for t, e in sorted(got.items())])
         if stopped:  # (`rmh serve`'s stop) nothing written; the answers so far are cached, so
             raise IngestStopped((), len(conversations), 0)  # the next ingest asks the rest
         known.update((keys[t], e) for t, e in got.items())
@@ -252,11 +306,16 @@ def _ask(cfg: Config, texts: Sequence[str]
     with Broker.from_config(cfg.llm) as broker:
         budget = ExecBudget(len(texts) * (cfg.llm.max_retries + 1), 0, broker.provider.name)
 
+        streak = _Streak()
+
         def one(text: str) -> tuple[str, tuple[str, ...] | str, int]:
+            if (broken := streak.broken()):
+                return text, broken, 0
             try:
                 answer = broker.run(SubRequest(system, text, slice_text=text), budget)
             except RlmError as exc:
-                return text, f"{type(exc).__name__}: {exc}"[:300], 0
+                return text, streak.failed(f"{type(exc).__name__}: {exc}"[:300]), 0
+            streak.answered()
             try:
                 names, n = parse_answer(answer, text)
             except MalformedAnswer as exc:
@@ -277,6 +336,33 @@ def _ask(cfg: Config, texts: Sequence[str]
         finally:  # a stop or an error: the calls not yet sent are dropped, not left to run
             pool.shutdown(wait=answered, cancel_futures=not answered)
     return got, failed, dropped, False
+
+
+class _Streak:
+    """The turns whose calls failed in a row (timeout, endpoint unavailable), across the pool:
+    after BREAK_AFTER of them, the turns not yet asked are not sent (each falls back, saying
+    why). Before (PLUG6), an endpoint that took the calls and never answered cost every turn
+    its timeout and retries: 3 x 60 s per turn by default, 5 turns at a time, so a 1,000-turn
+    conversation waited 10 hours to fall back on automatic extraction for every turn."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._failed = 0
+        self._last = ""
+
+    def broken(self) -> str:
+        with self._lock:
+            return (f"not asked: the calls of {self._failed} turns in a row failed (the last: "
+                    f"{self._last})" if self._failed >= BREAK_AFTER else "")
+
+    def failed(self, why: str) -> str:
+        with self._lock:
+            self._failed, self._last = self._failed + 1, why
+        return why
+
+    def answered(self) -> None:
+        with self._lock:
+            self._failed = 0
 
 
 def _answers(pool: ThreadPoolExecutor, one: Callable[[str], T], texts: Sequence[str]

@@ -170,7 +170,7 @@ def relevant_column(folder: Path) -> tuple[int, str]:
     try:
         raw = json.loads(_regular(folder / "config.json", 1 << 20).read_text("utf-8"))
         table = raw.get("id2label") if isinstance(raw, dict) else None
-    except (ModelUnavailable, OSError, ValueError):
+    except (ModelUnavailable, OSError, ValueError, RecursionError):  # nested: PLUG6
         table = None
     if not isinstance(table, dict) or sorted(table) != ["0", "1"]:
         return 1, "column 1 by convention (no 2-label id2label in config.json)"
@@ -212,8 +212,8 @@ def _model_max_length(folder: Path, default: int) -> int:
     try:
         raw = json.loads(_regular(folder / "tokenizer_config.json", 1 << 20).read_text("utf-8"))
         value = raw.get("model_max_length") if isinstance(raw, dict) else None
-    except (ModelUnavailable, OSError, ValueError):
-        return default
+    except (ModelUnavailable, OSError, ValueError, RecursionError):  # (nested past the
+        return default  # parser: a RecursionError traceback from every command, PLUG6)
     if isinstance(value, int) and not isinstance(value, bool) and value >= 4:
         return value
     return default
