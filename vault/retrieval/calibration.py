@@ -53,6 +53,7 @@ from ..notes.text import tokenize
 from ..storage.corpus import Corpus
 from ..storage.fileops import create_temp, drop_temps, open_regular
 from .fusion import fuse, top
+from .signals.registry import STAGE1
 
 F64 = npt.NDArray[np.float64]
 Channels = Callable[[str], Mapping[str, F64]]  # a text -> the first-stage scores per channel
@@ -64,7 +65,7 @@ VERSION = 5  # 2: scripts without spaces tokenised as bigrams (notes/text.py), s
 # (fusion.py; a store written at 4 by either change alone is rebuilt)
 FILE = "fusion-calibration.json"
 SALT = b"rmh-calibration/1"
-CHANNELS = ("bm25", "dense", "conjunctive")
+CHANNELS = STAGE1  # ("bm25", "dense", "conjunctive"): the channels fused by their range
 SAMPLE = 64  # pseudo-queries per calibration
 MIN_QUERIES = 16  # fewer: the configured weights stand
 MIN_TOKENS = 8  # body tokens a note needs to be sampled

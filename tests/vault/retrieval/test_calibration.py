@@ -155,11 +155,3 @@ def test_the_pipeline_calibrates_once_reports_it_and_persists_it(tmp_path: Path)
     assert fresh is not None and fresh.notes == 165
     assert json.loads((tmp_path / cal.FILE).read_text())["notes"] == 165
 
-
-def test_calibration_fuses_its_channels_by_range_as_the_engine_fuses_them() -> None:
-    """`calibrate` fuses with every channel ranged (`ranged=None`); the engine ranges the
-    first-stage signals (`STAGE1`). The weights it picks are the engine's only while each
-    calibrated channel is one the engine ranges (fusion.py, normalize="range")."""
-    from vault.retrieval.signals.registry import STAGE1
-
-    assert set(cal.CHANNELS) <= set(STAGE1)
