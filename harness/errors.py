@@ -142,7 +142,10 @@ def map_exception(exc: Exception) -> RpcError | None:
 def tool_result(value: Any, *, is_error: bool = False) -> dict[str, Any]:
     """An MCP `tools/call` result: the value as compact JSON text (no indentation: every
     character costs the model context), and as `structuredContent` when it is an object (a
-    list is wrapped as {"items": [...]}); `isError` only when true."""
+    list is wrapped as {"items": [...]}, and the text is that object's: the specification's
+    text mirror is the serialized structured content); `isError` only when true."""
+    if isinstance(value, list):
+        value = {"items": value}
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False,
                                                            separators=(",", ":"))
     out: dict[str, Any] = {"content": [{"type": "text", "text": text}]}
@@ -150,8 +153,6 @@ def tool_result(value: Any, *, is_error: bool = False) -> dict[str, Any]:
         out["isError"] = True
     if isinstance(value, dict):
         out["structuredContent"] = value
-    elif isinstance(value, list):
-        out["structuredContent"] = {"items": value}
     return out
 
 

@@ -243,7 +243,7 @@ OPERATIONS: tuple[Operation, ...] = (
                Param("tag", "string", "notes: only those with this tag", None, max_length=200),
                Param("limit", "integer", "most items per page", 50, 1, MAX_LIST),
                Param("cursor", "string", "next_cursor of the previous page", None,
-                     max_length=100)),
+                     max_length=MAX_NOTE_NAME + 20)),  # "folders:@" and a path
               "browse",
               rpc="vault.list", mcp="list", repl="list_notes",
               doc='Returns {"what", "items", "total", "next_cursor"}: items are {"note"} (notes),\n'

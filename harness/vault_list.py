@@ -19,13 +19,20 @@ on the vault thread after the vault's own sync, reads the index only, and return
 The sorted paths and the tags are cached per connection (`Listings`) until the index's
 generation or size changes, so paging costs one sort per change, not one per page.
 Paging: at most `limit` items; `next_cursor` (None on the last page) is passed back as
-`cursor` to get the next page. A cursor is an offset into the same listing ("what:offset");
-a cursor of another listing or a malformed one is a BadArgument. Orders are total (path
-tie-breaks), so pages of an unchanged vault never skip or repeat an item.
+`cursor` to get the next page. A cursor of "notes" or "folders" (listed by path) names the
+last path given ("notes:@PATH"): the next page is what sorts after it, so a note written or
+deleted between two pages moves no other item across the boundary (MCP6: with an offset,
+deleting a note of the first page left one that existed throughout never listed, and a write
+listed one twice; resources/list had the same fix, MCPRPC session 28). "tags" and "recent"
+(ordered by counts and times, which a change reorders) keep an offset ("what:offset"), read
+for notes and folders too (cursors given before); pages of an unchanged vault never skip or
+repeat an item (orders are total: path tie-breaks). A cursor of another listing or a
+malformed one is a BadArgument.
 """
 
 from __future__ import annotations
 
+import bisect
 from collections import Counter
 from datetime import UTC, datetime
 from typing import Any
@@ -44,13 +51,21 @@ def offset_digits(text: str) -> bool:
     return 0 < len(text) <= 18 and text.isascii() and text.isdigit()
 
 
-def _offset(what: str, cursor: str | None) -> int:
+# The item field a keyset cursor names, by listing (the listings sorted by that field alone).
+KEYED = {"notes": "note", "folders": "folder"}
+
+
+def _start(what: str, items: list[dict[str, Any]], cursor: str | None) -> int:
+    """Where the page `cursor` names starts in `items`: after the key of a keyset cursor
+    ("what:@KEY"), at the offset of an offset one ("what:OFFSET")."""
     if cursor is None or cursor == "":
         return 0
-    kind, _, number = cursor.partition(":")
-    if kind != what or not offset_digits(number):
+    kind, _, rest = cursor.partition(":")
+    if kind == what and what in KEYED and len(rest) > 1 and rest.startswith("@"):
+        return bisect.bisect_right([item[KEYED[what]] for item in items], rest[1:])
+    if kind != what or not offset_digits(rest):
         raise BadArgument("cursor", f"not a cursor of a '{what}' listing: {cursor[:40]!r}")
-    return int(number)
+    return int(rest)
 
 
 def _folder(path: str) -> str:
@@ -63,10 +78,12 @@ def _under(path: str, folder: str) -> bool:
 
 def _page(what: str, items: list[dict[str, Any]], limit: int,
           cursor: str | None) -> dict[str, Any]:
-    start = _offset(what, cursor)
+    start = _start(what, items, cursor)
     end = start + limit
-    return {"what": what, "items": items[start:end], "total": len(items),
-            "next_cursor": f"{what}:{end}" if end < len(items) else None}
+    nxt = None
+    if end < len(items):
+        nxt = f"{what}:@{items[end - 1][KEYED[what]]}" if what in KEYED else f"{what}:{end}"
+    return {"what": what, "items": items[start:end], "total": len(items), "next_cursor": nxt}
 
 
 def _iso(mtime_ns: int) -> str:

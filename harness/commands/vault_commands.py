@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 from datetime import UTC, datetime
 from typing import Any
 
@@ -123,7 +124,8 @@ def render_listing(args: argparse.Namespace, page: dict[str, Any]) -> tuple[Any,
         else:
             lines.append(item["note"])
     if page["next_cursor"]:
-        lines.append(f"... {page['total']} in all; next page: --cursor {page['next_cursor']}")
+        cursor = shlex.quote(page["next_cursor"])  # a path: may hold spaces
+        lines.append(f"... {page['total']} in all; next page: --cursor {cursor}")
     empty = "(none)"
     if page["what"] == "notes" and not getattr(args, "folder", "") and not getattr(args, "tag",
                                                                                    None):

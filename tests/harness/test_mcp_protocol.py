@@ -67,7 +67,7 @@ def test_tool_success_has_text_and_structured_content(harness: Harness) -> None:
     out = rpc(harness, "tools/call", {"name": "backlinks", "arguments": {"note": "Beta"}})
     result = out["result"]
     assert "isError" not in result  # absent means false
-    assert json.loads(result["content"][0]["text"]) == ["Alpha.md"]
+    assert json.loads(result["content"][0]["text"]) == {"items": ["Alpha.md"]}  # MCP6
     assert result["structuredContent"] == {"items": ["Alpha.md"]}
 
 

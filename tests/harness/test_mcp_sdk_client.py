@@ -76,7 +76,7 @@ def test_mcp_sdk_client_session(tmp_path: Path) -> None:
                 )
                 assert not wrote.is_error
                 back = await session.call_tool("backlinks", {"note": "Project Atlas"})
-                assert "inbox/Idea.md" in json.loads(text(back))
+                assert "inbox/Idea.md" in json.loads(text(back))["items"]
 
                 bad = await session.call_tool("search", {"query": 3})
                 assert bad.is_error and "query" in text(bad)
