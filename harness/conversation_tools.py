@@ -53,16 +53,19 @@ def what_came_next(ops: VaultCalls, query: str, n: int = 3) -> dict[str, Any]:
 
 def ingest(ops: VaultCalls, conversation: str | dict[str, Any] | list[Any],
            format: str = "auto", regenerate: bool = False,
-           date_order: str | None = None) -> dict[str, Any]:
+           date_order: str | None = None,
+           conversation_id: str | None = None) -> dict[str, Any]:
     """Ingest a conversation given as text or a JSON object (any `vault.CONVERSATION_FORMATS`);
     `regenerate`: rewrite notes edited by hand (the edit kept in the trash) and write those
     deleted again, else keep them and leave those out; `date_order` ("dmy", "mdy"): how a
-    WhatsApp export's dates read where the file does not show it."""
+    WhatsApp export's dates read where the file does not show it; `conversation_id`: the id
+    of a conversation whose format carries none (else "conversation")."""
     from vault import ingest_conversations, load_transcript
 
     text = conversation if isinstance(conversation, str) else json.dumps(
         conversation, ensure_ascii=False)
-    loaded = load_transcript(text, format, date_order=date_order)
+    loaded = load_transcript(text, format, conversation_id or "conversation",
+                             date_order=date_order)
     # the entity step `[extract] entities` names, as `rmh ingest` takes it (harness/extraction)
     convs, use_nlp, more = list(loaded.conversations), True, {}
     if ops.extract is not None:
@@ -89,5 +92,6 @@ class ConversationCalls:
 
     def ingest(self, conversation: str | dict[str, Any] | list[Any],
                format: str = "auto", regenerate: bool = False,
-               date_order: str | None = None) -> dict[str, Any]:
-        return ingest(self.ops, conversation, format, regenerate, date_order)
+               date_order: str | None = None,
+               conversation_id: str | None = None) -> dict[str, Any]:
+        return ingest(self.ops, conversation, format, regenerate, date_order, conversation_id)

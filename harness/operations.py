@@ -301,7 +301,11 @@ OPERATIONS: tuple[Operation, ...] = (
                Param("regenerate", "boolean", "rewrite notes edited by hand since the ingest "
                      "wrote them (the edited version goes to the trash) and write again those "
                      "deleted; false: keep the edited ones (kept_edited) and leave the deleted "
-                     "ones out (left_deleted)", False)),
+                     "ones out (left_deleted)", False),
+               Param("conversation_id", "string", "the id of a conversation whose format "
+                     "carries none (a plain-text or WhatsApp chat; default \"conversation\": "
+                     "a second such chat without one replaces the first)", None,
+                     max_length=200)),
               "ingest",
               read_only=False, stops=True, rpc="vault.ingest"),
     Operation("ask", "llm", "Answer a question with the recursive query loop: retrieve, follow "

@@ -6,7 +6,9 @@ import functools
 import logging
 import os
 import shutil
+import stat
 import subprocess
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,11 +79,39 @@ def _probe_bwrap(config: SandboxConfig) -> tuple[bool, str]:
     finally:
         command.close()
     if run.returncode != 0:
-        return False, f"bwrap failed: {run.stderr.decode(errors='replace').strip()[:300]}"
+        detail = f"bwrap failed: {run.stderr.decode(errors='replace').strip()[:300]}"
+        if command.identity is not None:  # bwrap runs as the worker user: it must reach Python
+            closed = closed_folder((os.path.realpath(sys.executable), sys.prefix,
+                                    sys.base_prefix))
+            if closed is not None:
+                detail += (f"; the worker user ({command.identity.source}) cannot reach the "
+                           f"interpreter: {closed} is not searchable by others (chmod o+x "
+                           f"{closed}, or use a Python installed outside it)")
+        return False, detail
     who = (f"started as {command.identity.source}" if command.identity is not None
            else "started as this user")
     return True, (f"user, pid, net, ipc, uts, mount namespaces; uid 65534 inside, {who}; "
                   "no capabilities")
+
+
+def closed_folder(paths: tuple[str, ...], top: str = os.sep) -> str | None:
+    """The first folder on the way from `top` to any of `paths` (`top` itself, each folder
+    below it, the path itself when it is a folder) that others may not search (no `o+x`),
+    else None: a worker started as another user cannot pass it."""
+    for path in paths:
+        rest = os.path.relpath(os.path.abspath(path), top).split(os.sep)
+        folder = os.path.abspath(top)
+        for part in ["", *rest]:
+            folder = os.path.join(folder, part) if part else folder
+            try:
+                mode = os.stat(folder).st_mode
+            except OSError:
+                break
+            if not stat.S_ISDIR(mode):
+                break
+            if not mode & stat.S_IXOTH:
+                return folder
+    return None
 
 
 def probe(worker_user: str = "auto") -> TierReport:

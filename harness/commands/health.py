@@ -97,10 +97,34 @@ def print_doctor(report: dict[str, Any]) -> None:
         for item in items[:20]:
             print(f"  {item}")
     for section in sorted(k for k in report if k != "vault"):
-        print(f"{section}:")
-        body = report[section]
-        if isinstance(body, dict):
-            for key in sorted(body):
-                print(f"  {key}: {body[key]}")
-        else:
-            print(f"  {body}")
+        for line in _section_lines(section, report[section], ""):
+            print(line)
+
+
+def _scalar(value: Any) -> str:
+    """A leaf of the report in words: None or "" as "-", an empty list or table as "none"."""
+    if value is None or value == "":
+        return "-"
+    if value in ([], {}):
+        return "none"
+    return str(value)
+
+
+def _section_lines(key: str, value: Any, pad: str) -> list[str]:
+    """A report entry as indented lines: a table's keys sorted, one under another; a list one
+    "- item" a line (a list of numbers on one line); never a Python repr of a dict or list."""
+    if isinstance(value, dict) and value:
+        lines = [f"{pad}{key}:"]
+        for sub in sorted(value, key=str):
+            lines += _section_lines(str(sub), value[sub], pad + "  ")
+        return lines
+    if isinstance(value, list) and value:
+        if all(isinstance(v, (int, float)) for v in value):
+            return [f"{pad}{key}: {', '.join(str(v) for v in value)}"]
+        lines = [f"{pad}{key}:"]
+        for item in value:
+            body = _section_lines("", item, pad + "    ")
+            lines += ([f"{pad}  - {_line(item)}"] if len(body) == 1 or not isinstance(item, dict)
+                      else [f"{pad}  -", *body[1:]])
+        return lines
+    return [f"{pad}{key}: {_scalar(value)}"]

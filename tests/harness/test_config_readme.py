@@ -9,7 +9,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from harness.config import Config, load
+from harness.config import Config, ConfigError, load
 from vault.retrieval.pipeline import DEFAULT_WEIGHTS, PRIOR_SCALE
 
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -69,3 +69,55 @@ def test_the_retrieval_section_gives_the_engines_default_weights() -> None:
     assert float(named[1]) == 1 + w["named"]
     assert float(warmth[1]) == w["warmth"]
     assert float(prior[1]) == PRIOR_SCALE
+
+
+RANGE = re.compile(r"^(\w+) = (\S+)\s+#.*?(?:(\d+)\.\.(\d+)\b|>= (\d+)|\(above (\d+)\))")
+
+
+def stated_ranges() -> list[tuple[str, str, str, float, float | None, bool]]:
+    """(section, key, default, low, high or None, low excluded) of every README `rmh.toml`
+    line whose comment states a numeric range: `1..100`, `>= 64`, `(above 0)`."""
+    found = []
+    for text in blocks():
+        section = ""
+        for line in text.splitlines():
+            if (head := re.match(r"^\[(\w+)\]", line)) is not None:
+                section = head[1]
+            elif (m := RANGE.match(line)) is not None:
+                key, default, lo, hi, at_least, above = m.groups()
+                low = float(lo or at_least or above)
+                found.append((section, key, default, low, float(hi) if hi else None,
+                              above is not None))
+    return found
+
+
+def _loads(tmp_path: Path, section: str, key: str, value: str) -> bool:
+    root = tmp_path / f"{section}-{key}-{value}"
+    root.mkdir()
+    (root / "rmh.toml").write_text(f"[{section}]\n{key} = {value}\n", encoding="utf-8")
+    try:
+        load(vault=str(root), env={})
+    except ConfigError:
+        return False
+    return True
+
+
+def test_the_ranges_the_comments_state_are_the_ones_refused(tmp_path: Path) -> None:
+    """Each range a comment states holds both ways: its ends load, a value past either is a
+    `config_error` (session 32: `output_cap` said nothing and refused 0)."""
+    ranges = stated_ranges()
+    assert {(s, k) for s, k, *_ in ranges} >= {("search", "k"), ("sandbox", "memory_mb"),
+                                               ("sandbox", "output_cap"), ("llm", "timeout_s"),
+                                               ("hooks", "min_term_share")}
+    for section, key, default, low, high, above in ranges:
+        as_float = "." in default
+        step = 0.5 if as_float else 1.0
+
+        def shown(x: float, as_float: bool = as_float) -> str:
+            return repr(x) if as_float else str(int(x))
+
+        assert _loads(tmp_path, section, key, shown(low + step if above else low)), key
+        assert not _loads(tmp_path, section, key, shown(low if above else low - step)), key
+        if high is not None:
+            assert _loads(tmp_path, section, key, shown(high)), key
+            assert not _loads(tmp_path, section, key, shown(high + step)), key

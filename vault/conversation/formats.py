@@ -41,6 +41,9 @@ EXPECTED = ("rmh reads: the simple format ({\"format\": \"rmh-conversation/1\", 
             "or Codex CLI session JSONL, a WhatsApp chat export (.txt), a plain \"Name: text\" "
             "transcript, a Slack export (its folder, or a channel's day file), a "
             "DiscordChatExporter JSON export of a channel")
+# Text that auto-detection does not take for a chat (plain_chat.py `is_plain_chat`)
+AS_TEXT = ("to read it as a plain \"Name: text\" transcript anyway, name the format: "
+           "`rmh ingest --format text` (`\"format\": \"text\"` over JSON-RPC)")
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from typing import Any
 from ..errors import ConversationFormatError
 from .discord import is_discord, parse_discord
 from .exports import EXPORT_FORMATS, export_kind, parse_export
-from .formats import EXPECTED, FORMATS, Conversation, decode_json, load, text_only
+from .formats import AS_TEXT, EXPECTED, FORMATS, Conversation, decode_json, load, text_only
 from .plain_chat import is_plain_chat, parse_plain
 from .slack import is_slack, parse_slack
 from .transcripts import (
@@ -82,7 +82,8 @@ def _load_report(text: str, fmt: str, default_id: str, date_order: str | None) -
                 if is_plain_chat(text):
                     return _one(*parse_plain(text, default_id))
                 raise ConversationFormatError(f"format not recognised (not JSON, nor JSONL or "
-                                              f"text of a known shape); {EXPECTED}") from None
+                                              f"text of a known shape); {EXPECTED}; {AS_TEXT}"
+                                              ) from None
             return _load_report(text, kind, default_id, date_order)
         if is_openai_chat(obj):
             return parse_openai(obj, default_id)

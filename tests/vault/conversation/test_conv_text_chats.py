@@ -124,8 +124,11 @@ def test_a_plain_transcript_reads_with_and_without_times() -> None:
     "def f(x):\n    return x\n\n\nclass A:\n    pass\n", "Host: example.com\nAccept: */*\n",
 ])
 def test_text_that_is_no_chat_is_not_taken_for_one(text: str) -> None:
-    with pytest.raises(ConversationFormatError, match="format not recognised"):
+    with pytest.raises(ConversationFormatError, match="format not recognised") as refused:
         load_transcript(text)
+    # the refusal says how to read it anyway (session 32: it listed the formats, not the way)
+    assert "--format text" in str(refused.value)
+    assert '"format": "text"' in str(refused.value)
 
 
 def test_format_text_reads_what_auto_detection_would_not() -> None:
