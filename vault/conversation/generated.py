@@ -22,6 +22,7 @@ an empty record (every note then unknown: `Verdict` of the ingest treats those w
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from ..notes.hashing import content_hash
@@ -112,6 +113,17 @@ class Record:
                 self._dirty.add(folder_of(path))
         else:
             self._set(path, list(hashes))
+
+    def journalled(self, paths: Iterable[str]) -> None:
+        """The planned writes of `paths` are in the writes' journal (`Vault.journalled`), whose
+        replay at the next open makes them after a kill: none is `pending` any more (else a
+        note so written and then deleted by the user read as never written, and the next
+        ingest wrote it again: STORE6, session 32). Saved."""
+        for path in paths:
+            got = self._folder(path).get(digest(path, 32))
+            if got is not None and NEW in got:
+                self._set(path, [h for h in got if h != NEW])
+        self.save()
 
     def _set(self, path: str, hashes: list[str]) -> None:
         notes = self._folder(path)

@@ -351,6 +351,8 @@ def _write(vault: Vault, notes: Sequence[tuple[str, str]], changed: Sequence[tup
                     done.copy(vault, path, stored[path])
             # a kill midway: the next open finishes them; indexed together when all are written
             with vault.journalled(writes), vault.indexed_together() as put:
+                if len(writes) > 1:  # journalled (a kill: written at the next open): not pending
+                    record.journalled(origin.get(p, p) for p, _ in writes)
                 landed: list[Landed] = []  # this conversation's notes written (take_back.py)
                 try:
                     for path, text, v in plan:
