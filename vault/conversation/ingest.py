@@ -351,23 +351,24 @@ def _write(vault: Vault, notes: Sequence[tuple[str, str]], changed: Sequence[tup
                     done.copy(vault, path, stored[path])
             # a kill midway: the next open finishes them; indexed together when all are written
             with vault.journalled(writes), vault.indexed_together() as put:
-                if len(writes) > 1:  # journalled (a kill: written at the next open): not pending
-                    record.journalled(origin.get(p, p) for p, _ in writes)
+                record.journalled([origin.get(p, p) for p, _ in writes])  # none pending now
                 landed: list[Landed] = []  # this conversation's notes written (take_back.py)
                 try:
                     for path, text, v in plan:
                         if v == "keep":
                             continue
                         checkpoint()  # a stop: the notes put so far taken back (take_back.py)
-                        was = before_write(vault, path, path in stored)
+                        was, gen = before_write(vault, path, path in stored), origin.get(path, path)
                         put(path, text, stored.get(path), path in stored)
-                        landed.append(Landed(path, path not in stored, was, content_hash(text)))
+                        landed.append(Landed(path, path not in stored, was, content_hash(text),
+                                             gen, mark(gen, text)))
                         done.written[path] = None
                         stored[path] = content_hash(text)  # a later conversation's note: ours
-                        record.wrote(origin.get(path, path), mark(origin.get(path, path), text))
+                        record.wrote(gen, landed[-1].marked)
                         del planned[path]
-                except Cancelled:
-                    for path in take_back(vault, put, landed):
+                except BaseException as exc:  # the record first; a stop takes back the notes
+                    back = landed if isinstance(exc, Cancelled) else []
+                    for path in take_back(vault, put, back, record, before, planned, origin):
                         done.written.pop(path, None)
                         planned[path] = before[path]
                     raise
@@ -388,9 +389,8 @@ def _write(vault: Vault, notes: Sequence[tuple[str, str]], changed: Sequence[tup
 def _verdict(vault: Vault, path: str, found: Followed, current: str | None, record: Record,
              regenerate: bool) -> str:
     """`verdict` for the note at `path`. Its bytes are read only when their hash is not the
-    ingest's, and then only for a fact note (a correction since is no edit: `mark`) or while
-    some note is followed (links `rmh move` or an editor rewrote to it are no edit either:
-    `follow.unlink` gives back the text the ingest wrote)."""
+    ingest's, and only for a fact note (a correction is no edit: `mark`) or while some note is
+    followed (links `rmh move` or an editor rewrote to it: `follow.unlink` undoes them)."""
     gen = found.origin.get(path, path)
     ours = record.hashes(gen)
     if current is None or ours is None or current in ours or not (is_fact(gen) or found.names):

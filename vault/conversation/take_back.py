@@ -11,12 +11,13 @@ midway leaves the writes' journal, whose replay then writes the whole conversati
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import EditConflict, NoteExists, NoteNotFound, NotText
 from ..notes.hashing import content_hash
+from .generated import Record
 
 if TYPE_CHECKING:
     from ..core import Vault
@@ -33,6 +34,8 @@ class Landed:
     created: bool
     before: str | None
     written: str
+    gen: str  # its generated path (`follow`: where the ingest put it)
+    marked: str  # what the record keeps of the bytes written (`generated.mark`)
 
 
 def before_write(vault: Vault, path: str, existed: bool) -> str | None:
@@ -46,11 +49,26 @@ def before_write(vault: Vault, path: str, existed: bool) -> str | None:
         return None
 
 
-def take_back(vault: Vault, put: Put, landed: Sequence[Landed]) -> list[str]:
+def take_back(vault: Vault, put: Put, landed: Sequence[Landed], record: Record,
+              before: Mapping[str, tuple[str, ...] | None],
+              planned: Mapping[str, tuple[str, ...] | None],
+              origin: Mapping[str, str]) -> list[str]:
     """Put every note of `landed` back as it was, last written first, under the write lock;
-    returns the paths put back (a note changed since by another program is not)."""
+    returns the paths put back (a note changed since by another program is not).
+
+    First the `record`, saved: the notes `planned` and not written get their hashes before
+    back, and those of `landed` (their hashes `before` by path; `origin`: path -> generated
+    path) what `Record.plan` made of them. A kill from then on leaves no note the ingest
+    created taken for one the user deleted (which the next ingest would leave out), nor one it
+    replaced taken for the user's edit; the caller restores the rest after. Called with no
+    `landed` when the writes end on any other error, for the record alone."""
     back: list[str] = []
     with vault.locked():
+        for path, hashes in planned.items():
+            record.restore(origin.get(path, path), hashes)
+        for note in landed:
+            record.replan(note.gen, before[note.path], note.marked)
+        record.save()
         for note in reversed(landed):
             try:
                 if note.created and content_hash_at(vault, note.path) == note.written:
