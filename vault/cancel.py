@@ -8,8 +8,9 @@ raises. Checkpoints sit only where what was built so far is either in memory and
 the way out (the snapshot, a lexical index being built) or already whole on disk (the lexical
 store saved right before its checkpoint, each slice of embeddings once it is in the cache), so
 a cancel leaves nothing half-done, and the next search resumes from what was kept. An ingest
-checks before each conversation, turn parsed and note written: each note it wrote is whole on
-disk, and it raises `IngestStopped` naming them (conversation/ingest.py).
+checks before each conversation, turn parsed and note written: it takes back the notes of the
+conversation it was writing (conversation/take_back.py), and raises `IngestStopped` naming
+those of the conversations whole on disk (conversation/ingest.py).
 """
 
 from __future__ import annotations
@@ -59,8 +60,9 @@ def checked(items: Iterable[T]) -> Iterator[T]:
 
 class IngestStopped(Cancelled):
     """A `Cancelled` ingest, stopped between two notes (conversation/ingest.py): the `written`
-    notes landed whole and stay, the rest were not written; ingesting the same conversations
-    again writes them, leaving the vault as one uninterrupted ingest would."""
+    notes, of the conversations whole on disk, stay; the notes of the conversation it was
+    writing were taken back; ingesting the same conversations again writes the rest, leaving
+    the vault as one uninterrupted ingest would."""
 
     def __init__(self, written: tuple[str, ...], conversations: int, done: int) -> None:
         VaultError.__init__(self, f"ingest stopped: {len(written)} note(s) written, "

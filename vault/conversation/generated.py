@@ -22,6 +22,7 @@ an empty record (every note then unknown: `Verdict` of the ingest treats those w
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from ..notes.hashing import content_hash
@@ -112,6 +113,26 @@ class Record:
                 self._dirty.add(folder_of(path))
         else:
             self._set(path, list(hashes))
+
+    def journalled(self, paths: Sequence[str]) -> None:
+        """The planned writes of `paths` are in the writes' journal (`Vault.journalled`, two or
+        more notes; one is written alone and stays pending), whose replay at the next open
+        makes them after a kill: none is `pending` any more (else a note so written and then
+        deleted by the user read as never written, and the next ingest wrote it again: STORE6,
+        session 32). Saved."""
+        if len(paths) < 2:
+            return
+        for path in paths:
+            got = self._folder(path).get(digest(path, 32))
+            if got is not None and NEW in got:
+                self._set(path, [h for h in got if h != NEW])
+        self.save()
+
+    def replan(self, path: str, hashes: tuple[str, ...] | None, new_hash: str) -> None:
+        """`path`, written with `new_hash`, back to what `plan` made of it (its hashes before
+        it, `hashes`, or pending, and `new_hash`): before the write is taken back, so that a kill
+        during that takes neither version for the user's (conversation/take_back.py)."""
+        self._set(path, [*(hashes or (NEW,)), new_hash])
 
     def _set(self, path: str, hashes: list[str]) -> None:
         notes = self._folder(path)

@@ -7,11 +7,11 @@ them), one per entity row (kind, mentions, first and last seen, its trajectory a
 strongest Adamic–Adar ties, and the typed relations its facts state), one per L2 fact or L3
 rule (`facts`, `fact_notes`: preferences, facts, relations and commitments found by pattern in
 the users' turns, confirmed by repetition, conflicts side by side), one per episode (tier
-"episodic": goal, steps tried, outcome, lesson by fixed patterns, `episodes`,
-`episode_notes`). Numbers get no note.
+"episodic": goal, steps tried, outcome, lesson by fixed patterns, `episodes`, `episode_notes`).
+Numbers get no note.
 
-A fact note keeps the trust a correction gave it (confirmed, rejected, superseded), and a
-value rejected anywhere in the vault is written rejected (`corrections.carry`).
+A fact note keeps the trust a correction gave it (confirmed, rejected, superseded); a value
+rejected anywhere in the vault is written rejected (`corrections.carry`).
 
 Re-ingesting the same conversation is a no-op: a note is written only when its rendered text
 differs from the file (compared by the sha256 the index keeps), so nothing changes on disk.
@@ -40,11 +40,9 @@ from it (no turn note, nor its words in a session summary, an entity, a fact or 
 and no note is written where one was erased or whose text still holds a forgotten subject
 (`IngestReport.forgotten`: the turns left out).
 
-A stop (`vault.cancellable`: `rmh serve`'s, once `vault.ingest` is cancelled or the server
-stops) is checked before each conversation, turn parsed and note written; it raises
-`IngestStopped`. The notes written stay whole (by rename, the journal finished, record and
-index kept); ingesting the same conversations again writes the rest, bytes as if uninterrupted.
-"""
+A stop (`vault.cancellable`: `rmh serve`'s, at a cancel or the server's stop) is checked before
+each conversation, turn parsed and note written: `IngestStopped`, the notes of the conversation
+being written taken back (take_back.py). Ingesting again writes the rest as if uninterrupted."""
 
 from __future__ import annotations
 
@@ -72,6 +70,7 @@ from .generated import Record, is_fact, mark
 from .layout import distinct, entity_path, link, session_path, turn_path
 from .lifecycle import promotable
 from .remembered import without_forgotten
+from .take_back import Landed, before_write, take_back
 
 if TYPE_CHECKING:
     from ..core import Vault
@@ -326,14 +325,13 @@ def _write(vault: Vault, notes: Sequence[tuple[str, str]], changed: Sequence[tup
     """Write the `changed` notes of one conversation (`notes`: all of them, where they are;
     `found`: where the user moved some, `follow.follow`) as `verdict` says, under the write
     lock, recording what is written (by generated path); returns the notes kept as edited.
-    EditConflict when an `rmh forget` added to the record since `gone` was read: the notes
-    were built from turns it erased (the attempt starts again; before, they were written), or
-    when a note taken as moved or deleted is at its generated path again (another ingest
-    wrote it since the vault was read: this one would have left it out)."""
+    EditConflict when an `rmh forget` added to the record since `gone` was read (the notes
+    were built from turns it erased: the attempt starts again), or when a note taken as moved
+    or deleted is at its generated path again (another ingest wrote it since the vault was
+    read: this one would have left it out)."""
     with vault.locked():
         if forgotten.load(vault.root / STATE_DIR) != gone:
-            raise EditConflict(f"{STATE_DIR}/{forgotten.NAME}", "read before the notes were "
-                               "built", None)
+            raise EditConflict(f"{STATE_DIR}/{forgotten.NAME}", "read before the build", None)
         for path in (*found.origin.values(), *found.deleted):  # moved or deleted: absent
             if vault.store.stat(path) is not None:  # when the corpus was read; written since
                 raise EditConflict(path, "absent when the ingest read the vault", None)
@@ -342,7 +340,8 @@ def _write(vault: Vault, notes: Sequence[tuple[str, str]], changed: Sequence[tup
         plan = [(p, t, _verdict(vault, p, found, stored.get(p), record, regenerate))
                 for p, t in changed]
         writes = [(p, t) for p, t, v in plan if v != "keep"]
-        before = {p: record.hashes(origin.get(p, p)) for p, _ in writes}
+        planned = {p: record.hashes(origin.get(p, p)) for p, _ in writes}  # not yet written
+        before = dict(planned)  # the hashes the notes had before
         for path, text in writes:
             record.plan(origin.get(path, path), mark(origin.get(path, path), text))
         record.save()  # before the writes: a kill between leaves both versions ours
@@ -352,15 +351,27 @@ def _write(vault: Vault, notes: Sequence[tuple[str, str]], changed: Sequence[tup
                     done.copy(vault, path, stored[path])
             # a kill midway: the next open finishes them; indexed together when all are written
             with vault.journalled(writes), vault.indexed_together() as put:
-                for path, text, v in plan:
-                    if v == "keep":
-                        continue
-                    checkpoint()  # a stop: the notes put so far stay (module docstring)
-                    put(path, text, stored.get(path), path in stored)
-                    done.written[path] = None
-                    stored[path] = content_hash(text)  # a later conversation's note: ours
-                    record.wrote(origin.get(path, path), mark(origin.get(path, path), text))
-                    del before[path]
+                record.journalled([origin.get(p, p) for p, _ in writes])  # none pending now
+                landed: list[Landed] = []  # this conversation's notes written (take_back.py)
+                try:
+                    for path, text, v in plan:
+                        if v == "keep":
+                            continue
+                        checkpoint()  # a stop: the notes put so far taken back (take_back.py)
+                        was, gen = before_write(vault, path, path in stored), origin.get(path, path)
+                        put(path, text, stored.get(path), path in stored)
+                        landed.append(Landed(path, path not in stored, was, content_hash(text),
+                                             gen, mark(gen, text)))
+                        done.written[path] = None
+                        stored[path] = content_hash(text)  # a later conversation's note: ours
+                        record.wrote(gen, landed[-1].marked)
+                        del planned[path]
+                except BaseException as exc:  # the record first; a stop takes back the notes
+                    back = landed if isinstance(exc, Cancelled) else []
+                    for path in take_back(vault, put, back, record, before, planned, origin):
+                        done.written.pop(path, None)
+                        planned[path] = before[path]
+                    raise
             differ = {p for p, _ in changed}
             for path, text in notes:  # notes as generated (an older rmh's; links `rmh move`
                 gen = origin.get(path, path)  # rewrote as the ingest now does): ours
@@ -369,7 +380,7 @@ def _write(vault: Vault, notes: Sequence[tuple[str, str]], changed: Sequence[tup
                                            or record.pending(gen)):
                     record.wrote(gen, mark(gen, text))
         finally:
-            for path, hashes in before.items():  # planned, not written (a conflict)
+            for path, hashes in planned.items():  # not written (a conflict, a stop)
                 record.restore(origin.get(path, path), hashes)
             record.save()
     return [p for p, _, v in plan if v == "keep"]
@@ -378,9 +389,8 @@ def _write(vault: Vault, notes: Sequence[tuple[str, str]], changed: Sequence[tup
 def _verdict(vault: Vault, path: str, found: Followed, current: str | None, record: Record,
              regenerate: bool) -> str:
     """`verdict` for the note at `path`. Its bytes are read only when their hash is not the
-    ingest's, and then only for a fact note (a correction since is no edit: `mark`) or while
-    some note is followed (links `rmh move` or an editor rewrote to it are no edit either:
-    `follow.unlink` gives back the text the ingest wrote)."""
+    ingest's, and only for a fact note (a correction is no edit: `mark`) or while some note is
+    followed (links `rmh move` or an editor rewrote to it: `follow.unlink` undoes them)."""
     gen = found.origin.get(path, path)
     ours = record.hashes(gen)
     if current is None or ours is None or current in ours or not (is_fact(gen) or found.names):
