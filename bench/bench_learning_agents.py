@@ -26,6 +26,8 @@ recall@5 of the evidence, paired bootstrap 95 % intervals (10,000 draws) of on -
 exposure/Q Pearson of the audit and whether the stored state equals its replay.
 
 Run:  python -m bench.bench_learning_agents --json out.json
+      (`--paraphrases described`: held-out wording whose new words other notes hold,
+      bench/knowledge_paraphrase.py, NOTES-LRN14.md)
       (`--warmth 0.1`, `--cooccurrence 0.5`, `--scope 0` switch the learned signals on, and
       their scope to the query's top hits off: issue 31 item 6, NOTES-H.md; `--couse 0.5`,
       `--spread 0.5` the query-dependent association channels, NOTES-F3.md; `--config
@@ -51,6 +53,7 @@ import numpy as np
 from bench.bench_learning import write_vault
 from bench.datasets import Question
 from bench.knowledge import generate
+from bench.knowledge_paraphrase import described
 from bench.metrics import paired_bootstrap
 from harness import load_config
 from harness import search_params as config_search_params
@@ -148,11 +151,15 @@ def train(v: Vault, ledger: Ledger, agent: str, work: list[tuple[int, Question]]
     return counts
 
 
-def evaluate(v: Vault, questions: list[Question], where: dict[int, str]) -> dict[str, list[float]]:
+def evaluate(v: Vault, questions: list[Question], where: dict[int, str],
+             wording: str = "templates") -> dict[str, list[float]]:
+    """`wording` "described": the held-out wording of bench/knowledge_paraphrase.py."""
     out: dict[str, list[float]] = {"mrr_on": [], "mrr_off": [], "r5_on": [], "r5_off": []}
+    corpus = v.corpus()
     for q in questions:
         evidence = {where[p] for p in q.evidence}
-        text = paraphrase(q.text)
+        text = (described(q.text, corpus, paraphrase) if wording == "described"
+                else paraphrase(q.text))
         live = [h.note for h in v.search(text, k=10, learn=False).hits]
         # the live clock's day, as the live search's (bench_learning.py: dates a question names)
         none = [h.note for h in v.search(text, k=10, as_of=0.0, now=v.today()).hits]
@@ -229,7 +236,8 @@ def run_agent(agent: str, args: argparse.Namespace, tmp: Path) -> dict[str, Any]
                 counts[key] += value
             counts["sessions"] += 1
         train_s = time.time() - t0
-        rel, unr = evaluate(v, related, where), evaluate(v, unrelated, where)
+        rel = evaluate(v, related, where, args.paraphrases)
+        unr = evaluate(v, unrelated, where, args.paraphrases)
         audit = ledger.health(v.corpus().ids, time.time())
         replay = ledger.replay() == ledger.state
     print(f"{agent}: {counts} in {train_s:.0f} s; related {len(related)}, unrelated "
@@ -273,6 +281,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="1: share each kept query's gate among all that pass (asked_channel.py)")
     ap.add_argument("--dense-weight", type=float, default=None,
                     help="weights.dense with --dense (0: the encoder serves `asked` alone)")
+    ap.add_argument("--paraphrases", choices=("templates", "described"), default="templates",
+                    help="held-out wording; described: + the entity's profession, genre or "
+                         "town, words other notes hold (bench/knowledge_paraphrase.py)")
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--config", type=Path, default=None,
                     help="an rmh.toml whose [search] section ranks (e.g. prior_scale)")
