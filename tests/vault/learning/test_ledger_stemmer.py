@@ -8,34 +8,15 @@ ran under the current stemmer."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[3]
+from tests.stemmer_release import run
+
 WORDS = ["universities", "generously", "communism", "gardening", "photographs"]
 
 RUN = """
-import json, sys
-from datetime import date
-from pathlib import Path
-root, mode, release, words = Path(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4:]
-if release == "older":
-    import snowballstemmer
-    real = snowballstemmer.stemmer
-
-    class Older:
-        def __init__(self, lang):
-            self.inner = real(lang)
-
-        def stemWord(self, w):
-            return w[:6] if w in words else self.inner.stemWord(w)
-
-    snowballstemmer.stemmer = Older
-
 
 class Clock:
     t = 2_000_000.0
@@ -66,11 +47,7 @@ ledger.close()
 
 
 def _run(root: Path, mode: str, release: str) -> str:
-    p = subprocess.run([sys.executable, "-c", RUN, str(root), mode, release, *WORDS],
-                       capture_output=True, text=True, cwd=ROOT, timeout=300,
-                       env={**os.environ, "PYTHONPATH": str(ROOT)})
-    assert p.returncode == 0, p.stderr
-    return p.stdout
+    return run(RUN, root, mode, release, WORDS)
 
 
 @pytest.mark.parametrize(("first", "then"), [("older", "current"), ("current", "older")])

@@ -8,34 +8,15 @@ stemmer by one that cuts the generated words to six letters (another release's s
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[3]
+from tests.stemmer_release import run
+
 WORDS = ["university", "universities", "universe", "generously", "generous", "communism"]
 
-RUN = """
-import json, sys
-from datetime import date
-from pathlib import Path
-root, mode, release, words = Path(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4:]
-if release == "older":
-    import snowballstemmer
-    real = snowballstemmer.stemmer
-
-    class Older:
-        def __init__(self, lang):
-            self.inner = real(lang)
-
-        def stemWord(self, w):
-            return w[:6] if w in words else self.inner.stemWord(w)
-
-    snowballstemmer.stemmer = Older
-from vault import Vault
+RUN = """from vault import Vault
 from vault.retrieval.pipeline import SearchEngine, SearchParams
 engine = SearchEngine(SearchParams(), scratch=str(root / ".rmh"))
 with (Vault.init if mode == "index" else Vault.open)(root, watch=False, engine=engine) as v:
@@ -46,11 +27,7 @@ print(json.dumps(out))
 
 
 def _run(root: Path, mode: str, release: str) -> str:
-    p = subprocess.run([sys.executable, "-c", RUN, str(root), mode, release, *WORDS],
-                       capture_output=True, text=True, cwd=ROOT, timeout=300,
-                       env={**os.environ, "PYTHONPATH": str(ROOT)})
-    assert p.returncode == 0, p.stderr
-    return p.stdout
+    return run(RUN, root, mode, release, WORDS)
 
 
 @pytest.mark.parametrize(("first", "then"), [("older", "current"), ("current", "older")])
