@@ -370,7 +370,8 @@ class Ledger(LedgerAudit):
         """Warmth, prior (gated by `query`, topic.py) and edges for `ids`, all at ONE time,
         with the basis they used. Live (`as_of` None): the current state at the clock read
         once. With `as_of`: the state replayed from the events before the first past as_of, at
-        t = as_of, so the same log, `as_of` and query give bit-identical vectors."""
+        t = as_of, so the same log, `as_of`, query and `held` give bit-identical vectors
+        (`held`: the query's words some note holds, read from the vault as it is now)."""
         if as_of is not None:
             return learned_of(self.state_as_of(as_of), ids, float(as_of), self.params, query,
                               held)
