@@ -258,7 +258,8 @@ class Sandbox:
                     else:
                         for frame in reader.feed(data):
                             self._handle(proc, frame, outcome, deadline, ctx)
-                        if outcome.result is not None and reader.pending:
+                        if outcome.result is not None and reader.pending \
+                                and outcome.result["threads"] <= 1:
                             raise channel.ProtocolViolation("bytes after the result frame")
         except channel.ProtocolViolation as exc:
             return outcome.fail("ProtocolViolation", f"{exc}; the worker was killed and restarted")
@@ -299,6 +300,8 @@ class Sandbox:
     def _handle(self, proc: launch.WorkerProcess, frame: dict[str, Any], outcome: Outcome,
                 deadline: float, ctx: contextvars.Context) -> None:
         if outcome.result is not None:
+            if outcome.result["threads"] > 1:  # a thread the cell left running called on in
+                return  # the same read: not served; the worker is restarted (Outcome.finish)
             raise channel.ProtocolViolation("frame after the result")
         kind = check_frame(frame, self._exec_id, self._functions, self.config.output_cap)
         if kind == "result":

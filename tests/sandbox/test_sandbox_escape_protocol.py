@@ -47,6 +47,22 @@ def test_case22_hostile_worker_frames(host: Host, attack: str) -> None:
     assert res.state_lost and res.value != "'forged'"
 
 
+@pytest.mark.parametrize("calls", [1, 2, 5])
+def test_a_call_from_a_thread_left_running_read_with_the_result_keeps_the_value(
+        host: Host, calls: int) -> None:
+    """A thread the cell left running may call the host just as the cell's result goes out, the
+    two frames then read together (SBX7, session 32): the cell lost its value to
+    `ProtocolViolation: frame after the result`, or kept it with `ThreadsLeftRunning`, by a
+    race. The result says threads are left, so the calls are not served and the cell gets the
+    latter either way; the worker is restarted."""
+    call = '{"t": "call", "id": EID, "fn": "ping", "args": [1], "kwargs": {}}'
+    res = run_attack(host, _FORGE + '    frame({"t": "result", "id": EID, "ok": True, '
+                     '"value": "kept", "error": None, "threads": 2}, '
+                     + ", ".join([call] * calls) + ")\n    import time\n    time.sleep(30)\n")
+    assert res.error is not None and res.error.type == "ThreadsLeftRunning", res.to_json()
+    assert res.value == "kept" and res.state_lost
+
+
 def test_case22_frame_flood(host: Host) -> None:
     res = run_attack(host, _FORGE + """
     for i in range(20000):
