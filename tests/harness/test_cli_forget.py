@@ -242,7 +242,7 @@ def test_a_forgotten_subject_is_not_sent_to_the_llm_again(tmp_path: Path,
 
     def ask(cfg: Any, texts: Any) -> Any:
         asked.extend(texts)
-        return {t: tuple(w for w in ("Quillon", "Oslo") if w in t) for t in texts}, {}, 0
+        return {t: tuple(w for w in ("Quillon", "Oslo") if w in t) for t in texts}, {}, 0, False
 
     monkeypatch.setattr(le, "_ask", ask)
     (conv,) = load_conversations(json.dumps({"format": "rmh-conversation/1", "id": "c",
