@@ -71,6 +71,24 @@ def test_an_answer_nested_past_the_parser_is_a_malformed_answer(
         "malformed answer: JSON nested past the parser's depth"] * len(TEXTS)
 
 
+def guarded(job: Callable[[], Any], kind: str) -> Any:
+    """`job()`'s result, or the exception it raised, run on a daemon thread so that a hang
+    fails the test instead of stalling the run (HANG_GUARD_S is a guard, no timing)."""
+    box: list[Any] = []
+
+    def step() -> None:
+        try:
+            box.append(job())
+        except BaseException as exc:  # the result, checked by the caller
+            box.append(exc)
+
+    worker = threading.Thread(target=step, daemon=True)
+    worker.start()
+    worker.join(HANG_GUARD_S)
+    assert box, f"the ingest's LLM step hung on a {kind} named {CACHE_FILE}"
+    return box[0]
+
+
 def not_sqlite(path: Path) -> None:
     path.write_bytes(b"this is no sqlite file " * 100)
 
@@ -144,20 +162,8 @@ def test_a_cache_name_taken_by_no_file_is_refused_before_any_call(
         cfg, root, convs = setup(tmp_path, ep.url)
         path = root / ".rmh" / CACHE_FILE
         path.mkdir() if kind == "folder" else os.mkfifo(path)
-        box: list[BaseException | None] = []
-
-        def step() -> None:
-            try:
-                prepare(cfg, root, convs)
-                box.append(None)
-            except BaseException as exc:  # the result, checked below
-                box.append(exc)
-
-        worker = threading.Thread(target=step, daemon=True)
-        worker.start()
-        worker.join(HANG_GUARD_S)
-        assert box, f"the ingest's LLM step hung on a {kind} named {CACHE_FILE}"
-        assert isinstance(box[0], Refused) and "is not a file" in str(box[0]), box[0]
+        got = guarded(lambda: prepare(cfg, root, convs), kind)
+        assert isinstance(got, Refused) and "is not a file" in str(got), got
         assert ep.count == 0
 
 
@@ -226,20 +232,9 @@ def test_a_cache_name_taken_while_the_model_answers_leaves_the_answers_unkept(
 
     with ChatEndpoint(take_the_name) as ep:
         cfg, root, convs = setup(tmp_path, ep.url, "max_retries = 0\nin_flight = 1")
-        box: list[Any] = []
-
-        def step() -> None:
-            try:
-                box.append(prepare(cfg, root, convs))
-            except BaseException as exc:  # the result, checked below
-                box.append(exc)
-
-        worker = threading.Thread(target=step, daemon=True)
-        worker.start()
-        worker.join(HANG_GUARD_S)
-        assert box, f"the ingest's LLM step hung on a {kind} named {CACHE_FILE}"
-        assert isinstance(box[0], tuple), box[0]
-        out, _, report = box[0]
+        got = guarded(lambda: prepare(cfg, root, convs), kind)
+        assert isinstance(got, tuple), got
+        out, _, report = got
         assert ep.count == len(TEXTS)
     assert entities(out) == [tuple(t.split()[:2]) for t in TEXTS]
     assert report["not_cached"] == f"{CACHE_FILE}: not a file"

@@ -2,9 +2,10 @@
 (harness/llm_entities.Cache.get) and of the hooks index (harness/hooks_index.reading) built
 `file:{path}?mode=ro` from the raw path, so "#" began a fragment, "?" a query and "%41" was
 read as "A". Before (PLUG6, session 32): SQLite opened the cut path read-write, creating an
-empty file BESIDE the vault ("/x/a" for "/x/a#b"), found no table there, and a re-ingest
-with entities = "llm" ended in a traceback (recall found nothing). Now the path is a
-percent-encoded URI: the cache answers, recall finds the note, nothing appears outside."""
+empty file BESIDE the vault (a vault folder "a#b" gave a file "a" next to it), found no
+table there, and a re-ingest with entities = "llm" ended in a traceback (recall found
+nothing). Now the path is a percent-encoded URI: the cache answers, recall finds the note,
+nothing appears outside."""
 
 from __future__ import annotations
 
