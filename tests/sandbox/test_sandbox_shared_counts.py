@@ -12,7 +12,8 @@ Where the worker gets no user namespace of its own (SBX8, session 33: user names
 as by user.max_user_namespaces=0 or a container's profile; simulated by a seccomp filter the
 supervisor loads, which every worker inherits), its count is its uid's own: as root every
 session's rmh-sandbox worker shared one count of 128, unprivileged every worker of the user.
-There the cap is 0, so a cell holds none of that count.
+There the cap is 0, so a cell holds none of that count; the task cap (RLIMIT_NPROC) is still
+shared there, which `rmh doctor`'s identity line now says (as root it said nothing of it).
 """
 
 from __future__ import annotations
@@ -99,7 +100,7 @@ if refused == "newuser":
 else:
     filt.add_rule(sc.ERRNO(1), refused)
 filt.load()
-from sandbox import Sandbox, SandboxConfig, SandboxError
+from sandbox import Sandbox, SandboxConfig, SandboxError, identity_limits
 config = SandboxConfig(deadline_s=30.0, memory_mb=384, lint=False, tier=tier, open_files=128)
 try:
     a, b = Sandbox(config, {}), Sandbox(config, {})
@@ -110,7 +111,8 @@ try:
     alone = b.exec(sys.argv[5]).value
     filled = a.exec(sys.argv[4].format(cap=1000)).value
     beside = b.exec(sys.argv[5]).value
-    print(repr(("ran", a.guards, alone, filled, beside)))
+    said = " ".join(identity_limits("auto"))
+    print(repr(("ran", a.guards, alone, filled, beside, said)))
 finally:
     a.exec(sys.argv[6])
     a.close()
@@ -135,7 +137,9 @@ def test_without_a_user_namespace_signals_queued_in_one_sandbox_leave_another_it
     if outcome[0] == "refused":  # the tier needs what the profile refuses here
         assert os.geteuid() != 0 or refused == "unshare", outcome
         pytest.skip(f"{tier} refused where {refused} is: {outcome[1]}")
-    _, guards, alone, filled, beside = outcome
+    _, guards, alone, filled, beside, said = outcome
     assert "userns" not in guards, guards  # the case under test
     assert 0 <= int(filled) <= PENDING_SIGNALS, filled
     assert beside == alone, (tier, refused, guards, alone, filled, beside)
+    # what `rmh doctor` says of it: the counts every worker of the uid shares
+    assert "real-time signal (cap 0)" in said and "RLIMIT_NPROC" in said, said
