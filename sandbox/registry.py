@@ -27,7 +27,8 @@ SCRATCH_FILES_PER_MB = 64
 # signal and sent it to itself 200,000 times left every process of that uid (as root, every
 # other worker; unprivileged, the user's whole session) unable to create a POSIX timer
 # (EAGAIN) and losing queued real-time signals for as long as the worker lived. Set inside the
-# worker's own user namespace (worker_guard._IN_NAMESPACE), so workers do not share one count.
+# worker's own user namespace (worker_guard._IN_NAMESPACE), so workers do not share one count;
+# a worker without one (user namespaces refused) gets 0 (worker_guard._SHARED_COUNT).
 PENDING_SIGNALS = 128
 
 

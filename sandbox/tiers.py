@@ -43,7 +43,7 @@ import ctypes
 import functools
 
 from .identity import worker_identity
-from .root_probe import private_root_possible
+from .root_probe import private_root_check, private_root_possible
 
 _PR_SET_DUMPABLE, _PR_GET_DUMPABLE = 4, 3
 
@@ -66,8 +66,17 @@ def identity_limits(worker_user: str) -> tuple[str, ...]:
     except ValueError as exc:
         return (f"worker_user is invalid: {exc}",)
     if ident is not None:
-        return (f"supervisor is root: the worker runs as {ident.source} with no supplementary "
+        said = (f"supervisor is root: the worker runs as {ident.source} with no supplementary "
                 "groups on every tier, so it owns no host file",)
+        check = private_root_check()
+        if not check.namespace or check.user_namespace:
+            return said
+        return (*said, "the kernel refuses that uid a user namespace of its own, so outside "
+                "bwrap every worker of every root session on this machine is that one uid in "
+                "the host's namespace and shares its kernel counts: the task cap (max_tasks, "
+                "RLIMIT_NPROC) counts their tasks together (a cell holding it leaves other "
+                "sessions' cells unable to start a thread until its worker ends, at its "
+                "deadline at most); no cell may queue a real-time signal (cap 0)")
     if private_root_possible():  # its unshare(CLONE_NEWUSER|CLONE_NEWNS) worked here
         return ("supervisor is unprivileged: the worker keeps this user's kernel uid, in its "
                 "own user namespace (no capability or ptrace right over this user's other "
@@ -78,6 +87,7 @@ def identity_limits(worker_user: str) -> tuple[str, ...]:
     return ("supervisor is unprivileged and the kernel refuses the worker a user namespace "
             "of its own (not allowed, or a container's profile refusing unshare): outside "
             "bwrap the worker runs as this user's uid, in no user namespace; the task cap "
-            "(RLIMIT_NPROC) counts every process of the user; the seccomp tier is not "
+            "(RLIMIT_NPROC) counts every process of the user (every worker's together); no "
+            "cell may queue a real-time signal (cap 0); the seccomp tier is not "
             "offered; on the Landlock tier it has no private root (stat of any path); only "
             "the filter keeps metadata changes off this user's files",)

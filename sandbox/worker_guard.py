@@ -22,6 +22,7 @@ library. Order of installation, each step irreversible for the process:
    no capability over the user's other processes, and RLIMIT_NPROC then counts only its tasks;
 6. RLIMIT_NPROC (the task cap) and RLIMIT_SIGPENDING (queued signals), set inside that
    namespace (`_IN_NAMESPACE`: set before it, a limit caps the uid's count outside it too);
+   without one the uid's count is shared with every worker of that uid, and SIGPENDING is 0;
 7. capabilities dropped (bounding, ambient, effective, permitted, inheritable), which matters
    when the worker runs as root without a user namespace, or has just made one;
 8. PR_SET_PDEATHSIG(SIGKILL), after every credential change (each one clears it), then
@@ -262,7 +263,14 @@ def load_seccomp(bpf: bytes) -> None:
 # 128 became the cap of its uid's count outside it, one count for every worker of that uid:
 # a cell holding 128 queued signals left every other session's worker unable to queue one
 # (EAGAIN), a channel between sessions (SBX6, session 32).
+# Where the worker could not make one (user namespaces refused: as root it drops to the
+# dedicated uid in the host's namespace; unprivileged it stays the user's uid), its count is its
+# uid's own, shared with every other worker of that uid: one cell queueing up to any limit left
+# every other session's worker unable to queue one. The limit is then 0: a cell queues no
+# real-time signal at all (the kernel still delivers standard ones, and kill()'s), so holds
+# none of that count (SBX8, session 33).
 _IN_NAMESPACE = ("SIGPENDING",)
+_SHARED_COUNT = {"SIGPENDING": 0}
 
 
 def install(plan: Mapping[str, Any], parent: int) -> list[str]:
@@ -305,6 +313,8 @@ def install(plan: Mapping[str, Any], parent: int) -> list[str]:
         done.append(f"uid{identity[0]}")
     if plan.get("userns") and (userns or own_user_namespace()):
         done.append("userns")
+    elif "userns" in plan:  # a tier that makes its own (not bwrap's) and could not
+        late = {name: min(value, _SHARED_COUNT[name]) for name, value in late.items()}
     if plan.get("max_tasks"):
         set_rlimits({"NPROC": int(plan["max_tasks"])})
         done.append("nproc")

@@ -7,13 +7,26 @@ made it. The worker lowered RLIMIT_SIGPENDING to 128 before it made its own user
 128 became the cap of its uid's count outside it: one cell holding 128 queued signals left
 every other session's worker (Landlock and seccomp tiers) unable to queue one (EAGAIN), a
 denial and a channel between sessions. The cap is now set inside the namespace.
+
+Where the worker gets no user namespace of its own (SBX8, session 33: user namespaces refused,
+as by user.max_user_namespaces=0 or a container's profile; simulated by a seccomp filter the
+supervisor loads, which every worker inherits), its count is its uid's own: as root every
+session's rmh-sandbox worker shared one count of 128, unprivileged every worker of the user.
+There the cap is 0, so a cell holds none of that count; the task cap (RLIMIT_NPROC) is still
+shared there, which `rmh doctor`'s identity line now says (as root it said nothing of it).
 """
 
 from __future__ import annotations
 
+import ast
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
-from sandbox import Sandbox, SandboxConfig
+from sandbox import TIER_BWRAP, Sandbox, SandboxConfig
 from sandbox.registry import PENDING_SIGNALS
 
 from .conftest import Host
@@ -61,15 +74,76 @@ def test_signals_queued_in_one_sandbox_leave_another_its_own(host: Host, holders
                            tier=host.tier, open_files=128)
     others = [Sandbox(config, {}) for _ in range(holders)]
     fillers = [host.sb, *others[1:]]
+    # no user namespace of its own (user namespaces refused): the uid's count, so cap 0
+    shared = host.tier != TIER_BWRAP and "userns" not in host.sb.guards
+    cap = 0 if shared else PENDING_SIGNALS
     try:
         for sb in fillers:
             filled = sb.exec(FILL.format(cap=PENDING_SIGNALS), deadline_s=30)
             assert filled.ok and filled.value is not None, filled.to_json()
-            assert 0 < int(filled.value) <= PENDING_SIGNALS, filled.value
+            assert (0 if shared else 1) <= int(filled.value) <= cap, filled.value
         res = others[0].exec(ONE, deadline_s=30)
-        assert res.ok and res.value == "'queued'", (host.tier, res.to_json())
+        assert res.ok and res.value == ("'errno 11'" if shared else "'queued'"), (
+            host.tier, res.to_json())
     finally:
         for sb in fillers:
-            assert sb.exec(DRAIN, deadline_s=30).ok
+            sb.exec(DRAIN, deadline_s=30)
         for sb in others:
             sb.close()
+
+
+_CHILD = """
+import sys
+sys.path.insert(0, sys.argv[1])
+tier, refused = sys.argv[2], sys.argv[3]
+import pyseccomp as sc
+filt = sc.SyscallFilter(sc.ALLOW)  # what a hardened host or a container's profile refuses
+if refused == "newuser":
+    for call in ("unshare", "clone"):
+        filt.add_rule(sc.ERRNO(1), call, sc.Arg(0, sc.MASKED_EQ, 0x10000000, 0x10000000))
+else:
+    filt.add_rule(sc.ERRNO(1), refused)
+filt.load()
+from sandbox import Sandbox, SandboxConfig, SandboxError, identity_limits
+config = SandboxConfig(deadline_s=30.0, memory_mb=384, lint=False, tier=tier, open_files=128)
+try:
+    a, b = Sandbox(config, {}), Sandbox(config, {})
+except SandboxError as exc:
+    print(repr(("refused", str(exc)[:200])))
+    sys.exit(0)
+try:
+    alone = b.exec(sys.argv[5]).value
+    filled = a.exec(sys.argv[4].format(cap=1000)).value
+    beside = b.exec(sys.argv[5]).value
+    said = " ".join(identity_limits("auto"))
+    print(repr(("ran", a.guards, alone, filled, beside, said)))
+finally:
+    a.exec(sys.argv[6])
+    a.close()
+    b.close()
+"""
+# (tier, what the supervisor's profile refuses): CLONE_NEWUSER alone (root keeps its private
+# root and drops to rmh-sandbox in the host's namespace; an unprivileged Landlock worker runs
+# without a private root), or every unshare (unprivileged: the same)
+NO_USERNS = [("landlock", "newuser"), ("seccomp", "newuser"), ("landlock", "unshare")]
+
+
+@pytest.mark.parametrize(("tier", "refused"), NO_USERNS, ids=[f"{t}-{r}" for t, r in NO_USERNS])
+def test_without_a_user_namespace_signals_queued_in_one_sandbox_leave_another_its_own(
+        tier: str, refused: str) -> None:
+    """A sandbox that queues real-time signals until refused leaves another sandbox of the
+    same uid exactly what it had before."""
+    root = str(Path(__file__).resolve().parents[2])
+    child = subprocess.run([sys.executable, "-c", _CHILD, root, tier, refused, FILL, ONE, DRAIN],
+                           capture_output=True, text=True, timeout=300, check=False)
+    assert child.returncode == 0, child.stderr[-3000:]
+    outcome = ast.literal_eval(child.stdout.strip().splitlines()[-1])
+    if outcome[0] == "refused":  # the tier needs what the profile refuses here
+        assert os.geteuid() != 0 or refused == "unshare", outcome
+        pytest.skip(f"{tier} refused where {refused} is: {outcome[1]}")
+    _, guards, alone, filled, beside, said = outcome
+    assert "userns" not in guards, guards  # the case under test
+    assert 0 <= int(filled) <= PENDING_SIGNALS, filled
+    assert beside == alone, (tier, refused, guards, alone, filled, beside)
+    # what `rmh doctor` says of it: the counts every worker of the uid shares
+    assert "real-time signal (cap 0)" in said and "RLIMIT_NPROC" in said, said
