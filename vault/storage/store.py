@@ -17,8 +17,7 @@
   rename the file's identity (inode, size, mtime) is checked again, which narrows the window
   left to editors that take no lock to one `stat` and one `rename` apart.
 - Fault injection (tests, benchmarks): `Store(fault_after=N)` SIGKILLs the process right after
-  its N-th file operation (a temp file written and fsynced, a rename or link, an unlink, a
-  folder fsync), counted in `count_op` alone; the harness sets it from RMH_FAULT_AFTER_OPS.
+  its N-th file operation, counted in `count_op` and the ledger's commits (storage/faults.py).
 """
 
 from __future__ import annotations
@@ -29,7 +28,6 @@ import hashlib
 import itertools
 import os
 import re
-import signal
 import stat as st
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -46,6 +44,7 @@ from ..errors import (
 )
 from . import fileops
 from .anchored import folder, fsync_fds, open_dir, open_note, parts_of, remove_below, stat_note
+from .faults import operation_made
 from .fileops import alive, lstat_at, place_no_clobber, refused_change, swap_in
 from .folder_view import FileStat as FileStat  # re-exported: the store's types
 from .folder_view import FolderView, inside
@@ -97,8 +96,7 @@ class Store(FolderView):
     def count_op(self) -> None:
         """One file operation made; SIGKILL this process after the `fault_after`-th."""
         self.ops += 1
-        if self.fault_after is not None and self.ops >= self.fault_after:
-            os.kill(os.getpid(), signal.SIGKILL)
+        operation_made(self.fault_after)
 
     def resolve(self, path: str, *, write: bool = False) -> Path:
         """`check`, join to root, and require the realpath to stay inside the vault. With
