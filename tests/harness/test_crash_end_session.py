@@ -53,9 +53,12 @@ def pending(work: Path) -> list[str]:
     return sorted(os.listdir(folder)) if folder.is_dir() else []
 
 
-def ledger_rows(work: Path, sql: str) -> list[tuple[object, ...]]:
-    with sqlite3.connect(work / "vault" / ".rmh" / "learned.sqlite") as conn:
-        return list(conn.execute(sql))
+def ledger_rows(work: Path, sql: str) -> list[tuple[int, ...]]:
+    conn = sqlite3.connect(work / "vault" / ".rmh" / "learned.sqlite")
+    try:
+        return [tuple(int(x) for x in row) for row in conn.execute(sql)]
+    finally:
+        conn.close()
 
 
 def working_template(top: Path, server: ForkServer) -> Path:
@@ -177,7 +180,7 @@ def test_a_dead_sessions_recovery_is_a_kill_point_and_finishes_later(tmp_path: P
             if run.returncode == 0:
                 break
             assert run.returncode == -9, run.stderr
-            seen.append(int(str(ledger_rows(work, ends)[0][0])))
+            seen.append(ledger_rows(work, ends)[0][0])
             assert rmh(server, work, "search", "kiln", "--no-dense").returncode == 0
             assert ledger_rows(work, ends) == [(1,)], n
         else:
