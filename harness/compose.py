@@ -97,9 +97,10 @@ def open_ledger(root: Path, *, create: bool = False, recover: bool = True,
     state = Vault.state_dir(root, create=create)
     if not writable(str(state), LEDGER_FILE):
         raise ReadOnlyVault(LEDGER_FILE)
-    try:
+    cfg = load(vault=root)
+    try:  # $RMH_FAULT_AFTER_OPS counts its transactions too (vault storage/faults.py)
         ledger = Ledger.open(state / LEDGER_FILE, clock=time.time,
-                             limits=limits or ledger_limits(load(vault=root)))
+                             limits=limits or ledger_limits(cfg), fault_after=cfg.fault_after_ops)
     except LedgerError as exc:
         if no_space(str(state)):
             raise DiskFull(LEDGER_FILE) from exc

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from . import erasure
+from .archive_writes import finish_left
 from .errors import writable
 from .learning.ledger import LEDGER_FILE, Ledger
 from .learning.read_only import highest_note_id
@@ -38,7 +39,7 @@ from .storage.embeddings import EmbeddingCache
 from .storage.erase import ErasurePlan
 from .storage.folders import NATIVE as NATIVE_STAT_LOOP
 from .storage.index import Index, StatRow
-from .storage.intents import Journal, finish_left
+from .storage.intents import Journal
 from .storage.linkgraph import hops_from
 from .storage.state_folder import state_folder
 from .storage.store import Store
@@ -102,8 +103,10 @@ class Vault(VaultWrites):
             read_only = not writable(str(state), INDEX_FILE)
             store = Store(root, fault_after=fault_after, read_only=read_only)
             if not read_only:  # a read-only vault leaves its intents to its owner (doctor)
+                own = recorder if isinstance(recorder, Ledger) else None  # else its file's
                 store.recovered.extend(o.to_json() for o in Journal(store).recover())
-                store.lock.on_acquire = lambda: finish_left(store)
+                store.lock.on_acquire = lambda: finish_left(store, own)
+                finish_left(store, own)  # the archive-writes Journal.recover leaves
             index = Index.open(state / INDEX_FILE, read_only=read_only,
                                id_floor=lambda: highest_note_id(state / LEDGER_FILE))
             auto_sync = auto_sync and not read_only  # the index is read as its owner left it

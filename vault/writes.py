@@ -7,11 +7,12 @@ written to the intent journal first (storage/intents.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from functools import partial
 
+from .archive_writes import archive_and_write
 from .errors import (
     EditConflict,
     NoteExists,
@@ -22,6 +23,7 @@ from .errors import (
     is_disk_full,
 )
 from .landing import landed, tolerate_full
+from .learning.ledger import Ledger
 from .notes import edits
 from .notes.hashing import content_hash
 from .notes.records import CHANGED_MEANWHILE, GONE_MEANWHILE, MoveResult, NoteRecord
@@ -206,6 +208,24 @@ class VaultWrites(VaultParts):
         tolerate_full(lambda: self.live.sync_paths([path]),  # reports the removal
                       "deleted, not yet out of the index", "index.sqlite")
         return f"{TRASH_DIR}/{trashed}"
+
+    def archive_and_write(self, ledger: Ledger, writes: Sequence[tuple[str, str]],
+                          read: Mapping[str, str | None], archive: Sequence[tuple[int, str]],
+                          now: float) -> list[str]:
+        """Archive each (note id, reason) in `ledger` at `now` and write each (vault path, text)
+        over the bytes whose hash `read` gives, as one operation: a kill anywhere leaves all or
+        none once the next process opens the vault (vault/archive_writes.py). EditConflict,
+        nothing changed, when a note changed since `read`; the notes written are indexed
+        before it returns. Returns the notes an editor changed between the check and their
+        write (left as they are; the rest is made)."""
+        self.live.fresh()
+        for path, text in writes:
+            _fits(path, text)
+        out = archive_and_write(self.store, ledger, writes, read, archive, now)
+        if out.written:
+            tolerate_full(lambda: self.live.sync_paths(out.written), "written, not yet indexed",
+                          "index.sqlite")
+        return out.left
 
     def move(self, old: str, new: str) -> MoveResult:
         """Rename a note, keeping its id, and rewrite every link to it as Obsidian does.

@@ -8,8 +8,8 @@
   (scratch) note for a live session.
 - ``rmh conversation end-session ID SESSION [--apply] [--json]``: promote the session's cited
   or confirmed working notes (a frontmatter rewrite, same path and id) and archive the rest in
-  the learning ledger. Without --apply it only reports. Reversible: ``rmh conversation demote
-  NOTE`` and ``rmh restore NOTE``.
+  the learning ledger, all or none even when killed midway. Without --apply it only reports.
+  Reversible: ``rmh conversation demote NOTE`` and ``rmh restore NOTE``.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from vault import (
     CONVERSATION_FORMATS,
     LEDGER_FILE,
     STABILITY_MODES,
+    EditConflict,
     conversation_from_corpus,
     conversation_stability,
     demoted_text,
@@ -91,12 +92,14 @@ def cmd_end_session(args: argparse.Namespace) -> int:
             try:  # notes the ledger already archived are out of working memory already
                 gone = ledger.archived([d.id for d in decisions])
                 decisions = [d for d, g in zip(decisions, gone, strict=True) if not g]
-                for d in decisions if args.apply else []:
-                    if d.action == "promote":  # an edit made since is kept (edit_conflict)
-                        v.write(d.note, d.text, expected_hash=read.get(d.note))
-                    else:
-                        ledger.archive(d.id, time.time(), f"working: {d.reason}")
-                    done += 1
+                if args.apply and decisions:  # all or none, even killed (vault archive_writes)
+                    left = v.archive_and_write(  # an edit made since is kept (edit_conflict)
+                        ledger, [(d.note, d.text) for d in decisions if d.action == "promote"],
+                        read, [(d.id, f"working: {d.reason}") for d in decisions
+                               if d.action == "archive"], time.time())
+                    if left:
+                        raise EditConflict(left[0], read.get(left[0]) or "", None)
+                    done = len(decisions)
             finally:
                 ledger.close()
     doc: dict[str, Any] = {"conversation": args.id, "session": args.session,

@@ -42,7 +42,9 @@ and no note is written where one was erased or whose text still holds a forgotte
 
 A stop (`vault.cancellable`: `rmh serve`'s, at a cancel or the server's stop) is checked before
 each conversation, turn parsed and note written: `IngestStopped`, the notes of the conversation
-being written taken back (take_back.py). Ingesting again writes the rest as if uninterrupted."""
+being written taken back (take_back.py) while fewer than half of its writes are made, else the
+rest written first (either costs at most as many writes as the other would; the conversation
+is whole or absent all the same). Ingesting again writes the rest as if uninterrupted."""
 
 from __future__ import annotations
 
@@ -67,6 +69,7 @@ from .facts import build_facts
 from .follow import Followed, follow, namer, unlink
 from .formats import Conversation
 from .generated import Record, is_fact, mark
+from .ingest_done import Done as _Done
 from .layout import distinct, entity_path, link, session_path, turn_path
 from .lifecycle import promotable
 from .remembered import without_forgotten
@@ -236,23 +239,6 @@ def ingest(vault: Vault, conversations: Conversation | Sequence[Conversation], *
         raise IngestStopped(tuple(done.written), len(convs), done.whole) from None
 
 
-@dataclass
-class _Done:
-    """What the attempts of one ingest wrote, and the trash copies they made."""
-
-    written: dict[str, None] = field(default_factory=dict)
-    trashed: dict[str, str] = field(default_factory=dict)  # note -> its copy in the trash
-    copied: dict[str, str] = field(default_factory=dict)  # note -> sha256 of that copy
-    whole: int = 0  # conversations the last attempt wrote all of
-
-    def copy(self, vault: Vault, path: str, current: str) -> None:
-        """`path`'s bytes (sha256 `current`, as the index read them) into the trash, unless an
-        earlier attempt copied those same bytes (a conflict elsewhere started it again)."""
-        if self.copied.get(path) != current:
-            self.trashed[path] = vault.trash_copy(path)
-            self.copied[path] = current
-
-
 def verdict(current: str | None, ours: tuple[str, ...] | None, regenerate: bool,
             marked: str | None = None) -> str:
     """What the ingest does with a note whose rendered bytes differ from the file's: "write"
@@ -273,6 +259,8 @@ def _ingest(vault: Vault, convs: Sequence[Conversation], use_nlp: bool, regenera
     kept: dict[str, None] = {}
     deleted: list[str] = []
     unchanged = turns = sessions = entities = rules = left_out = done.whole = 0
+    if done.stopped:  # an attempt stopped, then in conflict: no other
+        raise Cancelled()
     with vault.batch():  # its folder sync first: a note edited on disk is seen as edited
         corpus = vault.corpus()
         stored = dict(zip(corpus.paths, corpus.content_hashes, strict=True))
@@ -310,6 +298,8 @@ def _ingest(vault: Vault, convs: Sequence[Conversation], use_nlp: bool, regenera
             turns += len(conv.turns())
             sessions += sum(1 for s in conv.sessions if s.turns)
             done.whole += 1
+            if done.stopped:  # the stop that came while it was written (_write)
+                raise Cancelled()
     entities = sum(1 for p in generated if "/entities/" in p)
     facts = sum(1 for p in generated if is_fact(p))
     episodes = sum(1 for p in generated if "/episodes/" in p)
@@ -354,10 +344,17 @@ def _write(vault: Vault, notes: Sequence[tuple[str, str]], changed: Sequence[tup
                 record.journalled([origin.get(p, p) for p, _ in writes])  # none pending now
                 landed: list[Landed] = []  # this conversation's notes written (take_back.py)
                 try:
+                    todo = sum(1 for _, _, v in plan if v != "keep")
                     for path, text, v in plan:
                         if v == "keep":
                             continue
-                        checkpoint()  # a stop: the notes put so far taken back (take_back.py)
+                        try:  # a stop: the notes put so far taken back (take_back.py), or
+                            if not done.stopped:  # from half on the rest written: at most as
+                                checkpoint()  # many writes as taking back makes
+                        except Cancelled:
+                            if 2 * len(landed) < todo:
+                                raise
+                            done.stopped = True
                         was, gen = before_write(vault, path, path in stored), origin.get(path, path)
                         put(path, text, stored.get(path), path in stored)
                         landed.append(Landed(path, path not in stored, was, content_hash(text),

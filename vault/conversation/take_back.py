@@ -6,8 +6,10 @@ next ingest (STORE6, session 32).
 
 Each note is put back as it was: a note the ingest created is removed, one it replaced gets
 the bytes read right before the ingest replaced them. A note another program changed since
-the ingest wrote it is left as that program made it (the same guard as every write). A kill
-midway leaves the writes' journal, whose replay then writes the whole conversation."""
+the ingest wrote it is left as that program made it (the same guard as every write; a created
+note is renamed aside before its bytes are checked, so a save landing between the check and
+the removal is put back, never removed: `Store.erase`'s `expected_hash`). A kill midway leaves
+the writes' journal, whose replay then writes the whole conversation."""
 
 from __future__ import annotations
 
@@ -16,7 +18,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import EditConflict, NoteExists, NoteNotFound, NotText
-from ..notes.hashing import content_hash
 from .generated import Record
 
 if TYPE_CHECKING:
@@ -71,8 +72,8 @@ def take_back(vault: Vault, put: Put, landed: Sequence[Landed], record: Record,
         record.save()
         for note in reversed(landed):
             try:
-                if note.created and content_hash_at(vault, note.path) == note.written:
-                    vault.store.erase(note.path)
+                if note.created:  # only its bytes: an editor's save since is put back
+                    vault.store.erase(note.path, expected_hash=note.written)
                 elif not note.created and note.before is not None:
                     put(note.path, note.before, note.written, True)
                 else:
@@ -81,11 +82,3 @@ def take_back(vault: Vault, put: Put, landed: Sequence[Landed], record: Record,
                 continue
             back.append(note.path)
     return back
-
-
-def content_hash_at(vault: Vault, path: str) -> str | None:
-    """sha256 of the note's bytes now; None when it is gone or no regular file."""
-    try:
-        return content_hash(vault.store.read_bytes(path))
-    except (NoteNotFound, NotText):
-        return None

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import LedgerError
+from ..storage.faults import operation_made
 from ..storage.linkgraph import Adjacency
 from ..untyped_errors import out_of_descriptors
 from . import ledger_sql as sql
@@ -40,6 +41,7 @@ from .compact import NO_LIMITS, Compaction, LedgerLimits, SessionBudget, compact
 from .edges import WeightedEdges
 from .formulas import LearningParams, decayed, stamp_of, utility
 from .ledger_audit import LedgerAudit
+from .ledger_sessions import LedgerSessions
 from .pair_table import PairTable
 from .redact import QUERY_CHARS
 from .replay import expansion_of, fold, free_of, learned_of, prior_of, query_weights, word_query
@@ -52,12 +54,14 @@ __all__ = ["LEDGER_FILE", "Ledger", "LedgerLimits", "fold", "learned_of"]
 LEDGER_FILE = "learned.sqlite"
 
 
-class Ledger(LedgerAudit):
+class Ledger(LedgerSessions, LedgerAudit):
     """Event log + derived learned state for one vault (see module docstring)."""
 
     def __init__(self, conn: sqlite3.Connection, clock: Callable[[], float],
-                 params: LearningParams, limits: LedgerLimits = NO_LIMITS) -> None:
+                 params: LearningParams, limits: LedgerLimits = NO_LIMITS,
+                 fault_after: int | None = None) -> None:
         self._conn, self._closed, self.limits = conn, False, limits
+        self.fault_after = fault_after  # storage/faults.py: each transaction is two operations
         self._budget = SessionBudget(limits.session_bytes)
         self._lock = threading.RLock()  # writes and reloads; reads assume one caller thread
         self.clock, self.params = finite_clock(clock), params
@@ -74,9 +78,10 @@ class Ledger(LedgerAudit):
 
     @classmethod
     def open(cls, path: Path, *, clock: Callable[[], float], params: LearningParams | None = None,
-             limits: LedgerLimits | None = None) -> Ledger:
+             limits: LedgerLimits | None = None, fault_after: int | None = None) -> Ledger:
         """Open (creating if needed) the ledger file; rebuilds derived state if params changed.
-        `limits`: the log's bounds (compact.py; default LedgerLimits())."""
+        `limits`: the log's bounds (compact.py; default LedgerLimits()); `fault_after`: the
+        store's fault injection, counting this ledger's transactions (storage/faults.py)."""
         params = params or LearningParams()
         conn: sqlite3.Connection | None = None
         try:  # connecting fails too: the file is a folder, a FIFO
@@ -90,7 +95,8 @@ class Ledger(LedgerAudit):
                 raise exhausted from exc
             raise LedgerError(f"{path.name}: {exc}") from exc
         stamp = stamp_of(params)
-        ledger = cls(conn, clock, params, LedgerLimits() if limits is None else limits)
+        ledger = cls(conn, clock, params, LedgerLimits() if limits is None else limits,
+                     fault_after)
         try:
             if sql.get_meta(conn, "stamp") != stamp:
                 ledger.rebuild(stamp)
@@ -159,7 +165,9 @@ class Ledger(LedgerAudit):
                     self._pairs.mark(touched.pairs, touched.notes)
                     sql.write_rows(conn, self._state, touched)
                 total = sql.add_log_bytes(conn, added)
+                operation_made(self.fault_after)  # a kill here: SQLite rolls it all back
                 conn.execute("COMMIT")
+                operation_made(self.fault_after)
             except BaseException:
                 if conn.in_transaction:  # SQLITE_FULL rolls back by itself
                     conn.execute("ROLLBACK")
@@ -201,72 +209,6 @@ class Ledger(LedgerAudit):
             finally:
                 self._sync_state(force=True)
 
-    # -- sessions ---------------------------------------------------------------------------
-
-    def start_session(self, session_id: str, now: float,
-                      alive: Callable[[str], bool | None] | None = None,
-                      owner: Mapping[str, Any] | None = None) -> list[str]:
-        """Begin a session (recording its `owner` process, liveness.py) after recovering the
-        dead open sessions: `alive(id) is False`, or idle for `stale_session_s` when there is
-        no test or it answers None. Returns the recovered ids; a known session is kept."""
-        stale = self._stale_sessions(now, keep=session_id, alive=alive)
-        batch: list[tuple[float, str, str | None, int | None, dict[str, Any]]] = [
-            (now, "end", s, None, {"recovered": True}) for s in stale]
-        if session_id not in self._state.sessions:
-            batch.append((now, "start", session_id, None, dict(owner or {})))
-        return self._append(batch) if batch else []
-
-    def end_session(self, session_id: str, now: float, answered: Sequence[int] = ()) -> bool:
-        """Apply the session's evidence (`answered`: the notes the agent's answer used,
-        answer.py) in one transaction; False when unknown or already ended."""
-        self._sync_state()
-        info = self._state.sessions.get(session_id)
-        if info is None or info.ended is not None:
-            return False
-        data: dict[str, Any] = {"recovered": False}
-        if answered:
-            data["answered"] = sorted({int(n) for n in answered})
-        return session_id in self._append([(now, "end", session_id, None, data)])
-
-    def recover(self, now: float, alive: Callable[[str], bool | None] | None = None) -> list[str]:
-        """Close every dead open session (what start_session does first)."""
-        stale = self._stale_sessions(now, alive=alive)
-        return self._append([(now, "end", s, None, {"recovered": True}) for s in stale]) \
-            if stale else []
-
-    def has_session(self, session_id: str) -> bool:
-        """Whether a session of this id was ever started (ended or not)."""
-        self._sync_state()
-        return session_id in self._state.sessions
-
-    def session_ended(self, session_id: str) -> bool:
-        """Whether a session of this id was started and has ended (its id is spent)."""
-        self._sync_state()
-        info = self._state.sessions.get(session_id)
-        return info is not None and info.ended is not None
-
-    def open_sessions(self) -> list[str]:
-        """The ids of the sessions started and not ended, sorted."""
-        self._sync_state()
-        return sorted(s for s, info in self._state.sessions.items() if info.ended is None)
-
-    def session_owner(self, session_id: str) -> dict[str, Any]:
-        """What the session's start event recorded about its process ({} if nothing)."""
-        return sql.start_data(self._conn, session_id)
-
-    def session_events(self, session_id: str) -> list[Event]:
-        """The events of an open session so far (what its end will fold); [] when not open."""
-        self._sync_state()
-        return list(self._state.open_events.get(session_id, []))
-
-    def _stale_sessions(self, now: float, keep: str | None = None,
-                        alive: Callable[[str], bool | None] | None = None) -> list[str]:
-        """Open sessions (other than `keep`) that are dead, sorted (see `start_session`)."""
-        idle = now - self.params.stale_session_s
-        verdicts = {s: None if alive is None else alive(s) for s in self.open_sessions()}
-        return [s for s, v in verdicts.items() if s != keep and (
-            v is False or (v is None and self._state.sessions[s].last_t <= idle))]
-
     # -- UsageRecorder: facts in -----------------------------------------------------------------
 
     def _spread(self, seeds: list[tuple[int, float]], graph: Adjacency) -> list[list[float]]:
@@ -297,7 +239,18 @@ class Ledger(LedgerAudit):
 
     def archive(self, note_id: int, now: float, reason: str = "manual") -> None:
         """Take a note out of default ranking (reversible; its file is untouched)."""
-        self._append([(now, "archive", None, note_id, {"reason": reason})])
+        self.archive_all([(note_id, reason)], now)
+
+    def archive_all(self, notes: Sequence[tuple[int, str]], now: float) -> list[int]:
+        """`archive` each (note id, reason) not archived yet, in one transaction: all or none
+        (a second call after a kill archives what the first did not). The ids archived."""
+        with self._lock:
+            self._sync_state()
+            todo = [(n, why) for n, why in notes if (ns := self._state.notes.get(n)) is None
+                    or ns.archived_at is None]
+            if todo:
+                self._append([(now, "archive", None, n, {"reason": why}) for n, why in todo])
+        return [n for n, _ in todo]
 
     def restore(self, note_id: int, now: float) -> bool:
         """Bring an archived note back; False when it was not archived."""

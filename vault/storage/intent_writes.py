@@ -1,5 +1,6 @@
-"""An ingest's journalled writes (`WritesIntent`, storage/intents.py's module docstring) and
-what applying an intent did (`Outcome`)."""
+"""An ingest's journalled writes (`WritesIntent`, storage/intents.py's module docstring), the
+same with archives in the learning ledger (`ArchiveWritesIntent`, finished by the facade:
+vault/archive_writes.py) and what applying an intent did (`Outcome`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 
 from ..errors import EditConflict, NoteExists, NoteNotFound, NotText
 from ..notes.hashing import content_hash
+from . import intent_fields as fields
 from .intent_fields import VERSION
 from .store import Store
 
@@ -51,6 +53,45 @@ class WritesIntent:
     def plan(cls, store: Store, notes: Sequence[tuple[str, str]]) -> WritesIntent:
         """The intent of writing `notes` ((vault path, text)) over what the files hold now."""
         return cls(tuple(Write(p, file_hash(store, p), text) for p, text in notes))
+
+
+def _writes(value: object) -> tuple[Write, ...]:
+    t = fields.text
+    return tuple(Write(t(w["path"]), None if w["old_hash"] is None else t(w["old_hash"]),
+                       t(w["new_text"])) for w in fields.objects(value))
+
+
+def load_writes(doc: dict[str, Any]) -> WritesIntent | ArchiveWritesIntent | None:
+    """The writes intent in `doc` (KeyError, TypeError when damaged); None: another op."""
+    if doc.get("version") != VERSION or doc.get("op") not in ("writes", "archive-writes"):
+        return None
+    if doc["op"] == "writes":
+        return WritesIntent(_writes(doc["writes"]))
+    archive = tuple((_note_id(a[0]), fields.text(a[1])) for a in doc["archive"])
+    now = doc["now"]
+    if not isinstance(now, float):
+        raise TypeError("an intent's time is a number")
+    return ArchiveWritesIntent(_writes(doc["writes"]), archive, now)
+
+
+def _note_id(value: object) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError("a note id is an integer")
+    return value
+
+
+@dataclass(frozen=True)
+class ArchiveWritesIntent:
+    """Notes archived in the learning ledger (note id, reason) at time `now` and notes written,
+    as one operation (vault/archive_writes.py): not applied by `Journal.recover`, which has
+    no ledger."""
+
+    writes: tuple[Write, ...]
+    archive: tuple[tuple[int, str], ...]
+    now: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"version": VERSION, "op": "archive-writes", **asdict(self)}
 
 
 def apply_writes(store: Store, intent: WritesIntent, name: str = "") -> Outcome:

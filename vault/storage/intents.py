@@ -33,9 +33,10 @@ A `WritesIntent` (an ingest's notes) is a set of writes, each with the hash its 
 (None: a new note) and its new text: recovery writes each one still at its old hash, keeps
 each already written, and leaves (and reports) one changed since.
 
-A `ForgetIntent` (an erasure's plan) is finished by `Vault.open` after the parts it needs are
-open (the index, the ledger): the erasure is made again from its first step, every step
-idempotent, so after a kill the next open leaves everything of the plan erased.
+A `ForgetIntent` (an erasure's plan) and an `ArchiveWritesIntent` (vault/archive_writes.py)
+are finished by the facade, which has the parts they need (the index, the ledger): an erasure
+is made again from its first step, every step idempotent, so after a kill the next open
+leaves everything of the plan erased.
 """
 
 from __future__ import annotations
@@ -55,7 +56,14 @@ from . import intent_fields as fields
 from .fileops import CROSS_DEVICE, create_temp, fsync_dir, open_regular
 from .intent_added import relink_added
 from .intent_fields import VERSION
-from .intent_writes import Outcome, Write, WritesIntent, apply_writes, file_hash
+from .intent_writes import (
+    ArchiveWritesIntent,
+    Outcome,
+    WritesIntent,
+    apply_writes,
+    file_hash,
+    load_writes,
+)
 from .store import STATE_DIR, Store
 
 INTENTS_DIR = f"{STATE_DIR}/intents"
@@ -134,7 +142,7 @@ class ForgetIntent:
                 "extra_files": list(self.extra_files)}
 
 
-Intent = MoveIntent | WritesIntent | ForgetIntent
+Intent = MoveIntent | WritesIntent | ForgetIntent | ArchiveWritesIntent
 
 
 def load_intent(doc: object) -> Intent:
@@ -147,12 +155,8 @@ def load_intent(doc: object) -> Intent:
         if not isinstance(doc["plan"], dict):
             raise TypeError("a forget intent's plan is an object")
         return ForgetIntent(dict(doc["plan"]), fields.texts(doc["extra_files"]))
-    if doc.get("version") == VERSION and doc.get("op") == "writes":
-        t = fields.text
-        return WritesIntent(tuple(
-            Write(t(w["path"]), None if w["old_hash"] is None else t(w["old_hash"]),
-                  t(w["new_text"])) for w in fields.objects(doc["writes"])))
-    return MoveIntent.from_json(doc)
+    writes = load_writes(doc)
+    return MoveIntent.from_json(doc) if writes is None else writes
 
 
 def _twins(store: Store, a: str, b: str) -> bool:
@@ -327,8 +331,8 @@ class Journal:
                 except (OSError, ValueError, KeyError, TypeError, RecursionError):
                     outcomes.append(Outcome(name, "?", "", "", state="unreadable"))
                     continue
-                if isinstance(intent, ForgetIntent):
-                    continue  # finished by Vault.open, which has the index and the ledger
+                if isinstance(intent, ForgetIntent | ArchiveWritesIntent):
+                    continue  # finished by the facade, which has the index and the ledger
                 try:
                     outcome = (apply_writes(self.store, intent, name)
                                if isinstance(intent, WritesIntent)

@@ -7,7 +7,8 @@
   any moment leaves the old or the new bytes; `clean_stale_temps` removes leftover temps.
 - Text is UTF-8 without newline translation; a leading BOM stays in the text as U+FEFF, so
   `write_text(p, read_text(p))` reproduces the file byte for byte.
-- `trash` and `move` never overwrite; nothing is hard-deleted.
+- `trash` and `move` never overwrite; nothing is hard-deleted but by `erase`
+  (storage/removal.py).
 - Every change lands through a descriptor of its folder walked from the root without
   following a symlink (storage/anchored.py): a parent folder swapped for a symlink between
   the checks and the rename fails the write (PathRefused), it never redirects it. Reads and
@@ -17,8 +18,7 @@
   rename the file's identity (inode, size, mtime) is checked again, which narrows the window
   left to editors that take no lock to one `stat` and one `rename` apart.
 - Fault injection (tests, benchmarks): `Store(fault_after=N)` SIGKILLs the process right after
-  its N-th file operation (a temp file written and fsynced, a rename or link, an unlink, a
-  folder fsync), counted in `count_op` alone; the harness sets it from RMH_FAULT_AFTER_OPS.
+  its N-th file operation, counted in `count_op` and the ledger's commits (storage/faults.py).
 """
 
 from __future__ import annotations
@@ -26,10 +26,8 @@ from __future__ import annotations
 import contextlib
 import errno
 import hashlib
-import itertools
 import os
 import re
-import signal
 import stat as st
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -46,6 +44,7 @@ from ..errors import (
 )
 from . import fileops
 from .anchored import folder, fsync_fds, open_dir, open_note, parts_of, remove_below, stat_note
+from .faults import operation_made
 from .fileops import alive, lstat_at, place_no_clobber, refused_change, swap_in
 from .folder_view import FileStat as FileStat  # re-exported: the store's types
 from .folder_view import FolderView, inside
@@ -53,18 +52,17 @@ from .folder_view import Scan as Scan
 from .folder_view import Skipped as Skipped
 from .folders import MAX_NOTE_BYTES as MAX_NOTE_BYTES  # re-exported: the store's limit
 from .folders import RACY, wrap64
-from .paths import copy_name
+from .removal import MAX_TRASH_COPIES as MAX_TRASH_COPIES  # re-exported
+from .removal import TRASH_DIR as TRASH_DIR  # re-exported: the store's folder
+from .removal import Removal, temp_name
 from .write_lock import WriteLock
 
 STATE_DIR = ".rmh"
-TRASH_DIR = ".rmh/trash"
-MAX_TRASH_COPIES = 10_000
 BINARY_PROBE_BYTES = 8 * 1024
 NOTE_MODE = 0o666  # new notes: rw for all, less the process umask
 
 _TEMP = re.compile(r"^\..+\.rmh-tmp-(\d+)-\d+$")
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-_temp_counter = itertools.count()
 _inflight: set[str] = set()  # temps being written by this process (any Store instance)
 
 
@@ -77,7 +75,7 @@ def _identity(info: os.stat_result) -> _Identity:
     return info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns
 
 
-class Store(FolderView):
+class Store(Removal, FolderView):
     """The vault folder. `root` is the realpath of an existing directory (else NotAVault)."""
 
     def __init__(self, root: Path, *, fault_after: int | None = None,
@@ -97,8 +95,7 @@ class Store(FolderView):
     def count_op(self) -> None:
         """One file operation made; SIGKILL this process after the `fault_after`-th."""
         self.ops += 1
-        if self.fault_after is not None and self.ops >= self.fault_after:
-            os.kill(os.getpid(), signal.SIGKILL)
+        operation_made(self.fault_after)
 
     def resolve(self, path: str, *, write: bool = False) -> Path:
         """`check`, join to root, and require the realpath to stay inside the vault. With
@@ -272,8 +269,7 @@ class Store(FolderView):
             now, seen = self._current(rel, (dfd, name))
             if now != expected_hash:
                 raise EditConflict(rel, expected_hash, now)
-        short = name.encode("utf-8")[:200].decode("utf-8", "ignore")  # temp name <= 255 bytes
-        tmp = f".{short}.rmh-tmp-{os.getpid()}-{next(_temp_counter)}"
+        tmp = temp_name(name, "tmp")
         inflight = os.path.join(os.path.dirname(target), tmp)
         _inflight.add(inflight)
         try:
@@ -315,70 +311,6 @@ class Store(FolderView):
             now, _ = self._current(rel, at)
             if now != expected:
                 raise EditConflict(rel, expected, now)
-
-    def trash(self, path: str, *, keep: bool = False) -> str:
-        """Move a note into `.rmh/trash/<path>`, never overwriting: " (1)", " (2)"... go before
-        the suffix when taken. Returns the path relative to TRASH_DIR. With `keep` the note
-        stays too (the entry is a hard link: its bytes, as writes replace a note by rename)."""
-        rel = self.check(path)
-        with self.lock.held(), refused_change(rel):
-            return self._trash(path, keep)
-
-    def _trash(self, path: str, keep: bool = False) -> str:
-        with (self._existing(path) as (rel, sfd, name, _),
-              self._folder_of(path, f"{TRASH_DIR}/{rel}") as dfd):
-            for n in range(MAX_TRASH_COPIES):
-                cand = copy_name(rel, n)  # cut to fit the name's cap (storage/paths.py)
-                try:
-                    place_no_clobber(name, os.path.basename(cand), cand, keep_src=keep,
-                                     done=self.count_op, src_dir_fd=sfd, dst_dir_fd=dfd)
-                except NoteExists:
-                    continue
-                fsync_fds(dfd, sfd, done=self.count_op)
-                return cand
-        raise QuotaExceeded(f"trash copies of {rel}", MAX_TRASH_COPIES)
-
-    def erase(self, path: str) -> None:
-        """Remove a note for good (erasure; `trash` is the reversible delete). A note already
-        gone is no error: a second erasure finishes an interrupted first one."""
-        rel = self.check(path)
-        with self.lock.held(), refused_change(rel), contextlib.suppress(NoteNotFound), \
-                self._existing(path) as (_, sfd, name, _):
-            os.unlink(name, dir_fd=sfd)
-            self.count_op()
-            fsync_fds(sfd, done=self.count_op)
-
-    def move(self, old: str, new: str) -> None:
-        """Rename a note. NoteNotFound if `old` is missing; NoteExists if `new` exists (a
-        case-only rename of one file on a case-insensitive file system is allowed). Creates
-        `new`'s parent folders. Links in other notes are not touched here."""
-        rel = self.check(old)
-        self.check(new, write=True)
-        with self.lock.held(), refused_change(rel):
-            self._move(old, new)
-
-    def _move(self, old: str, new: str) -> None:
-        with self._existing(old) as (old_rel, sfd, sname, src):
-            new_rel = self.check(new, write=True)
-            self.resolve(new_rel, write=True)  # the reasons; the walk below holds
-            if old_rel == new_rel:
-                return
-            with self._folder_of(new, new_rel) as dfd:
-                dname = new_rel.rpartition("/")[2]
-                dst = lstat_at(dfd, dname)
-                if dst is None:
-                    place_no_clobber(sname, dname, new_rel, done=self.count_op,
-                                     src_dir_fd=sfd, dst_dir_fd=dfd)
-                elif (st.S_ISLNK(src.st_mode) or st.S_ISLNK(dst.st_mode)
-                      or (src.st_dev, src.st_ino) != (dst.st_dev, dst.st_ino)):
-                    raise NoteExists(new_rel)
-                elif src.st_nlink > 1:  # a rename killed between its link and its unlink
-                    os.unlink(sname, dir_fd=sfd)
-                    self.count_op()
-                else:  # one file, two spellings: a case-insensitive file system
-                    os.rename(sname, dname, src_dir_fd=sfd, dst_dir_fd=dfd)
-                    self.count_op()
-                fsync_fds(dfd, sfd, done=self.count_op)
 
     def clean_stale_temps(self, seen: Iterable[str] | None = None) -> list[str]:
         """Remove ".<name>.rmh-tmp-<pid>-<n>" leftovers of interrupted writes; returns the

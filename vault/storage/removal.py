@@ -1,0 +1,134 @@
+"""Removing and renaming notes: the part of `Store` (store.py) that takes a file away from its
+name (trash, erase, move), never overwriting another.
+
+A mixin, as folder_view.py is: `Store` provides the checks, the write lock, the fault count
+and the folder walks (the attributes declared below)."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import itertools
+import os
+import stat as st
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+
+from ..errors import EditConflict, NoteExists, NoteNotFound, QuotaExceeded
+from .anchored import fsync_fds
+from .fileops import lstat_at, place_no_clobber, refused_change
+from .paths import copy_name
+from .write_lock import WriteLock
+
+TRASH_DIR = ".rmh/trash"
+MAX_TRASH_COPIES = 10_000
+temp_counter = itertools.count()
+
+
+def temp_name(name: str, kind: str) -> str:
+    """".NAME.rmh-KIND-PID-N" in the note's folder (<= 255 bytes): "tmp" for a write's temp
+    (store.py's `_TEMP`: removed once its process is gone), "kept" for a file never to lose."""
+    short = name.encode("utf-8")[:200].decode("utf-8", "ignore")
+    return f".{short}.rmh-{kind}-{os.getpid()}-{next(temp_counter)}"
+
+
+class Removal:
+    """trash, erase and move of the store `Store` is."""
+
+    lock: WriteLock
+    check: Callable[..., str]
+    resolve: Callable[..., object]
+    count_op: Callable[[], None]
+    _existing: Callable[[str], AbstractContextManager[tuple[str, int, str, os.stat_result]]]
+    _folder_of: Callable[[str, str], AbstractContextManager[int]]
+
+    def trash(self, path: str, *, keep: bool = False) -> str:
+        """Move a note into `.rmh/trash/<path>`, never overwriting: " (1)", " (2)"... go before
+        the suffix when taken. Returns the path relative to TRASH_DIR. With `keep` the note
+        stays too (the entry is a hard link: its bytes, as writes replace a note by rename)."""
+        rel = self.check(path)
+        with self.lock.held(), refused_change(rel):
+            return self._trash(path, keep)
+
+    def _trash(self, path: str, keep: bool = False) -> str:
+        with (self._existing(path) as (rel, sfd, name, _),
+              self._folder_of(path, f"{TRASH_DIR}/{rel}") as dfd):
+            for n in range(MAX_TRASH_COPIES):
+                cand = copy_name(rel, n)  # cut to fit the name's cap (storage/paths.py)
+                try:
+                    place_no_clobber(name, os.path.basename(cand), cand, keep_src=keep,
+                                     done=self.count_op, src_dir_fd=sfd, dst_dir_fd=dfd)
+                except NoteExists:
+                    continue
+                fsync_fds(dfd, sfd, done=self.count_op)
+                return cand
+        raise QuotaExceeded(f"trash copies of {rel}", MAX_TRASH_COPIES)
+
+    def erase(self, path: str, *, expected_hash: str | None = None) -> None:
+        """Remove a note for good (erasure; `trash` is the reversible delete). A note already
+        gone is no error: a second erasure finishes an interrupted first one. With
+        `expected_hash`, only the bytes of that hash are removed (EditConflict else): the
+        file is first renamed to a temp name, so the very file whose bytes are checked is the
+        one removed, and one an editor saved before that rename is put back (`_taken_back`)."""
+        rel = self.check(path)
+        with self.lock.held(), refused_change(rel), contextlib.suppress(NoteNotFound), \
+                self._existing(path) as (_, sfd, name, _):
+            if expected_hash is not None:
+                name = self._set_aside(rel, sfd, name, expected_hash)
+            os.unlink(name, dir_fd=sfd)
+            self.count_op()
+            fsync_fds(sfd, done=self.count_op)
+
+    def _set_aside(self, rel: str, sfd: int, name: str, expected: str) -> str:
+        """Rename the note to a temp name (a kill then: `clean_stale_temps` removes it, as the
+        caller would have) and return that name when it holds the `expected` bytes; else put
+        it back and raise EditConflict. Where another save took the name meanwhile, the file
+        stays beside it as ".NAME.rmh-kept-PID-N" (hidden: never indexed, never removed)."""
+        tmp = temp_name(name, "tmp")
+        os.rename(name, tmp, src_dir_fd=sfd, dst_dir_fd=sfd)
+        self.count_op()
+        try:
+            with open(tmp, "rb", opener=lambda p, f: os.open(p, f, dir_fd=sfd)) as fh:
+                now = hashlib.sha256(fh.read()).hexdigest()
+        except OSError:
+            now = None
+        if now == expected:
+            return tmp
+        try:
+            place_no_clobber(tmp, name, rel, done=self.count_op, src_dir_fd=sfd, dst_dir_fd=sfd)
+        except NoteExists:
+            os.rename(tmp, temp_name(name, "kept"), src_dir_fd=sfd, dst_dir_fd=sfd)
+            self.count_op()
+        raise EditConflict(rel, expected, now)
+
+    def move(self, old: str, new: str) -> None:
+        """Rename a note. NoteNotFound if `old` is missing; NoteExists if `new` exists (a
+        case-only rename of one file on a case-insensitive file system is allowed). Creates
+        `new`'s parent folders. Links in other notes are not touched here."""
+        rel = self.check(old)
+        self.check(new, write=True)
+        with self.lock.held(), refused_change(rel):
+            self._move(old, new)
+
+    def _move(self, old: str, new: str) -> None:
+        with self._existing(old) as (old_rel, sfd, sname, src):
+            new_rel = self.check(new, write=True)
+            self.resolve(new_rel, write=True)  # the reasons; the walk below holds
+            if old_rel == new_rel:
+                return
+            with self._folder_of(new, new_rel) as dfd:
+                dname = new_rel.rpartition("/")[2]
+                dst = lstat_at(dfd, dname)
+                if dst is None:
+                    place_no_clobber(sname, dname, new_rel, done=self.count_op,
+                                     src_dir_fd=sfd, dst_dir_fd=dfd)
+                elif (st.S_ISLNK(src.st_mode) or st.S_ISLNK(dst.st_mode)
+                      or (src.st_dev, src.st_ino) != (dst.st_dev, dst.st_ino)):
+                    raise NoteExists(new_rel)
+                elif src.st_nlink > 1:  # a rename killed between its link and its unlink
+                    os.unlink(sname, dir_fd=sfd)
+                    self.count_op()
+                else:  # one file, two spellings: a case-insensitive file system
+                    os.rename(sname, dname, src_dir_fd=sfd, dst_dir_fd=dfd)
+                    self.count_op()
+                fsync_fds(dfd, sfd, done=self.count_op)
