@@ -38,6 +38,14 @@ class NoteVectors:
         value: Callable[[NoteState], float], dtype: type[Any],
     ) -> npt.NDArray[Any]:
         """value(note state) per id; 0 (False) for an id with no learned state."""
+        return self.per_id(notes, ids, lambda _, ns: value(ns), dtype)
+
+    def per_id(
+        self, notes: Mapping[int, NoteState], ids: Sequence[int],
+        value: Callable[[int, NoteState], float], dtype: type[Any],
+    ) -> npt.NDArray[Any]:
+        """value(note id, its state) per id (`per_note` of a value that reads the id too: the
+        gate of a note whose own text holds the query's new words, topic.py v19)."""
         out = np.zeros(len(ids), dtype=dtype)
         keys, ascending = self.id_array(ids)
         if ascending and len(notes) * 4 < len(ids):  # sparse: O(learned notes), not O(notes)
@@ -45,12 +53,12 @@ class NoteVectors:
             at = np.minimum(np.searchsorted(keys, learned), max(len(keys) - 1, 0))
             for note, k in zip(learned.tolist(), at.tolist(), strict=True):
                 if len(keys) and keys[k] == note:
-                    out[k] = value(notes[note])
+                    out[k] = value(note, notes[note])
             return out
         for k, note in enumerate(ids):
             ns = notes.get(note)
             if ns is not None:
-                out[k] = value(ns)
+                out[k] = value(int(note), ns)
         return out
 
     def asked(self, notes: Mapping[int, NoteState], ids: Sequence[int]) -> Asked:
