@@ -81,7 +81,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import NamedTuple
 
@@ -109,20 +109,49 @@ def query_terms(text: str) -> list[str]:
 
 Held = Mapping[str, frozenset[int]]  # a stem of the query -> the ids of the notes holding it
 NO_HELD: Held = MappingProxyType({})
+Holders = Callable[[Sequence[str]], Sequence[Collection[int]]]
 
 
-def held_words(text: str,
-               holders: Callable[[Sequence[str]], Sequence[Collection[int]]]) -> Held:
-    """The stems of the query's content tokens (`content_tokens`) that some note holds, each
-    with the ids of the notes that hold it, by `holders` (the search index's postings of each
-    token): the words the vault can answer by, which a phrase new to the query log counts
-    against the gate of every note but those holding them (v18, v19), sorted by stem."""
+class HeldWords(Mapping[str, frozenset[int]]):
+    """`held_words`' answer: the query's stems some note holds (by the index's document
+    frequency, read at once) and the ids of the notes holding each, read from the index's
+    postings only when a gate asks for them -- `weights` asks only for the words new to the
+    query log (v19) -- and once per stem. So a word most notes hold ("notes" in every note
+    of a 5,000-note vault) costs nothing when the log held it (NOTES-LRN15.md: 86 ms a query
+    read eagerly there)."""
+
+    def __init__(self, tokens: Mapping[str, tuple[str, ...]], holders: Holders) -> None:
+        self._tokens, self._holders = tokens, holders
+        self._notes: dict[str, frozenset[int]] = {}
+
+    def __getitem__(self, key: str) -> frozenset[int]:
+        if key not in self._notes:
+            self._notes[key] = frozenset().union(*self._holders(self._tokens[key]))
+        return self._notes[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._tokens
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._tokens)
+
+    def __len__(self) -> int:
+        return len(self._tokens)
+
+
+def held_words(text: str, frequency: Callable[[Sequence[str]], list[int]],
+               holders: Holders) -> Held:
+    """The stems of the query's content tokens (`content_tokens`) that some note holds, by
+    `frequency` (the search index's document frequency of each token), each with the ids of
+    the notes holding it, by `holders` (the index's postings, read when asked: `HeldWords`):
+    the words the vault can answer by, which a phrase new to the query log counts against the
+    gate of every note but those holding them (v18, v19), sorted by stem."""
     tokens = sorted(set(content_tokens(text)))
-    out: dict[str, set[int]] = {}
-    for t, notes in zip(tokens, holders(tokens), strict=True):
-        if notes:
-            out.setdefault(stem(t), set()).update(notes)
-    return MappingProxyType({s: frozenset(out[s]) for s in sorted(out)})
+    by_stem: dict[str, list[str]] = {}
+    for t, n in zip(tokens, frequency(tokens), strict=True):
+        if n > 0:
+            by_stem.setdefault(stem(t), []).append(t)
+    return HeldWords({s: tuple(by_stem[s]) for s in sorted(by_stem)}, holders)
 
 
 def add_terms(bag: dict[str, int], terms: Iterable[str], cap: int) -> None:

@@ -85,11 +85,19 @@ def test_held_words_are_the_stems_of_the_query_s_words_the_index_holds() -> None
     df = {"mcgee": 4, "bar": 2, "james": 30}
     seen: list[list[str]] = []
 
-    def holders(tokens: Sequence[str]) -> list[frozenset[int]]:
-        seen.append(list(tokens))
-        return [frozenset(range(df.get(t, 0))) for t in tokens]
+    asked: list[list[str]] = []
 
-    got = held_words("What did James discover at McGee's bar in May 2023?", holders)
-    assert got == {"bar": frozenset({0, 1}), "jame": frozenset(range(30)),
-                   "mcgee": frozenset(range(4))}
+    def frequency(tokens: Sequence[str]) -> list[int]:
+        seen.append(list(tokens))
+        return [df.get(t, 0) for t in tokens]
+
+    def holders(tokens: Sequence[str]) -> list[frozenset[int]]:
+        asked.append(list(tokens))
+        return [frozenset(range(df[t])) for t in tokens]
+
+    got = held_words("What did James discover at McGee's bar in May 2023?", frequency, holders)
+    assert sorted(got) == ["bar", "jame", "mcgee"] and "discov" not in got
     assert seen and "may" not in seen[0]  # a date is no topic (content_tokens)
+    assert not asked  # the notes holding a word are read only when a gate asks (v19)
+    assert got["mcgee"] == frozenset(range(4)) and asked == [["mcgee"]]
+    assert got["mcgee"] == frozenset(range(4)) and asked == [["mcgee"]]  # read once

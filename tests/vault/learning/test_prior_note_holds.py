@@ -65,8 +65,9 @@ def test_ledger_prior_and_learned_read_each_note_s_holding_live_and_replayed(
     led.on_read("s0", 2)
     led.end_session("s0", t[0])
     query = "Was Lindqvist Works in Ferrisburg founded before Moreau Press?"
-    held = held_words(query, lambda tokens: [frozenset({1, 5}) if tok == "ferrisburg"
-                                             else frozenset({5}) for tok in tokens])
+    held = held_words(query, lambda tokens: [1] * len(tokens),
+                      lambda tokens: [frozenset({1, 5}) if tok == "ferrisburg"
+                                      else frozenset({5}) for tok in tokens])
     got = led.prior([1, 2], query, held).tolist()
     assert got == led.learned([1, 2], query=query, held=held).prior.tolist()
     assert got == led.learned([1, 2], as_of=t[0], query=query, held=held).prior.tolist()

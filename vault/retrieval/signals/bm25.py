@@ -259,4 +259,4 @@ class Bm25Index:
             tokens = stems(tokens)
         rows = [self.postings.column(self.vocabulary[t])[0].tolist() if t in self.vocabulary
                 else [] for t in tokens]
-        return [frozenset(int(ids[r]) for r in col) for col in rows]
+        return [frozenset(map(ids.__getitem__, col)) for col in rows]
