@@ -99,8 +99,8 @@ class LedgerReads(LedgerAudit):
             def per(value: Callable[[int, NoteState], float]) -> npt.NDArray[np.float64]:
                 return self._vectors.per_id(st.notes, ids, value, np.float64)
 
-            warm = per(lambda _, n: decayed(n.activation, now - n.as_of, n.accesses,
-                                            n.sessions, p))
+            warm = self._vectors.per_note(st.notes, ids, lambda n: decayed(
+                n.activation, now - n.as_of, n.accesses, n.sessions, p), np.float64)
             return Learned(warm, per(lambda i, ns: prior_of(ns, weighted, i)),
                            self._cooc(ids, now),
                            free=per(lambda i, ns: free_of(ns, weighted, words, p, i)),

@@ -9,7 +9,7 @@ walks the learned notes (O(learned) searchsorted), not every id.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -38,7 +38,10 @@ class NoteVectors:
         value: Callable[[NoteState], float], dtype: type[Any],
     ) -> npt.NDArray[Any]:
         """value(note state) per id; 0 (False) for an id with no learned state."""
-        return self.per_id(notes, ids, lambda _, ns: value(ns), dtype)
+        out = np.zeros(len(ids), dtype=dtype)
+        for k, note in self._learned_at(notes, ids):
+            out[k] = value(notes[note])
+        return out
 
     def per_id(
         self, notes: Mapping[int, NoteState], ids: Sequence[int],
@@ -47,19 +50,24 @@ class NoteVectors:
         """value(note id, its state) per id (`per_note` of a value that reads the id too: the
         gate of a note whose own text holds the query's new words, topic.py v19)."""
         out = np.zeros(len(ids), dtype=dtype)
+        for k, note in self._learned_at(notes, ids):
+            out[k] = value(note, notes[note])
+        return out
+
+    def _learned_at(self, notes: Mapping[int, NoteState],
+                    ids: Sequence[int]) -> Iterator[tuple[int, int]]:
+        """(position in `ids`, id) of every id with learned state, by position."""
         keys, ascending = self.id_array(ids)
         if ascending and len(notes) * 4 < len(ids):  # sparse: O(learned notes), not O(notes)
             learned = np.fromiter(notes, dtype=np.int64, count=len(notes))
             at = np.minimum(np.searchsorted(keys, learned), max(len(keys) - 1, 0))
             for note, k in zip(learned.tolist(), at.tolist(), strict=True):
                 if len(keys) and keys[k] == note:
-                    out[k] = value(note, notes[note])
-            return out
+                    yield k, note
+            return
         for k, note in enumerate(ids):
-            ns = notes.get(note)
-            if ns is not None:
-                out[k] = value(int(note), ns)
-        return out
+            if note in notes:
+                yield k, note
 
     def asked(self, notes: Mapping[int, NoteState], ids: Sequence[int]) -> Asked:
         """(position in `ids`, q, kept queries newest first) for every note of `ids` with a
