@@ -9,7 +9,7 @@ walks the learned notes (O(learned) searchsorted), not every id.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -55,19 +55,15 @@ class NoteVectors:
         return out
 
     def _learned_at(self, notes: Mapping[int, NoteState],
-                    ids: Sequence[int]) -> Iterator[tuple[int, int]]:
+                    ids: Sequence[int]) -> list[tuple[int, int]]:
         """(position in `ids`, id) of every id with learned state, by position."""
         keys, ascending = self.id_array(ids)
         if ascending and len(notes) * 4 < len(ids):  # sparse: O(learned notes), not O(notes)
             learned = np.fromiter(notes, dtype=np.int64, count=len(notes))
             at = np.minimum(np.searchsorted(keys, learned), max(len(keys) - 1, 0))
-            for note, k in zip(learned.tolist(), at.tolist(), strict=True):
-                if len(keys) and keys[k] == note:
-                    yield k, note
-            return
-        for k, note in enumerate(ids):
-            if note in notes:
-                yield k, note
+            return [(k, note) for note, k in zip(learned.tolist(), at.tolist(), strict=True)
+                    if len(keys) and keys[k] == note]
+        return [(k, note) for k, note in enumerate(ids) if note in notes]
 
     def asked(self, notes: Mapping[int, NoteState], ids: Sequence[int]) -> Asked:
         """(position in `ids`, q, kept queries newest first) for every note of `ids` with a
