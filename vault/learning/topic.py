@@ -177,6 +177,7 @@ class Phrases(NamedTuple):
     pairs: tuple[tuple[str, str], ...] = ()  # the new pairings' stems (v11, `gate_of`)
     held: float = 0.0  # ln(1 + N) per phrase with a new word some note holds (v18)
     holders: tuple[frozenset[int], ...] = ()  # each such phrase: the notes holding all (v19)
+    holding: frozenset[int] = frozenset()  # the notes of any of `holders` (v19)
 
 
 def weights(terms: Iterable[str], df: Mapping[str, int], searches: int,
@@ -204,7 +205,7 @@ def weights(terms: Iterable[str], df: Mapping[str, int], searches: int,
                     holders.append(frozenset.intersection(*(held[s] for s in new)))
     word = stem(phrases[0]) if len(phrases) == 1 and " " not in phrases[0] else ""
     return Phrases(out, unseen * len(pairs), word, tuple(pairs), unseen * len(holders),
-                   tuple(holders))
+                   tuple(holders), frozenset().union(*holders))
 
 
 def gate_of(phrases: Phrases, bag: Mapping[str, int], dilute: bool = True,
@@ -223,7 +224,7 @@ def gate_of(phrases: Phrases, bag: Mapping[str, int], dilute: bool = True,
     if phrases.word and words is not None and phrases.word in words:
         return 1.0
     held = phrases.held
-    if note is not None and phrases.holders:
+    if dilute and note is not None and note in phrases.holding:
         held *= sum(1 for h in phrases.holders if note not in h) / len(phrases.holders)
     total = sum(w for _, w in phrases.logged) + (phrases.new + held if dilute else 0.0)
     hit = sum(w for t, w in phrases.logged if t in bag)
