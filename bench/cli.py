@@ -78,6 +78,10 @@ def cmd_beir(args: argparse.Namespace) -> int:
     engine, cache = _engine(args)
     print(f"rmh bench beir: {data} ({args.split}, {len(beir.corpus)} documents, "
           f"{len(beir.queries)} queries)", file=sys.stderr)
+    cached = Path(args.cache) if args.cache else default_cache_path()
+    # the first query builds the index: minutes of embedding, silent but for this line
+    print(f"  the first query indexes all {len(beir.corpus)} documents (--limit bounds the "
+          f"queries only; embeddings are cached in {cached} for the next run)", file=sys.stderr)
     rows, timing = run_beir(beir, engine, limit=args.limit)
     cache.close()
     report: dict[str, Any] = {

@@ -40,7 +40,7 @@ import numpy as np
 from bench.bench_learning import DATA, split
 from bench.datasets import Haystack, load_locomo
 from bench.metrics import paired_bootstrap
-from vault import LEDGER_FILE, Corpus, Ledger, SearchEngine, Vault, held_words
+from vault import LEDGER_FILE, Corpus, Ledger, SearchEngine, Vault
 
 SCALES = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 100.0)
 CHANNEL_WEIGHTS = (0.25, 0.5, 1.0, 2.0, 5.0)
@@ -128,7 +128,7 @@ def live_variants(vault: Vault, corpus: Corpus, query: str, evidence: set[str],
     bench's `on` (the check that the in-process ranking is the server's), ranked on the live
     clock's day as the server ranks (without it the time channel was skipped)."""
     engine, base, day = vault.engine, vault.engine.params, vault.today()
-    held = held_words(query, vault.document_frequency)  # as `Vault.search` (v18)
+    held = vault.held_words(query)  # as `Vault.search` (v18-v19)
     got = vault.usage.learned(corpus.ids, None, query=query, held=held)
     x = np.zeros(len(corpus)) if got.expansion is None else np.asarray(got.expansion)
     in_head = np.zeros(len(corpus), dtype=np.bool_)

@@ -44,3 +44,11 @@ def test_every_benchmarks_section_readme_cites_is_a_heading() -> None:
     cited = set(re.findall(r'BENCHMARKS\.md "([^"]+)"', text))
     cited |= set(re.findall(r'BENCHMARKS\.md "[^"]+" and "([^"]+)"', text))
     assert sorted(c for c in cited if not any(c in h for h in headings)) == []
+
+
+def test_the_learning_version_readme_states_is_the_code_s() -> None:
+    """README's "`LEARNING_VERSION`, N now" was 17 while the code was at 18 (session 33)."""
+    from vault.learning.formulas import LEARNING_VERSION
+
+    stated = re.findall(r"`LEARNING_VERSION`, (\d+) now", README)
+    assert stated == [str(LEARNING_VERSION)]

@@ -86,7 +86,6 @@ from .learning.read_only import open_read_only_ledger as open_read_only_ledger
 from .learning.state import LearnedState as LearnedState
 from .learning.state import NoteState as NoteState
 from .learning.state import Pair as Pair
-from .learning.topic import held_words as held_words
 from .learning.usage import NullUsage as NullUsage
 from .notes.edits import EDIT_KINDS as EDIT_KINDS
 from .notes.edits import Edit as Edit

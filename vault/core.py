@@ -24,7 +24,6 @@ from .archive_writes import finish_left
 from .errors import writable
 from .learning.ledger import LEDGER_FILE, Ledger
 from .learning.read_only import highest_note_id
-from .learning.topic import held_words
 from .learning.usage import NullUsage, UsageRecorder, examination_probability
 from .notes.records import LinkInfo, NoteRecord
 from .notes.rows import NoteRow
@@ -248,11 +247,6 @@ class Vault(VaultWrites):
         graph = self._snapshot().corpus.graph
         self._learn(lambda: self.usage.on_search(session, query, shown, graph))
 
-    def document_frequency(self, tokens: Sequence[str]) -> list[int]:
-        """How many notes hold each token (`vault.tokenize` tokens; the search index's n_t)."""
-        self.live.fresh()
-        return self.engine.document_frequency(self.corpus(), tokens)
-
     def search(self, query: str, k: int = 10, *, session: str | None = None,
                as_of: float | None = None, learn: bool = True,
                history: bool = False, now: date | None = None) -> SearchResult:
@@ -266,7 +260,7 @@ class Vault(VaultWrites):
         names the clock whose day did."""
         self.live.fresh()
         corpus = self.corpus()
-        held = held_words(query, lambda tokens: self.engine.document_frequency(corpus, tokens))
+        held = self._held_in(corpus, query)
         learned = self.usage.learned(corpus.ids, as_of, query=query, held=held)
         day = clock_day(learned.clock) if now is None else now
         stale = self._stale.mask(corpus)

@@ -17,6 +17,7 @@ import numpy.typing as npt
 
 from .errors import NoteNotFound, PathRefused, QuotaExceeded
 from .landing import tolerate_full
+from .learning.topic import Held, held_words
 from .learning.usage import UsageRecorder
 from .notes.links import Resolver
 from .notes.records import LinkInfo, NoteRecord, link_infos, record_of
@@ -105,6 +106,22 @@ class VaultParts:
             corpus = replace(corpus, archived=tuple(archived))
         self._corpus = (snap, archived_at, corpus)
         return corpus
+
+    def document_frequency(self, tokens: Sequence[str]) -> list[int]:
+        """How many notes hold each token (`vault.tokenize` tokens; the search index's n_t)."""
+        self.live.fresh()
+        return self.engine.document_frequency(self.corpus(), tokens)
+
+    def held_words(self, query: str) -> Held:
+        """The query's words some note holds, each with the ids of the notes holding it: what
+        `search` gates the learned prior by (vault/learning/topic.py, learning v18-v19)."""
+        self.live.fresh()
+        return self._held_in(self.corpus(), query)
+
+    def _held_in(self, corpus: Corpus, query: str) -> Held:
+        """`held_words` of `query` in `corpus` as it is (the caller made it fresh)."""
+        return held_words(query, lambda tokens: self.engine.document_frequency(corpus, tokens),
+                          lambda tokens: self.engine.holders(corpus, tokens))
 
     def _snapshot(self) -> Snapshot:
         return self.live.snapshot()

@@ -16,6 +16,7 @@ from sandbox import (
 from vault import Vault, nlp_status
 
 from .learn import learning_health
+from .report_text import entry_line, section_lines
 
 READ_ONLY_NOTE = ("read only: searches and reads answer from the index as it is; learning is "
                   "off and writes are refused (its .rmh folder or files are not writable by "
@@ -58,14 +59,6 @@ def sandbox_choice(v: Vault) -> dict[str, Any]:
                             for t in probe(worker_user).available}}
 
 
-def _line(item: Any) -> str:
-    """One entry of a doctor list as a line: its fields' values joined by ": " (a dict), else
-    as it is (paths are printable already: vault/storage/paths.py)."""
-    if isinstance(item, dict):
-        return ": ".join(str(v) for v in item.values())
-    return str(item)
-
-
 def print_doctor(report: dict[str, Any]) -> None:
     """Human form of the doctor report."""
     vault = report["vault"]
@@ -85,7 +78,7 @@ def print_doctor(report: dict[str, Any]) -> None:
         items = vault[key]
         print(f"{label}: {len(items)}")
         for item in items[:20]:
-            print(f"  {_line(item)}")
+            print(f"  {entry_line(item)}")
         if len(items) > 20:
             print(f"  ... {len(items) - 20} more")
     for warning in report.get("learning", {}).get("warnings", []):
@@ -97,34 +90,5 @@ def print_doctor(report: dict[str, Any]) -> None:
         for item in items[:20]:
             print(f"  {item}")
     for section in sorted(k for k in report if k != "vault"):
-        for line in _section_lines(section, report[section], ""):
+        for line in section_lines(section, report[section], ""):
             print(line)
-
-
-def _scalar(value: Any) -> str:
-    """A leaf of the report in words: None or "" as "-", an empty list or table as "none"."""
-    if value is None or value == "":
-        return "-"
-    if value in ([], {}):
-        return "none"
-    return str(value)
-
-
-def _section_lines(key: str, value: Any, pad: str) -> list[str]:
-    """A report entry as indented lines: a table's keys sorted, one under another; a list one
-    "- item" a line (a list of numbers on one line); never a Python repr of a dict or list."""
-    if isinstance(value, dict) and value:
-        lines = [f"{pad}{key}:"]
-        for sub in sorted(value, key=str):
-            lines += _section_lines(str(sub), value[sub], pad + "  ")
-        return lines
-    if isinstance(value, list) and value:
-        if all(isinstance(v, (int, float)) for v in value):
-            return [f"{pad}{key}: {', '.join(str(v) for v in value)}"]
-        lines = [f"{pad}{key}:"]
-        for item in value:
-            body = _section_lines("", item, pad + "    ")
-            lines += ([f"{pad}  - {_line(item)}"] if len(body) == 1 or not isinstance(item, dict)
-                      else [f"{pad}  -", *body[1:]])
-        return lines
-    return [f"{pad}{key}: {_scalar(value)}"]

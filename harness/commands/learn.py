@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import time
 from dataclasses import fields, is_dataclass
 from typing import Any
@@ -20,6 +19,7 @@ from vault import LearnedState, Ledger, LedgerError, Vault, passed_factor
 
 from .operation_commands import session_type
 from .output import emit
+from .report_text import report_text
 
 
 def learning_health(vault: Vault, ledger: Ledger, now: float | None = None) -> dict[str, Any]:
@@ -154,7 +154,7 @@ def cmd_learning(args: argparse.Namespace) -> int:
             report = learning_health(v, ledger)
         finally:
             ledger.close()
-    emit(args, report, json.dumps(report, indent=2, sort_keys=True))
+    emit(args, report, report_text(report))
     return 0 if report["missing_rows"] == 0 and report["replay_matches"] else 1
 
 

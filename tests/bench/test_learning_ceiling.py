@@ -102,7 +102,7 @@ def test_live_variants_rank_on_the_live_clock_s_day_as_the_search_does(tmp_path:
 
 
 # (filler words that put the used note's BM25 just below the answer's, within its lift)
-FILLERS = (" then today", " so then today", " so it was then today")
+FILLERS = (" so then today", " so it was then today")
 
 
 def test_live_variants_gate_as_the_search_does_by_the_words_notes_hold(tmp_path: Path) -> None:
@@ -113,7 +113,9 @@ def test_live_variants_gate_as_the_search_does_by_the_words_notes_hold(tmp_path:
     from tests.vault.learning.test_ledger_facade import Clock
 
     answer = "James and Samantha love the live jazz at McGee's bar, they said"
-    question = "What did James and Samantha discover at McGee's bar?"
+    # "harbour" is new to the log and held by a note other than the used turn, so it counts
+    # against the turn's gate (v18; a word the turn's own text holds would not, v19)
+    question = "What did James and Samantha discover at McGee's bar by the harbour?"
     for n, extra in enumerate(FILLERS):
         root = tmp_path / f"v{n}"
         (root / ".rmh").mkdir(parents=True)
@@ -123,6 +125,7 @@ def test_live_variants_gate_as_the_search_does_by_the_words_notes_hold(tmp_path:
             vault.write("Used.md", f"{answer}{extra}.\n")
             vault.write("Answer.md", f"{answer}.\n")
             vault.write("Other.md", "The weather was grey all week.\n")
+            vault.write("Harbour.md", "The harbour was grey all week.\n")
             for s in range(3):
                 ledger.start_session(f"s{s}", clock.t)
                 vault.search("What did James and Samantha make at the cooking class?",

@@ -175,3 +175,19 @@ def test_beir_json_report(tmp_path: Path) -> None:
     bad = subprocess.run([sys.executable, "-m", "harness", "bench", "beir", "--data",
                           str(folder)], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert bad.returncode != 0 and "qrels/test.tsv" in bad.stderr  # default split: test
+
+
+def test_beir_says_the_first_query_indexes_the_whole_collection(tmp_path: Path) -> None:
+    """`--limit 1` on SciFact still embeds 5,183 documents before the first query: minutes with
+    nothing said after the title line before session 33 (NOTES-NEWUSER5.md)."""
+    from tests.bench.test_beir import write_beir
+
+    folder = write_beir(tmp_path / "tiny", "train")
+    run = subprocess.run(
+        [sys.executable, "-m", "harness", "bench", "beir", "--data", str(folder), "--split",
+         "train", "--limit", "1", "--json", "--cache", str(tmp_path / "emb.sqlite")],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, check=True)
+    assert json.loads(run.stdout)["questions"] == 1
+    said = run.stderr.splitlines()[1]
+    assert said.startswith("  the first query indexes all 3 documents (--limit bounds"), said
+    assert str(tmp_path / "emb.sqlite") in said

@@ -81,7 +81,11 @@ import numpy.typing as npt
 
 from ..notes.text import stemmer_fingerprint
 
-LEARNING_VERSION = 18  # 18: a question's words new to the query log that some note holds
+LEARNING_VERSION = 21  # 21: both below, merged (a ledger of either branch alone is rebuilt)
+# 20: a named note surely passed over holds no learned lift back (retrieval/learned_stages.py)
+# 19: a question's words new to the log count against every note's gate but
+# not against the gate of a note whose own text holds them (topic.py)
+# 18: a question's words new to the query log that some note holds
 # count against the topic gate (topic.py)
 # 17: an enclosing mark (a keycap) ends its word, Arabic and Hindi
 # words stemmed (notes/text.py)

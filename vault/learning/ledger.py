@@ -24,12 +24,9 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
-
-import numpy as np
-import numpy.typing as npt
 
 from ..errors import LedgerError
 from ..storage.faults import operation_made
@@ -39,14 +36,14 @@ from . import ledger_sql as sql
 from .activation import spread
 from .compact import NO_LIMITS, Compaction, LedgerLimits, SessionBudget, compact, replay_log
 from .edges import WeightedEdges
-from .formulas import LearningParams, decayed, stamp_of, utility
-from .ledger_audit import LedgerAudit
+from .formulas import LearningParams, stamp_of, utility
+from .ledger_reads import LedgerReads
 from .ledger_sessions import LedgerSessions
 from .pair_table import PairTable
 from .redact import QUERY_CHARS
-from .replay import expansion_of, fold, free_of, learned_of, prior_of, query_weights, word_query
-from .state import Event, LearnedState, NoteState, apply
-from .usage import NO_LINKS, Learned, finite_clock
+from .replay import fold, learned_of
+from .state import Event, LearnedState, apply
+from .usage import NO_LINKS, finite_clock
 from .vectors import NoteVectors
 
 __all__ = ["LEDGER_FILE", "Ledger", "LedgerLimits", "fold", "learned_of"]
@@ -54,7 +51,7 @@ __all__ = ["LEDGER_FILE", "Ledger", "LedgerLimits", "fold", "learned_of"]
 LEDGER_FILE = "learned.sqlite"
 
 
-class Ledger(LedgerSessions, LedgerAudit):
+class Ledger(LedgerSessions, LedgerReads):
     """Event log + derived learned state for one vault (see module docstring)."""
 
     def __init__(self, conn: sqlite3.Connection, clock: Callable[[], float],
@@ -270,83 +267,3 @@ class Ledger(LedgerSessions, LedgerAudit):
         if missing:
             self._append([(now, "prune", None, None, {"notes": missing})])
         return missing
-
-    # -- UsageRecorder: state out ----------------------------------------------------------------
-
-    def _per_note(
-        self, ids: Sequence[int], value: Callable[[NoteState], float], dtype: type[Any]
-    ) -> npt.NDArray[Any]:
-        """value(note state) per id; 0 (False) for an id with no learned state."""
-        self._sync_state()
-        return self._vectors.per_note(self._state.notes, ids, value, dtype)
-
-    def warmth(self, ids: Sequence[int], now: float | None = None) -> npt.NDArray[np.float64]:
-        """Decayed activation per id at `now` (default: the clock)."""
-        t, p = self.clock() if now is None else now, self.params
-
-        def warm(ns: NoteState) -> float:
-            return decayed(ns.activation, t - ns.as_of, ns.accesses, ns.sessions, p)
-
-        return self._per_note(ids, warm, np.float64)
-
-    def prior(self, ids: Sequence[int], query: str | None = None,
-              held: Collection[str] = ()) -> npt.NDArray[np.float64]:
-        """The learned score per id, gated by `query` (topic.py; `held` as `learned`'s, v18);
-        ungated without one."""
-        self._sync_state()  # the query log's weights and the notes from one state
-        weighted = query_weights(self._state, query, held)
-        return self._per_note(ids, lambda ns: prior_of(ns, weighted), np.float64)
-
-    def archived(self, ids: Sequence[int]) -> npt.NDArray[np.bool_]:
-        return self._per_note(ids, lambda ns: ns.archived_at is not None, np.bool_)
-
-    def edges(self, now: float) -> WeightedEdges:
-        """Every co-occurrence edge (id a < id b, weight) above the minimum, hubs excluded."""
-        self._sync_state()
-        return self._edges_at(now)
-
-    def _edges_at(self, now: float) -> WeightedEdges:
-        """`edges` on the state as synced; cached per (state version, now), as the weights
-        are a pure function of both."""
-        key = (self._state.last_seq, now)
-        if self._edges is not None and self._edges[0] == key:
-            return self._edges[1]
-        out = self._pairs.edges(self._state, now, self.params)
-        self._edges = (key, out)
-        return out
-
-    def now(self) -> float:  # the injected clock (module docstring: Time)
-        return float(self.clock())
-
-    def learned(self, ids: Sequence[int], as_of: float | None = None,
-                query: str | None = None, held: Collection[str] = ()) -> Learned:
-        """Warmth, prior (gated by `query`, topic.py) and edges for `ids`, all at ONE time,
-        with the basis they used. Live (`as_of` None): the current state at the clock read
-        once. With `as_of`: the state replayed from the events before the first past as_of, at
-        t = as_of, so the same log, `as_of`, query and `held` give bit-identical vectors
-        (`held`: the query's words some note holds, read from the vault as it is now)."""
-        if as_of is not None:
-            return learned_of(self.state_as_of(as_of), ids, float(as_of), self.params, query,
-                              held)
-        now = self.clock()
-        with self._lock:
-            self._sync_state()  # once: every vector below reads this one state
-            st, p = self._state, self.params
-            weighted, words = query_weights(st, query, held), word_query(st, query)
-
-            def per(value: Callable[[NoteState], float]) -> npt.NDArray[np.float64]:
-                return self._vectors.per_note(st.notes, ids, value, np.float64)
-
-            warm = per(lambda n: decayed(n.activation, now - n.as_of, n.accesses, n.sessions, p))
-            return Learned(warm, per(lambda ns: prior_of(ns, weighted)), self._cooc(ids, now),
-                           free=per(lambda ns: free_of(ns, weighted, words, p)),
-                           expansion=per(lambda ns: expansion_of(ns, words, weighted)),
-                           seq=st.last_seq, clock=now, asked=self._vectors.asked(st.notes, ids))
-
-    def cooccurrence(self, ids: Sequence[int], now: float | None = None) -> WeightedEdges:
-        self._sync_state()
-        return self._cooc(ids, self.clock() if now is None else now)
-
-    def _cooc(self, ids: Sequence[int], now: float) -> WeightedEdges:
-        archived = [n for n, ns in self._state.notes.items() if ns.archived_at is not None]
-        return self._edges_at(now).to_positions(self._vectors.id_array(ids)[0], archived)

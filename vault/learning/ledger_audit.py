@@ -30,8 +30,8 @@ class LedgerAudit:
     params: LearningParams
     clock: Callable[[], float]
 
-    # provided by `Ledger`: its state reload (`force`: whatever the file's data_version) and
-    # the co-use edges at a time
+    # provided by `Ledger`: its state reload (`force`: whatever the file's data_version); by
+    # `LedgerReads` (ledger_reads.py): the co-use edges at a time
     _sync_state: Callable[..., None]
     _edges_at: Callable[[float], WeightedEdges]
 

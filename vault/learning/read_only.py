@@ -9,7 +9,7 @@ may migrate or rebuild it), or a file it cannot open at all."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +21,7 @@ from ..storage.linkgraph import Adjacency
 from . import ledger_sql as sql
 from .formulas import LearningParams, stamp_of
 from .ledger import Ledger
+from .topic import NO_HELD, Held
 from .usage import NO_LINKS, Learned
 
 
@@ -67,7 +68,7 @@ class ReadOnlyUsage:
         raise ReadOnlyVault("learned.sqlite")
 
     def learned(self, ids: Sequence[int], as_of: float | None = None,
-                query: str | None = None, held: Collection[str] = ()) -> Learned:
+                query: str | None = None, held: Held = NO_HELD) -> Learned:
         return self.ledger.learned(ids, as_of, query, held)
 
     def now(self) -> float:

@@ -5,7 +5,7 @@ Pure functions of their arguments (the definition `replay == live` is checked ag
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -15,33 +15,35 @@ from .expansion import Weighted, coverage, query_words, word_weights
 from .formulas import LearningParams, decayed
 from .pair_table import PairTable
 from .state import Event, LearnedState, NoteState, apply
-from .topic import Phrases, gate_of, query_terms, weights
+from .topic import NO_HELD, Held, Phrases, gate_of, query_terms, weights
 from .usage import Learned
 from .vectors import NoteVectors
 
 
-def use_gate(ns: NoteState, phrases: Phrases) -> float:
+def use_gate(ns: NoteState, phrases: Phrases, note: int | None = None) -> float:
     """The topic gate of a positive score: the share of the query its use was about (topic.py
-    `gate_of` of its use bags), the g of `prior_of`, `free_of` and `expansion_of` alike."""
-    return gate_of(phrases, ns.use_terms, words=ns.use_words)
+    `gate_of` of its use bags), the g of `prior_of`, `free_of` and `expansion_of` alike;
+    `note`: the note's id, whose own text may hold the query's new words (v19)."""
+    return gate_of(phrases, ns.use_terms, words=ns.use_words, note=note)
 
 
-def prior_of(ns: NoteState, weighted: Phrases | None) -> float:
+def prior_of(ns: NoteState, weighted: Phrases | None, note: int | None = None) -> float:
     """The note's learned score as it acts on a query whose phrase weights are `weighted`
     (topic.py `weights`): q times the gate of the bag its sign came from; q itself when no
     query is given. A query's new pairings of known words dilute the gate of a lift only
     (v9, topic.py): a note passed over for a query's phrases is demoted on them as before
     (counted on the demotion too, LoCoMo conversations 5-10 lost unrelated MRR -0.0049 ->
-    -0.0064, NOTES-LRN9.md)."""
+    -0.0064, NOTES-LRN9.md). `note`: its id (`use_gate`)."""
     if weighted is None or ns.q == 0.0:
         return ns.q
     if ns.q > 0.0:
-        return ns.q * use_gate(ns, weighted)
+        return ns.q * use_gate(ns, weighted, note)
     return ns.q * gate_of(weighted, ns.skip_terms, dilute=False)
 
 
 def free_of(ns: NoteState, weighted: Phrases | None,
-            words: Weighted | None = None, params: LearningParams | None = None) -> float:
+            words: Weighted | None = None, params: LearningParams | None = None,
+            note: int | None = None) -> float:
     """The part of a positive learned score its topic gate left out, as it acts on this query:
     q (1 - g) c, g the topic gate (phrases, topic.py) and c the share of the query's words the
     note's use words hold (`coverage`, the expansion channel's: words weighted by their rarity
@@ -57,26 +59,26 @@ def free_of(ns: NoteState, weighted: Phrases | None,
     <= 0): a note passed over so often that even the optimistic end of its posterior use rate
     is below the prior rate is passed over whatever is asked (the pipeline demotes by it only
     with `weights.passed`, scope.py; NOTES-L6). 0 for q = 0 and without a query (`prior_of`
-    is then ungated)."""
+    is then ungated). `note`: its id (`use_gate`)."""
     if weighted is None or ns.q == 0.0:
         return 0.0
     if ns.q < 0.0:
         return passed_score(ns.used, ns.skipped, params or LearningParams())
     if words is None or not ns.use_words:
         return 0.0
-    return ns.q * (1.0 - use_gate(ns, weighted)) * coverage(words, ns.use_words)
+    return ns.q * (1.0 - use_gate(ns, weighted, note)) * coverage(words, ns.use_words)
 
 
 def expansion_of(ns: NoteState, weighted: Weighted | None,
-                 phrases: Phrases | None = None) -> float:
+                 phrases: Phrases | None = None, note: int | None = None) -> float:
     """The expansion channel's value q g c (expansion.py): q times the topic gate g of the
     query's `phrases` (topic.py) times the share c of the query's words the note's use words
     hold; 0 for q <= 0, no query, no words or no phrases. The channel carries only the share
     of the score the gate gives this query (v9); the rest, q (1 - g) c, acts once, as the
-    multiplicative `free_of`."""
+    multiplicative `free_of`. `note`: its id (`use_gate`)."""
     if weighted is None or phrases is None or ns.q <= 0.0 or not ns.use_words:
         return 0.0
-    return ns.q * use_gate(ns, phrases) * coverage(weighted, ns.use_words)
+    return ns.q * use_gate(ns, phrases, note) * coverage(weighted, ns.use_words)
 
 
 def word_query(state: LearnedState, query: str | None) -> Weighted | None:
@@ -87,9 +89,10 @@ def word_query(state: LearnedState, query: str | None) -> Weighted | None:
 
 
 def query_weights(state: LearnedState, query: str | None,
-                  held: Collection[str] = ()) -> Phrases | None:
+                  held: Held = NO_HELD) -> Phrases | None:
     """The query's phrase weights against the state's query log (None without a query);
-    `held`: the stems of the query's words some note holds (topic.py, v18)."""
+    `held`: the stems of the query's words some note holds, each with the notes holding it
+    (topic.py `held_words`, v18-v19)."""
     if query is None:
         return None
     return weights(query_terms(query), state.query_df, state.searches, state.word_df, held)
@@ -97,7 +100,7 @@ def query_weights(state: LearnedState, query: str | None,
 
 def learned_of(
     state: LearnedState, ids: Sequence[int], now: float, params: LearningParams,
-    query: str | None = None, held: Collection[str] = (),
+    query: str | None = None, held: Held = NO_HELD,
 ) -> Learned:
     """The `Learned` vectors of a (replayed) state at time `now` for `query` (its prior gated
     by topic.py; ungated without one): a pure function of its arguments."""
@@ -111,9 +114,9 @@ def learned_of(
         ns = state.notes.get(note)
         if ns is not None:
             warmth[k] = decayed(ns.activation, now - ns.as_of, ns.accesses, ns.sessions, params)
-            prior[k] = prior_of(ns, weighted)
-            free[k] = free_of(ns, weighted, words, params)
-            expansion[k] = expansion_of(ns, words, weighted)
+            prior[k] = prior_of(ns, weighted, note)
+            free[k] = free_of(ns, weighted, words, params, note)
+            expansion[k] = expansion_of(ns, words, weighted, note)
     archived = [n for n, ns in state.notes.items() if ns.archived_at is not None]
     edges = PairTable().edges(state, now, params).to_positions(ids, archived)
     return Learned(warmth, prior, edges, seq=state.last_seq, clock=now, free=free,

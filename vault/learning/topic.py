@@ -38,7 +38,17 @@ A phrase no logged query held (df(t) = 0) is judged by its words (v9):
   unrelated first places lost, NOTES-LRN13.md). The line drawn is BM25's: a query word no
   document holds adds nothing to any note's score (Robertson & Zaragoza 2009, "The
   probabilistic relevance framework: BM25 and beyond"), so it cannot be what the question
-  finds a note by; one some note holds can;
+  finds a note by; one some note holds can. Not against the gate of a note whose own text
+  holds every such word of the phrase (v19): for that note the word is what the question finds
+  it by, as BM25 reads it, not a sign the question is about something its use was not
+  ("Was Lindqvist Works in Ferrisburg set up before Moreau Press?" after "When was Lindqvist
+  Works founded?": "ferrisburg" is in the organisation's own note, "Its headquarters are in
+  [[Ferrisburg]]", and v18 halved that note's gate; the turns that passed McGee's bar's
+  answer hold none of the question's other new words, so their gates still fall). Measured on
+  the knowledge workload's `--paraphrases described` set, the one the rule was chosen on:
+  related lift v18 - v17 -0.0066, per-note form - v18 +0.0093 (NOTES-LRN14.md,
+  NOTES-LRN15.md). The holding is the search index's postings (`held_words`, stem -> the ids
+  of the notes holding it), an argument of every gate as the query is, so replay equals live;
 - every word of it held by some logged query, never together: it counts in the denominator
   at the weight of a phrase held once, idf = ln(1 + N), as an unseen word does in the
   expansion channel's coverage. Known words in a new pairing are a different question about
@@ -71,7 +81,8 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from types import MappingProxyType
 from typing import NamedTuple
 
 from ..notes.text import STOPWORDS, stem, tokenize
@@ -96,12 +107,51 @@ def query_terms(text: str) -> list[str]:
     return sorted({f"{a} {b}" for a, b in itertools.pairwise(words)})
 
 
-def held_words(text: str, frequency: Callable[[Sequence[str]], list[int]]) -> frozenset[str]:
+Held = Mapping[str, frozenset[int]]  # a stem of the query -> the ids of the notes holding it
+NO_HELD: Held = MappingProxyType({})
+Holders = Callable[[Sequence[str]], Sequence[Collection[int]]]
+
+
+class HeldWords(Mapping[str, frozenset[int]]):
+    """`held_words`' answer: the query's stems some note holds (by the index's document
+    frequency, read at once) and the ids of the notes holding each, read from the index's
+    postings only when a gate asks for them -- `weights` asks only for the words new to the
+    query log (v19) -- and once per stem. So a word most notes hold ("notes" in every note
+    of a 5,000-note vault) costs nothing when the log held it (NOTES-LRN15.md: 86 ms a query
+    read eagerly there)."""
+
+    def __init__(self, tokens: Mapping[str, tuple[str, ...]], holders: Holders) -> None:
+        self._tokens, self._holders = tokens, holders
+        self._notes: dict[str, frozenset[int]] = {}
+
+    def __getitem__(self, key: str) -> frozenset[int]:
+        if key not in self._notes:
+            self._notes[key] = frozenset().union(*self._holders(self._tokens[key]))
+        return self._notes[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._tokens
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._tokens)
+
+    def __len__(self) -> int:
+        return len(self._tokens)
+
+
+def held_words(text: str, frequency: Callable[[Sequence[str]], list[int]],
+               holders: Holders) -> Held:
     """The stems of the query's content tokens (`content_tokens`) that some note holds, by
-    `frequency` (the search index's document frequency of each token): the words the vault
-    can answer by, which a phrase new to the query log counts against the gate (v18)."""
+    `frequency` (the search index's document frequency of each token), each with the ids of
+    the notes holding it, by `holders` (the index's postings, read when asked: `HeldWords`):
+    the words the vault can answer by, which a phrase new to the query log counts against the
+    gate of every note but those holding them (v18, v19), sorted by stem."""
     tokens = sorted(set(content_tokens(text)))
-    return frozenset(stem(t) for t, n in zip(tokens, frequency(tokens), strict=True) if n > 0)
+    by_stem: dict[str, list[str]] = {}
+    for t, n in zip(tokens, frequency(tokens), strict=True):
+        if n > 0:
+            by_stem.setdefault(stem(t), []).append(t)
+    return HeldWords({s: tuple(by_stem[s]) for s in sorted(by_stem)}, holders)
 
 
 def add_terms(bag: dict[str, int], terms: Iterable[str], cap: int) -> None:
@@ -126,17 +176,19 @@ class Phrases(NamedTuple):
     word: str = ""  # a query of one content term: its stem (v10, `gate_of`)
     pairs: tuple[tuple[str, str], ...] = ()  # the new pairings' stems (v11, `gate_of`)
     held: float = 0.0  # ln(1 + N) per phrase with a new word some note holds (v18)
+    holders: tuple[frozenset[int], ...] = ()  # each such phrase: the notes holding all (v19)
+    holding: frozenset[int] = frozenset()  # the notes of any of `holders` (v19)
 
 
 def weights(terms: Iterable[str], df: Mapping[str, int], searches: int,
-            known: Mapping[str, int] | None = None,
-            held: Collection[str] = ()) -> Phrases:
+            known: Mapping[str, int] | None = None, held: Held = NO_HELD) -> Phrases:
     """The query's `Phrases` against the log (`known`: its word df, by stem; None counts no
-    new pairing; `held`: the stems of the query's words some note of the vault holds, v18):
-    computed once per query, then `gate_of` per note."""
+    new pairing; `held`: the stems of the query's words some note of the vault holds, each
+    with the notes holding it, `held_words`, v18-v19): computed once per query, then
+    `gate_of` per note."""
     out = []
     pairs: list[tuple[str, str]] = []
-    found = 0
+    holders: list[frozenset[int]] = []
     unseen = math.log1p(max(searches, 1))
     phrases = sorted(set(terms))  # `terms` read once: it may be an iterator
     for t in phrases:
@@ -147,14 +199,17 @@ def weights(terms: Iterable[str], df: Mapping[str, int], searches: int,
             stems = [stem(w) for w in t.split()]
             if all(known.get(s, 0) > 0 for s in stems):
                 pairs.append((stems[0], stems[-1]))
-            elif any(known.get(s, 0) == 0 and s in held for s in stems):
-                found += 1
+            else:
+                new = sorted({s for s in stems if known.get(s, 0) == 0 and s in held})
+                if new:
+                    holders.append(frozenset.intersection(*(held[s] for s in new)))
     word = stem(phrases[0]) if len(phrases) == 1 and " " not in phrases[0] else ""
-    return Phrases(out, unseen * len(pairs), word, tuple(pairs), unseen * found)
+    return Phrases(out, unseen * len(pairs), word, tuple(pairs), unseen * len(holders),
+                   tuple(holders), frozenset().union(*holders))
 
 
 def gate_of(phrases: Phrases, bag: Mapping[str, int], dilute: bool = True,
-            words: Mapping[str, int] | None = None) -> float:
+            words: Mapping[str, int] | None = None, note: int | None = None) -> float:
     """The gate from a query's `weights` and a note's bag; `dilute` False leaves the new
     pairings out of the denominator (the gate of a negative score, replay.py `prior_of`).
     A query of one content term has no phrase (phrases are pairs), so with the note's
@@ -164,10 +219,14 @@ def gate_of(phrases: Phrases, bag: Mapping[str, int], dilute: bool = True,
     phrase gate as before: a one-word query logged is a term of the bag of the notes its
     searches showed in sessions that used them, the asking query or not (state.py). With
     `words`, a new pairing both of whose words they hold counts as matched (v11), at the
-    weight it counts against the others."""
+    weight it counts against the others. A phrase with a new word some note holds counts
+    against every note but `note` when `note` holds all of its new words (v19)."""
     if phrases.word and words is not None and phrases.word in words:
         return 1.0
-    total = sum(w for _, w in phrases.logged) + (phrases.new + phrases.held if dilute else 0.0)
+    held = phrases.held
+    if dilute and note is not None and note in phrases.holding:
+        held *= sum(1 for h in phrases.holders if note not in h) / len(phrases.holders)
+    total = sum(w for _, w in phrases.logged) + (phrases.new + held if dilute else 0.0)
     hit = sum(w for t, w in phrases.logged if t in bag)
     if dilute and words is not None and phrases.pairs:
         unseen = phrases.new / len(phrases.pairs)

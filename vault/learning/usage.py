@@ -9,7 +9,7 @@ nothing and returns zeros, so ranking is exactly the learning-free ranking.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Protocol
@@ -20,6 +20,7 @@ import numpy.typing as npt
 from ..errors import LedgerError
 from ..storage.linkgraph import Adjacency
 from .edges import WeightedEdges
+from .topic import NO_HELD, Held
 
 NO_LINKS: Adjacency = MappingProxyType({})
 
@@ -89,9 +90,10 @@ class UsageRecorder(Protocol):
         ...
 
     def learned(self, ids: Sequence[int], as_of: float | None = None,
-                query: str | None = None, held: Collection[str] = ()) -> Learned:
+                query: str | None = None, held: Held = NO_HELD) -> Learned:
         """Warmth, learned prior (for `query`: gated by what each note's evidence was about;
-        `held`, the stems of its words some note holds, topic.py v18) and co-occurrence edges
+        `held`, the stems of its words some note holds with the notes holding each, topic.py
+        `held_words`, v18-v19) and co-occurrence edges
         for the notes `ids` (in that order): live, or with `as_of` the state replayed from the
         events logged up to that time."""
         ...
@@ -146,7 +148,7 @@ class NullUsage:
         return {}
 
     def learned(self, ids: Sequence[int], as_of: float | None = None,
-                query: str | None = None, held: Collection[str] = ()) -> Learned:
+                query: str | None = None, held: Held = NO_HELD) -> Learned:
         now = float(as_of) if as_of is not None else self.clock() if self.clock else 0.0
         return Learned.none(len(ids), now)
 

@@ -39,19 +39,33 @@ class NoteVectors:
     ) -> npt.NDArray[Any]:
         """value(note state) per id; 0 (False) for an id with no learned state."""
         out = np.zeros(len(ids), dtype=dtype)
+        for k, ns in self._learned_at(notes, ids):
+            out[k] = value(ns)
+        return out
+
+    def per_id(
+        self, notes: Mapping[int, NoteState], ids: Sequence[int],
+        value: Callable[[int, NoteState], float], dtype: type[Any],
+    ) -> npt.NDArray[Any]:
+        """value(note id, its state) per id (`per_note` of a value that reads the id too: the
+        gate of a note whose own text holds the query's new words, topic.py v19)."""
+        out = np.zeros(len(ids), dtype=dtype)
+        for k, ns in self._learned_at(notes, ids):
+            out[k] = value(ids[k], ns)
+        return out
+
+    def _learned_at(self, notes: Mapping[int, NoteState],
+                    ids: Sequence[int]) -> list[tuple[int, NoteState]]:
+        """(position in `ids`, learned state) of every id with learned state, by position."""
         keys, ascending = self.id_array(ids)
         if ascending and len(notes) * 4 < len(ids):  # sparse: O(learned notes), not O(notes)
             learned = np.fromiter(notes, dtype=np.int64, count=len(notes))
             at = np.minimum(np.searchsorted(keys, learned), max(len(keys) - 1, 0))
-            for note, k in zip(learned.tolist(), at.tolist(), strict=True):
-                if len(keys) and keys[k] == note:
-                    out[k] = value(notes[note])
-            return out
-        for k, note in enumerate(ids):
-            ns = notes.get(note)
-            if ns is not None:
-                out[k] = value(ns)
-        return out
+            return [(k, notes[note]) for note, k in zip(learned.tolist(), at.tolist(),
+                                                        strict=True)
+                    if len(keys) and keys[k] == note]
+        got = map(notes.get, ids)
+        return [(k, ns) for k, ns in enumerate(got) if ns is not None]
 
     def asked(self, notes: Mapping[int, NoteState], ids: Sequence[int]) -> Asked:
         """(position in `ids`, q, kept queries newest first) for every note of `ids` with a

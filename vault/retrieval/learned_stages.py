@@ -12,8 +12,17 @@ with the query-dependent signals at stage 3, so its lift reaches every later sta
 lifted may pass an eligible named note (learned score >= 0) that ranked above it in the same
 ranking without the channel. That ranking is computed once more (`without`), only when the
 channel ran and the query names such a note. Holders are the eligible named notes whose
-learned score for this query is not negative (and, with `weights.passed` > 0, which were not
-passed over: a demoted note holds nothing back).
+learned score for this query is not negative and which were not surely passed over: a named
+note whose confident pass-over score (evidence.py `passed_score`: even the optimistic end of
+its posterior use rate is below the prior rate) is negative holds nothing back, whatever
+`weights.passed` says (learning v20). It is not demoted by that (only `weights.passed` > 0
+demotes it); it only stops holding the learned lifts of other notes below it, which were
+gated by this query's own evidence. Before v20 the gated score alone decided, and a question
+whose phrases the note's skip bag did not hold gave it -0.0, so a speaker's note that LoCoMo's
+agents passed over in every session (q ~ -0.22) still held below it the turn the agent used
+for an earlier question about the same thing: conversations 1-4, "When was Jon in Rome?"
+stayed at rank 2 with q g c = 0.67 on its turn (NOTES-LRN16.md). The intent was always that
+such a note holds nothing back (scope.py `hold_learned`, NOTES-H.md); the gate had hidden it.
 """
 
 from __future__ import annotations
@@ -48,10 +57,11 @@ def learned_stage(warm: F64, prior: npt.ArrayLike | None, free_prior: npt.ArrayL
     else:
         stages["prior"] = "skipped: zero"
     holders = named & (pr >= 0)
+    if free_prior is not None:  # a note surely passed over holds nothing back (docstring)
+        holders &= np.asarray(free_prior, dtype=np.float64).ravel() >= 0
     passed_report, final = passed_over_stage(final, free_prior, passed)
     if passed_report:
         stages["prior"] += f"; {passed_report}"
-        holders &= np.asarray(free_prior, dtype=np.float64).ravel() >= 0
     free_report, final = free_prior_stage(final, free_prior, scale, holders)
     if free_report:
         stages["prior"] += f"; {free_report}"

@@ -91,9 +91,9 @@ def hold_learned(fused: F64, own: F64, lifted: F64, final: F64, protectors: Mask
     note held on its lent score alone passed a direct hit three times as strong by any
     positive prior (bench/bench_learning_agents.py, noisy agent: the one unrelated question
     that lost). The pipeline passes as `protectors` only the named notes whose learned score
-    for this query is not negative: a named note agents passed over for queries like this one
-    holds nothing back (LoCoMo's speaker notes, NOTES-H.md). `final` unchanged when nothing
-    learned acted or the hold is off."""
+    for this query is not negative and that were not surely passed over (learned_stages.py,
+    v20): a named note agents pass over holds nothing back (LoCoMo's speaker notes,
+    NOTES-H.md). `final` unchanged when nothing learned acted or the hold is off."""
     if ratio == 0 or final is lifted or not protectors.any():
         return final
     factor = np.divide(final, lifted, out=np.ones_like(final), where=lifted > 0)

@@ -5,7 +5,7 @@ note's content, while a rewording in words no note holds keeps the whole lift.""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import pytest
 from hypothesis import given, settings
@@ -35,7 +35,15 @@ def trained_state(names: str, topic: str) -> tuple[LearnedState, NoteState, str]
     return state, note, asked
 
 
-def lift(state: LearnedState, query: str, held: frozenset[str]) -> float:
+OTHER = frozenset({99})  # a note of the vault other than the trained note 7
+
+
+def holding(words: Iterable[str], notes: frozenset[int] = OTHER) -> dict[str, frozenset[int]]:
+    """`held_words`'s form: each stem with the notes holding it (v19)."""
+    return {w: notes for w in sorted(words)}
+
+
+def lift(state: LearnedState, query: str, held: dict[str, frozenset[int]]) -> float:
     return float(learned_of(state, [7], 0.0, LearningParams(), query, held).prior[0])
 
 
@@ -46,14 +54,14 @@ def test_new_words_a_note_holds_count_against_a_lift_built_on_other_questions(
     state, note, asked = trained_state(names, topic)
     a, b = names.split()
     other = f"What did {a} and {b} {new}?"
-    vault_words = frozenset(query_words(f"{a} {b} {new}"))  # a note of the vault holds them
-    reworded = lift(state, other, frozenset())  # no note holds them: a rewording (v9)
+    vault_words = holding(query_words(f"{a} {b} {new}"))  # a note of the vault holds them
+    reworded = lift(state, other, {})  # no note holds them: a rewording (v9)
     assert reworded == pytest.approx(note.q)  # the names are all the log knows: gate 1
     about_other = lift(state, other, vault_words)
     assert 0.0 < about_other < note.q / 2  # v16 gave q g = 0.8 here too
     phrases = query_weights(state, other, vault_words)
     assert phrases is not None and about_other == pytest.approx(note.q * use_gate(note, phrases))
-    assert lift(state, asked, vault_words | frozenset(query_words(asked))) == pytest.approx(
+    assert lift(state, asked, vault_words | holding(query_words(asked))) == pytest.approx(
         note.q)  # its own question keeps the whole lift, whatever the vault holds
 
 
@@ -66,7 +74,7 @@ def test_the_vault_s_words_never_raise_a_gate_and_leave_a_demotion_alone(
     state, note, _ = trained_state(names, topic)
     passed = NoteState(q=-0.1, skip_terms=note.use_terms)
     query = f"{names} {' '.join(extra)}"
-    without, with_held = query_weights(state, query), query_weights(state, query, held)
+    without, with_held = query_weights(state, query), query_weights(state, query, holding(held))
     assert without is not None and with_held is not None
     assert gate_of(with_held, note.use_terms) <= gate_of(without, note.use_terms)
     assert gate_of(with_held, passed.skip_terms, dilute=False) == gate_of(
@@ -77,10 +85,19 @@ def test_held_words_are_the_stems_of_the_query_s_words_the_index_holds() -> None
     df = {"mcgee": 4, "bar": 2, "james": 30}
     seen: list[list[str]] = []
 
+    asked: list[list[str]] = []
+
     def frequency(tokens: Sequence[str]) -> list[int]:
         seen.append(list(tokens))
         return [df.get(t, 0) for t in tokens]
 
-    got = held_words("What did James discover at McGee's bar in May 2023?", frequency)
-    assert got == frozenset({"jame", "mcgee", "bar"})
+    def holders(tokens: Sequence[str]) -> list[frozenset[int]]:
+        asked.append(list(tokens))
+        return [frozenset(range(df[t])) for t in tokens]
+
+    got = held_words("What did James discover at McGee's bar in May 2023?", frequency, holders)
+    assert sorted(got) == ["bar", "jame", "mcgee"] and "discov" not in got
     assert seen and "may" not in seen[0]  # a date is no topic (content_tokens)
+    assert not asked  # the notes holding a word are read only when a gate asks (v19)
+    assert got["mcgee"] == frozenset(range(4)) and asked == [["mcgee"]]
+    assert got["mcgee"] == frozenset(range(4)) and asked == [["mcgee"]]  # read once

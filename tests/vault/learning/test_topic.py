@@ -203,7 +203,8 @@ def test_ledger_prior_takes_the_words_notes_hold_as_learned_does(tmp_path: Path)
     led.end_session("s0", t[0])
     for query in ("When was Ravi Lindqvist's employer established?",
                   "Where did Ravi Lindqvist study chemistry?"):
-        held = held_words(query, lambda tokens: [1] * len(tokens))  # every word in a note
+        held = held_words(query, lambda tokens: [1] * len(tokens),  # every word in note 3
+                          lambda tokens: [frozenset({3})] * len(tokens))
         got = led.prior([1, 2], query, held).tolist()
         assert got == led.learned([1, 2], query=query, held=held).prior.tolist()
         assert got == led.learned([1, 2], as_of=t[0], query=query, held=held).prior.tolist()

@@ -135,11 +135,18 @@ def test_a_note_passed_over_is_demoted_whatever_the_query_only_with_weights_pass
     r = got["Ilse"].receipt  # the demotion is booked as the prior's
     assert r["fused"] + r["context"] + r["named"] + r["warmth"] + r["prior"] == \
         pytest.approx(got["Ilse"].score)
-    # a demoted named note holds nothing back: a turn's topic-free lift may pass it
+    # a named note surely passed over holds nothing back, demoted or not (v20): a turn's
+    # topic-free lift may pass it; without weights.passed its own score is untouched
     lift = np.array([-0.22, 0.0, 1.0, 0.0, 0.0])
-    held = SearchEngine(SearchParams()).search(c, QUERY, free_prior=lift).hits
-    assert titles(held)[:3] == ["Turn 1", "Ilse", "Turn 2"]  # without: held below "Ilse"
+    freed = {h.title: h for h in SearchEngine(SearchParams()).search(c, QUERY,
+                                                                   free_prior=lift).hits}
+    assert [h.title for h in sorted(freed.values(), key=lambda h: -h.score)][:3] == \
+        ["Turn 1", "Turn 2", "Ilse"]
+    assert freed["Ilse"].score == pytest.approx(base[1].score)  # not demoted
     assert titles(eng.search(c, QUERY, free_prior=lift).hits)[:3] == ["Turn 1", "Turn 2", "Ilse"]
+    used = np.array([0.0, 0.0, 1.0, 0.0, 0.0])  # the named note not passed over: it holds
+    assert titles(SearchEngine(SearchParams()).search(c, QUERY, free_prior=used).hits)[:3] == \
+        ["Turn 1", "Ilse", "Turn 2"]
 
 
 @settings(max_examples=200, deadline=None)

@@ -251,3 +251,12 @@ class Bm25Index:
         if self.stem:
             tokens = stems(tokens)
         return [int(self.df[self.vocabulary[t]]) if t in self.vocabulary else 0 for t in tokens]
+
+    def holders(self, tokens: Sequence[str], ids: Sequence[int]) -> list[frozenset[int]]:
+        """The documents holding each token (`frequency`'s n_t documents), as their `ids`
+        (the corpus's ids, by row); none for a token no document holds."""
+        if self.stem:
+            tokens = stems(tokens)
+        rows = [self.postings.column(self.vocabulary[t])[0].tolist() if t in self.vocabulary
+                else [] for t in tokens]
+        return [frozenset(map(ids.__getitem__, col)) for col in rows]
