@@ -30,7 +30,7 @@ from . import schemas as out
 from .config import MAX_K
 from .schemas import Schema
 from .validate import Param, bind, check
-from .vault_list import KINDS
+from .vault_list import KINDS, MAX_CURSOR
 
 Part = Literal["vault", "conversation", "llm", "control"]
 Runs = Literal["vault", "thread", "loop"]
@@ -243,7 +243,7 @@ OPERATIONS: tuple[Operation, ...] = (
                Param("tag", "string", "notes: only those with this tag", None, max_length=200),
                Param("limit", "integer", "most items per page", 50, 1, MAX_LIST),
                Param("cursor", "string", "next_cursor of the previous page", None,
-                     max_length=MAX_NOTE_NAME + 20)),  # "folders:@" and a path
+                     max_length=MAX_CURSOR)),  # "recent:@NS:" and a path
               "browse",
               rpc="vault.list", mcp="list", repl="list_notes",
               doc='Returns {"what", "items", "total", "next_cursor"}: items are {"note"} (notes),\n'
