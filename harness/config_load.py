@@ -19,7 +19,6 @@ from typing import Any
 
 from .config_file import beside, expand_home, fault_after, read_config, user_path
 from .config_schema import ConfigError, check_value, type_of
-from .config_twice import about_twice, twice
 from .config_sections import (
     Config,
     EmbedSection,
@@ -31,6 +30,7 @@ from .config_sections import (
     SandboxSection,
     SearchSection,
 )
+from .config_twice import about_twice, twice
 
 _SECTIONS: dict[str, type[Any]] = {
     "search": SearchSection,

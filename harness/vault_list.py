@@ -86,7 +86,8 @@ def _cursor_key(what: str, rest: str, cursor: str, place: tuple[str, bool]) -> K
         stamp, sep, path = rest.partition(":")
         if not (sep and _NS.fullmatch(stamp)):
             raise _refuse(what, cursor, "a recent cursor is recent:@MTIME_NS:PATH")
-        rest, key = path, (-int(stamp), path)
+        key: Key = (-int(stamp), path)
+        rest = path
     else:
         key = (rest,)
     inside = _under(rest, folder) if deep else _folder(rest) == folder

@@ -94,7 +94,7 @@ def test_json_rpc_refuses_a_tampered_cursor_and_reads_a_made_up_key_as_a_positio
     vault = _vault(tmp_path / "v")
     frames = [{"jsonrpc": "2.0", "id": i, "method": "vault.list",
                "params": {"what": what, "folder": folder, "cursor": cursor, "limit": 50}}
-              for i, (what, folder, cursor, *_) in enumerate(REFUSED + POSITIONS)]
+              for i, (what, folder, cursor, *_) in enumerate([*REFUSED, *POSITIONS])]
     frames += [{"jsonrpc": "2.0", "id": 1000 + i, "method": "resources/list",
                 "params": {"cursor": c}} for i, c in enumerate(("p:../x", "p:/etc", "p:"))]
     frames.append({"jsonrpc": "2.0", "id": 2000, "method": "resources/list",
@@ -108,7 +108,7 @@ def test_json_rpc_refuses_a_tampered_cursor_and_reads_a_made_up_key_as_a_positio
         err = answers[i].get("error")
         assert err is not None and err["code"] == -32602, (what, folder, cursor, answers[i])
         assert err["data"]["param"] == "cursor"
-    for i, (what, folder, cursor, expected) in enumerate(POSITIONS, len(REFUSED)):
+    for i, (_, _, cursor, expected) in enumerate(POSITIONS, len(REFUSED)):
         assert [_key(x) for x in answers[i]["result"]["items"]] == expected, (cursor, answers[i])
     for i in range(3):
         assert answers[1000 + i]["error"]["code"] == -32602, answers[1000 + i]

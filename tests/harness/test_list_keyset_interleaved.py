@@ -71,7 +71,9 @@ def test_items_unchanged_throughout_are_listed_once_whatever_changes_between_pag
         harness: Harness, what: str, seed: int) -> None:
     rng = random.Random(f"{what}-{seed}")
     folder = "f1" if what == "notes" else ""
-    live, touched, serial = [], set(), [0]
+    live: list[str] = []
+    touched: set[str] = set()
+    serial = [0]
     for i in range(24):
         note = f"f{i % 3}/n{i:02d}" if what == "notes" else f"f{i % 8}/n{i:02d}"
         tool(harness, "write", {"note": note, "content": _content(rng)})
