@@ -303,8 +303,8 @@ OPERATIONS: tuple[Operation, ...] = (
                      "deleted; false: keep the edited ones (kept_edited) and leave the deleted "
                      "ones out (left_deleted)", False),
                Param("conversation_id", "string", "the id of a conversation whose format "
-                     "carries none (a plain-text or WhatsApp chat; default \"conversation\": "
-                     "a second such chat without one replaces the first)", None,
+                     "carries none (a plain-text or WhatsApp chat; default \"conversation\", "
+                     "refused when that holds other turns: name each chat)", None,
                      max_length=200)),
               "ingest",
               read_only=False, stops=True, rpc="vault.ingest"),
