@@ -30,6 +30,7 @@ from .config_sections import (
     SandboxSection,
     SearchSection,
 )
+from .config_twice import about_twice, twice
 
 _SECTIONS: dict[str, type[Any]] = {
     "search": SearchSection,
@@ -120,9 +121,14 @@ def load(
 
     raw: dict[str, Any] = {}
     if path is not None:
+        text = ""
         try:
-            raw = tomllib.loads(read_config(path).decode("utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError) as exc:
+            text = read_config(path).decode("utf-8")
+            raw = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:  # a key set twice: which one (config_twice)
+            said = twice(text) if about_twice(exc) else None
+            raise ConfigError(said or f"cannot read {path}: {exc}") from exc
+        except (OSError, UnicodeDecodeError, RecursionError) as exc:
             raise ConfigError(f"cannot read {path}: {exc}") from exc
     for key, value in raw.items():
         if key not in _SECTIONS:

@@ -40,6 +40,12 @@ MAX_S = 86_400.0  # seconds: a day is "never"; past ~24.8 days epoll's wait over
 MAX_WEIGHT = 1e6  # a weight or scale this large already decides alone; 1e300 gave inf scores
 PID_MAX_LIMIT = 1 << 22  # Linux's most tasks (pids) at all: [sandbox] max_tasks' bound
 MIN_LOG_BOUND = 1024  # [learning] bounds: below it not one search's event fits
+# Bounds a user reading the key expects (API7: each loaded up to 2^53 before):
+MAX_IN_FLIGHT = 256  # LLM calls at once: each a thread (llm_entities' pool) and a connection
+MAX_TOKENS = 1_000_000  # the longest answer asked of a model; none answers more
+MAX_SLICE = 100_000_000  # characters of one sub-call's prompt: past any model's context
+MAX_RERANK = 1_000  # notes the cross-encoder scores per search (~10 ms each on a CPU)
+MAX_WORDS = 100_000  # words a hook injects into an agent's context (a book's chapter: 10^4)
 _USER = re.compile(r"auto|[A-Za-z_][A-Za-z0-9_.-]*\$?|[1-9][0-9]*:[1-9][0-9]*")
 
 
@@ -112,10 +118,13 @@ RULES: dict[str, dict[str, Rule]] = {
                "dense_approx_above": COUNT, "dense_nprobe": POSITIVE, "redundancy_head": COUNT,
                "scope": COUNT, "prior_scale": WEIGHT, "calibrate": FLAG, "second_pass": FLAG,
                "weights": WEIGHT},
-    "rerank": {"model_dir": TEXT, "top_n": POSITIVE, "keep": POSITIVE, "timeout_s": SECONDS},
+    "rerank": {"model_dir": TEXT, "top_n": Rule(low=1, high=MAX_RERANK),
+               "keep": Rule(low=1, high=MAX_RERANK), "timeout_s": SECONDS},
     "llm": {"base_url": TEXT, "api_key": SECRET, "model": TEXT, "timeout_s": SECONDS,
-            "max_retries": Rule(high=100), "calls_per_exec": COUNT, "in_flight": Rule(above=True),
-            "slice_max_chars": POSITIVE, "max_tokens": POSITIVE,
+            "max_retries": Rule(high=100), "calls_per_exec": COUNT,
+            "in_flight": Rule(low=1, high=MAX_IN_FLIGHT),
+            "slice_max_chars": Rule(low=1, high=MAX_SLICE),
+            "max_tokens": Rule(low=1, high=MAX_TOKENS),
             "temperature": Rule(high=2), "retry_backoff_s": Rule(high=MAX_S)},
     "sandbox": {"deadline_s": SECONDS, "memory_mb": Rule(low=64, high=1 << 40),
                 "output_cap": POSITIVE, "unsafe_no_sandbox": FLAG,
@@ -126,7 +135,8 @@ RULES: dict[str, dict[str, Rule]] = {
                                     "(numbers; never uid or gid 0)"),
                 "max_tasks": Rule(low=2, high=PID_MAX_LIMIT)},
     "embed": {"shared_cache": TEXT, "graph_cache": TEXT},
-    "hooks": {"prompt_words": COUNT, "start_words": COUNT, "min_term_share": Rule(high=1),
+    "hooks": {"prompt_words": Rule(high=MAX_WORDS), "start_words": Rule(high=MAX_WORDS),
+              "min_term_share": Rule(high=1),
               "k": Rule(low=1, high=MAX_K), "engine": FLAG, "dense": FLAG, "daemon": FLAG,
               "daemon_wait_s": Rule(high=MAX_WAIT_S)},
     "extract": {"entities": Rule(choices=EXTRACTORS), "llm_max_calls": COUNT,

@@ -10,13 +10,58 @@ server starts, so the first MCP response does not wait for it.
 from __future__ import annotations
 
 import json
+import re
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from .errors import BadArgument
 
 if TYPE_CHECKING:
+    from vault import Vault
+
     from .vault_ops import VaultCalls
+
+DEFAULT_ID = "conversation"  # a chat whose format names none (several: conversation-N)
+_DERIVED = re.compile(rf"{DEFAULT_ID}(-[0-9]+)?")
+
+
+def _said(text: str) -> str:
+    return " ".join(text.split())
+
+
+def replaced_turn(vault: Vault, conv: Any) -> str | None:
+    """A turn the vault holds under `conv`'s id (`conv`: a vault `Conversation`) that `conv`
+    does not hold as it is (another speaker or text at its session and turn, or no such
+    turn), in words; None when `conv` is what the vault holds or its continuation
+    (re-ingesting, or a chat that grew)."""
+    new = {(s.session_id, t.turn_id): (t.speaker, _said(t.text))
+           for s in conv.sessions for t in s.turns}
+    corpus = vault.corpus()
+    for i in range(len(corpus)):
+        fm = corpus.frontmatter[i]
+        if fm.get("tier") != "L0" or fm.get("conversation") != conv.conversation_id:
+            continue
+        where = (str(fm.get("session", "")), str(fm.get("turn", "")))
+        speaker = str(fm.get("speaker", ""))
+        said = _said(corpus.bodies[i]).removeprefix(f"{speaker}: ")
+        if new.get(where) != (speaker, said):
+            return f"{corpus.paths[i]} ({speaker}: {said[:40]!r})"
+    return None
+
+
+def refuse_replacing(vault: Vault, convs: list[Any]) -> None:
+    """An id-less chat (its id the default) that would write over another chat's turns
+    is a BadArgument naming `conversation_id` (NEWUSER4: the second chat sent with no id
+    replaced the first's turn notes, nothing reported)."""
+    for conv in convs:
+        if _DERIVED.fullmatch(conv.conversation_id) is None:
+            continue
+        if (turn := replaced_turn(vault, conv)) is not None:
+            cid = conv.conversation_id
+            raise BadArgument("conversation_id", (
+                f"this chat names no conversation id, and the vault's conversation {cid!r} "
+                f"holds other turns ({turn}): ingested as {cid!r} it would replace them; "
+                f"give conversation_id a name of this chat's own (or {cid!r} to replace it)"))
 
 
 def context(
@@ -59,13 +104,16 @@ def ingest(ops: VaultCalls, conversation: str | dict[str, Any] | list[Any],
     `regenerate`: rewrite notes edited by hand (the edit kept in the trash) and write those
     deleted again, else keep them and leave those out; `date_order` ("dmy", "mdy"): how a
     WhatsApp export's dates read where the file does not show it; `conversation_id`: the id
-    of a conversation whose format carries none (else "conversation")."""
+    of a conversation whose format carries none (else "conversation", refused when that
+    would replace turns the vault holds under it: `refuse_replacing`)."""
     from vault import ingest_conversations, load_transcript
 
     text = conversation if isinstance(conversation, str) else json.dumps(
         conversation, ensure_ascii=False)
-    loaded = load_transcript(text, format, conversation_id or "conversation",
+    loaded = load_transcript(text, format, conversation_id or DEFAULT_ID,
                              date_order=date_order)
+    if conversation_id is None:  # named: the caller means that conversation, replaced
+        ops.thread.call(lambda: refuse_replacing(ops.vault, list(loaded.conversations)))
     # the entity step `[extract] entities` names, as `rmh ingest` takes it (harness/extraction)
     convs, use_nlp, more = list(loaded.conversations), True, {}
     if ops.extract is not None:

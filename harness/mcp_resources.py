@@ -4,7 +4,9 @@
   listed) gives the notes after that path, so a note written or deleted between two pages
   moves no other note across the boundary (MCPRPC, session 28: with an offset cursor, deleting
   one note of the first page left a note that existed throughout never listed, and a write
-  listed one twice). An offset cursor ("n:OFFSET", given before) is still read.
+  listed one twice). An offset cursor ("n:OFFSET", given before) is still read. A "p:"
+  cursor naming no path a note may have ("p:../x", "p:/etc") is -32602; a path the vault
+  does not hold (the page's last note, since deleted) is a position like any other.
   Each resource: uri, name (the path), title, mimeType text/markdown.
 - `resources/templates/list`: one template, `rmh://note/{path}`, so a client can read any
   note by its vault path.
@@ -24,7 +26,7 @@ from urllib.parse import quote, unquote
 import anyio
 
 from rpc import AsyncMethod, RpcError, invalid_params
-from vault import NoteNotFound
+from vault import NoteNotFound, path_refusal
 
 from .methods import Harness
 from .vault_list import offset_digits
@@ -54,6 +56,9 @@ def _start(cursor: Any, paths: list[str]) -> int:
     if cursor is None:
         return 0
     if isinstance(cursor, str) and cursor.startswith("p:") and len(cursor) > 2:
+        if path_refusal(cursor[2:]) is not None:  # no note may have it: no position (API7)
+            raise invalid_params("cursor", "not a cursor this server gave (it names no path "
+                                           "a note may have)")
         return bisect.bisect_right(paths, cursor[2:])
     if isinstance(cursor, str) and cursor.startswith("n:") and offset_digits(cursor[2:]):
         return int(cursor[2:])

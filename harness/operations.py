@@ -30,7 +30,7 @@ from . import schemas as out
 from .config import MAX_K
 from .schemas import Schema
 from .validate import Param, bind, check
-from .vault_list import KINDS
+from .vault_list import KINDS, MAX_CURSOR
 
 Part = Literal["vault", "conversation", "llm", "control"]
 Runs = Literal["vault", "thread", "loop"]
@@ -243,7 +243,7 @@ OPERATIONS: tuple[Operation, ...] = (
                Param("tag", "string", "notes: only those with this tag", None, max_length=200),
                Param("limit", "integer", "most items per page", 50, 1, MAX_LIST),
                Param("cursor", "string", "next_cursor of the previous page", None,
-                     max_length=MAX_NOTE_NAME + 20)),  # "folders:@" and a path
+                     max_length=MAX_CURSOR)),  # "recent:@NS:" and a path
               "browse",
               rpc="vault.list", mcp="list", repl="list_notes",
               doc='Returns {"what", "items", "total", "next_cursor"}: items are {"note"} (notes),\n'
@@ -303,8 +303,8 @@ OPERATIONS: tuple[Operation, ...] = (
                      "deleted; false: keep the edited ones (kept_edited) and leave the deleted "
                      "ones out (left_deleted)", False),
                Param("conversation_id", "string", "the id of a conversation whose format "
-                     "carries none (a plain-text or WhatsApp chat; default \"conversation\": "
-                     "a second such chat without one replaces the first)", None,
+                     "carries none (a plain-text or WhatsApp chat; default \"conversation\", "
+                     "refused when that holds other turns: name each chat)", None,
                      max_length=200)),
               "ingest",
               read_only=False, stops=True, rpc="vault.ingest"),

@@ -19,20 +19,24 @@ on the vault thread after the vault's own sync, reads the index only, and return
 The sorted paths and the tags are cached per connection (`Listings`) until the index's
 generation or size changes, so paging costs one sort per change, not one per page.
 Paging: at most `limit` items; `next_cursor` (None on the last page) is passed back as
-`cursor` to get the next page. A cursor of "notes" or "folders" (listed by path) names the
-last path given ("notes:@PATH"): the next page is what sorts after it, so a note written or
-deleted between two pages moves no other item across the boundary (MCP6: with an offset,
-deleting a note of the first page left one that existed throughout never listed, and a write
-listed one twice; resources/list had the same fix, MCPRPC session 28). "tags" and "recent"
-(ordered by counts and times, which a change reorders) keep an offset ("what:offset"), read
-for notes and folders too (cursors given before); pages of an unchanged vault never skip or
-repeat an item (orders are total: path tie-breaks). A cursor of another listing or a
-malformed one is a BadArgument.
+`cursor` to get the next page. A cursor names the last item given by its place in the order
+(a keyset: "notes:@PATH", "folders:@PATH", "tags:@COUNT:TAG", "recent:@MTIME_NS:PATH"): the
+next page is what sorts after it, so a note written or deleted between two pages moves no
+other item across the boundary (MCP6: with an offset, deleting a note of the first page left
+one that existed throughout never listed, and a write listed one twice; resources/list had
+the same fix, MCPRPC session 28; API7 the same for tags and recent). An item whose own key
+changed between pages (a tag's count, a note's modification time) is where its new key puts
+it. Offset cursors ("what:OFFSET", given before) are still read. A cursor of another
+listing, a malformed one, or one naming what this listing can never hold (a note outside
+`folder`, a path no note may have) is a BadArgument (-32602; MCP "Pagination": invalid
+cursors SHOULD be refused); a well-formed key the vault does not hold (the last note of the
+page, since deleted) is a position like any other.
 """
 
 from __future__ import annotations
 
 import bisect
+import re
 from collections import Counter
 from datetime import UTC, datetime
 from typing import Any
@@ -51,21 +55,9 @@ def offset_digits(text: str) -> bool:
     return 0 < len(text) <= 18 and text.isascii() and text.isdigit()
 
 
-# The item field a keyset cursor names, by listing (the listings sorted by that field alone).
-KEYED = {"notes": "note", "folders": "folder"}
-
-
-def _start(what: str, items: list[dict[str, Any]], cursor: str | None) -> int:
-    """Where the page `cursor` names starts in `items`: after the key of a keyset cursor
-    ("what:@KEY"), at the offset of an offset one ("what:OFFSET")."""
-    if cursor is None or cursor == "":
-        return 0
-    kind, _, rest = cursor.partition(":")
-    if kind == what and what in KEYED and len(rest) > 1 and rest.startswith("@"):
-        return bisect.bisect_right([item[KEYED[what]] for item in items], rest[1:])
-    if kind != what or not offset_digits(rest):
-        raise BadArgument("cursor", f"not a cursor of a '{what}' listing: {cursor[:40]!r}")
-    return int(rest)
+MAX_CURSOR = 1_040  # a keyed cursor's most characters (the `cursor` parameter's bound)
+_NS = re.compile(r"[0-9]{1,20}")  # a modification time in ns: 19 digits today
+Key = tuple[Any, ...]
 
 
 def _folder(path: str) -> str:
@@ -76,13 +68,66 @@ def _under(path: str, folder: str) -> bool:
     return not folder or path.startswith(folder + "/")
 
 
-def _page(what: str, items: list[dict[str, Any]], limit: int,
-          cursor: str | None) -> dict[str, Any]:
-    start = _start(what, items, cursor)
+def _refuse(what: str, cursor: str, why: str = "") -> BadArgument:
+    return BadArgument("cursor", f"not a cursor of this '{what}' listing"
+                                 f"{': ' + why if why else ''}: {cursor[:60]!r}")
+
+
+def _cursor_key(what: str, rest: str, cursor: str, place: tuple[str, bool]) -> Key:
+    """The sort key a keyset cursor's text `rest` (after "what:@") names; `place` = (folder,
+    whether the listing reaches below it: a tag's notes, recent)."""
+    folder, deep = place
+    if what == "tags":
+        count, sep, tag = rest.partition(":")
+        if not (sep and tag and offset_digits(count) and int(count) > 0):
+            raise _refuse(what, cursor, "a tags cursor is tags:@COUNT:TAG")
+        return (-int(count), tag, tag_key(tag))
+    if what == "recent":
+        stamp, sep, path = rest.partition(":")
+        if not (sep and _NS.fullmatch(stamp)):
+            raise _refuse(what, cursor, "a recent cursor is recent:@MTIME_NS:PATH")
+        key: Key = (-int(stamp), path)
+        rest = path
+    else:
+        key = (rest,)
+    inside = _under(rest, folder) if deep else _folder(rest) == folder
+    if not inside or not rest or path_refusal(rest) is not None:
+        where = f"folder {folder!r}" if folder else "the vault root"
+        raise _refuse(what, cursor, f"it names {rest[:40]!r}, which no page of {where} holds")
+    return key
+
+
+def _start(what: str, keys: list[Key], cursor: str | None, place: tuple[str, bool]) -> int:
+    """Where the page `cursor` names starts in `keys` (sorted): after the key of a keyset
+    cursor ("what:@KEY"), at the offset of an offset one ("what:OFFSET")."""
+    if cursor is None or cursor == "":
+        return 0
+    kind, _, rest = cursor.partition(":")
+    if kind == what and rest.startswith("@"):
+        return bisect.bisect_right(keys, _cursor_key(what, rest[1:], cursor, place))
+    if kind != what or not offset_digits(rest):
+        raise _refuse(what, cursor)
+    return int(rest)
+
+
+def _named(what: str, key: Key) -> str:
+    """The keyset cursor of the item whose sort key is `key`."""
+    if what == "tags":
+        return f"tags:@{-key[0]}:{key[1]}"
+    if what == "recent":
+        return f"recent:@{-key[0]}:{key[1]}"
+    return f"{what}:@{key[0]}"
+
+
+def _page(what: str, items: list[dict[str, Any]], keys: list[Key], limit: int,
+          cursor: str | None, place: tuple[str, bool]) -> dict[str, Any]:
+    start = _start(what, keys, cursor, place)
     end = start + limit
     nxt = None
     if end < len(items):
-        nxt = f"{what}:@{items[end - 1][KEYED[what]]}" if what in KEYED else f"{what}:{end}"
+        nxt = _named(what, keys[end - 1])
+        if len(nxt) > MAX_CURSOR:  # a tag longer than any path: its offset still pages
+            nxt = f"{what}:{end}"
     return {"what": what, "items": items[start:end], "total": len(items), "next_cursor": nxt}
 
 
@@ -118,9 +163,9 @@ class Listings:
         return self._tags
 
 
-def _tag_counts(tagged: list[tuple[str, tuple[str, ...]]]) -> list[dict[str, Any]]:
-    """{"tag", "notes"} of each tag (`tag_key`) of `tagged` (by path): the spelling most
-    notes use (a tie: the one met first), most used first, then by name."""
+def _tag_counts(tagged: list[tuple[str, tuple[str, ...]]]) -> list[Key]:
+    """(-notes, spelling, tag_key) of each tag (`tag_key`) of `tagged` (by path), sorted: the
+    spelling most notes use (a tie: the one met first), most used first, then by name."""
     notes: Counter[str] = Counter()
     spellings: dict[str, dict[str, tuple[int, int]]] = {}  # key -> spelling -> (-n, first)
     for i, (_, tags) in enumerate(tagged):
@@ -130,8 +175,7 @@ def _tag_counts(tagged: list[tuple[str, tuple[str, ...]]]) -> list[dict[str, Any
             n, first = spellings.setdefault(key, {}).get(tag, (0, i))
             spellings[key][tag] = (n - 1, first)
     shown = {k: min(s, key=lambda t: (*s[t], t)) for k, s in spellings.items()}
-    return [{"tag": shown[k], "notes": n}
-            for k, n in sorted(notes.items(), key=lambda kv: (-kv[1], shown[kv[0]], kv[0]))]
+    return sorted((-n, shown[k], k) for k, n in notes.items())
 
 
 def _nested(tag: str, wanted: str) -> bool:
@@ -147,7 +191,7 @@ def browse(vault: Vault, what: str, folder: str = "", tag: str | None = None,
     cache = listings if listings is not None else Listings()
     given, folder = folder, folder.strip("/")
     paths = cache.paths(vault)
-    items: list[dict[str, Any]]
+    items: list[dict[str, Any]] = []
     if folder and not any(_under(p, folder) for p in paths):
         # "/people" lists people/; a name no vault folder may be ("../..", "/etc") is refused
         # as a path, as by every function taking a note (vault LiveIndex.not_found)
@@ -156,12 +200,13 @@ def browse(vault: Vault, what: str, folder: str = "", tag: str | None = None,
         if (why := path_refusal(given) or vault.folder_refusal(folder)) is not None:
             raise PathRefused(given, why)
         raise BadArgument("folder", f"no notes under {folder!r}")
+    keys: list[Key]
     if what == "notes" and tag is None:
-        items = [{"note": p} for p in paths if _folder(p) == folder]
+        keys = [(p,) for p in paths if _folder(p) == folder]
     elif what == "notes":
         wanted = tag_key(str(tag).lstrip("#")).rstrip("/")
-        items = [{"note": p} for p, tags in cache.tagged(vault)
-                 if _under(p, folder) and any(_nested(tag_key(t), wanted) for t in tags)]
+        keys = [(p,) for p, tags in cache.tagged(vault)
+                if _under(p, folder) and any(_nested(tag_key(t), wanted) for t in tags)]
     elif what == "folders":
         counts: Counter[str] = Counter()
         depth = len(folder.split("/")) if folder else 0
@@ -169,12 +214,16 @@ def browse(vault: Vault, what: str, folder: str = "", tag: str | None = None,
             parts = p.split("/")[:-1]
             if _under(p, folder) and len(parts) > depth:
                 counts["/".join(parts[:depth + 1])] += 1
-        items = [{"folder": f, "notes": n} for f, n in sorted(counts.items())]
+        keys = [(f,) for f in sorted(counts)]
+        items = [{"folder": f, "notes": counts[f]} for (f,) in keys]
     elif what == "tags":
-        items = _tag_counts([(p, t) for p, t in cache.tagged(vault) if _under(p, folder)])
+        keys = _tag_counts([(p, t) for p, t in cache.tagged(vault) if _under(p, folder)])
+        items = [{"tag": t, "notes": -n} for n, t, _ in keys]
     else:
         stats = vault.index_stats()
-        rows = sorted(((stats[p].mtime_ns, p) for p in paths if p in stats and _under(p, folder)),
-                      key=lambda r: (-r[0], r[1]))
-        items = [{"note": p, "modified": _iso(m)} for m, p in rows]
-    return _page(what, items, limit, cursor)
+        keys = sorted((-stats[p].mtime_ns, p) for p in paths if p in stats and _under(p, folder))
+        items = [{"note": p, "modified": _iso(-m)} for m, p in keys]
+    if what == "notes":
+        items = [{"note": p} for (p,) in keys]
+    place = (folder, what == "recent" or (what == "notes" and tag is not None))
+    return _page(what, items, keys, limit, cursor, place)

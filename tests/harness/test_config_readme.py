@@ -93,7 +93,7 @@ def stated_ranges() -> list[tuple[str, str, str, float, float | None, bool]]:
 
 def _loads(tmp_path: Path, section: str, key: str, value: str) -> bool:
     root = tmp_path / f"{section}-{key}-{value}"
-    root.mkdir()
+    root.mkdir(exist_ok=True)  # a key README shows twice ([llm] in_flight)
     (root / "rmh.toml").write_text(f"[{section}]\n{key} = {value}\n", encoding="utf-8")
     try:
         load(vault=str(root), env={})
