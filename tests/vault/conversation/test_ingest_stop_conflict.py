@@ -12,17 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from vault import IngestStopped, Vault, cancellable, ingest_conversations, load_transcript
-from vault.conversation.formats import Conversation
+from vault import IngestStopped, Vault, cancellable, ingest_conversations
+
+from .test_take_back_editor import conversation
 
 HAND = "# Mine\nA note I made here by hand.\n"
-
-
-def conversation() -> Conversation:
-    lines = [f"{'Alice' if i % 2 else 'Bob'}: message {i} about the garden plan for week {i}"
-             for i in range(24)]
-    (loaded,) = load_transcript("\n".join(lines), "text").conversations
-    return Conversation("chat-x", loaded.sessions)
 
 
 def test_a_conflict_after_a_late_stop_leaves_the_conversation_whole_or_absent(
@@ -34,7 +28,7 @@ def test_a_conflict_after_a_late_stop_leaves_the_conversation_whole_or_absent(
     total, later = len(order), order[-8]  # a note the ingest writes well after half
     root = tmp_path / "v"
     Vault.init(root, watch=False).close()
-    folder = root / "conversations" / "chat-x"
+    folder = root / "conversations" / "chat-editor"
 
     def stop() -> bool:  # past half of the writes: the hand note made at `later`, then stop
         if not folder.is_dir() or sum(1 for _ in folder.rglob("*.md")) <= total // 2:
