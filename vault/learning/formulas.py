@@ -81,7 +81,9 @@ import numpy.typing as npt
 
 from ..notes.text import stemmer_fingerprint
 
-LEARNING_VERSION = 21  # 21: both below, merged (a ledger of either branch alone is rebuilt)
+LEARNING_VERSION = 22  # 22: a soft hyphen or zero-width joiner inside a word keeps it
+# one word (notes/text.py `JOINERS`; session 33)
+# 21: both below, merged (a ledger of either branch alone is rebuilt)
 # 20: a named note surely passed over holds no learned lift back (retrieval/learned_stages.py)
 # 19: a question's words new to the log count against every note's gate but
 # not against the gate of a note whose own text holds them (topic.py)

@@ -121,11 +121,29 @@ def script_points() -> str:
                    if unicodedata.category(chr(c)) == "Mn" or c == 0x0640)
 
 
+# Format characters a word goes on across (UAX #29 rule WB4 ignores them): the soft hyphen
+# (hyphenation hints in text pasted from web pages and PDFs: "Donau\u00addampf\u00adschiff"),
+# the zero-width joiner (Sinhala "ශ්\u200dරී", Malayalam chillu, emoji sequences), the word
+# joiner and the zero-width no-break space (a byte-order mark inside text). Deleted, so the
+# word is the one typed without them. The zero-width non-joiner stays a word edge (Persian
+# "می\u200cخواهم" reads as "می خواهم", as Lucene's Persian analyser reads it).
+JOINERS = "\u00ad\u200d\u2060\ufeff"
+_JOINER = re.compile(f"[{JOINERS}]")
+
+
+def _unjoined(folded: str) -> str:
+    """`folded` without `JOINERS` (ASCII text holds none: returned as it is)."""
+    if folded.isascii() or _JOINER.search(folded) is None:
+        return folded
+    return _JOINER.sub("", folded)
+
+
 def search_form(folded: str) -> str:
     """A case-folded NFKC text as search's words read it (`tokenize`): "i\u0307" (a folded
-    "İ") is "i", an Arabic letter variant is its plain letter, and the optional points are
-    gone. Erasure reads a name so (storage/mentions.py): what search finds, forget names.
-    Builds the mark tables only when the text holds a mark (`_has_marks`), as `tokenize`."""
+    "İ") is "i", an Arabic letter variant is its plain letter, and the optional points and
+    `JOINERS` are gone. Erasure reads a name so (storage/mentions.py): what search finds,
+    forget names. Builds the mark tables only when the text holds a mark (`_has_marks`)."""
+    folded = _unjoined(folded)
     utf8 = folded.encode("utf-8", "surrogatepass")
     if _MARKABLE_UTF8.search(utf8) is None or not _has_marks(folded, utf8):
         return folded  # no mark, tatweel or letter variant: nothing to read away
@@ -208,6 +226,7 @@ def tokenize(text: str) -> list[str]:
     folded = unicodedata.normalize("NFKC", text).casefold()
     if folded.isascii():
         return _WORD.findall(folded)
+    folded = _unjoined(folded)
     utf8 = folded.encode("utf-8", "surrogatepass")
     if _MARKABLE_UTF8.search(utf8) is None:  # all below U+0300: accented Latin
         return _WORD.findall(folded)

@@ -41,13 +41,14 @@ from .signals.postings import Postings
 from .signals.vocabulary import Vocabulary
 
 VERSION = 3  # of the file: 2 was an .npz; 3: a mapped file
-DIGEST_VERSION = 7  # of what a build derives from (2: BM25 over stems; 3: the
+DIGEST_VERSION = 8  # of what a build derives from (2: BM25 over stems; 3: the
 # conjunctive units of a note's first MAX_NOTE_TERMS content terms, signals/unit_codes.py;
 # 4: frontmatter tags beside the description, bm25.py `described`; 5: bigrams of scripts
 # written without spaces, notes/text.py `tokenize`; session 30; 6: combining marks kept in
 # their word, Arabic/Hebrew points dropped, `tokenize`; session 31; 7: an enclosing mark
 # (the keycap of "1️⃣2️⃣") ends its word, `tokenize`; Arabic and Hindi words stemmed, `stem`;
-# a frontmatter `title` beside the aliases, bm25.py `described`; session 32)
+# a frontmatter `title` beside the aliases, bm25.py `described`; session 32; 8: a soft
+# hyphen or zero-width joiner inside a word keeps it one word, `tokenize`; session 33)
 FILE = "lexical-index.bin"
 LEGACY = "lexical-index.npz"  # version 2's file: removed by the next save
 MAGIC = b"RMHLEXIX"

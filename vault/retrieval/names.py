@@ -210,9 +210,9 @@ def _utf8(items: Sequence[str]) -> tuple[bytes, list[int]]:
     return bytes(buf), off
 
 
-VERSION = 4  # of the packed form `stored` keeps (2: CJK/Thai names as bigrams, text.tokenize;
+VERSION = 5  # of the packed form `stored` keeps (2: CJK/Thai names as bigrams, text.tokenize;
 # 3: combining marks kept in their word, Arabic/Hebrew points dropped; 4: an enclosing mark
-# ends its word)
+# ends its word; 5: a soft hyphen or zero-width joiner inside a word keeps it one word)
 
 
 def _names(corpus: Corpus, i: int) -> set[str]:

@@ -51,7 +51,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import BinaryIO
 
-from ..notes.text import SEARCH_VARIANTS, SPACELESS_CLASS, script_points, search_form, spaceless
+from ..notes.text import (
+    JOINERS,
+    SEARCH_VARIANTS,
+    SPACELESS_CLASS,
+    script_points,
+    search_form,
+    spaceless,
+)
 
 HEADER = 2  # characters between binary bytes and a value: SQLite's serial type varint
 CONTEXT = 16  # printable characters beside an occurrence in bytes that make it text
@@ -163,7 +170,11 @@ def _forms(ch: str) -> set[bytes]:
 def _spellings(needle: str) -> list[str]:
     """The needle as typed (composed) and as `fold` reads it: a full-width "Ｑｕｉｘ" is
     searched as "quix" too."""
-    return list(dict.fromkeys((unicodedata.normalize("NFC", needle), fold(needle))))
+    typed = unicodedata.normalize("NFC", needle).translate(_UNJOINED)  # `_joiners` matches them
+    return list(dict.fromkeys((typed, fold(needle))))
+
+
+_UNJOINED = dict.fromkeys(map(ord, JOINERS))
 
 
 @lru_cache(maxsize=16)
@@ -177,10 +188,17 @@ def _candidates(needle: str) -> re.Pattern[bytes]:
         for word in spelling.split():
             parts = [b"(?:" + b"|".join(re.escape(f) for f in sorted(_forms(ch))) + b")"
                      + (_points() if _POINTED <= ch <= _POINTED_END else b"") for ch in word]
-            words.append(b"".join(parts))
+            words.append(_joiners().join(parts))
         if words:
             spellings.append(_SPACE_BYTES.join(words))
     return re.compile(b"|".join(spellings) if spellings else b"(?!)")
+
+
+@lru_cache(maxsize=1)
+def _joiners() -> bytes:
+    """Any run of the format characters search reads away inside a word (`JOINERS`: a soft
+    hyphen, a zero-width joiner...), in UTF-8: "Ali\u00adce" is an occurrence of "Alice"."""
+    return b"(?:" + b"|".join(re.escape(c.encode()) for c in JOINERS) + b")*"
 
 
 @lru_cache(maxsize=1)
@@ -247,7 +265,7 @@ def _cuts(needle: str) -> re.Pattern[bytes]:
     forms' bytes, no white space or escape byte. No occurrence lies across one."""
     held = {b for spelling in _spellings(needle) for ch in spelling for f in _forms(ch)
             for b in f}
-    held |= set(b" \t\r\n\xc2\xa0\\nrt")
+    held |= set(b" \t\r\n\xc2\xa0\\nrt") | set(JOINERS.encode())
     return re.compile(b"[^" + b"".join(re.escape(bytes([b])) for b in sorted(held)) + b"]")
 
 
