@@ -43,8 +43,9 @@ and no note is written where one was erased or whose text still holds a forgotte
 A stop (`vault.cancellable`: `rmh serve`'s, at a cancel or the server's stop) is checked before
 each conversation, turn parsed and note written: `IngestStopped`, the notes of the conversation
 being written taken back (take_back.py) while fewer than half of its writes are made, else the
-rest written first (either costs at most as many writes as the other would; the conversation
-is whole or absent all the same). Ingesting again writes the rest as if uninterrupted."""
+rest written first (either costs at most as many writes as the other would; a conflict in that
+rest, which no other attempt follows once stopped, takes them back: whole or absent all the
+same). Ctrl-C (KeyboardInterrupt) takes them back too. Ingesting again writes the rest."""
 
 from __future__ import annotations
 
@@ -259,7 +260,7 @@ def _ingest(vault: Vault, convs: Sequence[Conversation], use_nlp: bool, regenera
     kept: dict[str, None] = {}
     deleted: list[str] = []
     unchanged = turns = sessions = entities = rules = left_out = done.whole = 0
-    if done.stopped:  # an attempt stopped, then in conflict: no other
+    if done.stopped:  # an attempt stopped, then in conflict (its notes taken back): no other
         raise Cancelled()
     with vault.batch():  # its folder sync first: a note edited on disk is seen as edited
         corpus = vault.corpus()
@@ -356,15 +357,16 @@ def _write(vault: Vault, notes: Sequence[tuple[str, str]], changed: Sequence[tup
                                 raise
                             done.stopped = True
                         was, gen = before_write(vault, path, path in stored), origin.get(path, path)
-                        put(path, text, stored.get(path), path in stored)
                         landed.append(Landed(path, path not in stored, was, content_hash(text),
-                                             gen, mark(gen, text)))
+                                             gen, mark(gen, text)))  # first: a Ctrl-C in `put`
+                        put(path, text, stored.get(path), path in stored)
                         done.written[path] = None
                         stored[path] = content_hash(text)  # a later conversation's note: ours
                         record.wrote(gen, landed[-1].marked)
                         del planned[path]
-                except BaseException as exc:  # the record first; a stop takes back the notes
-                    back = landed if isinstance(exc, Cancelled) else []
+                except BaseException as exc:  # the record first; a stop (Ctrl-C too) takes
+                    back = landed if isinstance(exc, (Cancelled, KeyboardInterrupt)) or (
+                        done.stopped and isinstance(exc, (EditConflict, NoteExists))) else []
                     for path in take_back(vault, put, back, record, before, planned, origin):
                         done.written.pop(path, None)
                         planned[path] = before[path]

@@ -14,8 +14,8 @@ import stat as st
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 
-from ..errors import EditConflict, NoteExists, NoteNotFound, QuotaExceeded
-from .anchored import fsync_fds
+from ..errors import EditConflict, NoteExists, NoteNotFound, PathRefused, QuotaExceeded
+from .anchored import folder, fsync_fds
 from .fileops import lstat_at, place_no_clobber, refused_change
 from .paths import copy_name
 from .write_lock import WriteLock
@@ -25,11 +25,49 @@ MAX_TRASH_COPIES = 10_000
 temp_counter = itertools.count()
 
 
+_CUT = 200  # bytes of the note's name a temp name keeps
+
+
 def temp_name(name: str, kind: str) -> str:
     """".NAME.rmh-KIND-PID-N" in the note's folder (<= 255 bytes): "tmp" for a write's temp
-    (store.py's `_TEMP`: removed once its process is gone), "kept" for a file never to lose."""
-    short = name.encode("utf-8")[:200].decode("utf-8", "ignore")
+    (store.py's `_TEMP`: removed once its process is gone), "tmp-aside" for a note `erase`
+    sets aside (`settle_aside` once its process is gone), "kept" for a file never to lose."""
+    short = name.encode("utf-8")[:_CUT].decode("utf-8", "ignore")
     return f".{short}.rmh-{kind}-{os.getpid()}-{next(temp_counter)}"
+
+
+def _sha256_at(fd: int, name: str) -> str | None:
+    """sha256 of the regular file `name` in the open folder `fd` (no link followed); None when
+    it cannot be read."""
+    try:
+        with open(name, "rb", opener=lambda p, f: os.open(p, f | os.O_NOFOLLOW, dir_fd=fd)) as fh:
+            return hashlib.sha256(fh.read()).hexdigest()
+    except OSError:
+        return None
+
+
+def settle_aside(root: str, rel: str, short: str) -> bool:
+    """A note `Removal.erase` set aside at vault path `rel` (".SHORT.rmh-tmp-aside-PID-N") and
+    a kill left there, its bytes unchecked or not yet put back (they may be an editor's save):
+    put back under its name SHORT when that is free, removed when SHORT holds the very same
+    bytes, else left as it is (hidden: never indexed). Bytes found nowhere else are never
+    removed (REV, session 33: the stale-temp sweep removed them, an editor's save lost). A
+    name `temp_name` may have cut is not guessed: left. True when `rel` is gone."""
+    parts = rel.split("/")
+    if len(short.encode("utf-8")) > _CUT - 4:
+        return False
+    try:
+        with folder(root, parts[:-1], rel) as fd:
+            try:
+                place_no_clobber(parts[-1], short, rel, src_dir_fd=fd, dst_dir_fd=fd)
+            except NoteExists:
+                if _sha256_at(fd, parts[-1]) != _sha256_at(fd, short):
+                    return False
+                os.unlink(parts[-1], dir_fd=fd)
+            fsync_fds(fd)
+            return True
+    except (FileNotFoundError, NotADirectoryError, PathRefused):
+        return False
 
 
 class Removal:
@@ -80,18 +118,15 @@ class Removal:
             fsync_fds(sfd, done=self.count_op)
 
     def _set_aside(self, rel: str, sfd: int, name: str, expected: str) -> str:
-        """Rename the note to a temp name (a kill then: `clean_stale_temps` removes it, as the
-        caller would have) and return that name when it holds the `expected` bytes; else put
-        it back and raise EditConflict. Where another save took the name meanwhile, the file
-        stays beside it as ".NAME.rmh-kept-PID-N" (hidden: never indexed, never removed)."""
-        tmp = temp_name(name, "tmp")
+        """Rename the note to a temp name (a kill then: `clean_stale_temps` puts it back or
+        removes it as a copy, `settle_aside`) and return that name when it holds the
+        `expected` bytes; else put it back and raise EditConflict. Where another save took the
+        name meanwhile, the file stays beside it as ".NAME.rmh-kept-PID-N" (hidden: never
+        indexed, never removed)."""
+        tmp = temp_name(name, "tmp-aside")
         os.rename(name, tmp, src_dir_fd=sfd, dst_dir_fd=sfd)
         self.count_op()
-        try:
-            with open(tmp, "rb", opener=lambda p, f: os.open(p, f, dir_fd=sfd)) as fh:
-                now = hashlib.sha256(fh.read()).hexdigest()
-        except OSError:
-            now = None
+        now = _sha256_at(sfd, tmp)
         if now == expected:
             return tmp
         try:
