@@ -14,6 +14,7 @@ import pytest
 
 from vault import Vault, ingest_conversations
 from vault.conversation.formats import Conversation, Session, Turn
+from vault.conversation.ingest import notes_for
 
 
 def _chat(seed: int) -> Conversation:
@@ -46,3 +47,14 @@ def test_long_fact_titles_get_distinct_notes_and_the_ingest_ends(tmp_path: Path,
     facts = [p for p in written if "/facts/" in p]
     assert len(facts) == len(set(p.casefold() for p in facts)) >= 3
     assert all(len(Path(p).name) <= 130 for p in facts)
+
+
+@pytest.mark.parametrize("pair", [("k" * 130 + " alpha", "k" * 130 + " beta"),
+                                  ("Åsa" * 50 + " x", "A\u030asa" * 50 + " y"),
+                                  ("c++", "c#"), ("[a]", "(a)")])
+def test_entities_whose_paths_clash_get_distinct_notes(pair: tuple[str, str]) -> None:
+    turns = tuple(Turn(f"t{j}", f"S{j}", "hello", datetime(2024, 1, 1, j), entities=(key,))
+                  for j, key in enumerate(pair))
+    conv = Conversation("c", (Session("s", datetime(2024, 1, 1), turns),))
+    paths = [p.casefold() for p, _ in notes_for(conv)]
+    assert len(paths) == len(set(paths))
