@@ -144,7 +144,7 @@ def _free_path(vault: Vault, cid: str, title: str) -> str:
     path, n = fact_path(cid, title), 1
     while path.casefold() in taken:
         n += 1
-        path = fact_path(cid, f"{title} ({n})")
+        path = fact_path(cid, f"{title[:100]} ({n})")  # the number kept (fact_notes.fact_paths)
     return path
 
 

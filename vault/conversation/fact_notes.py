@@ -43,7 +43,9 @@ def fact_paths(cid: str, records: Sequence[FactRecord]) -> dict[tuple[str, str, 
         path, n = fact_path(cid, r.sentence), 1
         while path.casefold() in used:
             n += 1
-            path = fact_path(cid, f"{r.sentence} ({n})")
+            # cut so that the slug keeps the number (`slug` keeps 120 characters): two long
+            # sentences sharing their first 120 made this loop forever (CONV7)
+            path = fact_path(cid, f"{r.sentence[:100]} ({n})")
         used.add(path.casefold())
         out[r.triple] = path
     return out

@@ -71,7 +71,7 @@ from .follow import Followed, follow, namer, unlink
 from .formats import Conversation
 from .generated import Record, is_fact, mark
 from .ingest_done import Done as _Done
-from .layout import distinct, entity_path, link, session_path, turn_path
+from .layout import distinct, entity_paths, link, session_path, turn_path
 from .lifecycle import promotable
 from .remembered import without_forgotten
 from .take_back import Landed, before_write, take_back
@@ -176,8 +176,8 @@ def _build(conv: Conversation, use_nlp: bool = True) -> tuple[list[tuple[str, st
     events = build_events(conv, use_nlp=use_nlp)
     cid = conv.conversation_id
     inc = incidence(events)
-    ent_paths = {k: entity_path(cid, k) for k, kind in zip(inc.keys, inc.kinds, strict=True)
-                 if kind != "number"}
+    ent_paths = entity_paths(cid, [k for k, kind in zip(inc.keys, inc.kinds, strict=True)
+                                   if kind != "number"])
     out: list[tuple[str, str]] = []
     for i, ev in enumerate(events):
         prev = events[i - 1] if i > 0 else None

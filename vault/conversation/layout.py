@@ -53,6 +53,22 @@ def entity_path(cid: str, key: str) -> str:
     return f"{ROOT}/{slug(cid)}/entities/{slug(key)}.md"
 
 
+def entity_paths(cid: str, keys: Sequence[str]) -> dict[str, str]:
+    """key -> note path, unique within the conversation: keys whose slugs clash ("c++" and
+    "c#"; two sharing their first 120 characters) get "<key> (2)"... in key order (CONV7: both
+    rows were written to one file, one entity lost)."""
+    out: dict[str, str] = {}
+    used: set[str] = set()
+    for key in sorted(keys):
+        path, n = entity_path(cid, key), 1
+        while unicodedata.normalize("NFC", path).casefold() in used:
+            n += 1
+            path = entity_path(cid, f"{key[:100]} ({n})")
+        used.add(unicodedata.normalize("NFC", path).casefold())
+        out[key] = path
+    return out
+
+
 def fact_path(cid: str, title: str) -> str:
     return f"{ROOT}/{slug(cid)}/facts/{slug(title)}.md"
 
