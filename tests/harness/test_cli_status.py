@@ -53,7 +53,7 @@ def test_list_pages_cover_every_item_once(tmp_path: Path) -> None:
     tagged = json.loads(rmh("--vault", str(root), "list", "--tag", "service", "--json").stdout)
     assert tagged["items"] == [{"note": "Billing.md"}]
     recent = rmh("--vault", str(root), "list", "recent", "--limit", "1")
-    assert recent.returncode == 0 and "next page: --cursor recent:1" in recent.stdout
+    assert recent.returncode == 0 and "next page: --cursor recent:@" in recent.stdout  # keyset
     bad = rmh("--vault", str(root), "list", "--cursor", "tags:0", "--json")
     assert bad.returncode == 1 and "cursor" in json.loads(bad.stdout)["error"]["message"]
     assert rmh("--vault", str(root), "list", "--limit", "0").returncode == 2

@@ -25,6 +25,10 @@ def notes(root: Path) -> int:
     return sum(1 for p in root.rglob("*.md") if ".rmh" not in p.relative_to(root).parts)
 
 
+def _sigint_default() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def vault(root: Path) -> Path:
     (root / ".rmh").mkdir(parents=True)
     (root / "rmh.toml").write_text('[extract]\nentities = "rules"\n', encoding="utf-8")
@@ -43,8 +47,11 @@ def test_ctrl_c_during_an_ingest_leaves_the_conversation_whole_or_absent(
                    capture_output=True)
     total = notes(whole)
     root = vault(tmp_path / "v")
+    # SIGINT's default restored in the child: a suite started in the background by a
+    # non-interactive shell inherits SIGINT ignored, and Python then raises no KeyboardInterrupt
     proc = subprocess.Popen([*RMH, "--vault", str(root), "ingest", str(chat)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_sigint_default)
     while notes(root) < at and proc.poll() is None:
         time.sleep(0.01)
     assert proc.poll() is None, "the ingest ended before the signal"
