@@ -30,22 +30,23 @@ def _said(text: str) -> str:
 
 
 def replaced_turn(vault: Vault, conv: Any) -> str | None:
-    """A turn the vault holds under `conv`'s id (`conv`: a vault `Conversation`) that `conv`
-    does not hold as it is (another speaker or text at its session and turn, or no such
-    turn), in words; None when `conv` is what the vault holds or its continuation
-    (re-ingesting, or a chat that grew)."""
+    """A turn the vault holds under `conv`'s id (`conv`: a vault `Conversation`; what it holds:
+    vault `conversation_from_corpus`) that `conv` does not hold as it is (another speaker or
+    text at its session and turn, or no such turn), in words; None when `conv` is what the
+    vault holds or its continuation (re-ingesting, or a chat that grew)."""
+    from vault import ConversationFormatError, conversation_from_corpus
+
+    try:
+        held = conversation_from_corpus(vault.corpus(), conv.conversation_id)
+    except ConversationFormatError:  # no turn of it yet
+        return None
     new = {(s.session_id, t.turn_id): (t.speaker, _said(t.text))
            for s in conv.sessions for t in s.turns}
-    corpus = vault.corpus()
-    for i in range(len(corpus)):
-        fm = corpus.frontmatter[i]
-        if fm.get("tier") != "L0" or fm.get("conversation") != conv.conversation_id:
-            continue
-        where = (str(fm.get("session", "")), str(fm.get("turn", "")))
-        speaker = str(fm.get("speaker", ""))
-        said = _said(corpus.bodies[i]).removeprefix(f"{speaker}: ")
-        if new.get(where) != (speaker, said):
-            return f"{corpus.paths[i]} ({speaker}: {said[:40]!r})"
+    for session in held.sessions:
+        for t in session.turns:
+            if new.get((session.session_id, t.turn_id)) != (t.speaker, _said(t.text)):
+                return (f"session {session.session_id!r}, turn {t.turn_id!r}: "
+                        f"{t.speaker}: {_said(t.text)[:40]!r}")
     return None
 
 

@@ -218,6 +218,19 @@ def cli_runner(server: ForkServer, cwd: Path
     return lambda args, env: server.run(args, module="harness", env=env, cwd=cwd)
 
 
+def cli_env(work: Path, *, fault_after: int | None = None) -> dict[str, str]:
+    """The environment of an `rmh` a test runs: this checkout on PYTHONPATH, HOME and the
+    embedding cache in `work`, none of the caller's vault, config or fault count
+    (`fault_after`: RMH_FAULT_AFTER_OPS, the store's kill-after-N-operations seam)."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("RMH_VAULT", "RMH_CONFIG", "RMH_FAULT_AFTER_OPS")}
+    env.update({"PYTHONPATH": str(Path(__file__).resolve().parents[1]),
+                "RMH_EMBED_CACHE": str(work / "shared.sqlite"), "HOME": str(work)})
+    if fault_after is not None:
+        env["RMH_FAULT_AFTER_OPS"] = str(fault_after)
+    return env
+
+
 _SHARED: dict[tuple[tuple[str, str], ...], ForkServer] = {}
 _SHARED_LOCK = threading.Lock()
 

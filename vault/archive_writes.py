@@ -28,6 +28,7 @@ from .learning.ledger import LEDGER_FILE, Ledger
 from .storage.intent_writes import (
     ArchiveWritesIntent,
     Outcome,
+    Write,
     WritesIntent,
     apply_writes,
     file_hash,
@@ -48,8 +49,10 @@ def archive_and_write(store: Store, ledger: Ledger, writes: Sequence[tuple[str, 
         for path, _ in writes:
             if (now_hash := file_hash(store, path)) != read.get(path):
                 raise EditConflict(path, read.get(path) or "", now_hash)
-        intent = ArchiveWritesIntent(WritesIntent.plan(store, writes).writes, tuple(archive),
-                                     float(now))
+        # each write guarded by the hash just checked (read once: an editor's save since is
+        # left and reported, never written over)
+        planned = tuple(Write(path, read.get(path), text) for path, text in writes)
+        intent = ArchiveWritesIntent(planned, tuple(archive), float(now))
         journal = Journal(store)
         name = journal.record(intent)
         out = apply_archive_writes(store, intent, ledger, name)

@@ -103,9 +103,8 @@ class Vault(VaultWrites):
             store = Store(root, fault_after=fault_after, read_only=read_only)
             if not read_only:  # a read-only vault leaves its intents to its owner (doctor)
                 own = recorder if isinstance(recorder, Ledger) else None  # else its file's
-                store.recovered.extend(o.to_json() for o in Journal(store).recover())
-                store.lock.on_acquire = lambda: finish_left(store, own)
-                finish_left(store, own)  # the archive-writes Journal.recover leaves
+                finish_left(store, own)  # what a dead process left, then at every lock taken
+                store.lock.on_acquire = lambda: finish_left(store, own)  # from free
             index = Index.open(state / INDEX_FILE, read_only=read_only,
                                id_floor=lambda: highest_note_id(state / LEDGER_FILE))
             auto_sync = auto_sync and not read_only  # the index is read as its owner left it

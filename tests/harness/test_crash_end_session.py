@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.forks import CLI_PRELOAD, ForkServer
+from tests.forks import CLI_PRELOAD, ForkServer, cli_env
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,12 +32,7 @@ WORKING = "conversations/c1/working/S1"
 
 def rmh(server: ForkServer, work: Path, *args: str,
         fault_after: int | None = None) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("RMH_VAULT", "RMH_CONFIG", "RMH_FAULT_AFTER_OPS")}
-    env.update({"PYTHONPATH": str(ROOT), "RMH_EMBED_CACHE": str(work / "shared.sqlite"),
-                "HOME": str(work)})
-    if fault_after is not None:
-        env["RMH_FAULT_AFTER_OPS"] = str(fault_after)
+    env = cli_env(work, fault_after=fault_after)
     return server.run(["--vault", str(work / "vault"), *args, "--json"], module="harness",
                       env=env, cwd=ROOT)
 

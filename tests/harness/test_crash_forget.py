@@ -10,7 +10,6 @@ the CLI once (tests/forks.py): the forget still dies by SIGKILL after its N-th o
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -19,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.forks import CLI_PRELOAD, ForkServer
+from tests.forks import CLI_PRELOAD, ForkServer, cli_env
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,12 +31,7 @@ ERASED = ("people/Quillon.md", "projects/Marrow plan.md")
 def rmh(work: Path, *args: str, fault_after: int | None = None, stdin: str = "",
         server: ForkServer | None = None) -> subprocess.CompletedProcess[str]:
     """`rmh --vault WORK/vault ARGS`: a fresh `python -m harness`, or one forked by `server`."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("RMH_VAULT", "RMH_CONFIG", "RMH_FAULT_AFTER_OPS")}
-    env.update({"PYTHONPATH": str(ROOT), "RMH_EMBED_CACHE": str(work / "shared.sqlite"),
-                "HOME": str(work)})
-    if fault_after is not None:
-        env["RMH_FAULT_AFTER_OPS"] = str(fault_after)
+    env = cli_env(work, fault_after=fault_after)
     if server is not None:
         return server.run(["--vault", str(work / "vault"), *args], module="harness", env=env,
                           cwd=ROOT, stdin=stdin)

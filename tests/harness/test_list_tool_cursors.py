@@ -6,7 +6,6 @@ before (offsets) still page; a keyset cursor with no key is refused."""
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import anyio
 import pytest
@@ -16,19 +15,9 @@ from harness.mcp import mcp_methods
 from harness.methods import Harness, method_table
 from rpc import Dispatcher
 
+from .mcp_tool import tool
+
 LIMIT = 4
-
-
-def tool(harness: Harness, name: str, args: dict[str, Any]) -> Any:
-    d = Dispatcher({**method_table(harness), **mcp_methods(harness)},
-                   map_exception=map_exception)
-    frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                        "params": {"name": name, "arguments": args}})
-    out = anyio.run(d.dispatch, frame.encode())
-    assert out is not None
-    result = json.loads(out)["result"]
-    assert not result.get("isError"), result
-    return result["structuredContent"]
 
 
 def listed(harness: Harness, what: str, folder: str) -> list[str]:

@@ -7,14 +7,20 @@ and the folder walks (the attributes declared below)."""
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import itertools
 import os
 import stat as st
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 
-from ..errors import EditConflict, NoteExists, NoteNotFound, PathRefused, QuotaExceeded
+from ..errors import (
+    EditConflict,
+    NoteExists,
+    NoteNotFound,
+    PathRefused,
+    QuotaExceeded,
+    VaultError,
+)
 from .anchored import folder, fsync_fds
 from .fileops import lstat_at, place_no_clobber, refused_change
 from .paths import copy_name
@@ -31,54 +37,56 @@ _CUT = 200  # bytes of the note's name a temp name keeps
 def temp_name(name: str, kind: str) -> str:
     """".NAME.rmh-KIND-PID-N" in the note's folder (<= 255 bytes): "tmp" for a write's temp
     (store.py's `_TEMP`: removed once its process is gone), "tmp-aside" for a note `erase`
-    sets aside (`settle_aside` once its process is gone), "kept" for a file never to lose."""
+    sets aside (`Removal.settle_aside` once its process is gone), "kept" for a file never to
+    lose."""
     short = name.encode("utf-8")[:_CUT].decode("utf-8", "ignore")
     return f".{short}.rmh-{kind}-{os.getpid()}-{next(temp_counter)}"
-
-
-def _sha256_at(fd: int, name: str) -> str | None:
-    """sha256 of the regular file `name` in the open folder `fd` (no link followed); None when
-    it cannot be read."""
-    try:
-        with open(name, "rb", opener=lambda p, f: os.open(p, f | os.O_NOFOLLOW, dir_fd=fd)) as fh:
-            return hashlib.sha256(fh.read()).hexdigest()
-    except OSError:
-        return None
-
-
-def settle_aside(root: str, rel: str, short: str) -> bool:
-    """A note `Removal.erase` set aside at vault path `rel` (".SHORT.rmh-tmp-aside-PID-N") and
-    a kill left there, its bytes unchecked or not yet put back (they may be an editor's save):
-    put back under its name SHORT when that is free, removed when SHORT holds the very same
-    bytes, else left as it is (hidden: never indexed). Bytes found nowhere else are never
-    removed (REV, session 33: the stale-temp sweep removed them, an editor's save lost). A
-    name `temp_name` may have cut is not guessed: left. True when `rel` is gone."""
-    parts = rel.split("/")
-    if len(short.encode("utf-8")) > _CUT - 4:
-        return False
-    try:
-        with folder(root, parts[:-1], rel) as fd:
-            try:
-                place_no_clobber(parts[-1], short, rel, src_dir_fd=fd, dst_dir_fd=fd)
-            except NoteExists:
-                if _sha256_at(fd, parts[-1]) != _sha256_at(fd, short):
-                    return False
-                os.unlink(parts[-1], dir_fd=fd)
-            fsync_fds(fd)
-            return True
-    except (FileNotFoundError, NotADirectoryError, PathRefused):
-        return False
 
 
 class Removal:
     """trash, erase and move of the store `Store` is."""
 
+    _root: str
     lock: WriteLock
     check: Callable[..., str]
     resolve: Callable[..., object]
     count_op: Callable[[], None]
     _existing: Callable[[str], AbstractContextManager[tuple[str, int, str, os.stat_result]]]
     _folder_of: Callable[[str, str], AbstractContextManager[int]]
+    _current: Callable[..., tuple[str | None, object]]
+
+    def _hash_at(self, rel: str, fd: int, name: str) -> str | None:
+        """sha256 of the file `name` in the open folder `fd`, read as every note is
+        (`Store._current`: no link followed, only a regular file, a FIFO never waited on);
+        None when it is gone or holds no note's bytes."""
+        try:
+            return self._current(rel, (fd, name))[0]
+        except (VaultError, OSError):
+            return None
+
+    def settle_aside(self, rel: str, short: str) -> bool:
+        """A note `erase` set aside at vault path `rel` (".SHORT.rmh-tmp-aside-PID-N") and
+        a kill left there, its bytes unchecked or not yet put back (they may be an editor's
+        save): put back under its name SHORT when that is free, removed when SHORT holds the
+        very same bytes, else left as it is (hidden: never indexed). Bytes found nowhere else
+        are never removed (REV, session 33: the stale-temp sweep removed them, an editor's
+        save lost). A name `temp_name` may have cut is not guessed: left. True when `rel` is
+        gone."""
+        parts = rel.split("/")
+        if len(short.encode("utf-8")) > _CUT - 4:
+            return False
+        try:
+            with folder(self._root, parts[:-1], rel) as fd:
+                try:
+                    place_no_clobber(parts[-1], short, rel, src_dir_fd=fd, dst_dir_fd=fd)
+                except NoteExists:
+                    if self._hash_at(rel, fd, parts[-1]) != self._hash_at(rel, fd, short):
+                        return False
+                    os.unlink(parts[-1], dir_fd=fd)
+                fsync_fds(fd)
+                return True
+        except (FileNotFoundError, NotADirectoryError, PathRefused):
+            return False
 
     def trash(self, path: str, *, keep: bool = False) -> str:
         """Move a note into `.rmh/trash/<path>`, never overwriting: " (1)", " (2)"... go before
@@ -126,7 +134,7 @@ class Removal:
         tmp = temp_name(name, "tmp-aside")
         os.rename(name, tmp, src_dir_fd=sfd, dst_dir_fd=sfd)
         self.count_op()
-        now = _sha256_at(sfd, tmp)
+        now = self._hash_at(rel, sfd, tmp)
         if now == expected:
             return tmp
         try:

@@ -54,7 +54,7 @@ from .folders import MAX_NOTE_BYTES as MAX_NOTE_BYTES  # re-exported: the store'
 from .folders import RACY, wrap64
 from .removal import MAX_TRASH_COPIES as MAX_TRASH_COPIES  # re-exported
 from .removal import TRASH_DIR as TRASH_DIR  # re-exported: the store's folder
-from .removal import Removal, settle_aside, temp_name
+from .removal import Removal, temp_name
 from .write_lock import WriteLock
 
 STATE_DIR = ".rmh"
@@ -62,7 +62,7 @@ BINARY_PROBE_BYTES = 8 * 1024
 NOTE_MODE = 0o666  # new notes: rw for all, less the process umask
 
 _TEMP = re.compile(r"^\..+\.rmh-tmp-(\d+)-\d+$")
-_ASIDE = re.compile(r"^\.(.+)\.rmh-tmp-aside-(\d+)-\d+$")  # removal.py `settle_aside`
+_ASIDE = re.compile(r"^\.(.+)\.rmh-tmp-aside-(\d+)-\d+$")  # `Removal.settle_aside`
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 _inflight: set[str] = set()  # temps being written by this process (any Store instance)
 
@@ -315,7 +315,7 @@ class Store(Removal, FolderView):
 
     def clean_stale_temps(self, seen: Iterable[str] | None = None) -> list[str]:
         """Remove ".<name>.rmh-tmp-<pid>-<n>" leftovers of interrupted writes, and settle the
-        notes an interrupted erase set aside (removal.py `settle_aside`); returns the
+        notes an interrupted erase set aside (`Removal.settle_aside`); returns the
         removed vault-relative paths, sorted. Temps of this process's in-flight writes and of
         other live processes are kept (a concurrent writer is never sabotaged). `seen`: the
         candidates a full sync's scan saw (SyncReport.temps: the same folders this walk
@@ -325,8 +325,8 @@ class Store(Removal, FolderView):
             name = rel.rpartition("/")[2]
             if aside := _ASIDE.match(name):  # a note set aside by an erase: never just removed
                 pid = int(aside.group(2))
-                if pid != os.getpid() and not alive(pid) and settle_aside(self._root, rel,
-                                                                          aside.group(1)):
+                if pid != os.getpid() and not alive(pid) and self.settle_aside(rel,
+                                                                               aside.group(1)):
                     removed.append(rel)
                 continue
             m = _TEMP.match(name)

@@ -10,14 +10,13 @@ Words are generated: letters of several scripts with joiners drawn between some 
 from __future__ import annotations
 
 import json
-import os
 import random
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.forks import run_cli
+from tests.forks import cli_env, run_cli
 from vault import Vault
 from vault.notes.text import tokenize
 from vault.storage.mentions import count_in_bytes, mentions
@@ -74,9 +73,7 @@ def test_forget_erases_a_word_written_with_soft_hyphens_and_its_proof_finds_none
     boat = "Donau\u00addampf\u00adschiff"
     (root / "a.md").write_text(f"# a\nthe {boat} left at noon\n", encoding="utf-8")
     (root / "keep.md").write_text("# keep\nnothing about boats here\n", encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if k not in ("RMH_VAULT", "RMH_CONFIG")}
-    env.update({"PYTHONPATH": str(ROOT), "RMH_EMBED_CACHE": str(tmp_path / "shared.sqlite"),
-                "HOME": str(tmp_path)})
+    env = cli_env(tmp_path)
 
     def rmh(*args: str) -> subprocess.CompletedProcess[str]:
         return run_cli(("--vault", str(root), *args), env=env, cwd=ROOT)

@@ -10,14 +10,13 @@ letter variant swapped in, as people type them."""
 from __future__ import annotations
 
 import json
-import os
 import random
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.forks import run_cli
+from tests.forks import cli_env, run_cli
 from vault.notes.text import tokenize
 from vault.storage import forgotten
 from vault.storage.mentions import case_fold, count_in_bytes, mentions
@@ -70,9 +69,7 @@ def test_forget_erases_a_name_written_with_points_and_its_proof_finds_none(
     (root / "a.md").write_text(f"# a\nwe met {marked} at the market\n", encoding="utf-8")
     (root / "b.md").write_text(f"# b\n{plain} sends regards\n", encoding="utf-8")
     (root / "keep.md").write_text("# keep\nnothing about anyone here\n", encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if k not in ("RMH_VAULT", "RMH_CONFIG")}
-    env.update({"PYTHONPATH": str(ROOT), "RMH_EMBED_CACHE": str(tmp_path / "shared.sqlite"),
-                "HOME": str(tmp_path)})
+    env = cli_env(tmp_path)
 
     def rmh(*args: str) -> subprocess.CompletedProcess[str]:
         return run_cli(("--vault", str(root), *args), env=env, cwd=ROOT)
