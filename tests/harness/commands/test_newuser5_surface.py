@@ -19,7 +19,7 @@ from tests.forks import run_cli
 from tests.vault.retrieval.test_rerank import build_model
 
 ROOT = Path(__file__).resolve().parents[3]
-NOTES = {"Greenhouse.md": "# Greenhouse\nThe greenhouse holds tomato seedlings. Marta orders seeds.\n",
+NOTES = {"Greenhouse.md": "# Greenhouse\nThe greenhouse holds tomato seedlings. Marta orders.\n",
          "Marta.md": "# Marta\nMarta orders tomato seeds from Italy.\n",
          "Compost.md": "# Compost\nCompost heap behind the greenhouse.\n",
          "Aphids.md": "# Aphids\nAphids on the roses; tomato plants too.\n"}
