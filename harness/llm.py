@@ -46,14 +46,7 @@ import anyio
 import anyio.from_thread
 
 from .config import LlmSection
-from .llm_provider import (
-    DEFAULT_ENDPOINT,
-    OFFLINE_REASON,
-    ExtractiveProvider,
-    OpenAIProvider,
-    endpoint_problem,
-    shown_endpoint,
-)
+from .llm_provider import OFFLINE_REASON, ExtractiveProvider, OpenAIProvider, shown_endpoint
 from .llm_types import (
     ExecBudget,
     LlmUnavailable,
@@ -148,9 +141,8 @@ class Broker:
     @classmethod
     def from_config(cls, section: LlmSection) -> Broker:
         """An OpenAI-compatible provider when a model is configured, else the extractive one."""
-        if section.model:  # a base URL that cannot be one: status says why calls fail
-            return cls(OpenAIProvider(section), section,
-                       reason=endpoint_problem(section.base_url or DEFAULT_ENDPOINT))
+        if section.model:  # a base URL that cannot be one: status says why its calls fail
+            return cls(p := OpenAIProvider(section), section, reason=p.problem)
         return cls(ExtractiveProvider(), section, reason=OFFLINE_REASON)
 
     # -- accounting -----------------------------------------------------------------------

@@ -163,6 +163,7 @@ class OpenAIProvider:
         import openai  # noqa: F401
         self.model = section.model
         self.endpoint = section.base_url or DEFAULT_ENDPOINT
+        self.problem = endpoint_problem(self.endpoint)  # "" or why each call will fail
         self._key = section.api_key.strip()  # a key file's newline is no part of the key
         self._section = section
         self._client: openai.AsyncOpenAI | None = None
