@@ -339,9 +339,10 @@ class SearchEngine:
             learned = np.divide(s.final, base, out=np.ones_like(s.final), where=base > 0)
             ranked, s.stages["second_pass"] = second_pass(
                 corpus, query, ranked, s.signals.get("dense"), self._view(corpus).bm25, learned)
-        ranked, rer, s.stages["rerank"] = cross_encode(self.reranker, corpus, query, ranked,
-                                                        s.final, p.rerank_top_n, p.rerank_keep)
-        hits = tuple(hit_of(corpus, s, i, rer.get(i)) for i in ranked[:k])
+        ranked, rer, placed, s.stages["rerank"] = cross_encode(
+            self.reranker, corpus, query, ranked, s.final, p.rerank_top_n, p.rerank_keep)
+        hits = tuple(hit_of(corpus, s, i, rer.get(i), placed=at < placed)
+                     for at, i in enumerate(ranked[:k]))
         return SearchResult(query, hits, dict(s.stages),
                             relevance=self._relevance(corpus, query, s, ranked[:TOP]))
 
