@@ -41,8 +41,9 @@ def _vault(root: Path, seed: int) -> tuple[list[str], dict[str, str]]:
         said = " ".join(rng.choice(VERBS).lower() + " " + rng.choice(NOUNS) for _ in range(4))
         files[f"misc/note {i}.md"] = f"{said} in {topic}, see [[{guide}]].\n"
     tag = rng.choice(["Tags", "Labels", "Badges"])
-    files[f"Plugins/{tag} view.md"] = (f"# {tag} view\n\nThe {tag} view lists {tag.lower()}; "
-                                       f"{tag.lower()} {tag.lower()} [[{tag}]] and {tag.lower()}.\n")
+    low = tag.lower()
+    files[f"Plugins/{tag} view.md"] = (f"# {tag} view\n\nThe {tag} view lists {low}; "
+                                       f"{low} {low} [[{tag}]] and {low}.\n")
     files[f"Editing/{tag}.md"] = f"---\naliases: [Keywords {seed}]\n---\n{tag} group notes.\n"
     for path, text in files.items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)
