@@ -123,7 +123,10 @@ def load(
     if path is not None:
         text = ""
         try:
-            text = read_config(path).decode("utf-8")
+            # a UTF-8 byte order mark first (Windows Notepad writes one) is skipped, as the
+            # JSON-RPC frames' is: tomllib refused it, "Invalid statement (at line 1, column
+            # 1)", for a file that looks right in every editor (API8, session 34)
+            text = read_config(path).decode("utf-8").removeprefix("\ufeff")
             raw = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:  # a key set twice: which one (config_twice)
             said = twice(text) if about_twice(exc) else None
