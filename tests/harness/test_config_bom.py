@@ -83,3 +83,19 @@ def test_rmh_status_and_serve_start_on_a_marked_rmh_toml(tmp_path: Path) -> None
         if server.proc.poll() is None:
             server.proc.kill()
             server.proc.wait()
+
+
+@pytest.mark.parametrize(("data", "said"), [
+    ("[search]\nk = 5\n".encode("utf-16"), "it is UTF-16 text"),
+    (b"\xfe\xff" + "[search]\nk = 5\n".encode("utf-16-be"), "it is UTF-16 text"),
+    (b"[search]\n# caf\xe9\nk = 5\n", "it is not UTF-8 text (byte 0xe9 at line 2, column 6)"),
+])
+def test_a_file_that_is_not_utf8_says_so_and_where(tmp_path: Path, data: bytes,
+                                                   said: str) -> None:
+    """It was Python's codec message ("'utf-8' codec can't decode byte 0xff in position 0"),
+    naming no line (API8)."""
+    path = tmp_path / "rmh.toml"
+    path.write_bytes(data)
+    with pytest.raises(ConfigError) as got:
+        load(vault=tmp_path, env={}, config_file=path)
+    assert f": {said}" in str(got.value) and "save it as UTF-8" in str(got.value), got.value
