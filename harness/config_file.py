@@ -66,6 +66,24 @@ def read_config(path: Path) -> bytes:
         os.close(fd)
 
 
+def config_text(data: bytes) -> str:
+    """The text of a configuration file's bytes: UTF-8, a byte order mark first skipped
+    (Windows Notepad writes one; tomllib refused it, "Invalid statement (at line 1, column
+    1)", for a file that looks right in every editor: API8, session 34). ValueError, in
+    words, for UTF-16 (Windows PowerShell's `>` writes it) or other bytes that are not
+    UTF-8, naming the first bad byte's line and column."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        raise ValueError("it is UTF-16 text (Windows PowerShell's > writes that): save it as "
+                         "UTF-8")
+    try:
+        return data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - data.rfind(b"\n", 0, exc.start)
+        raise ValueError(f"it is not UTF-8 text (byte 0x{data[exc.start]:02x} at line {line}, "
+                         f"column {column}): save it as UTF-8") from None
+
+
 def _from_fifo(fd: int, path: Path) -> bytes:
     """A FIFO's bytes until its writer closes it. Linux answers a non-blocking read of a FIFO
     with no writer with end of file at once, of one with a writer and no data yet with EAGAIN:

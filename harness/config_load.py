@@ -17,7 +17,14 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from .config_file import beside, expand_home, fault_after, read_config, user_path
+from .config_file import (
+    beside,
+    config_text,
+    expand_home,
+    fault_after,
+    read_config,
+    user_path,
+)
 from .config_schema import ConfigError, check_value, type_of
 from .config_sections import (
     Config,
@@ -123,12 +130,12 @@ def load(
     if path is not None:
         text = ""
         try:
-            text = read_config(path).decode("utf-8")
+            text = config_text(read_config(path))
             raw = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:  # a key set twice: which one (config_twice)
             said = twice(text) if about_twice(exc) else None
             raise ConfigError(said or f"cannot read {path}: {exc}") from exc
-        except (OSError, UnicodeDecodeError, RecursionError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:  # ValueError: not UTF-8 text
             raise ConfigError(f"cannot read {path}: {exc}") from exc
     for key, value in raw.items():
         if key not in _SECTIONS:

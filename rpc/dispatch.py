@@ -55,7 +55,17 @@ from .errors import (
 )
 from .flight import InFlight, Running
 from .framing import DEFAULT_MAX_FRAME, encode
-from .messages import NO_ID, Invalid, Parsed, Request, Stray, failure, parse_frame, success
+from .messages import (
+    NO_ID,
+    Invalid,
+    Parsed,
+    Request,
+    Stray,
+    failure,
+    parse_frame,
+    success,
+    valid_id,
+)
 
 log = logging.getLogger("rpc")
 
@@ -302,11 +312,16 @@ class Answers:
 def _cancel(flight: InFlight, request: Request) -> None:
     """Cancel the request the params name; params that name none cancel nothing (ADVRPC,
     session 27: a missing `id`/`requestId` was read as null, so `{}` cancelled a request in
-    flight with id null)."""
+    flight with id null), nor does a value no request can have as its id (an array, an
+    object, a boolean): an array nested to the decoder's limit, read whole, was re-encoded
+    to be looked up and overflowed the stack, so the cancel was answered -32603 with id null,
+    a notification answered, a request's answer under no id (API8, session 34)."""
     mcp = request.method == MCP_CANCEL
     key = "requestId" if mcp else "id"
     if isinstance(request.params, dict) and key in request.params:
-        flight.cancel(request.params[key], answer=not mcp)
+        target = request.params[key]
+        if valid_id(target):
+            flight.cancel(target, answer=not mcp)
 
 
 def _encode_one(response: dict[str, Any]) -> bytes:
