@@ -121,7 +121,7 @@ class VaultParts:
     def _held_in(self, corpus: Corpus, query: str) -> Held:
         """`held_words` of `query` in `corpus` as it is (the caller made it fresh)."""
         return held_words(query, lambda tokens: self.engine.document_frequency(corpus, tokens),
-                          lambda tokens: self.engine.holders(corpus, tokens), len(corpus))
+                          lambda tokens: self.engine.holders(corpus, tokens))
 
     def _snapshot(self) -> Snapshot:
         return self.live.snapshot()

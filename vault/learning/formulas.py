@@ -82,8 +82,7 @@ import numpy.typing as npt
 from ..notes.text import stemmer_fingerprint
 
 LEARNING_VERSION = 23  # 23: a note's own text holding a question's new words spares its
-# gate only when a logged phrase of the question is in its bag (topic.py); the topic-free
-# part weighs the question's words by their rarity in the vault too (replay.py free_query)
+# gate only when a logged phrase of the question is in its bag (topic.py)
 # 22: a soft hyphen or zero-width joiner inside a word keeps it
 # one word (notes/text.py `JOINERS`; session 33)
 # 21: both below, merged (a ledger of either branch alone is rebuilt)

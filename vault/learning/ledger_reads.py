@@ -19,15 +19,7 @@ from .edges import WeightedEdges
 from .formulas import decayed
 from .ledger_audit import LedgerAudit
 from .pair_table import PairTable
-from .replay import (
-    expansion_of,
-    free_of,
-    free_query,
-    learned_of,
-    prior_of,
-    query_weights,
-    word_query,
-)
+from .replay import expansion_of, free_of, learned_of, prior_of, query_weights, word_query
 from .state import NoteState
 from .topic import NO_HELD, Held
 from .usage import Learned
@@ -103,7 +95,6 @@ class LedgerReads(LedgerAudit):
             self._sync_state()  # once: every vector below reads this one state
             st, p = self._state, self.params
             weighted, words = query_weights(st, query, held), word_query(st, query)
-            free_words = free_query(st, query, held)
 
             def per(value: Callable[[int, NoteState], float]) -> npt.NDArray[np.float64]:
                 return self._vectors.per_id(st.notes, ids, value, np.float64)
@@ -112,7 +103,7 @@ class LedgerReads(LedgerAudit):
                 n.activation, now - n.as_of, n.accesses, n.sessions, p), np.float64)
             return Learned(warm, per(lambda i, ns: prior_of(ns, weighted, i)),
                            self._cooc(ids, now),
-                           free=per(lambda i, ns: free_of(ns, weighted, free_words, p, i)),
+                           free=per(lambda i, ns: free_of(ns, weighted, words, p, i)),
                            expansion=per(lambda i, ns: expansion_of(ns, words, weighted, i)),
                            seq=st.last_seq, clock=now, asked=self._vectors.asked(st.notes, ids))
 

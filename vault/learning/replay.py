@@ -5,7 +5,6 @@ Pure functions of their arguments (the definition `replay == live` is checked ag
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -16,7 +15,7 @@ from .expansion import Weighted, coverage, query_words, word_weights
 from .formulas import LearningParams, decayed
 from .pair_table import PairTable
 from .state import Event, LearnedState, NoteState, apply
-from .topic import NO_HELD, Held, Phrases, gate_of, query_terms, rarity, weights
+from .topic import NO_HELD, Held, Phrases, gate_of, query_terms, weights
 from .usage import Learned
 from .vectors import NoteVectors
 
@@ -49,8 +48,7 @@ def free_of(ns: NoteState, weighted: Phrases | None,
     q (1 - g) c, g the topic gate (phrases, topic.py) and c the share of the query's words the
     note's use words hold (`coverage`, the expansion channel's: words weighted by their rarity
     in the query log, a word no logged query held counting against the match). What the
-    note's use says about it beyond its topic (v5; `words` as `free_query` weighs them, each
-    word also by its rarity in the vault, v23; the pipeline applies it only below the
+    note's use says about it beyond its topic (v5; the pipeline applies it only below the
     notes the query names, vault/retrieval/scope.py `free_prior_stage`), in proportion to how
     much of this query the note was used for (v8): a question that shares no word with the
     queries a note was used for leaves it untouched, as the expansion channel does. Before
@@ -90,26 +88,6 @@ def word_query(state: LearnedState, query: str | None) -> Weighted | None:
     return word_weights(query_words(query), state.word_df, state.searches)
 
 
-def free_query(state: LearnedState, query: str | None, held: Held = NO_HELD
-               ) -> Weighted | None:
-    """The query's word weights as `free_of`'s share c reads them (v23): `word_query`'s, each
-    times the word's rarity in the vault (topic.py `rarity`, BM25's idf over its largest). A
-    word most notes hold says little of which note a question is about: on a vault of how-to
-    pages an unrelated question sharing one such word with the questions a page was used for
-    ("How do I exclude a folder from syncing?" after questions about Sync) lifted that page
-    above the one it asks about (NOTES-LRN17.md, NOTES-LRN18.md). Words no note holds keep
-    their weight (v9: a rewording). The gate and the expansion channel read `word_query`."""
-    words = word_query(state, query)
-    if words is None or query is None:
-        return words
-    logged = words[0]
-    known = {w for w, _ in logged}
-    unseen = math.log1p(max(state.searches, 1))  # a word no logged query held (word_weights)
-    new = [w for w in query_words(query) if w not in known]
-    out = [(w, x * rarity(held, w)) for w, x in logged]
-    return out, sum(x for _, x in out) + sum(unseen * rarity(held, w) for w in new)
-
-
 def query_weights(state: LearnedState, query: str | None,
                   held: Held = NO_HELD) -> Phrases | None:
     """The query's phrase weights against the state's query log (None without a query);
@@ -127,7 +105,7 @@ def learned_of(
     """The `Learned` vectors of a (replayed) state at time `now` for `query` (its prior gated
     by topic.py; ungated without one): a pure function of its arguments."""
     weighted = query_weights(state, query, held)
-    words, free_words = word_query(state, query), free_query(state, query, held)
+    words = word_query(state, query)
     expansion = np.zeros(len(ids), dtype=np.float64)
     warmth = np.zeros(len(ids), dtype=np.float64)
     prior = np.zeros(len(ids), dtype=np.float64)
@@ -137,7 +115,7 @@ def learned_of(
         if ns is not None:
             warmth[k] = decayed(ns.activation, now - ns.as_of, ns.accesses, ns.sessions, params)
             prior[k] = prior_of(ns, weighted, note)
-            free[k] = free_of(ns, weighted, free_words, params, note)
+            free[k] = free_of(ns, weighted, words, params, note)
             expansion[k] = expansion_of(ns, words, weighted, note)
     archived = [n for n, ns in state.notes.items() if ns.archived_at is not None]
     edges = PairTable().edges(state, now, params).to_positions(ids, archived)

@@ -55,7 +55,9 @@ A phrase no logged query held (df(t) = 0) is judged by its words (v9):
   page the question is about, NOTES-LRN17.md). The exemption says the word is how the question
   finds the note; a logged phrase in its bag says the question is about what its use was
   about; without the second the first is no evidence of topic, as BM25's score of a note
-  says nothing of what it was used for. The holding is the search index's postings
+  says nothing of what it was used for. Measured on the help vault (NOTES-LRN18.md): it
+  takes back u26 for the three agents that lost it, and moves nothing on the knowledge
+  workload (both paraphrase sets) or LoCoMo 1-4. The holding is the search index's postings
   (`held_words`, stem -> the ids of the notes holding it), an argument of every gate as the
   query is, so replay equals live;
 - every word of it held by some logged query, never together: it counts in the denominator
@@ -129,22 +131,9 @@ class HeldWords(Mapping[str, frozenset[int]]):
     of a 5,000-note vault) costs nothing when the log held it (NOTES-LRN15.md: 86 ms a query
     read eagerly there)."""
 
-    def __init__(self, tokens: Mapping[str, tuple[str, ...]], holders: Holders,
-                 df: Mapping[str, int] = MappingProxyType({}), notes: int = 0) -> None:
+    def __init__(self, tokens: Mapping[str, tuple[str, ...]], holders: Holders) -> None:
         self._tokens, self._holders = tokens, holders
         self._notes: dict[str, frozenset[int]] = {}
-        self._df, self._count = df, notes
-
-    def rarity(self, key: str) -> float:
-        """How much the stem says of which note a query is about, in (0, 1]: its idf in the
-        vault over the idf of a stem one note holds, ln(1 + D / df) / ln(1 + D) (D the notes,
-        df those holding it: BM25's idf, Robertson & Zaragoza 2009, by the index's document
-        frequency, its largest over the stem's tokens); 1 for a stem no note holds or
-        without the counts (v23, replay.py `free_query`)."""
-        n = self._df.get(key, 0)
-        if n <= 0 or self._count <= 1:
-            return 1.0
-        return math.log1p(self._count / n) / math.log1p(self._count)
 
     def __getitem__(self, key: str) -> frozenset[int]:
         if key not in self._notes:
@@ -162,27 +151,18 @@ class HeldWords(Mapping[str, frozenset[int]]):
 
 
 def held_words(text: str, frequency: Callable[[Sequence[str]], list[int]],
-               holders: Holders, notes: int = 0) -> Held:
+               holders: Holders) -> Held:
     """The stems of the query's content tokens (`content_tokens`) that some note holds, by
     `frequency` (the search index's document frequency of each token), each with the ids of
     the notes holding it, by `holders` (the index's postings, read when asked: `HeldWords`):
     the words the vault can answer by, which a phrase new to the query log counts against the
-    gate of every note but those holding them (v18, v19), sorted by stem; `notes`: how many
-    notes the vault has, for `HeldWords.rarity` (v23)."""
+    gate of every note but those holding them (v18, v19), sorted by stem."""
     tokens = sorted(set(content_tokens(text)))
     by_stem: dict[str, list[str]] = {}
-    df: dict[str, int] = {}
     for t, n in zip(tokens, frequency(tokens), strict=True):
         if n > 0:
             by_stem.setdefault(stem(t), []).append(t)
-            df[stem(t)] = max(df.get(stem(t), 0), n)
-    return HeldWords({s: tuple(by_stem[s]) for s in sorted(by_stem)}, holders,
-                     MappingProxyType(df), notes)
-
-
-def rarity(held: Held, key: str) -> float:
-    """`HeldWords.rarity` of a stem; 1 for a `held` without the vault's counts."""
-    return held.rarity(key) if isinstance(held, HeldWords) else 1.0
+    return HeldWords({s: tuple(by_stem[s]) for s in sorted(by_stem)}, holders)
 
 
 def add_terms(bag: dict[str, int], terms: Iterable[str], cap: int) -> None:

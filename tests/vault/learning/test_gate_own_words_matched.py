@@ -10,15 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from vault import LEDGER_FILE, Ledger, Vault
-from vault.learning.expansion import query_words
-from vault.learning.formulas import LearningParams
-from vault.learning.replay import learned_of
-from vault.learning.state import LearnedState, NoteState
-from vault.learning.topic import held_words, query_terms
-from vault.learning.usage import Learned
 
 from .test_ledger_facade import Clock
 
@@ -63,38 +55,3 @@ def test_a_generic_pairing_alone_does_not_open_the_gate_of_a_page_holding_the_ne
         assert [(h.title, h.receipt["prior_factor"]) for h in live] == \
             [(h.title, h.receipt["prior_factor"]) for h in replayed]
     ledger.close()
-
-
-def test_the_free_part_weighs_a_word_by_how_few_notes_hold_it() -> None:
-    """v23 (replay.py `free_query`): the topic-free part q (1 - g) c reads the question's words
-    by their rarity in the vault too. "How do I exclude a folder from syncing?" shares only
-    "sync" with the questions a Sync page was used for; when most notes hold "sync" that says
-    little of which note the question is about (NOTES-LRN17.md, cites' u42, gate 0 and free
-    part 0.14), when one note does it says as much as before."""
-    used = "How do I set up sync on a new phone?"
-    state = LearnedState(searches=6, query_df={t: 2 for t in query_terms(used)},
-                         word_df={w: 2 for w in query_words(used)},
-                         notes={7: NoteState(q=0.7, used=6.0,
-                                             use_terms={t: 2 for t in query_terms(used)},
-                                             use_words={w: 2 for w in query_words(used)})})
-    asked = "How do I exclude a folder from syncing?"
-
-    def free(sync: int) -> float:  # "sync" in `sync` of 50 notes, the other words in one
-        def count(tok: str) -> int:
-            return sync if tok.startswith("sync") else 1
-        held = held_words(asked, lambda tokens: [count(t) for t in tokens],
-                          lambda tokens: [frozenset(range(count(t))) for t in tokens], 50)
-        return free_of_note(learned_of(state, [7], 0.0, LearningParams(), asked, held))
-
-    rare, common = free(1), free(45)
-    assert rare > 0.0  # one shared word: the free part acts (v8)
-    assert 0.0 < common < rare / 2  # most notes hold the shared word: it says little
-    # without the vault's counts (a held mapping of ids only) every word keeps its weight
-    bare = {w: frozenset({1}) for w in query_words(asked)}
-    assert free_of_note(learned_of(state, [7], 0.0, LearningParams(), asked, bare)) == \
-        pytest.approx(free(1))
-
-
-def free_of_note(learned: Learned) -> float:
-    assert learned.free is not None
-    return float(learned.free[0])

@@ -117,10 +117,8 @@ def test_a_described_paraphrase_keeps_the_described_note_s_lift_through_the_engi
         reworded = factors("Was Lindqvist Works in Zorbaville founded before Moreau Press?")
         described = factors("Was Lindqvist Works in Ferrisburg founded before Moreau Press?")
         assert reworded["Lindqvist Works"] > 1.0
-        # the town is in its own note: the description costs it nothing (v18: x1.076 of x1.096);
-        # v23: the topic-free part weighs "ferrisburg" (3 of 11 notes) below "zorbaville" (none,
-        # the largest idf), so it counts less against the share: x1.098 against x1.095
-        assert described["Lindqvist Works"] >= reworded["Lindqvist Works"] - 1e-9
+        # the town is in its own note: the description costs it nothing (v18: x1.076 of x1.096)
+        assert described["Lindqvist Works"] == pytest.approx(reworded["Lindqvist Works"])
         # Moreau Press does not hold "Ferrisburg": the town counts against its gate (v18)
         assert 1.0 < described["Moreau Press"] < reworded["Moreau Press"]
         # replay equals live: the same log up to now ranks and lifts alike
