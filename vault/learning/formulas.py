@@ -81,7 +81,9 @@ import numpy.typing as npt
 
 from ..notes.text import stemmer_fingerprint
 
-LEARNING_VERSION = 22  # 22: a soft hyphen or zero-width joiner inside a word keeps it
+LEARNING_VERSION = 23  # 23: a note's own text holding a question's new words spares its
+# gate only when a logged phrase of the question is in its bag (topic.py)
+# 22: a soft hyphen or zero-width joiner inside a word keeps it
 # one word (notes/text.py `JOINERS`; session 33)
 # 21: both below, merged (a ledger of either branch alone is rebuilt)
 # 20: a named note surely passed over holds no learned lift back (retrieval/learned_stages.py)

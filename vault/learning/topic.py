@@ -47,8 +47,19 @@ A phrase no logged query held (df(t) = 0) is judged by its words (v9):
   answer hold none of the question's other new words, so their gates still fall). Measured on
   the knowledge workload's `--paraphrases described` set, the one the rule was chosen on:
   related lift v18 - v17 -0.0066, per-note form - v18 +0.0093 (NOTES-LRN14.md,
-  NOTES-LRN15.md). The holding is the search index's postings (`held_words`, stem -> the ids
-  of the notes holding it), an argument of every gate as the query is, so replay equals live;
+  NOTES-LRN15.md). Only for a note whose bag holds a logged phrase of the question (v23):
+  with none matched, what is left of the question is its new pairings of known words, and
+  on a vault of how-to pages the pairing a neighbouring page's use words hold is of the
+  vault's commonest words ("How do I preview a linked note by hovering over the link?": only
+  "link note" was left, matched by v11, gate 1 for "Internal links", which rose above the
+  page the question is about, NOTES-LRN17.md). The exemption says the word is how the question
+  finds the note; a logged phrase in its bag says the question is about what its use was
+  about; without the second the first is no evidence of topic, as BM25's score of a note
+  says nothing of what it was used for. Measured on the help vault (NOTES-LRN18.md): it
+  takes back u26 for the three agents that lost it, and moves nothing on the knowledge
+  workload (both paraphrase sets) or LoCoMo 1-4. The holding is the search index's postings
+  (`held_words`, stem -> the ids of the notes holding it), an argument of every gate as the
+  query is, so replay equals live;
 - every word of it held by some logged query, never together: it counts in the denominator
   at the weight of a phrase held once, idf = ln(1 + N), as an unseen word does in the
   expansion channel's coverage. Known words in a new pairing are a different question about
@@ -220,14 +231,15 @@ def gate_of(phrases: Phrases, bag: Mapping[str, int], dilute: bool = True,
     searches showed in sessions that used them, the asking query or not (state.py). With
     `words`, a new pairing both of whose words they hold counts as matched (v11), at the
     weight it counts against the others. A phrase with a new word some note holds counts
-    against every note but `note` when `note` holds all of its new words (v19)."""
+    against every note but `note` when `note` holds all of its new words (v19) and its bag
+    holds a logged phrase of the query (v23)."""
     if phrases.word and words is not None and phrases.word in words:
         return 1.0
+    hit = sum(w for t, w in phrases.logged if t in bag)
     held = phrases.held
-    if dilute and note is not None and note in phrases.holding:
+    if dilute and hit > 0.0 and note is not None and note in phrases.holding:
         held *= sum(1 for h in phrases.holders if note not in h) / len(phrases.holders)
     total = sum(w for _, w in phrases.logged) + (phrases.new + held if dilute else 0.0)
-    hit = sum(w for t, w in phrases.logged if t in bag)
     if dilute and words is not None and phrases.pairs:
         unseen = phrases.new / len(phrases.pairs)
         hit += unseen * sum(1 for a, b in phrases.pairs if a in words and b in words)
