@@ -23,6 +23,7 @@ from ..errors import NoteExists, PathRefused, QuotaExceeded
 from .anchored import folder, fsync_fds
 from .fileops import place_no_clobber
 from .paths import copy_name
+from .removal import CUT
 
 if TYPE_CHECKING:
     from .store import Store
@@ -94,7 +95,9 @@ def settle(store: Store, alive: Callable[[int], bool]) -> dict[str, list[str]]:
                     fsync_fds(fd, done=store.count_op)
                     done["removed"].append(left.path)
                     continue
-                try:
+                try:  # a name `temp_name` may have cut is not guessed: to the trash
+                    if len(short.encode("utf-8")) > CUT - 4:
+                        raise NoteExists(left.note)
                     place_no_clobber(name, short, left.note, done=store.count_op,
                                      src_dir_fd=fd, dst_dir_fd=fd)
                     fsync_fds(fd, done=store.count_op)
