@@ -294,6 +294,9 @@ class Store(Removal, FolderView):
             self.count_op()
             if expected_hash is not None:
                 self._recheck(rel, (dfd, name), expected_hash, seen)
+                if held_for_writing(dfd, name):  # an editor mid-save: nothing swapped in,
+                    # so no reader sees bytes computed from its half-written file
+                    raise EditConflict(rel, expected_hash, self._current(rel, (dfd, name))[0])
             if create_only:
                 place_no_clobber(tmp, name, rel, keep_src=True, done=self.count_op,
                                  src_dir_fd=dfd, dst_dir_fd=dfd)
