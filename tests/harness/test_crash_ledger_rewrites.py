@@ -59,8 +59,8 @@ def test_compaction_is_a_kill_point_and_the_log_replays_after_any_kill(
         (template / "vault" / "kiln.md").write_text("# Kiln\nThe kiln fires at 1200 C.\n")
         assert rmh(server, template, "init", "--no-dense").returncode == 0
         served_reads(server, template, "kiln", 12)  # the log near its bound: 12 x 54 bytes
-        cost = 32 + len(rows(template, "SELECT data FROM events WHERE kind = 'read'")[0][0])
-        while int(rows(template, "SELECT value FROM meta WHERE key = 'log_bytes'")[0][0]) \
+        cost = 32 + len(str(rows(template, "SELECT data FROM events WHERE kind = 'read'")[0][0]))
+        while int(str(rows(template, "SELECT value FROM meta WHERE key = 'log_bytes'")[0][0])) \
                 + cost <= 1024:  # until the next read compacts it (compact.py)
             assert rmh(server, template, "read", "kiln", "--session", "S1").returncode == 0
         assert rows(template, "SELECT count(*) FROM base") == [(0,)]
