@@ -32,6 +32,9 @@ Run:  python -m bench.bench_learning_agents --json out.json
       their scope to the query's top hits off: issue 31 item 6, NOTES-H.md; `--couse 0.5`,
       `--spread 0.5` the query-dependent association channels, NOTES-F3.md; `--config
       X.toml` ranks with X's [search] section, e.g. `prior_scale`, as bench_learning's does)
+      (`--vault DIR --questions FILE`: a real vault and its own questions instead of the
+      generated ones, bench/external_vault.py; e.g. the Obsidian help vault with
+      bench/data/obsidian_help_questions.json, NOTES-LRN17.md)
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ import re
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -52,6 +55,7 @@ import numpy as np
 
 from bench.bench_learning import write_vault
 from bench.datasets import Question
+from bench.external_vault import load as load_external
 from bench.knowledge import generate
 from bench.knowledge_paraphrase import described
 from bench.metrics import paired_bootstrap
@@ -152,13 +156,16 @@ def train(v: Vault, ledger: Ledger, agent: str, work: list[tuple[int, Question]]
 
 
 def evaluate(v: Vault, questions: list[Question], where: dict[int, str],
-             wording: str = "templates") -> dict[str, list[float]]:
-    """`wording` "described": the held-out wording of bench/knowledge_paraphrase.py."""
+             wording: str = "templates", reword: Callable[[str], str] | None = None
+             ) -> dict[str, list[float]]:
+    """`wording` "described": the held-out wording of bench/knowledge_paraphrase.py;
+    `reword` (an external vault's questions): the held-out wording it gives instead."""
     out: dict[str, list[float]] = {"mrr_on": [], "mrr_off": [], "r5_on": [], "r5_off": []}
     corpus = v.corpus()
     for q in questions:
         evidence = {where[p] for p in q.evidence}
-        text = (described(q.text, corpus, paraphrase) if wording == "described"
+        text = (reword(q.text) if reword is not None
+                else described(q.text, corpus, paraphrase) if wording == "described"
                 else paraphrase(q.text))
         live = [h.note for h in v.search(text, k=10, learn=False).hits]
         # the live clock's day, as the live search's (bench_learning.py: dates a question names)
@@ -201,16 +208,21 @@ def search_params(args: argparse.Namespace) -> SearchParams:
 
 
 def run_agent(agent: str, args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
-    hay = generate(args.vault_seed)
     root = tmp / agent
-    where = write_vault(hay, root)
-    rng = random.Random(f"{args.seed}:questions")
-    qs = list(hay.questions)
-    rng.shuffle(qs)
-    training = qs[:args.train]
-    trained = set().union(*(q.evidence for q in training))
+    reword: Callable[[str], str] | None = None
+    if args.vault is not None:  # a real vault: its own questions, all of them
+        ext = load_external(args.vault, args.questions, root)
+        where, training, unrelated, reword = ext.where, ext.related, ext.unrelated, ext.reword
+    else:
+        hay = generate(args.vault_seed)
+        where = write_vault(hay, root)
+        rng = random.Random(f"{args.seed}:questions")
+        qs = list(hay.questions)
+        rng.shuffle(qs)
+        training = qs[:args.train]
+        trained = set().union(*(q.evidence for q in training))
+        unrelated = [q for q in qs[args.train:] if not q.evidence & trained][:args.unrelated]
     related = training
-    unrelated = [q for q in qs[args.train:] if not q.evidence & trained][:args.unrelated]
     t0 = time.time()
     counts = {"searches": 0, "reads": 0, "writes": 0, "answer_used": 0, "sessions": 0}
     # what `rmh serve --no-dense` builds with the default config
@@ -236,8 +248,8 @@ def run_agent(agent: str, args: argparse.Namespace, tmp: Path) -> dict[str, Any]
                 counts[key] += value
             counts["sessions"] += 1
         train_s = time.time() - t0
-        rel = evaluate(v, related, where, args.paraphrases)
-        unr = evaluate(v, unrelated, where, args.paraphrases)
+        rel = evaluate(v, related, where, args.paraphrases, reword)
+        unr = evaluate(v, unrelated, where, args.paraphrases, reword)
         audit = ledger.health(v.corpus().ids, time.time())
         replay = ledger.replay() == ledger.state
     print(f"{agent}: {counts} in {train_s:.0f} s; related {len(related)}, unrelated "
@@ -284,10 +296,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--paraphrases", choices=("templates", "described"), default="templates",
                     help="held-out wording; described: + the entity's profession, genre or "
                          "town, words other notes hold (bench/knowledge_paraphrase.py)")
+    ap.add_argument("--vault", type=Path, default=None,
+                    help="a folder of notes to run on instead of the generated vault "
+                         "(copied; needs --questions; bench/external_vault.py)")
+    ap.add_argument("--questions", type=Path, default=None,
+                    help="the --vault's questions (JSON, bench/external_vault.py); "
+                         "--train, --unrelated, --vault-seed and --paraphrases do not apply")
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--config", type=Path, default=None,
                     help="an rmh.toml whose [search] section ranks (e.g. prior_scale)")
     args = ap.parse_args(argv)
+    if (args.vault is None) != (args.questions is None):
+        ap.error("--vault and --questions go together")
     with tempfile.TemporaryDirectory() as tmp:
         runs = [run_agent(a, args, Path(tmp)) for a in args.agents.split(",")]
     report = {"learning_version": LEARNING_VERSION, "params": LearningParams().__dict__,

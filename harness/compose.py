@@ -176,9 +176,18 @@ def embedding_cache(cfg: Config, own: EmbeddingCache) -> EmbeddingCache:
     return TieredEmbeddingCache(own, shared_embedding_cache(cfg.embed.shared_cache))
 
 
+def load_reranker(cfg: Config) -> OnnxCrossEncoder | None:
+    """The configured cross-encoder ([rerank] model_dir; None when none is), loaded and tried
+    once under its timeout; ModelUnavailable when it cannot be."""
+    bound: RunBound = WallClock(cfg.rerank.timeout_s)  # vault reads no clock: the shell's
+    return (OnnxCrossEncoder.load(user_path(cfg.rerank.model_dir),  # "~/models/x" too
+                                  bound=bound)
+            if cfg.rerank.model_dir else None)
+
+
 def open_vault(
     cfg: Config, *, dense: bool = True, create: bool = False, learning: bool = True,
-    retry_at_rest: bool = False, ledger: Ledger | None = None,
+    retry_at_rest: bool = False, ledger: Ledger | None = None, rerank: bool = True,
 ) -> Vault:
     """Open (or with `create`, initialise) the configured vault, built whole: its full search
     engine and (with `learning`) its learning ledger are given to `Vault.open`.
@@ -186,14 +195,12 @@ def open_vault(
     `dense=False` skips loading the ONNX embedder (lexical, graph and conjunctive signals only);
     `learning=False` leaves usage unrecorded (the ranking is then the learning-free one);
     `retry_at_rest` (`rmh doctor`): Vault.open's; `ledger`: this open ledger as the usage
-    recorder (`rmh learning NOTE` reads it too; closing the vault closes it).
+    recorder (`rmh learning NOTE` reads it too; closing the vault closes it); `rerank=False`
+    (`rmh doctor`, which reports the reranker itself): search without the cross-encoder.
     """
     root: Path = cfg.require_vault()
     encoder = shared_encoder(graph_folder(cfg)) if dense else None
-    bound: RunBound = WallClock(cfg.rerank.timeout_s)  # vault reads no clock: the shell's
-    reranker = (OnnxCrossEncoder.load(user_path(cfg.rerank.model_dir),  # "~/models/x" too
-                                      bound=bound)
-                if cfg.rerank.model_dir else None)
+    reranker = load_reranker(cfg) if rerank else None
 
     def engine(own: EmbeddingCache) -> SearchEngine:
         return SearchEngine(

@@ -9,6 +9,7 @@ server starts, so the first MCP response does not wait for it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from datetime import date
@@ -113,16 +114,27 @@ def ingest(ops: VaultCalls, conversation: str | dict[str, Any] | list[Any],
         conversation, ensure_ascii=False)
     loaded = load_transcript(text, format, conversation_id or DEFAULT_ID,
                              date_order=date_order)
-    if conversation_id is None:  # named: the caller means that conversation, replaced
+    if conversation_id is None:  # refused early, before the entity step (an LLM's calls)
         ops.thread.call(lambda: refuse_replacing(ops.vault, list(loaded.conversations)))
     # the entity step `[extract] entities` names, as `rmh ingest` takes it (harness/extraction)
     convs, use_nlp, more = list(loaded.conversations), True, {}
     if ops.extract is not None:
         convs, use_nlp, report = ops.extract(loaded.conversations)
         more = {"extraction": report}
-    return ops.thread.call(lambda: {**ingest_conversations(
-        ops.vault, convs, use_nlp=use_nlp, regenerate=regenerate).to_json(),
-        "skipped_lines": list(loaded.problems), **more})
+
+    def run() -> dict[str, Any]:
+        with contextlib.ExitStack() as held:
+            if conversation_id is None:  # named: the caller means that conversation, replaced
+                # checked again with the ingest under the vault's write lock: another
+                # id-less ingest (this server's or another process's) may have landed since
+                held.enter_context(ops.vault.locked())
+                ops.vault.sync()  # another process's notes: the corpus the check reads
+                refuse_replacing(ops.vault, list(loaded.conversations))
+            return {**ingest_conversations(ops.vault, convs, use_nlp=use_nlp,
+                                           regenerate=regenerate).to_json(),
+                    "skipped_lines": list(loaded.problems), **more}
+
+    return ops.thread.call(run)
 
 
 class ConversationCalls:

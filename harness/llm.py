@@ -141,8 +141,8 @@ class Broker:
     @classmethod
     def from_config(cls, section: LlmSection) -> Broker:
         """An OpenAI-compatible provider when a model is configured, else the extractive one."""
-        if section.model:
-            return cls(OpenAIProvider(section), section)
+        if section.model:  # a base URL that cannot be one: status says why its calls fail
+            return cls(p := OpenAIProvider(section), section, reason=p.problem)
         return cls(ExtractiveProvider(), section, reason=OFFLINE_REASON)
 
     # -- accounting -----------------------------------------------------------------------

@@ -54,12 +54,29 @@ def shown_endpoint(url: str) -> str:
                        "***" if parts.query else "", ""))
 
 
+def endpoint_problem(url: str) -> str:
+    """Why `url` cannot be a base URL ("" when it can): it must be http(s) with a host and a
+    port above 0 (`localhost:11434/v1` reads as scheme "localhost")."""
+    from urllib.parse import urlsplit
+
+    try:
+        base = urlsplit(url.strip())
+        ok = base.scheme.lower() in ("http", "https") and bool(base.hostname) and (
+            base.port is None or base.port > 0)
+    except ValueError:  # `http://[::1`, a port of 99999
+        ok = False
+    return "" if ok else (f"base_url {shown_endpoint(url)!r} is no http(s) URL: write it as "
+                          "http://HOST:PORT/v1")
+
+
 def describe(section: LlmSection) -> dict[str, str]:
     """The provider the broker picks for `section` (Broker.from_config), without building it:
-    `rmh status` says it without importing openai."""
+    `rmh status` says it without importing openai, and why its calls will fail when its base
+    URL cannot be one (each call is LlmUnavailable: OpenAIProvider._open)."""
     if section.model:
+        endpoint = section.base_url or DEFAULT_ENDPOINT
         return {"provider": OpenAIProvider.name, "model": section.model,
-                "endpoint": shown_endpoint(section.base_url or DEFAULT_ENDPOINT), "reason": ""}
+                "endpoint": shown_endpoint(endpoint), "reason": endpoint_problem(endpoint)}
     return {"provider": ExtractiveProvider.name, "model": ExtractiveProvider.model,
             "endpoint": "", "reason": OFFLINE_REASON}
 
@@ -146,6 +163,7 @@ class OpenAIProvider:
         import openai  # noqa: F401
         self.model = section.model
         self.endpoint = section.base_url or DEFAULT_ENDPOINT
+        self.problem = endpoint_problem(self.endpoint)  # "" or why each call will fail
         self._key = section.api_key.strip()  # a key file's newline is no part of the key
         self._section = section
         self._client: openai.AsyncOpenAI | None = None
@@ -166,16 +184,9 @@ class OpenAIProvider:
             raise LlmUnavailable(  # break) or "not a chat completion" (non-ASCII)
                 "the API key ([llm] api_key or $OPENAI_API_KEY) holds a character an HTTP "
                 "header cannot carry (a line break, a control or a non-ASCII one)")
-        try:
-            base = urlsplit(self.endpoint.strip())
-            ok = base.scheme.lower() in ("http", "https") and bool(base.hostname) and (
-                base.port is None or base.port > 0)
-        except ValueError:  # `http://[::1`, a port of 99999
-            ok = False
-        if not ok:
-            raise LlmUnavailable(  # else 1 + max_retries calls, each "cannot reach"
-                f"base_url {shown_endpoint(self.endpoint)!r} is no http(s) URL: write it as "
-                "http://HOST:PORT/v1")
+        if problem := endpoint_problem(self.endpoint):
+            raise LlmUnavailable(problem)  # else 1 + max_retries calls, each "cannot reach"
+        base = urlsplit(self.endpoint.strip())
         if not self._key and (base.hostname or "").lower() == "api.openai.com":  # else each
             raise LlmUnavailable(  # attempt went out keyless: 401, or offline "cannot reach"
                 "api.openai.com needs an API key: set $OPENAI_API_KEY or [llm] api_key (or "

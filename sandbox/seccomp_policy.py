@@ -9,7 +9,9 @@ host-function stubs, threads, the stdlib modules the cells import), then trimmed
 REPL needs: each allowed syscall has one line below saying why. Nothing changes a file's
 metadata (no chmod, chown, utime*, xattr: Landlock has no hook for those), takes a lock
 (flock, F_SETLK*: the vault's lock file must never wait on a worker) or acts on any process
-but the worker; the whole suite runs with this filter on every tier.
+but the worker, or makes a pipe (its buffer pages count against the uid's share of
+fs.pipe-user-pages-soft, shared with every process of that uid: see `NEVER`); the whole suite
+runs with this filter on every tier.
 
 Arguments are constrained where the kernel lets a filter see them (seccomp(2) sees only
 register values, never memory, so a pid is checked but a path is not):
@@ -58,7 +60,7 @@ O_WRITING = 0o1 | 0o2 | 0o100 | 0o1000 | 0o2000  # O_WRONLY O_RDWR O_CREAT O_TRU
 
 # Allowed without argument checks: syscall -> why the REPL needs it (one line each).
 ALLOWED: dict[str, str] = {
-    "read": "the channel, pipes and files it may open",
+    "read": "the channel and the files it may open",
     "write": "the channel, stdout/stderr, scratch files",
     "readv": "buffered reads of the stdlib",
     "writev": "buffered writes of the stdlib",
@@ -69,8 +71,6 @@ ALLOWED: dict[str, str] = {
     "dup": "io and os.dup on its own descriptors",
     "dup2": "os.dup2 on its own descriptors",
     "dup3": "os.dup2(inheritable=False)",
-    "pipe": "os.pipe from libcs without pipe2",
-    "pipe2": "os.pipe (threads talking to each other)",
     "lseek": "file.seek / tell",
     "sendfile": "shutil.copyfile between scratch files",
     "fsync": "os.fsync of scratch files",
@@ -243,6 +243,11 @@ NEVER: tuple[str, ...] = (
     "ioprio_set", "sched_setscheduler", "sched_setparam", "sched_setattr", "setpgid",
     "setsid", "setuid", "setgid", "setreuid", "setresuid", "setgroups", "capset",
     "inotify_init1", "fanotify_mark", "mbind", "set_mempolicy",
+    # pipes: each one's 16 pages are charged to the creator's real uid (any user namespace),
+    # and past fs.pipe-user-pages-soft every new pipe of that uid gets 2 pages: a cell's 125
+    # pipes were 2,000 pages, nine sessions' shrank every other pipe of the uid (root's
+    # rmh-sandbox machine-wide, or every process of an unprivileged user) to 8 KiB
+    "pipe", "pipe2",
     # metadata of files: Landlock has no hook for it, and the worker owns nothing it needs
     # to change (a chmod or utime of a host file, or chmod 000 of VAULT/.rmh, was an escape)
     "chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "fchown", "lchown", "fchownat",

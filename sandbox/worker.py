@@ -23,6 +23,7 @@ import json
 import linecache
 import os
 import re
+import signal
 import struct
 import sys
 import threading
@@ -218,9 +219,19 @@ class Worker:
             error = self._error(exc, filename)
         finally:
             self.exec_id = None
+            _disarm_timers()
             _flush()
         return {"t": "result", "id": exec_id, "ok": error is None, "value": value,
                 "error": error, "threads": threading.active_count()}
+
+
+def _disarm_timers() -> None:
+    """The cell's interval timers end with it: an ITIMER_VIRTUAL or ITIMER_PROF it armed fired
+    in the next cell (SIGVTALRM's default action killed the worker there: state lost), and an
+    ITIMER_REAL's SIGALRM, held by the stop between cells, came there too (SBX8)."""
+    for which in (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF):
+        with contextlib.suppress(BaseException):
+            signal.setitimer(which, 0.0)
 
 
 def _flush() -> None:

@@ -57,6 +57,7 @@ from .errors import EditRefused as EditRefused
 from .errors import ErasurePending as ErasurePending
 from .errors import IndexUnusable as IndexUnusable
 from .errors import LedgerError as LedgerError
+from .errors import ModelUnavailable as ModelUnavailable
 from .errors import NotAVault as NotAVault
 from .errors import NoteExists as NoteExists
 from .errors import NoteNotFound as NoteNotFound

@@ -199,6 +199,8 @@ def recover(store: Store, index: Index, cache: EmbeddingCache | None, usage: Usa
     journal = Journal(store)
     done: list[ErasurePlan] = []
     blocked: list[ErasurePending] = []
+    if not store.lock.is_held and not journal.pending():
+        return done  # none: no lock taken (an erasure recorded later is PendingGuard's)
     with store.lock.held():
         for name in journal.pending():
             try:

@@ -71,7 +71,8 @@ def print_status(doc: dict[str, Any]) -> None:
     llm = doc.get("llm")
     if llm is not None:  # rlm_call and ask: the model, or why they answer offline
         print(f"llm         {llm['provider']} {llm['model']}"
-              + (f" at {llm['endpoint']}" if llm["endpoint"] else f": {llm['reason']}"))
+              + (f" at {llm['endpoint']}" if llm["endpoint"] else "")
+              + (f": {llm['reason']}" if llm["reason"] else ""))
     learning = doc.get("learning")
     if learning is not None:
         events = ", ".join(f"{k} {n}" for k, n in sorted(learning["events"].items())) or "none"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.config import ConfigError, load
+from harness.compose import load_reranker
+from harness.config import Config, ConfigError, load
 from sandbox import (
     SandboxConfig,
     SandboxError,
@@ -13,7 +14,7 @@ from sandbox import (
     probe,
     tier_limits,
 )
-from vault import Vault, nlp_status
+from vault import ModelUnavailable, Vault, nlp_status
 
 from .learn import learning_health
 from .report_text import entry_line, section_lines
@@ -34,6 +35,18 @@ def doctor_report(v: Vault, *, settle_leftovers: bool = False) -> dict[str, Any]
     report["extraction"] = nlp_status()  # spaCy parse or the rules (conversation ingest)
     report["fusion"] = {"calibration": v.calibration()}  # vault/retrieval/calibration.py
     return report
+
+
+def rerank_health(cfg: Config) -> dict[str, Any]:
+    """The configured reranker ([rerank] model_dir): "none", "loads", or why it cannot (what
+    every other command that opens the vault refuses with: compose.load_reranker)."""
+    if not cfg.rerank.model_dir:
+        return {"model_dir": "", "state": "none"}
+    try:
+        load_reranker(cfg)
+    except ModelUnavailable as exc:
+        return {"model_dir": cfg.rerank.model_dir, "state": f"unavailable: {exc.reason}"}
+    return {"model_dir": cfg.rerank.model_dir, "state": "loads"}
 
 
 def sandbox_choice(v: Vault) -> dict[str, Any]:
@@ -84,6 +97,9 @@ def print_doctor(report: dict[str, Any]) -> None:
             print(f"  ... {len(items) - 20} more")
     for warning in report.get("learning", {}).get("warnings", []):
         print(f"WARNING (learning): {warning}")
+    if str(report.get("rerank", {}).get("state", "")).startswith("unavailable"):
+        print(f"WARNING (rerank): model {report['rerank']['state']}; every other command "
+              "that opens the vault refuses until [rerank] model_dir is fixed or removed")
     intents = vault.get("intents", {})
     for key in ("pending", "recovered"):  # multi-file operations (vault/storage/intents.py)
         items = intents.get(key, [])

@@ -81,7 +81,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     convs, use_nlp, extraction = prepare(cfg, cfg.require_vault(), loaded.conversations)
     for line in fallback_lines(extraction):
         print(f"rmh: {args.file}: {line}", file=sys.stderr)
-    with configured_vault(args, dense=False) as v:
+    from harness.interrupt import stop_between_notes
+
+    with configured_vault(args, dense=False) as v, stop_between_notes():
         report = ingest_conversations(v, convs, use_nlp=use_nlp, regenerate=args.regenerate)
     more = {} if cfg.extract.entities == "auto" else {"extraction": extraction}
     emit(args, {**report.to_json(), "skipped_lines": list(loaded.problems), **more},

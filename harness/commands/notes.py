@@ -108,11 +108,14 @@ def folder_arg(value: str) -> str:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from .health import doctor_report, print_doctor
+    from .health import doctor_report, print_doctor, rerank_health
 
-    # an erasure left pending on a full disk is tried again here even if no space was freed
-    with open_vault(load(vault=args.vault), dense=False, retry_at_rest=True) as v:
-        report: dict[str, Any] = doctor_report(v, settle_leftovers=args.settle_leftovers)
+    cfg = load(vault=args.vault)
+    # an erasure left pending on a full disk is tried again here even if no space was freed;
+    # a reranker that cannot load is reported below, not a refusal of the whole report
+    with open_vault(cfg, dense=False, retry_at_rest=True, rerank=False) as v:
+        report: dict[str, Any] = {**doctor_report(v, settle_leftovers=args.settle_leftovers),
+                                  "rerank": rerank_health(cfg)}
         if args.json:
             print(json_line(report))
         else:

@@ -64,7 +64,10 @@ def render_search(args: argparse.Namespace, doc: dict[str, Any]) -> tuple[Any, s
     elif not doc.get("relevant", True):  # retrieval/relevance.py: the hits below are closest
         out.append("nothing relevant found (the closest notes follow)")
     for rank, hit in enumerate(doc["hits"], 1):
-        out.append(f"{rank:>2}. {hit['score']:.6f}  {hit['note']}")
+        if hit.get("rerank") is None:
+            out.append(f"{rank:>2}. {hit['score']:.6f}  {hit['note']}")
+        else:  # placed by the reranker: its score set the order, not the fused one
+            out.append(f"{rank:>2}. {hit['rerank']:.6f}  {hit['note']}  (reranker's score)")
         trust = hit.get("trust")  # fact hits (harness.fact_tools.label_hits)
         if trust is not None and (trust["state"] != "provisional" or not trust["current"]):
             out.append(f"    [{'current' if trust['current'] else 'history'}: "

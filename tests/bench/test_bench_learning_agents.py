@@ -4,9 +4,13 @@ rmh.toml read as `rmh serve` reads it (`--config`)."""
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
-from bench.bench_learning_agents import search_params
+import pytest
+
+from bench.bench_learning_agents import main, search_params
+from bench.external_vault import load as load_external
 from vault import ASKED_FLOOR, ASKED_WALK, SearchParams
 
 
@@ -40,3 +44,72 @@ def test_the_config_sets_the_prior_scale_and_weights_and_flags_add_to_them(
                                cooccurrence=0.5))
     assert (both.prior_scale, both.scope, both.beta) == (0.4, 0, 0.5)
     assert dict(both.weights) == {"warmth": 0.1, "passed": 1.0}
+
+
+def tiny_vault(tmp_path: Path) -> tuple[Path, Path]:
+    """Four notes and their questions: the related question's held-out wording names only
+    what its gold note holds under another name, the unrelated one is asked as written."""
+    vault = tmp_path / "vault"
+    (vault / "Plugins").mkdir(parents=True)
+    (vault / ".obsidian").mkdir()
+    (vault / ".obsidian" / "app.md").write_text("settings, not a note\n", encoding="utf-8")
+    notes = {
+        "Plugins/Daily notes.md": "Daily notes opens a journal page named after today's date.",
+        "Plugins/Templates.md": "Templates insert a snippet of text into the current note.",
+        "Plugins/Graph view.md": "Graph view shows the links between your notes as a map.",
+        "Zoo.md": "Zebras and giraffes live in the zoo; the zookeeper feeds them at noon.",
+    }
+    for path, body in notes.items():
+        (vault / path).write_text(f"{body}\n", encoding="utf-8")
+    questions = tmp_path / "questions.json"
+    questions.write_text(json.dumps({
+        "related": [
+            {"id": "r0", "question": "How do I open a daily journal page for today?",
+             "paraphrase": "zebra giraffe zookeeper", "gold": ["Plugins/Daily notes.md"]},
+            {"id": "r1", "question": "How do I insert a template snippet?",
+             "paraphrase": "How can I insert a reusable snippet?",
+             "gold": ["Plugins/Templates.md"]}],
+        "unrelated": [{"id": "u0", "question": "How do I see the graph view map of links?",
+                       "gold": ["Plugins/Graph view.md"]}]}), encoding="utf-8")
+    return vault, questions
+
+
+def test_an_external_vault_trains_on_its_questions_and_asks_their_paraphrases(
+        tmp_path: Path) -> None:
+    vault, questions = tiny_vault(tmp_path)
+    out = tmp_path / "run.json"
+    assert main(["--vault", str(vault), "--questions", str(questions), "--agents", "cites",
+                 "--repeats", "1", "--per-session", "2", "--per-question",
+                 "--json", str(out)]) == 0
+    run = json.loads(out.read_text(encoding="utf-8"))["agents"][0]
+    # both training questions searched, their gold notes read and cited in answer notes
+    assert run["counts"]["searches"] == 2 and run["counts"]["writes"] == 2
+    assert (run["related"]["n"], run["unrelated"]["n"]) == (2, 1)
+    # r0's held-out wording shares no word with its gold note: it is what was asked
+    assert run["related"]["on"][0] < 1.0 and run["related"]["on"][1] == 1.0
+    assert run["unrelated"]["on"] == [1.0]
+    assert run["replay_matches"] is True
+    # the source vault is untouched: no answer notes, no ledger
+    assert not (vault / "answers").exists() and not (vault / ".rmh").exists()
+
+
+def test_an_external_vault_refuses_questions_it_cannot_answer(tmp_path: Path) -> None:
+    vault, questions = tiny_vault(tmp_path)
+    data = json.loads(questions.read_text(encoding="utf-8"))
+    data["unrelated"][0]["gold"] = ["Plugins/Templates.md"]  # a trained note
+    shared = tmp_path / "shared.json"
+    shared.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ValueError, match="share gold notes"):
+        load_external(vault, shared, tmp_path / "a")
+    data["unrelated"][0]["gold"] = ["Plugins/Canvas.md"]  # not in the vault
+    shared.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ValueError, match="not in the vault"):
+        load_external(vault, shared, tmp_path / "b")
+    got = load_external(vault, questions, tmp_path / "c")
+    assert sorted(got.where.values()) == ["Plugins/Daily notes.md", "Plugins/Graph view.md",
+                                          "Plugins/Templates.md"]
+    assert not (tmp_path / "c" / ".obsidian").exists()
+    assert got.reword("How do I insert a template snippet?") == (
+        "How can I insert a reusable snippet?")
+    with pytest.raises(SystemExit):
+        main(["--vault", str(vault)])  # --questions missing

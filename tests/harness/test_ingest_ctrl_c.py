@@ -60,3 +60,39 @@ def test_ctrl_c_during_an_ingest_leaves_the_conversation_whole_or_absent(
     assert proc.returncode == 1 and "interrupted" in err, err
     subprocess.run([*RMH, "--vault", str(root), "status"], check=True, capture_output=True)
     assert notes(root) in (0, total), f"{notes(root)} of {total} notes stayed"
+
+
+def test_a_second_ctrl_c_during_the_take_back_leaves_it_whole_or_absent(tmp_path: Path) -> None:
+    """REV (session 33): the first Ctrl-C took the conversation back, and a second one landing
+    inside that take-back (a KeyboardInterrupt there) left part of it for good. Now the first
+    stops the ingest between two notes, the second is only said to be heard, and what stays
+    is the whole conversation or none of it. The second signal is sent once the take-back is
+    seen under way (fewer notes on disk than the most seen)."""
+    rng = random.Random(7)
+    chat = tmp_path / "chat.txt"
+    chat.write_text("\n".join(f"{rng.choice(('Alice', 'Bob', 'Carol'))}: message {i} about "
+                              f"the garden plan week {i}" for i in range(400)), encoding="utf-8")
+    whole = vault(tmp_path / "whole")
+    subprocess.run([*RMH, "--vault", str(whole), "ingest", str(chat)], check=True,
+                   capture_output=True)
+    total = notes(whole)
+    root = vault(tmp_path / "v")
+    proc = subprocess.Popen([*RMH, "--vault", str(root), "ingest", str(chat)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_sigint_default)
+    while notes(root) < 120 and proc.poll() is None:
+        time.sleep(0.01)
+    assert proc.poll() is None, "the ingest ended before the signal"
+    proc.send_signal(signal.SIGINT)
+    most = notes(root)
+    while proc.poll() is None:
+        now = notes(root)
+        if now < most:  # taking back
+            proc.send_signal(signal.SIGINT)
+            break
+        most = max(most, now)
+        time.sleep(0.005)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 1 and "interrupted" in err, err
+    subprocess.run([*RMH, "--vault", str(root), "status"], check=True, capture_output=True)
+    assert notes(root) in (0, total), f"{notes(root)} of {total} notes stayed"

@@ -12,6 +12,7 @@ same turns, or is a beginning of it (the same chat again, or grown); otherwise -
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -62,3 +63,48 @@ def test_a_second_id_less_chat_is_refused_and_writes_nothing(tmp_path: Path, oth
     turns = sorted((root / "conversations" / "conversation").rglob("conversation S1-*.md"))
     assert [t.read_text("utf-8").rstrip().rsplit("\n", 1)[-1] for t in turns] == \
         GROWN.rstrip().split("\n")
+
+
+def test_two_servers_id_less_chats_at_once_never_both_land(tmp_path: Path) -> None:
+    """API7/REV (session 33): the check and the ingest were two calls, and two `rmh serve` on
+    one vault share no vault thread: two id-less chats sent at once both passed the check,
+    and the second replaced the first's turns (both answered `written`). Now the check is made
+    again with the ingest under the vault's write lock: one lands, the other is refused."""
+    import threading
+
+    root = tmp_path / "v"
+    (root / ".rmh").mkdir(parents=True)
+    (root / "rmh.toml").write_text('[extract]\nentities = "rules"\n', encoding="utf-8")
+    chats = ["".join(f"{a}: {word} message {i}.\n{b}: reply {i}.\n" for i in range(100))
+             for a, b, word in (("Ivan", "Kim", "alpha"), ("Carla", "Dmitri", "beta"))]
+    for k in (0, 1):
+        (tmp_path / f"s{k}").mkdir()
+    servers = [Server(root, tmp_path / f"s{k}") for k in (0, 1)]
+    got: list[Any] = [None, None]
+    try:
+        for server in servers:  # both started and answering before the two chats go
+            assert "result" in server.call("ping", rid=0)
+
+        def send(k: int) -> None:
+            got[k] = servers[k].call("vault.ingest", {"conversation": chats[k],
+                                                      "format": "text"}, rid=k + 1)
+
+        threads = [threading.Thread(target=send, args=(k,)) for k in (0, 1)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=300)
+        for server in servers:
+            assert server.finish() == 0
+    finally:
+        for server in servers:
+            if server.proc.poll() is None:
+                server.proc.kill()
+    codes = sorted(str(g["error"]["code"]) if "error" in g else "result" for g in got)
+    assert codes == ["-32602", "result"], got
+    landed = chats[0] if "result" in got[0] else chats[1]
+    word = "alpha" if landed is chats[0] else "beta"
+    texts = [p.read_text(encoding="utf-8") for p in (root / "conversations").rglob("*.md")]
+    assert sum(f"{word} message" in t for t in texts) >= 100
+    other = "beta" if word == "alpha" else "alpha"
+    assert not any(f"{other} message" in t for t in texts)

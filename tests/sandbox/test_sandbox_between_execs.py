@@ -154,3 +154,22 @@ def test_the_worker_tree_is_its_descendants_whichever_way_proc_is_read(
         proc.wait()
         if proc.stdout is not None:
             proc.stdout.close()
+
+
+@pytest.mark.parametrize("which", ["ITIMER_VIRTUAL", "ITIMER_PROF", "ITIMER_REAL"])
+@pytest.mark.parametrize("tier", REAL_TIERS)
+def test_a_cell_s_interval_timer_ends_with_it(tier: str, which: str) -> None:
+    """SBX8 (session 33): a cell that armed ITIMER_VIRTUAL (no handler) got its answer, and
+    the timer's SIGVTALRM killed the worker during the *next* cell (WorkerCrashed, state
+    lost). The worker disarms its interval timers at each cell's end, as README says nothing
+    of a cell runs after its answer."""
+    if tier not in probe().available:
+        pytest.skip(f"tier {tier} is not available here")
+    sb = Sandbox(SandboxConfig(tier=tier, deadline_s=10, memory_mb=256, lint=False), {})
+    try:
+        res = sb.exec(f"import signal\nkept = 1\nsignal.setitimer(signal.{which}, 0.3)")
+        assert res.ok and not res.state_lost, res.to_json()
+        res = sb.exec("n = 0\nfor _ in range(15_000_000):\n    n += 1\nkept")  # ~0.5 CPU-s
+        assert res.ok and not res.state_lost and res.value == "1", res.to_json()
+    finally:
+        sb.close()

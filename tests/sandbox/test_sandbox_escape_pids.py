@@ -29,8 +29,8 @@ _ATTEMPT = """
 """
 
 _PID_ATTACKS = """
-    def sigio(pid, fd_end):
-        r, w = os.pipe()
+    def sigio(pid, fd_end):  # the worker makes no pipe: its stdin and stdout are given
+        r, w = 0, 1
         fd = r if fd_end == "r" else w
         fcntl.fcntl(fd, fcntl.F_SETOWN, pid)
         fcntl.fcntl(fd, 10, 9)  # F_SETSIG = SIGKILL
@@ -38,8 +38,7 @@ _PID_ATTACKS = """
         os.write(w, b"x")
         return "armed"
     def ioctl_owner(pid):
-        r, w = os.pipe()
-        return fcntl.ioctl(r, 0x8901, ctypes.c_int(pid))  # FIOSETOWN
+        return fcntl.ioctl(0, 0x8901, ctypes.c_int(pid))  # FIOSETOWN
     def pidfd_kill(pid):
         return signal.pidfd_send_signal(os.pidfd_open(pid), 9)
     out = {}

@@ -14,11 +14,20 @@ supervisor loads, which every worker inherits), its count is its uid's own: as r
 session's rmh-sandbox worker shared one count of 128, unprivileged every worker of the user.
 There the cap is 0, so a cell holds none of that count; the task cap (RLIMIT_NPROC) is still
 shared there, which `rmh doctor`'s identity line now says (as root it said nothing of it).
+
+Pipe buffers (SBX9, session 34): the kernel charges every pipe's 16 pages to its creator's real
+uid, whatever user namespace it is in, and past fs.pipe-user-pages-soft (16,384 pages) gives
+every new pipe of that uid 2 pages. A cell could hold a pipe per two descriptors: 125 at the
+default open_files, 2,000 pages; nine sessions of one uid (root's rmh-sandbox on the whole
+machine; an unprivileged user's every process) then shrank every other pipe of the uid to
+8 KiB, a cross-session channel and 8 MB of kernel memory outside RLIMIT_AS per worker. The
+filter now refuses pipe and pipe2.
 """
 
 from __future__ import annotations
 
 import ast
+import fcntl
 import os
 import subprocess
 import sys
@@ -147,3 +156,55 @@ def test_without_a_user_namespace_signals_queued_in_one_sandbox_leave_another_it
     assert beside == alone, (tier, refused, guards, alone, filled, beside)
     # what `rmh doctor` says of it: the counts every worker of the uid shares
     assert "real-time signal (cap 0)" in said and "RLIMIT_NPROC" in said, said
+
+
+HOLD_PIPES = """
+import os
+held = []
+try:
+    while len(held) < 2100:
+        held.append(os.pipe())
+except OSError:
+    pass
+len(held)
+"""
+
+PIPE_SIZE = """
+import fcntl, os
+try:
+    r, w = os.pipe()
+    got = fcntl.fcntl(r, 1032)  # F_GETPIPE_SZ
+    os.close(r)
+    os.close(w)
+except OSError as exc:
+    got = f"errno {exc.errno}"
+got
+"""
+
+
+def _host_pipe_size() -> int:
+    r, w = os.pipe()
+    try:
+        return fcntl.fcntl(r, 1032)  # F_GETPIPE_SZ
+    finally:
+        os.close(r)
+        os.close(w)
+
+
+def test_pipes_held_in_one_sandbox_leave_another_its_pipe_size(host: Host) -> None:
+    """A sandbox whose cell makes pipes until refused (4,096 descriptors: past the uid's
+    soft count of pipe pages on its own) leaves another sandbox of the same uid, and the
+    supervisor's own pipes, the size they had."""
+    config = SandboxConfig(deadline_s=30.0, memory_mb=384, scratch_mb=16, lint=False,
+                           tier=host.tier, open_files=4096)
+    alone, host_alone = host.sb.exec(PIPE_SIZE, deadline_s=30), _host_pipe_size()
+    holder = Sandbox(config, {})
+    try:
+        held = holder.exec(HOLD_PIPES, deadline_s=30)
+        assert held.ok and held.value is not None, held.to_json()
+        beside, host_beside = host.sb.exec(PIPE_SIZE, deadline_s=30), _host_pipe_size()
+    finally:
+        holder.close()
+    assert alone.ok and beside.ok, (alone.to_json(), beside.to_json())
+    assert (beside.value, host_beside) == (alone.value, host_alone), (
+        host.tier, f"the holder made {held.value} pipes")

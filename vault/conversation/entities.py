@@ -51,6 +51,15 @@ PHRASE_STOP = frozenset(
     still first now just already again also finally really even only never always too then
     there here today yesterday tomorrow soon later instead anyway though""".split()
 )
+# Words that say which, never what: a phrase of these alone is no row ("a second raised bed":
+# the participle ends the phrase after "second"; "the first was better").
+ORDINALS = frozenset(
+    """first second third fourth fifth sixth seventh eighth ninth tenth last next latter
+    former""".split()
+)
+# Particles of a phrasal verb: one ends the phrase, and so does the word before it, a verb
+# ("the aphids come back", "the kids grow up", "the cat ran away").
+PARTICLES = frozenset("back away around along up down out off over".split())
 _TITLE_STOP = (
     frozenset(
         """i i'm i'll i've i'd hey hi hello wow oh ok okay yes no yeah thanks thank sure great
@@ -249,7 +258,7 @@ def _phrase(toks: Sequence[str], start: int) -> list[str]:
     """Up to three content words from `start`; [] if the head is a vague noun."""
     words: list[str] = []
     lower_seen = False
-    for tok in toks[start : start + 3]:
+    for at, tok in enumerate(toks[start : start + 3], start):
         low = _fold(tok)
         if not tok[:1].isalpha() or low in STOPWORDS or low in _WEEKDAY_MONTH:
             break
@@ -257,11 +266,14 @@ def _phrase(toks: Sequence[str], start: int) -> list[str]:
             break
         if words and (low in PHRASE_STOP or (len(low) > 4 and low.endswith(("ed", "ing")))):
             break  # "the build still failed", "the build passes now": a verb or adverb ends it
+        if words and (low in PARTICLES or (at + 1 < len(toks)
+                                           and _fold(toks[at + 1]) in PARTICLES)):
+            break  # "the aphids come back": a phrasal verb ends it
         lower_seen = lower_seen or tok[:1].islower()
         words.append(low)
         if low in STOP_NOUNS:  # "the time flew": a vague noun ends the phrase
             break
-    while words and words[-1] in STOP_NOUNS:
+    while words and (words[-1] in STOP_NOUNS or words[-1] in ORDINALS):
         words.pop()
     return words
 

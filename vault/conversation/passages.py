@@ -88,8 +88,9 @@ def note_date(frontmatter: Mapping[str, Any], mtime_ns: int, path: str = "") -> 
 
 
 def note_item(path: str, title: str, passage: str, when: datetime) -> Item:
-    """An ordinary note's passage as a context item (kind "note", no tick, no entities)."""
-    return Item(-1, "", "", title, path, when, " ".join(passage.split()), (), (), 0.0, path,
+    """An ordinary note's passage as a context item (kind "note", no tick, no entities, no
+    speaker: a note has none, and its path as one was a speaker to match the query by)."""
+    return Item(-1, "", "", title, "", when, " ".join(passage.split()), (), (), 0.0, path,
                 "note")
 
 

@@ -25,6 +25,8 @@ class Hit:
     per-signal raw score and rank, fused score, rerank and Q contributions (JSON-safe).
     `snippet` is the passage that best matches the query and `facts` the note's "date" and
     "speaker" from its frontmatter (retrieval.snippets; filled in by the facade's search).
+    `rerank` is the cross-encoder's score of a hit its order placed (the reranker's best
+    `keep`, first), None for the others: the order of those hits is by it, not by `score`.
     """
 
     id: int
@@ -34,10 +36,12 @@ class Hit:
     receipt: dict[str, Any] = field(default_factory=dict)
     snippet: str = ""
     facts: dict[str, str] = field(default_factory=dict)
+    rerank: float | None = None
 
     def to_json(self, *, receipt: bool = False) -> dict[str, Any]:
         """JSON-safe form of every surface: compact (note, title, score, id, snippet and any
-        date/speaker) by default; the receipt only when asked (`explain`)."""
+        date/speaker, and `rerank` for a hit the reranker placed) by default; the receipt only
+        when asked (`explain`)."""
         out: dict[str, Any] = {
             "note": self.note,
             "title": self.title,
@@ -46,6 +50,8 @@ class Hit:
             "snippet": self.snippet,
         }
         out.update(sorted(self.facts.items()))
+        if self.rerank is not None:
+            out["rerank"] = self.rerank
         if receipt:
             out["receipt"] = self.receipt
         return out
@@ -114,8 +120,10 @@ class Scored:
     when: F64 | None = None  # the time prior's factor per note (when.py), when it ran
 
 
-def hit_of(corpus: Corpus, s: Scored, i: int, rerank: float | None) -> Hit:
-    """The hit at corpus position `i` with its receipt (pipeline docstring: the receipt)."""
+def hit_of(corpus: Corpus, s: Scored, i: int, rerank: float | None, *,
+           placed: bool = False) -> Hit:
+    """The hit at corpus position `i` with its receipt (pipeline docstring: the receipt);
+    `placed`: the reranker's score set its place (Hit.rerank)."""
     signals: dict[str, Any] = {}
     for name in sorted(s.signals):
         raw = float(s.signals[name][i])
@@ -153,6 +161,7 @@ def hit_of(corpus: Corpus, s: Scored, i: int, rerank: float | None) -> Hit:
         title=corpus.titles[i],
         score=float(s.final[i]),
         receipt=receipt,
+        rerank=rerank if placed else None,
     )
 
 

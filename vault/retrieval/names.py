@@ -149,6 +149,11 @@ class NameIndex:
         """Positions of notes whose title or alias occurs as a token run in the query."""
         return self.named_in_tokens(tokenize(query))
 
+    def named_whole(self, toks: Sequence[str]) -> list[int]:
+        """Positions of the notes whose title or an alias is the whole query, token for token
+        (`Properties` names `Properties.md`, not `Properties view.md`)."""
+        return list(self.positions(" ".join(toks))) if 0 < len(toks) <= MAX_NAME_TOKENS else []
+
     def named_in_tokens(self, toks: Sequence[str]) -> list[int]:
         """`named_in` for an already tokenized query."""
         found: set[int] = set()

@@ -47,7 +47,9 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
    the query is asked on, the notes dated in the time it names are lifted (when.py);
 6b. with `second_pass` (on), the top 30 re-ordered by RRF of their final, dense and best
    passage BM25 ranks (second_pass.py; not for a query longer than a passage); 7. rerank:
-   the top `rerank_top_n` re-ordered by the cross-encoder, its best `rerank_keep` first.
+   the top `rerank_top_n` re-ordered by the cross-encoder, its best `rerank_keep` first;
+8. whole name (stages.whole_name_stage): the notes whose title or alias is the whole query,
+   token for token, first (a query that is a note's name asks for it).
 Archived notes (corpus.archived or the caller's mask) are excluded unless `include_archived`;
 notes whose final score is 0 (no signal found them) are never hits. Receipt: score = fused +
 context + named + warmth + prior: "named" = named(d) - ctx(d), "warmth" = named(d) w_warmth
@@ -85,7 +87,7 @@ from .search_params import SIGNALS as SIGNALS
 from .search_params import SearchParams as SearchParams
 from .second_pass import HEAD, second_pass
 from .signals.registry import DENSE, REGISTRY, STAGE1, BuildEnv, Query
-from .stages import context_stage, graph_stage, named_stage, protect_stage
+from .stages import context_stage, graph_stage, named_stage, protect_stage, whole_name_stage
 from .topicless import time_channel
 from .when import when_stage
 
@@ -339,9 +341,13 @@ class SearchEngine:
             learned = np.divide(s.final, base, out=np.ones_like(s.final), where=base > 0)
             ranked, s.stages["second_pass"] = second_pass(
                 corpus, query, ranked, s.signals.get("dense"), self._view(corpus).bm25, learned)
-        ranked, rer, s.stages["rerank"] = cross_encode(self.reranker, corpus, query, ranked,
-                                                        s.final, p.rerank_top_n, p.rerank_keep)
-        hits = tuple(hit_of(corpus, s, i, rer.get(i)) for i in ranked[:k])
+        ranked, rer, placed, s.stages["rerank"] = cross_encode(
+            self.reranker, corpus, query, ranked, s.final, p.rerank_top_n, p.rerank_keep)
+        by_reranker = frozenset(ranked[:placed])  # the reranker's order, before whole_name
+        ranked, s.stages["whole_name"] = whole_name_stage(
+            ranked, self._view(corpus).names.named_whole(tokenize(query)), s.final, s.eligible)
+        hits = tuple(hit_of(corpus, s, i, rer.get(i), placed=i in by_reranker)
+                     for i in ranked[:k])
         return SearchResult(query, hits, dict(s.stages),
                             relevance=self._relevance(corpus, query, s, ranked[:TOP]))
 

@@ -43,13 +43,14 @@ def rerank_order(
 
 def cross_encode(reranker: CrossEncoder | None, corpus: Corpus, query: str, ranked: list[int],
                  final: npt.NDArray[np.float64], top_n: int, keep: int
-                 ) -> tuple[list[int], dict[int, float], str]:
+                 ) -> tuple[list[int], dict[int, float], int, str]:
     """The pipeline's stage 7: the first `top_n` of `ranked` scored by `reranker`, its best
-    `keep` first, the rest in the order before; the new order, the scores, the report."""
+    `keep` first, the rest in the order before; the new order, the scores, how many of the
+    order's first the scores placed (0 when the stage did not run), the report."""
     if reranker is None:
-        return ranked, {}, "skipped: no model"
+        return ranked, {}, 0, "skipped: no model"
     if not ranked:
-        return ranked, {}, "skipped: no candidates"
+        return ranked, {}, 0, "skipped: no candidates"
     head = ranked[:top_n]
     passages = [f"{corpus.titles[i]}\n{corpus.bodies[i]}"[:RERANK_CHARS] for i in head]
     try:
@@ -59,12 +60,12 @@ def cross_encode(reranker: CrossEncoder | None, corpus: Corpus, query: str, rank
     except Exception as exc:  # any reranker's fault costs the stage, never the search
         if (stop := interruption(exc)) is not None:
             raise stop from exc
-        return ranked, {}, f"failed: {str(exc)[:200]}; fused order kept"
+        return ranked, {}, 0, f"failed: {str(exc)[:200]}; fused order kept"
     rer = {i: float(scores[j]) for j, i in enumerate(head)}
     kept = rerank_order(head, scores, final)[:keep]
     kept_set = set(kept)
     # which of a 2-label model's columns was read as relevant (OnnxCrossEncoder.relevant)
     column = getattr(reranker, "relevant", "")
     said = f"; relevant: {column}" if column else ""
-    return (kept + [i for i in ranked if i not in kept_set], rer,
+    return (kept + [i for i in ranked if i not in kept_set], rer, len(kept),
             f"ran (top {len(head)}, keep {len(kept)}{said})")

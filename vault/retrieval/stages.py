@@ -1,4 +1,5 @@
-"""The link stages after fusion: context (stage 4) and named (stage 5) of the pipeline.
+"""The link stages after fusion: context (stage 4) and named (stage 5) of the pipeline, and
+the whole-name stage (8) after the rerank.
 
 Formulas (the pipeline's module docstring gives them in context):
 
@@ -161,6 +162,26 @@ def protect_stage(fused: F64, own: F64, lifted: F64, protectors: Mask, ratio: fl
     out[idx] = np.minimum(lifted[idx], np.maximum(own[idx], np.nextafter(ceiling, -np.inf)))
     held = int(np.count_nonzero(out < lifted))
     return f"ran (ratio {ratio}, {held} held)", out
+
+
+def whole_name_stage(ranked: list[int], named: list[int], final: F64, eligible: Mask
+                     ) -> tuple[list[int], str]:
+    """Stage 8: the notes whose title or alias is the whole query first, in the order the
+    stages before gave them (then by final score, then position), the rest after them as they
+    were. A query that is a note's name asks for that note, as Obsidian's quick switcher and
+    a known-item search read it; before this stage a hub that links to the note and holds its
+    name in its text could rank above it (every note the name-run stage lifts gets the same
+    factor). A note no signal found (final 0) or not eligible is not put first. Returns the
+    order and the stage report, as second_pass.py does."""
+    keep = [i for i in named if eligible[i] and final[i] > 0]
+    if not keep:
+        return ranked, "skipped: the query is no note's whole name"
+    at = {d: r for r, d in enumerate(ranked)}
+    keep.sort(key=lambda i: (at.get(i, len(ranked)), -float(final[i]), i))
+    first = set(keep)
+    out = keep + [d for d in ranked if d not in first]
+    moved = sum(1 for r, d in enumerate(keep) if at.get(d) != r)
+    return out, f"ran ({len(keep)} named whole, {moved} moved up)"
 
 
 def incident(cooc: WeightedEdges | None, seeds: F64, scope: int) -> WeightedEdges | None:

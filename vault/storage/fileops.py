@@ -22,6 +22,7 @@ from typing import BinaryIO
 from ..errors import NoteExists, PathRefused, PermissionDenied
 
 CROSS_DEVICE = "on another file system than the note (a mount point): a note moves only by rename"
+FOLDER_GONE = "its folder was removed or replaced by another program during the change"
 _LINK_UNSUPPORTED = (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK)
 
 
@@ -29,11 +30,15 @@ _LINK_UNSUPPORTED = (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, 
 def refused_change(rel: str) -> Iterator[None]:
     """The file system's refusal (EACCES, EPERM) of any step of a change to note `rel` (its
     temporary, a folder made for it, the rename, the trash) as PermissionDenied(rel, "write"):
-    the note by its vault path, never the temporary's name nor a host path."""
+    the note by its vault path, never the temporary's name nor a host path. A folder of the
+    change removed or replaced by another program between its steps (ENOENT, ENOTDIR: the
+    temporary went with it) is PathRefused(rel, FOLDER_GONE), not a raw FileNotFoundError."""
     try:
         yield
     except PermissionError as exc:
         raise PermissionDenied(rel, "write") from exc
+    except (FileNotFoundError, NotADirectoryError) as exc:
+        raise PathRefused(rel, FOLDER_GONE) from exc
 
 
 def _nothing() -> None:

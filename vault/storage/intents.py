@@ -27,7 +27,7 @@ the vault's write lock, before anything else) makes the same steps again:
   every rewrite already made is undone the same guarded way.
 
 Every step is idempotent, so a crash during recovery is recovered the same way. Intents of a
-live process are never touched: the process holds the write lock for the whole operation.
+live process are never touched (it holds the write lock throughout; none listed: no lock).
 
 A `WritesIntent` (an ingest's notes) is a set of writes, each with the hash its file has now
 (None: a new note) and its new text: recovery writes each one still at its old hash, keeps
@@ -69,7 +69,6 @@ from .store import STATE_DIR, Store
 INTENTS_DIR = f"{STATE_DIR}/intents"
 LEFT_LOG = f"{STATE_DIR}/intents-left.json"  # recovered with files left, until doctor shows
 LEFT_KEPT = 50  # outcomes that log keeps, the latest
-
 
 def journal_stamp(root: str | os.PathLike[str]) -> tuple[int, int, int] | None:
     """(inode, mtime_ns, ctime_ns) of the vault's intent journal folder, None without one:
@@ -295,8 +294,7 @@ class Journal:
         fsync_dir(self.folder, done=self.store.count_op)
         return name
 
-    def finish(self, name: str) -> None:
-        """Remove a completed intent (the operation's last step)."""
+    def finish(self, name: str) -> None:  # remove a completed intent (the operation's last step)
         os.unlink(os.path.join(self.folder, name))
         self.store.count_op()
         fsync_dir(self.folder, done=self.store.count_op)
@@ -316,6 +314,8 @@ class Journal:
         in order. An intent file that cannot be read ("unreadable"), or whose steps fail
         ("failed: why"), is kept (pending) and reported; the vault opens all the same."""
         outcomes: list[Outcome] = []
+        if not self.store.lock.is_held and not self.pending():
+            return outcomes  # none left: no lock taken, an open waits for no writer (SBX9)
         with self.store.lock.held():  # one listing: no other process records meanwhile
             try:  # (this runs at every write lock a live process takes: intents.finish_left)
                 listed = os.listdir(self.folder)

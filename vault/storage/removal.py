@@ -117,7 +117,9 @@ class Removal:
         file is first renamed to a temp name, so the very file whose bytes are checked is the
         one removed, and one an editor saved before that rename is put back (`_taken_back`)."""
         rel = self.check(path)
-        with self.lock.held(), refused_change(rel), contextlib.suppress(NoteNotFound), \
+        # a note (or its folder) another program removed meanwhile is gone too: no error
+        with self.lock.held(), refused_change(rel), \
+                contextlib.suppress(NoteNotFound, FileNotFoundError), \
                 self._existing(path) as (_, sfd, name, _):
             if expected_hash is not None:
                 name = self._set_aside(rel, sfd, name, expected_hash)

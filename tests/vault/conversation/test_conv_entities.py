@@ -73,3 +73,21 @@ def test_plural_proper_names_stay_and_possessives_are_things() -> None:
     ]
     lex = name_lexicon([], names=["Payments"])
     assert "payments" in lex
+
+
+def test_an_ordinal_or_a_phrasal_verb_is_no_thing() -> None:
+    """NEWUSER5 (session 33): the rules made entity notes `second.md` ("a second raised bed":
+    the participle ended the phrase after "second") and `aphids come back.md` from a 4-turn
+    chat. A phrase of ordinals alone is no row; a particle ends the phrase, and so does the
+    verb before it. A noun phrase with them inside stays."""
+    def keys(text: str) -> list[str]:
+        return [e.key for e in extract(text, speaker="Jonas")]
+
+    assert keys("We should build a second raised bed next to the greenhouse.") == ["greenhouse"]
+    assert keys("Good idea, but the aphids come back every spring.") == ["aphid"]
+    assert keys("The first was better.") == []
+    assert keys("I took the car back.") == ["car"]
+    assert keys("the kids grow up fast") == ["kid"]
+    assert keys("Then we plant marigolds around the second bed.") == ["second bed"]
+    assert keys("the back door is open") == ["back door"]
+    assert keys("my next project") == ["jonas's next project"]

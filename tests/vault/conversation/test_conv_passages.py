@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
+from pathlib import Path
 
 from vault.conversation.passages import note_date
 
@@ -51,3 +52,19 @@ def test_the_words_of_a_time_the_question_names_connect_nothing() -> None:
     assert not shares_terms("I may go in 2024.", in_may)
     assert shares_terms("I painted a bowl.", in_may)
     assert untimed("no time here") == "no time here"
+
+
+def test_an_ordinary_note_s_line_has_no_speaker(tmp_path: Path) -> None:
+    """NEWUSER5 (session 33): `vault.context` gave an ordinary note's line the note's path as
+    its speaker (`"speaker": "Aphids.md"`), and the scorer read that path as a speaker the
+    question could name (its `spk` term)."""
+    from vault import Vault, build_context
+
+    with Vault.init(tmp_path / "v") as v:
+        v.write("Aphids.md", "# Aphids\n\nAphids on the roses; ladybirds help.\n")
+        v.sync()
+        ctx = build_context(v, "aphids roses ladybirds", 200, now=date(2025, 1, 1))
+        lines = [ln for ln in ctx.to_json()["lines"] if ln["note"] == "Aphids.md"]
+        assert lines, ctx.to_json()
+        assert lines[0]["speaker"] == "" and lines[0]["turn"] == "Aphids"
+        assert all(ln.item.speaker == "" for ln in ctx.lines if ln.item.kind == "note")
