@@ -14,6 +14,7 @@ import errno
 import fcntl
 import functools
 import os
+import signal
 import stat
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -255,7 +256,9 @@ def held_for_writing(dir_fd: int, name: str) -> bool:
         fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | _NOFOLLOW_CLOEXEC, dir_fd=dir_fd)
     except OSError:
         return False
-    try:
+    try:  # a writer opening it while the lease is held breaks it, signalling this process:
+        # SIGURG (ignored unless handled), not the default SIGIO, which would kill it
+        fcntl.fcntl(fd, getattr(fcntl, "F_SETSIG", 10), signal.SIGURG)
         fcntl.fcntl(fd, setlease, fcntl.F_RDLCK)
     except OSError as exc:
         return exc.errno in (errno.EAGAIN, errno.EBUSY)
