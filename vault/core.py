@@ -33,9 +33,11 @@ from .retrieval.hits import SearchResult, with_basis
 from .retrieval.pipeline import SearchEngine, SearchParams
 from .retrieval.snippets import with_snippets
 from .retrieval.when import clock_day
+from .storage import leftovers
 from .storage.doctor import doctor_report
 from .storage.embeddings import EmbeddingCache
 from .storage.erase import ErasurePlan
+from .storage.fileops import alive
 from .storage.folders import NATIVE as NATIVE_STAT_LOOP
 from .storage.index import Index, StatRow
 from .storage.intents import Journal
@@ -380,12 +382,17 @@ class Vault(VaultWrites):
         return {"auto_sync": self.live.auto_sync, "watcher": self.watcher is not None,
                 "stat_loop": "c" if NATIVE_STAT_LOOP else "python"}
 
-    def doctor(self) -> dict[str, Any]:
+    def doctor(self, *, settle_leftovers: bool = False) -> dict[str, Any]:
         """Dangling links, missing attachments, parse errors, orphans, skipped files, counts
-        (of the index as it is, on a full disk: `sync_errors` says so)."""
+        (of the index as it is, on a full disk: `sync_errors` says so), the hidden files rmh
+        left beside notes (`leftovers`; `settle_leftovers`: settled first, never losing a
+        byte, what was done in `settled`: storage/leftovers.py)."""
         report = self.sync(postpone_full=True)
         self.corpus()
         out = doctor_report(report, self._snapshot(), self.index, self.store.attachments())
         out["intents"] = Journal(self.store).report()
+        if settle_leftovers:
+            out["settled"] = leftovers.settle(self.store, alive)
+        out["leftovers"] = [left.to_json() for left in leftovers.find(self.store, alive)]
         return out
 

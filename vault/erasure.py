@@ -27,7 +27,7 @@ from .learning.usage import UsageRecorder
 from .notes.rows import NoteRow
 from .retrieval.encoders import Encoder
 from .retrieval.signals.dense import note_chunks
-from .storage import forgotten
+from .storage import forgotten, leftovers
 from .storage.embeddings import (
     EmbeddingCache,
     embedding_key,
@@ -37,10 +37,12 @@ from .storage.erase import (
     Proof,
     distinctive_lines,
     names,
+    names_bytes,
     owned_files,
     scan,
     trash_copies,
 )
+from .storage.fileops import alive
 from .storage.index import Index
 from .storage.intent_fields import texts
 from .storage.intents import ForgetIntent, Journal
@@ -123,9 +125,11 @@ def plan(store: Store, index: Index, ids: set[int], subject: str, encoder: Encod
     shadows = tuple(sorted(r.path for r in rows if r.id not in ids
                            and any(f in r.path.casefold() for f in folded)))
     trash = trash_copies(store.root / TRASH_DIR, paths, subject)
+    hidden = tuple(left.path for left in leftovers.find(store, alive) if left.note in paths
+                   or (subject and names_bytes(store.root / left.path, subject)))
     return ErasurePlan(tuple(paths), tuple(r.id for r in erased), tuple(trash),
                        tuple(dict.fromkeys(needles)), tuple(sorted(set(keys))), subject, named,
-                       shadows)
+                       shadows, hidden)
 
 
 def execute(store: Store, index: Index, cache: EmbeddingCache | None, usage: UsageRecorder,
@@ -162,7 +166,8 @@ def execute(store: Store, index: Index, cache: EmbeddingCache | None, usage: Usa
 
 def _plan_json(todo: ErasurePlan, retry: dict[str, object] | None = None) -> dict[str, Any]:
     doc = {"notes": list(todo.notes), "ids": list(todo.ids), "trash": list(todo.trash),
-           "needles": list(todo.needles), "chunk_keys": list(todo.chunk_keys)}
+           "needles": list(todo.needles), "chunk_keys": list(todo.chunk_keys),
+           "hidden": list(todo.hidden)}
     return doc if retry is None else {**doc, "retry": retry}  # (erasure_steps.retry_state)
 
 
@@ -175,7 +180,8 @@ def plan_from_json(doc: dict[str, Any]) -> ErasurePlan:
     if not isinstance(ids, list) or not all(type(i) is int for i in ids):
         raise TypeError("an erasure plan's ids are whole numbers")
     return ErasurePlan(texts(doc["notes"]), tuple(ids), texts(doc["trash"]),
-                       texts(doc["needles"]), texts(doc["chunk_keys"]))
+                       texts(doc["needles"]), texts(doc["chunk_keys"]),
+                       hidden=texts(doc.get("hidden", [])))  # (an intent of before 34: none)
 
 
 def recover(store: Store, index: Index, cache: EmbeddingCache | None, usage: UsageRecorder,

@@ -51,7 +51,7 @@ from .storage.store import STATE_DIR, TRASH_DIR, Store
 
 T = TypeVar("T")
 AT_REST = ("embeddings", "shared cache", "vacuum")  # steps whose failure serves nothing
-ERASED_NAMES = ("note", "trash")  # steps whose target is an erased note's name: never shown
+ERASED_NAMES = ("note", "trash", "hidden")  # steps whose target names an erased note
 INDEX_FILE = f"{STATE_DIR}/index.sqlite"
 LEDGER = f"{STATE_DIR}/{LEDGER_FILE}"
 _DENIED = (errno.EACCES, errno.EPERM, errno.EROFS)
@@ -142,6 +142,8 @@ def run(store: Store, index: Index, cache: EmbeddingCache | None, usage: UsageRe
     root = str(store.root)
     for rel in todo.trash:  # through folder descriptors: a folder swapped for a link is not
         attempt("trash", rel, partial(_trash, store, root, rel))  # followed (anchored.py)
+    for rel in todo.hidden:  # rmh's own leftovers of an erased note (storage/leftovers.py)
+        attempt("hidden", rel, partial(_hidden, store, root, rel))
     state = store.root / STATE_DIR
     if whole:
         attempt("derived files", STATE_DIR, partial(_counted, store, drop_derived, state))
@@ -210,7 +212,7 @@ def free_space(store: Store, extra_files: Sequence[Path]) -> dict[str, int]:
 def narrowed(todo: ErasurePlan) -> bool:
     """Whether `todo` is what is left of an erasure once only steps at rest failed (`at_rest`):
     chunk keys, no note, id, trash copy or erased string, so nothing readable."""
-    return not (todo.notes or todo.ids or todo.trash or todo.needles)
+    return not (todo.notes or todo.ids or todo.trash or todo.needles or todo.hidden)
 
 
 def at_rest(todo: ErasurePlan) -> ErasurePlan:
@@ -250,6 +252,11 @@ def _trash(store: Store, root: str, rel: str) -> None:
     if remove_below(root, where):
         store.count_op()
     prune_below(root, where.rpartition("/")[0], len(TRASH_DIR.split("/")))
+
+
+def _hidden(store: Store, root: str, rel: str) -> None:
+    if remove_below(root, rel):  # no link followed; one already gone is no error
+        store.count_op()
 
 
 def pending(intent: str, failed: Sequence[Failure], needles: Sequence[str],

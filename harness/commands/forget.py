@@ -48,7 +48,8 @@ def cmd_forget(args: argparse.Namespace) -> int:
             lines = [f"would erase {len(todo.notes)} notes, {len(todo.trash)} trash copies, "
                      f"the stored embeddings of their {len(todo.chunk_keys)} chunks (none where "
                      "they were never embedded), and their learned events:",
-                     *(f"  {p}" for p in todo.notes), *(f"  trash: {t}" for t in todo.trash)]
+                     *(f"  {p}" for p in todo.notes), *(f"  trash: {t}" for t in todo.trash),
+                     *(f"  hidden: {h}" for h in todo.hidden)]  # storage/leftovers.py
             emit(args, {"dry_run": True, **todo.to_json()}, "\n".join(lines))
             return 0
         if v.read_only:  # refused before the hooks' files below, as every write is: their

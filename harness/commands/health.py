@@ -24,9 +24,10 @@ READ_ONLY_NOTE = ("read only: searches and reads answer from the index as it is;
                   "this user, or its file system is mounted read-only)")
 
 
-def doctor_report(v: Vault) -> dict[str, Any]:
+def doctor_report(v: Vault, *, settle_leftovers: bool = False) -> dict[str, Any]:
     """Everything `rmh doctor` reports, JSON-safe: vault, sandbox tiers, learning."""
-    report: dict[str, Any] = {"vault": v.doctor(), "read_only": v.read_only}
+    report: dict[str, Any] = {"vault": v.doctor(settle_leftovers=settle_leftovers),
+                              "read_only": v.read_only}
     tiers = probe()
     report["sandbox"] = {**tiers.to_json(), **sandbox_choice(v)}
     if v.ledger is not None:
@@ -105,6 +106,14 @@ def print_doctor(report: dict[str, Any]) -> None:
         print(f"intents {key}: {len(items)}")
         for item in items[:20]:
             print(f"  {item}")
+    for key, items in sorted(vault.get("settled", {}).items()):  # --settle-leftovers
+        for item in items:
+            print(f"settled ({key}): {item}")
+    left = vault.get("leftovers", [])  # hidden files rmh left beside notes
+    print(f"leftovers: {len(left)}")
+    for item in left[:20]:
+        how = "a copy of" if item["same"] else "differs from"
+        print(f"  {item['path']} ({item['kind']}: {how} {item['note']})")
     for section in sorted(k for k in report if k != "vault"):
         for line in section_lines(section, report[section], ""):
             print(line)

@@ -114,7 +114,8 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     # an erasure left pending on a full disk is tried again here even if no space was freed;
     # a reranker that cannot load is reported below, not a refusal of the whole report
     with open_vault(cfg, dense=False, retry_at_rest=True, rerank=False) as v:
-        report: dict[str, Any] = {**doctor_report(v), "rerank": rerank_health(cfg)}
+        report: dict[str, Any] = {**doctor_report(v, settle_leftovers=args.settle_leftovers),
+                                  "rerank": rerank_health(cfg)}
         if args.json:
             print(json_line(report))
         else:
@@ -168,7 +169,11 @@ def register(sub: Any) -> None:
                    "this machine's cores)")
     vault_commands.register(sub, ("search", "read", "write", "edit", "move", "delete", "links",
                                   "backlinks"))
-    add("doctor", cmd_doctor, "health report: links, parse errors, orphans, sandbox, learning")
+    p = add("doctor", cmd_doctor, "health report: links, parse errors, orphans, sandbox, learning")
+    p.add_argument("--settle-leftovers", action="store_true",
+                   help="settle the hidden files rmh left beside notes (.NAME.rmh-kept-*, "
+                   "stale asides): a copy of its note removed, put back when the name is free, "
+                   "else moved into the trash (never a byte lost)")
     p = add("demo", cmd_demo, "create a small sample vault and search it")
     p.add_argument("path", nargs="?", default=None, type=folder_arg,
                    help="a new or empty folder (default: --vault, else ./rmh-demo-vault), or "

@@ -30,7 +30,7 @@ from __future__ import annotations
 import itertools
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing
 from dataclasses import dataclass
 
@@ -148,10 +148,13 @@ def _cut(conn: sqlite3.Connection, since: int, keep: int) -> int | None:
     return None
 
 
-def compact(conn: sqlite3.Connection, params: LearningParams, limit: int) -> Compaction | None:
+def compact(conn: sqlite3.Connection, params: LearningParams, limit: int,
+            done: Callable[[], object] = lambda: None) -> Compaction | None:
     """When the log holds more than `limit` bytes, fold its oldest events into the base so
     that at most limit // 2 remain (one transaction; module docstring); None when it holds
-    no more than `limit`. The caller reloads its state (it is unchanged, but the log is)."""
+    no more than `limit`. The caller reloads its state (it is unchanged, but the log is).
+    `done`: called with the rows written before COMMIT and after it (the fault seam's two
+    operations of a transaction, storage/faults.py)."""
     conn.execute("BEGIN IMMEDIATE")
     try:
         before = sql.log_bytes(conn)
@@ -172,7 +175,9 @@ def compact(conn: sqlite3.Connection, params: LearningParams, limit: int) -> Com
                           "(SELECT value FROM json_each(?)))",
                           (cut, json.dumps(sorted(st.open_events))))
         after = sql.recount_log_bytes(conn)
+        done()  # a kill here: SQLite rolls the fold back, the log is as it was
         conn.execute("COMMIT")
+        done()
     except BaseException:
         if conn.in_transaction:  # SQLITE_FULL rolls back by itself
             conn.execute("ROLLBACK")

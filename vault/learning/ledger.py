@@ -162,9 +162,9 @@ class Ledger(LedgerSessions, LedgerReads):
                     self._pairs.mark(touched.pairs, touched.notes)
                     sql.write_rows(conn, self._state, touched)
                 total = sql.add_log_bytes(conn, added)
-                operation_made(self.fault_after)  # a kill here: SQLite rolls it all back
+                self._counted()  # a kill here: SQLite rolls it all back
                 conn.execute("COMMIT")
-                operation_made(self.fault_after)
+                self._counted()
             except BaseException:
                 if conn.in_transaction:  # SQLITE_FULL rolls back by itself
                     conn.execute("ROLLBACK")
@@ -173,6 +173,10 @@ class Ledger(LedgerSessions, LedgerReads):
             if self.limits.log_bytes and total > self.limits.log_bytes:
                 self.compact()
         return ended
+
+    def _counted(self) -> None:
+        """One file operation of this ledger made (storage/faults.py: killed at the N-th)."""
+        operation_made(self.fault_after)
 
     def _fresh(self, kind: str, session: str | None) -> bool:
         """Whether a session event is news to the state: no second start, no second end."""
@@ -202,7 +206,7 @@ class Ledger(LedgerSessions, LedgerReads):
             return None
         with self._lock:
             try:
-                return compact(self._conn, self.params, self.limits.log_bytes)
+                return compact(self._conn, self.params, self.limits.log_bytes, self._counted)
             finally:
                 self._sync_state(force=True)
 

@@ -33,6 +33,7 @@ class LedgerAudit:
     # provided by `Ledger`: its state reload (`force`: whatever the file's data_version); by
     # `LedgerReads` (ledger_reads.py): the co-use edges at a time
     _sync_state: Callable[..., None]
+    _counted: Callable[[], None]  # one operation made (storage/faults.py)
     _edges_at: Callable[[float], WeightedEdges]
 
     def events(self) -> Iterator[Event]:
@@ -64,7 +65,8 @@ class LedgerAudit:
     def rebuild(self, stamp: str | None = None) -> LearnedState:
         """Rewrite every derived row from the log (one transaction; with `stamp`, unless
         another process has rebuilt under it meanwhile: ledger_sql.rebuild); the new state."""
-        sql.rebuild(self._conn, lambda: replay_log(self._conn, self.params), stamp)
+        sql.rebuild(self._conn, lambda: replay_log(self._conn, self.params), stamp,
+                    self._counted)
         self._sync_state(force=True)
         return self._state
 
@@ -72,7 +74,8 @@ class LedgerAudit:
         """Erasure: the log rewritten without the erased payloads and every derived row
         rebuilt from it, the file vacuumed (learning/redact.py)."""
         with self._lock:
-            done = redact_ledger(self._conn, ids, needles, self.clock(), self.params)
+            done = redact_ledger(self._conn, ids, needles, self.clock(), self.params,
+                                 self._counted)
             self._sync_state(force=True)
         return done.to_json()
 

@@ -370,7 +370,7 @@ def repair(conn: sqlite3.Connection, fold: Callable[[], LearnedState]) -> None:
 
 
 def rebuild(conn: sqlite3.Connection, fold: Callable[[], LearnedState],
-            stamp: str | None) -> None:
+            stamp: str | None, done: Callable[[], object] = lambda: None) -> None:
     """Every derived row rewritten from the log (`fold`: its replay, base and events), in
     one write transaction, with `stamp` recorded; with a `stamp` the transaction first reads
     the stored one, and writes nothing when it is that already: another process rebuilt the
@@ -383,7 +383,9 @@ def rebuild(conn: sqlite3.Connection, fold: Callable[[], LearnedState],
             replace_state(conn, fold())
             if stamp is not None:
                 set_meta(conn, "stamp", stamp)
+        done()  # the fault seam's two operations of a transaction (storage/faults.py)
         conn.execute("COMMIT")
+        done()
     except BaseException:
         if conn.in_transaction:  # SQLITE_FULL rolls back by itself
             conn.execute("ROLLBACK")

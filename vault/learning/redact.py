@@ -138,21 +138,28 @@ def redact_base(conn: sqlite3.Connection, ids: Iterable[int], needles: Sequence[
 
 
 def redact_ledger(conn: sqlite3.Connection, ids: Sequence[int], needles: Sequence[str],
-                  now: float, params: LearningParams) -> Redaction:
+                  now: float, params: LearningParams,
+                  done: Callable[[], object] = lambda: None) -> Redaction:
     """The whole erasure of one ledger file: the rewrite and the rebuild of every derived row
     from what remains in one transaction, then VACUUM and a truncated WAL so no freed page or
-    old frame keeps the erased text. The caller reloads its in-memory state afterwards."""
+    old frame keeps the erased text. The caller reloads its in-memory state afterwards.
+    `done`: called before COMMIT, after it, and after the VACUUM (the fault seam,
+    storage/faults.py: a kill between them leaves the erasure's intent, which the next open
+    makes again, rewrite and VACUUM both)."""
     conn.execute("BEGIN IMMEDIATE")
     try:
         sessions: dict[str, str] = {}
         since, base = redact_base(conn, ids, needles, sessions)
-        done = rewrite_log(conn, list(sql.iter_events(conn)), ids, needles, now, sessions)
+        redaction = rewrite_log(conn, list(sql.iter_events(conn)), ids, needles, now, sessions)
         sql.recount_log_bytes(conn)
         sql.replace_state(conn, fold(sql.iter_events(conn, since=since), params, base))
+        done()
         conn.execute("COMMIT")
+        done()  # a kill here: the rows are rewritten, freed pages still hold the text
     except BaseException:
         if conn.in_transaction:  # SQLite rolls back by itself on SQLITE_FULL: a ROLLBACK
             conn.execute("ROLLBACK")  # then raised "no transaction", hiding the full disk
         raise
     sql.vacuum(conn)
-    return done
+    done()
+    return redaction

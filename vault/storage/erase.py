@@ -56,10 +56,14 @@ class ErasurePlan:
     subject: str = ""  # `--subject`: the one needle the proof reads as a whole word
     named: tuple[str, ...] = ()  # the notes named one by one (not for naming the subject)
     shadows: tuple[str, ...] = ()  # paths of notes that stay holding an erased path (`scan`)
+    # hidden files rmh left beside notes (storage/leftovers.py: an editor's save a take-back
+    # kept) that are an erased note's or name the subject (vault paths)
+    hidden: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {"notes": list(self.notes), "ids": list(self.ids), "trash": list(self.trash),
-                "needles": len(self.needles), "embedding_keys": len(self.chunk_keys)}
+        out = {"notes": list(self.notes), "ids": list(self.ids), "trash": list(self.trash),
+               "needles": len(self.needles), "embedding_keys": len(self.chunk_keys)}
+        return {**out, "hidden": list(self.hidden)} if self.hidden else out
 
 
 @dataclass(frozen=True)
@@ -139,7 +143,7 @@ def trash_copies(trash_root: Path, paths: Sequence[str], subject: str) -> list[s
         tag = _COPY.search(rel)
         if tag and tag[1] not in copies:
             copies[tag[1]] = {copy_name(p, int(tag[1])) for p in paths}
-        if rel in wanted or (tag and rel in copies[tag[1]]) or _names_bytes(file, subject):
+        if rel in wanted or (tag and rel in copies[tag[1]]) or names_bytes(file, subject):
             out.append(rel)
     return out
 
@@ -259,7 +263,7 @@ def _files(root: Path, unread: list[Path] | None = None) -> Iterator[Path]:
                 yield path
 
 
-def _names_bytes(file: Path, subject: str) -> bool:
+def names_bytes(file: Path, subject: str) -> bool:
     try:
         return count_in_bytes(file, subject) > 0
     except OSError:

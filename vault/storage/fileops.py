@@ -14,6 +14,7 @@ import errno
 import fcntl
 import functools
 import os
+import signal
 import stat
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -236,6 +237,36 @@ def _renameat2() -> Callable[..., int] | None:
     except (OSError, AttributeError):
         return None
     return fn
+
+
+_NOFOLLOW_CLOEXEC = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def held_for_writing(dir_fd: int, name: str) -> bool:
+    """Whether another process holds the file `name` (in the open folder `dir_fd`) open for
+    writing now: a read lease (fcntl F_SETLEASE, Linux) is refused (EAGAIN) exactly then, and
+    released at once. An editor that truncates a note then writes it in place holds it so
+    between the two: a guarded write that read the truncated bytes must not replace the file
+    (its write would land in the replaced inode, lost: STORE9, session 34). False where it
+    cannot be asked (no leases, another owner without CAP_LEASE, not a regular file)."""
+    setlease = getattr(fcntl, "F_SETLEASE", None)
+    if setlease is None:
+        return False
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | _NOFOLLOW_CLOEXEC, dir_fd=dir_fd)
+    except OSError:
+        return False
+    try:  # a writer opening it while the lease is held breaks it, signalling this process:
+        # SIGURG (ignored unless handled), not the default SIGIO, which would kill it
+        fcntl.fcntl(fd, getattr(fcntl, "F_SETSIG", 10), signal.SIGURG)
+        fcntl.fcntl(fd, setlease, fcntl.F_RDLCK)
+    except OSError as exc:
+        return exc.errno in (errno.EAGAIN, errno.EBUSY)
+    else:
+        fcntl.fcntl(fd, setlease, fcntl.F_UNLCK)
+        return False
+    finally:
+        os.close(fd)
 
 
 def swap_in(tmp: str, name: str, dir_fd: int, unchanged: Callable[[], bool] | None,

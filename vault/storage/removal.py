@@ -31,7 +31,7 @@ MAX_TRASH_COPIES = 10_000
 temp_counter = itertools.count()
 
 
-_CUT = 200  # bytes of the note's name a temp name keeps
+CUT = 200  # bytes of the note's name a temp name keeps
 
 
 def temp_name(name: str, kind: str) -> str:
@@ -39,7 +39,7 @@ def temp_name(name: str, kind: str) -> str:
     (store.py's `_TEMP`: removed once its process is gone), "tmp-aside" for a note `erase`
     sets aside (`Removal.settle_aside` once its process is gone), "kept" for a file never to
     lose."""
-    short = name.encode("utf-8")[:_CUT].decode("utf-8", "ignore")
+    short = name.encode("utf-8")[:CUT].decode("utf-8", "ignore")
     return f".{short}.rmh-{kind}-{os.getpid()}-{next(temp_counter)}"
 
 
@@ -73,7 +73,7 @@ class Removal:
         save lost). A name `temp_name` may have cut is not guessed: left. True when `rel` is
         gone."""
         parts = rel.split("/")
-        if len(short.encode("utf-8")) > _CUT - 4:
+        if len(short.encode("utf-8")) > CUT - 4:
             return False
         try:
             with folder(self._root, parts[:-1], rel) as fd:

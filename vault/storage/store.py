@@ -45,7 +45,14 @@ from ..errors import (
 from . import fileops
 from .anchored import folder, fsync_fds, open_dir, open_note, parts_of, remove_below, stat_note
 from .faults import operation_made
-from .fileops import alive, lstat_at, place_no_clobber, refused_change, swap_in
+from .fileops import (
+    alive,
+    held_for_writing,
+    lstat_at,
+    place_no_clobber,
+    refused_change,
+    swap_in,
+)
 from .folder_view import FileStat as FileStat  # re-exported: the store's types
 from .folder_view import FolderView, inside
 from .folder_view import Scan as Scan
@@ -287,11 +294,15 @@ class Store(Removal, FolderView):
             self.count_op()
             if expected_hash is not None:
                 self._recheck(rel, (dfd, name), expected_hash, seen)
+                if held_for_writing(dfd, name):  # an editor mid-save: nothing swapped in,
+                    # so no reader sees bytes computed from its half-written file
+                    raise EditConflict(rel, expected_hash, self._current(rel, (dfd, name))[0])
             if create_only:
                 place_no_clobber(tmp, name, rel, keep_src=True, done=self.count_op,
                                  src_dir_fd=dfd, dst_dir_fd=dfd)
             elif not swap_in(tmp, name, dfd, None if expected_hash is None else lambda: (
-                    self._current(rel, (dfd, tmp))[0] == expected_hash), done=self.count_op):
+                    not held_for_writing(dfd, tmp)  # an editor writing it in place
+                    and self._current(rel, (dfd, tmp))[0] == expected_hash), done=self.count_op):
                 raise EditConflict(rel, expected_hash or "", self._current(rel, (dfd, name))[0])
             fsync_fds(dfd, done=self.count_op)
         finally:
