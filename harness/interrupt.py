@@ -34,7 +34,8 @@ def stop_between_notes() -> Iterator[None]:
     back the conversation it was writing or, past half, finishes it, then raises
     IngestStopped; Ctrl-C again while it does so is said to be heard, and only the third
     raises KeyboardInterrupt at once (REV, session 33: a second Ctrl-C landing inside the
-    take-back left part of the conversation)."""
+    take-back left part of the conversation). A SIGINT the process was started with ignored
+    stays ignored, as Python keeps it (REV, session 34: the handler replaced it)."""
     from vault import cancellable
 
     presses = 0
@@ -49,8 +50,9 @@ def stop_between_notes() -> Iterator[None]:
                  if presses == 1 else b"rmh: still stopping; Ctrl-C once more quits at once, "
                  b"leaving part of a conversation for the next ingest to finish\n")
 
-    if threading.current_thread() is not threading.main_thread():
-        yield
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is signal.SIG_IGN):
+        yield  # SIGINT ignored by the parent (a script's `rmh ingest FILE &`): it stays so
         return
     before = signal.signal(signal.SIGINT, pressed)
     try:

@@ -6,8 +6,9 @@ projection of the operation's full result (declared in the operation table as `m
 JSON-RPC and the REPL keep the full form):
 - search: per hit the note's path, its score rounded to SCORE_DIGITS digits, the snippet cut
   at a sentence end within SNIPPET_MAX characters, the title only when it is not the file
-  name, and date/speaker when the note has them (a date its path already shows is not
-  repeated); no internal id, no echo of the query.
+  name, `rerank` (rounded the same way) for a hit the reranker placed, whose order is by it
+  and not by `score`, and date/speaker when the note has them (a date its path already shows
+  is not repeated); no internal id, no echo of the query.
   `explain=true` keeps the receipts and stages (numbers rounded the same way);
 - ask: the answer, whether it resolved, why it stopped, and the notes the answer used (those
   it cites or whose content it repeats: harness.ask_used; the full answer set, values and
@@ -67,6 +68,8 @@ def search_view(result: Mapping[str, Any]) -> dict[str, Any]:
         title = hit.get("title")
         if title and title != _stem(hit["note"]):
             out["title"] = title
+        if hit.get("rerank") is not None:  # placed by the reranker: the score of its order
+            out["rerank"] = round(float(hit["rerank"]), SCORE_DIGITS)
         out["snippet"] = sentence_cut(str(hit.get("snippet", "")))
         for key in ("date", "speaker"):
             if key in hit and not (key == "date" and str(hit[key]) in hit["note"]):

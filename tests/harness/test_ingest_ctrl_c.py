@@ -96,3 +96,34 @@ def test_a_second_ctrl_c_during_the_take_back_leaves_it_whole_or_absent(tmp_path
     assert proc.returncode == 1 and "interrupted" in err, err
     subprocess.run([*RMH, "--vault", str(root), "status"], check=True, capture_output=True)
     assert notes(root) in (0, total), f"{notes(root)} of {total} notes stayed"
+
+
+def _sigint_ignored() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def test_an_ingest_started_with_sigint_ignored_ignores_it(tmp_path: Path) -> None:
+    """REV (session 34): a script's `rmh ingest FILE &` inherits SIGINT ignored (a shell
+    without job control ignores it in its background jobs, so that the Ctrl-C meant for the
+    foreground leaves them running), as Python itself keeps it; the Ctrl-C handler of
+    session 34 replaced that SIG_IGN, and the Ctrl-C stopped the background ingest (exit 1,
+    its conversation taken back). Now an ignored SIGINT stays ignored: the ingest finishes."""
+    rng = random.Random(11)
+    chat = tmp_path / "chat.txt"
+    chat.write_text("\n".join(f"{rng.choice(('Alice', 'Bob', 'Carol'))}: message {i} about "
+                              f"the garden plan week {i}" for i in range(400)), encoding="utf-8")
+    whole = vault(tmp_path / "whole")
+    subprocess.run([*RMH, "--vault", str(whole), "ingest", str(chat)], check=True,
+                   capture_output=True)
+    total = notes(whole)
+    root = vault(tmp_path / "v")
+    proc = subprocess.Popen([*RMH, "--vault", str(root), "ingest", str(chat)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_sigint_ignored)
+    while notes(root) < 20 and proc.poll() is None:
+        time.sleep(0.01)
+    assert proc.poll() is None, "the ingest ended before the signal"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0 and "interrupted" not in err, err
+    assert notes(root) == total

@@ -36,6 +36,19 @@ def test_search_view_keeps_what_a_model_uses() -> None:
     assert view["hits"][2]["receipt"] == {"fused": 0.0123}
 
 
+def test_search_view_keeps_the_reranker_s_score_of_a_hit_it_placed() -> None:
+    """REV (session 34): fix34 gave `vault.search` hits the reranker placed their `rerank`
+    (the score they are ordered by; `rmh search` prints it), but the MCP view dropped it, so
+    an MCP client saw the reranker's order beside fused scores that contradict it."""
+    result = {"hits": [
+        {"note": "b.md", "title": "b", "score": 0.02, "id": 2, "snippet": "s", "rerank": 0.91},
+        {"note": "a.md", "title": "a", "score": 0.05, "id": 1, "snippet": "s", "rerank": 0.4},
+        {"note": "c.md", "title": "c", "score": 0.03, "id": 3, "snippet": "s"}]}
+    hits = search_view(result)["hits"]
+    assert [h.get("rerank") for h in hits] == [0.91, 0.4, None]
+    assert [h["score"] for h in hits] == [0.02, 0.05, 0.03]
+
+
 @given(st.text(alphabet=st.characters(codec="utf-8", categories=("L", "Zs", "Po")),
                max_size=600))
 def test_a_cut_snippet_fits_and_ends_at_a_sentence_or_a_word(text: str) -> None:
