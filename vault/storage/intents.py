@@ -270,10 +270,7 @@ class Journal:
 
     def pending(self) -> list[str]:
         """Names of the intent files present now, in order."""
-        try:
-            return _intent_names(os.listdir(self.folder))
-        except FileNotFoundError:
-            return []
+        return _intent_names(_listing(self.folder))
 
     def record(self, intent: Intent) -> str:
         """Write `intent` durably (fsynced file and folder) and return its name. Call with
@@ -299,8 +296,7 @@ class Journal:
         self.store.count_op()
         fsync_dir(self.folder, done=self.store.count_op)
 
-    def recorded_ns(self, name: str) -> int:
-        """When intent `name` was recorded: its file's mtime (the file system's clock)."""
+    def recorded_ns(self, name: str) -> int:  # when `name` was recorded: its file's mtime
         return os.stat(os.path.join(self.folder, name)).st_mtime_ns
 
     def load(self, name: str) -> Intent:
@@ -314,13 +310,11 @@ class Journal:
         in order. An intent file that cannot be read ("unreadable"), or whose steps fail
         ("failed: why"), is kept (pending) and reported; the vault opens all the same."""
         outcomes: list[Outcome] = []
-        if not self.store.lock.is_held and not self.pending():
-            return outcomes  # none left: no lock taken, an open waits for no writer (SBX9)
+        if not self.store.lock.is_held and not any(  # none left (a whole or half-recorded
+                n.endswith((".json", ".json.tmp")) for n in _listing(self.folder)):  # intent):
+            return outcomes  # no lock taken, so an open waits for no writer (SBX9)
         with self.store.lock.held():  # one listing: no other process records meanwhile
-            try:  # (this runs at every write lock a live process takes: intents.finish_left)
-                listed = os.listdir(self.folder)
-            except FileNotFoundError:
-                listed = []
+            listed = _listing(self.folder)  # (at every lock taken from free: finish_left)
             for leftover in listed:  # an intent killed while recorded
                 if leftover.startswith(".") and leftover.endswith(".json.tmp"):
                     os.unlink(os.path.join(self.folder, leftover))
@@ -381,6 +375,13 @@ class Journal:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(os.path.join(self.store.root, LEFT_LOG))
             return {"pending": self.pending(), "recovered": [*earlier, *self.store.recovered]}
+
+
+def _listing(folder: str) -> list[str]:
+    try:
+        return os.listdir(folder)
+    except FileNotFoundError:
+        return []
 
 
 def _intent_names(names: Iterable[str]) -> list[str]:
