@@ -188,7 +188,7 @@ def register(sub: Any) -> None:
                    "retrieval/calibration.py; default: off)")
     p.add_argument("--second-pass", choices=("on", "off"),
                    default="on" if SearchParams().second_pass else "off",
-                   help="the weight-free passage pass over the top 30 (vault "
+                   help="the passage pass over the top 30 (vault "
                    "retrieval/second_pass.py; default: the engine's)")
     p.add_argument("--rerank", metavar="DIR",
                    help="cross-encoder folder (model.onnx, tokenizer.json)")

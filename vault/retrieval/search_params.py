@@ -41,7 +41,7 @@ class SearchParams:
     rrf_depth: int = RRF_DEPTH  # notes ranked per signal in fusion (0 = all)
     redundancy_head: int = 0  # the conjunctive gate's m (fusion.gate); off: cost LoCoMo recall
     calibrate: bool = False  # fusion weights from pseudo-queries (calibration.py; BENCHMARKS.md)
-    second_pass: bool = True  # the weight-free passage pass over the head (second_pass.py)
+    second_pass: bool = True  # the passage pass over the head (second_pass.py)
     rerank_top_n: int = 15
     rerank_keep: int = 10
     normalize: str = "range"  # fusion.NORMALIZE: "max" was the default before session 32

