@@ -35,18 +35,22 @@ def vault(root: Path) -> Path:
     return root
 
 
-@pytest.mark.parametrize("at", [20, 120])
-def test_ctrl_c_during_an_ingest_leaves_the_conversation_whole_or_absent(
-        tmp_path: Path, at: int) -> None:
-    rng = random.Random(at)
+def chat_and_whole(tmp_path: Path, seed: int) -> tuple[Path, int, Path]:
+    """A generated 400-line chat, how many notes its whole ingest makes, and an empty vault."""
+    rng = random.Random(seed)
     chat = tmp_path / "chat.txt"
     chat.write_text("\n".join(f"{rng.choice(('Alice', 'Bob', 'Carol'))}: message {i} about "
                               f"the garden plan week {i}" for i in range(400)), encoding="utf-8")
     whole = vault(tmp_path / "whole")
     subprocess.run([*RMH, "--vault", str(whole), "ingest", str(chat)], check=True,
                    capture_output=True)
-    total = notes(whole)
-    root = vault(tmp_path / "v")
+    return chat, notes(whole), vault(tmp_path / "v")
+
+
+@pytest.mark.parametrize("at", [20, 120])
+def test_ctrl_c_during_an_ingest_leaves_the_conversation_whole_or_absent(
+        tmp_path: Path, at: int) -> None:
+    chat, total, root = chat_and_whole(tmp_path, at)
     # SIGINT's default restored in the child: a suite started in the background by a
     # non-interactive shell inherits SIGINT ignored, and Python then raises no KeyboardInterrupt
     proc = subprocess.Popen([*RMH, "--vault", str(root), "ingest", str(chat)],
@@ -68,15 +72,7 @@ def test_a_second_ctrl_c_during_the_take_back_leaves_it_whole_or_absent(tmp_path
     stops the ingest between two notes, the second is only said to be heard, and what stays
     is the whole conversation or none of it. The second signal is sent once the take-back is
     seen under way (fewer notes on disk than the most seen)."""
-    rng = random.Random(7)
-    chat = tmp_path / "chat.txt"
-    chat.write_text("\n".join(f"{rng.choice(('Alice', 'Bob', 'Carol'))}: message {i} about "
-                              f"the garden plan week {i}" for i in range(400)), encoding="utf-8")
-    whole = vault(tmp_path / "whole")
-    subprocess.run([*RMH, "--vault", str(whole), "ingest", str(chat)], check=True,
-                   capture_output=True)
-    total = notes(whole)
-    root = vault(tmp_path / "v")
+    chat, total, root = chat_and_whole(tmp_path, 7)
     proc = subprocess.Popen([*RMH, "--vault", str(root), "ingest", str(chat)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=_sigint_default)
@@ -108,15 +104,7 @@ def test_an_ingest_started_with_sigint_ignored_ignores_it(tmp_path: Path) -> Non
     foreground leaves them running), as Python itself keeps it; the Ctrl-C handler of
     session 34 replaced that SIG_IGN, and the Ctrl-C stopped the background ingest (exit 1,
     its conversation taken back). Now an ignored SIGINT stays ignored: the ingest finishes."""
-    rng = random.Random(11)
-    chat = tmp_path / "chat.txt"
-    chat.write_text("\n".join(f"{rng.choice(('Alice', 'Bob', 'Carol'))}: message {i} about "
-                              f"the garden plan week {i}" for i in range(400)), encoding="utf-8")
-    whole = vault(tmp_path / "whole")
-    subprocess.run([*RMH, "--vault", str(whole), "ingest", str(chat)], check=True,
-                   capture_output=True)
-    total = notes(whole)
-    root = vault(tmp_path / "v")
+    chat, total, root = chat_and_whole(tmp_path, 11)
     proc = subprocess.Popen([*RMH, "--vault", str(root), "ingest", str(chat)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=_sigint_ignored)
