@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -47,19 +48,26 @@ def chat_and_whole(tmp_path: Path, seed: int) -> tuple[Path, int, Path]:
     return chat, notes(whole), vault(tmp_path / "v")
 
 
-@pytest.mark.parametrize("at", [20, 120])
-def test_ctrl_c_during_an_ingest_leaves_the_conversation_whole_or_absent(
-        tmp_path: Path, at: int) -> None:
-    chat, total, root = chat_and_whole(tmp_path, at)
-    # SIGINT's default restored in the child: a suite started in the background by a
-    # non-interactive shell inherits SIGINT ignored, and Python then raises no KeyboardInterrupt
+def interrupted_at(root: Path, chat: Path, at: int,
+                   child: Callable[[], None]) -> subprocess.Popen[str]:
+    """`rmh ingest CHAT` into `root`, sent SIGINT once `at` notes are on disk (still running).
+    `child` sets SIGINT's disposition in the child: a suite started in the background by a
+    non-interactive shell inherits SIGINT ignored, and Python then raises no KeyboardInterrupt."""
     proc = subprocess.Popen([*RMH, "--vault", str(root), "ingest", str(chat)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=_sigint_default)
+                            preexec_fn=child)
     while notes(root) < at and proc.poll() is None:
         time.sleep(0.01)
     assert proc.poll() is None, "the ingest ended before the signal"
     proc.send_signal(signal.SIGINT)
+    return proc
+
+
+@pytest.mark.parametrize("at", [20, 120])
+def test_ctrl_c_during_an_ingest_leaves_the_conversation_whole_or_absent(
+        tmp_path: Path, at: int) -> None:
+    chat, total, root = chat_and_whole(tmp_path, at)
+    proc = interrupted_at(root, chat, at, _sigint_default)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 1 and "interrupted" in err, err
     subprocess.run([*RMH, "--vault", str(root), "status"], check=True, capture_output=True)
@@ -73,13 +81,7 @@ def test_a_second_ctrl_c_during_the_take_back_leaves_it_whole_or_absent(tmp_path
     is the whole conversation or none of it. The second signal is sent once the take-back is
     seen under way (fewer notes on disk than the most seen)."""
     chat, total, root = chat_and_whole(tmp_path, 7)
-    proc = subprocess.Popen([*RMH, "--vault", str(root), "ingest", str(chat)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=_sigint_default)
-    while notes(root) < 120 and proc.poll() is None:
-        time.sleep(0.01)
-    assert proc.poll() is None, "the ingest ended before the signal"
-    proc.send_signal(signal.SIGINT)
+    proc = interrupted_at(root, chat, 120, _sigint_default)
     most = notes(root)
     while proc.poll() is None:
         now = notes(root)
@@ -105,13 +107,7 @@ def test_an_ingest_started_with_sigint_ignored_ignores_it(tmp_path: Path) -> Non
     session 34 replaced that SIG_IGN, and the Ctrl-C stopped the background ingest (exit 1,
     its conversation taken back). Now an ignored SIGINT stays ignored: the ingest finishes."""
     chat, total, root = chat_and_whole(tmp_path, 11)
-    proc = subprocess.Popen([*RMH, "--vault", str(root), "ingest", str(chat)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=_sigint_ignored)
-    while notes(root) < 20 and proc.poll() is None:
-        time.sleep(0.01)
-    assert proc.poll() is None, "the ingest ended before the signal"
-    proc.send_signal(signal.SIGINT)
+    proc = interrupted_at(root, chat, 20, _sigint_ignored)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 0 and "interrupted" not in err, err
     assert notes(root) == total
