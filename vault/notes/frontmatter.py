@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import NoteFormatError
 from .remembered import Remembered
+from .yaml_keys import key_str
 
 if TYPE_CHECKING:
     from yaml.nodes import MappingNode, Node
@@ -80,13 +81,6 @@ def find_block(text: str) -> Block | None:
         return None
     body_start = min(len(text), m.end() + 1)
     return Block(start, m.start(), body_start, newline)
-
-
-def key_str(key: object) -> str:
-    """A YAML key as a JSON object key: `true`/`false`/`null` for those scalars, else str()."""
-    if key is None or isinstance(key, bool):
-        return json.dumps(key)
-    return str(key)
 
 
 def _json_safe(obj: object, depth: int, budget: list[int]) -> Any:

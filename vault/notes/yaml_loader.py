@@ -11,8 +11,8 @@ import yaml
 from yaml.nodes import MappingNode, Node
 
 from ..errors import NoteFormatError
-from .frontmatter import key_str
 from .yaml_core import core_int, core_resolvers, portable_resolvers
+from .yaml_keys import key_str
 
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 
