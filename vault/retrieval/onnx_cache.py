@@ -150,13 +150,16 @@ def remembered(folder: Path | None, model: Path, stat: os.stat_result, settings:
 def remember(folder: Path | None, model: Path, stat: os.stat_result, settings: str,
              fingerprint: str) -> None:
     """Save `fingerprint` for `remembered` (best effort: a read-only or full disk saves none;
-    written whole under a temporary name, so a reader sees the old text or the new)."""
+    written whole under a temporary name, so a reader sees the old text or the new; a killed
+    writer's temporary is removed by the next save)."""
     if folder is None:
         return
     memo = _memo(folder, model, settings)
     tmp = memo.with_name(f"{memo.name}.{os.getpid()}.tmp")
     try:
         folder.mkdir(parents=True, exist_ok=True)
+        for dead in dead_temps(folder, "fingerprint-*.tmp"):
+            dead.unlink(missing_ok=True)
         words = [*_stamp(stat), fingerprint]
         tmp.write_text(" ".join([*words, _check(words)]) + "\n", encoding="ascii")
         os.replace(tmp, memo)

@@ -75,3 +75,16 @@ def test_a_damaged_memo_is_ignored(tmp_path: Path) -> None:
     for text in ("", "1 2 3", memos[0].read_text().replace(want, "0" * 64)):
         memos[0].write_text(text)
         assert MiniLmEncoder(graph_folder=graphs).fingerprint == want == sha(model)
+
+
+def test_a_killed_writers_temporary_is_removed_by_the_next_save(tmp_path: Path) -> None:
+    graphs = tmp_path / "graphs"
+    MiniLmEncoder(graph_folder=graphs)
+    (memo,) = graphs.glob("fingerprint-*")
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    left = memo.with_name(f"{memo.name}.{dead}.tmp")  # as a writer killed before its rename
+    left.write_text("half")
+    memo.unlink()  # the next encoder saves again
+    MiniLmEncoder(graph_folder=graphs)
+    assert sorted(p.name for p in graphs.iterdir()) == [memo.name]
