@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import NoteExists, PathRefused, QuotaExceeded
-from .anchored import folder, fsync_fds
+from .anchored import fsync_fds
 from .fileops import place_no_clobber
 from .paths import copy_name
 from .removal import CUT
@@ -64,16 +64,16 @@ def _parse(rel: str, alive: Callable[[int], bool]) -> tuple[str, str] | None:
 def find(store: Store, alive: Callable[[int], bool]) -> list[Leftover]:
     """Every leftover of the vault's folders, sorted by path."""
     out = []
-    for rel in sorted(store._hidden_files()):
+    for rel in store.hidden_files():
         parsed = _parse(rel, alive)
         if parsed is None:
             continue
         note, kind = parsed
         parts = rel.split("/")
         try:
-            with folder(store._root, parts[:-1], rel) as fd:
-                mine = store._hash_at(rel, fd, parts[-1])
-                same = mine is not None and mine == store._hash_at(note, fd, note.split("/")[-1])
+            with store.folder_holding(rel) as fd:
+                mine = store.hash_at(rel, fd, parts[-1])
+                same = mine is not None and mine == store.hash_at(note, fd, note.split("/")[-1])
         except (FileNotFoundError, NotADirectoryError, PathRefused):
             continue
         out.append(Leftover(rel, note, kind, same))
@@ -88,7 +88,7 @@ def settle(store: Store, alive: Callable[[int], bool]) -> dict[str, list[str]]:
         for left in find(store, alive):
             parts = left.path.split("/")
             name, short = parts[-1], left.note.split("/")[-1]
-            with folder(store._root, parts[:-1], left.path) as fd:
+            with store.folder_holding(left.path) as fd:
                 if left.same:
                     os.unlink(name, dir_fd=fd)
                     store.count_op()
@@ -111,7 +111,7 @@ def settle(store: Store, alive: Callable[[int], bool]) -> dict[str, list[str]]:
 
 def _to_trash(store: Store, fd: int, name: str, note: str) -> str:
     """Move the leftover `name` (in folder `fd`) into the trash as a copy of `note`."""
-    with store._folder_of(note, f"{TRASH_DIR}/{note}") as dfd:
+    with store.folder_holding(f"{TRASH_DIR}/{note}", shown=note, create=True) as dfd:
         for n in range(MAX_COPIES):
             cand = copy_name(note, n)
             try:
