@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 CANVAS_SUFFIX = ".canvas"
@@ -42,6 +43,10 @@ def _moved_doc(doc: dict[str, Any], old: str, new: str) -> dict[str, Any]:
     return {**doc, "nodes": nodes}
 
 
+def _put(quoted: str) -> Callable[[re.Match[str]], str]:
+    return lambda m: m.group(1) + quoted
+
+
 def moved_cards(text: str, old: str, new: str) -> str | None:
     """`text` (a canvas) with each file card showing vault path `old` showing `new`; None when
     no card names `old` or `text` is no canvas (module docstring)."""
@@ -57,8 +62,7 @@ def moved_cards(text: str, old: str, new: str) -> str | None:
     for ascii_only in (False, True):  # Obsidian writes non-ASCII as is; others escape it
         member = re.compile(r'("file"\s*:\s*)' + re.escape(json.dumps(old,
                                                                       ensure_ascii=ascii_only)))
-        quoted = json.dumps(new, ensure_ascii=ascii_only)
-        out = member.sub(lambda m, q=quoted: m.group(1) + q, text)
+        out = member.sub(_put(json.dumps(new, ensure_ascii=ascii_only)), text)
         try:
             if out != text and json.loads(out) == want:
                 return out

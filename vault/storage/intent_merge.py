@@ -4,7 +4,7 @@ intents module docstring says when each is made, left or reported)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 from ..errors import EditConflict, NoteNotFound, VaultError
 from ..notes.canvas_cards import is_canvas, moved_cards
@@ -13,8 +13,23 @@ from ..notes.merge3 import holds, merge3
 from ..notes.relinks import relinked
 from .store import Store
 
-if TYPE_CHECKING:
-    from .intents import MoveIntent, Rewrite
+
+@dataclass(frozen=True)
+class Rewrite:
+    """One file of a plan: at `path` (after the rename), `text` -> `new_text`."""
+
+    path: str
+    text: str
+    new_text: str
+    names: tuple[str, ...] = ()  # bare link targets that meant the moved note from here
+
+    @property
+    def old_hash(self) -> str:
+        return content_hash(self.text)
+
+    @property
+    def new_hash(self) -> str:
+        return content_hash(self.new_text)
 
 
 def swap(store: Store, path: str, expected: str, text: str) -> bool:
@@ -27,8 +42,9 @@ def swap(store: Store, path: str, expected: str, text: str) -> bool:
     return True
 
 
-def merged(store: Store, intent: MoveIntent, rw: Rewrite, now: str | None) -> str:
-    """Make the planned rewrite of a file changed since it was planned over its new text
+def merged(store: Store, rw: Rewrite, now: str | None, old: str, new: str, wiki: str) -> str:
+    """Make the planned rewrite of a file changed since it was planned over its new text, in
+    the move of `old` to `new` (`wiki`: a link's target to it after; "" for an older plan)
     (intents.py docstring): "written", "made" (it holds it already: a recovery killed after this
     step), or "left" (the moved note's own lines changed both ways, a wiki-link of theirs
     cannot name it, the file is gone or no longer text, or it changed again meanwhile). A
@@ -42,19 +58,18 @@ def merged(store: Store, intent: MoveIntent, rw: Rewrite, now: str | None) -> st
     if content_hash(text) != now:
         return "left"
     if is_canvas(rw.path):
-        again = moved_cards(text, intent.old, intent.new)
+        again = moved_cards(text, old, new)
         return "made" if again is None else "written" if swap(store, rw.path, now, again) else (
             "left")
     out = merge3(rw.text, rw.new_text, text)
     if out is None and (holds(rw.text, rw.new_text, text)
-                           or (intent.wiki and rw.path != intent.new)):
+                           or (wiki and rw.path != new)):
         out = text
     if out is None:
         return "left"
-    if intent.wiki:  # a plan recorded by an older rmh has no names: its merge alone
-        src = intent.old if rw.path == intent.new else rw.path
-        out = relinked(out, (rw.text, rw.new_text), src, rw.path, intent.old, intent.new,
-                          intent.wiki, rw.names)
+    if wiki:  # a plan recorded by an older rmh has no names: its merge alone
+        src = old if rw.path == new else rw.path
+        out = relinked(out, (rw.text, rw.new_text), src, rw.path, old, new, wiki, rw.names)
     if out is None:  # a wiki-link they wrote cannot name the note now: theirs, reported
         return "left"
     if out == text:

@@ -49,11 +49,11 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..errors import PathRefused, VaultError
-from ..notes.hashing import content_hash
 from . import intent_fields as fields
 from .fileops import CROSS_DEVICE, create_temp, fsync_dir, open_regular
 from .intent_added import relink_added
 from .intent_fields import VERSION
+from .intent_merge import Rewrite as Rewrite  # re-exported: a plan's part
 from .intent_merge import merged, swap
 from .intent_writes import (
     ArchiveWritesIntent,
@@ -79,24 +79,6 @@ def journal_stamp(root: str | os.PathLike[str]) -> tuple[int, int, int] | None:
     except OSError:
         return None
     return info.st_ino, info.st_mtime_ns, info.st_ctime_ns
-
-
-@dataclass(frozen=True)
-class Rewrite:
-    """One file of a plan: at `path` (after the rename), `text` -> `new_text`."""
-
-    path: str
-    text: str
-    new_text: str
-    names: tuple[str, ...] = ()  # bare link targets that meant the moved note from here
-
-    @property
-    def old_hash(self) -> str:
-        return content_hash(self.text)
-
-    @property
-    def new_hash(self) -> str:
-        return content_hash(self.new_text)
 
 
 @dataclass(frozen=True)
@@ -210,7 +192,8 @@ def apply_move(store: Store, intent: MoveIntent, name: str = "",
                 else:
                     out.left.append(rw.path)
             elif now != rw.new_hash:
-                if (merge := merged(store, intent, rw, now)) == "written":
+                merge = merged(store, rw, now, intent.old, intent.new, intent.wiki)
+                if merge == "written":
                     out.written.append(rw.path)
                 elif merge == "left":
                     out.left.append(rw.path)
