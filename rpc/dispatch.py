@@ -24,7 +24,11 @@ the frame apart from the methods it calls). Contract:
 - `refresh` (when given) is awaited before each frame's requests run, and may `replace` the
   method table (a server that could not serve yet and now can: `rmh serve` once an erasure
   another process left pending is finished);
-- method errors follow `rpc.calls`; the answer frame is at most `max_frame` bytes: the
+- method errors follow `rpc.calls`; a bug outside a method's call (binding, encoding its
+  result, claiming its id) is -32603 for that element's id alone: its batch's other elements
+  are answered as ever, a notification never (it was one -32603 with id null for the whole
+  frame: FIX35, session 35);
+- the answer frame is at most `max_frame` bytes: the
   largest responses of an oversize answer become `response_too_large` errors for their ids
   until it fits (for a method of `oversize`, a success holding the result it makes for the
   limit instead: MCP's `tools/call` answers an `isError` result the model can read, not a
@@ -143,32 +147,20 @@ class Dispatcher:
         jobs: list[tuple[int, Request, Running]] = []
         # Every id is claimed here, in order, before anything awaits: no race, no reordering.
         for i, item in enumerate(parsed.items):
-            if isinstance(item, Stray):  # a response to no request of ours: nothing to say
-                log.warning("a response (id %s) to no request of ours: dropped",
-                            str(item.id)[:40])
-            elif isinstance(item, Invalid) and item.id is NO_ID:
-                log.warning("a notification not run: %s", item.error.data)
-            elif isinstance(item, Invalid):
-                results.add(i, failure(item.id, item.error))
-            elif item.method.startswith(NOTIFICATION_PREFIX) and not item.is_notification:
-                data = notification_as_request(item.method)
-                results.add(i, failure(item.id, spec_error(METHOD_NOT_FOUND, data)))
-            elif item.method in CANCEL_METHODS:
-                _cancel(flight, item)
-                if not item.is_notification:
-                    results.add(i, success(item.id, None))
-            elif item.is_notification:
-                jobs.append((i, item, flight.track_notification()))
-            else:
-                entry = flight.claim(item.id)
-                if entry is None:
-                    reason = {"reason": "duplicate id in flight"}
-                    results.add(i, failure(item.id, spec_error(INVALID_REQUEST, reason)))
-                else:
-                    jobs.append((i, item, entry))
+            try:
+                self._claim(i, item, flight, results, jobs)
+            except Exception:  # a bug costs this element's answer alone (FIX35, session 35)
+                log.exception("request not dispatched")
+                if isinstance(item, (Request, Invalid)) and item.id is not NO_ID:
+                    results.add(i, failure(item.id, spec_error(INTERNAL_ERROR)))
 
         async def job(i: int, request: Request, entry: Running) -> None:
-            response = await self._run(request, entry, flight, parsed.is_batch)
+            try:
+                response = await self._run(request, entry, flight, parsed.is_batch)
+            except Exception:  # one element's bug never takes its siblings' answers with it
+                log.exception("method %s failed outside its call", request.method[:200])
+                response = None if request.is_notification else failure(
+                    request.id, spec_error(INTERNAL_ERROR))
             if response is not None:
                 results.add(i, response, request.method)
 
@@ -176,6 +168,34 @@ class Dispatcher:
             for i, request, entry in jobs:
                 tg.start_soon(job, i, request, entry)
         return results.frame()
+
+    def _claim(self, i: int, item: Request | Invalid | Stray, flight: InFlight,
+               results: Answers, jobs: list[tuple[int, Request, Running]]) -> None:
+        """Answer element `i` at once (an invalid one, a cancel, a refused id) or add it to
+        `jobs` with its claimed id."""
+        if isinstance(item, Stray):  # a response to no request of ours: nothing to say
+            log.warning("a response (id %s) to no request of ours: dropped",
+                        str(item.id)[:40])
+        elif isinstance(item, Invalid) and item.id is NO_ID:
+            log.warning("a notification not run: %s", item.error.data)
+        elif isinstance(item, Invalid):
+            results.add(i, failure(item.id, item.error))
+        elif item.method.startswith(NOTIFICATION_PREFIX) and not item.is_notification:
+            data = notification_as_request(item.method)
+            results.add(i, failure(item.id, spec_error(METHOD_NOT_FOUND, data)))
+        elif item.method in CANCEL_METHODS:
+            _cancel(flight, item)
+            if not item.is_notification:
+                results.add(i, success(item.id, None))
+        elif item.is_notification:
+            jobs.append((i, item, flight.track_notification()))
+        else:
+            entry = flight.claim(item.id)
+            if entry is None:
+                reason = {"reason": "duplicate id in flight"}
+                results.add(i, failure(item.id, spec_error(INVALID_REQUEST, reason)))
+            else:
+                jobs.append((i, item, entry))
 
     async def _run(
         self, request: Request, entry: Running, flight: InFlight, in_batch: bool
@@ -328,7 +348,8 @@ def _encode_one(response: dict[str, Any]) -> bytes:
     """One response as a frame; a result that is not JSON becomes -32603 for its id."""
     try:
         return encode(response)
-    except (TypeError, ValueError, RecursionError):
+    except Exception:  # not JSON (TypeError, ValueError, RecursionError) or a result that
+        # fails as it is read (a mapping changed meanwhile, a broken `items`): its id alone
         log.exception("response not JSON-serialisable")
         # ids are validated on the way in (finite numbers, strings, null): this one encodes
         return encode(failure(response.get("id"), spec_error(INTERNAL_ERROR)))

@@ -391,8 +391,9 @@ class Vault(VaultWrites):
         self.corpus()
         out = doctor_report(report, self._snapshot(), self.index, self.store.attachments())
         out["intents"] = Journal(self.store).report()
+        seen = None if self.read_only or report.errors else report.temps  # the scan's: one walk
         if settle_leftovers:
-            out["settled"] = leftovers.settle(self.store, alive)
-        out["leftovers"] = [left.to_json() for left in leftovers.find(self.store, alive)]
+            out["settled"] = leftovers.settle(self.store, alive, seen)
+        out["leftovers"] = [left.to_json() for left in leftovers.find(self.store, alive, seen)]
         return out
 

@@ -25,6 +25,7 @@ from .errors import (
 from .landing import landed, tolerate_full
 from .learning.ledger import Ledger
 from .notes import edits
+from .notes.canvas_cards import is_canvas, moved_cards
 from .notes.hashing import content_hash
 from .notes.records import CHANGED_MEANWHILE, GONE_MEANWHILE, MoveResult, NoteRecord
 from .notes.relinks import moved, names_meaning, relink_plan
@@ -271,8 +272,8 @@ class VaultWrites(VaultParts):
                          for p in outcome.left)
         # the moved note last, after the notes the unlisted-notes pass wrote (stable sort)
         written = sorted(outcome.written, key=lambda p: p == new_path)
-        if written:
-            self.live.sync_paths(written)
+        if notes := [p for p in written if not is_canvas(p)]:
+            self.live.sync_paths(notes)
         return MoveResult(new_path, old_path, tuple(written), left)
 
     def _move_intent(self, note_id: int, old_path: str, new_path: str) -> MoveIntent:
@@ -287,10 +288,26 @@ class VaultWrites(VaultParts):
             # rename, which left the move half made
         # each file's names of the note then: a link an editor adds to one before the plan's
         # rewrite is made over their save is rewritten too (storage/intents.py `_merged`)
-        return MoveIntent(old_path, new_path, content_hash(text), tuple(
+        return MoveIntent(old_path, new_path, content_hash(text), (*(
             Rewrite(p, now, new_text,
                     names_meaning(before, note_id, old_path if p == new_path else p))
-            for p, now, new_text in plan), after.link_text(note_id))
+            for p, now, new_text in plan), *self._canvas_rewrites(old_path, new_path)),
+            after.link_text(note_id))
+
+    def _canvas_rewrites(self, old_path: str, new_path: str) -> Iterator[Rewrite]:
+        """The vault's canvases whose file cards show the note moving from `old_path`, each
+        rewritten to show `new_path` (notes/canvas_cards.py), as Obsidian does; a canvas that
+        cannot be read (no text, too large, refused) is left as it is."""
+        for path in self.store.attachments():
+            if not is_canvas(path):
+                continue
+            try:
+                text = self.store.read_text(path)
+            except (VaultError, OSError):
+                continue
+            if (new_text := moved_cards(text, old_path, new_path)) is not None:
+                _fits(path, new_text, " after the move rewrites its cards")
+                yield Rewrite(path, text, new_text)
 
 
     def _reach(self) -> Callable[[str, str], str | None]:

@@ -21,9 +21,11 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..errors import NoteExists, PathRefused, PermissionDenied
+from . import folders
 
 CROSS_DEVICE = "on another file system than the note (a mount point): a note moves only by rename"
 FOLDER_GONE = "its folder was removed or replaced by another program during the change"
+QUIET_NS = folders.SETTLED_NS  # a file of another owner changed this recently may be mid-save
 _LINK_UNSUPPORTED = (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK)
 
 
@@ -247,8 +249,10 @@ def held_for_writing(dir_fd: int, name: str) -> bool:
     writing now: a read lease (fcntl F_SETLEASE, Linux) is refused (EAGAIN) exactly then, and
     released at once. An editor that truncates a note then writes it in place holds it so
     between the two: a guarded write that read the truncated bytes must not replace the file
-    (its write would land in the replaced inode, lost: STORE9, session 34). False where it
-    cannot be asked (no leases, another owner without CAP_LEASE, not a regular file)."""
+    (its write would land in the replaced inode, lost: STORE9, session 34). Where the lease is
+    refused for want of the right to ask (a note another user owns, rmh without CAP_LEASE),
+    `mid_save` judges the file instead. False where it cannot be asked at all (no leases, not
+    a regular file)."""
     setlease = getattr(fcntl, "F_SETLEASE", None)
     if setlease is None:
         return False
@@ -261,12 +265,23 @@ def held_for_writing(dir_fd: int, name: str) -> bool:
         fcntl.fcntl(fd, getattr(fcntl, "F_SETSIG", 10), signal.SIGURG)
         fcntl.fcntl(fd, setlease, fcntl.F_RDLCK)
     except OSError as exc:
+        if exc.errno in (errno.EACCES, errno.EPERM):  # not ours to lease (FIX35, session 35)
+            return mid_save(os.fstat(fd))
         return exc.errno in (errno.EAGAIN, errno.EBUSY)
     else:
         fcntl.fcntl(fd, setlease, fcntl.F_UNLCK)
         return False
     finally:
         os.close(fd)
+
+
+def mid_save(info: os.stat_result) -> bool:
+    """Whether a file no lease can be asked of may be an editor's save in the making: empty
+    (an in-place save truncates first), or changed less than QUIET_NS ago by the file system's
+    clock (its writes follow within that). Another user's editor holding a file it has
+    half written for longer is not seen: nothing unprivileged can see another user's open
+    files. A refusal costs a retry (EditConflict), never bytes; the clock decides only that."""
+    return info.st_size == 0 or info.st_mtime_ns > folders.now() - QUIET_NS
 
 
 def swap_in(tmp: str, name: str, dir_fd: int, unchanged: Callable[[], bool] | None,

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ..errors import PathRefused
+from ..notes.canvas_cards import is_canvas
 from . import folders
 from .folders import FolderDigest, Listing, walk
 from .paths import component_problem, path_problem, printable
@@ -86,7 +87,7 @@ class FolderView:
 
     _root: str
 
-    def check(self, path: str, *, write: bool = False) -> str:
+    def check(self, path: str, *, write: bool = False, canvas: bool = False) -> str:
         """Validate a vault-relative path; return it normalised ("a/b.md": no "./", no "//").
 
         PathRefused(path, reason) for: empty; absolute ("/", drive "C:"); backslashes; a ".."
@@ -94,7 +95,8 @@ class FolderView:
         C1); bidi controls and BOM; look-alike slashes and dots (U+2215, U+2044, U+FF0F,
         U+29F8, U+2024, U+FF0E, ... or a component whose NFKC form holds a slash or starts
         with a dot); lone surrogates; components over 255 UTF-8 bytes, paths over 1024. With
-        `write`, the name must end in ".md" (any case).
+        `write`, the name must end in ".md" (any case), or with `canvas` too in ".canvas"
+        (an Obsidian canvas a move rewrites: vault/notes/canvas_cards.py).
         """
         problem = path_problem(path)
         parts = [p for p in path.split("/") if p not in ("", ".")]
@@ -102,7 +104,8 @@ class FolderView:
             problem = "empty path"
         for comp in parts:
             problem = problem or component_problem(comp)
-        if not problem and write and not is_md(parts[-1]):
+        if not problem and write and not is_md(parts[-1]) and not (
+                canvas and is_canvas(parts[-1])):
             problem = "not a .md note name"
         if problem:
             raise PathRefused(path, problem)
@@ -175,6 +178,11 @@ class FolderView:
             for e in entries:
                 if e.name[0] == "." and not e.is_dir(follow_symlinks=False):
                     yield prefix + e.name
+
+    def hidden_files(self) -> list[str]:
+        """Vault paths of the hidden files (not folders) of every folder the scan reads,
+        sorted: rmh's own leftovers are among them (storage/leftovers.py)."""
+        return sorted(self._hidden_files())
 
     def _abs(self, rel: str) -> str:
         return os.path.join(self._root, rel)

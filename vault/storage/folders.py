@@ -73,8 +73,9 @@ class Listing(NamedTuple):
     """One folder (vault-relative, "" = the root). `readable` False: it could not be listed
     (its skip says why; nothing below it was seen). `same`: its notes' digest equals the
     expected one; then `names` and the stat columns are empty. `temps`: its hidden entries
-    named like the temporary of an interrupted write (TEMP_MARK in the name; the store
-    decides), so the sync's scan serves the stale-temp sweep (Store.clean_stale_temps)."""
+    named like the temporary of an interrupted write or a kept save (TEMP_MARK, KEPT_MARK in
+    the name; the store decides), so the sync's scan serves the stale-temp sweep
+    (Store.clean_stale_temps) and doctor's leftovers (storage/leftovers.py)."""
 
     folder: str
     readable: bool
@@ -89,6 +90,7 @@ class Listing(NamedTuple):
 
 
 TEMP_MARK = ".rmh-tmp-"  # in the name of every temporary of a write (store.py `_TEMP`)
+KEPT_MARK = ".rmh-kept-"  # in the name of a take-back's kept save (storage/leftovers.py)
 _I64 = 1 << 63
 
 
@@ -226,7 +228,7 @@ def _entries(fd: int, key: tuple[str, str]) -> _Names:
     others = [n for n in names if not n.endswith(_MD) and not n.startswith(".")]
     encoded = [os.fsencode(n) for n in notes]
     hidden = names[bisect_left(names, ".") : bisect_left(names, "/")]
-    found = (notes, others, encoded, tuple(n for n in hidden if TEMP_MARK in n))
+    found = (notes, others, encoded, tuple(n for n in hidden if TEMP_MARK in n or KEPT_MARK in n))
     if info.st_ctime_ns < now - SETTLED_NS:
         _listed[key] = (info.st_dev, info.st_ino, info.st_ctime_ns, found)
     else:

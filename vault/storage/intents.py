@@ -48,14 +48,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ..errors import EditConflict, NoteNotFound, PathRefused, VaultError
-from ..notes.hashing import content_hash
-from ..notes.merge3 import holds, merge3
-from ..notes.relinks import relinked
+from ..errors import PathRefused, VaultError
 from . import intent_fields as fields
 from .fileops import CROSS_DEVICE, create_temp, fsync_dir, open_regular
 from .intent_added import relink_added
 from .intent_fields import VERSION
+from .intent_merge import Rewrite as Rewrite  # re-exported: a plan's part
+from .intent_merge import merged, swap
 from .intent_writes import (
     ArchiveWritesIntent,
     Outcome,
@@ -80,24 +79,6 @@ def journal_stamp(root: str | os.PathLike[str]) -> tuple[int, int, int] | None:
     except OSError:
         return None
     return info.st_ino, info.st_mtime_ns, info.st_ctime_ns
-
-
-@dataclass(frozen=True)
-class Rewrite:
-    """One file of a plan: at `path` (after the rename), `text` -> `new_text`."""
-
-    path: str
-    text: str
-    new_text: str
-    names: tuple[str, ...] = ()  # bare link targets that meant the moved note from here
-
-    @property
-    def old_hash(self) -> str:
-        return content_hash(self.text)
-
-    @property
-    def new_hash(self) -> str:
-        return content_hash(self.new_text)
 
 
 @dataclass(frozen=True)
@@ -178,44 +159,6 @@ def _rename_state(store: Store, intent: MoveIntent) -> str:
     return "done" if old_hash is None or new_hash in planned else "impossible"
 
 
-def _swap(store: Store, path: str, expected: str, text: str) -> bool:
-    try:
-        store.write_text(path, text, expected_hash=expected)
-    except (EditConflict, NoteNotFound):
-        return False
-    return True
-
-
-def _merged(store: Store, intent: MoveIntent, rw: Rewrite, now: str | None) -> str:
-    """Make the planned rewrite of a file changed since it was planned over its new text
-    (module docstring): "written", "made" (it holds it already: a recovery killed after this
-    step), or "left" (the moved note's own lines changed both ways, a wiki-link of theirs
-    cannot name it, the file is gone or no longer text, or it changed again meanwhile)."""
-    if now is None:
-        return "left"
-    try:
-        text = store.read_text(rw.path)
-    except (VaultError, OSError):
-        return "left"
-    merged = merge3(rw.text, rw.new_text, text)
-    if content_hash(text) != now:
-        return "left"
-    if merged is None and (holds(rw.text, rw.new_text, text)
-                           or (intent.wiki and rw.path != intent.new)):
-        merged = text
-    if merged is None:
-        return "left"
-    if intent.wiki:  # a plan recorded by an older rmh has no names: its merge alone
-        src = intent.old if rw.path == intent.new else rw.path
-        merged = relinked(merged, (rw.text, rw.new_text), src, rw.path, intent.old, intent.new,
-                          intent.wiki, rw.names)
-    if merged is None:  # a wiki-link they wrote cannot name the note now: theirs, reported
-        return "left"
-    if merged == text:
-        return "made"
-    return "written" if _swap(store, rw.path, now, merged) else "left"
-
-
 def apply_move(store: Store, intent: MoveIntent, name: str = "",
                after_rename: Callable[[], None] | None = None,
                since_ns: int | None = None) -> Outcome:
@@ -241,15 +184,16 @@ def apply_move(store: Store, intent: MoveIntent, name: str = "",
         for rw in intent.rewrites:
             now = file_hash(store, rw.path)
             if state == "impossible":  # undo what was made, the same guarded way
-                if now == rw.new_hash and _swap(store, rw.path, rw.new_hash, rw.text):
+                if now == rw.new_hash and swap(store, rw.path, rw.new_hash, rw.text):
                     out.written.append(rw.path)
             elif now == rw.old_hash and rw.old_hash != rw.new_hash:
-                if _swap(store, rw.path, rw.old_hash, rw.new_text):
+                if swap(store, rw.path, rw.old_hash, rw.new_text):
                     out.written.append(rw.path)
                 else:
                     out.left.append(rw.path)
             elif now != rw.new_hash:
-                if (merge := _merged(store, intent, rw, now)) == "written":
+                merge = merged(store, rw, now, intent.old, intent.new, intent.wiki)
+                if merge == "written":
                     out.written.append(rw.path)
                 elif merge == "left":
                     out.left.append(rw.path)

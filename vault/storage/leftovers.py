@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import NoteExists, PathRefused, QuotaExceeded
-from .anchored import folder, fsync_fds
-from .fileops import place_no_clobber
+from .anchored import fsync_fds
+from .fileops import lstat_at, place_no_clobber
 from .paths import copy_name
 from .removal import CUT
 
@@ -61,34 +61,41 @@ def _parse(rel: str, alive: Callable[[int], bool]) -> tuple[str, str] | None:
     return (f"{head}/{m.group(1)}" if head else m.group(1)), kind
 
 
-def find(store: Store, alive: Callable[[int], bool]) -> list[Leftover]:
-    """Every leftover of the vault's folders, sorted by path."""
+def find(store: Store, alive: Callable[[int], bool],
+         seen: Iterable[str] | None = None) -> list[Leftover]:
+    """Every leftover of the vault's folders, sorted by path. `seen`: the candidates a full
+    sync's scan saw (SyncReport.temps: the folders `Store.hidden_files` reads), instead of
+    reading every folder again; one gone since is left out."""
     out = []
-    for rel in sorted(store._hidden_files()):
+    for rel in store.hidden_files() if seen is None else sorted(set(seen)):
         parsed = _parse(rel, alive)
         if parsed is None:
             continue
         note, kind = parsed
         parts = rel.split("/")
         try:
-            with folder(store._root, parts[:-1], rel) as fd:
-                mine = store._hash_at(rel, fd, parts[-1])
-                same = mine is not None and mine == store._hash_at(note, fd, note.split("/")[-1])
+            with store.folder_holding(rel) as fd:
+                if lstat_at(fd, parts[-1]) is None:
+                    continue
+                mine = store.hash_at(rel, fd, parts[-1])
+                same = mine is not None and mine == store.hash_at(note, fd, note.split("/")[-1])
         except (FileNotFoundError, NotADirectoryError, PathRefused):
             continue
         out.append(Leftover(rel, note, kind, same))
     return out
 
 
-def settle(store: Store, alive: Callable[[int], bool]) -> dict[str, list[str]]:
-    """Settle every leftover (module docstring): {"removed": copies of their note,
-    "restored": put back under their note's name, "trashed": trash paths of the others}."""
+def settle(store: Store, alive: Callable[[int], bool],
+           seen: Iterable[str] | None = None) -> dict[str, list[str]]:
+    """Settle every leftover (module docstring; `seen` as `find`'s): {"removed": copies of
+    their note, "restored": put back under their note's name, "trashed": trash paths of the
+    others}."""
     done: dict[str, list[str]] = {"removed": [], "restored": [], "trashed": []}
     with store.lock.held():
-        for left in find(store, alive):
+        for left in find(store, alive, seen):
             parts = left.path.split("/")
             name, short = parts[-1], left.note.split("/")[-1]
-            with folder(store._root, parts[:-1], left.path) as fd:
+            with store.folder_holding(left.path) as fd:
                 if left.same:
                     os.unlink(name, dir_fd=fd)
                     store.count_op()
@@ -111,7 +118,7 @@ def settle(store: Store, alive: Callable[[int], bool]) -> dict[str, list[str]]:
 
 def _to_trash(store: Store, fd: int, name: str, note: str) -> str:
     """Move the leftover `name` (in folder `fd`) into the trash as a copy of `note`."""
-    with store._folder_of(note, f"{TRASH_DIR}/{note}") as dfd:
+    with store.folder_holding(f"{TRASH_DIR}/{note}", shown=note, create=True) as dfd:
         for n in range(MAX_COPIES):
             cand = copy_name(note, n)
             try:

@@ -55,7 +55,7 @@ class Removal:
     _folder_of: Callable[[str, str], AbstractContextManager[int]]
     _current: Callable[..., tuple[str | None, object]]
 
-    def _hash_at(self, rel: str, fd: int, name: str) -> str | None:
+    def hash_at(self, rel: str, fd: int, name: str) -> str | None:
         """sha256 of the file `name` in the open folder `fd`, read as every note is
         (`Store._current`: no link followed, only a regular file, a FIFO never waited on);
         None when it is gone or holds no note's bytes."""
@@ -80,7 +80,7 @@ class Removal:
                 try:
                     place_no_clobber(parts[-1], short, rel, src_dir_fd=fd, dst_dir_fd=fd)
                 except NoteExists:
-                    if self._hash_at(rel, fd, parts[-1]) != self._hash_at(rel, fd, short):
+                    if self.hash_at(rel, fd, parts[-1]) != self.hash_at(rel, fd, short):
                         return False
                     os.unlink(parts[-1], dir_fd=fd)
                 fsync_fds(fd)
@@ -136,7 +136,7 @@ class Removal:
         tmp = temp_name(name, "tmp-aside")
         os.rename(name, tmp, src_dir_fd=sfd, dst_dir_fd=sfd)
         self.count_op()
-        now = self._hash_at(rel, sfd, tmp)
+        now = self.hash_at(rel, sfd, tmp)
         if now == expected:
             return tmp
         try:

@@ -105,12 +105,12 @@ class Store(Removal, FolderView):
         self.ops += 1
         operation_made(self.fault_after)
 
-    def resolve(self, path: str, *, write: bool = False) -> Path:
+    def resolve(self, path: str, *, write: bool = False, canvas: bool = False) -> Path:
         """`check`, join to root, and require the realpath to stay inside the vault. With
         `write`, no component may be a symlink at all: the scan follows none (a link inside
         the vault is skipped), so a write through one would change another note's file, or
         land where the index never looks."""
-        lexical = os.path.join(self._root, self.check(path, write=write))
+        lexical = os.path.join(self._root, self.check(path, write=write, canvas=canvas))
         real = self._realpath(path, lexical)
         if not inside(self._root, real):
             raise PathRefused(path, "symlink leaves the vault")
@@ -162,7 +162,15 @@ class Store(Removal, FolderView):
     def _folder_of(self, path: str, rel: str) -> contextlib.AbstractContextManager[int]:
         """The open folder of vault path `rel` (checked, no link on the way), made when
         missing: PathRefused when a link leaves the vault or a parent folder is a file."""
-        return folder(self._root, rel.split("/")[:-1], path, create=True)
+        return self.folder_holding(rel, shown=path, create=True)
+
+    def folder_holding(self, rel: str, *, shown: str = "", create: bool = False
+                       ) -> contextlib.AbstractContextManager[int]:
+        """A descriptor of the folder holding vault path `rel`, walked from the root without
+        following a link, closed on exit: for changes by name inside one folder (hidden
+        leftovers: storage/leftovers.py). PathRefused (naming `shown`, else `rel`) when a link
+        is on the way; FileNotFoundError when missing, unless `create` makes it."""
+        return folder(self._root, rel.split("/")[:-1], shown or rel, create=create)
 
     def stat(self, path: str) -> FileStat | None:
         """The regular file's FileStat; None when missing or not a file; PermissionDenied."""
@@ -231,7 +239,7 @@ class Store(Removal, FolderView):
             raise NotText(path, "not utf-8") from exc
 
     def write_text(self, path: str, text: str, *, create_only: bool = False,
-                   expected_hash: str | None = None) -> FileStat:
+                   expected_hash: str | None = None, canvas: bool = False) -> FileStat:
         """Atomically replace (or create) a .md note with `text` as UTF-8; returns its FileStat.
 
         Creates missing parent folders; keeps an existing file's owner, mode less setuid/setgid,
@@ -244,14 +252,15 @@ class Store(Removal, FolderView):
         by identity before the swap, and the file the swap replaced (fileops.swap_in).
         QuotaExceeded over MAX_NOTE_BYTES; NotText when `text` holds lone surrogates, or a NUL
         where `read_text` would call the file binary (the index would skip the note written).
+        With `canvas`, the file may be an Obsidian canvas (`.canvas`) instead: a move's plan.
         """
-        rel = self.check(path, write=True)  # a refused name takes no lock (nothing is written)
+        rel = self.check(path, write=True, canvas=canvas)  # a refused name takes no lock
         with self.lock.held(), refused_change(rel):
-            return self._write_text(path, text, create_only, expected_hash)
+            return self._write_text(path, text, create_only, expected_hash, canvas)
 
     def _write_text(self, path: str, text: str, create_only: bool,
-                    expected_hash: str | None) -> FileStat:
-        rel = self.check(path, write=True)
+                    expected_hash: str | None, canvas: bool = False) -> FileStat:
+        rel = self.check(path, write=True, canvas=canvas)
         try:
             data = text.encode("utf-8")
         except UnicodeEncodeError as exc:
@@ -260,7 +269,8 @@ class Store(Removal, FolderView):
             raise NotText(path, "a NUL byte in the first 8 KiB: binary")
         if len(data) > MAX_NOTE_BYTES:
             raise QuotaExceeded(f"note size of {rel}", MAX_NOTE_BYTES)
-        target = str(self.resolve(rel, write=True))  # the reasons; the walk below holds
+        target = str(self.resolve(rel, write=True, canvas=canvas))  # the reasons; the walk
+        # below holds
         with self._folder_of(path, rel) as dfd:
             return self._write_at(path, rel, dfd, target, data, create_only, expected_hash)
 

@@ -92,8 +92,9 @@ def _swap_after_resolve(monkeypatch: pytest.MonkeyPatch, folder: Path, aside: Pa
     real_resolve = Store.resolve
     swapped: list[bool] = []
 
-    def resolve_then_swap(self: Store, path: str, *, write: bool = False) -> Path:
-        got = real_resolve(self, path, write=write)
+    def resolve_then_swap(self: Store, path: str, *, write: bool = False,
+                          canvas: bool = False) -> Path:
+        got = real_resolve(self, path, write=write, canvas=canvas)
         if when(path) and not swapped:
             os.rename(folder, aside)
             os.symlink(outside, folder)

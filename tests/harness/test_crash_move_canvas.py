@@ -1,0 +1,92 @@
+"""A move rewrites the file cards of the vault's Obsidian canvases (`.canvas`) that show the
+moved note, as Obsidian does (on main their cards kept the old path: the card showed a file
+that no longer exists). The canvases are rewrites of the move's plan (storage/intents.py),
+so `rmh move` killed after any of its file operations leaves, once the next process opened
+the vault, every note and canvas either as it was or as the whole move leaves it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bench.crash_move import NEW, OLD, REPO, make_template, rmh
+from tests.forks import CLI_PRELOAD, ForkServer, cli_runner
+
+OBSIDIAN = (  # as Obsidian saves a canvas: tab-indented, one node per line
+    '{\n\t"nodes":[\n'
+    f'\t\t{{"id":"a1","type":"file","file":"{OLD}","x":-10,"y":20,"width":400,"height":400}},\n'
+    '\t\t{"id":"b2","type":"text","text":"Plan","x":1,"y":2,"width":3,"height":4},\n'
+    f'\t\t{{"id":"c3","type":"file","file":"{OLD}","subpath":"#Head","x":0,"y":0}},\n'
+    '\t\t{"id":"d4","type":"file","file":"a/Sib.md","x":0,"y":0,"width":1,"height":1}\n'
+    '\t],\n\t"edges":[]\n}')
+BOARDS = {
+    "boards/Plan.canvas": OBSIDIAN,  # two cards show the note, one a sibling, a text card
+    "One line.canvas": json.dumps({"nodes": [{"id": "z", "type": "file", "file": OLD}],
+                                   "edges": []}),
+    "boards/Other.canvas": OBSIDIAN.replace(OLD, "a/Sib.md"),  # none shows it: untouched
+    "Not json.canvas": f'{{"nodes": [{{"type": "file", "file": "{OLD}"',  # no canvas
+}
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and ".rmh" not in p.parts and p.suffix in (".md", ".canvas")}
+
+
+def _template(tmp_path: Path) -> Path:
+    template = tmp_path / "template"
+    template.mkdir()
+    for rel, text in BOARDS.items():
+        (template / rel).parent.mkdir(parents=True, exist_ok=True)
+        (template / rel).write_text(text, encoding="utf-8")
+    return make_template(template, 2)
+
+
+def test_a_move_rewrites_the_canvas_cards_that_show_the_note(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    shutil.copytree(_template(tmp_path), work)
+    before = _files(work)
+    done = rmh(work, "move", OLD, NEW, "--json")
+    assert done.returncode == 0, done.stderr
+    written = set(json.loads(done.stdout)["rewritten"])
+    assert {"boards/Plan.canvas", "One line.canvas"} <= written
+    after = _files(work)
+    assert after["boards/Plan.canvas"] == OBSIDIAN.replace(
+        f'"file":"{OLD}"', f'"file":"{NEW}"').encode()
+    assert json.loads(after["One line.canvas"])["nodes"][0]["file"] == NEW
+    for rel in ("boards/Other.canvas", "Not json.canvas"):
+        assert after[rel] == before[rel]
+
+
+@pytest.mark.slow
+def test_a_move_killed_anywhere_leaves_its_canvases_all_old_or_all_new(tmp_path: Path) -> None:
+    template = _template(tmp_path)
+    reference = tmp_path / "reference"
+    shutil.copytree(template, reference)
+    before = _files(reference)
+    assert rmh(reference, "move", OLD, NEW).returncode == 0
+    after = _files(reference)
+    assert after["boards/Plan.canvas"] != before["boards/Plan.canvas"]
+    work, states = tmp_path / "work", []
+    with ForkServer(CLI_PRELOAD, workdir=tmp_path / "forks", cwd=REPO) as server:
+        runner = cli_runner(server, REPO)
+        for n in range(1, 1000):
+            shutil.rmtree(work, ignore_errors=True)
+            shutil.copytree(template, work)
+            moved = rmh(work, "move", OLD, NEW, fault_after=n, runner=runner)
+            doc = rmh(work, "doctor", "--json", runner=runner)
+            assert doc.returncode == 0, (n, doc.stderr)
+            vault = json.loads(doc.stdout)["vault"]
+            assert vault["intents"]["pending"] == [] and vault["dangling_links"] == [], n
+            now = _files(work)
+            states.append("old" if now == before else "new" if now == after else "MIXED")
+            assert states[-1] != "MIXED", (n, sorted(p for p in now if now[p] != (
+                after if NEW in now else before).get(p)))
+            if moved.returncode != -9:
+                assert moved.returncode == 0, moved.stderr
+                break
+    assert states[-1] == "new" and "old" in states
+    assert states.count("new") > 4  # killed after the intent, the rename, each rewrite

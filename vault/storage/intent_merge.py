@@ -1,0 +1,77 @@
+"""How a move's planned rewrite is made (storage/intents.py `apply_move`): a guarded swap of
+the planned text, or, over a file an editor changed since the plan, a three-way merge (the
+intents module docstring says when each is made, left or reported)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import EditConflict, NoteNotFound, VaultError
+from ..notes.canvas_cards import is_canvas, moved_cards
+from ..notes.hashing import content_hash
+from ..notes.merge3 import holds, merge3
+from ..notes.relinks import relinked
+from .store import Store
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """One file of a plan: at `path` (after the rename), `text` -> `new_text`."""
+
+    path: str
+    text: str
+    new_text: str
+    names: tuple[str, ...] = ()  # bare link targets that meant the moved note from here
+
+    @property
+    def old_hash(self) -> str:
+        return content_hash(self.text)
+
+    @property
+    def new_hash(self) -> str:
+        return content_hash(self.new_text)
+
+
+def swap(store: Store, path: str, expected: str, text: str) -> bool:
+    """Write `text` at `path` if it still hashes to `expected` (under the lock); whether it
+    was written."""
+    try:
+        store.write_text(path, text, expected_hash=expected, canvas=is_canvas(path))
+    except (EditConflict, NoteNotFound):
+        return False
+    return True
+
+
+def merged(store: Store, rw: Rewrite, now: str | None, old: str, new: str, wiki: str) -> str:
+    """Make the planned rewrite of a file changed since it was planned over its new text, in
+    the move of `old` to `new` (`wiki`: a link's target to it after; "" for an older plan)
+    (intents.py docstring): "written", "made" (it holds it already: a recovery killed after this
+    step), or "left" (the moved note's own lines changed both ways, a wiki-link of theirs
+    cannot name it, the file is gone or no longer text, or it changed again meanwhile). A
+    canvas's cards are rewritten again on its text now (notes/canvas_cards.py)."""
+    if now is None:
+        return "left"
+    try:
+        text = store.read_text(rw.path)
+    except (VaultError, OSError):
+        return "left"
+    if content_hash(text) != now:
+        return "left"
+    if is_canvas(rw.path):
+        again = moved_cards(text, old, new)
+        return "made" if again is None else "written" if swap(store, rw.path, now, again) else (
+            "left")
+    out = merge3(rw.text, rw.new_text, text)
+    if out is None and (holds(rw.text, rw.new_text, text)
+                           or (wiki and rw.path != new)):
+        out = text
+    if out is None:
+        return "left"
+    if wiki:  # a plan recorded by an older rmh has no names: its merge alone
+        src = old if rw.path == new else rw.path
+        out = relinked(out, (rw.text, rw.new_text), src, rw.path, old, new, wiki, rw.names)
+    if out is None:  # a wiki-link they wrote cannot name the note now: theirs, reported
+        return "left"
+    if out == text:
+        return "made"
+    return "written" if swap(store, rw.path, now, out) else "left"
