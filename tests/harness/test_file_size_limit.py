@@ -67,6 +67,7 @@ def test_a_file_size_limit_is_a_full_disk_that_loses_nothing(tmp_path: Path, see
     big = words(rng, limit // 4) + "\n"
     r = limited(limit, *v, "write", "Big", "--json", stdin=big)
     assert one_line_full(r), (r.returncode, r.stderr[-2000:])
+    assert json.loads(r.stdout)["error"]["what"] == "Big.md", r.stdout  # the note, by name
     assert notes(root) == before
     # A note that fits under the limit lands; its index rows (text, chunks, terms: more than
     # the note in SQLite's WAL) cross it: written with a warning, or refused whole.
