@@ -69,7 +69,6 @@ from .errors import ReadOnlyVault as ReadOnlyVault
 from .errors import VaultError as VaultError
 from .errors import is_disk_full as is_disk_full
 from .errors import no_space as no_space
-from .errors import writable as writable
 from .learning.answer import answer_uses as answer_uses
 from .learning.asked import FLOOR as _ASKED_FLOOR
 from .learning.asked import WALK as _ASKED_WALK
@@ -136,6 +135,7 @@ from .storage.mentions import ending_in_part as ending_in_part
 from .storage.mentions import mentioning as mentioning
 from .storage.paths import path_refusal as path_refusal
 from .untyped_errors import storage_error as storage_error
+from .untyped_errors import writable as writable
 
 ASKED_FLOOR = _ASKED_FLOOR
 ASKED_WALK = _ASKED_WALK

@@ -21,7 +21,6 @@ import numpy as np
 
 from . import erasure
 from .archive_writes import finish_left
-from .errors import writable
 from .learning.ledger import LEDGER_FILE, Ledger
 from .learning.read_only import highest_note_id
 from .learning.usage import NullUsage, UsageRecorder, examination_probability
@@ -46,6 +45,7 @@ from .storage.state_folder import state_folder
 from .storage.store import Store
 from .storage.sync import SyncReport
 from .storage.watch import Watcher
+from .untyped_errors import writable
 from .writes import VaultWrites
 
 STATE_DIR = ".rmh"

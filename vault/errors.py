@@ -23,7 +23,7 @@ values, never exceptions. The tree:
     ├── ConversationFormatError not a conversation in a known format
     ├── Cancelled               the caller stopped waiting (vault/cancel.py)
     │   └── IngestStopped       an ingest stopped between notes (vault/cancel.py)
-    ├── DiskFull                no space left (ENOSPC, EDQUOT, SQLite's "disk is full")
+    ├── DiskFull                no space left (ENOSPC, EDQUOT, EFBIG, SQLite's "disk is full")
     ├── PermissionDenied        the file system refused access to a note (EACCES, EPERM)
     ├── ErasurePending          an erasure's steps failed: the vault stays closed until done
     └── ReadOnlyVault           .rmh/ not writable (a read-only mount, another owner): no write
@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import errno
 import os
+import resource
 import sqlite3
 from collections import Counter
 
@@ -281,7 +282,8 @@ class DiskFull(VaultError):
     code_name = "disk_full"
 
     def __init__(self, what: str) -> None:
-        super().__init__(f"disk full: no space left to write {what}")
+        limit = " (or past this process's file-size limit, `ulimit -f`)" if size_limited() else ""
+        super().__init__(f"disk full: no space left to write {what}{limit}")
         self.what = what
 
     def data(self) -> dict[str, object]:
@@ -349,32 +351,30 @@ class ErasurePending(VaultError):
                            for s, t, e in list(self._steps(host=False))[:20]]}
 
 
-def writable(folder: str, *files: str) -> bool:
-    """Whether this process may create files in `folder` and write those of `files` in it that
-    exist (access(2): owner and mode, ACLs, a read-only mount, which refuses even root)."""
-    if not os.access(folder, os.W_OK | os.X_OK):
-        return False
-    paths = (os.path.join(folder, name) for name in files)
-    return all(os.access(p, os.W_OK) for p in paths if os.path.lexists(p))
-
-
-_FULL = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))
-_SQLITE_FULL = 13  # SQLITE_FULL: "database or disk is full"
+_FULL = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC), errno.EFBIG)
+_SQLITE_FULL, _SQLITE_IOERR = 13, 10  # "database or disk is full"; "disk I/O error"
 
 
 def is_disk_full(exc: BaseException) -> bool:
-    """Whether `exc` says the disk (or quota) is full: an OSError with ENOSPC/EDQUOT, a
-    SQLite error with SQLITE_FULL (also when SQLite only got SQLITE_IOERR writing: its message
-    then names the full disk), or DiskFull itself (the index opened read only on a full disk
-    refuses every write with it)."""
+    """Whether `exc` says the disk (or quota, or file-size limit) is full: an OSError with
+    ENOSPC/EDQUOT/EFBIG, a SQLite error with SQLITE_FULL (also when SQLite only got
+    SQLITE_IOERR writing: its message then names the full disk; any SQLITE_IOERR under a
+    file-size limit, as SQLite reports EFBIG: `_WRITE`, `_SHMSIZE`...), or DiskFull itself (the
+    index opened read only on a full disk refuses every write with it)."""
     if isinstance(exc, DiskFull):
         return True
     if isinstance(exc, OSError):
         return exc.errno in _FULL
     if isinstance(exc, sqlite3.Error):
         code = getattr(exc, "sqlite_errorcode", None)
-        return (code is not None and code & 0xFF == _SQLITE_FULL) or "disk is full" in str(exc)
+        return ((code is not None and code & 0xFF == _SQLITE_FULL) or "disk is full" in str(exc)
+                or (code is not None and code & 0xFF == _SQLITE_IOERR and size_limited()))
     return False
+
+
+def size_limited() -> bool:
+    """Whether this process may not grow a file past some size (RLIMIT_FSIZE, `ulimit -f`)."""
+    return resource.getrlimit(resource.RLIMIT_FSIZE)[0] != resource.RLIM_INFINITY
 
 
 def no_space(folder: str) -> bool:

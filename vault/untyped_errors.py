@@ -75,3 +75,12 @@ def out_of_descriptors(path: str | os.PathLike[str]) -> OSError | None:
     except OSError as exc:
         return exc if exc.errno in (errno.EMFILE, errno.ENFILE) else None
     return None
+
+
+def writable(folder: str, *files: str) -> bool:
+    """Whether this process may create files in `folder` and write those of `files` in it that
+    exist (access(2): owner and mode, ACLs, a read-only mount, which refuses even root)."""
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return False
+    paths = (os.path.join(folder, name) for name in files)
+    return all(os.access(p, os.W_OK) for p in paths if os.path.lexists(p))

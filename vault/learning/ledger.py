@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import LedgerError
+from ..errors import DiskFull, LedgerError, is_disk_full
 from ..storage.faults import operation_made
 from ..storage.linkgraph import Adjacency
 from ..untyped_errors import out_of_descriptors
@@ -90,6 +90,8 @@ class Ledger(LedgerSessions, LedgerReads):
                 conn.close()
             if exhausted is not None:  # ulimit -n: not a damaged ledger
                 raise exhausted from exc
+            if is_disk_full(exc):  # ulimit -f, whose EFBIG SQLite says as a "disk I/O error"
+                raise DiskFull(path.name) from exc
             raise LedgerError(f"{path.name}: {exc}") from exc
         stamp = stamp_of(params)
         ledger = cls(conn, clock, params, LedgerLimits() if limits is None else limits,

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from ..errors import NoteExists, PathRefused, PermissionDenied
+from ..errors import DiskFull, NoteExists, PathRefused, PermissionDenied, is_disk_full
 from . import folders
 
 CROSS_DEVICE = "on another file system than the note (a mount point): a note moves only by rename"
@@ -35,13 +35,18 @@ def refused_change(rel: str) -> Iterator[None]:
     temporary, a folder made for it, the rename, the trash) as PermissionDenied(rel, "write"):
     the note by its vault path, never the temporary's name nor a host path. A folder of the
     change removed or replaced by another program between its steps (ENOENT, ENOTDIR: the
-    temporary went with it) is PathRefused(rel, FOLDER_GONE), not a raw FileNotFoundError."""
+    temporary went with it) is PathRefused(rel, FOLDER_GONE), not a raw FileNotFoundError; no
+    room for it (ENOSPC, EDQUOT, EFBIG past `ulimit -f`) is DiskFull(rel)."""
     try:
         yield
     except PermissionError as exc:
         raise PermissionDenied(rel, "write") from exc
     except (FileNotFoundError, NotADirectoryError) as exc:
         raise PathRefused(rel, FOLDER_GONE) from exc
+    except OSError as exc:
+        if is_disk_full(exc):
+            raise DiskFull(rel) from exc
+        raise
 
 
 def _nothing() -> None:
