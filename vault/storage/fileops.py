@@ -281,11 +281,10 @@ def held_for_writing(dir_fd: int, name: str) -> bool:
 
 
 def mid_save(info: os.stat_result) -> bool:
-    """Whether a file no lease can be asked of may be an editor's save in the making: empty
-    (an in-place save truncates first), or changed less than QUIET_NS ago by the file system's
-    clock (its writes follow within that). Another user's editor holding a file it has
-    half written for longer is not seen: nothing unprivileged can see another user's open
-    files. A refusal costs a retry (EditConflict), never bytes; the clock decides only that."""
+    """Whether a file no lease can be asked of may be mid-save: empty (an in-place save truncates
+    first) or changed less than QUIET_NS ago (its writes follow within that). Another user's
+    editor holding a half-written file longer is not seen (nothing unprivileged sees another
+    user's open files); a refusal costs a retry (EditConflict), never bytes."""
     return info.st_size == 0 or info.st_mtime_ns > folders.now() - QUIET_NS
 
 
