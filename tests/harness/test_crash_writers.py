@@ -202,3 +202,31 @@ def test_a_writer_killed_after_any_operation_leaves_old_or_new_bytes(
     else:
         raise AssertionError("never finished")
     assert points >= 3, points
+
+
+def test_a_delete_killed_after_any_operation_and_run_again_leaves_one_trash_copy(
+        server: ForkServer, tmp_path: Path) -> None:
+    """`rmh delete` links the note into the trash, then removes its name: killed between the
+    two, the delete run again made a second trash entry of the same file (`d (1).md`)."""
+    template = tmp_path / "template"
+    vault(server, template, {"d.md": "# D\nDeleted.\n"})
+    before = files(template)
+    points = 0
+    for n in range(1, 50):
+        work = tmp_path / "work"
+        shutil.rmtree(work, ignore_errors=True)
+        shutil.copytree(template, work)
+        killed = rmh(server, work, ["--vault", str(work / "v"), "delete", "d"], fault_after=n)
+        if killed.returncode != -9:
+            assert killed.returncode == 0, killed.stderr
+            break
+        points += 1
+        now = files(work)
+        assert before["d.md"] in (now.get("d.md"), now.get(".rmh/trash/d.md")), n
+        if "d.md" in now:  # else deleted: the kill came after the name was removed
+            again = rmh(server, work, ["--vault", str(work / "v"), "delete", "d"])
+            assert again.returncode == 0, (n, again.stderr)
+        assert files(work) == {".rmh/trash/d.md": before["d.md"], "rmh.toml": TOML.encode()}, n
+    else:
+        raise AssertionError("never finished")
+    assert points >= 2, points
