@@ -87,8 +87,8 @@ def vault(server: ForkServer, work: Path, notes: dict[str, str]) -> None:
 
 
 CHAT = {"id": "c1", "messages": [
-    {"role": "user", "content": "Alice moved to Berlin in May."},
-    {"role": "assistant", "content": "Noted: Alice lives in Berlin."}]}
+    {"role": "user", "content": "is the kiln hot?"},
+    {"role": "assistant", "content": "yes, very."}]}
 
 
 def regenerate_vault(server: ForkServer, work: Path) -> None:
@@ -104,7 +104,7 @@ def regenerate_vault(server: ForkServer, work: Path) -> None:
 
 TRANSCRIPT = [
     {"type": "user", "sessionId": "s1", "timestamp": "2024-05-01T10:00:00Z",
-     "message": {"role": "user", "content": "Alice moved to Berlin."}},
+     "message": {"role": "user", "content": "is it hot?"}},
     {"type": "assistant", "sessionId": "s1", "timestamp": "2024-05-01T10:00:05Z",
      "message": {"role": "assistant", "content": [{"type": "text", "text": "See [[kiln]]."}]}}]
 
@@ -156,8 +156,7 @@ WRITERS = {
         whole=(("conversations/s1/s1/s1 L1.md", "conversations/s1/s1/s1 L2.md"),)),
     "exec-cell": Writer(
         lambda server, work: vault(server, work, SERVED),
-        ("exec", "-c", "write('new', '# New [[a]]')\nedit('e', 'append', text='from a cell')\n"
-         "write('d', '# D\\nRewritten.', overwrite=True)")),
+        ("exec", "-c", "write('new', '# New [[a]]')\nedit('e', 'append', text='from a cell')")),
     "serve-tools": Writer(
         lambda server, work: vault(server, work, SERVED),
         ("serve", "--no-dense"), frames(  # (`session.end`: test_crash_end_session.py)
@@ -181,6 +180,8 @@ def test_a_writer_killed_after_any_operation_leaves_old_or_new_bytes(
     writer = WRITERS[name]
     template = tmp_path / "template"
     writer.make(server, template)
+    if (template / "v" / ".rmh").is_dir():  # indexed now: the kills land in the writer's
+        rmh(server, template, ["--vault", str(template / "v"), "doctor"])  # own operations
 
     def run(work: Path, fault_after: int | None = None) -> subprocess.CompletedProcess[str]:
         args = ["--vault", str(work / "v"), *(a.replace("@W@", str(work)) for a in writer.args)]
