@@ -31,7 +31,7 @@ import stat
 import tempfile
 import time
 import tomllib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -257,11 +257,32 @@ def _drop_stale_temps(path: Path) -> None:
                     os.unlink(entry.path)
 
 
-def write_settings(path: Path, text: str) -> Path | None:
+def _copy_whole(src: Path, dst: Path, done: Callable[[], object]) -> None:
+    """Copy `src` to `dst` (a free name: the caller holds `locked`) whole or not at all: a
+    temporary beside it (one `_drop_stale_temps` removes), fsynced, then renamed. A copy made
+    in place was cut short by a crash and left a backup that was not the old file."""
+    fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(src), suffix=".tmp", dir=src.parent)
+    os.close(fd)
+    try:
+        shutil.copy2(src, tmp)
+        with open(tmp, "rb") as f:
+            os.fsync(f.fileno())
+        done()
+        os.rename(tmp, dst)
+        done()
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+
+
+def write_settings(path: Path, text: str, *, done: Callable[[], object] = lambda: None
+                   ) -> Path | None:
     """Write `text` to `path` atomically, keeping its mode; return the backup of the old
     file (None when there was none, or it already held exactly `text`). A link's target is
     written (module docstring). Call under `locked`: the temporaries a killed rmh left
-    beside it are removed first."""
+    beside it are removed first. `done` is called after each file operation (the backup's
+    temporary written, its rename, the new file's temporary written, its rename): the fault
+    injection's count (vault `operation_made`), so a crash sweep kills between any two."""
     path = settings_file(encodable(path, text))
     _drop_stale_temps(path)
     backup: Path | None = None
@@ -273,7 +294,7 @@ def write_settings(path: Path, text: str) -> Path | None:
         if path.exists():
             mode = path.stat().st_mode & 0o7777
             backup = backup_path(path)
-            shutil.copy2(path, backup)
+            _copy_whole(path, backup, done)
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=".tmp", dir=path.parent)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -282,7 +303,9 @@ def write_settings(path: Path, text: str) -> Path | None:
             os.fsync(f.fileno())
         if mode is not None:
             os.chmod(tmp, mode)
+        done()
         os.replace(tmp, path)
+        done()
     except BaseException as exc:
         for made in (Path(tmp) if tmp else None, backup):
             if made is not None:

@@ -25,7 +25,7 @@ import json
 import os
 import shlex
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +39,8 @@ from .client_config import (
     write_settings,
 )
 from .hooks import CLIENTS, EVENTS, Client
+
+Done = Callable[[], object]  # called after each file operation (vault `operation_made`)
 
 TIMEOUT_S = {"session-start": 30, "prompt": 10, "session-end": 120, "pre-compact": 120}
 
@@ -88,13 +90,13 @@ def _read(path: Path) -> dict[str, Any]:
         raise SettingsError(f"cannot read {path} as a JSON object: {exc.reason}") from None
 
 
-def _write(path: Path, doc: Mapping[str, Any]) -> None:
-    _write_text(path, json_text(doc))
+def _write(path: Path, doc: Mapping[str, Any], done: Done) -> None:
+    _write_text(path, json_text(doc), done)
 
 
-def _write_text(path: Path, text: str) -> None:
+def _write_text(path: Path, text: str, done: Done) -> None:
     try:
-        write_settings(path, text)
+        write_settings(path, text, done=done)
     except ClientConfigError as exc:
         raise SettingsError(str(exc)) from None
     except OSError as exc:
@@ -185,16 +187,16 @@ def _locked(path: Path) -> Iterator[None]:
 
 
 def install(client_name: str, scope: str, vault: Path, project: Path,
-            home: Path) -> dict[str, Any]:
+            home: Path, *, done: Done = lambda: None) -> dict[str, Any]:
     """Add rmh's four hooks to the client's settings (replacing rmh's earlier ones)."""
     client = CLIENTS[client_name]
     path = settings_path(client, scope, project, home)
     path.parent.mkdir(parents=True, exist_ok=True)
     with _locked(path):
-        return _install(client, path, vault)
+        return _install(client, path, vault, done)
 
 
-def _install(client: Client, path: Path, vault: Path) -> dict[str, Any]:
+def _install(client: Client, path: Path, vault: Path, done: Done) -> dict[str, Any]:
     doc, replaced = without_ours(_read(path), client)
     hooks = doc.setdefault("hooks", {})
     if not isinstance(hooks, dict):
@@ -207,12 +209,13 @@ def _install(client: Client, path: Path, vault: Path) -> dict[str, Any]:
         groups.append({"hooks": [{"type": "command",
                                   "command": hook_command(client, event, vault),
                                   "timeout": TIMEOUT_S[event]}]})
-    _write(path, doc)
+    _write(path, doc, done)
     return {"client": client.name, "settings": str(path), "events": dict(client.events),
             "replaced": replaced}
 
 
-def uninstall(client_name: str, scope: str, project: Path, home: Path) -> dict[str, Any]:
+def uninstall(client_name: str, scope: str, project: Path, home: Path,
+              *, done: Done = lambda: None) -> dict[str, Any]:
     """Remove rmh's hooks (and nothing else) from the client's settings: the file as it was
     before install when a backup is that (`_before_install`), else a file left empty is
     deleted (a symlink's target is left holding `{}`, the link kept), and then its folder
@@ -223,11 +226,12 @@ def uninstall(client_name: str, scope: str, project: Path, home: Path) -> dict[s
         doc, removed = without_ours(_read(path), client)
         before = _before_install(path, doc, client) if removed else None
         if before is not None:
-            _write_text(path, before)
+            _write_text(path, before, done)
         elif removed and (doc or path.is_symlink()):  # a link's target is written through
-            _write(path, doc)                          # ({}), the link kept: deleting the
+            _write(path, doc, done)                    # ({}), the link kept: deleting the
         elif removed:                                  # link left rmh's hooks in the target
             path.unlink()
+            done()
     if removed and not doc and before is None:  # and the client's folder, when install made
         # it and it is empty
         with contextlib.suppress(OSError):

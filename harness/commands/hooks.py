@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 import time
 from pathlib import Path
@@ -29,8 +30,10 @@ def cmd_install(args: argparse.Namespace) -> int:
     from harness.compose import plain_vault
     from harness.hooks_index import refresh
     from harness.hooks_install import SettingsError, install
+    from vault import operation_made
 
-    vault = load(vault=args.vault).require_vault()
+    cfg = load(vault=args.vault)
+    vault = cfg.require_vault()
     scope = "user" if args.user else "project"
     # The vault first: one that does not open (a folder that is not a vault, a read-only
     # one) fails the command before the client's settings are touched, never after.
@@ -38,7 +41,8 @@ def cmd_install(args: argparse.Namespace) -> int:
         v.sync()
         index = refresh(v)
     try:
-        doc = install(args.client, scope, vault, Path(args.project or "."), home_dir())
+        doc = install(args.client, scope, vault, Path(args.project or "."), home_dir(),
+                      done=functools.partial(operation_made, cfg.fault_after_ops))
     except SettingsError as exc:
         from .output import fail
 
@@ -51,10 +55,12 @@ def cmd_install(args: argparse.Namespace) -> int:
 
 def cmd_uninstall(args: argparse.Namespace) -> int:
     from harness.hooks_install import SettingsError, uninstall
+    from vault import operation_made
 
     scope = "user" if args.user else "project"
     try:
-        doc = uninstall(args.client, scope, Path(args.project or "."), home_dir())
+        done = functools.partial(operation_made, load(vault=args.vault).fault_after_ops)
+        doc = uninstall(args.client, scope, Path(args.project or "."), home_dir(), done=done)
     except SettingsError as exc:
         from .output import fail
 

@@ -25,6 +25,7 @@ server as the client will and checks it answers the MCP handshake and lists its 
 from __future__ import annotations
 
 import argparse
+import functools
 import shutil
 import sys
 from collections.abc import Callable
@@ -187,12 +188,13 @@ def merged(client: Client, path: Path, name: str, entry: dict[str, Any]) -> tupl
     return text, previous is not None
 
 
-def write_entry(client: Client, path: Path, name: str,
-                entry: dict[str, Any]) -> tuple[Path | None, bool]:
-    """Merge the entry into the client's file; (the backup, whether it replaced one)."""
+def write_entry(client: Client, path: Path, name: str, entry: dict[str, Any],
+                done: Callable[[], object] = lambda: None) -> tuple[Path | None, bool]:
+    """Merge the entry into the client's file; (the backup, whether it replaced one).
+    `done`: called after each file operation (`write_settings`)."""
     with locked(path):  # another rmh setup's entry is read before ours is merged in
         text, replaced = merged(client, path, name, entry)
-        return write_settings(path, text), replaced
+        return write_settings(path, text, done=done), replaced
 
 
 def cmd_setup(args: argparse.Namespace) -> int:
@@ -223,7 +225,10 @@ def cmd_setup(args: argparse.Namespace) -> int:
             sys.stdout.write(text)
     else:
         try:  # merged again: the client may have rewritten its file during the init
-            backup, replaced = write_entry(client, path, args.name, entry)
+            from vault import operation_made
+
+            backup, replaced = write_entry(client, path, args.name, entry, functools.partial(
+                operation_made, cfg.fault_after_ops))
         except ClientConfigError as exc:
             undone = "" if doc["initialised"] is None else _undo_init(root, made)
             raise CommandFailed(f"{exc}{undone}") from exc

@@ -4,10 +4,12 @@ file operation.
 A file operation is a temp file written and fsynced, a rename or link, an unlink, a folder
 fsync (storage/store.py, intents.py, the stores beside the index), and each of the two steps
 of a transaction on `learned.sqlite` (its rows written and not committed; its COMMIT:
-learning/ledger.py). One count per process, whichever part made the operation, so a sweep
-of N = 1, 2, ... kills a command at every step of its vault files and of its learned state
-alike (a forked child counts from 0 again). The harness reads N from RMH_FAULT_AFTER_OPS and
-gives it to the store and the ledger it opens; with none given, nothing is ever killed.
+learning/ledger.py), and the client settings' writes of `rmh setup` / `rmh hooks install`
+(harness/client_config.py, through the public `operation_made`). One count per process,
+whichever part made the operation, so a sweep of N = 1, 2, ... kills a command at every step
+of its vault files and of its learned state alike (a forked child counts from 0 again). The
+harness reads N from RMH_FAULT_AFTER_OPS and gives it to the store and the ledger it opens;
+with none given, nothing is ever killed.
 """
 
 from __future__ import annotations

@@ -43,6 +43,12 @@ def temp_name(name: str, kind: str) -> str:
     return f".{short}.rmh-{kind}-{os.getpid()}-{next(temp_counter)}"
 
 
+def _same_file(sfd: int, name: str, dfd: int, other: str) -> bool:
+    """Whether `other` in folder `dfd` is the very file `name` in folder `sfd` (a hard link)."""
+    a, b = lstat_at(sfd, name), lstat_at(dfd, other)
+    return a is not None and b is not None and (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
 class Removal:
     """trash, erase and move of the store `Store` is."""
 
@@ -105,7 +111,14 @@ class Removal:
                     place_no_clobber(name, os.path.basename(cand), cand, keep_src=keep,
                                      done=self.count_op, src_dir_fd=sfd, dst_dir_fd=dfd)
                 except NoteExists:
-                    continue
+                    # an entry that is this very file: an earlier `trash` of it, killed after
+                    # its link, run again; that entry holds these bytes (a second one would
+                    # be a duplicate): kept, and the note's name removed as it would have been
+                    if not _same_file(sfd, name, dfd, os.path.basename(cand)):
+                        continue
+                    if not keep:
+                        os.unlink(name, dir_fd=sfd)
+                        self.count_op()
                 fsync_fds(dfd, sfd, done=self.count_op)
                 return cand
         raise QuotaExceeded(f"trash copies of {rel}", MAX_TRASH_COPIES)
