@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from .config import LlmSection
 from .extractive import extract_answer
+from .llm_endpoint import base_url, setup_problem
+from .llm_endpoint import shown_endpoint as shown_endpoint  # harness/llm.py's
 from .llm_refusal import refused_param
 from .llm_types import LlmUnavailable, SubAnswer, SubRequest, TransientError, charge_redirect
 
@@ -38,37 +40,6 @@ DEFAULT_ENDPOINT = "https://api.openai.com/v1"
 OFFLINE_REASON = "no model configured ([llm].model or RMH_MODEL)"
 
 
-def shown_endpoint(url: str) -> str:
-    """`url` as status shows it (to the agent too): a password in it or a query, where keys
-    go (`https://user:KEY@host/v1`, `?key=KEY`), spelt `***`."""
-    from urllib.parse import urlsplit, urlunsplit
-
-    try:
-        parts = urlsplit(url)
-    except ValueError as exc:  # `http://[::1`: not shown at all, it may hold a key
-        return f"(not a URL: {exc})"  # (a ValueError traceback from status and ask before)
-    user, at, host = parts.netloc.rpartition("@")
-    if at and ":" in user:
-        user = user.split(":", 1)[0] + ":***"
-    return urlunsplit((parts.scheme, user + at + host, parts.path,
-                       "***" if parts.query else "", ""))
-
-
-def endpoint_problem(url: str) -> str:
-    """Why `url` cannot be a base URL ("" when it can): it must be http(s) with a host and a
-    port above 0 (`localhost:11434/v1` reads as scheme "localhost")."""
-    from urllib.parse import urlsplit
-
-    try:
-        base = urlsplit(url.strip())
-        ok = base.scheme.lower() in ("http", "https") and bool(base.hostname) and (
-            base.port is None or base.port > 0)
-    except ValueError:  # `http://[::1`, a port of 99999
-        ok = False
-    return "" if ok else (f"base_url {shown_endpoint(url)!r} is no http(s) URL: write it as "
-                          "http://HOST:PORT/v1")
-
-
 def describe(section: LlmSection) -> dict[str, str]:
     """The provider the broker picks for `section` (Broker.from_config), without building it:
     `rmh status` says it without importing openai, and why its calls will fail when its base
@@ -76,7 +47,8 @@ def describe(section: LlmSection) -> dict[str, str]:
     if section.model:
         endpoint = section.base_url or DEFAULT_ENDPOINT
         return {"provider": OpenAIProvider.name, "model": section.model,
-                "endpoint": shown_endpoint(endpoint), "reason": endpoint_problem(endpoint)}
+                "endpoint": shown_endpoint(base_url(endpoint)),
+                "reason": setup_problem(endpoint, section.api_key.strip())}
     return {"provider": ExtractiveProvider.name, "model": ExtractiveProvider.model,
             "endpoint": "", "reason": OFFLINE_REASON}
 
@@ -162,9 +134,9 @@ class OpenAIProvider:
         # a sub-call's timeout. Only a configured model pays it (the offline default does not).
         import openai  # noqa: F401
         self.model = section.model
-        self.endpoint = section.base_url or DEFAULT_ENDPOINT
-        self.problem = endpoint_problem(self.endpoint)  # "" or why each call will fail
+        self.endpoint = base_url(section.base_url or DEFAULT_ENDPOINT)  # as the SDK is given it
         self._key = section.api_key.strip()  # a key file's newline is no part of the key
+        self.problem = setup_problem(self.endpoint, self._key)  # "" or why each call fails
         self._section = section
         self._client: openai.AsyncOpenAI | None = None
         self._params: dict[str, Any] = {"max_tokens": section.max_tokens,
@@ -180,19 +152,9 @@ class OpenAIProvider:
 
         import openai
 
-        if any(not " " <= c < "\x7f" for c in self._key):  # else "cannot reach" (a line
-            raise LlmUnavailable(  # break) or "not a chat completion" (non-ASCII)
-                "the API key ([llm] api_key or $OPENAI_API_KEY) holds a character an HTTP "
-                "header cannot carry (a line break, a control or a non-ASCII one)")
-        if problem := endpoint_problem(self.endpoint):
+        if problem := setup_problem(self.endpoint, self._key):
             raise LlmUnavailable(problem)  # else 1 + max_retries calls, each "cannot reach"
-        base = urlsplit(self.endpoint.strip())
-        if not self._key and (base.hostname or "").lower() == "api.openai.com":  # else each
-            raise LlmUnavailable(  # attempt went out keyless: 401, or offline "cannot reach"
-                "api.openai.com needs an API key: set $OPENAI_API_KEY or [llm] api_key (or "
-                "base_url, for a local server)")
-        # the whole endpoint pasted (…/v1/chat/completions): the SDK appends that part itself
-        base = base._replace(path=base.path.rstrip("/").removesuffix("/chat/completions"))
+        base = urlsplit(self.endpoint)
         query = dict(parse_qsl(base.query))
         headers = {"api-key": self._key} if "api-version" in query and self._key else None
         try:

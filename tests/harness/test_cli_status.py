@@ -103,7 +103,8 @@ def test_status_says_which_llm_answers_rlm_call_and_ask(tmp_path: Path) -> None:
     shown = rmh("--vault", str(root), "status", "--no-dense").stdout
     assert "llm         openai m1 at http://127.0.0.1:9/v1\n" in shown  # no call is made
     (root / "rmh.toml").unlink()
-    env = {"RMH_MODEL": "m2", "OPENAI_BASE_URL": ""}  # an empty variable overrides nothing
+    env = {"RMH_MODEL": "m2", "OPENAI_BASE_URL": "",  # an empty variable overrides nothing
+           "OPENAI_API_KEY": "sk-test"}  # (no key: the reason says api.openai.com needs one)
     doc = json.loads(rmh("--vault", str(root), "status", "--no-dense", "--json", env=env).stdout)
     assert doc["llm"] == {"provider": "openai", "model": "m2", "reason": "",
                           "endpoint": "https://api.openai.com/v1"}

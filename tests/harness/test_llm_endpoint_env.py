@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness.llm_provider import shown_endpoint
+from harness.llm_endpoint import shown_endpoint
 
 ROOT = Path(__file__).resolve().parents[2]
 NOT_URLS = ("http://[::1", "http://[KEY-123", "https://h]x/v1", "http://u:KEY@[::1/v1?k=KEY")
