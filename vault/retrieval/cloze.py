@@ -10,7 +10,7 @@ note. Unlike the calibration's verbatim pseudo-queries (calibration.py), the que
 not copied in its target, so BM25 cannot win by matching the sentence itself.
 
 1. Sample: the notes in BLAKE2b(SALT, note key) order that have two or more sentences, one of
-   them of 5..40 tokens, and keep MIN_TOKENS body tokens without it; the first SAMPLE. The
+   them of 5..40 tokens, and keep MIN_TOKENS body tokens without it; the first SAMPLE (256). The
    sentence is chosen among the note's eligible ones by the same hash. No randomness.
 2. BM25 scores the query over the vault with that one note's document replaced by the note
    without the sentence (`Bm25Index.updated`: its term counts, its length, the document
@@ -21,7 +21,7 @@ not copied in its target, so BM25 cannot win by matching the sentence itself.
    better channel on this vault when it wins significantly more often: a two-sided exact sign
    test at 5 % (Dixon & Mood 1946, "The statistical sign test"), the convention of the second
    pass's Kendall test; no fitted threshold.
-4. Then the conjunctive weight is multiplied by DENSE_BETTER; otherwise (and with fewer than
+4. Then the conjunctive weight is multiplied by DENSE_BETTER (x0.5); otherwise (and with fewer than
    MIN_QUERIES queries: a vault of one-sentence notes) it stays as configured.
 
 Persisted, checked for drift and shown as calibration.py's calibrations are (method "cloze").
@@ -41,14 +41,21 @@ import numpy as np
 from ..notes.text import tokenize
 from ..storage.corpus import Corpus
 from ..storage.embeddings import EmbeddingCache
-from .calibration import CHANNELS, MIN_QUERIES, MIN_TOKENS, SAMPLE, Calibration, note_key
+from .calibration import CHANNELS, MIN_QUERIES, MIN_TOKENS, Calibration, note_key
 from .calibration import reciprocal_rank as rr
 from .encoders import Encoder, encode_cached
 from .signals.bm25 import Bm25Index, described, field_tokens, note_document
 from .signals.dense import DenseIndex, dense_scores, note_chunks
 
 SALT = b"rmh-cloze/1"
-DENSE_BETTER = 0.0  # the conjunctive multiplier where dense wins (the calibration grid's x0)
+# The calibration's 64 is too few here: on lme_turns (2,286 chat turns) four disjoint samples of
+# 64 gave p 0.28, 0.23, 0.015, 0.013 and 256 together 0.0001 (NOTES-QUAL11); each query costs
+# one BM25 index update, two embeddings and a dense scan, once per calibration (lme_turns'
+# 256 with the index build: 19 s CPU on a machine at load 20).
+SAMPLE = 256
+# the conjunctive multiplier where dense wins: the calibration grid's x0.5, chosen over its x0
+# on lme_turns and titlecorpus, the two replay sets where dense wins (NOTES-QUAL11)
+DENSE_BETTER = 0.5
 LEVEL = 0.05  # the sign test's two-sided level (the convention, not fitted)
 SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")  # calibration.py's sentence boundaries
 
