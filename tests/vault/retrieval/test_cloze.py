@@ -91,7 +91,7 @@ def test_the_pipeline_makes_it_once_shows_it_and_persists_it(tmp_path: Path) -> 
     grid = SearchEngine(replace(params, calibrate=True), encoder=enc, cache=cache,
                         scratch=str(tmp_path)).calibration(c)
     assert grid is not None and grid.method == "grid"
-    assert cal.stale(grid, c, enc.fingerprint, got.weights | {"conjunctive": 1.0},
+    assert cal.stale(grid, c, enc.fingerprint, {**got.weights, "conjunctive": 1.0},
                      "cloze") == "made by grid"
     # without the dense channel there is nothing to compare: none
     lexical = SearchEngine(params, scratch=str(tmp_path / "x"))
