@@ -63,7 +63,7 @@ def _engine(args: argparse.Namespace) -> tuple[SearchEngine, SqliteEmbeddingCach
     reranker = OnnxCrossEncoder.load(args.rerank) if args.rerank else None
     params = SearchParams(weights=_weights(args.weights), normalize=args.normalize,
                           redundancy_head=args.redundancy_head, calibrate=args.calibrate,
-                          second_pass=args.second_pass == "on")
+                          cloze=args.cloze, second_pass=args.second_pass == "on")
     return SearchEngine(params, encoder=encoder, reranker=reranker, cache=cache), cache
 
 
@@ -186,6 +186,9 @@ def register(sub: Any) -> None:
     p.add_argument("--calibrate", action="store_true",
                    help="fusion weights from each haystack's own pseudo-queries (vault "
                    "retrieval/calibration.py; default: off)")
+    p.add_argument("--cloze", action="store_true",
+                   help="the conjunctive weight from each haystack's own sentence-cloze "
+                   "queries (vault retrieval/cloze.py; default: off)")
     p.add_argument("--second-pass", choices=("on", "off"),
                    default="on" if SearchParams().second_pass else "off",
                    help="the passage pass over the top 30 (vault "

@@ -63,6 +63,7 @@ def search_params(cfg: Config) -> SearchParams:
         rrf_depth=cfg.search.rrf_depth,
         redundancy_head=cfg.search.redundancy_head,
         calibrate=cfg.search.calibrate,
+        cloze=cfg.search.cloze,
         second_pass=cfg.search.second_pass,
         max_note_units=cfg.search.max_note_units,
         beta=cfg.search.cooccurrence,

@@ -45,6 +45,7 @@ class SearchSection:
     scope: int = 5  # vault.SearchParams().scope
     prior_scale: float = 0.2  # vault.SearchParams().prior_scale
     calibrate: bool = False  # vault.SearchParams.calibrate: fusion weights from pseudo-queries
+    cloze: bool = False  # vault.SearchParams.cloze: the conjunctive weight from cloze queries
     second_pass: bool = True  # vault.SearchParams.second_pass: the passage pass over the head
     weights: Mapping[str, float] = field(default_factory=dict)
 

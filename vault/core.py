@@ -337,7 +337,7 @@ class Vault(VaultWrites):
     def calibration(self) -> str:
         """The fusion calibration search uses (retrieval/calibration.py): "off", "not made
         yet" (it is made at the first search that needs it), or what it chose and why."""
-        if not self.engine.params.calibrate:
+        if not (self.engine.params.calibrate or self.engine.params.cloze):
             return "off"
         known = self.engine.calibrator.known()
         return "not made yet" if known is None else known.describe()

@@ -19,7 +19,7 @@ README = Path(__file__).resolve().parents[2] / "README.md"
 # README sends the reader to `--help` for these benchmark commands' tuning options
 # ("`--help` lists their options"); their other options must still be named.
 HELP_ONLY = {"bench": {"--granularity", "--limit", "--ablate", "--weights", "--normalize",
-                       "--redundancy-head", "--calibrate", "--second-pass", "--rerank",
+                       "--redundancy-head", "--calibrate", "--cloze", "--second-pass", "--rerank",
                        "--cache", "--threads", "--ray-workers"},
              "bench-ask": {"--data", "--granularity", "--seed", "--dense", "--ablate", "--limit",
                            "--cache", "--threads"}}

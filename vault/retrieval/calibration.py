@@ -59,11 +59,12 @@ F64 = npt.NDArray[np.float64]
 Channels = Callable[[str], Mapping[str, F64]]  # a text -> the first-stage scores per channel
 Frequency = Callable[[Sequence[str]], list[int]]  # tokens -> notes holding each
 
-VERSION = 6  # 2: scripts without spaces tokenised as bigrams (notes/text.py), so scores moved;
+VERSION = 7  # 2: scripts without spaces tokenised as bigrams (notes/text.py), so scores moved;
 # 3: combining marks kept in their word (notes/text.py); 4: an enclosing mark ends its word,
 # Arabic and Hindi stems, a frontmatter title searched (session 32); 5: fusion by range
 # (fusion.py; a store written at 4 by either change alone is rebuilt); 6: a soft hyphen or
-# zero-width joiner inside a word keeps it one word (notes/text.py, session 33)
+# zero-width joiner inside a word keeps it one word (notes/text.py, session 33); 7: a method
+# ("grid", or "cloze": cloze.py) and its line
 FILE = "fusion-calibration.json"
 SALT = b"rmh-calibration/1"
 CHANNELS = STAGE1  # ("bm25", "dense", "conjunctive"): the channels fused by their range
@@ -102,9 +103,13 @@ class Calibration:
     sample: tuple[tuple[int, str], ...]  # (note id, key) of the sampled notes
     encoder: str  # the encoder's fingerprint ("" without one)
     configured: tuple[float, float, float]  # the configured weights it was made for
+    method: str = "grid"  # "grid" (this module) or "cloze" (cloze.py)
+    line: str = ""  # what `describe` says, when the method wrote it
 
     def describe(self) -> str:
         """One line for receipts and status."""
+        if self.line:
+            return self.line
         w = ", ".join(f"{s} {self.weights[s]:g}" for s in CHANNELS if s in self.weights)
         r = ", ".join(f"{s} {self.reliability[s]:.2f}" for s in CHANNELS
                       if s in self.reliability)
@@ -118,7 +123,8 @@ class Calibration:
                 "reliability": dict(sorted(self.reliability.items())), "mrr": self.mrr,
                 "configured_mrr": self.configured_mrr, "queries": self.queries,
                 "notes": self.notes, "sample": [list(x) for x in self.sample],
-                "encoder": self.encoder, "configured": list(self.configured)}
+                "encoder": self.encoder, "configured": list(self.configured),
+                "method": self.method, "line": self.line}
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Calibration:
@@ -128,7 +134,7 @@ class Calibration:
                    {str(k): float(v) for k, v in d["reliability"].items()}, float(d["mrr"]),
                    float(d["configured_mrr"]), int(d["queries"]), int(d["notes"]),
                    tuple((int(i), str(k)) for i, k in d["sample"]), str(d["encoder"]),
-                   _triple(d["configured"]))
+                   _triple(d["configured"]), str(d["method"]), str(d["line"]))
 
 
 def _triple(x: Sequence[Any]) -> tuple[float, float, float]:
@@ -265,9 +271,11 @@ def calibrate(corpus: Corpus, channels: Channels, df: Frequency, configured: Map
                        encoder, _triple([base[s] for s in CHANNELS]))
 
 
-def stale(cal: Calibration, corpus: Corpus, encoder: str, configured: Mapping[str, float]
-          ) -> str | None:
+def stale(cal: Calibration, corpus: Corpus, encoder: str, configured: Mapping[str, float],
+          method: str = "grid") -> str | None:
     """Why `cal` no longer fits `corpus` (module docstring, "recalibration"), or None."""
+    if cal.method != method:
+        return f"made by {cal.method}"
     if cal.encoder != encoder:
         return "another encoder"
     if cal.configured != tuple(float(configured.get(s, 1.0)) for s in CHANNELS):
@@ -350,7 +358,7 @@ class Calibrator:
         p = engine.params
         if not p.calibrate or len(corpus) == 0:
             return None
-        plain = engine.with_params(replace(p, calibrate=False))
+        plain = engine.with_params(replace(p, calibrate=False, cloze=False))
         fp = engine.encoder.fingerprint if engine.encoder is not None else ""
         conf = {s: p.weight(s) for s in CHANNELS}
         return self.get(corpus, fp, conf, lambda: calibrate(
@@ -359,14 +367,15 @@ class Calibrator:
             depth=p.rrf_depth, encoder=fp, normalize=p.normalize))
 
     def get(self, corpus: Corpus, encoder: str, configured: Mapping[str, float],
-            make: Callable[[], Calibration]) -> Calibration:
+            make: Callable[[], Calibration], method: str = "grid") -> Calibration:
         c = self.current
-        if c is not None and ((self._checked is not None and self._checked() is corpus)
-                              or stale(c, corpus, encoder, configured) is None):
+        if c is not None and c.method == method and (
+                (self._checked is not None and self._checked() is corpus)
+                or stale(c, corpus, encoder, configured, method) is None):
             self._checked = weakref.ref(corpus)
             return c
         got = load(self.folder) if self.folder is not None else None
-        if got is None or stale(got, corpus, encoder, configured) is not None:
+        if got is None or stale(got, corpus, encoder, configured, method) is not None:
             got = make()
             if self.folder is not None:
                 save(self.folder, got)

@@ -73,6 +73,7 @@ from ..storage.embeddings import EmbeddingCache
 from .asked_channel import asked_channel
 from .association import CHANNELS, association_stage
 from .calibration import Calibration, Calibrator, described
+from .cloze import Dense, cloze_calibration
 from .derived import Derived, array_bytes, build_derived, from_base, layout, update_derived
 from .encoders import Encoder, Progress
 from .fusion import by_fused, fuse, gate, top
@@ -303,8 +304,22 @@ class SearchEngine:
                       when)
 
     def calibration(self, corpus: Corpus) -> Calibration | None:
-        """The fusion calibration for `corpus` (calibration.py), None with `calibrate` off."""
-        return self.calibrator.of(self, corpus)
+        """The fusion calibration for `corpus`: calibration.py's with `calibrate` on, else
+        cloze.py's with `cloze` on and the dense and conjunctive channels both weighted,
+        else None."""
+        p, enc = self.params, self.encoder
+        if p.calibrate or not p.cloze:
+            return self.calibrator.of(self, corpus)
+        if enc is None or len(corpus) == 0 or not p.weight("dense") or not p.weight(
+                "conjunctive"):
+            return None
+        view = self._view(corpus)
+        if view.dense is None:
+            return None
+        conf = {s: p.weight(s) for s in STAGE1}
+        dense = Dense(view.dense, enc, self.cache, p.max_tokens, p.max_note_units)
+        return self.calibrator.get(corpus, enc.fingerprint, conf, lambda: cloze_calibration(
+            corpus, view.bm25, dense, conf, encoder=enc.fingerprint), "cloze")
 
     # -- the full pipeline ----------------------------------------------------------------------
 

@@ -41,6 +41,7 @@ class SearchParams:
     rrf_depth: int = RRF_DEPTH  # notes ranked per signal in fusion (0 = all)
     redundancy_head: int = 0  # the conjunctive gate's m (fusion.gate); off: cost LoCoMo recall
     calibrate: bool = False  # fusion weights from pseudo-queries (calibration.py; BENCHMARKS.md)
+    cloze: bool = False  # the conjunctive weight from the vault's cloze balance (cloze.py)
     second_pass: bool = True  # the passage pass over the head (second_pass.py)
     rerank_top_n: int = 15
     rerank_keep: int = 10
