@@ -13,7 +13,9 @@ once, which run concurrently (a race between real processes). Only the import wo
 nothing in `preload` may open a vault or start a thread (a fork copies neither safely).
 
 What a fork does not redo: the interpreter's start-up reading of the environment (PYTHONPATH,
-PYTHONHASHSEED: every child has the server's hash seed). The sweeps' promises hold for any.
+PYTHONHASHSEED: every child has the server's hash seed; the shared servers of `run_cli` and
+`run_python` are one per set of PYTHON* variables). TZ is read again (`time.tzset`) in each
+child. The sweeps' promises hold for any.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from pathlib import Path
 from types import TracebackType
 
 SERVER = r"""
-import gc, io, json, os, sys
+import gc, io, json, os, sys, time
 exec(sys.argv[1])
 proto_in, proto_out = sys.stdin.buffer, sys.stdout.buffer
 
@@ -79,6 +81,7 @@ sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stder
 del streams
 os.environ.clear()
 os.environ.update(req["env"])
+time.tzset()  # the C library's zone from this TZ, as a fresh interpreter reads it
 os.chdir(req["cwd"])
 if req["module"] is not None:
     import runpy
