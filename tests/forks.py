@@ -13,7 +13,9 @@ once, which run concurrently (a race between real processes). Only the import wo
 nothing in `preload` may open a vault or start a thread (a fork copies neither safely).
 
 What a fork does not redo: the interpreter's start-up reading of the environment (PYTHONPATH,
-PYTHONHASHSEED: every child has the server's hash seed). The sweeps' promises hold for any.
+PYTHONHASHSEED: every child has the server's hash seed; the shared servers of `run_cli` and
+`run_python` are one per set of PYTHON* variables). TZ is read again (`time.tzset`) in each
+child. The sweeps' promises hold for any.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from pathlib import Path
 from types import TracebackType
 
 SERVER = r"""
-import gc, io, json, os, sys
+import gc, io, json, os, sys, time
 exec(sys.argv[1])
 proto_in, proto_out = sys.stdin.buffer, sys.stdout.buffer
 
@@ -79,6 +81,7 @@ sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stder
 del streams
 os.environ.clear()
 os.environ.update(req["env"])
+time.tzset()  # the C library's zone from this TZ, as a fresh interpreter reads it
 os.chdir(req["cwd"])
 if req["module"] is not None:
     import runpy
@@ -231,7 +234,7 @@ def cli_env(work: Path, *, fault_after: int | None = None) -> dict[str, str]:
     return env
 
 
-_SHARED: dict[tuple[tuple[str, str], ...], ForkServer] = {}
+_SHARED: dict[tuple[str, tuple[tuple[str, str], ...]], ForkServer] = {}
 _SHARED_LOCK = threading.Lock()
 
 
@@ -251,7 +254,30 @@ def run_cli_together(commands: Sequence[Sequence[str]], *, env: Mapping[str, str
                      ) -> list[subprocess.CompletedProcess[str]]:
     """`python -m harness ARGS` for each ARGS of `commands`, all started at once and racing
     (each its own process, as `run_cli` runs one); their results in order once all ended."""
-    key = tuple(sorted((k, v) for k, v in env.items() if k.startswith("PYTHON")))
+    return _shared_run(commands, module="harness", code=None, env=env, cwd=cwd, stdin=stdin,
+                       timeout=timeout)
+
+
+def run_python(code: str, args: Sequence[str] = (), *, env: Mapping[str, str] | None = None,
+               cwd: Path | None = None, stdin: str = "", timeout: float = 300
+               ) -> subprocess.CompletedProcess[str]:
+    """`python -c CODE ARGS` as a real process, as `subprocess.run([sys.executable, "-c", CODE,
+    *ARGS], input=stdin, capture_output=True, text=True, env=env, cwd=cwd)` runs it (`env`
+    None: this process's environment; `cwd` None: its folder), from the shared server that
+    `run_cli` uses: a kill-at-every-operation sweep's child still dies by its own SIGKILL
+    (status -9) without importing numpy and the vault again for each point."""
+    (done,) = _shared_run([args], module=None, code=code,
+                          env=dict(os.environ if env is None else env),
+                          cwd=Path.cwd() if cwd is None else cwd, stdin=stdin, timeout=timeout)
+    return done
+
+
+def _shared_run(commands: Sequence[Sequence[str]], *, module: str | None, code: str | None,
+                env: Mapping[str, str], cwd: Path, stdin: str, timeout: float
+                ) -> list[subprocess.CompletedProcess[str]]:
+    """Each of `commands` in a child of the shared server for `env`'s PYTHON* variables, all
+    forked at once, or in fresh interpreters while another thread uses that server."""
+    key = (CLI_PRELOAD, tuple(sorted((k, v) for k, v in env.items() if k.startswith("PYTHON"))))
     with _SHARED_LOCK:
         server = _SHARED.get(key)
         if server is None:
@@ -259,10 +285,11 @@ def run_cli_together(commands: Sequence[Sequence[str]], *, env: Mapping[str, str
                 CLI_PRELOAD, workdir=Path(tempfile.mkdtemp(prefix="rmh-forks-")), env=env,
                 cwd=cwd)
     if not server.lock.acquire(blocking=False):
-        return _fresh_together(commands, env=env, cwd=cwd, stdin=stdin, timeout=timeout)
+        return _fresh_together(commands, module=module, code=code, env=env, cwd=cwd,
+                               stdin=stdin, timeout=timeout)
     try:
-        return server.run_together(commands, module="harness", env=env, cwd=cwd, stdin=stdin,
-                                   timeout=timeout)
+        return server.run_together(commands, module=module, code=code, env=env, cwd=cwd,
+                                   stdin=stdin, timeout=timeout)
     except (RuntimeError, subprocess.TimeoutExpired):
         with _SHARED_LOCK:  # a dead or killed server is replaced on the next call
             if _SHARED.get(key) is server:
@@ -272,10 +299,12 @@ def run_cli_together(commands: Sequence[Sequence[str]], *, env: Mapping[str, str
         server.lock.release()
 
 
-def _fresh_together(commands: Sequence[Sequence[str]], *, env: Mapping[str, str], cwd: Path,
-                    stdin: str, timeout: float) -> list[subprocess.CompletedProcess[str]]:
-    """`run_cli_together` in fresh interpreters (while another thread uses the server)."""
-    procs = [subprocess.Popen([sys.executable, "-m", "harness", *args], stdin=subprocess.PIPE,
+def _fresh_together(commands: Sequence[Sequence[str]], *, module: str | None,
+                    code: str | None, env: Mapping[str, str], cwd: Path, stdin: str,
+                    timeout: float) -> list[subprocess.CompletedProcess[str]]:
+    """`_shared_run` in fresh interpreters (while another thread uses the server)."""
+    head = ["-m", module] if module is not None else ["-c", str(code)]
+    procs = [subprocess.Popen([sys.executable, *head, *args], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               env=dict(env), cwd=cwd) for args in commands]
     done = []

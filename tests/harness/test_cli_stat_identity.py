@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
+from tests.forks import run_cli
 from vault.storage import folders
 from vault.storage.index import Index
 
@@ -20,8 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def _rmh(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("RMH_VAULT", "RMH_CONFIG")}
     env["PYTHONPATH"] = str(ROOT)
-    return subprocess.run([sys.executable, "-m", "harness", "--vault", str(root), *args],
-                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
+    return run_cli(["--vault", str(root), *args], env=env, cwd=ROOT, timeout=120)
 
 
 def _found(root: Path, word: str) -> bool:

@@ -9,6 +9,7 @@ the editor wrote is in the note or in a copy in `.rmh/trash/`."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -16,6 +17,8 @@ import time
 from pathlib import Path
 
 import pytest
+
+from tests.forks import run_cli
 
 ROUNDS = 6
 TARGETS = ("conversations/ab/ab s1.md", "conversations/ab/entities/alice.md")
@@ -55,8 +58,8 @@ def transcript(n_turns: int) -> dict[str, object]:
 def rmh(root: Path, *args: str) -> dict[str, object]:
     """The command's JSON document; {} when `--regenerate` gave up on a note that changed
     under each of its attempts (EditConflict: refused, nothing overwritten)."""
-    done = subprocess.run([sys.executable, "-m", "harness", "--vault", str(root), *args,
-                           "--json"], capture_output=True, text=True, timeout=120, check=False)
+    done = run_cli(["--vault", str(root), *args, "--json"], env=dict(os.environ), cwd=Path.cwd(),
+                   timeout=120)
     if done.returncode == 1 and "--regenerate" in args and "changed since it was read" in (
             done.stderr):
         return {}
@@ -68,8 +71,8 @@ def rmh(root: Path, *args: str) -> dict[str, object]:
 @pytest.mark.slow
 def test_an_editor_saving_while_ingest_runs_loses_no_line(tmp_path: Path) -> None:
     root, stop, log = tmp_path / "v", tmp_path / "stop", tmp_path / "editor.log"
-    subprocess.run([sys.executable, "-m", "harness", "--vault", str(root), "init"],
-                   capture_output=True, check=True, timeout=120)
+    assert run_cli(["--vault", str(root), "init"], env=dict(os.environ), cwd=Path.cwd(),
+                   timeout=120).returncode == 0
     (root / "rmh.toml").write_text('[extract]\nentities = "rules"\n', encoding="utf-8")
     conv = tmp_path / "c.json"
     conv.write_text(json.dumps(transcript(4)), encoding="utf-8")

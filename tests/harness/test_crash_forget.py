@@ -12,13 +12,12 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from tests.forks import CLI_PRELOAD, ForkServer, cli_env
+from tests.forks import CLI_PRELOAD, ForkServer, cli_env, run_cli
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,14 +29,13 @@ ERASED = ("people/Quillon.md", "projects/Marrow plan.md")
 
 def rmh(work: Path, *args: str, fault_after: int | None = None, stdin: str = "",
         server: ForkServer | None = None) -> subprocess.CompletedProcess[str]:
-    """`rmh --vault WORK/vault ARGS`: a fresh `python -m harness`, or one forked by `server`."""
+    """`rmh --vault WORK/vault ARGS`: a `python -m harness` forked by `server`, or by the
+    shared server of `tests.forks.run_cli`."""
     env = cli_env(work, fault_after=fault_after)
     if server is not None:
         return server.run(["--vault", str(work / "vault"), *args], module="harness", env=env,
                           cwd=ROOT, stdin=stdin)
-    return subprocess.run([sys.executable, "-m", "harness", "--vault", str(work / "vault"),
-                           *args], input=stdin, capture_output=True, text=True, env=env,
-                          cwd=ROOT, timeout=300)
+    return run_cli(["--vault", str(work / "vault"), *args], env=env, cwd=ROOT, stdin=stdin)
 
 
 def make_template(top: Path) -> Path:

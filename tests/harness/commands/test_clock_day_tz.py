@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+
+from tests.forks import run_cli, run_python
 
 # instants whose UTC day differs from the local day in one of the zones below
 INSTANTS = [datetime(2024, 5, 1, 23, 30, tzinfo=UTC), datetime(2024, 12, 31, 0, 15, tzinfo=UTC),
@@ -22,12 +22,13 @@ REPO = Path(__file__).resolve().parents[3]
 
 
 def rmh(vault: Path, now: float, tz: str, *argv: str) -> str:
-    """stdout of `rmh --vault VAULT ARGV` in a process whose time.time is `now`, under `tz`."""
+    """stdout of `rmh --vault VAULT ARGV` in a process whose time.time is `now`, under `tz`
+    (a real process forked from the shared server, which reads TZ again: tests/forks.py)."""
     pin = (f"import sys, time; time.time = lambda: {now!r}; "
            "from harness.entry import main; sys.exit(main(sys.argv[1:]))")
     env = {**os.environ, "TZ": tz, "PYTHONPATH": str(REPO)}
-    done = subprocess.run([sys.executable, "-c", pin, "--vault", str(vault), *argv], env=env,
-                          capture_output=True, text=True, check=True)
+    done = run_python(pin, ["--vault", str(vault), *argv], env=env, cwd=REPO)
+    assert done.returncode == 0, done.stderr
     return done.stdout
 
 
@@ -36,8 +37,9 @@ def vault(tmp_path: Path) -> Path:
     root = tmp_path / "v"
     root.mkdir()
     (root / "a.md").write_text("A note.\n", encoding="utf-8")
-    subprocess.run([sys.executable, "-m", "harness", "init", "--no-dense", str(root)],
-                   env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True, check=True)
+    done = run_cli(["init", "--no-dense", str(root)], env={**os.environ, "PYTHONPATH": str(REPO)},
+                   cwd=REPO)
+    assert done.returncode == 0, done.stderr
     return root
 
 

@@ -71,7 +71,8 @@ def test_alive_reads_only_rmh_s_own_lock_file_and_follows_no_link(tmp_path: Path
             os.close(other)
 
 
-@pytest.mark.parametrize("pid", [1, 4_194_305, os.getpid()])
+@pytest.mark.parametrize("pid", [1, 4_194_305, os.getpid()],
+                         ids=["init", "past-pid-max", "this-process"])
 def test_an_owner_in_another_pid_namespace_is_judged_by_its_lock_alone(tmp_path: Path,
                                                                        pid: int) -> None:
     """A server in its own pid namespace (a container sharing the vault, `unshare --pid`)

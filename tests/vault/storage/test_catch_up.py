@@ -11,12 +11,12 @@ import json
 import os
 import random
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.forks import run_python
 from vault.storage import catch_up, note_store, snapshot
 from vault.storage.index import Index
 from vault.storage.live import LiveIndex
@@ -265,6 +265,7 @@ import sys
 from pathlib import Path
 from vault.storage.index import Index
 from vault.storage.live import LiveIndex
+from tests.forks import run_python
 from vault.storage.store import Store
 root, n = Path(sys.argv[1]), int(sys.argv[2])
 store = Store(root, fault_after=n)
@@ -294,9 +295,8 @@ def test_killed_at_each_file_operation_a_new_process_still_matches_the_rows(
         subprocess.run(["cp", "-a", str(pristine), str(root)], check=True)
         (root / paths[2]).write_text("edited outside before the kill\n", encoding="utf-8")
         (root / paths[5]).unlink()  # and one removed: the record carries its id
-        run = subprocess.run([sys.executable, "-c", KILLED, str(root), str(n)],
-                             capture_output=True, text=True, cwd=ROOT,
-                             env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+        run = run_python(KILLED, [str(root), str(n)], cwd=ROOT,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
         if run.returncode == 0:
             total = int(run.stdout.split()[-1])
             assert total >= 5  # the note's, the splice's and the record's operations
