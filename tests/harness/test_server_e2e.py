@@ -37,6 +37,16 @@ def make_vault(root: Path) -> Path:
     return root
 
 
+def _hangup_default() -> None:
+    """SIGHUP at its default in the served child: a suite run under `nohup` inherits it ignored,
+    and `rmh serve` keeps an inherited ignore, so the SIGHUP case would stop nothing."""
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
+def _hangup_ignored() -> bool:
+    return signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+
+
 class Server:
     """`python -m harness serve` with line-oriented access to its stdout."""
 
@@ -51,7 +61,7 @@ class Server:
             [sys.executable, "-m", "harness", "--vault", str(vault), "serve",
              *([] if dense else ["--no-dense"]), "--log-level", "info", *extra],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
-            cwd=REPO, env=env,
+            cwd=REPO, env=env, preexec_fn=_hangup_default if _hangup_ignored() else None,
         )
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.stdin, self.stdout = self.proc.stdin, self.proc.stdout

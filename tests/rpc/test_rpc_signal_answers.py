@@ -45,6 +45,11 @@ async def serving_signals(methods: dict[str, Callable[..., Any]],
                           **options: Any) -> AsyncIterator[Served]:
     """The setup the tests here share; `options` go to `StdioServer`. The pipes are closed
     when the body and the server are done (the body ends by reading to EOF)."""
+    # SIGHUP's default while serving: a suite run under `nohup` inherits it ignored, and the
+    # server keeps an inherited ignore (rpc/server.py), so a test's SIGHUP would stop nothing
+    hangup = signal.getsignal(signal.SIGHUP)
+    if hangup is signal.SIG_IGN:
+        signal.signal(signal.SIGHUP, signal.SIG_DFL)
     in_r, in_w = os.pipe()
     out_r, out_w = os.pipe()
     served = Served(StdioServer(Dispatcher(methods), on_shutdown=_nothing, **options),
@@ -63,6 +68,7 @@ async def serving_signals(methods: dict[str, Callable[..., Any]],
         for fd in (in_r, in_w, out_r):
             with suppress(OSError):
                 os.close(fd)
+        signal.signal(signal.SIGHUP, hangup)
 
 
 async def read_to_eof(conn: Conn, got: list[Any], wait_s: float) -> None:
