@@ -352,15 +352,18 @@ class ErasurePending(VaultError):
 
 
 _FULL = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC), errno.EFBIG)
-_SQLITE_FULL, _SQLITE_IOERR = 13, 10  # "database or disk is full"; "disk I/O error"
+_SQLITE_FULL = 13  # "database or disk is full"
+# the "disk I/O error"s SQLite gives EFBIG as: a write, a truncate, the WAL index grown
+# (SQLITE_IOERR_WRITE, _TRUNCATE, _SHMSIZE); never a read's or a damaged file system's
+_SQLITE_EFBIG = (778, 1546, 4874)
 
 
 def is_disk_full(exc: BaseException) -> bool:
     """Whether `exc` says the disk (or quota, or file-size limit) is full: an OSError with
     ENOSPC/EDQUOT/EFBIG, a SQLite error with SQLITE_FULL (also when SQLite only got
-    SQLITE_IOERR writing: its message then names the full disk; any SQLITE_IOERR under a
-    file-size limit, as SQLite reports EFBIG: `_WRITE`, `_SHMSIZE`...), or DiskFull itself (the
-    index opened read only on a full disk refuses every write with it)."""
+    SQLITE_IOERR writing: its message then names the full disk; under a file-size limit, the
+    IOERR codes SQLite reports EFBIG as: `_SQLITE_EFBIG`), or DiskFull itself (the index
+    opened read only on a full disk refuses every write with it)."""
     if isinstance(exc, DiskFull):
         return True
     if isinstance(exc, OSError):
@@ -368,7 +371,7 @@ def is_disk_full(exc: BaseException) -> bool:
     if isinstance(exc, sqlite3.Error):
         code = getattr(exc, "sqlite_errorcode", None)
         return ((code is not None and code & 0xFF == _SQLITE_FULL) or "disk is full" in str(exc)
-                or (code is not None and code & 0xFF == _SQLITE_IOERR and size_limited()))
+                or (code in _SQLITE_EFBIG and size_limited()))
     return False
 
 

@@ -5,7 +5,7 @@ is still empty when it swaps its version in) and replaced the file, so the edito
 went into the replaced inode: the whole note was lost, the editor's save included
 (STORE9_serve_editor_race.py.txt: 2 runs of 3 reset the note). Now a guarded swap also asks
 whether another process holds the replaced file open for writing (a read lease is refused
-then: fileops.held_for_writing) and puts it back: the append is refused or retried, the
+then: leases.held_for_writing) and puts it back: the append is refused or retried, the
 editor's save lands. Real processes: the editor is a child that truncates and holds the file
 open while a real `rmh edit` runs."""
 

@@ -1,6 +1,6 @@
 """An in-place editor (truncate, then write) racing `rmh edit ... append` when rmh and the
 note's owner are two users (test_edit_inplace_editor.py is the one-user case). The read lease
-that tells rmh an editor holds the note open for writing (fileops.held_for_writing) may be
+that tells rmh an editor holds the note open for writing (leases.held_for_writing) may be
 taken only by the file's owner or with CAP_LEASE:
 
 - rmh as root (CAP_LEASE), the note and its editor another user's: the lease answers, the
@@ -8,8 +8,9 @@ taken only by the file's owner or with CAP_LEASE:
 - rmh as the unprivileged user, the note and its editor root's: no lease can be asked, so on
   main the check answered "not held", the append replaced the truncated file and the
   editor's write went into the removed inode (the note was rmh's line alone). Now such a
-  note is judged by `fileops.mid_save` (empty, or changed in the last seconds): refused, the
-  editor's save whole; a quiet note of another owner still takes the append."""
+  note is judged by `leases.mid_save` (changed in the last seconds, or emptied in the last
+  minute): refused, the editor's save whole; a quiet note of another owner still takes the
+  append, an empty one too (refused for good before REV35: Obsidian's new notes are empty)."""
 
 from __future__ import annotations
 
@@ -104,5 +105,20 @@ def test_rmh_as_root_never_replaces_a_users_note_their_editor_is_writing() -> No
                                                         timeout=120))
         _kept(done, after)
         assert os.stat(note).st_uid == _uid()  # still the user's note
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def test_unprivileged_rmh_appends_to_a_root_note_left_empty_long_ago() -> None:
+    home = unprivileged_home()
+    try:
+        vault, note = _vault(home, 0)
+        note.write_text("")  # a new note another user made and never wrote (still root's)
+        os.utime(note, ns=(10**18, 10**18))
+        args = ("--vault", str(vault))
+        assert as_user(home, *args, "init", "--no-dense").returncode == 0
+        done = as_user(home, *args, "edit", "kiln", "append", "--text", "From rmh.")
+        assert done.returncode == 0, done.stderr  # was EditConflict at every try, for good
+        assert "From rmh." in note.read_text()
     finally:
         shutil.rmtree(home, ignore_errors=True)

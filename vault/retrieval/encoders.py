@@ -42,6 +42,7 @@ import numpy.typing as npt
 from ..cancel import checkpoint
 from ..errors import ModelUnavailable
 from ..storage.embeddings import EmbeddingCache, embedding_key
+from ..storage.folders import now
 from .interrupted import model_error
 from .onnx_cache import remember, remembered
 
@@ -166,6 +167,7 @@ class MiniLmEncoder:
         tok_file = tokenizer_path or _dist_file(TOKENIZER_DIST, TOKENIZER_FILE)
         settings = f"|pool=mean|norm=l2|trunc={max_tokens}"
         try:
+            clock = now()  # before the stat: a file changed within the same tick is not settled
             stat = model.stat()
             # the fingerprint saved beside the optimized graph while the file is unchanged;
             # the bytes are then read only if that graph cannot serve (onnx_cache.session)
@@ -193,7 +195,7 @@ class MiniLmEncoder:
         self._batch = batch_size
         if model_bytes is not None:
             fp = _fingerprint(model_bytes, settings)
-            remember(graph_folder, model.resolve(), stat, settings, fp)
+            remember(graph_folder, model.resolve(), stat, settings, fp, clock)
         assert fp is not None
         self._fp, self._settings = fp, settings
 

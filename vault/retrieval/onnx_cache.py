@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from ..storage.fileops import dead_temps
+from ..storage.folders import SETTLED_NS
 from .interrupted import interruption
 
 FORMAT = 2
@@ -148,11 +149,13 @@ def remembered(folder: Path | None, model: Path, stat: os.stat_result, settings:
 
 
 def remember(folder: Path | None, model: Path, stat: os.stat_result, settings: str,
-             fingerprint: str) -> None:
+             fingerprint: str, clock: int) -> None:
     """Save `fingerprint` for `remembered` (best effort: a read-only or full disk saves none;
     written whole under a temporary name, so a reader sees the old text or the new; a killed
-    writer's temporary is removed by the next save)."""
-    if folder is None:
+    writer's temporary is removed by the next save). None while the file's change time was
+    not SETTLED_NS old at `clock` (folders.now() before `stat`): a rewrite of the same size in
+    the same clock tick would keep every stamp (folders.py's "racily clean" rule)."""
+    if folder is None or stat.st_ctime_ns >= clock - SETTLED_NS:
         return
     memo = _memo(folder, model, settings)
     tmp = memo.with_name(f"{memo.name}.{os.getpid()}.tmp")

@@ -47,7 +47,6 @@ from .anchored import folder, fsync_fds, open_dir, open_note, parts_of, remove_b
 from .faults import operation_made
 from .fileops import (
     alive,
-    held_for_writing,
     lstat_at,
     place_no_clobber,
     refused_change,
@@ -59,6 +58,7 @@ from .folder_view import Scan as Scan
 from .folder_view import Skipped as Skipped
 from .folders import MAX_NOTE_BYTES as MAX_NOTE_BYTES  # re-exported: the store's limit
 from .folders import RACY, wrap64
+from .leases import held_for_writing
 from .removal import MAX_TRASH_COPIES as MAX_TRASH_COPIES  # re-exported
 from .removal import TRASH_DIR as TRASH_DIR  # re-exported: the store's folder
 from .removal import Removal, temp_name
