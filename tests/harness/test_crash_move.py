@@ -71,7 +71,7 @@ def test_a_referrer_rewritten_before_recovery_keeps_its_text_and_gets_its_link(
     assert not list((work / ".rmh" / "intents").glob("*.json"))
 
 
-def _killed_moves(tmp_path: Path, template: Path, work: Path) -> Iterator[tuple[int, Runner]]:
+def killed_moves(tmp_path: Path, template: Path, work: Path) -> Iterator[tuple[int, Runner]]:
     """For n = 1, 2, ...: `work` a fresh copy of `template`, `rmh move OLD NEW` in it killed
     after its n-th file operation; yields n and the runner for the next commands, until a
     move runs to its end (asserted to succeed)."""
@@ -106,7 +106,7 @@ def test_a_move_killed_anywhere_then_its_referrers_saved_by_an_editor_leaves_no_
     refs = sorted(p.relative_to(template).as_posix() for p in (template / "r").glob("*.md"))
     work = tmp_path / "work"
     moves = 0
-    for n, runner in _killed_moves(tmp_path, template, work):
+    for n, runner in killed_moves(tmp_path, template, work):
         for i, rel in enumerate(refs):
             text = (work / rel).read_text(encoding="utf-8")
             _editor_saves(work / rel, f"Editor's top line {i}.\n{text}" if i % 2 else
@@ -147,7 +147,7 @@ def test_a_link_to_the_old_name_an_editor_adds_before_recovery_is_rewritten_not_
     refs = sorted(p.relative_to(template).as_posix() for p in (template / "r").glob("*.md"))
     work = tmp_path / "work"
     recoveries = 0
-    for n, runner in _killed_moves(tmp_path, template, work):
+    for n, runner in killed_moves(tmp_path, template, work):
         for rel, line in zip(refs, ADDED, strict=True):
             text = (work / rel).read_text(encoding="utf-8")
             _editor_saves(work / rel, text + (line or text.splitlines(keepends=True)[0]))
@@ -198,7 +198,7 @@ def test_a_link_to_the_old_name_an_editor_adds_to_a_note_the_plan_did_not_list_i
     assert rmh(template, "init", "--no-dense").returncode == 0
     work = tmp_path / "work"
     recoveries = 0
-    for n, runner in _killed_moves(tmp_path, template, work):
+    for n, runner in killed_moves(tmp_path, template, work):
         for rel, line in UNLISTED.items():
             _editor_saves(work / rel, (work / rel).read_text(encoding="utf-8") + line)
         doc = rmh(work, "doctor", "--json", runner=runner)

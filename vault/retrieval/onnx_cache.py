@@ -185,18 +185,12 @@ def _memo(folder: Path, model: Path, settings: str) -> Path:
     return folder / f"fingerprint-{name}"
 
 
-def session(model_bytes: bytes | Callable[[], bytes], fingerprint: str, threads: int,
-            folder: Path | None, make: Make) -> Any:
-    """A session for `model_bytes` (module docstring; a function returning them: called only
+def session(read: Callable[[], bytes], fingerprint: str, threads: int, folder: Path | None,
+            make: Make) -> Any:
+    """A session for the shipped model bytes `read` returns (module docstring; called only
     when the saved graph cannot serve). `make(model, threads, *, optimize=True,
     save_to=None, weights=...)` creates one (encoders.cpu_session); its errors for the shipped
     bytes propagate, those of the saved copy never do."""
-    if callable(model_bytes):
-        read = model_bytes
-    else:
-        def read() -> bytes:
-            assert not callable(model_bytes)  # mypy: the closure keeps the bytes
-            return model_bytes
     if folder is None:
         return make(read(), threads)
     import onnxruntime as ort

@@ -116,10 +116,10 @@ def test_the_saved_graph_does_not_swallow_an_interrupt(tmp_path: Path, where: st
         saved.mkdir()
         (saved / onnx_cache.PROBE).write_bytes(b"probe")
     with pytest.raises(KeyboardInterrupt):
-        onnx_cache.session(b"model", "fp", 1, tmp_path, make)
+        onnx_cache.session(lambda: b"model", "fp", 1, tmp_path, make)
     assert calls and all(c.get("save_to") is None or where == "save" for c in calls)
     plain = _buried([ImportError], ["cause"], False)
-    assert onnx_cache.session(b"model", "fp", 1, tmp_path,
+    assert onnx_cache.session(lambda: b"model", "fp", 1, tmp_path,
                               lambda *a, **k: _plain_after(plain, k)) == "plain session"
 
 
