@@ -91,3 +91,32 @@ def _state(work: Path, n: int, before: dict[str, bytes], after: dict[str, bytes]
     assert state != "MIXED", (n, sorted(p for p in now if now[p] != (
         after if NEW in now else before).get(p)))
     return state
+
+
+@pytest.mark.slow
+def test_a_canvas_an_editor_saves_between_a_kill_and_recovery_keeps_its_card_and_follows(
+        tmp_path: Path) -> None:
+    """Killed after each file operation; before the next process opens the vault, Obsidian
+    saves the canvas with a card of its own added (whole, by rename). Once opened: the new
+    card is kept, and every file card shows the note where it now is (no card of the old path
+    beside a moved note, nor of the new path beside an unmoved one)."""
+    template = _template(tmp_path)
+    work, moves = tmp_path / "work", 0
+    for n, runner in killed_moves(tmp_path, template, work):
+        board = work / "boards/Plan.canvas"
+        doc = json.loads(board.read_text(encoding="utf-8"))
+        doc["nodes"].append({"id": f"e{n}", "type": "text", "text": f"added at {n}"})
+        tmp = board.with_name(".Plan.canvas.swp")
+        tmp.write_text(json.dumps(doc, indent="\t"), encoding="utf-8")
+        tmp.replace(board)
+        opened = rmh(work, "doctor", "--json", runner=runner)
+        assert opened.returncode == 0, (n, opened.stderr)
+        assert json.loads(opened.stdout)["vault"]["intents"]["pending"] == [], n
+        moved = (work / NEW).exists()
+        assert moved != (work / OLD).exists(), n
+        moves += moved
+        nodes = json.loads(board.read_text(encoding="utf-8"))["nodes"]
+        assert any(x.get("id") == f"e{n}" for x in nodes), n  # the editor's card kept
+        shown = {x["file"] for x in nodes if x.get("type") == "file"} - {"a/Sib.md"}
+        assert shown == {NEW if moved else OLD}, (n, shown)
+    assert moves > 4  # killed after the intent, the rename, each rewrite: all finished
