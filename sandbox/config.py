@@ -16,6 +16,19 @@ TIER_NAMES: dict[str, str] = {"auto": "auto", "bwrap": TIER_BWRAP, "landlock": T
                               "seccomp": TIER_SECCOMP}
 
 
+# The longest deadline (seconds): a day is "never". Past ~24.8 days the host's epoll wait
+# overflows, and NaN or infinity never pass: `rmh exec --deadline nan|inf|3e6` ended in a
+# traceback (select's ValueError or OverflowError) instead of an answer (SBX11).
+MAX_DEADLINE_S = 86_400.0
+
+
+def check_deadline(seconds: float) -> bool:
+    """Whether `seconds` is a usable deadline: a number above 0 and at most MAX_DEADLINE_S
+    (False for NaN, infinities and booleans)."""
+    return (isinstance(seconds, (int, float)) and not isinstance(seconds, bool)
+            and 0 < seconds <= MAX_DEADLINE_S)
+
+
 class SandboxError(Exception):
     """The sandbox cannot run code: no usable tier, a spawn that failed, a closed sandbox."""
 
@@ -55,8 +68,9 @@ class SandboxConfig:
     max_tasks: int = 1024
 
     def __post_init__(self) -> None:
-        if self.deadline_s <= 0 or self.start_timeout_s <= 0:
-            raise ValueError("deadline_s and start_timeout_s must be positive")
+        if not check_deadline(self.deadline_s) or not check_deadline(self.start_timeout_s):
+            raise ValueError("deadline_s and start_timeout_s must be positive and at most "
+                             f"{MAX_DEADLINE_S:g} s")
         if min(self.memory_mb, self.output_cap, self.max_frame, self.scratch_mb) <= 0:
             raise ValueError("sizes must be positive")
         from .identity import resolve

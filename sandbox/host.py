@@ -25,7 +25,7 @@ from typing import Any
 
 from . import channel, context, launch, lint
 from .cancel import CancelToken
-from .config import SandboxConfig, SandboxError
+from .config import MAX_DEADLINE_S, SandboxConfig, SandboxError, check_deadline
 from .functions import HostFunction, describe, invoke
 from .hostcalls import Abandoned, HostCalls
 from .probe import choose_tier
@@ -161,9 +161,13 @@ class Sandbox:
              cancel: CancelToken | None = None) -> ExecResult:
         """Run one cell; blocking. Never raises for anything user code does. With `cancel`,
         the cell ends as `Cancelled` once the token is cancelled, whenever that happens
-        (before the cell started, it never runs)."""
+        (before the cell started, it never runs). A `deadline_s` that is not a number above 0
+        and at most MAX_DEADLINE_S (NaN, infinity) is a ValueError: the cell never runs."""
         start = time.monotonic()
         limit = self.config.deadline_s if deadline_s is None else deadline_s
+        if not check_deadline(limit):
+            raise ValueError(f"deadline_s must be above 0 and at most {MAX_DEADLINE_S:g} s, "
+                             f"not {limit!r}")
         with self._exec_lock:
             if self._closed:
                 raise SandboxError("the sandbox is closed")

@@ -69,7 +69,7 @@ class Tier:
         """What the worker installs on itself before user code (see worker_guard.install)."""
         rlimits = {"AS": config.memory_mb * _MB, "CPU": config.cpu_s,
                    "NOFILE": config.open_files, "FSIZE": config.scratch_mb * _MB, "CORE": 0,
-                   "SIGPENDING": PENDING_SIGNALS}
+                   "MEMLOCK": 0, "SIGPENDING": PENDING_SIGNALS}
         plan: dict[str, Any] = {"rlimits": rlimits, "drop_caps": self.sandboxed,
                                 "max_tasks": config.max_tasks, **self.plan(config)}
         if self.sandboxed and seccomp_bpf is not None:

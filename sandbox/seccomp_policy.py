@@ -9,8 +9,9 @@ host-function stubs, threads, the stdlib modules the cells import), then trimmed
 REPL needs: each allowed syscall has one line below saying why. Nothing changes a file's
 metadata (no chmod, chown, utime*, xattr: Landlock has no hook for those), takes a lock
 (flock, F_SETLK*: the vault's lock file must never wait on a worker) or acts on any process
-but the worker, or makes a pipe (its buffer pages count against the uid's share of
-fs.pipe-user-pages-soft, shared with every process of that uid: see `NEVER`); the whole suite
+but the worker, or makes a pipe or an epoll watch (the kernel charges both to the uid's
+share, fs.pipe-user-pages-soft and fs.epoll.max_user_watches, which every process of that uid
+shares: see `NEVER`); the whole suite
 runs with this filter on every tier.
 
 Arguments are constrained where the kernel lets a filter see them (seccomp(2) sees only
@@ -116,10 +117,6 @@ ALLOWED: dict[str, str] = {
     "pselect6": "select.select on newer glibc",
     "poll": "select.poll",
     "ppoll": "select.poll on newer glibc",
-    "epoll_create1": "selectors.DefaultSelector",
-    "epoll_ctl": "selectors.DefaultSelector",
-    "epoll_wait": "selectors.DefaultSelector",
-    "epoll_pwait": "selectors.DefaultSelector on newer glibc",
     "rt_sigaction": "signal.signal (its own handlers)",
     "rt_sigprocmask": "signal.pthread_sigmask, thread start",
     "rt_sigreturn": "return from its own signal handlers",
@@ -248,6 +245,13 @@ NEVER: tuple[str, ...] = (
     # pipes were 2,000 pages, nine sessions' shrank every other pipe of the uid (root's
     # rmh-sandbox machine-wide, or every process of an unprivileged user) to 8 KiB
     "pipe", "pipe2",
+    # epoll: each watch is charged to the creator's real uid (fs.epoll.max_user_watches,
+    # 4% of RAM's worth, any user namespace); a cell's watchers x leaf epolls x re-pointed
+    # descriptors held 81**3 = 531,441 at the default open_files (~70 MB of kernel memory
+    # outside RLIMIT_AS), so 11 sessions left every process of the uid ENOSPC (SBX11);
+    # selectors.DefaultSelector falls back to poll when epoll is refused
+    "epoll_create", "epoll_create1", "epoll_ctl", "epoll_ctl_old", "epoll_wait",
+    "epoll_wait_old", "epoll_pwait", "epoll_pwait2",
     # metadata of files: Landlock has no hook for it, and the worker owns nothing it needs
     # to change (a chmod or utime of a host file, or chmod 000 of VAULT/.rmh, was an escape)
     "chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "fchown", "lchown", "fchownat",

@@ -26,6 +26,7 @@ from typing import Any
 
 from harness.compose import open_vault
 from harness.config import Config, load
+from harness.config_schema import MAX_S
 from harness.extraction import configured
 from harness.llm import Broker
 from harness.rlm_tools import RlmTools
@@ -177,10 +178,22 @@ def cmd_repl(args: argparse.Namespace) -> int:
     return 0
 
 
+def _seconds(text: str) -> float:
+    """--deadline: a number of seconds above 0 and at most a day ([sandbox] deadline_s's
+    bound); NaN, infinity and 3e6 (past the host's epoll wait) ended in a traceback (SBX11)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 < value <= MAX_S:
+        raise argparse.ArgumentTypeError(f"must be above 0 and at most {MAX_S:g} s, not {text}")
+    return value
+
+
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--unsafe-no-sandbox", action="store_true",
                    help="run even where no sandbox tier works (rlimits only: NOT isolated)")
-    p.add_argument("--deadline", type=float, default=None, metavar="S",
+    p.add_argument("--deadline", type=_seconds, default=None, metavar="S",
                    help="wall-clock limit per cell in seconds (default: [sandbox] deadline_s)")
     p.add_argument("--no-dense", action="store_true", help="do not load the embedding model")
     p.add_argument("--tier", choices=sorted(TIER_NAMES), default=None,

@@ -74,7 +74,7 @@ def sandbox_config(cfg: Config, *, tier: str | None = None, deadline_s: float | 
 def _sandbox_config(section: SandboxSection, tier: str | None, deadline_s: float | None,
                     unsafe: bool, secret: bool) -> SandboxConfig:
     return SandboxConfig(
-        deadline_s=deadline_s or section.deadline_s,
+        deadline_s=section.deadline_s if deadline_s is None else deadline_s,
         memory_mb=section.memory_mb,
         output_cap=section.output_cap,
         unsafe_no_sandbox=section.unsafe_no_sandbox or unsafe,

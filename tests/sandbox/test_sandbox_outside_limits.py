@@ -5,6 +5,7 @@ mount. Per real tier, lint off, the escape suite's invariants checked by `run_at
 from __future__ import annotations
 
 import ast
+import errno
 import os
 
 from sandbox import TIER_BWRAP, TIER_SECCOMP, SandboxConfig
@@ -150,3 +151,25 @@ def test_the_worker_is_not_dumpable(host: Host) -> None:
     res = run_attack(host, "import ctypes\nctypes.CDLL(None).prctl(3, 0, 0, 0, 0)")
     assert res.ok and res.value == "0", res.to_json()  # PR_GET_DUMPABLE
     assert "nodump" in host.sb.guards
+
+
+_LOCK = """
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                      ctypes.c_long]
+# PROT_READ|PROT_WRITE; MAP_PRIVATE|MAP_ANONYMOUS|MAP_LOCKED|MAP_POPULATE; 1 MiB
+addr = libc.mmap(None, 1 << 20, 3, 0x22 | 0x2000 | 0x8000, -1, 0)
+(addr not in (None, ctypes.c_void_p(-1).value), ctypes.get_errno())
+"""
+
+
+def test_a_cell_locks_no_memory(host: Host) -> None:
+    """RLIMIT_MEMLOCK is 0 in the worker (SBX11): a cell's mmap(MAP_LOCKED) pinned RAM against
+    reclaim up to the supervisor's limit (8 MiB here; all of memory_mb under a supervisor run
+    with LimitMEMLOCK=infinity), on main 1 MiB at once."""
+    res = run_attack(host, _LOCK)
+    assert res.ok and res.value is not None, res.to_json()
+    locked, err = ast.literal_eval(res.value)
+    assert not locked and err in (errno.EPERM, errno.EAGAIN), (host.tier, res.value)

@@ -22,6 +22,15 @@ default open_files, 2,000 pages; nine sessions of one uid (root's rmh-sandbox on
 machine; an unprivileged user's every process) then shrank every other pipe of the uid to
 8 KiB, a cross-session channel and 8 MB of kernel memory outside RLIMIT_AS per worker. The
 filter now refuses pipe and pipe2.
+
+Epoll watches (SBX11, session 36): the kernel charges each to its creator's real uid, whatever
+user namespace it is in, up to fs.epoll.max_user_watches (4% of RAM's worth: 5,491,645 on a
+23 GB host). A watch lives while its file is open anywhere, so a cell of E watcher epolls, H
+leaf epolls and S descriptors re-pointed at each leaf in turn held E * H * S of them: 81**3 =
+531,441 at the default open_files (~70 MB of slab outside RLIMIT_AS), and eleven sessions of
+one uid left every process of it (root's rmh-sandbox on the whole machine; an unprivileged
+user's every process) unable to add a watch (ENOSPC). The filter now refuses epoll;
+selectors.DefaultSelector falls back to poll.
 """
 
 from __future__ import annotations
@@ -208,3 +217,48 @@ def test_pipes_held_in_one_sandbox_leave_another_its_pipe_size(host: Host) -> No
     assert alone.ok and beside.ok, (alone.to_json(), beside.to_json())
     assert (beside.value, host_beside) == (alone.value, host_alone), (
         host.tier, f"the holder made {held.value} pipes")
+
+
+HOLD_WATCHES = """
+import os, select
+# watchers x leaves x slots: a slot's descriptor is pointed at each leaf in turn (dup2) and
+# registered in every watcher; a watch stays while its file is open, so it outlives the slot
+side = 20
+watches, err = 0, None
+try:
+    watchers = [select.epoll() for _ in range(side)]
+    leaves = [select.epoll() for _ in range(side)]
+    slots = [os.dup(1) for _ in range(side)]
+    for leaf in leaves:
+        for slot in slots:
+            os.dup2(leaf.fileno(), slot)
+            for watcher in watchers:
+                watcher.register(slot, select.EPOLLIN)
+                watches += 1
+except OSError as exc:
+    err = exc.errno
+HELD = (watchers, leaves) if err is None else None
+(watches, err)
+"""
+
+SELECTOR = """
+import selectors
+with selectors.DefaultSelector() as sel:
+    sel.register(1, selectors.EVENT_WRITE)
+    ready = [(key.fd, events) for key, events in sel.select(5)]
+(type(sel).__name__, ready)
+"""
+
+
+def test_a_cell_holds_no_epoll_watch_of_its_uid(host: Host) -> None:
+    """Epoll watches are the uid's (fs.epoll.max_user_watches, shared by every process of
+    that uid): a cell gets none (EPERM), and `selectors.DefaultSelector` still works (poll).
+    On main a cell held 8,000 here (20**3), 531,441 with every descriptor it has."""
+    held = host.sb.exec(HOLD_WATCHES, deadline_s=30)
+    assert held.ok and held.value is not None, held.to_json()
+    watches, err = ast.literal_eval(held.value)
+    assert (watches, err) == (0, 1), (host.tier, held.value)
+    picked = host.sb.exec(SELECTOR, deadline_s=30)
+    assert picked.ok and picked.value is not None, picked.to_json()
+    name, ready = ast.literal_eval(picked.value)
+    assert name != "EpollSelector" and ready == [(1, 2)], (host.tier, picked.value)
