@@ -29,6 +29,8 @@ on - off for related and unrelated questions. Then `rmh learning --json` gives
 number equals its replay.
 
 Run:  python -m bench.bench_learning --conversations 2 --json out.json
+      (`--ask-twice`: the agent then asks each related held-out question once and all are
+      evaluated again, `*_second`; `--pages`: answer notes left out of the ranking; NOTES-LRN20)
 """
 
 from __future__ import annotations

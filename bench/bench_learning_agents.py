@@ -35,6 +35,9 @@ Run:  python -m bench.bench_learning_agents --json out.json
       (`--vault DIR --questions FILE`: a real vault and its own questions instead of the
       generated ones, bench/external_vault.py; e.g. the Obsidian help vault with
       bench/data/obsidian_help_questions.json, NOTES-LRN17.md)
+      (`--ask-twice`: the agent then asks each related question once in its held-out wording,
+      and all are evaluated again, `*_second`; `--pages`: the gold ranked among the vault's own
+      notes, the agents' answer notes left out; NOTES-LRN20.md)
 """
 
 from __future__ import annotations
