@@ -29,6 +29,8 @@ on - off for related and unrelated questions. Then `rmh learning --json` gives
 number equals its replay.
 
 Run:  python -m bench.bench_learning --conversations 2 --json out.json
+      (`--ask-twice`: the agent then asks each related held-out question once and all are
+      evaluated again, `*_second`; `--pages`: answer notes left out of the ranking; NOTES-LRN20)
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ from vault import LEARNING_VERSION, LearningParams
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / ".." / "shared" / "data" / "locomo" / "locomo10.json"
 SERVE_FLAGS = ["--no-dense"]  # `--dense`: [] (the MiniLM channel, and the asked channel's encoder)
+PAGES: list[bool] = []  # `--pages`: [True], the gold ranked among the conversation's own notes
 
 
 def write_vault(hay: Haystack, root: Path) -> dict[int, str]:
@@ -142,16 +145,21 @@ async def evaluate(root: Path, questions: list[Question], where: dict[int, str],
     same day as the live clock: module docstring)."""
     on: list[float] = []
     off: list[float] = []
+    k = 40 if PAGES else 10
+
+    def top(hits: list[dict[str, Any]]) -> list[str]:  # PAGES: the agent's answers left out
+        return [h["note"] for h in hits if not (bool(PAGES) and h["note"].startswith("answers/"))]
+
     async with stdio_client(server(root)) as (rx, tx), ClientSession(rx, tx) as s:
         await s.initialize()
         for q in questions:
             evidence = {where[p] for p in q.evidence}
-            live = payload(await s.call_tool("search", {"query": q.text, "k": 10,
+            live = payload(await s.call_tool("search", {"query": q.text, "k": k,
                                                         "learn": False}))
-            none = payload(await s.call_tool("search", {"query": q.text, "k": 10,
+            none = payload(await s.call_tool("search", {"query": q.text, "k": k,
                                                         "as_of": before}))
-            on.append(rr([h["note"] for h in live["hits"]], evidence))
-            off.append(rr([h["note"] for h in none["hits"]], evidence))
+            on.append(rr(top(live["hits"]), evidence))
+            off.append(rr(top(none["hits"]), evidence))
     return on, off
 
 
@@ -195,6 +203,14 @@ def run_conversation(hay: Haystack, args: argparse.Namespace, tmp: Path) -> dict
     train_s = time.time() - t0
     rel_on, rel_off = anyio.run(evaluate, root, related, where, t0)
     unr_on, unr_off = anyio.run(evaluate, root, unrelated, where, t0)
+    again: dict[str, Any] = {}
+    if args.ask_twice:  # the agent asked each related held-out question once (NOTES-LRN20.md)
+        asked = list(enumerate(related, start=len(numbered)))
+        for start in range(0, len(asked), args.per_session):
+            anyio.run(train_session, root, asked[start:start + args.per_session], where, rng,
+                      args.link_p)
+        again = {"related_second": anyio.run(evaluate, root, related, where, t0),
+                 "unrelated_second": anyio.run(evaluate, root, unrelated, where, t0)}
     audit = rmh(root, "learning")
     replay = rmh(root, "replay", "--check")
     print(f"{hay.name}: {counts} in {train_s:.0f} s; related {len(related)}, "
@@ -205,7 +221,7 @@ def run_conversation(hay: Haystack, args: argparse.Namespace, tmp: Path) -> dict
             "use_rate_q_pearson": audit["use_rate_q_pearson"],
             "rewards": audit["rewards"], "sessions": audit["sessions"],
             "replay_matches": bool(audit["replay_matches"]) and bool(replay["matched"]),
-            "missing_rows": audit["missing_rows"]}
+            "missing_rows": audit["missing_rows"], **again}
 
 
 def summary(runs: list[dict[str, Any]], key: str, per_question: bool = False) -> dict[str, Any]:
@@ -239,8 +255,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="build the vaults in this (new) folder and keep them (NOTES-L6.md)")
     ap.add_argument("--dense", action="store_true",
                     help="serve with the dense channel (MiniLM; needed by weights.asked)")
+    ap.add_argument("--pages", action="store_true",
+                    help="rank the evidence among the conversation's notes (answers/ left out)")
+    ap.add_argument("--ask-twice", action="store_true",
+                    help="after the first evaluation the agent is asked each related held-out "
+                         "question once, then all are evaluated again (`_second`)")
     args = ap.parse_args(argv)
     SERVE_FLAGS[:] = [] if args.dense else ["--no-dense"]
+    PAGES[:] = [True] if args.pages else []
     runs = []
     with tempfile.TemporaryDirectory() as tmp:
         where = Path(tmp) if args.keep is None else args.keep
@@ -262,6 +284,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                                                  "sessions", "rewards", "replay_matches",
                                                  "missing_rows")} for r in runs],
         "replay_matches": all(r["replay_matches"] for r in runs),
+        **({key: summary(runs, key, args.per_question)
+            for key in ("related_second", "unrelated_second")} if args.ask_twice else {}),
     }
     text = json.dumps(report, indent=2, sort_keys=True)
     if args.json is not None:

@@ -35,6 +35,9 @@ Run:  python -m bench.bench_learning_agents --json out.json
       (`--vault DIR --questions FILE`: a real vault and its own questions instead of the
       generated ones, bench/external_vault.py; e.g. the Obsidian help vault with
       bench/data/obsidian_help_questions.json, NOTES-LRN17.md)
+      (`--ask-twice`: the agent then asks each related question once in its held-out wording,
+      and all are evaluated again, `*_second`; `--pages`: the gold ranked among the vault's own
+      notes, the agents' answer notes left out; NOTES-LRN20.md)
 """
 
 from __future__ import annotations
@@ -155,21 +158,32 @@ def train(v: Vault, ledger: Ledger, agent: str, work: list[tuple[int, Question]]
     return counts
 
 
+def held_out(v: Vault, text: str, wording: str = "templates",
+             reword: Callable[[str], str] | None = None) -> str:
+    """A question's held-out wording: `reword`'s (an external vault's questions), else
+    bench/knowledge_paraphrase.py's ("described"), else the templates'."""
+    return (reword(text) if reword is not None
+            else described(text, v.corpus(), paraphrase) if wording == "described"
+            else paraphrase(text))
+
+
 def evaluate(v: Vault, questions: list[Question], where: dict[int, str],
-             wording: str = "templates", reword: Callable[[str], str] | None = None
-             ) -> dict[str, list[float]]:
-    """`wording` "described": the held-out wording of bench/knowledge_paraphrase.py;
-    `reword` (an external vault's questions): the held-out wording it gives instead."""
+             wording: str = "templates", reword: Callable[[str], str] | None = None,
+             pages: bool = False) -> dict[str, list[float]]:
+    """Each question searched in its held-out wording (`held_out`), live and learning-free;
+    `pages`: ranked among the vault's own notes, the agents' answer notes left out."""
     out: dict[str, list[float]] = {"mrr_on": [], "mrr_off": [], "r5_on": [], "r5_off": []}
-    corpus = v.corpus()
+    k = 40 if pages else 10
+
+    def top(hits: Sequence[Any]) -> list[str]:
+        return [h.note for h in hits if not (pages and h.note.startswith("answers/"))][:10]
+
     for q in questions:
         evidence = {where[p] for p in q.evidence}
-        text = (reword(q.text) if reword is not None
-                else described(q.text, corpus, paraphrase) if wording == "described"
-                else paraphrase(q.text))
-        live = [h.note for h in v.search(text, k=10, learn=False).hits]
+        text = held_out(v, q.text, wording, reword)
+        live = top(v.search(text, k=k, learn=False).hits)
         # the live clock's day, as the live search's (bench_learning.py: dates a question names)
-        none = [h.note for h in v.search(text, k=10, as_of=0.0, now=v.today()).hits]
+        none = top(v.search(text, k=k, as_of=0.0, now=v.today()).hits)
         out["mrr_on"].append(rr(live, evidence))
         out["mrr_off"].append(rr(none, evidence))
         out["r5_on"].append(recall5(live, evidence))
@@ -184,6 +198,15 @@ def summary(m: dict[str, list[float]], per_question: bool = False) -> dict[str, 
             "mrr_lift": paired_bootstrap(m["mrr_on"], m["mrr_off"], draws=10_000),
             "recall5_off": float(np.mean(m["r5_off"])) if m["r5_off"] else None,
             "recall5_lift": paired_bootstrap(m["r5_on"], m["r5_off"], draws=10_000)}
+
+
+def second_vs_first(second: dict[str, list[float]], first: dict[str, list[float]]
+                    ) -> dict[str, Any]:
+    """The learned MRR lift at the second asking minus that at the first, paired per
+    question (the learning-free MRR can differ: the citing agent's answer notes are new)."""
+    lift2 = [a - b for a, b in zip(second["mrr_on"], second["mrr_off"], strict=True)]
+    lift1 = [a - b for a, b in zip(first["mrr_on"], first["mrr_off"], strict=True)]
+    return {"mrr_lift": paired_bootstrap(lift2, lift1, draws=10_000)}
 
 
 def search_params(args: argparse.Namespace) -> SearchParams:
@@ -248,8 +271,27 @@ def run_agent(agent: str, args: argparse.Namespace, tmp: Path) -> dict[str, Any]
                 counts[key] += value
             counts["sessions"] += 1
         train_s = time.time() - t0
-        rel = evaluate(v, related, where, args.paraphrases, reword)
-        unr = evaluate(v, unrelated, where, args.paraphrases, reword)
+        rel = evaluate(v, related, where, args.paraphrases, reword, args.pages)
+        unr = evaluate(v, unrelated, where, args.paraphrases, reword, args.pages)
+        again: dict[str, Any] = {}
+        again_counts: dict[str, int] = {}
+        if args.ask_twice:  # the agent asked each related question once, in its held-out
+            # wording, then every held-out question evaluated again (NOTES-LRN20.md)
+            asked = [(len(numbered) + i, replace(q, text=held_out(v, q.text, args.paraphrases,
+                                                                   reword)))
+                     for i, q in enumerate(related)]
+            for start in range(0, len(asked), args.per_session):
+                got = train(v, ledger, agent, asked[start:start + args.per_session], where,
+                            f"{agent}-again-{start}")
+                for key, value in got.items():
+                    again_counts[key] = again_counts.get(key, 0) + value
+            rel2 = evaluate(v, related, where, args.paraphrases, reword, args.pages)
+            unr2 = evaluate(v, unrelated, where, args.paraphrases, reword, args.pages)
+            again = {"counts_second": again_counts,
+                     "related_second": summary(rel2, args.per_question),
+                     "unrelated_second": summary(unr2, args.per_question),
+                     "related_second_vs_first": second_vs_first(rel2, rel),
+                     "unrelated_second_vs_first": second_vs_first(unr2, unr)}
         audit = ledger.health(v.corpus().ids, time.time())
         replay = ledger.replay() == ledger.state
     print(f"{agent}: {counts} in {train_s:.0f} s; related {len(related)}, unrelated "
@@ -259,7 +301,7 @@ def run_agent(agent: str, args: argparse.Namespace, tmp: Path) -> dict[str, Any]
             "unrelated": summary(unr, args.per_question),
             "exposure_q_pearson": audit["exposure_q_pearson"],
             "use_rate_q_pearson": audit["use_rate_q_pearson"], "q": audit["q"],
-            "rewards": audit["rewards"], "replay_matches": replay}
+            "rewards": audit["rewards"], "replay_matches": replay, **again}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -302,6 +344,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--questions", type=Path, default=None,
                     help="the --vault's questions (JSON, bench/external_vault.py); "
                          "--train, --unrelated, --vault-seed and --paraphrases do not apply")
+    ap.add_argument("--ask-twice", action="store_true",
+                    help="after the first evaluation the agent is asked each related question "
+                         "in its held-out wording, then all are evaluated again (`_second`)")
+    ap.add_argument("--pages", action="store_true",
+                    help="rank the gold among the vault's own notes (answers/ left out)")
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--config", type=Path, default=None,
                     help="an rmh.toml whose [search] section ranks (e.g. prior_scale)")

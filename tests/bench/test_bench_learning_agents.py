@@ -113,3 +113,27 @@ def test_an_external_vault_refuses_questions_it_cannot_answer(tmp_path: Path) ->
         "How can I insert a reusable snippet?")
     with pytest.raises(SystemExit):
         main(["--vault", str(vault)])  # --questions missing
+
+
+def test_ask_twice_has_the_agent_ask_each_rewording_then_evaluates_again(tmp_path: Path) -> None:
+    vault, questions = tiny_vault(tmp_path)
+    runs = {}
+    for pages in (False, True):
+        out = tmp_path / f"run{pages}.json"
+        assert main(["--vault", str(vault), "--questions", str(questions), "--agents", "cites",
+                     "--repeats", "1", "--per-session", "2", "--per-question", "--ask-twice",
+                     *(["--pages"] if pages else []), "--json", str(out)]) == 0
+        runs[pages] = json.loads(out.read_text(encoding="utf-8"))["agents"][0]
+    run = runs[False]
+    # the two rewordings asked once more, in one session; r1's gold found, read and cited
+    assert run["counts"]["searches"] == 2 and run["counts_second"]["searches"] == 2
+    assert run["counts_second"]["writes"] >= 1
+    assert (run["related_second"]["n"], run["unrelated_second"]["n"]) == (2, 1)
+    assert set(run["related_second_vs_first"]["mrr_lift"]) == {"mean", "lo", "hi"}
+    # learning-free, r1's answer note (the rewording word for word) ranks above its gold page
+    # (r0's gold is never found: 0); ranked among the vault's own pages (`--pages`) it is first
+    assert run["related_second"]["mrr_off"] == 0.25
+    assert runs[True]["related_second"]["mrr_off"] == 0.5
+    # the gold page's use for the rewording lifts it back above the answer note
+    assert run["related_second"]["on"] == [0.0, 1.0]
+    assert run["replay_matches"] is True and runs[True]["replay_matches"] is True
