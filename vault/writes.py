@@ -7,7 +7,7 @@ written to the intent journal first (storage/intents.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from functools import partial
@@ -55,11 +55,14 @@ class VaultWrites(VaultParts):
             yield
 
     @contextmanager
-    def journalled(self, notes: Sequence[tuple[str, str]]) -> Iterator[None]:
+    def journalled(self, notes: Sequence[tuple[str, str]],
+                   trash: Collection[str] = ()) -> Iterator[None]:
         """Writes of several notes ((vault path ending in .md, text)), made by the block with
         `write`, as one operation: journalled first, so a kill inside leaves the rest to the
-        next open (storage/intents.py). Holds the write lock throughout."""
-        if len(notes) < 2:
+        next open (storage/intents.py). Holds the write lock throughout. The notes at paths
+        `trash` are put in the trash by the block first (`trash_copy`); the next open makes
+        the copies the block did not (a note's copy and its write: both or neither)."""
+        if len(notes) < 2 and not trash:
             yield
             return
         for path, text in notes:  # refused before any write: the store would refuse it midway,
@@ -67,7 +70,8 @@ class VaultWrites(VaultParts):
         with self.store.lock.held():
             journal = Journal(self.store)
             planned = [(self._new_path(p), text) for p, text in notes]
-            intent = WritesIntent.plan(self.store, planned)
+            intent = WritesIntent.plan(self.store, planned, {
+                self._new_path(p) for p, _ in notes if p in trash})
             name = journal.record(intent)
             try:
                 yield

@@ -148,7 +148,9 @@ WRITERS = {
         outside=("proj/.claude/*",), seen_both=("../proj/.claude/settings.json",)),
     "ingest-regenerate": Writer(
         regenerate_vault, ("ingest", "@W@/chat.json", "--regenerate"),
-        whole=(("conversations/c1/c1/c1 m1.md", "conversations/c1/c1/c1 m2.md"),), again=True),
+        whole=(("conversations/c1/c1/c1 m1.md", "conversations/c1/c1/c1 m2.md",  # and their
+                ".rmh/trash/conversations/c1/c1/c1 m1.md",  # trash copies (FIX36: a kill left
+                ".rmh/trash/conversations/c1/c1/c1 m2.md"),), again=True),  # them alone)
     "hook-session-end": Writer(
         hook_vault, ("hook", "session-end"),
         json.dumps({"session_id": "s1", "transcript_path": "@W@/t.jsonl",
