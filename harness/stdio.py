@@ -142,9 +142,10 @@ def install(encoding: object = None) -> None:
     old = sys.stdout
     line_buffering = bool(getattr(old, "line_buffering", False))
     raw = _Output(STDOUT, closed_at_start=closed[STDOUT])
-    wrapper = Guarded if raw.isatty() else io.TextIOWrapper
-    sys.stdout = wrapper(io.BufferedWriter(raw), encoding=_usable(encoding, old),
-                         errors="backslashreplace", line_buffering=line_buffering)
+    kind = Guarded if raw.isatty() else io.TextIOWrapper  # a terminal: harness/terminal.py
+    sys.stdout = kind(io.BufferedWriter(raw),  # type: ignore[type-var]
+                      encoding=_usable(encoding, old), errors="backslashreplace",
+                      line_buffering=line_buffering)
 
 
 def _usable(encoding: object, stream: object) -> str:
