@@ -16,7 +16,7 @@ def _reached(text: str) -> list[str]:
 
 def _guarded() -> tuple[Guarded, io.BytesIO]:
     raw = io.BytesIO()
-    return Guarded(raw, encoding="utf-8", write_through=True), raw  # type: ignore[arg-type]
+    return Guarded(raw, encoding="utf-8", write_through=True), raw
 
 
 def test_the_guard_keeps_a_crlf_that_print_splits_and_escapes_a_lone_cr() -> None:
