@@ -42,6 +42,7 @@ from vault import (
     is_disk_full,
     no_space,
     open_read_only_ledger,
+    operation_made,
     writable,
 )
 
@@ -215,7 +216,8 @@ def open_vault(
     with _hooks_forget_pending(root):  # a killed `rmh forget`: the hooks' files too
         return (Vault.init if create else Vault.open)(
             root, engine=engine, usage=usage, fault_after=cfg.fault_after_ops,
-            own_files=functools.partial(own_files, root), retry_at_rest=retry_at_rest)
+            own_files=functools.partial(own_files, root, fault_after=cfg.fault_after_ops),
+            retry_at_rest=retry_at_rest)
 
 
 @contextlib.contextmanager
@@ -231,12 +233,14 @@ def _hooks_forget_pending(root: Path) -> Iterator[None]:
         raise
 
 
-def own_files(root: Path, needles: Sequence[str]) -> bool:
+def own_files(root: Path, needles: Sequence[str], fault_after: int | None = None) -> bool:
     """Erasure in the shell's own files, which the vault does not know (`rmh forget`, and an
     open finishing a killed one: `Vault.open(own_files=...)`): the hooks' index and journal,
-    and the LLM entity cache. True when there was a hooks' index (the caller rebuilds it)."""
-    had = hooks_index.forget(root, needles)
-    llm_entities.forget(root, needles)
+    and the LLM entity cache. True when there was a hooks' index (the caller rebuilds it).
+    Each file operation counts toward `fault_after` (vault `operation_made`)."""
+    done = functools.partial(operation_made, fault_after)
+    had = hooks_index.forget(root, needles, done)
+    llm_entities.forget(root, needles, done)
     return had
 
 

@@ -342,15 +342,20 @@ def take_shown(root: Path, session: str) -> list[tuple[str, list[str]]]:
     return out
 
 
-def forget(root: Path, needles: Iterable[str]) -> bool:
+def forget(root: Path, needles: Iterable[str], done: Callable[[], object] = lambda: None
+           ) -> bool:
     """Erasure (`rmh forget`): drop the hooks' index (derived; True when there was one, so
     the caller rebuilds it from what remains), and every journal line and used-lately entry
-    that names an erased string."""
+    that names an erased string. A journal file is rewritten whole (`replace_whole`: it was
+    written in place, so a kill cut the lines it kept); a killed rewrite's temporary is
+    removed. `done` is called after each file operation (the fault-injection count)."""
     had = index_path(root).exists()
     for suffix in ("", "-wal", "-shm", "-journal"):
-        Path(f"{index_path(root)}{suffix}").unlink(missing_ok=True)
-    from vault import ending_in_part, mentioning  # here: the prompt hook imports this
-    # module, not this function
+        if Path(f"{index_path(root)}{suffix}").exists():
+            Path(f"{index_path(root)}{suffix}").unlink(missing_ok=True)
+            done()
+    from vault import ending_in_part, mentioning, replace_whole  # here: the prompt hook
+    # imports this module, not this function
 
     needles = list(needles)
     names = mentioning(needles)  # whole words, as the erasure picks notes (vault)
@@ -361,14 +366,29 @@ def forget(root: Path, needles: Iterable[str]) -> bool:
             path.unlink()
         if not path.is_file():
             continue
+        if path.name.startswith(".") and path.name.endswith(".tmp"):  # a killed rewrite's
+            path.unlink()
+            continue
         text = path.read_text(encoding="utf-8", errors="replace")
         if path.name == USED_FILE:
             update_used(root, lambda old: [n for n in old if not names(n)])
             continue
         lines = [ln for ln in text.splitlines(keepends=True)
                  if not names(ln) and not _cut_into(ln, cut)]
+        if len(lines) == len(text.splitlines(keepends=True)):
+            continue
         if lines:
-            path.write_text("".join(lines), encoding="utf-8")
+            replace_whole(path, ("".join(lines).encode("utf-8"),), count_op=_ticks(done))
         else:
             path.unlink()
+            done()
     return had
+
+
+def _ticks(done: Callable[[], object]) -> Callable[[], None]:
+    """`done` as a `count_op` (its value dropped)."""
+
+    def tick() -> None:
+        done()
+
+    return tick

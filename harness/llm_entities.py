@@ -24,6 +24,7 @@ timeout and retries, at most `[extract] llm_max_calls` per ingest.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -37,7 +38,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import prompts
-from vault import Cancelled, IngestStopped, checkpoint
+from vault import Cancelled, IngestStopped, checkpoint, operation_made
 
 from .config import Config, ConfigError
 from .errors import Refused
@@ -127,8 +128,9 @@ class Report:
 class Cache:
     """VAULT/.rmh/entities-llm.sqlite: key -> the entities of a well-formed answer."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, done: Callable[[], object] = lambda: None) -> None:
         self.path = root / ".rmh" / CACHE_FILE
+        self.done = done  # after each transaction's COMMIT: the fault-injection count
 
     def get(self, keys: Sequence[str]) -> dict[str, tuple[str, ...]]:
         """The cached entities of `keys`. The file is derived: one SQLite cannot read (not a
@@ -196,6 +198,7 @@ class Cache:
                 conn.executemany("INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?)",
                                  [(k, m, p, json.dumps(list(e), ensure_ascii=False))
                                   for k, m, p, e in rows])
+            self.done()
         finally:
             conn.close()
 
@@ -211,7 +214,8 @@ def _entities(value: object) -> tuple[str, ...] | None:
     return tuple(doc)
 
 
-def forget(root: Path, needles: Sequence[str]) -> int:
+def forget(root: Path, needles: Sequence[str], done: Callable[[], object] = lambda: None
+           ) -> int:
     """Erasure (`rmh forget`): drop every cached answer whose entities name an erased string
     (a whole word: the subject, a path), then VACUUM, so no freed page keeps them; returns
     how many went. Before, the cache kept "Quillon" after `forget --subject Quillon`, and the
@@ -229,7 +233,9 @@ def forget(root: Path, needles: Sequence[str]) -> int:
         gone = [k for k, v in conn.execute("SELECT key, entities FROM answers") if names(v)]
         with conn:
             conn.executemany("DELETE FROM answers WHERE key = ?", [(k,) for k in gone])
+        done()  # (a transaction: a kill before its COMMIT loses nothing, the open redoes it)
         conn.execute("VACUUM")
+        done()
     except sqlite3.DatabaseError:  # not our table (or not SQLite): a cache, dropped whole
         conn.close()
         path.unlink(missing_ok=True)
@@ -258,7 +264,7 @@ def llm_entities(cfg: Config, root: Path, conversations: Sequence[Any]
     keys = {text: cache_key(model, version, text)
             for per in texts for text in per if text is not None}
     report.turns = sum(t is not None for per in texts for t in per)
-    cache = Cache(root)
+    cache = Cache(root, functools.partial(operation_made, cfg.fault_after_ops))
     cache.check()
     known = cache.get(list(keys.values()))
     missing = sorted({text for text, key in keys.items() if key not in known})

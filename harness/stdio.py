@@ -11,6 +11,8 @@
   an OSError, which the CLI took for the vault's own disk being full (`rmh list > /dev/full`
   said "disk full: no space left to write vault files"); after it, stdout drops what is
   written, so Python's own flush at exit raises nothing more.
+- On a terminal, stdout and stderr escape the control characters a note, a name or a cell's
+  output may hold (harness/terminal.py), so no text rmh prints can drive the terminal.
 - Text stdout's encoding cannot hold (`PYTHONIOENCODING=ascii`) is written backslash-escaped
   instead of raising UnicodeEncodeError (harness/commands/output.py's `json_line` escapes
   JSON to ASCII then, which stays valid JSON).
@@ -23,6 +25,8 @@ import errno
 import io
 import os
 import sys
+
+from .terminal import Guarded
 
 STDIN, STDOUT, STDERR = 0, 1, 2
 
@@ -122,7 +126,13 @@ def install(encoding: object = None) -> None:
     for fd in (STDIN, STDOUT, STDERR):
         if closed[fd]:
             _hold(fd)
-    if closed[STDERR] or isinstance(encoding, str):
+    if not closed[STDERR] and os.isatty(STDERR):
+        if sys.stderr is not None:
+            sys.stderr.flush()
+        sys.stderr = Guarded(io.BufferedWriter(io.FileIO(STDERR, "w", closefd=False)),
+                             encoding=_usable(encoding, sys.stderr), errors="backslashreplace",
+                             line_buffering=True, write_through=True)
+    elif closed[STDERR] or isinstance(encoding, str):
         if sys.stderr is not None:
             sys.stderr.flush()
         sys.stderr = open(STDERR, "w", buffering=1, errors="backslashreplace",  # noqa: SIM115
@@ -132,8 +142,10 @@ def install(encoding: object = None) -> None:
     old = sys.stdout
     line_buffering = bool(getattr(old, "line_buffering", False))
     raw = _Output(STDOUT, closed_at_start=closed[STDOUT])
-    sys.stdout = io.TextIOWrapper(io.BufferedWriter(raw), encoding=_usable(encoding, old),
-                                  errors="backslashreplace", line_buffering=line_buffering)
+    kind = Guarded if raw.isatty() else io.TextIOWrapper  # a terminal: harness/terminal.py
+    sys.stdout = kind(io.BufferedWriter(raw),  # type: ignore[type-var]
+                      encoding=_usable(encoding, old), errors="backslashreplace",
+                      line_buffering=line_buffering)
 
 
 def _usable(encoding: object, stream: object) -> str:

@@ -335,12 +335,11 @@ class Vault(VaultWrites):
         return encoder, cache, self.engine.params.max_tokens, self.engine.params.max_note_units
 
     def calibration(self) -> str:
-        """The fusion calibration search uses (retrieval/calibration.py): "off", "not made
-        yet" (it is made at the first search that needs it), or what it chose and why."""
-        if not (self.engine.params.calibrate or self.engine.params.cloze):
-            return "off"
-        known = self.engine.calibrator.known()
-        return "not made yet" if known is None else known.describe()
+        """The fusion calibration search uses (retrieval/calibration.py): "off", why none is
+        ever made with these settings, "not made yet" (made at the first search that needs
+        it), or what it chose and why."""
+        known, never = self.engine.calibrator.known(), self.engine.never_calibrated()
+        return never or ("not made yet" if known is None else known.describe())
 
     def counts(self) -> dict[str, int]:
         """Notes, links and skipped files in the index."""

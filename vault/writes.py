@@ -7,7 +7,7 @@ written to the intent journal first (storage/intents.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from functools import partial
@@ -27,8 +27,10 @@ from .learning.ledger import Ledger
 from .notes import edits
 from .notes.canvas_cards import is_canvas, moved_cards
 from .notes.hashing import content_hash
+from .notes.links import Resolver
+from .notes.note import Link, rewrite_links
 from .notes.records import CHANGED_MEANWHILE, GONE_MEANWHILE, MoveResult, NoteRecord
-from .notes.relinks import moved, names_meaning, relink_plan
+from .notes.relinks import moved, names_meaning, relink_plan, retarget
 from .parts import VaultParts
 from .storage.attachments import attachment_path, is_attachment
 from .storage.future import file_system_now
@@ -53,11 +55,14 @@ class VaultWrites(VaultParts):
             yield
 
     @contextmanager
-    def journalled(self, notes: Sequence[tuple[str, str]]) -> Iterator[None]:
+    def journalled(self, notes: Sequence[tuple[str, str]],
+                   trash: Collection[str] = ()) -> Iterator[None]:
         """Writes of several notes ((vault path ending in .md, text)), made by the block with
         `write`, as one operation: journalled first, so a kill inside leaves the rest to the
-        next open (storage/intents.py). Holds the write lock throughout."""
-        if len(notes) < 2:
+        next open (storage/intents.py). Holds the write lock throughout. The notes at paths
+        `trash` are put in the trash by the block first (`trash_copy`); the next open makes
+        the copies the block did not (a note's copy and its write: both or neither)."""
+        if len(notes) < 2 and not trash:
             yield
             return
         for path, text in notes:  # refused before any write: the store would refuse it midway,
@@ -65,7 +70,8 @@ class VaultWrites(VaultParts):
         with self.store.lock.held():
             journal = Journal(self.store)
             planned = [(self._new_path(p), text) for p, text in notes]
-            intent = WritesIntent.plan(self.store, planned)
+            intent = WritesIntent.plan(self.store, planned, {
+                self._new_path(p) for p, _ in notes if p in trash})
             name = journal.record(intent)
             try:
                 yield
@@ -291,13 +297,18 @@ class VaultWrites(VaultParts):
         return MoveIntent(old_path, new_path, content_hash(text), (*(
             Rewrite(p, now, new_text,
                     names_meaning(before, note_id, old_path if p == new_path else p))
-            for p, now, new_text in plan), *self._canvas_rewrites(old_path, new_path)),
+            for p, now, new_text in plan), *self._canvas_rewrites(
+                note_id, before, after, old_path, new_path)),
             after.link_text(note_id))
 
-    def _canvas_rewrites(self, old_path: str, new_path: str) -> Iterator[Rewrite]:
+    def _canvas_rewrites(self, note_id: int, before: Resolver, after: Resolver, old_path: str,
+                         new_path: str) -> Iterator[Rewrite]:
         """The vault's canvases whose file cards show the note moving from `old_path`, each
-        rewritten to show `new_path` (notes/canvas_cards.py), as Obsidian does; a canvas that
-        cannot be read (no text, too large, refused) is left as it is."""
+        rewritten to show `new_path` (notes/canvas_cards.py), as Obsidian does, and whose text
+        cards link to it, those links rewritten as a referrer's are (resolved from the
+        canvas's path); a canvas that cannot be read (no text, too large, refused) is left as
+        it is. Each carries the names that meant the note from there (a recovery's relink)."""
+        wiki = after.link_text(note_id)
         for path in self.store.attachments():
             if not is_canvas(path):
                 continue
@@ -305,9 +316,10 @@ class VaultWrites(VaultParts):
                 text = self.store.read_text(path)
             except (VaultError, OSError):
                 continue
-            if (new_text := moved_cards(text, old_path, new_path)) is not None:
+            relink = partial(_relinked, retarget(before, after, path, note_id, wiki))
+            if (new_text := moved_cards(text, old_path, new_path, relink)) is not None:
                 _fits(path, new_text, " after the move rewrites its cards")
-                yield Rewrite(path, text, new_text)
+                yield Rewrite(path, text, new_text, names_meaning(before, note_id, path))
 
 
     def _reach(self) -> Callable[[str, str], str | None]:
@@ -324,6 +336,10 @@ class VaultWrites(VaultParts):
             return attachment_path(target, source, files)
 
         return reach
+
+
+def _relinked(rewrite: Callable[[Link], str | None], text: str) -> str:
+    return rewrite_links(text, rewrite)
 
 
 def _fits(path: str, text: str, when: str = "") -> None:

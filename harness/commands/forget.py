@@ -57,7 +57,7 @@ def cmd_forget(args: argparse.Namespace) -> int:
         shared = [user_path(cfg.embed.shared_cache)] if cfg.embed.shared_cache else []
         # the hooks' files first, before the intent lands: the prompt hook reads them
         # without opening the vault, so no open's check guards them while it is pending
-        had = own_files(v.root, todo.needles)
+        had = own_files(v.root, todo.needles, cfg.fault_after_ops)
         # rmh.toml's folder paths naming the subject are the user's layout, reported apart
         done = v.forget(todo, shared, settings=[v.root / "rmh.toml"])
         if had:

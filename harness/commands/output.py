@@ -10,12 +10,8 @@ import sys
 from datetime import date
 from typing import Any, NoReturn, TextIO
 
-# C0 controls but newline and tab, DEL and the C1 controls (U+009B is CSI to some terminals);
-# a CR that ends a line (CRLF, a note written on Windows) moves nothing over text: kept; and
-# the bidirectional embeddings, overrides and isolates (U+202A-202E, U+2066-2069, which
-# reorder how the rest of a line is shown: "Trojan Source", Boucher & Anderson 2021)
-_TERMINAL_CONTROL = re.compile(
-    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]|\r(?!\n)")
+from ..terminal import escaped
+
 _JSON_RAW_CONTROL = re.compile(r"[\x7f-\x9f]")  # only ever inside a JSON string
 
 
@@ -54,7 +50,7 @@ def for_terminal(text: str, stream: TextIO) -> str:
     isatty = getattr(stream, "isatty", None)
     if isatty is None or not isatty():
         return text
-    return _TERMINAL_CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
+    return escaped(text)  # (the `rmh` process's own terminal streams escape it again: a no-op)
 
 
 def emit(args: argparse.Namespace, doc: Any, human: str) -> None:

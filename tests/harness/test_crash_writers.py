@@ -148,7 +148,9 @@ WRITERS = {
         outside=("proj/.claude/*",), seen_both=("../proj/.claude/settings.json",)),
     "ingest-regenerate": Writer(
         regenerate_vault, ("ingest", "@W@/chat.json", "--regenerate"),
-        whole=(("conversations/c1/c1/c1 m1.md", "conversations/c1/c1/c1 m2.md"),), again=True),
+        whole=(("conversations/c1/c1/c1 m1.md", "conversations/c1/c1/c1 m2.md",  # and their
+                ".rmh/trash/conversations/c1/c1/c1 m1.md",  # trash copies (FIX36: a kill left
+                ".rmh/trash/conversations/c1/c1/c1 m2.md"),), again=True),  # them alone)
     "hook-session-end": Writer(
         hook_vault, ("hook", "session-end"),
         json.dumps({"session_id": "s1", "transcript_path": "@W@/t.jsonl",
@@ -254,6 +256,45 @@ def test_a_delete_killed_after_any_operation_and_run_again_leaves_one_trash_copy
             again = rmh(server, work, ["--vault", str(work / "v"), "delete", "d"])
             assert again.returncode == 0, (n, again.stderr)
         assert files(work) == {".rmh/trash/d.md": before["d.md"], "rmh.toml": TOML.encode()}, n
+    else:
+        raise AssertionError("never finished")
+    assert points >= 2, points
+
+
+def test_a_delete_run_again_and_killed_anywhere_loses_nothing(
+        server: ForkServer, tmp_path: Path) -> None:
+    """The rerun of a delete killed between its link and its unlink removes the note's name
+    by renaming it aside and unlinking it there (FIX36: no unlink by name after the inode
+    check, which an editor's save between the two lost). Killed after any of its own
+    operations, then run once more: one trash copy, the note's bytes, nothing aside left."""
+    template = tmp_path / "template"
+    vault(server, template, {"d.md": "# D\nDeleted.\n"})
+    before, work = files(template), tmp_path / "work"
+
+    def half(n: int) -> bool:  # killed after its n-th operation: the link and the name both?
+        shutil.rmtree(work, ignore_errors=True)
+        shutil.copytree(template, work)  # (copytree would break the link: made here)
+        killed = rmh(server, work, ["--vault", str(work / "v"), "delete", "d"], fault_after=n)
+        assert killed.returncode == -9, n
+        return {"d.md", ".rmh/trash/d.md"} <= set(files(work))
+
+    n = next(n for n in range(1, 50) if half(n))
+    points = 0
+    for m in range(1, 50):
+        half(n)
+        killed = rmh(server, work, ["--vault", str(work / "v"), "delete", "d"], fault_after=m)
+        if killed.returncode != -9:
+            assert killed.returncode == 0, killed.stderr
+            break
+        points += 1
+        rmh(server, work, ["--vault", str(work / "v"), "doctor"])  # the next open settles
+        now = files(work)
+        assert before["d.md"] in (now.get("d.md"), now.get(".rmh/trash/d.md")), m
+        if "d.md" in now:
+            again = rmh(server, work, ["--vault", str(work / "v"), "delete", "d"])
+            assert again.returncode == 0, (m, again.stderr)
+        assert files(work) == {".rmh/trash/d.md": before["d.md"], "rmh.toml": TOML.encode()}, (
+            m, sorted(files(work)))
     else:
         raise AssertionError("never finished")
     assert points >= 2, points

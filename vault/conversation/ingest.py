@@ -337,11 +337,12 @@ def _write(vault: Vault, notes: Sequence[tuple[str, str]], changed: Sequence[tup
             record.plan(origin.get(path, path), mark(origin.get(path, path), text))
         record.save()  # before the writes: a kill between leaves both versions ours
         try:
-            for path, _, v in plan:  # first: after a kill the journal's replay writes over
-                if v == "trash":  # the file, so its copy must exist before the journal does
+            # a kill midway: the next open finishes them, trash copies first (none left beside
+            # a note not rewritten); indexed together when all are written
+            trash = [p for p, _, v in plan if v == "trash"]
+            with vault.journalled(writes, trash), vault.indexed_together() as put:
+                for path in trash:
                     done.copy(vault, path, stored[path])
-            # a kill midway: the next open finishes them; indexed together when all are written
-            with vault.journalled(writes), vault.indexed_together() as put:
                 record.journalled([origin.get(p, p) for p, _ in writes])  # none pending now
                 landed: list[Landed] = []  # this conversation's notes written (take_back.py)
                 try:

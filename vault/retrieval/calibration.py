@@ -110,6 +110,9 @@ class Calibration:
         """One line for receipts and status."""
         if self.line:
             return self.line
+        if self.queries < MIN_QUERIES:  # step 4: not calibrated, the configured weights stand
+            return (f"as configured: {self.queries} pseudo-queries of {self.notes} notes, fewer "
+                    f"than {MIN_QUERIES} to calibrate on")
         w = ", ".join(f"{s} {self.weights[s]:g}" for s in CHANNELS if s in self.weights)
         r = ", ".join(f"{s} {self.reliability[s]:.2f}" for s in CHANNELS
                       if s in self.reliability)

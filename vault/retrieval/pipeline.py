@@ -303,6 +303,21 @@ class SearchEngine:
         return Scored(sig, fusion, context, lifted - ctx, a, warm, final, eligible, stages, assoc,
                       when)
 
+    def never_calibrated(self) -> str | None:
+        """Why this engine's searches make no fusion calibration, whatever the vault holds
+        (None: they make one, or use one made): both switches off, or cloze's two channels
+        not both there (`calibration`)."""
+        p = self.params
+        if not (p.calibrate or p.cloze):
+            return "off"
+        if p.calibrate:
+            return None
+        if self.encoder is None:
+            return "none: cloze compares dense search with BM25, and dense is off here"
+        if not p.weight("dense") or not p.weight("conjunctive"):
+            return "none: cloze needs the dense and conjunctive channels, and one is weighted 0"
+        return None
+
     def calibration(self, corpus: Corpus) -> Calibration | None:
         """The fusion calibration for `corpus`: calibration.py's with `calibrate` on, else
         cloze.py's with `cloze` on and the dense and conjunctive channels both weighted,
@@ -310,8 +325,7 @@ class SearchEngine:
         p, enc = self.params, self.encoder
         if p.calibrate or not p.cloze:
             return self.calibrator.of(self, corpus)
-        if enc is None or len(corpus) == 0 or not p.weight("dense") or not p.weight(
-                "conjunctive"):
+        if enc is None or len(corpus) == 0 or self.never_calibrated() is not None:
             return None
         view = self._view(corpus)
         if view.dense is None:

@@ -48,7 +48,8 @@ def merged(store: Store, rw: Rewrite, now: str | None, old: str, new: str, wiki:
     (intents.py docstring): "written", "made" (it holds it already: a recovery killed after this
     step), or "left" (the moved note's own lines changed both ways, a wiki-link of theirs
     cannot name it, the file is gone or no longer text, or it changed again meanwhile). A
-    canvas's cards are rewritten again on its text now (notes/canvas_cards.py)."""
+    canvas's cards are rewritten again on its text now (notes/canvas_cards.py), its text
+    cards' links as a changed note's are (`relinked`, by the names the plan recorded)."""
     if now is None:
         return "left"
     try:
@@ -58,7 +59,8 @@ def merged(store: Store, rw: Rewrite, now: str | None, old: str, new: str, wiki:
     if content_hash(text) != now:
         return "left"
     if is_canvas(rw.path):
-        again = moved_cards(text, old, new)
+        again = moved_cards(text, old, new, None if not wiki else lambda card: relinked(
+            card, (card, card), rw.path, rw.path, old, new, wiki, rw.names))
         return "made" if again is None else "written" if swap(store, rw.path, now, again) else (
             "left")
     out = merge3(rw.text, rw.new_text, text)

@@ -4,7 +4,7 @@ vault/archive_writes.py) and what applying an intent did (`Outcome`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -33,11 +33,14 @@ class Outcome:
 
 @dataclass(frozen=True)
 class Write:
-    """One note of a `WritesIntent`: `path` from `old_hash` (None: absent) to `new_text`."""
+    """One note of a `WritesIntent`: `path` from `old_hash` (None: absent) to `new_text`;
+    with `trash`, the bytes of `old_hash` put in the trash first (`Store.trash`, kept: a
+    hard link), so a kill between the copy and the write leaves both or neither."""
 
     path: str
     old_hash: str | None
     new_text: str
+    trash: bool = False
 
 
 @dataclass(frozen=True)
@@ -47,25 +50,31 @@ class WritesIntent:
     writes: tuple[Write, ...]
 
     def to_json(self) -> dict[str, Any]:
-        return {"version": VERSION, "op": "writes", **asdict(self)}
+        # "trash-writes": an rmh that cannot make the copies reports it unreadable, never
+        # writes over bytes not yet in the trash
+        op = "trash-writes" if any(w.trash for w in self.writes) else "writes"
+        return {"version": VERSION, "op": op, **asdict(self)}
 
     @classmethod
-    def plan(cls, store: Store, notes: Sequence[tuple[str, str]]) -> WritesIntent:
-        """The intent of writing `notes` ((vault path, text)) over what the files hold now."""
-        return cls(tuple(Write(p, file_hash(store, p), text) for p, text in notes))
+    def plan(cls, store: Store, notes: Sequence[tuple[str, str]],
+             trash: Collection[str] = ()) -> WritesIntent:
+        """The intent of writing `notes` ((vault path, text)) over what the files hold now,
+        those at the paths `trash` copied to the trash first."""
+        return cls(tuple(Write(p, file_hash(store, p), text, p in trash) for p, text in notes))
 
 
 def _writes(value: object) -> tuple[Write, ...]:
     t = fields.text
     return tuple(Write(t(w["path"]), None if w["old_hash"] is None else t(w["old_hash"]),
-                       t(w["new_text"])) for w in fields.objects(value))
+                       t(w["new_text"]), w.get("trash") is True) for w in fields.objects(value))
 
 
 def load_writes(doc: dict[str, Any]) -> WritesIntent | ArchiveWritesIntent | None:
     """The writes intent in `doc` (KeyError, TypeError when damaged); None: another op."""
-    if doc.get("version") != VERSION or doc.get("op") not in ("writes", "archive-writes"):
+    if doc.get("version") != VERSION or doc.get("op") not in ("writes", "trash-writes",
+                                                              "archive-writes"):
         return None
-    if doc["op"] == "writes":
+    if doc["op"] != "archive-writes":
         return WritesIntent(_writes(doc["writes"]))
     archive = tuple((_note_id(a[0]), fields.text(a[1])) for a in doc["archive"])
     now = doc["now"]
@@ -106,6 +115,8 @@ def apply_writes(store: Store, intent: WritesIntent, name: str = "") -> Outcome:
                 out.left.append(w.path)
                 continue
             try:
+                if w.trash:  # a copy an earlier attempt linked is reused (removal.py)
+                    store.trash(w.path, keep=True)
                 store.write_text(w.path, w.new_text, create_only=w.old_hash is None,
                                  expected_hash=w.old_hash)
             except (EditConflict, NoteExists, NoteNotFound):

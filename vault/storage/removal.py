@@ -114,14 +114,34 @@ class Removal:
                     # an entry that is this very file: an earlier `trash` of it, killed after
                     # its link, run again; that entry holds these bytes (a second one would
                     # be a duplicate): kept, and the note's name removed as it would have been
-                    if not _same_file(sfd, name, dfd, os.path.basename(cand)):
+                    entry = os.path.basename(cand)
+                    if not _same_file(sfd, name, dfd, entry) or not (
+                            keep or self._unlinked(rel, sfd, name, dfd, entry)):
                         continue
-                    if not keep:
-                        os.unlink(name, dir_fd=sfd)
-                        self.count_op()
                 fsync_fds(dfd, sfd, done=self.count_op)
                 return cand
         raise QuotaExceeded(f"trash copies of {rel}", MAX_TRASH_COPIES)
+
+    def _unlinked(self, rel: str, sfd: int, name: str, dfd: int, entry: str) -> bool:
+        """Remove the note's name `name` if the file there is still the trash entry `entry`
+        (a hard link of it). The name is renamed aside first and the file checked there: an
+        editor that saved the note by rename after `_trash` compared the two (no lock) put a
+        new file at the name, which an unlink by name would have removed with its bytes found
+        nowhere else. Such a save is put back (`_set_aside`'s way) and False returned: the
+        next trash candidate takes it. A kill while aside: `settle_aside`."""
+        tmp = temp_name(name, "tmp-aside")
+        os.rename(name, tmp, src_dir_fd=sfd, dst_dir_fd=sfd)
+        self.count_op()
+        if _same_file(sfd, tmp, dfd, entry):
+            os.unlink(tmp, dir_fd=sfd)
+            self.count_op()
+            return True
+        try:
+            place_no_clobber(tmp, name, rel, done=self.count_op, src_dir_fd=sfd, dst_dir_fd=sfd)
+        except NoteExists:  # yet another save took the name: both kept, this one hidden
+            os.rename(tmp, temp_name(name, "kept"), src_dir_fd=sfd, dst_dir_fd=sfd)
+            self.count_op()
+        return False
 
     def erase(self, path: str, *, expected_hash: str | None = None) -> None:
         """Remove a note for good (erasure; `trash` is the reversible delete). A note already

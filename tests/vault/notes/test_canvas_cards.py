@@ -69,3 +69,15 @@ def test_any_canvas_rewrites_exactly_its_cards_to_the_note(
     assert [n["file"] for n in json.loads(out)["nodes"]] == [
         "n/Moved ü.md" if f == old else f for f in files]
     assert len(out.splitlines()) == len(text.splitlines())  # its layout kept
+
+
+def test_text_cards_are_relinked_with_every_other_byte_kept() -> None:
+    """FIX36: a text card's markdown goes through `relink` (a move's link rewrite); only the
+    `"text"` members it changes are replaced, even beside no file card of the note."""
+    text = ('{"nodes":[{"id":"t","type":"text","text":"a [[Old]]\\nb","x":1},\n'
+            ' {"id":"u", "type" : "text", "text" : "no link","zz":[1]},'
+            '{"id":"v","type":"text","text":"a [[Old]]\\nb"}],"edges":[],"k":"kept"}')
+    out = moved_cards(text, "x/Old.md", "y/New.md", lambda t: t.replace("[[Old]]", "[[New]]"))
+    assert out == text.replace("[[Old]]", "[[New]]")
+    assert moved_cards(text, "x/Old.md", "y/New.md", lambda t: None) is None
+    assert moved_cards(text, "x/Old.md", "y/New.md") is None  # no relink: text cards kept

@@ -1,0 +1,69 @@
+"""A delete run again after a kill between its trash link and its unlink reuses the trash entry
+that is the very file (STORE10) and removes the note's name. Between the check that the name
+is that file and the unlink an editor (no lock) may save the note by rename: before FIX36 the
+unlink by name then removed the editor's new file, its bytes found nowhere (a lost save). Now
+the name is renamed aside and checked there (storage/removal.py `_unlinked`): the save is
+kept. The editor's save is made at the exact point by wrapping the real inode check."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from vault.storage import removal
+from vault.storage.store import TRASH_DIR, Store
+
+
+def _vault(tmp_path: Path) -> tuple[Store, Path]:
+    vault = tmp_path / "vault"
+    (vault / ".rmh" / "trash" / "sub").mkdir(parents=True)
+    (vault / "sub").mkdir()
+    note = vault / "sub" / "b.md"
+    note.write_text("before the delete\n", encoding="utf-8")
+    os.link(note, vault / TRASH_DIR / "sub" / "b.md")  # a delete killed after its link
+    return Store(vault), note
+
+
+def _editor_saves_after_the_check(note: Path, text: str,
+                                  real: Callable[[int, str, int, str], bool]
+                                  ) -> Callable[[int, str, int, str], bool]:
+    saved: list[bool] = []
+
+    def checked(sfd: int, name: str, dfd: int, other: str) -> bool:
+        same = real(sfd, name, dfd, other)
+        if same and not saved:  # the check said "the very file": now the editor saves
+            saved.append(True)
+            tmp = note.with_name(".b.md.swp")
+            tmp.write_text(text, encoding="utf-8")
+            tmp.replace(note)
+        return same
+
+    return checked
+
+
+def _everything(root: Path) -> list[str]:
+    return sorted(p.read_text(encoding="utf-8") for p in root.rglob("*")
+                  if p.is_file() and (p.suffix == ".md" or p.name.startswith(".b.md")))
+
+
+def test_an_editor_save_between_the_check_and_the_unlink_is_kept(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store, note = _vault(tmp_path)
+    monkeypatch.setattr(removal, "_same_file", _editor_saves_after_the_check(
+        note, "the editor's save\n", removal._same_file))
+    store.trash("sub/b.md")
+    texts = _everything(tmp_path / "vault")
+    assert "the editor's save\n" in texts, texts  # main: lost (the unlink took it)
+    assert "before the delete\n" in texts, texts
+
+
+def test_without_a_save_the_rerun_reuses_the_entry_and_removes_the_name(
+        tmp_path: Path) -> None:
+    store, note = _vault(tmp_path)
+    assert store.trash("sub/b.md") == "sub/b.md"
+    assert not note.exists()
+    assert _everything(tmp_path / "vault") == ["before the delete\n"]
+    assert not [p for p in note.parent.iterdir()]  # nothing aside left
