@@ -244,17 +244,34 @@ def own_files(root: Path, needles: Sequence[str], fault_after: int | None = None
     return had
 
 
-def learning_vault(vault: str | None) -> tuple[Vault, Ledger]:
+def learning_vault(vault: str | None, *, reads_only: bool = False) -> tuple[Vault, Ledger]:
     """The configured vault as `Vault.open` gives it (no configured engine) with its learning
     ledger as its usage recorder, and that ledger: for the commands that work on learned state
     (a removal the opening sync finds is a delete event there too). Closing the vault closes
-    the ledger."""
+    the ledger. `reads_only`: a command that only reads learned state also answers on a vault
+    this process may not write (`reading_ledger`), the ledger read as its owner left it."""
     root = load(vault=vault).require_vault()
-    ledger = open_ledger(root)
+    usage, ledger = reading_ledger(root) if reads_only else (None, open_ledger(root))
     with _hooks_forget_pending(root):  # a killed `rmh forget`: the hooks' files too
-        opened = Vault.open(root, usage=ledger,
+        opened = Vault.open(root, usage=usage or ledger,
                             own_files=functools.partial(own_files, root))
     return opened, ledger
+
+
+def reading_ledger(root: Path) -> tuple[ReadOnlyUsage | None, Ledger]:
+    """The ledger for a command that only reads learned state (`rmh learning`, `replay
+    --check` and `--until`, `lifecycle` without `--apply`): `open_ledger`'s (usage None), or,
+    on a vault this process may not write (a read-only mount, another owner's), the file read
+    as its owner left it, with the `ReadOnlyUsage` over it that records nothing (VAULT10,
+    session 36: those commands were refused as read_only_vault there, though they write
+    nothing). Still ReadOnlyVault when the file cannot be read so (another version's)."""
+    try:
+        return None, open_ledger(root)
+    except ReadOnlyVault:
+        usage = open_read_only_ledger(root / ".rmh" / LEDGER_FILE, clock=time.time)
+        if usage is None:
+            raise
+        return usage, usage.ledger
 
 
 def forget_deleted(vault: Vault, ledger: Ledger) -> list[int]:

@@ -15,7 +15,11 @@ on the vault thread after the vault's own sync, reads the index only, and return
   note dedupes its own tags): `notes` counts the notes holding any spelling, `tag` is the
   spelling most of them use (a tie: the first note's, by path);
 - "recent": every note under `folder`, each {"note", "modified"} (ISO 8601 UTC of the file's
-  modification time), newest first, then by path.
+  modification time), newest first, then by path. The index keeps a time as a signed 64-bit
+  count of ns (1677-2262, `wrap64` past that); `real_mtime_ns` reads it back in the 584 years
+  from 1901-12-13 (32-bit time_t's floor): every time ext4 (to 2446) or XFS (to 2486) can
+  store, a year-2400 note listed newest, not as 1861. A time before 1970 is a negative key
+  and its cursor a negative number (VAULT10, session 36: both refused or misplaced before).
 The sorted paths and the tags are cached per connection (`Listings`) until the index's
 generation or size changes, so paging costs one sort per change, not one per page.
 Paging: at most `limit` items; `next_cursor` (None on the last page) is passed back as
@@ -56,7 +60,14 @@ def offset_digits(text: str) -> bool:
 
 
 MAX_CURSOR = 1_040  # a keyed cursor's most characters (the `cursor` parameter's bound)
-_NS = re.compile(r"[0-9]{1,20}")  # a modification time in ns: 19 digits today
+_NS = re.compile(r"-?[0-9]{1,20}")  # a modification time in ns: 19 digits today, "-" before 1970
+_FLOOR_NS = -(1 << 31) * 1_000_000_000  # 1901-12-13T20:45:52Z: no time reads earlier
+
+
+def real_mtime_ns(stored: int) -> int:
+    """A modification time as the index stores it (mod 2^64, signed) back in the window
+    [1901-12-13, 2486-07): a stored value below the window's floor is one that wrapped."""
+    return stored + (1 << 64) if stored < _FLOOR_NS else stored
 Key = tuple[Any, ...]
 
 
@@ -221,7 +232,8 @@ def browse(vault: Vault, what: str, folder: str = "", tag: str | None = None,
         items = [{"tag": t, "notes": -n} for n, t, _ in keys]
     else:
         stats = vault.index_stats()
-        keys = sorted((-stats[p].mtime_ns, p) for p in paths if p in stats and _under(p, folder))
+        keys = sorted((-real_mtime_ns(stats[p].mtime_ns), p) for p in paths
+                      if p in stats and _under(p, folder))
         items = [{"note": p, "modified": _iso(-m)} for m, p in keys]
     if what == "notes":
         items = [{"note": p} for (p,) in keys]

@@ -7,12 +7,13 @@ is VAULT/.rmh/learned.sqlite; the wall clock is read here (the harness), never i
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import time
 from dataclasses import fields, is_dataclass
 from typing import Any
 
-from harness.compose import learning_vault, liveness, open_ledger, open_vault, search_params
+from harness.compose import learning_vault, liveness, open_vault, reading_ledger, search_params
 from harness.config import load
 from harness.errors import Refused
 from vault import LearnedState, Ledger, LedgerError, Vault, passed_factor
@@ -86,7 +87,7 @@ def _canonical(x: object) -> object:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    v, ledger = learning_vault(args.vault)
+    v, ledger = learning_vault(args.vault, reads_only=args.check or args.until is not None)
     with v:
         try:
             if args.until is not None:  # the state at a point of the log: shown, never stored
@@ -148,7 +149,7 @@ def cmd_restore(args: argparse.Namespace) -> int:
 def cmd_learning(args: argparse.Namespace) -> int:
     if args.note is not None:
         return _note_learning(args)
-    v, ledger = learning_vault(args.vault)
+    v, ledger = learning_vault(args.vault, reads_only=True)
     with v:
         try:
             report = learning_health(v, ledger)
@@ -162,13 +163,13 @@ def _note_learning(args: argparse.Namespace) -> int:
     """`rmh learning NOTE`, on one open of the vault (session 28 opened it three times: for
     the history, then a search with and one without learning, each a sync and an engine)."""
     cfg = load(vault=args.vault)
-    ledger = open_ledger(cfg.require_vault())
-    try:
-        v = open_vault(cfg, dense=not args.no_dense, ledger=ledger)
+    usage, ledger = reading_ledger(cfg.require_vault())
+    try:  # read only: the vault reads the learned state itself, recording nothing
+        v = open_vault(cfg, dense=not args.no_dense, ledger=None if usage else ledger)
     except BaseException:
         ledger.close()
         raise
-    with v:  # closes the ledger
+    with v, contextlib.closing(usage or ledger):  # closing twice is harmless
         note_id = v.resolve(args.note)
         doc = {"note": v.path_of(note_id), **ledger.note_history(note_id)}
         params = search_params(cfg)

@@ -16,7 +16,7 @@ from collections import Counter
 from datetime import UTC, date, datetime
 from typing import Any
 
-from harness.compose import open_ledger, plain_vault
+from harness.compose import open_ledger, plain_vault, reading_ledger
 from vault import LEDGER_FILE, ArchiveDecision, Vault, archive_decisions
 
 from .output import emit, iso_date
@@ -29,7 +29,7 @@ def plan(vault: Vault, today: date, *, apply: bool,
     decisions = list(archive_decisions(vault.corpus(), today))
     if not apply and not (vault.root / ".rmh" / LEDGER_FILE).exists():
         return decisions, [False] * len(decisions), 0
-    ledger = open_ledger(vault.root)
+    ledger = open_ledger(vault.root) if apply else reading_ledger(vault.root)[1]
     try:
         already = [bool(a) for a in ledger.archived([d.id for d in decisions])]
         done = 0

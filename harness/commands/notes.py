@@ -11,7 +11,7 @@ from typing import Any
 
 from harness.compose import open_ledger, open_vault
 from harness.config import Config, load
-from vault import Vault
+from vault import ReadOnlyVault, Vault
 
 from . import vault_commands
 from .output import CommandFailed, emit, json_line
@@ -69,6 +69,8 @@ def cmd_index(args: argparse.Namespace) -> int:
     if args.ray is not None and args.no_dense:
         raise CommandFailed("--ray embeds chunks; it cannot go with --no-dense")
     with configured_vault(args, dense=not args.no_dense) as v:
+        if v.read_only:  # no sync can be stored: "indexed" with new notes left out was a lie
+            raise ReadOnlyVault("the index")
         report = brought_in(v)
         doc: dict[str, Any] = {"sync": report}
         setup = v.embedding_setup()

@@ -58,6 +58,7 @@ class Ledger(LedgerSessions, LedgerReads):
                  params: LearningParams, limits: LedgerLimits = NO_LIMITS,
                  fault_after: int | None = None) -> None:
         self._conn, self._closed, self.limits = conn, False, limits
+        self.read_only = False  # over a read-only file (ReadOnlyUsage): `close` checkpoints not
         self.fault_after = fault_after  # storage/faults.py: each transaction is two operations
         self._budget = SessionBudget(limits.session_bytes)
         self._lock = threading.RLock()  # writes and reloads; reads assume one caller thread
@@ -110,7 +111,7 @@ class Ledger(LedgerSessions, LedgerReads):
             return
         self._closed = True
         try:
-            if checkpoint:
+            if checkpoint and not self.read_only:  # a checkpoint writes the file
                 self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         finally:
             self._conn.close()

@@ -49,6 +49,7 @@ class ReadOnlyUsage:
 
     def __init__(self, ledger: Ledger) -> None:
         self.ledger = ledger
+        ledger.read_only = True  # whoever closes it (`rmh learning`...) never checkpoints
 
     def on_search(self, session: str | None, query: str,
                   shown: Sequence[tuple[int, int, float]], graph: Adjacency = NO_LINKS) -> None:

@@ -114,7 +114,9 @@ class LiveIndex:
         self._after(sync(self.store, self.index, only=list(paths)))
 
     def check(self) -> None:
-        """The `guard`'s verdict (an exception it raises passes through)."""
+        """The `guard`'s verdict (an exception it raises passes through), once the vault's
+        path still names its folder (Store.check_root)."""
+        self.store.check_root()
         if self.guard is not None:
             self.guard()
 
@@ -239,6 +241,7 @@ class LiveIndex:
         return snap
 
     def _start(self) -> None:
+        self.store.check_root()  # a vault moved away is not synced as every note deleted
         if not self._started:
             self._started = True
             self._chain = catch_up.start(self.index, self.store.root / STATE_DIR)

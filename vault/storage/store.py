@@ -93,12 +93,27 @@ class Store(Removal, FolderView):
             raise NotAVault(str(root), "not a directory" if os.path.exists(real) else "missing")
         self.root = Path(real)
         self._root = real
+        self._root_id = _folder_id(real)  # what `check_root` compares the path with
         self.read_only = read_only  # every change refused (ReadOnlyVault) at the write lock
         self.lock = WriteLock(real, STATE_DIR, read_only=read_only)
         self.lock.create()
         self.recovered: list[dict[str, object]] = []  # intents finished at open (intents.py)
         self.fault_after = fault_after
         self.ops = 0  # file operations made so far (module docstring: fault injection)
+
+    def check_root(self) -> None:
+        """NotAVault when the vault's path no longer names the folder this store opened (it
+        was moved, renamed or removed, or another folder put in its place): before it, a
+        running `rmh serve` synced the missing or foreign folder as every note deleted (each
+        a delete event: the learned state lost) and wrote into the stranger (VAULT10, session
+        36). Moved back, the vault serves again."""
+        try:
+            now = _folder_id(self._root)
+        except OSError:
+            raise NotAVault(self._root, "the vault folder was moved or removed while open"
+                            ) from None
+        if now != self._root_id:
+            raise NotAVault(self._root, "another folder took the vault's place while open")
 
     def count_op(self) -> None:
         """One file operation made; SIGKILL this process after the `fault_after`-th."""
@@ -360,3 +375,8 @@ class Store(Removal, FolderView):
                 removed.append(rel)
         return sorted(removed)
 
+
+def _folder_id(folder: str) -> tuple[int, int]:
+    """(device, inode) of `folder`, following no symlink: which folder a path names now."""
+    info = os.stat(folder, follow_symlinks=False)
+    return info.st_dev, info.st_ino
