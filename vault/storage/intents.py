@@ -54,7 +54,7 @@ from .fileops import CROSS_DEVICE, create_temp, fsync_dir, open_regular
 from .intent_added import relink_added
 from .intent_fields import VERSION
 from .intent_merge import Rewrite as Rewrite  # re-exported: a plan's part
-from .intent_merge import merged, swap
+from .intent_merge import fold_old, merged, swap, twins
 from .intent_writes import (
     ArchiveWritesIntent,
     Outcome,
@@ -139,24 +139,22 @@ def load_intent(doc: object) -> Intent:
     return MoveIntent.from_json(doc) if writes is None else writes
 
 
-def _twins(store: Store, a: str, b: str) -> bool:
-    """Whether `a` and `b` are two links to one file (a rename killed between its link and
-    its unlink: Store.move finishes it)."""
-    try:
-        return os.path.samefile(store.resolve(a), store.resolve(b))
-    except OSError:
-        return False
-
-
 def _rename_state(store: Store, intent: MoveIntent) -> str:
     """"todo", "done" or "impossible" for the plan's rename (module docstring)."""
     old_hash, new_hash = file_hash(store, intent.old), file_hash(store, intent.new)
-    if old_hash is not None and new_hash is not None and _twins(store, intent.old, intent.new):
+    if old_hash is not None and new_hash is not None and twins(store, intent.old, intent.new):
         return "todo"
     if new_hash is None:
         return "todo" if old_hash is not None else "impossible"
-    planned = {intent.moved_hash, *(r.new_hash for r in intent.rewrites if r.path == intent.new)}
-    return "done" if old_hash is None or new_hash in planned else "impossible"
+    return "done" if old_hash in (None, new_hash) or new_hash in _planned(intent) else (
+        "impossible")
+
+
+def _planned(intent: MoveIntent) -> frozenset[str]:
+    """The hashes the moved note has at `new` as the move leaves it (before and after its own
+    relative links are rewritten)."""
+    return frozenset({intent.moved_hash,
+                      *(r.new_hash for r in intent.rewrites if r.path == intent.new)})
 
 
 def apply_move(store: Store, intent: MoveIntent, name: str = "",
@@ -181,6 +179,8 @@ def apply_move(store: Store, intent: MoveIntent, name: str = "",
             else:
                 if after_rename is not None:
                     after_rename()
+        if state == "done":  # the moved note saved under its old name since the rename
+            _follow_old(store, intent, out)
         for rw in intent.rewrites:
             now = file_hash(store, rw.path)
             if state == "impossible":  # undo what was made, the same guarded way
@@ -197,12 +197,29 @@ def apply_move(store: Store, intent: MoveIntent, name: str = "",
                     out.written.append(rw.path)
                 elif merge == "left":
                     out.left.append(rw.path)
+        if state != "impossible":  # saved there while the rewrites were made (a live move)
+            _follow_old(store, intent, out)
+        out.written = [p for i, p in enumerate(out.written) if p not in out.written[:i]]
         if state == "impossible":
             out.state = "rolled back"
         elif since_ns is not None and intent.wiki:
             relink_added(store, intent.old, intent.new, intent.wiki,
                          frozenset(rw.path for rw in intent.rewrites), since_ns, out)
     return out
+
+
+def _follow_old(store: Store, intent: MoveIntent, out: Outcome) -> None:
+    """A save of the moved note under its old name, made after the rename, follows the note
+    (intent_merge.fold_old), its own relative links then rewritten over that text as the
+    plan rewrites them (a three-way merge); the note is reported written."""
+    if fold_old(store, intent.old, intent.new, _planned(intent)) != "folded":
+        return
+    for rw in intent.rewrites:
+        if rw.path == intent.new:
+            merged(store, rw, file_hash(store, rw.path), intent.old, intent.new, intent.wiki)
+    if intent.new in out.written:
+        out.written.remove(intent.new)
+    out.written.append(intent.new)
 
 
 class Journal:
