@@ -90,29 +90,19 @@ def twins(store: Store, a: str, b: str) -> bool:
         return False
 
 
-def fold_old(store: Store, old: str, new: str, planned: frozenset[str]) -> str:
+def fold_old(store: Store, old: str, new: str, planned: frozenset[str]) -> bool:
     """After a move's rename: a file at `old` again (not a second link of `new`) is a save of
     the moved note under the name its editor knows (temp file renamed over `old`, as editors
-    save) made before the move ended, or a copy of it; while `new` holds what the move put
-    there (a hash of `planned`, or `old`'s own bytes: a fold killed before its last step), the
-    save follows the note: its text is written at `new` (guarded), then `old` is removed
-    (guarded), so neither the save nor the note's links are left behind. A copy of what the
-    move knows (`planned`) is only removed. Each step is checked again when made again after
-    a kill. Returns "" (nothing at `old`, or `new` changed too: both left as they are),
-    "dropped", "folded", or "left" (changed again meanwhile)."""
+    save) made before the move ended, or a copy of it. While `new` holds what the move put
+    there (a hash of `planned`, or `old`'s own bytes), the file at `old` is renamed over `new`
+    in one step (`Removal.move_over`): the save follows the note and nothing is left at the
+    old name; a kill leaves it before or after. Whether it was (False: nothing at `old`, `new`
+    changed too, or either changed meanwhile: both left as they are)."""
     old_hash = file_hash(store, old)
     if old_hash is None or twins(store, old, new):
-        return ""
-    new_hash = file_hash(store, new)
-    if new_hash is None or (new_hash not in planned and new_hash != old_hash):
-        return ""
+        return False
     try:
-        if old_hash not in planned and old_hash != new_hash:
-            store.write_text(new, store.read_text(old), expected_hash=new_hash)
-            done = "folded"
-        else:
-            done = "dropped"
-        store.erase(old, expected_hash=old_hash)
+        store.move_over(old, new, planned | {old_hash})
     except (VaultError, OSError):
-        return "left"
-    return done
+        return False
+    return True

@@ -12,9 +12,9 @@ the vault's write lock, before anything else) makes the same steps again:
 - the rename, when `old` is there and `new` is not; already made when `new` is there and
   `old` is not (or `new` holds the moved note's bytes, planned or not);
 - once the rename is made, a file at `old` again is the moved note saved under the name its
-  editor knows (or a copy): while `new` holds what the move put there, the save goes to `new`
-  and `old` is removed, each step guarded (intent_merge.fold_old); checked before the rewrites
-  (a kill left it) and after them (saved while they were made);
+  editor knows (or a copy): while `new` holds what the move put there, it is renamed over
+  `new` in one step (intent_merge.fold_old); checked before the rewrites (a kill left it)
+  and after them (saved while they were made);
 - each rewrite, when the file still has the hash it had when planned (compare-and-swap under
   the lock); already made when it has the new text's hash; when it changed since (an editor
   saved it), made over their text where they did not change the same lines (a three-way
@@ -186,21 +186,7 @@ def apply_move(store: Store, intent: MoveIntent, name: str = "",
         if state == "done":  # the moved note saved under its old name since the rename
             _follow_old(store, intent, out)
         for rw in intent.rewrites:
-            now = file_hash(store, rw.path)
-            if state == "impossible":  # undo what was made, the same guarded way
-                if now == rw.new_hash and swap(store, rw.path, rw.new_hash, rw.text):
-                    out.written.append(rw.path)
-            elif now == rw.old_hash and rw.old_hash != rw.new_hash:
-                if swap(store, rw.path, rw.old_hash, rw.new_text):
-                    out.written.append(rw.path)
-                else:
-                    out.left.append(rw.path)
-            elif now != rw.new_hash:
-                merge = merged(store, rw, now, intent.old, intent.new, intent.wiki)
-                if merge == "written":
-                    out.written.append(rw.path)
-                elif merge == "left":
-                    out.left.append(rw.path)
+            _rewrite(store, intent, rw, state == "impossible", out)
         if state != "impossible":  # saved there while the rewrites were made (a live move)
             _follow_old(store, intent, out)
         out.written = [p for i, p in enumerate(out.written) if p not in out.written[:i]]
@@ -212,17 +198,34 @@ def apply_move(store: Store, intent: MoveIntent, name: str = "",
     return out
 
 
+def _rewrite(store: Store, intent: MoveIntent, rw: Rewrite, undo: bool, out: Outcome) -> None:
+    """Make (or, `undo`, take back) one planned rewrite, guarded (module docstring)."""
+    now = file_hash(store, rw.path)
+    if undo:  # undo what was made, the same guarded way
+        if now == rw.new_hash and swap(store, rw.path, rw.new_hash, rw.text):
+            out.written.append(rw.path)
+    elif now == rw.old_hash and rw.old_hash != rw.new_hash:
+        if swap(store, rw.path, rw.old_hash, rw.new_text):
+            out.written.append(rw.path)
+        else:
+            out.left.append(rw.path)
+    elif now != rw.new_hash:
+        merge = merged(store, rw, now, intent.old, intent.new, intent.wiki)
+        if merge == "written":
+            out.written.append(rw.path)
+        elif merge == "left":
+            out.left.append(rw.path)
+
+
 def _follow_old(store: Store, intent: MoveIntent, out: Outcome) -> None:
     """A save of the moved note under its old name, made after the rename, follows the note
     (intent_merge.fold_old), its own relative links then rewritten over that text as the
     plan rewrites them (a three-way merge); the note is reported written."""
-    if fold_old(store, intent.old, intent.new, _planned(intent)) != "folded":
+    if not fold_old(store, intent.old, intent.new, _planned(intent)):
         return
     for rw in intent.rewrites:
         if rw.path == intent.new:
-            merged(store, rw, file_hash(store, rw.path), intent.old, intent.new, intent.wiki)
-    if intent.new in out.written:
-        out.written.remove(intent.new)
+            _rewrite(store, intent, rw, False, out)
     out.written.append(intent.new)
 
 
