@@ -1,9 +1,12 @@
 """How a move's planned rewrite is made (storage/intents.py `apply_move`): a guarded swap of
 the planned text, or, over a file an editor changed since the plan, a three-way merge (the
-intents module docstring says when each is made, left or reported)."""
+intents module docstring says when each is made, left or reported); and how a save of the
+moved note under its old name, made after the rename and before the move ended, follows it
+(`fold_old`)."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from ..errors import EditConflict, NoteNotFound, VaultError
@@ -11,6 +14,7 @@ from ..notes.canvas_cards import is_canvas, moved_cards
 from ..notes.hashing import content_hash
 from ..notes.merge3 import holds, merge3
 from ..notes.relinks import relinked
+from .intent_writes import file_hash
 from .store import Store
 
 
@@ -77,3 +81,30 @@ def merged(store: Store, rw: Rewrite, now: str | None, old: str, new: str, wiki:
     if out == text:
         return "made"
     return "written" if swap(store, rw.path, now, out) else "left"
+
+
+def twins(store: Store, a: str, b: str) -> bool:
+    """Whether `a` and `b` are two links to one file (a rename killed between its link and
+    its unlink: Store.move finishes it)."""
+    try:
+        return os.path.samefile(store.resolve(a), store.resolve(b))
+    except OSError:
+        return False
+
+
+def fold_old(store: Store, old: str, new: str, planned: frozenset[str]) -> bool:
+    """After a move's rename: a file at `old` again (not a second link of `new`) is a save of
+    the moved note under the name its editor knows (temp file renamed over `old`, as editors
+    save) made before the move ended, or a copy of it. While `new` holds what the move put
+    there (a hash of `planned`, or `old`'s own bytes), the file at `old` is renamed over `new`
+    in one step (`Removal.move_over`): the save follows the note and nothing is left at the
+    old name; a kill leaves it before or after. Whether it was (False: nothing at `old`, `new`
+    changed too, or either changed meanwhile: both left as they are)."""
+    old_hash = file_hash(store, old)
+    if old_hash is None or twins(store, old, new):
+        return False
+    try:
+        store.move_over(old, new, planned | {old_hash})
+    except (VaultError, OSError):
+        return False
+    return True

@@ -11,6 +11,10 @@ the vault's write lock, before anything else) makes the same steps again:
 
 - the rename, when `old` is there and `new` is not; already made when `new` is there and
   `old` is not (or `new` holds the moved note's bytes, planned or not);
+- once the rename is made, a file at `old` again is the moved note saved under the name its
+  editor knows (or a copy): while `new` holds what the move put there, it is renamed over
+  `new` in one step (intent_merge.fold_old); checked before the rewrites (a kill left it)
+  and after them (saved while they were made);
 - each rewrite, when the file still has the hash it had when planned (compare-and-swap under
   the lock); already made when it has the new text's hash; when it changed since (an editor
   saved it), made over their text where they did not change the same lines (a three-way
@@ -54,7 +58,7 @@ from .fileops import CROSS_DEVICE, create_temp, fsync_dir, open_regular
 from .intent_added import relink_added
 from .intent_fields import VERSION
 from .intent_merge import Rewrite as Rewrite  # re-exported: a plan's part
-from .intent_merge import merged, swap
+from .intent_merge import fold_old, merged, swap, twins
 from .intent_writes import (
     ArchiveWritesIntent,
     Outcome,
@@ -139,24 +143,22 @@ def load_intent(doc: object) -> Intent:
     return MoveIntent.from_json(doc) if writes is None else writes
 
 
-def _twins(store: Store, a: str, b: str) -> bool:
-    """Whether `a` and `b` are two links to one file (a rename killed between its link and
-    its unlink: Store.move finishes it)."""
-    try:
-        return os.path.samefile(store.resolve(a), store.resolve(b))
-    except OSError:
-        return False
-
-
 def _rename_state(store: Store, intent: MoveIntent) -> str:
     """"todo", "done" or "impossible" for the plan's rename (module docstring)."""
     old_hash, new_hash = file_hash(store, intent.old), file_hash(store, intent.new)
-    if old_hash is not None and new_hash is not None and _twins(store, intent.old, intent.new):
+    if old_hash is not None and new_hash is not None and twins(store, intent.old, intent.new):
         return "todo"
     if new_hash is None:
         return "todo" if old_hash is not None else "impossible"
-    planned = {intent.moved_hash, *(r.new_hash for r in intent.rewrites if r.path == intent.new)}
-    return "done" if old_hash is None or new_hash in planned else "impossible"
+    return "done" if old_hash in (None, new_hash) or new_hash in _planned(intent) else (
+        "impossible")
+
+
+def _planned(intent: MoveIntent) -> frozenset[str]:
+    """The hashes the moved note has at `new` as the move leaves it (before and after its own
+    relative links are rewritten)."""
+    return frozenset({intent.moved_hash,
+                      *(r.new_hash for r in intent.rewrites if r.path == intent.new)})
 
 
 def apply_move(store: Store, intent: MoveIntent, name: str = "",
@@ -181,28 +183,50 @@ def apply_move(store: Store, intent: MoveIntent, name: str = "",
             else:
                 if after_rename is not None:
                     after_rename()
+        if state == "done":  # the moved note saved under its old name since the rename
+            _follow_old(store, intent, out)
         for rw in intent.rewrites:
-            now = file_hash(store, rw.path)
-            if state == "impossible":  # undo what was made, the same guarded way
-                if now == rw.new_hash and swap(store, rw.path, rw.new_hash, rw.text):
-                    out.written.append(rw.path)
-            elif now == rw.old_hash and rw.old_hash != rw.new_hash:
-                if swap(store, rw.path, rw.old_hash, rw.new_text):
-                    out.written.append(rw.path)
-                else:
-                    out.left.append(rw.path)
-            elif now != rw.new_hash:
-                merge = merged(store, rw, now, intent.old, intent.new, intent.wiki)
-                if merge == "written":
-                    out.written.append(rw.path)
-                elif merge == "left":
-                    out.left.append(rw.path)
+            _rewrite(store, intent, rw, state == "impossible", out)
+        if state != "impossible":  # saved there while the rewrites were made (a live move)
+            _follow_old(store, intent, out)
+        out.written = [p for i, p in enumerate(out.written) if p not in out.written[:i]]
         if state == "impossible":
             out.state = "rolled back"
         elif since_ns is not None and intent.wiki:
             relink_added(store, intent.old, intent.new, intent.wiki,
                          frozenset(rw.path for rw in intent.rewrites), since_ns, out)
     return out
+
+
+def _rewrite(store: Store, intent: MoveIntent, rw: Rewrite, undo: bool, out: Outcome) -> None:
+    """Make (or, `undo`, take back) one planned rewrite, guarded (module docstring)."""
+    now = file_hash(store, rw.path)
+    if undo:  # undo what was made, the same guarded way
+        if now == rw.new_hash and swap(store, rw.path, rw.new_hash, rw.text):
+            out.written.append(rw.path)
+    elif now == rw.old_hash and rw.old_hash != rw.new_hash:
+        if swap(store, rw.path, rw.old_hash, rw.new_text):
+            out.written.append(rw.path)
+        else:
+            out.left.append(rw.path)
+    elif now != rw.new_hash:
+        merge = merged(store, rw, now, intent.old, intent.new, intent.wiki)
+        if merge == "written":
+            out.written.append(rw.path)
+        elif merge == "left":
+            out.left.append(rw.path)
+
+
+def _follow_old(store: Store, intent: MoveIntent, out: Outcome) -> None:
+    """A save of the moved note under its old name, made after the rename, follows the note
+    (intent_merge.fold_old), its own relative links then rewritten over that text as the
+    plan rewrites them (a three-way merge); the note is reported written."""
+    if not fold_old(store, intent.old, intent.new, _planned(intent)):
+        return
+    for rw in intent.rewrites:
+        if rw.path == intent.new:
+            _rewrite(store, intent, rw, False, out)
+    out.written.append(intent.new)
 
 
 class Journal:

@@ -188,6 +188,22 @@ class Removal:
         with self.lock.held(), refused_change(rel):
             self._move(old, new)
 
+    def move_over(self, old: str, new: str, expected: frozenset[str]) -> None:
+        """Rename the file at `old` over the note at `new` in one step, when `new` holds bytes
+        of one of the `expected` hashes (EditConflict else, nothing changed): a kill leaves
+        both as they were or `old`'s file at `new` and nothing at `old` (a moved note's save
+        under its old name following it: storage/intent_merge.py `fold_old`)."""
+        rel, new_rel = self.check(old), self.check(new, write=True)
+        with (self.lock.held(), refused_change(rel), self._existing(old) as (_, sfd, sname, _),
+              self._folder_of(new, new_rel) as dfd):
+            dname = new_rel.rpartition("/")[2]
+            now = self.hash_at(new_rel, dfd, dname)
+            if now is None or now not in expected:
+                raise EditConflict(new_rel, min(expected, default=""), now)
+            os.rename(sname, dname, src_dir_fd=sfd, dst_dir_fd=dfd)
+            self.count_op()
+            fsync_fds(dfd, sfd, done=self.count_op)
+
     def _move(self, old: str, new: str) -> None:
         with self._existing(old) as (old_rel, sfd, sname, src):
             new_rel = self.check(new, write=True)

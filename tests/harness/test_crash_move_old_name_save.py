@@ -1,0 +1,89 @@
+"""`rmh move` killed after each of its file operations, then, before the next process opens
+the vault, the moved note's editor saves it under the name it knows, the old one (its text to
+a temporary, renamed over `a/Target.md`, as editors save). The move was never acknowledged:
+the next open finishes it with the editor's save at the new name (its relative link rewritten
+as the plan rewrites it), nothing left at the old name, every link to the note that holds the
+save. On main the recovery rolled forward over the stale copy: the save stayed at the old
+name, no link to it, the links to a copy without it (18 of 30 kill points,
+docs/measurements/session36/STORE11_editor_old_path-before.out)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bench.crash_move import NEW, OLD, REPO, make_template, rmh, texts
+from tests.forks import CLI_PRELOAD, ForkServer, cli_runner
+from tests.harness.test_crash_move import killed_moves
+
+pytestmark = pytest.mark.slow
+LINE = "The editor's line, saved under the old name.\n"
+
+
+def test_a_save_under_the_old_name_before_recovery_follows_the_moved_note(
+        tmp_path: Path) -> None:
+    template = make_template(tmp_path / "template", 2)
+    original = (template / OLD).read_text(encoding="utf-8")
+    work, recoveries = tmp_path / "work", 0
+    for n, runner in killed_moves(tmp_path, template, work):
+        swp = work / "a" / ".Target.md.swp"
+        swp.write_text(original + LINE, encoding="utf-8")
+        swp.replace(work / OLD)
+        doc = rmh(work, "doctor", "--json", runner=runner)
+        assert doc.returncode == 0, doc.stderr
+        vault = json.loads(doc.stdout)["vault"]
+        assert vault["intents"]["pending"] == [], n
+        now = texts(work)
+        if not vault["intents"]["recovered"]:  # killed before the intent, or after its end
+            continue
+        recoveries += 1
+        (outcome,) = vault["intents"]["recovered"]
+        assert outcome["state"] == "rolled forward" and outcome["left"] == [], (n, outcome)
+        assert OLD not in now, (n, outcome)
+        assert now[NEW] == (original.replace("(./Sib.md)", "(../a/Sib.md)") + LINE).encode(), n
+        assert NEW in outcome["written"], n
+        assert vault["dangling_links"] == [], n
+        assert all(b"[[Target Moved" in now[r] and b"[[Target]]" not in now[r]
+                   for r in now if r.startswith("r/")), n
+    assert recoveries > 10
+
+
+def test_the_recovery_that_makes_the_save_follow_killed_anywhere_is_finished_by_the_next(
+        tmp_path: Path) -> None:
+    """The move killed right after its rename, the save under the old name made; the next
+    open's recovery itself killed after each of its file operations; then the open after it:
+    the save at the new name, nothing at the old one, no link dangling, no intent left (a
+    first version of the fix, removing the old name by `erase`'s set-aside, left the save at
+    both names when killed between its set-aside and its unlink)."""
+    template = make_template(tmp_path / "template", 2)
+    original = (template / OLD).read_text(encoding="utf-8")
+    stage, work = tmp_path / "stage", tmp_path / "work"
+    with ForkServer(CLI_PRELOAD, workdir=tmp_path / "forks", cwd=REPO) as server:
+        runner = cli_runner(server, REPO)
+        for n in range(1, 100):  # the first kill that leaves the rename made, the plan pending
+            shutil.rmtree(stage, ignore_errors=True)
+            shutil.copytree(template, stage)
+            assert rmh(stage, "move", OLD, NEW, fault_after=n, runner=runner).returncode == -9
+            if not (stage / OLD).exists() and list((stage / ".rmh" / "intents").glob("*.json")):
+                break
+        swp = stage / "a" / ".Target.md.swp"
+        swp.write_text(original + LINE, encoding="utf-8")
+        swp.replace(stage / OLD)
+        killed = 0
+        for m in range(1, 100):
+            shutil.rmtree(work, ignore_errors=True)
+            shutil.copytree(stage, work)
+            first = rmh(work, "doctor", "--json", fault_after=m, runner=runner)
+            doc = rmh(work, "doctor", "--json", runner=runner)
+            assert doc.returncode == 0, doc.stderr
+            vault = json.loads(doc.stdout)["vault"]
+            now = texts(work)
+            assert vault["intents"]["pending"] == [] and vault["dangling_links"] == [], m
+            assert OLD not in now and LINE.encode() in now[NEW], m
+            if first.returncode != -9:
+                break
+            killed += 1
+    assert killed > 3
