@@ -133,7 +133,8 @@ def test_plus_is_scipys_sum_byte_for_byte(seed: int) -> None:
     rows, cols = flat // n, flat % n
     dense = m.toarray()
     # +1 where absent, -1 where present (relink's case: the entry cancels), else 0.5 or -2
-    old = np.array([dense[r, c] if r < k and c < k else 0.0 for r, c in zip(rows, cols)])
+    old = np.array([dense[r, c] if r < k and c < k else 0.0
+                    for r, c in zip(rows.tolist(), cols.tolist(), strict=True)])
     vals = np.where(old == 0, 1.0, np.where(rng.random(flat.shape[0]) < 0.7, -old, 0.5))
     vals[::7] = -2.0
     got, want = m.plus(rows, cols, vals, n), scipy_plus(m, rows, cols, vals, n)
