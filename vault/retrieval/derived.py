@@ -240,12 +240,5 @@ def relink(adj: Csr, old: Edges, new: Edges, relinked: Sequence[int], n: int,
             vals += [w, w]
     if not rows and n == kept:
         return adj
-    from scipy import sparse
-
-    grown = adj.to_scipy().copy()
-    grown.resize((n, n))
-    change = sparse.csr_matrix((np.asarray(vals), (rows, cols)), shape=(n, n))
-    out = (grown + change).tocsr()
-    out.eliminate_zeros()
-    out.sort_indices()
-    return Csr.from_scipy(out)
+    return adj.plus(np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64),
+                    np.asarray(vals, dtype=np.float64), n)

@@ -134,16 +134,14 @@ class NameIndex:
                 came.setdefault(toks, set()).add(at)
         if not gone and not came:
             return out
-        names = dict(out.names)
+        base, changes = (out.names.base, dict(out.names.changes)) if isinstance(
+            out.names, OverlaidNames) else (out.names, {})
         for toks in sorted(set(gone) | set(came)):
-            held = names.get(toks)
+            held = changes[toks] if toks in changes else base.get(toks)
             ids = ((set() if held is None else set(_as_tuple(held))) - gone.get(toks, set())
                    ) | came.get(toks, set())
-            if ids:
-                names[toks] = _packed(ids)
-            else:
-                names.pop(toks, None)
-        return NameIndex(names, out.shift)
+            changes[toks] = _packed(ids) if ids else None
+        return NameIndex(OverlaidNames(base, changes), out.shift)
 
     def named_in(self, query: str) -> list[int]:
         """Positions of notes whose title or alias occurs as a token run in the query."""
@@ -163,6 +161,32 @@ class NameIndex:
                 if hit is not None:
                     found.update(_as_tuple(hit))
         return self._now(sorted(found))
+
+
+class OverlaidNames(Mapping[str, Positions]):
+    """`base`'s names with a few changed (`NameIndex.updated`): `changes` maps a name to its
+    positions now, or to None when no note has it any more. An update copies the changes,
+    never the base (a million names read back from their store: copying them cost every
+    process after an added or renamed note O(names) lookups)."""
+
+    def __init__(self, base: Mapping[str, Positions],
+                 changes: dict[str, Positions | None]) -> None:
+        self.base, self.changes = base, changes
+
+    def __getitem__(self, name: str) -> Positions:
+        if name in self.changes:
+            got = self.changes[name]
+            if got is None:
+                raise KeyError(name)
+            return got
+        return self.base[name]
+
+    def __iter__(self) -> Iterator[str]:
+        yield from (k for k in self.base if k not in self.changes)
+        yield from (k for k in sorted(self.changes) if self.changes[k] is not None)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 class PackedNames(Mapping[str, Positions]):
