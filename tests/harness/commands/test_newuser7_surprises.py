@@ -6,6 +6,8 @@
 - `rmh --vault ../notes hooks install claude-code` wrote `PROJECT/../notes` into the client's
   hook commands (`rmh setup` resolves the vault: "the client runs elsewhere"): renaming or
   removing the project folder broke every hook. The hooks now name the resolved vault.
+- `[llm] api_key = 5` said "must be a string (a string), not a int"; now "must be a string,
+  not an integer" (a secret's value is still never shown).
 """
 
 from __future__ import annotations
@@ -78,3 +80,16 @@ def test_hooks_name_the_resolved_vault_and_survive_a_renamed_project(tmp_path: P
     assert out.returncode == 0 and out.stderr == "", out.stderr
     context = json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "Ledger.md" in context
+
+
+def test_a_secret_of_the_wrong_type_is_named_plainly_and_not_shown(tmp_path: Path) -> None:
+    """`[llm] api_key = 5` said "must be a string (a string), not a int"."""
+    vault = _vault(tmp_path, "")
+    env = _env(tmp_path)
+    for value, kind in (("5", "an integer"), ("true", "a boolean"), ("[1]", "an array")):
+        (vault / "rmh.toml").write_text(f"[llm]\napi_key = {value}\n", encoding="utf-8")
+        out = run_cli(("--vault", str(vault), "status", "--no-dense"), env=env, cwd=ROOT,
+                      timeout=120)
+        assert out.returncode == 1
+        assert out.stderr == ("rmh: rmh.toml: [llm].api_key has the wrong type: it must be a "
+                              f"string, not {kind}\n")
