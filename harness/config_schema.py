@@ -182,6 +182,13 @@ def _shown(value: object) -> str:
     return "a table" if isinstance(value, dict) else type(value).__name__
 
 
+def _kind(value: object) -> str:
+    """A TOML value's kind, never the value (a secret's)."""
+    kinds = ((bool, "a boolean"), (int, "an integer"), (float, "a number"), (list, "an array"),
+             (dict, "a table"))
+    return next((word for t, word in kinds if isinstance(value, t)), "a date or time")
+
+
 def refuse(where: str, rule: Rule, value: object, kind: type = float) -> ConfigError:
     """`where` = "[section].key": the one-line refusal of `value` (a secret's: not shown)."""
     shown = "what it is (not shown: a secret)" if rule.secret else _shown(value)
@@ -208,9 +215,10 @@ def check_value(section: str, key: str, kind: type, value: object) -> object:
         return value
     if kind is str:
         if not isinstance(value, str):
-            raise ConfigError(f"rmh.toml: {where} has the wrong type: it must be a string "
-                              f"({rule.allowed(str)}), not "
-                              f"{'a ' + type(value).__name__ if rule.secret else _shown(value)}")
+            allowed = rule.allowed(str)
+            raise ConfigError(f"rmh.toml: {where} has the wrong type: it must be a string"
+                              + ("" if allowed == "a string" else f" ({allowed})") + ", not "
+                              + (_kind(value) if rule.secret else _shown(value)))
         if not rule.check_text(value):
             raise refuse(where, rule, value, str)
         return value

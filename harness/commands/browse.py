@@ -37,13 +37,16 @@ def status_report(v: Vault, *, dense: bool) -> dict[str, Any]:
     v.sync(postpone_full=True)  # on a full disk: the index as it is
     corpus = v.corpus()
     counts = dict(v.counts())
+    sandbox = sandbox_choice(v)
     doc: dict[str, Any] = {
         "vault": str(v.root), "index": {**counts, "generation": corpus.generation,
                                         "calibration": v.calibration()},
         "embeddings_pending": pending_embeddings(v) if dense else None,
-        "sandbox": sandbox_choice(v)["runs"], "changes": v.change_detection(),
+        "sandbox": sandbox["runs"], "changes": v.change_detection(),
         "read_only": v.read_only,
     }
+    if sandbox["runs"] is None:
+        doc["sandbox_refused"] = sandbox["refused"]
     if v.ledger is not None:
         health = learning_health(v, v.ledger)
         doc["learning"] = {"events": health.get("events", {}),
@@ -63,7 +66,9 @@ def print_status(doc: dict[str, Any]) -> None:
           + ("not checked (--no-dense)" if pending is None else f"{pending} pending"
              + (" (run `rmh index`)" if pending else "")))
     print(f"fusion      {index.get('calibration', 'off')}")
-    print(f"sandbox     {doc['sandbox'] or 'none: code execution refused'}")
+    refused = doc.get("sandbox_refused")
+    print(f"sandbox     {doc['sandbox'] or 'none: code execution refused'}"
+          + (f" ({refused})" if refused else ""))
     if doc.get("read_only"):
         from .health import READ_ONLY_NOTE
 

@@ -66,11 +66,14 @@ def sandbox_choice(v: Vault) -> dict[str, Any]:
         refused = ""
     except (ConfigError, SandboxError, ValueError) as exc:
         tier, refused = None, str(exc)
-    identity = list(identity_limits(worker_user))
+    try:
+        identity = list(identity_limits(worker_user))
+        available = probe(worker_user).available
+    except ValueError:  # a worker_user naming no one (refused above): no tier can run
+        identity, available = [], ()
     return {"runs": tier, "refused": refused, "worker_identity": identity,
             "does_not_guarantee": [*tier_limits(tier), *identity] if tier else [],
-            "tier_limits": {t: [*tier_limits(t), *identity]
-                            for t in probe(worker_user).available}}
+            "tier_limits": {t: [*tier_limits(t), *identity] for t in available}}
 
 
 def print_doctor(report: dict[str, Any]) -> None:

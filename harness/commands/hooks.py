@@ -33,7 +33,7 @@ def cmd_install(args: argparse.Namespace) -> int:
     from vault import operation_made
 
     cfg = load(vault=args.vault)
-    vault = cfg.require_vault()
+    vault = cfg.require_vault().resolve()  # the client runs elsewhere: no `..`, no link
     scope = "user" if args.user else "project"
     # The vault first: one that does not open (a folder that is not a vault, a read-only
     # one) fails the command before the client's settings are touched, never after.
