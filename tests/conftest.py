@@ -16,6 +16,8 @@ is off (PYTHONDONTWRITEBYTECODE, common in containers and CI images) each of the
 every module of ours from source again (about a quarter of a CLI process's CPU): the session
 compiles our packages once at its start (`__pycache__`, git-ignored; a read-only checkout just
 skips it). Python reads a `.pyc` only while it matches its source, so nothing runs stale code.
+Under pytest-xdist (the README's command: `-n 2`) the controller compiles before it starts the
+workers (its session start runs ours first), so the workers skip it.
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ PACKAGES = ("harness", "vault", "sandbox", "rpc", "bench")
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Bytecode for our packages, for the processes the tests start (module docstring)."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # the controller compiled before it started us
+        return
     for package in PACKAGES:
         try:
             compileall.compile_dir(ROOT / package, quiet=2, workers=1)

@@ -6,12 +6,15 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 from tests.forks import run_cli
+from vault.storage.folders import SETTLED_NS
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "Zephyr-Orchid-7731"
@@ -123,11 +126,35 @@ def test_forget_one_note_keeps_the_rest(tmp_path: Path) -> None:
     assert _occurrences(_all_files(root, tmp_path), LINE) == {}
 
 
+def _settle(root: Path) -> None:
+    """Wait until every note is SETTLED_NS old, so the index stores their true ctimes now.
+
+    A note whose ctime is younger when a sync reads it is stored as racily clean
+    (vault/storage/folders.py) and read again by the next open, whichever command opens:
+    one that lands after the window re-records it, which rewrites the derived
+    `.rmh/stat-columns.bin` and `.rmh/catch-up.json` (the index's own catch-up, not the
+    command's doing). Whether the commands below landed before or after the window
+    depended on the machine's load (seen failing under pytest-xdist on a loaded machine)."""
+    newest = max(p.stat().st_ctime_ns for p in root.rglob("*"))
+    time.sleep(max(0, newest + SETTLED_NS - time.time_ns()) / 1e9 + 0.1)
+
+
+def _tables(db: Path) -> str:
+    """A SQLite file's content (its SQL dump): what its bytes and WAL do not show alike."""
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
+        return "\n".join(con.iterdump())
+
+
 def test_forget_dry_run_and_bad_arguments_change_nothing(tmp_path: Path) -> None:
+    """Neither a refused `forget` nor a dry run changes a note, the index, the learned state
+    or any file the index derives (the notes are settled first: `_settle`)."""
     env = _env(tmp_path)
     root = _vault(tmp_path)
+    _settle(root)
     assert rmh("--vault", str(root), "init", "--no-dense", env=env).returncode == 0
     before = _digest(root)
+    dbs = [root / ".rmh" / "index.sqlite", root / ".rmh" / "learned.sqlite"]
+    tables = [_tables(db) for db in dbs]
     assert rmh("--vault", str(root), "forget", env=env).returncode == 1
     assert rmh("--vault", str(root), "forget", "no-such-note", env=env).returncode == 1
     assert rmh("--vault", str(root), "forget", "--subject", SECRET, "--dry-run",
@@ -135,6 +162,7 @@ def test_forget_dry_run_and_bad_arguments_change_nothing(tmp_path: Path) -> None
     after = _digest(root)
     assert {k: v for k, v in after.items() if "sqlite" not in k} == \
         {k: v for k, v in before.items() if "sqlite" not in k}
+    assert [_tables(db) for db in dbs] == tables
 
 
 def test_an_incomplete_erasure_is_one_json_error_carrying_its_report(tmp_path: Path) -> None:

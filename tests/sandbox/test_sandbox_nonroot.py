@@ -2,7 +2,11 @@
 supervisor "without capabilities, not only as root"). As root, this re-runs a focused subset of
 the escape suite as a test user through `runuser`; it skips, saying why, when it cannot create
 the user or the user cannot run this interpreter and checkout, except under
-RMH_REQUIRE_NONROOT=1 (set by .ci/run, which prepares the user), where a skip is a failure."""
+RMH_REQUIRE_NONROOT=1 (set by .ci/run, which prepares the user), where a skip is a failure.
+
+One nested run per file of the subset (the same files and the same `-k`): as one run it was the
+suite's longest test, which pytest-xdist cannot split, so one worker finished it alone while the
+other sat idle."""
 
 from __future__ import annotations
 
@@ -32,13 +36,13 @@ SUBSET = ["tests/sandbox/test_sandbox_escape_pids.py", "tests/sandbox/test_sandb
           "tests/sandbox/test_sandbox_host_objects.py",
           "tests/sandbox/test_sandbox_listed_tiers.py",
           "tests/sandbox/test_sandbox_replaced_notes.py",
-          "tests/sandbox/test_sandbox_shared_counts.py",
-          "-k", "case10 or case15 or case26 or case27 or probes or dies or threads or mounts"
+          "tests/sandbox/test_sandbox_shared_counts.py"]
+KEYWORDS = ("case10 or case15 or case26 or case27 or probes or dies or threads or mounts"
           " or after_its_answer or does_not_report or where_proc or unlisted_syscall"
           " or pi_futex or cpu_clock or pending_cap or not_dumpable or small_values"
           " or json_punctuation or over_the_cap or beyond_the_four"
           " or madvise or shared_futex or no_mount_namespace or host_object or listed_tiers"
-          " or keeps_the_notes_owner or fifo_socket or leave_another"]
+          " or keeps_the_notes_owner or fifo_socket or leave_another")
 
 
 def _ensure_user() -> str | None:
@@ -60,7 +64,8 @@ def _cannot(reason: str) -> NoReturn:
     pytest.skip(reason)
 
 
-def test_escape_findings_as_an_unprivileged_user() -> None:
+@pytest.mark.parametrize("subset", SUBSET, ids=lambda f: Path(f).stem.removeprefix("test_"))
+def test_escape_findings_as_an_unprivileged_user(subset: str) -> None:
     if os.environ.get(NESTED):
         pytest.skip("already the nested unprivileged run")
     if os.geteuid() != 0:
@@ -72,12 +77,12 @@ def test_escape_findings_as_an_unprivileged_user() -> None:
     home = Path(tempfile.mkdtemp(prefix="rmh-nonroot-"))  # pytest's own tmp is root-only
     try:
         os.chown(home, int(subprocess.check_output(["id", "-u", USER])), -1)
-        _run_subset(home)
+        _run_subset(home, subset)
     finally:
         shutil.rmtree(home, ignore_errors=True)
 
 
-def _run_subset(tmp_path: Path) -> None:
+def _run_subset(tmp_path: Path, subset: str) -> None:
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(ROOT),
            "HOME": str(tmp_path), "PYTHONDONTWRITEBYTECODE": "1", NESTED: "1"}
     base = ["runuser", "-u", USER, "--", sys.executable]
@@ -87,8 +92,9 @@ def _run_subset(tmp_path: Path) -> None:
         _cannot(f"{USER} cannot run this interpreter and checkout (a parent folder "
                     f"without o+x?): {probe.stderr.strip()[-300:]}")
     run = subprocess.run([*base, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                          f"--basetemp={tmp_path / 'pytest'}", *SUBSET], cwd=ROOT, env=env,
-                         capture_output=True, text=True, timeout=600, check=False)
+                          f"--basetemp={tmp_path / 'pytest'}", subset, "-k", KEYWORDS],
+                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+                         check=False)
     tail = (run.stdout + run.stderr)[-3000:]
     assert run.returncode == 0, tail
     assert " passed" in run.stdout and " failed" not in run.stdout, tail
