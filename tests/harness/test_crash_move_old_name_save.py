@@ -87,3 +87,30 @@ def test_the_recovery_that_makes_the_save_follow_killed_anywhere_is_finished_by_
                 break
             killed += 1
     assert killed > 3
+
+
+def test_another_note_made_at_the_freed_old_name_before_recovery_loses_no_byte(
+        tmp_path: Path) -> None:
+    """The move killed right after its rename; before the next open the user makes another
+    note at the freed old name (nothing tells it from a save of the moved note): the recovery
+    makes it follow the links as a save, and the moved note's text it replaced at the new name
+    is kept in the trash (REV36: before, the rename over the new name removed it: the moved
+    note's bytes found nowhere, REV36_newnote-before-fix.out)."""
+    template = make_template(tmp_path / "template", 2)
+    moved = (template / OLD).read_bytes()
+    stage = tmp_path / "stage"
+    with ForkServer(CLI_PRELOAD, workdir=tmp_path / "forks", cwd=REPO) as server:
+        runner = cli_runner(server, REPO)
+        for n in range(1, 100):  # the first kill that leaves the rename made, the plan pending
+            shutil.rmtree(stage, ignore_errors=True)
+            shutil.copytree(template, stage)
+            assert rmh(stage, "move", OLD, NEW, fault_after=n, runner=runner).returncode == -9
+            if not (stage / OLD).exists() and list((stage / ".rmh" / "intents").glob("*.json")):
+                break
+        fresh = b"# Another note\nMade under the free name after the move.\n"
+        (stage / OLD).write_bytes(fresh)
+        doc = rmh(stage, "doctor", "--json", runner=runner)
+    assert doc.returncode == 0, doc.stderr
+    everything = [p.read_bytes() for p in stage.rglob("*") if p.is_file()]
+    assert fresh in everything
+    assert moved in everything or moved.replace(b"(./Sib.md)", b"(../a/Sib.md)") in everything
