@@ -15,7 +15,8 @@ note's lines stay lines). Elsewhere (a pipe, a file) output is left as it is: it
 (`rmh read X > X.md` keeps the note's bytes), and what reads it is no terminal. `--json`
 output on a terminal stays one JSON document: JSON escapes every C0 control, `json_line`
 every C1 one, and a bidirectional control, the only kind left raw in it, becomes `\\u202e`, the
-same string in JSON."""
+same string in JSON. rmh's own drawing (the embedding progress bar's carriage returns, which
+redraw it in place: harness/commands/progress.py) goes through `Trusted`, unescaped."""
 
 from __future__ import annotations
 
@@ -55,3 +56,21 @@ class Guarded(io.TextIOWrapper):
             self._held = ""
             super().write("\\r")
         super().flush()
+
+
+class Trusted:
+    """`stream` for what rmh itself draws on a terminal (a progress bar: `\\r` redraws it),
+    written as is where `stream` is `Guarded` (REV36, session 36: escaped, each frame of the
+    bar was printed after the last on one line); everything else is the stream's own."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        if isinstance(self.stream, Guarded):
+            self.stream.flush()  # a CR it holds is escaped first, in its place
+            return io.TextIOWrapper.write(self.stream, text)
+        return int(self.stream.write(text))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)

@@ -56,7 +56,10 @@ class Progress:
         if self.tty:
             from tqdm import tqdm
 
-            self._bar = tqdm(total=total, desc=what, unit="chunk", file=self.stream,
+            from ..terminal import Trusted
+
+            # its own frames: a guarded terminal stream (harness/terminal.py) keeps its CRs
+            self._bar = tqdm(total=total, desc=what, unit="chunk", file=Trusted(self.stream),
                              leave=True, dynamic_ncols=True, mininterval=0.0)
         else:
             print(f"{what}: {total} chunks ...", file=self.stream, flush=True)

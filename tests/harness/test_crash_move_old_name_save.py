@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.crash_move import NEW, OLD, REPO, make_template, rmh, texts
+from bench.crash_move import NEW, OLD, REPO, Runner, make_template, rmh, texts
 from tests.forks import CLI_PRELOAD, ForkServer, cli_runner
 from tests.harness.test_crash_move import killed_moves
 
@@ -63,12 +63,7 @@ def test_the_recovery_that_makes_the_save_follow_killed_anywhere_is_finished_by_
     stage, work = tmp_path / "stage", tmp_path / "work"
     with ForkServer(CLI_PRELOAD, workdir=tmp_path / "forks", cwd=REPO) as server:
         runner = cli_runner(server, REPO)
-        for n in range(1, 100):  # the first kill that leaves the rename made, the plan pending
-            shutil.rmtree(stage, ignore_errors=True)
-            shutil.copytree(template, stage)
-            assert rmh(stage, "move", OLD, NEW, fault_after=n, runner=runner).returncode == -9
-            if not (stage / OLD).exists() and list((stage / ".rmh" / "intents").glob("*.json")):
-                break
+        _killed_after_rename(template, stage, runner)
         swp = stage / "a" / ".Target.md.swp"
         swp.write_text(original + LINE, encoding="utf-8")
         swp.replace(stage / OLD)
@@ -87,3 +82,37 @@ def test_the_recovery_that_makes_the_save_follow_killed_anywhere_is_finished_by_
                 break
             killed += 1
     assert killed > 3
+
+
+def test_another_note_made_at_the_freed_old_name_before_recovery_loses_no_byte(
+        tmp_path: Path) -> None:
+    """The move killed right after its rename; before the next open the user makes another
+    note at the freed old name (nothing tells it from a save of the moved note): the recovery
+    makes it follow the links as a save, and the moved note's text it replaced at the new name
+    is kept in the trash (REV36: before, the rename over the new name removed it: the moved
+    note's bytes found nowhere, REV36_newnote-before-fix.out)."""
+    template = make_template(tmp_path / "template", 2)
+    moved = (template / OLD).read_bytes()
+    stage = tmp_path / "stage"
+    with ForkServer(CLI_PRELOAD, workdir=tmp_path / "forks", cwd=REPO) as server:
+        runner = cli_runner(server, REPO)
+        _killed_after_rename(template, stage, runner)
+        fresh = b"# Another note\nMade under the free name after the move.\n"
+        (stage / OLD).write_bytes(fresh)
+        doc = rmh(stage, "doctor", "--json", runner=runner)
+    assert doc.returncode == 0, doc.stderr
+    everything = [p.read_bytes() for p in stage.rglob("*") if p.is_file()]
+    assert fresh in everything
+    assert moved in everything or moved.replace(b"(./Sib.md)", b"(../a/Sib.md)") in everything
+
+
+def _killed_after_rename(template: Path, stage: Path, runner: Runner) -> None:
+    """`stage` a copy of `template` whose `rmh move` was killed at the first file operation
+    that leaves the rename made and the plan pending."""
+    for n in range(1, 100):
+        shutil.rmtree(stage, ignore_errors=True)
+        shutil.copytree(template, stage)
+        assert rmh(stage, "move", OLD, NEW, fault_after=n, runner=runner).returncode == -9
+        if not (stage / OLD).exists() and list((stage / ".rmh" / "intents").glob("*.json")):
+            return
+    raise AssertionError("no kill left the rename made and the plan pending")

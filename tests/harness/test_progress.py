@@ -60,3 +60,47 @@ def test_on_a_terminal_the_bar_is_drawn_from_the_first_report() -> None:
     progress(10, 10, "embedding")
     assert "10/10" in stream.getvalue()
     assert not any(t.name == "rmh-progress" and t.is_alive() for t in threading.enumerate())
+
+
+BAR_ON_A_TERMINAL = """
+from harness.stdio import install
+install()  # as `rmh` starts: a terminal's stderr escapes control characters (terminal.py)
+from harness.commands.progress import Progress
+progress = Progress(interval=100)
+for done in range(4):
+    progress(done, 3, "embedding")
+"""
+
+
+def test_the_bar_redraws_in_place_on_the_guarded_terminal_stream() -> None:
+    """Run as `rmh` runs, on a real pseudo-terminal: the bar's carriage returns reach the
+    terminal as such (REV36: harness/stdio.py's guard escaped them, so each frame was printed
+    after the last on one line, `\\rembedding:   0%|...\\rembedding:  33%|...`)."""
+    import fcntl
+    import os
+    import pty
+    import struct
+    import subprocess
+    import sys
+    import termios
+    from pathlib import Path
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    child = subprocess.Popen([sys.executable, "-c", BAR_ON_A_TERMINAL], stdin=slave,
+                             stdout=slave, stderr=slave, cwd=Path(__file__).parents[2])
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(master)
+    assert child.wait(60) == 0, out
+    assert b"3/3" in out, out
+    assert out.count(b"\r") - out.count(b"\r\n") >= 3, out  # one per frame
+    assert b"\\r" not in out, out

@@ -99,11 +99,17 @@ def fold_old(store: Store, old: str, new: str, planned: frozenset[str]) -> bool:
     there (a hash of `planned`, or `old`'s own bytes), the file at `old` is renamed over `new`
     in one step (`Removal.move_over`): the save follows the note and nothing is left at the
     old name; a kill leaves it before or after. Whether it was (False: nothing at `old`, `new`
-    changed too, or either changed meanwhile: both left as they are)."""
+    changed too, or either changed meanwhile: both left as they are). The file at `old` may
+    also be another note made at the freed name (nothing tells it from a save): so the bytes
+    at `new`, where they differ, are first put in the trash (`Store.trash`, kept: a hard
+    link; a kill after it leaves a copy, found again by the next run): no byte is lost
+    (REV36, session 36: that note's rename over `new` removed the moved note's bytes)."""
     old_hash = file_hash(store, old)
     if old_hash is None or twins(store, old, new):
         return False
     try:
+        if file_hash(store, new) in planned - {old_hash}:
+            store.trash(new, keep=True)
         store.move_over(old, new, planned | {old_hash})
     except (VaultError, OSError):
         return False

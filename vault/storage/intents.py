@@ -13,8 +13,8 @@ the vault's write lock, before anything else) makes the same steps again:
   `old` is not (or `new` holds the moved note's bytes, planned or not);
 - once the rename is made, a file at `old` again is the moved note saved under the name its
   editor knows (or a copy): while `new` holds what the move put there, it is renamed over
-  `new` in one step (intent_merge.fold_old); checked before the rewrites (a kill left it)
-  and after them (saved while they were made);
+  `new` in one step (intent_merge.fold_old), what `new` held kept in the trash first;
+  checked before the rewrites (a kill left it) and after them (saved while they were made);
 - each rewrite, when the file still has the hash it had when planned (compare-and-swap under
   the lock); already made when it has the new text's hash; when it changed since (an editor
   saved it), made over their text where they did not change the same lines (a three-way
