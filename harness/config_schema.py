@@ -36,7 +36,7 @@ EXTRACTORS = ("auto", "rules", "spacy", "llm")
 TIER_CHOICES = ("auto", "bwrap", "landlock", "seccomp", "bwrap+seccomp", "landlock+seccomp",
                 "rlimits-only(unsafe)")
 MAX_INT = 2**53  # counts and byte sizes: exact as a float, within SQLite's and numpy's int64
-MAX_S = 86_400.0  # seconds: a day is "never"; past ~24.8 days epoll's wait overflows (exec)
+MAX_S = 86_400.0  # seconds: a day is "never" (= sandbox.config.MAX_DEADLINE_S: a test)
 MAX_WEIGHT = 1e6  # a weight or scale this large already decides alone; 1e300 gave inf scores
 PID_MAX_LIMIT = 1 << 22  # Linux's most tasks (pids) at all: [sandbox] max_tasks' bound
 MIN_LOG_BOUND = 1024  # [learning] bounds: below it not one search's event fits

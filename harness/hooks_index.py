@@ -347,27 +347,30 @@ def forget(root: Path, needles: Iterable[str], done: Callable[[], object] = lamb
     """Erasure (`rmh forget`): drop the hooks' index (derived; True when there was one, so
     the caller rebuilds it from what remains), and every journal line and used-lately entry
     that names an erased string. A journal file is rewritten whole (`replace_whole`: it was
-    written in place, so a kill cut the lines it kept); a killed rewrite's temporary is
-    removed. `done` is called after each file operation (the fault-injection count)."""
+    written in place, so a kill cut the lines it kept); a killed writer's temporary (its
+    process gone) is removed, a running hook's left to it. `done` is called after each file
+    operation (the fault-injection count)."""
     had = index_path(root).exists()
     for suffix in ("", "-wal", "-shm", "-journal"):
         if Path(f"{index_path(root)}{suffix}").exists():
             Path(f"{index_path(root)}{suffix}").unlink(missing_ok=True)
             done()
-    from vault import ending_in_part, mentioning, replace_whole  # here: the prompt hook
-    # imports this module, not this function
+    from vault import dead_temps, ending_in_part, mentioning, replace_whole  # here: the
+    # prompt hook imports this module, not this function
 
     needles = list(needles)
     names = mentioning(needles)  # whole words, as the erasure picks notes (vault)
     cut = ending_in_part(needles)
     folder = root / ".rmh" / JOURNAL_DIR
+    dead = set(dead_temps(folder, ".*.tmp"))  # a running hook's temporary is its own
     for path in sorted(folder.glob("*")) if folder.is_dir() else []:
         if path.is_symlink():  # not rmh's file: rewriting it changed the file it named
             path.unlink()
         if not path.is_file():
             continue
-        if path.name.startswith(".") and path.name.endswith(".tmp"):  # a killed rewrite's
-            path.unlink()
+        if path.name.startswith(".") and path.name.endswith(".tmp"):  # a killed writer's
+            if path in dead:  # (its pid gone) is removed; a live writer renames its own
+                path.unlink()
             continue
         text = path.read_text(encoding="utf-8", errors="replace")
         if path.name == USED_FILE:

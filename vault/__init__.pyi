@@ -130,6 +130,7 @@ from .storage.embeddings import SharedEmbeddingCache as SharedEmbeddingCache
 from .storage.embeddings import TieredEmbeddingCache as TieredEmbeddingCache
 from .storage.embeddings import embedding_key as embedding_key
 from .storage.faults import operation_made as operation_made
+from .storage.fileops import dead_temps as dead_temps
 from .storage.fileops import replace_whole as replace_whole
 from .storage.intents import journal_stamp as journal_stamp
 from .storage.mentions import ending_in_part as ending_in_part

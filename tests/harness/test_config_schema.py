@@ -17,6 +17,7 @@ import pytest
 
 from harness.config import _SECTIONS, ConfigError, load
 from harness.config_schema import (
+    MAX_S,
     RULES,
     SIGNALS,
     TIER_CHOICES,
@@ -25,6 +26,7 @@ from harness.config_schema import (
     type_of,
 )
 from sandbox import TIER_NAMES, TIERS
+from sandbox.config import MAX_DEADLINE_S
 from tests.harness.test_cli_damaged_state import FRAMES
 from tests.harness.test_cli_notes import make_vault, rmh
 
@@ -106,6 +108,7 @@ def test_every_key_has_a_rule_and_the_copied_names_are_the_sources() -> None:
         assert sorted(f.name for f in dataclasses.fields(cls)) == sorted(RULES[name]), name
     assert sorted(RULES) == sorted(_SECTIONS)
     assert set(TIER_CHOICES) == set(TIER_NAMES) | set(TIERS)
+    assert MAX_S == MAX_DEADLINE_S  # `[sandbox] deadline_s` and `--deadline` share the bound
     assert len(CASES) > 300  # the generator reaches every key
 
 

@@ -43,3 +43,30 @@ def test_forget_never_rewrites_a_file_a_journal_link_names(tmp_path: Path) -> No
     hooks_index.remember_used(root, ["keep.md"])
     assert outside.read_text() == "Quillon came by.\nA quiet day.\n"
     assert hooks_index.used_lately(root) == ["keep.md"]
+
+
+def test_forget_leaves_a_running_hooks_temporary_and_removes_a_dead_ones(tmp_path: Path) -> None:
+    """`forget` removed every hidden `.tmp` in `.rmh/hooks/`, a running hook's included: the
+    temporary of its `used.json` update, renamed into place a moment later, was gone, and the
+    update silently lost (session 36's review). A temporary whose writer (the pid in its
+    name, `replace_whole`'s `.NAME.PID.tmp`) is alive is its writer's; a dead writer's goes."""
+    import subprocess
+    import sys
+
+    root = tmp_path / "v"
+    folder = root / ".rmh" / "hooks"
+    folder.mkdir(parents=True)
+    ended = subprocess.Popen([sys.executable, "-c", ""])
+    ended.wait()  # its pid is unused now (reuse within the test is unlikely)
+    running = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        live_tmp = folder / f".{hooks_index.USED_FILE}.{running.pid}.tmp"
+        dead_tmp = folder / f".{hooks_index.USED_FILE}.{ended.pid}.tmp"
+        live_tmp.write_text('["keep.md"]')
+        dead_tmp.write_text('["keep.md"]')
+        hooks_index.forget(root, ["Quillon"])
+        assert live_tmp.read_text() == '["keep.md"]'
+        assert not dead_tmp.exists()
+    finally:
+        running.kill()
+        running.wait()
