@@ -11,6 +11,7 @@ tier does not guarantee), `identity_limits` (who the worker runs as, what that l
 
 from .cancel import CancelToken
 from .config import (
+    MAX_DEADLINE_S,
     TIER_BWRAP,
     TIER_LANDLOCK,
     TIER_NAMES,
@@ -19,6 +20,7 @@ from .config import (
     TIERS,
     SandboxConfig,
     SandboxError,
+    check_deadline,
 )
 from .context import ExecContext, current_exec, exec_time_left, host_call_stop
 from .functions import HostFunction, HostFunctionError
@@ -32,6 +34,7 @@ from .result import ErrorInfo, ExecResult
 from .tiers import identity_limits
 
 __all__ = [
+    "MAX_DEADLINE_S",
     "TIERS",
     "TIER_BWRAP",
     "TIER_LANDLOCK",
@@ -49,6 +52,7 @@ __all__ = [
     "SandboxConfig",
     "SandboxError",
     "TierReport",
+    "check_deadline",
     "choose_tier",
     "current_exec",
     "exec_time_left",

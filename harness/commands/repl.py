@@ -26,13 +26,19 @@ from typing import Any
 
 from harness.compose import open_vault
 from harness.config import Config, load
-from harness.config_schema import MAX_S
 from harness.extraction import configured
 from harness.llm import Broker
 from harness.rlm_tools import RlmTools
 from harness.tools import build_functions, conversation_functions, vault_functions
 from harness.vault_ops import VaultCalls, VaultThread
-from sandbox import TIER_NAMES, ExecResult, Sandbox, SandboxError
+from sandbox import (
+    MAX_DEADLINE_S,
+    TIER_NAMES,
+    ExecResult,
+    Sandbox,
+    SandboxError,
+    check_deadline,
+)
 
 from .operation_commands import stdin_text
 from .output import fail, for_terminal, json_line
@@ -185,8 +191,9 @@ def _seconds(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not 0 < value <= MAX_S:
-        raise argparse.ArgumentTypeError(f"must be above 0 and at most {MAX_S:g} s, not {text}")
+    if not check_deadline(value):  # the sandbox's own bound (sandbox/config.py)
+        raise argparse.ArgumentTypeError(
+            f"must be above 0 and at most {MAX_DEADLINE_S:g} s, not {text}")
     return value
 
 

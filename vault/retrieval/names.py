@@ -185,8 +185,9 @@ class OverlaidNames(Mapping[str, Positions]):
         yield from (k for k in self.base if k not in self.changes)
         yield from (k for k in sorted(self.changes) if self.changes[k] is not None)
 
-    def __len__(self) -> int:
-        return sum(1 for _ in self)
+    def __len__(self) -> int:  # the base's count, corrected by the changes (no walk of it)
+        return len(self.base) + sum((got is not None) - (name in self.base)
+                                    for name, got in self.changes.items())
 
 
 class PackedNames(Mapping[str, Positions]):

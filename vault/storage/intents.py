@@ -189,7 +189,7 @@ def apply_move(store: Store, intent: MoveIntent, name: str = "",
             _rewrite(store, intent, rw, state == "impossible", out)
         if state != "impossible":  # saved there while the rewrites were made (a live move)
             _follow_old(store, intent, out)
-        out.written = [p for i, p in enumerate(out.written) if p not in out.written[:i]]
+        out.written = list(dict.fromkeys(out.written))  # once each, in first-written order
         if state == "impossible":
             out.state = "rolled back"
         elif since_ns is not None and intent.wiki:

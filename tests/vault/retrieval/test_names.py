@@ -106,3 +106,20 @@ def test_removals_then_changes_equal_a_fresh_build(seed: int, stored: bool,
             assert index.named_in(query) == want.named_in(query) == reference(
                 titles, aliases, query), query
         old = new
+
+
+def test_overlaid_names_count_what_they_iterate() -> None:
+    """`OverlaidNames.__len__` is derived from the base's count and the changes (no walk of a
+    million stored names); it must equal the names its iteration yields."""
+    import random
+
+    from vault.retrieval.names import OverlaidNames
+
+    rng = random.Random(36)
+    for _ in range(500):
+        base = {f"n{i}": (i,) for i in rng.sample(range(20), rng.randint(0, 10))}
+        changes: dict[str, tuple[int, ...] | None] = {
+            f"n{i}": None if rng.random() < 0.5 else (i,)
+            for i in rng.sample(range(20), rng.randint(0, 10))}
+        overlay = OverlaidNames(base, dict(changes))
+        assert len(overlay) == sum(1 for _ in overlay) == len(set(overlay))
