@@ -108,8 +108,11 @@ class Removal:
             for n in range(MAX_TRASH_COPIES):
                 cand = copy_name(rel, n)  # cut to fit the name's cap (storage/paths.py)
                 try:
-                    place_no_clobber(name, os.path.basename(cand), cand, keep_src=keep,
-                                     done=self.count_op, src_dir_fd=sfd, dst_dir_fd=dfd)
+                    if keep:
+                        place_no_clobber(name, os.path.basename(cand), cand, keep_src=True,
+                                         done=self.count_op, src_dir_fd=sfd, dst_dir_fd=dfd)
+                    elif not self._relocated(rel, sfd, name, dfd, os.path.basename(cand), cand):
+                        continue  # an editor's save took the name: the next copy takes it
                 except NoteExists:
                     # an entry that is this very file: an earlier `trash` of it, killed after
                     # its link, run again; that entry holds these bytes (a second one would
@@ -122,13 +125,34 @@ class Removal:
                 return cand
         raise QuotaExceeded(f"trash copies of {rel}", MAX_TRASH_COPIES)
 
+    def _relocated(self, rel: str, sfd: int, name: str, dfd: int, dname: str,
+                   dst_rel: str) -> bool:
+        """Put the note `name` (folder `sfd`) at `dname` (folder `dfd`, vault path `dst_rel`),
+        never replacing a file there (NoteExists), then remove `name` if it is still that file:
+        False when an editor's save took `name` after the link (left there, its bytes kept).
+        A move's rename and a trash copy both go this way (session 36's review: a save made
+        between the link and an unlink by name was removed, found nowhere). The check and the
+        unlink are two calls: a save landing between them (no file operation of rmh's in
+        between) is still removed. `_unlinked` closes that by a rename aside, but a kill while
+        aside is not yet settled before a move's recovery reads the names (the kill sweeps
+        fail), so it serves the trash reuse only."""
+        place_no_clobber(name, dname, dst_rel, keep_src=True, done=self.count_op,
+                         src_dir_fd=sfd, dst_dir_fd=dfd)
+        if lstat_at(sfd, name) is None:  # renamed (links unsupported there), or gone
+            return True
+        if not _same_file(sfd, name, dfd, dname):
+            return False
+        os.unlink(name, dir_fd=sfd)
+        self.count_op()
+        return True
+
     def _unlinked(self, rel: str, sfd: int, name: str, dfd: int, entry: str) -> bool:
-        """Remove the note's name `name` if the file there is still the trash entry `entry`
-        (a hard link of it). The name is renamed aside first and the file checked there: an
-        editor that saved the note by rename after `_trash` compared the two (no lock) put a
-        new file at the name, which an unlink by name would have removed with its bytes found
-        nowhere else. Such a save is put back (`_set_aside`'s way) and False returned: the
-        next trash candidate takes it. A kill while aside: `settle_aside`."""
+        """Remove the note's name `name` if the file there is still `entry` in folder `dfd`
+        (a hard link of it: a trash entry, a move's new name). The name is renamed aside
+        first and the file checked there: an editor that saved the note by rename after the
+        link (no lock) put a new file at the name, which an unlink by name would have
+        removed with its bytes found nowhere else. Such a save is put back (`_set_aside`'s
+        way) and False returned. A kill while aside: `settle_aside`."""
         tmp = temp_name(name, "tmp-aside")
         os.rename(name, tmp, src_dir_fd=sfd, dst_dir_fd=sfd)
         self.count_op()
@@ -213,9 +237,8 @@ class Removal:
             with self._folder_of(new, new_rel) as dfd:
                 dname = new_rel.rpartition("/")[2]
                 dst = lstat_at(dfd, dname)
-                if dst is None:
-                    place_no_clobber(sname, dname, new_rel, done=self.count_op,
-                                     src_dir_fd=sfd, dst_dir_fd=dfd)
+                if dst is None:  # a save at `old` since is left there (a journalled
+                    self._relocated(old_rel, sfd, sname, dfd, dname, new_rel)  # move folds
                 elif (st.S_ISLNK(src.st_mode) or st.S_ISLNK(dst.st_mode)
                       or (src.st_dev, src.st_ino) != (dst.st_dev, dst.st_ino)):
                     raise NoteExists(new_rel)
