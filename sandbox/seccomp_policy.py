@@ -32,6 +32,9 @@ register values, never memory, so a pid is checked but a path is not):
   a task by the pid in the futex word), and only FUTEX_PRIVATE_FLAG ones (a shared futex on a
   file page is keyed on the file, so it reached other processes' waiters: see `FUTEX_OPS`);
 - madvise only with the advice in `MADVISE_ADVICE` (no KSM merging, no forced page-out);
+- mmap never with MAP_HUGETLB: huge pages come from the machine's one pool (vm.nr_hugepages,
+  reserved for databases, VMs, DPDK), reserved at mmap time and held across cells: one cell
+  took all 16 of a pool and a host process got ENOMEM (SBX12);
 - clone only for threads (CLONE_THREAD set, no CLONE_NEW* flag); clone3 fails with ENOSYS so
   glibc falls back to clone(2), whose flags are visible.
 On the seccomp-only tier (no Landlock, no bwrap: only its private root confines the files) the
@@ -52,6 +55,7 @@ import functools
 import tempfile
 
 CLONE_THREAD = 0x00010000
+MAP_HUGETLB = 0x40000  # mmap(2) flags (x86_64 and aarch64)
 # CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET (clone(2)).
 CLONE_NEW_ANY = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 \
     | 0x40000000
@@ -102,7 +106,6 @@ ALLOWED: dict[str, str] = {
     "renameat": "os.rename(src_dir_fd=)",
     "renameat2": "os.replace on newer glibc",
     "brk": "malloc (bounded by RLIMIT_AS)",
-    "mmap": "malloc, ctypes, extension modules (bounded by RLIMIT_AS)",
     "munmap": "free() of large blocks and of thread stacks",
     "mremap": "realloc of large blocks",
     "mprotect": "the dynamic loader, thread stacks' guard pages",
@@ -177,6 +180,7 @@ FILTERED: dict[str, str] = {
     "clock_nanosleep": "time.sleep: fixed clocks only (id < 16)",
     "prctl": "the options in PRCTL_OPTIONS only",
     "madvise": "free of large blocks (MADV_DONTNEED), thread stacks: MADVISE_ADVICE only",
+    "mmap": "malloc, ctypes, extension modules (bounded by RLIMIT_AS): never MAP_HUGETLB",
 }
 
 # fcntl(2) commands: F_DUPFD, F_GETFD, F_SETFD, F_GETFL, F_SETFL, F_DUPFD_CLOEXEC, F_GETPIPE_SZ.
@@ -318,6 +322,7 @@ def compile_bpf(pid: int, read_only: bool = False) -> bytes:
         rule("ioctl", sc.Arg(1, sc.MASKED_EQ, 0xFFFFFFFF, request))
     for option in PRCTL_OPTIONS:
         rule("prctl", sc.Arg(0, sc.EQ, option))
+    rule("mmap", sc.Arg(3, sc.MASKED_EQ, MAP_HUGETLB, 0))
     rule("clone", sc.Arg(0, sc.MASKED_EQ, CLONE_THREAD | CLONE_NEW_ANY, CLONE_THREAD))
     filt.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
     with tempfile.TemporaryFile() as out:
