@@ -203,6 +203,11 @@ FCNTL_COMMANDS = (0, 1, 2, 3, 4, 1030, 1032)
 # WAIT or WAIT_BITSET gets EAGAIN (the word changed: every futex user checks it again, so
 # glibc's pthread_join, which waits shared on the thread's tid, polls instead of sleeping);
 # the other shared operations EPERM. CPython's locks, conditions and joins are all private.
+# The kernel still makes one shared WAKE of its own as a thread exits (at its clear_child_tid
+# address, set by set_tid_address or clone's child_tid, even where it cannot write; and at its
+# robust list's pending entry): a cell woke one host waiter per exiting thread (SBX12). No
+# filter can see those addresses, so the private root (no file a host process waits on) is
+# what bounds this: only files of the interpreter and the library folders can be mapped.
 FUTEX_OPS = (0, 1, 3, 4, 5, 9, 10)
 FUTEX_WAITS = (0, 9)  # WAIT, WAIT_BITSET
 FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME = 128, 256
