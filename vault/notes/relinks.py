@@ -8,7 +8,8 @@ import bisect
 import posixpath
 from collections.abc import Callable, Collection, Sequence
 
-from .links import Resolver, path_key, strip_md, title_of
+from .link_keys import path_key, strip_md, title_of
+from .links import Resolver
 from .note import Link, rewrite_links
 
 
