@@ -258,10 +258,15 @@ class Resolver:
 
         A stored target has the `.md` written after it cut (`[[x.md]]` and `[[x]]` are `x`),
         so it names, as Obsidian's `[[x]]` or `[[x.md]]`: the note `x.md`, else `x.md.md`
-        (the note titled `x.md`, which Obsidian links as `[[x.md]]`)."""
+        (the note titled `x.md`, which Obsidian links as `[[x.md]]`); a target given with
+        its `.md` (`Note.md`, as a caller may pass it) is last also the note `Note.md`."""
         bare = target.strip()
         found = self._resolve_path(bare + ".md", source)
-        return self._resolve_path(bare + ".md.md", source) if found is None and bare else found
+        if found is None and bare:
+            found = self._resolve_path(bare + ".md.md", source)
+        if found is None and bare.lower().endswith(".md"):
+            found = self._resolve_path(bare, source)
+        return found
 
     def _resolve_path(self, bare: str, source: str | None) -> int | None:
         """`resolve_name` of `bare`, a path whose `.md` (if any) is the file's."""

@@ -91,6 +91,8 @@ class DictResolver:
         found = self._by_name_once(target.strip() + ".md", source)
         if found is None and target.strip():
             found = self._by_name_once(target.strip() + ".md.md", source)
+        if found is None and target.strip().lower().endswith(".md"):
+            found = self._by_name_once(target, source)
         return found
 
     def _by_name_once(self, target: str, source: str | None) -> int | None:
