@@ -38,6 +38,12 @@ def test_links_reads_and_moves_reach_a_note_whose_title_ends_in_md(
         moved = "elsewhere/renamed.md.md"
         v.move(name, moved)
         assert [ln.resolved for ln in v.links("Refs")] == [moved] * 5
+        (root / "elsewhere" / "renamed.md").write_text("a plain note of that name\n",
+                                                       encoding="utf-8")
+        v.sync()  # the links a move wrote name the moved note exactly, not `renamed.md`
+        assert [ln.resolved for ln in v.links("Refs")] == [moved] * 5
+        (root / "elsewhere" / "renamed.md").unlink()
+        v.sync()
         v.move(moved, "plain")
         assert [ln.resolved for ln in v.links("Refs")] == ["plain.md"] * 5
         v.move("plain", name)
