@@ -237,8 +237,7 @@ def _formatted(site: LinkSite, new: str) -> str:
         if any(c in new for c in "[]|#"):
             raise NoteFormatError(f"wiki-link target cannot contain [ ] | #: {new!r}")
         return new + ".md" if site.md_suffix and not new.lower().endswith(".md") else new
-    path = new + ".md"  # `new` names the note as a link does (its file's `.md` cut): a note
-    # titled `x.md` is `x.md.md` (was written `x.md`, which names `x.md` first; session 37)
+    path = new if new.lower().endswith(".md") else new + ".md"
     if not site.md_suffix and bare_note_path(path[:-3]):  # written without `.md`: kept so
         path = path[:-3]
     if site.angle:
