@@ -7,8 +7,10 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any, cast
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from vault.int_arrays import distinct, member
@@ -25,7 +27,7 @@ def test_member_and_distinct_are_numpys(seed: int) -> None:
     hi = int(min(np.iinfo(dtype).max, [3, 50, 10**6][seed % 3]))
     lo = 0 if np.iinfo(dtype).min == 0 else -hi
     shape = [(int(rng.integers(0, 40)),), (int(rng.integers(0, 6)), 3), (0,)][seed % 3]
-    values = rng.integers(lo, hi + 1, size=shape).astype(dtype)
+    values = cast(npt.NDArray[np.integer[Any]], rng.integers(lo, hi + 1, size=shape).astype(dtype))
     pool = rng.integers(lo, hi + 1, size=int(rng.integers(0, 30))).astype(
         DTYPES[(seed // 5) % len(DTYPES)] if seed % 4 else np.int64)
     got = member(values, pool)
