@@ -95,6 +95,7 @@ class MoveIntent:
     moved_hash: str
     rewrites: tuple[Rewrite, ...]
     wiki: str = ""  # a link's target to the note after the move ("": an older plan's)
+    aside: str = ""  # the old name's aside before its unlink (Store.move; "": an older plan's)
 
     def to_json(self) -> dict[str, Any]:
         return {"version": VERSION, "op": "move", **asdict(self)}
@@ -107,7 +108,8 @@ class MoveIntent:
         return cls(t(doc["old"]), t(doc["new"]), t(doc["moved_hash"]),
                    tuple(Rewrite(t(r["path"]), t(r["text"]), t(r["new_text"]),
                                  fields.texts(r.get("names", [])))
-                         for r in fields.objects(doc["rewrites"])), t(doc.get("wiki", "")))
+                         for r in fields.objects(doc["rewrites"])), t(doc.get("wiki", "")),
+                   t(doc.get("aside", "")))
 
 
 @dataclass(frozen=True)
@@ -172,10 +174,12 @@ def apply_move(store: Store, intent: MoveIntent, name: str = "",
     rewritten too (intent_added.py)."""
     out = Outcome(name, "move", intent.old, intent.new)
     with store.lock.held():
+        if intent.aside:  # a run killed with the old name aside: settled before it is read
+            store.settle_relocation(intent.old, intent.new, intent.aside)
         state = _rename_state(store, intent)
         if state == "todo":
             try:
-                store.move(intent.old, intent.new)
+                store.move(intent.old, intent.new, aside=intent.aside)
             except PathRefused as exc:  # recovering a move onto what is now a mount point: no
                 if after_rename is not None or exc.reason != CROSS_DEVICE:  # rename ever
                     raise  # makes it (the live move raises: nothing changed, journal closed)
