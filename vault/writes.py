@@ -281,7 +281,7 @@ class VaultWrites(VaultParts):
         written = sorted(outcome.written, key=lambda p: p == new_path)
         if notes := [p for p in written if not is_canvas(p)]:
             self.live.sync_paths(notes)
-        return MoveResult(new_path, old_path, tuple(written), left)
+        return MoveResult(new_path, old_path, tuple(written), left, tuple(outcome.replaced))
 
     def _move_intent(self, note_id: int, old_path: str, new_path: str) -> MoveIntent:
         before = self.resolver()

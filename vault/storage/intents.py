@@ -10,10 +10,13 @@ leaves the intent behind; the next rmh process that opens the vault (`Journal.re
 the vault's write lock, before anything else) makes the same steps again:
 
 - the rename, when `old` is there and `new` is not; already made when `new` is there and
-  `old` is not (or `new` holds the moved note's bytes, planned or not);
+  `old` is not (or `new` holds the moved note's bytes, planned or not); the rename removes
+  `old` by renaming it aside (the name the plan records) and checking it is the file linked
+  at `new` there; an aside a kill left is settled first (Removal.settle_relocation);
 - once the rename is made, a file at `old` again is the moved note saved under the name its
   editor knows (or a copy): while `new` holds what the move put there, it is renamed over
-  `new` in one step (intent_merge.fold_old), what `new` held kept in the trash first;
+  `new` in one step (intent_merge.fold_old), what `new` held kept in the trash first
+  (its trash path reported: Outcome.replaced);
   checked before the rewrites (a kill left it) and after them (saved while they were made);
 - each rewrite, when the file still has the hash it had when planned (compare-and-swap under
   the lock); already made when it has the new text's hash; when it changed since (an editor
@@ -225,8 +228,10 @@ def _follow_old(store: Store, intent: MoveIntent, out: Outcome) -> None:
     """A save of the moved note under its old name, made after the rename, follows the note
     (intent_merge.fold_old), its own relative links then rewritten over that text as the
     plan rewrites them (a three-way merge); the note is reported written."""
-    if not fold_old(store, intent.old, intent.new, _planned(intent)):
+    if (kept := fold_old(store, intent.old, intent.new, _planned(intent))) is None:
         return
+    if kept:  # what the note held before: reported (doctor; the move's answer)
+        out.replaced.append(kept)
     for rw in intent.rewrites:
         if rw.path == intent.new:
             _rewrite(store, intent, rw, False, out)
@@ -309,7 +314,7 @@ class Journal:
                     continue
                 outcomes.append(outcome)
                 self.finish(name)
-            if left := [o.to_json() for o in outcomes if o.left]:
+            if left := [o.to_json() for o in outcomes if o.left or o.replaced]:
                 self._keep_left(left)
         return outcomes
 
