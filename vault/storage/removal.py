@@ -82,7 +82,9 @@ class Removal:
     def settle_aside(self, rel: str, short: str) -> bool:
         """A note `erase` set aside at vault path `rel` (".SHORT.rmh-tmp-aside-PID-N") and
         a kill left there, its bytes unchecked or not yet put back (they may be an editor's
-        save): put back under its name SHORT when that is free, removed when SHORT holds the
+        save): removed when it is the very file of an entry in its folder's trash (a delete
+        killed before its unlink: its bytes are there), else put back under its name SHORT
+        when that is free, removed when SHORT holds the
         very same bytes, else left as it is (hidden: never indexed). Bytes found nowhere else
         are never removed (REV, session 33: the stale-temp sweep removed them, an editor's
         save lost). A name `temp_name` may have cut is not guessed: left. True when `rel` is
@@ -92,6 +94,10 @@ class Removal:
             return False
         try:
             with folder(self._root, parts[:-1], rel) as fd:
+                if self._trashed(parts[:-1], fd, parts[-1]):  # a delete killed while aside:
+                    os.unlink(parts[-1], dir_fd=fd)  # its bytes are in the trash, as its
+                    fsync_fds(fd)  # unlink would have left them (FIX37)
+                    return True
                 try:
                     place_no_clobber(parts[-1], short, rel, src_dir_fd=fd, dst_dir_fd=fd)
                 except NoteExists:
@@ -100,6 +106,19 @@ class Removal:
                     os.unlink(parts[-1], dir_fd=fd)
                 fsync_fds(fd)
                 return True
+        except (FileNotFoundError, NotADirectoryError, PathRefused):
+            return False
+
+    def _trashed(self, where: list[str], fd: int, name: str) -> bool:
+        """Whether the file `name` (folder `fd`, vault folder `where`) is also an entry of
+        the trash folder of `where` (a hard link: the same file, its bytes kept there)."""
+        info = lstat_at(fd, name)
+        if info is None or info.st_nlink < 2 or not st.S_ISREG(info.st_mode):
+            return False
+        trash = [*TRASH_DIR.split("/"), *where]
+        try:
+            with folder(self._root, trash, "/".join(trash)) as tfd:
+                return any(_same_file(fd, name, tfd, entry) for entry in sorted(os.listdir(tfd)))
         except (FileNotFoundError, NotADirectoryError, PathRefused):
             return False
 
