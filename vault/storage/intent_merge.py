@@ -14,8 +14,11 @@ from ..notes.canvas_cards import is_canvas, moved_cards
 from ..notes.hashing import content_hash
 from ..notes.merge3 import holds, merge3
 from ..notes.relinks import relinked
+from .fileops import open_regular
 from .intent_writes import file_hash
-from .store import TRASH_DIR, Store
+from .paths import copy_name
+from .removal import MAX_TRASH_COPIES
+from .store import MAX_NOTE_BYTES, TRASH_DIR, Store
 
 
 @dataclass(frozen=True)
@@ -117,3 +120,26 @@ def fold_old(store: Store, old: str, new: str, planned: frozenset[str]) -> str |
     except (VaultError, OSError):
         return None
     return kept
+
+
+def folded_before(store: Store, new: str, planned: frozenset[str]) -> list[str]:
+    """The trash copies (vault paths) of `new` holding what the move put there, while `new`
+    holds something else: what an earlier run's fold replaced, when that run was killed or
+    failed before it reported it (the fold's report would otherwise be lost: FIX37, a full
+    disk or a kill after the fold). Copies are looked up in order until one is missing."""
+    now = file_hash(store, new)
+    if now is None or now in planned:
+        return []
+    found = []
+    for n in range(MAX_TRASH_COPIES):
+        rel = f"{TRASH_DIR}/{copy_name(new, n)}"
+        try:
+            with open_regular(os.path.join(store.root, rel)) as fh:
+                data = fh.read(MAX_NOTE_BYTES + 1)
+        except FileNotFoundError:
+            break
+        except OSError:
+            continue
+        if content_hash(data) in planned:
+            found.append(rel)
+    return found

@@ -61,7 +61,7 @@ from .fileops import CROSS_DEVICE, create_temp, fsync_dir, open_regular
 from .intent_added import relink_added
 from .intent_fields import VERSION
 from .intent_merge import Rewrite as Rewrite  # re-exported: a plan's part
-from .intent_merge import fold_old, merged, swap, twins
+from .intent_merge import fold_old, folded_before, merged, swap, twins
 from .intent_writes import (
     ArchiveWritesIntent,
     Outcome,
@@ -192,6 +192,8 @@ def apply_move(store: Store, intent: MoveIntent, name: str = "",
                     after_rename()
         if state == "done":  # the moved note saved under its old name since the rename
             _follow_old(store, intent, out)
+            if after_rename is None and not out.replaced:  # folded by a run that died
+                out.replaced.extend(folded_before(store, intent.new, _planned(intent)))
         for rw in intent.rewrites:
             _rewrite(store, intent, rw, state == "impossible", out)
         if state != "impossible":  # saved there while the rewrites were made (a live move)
@@ -313,9 +315,9 @@ class Journal:
                     outcomes.append(Outcome(name, op, "", "", state=f"failed: {exc}"))
                     continue
                 outcomes.append(outcome)
+                if outcome.left or outcome.replaced:  # kept before the intent goes: a kill
+                    self._keep_left([outcome.to_json()])  # between lost the report (FIX37)
                 self.finish(name)
-            if left := [o.to_json() for o in outcomes if o.left or o.replaced]:
-                self._keep_left(left)
         return outcomes
 
     def _keep_left(self, outcomes: list[dict[str, Any]]) -> None:
@@ -325,7 +327,8 @@ class Journal:
         log = os.path.join(self.store.root, LEFT_LOG)
         tmp = os.path.join(self.folder, ".left.json.tmp")  # a leftover: removed as an intent's
         with create_temp(tmp) as fh:
-            doc = [*self._left(), *outcomes][-LEFT_KEPT:]
+            kept = self._left()  # a run again after a kill: the same outcome once
+            doc = [*kept, *(o for o in outcomes if o not in kept)][-LEFT_KEPT:]
             fh.write(json.dumps(doc, ensure_ascii=False).encode("utf-8"))
             fh.flush()
             os.fsync(fh.fileno())
