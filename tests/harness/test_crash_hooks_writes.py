@@ -15,6 +15,8 @@ import json
 import shutil
 import sqlite3
 import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -152,3 +154,43 @@ def test_the_llm_entity_cache_killed_after_any_operation_keeps_old_or_new_rows(
         else:
             raise AssertionError("never finished")
     assert points > 3 and cache_kills > 0, (points, cache_kills)
+
+
+APPEND = """
+import sys
+from pathlib import Path
+from harness.hooks_used import journal_shown
+journal_shown(Path(sys.argv[1]), "s1", "appended meanwhile", ["b.md"])
+"""
+
+
+def test_a_prompt_appended_while_forget_rewrites_the_journal_is_kept(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`rmh forget` rewrites a session journal whole (read, filter, replace); a prompt hook
+    (another process) appending between the read and the replace lost its line to the
+    replace. Both now hold the journal folder's lock: the append waits, then lands in the
+    rewritten file. The hook is started right before the replace; on main it appends at once
+    (seen in the file) and the replace drops it."""
+    import vault
+    from harness import hooks_index
+
+    journal_shown(tmp_path, "s1", "about Quillon", ["a.md"])
+    journal_shown(tmp_path, "s1", "about the kiln", ["k.md"])
+    path = session_journal(tmp_path, "s1")
+    real = vault.replace_whole
+
+    def replace(target: Path, parts: tuple[bytes, ...], **kw: object) -> bool:
+        hook = subprocess.Popen([sys.executable, "-c", APPEND, str(tmp_path)], cwd=ROOT)
+        for _ in range(40):  # main: the line lands now; here: the hook waits on the lock
+            if b"appended meanwhile" in path.read_bytes():
+                break
+            time.sleep(0.05)
+        hooks.append(hook)
+        return real(target, parts, **kw)  # type: ignore[arg-type]
+
+    hooks: list[subprocess.Popen[bytes]] = []
+    monkeypatch.setattr(vault, "replace_whole", replace)
+    hooks_index.forget(tmp_path, ["Quillon"])
+    assert hooks and hooks[0].wait(timeout=60) == 0
+    assert take_shown(tmp_path, "s1") == [("about the kiln", ["k.md"]),
+                                          ("appended meanwhile", ["b.md"])]
