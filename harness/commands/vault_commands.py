@@ -91,6 +91,9 @@ def moved(args: argparse.Namespace, doc: dict[str, Any]) -> tuple[Any, str]:
     text = f"moved {doc['old']} -> {doc['note']}; rewrote links in {len(doc['rewritten'])} notes"
     for left in doc.get("not_rewritten", ()):
         text += f"\nnot rewritten: {left['note']}: {left['reason']}"
+    for kept in doc.get("replaced", ()):  # a file saved under the old name took its place
+        text += (f"\nreplaced: {doc['note']} is now the file saved at {doc['old']} during the "
+                 f"move; the text it held is kept at {kept}")
     return doc, line(text)
 
 
