@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from ..errors import EditConflict, NoteNotFound, VaultError
+from ..errors import EditConflict, NoteExists, NoteNotFound, PathRefused, VaultError
 from ..notes.canvas_cards import is_canvas, moved_cards
 from ..notes.hashing import content_hash
 from ..notes.merge3 import holds, merge3
@@ -38,10 +38,11 @@ class Rewrite:
 
 def swap(store: Store, path: str, expected: str, text: str) -> bool:
     """Write `text` at `path` if it still hashes to `expected` (under the lock); whether it
-    was written."""
+    was written (not: changed, gone, or no note may be written there now, a symlink or a
+    folder in its place)."""
     try:
         store.write_text(path, text, expected_hash=expected, canvas=is_canvas(path))
-    except (EditConflict, NoteNotFound):
+    except (EditConflict, NoteNotFound, NoteExists, PathRefused):
         return False
     return True
 

@@ -8,7 +8,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..errors import EditConflict, NoteExists, NoteNotFound, NotText
+from ..errors import EditConflict, NoteExists, NoteNotFound, NotText, PathRefused
 from ..notes.hashing import content_hash
 from . import intent_fields as fields
 from .intent_fields import VERSION
@@ -119,7 +119,7 @@ def apply_writes(store: Store, intent: WritesIntent, name: str = "") -> Outcome:
                     store.trash(w.path, keep=True)
                 store.write_text(w.path, w.new_text, create_only=w.old_hash is None,
                                  expected_hash=w.old_hash)
-            except (EditConflict, NoteExists, NoteNotFound):
+            except (EditConflict, NoteExists, NoteNotFound, PathRefused):
                 out.left.append(w.path)
                 continue
             out.written.append(w.path)
@@ -127,8 +127,11 @@ def apply_writes(store: Store, intent: WritesIntent, name: str = "") -> Outcome:
 
 
 def file_hash(store: Store, path: str) -> str | None:
-    """sha256 hex of the file's bytes now; None when it is missing or not a note file."""
+    """sha256 hex of the file's bytes now; None when it is missing or not a note file: also
+    when no note may be read there now (a symlink leaving the vault, a folder replaced by one:
+    `path_refused`), which a plan's step then takes as gone (left, or the move rolled back)
+    instead of failing its recovery at every open (STORE12, session 37)."""
     try:
         return content_hash(store.read_bytes(path))
-    except (NoteNotFound, NotText):
+    except (NoteNotFound, NotText, PathRefused):
         return None
