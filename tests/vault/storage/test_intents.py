@@ -9,6 +9,7 @@ from pathlib import Path
 
 from vault import Vault
 from vault.notes.hashing import content_hash
+from vault.storage.intent_writes import Write, WritesIntent
 from vault.storage.intents import Journal, MoveIntent, Rewrite, apply_move
 from vault.storage.store import Store
 
@@ -162,3 +163,28 @@ def test_files_a_recovery_left_are_reported_by_the_next_doctor_whoever_recovered
         assert [d["note"] for d in report["dangling_links"]] == ["r2.md"]
         assert v.doctor()["intents"]["recovered"] == []
     assert not [p for p in (store.root / ".rmh").rglob("*") if p.name.endswith(".tmp")]
+
+
+def test_a_journalled_write_whose_path_became_a_symlink_leaving_the_vault_is_left(
+        tmp_path: Path) -> None:
+    """An ingest's journalled writes (`WritesIntent`): a new note's path taken meanwhile by a
+    symlink leaving the vault (or a folder) is left and reported, the other writes made,
+    nothing written through it (was: `path refused` at every open, none of them made)."""
+    outside = tmp_path / "outside.md"
+    outside.write_text("outside\n", encoding="utf-8")
+    for kind in ("symlink", "folder"):
+        root = tmp_path / kind
+        (root / ".rmh").mkdir(parents=True)
+        (root / "old.md").write_text("old\n", encoding="utf-8")
+        store = Store(root)
+        Journal(store).record(WritesIntent((Write("new.md", None, "new\n"),
+                                            Write("old.md", content_hash("old\n"), "old2\n"))))
+        if kind == "symlink":
+            (root / "new.md").symlink_to(outside)
+        else:
+            (root / "new.md").mkdir()
+        (outcome,) = Journal(store).recover()
+        assert (outcome.state, outcome.written, outcome.left) == (
+            "rolled forward", ["old.md"], ["new.md"]), kind
+        assert read(store, "old.md") == "old2\n" and Journal(store).pending() == []
+    assert outside.read_text(encoding="utf-8") == "outside\n"
