@@ -14,7 +14,7 @@ from ..notes.canvas_cards import is_canvas, moved_cards
 from ..notes.hashing import content_hash
 from ..notes.merge3 import holds, merge3
 from ..notes.relinks import relinked
-from .intent_writes import file_hash
+from .intent_writes import step_hash
 from .store import Store
 
 
@@ -105,11 +105,11 @@ def fold_old(store: Store, old: str, new: str, planned: frozenset[str]) -> bool:
     at `new`, where they differ, are first put in the trash (`Store.trash`, kept: a hard
     link; a kill after it leaves a copy, found again by the next run): no byte is lost
     (REV36, session 36: that note's rename over `new` removed the moved note's bytes)."""
-    old_hash = file_hash(store, old)
+    old_hash = step_hash(store, old)
     if old_hash is None or twins(store, old, new):
         return False
     try:
-        if file_hash(store, new) in planned - {old_hash}:
+        if step_hash(store, new) in planned - {old_hash}:
             store.trash(new, keep=True)
         store.move_over(old, new, planned | {old_hash})
     except (VaultError, OSError):

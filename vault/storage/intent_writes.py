@@ -108,7 +108,7 @@ def apply_writes(store: Store, intent: WritesIntent, name: str = "") -> Outcome:
     out = Outcome(name, "writes", "", "")
     with store.lock.held():
         for w in intent.writes:
-            now = file_hash(store, w.path)
+            now = step_hash(store, w.path)
             if now == content_hash(w.new_text):
                 continue
             if now != w.old_hash:
@@ -127,11 +127,20 @@ def apply_writes(store: Store, intent: WritesIntent, name: str = "") -> Outcome:
 
 
 def file_hash(store: Store, path: str) -> str | None:
-    """sha256 hex of the file's bytes now; None when it is missing or not a note file: also
-    when no note may be read there now (a symlink leaving the vault, a folder replaced by one:
-    `path_refused`), which a plan's step then takes as gone (left, or the move rolled back)
-    instead of failing its recovery at every open (STORE12, session 37)."""
+    """sha256 hex of the file's bytes now; None when it is missing or not a note file
+    (PathRefused where no note may be read there: a plan is refused before it starts)."""
     try:
         return content_hash(store.read_bytes(path))
-    except (NoteNotFound, NotText, PathRefused):
+    except (NoteNotFound, NotText):
+        return None
+
+
+def step_hash(store: Store, path: str) -> str | None:
+    """`file_hash` as a recorded plan's steps read it: also None where no note may be read
+    now (a symlink leaving the vault at the path, a folder on the way replaced by one:
+    `path_refused`), so the step takes it as gone (left, or a move rolled back) instead of
+    failing the recovery at every open (STORE12, session 37)."""
+    try:
+        return file_hash(store, path)
+    except PathRefused:
         return None

@@ -65,8 +65,8 @@ from .intent_writes import (
     Outcome,
     WritesIntent,
     apply_writes,
-    file_hash,
     load_writes,
+    step_hash,
 )
 from .store import STATE_DIR, Store
 
@@ -146,7 +146,7 @@ def load_intent(doc: object) -> Intent:
 
 def _rename_state(store: Store, intent: MoveIntent) -> str:
     """"todo", "done" or "impossible" for the plan's rename (module docstring)."""
-    old_hash, new_hash = file_hash(store, intent.old), file_hash(store, intent.new)
+    old_hash, new_hash = step_hash(store, intent.old), step_hash(store, intent.new)
     if old_hash is not None and new_hash is not None and twins(store, intent.old, intent.new):
         return "todo"
     if new_hash is None:
@@ -203,7 +203,7 @@ def apply_move(store: Store, intent: MoveIntent, name: str = "",
 
 def _rewrite(store: Store, intent: MoveIntent, rw: Rewrite, undo: bool, out: Outcome) -> None:
     """Make (or, `undo`, take back) one planned rewrite, guarded (module docstring)."""
-    now = file_hash(store, rw.path)
+    now = step_hash(store, rw.path)
     if undo:  # undo what was made, the same guarded way
         if now == rw.new_hash and swap(store, rw.path, rw.new_hash, rw.text):
             out.written.append(rw.path)
