@@ -9,13 +9,13 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from ..errors import EditConflict, NoteNotFound, VaultError
+from ..errors import EditConflict, NoteExists, NoteNotFound, PathRefused, VaultError
 from ..notes.canvas_cards import is_canvas, moved_cards
 from ..notes.hashing import content_hash
 from ..notes.merge3 import holds, merge3
 from ..notes.relinks import relinked
 from .fileops import open_regular
-from .intent_writes import file_hash
+from .intent_writes import step_hash
 from .paths import copy_name
 from .removal import MAX_TRASH_COPIES
 from .store import MAX_NOTE_BYTES, TRASH_DIR, Store
@@ -41,10 +41,11 @@ class Rewrite:
 
 def swap(store: Store, path: str, expected: str, text: str) -> bool:
     """Write `text` at `path` if it still hashes to `expected` (under the lock); whether it
-    was written."""
+    was written (not: changed, gone, or no note may be written there now, a symlink or a
+    folder in its place)."""
     try:
         store.write_text(path, text, expected_hash=expected, canvas=is_canvas(path))
-    except (EditConflict, NoteNotFound):
+    except (EditConflict, NoteNotFound, NoteExists, PathRefused):
         return False
     return True
 
@@ -109,12 +110,12 @@ def fold_old(store: Store, old: str, new: str, planned: frozenset[str]) -> str |
     (REV36, session 36: that note's rename over `new` removed the moved note's bytes), and
     the copy's vault path is returned, for the move to report ("" when `new` held `old`'s
     very bytes: nothing replaced; FIX37: the copy was made silently)."""
-    old_hash = file_hash(store, old)
+    old_hash = step_hash(store, old)
     if old_hash is None or twins(store, old, new):
         return None
     kept = ""
     try:
-        if file_hash(store, new) in planned - {old_hash}:
+        if step_hash(store, new) in planned - {old_hash}:
             kept = f"{TRASH_DIR}/{store.trash(new, keep=True)}"
         store.move_over(old, new, planned | {old_hash})
     except (VaultError, OSError):
@@ -127,7 +128,7 @@ def folded_before(store: Store, new: str, planned: frozenset[str]) -> list[str]:
     holds something else: what an earlier run's fold replaced, when that run was killed or
     failed before it reported it (the fold's report would otherwise be lost: FIX37, a full
     disk or a kill after the fold). Copies are looked up in order until one is missing."""
-    now = file_hash(store, new)
+    now = step_hash(store, new)
     if now is None or now in planned:
         return []
     found = []

@@ -8,7 +8,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..errors import EditConflict, NoteExists, NoteNotFound, NotText
+from ..errors import EditConflict, NoteExists, NoteNotFound, NotText, PathRefused
 from ..notes.hashing import content_hash
 from . import intent_fields as fields
 from .intent_fields import VERSION
@@ -111,7 +111,7 @@ def apply_writes(store: Store, intent: WritesIntent, name: str = "") -> Outcome:
     out = Outcome(name, "writes", "", "")
     with store.lock.held():
         for w in intent.writes:
-            now = file_hash(store, w.path)
+            now = step_hash(store, w.path)
             if now == content_hash(w.new_text):
                 continue
             if now != w.old_hash:
@@ -122,7 +122,7 @@ def apply_writes(store: Store, intent: WritesIntent, name: str = "") -> Outcome:
                     store.trash(w.path, keep=True)
                 store.write_text(w.path, w.new_text, create_only=w.old_hash is None,
                                  expected_hash=w.old_hash)
-            except (EditConflict, NoteExists, NoteNotFound):
+            except (EditConflict, NoteExists, NoteNotFound, PathRefused):
                 out.left.append(w.path)
                 continue
             out.written.append(w.path)
@@ -130,8 +130,20 @@ def apply_writes(store: Store, intent: WritesIntent, name: str = "") -> Outcome:
 
 
 def file_hash(store: Store, path: str) -> str | None:
-    """sha256 hex of the file's bytes now; None when it is missing or not a note file."""
+    """sha256 hex of the file's bytes now; None when it is missing or not a note file
+    (PathRefused where no note may be read there: a plan is refused before it starts)."""
     try:
         return content_hash(store.read_bytes(path))
     except (NoteNotFound, NotText):
+        return None
+
+
+def step_hash(store: Store, path: str) -> str | None:
+    """`file_hash` as a recorded plan's steps read it: also None where no note may be read
+    now (a symlink leaving the vault at the path, a folder on the way replaced by one:
+    `path_refused`), so the step takes it as gone (left, or a move rolled back) instead of
+    failing the recovery at every open (STORE12, session 37)."""
+    try:
+        return file_hash(store, path)
+    except PathRefused:
         return None

@@ -30,8 +30,9 @@ the vault's write lock, before anything else) makes the same steps again:
   plan did not list, saved since with a link to the old name, is rewritten too
   (intent_added.py);
 - when the rename cannot be made (the note is gone, `new` holds another file, or, recovering,
-  `new` is on another file system than `old`: a mount point), it is rolled back instead:
-  every rewrite already made is undone the same guarded way.
+  `new` is on another file system than `old`, a mount point, or holds a folder or a symlink),
+  it is rolled back instead: every rewrite already made is undone the same guarded way; a
+  planned file that is no note now (a symlink, a folder) is left as it is, and reported.
 
 Every step is idempotent, so a crash during recovery is recovered the same way. Intents of a
 live process are never touched (it holds the write lock throughout; none listed: no lock).
@@ -55,9 +56,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ..errors import PathRefused, VaultError
+from ..errors import NoteExists, PathRefused, VaultError
 from . import intent_fields as fields
-from .fileops import CROSS_DEVICE, create_temp, fsync_dir, open_regular
+from .fileops import create_temp, fsync_dir, open_regular
 from .intent_added import relink_added
 from .intent_fields import VERSION
 from .intent_merge import Rewrite as Rewrite  # re-exported: a plan's part
@@ -67,8 +68,8 @@ from .intent_writes import (
     Outcome,
     WritesIntent,
     apply_writes,
-    file_hash,
     load_writes,
+    step_hash,
 )
 from .store import STATE_DIR, Store
 
@@ -150,7 +151,7 @@ def load_intent(doc: object) -> Intent:
 
 def _rename_state(store: Store, intent: MoveIntent) -> str:
     """"todo", "done" or "impossible" for the plan's rename (module docstring)."""
-    old_hash, new_hash = file_hash(store, intent.old), file_hash(store, intent.new)
+    old_hash, new_hash = step_hash(store, intent.old), step_hash(store, intent.new)
     if old_hash is not None and new_hash is not None and twins(store, intent.old, intent.new):
         return "todo"
     if new_hash is None:
@@ -171,10 +172,10 @@ def apply_move(store: Store, intent: MoveIntent, name: str = "",
                since_ns: int | None = None) -> Outcome:
     """Make (or finish) the plan's steps; idempotent. `after_rename` runs once the rename is
     made here (the facade re-indexes the moved note then, so it keeps its id); without it
-    (recovery) a rename refused as CROSS_DEVICE rolls the plan back. With `since_ns` (the
-    recovery: the intent file's mtime; the live move: the file system's clock before its
-    plan was read), links to the old name written since in notes the plan did not list are
-    rewritten too (intent_added.py)."""
+    (recovery) a rename refused (`path_refused`, `note_exists`) rolls the plan back. With
+    `since_ns` (the recovery: the intent file's mtime; the live move: the file system's clock
+    before its plan was read), links to the old name written since in notes the plan did not
+    list are rewritten too (intent_added.py)."""
     out = Outcome(name, "move", intent.old, intent.new)
     with store.lock.held():
         if intent.aside:  # a run killed with the old name aside: settled before it is read
@@ -183,9 +184,11 @@ def apply_move(store: Store, intent: MoveIntent, name: str = "",
         if state == "todo":
             try:
                 store.move(intent.old, intent.new, aside=intent.aside)
-            except PathRefused as exc:  # recovering a move onto what is now a mount point: no
-                if after_rename is not None or exc.reason != CROSS_DEVICE:  # rename ever
-                    raise  # makes it (the live move raises: nothing changed, journal closed)
+            except (PathRefused, NoteExists):  # recovering a move onto what is now a mount
+                # point, a folder or a symlink (no note, so `new` hashed None): no rename ever
+                # makes it (the live move raises: nothing changed, journal closed)
+                if after_rename is not None:
+                    raise
                 state = "impossible"
             else:
                 if after_rename is not None:
@@ -209,7 +212,7 @@ def apply_move(store: Store, intent: MoveIntent, name: str = "",
 
 def _rewrite(store: Store, intent: MoveIntent, rw: Rewrite, undo: bool, out: Outcome) -> None:
     """Make (or, `undo`, take back) one planned rewrite, guarded (module docstring)."""
-    now = file_hash(store, rw.path)
+    now = step_hash(store, rw.path)
     if undo:  # undo what was made, the same guarded way
         if now == rw.new_hash and swap(store, rw.path, rw.new_hash, rw.text):
             out.written.append(rw.path)

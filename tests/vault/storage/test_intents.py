@@ -9,6 +9,7 @@ from pathlib import Path
 
 from vault import Vault
 from vault.notes.hashing import content_hash
+from vault.storage.intent_writes import Write, WritesIntent
 from vault.storage.intents import Journal, MoveIntent, Rewrite, apply_move
 from vault.storage.store import Store
 
@@ -101,15 +102,45 @@ def test_move_inside_a_batch_rewrites_the_links(tmp_path: Path) -> None:
 def test_an_intent_that_cannot_be_finished_stays_pending_and_the_vault_opens(
         tmp_path: Path) -> None:
     store, intent = setup(tmp_path)
+    # a plan whose rewrite the store refuses (a NUL byte: binary), as no live move records
+    intent = MoveIntent(intent.old, intent.new, intent.moved_hash,
+                        (Rewrite("r1.md", OLD_REF, "see\x00[[U]]\n"),))
     Journal(store).record(intent)
-    (store.root / "U.md").mkdir()  # the rename's target is a folder: it cannot be made
     (outcome,) = Journal(store).recover()
     assert outcome.state.startswith("failed") and len(Journal(store).pending()) == 1
     with Vault.open(store.root) as v:
-        assert v.read("T").text == "target\n"
+        assert v.read("U").text == "target\n"
         report = v.doctor()["intents"]
         assert report["pending"] == Journal(store).pending()
         assert report["recovered"][0]["state"].startswith("failed")
+
+
+def test_a_folder_or_a_symlink_at_a_path_of_the_plan_rolls_back_or_is_left(
+        tmp_path: Path) -> None:
+    """No note is at a path of the plan now: a folder or a symlink leaving the vault at the
+    rename's target rolls the move back, one at a referrer is left and reported (was: the
+    recovery failed at every open, the intent pending for good, STORE12 session 37)."""
+    outside = tmp_path / "outside.md"
+    outside.write_text("outside [[T]]\n", encoding="utf-8")
+    for at_new in ("folder", "symlink"):
+        store, intent = setup(tmp_path / at_new)
+        Journal(store).record(intent)
+        store.write_text("r1.md", NEW_REF)  # made before the "crash"
+        if at_new == "folder":
+            (store.root / "U.md").mkdir()
+        else:
+            (store.root / "U.md").symlink_to(outside)
+        (outcome,) = Journal(store).recover()
+        assert outcome.state == "rolled back" and outcome.written == ["r1.md"], at_new
+        assert read(store, "T.md") == "target\n" and Journal(store).pending() == []
+    store, intent = setup(tmp_path / "referrer")
+    Journal(store).record(intent)
+    os.unlink(store.root / "r2.md")
+    (store.root / "r2.md").symlink_to(outside)
+    (outcome,) = Journal(store).recover()
+    assert outcome.state == "rolled forward" and outcome.left == ["r2.md"]
+    assert read(store, "r1.md") == NEW_REF and Journal(store).pending() == []
+    assert outside.read_text(encoding="utf-8") == "outside [[T]]\n"
 
 
 def test_files_a_recovery_left_are_reported_by_the_next_doctor_whoever_recovered(
@@ -132,3 +163,28 @@ def test_files_a_recovery_left_are_reported_by_the_next_doctor_whoever_recovered
         assert [d["note"] for d in report["dangling_links"]] == ["r2.md"]
         assert v.doctor()["intents"]["recovered"] == []
     assert not [p for p in (store.root / ".rmh").rglob("*") if p.name.endswith(".tmp")]
+
+
+def test_a_journalled_write_whose_path_became_a_symlink_leaving_the_vault_is_left(
+        tmp_path: Path) -> None:
+    """An ingest's journalled writes (`WritesIntent`): a new note's path taken meanwhile by a
+    symlink leaving the vault (or a folder) is left and reported, the other writes made,
+    nothing written through it (was: `path refused` at every open, none of them made)."""
+    outside = tmp_path / "outside.md"
+    outside.write_text("outside\n", encoding="utf-8")
+    for kind in ("symlink", "folder"):
+        root = tmp_path / kind
+        (root / ".rmh").mkdir(parents=True)
+        (root / "old.md").write_text("old\n", encoding="utf-8")
+        store = Store(root)
+        Journal(store).record(WritesIntent((Write("new.md", None, "new\n"),
+                                            Write("old.md", content_hash("old\n"), "old2\n"))))
+        if kind == "symlink":
+            (root / "new.md").symlink_to(outside)
+        else:
+            (root / "new.md").mkdir()
+        (outcome,) = Journal(store).recover()
+        assert (outcome.state, outcome.written, outcome.left) == (
+            "rolled forward", ["old.md"], ["new.md"]), kind
+        assert read(store, "old.md") == "old2\n" and Journal(store).pending() == []
+    assert outside.read_text(encoding="utf-8") == "outside\n"
