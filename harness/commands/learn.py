@@ -152,10 +152,10 @@ def _resolve_archived(v: Vault, note: str) -> int:
             raise
         shown = ", ".join(repr(c) for c in copies[:5]) + (" ..." if len(copies) > 5 else "")
         found = NoteNotFound(note)  # its kind and data; the message says where it went
-        copy = "copy is" if len(copies) == 1 else "copies are"
+        copy, one = ("copy is", "it") if len(copies) == 1 else ("copies are", "one")
         found.args = (f"{e} (deleted: `rmh restore` brings back an archived note, not a "
-                      f"deleted one; its trash {copy} {shown}: move one back into the vault "
-                      f"to restore it)",)
+                      f"deleted one; its trash {copy} {shown}: move {one} back into the "
+                      f"vault to restore it)",)
         raise found from e
 
 
