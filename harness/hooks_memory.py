@@ -20,6 +20,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import stat
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from vault import (
+    AmbiguousNote,
     ContextLine,
     Vault,
     VaultError,
@@ -141,6 +143,11 @@ def capture(vault: Vault, transcript: str, session_id: str, session: str | None,
     for name in cited_notes(said):
         try:
             used.append(vault.read(name, session=session).note)
+        except AmbiguousNote:  # a name notes of several folders share (this very ingest's
+            found = vault.resolver().resolve_wiki(name)  # entities/kafka.md): as the link
+            if found is not None:  # `[[Kafka]]` reads it, by Obsidian's rule (README)
+                with contextlib.suppress(VaultError):
+                    used.append(vault.read(vault.path_of(found), session=session).note)
         except VaultError:
             continue
     doc["used"] = used

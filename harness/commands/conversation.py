@@ -1,9 +1,11 @@
 """`rmh conversation ...`: stability of extraction, and the working partition's session end.
 
-- ``rmh conversation stability ID [--mode supplied|normalisation] [--file F] [--json]``:
+- ``rmh conversation stability ID [--mode supplied|normalisation] [--file F] [--date-order O]
+  [--json]``:
   the Jaccard index of two extraction runs' collision sets and the pairs that differ
   (`vault.conversation_stability`). The conversation comes from the vault's turn notes, or
-  from ``--file`` (needed for ``supplied``: entity lists live in the file, not in notes).
+  from ``--file`` (needed for ``supplied``: entity lists live in the file, not in notes),
+  read as `rmh ingest` reads it: a conversation the file names none of is the file's stem.
 - ``rmh conversation note ID SESSION TITLE TEXT [--date D] [--confirmed]``: write a working
   (scratch) note for a live session.
 - ``rmh conversation end-session ID SESSION [--apply] [--json]``: promote the session's cited
@@ -17,10 +19,12 @@ from __future__ import annotations
 import argparse
 import time
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from harness.compose import open_ledger, plain_vault
 from vault import (
+    CONVERSATION_DATE_ORDERS,
     CONVERSATION_FORMATS,
     LEDGER_FILE,
     STABILITY_MODES,
@@ -41,10 +45,13 @@ from .output import emit, fail
 def cmd_stability(args: argparse.Namespace) -> int:
     if args.file:
         text = transcript_text(args.file)
-        convs = [c for c in load_transcript(text, args.format).conversations
-                 if c.conversation_id == args.id]
-        if not convs:
-            fail(f"{args.file} holds no conversation {args.id!r}")
+        loaded = load_transcript(text, args.format, Path(args.file).stem, args.date_order)
+        convs = [c for c in loaded.conversations if c.conversation_id == args.id]
+        if not convs:  # a file that names none holds `rmh ingest`'s id: the file's stem
+            held = sorted(c.conversation_id for c in loaded.conversations)
+            fail(f"{args.file} holds no conversation {args.id!r} (it holds "
+                 f"{', '.join(map(repr, held[:10])) or 'none'}"
+                 f"{' ...' if len(held) > 10 else ''})")
         conv = convs[0]
     else:
         with plain_vault(args.vault) as v:
@@ -137,6 +144,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    "(default: supplied when the conversation has lists, else normalisation)")
     s.add_argument("--file", default=None, help="read the conversation from this file")
     s.add_argument("--format", choices=CONVERSATION_FORMATS, default="auto")
+    s.add_argument("--date-order", choices=CONVERSATION_DATE_ORDERS, default=None,
+                   help="with --file: how a WhatsApp export's dates read (as `rmh ingest`)")
     s.add_argument("--json", action="store_true", help="print one JSON document")
     s.set_defaults(func=cmd_stability)
     n = cs.add_parser("note", help="write a working (scratch) note for a live session")

@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import hashlib
+import os
+import re
 import time
 from dataclasses import fields, is_dataclass
 from typing import Any
@@ -16,7 +18,7 @@ from typing import Any
 from harness.compose import learning_vault, liveness, open_vault, reading_ledger, search_params
 from harness.config import load
 from harness.errors import Refused
-from vault import LearnedState, Ledger, LedgerError, Vault, passed_factor
+from vault import LearnedState, Ledger, LedgerError, NoteNotFound, Vault, passed_factor
 
 from .operation_commands import session_type
 from .output import emit
@@ -119,10 +121,48 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0 if same or not args.check else 1
 
 
+_COPY_TAG = re.compile(r" \((\d+)\)(?=\.md$)", re.IGNORECASE)  # `rmh delete`'s " (n)" copies
+
+
+def trashed(root: str, note: str) -> list[str]:
+    """The trash copies (vault paths under .rmh/trash, sorted) of `note`, a vault path or a
+    bare name, caseless: what `rmh restore` names when it is given a deleted note, which it
+    cannot bring back (it restores archived notes; a deleted note's file is moved back)."""
+    trash = os.path.join(root, ".rmh", "trash")
+    want = note.strip().lstrip("/").casefold()
+    want = want if want.endswith(".md") else want + ".md"
+    out: list[tuple[str, int, str]] = []
+    for folder, _, files in os.walk(trash):  # follows no symlink
+        for name in files:
+            rel = os.path.relpath(os.path.join(folder, name), trash).replace(os.sep, "/")
+            tag = _COPY_TAG.search(rel)
+            base = _COPY_TAG.sub("", rel).casefold()
+            if base == want or ("/" not in want and base.rsplit("/", 1)[-1] == want):
+                out.append((base, int(tag[1]) if tag else 0, ".rmh/trash/" + rel))
+    return [rel for *_, rel in sorted(out)]  # by note, then copy: `x.md`, `x (1).md`, ...
+
+
+def _resolve_archived(v: Vault, note: str) -> int:
+    """`rmh restore`'s note; one not found that the trash holds says where it is."""
+    try:
+        return v.resolve(note)
+    except NoteNotFound as e:
+        copies = trashed(str(v.root), note)
+        if not copies:
+            raise
+        shown = ", ".join(repr(c) for c in copies[:5]) + (" ..." if len(copies) > 5 else "")
+        found = NoteNotFound(note)  # its kind and data; the message says where it went
+        copy, one = ("copy is", "it") if len(copies) == 1 else ("copies are", "one")
+        found.args = (f"{e} (deleted: `rmh restore` brings back an archived note, not a "
+                      f"deleted one; its trash {copy} {shown}: move {one} back into the "
+                      f"vault to restore it)",)
+        raise found from e
+
+
 def _flag(args: argparse.Namespace, archive: bool) -> int:
     v, ledger = learning_vault(args.vault)
     with v:
-        note_id = v.resolve(args.note)
+        note_id = v.resolve(args.note) if archive else _resolve_archived(v, args.note)
         path = v.path_of(note_id)
         try:
             if archive:

@@ -139,3 +139,28 @@ def test_a_replay_past_the_retention_horizon_is_no_damaged_file(tmp_path: Path) 
     assert r.returncode == 1
     assert json.loads(r.stdout)["error"]["kind"] == "bad_argument"
     assert "folded into the base" in r.stderr and "move it aside" not in r.stderr, r.stderr
+
+
+def test_restore_of_a_deleted_note_says_where_its_trash_copy_is(tmp_path: Path) -> None:
+    """README calls `rmh delete` reversible and lists `rmh restore NOTE`: a reader who deleted
+    a note tries `restore` (which brings back archived notes). It said only "note not found";
+    it now names the trash copies and how to bring one back (session 37, NOTES-NEWUSER8)."""
+    root = tmp_path / "v"
+    (root / "ops").mkdir(parents=True)
+    (root / "ops" / "Runbook.md").write_text("page the owner\n", encoding="utf-8")
+    (root / "Other.md").write_text("nothing to see\n", encoding="utf-8")
+    assert rmh(root, "init", "--no-dense").returncode == 0
+    for _ in range(2):  # two deletions of one path: the trash keeps `Runbook (1).md` too
+        assert rmh(root, "delete", "ops/Runbook").returncode == 0
+        (root / "ops" / "Runbook.md").write_text("page the owner\n", encoding="utf-8")
+    assert rmh(root, "delete", "ops/Runbook").returncode == 0
+    for name in ("ops/Runbook", "runbook"):  # a vault path, a bare caseless name
+        r = rmh(root, "restore", name, "--json")
+        assert r.returncode == 1
+        err = json.loads(r.stdout)["error"]
+        assert err["kind"] == "note_not_found"
+        assert ("its trash copies are '.rmh/trash/ops/Runbook.md', '.rmh/trash/ops/Runbook "
+                "(1).md', '.rmh/trash/ops/Runbook (2).md': move one back") in err["message"]
+        assert "rmh restore` brings back an archived note" in r.stderr
+    r = rmh(root, "restore", "Missing")  # nothing in the trash: the plain answer
+    assert (r.returncode, r.stderr.strip()) == (1, "rmh: note not found: 'Missing'")

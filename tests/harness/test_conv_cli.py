@@ -147,3 +147,40 @@ def test_a_range_that_ends_before_it_starts_is_a_bad_argument(
     assert code != 0 and "date_from" in out.err and "Nothing in memory" not in out.out, out
     assert main(["--vault", str(vault), "context", "sold bike", "--no-dense", "--json",
                  "--from", start.isoformat(), "--to", start.isoformat()]) == 0
+
+
+WHATSAPP = ("[03/11/2026, 09:15:07] Alice Chen: The billing deploy failed again last night.\n"
+            "[03/11/2026, 09:16:12] Bob Ruiz: Was it the Postgres connection pool?\n"
+            "[04/11/2026, 10:00:00] Alice Chen: Kafka retention is now 14 days, not 7.\n")
+
+
+def test_stability_reads_a_file_as_ingest_does(tmp_path: Path) -> None:
+    """`rmh conversation stability ID --file F` on a chat `rmh ingest F` took: the ingest's id
+    (the file's stem: ingest named it so, stability looked for "conversation" and found none)
+    and `--date-order` (a WhatsApp export whose dates never show the order was refused with
+    "set it with `--date-order`", an option stability lacked). Session 37, NOTES-NEWUSER8."""
+    import os
+
+    from tests.forks import run_cli
+    root, chat = tmp_path / "v", tmp_path / "team chat.txt"
+    root.mkdir()
+    (root / "a.md").write_text("alpha\n", encoding="utf-8")
+    chat.write_text(WHATSAPP, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k not in ("RMH_VAULT", "RMH_CONFIG")}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
+
+    def rmh(*args: str) -> tuple[int, str, str]:
+        r = run_cli(["--vault", str(root), *args], env=env, cwd=tmp_path, timeout=120)
+        return r.returncode, r.stdout, r.stderr
+
+    assert rmh("init", "--no-dense")[0] == 0
+    code, out, err = rmh("ingest", str(chat), "--date-order", "dmy", "--json")
+    assert code == 0, err
+    assert json.loads(out)["conversations"] == ["team chat"]
+    code, out, err = rmh("conversation", "stability", "team chat", "--file", str(chat),
+                         "--date-order", "dmy", "--json")
+    assert code == 0, err
+    assert json.loads(out)["conversation"] == "team chat"
+    code, _, err = rmh("conversation", "stability", "other", "--file", str(chat),
+                       "--date-order", "mdy")
+    assert code == 1 and "holds no conversation 'other' (it holds 'team chat')" in err

@@ -130,3 +130,24 @@ def test_exec_json_prints_the_fields_readme_lists(tmp_path: Path) -> None:
     doc = json.loads(out.stdout)
     assert set(doc) == fields
     assert set(doc["error"]) == {"type", "message", "traceback"}
+
+
+def test_the_command_tables_row_names_every_option_of_its_command() -> None:
+    """The command table is where a reader looks a command up: its row names each of the
+    command's own options (`search --as-of --no-learn --session`, `read|write|edit
+    --session`, `lifecycle --today` and `learning --no-dense` were only said elsewhere, or
+    only by `--help`; session 37, NOTES-NEWUSER8)."""
+    rows: dict[str, str] = {}
+    for line in README.read_text(encoding="utf-8").splitlines():
+        if line.startswith("| `rmh "):
+            cell = re.split(r"(?<!\\)\|", line)[1]
+            for command in {c for span in re.findall(r"`(rmh [^`]+)`", cell) for c in named(span)}:
+                rows[command] = rows.get(command, "") + " " + cell
+    missing = []
+    for name, parser in commands().items():
+        said = set(re.findall(r"(?<![\w-])(--?[a-z][\w-]*)", rows.get(name, "")))
+        skip = GLOBAL | HELP_ONLY.get(name, set())
+        missing += [f"{name} {'/'.join(a.option_strings)}" for a in parser._actions
+                    if a.option_strings and "-h" not in a.option_strings
+                    and not set(a.option_strings) & (said | skip)]
+    assert missing == []
