@@ -39,7 +39,8 @@ class WriteLock:
     def __init__(self, root: str, state: str, *, read_only: bool = False) -> None:
         self.read_only = read_only
         self.root = root
-        self.folder = os.path.join(root, state)
+        self.folder = os.path.join(root, state)  # `state` may be the held `.rmh` (absolute)
+        self.label = ".rmh" if os.path.isabs(state) else state  # what messages call it
         self.path = os.path.join(self.folder, LOCK_FILE)
         self._mutex = threading.RLock()  # threads of this process queue here first
         self._depth = 0
@@ -87,7 +88,7 @@ class WriteLock:
     def _open(self) -> int:
         real = os.path.realpath(self.folder)
         if os.path.commonpath([self.root, real]) != self.root:
-            raise PathRefused(os.path.basename(self.folder), "symlink leaves the vault")
+            raise PathRefused(self.label, "symlink leaves the vault")
         try:  # the state folder only: a vault root gone since the open (moved away, removed)
             os.mkdir(self.folder)  # is never made again, an empty vault beside the real one
         except FileExistsError:
@@ -99,7 +100,7 @@ class WriteLock:
         except OSError as exc:
             if exc.errno != errno.ELOOP:
                 raise
-            raise PathRefused(f"{os.path.basename(self.folder)}/{LOCK_FILE}",
+            raise PathRefused(f"{self.label}/{LOCK_FILE}",
                               "symlink loop or symlink swapped in") from exc
 
     def _acquire(self) -> int:
