@@ -102,7 +102,7 @@ class Vault(VaultWrites):
         try:
             state = cls.state_dir(root)
             read_only = not writable(str(state), INDEX_FILE)
-            store = Store(root, fault_after=fault_after, read_only=read_only)
+            store = Store(root, fault_after=fault_after, read_only=read_only, held=True)
             if not read_only:  # a read-only vault leaves its intents to its owner (doctor)
                 own = recorder if isinstance(recorder, Ledger) else None  # else its file's
                 finish_left(store, own)  # what a dead process left, then at every lock taken

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import PathRefused, SchemaTooNew
+from .held_sqlite import connect_held, held_folder
 
 
 def connect(path: Path, **options: Any) -> sqlite3.Connection:
@@ -36,6 +37,9 @@ def connect(path: Path, **options: Any) -> sqlite3.Connection:
     symlink, wherever it points: rmh's SQLite files are its own, in its state folder."""
     if os.path.islink(path):
         raise PathRefused(f"{path.parent.name}/{path.name}", "symlink in place of rmh's file")
+    held = held_folder(path)  # in the held `.rmh/`: checked to be its own (held_sqlite.py)
+    if held is not None:
+        return connect_held(held, path, options)
     conn: sqlite3.Connection = sqlite3.connect(str(path), **options)
     return conn
 

@@ -8,13 +8,14 @@ derived files (`stat-columns.bin`, `link-edges.npz`, `name-table-*.bin`, `note-c
 that folder, replacing files of those names there; pointed at another vault's `.rmh`, they
 overwrote its derived files (SBX12, session 37).
 
-Now the store opens `.rmh` once (`O_DIRECTORY | O_NOFOLLOW` on its realpath, which the open
-checked stays inside the vault), requires it owned by the vault's owner or by this process,
-and `path` names it as `/proc/self/fd/N`: the kernel resolves that through the held
+Now the store opens `.rmh` once (`O_PATH | O_DIRECTORY | O_NOFOLLOW` on its realpath), requires
+the folder it got to lie inside the vault (a swap between the open's check and this open is
+refused) and to be owned by the vault's owner or by this process, and `path` names it as
+`/proc/self/fd/N`: the kernel resolves that through the held
 descriptor, never through the name `.rmh`, so an open, rename, unlink or memory map of
 `path / NAME` lands in the folder that was opened whatever now sits at `root/.rmh`. SQLite
-resolves a `/proc/self/fd` name to the folder's current path once, when a connection opens
-(the index is opened at the vault's open). `check` (before every call, `Store.check_root`)
+resolves a `/proc/self/fd` name to the folder's current path itself, so its files are checked
+after the connect instead (held_sqlite.py). `check` (before every call, `Store.check_root`)
 refuses with PathRefused while `root/.rmh` names another folder or none, so the server says
 why instead of serving from a folder the vault no longer shows; put back, it serves again.
 Without `/proc` (or before `.rmh` exists) `path` is the plain `root/.rmh` and `check` alone
@@ -22,21 +23,23 @@ guards it."""
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import weakref
 
 from ..errors import PathRefused
 
-_FLAGS = (os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0)
-          | getattr(os, "O_CLOEXEC", 0))
+_FLAGS = (getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0)
+          | getattr(os, "O_CLOEXEC", 0))  # O_PATH: no read right needed (another's vault)
 
 
 class StateAnchor:
     """`root/name` held open (module docstring): `path` the folder to join state names to,
-    `check()` PathRefused once `root/name` no longer names it."""
+    `check()` PathRefused once `root/name` no longer names it. `required` (a vault's open,
+    which found the folder): PathRefused when it cannot be held, never the plain path."""
 
-    def __init__(self, root: str, name: str) -> None:
+    def __init__(self, root: str, name: str, *, required: bool = False) -> None:
         self.name = name
         self.lexical = os.path.join(root, name)
         self.path = self.lexical
@@ -44,7 +47,13 @@ class StateAnchor:
         try:
             fd = os.open(os.path.realpath(self.lexical), _FLAGS)
         except (FileNotFoundError, NotADirectoryError):
+            if required:  # the open found it: gone or swapped since
+                raise PathRefused(name, "moved or swapped while the vault opened") from None
             return  # no state folder yet (a bare Store): the plain path, made later by the lock
+        except OSError as exc:
+            if exc.errno != errno.ELOOP:
+                raise
+            raise PathRefused(name, "a symlink swapped in while the vault opened") from None
         try:
             info = os.fstat(fd)
             owner = os.stat(root).st_uid
@@ -56,6 +65,9 @@ class StateAnchor:
                 held = os.path.samestat(os.stat(anchored), info)
             except OSError:
                 held = False
+            real = os.path.realpath(anchored if held else self.lexical)  # where it is now
+            if os.path.commonpath([root, real]) != root:  # swapped between the open's check
+                raise PathRefused(name, "symlink leaves the vault")  # and this one's open
         except BaseException:
             os.close(fd)
             raise

@@ -88,7 +88,7 @@ class Store(Removal, FolderView):
     """The vault folder. `root` is the realpath of an existing directory (else NotAVault)."""
 
     def __init__(self, root: Path, *, fault_after: int | None = None,
-                 read_only: bool = False) -> None:
+                 read_only: bool = False, held: bool = False) -> None:
         real = os.path.realpath(root)
         if not os.path.isdir(real):
             raise NotAVault(str(root), "not a directory" if os.path.exists(real) else "missing")
@@ -96,7 +96,7 @@ class Store(Removal, FolderView):
         self._root = real
         self._root_id = _folder_id(real)  # what `check_root` compares the path with
         self.read_only = read_only  # every change refused (ReadOnlyVault) at the write lock
-        self.anchor = StateAnchor(real, STATE_DIR)  # `.rmh/` held open (state_anchor.py)
+        self.anchor = StateAnchor(real, STATE_DIR, required=held)  # state_anchor.py
         self.lock = WriteLock(real, self.anchor.path, read_only=read_only)
         self.lock.create()
         self.recovered: list[dict[str, object]] = []  # intents finished at open (intents.py)
