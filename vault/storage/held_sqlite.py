@@ -65,11 +65,16 @@ def connect_held(folder: int, path: Path, options: dict[str, Any]) -> sqlite3.Co
 
 def _check(folder: int, name: str, before: dict[str, str]) -> None:
     """PathRefused unless every descriptor opened since `before` to a file named NAME... is
-    the held folder's file of that name, and NAME itself is among them."""
-    ours = False
+    the held folder's file of that name, and one descriptor of this process is NAME's."""
+    ours = False  # SQLite may reuse a descriptor an earlier connection to the file left
+    mine = os.stat(name, dir_fd=folder, follow_symlinks=False)
     for fd, target in _open_files().items():
         base = os.path.basename(target)
-        if before.get(fd) == target or not base.startswith(name):
+        if not base.startswith(name):
+            continue
+        with contextlib.suppress(OSError):
+            ours = ours or os.path.samestat(os.stat(f"/proc/self/fd/{fd}"), mine)
+        if before.get(fd) == target:
             continue
         try:
             held: os.stat_result | None = os.stat(base, dir_fd=folder, follow_symlinks=False)
@@ -78,7 +83,6 @@ def _check(folder: int, name: str, before: dict[str, str]) -> None:
         if held is None or not os.path.samestat(os.stat(f"/proc/self/fd/{fd}"), held):
             raise PathRefused(f".rmh/{name}", "the state folder was swapped while it opened; "
                               "nothing written")
-        ours = ours or base == name
     if not ours:
         raise PathRefused(f".rmh/{name}", "the state folder was swapped while it opened; "
                           "nothing written")

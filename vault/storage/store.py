@@ -97,7 +97,7 @@ class Store(Removal, FolderView):
         self._root_id = _folder_id(real)  # what `check_root` compares the path with
         self.read_only = read_only  # every change refused (ReadOnlyVault) at the write lock
         self.anchor = StateAnchor(real, STATE_DIR, required=held)  # state_anchor.py
-        self.lock = WriteLock(real, self.anchor.path, read_only=read_only)
+        self.lock = WriteLock(real, STATE_DIR, read_only=read_only, held=self.anchor.path)
         self.lock.create()
         self.recovered: list[dict[str, object]] = []  # intents finished at open (intents.py)
         self.fault_after = fault_after
