@@ -23,7 +23,6 @@ the ledger.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import sqlite3
@@ -34,10 +33,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .hooks_client import own_file
-from .hooks_used import JOURNAL_DIR, update_used
+from .hooks_used import JOURNAL_DIR, PROMPT_CHARS, journal_lock, update_used
 from .hooks_used import USED_FILE as USED_FILE
+from .hooks_used import journal_shown as journal_shown  # the session journals: hooks_used.py
 from .hooks_used import remember_used as remember_used  # still importable from here
+from .hooks_used import take_shown as take_shown
 from .hooks_used import used_lately as used_lately
 
 if TYPE_CHECKING:
@@ -295,26 +295,6 @@ def by_path(root: Path, path: str) -> Row | None:
         return r.by_path(path) if r is not None else None
 
 
-def _journal(root: Path, session: str) -> Path:
-    """One file per session: a name changed to be safe ("a/b", "a:b") or cut gets a hash."""
-    safe = re.sub(r"[^\w.-]", "-", session)[:120]
-    if safe != session:
-        safe += "-" + hashlib.sha256(session.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    return root / ".rmh" / JOURNAL_DIR / f"{safe}.jsonl"
-
-
-PROMPT_CHARS = 500  # how much of a prompt the journal keeps
-
-
-def journal_shown(root: Path, session: str, prompt: str, notes: list[str]) -> None:
-    """Append what the prompt hook showed, for the session-end hook to log."""
-    path = _journal(root, session)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with own_file(path, "a") as f:  # never through a link planted there
-        f.write(json.dumps({"prompt": prompt[:PROMPT_CHARS], "notes": notes},
-                           ensure_ascii=False) + "\n")
-
-
 def _cut_into(line: str, cut: Callable[[str], bool]) -> bool:
     """Whether a journal line's prompt was cut at PROMPT_CHARS and ends in the beginning of
     an erased string (vault `ending_in_part`: the cut end may be an erased line's start)."""
@@ -323,23 +303,6 @@ def _cut_into(line: str, cut: Callable[[str], bool]) -> bool:
     except (ValueError, AttributeError, RecursionError):
         return False
     return isinstance(prompt, str) and len(prompt) >= PROMPT_CHARS and cut(prompt)
-
-
-def take_shown(root: Path, session: str) -> list[tuple[str, list[str]]]:
-    """The journalled (prompt, notes) of a session, removing the journal."""
-    path = _journal(root, session)
-    if not path.is_file():  # a FIFO would be read forever
-        return []
-    out: list[tuple[str, list[str]]] = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            doc = json.loads(line)
-        except json.JSONDecodeError:
-            continue  # a line cut by a killed hook
-        if isinstance(doc, dict) and isinstance(doc.get("notes"), list):
-            out.append((str(doc.get("prompt", "")), [str(n) for n in doc["notes"]]))
-    path.unlink()
-    return out
 
 
 def forget(root: Path, needles: Iterable[str], done: Callable[[], object] = lambda: None
@@ -371,6 +334,7 @@ def forget(root: Path, needles: Iterable[str], done: Callable[[], object] = lamb
         if path.name.startswith(".") and path.name.endswith(".tmp"):  # a killed writer's
             if path in dead:  # (its pid gone) is removed; a live writer renames its own
                 path.unlink()
+                done()
             continue
         text = path.read_text(encoding="utf-8", errors="replace")
         if path.name == USED_FILE:
@@ -380,11 +344,15 @@ def forget(root: Path, needles: Iterable[str], done: Callable[[], object] = lamb
                  if not names(ln) and not _cut_into(ln, cut)]
         if len(lines) == len(text.splitlines(keepends=True)):
             continue
-        if lines:
-            replace_whole(path, ("".join(lines).encode("utf-8"),), count_op=_ticks(done))
-        else:
-            path.unlink()
-            done()
+        with journal_lock(folder):  # a prompt hook's append waits (else lost to the rewrite)
+            text = path.read_text(encoding="utf-8", errors="replace")
+            lines = [ln for ln in text.splitlines(keepends=True)
+                     if not names(ln) and not _cut_into(ln, cut)]
+            if lines:
+                replace_whole(path, ("".join(lines).encode("utf-8"),), count_op=_ticks(done))
+            else:
+                path.unlink()
+                done()
     return had
 
 

@@ -1,5 +1,7 @@
-"""The notes used lately (VAULT/.rmh/hooks/used.json): what the session-end hook found cited
-or read, most recent first, which the session-start brief reads (harness/hooks_recall.py).
+"""The hooks' journal folder (VAULT/.rmh/hooks/): the notes used lately (used.json), what the
+session-end hook found cited or read, most recent first, which the session-start brief reads
+(harness/hooks_recall.py); and one journal per session (`journal_shown`) of what the prompt
+hook showed, which the session-end hook logs (`take_shown`).
 
 Parallel client sessions on one vault end at once (terminals closed together; Codex CLI's
 `Stop` at every turn): each read-merge-write holds an exclusive lock on the journal folder
@@ -10,14 +12,17 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import json
 import os
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 JOURNAL_DIR = "hooks"
 USED_FILE = "used.json"
 USED_MAX = 50
+PROMPT_CHARS = 500  # how much of a prompt the journal keeps
 
 
 @contextlib.contextmanager
@@ -28,6 +33,60 @@ def _locked(folder: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)
+
+
+journal_lock = _locked  # hooks_index.forget's rewrite of a session journal holds it too
+
+
+def session_journal(root: Path, session: str) -> Path:
+    """One file per session: a name changed to be safe ("a/b", "a:b") or cut gets a hash."""
+    safe = re.sub(r"[^\w.-]", "-", session)[:120]
+    if safe != session:
+        safe += "-" + hashlib.sha256(session.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return root / ".rmh" / JOURNAL_DIR / f"{safe}.jsonl"
+
+
+def journal_shown(root: Path, session: str, prompt: str, notes: list[str],
+                  done: Callable[[], object] = lambda: None) -> None:
+    """Append what the prompt hook showed, for the session-end hook to log: one line, in one
+    write, under the folder's lock (`forget` rewriting the file would drop it), never through
+    a link planted there (one is removed; O_NOFOLLOW). A line a killed or full-disk write cut
+    (no newline at the end) is ended first, so it never swallows this one (FIX37: the two
+    were read as one bad line, both dropped). `done`: after the write (the fault count)."""
+    path = session_journal(root, session)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    line = json.dumps({"prompt": prompt[:PROMPT_CHARS], "notes": notes}, ensure_ascii=False)
+    with _locked(path.parent):
+        if path.is_symlink():
+            path.unlink()
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC | os.O_NOFOLLOW,
+                     0o666)
+        try:
+            size = os.fstat(fd).st_size
+            cut = size > 0 and os.pread(fd, 1, size - 1) != b"\n"
+            os.write(fd, (("\n" if cut else "") + line + "\n").encode("utf-8"))
+        finally:
+            os.close(fd)
+    done()
+
+
+def take_shown(root: Path, session: str) -> list[tuple[str, list[str]]]:
+    """The journalled (prompt, notes) of a session, removing the journal (under the folder's
+    lock: a line appended between the read and the unlink was lost)."""
+    path = session_journal(root, session)
+    out: list[tuple[str, list[str]]] = []
+    with _locked(path.parent) if path.parent.is_dir() else contextlib.nullcontext():
+        if not path.is_file():  # a FIFO would be read forever
+            return []
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                doc = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a line cut by a killed hook
+            if isinstance(doc, dict) and isinstance(doc.get("notes"), list):
+                out.append((str(doc.get("prompt", "")), [str(n) for n in doc["notes"]]))
+        path.unlink()
+    return out
 
 
 def remember_used(root: Path, notes: list[str]) -> None:

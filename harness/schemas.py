@@ -49,7 +49,8 @@ NOTE = obj({"note": STR, "title": STR, "hash": STR, "text": STR, "frontmatter": 
 LISTING = obj({"what": STR, "items": array(OBJ), "total": INT, "next_cursor": OPT_STR})
 WRITTEN = obj({"note": STR, "id": INT, "title": STR, "hash": STR})
 MOVED = obj({"note": STR, "old": STR, "rewritten": array(STR),
-             "not_rewritten": array(obj({"note": STR, "reason": STR}))})
+             "not_rewritten": array(obj({"note": STR, "reason": STR})),
+             "replaced": array(STR)}, "replaced")
 DELETED = obj({"note": STR, "trash": STR})
 CONTEXT = obj({"query": STR, "budget_words": INT, "words": INT, "text": STR,
                "lines": array(OBJ)})

@@ -202,6 +202,15 @@ def _readline(proc: subprocess.Popen[bytes], timeout: float) -> bytes:
     return line
 
 
+# What a vault's open, sync and writes import on first use (the sparse matrices of the link
+# graph and search, the YAML of frontmatter, the text-encoding detector of ingested files):
+# ~0.1 s of CPU in every forked child that opens a vault, where the server has not imported
+# them (CLI_PRELOAD imports all but the YAML). A vault sweep's preload adds it after its own
+# imports.
+VAULT_PRELOAD = """
+import scipy.sparse, scipy.sparse.csgraph, charset_normalizer, vault.notes.yaml_loader
+"""
+
 # What `rmh` commands import (every public vault name, the CLI's parser and its command
 # modules, the sparse matrices of search and the tokenizer library), for a server whose
 # children run `python -m harness`. Not onnxruntime: its import starts a thread.

@@ -137,9 +137,10 @@ def test_no_import_cycles() -> None:
 VAULT_FLOORS = ("errors", "notes", "storage", "learning", "retrieval", "facade", "conversation")
 FACADE = {"core", "parts", "writes", "landing", "erasure", "erasure_steps", "archive_writes"}
 # beside errors: the cooperative stop every floor may check, the map of positions after
-# a removal, which every floor that keeps positions follows, and the typed error an untyped
-# OSError or SQLite error stands for (the boundary's storage_error)
-GROUND = {"cancel", "shift", "untyped_errors"}
+# a removal, which every floor that keeps positions follows, the typed error an untyped
+# OSError or SQLite error stands for (the boundary's storage_error), and integer set
+# operations without numpy's set routines (int_arrays: the shift and every floor use them)
+GROUND = {"cancel", "shift", "untyped_errors", "int_arrays"}
 
 
 def vault_floor(module: str) -> int | None:

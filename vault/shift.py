@@ -27,6 +27,8 @@ from itertools import pairwise
 import numpy as np
 import numpy.typing as npt
 
+from .int_arrays import distinct
+
 I64 = npt.NDArray[np.int64]
 
 
@@ -135,7 +137,7 @@ def composed(gone: Sequence[int], later: Sequence[int]) -> tuple[int, ...]:
     g = np.asarray(gone, dtype=np.int64)
     r = np.asarray(later, dtype=np.int64)
     at = r + np.searchsorted(g - np.arange(g.shape[0], dtype=np.int64), r, side="right")
-    return tuple(int(x) for x in np.union1d(g, at))
+    return tuple(int(x) for x in distinct(np.concatenate((g, at))))
 
 
 def forward_list(positions: Iterable[int], gone: Sequence[int],

@@ -37,6 +37,7 @@ from .storage.future import file_system_now
 from .storage.guard import check_read, check_write
 from .storage.intent_writes import WritesIntent, file_hash
 from .storage.intents import Journal, MoveIntent, Rewrite, apply_move
+from .storage.removal import temp_name
 from .storage.store import BINARY_PROBE_BYTES, MAX_NOTE_BYTES, TRASH_DIR
 
 EDIT_TRIES = 3  # an unguarded edit recomputed on bytes another writer changed meanwhile
@@ -280,7 +281,7 @@ class VaultWrites(VaultParts):
         written = sorted(outcome.written, key=lambda p: p == new_path)
         if notes := [p for p in written if not is_canvas(p)]:
             self.live.sync_paths(notes)
-        return MoveResult(new_path, old_path, tuple(written), left)
+        return MoveResult(new_path, old_path, tuple(written), left, tuple(outcome.replaced))
 
     def _move_intent(self, note_id: int, old_path: str, new_path: str) -> MoveIntent:
         before = self.resolver()
@@ -299,7 +300,7 @@ class VaultWrites(VaultParts):
                     names_meaning(before, note_id, old_path if p == new_path else p))
             for p, now, new_text in plan), *self._canvas_rewrites(
                 note_id, before, after, old_path, new_path)),
-            after.link_text(note_id))
+            after.link_text(note_id), temp_name(old_path.rpartition("/")[2], "tmp-aside"))
 
     def _canvas_rewrites(self, note_id: int, before: Resolver, after: Resolver, old_path: str,
                          new_path: str) -> Iterator[Rewrite]:

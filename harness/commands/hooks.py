@@ -106,8 +106,11 @@ def _run_hook(args: argparse.Namespace, data: HookInput) -> str:
 
         text, notes = recall(root, data.prompt, h.prompt_words, k=h.k,
                              min_share=h.min_term_share, own_conversation=data.session_id)
-        if notes:
-            journal_shown(root, session, data.prompt, notes)
+        if notes:  # the append counts toward RMH_FAULT_AFTER_OPS (the crash sweeps)
+            from vault import operation_made
+
+            journal_shown(root, session, data.prompt, notes,
+                          functools.partial(operation_made, cfg.fault_after_ops))
         return text
     from harness.compose import open_vault
     from harness.hooks_index import refresh, remember_used, take_shown

@@ -91,6 +91,9 @@ def moved(args: argparse.Namespace, doc: dict[str, Any]) -> tuple[Any, str]:
     text = f"moved {doc['old']} -> {doc['note']}; rewrote links in {len(doc['rewritten'])} notes"
     for left in doc.get("not_rewritten", ()):
         text += f"\nnot rewritten: {left['note']}: {left['reason']}"
+    for kept in doc.get("replaced", ()):  # a file saved under the old name took its place
+        text += (f"\nreplaced: {doc['note']} is now the file saved at {doc['old']} during the "
+                 f"move; the text it held is kept at {kept}")
     return doc, line(text)
 
 
@@ -167,8 +170,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("delete", "delete", (Arg("note"),),
             lambda args, doc: ({"trash": doc["trash"]}, line(f"moved to {doc['trash']}"))),
     Command("links", "links", (Arg("note"), *_PAGE),
-            lambda args, links: ({"links": links}, line("\n".join(
-                f"{ln['target']} -> {_link_end(ln)}" for ln in links)))),
+            lambda args, links: ({"links": links}, line(_link_lines(links)))),
     Command("backlinks", "backlinks", (Arg("note"), *_PAGE),
             lambda args, back: ({"backlinks": back}, line("\n".join(back)))),
     Command("list", "list", (
@@ -192,6 +194,22 @@ COMMANDS: tuple[Command, ...] = (
 )
 
 BY_NAME = {command.name: command for command in COMMANDS}
+
+
+def _link_lines(links: list[dict[str, Any]]) -> str:
+    """`rmh links`' lines: each link as written (`!` an embed, `#heading`, `#^block`) and where
+    it leads, a link written more than once (in the frontmatter and the body, or twice in the
+    body) one line, in order of first appearance, with how many times (`--json` lists every
+    occurrence, as `vault.links` does). Before, `Bobby -> Bobby.md` came once per occurrence
+    and `[[Bobby#^id]]` read as `[[Bobby]]` (NEWUSER7, VAULT11)."""
+    counts: dict[str, int] = {}
+    for ln in links:
+        shown = ("!" if ln.get("embed") else "") + str(ln["target"]) + (
+            f"#^{ln['block']}" if ln.get("block") else
+            f"#{ln['heading']}" if ln.get("heading") else "")
+        text = f"{shown} -> {_link_end(ln)}"
+        counts[text] = counts.get(text, 0) + 1
+    return "\n".join(text if n == 1 else f"{text} ({n} times)" for text, n in counts.items())
 
 
 def _link_end(link: dict[str, Any]) -> str:

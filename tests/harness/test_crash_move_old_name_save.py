@@ -106,6 +106,67 @@ def test_another_note_made_at_the_freed_old_name_before_recovery_loses_no_byte(
     assert moved in everything or moved.replace(b"(./Sib.md)", b"(../a/Sib.md)") in everything
 
 
+def test_the_moved_text_the_new_note_replaced_is_reported_by_the_next_doctor(
+        tmp_path: Path) -> None:
+    """The same, recovered by another command (`rmh links`), then `rmh doctor`: the recovered
+    move's outcome names the trash copy holding the moved note's text the file at the old
+    name replaced (FIX37: before, the copy was made and nothing said it, 17 of 23 kill
+    points of FIX37_newnote-before.out; the user could not know a note's text was replaced)."""
+    template = make_template(tmp_path / "template", 2)
+    moved = (template / OLD).read_bytes()
+    stage = tmp_path / "stage"
+    with ForkServer(CLI_PRELOAD, workdir=tmp_path / "forks", cwd=REPO) as server:
+        runner = cli_runner(server, REPO)
+        _killed_after_rename(template, stage, runner)
+        (stage / OLD).write_bytes(b"# Another note\nMade under the free name after the move.\n")
+        assert rmh(stage, "links", "a/Sib", runner=runner).returncode == 0
+        shutil.copytree(stage, tmp_path / "copy")  # the text report of the same state
+        doc = rmh(stage, "doctor", "--json", runner=runner)
+        text = rmh(tmp_path / "copy", "doctor", runner=runner)
+    assert doc.returncode == 0, doc.stderr
+    (outcome,) = json.loads(doc.stdout)["vault"]["intents"]["recovered"]
+    (kept,) = outcome["replaced"]
+    assert kept.startswith(".rmh/trash/") and (stage / kept).read_bytes() in (
+        moved, moved.replace(b"(./Sib.md)", b"(../a/Sib.md)"))
+    assert kept in text.stdout  # still shown: the report of a recovery made by `links`
+
+
+def test_the_replaced_text_is_reported_when_the_recovery_that_folded_it_was_killed(
+        tmp_path: Path) -> None:
+    """The same other note, the recovery itself killed after each of its file operations M,
+    then `rmh doctor`: wherever the moved note's text is no longer a note, a report names
+    its trash copy (the killed run's answer, or this doctor's: FIX37, a recovery killed after
+    its fold, or failed on a full disk, left the copy unreported; so did a kill between the
+    intent's finish and the report's log, FIX37_full_disk_fold-branch-before-report-fix.out)."""
+    template = make_template(tmp_path / "template", 2)
+    moved = (template / OLD).read_bytes()
+    forms = (moved, moved.replace(b"(./Sib.md)", b"(../a/Sib.md)"))
+    stage, work = tmp_path / "stage", tmp_path / "work"
+    with ForkServer(CLI_PRELOAD, workdir=tmp_path / "forks", cwd=REPO) as server:
+        runner = cli_runner(server, REPO)
+        _killed_after_rename(template, stage, runner)
+        (stage / OLD).write_bytes(b"# Another note\nMade under the free name after the move.\n")
+        replaced_points = 0
+        for m in range(1, 100):
+            shutil.rmtree(work, ignore_errors=True)
+            shutil.copytree(stage, work)
+            first = rmh(work, "doctor", "--json", fault_after=m, runner=runner)
+            doc = rmh(work, "doctor", "--json", runner=runner)
+            assert doc.returncode == 0, doc.stderr
+            said = [o for p in (first, doc) if p.returncode == 0
+                    for o in json.loads(p.stdout)["vault"]["intents"]["recovered"]]
+            if not any(b in forms for b in texts(work).values()):
+                trash = sorted(p.relative_to(work).as_posix()
+                               for p in (work / ".rmh" / "trash").rglob("*")
+                               if p.is_file() and p.read_bytes() in forms)
+                assert trash and any(set(trash) <= set(o.get("replaced", ())) for o in said), (
+                    m, trash, said)
+                replaced_points += 1
+            if first.returncode != -9:
+                break
+    assert replaced_points > 3
+
+
 def _killed_after_rename(template: Path, stage: Path, runner: Runner) -> None:
     """`stage` a copy of `template` whose `rmh move` was killed at the first file operation
     that leaves the rename made and the plan pending."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness import hooks_index
+from harness import hooks_index, hooks_used
 from tests.vault.test_erasure_cut_query import LINE, _cut_query
 
 
@@ -35,7 +35,7 @@ def test_forget_never_rewrites_a_file_a_journal_link_names(tmp_path: Path) -> No
     hooks_index.forget(root, ["Quillon"])
     assert outside.read_text() == "Quillon came by.\nA quiet day.\n"
     assert sorted(p.name for p in (root / ".rmh" / "hooks").iterdir()) == []
-    link = hooks_index._journal(root, "s1")
+    link = hooks_used.session_journal(root, "s1")
     link.symlink_to(outside)
     hooks_index.journal_shown(root, "s1", "a prompt", ["keep.md"])
     assert outside.read_text() == "Quillon came by.\nA quiet day.\n" and not link.is_symlink()

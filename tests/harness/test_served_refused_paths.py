@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from sandbox import probe
+from tests.forks import run_cli
 from tests.harness.test_server_e2e import CHILD_ENV, REPO, Server, make_vault
 
 pytestmark = pytest.mark.slow
@@ -74,9 +73,8 @@ def test_the_cli_refuses_a_path_out_of_the_vault(tmp_path: Path) -> None:
     env["PYTHONPATH"] = str(REPO)
     for name in ("../../etc/passwd", "/etc/passwd", "out/secret", "..\\outside"):
         for args in (("read", name), ("links", name), ("delete", name)):
-            done = subprocess.run([sys.executable, "-m", "harness", "--vault", str(root),
-                                   *args, "--json"], capture_output=True, text=True, env=env,
-                                  cwd=REPO, check=False, timeout=120)
+            done = run_cli(["--vault", str(root), *args, "--json"], env=env, cwd=REPO,
+                           timeout=120)
             assert done.returncode == 1, (args, done.stdout, done.stderr)
             assert json.loads(done.stdout)["error"]["kind"] == "path_refused", (args, done.stdout)
             assert SECRET not in done.stdout + done.stderr

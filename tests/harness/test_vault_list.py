@@ -15,7 +15,7 @@ from harness.errors import map_exception
 from harness.mcp import mcp_methods
 from harness.methods import Harness, method_table
 from rpc import Dispatcher
-from vault.notes.links import fold
+from vault.notes.link_keys import fold
 
 
 def rpc(h: Harness, method: str, params: Any) -> Any:

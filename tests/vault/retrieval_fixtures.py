@@ -49,7 +49,7 @@ def incident_reports() -> list[tuple[str, str]]:
 
 # A note named in the query ("Ilse") above turns that only mention her: the corpus on which the
 # learned stages must lift a used turn without taking it past the named note.
-NAMED_NOTES = [("Ilse", "Ilse lives by the river."),
+NAMED_NOTES = [("Ilse", "Ilse walks by the river."),
                ("Turn 1", "Ilse: the spring walk by the river was cold and the ducks came."),
                ("Turn 2", "Ilse: spring walk, ducks."),
                ("Filler", "nothing here"),

@@ -13,12 +13,12 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.forks import run_cli
 from vault import PathRefused, Vault
 
 
@@ -91,12 +91,12 @@ def test_a_move_onto_another_file_system_is_refused_and_leaves_nothing_pending(
 def _killed_move(root: Path, old: str, new: str) -> bool:
     """`rmh move OLD NEW` SIGKILLed at each file operation in turn until one leaves its intent
     journalled and the note not yet renamed; False when no point does."""
+    repo = Path(__file__).resolve().parents[2]
     env = {k: v for k, v in os.environ.items() if k not in ("RMH_VAULT", "RMH_CONFIG")}
-    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = str(repo)
     for n in range(1, 12):
         env["RMH_FAULT_AFTER_OPS"] = str(n)
-        done = subprocess.run([sys.executable, "-m", "harness", "--vault", str(root), "move",
-                               old, new], env=env, capture_output=True, text=True, check=False)
+        done = run_cli(["--vault", str(root), "move", old, new], env=env, cwd=repo)
         pending = sorted((root / ".rmh" / "intents").glob("*.json"))
         if done.returncode == -9 and pending and (root / f"{old}.md").exists():
             return True

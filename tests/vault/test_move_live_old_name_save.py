@@ -128,3 +128,29 @@ def test_a_save_during_a_live_delete_is_kept_somewhere(tmp_path: Path) -> None:
             v.store.count_op = counted  # type: ignore[method-assign]
         kept = [p for p in root.rglob("*") if p.is_file() and p.read_bytes() == SAVED.encode()]
         assert kept, at
+
+
+def test_another_note_made_at_the_freed_old_name_during_a_live_move_is_reported(
+        tmp_path: Path) -> None:
+    """Another note made at the old name as soon as the move's rename freed it takes the
+    note's place (nothing tells it from a save); the move's answer names the trash copy of
+    the text it replaced (FIX37: before, nothing said it)."""
+    base = tmp_path / "base"
+    _vault(base)
+    fresh = "# Another note\n\nMade at the free name.\n"
+    made: list[bool] = []
+    with Vault.open(base) as v:
+        counted = v.store.count_op
+
+        def user_makes() -> None:
+            counted()
+            if not made and not (base / OLD).exists():
+                made.append(True)
+                (base / OLD).write_text(fresh, encoding="utf-8")
+
+        v.store.count_op = user_makes  # type: ignore[method-assign]
+        res = v.move(OLD.removesuffix(".md"), NEW.removesuffix(".md"))
+    assert (base / NEW).read_text(encoding="utf-8") == fresh
+    (kept,) = res.replaced
+    assert (base / kept).read_text(encoding="utf-8") == NOTES[OLD]
+    assert res.to_json()["replaced"] == [kept]

@@ -11,8 +11,10 @@
   ``uuid``, ``created_at`` and ``chat_messages`` ``{uuid, sender, text, content,
   created_at}``; ``sender`` "human" is the user.
 
-Each conversation is one session; speakers "user" and "assistant"; a turn's id is the
-message's own id (so a conversation that grew keeps its old turns' ids). System, tool and
+Each conversation is one session, titled with the export's ``title`` (ChatGPT) or ``name``
+(Claude.ai) when it is a string (the session note's `title` and alias); speakers "user" and
+"assistant"; a turn's id is the message's own id (so a conversation that grew keeps its old
+turns' ids). System, tool and
 hidden messages, and parts that are not text (images, code output), are not turns. A message
 without a time is dated as the one before it (the conversation's start for the first; else
 1970-01-01, a fixed date). Times are UTC, naive. A message that is not an object, or a time
@@ -70,7 +72,9 @@ def parse_export(obj: Any, kind: str, default_id: str
             when = _when(stamp, when, f"conversation {i} message {ident}", problems)
             turns.append(Turn(ident, role, text, when, role=role))
         cid = cid or (default_id if len(items) == 1 else f"{default_id}-{i}")
-        out.append(Conversation(cid, (Session(cid, turns[0].when, tuple(turns)),)
+        title = item.get("title" if kind == "chatgpt" else "name")
+        out.append(Conversation(cid, (Session(cid, turns[0].when, tuple(turns),
+                                              title if isinstance(title, str) else ""),)
                                 if turns else ()))
     return tuple(out), tuple(problems)
 

@@ -60,11 +60,13 @@ class Turn:
 
 @dataclass(frozen=True)
 class Session:
-    """Turns said in one sitting, in order, with the session's date."""
+    """Turns said in one sitting, in order, with the session's date and the title its source
+    gave it ("": none; a chat export's conversation title)."""
 
     session_id: str
     when: datetime
     turns: tuple[Turn, ...]
+    title: str = ""
 
 
 @dataclass(frozen=True)
@@ -105,7 +107,8 @@ def text_only(conv: Conversation) -> Conversation:
                        text=_text(t.text), role=_text(t.role), entities=ents)
 
     return Conversation(_text(conv.conversation_id), tuple(
-        Session(_text(s.session_id), s.when, tuple(turn(t) for t in s.turns))
+        Session(_text(s.session_id), s.when, tuple(turn(t) for t in s.turns),
+                " ".join(_text(s.title).split()))
         for s in conv.sessions))
 
 

@@ -1,10 +1,10 @@
 """Conversation -> notes through `Vault.write` (see `layout` for paths and frontmatter).
 
 One note per turn (L0: speaker, date, tick, session, entities, anchored dates, counted
-references, DMF Ω, previous/next links), one per session (L1: a deterministic extractive
-summary = the session's top turns by Ω, ties by tick, shown in tick order; min(5, ⌈n/5⌉) of
-them), one per entity row (kind, mentions, first and last seen, its trajectory and its
-strongest Adamic–Adar ties, and the typed relations its facts state), one per L2 fact or L3
+references, DMF Ω, previous/next links), one per session (L1, `session_notes`: a
+deterministic extractive summary, and the title a chat export gave the conversation), one
+per entity row (kind, mentions, first and last seen, its trajectory and its strongest
+Adamic–Adar ties, and the typed relations its facts state), one per L2 fact or L3
 rule (`facts`, `fact_notes`: preferences, facts, relations and commitments found by pattern in
 the users' turns, confirmed by repetition, conflicts side by side), one per episode (tier
 "episodic": goal, steps tried, outcome, lesson by fixed patterns, `episodes`, `episode_notes`).
@@ -49,7 +49,6 @@ same). Ctrl-C (KeyboardInterrupt) takes them back too. Ingesting again writes th
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -71,15 +70,15 @@ from .follow import Followed, follow, namer, unlink
 from .formats import Conversation
 from .generated import Record, is_fact, mark
 from .ingest_done import Done as _Done
-from .layout import distinct, entity_paths, link, session_path, turn_path
+from .layout import distinct, entity_paths, link, turn_path
 from .lifecycle import promotable
 from .remembered import without_forgotten
+from .session_notes import session_note
 from .take_back import Landed, before_write, take_back
 
 if TYPE_CHECKING:
     from ..core import Vault
 
-SUMMARY_MAX = 5
 TRAJECTORY_MAX = 50
 TIES_MAX = 5
 ATTEMPTS = 3  # ingests started again after a note changed under them (module docstring)
@@ -146,25 +145,6 @@ def _turn_note(ev: Event, prev: Event | None, nxt: Event | None,
     return path, render(fm, f"{ev.speaker}: {ev.text}\n")
 
 
-def _session_note(session: str, evs: Sequence[Event]) -> tuple[str, str]:
-    first = evs[0]
-    n_keep = min(SUMMARY_MAX, math.ceil(len(evs) / 5))
-    best = sorted(evs, key=lambda e: (-e.survival.omega, e.tick))[:n_keep]
-    summary = sorted(best, key=lambda e: e.tick)
-    tlink = {e.tick: link(turn_path(e.conversation, e.session, e.turn_id), e.turn_id) for e in evs}
-    speakers = sorted({e.speaker for e in evs})
-    fm = {
-        "tier": "L1", "conversation": first.conversation, "session": session,
-        "date": first.when.isoformat(), "speakers": speakers, "turns": len(evs),
-        "first_tick": first.tick, "last_tick": evs[-1].tick,
-    }
-    lines = [f"# Session {session} ({first.when.date().isoformat()})", "",
-             "## Summary (extractive)", ""]
-    lines += [f"- {tlink[e.tick]} **{e.speaker}**: {e.text}" for e in summary]
-    lines += ["", "## Turns", ""] + [f"- {tlink[e.tick]}" for e in evs]
-    return session_path(first.conversation, session), render(fm, "\n".join(lines) + "\n")
-
-
 def notes_for(conv: Conversation) -> list[tuple[str, str]]:
     """Every (path, text) the conversation becomes, in a fixed order."""
     return _build(distinct([conv])[0])[0]
@@ -188,7 +168,7 @@ def _build(conv: Conversation, use_nlp: bool = True) -> tuple[list[tuple[str, st
         by_session.setdefault(ev.session, []).append(ev)
     for s in conv.sessions:
         if s.session_id in by_session:
-            out.append(_session_note(s.session_id, by_session[s.session_id]))
+            out.append(session_note(s.session_id, by_session[s.session_id], s.title))
     records = build_facts(events, use_nlp=use_nlp)
     aa = inc.adamic_adar()
     for row, (key, kind) in enumerate(zip(inc.keys, inc.kinds, strict=True)):

@@ -212,6 +212,6 @@ def distinct(convs: Sequence[Conversation]) -> list[Conversation]:
             used_t: set[str] = set()
             turns = tuple(replace(t, turn_id=_fresh(t.turn_id, used_t), speaker=_plain(t.speaker))
                           for t in s.turns)
-            sessions.append(Session(_fresh(s.session_id, used_s), s.when, turns))
+            sessions.append(Session(_fresh(s.session_id, used_s), s.when, turns, s.title))
         out.append(Conversation(_fresh(conv.conversation_id, used_c), tuple(sessions)))
     return out

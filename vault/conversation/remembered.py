@@ -28,5 +28,6 @@ def without_forgotten(conv: Conversation, gone: forgotten.Forgotten) -> Conversa
     return replace(conv, sessions=tuple(
         replace(s, turns=tuple(t for t in s.turns if not (
             gone.names(t.speaker) or gone.names(t.text)
-            or gone.path(turn_path(cid, s.session_id, t.turn_id)))))
+            or gone.path(turn_path(cid, s.session_id, t.turn_id)))),
+            title="" if gone.names(s.title) else s.title)
         for s in conv.sessions))

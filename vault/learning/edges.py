@@ -13,6 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from ..int_arrays import member
+
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
 
@@ -82,7 +84,7 @@ class WeightedEdges:
 
         def locate(x: I64) -> tuple[I64, npt.NDArray[np.bool_]]:
             at = np.minimum(np.searchsorted(sorted_keys, x), len(sorted_keys) - 1)
-            ok = (sorted_keys[at] == x) & ~np.isin(x, drop)
+            ok = (sorted_keys[at] == x) & ~member(x, drop)
             return order[at].astype(np.int64), ok
 
         pa, oka = locate(self.a)

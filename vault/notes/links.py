@@ -34,66 +34,14 @@ listing them, so whenever `read NAME` answers, it names the note `[[NAME]]` reso
 from __future__ import annotations
 
 import posixpath
-import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..errors import AmbiguousNote
 from .folding import folds
+from .link_keys import _last, alias_keys, fold, name_key, path_key, spelling, strip_md, title_of
 from .name_index import IdPaths, KeyIndex, LazyKeyIndex, Lookup, Stored
 from .rows import LinkRow
-
-
-def strip_md(path: str) -> str:
-    """`a/b.md` -> `a/b` (case-insensitive suffix)."""
-    return path[:-3] if path.lower().endswith(".md") else path
-
-
-def title_of(path: str) -> str:
-    """A note's title: its file name without `.md`."""
-    return strip_md(posixpath.basename(path))
-
-
-def spelling(path: str, written: str) -> int:
-    """How closely note `path` is spelled as `written` names it (a written path names its
-    last components): 0 in the very code points (`.md` as written, or added when not written:
-    `Note` -> `Note.md`, `x/Note.md`), 1 but for the case of `.md` (`Note.MD`), 2 otherwise
-    (`note.md`, or `Note.md` decomposed where `Note` was typed composed)."""
-    full = written if written.lower().endswith(".md") else written + ".md"
-    if path == full or path.endswith("/" + full):
-        return 0
-    stem, want = strip_md(path), strip_md(written)
-    return 1 if stem == want or stem.endswith("/" + want) else 2
-
-
-def fold(name: str) -> str:
-    """A name as links compare it: casefolded, canonically composed (the caseless match of
-    Unicode 15, section 3.13: NFD, casefold, then NFC to keep keys short)."""
-    if name.isascii():  # the common case, and already in every normal form
-        return name.casefold()
-    return unicodedata.normalize("NFC", unicodedata.normalize("NFD", name).casefold())
-
-
-def path_key(path: str) -> str:
-    """What a note is found under by its path: folded (`fold`), `.md` dropped."""
-    return fold(strip_md(path))
-
-
-def name_key(path: str) -> str:
-    """What a note is found under by its file name: its title, folded (the last component
-    of its `path_key`: folding makes no `/`, and `.md` is the title's)."""
-    return _last(path_key(path))
-
-
-def _last(path: str) -> str:
-    """`posixpath.basename` without its overhead (hot: once or twice a resolved link)."""
-    return path[path.rfind("/") + 1:]
-
-
-def alias_keys(aliases: Sequence[str]) -> list[str]:
-    """What a note is found under by its aliases (whole, stripped, folded)."""
-    return [fold(a.strip()) for a in aliases]
-
 
 # The version of the rules above: what a link resolves to. The stores of resolved edges
 # (storage/edge_store.py, storage/note_store.py) name it, so a change of the rules rebuilds
@@ -105,7 +53,9 @@ def alias_keys(aliases: Sequence[str]) -> list[str]:
 # folder first, then fewer folders); `[[/x]]` only from the root, as Obsidian (session 28).
 # 6: markdown links by rules 1 and 2 alone, as Obsidian: no "relative, then root" first
 # (`[x](Note.md)` in `proj/` was `proj/Note.md` before the root's `Note.md`) (session 29).
-RULES = 6
+# 7: a target is the note `target.md`, else `target.md.md` (was: its `.md` cut a second time,
+# so no link reached a note titled `x.md`, file `x.md.md`, as Obsidian links it) (session 37).
+RULES = 7
 
 SHORT = 8  # notes sharing a file name that `_exact` scans rather than look the path key up
 
@@ -304,8 +254,22 @@ class Resolver:
 
     def resolve_name(self, target: str, source: str | None = None) -> int | None:
         """`resolve_wiki` by rules 1 and 2 alone (path, file name; no alias). One lookup of
-        the target's file name serves the path lookup (`_exact`)."""
+        the target's file name serves the path lookup (`_exact`).
+
+        A stored target has the `.md` written after it cut (`[[x.md]]` and `[[x]]` are `x`),
+        so it names, as Obsidian's `[[x]]` or `[[x.md]]`: the note `x.md`, else `x.md.md`
+        (the note titled `x.md`, which Obsidian links as `[[x.md]]`); a target given with
+        its `.md` (`Note.md`, as a caller may pass it) is last also the note `Note.md`."""
         bare = target.strip()
+        found = self._resolve_path(bare + ".md", source)
+        if found is None and bare:
+            found = self._resolve_path(bare + ".md.md", source)
+        if found is None and bare.lower().endswith(".md"):
+            found = self._resolve_path(bare, source)
+        return found
+
+    def _resolve_path(self, bare: str, source: str | None) -> int | None:
+        """`resolve_name` of `bare`, a path whose `.md` (if any) is the file's."""
         folder = posixpath.dirname(source) if source is not None else ""
         if bare.startswith(("./", "../")):  # explicitly relative: that path and no other
             rel = posixpath.normpath(posixpath.join(folder, bare))
@@ -367,8 +331,12 @@ class Resolver:
     def by_title(self, note: str) -> int | None:
         """The id of the one note whose file name, else alias, is `note` (a bare name).
 
-        None when nothing matches or `note` has a folder; AmbiguousNote when several do."""
-        key = path_key(note.strip().lstrip("/"))
+        None when nothing matches or `note` has a folder; AmbiguousNote when several do.
+        A name ending in `.md` is also the title it spells (`trailing.md`: `trailing.md.md`)."""
+        written = note.strip().lstrip("/")
+        key = fold(written)  # a title ending in `.md` first (`trailing.md`: `trailing.md.md`)
+        if not (written.lower().endswith(".md") and self._name_positions(key)):
+            key = path_key(written)
         if "/" in key:
             return None
         found = self._name_positions(key)
@@ -387,6 +355,8 @@ class Resolver:
         """The shortest target that uniquely names a note (what a rewritten link uses)."""
         path = self.id_path[note_id]
         title = title_of(path)
+        if title.lower().endswith(".md"):  # `[[x.md]]` is read as `x`: the `.md` written
+            return title + ".md" if len(self._name_positions(fold(title))) == 1 else path
         if len(self._name_positions(fold(title))) == 1:
             return title
         return strip_md(path)

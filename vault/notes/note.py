@@ -26,7 +26,7 @@ from typing import Any
 
 from ..errors import NoteFormatError
 from .frontmatter import dump, find_block, lines_view, load, update
-from .links import fold
+from .link_keys import fold
 from .markdown_scan import Link, LinkSite, bare_note_path, scan_body, scan_wiki
 
 __all__ = [

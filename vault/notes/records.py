@@ -82,16 +82,21 @@ class MoveResult:
     last, the moved note itself when links of its own had to follow it to its new folder);
     `not_rewritten`: (note, why) of each one the move planned to rewrite but left as it was,
     because it changed between the plan and its rewrite (an editor saved it: no edit is lost,
-    its links to the old path may now dangle)."""
+    its links to the old path may now dangle); `replaced`: the trash copies (`.rmh/trash/...`)
+    of the moved note's text that a file saved under its old name during the move replaced
+    (its editor's save follows it; another note made at the freed name takes its place too,
+    storage/intent_merge.py `fold_old`: the text it replaced is kept there, and said)."""
 
     note: str
     old: str
     rewritten: tuple[str, ...]
     not_rewritten: tuple[tuple[str, str], ...] = ()
+    replaced: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {"note": self.note, "old": self.old, "rewritten": list(self.rewritten),
-                "not_rewritten": [{"note": p, "reason": why} for p, why in self.not_rewritten]}
+                "not_rewritten": [{"note": p, "reason": why} for p, why in self.not_rewritten],
+                "replaced": list(self.replaced)}
 
 
 def link_infos(

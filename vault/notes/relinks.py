@@ -8,7 +8,8 @@ import bisect
 import posixpath
 from collections.abc import Callable, Collection, Sequence
 
-from .links import Resolver, path_key, strip_md, title_of
+from .link_keys import path_key, strip_md
+from .links import Resolver
 from .note import Link, rewrite_links
 
 
@@ -31,15 +32,18 @@ def markdown_target(after: Resolver, written: str, note_id: int, was: str, old_s
     if after.resolve_markdown(written, src) == note_id:
         return None
     bare, path = written.strip(), after.id_path[note_id]
-    new = strip_md(path)  # the relative path of the file (`a.md` from `a/` is `../a`)
-    rel = strip_md(posixpath.relpath(path, posixpath.dirname(src) or "."))
+    # a note titled `x.md` keeps its file's `.md` in every form (`x.md.md`): the writer adds
+    # none to a target ending in `.md`, and `x.md` would name a note `x.md` first (session 37)
+    cut = (lambda p: p) if strip_md(path).lower().endswith(".md") else strip_md
+    new = cut(path)  # the relative path of the file (`a.md` from `a/` is `../a`)
+    rel = cut(posixpath.relpath(path, posixpath.dirname(src) or "."))
     dotted = rel if rel.startswith("../") else "./" + rel
     if bare.startswith(("./", "../")):
         forms = [dotted]
     elif bare.startswith("/"):
         forms = []
     elif "/" not in bare:
-        forms = [title_of(path), new]
+        forms = [cut(posixpath.basename(path)), new]
     elif (path_key(posixpath.normpath(posixpath.join(posixpath.dirname(old_src), bare)))
           == path_key(was) != path_key(bare)):
         forms = [rel, dotted]

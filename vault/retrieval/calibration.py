@@ -59,12 +59,13 @@ F64 = npt.NDArray[np.float64]
 Channels = Callable[[str], Mapping[str, F64]]  # a text -> the first-stage scores per channel
 Frequency = Callable[[Sequence[str]], list[int]]  # tokens -> notes holding each
 
-VERSION = 7  # 2: scripts without spaces tokenised as bigrams (notes/text.py), so scores moved;
+VERSION = 8  # 2: scripts without spaces tokenised as bigrams (notes/text.py), so scores moved;
 # 3: combining marks kept in their word (notes/text.py); 4: an enclosing mark ends its word,
 # Arabic and Hindi stems, a frontmatter title searched (session 32); 5: fusion by range
 # (fusion.py; a store written at 4 by either change alone is rebuilt); 6: a soft hyphen or
 # zero-width joiner inside a word keeps it one word (notes/text.py, session 33); 7: a method
-# ("grid", or "cloze": cloze.py) and its line
+# ("grid", or "cloze": cloze.py) and its line; 8: a query's stop words count as one BM25 term
+# together (signals/bm25.py `query_weights`, session 37), so the pseudo-queries' scores moved
 FILE = "fusion-calibration.json"
 SALT = b"rmh-calibration/1"
 CHANNELS = STAGE1  # ("bm25", "dense", "conjunctive"): the channels fused by their range

@@ -44,6 +44,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from ..int_arrays import distinct
+
 RRF_K = 60
 RRF_DEPTH = 1000  # notes ranked per signal (module docstring)
 NORMALIZE = ("max", "range", "none")
@@ -65,15 +67,6 @@ def ranks(scores: F64, paths: Paths = None) -> I64:
     r = np.empty_like(o)
     r[o] = np.arange(o.shape[0], dtype=np.int64)
     return r
-
-
-def distinct(a: npt.NDArray[np.integer]) -> I64:
-    """Sorted distinct values as int64: a sort and a mask (numpy 2's np.unique hashes, and
-    cost ~20 ms on the 10^5 positions of a query's neighbourhood at 10^5 notes)."""
-    x = np.sort(a.astype(np.int64))
-    if x.size:
-        x = x[np.concatenate(([True], x[1:] != x[:-1]))]
-    return x
 
 
 def stable_order(x: F64, paths: Paths = None, at: I64 | None = None) -> I64:

@@ -34,6 +34,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from ..int_arrays import member
 from ..learning.edges import WeightedEdges
 from .csr import Csr
 from .fusion import Paths, top
@@ -55,8 +56,8 @@ def near(links: Csr, cooc: WeightedEdges | None, tops: Index, n: int) -> Mask:
         mask[links[tops].indices] = True
     if cooc is not None and len(cooc):
         ok = cooc.w > 0
-        mask[cooc.b[ok & np.isin(cooc.a, tops)]] = True
-        mask[cooc.a[ok & np.isin(cooc.b, tops)]] = True
+        mask[cooc.b[ok & member(cooc.a, tops)]] = True
+        mask[cooc.a[ok & member(cooc.b, tops)]] = True
     return mask
 
 

@@ -31,6 +31,7 @@ from collections.abc import Mapping
 import numpy as np
 import numpy.typing as npt
 
+from ..int_arrays import member
 from ..learning.edges import WeightedEdges
 from .csr import Csr
 from .fusion import Paths
@@ -189,7 +190,7 @@ def incident(cooc: WeightedEdges | None, seeds: F64, scope: int) -> WeightedEdge
     if cooc is None or not len(cooc) or scope <= 0:
         return cooc
     s = np.flatnonzero(seeds > 0)
-    keep = np.isin(cooc.a, s) | np.isin(cooc.b, s)
+    keep = member(cooc.a, s) | member(cooc.b, s)
     return WeightedEdges(cooc.a[keep], cooc.b[keep], cooc.w[keep])
 
 

@@ -20,7 +20,7 @@ import posixpath
 import re
 from collections.abc import Iterable, Sequence
 
-from ..notes.links import fold
+from ..notes.link_keys import fold
 
 _EXT = re.compile(r"\.((?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{1,10})$")
 

@@ -14,8 +14,11 @@ from ..notes.canvas_cards import is_canvas, moved_cards
 from ..notes.hashing import content_hash
 from ..notes.merge3 import holds, merge3
 from ..notes.relinks import relinked
+from .fileops import open_regular
 from .intent_writes import file_hash
-from .store import Store
+from .paths import copy_name
+from .removal import MAX_TRASH_COPIES
+from .store import MAX_NOTE_BYTES, TRASH_DIR, Store
 
 
 @dataclass(frozen=True)
@@ -92,25 +95,51 @@ def twins(store: Store, a: str, b: str) -> bool:
         return False
 
 
-def fold_old(store: Store, old: str, new: str, planned: frozenset[str]) -> bool:
+def fold_old(store: Store, old: str, new: str, planned: frozenset[str]) -> str | None:
     """After a move's rename: a file at `old` again (not a second link of `new`) is a save of
     the moved note under the name its editor knows (temp file renamed over `old`, as editors
     save) made before the move ended, or a copy of it. While `new` holds what the move put
     there (a hash of `planned`, or `old`'s own bytes), the file at `old` is renamed over `new`
     in one step (`Removal.move_over`): the save follows the note and nothing is left at the
-    old name; a kill leaves it before or after. Whether it was (False: nothing at `old`, `new`
+    old name; a kill leaves it before or after. None when it was not (nothing at `old`, `new`
     changed too, or either changed meanwhile: both left as they are). The file at `old` may
     also be another note made at the freed name (nothing tells it from a save): so the bytes
     at `new`, where they differ, are first put in the trash (`Store.trash`, kept: a hard
     link; a kill after it leaves a copy, found again by the next run): no byte is lost
-    (REV36, session 36: that note's rename over `new` removed the moved note's bytes)."""
+    (REV36, session 36: that note's rename over `new` removed the moved note's bytes), and
+    the copy's vault path is returned, for the move to report ("" when `new` held `old`'s
+    very bytes: nothing replaced; FIX37: the copy was made silently)."""
     old_hash = file_hash(store, old)
     if old_hash is None or twins(store, old, new):
-        return False
+        return None
+    kept = ""
     try:
         if file_hash(store, new) in planned - {old_hash}:
-            store.trash(new, keep=True)
+            kept = f"{TRASH_DIR}/{store.trash(new, keep=True)}"
         store.move_over(old, new, planned | {old_hash})
     except (VaultError, OSError):
-        return False
-    return True
+        return None
+    return kept
+
+
+def folded_before(store: Store, new: str, planned: frozenset[str]) -> list[str]:
+    """The trash copies (vault paths) of `new` holding what the move put there, while `new`
+    holds something else: what an earlier run's fold replaced, when that run was killed or
+    failed before it reported it (the fold's report would otherwise be lost: FIX37, a full
+    disk or a kill after the fold). Copies are looked up in order until one is missing."""
+    now = file_hash(store, new)
+    if now is None or now in planned:
+        return []
+    found = []
+    for n in range(MAX_TRASH_COPIES):
+        rel = f"{TRASH_DIR}/{copy_name(new, n)}"
+        try:
+            with open_regular(os.path.join(store.root, rel)) as fh:
+                data = fh.read(MAX_NOTE_BYTES + 1)
+        except FileNotFoundError:
+            break
+        except OSError:
+            continue
+        if content_hash(data) in planned:
+            found.append(rel)
+    return found

@@ -26,6 +26,9 @@ class Outcome:
     state: str = "rolled forward"  # or "rolled back", "unreadable", "failed: why"
     written: list[str] = field(default_factory=list)  # paths changed, in plan order
     left: list[str] = field(default_factory=list)  # changed since planned: left as they are
+    # the trash copies of what a note held before a file saved at a move's old name took its
+    # place (intent_merge.fold_old: the note's editor's save, or another note made there)
+    replaced: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -10,10 +10,13 @@ leaves the intent behind; the next rmh process that opens the vault (`Journal.re
 the vault's write lock, before anything else) makes the same steps again:
 
 - the rename, when `old` is there and `new` is not; already made when `new` is there and
-  `old` is not (or `new` holds the moved note's bytes, planned or not);
+  `old` is not (or `new` holds the moved note's bytes, planned or not); the rename removes
+  `old` by renaming it aside (the name the plan records) and checking it is the file linked
+  at `new` there; an aside a kill left is settled first (Removal.settle_relocation);
 - once the rename is made, a file at `old` again is the moved note saved under the name its
   editor knows (or a copy): while `new` holds what the move put there, it is renamed over
-  `new` in one step (intent_merge.fold_old), what `new` held kept in the trash first;
+  `new` in one step (intent_merge.fold_old), what `new` held kept in the trash first
+  (its trash path reported: Outcome.replaced);
   checked before the rewrites (a kill left it) and after them (saved while they were made);
 - each rewrite, when the file still has the hash it had when planned (compare-and-swap under
   the lock); already made when it has the new text's hash; when it changed since (an editor
@@ -58,7 +61,7 @@ from .fileops import CROSS_DEVICE, create_temp, fsync_dir, open_regular
 from .intent_added import relink_added
 from .intent_fields import VERSION
 from .intent_merge import Rewrite as Rewrite  # re-exported: a plan's part
-from .intent_merge import fold_old, merged, swap, twins
+from .intent_merge import fold_old, folded_before, merged, swap, twins
 from .intent_writes import (
     ArchiveWritesIntent,
     Outcome,
@@ -96,6 +99,7 @@ class MoveIntent:
     moved_hash: str
     rewrites: tuple[Rewrite, ...]
     wiki: str = ""  # a link's target to the note after the move ("": an older plan's)
+    aside: str = ""  # the old name's aside before its unlink (Store.move; "": an older plan's)
 
     def to_json(self) -> dict[str, Any]:
         return {"version": VERSION, "op": "move", **asdict(self)}
@@ -108,7 +112,8 @@ class MoveIntent:
         return cls(t(doc["old"]), t(doc["new"]), t(doc["moved_hash"]),
                    tuple(Rewrite(t(r["path"]), t(r["text"]), t(r["new_text"]),
                                  fields.texts(r.get("names", [])))
-                         for r in fields.objects(doc["rewrites"])), t(doc.get("wiki", "")))
+                         for r in fields.objects(doc["rewrites"])), t(doc.get("wiki", "")),
+                   t(doc.get("aside", "")))
 
 
 @dataclass(frozen=True)
@@ -173,10 +178,12 @@ def apply_move(store: Store, intent: MoveIntent, name: str = "",
     rewritten too (intent_added.py)."""
     out = Outcome(name, "move", intent.old, intent.new)
     with store.lock.held():
+        if intent.aside:  # a run killed with the old name aside: settled before it is read
+            store.settle_relocation(intent.old, intent.new, intent.aside)
         state = _rename_state(store, intent)
         if state == "todo":
             try:
-                store.move(intent.old, intent.new)
+                store.move(intent.old, intent.new, aside=intent.aside)
             except PathRefused as exc:  # recovering a move onto what is now a mount point: no
                 if after_rename is not None or exc.reason != CROSS_DEVICE:  # rename ever
                     raise  # makes it (the live move raises: nothing changed, journal closed)
@@ -186,6 +193,8 @@ def apply_move(store: Store, intent: MoveIntent, name: str = "",
                     after_rename()
         if state == "done":  # the moved note saved under its old name since the rename
             _follow_old(store, intent, out)
+            if after_rename is None and not out.replaced:  # folded by a run that died
+                out.replaced.extend(folded_before(store, intent.new, _planned(intent)))
         for rw in intent.rewrites:
             _rewrite(store, intent, rw, state == "impossible", out)
         if state != "impossible":  # saved there while the rewrites were made (a live move)
@@ -222,8 +231,10 @@ def _follow_old(store: Store, intent: MoveIntent, out: Outcome) -> None:
     """A save of the moved note under its old name, made after the rename, follows the note
     (intent_merge.fold_old), its own relative links then rewritten over that text as the
     plan rewrites them (a three-way merge); the note is reported written."""
-    if not fold_old(store, intent.old, intent.new, _planned(intent)):
+    if (kept := fold_old(store, intent.old, intent.new, _planned(intent))) is None:
         return
+    if kept:  # what the note held before: reported (doctor; the move's answer)
+        out.replaced.append(kept)
     for rw in intent.rewrites:
         if rw.path == intent.new:
             _rewrite(store, intent, rw, False, out)
@@ -305,9 +316,9 @@ class Journal:
                     outcomes.append(Outcome(name, op, "", "", state=f"failed: {exc}"))
                     continue
                 outcomes.append(outcome)
+                if outcome.left or outcome.replaced:  # kept before the intent goes: a kill
+                    self._keep_left([outcome.to_json()])  # between lost the report (FIX37)
                 self.finish(name)
-            if left := [o.to_json() for o in outcomes if o.left]:
-                self._keep_left(left)
         return outcomes
 
     def _keep_left(self, outcomes: list[dict[str, Any]]) -> None:
@@ -317,7 +328,8 @@ class Journal:
         log = os.path.join(self.store.state, LEFT_NAME)
         tmp = os.path.join(self.folder, ".left.json.tmp")  # a leftover: removed as an intent's
         with create_temp(tmp) as fh:
-            doc = [*self._left(), *outcomes][-LEFT_KEPT:]
+            kept = self._left()  # a run again after a kill: the same outcome once
+            doc = [*kept, *(o for o in outcomes if o not in kept)][-LEFT_KEPT:]
             fh.write(json.dumps(doc, ensure_ascii=False).encode("utf-8"))
             fh.flush()
             os.fsync(fh.fileno())

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ..notes.links import fold, strip_md
+from ..notes.link_keys import fold, strip_md
 from ..notes.rows import LinkRow
 
 

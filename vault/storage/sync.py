@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from ..errors import NoteNotFound, NotText, PathRefused, PermissionDenied, QuotaExceeded
 from ..notes.hashing import content_hash
-from ..notes.links import title_of
+from ..notes.link_keys import title_of
 from ..notes.note import parse
 from ..notes.rows import LinkRow, NoteRow
 from . import reparse

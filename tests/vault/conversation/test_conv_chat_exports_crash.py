@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.forks import ForkServer
+from tests.forks import VAULT_PRELOAD, ForkServer
 from vault import Vault, ingest_conversations, load_transcript
 
 REPO = Path(__file__).resolve().parents[3]
@@ -60,7 +60,7 @@ with Vault.open(Path(sys.argv[1]), watch=False, fault_after=int(sys.argv[2])) as
     ingest_conversations(v, load_transcript(text, "auto", sys.argv[4]).conversations,
                          use_nlp=False)
 """
-PRELOAD = "from vault import Vault, ingest_conversations, load_transcript"
+PRELOAD = "from vault import Vault, ingest_conversations, load_transcript\n" + VAULT_PRELOAD
 EXPORTS = [("wa", WHATSAPP_OLD, WHATSAPP_NEW, "WhatsApp Chat with Bob.txt"),
            ("dc", DISCORD_OLD, DISCORD_NEW, "Friends - general [2].json")]
 

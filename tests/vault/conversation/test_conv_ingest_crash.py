@@ -13,7 +13,7 @@ import os
 import shutil
 from pathlib import Path
 
-from tests.forks import ForkServer
+from tests.forks import VAULT_PRELOAD, ForkServer
 from vault import Vault
 
 REPO = Path(__file__).resolve().parents[3]
@@ -37,7 +37,7 @@ def notes(root: Path) -> dict[str, bytes]:
 
 # What every ingest imports, and the parse model (`nlp_status(load=True)` loads it once).
 PRELOAD = "from vault import Vault, ingest_conversations, load_conversations, nlp_status\n" \
-          "nlp_status(load=True)"
+          "nlp_status(load=True)\n" + VAULT_PRELOAD
 
 
 def ingest(server: ForkServer, root: Path, conv: Path, n: int) -> int:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.forks import ForkServer
+from tests.forks import VAULT_PRELOAD, ForkServer
 from vault import Vault, ingest_conversations, load_conversations
 
 REPO = Path(__file__).resolve().parents[3]
@@ -30,7 +30,7 @@ with Vault.open(Path(sys.argv[1]), watch=False, fault_after=int(sys.argv[2])) as
     ingest_conversations(v, load_conversations(Path(sys.argv[3]).read_text(), "auto"),
                          use_nlp=False, regenerate=sys.argv[4] == "1")
 """
-PRELOAD = "from vault import Vault, ingest_conversations, load_conversations"
+PRELOAD = "from vault import Vault, ingest_conversations, load_conversations\n" + VAULT_PRELOAD
 
 
 def transcript(n_turns: int) -> str:

@@ -17,14 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.forks import ForkServer
+from tests.forks import VAULT_PRELOAD, ForkServer
 from tests.vault.conversation.test_take_back import notes, transcripts
 from vault import Vault, ingest_conversations
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[3]
 PRELOAD = "from vault import Vault, ingest_conversations\n" \
-          "from tests.vault.conversation.test_take_back import transcripts"
+          "from tests.vault.conversation.test_take_back import transcripts\n" + VAULT_PRELOAD
 CHILD = """
 import sys
 from pathlib import Path

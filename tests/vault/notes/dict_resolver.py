@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from vault.errors import AmbiguousNote
-from vault.notes.links import fold, spelling, strip_md, title_of
+from vault.notes.link_keys import fold, spelling, strip_md, title_of
 from vault.notes.rows import LinkRow
 
 
@@ -87,6 +87,15 @@ class DictResolver:
         return sorted(found, key=lambda p: (first[fold(strip_md(p))], spelling(p, written), p))
 
     def _by_name(self, target: str, source: str | None) -> int | None:
+        """Rules 1 and 2 for the file `target.md`, else `target.md.md` (session 37)."""
+        found = self._by_name_once(target.strip() + ".md", source)
+        if found is None and target.strip():
+            found = self._by_name_once(target.strip() + ".md.md", source)
+        if found is None and target.strip().lower().endswith(".md"):
+            found = self._by_name_once(target, source)
+        return found
+
+    def _by_name_once(self, target: str, source: str | None) -> int | None:
         """Rules 1 and 2: a relative or rooted path (only it), else the candidates."""
         folder = posixpath.dirname(source) if source is not None else ""
         if target.strip().startswith(("./", "../")):  # relative: that path only (session 20)
@@ -141,6 +150,8 @@ class DictResolver:
 
         None when nothing matches or `note` has a folder; AmbiguousNote when several do."""
         key = fold(strip_md(note.strip().lstrip("/")))
+        if note.strip().lower().endswith(".md") and fold(note.strip().lstrip("/")) in self.by_name:
+            key = fold(note.strip().lstrip("/"))  # the title `x.md` (`x.md.md`), session 37
         if "/" in key:
             return None
         paths = self.by_name.get(key, ())
@@ -159,6 +170,8 @@ class DictResolver:
         """The shortest target that uniquely names a note (what a rewritten link uses)."""
         path = self.id_path[note_id]
         title = title_of(path)
+        if title.lower().endswith(".md"):  # `[[x.md]]` is stored `x`: the `.md` written
+            return title + ".md" if len(self.by_name.get(fold(title), ())) == 1 else path
         if len(self.by_name.get(fold(title), ())) == 1:
             return title
         return strip_md(path)

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 import pytest
 
 from vault.errors import AmbiguousNote
-from vault.notes import folding, links, name_index
+from vault.notes import folding, link_keys, links, name_index
 from vault.notes.links import Resolver
 from vault.notes.rows import LinkRow
 
@@ -252,5 +252,5 @@ def test_many_notes_sharing_a_file_name() -> None:
                                   "ﬁle/Straße.Md", "a b/ǅ x.md", "noext"])
 def test_a_file_name_key_is_the_last_part_of_the_path_key(path: str) -> None:
     """What `_exact` relies on: a note's name key is the last component of its path key."""
-    assert links.name_key(path) == links.title_of(path).casefold()
-    assert links.name_key(path) == links.path_key(path).rsplit("/", 1)[-1]
+    assert link_keys.name_key(path) == link_keys.title_of(path).casefold()
+    assert link_keys.name_key(path) == link_keys.path_key(path).rsplit("/", 1)[-1]

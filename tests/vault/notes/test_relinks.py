@@ -11,7 +11,8 @@ from urllib.parse import quote
 
 import pytest
 
-from vault.notes.links import Resolver, strip_md
+from vault.notes.link_keys import strip_md
+from vault.notes.links import Resolver
 from vault.notes.markdown_scan import Link, scan_body
 from vault.notes.relinks import moved, names_meaning, relink_plan, relinked
 

@@ -104,10 +104,11 @@ else:
 print(store.ops, flush=True)
 """
 # The file operations each change makes: a temp written and fsynced, its rename (a create:
-# link, then the temp unlinked), a folder fsync per folder; a move or trash: link, unlink,
-# fsync of both folders. A guarded write exchanges the temp with the note (its rename), then
-# unlinks the replaced file the temp's name then holds (NOTES-MOVE3 §5).
-CHANGES = {"write": 3, "guarded": 4, "create": 4, "move": 4, "trash": 4, "erase": 2}
+# link, then the temp unlinked), a folder fsync per folder; a move or trash: link, the old
+# name renamed aside, the aside unlinked (FIX37: no unlink by name after the check), fsync of
+# both folders. A guarded write exchanges the temp with the note (its rename), then unlinks
+# the replaced file the temp's name then holds (NOTES-MOVE3 §5).
+CHANGES = {"write": 3, "guarded": 4, "create": 4, "move": 5, "trash": 5, "erase": 2}
 
 
 def _notes(vault: Path) -> dict[str, bytes]:

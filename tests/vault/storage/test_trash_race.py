@@ -67,3 +67,18 @@ def test_without_a_save_the_rerun_reuses_the_entry_and_removes_the_name(
     assert not note.exists()
     assert _everything(tmp_path / "vault") == ["before the delete\n"]
     assert not [p for p in note.parent.iterdir()]  # nothing aside left
+
+
+def test_a_delete_killed_with_the_name_aside_is_finished_by_the_next_sweep(
+        tmp_path: Path) -> None:
+    """A delete killed after renaming the note's name aside, before its unlink (FIX37: a
+    delete's first unlink goes this way too): the aside is the very file of the trash entry,
+    so the next open's sweep removes it (the unlink it stood for) instead of putting the note
+    back beside its own trash entry."""
+    store, note = _vault(tmp_path)
+    pid = 4_194_305  # above Linux's highest pid_max: no process has it
+    aside = note.with_name(f".b.md.rmh-tmp-aside-{pid}-0")
+    note.rename(aside)
+    assert store.clean_stale_temps() == ["sub/" + aside.name]
+    assert not note.exists() and not aside.exists()
+    assert _everything(tmp_path / "vault") == ["before the delete\n"]

@@ -17,7 +17,18 @@ tagged `zeppelin` in its frontmatter is found by "zeppelin", as Obsidian's searc
 twice and the body once,
 so f and |d| count weighted occurrences. This equals `rank_bm25.BM25Okapi` over that repeated
 token list with its idf replaced by the formula above (checked to 1e-6 in the tests). Query
-terms count with multiplicity, as BM25Okapi does.
+terms count with multiplicity, as BM25Okapi does, except the query's stop words (Lucene's 33
+English ones, `QUERY_STOPWORDS`): together they count as one term, each occurrence 1/s of a
+term for s of them in the query. BM25 adds each query term as independent evidence; a
+sentence asked of one-line notes holds eight or more function words ("of", "the", "in", each
+in a third to half of the titles), whose sum outweighed a rare shared word. Dropping them (as
+Lucene's analyzer does) cost the short questions with a single one ("what was her first
+pet called?"), where it breaks ties between turns. Counting them as one term keeps those
+questions' scores (s = 1), a query of stop words only ranks as before (every weight scaled by
+1/s), and a verbose query's function words weigh one term (session 37, NOTES-QUAL13.md: on
+titlecorpus BM25 nDCG@10 0.543 -> 0.568, Pyserini's 0.568; LoCoMo's BM25 and every set's
+fused ranking unchanged within their intervals).
+Documents keep every word (the index is unchanged).
 
 The index stores raw term frequencies (signals/postings.py: a base plus a delta) and the
 document lengths, never the weights: idf, avgdl and the length norm are computed at query time
@@ -49,6 +60,10 @@ from .vocabulary import Vocabulary
 
 K1 = 1.2
 B = 0.75
+# Lucene's English stop words (EnglishAnalyzer's default set), as a query's function words
+QUERY_STOPWORDS = frozenset(
+    "a an and are as at be but by for if in into is it no not of on or such that the their "
+    "then there these they this to was will with".split())
 TITLE_WEIGHT = 3
 ALIAS_WEIGHT = 2
 BODY_WEIGHT = 1
@@ -92,6 +107,19 @@ def note_document(corpus: Corpus, i: int) -> list[str]:
 def corpus_documents(corpus: Corpus) -> Iterator[list[str]]:
     """Weighted token lists for every note of a corpus, by position (streamed)."""
     return (note_document(corpus, i) for i in range(len(corpus)))
+
+
+def query_weights(tokens: Sequence[str], terms: Sequence[str]) -> dict[str, float]:
+    """Each query term's weight (`terms[i]` is the term of `tokens[i]`): its occurrences,
+    those of a stop word each 1/s for the query's s stop-word occurrences (module
+    docstring); exact: integer counts, one division per term."""
+    plain: Counter[str] = Counter()
+    stop: Counter[str] = Counter()
+    for token, term in zip(tokens, terms, strict=True):
+        (stop if token in QUERY_STOPWORDS else plain)[term] += 1
+    s = sum(stop.values())
+    return {t: plain[t] + (stop[t] / s if stop[t] else 0)
+            for t in sorted(plain.keys() | stop.keys())}
 
 
 @dataclass(frozen=True)
@@ -215,7 +243,8 @@ class Bm25Index:
         n = self.n_docs
         y = np.zeros(n, dtype=np.float64)
         terms = stems(query_tokens) if self.stem else query_tokens
-        counts = Counter(t for t in terms if t in self.vocabulary)
+        weights = query_weights(query_tokens, terms)
+        counts = {t: w for t, w in weights.items() if t in self.vocabulary}
         if not counts or n == 0:
             return y
         k1 = self.k1
@@ -237,7 +266,7 @@ class Bm25Index:
             v *= k1 + 1.0
             v /= den
             if counts[term] != 1:
-                v *= float(counts[term])
+                v *= counts[term]
             np.add.at(y, rows, v)  # rows are distinct: the same as y[rows] += v
         return y
 

@@ -32,6 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ...cancel import checked
+from ...int_arrays import member
 from ...notes.note import frontmatter_tags
 from ...notes.text import tokenize
 from ...shift import Shift
@@ -189,7 +190,7 @@ class ConjunctiveIndex:
             hi = max(lo + 1, int(np.searchsorted(ends, start + ENTRY_BLOCK, "right")))
             rows, j = postings.rows_of(moved[lo:hi])
             if skip.size:
-                keep = ~np.isin(rows, skip)
+                keep = ~member(rows, skip)
                 rows, j = rows[keep], j[keep]
             np.add.at(s1, rows, d1[lo:hi][j])  # integers: exact in any order
             np.add.at(s2, rows, d2[lo:hi][j])

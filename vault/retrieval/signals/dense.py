@@ -41,6 +41,7 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from ...int_arrays import member
 from ...storage.corpus import Corpus
 from ...storage.embeddings import EmbeddingCache
 from .. import dense_store, ivf_store
@@ -244,7 +245,7 @@ class DenseIndex:
         elif self.stale.any():
             live = ~self.stale[notes]
             notes, sims = notes[live], sims[live]
-        sel = np.isin(self.delta.lists, lists)
+        sel = member(self.delta.lists, lists)
         if sel.any():
             notes = np.concatenate((notes, self.delta.row_notes()[sel].astype(np.int32)))
             sims = np.concatenate((sims, np.vecdot(self.delta.matrix[sel], q)))

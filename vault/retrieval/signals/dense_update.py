@@ -47,6 +47,7 @@ from functools import cached_property
 import numpy as np
 import numpy.typing as npt
 
+from ...int_arrays import member
 from ...shift import Shift
 from .ivf import (
     F32,
@@ -155,7 +156,7 @@ class Overlay:
         positions, `counts` rows each, cut or not; `lists`: each row's list on the IVF
         layout) in a corpus of `n` notes (added notes included in `fresh`)."""
         old = self.delta.row_notes()
-        keep = ~np.isin(old, fresh)
+        keep = ~member(old, fresh)
         row_note = np.concatenate((old[keep], np.repeat(fresh, counts)))
         order = np.argsort(row_note, kind="stable")
         rows = np.concatenate((self.delta.matrix[keep], vecs))[order]

@@ -47,10 +47,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ...int_arrays import distinct
 from ...learning.edges import WeightedEdges
 from ...storage.columns import Edges
 from ..csr import Csr, adjacency_of
-from ..fusion import Paths, distinct
+from ..fusion import Paths
 from ..fusion import top as first
 
 ALPHA = 0.85

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ...int_arrays import member
 from ...shift import Shift
 
 I32 = npt.NDArray[np.int32]
@@ -219,7 +220,7 @@ class Postings:
         if not docs:
             return self
         changed = np.asarray(sorted(docs), dtype=np.int64)
-        keep = ~np.isin(self.d_rows, changed)
+        keep = ~member(self.d_rows, changed)
         new_c = [self.d_cols[keep]] + [np.asarray(docs[r][0], np.int64) for r in sorted(docs)]
         new_r = [self.d_rows[keep]] + [np.full(len(docs[r][0]), r, np.int64)
                                        for r in sorted(docs)]
