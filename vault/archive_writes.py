@@ -21,7 +21,6 @@ from __future__ import annotations
 import functools
 import sqlite3
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 
 from .errors import EditConflict, VaultError
 from .learning.ledger import LEDGER_FILE, Ledger
@@ -35,7 +34,7 @@ from .storage.intent_writes import (
 )
 from .storage.intents import Journal
 from .storage.intents import finish_left as finish_storage_left
-from .storage.store import STATE_DIR, Store
+from .storage.store import Store
 
 
 def archive_and_write(store: Store, ledger: Ledger, writes: Sequence[tuple[str, str]],
@@ -88,7 +87,7 @@ def finish_archive_writes(store: Store, ledger: Ledger | None) -> list[Outcome]:
                 continue
             try:
                 own = ledger if ledger is not None else Ledger.open(
-                    Path(store.root, STATE_DIR, LEDGER_FILE),
+                    store.state / LEDGER_FILE,
                     clock=functools.partial(float, intent.now), fault_after=store.fault_after)
                 try:
                     outcomes.append(apply_archive_writes(store, intent, own, name))

@@ -102,13 +102,14 @@ class Vault(VaultWrites):
         try:
             state = cls.state_dir(root)
             read_only = not writable(str(state), INDEX_FILE)
-            store = Store(root, fault_after=fault_after, read_only=read_only)
+            store = Store(root, fault_after=fault_after, read_only=read_only, held=True)
             if not read_only:  # a read-only vault leaves its intents to its owner (doctor)
                 own = recorder if isinstance(recorder, Ledger) else None  # else its file's
                 finish_left(store, own)  # what a dead process left, then at every lock taken
                 store.lock.on_acquire = lambda: finish_left(store, own)  # from free
-            index = Index.open(state / INDEX_FILE, read_only=read_only,
-                               id_floor=lambda: highest_note_id(state / LEDGER_FILE))
+            held = store.state  # `.rmh/` as opened, whatever takes its name later
+            index = Index.open(held / INDEX_FILE, read_only=read_only,
+                               id_floor=lambda: highest_note_id(held / LEDGER_FILE))
             auto_sync = auto_sync and not read_only  # the index is read as its owner left it
         except BaseException:
             recorder.close()

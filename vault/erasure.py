@@ -46,7 +46,7 @@ from .storage.fileops import alive
 from .storage.index import Index
 from .storage.intent_fields import texts
 from .storage.intents import ForgetIntent, Journal
-from .storage.store import STATE_DIR, TRASH_DIR, Store
+from .storage.store import TRASH_DIR, Store
 
 
 @dataclass(frozen=True)
@@ -143,7 +143,7 @@ def execute(store: Store, index: Index, cache: EmbeddingCache | None, usage: Usa
     journal = Journal(store)
     with store.lock.held():  # the whole erasure: no other process finishes it meanwhile
         # first: nothing rmh does (a hook's ingest of a transcript) makes it again
-        forgotten.remember(store.root / STATE_DIR, todo.subject, todo.named, store.count_op)
+        forgotten.remember(store.state, todo.subject, todo.named, store.count_op)
         name = journal.record(ForgetIntent(_plan_json(todo), tuple(map(str, extra_files))))
         if before is not None:
             before()

@@ -144,7 +144,7 @@ def run(store: Store, index: Index, cache: EmbeddingCache | None, usage: UsageRe
         attempt("trash", rel, partial(_trash, store, root, rel))  # followed (anchored.py)
     for rel in todo.hidden:  # rmh's own leftovers of an erased note (storage/leftovers.py)
         attempt("hidden", rel, partial(_hidden, store, root, rel))
-    state = store.root / STATE_DIR
+    state = store.state
     if whole:
         attempt("derived files", STATE_DIR, partial(_counted, store, drop_derived, state))
         attempt("index", INDEX_FILE, partial(_counted, store, sync, list(todo.notes)))
@@ -200,7 +200,7 @@ def free_space(store: Store, extra_files: Sequence[Path]) -> dict[str, int]:
     """Free bytes for this user on the file system of the vault's `.rmh/` and of each shared
     cache's folder (those that can be asked)."""
     out: dict[str, int] = {}
-    for folder in [store.root / STATE_DIR, *(Path(f).parent for f in extra_files)]:
+    for folder in [store.state, *(Path(f).parent for f in extra_files)]:
         try:
             info = os.statvfs(folder)
         except OSError:

@@ -38,7 +38,7 @@ from .storage.guard import check_read, check_write
 from .storage.intent_writes import WritesIntent, file_hash
 from .storage.intents import Journal, MoveIntent, Rewrite, apply_move
 from .storage.removal import temp_name
-from .storage.store import BINARY_PROBE_BYTES, MAX_NOTE_BYTES, STATE_DIR, TRASH_DIR
+from .storage.store import BINARY_PROBE_BYTES, MAX_NOTE_BYTES, TRASH_DIR
 
 EDIT_TRIES = 3  # an unguarded edit recomputed on bytes another writer changed meanwhile
 
@@ -246,7 +246,7 @@ class VaultWrites(VaultParts):
             # another process wrote while this one waited is rewritten too; a note an editor
             # (no lock) saves from here on, with a link to the old name, has a ctime at or
             # after `since` and is rewritten before the move ends (storage/intent_added.py)
-            since = file_system_now(str(self.store.root / STATE_DIR))
+            since = file_system_now(str(self.store.state))
             self.live.fresh()
             note_id = self._resolve(old)
             old_path = self.path_of(note_id)

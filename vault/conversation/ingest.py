@@ -245,7 +245,7 @@ def _ingest(vault: Vault, convs: Sequence[Conversation], use_nlp: bool, regenera
     with vault.batch():  # its folder sync first: a note edited on disk is seen as edited
         corpus = vault.corpus()
         stored = dict(zip(corpus.paths, corpus.content_hashes, strict=True))
-        gone = forgotten.load(vault.root / STATE_DIR)
+        gone = forgotten.load(vault.store.state)
         for conv in convs:
             checkpoint()
             if gone:
@@ -262,7 +262,7 @@ def _ingest(vault: Vault, convs: Sequence[Conversation], use_nlp: bool, regenera
             rules += n_rules
             found = Followed(notes)  # every note where the ingest put it: no record read
             if any(p not in stored for p, _ in notes):  # moved, deleted, or new (follow.py)
-                found = follow(corpus, stored, Record(vault.root / STATE_DIR), notes,
+                found = follow(corpus, stored, Record(vault.store.state), notes,
                                regenerate, namer(vault))
             notes, deleted = found.notes, deleted + list(found.deleted)
             changed = [(p, t) for p, t in notes if stored.get(p) != content_hash(t)]
@@ -301,12 +301,12 @@ def _write(vault: Vault, notes: Sequence[tuple[str, str]], changed: Sequence[tup
     or deleted is at its generated path again (another ingest wrote it since the vault was
     read: this one would have left it out)."""
     with vault.locked():
-        if forgotten.load(vault.root / STATE_DIR) != gone:
+        if forgotten.load(vault.store.state) != gone:
             raise EditConflict(f"{STATE_DIR}/{forgotten.NAME}", "read before the build", None)
         for path in (*found.origin.values(), *found.deleted):  # moved or deleted: absent
             if vault.store.stat(path) is not None:  # when the corpus was read; written since
                 raise EditConflict(path, "absent when the ingest read the vault", None)
-        record = Record(vault.root / STATE_DIR)
+        record = Record(vault.store.state)
         origin = found.origin
         plan = [(p, t, _verdict(vault, p, found, stored.get(p), record, regenerate))
                 for p, t in changed]

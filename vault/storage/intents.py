@@ -73,8 +73,9 @@ from .intent_writes import (
 )
 from .store import STATE_DIR, Store
 
-INTENTS_DIR = f"{STATE_DIR}/intents"
-LEFT_LOG = f"{STATE_DIR}/intents-left.json"  # recovered with files left, until doctor shows
+INTENTS_NAME, LEFT_NAME = "intents", "intents-left.json"  # in the held `.rmh/` (Store.state)
+INTENTS_DIR = f"{STATE_DIR}/{INTENTS_NAME}"
+LEFT_LOG = f"{STATE_DIR}/{LEFT_NAME}"  # recovered with files left, until doctor shows
 LEFT_KEPT = 50  # outcomes that log keeps, the latest
 
 def journal_stamp(root: str | os.PathLike[str]) -> tuple[int, int, int] | None:
@@ -248,7 +249,7 @@ class Journal:
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self.folder = os.path.join(store.root, INTENTS_DIR)
+        self.folder = os.path.join(store.state, INTENTS_NAME)
 
     def pending(self) -> list[str]:
         """Names of the intent files present now, in order."""
@@ -327,7 +328,7 @@ class Journal:
         """Add outcomes that left files to LEFT_LOG (the latest LEFT_KEPT), for `report`: a
         recovery made by any command (`rmh read`, an `rmh serve` taking the lock) is shown
         by the next doctor, not only by a doctor that made it itself."""
-        log = os.path.join(self.store.root, LEFT_LOG)
+        log = os.path.join(self.store.state, LEFT_NAME)
         tmp = os.path.join(self.folder, ".left.json.tmp")  # a leftover: removed as an intent's
         with create_temp(tmp) as fh:
             kept = self._left()  # a run again after a kill: the same outcome once
@@ -341,7 +342,7 @@ class Journal:
 
     def _left(self) -> list[dict[str, Any]]:
         try:
-            with open_regular(os.path.join(self.store.root, LEFT_LOG)) as fh:
+            with open_regular(os.path.join(self.store.state, LEFT_NAME)) as fh:
                 doc = json.loads(fh.read())
         except (OSError, ValueError, RecursionError):
             return []
@@ -356,7 +357,7 @@ class Journal:
         with self.store.lock.held():
             earlier = [o for o in self._left() if o not in self.store.recovered]
             with contextlib.suppress(FileNotFoundError):
-                os.unlink(os.path.join(self.store.root, LEFT_LOG))
+                os.unlink(os.path.join(self.store.state, LEFT_NAME))
             return {"pending": self.pending(), "recovered": [*earlier, *self.store.recovered]}
 
 

@@ -40,7 +40,7 @@ from .increment import advance
 from .index import Index
 from .paths import printable
 from .snapshot import Snapshot, build_snapshot
-from .store import STATE_DIR, Store
+from .store import Store
 from .sync import SyncReport, sync
 from .watch import Watcher
 
@@ -199,7 +199,7 @@ class LiveIndex:
             if (not self._batch and self._unrecorded and self._chain is not None
                     and not self.store.read_only):
                 self._unrecorded = False  # one catch-up record for the batch's syncs
-                catch_up.save(self._chain, self.index, self.store.root / STATE_DIR,
+                catch_up.save(self._chain, self.index, self.store.state,
                               self.store.count_op)
 
     def snapshot(self) -> Snapshot:
@@ -229,7 +229,7 @@ class LiveIndex:
     def _rebuilt(self) -> Snapshot:
         """The snapshot of the index now from the saved base and the catch-up record when
         they lead here, else from every row (saved: the new base)."""
-        folder = self.store.root / STATE_DIR
+        folder = self.store.state
         got = catch_up.snapshot(self.index, folder, self._chain, self.store.count_op)
         if got is not None:
             snap, self._chain = got
@@ -244,7 +244,7 @@ class LiveIndex:
         self.store.check_root()  # a vault moved away is not synced as every note deleted
         if not self._started:
             self._started = True
-            self._chain = catch_up.start(self.index, self.store.root / STATE_DIR)
+            self._chain = catch_up.start(self.index, self.store.state)
 
     def resolve(self, note: str) -> int:
         """A vault path (`.md` optional) or a title/alias -> note id (NoteNotFound, Ambiguous)."""
@@ -321,11 +321,11 @@ class LiveIndex:
         for note_id in report.removed_ids:
             self._on_removed(note_id)
         if not report.changed:  # a touch may have changed the stamp: the record follows it
-            self._chain = catch_up.restamp(self._chain, self.index, self.store.root / STATE_DIR,
+            self._chain = catch_up.restamp(self._chain, self.index, self.store.state,
                                            self.store.count_op, write=not self.store.read_only)
             return
         self._chain = catch_up.extend(self._chain, report, self.index,
-                                      self.store.root / STATE_DIR, self.store.count_op,
+                                      self.store.state, self.store.count_op,
                                       write=not self.store.read_only and not self._batch)
         self._unrecorded = self._batch > 0 and self._chain is not None
         if (self._pending is None or self._seen is None
@@ -348,4 +348,7 @@ class LiveIndex:
         finally:
             if self.watcher is not None:
                 self.watcher.close()
-            self.index.close()
+            try:
+                self.index.close()
+            finally:
+                self.store.anchor.close()

@@ -29,13 +29,18 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import PathRefused, SchemaTooNew
+from .held_sqlite import connect_held, held_folder
 
 
 def connect(path: Path, **options: Any) -> sqlite3.Connection:
     """`sqlite3.connect(path, **options)`; PathRefused (named `folder/file`) when `path` is a
     symlink, wherever it points: rmh's SQLite files are its own, in its state folder."""
+    held = held_folder(path)  # in the held `.rmh/`: checked to be its own (held_sqlite.py)
     if os.path.islink(path):
-        raise PathRefused(f"{path.parent.name}/{path.name}", "symlink in place of rmh's file")
+        folder = path.parent.name if held is None else ".rmh"
+        raise PathRefused(f"{folder}/{path.name}", "symlink in place of rmh's file")
+    if held is not None:
+        return connect_held(held, path, options)
     conn: sqlite3.Connection = sqlite3.connect(str(path), **options)
     return conn
 

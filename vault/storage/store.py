@@ -62,6 +62,7 @@ from .leases import held_for_writing
 from .removal import MAX_TRASH_COPIES as MAX_TRASH_COPIES  # re-exported
 from .removal import TRASH_DIR as TRASH_DIR  # re-exported: the store's folder
 from .removal import Removal, temp_name
+from .state_anchor import StateAnchor
 from .write_lock import WriteLock
 
 STATE_DIR = ".rmh"
@@ -87,7 +88,7 @@ class Store(Removal, FolderView):
     """The vault folder. `root` is the realpath of an existing directory (else NotAVault)."""
 
     def __init__(self, root: Path, *, fault_after: int | None = None,
-                 read_only: bool = False) -> None:
+                 read_only: bool = False, held: bool = False) -> None:
         real = os.path.realpath(root)
         if not os.path.isdir(real):
             raise NotAVault(str(root), "not a directory" if os.path.exists(real) else "missing")
@@ -95,7 +96,8 @@ class Store(Removal, FolderView):
         self._root = real
         self._root_id = _folder_id(real)  # what `check_root` compares the path with
         self.read_only = read_only  # every change refused (ReadOnlyVault) at the write lock
-        self.lock = WriteLock(real, STATE_DIR, read_only=read_only)
+        self.anchor = StateAnchor(real, STATE_DIR, required=held)  # state_anchor.py
+        self.lock = WriteLock(real, STATE_DIR, read_only=read_only, held=self.anchor.path)
         self.lock.create()
         self.recovered: list[dict[str, object]] = []  # intents finished at open (intents.py)
         self.fault_after = fault_after
@@ -114,6 +116,12 @@ class Store(Removal, FolderView):
                             ) from None
         if now != self._root_id:
             raise NotAVault(self._root, "another folder took the vault's place while open")
+        self.anchor.check()  # and `.rmh` the folder it opened (SBX12, session 37)
+
+    @property
+    def state(self) -> Path:
+        """The vault's `.rmh/` as opened (state_anchor.py): every state path is joined here."""
+        return Path(self.anchor.path)
 
     def count_op(self) -> None:
         """One file operation made; SIGKILL this process after the `fault_after`-th."""

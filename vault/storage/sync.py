@@ -30,7 +30,7 @@ from . import reparse
 from .folders import LEGACY, now
 from .future import FileSystemClock, stored, unchanged
 from .index import Index, StatRow
-from .store import STATE_DIR, FileStat, Store
+from .store import FileStat, Store
 
 
 @dataclass
@@ -187,7 +187,7 @@ def _sync(store: Store, index: Index, only: Iterable[str] | None, workers: int |
           check: bool = True) -> SyncReport:
     report = SyncReport()
     clock = now()  # before any file is stat'ed or read (folders.stored_ctime)
-    fs_clock = FileSystemClock(None if store.read_only else str(store.root / STATE_DIR))
+    fs_clock = FileSystemClock(None if store.read_only else str(store.state))
     start = index.generation()
     again = only is None and reparse.stale(index)  # every note is read and parsed again
     owed = reparse.owed(index) if only is None else frozenset()  # unread at a re-parse

@@ -36,10 +36,13 @@ class WriteLock:
     write): nothing is created, and taking the lock raises ReadOnlyVault, so every write is
     refused before its first change."""
 
-    def __init__(self, root: str, state: str, *, read_only: bool = False) -> None:
+    def __init__(self, root: str, state: str, *, read_only: bool = False,
+                 held: str | None = None) -> None:
         self.read_only = read_only
         self.root = root
-        self.folder = os.path.join(root, state)
+        self.lexical = os.path.join(root, state)  # what the vault shows at the name
+        self.folder = held or self.lexical  # `held`: the folder opened (state_anchor.py)
+        self.label = state  # what messages call it
         self.path = os.path.join(self.folder, LOCK_FILE)
         self._mutex = threading.RLock()  # threads of this process queue here first
         self._depth = 0
@@ -85,21 +88,24 @@ class WriteLock:
             os.close(self._open())
 
     def _open(self) -> int:
-        real = os.path.realpath(self.folder)
+        real = os.path.realpath(self.lexical)
         if os.path.commonpath([self.root, real]) != self.root:
-            raise PathRefused(os.path.basename(self.folder), "symlink leaves the vault")
+            raise PathRefused(self.label, "symlink leaves the vault")
         try:  # the state folder only: a vault root gone since the open (moved away, removed)
-            os.mkdir(self.folder)  # is never made again, an empty vault beside the real one
+            os.mkdir(self.lexical)  # is never made again, an empty vault beside the real one
         except FileExistsError:
             pass
         except FileNotFoundError as exc:
             raise NotAVault(self.root, "missing: moved or removed while open") from exc
         try:
             return os.open(self.path, _FLAGS, LOCK_MODE)
+        except FileNotFoundError as exc:  # the folder held was removed while open
+            raise NotAVault(self.root, f"its {self.label} folder was removed while open"
+                            ) from exc
         except OSError as exc:
             if exc.errno != errno.ELOOP:
                 raise
-            raise PathRefused(f"{os.path.basename(self.folder)}/{LOCK_FILE}",
+            raise PathRefused(f"{self.label}/{LOCK_FILE}",
                               "symlink loop or symlink swapped in") from exc
 
     def _acquire(self) -> int:
