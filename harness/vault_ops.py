@@ -240,7 +240,7 @@ class VaultCalls:
         """{"note": the deleted note's path (as write and move return it), "trash": where it is}."""
 
         def run() -> dict[str, Any]:
-            path = self.vault.path_of(self.vault.resolve(note))
+            path = self.vault.path_of(self.vault.resolve(note, as_link=False))
             return {"note": path, "trash": self.vault.delete(path)}
 
         return self.thread.call(run)

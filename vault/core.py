@@ -177,10 +177,11 @@ class Vault(VaultWrites):
 
     # -- names ----------------------------------------------------------------------------------
 
-    def resolve(self, note: str) -> int:
-        """A vault-relative path (with or without `.md`) or a title/alias -> stable note id."""
+    def resolve(self, note: str, *, as_link: bool = True) -> int:
+        """A vault-relative path (`.md` optional) or a title/alias -> stable note id; a shared
+        title as `[[note]]` at the root (`Resolver.by_title`), unless `as_link` is False."""
         self.live.fresh()
-        return self._resolve(note)
+        return self._resolve(note, as_link)
 
     def existing(self, ids: Iterable[int]) -> set[int]:
         """Which of these note ids name notes in the index now (after a sync)."""
@@ -297,7 +298,7 @@ class Vault(VaultWrites):
         """What `forget` would erase: the notes named, and every note naming `subject`."""
         self.live.fresh()
         p = self.engine.params
-        return erasure.plan(self.store, self.index, {self._resolve(n) for n in notes},
+        return erasure.plan(self.store, self.index, {self._resolve(n, False) for n in notes},
                             subject.strip(), self.engine.encoder, p.max_tokens, p.max_note_units)
 
     def forget(self, todo: ErasurePlan, extra_files: Sequence[Path] = (),

@@ -159,8 +159,8 @@ class VaultParts:
             raise PathRefused(note, f"holds {' '.join(bad)}, which a [[link]] cannot name")
         return rel
 
-    def _resolve(self, note: str) -> int:
-        return self.live.resolve(note)
+    def _resolve(self, note: str, as_link: bool = True) -> int:
+        return self.live.resolve(note, as_link)
 
     def _row(self, note_id: int) -> NoteRow:
         if (row := self.index.note(note_id)) is None:

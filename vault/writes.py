@@ -174,7 +174,7 @@ class VaultWrites(VaultParts):
         name resolves as everywhere (path, else title or alias). None: a new note."""
         if not note.strip().lower().endswith(".md"):
             try:
-                return self._resolve(note)
+                return self._resolve(note, False)
             except NoteNotFound:
                 return None
         return self.index.note_id(self._new_path(note))
@@ -189,7 +189,7 @@ class VaultWrites(VaultParts):
         changes between the read and the write (another process's edit), the edit is
         computed again on the new bytes, up to `EDIT_TRIES` times, instead of refusing."""
         self.live.fresh()
-        path = self.path_of(self._resolve(note))
+        path = self.path_of(self._resolve(note, False))
         for tries_left in range(EDIT_TRIES - 1, -1, -1):
             text = self.store.read_text(path)
             current = check_read(path, text, expected_hash)
@@ -211,7 +211,7 @@ class VaultWrites(VaultParts):
         """Move a note to `.rmh/trash/` (never a hard delete); returns its vault-relative trash
         path (`.rmh/trash/...`)."""
         self.live.fresh()
-        path = self.path_of(self._resolve(note))
+        path = self.path_of(self._resolve(note, False))
         trashed = self.store.trash(path)
         tolerate_full(lambda: self.live.sync_paths([path]),  # reports the removal
                       "deleted, not yet out of the index", "index.sqlite")
@@ -248,7 +248,7 @@ class VaultWrites(VaultParts):
             # after `since` and is rewritten before the move ends (storage/intent_added.py)
             since = file_system_now(str(self.store.state))
             self.live.fresh()
-            note_id = self._resolve(old)
+            note_id = self._resolve(old, False)
             old_path = self.path_of(note_id)
             new_path = self._new_path(new, create=True)
             if new_path == old_path:

@@ -145,7 +145,7 @@ def trashed(root: str, note: str) -> list[str]:
 def _resolve_archived(v: Vault, note: str) -> int:
     """`rmh restore`'s note; one not found that the trash holds says where it is."""
     try:
-        return v.resolve(note)
+        return v.resolve(note, as_link=False)
     except NoteNotFound as e:
         copies = trashed(str(v.root), note)
         if not copies:
@@ -161,8 +161,9 @@ def _resolve_archived(v: Vault, note: str) -> int:
 
 def _flag(args: argparse.Namespace, archive: bool) -> int:
     v, ledger = learning_vault(args.vault)
-    with v:
-        note_id = v.resolve(args.note) if archive else _resolve_archived(v, args.note)
+    with v:  # a state change: a name several notes share is refused (README)
+        note_id = (v.resolve(args.note, as_link=False) if archive
+                   else _resolve_archived(v, args.note))
         path = v.path_of(note_id)
         try:
             if archive:

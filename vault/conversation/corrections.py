@@ -95,7 +95,8 @@ def correct(vault: Vault, note: str, action: str, *, by: str, at: datetime | str
     when = _iso(at)
     if action not in ACTIONS:
         raise EditRefused("correct", f"unknown action {action!r} (one of {', '.join(ACTIONS)})")
-    rec = vault.read(note, learn=False)
+    # a write: a name several notes share is refused, not picked (README)
+    rec = vault.read(vault.path_of(vault.resolve(note, as_link=False)), learn=False)
     # The frontmatter of the very bytes whose hash guards the write (a read's parsed parts
     # come from the index, which another process's write may have overtaken since).
     fm = parse(rec.text).frontmatter

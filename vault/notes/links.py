@@ -328,11 +328,15 @@ class Resolver:
             raise AmbiguousNote(note, [paths[p] for p in spellings])
         return self.ids[best]
 
-    def by_title(self, note: str) -> int | None:
+    def by_title(self, note: str, as_link: bool = False) -> int | None:
         """The id of the one note whose file name, else alias, is `note` (a bare name).
 
-        None when nothing matches or `note` has a folder; AmbiguousNote when several do.
-        A name ending in `.md` is also the title it spells (`trailing.md`: `trailing.md.md`)."""
+        None when nothing matches or `note` has a folder; AmbiguousNote when several do,
+        unless `as_link`: then a file name several notes share names the note `[[note]]`
+        written at the vault root resolves to (`resolve_name`: the shortest path), and is
+        AmbiguousNote only when another path is as short (a tie the links break by code
+        points). A name ending in `.md` is also the title it spells (`trailing.md`:
+        `trailing.md.md`)."""
         written = note.strip().lstrip("/")
         key = fold(written)  # a title ending in `.md` first (`trailing.md`: `trailing.md.md`)
         if not (written.lower().endswith(".md") and self._name_positions(key)):
@@ -343,6 +347,9 @@ class Resolver:
         if len(found) > 1:
             if len({path_key(self.paths[p]) for p in found}) == 1:  # one path, spelled apart
                 return self._one(note, found, note.strip().lstrip("/"))
+            best = self._as_link(written, found) if as_link else None
+            if best is not None:
+                return self._one(note, best, written) if len(best) > 1 else self.ids[best[0]]
             raise AmbiguousNote(note, [self.paths[p] for p in found])
         if found:
             return self.ids[found[0]]
@@ -350,6 +357,18 @@ class Resolver:
         if len(ids) > 1:
             raise AmbiguousNote(note, sorted(self.id_path[i] for i in ids))
         return ids[0] if ids else None
+
+    def _as_link(self, written: str, found: list[int]) -> list[int] | None:
+        """Of `found`, the notes of one file name, the spellings of the path `[[written]]`
+        at the vault root resolves to; None when another path is as short as that one."""
+        got = self.resolve_name(written)
+        if got is None:
+            return None
+        paths = self.paths
+        key, size = path_key(self.id_path[got]), len(self.id_path[got])
+        if any(len(paths[p]) == size and path_key(paths[p]) != key for p in found):
+            return None
+        return [p for p in found if path_key(paths[p]) == key] or None
 
     def link_text(self, note_id: int) -> str:
         """The shortest target that uniquely names a note (what a rewritten link uses)."""

@@ -246,8 +246,9 @@ class LiveIndex:
             self._started = True
             self._chain = catch_up.start(self.index, self.store.state)
 
-    def resolve(self, note: str) -> int:
-        """A vault path (`.md` optional) or a title/alias -> note id (NoteNotFound, Ambiguous)."""
+    def resolve(self, note: str, as_link: bool = True) -> int:
+        """A vault path (`.md` optional) or a title/alias -> note id (NoteNotFound, Ambiguous);
+        `as_link`: a title several notes share as `[[note]]` resolves (`Resolver.by_title`)."""
         if not isinstance(note, str) or not note.strip():
             raise NoteNotFound(str(note))
         res = self.snapshot().resolver
@@ -258,7 +259,7 @@ class LiveIndex:
                 found = found or self.index.note_id(self.store.check(note.strip() + ".md"))
             except VaultError:
                 found = None
-        found = found if found is not None else res.by_title(note)
+        found = found if found is not None else res.by_title(note, as_link)
         if found is None:
             raise self.not_found(note)
         return found
