@@ -135,10 +135,12 @@ def trashed(root: str, note: str) -> list[str]:
     for folder, _, files in os.walk(trash):  # follows no symlink
         for name in files:
             rel = os.path.relpath(os.path.join(folder, name), trash).replace(os.sep, "/")
-            tag = _COPY_TAG.search(rel)
-            base = _COPY_TAG.sub("", rel).casefold()
-            if base == want or ("/" not in want and base.rsplit("/", 1)[-1] == want):
-                out.append((base, int(tag[1]) if tag else 0, ".rmh/trash/" + rel))
+            tag = _COPY_TAG.search(rel)  # a note's own name may end " (n)": first as is
+            for base, n in ((rel.casefold(), 0), (_COPY_TAG.sub("", rel).casefold(),
+                                                  int(tag[1]) if tag else 0)):
+                if base == want or ("/" not in want and base.rsplit("/", 1)[-1] == want):
+                    out.append((base, n, ".rmh/trash/" + rel))
+                    break
     return [rel for *_, rel in sorted(out)]  # by note, then copy: `x.md`, `x (1).md`, ...
 
 

@@ -164,3 +164,24 @@ def test_restore_of_a_deleted_note_says_where_its_trash_copy_is(tmp_path: Path) 
         assert "rmh restore` brings back an archived note" in r.stderr
     r = rmh(root, "restore", "Missing")  # nothing in the trash: the plain answer
     assert (r.returncode, r.stderr.strip()) == (1, "rmh: note not found: 'Missing'")
+
+
+def test_restore_names_the_trash_copy_of_a_note_whose_name_ends_with_a_copy_tag(
+        tmp_path: Path) -> None:
+    """A note's own name may end " (1)" (a browser's second download, `Invoice (1).md`): its
+    first trash copy is `Invoice (1).md`, which the hint read as copy 1 of `Invoice.md` and so
+    never named for `rmh restore "Invoice (1)"` (REV37, session 37)."""
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / "Invoice (1).md").write_text("a download\n", encoding="utf-8")
+    (root / "Other.md").write_text("nothing to see\n", encoding="utf-8")
+    assert rmh(root, "init", "--no-dense").returncode == 0
+    for _ in range(2):
+        assert rmh(root, "delete", "Invoice (1)").returncode == 0
+        (root / "Invoice (1).md").write_text("a download\n", encoding="utf-8")
+    assert rmh(root, "delete", "Invoice (1)").returncode == 0
+    r = rmh(root, "restore", "Invoice (1)", "--json")
+    assert r.returncode == 1
+    assert ("its trash copies are '.rmh/trash/Invoice (1).md', '.rmh/trash/Invoice (1) (1)"
+            ".md', '.rmh/trash/Invoice (1) (2).md': move one back"
+            ) in json.loads(r.stdout)["error"]["message"]
