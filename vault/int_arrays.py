@@ -18,9 +18,10 @@ Bools = npt.NDArray[np.bool_]
 
 
 def distinct(a: npt.NDArray[np.integer]) -> I64:
-    """Sorted distinct values as int64: a sort and a mask (numpy 2's np.unique hashes, and
-    cost ~20 ms on the 10^5 positions of a query's neighbourhood at 10^5 notes)."""
-    x = np.sort(a.astype(np.int64))
+    """Sorted distinct values as int64, of an array of any shape flattened as np.unique does:
+    a sort and a mask (numpy 2's np.unique hashes, and cost ~20 ms on the 10^5 positions of a
+    query's neighbourhood at 10^5 notes)."""
+    x = np.sort(np.ravel(a).astype(np.int64))
     if x.size:
         x = x[np.concatenate(([True], x[1:] != x[:-1]))]
     return x

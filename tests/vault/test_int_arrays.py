@@ -79,3 +79,12 @@ def test_a_process_catching_up_imports_no_numpy_ma(tmp_path: Path) -> None:
         fh.write("Now also about the cache.\n")
     for _ in range(2):
         assert not numpy_ma_loaded(tmp_path, env, "cache")
+
+
+@pytest.mark.parametrize("shape", [(), (2, 3), (3, 1, 2), (0, 4)])
+def test_distinct_flattens_as_np_unique(shape: tuple[int, ...]) -> None:
+    """np.unique flattens; `distinct` sorted the last axis and compared rows (a 2-D array:
+    ValueError; a 0-d one: AxisError), against the module's "exactly numpy's answer" (REV37)."""
+    a = (np.arange(int(np.prod(shape)), dtype=np.int32) % 4 - 1).reshape(shape)
+    u = distinct(a)
+    assert u.dtype == np.int64 and np.array_equal(u, np.unique(a))
