@@ -122,8 +122,8 @@ def cmd_end_session(args: argparse.Namespace) -> int:
 
 
 def cmd_demote(args: argparse.Namespace) -> int:
-    with plain_vault(args.vault) as v:
-        rec = v.read(args.note)
+    with plain_vault(args.vault) as v:  # a name several notes share is refused (README)
+        rec = v.read(v.path_of(v.resolve(args.note, as_link=False)))
         text = demoted_text(rec.frontmatter, rec.body)
         if text is None:
             fail(f"{rec.note} was not promoted from working memory")

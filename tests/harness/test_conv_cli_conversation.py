@@ -67,3 +67,24 @@ def test_working_notes_end_session_then_demote(
     code, out = run(capsys, *base, "end-session", "seed", "S1", "--json")
     assert [d["action"] for d in json.loads(out)["decisions"]] == ["promote"]  # kiln is back
     assert main([*base, "demote", "conversations/seed/working/S1/kiln"]) == 1
+
+
+def test_demote_refuses_a_name_two_notes_share(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`demote` rewrites the note it names: a bare name two promoted notes share is
+    ambiguous_note listing both, as for every command that changes a note (README); reads
+    resolving such a name as `[[NAME]]` (session 37) made it demote the shorter path's note
+    silently (REV37)."""
+    root = tmp_path / "v"
+    fm = "---\ntier: working\nkind: fact\npromoted_from: working\n---\n"
+    for rel in ("ops/kiln.md", "projects/kilns/kiln.md"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(fm + f"The kiln of {rel}.\n", encoding="utf-8")
+    assert run(capsys, "--vault", str(root), "init", "--no-dense")[0] == 0
+    code, out = run(capsys, "--vault", str(root), "conversation", "demote", "kiln", "--json")
+    assert code == 1
+    assert json.loads(out)["error"]["candidates"] == ["ops/kiln.md", "projects/kilns/kiln.md"]
+    for rel in ("ops/kiln.md", "projects/kilns/kiln.md"):
+        assert "promoted_from: working" in (root / rel).read_text(encoding="utf-8")
+    assert run(capsys, "--vault", str(root), "conversation", "demote", "ops/kiln")[0] == 0
+    assert "promoted_from" not in (root / "ops/kiln.md").read_text(encoding="utf-8")
