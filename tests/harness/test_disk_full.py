@@ -164,7 +164,7 @@ def test_a_full_disk_postpones_the_open_s_sync(small_disk: Path,
     fill(small_disk)  # full again: the index owes nothing now, so nothing is postponed
     r = rmh(*v, "links", "hub")
     assert r.returncode == 0 and "not brought up to date" not in r.stderr, r.stderr
-    assert r.stdout.count("-> Target One.md") == 2 and "people/Robert.md" in r.stdout
+    assert "-> Target One.md (2 times)" in r.stdout and "people/Robert.md" in r.stdout
     for name in ("filler", "filler-tail"):
         os.remove(small_disk / name)
     assert _version(root) == str(PARSE)

@@ -73,7 +73,7 @@ COUNT_OPENS = """
 import collections, os, sys
 counts = collections.Counter()
 sys.addaudithook(lambda event, args: counts.update(
-    [os.path.basename(str(args[0]))] if event == "sqlite3.connect" else []))
+    [os.path.basename(str(args[0]).split("?")[0])] if event == "sqlite3.connect" else []))
 from harness.cli import main
 code = main(sys.argv[1:])
 print(code, sorted(counts.items()), file=sys.stderr)

@@ -32,9 +32,11 @@ from ..errors import PathRefused, SchemaTooNew
 from .held_sqlite import connect_held, held_folder
 
 
-def connect(path: Path, **options: Any) -> sqlite3.Connection:
+def connect(path: Path | str, **options: Any) -> sqlite3.Connection:
     """`sqlite3.connect(path, **options)`; PathRefused (named `folder/file`) when `path` is a
-    symlink, wherever it points: rmh's SQLite files are its own, in its state folder."""
+    symlink, wherever it points: rmh's SQLite files are its own, in its state folder. A str
+    path is taken as a Path (the public `Ledger.open` takes either)."""
+    path = Path(path)
     held = held_folder(path)  # in the held `.rmh/`: checked to be its own (held_sqlite.py)
     if os.path.islink(path):
         folder = path.parent.name if held is None else ".rmh"
