@@ -145,6 +145,7 @@ def live_variants(vault: Vault, corpus: Corpus, query: str, evidence: set[str],
         try:
             res = engine.search(corpus, query, 10, warmth=got.warmth, prior=got.prior,
                                 free_prior=got.free, cooccurrence=got.cooccurrence,
+                                whole=got.whole,
                                 expansion=np.where(in_head, x, 0.0) if only_head else x,
                                 now=day)
         finally:

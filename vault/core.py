@@ -270,7 +270,7 @@ class Vault(VaultWrites):
         found = self.engine.search(
             corpus, query, k, warmth=learned.warmth, prior=learned.prior, free_prior=learned.free,
             cooccurrence=learned.cooccurrence, expansion=learned.expansion, asked=learned.asked,
-            archived=None if history or stale is None else stale, now=day)
+            whole=learned.whole, archived=None if history or stale is None else stale, now=day)
         # the clock is the basis when something learned was read at it or its day placed the
         # time the query names (no state and no time: no clock)
         timed = now is None and found.stages.get("when", "").startswith("ran")

@@ -81,7 +81,10 @@ import numpy.typing as npt
 
 from ..notes.text import stemmer_fingerprint
 
-LEARNING_VERSION = 23  # 23: a note's own text holding a question's new words spares its
+LEARNING_VERSION = 24  # 24: a lift not wholly about the question (strict gate < 1) never
+# passes a note the learning-free ranking put above it (retrieval/scope.py `hold_unlicensed`;
+# click evidence is a preference only against what it was compared with, Joachims 2002)
+# 23: a note's own text holding a question's new words spares its
 # gate only when a logged phrase of the question is in its bag (topic.py)
 # 22: a soft hyphen or zero-width joiner inside a word keeps it
 # one word (notes/text.py `JOINERS`; session 33)

@@ -19,7 +19,7 @@ from .edges import WeightedEdges
 from .formulas import decayed
 from .ledger_audit import LedgerAudit
 from .pair_table import PairTable
-from .replay import expansion_of, free_of, learned_of, prior_of, query_weights, word_query
+from .replay import expansion_of, free_of, learned_of, prior_of, query_weights, whole_of, word_query
 from .state import NoteState
 from .topic import NO_HELD, Held
 from .usage import Learned
@@ -105,7 +105,10 @@ class LedgerReads(LedgerAudit):
                            self._cooc(ids, now),
                            free=per(lambda i, ns: free_of(ns, weighted, words, p, i)),
                            expansion=per(lambda i, ns: expansion_of(ns, words, weighted, i)),
-                           seq=st.last_seq, clock=now, asked=self._vectors.asked(st.notes, ids))
+                           seq=st.last_seq, clock=now, asked=self._vectors.asked(st.notes, ids),
+                           whole=self._vectors.per_id(st.notes, ids,
+                                                      lambda _, ns: whole_of(ns, weighted),
+                                                      np.bool_))
 
     def cooccurrence(self, ids: Sequence[int], now: float | None = None) -> WeightedEdges:
         self._sync_state()

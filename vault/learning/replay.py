@@ -19,12 +19,23 @@ from .topic import NO_HELD, Held, Phrases, gate_of, query_terms, weights
 from .usage import Learned
 from .vectors import NoteVectors
 
+WHOLE = 1.0 - 1e-9  # a gate this close to 1 is 1 (its hit and total are sums of the same weights)
+
 
 def use_gate(ns: NoteState, phrases: Phrases, note: int | None = None) -> float:
     """The topic gate of a positive score: the share of the query its use was about (topic.py
     `gate_of` of its use bags), the g of `prior_of`, `free_of` and `expansion_of` alike;
     `note`: the note's id, whose own text may hold the query's new words (v19)."""
     return gate_of(phrases, ns.use_terms, words=ns.use_words, note=note)
+
+
+def whole_of(ns: NoteState, weighted: Phrases | None) -> bool:
+    """Whether the note's learned lift is wholly about the query (v24): q > 0 and its strict
+    topic gate is 1, the gate of `use_gate` without v19's exemption for a note whose own text
+    holds the query's new words (every phrase of the query in its use bag, or a new pairing
+    of its use words). Only such a lift may pass a note the learning-free ranking placed above
+    it (vault/retrieval/scope.py `hold_unlicensed`); False without a query."""
+    return weighted is not None and ns.q > 0.0 and use_gate(ns, weighted) >= WHOLE
 
 
 def prior_of(ns: NoteState, weighted: Phrases | None, note: int | None = None) -> float:
@@ -110,6 +121,7 @@ def learned_of(
     warmth = np.zeros(len(ids), dtype=np.float64)
     prior = np.zeros(len(ids), dtype=np.float64)
     free = np.zeros(len(ids), dtype=np.float64)
+    whole = np.zeros(len(ids), dtype=np.bool_)
     for k, note in enumerate(ids):
         ns = state.notes.get(note)
         if ns is not None:
@@ -117,10 +129,12 @@ def learned_of(
             prior[k] = prior_of(ns, weighted, note)
             free[k] = free_of(ns, weighted, words, params, note)
             expansion[k] = expansion_of(ns, words, weighted, note)
+            whole[k] = whole_of(ns, weighted)
     archived = [n for n, ns in state.notes.items() if ns.archived_at is not None]
     edges = PairTable().edges(state, now, params).to_positions(ids, archived)
     return Learned(warmth, prior, edges, seq=state.last_seq, clock=now, free=free,
-                   expansion=expansion, asked=NoteVectors().asked(state.notes, ids))
+                   expansion=expansion, asked=NoteVectors().asked(state.notes, ids),
+                   whole=whole)
 
 
 def fold(events: Iterable[Event], params: LearningParams,

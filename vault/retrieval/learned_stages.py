@@ -6,6 +6,7 @@ that keep every learned input below the notes a query names.
     final(d) *= 1 + PRIOR_SCALE free(d), never past a named note      scope.free_prior_stage
     the protect hold once more                                        scope.hold_learned
     the learned channel's hold                                        scope.hold_below
+    the licence hold (v24)                                            scope.hold_unlicensed
 
 The last: the learned expansion channel (learning v6, vault/learning/expansion.py) was fused
 with the query-dependent signals at stage 3, so its lift reaches every later stage; nothing it
@@ -23,6 +24,19 @@ agents passed over in every session (q ~ -0.22) still held below it the turn the
 for an earlier question about the same thing: conversations 1-4, "When was Jon in Rome?"
 stayed at rank 2 with q g c = 0.67 on its turn (NOTES-LRN16.md). The intent was always that
 such a note holds nothing back (scope.py `hold_learned`, NOTES-H.md); the gate had hidden it.
+
+The licence hold (learning v24): a learned lift may place a note d above a note h that the
+learning-free ranking (the scores before stage 6, the channel's `without` run when it ran)
+put above it only when d's lift is wholly about the query (`whole`: q > 0 and its strict
+topic gate is 1, vault/learning/replay.py `whole_of`), or h's own learned score on this query
+is negative; otherwise d stays just below h. A used result is evidence of a preference only
+against the results it was compared with for that query (Joachims 2002, "Optimizing search
+engines using clickthrough data", KDD); use for other questions, or for a share of this one's
+phrases, says the note is useful, not that it beats what this query's own evidence ranks above
+it. The hold of the named notes above, applied to every note; no constant. Measured as a
+prototype (NOTES-LRN21.md): LoCoMo 1-4 unrelated questions at the second asking -0.0078 ->
+-0.0032, help vault (cites) -0.025 -> 0; first-asking related lift on LoCoMo -0.011.
+Warmth and association (off by default) count as learning-free here.
 """
 
 from __future__ import annotations
@@ -32,7 +46,8 @@ from collections.abc import Callable, MutableMapping
 import numpy as np
 import numpy.typing as npt
 
-from .scope import free_prior_stage, hold_below, hold_learned, passed_over_stage
+from .hits import Scored
+from .scope import free_prior_stage, hold_below, hold_learned, hold_unlicensed, passed_over_stage
 
 F64 = npt.NDArray[np.float64]
 Mask = npt.NDArray[np.bool_]
@@ -41,11 +56,13 @@ Mask = npt.NDArray[np.bool_]
 def learned_stage(warm: F64, prior: npt.ArrayLike | None, free_prior: npt.ArrayLike | None,
                   scale: float, protect: float, fused: F64, own: F64, lifted: F64,
                   ranked: npt.NDArray[np.int64], named: Mask, stages: MutableMapping[str, str],
-                  without: Callable[[], F64] | None, passed: float = 0.0) -> F64:
+                  without: Callable[[], Scored] | None, passed: float = 0.0,
+                  whole: npt.ArrayLike | None = None, eligible: Mask | None = None) -> F64:
     """The final scores from `warm` (module docstring); `named` = the eligible named notes,
-    `without` = the final scores of the same query without the learned channel (None when
-    the channel did not run), `passed` = `weights.passed`. Writes the "prior" (and
-    "learned") stage reports."""
+    `without` = the same query scored without the learned channel (None when the channel did
+    not run), `passed` = `weights.passed`, `whole` = the notes whose lift is wholly about the
+    query (learning's `Learned.whole`; None: every lift moves freely), `eligible` = the notes
+    that may be hits. Writes the "prior" (and "learned") stage reports."""
     n = int(warm.shape[0])
     final = warm
     pr = np.zeros(n) if prior is None else np.asarray(prior, dtype=np.float64).ravel()
@@ -66,10 +83,18 @@ def learned_stage(warm: F64, prior: npt.ArrayLike | None, free_prior: npt.ArrayL
     if free_report:
         stages["prior"] += f"; {free_report}"
     final = hold_learned(fused, own, lifted, final, holders, protect, ranked)
-    if without is not None and holders.any():
-        before = without()
+    got = None if without is None or (whole is None and not holders.any()) else without()
+    if got is not None and holders.any():
+        before = got.final
         held = hold_below(before, final, final > before, holders)
         key = "learned" if stages.get("learned", "").startswith("ran") else "asked"
         stages[key] += f"; {int(np.count_nonzero(held < final))} held below named notes"
         final = held
+    if whole is None or (got is None and final is warm):  # nothing learned acted
+        return final
+    ok = np.ones(n, dtype=np.bool_) if eligible is None else eligible
+    final, moved = hold_unlicensed(warm if got is None else got.warm, final,
+                                   ok & ~np.asarray(whole, dtype=np.bool_).ravel(), ok & (pr >= 0))
+    if moved:
+        stages["prior"] += f"; {moved} held below notes ranked above them without learning"
     return final

@@ -43,7 +43,9 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
    except that no note passes an eligible named note (learned score >= 0) that ranked above
    it before this part. Then the hold of stage 5b again (scope.hold_learned): no learned
    factor lifts a note past a named note R times stronger on its own evidence (own(d) x its
-   factor counts in full) whose learned score is not negative; then, given the date `now`
+   factor counts in full) whose learned score is not negative; then (v24) no note whose lift
+   is not wholly about the query (`whole`, learning's strict topic gate 1) passes a note with a
+   learned score >= 0 ranked above it without learning (scope.hold_unlicensed); given `now`
    the query is asked on, the notes dated in the time it names are lifted (when.py);
 6b. with `second_pass` (on), the top 30 re-ordered by RRF of their final, dense and best
    passage BM25 ranks (second_pass.py; not for a query longer than a passage); 7. rerank:
@@ -213,8 +215,11 @@ class SearchEngine:
         expansion: npt.ArrayLike | None = None,
         asked: Asked = (),
         now: date | None = None,
+        whole: npt.ArrayLike | None = None,
+        parsed: Query | None = None,
     ) -> Scored:
-        """Compute every stage but the cross-encoder for all notes of `corpus`."""
+        """Compute every stage but the cross-encoder for all notes of `corpus` (`parsed`: the
+        query as a search already parsed and embedded it, for its run without the channel)."""
         p = self.params
         n, paths = len(corpus), corpus.paths  # paths break every tie (fusion.stable_order)
         view = self._view(corpus)
@@ -229,7 +234,7 @@ class SearchEngine:
                 return False
             return True
 
-        q = Query(query, tokens, self.encoder)
+        q = Query(query, tokens, self.encoder) if parsed is None else parsed
         for signal in REGISTRY:
             if wanted(signal.name):
                 index = getattr(view, signal.slot)
@@ -294,10 +299,10 @@ class SearchEngine:
                 view.links, prior, free_prior, warmth, paths)
         without = None if not {"learned", "asked"} & sig.keys() else (lambda: self.score(
             corpus, query, warmth=warmth, prior=prior, cooccurrence=cooccurrence,
-            archived=archived, free_prior=free_prior).final)
+            archived=archived, free_prior=free_prior, whole=whole, parsed=q))
         final = learned_stage(warm, prior, free_prior, p.prior_scale, p.weight("protect"),
                               fusion.fused, own, lifted, by_fused(fusion), protectors & eligible,
-                              stages, without, p.weight("passed"))
+                              stages, without, p.weight("passed"), whole, eligible)
         final, when, stages["when"] = when_stage(corpus, query, now, final, eligible,
                                                  p.weight("when"))
         return Scored(sig, fusion, context, lifted - ctx, a, warm, final, eligible, stages, assoc,
@@ -351,6 +356,7 @@ class SearchEngine:
         expansion: npt.ArrayLike | None = None,
         asked: Asked = (),
         now: date | None = None,
+        whole: npt.ArrayLike | None = None,
     ) -> SearchResult:
         """Top `k` eligible notes with receipts (module docstring for the stages)."""
         if len(corpus) == 0 or k <= 0:
@@ -358,7 +364,7 @@ class SearchEngine:
                                 relevance=NOTHING if k > 0 else None)
         s = self.score(corpus, query, warmth=warmth, prior=prior, cooccurrence=cooccurrence,
                        archived=archived, free_prior=free_prior, expansion=expansion, asked=asked,
-                       now=now)
+                       now=now, whole=whole)
         p = self.params
         # A note no signal found (final score 0) is not a hit, however few hits there are.
         # Only the head can be shown or reranked, so only it is materialised.

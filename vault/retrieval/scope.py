@@ -191,3 +191,31 @@ def hold_below(before: F64, after: F64, movers: Mask, holders: Mask) -> F64:
     out = after.copy()
     out[idx] = np.minimum(after[idx], np.maximum(before[idx], np.nextafter(ceiling, -np.inf)))
     return out
+
+
+def hold_unlicensed(before: F64, after: F64, movers: Mask, holders: Mask) -> tuple[F64, int]:
+    """(`after` with every note of `movers` held, how many were held): no mover passes a
+    holder that ranked above it in `before` (a strictly higher score); it stays just below the
+    lowest such holder's score as held (or at its own `before` score, if that is higher), as in
+    `hold_below`, except that a holder may itself be a mover, held by the holders above it.
+    The held scores are the fixed point of that rule, reached by passes over the notes in
+    `before` order (each O(n), as many as the longest chain of notes each lifted past the one
+    above it: one or two in practice). Notes no score found (both 0) take no part."""
+    cand = np.flatnonzero((before > 0) | (after > 0))
+    if cand.size == 0 or not (movers[cand] & (after[cand] > before[cand])).any():
+        return after, 0
+    order = cand[np.lexsort((cand, -before[cand]))]
+    b, a, mv = before[order], after[order], movers[order]
+    hd = holders[order] & (a > 0)
+    above = np.searchsorted(-b, -b, side="left")  # how many notes score strictly higher
+    out = a
+    while True:
+        lowest = np.minimum.accumulate(np.where(hd, out, np.inf))
+        ceiling = np.where(above > 0, lowest[np.maximum(above - 1, 0)], np.inf)
+        new = np.where(mv, np.minimum(a, np.maximum(b, np.nextafter(ceiling, -np.inf))), a)
+        if np.array_equal(new, out):
+            break
+        out = new
+    held = after.copy()
+    held[order] = out
+    return held, int(np.count_nonzero(out < a))

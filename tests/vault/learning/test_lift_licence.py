@@ -1,0 +1,84 @@
+"""A learned lift passes a note the learning-free ranking put above it only when it is wholly
+about the question (v24, retrieval/scope.py `hold_unlicensed`, NOTES-LRN21.md): a note used
+for a question about watering Maria's garden fence shares a logged phrase ("garden fence")
+with a question about the colour she painted it, so its gate on that question is partial and
+its lift (x1.07) used to put it above the page about paint colours that ranks first without
+learning. A note used for the question itself still rises past the page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from vault import LEDGER_FILE, Ledger, Vault
+
+from .test_ledger_facade import Clock
+
+WATER = "When does Maria water the garden fence?"
+PAINT = "What colour did Maria paint the garden fence?"
+
+
+def vault_with(tmp_path: Path, clock: Clock) -> tuple[Vault, Ledger]:
+    (tmp_path / ".rmh").mkdir()
+    ledger = Ledger.open(tmp_path / ".rmh" / LEDGER_FILE, clock=clock)
+    v = Vault.open(tmp_path, usage=ledger)
+    v.write("Garden.md", "Maria waters the garden fence every morning before work, then walks "
+            "the old dog along the river.\n")
+    v.write("Paint colour.md", "Which paint colour to choose: the paint colour chart for a "
+            "garden.\n")
+    for name in ("Folders", "Tags", "Search"):
+        v.write(f"{name}.md", f"{name} organise each note in a vault.\n")
+    return v, ledger
+
+
+def sessions(v: Vault, ledger: Ledger, clock: Clock, question: str) -> None:
+    """Three sessions that were shown only "Garden" for `question` and read it."""
+    for s in range(3):
+        ledger.start_session(f"s{s}", clock.t)
+        v.shown(question, ["Garden"], session=f"s{s}")
+        v.read("Garden", session=f"s{s}")
+        clock.t += 60.0
+        ledger.end_session(f"s{s}", clock.t)
+
+
+def order(v: Vault, question: str) -> list[str]:
+    return [h.title for h in v.search(question, learn=False).hits][:2]
+
+
+def test_a_lift_from_another_question_keeps_the_learning_free_order(tmp_path: Path) -> None:
+    clock = Clock()
+    v, ledger = vault_with(tmp_path, clock)
+    with v:
+        assert order(v, PAINT) == ["Paint colour", "Garden"]
+        sessions(v, ledger, clock, WATER)
+        hits = v.search(PAINT, learn=False)
+        assert [h.title for h in hits.hits][:2] == ["Paint colour", "Garden"]
+        learned = ledger.learned([v.resolve("Garden"), v.resolve("Paint colour")], query=PAINT,
+                                 held=v._held_in(v.corpus(), PAINT))
+        assert learned.prior[0] > 0 and learned.prior[1] == 0  # lifted, and the page is not
+        assert learned.whole is not None and not learned.whole[0]  # partly about PAINT
+        assert "1 held below notes ranked above them without learning" in hits.stages["prior"]
+        got = {h.title: h for h in hits.hits}
+        assert got["Garden"].score < got["Paint colour"].score
+        receipt = got["Garden"].receipt  # the receipt still sums to the score
+        parts = ("fused", "context", "named", "warmth", "prior")
+        assert abs(sum(float(receipt[p]) for p in parts) - got["Garden"].score) < 1e-12
+        assert order(v, WATER)[0] == "Garden"  # its own question: lifted as before
+        replayed = v.search(PAINT, as_of=clock.t).hits
+        assert [(h.title, h.score) for h in hits.hits] == [(h.title, h.score) for h in replayed]
+    ledger.close()
+
+
+def test_a_note_used_for_the_question_itself_still_passes(tmp_path: Path) -> None:
+    clock = Clock()
+    v, ledger = vault_with(tmp_path, clock)
+    with v:
+        sessions(v, ledger, clock, PAINT)
+        learned = ledger.learned([v.resolve("Garden")], query=PAINT,
+                                 held=v._held_in(v.corpus(), PAINT))
+        assert learned.whole is not None and learned.whole[0]
+        hits = v.search(PAINT, learn=False)
+        assert [h.title for h in hits.hits][:2] == ["Garden", "Paint colour"]
+        assert "held below notes" not in hits.stages["prior"]
+        replayed = v.search(PAINT, as_of=clock.t).hits
+        assert [(h.title, h.score) for h in hits.hits] == [(h.title, h.score) for h in replayed]
+    ledger.close()
