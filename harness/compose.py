@@ -296,7 +296,7 @@ class LedgerSessions:
                  texts: Callable[[Sequence[int]], Mapping[int, str]] | None = None) -> None:
         self.ledger = ledger
         self.vault = vault
-        self.locks = SessionLocks(vault.store.state / SESSIONS_DIR)  # `.rmh` held
+        self.locks = SessionLocks(vault.state_path / SESSIONS_DIR)  # `.rmh` held
         self.alive = liveness(ledger, vault.root, self.locks)
         self.texts = texts if texts is not None else (lambda ids: {})
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Final
 
 import numpy as np
@@ -71,6 +72,12 @@ class VaultParts:
         # what it brought in, though its explicit sync then finds nothing left to do.
         self.opened: SyncReport | None = None
         self._stale = StaleClaims()  # rejected or superseded facts (retrieval/beliefs.py)
+
+    @property
+    def state_path(self) -> Path:
+        """The vault's `.rmh/` as this open holds it (storage/state_anchor.py): a path that
+        follows the folder opened, never one swapped in at `.rmh` since."""
+        return self.store.state
 
     def _forget(self) -> None:
         """The snapshot is about to be rebuilt from every row: drop what was derived from the

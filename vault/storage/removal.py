@@ -181,7 +181,14 @@ class Removal:
         os.rename(name, tmp, src_dir_fd=sfd, dst_dir_fd=sfd)
         self.count_op()
         if _same_file(sfd, tmp, dfd, entry):
-            os.unlink(tmp, dir_fd=sfd)
+            try:
+                os.unlink(tmp, dir_fd=sfd)
+            except OSError:  # refused (EACCES, EPERM, EROFS): the name back, nothing aside
+                if lstat_at(sfd, name) is None:  # by one rename (a link and an unlink would
+                    os.rename(tmp, name, src_dir_fd=sfd, dst_dir_fd=sfd)  # need the unlink)
+                else:
+                    self._put_back(rel, sfd, tmp, name)
+                raise
             self.count_op()
             return True
         self._put_back(rel, sfd, tmp, name)
