@@ -85,10 +85,19 @@ def test_an_external_vault_trains_on_its_questions_and_asks_their_paraphrases(
     # both training questions searched, their gold notes read and cited in answer notes
     assert run["counts"]["searches"] == 2 and run["counts"]["writes"] == 2
     assert (run["related"]["n"], run["unrelated"]["n"]) == (2, 1)
-    # r0's held-out wording shares no word with its gold note: it is what was asked
-    assert run["related"]["on"][0] < 1.0 and run["related"]["on"][1] == 1.0
+    # r0's held-out wording shares no word with its gold note: it is what was asked; r1's
+    # gold is second, just below the agent's own answer note (it holds the training question
+    # and links the gold): a lift not wholly about the new wording ("reusable") does not pass
+    # a note the learning-free ranking put above it (learning v24)
+    assert run["related"]["on"][0] < 1.0 and run["related"]["on"][1] == 0.5
     assert run["unrelated"]["on"] == [1.0]
     assert run["replay_matches"] is True
+    pages = tmp_path / "pages.json"  # among the vault's own pages (answer notes left out)
+    assert main(["--vault", str(vault), "--questions", str(questions), "--agents", "cites",
+                 "--repeats", "1", "--per-session", "2", "--per-question", "--pages",
+                 "--json", str(pages)]) == 0
+    among = json.loads(pages.read_text(encoding="utf-8"))["agents"][0]
+    assert among["related"]["on"][0] < 1.0 and among["related"]["on"][1] == 1.0
     # the source vault is untouched: no answer notes, no ledger
     assert not (vault / "answers").exists() and not (vault / ".rmh").exists()
 

@@ -258,17 +258,19 @@ def test_a_client_that_writes_on_after_a_signal_does_not_hold_the_shutdown(
             os.close(out_w)
 
         def write_on() -> None:  # until the server has ended (its reader gone)
-            n = 0
+            n = start = 0
             with suppress(OSError):
                 while not ended.is_set():
                     if first_after[0] < 0 and server.flight.closing:
                         first_after[0] = n
                     many = max(1, block // len(frame % n))
                     data = b"".join(frame % i for i in range(n, n + many))
-                    n += data.count(b"\n")
+                    start, n = n, n + data.count(b"\n")
                     view = memoryview(data)
                     while view:
                         view = view[os.write(in_w, view):]
+            if first_after[0] < 0:  # the server began and ended its shutdown while a block
+                first_after[0] = start  # was being written (under load): that block is after
 
         def read_until(lines: int) -> bytes:  # chunks, not a line at a time: 10^4 answers
             data = []
