@@ -67,9 +67,14 @@ class Tier:
 
     def guard_plan(self, config: SandboxConfig, seccomp_bpf: bytes | None) -> dict[str, Any]:
         """What the worker installs on itself before user code (see worker_guard.install)."""
+        # NICE 0: the worker may raise its nice value, never lower it (not even back). The
+        # filter allows setpriority(PRIO_PROCESS, 0), and the worker inherited the supervisor's
+        # RLIMIT_NICE: under a supervisor given one (pam_limits' `nice`, systemd's LimitNICE=,
+        # -19 for some distributions' audio group) each thread of a cell could go ahead of the
+        # host's processes (SBX12, SBX13).
         rlimits = {"AS": config.memory_mb * _MB, "CPU": config.cpu_s,
                    "NOFILE": config.open_files, "FSIZE": config.scratch_mb * _MB, "CORE": 0,
-                   "MEMLOCK": 0, "SIGPENDING": PENDING_SIGNALS}
+                   "MEMLOCK": 0, "NICE": 0, "SIGPENDING": PENDING_SIGNALS}
         plan: dict[str, Any] = {"rlimits": rlimits, "drop_caps": self.sandboxed,
                                 "max_tasks": config.max_tasks, **self.plan(config)}
         if self.sandboxed and seccomp_bpf is not None:

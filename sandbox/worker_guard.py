@@ -4,7 +4,8 @@ This file runs inside the sandbox (it is bound read-only next to `worker.py`) an
 imported by the host's probe for `landlock_abi()`. It must import nothing but the standard
 library. Order of installation, each step irreversible for the process:
 
-1. rlimits (address space, CPU, open files, file size, no core dumps, no locked memory:
+1. rlimits (address space, CPU, open files, file size, no core dumps, no nice value below
+   the one it started with (RLIMIT_NICE 0, whatever the supervisor's), no locked memory:
    mmap(MAP_LOCKED) pinned the supervisor's RLIMIT_MEMLOCK of RAM, all of memory_mb where
    that is unlimited); SIGXFSZ ignored so an over-long write fails with EFBIG instead of
    killing the cell;
@@ -116,8 +117,8 @@ def landlock_abi() -> int:
 
 
 def set_rlimits(limits: Mapping[str, int]) -> None:
-    """Lower soft and hard limits (names: AS, CPU, NOFILE, FSIZE, CORE, MEMLOCK, NPROC, STACK,
-    SIGPENDING), never above the hard limit the worker has: a value past it (`[sandbox]
+    """Lower soft and hard limits (names: AS, CPU, NOFILE, FSIZE, CORE, MEMLOCK, NICE, NPROC,
+    STACK, SIGPENDING), never above the hard limit the worker has: a value past it (`[sandbox]
     max_tasks = 200000` where the user's hard RLIMIT_NPROC is 96555) was a ValueError that
     killed the worker at start; the lower one holds instead."""
     for name, value in limits.items():
