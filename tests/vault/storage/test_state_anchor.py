@@ -117,3 +117,32 @@ def test_sqlite_sent_through_a_swap_at_its_connect_writes_nothing_there(
     conn.close()
     assert (root / ".rmh-away" / "index.sqlite").stat().st_size > 0
     store.anchor.close()
+
+
+def test_a_swap_at_a_second_connect_is_refused_beside_a_held_connection(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same swap while this process already holds a connection to the held folder's
+    file (so one of its descriptors is that file's, and another descriptor, the probe's
+    listing's, comes and goes): the new descriptor to the outside file is still found
+    (held_sqlite.py reads the names of only the descriptors new since the connect began)."""
+    import sqlite3
+
+    from vault.storage.migrations import connect
+
+    root, outside = tmp_path / "v", tmp_path / "outside"
+    (root / ".rmh").mkdir(parents=True)
+    outside.mkdir()
+    sqlite3.connect(outside / "index.sqlite").close()
+    store = Store(root, held=True)
+    first = connect(store.state / "index.sqlite")
+    first.execute("CREATE TABLE t (x)")
+    first.commit()
+    stale = str(root / ".rmh")
+    _swap(root, outside)
+    monkeypatch.setattr(os.path, "realpath", lambda p: stale)
+    with pytest.raises(PathRefused, match=r"\.rmh/index\.sqlite.*swapped"):
+        connect(store.state / "index.sqlite")
+    monkeypatch.undo()
+    first.close()
+    assert (outside / "index.sqlite").stat().st_size == 0
+    store.anchor.close()
