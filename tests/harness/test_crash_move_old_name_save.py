@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
+from subprocess import CompletedProcess
 
 import pytest
 
 from bench.crash_move import NEW, OLD, REPO, Runner, make_template, rmh, texts
 from tests.forks import CLI_PRELOAD, ForkServer, cli_runner
 from tests.harness.test_crash_move import killed_moves
+from tests.vault.editor_saves import save_as_editor
 
 pytestmark = pytest.mark.slow
 LINE = "The editor's line, saved under the old name.\n"
@@ -29,9 +32,7 @@ def test_a_save_under_the_old_name_before_recovery_follows_the_moved_note(
     original = (template / OLD).read_text(encoding="utf-8")
     work, recoveries = tmp_path / "work", 0
     for n, runner in killed_moves(tmp_path, template, work):
-        swp = work / "a" / ".Target.md.swp"
-        swp.write_text(original + LINE, encoding="utf-8")
-        swp.replace(work / OLD)
+        save_as_editor(work / OLD, original + LINE)
         doc = rmh(work, "doctor", "--json", runner=runner)
         assert doc.returncode == 0, doc.stderr
         vault = json.loads(doc.stdout)["vault"]
@@ -64,23 +65,14 @@ def test_the_recovery_that_makes_the_save_follow_killed_anywhere_is_finished_by_
     with ForkServer(CLI_PRELOAD, workdir=tmp_path / "forks", cwd=REPO) as server:
         runner = cli_runner(server, REPO)
         _killed_after_rename(template, stage, runner)
-        swp = stage / "a" / ".Target.md.swp"
-        swp.write_text(original + LINE, encoding="utf-8")
-        swp.replace(stage / OLD)
+        save_as_editor(stage / OLD, original + LINE)
         killed = 0
-        for m in range(1, 100):
-            shutil.rmtree(work, ignore_errors=True)
-            shutil.copytree(stage, work)
-            first = rmh(work, "doctor", "--json", fault_after=m, runner=runner)
-            doc = rmh(work, "doctor", "--json", runner=runner)
-            assert doc.returncode == 0, doc.stderr
+        for m, first, doc in _recovery_killed_at_each_op(stage, work, runner):
             vault = json.loads(doc.stdout)["vault"]
             now = texts(work)
             assert vault["intents"]["pending"] == [] and vault["dangling_links"] == [], m
             assert OLD not in now and LINE.encode() in now[NEW], m
-            if first.returncode != -9:
-                break
-            killed += 1
+            killed += first.returncode == -9
     assert killed > 3
 
 
@@ -147,12 +139,7 @@ def test_the_replaced_text_is_reported_when_the_recovery_that_folded_it_was_kill
         _killed_after_rename(template, stage, runner)
         (stage / OLD).write_bytes(b"# Another note\nMade under the free name after the move.\n")
         replaced_points = 0
-        for m in range(1, 100):
-            shutil.rmtree(work, ignore_errors=True)
-            shutil.copytree(stage, work)
-            first = rmh(work, "doctor", "--json", fault_after=m, runner=runner)
-            doc = rmh(work, "doctor", "--json", runner=runner)
-            assert doc.returncode == 0, doc.stderr
+        for m, first, doc in _recovery_killed_at_each_op(stage, work, runner):
             said = [o for p in (first, doc) if p.returncode == 0
                     for o in json.loads(p.stdout)["vault"]["intents"]["recovered"]]
             if not any(b in forms for b in texts(work).values()):
@@ -162,8 +149,6 @@ def test_the_replaced_text_is_reported_when_the_recovery_that_folded_it_was_kill
                 assert trash and any(set(trash) <= set(o.get("replaced", ())) for o in said), (
                     m, trash, said)
                 replaced_points += 1
-            if first.returncode != -9:
-                break
     assert replaced_points > 3
 
 
@@ -177,3 +162,22 @@ def _killed_after_rename(template: Path, stage: Path, runner: Runner) -> None:
         if not (stage / OLD).exists() and list((stage / ".rmh" / "intents").glob("*.json")):
             return
     raise AssertionError("no kill left the rename made and the plan pending")
+
+
+Run = CompletedProcess[str]
+
+
+def _recovery_killed_at_each_op(stage: Path, work: Path, runner: Runner
+                                ) -> Iterator[tuple[int, Run, Run]]:
+    """For M = 1, 2, ...: `work` a fresh copy of `stage`, `rmh doctor` run on it killed after
+    its M-th file operation, then `rmh doctor` again (asserted to exit 0): (M, the first run,
+    the second). Ends after the first M the first run outlives (it did all it had to do)."""
+    for m in range(1, 100):
+        shutil.rmtree(work, ignore_errors=True)
+        shutil.copytree(stage, work)
+        first = rmh(work, "doctor", "--json", fault_after=m, runner=runner)
+        doc = rmh(work, "doctor", "--json", runner=runner)
+        assert doc.returncode == 0, doc.stderr
+        yield m, first, doc
+        if first.returncode != -9:
+            return
