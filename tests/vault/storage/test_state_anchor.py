@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from vault import Vault
-from vault.errors import PathRefused
+from vault.errors import NotAVault, PathRefused
 from vault.storage.store import Store
 
 
@@ -145,4 +145,23 @@ def test_a_swap_at_a_second_connect_is_refused_beside_a_held_connection(
     monkeypatch.undo()
     first.close()
     assert (outside / "index.sqlite").stat().st_size == 0
+    store.anchor.close()
+
+
+def test_the_lock_of_a_held_folder_renamed_away_makes_none_at_its_name(tmp_path: Path) -> None:
+    """The write lock taken while the held `.rmh` is renamed away (between the call's check
+    and its lock) is taken in the held folder; before (HOUSE38), it made an empty `.rmh` at
+    the name first, a folder that then stood in the held one's place. A vault root gone
+    meanwhile is still NotAVault."""
+    root = tmp_path / "v"
+    (root / ".rmh").mkdir(parents=True)
+    store = Store(root, held=True)
+    os.rename(root / ".rmh", root / ".rmh-away")
+    with store.lock.held():
+        pass
+    assert not (root / ".rmh").exists()  # main: an empty folder made there
+    os.rename(root / ".rmh-away", root / ".rmh")
+    os.rename(root, tmp_path / "gone")
+    with pytest.raises(NotAVault, match="moved or removed while open"):
+        store.lock.held().__enter__()
     store.anchor.close()
