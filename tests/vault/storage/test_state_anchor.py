@@ -105,12 +105,7 @@ def test_sqlite_sent_through_a_swap_at_its_connect_writes_nothing_there(
     theirs.close()
     before = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in outside.iterdir()}
     store = Store(root, held=True)
-    stale = str(root / ".rmh")
-    _swap(root, outside)
-    monkeypatch.setattr(os.path, "realpath", lambda p: stale)
-    with pytest.raises(PathRefused, match=r"\.rmh/index\.sqlite.*swapped"):
-        connect(store.state / "index.sqlite")
-    monkeypatch.undo()
+    _connect_through_a_swap(root, outside, store, monkeypatch)
     assert {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in outside.iterdir()} == before
     conn = connect(store.state / "index.sqlite")  # the held folder's own, made there
     conn.execute("CREATE TABLE t (x)")
@@ -132,17 +127,12 @@ def test_a_swap_at_a_second_connect_is_refused_beside_a_held_connection(
     root, outside = tmp_path / "v", tmp_path / "outside"
     (root / ".rmh").mkdir(parents=True)
     outside.mkdir()
-    sqlite3.connect(outside / "index.sqlite").close()
+    sqlite3.connect(outside / "index.sqlite").close()  # an empty file
     store = Store(root, held=True)
     first = connect(store.state / "index.sqlite")
     first.execute("CREATE TABLE t (x)")
     first.commit()
-    stale = str(root / ".rmh")
-    _swap(root, outside)
-    monkeypatch.setattr(os.path, "realpath", lambda p: stale)
-    with pytest.raises(PathRefused, match=r"\.rmh/index\.sqlite.*swapped"):
-        connect(store.state / "index.sqlite")
-    monkeypatch.undo()
+    _connect_through_a_swap(root, outside, store, monkeypatch)
     first.close()
     assert (outside / "index.sqlite").stat().st_size == 0
     store.anchor.close()
@@ -165,3 +155,17 @@ def test_the_lock_of_a_held_folder_renamed_away_makes_none_at_its_name(tmp_path:
     with pytest.raises(NotAVault, match="moved or removed while open"):
         store.lock.held().__enter__()
     store.anchor.close()
+
+
+def _connect_through_a_swap(root: Path, outside: Path, store: Store,
+                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """`.rmh` swapped for a symlink to `outside` at the moment of the connect (SQLite handed
+    the name as it was before the swap): the connect is refused (PathRefused)."""
+    from vault.storage.migrations import connect
+
+    stale = str(root / ".rmh")
+    _swap(root, outside)
+    monkeypatch.setattr(os.path, "realpath", lambda p: stale)
+    with pytest.raises(PathRefused, match=r"\.rmh/index\.sqlite.*swapped"):
+        connect(store.state / "index.sqlite")
+    monkeypatch.undo()

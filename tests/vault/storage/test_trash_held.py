@@ -8,8 +8,11 @@ stranger's trash was reported, the vault's own copies not."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -43,58 +46,60 @@ def test_the_fold_report_reads_the_held_trash(tmp_path: Path) -> None:
     (root / ".rmh" / "trash" / "b" / "Target.md").write_bytes(MOVED)  # the stranger's
     assert folded_before(store, "b/Target.md", planned) == []  # main: the stranger's copy
 
-def test_the_restore_hint_names_the_held_trash_copy(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_restore_hint_names_the_held_trash_copy(tmp_path: Path) -> None:
     root = tmp_path / "v"
+    with _vault_with_trash(root, {"Kept.md": "# Kept\n"}, "Gone.md") as v, \
+            _state_swapped_after(v, "resolve", root) as swapped, \
+            pytest.raises(NoteNotFound) as gone:  # swapped once the name was not found
+        _resolve_archived(v, "Gone")
+    assert swapped and "'.rmh/trash/Gone.md'" in str(gone.value)  # main: no hint (the
+    # stranger's trash has no Gone.md)
+
+
+def test_the_erasure_plan_lists_the_held_trash(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    with _vault_with_trash(root, {"Alice.md": "Alice bakes bread.\n",
+                                  "Other.md": "Nothing of hers.\n"}, "Old.md") as v, \
+            _state_swapped_after(v.live, "fresh", root) as swapped:  # after the call's check
+        todo = v.forget_plan(subject="Alice")
+    assert swapped and todo.notes == ("Alice.md",)
+    assert todo.trash == ("Old.md",)  # main: () (the stranger's trash names no Alice)
+
+
+def _vault_with_trash(root: Path, notes: dict[str, str], deleted: str) -> Vault:
+    """The vault of `notes` at `root`, open, and a note `deleted` (naming Alice) written
+    and deleted: its file in the trash."""
     root.mkdir()
-    (root / "Gone.md").write_text("# Gone\nDeleted below.\n", encoding="utf-8")
-    (root / "Kept.md").write_text("# Kept\n", encoding="utf-8")
+    for path, text in notes.items():
+        (root / path).write_text(text, encoding="utf-8")
     Vault.init(root).close()
-    with Vault.open(root) as v:
-        v.delete("Gone")
-        real = v.resolve
+    v = Vault.open(root)
+    v.write(deleted, "Alice's old note.\n")
+    v.delete(deleted.removesuffix(".md"))
+    return v
 
-        def resolve_then_swap(note: str, **kw: bool) -> int:
-            try:
-                return real(note, **kw)
-            except NoteNotFound:  # right after the call's check: the state folder swapped
-                _swap_state(root)
-                raise
 
-        monkeypatch.setattr(v, "resolve", resolve_then_swap)
+@contextlib.contextmanager
+def _state_swapped_after(owner: object, method: str, root: Path) -> Iterator[list[bool]]:
+    """While open: `.rmh` swapped (`_swap_state`) right after the first call of `owner`'s
+    `method` (wrapped: the real one, then the swap, whether it returned or raised); the
+    method and `.rmh` put back on exit. Yields a list that holds True once swapped."""
+    real = getattr(owner, method)
+    swapped: list[bool] = []
+
+    def then_swap(*args: Any, **kwargs: Any) -> Any:
         try:
-            with pytest.raises(NoteNotFound) as gone:
-                _resolve_archived(v, "Gone")
+            return real(*args, **kwargs)
         finally:
-            os.rename(root / ".rmh", root / ".rmh-stranger")
-            os.rename(root / ".rmh-away", root / ".rmh")
-    assert "'.rmh/trash/Gone.md'" in str(gone.value)  # main: no hint (the stranger has none)
-
-
-def test_the_erasure_plan_lists_the_held_trash(tmp_path: Path,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    root = tmp_path / "v"
-    root.mkdir()
-    (root / "Alice.md").write_text("Alice bakes bread.\n", encoding="utf-8")
-    (root / "Other.md").write_text("Nothing of hers.\n", encoding="utf-8")
-    Vault.init(root).close()
-    with Vault.open(root) as v:
-        v.write("Old.md", "Alice's old note.\n")
-        v.delete("Old")
-        real = v.live.fresh
-        swapped: list[bool] = []
-
-        def fresh_then_swap() -> None:
-            real()
-            if not swapped:  # right after the call's check: the state folder swapped
+            if not swapped:
                 swapped.append(True)
                 _swap_state(root)
 
-        monkeypatch.setattr(v.live, "fresh", fresh_then_swap)
-        try:
-            todo = v.forget_plan(subject="Alice")
-        finally:
+    setattr(owner, method, then_swap)
+    try:
+        yield swapped
+    finally:
+        setattr(owner, method, real)
+        if swapped:
             os.rename(root / ".rmh", root / ".rmh-stranger")
             os.rename(root / ".rmh-away", root / ".rmh")
-    assert swapped and todo.notes == ("Alice.md",)
-    assert todo.trash == ("Old.md",)  # main: () (the stranger's trash names no Alice)
