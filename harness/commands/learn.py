@@ -132,10 +132,12 @@ def trashed(state: Path, note: str) -> list[str]:
     `state` is the vault's `.rmh` as its open holds it (`Vault.state_path`): never another
     folder put at that name since."""
     trash = os.path.join(state, "trash")
+    if os.path.islink(trash):  # os.walk follows its top: a link there is no trash of rmh's
+        return []
     want = note.strip().lstrip("/").casefold()
     want = want if want.endswith(".md") else want + ".md"
     out: list[tuple[str, int, str]] = []
-    for folder, _, files in os.walk(trash):  # follows no symlink
+    for folder, _, files in os.walk(trash):  # follows no symlink below the top
         for name in files:
             rel = os.path.relpath(os.path.join(folder, name), trash).replace(os.sep, "/")
             tag = _COPY_TAG.search(rel)  # a note's own name may end " (n)": first as is

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -103,3 +104,18 @@ def _state_swapped_after(owner: object, method: str, root: Path) -> Iterator[lis
         if swapped:
             os.rename(root / ".rmh", root / ".rmh-stranger")
             os.rename(root / ".rmh-away", root / ".rmh")
+
+
+def test_the_restore_hint_follows_no_symlink_at_the_trash(tmp_path: Path) -> None:
+    """`.rmh/trash` itself a symlink to a folder elsewhere: its files are no trash copies
+    (before, HOUSE38: `os.walk` follows its top, so the hint named them as `.rmh/trash/...`
+    though the comment said it followed no symlink)."""
+    root, elsewhere = tmp_path / "v", tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "Gone.md").write_text("not the vault's\n", encoding="utf-8")
+    with _vault_with_trash(root, {"Kept.md": "# Kept\n"}, "Other.md") as v:
+        shutil.rmtree(root / ".rmh" / "trash")
+        os.symlink(elsewhere, root / ".rmh" / "trash")
+        with pytest.raises(NoteNotFound) as gone:
+            _resolve_archived(v, "Gone")
+    assert "trash" not in str(gone.value)  # main: names '.rmh/trash/Gone.md'
