@@ -46,6 +46,7 @@ from .storage.fileops import alive
 from .storage.index import Index
 from .storage.intent_fields import texts
 from .storage.intents import ForgetIntent, Journal
+from .storage.removal import TRASH_NAME
 from .storage.store import TRASH_DIR, Store
 
 
@@ -124,7 +125,7 @@ def plan(store: Store, index: Index, ids: set[int], subject: str, encoder: Encod
     folded = [p.casefold() for p in paths]
     shadows = tuple(sorted(r.path for r in rows if r.id not in ids
                            and any(f in r.path.casefold() for f in folded)))
-    trash = trash_copies(store.root / TRASH_DIR, paths, subject)
+    trash = trash_copies(store.state / TRASH_NAME, paths, subject)  # the held `.rmh`
     hidden = tuple(left.path for left in leftovers.find(store, alive) if left.note in paths
                    or (subject and names_bytes(store.root / left.path, subject)))
     return ErasurePlan(tuple(paths), tuple(r.id for r in erased), tuple(trash),

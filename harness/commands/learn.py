@@ -13,6 +13,7 @@ import os
 import re
 import time
 from dataclasses import fields, is_dataclass
+from pathlib import Path
 from typing import Any
 
 from harness.compose import learning_vault, liveness, open_vault, reading_ledger, search_params
@@ -124,15 +125,19 @@ def cmd_replay(args: argparse.Namespace) -> int:
 _COPY_TAG = re.compile(r" \((\d+)\)(?=\.md$)", re.IGNORECASE)  # `rmh delete`'s " (n)" copies
 
 
-def trashed(root: str, note: str) -> list[str]:
+def trashed(state: Path, note: str) -> list[str]:
     """The trash copies (vault paths under .rmh/trash, sorted) of `note`, a vault path or a
     bare name, caseless: what `rmh restore` names when it is given a deleted note, which it
-    cannot bring back (it restores archived notes; a deleted note's file is moved back)."""
-    trash = os.path.join(root, ".rmh", "trash")
+    cannot bring back (it restores archived notes; a deleted note's file is moved back).
+    `state` is the vault's `.rmh` as its open holds it (`Vault.state_path`): never another
+    folder put at that name since."""
+    trash = os.path.join(state, "trash")
+    if os.path.islink(trash):  # os.walk follows its top: a link there is no trash of rmh's
+        return []
     want = note.strip().lstrip("/").casefold()
     want = want if want.endswith(".md") else want + ".md"
     out: list[tuple[str, int, str]] = []
-    for folder, _, files in os.walk(trash):  # follows no symlink
+    for folder, _, files in os.walk(trash):  # follows no symlink below the top
         for name in files:
             rel = os.path.relpath(os.path.join(folder, name), trash).replace(os.sep, "/")
             tag = _COPY_TAG.search(rel)  # a note's own name may end " (n)": first as is
@@ -149,7 +154,7 @@ def _resolve_archived(v: Vault, note: str) -> int:
     try:
         return v.resolve(note, as_link=False)
     except NoteNotFound as e:
-        copies = trashed(str(v.root), note)
+        copies = trashed(v.state_path, note)
         if not copies:
             raise
         shown = ", ".join(repr(c) for c in copies[:5]) + (" ..." if len(copies) > 5 else "")

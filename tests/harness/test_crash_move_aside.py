@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from bench.crash_move import NEW, OLD, REPO, make_template, rmh, texts
 from tests.forks import CLI_PRELOAD, ForkServer, cli_env, cli_runner
+from tests.vault.editor_saves import saving_after_check
 from vault import Vault
 from vault.storage import removal
 
@@ -54,23 +54,6 @@ def _hidden(root: Path) -> list[str]:
                   if ".rmh" not in p.relative_to(root).parts[:-1])
 
 
-def _saver(note: Path, text: str, real: Callable[[int, str, int, str], bool]
-           ) -> Callable[[int, str, int, str], bool]:
-    """The real inode check, after whose first "the very file" the editor saves `note`."""
-    saved: list[bool] = []
-
-    def checked(sfd: int, name: str, dfd: int, other: str) -> bool:
-        same = real(sfd, name, dfd, other)
-        if same and not saved:
-            saved.append(True)
-            tmp = note.with_name(".Target.md.swp")
-            tmp.write_text(text, encoding="utf-8")
-            tmp.replace(note)
-        return same
-
-    return checked
-
-
 @pytest.mark.parametrize("op", ["move", "delete"])
 def test_a_save_between_the_check_and_the_unlink_is_kept(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, op: str) -> None:
@@ -81,7 +64,8 @@ def test_a_save_between_the_check_and_the_unlink_is_kept(
     (root / "c/Ref.md").write_text("See [[Target]].\n", encoding="utf-8")
     saved = "# Target\n\nThe editor's save, right after the check.\n"
     Vault.init(root).close()
-    monkeypatch.setattr(removal, "_same_file", _saver(root / OLD, saved, removal._same_file))
+    monkeypatch.setattr(removal, "_same_file", saving_after_check(root / OLD, saved,
+                                                                removal._same_file))
     with Vault.open(root) as v:
         if op == "move":
             v.move("a/Target", "b/Target Moved")

@@ -9,18 +9,23 @@ docs/measurements/session36/STORE11_editor_old_path-before.out)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
+from subprocess import CompletedProcess
 
 import pytest
 
 from bench.crash_move import NEW, OLD, REPO, Runner, make_template, rmh, texts
 from tests.forks import CLI_PRELOAD, ForkServer, cli_runner
 from tests.harness.test_crash_move import killed_moves
+from tests.vault.editor_saves import save_as_editor
 
 pytestmark = pytest.mark.slow
 LINE = "The editor's line, saved under the old name.\n"
+FRESH = b"# Another note\nMade under the free name after the move.\n"
 
 
 def test_a_save_under_the_old_name_before_recovery_follows_the_moved_note(
@@ -29,9 +34,7 @@ def test_a_save_under_the_old_name_before_recovery_follows_the_moved_note(
     original = (template / OLD).read_text(encoding="utf-8")
     work, recoveries = tmp_path / "work", 0
     for n, runner in killed_moves(tmp_path, template, work):
-        swp = work / "a" / ".Target.md.swp"
-        swp.write_text(original + LINE, encoding="utf-8")
-        swp.replace(work / OLD)
+        save_as_editor(work / OLD, original + LINE)
         doc = rmh(work, "doctor", "--json", runner=runner)
         assert doc.returncode == 0, doc.stderr
         vault = json.loads(doc.stdout)["vault"]
@@ -64,23 +67,14 @@ def test_the_recovery_that_makes_the_save_follow_killed_anywhere_is_finished_by_
     with ForkServer(CLI_PRELOAD, workdir=tmp_path / "forks", cwd=REPO) as server:
         runner = cli_runner(server, REPO)
         _killed_after_rename(template, stage, runner)
-        swp = stage / "a" / ".Target.md.swp"
-        swp.write_text(original + LINE, encoding="utf-8")
-        swp.replace(stage / OLD)
+        save_as_editor(stage / OLD, original + LINE)
         killed = 0
-        for m in range(1, 100):
-            shutil.rmtree(work, ignore_errors=True)
-            shutil.copytree(stage, work)
-            first = rmh(work, "doctor", "--json", fault_after=m, runner=runner)
-            doc = rmh(work, "doctor", "--json", runner=runner)
-            assert doc.returncode == 0, doc.stderr
+        for m, first, doc in _recovery_killed_at_each_op(stage, work, runner):
             vault = json.loads(doc.stdout)["vault"]
             now = texts(work)
             assert vault["intents"]["pending"] == [] and vault["dangling_links"] == [], m
             assert OLD not in now and LINE.encode() in now[NEW], m
-            if first.returncode != -9:
-                break
-            killed += 1
+            killed += first.returncode == -9
     assert killed > 3
 
 
@@ -91,19 +85,12 @@ def test_another_note_made_at_the_freed_old_name_before_recovery_loses_no_byte(
     makes it follow the links as a save, and the moved note's text it replaced at the new name
     is kept in the trash (REV36: before, the rename over the new name removed it: the moved
     note's bytes found nowhere, REV36_newnote-before-fix.out)."""
-    template = make_template(tmp_path / "template", 2)
-    moved = (template / OLD).read_bytes()
-    stage = tmp_path / "stage"
-    with ForkServer(CLI_PRELOAD, workdir=tmp_path / "forks", cwd=REPO) as server:
-        runner = cli_runner(server, REPO)
-        _killed_after_rename(template, stage, runner)
-        fresh = b"# Another note\nMade under the free name after the move.\n"
-        (stage / OLD).write_bytes(fresh)
+    with _another_note_at_the_old_name(tmp_path) as (runner, stage, forms):
         doc = rmh(stage, "doctor", "--json", runner=runner)
     assert doc.returncode == 0, doc.stderr
     everything = [p.read_bytes() for p in stage.rglob("*") if p.is_file()]
-    assert fresh in everything
-    assert moved in everything or moved.replace(b"(./Sib.md)", b"(../a/Sib.md)") in everything
+    assert FRESH in everything
+    assert any(form in everything for form in forms)
 
 
 def test_the_moved_text_the_new_note_replaced_is_reported_by_the_next_doctor(
@@ -112,13 +99,7 @@ def test_the_moved_text_the_new_note_replaced_is_reported_by_the_next_doctor(
     move's outcome names the trash copy holding the moved note's text the file at the old
     name replaced (FIX37: before, the copy was made and nothing said it, 17 of 23 kill
     points of FIX37_newnote-before.out; the user could not know a note's text was replaced)."""
-    template = make_template(tmp_path / "template", 2)
-    moved = (template / OLD).read_bytes()
-    stage = tmp_path / "stage"
-    with ForkServer(CLI_PRELOAD, workdir=tmp_path / "forks", cwd=REPO) as server:
-        runner = cli_runner(server, REPO)
-        _killed_after_rename(template, stage, runner)
-        (stage / OLD).write_bytes(b"# Another note\nMade under the free name after the move.\n")
+    with _another_note_at_the_old_name(tmp_path) as (runner, stage, forms):
         assert rmh(stage, "links", "a/Sib", runner=runner).returncode == 0
         shutil.copytree(stage, tmp_path / "copy")  # the text report of the same state
         doc = rmh(stage, "doctor", "--json", runner=runner)
@@ -126,8 +107,7 @@ def test_the_moved_text_the_new_note_replaced_is_reported_by_the_next_doctor(
     assert doc.returncode == 0, doc.stderr
     (outcome,) = json.loads(doc.stdout)["vault"]["intents"]["recovered"]
     (kept,) = outcome["replaced"]
-    assert kept.startswith(".rmh/trash/") and (stage / kept).read_bytes() in (
-        moved, moved.replace(b"(./Sib.md)", b"(../a/Sib.md)"))
+    assert kept.startswith(".rmh/trash/") and (stage / kept).read_bytes() in forms
     assert kept in text.stdout  # still shown: the report of a recovery made by `links`
 
 
@@ -138,21 +118,10 @@ def test_the_replaced_text_is_reported_when_the_recovery_that_folded_it_was_kill
     its trash copy (the killed run's answer, or this doctor's: FIX37, a recovery killed after
     its fold, or failed on a full disk, left the copy unreported; so did a kill between the
     intent's finish and the report's log, FIX37_full_disk_fold-branch-before-report-fix.out)."""
-    template = make_template(tmp_path / "template", 2)
-    moved = (template / OLD).read_bytes()
-    forms = (moved, moved.replace(b"(./Sib.md)", b"(../a/Sib.md)"))
-    stage, work = tmp_path / "stage", tmp_path / "work"
-    with ForkServer(CLI_PRELOAD, workdir=tmp_path / "forks", cwd=REPO) as server:
-        runner = cli_runner(server, REPO)
-        _killed_after_rename(template, stage, runner)
-        (stage / OLD).write_bytes(b"# Another note\nMade under the free name after the move.\n")
+    work = tmp_path / "work"
+    with _another_note_at_the_old_name(tmp_path) as (runner, stage, forms):
         replaced_points = 0
-        for m in range(1, 100):
-            shutil.rmtree(work, ignore_errors=True)
-            shutil.copytree(stage, work)
-            first = rmh(work, "doctor", "--json", fault_after=m, runner=runner)
-            doc = rmh(work, "doctor", "--json", runner=runner)
-            assert doc.returncode == 0, doc.stderr
+        for m, first, doc in _recovery_killed_at_each_op(stage, work, runner):
             said = [o for p in (first, doc) if p.returncode == 0
                     for o in json.loads(p.stdout)["vault"]["intents"]["recovered"]]
             if not any(b in forms for b in texts(work).values()):
@@ -162,9 +131,24 @@ def test_the_replaced_text_is_reported_when_the_recovery_that_folded_it_was_kill
                 assert trash and any(set(trash) <= set(o.get("replaced", ())) for o in said), (
                     m, trash, said)
                 replaced_points += 1
-            if first.returncode != -9:
-                break
     assert replaced_points > 3
+
+
+@contextlib.contextmanager
+def _another_note_at_the_old_name(tmp_path: Path
+                                  ) -> Iterator[tuple[Runner, Path, tuple[bytes, bytes]]]:
+    """`stage`: a move killed right after its rename (`_killed_after_rename`), then another
+    note (FRESH) made at the freed old name. Yields the CLI runner (its fork server open while
+    the context is), the stage, and the moved note's text in the two forms a recovery may
+    leave (as it was; its relative link rewritten for the new folder)."""
+    template = make_template(tmp_path / "template", 2)
+    moved = (template / OLD).read_bytes()
+    stage = tmp_path / "stage"
+    with ForkServer(CLI_PRELOAD, workdir=tmp_path / "forks", cwd=REPO) as server:
+        runner = cli_runner(server, REPO)
+        _killed_after_rename(template, stage, runner)
+        (stage / OLD).write_bytes(FRESH)
+        yield runner, stage, (moved, moved.replace(b"(./Sib.md)", b"(../a/Sib.md)"))
 
 
 def _killed_after_rename(template: Path, stage: Path, runner: Runner) -> None:
@@ -177,3 +161,22 @@ def _killed_after_rename(template: Path, stage: Path, runner: Runner) -> None:
         if not (stage / OLD).exists() and list((stage / ".rmh" / "intents").glob("*.json")):
             return
     raise AssertionError("no kill left the rename made and the plan pending")
+
+
+Run = CompletedProcess[str]
+
+
+def _recovery_killed_at_each_op(stage: Path, work: Path, runner: Runner
+                                ) -> Iterator[tuple[int, Run, Run]]:
+    """For M = 1, 2, ...: `work` a fresh copy of `stage`, `rmh doctor` run on it killed after
+    its M-th file operation, then `rmh doctor` again (asserted to exit 0): (M, the first run,
+    the second). Ends after the first M the first run outlives (it did all it had to do)."""
+    for m in range(1, 100):
+        shutil.rmtree(work, ignore_errors=True)
+        shutil.copytree(stage, work)
+        first = rmh(work, "doctor", "--json", fault_after=m, runner=runner)
+        doc = rmh(work, "doctor", "--json", runner=runner)
+        assert doc.returncode == 0, doc.stderr
+        yield m, first, doc
+        if first.returncode != -9:
+            return

@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
+from tests.harness.raw_server import RawServer
 from tests.harness.test_cli_notes import rmh
-from tests.harness.test_serve_vault_moved import Server
 
 pytestmark = pytest.mark.slow
 
@@ -94,7 +94,7 @@ def test_a_state_folder_swapped_while_served_is_never_written_through(
     else:  # another vault of this process's own, its derived files built
         dest = _vault(tmp_path / "other", "papaya") / ".rmh"
     before = _snapshot(dest)
-    server = Server(vault)
+    server = RawServer(vault)
     try:
         if when == "early":
             assert server.call("ping", {})["result"] is not None

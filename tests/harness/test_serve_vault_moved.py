@@ -15,44 +15,15 @@ import json
 import os
 import random
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.harness.raw_server import RawServer
 from tests.harness.test_cli_notes import rmh
 
-ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
-
-
-class Server:
-    def __init__(self, vault: Path) -> None:
-        env = {k: v for k, v in os.environ.items() if k not in ("RMH_VAULT", "RMH_CONFIG")}
-        env["PYTHONPATH"] = str(ROOT)
-        self.p = subprocess.Popen([sys.executable, "-m", "harness", "--vault", str(vault),
-                                   "serve", "--no-dense"], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
-                                  cwd=ROOT)
-        self.next = 0
-
-    def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        assert self.p.stdin is not None and self.p.stdout is not None
-        self.next += 1
-        frame = {"jsonrpc": "2.0", "id": self.next, "method": method, "params": params}
-        self.p.stdin.write((json.dumps(frame) + "\n").encode())
-        self.p.stdin.flush()
-        answer: dict[str, Any] = json.loads(self.p.stdout.readline())
-        assert answer["id"] == self.next
-        return answer
-
-    def close(self) -> str:
-        assert self.p.stdin is not None and self.p.stderr is not None
-        self.p.stdin.close()
-        assert self.p.wait(60) == 0
-        return self.p.stderr.read().decode()
 
 
 def _calls(seed: int) -> list[tuple[str, dict[str, Any]]]:
@@ -73,7 +44,7 @@ def test_a_vault_moved_away_is_refused_never_emptied_and_serves_again_back(
     (vault / "Alpha.md").write_text("Alpha kiwi, see [[Beta]].\n", encoding="utf-8")
     (vault / "Beta.md").write_text("Beta mango.\n", encoding="utf-8")
     assert rmh("--vault", str(vault), "init", "--no-dense").returncode == 0
-    server = Server(vault)
+    server = RawServer(vault)
     assert server.call("vault.search", {"query": "kiwi"})["result"]["hits"]
     assert server.call("vault.read", {"note": "Alpha"})["result"]
     os.rename(vault, away)

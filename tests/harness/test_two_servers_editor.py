@@ -14,7 +14,6 @@ find its last word."""
 from __future__ import annotations
 
 import json
-import os
 import random
 import subprocess
 import sys
@@ -25,9 +24,9 @@ from typing import Any
 
 import pytest
 
+from tests.harness.raw_server import RawServer
 from tests.harness.test_cli_notes import rmh
 
-ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
 ROUNDS = 40
 
@@ -51,39 +50,7 @@ EDITOR = textwrap.dedent("""
     """)
 
 
-class Server:
-    def __init__(self, vault: Path) -> None:
-        env = {k: v for k, v in os.environ.items() if k not in ("RMH_VAULT", "RMH_CONFIG")}
-        env["PYTHONPATH"] = str(ROOT)
-        self.p = subprocess.Popen([sys.executable, "-m", "harness", "--vault", str(vault),
-                                   "serve", "--no-dense"], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
-                                  cwd=ROOT)
-        self.next = 0
-        self.lock = threading.Lock()
-
-    def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        assert self.p.stdin is not None and self.p.stdout is not None
-        with self.lock:
-            self.next += 1
-            rid = self.next
-            frame = {"jsonrpc": "2.0", "id": rid, "method": method, "params": params}
-            self.p.stdin.write((json.dumps(frame) + "\n").encode())
-            self.p.stdin.flush()
-            answer: dict[str, Any] = json.loads(self.p.stdout.readline())
-        assert answer["id"] == rid
-        if "error" in answer:
-            assert answer["error"]["code"] != -32603, answer
-        return answer
-
-    def close(self) -> str:
-        assert self.p.stdin is not None and self.p.stderr is not None
-        self.p.stdin.close()
-        assert self.p.wait(120) == 0
-        return self.p.stderr.read().decode()
-
-
-def _run(name: str, me: Server, other: Server, seed: int, out: dict[str, Any]) -> None:
+def _run(name: str, me: RawServer, other: RawServer, seed: int, out: dict[str, Any]) -> None:
     rng = random.Random(f"{seed}-{name}")
     acked: list[str] = []
     written: list[str] = []
@@ -133,7 +100,7 @@ def test_two_servers_and_an_editor_on_one_vault(tmp_path: Path, seed: int) -> No
     for j in range(4):
         (vault / f"M{j}.md").write_text(f"movable {j}\n", encoding="utf-8")
     assert rmh("--vault", str(vault), "init", "--no-dense").returncode == 0
-    a, b = Server(vault), Server(vault)
+    a, b = RawServer(vault), RawServer(vault)
     out: dict[str, Any] = {"moves": {j: f"M{j}" for j in range(4)}}
     editor = subprocess.Popen([sys.executable, "-c", EDITOR, str(vault), str(ROUNDS * 3)])
     threads = [threading.Thread(target=_run, args=("A", a, b, seed, out)),

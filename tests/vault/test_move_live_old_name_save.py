@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import contextlib
 import shutil
-from collections.abc import Callable
 from pathlib import Path
 
+from tests.vault.editor_saves import saving_after_op
 from tests.vault.test_move_live_unlisted import _last_op
 from vault import Vault, VaultError
 
@@ -46,24 +46,11 @@ def test_a_save_under_the_old_name_during_a_live_move_follows_the_note(tmp_path:
     for at in range(1, last + 1):
         root = tmp_path / f"v{at}"
         shutil.copytree(base, root)
-        with Vault.open(root) as v:
-            counted, start = v.store.count_op, v.store.ops
-
-            def editor_saves(at: int = at, root: Path = root, v: Vault = v,
-                             counted: Callable[[], None] = counted, start: int = start) -> None:
-                counted()
-                if v.store.ops - start == at:
-                    tmp = root / "a" / ".Target.md.swp"
-                    tmp.parent.mkdir(exist_ok=True)
-                    tmp.write_text(SAVED, encoding="utf-8")
-                    tmp.replace(root / OLD)
-
-            v.store.count_op = editor_saves  # type: ignore[method-assign]
+        with Vault.open(root) as v, saving_after_op(v, root / OLD, SAVED, at):
             try:
                 res = v.move(OLD.removesuffix(".md"), NEW.removesuffix(".md"))
             except VaultError:
                 res = None
-            v.store.count_op = counted  # type: ignore[method-assign]
         held = _holding(root)
         if res is None:
             assert held == [OLD] and not (root / NEW).exists(), at
@@ -81,17 +68,7 @@ def test_the_vault_links_reach_the_followed_note(tmp_path: Path) -> None:
     base = tmp_path / "base"
     _vault(base)
     last = _last_op(base, OLD, NEW)
-    with Vault.open(base) as v:
-        counted, start = v.store.count_op, v.store.ops
-
-        def editor_saves() -> None:
-            counted()
-            if v.store.ops - start == last:
-                tmp = base / "a" / ".Target.md.swp"
-                tmp.write_text(SAVED, encoding="utf-8")
-                tmp.replace(base / OLD)
-
-        v.store.count_op = editor_saves  # type: ignore[method-assign]
+    with Vault.open(base) as v, saving_after_op(v, base / OLD, SAVED, last):
         v.move(OLD.removesuffix(".md"), NEW.removesuffix(".md"))
     assert (base / "c/Ref.md").read_text(encoding="utf-8") == "See [[Target Moved]].\n"
     assert _holding(base) == [NEW]
@@ -111,21 +88,9 @@ def test_a_save_during_a_live_delete_is_kept_somewhere(tmp_path: Path) -> None:
     for at in range(1, ops + 1):
         root = tmp_path / f"d{at}"
         shutil.copytree(base, root)
-        with Vault.open(root) as v:
-            counted, begin = v.store.count_op, v.store.ops
-
-            def editor_saves(at: int = at, root: Path = root, v: Vault = v,
-                             counted: Callable[[], None] = counted, begin: int = begin) -> None:
-                counted()
-                if v.store.ops - begin == at:
-                    tmp = root / "a" / ".Target.md.swp"
-                    tmp.write_text(SAVED, encoding="utf-8")
-                    tmp.replace(root / OLD)
-
-            v.store.count_op = editor_saves  # type: ignore[method-assign]
-            with contextlib.suppress(VaultError):
-                v.delete(OLD.removesuffix(".md"))
-            v.store.count_op = counted  # type: ignore[method-assign]
+        with Vault.open(root) as v, saving_after_op(v, root / OLD, SAVED, at), \
+                contextlib.suppress(VaultError):
+            v.delete(OLD.removesuffix(".md"))
         kept = [p for p in root.rglob("*") if p.is_file() and p.read_bytes() == SAVED.encode()]
         assert kept, at
 

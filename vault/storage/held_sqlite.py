@@ -34,12 +34,15 @@ def held_folder(path: Path) -> int | None:
     return int(found.group(1)) if found else None
 
 
-def _open_files() -> dict[str, str]:
-    """This process's descriptors -> what each names now."""
+def _descriptors() -> dict[int, tuple[int, int]]:
+    """This process's descriptors -> (device, inode) of the file each is open on now: one
+    `fstat` each, no path read (a process may hold thousands: a readlink of every one, three
+    times a connect, cost a server with many clients that much CPU at each connect)."""
     out = {}
     for fd in os.listdir("/proc/self/fd"):
-        with contextlib.suppress(OSError):
-            out[fd] = os.readlink(f"/proc/self/fd/{fd}")
+        with contextlib.suppress(OSError):  # closed meanwhile (the listing's own among them)
+            info = os.fstat(int(fd))
+            out[int(fd)] = (info.st_dev, info.st_ino)
     return out
 
 
@@ -49,7 +52,7 @@ def connect_held(folder: int, path: Path, options: dict[str, Any]) -> sqlite3.Co
     name = path.name
     with contextlib.suppress(FileExistsError):  # an existing folder or FIFO: SQLite says so
         os.close(os.open(name, _CREATE, 0o644, dir_fd=folder))
-    before = _open_files()
+    before = _descriptors()
     where = Path(os.path.realpath(path.parent), name)
     conn: sqlite3.Connection = sqlite3.connect(f"{where.as_uri()}?mode=rw", uri=True, **options)
     try:
@@ -63,24 +66,31 @@ def connect_held(folder: int, path: Path, options: dict[str, Any]) -> sqlite3.Co
     return conn
 
 
-def _check(folder: int, name: str, before: dict[str, str]) -> None:
-    """PathRefused unless every descriptor opened since `before` to a file named NAME... is
-    the held folder's file of that name, and one descriptor of this process is NAME's."""
+def _check(folder: int, name: str, before: dict[int, tuple[int, int]]) -> None:
+    """PathRefused unless every descriptor opened since `before` (new, or open on another file
+    than then) to a file named NAME... is the held folder's file of that name, and one
+    descriptor of this process is NAME's. Only those new descriptors' names are read."""
+    held_file = os.stat(name, dir_fd=folder, follow_symlinks=False)
+    mine = (held_file.st_dev, held_file.st_ino)
     ours = False  # SQLite may reuse a descriptor an earlier connection to the file left
-    mine = os.stat(name, dir_fd=folder, follow_symlinks=False)
-    for fd, target in _open_files().items():
-        base = os.path.basename(target)
-        if not base.startswith(name):
+    for fd, ident in _descriptors().items():
+        if ident == mine:
+            ours = True
             continue
-        with contextlib.suppress(OSError):
-            ours = ours or os.path.samestat(os.stat(f"/proc/self/fd/{fd}"), mine)
-        if before.get(fd) == target:
+        if before.get(fd) == ident:
             continue
         try:
-            held: os.stat_result | None = os.stat(base, dir_fd=folder, follow_symlinks=False)
+            base = os.path.basename(os.readlink(f"/proc/self/fd/{fd}"))
+        except OSError:  # closed meanwhile
+            continue
+        if not base.startswith(name):
+            continue
+        try:
+            info = os.stat(base, dir_fd=folder, follow_symlinks=False)
+            held: tuple[int, int] | None = (info.st_dev, info.st_ino)
         except OSError:
             held = None
-        if held is None or not os.path.samestat(os.stat(f"/proc/self/fd/{fd}"), held):
+        if held != ident:
             raise PathRefused(f".rmh/{name}", "the state folder was swapped while it opened; "
                               "nothing written")
     if not ours:

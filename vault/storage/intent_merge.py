@@ -17,7 +17,7 @@ from ..notes.relinks import relinked
 from .fileops import open_regular
 from .intent_writes import step_hash
 from .paths import copy_name
-from .removal import MAX_TRASH_COPIES
+from .removal import MAX_TRASH_COPIES, TRASH_NAME
 from .store import MAX_NOTE_BYTES, TRASH_DIR, Store
 
 
@@ -133,14 +133,14 @@ def folded_before(store: Store, new: str, planned: frozenset[str]) -> list[str]:
         return []
     found = []
     for n in range(MAX_TRASH_COPIES):
-        rel = f"{TRASH_DIR}/{copy_name(new, n)}"
-        try:
-            with open_regular(os.path.join(store.root, rel)) as fh:
+        copy = copy_name(new, n)
+        try:  # through the held `.rmh` (never another folder put at its name meanwhile)
+            with open_regular(store.state / TRASH_NAME / copy) as fh:
                 data = fh.read(MAX_NOTE_BYTES + 1)
         except FileNotFoundError:
             break
         except OSError:
             continue
         if content_hash(data) in planned:
-            found.append(rel)
+            found.append(f"{TRASH_DIR}/{copy}")
     return found

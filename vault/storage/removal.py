@@ -26,7 +26,8 @@ from .fileops import lstat_at, place_no_clobber, refused_change
 from .paths import copy_name
 from .write_lock import WriteLock
 
-TRASH_DIR = ".rmh/trash"
+TRASH_NAME = "trash"  # in the state folder, `.rmh` (state_anchor.py: held)
+TRASH_DIR = f".rmh/{TRASH_NAME}"  # its vault path, as reported
 MAX_TRASH_COPIES = 10_000
 temp_counter = itertools.count()
 

@@ -92,7 +92,10 @@ class WriteLock:
         if os.path.commonpath([self.root, real]) != self.root:
             raise PathRefused(self.label, "symlink leaves the vault")
         try:  # the state folder only: a vault root gone since the open (moved away, removed)
-            os.mkdir(self.lexical)  # is never made again, an empty vault beside the real one
+            if self.folder == self.lexical:  # is never made again, an empty vault beside the
+                os.mkdir(self.lexical)  # real one; a held folder renamed away is never made
+            elif not os.path.isdir(self.root):  # again at its name either (an empty `.rmh`
+                raise FileNotFoundError(self.root)  # that then stood in the held one's place)
         except FileExistsError:
             pass
         except FileNotFoundError as exc:

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from vault import LEDGER_FILE, Ledger, Vault
-
 from .test_ledger_facade import Clock
+from .used_sessions import learning_vault, reading_sessions
 
 TRAINED = "How do I add links between notes in my vault?"
 NEIGHBOUR = "How do I preview a linked note by hovering over the link?"
@@ -21,21 +20,13 @@ NEIGHBOUR = "How do I preview a linked note by hovering over the link?"
 def test_a_generic_pairing_alone_does_not_open_the_gate_of_a_page_holding_the_new_words(
         tmp_path: Path) -> None:
     clock = Clock()
-    (tmp_path / ".rmh").mkdir()
-    ledger = Ledger.open(tmp_path / ".rmh" / LEDGER_FILE, clock=clock)
-    with Vault.open(tmp_path, usage=ledger) as v:
-        v.write("Internal links.md", "Add links between notes with double brackets. "
-                "Hovering over a link shows a preview of the linked note.\n")
-        v.write("Page preview.md", "Page preview shows a note when hovering over "
-                "its link, with a modifier key.\n")
-        for name in ("Folders", "Tags", "Search"):
-            v.write(f"{name}.md", f"{name} organise each note in a vault.\n")
-        for s in range(3):
-            ledger.start_session(f"s{s}", clock.t)
-            v.search(TRAINED, session=f"s{s}")
-            v.read("Internal links", session=f"s{s}")
-            clock.t += 60.0
-            ledger.end_session(f"s{s}", clock.t)
+    v, ledger = learning_vault(tmp_path, clock, {
+        "Internal links.md": "Add links between notes with double brackets. Hovering over a "
+                             "link shows a preview of the linked note.\n",
+        "Page preview.md": "Page preview shows a note when hovering over its link, with a "
+                           "modifier key.\n"})
+    with v:
+        reading_sessions(v, ledger, clock, TRAINED, "Internal links")
         assert ledger.state.notes[v.resolve("Internal links")].q > 0.5
 
         def factor(question: str) -> float:

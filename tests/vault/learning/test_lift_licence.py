@@ -9,35 +9,26 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from vault import LEDGER_FILE, Ledger, Vault
+from vault import Ledger, Vault
 
 from .test_ledger_facade import Clock
+from .used_sessions import learning_vault, reading_sessions
 
 WATER = "When does Maria water the garden fence?"
 PAINT = "What colour did Maria paint the garden fence?"
 
 
 def vault_with(tmp_path: Path, clock: Clock) -> tuple[Vault, Ledger]:
-    (tmp_path / ".rmh").mkdir()
-    ledger = Ledger.open(tmp_path / ".rmh" / LEDGER_FILE, clock=clock)
-    v = Vault.open(tmp_path, usage=ledger)
-    v.write("Garden.md", "Maria waters the garden fence every morning before work, then walks "
-            "the old dog along the river.\n")
-    v.write("Paint colour.md", "Which paint colour to choose: the paint colour chart for a "
-            "garden.\n")
-    for name in ("Folders", "Tags", "Search"):
-        v.write(f"{name}.md", f"{name} organise each note in a vault.\n")
-    return v, ledger
+    return learning_vault(tmp_path, clock, {
+        "Garden.md": "Maria waters the garden fence every morning before work, then walks "
+                     "the old dog along the river.\n",
+        "Paint colour.md": "Which paint colour to choose: the paint colour chart for a "
+                           "garden.\n"})
 
 
 def sessions(v: Vault, ledger: Ledger, clock: Clock, question: str) -> None:
     """Three sessions that were shown only "Garden" for `question` and read it."""
-    for s in range(3):
-        ledger.start_session(f"s{s}", clock.t)
-        v.shown(question, ["Garden"], session=f"s{s}")
-        v.read("Garden", session=f"s{s}")
-        clock.t += 60.0
-        ledger.end_session(f"s{s}", clock.t)
+    reading_sessions(v, ledger, clock, question, "Garden", shown=["Garden"])
 
 
 def order(v: Vault, question: str) -> list[str]:

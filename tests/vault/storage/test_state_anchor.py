@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from vault import Vault
-from vault.errors import PathRefused
+from vault.errors import NotAVault, PathRefused
 from vault.storage.store import Store
 
 
@@ -105,15 +105,67 @@ def test_sqlite_sent_through_a_swap_at_its_connect_writes_nothing_there(
     theirs.close()
     before = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in outside.iterdir()}
     store = Store(root, held=True)
-    stale = str(root / ".rmh")
-    _swap(root, outside)
-    monkeypatch.setattr(os.path, "realpath", lambda p: stale)
-    with pytest.raises(PathRefused, match=r"\.rmh/index\.sqlite.*swapped"):
-        connect(store.state / "index.sqlite")
-    monkeypatch.undo()
+    _connect_through_a_swap(root, outside, store, monkeypatch)
     assert {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in outside.iterdir()} == before
     conn = connect(store.state / "index.sqlite")  # the held folder's own, made there
     conn.execute("CREATE TABLE t (x)")
     conn.close()
     assert (root / ".rmh-away" / "index.sqlite").stat().st_size > 0
     store.anchor.close()
+
+
+def test_a_swap_at_a_second_connect_is_refused_beside_a_held_connection(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same swap while this process already holds a connection to the held folder's
+    file (so one of its descriptors is that file's, and another descriptor, the probe's
+    listing's, comes and goes): the new descriptor to the outside file is still found
+    (held_sqlite.py reads the names of only the descriptors new since the connect began)."""
+    import sqlite3
+
+    from vault.storage.migrations import connect
+
+    root, outside = tmp_path / "v", tmp_path / "outside"
+    (root / ".rmh").mkdir(parents=True)
+    outside.mkdir()
+    sqlite3.connect(outside / "index.sqlite").close()  # an empty file
+    store = Store(root, held=True)
+    first = connect(store.state / "index.sqlite")
+    first.execute("CREATE TABLE t (x)")
+    first.commit()
+    _connect_through_a_swap(root, outside, store, monkeypatch)
+    first.close()
+    assert (outside / "index.sqlite").stat().st_size == 0
+    store.anchor.close()
+
+
+def test_the_lock_of_a_held_folder_renamed_away_makes_none_at_its_name(tmp_path: Path) -> None:
+    """The write lock taken while the held `.rmh` is renamed away (between the call's check
+    and its lock) is taken in the held folder; before (HOUSE38), it made an empty `.rmh` at
+    the name first, a folder that then stood in the held one's place. A vault root gone
+    meanwhile is still NotAVault."""
+    root = tmp_path / "v"
+    (root / ".rmh").mkdir(parents=True)
+    store = Store(root, held=True)
+    os.rename(root / ".rmh", root / ".rmh-away")
+    with store.lock.held():
+        pass
+    assert not (root / ".rmh").exists()  # main: an empty folder made there
+    os.rename(root / ".rmh-away", root / ".rmh")
+    os.rename(root, tmp_path / "gone")
+    with pytest.raises(NotAVault, match="moved or removed while open"):
+        store.lock.held().__enter__()
+    store.anchor.close()
+
+
+def _connect_through_a_swap(root: Path, outside: Path, store: Store,
+                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """`.rmh` swapped for a symlink to `outside` at the moment of the connect (SQLite handed
+    the name as it was before the swap): the connect is refused (PathRefused)."""
+    from vault.storage.migrations import connect
+
+    stale = str(root / ".rmh")
+    _swap(root, outside)
+    monkeypatch.setattr(os.path, "realpath", lambda p: stale)
+    with pytest.raises(PathRefused, match=r"\.rmh/index\.sqlite.*swapped"):
+        connect(store.state / "index.sqlite")
+    monkeypatch.undo()

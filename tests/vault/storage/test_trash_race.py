@@ -8,11 +8,11 @@ kept. The editor's save is made at the exact point by wrapping the real inode ch
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from tests.vault.editor_saves import saving_after_check
 from vault.storage import removal
 from vault.storage.store import TRASH_DIR, Store
 
@@ -27,23 +27,6 @@ def _vault(tmp_path: Path) -> tuple[Store, Path]:
     return Store(vault), note
 
 
-def _editor_saves_after_the_check(note: Path, text: str,
-                                  real: Callable[[int, str, int, str], bool]
-                                  ) -> Callable[[int, str, int, str], bool]:
-    saved: list[bool] = []
-
-    def checked(sfd: int, name: str, dfd: int, other: str) -> bool:
-        same = real(sfd, name, dfd, other)
-        if same and not saved:  # the check said "the very file": now the editor saves
-            saved.append(True)
-            tmp = note.with_name(".b.md.swp")
-            tmp.write_text(text, encoding="utf-8")
-            tmp.replace(note)
-        return same
-
-    return checked
-
-
 def _everything(root: Path) -> list[str]:
     return sorted(p.read_text(encoding="utf-8") for p in root.rglob("*")
                   if p.is_file() and (p.suffix == ".md" or p.name.startswith(".b.md")))
@@ -52,7 +35,7 @@ def _everything(root: Path) -> list[str]:
 def test_an_editor_save_between_the_check_and_the_unlink_is_kept(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     store, note = _vault(tmp_path)
-    monkeypatch.setattr(removal, "_same_file", _editor_saves_after_the_check(
+    monkeypatch.setattr(removal, "_same_file", saving_after_check(
         note, "the editor's save\n", removal._same_file))
     store.trash("sub/b.md")
     texts = _everything(tmp_path / "vault")
