@@ -21,13 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import erasure_steps
 from .errors import ErasurePending, PathRefused
 from .learning.usage import UsageRecorder
 from .notes.rows import NoteRow
 from .retrieval.encoders import Encoder
 from .retrieval.signals.dense import note_chunks
-from .storage import forgotten, leftovers
+from .storage import leftovers
 from .storage.embeddings import (
     EmbeddingCache,
     embedding_key,
@@ -141,6 +140,9 @@ def execute(store: Store, index: Index, cache: EmbeddingCache | None, usage: Usa
     index in line with the folder for the removed paths; `before()` runs right after the
     intent is recorded (the caller's own derived files); `settings`: the caller's settings
     files, whose file-system paths naming the subject the proof reports apart (`scan`)."""
+    from . import erasure_steps  # here: a search's open never needs the steps (issue 33)
+    from .storage import forgotten
+
     journal = Journal(store)
     with store.lock.held():  # the whole erasure: no other process finishes it meanwhile
         # first: nothing rmh does (a hook's ingest of a transcript) makes it again
@@ -280,6 +282,8 @@ class _Pending:
 def _readable(journal: Journal, name: str) -> _Pending | None:
     """The intent `name` when it is an erasure whose text may still be readable; None when it
     is no readable erasure, or one narrowed to its steps at rest."""
+    from . import erasure_steps
+
     loaded = _load(journal.store, journal, name)
     if loaded is None or erasure_steps.narrowed(loaded[1]):  # narrowed: nothing readable
         return None
@@ -312,6 +316,8 @@ def _finish(store: Store, index: Index, cache: EmbeddingCache | None, usage: Usa
             sync: Callable[[list[str]], object], journal: Journal, name: str,
             own: Callable[[list[str]], object] | None, at_rest: bool) -> ErasurePlan | None:
     """Finish the erasure intent `name`; None when it is no readable erasure."""
+    from . import erasure_steps
+
     loaded = _load(store, journal, name)
     if loaded is None:
         return None
@@ -347,6 +353,8 @@ def _narrow(journal: Journal, name: str, todo: ErasurePlan,
     what those need (erasure_steps.at_rest) and what the try left to know (`retry`:
     erasure_steps.retry_state); its name. A kill between the two leaves both (the whole one
     is made again: as before); no room to write it leaves the whole one."""
+    from . import erasure_steps
+
     try:
         new = journal.record(ForgetIntent(_plan_json(erasure_steps.at_rest(todo), retry),
                                           tuple(map(str, extra_files))))
