@@ -15,9 +15,6 @@ pass re-orders the first HEAD notes of the pipeline's final order by reciprocal 
            WINDOW sentences (title prepended), every STRIDE sentences, over the stems BM25
            uses, with the corpus's idf and the head's mean passage length (Robertson &
            Zaragoza 2009; the index's k1 and b); max over passages, as in Callan 1994.
-           Each distinct query term counts once, except the query's stop words, which
-           together count as one term as in the first stage (signals/bm25.py
-           `query_weights`, `once`; session 38, NOTES-LME38).
 
 What was learned from use (warmth and the Q prior, pipeline stage 6, and its hold), and the
 time prior after it (when.py), scale every vote alike: with `learned` = final(d) / named(d),
@@ -74,7 +71,7 @@ import numpy.typing as npt
 
 from ..notes.text import stems, tokenize
 from ..storage.corpus import Corpus
-from .signals.bm25 import Bm25Index, query_weights
+from .signals.bm25 import Bm25Index
 
 F64 = npt.NDArray[np.float64]
 HEAD = 30
@@ -111,16 +108,15 @@ def passage_counts(title: str, body: str) -> tuple[tuple[int, Mapping[str, int]]
     return tuple((len(p), Counter(p)) for p in passages(title, body))
 
 
-def best_passage_bm25(query: Mapping[str, float], idf: Mapping[str, float],
+def best_passage_bm25(query: Sequence[str], idf: Mapping[str, float],
                       counts: Sequence[tuple[int, Mapping[str, int]]], avg: float, k1: float,
                       b: float) -> float:
-    """max over passages of sum_t w(t) idf(t) tf (k1 + 1) / (tf + k1 (1 - b + b len / avg)),
-    w = `query`: each term's weight (signals/bm25.py `query_weights`, once)."""
+    """max over passages of sum_t idf(t) tf (k1 + 1) / (tf + k1 (1 - b + b len / avg))."""
     best = 0.0
-    terms = sorted(query)
+    terms = sorted(set(query))
     for length, tf in counts:
         norm = k1 * (1 - b + b * length / avg)
-        s = sum(query[t] * idf[t] * tf[t] * (k1 + 1) / (tf[t] + norm) for t in terms if t in tf)
+        s = sum(idf[t] * tf[t] * (k1 + 1) / (tf[t] + norm) for t in terms if t in tf)
         best = max(best, s)
     return best
 
@@ -158,8 +154,7 @@ def second_pass(corpus: Corpus, query: str, ranked: Sequence[int], dense: F64 | 
     if len(idf) > avg:  # no passage can hold the query (module docstring)
         return list(ranked), (f"skipped: the query's {len(idf)} terms outnumber the words of "
                               f"the head's mean passage ({avg:.0f})")
-    asked = query_weights(words, stems(words), once=True)
-    lex = {i: best_passage_bm25(asked, idf, plists[i], avg, bm25.k1, bm25.b) for i in head}
+    lex = {i: best_passage_bm25(list(idf), idf, plists[i], avg, bm25.k1, bm25.b) for i in head}
     final = {i: r for r, i in enumerate(head)}
 
     def ranks(score: dict[int, float]) -> dict[int, int]:

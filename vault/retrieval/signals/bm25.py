@@ -109,20 +109,14 @@ def corpus_documents(corpus: Corpus) -> Iterator[list[str]]:
     return (note_document(corpus, i) for i in range(len(corpus)))
 
 
-def query_weights(tokens: Sequence[str], terms: Sequence[str],
-                  once: bool = False) -> dict[str, float]:
+def query_weights(tokens: Sequence[str], terms: Sequence[str]) -> dict[str, float]:
     """Each query term's weight (`terms[i]` is the term of `tokens[i]`): its occurrences,
     those of a stop word each 1/s for the query's s stop-word occurrences (module
-    docstring); exact: integer counts, one division per term. `once`: every distinct term
-    counts once, as the second pass's passage BM25 counts them, and the terms only stop
-    words give share one: each 1/s for s such terms."""
+    docstring); exact: integer counts, one division per term."""
     plain: Counter[str] = Counter()
     stop: Counter[str] = Counter()
     for token, term in zip(tokens, terms, strict=True):
         (stop if token in QUERY_STOPWORDS else plain)[term] += 1
-    if once:
-        only = sorted(stop.keys() - plain.keys())
-        return {t: 1 if t in plain else 1 / len(only) for t in sorted(plain.keys() | stop.keys())}
     s = sum(stop.values())
     return {t: plain[t] + (stop[t] / s if stop[t] else 0)
             for t in sorted(plain.keys() | stop.keys())}
