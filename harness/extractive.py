@@ -42,6 +42,7 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
 _LINE_MARKUP = re.compile(r"^\s*(?:[#>]+|[-*+]|\d+[.)])\s+")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
+_BLOCK_ID = re.compile(r"(?:^|\s)\^[A-Za-z0-9-]+\s*$")  # Obsidian's ` ^id`: not shown, no words
 _NUMBER = re.compile(r"\d")
 _MONTHS = frozenset(
     (
@@ -92,6 +93,7 @@ def _sentences(text: str) -> list[tuple[str, bool]]:
     lines: list[tuple[str, bool]] = []
     joinable = False
     for raw in text.splitlines():
+        raw = _BLOCK_ID.sub("", raw)
         heading = bool(_HEADING.match(raw))
         line = _LINE_MARKUP.sub("", raw).strip()
         if not line:
