@@ -87,8 +87,9 @@ def split_sentences(text: str) -> list[str]:
 def _sentences(text: str) -> list[tuple[str, bool]]:
     """(sentence, from a heading line) for each sentence of `text`, in order.
 
-    A line that continues a paragraph (no markup of its own, under a non-blank line that is no
-    heading) joins it, as Markdown renders a hard-wrapped paragraph: its sentence runs on.
+    A line that continues a sentence wrapped in its paragraph (no markup of its own, a lower-case
+    start, under a non-blank line that is no heading and ends no sentence) joins it, as Markdown
+    renders a hard-wrapped paragraph; a line per item or per speaker stays its own.
     """
     lines: list[tuple[str, bool]] = []
     joinable = False
@@ -99,7 +100,8 @@ def _sentences(text: str) -> list[tuple[str, bool]]:
         if not line:
             joinable = False
             continue
-        if joinable and not heading and line == raw.strip() and not line.startswith(("```", "!")):
+        if (joinable and not heading and line == raw.strip() and line[:1].islower()
+                and not lines[-1][0].endswith((".", "!", "?", ":", ";"))):
             lines[-1] = (lines[-1][0] + " " + line, False)
         else:
             lines.append((line, heading))
