@@ -41,6 +41,8 @@ ANSWER_TYPE_BOOST = 1.25
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
 _LINE_MARKUP = re.compile(r"^\s*(?:[#>]+|[-*+]|\d+[.)])\s+")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
+_BLOCK_ID = re.compile(r"(?:^|\s)\^[A-Za-z0-9-]+\s*$")  # Obsidian's ` ^id`: not shown, no words
 _NUMBER = re.compile(r"\d")
 _MONTHS = frozenset(
     (
@@ -58,11 +60,15 @@ def _words(text: str) -> list[str]:
 
 
 def _fold(term: str) -> str:
-    """Fold common English suffixes so inflections meet (deliberately crude, deterministic)."""
+    """Fold common English suffixes so inflections meet (deliberately crude, deterministic).
+
+    A final "e" goes too, so "cause", "caused" and "causes" (or "restore", "restores") meet.
+    """
     for suffix in ("ing", "ies", "es", "ed", "s"):
         if len(term) > len(suffix) + 3 and term.endswith(suffix):
-            return term[: -len(suffix)] + ("y" if suffix == "ies" else "")
-    return term
+            term = term[: -len(suffix)] + ("y" if suffix == "ies" else "")
+            break
+    return term[:-1] if len(term) > 4 and term.endswith("e") else term
 
 
 def terms(text: str) -> list[str]:
@@ -75,12 +81,34 @@ def split_sentences(text: str) -> list[str]:
 
     Markdown line markup (headings, bullets, quotes, numbered items) is stripped.
     """
-    out: list[str] = []
-    for line in text.splitlines():
-        line = _LINE_MARKUP.sub("", line).strip()
+    return [sentence for sentence, _ in _sentences(text)]
+
+
+def _sentences(text: str) -> list[tuple[str, bool]]:
+    """(sentence, from a heading line) for each sentence of `text`, in order.
+
+    A line that continues a sentence wrapped in its paragraph (no markup of its own, a lower-case
+    start, under a non-blank line that is no heading and ends no sentence) joins it, as Markdown
+    renders a hard-wrapped paragraph; a line per item or per speaker stays its own.
+    """
+    lines: list[tuple[str, bool]] = []
+    joinable = False
+    for raw in text.splitlines():
+        raw = _BLOCK_ID.sub("", raw)
+        heading = bool(_HEADING.match(raw))
+        line = _LINE_MARKUP.sub("", raw).strip()
         if not line:
+            joinable = False
             continue
-        out.extend(part.strip() for part in _SENTENCE_END.split(line) if part.strip())
+        if (joinable and not heading and line == raw.strip() and line[:1].islower()
+                and not lines[-1][0].endswith((".", "!", "?", ":", ";"))):
+            lines[-1] = (lines[-1][0] + " " + line, False)
+        else:
+            lines.append((line, heading))
+        joinable = not heading and not line.startswith("```")
+    out: list[tuple[str, bool]] = []
+    for line, heading in lines:
+        out.extend((part.strip(), heading) for part in _SENTENCE_END.split(line) if part.strip())
     return out
 
 
@@ -121,18 +149,30 @@ def _answer_type_ok(question: str, sentence: str) -> bool:
 
 
 def rank_sentences(slice_text: str, question: str) -> list[tuple[int, float, str]]:
-    """(position, score, sentence) for every sentence with a positive score, best first."""
-    sentences = split_sentences(slice_text)
-    scores = bm25_scores([terms(s) for s in sentences], terms(question))
-    ranked = []
-    for i, (score, sentence) in enumerate(zip(scores, sentences, strict=True)):
+    """(position, score, sentence) for every sentence with a positive score, best first.
+
+    A heading (a note's title, which a rendered slice repeats above a body that often opens
+    with the same `# Title`) names a topic and answers nothing: headings rank only when no
+    body sentence scores. A sentence the slice repeats ranks once, at its first position.
+    """
+    pairs = _sentences(slice_text)
+    scores = bm25_scores([terms(s) for s, _ in pairs], terms(question))
+    body: list[tuple[int, float, str]] = []
+    headings: list[tuple[int, float, str]] = []
+    seen: set[str] = set()
+    for i, (score, (sentence, heading)) in enumerate(zip(scores, pairs, strict=True)):
         if score <= 0.0 or len(_words(sentence)) < MIN_TOKENS:
             continue
         if _METADATA.match(sentence):
             continue
+        key = " ".join(_words(sentence))
+        if key in seen:
+            continue
+        seen.add(key)
         if _answer_type_ok(question, sentence):
             score *= ANSWER_TYPE_BOOST
-        ranked.append((i, score, sentence))
+        (headings if heading else body).append((i, score, sentence))
+    ranked = body or headings
     ranked.sort(key=lambda r: (-r[1], r[0]))
     return ranked
 

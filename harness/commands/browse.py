@@ -8,7 +8,8 @@ import argparse
 from typing import Any
 
 from harness.compose import open_vault
-from harness.config import load
+from harness.config import Config, load
+from harness.config_file import user_path
 from vault import Vault, corpus_chunks
 
 from . import vault_commands
@@ -66,6 +67,11 @@ def print_status(doc: dict[str, Any]) -> None:
           + ("not checked (--no-dense)" if pending is None else f"{pending} pending"
              + (" (run `rmh index`)" if pending else "")))
     print(f"fusion      {index.get('calibration', 'off')}")
+    rerank = doc.get("rerank")
+    if rerank is not None:  # the cross-encoder's folder, or how to plug one in
+        print("rerank      " + (f"{rerank['model_dir']} (top {rerank['top_n']}, keep "
+                                 f"{rerank['keep']})" if rerank["model_dir"] else
+                                 "off: no model ([rerank] model_dir or RMH_RERANK_MODEL)"))
     refused = doc.get("sandbox_refused")
     print(f"sandbox     {doc['sandbox'] or 'none: code execution refused'}"
           + (f" ({refused})" if refused else ""))
@@ -87,13 +93,22 @@ def print_status(doc: dict[str, Any]) -> None:
               f"{'yes' if learning['replay_matches'] else 'NO (run rmh replay)'}")
 
 
+def rerank_report(cfg: Config) -> dict[str, Any]:
+    """The configured cross-encoder (loaded and tried when the vault opened): its folder,
+    `top_n` and `keep` (at most `top_n`); `model_dir` None when none is configured."""
+    section = cfg.rerank
+    return {"model_dir": str(user_path(section.model_dir)) if section.model_dir else None,
+            "top_n": section.top_n, "keep": min(section.keep, section.top_n)}
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     from harness.llm_provider import describe
 
     dense = not args.no_dense
     cfg = load(vault=args.vault)
     with open_vault(cfg, dense=dense) as v:
-        doc = {**status_report(v, dense=dense), "llm": describe(cfg.llm)}
+        doc = {**status_report(v, dense=dense), "rerank": rerank_report(cfg),
+               "llm": describe(cfg.llm)}
         if args.json:
             emit(args, doc, "")
         else:

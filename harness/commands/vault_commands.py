@@ -118,13 +118,17 @@ def edit_input(given: Any) -> dict[str, Any]:
     return {"text": stdin_text()}
 
 
+def _notes(count: int) -> str:
+    return f"{count} note" if count == 1 else f"{count} notes"
+
+
 def render_listing(args: argparse.Namespace, page: dict[str, Any]) -> tuple[Any, str]:
     lines = []
     for item in page["items"]:
         if "folder" in item:
-            lines.append(f"{item['folder']}/  ({item['notes']} notes)")
+            lines.append(f"{item['folder']}/  ({_notes(item['notes'])})")
         elif "tag" in item:
-            lines.append(f"#{item['tag']}  ({item['notes']} notes)")
+            lines.append(f"#{item['tag']}  ({_notes(item['notes'])})")
         elif "modified" in item:
             lines.append(f"{item['modified']}  {item['note']}")
         else:

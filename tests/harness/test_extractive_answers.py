@@ -81,3 +81,15 @@ def test_default_broker_is_extractive_and_counts_budget() -> None:
         assert answer.startswith(LABEL) and "brother" in answer
         assert broker.batch([(NOTES, "Who is Bob?"), (NOTES, "ramen?")], budget)[0] == answer
         assert budget.report()["calls"] == 2 and budget.report()["cache_hits"] == 1
+
+
+def test_a_wrapped_sentence_joins_but_a_line_per_speaker_stays_its_own() -> None:
+    assert split_sentences("Root cause: a rebalance storm\nbecause the timeout was 6 s.") == [
+        "Root cause: a rebalance storm because the timeout was 6 s."
+    ]
+    assert split_sentences("Alice: hi there\nBob: where do you live\nok then") == [
+        "Alice: hi there", "Bob: where do you live ok then"
+    ]
+    assert split_sentences("Standup 09:30 daily.\nretro on Fridays") == [
+        "Standup 09:30 daily.", "retro on Fridays"
+    ]

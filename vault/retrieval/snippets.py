@@ -4,7 +4,8 @@ A search hit carries a snippet so an agent can judge it without reading the note
 is deterministic and lexical (no model):
 1. the body is made readable on one line per passage: wiki-links show their alias or target
    (`[[Auth Service|auth]]` -> "auth"), runs of white space collapse; heading lines are
-   left out (they mostly repeat the title) unless the note has nothing else;
+   left out (they mostly repeat the title) unless the note has nothing else, and so is a
+   block id ending a line (` ^idem`, which Obsidian does not show: `[[Note#^idem]]` names it);
 2. it is cut into passages: sentences (ending in . ! ?) within lines;
 3. each passage scores (distinct query content terms it contains, query content-term
    occurrences); the best score wins, the earliest passage on a tie (a total order);
@@ -38,6 +39,7 @@ _HEADING = re.compile(r"^\s{0,3}#{1,6}(?:\s+|$)")
 # token ("1.2", "example.com", "diagram.png") does not end it.
 _SENTENCE = re.compile(r".*?(?:[.!?]+(?=\s|$)|$)")
 _SPACE = re.compile(r"\s+")
+_BLOCK_ID = re.compile(r"(?:^|\s)\^[A-Za-z0-9-]+\s*$")
 
 
 def readable(body: str) -> list[str]:
@@ -47,6 +49,7 @@ def readable(body: str) -> list[str]:
     passages: list[str] = []
     headings: list[str] = []
     for line in text.splitlines():
+        line = _BLOCK_ID.sub("", line)
         if _HEADING.match(line):  # a heading usually repeats the title: a passage of last resort
             headings.append(_SPACE.sub(" ", _HEADING.sub("", line)).strip())
             continue
