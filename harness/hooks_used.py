@@ -19,6 +19,8 @@ import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from vault import held_state
+
 JOURNAL_DIR = "hooks"
 USED_FILE = "used.json"
 USED_MAX = 50
@@ -43,7 +45,7 @@ def session_journal(root: Path, session: str) -> Path:
     safe = re.sub(r"[^\w.-]", "-", session)[:120]
     if safe != session:
         safe += "-" + hashlib.sha256(session.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    return root / ".rmh" / JOURNAL_DIR / f"{safe}.jsonl"
+    return held_state(root) / JOURNAL_DIR / f"{safe}.jsonl"
 
 
 def journal_shown(root: Path, session: str, prompt: str, notes: list[str],
@@ -96,7 +98,7 @@ def remember_used(root: Path, notes: list[str]) -> None:
 
 def update_used(root: Path, change: Callable[[list[str]], list[str]]) -> None:
     """Replace the list of notes used lately by `change` of it, under the folder's lock."""
-    path = root / ".rmh" / JOURNAL_DIR / USED_FILE
+    path = held_state(root) / JOURNAL_DIR / USED_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
     from vault import replace_whole  # whole, never through a link planted at a name
 
@@ -107,7 +109,7 @@ def update_used(root: Path, change: Callable[[list[str]], list[str]]) -> None:
 
 def used_lately(root: Path) -> list[str]:
     """The notes used lately (`remember_used`), most recent first."""
-    path = root / ".rmh" / JOURNAL_DIR / USED_FILE
+    path = held_state(root) / JOURNAL_DIR / USED_FILE
     if not path.is_file():  # a FIFO would be read forever
         return []
     try:

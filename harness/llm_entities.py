@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import prompts
-from vault import Cancelled, IngestStopped, checkpoint, operation_made
+from vault import Cancelled, IngestStopped, checkpoint, connect_state, held_state, operation_made
 
 from .config import Config, ConfigError
 from .errors import Refused
@@ -129,7 +129,7 @@ class Cache:
     """VAULT/.rmh/entities-llm.sqlite: key -> the entities of a well-formed answer."""
 
     def __init__(self, root: Path, done: Callable[[], object] = lambda: None) -> None:
-        self.path = root / ".rmh" / CACHE_FILE
+        self.path = held_state(root) / CACHE_FILE  # never a folder swapped in meanwhile
         self.done = done  # after each transaction's COMMIT: the fault-injection count
 
     def get(self, keys: Sequence[str]) -> dict[str, tuple[str, ...]]:
@@ -190,7 +190,7 @@ class Cache:
         return ""
 
     def _put(self, rows: Sequence[tuple[str, str, str, tuple[str, ...]]]) -> None:
-        conn = sqlite3.connect(str(self.path), timeout=10.0)
+        conn = connect_state(self.path, timeout=10.0)
         try:
             with conn:
                 conn.execute("CREATE TABLE IF NOT EXISTS answers(key TEXT PRIMARY KEY, "
@@ -222,13 +222,13 @@ def forget(root: Path, needles: Sequence[str], done: Callable[[], object] = lamb
     proof found it: the erasure ended incomplete for every vault that had used the LLM."""
     from vault import mentioning
 
-    path = root / ".rmh" / CACHE_FILE
+    path = held_state(root) / CACHE_FILE
     if path.is_symlink():  # not rmh's file (its rows are another program's): the link goes
         path.unlink()
     if not path.is_file():
         return 0
     names = mentioning(needles)
-    conn = sqlite3.connect(str(path), timeout=10.0)
+    conn = connect_state(path, timeout=10.0)
     try:
         gone = [k for k, v in conn.execute("SELECT key, entities FROM answers") if names(v)]
         with conn:
