@@ -46,15 +46,18 @@ def _descriptors() -> dict[int, tuple[int, int]]:
     return out
 
 
-def connect_held(folder: int, path: Path, options: dict[str, Any]) -> sqlite3.Connection:
+def connect_held(folder: int, path: Path, options: dict[str, Any], mode: str = "rw"
+                 ) -> sqlite3.Connection:
     """`sqlite3.connect` of `path` (`/proc/self/fd/N/NAME`) checked to be the held folder's
-    NAME (module docstring)."""
+    NAME (module docstring); `mode` "ro": only read, and nothing made first."""
     name = path.name
-    with contextlib.suppress(FileExistsError):  # an existing folder or FIFO: SQLite says so
-        os.close(os.open(name, _CREATE, 0o644, dir_fd=folder))
+    if mode == "rw":
+        with contextlib.suppress(FileExistsError):  # an existing folder or FIFO: SQLite says
+            os.close(os.open(name, _CREATE, 0o644, dir_fd=folder))
     before = _descriptors()
     where = Path(os.path.realpath(path.parent), name)
-    conn: sqlite3.Connection = sqlite3.connect(f"{where.as_uri()}?mode=rw", uri=True, **options)
+    conn: sqlite3.Connection = sqlite3.connect(f"{where.as_uri()}?mode={mode}", uri=True,
+                                               **options)
     try:
         _check(folder, name, before)  # the file itself, before SQLite reads or writes it
         _still_named(folder, where.parent, name)  # SQLite opens NAME-wal, NAME-shm by it

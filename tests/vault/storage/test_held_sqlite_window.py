@@ -11,6 +11,7 @@ moved-file check still can reach it: NOTES-STORE13.md.)"""
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 from typing import Any
@@ -42,4 +43,42 @@ def test_a_swap_after_the_connect_is_refused_before_sqlite_opens_its_wal_there(
     with pytest.raises(PathRefused):
         migrations.connect(Path(anchor.path) / "index.sqlite").close()
     assert sorted(os.listdir(outside)) == []  # main: index.sqlite-shm, index.sqlite-wal
+    anchor.close()
+
+
+def test_the_id_floor_never_reads_the_ledger_of_a_folder_swapped_in(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The index's id floor read `learned.sqlite` by the name `resolve` gave: `.rmh` swapped
+    for a symlink to another vault's between that and SQLite's open, it read that vault's
+    ledger (its highest note id, and a `-shm` made there)."""
+    import sqlite3
+
+    from vault.learning.ledger import Ledger
+    from vault.learning.read_only import highest_note_id
+
+    root, other = tmp_path / "v", tmp_path / "other"
+    for folder, note in ((root, 5), (other, 1000)):
+        Vault.init(folder).close()
+        Ledger.open(folder / ".rmh" / "learned.sqlite", clock=lambda: 0.0).close()
+        with contextlib.closing(sqlite3.connect(folder / ".rmh" / "learned.sqlite")) as conn, conn:
+            conn.execute("INSERT INTO gone(note) VALUES (?)", (note,))  # a note it knew
+    anchor = StateAnchor(str(root.resolve()), ".rmh", required=True)
+    real_connect = sqlite3.connect
+
+    def connect(*args: Any, **kwargs: Any) -> sqlite3.Connection:  # swapped at the open
+        if not os.path.islink(root / ".rmh"):
+            os.rename(root / ".rmh", root / ".rmh-away")
+            os.symlink(other / ".rmh", root / ".rmh")
+        conn: sqlite3.Connection = real_connect(*args, **kwargs)
+        return conn
+
+    before = sorted(os.listdir(other / ".rmh"))
+    monkeypatch.setattr(sqlite3, "connect", connect)
+    try:
+        floor: int | None = highest_note_id(Path(anchor.path) / "learned.sqlite")
+    except PathRefused:
+        floor = None
+    monkeypatch.undo()
+    assert floor in (None, highest_note_id(root / ".rmh-away" / "learned.sqlite"))
+    assert sorted(os.listdir(other / ".rmh")) == before  # main: learned.sqlite-shm made there
     anchor.close()
