@@ -11,6 +11,7 @@ Parallel client sessions on one vault end at once (terminals closed together; Co
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import json
@@ -54,7 +55,8 @@ def journal_shown(root: Path, session: str, prompt: str, notes: list[str],
     write, under the folder's lock (`forget` rewriting the file would drop it), never through
     a link planted there (one is removed; O_NOFOLLOW). A line a killed or full-disk write cut
     (no newline at the end) is ended first, so it never swallows this one (FIX37: the two
-    were read as one bad line, both dropped). `done`: after the write (the fault count)."""
+    were read as one bad line, both dropped); one this write could not finish (a full disk
+    took part of it) is taken back, OSError. `done`: after the write (the fault count)."""
     path = session_journal(root, session)
     path.parent.mkdir(parents=True, exist_ok=True)
     line = json.dumps({"prompt": prompt[:PROMPT_CHARS], "notes": notes}, ensure_ascii=False)
@@ -66,7 +68,10 @@ def journal_shown(root: Path, session: str, prompt: str, notes: list[str],
         try:
             size = os.fstat(fd).st_size
             cut = size > 0 and os.pread(fd, 1, size - 1) != b"\n"
-            os.write(fd, (("\n" if cut else "") + line + "\n").encode("utf-8"))
+            data = (("\n" if cut else "") + line + "\n").encode("utf-8")
+            if os.write(fd, data) != len(data):  # a full disk took part of it: none stays
+                os.ftruncate(fd, size)  # (STORE13: the hook said done, its line was cut)
+                raise OSError(errno.ENOSPC, "no room for the whole journal line", str(path))
         finally:
             os.close(fd)
     done()
