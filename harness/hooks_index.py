@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from vault import connect_state, held_state
 
-from .hooks_used import JOURNAL_DIR, PROMPT_CHARS, journal_lock, update_used
+from .hooks_used import JOURNAL_DIR, PROMPT_CHARS, journal_lock, state_or_plain, update_used
 from .hooks_used import USED_FILE as USED_FILE
 from .hooks_used import journal_shown as journal_shown  # the session journals: hooks_used.py
 from .hooks_used import remember_used as remember_used  # still importable from here
@@ -80,7 +80,10 @@ class Row:
 
 
 def index_path(root: Path) -> Path:
-    return held_state(root) / INDEX_FILE  # never a folder swapped in meanwhile
+    """`.rmh/hooks.sqlite` of the held `.rmh/` (never a folder swapped in meanwhile); of a
+    folder with no `.rmh/` (no vault, or its `.rmh` away for the moment) the plain path,
+    where nothing is found: nothing makes a folder on the way to it."""
+    return state_or_plain(root) / INDEX_FILE
 
 
 def _connect(path: Path) -> sqlite3.Connection:

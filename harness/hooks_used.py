@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from vault import held_state
+from vault import NotAVault, held_state
 
 JOURNAL_DIR = "hooks"
 USED_FILE = "used.json"
@@ -41,12 +41,23 @@ def _locked(folder: Path) -> Iterator[None]:
 journal_lock = _locked  # hooks_index.forget's rewrite of a session journal holds it too
 
 
-def session_journal(root: Path, session: str) -> Path:
-    """One file per session: a name changed to be safe ("a/b", "a:b") or cut gets a hash."""
+def state_or_plain(root: Path) -> Path:
+    """The held `.rmh/` (vault held_state), or the plain `root/.rmh` when there is none (no
+    vault; its `.rmh` renamed away for the moment): for reading, and for writes that make
+    no folder (a missing `.rmh` is never made again here: a vault's state reset, STORE13)."""
+    try:
+        return held_state(root)
+    except NotAVault:
+        return root / ".rmh"
+
+
+def session_journal(root: Path, session: str, state: Path | None = None) -> Path:
+    """One file per session: a name changed to be safe ("a/b", "a:b") or cut gets a hash.
+    In `state` (default: `state_or_plain`)."""
     safe = re.sub(r"[^\w.-]", "-", session)[:120]
     if safe != session:
         safe += "-" + hashlib.sha256(session.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    return held_state(root) / JOURNAL_DIR / f"{safe}.jsonl"
+    return (state or state_or_plain(root)) / JOURNAL_DIR / f"{safe}.jsonl"
 
 
 def journal_shown(root: Path, session: str, prompt: str, notes: list[str],
@@ -57,7 +68,7 @@ def journal_shown(root: Path, session: str, prompt: str, notes: list[str],
     (no newline at the end) is ended first, so it never swallows this one (FIX37: the two
     were read as one bad line, both dropped); one this write could not finish (a full disk
     took part of it) is taken back, OSError. `done`: after the write (the fault count)."""
-    path = session_journal(root, session)
+    path = session_journal(root, session, held_state(root))  # a vault's `.rmh`, never made
     path.parent.mkdir(parents=True, exist_ok=True)
     line = json.dumps({"prompt": prompt[:PROMPT_CHARS], "notes": notes}, ensure_ascii=False)
     with _locked(path.parent):
@@ -114,7 +125,7 @@ def update_used(root: Path, change: Callable[[list[str]], list[str]]) -> None:
 
 def used_lately(root: Path) -> list[str]:
     """The notes used lately (`remember_used`), most recent first."""
-    path = held_state(root) / JOURNAL_DIR / USED_FILE
+    path = state_or_plain(root) / JOURNAL_DIR / USED_FILE
     if not path.is_file():  # a FIFO would be read forever
         return []
     try:

@@ -42,6 +42,7 @@ from vault import Cancelled, IngestStopped, checkpoint, connect_state, held_stat
 
 from .config import Config, ConfigError
 from .errors import Refused
+from .hooks_used import state_or_plain
 
 CACHE_FILE = "entities-llm.sqlite"
 PROMPT = "entities"
@@ -129,8 +130,15 @@ class Cache:
     """VAULT/.rmh/entities-llm.sqlite: key -> the entities of a well-formed answer."""
 
     def __init__(self, root: Path, done: Callable[[], object] = lambda: None) -> None:
-        self.path = held_state(root) / CACHE_FILE  # never a folder swapped in meanwhile
+        self.root = root
         self.done = done  # after each transaction's COMMIT: the fault-injection count
+
+    @property
+    def path(self) -> Path:
+        """The file in the held `.rmh/` (vault held_state: never a folder swapped in since),
+        found at each use: an ingest makes the vault after this cache is read (no `.rmh` yet:
+        the plain path, where nothing is found)."""
+        return state_or_plain(self.root) / CACHE_FILE
 
     def get(self, keys: Sequence[str]) -> dict[str, tuple[str, ...]]:
         """The cached entities of `keys`. The file is derived: one SQLite cannot read (not a
@@ -163,8 +171,9 @@ class Cache:
         folder, a FIFO): no answer could be kept. Before, a folder was "sqlite3.Operational
         Error: disk I/O error" (PLUG6)."""
         if self.path.exists() and not self.path.is_file() and not self.path.is_symlink():
-            raise Refused("cache_unusable", f"{self.path} is not a file, so no LLM answer can "
-                          "be cached: move it away (rmh makes the file again)")
+            raise Refused("cache_unusable", f"{self.root / '.rmh' / CACHE_FILE} is not a file, "
+                          "so no LLM answer can be cached: move it away (rmh makes the file "
+                          "again)")
 
     def put(self, rows: Sequence[tuple[str, str, str, tuple[str, ...]]]) -> str:
         """Store (key, model, prompt version, entities) rows; "" or why they were not (the
@@ -172,7 +181,7 @@ class Cache:
         traceback that ended the ingest after the model had answered, PLUG6)."""
         if not rows:
             return ""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        held_state(self.root, create=True)  # an ingest into a new vault: made now, as before
         if self.path.is_symlink():  # its table went into the file it named: derived, dropped
             self.path.unlink()
         if self.path.exists() and not self.path.is_file():  # made while the model answered
