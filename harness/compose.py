@@ -39,6 +39,7 @@ from vault import (
     Vault,
     VaultError,
     answer_uses,
+    held_state,
     is_disk_full,
     no_space,
     open_read_only_ledger,
@@ -96,7 +97,7 @@ def open_ledger(root: Path, *, create: bool = False, recover: bool = True,
     and those with no recorded process idle for longer than `stale_session_s`. On a full
     disk that recovery waits for a later process (a warning says so). `limits`: the log's
     bounds (default: the vault's configuration, `ledger_limits`)."""
-    state = Vault.state_dir(root, create=create)
+    state = held_state(root, create=create)  # never a folder swapped in meanwhile
     if not writable(str(state), LEDGER_FILE):
         raise ReadOnlyVault(LEDGER_FILE)
     cfg = load(vault=root)
@@ -126,7 +127,7 @@ def liveness(ledger: Ledger, root: Path, locks: SessionLocks | None = None
              ) -> Callable[[str], bool | None]:
     """Is an open session alive? True / False from the process and lock its start event
     recorded (vault SessionLocks.verdict), None when it recorded none."""
-    held = locks if locks is not None else SessionLocks(root / ".rmh" / SESSIONS_DIR)
+    held = locks if locks is not None else SessionLocks(held_state(root) / SESSIONS_DIR)
     return lambda session: held.verdict(session, ledger.session_owner(session))
 
 

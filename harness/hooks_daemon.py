@@ -44,6 +44,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from vault import held_state
+
 from .hooks_client import (
     CLIENT_TIMEOUT_S,
     SETTINGS,
@@ -69,7 +71,7 @@ def spawn(root: Path, session: str) -> bool:
     waits for it to be ready."""
     if socket_path(root) is None or daemon_request(root, {"event": "start", "session": session}):
         return False
-    log = own_file(root / ".rmh" / LOG, "ab")  # handed to the child
+    log = own_file(held_state(root) / LOG, "ab")  # handed to the child
     try:
         subprocess.Popen([sys.executable, "-m", "harness", "--vault", str(root),
                           "hooks", "daemon", "--session", session], stdin=subprocess.DEVNULL,

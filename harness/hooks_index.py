@@ -33,7 +33,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .hooks_used import JOURNAL_DIR, PROMPT_CHARS, journal_lock, update_used
+from vault import connect_state, held_state
+
+from .hooks_used import JOURNAL_DIR, PROMPT_CHARS, journal_lock, state_or_plain, update_used
 from .hooks_used import USED_FILE as USED_FILE
 from .hooks_used import journal_shown as journal_shown  # the session journals: hooks_used.py
 from .hooks_used import remember_used as remember_used  # still importable from here
@@ -78,7 +80,10 @@ class Row:
 
 
 def index_path(root: Path) -> Path:
-    return root / ".rmh" / INDEX_FILE
+    """`.rmh/hooks.sqlite` of the held `.rmh/` (never a folder swapped in meanwhile); of a
+    folder with no `.rmh/` (no vault, or its `.rmh` away for the moment) the plain path,
+    where nothing is found: nothing makes a folder on the way to it."""
+    return state_or_plain(root) / INDEX_FILE
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -99,7 +104,7 @@ def _connect(path: Path) -> sqlite3.Connection:
 
 
 def _open_index(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(str(path), timeout=5.0)
+    conn = connect_state(path, timeout=5.0)  # the held folder's file (vault held_state)
     try:
         conn.executescript(_SCHEMA)
         conn.execute("SELECT COUNT(*) FROM notes").fetchone()
@@ -324,7 +329,7 @@ def forget(root: Path, needles: Iterable[str], done: Callable[[], object] = lamb
     needles = list(needles)
     names = mentioning(needles)  # whole words, as the erasure picks notes (vault)
     cut = ending_in_part(needles)
-    folder = root / ".rmh" / JOURNAL_DIR
+    folder = held_state(root) / JOURNAL_DIR
     dead = set(dead_temps(folder, ".*.tmp"))  # a running hook's temporary is its own
     for path in sorted(folder.glob("*")) if folder.is_dir() else []:
         if path.is_symlink():  # not rmh's file: rewriting it changed the file it named

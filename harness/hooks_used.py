@@ -11,6 +11,7 @@ Parallel client sessions on one vault end at once (terminals closed together; Co
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import json
@@ -18,6 +19,8 @@ import os
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
+
+from vault import NotAVault, held_state
 
 JOURNAL_DIR = "hooks"
 USED_FILE = "used.json"
@@ -38,12 +41,23 @@ def _locked(folder: Path) -> Iterator[None]:
 journal_lock = _locked  # hooks_index.forget's rewrite of a session journal holds it too
 
 
-def session_journal(root: Path, session: str) -> Path:
-    """One file per session: a name changed to be safe ("a/b", "a:b") or cut gets a hash."""
+def state_or_plain(root: Path) -> Path:
+    """The held `.rmh/` (vault held_state), or the plain `root/.rmh` when there is none (no
+    vault; its `.rmh` renamed away for the moment): for reading, and for writes that make
+    no folder (a missing `.rmh` is never made again here: a vault's state reset, STORE13)."""
+    try:
+        return held_state(root)
+    except NotAVault:
+        return root / ".rmh"
+
+
+def session_journal(root: Path, session: str, state: Path | None = None) -> Path:
+    """One file per session: a name changed to be safe ("a/b", "a:b") or cut gets a hash.
+    In `state` (default: `state_or_plain`)."""
     safe = re.sub(r"[^\w.-]", "-", session)[:120]
     if safe != session:
         safe += "-" + hashlib.sha256(session.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    return root / ".rmh" / JOURNAL_DIR / f"{safe}.jsonl"
+    return (state or state_or_plain(root)) / JOURNAL_DIR / f"{safe}.jsonl"
 
 
 def journal_shown(root: Path, session: str, prompt: str, notes: list[str],
@@ -52,8 +66,9 @@ def journal_shown(root: Path, session: str, prompt: str, notes: list[str],
     write, under the folder's lock (`forget` rewriting the file would drop it), never through
     a link planted there (one is removed; O_NOFOLLOW). A line a killed or full-disk write cut
     (no newline at the end) is ended first, so it never swallows this one (FIX37: the two
-    were read as one bad line, both dropped). `done`: after the write (the fault count)."""
-    path = session_journal(root, session)
+    were read as one bad line, both dropped); one this write could not finish (a full disk
+    took part of it) is taken back, OSError. `done`: after the write (the fault count)."""
+    path = session_journal(root, session, held_state(root))  # a vault's `.rmh`, never made
     path.parent.mkdir(parents=True, exist_ok=True)
     line = json.dumps({"prompt": prompt[:PROMPT_CHARS], "notes": notes}, ensure_ascii=False)
     with _locked(path.parent):
@@ -64,7 +79,10 @@ def journal_shown(root: Path, session: str, prompt: str, notes: list[str],
         try:
             size = os.fstat(fd).st_size
             cut = size > 0 and os.pread(fd, 1, size - 1) != b"\n"
-            os.write(fd, (("\n" if cut else "") + line + "\n").encode("utf-8"))
+            data = (("\n" if cut else "") + line + "\n").encode("utf-8")
+            if os.write(fd, data) != len(data):  # a full disk took part of it: none stays
+                os.ftruncate(fd, size)  # (STORE13: the hook said done, its line was cut)
+                raise OSError(errno.ENOSPC, "no room for the whole journal line", str(path))
         finally:
             os.close(fd)
     done()
@@ -96,7 +114,7 @@ def remember_used(root: Path, notes: list[str]) -> None:
 
 def update_used(root: Path, change: Callable[[list[str]], list[str]]) -> None:
     """Replace the list of notes used lately by `change` of it, under the folder's lock."""
-    path = root / ".rmh" / JOURNAL_DIR / USED_FILE
+    path = held_state(root) / JOURNAL_DIR / USED_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
     from vault import replace_whole  # whole, never through a link planted at a name
 
@@ -107,7 +125,7 @@ def update_used(root: Path, change: Callable[[list[str]], list[str]]) -> None:
 
 def used_lately(root: Path) -> list[str]:
     """The notes used lately (`remember_used`), most recent first."""
-    path = root / ".rmh" / JOURNAL_DIR / USED_FILE
+    path = state_or_plain(root) / JOURNAL_DIR / USED_FILE
     if not path.is_file():  # a FIFO would be read forever
         return []
     try:

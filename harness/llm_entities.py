@@ -38,10 +38,11 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import prompts
-from vault import Cancelled, IngestStopped, checkpoint, operation_made
+from vault import Cancelled, IngestStopped, checkpoint, connect_state, held_state, operation_made
 
 from .config import Config, ConfigError
 from .errors import Refused
+from .hooks_used import state_or_plain
 
 CACHE_FILE = "entities-llm.sqlite"
 PROMPT = "entities"
@@ -129,8 +130,15 @@ class Cache:
     """VAULT/.rmh/entities-llm.sqlite: key -> the entities of a well-formed answer."""
 
     def __init__(self, root: Path, done: Callable[[], object] = lambda: None) -> None:
-        self.path = root / ".rmh" / CACHE_FILE
+        self.root = root
         self.done = done  # after each transaction's COMMIT: the fault-injection count
+
+    @property
+    def path(self) -> Path:
+        """The file in the held `.rmh/` (vault held_state: never a folder swapped in since),
+        found at each use: an ingest makes the vault after this cache is read (no `.rmh` yet:
+        the plain path, where nothing is found)."""
+        return state_or_plain(self.root) / CACHE_FILE
 
     def get(self, keys: Sequence[str]) -> dict[str, tuple[str, ...]]:
         """The cached entities of `keys`. The file is derived: one SQLite cannot read (not a
@@ -163,8 +171,9 @@ class Cache:
         folder, a FIFO): no answer could be kept. Before, a folder was "sqlite3.Operational
         Error: disk I/O error" (PLUG6)."""
         if self.path.exists() and not self.path.is_file() and not self.path.is_symlink():
-            raise Refused("cache_unusable", f"{self.path} is not a file, so no LLM answer can "
-                          "be cached: move it away (rmh makes the file again)")
+            raise Refused("cache_unusable", f"{self.root / '.rmh' / CACHE_FILE} is not a file, "
+                          "so no LLM answer can be cached: move it away (rmh makes the file "
+                          "again)")
 
     def put(self, rows: Sequence[tuple[str, str, str, tuple[str, ...]]]) -> str:
         """Store (key, model, prompt version, entities) rows; "" or why they were not (the
@@ -172,7 +181,7 @@ class Cache:
         traceback that ended the ingest after the model had answered, PLUG6)."""
         if not rows:
             return ""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        held_state(self.root, create=True)  # an ingest into a new vault: made now, as before
         if self.path.is_symlink():  # its table went into the file it named: derived, dropped
             self.path.unlink()
         if self.path.exists() and not self.path.is_file():  # made while the model answered
@@ -190,7 +199,7 @@ class Cache:
         return ""
 
     def _put(self, rows: Sequence[tuple[str, str, str, tuple[str, ...]]]) -> None:
-        conn = sqlite3.connect(str(self.path), timeout=10.0)
+        conn = connect_state(self.path, timeout=10.0)
         try:
             with conn:
                 conn.execute("CREATE TABLE IF NOT EXISTS answers(key TEXT PRIMARY KEY, "
@@ -222,13 +231,13 @@ def forget(root: Path, needles: Sequence[str], done: Callable[[], object] = lamb
     proof found it: the erasure ended incomplete for every vault that had used the LLM."""
     from vault import mentioning
 
-    path = root / ".rmh" / CACHE_FILE
+    path = held_state(root) / CACHE_FILE
     if path.is_symlink():  # not rmh's file (its rows are another program's): the link goes
         path.unlink()
     if not path.is_file():
         return 0
     names = mentioning(needles)
-    conn = sqlite3.connect(str(path), timeout=10.0)
+    conn = connect_state(path, timeout=10.0)
     try:
         gone = [k for k, v in conn.execute("SELECT key, entities FROM answers") if names(v)]
         with conn:

@@ -135,7 +135,9 @@ from .storage.fileops import replace_whole as replace_whole
 from .storage.intents import journal_stamp as journal_stamp
 from .storage.mentions import ending_in_part as ending_in_part
 from .storage.mentions import mentioning as mentioning
+from .storage.migrations import connect_state as connect_state
 from .storage.paths import path_refusal as path_refusal
+from .storage.state_anchor import held_state as held_state
 from .untyped_errors import storage_error as storage_error
 from .untyped_errors import writable as writable
 

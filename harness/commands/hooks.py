@@ -173,8 +173,9 @@ def _refresh_later(root: Path, client: str, session_id: str) -> None:
 
     from harness.hooks_client import own_file
     from harness.hooks_daemon import LOG
+    from vault import held_state
 
-    log = own_file(root / ".rmh" / LOG, "ab")  # handed to the child
+    log = own_file(held_state(root) / LOG, "ab")  # handed to the child
     try:
         child = subprocess.Popen(
             [sys.executable, "-m", "harness", "--vault", str(root), "hook", "pre-compact",
@@ -192,6 +193,7 @@ def cmd_daemon(args: argparse.Namespace) -> int:
     session-start hook; harness/hooks_daemon.py)."""
     from harness.compose import open_vault
     from harness.hooks_daemon import Daemon, socket_path
+    from vault import held_state
 
     cfg = load(vault=args.vault)
     h = cfg.hooks
@@ -200,6 +202,7 @@ def cmd_daemon(args: argparse.Namespace) -> int:
         print("rmh hooks daemon: the vault's path is too long for a Unix socket",
               file=sys.stderr)
         return 1
+    path = held_state(cfg.require_vault()) / path.name  # its lock, pid, settings too
     with open_vault(cfg, dense=h.dense) as v:
         v.search("warm up", 1, learn=False)  # prepare the engine (and the embedder) now
         daemon = Daemon(v, words=h.prompt_words, k=h.k, min_share=h.min_term_share,

@@ -35,6 +35,7 @@ TURNS = [("Alice", "I started a pottery class with Carla."),
 
 
 def test_a_cut_line_in_the_journal_never_swallows_the_next_one(tmp_path: Path) -> None:
+    (tmp_path / ".rmh").mkdir()  # a vault's: the journals live only in a `.rmh` (STORE13)
     journal_shown(tmp_path, "s1", "first prompt", ["a.md"])
     path = session_journal(tmp_path, "s1")
     path.write_bytes(path.read_bytes() + b'{"prompt": "cut by a kill", "no')  # no newline
@@ -174,6 +175,7 @@ def test_a_prompt_appended_while_forget_rewrites_the_journal_is_kept(
     import vault
     from harness import hooks_index
 
+    (tmp_path / ".rmh").mkdir()  # a vault's: the journals live only in a `.rmh` (STORE13)
     journal_shown(tmp_path, "s1", "about Quillon", ["a.md"])
     journal_shown(tmp_path, "s1", "about the kiln", ["k.md"])
     path = session_journal(tmp_path, "s1")

@@ -41,6 +41,7 @@ CLASHING = [("hook-claude-code-a/b", "hook-claude-code-a:b"),
 
 @pytest.mark.parametrize(("one", "two"), CLASHING)
 def test_parallel_sessions_keep_their_own_journal(tmp_path: Path, one: str, two: str) -> None:
+    (tmp_path / ".rmh").mkdir()  # a vault's: the journals live only in a `.rmh` (STORE13)
     journal_shown(tmp_path, one, "first prompt", ["a.md"])
     journal_shown(tmp_path, two, "second prompt", ["b.md"])
     assert take_shown(tmp_path, one) == [("first prompt", ["a.md"])]

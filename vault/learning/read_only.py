@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import IndexUnusable, ReadOnlyVault
+from ..storage.held_sqlite import connect_held, held_folder
 from ..storage.index_ro import read_only_connection
 from ..storage.linkgraph import Adjacency
 from . import ledger_sql as sql
@@ -93,8 +94,10 @@ def highest_note_id(path: Path) -> int:
     (SQLite's AUTOINCREMENT fails as "database or disk is full")."""
     if not path.is_file():
         return 0
-    try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    held = held_folder(path)  # the held `.rmh/`: never the file a swapped-in folder has
+    try:  # (STORE13: `resolve` gave SQLite the name of that moment)
+        conn = (sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True) if held is None
+                else connect_held(held, path, {}, mode="ro"))
     except sqlite3.DatabaseError:
         return 0
     try:

@@ -46,17 +46,21 @@ def _descriptors() -> dict[int, tuple[int, int]]:
     return out
 
 
-def connect_held(folder: int, path: Path, options: dict[str, Any]) -> sqlite3.Connection:
+def connect_held(folder: int, path: Path, options: dict[str, Any], mode: str = "rw"
+                 ) -> sqlite3.Connection:
     """`sqlite3.connect` of `path` (`/proc/self/fd/N/NAME`) checked to be the held folder's
-    NAME (module docstring)."""
+    NAME (module docstring); `mode` "ro": only read, and nothing made first."""
     name = path.name
-    with contextlib.suppress(FileExistsError):  # an existing folder or FIFO: SQLite says so
-        os.close(os.open(name, _CREATE, 0o644, dir_fd=folder))
+    if mode == "rw":
+        with contextlib.suppress(FileExistsError):  # an existing folder or FIFO: SQLite says
+            os.close(os.open(name, _CREATE, 0o644, dir_fd=folder))
     before = _descriptors()
     where = Path(os.path.realpath(path.parent), name)
-    conn: sqlite3.Connection = sqlite3.connect(f"{where.as_uri()}?mode=rw", uri=True, **options)
+    conn: sqlite3.Connection = sqlite3.connect(f"{where.as_uri()}?mode={mode}", uri=True,
+                                               **options)
     try:
         _check(folder, name, before)  # the file itself, before SQLite reads or writes it
+        _still_named(folder, where.parent, name)  # SQLite opens NAME-wal, NAME-shm by it
         with contextlib.suppress(sqlite3.DatabaseError):  # reported by the caller's first use
             conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()  # -wal, -shm
         _check(folder, name, before)
@@ -64,6 +68,20 @@ def connect_held(folder: int, path: Path, options: dict[str, Any]) -> sqlite3.Co
         conn.close()
         raise
     return conn
+
+
+def _still_named(folder: int, where: Path, name: str) -> None:
+    """PathRefused unless `where` (the text SQLite joins `-wal`, `-shm` to) still names the
+    held folder: a swap since the connect refused before the first read opens them there
+    (STORE13: an empty `-wal` and a `-shm` were made outside; the moment between this and
+    SQLite's open remains, module docstring)."""
+    try:
+        same = os.path.samestat(os.stat(where), os.fstat(folder))
+    except OSError:
+        same = False
+    if not same:
+        raise PathRefused(f".rmh/{name}", "the state folder was swapped while it opened; "
+                          "nothing written")
 
 
 def _check(folder: int, name: str, before: dict[int, tuple[int, int]]) -> None:

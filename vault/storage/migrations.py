@@ -47,6 +47,9 @@ def connect(path: Path | str, **options: Any) -> sqlite3.Connection:
     return conn
 
 
+connect_state = connect  # vault's public name: the harness's own files of the held `.rmh/`
+
+
 def statements(script: str) -> Iterator[str]:
     """The complete SQL statements of `script`, in order (a trigger's body stays whole:
     `sqlite3.complete_statement` decides where each ends)."""

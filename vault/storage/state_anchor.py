@@ -26,9 +26,14 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import threading
 import weakref
+from pathlib import Path
 
 from ..errors import PathRefused
+from .state_folder import state_folder
+
+STATE_DIR = ".rmh"
 
 _FLAGS = (getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0)
           | getattr(os, "O_CLOEXEC", 0))  # O_PATH: no read right needed (another's vault)
@@ -100,3 +105,34 @@ class StateAnchor:
         if closer is not None:
             closer()
             self.path = self.lexical
+
+
+_HELD: dict[str, list[StateAnchor]] = {}  # realpath of a vault -> its anchors, newest last
+_HELD_LOCK = threading.Lock()
+
+
+def held_state(root: Path, *, create: bool = False) -> Path:
+    """`root/.rmh` for a file of rmh's own outside the store (the learning ledger, the hooks'
+    index and journals, the LLM entity cache, the hooks daemon's log), as `/proc/self/fd/N`
+    of that folder held open (module docstring): a file opened, made, removed or connected
+    (`connect_state`) under it lands in the folder checked to be the vault's, even when
+    another process swaps `.rmh` for a symlink in between (STORE13, session 38: the ledger's
+    `-wal`/`-shm` and the daemon's log were made in the folder a symlink named). Found or
+    made as `Vault.state_dir` (NotAVault, PathRefused); PathRefused while `root/.rmh` is not
+    the folder held and cannot be held anew. The descriptors stay open for the process's
+    life (a path handed out never names a reused descriptor); a new one only when `.rmh`
+    was replaced. Without `/proc`: the plain path, as before."""
+    state_folder(root, STATE_DIR, create=create)
+    real = os.path.realpath(root)
+    with _HELD_LOCK:
+        anchors = _HELD.setdefault(real, [])
+        if anchors:
+            try:
+                anchors[-1].check()
+                return Path(anchors[-1].path)
+            except PathRefused:
+                pass
+        anchor = StateAnchor(real, STATE_DIR, required=True)
+        anchor.check()  # the folder held is the one `.rmh` names now
+        anchors.append(anchor)
+        return Path(anchor.path)
