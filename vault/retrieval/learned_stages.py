@@ -93,8 +93,9 @@ def learned_stage(warm: F64, prior: npt.ArrayLike | None, free_prior: npt.ArrayL
     if whole is None or (got is None and final is warm):  # nothing learned acted
         return final
     ok = np.ones(n, dtype=np.bool_) if eligible is None else eligible
+    whole_ = np.asarray(whole, dtype=np.bool_).ravel()  # sign: the prior's (replay.whole_of)
     final, moved = hold_unlicensed(warm if got is None else got.warm, final,
-                                   ok & ~np.asarray(whole, dtype=np.bool_).ravel(), ok & (pr >= 0))
+                                   ok & ~(whole_ & (pr > 0)), ok & ~(whole_ & (pr < 0)))
     if moved:
         stages["prior"] += f"; {moved} held below notes ranked above them without learning"
     return final
