@@ -6,7 +6,7 @@ that keep every learned input below the notes a query names.
     final(d) *= 1 + PRIOR_SCALE free(d), never past a named note      scope.free_prior_stage
     the protect hold once more                                        scope.hold_learned
     the learned channel's hold                                        scope.hold_below
-    the licence hold (v24)                                            scope.hold_unlicensed
+    the licence hold (v24, v25)             scope.hold_unlicensed, scope.floor_unlicensed
 
 The last: the learned expansion channel (learning v6, vault/learning/expansion.py) was fused
 with the query-dependent signals at stage 3, so its lift reaches every later stage; nothing it
@@ -37,6 +37,23 @@ it. The hold of the named notes above, applied to every note; no constant. Measu
 prototype (NOTES-LRN21.md): LoCoMo 1-4 unrelated questions at the second asking -0.0078 ->
 -0.0032, help vault (cites) -0.025 -> 0; first-asking related lift on LoCoMo -0.011.
 Warmth and association (off by default) count as learning-free here.
+
+Learning v25 makes the licence symmetric: what licenses a swap of two notes against the
+learning-free order is evidence wholly about the query on either side, a lift of the note that
+gains (`whole` with q > 0) or a pass-over of the note that loses (`whole` with q < 0: its skip
+bag's strict gate is 1, the query's new pairings and new words counting against it). A skip is
+a preference of the results used over the one skipped in the list it was shown in, for that
+query (Joachims 2002; "click > skip above", Joachims et al. 2005, "Accurately interpreting
+clickthrough data as implicit feedback", SIGIR); a pass-over for another question sharing a
+phrase ("publish site") is no comparison against this query's ranking, any more than a use
+for it is. So (a) a note whose negative score is not wholly about the query still holds the
+lifts that are not (v24 let any lift pass a note with a negative score: the help vault's noisy
+agent, which reads the top 3 whatever they are, passed over "Security and privacy" below a
+page it read for "custom domain for my Publish site", and for "How do I add a password to my
+Publish site?" three Publish pages lifted by a partial gate passed it, MRR 1 -> 0.25); (b)
+its own demotion does not put it below a note that ranked below it without learning unless
+that note's lift is wholly about the query (`floor_unlicensed`, the mirror of the hold). No
+constant; nothing tuned (NOTES-LRN24.md measures it).
 """
 
 from __future__ import annotations
@@ -47,7 +64,14 @@ import numpy as np
 import numpy.typing as npt
 
 from .hits import Scored
-from .scope import free_prior_stage, hold_below, hold_learned, hold_unlicensed, passed_over_stage
+from .scope import (
+    floor_unlicensed,
+    free_prior_stage,
+    hold_below,
+    hold_learned,
+    hold_unlicensed,
+    passed_over_stage,
+)
 
 F64 = npt.NDArray[np.float64]
 Mask = npt.NDArray[np.bool_]
@@ -94,8 +118,12 @@ def learned_stage(warm: F64, prior: npt.ArrayLike | None, free_prior: npt.ArrayL
         return final
     ok = np.ones(n, dtype=np.bool_) if eligible is None else eligible
     whole_ = np.asarray(whole, dtype=np.bool_).ravel()  # sign: the prior's (replay.whole_of)
-    final, moved = hold_unlicensed(warm if got is None else got.warm, final,
-                                   ok & ~(whole_ & (pr > 0)), ok & ~(whole_ & (pr < 0)))
+    lifts, passes = ok & ~(whole_ & (pr > 0)), ok & ~(whole_ & (pr < 0))
+    before = warm if got is None else got.warm
+    final, moved = hold_unlicensed(before, final, lifts, passes)
     if moved:
         stages["prior"] += f"; {moved} held below notes ranked above them without learning"
+    final, kept = floor_unlicensed(before, final, passes, lifts)
+    if kept:
+        stages["prior"] += f"; {kept} kept above notes ranked below them without learning"
     return final
