@@ -1,6 +1,7 @@
 """scope.hold_unlicensed (learning v24): no mover passes a holder ranked above it without
 learning, held movers hold the notes below them at their held scores, and a non-holder (a
-note with a negative learned score) may be passed."""
+note with a negative learned score wholly about the query) may be passed; its mirror
+floor_unlicensed (v25)."""
 
 from __future__ import annotations
 
