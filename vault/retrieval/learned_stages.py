@@ -6,7 +6,7 @@ that keep every learned input below the notes a query names.
     final(d) *= 1 + PRIOR_SCALE free(d), never past a named note      scope.free_prior_stage
     the protect hold once more                                        scope.hold_learned
     the learned channel's hold                                        scope.hold_below
-    the licence hold (v24, v25)             scope.hold_unlicensed, scope.floor_unlicensed
+    the licence hold (v24, v25)                                       scope.hold_unlicensed
 
 The last: the learned expansion channel (learning v6, vault/learning/expansion.py) was fused
 with the query-dependent signals at stage 3, so its lift reaches every later stage; nothing it
@@ -38,22 +38,21 @@ prototype (NOTES-LRN21.md): LoCoMo 1-4 unrelated questions at the second asking 
 -0.0032, help vault (cites) -0.025 -> 0; first-asking related lift on LoCoMo -0.011.
 Warmth and association (off by default) count as learning-free here.
 
-Learning v25 makes the licence symmetric: what licenses a swap of two notes against the
-learning-free order is evidence wholly about the query on either side, a lift of the note that
-gains (`whole` with q > 0) or a pass-over of the note that loses (`whole` with q < 0: its skip
-bag's strict gate is 1, the query's new pairings and new words counting against it). A skip is
-a preference of the results used over the one skipped in the list it was shown in, for that
+Learning v25: a note passed over for this query holds nothing back only when the pass-over is
+wholly about the query (`whole` with q < 0: the strict gate of its skip bag is 1, the query's
+new pairings and new words counting against it as against a use bag); v24 let any lift pass a
+note whose learned score on the query was negative, whatever that score was about. A skip is a
+preference of the results used over the one skipped in the list it was shown in, for that
 query (Joachims 2002; "click > skip above", Joachims et al. 2005, "Accurately interpreting
 clickthrough data as implicit feedback", SIGIR); a pass-over for another question sharing a
-phrase ("publish site") is no comparison against this query's ranking, any more than a use
-for it is. So (a) a note whose negative score is not wholly about the query still holds the
-lifts that are not (v24 let any lift pass a note with a negative score: the help vault's noisy
-agent, which reads the top 3 whatever they are, passed over "Security and privacy" below a
-page it read for "custom domain for my Publish site", and for "How do I add a password to my
-Publish site?" three Publish pages lifted by a partial gate passed it, MRR 1 -> 0.25); (b)
-its own demotion does not put it below a note that ranked below it without learning unless
-that note's lift is wholly about the query (`floor_unlicensed`, the mirror of the hold). No
-constant; nothing tuned (NOTES-LRN24.md measures it).
+phrase is no comparison against this query's ranking, any more than a use for one. Measured
+(NOTES-LRN24.md): the help vault's noisy agent, which reads the top 3 whatever they are,
+passed over "Security and privacy" below pages it read for other "publish site" questions,
+and for "How do I add a password to my Publish site?" three Publish pages lifted by a gate
+partly about it (strict 0.30) passed it, MRR 1 -> 0.25; unrelated at the second asking
+-0.0150 -> 0. Not made symmetric: keeping a note demoted by a partial pass-over above the
+notes below it (the hold's mirror) cost LoCoMo 1-4's first asking -0.0126 [-0.0261, -0.0021].
+No constant; nothing tuned.
 """
 
 from __future__ import annotations
@@ -65,7 +64,6 @@ import numpy.typing as npt
 
 from .hits import Scored
 from .scope import (
-    floor_unlicensed,
     free_prior_stage,
     hold_below,
     hold_learned,
@@ -123,7 +121,4 @@ def learned_stage(warm: F64, prior: npt.ArrayLike | None, free_prior: npt.ArrayL
     final, moved = hold_unlicensed(before, final, lifts, passes)
     if moved:
         stages["prior"] += f"; {moved} held below notes ranked above them without learning"
-    final, kept = floor_unlicensed(before, final, passes, lifts)
-    if kept:
-        stages["prior"] += f"; {kept} kept above notes ranked below them without learning"
     return final

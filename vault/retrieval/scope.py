@@ -204,27 +204,9 @@ def hold_unlicensed(before: F64, after: F64, movers: Mask, holders: Mask) -> tup
     cand = np.flatnonzero((before > 0) | (after > 0))
     if cand.size == 0 or not (movers[cand] & (after[cand] > before[cand])).any():
         return after, 0
-    return _held(before, after, movers, holders & (after > 0), cand)
-
-
-def floor_unlicensed(before: F64, after: F64, fallers: Mask, floors: Mask) -> tuple[F64, int]:
-    """`hold_unlicensed`'s mirror (learning v25): (`after` with every note of `fallers` held
-    up, how many were): no faller falls below a floor note that ranked below it in `before` (a
-    strictly lower score); it stays just above the highest such floor's score as held (or at
-    its own `before` score, if that is lower). Notes no score found (both 0) take no part."""
-    cand = np.flatnonzero((before > 0) | (after > 0))
-    if cand.size == 0 or not (fallers[cand] & (after[cand] < before[cand])).any():
-        return after, 0
-    held, moved = _held(-before, -after, fallers, floors & (after > 0), cand)
-    return -held, moved
-
-
-def _held(before: F64, after: F64, movers: Mask, holders: Mask,
-          cand: npt.NDArray[np.intp]) -> tuple[F64, int]:
-    """The fixed point of `hold_unlicensed` over the notes `cand`."""
     order = cand[np.lexsort((cand, -before[cand]))]
     b, a, mv = before[order], after[order], movers[order]
-    hd = holders[order]
+    hd = holders[order] & (a > 0)
     above = np.searchsorted(-b, -b, side="left")  # how many notes score strictly higher
     out = a
     while True:

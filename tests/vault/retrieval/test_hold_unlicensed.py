@@ -1,13 +1,12 @@
 """scope.hold_unlicensed (learning v24): no mover passes a holder ranked above it without
 learning, held movers hold the notes below them at their held scores, and a non-holder (a
-note with a negative learned score wholly about the query) may be passed; its mirror
-floor_unlicensed (v25)."""
+note with a negative learned score) may be passed."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from vault.retrieval.scope import floor_unlicensed, hold_unlicensed
+from vault.retrieval.scope import hold_unlicensed
 
 
 def order(scores: np.ndarray) -> list[int]:
@@ -41,18 +40,3 @@ def test_nothing_lifted_changes_nothing() -> None:
     held, moved = hold_unlicensed(before, after, np.ones(3, dtype=np.bool_),
                                   np.ones(3, dtype=np.bool_))
     assert held is after and moved == 0
-
-
-def test_a_fall_not_wholly_about_the_query_stays_above_the_notes_below() -> None:
-    """floor_unlicensed (learning v25): a note demoted by evidence not wholly about the query
-    stays just above the highest note that ranked below it without learning, whose own lift
-    does not license the pass; a licensed note (a lift wholly about the query) may pass it."""
-    before = np.array([4.0, 3.9, 2.0, 0.0])
-    after = np.array([3.8, 3.9, 1.0, 0.0])  # note 0 passed over for other questions
-    fallers = np.array([True, True, True, False])
-    held, kept = floor_unlicensed(before, after, fallers, np.ones(4, dtype=np.bool_))
-    assert order(held)[:3] == [0, 1, 2] and kept == 1
-    assert held[0] == np.nextafter(3.9, np.inf) and held[2] == 1.0
-    floors = np.array([True, False, True, True])  # note 1's lift is wholly about the query
-    held, kept = floor_unlicensed(before, after, fallers, floors)
-    assert order(held)[:3] == [1, 0, 2] and kept == 0 and np.array_equal(held, after)
