@@ -30,12 +30,19 @@ def use_gate(ns: NoteState, phrases: Phrases, note: int | None = None) -> float:
 
 
 def whole_of(ns: NoteState, weighted: Phrases | None) -> bool:
-    """Whether the note's learned lift is wholly about the query (v24): q > 0 and its strict
-    topic gate is 1, the gate of `use_gate` without v19's exemption for a note whose own text
-    holds the query's new words (every phrase of the query in its use bag, or a new pairing
-    of its use words). Only such a lift may pass a note the learning-free ranking placed above
-    it (vault/retrieval/scope.py `hold_unlicensed`); False without a query."""
-    return weighted is not None and ns.q > 0.0 and use_gate(ns, weighted) >= WHOLE
+    """Whether the note's learned score is wholly about the query: its strict topic gate is 1,
+    the gate of the bag its sign came from without v19's exemption for a note whose own text
+    holds the query's new words (every phrase of the query in the bag, or for a use bag a new
+    pairing of its use words; the query's new pairings and new words count against a skip
+    bag as against a use bag). Only a lift wholly about the query may pass a note the
+    learning-free ranking placed above it (v24), and only a pass-over wholly about it lets a
+    lift that is not pass the note (v25; vault/retrieval/scope.py `hold_unlicensed`,
+    vault/retrieval/learned_stages.py); False for q = 0 and without a query."""
+    if weighted is None or ns.q == 0.0:
+        return False
+    if ns.q > 0.0:
+        return use_gate(ns, weighted) >= WHOLE
+    return gate_of(weighted, ns.skip_terms) >= WHOLE
 
 
 def prior_of(ns: NoteState, weighted: Phrases | None, note: int | None = None) -> float:

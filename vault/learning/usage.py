@@ -41,7 +41,7 @@ class Learned:
     free: npt.NDArray[np.float64] | None = None  # q (1 - gate) c, or q < 0 (replay.free_of)
     expansion: npt.NDArray[np.float64] | None = None  # replay.expansion_of per note
     asked: Asked = ()  # the query-log neighbours' profiles (vectors.NoteVectors.asked)
-    whole: npt.NDArray[np.bool_] | None = None  # lift wholly about the query (replay.whole_of)
+    whole: npt.NDArray[np.bool_] | None = None  # score wholly about the query (replay.whole_of)
 
     @classmethod
     def none(cls, n: int, clock: float = 0.0) -> Learned:

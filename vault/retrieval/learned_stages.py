@@ -6,7 +6,7 @@ that keep every learned input below the notes a query names.
     final(d) *= 1 + PRIOR_SCALE free(d), never past a named note      scope.free_prior_stage
     the protect hold once more                                        scope.hold_learned
     the learned channel's hold                                        scope.hold_below
-    the licence hold (v24)                                            scope.hold_unlicensed
+    the licence hold (v24, v25)                                       scope.hold_unlicensed
 
 The last: the learned expansion channel (learning v6, vault/learning/expansion.py) was fused
 with the query-dependent signals at stage 3, so its lift reaches every later stage; nothing it
@@ -37,6 +37,22 @@ it. The hold of the named notes above, applied to every note; no constant. Measu
 prototype (NOTES-LRN21.md): LoCoMo 1-4 unrelated questions at the second asking -0.0078 ->
 -0.0032, help vault (cites) -0.025 -> 0; first-asking related lift on LoCoMo -0.011.
 Warmth and association (off by default) count as learning-free here.
+
+Learning v25: a note passed over for this query holds nothing back only when the pass-over is
+wholly about the query (`whole` with q < 0: the strict gate of its skip bag is 1, the query's
+new pairings and new words counting against it as against a use bag); v24 let any lift pass a
+note whose learned score on the query was negative, whatever that score was about. A skip is a
+preference of the results used over the one skipped in the list it was shown in, for that
+query (Joachims 2002; "click > skip above", Joachims et al. 2005, "Accurately interpreting
+clickthrough data as implicit feedback", SIGIR); a pass-over for another question sharing a
+phrase is no comparison against this query's ranking, any more than a use for one. Measured
+(NOTES-LRN24.md): the help vault's noisy agent, which reads the top 3 whatever they are,
+passed over "Security and privacy" below pages it read for other "publish site" questions,
+and for "How do I add a password to my Publish site?" three Publish pages lifted by a gate
+partly about it (strict 0.30) passed it, MRR 1 -> 0.25; unrelated at the second asking
+-0.0150 -> 0. Not made symmetric: keeping a note demoted by a partial pass-over above the
+notes below it (the hold's mirror) cost LoCoMo 1-4's first asking -0.0126 [-0.0261, -0.0021].
+No constant; nothing tuned.
 """
 
 from __future__ import annotations
@@ -47,7 +63,13 @@ import numpy as np
 import numpy.typing as npt
 
 from .hits import Scored
-from .scope import free_prior_stage, hold_below, hold_learned, hold_unlicensed, passed_over_stage
+from .scope import (
+    free_prior_stage,
+    hold_below,
+    hold_learned,
+    hold_unlicensed,
+    passed_over_stage,
+)
 
 F64 = npt.NDArray[np.float64]
 Mask = npt.NDArray[np.bool_]
@@ -93,8 +115,10 @@ def learned_stage(warm: F64, prior: npt.ArrayLike | None, free_prior: npt.ArrayL
     if whole is None or (got is None and final is warm):  # nothing learned acted
         return final
     ok = np.ones(n, dtype=np.bool_) if eligible is None else eligible
-    final, moved = hold_unlicensed(warm if got is None else got.warm, final,
-                                   ok & ~np.asarray(whole, dtype=np.bool_).ravel(), ok & (pr >= 0))
+    whole_ = np.asarray(whole, dtype=np.bool_).ravel()  # sign: the prior's (replay.whole_of)
+    lifts, passes = ok & ~(whole_ & (pr > 0)), ok & ~(whole_ & (pr < 0))
+    before = warm if got is None else got.warm
+    final, moved = hold_unlicensed(before, final, lifts, passes)
     if moved:
         stages["prior"] += f"; {moved} held below notes ranked above them without learning"
     return final
