@@ -285,7 +285,7 @@ def status() -> tuple[bool, str]:
     if isinstance(found, str):
         return False, found
     return True, (f"cgroup v{found.version}: one group per worker in {found.parent}, "
-                  f"weighing one process at rmh's nice value, at most one CPU")
+                  f"weighing what rmh weighs beside it, at most one CPU")
 
 
 def make() -> CpuGroup | None:
