@@ -44,10 +44,10 @@ class TierReport:
         return {
             "bwrap": self.bwrap, "bwrap_detail": self.bwrap_detail,
             "seccomp": self.seccomp, "seccomp_detail": self.seccomp_detail,
+            "cpu_group": self.cpu_group, "cpu_group_detail": self.cpu_group_detail,
             "landlock_abi": self.landlock_abi, "private_root": self.private_root,
             "private_root_detail": self.private_root_detail, "available": list(self.available),
-            "best": self.best, "cpu_group": self.cpu_group,
-            "cpu_group_detail": self.cpu_group_detail,
+            "best": self.best,
         }
 
 
