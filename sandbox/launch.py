@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import cpu_group
 from .config import SandboxConfig, SandboxError
 from .identity import WorkerIdentity, worker_identity
 
@@ -185,6 +186,7 @@ class WorkerProcess:
     from_worker: int
     stdout: int
     stderr: int
+    group: cpu_group.CpuGroup | None = None  # its own cpu cgroup, where one can be made
     _paused: tuple[bool, tuple[int, ...]] | None = None
 
     def kill(self) -> None:
@@ -199,6 +201,8 @@ class WorkerProcess:
         self.proc.wait()
         with _LIVE_LOCK:
             _LIVE.pop(self.proc.pid, None)
+        if self.group is not None:
+            self.group.remove()  # still busy (inner processes dying): at exit, next start
         for fd in (self.to_worker, self.from_worker, self.stdout, self.stderr):
             with contextlib.suppress(OSError):
                 os.close(fd)
@@ -304,8 +308,14 @@ def _popen(argv: list[str], out: int, err: int, fds: tuple[int, ...],
 
 
 def spawn(command: Command) -> WorkerProcess:
-    """Start a worker by its tier's `command` (closed here); the caller sends it the init
-    frame next."""
+    """Start a worker by its tier's `command` (closed here) in its own cpu cgroup where one can
+    be made (cpu_group.py: its processes are moved in before this returns, so before any
+    cell); the caller sends it the init frame next."""
+    try:
+        group = cpu_group.make()
+    except SandboxError:
+        command.close()
+        raise
     to_r, to_w = os.pipe()
     from_r, from_w = os.pipe()
     out_r, out_w = os.pipe()
@@ -317,6 +327,8 @@ def spawn(command: Command) -> WorkerProcess:
     except (OSError, subprocess.SubprocessError) as exc:
         for fd in (to_r, to_w, from_r, from_w, out_r, out_w, err_r, err_w):
             os.close(fd)
+        if group is not None:
+            group.remove()
         raise SandboxError(f"cannot start the worker: {exc}") from exc
     finally:
         command.close()
@@ -326,7 +338,14 @@ def spawn(command: Command) -> WorkerProcess:
         os.close(fd)
     for fd in (to_w, from_r, out_r, err_r):
         os.set_blocking(fd, False)
-    return WorkerProcess(proc, to_w, from_r, out_r, err_r)
+    worker = WorkerProcess(proc, to_w, from_r, out_r, err_r, group)
+    if group is not None:
+        try:
+            group.place(lambda: worker._tree(True) or (proc.pid,))
+        except SandboxError:
+            worker.close()
+            raise
+    return worker
 
 
 _LIVE: dict[int, subprocess.Popen[bytes]] = {}  # every worker spawned and not yet closed
@@ -342,4 +361,9 @@ def kill_all_workers() -> None:
                 os.killpg(pid, signal.SIGKILL)
 
 
-atexit.register(kill_all_workers)
+def _at_exit() -> None:
+    kill_all_workers()
+    cpu_group.remove_all()
+
+
+atexit.register(_at_exit)

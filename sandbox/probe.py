@@ -12,7 +12,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from . import launch, worker_guard
+from . import cpu_group, launch, worker_guard
 from .config import TIER_UNSAFE, SandboxConfig, SandboxError
 from .registry import REGISTRY, Mechanisms, refusal, tier, tier_limits
 from .root_probe import private_root_check
@@ -32,6 +32,8 @@ class TierReport:
     private_root: bool
     private_root_detail: str
     available: tuple[str, ...]
+    cpu_group: bool = False  # each worker in its own cpu cgroup (cpu_group.py)
+    cpu_group_detail: str = ""
 
     @property
     def best(self) -> str | None:
@@ -42,6 +44,7 @@ class TierReport:
         return {
             "bwrap": self.bwrap, "bwrap_detail": self.bwrap_detail,
             "seccomp": self.seccomp, "seccomp_detail": self.seccomp_detail,
+            "cpu_group": self.cpu_group, "cpu_group_detail": self.cpu_group_detail,
             "landlock_abi": self.landlock_abi, "private_root": self.private_root,
             "private_root_detail": self.private_root_detail, "available": list(self.available),
             "best": self.best,
@@ -128,8 +131,13 @@ def _probe(worker_user: str) -> TierReport:
     root = private_root_check()
     found = Mechanisms(bwrap, seccomp, abi, root.namespace, root.read_only_tree)
     tiers = tuple(t.name for t in REGISTRY.values() if t.works(found))  # strongest first
+    group, group_detail = cpu_group.status()
+    if not group:
+        group_detail += ("; workers share the supervisor's cpu cgroup: a cell's threads are "
+                         "bounded by its deadline only (README, Known limits)")
     return TierReport(bwrap, bwrap_detail, seccomp, seccomp_detail, abi, root.namespace,
-                      root.detail or "the worker's own mount namespace, read-only mounts", tiers)
+                      root.detail or "the worker's own mount namespace, read-only mounts", tiers,
+                      group, group_detail)
 
 
 def choose_tier(config: SandboxConfig, *, warn: bool = True) -> str:
