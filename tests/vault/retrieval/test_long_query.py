@@ -13,6 +13,7 @@ from vault.notes.text import content_terms, tokenize
 from vault.retrieval.derived import build_derived
 from vault.retrieval.fusion import long_query
 from vault.retrieval.pipeline import SearchEngine, SearchParams
+from vault.retrieval.signals import conjunctive
 from vault.retrieval.signals.conjunctive import ConjunctiveIndex
 from vault.shift import Shift
 
@@ -53,10 +54,17 @@ def test_the_median_is_exact_and_follows_every_edit() -> None:
     assert ConjunctiveIndex.from_texts([]).median_terms == 0.0
 
 
-def test_the_median_is_saved_with_the_index(tmp_path: Path) -> None:
+def test_the_median_is_saved_with_the_index(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
     c = make_corpus(incident_reports()[:30])
     fresh = build_derived(c)
     build_derived(c, str(tmp_path))  # builds and saves
+
+    def no_pass(*_: object) -> None:
+        raise AssertionError("the notes were read again")
+
+    monkeypatch.setattr(conjunctive, "coded", no_pass)
+    monkeypatch.setattr(conjunctive, "term_count", no_pass)
     loaded = build_derived(c, str(tmp_path))  # reads the store: no pass over the notes
     assert loaded.conj.terms.tolist() == fresh.conj.terms.tolist()
     assert loaded.conj.median_terms == fresh.conj.median_terms > 0
