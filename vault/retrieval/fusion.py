@@ -312,6 +312,31 @@ def gate(weights: Mapping[str, float], signals: Mapping[str, F64], m: int = REDU
     return out, f", conjunctive x{1.0 - j:.2f}: its head shares {j:.2f} with bm25's"
 
 
+def long_query(weights: Mapping[str, float], query_terms: int, note_terms: float
+               ) -> tuple[dict[str, float], str]:
+    """The fusion weights for one query: `weights`, the conjunctive channel's 0 when the query
+    has more content terms than the vault's median note (`note_terms`, signals/conjunctive.py
+    `median_terms`), and a report for the receipt.
+
+    The channel's units are a note's terms and its pairs of near terms (unit_codes.py); its
+    evidence is a pair of the query's terms held inside one note. A query longer than most
+    notes cannot be held whole by them: its pairs are spread over notes that each hold a part,
+    and the pair channel adds to BM25's count of the same shared words a second, correlated
+    lexical vote (Lee 1997; Vogt & Cottrell 1999, fusion loses with the correlation of its
+    inputs) that outvotes the dense channel, the one that reads the query whole. The bound is
+    the vault's own note length, as the second pass stands aside for a query no passage can
+    hold (second_pass.py); no constant. A query with as many terms as the median note, or
+    fewer (every LoCoMo, LongMemEval and SciFact question but a few), keeps the channel.
+    Measured in session 38 (NOTES-FUS38.md 3b, NOTES-FUS39.md); the rule was written after
+    seeing titlecorpus's query lengths (sentences asked of one-line titles)."""
+    out = dict(weights)
+    if not out.get("conjunctive") or query_terms <= note_terms:
+        return out, ""
+    out["conjunctive"] = 0.0
+    return out, (f", conjunctive x0: the query's {query_terms} content terms are more than "
+                 f"the median note's {note_terms:g}")
+
+
 def by_fused(fusion: Fusion) -> I64:
     """`top(fusion.fused, n)`: the notes with a positive fused score, best first, looked for
     in the fusion's support when it has one (every positive score is there)."""

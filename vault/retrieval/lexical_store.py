@@ -40,7 +40,8 @@ from .signals.conjunctive import ConjunctiveIndex
 from .signals.postings import Postings
 from .signals.vocabulary import Vocabulary
 
-VERSION = 3  # of the file: 2 was an .npz; 3: a mapped file
+VERSION = 4  # of the file: 2 was an .npz; 3: a mapped file; 4: each note's content terms
+# (conjunctive.py `terms`, the median note length fusion.py's `long_query` reads)
 DIGEST_VERSION = 8  # of what a build derives from (2: BM25 over stems; 3: the
 # conjunctive units of a note's first MAX_NOTE_TERMS content terms, signals/unit_codes.py;
 # 4: frontmatter tags beside the description, bm25.py `described`; 5: bigrams of scripts
@@ -103,7 +104,8 @@ def save(folder: str | Path, digest: str, bm25: Bm25Index, conj: ConjunctiveInde
         "b_stem": np.bool_(bm25.stem),
         **_postings(bm25.postings, "bp_"),
         "c_vocab": conj.vocab, "c_df": conj.df, "c_m": conj.m, "c_s1": conj.s1,
-        "c_s2": conj.s2, "c_n": np.int64(conj.n_docs), **_postings(conj.postings, "cp_"),
+        "c_s2": conj.s2, "c_n": np.int64(conj.n_docs), "c_terms": conj.terms,
+        **_postings(conj.postings, "cp_"),
     }
     folder = Path(folder)
     if not mapped_arrays.write(folder / FILE, MAGIC, {"version": VERSION, "digest": digest},
@@ -128,9 +130,9 @@ def load(folder: str | Path, digest: str) -> tuple[Bm25Index, ConjunctiveIndex] 
         bm25 = Bm25Index(vocab, _base(z, "bp_"), z["b_df"], z["b_lengths"], total, n, k1, b,
                          bool(z["b_stem"]))
         conj = ConjunctiveIndex(z["c_vocab"], {}, _base(z, "cp_"), z["c_df"], z["c_m"],
-                                z["c_s1"], z["c_s2"], int(z["c_n"]))
+                                z["c_s1"], z["c_s2"], int(z["c_n"]), z["c_terms"])
     except (KeyError, TypeError, ValueError, UnicodeDecodeError):
         return None
-    whole = (bm25.lengths.shape == (n,) and conj.m.shape == (conj.n_docs,)
+    whole = (bm25.lengths.shape == (n,) and conj.m.shape == conj.terms.shape == (conj.n_docs,)
              and vocab.offsets.shape[0] >= 1 and int(vocab.offsets[-1]) == len(text))
     return (bm25, conj) if whole else None

@@ -11,6 +11,7 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
    w_s(q) = w_s, or, with `redundancy_head` m > 0 (off by default), w_conj(q) =
    w_conj (1 - J(q)), J(q) the overlap of the conjunctive and BM25 heads of m notes for
    this query (fusion.gate: redundant lexical evidence counts once); `calibrate` (off) first
+   w_conj(q) = 0 for a query of more content terms than the median note (fusion.long_query);
    sets w_bm25, w_dense, w_conj from the vault's own pseudo-queries (calibration.py);
    with learning on, the learned expansion channel joins them (learning v6): each note adds
    w_learned x(d) / (k + rank + 1), x(d) = q g c in [0, 1] (vault/learning/expansion.py), held at
@@ -78,7 +79,7 @@ from .calibration import Calibration, Calibrator, described
 from .cloze import Dense, cloze_calibration
 from .derived import Derived, array_bytes, build_derived, from_base, layout, update_derived
 from .encoders import Encoder, Progress
-from .fusion import by_fused, fuse, gate, top
+from .fusion import by_fused, fuse, gate, long_query, top
 from .hits import ArchivedMask, Scored, SearchResult, hit_of
 from .learned_stages import learned_stage
 from .relevance import NOTHING, TOP, Relevance, judge_head
@@ -90,6 +91,7 @@ from .search_params import SIGNALS as SIGNALS
 from .search_params import SearchParams as SearchParams
 from .second_pass import HEAD, second_pass
 from .signals.registry import DENSE, REGISTRY, STAGE1, BuildEnv, Query
+from .signals.unit_codes import term_count
 from .stages import context_stage, graph_stage, named_stage, protect_stage, whole_name_stage
 from .topicless import time_channel
 from .when import when_stage
@@ -257,6 +259,9 @@ class SearchEngine:
         cal = self.calibration(corpus)
         base = {s: cal.weights.get(s, p.weight(s)) if cal else p.weight(s) for s in sig}
         weights, gated = gate(base, sig, p.redundancy_head, heads, paths)
+        if "conjunctive" in sig:  # a query longer than the median note (fusion.long_query)
+            weights, long = long_query(weights, term_count(tokens), view.conj.median_terms)
+            gated += long
         stages["time"] = time_channel(sig, weights, corpus, query, now, p.weight("when"))
         if expansion is not None and np.any(expansion) and wanted("learned"):  # words shared
             stages["learned"] = expansion_channel(sig, weights, expansion, p.weight("learned"), n)

@@ -20,6 +20,13 @@ alone; replacing a note (`updated`) changes n_u for the units it gained or lost,
 holding those units get the change of l_u added to S1, S2: O(their postings), and the integer
 sums equal a fresh build's. So scores after any sequence of updates equal those of a fresh
 build, bit for bit. Removing notes (`removed`) is the same over the units they held.
+
+The index also keeps each note's content terms (`terms`: those its units come from,
+unit_codes.py `term_count`) and so the vault's median note length in content terms
+(`median_terms`, exact: the middle of all of them, the mean of the two middle ones for an even
+count), the bound fusion.py's `long_query` sets a query against. It is a number of the index
+state (replaced notes replace their counts, removed ones drop theirs), saved with the index
+(lexical_store.py), so a new process reads it without a pass over the notes.
 """
 
 from __future__ import annotations
@@ -37,7 +44,7 @@ from ...notes.text import tokenize
 from ...shift import Shift
 from ...storage.corpus import Corpus
 from .postings import Postings
-from .unit_codes import ENTRY_BLOCK, distinct, many_codes, text_codes, token_codes
+from .unit_codes import ENTRY_BLOCK, coded, distinct, term_count, text_codes, token_codes
 
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
@@ -87,6 +94,7 @@ class ConjunctiveIndex:
     s1: I64  # sum of l_u (fixed point) per note
     s2: I64  # sum of l_u^2 (fixed point) per note
     n_docs: int
+    terms: I64  # content terms per note (module docstring)
 
     @classmethod
     def build(cls, corpus: Corpus) -> ConjunctiveIndex:
@@ -95,7 +103,7 @@ class ConjunctiveIndex:
 
     @classmethod
     def from_texts(cls, texts: Iterable[str]) -> ConjunctiveIndex:
-        flat, counts = many_codes(texts)
+        flat, counts, terms = coded(texts)
         n = int(counts.shape[0])
         vocab, df = distinct(flat)  # a note holds a unit once: its count is n_u
         cols = flat.view(np.int32)  # int32 columns written over the codes they replace
@@ -116,7 +124,7 @@ class ConjunctiveIndex:
             np.add.at(s1, r, lq[c])
             np.add.at(s2, r, l2q[c])
         postings = Postings.from_row_counts(counts, cols, int(vocab.size))
-        return cls(vocab.astype(np.uint32), {}, postings, df, counts, s1, s2, n)
+        return cls(vocab.astype(np.uint32), {}, postings, df, counts, s1, s2, n, terms)
 
     @property
     def delta_docs(self) -> int:
@@ -173,7 +181,7 @@ class ConjunctiveIndex:
         s1, s2 = self.s1[keep], self.s2[keep]
         self._moved(postings, self.df, df, s1, s2)
         return ConjunctiveIndex(self.vocab, self.columns, postings, df, self.m[keep], s1, s2,
-                                shift.kept)
+                                shift.kept, self.terms[keep])
 
     @staticmethod
     def _moved(postings: Postings, old_df: I64, df: I64, s1: I64, s2: I64) -> None:
@@ -198,7 +206,8 @@ class ConjunctiveIndex:
         """The index with the note at each position p replaced: `changes[p] = (old text or
         None for a new note, new text)`, `old` being what this index holds for p."""
         olds = {p: text_codes(o) for p, (o, _) in changes.items() if o is not None}
-        news = {p: text_codes(t) for p, (_, t) in sorted(changes.items())}
+        tokens = {p: tokenize(t) for p, (_, t) in sorted(changes.items())}
+        news = {p: token_codes(tok) for p, tok in tokens.items()}
         columns = dict(self.columns)
         codes = np.sort(np.concatenate([np.zeros(0, np.uint32), *news.values()]))
         codes = codes[np.r_[True, codes[1:] != codes[:-1]]] if codes.size else codes
@@ -215,6 +224,8 @@ class ConjunctiveIndex:
         df = old_df.copy()
         m = np.zeros(n_docs, dtype=np.int64)
         m[: self.n_docs] = self.m[:n_docs]
+        terms = np.zeros(n_docs, dtype=np.int64)
+        terms[: self.n_docs] = self.terms[:n_docs]
         docs: dict[int, tuple[I64, F64]] = {}
         for p, codes in news.items():
             if p < self.n_docs:
@@ -223,7 +234,7 @@ class ConjunctiveIndex:
                 df[cols_of(olds[p])] -= 1
             cols = cols_of(codes)
             df[cols] += 1
-            m[p] = cols.size
+            m[p], terms[p] = cols.size, term_count(tokens[p])
             docs[p] = (cols, np.zeros(cols.size))
         postings = self.postings.replace(docs)
         s1 = np.zeros(n_docs, dtype=np.int64)
@@ -235,7 +246,7 @@ class ConjunctiveIndex:
         for p in news:
             held = df[docs[p][0]]
             s1[p], s2[p] = int(_lq(held).sum()), int(_l2q(held).sum())
-        return ConjunctiveIndex(vocab, columns, postings, df, m, s1, s2, n_docs)
+        return ConjunctiveIndex(vocab, columns, postings, df, m, s1, s2, n_docs, terms)
 
     def score(self, query: str) -> F64:
         """IDF-cosine of the query's units against every note (units unseen in notes drop)."""
@@ -261,6 +272,11 @@ class ConjunctiveIndex:
             v *= w[j]
             np.add.at(y, rows, v)  # rows are distinct: the same as y[rows] += v
         return y
+
+    @cached_property
+    def median_terms(self) -> float:
+        """The median of `terms` (0 for no notes), once per index state: O(n) by a partition."""
+        return float(np.median(self.terms)) if self.n_docs else 0.0
 
     @property
     def _c0(self) -> float:

@@ -95,9 +95,21 @@ ENTRY_BLOCK = 1 << 22  # unit entries handled at a time by a build (int64 tempor
 
 
 def many_codes(texts: Iterable[str], window: int = WINDOW) -> tuple[U32, I64]:
-    """`text_codes` of every text at once: (the codes concatenated, how many per text).
-    Vectorised over blocks of texts (a Python loop remains only to tokenize)."""
+    """`text_codes` of every text at once: (the codes concatenated, how many per text)."""
+    flat, counts, _ = coded(texts, window)
+    return flat, counts
+
+
+def term_count(tokens: Sequence[str]) -> int:
+    """The content terms a text's units come from (`token_codes`): at most MAX_NOTE_TERMS."""
+    return min(len(content_terms(tokens)), MAX_NOTE_TERMS)
+
+
+def coded(texts: Iterable[str], window: int = WINDOW) -> tuple[U32, I64, I64]:
+    """`many_codes` and each text's `term_count`. Vectorised over blocks of texts (a Python
+    loop remains only to tokenize)."""
     out: list[U32] = []
+    terms_of = array("q")
     counts: list[I64] = []
     flat = array("I")  # 4 bytes a term hash (a list of ints would take ~40)
     lens: list[int] = []
@@ -121,13 +133,14 @@ def many_codes(texts: Iterable[str], window: int = WINDOW) -> tuple[U32, I64]:
         terms = content_terms(tokenize(text))[:MAX_NOTE_TERMS]
         flat.extend(term_hash(t) for t in terms)
         lens.append(len(terms))
+        terms_of.append(len(terms))
         if len(lens) == BLOCK:
             flush()
     if lens:
         flush()
     if not out:
-        return np.zeros(0, dtype=np.uint32), np.zeros(0, dtype=np.int64)
-    return _joined(out), np.concatenate(counts)
+        return np.zeros(0, dtype=np.uint32), np.zeros(0, dtype=np.int64), np.zeros(0, np.int64)
+    return _joined(out), np.concatenate(counts), np.frombuffer(terms_of, np.int64).copy()
 
 
 def _joined(parts: list[U32]) -> U32:
