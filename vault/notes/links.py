@@ -39,6 +39,7 @@ from dataclasses import dataclass
 
 from ..errors import AmbiguousNote
 from .folding import folds
+from .generated_names import unclaimed
 from .link_keys import _last, alias_keys, fold, name_key, path_key, spelling, strip_md, title_of
 from .name_index import IdPaths, KeyIndex, LazyKeyIndex, Lookup, Stored
 from .rows import LinkRow
@@ -55,7 +56,8 @@ from .rows import LinkRow
 # (`[x](Note.md)` in `proj/` was `proj/Note.md` before the root's `Note.md`) (session 29).
 # 7: a target is the note `target.md`, else `target.md.md` (was: its `.md` cut a second time,
 # so no link reached a note titled `x.md`, file `x.md.md`, as Obsidian links it) (session 37).
-RULES = 7
+# 8: an entity note ingest wrote yields a bare name a user's note holds (generated_names.py).
+RULES = 8
 
 SHORT = 8  # notes sharing a file name that `_exact` scans rather than look the path key up
 
@@ -222,6 +224,8 @@ class Resolver:
             return [] if at is None else [at]
         paths, tail = self.paths, "/" + key
         found = [(p, k) for p, k in named if ("/" + k).endswith(tail)]
+        if "/" not in key:
+            found = self._unclaimed(key, found)
         if len(found) < 2:
             return [p for p, _ in found]
         under = fold(folder) + "/" if folder else ""
@@ -343,7 +347,11 @@ class Resolver:
             key = path_key(written)
         if "/" in key:
             return None
-        found = self._name_positions(key)
+        named = self._named(key)
+        found = [p for p, _ in self._unclaimed(key, named)]
+        if len(found) < len(named) and not as_link:  # a user's note holds it too: never pick
+            raise AmbiguousNote(note, sorted({*(self.paths[p] for p, _ in named),
+                                              *(self.id_path[i] for i in self._alias_ids(key))}))
         if len(found) > 1:
             if len({path_key(self.paths[p]) for p in found}) == 1:  # one path, spelled apart
                 return self._one(note, found, note.strip().lstrip("/"))
@@ -376,7 +384,12 @@ class Resolver:
         title = title_of(path)
         if title.lower().endswith(".md"):  # `[[x.md]]` is read as `x`: the `.md` written
             return title + ".md" if len(self._name_positions(fold(title))) == 1 else path
-        if len(self._name_positions(fold(title))) == 1:
+        held = self._unclaimed(fold(title), self._named(fold(title)))
+        if len(held) == 1 and self.ids[held[0][0]] == note_id:
             return title
         return strip_md(path)
 
+    def _unclaimed(self, name: str, found: list[tuple[int, str]]) -> list[tuple[int, str]]:
+        """`found` (notes of file name `name`) less the entity notes a user's note outranks."""
+        ids = self._alias_ids
+        return unclaimed(found, self.paths, lambda: [self.id_path[i] for i in ids(name)])

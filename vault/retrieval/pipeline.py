@@ -70,6 +70,7 @@ import numpy.typing as npt
 
 from ..learning.edges import WeightedEdges
 from ..learning.usage import Asked
+from ..notes.generated_names import yielded
 from ..notes.text import tokenize
 from ..storage.corpus import Corpus
 from ..storage.embeddings import EmbeddingCache
@@ -384,8 +385,8 @@ class SearchEngine:
         ranked, rer, placed, s.stages["rerank"] = cross_encode(
             self.reranker, corpus, query, ranked, s.final, p.rerank_top_n, p.rerank_keep)
         by_reranker = frozenset(ranked[:placed])  # the reranker's order, before whole_name
-        ranked, s.stages["whole_name"] = whole_name_stage(
-            ranked, self._view(corpus).names.named_whole(tokenize(query)), s.final, s.eligible)
+        named = yielded(self._view(corpus).names.named_whole(tokenize(query)), corpus.paths)
+        ranked, s.stages["whole_name"] = whole_name_stage(ranked, named, s.final, s.eligible)
         hits = tuple(hit_of(corpus, s, i, rer.get(i), placed=i in by_reranker)
                      for i in ranked[:k])
         return SearchResult(query, hits, dict(s.stages),
