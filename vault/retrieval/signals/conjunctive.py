@@ -190,16 +190,16 @@ class ConjunctiveIndex:
         unit whose n_u moved from `old_df` to `df` (a changed note's sums are then set whole
         by `updated`: filtering its rows out here cost each process catching up after 50
         added notes ~0.8 s of a 10 s profile at 10^6 notes, COLD38). A column of at least
-        `ALONE` entries is read on its own (`entries`: its base rows as a view, distinct, so
-        `s[rows] += d` adds once per row); the smaller ones in blocks (`rows_of`, whose index
-        arrays per entry and unbuffered `np.add.at` were ~3/4 of this at 10^6, COLD39)."""
+        `ALONE` entries is read on its own (`entries`: its live rows, each once, get a scalar
+        added), the smaller ones in blocks (`rows_of`, whose index arrays per entry and
+        gathers of the change per entry cost twice as much at 10^5 notes, COLD39)."""
         moved = np.flatnonzero(df != old_df)
         d1, d2 = _lq(df[moved]) - _lq(old_df[moved]), _l2q(df[moved]) - _l2q(old_df[moved])
         sizes = postings.column_sizes(moved)
         for k in np.flatnonzero(sizes >= ALONE).tolist():
-            rows = postings.entries(int(moved[k]))[0]
-            s1[rows] += d1[k]  # integers: exact in any order
-            s2[rows] += d2[k]
+            rows = postings.entries(int(moved[k]))[0].astype(np.intp)
+            np.add.at(s1, rows, d1[k])  # a scalar added: ~3x `s1[rows] += d1[k]` at 10^6
+            np.add.at(s2, rows, d2[k])  # integers: exact in any order
         few = np.flatnonzero(sizes < ALONE)
         moved, d1, d2 = moved[few], d1[few], d2[few]
         ends = np.cumsum(sizes[few])
