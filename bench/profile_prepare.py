@@ -64,7 +64,7 @@ STEPS: tuple[tuple[str, Any, str], ...] = (
     ("bm25", bm25.Bm25Index, "from_documents"),
     ("bm25.postings", postings.Postings, "from_csc"),
     ("conj", conjunctive.ConjunctiveIndex, "from_texts"),
-    ("conj.codes", conjunctive, "many_codes"),
+    ("conj.codes", conjunctive, "coded"),
     ("conj.distinct", conjunctive, "distinct"),
     ("conj.postings", postings.Postings, "from_row_counts"),
     ("names", names.NameIndex, "build"),

@@ -316,10 +316,18 @@ def spawn(command: Command) -> WorkerProcess:
     except SandboxError:
         command.close()
         raise
-    to_r, to_w = os.pipe()
-    from_r, from_w = os.pipe()
-    out_r, out_w = os.pipe()
-    err_r, err_w = os.pipe()
+    pipes: list[int] = []
+    try:  # out of descriptors (EMFILE): the group, the pipes made and the command's go too
+        for _ in range(4):
+            pipes.extend(os.pipe())
+    except OSError as exc:
+        for fd in pipes:
+            os.close(fd)
+        command.close()
+        if group is not None:
+            group.remove()
+        raise SandboxError(f"cannot start the worker: {exc}") from exc
+    to_r, to_w, from_r, from_w, out_r, out_w, err_r, err_w = pipes
     argv = [*command.argv, str(to_r), str(from_w)]
     try:
         proc = _SPAWNER.submit(_popen, argv, out_w, err_w, (to_r, from_w, *command.fds),

@@ -193,6 +193,51 @@ def test_no_group_left_by_a_supervisor_killed_or_exiting(tier_name: str) -> None
         assert _groups_of(child.pid) == [], how  # swept by the next start
 
 
+OUT_OF_DESCRIPTORS = textwrap.dedent("""
+    import os, resource, sys
+    from sandbox import cpu_group, launch
+    from sandbox.config import SandboxError
+    assert cpu_group.status()[0]  # the probe's trial group made and removed first
+    r, w = os.pipe()
+    os.close(w)
+    command = launch.Command([sys.executable, "-c", "pass"], (r,), None)
+    held = {int(x) for x in os.listdir("/proc/self/fd")}  # (the listing's own among them)
+    held = {fd for fd in held if os.path.exists(f"/proc/self/fd/{fd}")}
+    fill = [os.open(os.devnull, os.O_RDONLY) for _ in set(range(max(held) + 1)) - held]
+    top = max(int(x) for x in os.listdir("/proc/self/fd"))
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (top + 2, hard))  # a file's room, no pipe's
+    try:
+        launch.spawn(command)
+    except (SandboxError, OSError) as exc:  # main: OSError
+        print("refused", type(exc).__name__, exc)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    print("command fd", os.path.exists(f"/proc/self/fd/{r}"))
+    sys.stdout.flush()
+    os._exit(0)  # no exit handler: what spawn left stays for the test to see
+""")
+
+
+@needs_cgroup
+def test_a_worker_out_of_descriptors_leaves_no_group() -> None:
+    """A spawn whose pipes fail (EMFILE) after its group was made removes the group and closes
+    the command's descriptors, as a failed Popen does (main: the group stayed until the
+    supervisor's exit, the descriptors for good, and a raw OSError came out)."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    child = subprocess.Popen([sys.executable, "-c", OUT_OF_DESCRIPTORS], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = child.communicate(timeout=60)
+    left = _groups_of(child.pid)
+    for group in left:  # the test's own cleanup of what the defect leaves
+        with contextlib.suppress(OSError):
+            group.rmdir()
+    assert out.startswith("refused "), (out, err)
+    assert left == []  # main: rmh-sandbox.PID.START.2, until the supervisor's exit
+    assert "command fd False" in out, out
+    assert out.startswith("refused SandboxError cannot start the worker:"), out
+
+
 @pytest.mark.skipif(NO_CGROUP is None, reason="a cpu cgroup can be made here (root or a "
                     "delegated subtree): the fallback does not apply")
 @pytest.mark.skipif(not TIERS, reason="no sandbox tier runs here")
