@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterator, Mapping, Sequence, ValuesView
+from collections.abc import Callable, Iterator, Mapping, Sequence, ValuesView
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -152,15 +152,18 @@ class NameIndex:
         (`Properties` names `Properties.md`, not `Properties view.md`)."""
         return list(self.positions(" ".join(toks))) if 0 < len(toks) <= MAX_NAME_TOKENS else []
 
-    def named_in_tokens(self, toks: Sequence[str]) -> list[int]:
-        """`named_in` for an already tokenized query."""
+    def named_in_tokens(self, toks: Sequence[str],
+                        keep: Callable[[list[int]], list[int]] | None = None) -> list[int]:
+        """`named_in` for an already tokenized query; `keep`, given, filters the notes of each
+        name the query holds (current positions; e.g. notes/generated_names.py `yielded`)."""
         found: set[int] = set()
         for i in range(len(toks)):
             for j in range(i + 1, min(len(toks), i + MAX_NAME_TOKENS) + 1):
                 hit = self.names.get(" ".join(toks[i:j]))
                 if hit is not None:
-                    found.update(_as_tuple(hit))
-        return self._now(sorted(found))
+                    found.update(_as_tuple(hit) if keep is None
+                                 else keep(self._now(sorted(_as_tuple(hit)))))
+        return sorted(found) if keep is not None else self._now(sorted(found))
 
 
 class OverlaidNames(Mapping[str, Positions]):

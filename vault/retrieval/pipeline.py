@@ -22,9 +22,9 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
        ctx(d) = fused(d) + g N(fused)(d) + g^2 N(N(fused))(d)
    (best neighbour only, so a hub gains at most (g + g^2) times the best score near it;
    paths never run through ineligible notes); skipped with weight 0 or no links;
-5. named: the notes the query names (a title or alias as a token run) and the notes linked
-   to or from them are lifted, named(d) = ctx(d) * (1 + w_named * [d named or linked to a
-   named note]); multiplicative, so only notes another stage found can rise;
+5. named: the notes the query names (a title or alias as a token run; generated_names.yielded)
+   and the notes linked to or from them are lifted, named(d) = ctx(d) * (1 + w_named * [d named or
+   linked to a named note]); multiplicative, so only notes another stage found can rise;
 5b. protect (stages.protect_stage, ratio R = w_protect): no note rises past a named, eligible
    note whose own fused score is R times its own on the strength of its neighbourhood alone,
        out(d) = min(named(d), max(own(d), min{named(h) : h named, fused(h) >= R fused(d),
@@ -227,7 +227,7 @@ class SearchEngine:
         n, paths = len(corpus), corpus.paths  # paths break every tie (fusion.stable_order)
         view = self._view(corpus)
         tokens = tokenize(query)
-        named = view.names.named_in_tokens(tokens)  # PageRank seeds and the named stage
+        named = view.names.named_in_tokens(tokens, lambda run: yielded(run, corpus.paths))
         stages: dict[str, str] = {}
         sig: dict[str, F64] = {}
 
