@@ -13,6 +13,9 @@ from vault.retrieval.pipeline import SearchEngine, SearchParams
 from vault.retrieval.scope import hold_below
 
 from ..retrieval_fixtures import NAMED_NOTES, NAMED_QUERY, make_corpus, titles
+from ..retrieval_fixtures import conjunctive_kept as conjunctive_kept
+
+pytestmark = pytest.mark.usefixtures("conjunctive_kept")
 
 NOTES = NAMED_NOTES
 QUERY = NAMED_QUERY

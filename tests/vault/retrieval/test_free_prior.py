@@ -18,6 +18,9 @@ from vault.retrieval.pipeline import SearchEngine, SearchParams
 from vault.retrieval.scope import PASSED_FLOOR, free_prior_stage, passed_over_stage
 
 from ..retrieval_fixtures import NAMED_NOTES, NAMED_QUERY, make_corpus, titles
+from ..retrieval_fixtures import conjunctive_kept as conjunctive_kept
+
+pytestmark = pytest.mark.usefixtures("conjunctive_kept")
 
 NOTES = NAMED_NOTES
 QUERY = NAMED_QUERY
