@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import anyio
@@ -28,14 +29,17 @@ CHAT = ("[13/11/2026, 09:15:07] Alice Chen: Kafka retention is now 14 days.\n"
         "[13/11/2026, 09:16:00] Bob Ruiz: Noted.\n")
 
 
-def test_an_ingest_leaves_the_users_names_readable(tmp_path: Path) -> None:
+Rmh = Callable[..., tuple[int, str, str]]
+
+
+def ingested(tmp_path: Path, notes: Mapping[str, str], chat: str) -> Rmh:
+    """The vault `tmp_path/v` made of `notes` (path: text), `rmh init --no-dense`, then `chat`
+    ingested; the `rmh` runner on it (no traceback allowed): (returncode, stdout, stderr)."""
     root = tmp_path / "v"
-    for rel, text in (("people/Alice Chen.md", "# Alice Chen\nowns billing\n"),
-                      ("infra/Kafka.md", "# Kafka\nretention 7 days\n"),
-                      ("aa/Dup.md", "# Dup\none\n"), ("bb/Dup.md", "# Dup\ntwo\n")):
+    for rel, text in notes.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text, encoding="utf-8")
-    (tmp_path / "chat.txt").write_text(CHAT, encoding="utf-8")
+    (tmp_path / "chat.txt").write_text(chat, encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if k in CHILD_ENV}
     env["PYTHONPATH"] = str(REPO)
 
@@ -46,6 +50,14 @@ def test_an_ingest_leaves_the_users_names_readable(tmp_path: Path) -> None:
 
     assert rmh("init", "--no-dense")[0] == 0
     assert rmh("ingest", str(tmp_path / "chat.txt"))[0] == 0
+    return rmh
+
+
+def test_an_ingest_leaves_the_users_names_readable(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    rmh = ingested(tmp_path, {"people/Alice Chen.md": "# Alice Chen\nowns billing\n",
+                              "infra/Kafka.md": "# Kafka\nretention 7 days\n",
+                              "aa/Dup.md": "# Dup\none\n", "bb/Dup.md": "# Dup\ntwo\n"}, CHAT)
     entities = root / "conversations" / "chat" / "entities"
     assert (entities / "kafka.md").is_file() and (entities / "alice chen.md").is_file()
 

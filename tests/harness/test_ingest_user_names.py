@@ -9,7 +9,6 @@ destructive command refuses the shared name. Real `rmh` processes, the official 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import anyio
@@ -18,10 +17,8 @@ from mcp import ClientSession
 from mcp.client.stdio import stdio_client
 from mcp.types import TextContent
 
-from tests.forks import run_cli
-
+from .test_ingest_name_ambiguity import ingested
 from .test_mcp_sdk_client import server_params
-from .test_server_e2e import CHILD_ENV, REPO
 
 pytestmark = pytest.mark.slow
 
@@ -34,22 +31,10 @@ def test_an_ingest_never_takes_the_users_names(tmp_path: Path) -> None:
     root = tmp_path / "v"
     ledger = "# Ledger\n" + ("The ledger service books every payment twice, reconciles "
                              "accounts nightly and keeps an audit trail of every change.\n") * 3
-    for rel, text in (("people/Maya Okafor.md", "---\naliases: [Maya]\n---\nStaff engineer.\n"),
-                      ("Onboarding.md", "Pair with [[Maya]]. Read [[Ledger]], ask [[Bob]].\n"),
-                      (LEDGER, ledger)):
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    (tmp_path / "chat.txt").write_text(CHAT, encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if k in CHILD_ENV}
-    env["PYTHONPATH"] = str(REPO)
-
-    def rmh(*args: str) -> tuple[int, str, str]:
-        out = run_cli(["--vault", str(root), *args], env=env, cwd=tmp_path, timeout=120)
-        assert "Traceback" not in out.stderr, out.stderr
-        return out.returncode, out.stdout, out.stderr
-
-    assert rmh("init", "--no-dense")[0] == 0
-    assert rmh("ingest", str(tmp_path / "chat.txt"))[0] == 0
+    rmh = ingested(tmp_path, {
+        "people/Maya Okafor.md": "---\naliases: [Maya]\n---\nStaff engineer.\n",
+        "Onboarding.md": "Pair with [[Maya]]. Read [[Ledger]], ask [[Bob]].\n",
+        LEDGER: ledger}, CHAT)
     entities = root / "conversations" / "chat" / "entities"
     for name in ("maya", "ledger", "bob"):
         assert (entities / f"{name}.md").is_file()
