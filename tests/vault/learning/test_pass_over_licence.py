@@ -14,6 +14,7 @@ from pathlib import Path
 from vault import LEDGER_FILE, Ledger, Vault
 
 from .test_ledger_facade import Clock
+from .used_sessions import held_and_replayed
 
 DOMAIN = "How do I set a custom domain for my Publish site?"
 PASSWORD = "How do I add a password to my Publish site?"
@@ -62,12 +63,7 @@ def test_a_note_passed_over_for_another_question_holds_a_partial_lift(tmp_path: 
         hits = v.search(PASSWORD, learn=False)
         assert [h.title for h in hits.hits][:2] == ["Security", "Publish"]
         assert "1 held below notes ranked above them without learning" in hits.stages["prior"]
-        got = {h.title: h for h in hits.hits}
-        receipt = got["Publish"].receipt  # the receipt still sums to the score
-        parts = ("fused", "context", "named", "warmth", "prior")
-        assert abs(sum(float(receipt[p]) for p in parts) - got["Publish"].score) < 1e-12
-        replayed = v.search(PASSWORD, as_of=clock.t).hits
-        assert [(h.title, h.score) for h in hits.hits] == [(h.title, h.score) for h in replayed]
+        held_and_replayed(v, hits, "Publish", PASSWORD, clock)
     ledger.close()
 
 

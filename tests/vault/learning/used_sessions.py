@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from vault import LEDGER_FILE, Ledger, Vault
+from vault import LEDGER_FILE, Ledger, SearchResult, Vault
 
 from .test_ledger_facade import Clock
 
@@ -40,3 +40,15 @@ def reading_sessions(v: Vault, ledger: Ledger, clock: Clock, question: str, note
         v.read(note, session=f"s{s}")
         clock.t += 60.0
         ledger.end_session(f"s{s}", clock.t)
+
+
+def held_and_replayed(v: Vault, hits: SearchResult, title: str, query: str,
+                      clock: Clock) -> None:
+    """The hold's receipt and replay checks shared by the licence tests: the held note's
+    receipt still sums to its score, and the search replayed `as_of` the clock is the same."""
+    got = {h.title: h for h in hits.hits}
+    receipt = got[title].receipt
+    parts = ("fused", "context", "named", "warmth", "prior")
+    assert abs(sum(float(receipt[p]) for p in parts) - got[title].score) < 1e-12
+    replayed = v.search(query, as_of=clock.t).hits
+    assert [(h.title, h.score) for h in hits.hits] == [(h.title, h.score) for h in replayed]

@@ -30,3 +30,10 @@ def test_without_user_notes_nothing_changes() -> None:
     r = Resolver.build({k: v for k, v in PATHS.items() if k in (2, 3, 5)}, {})
     assert [r.resolve_wiki(n, "x.md") for n in ("maya", "ledger", "bob")] == [2, 3, 5]
     assert r.by_title("maya") == 2
+
+
+def test_the_generated_folder_is_the_one_ingest_writes() -> None:
+    """generated_names.ROOT copies conversation/layout.py's (notes import nothing from there)."""
+    from vault.conversation.layout import ROOT as INGEST_ROOT
+    from vault.notes.generated_names import ROOT
+    assert ROOT == INGEST_ROOT
