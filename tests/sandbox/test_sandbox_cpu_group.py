@@ -92,10 +92,14 @@ WEIGHTS = (88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916,
 
 def _supervisor_nice(parent: Path) -> int:
     """The nice value whose weight a supervisor in `parent` has beside its workers: its
-    autogroup's in the root cgroup with autogroup on (sched(7)), else its own."""
+    autogroup's in the root cgroup with autogroup on (sched(7)), else its own. A process in
+    the root autogroup (a session the kernel started, not one of setsid(2)'s) reads an empty
+    /proc/self/autogroup (kernel/sched/autogroup.c, proc_sched_autogroup_show_task): it weighs
+    as itself."""
     autogroup = Path("/proc/sys/kernel/sched_autogroup_enabled").read_text().strip() == "1"
-    if os.path.ismount(parent) and autogroup:
-        return int(Path("/proc/self/autogroup").read_text().split()[2])
+    words = Path("/proc/self/autogroup").read_text().split() if autogroup else []
+    if os.path.ismount(parent) and words:
+        return int(words[2])  # "/autogroup-N nice V"
     return os.getpriority(os.PRIO_PROCESS, 0)
 
 
@@ -291,3 +295,18 @@ def test_in_a_shared_cgroup_the_worker_weighs_one_process_at_the_supervisors_nic
         assert [p.name for p in shared.iterdir() if p.is_dir()] == []  # removed at close
     finally:
         shared.rmdir()
+
+
+@pytest.mark.parametrize("autogroup", ["", "/autogroup-7 nice 5\n", "garbled"])
+def test_the_supervisors_nice_in_the_root_cgroup(autogroup: str,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """In the root cgroup with autogroup on, the supervisor weighs at its autogroup's nice; a
+    process in the root autogroup reads an empty /proc/self/autogroup (CI ran in one and the
+    test's own reading failed there) and weighs at its own nice, as does an unreadable line."""
+    from sandbox import cpu_group
+    files = {"/proc/sys/kernel/sched_autogroup_enabled": "1\n", "/proc/self/autogroup": autogroup}
+    monkeypatch.setattr(cpu_group, "_read", lambda path: files[str(path)])
+    monkeypatch.setattr(os.path, "ismount", lambda path: True)
+    own = os.getpriority(os.PRIO_PROCESS, 0)
+    found = cpu_group.Hierarchy(1, Path("/sys/fs/cgroup/cpu"))
+    assert cpu_group._nice(found) == (5 if autogroup.startswith("/autogroup") else own)
