@@ -114,15 +114,19 @@ def cited_notes(texts: list[str]) -> list[str]:
 
 def capture(vault: Vault, transcript: str, session_id: str, session: str | None,
             *, end: bool, cfg: Config | None = None) -> dict[str, Any]:
-    """Ingest the transcript (an empty one: nothing; entities as `cfg`'s [extract] says:
-    harness/extraction.py); with `end`, log the cited notes as read and end `session`. An
+    """Ingest the transcript (an empty or missing one: nothing; entities as `cfg`'s [extract]
+    says: harness/extraction.py); with `end`, log the cited notes as read and end `session`. An
     unreadable or malformed transcript raises, having ingested nothing."""
     limit = FILE_BYTES if cfg is None else cfg.extract.file_bytes
+    try:  # no file yet: a session ended before anything was said (Claude Code writes the
+        mode = os.stat(transcript).st_mode  # transcript with the first message)
+    except FileNotFoundError:
+        mode = None
     # a FIFO's open waits for a writer forever (the client held to its timeout); a device
-    if not stat.S_ISREG(os.stat(transcript).st_mode):  # (/dev/zero) is read to the bound
+    if mode is not None and not stat.S_ISREG(mode):  # (/dev/zero) is read to the bound
         raise BadArgument("transcript_path", f"{transcript} is not a regular file; nothing "
                           "was ingested")
-    text = read_conversation_file(transcript, limit).decode("utf-8")
+    text = "" if mode is None else read_conversation_file(transcript, limit).decode("utf-8")
     if not text.strip():  # a session with nothing said yet: nothing to ingest
         doc: dict[str, Any] = {"turns": 0, "written": 0, "skipped_lines": 0}
         if end and session is not None:

@@ -52,3 +52,15 @@ def test_the_learning_version_readme_states_is_the_code_s() -> None:
 
     stated = re.findall(r"`LEARNING_VERSION`, (\d+) now", README)
     assert stated == [str(LEARNING_VERSION)]
+
+
+def test_every_command_readme_shows_inline_is_one_line() -> None:
+    """A command in an inline code span wrapped across lines runs as two when pasted from the
+    file: the tiny-reranker recipe, `python -c "...; from` + newline + `tests...`, was a
+    SyntaxError; `RMH_E2E_LLM=1 python -m pytest -q` + newline ran the whole suite. Usage
+    synopses (`[--option ...]`) are not commands to paste."""
+    prose = re.sub(r"^```.*?^```", "", README, flags=re.S | re.M)
+    command = re.compile(r"\s*(?:[A-Z0-9_]+=\S*\s+)*(?:python3? |pip |rmh\b)")
+    wrapped = [span for span in re.findall(r"(?<!`)`([^`]+)`(?!`)", prose)
+               if "\n" in span and command.match(span) and " [-" not in span]
+    assert wrapped == []

@@ -46,8 +46,10 @@ class Item:
         # the date by isoformat: strftime's %Y is "1" for the year 1 on glibc, "0001" on
         # others (CONV5): the same turn must read the same everywhere
         line = f"[{self.when.date().isoformat()} {self.when:%H:%M}] {who}: {self.text}"
-        if self.dates:
-            line += " (" + "; ".join(f"{e} = {_label(s, t)}" for e, s, t in self.dates) + ")"
+        # a date the text already writes as its label ("2026-03-02 = 2026-03-02") says nothing
+        said = [f"{e} = {_label(s, t)}" for e, s, t in self.dates if e.strip() != _label(s, t)]
+        if said:
+            line += " (" + "; ".join(said) + ")"
         return line
 
 

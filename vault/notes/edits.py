@@ -8,7 +8,9 @@ person's edits elsewhere in the note (whitespace, line endings, frontmatter) sur
                   (a lone CR when its lines end so, classic Mac: it ends a line there too)
     prepend       text inserted at the start of the body: after the frontmatter block when
                   there is one (a leading BOM stays first), else at the very start; a block
-                  whose closing fence ends the file gets a newline after it first
+                  whose closing fence ends the file gets a newline after it first. A text
+                  that does not end in a newline gets one when the body starts with a
+                  heading or a code fence, which it would otherwise turn into plain text
     section       the body of the section under a heading (ATX "#" .. "######", outside
                   fenced code) is replaced: from the line after the heading up to the next
                   heading of the same or a higher level (or the end). `heading` is its text
@@ -68,8 +70,10 @@ def headings(text: str, start: int = 0) -> list[tuple[int, int, int, str]]:
     found: list[tuple[int, int, int, str]] = []
     fence: str | None = None
     for lo, hi, line in _lines(text):
-        if lo < start:
+        if hi <= start:
             continue
+        if lo < start:  # a BOM first: the line is read from `start`, as the index reads it
+            lo, line = start, line[start - lo:]
         m = _FENCE.match(line)
         if fence is not None:
             if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) \
@@ -116,6 +120,19 @@ def _prepend_at(text: str, added: str) -> tuple[int, str]:
             or (text.endswith("\r") and block.newline == "\r"):  # a lone CR ends the fence line
         return at, ""
     return at, "\n" if text.endswith("\r") else block.newline
+
+
+def _prepend_end(text: str, at: int, added: str) -> str:
+    """The line end prepended text needs after it: `top` before `# Title` made `top# Title`,
+    and the note lost its heading (a code fence its code block); text that ends a line, or
+    lands before ordinary text, is inserted as given. The line end is the one that line has."""
+    if not added or added.endswith(("\n", "\r")):
+        return ""
+    end = min((i for i in (text.find("\n", at), text.find("\r", at)) if i >= 0),
+              default=len(text))
+    if not (_HEADING.fullmatch(text[at:end]) or _FENCE.match(text[at:end])):
+        return ""
+    return "\r\n" if text.startswith("\r\n", end) else text[end:end + 1] or _line_end(text)
 
 
 def _section_span(text: str, heading: str, replacement: str) -> tuple[int, int, str]:
@@ -172,7 +189,8 @@ def size_after(text: str, edit: Edit) -> int:
         sep = text and not _ends_line(text) and edit.text
         return size + (1 if sep else 0) + _utf8(edit.text)
     if edit.kind == "prepend":
-        return size + _utf8(_prepend_at(text, edit.text)[1] + edit.text)
+        at, sep = _prepend_at(text, edit.text)
+        return size + _utf8(sep + edit.text + _prepend_end(text, at, edit.text))
     if edit.kind == "section":
         assert edit.heading
         head_end, end, replacement = _section_span(text, edit.heading, edit.text)
@@ -190,7 +208,7 @@ def apply(text: str, edit: Edit) -> str:
         return text + sep + edit.text
     if edit.kind == "prepend":
         at, sep = _prepend_at(text, edit.text)
-        return text[:at] + sep + edit.text + text[at:]
+        return text[:at] + sep + edit.text + _prepend_end(text, at, edit.text) + text[at:]
     if edit.kind == "section":
         assert edit.heading
         head_end, end, replacement = _section_span(text, edit.heading, edit.text)

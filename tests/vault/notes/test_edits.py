@@ -4,6 +4,7 @@ typed. vault.notes.edits."""
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -55,7 +56,13 @@ def test_append_keeps_every_byte_before(text: str, added: str) -> None:
 def test_prepend_keeps_frontmatter_and_body(text: str, added: str) -> None:
     at = body_start(text)
     out = apply(text, Edit("prepend", added))
-    assert out == text[:at] + added + text[at:]
+    first = re.split(r"\r\n|\r|\n", text[at:])[0]
+    block = re.fullmatch(r" {0,3}(#{1,6}([ \t].*)?|(`{3,}|~{3,}).*)", first) is not None
+    ended = block and added and not added.endswith(("\n", "\r"))
+    own = re.match(r"\r\n|\r|\n", text[at + len(first):])
+    mac = "\r" in text and "\n" not in text
+    nl = own.group() if own else ("\r" if mac else "\n")
+    assert out == text[:at] + added + (nl if ended else "") + text[at:]
 
 
 @settings(max_examples=300, deadline=None)
@@ -161,3 +168,29 @@ def test_prepend_and_append_keep_a_block_whatever_its_last_line() -> None:
             block.yaml_start:block.yaml_end], (seed, text, out)
         assert edit.text in out[block.body_start:], (seed, text, out)
         assert size_after(text, edit) == len(out.encode()), (seed, text, out)
+
+
+def test_prepend_before_a_heading_or_fence_ends_its_line() -> None:
+    """`rmh edit N prepend --text top` (and an agent's MCP `edit` of "top") on a note that opens
+    with `# Title` made `top# Title`: the heading became a line of text. Text that ends a line,
+    or lands before ordinary text, is inserted as given."""
+    assert apply("# A\nalpha\n", Edit("prepend", "top")) == "top\n# A\nalpha\n"
+    assert apply("---\na: 1\n---\n## B\n", Edit("prepend", "top")) == "---\na: 1\n---\ntop\n## B\n"
+    assert apply("```\ncode\n```\n", Edit("prepend", "top")) == "top\n```\ncode\n```\n"
+    assert apply("# A\r\nx\r\n", Edit("prepend", "top")) == "top\r\n# A\r\nx\r\n"
+    assert apply("# A", Edit("prepend", "top")) == "top\n# A"
+    assert apply("# A\n", Edit("prepend", "top\n")) == "top\n# A\n"
+    assert apply("#tag body\n", Edit("prepend", "top ")) == "top #tag body\n"
+    for text in ("# A\nalpha\n", "```\ncode\n```\n", "\ufeff# A"):
+        edit = Edit("prepend", "top")
+        assert size_after(text, edit) == len(apply(text, edit).encode())
+
+
+def test_a_heading_after_a_byte_order_mark_is_a_section() -> None:
+    """A note saved with a BOM (Windows Notepad) whose first line is `# Plans`: `rmh edit N
+    section --heading Plans` was refused, "heading 'Plans' matches 0 headings"."""
+    text = "\ufeff# Plans\nold\n## Later\nkeep\n"
+    assert apply(text, Edit("section", "new\n", heading="Plans")) == "\ufeff# Plans\nnew\n"
+    assert apply(text, Edit("section", "n", heading="Later")) == "\ufeff# Plans\nold\n## Later\nn"
+    assert [h[2:] for h in headings(text, body_start(text))] == [(1, "Plans"), (2, "Later")]
+    assert apply("\ufeff# Plans\n", Edit("prepend", "top")) == "\ufefftop\n# Plans\n"
