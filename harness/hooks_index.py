@@ -270,12 +270,15 @@ class Reader:
 @contextmanager
 def reading(root: Path) -> Iterator[Reader | None]:
     """A `Reader` of the vault's hooks index, closed on exit; None when the index does not
-    exist yet (nothing to recall)."""
+    exist yet (nothing to recall), or a symlink stands in its place (another file's rows are
+    never recalled; the next refresh removes it). Opened as the writer opens it
+    (`connect_state`: the held `.rmh/`'s own file, checked; PathRefused when `.rmh` was
+    swapped meanwhile), only to read."""
     path = index_path(root)
-    if not path.is_file():  # SQLite would open a FIFO plainly: the prompt waited forever
+    if path.is_symlink() or not path.is_file():  # a FIFO: SQLite waited forever on it
         yield None
         return
-    conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, timeout=5.0)  # PLUG6
+    conn = connect_state(path, read_only=True, timeout=5.0)
     try:
         yield Reader(conn)
     finally:

@@ -24,6 +24,7 @@ timeout and retries, at most `[extract] llm_max_calls` per ingest.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -38,7 +39,15 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import prompts
-from vault import Cancelled, IngestStopped, checkpoint, connect_state, held_state, operation_made
+from vault import (
+    Cancelled,
+    IngestStopped,
+    PathRefused,
+    checkpoint,
+    connect_state,
+    held_state,
+    operation_made,
+)
 
 from .config import Config, ConfigError
 from .errors import Refused
@@ -148,22 +157,17 @@ class Cache:
         if not keys or not self.path.is_file() or self.path.is_symlink():
             return {}
         out: dict[str, tuple[str, ...]] = {}
-        try:
-            conn = sqlite3.connect(f"{self.path.absolute().as_uri()}?mode=ro", uri=True,
-                                   timeout=10.0)  # (a raw path: "#", "?", "%" broke it, PLUG6)
-        except sqlite3.Error:
-            return {}
-        try:
-            unique = sorted(set(keys))
-            for i in range(0, len(unique), 500):
-                part = unique[i:i + 500]
-                rows = conn.execute("SELECT key, entities FROM answers WHERE key IN "
-                                    f"({','.join('?' * len(part))})", part)
-                out.update((k, v) for k, v in ((k, _entities(v)) for k, v in rows) if v is not None)
-        except sqlite3.Error:
-            return out
-        finally:
-            conn.close()
+        try:  # the held `.rmh/`'s own file, checked, only read (PathRefused: `.rmh` swapped)
+            with contextlib.closing(connect_state(self.path, read_only=True, timeout=10.0)) as c:
+                unique = sorted(set(keys))
+                for i in range(0, len(unique), 500):
+                    part = unique[i:i + 500]
+                    rows = c.execute("SELECT key, entities FROM answers WHERE key IN "
+                                     f"({','.join('?' * len(part))})", part)
+                    out.update((k, v) for k, v in ((k, _entities(v)) for k, v in rows)
+                               if v is not None)
+        except (sqlite3.Error, OSError, PathRefused):
+            pass
         return out
 
     def check(self) -> None:
