@@ -5,9 +5,10 @@ Both connected by a plain `sqlite3.connect` of the held path's text (`/proc/self
 which SQLite resolves itself: a `.rmh` swapped for a symlink in that moment had it read, and
 make a `-shm` in, the folder the symlink named (STORE13's attack, NOTES-HOUSE39.md), and
 nothing checked the file it opened; a symlink planted in place of `hooks.sqlite` was read
-through (`is_file` follows it): the prompt recalled another vault's notes. Now both go
-through `connect_state(..., read_only=True)`, as every other state file: the held folder's
-own file, checked by inode, never a symlink."""
+through (`is_file` follows it): the prompt recalled another vault's notes; and with `.rmh`
+away for a moment both read the plain `root/.rmh/NAME`, through whatever was put there next.
+Now both read only the held folder's file (`hooks_used.held_file`) through `connect_state(...,
+read_only=True)`, as every other state file: its own, checked by inode, never a symlink."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ from typing import Any
 
 import pytest
 
-from harness import hooks_index
+from harness import hooks_index, hooks_used
+from harness.llm_entities import Cache
 from vault import PathRefused, Vault
 
 
@@ -76,3 +78,35 @@ def test_the_index_read_through_a_swap_at_the_open_is_refused_or_its_own(
         pass
     monkeypatch.undo()
     assert sorted(os.listdir(other / ".rmh")) == before
+
+
+@pytest.mark.parametrize("what", ["index", "cache"])
+def test_a_read_never_goes_through_the_link_put_where_rmh_was_missing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, what: str) -> None:
+    """The flipper's other half: `.rmh` renamed away (no `.rmh`: NotAVault), then a symlink
+    to another vault's `.rmh` put in its place. Main read the plain `root/.rmh/NAME` then,
+    through that symlink: the other vault's note recalled (the probe's reads of the other
+    vault's rows, NOTES-HOUSE39.md; main's cache looked its path up twice more, and was
+    refused by the link, here). The link is put right after the real `held_state` found no
+    `.rmh`."""
+    root, other = tmp_path / "v", tmp_path / "other"
+    _vault(root, "kiwi", "kiwi")
+    _vault(other, "elsewhere", "kiwi")
+    Cache(other).put([("k1", "m", "p", ("Other",))])
+    os.rename(root / ".rmh", root / ".rmh-away")
+    real_held_state = hooks_used.held_state
+
+    def held_state(folder: Path, **kwargs: Any) -> Path:
+        try:
+            return real_held_state(folder, **kwargs)
+        finally:
+            if not os.path.islink(root / ".rmh"):
+                os.symlink(other / ".rmh", root / ".rmh")
+
+    monkeypatch.setattr(hooks_used, "held_state", held_state)
+    try:
+        got: object = ([r.path for r in hooks_index.search(root, ["kiwi"], 5)] if what == "index"
+                       else Cache(root).get(["k1"]))
+    except PathRefused:
+        got = None
+    assert got in ([], {}, None)  # main: ['elsewhere.md']
