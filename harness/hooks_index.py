@@ -35,7 +35,14 @@ from typing import TYPE_CHECKING, Any
 
 from vault import connect_state, held_state
 
-from .hooks_used import JOURNAL_DIR, PROMPT_CHARS, journal_lock, state_or_plain, update_used
+from .hooks_used import (
+    JOURNAL_DIR,
+    PROMPT_CHARS,
+    held_file,
+    journal_lock,
+    state_or_plain,
+    update_used,
+)
 from .hooks_used import USED_FILE as USED_FILE
 from .hooks_used import journal_shown as journal_shown  # the session journals: hooks_used.py
 from .hooks_used import remember_used as remember_used  # still importable from here
@@ -175,7 +182,7 @@ WRITE_CACHE_KIB = 256 * 1024
 
 def refresh(vault: Vault) -> dict[str, int]:
     """Bring the hooks' index in step with the vault (module docstring)."""
-    conn = _connect(index_path(vault.root))
+    conn = _connect(held_state(vault.root) / INDEX_FILE)  # never the plain path (HOUSE39)
     try:
         conn.execute(f"PRAGMA cache_size = -{WRITE_CACHE_KIB}")
         seen: set[int] = set()
@@ -270,12 +277,15 @@ class Reader:
 @contextmanager
 def reading(root: Path) -> Iterator[Reader | None]:
     """A `Reader` of the vault's hooks index, closed on exit; None when the index does not
-    exist yet (nothing to recall)."""
-    path = index_path(root)
-    if not path.is_file():  # SQLite would open a FIFO plainly: the prompt waited forever
+    exist yet (nothing to recall), is no file of the held `.rmh/` (`held_file`: a symlink,
+    another file's rows, is never read; the next refresh removes it; a FIFO: SQLite waited
+    forever on it). Opened as the writer opens it (`connect_state`: the held folder's own
+    file, checked; PathRefused when `.rmh` was swapped meanwhile), only to read."""
+    path = held_file(root, INDEX_FILE)
+    if path is None:
         yield None
         return
-    conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, timeout=5.0)  # PLUG6
+    conn = connect_state(path, read_only=True, timeout=5.0)
     try:
         yield Reader(conn)
     finally:
@@ -318,10 +328,11 @@ def forget(root: Path, needles: Iterable[str], done: Callable[[], object] = lamb
     written in place, so a kill cut the lines it kept); a killed writer's temporary (its
     process gone) is removed, a running hook's left to it. `done` is called after each file
     operation (the fault-injection count)."""
-    had = index_path(root).exists()
+    index = held_state(root) / INDEX_FILE  # never the plain path: a swap had it unlink there
+    had = index.exists()
     for suffix in ("", "-wal", "-shm", "-journal"):
-        if Path(f"{index_path(root)}{suffix}").exists():
-            Path(f"{index_path(root)}{suffix}").unlink(missing_ok=True)
+        if Path(f"{index}{suffix}").exists():
+            Path(f"{index}{suffix}").unlink(missing_ok=True)
             done()
     from vault import dead_temps, ending_in_part, mentioning, replace_whole  # here: the
     # prompt hook imports this module, not this function

@@ -51,6 +51,18 @@ def state_or_plain(root: Path) -> Path:
         return root / ".rmh"
 
 
+def held_file(root: Path, name: str) -> Path | None:
+    """The held `.rmh/NAME` (vault held_state) when it is a file there, not a symlink; else
+    None: no vault, or its `.rmh` away for the moment (the plain path was read through the
+    symlink another process put there next: another vault's rows, HOUSE39), or no such
+    file. For reads; PathRefused while `.rmh` is not the folder held."""
+    try:
+        path = held_state(root) / name
+    except NotAVault:
+        return None
+    return path if path.is_file() and not path.is_symlink() else None
+
+
 def session_journal(root: Path, session: str, state: Path | None = None) -> Path:
     """One file per session: a name changed to be safe ("a/b", "a:b") or cut gets a hash.
     In `state` (default: `state_or_plain`)."""

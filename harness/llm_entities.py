@@ -24,6 +24,7 @@ timeout and retries, at most `[extract] llm_max_calls` per ingest.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -38,11 +39,19 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import prompts
-from vault import Cancelled, IngestStopped, checkpoint, connect_state, held_state, operation_made
+from vault import (
+    Cancelled,
+    IngestStopped,
+    PathRefused,
+    checkpoint,
+    connect_state,
+    held_state,
+    operation_made,
+)
 
 from .config import Config, ConfigError
 from .errors import Refused
-from .hooks_used import state_or_plain
+from .hooks_used import held_file, state_or_plain
 
 CACHE_FILE = "entities-llm.sqlite"
 PROMPT = "entities"
@@ -145,25 +154,21 @@ class Cache:
         database, no `answers` table, locked past the timeout) answers nothing, and a row whose
         value is not a JSON list of strings is left out: those turns are asked again (`put`
         replaces them). Before, each was a traceback that ended the ingest (PLUG6)."""
-        if not keys or not self.path.is_file() or self.path.is_symlink():
+        path = held_file(self.root, CACHE_FILE)  # never the plain path (HOUSE39)
+        if not keys or path is None:
             return {}
         out: dict[str, tuple[str, ...]] = {}
-        try:
-            conn = sqlite3.connect(f"{self.path.absolute().as_uri()}?mode=ro", uri=True,
-                                   timeout=10.0)  # (a raw path: "#", "?", "%" broke it, PLUG6)
-        except sqlite3.Error:
-            return {}
-        try:
-            unique = sorted(set(keys))
-            for i in range(0, len(unique), 500):
-                part = unique[i:i + 500]
-                rows = conn.execute("SELECT key, entities FROM answers WHERE key IN "
-                                    f"({','.join('?' * len(part))})", part)
-                out.update((k, v) for k, v in ((k, _entities(v)) for k, v in rows) if v is not None)
-        except sqlite3.Error:
-            return out
-        finally:
-            conn.close()
+        try:  # the held `.rmh/`'s own file, checked, only read (PathRefused: `.rmh` swapped)
+            with contextlib.closing(connect_state(path, read_only=True, timeout=10.0)) as c:
+                unique = sorted(set(keys))
+                for i in range(0, len(unique), 500):
+                    part = unique[i:i + 500]
+                    rows = c.execute("SELECT key, entities FROM answers WHERE key IN "
+                                     f"({','.join('?' * len(part))})", part)
+                    out.update((k, v) for k, v in ((k, _entities(v)) for k, v in rows)
+                               if v is not None)
+        except (sqlite3.Error, OSError, PathRefused):
+            pass
         return out
 
     def check(self) -> None:
@@ -181,25 +186,25 @@ class Cache:
         traceback that ended the ingest after the model had answered, PLUG6)."""
         if not rows:
             return ""
-        held_state(self.root, create=True)  # an ingest into a new vault: made now, as before
-        if self.path.is_symlink():  # its table went into the file it named: derived, dropped
-            self.path.unlink()
-        if self.path.exists() and not self.path.is_file():  # made while the model answered
-            return f"{self.path.name}: not a file"  # (before: OperationalError, PLUG6)
+        path = held_state(self.root, create=True) / CACHE_FILE  # a new vault's: made now
+        if path.is_symlink():  # its table went into the file it named: derived, dropped
+            path.unlink()
+        if path.exists() and not path.is_file():  # made while the model answered
+            return f"{path.name}: not a file"  # (before: OperationalError, PLUG6)
         try:
-            self._put(rows)
+            self._put(path, rows)
         except sqlite3.DatabaseError as exc:  # not SQLite (or damaged): derived, made anew
             code = getattr(exc, "sqlite_errorcode", None)
             if code in _UNWRITABLE:
-                return f"{self.path.name}: {exc}"
-            if code not in (11, 26) or not self.path.is_file():
+                return f"{path.name}: {exc}"
+            if code not in (11, 26) or not path.is_file():
                 raise
-            self.path.unlink()
-            self._put(rows)
+            path.unlink()
+            self._put(path, rows)
         return ""
 
-    def _put(self, rows: Sequence[tuple[str, str, str, tuple[str, ...]]]) -> None:
-        conn = connect_state(self.path, timeout=10.0)
+    def _put(self, path: Path, rows: Sequence[tuple[str, str, str, tuple[str, ...]]]) -> None:
+        conn = connect_state(path, timeout=10.0)
         try:
             with conn:
                 conn.execute("CREATE TABLE IF NOT EXISTS answers(key TEXT PRIMARY KEY, "

@@ -254,10 +254,17 @@ class Harness:
         out.update({"session": sid, **dict(started)})
         return out
 
-    async def session_end(self, answer: str | None = None) -> dict[str, Any]:
+    async def session_end(self, answer: str | None = None, session: str | None = None
+                          ) -> dict[str, Any]:
+        """End this connection's session; `session`, where given, must name it (a client
+        passes back the id it started: refused before as an unexpected parameter, NEWUSER9),
+        else no_session and the session stays open."""
         sid = self.session
         if sid is None:
             raise Refused("no_session", "call session.start first")
+        if session is not None and session != sid:
+            raise Refused("no_session", f"session {session!r} is not open here: session.end "
+                          f"ends this connection's session, {sid!r}")
         self.session = None
         with anyio.CancelScope(shield=True):  # session-end work is never half done
             ended = await self.thread.acall(self.hooks.end, sid, answer)

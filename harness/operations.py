@@ -248,8 +248,9 @@ OPERATIONS: tuple[Operation, ...] = (
               rpc="vault.list", mcp="list", repl="list_notes",
               doc='Returns {"what", "items", "total", "next_cursor"}: items are {"note"} (notes),\n'
                   '{"folder", "notes"} (folders), {"tag", "notes"} (tags) or {"note",\n'
-                  '"modified"} (recent, newest first); pass next_cursor back as cursor for\n'
-                  "the next page (None: the last page).",
+                  '"modified"} (recent, newest first); notes without a tag add "folders"\n'
+                  "(how many sub-folders the folder has: their notes are not listed); pass\n"
+                  "next_cursor back as cursor for the next page (None: the last page).",
               output=out.LISTING, title="Browse notes, folders, tags"),
     Operation("context", "conversation", "Budgeted, dated, speaker-labelled context from "
               "conversation notes for a question (no LLM).",
@@ -347,7 +348,9 @@ OPERATIONS: tuple[Operation, ...] = (
               "agent's answer text; the retrieved notes whose distinctive terms it uses count "
               "as used.",
               (Param("answer", "string", "the agent's answer (optional)", None,
-                     max_length=MAX_ANSWER, blank_ok=True),),
+                     max_length=MAX_ANSWER, blank_ok=True),
+               Param("session", "string", "the open session's id (optional; another is "
+                     "refused)", None, max_length=200)),
               "session_end", runs="loop", read_only=False,
               idempotent=False, rpc="session.end"),
     Operation("status", "control", "Version, index, isolation tier, stages, LLM, session.", (),

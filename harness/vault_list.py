@@ -6,7 +6,8 @@ on the vault thread after the vault's own sync, reads the index only, and return
 {"what", "items", "total", "next_cursor"}:
 - "notes": the notes directly in `folder` ("" = the vault root; `tag` keeps those with the
   tag or a tag nested under it, "#a" finding "#a/b", in every folder under `folder`), each
-  {"note": path}; by path;
+  {"note": path}; by path; without `tag`, "folders" too: how many sub-folders `folder` has
+  (their notes are not listed; `rmh list` said nothing of them, NEWUSER9);
 - "folders": the sub-folders directly in `folder`, each {"folder", "notes"} (notes in it and
   below); by path;
 - "tags": every tag, each {"tag", "notes"}; most used first, then by name. Tags are one tag
@@ -238,4 +239,9 @@ def browse(vault: Vault, what: str, folder: str = "", tag: str | None = None,
     if what == "notes":
         items = [{"note": p} for (p,) in keys]
     place = (folder, what == "recent" or (what == "notes" and tag is not None))
-    return _page(what, items, keys, limit, cursor, place)
+    page = _page(what, items, keys, limit, cursor, place)
+    if what == "notes" and tag is None:  # the notes its sub-folders hold are not listed
+        depth = len(folder.split("/")) if folder else 0
+        page["folders"] = len({tuple(p.split("/")[:depth + 1]) for p in paths
+                               if _under(p, folder) and p.count("/") > depth})
+    return page

@@ -28,7 +28,10 @@ cgroup v1 needs write access to the supervisor's cpu cgroup (root, or a director
 the user). cgroup v2 needs a delegated subtree (systemd `Delegate=yes`, cgroup-v2.rst
 "Delegation") with the cpu controller: because of the "no internal process" rule the
 supervisor first moves itself into a leaf of its own (`rmh-sandbox.PID.START.host`) and
-enables `+cpu` in its cgroup's `cgroup.subtree_control`. Where neither works (an unprivileged
+enables `+cpu` in its cgroup's `cgroup.subtree_control`; at its exit (`remove_all`) it turns
+`cpu` off there again and moves back (`_leave`), so the service's cgroup is left as found (a
+supervisor killed outright leaves both: its empty leaf goes at the next start's sweep, and
+`+cpu` stays). Where neither works (an unprivileged
 user without delegation) `probe` says why and workers run as before, in the supervisor's
 cgroup (README "Known limits"; `rmh doctor`'s sandbox `cpu_group_detail`).
 """
@@ -119,6 +122,7 @@ class CpuGroup:
 
 _LOCK = threading.Lock()
 _MADE: set[Path] = set()
+_HOST: list[tuple[Path, Path]] = []  # (cgroup, leaf) this supervisor moved itself into (v2)
 _COUNTER = itertools.count(1)
 
 
@@ -226,6 +230,7 @@ def _setup_once() -> Hierarchy | str:
                 _write(found.parent / "cgroup.procs", "0")
                 leaf.rmdir()
             return f"cgroup v2 at {found.parent} is not delegated with cpu: {exc}"
+        _HOST.append((found.parent, leaf))
     try:
         _make(found).remove()
     except CpuGroupError as exc:
@@ -301,3 +306,19 @@ def remove_all() -> None:
         paths = sorted(_MADE)
     for path in paths:
         CpuGroup(0, path).remove()
+    while _HOST:
+        _leave(*_HOST.pop())
+
+
+def _leave(parent: Path, leaf: Path) -> None:
+    """Undo the move into `leaf` (cgroup v2, `_setup_once`), in the order the kernel allows:
+    `-cpu` in the parent's subtree_control (off before: the move was made only then), the
+    whole supervisor back into the parent (a cgroup with a controller on for its children
+    holds no process: cgroup-v2.rst "No Internal Process Constraint"), the leaf removed. A
+    step refused ends it there: a child that turned `cpu` on below (EBUSY) keeps it on and
+    the supervisor in its leaf; a process it started, born in the leaf and still alive,
+    keeps the leaf (the sweep's, once empty)."""
+    with contextlib.suppress(CpuGroupError, OSError):
+        _write(parent / "cgroup.subtree_control", "-cpu")
+        _write(parent / "cgroup.procs", "0")
+        leaf.rmdir()

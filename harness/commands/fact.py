@@ -22,7 +22,7 @@ from harness.compose import open_vault
 from harness.config import load
 from harness.fact_tools import correct_note, why_note
 
-from .output import emit
+from .output import counted, emit
 
 
 def rule(name: str) -> Callable[[str], Any]:
@@ -82,8 +82,8 @@ def _why_text(doc: dict[str, Any]) -> str:
     used = doc["used_for"]
     if "events_total" in used:
         kinds = ", ".join(f"{k} {n}" for k, n in used["by_kind"].items()) or "none"
-        lines.append(f"  used for: {used['events_total']} events ({kinds}) in "
-                     f"{len(used['sessions'])} sessions")
+        lines.append(f"  used for: {counted(used['events_total'], 'event')} ({kinds}) in "
+                     f"{counted(len(used['sessions']), 'session')}")
     else:
         lines.append("  used for: (learning is off)")
     return "\n".join(lines)

@@ -20,7 +20,7 @@ from vault import (
 
 from . import vault_commands
 from .notes import configured_vault
-from .output import emit, fail
+from .output import counted, emit, fail
 
 
 def transcript_text(file: str, limit: int = FILE_BYTES) -> str:
@@ -87,11 +87,12 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         report = ingest_conversations(v, convs, use_nlp=use_nlp, regenerate=args.regenerate)
     more = {} if cfg.extract.entities == "auto" else {"extraction": extraction}
     emit(args, {**report.to_json(), "skipped_lines": list(loaded.problems), **more},
-         f"ingested {len(report.conversations)} conversation(s): {report.turns} turns, "
-         f"{report.sessions} sessions, {report.entities} entities, {report.facts} facts "
+         f"ingested {counted(len(report.conversations), 'conversation')}: "
+         f"{counted(report.turns, 'turn')}, {counted(report.sessions, 'session')}, "
+         f"{counted(report.entities, 'entity', 'entities')}, {counted(report.facts, 'fact')} "
          f"({report.rules} promoted to L3 rules); "
-         f"{len(report.written)} notes written, {report.unchanged} unchanged"
-         + (f"; {report.forgotten} turn(s) left out: erased by `rmh forget`"
+         f"{counted(len(report.written), 'note')} written, {report.unchanged} unchanged"
+         + (f"; {counted(report.forgotten, 'turn')} left out: erased by `rmh forget`"
             if report.forgotten else "")
          + edited_lines(report.kept, report.trashed, report.left_deleted))
     return 0

@@ -22,7 +22,7 @@ from harness.errors import Refused
 from vault import LearnedState, Ledger, LedgerError, NoteNotFound, Vault, passed_factor
 
 from .operation_commands import session_type
-from .output import emit
+from .output import counted, emit
 from .report_text import report_text
 
 
@@ -101,8 +101,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
                        "searches": at.searches, "digest": state_digest(at),
                        "q": {v.path_of(n) if n in live else str(n): at.notes[n].q
                              for n in sorted(at.notes) if at.notes[n].q != 0.0}}
-                emit(args, doc, f"state at seq {at.last_seq}: {doc['notes']} notes, "
-                                f"{doc['pairs']} pairs, {doc['sessions']} sessions, "
+                emit(args, doc, f"state at seq {at.last_seq}: {counted(doc['notes'], 'note')}, "
+                                f"{counted(doc['pairs'], 'pair')}, "
+                                f"{counted(doc['sessions'], 'session')}, "
                                 f"digest {doc['digest']}")
                 return 0
             stored = ledger.state
@@ -301,7 +302,7 @@ def _story(doc: dict[str, Any]) -> str:
              f"use rate {doc['use_rate']:.3f} (prior {doc['use_mean']:.2f})  "
              f"shown {st.get('shown', 0)}  accesses {st.get('accesses', 0)}  "
              f"sessions used {st.get('recalled', 0)}",
-             f"evidence by session ({len(doc['rewards'])} sessions):"]
+             f"evidence by session ({counted(len(doc['rewards']), 'session')}):"]
     for r in doc["rewards"]:
         parts = "  ".join(f"{k} {x:+.4f}" for k, x in sorted(r["rewards"].items()))
         lines.append(f"  seq {r['seq']:>6}  {r['session']}  {parts}  "

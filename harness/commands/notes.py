@@ -14,7 +14,7 @@ from harness.config import Config, load
 from vault import ReadOnlyVault, Vault
 
 from . import vault_commands
-from .output import CommandFailed, emit, json_line
+from .output import CommandFailed, counted, emit, json_line
 from .progress import Progress
 
 
@@ -57,8 +57,8 @@ def cmd_init(args: argparse.Namespace) -> int:
             Path(args.path).absolute() != Path(args.vault).absolute():
         raise CommandFailed(f"two vaults given: {args.path} and --vault {args.vault}")
     doc = initialise(load(vault=args.path or args.vault), dense=not args.no_dense)
-    emit(args, doc, f"initialised {doc['vault']} ({doc['notes']} notes, "
-         f"{doc['prepared']['chunks']} chunks embedded"
+    emit(args, doc, f"initialised {doc['vault']} ({counted(doc['notes'], 'note')}, "
+         f"{counted(doc['prepared']['chunks'], 'chunk')} embedded"
          f"{'' if doc['dense'] else '; dense skipped'})")
     return 0
 

@@ -62,6 +62,12 @@ def emit(args: argparse.Namespace, doc: Any, human: str) -> None:
                            sys.stdout))
 
 
+def counted(n: int, noun: str, nouns: str = "") -> str:
+    """"1 note", "0 notes", "3 notes" (`nouns`: the plural where it is not NOUN + "s"): human
+    output said "(1 notes)" and "1 sessions" (NEWUSER9)."""
+    return f"{n} {noun if n == 1 else nouns or noun + 's'}"
+
+
 def fail(message: str) -> NoReturn:
     raise CommandFailed(message)
 

@@ -48,7 +48,7 @@ from harness.client_config import (
 from harness.config import UserDirs, load, user_dirs
 from harness.mcp_check import check_server
 
-from .output import CommandFailed, emit
+from .output import CommandFailed, counted, emit
 
 Scope = Literal["user", "project"]
 Locate = Callable[[UserDirs, Path, str], Path]
@@ -217,7 +217,7 @@ def cmd_setup(args: argparse.Namespace) -> int:
     doc["server"] = entry
     lines: list[str] = []
     if doc["initialised"] is not None:
-        lines.append(f"initialised {root} ({doc['initialised']['notes']} notes)")
+        lines.append(f"initialised {root} ({counted(doc['initialised']['notes'], 'note')})")
     if path is None:
         doc["config"] = None
         text = snippet(client, args.name, entry)

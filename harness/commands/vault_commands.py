@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .operation_commands import Arg, Command, add_command, line, stdin_text
+from .output import counted
 
 EXPECTED_HASH = Arg("expected_hash", ("--expected-hash",), metavar="SHA256",
                     help="refuse unless the file still has this hash (`read --json` gives it)")
@@ -118,17 +119,13 @@ def edit_input(given: Any) -> dict[str, Any]:
     return {"text": stdin_text()}
 
 
-def _notes(count: int) -> str:
-    return f"{count} note" if count == 1 else f"{count} notes"
-
-
 def render_listing(args: argparse.Namespace, page: dict[str, Any]) -> tuple[Any, str]:
     lines = []
     for item in page["items"]:
         if "folder" in item:
-            lines.append(f"{item['folder']}/  ({_notes(item['notes'])})")
+            lines.append(f"{item['folder']}/  ({counted(item['notes'], 'note')})")
         elif "tag" in item:
-            lines.append(f"#{item['tag']}  ({_notes(item['notes'])})")
+            lines.append(f"#{item['tag']}  ({counted(item['notes'], 'note')})")
         elif "modified" in item:
             lines.append(f"{item['modified']}  {item['note']}")
         else:
@@ -136,11 +133,14 @@ def render_listing(args: argparse.Namespace, page: dict[str, Any]) -> tuple[Any,
     if page["next_cursor"]:
         cursor = shlex.quote(page["next_cursor"])  # a path: may hold spaces
         lines.append(f"... {page['total']} in all; next page: --cursor {cursor}")
-    empty = "(none)"
-    if page["what"] == "notes" and not getattr(args, "folder", "") and not getattr(args, "tag",
-                                                                                   None):
-        empty = "(no notes at the top of the vault; `rmh list folders` lists its folders)"
-    return page, line("\n".join(lines) or empty)
+    if page.get("folders"):  # a notes listing: its sub-folders' notes are not in it
+        where = getattr(args, "folder", None)
+        place = f"in {where}" if where else "at the top of the vault"
+        folders = (f"{counted(page['folders'], 'folder')}: `rmh list folders"
+                   f"{f' --folder {shlex.quote(where)}' if where else ''}` lists them")
+        lines.append(f"(and {folders.replace(':', f' {place}:', 1)})" if lines
+                     else f"(no notes {place}; {folders})")
+    return page, line("\n".join(lines) or "(none)")
 
 
 COMMANDS: tuple[Command, ...] = (

@@ -4,8 +4,6 @@ set routines import it on their first call: ~8 ms of every such process)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any, cast
 
@@ -16,7 +14,8 @@ import pytest
 from vault.int_arrays import distinct, member
 from vault.shift import composed
 
-ROOT = Path(__file__).resolve().parents[2]
+from .cold_process import imported, linked_vault
+
 DTYPES = (np.int64, np.int32, np.uint32, np.int16, np.uint8)
 
 
@@ -51,24 +50,13 @@ def test_composed_removals_are_the_union_numpy_gave(seed: int) -> None:
 
 def numpy_ma_loaded(vault: Path, env: dict[str, str], query: str) -> bool:
     """Whether one `rmh search QUERY` process (dense on: the real MiniLM) imported numpy.ma."""
-    code = ("import sys\nfrom harness.cli import main\ntry:\n    main(sys.argv[1:])\n"
-            "except SystemExit:\n    pass\n"
-            "print('numpy.ma' in sys.modules, file=sys.stderr)")
-    r = subprocess.run([sys.executable, "-c", code, "--vault", str(vault), "search", query,
-                        "--json"], capture_output=True, text=True, cwd=ROOT, env=env,
-                       timeout=600)
-    assert '"hits"' in r.stdout, r.stderr
-    return r.stderr.strip().splitlines()[-1] == "True"
+    found, out = imported(vault, env, ["numpy.ma"], "search", query, "--json")
+    assert '"hits"' in out
+    return found == ["numpy.ma"]
 
 
 def test_a_process_catching_up_imports_no_numpy_ma(tmp_path: Path) -> None:
-    for i in range(30):
-        (tmp_path / f"N{i:02}.md").write_text(f"Note {i} about billing. [[N{(i + 1) % 30:02}]]\n",
-                                              encoding="utf-8")
-    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path / "home")}
-    init = subprocess.run([sys.executable, "-m", "harness", "--vault", str(tmp_path), "init"],
-                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=600)
-    assert init.returncode == 0, init.stderr
+    env = linked_vault(tmp_path, 30)
     assert not numpy_ma_loaded(tmp_path, env, "billing")
     # a note added (the last position) and the first edited: each later process loads the
     # base's stores and brings them up to date (derived.from_base: the dense overlay's

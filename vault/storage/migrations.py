@@ -32,18 +32,21 @@ from ..errors import PathRefused, SchemaTooNew
 from .held_sqlite import connect_held, held_folder
 
 
-def connect(path: Path | str, **options: Any) -> sqlite3.Connection:
+def connect(path: Path | str, *, read_only: bool = False, **options: Any) -> sqlite3.Connection:
     """`sqlite3.connect(path, **options)`; PathRefused (named `folder/file`) when `path` is a
     symlink, wherever it points: rmh's SQLite files are its own, in its state folder. A str
-    path is taken as a Path (the public `Ledger.open` takes either)."""
+    path is taken as a Path (the public `Ledger.open` takes either). `read_only`: SQLite's
+    `mode=ro` (the file is only read; none is made where there is none)."""
     path = Path(path)
     held = held_folder(path)  # in the held `.rmh/`: checked to be its own (held_sqlite.py)
     if os.path.islink(path):
         folder = path.parent.name if held is None else ".rmh"
         raise PathRefused(f"{folder}/{path.name}", "symlink in place of rmh's file")
     if held is not None:
-        return connect_held(held, path, options)
-    conn: sqlite3.Connection = sqlite3.connect(str(path), **options)
+        return connect_held(held, path, options, "ro" if read_only else "rw")
+    conn: sqlite3.Connection = (sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True,
+                                                **options) if read_only  # "#", "?": PLUG6
+                                else sqlite3.connect(str(path), **options))
     return conn
 
 

@@ -101,11 +101,12 @@ def test_block_hashing_equals_one_text_at_a_time() -> None:
     old = unit_codes.BLOCK
     unit_codes.BLOCK = 7  # several blocks, one partial
     try:
-        flat, counts = unit_codes.many_codes(texts)
+        flat, counts, terms = unit_codes.coded(texts)
     finally:
         unit_codes.BLOCK = old
     one = [unit_codes.text_codes(t) for t in texts]
     assert counts.tolist() == [len(c) for c in one]
+    assert terms.tolist() == [unit_codes.term_count(tokenize(t)) for t in texts]
     assert np.array_equal(flat, np.concatenate(one))
 
 

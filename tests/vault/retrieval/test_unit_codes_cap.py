@@ -12,7 +12,7 @@ from vault.retrieval.signals.conjunctive import ConjunctiveIndex
 from vault.retrieval.signals.unit_codes import (
     MAX_NOTE_TERMS,
     WINDOW,
-    many_codes,
+    coded,
     text_codes,
 )
 
@@ -31,7 +31,7 @@ def test_a_long_note_makes_the_units_of_its_head(n: int) -> None:
     codes = text_codes(text)
     np.testing.assert_array_equal(codes, text_codes(head))
     assert codes.size <= MAX_NOTE_TERMS * WINDOW
-    flat, counts = many_codes(["alpha beta", text, "gamma"])  # a build: the same units
+    flat, counts, _ = coded(["alpha beta", text, "gamma"])  # a build: the same units
     assert counts.tolist() == [text_codes("alpha beta").size, codes.size, 1]
     np.testing.assert_array_equal(flat[counts[0] : counts[0] + counts[1]], codes)
 

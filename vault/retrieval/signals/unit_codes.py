@@ -6,8 +6,8 @@ sequential dependence model, 2005). Each term is hashed with blake2b to a 32-bit
 (stable across processes, unlike Python's `hash`) and each pair to a 32-bit mix of its two
 term addresses (`pair_hash`, vectorised: hashing every pair with blake2b cost 3 us a pair,
 10 minutes for a million notes), so "auth on Monday" and "auth on Tuesday" are different
-addresses however similar their embeddings are. `many_codes` and `distinct` serve a whole
-build, with temporaries bounded by blocks (at 10^6 notes the codes alone are ~500 MB).
+addresses however similar their embeddings are. `coded` and `distinct` serve a whole build,
+with temporaries bounded by blocks (at 10^6 notes the codes alone are ~500 MB).
 
 A note's units come from its first MAX_NOTE_TERMS content terms only: at most
 MAX_NOTE_TERMS * WINDOW codes a note, so the index's memory for one note is bounded (a 3.9 MB
@@ -90,14 +90,8 @@ def token_codes(tokens: Sequence[str], window: int = WINDOW) -> U32:
     return out
 
 
-BLOCK = 16_384  # notes hashed per vectorised block in `many_codes` (bounds its temporaries)
+BLOCK = 16_384  # notes hashed per vectorised block in `coded` (bounds its temporaries)
 ENTRY_BLOCK = 1 << 22  # unit entries handled at a time by a build (int64 temporaries: 32 MB)
-
-
-def many_codes(texts: Iterable[str], window: int = WINDOW) -> tuple[U32, I64]:
-    """`text_codes` of every text at once: (the codes concatenated, how many per text)."""
-    flat, counts, _ = coded(texts, window)
-    return flat, counts
 
 
 def term_count(tokens: Sequence[str]) -> int:
@@ -106,8 +100,9 @@ def term_count(tokens: Sequence[str]) -> int:
 
 
 def coded(texts: Iterable[str], window: int = WINDOW) -> tuple[U32, I64, I64]:
-    """`many_codes` and each text's `term_count`. Vectorised over blocks of texts (a Python
-    loop remains only to tokenize)."""
+    """`text_codes` of every text at once (the codes concatenated, how many per text) and each
+    text's `term_count`. Vectorised over blocks of texts (a Python loop remains only to
+    tokenize)."""
     out: list[U32] = []
     terms_of = array("q")
     counts: list[I64] = []

@@ -1,0 +1,79 @@
+"""cgroup v2: the supervisor's move into a leaf of its own is undone at its exit (HOUSE39).
+
+On a delegated v2 subtree the supervisor moves itself into `rmh-sandbox.PID.START.host` and
+turns `+cpu` on in its cgroup's `cgroup.subtree_control` (sandbox/cpu_group.py); before, that
+was never undone: `remove_all` (atexit) removed the workers' groups and left the leaf and
+`+cpu`, so the service's cgroup could hold no process of its own afterwards (a controller on
+for children: the "no internal process" rule). This host mounts cgroup v1, so the kernel's
+part cannot run here: a folder stands in for the v2 cgroup and the writes to its control files
+are recorded in order (what the kernel would be told); the folders are made and removed for
+real. The real v2 run is left to a host that has one (NOTES-HOUSE39.md)."""
+
+from __future__ import annotations
+
+import errno
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sandbox import cpu_group
+
+
+@pytest.fixture
+def v2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Path, list[str]]]:
+    """A v2 cgroup folder without `cpu` in its subtree_control; the writes, as 'FILE VALUE'
+    relative to it ('*' for the per-group limits)."""
+    parent = tmp_path / "service"
+    parent.mkdir()
+    writes: list[str] = []
+
+    def write(path: Path, value: str) -> None:
+        rel = path.relative_to(parent)
+        writes.append(f"{rel if len(rel.parts) == 1 or rel.name == 'cgroup.procs' else '*'} "
+                      f"{value}")
+
+    monkeypatch.setattr(cpu_group, "_own_cgroup", lambda: cpu_group.Hierarchy(2, parent))
+    monkeypatch.setattr(cpu_group, "_write", write)
+    monkeypatch.setattr(cpu_group, "_read", lambda path: "")
+    monkeypatch.setattr(cpu_group, "_HOST", [], raising=False)  # this test's moves only
+    cpu_group._setup_once.cache_clear()
+    yield parent, writes
+    cpu_group._setup_once.cache_clear()
+
+
+def test_the_exit_moves_the_supervisor_back_and_turns_cpu_off(
+        v2: tuple[Path, list[str]]) -> None:
+    parent, writes = v2
+    assert cpu_group.status()[0]
+    leaf = f"{cpu_group._tag()}.host"
+    assert writes[:2] == [f"{leaf}/cgroup.procs 0", "cgroup.subtree_control +cpu"]
+    group = cpu_group.make()
+    assert group is not None and group.path.is_dir()
+    del writes[:]
+    cpu_group.remove_all()
+    # main: [] and the leaf left, the supervisor in it, +cpu on
+    assert writes == ["cgroup.subtree_control -cpu", "cgroup.procs 0"]
+    assert sorted(p.name for p in parent.iterdir()) == []
+    cpu_group.remove_all()  # once only
+    assert writes == ["cgroup.subtree_control -cpu", "cgroup.procs 0"]
+
+
+def test_a_refused_step_ends_the_undo_there(
+        v2: tuple[Path, list[str]], monkeypatch: pytest.MonkeyPatch) -> None:
+    """`-cpu` refused (a child turned cpu on below: EBUSY): the supervisor is not moved into a
+    cgroup that may hold no process, and its leaf stays."""
+    parent, writes = v2
+    assert cpu_group.status()[0]
+    recorded = cpu_group._write
+
+    def busy(path: Path, value: str) -> None:
+        recorded(path, value)
+        if value == "-cpu":
+            raise cpu_group.CpuGroupError("busy") from OSError(errno.EBUSY, "busy")
+
+    monkeypatch.setattr(cpu_group, "_write", busy)
+    del writes[:]
+    cpu_group.remove_all()
+    assert writes == ["cgroup.subtree_control -cpu"]
+    assert [p.name for p in parent.iterdir()] == [f"{cpu_group._tag()}.host"]
