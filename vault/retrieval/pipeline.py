@@ -10,11 +10,9 @@ Stages, in order (each reported in `SearchResult.stages` as "ran ..." or "skippe
    fused(d) = sum_s w_s(q) v_s(d) / (k + rank_s(d) + 1) (v_s: stage 1's by range, fusion.py),
    w_s(q) = w_s, or, with `redundancy_head` m > 0 (off by default), w_conj(q) =
    w_conj (1 - J(q)), J(q) the overlap of the conjunctive and BM25 heads of m notes for
-   this query (fusion.gate: redundant lexical evidence counts once); w_conj(q) = 0 for a query
-   of more content terms than the median note (fusion.long_query); w_dense(q) = the weighted
-   lexical channels' sum when dense's first hit stands clearer of its head than each of
-   theirs (lead.py); `calibrate` (off) first sets w_bm25, w_dense, w_conj from the vault's
-   own pseudo-queries (calibration.py);
+   this query (fusion.gate: redundant lexical evidence counts once); `calibrate` (off) first
+   w_conj(q) = 0 for a query of more content terms than the median note (fusion.long_query);
+   sets w_bm25, w_dense, w_conj from the vault's own pseudo-queries (calibration.py);
    with learning on, the learned expansion channel joins them (learning v6): each note adds
    w_learned x(d) / (k + rank + 1), x(d) = q g c in [0, 1] (vault/learning/expansion.py), held at
    stage 6 below the named notes that ranked above it without it (learned_stages.py); so
@@ -84,7 +82,6 @@ from .derived import Derived, array_bytes, build_derived, from_base, layout, upd
 from .encoders import Encoder, Progress
 from .fusion import by_fused, fuse, gate, long_query, top
 from .hits import ArchivedMask, Scored, SearchResult, hit_of
-from .lead import dense_lead
 from .learned_stages import learned_stage
 from .relevance import NOTHING, TOP, Relevance, judge_head
 from .rerank import CrossEncoder, cross_encode
@@ -106,9 +103,15 @@ F64 = npt.NDArray[np.float64]
 class SearchEngine:
     """Hybrid search over a Corpus (see module docstring)."""
 
-    def __init__(self, params: SearchParams | None = None, *, encoder: Encoder | None = None,
-                 reranker: CrossEncoder | None = None, cache: EmbeddingCache | None = None,
-                 scratch: str | None = None) -> None:
+    def __init__(
+        self,
+        params: SearchParams | None = None,
+        *,
+        encoder: Encoder | None = None,
+        reranker: CrossEncoder | None = None,
+        cache: EmbeddingCache | None = None,
+        scratch: str | None = None,
+    ) -> None:
         """`scratch`: a folder on disk where the dense IVF keeps its int8 codes (an unlinked
         file, storage/row_file.py) instead of memory, and where the exact dense layout's
         rows persist between processes (dense_store.py); None keeps everything in memory."""
@@ -260,8 +263,6 @@ class SearchEngine:
         if "conjunctive" in sig:  # a query longer than the median note (fusion.long_query)
             weights, long = long_query(weights, term_count(tokens), view.conj.median_terms)
             gated += long
-        weights, led = dense_lead(weights, sig, heads, paths)  # dense surer of its first hit
-        gated += led
         stages["time"] = time_channel(sig, weights, corpus, query, now, p.weight("when"))
         if expansion is not None and np.any(expansion) and wanted("learned"):  # words shared
             stages["learned"] = expansion_channel(sig, weights, expansion, p.weight("learned"), n)
