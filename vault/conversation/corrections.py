@@ -8,7 +8,9 @@ source of truth and an index rebuild keeps it. Three actions (`correct`):
 - ``supersede`` with a new value: the note for (subject, key, new value) in the same
   conversation is confirmed (written when there is none, as a correction: confidence 1.0,
   observed at the correction's date, no source turn) and lists the old note in ``corrects``;
-  the old note gets ``superseded_by``. Both notes change as one journalled operation.
+  the old note gets ``superseded_by``. Both notes change as one journalled operation: a
+  kill leaves both or neither (the next open), and so does a refusal of the second write
+  (the old note put back; a full disk leaves the journal, which writes it once there is room).
 
 Each action records who (`by`) and when (`at`, an ISO time given by the caller: nothing here
 reads a clock) and keeps the state before in ``trust_history``. Writes are compare-and-swap
