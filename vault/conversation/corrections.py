@@ -8,7 +8,9 @@ source of truth and an index rebuild keeps it. Three actions (`correct`):
 - ``supersede`` with a new value: the note for (subject, key, new value) in the same
   conversation is confirmed (written when there is none, as a correction: confidence 1.0,
   observed at the correction's date, no source turn) and lists the old note in ``corrects``;
-  the old note gets ``superseded_by``. Both notes change as one journalled operation.
+  the old note gets ``superseded_by``. Both notes change as one journalled operation: a
+  kill leaves both or neither (the next open), and so does a refusal of the second write
+  (the old note put back; a full disk leaves the journal, which writes it once there is room).
 
 Each action records who (`by`) and when (`at`, an ISO time given by the caller: nothing here
 reads a clock) and keeps the state before in ``trust_history``. Writes are compare-and-swap
@@ -23,13 +25,15 @@ value back as current; only `confirm` does.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from ..errors import EditRefused
+from ..errors import EditRefused, VaultError, is_disk_full
+from ..notes.hashing import content_hash
 from ..notes.note import parse, render
 from ..notes.trust import (
     apply,
@@ -136,7 +140,14 @@ def correct(vault: Vault, note: str, action: str, *, by: str, at: datetime | str
     old_text = apply(rec.text, of)
     with vault.journalled([(rec.note, old_text), (new_path, new_text)]):
         vault.write(rec.note, old_text, expected_hash=rec.hash)
-        vault.write(new_path, new_text, overwrite=new_hash is not None, expected_hash=new_hash)
+        try:
+            vault.write(new_path, new_text, overwrite=new_hash is not None,
+                        expected_hash=new_hash)
+        except VaultError as exc:  # refused (its folder not writable, an edit meanwhile): the
+            if not is_disk_full(exc):  # old note put back, both or neither (it said
+                with contextlib.suppress(VaultError):  # superseded by a note never written)
+                    vault.write(rec.note, rec.text, expected_hash=content_hash(old_text))
+            raise  # (a full disk: the journal writes the rest once there is room)
     return Correction(action, rec.note, trust_of(of).to_json(), (rec.note, new_path), new_path)
 
 

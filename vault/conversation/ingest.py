@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..cancel import IngestStopped, checkpoint
-from ..errors import Cancelled, EditConflict, NoteExists
+from ..errors import Cancelled, EditConflict, NoteExists, VaultError, is_disk_full
 from ..notes.hashing import content_hash
 from ..notes.note import render
 from ..storage import forgotten
@@ -345,9 +345,11 @@ def _write(vault: Vault, notes: Sequence[tuple[str, str]], changed: Sequence[tup
                         stored[path] = content_hash(text)  # a later conversation's note: ours
                         record.wrote(gen, landed[-1].marked)
                         del planned[path]
-                except BaseException as exc:  # the record first; a stop (Ctrl-C too) takes
+                except BaseException as exc:  # the record first; a stop (Ctrl-C too) or a
+                    # refusal (a folder not writable, a conflict: half a conversation stayed,
+                    # its links dangling, STORE14) takes back; a full disk is the journal's
                     back = landed if isinstance(exc, (Cancelled, KeyboardInterrupt)) or (
-                        done.stopped and isinstance(exc, (EditConflict, NoteExists))) else []
+                        isinstance(exc, VaultError) and not is_disk_full(exc)) else []
                     for path in take_back(vault, put, back, record, before, planned, origin):
                         done.written.pop(path, None)
                         planned[path] = before[path]

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..errors import EditConflict, NoteExists, NoteNotFound, NotText
+from ..errors import EditConflict, NoteExists, NoteNotFound, NotText, PathRefused, PermissionDenied
 from .generated import Record
 
 if TYPE_CHECKING:
@@ -78,7 +78,7 @@ def take_back(vault: Vault, put: Put, landed: Sequence[Landed], record: Record,
                     put(note.path, note.before, note.written, True)
                 else:
                     continue
-            except (EditConflict, NoteExists, NoteNotFound):
-                continue
+            except (EditConflict, NoteExists, NoteNotFound, PathRefused, PermissionDenied):
+                continue  # (the note it failed at: a folder there, its folder not writable)
             back.append(note.path)
     return back

@@ -66,6 +66,24 @@ def replace_whole(path: Path, chunks: Iterable[bytes | bytearray | memoryview],
     state is older never renames last: a writer whose state moved on before its check skips,
     and one whose state moves on after it is followed by the writer that moved it (which
     waits for the lock to check and rename)."""
+    try:
+        return _replace(path, chunks, count_op, still)
+    except OSError:
+        return False
+
+
+def replace_or_raise(path: Path, chunks: Iterable[bytes | bytearray | memoryview],
+                     what: str) -> None:
+    """`replace_whole` that says why it could not: DiskFull / PermissionDenied / PathRefused
+    naming `what` (a vault path, never the host's nor a descriptor's: `.rmh` is reached as
+    /proc/self/fd/N, storage/state_anchor.py), as `refused_change` types them; another
+    OSError as it came. The temporary is removed either way."""
+    with refused_change(what):
+        _replace(path, chunks, None, None)
+
+
+def _replace(path: Path, chunks: Iterable[bytes | bytearray | memoryview],
+             count_op: Callable[[], None] | None, still: Callable[[], bool] | None) -> bool:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         with create_temp(tmp) as fh:
@@ -84,7 +102,7 @@ def replace_whole(path: Path, chunks: Iterable[bytes | bytearray | memoryview],
             count_op()
     except OSError:
         drop_temps(tmp)
-        return False
+        raise
     return True
 
 

@@ -16,7 +16,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from .fileops import fsync_dir, open_regular, replace_whole
+from .fileops import fsync_dir, open_regular, replace_or_raise
 
 FOLDER = "generated"  # under the vault's .rmh/
 VERSION = 1
@@ -56,14 +56,15 @@ def forget_notes(state_dir: Path, paths: Sequence[str]) -> None:
 
 
 def write(target: Path, notes: dict[str, list[str]], moved: dict[str, str]) -> None:
-    """One folder's record file, whole (fileops.replace_whole); OSError when it could not be
-    written (the ingest must not write notes the record does not announce)."""
+    """One folder's record file, whole (fileops.replace_or_raise); DiskFull, PermissionDenied
+    or OSError when it could not be written (the ingest must not write notes the record does
+    not announce), naming the file from the vault folder (`target` is under /proc/self/fd/N:
+    the held `.rmh`; a full disk said "cannot write H.json in /proc/self/fd/4/generated")."""
     doc: dict[str, object] = {"version": VERSION, "notes": notes}
     if moved:
         doc["moved"] = moved
     data = json.dumps(doc, sort_keys=True, separators=(",", ":")).encode("ascii")
-    if not replace_whole(target, [data]):
-        raise OSError(f"cannot write {target.name} in {target.parent}")
+    replace_or_raise(target, [data], f".rmh/{FOLDER}/{target.name}")
 
 
 def load(file: Path) -> tuple[dict[str, list[str]], dict[str, str]]:

@@ -71,6 +71,7 @@ class LiveIndex:
         self._on_removed = on_removed
         self._batch = 0
         self._rescan = False
+        self._warned = False  # a postponed sync's warning logged (once, until one succeeds)
         # Leftover temporaries of interrupted writes are removed once per open vault, by its
         # first full sync: its scan reads every folder anyway and names them (SyncReport.
         # temps); a vault closed before any full sync walks its folders for them at close.
@@ -145,12 +146,15 @@ class LiveIndex:
 
     def _postpone(self, exc: Exception) -> str:
         """On a full disk (`exc`), warn, scan again at the next call and return the warning;
-        any other error is raised again."""
+        any other error is raised again. Warned once until a sync goes through (a command's
+        every call said the same line: three times for one `rmh fact supersede`)."""
         if not is_disk_full(exc):
             raise exc
         self._rescan = True
         warning = f"index not brought up to date: {DiskFull('index.sqlite')}"
-        log.warning("%s", warning)
+        if not self._warned:
+            log.warning("%s", warning)
+        self._warned = True
         return warning
 
     def _fresh(self) -> None:
@@ -319,6 +323,7 @@ class LiveIndex:
         return [(ln, snap.resolver.resolve(ln, row.path)) for ln in self.index.links_of(note_id)]
 
     def _after(self, report: SyncReport) -> None:
+        self._warned = False  # a sync went through: a later full disk is warned of again
         for note_id in report.removed_ids:
             self._on_removed(note_id)
         if not report.changed:  # a touch may have changed the stamp: the record follows it
