@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import functools
 import itertools
 import os
 import threading
@@ -49,6 +48,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import shortage
 from .config import SandboxError
 
 PREFIX = "rmh-sandbox."
@@ -145,6 +145,7 @@ def _own_cgroup() -> Hierarchy | str:
         mounts = [line.split(" - ", 1) for line in Path("/proc/self/mountinfo").read_text()
                   .splitlines() if " - " in line]
     except OSError as exc:
+        shortage.note(exc)
         return f"cannot read /proc/self/cgroup: {exc.strerror}"
     own: dict[str, str] = {}
     for line in lines:
@@ -163,6 +164,14 @@ def _own_cgroup() -> Hierarchy | str:
             path = own[key]
             rel = path[len(root):] if root != "/" and path.startswith(root) else path
             directory = Path(mountpoint) / rel.lstrip("/")
+            if directory.name == f"{_tag()}.host":  # moved there by a setup not kept
+                directory = directory.parent
+            elif str(os.getpid()) not in _read(directory / "cgroup.procs").split():
+                # inside a cgroup namespace whose hierarchy was mounted outside it the path
+                # is relative to the namespace's root, not the mount's: groups made from it
+                # would sit outside the supervisor's own cgroup (and its quota)
+                return (f"its cpu cgroup {path} is not {directory} (a cgroup namespace of a "
+                        f"mount made outside it)")
             if version == 2 and "cpu" not in _read(directory / "cgroup.controllers").split():
                 return f"cgroup v2 at {directory} without the cpu controller"
             return Hierarchy(version, directory)
@@ -170,9 +179,12 @@ def _own_cgroup() -> Hierarchy | str:
 
 
 def _read(path: Path) -> str:
+    """The file's text, "" where it cannot be read; a passing shortage (shortage.py) raises."""
     try:
         return path.read_text()
-    except OSError:
+    except OSError as exc:
+        if shortage.passing(exc):
+            raise
         return ""
 
 
@@ -213,8 +225,17 @@ def _setup() -> Hierarchy | str:
 _SETUP_LOCK = threading.Lock()
 
 
-@functools.cache
+@shortage.kept
 def _setup_once() -> Hierarchy | str:
+    try:
+        return _setup_found()
+    except (OSError, CpuGroupError) as exc:
+        if not shortage.note(exc):
+            raise
+        return f"cannot set up a cpu cgroup now: {exc}"
+
+
+def _setup_found() -> Hierarchy | str:
     found = _own_cgroup()
     if isinstance(found, str):
         return found
@@ -229,26 +250,40 @@ def _setup_once() -> Hierarchy | str:
             with contextlib.suppress(OSError, CpuGroupError):
                 _write(found.parent / "cgroup.procs", "0")
                 leaf.rmdir()
+            if shortage.passing(exc):
+                raise
             return f"cgroup v2 at {found.parent} is not delegated with cpu: {exc}"
         _HOST.append((found.parent, leaf))
     try:
         _make(found).remove()
     except CpuGroupError as exc:
+        if shortage.passing(exc):
+            raise
         return f"{exc} (no cgroup can be made: unprivileged without a delegated subtree)"
     return found
 
 
 def _make(found: Hierarchy) -> CpuGroup:
-    path = found.parent / f"{_tag()}.{next(_COUNTER)}"
-    try:
-        path.mkdir(mode=0o755)
-    except OSError as exc:
-        raise CpuGroupError(f"cannot make a cgroup in {found.parent}: {exc.strerror}") from exc
+    for _ in range(100):  # a name another supervisor took (its pid and start alike: another
+        path = found.parent / f"{_tag()}.{next(_COUNTER)}"  # PID namespace's) is passed
+        try:
+            path.mkdir(mode=0o755)
+            break
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise CpuGroupError(f"cannot make a cgroup in {found.parent}: {exc.strerror}") \
+                from exc
+    else:
+        raise CpuGroupError(f"cannot make a cgroup in {found.parent}: every name taken")
     with _LOCK:
         _MADE.add(path)
     group = CpuGroup(found.version, path)
     try:
-        nice = _nice(found)
+        try:
+            nice = _nice(found)
+        except OSError as exc:
+            raise CpuGroupError(f"cannot read the supervisor's autogroup: {exc}") from exc
         if found.version == 2:
             _write(path / "cpu.weight.nice", str(nice))
             _quota(path / "cpu.max", f"{QUOTA_US} {PERIOD_US}")
@@ -294,8 +329,13 @@ def status() -> tuple[bool, str]:
 
 
 def make() -> CpuGroup | None:
-    """A new group for the next worker, or None where the probe found none can be made."""
+    """A new group for the next worker, or None where the probe found none can be made;
+    CpuGroupError where the setup failed of a passing shortage (the worker would have run
+    outside a group; the next start sets up again)."""
+    before = shortage.seen()
     found = _setup()
+    if isinstance(found, str) and shortage.seen() != before:
+        raise CpuGroupError(found)
     return None if isinstance(found, str) else _make(found)
 
 
