@@ -33,7 +33,12 @@ enables `+cpu` in its cgroup's `cgroup.subtree_control`; at its exit (`remove_al
 supervisor killed outright leaves both: its empty leaf goes at the next start's sweep, and
 `+cpu` stays). Where neither works (an unprivileged
 user without delegation) `probe` says why and workers run as before, in the supervisor's
-cgroup (README "Known limits"; `rmh doctor`'s sandbox `cpu_group_detail`).
+cgroup (README "Known limits"; `rmh doctor`'s sandbox `cpu_group_detail`). So they do inside a
+cgroup namespace whose hierarchy was mounted outside it: /proc/self/cgroup is relative to the
+namespace's root there, and the directory it names is checked to hold the supervisor's pid
+(session 39, NOTES-SBX15: the groups were made at the hierarchy's top, outside the
+supervisor's cgroup and its quota). A setup that failed of a passing shortage (descriptors,
+memory) is not kept (shortage.py); a group name another supervisor took is passed over.
 """
 
 from __future__ import annotations
