@@ -143,6 +143,22 @@ def _probe(worker_user: str) -> TierReport:
                       group, group_detail)
 
 
+def foreign_proc() -> str | None:
+    """Why /proc is not this process's PID namespace's (unshare -p without --mount-proc:
+    /proc/self names another pid than getpid), else None. The host reads its workers' trees
+    there (placing them in their cgroup, stopping them between cells, counting their
+    threads): it would read other processes' (session 39, NOTES-SBX15)."""
+    try:
+        seen = os.readlink("/proc/self")
+    except OSError:
+        return None  # no /proc at all: the host's readings fall back (launch.py)
+    if seen == str(os.getpid()):
+        return None
+    return (f"/proc belongs to another PID namespace (/proc/self is {seen}, this process is "
+            f"{os.getpid()}): the supervisor cannot see its workers' processes there; mount a "
+            f"/proc of its own (unshare --pid --fork --mount-proc)")
+
+
 def choose_tier(config: SandboxConfig, *, warn: bool = True) -> str:
     """The tier `config` asks for, or the strongest available that `tiers.refusal` allows;
     SandboxError when refusing (the message says why). "auto" never picks the seccomp-only
@@ -166,6 +182,8 @@ def choose_tier(config: SandboxConfig, *, warn: bool = True) -> str:
                 f"{report.private_root_detail}.{seccomp_only} "
                 "Refusing to run code; pass --unsafe-no-sandbox to run it with rlimits only")
         return TIER_UNSAFE
+    if (foreign := foreign_proc()) is not None:
+        raise SandboxError(foreign)
     if config.tier == "auto":
         reasons = {t: refusal(t, config, non_dumpable) for t in strong}
         allowed = [t for t, reason in reasons.items() if reason is None]

@@ -10,8 +10,11 @@
   groups were made at the top of the hierarchy: outside the supervisor's own cgroup and its
   quota. Now the supervisor checks its pid is in the directory it found, else runs without
   groups (its workers stay in its cgroup);
-- two supervisors with the same pid and start time (pid 1 of two PID namespaces whose /proc is
-  the host's) named their groups alike: the second one's sandbox failed to start (EEXIST).
+- a supervisor that is pid 1 of a PID namespace which kept the host's /proc (unshare -p -f
+  without --mount-proc) read other processes for its workers' trees: bwrap's inner processes
+  stayed outside the worker's group (and were not stopped between cells). It is refused now;
+  two such supervisors also named their groups alike (same pid, the host's pid 1's start
+  time): a name taken is now passed over instead of failing the start (EEXIST).
 
 Each runs a real supervisor in a subprocess (its own probe cache) on every tier."""
 
@@ -163,32 +166,63 @@ def test_in_a_cgroup_namespace_the_worker_stays_in_the_supervisors_cgroup(
         outer.rmdir()
 
 
-HOLD = textwrap.dedent("""
+TAKEN = textwrap.dedent("""
     import sys
-    from sandbox import Sandbox, SandboxConfig
-    with Sandbox(SandboxConfig(tier=sys.argv[1]), {}) as sb:
-        print(sb.exec("x = 1").ok, flush=True)
-        sys.stdin.readline()
+    from sandbox import Sandbox, SandboxConfig, cpu_group, probe
+    if not probe().cpu_group:
+        print("no group"); sys.exit(0)
+    found = cpu_group._setup()
+    taken = [found.parent / f"{cpu_group._tag()}.{n}" for n in (2, 3)]  # the next names
+    for path in taken:
+        path.mkdir()
+    try:
+        with Sandbox(SandboxConfig(tier=sys.argv[1]), {}) as sb:
+            print(sb.exec("x = 1").ok, sb._proc.group.path not in taken, flush=True)
+    finally:
+        for path in taken:
+            path.rmdir()
+""")
+
+
+@pytest.mark.parametrize("tier_name", TIERS)
+def test_a_group_name_another_supervisor_took_is_passed_over(tier_name: str) -> None:
+    """Another supervisor with this one's pid and start time (pid 1 of two PID namespaces
+    whose /proc was the host's) holds the next names: the sandbox starts in a group of
+    another name (main: CpuGroupError, File exists)."""
+    run = subprocess.run([sys.executable, "-c", TAKEN, tier_name], env=ENV, cwd="/",
+                         capture_output=True, text=True, timeout=120, check=False)
+    assert run.returncode == 0, run.stderr[-1500:]
+    assert run.stdout.split() in (["True", "True"], ["no", "group"]), run.stdout
+
+
+PIDNS = textwrap.dedent("""
+    import sys
+    from sandbox import Sandbox, SandboxConfig, SandboxError
+    try:
+        with Sandbox(SandboxConfig(tier=sys.argv[1]), {}) as sb:
+            group = sb._proc.group
+            ok = sb.exec("x = 1").ok
+            inside = group and sorted(map(int, (group.path / "cgroup.procs").read_text().split()))
+            print("ran", ok, inside is None or inside == sorted(sb._proc._tree(True)))
+    except SandboxError as exc:
+        print("refused", str(exc)[:200])
 """)
 
 
 @needs_namespaces
 @pytest.mark.parametrize("tier_name", TIERS)
-def test_two_supervisors_with_one_pid_and_start_time(tier_name: str) -> None:
-    """pid 1 of two PID namespaces that kept the host's /proc: both read the host's pid 1's
-    start time, so both name their groups rmh-sandbox.1.START.N; the second one's sandbox
-    starts while the first one holds its group."""
-    holders = []
-    try:
-        for _ in range(2):
-            child = subprocess.Popen(["unshare", "-p", "-f", sys.executable, "-c", HOLD,
-                                      tier_name], env=ENV, cwd="/", stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            holders.append(child)
-            assert child.stdout is not None
-            line = child.stdout.readline().strip()
-            assert line == "True", (line, child.stderr.read() if child.stderr else "")
-    finally:
-        for child in holders:
-            child.communicate("\n", timeout=60)
-    assert [child.returncode for child in holders] == [0, 0]
+@pytest.mark.parametrize("mount_proc", [False, True])
+def test_a_proc_of_another_pid_namespace_is_refused(tier_name: str, mount_proc: bool) -> None:
+    """pid 1 of a PID namespace that kept the host's /proc (unshare -p -f without
+    --mount-proc) read the host's processes for its workers' trees: bwrap's inner processes
+    stayed outside the worker's cgroup and ran between cells. It is refused now, saying why;
+    with a /proc of its own it runs, every process of the worker in its group."""
+    argv = ["unshare", "-p", "-f", *(["--mount-proc"] if mount_proc else []),
+            sys.executable, "-c", PIDNS, tier_name]
+    run = subprocess.run(argv, env=ENV, cwd="/", capture_output=True, text=True, timeout=120,
+                         check=False)
+    assert run.returncode == 0, run.stderr[-1500:]
+    if mount_proc:
+        assert run.stdout.split() == ["ran", "True", "True"], run.stdout
+    else:
+        assert run.stdout.startswith("refused /proc belongs to another PID namespace"), run.stdout
