@@ -264,7 +264,10 @@ def _setup_found() -> Hierarchy | str:
     except CpuGroupError as exc:
         if shortage.passing(exc):
             raise
-        return f"{exc} (no cgroup can be made: unprivileged without a delegated subtree)"
+        why = ("a read-only cgroup file system" if isinstance(exc.__cause__, OSError)
+               and exc.__cause__.errno == errno.EROFS else
+               "unprivileged without a delegated subtree")
+        return f"{exc} (no cgroup can be made: {why})"
     return found
 
 

@@ -226,3 +226,22 @@ def test_a_proc_of_another_pid_namespace_is_refused(tier_name: str, mount_proc: 
         assert run.stdout.split() == ["ran", "True", "True"], run.stdout
     else:
         assert run.stdout.startswith("refused /proc belongs to another PID namespace"), run.stdout
+
+
+@needs_namespaces
+def test_a_read_only_cgroup_file_system_is_named_as_the_reason() -> None:
+    """/sys/fs/cgroup/cpu read-only (a container's): no group, the sandbox runs, and the
+    reason says read-only (main said "unprivileged without a delegated subtree", as root)."""
+    cpu = _cpu_v1()
+    script = ("from sandbox import Sandbox, SandboxConfig, probe\n"
+              "with Sandbox(SandboxConfig(), {}) as sb:\n"
+              "    print(sb.exec('x = 1').ok, sb._proc.group)\n"
+              "print(probe().cpu_group_detail)\n")
+    run = subprocess.run(["unshare", "-m", "sh", "-c",
+                          f'mount -o remount,bind,ro {cpu} && exec "$@"', "sh",
+                          sys.executable, "-c", script], env=ENV, cwd="/",
+                         capture_output=True, text=True, timeout=120, check=False)
+    assert run.returncode == 0, run.stderr[-1500:]
+    first, detail = run.stdout.splitlines()[:2]
+    assert first == "True None", run.stdout
+    assert "(no cgroup can be made: a read-only cgroup file system)" in detail, detail
