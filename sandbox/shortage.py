@@ -8,9 +8,9 @@ while its descriptors were exhausted left every later sandbox with no tier and n
 for the server's life (session 39, NOTES-SBX15). Such an answer is returned to its caller and
 the next call probes again.
 
-`kept` is functools.cache with that exception; a probe calls `note(exc)` on a failure, and a
-kept function whose computation noted a passing shortage (itself, or a kept function it
-called) returns its answer without keeping it.
+`kept` is functools.cache (cache_clear too) with that exception; a probe calls `note(exc)`
+on a failure, and a kept function whose computation noted a passing shortage (itself, or a
+kept function it called) returns its answer without keeping it.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import errno
 import functools
 import threading
 from collections.abc import Callable
-from typing import Any, ParamSpec, TypeVar, cast
+from typing import Any, Generic, ParamSpec, TypeVar, cast
 
 PASSING = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.EAGAIN, errno.ENOSPC})
 _P = ParamSpec("_P")
@@ -58,24 +58,29 @@ class _Unkept(Exception):
         self.value = value
 
 
-def kept(function: Callable[_P, _R]) -> Callable[_P, _R]:
-    """functools.cache, save an answer computed while a passing shortage was noted."""
+class kept(Generic[_P, _R]):  # a decorator, named as one
+    """functools.cache, save an answer computed while a passing shortage was noted;
+    `cache_clear` as functools.cache's."""
 
-    def compute(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+    def __init__(self, function: Callable[_P, _R]) -> None:
+        self._function = function
+        self._cache = functools.cache(self._compute)
+        functools.update_wrapper(self, function)
+
+    def _compute(self, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         before = seen()
-        value = function(*args, **kwargs)
+        value = self._function(*args, **kwargs)
         if seen() != before:
             raise _Unkept(value)  # functools.cache keeps no raised call
         return value
 
-    cached = cast(Callable[_P, _R], functools.cache(compute))
-
-    @functools.wraps(function)
-    def call(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+    def __call__(self, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         try:
-            return cached(*args, **kwargs)
+            return cast(Callable[_P, _R], self._cache)(*args, **kwargs)
         except _Unkept as unkept:
             _LOCAL.seen = seen() + 1  # an enclosing kept function keeps nothing either
             return cast(_R, unkept.value)
 
-    return call
+    def cache_clear(self) -> None:
+        """Forget every kept answer (a test's fresh process)."""
+        self._cache.cache_clear()
