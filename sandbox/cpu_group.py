@@ -33,14 +33,18 @@ enables `+cpu` in its cgroup's `cgroup.subtree_control`; at its exit (`remove_al
 supervisor killed outright leaves both: its empty leaf goes at the next start's sweep, and
 `+cpu` stays). Where neither works (an unprivileged
 user without delegation) `probe` says why and workers run as before, in the supervisor's
-cgroup (README "Known limits"; `rmh doctor`'s sandbox `cpu_group_detail`).
+cgroup (README "Known limits"; `rmh doctor`'s sandbox `cpu_group_detail`). So they do inside a
+cgroup namespace whose hierarchy was mounted outside it: /proc/self/cgroup is relative to the
+namespace's root there, and the directory it names is checked to hold the supervisor's pid
+(session 39, NOTES-SBX15: the groups were made at the hierarchy's top, outside the
+supervisor's cgroup and its quota). A setup that failed of a passing shortage (descriptors,
+memory) is not kept (shortage.py); a group name another supervisor took is passed over.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
-import functools
 import itertools
 import os
 import threading
@@ -49,6 +53,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import shortage
 from .config import SandboxError
 
 PREFIX = "rmh-sandbox."
@@ -145,6 +150,7 @@ def _own_cgroup() -> Hierarchy | str:
         mounts = [line.split(" - ", 1) for line in Path("/proc/self/mountinfo").read_text()
                   .splitlines() if " - " in line]
     except OSError as exc:
+        shortage.note(exc)
         return f"cannot read /proc/self/cgroup: {exc.strerror}"
     own: dict[str, str] = {}
     for line in lines:
@@ -163,6 +169,14 @@ def _own_cgroup() -> Hierarchy | str:
             path = own[key]
             rel = path[len(root):] if root != "/" and path.startswith(root) else path
             directory = Path(mountpoint) / rel.lstrip("/")
+            if directory.name == f"{_tag()}.host":  # moved there by a setup not kept
+                directory = directory.parent
+            elif str(os.getpid()) not in _read(directory / "cgroup.procs").split():
+                # inside a cgroup namespace whose hierarchy was mounted outside it the path
+                # is relative to the namespace's root, not the mount's: groups made from it
+                # would sit outside the supervisor's own cgroup (and its quota)
+                return (f"its cpu cgroup {path} is not {directory} (a cgroup namespace of a "
+                        f"mount made outside it)")
             if version == 2 and "cpu" not in _read(directory / "cgroup.controllers").split():
                 return f"cgroup v2 at {directory} without the cpu controller"
             return Hierarchy(version, directory)
@@ -170,9 +184,12 @@ def _own_cgroup() -> Hierarchy | str:
 
 
 def _read(path: Path) -> str:
+    """The file's text, "" where it cannot be read; a passing shortage (shortage.py) raises."""
     try:
         return path.read_text()
-    except OSError:
+    except OSError as exc:
+        if shortage.passing(exc):
+            raise
         return ""
 
 
@@ -213,8 +230,17 @@ def _setup() -> Hierarchy | str:
 _SETUP_LOCK = threading.Lock()
 
 
-@functools.cache
+@shortage.kept
 def _setup_once() -> Hierarchy | str:
+    try:
+        return _setup_found()
+    except (OSError, CpuGroupError) as exc:
+        if not shortage.note(exc):
+            raise
+        return f"cannot set up a cpu cgroup now: {exc}"
+
+
+def _setup_found() -> Hierarchy | str:
     found = _own_cgroup()
     if isinstance(found, str):
         return found
@@ -229,26 +255,43 @@ def _setup_once() -> Hierarchy | str:
             with contextlib.suppress(OSError, CpuGroupError):
                 _write(found.parent / "cgroup.procs", "0")
                 leaf.rmdir()
+            if shortage.passing(exc):
+                raise
             return f"cgroup v2 at {found.parent} is not delegated with cpu: {exc}"
         _HOST.append((found.parent, leaf))
     try:
         _make(found).remove()
     except CpuGroupError as exc:
-        return f"{exc} (no cgroup can be made: unprivileged without a delegated subtree)"
+        if shortage.passing(exc):
+            raise
+        why = ("a read-only cgroup file system" if isinstance(exc.__cause__, OSError)
+               and exc.__cause__.errno == errno.EROFS else
+               "unprivileged without a delegated subtree")
+        return f"{exc} (no cgroup can be made: {why})"
     return found
 
 
 def _make(found: Hierarchy) -> CpuGroup:
-    path = found.parent / f"{_tag()}.{next(_COUNTER)}"
-    try:
-        path.mkdir(mode=0o755)
-    except OSError as exc:
-        raise CpuGroupError(f"cannot make a cgroup in {found.parent}: {exc.strerror}") from exc
+    for _ in range(100):  # a name another supervisor took (its pid and start alike: another
+        path = found.parent / f"{_tag()}.{next(_COUNTER)}"  # PID namespace's) is passed
+        try:
+            path.mkdir(mode=0o755)
+            break
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise CpuGroupError(f"cannot make a cgroup in {found.parent}: {exc.strerror}") \
+                from exc
+    else:
+        raise CpuGroupError(f"cannot make a cgroup in {found.parent}: every name taken")
     with _LOCK:
         _MADE.add(path)
     group = CpuGroup(found.version, path)
     try:
-        nice = _nice(found)
+        try:
+            nice = _nice(found)
+        except OSError as exc:
+            raise CpuGroupError(f"cannot read the supervisor's autogroup: {exc}") from exc
         if found.version == 2:
             _write(path / "cpu.weight.nice", str(nice))
             _quota(path / "cpu.max", f"{QUOTA_US} {PERIOD_US}")
@@ -294,8 +337,13 @@ def status() -> tuple[bool, str]:
 
 
 def make() -> CpuGroup | None:
-    """A new group for the next worker, or None where the probe found none can be made."""
+    """A new group for the next worker, or None where the probe found none can be made;
+    CpuGroupError where the setup failed of a passing shortage (the worker would have run
+    outside a group; the next start sets up again)."""
+    before = shortage.seen()
     found = _setup()
+    if isinstance(found, str) and shortage.seen() != before:
+        raise CpuGroupError(found)
     return None if isinstance(found, str) else _make(found)
 
 

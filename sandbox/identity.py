@@ -20,6 +20,8 @@ import os
 import pwd
 from dataclasses import dataclass
 
+from . import shortage
+
 DEDICATED_USER = "rmh-sandbox"
 NOBODY = 65534
 
@@ -78,7 +80,8 @@ def user_namespaces() -> bool:
                 value = int(f.read().strip())
             if value == refusing:
                 return False
-        except (OSError, ValueError):
+        except (OSError, ValueError) as exc:
+            shortage.note(exc)  # a probe that read none for want of descriptors is not kept
             if path.endswith("max_user_namespaces"):
                 return False
     return True

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import logging
 import os
 import shutil
@@ -12,7 +11,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from . import cpu_group, launch, worker_guard
+from . import cpu_group, launch, shortage, worker_guard
 from .config import TIER_UNSAFE, SandboxConfig, SandboxError
 from .registry import REGISTRY, Mechanisms, refusal, tier, tier_limits
 from .root_probe import private_root_check
@@ -55,6 +54,7 @@ def _probe_seccomp() -> tuple[bool, str]:
     try:
         program = compile_bpf(os.getpid())
     except (ImportError, OSError, AttributeError) as exc:
+        shortage.note(exc)
         return False, f"pyseccomp/libseccomp unusable: {exc}"
     try:
         with open("/proc/self/status", encoding="ascii") as status:
@@ -72,12 +72,14 @@ def _probe_bwrap(config: SandboxConfig) -> tuple[bool, str]:
     try:
         command = launch.bwrap_command(config)
     except (SandboxError, ValueError) as exc:
+        shortage.note(exc)
         return False, f"bwrap cannot be set up: {exc}"
     try:
         run = subprocess.run([*command.argv, "-c", "pass"], stdin=subprocess.DEVNULL,
                              capture_output=True, timeout=10, env={}, check=False,
                              pass_fds=command.fds, **command.popen_identity())
     except (OSError, subprocess.SubprocessError) as exc:
+        shortage.note(exc)
         return False, f"bwrap failed to start: {exc}"
     finally:
         command.close()
@@ -119,11 +121,12 @@ def closed_folder(paths: tuple[str, ...], top: str = os.sep) -> str | None:
 
 def probe(worker_user: str = "auto") -> TierReport:
     """Test each mechanism once per process and worker identity (about 0.1 s) and list the
-    usable tiers, strongest first."""
+    usable tiers, strongest first (a report a passing shortage decided is not kept:
+    shortage.py)."""
     return _probe(worker_user)
 
 
-@functools.cache
+@shortage.kept
 def _probe(worker_user: str) -> TierReport:
     seccomp, seccomp_detail = _probe_seccomp()
     bwrap, bwrap_detail = _probe_bwrap(SandboxConfig(worker_user=worker_user))
@@ -138,6 +141,22 @@ def _probe(worker_user: str) -> TierReport:
     return TierReport(bwrap, bwrap_detail, seccomp, seccomp_detail, abi, root.namespace,
                       root.detail or "the worker's own mount namespace, read-only mounts", tiers,
                       group, group_detail)
+
+
+def foreign_proc() -> str | None:
+    """Why /proc is not this process's PID namespace's (unshare -p without --mount-proc:
+    /proc/self names another pid than getpid), else None. The host reads its workers' trees
+    there (placing them in their cgroup, stopping them between cells, counting their
+    threads): it would read other processes' (session 39, NOTES-SBX15)."""
+    try:
+        seen = os.readlink("/proc/self")
+    except OSError:
+        return None  # no /proc at all: the host's readings fall back (launch.py)
+    if seen == str(os.getpid()):
+        return None
+    return (f"/proc belongs to another PID namespace (/proc/self is {seen}, this process is "
+            f"{os.getpid()}): the supervisor cannot see its workers' processes there; mount a "
+            f"/proc of its own (unshare --pid --fork --mount-proc)")
 
 
 def choose_tier(config: SandboxConfig, *, warn: bool = True) -> str:
@@ -163,6 +182,8 @@ def choose_tier(config: SandboxConfig, *, warn: bool = True) -> str:
                 f"{report.private_root_detail}.{seccomp_only} "
                 "Refusing to run code; pass --unsafe-no-sandbox to run it with rlimits only")
         return TIER_UNSAFE
+    if (foreign := foreign_proc()) is not None:
+        raise SandboxError(foreign)
     if config.tier == "auto":
         reasons = {t: refusal(t, config, non_dumpable) for t in strong}
         allowed = [t for t, reason in reasons.items() if reason is None]

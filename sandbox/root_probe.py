@@ -18,14 +18,13 @@ workers share that uid's kernel counts (`RootCheck.user_namespace`; SBX8, sessio
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import launch
+from . import launch, shortage
 from .identity import user_namespaces, worker_identity
 
 _TIMEOUT_S = 10
@@ -66,7 +65,7 @@ class RootCheck:
     user_namespace: bool = False
 
 
-@functools.cache
+@shortage.kept
 def private_root_check() -> RootCheck:
     """Try the worker's private root once per process (about 0.05 s; see the module
     docstring). Unprivileged without user namespaces nothing is tried."""
@@ -85,6 +84,7 @@ def private_root_check() -> RootCheck:
                              timeout=_TIMEOUT_S, env={}, check=False)
         outcome, why, userns = json.loads(run.stdout.strip().splitlines()[-1])
     except (OSError, subprocess.SubprocessError, ValueError, IndexError) as exc:
+        shortage.note(exc)  # not kept where it passes
         return RootCheck(False, False, f"the private root's probe failed: {exc}")
     if outcome == "ok":
         return RootCheck(True, True, "", bool(userns))

@@ -58,6 +58,8 @@ def _can_make_cgroup() -> str | None:
     version, parent = found
     if version == 2 and "cpu" not in (parent / "cgroup.controllers").read_text().split():
         return f"cgroup v2 at {parent} without the cpu controller"
+    if str(os.getpid()) not in (parent / "cgroup.procs").read_text().split():
+        return f"this process is not in {parent} (a cgroup namespace: the product runs without)"
     trial = parent / f"rmh-test-trial.{os.getpid()}"
     try:
         trial.mkdir()
