@@ -7,6 +7,8 @@ that keep every learned input below the notes a query names.
     the protect hold once more                                        scope.hold_learned
     the learned channel's hold                                        scope.hold_below
     the licence hold (v24, v25)                                       scope.hold_unlicensed
+    a note used for the query, just above a thin note restating it    cited.above_pointers
+      that links to it (v26)
 
 The last: the learned expansion channel (learning v6, vault/learning/expansion.py) was fused
 with the query-dependent signals at stage 3, so its lift reaches every later stage; nothing it
