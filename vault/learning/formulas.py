@@ -81,7 +81,9 @@ import numpy.typing as npt
 
 from ..notes.text import stemmer_fingerprint
 
-LEARNING_VERSION = 25  # 25: a note passed over for another question (strict skip gate < 1)
+LEARNING_VERSION = 26  # 26: a note used wholly for the query is placed just above a thinner
+# note that restates the query and links to it (retrieval/cited.py; anchor text)
+# 25: a note passed over for another question (strict skip gate < 1)
 # still holds the lifts not wholly about this one (retrieval/learned_stages.py, replay.whole_of)
 # 24: a lift not wholly about the question (strict gate < 1) never
 # passes a note the learning-free ranking put above it (retrieval/scope.py `hold_unlicensed`;

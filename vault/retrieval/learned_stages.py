@@ -7,6 +7,8 @@ that keep every learned input below the notes a query names.
     the protect hold once more                                        scope.hold_learned
     the learned channel's hold                                        scope.hold_below
     the licence hold (v24, v25)                                       scope.hold_unlicensed
+    a note used for the query, just above a thin note restating it    cited.above_pointers
+      that links to it (v26)
 
 The last: the learned expansion channel (learning v6, vault/learning/expansion.py) was fused
 with the query-dependent signals at stage 3, so its lift reaches every later stage; nothing it
@@ -62,6 +64,7 @@ from collections.abc import Callable, MutableMapping
 import numpy as np
 import numpy.typing as npt
 
+from .cited import Pointers, above_pointers
 from .hits import Scored
 from .scope import (
     free_prior_stage,
@@ -71,6 +74,8 @@ from .scope import (
     passed_over_stage,
 )
 
+__all__ = ["Pointers", "learned_stage"]
+
 F64 = npt.NDArray[np.float64]
 Mask = npt.NDArray[np.bool_]
 
@@ -79,12 +84,14 @@ def learned_stage(warm: F64, prior: npt.ArrayLike | None, free_prior: npt.ArrayL
                   scale: float, protect: float, fused: F64, own: F64, lifted: F64,
                   ranked: npt.NDArray[np.int64], named: Mask, stages: MutableMapping[str, str],
                   without: Callable[[], Scored] | None, passed: float = 0.0,
-                  whole: npt.ArrayLike | None = None, eligible: Mask | None = None) -> F64:
+                  whole: npt.ArrayLike | None = None, eligible: Mask | None = None,
+                  cites: Pointers | None = None) -> F64:
     """The final scores from `warm` (module docstring); `named` = the eligible named notes,
     `without` = the same query scored without the learned channel (None when the channel did
     not run), `passed` = `weights.passed`, `whole` = the notes whose lift is wholly about the
     query (learning's `Learned.whole`; None: every lift moves freely), `eligible` = the notes
-    that may be hits. Writes the "prior" (and "learned") stage reports."""
+    that may be hits, `cites` = what cited.py's step reads (None: off).
+    Writes the "prior" (and "learned") stage reports."""
     n = int(warm.shape[0])
     final = warm
     pr = np.zeros(n) if prior is None else np.asarray(prior, dtype=np.float64).ravel()
@@ -121,4 +128,8 @@ def learned_stage(warm: F64, prior: npt.ArrayLike | None, free_prior: npt.ArrayL
     final, moved = hold_unlicensed(before, final, lifts, passes)
     if moved:
         stages["prior"] += f"; {moved} held below notes ranked above them without learning"
+    if cites is not None:
+        final, placed = above_pointers(final, whole_ & (pr > 0), named, ok, cites)
+        if placed:
+            stages["prior"] += f"; {placed} placed above thin notes linking to them"
     return final

@@ -82,7 +82,7 @@ from .derived import Derived, array_bytes, build_derived, from_base, layout, upd
 from .encoders import Encoder, Progress
 from .fusion import by_fused, fuse, gate, long_query, top
 from .hits import ArchivedMask, Scored, SearchResult, hit_of
-from .learned_stages import learned_stage
+from .learned_stages import Pointers, learned_stage
 from .relevance import NOTHING, TOP, Relevance, judge_head
 from .rerank import CrossEncoder, cross_encode
 from .scope import expansion_channel, warmth_stage
@@ -308,7 +308,8 @@ class SearchEngine:
             archived=archived, free_prior=free_prior, whole=whole, parsed=q))
         final = learned_stage(warm, prior, free_prior, p.prior_scale, p.weight("protect"),
                               fusion.fused, own, lifted, by_fused(fusion), protectors & eligible,
-                              stages, without, p.weight("passed"), whole, eligible)
+                              stages, without, p.weight("passed"), whole, eligible, Pointers(
+                                  view.links, corpus.edges, view.conj.terms, corpus.bodies, tokens))
         final, when, stages["when"] = when_stage(corpus, query, now, final, eligible,
                                                  p.weight("when"))
         return Scored(sig, fusion, context, lifted - ctx, a, warm, final, eligible, stages, assoc,
