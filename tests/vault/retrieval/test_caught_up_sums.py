@@ -19,6 +19,7 @@ import pytest
 
 from bench.synthetic_encoder import SyntheticEncoder
 from vault import DenseParams, SearchEngine, SearchParams, Vault
+from vault.erasure_steps import drop_derived
 from vault.retrieval import caught_up_sums
 from vault.retrieval.signals.conjunctive import ConjunctiveIndex
 from vault.storage import mapped_arrays
@@ -182,3 +183,19 @@ def test_killed_at_every_file_operation(tmp_path: Path) -> None:
             break
         assert after < 100
     assert news == {False, True}  # killed before the new file and after it
+
+
+def test_an_erasure_drops_the_file(tmp_path: Path) -> None:
+    """The file keys a digest of changed notes' text: `rmh forget` drops it with the other
+    derived files (erasure_steps.py `drop_derived`)."""
+    rng = random.Random(5)
+    root = tmp_path / "v"
+    names = _vault(root, rng)
+    _change(root, rng, names, 0)
+    _search(root)
+    state = root / ".rmh"
+    assert (state / caught_up_sums.FILE).exists()
+    (state / f".{caught_up_sums.FILE}.1.tmp").write_bytes(b"x")
+    drop_derived(state)
+    assert not (state / caught_up_sums.FILE).exists()
+    assert not list(state.glob(f".{caught_up_sums.FILE}.*"))
